@@ -1,0 +1,103 @@
+"""The protocol between mechanisms and auditors, and the registry of mechanisms.
+
+A mechanism applied to a dataset ``D`` and a target individual ``z`` gives a *neighbouring pair*
+``(D, D')`` with ``D' = D±z`` ([RW] §2.1: ``z`` is removed if it is in ``D``, added otherwise).
+Everything an auditor needs is:
+
+* ``sample(world, size, rng)`` -- ``size`` independent releases of the mechanism run on ``D``
+  (``world="D"``) or on ``D'`` (``world="D'"``), as a float array of shape ``(size, output_dim)``.
+  Multi-stage mechanisms concatenate every released stage into one row.
+* ``privacy_loss(outputs)`` -- the exact privacy loss ``log p_D(o) - log p_D'(o)`` of each row,
+  computed from the output densities themselves (never from the papers' closed forms, which
+  the auditors are there to check).
+
+Both must be vectorised over rows, and ``sample`` must consume ``rng`` only, so that results depend
+on the seed alone.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Callable, Literal, Protocol, runtime_checkable
+
+import numpy as np
+
+World = Literal["D", "D'"]
+WORLDS: tuple[World, World] = ("D", "D'")
+
+
+@runtime_checkable
+class NeighbourPair(Protocol):
+    """A mechanism on a neighbouring pair of datasets (D, D±z)."""
+
+    output_dim: int
+
+    def sample(self, world: World, size: int, rng: np.random.Generator) -> np.ndarray:
+        """``size`` releases on ``world``; shape ``(size, output_dim)``."""
+
+    def privacy_loss(self, outputs: np.ndarray) -> np.ndarray:
+        """Exact ``log p_D(o) - log p_D'(o)`` for each row of ``outputs``; shape ``(rows,)``."""
+
+
+def check_world(world: str) -> World:
+    if world not in WORLDS:
+        raise ValueError(f"world must be one of {WORLDS}, got {world!r}")
+    return world  # type: ignore[return-value]
+
+
+class SwappedPair:
+    """The pair (D', D): same mechanism, roles of the two worlds exchanged.
+
+    Its privacy loss is ``-privacy_loss`` of the original, which is how the auditors get the reverse
+    direction of every hockey-stick divergence without special cases.
+    """
+
+    def __init__(self, pair: NeighbourPair):
+        self.pair = pair
+        self.output_dim = pair.output_dim
+
+    def sample(self, world: World, size: int, rng: np.random.Generator) -> np.ndarray:
+        return self.pair.sample("D'" if check_world(world) == "D" else "D", size, rng)
+
+    def privacy_loss(self, outputs: np.ndarray) -> np.ndarray:
+        return -self.pair.privacy_loss(outputs)
+
+
+@dataclass(frozen=True)
+class RegisteredMechanism:
+    """A mechanism known to the suite.
+
+    ``example_pairs(rng)`` returns a few small, representative neighbouring pairs (add and remove
+    neighbours, varied sensitivities) on which the common contract suite is run; ``description`` is
+    what ``pdp-audit list`` prints.
+    """
+
+    name: str
+    description: str
+    example_pairs: Callable[[np.random.Generator], list[NeighbourPair]]
+    tags: tuple[str, ...] = field(default=())
+
+
+_REGISTRY: dict[str, RegisteredMechanism] = {}
+
+
+def register(mechanism: RegisteredMechanism) -> RegisteredMechanism:
+    """Add a mechanism to the registry (one line per mechanism module joins the contract suite)."""
+    if mechanism.name in _REGISTRY and _REGISTRY[mechanism.name] is not mechanism:
+        raise ValueError(f"mechanism {mechanism.name!r} is already registered")
+    _REGISTRY[mechanism.name] = mechanism
+    return mechanism
+
+
+def registered() -> dict[str, RegisteredMechanism]:
+    """All registered mechanisms, importing the built-in modules first."""
+    from mechanisms import catalogue  # noqa: F401  (imports register the built-ins)
+
+    return dict(sorted(_REGISTRY.items()))
+
+
+def gaussian_log_density(x: np.ndarray, mean: np.ndarray, sigma: float | np.ndarray) -> np.ndarray:
+    """``log N(x; mean, diag(sigma**2))`` row-wise, with ``sigma`` a scalar or per-coordinate array."""
+    x = np.asarray(x, dtype=float)
+    sigma = np.broadcast_to(np.asarray(sigma, dtype=float), x.shape[-1:])
+    z = (x - mean) / sigma
+    return -0.5 * np.einsum("...i,...i->...", z, z) - np.sum(np.log(sigma)) - 0.5 * x.shape[-1] * np.log(2 * np.pi)

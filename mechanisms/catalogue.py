@@ -1,0 +1,2 @@
+"""Imports every built-in mechanism module so that each registers itself (one line per module)."""
+from mechanisms import gaussian  # noqa: F401

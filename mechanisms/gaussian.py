@@ -1,0 +1,375 @@
+"""The Gaussian mechanism on a real query, its exact privacy loss, and the closed forms about it.
+
+Release ``o = Q(D) + N(0, sigma^2 I_d)`` ([RW] M1).  The queries are a count and a sum of rows
+clipped to L2 norm ``C``; an individual ``z`` changes them by the per-instance sensitivity vector
+``Delta_z = Q(D±z) - Q(D)``, whose norm is below the global sensitivity for rows well inside the
+clip ball.  That gap is what per-instance DP measures.
+
+Closed forms (each cited where it is defined):
+
+* [RW] Theorem 22 -- ex-post pDP ``|‖Δ‖²/(2σ²) − Δᵀ(o − Q(D))/σ²|``;
+* [RW] Corollary 23 -- pDP bound and the high-probability ex-post bound;
+* the classical calibration ([RW] App. D, Dwork & Roth 2014 Thm A.1);
+* the analytic Gaussian mechanism (Balle & Wang 2018, Theorem 8): exact ``δ(ε)`` and its inverses.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Literal
+
+import numpy as np
+from scipy import optimize, special, stats
+
+from mechanisms.base import RegisteredMechanism, World, check_world, register
+
+QueryKind = Literal["sum", "count"]
+Relation = Literal["add", "remove"]
+
+
+# --------------------------------------------------------------------------------------------
+# Validation helpers
+# --------------------------------------------------------------------------------------------
+def _positive(name: str, value: float) -> float:
+    value = float(value)
+    if not (math.isfinite(value) and value > 0):
+        raise ValueError(f"{name} must be a finite number > 0, got {value!r}")
+    return value
+
+
+def _probability(name: str, value: float) -> float:
+    value = float(value)
+    if not (0 < value < 1):
+        raise ValueError(f"{name} must be in (0, 1), got {value!r}")
+    return value
+
+
+def _nonnegative(name: str, value: float) -> float:
+    value = float(value)
+    if not (math.isfinite(value) and value >= 0):
+        raise ValueError(f"{name} must be a finite number >= 0, got {value!r}")
+    return value
+
+
+# --------------------------------------------------------------------------------------------
+# Analytic Gaussian mechanism (Balle & Wang 2018)
+# --------------------------------------------------------------------------------------------
+def _log_analytic_delta(epsilon: float, s: float) -> float:
+    """log δ(ε) for noise-to-sensitivity ratio s = σ/Δ, computed in log space.
+
+    δ = Φ(a) − e^ε Φ(b) = Φ(a) (1 − exp(ε + log Φ(b) − log Φ(a))), a = 1/(2s) − εs, b = −1/(2s) − εs;
+    the factored form avoids the cancellation of the difference when both terms are tiny.
+    """
+    a = 0.5 / s - epsilon * s
+    b = -0.5 / s - epsilon * s
+    log_phi_a = special.log_ndtr(a)
+    gap = epsilon + special.log_ndtr(b) - log_phi_a
+    if gap >= 0:  # only reachable through rounding at epsilon -> infinity; delta is 0 there
+        return -math.inf
+    return log_phi_a + math.log(-math.expm1(gap))
+
+
+def analytic_delta(epsilon: float, sigma: float, sensitivity: float = 1.0) -> float:
+    """Exact δ(ε) of the Gaussian mechanism N(Q(D), σ²I) with L2 sensitivity Δ.
+
+    Balle & Wang (2018), "Improving the Gaussian mechanism for differential privacy", Theorem 8:
+
+        δ(ε) = Φ(Δ/(2σ) − εσ/Δ) − e^ε Φ(−Δ/(2σ) − εσ/Δ).
+
+    This is the hockey-stick divergence of N(0, σ²) from N(Δ, σ²) at e^ε, i.e. the smallest δ for
+    which the mechanism is (ε, δ)-DP.  ε ≥ 0, σ > 0, Δ ≥ 0 (Δ = 0 gives δ = 0).
+    """
+    epsilon = _nonnegative("epsilon", epsilon)
+    sigma = _positive("sigma", sigma)
+    sensitivity = _nonnegative("sensitivity", sensitivity)
+    if sensitivity == 0:
+        return 0.0
+    return math.exp(_log_analytic_delta(epsilon, sigma / sensitivity))
+
+
+def _expand_bracket(f, lo: float, hi: float, grow_hi: bool) -> tuple[float, float]:
+    """Grow ``hi`` (or shrink ``lo``) geometrically until ``f`` changes sign on [lo, hi]."""
+    for _ in range(200):
+        if f(lo) * f(hi) <= 0:
+            return lo, hi
+        if grow_hi:
+            lo, hi = hi, hi * 2
+        else:
+            lo, hi = lo / 2, lo
+    raise ArithmeticError("could not bracket the root")
+
+
+def analytic_epsilon(delta: float, sigma: float, sensitivity: float = 1.0) -> float:
+    """Smallest ε ≥ 0 with ``analytic_delta(ε, σ, Δ) ≤ δ`` (Balle & Wang 2018, Theorem 8, inverted in ε).
+
+    δ(ε) is strictly decreasing in ε; the root of log δ(ε) = log δ is found by Brent's method to
+    machine precision.  Returns 0 when δ(0) ≤ δ already.
+    """
+    delta = _probability("delta", delta)
+    sigma = _positive("sigma", sigma)
+    sensitivity = _nonnegative("sensitivity", sensitivity)
+    if sensitivity == 0:
+        return 0.0
+    s = sigma / sensitivity
+    log_target = math.log(delta)
+
+    def f(eps: float) -> float:
+        return _log_analytic_delta(eps, s) - log_target
+
+    if f(0.0) <= 0:
+        return 0.0
+    lo, hi = _expand_bracket(f, 0.0, max(1.0, 1.0 / s), grow_hi=True)
+    return optimize.brentq(f, lo, hi, xtol=1e-300, rtol=4 * np.finfo(float).eps, maxiter=500)
+
+
+def analytic_sigma(epsilon: float, delta: float, sensitivity: float = 1.0) -> float:
+    """Smallest σ with ``analytic_delta(ε, σ, Δ) ≤ δ``: the analytic Gaussian mechanism's calibration.
+
+    Balle & Wang (2018), Theorem 8 / Algorithm 1, solved by Brent's method on log δ(ε; σ), which is
+    strictly decreasing in σ.  ε ≥ 0, δ ∈ (0, 1), Δ > 0.
+    """
+    epsilon = _nonnegative("epsilon", epsilon)
+    delta = _probability("delta", delta)
+    sensitivity = _positive("sensitivity", sensitivity)
+    log_target = math.log(delta)
+
+    def f(s: float) -> float:
+        return _log_analytic_delta(epsilon, s) - log_target
+
+    lo, hi = _expand_bracket(f, 0.5, 1.0, grow_hi=f(1.0) > 0)
+    return sensitivity * optimize.brentq(f, lo, hi, xtol=1e-300, rtol=4 * np.finfo(float).eps, maxiter=500)
+
+
+# --------------------------------------------------------------------------------------------
+# Classical calibration and the [RW] closed forms
+# --------------------------------------------------------------------------------------------
+def classical_sigma(epsilon: float, delta: float, sensitivity: float = 1.0) -> float:
+    """Classical calibration σ = Δ √(2 log(1.25/δ)) / ε.
+
+    Dwork & Roth (2014), Theorem A.1 (proved for ε < 1); used by [RW] Corollary 16 and [PDP] Lemma 2.4.
+    """
+    epsilon = _positive("epsilon", epsilon)
+    delta = _probability("delta", delta)
+    sensitivity = _positive("sensitivity", sensitivity)
+    return sensitivity * math.sqrt(2 * math.log(1.25 / delta)) / epsilon
+
+
+def classical_epsilon(delta: float, sigma: float, sensitivity: float = 1.0) -> float:
+    """[RW] Appendix D (standard Gaussian mechanism): ε = Δ²/(2σ²) + Δ √(2 log(1/δ)) / σ."""
+    delta = _probability("delta", delta)
+    sigma = _positive("sigma", sigma)
+    sensitivity = _nonnegative("sensitivity", sensitivity)
+    return sensitivity**2 / (2 * sigma**2) + sensitivity * math.sqrt(2 * math.log(1 / delta)) / sigma
+
+
+def ex_post_pdp(outputs: np.ndarray, q_d: np.ndarray, delta_z: np.ndarray, sigma: float) -> np.ndarray:
+    """[RW] Theorem 22: ex-post pDP of the Gaussian mechanism at each released ``o``.
+
+        ε(o, D, D±z) = | ‖Δ_z‖² / (2σ²) − Δ_zᵀ (o − Q(D)) / σ² |,   Δ_z = Q(D±z) − Q(D).
+
+    A deterministic identity: it equals |log p_D(o) − log p_D±z(o)| (the hypothesis is printed with a
+    norm, Q31, but the identity needs Δ_z as a vector).
+    """
+    outputs = np.atleast_2d(outputs)
+    delta_z = np.asarray(delta_z, dtype=float)
+    return np.abs(delta_z @ delta_z / (2 * sigma**2) - (outputs - q_d) @ delta_z / sigma**2)
+
+
+def corollary23_pdp_epsilon(delta: float, sigma: float, delta_norm: float) -> float:
+    """[RW] Corollary 23 (first bound): ε(D, D±z) ≤ ‖Δ_z‖²/(2σ²) + ‖Δ_z‖ Φ⁻¹(1 − δ) / σ.
+
+    Printed twice identically (Q32); this is the printed expression.
+    """
+    delta = _probability("delta", delta)
+    return delta_norm**2 / (2 * sigma**2) + delta_norm * stats.norm.isf(delta) / sigma
+
+
+def corollary23_ex_post_bound(rho: float, sigma: float, delta_norm: float, form: Literal["quantile", "log"] = "quantile") -> float:
+    """[RW] Corollary 23, eq. (5): with probability ≥ 1 − ρ over o, the ex-post pDP is at most
+
+        ‖Δ_z‖²/(2σ²) + ‖Δ_z‖ Φ⁻¹(1 − ρ/2) / σ          (``form="quantile"``)
+        ≤ ‖Δ_z‖²/(2σ²) + ‖Δ_z‖ √(2 log(2/ρ)) / σ      (``form="log"``).
+    """
+    rho = _probability("rho", rho)
+    z = stats.norm.isf(rho / 2) if form == "quantile" else math.sqrt(2 * math.log(2 / rho))
+    return delta_norm**2 / (2 * sigma**2) + delta_norm * z / sigma
+
+
+def corollary23_exact_failure_probability(rho: float, sigma: float, delta_norm: float, form: Literal["quantile", "log"] = "quantile") -> float:
+    """Exact P[ε(o) > bound] for Corollary 23's bound, derived independently of the paper.
+
+    With W = Δᵀ(o − Q(D))/(σ‖Δ‖) ~ N(0, 1) and η = ‖Δ‖/σ, ε(o) = |η²/2 − ηW|; the bound η²/2 + ηc is
+    exceeded iff W < −c or W > η + c.  Hence P = Φ(−c) + Φ(−η − c).
+    """
+    eta = delta_norm / sigma
+    c = (corollary23_ex_post_bound(rho, sigma, delta_norm, form) - eta**2 / 2) / eta
+    return float(stats.norm.sf(c) + stats.norm.sf(eta + c))
+
+
+def privacy_loss_law(delta_norm: float, sigma: float) -> tuple[float, float]:
+    """(mean, sd) of the privacy loss L = log p_D(o) − log p_D'(o) under o ~ p_D: N(η²/2, η²), η = ‖Δ‖/σ."""
+    eta = delta_norm / sigma
+    return eta**2 / 2, eta
+
+
+def optimal_test_tpr(fpr: np.ndarray, delta_norm: float, sigma: float) -> np.ndarray:
+    """True-positive rate of the Neyman–Pearson test D vs D' at false-positive rate ``fpr``.
+
+    The log-likelihood ratio is monotone in the projection of o on Δ, which is N(0, 1) vs N(η, 1) in
+    units of σ: TPR = Φ(η − Φ⁻¹(1 − FPR)) (the Gaussian trade-off curve of Dong, Roth & Su 2019).
+    """
+    eta = delta_norm / sigma
+    return stats.norm.sf(stats.norm.isf(np.asarray(fpr, dtype=float)) - eta)
+
+
+def example4_candidates(output: float, ex_post_epsilon: float, sigma: float) -> tuple[float, float]:
+    """[RW] Example 4: an attacker z ∉ D who sees o and ε(o, D, D+z) of a counting query learns
+
+        Q(D) = o − 0.5 ± σ² ε(o, D, D+z);
+
+    exactly one candidate is an integer with probability 1.
+    """
+    spread = sigma**2 * ex_post_epsilon
+    return output - 0.5 + spread, output - 0.5 - spread
+
+
+# --------------------------------------------------------------------------------------------
+# Queries and the mechanism
+# --------------------------------------------------------------------------------------------
+def clip_rows(rows: np.ndarray, bound: float) -> np.ndarray:
+    """Scale each row into the L2 ball of radius ``bound`` (rows inside are unchanged)."""
+    rows = np.atleast_2d(np.asarray(rows, dtype=float))
+    norms = np.linalg.norm(rows, axis=1, keepdims=True)
+    return rows * np.minimum(1.0, bound / np.maximum(norms, np.finfo(float).tiny))
+
+
+@dataclass(frozen=True)
+class Query:
+    """A count of rows, or the sum of rows clipped to L2 norm ``clip`` (global sensitivity = clip)."""
+
+    kind: QueryKind = "sum"
+    clip: float = 1.0
+
+    def __post_init__(self) -> None:
+        if self.kind not in ("sum", "count"):
+            raise ValueError(f"query must be 'sum' or 'count', got {self.kind!r}")
+        _positive("clip", self.clip)
+
+    def __call__(self, data: np.ndarray) -> np.ndarray:
+        data = np.atleast_2d(np.asarray(data, dtype=float))
+        if self.kind == "count":
+            return np.array([float(len(data))])
+        return clip_rows(data, self.clip).sum(axis=0) if len(data) else np.zeros(data.shape[1])
+
+    def contribution(self, row: np.ndarray) -> np.ndarray:
+        """What one row adds to the query: Q(D ∪ {z}) − Q(D)."""
+        if self.kind == "count":
+            return np.array([1.0])
+        return clip_rows(row, self.clip)[0]
+
+    @property
+    def sensitivity(self) -> float:
+        """Global L2 sensitivity under add/remove neighbours."""
+        return 1.0 if self.kind == "count" else self.clip
+
+
+class GaussianPair:
+    """The Gaussian mechanism on a neighbouring pair: o ~ N(q_D, σ²I) versus N(q_D', σ²I).
+
+    Besides the ``NeighbourPair`` protocol it exposes the noise-level view used by rare-event
+    importance sampling: the release is ``mean(world) + noise`` with ``noise ~ N(0, σ²I)``.
+    """
+
+    def __init__(self, q_d: np.ndarray, q_dprime: np.ndarray, sigma: float):
+        self.q_d = np.atleast_1d(np.asarray(q_d, dtype=float))
+        self.q_dprime = np.atleast_1d(np.asarray(q_dprime, dtype=float))
+        if self.q_d.shape != self.q_dprime.shape or self.q_d.ndim != 1:
+            raise ValueError("q_d and q_dprime must be vectors of the same length")
+        self.sigma = _positive("sigma", sigma)
+        self.output_dim = self.noise_dim = self.q_d.size
+        self.noise_sigma = self.sigma
+
+    @property
+    def delta_z(self) -> np.ndarray:
+        """Per-instance sensitivity vector Δ_z = Q(D') − Q(D)."""
+        return self.q_dprime - self.q_d
+
+    @property
+    def delta_norm(self) -> float:
+        return float(np.linalg.norm(self.delta_z))
+
+    def mean(self, world: World) -> np.ndarray:
+        return self.q_d if check_world(world) == "D" else self.q_dprime
+
+    def release_from_noise(self, world: World, noise: np.ndarray) -> np.ndarray:
+        return self.mean(world) + noise
+
+    def sample(self, world: World, size: int, rng: np.random.Generator) -> np.ndarray:
+        out = rng.standard_normal((size, self.output_dim))
+        out *= self.sigma
+        out += self.mean(world)
+        return out
+
+    def privacy_loss(self, outputs: np.ndarray) -> np.ndarray:
+        """log p_D(o) − log p_D'(o) from the two Gaussian log-densities (not from Theorem 22).
+
+        Both densities have covariance σ²I, so their normalising constants cancel exactly and only the
+        two quadratic forms remain: (‖o − q_D'‖² − ‖o − q_D‖²) / (2σ²).
+        """
+        outputs = np.atleast_2d(outputs)
+        to_d, to_dprime = outputs - self.q_d, outputs - self.q_dprime
+        return (np.einsum("ij,ij->i", to_dprime, to_dprime) - np.einsum("ij,ij->i", to_d, to_d)) / (2 * self.sigma**2)
+
+
+@dataclass(frozen=True)
+class GaussianMechanism:
+    """o = Q(D) + N(0, σ² I) for a :class:`Query`."""
+
+    query: Query
+    sigma: float
+
+    def __post_init__(self) -> None:
+        _positive("sigma", self.sigma)
+
+    def pair(self, data: np.ndarray, target: np.ndarray, relation: Relation = "add") -> GaussianPair:
+        """The pair (D, D±z): ``relation="add"`` appends ``target``; ``"remove"`` deletes it (it must be a row of D)."""
+        data = np.atleast_2d(np.asarray(data, dtype=float))
+        target = np.asarray(target, dtype=float).ravel()
+        if relation == "add":
+            neighbour = np.vstack([data, target])
+        elif relation == "remove":
+            hits = np.flatnonzero(np.all(data == target, axis=1))
+            if hits.size == 0:
+                raise ValueError("relation='remove' needs a target that is a row of the dataset")
+            neighbour = np.delete(data, hits[0], axis=0)
+        else:
+            raise ValueError(f"relation must be 'add' or 'remove', got {relation!r}")
+        return GaussianPair(self.query(data), self.query(neighbour), self.sigma)
+
+    def per_instance_sensitivities(self, data: np.ndarray) -> np.ndarray:
+        """‖Δ_z‖ for every row z of ``data`` (removing z, or equally adding a copy of it)."""
+        data = np.atleast_2d(np.asarray(data, dtype=float))
+        if self.query.kind == "count":
+            return np.ones(len(data))
+        return np.linalg.norm(clip_rows(data, self.query.clip), axis=1)
+
+
+def _example_pairs(rng: np.random.Generator) -> list[GaussianPair]:
+    data = rng.normal(size=(40, 3)) * 0.5
+    sum_mech = GaussianMechanism(Query("sum", 1.0), sigma=1.5)
+    count_mech = GaussianMechanism(Query("count"), sigma=2.0)
+    return [
+        sum_mech.pair(data, data[0], "remove"),
+        sum_mech.pair(data, np.array([3.0, 0.0, 0.0]), "add"),  # clipped: ‖Δ‖ = C
+        count_mech.pair(data, data[1], "add"),
+    ]
+
+
+register(
+    RegisteredMechanism(
+        name="gaussian",
+        description="Gaussian mechanism on a count or an L2-clipped sum ([RW] M1, Thm 22, Cor 23; Balle & Wang 2018)",
+        example_pairs=_example_pairs,
+        tags=("gaussian-noise",),
+    )
+)

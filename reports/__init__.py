@@ -1,0 +1,1 @@
+"""Reports: machine-readable JSON and PDF audit reports (matplotlib only, no TeX)."""

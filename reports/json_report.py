@@ -1,0 +1,104 @@
+"""The machine-readable audit: one JSON document per run, byte-identical for the same seed."""
+from __future__ import annotations
+
+import json
+import math
+import platform
+import sys
+from importlib import metadata
+from typing import Any
+
+import numpy as np
+
+from reports.files import atomic_path
+from verify.checks import Check, Run
+
+SCHEMA_VERSION = 1
+_LIBRARIES = ("numpy", "scipy", "statsmodels", "matplotlib", "mpmath")
+
+
+def package_version() -> str:
+    try:
+        return metadata.version("pdp-audit")
+    except metadata.PackageNotFoundError:
+        return "0+unknown"
+
+
+def library_versions() -> dict[str, str]:
+    versions = {"python": platform.python_version()}
+    for name in _LIBRARIES:
+        try:
+            versions[name] = metadata.version(name)
+        except metadata.PackageNotFoundError:
+            versions[name] = "not installed"
+    return versions
+
+
+def clean(value: Any) -> Any:
+    """JSON-safe: numpy scalars to Python, non-finite floats to None, tuples to lists."""
+    if isinstance(value, dict):
+        return {str(k): clean(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [clean(v) for v in value]
+    if isinstance(value, np.ndarray):
+        return clean(value.tolist())
+    if isinstance(value, (np.floating, float)):
+        value = float(value)
+        return value if math.isfinite(value) else None
+    if isinstance(value, np.integer):
+        return int(value)
+    if isinstance(value, np.bool_):
+        return bool(value)
+    return value
+
+
+def check_to_dict(check: Check) -> dict[str, Any]:
+    return clean({
+        "id": check.id,
+        "title": check.title,
+        "claim": check.claim,
+        "formula": check.formula,
+        "source": check.source,
+        "verdict": check.verdict,
+        "estimate": check.estimate,
+        "exact": check.exact,
+        "ci": list(check.ci) if check.ci is not None else None,
+        "level": check.level,
+        "pvalue": check.pvalue,
+        "adjusted_pvalue": check.adjusted_pvalue,
+        "note": check.note,
+        "details": check.details,
+    })
+
+
+def run_to_dict(run: Run) -> dict[str, Any]:
+    per_instance = None
+    if run.per_instance is not None:
+        per_instance = {k: v for k, v in run.per_instance.items() if not isinstance(v, list)}
+    return clean({
+        "schema": SCHEMA_VERSION,
+        "mechanism": run.mechanism,
+        "verdict": run.verdict,
+        "exit_code": run.exit_code,
+        "alpha": run.alpha,
+        "checks": [check_to_dict(c) for c in run.checks],
+        "parameters": run.parameters,
+        "per_instance": per_instance,
+        "seed": run.seed,
+        "version": package_version(),
+        "versions": library_versions(),
+    })
+
+
+def dumps(run: Run) -> str:
+    return json.dumps(run_to_dict(run), indent=2, sort_keys=False, ensure_ascii=False, allow_nan=False) + "\n"
+
+
+def write_json(run: Run, path: str) -> None:
+    """Write the run's JSON to ``path`` ("-" for stdout), atomically."""
+    text = dumps(run)
+    if path == "-":
+        sys.stdout.write(text)
+        return
+    with atomic_path(path) as tmp:
+        tmp.write_text(text, encoding="utf-8")

@@ -1,0 +1,102 @@
+"""``pdp-audit`` end to end: exit codes, JSON, PDF, bad input, reproducibility, a broken mechanism."""
+import json
+import subprocess
+import sys
+
+import pytest
+
+from mechanisms.gaussian import analytic_sigma
+from verify.cli import main
+
+TRIALS = "200000"
+
+
+def run_cli(*args, cwd=None):
+    return subprocess.run([sys.executable, "-m", "verify.cli", *args], capture_output=True, text=True, cwd=cwd)
+
+
+@pytest.fixture(scope="module")
+def calibrated(tmp_path_factory):
+    out = tmp_path_factory.mktemp("calibrated")
+    code = main(["run", "gaussian", "--trials", TRIALS, "--seed", "3", "--report", str(out / "r.pdf"), "--json", str(out / "r.json"), "--quiet"])
+    return code, json.loads((out / "r.json").read_text()), out
+
+
+def test_calibrated_mechanism_passes(calibrated):
+    code, doc, out = calibrated
+    assert code == 0 and doc["verdict"] == "pass"
+    assert (out / "r.pdf").read_bytes().startswith(b"%PDF")
+
+
+def test_json_fields(calibrated):
+    _, doc, _ = calibrated
+    assert {"verdict", "checks", "parameters", "seed", "version"} <= doc.keys()
+    for check in doc["checks"]:
+        assert {"id", "claim", "source", "verdict", "estimate", "ci"} <= check.keys()
+    ids = {c["id"] for c in doc["checks"]}
+    assert {"dp-forward", "dp-reverse", "lr-attack", "cor23-ex-post", "theorem22", "example4"} <= ids
+    assert doc["parameters"]["sigma"] == pytest.approx(analytic_sigma(1.0, 1e-5))
+
+
+def test_half_sigma_fails_through_the_cli(tmp_path):
+    sigma = analytic_sigma(1.0, 1e-5) / 2
+    result = run_cli("run", "gaussian", "--sigma", repr(sigma), "--trials", TRIALS, "--json", "-", "--report", str(tmp_path / "b.pdf"))
+    assert result.returncode == 1, result.stderr
+    doc = json.loads(result.stdout)
+    verdicts = {c["id"]: c["verdict"] for c in doc["checks"]}
+    assert doc["verdict"] == "fail"
+    assert verdicts["dp-forward"] == verdicts["dp-reverse"] == verdicts["lr-attack"] == "fail"
+
+
+def test_tiny_budget_never_fails_a_correct_mechanism(tmp_path):
+    # 2000 samples cannot resolve δ = 1e-5; a correct mechanism must come out pass or inconclusive.
+    code = main(["run", "gaussian", "--trials", "2000", "--report", "none", "--json", str(tmp_path / "x.json"), "--quiet"])
+    doc = json.loads((tmp_path / "x.json").read_text())
+    assert code in (0, 3) and doc["verdict"] != "fail"
+
+
+@pytest.mark.parametrize("args,needle", [
+    (["--claim-delta", "2"], "--claim-delta must be in (0, 1)"),
+    (["--claim-epsilon", "-1"], "--claim-epsilon must be a finite number > 0"),
+    (["--sigma", "0"], "--sigma must be a finite number > 0"),
+    (["--trials", "10"], "--trials must be in [1000, 1e9]"),
+    (["--trials", "abc"], "--trials"),
+    (["--data", "/no/such.csv"], "--data"),
+    (["--query", "count", "--sensitivity", "3"], "--sensitivity"),
+    (["--bogus"], "unrecognized arguments"),
+])
+def test_bad_input_is_one_line_exit_2(args, needle, tmp_path):
+    result = run_cli("run", "gaussian", *args, "--report", "none", cwd=tmp_path)
+    assert result.returncode == 2
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1 and needle in lines[0], result.stderr
+    assert "Traceback" not in result.stderr
+
+
+def test_bad_csv(tmp_path):
+    bad = tmp_path / "bad.csv"
+    bad.write_text("a,b\n1,nan\n")
+    result = run_cli("run", "gaussian", "--data", str(bad), "--report", "none")
+    assert result.returncode == 2 and "non-finite" in result.stderr
+
+
+def test_user_csv_runs(tmp_path):
+    data = tmp_path / "mine.csv"
+    data.write_text("x,y,label\n" + "".join(f"{i % 7 / 10},{i % 3 / 5},{i % 2}\n" for i in range(60)))
+    code = main(["run", "gaussian", "--data", str(data), "--target-column", "label", "--trials", "20000",
+                 "--report", "none", "--json", str(tmp_path / "u.json"), "--quiet"])
+    doc = json.loads((tmp_path / "u.json").read_text())
+    assert code in (0, 3) and doc["parameters"]["n_rows"] == 60 and doc["parameters"]["dimension"] == 2
+
+
+def test_same_seed_same_bytes_whatever_the_workers(tmp_path):
+    common = ["run", "gaussian", "--trials", "150000", "--seed", "9", "--quiet"]
+    main(common + ["--report", str(tmp_path / "a.pdf"), "--json", str(tmp_path / "a.json")])
+    main(common + ["--workers", "2", "--report", str(tmp_path / "b.pdf"), "--json", str(tmp_path / "b.json")])
+    assert (tmp_path / "a.json").read_bytes() == (tmp_path / "b.json").read_bytes()
+    assert (tmp_path / "a.pdf").read_bytes() == (tmp_path / "b.pdf").read_bytes()
+
+
+def test_list_names_gaussian():
+    result = run_cli("list")
+    assert result.returncode == 0 and "gaussian" in result.stdout

@@ -1,0 +1,47 @@
+"""Every registered mechanism, now and later, runs the common contract (tests/contract.py)."""
+import numpy as np
+import pytest
+
+from mechanisms.base import registered
+from mechanisms.gaussian import GaussianPair
+from tests import contract
+
+PAIRS = [
+    pytest.param(pair, id=f"{name}-{i}")
+    for name, mech in registered().items()
+    for i, pair in enumerate(mech.example_pairs(np.random.default_rng(2024)))
+]
+
+
+def test_every_mechanism_has_example_pairs():
+    for name, mech in registered().items():
+        assert mech.example_pairs(np.random.default_rng(0)), name
+
+
+@pytest.mark.parametrize("check", contract.CHECKS, ids=lambda c: c.__name__)
+@pytest.mark.parametrize("pair", PAIRS)
+def test_contract(pair, check):
+    check(pair)
+
+
+class MisnormalisedPair(GaussianPair):
+    """A broken mechanism: the D' log-density's quadratic form uses 1.05σ but its normaliser σ."""
+
+    def privacy_loss(self, outputs):
+        wide = -0.5 * np.sum((outputs - self.q_dprime) ** 2, axis=1) / (1.05 * self.sigma) ** 2
+        narrow = -0.5 * np.sum((outputs - self.q_d) ** 2, axis=1) / self.sigma**2
+        return narrow - wide
+
+
+class ShiftedLossPair(GaussianPair):
+    """A broken mechanism: a constant error in one log-density."""
+
+    def privacy_loss(self, outputs):
+        return super().privacy_loss(outputs) + 0.02
+
+
+@pytest.mark.parametrize("broken", [MisnormalisedPair, ShiftedLossPair])
+def test_identity_check_catches_a_broken_density(broken):
+    pair = broken(np.zeros(3), np.array([0.5, 0.0, 0.0]), 1.0)
+    with pytest.raises(AssertionError, match="!= 1"):
+        contract.check_likelihood_ratio_identities(pair)

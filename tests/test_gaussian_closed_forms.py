@@ -1,0 +1,136 @@
+"""Closed forms of the Gaussian mechanism against independent computations (mpmath, densities)."""
+import math
+
+import mpmath as mp
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from scipy import integrate, stats
+
+from mechanisms import gaussian as g
+
+mp.mp.dps = 60
+
+
+def mp_delta(eps, sigma, sens):
+    """Balle & Wang (2018) Theorem 8 at 60 digits."""
+    eps, sigma, sens = mp.mpf(eps), mp.mpf(sigma), mp.mpf(sens)
+    return mp.ncdf(sens / (2 * sigma) - eps * sigma / sens) - mp.exp(eps) * mp.ncdf(-sens / (2 * sigma) - eps * sigma / sens)
+
+
+def mp_delta_by_integration(eps, sigma, sens):
+    """Second derivation: the hockey-stick divergence E_P[(1 − e^{ε − L})_+] with L ~ N(η²/2, η²)."""
+    eta = mp.mpf(sens) / sigma
+    mean, sd = eta**2 / 2, eta
+    f = lambda x: (1 - mp.exp(eps - x)) * mp.npdf(x, mean, sd)
+    return mp.quad(f, [eps, mean + 40 * sd if mean + 40 * sd > eps else eps + 40 * sd, mp.inf])
+
+
+CASES = [(1.0, 3.7, 1.0), (0.1, 40.0, 1.0), (5.0, 1.0, 1.0), (10.0, 0.5, 1.0), (1.0, 10.0, 2.0), (0.5, 20.0, 3.0), (0.0, 2.0, 1.0), (3.0, 0.2, 0.1)]
+
+
+@pytest.mark.parametrize("eps,sigma,sens", CASES)
+def test_analytic_delta_matches_mpmath(eps, sigma, sens):
+    exact = mp_delta(eps, sigma, sens)
+    assert g.analytic_delta(eps, sigma, sens) == pytest.approx(float(exact), rel=1e-10)
+
+
+@pytest.mark.parametrize("eps,sigma,sens", CASES[:4])
+def test_analytic_delta_is_the_hockey_stick_integral(eps, sigma, sens):
+    assert float(mp_delta_by_integration(eps, sigma, sens)) == pytest.approx(float(mp_delta(eps, sigma, sens)), rel=1e-12)
+
+
+@settings(max_examples=60, deadline=None)
+@given(eps=st.floats(0.01, 20), log_sigma=st.floats(-1.5, 2.0), sens=st.floats(0.1, 5))
+def test_analytic_delta_random_against_mpmath(eps, log_sigma, sens):
+    sigma = 10**log_sigma * sens
+    exact = mp_delta(eps, sigma, sens)
+    if exact < mp.mpf("1e-250"):  # below double range: nothing to compare
+        return
+    assert g.analytic_delta(eps, sigma, sens) == pytest.approx(float(exact), rel=1e-10)
+
+
+@pytest.mark.parametrize("eps,delta,sens", [(1.0, 1e-5, 1.0), (0.1, 1e-6, 1.0), (5.0, 1e-10, 2.0), (0.01, 0.1, 0.5), (20.0, 1e-3, 1.0)])
+def test_analytic_sigma_and_epsilon_invert_delta(eps, delta, sens):
+    sigma = g.analytic_sigma(eps, delta, sens)
+    # Independent root in mpmath at 60 digits.
+    ref_sigma = mp.findroot(lambda s: mp_delta(eps, s, sens) - delta, sigma)
+    assert sigma == pytest.approx(float(ref_sigma), rel=1e-10)
+    back = g.analytic_epsilon(delta, sigma, sens)
+    ref_eps = mp.findroot(lambda e: mp_delta(e, sigma, sens) - delta, eps)
+    assert back == pytest.approx(float(ref_eps), rel=1e-10)
+
+
+def test_analytic_epsilon_is_zero_when_delta_is_large():
+    assert g.analytic_epsilon(0.9, 10.0) == 0.0
+
+
+@pytest.mark.parametrize("bad", [dict(epsilon=-1, sigma=1), dict(epsilon=1, sigma=0), dict(epsilon=1, sigma=float("nan"))])
+def test_analytic_delta_rejects_bad_input(bad):
+    with pytest.raises(ValueError, match="epsilon|sigma"):
+        g.analytic_delta(**bad)
+
+
+def test_analytic_sigma_rejects_bad_delta():
+    with pytest.raises(ValueError, match=r"delta must be in \(0, 1\)"):
+        g.analytic_sigma(1.0, 1.5)
+
+
+def test_classical_calibration_is_valid_for_small_epsilon_and_conservative():
+    for eps in (0.1, 0.5, 0.99):
+        sigma = g.classical_sigma(eps, 1e-5)
+        assert g.analytic_delta(eps, sigma) <= 1e-5
+        assert sigma > g.analytic_sigma(eps, 1e-5)
+
+
+def test_theorem22_equals_density_ratio():
+    rng = np.random.default_rng(1)
+    pair = g.GaussianPair(rng.normal(size=4), rng.normal(size=4), 0.7)
+    o = pair.sample("D", 1000, rng)
+    # independent: scipy's multivariate normal log-densities
+    ref = stats.multivariate_normal(pair.q_d, 0.49).logpdf(o) - stats.multivariate_normal(pair.q_dprime, 0.49).logpdf(o)
+    np.testing.assert_allclose(pair.privacy_loss(o), ref, rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(g.ex_post_pdp(o, pair.q_d, pair.delta_z, pair.sigma), np.abs(ref), rtol=1e-10, atol=1e-12)
+
+
+def test_corollary23_failure_probability_against_numerical_integration():
+    rho, sigma, dn = 0.05, 1.3, 0.9
+    bound = g.corollary23_ex_post_bound(rho, sigma, dn)
+    mean, sd = g.privacy_loss_law(dn, sigma)
+    ref = stats.norm.sf(bound, mean, sd) + stats.norm.cdf(-bound, mean, sd)
+    assert g.corollary23_exact_failure_probability(rho, sigma, dn) == pytest.approx(ref, rel=1e-12)
+    assert g.corollary23_exact_failure_probability(rho, sigma, dn) < rho
+
+
+def test_corollary23_pdp_bound_is_valid_but_loose():
+    for dn in (0.1, 0.5, 1.0, 2.0):
+        eps = g.corollary23_pdp_epsilon(1e-5, 1.0, dn)
+        assert g.analytic_delta(eps, 1.0, dn) <= 1e-5
+        assert eps > g.analytic_epsilon(1e-5, 1.0, dn)
+
+
+def test_optimal_tpr_matches_integration():
+    eta = 0.8
+    fpr = 0.01
+    threshold = stats.norm.isf(fpr)  # in projected units: N(0,1) vs N(eta,1)
+    ref = integrate.quad(lambda x: stats.norm.pdf(x, eta, 1), threshold, np.inf)[0]
+    assert g.optimal_test_tpr(fpr, eta, 1.0) == pytest.approx(ref, rel=1e-9)
+
+
+def test_query_sensitivities_and_clipping():
+    q = g.Query("sum", 2.0)
+    rows = np.array([[3.0, 4.0], [0.3, 0.4]])
+    np.testing.assert_allclose(q(rows), [1.2 + 0.3, 1.6 + 0.4])
+    mech = g.GaussianMechanism(q, 1.0)
+    np.testing.assert_allclose(mech.per_instance_sensitivities(rows), [2.0, 0.5])
+    pair = mech.pair(rows, rows[1], "remove")
+    assert pair.delta_norm == pytest.approx(0.5)
+    with pytest.raises(ValueError, match="remove"):
+        mech.pair(rows, np.array([9.0, 9.0]), "remove")
+
+
+def test_example4_candidates_footnote():
+    loss = g.GaussianPair(np.zeros(1), np.ones(1), 1.0).privacy_loss(np.array([[0.1]]))[0]
+    assert sorted(g.example4_candidates(0.1, abs(loss), 1.0)) == pytest.approx([-0.8, 0.0])
+    assert math.isclose(abs(loss), 0.4)

@@ -1,0 +1,1 @@
+"""Verification: statistics, claims, verdicts, the claims ledger, the CLI."""

@@ -1,0 +1,2 @@
+"""Imports every audit command so that each registers itself (one line per audit)."""
+from verify import gaussian_cli  # noqa: F401

@@ -1,0 +1,30 @@
+"""Audits runnable from the CLI as ``pdp-audit run NAME``: one registration per mechanism audit."""
+from __future__ import annotations
+
+import argparse
+from dataclasses import dataclass
+from typing import Callable
+
+from verify.checks import Run
+
+
+@dataclass(frozen=True)
+class AuditCommand:
+    name: str
+    help: str
+    add_arguments: Callable[[argparse.ArgumentParser], None]
+    execute: Callable[[argparse.Namespace], Run]
+
+
+AUDITS: dict[str, AuditCommand] = {}
+
+
+def register_audit(command: AuditCommand) -> AuditCommand:
+    AUDITS[command.name] = command
+    return command
+
+
+def load_audits() -> dict[str, AuditCommand]:
+    from verify import audit_catalogue  # noqa: F401  (each import registers one audit)
+
+    return AUDITS

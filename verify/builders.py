@@ -1,0 +1,259 @@
+"""Reusable check constructors: one per kind of evidence, shared by every mechanism's audit.
+
+Each returns a :class:`verify.checks.Check` whose p-value tests the null hypothesis "the claim
+holds"; :func:`verify.checks.finalize` turns them into verdicts for the whole run.
+"""
+from __future__ import annotations
+
+import math
+from typing import Callable, Sequence
+
+import numpy as np
+from scipy import stats
+
+from audits.attack import LABEL_CONVENTION, AttackResult
+from audits.coverage import Coverage
+from audits.tails import TailEstimate
+from verify.checks import Check, samples_to_decide
+from verify.stats import clopper_pearson, pvalue_by_inversion
+
+CLOSED_FORM_RTOL = 1e-9
+
+
+def _tail_pvalue(tails: TailEstimate, index: int, delta_claim: float) -> float:
+    return pvalue_by_inversion(lambda a: tails.lower_bound(index, a), delta_claim)
+
+
+def tail_claim_check(
+    id: str,
+    title: str,
+    claim: str,
+    formula: str,
+    source: str,
+    tails: TailEstimate,
+    epsilon: float,
+    delta_claim: float,
+    exact: float | None = None,
+) -> Check:
+    """Claim δ_{P‖Q}(ε) ≤ δ_claim at one ε, from the hockey-stick estimate of :mod:`audits.tails`."""
+    index = int(np.argmin(np.abs(tails.epsilons - epsilon)))
+    if not math.isclose(tails.epsilons[index], epsilon, rel_tol=1e-12, abs_tol=1e-12):
+        raise ValueError(f"epsilon {epsilon} is not on the tail grid")
+
+    def interval(alpha: float) -> tuple[float, float]:
+        return tails.lower_bound(index, alpha), tails.upper_bound(index, alpha)
+
+    def supports(ci, alpha) -> bool:
+        if ci[1] <= delta_claim:
+            return True
+        exact_holds = exact is not None and exact <= delta_claim * (1 + CLOSED_FORM_RTOL)
+        return exact_holds and ci[0] <= exact <= ci[1]
+
+    estimate = float(tails.estimate[index])
+    return Check(
+        id=id,
+        title=title,
+        claim=claim,
+        formula=formula,
+        source=source,
+        estimate=estimate,
+        exact=exact,
+        pvalue=_tail_pvalue(tails, index, delta_claim),
+        interval=interval,
+        supports=supports,
+        budget_hint=lambda ci: samples_to_decide(min(tails.n_p, tails.n_q), ci, estimate, delta_claim),
+        details={
+            "epsilon": float(epsilon),
+            "delta_claim": float(delta_claim),
+            "count_p": int(tails.count_p[index]),
+            "count_q": int(tails.count_q[index]),
+            "n_p": tails.n_p,
+            "n_q": tails.n_q,
+            "estimator": "P_P[L > eps] - e^eps P_Q[L > eps], Clopper-Pearson at 1 - alpha/2 on each term",
+        },
+    )
+
+
+def tail_curve_check(
+    id: str,
+    title: str,
+    source: str,
+    tails: dict[str, TailEstimate],
+    exact: dict[str, np.ndarray],
+    epsilon_claim: float,
+    delta_claim: float,
+) -> Check:
+    """The Monte Carlo δ̂(ε) curves agree with the exact curves at every grid point, both directions.
+
+    Null hypothesis: the exact curve is the true one.  Each grid point and side is tested by inverting
+    its confidence bounds; Bonferroni over the 2·(grid size)·(directions) one-sided tests.
+    """
+    pvalues = []
+    for name, est in tails.items():
+        for i, value in enumerate(exact[name]):
+            pvalues.append(pvalue_by_inversion(lambda a, i=i, e=est: e.lower_bound(i, a), value))
+            pvalues.append(pvalue_by_inversion(lambda a, i=i, e=est: -e.upper_bound(i, a), -value))
+    pvalue = min(1.0, len(pvalues) * min(pvalues))
+
+    def figure(alpha: float) -> dict:
+        curves = {}
+        for name, est in tails.items():
+            lo, hi = est.interval(alpha)
+            curves[name] = {"estimate": est.estimate.tolist(), "lo": lo.tolist(), "hi": hi.tolist(), "exact": np.asarray(exact[name]).tolist()}
+        first = next(iter(tails.values()))
+        return {"kind": "tail_curves", "epsilons": first.epsilons.tolist(), "curves": curves,
+                "epsilon_claim": epsilon_claim, "delta_claim": delta_claim, "level": 1 - alpha}
+
+    n = min(min(e.n_p, e.n_q) for e in tails.values())
+    return Check(
+        id=id,
+        title=title,
+        claim="The sampled privacy-loss tails reproduce the exact hockey-stick curve δ(ε) in both directions",
+        formula="δ_{P‖Q}(ε) = P_P[L > ε] − e^ε P_Q[L > ε]  vs  exact δ(ε) on the ε grid",
+        source=source,
+        estimate=float(min(pvalues)),
+        pvalue=pvalue,
+        supports=lambda ci, alpha: True,
+        make_figure=figure,
+        note=f"Estimate = smallest unadjusted p-value over {len(pvalues)} one-sided comparisons ({n:.1e} samples per world).",
+        details={"comparisons": len(pvalues)},
+    )
+
+
+def loss_law_check(id: str, title: str, source: str, losses: np.ndarray, cdf: Callable, law: str) -> Check:
+    """Kolmogorov–Smirnov test of the sampled privacy loss against its exact law ``cdf``."""
+    result = stats.kstest(losses, cdf)
+    n = losses.size
+
+    def critical(alpha: float) -> float:
+        return float(stats.kstwo.isf(alpha, n))
+
+    return Check(
+        id=id,
+        title=title,
+        claim=f"The sampled privacy loss under D follows its exact law {law}",
+        formula="KS statistic sup_x |F̂_n(x) − F(x)|",
+        source=source,
+        estimate=float(result.statistic),
+        pvalue=float(result.pvalue),
+        interval=lambda alpha: (0.0, critical(alpha)),
+        supports=lambda ci, alpha: True,
+        note=f"Kolmogorov–Smirnov on {n:.1e} samples; the interval's upper end is the critical value at the check's level.",
+        details={"n": int(n), "law": law},
+    )
+
+
+def attack_check(
+    id: str,
+    source: str,
+    attack: AttackResult,
+    epsilon_claim: float,
+    delta_claim: float,
+    exact_epsilon: float | None = None,
+    exact_points: Sequence[tuple[float, float, float]] = (),
+    scores: tuple[np.ndarray, np.ndarray] | None = None,
+) -> Check:
+    """No test of D vs D' beats the (ε, δ) trade-off: the attack's ε lower bound does not exceed the claim.
+
+    ``exact_points`` are (threshold, exact TPR, exact FPR) of the optimal test where its law is known;
+    with ``scores`` (positive, negative), the empirical rates at those exact thresholds must be
+    consistent with the exact ones for a pass (a closed form is evidence only with a consistent run).
+    """
+    tp, fp = attack.count_tp / attack.n_pos_eval, attack.count_fp / attack.n_neg_eval
+    point = max(_safe_log((tp - delta_claim) / fp if fp > 0 else math.inf),
+                _safe_log((1 - fp - delta_claim) / (1 - tp) if tp < 1 else math.inf), 0.0)
+
+    def supports(ci, alpha) -> bool:
+        if exact_epsilon is None or exact_epsilon > epsilon_claim * (1 + CLOSED_FORM_RTOL) or scores is None:
+            return False
+        return _roc_consistent(scores, exact_points, alpha)
+
+    def interval(alpha: float):
+        return (attack.epsilon_lower_bound_at(alpha), math.inf)
+
+    def figure(alpha: float) -> dict:
+        roc = attack.roc
+        keep = np.unique(np.concatenate([np.searchsorted(roc.fpr, np.geomspace(1e-7, 1, 400)), [roc.fpr.size - 1]]))
+        keep = keep[keep < roc.fpr.size]
+        return {"kind": "roc", "fpr": roc.fpr[keep].tolist(), "tpr": roc.tpr[keep].tolist(),
+                "epsilon_claim": epsilon_claim, "delta_claim": delta_claim,
+                "epsilon_lower_bound": attack.epsilon_lower_bound_at(alpha),
+                "exact_points": [list(p) for p in exact_points], "level": 1 - alpha}
+
+    return Check(
+        id=id,
+        title="Likelihood-ratio membership attack",
+        claim=f"No test of D vs D' has (FPR, TPR) outside the ({epsilon_claim:g}, {delta_claim:g})-DP region",
+        formula="ε ≥ max(log((TPR − δ)/FPR), log((1 − FPR − δ)/(1 − TPR)))",
+        source=source,
+        estimate=float(point),
+        exact=exact_epsilon,
+        pvalue=pvalue_by_inversion(attack.epsilon_lower_bound_at, epsilon_claim),
+        interval=interval,
+        supports=supports,
+        budget_hint=lambda ci: ("No violation found; without a closed form for the optimal trade-off an attack "
+                                "can only refute a claim, never prove it."),
+        make_figure=figure,
+        note=(f"Labels: {LABEL_CONVENTION}. Threshold chosen on a held-out half, ε bounded on the other half. "
+              f"TPR@FPR=1e-3: {attack.tpr_at_1e3:.4f}; TPR@FPR=1e-2: {attack.tpr_at_1e2:.4f}; best balanced accuracy "
+              f"{attack.balanced_accuracy:.4f}."),
+        details={"threshold": attack.threshold, "count_tp": attack.count_tp, "count_fp": attack.count_fp,
+                 "n_pos_eval": attack.n_pos_eval, "n_neg_eval": attack.n_neg_eval,
+                 "tpr_at_fpr_1e-3": attack.tpr_at_1e3, "tpr_at_fpr_1e-2": attack.tpr_at_1e2,
+                 "best_balanced_accuracy": attack.balanced_accuracy, "labels": LABEL_CONVENTION},
+    )
+
+
+def _safe_log(x: float) -> float:
+    return math.log(x) if x > 0 else -math.inf
+
+
+def _roc_consistent(scores: tuple[np.ndarray, np.ndarray], exact_points, alpha: float) -> bool:
+    """Empirical TPR and FPR at each exact threshold inside their Clopper–Pearson intervals (Bonferroni)."""
+    pos, neg = scores
+    a = alpha / max(1, 2 * len(exact_points))
+    for threshold, tpr, fpr in exact_points:
+        for sample, rate in ((pos, tpr), (neg, fpr)):
+            lo, hi = clopper_pearson(int(np.sum(sample >= threshold)), sample.size, a)
+            if not lo <= rate <= hi:
+                return False
+    return True
+
+
+def coverage_check(id: str, title: str, claim: str, formula: str, source: str, coverage: Coverage, exact_failure: float | None = None) -> Check:
+    """A high-probability bound fails with probability at most ρ (exact binomial test)."""
+    rho = coverage.rho
+
+    def interval(alpha: float) -> tuple[float, float]:
+        return coverage.failure_interval(alpha)
+
+    def supports(ci, alpha) -> bool:
+        return ci[1] <= rho
+
+    def figure(alpha: float) -> dict:
+        lo, hi = coverage.failure_interval(alpha)
+        return {"kind": "coverage", "failure_rate": coverage.failure_rate, "lo": lo, "hi": hi, "rho": rho,
+                "exact": exact_failure, "trials": coverage.trials, "level": 1 - alpha}
+
+    return Check(
+        id=id,
+        title=title,
+        claim=claim,
+        formula=formula,
+        source=source,
+        estimate=coverage.failure_rate,
+        exact=exact_failure,
+        pvalue=coverage.pvalue,
+        interval=interval,
+        supports=supports,
+        budget_hint=lambda ci: samples_to_decide(coverage.trials, ci, coverage.failure_rate, rho),
+        make_figure=figure,
+        note=f"Estimate = observed failure rate ({coverage.failures} of {coverage.trials:.1e}); the claim is failure rate ≤ ρ = {rho:g}.",
+        details={"failures": coverage.failures, "trials": coverage.trials, "rho": rho},
+    )
+
+
+def exact_check(id: str, title: str, claim: str, formula: str, source: str, holds: bool, estimate: float, note: str, **details) -> Check:
+    """A deterministic identity or inequality checked to floating-point tolerance (no p-value)."""
+    return Check(id=id, title=title, claim=claim, formula=formula, source=source, estimate=float(estimate),
+                 verdict="pass" if holds else "fail", note=note, details=details)
