@@ -84,6 +84,7 @@ def run_to_dict(run: Run) -> dict[str, Any]:
         "checks": [check_to_dict(c) for c in run.checks],
         "parameters": run.parameters,
         "per_instance": per_instance,
+        "pages": [{"title": page["title"], "text": page.get("text", "")} for page in run.pages],
         "seed": run.seed,
         "version": package_version(),
         "versions": library_versions(),

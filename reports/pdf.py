@@ -166,7 +166,74 @@ def _coverage(fig, data: dict, box) -> None:
     ax.legend(fontsize=7, loc="upper right")
 
 
-PLOTTERS = {"tail_curves": _tail_curves, "roc": _roc, "coverage": _coverage}
+def _histograms(fig, data: dict, box) -> None:
+    """Overlaid histograms ({"series": [{"label", "values"}], "lines": [{"label", "value"}], "xlabel"})."""
+    ax = fig.add_axes(box)
+    values = [np.asarray(s["values"], float) for s in data["series"]]
+    top = max([float(np.max(v)) for v in values if v.size] + [line["value"] for line in data.get("lines", [])]) * 1.05
+    bins = np.linspace(data.get("xmin", 0.0), top, data.get("bins", 50))
+    for i, (series, v) in enumerate(zip(data["series"], values)):
+        style = dict(histtype="step", lw=1.3, color="black") if i else dict(color="#4393c3")
+        ax.hist(v, bins=bins, label=series["label"], **style)
+    for line, colour in zip(data.get("lines", []), ("#b2182b", "#b35806", "#1b7837", "#762a83")):
+        ax.axvline(line["value"], color=colour, lw=2, ls=line.get("style", "-"), label=line["label"])
+    ax.set_xlabel(data.get("xlabel", ""))
+    ax.set_ylabel(data.get("ylabel", "count"))
+    ax.legend(fontsize=8)
+
+
+def _scatter_panels(fig, data: dict, box) -> None:
+    """A grid of scatter plots coloured by a value on a shared colour scale.
+
+    {"panels": [{"title", "x", "y", "c", "arrow": [dx, dy] (optional)}], "clabel", "columns", "log_colour"}
+    """
+    panels = data["panels"]
+    columns = data.get("columns", 3)
+    rows = -(-len(panels) // columns)
+    colours = np.concatenate([np.asarray(p["c"], float) for p in panels])
+    norm = (matplotlib.colors.LogNorm(max(colours[colours > 0].min(), 1e-12), colours.max())
+            if data.get("log_colour") else matplotlib.colors.Normalize(colours.min(), colours.max()))
+    width, height = box[2] / columns, box[3] / rows
+    for k, panel in enumerate(panels):
+        r, c = divmod(k, columns)
+        ax = fig.add_axes((box[0] + c * width + 0.01, box[1] + (rows - 1 - r) * height + 0.03, width - 0.04, height - 0.06))
+        points = ax.scatter(panel["x"], panel["y"], c=panel["c"], s=4, cmap="viridis", norm=norm)
+        if panel.get("arrow") is not None:
+            ax.annotate("", xy=panel["arrow"], xytext=(0, 0), arrowprops=dict(arrowstyle="->", color="red", lw=1.5))
+        ax.set_title(panel["title"], fontsize=8)
+        ax.set_aspect("equal")
+        ax.tick_params(labelsize=6)
+    cax = fig.add_axes((box[0] + box[2] + 0.005, box[1] + 0.03, 0.015, box[3] - 0.06))
+    fig.colorbar(points, cax=cax).set_label(data.get("clabel", ""), fontsize=8)
+
+
+def _lines(fig, data: dict, box) -> None:
+    """y against x for several series ({"x", "series": [{"label", "y", "lo"?, "hi"?}], "xlabel", "ylabel", "logx", "logy"})."""
+    ax = fig.add_axes(box)
+    for series in data["series"]:
+        x = np.asarray(series.get("x", data.get("x")), float)
+        line, = ax.plot(x, series["y"], marker=series.get("marker", "o"), ms=3, label=series["label"], ls=series.get("style", "-"))
+        if series.get("lo") is not None:
+            ax.fill_between(x, series["lo"], series["hi"], color=line.get_color(), alpha=0.2)
+    ax.set_xscale("log" if data.get("logx") else "linear")
+    ax.set_yscale("log" if data.get("logy") else "linear")
+    ax.set_xlabel(data.get("xlabel", ""))
+    ax.set_ylabel(data.get("ylabel", ""))
+    ax.legend(fontsize=8)
+
+
+PLOTTERS = {"tail_curves": _tail_curves, "roc": _roc, "coverage": _coverage, "histograms": _histograms,
+            "scatter_panels": _scatter_panels, "lines": _lines}
+
+
+def figure_page(page: dict) -> plt.Figure:
+    """A report page with a title, explanatory text and one figure (see ``Run.pages``)."""
+    fig = plt.figure(figsize=A4)
+    y = _text_block(fig, [(page["title"], {"size": 15, "weight": "bold"}), (page.get("text", ""), {"size": 9.5})])
+    if page.get("figure") is not None:
+        top = min(y - 0.04, 0.7)
+        PLOTTERS[page["figure"]["kind"]](fig, page["figure"], (0.1, 0.07, 0.8, top - 0.07))
+    return fig
 
 
 def per_instance_page(run: Run) -> plt.Figure:
@@ -215,6 +282,7 @@ def write_pdf(run: Run, path: str) -> None:
             pages = [cover_page(run), *(check_page(c) for c in run.checks)]
             if run.per_instance is not None:
                 pages.append(per_instance_page(run))
+            pages.extend(figure_page(page) for page in run.pages)
             pages.append(provenance_page(run))
             for page in pages:
                 pdf.savefig(page)

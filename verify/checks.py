@@ -74,6 +74,9 @@ class Run:
     parameters: dict[str, Any]
     seed: int
     per_instance: dict[str, Any] | None = None
+    # Extra report pages (reproduced figures, per-instance views): each a dict with "title", "text"
+    # and "figure" (a figure spec whose "kind" is one of reports.pdf.PLOTTERS).
+    pages: list[dict[str, Any]] = field(default_factory=list)
 
     @property
     def verdict(self) -> Verdict:
