@@ -1,2 +1,4 @@
 """Extra ``pdp-audit`` subcommands: each module here has ``add_parser(subparsers)`` (one line per command)."""
-COMMANDS: list = []
+from verify import claims_cli
+
+COMMANDS: list = [claims_cli]

@@ -1,0 +1,238 @@
+"""The claims ledger: complete against the design notes, honest about its checks, and its CLI."""
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+from mechanisms import gaussian as g
+from verify import ledger
+from verify.audit_registry import load_audits
+from verify.cli import main
+from verify.gaussian_run import GaussianAuditConfig, run_gaussian_audit
+
+THEORY = Path(__file__).resolve().parents[1] / ".." / "shared" / "design" / "THEORY.md"
+
+
+# --------------------------------------------------------------------------------------------------
+# Completeness against THEORY.md
+# --------------------------------------------------------------------------------------------------
+@pytest.fixture(scope="module")
+def theory_text():
+    if not THEORY.is_file():
+        pytest.skip(f"design notes not found at {THEORY} (the ledger is checked against them only in a full checkout)")
+    return THEORY.read_text(encoding="utf-8")
+
+
+def test_every_k_and_q_id_of_theory_appears_exactly_once(theory_text):
+    defined = ledger.theory_ids(theory_text)
+    assert len(defined) == len(set(defined)), "THEORY.md defines an id twice"
+    assert sum(i.startswith("K") for i in defined) >= 36 and sum(i.startswith("Q") for i in defined) >= 53
+    in_ledger = [e.id for e in ledger.ENTRIES if re.fullmatch(r"[KQ]\d+", e.id)]
+    missing = sorted(set(defined) - set(in_ledger), key=lambda i: (i[0], int(i[1:])))
+    extra = sorted(set(in_ledger) - set(defined))
+    duplicated = sorted({i for i in in_ledger if in_ledger.count(i) > 1})
+    assert not missing, f"K/Q items of THEORY.md missing from the ledger: {missing}"
+    assert not extra, f"ledger K/Q ids not defined in THEORY.md: {extra}"
+    assert not duplicated, f"ledger K/Q ids listed more than once: {duplicated}"
+
+
+def test_k_items_are_in_section_4_and_q_items_in_section_5(theory_text):
+    sec4 = theory_text.index("## 4. Checkable claims")
+    sec5 = theory_text.index("## 5. Ambiguities")
+    end5 = theory_text.index("## Appendix T")
+    for match in re.finditer(r"^\* \*\*([KQ]\d+)\b", theory_text, re.MULTILINE):
+        lo, hi = (sec4, sec5) if match.group(1).startswith("K") else (sec5, end5)
+        assert lo < match.start() < hi, match.group(1)
+
+
+def _numbered_results(section: str) -> set[str]:
+    """'Theorem 22', 'Lemma B.3', … named in a THEORY.md section; ranges such as 'Lemmas 24–31' expanded."""
+    names = set(re.findall(r"\b((?:Theorem|Lemma|Proposition|Corollary|Remark|Example|Fact) [A-Z]?\.?\d+(?:\.\d+)?)", section))
+    for word, prefix, lo, hi in re.findall(r"\b(Lemma)s ([A-Z]\.)?(\d+)–(?:[A-Z]\.)?(\d+)", section):
+        names |= {f"{word} {prefix}{i}" for i in range(int(lo), int(hi) + 1)}
+    return names
+
+
+def test_numbered_results_cited_in_theory(theory_text):
+    """Every §3 entry names a result that THEORY.md's §3 states (by number)."""
+    sec3 = theory_text[theory_text.index("## 3. Results"):theory_text.index("## 4. Checkable claims")]
+    named = _numbered_results(sec3)
+    words = {"Thm": "Theorem", "Lem": "Lemma", "Prop": "Proposition", "Cor": "Corollary", "Rem": "Remark",
+             "Ex": "Example", "Fact": "Fact"}
+    for entry in ledger.ENTRIES:
+        if entry.section != "§3":
+            continue
+        paper, label = entry.id.split("-", 1)
+        kind, number = re.fullmatch(r"([A-Za-z]+?)([0-9A-Z][0-9.]*)", label).groups()
+        assert entry.paper == paper, entry.id
+        assert f"{words[kind]} {number}" in named, f"{entry.id}: {words[kind]} {number} not in THEORY.md §3"
+
+
+_ABBR = {"Theorem": "Thm", "Lemma": "Lem", "Proposition": "Prop", "Corollary": "Cor", "Remark": "Rem",
+         "Example": "Ex", "Fact": "Fact"}
+
+
+def test_every_numbered_result_of_section_3_has_an_entry(theory_text):
+    """The reverse direction: each result THEORY.md §3 states (bold or italic lead-in) is in the ledger."""
+    sec3 = theory_text[theory_text.index("## 3. Results"):theory_text.index("## 4. Checkable claims")]
+    parts = re.split(r"^### 3\.\d \[(PDP|RW|LR)\].*$", sec3, flags=re.MULTILINE)
+    expected = set()
+    for paper, body in zip(parts[1::2], parts[2::2]):
+        leads = re.findall(r"^\*\*\[\w+\] (Theorem|Lemma|Proposition|Corollary|Remark|Example|Fact)s? ([A-Z]?\.?[\d.]*\d(?:–[A-Z]?\.?\d+)?)",
+                           body, re.MULTILINE)
+        leads += re.findall(r"^\*(Theorem|Lemma|Proposition|Corollary|Remark) (\d+)", body, re.MULTILINE)
+        for word, number in leads:
+            if "–" in number:  # "B.1–B.7", "24–31"
+                lo, hi = number.split("–")
+                prefix = lo[:2] if lo[0].isalpha() else ""
+                expected |= {f"{paper}-{_ABBR[word]}{prefix}{i}" for i in range(int(lo[len(prefix):]), int(hi[len(prefix):]) + 1)}
+            else:
+                expected.add(f"{paper}-{_ABBR[word]}{number}")
+    assert len(expected) >= 60
+    missing = sorted(expected - set(ledger.BY_ID))
+    assert not missing, f"numbered results of THEORY.md §3 missing from the ledger: {missing}"
+
+
+# --------------------------------------------------------------------------------------------------
+# Structure
+# --------------------------------------------------------------------------------------------------
+def test_entries_are_well_formed():
+    assert len({e.id for e in ledger.ENTRIES}) == len(ledger.ENTRIES)
+    for e in ledger.ENTRIES:
+        assert e.paper in ledger.PAPERS and e.kind in ledger.KINDS and e.status in ledger.STATUSES, e.id
+        if e.status == "checked":
+            assert e.checks and e.command == f"pdp-audit run {e.audit}", e.id
+        elif e.status == "planned":
+            assert e.issue in (3, 4, 5, 6) and not e.checks, e.id
+        else:
+            assert e.reason and not e.checks and e.issue is None, e.id
+        if e.finding:
+            assert e.status == "checked" or "Partial" in e.finding, f"{e.id}: finding without a check"
+
+
+@pytest.mark.parametrize("row,needle", [
+    ({"status": "checked", "audit": "gaussian", "checks": [], "command": "pdp-audit run gaussian"}, "checked needs"),
+    ({"status": "planned", "issue": 9}, "planned needs an issue"),
+    ({"status": "not simulable", "reason": " "}, "needs a reason"),
+    ({"status": "done"}, "status 'done'"),
+])
+def test_invalid_rows_are_rejected(row, needle):
+    base = {"id": "K1", "paper": "PDP", "where": "x", "statement": "y", "kind": "numeric value", "finding": "", "note": ""}
+    with pytest.raises(ValueError, match=re.escape(needle)):
+        ledger._build([{**base, **row}])
+
+
+def test_duplicate_ids_are_rejected():
+    row = {"id": "K1", "paper": "PDP", "where": "x", "statement": "y", "kind": "numeric value",
+           "status": "planned", "issue": 5}
+    with pytest.raises(ValueError, match="appears 2 times"):
+        ledger._build([row, row])
+
+
+# --------------------------------------------------------------------------------------------------
+# "checked" entries name checks that the audits really produce
+# --------------------------------------------------------------------------------------------------
+def _gaussian_check_ids():
+    run = run_gaussian_audit(GaussianAuditConfig(trials=20000))
+    return {c.id for c in run.checks}
+
+
+AUDIT_RUNNERS = {"gaussian": _gaussian_check_ids}
+
+
+@pytest.mark.parametrize("audit", sorted(ledger.checks_by_audit()))
+def test_checked_entries_name_existing_check_ids(audit):
+    assert audit in load_audits(), f"ledger names audit {audit!r}, which `pdp-audit run` does not know"
+    assert audit in AUDIT_RUNNERS, f"add a runner for audit {audit!r} to this test"
+    produced = AUDIT_RUNNERS[audit]()
+    named = ledger.checks_by_audit()[audit]
+    assert named <= produced, f"ledger names checks that {audit} does not produce: {sorted(named - produced)}"
+
+
+def _e(x: float) -> str:
+    """2 significant digits as the findings write them: 5.4e-7, not 5.4e-07."""
+    return re.sub(r"e([+-])0*(\d)", lambda m: "e" + m.group(1).replace("+", "") + m.group(2), f"{x:.1e}")
+
+
+def test_findings_quote_the_closed_forms_of_the_default_run():
+    """The deterministic numbers in the Gaussian findings are those of the default parameters."""
+    sigma = g.analytic_sigma(1.0, 1e-5)
+    eps_cor23 = g.corollary23_pdp_epsilon(1e-5, sigma, 1.0)
+    eps_classical = g.classical_epsilon(1e-5, sigma, 1.0)
+    sigma_classical = g.classical_sigma(1.0, 1e-5, 1.0)
+    expected = {
+        "RW-Cor23": [f"{sigma:.4f}", f"{eps_cor23:.3f}", f"{g.analytic_epsilon(1e-5, sigma, 1.0):.3f}",
+                     f"{eps_cor23 - 1:.3f}", _e(g.analytic_delta(eps_cor23, sigma, 1.0)),
+                     f"{g.corollary23_ex_post_bound(0.01, sigma, 1.0):.4f}",
+                     f"{g.corollary23_exact_failure_probability(0.01, sigma, 1.0):.5f}"],
+        "Q32": [f"{eps_cor23:.3f}", f"{eps_classical:.3f}", _e(g.analytic_delta(eps_classical, sigma, 1.0)),
+                f"{g.corollary23_exact_failure_probability(0.01, sigma, 1.0):.5f}"],
+        "RW-Thm22": [f"{1 / sigma:.4f}"],
+        "RW-Cor16": [f"{sigma_classical:.3f}", _e(g.analytic_delta(1.0, sigma_classical, 1.0))],
+        "RW-Ex4": [f"{sigma:.3f}"],
+    }
+    for entry_id, numbers in expected.items():
+        finding = ledger.BY_ID[entry_id].finding
+        for number in numbers:
+            assert number in finding, f"{entry_id}: {number} not in finding"
+
+
+# --------------------------------------------------------------------------------------------------
+# CLI
+# --------------------------------------------------------------------------------------------------
+def _claims_json(capsys, *args):
+    assert main(["claims", *args, "--json", "-"]) == 0
+    return json.loads(capsys.readouterr().out)
+
+
+def test_cli_lists_everything(capsys):
+    doc = _claims_json(capsys)
+    assert doc["total"] == len(ledger.ENTRIES) == sum(doc["counts"].values())
+    assert [e["id"] for e in doc["entries"]] == [e.id for e in ledger.ENTRIES]
+
+
+@pytest.mark.parametrize("status,canonical", [("checked", "checked"), ("planned", "planned"), ("not-simulable", "not simulable")])
+def test_cli_status_filter(capsys, status, canonical):
+    doc = _claims_json(capsys, "--status", status)
+    assert doc["entries"] and {e["status"] for e in doc["entries"]} == {canonical}
+    assert doc["total"] == doc["counts"][canonical] == ledger.counts(ledger.ENTRIES)[canonical]
+
+
+@pytest.mark.parametrize("paper", ["PDP", "rw", "[LR]"])
+def test_cli_paper_filter(capsys, paper):
+    doc = _claims_json(capsys, "--paper", paper)
+    wanted = paper.strip("[]").upper()
+    assert doc["entries"] and {e["paper"] for e in doc["entries"]} == {wanted}
+    assert doc["total"] == sum(e.paper == wanted for e in ledger.ENTRIES)
+
+
+def test_cli_filters_combine(capsys):
+    doc = _claims_json(capsys, "--paper", "RW", "--status", "checked")
+    ids = {e["id"] for e in doc["entries"]}
+    assert {"RW-Thm22", "RW-Cor23", "RW-Ex4", "Q31", "Q32", "K14"} <= ids
+    assert all(e["paper"] == "RW" and e["status"] == "checked" for e in doc["entries"])
+
+
+def test_cli_table_and_json_file(capsys, tmp_path):
+    path = tmp_path / "claims.json"
+    assert main(["claims", "--status", "checked", "--json", str(path)]) == 0
+    out = capsys.readouterr().out
+    doc = json.loads(path.read_text(encoding="utf-8"))
+    assert out.splitlines()[0].split() == ["ID", "PAPER", "STATUS", "KIND", "WHERE"]
+    assert f"{doc['total']} entries: {doc['total']} checked, 0 planned, 0 not simulable" in out
+    for entry in doc["entries"]:
+        assert entry["id"] in out and ", ".join(entry["checks"]) in out
+
+
+@pytest.mark.parametrize("args,needle", [
+    (["--paper", "XYZ"], "--paper"),
+    (["--status", "done"], "--status"),
+    (["--status", "checked", "--paper", ""], "--paper"),
+])
+def test_cli_bad_filter_exits_2_with_one_line(capsys, args, needle):
+    assert main(["claims", *args]) == 2
+    captured = capsys.readouterr()
+    lines = captured.err.strip().splitlines()
+    assert len(lines) == 1 and needle in lines[0], captured.err
+    assert captured.out == ""
