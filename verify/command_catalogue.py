@@ -1,4 +1,5 @@
 """Extra ``pdp-audit`` subcommands: each module here has ``add_parser(subparsers)`` (one line per command)."""
 from verify import claims_cli
+from verify import tau_cli
 
-COMMANDS: list = [claims_cli]
+COMMANDS: list = [claims_cli, tau_cli]
