@@ -11,6 +11,7 @@ from typing import Callable, Sequence
 import numpy as np
 from scipy import stats
 
+from audits import rare
 from audits.attack import LABEL_CONVENTION, AttackResult
 from audits.coverage import Coverage
 from audits.tails import TailEstimate
@@ -44,10 +45,7 @@ def tail_claim_check(
         return tails.lower_bound(index, alpha), tails.upper_bound(index, alpha)
 
     def supports(ci, alpha) -> bool:
-        if ci[1] <= delta_claim:
-            return True
-        exact_holds = exact is not None and exact <= delta_claim * (1 + CLOSED_FORM_RTOL)
-        return exact_holds and ci[0] <= exact <= ci[1]
+        return _claim_supported(ci, delta_claim, exact)
 
     estimate = float(tails.estimate[index])
     return Check(
@@ -257,3 +255,112 @@ def exact_check(id: str, title: str, claim: str, formula: str, source: str, hold
     """A deterministic identity or inequality checked to floating-point tolerance (no p-value)."""
     return Check(id=id, title=title, claim=claim, formula=formula, source=source, estimate=float(estimate),
                  verdict="pass" if holds else "fail", note=note, details=details)
+
+
+# --------------------------------------------------------------------------------------------
+# Rare-event tails (issue 6): claims on δ below what plain sampling can resolve
+# --------------------------------------------------------------------------------------------
+RARE_EVENT_MIN_EXPECTED = 30.0
+
+
+def plain_sampling_resolves(delta_claim: float, trials: int, min_expected: float = RARE_EVENT_MIN_EXPECTED) -> bool:
+    """Whether n = ``trials`` plain draws per world can resolve δ_claim: δ_claim · n ≥ 30 expected exceedances.
+
+    Below that a Clopper–Pearson interval on P[L > ε] is wider than the claim itself, so plain
+    sampling can refute a gross violation but never confirm the claim or see a subtle violation.
+    """
+    return delta_claim * trials >= min_expected
+
+
+def _claim_supported(ci: tuple[float, float], delta_claim: float, exact: float | None) -> bool:
+    """Pass evidence for δ ≤ δ_claim: the interval lies below the claim, or a closed form satisfies the
+    claim and lies inside the interval (the rule of :func:`tail_claim_check`)."""
+    if ci[1] <= delta_claim:
+        return True
+    exact_holds = exact is not None and exact <= delta_claim * (1 + CLOSED_FORM_RTOL)
+    return exact_holds and ci[0] <= exact <= ci[1]
+
+
+def rare_tail_claim_check(
+    id: str,
+    title: str,
+    claim: str,
+    formula: str,
+    source: str,
+    tail: rare.RareTail,
+    delta_claim: float,
+    exact: float | None = None,
+) -> Check:
+    """Claim δ_{P‖Q}(ε) ≤ δ_claim from an importance-sampled tail (:mod:`audits.rare`).
+
+    The interval is the empirical Bernstein interval of the bounded importance-sampling integrand
+    δ = E_μ[r(w)(1 − e^{ε−ℓ})₊] (Maurer & Pontil 2009, Thm 4); the p-value of "the claim holds" inverts
+    its one-sided lower bounds, which are valid for every mechanism.  The upper end is +inf unless the
+    weights are certified bounded (ℓ affine in the noise), so an uncertified tail can refute a claim
+    but confirm it only through a consistent closed form.
+    """
+
+    def interval(alpha: float) -> tuple[float, float]:
+        return tail.interval(alpha)
+
+    return Check(
+        id=id,
+        title=title,
+        claim=claim,
+        formula=formula,
+        source=source,
+        estimate=tail.estimate,
+        exact=exact,
+        pvalue=pvalue_by_inversion(tail.lower_bound, delta_claim),
+        interval=interval,
+        supports=lambda ci, alpha: _claim_supported(ci, delta_claim, exact),
+        budget_hint=lambda ci: samples_to_decide(tail.n, ci, tail.estimate, delta_claim),
+        note=(f"Importance sampling at the dominating point (‖μ‖ = {tail.point.distance:.4g}) with exact likelihood-ratio "
+              f"weights, {tail.n:.1e} draws; empirical Bernstein interval on the bounded integrand"
+              + ("." if tail.certified else
+                 f"; the loss is not affine in the noise, so only the lower bound is certified ({tail.escapes} draws escaped the half-space).")),
+        details={
+            "epsilon": tail.epsilon,
+            "delta_claim": float(delta_claim),
+            "direction": tail.direction,
+            "n": tail.n,
+            "shift_norm": tail.point.distance,
+            "log_weight_bound": tail.point.log_weight_bound,
+            "affine_loss": tail.point.affine,
+            "certified_upper_bound": tail.certified,
+            "escapes": tail.escapes,
+            "tail_p": tail.tail_p.estimate,
+            "tail_q": tail.tail_q.estimate,
+            "estimator": "delta = E_mu[r(w) (1 - exp(eps - L))_+], r = exp(-mu'w + |mu|^2/2); empirical Bernstein (Maurer & Pontil 2009)",
+        },
+    )
+
+
+def dp_claim_check(
+    id: str,
+    title: str,
+    claim: str,
+    formula: str,
+    source: str,
+    plain: TailEstimate | Callable[[], TailEstimate],
+    pair,
+    direction: str,
+    epsilon: float,
+    delta_claim: float,
+    trials: int,
+    seed: int,
+    exact: float | None = None,
+    executor=None,
+) -> Check:
+    """δ_{P‖Q}(ε) ≤ δ_claim, from plain tails where they resolve δ_claim, else from importance sampling.
+
+    Plain sampling (:func:`tail_claim_check` on ``plain``, a tail estimate or a function computing it
+    only when needed) is used when δ_claim · trials ≥ 30 or the pair has no Gaussian noise-level view;
+    otherwise :func:`audits.rare.rare_tail` draws ``trials`` shifted samples (stream ``rare/<id>``)
+    and :func:`rare_tail_claim_check` decides.
+    """
+    if plain_sampling_resolves(delta_claim, trials) or not rare.rare_capable(pair):
+        tails = plain() if callable(plain) else plain
+        return tail_claim_check(id, title, claim, formula, source, tails, epsilon, delta_claim, exact)
+    tail = rare.rare_tail(pair, epsilon, direction, trials, seed, stream=f"rare/{id}", executor=executor)
+    return rare_tail_claim_check(id, title, claim, formula, source, tail, delta_claim, exact)

@@ -6,6 +6,7 @@ Exit codes: 0 every check passes, 1 some check fails, 3 no fail but some inconcl
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 import time
 
@@ -110,6 +111,9 @@ def main(argv: list[str] | None = None) -> int:
     except ValueError as err:  # parameter validation: one line naming the parameter
         print(f"pdp-audit: error: {err}", file=sys.stderr)
         return EXIT_USAGE
+    except BrokenPipeError:  # e.g. `pdp-audit ... | head`: the reader left; not an error of ours
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
     except KeyboardInterrupt:
         print("pdp-audit: interrupted; reports are written only when complete, so no partial file was left", file=sys.stderr)
         return EXIT_INTERRUPTED

@@ -1,0 +1,312 @@
+"""pytest plugin: assert (per-instance) differential-privacy claims about your own mechanisms.
+
+Registered through the ``pytest11`` entry point ``pdp_audit``, so installing pdp-audit is enough::
+
+    @pytest.mark.audit
+    def test_my_mechanism_is_dp(privacy_audit):
+        privacy_audit.assert_dp(MyPair(...), epsilon=1.0, delta=1e-5)
+
+The ``privacy_audit`` fixture runs the suite's checks on a :class:`mechanisms.base.NeighbourPair` and
+fails the test with a readable message on a **fail** verdict only: pass and inconclusive do not fail
+the test (``--audit-strict`` makes inconclusive fail too); every verdict is recorded.
+
+* ``assert_dp(pair, ε, δ)`` -- δ_{D‖D'}(ε) ≤ δ and δ_{D'‖D}(ε) ≤ δ (hockey-stick divergences, plain
+  tails with Clopper–Pearson where δ·trials ≥ 30, importance sampling with empirical Bernstein
+  intervals below that when the pair exposes a Gaussian noise view; :func:`verify.builders.dp_claim_check`);
+* ``assert_pdp(pair, ε, δ)`` -- the same inequalities, stated as the per-instance claim about the one
+  (D, z) the pair was built from (Wang 2019, Definition 2.4);
+* ``assert_coverage(holds, ρ)`` -- an event "holds with probability ≥ 1 − ρ": exact binomial test of
+  the failure count; ``holds`` is a vectorised sampler ``(size, rng) -> bool array``, a per-trial
+  ``rng -> bool`` function, or an array of outcomes.
+
+Each assertion is one family: Holm at ``--audit-alpha`` (default 1e-6) over its checks.  Its seed is
+derived from ``--audit-seed`` and the test's node id and the assertion's position in the test, so
+results do not depend on test order, selection or pytest-xdist.  ``--audit-report PATH`` writes all
+results, keyed by node id, to PATH.pdf and PATH.json at the end of the session; under xdist each worker
+ships its records to the controller through ``workeroutput`` and the controller merges them, so the
+merged report is identical with or without ``-n``.
+"""
+from __future__ import annotations
+
+import inspect
+import json
+import zlib
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Callable
+
+import numpy as np
+import pytest
+
+from verify.cli_types import count
+
+RECORDS_KEY = "pdp_audit_records"
+MARKER = "audit: privacy audits of mechanisms with the privacy_audit fixture (pdp-audit); select with -m audit"
+
+
+# --------------------------------------------------------------------------------------------
+# Options and registration
+# --------------------------------------------------------------------------------------------
+def pytest_addoption(parser: pytest.Parser) -> None:
+    group = parser.getgroup("pdp-audit", "privacy audits (pdp-audit)")
+    group.addoption("--audit-trials", type=count, default=100_000, metavar="N",
+                    help="Monte Carlo samples per world for each privacy assertion (accepts 1e6; default 1e5)")
+    group.addoption("--audit-seed", type=count, default=0, metavar="K", help="root seed of the privacy audits (default 0)")
+    group.addoption("--audit-alpha", type=float, default=1e-6, metavar="A",
+                    help="false-alarm probability of each privacy assertion (default 1e-6)")
+    group.addoption("--audit-report", default=None, metavar="PATH",
+                    help="write all audit results to PATH.pdf and PATH.json (merged over xdist workers)")
+    group.addoption("--audit-strict", action="store_true", default=False,
+                    help="fail tests whose privacy assertion is inconclusive (default: record only)")
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line("markers", MARKER)
+    alpha = config.getoption("--audit-alpha")
+    if not 0 < alpha < 1:
+        raise pytest.UsageError(f"--audit-alpha must be in (0, 1), got {alpha}")
+    if config.getoption("--audit-trials") < 100:
+        raise pytest.UsageError(f"--audit-trials must be >= 100, got {config.getoption('--audit-trials')}")
+    config.pluginmanager.register(AuditSession(config), "pdp_audit_session")
+
+
+@dataclass(frozen=True)
+class Settings:
+    trials: int
+    seed: int
+    alpha: float
+    strict: bool
+
+    @classmethod
+    def from_config(cls, config: pytest.Config) -> "Settings":
+        return cls(config.getoption("--audit-trials"), config.getoption("--audit-seed"),
+                   config.getoption("--audit-alpha"), config.getoption("--audit-strict"))
+
+
+# --------------------------------------------------------------------------------------------
+# Checks for one assertion (pure functions: usable without pytest)
+# --------------------------------------------------------------------------------------------
+def assertion_seed(root: int, nodeid: str, index: int) -> int:
+    """Seed of one assertion: the root seed and crc32 of ``nodeid#index``, so it depends on identity only."""
+    return int(root) * 2**32 + zlib.crc32(f"{nodeid}#{index}".encode("utf-8"))
+
+
+def dp_checks(pair, epsilon: float, delta: float, trials: int, seed: int, exact_delta: float | None,
+              per_instance: bool) -> list:
+    """The two hockey-stick checks δ_{D‖D'}(ε) ≤ δ and δ_{D'‖D}(ε) ≤ δ (plain or importance-sampled)."""
+    from audits.engine import sample_privacy_loss
+    from audits.tails import both_directions
+    from verify import builders
+
+    cache: dict[str, Any] = {}
+
+    def plain(direction: str):
+        if not cache:
+            loss_d = sample_privacy_loss(pair, "D", trials, seed, "plugin")
+            loss_dp = sample_privacy_loss(pair, "D'", trials, seed, "plugin")
+            cache.update(both_directions(loss_d, loss_dp, np.array([float(epsilon)]), 0.5))
+        return cache[direction]
+
+    kind = "pDP for this (D, z)" if per_instance else "DP"
+    source = "Wang 2019, Definition 2.4 (per-instance DP)" if per_instance else "Dwork & Roth 2014, Definition 2.4"
+    checks = []
+    for suffix, direction, (p, q) in (("forward", "D||D'", ("D", "D'")), ("reverse", "D'||D", ("D'", "D"))):
+        checks.append(builders.dp_claim_check(
+            f"{'pdp' if per_instance else 'dp'}-{suffix}", f"({epsilon:g}, {delta:g})-{kind}, δ_{{{p}‖{q}}}(ε)",
+            f"The pair is ({epsilon:g}, {delta:g})-{kind}: P_{p}(S) ≤ e^ε P_{q}(S) + δ for every event S",
+            f"δ_{{{p}‖{q}}}(ε) = P_{p}[L_{p}{q} > ε] − e^ε P_{q}[L_{p}{q} > ε] ≤ δ", source,
+            lambda d=direction: plain(d), pair, direction, float(epsilon), float(delta), trials, seed, exact=exact_delta))
+    return checks
+
+
+class _PerTrial:
+    """Block work from a per-trial ``rng -> bool`` function (a Python loop: keep trials modest)."""
+
+    def __init__(self, fn: Callable[[np.random.Generator], bool]):
+        self.fn = fn
+
+    def __call__(self, size: int, rng: np.random.Generator) -> np.ndarray:
+        return np.fromiter((bool(self.fn(rng)) for _ in range(size)), dtype=bool, count=size)
+
+
+class _Vectorised:
+    """Block work from a vectorised ``(size, rng) -> bool array`` sampler (shape checked)."""
+
+    def __init__(self, fn: Callable[[int, np.random.Generator], np.ndarray]):
+        self.fn = fn
+
+    def __call__(self, size: int, rng: np.random.Generator) -> np.ndarray:
+        out = np.asarray(self.fn(size, rng), dtype=bool)
+        if out.shape != (size,):
+            raise ValueError(f"the coverage sampler must return a boolean array of shape ({size},), got {out.shape}")
+        return out
+
+
+def coverage_outcomes(holds, trials: int, seed: int) -> np.ndarray:
+    """Outcomes of ``holds``: an array as is, else ``trials`` draws of a sampler through the block engine."""
+    from audits.engine import run_blocks
+
+    if not callable(holds):
+        return np.asarray(holds, dtype=bool).ravel()
+    required = [p for p in inspect.signature(holds).parameters.values()
+                if p.default is inspect.Parameter.empty and p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    work = _Vectorised(holds) if len(required) >= 2 else _PerTrial(holds)
+    return run_blocks(work, trials, seed, "plugin/coverage").astype(bool)
+
+
+def coverage_checks(holds, rho: float, trials: int, seed: int, exact_failure: float | None) -> list:
+    from audits.coverage import coverage_of
+    from verify import builders
+
+    if not 0 < rho < 1:
+        raise ValueError(f"rho must be in (0, 1), got {rho}")
+    cov = coverage_of(coverage_outcomes(holds, trials, seed), rho)
+    return [builders.coverage_check(
+        "coverage", "High-probability bound", f"The event holds with probability ≥ 1 − ρ (ρ = {rho:g})",
+        "P[event fails] ≤ ρ", "user claim", cov, exact_failure=exact_failure)]
+
+
+# --------------------------------------------------------------------------------------------
+# The fixture
+# --------------------------------------------------------------------------------------------
+def describe(checks, verdict: str, header: str, settings: Settings, trials: int) -> str:
+    """A readable multi-line account of one assertion (used in failure messages)."""
+    lines = [f"pdp-audit: {header}: {verdict.upper()}"]
+    for c in checks:
+        ci = "" if c.ci is None else f", interval [{c.ci[0]:.4g}, {c.ci[1]:.4g}] at confidence {c.level:.10g}"
+        adj = "" if c.adjusted_pvalue is None else f", Holm-adjusted p-value {c.adjusted_pvalue:.3g}"
+        lines.append(f"  [{c.id}] {c.verdict.upper()}: {c.claim}")
+        lines.append(f"      {c.formula}; estimate {c.estimate:.4g}{ci}{adj}" + (f"; exact {c.exact:.4g}" if c.exact is not None else ""))
+        if c.verdict != "pass" and c.note:
+            lines.append(f"      {c.note}")
+    lines.append(f"  ({trials:,} samples, seed {settings.seed}, false-alarm probability α = {settings.alpha:g}, "
+                 f"Holm over {len(checks)} checks)")
+    return "\n".join(lines)
+
+
+class PrivacyAudit:
+    """What the ``privacy_audit`` fixture returns: privacy assertions recorded under the test's node id."""
+
+    def __init__(self, nodeid: str, settings: Settings, session: "AuditSession"):
+        self.nodeid, self.settings, self.session = nodeid, settings, session
+        self._index = 0
+
+    def _next_seed(self) -> tuple[int, int]:
+        index = self._index
+        self._index += 1
+        return index, assertion_seed(self.settings.seed, self.nodeid, index)
+
+    def _decide(self, kind: str, header: str, checks: list, trials: int, index: int, seed: int, claim: dict) -> "AuditOutcome":
+        from reports.json_report import check_to_dict
+        from verify.checks import finalize, worst
+
+        finalize(checks, self.settings.alpha)
+        verdict = worst(c.verdict for c in checks)
+        self.session.add({
+            "nodeid": self.nodeid, "index": index, "kind": kind, "header": header, "verdict": verdict,
+            "trials": trials, "seed": seed, "alpha": self.settings.alpha, "claim": claim,
+            "checks": [check_to_dict(c) for c in checks],
+        })
+        message = describe(checks, verdict, header, self.settings, trials)
+        if verdict == "fail" or (verdict == "inconclusive" and self.settings.strict):
+            pytest.fail(message + ("\n  (--audit-strict: inconclusive counts as failure)" if verdict != "fail" else ""), pytrace=False)
+        return AuditOutcome(verdict, checks, message)
+
+    def assert_dp(self, pair, epsilon: float, delta: float, *, exact_delta: float | None = None, trials: int | None = None) -> "AuditOutcome":
+        """Assert (ε, δ)-DP on the neighbouring pair: δ_{D‖D'}(ε) ≤ δ and δ_{D'‖D}(ε) ≤ δ.
+
+        ``exact_delta``: a closed form for δ(ε) if you have one (a tight claim can only pass through it).
+        """
+        return self._dp("dp", pair, epsilon, delta, exact_delta, trials)
+
+    def assert_pdp(self, pair, epsilon: float, delta: float, *, exact_delta: float | None = None, trials: int | None = None) -> "AuditOutcome":
+        """Assert (ε, δ)-per-instance DP for the one dataset D and individual z of ``pair`` (Wang 2019)."""
+        return self._dp("pdp", pair, epsilon, delta, exact_delta, trials)
+
+    def _dp(self, kind: str, pair, epsilon, delta, exact_delta, trials) -> "AuditOutcome":
+        if not (np.isfinite(epsilon) and epsilon >= 0):
+            raise ValueError(f"epsilon must be a finite number >= 0, got {epsilon}")
+        if not 0 < delta < 1:
+            raise ValueError(f"delta must be in (0, 1), got {delta}")
+        trials = int(trials or self.settings.trials)
+        index, seed = self._next_seed()
+        checks = dp_checks(pair, epsilon, delta, trials, seed, exact_delta, per_instance=kind == "pdp")
+        label = "per-instance DP claim for this (D, z)" if kind == "pdp" else "DP claim"
+        header = f"({epsilon:g}, {delta:g}) {label} of {type(pair).__name__}"
+        return self._decide(kind, header, checks, trials, index, seed, {"epsilon": float(epsilon), "delta": float(delta)})
+
+    def assert_coverage(self, holds, rho: float, *, trials: int | None = None, exact_failure: float | None = None) -> "AuditOutcome":
+        """Assert an event holds with probability ≥ 1 − ρ (exact binomial test of the failure count)."""
+        trials = int(trials or self.settings.trials)
+        index, seed = self._next_seed()
+        checks = coverage_checks(holds, rho, trials, seed, exact_failure)
+        name = getattr(holds, "__name__", type(holds).__name__)
+        return self._decide("coverage", f"coverage claim (ρ = {rho:g}) of {name}", checks, checks[0].details["trials"],
+                            index, seed, {"rho": float(rho)})
+
+
+@dataclass(frozen=True)
+class AuditOutcome:
+    """The verdict of one privacy assertion, its checks and the readable account."""
+
+    verdict: str
+    checks: list
+    message: str
+
+
+@pytest.fixture
+def privacy_audit(request: pytest.FixtureRequest) -> PrivacyAudit:
+    """Privacy assertions (``assert_dp``, ``assert_pdp``, ``assert_coverage``) recorded under this test."""
+    session = request.config.pluginmanager.get_plugin("pdp_audit_session")
+    return PrivacyAudit(request.node.nodeid, Settings.from_config(request.config), session)
+
+
+# --------------------------------------------------------------------------------------------
+# The session: records, xdist merge, report
+# --------------------------------------------------------------------------------------------
+class AuditSession:
+    """Collects the records of every assertion, keyed by (node id, index); merges xdist workers' records."""
+
+    def __init__(self, config: pytest.Config):
+        self.config = config
+        self.records: dict[tuple[str, int], dict] = {}
+
+    def add(self, record: dict) -> None:
+        self.records[(record["nodeid"], record["index"])] = record
+
+    @property
+    def is_worker(self) -> bool:
+        return hasattr(self.config, "workerinput")
+
+    def sorted_records(self) -> list[dict]:
+        return [self.records[key] for key in sorted(self.records)]
+
+    @pytest.hookimpl(optionalhook=True)
+    def pytest_testnodedown(self, node, error) -> None:
+        """xdist controller: take the records a worker shipped in its ``workeroutput``."""
+        payload = getattr(node, "workeroutput", {}).get(RECORDS_KEY)
+        for record in json.loads(payload) if payload else []:
+            self.add(record)
+
+    def pytest_sessionfinish(self, session: pytest.Session) -> None:
+        if self.is_worker:
+            self.config.workeroutput[RECORDS_KEY] = json.dumps(self.sorted_records())
+            return
+        path = self.config.getoption("--audit-report")
+        if path:
+            from reports.audit_session import write_session_report
+
+            self.written = write_session_report(self.sorted_records(), Path(self.config.invocation_params.dir) / path)
+
+    def pytest_terminal_summary(self, terminalreporter) -> None:
+        if self.is_worker or not self.records:
+            return
+        records = self.sorted_records()
+        counts = {v: sum(r["verdict"] == v for r in records) for v in ("pass", "inconclusive", "fail")}
+        terminalreporter.section("pdp-audit privacy assertions")
+        terminalreporter.write_line(f"{len(records)} assertions: {counts['pass']} pass, {counts['inconclusive']} inconclusive, {counts['fail']} fail")
+        for r in records:
+            if r["verdict"] != "pass":
+                terminalreporter.write_line(f"  {r['verdict'].upper():13s} {r['nodeid']} [{r['index']}] {r['header']}")
+        for written in getattr(self, "written", ()):
+            terminalreporter.write_line(f"report: {written}")
