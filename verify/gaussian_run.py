@@ -132,17 +132,19 @@ def run_gaussian_audit(config: GaussianAuditConfig, executor: Executor | None = 
         _loss_law_check(loss_d, S, sigma),
         _attack_check(loss_d, loss_dp, S, sigma, eps, delta, config.alpha),
         _cor23_coverage_check(loss_d, S, sigma, config.rho),
-        builders.tail_claim_check(
+        builders.dp_claim_check(
             "cor23-pdp", "Corollary 23 pDP bound", f"The pair is (ε, {delta:g})-pDP with ε = ‖Δ‖²/(2σ²) + ‖Δ‖Φ⁻¹(1−δ)/σ = {eps_cor23:.4g}",
-            "δ(ε_Cor23) ≤ δ", "[RW] Corollary 23", tails["D||D'"], eps_cor23, delta, exact=g.analytic_delta(eps_cor23, sigma, S)),
-        builders.tail_claim_check(
+            "δ(ε_Cor23) ≤ δ", "[RW] Corollary 23", tails["D||D'"], pair, "D||D'", eps_cor23, delta, n, seed,
+            exact=g.analytic_delta(eps_cor23, sigma, S), executor=executor),
+        builders.dp_claim_check(
             "classical-epsilon", "Classical ε of the standard Gaussian mechanism",
             f"The mechanism is (ε, {delta:g})-DP with ε = Δ²/(2σ²) + Δ√(2 log(1/δ))/σ = {eps_app_d:.4g}",
-            "δ(ε_classical) ≤ δ", "[RW] Appendix D", tails["D||D'"], eps_app_d, delta, exact=g.analytic_delta(eps_app_d, sigma, S)),
-        _classical_calibration_check(query, rows, target, config),
+            "δ(ε_classical) ≤ δ", "[RW] Appendix D", tails["D||D'"], pair, "D||D'", eps_app_d, delta, n, seed,
+            exact=g.analytic_delta(eps_app_d, sigma, S), executor=executor),
+        _classical_calibration_check(query, rows, target, config, executor),
         _theorem22_check(pair, seed),
         _example4_check(config),
-        _per_instance_check(mechanism, rows, config),
+        _per_instance_check(mechanism, rows, config, executor),
     ]
     finalize(checks, config.alpha)
     sensitivities = mechanism.per_instance_sensitivities(rows)
@@ -188,17 +190,24 @@ def _cor23_coverage_check(loss_d, S, sigma, rho):
         exact_failure=g.corollary23_exact_failure_probability(rho, sigma, S))
 
 
-def _classical_calibration_check(query, rows, target, config):
+def _plain_tails(pair, epsilon: float, config: GaussianAuditConfig, stream: str):
+    """Plain hockey-stick tails at one ε, computed only when the claim is resolvable by plain sampling."""
+    def compute():
+        loss_d = sample_privacy_loss(pair, "D", config.trials, config.seed, stream)
+        loss_dp = sample_privacy_loss(pair, "D'", config.trials, config.seed, stream)
+        return hockey_stick(loss_d, loss_dp, np.array([epsilon]), config.alpha)
+    return compute
+
+
+def _classical_calibration_check(query, rows, target, config, executor):
     sigma_c = g.classical_sigma(config.epsilon, config.delta, query.sensitivity)
     pair = g.GaussianMechanism(query, sigma_c).pair(rows, target, "add")
-    loss_d = sample_privacy_loss(pair, "D", config.trials, config.seed, "classical")
-    loss_dp = sample_privacy_loss(pair, "D'", config.trials, config.seed, "classical")
-    tails = hockey_stick(loss_d, loss_dp, np.array([config.epsilon]), config.alpha)
-    return builders.tail_claim_check(
+    return builders.dp_claim_check(
         "classical-calibration", "Classical calibration σ = Δ√(2 log(1.25/δ))/ε",
         f"σ = {sigma_c:.4g} gives ({config.epsilon:g}, {config.delta:g})-DP (proved for ε < 1)",
         "δ(ε) at σ_classical ≤ δ", "Dwork & Roth 2014 Thm A.1; [RW] Corollary 16",
-        tails, config.epsilon, config.delta, exact=g.analytic_delta(config.epsilon, sigma_c, query.sensitivity))
+        _plain_tails(pair, config.epsilon, config, "classical"), pair, "D||D'", config.epsilon, config.delta,
+        config.trials, config.seed, exact=g.analytic_delta(config.epsilon, sigma_c, query.sensitivity), executor=executor)
 
 
 def _theorem22_check(pair: g.GaussianPair, seed: int, size: int = 100_000):
@@ -243,20 +252,18 @@ def _example4_check(config: GaussianAuditConfig, size: int = 100_000):
         recovered=correct, releases=size, ambiguous=ambiguous, wrong=wrong, footnote_candidates=[float(c) for c in sorted(footnote)])
 
 
-def _per_instance_check(mechanism: g.GaussianMechanism, rows: np.ndarray, config: GaussianAuditConfig):
+def _per_instance_check(mechanism: g.GaussianMechanism, rows: np.ndarray, config: GaussianAuditConfig, executor):
     """The pDP claim of a typical individual (median sensitivity, removed from D), audited like DP."""
     sens = mechanism.per_instance_sensitivities(rows)
     index = int(np.argsort(sens)[len(sens) // 2])
     eps_i = g.analytic_epsilon(config.delta, mechanism.sigma, sens[index])
     pair = mechanism.pair(rows, rows[index], "remove")
-    loss_d = sample_privacy_loss(pair, "D", config.trials, config.seed, "median-individual")
-    loss_dp = sample_privacy_loss(pair, "D'", config.trials, config.seed, "median-individual")
-    tails = hockey_stick(loss_d, loss_dp, np.array([eps_i]), config.alpha)
-    return builders.tail_claim_check(
+    return builders.dp_claim_check(
         "pdp-median-individual", "pDP of the median individual",
         f"Row {index} (‖Δ_z‖ = {sens[index]:.4g}) has ({eps_i:.4g}, {config.delta:g})-pDP, the analytic ε at her own sensitivity",
-        "δ_{D‖D−z}(ε_z) ≤ δ", "Definition D2; " + SOURCE_BW, tails, eps_i, config.delta,
-        exact=g.analytic_delta(eps_i, mechanism.sigma, sens[index]))
+        "δ_{D‖D−z}(ε_z) ≤ δ", "Definition D2; " + SOURCE_BW, _plain_tails(pair, eps_i, config, "median-individual"),
+        pair, "D||D'", eps_i, config.delta, config.trials, config.seed,
+        exact=g.analytic_delta(eps_i, mechanism.sigma, sens[index]), executor=executor)
 
 
 def _per_instance_summary(sensitivities, delta, sigma, S, eps_claim) -> dict:
