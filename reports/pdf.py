@@ -279,11 +279,15 @@ def write_pdf(run: Run, path: str) -> None:
     """Render the run to ``path`` atomically."""
     with plt.rc_context(RC), atomic_path(path) as tmp:
         with PdfPages(tmp, metadata={"Creator": "pdp-audit", "Producer": "pdp-audit", "CreationDate": None}) as pdf:
-            pages = [cover_page(run), *(check_page(c) for c in run.checks)]
-            if run.per_instance is not None:
-                pages.append(per_instance_page(run))
-            pages.extend(figure_page(page) for page in run.pages)
-            pages.append(provenance_page(run))
-            for page in pages:
+            for page in _pages(run):  # one figure open at a time
                 pdf.savefig(page)
                 plt.close(page)
+
+
+def _pages(run: Run):
+    yield cover_page(run)
+    yield from (check_page(c) for c in run.checks)
+    if run.per_instance is not None:
+        yield per_instance_page(run)
+    yield from (figure_page(page) for page in run.pages)
+    yield provenance_page(run)

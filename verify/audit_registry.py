@@ -2,8 +2,8 @@
 from __future__ import annotations
 
 import argparse
-from dataclasses import dataclass
-from typing import Callable
+from dataclasses import dataclass, field
+from typing import Any, Callable
 
 from verify.checks import Run
 
@@ -14,6 +14,8 @@ class AuditCommand:
     help: str
     add_arguments: Callable[[argparse.ArgumentParser], None]
     execute: Callable[[argparse.Namespace], Run]
+    # Overrides of the common options' defaults (e.g. a smaller --trials for an expensive mechanism).
+    defaults: dict[str, Any] = field(default_factory=dict)
 
 
 AUDITS: dict[str, AuditCommand] = {}

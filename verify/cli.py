@@ -29,7 +29,7 @@ class Parser(argparse.ArgumentParser):
 def add_common_run_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--claim-epsilon", type=float, default=1.0, help="claimed ε (default: 1)")
     parser.add_argument("--claim-delta", type=float, default=1e-5, help="claimed δ (default: 1e-5)")
-    parser.add_argument("--trials", type=count, default=1_000_000, help="Monte Carlo samples per world (default: 1e6)")
+    parser.add_argument("--trials", type=count, default=1_000_000, help="Monte Carlo samples per world (default: 1e6 unless the audit says otherwise)")
     parser.add_argument("--seed", type=count, default=0, help="root seed (default: 0)")
     parser.add_argument("--alpha", type=float, default=1e-6, help="family-wise false-alarm probability of the run (default: 1e-6)")
     parser.add_argument("--workers", type=count, default=1, help="worker processes (default: 1; results do not depend on it)")
@@ -56,6 +56,7 @@ def build_parser() -> Parser:
         p = mechanisms.add_parser(name, help=audit.help)
         audit.add_arguments(p)
         add_common_run_arguments(p)
+        p.set_defaults(**audit.defaults)
     for module in command_catalogue.COMMANDS:
         module.add_parser(sub)
     return parser

@@ -1,5 +1,6 @@
 """Extra ``pdp-audit`` subcommands: each module here has ``add_parser(subparsers)`` (one line per command)."""
 from verify import claims_cli
 from verify import tau_cli
+from verify import linreg_bench_cli
 
-COMMANDS: list = [claims_cli, tau_cli]
+COMMANDS: list = [claims_cli, tau_cli, linreg_bench_cli]
