@@ -22,6 +22,8 @@ from dataclasses import dataclass
 from typing import Literal
 
 import numpy as np
+
+from mechanisms.validation import positive, probability
 from mechanisms import gaussian
 from mechanisms.base import RegisteredMechanism, World, check_world, register
 
@@ -59,16 +61,6 @@ def _symmetric(name: str, h: np.ndarray) -> np.ndarray:
     return (h + h.T) / 2
 
 
-def _positive(name: str, value: float) -> float:
-    if not (isinstance(value, (int, float, np.floating)) and 0.0 < value < math.inf):
-        raise ValueError(f"{name} must be a finite number > 0, got {value!r}")
-    return float(value)
-
-
-def _unit_interval(name: str, value: float) -> float:
-    if not (isinstance(value, (int, float, np.floating)) and 0.0 < value < 1.0):
-        raise ValueError(f"{name} must be in (0, 1), got {value!r}")
-    return float(value)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -129,7 +121,7 @@ class AnalyzeGaussPair(_SymmetricMatrixRelease):
     """Standard Analyze Gauss (Dwork et al. 2014b; [RW-app D]; THEORY.md M15): ``vech(H) + N(0, sigma^2 I)``."""
 
     def __init__(self, h: np.ndarray, delta: np.ndarray, sigma: float, neighbour: Neighbour = "add"):
-        self.sigma = _positive("sigma", sigma)
+        self.sigma = positive("sigma", sigma)
         d = np.asarray(h).shape[0] if np.ndim(h) == 2 else 0
         super().__init__(h, delta, neighbour, np.full(d * (d + 1) // 2, self.sigma))
 
@@ -146,7 +138,7 @@ class GoeAnalyzeGaussPair(_SymmetricMatrixRelease):
     """
 
     def __init__(self, h: np.ndarray, delta: np.ndarray, sigma3: float, neighbour: Neighbour = "add"):
-        self.sigma3 = _positive("sigma3", sigma3)
+        self.sigma3 = positive("sigma3", sigma3)
         d = np.asarray(h).shape[0] if np.ndim(h) == 2 else 0
         rows, cols = np.triu_indices(d)
         super().__init__(h, delta, neighbour, np.where(rows == cols, math.sqrt(2.0), 1.0) * self.sigma3)
@@ -182,7 +174,7 @@ def theorem17_epsilon(h_x_frobenius: float, sigma3: float, delta: float) -> floa
     """
     if not (isinstance(h_x_frobenius, (int, float, np.floating)) and 0.0 <= h_x_frobenius < math.inf):
         raise ValueError(f"h_x_frobenius must be a finite number >= 0, got {h_x_frobenius!r}")
-    sigma3, delta = _positive("sigma3", sigma3), _unit_interval("delta", delta)
+    sigma3, delta = positive("sigma3", sigma3), probability("delta", delta)
     f = float(h_x_frobenius)
     return f**2 / (4 * sigma3**2) + f * math.sqrt(2 * math.log(1 / delta)) / (math.sqrt(2) * sigma3)
 
@@ -197,7 +189,7 @@ def theorem17_ex_post_epsilon(h_x: np.ndarray, noise: np.ndarray, sigma3: float)
     leading batch axes (..., d, d).
     """
     h_x = _symmetric("h_x", h_x)
-    sigma3 = _positive("sigma3", sigma3)
+    sigma3 = positive("sigma3", sigma3)
     inner = np.einsum("ij,...ij->...", h_x, np.asarray(noise, dtype=float))
     return np.abs(np.sum(h_x**2) / (4 * sigma3**2) - inner / (2 * sigma3**2))
 
@@ -207,7 +199,7 @@ def analyze_gauss_epsilon(beta: float, sigma: float, delta: float) -> float:
 
     ``eps = beta^2 / (2 sigma^2) + beta sqrt(2 log(1/delta)) / sigma`` for ``||H_x||_F <= beta``.
     """
-    beta, sigma, delta = _positive("beta", beta), _positive("sigma", sigma), _unit_interval("delta", delta)
+    beta, sigma, delta = positive("beta", beta), positive("sigma", sigma), probability("delta", delta)
     return beta**2 / (2 * sigma**2) + beta * math.sqrt(2 * math.log(1 / delta)) / sigma
 
 
@@ -249,8 +241,8 @@ def k15_comparison(epsilon: float, delta: float, beta: float = 1.0, d: int = 50)
     """
     if isinstance(d, bool) or not isinstance(d, (int, np.integer)) or d < 1:
         raise ValueError(f"d must be an integer >= 1, got {d!r}")
-    beta = _positive("beta", beta)
-    epsilon, delta = _positive("epsilon", epsilon), _unit_interval("delta", delta)
+    beta = positive("beta", beta)
+    epsilon, delta = positive("epsilon", epsilon), probability("delta", delta)
     return K15Comparison(epsilon=epsilon, delta=delta, beta=beta, d=int(d),
                          analyze_gauss_sigma=gaussian.analytic_sigma(epsilon, delta, beta),
                          goe_sigma3=gaussian.analytic_sigma(epsilon, delta, beta / math.sqrt(2)))

@@ -3,3 +3,4 @@ from mechanisms import gaussian  # noqa: F401
 from mechanisms import analyze_gauss  # noqa: F401
 from mechanisms import objpert  # noqa: F401
 from mechanisms import linreg  # noqa: F401
+from mechanisms import privacy_report  # noqa: F401

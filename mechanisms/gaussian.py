@@ -22,6 +22,7 @@ import numpy as np
 from scipy import optimize, special, stats
 
 from mechanisms.base import RegisteredMechanism, World, check_world, register
+from mechanisms.validation import nonnegative, positive, probability
 
 QueryKind = Literal["sum", "count"]
 Relation = Literal["add", "remove"]
@@ -30,25 +31,7 @@ Relation = Literal["add", "remove"]
 # --------------------------------------------------------------------------------------------
 # Validation helpers
 # --------------------------------------------------------------------------------------------
-def _positive(name: str, value: float) -> float:
-    value = float(value)
-    if not (math.isfinite(value) and value > 0):
-        raise ValueError(f"{name} must be a finite number > 0, got {value!r}")
-    return value
 
-
-def _probability(name: str, value: float) -> float:
-    value = float(value)
-    if not (0 < value < 1):
-        raise ValueError(f"{name} must be in (0, 1), got {value!r}")
-    return value
-
-
-def _nonnegative(name: str, value: float) -> float:
-    value = float(value)
-    if not (math.isfinite(value) and value >= 0):
-        raise ValueError(f"{name} must be a finite number >= 0, got {value!r}")
-    return value
 
 
 # --------------------------------------------------------------------------------------------
@@ -79,9 +62,9 @@ def analytic_delta(epsilon: float, sigma: float, sensitivity: float = 1.0) -> fl
     This is the hockey-stick divergence of N(0, σ²) from N(Δ, σ²) at e^ε, i.e. the smallest δ for
     which the mechanism is (ε, δ)-DP.  ε ≥ 0, σ > 0, Δ ≥ 0 (Δ = 0 gives δ = 0).
     """
-    epsilon = _nonnegative("epsilon", epsilon)
-    sigma = _positive("sigma", sigma)
-    sensitivity = _nonnegative("sensitivity", sensitivity)
+    epsilon = nonnegative("epsilon", epsilon)
+    sigma = positive("sigma", sigma)
+    sensitivity = nonnegative("sensitivity", sensitivity)
     if sensitivity == 0:
         return 0.0
     return math.exp(_log_analytic_delta(epsilon, sigma / sensitivity))
@@ -105,9 +88,9 @@ def analytic_epsilon(delta: float, sigma: float, sensitivity: float = 1.0) -> fl
     δ(ε) is strictly decreasing in ε; the root of log δ(ε) = log δ is found by Brent's method to
     machine precision.  Returns 0 when δ(0) ≤ δ already.
     """
-    delta = _probability("delta", delta)
-    sigma = _positive("sigma", sigma)
-    sensitivity = _nonnegative("sensitivity", sensitivity)
+    delta = probability("delta", delta)
+    sigma = positive("sigma", sigma)
+    sensitivity = nonnegative("sensitivity", sensitivity)
     if sensitivity == 0:
         return 0.0
     s = sigma / sensitivity
@@ -128,9 +111,9 @@ def analytic_sigma(epsilon: float, delta: float, sensitivity: float = 1.0) -> fl
     Balle & Wang (2018), Theorem 8 / Algorithm 1, solved by Brent's method on log δ(ε; σ), which is
     strictly decreasing in σ.  ε ≥ 0, δ ∈ (0, 1), Δ > 0.
     """
-    epsilon = _nonnegative("epsilon", epsilon)
-    delta = _probability("delta", delta)
-    sensitivity = _positive("sensitivity", sensitivity)
+    epsilon = nonnegative("epsilon", epsilon)
+    delta = probability("delta", delta)
+    sensitivity = positive("sensitivity", sensitivity)
     log_target = math.log(delta)
 
     def f(s: float) -> float:
@@ -148,17 +131,17 @@ def classical_sigma(epsilon: float, delta: float, sensitivity: float = 1.0) -> f
 
     Dwork & Roth (2014), Theorem A.1 (proved for ε < 1); used by [RW] Corollary 16 and [PDP] Lemma 2.4.
     """
-    epsilon = _positive("epsilon", epsilon)
-    delta = _probability("delta", delta)
-    sensitivity = _positive("sensitivity", sensitivity)
+    epsilon = positive("epsilon", epsilon)
+    delta = probability("delta", delta)
+    sensitivity = positive("sensitivity", sensitivity)
     return sensitivity * math.sqrt(2 * math.log(1.25 / delta)) / epsilon
 
 
 def classical_epsilon(delta: float, sigma: float, sensitivity: float = 1.0) -> float:
     """[RW] Appendix D (standard Gaussian mechanism): ε = Δ²/(2σ²) + Δ √(2 log(1/δ)) / σ."""
-    delta = _probability("delta", delta)
-    sigma = _positive("sigma", sigma)
-    sensitivity = _nonnegative("sensitivity", sensitivity)
+    delta = probability("delta", delta)
+    sigma = positive("sigma", sigma)
+    sensitivity = nonnegative("sensitivity", sensitivity)
     return sensitivity**2 / (2 * sigma**2) + sensitivity * math.sqrt(2 * math.log(1 / delta)) / sigma
 
 
@@ -180,7 +163,7 @@ def corollary23_pdp_epsilon(delta: float, sigma: float, delta_norm: float) -> fl
 
     Printed twice identically (Q32); this is the printed expression.
     """
-    delta = _probability("delta", delta)
+    delta = probability("delta", delta)
     return delta_norm**2 / (2 * sigma**2) + delta_norm * stats.norm.isf(delta) / sigma
 
 
@@ -190,7 +173,7 @@ def corollary23_ex_post_bound(rho: float, sigma: float, delta_norm: float, form:
         ‖Δ_z‖²/(2σ²) + ‖Δ_z‖ Φ⁻¹(1 − ρ/2) / σ          (``form="quantile"``)
         ≤ ‖Δ_z‖²/(2σ²) + ‖Δ_z‖ √(2 log(2/ρ)) / σ      (``form="log"``).
     """
-    rho = _probability("rho", rho)
+    rho = probability("rho", rho)
     z = stats.norm.isf(rho / 2) if form == "quantile" else math.sqrt(2 * math.log(2 / rho))
     return delta_norm**2 / (2 * sigma**2) + delta_norm * z / sigma
 
@@ -253,7 +236,7 @@ class Query:
     def __post_init__(self) -> None:
         if self.kind not in ("sum", "count"):
             raise ValueError(f"query must be 'sum' or 'count', got {self.kind!r}")
-        _positive("clip", self.clip)
+        positive("clip", self.clip)
 
     def __call__(self, data: np.ndarray) -> np.ndarray:
         data = np.atleast_2d(np.asarray(data, dtype=float))
@@ -285,7 +268,7 @@ class GaussianPair:
         self.q_dprime = np.atleast_1d(np.asarray(q_dprime, dtype=float))
         if self.q_d.shape != self.q_dprime.shape or self.q_d.ndim != 1:
             raise ValueError("q_d and q_dprime must be vectors of the same length")
-        self.sigma = _positive("sigma", sigma)
+        self.sigma = positive("sigma", sigma)
         self.output_dim = self.noise_dim = self.q_d.size
         self.noise_sigma = self.sigma
 
@@ -329,7 +312,7 @@ class GaussianMechanism:
     sigma: float
 
     def __post_init__(self) -> None:
-        _positive("sigma", self.sigma)
+        positive("sigma", self.sigma)
 
     def pair(self, data: np.ndarray, target: np.ndarray, relation: Relation = "add") -> GaussianPair:
         """The pair (D, D±z): ``relation="add"`` appends ``target``; ``"remove"`` deletes it (it must be a row of D)."""

@@ -29,6 +29,8 @@ from typing import Literal
 
 import mpmath
 import numpy as np
+
+from mechanisms.validation import positive, probability
 from scipy import optimize, special, stats
 
 #: Published moments of the Tracy-Widom beta = 1 law (as quoted in design/GOE.md).
@@ -50,16 +52,14 @@ def _check_d(d: int) -> int:
     return int(d)
 
 
-def _check_rho(rho: float) -> float:
-    if not (isinstance(rho, (int, float, np.floating)) and 0.0 < rho < 1.0):
-        raise ValueError(f"rho must be in (0, 1), got {rho!r}")
-    return float(rho)
 
 
-def _check_sigma(sigma: float) -> float:
-    if not (isinstance(sigma, (int, float, np.floating)) and 0.0 < sigma < math.inf):
-        raise ValueError(f"sigma must be a finite number > 0, got {sigma!r}")
-    return float(sigma)
+def _rho(rho: float) -> float:
+    return probability("rho", rho)
+
+
+def _sigma(sigma: float) -> float:
+    return positive("sigma", sigma)
 
 
 def _check_dps(dps: int) -> int:
@@ -380,7 +380,7 @@ def sample_goe_extreme_eigenvalues(d: int, size: int, rng: np.random.Generator, 
     of about 2^21 matrix entries to bound memory.
     """
     d = _check_d(d)
-    sigma = _check_sigma(sigma)
+    sigma = _sigma(sigma)
     if size < 0:
         raise ValueError(f"size must be >= 0, got {size}")
     batch = max(1, (1 << 21) // (d * d)) if batch is None else batch
@@ -471,7 +471,7 @@ def tau(d: int, rho: float, sigma: float = 1.0, method: Method = "auto",
     ``method``: "exact" (Chiani 2014, Theorem 2), "tracy-widom" (Bornemann's F_1 with edge scaling),
     or "auto" (exact for ``d <= exact_max_d``).
     """
-    d, rho, sigma = _check_d(d), _check_rho(rho), _check_sigma(sigma)
+    d, rho, sigma = _check_d(d), _rho(rho), _sigma(sigma)
     if method not in ("auto", "exact", "tracy-widom"):
         raise ValueError(f"method must be one of 'auto', 'exact', 'tracy-widom', got {method!r}")
     if method == "auto":
@@ -486,6 +486,6 @@ def spectral_norm_probability_bounds(d: int, threshold: float, sigma: float = 1.
     ``{||N|| <= t} = {lambda_max <= t} minus {lambda_min < -t}`` and ``-lambda_min ~ lambda_max``, so
     ``2 F(t/sigma) - 1 <= P[||N||_2 <= t] <= F(t/sigma)``.  At ``t = tau``: ``1 - rho <= P <= 1 - rho/2``.
     """
-    sigma = _check_sigma(sigma)
+    sigma = _sigma(sigma)
     f = float(largest_eigenvalue_cdf(threshold / sigma, d))
     return max(0.0, 2.0 * f - 1.0), f

@@ -21,6 +21,10 @@ from dataclasses import dataclass
 from typing import Literal
 
 import numpy as np
+
+from mechanisms.validation import nonnegative as check_nonnegative
+from mechanisms.validation import positive as check_positive
+from mechanisms.validation import probability
 from scipy import linalg, optimize, special
 
 from mechanisms.base import RegisteredMechanism, World, check_world, register
@@ -33,25 +37,11 @@ LOG_2PI = float(np.log(2.0 * np.pi))
 # --- validation -----------------------------------------------------------------------------------
 
 
-def check_positive(name: str, value: float) -> float:
-    value = float(value)
-    if not (np.isfinite(value) and value > 0):
-        raise ValueError(f"{name} must be a finite number > 0, got {value}")
-    return value
 
-
-def check_nonnegative(name: str, value: float) -> float:
-    value = float(value)
-    if not (np.isfinite(value) and value >= 0):
-        raise ValueError(f"{name} must be a finite number >= 0, got {value}")
-    return value
 
 
 def check_delta(delta: float, name: str = "delta") -> float:
-    delta = float(delta)
-    if not 0 < delta < 1:
-        raise ValueError(f"{name} must lie in (0, 1), got {delta}")
-    return delta
+    return probability(name, delta)
 
 
 # --- Gaussian laws parametrised by their precision -----------------------------------------------

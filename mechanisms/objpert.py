@@ -25,6 +25,8 @@ from typing import Literal, NamedTuple
 
 import numpy as np
 
+from mechanisms.validation import positive, probability
+
 from mechanisms.base import RegisteredMechanism, World, check_world, register
 from mechanisms.losses import GLMLoss, Loss, Regulariser, get_loss
 
@@ -61,18 +63,6 @@ FLOPS = FlopCounter()
 # --------------------------------------------------------------------------------------------
 # Validation
 # --------------------------------------------------------------------------------------------
-def _positive(name: str, value: float, why: str = "") -> float:
-    value = float(value)
-    if not (math.isfinite(value) and value > 0):
-        raise ValueError(f"{name} must be a finite number > 0{why}, got {value!r}")
-    return value
-
-
-def _probability(name: str, value: float) -> float:
-    value = float(value)
-    if not (0 < value < 1):
-        raise ValueError(f"{name} must be in (0, 1), got {value!r}")
-    return value
 
 
 def _data(X: np.ndarray, y: np.ndarray, loss: Loss) -> tuple[np.ndarray, np.ndarray]:
@@ -123,7 +113,7 @@ class Objective:
     def __init__(self, X: np.ndarray, y: np.ndarray, lam: float, loss: str | Loss = "logistic", reg: Regulariser | None = None):
         self.loss = get_loss(loss)
         self.X, self.y = _data(X, y, self.loss)
-        self.lam = _positive("lam", lam, " (the ridge term makes θ ↦ b(θ) a bijection)")
+        self.lam = positive("lam", lam, " (the ridge term makes θ ↦ b(θ) a bijection)")
         self.reg = reg
         self.n, self.d = self.X.shape
         self.glm = isinstance(self.loss, GLMLoss)
@@ -392,7 +382,7 @@ def solve_batch(
     size of the terms that cancel at the optimum; otherwise :class:`ObjPertSolverError` is raised.
     """
     obj = Objective(X, y, lam, loss, reg)
-    _positive("rtol", rtol)
+    positive("rtol", rtol)
     theta_ref, M_ref = _reference(obj, rtol, max_iter)
     return _minimise(obj, _check_noise(noise, obj.d), theta_ref, M_ref, rtol, max_iter)
 
@@ -431,7 +421,7 @@ def log_density(
     ``theta`` is (d,) or (rows, d); the result has shape ``theta.shape[:-1]``.
     """
     obj = Objective(X, y, lam, loss, reg)
-    sigma = _positive("sigma", sigma)
+    sigma = positive("sigma", sigma)
     rows = _theta_rows(theta, obj.d)
     out = _objective_log_density(obj, rows, sigma)
     return out.reshape(np.shape(theta)[:-1])
@@ -489,9 +479,9 @@ class ObjPertPair:
             Xp, yp = np.delete(X, i, axis=0), np.delete(y, i)
         self.obj = {"D": self.obj_d, "D'": Objective(Xp, yp, lam, self.loss, reg)}
         self.sign = 1.0 if relation == "add" else -1.0  # J(·; D') = J(·; D) + sign · ℓ(·; z)
-        self.sigma = _positive("sigma", sigma)
+        self.sigma = positive("sigma", sigma)
         self.lam = self.obj_d.lam
-        self.rtol = _positive("rtol", rtol)
+        self.rtol = positive("rtol", rtol)
         self.max_iter = int(max_iter)
         self.output_dim = self.noise_dim = self.obj_d.d
         self.noise_sigma = self.sigma
@@ -545,8 +535,8 @@ def theorem5_sigma(epsilon: float, delta: float, xi: float, calibration: Calibra
     the right side as σ² (THEORY.md Q1: b enters the objective like a gradient, so σ must scale like ξ,
     not ξ²) and returns ``σ = ξ √(8 log(2/δ) + 4ε) / ε``.
     """
-    epsilon, xi = _positive("epsilon", epsilon), _positive("xi", xi, " (Theorem 5 needs a bounded gradient)")
-    delta = _probability("delta", delta)
+    epsilon, xi = positive("epsilon", epsilon), positive("xi", xi, " (Theorem 5 needs a bounded gradient)")
+    delta = probability("delta", delta)
     printed = xi**2 * (8 * math.log(2 / delta) + 4 * epsilon) / epsilon**2
     if calibration == "printed":
         return printed
@@ -557,7 +547,7 @@ def theorem5_sigma(epsilon: float, delta: float, xi: float, calibration: Calibra
 
 def theorem5_lambda(epsilon: float, beta: float) -> float:
     """Smallest ridge parameter of [RW] Theorem 5: ``λ ≥ 2β/ε`` (β: Hessian bound of ℓ)."""
-    return 2.0 * _positive("beta", beta) / _positive("epsilon", epsilon)
+    return 2.0 * positive("beta", beta) / positive("epsilon", epsilon)
 
 
 def theorem5_calibration(
@@ -607,7 +597,7 @@ def theorem6_log_ratio(
     """
     loss = get_loss(loss)
     obj = Objective(X, y, lam, loss, reg)
-    sigma = _positive("sigma", sigma)
+    sigma = positive("sigma", sigma)
     x, yz, z_in_d = _target(obj.X, obj.y, target_x, target_y, loss)
     pm = -1.0 if z_in_d else 1.0
     shape = np.shape(theta)[:-1]
@@ -656,7 +646,7 @@ def corollary7_log_ratio(theta, X, y, target_x, target_y, lam, sigma, loss="logi
     """
     f = _glm(loss)
     obj = Objective(X, y, lam, f, reg)
-    sigma = _positive("sigma", sigma)
+    sigma = positive("sigma", sigma)
     x, yz, z_in_d = _target(obj.X, obj.y, target_x, target_y, f)
     pm = -1.0 if z_in_d else 1.0
     theta = _theta_rows(theta, obj.d)
@@ -681,7 +671,7 @@ def theorem8_bound(theta: np.ndarray, target_x: np.ndarray, target_y: float, lam
     Returns the right side for rows of θ; ``inf`` where some ``λⱼ ≥ λ`` (the bound is then void, Q37).
     """
     loss = get_loss(loss)
-    lam = _positive("lam", lam)
+    lam = positive("lam", lam)
     x = np.asarray(target_x, dtype=float).reshape(-1)
     theta = _theta_rows(theta, x.size)
     ev = np.linalg.eigvalsh(loss.point_hess(theta, x, float(target_y))) / lam
@@ -693,7 +683,7 @@ def theorem8_bound(theta: np.ndarray, target_x: np.ndarray, target_y: float, lam
 def theorem8_bound_glm(theta: np.ndarray, target_x: np.ndarray, target_y: float, lam: float, loss: str | Loss = "logistic") -> np.ndarray:
     """[RW] Theorem 8, GLM form: ``−log(1 − f''(xᵀθ; y)‖x‖²/λ)`` (``inf`` if ``f''‖x‖² ≥ λ``)."""
     f = _glm(loss)
-    lam = _positive("lam", lam)
+    lam = positive("lam", lam)
     x = np.asarray(target_x, dtype=float).reshape(-1)
     a = f.f2(_theta_rows(theta, x.size) @ x, float(target_y)) * (x @ x) / lam
     with np.errstate(divide="ignore", invalid="ignore"):
@@ -706,7 +696,7 @@ def theorem9_bound(theta: np.ndarray, target_x: np.ndarray, target_y: float, sig
         |∇J(θ̂ᴾ; D)ᵀ∇ℓ(θ̂ᴾ; z)| ≤ σ √(2 log(2d/ρ)) ‖∇ℓ(θ̂ᴾ; z)‖₁     (Hölder with ∇J(θ̂ᴾ; D) = −b).
     """
     loss = get_loss(loss)
-    sigma, rho = _positive("sigma", sigma), _probability("rho", rho)
+    sigma, rho = positive("sigma", sigma), probability("rho", rho)
     x = np.asarray(target_x, dtype=float).reshape(-1)
     g = loss.point_grad(_theta_rows(theta, x.size), x, float(target_y))
     return sigma * math.sqrt(2 * math.log(2 * x.size / rho)) * np.abs(g).sum(axis=1)
@@ -723,7 +713,7 @@ def theorem9_bound_glm(
       ``|f'|·|bᵀx|`` and ``bᵀx ~ N(0, σ²‖x‖²)`` whatever the dependence of f' on b (not uniform in z).
     """
     f = _glm(loss)
-    sigma, rho = _positive("sigma", sigma), _probability("rho", rho)
+    sigma, rho = positive("sigma", sigma), probability("rho", rho)
     x = np.asarray(target_x, dtype=float).reshape(-1)
     f1 = f.f1(_theta_rows(theta, x.size) @ x, float(target_y))
     if form == "derived":

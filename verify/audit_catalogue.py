@@ -3,3 +3,4 @@ from verify import gaussian_cli  # noqa: F401
 from verify import goe_cli  # noqa: F401
 from verify import linreg_cli  # noqa: F401
 from verify import objpert_cli  # noqa: F401
+from verify import privacy_report_cli  # noqa: F401
