@@ -56,7 +56,7 @@ def document(entries, paper: str | None, status: str | None) -> dict:
 
 
 def _wrap(label: str, text: str) -> list[str]:
-    return textwrap.wrap(f"{label}{text}", width=_WIDTH, initial_indent=_INDENT,
+    return textwrap.wrap(f"{label}{text}", width=_WIDTH, break_on_hyphens=False, initial_indent=_INDENT,
                          subsequent_indent=_INDENT + " " * len(label))
 
 

@@ -13,7 +13,9 @@ Each row is built with one of three status helpers:
 * :func:`not_simulable` -- why no simulation can decide it.
 
 ``finding`` stays empty unless a run of the suite has established something; every finding below
-comes from :data:`FINDINGS_RUN`.  Statements are transcribed as THEORY.md prints them (typos kept).
+comes from one of the runs listed in :data:`FINDINGS_RUN` (or from a named test of ``tests/``), and
+says the parameters its numbers were obtained at.  Statements are transcribed as THEORY.md prints
+them (typos kept).
 
 A Python table rather than TOML: ``pip install .`` ships only Python modules of the ``verify``
 package, so a data file beside this module would be missing from an installed copy.
@@ -22,11 +24,24 @@ from __future__ import annotations
 
 GAUSSIAN_COMMAND = "pdp-audit run gaussian"
 
-#: The run every finding of this table comes from (the Gaussian audit at its defaults).
+GOE_COMMAND = "pdp-audit run goe-release"
+OBJPERT_COMMAND = "pdp-audit run objpert"
+
+#: The runs the findings of this table come from (pdp-audit 0.1.0, seed 0, α = 1e-6, claim (ε, δ) = (1, 1e-5)
+#: unless said otherwise; "1e5 trials" means --trials 100000).  A finding names its run when it is not the
+#: audit's default one, and a test of tests/ when the number comes from there.
 FINDINGS_RUN = (
-    "pdp-audit run gaussian --json - --report none (pdp-audit 0.1.0; defaults: diabetes data, clipped sum, "
+    "pdp-audit run gaussian --json - --report none (defaults: diabetes data, clipped sum, "
     "C = 1, claim (ε, δ) = (1, 1e-5), σ = 3.7306 (analytic calibration), ρ = 0.01, 1e6 trials per world, "
-    "seed 0, α = 1e-6): verdict pass, every check pass"
+    "seed 0, α = 1e-6): verdict pass, every check pass; "
+    "pdp-audit run goe-release --trials 100000 --json - --report none (d = 50, β = 1, paper calibration σ₃ = 3.4652, "
+    "s = 4.9006, ρ = 0.01, 5e4 noise matrices): verdict fail (k16-as-printed only); "
+    "pdp-audit run objpert --trials 100000 --json - --report none (logistic, synthetic n = 200, d = 2, margin 0.4, "
+    "λ = 0.5, σ = 10.082 variance reading, ρ = 0.05): verdict fail (thm9-glm-printed only); the same with "
+    "--loss huber --huber-kappa 0.01 (ξ = 0.01, β = 1, λ = 2); "
+    "pdp-audit run {output-perturbation,ops,adaops,adassp,ssp} --trials 100000 --json - --report none (diabetes, "
+    "n = 442, d = 10, rows scaled to ‖x‖ = 1, y in [−1, 1], 128-candidate search); ops also with --claim-delta 1e-6 "
+    "--no-reproduce"
 )
 
 ISSUES = {
@@ -76,18 +91,189 @@ _EX4 = ("Recovery works: an attacker seeing o and the exact ex-post pDP ε(o, D,
         "Q(D) = 1000 in 100000 of 100000 releases (σ = 3.731; both candidates integral: 0; wrong or none: 0); "
         "footnote Q(D) = 0, o = 0.1 (σ = 1) gives candidates −0.8 and 0 as printed (example4 pass).")
 
+# --------------------------------------------------------------------------------------------------
+# Findings of the GOE audit (pdp-audit run goe-release --trials 100000: d = 50, β = 1, ε = 1, δ = 1e-5,
+# σ₃ = 3.4652 from Theorem 17's DP bound, Analyze Gauss s = 4.9006, ρ = 0.01, 5e4 noise matrices)
+# --------------------------------------------------------------------------------------------------
+_K16 = ("12 is the exact quantile of Chiani's unit GOE (Z + Zᵀ)/2 at d = 50, ρ = 8.465e-6: 11.9999987 "
+        "(1 − F_unit(12) = 4.23246e-6 vs ρ/2 = 4.2325e-6; k16-unit-goe pass). For the (Z + Zᵀ)/√2 that Lemma 20 names "
+        "and Algorithm 6 adds the quantile is τ = 12√2 = 16.9706 (also pdp-audit tau --d 50 --rho 8.465e-6); τ = 12 "
+        "used as printed gives P[‖N‖₂ ≤ 12σ₃] ≤ 0.00898 exactly (P[λ_max ≤ 12σ₃] = 0.008977), and 49999 of 5e4 "
+        "sampled noise matrices had ‖N‖₂ > 12σ₃ against the claimed rate 8.465e-6 (k16-as-printed fail).")
+_K15 = ("Holds as a worst-case (DP) statement: at equal exact (1, 1e-5)-DP over ‖H_x‖_F ≤ 1 (exact calibrations "
+        "s = 3.7306, σ₃ = 2.638) the GOE release has exactly half the off-diagonal noise variance of Analyze Gauss "
+        "(ratio 0.5) and the same diagonal variance (ratio 1), total E‖N‖_F² ratio (d+1)/(2d) = 0.51 at d = 50; "
+        "Theorem 17 at σ₃ = s/√2 gives exactly the classical bound's ε (k15-factor-two pass). Per instance the factor "
+        "is not 2: for H_x = x xᵀ the equal-privacy variance ratio σ₃²/s² = ‖x‖⁴/(‖x‖⁴ + Σxᵢ⁴) lies in [1/2, d/(d+1)] "
+        "(0.98 at d = 50), median 0.932 over breast-cancer rows (d = 30) and 0.947 over rows uniform in the unit ball "
+        "(d = 50), not 1/2; at the DP-equal calibration a dense H_x has η = 0.2681 under the GOE release vs 0.2189 "
+        "under Analyze Gauss (typical individuals get the larger privacy loss from the GOE release).")
+_LEM20 = ("Holds and is tight: with τ = 15.3154 exact (d = 50, ρ = 0.01) and σ₃ = 3.4652, 527 of 5e4 noise matrices "
+          "had ‖N‖₂ > σ₃τ, rate 0.01054 (CI [0.00827, 0.01319]) against ρ = 0.01 (lemma20-coverage pass). Exactly "
+          "P[fail] ∈ [ρ/2, ρ] (union bound from the exact CDF), and treating λ_max and −λ_min as independent "
+          "P[fail] ≈ ρ − ρ²/4 = 0.009975: the coverage is ≈ 1 − ρ + ρ²/4, close to 1 − ρ. Chiani's exact CDF mapped "
+          "to (Z + Zᵀ)/√2 matches the sampled λ_max at d = 5, 20, 50 (largest |F̂ − F| 0.0031 over 52 points; "
+          "goe-cdf pass).")
+_THM17 = ("Holds at the defaults (β = 1, δ = 1e-5, σ₃ = 3.4652 from Theorem 17's DP bound): DP at the worst-case "
+          "neighbour H_x = e₁e₁ᵀ (goe-dp-forward, goe-dp-reverse pass; exact ε of the release 0.742 < 1); the privacy "
+          "loss is N(η²/2, η²) as derived (goe-loss-law pass); a typical individual (‖H_x‖_F at the median) has the "
+          "printed pDP ε (exact pDP ε 0.4163; thm17-pdp pass); the ex-post formula equals the log-density ratio to "
+          "1.9e-15 at d = 50 (thm17-ex-post-identity pass); the ex-post bound holds w.p. ≥ 1 − 2δ (Q38): exact "
+          "failure probability 1.23e-6 = 0.062 of the allowed 2δ, 0 of 1e5 releases failed (thm17-ex-post pass).")
+_Q38 = ("The ex-post bound holds with probability ≥ 1 − 2δ as printed (β = 1, δ = 1e-5, σ₃ = 3.4652, a typical "
+        "individual): exact failure probability 1.23e-6, 0.062 of the allowed 2δ = 2e-5; 0 of 1e5 releases failed "
+        "(thm17-ex-post pass). The one-sided-vs-two-sided comparison with Cor. 23 is not run.")
+
+# --------------------------------------------------------------------------------------------------
+# Findings of the objective-perturbation audit (pdp-audit run objpert --trials 100000: logistic loss,
+# synthetic n = 200, d = 2, margin 0.4, ε = 1, δ = 1e-5, ξ = 1, β = 1/4, λ = 0.5, σ = 10.082, ρ = 0.05)
+# --------------------------------------------------------------------------------------------------
+_THM6 = ("Exact identity: the formula equals the log-density ratio from the change of variables to 5.7e-14 "
+         "(largest relative error) on 2400 instances (100 parameter vectors × 24 targets, added and removed; "
+         "σ = 10.08, λ = 0.5; tolerance 1e-8; thm6-identity pass); 1.4e-10 with the pseudo-Huber loss, κ = 0.01.")
+_COR7 = ("Printed '≤', holds with equality (Q37): largest error 5.7e-14 against the exact log-density ratio on the "
+         "same 2400 instances (cor7-identity pass).")
+_THM8 = ("Holds, strictly: on all 2400 instances (none void: every λ_j < λ) the largest ratio |log-det term| / bound is "
+         "0.990 (general and GLM forms), the smallest gap 4.3e-5 among the 1908 instances with bound ≥ 1e-4 "
+         "(thm8-bound pass; 0.9994 with pseudo-Huber κ = 0.01).")
+_THM9 = ("The general ℓ₁ form holds simultaneously over the 200 training points: some point violated it in 356 of 1e5 "
+         "releases (0.00356 vs ρ = 0.05; thm9-general pass). The GLM form as printed (signed f′, Q23) fails: at a "
+         "y = +1 target (training row 122) f′ < 0 in every release, the printed right side is negative and the bound "
+         "fails in 100000 of 100000 releases (thm9-glm-printed fail); the logistic f′(t; +1) is negative for every t, "
+         "so this happens at every y = +1 target. With |f′| it holds per fixed z: 688 of 1e5 (0.00688; exact "
+         "2Φ̄(√(2 log(2/ρ))) = 0.0066, conservative 7.6×; thm9-glm-derived pass), but not uniformly over the training "
+         "points: some z ∈ D violates it in 2.54% of the releases (d = 2). tests/test_objpert.py::"
+         "test_theorem9_coverage_general_printed_glm_and_derived_glm finds the same on breast-cancer (d = 30).")
+_THM5 = ("Both readings at ε = 1, δ = 1e-5, ξ = 1: printed σ = ξ²(8 log(2/δ) + 4ε)/ε² = 101.65, variance reading "
+         "σ = 10.082. At the logistic default (λ = 2β/ε = 0.5) both are DP at the adversarial neighbour found "
+         "(thm5-printed-dp-forward/-reverse, thm5-variance-dp-forward/-reverse pass; certified (0.416, 1e-5) and "
+         "(0.662, 1e-5) there): the printed σ over-noises by 10×. The printed σ scales like ξ² where the needed one "
+         "scales like ξ, so it is not DP for small ξ: with pseudo-Huber κ = 0.01 (ξ = 0.01, β = 1, λ = 2; "
+         "--loss huber --huber-kappa 0.01) the printed σ = 0.0102 gives δ̂(1) = 0.122 (CI [0.103, 0.141]) ≫ 1e-5 "
+         "in both directions and the likelihood-ratio attack certifies ε ≥ 2.08 (thm5-printed-dp-forward, -reverse, "
+         "-lr-attack fail), while the variance reading σ = 0.1008 passes.")
+_K17 = ("The qualitative claims hold with σ = 10.08 (the paper does not state σ; Theorem 5's variance reading at "
+        "(1, 1e-5)), n = 1000, d = 2, margin 0.4, λ = 1: for ω ∈ {0, π/12} the least protected points lie near the "
+        "decision boundary (Spearman of ε vs distance −0.958, −0.855; k17-boundary pass); for ω ≥ π/4 the top 5% by "
+        "ex-post pDP are all misclassified (k17-misfit pass); the leverage term dominates at ω = 0 (share 0.995) but "
+        "not at π/12 (0.119), where it would only for σ ≳ 27.4, so π/12 is left out of k17-terms (pass); "
+        "log p_D(θ_π) − log p_D(θ̂) = −1441 (k17-unlikely pass).")
+_K19 = ("Holds: sup f″ of the logistic loss is 0.25 (grid of 800001 points on [−40, 40]), so 2β/ε = 0.5 = 1/(2ε) at "
+        "ε = 1 (k19-lambda pass).")
+
+# --------------------------------------------------------------------------------------------------
+# Findings of the linear-regression audits (pdp-audit run NAME --trials 100000 on diabetes, n = 442, d = 10,
+# ε = 1, δ = 1e-5) and of tests/test_linreg.py (synthetic n = 50, d = 3: L.example_data(seed 7))
+# --------------------------------------------------------------------------------------------------
+_LEM31 = ("F1: the first identity holds (relative error 5.8e-14 at the 5 diabetes points of largest sensitivity, ridge "
+          "λ = 1); the second has the wrong sign: error 2 as printed, 5.5e-14 with +[…]⁻¹∇ℓ(θ̂', z) (lemma31 fail). "
+          "tests/test_linreg.py::test_lemma31_identity finds the same for the ridge and logistic losses.")
+_EQ34 = ("F2: (3.4) line 2 equals the exact Δ_A (A = I) to 4.5e-13 at all 442 diabetes points (ridge λ = 1; "
+         "eq34-line2 pass); line 1 understates it: ratio line 1 / exact 0.957–0.991 there (eq34-line1 fail), "
+         "0.927–0.952 on the synthetic data of tests/test_linreg.py::test_eq34_lines (λ = 0, three noise shapes).")
+_LEM24 = ("F5: invalid for small γ — the whitened sensitivity is √γΔ_A, not γΔ_A. Audit (output perturbation σ = 42.95, "
+          "λ = 1, δ = 1e-5, 538 targets): under the reading A = I, γ = 1/σ² the exact δ at the printed ε exceeds δ "
+          "at 504 of 538 targets, largest δ_exact/δ = 540 (lemma24 fail); under A = I/σ², γ = 1 it holds (largest "
+          "0.12). tests/test_linreg.py::test_lemma24_eq33 (Fisher A, δ = 1e-6): largest δ_exact/δ 3.0e3 at γ = 0.1, "
+          "4.59 at γ = 1, below 1 at γ = 10.")
+_Q8 = (_LEM24 + " Eq. (3.3), without γ, fails the other way, for large γ: in the audit both readings hold (eq33 pass, "
+       "largest δ_exact/δ 0.12), while in test_lemma24_eq33 it fails at δ = 1e-6 for γ = 1 (4.59) and γ = 10 (3.9e4; "
+       "8.54 already at δ = 1e-2) and holds at γ = 0.1. The [RW] Cor. 23 reading γΔ_A²/2 + √γΔ_A√(2 log(1/δ)) is "
+       "not run as a printed-claim check.")
+_THM41 = ("F3: invalid for small δ. Audit on diabetes at δ = 1e-5: in the [PDP] K4 regime (γ = √n = 21.0, λ = 1) the "
+          "exact δ at the printed ε exceeds δ at 391 (4.3) and 421 (4.4) of 538 targets, largest δ_exact/δ 15.5 and "
+          "6.0e3 (thm41-4.3, thm41-4.4 fail); at the DP calibration ([LR] App. F balanced, γ = 0.313, λ = 51.1) both "
+          "hold at every target (largest 0.67, 0.82). At δ = 1e-6 (--claim-delta 1e-6): K4 regime 492 and 503 of 538 "
+          "targets (largest 44.6, 4.0e4), and the balanced calibration fails too, at 82 and 101 targets (largest 1.7, "
+          "2.1). tests/test_linreg.py::test_theorem41_validity ((γ, λ) = (30, 0), (1, 0), (300, 1); 70 targets): at "
+          "δ = 1e-6 both fail at every target, largest δ_exact/δ 9.7–43.7 for (4.3) and 29.9–323 for (4.4); at "
+          "δ = 1e-2 (4.3) holds everywhere. Diagnosis (Q12): the tail step uses √log(2/δ) where a Gaussian tail needs "
+          "about √(2 log(2/δ)). (4.3) ≠ (4.4) (Q11): max |(4.3) − (4.4)| = 0.99 at γ = 30, δ = 1e-6.")
+_REM42 = ("F4: fails. Audit on diabetes at δ = 1e-5: K4 regime (γ = 21.0, λ = 1) 367 of 538 targets, largest "
+          "δ_exact/δ 891 (remark42 fail); it holds at the balanced DP calibration (largest 0.60), but not at δ = 1e-6 "
+          "(79 of 538 there; 494 in the K4 regime). tests/test_linreg.py::test_remark42_and_prop43_pdp (γ = 30, λ = 0, "
+          "δ = 1e-6): every one of the 70 targets, largest 72.9.")
+_PROP43 = ("(1) (4.5) fails (F4): at the balanced calibration (γ = 0.313, λ = 51.1) 16 of 538 diabetes targets at "
+           "δ = 1e-5 (largest δ_exact/δ 5.09; 155 targets, 25.2 at δ = 1e-6; prop43-pdp fail), while in the K4 regime "
+           "(γ = 21) its γ-scaled third term (Q13) makes it hold; (4.6) is valid but loose: largest δ_exact/δ 1.65e-9 "
+           "over 556 targets (prop43-dp pass). (3) The printed MSE is wrong (F6): printed 0.4618, derived exact "
+           "0.7747, Monte Carlo 0.7747 (CI [0.7691, 0.7804]) for θ0 = the least-squares fit, σ = 0.394 (prop43-mse "
+           "fail). (4) E F(θ̃) − F(θ̂) is not d/γ (F7): printed 31.92, exact 27.34, Monte Carlo 27.43 (CI [27.23, "
+           "27.64]) at λ = 51.1 (prop43-gap fail); at λ = 0 the exact value is d/(2γ) (tests/test_linreg.py::"
+           "test_prop43_optimisation_gap: d = 3, γ = 4, Monte Carlo 0.3751 ± 0.0034, exact 0.375, printed 0.75). (2) "
+           "is not run.")
+_Q5 = ("Confirmed: the printed min makes λ_n ≤ 0 for every input. On diabetes (λ_min(XᵀX) = 0.315, n/(dκ) = 55.6 at "
+       "the largest allowed κ = 0.795, ε = 1, δ = 1e-5) the proof's condition λ_min(XᵀX + λ_nI) ≥ n/(dκ) fails with "
+       "probability 1 and XᵀX + λ_nI is indefinite with probability 4.6e-30 > 0; with singular XᵀX the printed "
+       "algorithm cannot run at all (alg1-q5 fail). With max the condition fails with probability 0.00016.")
+_Q6 = ("Partial: the proof's event |λ̃_min − λ_min| ≤ log(4/δ)/ε has probability 1 − 0.073 under Algorithm 1's "
+       "release std √log(4/δ)/(ε/2) (ε = 1, δ = 1e-5; alg1-q5 note), well below the 1 − δ/2 the proof needs. The "
+       "other constant mismatches are not run.")
+_Q52 = ("F8: the releases overspend their shares at ε = 1 (exact Gaussian profile, confirmed by importance sampling). "
+        "At δ = 1e-5: each AdaSSP release ([LR] Algorithm 2, (ε/3, δ/3)) has exact δ(ε/3)/(δ/3) = 1.04, exact ε at "
+        "δ/3 0.3343 vs 0.3333 (stage-adassp-lambda_min, -xtx, -xy fail); SSP's two releases (App. C.1, (ε/2, δ/2)) "
+        "1.44, ε 0.5127 vs 0.5 (pdp-audit run ssp: stage-ssp-xtx, stage-ssp-xy fail); [LR] AdaOPS's releases "
+        "(ε/4, δ/3) 0.75 (pass). At δ = 1e-6 every release overspends (tests/test_linreg.py::test_stage_claims: "
+        "AdaSSP 2.65, SSP 3.66, [LR] AdaOPS 1.91, [PDP] Algorithm 1 λ_min 3.66); at ε = 0.1 all hold. The joint "
+        "AdaSSP and SSP releases still pass their DP checks at the worst neighbour found (dp-forward, dp-reverse).")
+_K32 = ("The [LR] AdaOPS releases of λ_min and of the log-norm Δ at (ε/4, δ/3) keep their shares at ε = 1, δ = 1e-5: "
+        "exact δ/δ_k = 0.75, exact ε at δ_k 0.2451 vs 0.25 (stage-lr-adaops-lambda_min, stage-lr-adaops-log-norm "
+        "pass), but not at δ = 1e-6 (1.91; tests/test_linreg.py::test_stage_claims). AdaSSP's 3 × (ε/3, δ/3) "
+        "overspends (1.04 at δ = 1e-5; see Q52). ϱ = 0.05 in C1 is not checked.")
+_LRTHM2 = ("Partial, (i) only, inconclusive: at the worst of 114 candidate neighbours (diabetes, ε = 1, δ = 1e-5, 1e5 "
+           "trials, [LR] Algorithm 1 with App. D.5's sum in (8)) no check decides: plain sampling estimates δ̂ = 0 "
+           "(about 2e8 samples per world needed), the conditional Monte Carlo δ̂ = 3.9e-20 with an upper end 4.0e-4 "
+           "(about 1.6e8 needed); the attack finds no violation (all inconclusive). (ii) and (iii) are not run.")
+_LRTHM3 = ("Partial, (i) only: at the worst of 114 candidate neighbours (diabetes, ε = 1, δ = 1e-5, private output "
+           "(X̂ᵀX + λI)⁻¹X̂y, Q51) the joint release is DP: δ(1) = 4.4e-13 in both directions (importance sampling, "
+           "exact 4.37e-13; dp-forward, dp-reverse, lr-attack pass), although each stage overspends its share (Q52). "
+           "(ii) and (iii) are not run.")
+_K1 = ("Reproduced with our choices (the paper states neither n, d, θ0 nor the label noise): n = 1000, d = 10, rows "
+       "N(0, I) normalised, θ0 uniform on the sphere, y = xᵀθ0 + N(0, 0.1²) clipped, σ = 4, λ = 1, δ = 1e-6, seed 0. "
+       "DP ε (global bound 1 + √n/2) = 28.14, median pDP ε over the data 3.9e-4: ratio 7.2e4 ≥ 10 "
+       "(fig1-order-of-magnitude pass). pDP for all = 0.0160, ratio 1754: it passes read as 'at least six times' "
+       "(fig1-six-times pass), but the figure's ≈ 6 is not reproduced quantitatively under these choices.")
+_K2 = ("Left pane, same data as K1: the smallest ratio DP ε / mean pDP ε over σ ∈ {0.5, …, 32} is 5.6e4 ≥ 100 "
+       "(fig2-orders pass). The right pane (OPS vs the exponential mechanism) is a report page of pdp-audit run ops "
+       "without a check: the paper does not state its γ range.")
+
+_Q4 = (_K16 + " With τ from the exact CDF of (Z + Zᵀ)/√2 (σ₃ kept, not dropped) Lemma 20 holds: see RW-Lem20 "
+       "(lemma20-coverage, goe-cdf pass). Prop. 12's ±τ vs ±τσ₃ and the footnote's rates are not run (privacy "
+       "report, #4).")
+_Q37 = ("Corollary 7's '≤' holds with equality (5.7e-14) and Theorem 6 with μ_j from the eigendecomposition of "
+        "∇²ℓ(θ̂ᴾ; z) is exact (5.7e-14) on 2400 instances (cor7-identity, thm6-identity pass); Theorem 8 is void when "
+        "some λ_j ≥ λ, which none of the instances reached (thm8-bound pass). Theorem 8's proof recursion for z ∈ D is "
+        "not checked separately.")
+_Q13 = ("(4.5) with its γ-scaled third term fails at the balanced calibration (γ = 0.313, λ = 51.1): 16 of 538 "
+        "diabetes targets at δ = 1e-5 (largest δ_exact/δ 5.09), 155 at δ = 1e-6 (prop43-pdp fail); in the K4 regime "
+        "(γ = 21.0) the γ factor makes it loose enough to hold (0 of 538). tests/test_linreg.py::"
+        "test_remark42_and_prop43_pdp: fails at γ = 1 (23 of 70 targets, largest 3.52), holds at γ = 30 (δ = 1e-6). "
+        "(4.6) holds at all 556 targets tried, largest δ_exact/δ 1.65e-9 (prop43-dp pass). The sup |y − xᵀθ̂| "
+        "constant and (4.6)'s doubled middle term are not separated.")
+_Q15 = ("The printed '=' is wrong (F6): for θ0 = the least-squares fit of diabetes, σ = 0.394, γ = 0.313, λ = 51.1 the "
+        "printed value is 0.4618, the derived exact MSE 0.7747 and the Monte Carlo mean 0.7747 (CI [0.7691, 0.7804]) "
+        "(prop43-mse fail); tests/test_linreg.py::test_prop43_mse_monte_carlo: printed 0.0428, exact 0.1116, Monte "
+        "Carlo 0.1114 ± 0.0010.")
+_Q16 = ("E F(θ̃) − F(θ̂) = d/γ_n is wrong (F7): at λ = 0 it is d/(2γ) as [LR] Lemma 9 has it (tests/test_linreg.py::"
+        "test_prop43_optimisation_gap: d = 3, γ = 4, Monte Carlo 0.3751 ± 0.0034, exact 0.375, printed 0.75); on "
+        "diabetes with γ = 0.313, λ = 51.1 printed 31.92, exact 27.34, Monte Carlo 27.43 (CI [27.23, 27.64]) "
+        "(prop43-gap fail). The tail forms are not compared.")
+_K8 = (_Q16 + " The tail bound d log(d/δ)/γ_n is not in the audit; the same test shows it holds at λ = 0 (2γ(F(θ̃) − "
+       "F(θ̂)) ~ χ²_d exactly; d ∈ {1, 3, 10}, δ ∈ {0.1, 1e-3, 1e-6}).")
+_LRTHM10 = ("As [PDP] Theorem 4.1 (PDP-Thm4.1), of which (16) and (17) are copies: " + _THM41)
+
 K_ITEMS = [
     # ---------------------------------------------------------------- [PDP]
     E("K1", "PDP", "[PDP] Fig. 1 (000:L183, L191)", EXP,
       "Linear-Gaussian data, rows of X normalised to norm 1, y clipped to [−1, 1]; θ̂ ~ N((XᵀX+I)⁻¹Xy, σ²I) with "
       "σ = 4, δ = 1e-6. Claims: pDP of users in the data set is 'more than an order of magnitude' stronger than DP; "
       "pDP-for-all is 'six times better' than DP (n, d, θ0, noise level not stated).",
-      planned(5)),
+      checked('output-perturbation', 'fig1-order-of-magnitude', 'fig1-six-times'), finding=_K1),
     E("K2", "PDP", "[PDP] Fig. 2 (000:L452–454)", EXP,
       "δ = 1e-6 in both panes: isotropic Gaussian noise on linear-regression coefficients (worst-case DP vs box plot "
       "of pDP of data points) and pDP vs ε-DP of the exponential mechanism for the scaled-posterior sampler against "
       "excess risk. Claim: average pDP 'several orders of magnitude smaller' than worst-case DP.",
-      planned(5)),
+      checked('output-perturbation', 'fig2-orders'), finding=_K2),
     E("K3", "PDP", "[PDP] §4 assumption (d) (000:L330)", HP,
       "Assumption (d) holds with probability 1 − n⁻¹⁰ whenever n > max(10d, 10d^(−2/3) log n) for appropriately "
       "scaled subgaussian X.",
@@ -112,7 +298,7 @@ K_ITEMS = [
       planned(5)),
     E("K8", "PDP", "[PDP] Prop. 4.3(4) (000:L364–372)", HP,
       "E F(θ̃) − F(θ̂) = d/γ_n; with probability 1 − δ, F(θ̃) − F(θ̂) ≤ d log(d/δ)/γ_n (see Q16).",
-      planned(5)),
+      checked('ops', 'prop43-gap'), finding=_K8),
     E("K9", "PDP", "[PDP] Prop. 4.4 proof (000:L748, L754)", INEQ,
       "AdaOPS budget: given Algorithm 1's γ_n and κ ≤ nε/(4d(1 + log(4/δ))) the three terms of the OPS-step pDP are "
       "≤ ε/8, ε/8, ε/4; the event E has probability 1 − n⁻¹⁰.",
@@ -139,17 +325,17 @@ K_ITEMS = [
     E("K15", "RW", "[RW] §1 (003:L32); App. D", NUM,
       "GOE Analyze Gauss improves classical Analyze Gauss 'by roughly a constant factor of 2'; precisely, the same DP "
       "with half the off-diagonal variance when σ3 = (Analyze-Gauss scale)/√2.",
-      planned(4)),
+      checked('goe-release', 'k15-factor-two'), finding=_K15),
     E("K16", "RW", "[RW] Lemma 20 numerics (002:L1744–1747)", NUM,
       "F⁻¹ of λ1 of GOE(50) at 1 − ρ/2 equals 12 for ρ = 8.465e-6 (Chiani's Mathematica code); the d = 50 "
       "experiments use τ ≈ 12 (see Q4).",
-      planned(4)),
+      checked('goe-release', 'k16-as-printed', 'k16-unit-goe'), finding=_K16),
     E("K17", "RW", "[RW] Fig. 1 (003:L151–157)", EXP,
       "Logistic regression, n = 1000, d = 2, unit-ball data with two separable classes, margin 0.4; θ̂ = argmin J "
       "with λ = 1; θ̂ᴾ = θ̂ rotated by ω ∈ {0, π/12, π/4, π/2, 3π/4, π}; colour = Corollary 7's ex-post pDP. Claims: "
       "for small ω the loss is highest near the decision boundary, for large ω badly predicted points are least "
       "protected; θ_(+π) is 'astronomically' unlikely (σ not stated).",
-      planned(3)),
+      checked('objpert', 'k17-boundary', 'k17-terms', 'k17-misfit', 'k17-unlikely'), finding=_K17),
     E("K18", "RW", "[RW] §4.1, Fig. 2 (003:L227–235)", EXP,
       "Synthetic x_i, θ ~ N(0, I_d) with ‖x_i‖ = 1, y = Xθ rescaled to [0, 1]; private logistic regression, n = 1000, "
       "d = 50, several ε1 (not stated); λ = c·λ_ObjPert with λ_ObjPert = 1/(2ε); a star marks the inflation "
@@ -157,7 +343,7 @@ K_ITEMS = [
       planned(3)),
     E("K19", "RW", "[RW] Theorem 5 vs §4 (derived)", CF,
       "Theorem 5's λ ≥ 2β/ε1 equals the stated logistic requirement λ ≥ 1/(2ε) iff β = 1/4 (derived, not stated).",
-      planned(3)),
+      checked('objpert', 'k19-lambda'), finding=_K19),
     E("K20", "RW", "[RW] §4.2, Fig. 3 (003:L239–255)", EXP,
       "UCI credit-card default data (n = 30000, d = 21), logistic regression, δ = ρ = 1e-6, σ, λ per Theorem 5, r = 0, "
       "σ2, σ3 by the analytic Gaussian mechanism; total ε = 1; data-independent ε1 = 1, data-dependent "
@@ -219,7 +405,7 @@ K_ITEMS = [
     E("K32", "LR", "[LR] Alg. 1 step 4, App. D.3/D.5, Alg. 2", DP,
       "AdaOPS uses ϱ = 0.05 in C1 and splits the budget (ε/4, δ/3), (ε/4, δ/3), (ε/2, δ/3); AdaSSP uses "
       "3 × (ε/3, δ/3).",
-      planned(5)),
+      checked('adaops', 'stage-lr-adaops-lambda_min', 'stage-lr-adaops-log-norm'), finding=_K32),
     E("K33", "LR", "[LR] Table 1 vs App. C.1", INEQ,
       "SSP validity regime n = Ω(d^1.5 log(4/δ)/(αε)) (Table 1) vs n = Ω̃(d^1.5 √log(4/δ)/(αε)) (App. C.1) (Q49).",
       planned(6), note="A threshold in n: a sweep."),
@@ -241,7 +427,7 @@ Q_ITEMS = [
     E("Q1", "RW", "[RW] Theorem 5 (003:L119)", TYPO,
       "Printed σ = ξ²(8 log(2/δ) + 4ε1)/ε1²; the right side is quadratic in ξ, so σ² = … may be intended. Check "
       "ObjPert's privacy-loss distribution under both readings.",
-      planned(3)),
+      checked('objpert', 'thm5-printed-dp-forward', 'thm5-printed-dp-reverse', 'thm5-printed-lr-attack', 'thm5-variance-dp-forward', 'thm5-variance-dp-reverse', 'thm5-variance-lr-attack'), finding=_THM5),
     E("Q2", "RW", "[RW] Theorem 10(1) (003:L203)", TYPO,
       "Printed √(ξ²/σ2² + β²/(2σ3³)); the other terms, Statement 2 and Theorem 17 suggest σ3².",
       planned(4)),
@@ -254,16 +440,16 @@ Q_ITEMS = [
       "GOE normalisation and τ: Algorithm 6 adds (Z + Zᵀ)/√2 with Z_ij ~ N(0, σ3²); Lemma 20 defines F for the "
       "standard GOE and bounds ‖A‖ ≤ σF⁻¹(1−ρ/2) (proof drops σ); τ = 12 at d = 50, ρ = 8.465e-6 from Chiani's code; "
       "Prop. 12's proof uses ±τ vs ±τσ3; footnote τ = O(√d(1 + log(C/ρ)^(3/2))) vs (log(C/δ)/(cd))^(2/3).",
-      planned(4)),
+      checked('goe-release', 'k16-as-printed', 'k16-unit-goe', 'goe-cdf', 'lemma20-coverage'), finding=_Q4),
     E("Q5", "PDP", "[PDP] Algorithm 1 (000:L402–420)", TYPO,
       "Printed λ_n = min{0, n/(dκ) − λ̃_min + log(4/δ)/(ε/2)}, always ≤ 0; the proof of Prop. 4.4 and [LR] AdaSSP "
       "suggest max.",
-      planned(5)),
+      checked('adaops', 'alg1-q5'), finding=_Q5),
     # ---------------------------------------------------------------- §5.2 [PDP]
     E("Q6", "PDP", "[PDP] Alg. 1 vs Prop. 4.4 (000:L426, L722–768)", TYPO,
       "Constants differ: release std √log(4/δ)/(ε/2) vs proof interval ±log(4/δ)/ε; condition √(log(10n) log(4/δ))/(ε/2) "
       "vs event √(10 log n)√log(4/δ)/(ε/2); 'λ0 = 0' undefined; truncated sentence.",
-      planned(5)),
+      checked('adaops', 'alg1-q5'), finding=_Q6),
     E("Q7", "PDP", "[PDP] Prop. 4.4(2) (000:L426)", TYPO,
       "Printed [1 + γ_n]σ² tr[(XᵀX)⁻¹] vs proof (1 + γ_n⁻¹); the printed bound on γ_n is the reciprocal of Algorithm 1's "
       "γ_n; the efficiency condition looks inverted.",
@@ -271,11 +457,11 @@ Q_ITEMS = [
     E("Q8", "PDP", "[PDP] Lemma 2.4, eq. (3.3) (000:L135)", TYPO,
       "Lemma 2.4 gives ε = γΔ_A√log(1.25/δ) (linear in γ); (3.3) omits γ; [RW] Cor. 23 with covariance A⁻¹/γ would read "
       "γΔ_A²/2 + √γ Δ_A √(2 log(1/δ)). Check which holds for (ε, δ)-pDP.",
-      planned(5)),
+      checked('output-perturbation', 'lemma24', 'eq33'), finding=_Q8),
     E("Q9", "PDP", "[PDP] eq. (3.4)", TYPO,
       "The first line pairs the residual at θ̂' (with z) with ([X']ᵀX')⁻¹ while Lemma 3.1 pairs them the other way; "
       "the factor 2 of ∇(y − xᵀθ)² does not appear.",
-      planned(5)),
+      checked('output-perturbation', 'eq34-line1', 'eq34-line2'), finding=_EQ34),
     E("Q10", "PDP", "[PDP] §3 vs Theorem 4.1", TYPO,
       "Leverage names swapped: §3 calls μ (with x) 'in-sample' and μ' 'out-of-sample'; Theorem 4.1 calls μ (without x) "
       "'out of sample' and μ' 'in-sample'.",
@@ -283,15 +469,15 @@ Q_ITEMS = [
     E("Q11", "PDP", "[PDP] Theorem 4.1 proof (000:L594–672)", TYPO,
       "Covariances written H/γ and H'/γ (posterior covariance is H⁻¹/γ); the log-det term changes sign between the two "
       "parts; (4.3) and (4.4) are joined by '=' although the terms are not identical. Check both bounds separately.",
-      planned(5)),
+      checked('ops', 'thm41-4.3', 'thm41-4.4'), finding=_THM41),
     E("Q12", "PDP", "[PDP] Theorem 4.1 proof", TYPO,
       "Tail constant: threshold √((μ/γ) log(2/δ)) but displayed probability 2e^(−log(2/δ))/log(2/δ) matches neither "
       "Lemma B.5 at that threshold nor at √(2 log(2/δ)); '≤ δ when δ < 2/e'. Check (4.3)/(4.4) at level δ.",
-      planned(5)),
+      checked('ops', 'thm41-4.3', 'thm41-4.4', 'remark42'), finding=_THM41),
     E("Q13", "PDP", "[PDP] Prop. 4.3(1) (000:L332)", TYPO,
       "Statement sup|y − xᵀθ̂| = 1 + n^(1/2)λ_n^(−1/2) vs proof 1 + √n/(2√λ_n); third terms of (4.5)/(4.6) carry γ_n "
       "(absent in Thm 4.1, Rem. 4.2, [LR] Rem. 11); (4.6)'s middle term is twice what substitution gives.",
-      planned(5)),
+      checked('ops', 'prop43-pdp', 'prop43-dp'), finding=_Q13),
     E("Q14", "PDP", "[PDP] assumption (d), Prop. 4.3(2)(3)", TYPO,
       "(d) printed XXᵀ ≻ (αn/(2d))I (XXᵀ is n×n, α undefined before use); proof 'λ_min(XᵀX) ≥ d/nm'; Prop. 4.3(3) "
       "'λ_min = Ω(d/n)' while its O(·) term needs λ_min ≳ n/d.",
@@ -299,11 +485,11 @@ Q_ITEMS = [
     E("Q15", "PDP", "[PDP] Prop. 4.3(3)", TYPO,
       "Printed '=' where the proof derives '≤'; the proof's OPS covariance differs from H⁻¹/γ; variance factor "
       "(1 + γ_n⁻¹)σ² vs [LR] Lemma 8(3) (σ² + γ⁻¹).",
-      planned(5)),
+      checked('ops', 'prop43-mse'), finding=_Q15),
     E("Q16", "PDP", "[PDP] Prop. 4.3(4)", TYPO,
       "F = 0.5‖y − Xθ‖² + λ‖θ‖² while the sampler uses (γ/2)(‖·‖² + λ‖θ‖²); E F(θ̃) − F(θ̂) = d/γ_n vs [LR] Lemma 9's "
       "d/(2γ); d log(d/δ)/γ_n vs Lemma 9's χ² form.",
-      planned(5)),
+      checked('ops', 'prop43-gap'), finding=_Q16),
     E("Q17", "PDP", "[PDP] Fact 2.5 (000:L143)", TYPO,
       "min{P_A(Z)(S), P_A(Z)(S)} has both arguments identical (one presumably A([Z, z])); threshold '≥ δ/ε'.",
       planned(5)),
@@ -331,7 +517,7 @@ Q_ITEMS = [
     E("Q23", "RW", "[RW] Theorem 9 (003:L175; 002:L2362–2418)", TYPO,
       "Main text: dimension-free f'(·)σ‖x‖₂√(2 log(2/ρ)) (no |f'|); the appendix proof yields |f'|‖x‖₁σ√(2 log(2d/ρ)); "
       "'holds simultaneously for all z'. Check the dimension-free claim by simulation.",
-      planned(3)),
+      checked('objpert', 'thm9-general', 'thm9-glm-printed', 'thm9-glm-derived'), finding=_THM9),
     E("Q24", "RW", "[RW] Thm 10(3), Thm 13, Prop. 15", TYPO,
       "Additive term |f'|‖x‖√(2 log(2/ρ))/σ2 in the statements vs 'min{σ, σ2}|f'|‖x‖√(2 log(2/ρ))' in the proof (no "
       "1/σ²); probability printed '1 3ρ'.",
@@ -394,10 +580,10 @@ Q_ITEMS = [
     E("Q37", "RW", "[RW] Theorems 6, 8, Cor. 7 (003:L131–175)", TYPO,
       "μ_j uses ∇b(θ̂ᴾ; D) and the eigendecomposition is written for ∇²ℓ(θ; z) (θ, not θ̂ᴾ); Thm 8's proof uses a "
       "different recursion for z ∈ D; Cor. 7 prints '≤' for Thm 6's equality; Thm 8 implicitly needs λ_j < λ.",
-      planned(3)),
+      checked('objpert', 'thm6-identity', 'cor7-identity', 'thm8-bound'), finding=_Q37),
     E("Q38", "RW", "[RW] Theorem 17 (002:L1508)", TYPO,
       "Ex-post pDP 'with probability 1 − 2δ' (Cor. 23 uses 1 − ρ and a two-sided quantile).",
-      planned(4)),
+      checked('goe-release', 'thm17-ex-post'), finding=_Q38),
     E("Q39", "RW", "[RW] §4.1 data (003:L227–235; 002:L171)", TYPO,
       "For logistic regression real y_i = x_iᵀθ are rescaled to [0, 1]; how binary (or soft) labels are formed is not "
       "stated; ε1 values and the c grid not stated; App. B.1 cites Figure 4 for the d-sweep (Figure 5).",
@@ -454,7 +640,7 @@ Q_ITEMS = [
     E("Q52", "LR", "[LR] Gaussian scales (M1)", TYPO,
       "Releases use std Δ√log(6/δ)/(ε/k) for an (ε/k, δ/3) claim; the sources give several Gaussian calibrations. "
       "Check the achieved (ε, δ) of each release against the exact Gaussian privacy profile.",
-      planned(5)),
+      checked('adassp', 'stage-adassp-lambda_min', 'stage-adassp-xtx', 'stage-adassp-xy'), finding=_Q52),
     E("Q53", "PDP", "[PDP] eq. (4.1)", TYPO,
       "ObjPert printed θ̂ = argmin ‖y − Xθ‖² + ⟨z, θ⟩ with 'θ ~ N(0, σ²I)' (noise named z, law attached to θ); the claims "
       "that A = (XᵀX)² recovers ObjPert and A = XᵀX recovers OPS are not derived.",
@@ -466,7 +652,7 @@ THEOREM_ITEMS = [
     E("PDP-Lem2.4", "PDP", "[PDP] Lemma 2.4 (000:L135)", DP,
       "Adding Gaussian noise with covariance A⁻¹/γ to a deterministic θ̂ obeys (ε(Z, z), δ)-pDP for any δ > 0 with "
       "ε(Z, z) = γΔ_A(Z, z)√log(1.25/δ) (see Q8).",
-      planned(5)),
+      checked('output-perturbation', 'lemma24'), finding=_LEM24),
     E("PDP-Fact2.5", "PDP", "[PDP] Fact 2.5 (000:L143)", INEQ,
       "If A is (ε, δ)-pDP for (Z, z), then for S with min{P(θ ∈ S), P(θ ∈ S)} ≥ δ/ε and any side information, "
       "−2ε ≤ log[P_A(Z)(S | aux)/P_A([Z,z])(S | aux)] ≤ 2ε (see Q17).",
@@ -490,21 +676,21 @@ THEOREM_ITEMS = [
     E("PDP-Lem3.1", "PDP", "[PDP] Lemma 3.1 (000:L242)", CF,
       "θ̂ − θ̂' = [∫₀¹(Σ∇²ℓ(η_t, z_i) + ∇²ℓ(η_t, z) + ∇²r(η_t))dt]⁻¹∇ℓ(θ̂, z) = −[∫₀¹(Σ∇²ℓ(η_t, z_i) + ∇²r(η_t))dt]⁻¹"
       "∇ℓ(θ̂', z), η_t = tθ̂ + (1 − t)θ̂' (deterministic).",
-      planned(5)),
+      checked('output-perturbation', 'lemma31'), finding=_LEM31),
     E("PDP-Thm4.1", "PDP", "[PDP] Theorem 4.1 (000:L294)", DP,
       "OPS p(θ | X, y) ∝ exp(−(γ/2)(‖y − Xθ‖² + λ‖θ‖²)) is (ε, δ)-pDP for every δ > 0 and target with ε bounded by "
       "(4.3) ½|−log(1 + μ) + γμ/(1 + μ)(y − xᵀθ̂)²| + (μ/2) log(2/δ) + √(γμ log(2/δ))|y − xᵀθ̂|, printed '=' to the "
       "μ'-form (4.4) (see Q11, Q12).",
-      planned(5)),
+      checked('ops', 'thm41-4.3', 'thm41-4.4'), finding=_THM41),
     E("PDP-Rem4.2", "PDP", "[PDP] Remark 4.2 (000:L310)", INEQ,
       "(4.3) simplifies to (μ/2)(1 + log(2/δ)) + ½γ min(μ, 1)|y − xᵀθ̂'|² + √(γμ log(2/δ))|y − xᵀθ̂'|; if μ = "
       "o(log(2/δ)) and √(γμ' log(2/δ))|y − xᵀθ̂'| ≤ 1 then ε ≤ 2√(γμ log(2/δ))|y − xᵀθ̂| + o(1) (see Q19).",
-      planned(5)),
+      checked('ops', 'remark42'), finding=_REM42),
     E("PDP-Prop4.3", "PDP", "[PDP] Proposition 4.3 (000:L332)", DP,
       "OPS with (γ_n, λ_n): (1) (ε_n, δ)-pDP with ε_n of (4.5), and (ε_n, δ)-DP with (4.6) when |y| < 1; (2) under "
       "(a)–(d) ε_n = O(√((1 + ‖θ0‖)² dγ_n log(2/δ)/(αn))) w.h.p.; (3) E‖θ̃ − θ0‖² = σ² tr[(XᵀX + λ_nI)⁻¹](1 + γ_n⁻¹) "
       "+ λ_n²‖(XᵀX + λ_nI)⁻¹θ0‖²; (4) E F(θ̃) − F(θ̂) = d/γ_n (see Q13–Q16).",
-      planned(5)),
+      checked('ops', 'prop43-pdp', 'prop43-dp', 'prop43-mse', 'prop43-gap'), finding=_PROP43),
     E("PDP-Prop4.4", "PDP", "[PDP] Proposition 4.4 (000:L426)", DP,
       "(1) On ‖x‖ ≤ 1, |y| ≤ 1 AdaOPS (Algorithm 1) is (ε, δ)-DP; (2) under (a)(b)(c) and λ_min(XᵀX) > n/(κd) + "
       "√(log(10n) log(4/δ))/(ε/2), E[‖θ̃ − θ0‖² | X] = [1 + γ_n]σ² tr[(XᵀX)⁻¹] + O(n⁻¹⁰)‖θ0‖² (see Q5–Q7, Q22).",
@@ -543,22 +729,22 @@ THEOREM_ITEMS = [
     E("RW-Thm5", "RW", "[RW] Theorem 5 (003:L119)", DP,
       "With ∇²ℓ ≺ βI_d and ‖∇ℓ‖₂ ≤ ξ, λ ≥ 2β/ε1 and σ = ξ²(8 log(2/δ) + 4ε1)/ε1² (printed; see Q1), objective "
       "perturbation (Algorithm 1) is (ε1, δ)-DP.",
-      planned(3)),
+      checked('objpert', 'thm5-printed-dp-forward', 'thm5-printed-dp-reverse', 'thm5-printed-lr-attack', 'thm5-variance-dp-forward', 'thm5-variance-dp-reverse', 'thm5-variance-lr-attack'), finding=_THM5),
     E("RW-Thm6", "RW", "[RW] Theorem 6 (003:L131)", CF,
       "Ex-post pDP of ObjPert: ε1(θ̂ᴾ, D, D±z) = |−log Π_j(1 ∓ μ_j) + ‖∇ℓ(θ̂ᴾ; z)‖²/(2σ²) ± ∇J(θ̂ᴾ; D)ᵀ∇ℓ(θ̂ᴾ; z)/σ²| "
       "with μ_j from the eigendecomposition of ∇²ℓ (deterministic; see Q37).",
-      planned(3)),
+      checked('objpert', 'thm6-identity'), finding=_THM6),
     E("RW-Cor7", "RW", "[RW] Corollary 7 (003:L141)", CF,
       "For GLMs, ε(θ̂ᴾ, D, D±z) ≤ |−log(1 ± f''(·)μ(x)) + ‖∇ℓ‖²/(2σ²) ± ∇Jᵀ∇ℓ/σ²| with μ(x) = xᵀ(∇²J)⁻¹x (printed "
       "'≤' for Theorem 6's equality; see Q37).",
-      planned(3)),
+      checked('objpert', 'cor7-identity'), finding=_COR7),
     E("RW-Thm8", "RW", "[RW] Theorem 8 (003:L169)", INEQ,
       "|−log Π_j(1 ∓ μ_j)| ≤ −Σ_j log(1 − λ_j/λ) (deterministic); for GLMs −log(1 − f''(xᵀθ̂ᴾ; y)‖x‖²/λ).",
-      planned(3)),
+      checked('objpert', 'thm8-bound'), finding=_THM8),
     E("RW-Thm9", "RW", "[RW] Theorem 9 (003:L175)", HP,
       "W.p. 1 − ρ over b: |∇J(θ̂ᴾ; D)ᵀ∇ℓ(θ̂ᴾ; z)| ≤ σ√(2 log(2d/ρ))‖∇ℓ(θ̂ᴾ; z)‖₁; for GLMs (dimension-free) "
       "≤ f'(xᵀθ̂ᴾ; y)σ‖x‖₂√(2 log(2/ρ)) (see Q23).",
-      planned(3)),
+      checked('objpert', 'thm9-general', 'thm9-glm-printed', 'thm9-glm-derived'), finding=_THM9),
     E("RW-Thm10", "RW", "[RW] Theorem 10 (003:L203)", DP,
       "If λ > Cσ2√d(1 + (log(1/ρ))^(2/3)): (1) Algorithm 2 is (ξ²/(2σ2²) + β²/(4σ3²) + √(ξ²/σ2² + β²/(2σ3³))"
       "√(2 log(1/δ)), δ)-DP; (2) the matching pDP for each x; (3) w.p. 1 − 3ρ, ε1 ≤ ε̄1ᵖ ≤ 12ε1 + "
@@ -596,7 +782,7 @@ THEOREM_ITEMS = [
     E("RW-Thm17", "RW", "[RW] Theorem 17 (002:L1508)", DP,
       "Algorithm 6 (GOE Analyze Gauss) has pDP ε = ‖H_x‖_F²/(4σ3²) + ‖H_x‖_F√(2 log(1/δ))/(√2σ3), ex-post w.p. 1 − 2δ "
       "(see Q38), and (ε, δ)-DP with β = sup‖H_x‖_F.",
-      planned(4)),
+      checked('goe-release', 'goe-dp-forward', 'goe-dp-reverse', 'goe-loss-law', 'thm17-pdp', 'thm17-ex-post', 'thm17-ex-post-identity'), finding=_THM17),
     E("RW-Lem18", "RW", "[RW] Lemma 18 (002:L1635)", CITE,
       "Rudelson & Vershynin (2010): i.i.d. σ²-subgaussian A ∈ ℝ^(d×d): P[s_max(A) ≥ (2 + t)√(dσ²)] ≤ Ce^(−cdt^(3/2)); "
       "w.p. 1 − δ, ‖A‖₂ ≤ (2 + (log(C/δ)/(cd))^(2/3))√(dσ²).",
@@ -607,7 +793,7 @@ THEOREM_ITEMS = [
     E("RW-Lem20", "RW", "[RW] Lemma 20 (002:L1710)", HP,
       "‖A‖₂ ≤ σF⁻¹_λ1 of GOE(1 − ρ/2) w.p. 1 − ρ, F the CDF of λ1 of the standard GOE (Z + Zᵀ)/√2; numerics via "
       "Chiani (2014) (see Q4, K16).",
-      planned(4)),
+      checked('goe-release', 'lemma20-coverage', 'goe-cdf'), finding=_LEM20),
     E("RW-Prop21", "RW", "[RW] Proposition 21 (002:L2424)", HP,
       "If λ_min(H) ≥ 2σ2F⁻¹_λ1(GOE(d))(1 − ρ/2), w.p. 1 − ρ for all x: ½xᵀĤ⁻¹x ≤ xᵀH⁻¹x ≤ (3/2)xᵀĤ⁻¹x (see Q3, K26).",
       planned(4)),
@@ -650,11 +836,11 @@ THEOREM_ITEMS = [
       "AdaOPS (Algorithm 1): (i) (ε, δ)-DP; (ii) w.p. 1 − ϱ, F(θ̃) − F(θ*) ≤ O(…) (two-regime bound); (iii) under the "
       "linear Gaussian model an event E, P(E) ≥ 1 − δ/3, with E[θ̃ | X, E] = θ0 and Cov ≺ (1 + O(C̃d log(6/δ)/(σ²αnε²)))"
       "σ²(XᵀX)⁻¹ (see Q42–Q45).",
-      planned(5)),
+      checked('adaops', 'dp-forward', 'dp-reverse', 'lr-attack', 'dp-conditional-forward', 'dp-conditional-reverse'), finding=_LRTHM2),
     E("LR-Thm3", "LR", "[LR] Theorem 3 (004:L252)", DP,
       "AdaSSP (Algorithm 2): (i) (ε, δ)-DP; (ii) w.p. 1 − ϱ, F(θ̃) − F(θ*) ≤ O(…); (iii) for sufficiently large α an "
       "event E, P(E) ≥ 1 − δ/3, with E[θ̃ | X, E] = θ0 and E‖θ̂ − θ0‖² = σ² tr[(XᵀX)⁻¹] + O(…) (see Q51).",
-      planned(5)),
+      checked('adassp', 'dp-forward', 'dp-reverse', 'lr-attack'), finding=_LRTHM3),
     E("LR-Lem4", "LR", "[LR] App. C Lemma 4 (004:L445–580)", CF,
       "θ̂ = (XᵀX + E1)⁻¹(Xy + E2) ⇒ θ̂ − θ* = −(XᵀX + E1)⁻¹E1θ* + (XᵀX + E1)⁻¹E2.",
       planned(5)),
@@ -678,7 +864,7 @@ THEOREM_ITEMS = [
       planned(5)),
     E("LR-Thm10", "LR", "[LR] App. D Theorem 10 (004:L585–793)", DP,
       "Reproduces [PDP] Theorem 4.1: OPS pDP bounds (16) = (4.3) and (17) = (4.4).",
-      planned(5)),
+      checked('ops', 'thm41-4.3', 'thm41-4.4'), finding=_LRTHM10),
     E("LR-Rem11", "LR", "[LR] App. D Remark 11 (004:L585–793)", DP,
       "With L = ‖𝒳‖(‖𝒳‖‖θ*_λ‖ + ‖𝒴‖), OPS with (λ, γ) is (ε, δ)-pDP for all targets with ε = √(γL² log(2/δ)/(λ + λ_min)) "
       "+ γL²/(2(λ + λ_min + ‖𝒳‖²)) + (1 + log(2/δ))‖𝒳‖²/(2(λ + λ_min)).",
@@ -700,7 +886,7 @@ THEOREM_ITEMS = [
       planned(5)),
     E("LR-Lem17", "LR", "[LR] App. D Lemma 17 (004:L585–793)", CF,
       "Stability identity (= [PDP] Lemma 3.1).",
-      planned(5)),
+      checked('output-perturbation', 'lemma31'), finding=_LEM31),
     E("LR-Prop18", "LR", "[LR] Proposition 18 (004:L875)", DP,
       "OPS-Balanced: with γ = ε²λ/(4 log(2/δ)L(λ)²) and λ = (C1‖𝒳‖⁴‖𝒴‖²n/B²)^(1/3), OPS on an unbounded domain is "
       "(ε, δ)-DP and F(θ̂) − F(θ*) ≤ O(d^(1/3)n^(1/3) log(2/δ)^(1/3)‖𝒳‖^(4/3)‖𝒴‖^(2/3)‖θ*‖^(4/3)/ε^(2/3)).",
