@@ -1,0 +1,206 @@
+"""Sweep specs, cell identities and seeds, the results store, and the sweep/report CLI (serial, fast)."""
+import json
+import sqlite3
+import subprocess
+import sys
+
+import pytest
+
+from verify.cli import main
+from verify.store import Store, load_results
+from verify.sweep import SpecError, parse_spec
+
+GAUSS = """
+[sweep]
+mechanism = "gaussian"
+seed = 3
+alpha = 1e-6
+checks = ["dp-forward", "loss-law"]
+[fixed]
+trials = 2000
+[grid]
+epsilon = [0.5, 1.0]
+sigma_scale = [0.5, 1.0]
+"""
+
+
+def run_cli(*args, cwd=None):
+    return subprocess.run([sys.executable, "-m", "verify.cli", *args], capture_output=True, text=True, cwd=cwd)
+
+
+def test_grid_is_a_cartesian_product_plus_explicit_cells():
+    spec = parse_spec(GAUSS + "[[cells]]\nepsilon = 2.0\nsigma = 3.0\n")
+    assert len(spec.cells) == 5
+    assert [(c.parameters["epsilon"], c.parameters["sigma_scale"]) for c in spec.cells[:4]] == [(0.5, 0.5), (0.5, 1.0), (1.0, 0.5), (1.0, 1.0)]
+    assert spec.cells[4].parameters["sigma"] == 3.0 and spec.cells[4].parameters["trials"] == 2000
+    assert spec.swept == ["epsilon", "sigma_scale", "sigma"]
+    assert spec.alpha_per_cell == pytest.approx(1e-6 / 5)
+
+
+def test_cell_identity_and_seed_depend_on_parameters_not_position():
+    small = parse_spec(GAUSS)
+    big = parse_spec(GAUSS.replace("epsilon = [0.5, 1.0]", "epsilon = [2.0, 1.0, 0.5]").replace("sigma_scale = [0.5, 1.0]", "sigma_scale = [1.0, 0.5]"))
+    by_id = {c.cell_id: c for c in big.cells}
+    for cell in small.cells:
+        assert by_id[cell.cell_id].seed == cell.seed and by_id[cell.cell_id].parameters == cell.parameters
+    assert [by_id[c.cell_id].position for c in small.cells] != [c.position for c in small.cells]
+    # writing a default explicitly, or an int for a float, or 2e3 for 2000 is the same cell
+    same = parse_spec(GAUSS.replace("trials = 2000", "trials = 2e3\ndelta = 1e-5\nsensitivity = 1"))
+    assert [c.cell_id for c in same.cells] == [c.cell_id for c in small.cells]
+    # another root seed gives other seeds; ids stay (they name parameters)
+    other = parse_spec(GAUSS.replace("seed = 3", "seed = 4"))
+    assert [c.cell_id for c in other.cells] == [c.cell_id for c in small.cells]
+    assert not {c.seed for c in other.cells} & {c.seed for c in small.cells}
+    assert len({c.seed for c in small.cells}) == len(small.cells)
+
+
+@pytest.mark.parametrize("text,needle", [
+    ("[sweep]\nmechanism = 'gaussian'\n[grdi]\nx = [1]\n", "unknown key 'grdi'"),
+    ("[sweep]\nmechanism = 'gaussian'\nsed = 1\n", "unknown key sweep.sed"),
+    ("[sweep]\nmechanism = 'nope'\n", "sweep.mechanism must be one of"),
+    ("[sweep]\nmechanism = 'gaussian'\n[grid]\nepsilon = [1.0, -1.0]\n", "grid.epsilon[1] must be a finite number in (0, 100], got -1.0"),
+    ("[sweep]\nmechanism = 'gaussian'\n[fixed]\ndelta = 2\n", "fixed.delta must be a finite number in (0, 1), got 2"),
+    ("[sweep]\nmechanism = 'gaussian'\n[fixed]\ntrials = 10\n", "fixed.trials must be a whole number in [1000, 1e+09], got 10"),
+    ("[sweep]\nmechanism = 'gaussian'\n[grid]\nepsilon = 1.0\n", "grid.epsilon must be a non-empty list"),
+    ("[sweep]\nmechanism = 'gaussian'\n[grid]\nalpha = [1e-3]\n", "alpha is the sweep's family-wise"),
+    ("[sweep]\nmechanism = 'gaussian'\n[grid]\nlambda = [1.0]\n", "unknown parameter grid.lambda"),
+    ("[sweep]\nmechanism = 'gaussian'\nalpha = 0\n", "sweep.alpha must be a finite number in (0, 1)"),
+    ("[sweep]\nmechanism = 'gaussian'\nchecks = ['dp-sideways']\n", "unknown check 'dp-sideways'"),
+    ("[sweep]\nmechanism = 'gaussian'\n[fixed]\nn = 10\n", "n applies to dataset = \"synthetic\" only"),
+    ("[sweep]\nmechanism = 'gaussian'\n[fixed]\nquery = 'count'\nsensitivity = 2.0\n", "sensitivity applies to query"),
+    ("[sweep]\nmechanism = 'gaussian'\n[fixed]\nsigma = 'auto'\n", "fixed.sigma must be a finite number in [1e-09, 1e+09] or 'calibrated'"),
+    ("[sweep]\nmechanism = 'gaussian'\n[grid]\nepsilon = [1.0, 1]\n", "two cells have the same parameters"),
+    ("[sweep]\nmechanism = 'gaussian'\n[fixed]\nepsilon = 1\n[grid]\nepsilon = [2.0]\n", "grid.epsilon is also set in [fixed]"),
+    ("[[cells]]\nepsilon = -2.0\n[sweep]\nmechanism = 'gaussian'\n", "cells[0].epsilon must be"),
+    ("[sweep\nmechanism = 'gaussian'\n", "not valid TOML"),
+])
+def test_bad_specs_name_the_key(text, needle):
+    with pytest.raises(SpecError) as info:
+        parse_spec(text, where="s.toml")
+    message = str(info.value)
+    assert needle in message and message.startswith("s.toml") and "\n" not in message, message
+
+
+def test_bad_spec_through_the_cli_is_one_line_exit_2(tmp_path):
+    spec = tmp_path / "bad.toml"
+    spec.write_text("[sweep]\nmechanism = 'gaussian'\n[grid]\nepsilon = [1.0, -1.0]\n")
+    result = run_cli("sweep", str(spec), "--store", str(tmp_path / "s.sqlite"))
+    assert result.returncode == 2
+    assert result.stderr.strip().count("\n") == 0 and "grid.epsilon[1]" in result.stderr and "Traceback" not in result.stderr
+    assert not (tmp_path / "s.sqlite").exists()
+
+
+@pytest.fixture(scope="module")
+def done(tmp_path_factory):
+    out = tmp_path_factory.mktemp("sweep")
+    spec = out / "g.toml"
+    spec.write_text(GAUSS)
+    code = main(["sweep", str(spec), "--workers", "1", "--store", str(out / "g.sqlite"), "--json", str(out / "g.json"),
+                 "--report", str(out / "g.pdf"), "--quiet"])
+    return code, out
+
+
+def test_sweep_stores_one_row_per_cell_and_fails_the_deflated_cells(done):
+    code, out = done
+    doc = json.loads((out / "g.json").read_text())
+    assert code == 1 and doc["verdict"] == "fail" and doc["complete"] and doc["cells_done"] == 4
+    for cell in doc["cells"]:
+        assert [c["id"] for c in cell["checks"]] == ["dp-forward", "loss-law"]
+        assert cell["alpha"] == pytest.approx(1e-6 / 4)
+        scale = cell["parameters"]["sigma_scale"]
+        forward = cell["checks"][0]
+        assert forward["verdict"] == ("fail" if scale == 0.5 else "pass") or (scale == 0.5 and forward["verdict"] != "pass")
+        assert cell["effective_parameters"]["sigma"] == pytest.approx(scale * cell["effective_parameters"]["calibrated_sigma"])
+    db = sqlite3.connect(out / "g.sqlite")
+    assert db.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+    assert db.execute("SELECT COUNT(*), COUNT(DISTINCT cell_id) FROM cells").fetchone() == (4, 4)
+    row = db.execute("SELECT parameters, seed, code_version, estimates, checks, verdict FROM cells LIMIT 1").fetchone()
+    assert json.loads(row[0])["trials"] == 2000 and row[1] > 0 and row[2].startswith("0.") and json.loads(row[3])["dp-forward"]["ci"]
+    assert (out / "g.pdf").read_bytes().startswith(b"%PDF")
+
+
+def cli(capsys, *args):
+    """The CLI in this process: (exit code, stdout, stderr)."""
+    code = main([str(a) for a in args])
+    captured = capsys.readouterr()
+    return code, captured.out, captured.err
+
+
+def test_store_refuses_to_be_overwritten_or_resumed_by_another_spec(done, tmp_path, capsys):
+    _, out = done
+    spec, store = out / "g.toml", out / "g.sqlite"
+    code, _, err = cli(capsys, "sweep", spec, "--workers", 1, "--store", store)
+    assert code == 2 and "already exists" in err and "--resume" in err and err.count("\n") == 1
+    other = tmp_path / "other.toml"
+    other.write_text(GAUSS.replace("seed = 3", "seed = 4"))
+    code, _, err = cli(capsys, "sweep", other, "--workers", 1, "--store", store, "--resume")
+    assert code == 2 and "different spec (seed = 3 there, 4 here)" in err
+    grown = tmp_path / "grown.toml"
+    grown.write_text(GAUSS.replace("epsilon = [0.5, 1.0]", "epsilon = [0.5, 1.0, 2.0]"))
+    code, _, err = cli(capsys, "sweep", grown, "--workers", 1, "--store", store, "--resume")
+    assert code == 2 and "grid differs: 0 cells only in the store, 2 only in the spec" in err
+    # resuming a complete store runs nothing
+    code, stdout, _ = cli(capsys, "sweep", spec, "--workers", 1, "--store", store, "--resume")
+    assert code == 1 and "(0 run now, 4 from the store" in stdout
+
+
+def test_report_renders_any_store(done, tmp_path, capsys):
+    _, out = done
+    code, stdout, err = cli(capsys, "report", out / "g.sqlite", "-o", tmp_path / "r.pdf", "--json", tmp_path / "r.json")
+    assert code == 0, err
+    assert "pdp-audit report g: FAIL — 2 pass, 2 fail" in stdout
+    assert (tmp_path / "r.pdf").read_bytes().startswith(b"%PDF")
+    assert (tmp_path / "r.json").read_bytes() == (out / "g.json").read_bytes()
+    not_a_store = tmp_path / "x.sqlite"
+    not_a_store.write_text("hello")
+    code, _, err = cli(capsys, "report", not_a_store)
+    assert code == 2 and "not a pdp-audit sweep store" in err and err.count("\n") == 1
+    code, _, err = cli(capsys, "report", tmp_path / "none.sqlite")
+    assert code == 2 and "no such store" in err
+
+
+def test_partial_store_reports_incomplete(tmp_path):
+    spec = tmp_path / "g.toml"
+    spec.write_text(GAUSS)
+    from verify.sweep import load_spec
+
+    parsed = load_spec(spec)
+    store = Store.for_sweep(tmp_path / "p.sqlite", parsed, resume=False)
+    store.close()
+    results = load_results(tmp_path / "p.sqlite")
+    assert not results.complete and len(results.missing) == 4 and results.verdict == "inconclusive"
+    assert main(["report", str(tmp_path / "p.sqlite"), "-o", str(tmp_path / "p.pdf"), "--quiet"]) == 0
+    # an empty store of the same spec may be started again without --resume
+    assert main(["sweep", str(spec), "--workers", "1", "--store", str(tmp_path / "p.sqlite"), "--quiet"]) == 1
+
+
+def test_missing_dask_is_a_one_line_error(tmp_path, monkeypatch):
+    import builtins
+
+    real = builtins.__import__
+
+    def no_dask(name, *args, **kwargs):
+        if name.split(".")[0] in ("distributed", "dask"):
+            raise ImportError(name)
+        return real(name, *args, **kwargs)
+
+    monkeypatch.setattr(builtins, "__import__", no_dask)
+    spec = tmp_path / "g.toml"
+    spec.write_text(GAUSS)
+    from verify.executors import MissingDependency, make_executor
+
+    with pytest.raises(MissingDependency, match=r'pip install "pdp-audit\[dask\]"'):
+        make_executor(dask_local=2)
+    assert main(["sweep", str(spec), "--dask-local", "2", "--store", str(tmp_path / "s.sqlite")]) == 2
+    assert not (tmp_path / "s.sqlite").exists()
+
+
+def test_examples_parse():
+    from pathlib import Path
+
+    from verify.sweep import load_spec
+
+    examples = sorted(Path(__file__).resolve().parent.parent.joinpath("examples").glob("*.toml"))
+    assert examples
+    sizes = {p.name: len(load_spec(p).cells) for p in examples}
+    assert any(n >= 100 for n in sizes.values()), sizes

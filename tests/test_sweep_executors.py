@@ -1,0 +1,128 @@
+"""Sweeps give bitwise-identical results serially, on 2 local processes and on a real Dask LocalCluster, in any order."""
+import json
+
+import pytest
+
+from tests import sweep_toy  # noqa: F401  (registers the toy mechanism)
+from verify.executors import DaskExecutor, ProcessExecutor, SerialExecutor
+from verify.store import Store, load_results
+from verify.sweep import parse_spec, run_sweep
+
+SPEC = """
+[sweep]
+mechanism = "gaussian"
+seed = 11
+checks = ["dp-forward", "dp-reverse", "loss-law", "lr-attack"]
+[fixed]
+trials = 3000
+[grid]
+epsilon = [0.5, 1.0]
+sigma_scale = [0.5, 1.0]
+[[cells]]
+dataset = "synthetic"
+n = 50
+d = 3
+"""
+
+
+class Reversed:
+    """Runs the cells in the opposite order (an executor wrapper)."""
+
+    def __init__(self, inner):
+        self.inner = inner
+        self.description = "reversed " + inner.description
+
+    def run(self, tasks):
+        return self.inner.run(list(tasks)[::-1])
+
+
+def sweep_with(executor, path, text=SPEC):
+    spec = parse_spec(text)
+    store = Store.for_sweep(path, spec, resume=False)
+    try:
+        outcome = run_sweep(spec, store, executor)
+        rows = {r["cell_id"]: (r["seed"], json.dumps(r["checks"], sort_keys=True), r["verdict"]) for r in store.rows()}
+    finally:
+        store.close()
+    from reports.sweep_json import sweep_to_dict
+
+    # Everything but the code version (other files of the suite may be edited while tests run)
+    doc = sweep_to_dict(load_results(path))
+    doc.pop("code_versions")
+    for cell in doc["cells"]:
+        cell.pop("code_version")
+    return outcome, rows, json.dumps(doc, sort_keys=True)
+
+
+@pytest.fixture(scope="module")
+def serial(tmp_path_factory):
+    return sweep_with(SerialExecutor(), tmp_path_factory.mktemp("serial") / "s.sqlite")
+
+
+def test_serial_result_is_complete(serial):
+    outcome, rows, _ = serial
+    assert outcome.ran == 5 and len(rows) == 5
+    verdicts = {json.loads(text)[0]["verdict"] for _, text, _ in rows.values()}
+    assert "fail" in verdicts and "pass" in verdicts
+
+
+def test_order_does_not_matter(serial, tmp_path):
+    _, rows, doc = sweep_with(Reversed(SerialExecutor()), tmp_path / "r.sqlite")
+    assert rows == serial[1] and doc == serial[2]
+
+
+def test_two_local_processes_match_serial_bitwise(serial, tmp_path):
+    outcome, rows, doc = sweep_with(ProcessExecutor(2), tmp_path / "p.sqlite")
+    assert rows == serial[1] and doc == serial[2]
+    assert outcome.executor == "2 local processes"
+
+
+# One cell much larger than the other: it is split into chunks spread over the workers.
+UNEVEN = """
+[sweep]
+mechanism = "gaussian"
+seed = 5
+checks = ["dp-forward", "dp-reverse", "loss-law", "lr-attack"]
+[grid]
+trials = [2000, 300000]
+"""
+
+
+@pytest.fixture(scope="module")
+def uneven(tmp_path_factory):
+    return sweep_with(SerialExecutor(), tmp_path_factory.mktemp("uneven") / "u.sqlite", UNEVEN)
+
+
+def test_a_large_cell_is_split_into_chunks_with_the_same_numbers(uneven, tmp_path):
+    executor = ProcessExecutor(2)
+    _, rows, doc = sweep_with(executor, tmp_path / "p.sqlite", UNEVEN)
+    assert executor.chunked_cells == 1
+    assert rows == uneven[1] and doc == uneven[2]
+
+
+def test_dask_cluster_matches_serial_bitwise(serial, uneven, tmp_path):
+    # An existing cluster reached by address (--scheduler); --dask-local is exercised by the fault tests.
+    distributed = pytest.importorskip("distributed")
+    cluster = distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=":0")
+    executor = DaskExecutor(address=cluster.scheduler_address)
+    try:
+        executor.client.wait_for_workers(2, timeout=120)
+        _, rows, doc = sweep_with(Reversed(executor), tmp_path / "d.sqlite")
+        assert rows == serial[1] and doc == serial[2]
+        _, rows, doc = sweep_with(executor, tmp_path / "u.sqlite", UNEVEN)
+        assert executor.chunked_cells == 1  # the large cell's chunks ran as Dask tasks from its worker
+        assert rows == uneven[1] and doc == uneven[2]
+    finally:
+        executor.close()
+        cluster.close()
+
+
+def test_a_cell_is_the_same_in_any_grid(serial, tmp_path):
+    # The same cell inside a bigger grid gets the same seed and the same estimates (its alpha, hence
+    # its intervals, shrink with the number of cells: Bonferroni over cells).
+    bigger = SPEC.replace("epsilon = [0.5, 1.0]", "epsilon = [2.0, 1.0, 0.5]")
+    _, rows, _ = sweep_with(SerialExecutor(), tmp_path / "b.sqlite", bigger)
+    for cell_id, (seed, text, _) in serial[1].items():
+        assert rows[cell_id][0] == seed
+        estimates = [c["estimate"] for c in json.loads(text)]
+        assert [c["estimate"] for c in json.loads(rows[cell_id][1])] == estimates

@@ -1,0 +1,160 @@
+"""Faults with real processes: workers killed mid-sweep (local pool and Dask), Ctrl-C, kill -9 of the driver."""
+import json
+import os
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+
+import pytest
+
+from tests.sweep_toy import toy_spec
+from verify.executors import DaskExecutor, ProcessExecutor, SerialExecutor
+from verify.store import Store
+from verify.sweep import parse_spec, run_sweep
+
+CELLS = 16
+
+
+def toy_results(executor, path, kill=None, sleep=0.1):
+    spec = parse_spec(toy_spec(CELLS, sleep))
+    store = Store.for_sweep(path, spec, resume=False)
+    done = []
+
+    def on_cell(task, outcome):
+        done.append(task.cell_id)
+        if len(done) == 3 and kill is not None:
+            kill()
+
+    try:
+        outcome = run_sweep(spec, store, executor, on_cell=on_cell)
+        rows = {r["cell_id"]: json.dumps(r["checks"], sort_keys=True) for r in store.rows()}
+        count = store.db.execute("SELECT COUNT(*) FROM cells").fetchone()[0]
+    finally:
+        store.close()
+    assert count == len(rows) == CELLS and set(rows) == {c.cell_id for c in spec.cells}
+    return outcome, rows
+
+
+@pytest.fixture(scope="module")
+def reference(tmp_path_factory):
+    return toy_results(SerialExecutor(), tmp_path_factory.mktemp("ref") / "ref.sqlite", sleep=0.1)[1]
+
+
+def test_killed_local_worker_loses_and_duplicates_nothing(reference, tmp_path):
+    executor = ProcessExecutor(2)
+
+    def kill():
+        os.kill(executor.pids()[0], signal.SIGKILL)
+
+    outcome, rows = toy_results(executor, tmp_path / "p.sqlite", kill)
+    assert executor.restarts >= 1  # the pool really broke and the unfinished cells were resubmitted
+    assert outcome.ran == CELLS and rows == reference
+
+
+def test_killed_dask_worker_loses_and_duplicates_nothing(reference, tmp_path):
+    pytest.importorskip("distributed")
+    executor = DaskExecutor(local_workers=2)
+    try:
+        pids = list(executor.client.run(os.getpid).values())
+        outcome, rows = toy_results(executor, tmp_path / "d.sqlite", lambda: os.kill(pids[0], signal.SIGKILL))
+    finally:
+        executor.close()
+    assert outcome.ran == CELLS and rows == reference
+
+
+GAUSS = """
+[sweep]
+mechanism = "gaussian"
+checks = ["dp-forward", "loss-law"]
+[fixed]
+trials = 2000
+[grid]
+epsilon = [0.5, 1.0, 2.0, 4.0]
+sigma_scale = [0.5, 1.0]
+"""
+
+
+def start(tmp_path, *extra):
+    spec = tmp_path / "g.toml"
+    spec.write_text(GAUSS)
+    args = [sys.executable, "-m", "verify.cli", "sweep", str(spec), "--workers", "2", "--store", str(tmp_path / "g.sqlite"), *extra]
+    return args, subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+
+
+def stored(path):
+    try:
+        db = sqlite3.connect(f"file:{path}?mode=ro", uri=True, timeout=5)
+        try:
+            return dict(db.execute("SELECT cell_id, checks FROM cells").fetchall())
+        finally:
+            db.close()
+    except sqlite3.Error:
+        return {}
+
+
+def wait_for_cells(path, at_least, process, timeout=60):
+    deadline = time.time() + timeout
+    while time.time() < deadline:
+        if len(stored(path)) >= at_least:
+            return
+        assert process.poll() is None, process.communicate()
+        time.sleep(0.05)
+    raise AssertionError("the sweep made no progress")
+
+
+def test_ctrl_c_keeps_completed_cells_and_resume_finishes_the_rest(tmp_path):
+    args, process = start(tmp_path)
+    wait_for_cells(tmp_path / "g.sqlite", 2, process)
+    process.send_signal(signal.SIGINT)
+    out, err = process.communicate(timeout=30)
+    assert process.returncode == 130, err
+    lines = err.strip().splitlines()
+    assert len(lines) == 1 and "interrupted" in lines[0] and "--resume" in lines[0] and "Traceback" not in err
+    kept = stored(tmp_path / "g.sqlite")
+    assert 2 <= len(kept) < 8
+    resumed = subprocess.run(args + ["--resume"], capture_output=True, text=True)
+    assert resumed.returncode in (0, 1, 3), resumed.stderr
+    assert f"({8 - len(kept)} run now, {len(kept)} from the store" in resumed.stdout
+    final = stored(tmp_path / "g.sqlite")
+    assert len(final) == 8 and all(final[k] == v for k, v in kept.items())
+
+
+def test_kill_9_of_the_driver_leaves_a_store_that_resumes(tmp_path):
+    psutil = pytest.importorskip("psutil")
+    args, process = start(tmp_path)
+    wait_for_cells(tmp_path / "g.sqlite", 2, process)
+    workers = psutil.Process(process.pid).children(recursive=True)
+    process.kill()
+    process.communicate(timeout=30)
+    kept = stored(tmp_path / "g.sqlite")
+    assert len(kept) >= 2
+    gone, alive = psutil.wait_procs(workers, timeout=10)  # orphaned workers notice and exit
+    assert not alive
+    resumed = subprocess.run(args + ["--resume"], capture_output=True, text=True)
+    assert resumed.returncode in (0, 1, 3), resumed.stderr
+    final = stored(tmp_path / "g.sqlite")
+    assert len(final) == 8 and all(final[k] == v for k, v in kept.items())
+
+
+def test_killed_worker_during_a_chunked_cell(tmp_path):
+    # The large cell is split into chunks run by the pool; one chunk kills its worker (once): the pool
+    # is replaced, the cell runs again (split again) and its numbers are those of a serial run.
+    marker = tmp_path / "crashed"
+    text = (f'[sweep]\nmechanism = "toy-chunked"\n[[cells]]\nchunks = 20\nsleep = 0.05\ncrash_chunk = 7\n'
+            f'crash_marker = "{marker}"\n[[cells]]\nchunks = 1\nsleep = 0.05\n')
+
+    def results(executor, path):
+        spec = parse_spec(text)
+        store = Store.for_sweep(path, spec, resume=False)
+        try:
+            run_sweep(spec, store, executor)
+            return {r["cell_id"]: json.dumps(r["checks"], sort_keys=True) for r in store.rows()}
+        finally:
+            store.close()
+
+    executor = ProcessExecutor(2)
+    rows = results(executor, tmp_path / "p.sqlite")
+    assert marker.exists() and executor.restarts >= 1 and executor.chunked_cells == 2  # split before and after
+    assert len(rows) == 2 and rows == results(SerialExecutor(), tmp_path / "s.sqlite")  # marker exists: no crash
