@@ -271,6 +271,8 @@ class GaussianPair:
         self.sigma = positive("sigma", sigma)
         self.output_dim = self.noise_dim = self.q_d.size
         self.noise_sigma = self.sigma
+        # Means as broadcast operands: a scalar for a 1-d release (numpy broadcasts a length-1 axis slowly).
+        self._centres = {w: (m[0] if m.size == 1 else m) for w, m in (("D", self.q_d), ("D'", self.q_dprime))}
 
     @property
     def delta_z(self) -> np.ndarray:
@@ -290,7 +292,7 @@ class GaussianPair:
     def sample(self, world: World, size: int, rng: np.random.Generator) -> np.ndarray:
         out = rng.standard_normal((size, self.output_dim))
         out *= self.sigma
-        out += self.mean(world)
+        out += self._centres[check_world(world)]
         return out
 
     def privacy_loss(self, outputs: np.ndarray) -> np.ndarray:
@@ -300,7 +302,7 @@ class GaussianPair:
         two quadratic forms remain: (‖o − q_D'‖² − ‖o − q_D‖²) / (2σ²).
         """
         outputs = np.atleast_2d(outputs)
-        to_d, to_dprime = outputs - self.q_d, outputs - self.q_dprime
+        to_d, to_dprime = outputs - self._centres["D"], outputs - self._centres["D'"]
         return (np.einsum("ij,ij->i", to_dprime, to_dprime) - np.einsum("ij,ij->i", to_d, to_d)) / (2 * self.sigma**2)
 
 

@@ -58,7 +58,8 @@ def test_tiny_budget_never_fails_a_correct_mechanism(tmp_path):
 @pytest.mark.parametrize("args,needle", [
     (["--claim-delta", "2"], "--claim-delta must be in (0, 1)"),
     (["--claim-epsilon", "-1"], "--claim-epsilon must be a finite number > 0"),
-    (["--sigma", "0"], "--sigma must be a finite number > 0"),
+    (["--sigma", "0"], "--sigma must be in [1e-9, 1e9]"),
+    (["--sigma", "1e-320"], "--sigma must be in [1e-9, 1e9]"),
     (["--trials", "10"], "--trials must be in [1000, 1e9]"),
     (["--trials", "abc"], "--trials"),
     (["--data", "/no/such.csv"], "--data"),

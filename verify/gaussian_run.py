@@ -51,8 +51,9 @@ class GaussianAuditConfig:
             raise ValueError(f"--sensitivity must be a finite number > 0, got {self.sensitivity}")
         if self.query == "count" and self.sensitivity != 1.0:
             raise ValueError("--sensitivity applies to --query sum only (a count has sensitivity 1)")
-        if self.sigma is not None and not (math.isfinite(self.sigma) and self.sigma > 0):
-            raise ValueError(f"--sigma must be a finite number > 0, got {self.sigma}")
+        if self.sigma is not None and not (math.isfinite(self.sigma) and 1e-9 <= self.sigma / self.sensitivity <= 1e9):
+            # beyond this range every privacy loss overflows or vanishes in double precision
+            raise ValueError(f"--sigma must be in [1e-9, 1e9] times the sensitivity, got {self.sigma}")
         if not 1000 <= self.trials <= 10**9:
             raise ValueError(f"--trials must be in [1000, 1e9], got {self.trials}")
         if self.seed < 0:
@@ -190,11 +191,11 @@ def _cor23_coverage_check(loss_d, S, sigma, rho):
         exact_failure=g.corollary23_exact_failure_probability(rho, sigma, S))
 
 
-def _plain_tails(pair, epsilon: float, config: GaussianAuditConfig, stream: str):
+def _plain_tails(pair, epsilon: float, config: GaussianAuditConfig, stream: str, executor):
     """Plain hockey-stick tails at one ε, computed only when the claim is resolvable by plain sampling."""
     def compute():
-        loss_d = sample_privacy_loss(pair, "D", config.trials, config.seed, stream)
-        loss_dp = sample_privacy_loss(pair, "D'", config.trials, config.seed, stream)
+        loss_d = sample_privacy_loss(pair, "D", config.trials, config.seed, stream, executor)
+        loss_dp = sample_privacy_loss(pair, "D'", config.trials, config.seed, stream, executor)
         return hockey_stick(loss_d, loss_dp, np.array([epsilon]), config.alpha)
     return compute
 
@@ -206,7 +207,7 @@ def _classical_calibration_check(query, rows, target, config, executor):
         "classical-calibration", "Classical calibration σ = Δ√(2 log(1.25/δ))/ε",
         f"σ = {sigma_c:.4g} gives ({config.epsilon:g}, {config.delta:g})-DP (proved for ε < 1)",
         "δ(ε) at σ_classical ≤ δ", "Dwork & Roth 2014 Thm A.1; [RW] Corollary 16",
-        _plain_tails(pair, config.epsilon, config, "classical"), pair, "D||D'", config.epsilon, config.delta,
+        _plain_tails(pair, config.epsilon, config, "classical", executor), pair, "D||D'", config.epsilon, config.delta,
         config.trials, config.seed, exact=g.analytic_delta(config.epsilon, sigma_c, query.sensitivity), executor=executor)
 
 
@@ -261,7 +262,7 @@ def _per_instance_check(mechanism: g.GaussianMechanism, rows: np.ndarray, config
     return builders.dp_claim_check(
         "pdp-median-individual", "pDP of the median individual",
         f"Row {index} (‖Δ_z‖ = {sens[index]:.4g}) has ({eps_i:.4g}, {config.delta:g})-pDP, the analytic ε at her own sensitivity",
-        "δ_{D‖D−z}(ε_z) ≤ δ", "Definition D2; " + SOURCE_BW, _plain_tails(pair, eps_i, config, "median-individual"),
+        "δ_{D‖D−z}(ε_z) ≤ δ", "Definition D2; " + SOURCE_BW, _plain_tails(pair, eps_i, config, "median-individual", executor),
         pair, "D||D'", eps_i, config.delta, config.trials, config.seed,
         exact=g.analytic_delta(eps_i, mechanism.sigma, sens[index]), executor=executor)
 
