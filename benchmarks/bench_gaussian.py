@@ -7,35 +7,24 @@ on a shared, noisy machine.  Target: ratio ≥ 0.5 for the scalar (count) query.
 from __future__ import annotations
 
 import json
-import time
 
 import numpy as np
 
 from audits.engine import sample_privacy_loss
 from mechanisms.gaussian import GaussianPair
+from timing import best_rate
 
 N = 4_000_000
-REPEATS = 5
-
-
-def best_rate(fn, n: int) -> float:
-    """Best of several runs (the least disturbed by other load), in items per second."""
-    best = float("inf")
-    for _ in range(REPEATS):
-        start = time.perf_counter()
-        fn()
-        best = min(best, time.perf_counter() - start)
-    return n / best
 
 
 def main() -> None:
     rng = np.random.default_rng(0)
-    rng_rate = best_rate(lambda: rng.standard_normal(N), N)
+    rng_rate = best_rate(lambda: rng.standard_normal(N), N, repeats=5)
     scalar = GaussianPair(np.array([100.0]), np.array([101.0]), 3.7)
-    plv_rate = best_rate(lambda: sample_privacy_loss(scalar, "D", N, seed=1), N)
+    plv_rate = best_rate(lambda: sample_privacy_loss(scalar, "D", N, seed=1), N, repeats=5)
     d = 10
     vector = GaussianPair(np.zeros(d), np.eye(d)[0], 3.7)
-    plv_rate_d = best_rate(lambda: sample_privacy_loss(vector, "D", N // d, seed=1), N // d)
+    plv_rate_d = best_rate(lambda: sample_privacy_loss(vector, "D", N // d, seed=1), N // d, repeats=5)
     print(json.dumps({
         "benchmark": "gaussian_plv",
         "samples_per_s": round(plv_rate),

@@ -11,7 +11,6 @@ matrices X^TX and X^Ty precomputed once, as any implementation would).  Best of 
 from __future__ import annotations
 
 import json
-import time
 
 import numpy as np
 from scipy import linalg, stats
@@ -20,21 +19,12 @@ from audits.engine import sample_privacy_loss
 from mechanisms import linreg as L
 from mechanisms import linreg_adaptive as A
 from mechanisms.linreg_data import preprocess, synthetic_regression
+from timing import best_rate
 
 N, D = 10_000, 20
 EPS, DELTA = 1.0, 1e-6
 VECTOR_SAMPLES = 200_000
 NAIVE_SAMPLES = 300
-REPEATS = 3
-
-
-def best_rate(fn, n: int) -> float:
-    best = float("inf")
-    for _ in range(REPEATS):
-        start = time.perf_counter()
-        fn()
-        best = min(best, time.perf_counter() - start)
-    return n / best
 
 
 def naive_losses(nb: L.Neighbours, size: int, rng: np.random.Generator) -> np.ndarray:

@@ -1,7 +1,6 @@
 """Auditors and statistics: intervals that cover, attacks that refute broken claims and only those."""
 import numpy as np
 import pytest
-from scipy import stats
 
 from audits.attack import balanced_accuracy_bound, epsilon_lower_bound, likelihood_ratio_attack
 from audits.coverage import coverage_of

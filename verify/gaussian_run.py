@@ -21,6 +21,7 @@ from mechanisms import gaussian as g
 from mechanisms.datasets import Dataset, load_csv, load_shipped, standardize
 from verify import builders
 from verify.checks import Run, finalize
+from verify.claims_validation import check_claim
 
 SOURCE_RW = "Redberg & Wang 2021"
 SOURCE_BW = "Balle & Wang 2018, Theorem 8"
@@ -42,11 +43,7 @@ class GaussianAuditConfig:
     target_column: str | None = None
 
     def validate(self) -> None:
-        if not (math.isfinite(self.epsilon) and self.epsilon > 0):
-            raise ValueError(f"--claim-epsilon must be a finite number > 0, got {self.epsilon}")
-        for name, value in (("--claim-delta", self.delta), ("--alpha", self.alpha), ("--rho", self.rho)):
-            if not 0 < value < 1:
-                raise ValueError(f"{name} must be in (0, 1), got {value}")
+        check_claim(self.epsilon, self.delta, self.alpha, self.rho)
         if not (math.isfinite(self.sensitivity) and self.sensitivity > 0):
             raise ValueError(f"--sensitivity must be a finite number > 0, got {self.sensitivity}")
         if self.query == "count" and self.sensitivity != 1.0:

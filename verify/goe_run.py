@@ -40,6 +40,7 @@ from verify import builders
 from verify.checks import Check, Run, finalize
 from verify.dp_checks import dp_checks, sample_pair
 from verify.stats import clopper_pearson
+from verify.claims_validation import check_claim
 
 SOURCE_ALG6 = "[RW] Algorithm 6, Theorem 17"
 SOURCE_AG = "Dwork et al. 2014b (Analyze Gauss); [RW] App. D"
@@ -75,11 +76,7 @@ class GoeAuditConfig:
     def validate(self) -> None:
         if isinstance(self.d, bool) or not isinstance(self.d, int) or not 1 <= self.d <= goe.EXACT_MAX_D:
             raise ValueError(f"--d must be an integer in [1, {goe.EXACT_MAX_D}] (τ and the CDF are exact), got {self.d}")
-        if not (math.isfinite(self.epsilon) and self.epsilon > 0):
-            raise ValueError(f"--claim-epsilon must be a finite number > 0, got {self.epsilon}")
-        for name, value in (("--claim-delta", self.delta), ("--alpha", self.alpha), ("--rho", self.rho)):
-            if not 0 < value < 1:
-                raise ValueError(f"{name} must be in (0, 1), got {value}")
+        check_claim(self.epsilon, self.delta, self.alpha, self.rho)
         if self.delta >= 0.5:
             raise ValueError(f"--claim-delta must be below 0.5 (Theorem 17's ex-post bound holds w.p. 1 − 2δ), got {self.delta}")
         if not (math.isfinite(self.beta) and self.beta > 0):

@@ -33,6 +33,7 @@ from audits.linreg_profiles import RidgeBatch
 from mechanisms import linreg as L
 from mechanisms.datasets import load_csv
 from mechanisms.linreg_data import REGRESSION_DATASETS, load_regression, preprocess, synthetic_regression
+from verify.claims_validation import check_claim
 
 MECHANISMS = ("output-perturbation", "ops", "adaops", "adassp", "ssp")
 CALIBRATIONS = ("balanced", "diffuse", "concentrated", "conservative")
@@ -69,11 +70,7 @@ class LinregAuditConfig:
     def validate(self) -> None:
         if self.mechanism not in MECHANISMS:
             raise ValueError(f"mechanism must be one of {MECHANISMS}, got {self.mechanism!r}")
-        if not (math.isfinite(self.epsilon) and self.epsilon > 0):
-            raise ValueError(f"--claim-epsilon must be a finite number > 0, got {self.epsilon}")
-        for name, value in (("--claim-delta", self.delta), ("--alpha", self.alpha), ("--rho", self.rho)):
-            if not 0 < value < 1:
-                raise ValueError(f"{name} must be in (0, 1), got {value}")
+        check_claim(self.epsilon, self.delta, self.alpha, self.rho)
         if not 1000 <= self.trials <= 10**9:
             raise ValueError(f"--trials must be in [1000, 1e9], got {self.trials}")
         if self.seed < 0:

@@ -51,6 +51,7 @@ from mechanisms.losses import GLMLoss, LogisticLoss, PseudoHuberLoss, get_loss
 from verify import builders
 from verify.checks import Check, Run, finalize
 from verify.dp_checks import PairSamples, dp_checks
+from verify.claims_validation import check_claim
 
 SOURCE_THM5 = "[RW] Theorem 5 (Kifer et al. 2012); THEORY.md Q1"
 LOSSES = ("logistic", "squared", "huber")
@@ -99,11 +100,7 @@ class ObjPertAuditConfig:
     def validate(self) -> None:
         if self.loss not in LOSSES:
             raise ValueError(f"--loss must be one of {', '.join(LOSSES)}, got {self.loss!r}")
-        if not (math.isfinite(self.epsilon) and self.epsilon > 0):
-            raise ValueError(f"--claim-epsilon must be a finite number > 0, got {self.epsilon}")
-        for name, value in (("--claim-delta", self.delta), ("--alpha", self.alpha), ("--rho", self.rho)):
-            if not 0 < value < 1:
-                raise ValueError(f"{name} must be in (0, 1), got {value}")
+        check_claim(self.epsilon, self.delta, self.alpha, self.rho)
         if not (math.isfinite(self.huber_kappa) and self.huber_kappa > 0):
             raise ValueError(f"--huber-kappa must be a finite number > 0, got {self.huber_kappa}")
         if self.lam is not None and not (math.isfinite(self.lam) and self.lam > 0):
@@ -733,7 +730,6 @@ def figure1(seed: int) -> tuple[dict, list[Check]]:
         panels.append({"title": f"ω = {label}: median {np.median(v['epsilon']):.2g}, max {np.max(v['epsilon']):.2g}",
                        "x": X[:, 0].tolist(), "y": X[:, 1].tolist(), "c": np.maximum(v["epsilon"], FIG1_COLOUR_FLOOR).tolist(), "arrow": arrow})
     # K17's "astronomically unlikely": the exact log density of θ_π against θ̂
-    obj = op.Objective(X, y, FIG1_LAMBDA, "logistic")
     dens = op.log_density(np.vstack([theta, _rotation(math.pi) @ theta]), X, y, FIG1_LAMBDA, sigma, "logistic")
     log_ratio = float(dens[1] - dens[0])
     # σ above which the log-det term dominates at ω = π/12 (both gradient terms scale as 1/σ²)
@@ -910,7 +906,7 @@ def run_objpert_audit(config: ObjPertAuditConfig, executor: Executor | None = No
     cal = calibrate(config)
     lam = cal.lam
     theta_np = check_hessian(X, y, lam, loss)
-    eps, delta = config.epsilon, config.delta
+    eps = config.epsilon
 
     checks: list[Check] = []
     settings: list[DpSetting] = []
