@@ -17,6 +17,7 @@ from verify.goe_run import GoeAuditConfig, run_goe_audit
 from verify.linreg_context import LinregAuditConfig
 from verify.linreg_run import run_linreg_audit
 from verify.objpert_run import ObjPertAuditConfig, run_objpert_audit
+from verify.privacy_report_run import PrivacyReportAuditConfig, run_privacy_report_audit
 
 THEORY = Path(__file__).resolve().parents[1] / ".." / "shared" / "design" / "THEORY.md"
 
@@ -147,6 +148,21 @@ def _linreg(mechanism: str, reproduce: bool = False):
                                                       reproduce=reproduce))
 
 
+class _ModeRuns:
+    """The privacy report's runs in several modes, seen as one run: ``checks`` is the union (first mode first)."""
+
+    def __init__(self, runs: dict):
+        self.runs = runs
+        self.checks = [c for run in runs.values() for c in run.checks]
+
+
+def _privacy_report(repetitions: int = 200, trials: int = 2000):
+    """Dependent (the default) and adaptive mode (Algorithm 4's checks: prop12, thm11-*, thm13-*, …), no figures;
+    about a second each."""
+    return lambda: _ModeRuns({mode: run_privacy_report_audit(PrivacyReportAuditConfig(
+        mode=mode, repetitions=repetitions, trials=trials, figures=False)) for mode in ("dependent", "adaptive")})
+
+
 #: One small run per audit that a "checked" entry cites (seconds each; defaults otherwise, so that every
 #: check of the default run is produced: e.g. goe-release keeps d = 50 and its K16 checks).
 AUDIT_RUNNERS = {
@@ -158,6 +174,7 @@ AUDIT_RUNNERS = {
     "adaops": _linreg("adaops"),
     "adassp": _linreg("adassp"),
     "ssp": _linreg("ssp"),
+    "privacy-report": _privacy_report(),
 }
 
 
@@ -202,6 +219,9 @@ DETERMINISTIC_VERDICTS = {
     ("output-perturbation", "fig1-six-times"): ("K1", "pass"),
     ("output-perturbation", "fig2-orders"): ("K2", "pass"),
     ("adaops", "alg1-q5"): ("Q5", "fail"),
+    ("privacy-report", "q2-printed-dp"): ("Q2", "pass"),
+    ("privacy-report", "cor16"): ("RW-Cor16", "pass"),
+    ("privacy-report", "thm11-weyl"): ("RW-Thm11", "pass"),
 }
 
 
@@ -226,10 +246,31 @@ def test_findings_quote_the_goe_and_objpert_closed_forms():
         assert f"{op.theorem5_sigma(1.0, 1e-5, 0.01, 'printed'):.4f}" in finding
 
 
-def test_privacy_report_claims_stay_planned():
-    """The privacy report (issue 4) is still being written: its results are not claimed as checked yet."""
-    for entry_id in ("RW-Thm10", "RW-Thm11", "RW-Prop12", "RW-Thm13", "RW-Thm14", "RW-Prop15", "RW-Cor16", "RW-Prop21"):
-        assert ledger.BY_ID[entry_id].status == "planned", entry_id
+#: The results of issue 4 that ``pdp-audit run privacy-report`` checks (the rest of issue 4 stays planned).
+PRIVACY_REPORT_ENTRIES = ("RW-Thm10", "RW-Thm11", "RW-Prop12", "RW-Thm13", "RW-Thm14", "RW-Prop15", "RW-Cor16",
+                          "RW-Prop21", "RW-Lem29", "K24", "K26", "Q2", "Q3", "Q24", "Q25", "Q28", "Q29", "Q30", "Q34")
+
+
+def test_privacy_report_claims_are_checked(audit_runs):
+    """Issue 4 landed: its results are checked by the privacy-report audit, each finding quotes the verdict of every
+    check it names, and an entry that needs Algorithm 4's checks says that they come from ``--mode adaptive``
+    (the ledger's command is the bare ``pdp-audit run privacy-report``, whose default mode is dependent)."""
+    cited = {e.id for e in ledger.ENTRIES if e.audit == "privacy-report"}
+    assert cited == set(PRIVACY_REPORT_ENTRIES), sorted(cited ^ set(PRIVACY_REPORT_ENTRIES))
+    runs = audit_runs("privacy-report").runs
+    dependent = {c.id for c in runs["dependent"].checks}
+    adaptive_only = {c.id for c in runs["adaptive"].checks} - dependent
+    assert {"prop12", "q28-raw-lambda", "thm13-accuracy-median", "thm11-weyl", "alg4-overhead"} <= adaptive_only
+    for entry_id in PRIVACY_REPORT_ENTRIES:
+        entry = ledger.BY_ID[entry_id]
+        assert entry.status == "checked" and entry.command == "pdp-audit run privacy-report", entry_id
+        for check_id in entry.checks:
+            assert re.search(rf"{re.escape(check_id)}(, [\w-]+)* (pass|fail|inconclusive)", entry.finding), \
+                f"{entry_id}: finding does not give the verdict of {check_id}"
+        if set(entry.checks) & adaptive_only:
+            assert "--mode adaptive" in entry.finding, f"{entry_id}: adaptive-mode checks without '--mode adaptive'"
+    for entry_id in ("K20", "K22"):  # report pages (figures), no pass/fail check: partial findings only
+        assert ledger.BY_ID[entry_id].status == "planned" and ledger.BY_ID[entry_id].finding.startswith("Partial")
 
 
 def _e(x: float) -> str:

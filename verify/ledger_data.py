@@ -41,7 +41,14 @@ FINDINGS_RUN = (
     "--loss huber --huber-kappa 0.01 (ξ = 0.01, β = 1, λ = 2); "
     "pdp-audit run {output-perturbation,ops,adaops,adassp,ssp} --trials 100000 --json - --report none (diabetes, "
     "n = 442, d = 10, rows scaled to ‖x‖ = 1, y in [−1, 1], 128-candidate search); ops also with --claim-delta 1e-6 "
-    "--no-reproduce"
+    "--no-reproduce; "
+    "pdp-audit run privacy-report --repetitions 5000 --json - --report none (dependent mode: synthetic logistic n = 1000, "
+    "d = 50, (ε₁, ε₂, ε₃) = (0.2, 0.7, 0.1), δ = 1e-5, ρ = 0.01, σ = 49.61, σ₂ = 5.1665, σ₃ = 5.4358, τ = 15.3154, "
+    "λ = 2σ₃τ = 166.50, 1e6 trials per DP check): verdict fail (q25-printed-gradient, lemma20-printed-tau, prop15-l1, "
+    "prop15-algorithm2); the same with --lambda-condition sigma2 (prop21 also fails), with --mode adaptive "
+    "((ε₁, ε₂, ε₃, ε₄) = (0.2, 0.6, 0.1, 0.1), λ = 2.5, σ₂ = 5.9496, σ₄ = 7.6874; verdict fail: lemma20-printed-tau, "
+    "q28-raw-lambda; thm13-* inconclusive), with --mode adaptive --lambda 90 --d 10 (verdict fail: q25-printed-gradient, "
+    "lemma20-printed-tau; thm13-* pass) and with --mode independent (verdict pass)"
 )
 
 ISSUES = {
@@ -238,8 +245,10 @@ _K2 = ("Left pane, same data as K1: the smallest ratio DP ε / mean pDP ε over 
        "without a check: the paper does not state its γ range.")
 
 _Q4 = (_K16 + " With τ from the exact CDF of (Z + Zᵀ)/√2 (σ₃ kept, not dropped) Lemma 20 holds: see RW-Lem20 "
-       "(lemma20-coverage, goe-cdf pass). Prop. 12's ±τ vs ±τσ₃ and the footnote's rates are not run (privacy "
-       "report, #4).")
+       "(lemma20-coverage, goe-cdf pass). In the privacy report (pdp-audit run privacy-report: d = 50, ρ = 0.01, σ₃ = "
+       "5.4358, 5000 repetitions) Algorithm 6's noise exceeds σ₃τ in 47 of 5000 with τ = 15.3154 (lemma20 pass) and in "
+       "all 5000 with the unit-GOE value τ/√2 = 10.8296 at this ρ (lemma20-printed-tau fail); Prop. 12 with ±τσ₃ holds "
+       "(RW-Prop12). The footnote's rates are not run.")
 _Q37 = ("Corollary 7's '≤' holds with equality (5.7e-14) and Theorem 6 with μ_j from the eigendecomposition of "
         "∇²ℓ(θ̂ᴾ; z) is exact (5.7e-14) on 2400 instances (cor7-identity, thm6-identity pass); Theorem 8 is void when "
         "some λ_j ≥ λ, which none of the instances reached (thm8-bound pass). Theorem 8's proof recursion for z ∈ D is "
@@ -261,6 +270,90 @@ _Q16 = ("E F(θ̃) − F(θ̂) = d/γ_n is wrong (F7): at λ = 0 it is d/(2γ) a
 _K8 = (_Q16 + " The tail bound d log(d/δ)/γ_n is not in the audit; the same test shows it holds at λ = 0 (2γ(F(θ̃) − "
        "F(θ̂)) ~ χ²_d exactly; d ∈ {1, 3, 10}, δ ∈ {0.1, 1e-3, 1e-6}).")
 _LRTHM10 = ("As [PDP] Theorem 4.1 (PDP-Thm4.1), of which (16) and (17) are copies: " + _THM41)
+
+# --------------------------------------------------------------------------------------------------
+# Findings of the privacy-report audit (issue 4).  Dependent mode = the default run, pdp-audit run privacy-report
+# --repetitions 5000: synthetic logistic data n = 1000, d = 50, (ε₁, ε₂, ε₃) = (0.2, 0.7, 0.1), δ = 1e-5, ρ = 0.01,
+# σ = 49.61 (Theorem 5, variance reading), σ₂ = 5.1665, σ₃ = 5.4358 (analytic), τ = 15.3154 (exact), λ = 2σ₃τ = 166.50,
+# 1e6 trials per DP check, seed 0.  Adaptive mode = the same with --mode adaptive: (ε₁, ε₂, ε₃, ε₄) =
+# (0.2, 0.6, 0.1, 0.1), λ = 2.5 (Theorem 5), σ₂ = 5.9496, σ₄ = 7.6874.  Failure counts are out of 5000 repetitions.
+# --------------------------------------------------------------------------------------------------
+_PR_DEP = "dependent mode (the default: n = 1000, d = 50, budget 0.2/0.7/0.1, δ = 1e-5, ρ = 0.01, λ = 2σ₃τ = 166.50, 5000 repetitions)"
+_PR_ADA = ("--mode adaptive (n = 1000, d = 50, budget 0.2/0.6/0.1/0.1, δ = 1e-5, ρ = 0.01, λ = 2.5, σ₄ = 7.6874, 5000 "
+           "repetitions)")
+_PR_THM13 = ("Theorem 13 needs λ_min(H) ≥ max{2β, 2τσ₃}: in " + _PR_ADA + " that is 166.5 and it held on no repetition "
+             "(thm13-accuracy-median, thm13-accuracy-random inconclusive: the guarantee does not apply). With --mode adaptive "
+             "--lambda 90 --d 10 (τσ₃ = 42.16, requirement 84.32, held on all 5000 repetitions; C = 4τσ₃ + 2β = 169.1) both "
+             "sides hold, 0 of 5000 failures ≤ 3ρ (thm13-accuracy-median, thm13-accuracy-random pass). With --lambda 60 --d 10 "
+             "the requirement 84.32 never held (inconclusive).")
+_PR_THM10_ACC = ("Theorem 10(3) holds in " + _PR_DEP + ": ε₁ ≤ ε̄₁ᴾ ≤ 12ε₁ + |f'|‖x‖√(2 log(2/ρ))/σ₂ failed 36 (median row) "
+                 "and 39 (uniformly drawn row) of 5000 times ≤ 3ρ = 0.03 (thm10-accuracy-median, thm10-accuracy-random pass); "
+                 "every failure is on the lower side, the upper side never failed.")
+_PR_THM10 = ("(1) holds with σ₃² (Q2): ε = 0.9611 at σ₂ = 5.1665, σ₃ = 5.4358, worst-case neighbour ξ = 1, β = 0.25; exact "
+             "δ(ε) = 2.9e-8 ≤ 1e-5 both ways (thm10-dp-forward, thm10-dp-reverse pass; exact DP ε 0.7107). (2) holds for the "
+             "median row: ε(z) = 0.4489, exact δ 1.4e-8 (thm10-pdp pass). (3): " + _PR_THM10_ACC + " The added individual "
+             "is covered 63 of 5000 failures ≤ 0.03 (report-valid-added pass). The λ condition: the sufficient λ ≥ 2σ₃τ "
+             "corresponds to C = 1.21 in λ > Cσ₂√d(1 + (log(1/ρ))^(2/3)) (JSON theorem10_constant_C).")
+_PR_Q2 = ("Both readings are valid DP bounds here: printed σ₃³ gives ε = 0.95045, the σ₃² reading 0.96106 (0.0106 larger), "
+          "exact DP ε of the two releases 0.71073 (η = 0.1963), " + _PR_DEP + " (q2-printed-dp pass); the σ₃² form is "
+          "audited directly (thm10-dp-forward, thm10-dp-reverse pass). With σ₃ > 1 the printed term is the smaller.")
+_PR_Q3 = ("σ₃ is needed: with Algorithm 2's λ = 2σ₃τ = 166.50, Prop. 21 fails 6 of 5000 times ≤ ρ (prop21 pass; "
+          + _PR_DEP + "); with Prop. 21's printed 2σ₂τ (--lambda-condition sigma2: λ = 158.25) it fails 137 of 5000 = "
+          "0.0274 > ρ = 0.01 (prop21 fail). The sufficient condition λ ≥ 2σ₃τ corresponds to C = 1.21 in Theorem 10's "
+          "λ > Cσ₂√d(1 + (log(1/ρ))^(2/3)) (JSON theorem10_constant_C).")
+_PR_PROP21 = ("Holds for all x at once (decided through the generalized eigenvalues of L⁻¹(Ĥ − H)L⁻ᵀ) under λ_min(H) ≥ 2σ₃τ "
+              "(Q3): 6 of 5000 failures ≤ ρ = 0.01, closed-form bound 0.01 (prop21 pass; " + _PR_DEP + "). Under the "
+              "printed 2σ₂τ (--lambda-condition sigma2, λ = 158.25) it fails: 137 of 5000 (prop21 fail).")
+_PR_K26 = (_PR_PROP21 + " Algorithm 2's report with μ̄ᵖ from (3/2)xᵀĤ⁻¹x bounds the true ex-post ε₁: 36, 63, 39 of 5000 "
+           "failures ≤ 3ρ for the median row, an added individual and a uniformly drawn row (report-valid-median, "
+           "report-valid-added, report-valid-random pass).")
+_PR_PROP15 = ("First statement holds when the report uses the union-bound quantile Φ⁻¹(1 − ρ/(4n)): some of the n = 1000 "
+              "users violated it in 24 of 5000 repetitions ≤ 2ρ (prop15-uniform pass; " + _PR_DEP + "). Read literally, "
+              "with Algorithm 2's per-individual report, it fails: 4881 of 5000 (prop15-algorithm2 fail). The second, "
+              "data-independent statement with |f'|‖x‖₁√(2 log(2d/ρ))/σ fails: 4999 of 5000 (prop15-l1 fail) — 12ε₁ "
+              "cannot absorb the other terms when ε₁'s three terms nearly cancel, which some of n users always does.")
+_PR_COR16 = ("Holds with ρ_max read as sup‖H_x‖_F = β = 0.25 (Q30): at ε = ε₁ = 0.2, δ = 1e-5, σ = 6.056 the Hessian "
+             "release has exact DP ε 0.0888 ≤ 0.2 and the largest ratio exact pDP / Corollary 16's ε(·) over the 1000 rows "
+             "is 0.626 ≤ 1 (cor16 pass; " + _PR_DEP + "). The Gaussian calibration it quotes, σ = Δ√(2 log(1.25/δ))/ε, "
+             "audited at ε = 1 (the edge of 'ε < 1'), δ = 1e-5, Δ = 1: σ = 4.845 gives exact δ(1) = 4.1e-8 ≤ 1e-5 "
+             "(gaussian audit, classical-calibration pass).")
+_PR_THM14 = ("Holds for the median row (|f'|‖x‖ = 0.4489, σ₂ = 5.1665, " + _PR_DEP + "): ε₂ = 0.4207 with √(2 log(1/δ)) "
+             "has exact δ 1.3e-8 ≤ 1e-5 (thm14-pdp pass); the ex-post bound 0.2866 with √(2 log(2/ρ)) fails 953 of 1e6 "
+             "(exact 0.00098) ≤ ρ = 0.01 (thm14-ex-post pass).")
+_PR_THM11 = ("Holds in " + _PR_ADA + ": removing any of the 1000 rows moves λ_min(H) by at most f''‖x‖² (largest excess "
+             "2.3e-15, rounding; thm11-weyl pass); Algorithm 3's pDP for the median row ε₄ = 2.6e-6 (σ₄ = 7.6874) and "
+             "Algorithm 4's composed overhead ε₂ + ε₃ + ε₄ at 3δ hold exactly (thm11-pdp, alg4-overhead pass). Also with "
+             "--lambda 90 --d 10 (thm11-weyl pass).")
+_PR_PROP12 = ("Holds with the shifted λ̂ = max{λ, λ̂ᴾ − σ₄Φ⁻¹(1 − ρ/2)} (Q28) in " + _PR_ADA + ": 75 of 5000 failures "
+              "≤ 2ρ = 0.02 (closed-form bound 0.02; prop12 pass; only the regularised estimator applies, λ̂ < 2τσ₃ = 166.5 "
+              "throughout); with --lambda 90 --d 10 (the standard estimator applies on all 5000) 68 of 5000 (prop12 "
+              "pass). With the raw λ̂ᴾ in the ratios it fails: 2389 of 5000 = 0.478 (q28-raw-lambda fail).")
+_PR_Q25 = ("The signed ḡ as printed fails in " + _PR_DEP + ": ε₁ > ε̄₁ᴾ for a uniformly drawn row in 2223 of 5000 "
+           "repetitions = 0.445 > 3ρ (q25-printed-gradient fail; 20000 repetitions: 0.441), while |f'(J^P)ᵀx| holds "
+           "(report-valid-random pass, 39 of 5000). In " + _PR_ADA + " the printed ḡ happens to hold (15 of 5000) but "
+           "fails with --lambda 90 --d 10 (0.415). Alg. 5's scalar output and ∇r(θ) are not separated.")
+_PR_K24 = ("The factor 12 is far from tight: " + _PR_THM10_ACC + " The leverage term's ratio released/true is 1.03 at "
+           "the 1st, 50th and 99th percentile; the whole ratio ε̄₁ᴾ/ε₁ has median 1.54 and 99th percentile 38.5 (44 at "
+           "the default 20000 repetitions), driven by the third term (report page). " + _PR_THM13)
+_PR_Q24 = ("The statements' additive term |f'|‖x‖√(2 log(2/ρ))/σ₂ is the valid one: " + _PR_THM10_ACC + " With the "
+           "proof's min{σ, σ₂}|f'|‖x‖√(2 log(2/ρ))/σ² instead, the upper side would fail 71 (median) and 63 (random) of "
+           "5000 times (check details of thm10-accuracy-*).")
+_PR_Q34 = ("Theorem 14's √(2 log(1/δ)), the smaller of the two, is already valid: " + _PR_THM14 + " Algorithm 5's "
+           "√(2 log(2/δ)) gives a larger ε₂ and is therefore valid too (not run separately).")
+_PR_Q30 = _PR_COR16 + " Corollary 16's formula is Theorem 17's at this σ with log(1/δ) → log(1.25/δ): it concerns σ₃."
+_PR_K20 = ("Partial (report page, no pass/fail check): Figure 3 reproduced on the bundled breast-cancer substitute and the "
+           "synthetic data (δ = ρ = 1e-6, one release; pdp-audit run privacy-report). Synthetic: median ratio ε̄₁ᴾ/ε₁ 4.5 "
+           "data-independent vs 1.8 data-dependent, but ε̄₁ᴾ + ε₂ + ε₃ 0.596 vs 0.451; breast-cancer: 3.52 vs 1.84. "
+           "Consistent with both claims.")
+_PR_K22 = ("Partial (report page, no pass/fail check): Figure 6 on the breast-cancer substitute (δ = ρ = 1e-6, one release "
+           "per split; pdp-audit run privacy-report): median ratio ε̄₁ᴾ/ε₁ data-independent 2.67; splits (0.2, 0.7, 0.1) "
+           "1.62, (0.4, 0.5, 0.1) 3.27, (0.5, 0.25, 0.25) 6.81, (0.8, 0.1, 0.1) 3.87 — the 0.8 split is worse than the "
+           "data-independent release, as claimed (the ordering is not monotone in ε₁).")
+_PR_LEM29 = ("Holds for the rank-one updates Theorem 11 needs (H symmetric positive definite, so singular values are "
+              "eigenvalues): removing any of the 1000 rows moves λ_min(H) by at most ‖f''xxᵀ‖₂ = f''‖x‖², largest excess "
+              "2.3e-15 (rounding) in " + _PR_ADA + " (thm11-weyl pass; also with --lambda 90 --d 10). General E is not run.")
+_PR_Q29 = _PR_THM13 + " The printed identity and the 'universal' C are not separated by the run."
+
 
 K_ITEMS = [
     # ---------------------------------------------------------------- [PDP]
@@ -349,7 +442,7 @@ K_ITEMS = [
       "σ2, σ3 by the analytic Gaussian mechanism; total ε = 1; data-independent ε1 = 1, data-dependent "
       "(ε1, ε2, ε3) = (0.2, 0.7, 0.1). Claims: the ratio ε̄1ᴾ/ε1 is tighter for data-dependent; counting ε2 + ε3 "
       "the data-dependent release loses its edge.",
-      planned(4), note="The credit-card data are not shipped; a bundled substitute data set is needed."),
+      planned(4), finding=_PR_K20, note="The credit-card data are not shipped; a bundled substitute data set is needed."),
     E("K21", "RW", "[RW] App. B.1, Figs 4–5 (002:L171–221)", EXP,
       "Synthetic logistic data of §4.1: Fig. 4 d = 50, n from 100 to 10000; Fig. 5 n = 1000, d from 1 to 60; plots "
       "max_z ε1 and the worst-case data-independent / data-dependent bounds. Claim: for GLMs the bounds' strength "
@@ -358,7 +451,7 @@ K_ITEMS = [
     E("K22", "RW", "[RW] App. B.2, Fig. 6 (002:L223–286)", EXP,
       "Credit data, ε1_INDEP = 1; data-dependent splits (ε1, ε2, ε3) = (0.2, 0.7, 0.1), (0.4, 0.5, 0.1), "
       "(0.5, 0.25, 0.25), (0.8, 0.1, 0.1). Claim: as ε1_DEP → 1 the data-dependent release is little better, even worse.",
-      planned(4)),
+      planned(4), finding=_PR_K22),
     E("K23", "RW", "[RW] App. B.3, Figs 7–10 (002:L288–340)", EXP,
       "Private logistic regression on UCI kidney data and linear regression on UCI wine-quality data; ε = 1 for θ̂ᴾ, "
       "data-dependent extra ε2 = ε3 = 1. Claims: for ε1 ≪ 1 the data-dependent bound is markedly tighter; linear "
@@ -367,14 +460,14 @@ K_ITEMS = [
     E("K24", "RW", "[RW] Thm 10(3), Prop. 15, Thm 13", HP,
       "Factor 12 (multiplicative) on the leverage term in Theorem 10(3) / Proposition 15; factor 1 + C/λ_min with "
       "C ≤ 4τσ3 + 2β in Theorem 13.",
-      planned(4)),
+      checked('privacy-report', 'thm10-accuracy-median', 'thm10-accuracy-random', 'thm13-accuracy-median', 'thm13-accuracy-random'), finding=_PR_K24),
     E("K25", "RW", "[RW] Cor. 16 lead-in (002:L1349–1400)", INEQ,
       "With equal calibration, total DP and pDP are 'at most twice as large' when f'' ≤ f'; claimed to hold for "
       "logistic regression with ‖x‖ ≤ 1.",
       planned(4)),
     E("K26", "RW", "[RW] Prop. 21", HP,
       "Constants 1/2 and 3/2 under λ_min(H) ≥ 2σ2τ; Algorithm 2 then reports μ̄ᵖ = (3/2) xᵀĤ⁻¹x.",
-      planned(4)),
+      checked('privacy-report', 'prop21', 'report-valid-median', 'report-valid-added', 'report-valid-random'), finding=_PR_K26),
     # ---------------------------------------------------------------- [LR]
     E("K27", "LR", "[LR] §4, Fig. 2 (004:L273–287)", EXP,
       "36 UCI regression data sets (Yang et al. 2015), z-scored, every point normalised to norm 1; Fig. 2 shows 4 data "
@@ -430,12 +523,12 @@ Q_ITEMS = [
       checked('objpert', 'thm5-printed-dp-forward', 'thm5-printed-dp-reverse', 'thm5-printed-lr-attack', 'thm5-variance-dp-forward', 'thm5-variance-dp-reverse', 'thm5-variance-lr-attack'), finding=_THM5),
     E("Q2", "RW", "[RW] Theorem 10(1) (003:L203)", TYPO,
       "Printed √(ξ²/σ2² + β²/(2σ3³)); the other terms, Statement 2 and Theorem 17 suggest σ3².",
-      planned(4)),
+      checked('privacy-report', 'q2-printed-dp', 'thm10-dp-forward', 'thm10-dp-reverse'), finding=_PR_Q2),
     E("Q3", "RW", "[RW] Thm 10, Alg. 2, Prop. 21", TYPO,
       "Four different λ conditions are printed (Thm 10 λ > Cσ2√d(1 + (log(1/ρ))^(2/3)); Alg. 2 λ ≥ 2σ3 F⁻¹(1−ρ/2); "
       "Prop. 21 λ_min(H) ≥ 2σ2 F⁻¹(1−ρ/2); Thm 10 proof λ > 2β); the Hessian is released with σ3, so σ3 may be "
       "intended in Thm 10 / Prop. 21.",
-      planned(4)),
+      checked('privacy-report', 'prop21'), finding=_PR_Q3),
     E("Q4", "RW", "[RW] Alg. 6, Lemmas 19–20, Prop. 12 (002:L1474–1747)", TYPO,
       "GOE normalisation and τ: Algorithm 6 adds (Z + Zᵀ)/√2 with Z_ij ~ N(0, σ3²); Lemma 20 defines F for the "
       "standard GOE and bounds ‖A‖ ≤ σF⁻¹(1−ρ/2) (proof drops σ); τ = 12 at d = 50, ρ = 8.465e-6 from Chiani's code; "
@@ -521,11 +614,11 @@ Q_ITEMS = [
     E("Q24", "RW", "[RW] Thm 10(3), Thm 13, Prop. 15", TYPO,
       "Additive term |f'|‖x‖√(2 log(2/ρ))/σ2 in the statements vs 'min{σ, σ2}|f'|‖x‖√(2 log(2/ρ))' in the proof (no "
       "1/σ²); probability printed '1 3ρ'.",
-      planned(4)),
+      checked('privacy-report', 'thm10-accuracy-median', 'thm10-accuracy-random'), finding=_PR_Q24),
     E("Q25", "RW", "[RW] Algorithms 2, 4, 5", TYPO,
       "ḡᴾ is not an absolute-value bound although |ḡᴾ| enters ε̄1ᵖ; ĝᴾ used as a vector in Alg. 2/4 but Alg. 5 outputs a "
       "scalar function; Alg. 5's Jᴾ contains ∇r(θ) (∇r(θ̂ᴾ) intended?).",
-      planned(4)),
+      checked('privacy-report', 'q25-printed-gradient', 'report-valid-random'), finding=_PR_Q25),
     E("Q26", "RW", "[RW] Theorem 10 proof vs Algorithm 2", TYPO,
       "The proof relies on 'the pointwise minimum in the construction of μᵖ' and on λ > 2β; Algorithm 2's "
       "μ̄ᵖ = (3/2)xᵀ[Ĥᵖ]⁻¹x has no pointwise minimum (Algorithm 4 has one).",
@@ -537,15 +630,15 @@ Q_ITEMS = [
     E("Q28", "RW", "[RW] Algorithm 4, Prop. 12", TYPO,
       "λ̂ᵖ_min denotes both the raw release λ_min + N(0, σ4²) and the shifted lower bound max{λ, λ̂ − σ4F⁻¹(1−ρ/2)}; "
       "Prop. 12's first display matches the raw one, the ratios the shifted one.",
-      planned(4)),
+      checked('privacy-report', 'prop12', 'q28-raw-lambda'), finding=_PR_PROP12),
     E("Q29", "RW", "[RW] Theorem 13 (002:L979)", TYPO,
       "Assumption on λ_min(H) but the proof invokes λ > 2β; C called 'universal' though it depends on τσ3, β; the "
       "printed identity (1+x)/(1−y) = 1 + x + y/(1−y) omits xy/(1−y). Check the factor numerically.",
-      planned(4)),
+      checked('privacy-report', 'thm13-accuracy-median', 'thm13-accuracy-random'), finding=_PR_Q29),
     E("Q30", "RW", "[RW] Corollary 16 (002:L1357)", TYPO,
       "ρ_max is undefined; the calibrated parameter is called σ2 but the pDP formula has the form of Theorem 17 "
       "(Hessian release), suggesting σ3 and ρ_max = sup‖H_x‖_F; the comparison's denominator is unrecoverable.",
-      planned(4)),
+      checked('privacy-report', 'cor16'), finding=_PR_Q30),
     E("Q31", "RW", "[RW] Theorem 22 (002:L2628)", TYPO,
       "Hypothesis printed '|Q(D±z) − Q(D)| ≤ Δ_z', but the identity uses Δ_z = Q(D±z) − Q(D) as a vector; the proof "
       "computes log(p_D±z/p_D) (sign immaterial under |·|).",
@@ -569,7 +662,7 @@ Q_ITEMS = [
     E("Q34", "RW", "[RW] Algorithm 5 vs Theorem 14 (002:L1176–1218)", TYPO,
       "Alg. 5 sets ε2 with √(2 log(2/δ)), Thm 14(1) with √(2 log(1/δ)); §C.2 calls the cost 'ε4(·)' while Alg. 5 "
       "outputs ε2(·).",
-      planned(4)),
+      checked('privacy-report', 'thm14-pdp', 'thm14-ex-post'), finding=_PR_Q34),
     E("Q35", "RW", "[RW] App. C remarks (002:L972)", TYPO,
       "'if we choose σ3 = σ1' (after Prop. 12) and 'σ2 = σ1' (after Thm 14): σ1 is not defined (perhaps ObjPert's σ); "
       "symbols partly unrecoverable.",
@@ -749,36 +842,33 @@ THEOREM_ITEMS = [
       "If λ > Cσ2√d(1 + (log(1/ρ))^(2/3)): (1) Algorithm 2 is (ξ²/(2σ2²) + β²/(4σ3²) + √(ξ²/σ2² + β²/(2σ3³))"
       "√(2 log(1/δ)), δ)-DP; (2) the matching pDP for each x; (3) w.p. 1 − 3ρ, ε1 ≤ ε̄1ᵖ ≤ 12ε1 + "
       "|f'|‖x‖√(2 log(2/ρ))/σ2 (see Q2, Q3, Q24, Q26).",
-      planned(4)),
+      checked('privacy-report', 'thm10-dp-forward', 'thm10-dp-reverse', 'thm10-pdp', 'thm10-accuracy-median', 'thm10-accuracy-random'), finding=_PR_THM10),
     E("RW-Thm11", "RW", "[RW] Theorem 11 (002:L377)", DP,
       "Algorithm 3 (λ_min + N(0, σ4²)) has pDP ε4 = f''²‖x‖⁴/(2σ4²) + f''‖x‖²√(2 log(1/δ))/σ4, and (ε, δ)-DP with β in "
       "place of f''‖x‖² when f''‖x‖² ≤ β.",
-      planned(4)),
+      checked('privacy-report', 'thm11-weyl', 'thm11-pdp', 'alg4-overhead'), finding=_PR_THM11),
     E("RW-Prop12", "RW", "[RW] Proposition 12 (002:L575)", HP,
       "With τ = F⁻¹_λ1(GOE(d))(1 − ρ/2), w.p. 1 − 2ρ: λ̂ᵖ_min is within σ4F⁻¹(1−ρ/2) of λ_min, and for all x the "
       "regularised estimator satisfies xᵀ(Ĥ + τσ3I)⁻¹x ≤ μ(x) ≤ ((λ̂ + 2τσ3)/λ̂)xᵀ(Ĥ + τσ3I)⁻¹x (standard estimator: "
       "factors (λ̂ ∓ τσ3)/λ̂ when λ̂ ≥ 2τσ3) (see Q28).",
-      planned(4)),
+      checked('privacy-report', 'prop12', 'q28-raw-lambda'), finding=_PR_PROP12),
     E("RW-Thm13", "RW", "[RW] Theorem 13 (002:L979)", HP,
       "If λ_min(H) ≥ max{2β, 2τσ3}, for some 0 < C ≤ 4τσ3 + 2β, w.p. 1 − 3ρ: ε1 ≤ ε1ᴾ ≤ (1 + C/λ_min)ε1 + "
       "|f'|‖x‖√(2 log(2/ρ))/σ2 (see Q29).",
-      planned(4)),
+      checked('privacy-report', 'thm13-accuracy-median', 'thm13-accuracy-random'), finding=_PR_THM13),
     E("RW-Thm14", "RW", "[RW] Theorem 14 (002:L1218)", DP,
       "Algorithm 5 is (ε2, δ)-pDP with ε2 = ‖∇ℓ‖²/(2σ2²) + ‖∇ℓ‖√(2 log(1/δ))/σ2, and ex-post pDP w.p. 1 − ρ with "
       "√(2 log(2/ρ)) in place of √(2 log(1/δ)) (see Q34).",
-      planned(4)),
+      checked('privacy-report', 'thm14-pdp', 'thm14-ex-post'), finding=_PR_THM14),
     E("RW-Prop15", "RW", "[RW] Proposition 15 (002:L1287)", HP,
       "W.p. 1 − 2ρ, simultaneously for all n users, ε1 ≤ ε1ᴾ ≤ 12ε1 + |f'|‖x‖√(2 log(n/ρ))/σ2; with the data-independent "
       "third term |f'|‖x‖₁√(2 log(2d/ρ))/σ, simultaneously for all x.",
-      planned(4)),
+      checked('privacy-report', 'prop15-uniform', 'prop15-l1', 'prop15-algorithm2'), finding=_PR_PROP15),
     E("RW-Cor16", "RW", "[RW] Corollary 16 (002:L1357)", DP,
       "With σ2 = (ρ_max/ε)√(2 log(1.25/δ)) ('when ε < 1'), Algorithm 2 is (ε(·), δ)-pDP with ε(·) = "
       "ε²f''²‖x‖⁴/(8ρ_max² log(1.25/δ)) + εf''‖x‖²/(ρ_max√2) (see Q30).",
-      planned(4),
-      finding=("Partial (the corollary itself awaits #4): the Gaussian calibration it quotes, σ = Δ√(2 log(1.25/δ))/ε, "
-               "audited at ε = 1 (the edge of 'ε < 1'), δ = 1e-5, Δ = 1: σ = 4.845 gives exact δ(1) = 4.1e-8 ≤ 1e-5 "
-               "(classical-calibration pass)."),
-      note="The calibration finding comes from the Gaussian audit's classical-calibration check."),
+      checked('privacy-report', 'cor16'), finding=_PR_COR16,
+      note="The calibration sentence of the finding comes from the Gaussian audit's classical-calibration check."),
     E("RW-Thm17", "RW", "[RW] Theorem 17 (002:L1508)", DP,
       "Algorithm 6 (GOE Analyze Gauss) has pDP ε = ‖H_x‖_F²/(4σ3²) + ‖H_x‖_F√(2 log(1/δ))/(√2σ3), ex-post w.p. 1 − 2δ "
       "(see Q38), and (ε, δ)-DP with β = sup‖H_x‖_F.",
@@ -796,7 +886,7 @@ THEOREM_ITEMS = [
       checked('goe-release', 'lemma20-coverage', 'goe-cdf'), finding=_LEM20),
     E("RW-Prop21", "RW", "[RW] Proposition 21 (002:L2424)", HP,
       "If λ_min(H) ≥ 2σ2F⁻¹_λ1(GOE(d))(1 − ρ/2), w.p. 1 − ρ for all x: ½xᵀĤ⁻¹x ≤ xᵀH⁻¹x ≤ (3/2)xᵀĤ⁻¹x (see Q3, K26).",
-      planned(4)),
+      checked('privacy-report', 'prop21'), finding=_PR_PROP21),
     E("RW-Thm22", "RW", "[RW] Theorem 22 (002:L2628)", CF,
       "The Gaussian mechanism o ~ Q(D) + N(0, σ²I_d) obeys ex-post pDP with ε(o, D, D±z) = "
       "|‖Δ_z‖²/(2σ²) − Δ_zᵀ(o − Q(D))/σ²| (deterministic identity; see Q31).",
@@ -823,7 +913,7 @@ THEOREM_ITEMS = [
       planned(3)),
     E("RW-Lem29", "RW", "[RW] Lemma 29 (002:L2765–2938)", INEQ,
       "Weyl (Stewart 1990, Thm 4.11): max_i |σ_i(A) − σ_i(A + E)| ≤ ‖E‖₂.",
-      planned(4)),
+      checked('privacy-report', 'thm11-weyl'), finding=_PR_LEM29),
     E("RW-Lem30", "RW", "[RW] Lemma 30 (002:L2765–2938)", CF,
       "Change of variables: Y = g(X), g bijective differentiable ⇒ f_Y(y) = f_X(g⁻¹(y))|det ∂g⁻¹(y)/∂y|.",
       planned(3)),
