@@ -302,8 +302,13 @@ class GaussianPair:
         two quadratic forms remain: (‖o − q_D'‖² − ‖o − q_D‖²) / (2σ²).
         """
         outputs = np.atleast_2d(outputs)
-        to_d, to_dprime = outputs - self._centres["D"], outputs - self._centres["D'"]
-        return (np.einsum("ij,ij->i", to_dprime, to_dprime) - np.einsum("ij,ij->i", to_d, to_d)) / (2 * self.sigma**2)
+        offset = outputs - self._centres["D"]  # one buffer reused for both offsets: fewer fresh pages per block
+        quad_d = np.einsum("ij,ij->i", offset, offset)
+        np.subtract(outputs, self._centres["D'"], out=offset)
+        loss = np.einsum("ij,ij->i", offset, offset)
+        loss -= quad_d
+        loss *= 1 / (2 * self.sigma**2)
+        return loss
 
 
 @dataclass(frozen=True)
