@@ -83,9 +83,16 @@ def execute_chunked_on_dask(task) -> dict:
 
 
 def _worker_init() -> None:
-    """Workers leave Ctrl-C to the driver (which stops them cleanly), and exit if the driver dies (kill -9)."""
+    """Workers leave Ctrl-C to the driver (which stops them cleanly), and exit if the driver dies (kill -9).
+
+    Each worker also uses one BLAS thread: there is one worker per core, so threaded BLAS inside a worker
+    only oversubscribes the cores (and makes the small eigen- and linear solves of the audits slower).
+    """
     import threading
 
+    from threadpoolctl import threadpool_limits
+
+    threadpool_limits(limits=1)
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     parent = os.getppid()
 
