@@ -218,23 +218,32 @@ def _exact_loss(X, y, x, yz, relation, lam, sigma, loss, theta):
     return op.log_density(theta, X, y, lam, sigma, loss) - op.log_density(theta, Xp, yp, lam, sigma, loss)
 
 
-@pytest.mark.parametrize("relation", ["add", "remove"])
-@pytest.mark.parametrize("loss", LOSSES, ids=lambda l: getattr(l, "name", l))
-def test_theorem6_is_an_exact_identity(loss, relation):
-    """[RW] Theorem 6 equals the exact log-density ratio (signed, hence also |·|) to 1e-8 relative,
-    on 120 random instances at random θ (every θ ∈ ℝᵈ is a possible output)."""
-    rng = np.random.default_rng(abs(hash((getattr(loss, "name", loss), relation))) % 2**32)
+def _worst_relative_error(closed_form, seed_key, loss, relation, instances: int = 120) -> float:
+    """Largest relative gap between a closed-form log ratio and the exact one over random (D, z, λ, σ, θ)."""
+    rng = np.random.default_rng(abs(hash(seed_key)) % 2**32)
     worst = 0.0
-    for _ in range(120):
+    for _ in range(instances):
         X, y = _instance(rng, loss)
         x, yz = _target(rng, loss, X, y, relation)
         lam, sigma = rng.uniform(0.05, 3), rng.uniform(0.2, 5)
         theta = 2 * rng.standard_normal((3, X.shape[1]))
         exact = _exact_loss(X, y, x, yz, relation, lam, sigma, loss, theta)
+        formula = closed_form(theta, X, y, x, yz, lam, sigma)
+        worst = max(worst, float(np.max(np.abs(formula - exact) / np.maximum(np.abs(exact), 1e-3))))
+    return worst
+
+
+@pytest.mark.parametrize("relation", ["add", "remove"])
+@pytest.mark.parametrize("loss", LOSSES, ids=lambda l: getattr(l, "name", l))
+def test_theorem6_is_an_exact_identity(loss, relation):
+    """[RW] Theorem 6 equals the exact log-density ratio (signed, hence also |·|) to 1e-8 relative,
+    on 120 random instances at random θ (every θ ∈ ℝᵈ is a possible output)."""
+    def closed_form(theta, X, y, x, yz, lam, sigma):
         thm6 = op.theorem6_log_ratio(theta, X, y, x, yz, lam, sigma, loss)
-        scale = np.maximum(np.abs(exact), 1e-3)
-        worst = max(worst, float(np.max(np.abs(thm6 - exact) / scale)))
         assert np.allclose(op.theorem6_epsilon(theta, X, y, x, yz, lam, sigma, loss), np.abs(thm6))
+        return thm6
+
+    worst = _worst_relative_error(closed_form, (getattr(loss, "name", loss), relation), loss, relation)
     assert worst < 1e-8, worst
 
 
@@ -242,16 +251,10 @@ def test_theorem6_is_an_exact_identity(loss, relation):
 @pytest.mark.parametrize("loss", ["logistic", "squared", "pseudo_huber"])
 def test_corollary7_is_an_exact_identity(loss, relation):
     """[RW] Corollary 7 is printed with "≤" but holds with equality (rank-one Theorem 6)."""
-    rng = np.random.default_rng(abs(hash(("cor7", loss, relation))) % 2**32)
-    worst = 0.0
-    for _ in range(120):
-        X, y = _instance(rng, loss)
-        x, yz = _target(rng, loss, X, y, relation)
-        lam, sigma = rng.uniform(0.05, 3), rng.uniform(0.2, 5)
-        theta = 2 * rng.standard_normal((3, X.shape[1]))
-        exact = _exact_loss(X, y, x, yz, relation, lam, sigma, loss, theta)
-        cor7 = op.corollary7_log_ratio(theta, X, y, x, yz, lam, sigma, loss)
-        worst = max(worst, float(np.max(np.abs(cor7 - exact) / np.maximum(np.abs(exact), 1e-3))))
+    def closed_form(theta, X, y, x, yz, lam, sigma):
+        return op.corollary7_log_ratio(theta, X, y, x, yz, lam, sigma, loss)
+
+    worst = _worst_relative_error(closed_form, ("cor7", loss, relation), loss, relation)
     assert worst < 1e-8, worst
 
 

@@ -21,7 +21,7 @@ from mechanisms import gaussian as g
 from mechanisms.datasets import Dataset, load_csv, load_shipped, standardize
 from verify import builders
 from verify.checks import Run, finalize
-from verify.claims_validation import check_claim
+from verify.claims_validation import check_budget, check_claim
 
 SOURCE_RW = "Redberg & Wang 2021"
 SOURCE_BW = "Balle & Wang 2018, Theorem 8"
@@ -51,10 +51,7 @@ class GaussianAuditConfig:
         if self.sigma is not None and not (math.isfinite(self.sigma) and 1e-9 <= self.sigma / self.sensitivity <= 1e9):
             # beyond this range every privacy loss overflows or vanishes in double precision
             raise ValueError(f"--sigma must be in [1e-9, 1e9] times the sensitivity, got {self.sigma}")
-        if not 1000 <= self.trials <= 10**9:
-            raise ValueError(f"--trials must be in [1000, 1e9], got {self.trials}")
-        if self.seed < 0:
-            raise ValueError(f"--seed must be >= 0, got {self.seed}")
+        check_budget(self.trials, self.seed)
 
 
 def load_rows(config: GaussianAuditConfig) -> tuple[Dataset, np.ndarray]:

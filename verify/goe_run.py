@@ -40,7 +40,7 @@ from verify import builders
 from verify.checks import Check, Run, finalize
 from verify.dp_checks import dp_checks, sample_pair
 from verify.stats import clopper_pearson
-from verify.claims_validation import check_claim
+from verify.claims_validation import check_budget, check_claim
 
 SOURCE_ALG6 = "[RW] Algorithm 6, Theorem 17"
 SOURCE_AG = "Dwork et al. 2014b (Analyze Gauss); [RW] App. D"
@@ -85,12 +85,9 @@ class GoeAuditConfig:
             raise ValueError(f"--sigma3 must be a finite number > 0, got {self.sigma3}")
         if self.calibration not in ("paper", "analytic"):
             raise ValueError(f"--calibration must be 'paper' or 'analytic', got {self.calibration!r}")
-        if not 1000 <= self.trials <= 10**9:
-            raise ValueError(f"--trials must be in [1000, 1e9], got {self.trials}")
         if not 1000 <= self.matrices <= 10**7:
             raise ValueError(f"--matrices must be in [1000, 1e7], got {self.matrices}")
-        if self.seed < 0:
-            raise ValueError(f"--seed must be >= 0, got {self.seed}")
+        check_budget(self.trials, self.seed)
 
 
 # ------------------------------------------------------------------------------------------------

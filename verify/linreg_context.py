@@ -33,7 +33,7 @@ from audits.linreg_profiles import RidgeBatch
 from mechanisms import linreg as L
 from mechanisms.datasets import load_csv
 from mechanisms.linreg_data import REGRESSION_DATASETS, load_regression, preprocess, synthetic_regression
-from verify.claims_validation import check_claim
+from verify.claims_validation import check_budget, check_claim
 
 MECHANISMS = ("output-perturbation", "ops", "adaops", "adassp", "ssp")
 CALIBRATIONS = ("balanced", "diffuse", "concentrated", "conservative")
@@ -71,10 +71,7 @@ class LinregAuditConfig:
         if self.mechanism not in MECHANISMS:
             raise ValueError(f"mechanism must be one of {MECHANISMS}, got {self.mechanism!r}")
         check_claim(self.epsilon, self.delta, self.alpha, self.rho)
-        if not 1000 <= self.trials <= 10**9:
-            raise ValueError(f"--trials must be in [1000, 1e9], got {self.trials}")
-        if self.seed < 0:
-            raise ValueError(f"--seed must be >= 0, got {self.seed}")
+        check_budget(self.trials, self.seed)
         if not 1 <= self.search <= 10_000:
             raise ValueError(f"--search must be in [1, 10000], got {self.search}")
         if not (math.isfinite(self.noise_multiplier) and self.noise_multiplier > 0):

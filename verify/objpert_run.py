@@ -51,7 +51,7 @@ from mechanisms.losses import GLMLoss, LogisticLoss, PseudoHuberLoss, get_loss
 from verify import builders
 from verify.checks import Check, Run, finalize
 from verify.dp_checks import PairSamples, dp_checks
-from verify.claims_validation import check_claim
+from verify.claims_validation import check_budget, check_claim
 
 SOURCE_THM5 = "[RW] Theorem 5 (Kifer et al. 2012); THEORY.md Q1"
 LOSSES = ("logistic", "squared", "huber")
@@ -126,12 +126,9 @@ class ObjPertAuditConfig:
                 raise ValueError(f"--synthetic n,d needs 2 <= n <= 100000 and 1 <= d <= 100, got {n},{d}")
         if self.target_column is not None and self.data is None:
             raise ValueError("--target-column applies to --data only")
-        if not 1000 <= self.trials <= 10**8:
-            raise ValueError(f"--trials must be in [1000, 1e8], got {self.trials}")
         if not 200 <= self.search_trials <= 10**6:
             raise ValueError(f"--search-trials must be in [200, 1e6], got {self.search_trials}")
-        if self.seed < 0:
-            raise ValueError(f"--seed must be >= 0, got {self.seed}")
+        check_budget(self.trials, self.seed, max_trials=10**8)
 
     def loss_object(self) -> GLMLoss:
         return PseudoHuberLoss(self.huber_kappa) if self.loss == "huber" else get_loss(self.loss)

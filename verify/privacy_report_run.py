@@ -36,6 +36,7 @@ from mechanisms import privacy_report as pr
 from mechanisms.glm_data import breast_cancer
 from verify import builders
 from verify.checks import Check, Run, finalize
+from verify.claims_validation import check_budget
 
 SOURCE = "[RW] Redberg & Wang 2021"
 DATA_SEED = 2021
@@ -113,10 +114,7 @@ class PrivacyReportAuditConfig:
                     lambda_hat=self.lambda_hat).validate()
         if not 100 <= self.repetitions <= 10**7:
             raise ValueError(f"--repetitions must be in [100, 1e7], got {self.repetitions}")
-        if not 1000 <= self.trials <= 10**9:
-            raise ValueError(f"--trials must be in [1000, 1e9], got {self.trials}")
-        if self.seed < 0:
-            raise ValueError(f"--seed must be >= 0, got {self.seed}")
+        check_budget(self.trials, self.seed)
 
     @property
     def readings(self) -> pr.Readings:
