@@ -15,6 +15,7 @@ lower bound replaces TPR by its Clopper–Pearson lower bound and FPR by its upp
 threshold is chosen on one half of the samples and the bound evaluated on the other half, so the
 selection costs no multiplicity correction (cf. jax_privacy's canary-score auditor).
 """
+
 from __future__ import annotations
 
 import math
@@ -22,14 +23,17 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from verify.stats import clopper_pearson
+from audits.stats import clopper_pearson
 
 POSITIVE_WORLD = "D"
-LABEL_CONVENTION = "positive = output of D, negative = output of D' = D±z; score = log p_D(o) − log p_D'(o); predict D when score ≥ t"
+LABEL_CONVENTION = (
+    "positive = output of D, negative = output of D' = D±z; score = log p_D(o) − log p_D'(o); predict D when score ≥ t"
+)
 
 
 @dataclass(frozen=True)
 class Roc:
+    """The empirical ROC of a score threshold test: false- and true-positive rates at every threshold."""
     thresholds: np.ndarray
     tpr: np.ndarray
     fpr: np.ndarray
@@ -51,6 +55,7 @@ def tpr_at_fpr(scores_pos: np.ndarray, scores_neg: np.ndarray, fpr: float) -> fl
 
 
 def best_balanced_accuracy(roc: Roc) -> float:
+    """The best balanced accuracy (TPR + 1 − FPR)/2 over the ROC's thresholds."""
     return float(np.max((roc.tpr + 1 - roc.fpr) / 2))
 
 
@@ -81,6 +86,7 @@ def _log_ratio(num, den) -> float:
 
 @dataclass(frozen=True)
 class AttackResult:
+    """The likelihood-ratio attack: its ROC, the held-out threshold's counts and the ε lower bound they give."""
     roc: Roc
     tpr_at_1e3: float
     tpr_at_1e2: float

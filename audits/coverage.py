@@ -3,17 +3,19 @@
 A bound that "holds with probability ≥ 1 − ρ" is audited by counting the draws on which it fails.
 The number of failures is Binomial(n, p_fail); the claim is p_fail ≤ ρ.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
 
 import numpy as np
 
-from verify.stats import binomial_pvalue_exceeds, clopper_pearson
+from audits.stats import binomial_pvalue_exceeds, clopper_pearson
 
 
 @dataclass(frozen=True)
 class Coverage:
+    """Failures of a high-probability bound over independent trials, with an exact binomial test of rate ≤ ρ."""
     failures: int
     trials: int
     rho: float  # the claimed failure probability

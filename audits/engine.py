@@ -5,6 +5,7 @@ Work is cut into fixed-size *blocks*.  Block ``b`` of stream ``s`` draws its ran
 chunk, worker or order it ran in.  Changing the number of workers never changes a result; changing
 ``BLOCK_SIZE`` does (it is part of the code version).
 """
+
 from __future__ import annotations
 
 import sys
@@ -30,6 +31,7 @@ def block_rng(seed: int, stream: str, block: int) -> np.random.Generator:
 
 
 def block_sizes(n: int, block_size: int = BLOCK_SIZE) -> list[int]:
+    """``n`` split into blocks of ``block_size`` (the last one shorter): the units that are seeded by identity."""
     if n < 0:
         raise ValueError(f"number of samples must be >= 0, got {n}")
     full, rest = divmod(int(n), block_size)

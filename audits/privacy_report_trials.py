@@ -1,5 +1,5 @@
 """Repetitions of the whole pipeline ObjPert → privacy report, batched, with every quantity the coverage
-checks of :mod:`verify.privacy_report_run` need.
+checks of :mod:`verify.plans.privacy_report.evidence` need.
 
 One *repetition* draws ObjPert's noise b, then the report's noise (GOE matrix Z, gradient noise e, the
 λ_min noise) and a uniformly random row of D, in that order, from the block's generator; solves ObjPert

@@ -59,6 +59,7 @@ Sampling is seeded by the block engine: block j of the stream draws from
 ``SeedSequence(seed, spawn_key=(crc32(stream), j))`` and returns its moments, which are combined in
 block order (Chan, Golub & LeVeque 1983), so results depend on the seed only, not on workers.
 """
+
 from __future__ import annotations
 
 import math
@@ -237,13 +238,25 @@ def dominating_point(
     for it in range(1, max_iter + 1):
         value, grad = _gradient(loss, w, 1e-5)
         new = _half_space_point(value, grad, w, epsilon)
-        if np.linalg.norm(new - w) <= tol * (1 + np.linalg.norm(w)) and abs(value - epsilon) <= 1e-8 * (1 + abs(epsilon)):
+        if np.linalg.norm(new - w) <= tol * (1 + np.linalg.norm(w)) and abs(value - epsilon) <= 1e-8 * (
+            1 + abs(epsilon)
+        ):
             return DominatingPoint(new, epsilon, grad, affine=False, converged=True, iterations=it)
         w = new
-    result = optimize.minimize(lambda v: 0.5 * v @ v, w, jac=lambda v: v, method="SLSQP",
-                               constraints=[{"type": "ineq", "fun": lambda v: float(loss(v[None])[0]) - epsilon,
-                                             "jac": lambda v: _gradient(loss, v, 1e-5)[1]}],
-                               options={"maxiter": 200, "ftol": 1e-12})
+    result = optimize.minimize(
+        lambda v: 0.5 * v @ v,
+        w,
+        jac=lambda v: v,
+        method="SLSQP",
+        constraints=[
+            {
+                "type": "ineq",
+                "fun": lambda v: float(loss(v[None])[0]) - epsilon,
+                "jac": lambda v: _gradient(loss, v, 1e-5)[1],
+            }
+        ],
+        options={"maxiter": 200, "ftol": 1e-12},
+    )
     w = np.asarray(result.x, dtype=float)
     value, grad = _gradient(loss, w, 1e-5)
     ok = bool(result.success) and value >= epsilon - 1e-6 * (1 + abs(epsilon))
@@ -434,6 +447,9 @@ def rare_tails(
 ) -> dict[str, list[RareTail]]:
     """:func:`rare_tail` on a grid of ε in both directions (each ε its own stream and shift)."""
     return {
-        direction: [rare_tail(pair, e, direction, n, seed, f"{stream}/{i}", executor) for i, e in enumerate(np.atleast_1d(epsilons))]
+        direction: [
+            rare_tail(pair, e, direction, n, seed, f"{stream}/{i}", executor)
+            for i, e in enumerate(np.atleast_1d(epsilons))
+        ]
         for direction in DIRECTIONS
     }

@@ -14,13 +14,14 @@ intervals at 1 − α/2 each:
 
 Both directions of a neighbouring pair are audited: δ_{D‖D'} uses L, δ_{D'‖D} uses −L.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
 
 import numpy as np
 
-from verify.stats import clopper_pearson
+from audits.stats import clopper_pearson
 
 
 def exceedances(losses: np.ndarray, thresholds: np.ndarray) -> np.ndarray:
@@ -65,7 +66,9 @@ class TailEstimate:
         return float(hi_p - np.exp(self.epsilons[index]) * lo_q)
 
 
-def hockey_stick(loss_under_p: np.ndarray, loss_under_q: np.ndarray, epsilons: np.ndarray, alpha: float) -> TailEstimate:
+def hockey_stick(
+    loss_under_p: np.ndarray, loss_under_q: np.ndarray, epsilons: np.ndarray, alpha: float
+) -> TailEstimate:
     """Estimate δ_{P‖Q}(ε) from samples of L = log p/q drawn under P and under Q (see (*))."""
     epsilons = np.atleast_1d(np.asarray(epsilons, dtype=float))
     return TailEstimate(
@@ -78,7 +81,9 @@ def hockey_stick(loss_under_p: np.ndarray, loss_under_q: np.ndarray, epsilons: n
     )
 
 
-def both_directions(loss_d: np.ndarray, loss_dprime: np.ndarray, epsilons: np.ndarray, alpha: float) -> dict[str, TailEstimate]:
+def both_directions(
+    loss_d: np.ndarray, loss_dprime: np.ndarray, epsilons: np.ndarray, alpha: float
+) -> dict[str, TailEstimate]:
     """δ_{D‖D'} and δ_{D'‖D} from L = log p_D/p_D' sampled under D and under D'."""
     return {
         "D||D'": hockey_stick(loss_d, loss_dprime, epsilons, alpha),

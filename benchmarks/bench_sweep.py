@@ -7,6 +7,7 @@ asserted): efficiency T1 / (2 T2) ≥ 0.9; Dask LocalCluster time / local-proces
 
     python benchmarks/bench_sweep.py [--cells 8] [--trials 4e5] [--repeats 2] [--no-dask]
 """
+
 from __future__ import annotations
 
 import argparse
@@ -16,16 +17,18 @@ import tempfile
 import time
 from pathlib import Path
 
-from verify.executors import DaskExecutor, ProcessExecutor
-from verify.store import Store
-from verify.sweep import parse_spec, run_sweep
+from verify.sweeps.executors import DaskExecutor, ProcessExecutor
+from verify.sweeps.spec import parse_spec, run_sweep
+from verify.sweeps.store import Store
 
 
 def spec_text(cells: int, trials: int) -> str:
     # equal cells: the same budget, different claims (ε does not change the work)
     epsilons = ", ".join(repr(0.5 + 0.1 * i) for i in range(cells))
-    return (f'[sweep]\nmechanism = "gaussian"\nseed = 7\nchecks = ["dp-forward", "dp-reverse", "loss-law", "lr-attack"]\n'
-            f"[fixed]\ntrials = {trials}\n[grid]\nepsilon = [{epsilons}]\n")
+    return (
+        f'[sweep]\nmechanism = "gaussian"\nseed = 7\nchecks = ["dp-forward", "dp-reverse", "loss-law", "lr-attack"]\n'
+        f"[fixed]\ntrials = {trials}\n[grid]\nepsilon = [{epsilons}]\n"
+    )
 
 
 CPU: dict[int, float] = {}  # CPU seconds of reaped worker processes, by number of workers (best run)
@@ -61,7 +64,7 @@ def main() -> None:
     parser.add_argument("--repeats", type=int, default=2)
     parser.add_argument("--no-dask", action="store_true")
     args = parser.parse_args()
-    import verify.gaussian_run  # noqa: F401  (imported once here, inherited by forked workers)
+    import verify.plans.gaussian.evidence  # noqa: F401  (imported once here, inherited by forked workers)
 
     text = spec_text(args.cells, int(args.trials))
     with tempfile.TemporaryDirectory() as tmp:
@@ -70,14 +73,28 @@ def main() -> None:
         CPU.clear()
         t1 = best(ProcessExecutor(1), text, directory, args.repeats)
         t2 = best(ProcessExecutor(2), text, directory, args.repeats)
-        print(json.dumps({"benchmark": "sweep_parallel_efficiency", "cells": args.cells, "trials": int(args.trials),
-                          "cell_s": round(t1 / args.cells, 3), "t_1_worker_s": round(t1, 3), "t_2_workers_s": round(t2, 3),
-                          "efficiency": round(t1 / (2 * t2), 3), "target": 0.9, "cores": os.cpu_count(),
-                          # CPU seconds of the workers: equal when parallelism adds no work (the wall-clock
-                          # efficiency then depends only on free cores; on a shared machine it is lower)
-                          "worker_cpu_s_1": round(CPU[1], 3), "worker_cpu_s_2": round(CPU[2], 3),
-                          "cpu_work_ratio": round(CPU[1] / CPU[2], 3),
-                          "loadavg_1min": round(os.getloadavg()[0], 2)}), flush=True)
+        print(
+            json.dumps(
+                {
+                    "benchmark": "sweep_parallel_efficiency",
+                    "cells": args.cells,
+                    "trials": int(args.trials),
+                    "cell_s": round(t1 / args.cells, 3),
+                    "t_1_worker_s": round(t1, 3),
+                    "t_2_workers_s": round(t2, 3),
+                    "efficiency": round(t1 / (2 * t2), 3),
+                    "target": 0.9,
+                    "cores": os.cpu_count(),
+                    # CPU seconds of the workers: equal when parallelism adds no work (the wall-clock
+                    # efficiency then depends only on free cores; on a shared machine it is lower)
+                    "worker_cpu_s_1": round(CPU[1], 3),
+                    "worker_cpu_s_2": round(CPU[2], 3),
+                    "cpu_work_ratio": round(CPU[1] / CPU[2], 3),
+                    "loadavg_1min": round(os.getloadavg()[0], 2),
+                }
+            ),
+            flush=True,
+        )
         if args.no_dask:
             return
         start = time.perf_counter()
@@ -89,10 +106,22 @@ def main() -> None:
             tl = best(ProcessExecutor(2), text, directory, args.repeats)  # local again, interleaved with Dask
         finally:
             dask.close()
-        print(json.dumps({"benchmark": "sweep_dask_overhead", "cells": args.cells, "trials": int(args.trials),
-                          "t_local_2_s": round(tl, 3), "t_dask_local_2_s": round(td, 3), "overhead": round(td / tl - 1, 3),
-                          "cluster_start_s": round(startup, 3), "target": 0.10,
-                          "loadavg_1min": round(os.getloadavg()[0], 2)}), flush=True)
+        print(
+            json.dumps(
+                {
+                    "benchmark": "sweep_dask_overhead",
+                    "cells": args.cells,
+                    "trials": int(args.trials),
+                    "t_local_2_s": round(tl, 3),
+                    "t_dask_local_2_s": round(td, 3),
+                    "overhead": round(td / tl - 1, 3),
+                    "cluster_start_s": round(startup, 3),
+                    "target": 0.10,
+                    "loadavg_1min": round(os.getloadavg()[0], 2),
+                }
+            ),
+            flush=True,
+        )
 
 
 if __name__ == "__main__":

@@ -23,9 +23,9 @@ from typing import Literal
 
 import numpy as np
 
-from mechanisms.validation import positive, probability
+from mechanisms.validation import InputError, positive, probability
 from mechanisms import gaussian
-from mechanisms.base import RegisteredMechanism, World, check_world, register
+from mechanisms.base import RegisteredMechanism, World, check_world
 
 Neighbour = Literal["add", "remove"]
 
@@ -44,7 +44,7 @@ def unvech(v: np.ndarray, d: int) -> np.ndarray:
     """Inverse of :func:`vech` on the last axis: the symmetric matrix with upper triangle ``v``."""
     v = np.asarray(v, dtype=float)
     if v.shape[-1] != d * (d + 1) // 2:
-        raise ValueError(f"v must have d(d+1)/2 = {d * (d + 1) // 2} entries on its last axis, got {v.shape[-1]}")
+        raise InputError(f"v must have d(d+1)/2 = {d * (d + 1) // 2} entries on its last axis, got {v.shape[-1]}")
     rows, cols = np.triu_indices(d)
     out = np.zeros(v.shape[:-1] + (d, d))
     out[..., rows, cols] = v
@@ -55,9 +55,9 @@ def unvech(v: np.ndarray, d: int) -> np.ndarray:
 def _symmetric(name: str, h: np.ndarray) -> np.ndarray:
     h = np.asarray(h, dtype=float)
     if h.ndim != 2 or h.shape[0] != h.shape[1] or h.shape[0] < 1:
-        raise ValueError(f"{name} must be a square d x d matrix with d >= 1, got shape {h.shape}")
+        raise InputError(f"{name} must be a square d x d matrix with d >= 1, got shape {h.shape}")
     if not np.all(np.isfinite(h)) or not np.allclose(h, h.T, rtol=0.0, atol=1e-12 * (1 + np.abs(h).max())):
-        raise ValueError(f"{name} must be a finite symmetric matrix")
+        raise InputError(f"{name} must be a finite symmetric matrix")
     return (h + h.T) / 2
 
 
@@ -77,9 +77,9 @@ class _SymmetricMatrixRelease:
         self.h = _symmetric("h", h)
         self.delta = _symmetric("delta", delta)
         if self.delta.shape != self.h.shape:
-            raise ValueError(f"delta must have the shape of h {self.h.shape}, got {self.delta.shape}")
+            raise InputError(f"delta must have the shape of h {self.h.shape}, got {self.delta.shape}")
         if neighbour not in ("add", "remove"):
-            raise ValueError(f"neighbour must be 'add' or 'remove', got {neighbour!r}")
+            raise InputError(f"neighbour must be 'add' or 'remove', got {neighbour!r}")
         self.neighbour = neighbour
         self.d = self.h.shape[0]
         self.output_dim = self.d * (self.d + 1) // 2
@@ -96,7 +96,7 @@ class _SymmetricMatrixRelease:
     def sample(self, world: World, size: int, rng: np.random.Generator) -> np.ndarray:
         mean = self.mean(world)
         if size < 0:
-            raise ValueError(f"size must be >= 0, got {size}")
+            raise InputError(f"size must be >= 0, got {size}")
         return mean + self._noise(size, rng)
 
     def privacy_loss(self, outputs: np.ndarray) -> np.ndarray:
@@ -107,7 +107,7 @@ class _SymmetricMatrixRelease:
         """
         o = np.atleast_2d(np.asarray(outputs, dtype=float))
         if o.shape[-1] != self.output_dim:
-            raise ValueError(f"outputs must have {self.output_dim} columns, got {o.shape[-1]}")
+            raise InputError(f"outputs must have {self.output_dim} columns, got {o.shape[-1]}")
         m, mp = self._means["D"], self._means["D'"]
         return ((m - mp) * (2 * o - m - mp) / (2 * self.noise_sd**2)).sum(axis=-1)
 
@@ -173,7 +173,7 @@ def theorem17_epsilon(h_x_frobenius: float, sigma3: float, delta: float) -> floa
     that holds with probability ``1 - 2 delta`` (Q38).
     """
     if not (isinstance(h_x_frobenius, (int, float, np.floating)) and 0.0 <= h_x_frobenius < math.inf):
-        raise ValueError(f"h_x_frobenius must be a finite number >= 0, got {h_x_frobenius!r}")
+        raise InputError(f"h_x_frobenius must be a finite number >= 0, got {h_x_frobenius!r}")
     sigma3, delta = positive("sigma3", sigma3), probability("delta", delta)
     f = float(h_x_frobenius)
     return f**2 / (4 * sigma3**2) + f * math.sqrt(2 * math.log(1 / delta)) / (math.sqrt(2) * sigma3)
@@ -240,7 +240,7 @@ def k15_comparison(epsilon: float, delta: float, beta: float = 1.0, d: int = 50)
     ``||H_x||_F / sqrt(2)`` in units of ``sigma_3`` for every ``H_x`` ([RW] Theorem 17's proof).
     """
     if isinstance(d, bool) or not isinstance(d, (int, np.integer)) or d < 1:
-        raise ValueError(f"d must be an integer >= 1, got {d!r}")
+        raise InputError(f"d must be an integer >= 1, got {d!r}")
     beta = positive("beta", beta)
     epsilon, delta = positive("epsilon", epsilon), probability("delta", delta)
     return K15Comparison(epsilon=epsilon, delta=delta, beta=beta, d=int(d),
@@ -284,16 +284,16 @@ def _goe_examples(rng: np.random.Generator) -> list[GoeAnalyzeGaussPair]:
             GoeAnalyzeGaussPair(h, terms[2], 1.0, "remove")]
 
 
-ANALYZE_GAUSS = register(RegisteredMechanism(
+ANALYZE_GAUSS = RegisteredMechanism(
     name="analyze-gauss",
     description="Analyze Gauss (Dwork et al. 2014b): symmetric matrix + iid N(0, s^2) on the upper triangle",
     example_pairs=_analyze_gauss_examples,
     tags=("gaussian", "matrix"),
-))
+)
 
-GOE_ANALYZE_GAUSS = register(RegisteredMechanism(
+GOE_ANALYZE_GAUSS = RegisteredMechanism(
     name="goe-analyze-gauss",
     description="[RW] Algorithm 6: symmetric matrix + (Z + Z^T)/sqrt(2), Z_ij ~ N(0, sigma_3^2) (GOE noise)",
     example_pairs=_goe_examples,
     tags=("gaussian", "matrix"),
-))
+)

@@ -1,4 +1,4 @@
-"""The protocol between mechanisms and auditors, and the registry of mechanisms.
+"""The protocol between mechanisms and auditors, and the record of a mechanism known to the suite.
 
 A mechanism applied to a dataset ``D`` and a target individual ``z`` gives a *neighbouring pair*
 ``(D, D')`` with ``D' = D±z`` ([RW] §2.1: ``z`` is removed if it is in ``D``, added otherwise).
@@ -14,12 +14,14 @@ Everything an auditor needs is:
 Both must be vectorised over rows, and ``sample`` must consume ``rng`` only, so that results depend
 on the seed alone.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 from typing import Callable, Literal, Protocol, runtime_checkable
 
 import numpy as np
+from mechanisms.validation import InputError
 
 World = Literal["D", "D'"]
 WORLDS: tuple[World, World] = ("D", "D'")
@@ -39,8 +41,9 @@ class NeighbourPair(Protocol):
 
 
 def check_world(world: str) -> World:
+    """``world`` if it is ``"D"`` or ``"D'"``, else a ValueError."""
     if world not in WORLDS:
-        raise ValueError(f"world must be one of {WORLDS}, got {world!r}")
+        raise InputError(f"world must be one of {WORLDS}, got {world!r}")
     return world  # type: ignore[return-value]
 
 
@@ -75,24 +78,6 @@ class RegisteredMechanism:
     description: str
     example_pairs: Callable[[np.random.Generator], list[NeighbourPair]]
     tags: tuple[str, ...] = field(default=())
-
-
-_REGISTRY: dict[str, RegisteredMechanism] = {}
-
-
-def register(mechanism: RegisteredMechanism) -> RegisteredMechanism:
-    """Add a mechanism to the registry (one line per mechanism module joins the contract suite)."""
-    if mechanism.name in _REGISTRY and _REGISTRY[mechanism.name] is not mechanism:
-        raise ValueError(f"mechanism {mechanism.name!r} is already registered")
-    _REGISTRY[mechanism.name] = mechanism
-    return mechanism
-
-
-def registered() -> dict[str, RegisteredMechanism]:
-    """All registered mechanisms, importing the built-in modules first."""
-    from mechanisms import catalogue  # noqa: F401  (imports register the built-ins)
-
-    return dict(sorted(_REGISTRY.items()))
 
 
 def gaussian_log_density(x: np.ndarray, mean: np.ndarray, sigma: float | np.ndarray) -> np.ndarray:

@@ -1,6 +1,28 @@
-"""Imports every built-in mechanism module so that each registers itself (one line per module)."""
-from mechanisms import gaussian  # noqa: F401
-from mechanisms import analyze_gauss  # noqa: F401
-from mechanisms import objpert  # noqa: F401
-from mechanisms import linreg  # noqa: F401
-from mechanisms import privacy_report  # noqa: F401
+"""The mechanisms known to the suite, as an explicit tuple (the contract suite runs over every one).
+
+A new mechanism: one module in ``mechanisms/`` defining a :class:`~mechanisms.base.RegisteredMechanism`,
+and one line here.
+"""
+
+from __future__ import annotations
+
+from mechanisms import analyze_gauss, gaussian, linreg, linreg_adaptive, objpert, privacy_report
+from mechanisms.base import RegisteredMechanism
+
+MECHANISMS: tuple[RegisteredMechanism, ...] = (
+    gaussian.GAUSSIAN,
+    analyze_gauss.ANALYZE_GAUSS,
+    analyze_gauss.GOE_ANALYZE_GAUSS,
+    objpert.OBJPERT,
+    linreg.OUTPUT_PERTURBATION,
+    linreg.OPS,
+    linreg_adaptive.ADAOPS,
+    linreg_adaptive.ADASSP,
+    linreg_adaptive.SSP,
+    privacy_report.PRIVACY_REPORT,
+)
+
+
+def registered() -> dict[str, RegisteredMechanism]:
+    """Every mechanism of :data:`MECHANISMS` by name, sorted by name."""
+    return dict(sorted((m.name, m) for m in MECHANISMS))

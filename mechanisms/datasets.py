@@ -2,6 +2,7 @@
 
 No network is used at run time: the real datasets are the copies bundled with scikit-learn.
 """
+
 from __future__ import annotations
 
 import csv
@@ -10,9 +11,13 @@ from pathlib import Path
 
 import numpy as np
 
+from mechanisms.validation import InputError
+
 
 @dataclass(frozen=True)
 class Dataset:
+    """A data set: its name, the feature rows, the optional target column and a one-line description."""
+
     name: str
     features: np.ndarray  # (n, d)
     target: np.ndarray | None  # (n,) or None
@@ -23,54 +28,81 @@ def _sklearn(loader_name: str, description: str) -> Dataset:
     from sklearn import datasets
 
     bunch = getattr(datasets, loader_name)()
-    return Dataset(loader_name.removeprefix("load_").replace("_", "-"), np.asarray(bunch.data, float), np.asarray(bunch.target, float), description)
+    return Dataset(
+        loader_name.removeprefix("load_").replace("_", "-"),
+        np.asarray(bunch.data, float),
+        np.asarray(bunch.target, float),
+        description,
+    )
 
 
 SHIPPED = {
-    "diabetes": lambda: _sklearn("load_diabetes", "scikit-learn diabetes (Efron et al. 2004): 442 patients, 10 baseline variables, disease progression"),
-    "breast-cancer": lambda: _sklearn("load_breast_cancer", "scikit-learn Wisconsin breast cancer: 569 tumours, 30 features, malignant/benign"),
-    "wine": lambda: _sklearn("load_wine", "scikit-learn wine recognition: 178 wines, 13 chemical features, 3 cultivars"),
+    "diabetes": lambda: _sklearn(
+        "load_diabetes",
+        "scikit-learn diabetes (Efron et al. 2004): 442 patients, 10 baseline variables, disease progression",
+    ),
+    "breast-cancer": lambda: _sklearn(
+        "load_breast_cancer", "scikit-learn Wisconsin breast cancer: 569 tumours, 30 features, malignant/benign"
+    ),
+    "wine": lambda: _sklearn(
+        "load_wine", "scikit-learn wine recognition: 178 wines, 13 chemical features, 3 cultivars"
+    ),
 }
 
 
 def synthetic_rows(n: int, d: int, rng: np.random.Generator) -> Dataset:
     """n rows of d independent standard normals (the default synthetic data)."""
     if n < 1 or d < 1:
-        raise ValueError(f"--synthetic needs n >= 1 and d >= 1, got n={n}, d={d}")
-    return Dataset(f"synthetic-{n}x{d}", rng.standard_normal((n, d)), None, f"synthetic: {n} rows of {d} iid N(0, 1) features")
+        raise InputError(f"--synthetic needs n >= 1 and d >= 1, got n={n}, d={d}")
+    return Dataset(
+        f"synthetic-{n}x{d}", rng.standard_normal((n, d)), None, f"synthetic: {n} rows of {d} iid N(0, 1) features"
+    )
 
 
 def load_shipped(name: str) -> Dataset:
+    """The shipped data set ``name`` (one of :data:`SHIPPED`); InputError naming ``--dataset`` otherwise."""
     if name not in SHIPPED:
-        raise ValueError(f"--dataset must be one of {sorted(SHIPPED)}, got {name!r}")
+        raise InputError(f"--dataset must be one of {sorted(SHIPPED)}, got {name!r}")
     return SHIPPED[name]()
 
 
 def load_csv(path: str | Path, target_column: str | None = None) -> Dataset:
     """A numeric CSV with a header row; ``target_column`` (if given) is split off as the target."""
     path = Path(path)
+    if path.is_dir():
+        raise InputError(f"--data: {str(path)!r} is a directory, not a CSV file")
     if not path.is_file():
-        raise ValueError(f"--data: no such file {str(path)!r}")
-    with path.open(newline="") as handle:
-        rows = list(csv.reader(handle))
-    if len(rows) < 2:
-        raise ValueError(f"--data: {path} needs a header row and at least one data row")
-    header, body = rows[0], rows[1:]
+        raise InputError(f"--data: no such file {str(path)!r}")
     try:
-        values = np.array([[float(cell) for cell in row] for row in body if row], dtype=float)
+        with path.open(newline="", encoding="utf-8-sig") as handle:  # utf-8-sig: a BOM is not part of a name
+            rows = list(csv.reader(handle))
+    except UnicodeDecodeError as err:
+        raise InputError(f"--data: {path} is not UTF-8 text ({err.reason} at byte {err.start})") from None
+    except (OSError, csv.Error) as err:
+        raise InputError(f"--data: cannot read {path}: {err}") from None
+    if len(rows) < 2:
+        raise InputError(f"--data: {path} needs a header row and at least one data row")
+    header, body = rows[0], [row for row in rows[1:] if row]
+    if any(len(row) != len(header) for row in body):  # before numpy, which would call it a non-numeric cell
+        raise InputError(f"--data: {path} has rows of unequal length")
+    try:
+        values = np.array([[float(cell) for cell in row] for row in body], dtype=float)
     except ValueError as err:
-        raise ValueError(f"--data: {path} has a non-numeric cell ({err})") from None
+        raise InputError(f"--data: {path} has a non-numeric cell ({err})") from None
     if values.ndim != 2 or values.shape[1] != len(header):
-        raise ValueError(f"--data: {path} has rows of unequal length")
+        raise InputError(f"--data: {path} has rows of unequal length")
     if not np.all(np.isfinite(values)):
-        raise ValueError(f"--data: {path} contains non-finite values (nan or inf)")
+        raise InputError(f"--data: {path} contains non-finite values (nan or inf)")
     target = None
     if target_column is not None:
         if target_column not in header:
-            raise ValueError(f"--target-column {target_column!r} is not a column of {path} (columns: {', '.join(header)})")
+            raise InputError(
+                f"--target-column {target_column!r} is not a column of {path} (columns: {', '.join(header)})"
+            )
         j = header.index(target_column)
         target, values = values[:, j], np.delete(values, j, axis=1)
-    return Dataset(path.stem, values, target, f"user CSV {path.name}: {len(values)} rows, {values.shape[1]} feature columns")
+    description = f"user CSV {path.name}: {len(values)} rows, {values.shape[1]} feature columns"
+    return Dataset(path.stem, values, target, description)
 
 
 def standardize(features: np.ndarray) -> np.ndarray:

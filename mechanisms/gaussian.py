@@ -12,6 +12,7 @@ Closed forms (each cited where it is defined):
 * the classical calibration ([RW] App. D, Dwork & Roth 2014 Thm A.1);
 * the analytic Gaussian mechanism (Balle & Wang 2018, Theorem 8): exact ``δ(ε)`` and its inverses.
 """
+
 from __future__ import annotations
 
 import math
@@ -21,8 +22,8 @@ from typing import Literal
 import numpy as np
 from scipy import optimize, special, stats
 
-from mechanisms.base import RegisteredMechanism, World, check_world, register
-from mechanisms.validation import nonnegative, positive, probability
+from mechanisms.base import RegisteredMechanism, World, check_world
+from mechanisms.validation import InputError, nonnegative, positive, probability
 
 QueryKind = Literal["sum", "count"]
 Relation = Literal["add", "remove"]
@@ -31,7 +32,6 @@ Relation = Literal["add", "remove"]
 # --------------------------------------------------------------------------------------------
 # Validation helpers
 # --------------------------------------------------------------------------------------------
-
 
 
 # --------------------------------------------------------------------------------------------
@@ -145,6 +145,18 @@ def classical_epsilon(delta: float, sigma: float, sensitivity: float = 1.0) -> f
     return sensitivity**2 / (2 * sigma**2) + sensitivity * math.sqrt(2 * math.log(1 / delta)) / sigma
 
 
+def per_instance_epsilons(sensitivities: np.ndarray, delta: float, sigma: float) -> np.ndarray:
+    """Exact pDP ε of every individual at δ: the analytic Gaussian ε at her own ‖Δ_z‖ ([RW] Definition D2;
+    Balle & Wang 2018, Theorem 8).
+
+    One root-find per distinct sensitivity (rounded to 12 decimals, far below any displayed precision).
+    """
+    keys = np.round(sensitivities, 12)
+    unique, inverse = np.unique(keys, return_inverse=True)
+    values = np.array([analytic_epsilon(delta, sigma, s) for s in unique])
+    return values[inverse]
+
+
 def ex_post_pdp(outputs: np.ndarray, q_d: np.ndarray, delta_z: np.ndarray, sigma: float) -> np.ndarray:
     """[RW] Theorem 22: ex-post pDP of the Gaussian mechanism at each released ``o``.
 
@@ -167,18 +179,22 @@ def corollary23_pdp_epsilon(delta: float, sigma: float, delta_norm: float) -> fl
     return delta_norm**2 / (2 * sigma**2) + delta_norm * stats.norm.isf(delta) / sigma
 
 
-def corollary23_ex_post_bound(rho: float, sigma: float, delta_norm: float, form: Literal["quantile", "log"] = "quantile") -> float:
+def corollary23_ex_post_bound(
+    rho: float, sigma: float, delta_norm: float, form: Literal["quantile", "log"] = "quantile"
+) -> float:
     """[RW] Corollary 23, eq. (5): with probability ≥ 1 − ρ over o, the ex-post pDP is at most
 
-        ‖Δ_z‖²/(2σ²) + ‖Δ_z‖ Φ⁻¹(1 − ρ/2) / σ          (``form="quantile"``)
-        ≤ ‖Δ_z‖²/(2σ²) + ‖Δ_z‖ √(2 log(2/ρ)) / σ      (``form="log"``).
+    ‖Δ_z‖²/(2σ²) + ‖Δ_z‖ Φ⁻¹(1 − ρ/2) / σ          (``form="quantile"``)
+    ≤ ‖Δ_z‖²/(2σ²) + ‖Δ_z‖ √(2 log(2/ρ)) / σ      (``form="log"``).
     """
     rho = probability("rho", rho)
     z = stats.norm.isf(rho / 2) if form == "quantile" else math.sqrt(2 * math.log(2 / rho))
     return delta_norm**2 / (2 * sigma**2) + delta_norm * z / sigma
 
 
-def corollary23_exact_failure_probability(rho: float, sigma: float, delta_norm: float, form: Literal["quantile", "log"] = "quantile") -> float:
+def corollary23_exact_failure_probability(
+    rho: float, sigma: float, delta_norm: float, form: Literal["quantile", "log"] = "quantile"
+) -> float:
     """Exact P[ε(o) > bound] for Corollary 23's bound, derived independently of the paper.
 
     With W = Δᵀ(o − Q(D))/(σ‖Δ‖) ~ N(0, 1) and η = ‖Δ‖/σ, ε(o) = |η²/2 − ηW|; the bound η²/2 + ηc is
@@ -203,6 +219,15 @@ def optimal_test_tpr(fpr: np.ndarray, delta_norm: float, sigma: float) -> np.nda
     """
     eta = delta_norm / sigma
     return stats.norm.sf(stats.norm.isf(np.asarray(fpr, dtype=float)) - eta)
+
+
+def optimal_test_threshold(fpr: float, delta_norm: float, sigma: float) -> float:
+    """The privacy-loss threshold of the Neyman–Pearson test D vs D' at false-positive rate ``fpr``.
+
+    Under D' the loss L is N(−η²/2, η²) (η = ‖Δ‖/σ), so L > −η²/2 + η Φ⁻¹(1 − FPR) has rate FPR there.
+    """
+    eta = delta_norm / sigma
+    return -(eta**2) / 2 + eta * stats.norm.isf(fpr)
 
 
 def example4_candidates(output: float, ex_post_epsilon: float, sigma: float) -> tuple[float, float]:
@@ -235,7 +260,7 @@ class Query:
 
     def __post_init__(self) -> None:
         if self.kind not in ("sum", "count"):
-            raise ValueError(f"query must be 'sum' or 'count', got {self.kind!r}")
+            raise InputError(f"query must be 'sum' or 'count', got {self.kind!r}")
         positive("clip", self.clip)
 
     def __call__(self, data: np.ndarray) -> np.ndarray:
@@ -267,7 +292,7 @@ class GaussianPair:
         self.q_d = np.atleast_1d(np.asarray(q_d, dtype=float))
         self.q_dprime = np.atleast_1d(np.asarray(q_dprime, dtype=float))
         if self.q_d.shape != self.q_dprime.shape or self.q_d.ndim != 1:
-            raise ValueError("q_d and q_dprime must be vectors of the same length")
+            raise InputError("q_d and q_dprime must be vectors of the same length")
         self.sigma = positive("sigma", sigma)
         self.output_dim = self.noise_dim = self.q_d.size
         self.noise_sigma = self.sigma
@@ -330,10 +355,10 @@ class GaussianMechanism:
         elif relation == "remove":
             hits = np.flatnonzero(np.all(data == target, axis=1))
             if hits.size == 0:
-                raise ValueError("relation='remove' needs a target that is a row of the dataset")
+                raise InputError("relation='remove' needs a target that is a row of the dataset")
             neighbour = np.delete(data, hits[0], axis=0)
         else:
-            raise ValueError(f"relation must be 'add' or 'remove', got {relation!r}")
+            raise InputError(f"relation must be 'add' or 'remove', got {relation!r}")
         return GaussianPair(self.query(data), self.query(neighbour), self.sigma)
 
     def per_instance_sensitivities(self, data: np.ndarray) -> np.ndarray:
@@ -355,11 +380,9 @@ def _example_pairs(rng: np.random.Generator) -> list[GaussianPair]:
     ]
 
 
-register(
-    RegisteredMechanism(
-        name="gaussian",
-        description="Gaussian mechanism on a count or an L2-clipped sum ([RW] M1, Thm 22, Cor 23; Balle & Wang 2018)",
-        example_pairs=_example_pairs,
-        tags=("gaussian-noise",),
-    )
+GAUSSIAN = RegisteredMechanism(
+    name="gaussian",
+    description="Gaussian mechanism on a count or an L2-clipped sum ([RW] M1, Thm 22, Cor 23; Balle & Wang 2018)",
+    example_pairs=_example_pairs,
+    tags=("gaussian-noise",),
 )

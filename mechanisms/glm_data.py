@@ -7,6 +7,7 @@ from __future__ import annotations
 from typing import Literal
 
 import numpy as np
+from mechanisms.validation import InputError
 
 
 def margin_data(n: int, rng: np.random.Generator, margin: float = 0.4, d: int = 2) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -18,11 +19,11 @@ def margin_data(n: int, rng: np.random.Generator, margin: float = 0.4, d: int = 
     rejection from the uniform distribution on the ball.  Returns ``(X, y, w)`` with ``y = sign(wᵀx) ∈ {±1}``.
     """
     if int(n) < 1:
-        raise ValueError(f"n must be >= 1, got {n!r}")
+        raise InputError(f"n must be >= 1, got {n!r}")
     if not (0 <= margin < 2):
-        raise ValueError(f"margin must be in [0, 2), got {margin!r}")
+        raise InputError(f"margin must be in [0, 2), got {margin!r}")
     if int(d) < 1:
-        raise ValueError(f"d must be >= 1, got {d!r}")
+        raise InputError(f"d must be >= 1, got {d!r}")
     w = rng.standard_normal(d)
     w /= np.linalg.norm(w)
     rows: list[np.ndarray] = []
@@ -53,6 +54,6 @@ def breast_cancer(row_scaling: Literal["unit", "max"] = "unit") -> tuple[np.ndar
     elif row_scaling == "max":
         X = X / norms.max()
     else:
-        raise ValueError(f"row_scaling must be 'unit' or 'max', got {row_scaling!r}")
+        raise InputError(f"row_scaling must be 'unit' or 'max', got {row_scaling!r}")
     y = np.where(np.asarray(data.target) == 1, 1.0, -1.0)
     return X, y

@@ -30,7 +30,7 @@ from typing import Literal
 import mpmath
 import numpy as np
 
-from mechanisms.validation import positive, probability
+from mechanisms.validation import InputError, positive, probability
 from scipy import optimize, special, stats
 
 #: Published moments of the Tracy-Widom beta = 1 law (as quoted in design/GOE.md).
@@ -48,7 +48,7 @@ Method = Literal["auto", "exact", "tracy-widom"]
 # ---------------------------------------------------------------------------------------------
 def _check_d(d: int) -> int:
     if isinstance(d, bool) or not isinstance(d, (int, np.integer)) or d < 1:
-        raise ValueError(f"d must be an integer >= 1, got {d!r}")
+        raise InputError(f"d must be an integer >= 1, got {d!r}")
     return int(d)
 
 
@@ -64,7 +64,7 @@ def _sigma(sigma: float) -> float:
 
 def _check_dps(dps: int) -> int:
     if isinstance(dps, bool) or not isinstance(dps, (int, np.integer)) or dps < 15:
-        raise ValueError(f"dps must be an integer >= 15, got {dps!r}")
+        raise InputError(f"dps must be an integer >= 15, got {dps!r}")
     return int(dps)
 
 
@@ -237,7 +237,7 @@ def unit_goe_cdf_mp(u: float | mpmath.mpf, n: int, dps: int | None = None) -> mp
     """
     n = _check_d(n)
     if mpmath.isnan(u):
-        raise ValueError("x must not be NaN")
+        raise InputError("x must not be NaN")
     dps = default_dps(n, float(u)) if dps is None else _check_dps(dps)
     with mpmath.workdps(dps + 20):
         u = mpmath.mpf(u)
@@ -269,7 +269,7 @@ def largest_eigenvalue_cdf(x: float | np.ndarray, d: int, *, dps: int | None = N
 
     def one(v: float) -> float:
         if math.isnan(float(v)):
-            raise ValueError("x must not be NaN")
+            raise InputError("x must not be NaN")
         work = default_dps(d, float(v) / math.sqrt(2)) if dps is None else dps
         with mpmath.workdps(work + 20):
             return unit_goe_cdf_mp(mpmath.mpf(float(v)) / mpmath.sqrt(2), d, work)
@@ -323,7 +323,7 @@ def tracy_widom1_sf(s: float) -> float:
 def tracy_widom1_quantile(p: float) -> float:
     """``F_1^{-1}(p)`` for ``p`` in [1e-10, 1); solved on ``log`` of the smaller tail for accuracy."""
     if not 1e-10 <= p < 1.0:
-        raise ValueError(f"p must be in [1e-10, 1), got {p!r}")
+        raise InputError(f"p must be in [1e-10, 1), got {p!r}")
     if p < 0.5:
         def g(s: float) -> float:
             return _tw1_log_cdf_and_sf(s)[0] - math.log(p)
@@ -367,7 +367,7 @@ class BinomialEstimate:
 
 def _binomial_estimate(successes: int, trials: int, level: float) -> BinomialEstimate:
     if not 0.0 < level < 1.0:
-        raise ValueError(f"level must be in (0, 1), got {level!r}")
+        raise InputError(f"level must be in (0, 1), got {level!r}")
     ci = stats.binomtest(int(successes), int(trials)).proportion_ci(confidence_level=level, method="exact")
     return BinomialEstimate(int(successes), int(trials), successes / trials, float(ci.low), float(ci.high), level)
 
@@ -382,7 +382,7 @@ def sample_goe_extreme_eigenvalues(d: int, size: int, rng: np.random.Generator, 
     d = _check_d(d)
     sigma = _sigma(sigma)
     if size < 0:
-        raise ValueError(f"size must be >= 0, got {size}")
+        raise InputError(f"size must be >= 0, got {size}")
     batch = max(1, (1 << 21) // (d * d)) if batch is None else batch
     out = np.empty((size, 2))
     for start in range(0, size, batch):
@@ -473,7 +473,7 @@ def tau(d: int, rho: float, sigma: float = 1.0, method: Method = "auto",
     """
     d, rho, sigma = _check_d(d), _rho(rho), _sigma(sigma)
     if method not in ("auto", "exact", "tracy-widom"):
-        raise ValueError(f"method must be one of 'auto', 'exact', 'tracy-widom', got {method!r}")
+        raise InputError(f"method must be one of 'auto', 'exact', 'tracy-widom', got {method!r}")
     if method == "auto":
         method = "exact" if d <= exact_max_d else "tracy-widom"
     u = _tau_unit_exact(d, rho, dps) if method == "exact" else _tau_unit_tw(d, rho)

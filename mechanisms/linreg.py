@@ -22,12 +22,12 @@ from typing import Literal
 
 import numpy as np
 
-from mechanisms.validation import nonnegative as check_nonnegative
+from mechanisms.validation import InputError, nonnegative as check_nonnegative
 from mechanisms.validation import positive as check_positive
 from mechanisms.validation import probability
 from scipy import linalg, optimize, special
 
-from mechanisms.base import RegisteredMechanism, World, check_world, register
+from mechanisms.base import RegisteredMechanism, World, check_world
 from mechanisms.linreg_data import check_design, preprocess, synthetic_regression
 
 Loss = Literal["ridge", "logistic"]
@@ -64,7 +64,7 @@ class GaussianLaw:
         try:
             chol = np.linalg.cholesky(precision)
         except np.linalg.LinAlgError:
-            raise ValueError("precision matrix must be positive definite") from None
+            raise InputError("precision matrix must be positive definite") from None
         return cls(np.asarray(mean, float), chol)
 
     @property
@@ -96,9 +96,9 @@ class Neighbours:
     def __post_init__(self) -> None:
         check_design(self.X, self.y)
         if np.shape(self.x) != (np.shape(self.X)[1],):
-            raise ValueError(f"target x must have shape ({np.shape(self.X)[1]},), got {np.shape(self.x)}")
+            raise InputError(f"target x must have shape ({np.shape(self.X)[1]},), got {np.shape(self.x)}")
         if self.kind not in ("add", "remove"):
-            raise ValueError(f"kind must be 'add' or 'remove', got {self.kind!r}")
+            raise InputError(f"kind must be 'add' or 'remove', got {self.kind!r}")
 
     @classmethod
     def add(cls, X: np.ndarray, y: np.ndarray, x: np.ndarray, yz: float) -> "Neighbours":
@@ -110,7 +110,7 @@ class Neighbours:
         """``D = (X, y)``, ``D' = D`` without row ``index``."""
         X, y = check_design(X, y)
         if not 0 <= int(index) < X.shape[0]:
-            raise ValueError(f"index must lie in [0, {X.shape[0] - 1}], got {index}")
+            raise InputError(f"index must lie in [0, {X.shape[0] - 1}], got {index}")
         keep = np.arange(X.shape[0]) != int(index)
         return cls(X[keep], y[keep], X[int(index)].copy(), float(y[int(index)]), "remove")
 
@@ -139,7 +139,7 @@ def ridge(X: np.ndarray, y: np.ndarray, lam: float = 0.0) -> np.ndarray:
     try:
         return linalg.solve(gram(X, lam), X.T @ y, assume_a="pos")
     except linalg.LinAlgError:
-        raise ValueError("X^T X + lam I must be positive definite (use lam > 0 for rank-deficient X)") from None
+        raise InputError("X^T X + lam I must be positive definite (use lam > 0 for rank-deficient X)") from None
 
 
 def nonprivate_ridge(X: np.ndarray, y: np.ndarray, lam: float = 0.0) -> np.ndarray:
@@ -150,7 +150,7 @@ def nonprivate_ridge(X: np.ndarray, y: np.ndarray, lam: float = 0.0) -> np.ndarr
 def trivial_predictor(d: int) -> np.ndarray:
     """The "Trivial" baseline of [LR] Tables 3–4: ``θ = 0`` (predicts 0 for every x)."""
     if int(d) < 1:
-        raise ValueError(f"d must be >= 1, got {d}")
+        raise InputError(f"d must be >= 1, got {d}")
     return np.zeros(int(d))
 
 
@@ -167,7 +167,7 @@ def loss_gradient(loss: Loss, X: np.ndarray, y: np.ndarray, theta: np.ndarray) -
         return -2.0 * X.T @ (y - X @ theta)
     if loss == "logistic":
         return X.T @ _logistic_parts(X, y, theta)[0]
-    raise ValueError(f"loss must be 'ridge' or 'logistic', got {loss!r}")
+    raise InputError(f"loss must be 'ridge' or 'logistic', got {loss!r}")
 
 
 def loss_hessian(loss: Loss, X: np.ndarray, y: np.ndarray, theta: np.ndarray) -> np.ndarray:
@@ -177,7 +177,7 @@ def loss_hessian(loss: Loss, X: np.ndarray, y: np.ndarray, theta: np.ndarray) ->
     if loss == "logistic":
         w = _logistic_parts(X, y, theta)[1]
         return (X * w[:, None]).T @ X
-    raise ValueError(f"loss must be 'ridge' or 'logistic', got {loss!r}")
+    raise InputError(f"loss must be 'ridge' or 'logistic', got {loss!r}")
 
 
 def regulariser_scale(loss: Loss) -> float:
@@ -197,9 +197,9 @@ def fit_erm(X: np.ndarray, y: np.ndarray, loss: Loss = "ridge", lam: float = 0.0
     if loss == "ridge":
         return ridge(X, y, lam)
     if loss != "logistic":
-        raise ValueError(f"loss must be 'ridge' or 'logistic', got {loss!r}")
+        raise InputError(f"loss must be 'ridge' or 'logistic', got {loss!r}")
     if not np.all(np.isin(y, (-1.0, 1.0))):
-        raise ValueError("logistic regression needs labels y in {-1, +1}")
+        raise InputError("logistic regression needs labels y in {-1, +1}")
     check_positive("lam", lam)
 
     def objective(t: np.ndarray) -> float:
@@ -250,7 +250,7 @@ def lemma31_difference(nb: Neighbours, loss: Loss = "ridge", lam: float = 0.0, f
     if form == 2:
         H = integrated_hessian(loss, nb.X, nb.y, lam, theta, theta_p)
         return -linalg.solve(H, loss_gradient(loss, xz, yz, theta_p))
-    raise ValueError(f"form must be 1 or 2, got {form}")
+    raise InputError(f"form must be 1 or 2, got {form}")
 
 
 # --- Gaussian output perturbation ([PDP] (3.2)) ---------------------------------------------------
@@ -271,7 +271,7 @@ def noise_shape_matrix(shape: NoiseShape | np.ndarray, X: np.ndarray, lam: float
         return G @ G
     if shape == "fisher":
         return G
-    raise ValueError(f"A must be 'l2', 'democratic', 'fisher' or a matrix, got {shape!r}")
+    raise InputError(f"A must be 'l2', 'democratic', 'fisher' or a matrix, got {shape!r}")
 
 
 class OutputPerturbationPair:
@@ -293,7 +293,7 @@ class OutputPerturbationPair:
     ):
         self.nb, self.gamma, self.loss, self.lam = nb, check_positive("gamma", gamma), loss, lam
         if a_from not in ("D", "each"):
-            raise ValueError(f"a_from must be 'D' or 'each', got {a_from!r}")
+            raise InputError(f"a_from must be 'D' or 'each', got {a_from!r}")
         self.theta_hat = {w: fit_erm(*nb.world(w), loss, lam) for w in ("D", "D'")}
         self.A = {w: noise_shape_matrix(A, nb.world("D" if a_from == "D" else w)[0], lam) for w in ("D", "D'")}
         self.laws = {w: GaussianLaw.from_precision(self.theta_hat[w], self.gamma * self.A[w]) for w in ("D", "D'")}
@@ -358,7 +358,7 @@ def eq34_sensitivity(X: np.ndarray, y: np.ndarray, x: np.ndarray, yz: float, A: 
     ``line=2``: ``|y - x^Tθ̂'| sqrt(x^T (X^T X)^{-1} A (X^T X)^{-1} x)``.
     """
     if line not in (1, 2):
-        raise ValueError(f"line must be 1 or 2, got {line}")
+        raise InputError(f"line must be 1 or 2, got {line}")
     Xp, yp = np.vstack([X, x]), np.append(y, yz)
     resid = abs(yz - x @ ridge(Xp, yp, lam))
     v = linalg.solve(gram(Xp if line == 1 else X, lam), x, assume_a="pos")
@@ -395,7 +395,7 @@ def thm41_epsilon(
         return 0.5 * abs(-np.log1p(mu) + gamma * mu / (1 + mu) * r**2) + 0.5 * mu * ld + np.sqrt(gamma * mu * ld) * abs(r)
     if form == "4.4":
         return 0.5 * abs(-np.log1p(-mu_p) - gamma * mu_p / (1 - mu_p) * r_p**2) + 0.5 * mu_p * ld + np.sqrt(gamma * mu_p * ld) * abs(r_p)
-    raise ValueError(f"form must be '4.3' or '4.4', got {form!r}")
+    raise InputError(f"form must be '4.3' or '4.4', got {form!r}")
 
 
 def remark42_epsilon(X: np.ndarray, y: np.ndarray, x: np.ndarray, yz: float, gamma: float, lam: float, delta: float) -> float:
@@ -552,7 +552,7 @@ def remark11_epsilon(gamma: float, L: float, lam: float, lam_min: float, x_bound
     ``ε = sqrt(γ L^2 log(2/δ)/(λ+λ_min)) + γL^2/(2(λ+λ_min+||X||^2)) + (1+log(2/δ))||X||^2/(2(λ+λ_min))``."""
     s = lam + lam_min
     if not s > 0:
-        raise ValueError(f"lam + lam_min must be > 0, got {s}")
+        raise InputError(f"lam + lam_min must be > 0, got {s}")
     ld = np.log(2.0 / check_delta(delta))
     return float(np.sqrt(gamma * L**2 * ld / s) + gamma * L**2 / (2 * (s + x_bound**2)) + (1 + ld) * x_bound**2 / (2 * s))
 
@@ -573,7 +573,7 @@ def _solve_gamma(eps: float, lam: float, n: int, x_bound: float, y_bound: float,
     L, ld = appF_lipschitz(lam, n, x_bound, y_bound), np.log(2.0 / delta)
     rem = eps - (1 + ld) * x_bound**2 / (2 * lam)
     if rem <= 0:
-        raise ValueError(f"lam = {lam} too small for eps = {eps}: need lam > (1+log(2/δ))||X||^2/(2ε)")
+        raise InputError(f"lam = {lam} too small for eps = {eps}: need lam > (1+log(2/δ))||X||^2/(2ε)")
     a, b = np.sqrt(L**2 * ld / lam), L**2 / (2 * (lam + x_bound**2))
     u = 2 * rem / (a + np.sqrt(a * a + 4 * b * rem))  # positive root of b u^2 + a u - rem, cancellation-free
     return float(u * u)
@@ -622,7 +622,7 @@ def ops_calibration(
                                            options={"xatol": 1e-10})
             lam = max(float(np.exp(res.x)), lam_diffuse)
     else:
-        raise ValueError(f"method must be one of diffuse, concentrated, balanced, conservative; got {method!r}")
+        raise InputError(f"method must be one of diffuse, concentrated, balanced, conservative; got {method!r}")
     return float(lam), _solve_gamma(eps, lam, n, x_bound, y_bound, delta)
 
 
@@ -666,17 +666,15 @@ def _ops_examples(rng: np.random.Generator) -> list[OPSPair]:
     return [OPSPair(add, 30.0, 0.0), OPSPair(remove, 30.0, 1.0)]
 
 
-OUTPUT_PERTURBATION = register(RegisteredMechanism(
+OUTPUT_PERTURBATION = RegisteredMechanism(
     name="output-perturbation",
     description="Gaussian output perturbation N(θ̂, A^{-1}/γ) of ridge/logistic ERM ([PDP] (3.2), Lemma 2.4)",
     example_pairs=_output_perturbation_examples,
     tags=("linreg", "gaussian", "pdp"),
-))
-OPS = register(RegisteredMechanism(
+)
+OPS = RegisteredMechanism(
     name="ops",
     description="One-Posterior-Sample N(θ̂_λ, (XᵀX+λI)^{-1}/γ) ([PDP] Thm 4.1, [LR] App. F)",
     example_pairs=_ops_examples,
     tags=("linreg", "gaussian", "pdp"),
-))
-
-from mechanisms import linreg_adaptive  # noqa: E402,F401  (registers adaops, ssp, adassp)
+)

@@ -16,7 +16,7 @@ from typing import Literal
 import numpy as np
 from scipy import optimize
 
-from mechanisms.base import RegisteredMechanism, World, check_world, register
+from mechanisms.base import RegisteredMechanism, World, check_world
 from mechanisms.linreg import (
     LOG_2PI,
     Neighbours,
@@ -25,6 +25,7 @@ from mechanisms.linreg import (
     example_neighbours,
     lr_C1,
 )
+from mechanisms.validation import InputError
 
 
 class UnrunnableError(ValueError):
@@ -139,7 +140,7 @@ class PDPAdaOPSPair:
         self.n = {w: int(n_public) if n_public is not None else g.n for w, g in self.grams.items()}
         kmax = min(prop44_kappa_max(n, d, eps, delta) for n in self.n.values())
         if not 0 < kappa <= kmax:
-            raise ValueError(f"kappa must lie in (0, {kmax:.6g}] = (0, nε/(4d(1+log(4/δ)))], got {kappa}")
+            raise InputError(f"kappa must lie in (0, {kmax:.6g}] = (0, nε/(4d(1+log(4/δ)))], got {kappa}")
         self.kappa, self.printed, self.d = float(kappa), bool(printed), d
         self.sd1 = np.sqrt(np.log(4 / delta)) / (eps / 2)
         self.gamma = {w: pdp_adaops_gamma(self.n[w], d, eps, delta, kappa) for w in self.grams}
@@ -237,7 +238,7 @@ def lr_adaops_constants(eps: float, delta: float, d: int, x_bound: float = 1.0, 
     elif eq8 == "product":
         bracket = (1 / c) * ((1 + c) / c)
     else:
-        raise ValueError(f"eq8 must be 'sum' or 'product', got {eq8!r}")
+        raise InputError(f"eq8 must be 'sum' or 'product', got {eq8!r}")
     return LRAdaOPSConstants(
         eps, delta, int(d), x_bound, y_bound, rho,
         sd_lambda=scale * np.sqrt(c) / (eps / 4), shift_lambda=scale * c / (eps / 4), eps_bar=eps_bar, C1=C1, C2=C2,
@@ -413,7 +414,7 @@ class AdaSSPPair:
     def __init__(self, nb: Neighbours, eps: float, delta: float, x_bound: float = 1.0, y_bound: float = 1.0, rho: float = 0.05,
                  output: Literal["private", "printed"] = "private"):
         if output not in ("private", "printed"):
-            raise ValueError(f"output must be 'private' or 'printed', got {output!r}")
+            raise InputError(f"output must be 'private' or 'printed', got {output!r}")
         self.k = lr_adassp_constants(eps, delta, nb.X.shape[1], x_bound, y_bound, rho)
         self.release = _GaussianStatsRelease(nb, self.k.sd_xtx, self.k.sd_xy)
         self.grams = _worlds(nb)
@@ -503,22 +504,22 @@ def _ssp_examples(rng: np.random.Generator) -> list:
     return [SSPPair(add, 2.0, 1e-3), SSPPair(remove, 2.0, 1e-3)]
 
 
-ADAOPS = register(RegisteredMechanism(
+ADAOPS = RegisteredMechanism(
     name="adaops",
     description="AdaOPS: [LR] Algorithm 1 (λ̃_min, Δ, θ̃) and [PDP] Algorithm 1 (λ̃_min, θ̃), joint release",
     example_pairs=_adaops_examples,
     tags=("linreg", "multi-stage", "dp"),
-))
-ADASSP = register(RegisteredMechanism(
+)
+ADASSP = RegisteredMechanism(
     name="adassp",
     description="AdaSSP ([LR] Algorithm 2): λ̃_min, noisy XᵀX and Xᵀy, joint release",
     example_pairs=_adassp_examples,
     tags=("linreg", "multi-stage", "dp"),
-))
-SSP = register(RegisteredMechanism(
+)
+SSP = RegisteredMechanism(
     name="ssp",
     description="Sufficient statistics perturbation ([LR] §3.2, App. C.1): noisy XᵀX and Xᵀy",
     example_pairs=_ssp_examples,
     tags=("linreg", "gaussian", "dp"),
-))
+)
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import Callable
 
 import numpy as np
+from mechanisms.validation import InputError
 
 
 def check_design(X: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -18,11 +19,11 @@ def check_design(X: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     X = np.asarray(X, dtype=float)
     y = np.asarray(y, dtype=float)
     if X.ndim != 2 or X.shape[0] < 1 or X.shape[1] < 1:
-        raise ValueError(f"X must be a non-empty 2-D array (n, d), got shape {X.shape}")
+        raise InputError(f"X must be a non-empty 2-D array (n, d), got shape {X.shape}")
     if y.shape != (X.shape[0],):
-        raise ValueError(f"y must have shape ({X.shape[0]},) to match X, got {y.shape}")
+        raise InputError(f"y must have shape ({X.shape[0]},) to match X, got {y.shape}")
     if not (np.all(np.isfinite(X)) and np.all(np.isfinite(y))):
-        raise ValueError("X and y must be finite")
+        raise InputError("X and y must be finite")
     return X, y
 
 
@@ -35,11 +36,11 @@ def synthetic_regression(
     Returns ``(X, y, theta0)``.
     """
     if int(n) < 1:
-        raise ValueError(f"n must be >= 1, got {n}")
+        raise InputError(f"n must be >= 1, got {n}")
     if int(d) < 1:
-        raise ValueError(f"d must be >= 1, got {d}")
+        raise InputError(f"d must be >= 1, got {d}")
     if not noise_sd >= 0:
-        raise ValueError(f"noise_sd must be >= 0, got {noise_sd}")
+        raise InputError(f"noise_sd must be >= 0, got {noise_sd}")
     X = rng.standard_normal((int(n), int(d)))
     theta0 = rng.uniform(0.0, 1.0, int(d))
     y = X @ theta0 + noise_sd * rng.standard_normal(int(n))
@@ -108,6 +109,6 @@ REGRESSION_DATASETS: dict[str, Callable[[], tuple[np.ndarray, np.ndarray]]] = {
 def load_regression(name: str, preprocessed: bool = True) -> tuple[np.ndarray, np.ndarray]:
     """Load a bundled regression data set as ``(X, y)`` (preprocessed with :func:`preprocess` by default)."""
     if name not in REGRESSION_DATASETS:
-        raise ValueError(f"name must be one of {sorted(REGRESSION_DATASETS)}, got {name!r}")
+        raise InputError(f"name must be one of {sorted(REGRESSION_DATASETS)}, got {name!r}")
     X, y = check_design(*REGRESSION_DATASETS[name]())
     return preprocess(X, y) if preprocessed else (X, y)

@@ -20,6 +20,7 @@ from typing import Callable
 
 import numpy as np
 from scipy import special
+from mechanisms.validation import InputError
 
 
 class GLMLoss:
@@ -46,7 +47,7 @@ class GLMLoss:
     def check_labels(self, y: np.ndarray) -> None:
         """Raise ValueError if ``y`` holds labels the loss is not defined for."""
         if not np.all(np.isfinite(y)):
-            raise ValueError("y must be finite")
+            raise InputError("y must be finite")
 
     def gradient_bound(self, theta_radius: float = math.inf) -> float:
         """ξ with ``‖∇ℓ(θ; z)‖₂ ≤ ξ`` for ``‖x‖ ≤ 1``, ``|y| ≤ 1``, ``‖θ‖ ≤ theta_radius`` ([RW] Thm 5)."""
@@ -105,7 +106,7 @@ class LogisticLoss(GLMLoss):
 
     def check_labels(self, y):
         if not np.all((y == 1) | (y == -1)):
-            raise ValueError("y must be in {-1, +1} for the logistic loss")
+            raise InputError("y must be in {-1, +1} for the logistic loss")
 
     def gradient_bound(self, theta_radius=math.inf):
         return 1.0
@@ -150,7 +151,7 @@ class PseudoHuberLoss(GLMLoss):
 
     def __init__(self, kappa: float = 1.0):
         if not (math.isfinite(kappa) and kappa > 0):
-            raise ValueError(f"kappa must be a finite number > 0, got {kappa!r}")
+            raise InputError(f"kappa must be a finite number > 0, got {kappa!r}")
         self.kappa = float(kappa)
 
     def _s(self, t, y):
@@ -207,7 +208,7 @@ class ConvexLoss:
 
     def check_labels(self, y) -> None:
         if not np.all(np.isfinite(y)):
-            raise ValueError("y must be finite")
+            raise InputError("y must be finite")
 
     def gradient_bound(self, theta_radius: float = math.inf) -> float:
         return self.xi
@@ -245,4 +246,4 @@ def get_loss(loss: str | Loss) -> Loss:
         return loss
     if isinstance(loss, str) and loss in _BUILTIN:
         return _BUILTIN[loss]()
-    raise ValueError(f"loss must be one of {sorted(_BUILTIN)} or a GLMLoss/ConvexLoss, got {loss!r}")
+    raise InputError(f"loss must be one of {sorted(_BUILTIN)} or a GLMLoss/ConvexLoss, got {loss!r}")

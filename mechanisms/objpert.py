@@ -25,9 +25,9 @@ from typing import Literal, NamedTuple
 
 import numpy as np
 
-from mechanisms.validation import positive, probability
+from mechanisms.validation import InputError, positive, probability
 
-from mechanisms.base import RegisteredMechanism, World, check_world, register
+from mechanisms.base import RegisteredMechanism, World, check_world
 from mechanisms.losses import GLMLoss, Loss, Regulariser, get_loss
 
 Relation = Literal["add", "remove"]
@@ -69,11 +69,11 @@ def _data(X: np.ndarray, y: np.ndarray, loss: Loss) -> tuple[np.ndarray, np.ndar
     X = np.asarray(X, dtype=float)
     y = np.asarray(y, dtype=float)
     if X.ndim != 2 or X.shape[1] < 1:
-        raise ValueError(f"X must be a 2-D array (n, d) with d >= 1, got shape {X.shape}")
+        raise InputError(f"X must be a 2-D array (n, d) with d >= 1, got shape {X.shape}")
     if y.shape != (X.shape[0],):
-        raise ValueError(f"y must have shape ({X.shape[0]},), got {y.shape}")
+        raise InputError(f"y must have shape ({X.shape[0]},), got {y.shape}")
     if not np.all(np.isfinite(X)):
-        raise ValueError("X must be finite")
+        raise InputError("X must be finite")
     loss.check_labels(y)
     return X, y
 
@@ -81,7 +81,7 @@ def _data(X: np.ndarray, y: np.ndarray, loss: Loss) -> tuple[np.ndarray, np.ndar
 def _theta_rows(theta: np.ndarray, d: int) -> np.ndarray:
     theta = np.asarray(theta, dtype=float)
     if theta.shape[-1:] != (d,) or theta.ndim > 2:
-        raise ValueError(f"theta must have shape (d,) or (rows, d) with d = {d}, got {theta.shape}")
+        raise InputError(f"theta must have shape (d,) or (rows, d) with d = {d}, got {theta.shape}")
     return np.atleast_2d(theta)
 
 
@@ -216,7 +216,7 @@ def _cholesky_logdet(H: np.ndarray) -> np.ndarray:
     try:
         L = np.linalg.cholesky(H)
     except np.linalg.LinAlgError as exc:
-        raise ValueError("the Hessian of J is not positive definite: the loss or regulariser is not convex") from exc
+        raise InputError("the Hessian of J is not positive definite: the loss or regulariser is not convex") from exc
     return 2.0 * np.log(np.diagonal(L, axis1=-2, axis2=-1)).sum(axis=-1)
 
 
@@ -272,7 +272,7 @@ class _Chunk:
         value, mag = self.ev[0][rows], self.ev[3][rows]
         slope = np.einsum("ti,ti->t", self.ev[1][rows], p)
         if np.any(slope >= 0):
-            raise ValueError("the Hessian of J is not positive definite: the loss or regulariser is not convex")
+            raise InputError("the Hessian of J is not positive definite: the loss or regulariser is not convex")
         alpha = np.ones(rows.size)
         done = np.zeros(rows.size, dtype=bool)
         new = [np.empty_like(self.theta[rows]), np.empty(rows.size), np.empty_like(p), np.empty(rows.size), np.empty(rows.size)]
@@ -360,9 +360,9 @@ def _reference(obj: Objective, rtol: float, max_iter: int) -> tuple[np.ndarray, 
 def _check_noise(noise: np.ndarray, d: int) -> np.ndarray:
     noise = np.asarray(noise, dtype=float)
     if noise.ndim != 2 or noise.shape[1] != d:
-        raise ValueError(f"noise must have shape (trials, {d}), got {noise.shape}")
+        raise InputError(f"noise must have shape (trials, {d}), got {noise.shape}")
     if not np.all(np.isfinite(noise)):
-        raise ValueError("noise must be finite")
+        raise InputError("noise must be finite")
     return noise
 
 
@@ -461,13 +461,13 @@ class ObjPertPair:
         max_iter: int = 100,
     ):
         if relation not in ("add", "remove"):
-            raise ValueError(f"relation must be 'add' or 'remove', got {relation!r}")
+            raise InputError(f"relation must be 'add' or 'remove', got {relation!r}")
         self.obj_d = Objective(X, y, lam, loss, reg)
         self.loss, self.relation = self.obj_d.loss, relation
         self.target_x = np.asarray(target_x, dtype=float).reshape(-1)
         self.target_y = float(target_y)
         if self.target_x.shape != (self.obj_d.d,):
-            raise ValueError(f"target_x must have shape ({self.obj_d.d},), got {self.target_x.shape}")
+            raise InputError(f"target_x must have shape ({self.obj_d.d},), got {self.target_x.shape}")
         self.loss.check_labels(np.array([self.target_y]))
         X, y = self.obj_d.X, self.obj_d.y
         if relation == "add":
@@ -475,7 +475,7 @@ class ObjPertPair:
         else:
             i = _find_row(X, y, self.target_x, self.target_y)
             if i < 0:
-                raise ValueError("target (target_x, target_y) must be a row of D for relation='remove'")
+                raise InputError("target (target_x, target_y) must be a row of D for relation='remove'")
             Xp, yp = np.delete(X, i, axis=0), np.delete(y, i)
         self.obj = {"D": self.obj_d, "D'": Objective(Xp, yp, lam, self.loss, reg)}
         self.sign = 1.0 if relation == "add" else -1.0  # J(·; D') = J(·; D) + sign · ℓ(·; z)
@@ -542,7 +542,7 @@ def theorem5_sigma(epsilon: float, delta: float, xi: float, calibration: Calibra
         return printed
     if calibration == "variance":
         return math.sqrt(printed)
-    raise ValueError(f"calibration must be 'printed' or 'variance', got {calibration!r}")
+    raise InputError(f"calibration must be 'printed' or 'variance', got {calibration!r}")
 
 
 def theorem5_lambda(epsilon: float, beta: float) -> float:
@@ -561,7 +561,7 @@ def theorem5_calibration(
     loss = get_loss(loss)
     xi, beta = loss.gradient_bound(theta_radius), loss.hessian_bound()
     if not math.isfinite(xi):
-        raise ValueError(f"theta_radius must be finite for the {loss.name} loss: its gradient is unbounded on R^d (xi = inf)")
+        raise InputError(f"theta_radius must be finite for the {loss.name} loss: its gradient is unbounded on R^d (xi = inf)")
     return theorem5_sigma(epsilon, delta, xi, calibration), theorem5_lambda(epsilon, beta)
 
 
@@ -571,7 +571,7 @@ def theorem5_calibration(
 def _target(X, y, target_x, target_y, loss: Loss) -> tuple[np.ndarray, float, bool]:
     x = np.asarray(target_x, dtype=float).reshape(-1)
     if x.shape != (X.shape[1],):
-        raise ValueError(f"target_x must have shape ({X.shape[1]},), got {x.shape}")
+        raise InputError(f"target_x must have shape ({X.shape[1]},), got {x.shape}")
     loss.check_labels(np.array([float(target_y)]))
     return x, float(target_y), _find_row(X, y, x, float(target_y)) >= 0
 
@@ -624,7 +624,7 @@ def theorem6_epsilon(theta, X, y, target_x, target_y, lam, sigma, loss="logistic
 def _glm(loss: str | Loss) -> GLMLoss:
     loss = get_loss(loss)
     if not isinstance(loss, GLMLoss):
-        raise ValueError(f"loss must be a GLM loss (ℓ = f(xᵀθ; y)) for this closed form, got {loss!r}")
+        raise InputError(f"loss must be a GLM loss (ℓ = f(xᵀθ; y)) for this closed form, got {loss!r}")
     return loss
 
 
@@ -719,7 +719,7 @@ def theorem9_bound_glm(
     if form == "derived":
         f1 = np.abs(f1)
     elif form != "printed":
-        raise ValueError(f"form must be 'printed' or 'derived', got {form!r}")
+        raise InputError(f"form must be 'printed' or 'derived', got {form!r}")
     return f1 * sigma * np.linalg.norm(x) * math.sqrt(2 * math.log(2 / rho))
 
 
@@ -755,11 +755,9 @@ def _example_pairs(rng: np.random.Generator) -> list[ObjPertPair]:
     return pairs
 
 
-OBJPERT = register(
-    RegisteredMechanism(
-        name="objpert",
-        description="Objective perturbation ([RW] Alg. 1): argmin J(θ;D) + bᵀθ, exact batched solver and change-of-variables density",
-        example_pairs=_example_pairs,
-        tags=("continuous", "erm", "pdp"),
-    )
+OBJPERT = RegisteredMechanism(
+    name="objpert",
+    description="Objective perturbation ([RW] Alg. 1): argmin J(θ;D) + bᵀθ, exact batched solver and change-of-variables density",
+    example_pairs=_example_pairs,
+    tags=("continuous", "erm", "pdp"),
 )

@@ -54,14 +54,14 @@ from typing import Literal
 
 import numpy as np
 
-from mechanisms.validation import positive, probability
+from mechanisms.validation import InputError, positive, probability
 from scipy import stats
 
 from mechanisms import gaussian as g
 from mechanisms import goe
 from mechanisms import objpert as op
 from mechanisms.analyze_gauss import vech
-from mechanisms.base import RegisteredMechanism, World, check_world, register
+from mechanisms.base import RegisteredMechanism, World, check_world
 from mechanisms.losses import GLMLoss, get_loss
 
 Mode = Literal["independent", "dependent", "adaptive"]
@@ -77,7 +77,7 @@ BUDGET_SIZES = {"independent": 1, "dependent": 3, "adaptive": 4}
 def _glm(loss) -> GLMLoss:
     loss = get_loss(loss)
     if not isinstance(loss, GLMLoss):
-        raise ValueError(f"the privacy report is for GLM losses (ℓ = f(xᵀθ; y)), got {loss!r}")
+        raise InputError(f"the privacy report is for GLM losses (ℓ = f(xᵀθ; y)), got {loss!r}")
     return loss
 
 
@@ -108,7 +108,7 @@ class Readings:
                    "epsilon2_log": ("1/delta", "2/delta"), "additive": ("statement", "proof")}
         for name, options in allowed.items():
             if getattr(self, name) not in options:
-                raise ValueError(f"reading {name} must be one of {options}, got {getattr(self, name)!r}")
+                raise InputError(f"reading {name} must be one of {options}, got {getattr(self, name)!r}")
 
     def deviations(self) -> dict[str, object]:
         """The readings that differ from the verified defaults."""
@@ -132,7 +132,7 @@ def tau_for(d: int, rho: float, reading: str = "algorithm6") -> float:
         return t
     if reading == "unit-goe":
         return t / math.sqrt(2.0)
-    raise ValueError(f"tau reading must be 'algorithm6' or 'unit-goe', got {reading!r}")
+    raise InputError(f"tau reading must be 'algorithm6' or 'unit-goe', got {reading!r}")
 
 
 def classical_sigma(epsilon: float, delta: float, sensitivity: float) -> float:
@@ -145,20 +145,20 @@ def classical_sigma(epsilon: float, delta: float, sensitivity: float) -> float:
 def parse_budget(text: str | tuple | list, mode: str) -> tuple[float, ...]:
     """``"0.2,0.7,0.1"`` → (0.2, 0.7, 0.1); one number per release of the mode, each finite and > 0."""
     if mode not in MODES:
-        raise ValueError(f"--mode must be one of {MODES}, got {mode!r}")
+        raise InputError(f"--mode must be one of {MODES}, got {mode!r}")
     parts = [p.strip() for p in text.split(",")] if isinstance(text, str) else list(text)
     want = BUDGET_SIZES[mode]
     if len(parts) != want:
         names = ", ".join(f"ε{i + 1}" for i in range(want))
-        raise ValueError(f"--budget must have {want} comma-separated value(s) ({names}) for --mode {mode}, got {text!r}")
+        raise InputError(f"--budget must have {want} comma-separated value(s) ({names}) for --mode {mode}, got {text!r}")
     out = []
     for i, p in enumerate(parts):
         try:
             v = float(p)
         except (TypeError, ValueError):
-            raise ValueError(f"--budget entry ε{i + 1} must be a number, got {p!r}") from None
+            raise InputError(f"--budget entry ε{i + 1} must be a number, got {p!r}") from None
         if not (math.isfinite(v) and v > 0):
-            raise ValueError(f"--budget entry ε{i + 1} must be a finite number > 0, got {p!r}")
+            raise InputError(f"--budget entry ε{i + 1} must be a finite number > 0, got {p!r}")
         out.append(v)
     return tuple(out)
 
@@ -245,11 +245,11 @@ def calibrate(
     budget = parse_budget(budget, mode)
     readings.validate()
     if isinstance(d, bool) or int(d) != d or d < 1:
-        raise ValueError(f"d must be an integer >= 1, got {d!r}")
+        raise InputError(f"d must be an integer >= 1, got {d!r}")
     d = int(d)
     delta, rho = probability("--claim-delta", delta), probability("--rho", rho)
     if rule not in ("analytic", "classical"):
-        raise ValueError(f"calibration rule must be 'analytic' or 'classical', got {rule!r}")
+        raise InputError(f"calibration rule must be 'analytic' or 'classical', got {rule!r}")
     f = _glm(loss)
     sigma, lam_objpert = op.theorem5_calibration(budget[0], delta, f, "variance")
     xi, beta = f.gradient_bound(), f.hessian_bound()
@@ -352,7 +352,7 @@ def theorem10_additive(f1, xnorm, sigma, sigma2, rho, form: str = "statement") -
         return np.abs(f1) * xnorm * root / sigma2
     if form == "proof":
         return min(sigma, sigma2) * np.abs(f1) * xnorm * root / sigma**2
-    raise ValueError(f"additive form must be 'statement' or 'proof', got {form!r}")
+    raise InputError(f"additive form must be 'statement' or 'proof', got {form!r}")
 
 
 def theorem13_constant(tau_sigma3: float, beta: float) -> float:
@@ -497,7 +497,7 @@ class PrivacyReport:
         x = np.atleast_2d(np.asarray(x, dtype=float))
         y = np.atleast_1d(np.asarray(y, dtype=float))
         if x.shape[1] != cal.d or y.shape != (x.shape[0],):
-            raise ValueError(f"x must be (rows, {cal.d}) and y (rows,), got {x.shape} and {y.shape}")
+            raise InputError(f"x must be (rows, {cal.d}) and y (rows,), got {x.shape} and {y.shape}")
         self.loss.check_labels(y)
         delta = cal.delta if delta is None else probability("delta", delta)
         t = x @ self.theta
@@ -570,7 +570,7 @@ def release(X: np.ndarray, y: np.ndarray, cal: ReportCalibration, rng: np.random
     """Run ObjPert and the report's releases once (noise drawn in the order b, Z, e, λ-noise)."""
     X, y = np.asarray(X, float), np.asarray(y, float)
     if X.shape[1] != cal.d:
-        raise ValueError(f"X must have d = {cal.d} columns, got {X.shape[1]}")
+        raise InputError(f"X must have d = {cal.d} columns, got {X.shape[1]}")
     b = cal.sigma * rng.standard_normal((1, cal.d))
     pair = op.ObjPertPair(X, y, X[0], y[0], relation="remove", lam=cal.lam, sigma=cal.sigma, loss=cal.loss, rtol=rtol)
     theta = pair.release_from_noise("D", b)
@@ -608,7 +608,7 @@ class ReportReleasePair:
                  h_z: np.ndarray | None = None, lambda_min: tuple[float, float] | None = None, relation: str = "add",
                  sigma2: float | None = None, sigma3: float | None = None, sigma4: float | None = None):
         if relation not in ("add", "remove"):
-            raise ValueError(f"relation must be 'add' or 'remove', got {relation!r}")
+            raise InputError(f"relation must be 'add' or 'remove', got {relation!r}")
         sign = 1.0 if relation == "add" else -1.0
         self.relation = relation
         means: dict[str, list] = {"D": [], "D'": []}
@@ -637,7 +637,7 @@ class ReportReleasePair:
             sds.append(np.array([self.sigma4]))
             self.parts.append(("lambda_min", 1))
         if not self.parts:
-            raise ValueError("ReportReleasePair needs at least one release (g, h or lambda_min)")
+            raise InputError("ReportReleasePair needs at least one release (g, h or lambda_min)")
         self._means = {w: np.concatenate(v) for w, v in means.items()}
         self.noise_sd = np.concatenate(sds)
         self.output_dim = self.noise_dim = int(self.noise_sd.size)
@@ -664,7 +664,7 @@ class ReportReleasePair:
 
     def sample(self, world: World, size: int, rng: np.random.Generator) -> np.ndarray:
         if size < 0:
-            raise ValueError(f"size must be >= 0, got {size}")
+            raise InputError(f"size must be >= 0, got {size}")
         return self.mean(world) + self._noise(int(size), rng)
 
     def release_from_noise(self, world: World, noise: np.ndarray) -> np.ndarray:
@@ -674,7 +674,7 @@ class ReportReleasePair:
         """log p_D(o) − log p_D'(o) of the two diagonal Gaussians (factored: no large cancellations)."""
         o = np.atleast_2d(np.asarray(outputs, dtype=float))
         if o.shape[-1] != self.output_dim:
-            raise ValueError(f"outputs must have {self.output_dim} columns, got {o.shape[-1]}")
+            raise InputError(f"outputs must have {self.output_dim} columns, got {o.shape[-1]}")
         m, mp = self._means["D"], self._means["D'"]
         return ((m - mp) * (2 * o - m - mp) / (2 * self.noise_sd**2)).sum(axis=-1)
 
@@ -704,7 +704,7 @@ def synthetic_logistic(n: int, d: int, rng: np.random.Generator) -> tuple[np.nda
     """[RW] §4.1 (K18): xᵢ, θ₀ ~ N(0, I_d), rows scaled to ‖xᵢ‖ = 1; labels ±1 with P(y = 1) = s(xᵀθ₀)
     (the paper rescales real y = Xθ to [0, 1]; how it makes binary labels is not stated, Q39)."""
     if int(n) < 1 or int(d) < 1:
-        raise ValueError(f"need n >= 1 and d >= 1, got n={n!r}, d={d!r}")
+        raise InputError(f"need n >= 1 and d >= 1, got n={n!r}, d={d!r}")
     X = rng.standard_normal((int(n), int(d)))
     X /= np.linalg.norm(X, axis=1, keepdims=True)
     theta0 = rng.standard_normal(int(d))
@@ -728,11 +728,9 @@ def _example_pairs(rng: np.random.Generator) -> list[ReportReleasePair]:
     ]
 
 
-PRIVACY_REPORT = register(
-    RegisteredMechanism(
-        name="privacy-report",
-        description="[RW] Algorithms 2-5: the privacy report's releases given θ̂ᴾ (J^P, GOE Ĥ, λ̂_min), exact Gaussian density",
-        example_pairs=_example_pairs,
-        tags=("continuous", "pdp", "report"),
-    )
+PRIVACY_REPORT = RegisteredMechanism(
+    name="privacy-report",
+    description="[RW] Algorithms 2-5: the privacy report's releases given θ̂ᴾ (J^P, GOE Ĥ, λ̂_min), exact Gaussian density",
+    example_pairs=_example_pairs,
+    tags=("continuous", "pdp", "report"),
 )

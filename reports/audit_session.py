@@ -4,6 +4,7 @@ Records (one per assertion, see :mod:`verify.pytest_plugin`) are sorted by (node
 no timings, worker names or timestamps, so the same session gives byte-identical files with or
 without pytest-xdist.
 """
+
 from __future__ import annotations
 
 import json
@@ -20,19 +21,23 @@ from matplotlib.backends.backend_pdf import PdfPages  # noqa: E402
 from reports.files import atomic_path  # noqa: E402
 from reports.json_report import library_versions, package_version  # noqa: E402
 from reports.pdf import COLOURS, RC, _text_block, check_page  # noqa: E402
-from verify.checks import VERDICT_ORDER, Check, worst  # noqa: E402
+from reports.records import Check  # noqa: E402
 
 SCHEMA_VERSION = 1
 
 
-def session_document(records: list[dict]) -> dict:
-    """The merged JSON document: overall verdict, counts and the records in (node id, index) order."""
+VERDICTS = ("pass", "inconclusive", "fail")
+
+
+def session_document(records: list[dict], verdict: str) -> dict:
+    """The merged JSON document: the overall ``verdict`` (decided by the plugin), counts and the records
+    in (node id, index) order."""
     records = sorted(records, key=lambda r: (r["nodeid"], r["index"]))
     return {
         "schema": SCHEMA_VERSION,
         "tool": "pdp-audit pytest plugin",
-        "verdict": worst(r["verdict"] for r in records),
-        "counts": {v: sum(r["verdict"] == v for r in records) for v in VERDICT_ORDER},
+        "verdict": verdict,
+        "counts": {v: sum(r["verdict"] == v for r in records) for v in VERDICTS},
         "assertions": records,
         "version": package_version(),
         "versions": library_versions(),
@@ -43,28 +48,45 @@ def _check_from_dict(record: dict, data: dict) -> Check:
     """A :class:`Check` for :func:`reports.pdf.check_page` from its JSON form (JSON writes ±inf as null)."""
     ci = data.get("ci")
     return Check(
-        id=data["id"], title=data["title"], claim=f"(test {record['nodeid']}, assertion {record['index']}) {data['claim']}",
-        formula=data["formula"], source=data["source"], estimate=data["estimate"], exact=data["exact"],
-        pvalue=data["pvalue"], verdict=data["verdict"], note=data["note"], details=data["details"],
+        id=data["id"],
+        title=data["title"],
+        claim=f"(test {record['nodeid']}, assertion {record['index']}) {data['claim']}",
+        formula=data["formula"],
+        source=data["source"],
+        estimate=data["estimate"],
+        exact=data["exact"],
+        pvalue=data["pvalue"],
+        verdict=data["verdict"],
+        note=data["note"],
+        details=data["details"],
         ci=None if ci is None else (-math.inf if ci[0] is None else ci[0], math.inf if ci[1] is None else ci[1]),
-        level=data["level"], adjusted_pvalue=data["adjusted_pvalue"],
+        level=data["level"],
+        adjusted_pvalue=data["adjusted_pvalue"],
     )
 
 
 def _cover(doc: dict) -> plt.Figure:
     fig = plt.figure(figsize=(8.27, 11.69))
     counts = doc["counts"]
-    y = _text_block(fig, [
-        ("pdp-audit — privacy assertions of a test session", {"size": 18, "weight": "bold", "gap": 0.01}),
-        (f"{len(doc['assertions'])} assertions: {counts['pass']} pass, {counts['inconclusive']} inconclusive, "
-         f"{counts['fail']} fail.  Overall: {doc['verdict'].upper()}.", {"size": 10, "gap": 0.02}),
-    ])
+    y = _text_block(
+        fig,
+        [
+            ("pdp-audit — privacy assertions of a test session", {"size": 18, "weight": "bold", "gap": 0.01}),
+            (
+                f"{len(doc['assertions'])} assertions: {counts['pass']} pass, {counts['inconclusive']} inconclusive, "
+                f"{counts['fail']} fail.  Overall: {doc['verdict'].upper()}.",
+                {"size": 10, "gap": 0.02},
+            ),
+        ],
+    )
     for r in doc["assertions"]:
         lines = textwrap.wrap(f"{r['nodeid']} [{r['index']}]  {r['header']}", 95) or [""]
         for i, line in enumerate(lines):
             fig.text(0.07, y, line, fontsize=7.5, va="top")
             if i == 0:
-                fig.text(0.86, y, r["verdict"].upper(), fontsize=7.5, va="top", weight="bold", color=COLOURS[r["verdict"]])
+                fig.text(
+                    0.86, y, r["verdict"].upper(), fontsize=7.5, va="top", weight="bold", color=COLOURS[r["verdict"]]
+                )
             y -= 0.016
         if y < 0.08:
             fig.text(0.07, y, "… (continued on the check pages)", fontsize=7.5, va="top")
@@ -72,11 +94,11 @@ def _cover(doc: dict) -> plt.Figure:
     return fig
 
 
-def write_session_report(records: list[dict], path: Path) -> list[Path]:
+def write_session_report(records: list[dict], verdict: str, path: Path) -> list[Path]:
     """Write ``path`` with suffixes .json and .pdf (``audit.pdf`` gives audit.json and audit.pdf), atomically."""
     path = Path(path)
     base = path.with_suffix("") if path.suffix.lower() in (".pdf", ".json") else path
-    doc = session_document(records)
+    doc = session_document(records, verdict)
     json_path, pdf_path = base.with_name(base.name + ".json"), base.with_name(base.name + ".pdf")
     with atomic_path(json_path) as tmp:
         tmp.write_text(json.dumps(doc, indent=2, ensure_ascii=False, allow_nan=False) + "\n", encoding="utf-8")

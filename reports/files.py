@@ -1,25 +1,105 @@
-"""Atomic file output: a reader never sees a half-written report."""
+"""File output that never leaves a half-written report and never replaces what is not ours.
+
+* A regular file (or a new path) is written to a temporary file beside it and renamed over it only when
+  the whole output is complete, so a reader sees the old file or the new one, never a mixture.
+* A symbolic link is followed: its target is written (the link itself stays a link).
+* A target that exists and is not a regular file (a FIFO, a character device such as ``/dev/stdout``)
+  is never replaced: the complete output is written *through* it, after it is complete.
+* Several outputs of one command (a report's PDF and JSON) are published together with
+  :func:`atomic_paths`: every file is complete before the first one is renamed into place.
+* Temporaries are named ``.<name>.pdp-<pid>.<random>``; they are removed on every path we control
+  (exceptions, Ctrl-C), and those left by a killed process (whose pid is gone) are swept by the next
+  write to the same target.
+"""
+
 from __future__ import annotations
 
 import os
+import shutil
+import stat
 import tempfile
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager
 from pathlib import Path
+from typing import Iterator
+
+TEMP_MARK = ".pdp-"
+
+
+def resolve_target(path: str | Path) -> Path:
+    """The file a write to ``path`` must change: ``path`` with every symbolic link followed."""
+    return Path(os.path.realpath(path))
+
+
+def is_special(path: Path) -> bool:
+    """Whether ``path`` exists and is neither a regular file nor a directory (a FIFO, a device, a socket)."""
+    try:
+        mode = os.stat(path).st_mode
+    except FileNotFoundError:
+        return False
+    return not (stat.S_ISREG(mode) or stat.S_ISDIR(mode))
+
+
+def _pid_alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # alive, someone else's
+        return True
+    return True
+
+
+def sweep_stale_temporaries(target: Path) -> None:
+    """Remove temporaries of ``target`` left by processes that no longer exist (e.g. killed with -9)."""
+    prefix = f".{target.name}{TEMP_MARK}"
+    for leftover in target.parent.glob(prefix + "*"):
+        pid_text = leftover.name[len(prefix):].split(".", 1)[0]
+        if pid_text.isdigit() and int(pid_text) != os.getpid() and not _pid_alive(int(pid_text)):
+            leftover.unlink(missing_ok=True)
 
 
 @contextmanager
-def atomic_path(path: str | Path):
-    """Yield a temporary path beside ``path``; rename it over ``path`` only if the block succeeds."""
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
+def _temporary_for(target: Path) -> Iterator[Path]:
+    """A temporary file for ``target``'s content, removed unless the caller moved it away."""
+    special = is_special(target)
+    directory = Path(tempfile.gettempdir()) if special else target.parent
+    if not special:
+        directory.mkdir(parents=True, exist_ok=True)
+        sweep_stale_temporaries(target)
+    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}{TEMP_MARK}{os.getpid()}.", dir=directory)
     os.close(fd)
     umask = os.umask(0)
     os.umask(umask)
     os.chmod(tmp, 0o666 & ~umask)  # mkstemp makes 0600; a report should get the usual permissions
     try:
         yield Path(tmp)
-        os.replace(tmp, path)
     finally:
         if os.path.exists(tmp):
             os.unlink(tmp)
+
+
+def _publish(tmp: Path, target: Path) -> None:
+    """Move the complete ``tmp`` into place: rename over a regular file, write through anything else."""
+    if is_special(target):
+        with open(tmp, "rb") as source, open(target, "wb") as sink:
+            shutil.copyfileobj(source, sink)
+    else:
+        os.replace(tmp, target)
+
+
+@contextmanager
+def atomic_paths(*paths: str | Path) -> Iterator[list[Path]]:
+    """Yield one temporary path per output; publish them all only if the block succeeds."""
+    targets = [resolve_target(p) for p in paths]
+    with ExitStack() as stack:
+        temporaries = [stack.enter_context(_temporary_for(t)) for t in targets]
+        yield temporaries
+        for tmp, target in zip(temporaries, targets):
+            _publish(tmp, target)
+
+
+@contextmanager
+def atomic_path(path: str | Path) -> Iterator[Path]:
+    """Yield a temporary path for ``path``'s content; publish it only if the block succeeds."""
+    with atomic_paths(path) as (tmp,):
+        yield tmp

@@ -1,4 +1,5 @@
 """The machine-readable audit: one JSON document per run, byte-identical for the same seed."""
+
 from __future__ import annotations
 
 import json
@@ -11,13 +12,14 @@ from typing import Any
 import numpy as np
 
 from reports.files import atomic_path
-from verify.checks import Check, Run
+from reports.records import Check, Run
 
 SCHEMA_VERSION = 1
 _LIBRARIES = ("numpy", "scipy", "statsmodels", "matplotlib", "mpmath")
 
 
 def package_version() -> str:
+    """The installed pdp-audit version (``0+unknown`` when run from a source tree without installing)."""
     try:
         return metadata.version("pdp-audit")
     except metadata.PackageNotFoundError:
@@ -25,6 +27,7 @@ def package_version() -> str:
 
 
 def library_versions() -> dict[str, str]:
+    """Python's and the numerical libraries' versions, for the provenance of a report."""
     versions = {"python": platform.python_version()}
     for name in _LIBRARIES:
         try:
@@ -53,45 +56,50 @@ def clean(value: Any) -> Any:
 
 
 def check_to_dict(check: Check) -> dict[str, Any]:
-    return clean({
-        "id": check.id,
-        "title": check.title,
-        "claim": check.claim,
-        "formula": check.formula,
-        "source": check.source,
-        "verdict": check.verdict,
-        "estimate": check.estimate,
-        "exact": check.exact,
-        "ci": list(check.ci) if check.ci is not None else None,
-        "level": check.level,
-        "pvalue": check.pvalue,
-        "adjusted_pvalue": check.adjusted_pvalue,
-        "note": check.note,
-        "details": check.details,
-    })
+    """The JSON form of a decided check (figures are left to the PDF)."""
+    return clean(
+        {
+            "id": check.id,
+            "title": check.title,
+            "claim": check.claim,
+            "formula": check.formula,
+            "source": check.source,
+            "verdict": check.verdict,
+            "estimate": check.estimate,
+            "exact": check.exact,
+            "ci": list(check.ci) if check.ci is not None else None,
+            "level": check.level,
+            "pvalue": check.pvalue,
+            "adjusted_pvalue": check.adjusted_pvalue,
+            "note": check.note,
+            "details": check.details,
+        }
+    )
 
 
 def run_to_dict(run: Run) -> dict[str, Any]:
-    per_instance = None
-    if run.per_instance is not None:
-        per_instance = {k: v for k, v in run.per_instance.items() if not isinstance(v, list)}
-    return clean({
-        "schema": SCHEMA_VERSION,
-        "mechanism": run.mechanism,
-        "verdict": run.verdict,
-        "exit_code": run.exit_code,
-        "alpha": run.alpha,
-        "checks": [check_to_dict(c) for c in run.checks],
-        "parameters": run.parameters,
-        "per_instance": per_instance,
-        "pages": [{"title": page["title"], "text": page.get("text", "")} for page in run.pages],
-        "seed": run.seed,
-        "version": package_version(),
-        "versions": library_versions(),
-    })
+    """The JSON document of a run: verdict, checks, parameters, per-instance summary, pages, seed, versions."""
+    per_instance = run.per_instance.summary() if run.per_instance is not None else None
+    return clean(
+        {
+            "schema": SCHEMA_VERSION,
+            "mechanism": run.mechanism,
+            "verdict": run.verdict,
+            "exit_code": run.exit_code,
+            "alpha": run.alpha,
+            "checks": [check_to_dict(c) for c in run.checks],
+            "parameters": run.parameters,
+            "per_instance": per_instance,
+            "pages": [{"title": page.title, "text": page.text} for page in run.pages],
+            "seed": run.seed,
+            "version": package_version(),
+            "versions": library_versions(),
+        }
+    )
 
 
 def dumps(run: Run) -> str:
+    """The run's JSON text, byte-identical for the same run."""
     return json.dumps(run_to_dict(run), indent=2, sort_keys=False, ensure_ascii=False, allow_nan=False) + "\n"
 
 

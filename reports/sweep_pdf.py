@@ -3,8 +3,8 @@
 
 Rendered from the store alone (complete or not), with matplotlib and no timestamps in the metadata.
 """
-from __future__ import annotations
 
+from __future__ import annotations
 
 import matplotlib
 
@@ -43,6 +43,7 @@ def _check_ids(results) -> list[str]:
 
 
 def cover_page(results) -> plt.Figure:
+    """The first page: the sweep's verdict and counts, its spec summary and the family-wise error statement."""
     spec = results.spec
     fig = plt.figure(figsize=A4)
     total = len(spec["cells"])
@@ -55,15 +56,39 @@ def cover_page(results) -> plt.Figure:
     if spec.get("description"):
         lines.append((spec["description"], {"size": 10}))
     lines += [
-        (f"Cells: {total} ({len(results.cells)} in the store).  Root seed: {spec['seed']}.  "
-         f"Checks per cell: {', '.join(spec['checks']) if spec['checks'] else 'all of the audit'}.", {"size": 10}),
-        (f"Family-wise false-alarm probability α = {fmt(spec['alpha'])}; per cell α/{total} = {fmt(spec['alpha_per_cell'])}. "
-         + FWER_STATEMENT, {"size": 9.5, "gap": 0.02}),
+        (
+            f"Cells: {total} ({len(results.cells)} in the store).  Root seed: {spec['seed']}.  "
+            f"Checks per cell: {', '.join(spec['checks']) if spec['checks'] else 'all of the audit'}.",
+            {"size": 10},
+        ),
+        (
+            f"Family-wise false-alarm probability α = {fmt(spec['alpha'])}; "
+            f"per cell α/{total} = {fmt(spec['alpha_per_cell'])}. " + FWER_STATEMENT,
+            {"size": 9.5, "gap": 0.02},
+        ),
     ]
     y = _text_block(fig, lines)
-    fig.patches.append(matplotlib.patches.FancyBboxPatch((0.07, y - 0.06), 0.86, 0.05, boxstyle="round,pad=0.005",
-                                                         transform=fig.transFigure, color=COLOURS[results.verdict], alpha=0.9))
-    fig.text(0.5, y - 0.035, SWEEP_VERDICT_TEXT[results.verdict], ha="center", va="center", fontsize=12, color="white", weight="bold")
+    fig.patches.append(
+        matplotlib.patches.FancyBboxPatch(
+            (0.07, y - 0.06),
+            0.86,
+            0.05,
+            boxstyle="round,pad=0.005",
+            transform=fig.transFigure,
+            color=COLOURS[results.verdict],
+            alpha=0.9,
+        )
+    )
+    fig.text(
+        0.5,
+        y - 0.035,
+        SWEEP_VERDICT_TEXT[results.verdict],
+        ha="center",
+        va="center",
+        fontsize=12,
+        color="white",
+        weight="bold",
+    )
     y -= 0.09
     # counts as a bar
     ax = fig.add_axes((0.07, y - 0.06, 0.86, 0.05))
@@ -71,31 +96,54 @@ def cover_page(results) -> plt.Figure:
     for verdict in ("pass", "inconclusive", "fail"):
         if counts[verdict]:
             ax.barh(0, counts[verdict], left=left, color=COLOURS[verdict])
-            ax.text(left + counts[verdict] / 2, 0, f"{counts[verdict]} {verdict}", ha="center", va="center", color="white", fontsize=9, weight="bold")
+            ax.text(
+                left + counts[verdict] / 2,
+                0,
+                f"{counts[verdict]} {verdict}",
+                ha="center",
+                va="center",
+                color="white",
+                fontsize=9,
+                weight="bold",
+            )
             left += counts[verdict]
     if results.missing:
         ax.barh(0, len(results.missing), left=left, color="#cccccc")
-        ax.text(left + len(results.missing) / 2, 0, f"{len(results.missing)} not run", ha="center", va="center", fontsize=9)
+        ax.text(
+            left + len(results.missing) / 2, 0, f"{len(results.missing)} not run", ha="center", va="center", fontsize=9
+        )
     ax.set_xlim(0, max(total, 1))
     ax.axis("off")
     y -= 0.09
     more = []
     if results.missing:
-        more.append((f"INCOMPLETE: {len(results.missing)} of {total} cells are not in the store yet; finish them with "
-                     f"pdp-audit sweep SPEC --store {results.path} --resume.  The verdict above covers the stored cells "
-                     f"and is at best inconclusive until the sweep is complete.", {"size": 10, "weight": "bold", "color": COLOURS["inconclusive"], "gap": 0.01, "width": 88}))
+        more.append(
+            (
+                f"INCOMPLETE: {len(results.missing)} of {total} cells are not in the store yet; finish them with "
+                f"pdp-audit sweep SPEC --store {results.path} --resume.  The verdict above covers the stored cells "
+                f"and is at best inconclusive until the sweep is complete.",
+                {"size": 10, "weight": "bold", "color": COLOURS["inconclusive"], "gap": 0.01, "width": 88},
+            )
+        )
     more.append(("Swept parameters", {"size": 11, "weight": "bold"}))
     for key in spec["swept"]:
         values = sorted({_value(c["parameters"].get(key, "—")) for c in spec["cells"]}, key=_sort_key)
         more.append((f"{key}: " + ", ".join(values), {"size": 9.5, "indent": 0.02}))
     more.append(("Fixed parameters", {"size": 11, "weight": "bold"}))
-    more.append((", ".join(f"{k} = {_value(v)}" for k, v in fixed.items()) or "—", {"size": 9.5, "indent": 0.02, "gap": 0.015}))
+    more.append(
+        (", ".join(f"{k} = {_value(v)}" for k, v in fixed.items()) or "—", {"size": 9.5, "indent": 0.02, "gap": 0.015})
+    )
     more.append(("How to read a verdict", {"size": 11, "weight": "bold"}))
-    more.append(("A cell's verdict is the worst of its checks: FAIL when the data contradict a claim at the cell's α "
-                 "(Holm-adjusted p-value ≤ α/cells); PASS when every check's interval (or an exact closed form that the "
-                 "interval agrees with) supports its claim; INCONCLUSIVE otherwise. The sweep's verdict is the worst over "
-                 "its cells. A sweep that deliberately includes broken settings (e.g. σ deflated below the calibration) is "
-                 "expected to FAIL in exactly those cells: read the table and the plots.", {"size": 9}))
+    more.append(
+        (
+            "A cell's verdict is the worst of its checks: FAIL when the data contradict a claim at the cell's α "
+            "(Holm-adjusted p-value ≤ α/cells); PASS when every check's interval (or an exact closed form that the "
+            "interval agrees with) supports its claim; INCONCLUSIVE otherwise. The sweep's verdict is the worst over "
+            "its cells. A sweep that deliberately includes broken settings (e.g. σ deflated below the calibration) is "
+            "expected to FAIL in exactly those cells: read the table and the plots.",
+            {"size": 9},
+        )
+    )
     _text_block(fig, more, top=y)
     return fig
 
@@ -108,6 +156,7 @@ def _sort_key(text: str):
 
 
 def table_pages(results) -> list[plt.Figure]:
+    """One row per spec cell (missing cells too): its swept parameters and every check's verdict."""
     spec = results.spec
     swept = spec["swept"][:5]
     checks = _check_ids(results)
@@ -119,9 +168,20 @@ def table_pages(results) -> list[plt.Figure]:
     pages = []
     for start in range(0, max(len(rows), 1), ROWS_PER_PAGE):
         fig = plt.figure(figsize=A4)
-        y = _text_block(fig, [(f"Cells {start + 1}–{min(start + ROWS_PER_PAGE, len(rows))} of {len(rows)}", {"size": 14, "weight": "bold"}),
-                              ("One row per cell: the swept parameters, the cell's verdict, then each check's verdict "
-                               "(✓ pass, ✗ fail, ? inconclusive, blank: not run).", {"size": 8.5, "gap": 0.01})])
+        y = _text_block(
+            fig,
+            [
+                (
+                    f"Cells {start + 1}–{min(start + ROWS_PER_PAGE, len(rows))} of {len(rows)}",
+                    {"size": 14, "weight": "bold"},
+                ),
+                (
+                    "One row per cell: the swept parameters, the cell's verdict, then each check's verdict "
+                    "(✓ pass, ✗ fail, ? inconclusive, blank: not run).",
+                    {"size": 8.5, "gap": 0.01},
+                ),
+            ],
+        )
         y -= 0.06  # room for the slanted check names
         xs_params = [0.07 + 0.055 + i * 0.1 for i in range(len(swept))]
         x_verdict = 0.07 + 0.055 + len(swept) * 0.1
@@ -134,18 +194,34 @@ def table_pages(results) -> list[plt.Figure]:
         for j, cid in enumerate(checks):
             fig.text(x_checks0 + j * width, y, cid, fontsize=6.5, rotation=60, va="bottom", ha="left")
         y -= 0.012
-        for cell, record in rows[start:start + ROWS_PER_PAGE]:
+        for cell, record in rows[start : start + ROWS_PER_PAGE]:
             fig.text(0.07, y, str(cell["position"] + 1), fontsize=7.5, va="top", color=GREY)
             for x, key in zip(xs_params, swept):
                 fig.text(x, y, _value(cell["parameters"].get(key, "—")), fontsize=7.5, va="top")
             if record is None:
                 fig.text(x_verdict, y, "not run", fontsize=7.5, va="top", color=GREY)
             else:
-                fig.text(x_verdict, y, record["verdict"].upper(), fontsize=7.5, va="top", weight="bold", color=COLOURS[record["verdict"]])
+                fig.text(
+                    x_verdict,
+                    y,
+                    record["verdict"].upper(),
+                    fontsize=7.5,
+                    va="top",
+                    weight="bold",
+                    color=COLOURS[record["verdict"]],
+                )
                 by_id = {c["id"]: c["verdict"] for c in record["checks"]}
                 for j, cid in enumerate(checks):
                     if cid in by_id:
-                        fig.text(x_checks0 + j * width + 0.005, y, GLYPH[by_id[cid]], fontsize=8, va="top", color=COLOURS[by_id[cid]], weight="bold")
+                        fig.text(
+                            x_checks0 + j * width + 0.005,
+                            y,
+                            GLYPH[by_id[cid]],
+                            fontsize=8,
+                            va="top",
+                            color=COLOURS[by_id[cid]],
+                            weight="bold",
+                        )
             y -= 0.0185
         pages.append(fig)
     return pages
@@ -156,6 +232,7 @@ def _numeric(values) -> bool:
 
 
 def plot_pages(results) -> list[plt.Figure]:
+    """For each swept parameter (at most 4), the headline checks' estimates and intervals against it."""
     spec = results.spec
     if not results.cells or not spec["swept"]:
         return []
@@ -166,10 +243,18 @@ def plot_pages(results) -> list[plt.Figure]:
     for key in spec["swept"][:4]:
         fig = plt.figure(figsize=A4)
         others = [k for k in spec["swept"] if k != key]
-        _text_block(fig, [(f"Estimates against {key}", {"size": 15, "weight": "bold"}),
-                          (f"Each point is one cell's Monte Carlo estimate with its interval (level 1 − α_cell/m); colour = the check's "
-                           f"verdict. Lines join cells that share the other swept parameters ({', '.join(others) or 'none'}).",
-                           {"size": 9})])
+        _text_block(
+            fig,
+            [
+                (f"Estimates against {key}", {"size": 15, "weight": "bold"}),
+                (
+                    "Each point is one cell's Monte Carlo estimate with its interval (level 1 − α_cell/m); "
+                    "colour = the check's verdict. Lines join cells that share the other swept parameters "
+                    f"({', '.join(others) or 'none'}).",
+                    {"size": 9},
+                ),
+            ],
+        )
         height = 0.78 / max(len(shown), 1)
         for i, check_id in enumerate(shown):
             ax = fig.add_axes((0.12, 0.06 + (len(shown) - 1 - i) * height + 0.035, 0.8, height - 0.07))
@@ -210,8 +295,15 @@ def _plot_check(ax, cells, key, others, check_id) -> None:
         offset = 0 if numeric else (index - (len(groups) - 1) / 2) * 0.06
         xs = [x + offset for x in xs]
         name = ", ".join(f"{k}={v}" for k, v in zip(others, label))
-        ax.plot(xs, ys, "-", color=LINE_COLOURS[index % len(LINE_COLOURS)], lw=0.9, zorder=1,
-                label=name if name and len(groups) <= 8 else None)
+        ax.plot(
+            xs,
+            ys,
+            "-",
+            color=LINE_COLOURS[index % len(LINE_COLOURS)],
+            lw=0.9,
+            zorder=1,
+            label=name if name and len(groups) <= 8 else None,
+        )
         for x, (_, check) in zip(xs, points):
             colour = COLOURS[check["verdict"]]
             ci = check.get("ci")
@@ -241,22 +333,38 @@ def _plot_check(ax, cells, key, others, check_id) -> None:
 
 
 def provenance_page(results) -> plt.Figure:
+    """Store, seeds, α, code and library versions, the seeding rule and the spec's TOML source."""
     spec = results.spec
     fig = plt.figure(figsize=A4)
     mono = {"size": 8, "family": "DejaVu Sans Mono", "width": 110}
-    lines = [("Provenance", {"size": 15, "weight": "bold", "gap": 0.01}),
-             (f"store: {results.path}    created: {results.created}", mono),
-             (f"root seed: {spec['seed']}    family-wise α: {fmt(spec['alpha'])}    per cell: {fmt(spec['alpha_per_cell'])}", mono),
-             ("code versions of the stored cells: " + (", ".join(results.code_versions) or "—"), mono),
-             (f"report rendered by pdp-audit {package_version()}; " + ", ".join(f"{k} {v}" for k, v in library_versions().items()), mono),
-             ("Seeding: a cell's identity is the SHA-256 of its canonical parameters (not its position); its seed is drawn "
-              "from SeedSequence(root seed, spawn_key = that hash), and every chunk of its samples from SeedSequence(cell seed, "
-              "spawn_key = (stream, block)). The numbers are identical whatever executor, worker count or order ran the cells.",
-              {"size": 8.5, "gap": 0.012}),
-             ("Spec (TOML):", {"size": 10, "weight": "bold"})]
+    lines = [
+        ("Provenance", {"size": 15, "weight": "bold", "gap": 0.01}),
+        (f"store: {results.path}    created: {results.created}", mono),
+        (
+            f"root seed: {spec['seed']}    family-wise α: {fmt(spec['alpha'])}    "
+            f"per cell: {fmt(spec['alpha_per_cell'])}",
+            mono,
+        ),
+        ("code versions of the stored cells: " + (", ".join(results.code_versions) or "—"), mono),
+        (
+            f"report rendered by pdp-audit {package_version()}; "
+            + ", ".join(f"{k} {v}" for k, v in library_versions().items()),
+            mono,
+        ),
+        (
+            "Seeding: a cell's identity is the SHA-256 of its canonical parameters (not its position); "
+            "its seed is drawn from SeedSequence(root seed, spawn_key = that hash), and every chunk of its samples "
+            "from SeedSequence(cell seed, spawn_key = (stream, block)). The numbers are identical whatever executor, "
+            "worker count or order ran the cells.",
+            {"size": 8.5, "gap": 0.012},
+        ),
+        ("Spec (TOML):", {"size": 10, "weight": "bold"}),
+    ]
     source = results.spec_source.splitlines()
     for line in source[:70]:
-        lines.append((line.replace("\t", "    ") or " ", {"size": 7.5, "family": "DejaVu Sans Mono", "width": 130, "gap": 0}))
+        lines.append(
+            (line.replace("\t", "    ") or " ", {"size": 7.5, "family": "DejaVu Sans Mono", "width": 130, "gap": 0})
+        )
     if len(source) > 70:
         lines.append((f"... ({len(source) - 70} more lines)", {"size": 7.5, "family": "DejaVu Sans Mono"}))
     _text_block(fig, lines)
@@ -264,7 +372,7 @@ def provenance_page(results) -> plt.Figure:
 
 
 def write_sweep_pdf(results, path: str) -> None:
-    """Render a sweep (:class:`verify.store.SweepResults`) to ``path`` atomically."""
+    """Render a sweep (:class:`verify.sweeps.store.SweepResults`) to ``path`` atomically."""
     with plt.rc_context(RC), atomic_path(path) as tmp:
         with PdfPages(tmp, metadata={"Creator": "pdp-audit", "Producer": "pdp-audit", "CreationDate": None}) as pdf:
             for page in [cover_page(results), *table_pages(results), *plot_pages(results), provenance_page(results)]:

@@ -1,4 +1,5 @@
 """A cheap sweep mechanism for executor and fault tests: a seeded estimate after a short sleep."""
+
 from __future__ import annotations
 
 import os
@@ -6,25 +7,46 @@ import signal
 import time
 
 from audits.engine import block_rng
-from verify.sweep import Param, register_sweep
+from verify.sweeps.catalogue import SWEEPS
+from verify.sweeps.schema import Param, SweepMechanism
+from verify.sweeps.spec import parse_spec
 
 
 def toy_cell(parameters: dict, seed: int, alpha: float, checks=None) -> dict:
     time.sleep(parameters["sleep"])
     draws = block_rng(seed, "toy", 0).standard_normal(1000) + parameters["x"]
     estimate = float(draws.mean())
-    return {"verdict": "pass", "parameters": {}, "checks": [{
-        "id": "toy-mean", "title": "mean", "verdict": "pass", "estimate": estimate, "exact": float(parameters["x"]),
-        "ci": [estimate - 0.2, estimate + 0.2], "level": 1 - alpha, "details": {"first_draw": float(draws[0])}}]}
+    return {
+        "verdict": "pass",
+        "parameters": {},
+        "checks": [
+            {
+                "id": "toy-mean",
+                "title": "mean",
+                "verdict": "pass",
+                "estimate": estimate,
+                "exact": float(parameters["x"]),
+                "ci": [estimate - 0.2, estimate + 0.2],
+                "level": 1 - alpha,
+                "details": {"first_draw": float(draws[0])},
+            }
+        ],
+    }
 
 
-TOY = register_sweep("toy", toy_cell, {"x": Param("int", 0, low=0, high=10**6), "sleep": Param("float", 0.0, low=0, high=60)},
-                     checks=("toy-mean",))
+TOY = SweepMechanism(
+    "toy",
+    toy_cell,
+    {"x": Param("int", 0, low=0, high=10**6), "sleep": Param("float", 0.0, low=0, high=60)},
+    checks=("toy-mean",),
+)
 
 
 def toy_spec(cells: int, sleep: float, seed: int = 1) -> str:
-    return (f'[sweep]\nmechanism = "toy"\nseed = {seed}\n[fixed]\nsleep = {sleep}\n'
-            f'[grid]\nx = [{", ".join(str(i) for i in range(cells))}]\n')
+    return (
+        f'[sweep]\nmechanism = "toy"\nseed = {seed}\n[fixed]\nsleep = {sleep}\n'
+        f"[grid]\nx = [{', '.join(str(i) for i in range(cells))}]\n"
+    )
 
 
 def _toy_chunk(args) -> float:
@@ -41,11 +63,30 @@ def toy_chunked_cell(parameters: dict, seed: int, alpha: float, checks=None, exe
     p = parameters
     jobs = [(seed, i, p["sleep"], p["crash_chunk"], p["crash_marker"]) for i in range(p["chunks"])]
     values = list(executor.map(_toy_chunk, jobs) if executor is not None else map(_toy_chunk, jobs))
-    return {"verdict": "pass", "parameters": {}, "checks": [{"id": "toy-sum", "verdict": "pass", "estimate": sum(values),
-                                                             "details": {"values": values}}]}
+    return {
+        "verdict": "pass",
+        "parameters": {},
+        "checks": [{"id": "toy-sum", "verdict": "pass", "estimate": sum(values), "details": {"values": values}}],
+    }
 
 
-TOY_CHUNKED = register_sweep("toy-chunked", toy_chunked_cell, {
-    "chunks": Param("int", 1, low=1, high=1000), "sleep": Param("float", 0.0, low=0, high=60),
-    "crash_chunk": Param("int", -1, low=-1, high=1000), "crash_marker": Param("str", "")},
-    cost=lambda p: p["chunks"] * p["sleep"] + 1e-3, chunked=True)
+TOY_CHUNKED = SweepMechanism(
+    "toy-chunked",
+    toy_chunked_cell,
+    {
+        "chunks": Param("int", 1, low=1, high=1000),
+        "sleep": Param("float", 0.0, low=0, high=60),
+        "crash_chunk": Param("int", -1, low=-1, high=1000),
+        "crash_marker": Param("str", ""),
+    },
+    cost=lambda p: p["chunks"] * p["sleep"] + 1e-3,
+    chunked=True,
+)
+
+
+TOYS = (TOY, TOY_CHUNKED)
+
+
+def parse_toy_spec(text: str):
+    """A spec over the built-in sweep mechanisms and the toys (which are not among the built-in ones)."""
+    return parse_spec(text, mechanisms=(*SWEEPS, *TOYS))

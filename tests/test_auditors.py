@@ -1,14 +1,15 @@
 """Auditors and statistics: intervals that cover, attacks that refute broken claims and only those."""
+
 import numpy as np
 import pytest
 
 from audits.attack import balanced_accuracy_bound, epsilon_lower_bound, likelihood_ratio_attack
 from audits.coverage import coverage_of
 from audits.engine import block_rng, block_sizes, sample_privacy_loss
+from audits.stats import binomial_pvalue_exceeds, clopper_pearson, holm, pvalue_by_inversion
 from audits.tails import both_directions
 from mechanisms import gaussian as g
-from verify.checks import Check, finalize
-from verify.stats import binomial_pvalue_exceeds, clopper_pearson, holm, pvalue_by_inversion
+from verify.checks import CheckSpec, Evidence, finalize
 
 FALSE_ALARM = 1e-6
 
@@ -68,9 +69,13 @@ def test_attack_lower_bound_is_valid_and_refutes_a_false_claim():
 
 def test_epsilon_lower_bound_uses_both_inequalities():
     # TPR = 0.5 at FPR = 0.01 implies ε ≥ log(0.5/0.01) ≈ 3.9 (ignoring sampling error)
-    assert epsilon_lower_bound(5_000_000, 10_000_000, 100_000, 10_000_000, 0.0, 1e-6) == pytest.approx(np.log(50), rel=0.02)
+    assert epsilon_lower_bound(5_000_000, 10_000_000, 100_000, 10_000_000, 0.0, 1e-6) == pytest.approx(
+        np.log(50), rel=0.02
+    )
     # the mirrored rates exercise the second inequality
-    assert epsilon_lower_bound(9_900_000, 10_000_000, 5_000_000, 10_000_000, 0.0, 1e-6) == pytest.approx(np.log(50), rel=0.02)
+    assert epsilon_lower_bound(9_900_000, 10_000_000, 5_000_000, 10_000_000, 0.0, 1e-6) == pytest.approx(
+        np.log(50), rel=0.02
+    )
 
 
 def test_coverage_counts_failures():
@@ -88,8 +93,12 @@ def test_block_rngs_are_keyed_by_identity():
 
 
 def _check(pvalue, supported):
-    return Check(id="x", title="x", claim="x", formula="x", source="x", pvalue=pvalue,
-                 interval=lambda a: (0.0, 1.0), supports=lambda ci, a: supported)
+    return Evidence(
+        CheckSpec("x", "x", "x", "x", "x"),
+        pvalue=pvalue,
+        interval=lambda a: (0.0, 1.0),
+        supports=lambda ci, a: supported,
+    )
 
 
 def test_verdict_rules():

@@ -1,4 +1,5 @@
 """``pdp-audit`` end to end: exit codes, JSON, PDF, bad input, reproducibility, a broken mechanism."""
+
 import json
 import subprocess
 import sys
@@ -6,7 +7,7 @@ import sys
 import pytest
 
 from mechanisms.gaussian import analytic_sigma
-from verify.cli import main
+from verify.cli.main import main
 
 TRIALS = "200000"
 
@@ -18,7 +19,21 @@ def run_cli(*args, cwd=None):
 @pytest.fixture(scope="module")
 def calibrated(tmp_path_factory):
     out = tmp_path_factory.mktemp("calibrated")
-    code = main(["run", "gaussian", "--trials", TRIALS, "--seed", "3", "--report", str(out / "r.pdf"), "--json", str(out / "r.json"), "--quiet"])
+    code = main(
+        [
+            "run",
+            "gaussian",
+            "--trials",
+            TRIALS,
+            "--seed",
+            "3",
+            "--report",
+            str(out / "r.pdf"),
+            "--json",
+            str(out / "r.json"),
+            "--quiet",
+        ]
+    )
     return code, json.loads((out / "r.json").read_text()), out
 
 
@@ -40,7 +55,18 @@ def test_json_fields(calibrated):
 
 def test_half_sigma_fails_through_the_cli(tmp_path):
     sigma = analytic_sigma(1.0, 1e-5) / 2
-    result = run_cli("run", "gaussian", "--sigma", repr(sigma), "--trials", TRIALS, "--json", "-", "--report", str(tmp_path / "b.pdf"))
+    result = run_cli(
+        "run",
+        "gaussian",
+        "--sigma",
+        repr(sigma),
+        "--trials",
+        TRIALS,
+        "--json",
+        "-",
+        "--report",
+        str(tmp_path / "b.pdf"),
+    )
     assert result.returncode == 1, result.stderr
     doc = json.loads(result.stdout)
     verdicts = {c["id"]: c["verdict"] for c in doc["checks"]}
@@ -50,22 +76,27 @@ def test_half_sigma_fails_through_the_cli(tmp_path):
 
 def test_tiny_budget_never_fails_a_correct_mechanism(tmp_path):
     # 2000 samples cannot resolve δ = 1e-5; a correct mechanism must come out pass or inconclusive.
-    code = main(["run", "gaussian", "--trials", "2000", "--report", "none", "--json", str(tmp_path / "x.json"), "--quiet"])
+    code = main(
+        ["run", "gaussian", "--trials", "2000", "--report", "none", "--json", str(tmp_path / "x.json"), "--quiet"]
+    )
     doc = json.loads((tmp_path / "x.json").read_text())
     assert code in (0, 3) and doc["verdict"] != "fail"
 
 
-@pytest.mark.parametrize("args,needle", [
-    (["--claim-delta", "2"], "--claim-delta must be in (0, 1)"),
-    (["--claim-epsilon", "-1"], "--claim-epsilon must be a finite number > 0"),
-    (["--sigma", "0"], "--sigma must be in [1e-9, 1e9]"),
-    (["--sigma", "1e-320"], "--sigma must be in [1e-9, 1e9]"),
-    (["--trials", "10"], "--trials must be in [1000, 1e9]"),
-    (["--trials", "abc"], "--trials"),
-    (["--data", "/no/such.csv"], "--data"),
-    (["--query", "count", "--sensitivity", "3"], "--sensitivity"),
-    (["--bogus"], "unrecognized arguments"),
-])
+@pytest.mark.parametrize(
+    "args,needle",
+    [
+        (["--claim-delta", "2"], "--claim-delta must be in (0, 1)"),
+        (["--claim-epsilon", "-1"], "--claim-epsilon must be a finite number > 0"),
+        (["--sigma", "0"], "--sigma must be in [1e-9, 1e9]"),
+        (["--sigma", "1e-320"], "--sigma must be in [1e-9, 1e9]"),
+        (["--trials", "10"], "--trials must be in [1000, 1e9]"),
+        (["--trials", "abc"], "--trials"),
+        (["--data", "/no/such.csv"], "--data"),
+        (["--query", "count", "--sensitivity", "3"], "--sensitivity"),
+        (["--bogus"], "unrecognized arguments"),
+    ],
+)
 def test_bad_input_is_one_line_exit_2(args, needle, tmp_path):
     result = run_cli("run", "gaussian", *args, "--report", "none", cwd=tmp_path)
     assert result.returncode == 2
@@ -81,11 +112,55 @@ def test_bad_csv(tmp_path):
     assert result.returncode == 2 and "non-finite" in result.stderr
 
 
+@pytest.mark.parametrize(
+    "content,needle",
+    [
+        (None, "is a directory"),
+        (b"a,b\n\xff\xfe,1\n", "is not UTF-8 text"),
+        (b"a,b\n1,2\n3\n", "rows of unequal length"),
+        (b"a,b\n1,x\n", "non-numeric cell"),
+        (b"a,b\n", "needs a header row and at least one data row"),
+    ],
+)
+def test_bad_data_files_are_one_line_exit_2(content, needle, tmp_path, capsys):
+    path = tmp_path / "data.csv"
+    if content is None:
+        path.mkdir()
+    else:
+        path.write_bytes(content)
+    assert main(["run", "gaussian", "--data", str(path), "--report", "none", "--quiet"]) == 2
+    err = capsys.readouterr().err
+    assert needle in err and "--data" in err and err.count("\n") == 1, err
+
+
+def test_a_byte_order_mark_is_not_part_of_the_first_column_name(tmp_path):
+    data = tmp_path / "bom.csv"
+    data.write_bytes("\ufefflabel,x\n".encode() + "".join(f"{i % 2},{i % 7 / 10}\n" for i in range(40)).encode())
+    args = ["run", "gaussian", "--data", str(data), "--target-column", "label", "--trials", "2000"]
+    code = main([*args, "--report", "none", "--json", str(tmp_path / "b.json"), "--quiet"])
+    assert code in (0, 3) and json.loads((tmp_path / "b.json").read_text())["parameters"]["dimension"] == 1
+
+
 def test_user_csv_runs(tmp_path):
     data = tmp_path / "mine.csv"
     data.write_text("x,y,label\n" + "".join(f"{i % 7 / 10},{i % 3 / 5},{i % 2}\n" for i in range(60)))
-    code = main(["run", "gaussian", "--data", str(data), "--target-column", "label", "--trials", "20000",
-                 "--report", "none", "--json", str(tmp_path / "u.json"), "--quiet"])
+    code = main(
+        [
+            "run",
+            "gaussian",
+            "--data",
+            str(data),
+            "--target-column",
+            "label",
+            "--trials",
+            "20000",
+            "--report",
+            "none",
+            "--json",
+            str(tmp_path / "u.json"),
+            "--quiet",
+        ]
+    )
     doc = json.loads((tmp_path / "u.json").read_text())
     assert code in (0, 3) and doc["parameters"]["n_rows"] == 60 and doc["parameters"]["dimension"] == 2
 

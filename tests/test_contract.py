@@ -1,10 +1,10 @@
-"""Every registered mechanism, now and later, runs the common contract (tests/contract.py)."""
+"""Every mechanism of the catalogue, now and later, runs the common contract (verify/contract.py)."""
 import numpy as np
 import pytest
 
-from mechanisms.base import registered
+from mechanisms.catalogue import registered
 from mechanisms.gaussian import GaussianPair
-from tests import contract
+from verify import contract
 
 PAIRS = [
     pytest.param(pair, id=f"{name}-{i}")
@@ -45,3 +45,9 @@ def test_identity_check_catches_a_broken_density(broken):
     pair = broken(np.zeros(3), np.array([0.5, 0.0, 0.0]), 1.0)
     with pytest.raises(AssertionError, match="!= 1"):
         contract.check_likelihood_ratio_identities(pair)
+
+
+def test_check_pair_runs_the_whole_contract_and_names_the_failed_check():
+    contract.check_pair(GaussianPair(np.zeros(2), np.array([0.3, 0.0]), 1.0))
+    with pytest.raises(AssertionError, match="check_likelihood_ratio_identities"):
+        contract.check_pair(ShiftedLossPair(np.zeros(3), np.array([0.5, 0.0, 0.0]), 1.0))

@@ -1,4 +1,5 @@
 """Closed forms of the Gaussian mechanism against independent computations (mpmath, densities)."""
+
 import math
 
 import mpmath as mp
@@ -16,18 +17,32 @@ mp.mp.dps = 60
 def mp_delta(eps, sigma, sens):
     """Balle & Wang (2018) Theorem 8 at 60 digits."""
     eps, sigma, sens = mp.mpf(eps), mp.mpf(sigma), mp.mpf(sens)
-    return mp.ncdf(sens / (2 * sigma) - eps * sigma / sens) - mp.exp(eps) * mp.ncdf(-sens / (2 * sigma) - eps * sigma / sens)
+    return mp.ncdf(sens / (2 * sigma) - eps * sigma / sens) - mp.exp(eps) * mp.ncdf(
+        -sens / (2 * sigma) - eps * sigma / sens
+    )
 
 
 def mp_delta_by_integration(eps, sigma, sens):
     """Second derivation: the hockey-stick divergence E_P[(1 − e^{ε − L})_+] with L ~ N(η²/2, η²)."""
     eta = mp.mpf(sens) / sigma
     mean, sd = eta**2 / 2, eta
-    f = lambda x: (1 - mp.exp(eps - x)) * mp.npdf(x, mean, sd)
+
+    def f(x):
+        return (1 - mp.exp(eps - x)) * mp.npdf(x, mean, sd)
+
     return mp.quad(f, [eps, mean + 40 * sd if mean + 40 * sd > eps else eps + 40 * sd, mp.inf])
 
 
-CASES = [(1.0, 3.7, 1.0), (0.1, 40.0, 1.0), (5.0, 1.0, 1.0), (10.0, 0.5, 1.0), (1.0, 10.0, 2.0), (0.5, 20.0, 3.0), (0.0, 2.0, 1.0), (3.0, 0.2, 0.1)]
+CASES = [
+    (1.0, 3.7, 1.0),
+    (0.1, 40.0, 1.0),
+    (5.0, 1.0, 1.0),
+    (10.0, 0.5, 1.0),
+    (1.0, 10.0, 2.0),
+    (0.5, 20.0, 3.0),
+    (0.0, 2.0, 1.0),
+    (3.0, 0.2, 0.1),
+]
 
 
 @pytest.mark.parametrize("eps,sigma,sens", CASES)
@@ -38,7 +53,9 @@ def test_analytic_delta_matches_mpmath(eps, sigma, sens):
 
 @pytest.mark.parametrize("eps,sigma,sens", CASES[:4])
 def test_analytic_delta_is_the_hockey_stick_integral(eps, sigma, sens):
-    assert float(mp_delta_by_integration(eps, sigma, sens)) == pytest.approx(float(mp_delta(eps, sigma, sens)), rel=1e-12)
+    assert float(mp_delta_by_integration(eps, sigma, sens)) == pytest.approx(
+        float(mp_delta(eps, sigma, sens)), rel=1e-12
+    )
 
 
 @settings(max_examples=60, deadline=None)
@@ -51,7 +68,9 @@ def test_analytic_delta_random_against_mpmath(eps, log_sigma, sens):
     assert g.analytic_delta(eps, sigma, sens) == pytest.approx(float(exact), rel=1e-10)
 
 
-@pytest.mark.parametrize("eps,delta,sens", [(1.0, 1e-5, 1.0), (0.1, 1e-6, 1.0), (5.0, 1e-10, 2.0), (0.01, 0.1, 0.5), (20.0, 1e-3, 1.0)])
+@pytest.mark.parametrize(
+    "eps,delta,sens", [(1.0, 1e-5, 1.0), (0.1, 1e-6, 1.0), (5.0, 1e-10, 2.0), (0.01, 0.1, 0.5), (20.0, 1e-3, 1.0)]
+)
 def test_analytic_sigma_and_epsilon_invert_delta(eps, delta, sens):
     sigma = g.analytic_sigma(eps, delta, sens)
     # Independent root in mpmath at 60 digits.
@@ -66,7 +85,9 @@ def test_analytic_epsilon_is_zero_when_delta_is_large():
     assert g.analytic_epsilon(0.9, 10.0) == 0.0
 
 
-@pytest.mark.parametrize("bad", [dict(epsilon=-1, sigma=1), dict(epsilon=1, sigma=0), dict(epsilon=1, sigma=float("nan"))])
+@pytest.mark.parametrize(
+    "bad", [dict(epsilon=-1, sigma=1), dict(epsilon=1, sigma=0), dict(epsilon=1, sigma=float("nan"))]
+)
 def test_analytic_delta_rejects_bad_input(bad):
     with pytest.raises(ValueError, match="epsilon|sigma"):
         g.analytic_delta(**bad)
@@ -91,7 +112,9 @@ def test_theorem22_equals_density_ratio():
     # independent: scipy's multivariate normal log-densities
     ref = stats.multivariate_normal(pair.q_d, 0.49).logpdf(o) - stats.multivariate_normal(pair.q_dprime, 0.49).logpdf(o)
     np.testing.assert_allclose(pair.privacy_loss(o), ref, rtol=1e-12, atol=1e-12)
-    np.testing.assert_allclose(g.ex_post_pdp(o, pair.q_d, pair.delta_z, pair.sigma), np.abs(ref), rtol=1e-10, atol=1e-12)
+    np.testing.assert_allclose(
+        g.ex_post_pdp(o, pair.q_d, pair.delta_z, pair.sigma), np.abs(ref), rtol=1e-10, atol=1e-12
+    )
 
 
 def test_corollary23_failure_probability_against_numerical_integration():

@@ -383,10 +383,11 @@ def test_per_instance_variance_ratio_range():
 
 
 def test_registered_examples_are_valid_pairs():
-    from mechanisms.base import NeighbourPair, _REGISTRY
+    from mechanisms.base import NeighbourPair
+    from mechanisms.catalogue import registered
 
     for name in ("analyze-gauss", "goe-analyze-gauss"):
-        pairs = _REGISTRY[name].example_pairs(np.random.default_rng(0))
+        pairs = registered()[name].example_pairs(np.random.default_rng(0))
         assert {p.neighbour for p in pairs} == {"add", "remove"}
         for p in pairs:
             assert isinstance(p, NeighbourPair) and p.output_dim == 6

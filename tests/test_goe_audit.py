@@ -12,8 +12,8 @@ import pytest
 from mechanisms import analyze_gauss as ag
 from mechanisms import goe
 from mechanisms.gaussian import analytic_sigma
-from verify.cli import main
-from verify.goe_run import K16_TAU, classical_ag_sigma, theorem17_sigma3
+from verify.cli.main import main
+from verify.plans.goe.evidence import K16_TAU, classical_ag_sigma, theorem17_sigma3
 
 
 def run_cli(*args, cwd=None):

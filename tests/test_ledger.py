@@ -9,15 +9,15 @@ import pytest
 from mechanisms import gaussian as g
 from mechanisms import goe
 from mechanisms import objpert as op
-from verify import ledger
-from verify.audit_registry import load_audits
-from verify.cli import main
-from verify.gaussian_run import GaussianAuditConfig, run_gaussian_audit
-from verify.goe_run import GoeAuditConfig, run_goe_audit
-from verify.linreg_context import LinregAuditConfig
-from verify.linreg_run import run_linreg_audit
-from verify.objpert_run import ObjPertAuditConfig, run_objpert_audit
-from verify.privacy_report_run import PrivacyReportAuditConfig, run_privacy_report_audit
+from verify.ledger import entries as ledger
+from verify.plans.catalogue import plans_by_name
+from verify.cli.main import main
+from verify.plans.gaussian.evidence import GaussianAuditConfig, run_gaussian_audit
+from verify.plans.goe.evidence import GoeAuditConfig, run_goe_audit
+from verify.plans.linreg.context import LinregAuditConfig
+from verify.plans.linreg.run import run_linreg_audit
+from verify.plans.objpert.evidence import ObjPertAuditConfig, run_objpert_audit
+from verify.plans.privacy_report.evidence import PrivacyReportAuditConfig, run_privacy_report_audit
 
 THEORY = Path(__file__).resolve().parents[1] / ".." / "shared" / "design" / "THEORY.md"
 
@@ -193,7 +193,7 @@ def audit_runs():
 
 @pytest.mark.parametrize("audit", sorted(ledger.checks_by_audit()))
 def test_checked_entries_name_existing_check_ids(audit, audit_runs):
-    assert audit in load_audits(), f"ledger names audit {audit!r}, which `pdp-audit run` does not know"
+    assert audit in plans_by_name(), f"ledger names audit {audit!r}, which `pdp-audit run` does not know"
     assert audit in AUDIT_RUNNERS, f"add a runner for audit {audit!r} to this test"
     produced = {c.id for c in audit_runs(audit).checks}
     named = ledger.checks_by_audit()[audit]

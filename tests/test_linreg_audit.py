@@ -19,7 +19,7 @@ from audits import rare
 from audits.linreg_views import view_of
 from mechanisms import linreg as L
 from mechanisms import linreg_adaptive as A
-from verify.cli import main
+from verify.cli.main import main
 
 SMALL = ["--synthetic", "80,3", "--trials", "5000", "--search", "32", "--no-reproduce"]
 MECHANISMS = ("output-perturbation", "ops", "adaops", "adassp", "ssp")

@@ -13,7 +13,8 @@ import pytest
 from scipy import integrate, optimize, stats
 
 from mechanisms import objpert as op
-from mechanisms.base import NeighbourPair, registered
+from mechanisms.base import NeighbourPair
+from mechanisms.catalogue import registered
 from mechanisms.glm_data import breast_cancer, margin_data
 from mechanisms.losses import ConvexLoss, LogisticLoss, PseudoHuberLoss, SquaredLoss, get_loss
 

@@ -13,8 +13,9 @@ from scipy import stats
 
 from mechanisms import objpert as op
 from mechanisms.losses import LogisticLoss, PseudoHuberLoss
-from verify import objpert_run as orun
-from verify.cli import main
+from verify.plans.objpert import evidence as orun
+from reports.records import ScatterPanels
+from verify.cli.main import main
 
 SMALL = ["--trials", "2000", "--search-trials", "400", "--report", "none"]
 SIGMA_VARIANCE = op.theorem5_sigma(1.0, 1e-5, 1.0, "variance")  # 10.08 at the default claim (ε, δ) = (1, 1e-5)
@@ -177,9 +178,9 @@ def test_theorem9_printed_glm_form_fails_and_derived_passes():
     loss, lam, sigma, rho = LogisticLoss(), 0.5, 3.0, 0.05
     pair = op.ObjPertPair(X, y, X[0], y[0], relation="remove", lam=lam, sigma=sigma, loss=loss)
     thetas = pair.sample("D", 3000, np.random.default_rng(9))
-    checks = {c.id: c for c in orun.theorem9_checks(X, y, loss, lam, sigma, rho, thetas, printed=True)}
     from verify.checks import finalize
-    finalize(list(checks.values()), 1e-6)
+    decided = finalize(orun.theorem9_checks(X, y, loss, lam, sigma, rho, thetas, printed=True), 1e-6)
+    checks = {c.id: c for c in decided}
     assert checks["thm9-glm-printed"].verdict == "fail" and checks["thm9-glm-printed"].estimate == 1.0
     assert checks["thm9-glm-derived"].verdict == "pass" and checks["thm9-general"].verdict == "pass"
     assert checks["thm9-glm-derived"].exact == pytest.approx(2 * stats.norm.sf(math.sqrt(2 * math.log(2 / rho))))
@@ -200,8 +201,8 @@ def test_candidate_search_prefers_large_leverage_or_flipped_labels():
 def test_figure1_k17_claims_hold_at_the_stated_sigma():
     page, checks = orun.figure1(0)
     assert all(c.verdict == "pass" for c in checks), [(c.id, c.note) for c in checks if c.verdict != "pass"]
-    assert page["figure"]["kind"] == "scatter_panels" and len(page["figure"]["panels"]) == 6
-    assert "σ = 10.08" in page["text"]
+    assert isinstance(page.figure, ScatterPanels) and len(page.figure.panels) == 6
+    assert "σ = 10.08" in page.text
 
 
 # ------------------------------------------------------------------------------------------------

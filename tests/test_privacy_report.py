@@ -6,7 +6,7 @@ family-wise false alarm 1e-6 with fixed seeds.
 """
 import json
 import math
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import ProcessPoolExecutor
 
 import numpy as np
 import pytest
@@ -17,9 +17,9 @@ from mechanisms import analyze_gauss as ag
 from mechanisms import gaussian as g
 from mechanisms import objpert as op
 from mechanisms import privacy_report as pr
-from tests import contract
-from verify.cli import main
-from verify.privacy_report_run import PrivacyReportAuditConfig, run_privacy_report_audit
+from verify import contract
+from verify.cli.main import main
+from verify.plans.privacy_report.evidence import PrivacyReportAuditConfig, run_privacy_report_audit
 
 DELTA, RHO = 1e-6, 0.01
 
@@ -193,7 +193,9 @@ def test_trials_do_not_depend_on_workers(data):
     cal = pr.calibrate("adaptive", "0.5,0.5,0.5,0.5", X.shape[1], DELTA, RHO)
     work = tr.PipelineTrials(X, y, cal, 0, x_new, y_new)
     serial = tr.run_blocks(work, 300, 7, "w", block_size=100)
-    with ThreadPoolExecutor(2) as pool:
+    # Processes, as `--workers` uses: threadpoolctl's BLAS limit is process-wide, so threads sharing one
+    # process would race on it and round differently.
+    with ProcessPoolExecutor(2) as pool:
         parallel = tr.run_blocks(tr.PipelineTrials(X, y, cal, 0, x_new, y_new), 300, 7, "w", executor=pool, block_size=100)
     np.testing.assert_array_equal(serial, parallel)
 
@@ -290,7 +292,7 @@ def test_bad_input_is_one_line_exit_2(args, needle, capsys):
 @pytest.mark.slow
 def test_figure_pages_render(tmp_path):
     from reports.pdf import write_pdf
-    from verify import privacy_report_figures as figs
+    from verify.plans.privacy_report import pages as figs
 
     pages = figs.all_pages(0)
     assert len(pages) == 6 and all(p["figure"]["kind"] == "lines" for p in pages)

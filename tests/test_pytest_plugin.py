@@ -107,7 +107,13 @@ def test_strict_turns_inconclusive_into_failure(user_suite):
 def test_bad_options_are_usage_errors(pytester):
     pytester.makepyfile(test_nothing="def test_nothing():\n    pass\n")
     assert pytester.runpytest_subprocess("--audit-trials", "1e6").ret == 0
-    for bad, needle in ((("--audit-trials", "abc"), "--audit-trials"), (("--audit-alpha", "2"), "--audit-alpha must be in (0, 1)")):
+    cases = (
+        (("--audit-trials", "abc"), "--audit-trials"),
+        (("--audit-alpha", "2"), "--audit-alpha must be in (0, 1)"),
+        (("--audit-trials", "1e13"), "--audit-trials must be in [100, 1e+09]"),
+        (("--audit-seed=-1",), "--audit-seed must be >= 0"),
+    )
+    for bad, needle in cases:
         result = pytester.runpytest_subprocess(*bad)
         assert result.ret == pytest.ExitCode.USAGE_ERROR
         assert needle in result.stderr.str()

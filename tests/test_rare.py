@@ -3,6 +3,7 @@
 Every statistical assertion uses fixed seeds and a family-wise false-alarm probability ≤ 1e-6: the
 m comparisons of a test are Bonferroni-corrected, each interval at confidence 1 − 1e-6/m.
 """
+
 from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
@@ -14,10 +15,10 @@ from audits.engine import sample_privacy_loss
 from audits.tails import hockey_stick
 from mechanisms import gaussian as g
 from mechanisms.analyze_gauss import GoeAnalyzeGaussPair
-from mechanisms.base import registered
-from verify import builders
-from verify.checks import finalize
-from verify.cli import main
+from mechanisms.catalogue import registered
+from verify.checks import CheckSpec, finalize
+from verify.cli.main import main
+from verify.evidence import builders
 
 FALSE_ALARM = 1e-6
 DIRECTIONS = ("D||D'", "D'||D")
@@ -60,7 +61,13 @@ def test_gaussian_tails_match_the_exact_curve_down_to_1e12():
             for direction in DIRECTIONS:
                 tail = rare.rare_tail(pair, eps, direction, N, seed)
                 assert tail.certified and tail.escapes == 0 and tail.point.affine
-                assert inside(exact, tail.interval(alpha)), (target, direction, tail.estimate, tail.interval(alpha), exact)
+                assert inside(exact, tail.interval(alpha)), (
+                    target,
+                    direction,
+                    tail.estimate,
+                    tail.interval(alpha),
+                    exact,
+                )
                 assert inside(tail_p, tail.tail_p.interval(alpha)), (target, direction, "P_P")
                 assert inside(tail_q, tail.tail_q.interval(alpha)), (target, direction, "P_Q")
                 # resolution: the interval is a few per cent wide whatever δ (deterministic for the seed)
@@ -168,7 +175,12 @@ def test_same_seed_same_result_whatever_the_workers():
     serial = rare.rare_tail(pair, 1.5, "D'||D", 150_000, 9, block_size=10_000)
     with ThreadPoolExecutor(3) as pool:
         parallel = rare.rare_tail(pair, 1.5, "D'||D", 150_000, 9, executor=pool, block_size=10_000)
-    assert (serial.delta, serial.tail_p, serial.tail_q, serial.escapes) == (parallel.delta, parallel.tail_p, parallel.tail_q, parallel.escapes)
+    assert (serial.delta, serial.tail_p, serial.tail_q, serial.escapes) == (
+        parallel.delta,
+        parallel.tail_p,
+        parallel.tail_q,
+        parallel.escapes,
+    )
     assert rare.rare_tail(pair, 1.5, "D'||D", 150_000, 10, block_size=10_000).delta != serial.delta
 
 
@@ -191,8 +203,17 @@ def dp_check(pair, delta_claim, trials, sigma, direction="D||D'"):
     eps = 1.0
     loss_d, loss_dp = sample_privacy_loss(pair, "D", trials, 1), sample_privacy_loss(pair, "D'", trials, 1)
     plain = hockey_stick(loss_d, loss_dp, [eps], FALSE_ALARM)
-    return builders.dp_claim_check("dp", "DP", "claim", "δ(ε) ≤ δ", "test", plain, pair, direction, eps, delta_claim,
-                                   trials, 1, exact=g.analytic_delta(eps, sigma))
+    return builders.dp_claim_check(
+        CheckSpec("dp", "DP", "claim", "δ(ε) ≤ δ", "test"),
+        plain,
+        pair,
+        direction,
+        eps,
+        delta_claim,
+        trials,
+        1,
+        exact=g.analytic_delta(eps, sigma),
+    )
 
 
 def test_builder_uses_plain_tails_where_they_resolve_the_claim():
@@ -208,14 +229,22 @@ def test_tight_claim_at_1e10_passes_and_a_subtle_violation_fails():
     good = dp_check(gaussian_pair(2, 1.0, sigma), 1e-10, 100_000, sigma)
     bad_sigma = 0.9 * sigma
     bad = dp_check(gaussian_pair(2, 1.0, bad_sigma), 1e-10, 100_000, bad_sigma, "D'||D")
-    finalize([good, bad], FALSE_ALARM)
+    good, bad = finalize([good, bad], FALSE_ALARM)
     assert "shift_norm" in good.details and good.verdict == "pass", good.ci
     assert bad.verdict == "fail", (bad.estimate, bad.ci, bad.pvalue)
     assert g.analytic_delta(1.0, bad_sigma) > 10 * 1e-10
-    plain_only = builders.tail_claim_check("p", "t", "c", "f", "s", hockey_stick(
-        sample_privacy_loss(gaussian_pair(2, 1.0, bad_sigma), "D", 100_000, 1),
-        sample_privacy_loss(gaussian_pair(2, 1.0, bad_sigma), "D'", 100_000, 1), [1.0], FALSE_ALARM), 1.0, 1e-10)
-    finalize([plain_only], FALSE_ALARM)
+    plain_only = builders.tail_claim_check(
+        CheckSpec("p", "t", "c", "f", "s"),
+        hockey_stick(
+            sample_privacy_loss(gaussian_pair(2, 1.0, bad_sigma), "D", 100_000, 1),
+            sample_privacy_loss(gaussian_pair(2, 1.0, bad_sigma), "D'", 100_000, 1),
+            [1.0],
+            FALSE_ALARM,
+        ),
+        1.0,
+        1e-10,
+    )
+    (plain_only,) = finalize([plain_only], FALSE_ALARM)
     assert plain_only.verdict != "fail"  # what the switch buys
 
 

@@ -1,4 +1,5 @@
 """Sweep specs, cell identities and seeds, the results store, and the sweep/report CLI (serial, fast)."""
+
 import json
 import sqlite3
 import subprocess
@@ -6,9 +7,9 @@ import sys
 
 import pytest
 
-from verify.cli import main
-from verify.store import Store, load_results
-from verify.sweep import SpecError, parse_spec
+from verify.cli.main import main
+from verify.sweeps.spec import SpecError, parse_spec
+from verify.sweeps.store import Store, load_results
 
 GAUSS = """
 [sweep]
@@ -31,7 +32,12 @@ def run_cli(*args, cwd=None):
 def test_grid_is_a_cartesian_product_plus_explicit_cells():
     spec = parse_spec(GAUSS + "[[cells]]\nepsilon = 2.0\nsigma = 3.0\n")
     assert len(spec.cells) == 5
-    assert [(c.parameters["epsilon"], c.parameters["sigma_scale"]) for c in spec.cells[:4]] == [(0.5, 0.5), (0.5, 1.0), (1.0, 0.5), (1.0, 1.0)]
+    assert [(c.parameters["epsilon"], c.parameters["sigma_scale"]) for c in spec.cells[:4]] == [
+        (0.5, 0.5),
+        (0.5, 1.0),
+        (1.0, 0.5),
+        (1.0, 1.0),
+    ]
     assert spec.cells[4].parameters["sigma"] == 3.0 and spec.cells[4].parameters["trials"] == 2000
     assert spec.swept == ["epsilon", "sigma_scale", "sigma"]
     assert spec.alpha_per_cell == pytest.approx(1e-6 / 5)
@@ -39,7 +45,11 @@ def test_grid_is_a_cartesian_product_plus_explicit_cells():
 
 def test_cell_identity_and_seed_depend_on_parameters_not_position():
     small = parse_spec(GAUSS)
-    big = parse_spec(GAUSS.replace("epsilon = [0.5, 1.0]", "epsilon = [2.0, 1.0, 0.5]").replace("sigma_scale = [0.5, 1.0]", "sigma_scale = [1.0, 0.5]"))
+    big = parse_spec(
+        GAUSS.replace("epsilon = [0.5, 1.0]", "epsilon = [2.0, 1.0, 0.5]").replace(
+            "sigma_scale = [0.5, 1.0]", "sigma_scale = [1.0, 0.5]"
+        )
+    )
     by_id = {c.cell_id: c for c in big.cells}
     for cell in small.cells:
         assert by_id[cell.cell_id].seed == cell.seed and by_id[cell.cell_id].parameters == cell.parameters
@@ -54,26 +64,47 @@ def test_cell_identity_and_seed_depend_on_parameters_not_position():
     assert len({c.seed for c in small.cells}) == len(small.cells)
 
 
-@pytest.mark.parametrize("text,needle", [
-    ("[sweep]\nmechanism = 'gaussian'\n[grdi]\nx = [1]\n", "unknown key 'grdi'"),
-    ("[sweep]\nmechanism = 'gaussian'\nsed = 1\n", "unknown key sweep.sed"),
-    ("[sweep]\nmechanism = 'nope'\n", "sweep.mechanism must be one of"),
-    ("[sweep]\nmechanism = 'gaussian'\n[grid]\nepsilon = [1.0, -1.0]\n", "grid.epsilon[1] must be a finite number in (0, 100], got -1.0"),
-    ("[sweep]\nmechanism = 'gaussian'\n[fixed]\ndelta = 2\n", "fixed.delta must be a finite number in (0, 1), got 2"),
-    ("[sweep]\nmechanism = 'gaussian'\n[fixed]\ntrials = 10\n", "fixed.trials must be a whole number in [1000, 1e+09], got 10"),
-    ("[sweep]\nmechanism = 'gaussian'\n[grid]\nepsilon = 1.0\n", "grid.epsilon must be a non-empty list"),
-    ("[sweep]\nmechanism = 'gaussian'\n[grid]\nalpha = [1e-3]\n", "alpha is the sweep's family-wise"),
-    ("[sweep]\nmechanism = 'gaussian'\n[grid]\nlambda = [1.0]\n", "unknown parameter grid.lambda"),
-    ("[sweep]\nmechanism = 'gaussian'\nalpha = 0\n", "sweep.alpha must be a finite number in (0, 1)"),
-    ("[sweep]\nmechanism = 'gaussian'\nchecks = ['dp-sideways']\n", "unknown check 'dp-sideways'"),
-    ("[sweep]\nmechanism = 'gaussian'\n[fixed]\nn = 10\n", "n applies to dataset = \"synthetic\" only"),
-    ("[sweep]\nmechanism = 'gaussian'\n[fixed]\nquery = 'count'\nsensitivity = 2.0\n", "sensitivity applies to query"),
-    ("[sweep]\nmechanism = 'gaussian'\n[fixed]\nsigma = 'auto'\n", "fixed.sigma must be a finite number in [1e-09, 1e+09] or 'calibrated'"),
-    ("[sweep]\nmechanism = 'gaussian'\n[grid]\nepsilon = [1.0, 1]\n", "two cells have the same parameters"),
-    ("[sweep]\nmechanism = 'gaussian'\n[fixed]\nepsilon = 1\n[grid]\nepsilon = [2.0]\n", "grid.epsilon is also set in [fixed]"),
-    ("[[cells]]\nepsilon = -2.0\n[sweep]\nmechanism = 'gaussian'\n", "cells[0].epsilon must be"),
-    ("[sweep\nmechanism = 'gaussian'\n", "not valid TOML"),
-])
+@pytest.mark.parametrize(
+    "text,needle",
+    [
+        ("[sweep]\nmechanism = 'gaussian'\n[grdi]\nx = [1]\n", "unknown key 'grdi'"),
+        ("[sweep]\nmechanism = 'gaussian'\nsed = 1\n", "unknown key sweep.sed"),
+        ("[sweep]\nmechanism = 'nope'\n", "sweep.mechanism must be one of"),
+        (
+            "[sweep]\nmechanism = 'gaussian'\n[grid]\nepsilon = [1.0, -1.0]\n",
+            "grid.epsilon[1] must be a finite number in (0, 100], got -1.0",
+        ),
+        (
+            "[sweep]\nmechanism = 'gaussian'\n[fixed]\ndelta = 2\n",
+            "fixed.delta must be a finite number in (0, 1), got 2",
+        ),
+        (
+            "[sweep]\nmechanism = 'gaussian'\n[fixed]\ntrials = 10\n",
+            "fixed.trials must be a whole number in [1000, 1e+09], got 10",
+        ),
+        ("[sweep]\nmechanism = 'gaussian'\n[grid]\nepsilon = 1.0\n", "grid.epsilon must be a non-empty list"),
+        ("[sweep]\nmechanism = 'gaussian'\n[grid]\nalpha = [1e-3]\n", "alpha is the sweep's family-wise"),
+        ("[sweep]\nmechanism = 'gaussian'\n[grid]\nlambda = [1.0]\n", "unknown parameter grid.lambda"),
+        ("[sweep]\nmechanism = 'gaussian'\nalpha = 0\n", "sweep.alpha must be a finite number in (0, 1)"),
+        ("[sweep]\nmechanism = 'gaussian'\nchecks = ['dp-sideways']\n", "unknown check 'dp-sideways'"),
+        ("[sweep]\nmechanism = 'gaussian'\n[fixed]\nn = 10\n", 'n applies to dataset = "synthetic" only'),
+        (
+            "[sweep]\nmechanism = 'gaussian'\n[fixed]\nquery = 'count'\nsensitivity = 2.0\n",
+            "sensitivity applies to query",
+        ),
+        (
+            "[sweep]\nmechanism = 'gaussian'\n[fixed]\nsigma = 'auto'\n",
+            "fixed.sigma must be a finite number in [1e-09, 1e+09] or 'calibrated'",
+        ),
+        ("[sweep]\nmechanism = 'gaussian'\n[grid]\nepsilon = [1.0, 1]\n", "two cells have the same parameters"),
+        (
+            "[sweep]\nmechanism = 'gaussian'\n[fixed]\nepsilon = 1\n[grid]\nepsilon = [2.0]\n",
+            "grid.epsilon is also set in [fixed]",
+        ),
+        ("[[cells]]\nepsilon = -2.0\n[sweep]\nmechanism = 'gaussian'\n", "cells[0].epsilon must be"),
+        ("[sweep\nmechanism = 'gaussian'\n", "not valid TOML"),
+    ],
+)
 def test_bad_specs_name_the_key(text, needle):
     with pytest.raises(SpecError) as info:
         parse_spec(text, where="s.toml")
@@ -86,7 +117,11 @@ def test_bad_spec_through_the_cli_is_one_line_exit_2(tmp_path):
     spec.write_text("[sweep]\nmechanism = 'gaussian'\n[grid]\nepsilon = [1.0, -1.0]\n")
     result = run_cli("sweep", str(spec), "--store", str(tmp_path / "s.sqlite"))
     assert result.returncode == 2
-    assert result.stderr.strip().count("\n") == 0 and "grid.epsilon[1]" in result.stderr and "Traceback" not in result.stderr
+    assert (
+        result.stderr.strip().count("\n") == 0
+        and "grid.epsilon[1]" in result.stderr
+        and "Traceback" not in result.stderr
+    )
     assert not (tmp_path / "s.sqlite").exists()
 
 
@@ -95,8 +130,21 @@ def done(tmp_path_factory):
     out = tmp_path_factory.mktemp("sweep")
     spec = out / "g.toml"
     spec.write_text(GAUSS)
-    code = main(["sweep", str(spec), "--workers", "1", "--store", str(out / "g.sqlite"), "--json", str(out / "g.json"),
-                 "--report", str(out / "g.pdf"), "--quiet"])
+    code = main(
+        [
+            "sweep",
+            str(spec),
+            "--workers",
+            "1",
+            "--store",
+            str(out / "g.sqlite"),
+            "--json",
+            str(out / "g.json"),
+            "--report",
+            str(out / "g.pdf"),
+            "--quiet",
+        ]
+    )
     return code, out
 
 
@@ -109,13 +157,22 @@ def test_sweep_stores_one_row_per_cell_and_fails_the_deflated_cells(done):
         assert cell["alpha"] == pytest.approx(1e-6 / 4)
         scale = cell["parameters"]["sigma_scale"]
         forward = cell["checks"][0]
-        assert forward["verdict"] == ("fail" if scale == 0.5 else "pass") or (scale == 0.5 and forward["verdict"] != "pass")
-        assert cell["effective_parameters"]["sigma"] == pytest.approx(scale * cell["effective_parameters"]["calibrated_sigma"])
+        assert forward["verdict"] == ("fail" if scale == 0.5 else "pass") or (
+            scale == 0.5 and forward["verdict"] != "pass"
+        )
+        assert cell["effective_parameters"]["sigma"] == pytest.approx(
+            scale * cell["effective_parameters"]["calibrated_sigma"]
+        )
     db = sqlite3.connect(out / "g.sqlite")
     assert db.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
     assert db.execute("SELECT COUNT(*), COUNT(DISTINCT cell_id) FROM cells").fetchone() == (4, 4)
     row = db.execute("SELECT parameters, seed, code_version, estimates, checks, verdict FROM cells LIMIT 1").fetchone()
-    assert json.loads(row[0])["trials"] == 2000 and row[1] > 0 and row[2].startswith("0.") and json.loads(row[3])["dp-forward"]["ci"]
+    assert (
+        json.loads(row[0])["trials"] == 2000
+        and row[1] > 0
+        and row[2].startswith("0.")
+        and json.loads(row[3])["dp-forward"]["ci"]
+    )
     assert (out / "g.pdf").read_bytes().startswith(b"%PDF")
 
 
@@ -162,7 +219,7 @@ def test_report_renders_any_store(done, tmp_path, capsys):
 def test_partial_store_reports_incomplete(tmp_path):
     spec = tmp_path / "g.toml"
     spec.write_text(GAUSS)
-    from verify.sweep import load_spec
+    from verify.sweeps.spec import load_spec
 
     parsed = load_spec(spec)
     store = Store.for_sweep(tmp_path / "p.sqlite", parsed, resume=False)
@@ -187,7 +244,7 @@ def test_missing_dask_is_a_one_line_error(tmp_path, monkeypatch):
     monkeypatch.setattr(builtins, "__import__", no_dask)
     spec = tmp_path / "g.toml"
     spec.write_text(GAUSS)
-    from verify.executors import MissingDependency, make_executor
+    from verify.sweeps.executors import MissingDependency, make_executor
 
     with pytest.raises(MissingDependency, match=r'pip install "pdp-audit\[dask\]"'):
         make_executor(dask_local=2)
@@ -198,9 +255,43 @@ def test_missing_dask_is_a_one_line_error(tmp_path, monkeypatch):
 def test_examples_parse():
     from pathlib import Path
 
-    from verify.sweep import load_spec
+    from verify.sweeps.spec import load_spec
 
     examples = sorted(Path(__file__).resolve().parent.parent.joinpath("examples").glob("*.toml"))
     assert examples
     sizes = {p.name: len(load_spec(p).cells) for p in examples}
     assert any(n >= 100 for n in sizes.values()), sizes
+
+
+def test_bad_cell_parameters_are_one_line_exit_2_naming_the_cell(tmp_path, capsys):
+    spec = tmp_path / "big.toml"
+    spec.write_text("[sweep]\nmechanism = 'gaussian'\n[fixed]\ntrials = 1000\nsigma = 1e9\nsigma_scale = 10\n")
+    assert main(["sweep", str(spec), "--workers", "1", "--store", str(tmp_path / "s.sqlite"), "--quiet"]) == 2
+    err = capsys.readouterr().err
+    assert "sweep cell" in err and "--sigma must be in [1e-9, 1e9]" in err and err.count("\n") == 1, err
+
+
+def broken_cell(parameters: dict, seed: int, alpha: float, checks=None) -> dict:
+    raise ValueError("an internal inconsistency")  # not the user's input: must not read as bad usage
+
+
+def test_a_cell_error_that_is_not_bad_input_stays_an_internal_error(tmp_path):
+    from mechanisms.validation import InputError
+    from verify.sweeps.executors import SerialExecutor
+    from verify.sweeps.schema import Param, SweepMechanism
+    from verify.sweeps.spec import run_sweep
+
+    broken = SweepMechanism("broken", broken_cell, {"x": Param("int", 0, low=0, high=10)})
+    spec = parse_spec("[sweep]\nmechanism = 'broken'\n", mechanisms=(broken,))
+    store = Store.for_sweep(tmp_path / "b.sqlite", spec, resume=False)
+    try:
+        with pytest.raises(ValueError, match="an internal inconsistency") as info:
+            run_sweep(spec, store, SerialExecutor())
+    finally:
+        store.close()
+    assert not isinstance(info.value, InputError)
+
+
+def test_only_the_given_mechanisms_can_be_swept():
+    with pytest.raises(SpecError, match="sweep.mechanism must be one of 'gaussian', got 'toy'"):
+        parse_spec("[sweep]\nmechanism = 'toy'\n")

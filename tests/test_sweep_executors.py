@@ -1,12 +1,14 @@
-"""Sweeps give bitwise-identical results serially, on 2 local processes and on a real Dask LocalCluster, in any order."""
+"""Sweeps give bitwise-identical results serially, on 2 local processes and on a real Dask LocalCluster,
+in any order."""
+
 import json
 
 import pytest
 
-from tests import sweep_toy  # noqa: F401  (registers the toy mechanism)
-from verify.executors import DaskExecutor, ProcessExecutor, SerialExecutor
-from verify.store import Store, load_results
-from verify.sweep import parse_spec, run_sweep
+from tests.sweep_toy import parse_toy_spec
+from verify.sweeps.executors import DaskExecutor, ProcessExecutor, SerialExecutor
+from verify.sweeps.spec import run_sweep
+from verify.sweeps.store import Store, load_results
 
 SPEC = """
 [sweep]
@@ -37,7 +39,7 @@ class Reversed:
 
 
 def sweep_with(executor, path, text=SPEC):
-    spec = parse_spec(text)
+    spec = parse_toy_spec(text)
     store = Store.for_sweep(path, spec, resume=False)
     try:
         outcome = run_sweep(spec, store, executor)

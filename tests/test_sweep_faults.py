@@ -1,4 +1,5 @@
 """Faults with real processes: workers killed mid-sweep (local pool and Dask), Ctrl-C, kill -9 of the driver."""
+
 import json
 import os
 import signal
@@ -9,16 +10,16 @@ import time
 
 import pytest
 
-from tests.sweep_toy import toy_spec
-from verify.executors import DaskExecutor, ProcessExecutor, SerialExecutor
-from verify.store import Store
-from verify.sweep import parse_spec, run_sweep
+from tests.sweep_toy import parse_toy_spec, toy_spec
+from verify.sweeps.executors import DaskExecutor, ProcessExecutor, SerialExecutor
+from verify.sweeps.spec import run_sweep
+from verify.sweeps.store import Store
 
 CELLS = 16
 
 
 def toy_results(executor, path, kill=None, sleep=0.1):
-    spec = parse_spec(toy_spec(CELLS, sleep))
+    spec = parse_toy_spec(toy_spec(CELLS, sleep))
     store = Store.for_sweep(path, spec, resume=False)
     done = []
 
@@ -79,7 +80,18 @@ sigma_scale = [0.5, 1.0]
 def start(tmp_path, *extra):
     spec = tmp_path / "g.toml"
     spec.write_text(GAUSS)
-    args = [sys.executable, "-m", "verify.cli", "sweep", str(spec), "--workers", "2", "--store", str(tmp_path / "g.sqlite"), *extra]
+    args = [
+        sys.executable,
+        "-m",
+        "verify.cli",
+        "sweep",
+        str(spec),
+        "--workers",
+        "2",
+        "--store",
+        str(tmp_path / "g.sqlite"),
+        *extra,
+    ]
     return args, subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
 
 
@@ -142,11 +154,13 @@ def test_killed_worker_during_a_chunked_cell(tmp_path):
     # The large cell is split into chunks run by the pool; one chunk kills its worker (once): the pool
     # is replaced, the cell runs again (split again) and its numbers are those of a serial run.
     marker = tmp_path / "crashed"
-    text = (f'[sweep]\nmechanism = "toy-chunked"\n[[cells]]\nchunks = 20\nsleep = 0.05\ncrash_chunk = 7\n'
-            f'crash_marker = "{marker}"\n[[cells]]\nchunks = 1\nsleep = 0.05\n')
+    text = (
+        f'[sweep]\nmechanism = "toy-chunked"\n[[cells]]\nchunks = 20\nsleep = 0.05\ncrash_chunk = 7\n'
+        f'crash_marker = "{marker}"\n[[cells]]\nchunks = 1\nsleep = 0.05\n'
+    )
 
     def results(executor, path):
-        spec = parse_spec(text)
+        spec = parse_toy_spec(text)
         store = Store.for_sweep(path, spec, resume=False)
         try:
             run_sweep(spec, store, executor)

@@ -1,7 +1,9 @@
-"""Checks and verdicts.
+"""Checks and verdicts: a claim declared as data, the evidence about it, and the rules that decide it.
 
-A :class:`Check` states a claim from a paper (words, formula, source), the Monte Carlo estimate
-bearing on it, and how to turn evidence into a verdict:
+An audit family declares each claim once as a :class:`CheckSpec` (id, title, claim, formula, source) in
+its ``verify/plans/<family>/checks.py``.  Its evidence module pairs a spec with Monte Carlo or exact
+evidence as an :class:`Evidence`; :func:`finalize` decides every piece of evidence of a run together
+and returns the frozen :class:`reports.records.Check` records that reports render:
 
 * **fail** -- the data show a violation at the run's family-wise significance ``alpha``
   (Holm's step-down over every statistical check of the run, via statsmodels);
@@ -14,28 +16,25 @@ Confidence intervals are reported at the Bonferroni level ``1 − alpha/m`` (m =
 statistical checks), so all intervals of a run hold simultaneously with probability ≥ 1 − alpha.
 Exact (deterministic) checks carry no p-value and decide their verdict themselves.
 """
+
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
-from typing import Any, Callable, Literal
+from dataclasses import dataclass, field, replace
+from typing import Any, Callable, Iterable, Mapping, Sequence
 
-from verify.stats import holm
+from audits.stats import holm
+from reports.records import Check, Figure, Interval, Page, PerInstance, Run, Verdict
 
-Verdict = Literal["pass", "fail", "inconclusive"]
 VERDICT_ORDER = {"pass": 0, "inconclusive": 1, "fail": 2}
 EXIT_CODES = {"pass": 0, "fail": 1, "inconclusive": 3}
 
-Interval = tuple[float, float]
 
+@dataclass(frozen=True)
+class CheckSpec:
+    """What a check claims, declared as data.
 
-@dataclass
-class Check:
-    """One claim and the evidence about it.
-
-    Statistical checks set ``pvalue`` (of the null hypothesis "the claim holds"), ``interval``
-    (confidence bounds at a given alpha) and ``supports`` (does this interval support the claim?).
-    Exact checks set ``verdict`` directly and leave ``pvalue`` as ``None``.
+    Text fields may hold ``{name}`` placeholders for the run's parameters; :meth:`fill` substitutes them.
     """
 
     id: str
@@ -43,78 +42,140 @@ class Check:
     claim: str
     formula: str
     source: str
+
+    def fill(self, **values: Any) -> CheckSpec:
+        """This spec with ``{name}`` placeholders of every text field formatted from ``values``."""
+        return replace(
+            self,
+            **{name: getattr(self, name).format(**values) for name in ("id", "title", "claim", "formula", "source")},
+        )
+
+
+def declare(*specs: CheckSpec) -> dict[str, CheckSpec]:
+    """A family's checks by id (ids must be unique)."""
+    table = {spec.id: spec for spec in specs}
+    if len(table) != len(specs):
+        raise ValueError("duplicate check ids in a family's declaration")
+    return table
+
+
+@dataclass(frozen=True)
+class Evidence:
+    """A claim and the evidence about it, not yet decided.
+
+    Statistical evidence sets ``pvalue`` (of the null hypothesis "the claim holds"), ``interval``
+    (confidence bounds at a given alpha) and ``supports`` (does this interval support the claim?);
+    their level is known only when the whole run is finalized, hence functions of alpha.
+    Exact evidence sets ``verdict`` directly and leaves ``pvalue`` as ``None``.
+    """
+
+    spec: CheckSpec
     estimate: float | None = None
     exact: float | None = None
     pvalue: float | None = None
     interval: Callable[[float], Interval] | None = None
     supports: Callable[[Interval | None, float], bool] | None = None
     budget_hint: Callable[[Interval | None], str] | None = None
-    make_figure: Callable[[float], dict[str, Any]] | None = None
+    make_figure: Callable[[float], Figure] | None = None
     verdict: Verdict | None = None
     note: str = ""
-    details: dict[str, Any] = field(default_factory=dict)
-    figure: dict[str, Any] | None = None
-    # filled by finalize()
-    ci: Interval | None = None
-    level: float | None = None
-    adjusted_pvalue: float | None = None
+    details: Mapping[str, Any] = field(default_factory=dict)
+    figure: Figure | None = None
+
+    @property
+    def id(self) -> str:
+        return self.spec.id
 
     @property
     def statistical(self) -> bool:
         return self.pvalue is not None
 
+    def noted(self, text: str, before: bool = False) -> Evidence:
+        """This evidence with ``text`` added to its note (after it, or before it)."""
+        parts = (text, self.note) if before else (self.note, text)
+        return replace(self, note=" ".join(parts).strip())
 
-@dataclass
-class Run:
-    """The checks of one audit run, finalized together."""
+    def retitled(self, title: str) -> Evidence:
+        return replace(self, spec=replace(self.spec, title=title))
 
-    mechanism: str
-    checks: list[Check]
-    alpha: float
-    parameters: dict[str, Any]
-    seed: int
-    per_instance: dict[str, Any] | None = None
-    # Extra report pages (reproduced figures, per-instance views): each a dict with "title", "text"
-    # and "figure" (a figure spec whose "kind" is one of reports.pdf.PLOTTERS).
-    pages: list[dict[str, Any]] = field(default_factory=list)
-
-    @property
-    def verdict(self) -> Verdict:
-        return worst(c.verdict for c in self.checks)  # type: ignore[arg-type]
-
-    @property
-    def exit_code(self) -> int:
-        return EXIT_CODES[self.verdict]
+    def with_details(self, **details: Any) -> Evidence:
+        return replace(self, details={**self.details, **details})
 
 
-def worst(verdicts) -> Verdict:
+def worst(verdicts: Iterable[Verdict]) -> Verdict:
+    """The most severe verdict (fail > inconclusive > pass); inconclusive when there is none."""
     verdicts = list(verdicts)
     return max(verdicts, key=VERDICT_ORDER.__getitem__) if verdicts else "inconclusive"
 
 
-def finalize(checks: list[Check], alpha: float) -> list[Check]:
+def finalize(evidence: Sequence[Evidence], alpha: float) -> list[Check]:
     """Decide every verdict of a run at family-wise error ``alpha`` (see the module docstring)."""
-    statistical = [c for c in checks if c.statistical]
-    reject, adjusted = holm([c.pvalue for c in statistical], alpha)
+    statistical = [e for e in evidence if e.statistical]
+    reject, adjusted = holm([e.pvalue for e in statistical], alpha)
     per_check_alpha = alpha / max(1, len(statistical))
-    for check, rejected, adj in zip(statistical, reject, adjusted):
-        check.adjusted_pvalue = adj
-        check.level = 1 - per_check_alpha
-        check.ci = check.interval(per_check_alpha) if check.interval else None
-        if rejected:
-            check.verdict = "fail"
-        elif check.supports is not None and check.supports(check.ci, per_check_alpha):
-            check.verdict = "pass"
-        else:
-            check.verdict = "inconclusive"
-            if check.budget_hint is not None:
-                check.note = (check.note + " " + check.budget_hint(check.ci)).strip()
-    for check in checks:
-        if check.make_figure is not None:
-            check.figure = check.make_figure(per_check_alpha)
-        if check.verdict is None:
-            raise ValueError(f"check {check.id} has neither a p-value nor a verdict")
+    decided = {
+        id(e): _decide(e, rejected, adj, per_check_alpha) for e, rejected, adj in zip(statistical, reject, adjusted)
+    }
+    checks = []
+    for e in evidence:
+        fields = decided.get(id(e), {"verdict": e.verdict, "note": e.note})
+        if fields["verdict"] is None:
+            raise ValueError(f"check {e.id} has neither a p-value nor a verdict")
+        figure = e.make_figure(per_check_alpha) if e.make_figure is not None else e.figure
+        checks.append(
+            Check(
+                id=e.spec.id,
+                title=e.spec.title,
+                claim=e.spec.claim,
+                formula=e.spec.formula,
+                source=e.spec.source,
+                estimate=e.estimate,
+                exact=e.exact,
+                pvalue=e.pvalue,
+                details=e.details,
+                figure=figure,
+                **fields,
+            )
+        )
     return checks
+
+
+def _decide(e: Evidence, rejected: bool, adjusted: float, alpha: float) -> dict[str, Any]:
+    ci = e.interval(alpha) if e.interval else None
+    note = e.note
+    if rejected:
+        verdict = "fail"
+    elif e.supports is not None and e.supports(ci, alpha):
+        verdict = "pass"
+    else:
+        verdict = "inconclusive"
+        if e.budget_hint is not None:
+            note = (note + " " + e.budget_hint(ci)).strip()
+    return {"verdict": verdict, "note": note, "ci": ci, "level": 1 - alpha, "adjusted_pvalue": adjusted}
+
+
+def make_run(
+    mechanism: str,
+    checks: Sequence[Check],
+    alpha: float,
+    parameters: Mapping[str, Any],
+    seed: int,
+    per_instance: PerInstance | None = None,
+    pages: Sequence[Page] = (),
+) -> Run:
+    """The run record, its verdict the worst of its checks' and its exit code from :data:`EXIT_CODES`."""
+    verdict = worst(c.verdict for c in checks)
+    return Run(
+        mechanism=mechanism,
+        checks=tuple(checks),
+        verdict=verdict,
+        exit_code=EXIT_CODES[verdict],
+        alpha=alpha,
+        parameters=parameters,
+        seed=seed,
+        per_instance=per_instance,
+        pages=tuple(pages),
+    )
 
 
 def samples_to_decide(n: int, ci: Interval, estimate: float, threshold: float) -> str:

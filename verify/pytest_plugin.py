@@ -12,7 +12,7 @@ the test (``--audit-strict`` makes inconclusive fail too); every verdict is reco
 
 * ``assert_dp(pair, ε, δ)`` -- δ_{D‖D'}(ε) ≤ δ and δ_{D'‖D}(ε) ≤ δ (hockey-stick divergences, plain
   tails with Clopper–Pearson where δ·trials ≥ 30, importance sampling with empirical Bernstein
-  intervals below that when the pair exposes a Gaussian noise view; :func:`verify.builders.dp_claim_check`);
+  intervals below that when the pair exposes a Gaussian noise view; :func:`verify.evidence.builders.dp_claim_check`);
 * ``assert_pdp(pair, ε, δ)`` -- the same inequalities, stated as the per-instance claim about the one
   (D, z) the pair was built from (Wang 2019, Definition 2.4);
 * ``assert_coverage(holds, ρ)`` -- an event "holds with probability ≥ 1 − ρ": exact binomial test of
@@ -26,6 +26,7 @@ results, keyed by node id, to PATH.pdf and PATH.json at the end of the session; 
 ships its records to the controller through ``workeroutput`` and the controller merges them, so the
 merged report is identical with or without ``-n``.
 """
+
 from __future__ import annotations
 
 import inspect
@@ -38,7 +39,7 @@ from typing import Any, Callable
 import numpy as np
 import pytest
 
-from verify.cli_types import count
+from verify.options import count
 
 RECORDS_KEY = "pdp_audit_records"
 MARKER = "audit: privacy audits of mechanisms with the privacy_audit fixture (pdp-audit); select with -m audit"
@@ -47,31 +48,62 @@ MARKER = "audit: privacy audits of mechanisms with the privacy_audit fixture (pd
 # --------------------------------------------------------------------------------------------
 # Options and registration
 # --------------------------------------------------------------------------------------------
+# The largest budget per assertion: 1e9 samples per world is already hours of sampling, and the
+# command line caps --trials at the same value.
+MAX_TRIALS = 10**9
+
+
 def pytest_addoption(parser: pytest.Parser) -> None:
+    """The plugin's command-line options (``--audit-trials``, ``--audit-seed``, ``--audit-alpha``, …)."""
     group = parser.getgroup("pdp-audit", "privacy audits (pdp-audit)")
-    group.addoption("--audit-trials", type=count, default=100_000, metavar="N",
-                    help="Monte Carlo samples per world for each privacy assertion (accepts 1e6; default 1e5)")
-    group.addoption("--audit-seed", type=count, default=0, metavar="K", help="root seed of the privacy audits (default 0)")
-    group.addoption("--audit-alpha", type=float, default=1e-6, metavar="A",
-                    help="false-alarm probability of each privacy assertion (default 1e-6)")
-    group.addoption("--audit-report", default=None, metavar="PATH",
-                    help="write all audit results to PATH.pdf and PATH.json (merged over xdist workers)")
-    group.addoption("--audit-strict", action="store_true", default=False,
-                    help="fail tests whose privacy assertion is inconclusive (default: record only)")
+    group.addoption(
+        "--audit-trials",
+        type=count,
+        default=100_000,
+        metavar="N",
+        help="Monte Carlo samples per world for each privacy assertion (accepts 1e6; default 1e5)",
+    )
+    group.addoption(
+        "--audit-seed", type=count, default=0, metavar="K", help="root seed of the privacy audits (default 0)"
+    )
+    group.addoption(
+        "--audit-alpha",
+        type=float,
+        default=1e-6,
+        metavar="A",
+        help="false-alarm probability of each privacy assertion (default 1e-6)",
+    )
+    group.addoption(
+        "--audit-report",
+        default=None,
+        metavar="PATH",
+        help="write all audit results to PATH.pdf and PATH.json (merged over xdist workers)",
+    )
+    group.addoption(
+        "--audit-strict",
+        action="store_true",
+        default=False,
+        help="fail tests whose privacy assertion is inconclusive (default: record only)",
+    )
 
 
 def pytest_configure(config: pytest.Config) -> None:
+    """Validate the options and register the session that collects every assertion."""
     config.addinivalue_line("markers", MARKER)
     alpha = config.getoption("--audit-alpha")
     if not 0 < alpha < 1:
         raise pytest.UsageError(f"--audit-alpha must be in (0, 1), got {alpha}")
-    if config.getoption("--audit-trials") < 100:
-        raise pytest.UsageError(f"--audit-trials must be >= 100, got {config.getoption('--audit-trials')}")
+    trials = config.getoption("--audit-trials")
+    if not 100 <= trials <= MAX_TRIALS:
+        raise pytest.UsageError(f"--audit-trials must be in [100, {MAX_TRIALS:.0e}], got {trials}")
+    if config.getoption("--audit-seed") < 0:
+        raise pytest.UsageError(f"--audit-seed must be >= 0, got {config.getoption('--audit-seed')}")
     config.pluginmanager.register(AuditSession(config), "pdp_audit_session")
 
 
 @dataclass(frozen=True)
 class Settings:
+    """The plugin options every assertion of a session shares."""
     trials: int
     seed: int
     alpha: float
@@ -79,8 +111,12 @@ class Settings:
 
     @classmethod
     def from_config(cls, config: pytest.Config) -> "Settings":
-        return cls(config.getoption("--audit-trials"), config.getoption("--audit-seed"),
-                   config.getoption("--audit-alpha"), config.getoption("--audit-strict"))
+        return cls(
+            config.getoption("--audit-trials"),
+            config.getoption("--audit-seed"),
+            config.getoption("--audit-alpha"),
+            config.getoption("--audit-strict"),
+        )
 
 
 # --------------------------------------------------------------------------------------------
@@ -91,12 +127,14 @@ def assertion_seed(root: int, nodeid: str, index: int) -> int:
     return int(root) * 2**32 + zlib.crc32(f"{nodeid}#{index}".encode("utf-8"))
 
 
-def dp_checks(pair, epsilon: float, delta: float, trials: int, seed: int, exact_delta: float | None,
-              per_instance: bool) -> list:
+def dp_checks(
+    pair, epsilon: float, delta: float, trials: int, seed: int, exact_delta: float | None, per_instance: bool
+) -> list:
     """The two hockey-stick checks δ_{D‖D'}(ε) ≤ δ and δ_{D'‖D}(ε) ≤ δ (plain or importance-sampled)."""
     from audits.engine import sample_privacy_loss
     from audits.tails import both_directions
-    from verify import builders
+    from verify.checks import CheckSpec
+    from verify.evidence import builders
 
     cache: dict[str, Any] = {}
 
@@ -111,11 +149,26 @@ def dp_checks(pair, epsilon: float, delta: float, trials: int, seed: int, exact_
     source = "Wang 2019, Definition 2.4 (per-instance DP)" if per_instance else "Dwork & Roth 2014, Definition 2.4"
     checks = []
     for suffix, direction, (p, q) in (("forward", "D||D'", ("D", "D'")), ("reverse", "D'||D", ("D'", "D"))):
-        checks.append(builders.dp_claim_check(
-            f"{'pdp' if per_instance else 'dp'}-{suffix}", f"({epsilon:g}, {delta:g})-{kind}, δ_{{{p}‖{q}}}(ε)",
+        spec = CheckSpec(
+            f"{'pdp' if per_instance else 'dp'}-{suffix}",
+            f"({epsilon:g}, {delta:g})-{kind}, δ_{{{p}‖{q}}}(ε)",
             f"The pair is ({epsilon:g}, {delta:g})-{kind}: P_{p}(S) ≤ e^ε P_{q}(S) + δ for every event S",
-            f"δ_{{{p}‖{q}}}(ε) = P_{p}[L_{p}{q} > ε] − e^ε P_{q}[L_{p}{q} > ε] ≤ δ", source,
-            lambda d=direction: plain(d), pair, direction, float(epsilon), float(delta), trials, seed, exact=exact_delta))
+            f"δ_{{{p}‖{q}}}(ε) = P_{p}[L_{p}{q} > ε] − e^ε P_{q}[L_{p}{q} > ε] ≤ δ",
+            source,
+        )
+        checks.append(
+            builders.dp_claim_check(
+                spec,
+                lambda d=direction: plain(d),
+                pair,
+                direction,
+                float(epsilon),
+                float(delta),
+                trials,
+                seed,
+                exact=exact_delta,
+            )
+        )
     return checks
 
 
@@ -148,22 +201,32 @@ def coverage_outcomes(holds, trials: int, seed: int) -> np.ndarray:
 
     if not callable(holds):
         return np.asarray(holds, dtype=bool).ravel()
-    required = [p for p in inspect.signature(holds).parameters.values()
-                if p.default is inspect.Parameter.empty and p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    required = [
+        p
+        for p in inspect.signature(holds).parameters.values()
+        if p.default is inspect.Parameter.empty and p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)
+    ]
     work = _Vectorised(holds) if len(required) >= 2 else _PerTrial(holds)
     return run_blocks(work, trials, seed, "plugin/coverage").astype(bool)
 
 
 def coverage_checks(holds, rho: float, trials: int, seed: int, exact_failure: float | None) -> list:
+    """The check that ``holds`` fails with probability at most ``rho`` (exact binomial test)."""
     from audits.coverage import coverage_of
-    from verify import builders
+    from verify.checks import CheckSpec
+    from verify.evidence import builders
 
     if not 0 < rho < 1:
         raise ValueError(f"rho must be in (0, 1), got {rho}")
     cov = coverage_of(coverage_outcomes(holds, trials, seed), rho)
-    return [builders.coverage_check(
-        "coverage", "High-probability bound", f"The event holds with probability ≥ 1 − ρ (ρ = {rho:g})",
-        "P[event fails] ≤ ρ", "user claim", cov, exact_failure=exact_failure)]
+    spec = CheckSpec(
+        "coverage",
+        "High-probability bound",
+        f"The event holds with probability ≥ 1 − ρ (ρ = {rho:g})",
+        "P[event fails] ≤ ρ",
+        "user claim",
+    )
+    return [builders.coverage_check(spec, cov, exact_failure=exact_failure)]
 
 
 # --------------------------------------------------------------------------------------------
@@ -176,11 +239,16 @@ def describe(checks, verdict: str, header: str, settings: Settings, trials: int)
         ci = "" if c.ci is None else f", interval [{c.ci[0]:.4g}, {c.ci[1]:.4g}] at confidence {c.level:.10g}"
         adj = "" if c.adjusted_pvalue is None else f", Holm-adjusted p-value {c.adjusted_pvalue:.3g}"
         lines.append(f"  [{c.id}] {c.verdict.upper()}: {c.claim}")
-        lines.append(f"      {c.formula}; estimate {c.estimate:.4g}{ci}{adj}" + (f"; exact {c.exact:.4g}" if c.exact is not None else ""))
+        lines.append(
+            f"      {c.formula}; estimate {c.estimate:.4g}{ci}{adj}"
+            + (f"; exact {c.exact:.4g}" if c.exact is not None else "")
+        )
         if c.verdict != "pass" and c.note:
             lines.append(f"      {c.note}")
-    lines.append(f"  ({trials:,} samples, seed {settings.seed}, false-alarm probability α = {settings.alpha:g}, "
-                 f"Holm over {len(checks)} checks)")
+    lines.append(
+        f"  ({trials:,} samples, seed {settings.seed}, false-alarm probability α = {settings.alpha:g}, "
+        f"Holm over {len(checks)} checks)"
+    )
     return "\n".join(lines)
 
 
@@ -196,30 +264,48 @@ class PrivacyAudit:
         self._index += 1
         return index, assertion_seed(self.settings.seed, self.nodeid, index)
 
-    def _decide(self, kind: str, header: str, checks: list, trials: int, index: int, seed: int, claim: dict) -> "AuditOutcome":
+    def _decide(
+        self, kind: str, header: str, checks: list, trials: int, index: int, seed: int, claim: dict
+    ) -> "AuditOutcome":
         from reports.json_report import check_to_dict
         from verify.checks import finalize, worst
 
-        finalize(checks, self.settings.alpha)
+        checks = finalize(checks, self.settings.alpha)
         verdict = worst(c.verdict for c in checks)
-        self.session.add({
-            "nodeid": self.nodeid, "index": index, "kind": kind, "header": header, "verdict": verdict,
-            "trials": trials, "seed": seed, "alpha": self.settings.alpha, "claim": claim,
-            "checks": [check_to_dict(c) for c in checks],
-        })
+        self.session.add(
+            {
+                "nodeid": self.nodeid,
+                "index": index,
+                "kind": kind,
+                "header": header,
+                "verdict": verdict,
+                "trials": trials,
+                "seed": seed,
+                "alpha": self.settings.alpha,
+                "claim": claim,
+                "checks": [check_to_dict(c) for c in checks],
+            }
+        )
         message = describe(checks, verdict, header, self.settings, trials)
         if verdict == "fail" or (verdict == "inconclusive" and self.settings.strict):
-            pytest.fail(message + ("\n  (--audit-strict: inconclusive counts as failure)" if verdict != "fail" else ""), pytrace=False)
+            pytest.fail(
+                message + ("\n  (--audit-strict: inconclusive counts as failure)" if verdict != "fail" else ""),
+                pytrace=False,
+            )
         return AuditOutcome(verdict, checks, message)
 
-    def assert_dp(self, pair, epsilon: float, delta: float, *, exact_delta: float | None = None, trials: int | None = None) -> "AuditOutcome":
+    def assert_dp(
+        self, pair, epsilon: float, delta: float, *, exact_delta: float | None = None, trials: int | None = None
+    ) -> "AuditOutcome":
         """Assert (ε, δ)-DP on the neighbouring pair: δ_{D‖D'}(ε) ≤ δ and δ_{D'‖D}(ε) ≤ δ.
 
         ``exact_delta``: a closed form for δ(ε) if you have one (a tight claim can only pass through it).
         """
         return self._dp("dp", pair, epsilon, delta, exact_delta, trials)
 
-    def assert_pdp(self, pair, epsilon: float, delta: float, *, exact_delta: float | None = None, trials: int | None = None) -> "AuditOutcome":
+    def assert_pdp(
+        self, pair, epsilon: float, delta: float, *, exact_delta: float | None = None, trials: int | None = None
+    ) -> "AuditOutcome":
         """Assert (ε, δ)-per-instance DP for the one dataset D and individual z of ``pair`` (Wang 2019)."""
         return self._dp("pdp", pair, epsilon, delta, exact_delta, trials)
 
@@ -233,16 +319,27 @@ class PrivacyAudit:
         checks = dp_checks(pair, epsilon, delta, trials, seed, exact_delta, per_instance=kind == "pdp")
         label = "per-instance DP claim for this (D, z)" if kind == "pdp" else "DP claim"
         header = f"({epsilon:g}, {delta:g}) {label} of {type(pair).__name__}"
-        return self._decide(kind, header, checks, trials, index, seed, {"epsilon": float(epsilon), "delta": float(delta)})
+        return self._decide(
+            kind, header, checks, trials, index, seed, {"epsilon": float(epsilon), "delta": float(delta)}
+        )
 
-    def assert_coverage(self, holds, rho: float, *, trials: int | None = None, exact_failure: float | None = None) -> "AuditOutcome":
+    def assert_coverage(
+        self, holds, rho: float, *, trials: int | None = None, exact_failure: float | None = None
+    ) -> "AuditOutcome":
         """Assert an event holds with probability ≥ 1 − ρ (exact binomial test of the failure count)."""
         trials = int(trials or self.settings.trials)
         index, seed = self._next_seed()
         checks = coverage_checks(holds, rho, trials, seed, exact_failure)
         name = getattr(holds, "__name__", type(holds).__name__)
-        return self._decide("coverage", f"coverage claim (ρ = {rho:g}) of {name}", checks, checks[0].details["trials"],
-                            index, seed, {"rho": float(rho)})
+        return self._decide(
+            "coverage",
+            f"coverage claim (ρ = {rho:g}) of {name}",
+            checks,
+            checks[0].details["trials"],
+            index,
+            seed,
+            {"rho": float(rho)},
+        )
 
 
 @dataclass(frozen=True)
@@ -295,8 +392,12 @@ class AuditSession:
         path = self.config.getoption("--audit-report")
         if path:
             from reports.audit_session import write_session_report
+            from verify.checks import worst
 
-            self.written = write_session_report(self.sorted_records(), Path(self.config.invocation_params.dir) / path)
+            records = self.sorted_records()
+            self.written = write_session_report(
+                records, worst(r["verdict"] for r in records), Path(self.config.invocation_params.dir) / path
+            )
 
     def pytest_terminal_summary(self, terminalreporter) -> None:
         if self.is_worker or not self.records:
@@ -304,7 +405,10 @@ class AuditSession:
         records = self.sorted_records()
         counts = {v: sum(r["verdict"] == v for r in records) for v in ("pass", "inconclusive", "fail")}
         terminalreporter.section("pdp-audit privacy assertions")
-        terminalreporter.write_line(f"{len(records)} assertions: {counts['pass']} pass, {counts['inconclusive']} inconclusive, {counts['fail']} fail")
+        terminalreporter.write_line(
+            f"{len(records)} assertions: {counts['pass']} pass, {counts['inconclusive']} inconclusive, "
+            f"{counts['fail']} fail"
+        )
         for r in records:
             if r["verdict"] != "pass":
                 terminalreporter.write_line(f"  {r['verdict'].upper():13s} {r['nodeid']} [{r['index']}] {r['header']}")

@@ -1,0 +1,79 @@
+"""Statistics behind every verdict: exact binomial intervals and p-values, Holm's correction.
+
+Clopper–Pearson intervals come from statsmodels (``method="beta"``); they are exact, i.e. their
+coverage is at least the nominal level for every true proportion.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Callable, Literal
+
+import numpy as np
+from scipy import optimize, stats
+from statsmodels.stats.multitest import multipletests
+from statsmodels.stats.proportion import proportion_confint
+
+Side = Literal["two-sided", "lower", "upper"]
+
+# Smallest p-value reported by interval inversion: beyond it the beta quantiles lose accuracy,
+# and nothing is decided differently at 1e-60 than at 1e-300.
+PVALUE_FLOOR = 1e-60
+
+
+def clopper_pearson(count, nobs, alpha: float, side: Side = "two-sided") -> tuple[np.ndarray, np.ndarray]:
+    """Clopper–Pearson bounds for ``count`` successes in ``nobs`` trials at confidence 1 − alpha.
+
+    ``side="upper"`` gives the one-sided interval [0, hi]; ``"lower"`` gives [lo, 1].  Vectorised.
+    """
+    if not 0 < alpha < 1:
+        raise ValueError(f"alpha must be in (0, 1), got {alpha}")
+    count = np.asarray(count, dtype=float)
+    nobs = np.broadcast_to(np.asarray(nobs, dtype=float), count.shape)
+    two_sided_alpha = alpha if side == "two-sided" else 2 * alpha
+    lo, hi = proportion_confint(count, nobs, alpha=two_sided_alpha, method="beta")
+    lo = np.where(count == 0, 0.0, np.nan_to_num(lo, nan=0.0))
+    hi = np.where(count == nobs, 1.0, np.nan_to_num(hi, nan=1.0))
+    if side == "upper":
+        lo = np.zeros_like(lo)
+    elif side == "lower":
+        hi = np.ones_like(hi)
+    return lo, hi
+
+
+def binomial_pvalue_exceeds(count: int, nobs: int, p0: float) -> float:
+    """Exact p-value of H0: p ≤ p0 against p > p0, from ``count`` successes: P[Bin(nobs, p0) ≥ count]."""
+    if count <= 0:
+        return 1.0
+    return float(stats.binom.sf(count - 1, nobs, p0))
+
+
+def pvalue_by_inversion(lower_bound: Callable[[float], float], threshold: float) -> float:
+    """Smallest α at which a family of (1 − α) lower confidence bounds excludes ``threshold``.
+
+    ``lower_bound(alpha)`` must be non-decreasing in α (a bigger α gives a shorter interval).  The
+    result is a valid p-value for H0: parameter ≤ threshold whenever every bound in the family is a
+    valid one-sided bound.  Found by bisection in log α.
+    """
+    if lower_bound(1 - 1e-12) <= threshold:
+        return 1.0
+    if lower_bound(PVALUE_FLOOR) > threshold:
+        return PVALUE_FLOOR
+
+    def gap(log_alpha: float) -> float:
+        return lower_bound(math.exp(log_alpha)) - threshold
+
+    return math.exp(optimize.brentq(gap, math.log(PVALUE_FLOOR), math.log(1 - 1e-12), xtol=1e-6))
+
+
+def holm(pvalues: list[float], alpha: float) -> tuple[list[bool], list[float]]:
+    """Holm's step-down procedure (statsmodels): which nulls are rejected, and the adjusted p-values."""
+    if not pvalues:
+        return [], []
+    reject, adjusted, _, _ = multipletests(pvalues, alpha=alpha, method="holm")
+    return [bool(r) for r in reject], [float(p) for p in adjusted]
+
+
+def z_critical(alpha: float, two_sided: bool = True) -> float:
+    """Standard-normal critical value for a test at false-alarm probability ``alpha``."""
+    return float(stats.norm.isf(alpha / 2 if two_sided else alpha))

@@ -1,0 +1,233 @@
+"""The plain records a report renders: decided checks, runs, extra pages and their figures.
+
+Everything here is frozen data with no behaviour beyond what rendering needs.  :mod:`verify` decides
+verdicts and builds these records; :mod:`reports.pdf` and :mod:`reports.json_report` render them.  This
+module imports nothing of the suite's, so the renderer depends on no mathematics, audit or verdict rule.
+
+Arrays in figure records are whatever array-like the producer had (numpy arrays or lists); the plotters
+convert them.  Records are compared by identity, not value (``eq=False``), because arrays have no
+single truth value.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Literal, Mapping, Sequence, Union
+
+Verdict = Literal["pass", "fail", "inconclusive"]
+Interval = tuple[float, float]
+ArrayLike = Any  # a numpy array or a sequence of numbers
+
+_frozen = dataclass(frozen=True, eq=False)
+
+
+# --- figures -------------------------------------------------------------------------------------------
+
+
+@_frozen
+class TailCurve:
+    """δ(ε) of one direction: the Monte Carlo estimate, its interval and the exact curve, on a grid of ε."""
+
+    estimate: ArrayLike
+    lo: ArrayLike
+    hi: ArrayLike
+    exact: ArrayLike
+
+
+@_frozen
+class TailCurves:
+    """One panel per direction (``curves`` keyed by the direction's name, e.g. ``D||D'``), with the claim point."""
+
+    epsilons: ArrayLike
+    curves: Mapping[str, TailCurve]
+    level: float
+    epsilon_claim: float
+    delta_claim: float
+
+
+@_frozen
+class Roc:
+    """The empirical ROC of the likelihood-ratio attack against the region an (ε, δ)-DP claim allows.
+
+    ``exact_points``: optional (threshold, tpr, fpr) triples of the exact optimal trade-off.
+    """
+
+    fpr: ArrayLike
+    tpr: ArrayLike
+    epsilon_claim: float
+    delta_claim: float
+    epsilon_lower_bound: float
+    level: float
+    exact_points: Sequence[Sequence[float]] = ()
+
+
+@_frozen
+class CoverageFigure:
+    """An observed failure rate with its interval against the claimed maximum ρ (and the exact rate, if known)."""
+
+    failure_rate: float
+    lo: float
+    hi: float
+    level: float
+    rho: float
+    trials: int
+    exact: float | None = None
+
+
+@_frozen
+class Series:
+    """A labelled sample of values, drawn as a histogram."""
+
+    label: str
+    values: ArrayLike
+
+
+@_frozen
+class Marker:
+    """A labelled vertical line at ``value`` (matplotlib line style ``style``)."""
+
+    label: str
+    value: float
+    style: str = "-"
+
+
+@_frozen
+class Histograms:
+    """Overlaid histograms on shared bins from ``xmin`` to just above the largest value or marker."""
+
+    series: Sequence[Series]
+    markers: Sequence[Marker] = ()
+    xlabel: str = ""
+    ylabel: str = "count"
+    xmin: float = 0.0
+    bins: int = 50
+
+
+@_frozen
+class Panel:
+    """One scatter plot of ``(x, y)`` coloured by ``c``, with an optional arrow from the origin."""
+
+    title: str
+    x: ArrayLike
+    y: ArrayLike
+    c: ArrayLike
+    arrow: Sequence[float] | None = None
+
+
+@_frozen
+class ScatterPanels:
+    """A grid of scatter panels on one shared colour scale (logarithmic if ``log_colour``)."""
+
+    panels: Sequence[Panel]
+    clabel: str = ""
+    columns: int = 3
+    log_colour: bool = False
+
+
+@_frozen
+class Line:
+    """One curve ``y`` against ``x`` (or the figure's shared ``x``), with an optional band ``lo``–``hi``."""
+
+    label: str
+    y: ArrayLike
+    x: ArrayLike | None = None
+    lo: ArrayLike | None = None
+    hi: ArrayLike | None = None
+    marker: str = "o"
+    style: str = "-"
+
+
+@_frozen
+class Lines:
+    """Several curves on one axis (shared ``x`` unless a line has its own)."""
+
+    series: Sequence[Line]
+    x: ArrayLike | None = None
+    xlabel: str = ""
+    ylabel: str = ""
+    logx: bool = False
+    logy: bool = False
+
+
+Figure = Union[TailCurves, Roc, CoverageFigure, Histograms, ScatterPanels, Lines]
+
+
+# --- checks, pages, runs ---------------------------------------------------------------------------------
+
+
+@_frozen
+class Check:
+    """One decided claim: what it states (words, formula, source), the evidence and the verdict.
+
+    Statistical checks carry ``pvalue`` (of "the claim holds"), its Holm-adjusted value and a
+    confidence interval ``ci`` at confidence ``level``; exact checks carry none of these.
+    """
+
+    id: str
+    title: str
+    claim: str
+    formula: str
+    source: str
+    verdict: Verdict
+    estimate: float | None = None
+    exact: float | None = None
+    pvalue: float | None = None
+    ci: Interval | None = None
+    level: float | None = None
+    adjusted_pvalue: float | None = None
+    note: str = ""
+    details: Mapping[str, Any] = field(default_factory=dict)
+    figure: Figure | None = None
+
+    @property
+    def statistical(self) -> bool:
+        return self.pvalue is not None
+
+
+@_frozen
+class Page:
+    """An extra report page: a title, explanatory text and at most one figure."""
+
+    title: str
+    text: str = ""
+    figure: Figure | None = None
+
+
+@_frozen
+class PerInstance:
+    """Every individual's exact pDP ε and its Corollary 23 bound, against the mechanism's DP ε and the claim."""
+
+    pdp_epsilon: ArrayLike
+    cor23_epsilon: ArrayLike
+    delta: float
+    dp_epsilon: float
+    claim_epsilon: float
+    median: float
+    max: float
+    fraction_below_half_dp: float
+
+    def summary(self) -> dict[str, float]:
+        """The scalar fields (what the JSON report keeps)."""
+        return {
+            "delta": self.delta,
+            "dp_epsilon": self.dp_epsilon,
+            "claim_epsilon": self.claim_epsilon,
+            "median": self.median,
+            "max": self.max,
+            "fraction_below_half_dp": self.fraction_below_half_dp,
+        }
+
+
+@_frozen
+class Run:
+    """The decided checks of one audit run, with the verdict and exit code :mod:`verify` assigned them."""
+
+    mechanism: str
+    checks: Sequence[Check]
+    verdict: Verdict
+    exit_code: int
+    alpha: float
+    parameters: Mapping[str, Any]
+    seed: int
+    per_instance: PerInstance | None = None
+    pages: Sequence[Page] = ()

@@ -1,0 +1,79 @@
+"""How the command line ends: bad input is one line and exit 2 before any computation; our bugs are exit 4."""
+
+import pytest
+
+from verify.cli import main as cli
+from verify.plans.plan import AuditPlan
+
+
+def _plan(execute) -> AuditPlan:
+    return AuditPlan("gaussian", "a stand-in", lambda parser: None, execute)
+
+
+@pytest.fixture
+def audit_must_not_run(monkeypatch):
+    def execute(args):
+        raise AssertionError("the audit ran although its output path is unusable")
+
+    monkeypatch.setattr(cli, "plans_by_name", lambda: {"gaussian": _plan(execute)})
+
+
+@pytest.mark.parametrize("args, needle", [
+    (["--report", "/proc/x.pdf"], "--report: cannot write '/proc/x.pdf'"),
+    (["--report", "DIR"], "--report: 'DIR' is a directory"),
+    (["--json", "DIR"], "--json: 'DIR' is a directory"),
+    (["--json", "FILE/x.json"], "--json: cannot create"),
+])
+def test_unusable_output_paths_are_refused_before_the_audit(args, needle, tmp_path, monkeypatch, capsys,
+                                                            audit_must_not_run):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "DIR").mkdir()
+    (tmp_path / "FILE").write_text("")
+    assert cli.main(["run", "gaussian", *args]) == 2
+    err = capsys.readouterr().err
+    assert needle in err and err.count("\n") == 1, err
+
+
+def test_claims_json_directory_is_a_usage_error(tmp_path, capsys):
+    assert cli.main(["claims", "--json", str(tmp_path)]) == 2
+    err = capsys.readouterr().err
+    assert "--json" in err and "is a directory" in err and err.count("\n") == 1
+
+
+def test_an_internal_error_is_exit_4_with_its_traceback(monkeypatch, tmp_path, capsys):
+    def execute(args):
+        raise ZeroDivisionError("a bug of ours")
+
+    monkeypatch.setattr(cli, "plans_by_name", lambda: {"gaussian": _plan(execute)})
+    monkeypatch.chdir(tmp_path)
+    assert cli.main(["run", "gaussian"]) == cli.EXIT_INTERNAL_ERROR == 4
+    err = capsys.readouterr().err
+    assert "Traceback" in err and "ZeroDivisionError: a bug of ours" in err and "internal error" in err
+
+
+def test_a_value_error_inside_the_audit_is_not_reported_as_bad_usage(monkeypatch, tmp_path, capsys):
+    def execute(args):
+        raise ValueError("matrix is singular")  # an internal failure, not the user's input
+
+    monkeypatch.setattr(cli, "plans_by_name", lambda: {"gaussian": _plan(execute)})
+    monkeypatch.chdir(tmp_path)
+    assert cli.main(["run", "gaussian"]) == 4
+
+
+@pytest.mark.parametrize("args, needle", [
+    (["run", "gaussian", "--claim-epsilon", "1000"], "--claim-epsilon must be in (0, 100]"),
+    (["run", "gaussian", "--claim-delta", "2"], "--claim-delta must be in (0, 1)"),
+    (["run", "nonexistent"], "invalid choice"),
+])
+def test_bad_options_are_one_line(args, needle, tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)
+    assert cli.main(args) == 2
+    err = capsys.readouterr().err
+    assert needle in err and err.count("\n") == 1, err
+
+
+@pytest.mark.parametrize("workers", ["0", "-1"])
+def test_workers_below_one_are_refused(workers, tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)
+    assert cli.main(["run", "gaussian", "--workers", workers, "--trials", "1000", "--report", "none"]) == 2
+    assert "--workers must be >= 1" in capsys.readouterr().err

@@ -1,0 +1,6 @@
+"""``python -m verify.cli``: the same as the ``pdp-audit`` command."""
+import sys
+
+from verify.cli.main import main
+
+sys.exit(main())

@@ -1,0 +1,60 @@
+"""``pdp-audit benchmark linreg``: cross-validated utility of the DP linear-regression mechanisms
+([LR] Tables 3–4 style) on every bundled regression data set and/or a user CSV (:mod:`verify.plans.linreg.benchmark`)."""
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+
+from mechanisms.linreg_data import REGRESSION_DATASETS
+from verify.options import count
+
+
+def _datasets(values: list[str]) -> tuple[str, ...]:
+    names = [v for value in values for v in value.split(",") if v]
+    return () if names == ["none"] else tuple(names)
+
+
+def add_parser(subparsers) -> None:
+    p = subparsers.add_parser("benchmark", help="utility benchmarks of the mechanisms (test error, not privacy)")
+    which = p.add_subparsers(dest="benchmark", required=True, parser_class=type(p))
+    q = which.add_parser("linreg", help="[LR] Table 3/4-style test MSE of OPS, SSP, AdaOPS, AdaSSP vs non-private and trivial",
+                         description="Cross-validated test MSE ± 95%% interval at ε ∈ {0.1, 1}, δ = min(1e-6, 1/n²).")
+    q.add_argument("--datasets", nargs="+", default=None, metavar="NAME",
+                   help=f"bundled data sets (default: all: {', '.join(REGRESSION_DATASETS)}); 'none' for the CSV only")
+    q.add_argument("--data", default=None, help="also benchmark your own numeric CSV (needs --target-column)")
+    q.add_argument("--target-column", default=None, help="CSV column holding the response y")
+    q.add_argument("--folds", type=count, default=5, help="cross-validation folds (default: 5)")
+    q.add_argument("--draws", type=count, default=10, help="releases per fold and method (default: 10)")
+    q.add_argument("--seed", type=count, default=0, help="root seed (default: 0)")
+    q.add_argument("--report", default=None, help="PDF path (default: pdp-audit-benchmark-linreg.pdf; 'none' to skip)")
+    q.add_argument("--json", default=None, help="JSON path, or - for stdout")
+    q.add_argument("--quiet", action="store_true", help="no summary")
+    q.set_defaults(handler=command_benchmark_linreg)
+
+
+def command_benchmark_linreg(args: argparse.Namespace) -> int:
+    from reports import linreg_benchmark as report
+    from verify.plans.linreg.benchmark import BenchmarkConfig, run_benchmark
+
+    datasets = tuple(REGRESSION_DATASETS) if args.datasets is None else _datasets(args.datasets)
+    config = BenchmarkConfig(datasets=datasets, data=args.data, target_column=args.target_column, folds=args.folds,
+                             draws=args.draws, seed=args.seed)
+    start = time.perf_counter()
+    result = run_benchmark(config)
+    path = args.report or "pdp-audit-benchmark-linreg.pdf"
+    if args.json:
+        report.write_json(result, args.json)
+    if path.lower() != "none":
+        report.write_pdf(result, path)
+    if not args.quiet:
+        out = sys.stderr if args.json == "-" else sys.stdout
+        print(f"pdp-audit benchmark linreg: {len(result['datasets'])} data sets, {config.folds} folds ({time.perf_counter() - start:.1f} s)", file=out)
+        print("  test MSE (mean over folds), δ = min(1e-6, 1/n²)", file=out)
+        for ds in result["datasets"]:
+            for key, by_method in ds["results"].items():
+                cells = "  ".join(f"{m} {by_method[m]['mean']:.3g}" for m in result["methods"])
+                print(f"  {ds['name']:12s} ε={key}: {cells}", file=out)
+        if path.lower() != "none":
+            print(f"  report: {path}", file=out)
+    return 0

@@ -1,0 +1,151 @@
+"""The ``pdp-audit`` command line.
+
+Exit codes: 0 every check passes, 1 some check fails, 3 no fail but some inconclusive,
+2 bad usage or input (one line on stderr naming the option and its valid range: an
+:class:`~mechanisms.validation.InputError`), 4 an internal error (a bug of ours: the traceback is
+printed, and no verdict is claimed), 130 interrupted.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import time
+import traceback
+
+from mechanisms.validation import InputError
+from verify.cli import benchmark, claims, report, sweep, tau
+from verify.options import check_output_path, count
+from verify.plans.catalogue import plans_by_name
+
+# The subcommands besides ``list`` and ``run``, in the order ``--help`` shows them.
+COMMANDS = (sweep, report, claims, tau, benchmark)
+
+EXIT_USAGE = 2
+EXIT_INTERNAL_ERROR = 4
+EXIT_INTERRUPTED = 130
+
+
+class Parser(argparse.ArgumentParser):
+    """An argument parser whose errors raise :class:`InputError` (one line, exit 2) instead of exiting."""
+    def error(self, message: str):  # one line, no usage dump
+        raise InputError(f"{self.prog}: {message}")
+
+
+def add_common_run_arguments(parser: argparse.ArgumentParser) -> None:
+    """The options every ``pdp-audit run NAME`` shares: the claim, budget, seed, α, workers and outputs."""
+    parser.add_argument("--claim-epsilon", type=float, default=1.0, help="claimed ε (default: 1)")
+    parser.add_argument("--claim-delta", type=float, default=1e-5, help="claimed δ (default: 1e-5)")
+    parser.add_argument(
+        "--trials",
+        type=count,
+        default=1_000_000,
+        help="Monte Carlo samples per world (default: 1e6 unless the audit says otherwise)",
+    )
+    parser.add_argument("--seed", type=count, default=0, help="root seed (default: 0)")
+    parser.add_argument(
+        "--alpha", type=float, default=1e-6, help="family-wise false-alarm probability of the run (default: 1e-6)"
+    )
+    parser.add_argument(
+        "--workers", type=count, default=1, help="worker processes (default: 1; results do not depend on it)"
+    )
+    parser.add_argument(
+        "--report", default=None, help="PDF report path (default: pdp-audit-<mechanism>.pdf; 'none' to skip)"
+    )
+    parser.add_argument("--json", default=None, help="JSON results path, or - for stdout")
+    parser.add_argument("--quiet", action="store_true", help="no progress or summary on stderr/stdout")
+
+
+def build_parser() -> Parser:
+    """``list`` and ``run`` are built in; the other subcommands are the modules of :data:`COMMANDS`.
+
+    A command module exposes ``add_parser(subparsers)``, which adds its subparser and sets
+    ``handler`` (a function of the parsed arguments returning the exit code) as a default.
+    """
+    parser = Parser(prog="pdp-audit", description="Certify (per-instance) differential-privacy claims by simulation.")
+    sub = parser.add_subparsers(dest="command", required=True, parser_class=Parser)
+    sub.add_parser("list", help="what can be audited").set_defaults(handler=lambda args: command_list())
+    run = sub.add_parser("run", help="audit one mechanism and write a PDF/JSON report")
+    run.set_defaults(handler=command_run)
+    mechanisms = run.add_subparsers(dest="mechanism", required=True, parser_class=Parser)
+    for name, audit in plans_by_name().items():
+        p = mechanisms.add_parser(name, help=audit.help)
+        audit.add_arguments(p)
+        add_common_run_arguments(p)
+        p.set_defaults(**audit.defaults)
+    for module in COMMANDS:
+        module.add_parser(sub)
+    return parser
+
+
+def command_list() -> int:
+    """``pdp-audit list``: the audits ``run`` offers and the mechanisms of the contract suite."""
+    from mechanisms.catalogue import registered
+
+    audits = plans_by_name()
+    print("Audits (pdp-audit run NAME):")
+    for name, audit in audits.items():
+        print(f"  {name:24s} {audit.help}")
+    print("\nRegistered mechanisms (common contract suite):")
+    for name, mech in registered().items():
+        print(f"  {name:24s} {mech.description}")
+    return 0
+
+
+def print_summary(run, elapsed: float) -> None:
+    """One line for the run's verdict and one per check, on stdout."""
+    print(f"pdp-audit run {run.mechanism}: {run.verdict.upper()} ({elapsed:.1f} s)")
+    for check in run.checks:
+        ci = "" if check.ci is None else f"  CI [{check.ci[0]:.4g}, {check.ci[1]:.4g}]"
+        est = "" if check.estimate is None else f"estimate {check.estimate:.4g}"
+        print(f"  {check.verdict.upper():13s} {check.id:24s} {est}{ci}")
+
+
+def command_run(args: argparse.Namespace) -> int:
+    """``pdp-audit run NAME``: run the audit, write its reports, return the run's exit code."""
+    from reports.publish import write_run_reports
+
+    audit = plans_by_name()[args.mechanism]
+    report = args.report or f"pdp-audit-{args.mechanism}.pdf"
+    check_output_path(None if report.lower() == "none" else report, "--report")
+    check_output_path(args.json, "--json")
+    start = time.perf_counter()
+    run = audit.execute(args)
+    write_run_reports(run, None if report.lower() == "none" else report, args.json)
+    if not args.quiet and args.json != "-":
+        print_summary(run, time.perf_counter() - start)
+        if report.lower() != "none":
+            print(f"  report: {report}")
+    return run.exit_code
+
+
+def main(argv: list[str] | None = None) -> int:
+    """The ``pdp-audit`` entry point; returns the exit code (see the module docstring)."""
+    try:
+        args = build_parser().parse_args(argv)
+        return args.handler(args)
+    except InputError as err:  # bad usage or input: one line naming the option or file
+        message = str(err)
+        print(message if message.startswith("pdp-audit") else f"pdp-audit: error: {message}", file=sys.stderr)
+        return EXIT_USAGE
+    except BrokenPipeError:  # e.g. `pdp-audit ... | head`: the reader left; not an error of ours
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
+    except KeyboardInterrupt:
+        print(
+            "pdp-audit: interrupted; reports are written only when complete, so no partial file was left",
+            file=sys.stderr,
+        )
+        return EXIT_INTERRUPTED
+    except Exception:  # a bug of ours, never a verdict (1) nor bad usage (2)
+        traceback.print_exc()
+        print(
+            f"pdp-audit: internal error (exit {EXIT_INTERNAL_ERROR}); please report it with the traceback above",
+            file=sys.stderr,
+        )
+        return EXIT_INTERNAL_ERROR
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,43 @@
+"""``pdp-audit report STORE.sqlite``: render a sweep's store as a PDF (and JSON), complete or not."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+
+def add_parser(subparsers) -> None:
+    """Add ``pdp-audit report`` to the subcommands."""
+    p = subparsers.add_parser(
+        "report",
+        help="render a sweep store (results.sqlite) as a PDF and/or JSON report",
+        description="Render any sweep store, complete or partial.",
+    )
+    p.add_argument("store", help="a store written by pdp-audit sweep")
+    p.add_argument("-o", "--output", default=None, help="PDF path (default: the store's stem + .pdf; 'none' to skip)")
+    p.add_argument("--json", default=None, help="JSON path, or - for stdout")
+    p.add_argument("--quiet", action="store_true", help="no summary")
+    p.set_defaults(handler=command_report)
+
+
+def command_report(args: argparse.Namespace) -> int:
+    """``pdp-audit report``: write the store's PDF and/or JSON and print a one-line summary; exit 0."""
+    from verify.cli.sweep import write_outputs
+    from verify.sweeps.store import load_results
+
+    results = load_results(args.store)  # one-line error if it is not a store
+    pdf = args.output or str(Path(args.store).with_suffix(".pdf"))
+    write_outputs(args.store, pdf, args.json)
+    if not args.quiet:
+        counts = results.counts
+        total = len(results.cells) + len(results.missing)
+        out = sys.stderr if args.json == "-" else sys.stdout
+        state = "" if results.complete else f" (incomplete: {len(results.missing)} of {total} cells missing)"
+        print(
+            f"pdp-audit report {results.spec['name']}: {results.verdict.upper()}{state} — {counts['pass']} pass, "
+            f"{counts['fail']} fail, {counts['inconclusive']} inconclusive"
+            + (f"; report: {pdf}" if pdf.lower() != "none" else ""),
+            file=out,
+        )
+    return 0

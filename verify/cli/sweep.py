@@ -1,0 +1,132 @@
+"""``pdp-audit sweep SPEC.toml``: run a parameter sweep into a SQLite store (see :mod:`verify.sweeps.spec`)."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from verify.options import count
+
+EXIT_INTERRUPTED = 130
+
+
+def positive(text: str) -> int:
+    """An argparse type: a count (see :func:`verify.options.count`) of at least 1."""
+    value = count(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be >= 1, got {text}")
+    return value
+
+
+def add_parser(subparsers) -> None:
+    """Add ``pdp-audit sweep`` to the subcommands."""
+    p = subparsers.add_parser(
+        "sweep",
+        help="run a parameter sweep from a TOML spec into a SQLite store",
+        description="Run every cell of a sweep spec (cells already in --store are kept with --resume).",
+    )
+    p.add_argument("spec", help="sweep spec (TOML); see examples/")
+    where = p.add_mutually_exclusive_group()
+    where.add_argument(
+        "--workers",
+        type=positive,
+        default=None,
+        help="local worker processes (default: the number of cores; 1 = serial)",
+    )
+    where.add_argument(
+        "--scheduler",
+        default=None,
+        help="address of a running Dask scheduler, e.g. tcp://host:8786 (needs pdp-audit[dask])",
+    )
+    where.add_argument(
+        "--dask-local",
+        type=positive,
+        default=None,
+        metavar="N",
+        help="start a Dask LocalCluster of N worker processes (needs pdp-audit[dask])",
+    )
+    p.add_argument(
+        "--store", default=None, help="results store (default: SPEC's stem + .sqlite, in the current directory)"
+    )
+    p.add_argument(
+        "--resume", action="store_true", help="finish a store made by the same spec: run only its missing cells"
+    )
+    p.add_argument("--report", default=None, help="also write the sweep's PDF report here")
+    p.add_argument("--json", default=None, help="also write the sweep's JSON here (- for stdout)")
+    p.add_argument("--quiet", action="store_true", help="no progress bar and no summary")
+    p.set_defaults(handler=command_sweep)
+
+
+def command_sweep(args: argparse.Namespace) -> int:
+    """``pdp-audit sweep``: run the spec's missing cells into the store, write the reports; the sweep's exit code."""
+    from verify.sweeps.executors import make_executor
+    from verify.sweeps.spec import load_spec, run_sweep
+    from verify.sweeps.store import Store
+
+    spec = load_spec(args.spec)
+    if args.scheduler is not None or args.dask_local is not None:
+        from verify.sweeps.executors import _distributed
+
+        _distributed()  # a one-line error now, before any store is made, if Dask is missing
+    store_path = args.store or f"{Path(args.spec).stem}.sqlite"
+    store = Store.for_sweep(store_path, spec, args.resume)
+    older = sorted({v for (v,) in store.db.execute("SELECT DISTINCT code_version FROM cells")} - {store.code_version})
+    if older and not args.quiet:
+        print(
+            f"pdp-audit: warning: {store_path} holds cells computed by other code ({', '.join(older)}; this is "
+            f"{store.code_version}); the report lists every code version",
+            file=sys.stderr,
+        )
+    executor = None
+    try:
+        if store.completed_ids() >= {c.cell_id for c in spec.cells}:
+            from verify.sweeps.executors import SerialExecutor
+
+            executor = SerialExecutor()  # nothing left to run: start no workers
+        else:
+            executor = make_executor(args.workers, args.scheduler, args.dask_local)
+        outcome = run_sweep(spec, store, executor, progress=not args.quiet and sys.stderr.isatty())
+    except KeyboardInterrupt:
+        done = len(store.completed_ids())
+        left = len(spec.cells) - done
+        print(
+            f"pdp-audit: interrupted; {done} of {len(spec.cells)} cells are saved in {store_path}; "
+            f"run the same command with --resume to finish the other {left}",
+            file=sys.stderr,
+        )
+        return EXIT_INTERRUPTED
+    finally:
+        try:
+            if executor is not None:
+                executor.close()
+        finally:
+            store.close()
+    if args.json or args.report:
+        write_outputs(store_path, args.report, args.json)
+    if not args.quiet:
+        counts = outcome.counts
+        out = sys.stderr if args.json == "-" else sys.stdout
+        print(
+            f"pdp-audit sweep {spec.name}: {outcome.verdict.upper()} — {len(spec.cells)} cells: "
+            f"{counts['pass']} pass, {counts['fail']} fail, {counts['inconclusive']} inconclusive "
+            f"({outcome.ran} run now, {outcome.reused} from the store; "
+            f"{outcome.elapsed:.1f} s on {outcome.executor}); store: {store_path}",
+            file=out,
+        )
+    return outcome.exit_code
+
+
+def write_outputs(store_path: str, pdf: str | None, json_path: str | None) -> None:
+    """Render the store at ``store_path`` as JSON (``json_path``) and/or PDF (``pdf``; ``none`` skips it)."""
+    from verify.sweeps.store import load_results
+
+    results = load_results(store_path)
+    if json_path:
+        from reports.sweep_json import write_sweep_json
+
+        write_sweep_json(results, json_path)
+    if pdf and pdf.lower() != "none":
+        from reports.sweep_pdf import write_sweep_pdf
+
+        write_sweep_pdf(results, pdf)

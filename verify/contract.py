@@ -1,0 +1,98 @@
+"""The contract every neighbouring pair must satisfy, shipped with the package (cf. scikit-learn's
+``check_estimator``).
+
+Each ``check_*`` takes a pair (the :class:`mechanisms.base.NeighbourPair` protocol) and raises
+AssertionError on a violation.  ``tests/test_contract.py`` runs all of :data:`CHECKS` over every example
+pair of every mechanism in :data:`mechanisms.catalogue.MECHANISMS` and shows that broken pairs are caught;
+users run them on their own pairs with :func:`check_pair`::
+
+    from verify.contract import check_pair
+    check_pair(MyPair(...))        # AssertionError naming the failed check, else None
+
+The statistical check (the likelihood-ratio identities) has false-alarm probability 1e-6 per test
+(two-sided z-test, critical value 4.89) and a fixed seed.
+"""
+
+from __future__ import annotations
+
+from concurrent.futures import ThreadPoolExecutor
+
+import numpy as np
+
+from audits.engine import PrivacyLossSampler, run_blocks
+from audits.stats import z_critical
+from mechanisms.base import SwappedPair
+
+FALSE_ALARM = 1e-6
+Z = z_critical(FALSE_ALARM)  # 4.8916: two-sided normal critical value at false-alarm 1e-6
+IDENTITY_SAMPLES = 200_000
+
+
+def check_shapes(pair) -> None:
+    """Samples have shape (size, output_dim); losses have shape (size,) and are finite."""
+    rng = np.random.default_rng(0)
+    for world in ("D", "D'"):
+        out = pair.sample(world, 7, rng)
+        assert out.shape == (7, pair.output_dim), out.shape
+        loss = pair.privacy_loss(out)
+        assert loss.shape == (7,) and np.all(np.isfinite(loss))
+
+
+def check_determinism(pair) -> None:
+    """The same generator state gives the same samples."""
+    a = pair.sample("D", 50, np.random.default_rng(42))
+    b = pair.sample("D", 50, np.random.default_rng(42))
+    np.testing.assert_array_equal(a, b)
+
+
+def check_chunking_independence(pair) -> None:
+    """Results depend on the seed only: not on block grouping, workers or order."""
+    work = PrivacyLossSampler(pair, "D")
+    serial = run_blocks(work, 2500, seed=7, stream="contract", block_size=1000)
+    with ThreadPoolExecutor(3) as pool:
+        parallel = run_blocks(work, 2500, seed=7, stream="contract", block_size=1000, executor=pool)
+    np.testing.assert_array_equal(serial, parallel)
+    # the loss of a batch is the loss of its rows (no cross-row coupling)
+    out = pair.sample("D'", 64, np.random.default_rng(3))
+    in_parts = np.concatenate([pair.privacy_loss(out[:20]), pair.privacy_loss(out[20:])])
+    np.testing.assert_allclose(pair.privacy_loss(out), in_parts, rtol=0, atol=1e-12)
+
+
+def check_antisymmetry(pair) -> None:
+    """The loss of the swapped pair (D', D) is exactly the negative loss."""
+    out = np.vstack([pair.sample("D", 100, np.random.default_rng(1)), pair.sample("D'", 100, np.random.default_rng(2))])
+    np.testing.assert_array_equal(SwappedPair(pair).privacy_loss(out), -pair.privacy_loss(out))
+
+
+def mean_test(values: np.ndarray, target: float) -> tuple[bool, float]:
+    """Two-sided z-test of E[values] = target at false-alarm 1e-6 (critical value Z = 4.89)."""
+    z = (values.mean() - target) / (values.std(ddof=1) / np.sqrt(values.size))
+    return bool(abs(z) <= Z), float(z)
+
+
+def check_likelihood_ratio_identities(pair, seed: int = 11) -> None:
+    """E_D[e^{−L}] = 1 and E_D'[e^{L}] = 1: they catch a wrongly normalised log-density."""
+    loss_d = run_blocks(PrivacyLossSampler(pair, "D"), IDENTITY_SAMPLES, seed, "identity/D")
+    loss_dp = run_blocks(PrivacyLossSampler(pair, "D'"), IDENTITY_SAMPLES, seed, "identity/D'")
+    ok_d, z_d = mean_test(np.exp(-loss_d), 1.0)
+    ok_dp, z_dp = mean_test(np.exp(loss_dp), 1.0)
+    assert ok_d, f"E_D[exp(-L)] != 1 (z = {z_d:.2f}, critical {Z:.2f})"
+    assert ok_dp, f"E_D'[exp(L)] != 1 (z = {z_dp:.2f}, critical {Z:.2f})"
+
+
+CHECKS = (
+    check_shapes,
+    check_determinism,
+    check_chunking_independence,
+    check_antisymmetry,
+    check_likelihood_ratio_identities,
+)
+
+
+def check_pair(pair) -> None:
+    """Run every check of :data:`CHECKS` on ``pair``; AssertionError naming the first that fails."""
+    for check in CHECKS:
+        try:
+            check(pair)
+        except AssertionError as err:
+            raise AssertionError(f"{check.__name__}: {err}") from err

@@ -1,0 +1,26 @@
+"""The audits ``pdp-audit run`` offers, as an explicit tuple in the order ``pdp-audit list`` shows them.
+
+A new mechanism's audit: one folder in ``verify/plans/`` whose ``options.py`` defines its plan, and
+one line here.
+"""
+from __future__ import annotations
+
+from verify.plans.gaussian import options as gaussian
+from verify.plans.goe import options as goe
+from verify.plans.linreg import options as linreg
+from verify.plans.objpert import options as objpert
+from verify.plans.plan import AuditPlan
+from verify.plans.privacy_report import options as privacy_report
+
+PLANS: tuple[AuditPlan, ...] = (
+    gaussian.PLAN,
+    goe.PLAN,
+    *linreg.PLANS,
+    objpert.PLAN,
+    privacy_report.PLAN,
+)
+
+
+def plans_by_name() -> dict[str, AuditPlan]:
+    """Every plan of :data:`PLANS` by its ``run`` name, in catalogue order."""
+    return {plan.name: plan for plan in PLANS}

@@ -1,0 +1,67 @@
+"""``pdp-audit run gaussian``: options and execution."""
+
+from __future__ import annotations
+
+import argparse
+
+from mechanisms.datasets import SHIPPED
+from reports.records import Run
+from verify.options import executor_for
+from verify.plans.gaussian.evidence import GaussianAuditConfig, run_gaussian_audit
+from verify.plans.plan import AuditPlan
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """The options of ``pdp-audit run gaussian`` besides the common ones (claim, budget, seed, outputs)."""
+    parser.add_argument(
+        "--query",
+        choices=("sum", "count"),
+        default="sum",
+        help="count of rows, or sum of rows clipped to L2 norm = --sensitivity (default: sum)",
+    )
+    parser.add_argument(
+        "--sensitivity",
+        type=float,
+        default=1.0,
+        help="L2 clip bound C of the sum = its global sensitivity (default: 1)",
+    )
+    parser.add_argument(
+        "--sigma",
+        type=float,
+        default=None,
+        help="noise standard deviation (default: analytic Gaussian calibration to the claim)",
+    )
+    parser.add_argument(
+        "--dataset", choices=sorted(SHIPPED), default="diabetes", help="shipped dataset (default: diabetes)"
+    )
+    parser.add_argument(
+        "--data", default=None, help="your own numeric CSV with a header row (used as is; the query clips rows)"
+    )
+    parser.add_argument("--target-column", default=None, help="CSV column to leave out of the query (e.g. a label)")
+    parser.add_argument(
+        "--rho", type=float, default=0.01, help="failure probability of Corollary 23's ex-post bound (default: 0.01)"
+    )
+
+
+def execute(args: argparse.Namespace) -> Run:
+    """Validate the parsed options (InputError naming the option) and run the audit on ``--workers`` processes."""
+    config = GaussianAuditConfig(
+        epsilon=args.claim_epsilon,
+        delta=args.claim_delta,
+        sensitivity=args.sensitivity,
+        query=args.query,
+        sigma=args.sigma,
+        trials=args.trials,
+        seed=args.seed,
+        alpha=args.alpha,
+        rho=args.rho,
+        dataset=args.dataset,
+        data=args.data,
+        target_column=args.target_column,
+    )
+    config.validate()
+    with executor_for(args.workers) as executor:
+        return run_gaussian_audit(config, executor=executor, progress=not args.quiet)
+
+
+PLAN = AuditPlan("gaussian", "Gaussian mechanism on a count or clipped sum of a real dataset", add_arguments, execute)

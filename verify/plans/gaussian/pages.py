@@ -1,0 +1,29 @@
+"""The Gaussian audit's report data: the per-instance record of every individual's exact pDP ε."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from mechanisms import gaussian as g
+from reports.records import PerInstance
+
+
+def per_instance_record(
+    sensitivities: np.ndarray, delta: float, sigma: float, sensitivity: float, claim_epsilon: float
+) -> PerInstance:
+    """Each individual's exact pDP ε at δ and Corollary 23's bound, both at her own sensitivity ‖Δ_z‖
+    (``sensitivities``), against the mechanism's DP ε at the global ``sensitivity`` and the claimed ε
+    ([RW] Definition D2, Corollary 23; Balle & Wang 2018, Theorem 8)."""
+    epsilons = g.per_instance_epsilons(sensitivities, delta, sigma)
+    cor23 = np.array([g.corollary23_pdp_epsilon(delta, sigma, s) for s in sensitivities])
+    dp_epsilon = g.analytic_epsilon(delta, sigma, sensitivity)
+    return PerInstance(
+        pdp_epsilon=epsilons,
+        cor23_epsilon=cor23,
+        delta=delta,
+        dp_epsilon=dp_epsilon,
+        claim_epsilon=claim_epsilon,
+        median=float(np.median(epsilons)),
+        max=float(np.max(epsilons)),
+        fraction_below_half_dp=float(np.mean(epsilons < 0.5 * dp_epsilon)),
+    )

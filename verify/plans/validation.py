@@ -1,0 +1,28 @@
+"""Validation of the options every audit shares: the claim (ε, δ), α, a coverage ρ, the budget and the seed."""
+from __future__ import annotations
+
+from mechanisms.validation import InputError, positive, probability
+
+
+# The largest claimed ε any audit accepts (as sweeps do): beyond it e^ε overflows the calibrations'
+# root-finders (δ(ε) underflows to 0 long before), and no deployment claims it.
+MAX_EPSILON = 100.0
+
+
+def check_claim(epsilon: float, delta: float, alpha: float, rho: float | None = None) -> None:
+    """One-line InputError naming the CLI option when ε ∉ (0, 100] or δ, α, ρ ∉ (0, 1)."""
+    positive("--claim-epsilon", epsilon)
+    if epsilon > MAX_EPSILON:
+        raise InputError(f"--claim-epsilon must be in (0, {MAX_EPSILON:g}], got {epsilon!r}")
+    probability("--claim-delta", delta)
+    probability("--alpha", alpha)
+    if rho is not None:
+        probability("--rho", rho)
+
+
+def check_budget(trials: int, seed: int, max_trials: int = 10**9) -> None:
+    """One-line InputError naming --trials or --seed when out of range."""
+    if not 1000 <= trials <= max_trials:
+        raise InputError(f"--trials must be in [1000, {max_trials:.0e}], got {trials}".replace("e+0", "e"))
+    if seed < 0:
+        raise InputError(f"--seed must be >= 0, got {seed}")

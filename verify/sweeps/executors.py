@@ -1,0 +1,348 @@
+"""Where sweep cells run: in this process, in local worker processes, or on Dask.
+
+Every executor has ``run(tasks)``, a generator of ``(task, outcome)`` pairs in completion order, and
+``close()``.  A cell's result depends only on its task (parameters and seed), so executors may run
+cells in any order, anywhere, and run a cell again after a crash: the store keeps one row per cell.
+
+* :class:`SerialExecutor` -- one cell after another, in this process.
+* :class:`ProcessExecutor` -- a pool of local processes.  If a worker dies (killed, out of memory),
+  the pool breaks; the cells that had not finished are resubmitted to a fresh pool.
+* :class:`DaskExecutor` -- a Dask distributed cluster (an existing scheduler, or a LocalCluster of
+  processes it starts).  The scheduler reruns cells whose worker died; a cell that kills workers
+  repeatedly (Dask's KilledWorker) is resubmitted a few more times before the sweep gives up.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import socket
+import time
+from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
+from concurrent.futures.process import BrokenProcessPool
+
+from mechanisms.validation import InputError
+
+MAX_RESTARTS_WITHOUT_PROGRESS = 3
+
+
+class MissingDependency(InputError):
+    """An optional dependency is not installed (one line, exit code 2)."""
+
+
+def execute_task(task, chunk_executor=None) -> dict:
+    """Run one cell (in whatever process this is) and time it; ``chunk_executor`` runs its chunks."""
+    start = time.perf_counter()
+    if chunk_executor is None:
+        result = task.function(dict(task.parameters), task.seed, task.alpha, task.checks)
+    else:
+        result = task.function(dict(task.parameters), task.seed, task.alpha, task.checks, executor=chunk_executor)
+    return {
+        "result": result,
+        "elapsed": time.perf_counter() - start,
+        "worker": f"{socket.gethostname()}:{os.getpid()}",
+        "chunked": chunk_executor is not None,
+    }
+
+
+def cells_to_split(tasks, workers: int) -> set[str]:
+    """Cells too large to balance as whole tasks: a chunkable cell costing more than a worker's fair share.
+
+    Their chunks (the seeded blocks of their samples) are spread over all workers instead; the
+    numbers do not change, since every block draws from its own ``SeedSequence`` keyed by identity.
+    """
+    if workers <= 1:
+        return set()
+    fair = sum(t.cost for t in tasks) / workers
+    return {t.cell_id for t in tasks if t.chunked and t.cost > fair}
+
+
+class _PoolMap:
+    """``map`` for one cell's chunks, on the sweep's process pool (used from a driver thread)."""
+
+    def __init__(self, pool: ProcessPoolExecutor):
+        self.pool = pool
+
+    def map(self, fn, *iterables):
+        futures = [self.pool.submit(fn, *args) for args in zip(*iterables)]
+        try:
+            return [f.result() for f in futures]
+        finally:
+            for f in futures:
+                f.cancel()
+
+
+class _DaskMap:
+    """``map`` for one cell's chunks, as Dask tasks submitted from the worker running the cell."""
+
+    def __init__(self, client):
+        self.client = client
+
+    def map(self, fn, *iterables):
+        return self.client.gather(self.client.map(fn, *iterables, pure=False))
+
+
+def execute_chunked_on_dask(task) -> dict:
+    """Run one cell on a Dask worker, its chunks as further Dask tasks (see :func:`cells_to_split`)."""
+    from distributed import worker_client
+
+    with worker_client() as client:  # secedes from the worker's thread pool while its chunks run
+        return execute_task(task, _DaskMap(client))
+
+
+def _worker_init() -> None:
+    """Workers leave Ctrl-C to the driver (which stops them cleanly), and exit if the driver dies (kill -9).
+
+    Each worker also uses one BLAS thread: there is one worker per core, so threaded BLAS inside a worker
+    only oversubscribes the cores (and makes the small eigen- and linear solves of the audits slower).
+    """
+    import threading
+
+    from threadpoolctl import threadpool_limits
+
+    threadpool_limits(limits=1)
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    parent = os.getppid()
+
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(0.5)
+        os._exit(1)
+
+    threading.Thread(target=watch, name="pdp-audit-parent-watch", daemon=True).start()
+
+
+def _named(error: BaseException, task) -> BaseException:
+    """Say which cell raised: in the one-line message of an InputError (bad parameters, exit 2), else
+    as a note under the traceback (Python ≥ 3.11) of what is then an internal error."""
+    if isinstance(error, InputError):
+        parameters = ", ".join(f"{k}={v}" for k, v in task.parameters.items())
+        named = InputError(f"sweep cell {task.cell_id} ({parameters}): {error}")
+        named.__cause__ = error
+        return named
+    if hasattr(error, "add_note"):
+        error.add_note(f"while running sweep cell {task.cell_id} with parameters {task.parameters}")
+    return error
+
+
+class SerialExecutor:
+    """One cell after another, in this process (no workers to start or stop)."""
+
+    description = "serial (this process)"
+
+    def run(self, tasks):
+        for task in tasks:
+            try:
+                outcome = execute_task(task)
+            except Exception as error:
+                raise _named(error, task)
+            yield task, outcome
+
+    def close(self) -> None:
+        pass
+
+
+class ProcessExecutor:
+    """A local process pool that survives the death of its workers."""
+
+    forks = True  # workers inherit the driver's imports (see SweepMechanism.preload)
+
+    def __init__(self, workers: int | None = None):
+        self.workers = workers or os.cpu_count() or 1
+        self.description = f"{self.workers} local process{'es' if self.workers != 1 else ''}"
+        self.restarts = 0
+        self.chunked_cells = 0
+        self._pool = None
+
+    def pids(self) -> list[int]:
+        """Process ids of the current pool's workers (for fault-injection tests)."""
+        return [p.pid for p in (getattr(self._pool, "_processes", None) or {}).values()]
+
+    def run(self, tasks):
+        from concurrent.futures import ThreadPoolExecutor
+
+        remaining = list(tasks)
+        stalled = 0
+        while remaining:
+            finished: set[str] = set()
+            broken = None
+            split = cells_to_split(remaining, self.workers)
+            workers = self.workers if split else min(self.workers, len(remaining))
+            pool = ProcessPoolExecutor(max_workers=workers, initializer=_worker_init)
+            threads = (
+                ThreadPoolExecutor(max_workers=len(split), thread_name_prefix="pdp-audit-chunks") if split else None
+            )
+            self._pool = pool
+            clean = False
+            try:
+                futures = {}
+                for task in remaining:  # chunked cells are coordinated by driver threads, chunks run in the pool
+                    if task.cell_id in split:
+                        futures[threads.submit(execute_task, task, _PoolMap(pool))] = task
+                        self.chunked_cells += 1
+                    else:
+                        futures[pool.submit(execute_task, task)] = task
+                pending = set(futures)
+                while pending and broken is None:
+                    done, pending = wait(pending, return_when=FIRST_COMPLETED)
+                    for future in sorted(done, key=lambda f: futures[f].cell_id):
+                        error = future.exception()
+                        if error is None:
+                            finished.add(futures[future].cell_id)
+                            yield futures[future], future.result()
+                        elif isinstance(error, BrokenProcessPool):
+                            broken = error
+                        else:
+                            raise _named(error, futures[future])
+                if broken is not None:  # keep what finished before the pool broke
+                    for future in pending:
+                        if future.done() and not future.cancelled() and future.exception() is None:
+                            finished.add(futures[future].cell_id)
+                            yield futures[future], future.result()
+                clean = broken is None
+            finally:
+                _stop(pool, clean)
+                if threads is not None:
+                    threads.shutdown(wait=True, cancel_futures=True)
+            remaining = [t for t in remaining if t.cell_id not in finished]
+            if broken is not None:
+                self.restarts += 1
+                stalled = 0 if finished else stalled + 1
+                if stalled > MAX_RESTARTS_WITHOUT_PROGRESS:
+                    raise RuntimeError(
+                        f"worker processes died {stalled} times in a row without finishing a cell "
+                        f"({len(remaining)} cells left): {broken}"
+                    )
+
+    def close(self) -> None:
+        pass
+
+
+def _stop(pool: ProcessPoolExecutor, clean: bool) -> None:
+    """Shut a pool down; unless it finished cleanly, terminate its workers instead of waiting."""
+    if clean:
+        pool.shutdown(wait=True)
+        return
+    processes = list((getattr(pool, "_processes", None) or {}).values())
+    pool.shutdown(wait=False, cancel_futures=True)
+    for process in processes:
+        if process.is_alive():
+            process.terminate()
+    for process in processes:
+        process.join(timeout=5)
+
+
+def _distributed():
+    try:
+        import distributed
+    except ImportError:
+        raise MissingDependency('Dask executors need Dask: pip install "pdp-audit[dask]"') from None
+    return distributed
+
+
+class DaskExecutor:
+    """Cells as Dask tasks: on an existing scheduler (``address``) or a LocalCluster of ``local_workers`` processes."""
+
+    def __init__(
+        self, address: str | None = None, local_workers: int | None = None, cluster_options: dict | None = None
+    ):
+        import logging
+
+        distributed = _distributed()
+        self.cluster = None
+        if local_workers is not None:
+            options = dict(
+                n_workers=local_workers,
+                threads_per_worker=1,
+                processes=True,
+                dashboard_address=":0",
+                silence_logs=logging.ERROR,
+            )
+            options.update(cluster_options or {})
+            # Worker processes inherit an ignored SIGINT: Ctrl-C (sent to the whole process group)
+            # reaches the driver only, which then closes the cluster cleanly.
+            previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+            try:
+                self.cluster = distributed.LocalCluster(**options)
+            finally:
+                signal.signal(signal.SIGINT, previous)
+            self.client = distributed.Client(self.cluster)
+            self.client.wait_for_workers(local_workers, timeout=120)
+            self.description = f"Dask LocalCluster ({local_workers} worker processes)"
+        else:
+            try:
+                self.client = distributed.Client(address, timeout="15s")
+            except (OSError, TimeoutError) as err:
+                raise MissingDependency(f"--scheduler: cannot reach a Dask scheduler at {address}: {err}") from None
+            self.description = f"Dask scheduler {address}"
+        self.resubmissions = 0
+        self.chunked_cells = 0
+        # An interrupted client logs a spurious traceback from tornado's callback; keep stderr to one line.
+        self._tornado = logging.getLogger("tornado.application")
+        self._tornado_level = self._tornado.level
+        self._tornado.setLevel(logging.CRITICAL)
+
+    def run(self, tasks):
+        import uuid
+
+        distributed = _distributed()
+        token = uuid.uuid4().hex[:8]
+        tasks = list(tasks)
+        futures = {}
+        attempts: dict[str, int] = {}
+
+        threads = sum(w.get("nthreads", 1) for w in self.client.scheduler_info()["workers"].values())
+        split = cells_to_split(tasks, threads)
+
+        def submit(task, attempt: int, priority: int):
+            function = execute_chunked_on_dask if task.cell_id in split else execute_task
+            self.chunked_cells += task.cell_id in split and attempt == 0
+            future = self.client.submit(
+                function, task, key=f"pdp-cell-{task.cell_id}-{token}-{attempt}", pure=False, priority=priority
+            )
+            futures[future] = task
+            attempts[task.cell_id] = attempt
+            return future
+
+        queue = distributed.as_completed([submit(t, 0, len(tasks) - i) for i, t in enumerate(tasks)])
+        try:
+            for future in queue:
+                task = futures.pop(future)
+                if future.status == "finished":
+                    yield task, future.result()
+                    continue
+                error = future.exception()
+                killed = type(error).__name__ in ("KilledWorker", "CommClosedError", "FutureCancelledError")
+                if killed and attempts[task.cell_id] < MAX_RESTARTS_WITHOUT_PROGRESS:
+                    self.resubmissions += 1
+                    queue.add(submit(task, attempts[task.cell_id] + 1, 0))
+                    continue
+                raise _named(error, task)
+        finally:
+            for future in list(futures):
+                future.cancel()
+
+    def close(self) -> None:
+        import logging
+
+        quiet = logging.getLogger("distributed")
+        level = quiet.level
+        quiet.setLevel(logging.CRITICAL)  # closing after Ctrl-C logs lost connections: expected
+        try:
+            self.client.close()
+            if self.cluster is not None:
+                self.cluster.close()
+        finally:
+            quiet.setLevel(level)
+            self._tornado.setLevel(self._tornado_level)
+
+
+def make_executor(workers: int | None = None, scheduler: str | None = None, dask_local: int | None = None):
+    """The executor the ``sweep`` options ask for: Dask (a scheduler or a LocalCluster), a process pool, or serial
+    (``workers`` = 1; default: one process per core)."""
+    if scheduler is not None:
+        return DaskExecutor(address=scheduler)
+    if dask_local is not None:
+        return DaskExecutor(local_workers=dask_local)
+    workers = workers if workers is not None else (os.cpu_count() or 1)
+    return SerialExecutor() if workers <= 1 else ProcessExecutor(workers)

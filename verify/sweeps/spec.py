@@ -1,0 +1,418 @@
+"""Parameter sweeps: a TOML spec names a mechanism, its fixed parameters and a grid; each grid point
+(a *cell*) is one audit, run anywhere, stored once.
+
+Spec format (see ``examples/*.toml``)::
+
+    [sweep]
+    name = "gaussian-small"        # optional, default: the file's stem
+    mechanism = "gaussian"         # a mechanism of verify/sweeps/catalogue.py (SWEEPS)
+    seed = 0                       # root seed (default 0)
+    alpha = 1e-6                   # family-wise false-alarm probability of the whole sweep (default 1e-6)
+    checks = ["dp-forward", "dp-reverse", "lr-attack"]   # optional subset of the audit's checks
+
+    [fixed]                        # parameters shared by every cell
+    trials = 1e5
+
+    [grid]                         # cartesian product, in the order written
+    epsilon = [0.5, 1.0]
+    sigma_scale = [0.7, 1.0, 1.5]
+
+    [[cells]]                      # explicit extra cells (each overrides [fixed])
+    epsilon = 2.0
+    sigma = 2.5
+
+**Seeding.**  A cell's identity is the SHA-256 of its canonical parameters (mechanism name plus every
+parameter, defaults filled in, floats and ints normalised, keys sorted) -- not its position in the
+grid.  Its seed is drawn from ``SeedSequence(root_seed, spawn_key=<the first 128 bits of that hash>)``,
+and the audit engine keys every chunk (block) of the cell's samples by ``(cell seed, stream, block)``.
+So a cell's numbers depend only on the root seed, its parameters and the code: not on the grid it
+sits in, the executor, the number of workers or the order cells finish in.
+
+**Scheduling.**  Cells are submitted largest first (by the mechanism's cost estimate).  A cell whose
+cost exceeds a worker's fair share of the sweep is split: its seeded chunks (the engine's blocks) run
+as separate tasks spread over all workers (see :func:`verify.sweeps.executors.cells_to_split`), with the
+same numbers as when the cell runs whole.
+
+**Family-wise error.**  The sweep's α is split evenly over its cells (Bonferroni): each cell is
+audited at ``α / cells`` (Holm over the cell's statistical checks), so the probability that *any*
+check of *any* cell of a correct mechanism fails is at most α.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import itertools
+import json
+import math
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable, Sequence
+
+import numpy as np
+
+from verify.sweeps.catalogue import SWEEPS
+from verify.sweeps.schema import REQUIRED, CellFunction, Param, SpecError, SweepMechanism
+
+MAX_CELLS = 100_000
+
+
+# --------------------------------------------------------------------------------------------------
+# Cells, identities and seeds
+
+
+def canonical_json(value: Any) -> str:
+    """Deterministic JSON: sorted keys, no spaces, floats as Python's shortest round-trip repr."""
+    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=True, allow_nan=False)
+
+
+def cell_digest(mechanism: str, parameters: dict) -> bytes:
+    """A cell's identity: SHA-256 of the canonical JSON of its mechanism's name and its parameters."""
+    return hashlib.sha256(canonical_json({"mechanism": mechanism, "parameters": parameters}).encode()).digest()
+
+
+def cell_seed(root_seed: int, digest: bytes) -> int:
+    """A 63-bit seed from ``SeedSequence(root_seed, spawn_key=digest[:16] as four 32-bit words)``."""
+    key = tuple(int.from_bytes(digest[i : i + 4], "little") for i in range(0, 16, 4))
+    state = np.random.SeedSequence(int(root_seed), spawn_key=key).generate_state(2, np.uint32)
+    return int((int(state[0]) << 31) ^ int(state[1])) & ((1 << 63) - 1)
+
+
+@dataclass(frozen=True)
+class Cell:
+    """One grid point of a sweep: its identity, its place in the spec, its canonical parameters and seed."""
+
+    cell_id: str  # the first 16 hex digits of the identity hash
+    position: int  # order in the spec (display only)
+    parameters: dict
+    seed: int
+
+
+@dataclass
+class SweepSpec:
+    """A parsed sweep spec: the mechanism, root seed, family-wise α, checks subset and cells."""
+
+    name: str
+    mechanism: str
+    seed: int
+    alpha: float
+    checks: tuple[str, ...] | None
+    cells: list[Cell]
+    swept: list[str]  # parameters whose value differs between cells, in spec order
+    source: str = ""  # the TOML text
+    path: str = ""
+    description: str = ""
+    kind: SweepMechanism | None = None  # what ``mechanism`` names (None only for a spec read back from a store)
+
+    @property
+    def alpha_per_cell(self) -> float:
+        return self.alpha / len(self.cells)
+
+    def identity(self) -> dict:
+        """What a resumed store must share with the spec (order and name do not matter)."""
+        return {
+            "mechanism": self.mechanism,
+            "seed": self.seed,
+            "alpha": self.alpha,
+            "checks": list(self.checks) if self.checks is not None else None,
+            "cells": sorted(c.cell_id for c in self.cells),
+        }
+
+    def to_dict(self) -> dict:
+        return {
+            "name": self.name,
+            "mechanism": self.mechanism,
+            "seed": self.seed,
+            "alpha": self.alpha,
+            "alpha_per_cell": self.alpha_per_cell,
+            "checks": list(self.checks) if self.checks is not None else None,
+            "swept": self.swept,
+            "description": self.description,
+            "cells": [
+                {"id": c.cell_id, "position": c.position, "parameters": c.parameters, "seed": c.seed}
+                for c in self.cells
+            ],
+        }
+
+
+def make_cell(mechanism: SweepMechanism, root_seed: int, position: int, raw: dict, where: str) -> Cell:
+    """The cell of ``raw`` parameters: coerced by the schema, defaults filled in, normalized, seeded by identity."""
+    parameters = {}
+    for key, param in mechanism.schema.items():
+        if key in raw:
+            parameters[key] = param.coerce(f"{where}.{key}", raw[key])
+        elif param.default is REQUIRED:
+            raise SpecError(f"{where}: parameter {key!r} is required")
+        else:
+            parameters[key] = param.default
+    if mechanism.normalize is not None:
+        parameters = mechanism.normalize(parameters, set(raw), where)
+    digest = cell_digest(mechanism.name, parameters)
+    return Cell(digest.hex()[:16], position, parameters, cell_seed(root_seed, digest))
+
+
+# --------------------------------------------------------------------------------------------------
+# Reading a spec
+
+
+def _toml():
+    try:
+        import tomllib
+    except ModuleNotFoundError:  # Python 3.10
+        import tomli as tomllib
+    return tomllib
+
+
+SWEEP_KEYS = {"name", "mechanism", "seed", "alpha", "checks", "description"}
+TOP_KEYS = {"sweep", "fixed", "grid", "cells"}
+
+
+def load_spec(path: str | Path, mechanisms: Sequence[SweepMechanism] = SWEEPS) -> SweepSpec:
+    """The spec in the TOML file ``path`` (see :func:`parse_spec`); SpecError if there is none."""
+    path = Path(path)
+    if not path.is_file():
+        raise SpecError(f"spec: no such file {str(path)!r}")
+    text = path.read_text(encoding="utf-8")
+    return parse_spec(text, name=path.stem, where=str(path), path=str(path), mechanisms=mechanisms)
+
+
+def parse_spec(
+    text: str, name: str = "sweep", where: str = "spec", path: str = "", mechanisms: Sequence[SweepMechanism] = SWEEPS
+) -> SweepSpec:
+    """The spec in TOML ``text``; ``mechanism`` must name one of ``mechanisms`` (default: the built-in ones)."""
+    try:
+        doc = _toml().loads(text)
+    except ValueError as err:  # TOMLDecodeError
+        raise SpecError(f"{where}: not valid TOML: {err}") from None
+
+    def fail(message: str) -> SpecError:
+        return SpecError(f"{where}: {message}")
+
+    for key in doc:
+        if key not in TOP_KEYS:
+            raise fail(f"unknown key {key!r} (valid: [sweep], [fixed], [grid], [[cells]])")
+    sweep = doc.get("sweep")
+    if not isinstance(sweep, dict):
+        raise fail('missing [sweep] table (with at least mechanism = "NAME")')
+    for key in sweep:
+        if key not in SWEEP_KEYS:
+            raise fail(f"unknown key sweep.{key} (valid: {', '.join(sorted(SWEEP_KEYS))})")
+    sweeps = {m.name: m for m in sorted(mechanisms, key=lambda m: m.name)}  # the error lists them sorted
+    mech_name = sweep.get("mechanism")
+    if mech_name not in sweeps:
+        raise fail(f"sweep.mechanism must be one of {', '.join(repr(n) for n in sweeps)}, got {mech_name!r}")
+    mechanism = sweeps[mech_name]
+    sweep_name = sweep.get("name", name)
+    if not isinstance(sweep_name, str) or not sweep_name:
+        raise fail(f"sweep.name must be a non-empty string, got {sweep_name!r}")
+    description = sweep.get("description", "")
+    if not isinstance(description, str):
+        raise fail(f"sweep.description must be a string, got {description!r}")
+    seed = Param("int", low=0, high=2**63 - 1).coerce(f"{where}: sweep.seed", sweep.get("seed", 0))
+    alpha = Param("float", low=0, high=1, open_low=True, open_high=True).coerce(
+        f"{where}: sweep.alpha", sweep.get("alpha", 1e-6)
+    )
+    checks = sweep.get("checks")
+    if checks is not None:
+        if not isinstance(checks, list) or not checks or not all(isinstance(c, str) for c in checks):
+            raise fail(f"sweep.checks must be a non-empty list of check ids, got {checks!r}")
+        unknown = [c for c in checks if mechanism.checks and c not in mechanism.checks]
+        if unknown:
+            raise fail(f"sweep.checks: unknown check {unknown[0]!r} (valid: {', '.join(mechanism.checks)})")
+        if len(set(checks)) != len(checks):
+            raise fail("sweep.checks lists a check twice")
+        checks = tuple(checks)
+
+    schema = mechanism.schema
+
+    def known(table: str, key: str) -> None:
+        if key not in schema:
+            extra = " (alpha is the sweep's family-wise α: set it in [sweep])" if key == "alpha" else ""
+            raise fail(
+                f"unknown parameter {table}.{key} for mechanism {mech_name!r}{extra} (valid: {', '.join(schema)})"
+            )
+
+    fixed = doc.get("fixed", {})
+    if not isinstance(fixed, dict):
+        raise fail("[fixed] must be a table")
+    for key in fixed:
+        known("fixed", key)
+        schema[key].coerce(f"{where}: fixed.{key}", fixed[key])
+    grid = doc.get("grid", {})
+    if not isinstance(grid, dict):
+        raise fail("[grid] must be a table")
+    for key, values in grid.items():
+        known("grid", key)
+        if key in fixed:
+            raise fail(f"grid.{key} is also set in [fixed]")
+        if not isinstance(values, list) or not values:
+            raise fail(f"grid.{key} must be a non-empty list of values, got {values!r}")
+        for i, value in enumerate(values):  # range errors name the element
+            if isinstance(value, (list, dict)):
+                raise fail(f"grid.{key}[{i}] must be a single value, got {value!r}")
+            schema[key].coerce(f"{where}: grid.{key}[{i}]", value)
+    explicit = doc.get("cells", [])
+    if not isinstance(explicit, list) or not all(isinstance(c, dict) for c in explicit):
+        raise fail("cells must be an array of tables ([[cells]])")
+    for i, table in enumerate(explicit):
+        for key in table:
+            known(f"cells[{i}]", key)
+
+    raw_cells: list[tuple[dict, str]] = []
+    if grid or not explicit:
+        total = math.prod(len(v) for v in grid.values())
+        if total + len(explicit) > MAX_CELLS:
+            raise fail(f"the grid has {total + len(explicit)} cells; at most {MAX_CELLS} are allowed")
+        keys = list(grid)
+        for combo in itertools.product(*(grid[k] for k in keys)):
+            point = dict(zip(keys, combo))
+            raw_cells.append(
+                ({**fixed, **point}, f"{where}: grid " + ", ".join(f"{k}={v!r}" for k, v in point.items()))
+            )
+    for i, table in enumerate(explicit):
+        raw_cells.append(({**fixed, **table}, f"{where}: cells[{i}]"))
+
+    cells: list[Cell] = []
+    seen: dict[str, str] = {}
+    for position, (raw, label) in enumerate(raw_cells):
+        cell = make_cell(mechanism, seed, position, raw, label)
+        if cell.cell_id in seen:
+            raise fail(
+                f"two cells have the same parameters ({seen[cell.cell_id]} and {label.removeprefix(where + ': ')})"
+            )
+        seen[cell.cell_id] = label.removeprefix(where + ": ")
+        cells.append(cell)
+
+    ordered = list(grid) + [k for t in explicit for k in t] + list(schema)
+    swept = [
+        k
+        for k in dict.fromkeys(ordered)
+        if len({canonical_json(c.parameters[k]) for c in cells if k in c.parameters}) > 1
+    ]
+    return SweepSpec(sweep_name, mech_name, seed, alpha, checks, cells, swept, text, path, description, mechanism)
+
+
+# --------------------------------------------------------------------------------------------------
+# Running a sweep
+
+
+@dataclass(frozen=True)
+class CellTask:
+    """Everything a worker needs to run one cell (small, picklable)."""
+
+    cell_id: str
+    mechanism: str
+    function: CellFunction
+    parameters: dict
+    seed: int
+    alpha: float
+    checks: tuple[str, ...] | None
+    cost: float
+    chunked: bool = False
+
+
+@dataclass
+class SweepOutcome:
+    """What a :func:`run_sweep` did: cells run now and reused, time, executor, and every stored cell's verdict."""
+
+    spec: SweepSpec
+    store_path: str
+    ran: int  # cells run now
+    reused: int  # cells already in the store
+    elapsed: float
+    executor: str
+    verdicts: dict[str, str] = field(default_factory=dict)  # cell id -> verdict, all stored cells
+
+    @property
+    def counts(self) -> dict[str, int]:
+        counts = {"pass": 0, "fail": 0, "inconclusive": 0}
+        for verdict in self.verdicts.values():
+            counts[verdict] += 1
+        return counts
+
+    @property
+    def verdict(self) -> str:
+        from verify.checks import worst
+
+        return worst(self.verdicts.values())
+
+    @property
+    def exit_code(self) -> int:
+        from verify.checks import EXIT_CODES
+
+        return EXIT_CODES[self.verdict]
+
+
+def tasks_for(spec: SweepSpec, cells: Sequence[Cell]) -> list[CellTask]:
+    """Tasks for ``cells``, largest estimated cost first (then by id: a deterministic order)."""
+    mechanism = spec.kind
+    cost = mechanism.cost or (lambda p: 1.0)
+    tasks = [
+        CellTask(
+            c.cell_id,
+            spec.mechanism,
+            mechanism.cell,
+            c.parameters,
+            c.seed,
+            spec.alpha_per_cell,
+            spec.checks,
+            float(cost(c.parameters)),
+            mechanism.chunked,
+        )
+        for c in cells
+    ]
+    return sorted(tasks, key=lambda t: (-t.cost, t.cell_id))
+
+
+def run_sweep(
+    spec: SweepSpec, store, executor, progress: bool = False, on_cell: Callable | None = None
+) -> SweepOutcome:
+    """Run every cell of ``spec`` missing from ``store`` on ``executor``; commit each as it completes."""
+    import time
+
+    start = time.perf_counter()
+    if getattr(executor, "forks", False):
+        import importlib
+
+        for module in spec.kind.preload:
+            importlib.import_module(module)
+    done = store.completed_ids()
+    pending = [c for c in spec.cells if c.cell_id not in done]
+    bar = None
+    if progress and pending:
+        from tqdm import tqdm
+
+        bar = tqdm(
+            total=len(spec.cells),
+            initial=len(spec.cells) - len(pending),
+            unit="cell",
+            desc=spec.name,
+            file=sys.stderr,
+            delay=2.0,
+            dynamic_ncols=True,
+            leave=False,
+        )
+    ran = 0
+    try:
+        # closing(): a stop (Ctrl-C, an error) shuts the executor's workers down at once
+        with contextlib.closing(executor.run(tasks_for(spec, pending))) as results:
+            for task, outcome in results:
+                if store.add(task, outcome):
+                    ran += 1
+                if bar is not None:
+                    bar.update(1)
+                if on_cell is not None:
+                    on_cell(task, outcome)
+    finally:
+        if bar is not None:
+            bar.close()
+    return SweepOutcome(
+        spec,
+        store.path,
+        ran,
+        len(spec.cells) - len(pending),
+        time.perf_counter() - start,
+        executor.description,
+        store.verdicts(),
+    )

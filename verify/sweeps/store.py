@@ -1,0 +1,270 @@
+"""The results store of a sweep: one SQLite file (WAL mode), one row per completed cell.
+
+Each cell is committed in its own transaction, with its parameters, seed, code version, estimates,
+checks and verdict (JSON text columns), so a sweep killed at any moment leaves a store that opens
+and holds exactly the cells that finished.  Only the driver process writes; workers return results.
+Nothing is ever pickled to disk.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import hashlib
+import json
+import sqlite3
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from verify.sweeps.spec import SpecError, SweepSpec, canonical_json
+
+STORE_SCHEMA = 1
+_TABLES = """
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS cells (
+    cell_id      TEXT PRIMARY KEY,
+    position     INTEGER NOT NULL,
+    parameters   TEXT NOT NULL,   -- JSON: the cell's canonical parameters (its identity)
+    seed         INTEGER NOT NULL,
+    alpha        REAL NOT NULL,   -- the cell's share of the sweep's family-wise alpha
+    code_version TEXT NOT NULL,
+    verdict      TEXT NOT NULL,
+    estimates    TEXT NOT NULL,   -- JSON: {check id: {estimate, exact, ci, level, verdict}}
+    checks       TEXT NOT NULL,   -- JSON: the full check records, as in the JSON report
+    effective    TEXT NOT NULL,   -- JSON: effective parameters (calibrated sigma, dataset, ...)
+    elapsed_s    REAL,
+    worker       TEXT,
+    completed_at TEXT
+);
+"""
+
+
+def code_version() -> str:
+    """The package version and a hash of the code that computes results (mechanisms, audits, verify)."""
+    from reports.json_report import package_version
+
+    root = Path(__file__).resolve().parents[2]
+    digest = hashlib.sha256()
+    for package in ("mechanisms", "audits", "verify"):
+        for path in sorted((root / package).rglob("*.py")):
+            digest.update(path.relative_to(root).as_posix().encode() + b"\0" + path.read_bytes())
+    return f"{package_version()}+{digest.hexdigest()[:12]}"
+
+
+def _connect(path: str) -> sqlite3.Connection:
+    connection = sqlite3.connect(path, isolation_level=None, timeout=30)
+    connection.execute("PRAGMA journal_mode=WAL")
+    connection.execute("PRAGMA synchronous=FULL")
+    return connection
+
+
+class Store:
+    """A sweep's SQLite store, opened by the driver."""
+
+    def __init__(self, path: str, connection: sqlite3.Connection):
+        self.path = path
+        self.db = connection
+        self.code_version = code_version()
+
+    # -- opening -------------------------------------------------------------------------------
+    @classmethod
+    def for_sweep(cls, path: str | Path, spec: SweepSpec, resume: bool) -> "Store":
+        """Create the store for ``spec``, or (``resume``) reopen one made by the same spec."""
+        path = str(path)
+        exists = Path(path).exists() and Path(path).stat().st_size > 0
+        if exists and not resume:
+            store = cls.open(path)
+            done = len(store.completed_ids())
+            if done == 0 and store.meta("identity") == spec.identity():
+                return store  # an empty store of this very spec (e.g. a run stopped before its first cell)
+            store.close()
+            raise SpecError(
+                f"--store {path} already exists ({done} cells); pass --resume to finish it, or choose another --store"
+            )
+        if not exists and resume:
+            raise SpecError(f"--resume: no store at {path}")
+        if exists:
+            store = cls.open(path)
+            store._check_same_spec(spec)
+            return store
+        Path(path).parent.mkdir(parents=True, exist_ok=True)
+        store = cls(path, _connect(path))
+        with store.transaction():
+            for statement in _TABLES.split(";"):
+                if statement.strip():
+                    store.db.execute(statement)
+            meta = {
+                "store_schema": STORE_SCHEMA,
+                "spec": spec.to_dict(),
+                "identity": spec.identity(),
+                "spec_source": spec.source,
+                "spec_path": spec.path,
+                "created": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
+                "code_version": store.code_version,
+            }
+            store.db.executemany("INSERT INTO meta VALUES (?, ?)", [(k, json.dumps(v)) for k, v in meta.items()])
+        return store
+
+    @classmethod
+    def open(cls, path: str | Path) -> "Store":
+        path = str(path)
+        if not Path(path).is_file():
+            raise SpecError(f"no such store {path!r}")
+        try:
+            store = cls(path, _connect(path))
+            schema = store.meta("store_schema")
+        except (sqlite3.DatabaseError, KeyError):
+            raise SpecError(f"{path} is not a pdp-audit sweep store") from None
+        if schema != STORE_SCHEMA:
+            raise SpecError(f"{path}: store schema {schema} is not supported (this pdp-audit reads {STORE_SCHEMA})")
+        return store
+
+    def _check_same_spec(self, spec: SweepSpec) -> None:
+        stored, here = self.meta("identity"), spec.identity()
+        if stored == here:
+            return
+        for key in ("mechanism", "seed", "alpha", "checks"):
+            if stored[key] != here[key]:
+                raise SpecError(
+                    f"--resume: {self.path} was made by a different spec "
+                    f"({key} = {stored[key]!r} there, {here[key]!r} here)"
+                )
+        only_store = len(set(stored["cells"]) - set(here["cells"]))
+        only_spec = len(set(here["cells"]) - set(stored["cells"]))
+        raise SpecError(
+            f"--resume: {self.path} was made by a different spec "
+            f"(its grid differs: {only_store} cells only in the store, {only_spec} only in the spec)"
+        )
+
+    def close(self) -> None:
+        self.db.close()
+
+    def transaction(self):
+        store = self
+
+        class _Tx:
+            def __enter__(self):
+                store.db.execute("BEGIN IMMEDIATE")
+
+            def __exit__(self, kind, value, tb):
+                store.db.execute("COMMIT" if kind is None else "ROLLBACK")
+                return False
+
+        return _Tx()
+
+    # -- reading -------------------------------------------------------------------------------
+    def meta(self, key: str) -> Any:
+        row = self.db.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
+        if row is None:
+            raise KeyError(key)
+        return json.loads(row[0])
+
+    def completed_ids(self) -> set[str]:
+        return {row[0] for row in self.db.execute("SELECT cell_id FROM cells")}
+
+    def verdicts(self) -> dict[str, str]:
+        return dict(self.db.execute("SELECT cell_id, verdict FROM cells"))
+
+    def rows(self) -> list[dict]:
+        columns = (
+            "cell_id",
+            "position",
+            "parameters",
+            "seed",
+            "alpha",
+            "code_version",
+            "verdict",
+            "estimates",
+            "checks",
+            "effective",
+            "elapsed_s",
+            "worker",
+            "completed_at",
+        )
+        out = []
+        for row in self.db.execute(f"SELECT {', '.join(columns)} FROM cells ORDER BY position, cell_id"):
+            record = dict(zip(columns, row))
+            for key in ("parameters", "estimates", "checks", "effective"):
+                record[key] = json.loads(record[key])
+            out.append(record)
+        return out
+
+    # -- writing -------------------------------------------------------------------------------
+    def add(self, task, outcome: dict) -> bool:
+        """Commit one completed cell atomically; False if it was already there (never duplicated)."""
+        result = outcome["result"]
+        estimates = {
+            c["id"]: {k: c.get(k) for k in ("estimate", "exact", "ci", "level", "verdict")} for c in result["checks"]
+        }
+        positions = {c["id"]: c["position"] for c in self.meta_spec_cells()}
+        with self.transaction():
+            cursor = self.db.execute(
+                "INSERT OR IGNORE INTO cells VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                (
+                    task.cell_id,
+                    positions.get(task.cell_id, -1),
+                    canonical_json(task.parameters),
+                    task.seed,
+                    task.alpha,
+                    self.code_version,
+                    result["verdict"],
+                    canonical_json(estimates),
+                    canonical_json(result["checks"]),
+                    canonical_json(result.get("parameters", {})),
+                    outcome.get("elapsed"),
+                    outcome.get("worker"),
+                    _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
+                ),
+            )
+        return cursor.rowcount == 1
+
+    def meta_spec_cells(self) -> list[dict]:
+        if not hasattr(self, "_spec_cells"):
+            self._spec_cells = self.meta("spec")["cells"]
+        return self._spec_cells
+
+
+@dataclass
+class SweepResults:
+    """Everything a report needs, read from a store."""
+
+    path: str
+    spec: dict
+    spec_source: str
+    created: str
+    code_versions: list[str]
+    cells: list[dict]  # completed, in spec order
+    missing: list[dict] = field(default_factory=list)  # spec cells not in the store
+
+    @property
+    def counts(self) -> dict[str, int]:
+        counts = {"pass": 0, "fail": 0, "inconclusive": 0}
+        for cell in self.cells:
+            counts[cell["verdict"]] += 1
+        return counts
+
+    @property
+    def complete(self) -> bool:
+        return not self.missing
+
+    @property
+    def verdict(self) -> str:
+        """Worst verdict over the cells; a sweep with missing cells is at best inconclusive."""
+        from verify.checks import worst
+
+        verdicts = [c["verdict"] for c in self.cells] + (["inconclusive"] if self.missing else [])
+        return worst(verdicts)
+
+
+def load_results(path: str | Path) -> SweepResults:
+    """Everything a report needs from the store at ``path`` (complete or not); SpecError if it is not a store."""
+    store = Store.open(path)
+    try:
+        spec = store.meta("spec")
+        cells = store.rows()
+        done = {c["cell_id"] for c in cells}
+        missing = [c for c in spec["cells"] if c["id"] not in done]
+        versions = sorted({c["code_version"] for c in cells})
+        return SweepResults(str(path), spec, store.meta("spec_source"), store.meta("created"), versions, cells, missing)
+    finally:
+        store.close()
