@@ -34,6 +34,7 @@ LABEL_CONVENTION = (
 @dataclass(frozen=True)
 class Roc:
     """The empirical ROC of a score threshold test: false- and true-positive rates at every threshold."""
+
     thresholds: np.ndarray
     tpr: np.ndarray
     fpr: np.ndarray
@@ -87,6 +88,7 @@ def _log_ratio(num, den) -> float:
 @dataclass(frozen=True)
 class AttackResult:
     """The likelihood-ratio attack: its ROC, the held-out threshold's counts and the ε lower bound they give."""
+
     roc: Roc
     tpr_at_1e3: float
     tpr_at_1e2: float

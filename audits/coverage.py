@@ -16,6 +16,7 @@ from audits.stats import binomial_pvalue_exceeds, clopper_pearson
 @dataclass(frozen=True)
 class Coverage:
     """Failures of a high-probability bound over independent trials, with an exact binomial test of rate ≤ ρ."""
+
     failures: int
     trials: int
     rho: float  # the claimed failure probability

@@ -23,6 +23,7 @@ audit):
 Ridge quantities for a batch of targets come from one eigendecomposition (:class:`RidgeBatch`); per-
 draw regularisations λ are handled in the eigenbasis.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -46,7 +47,9 @@ def gaussian_delta(eps, s) -> np.ndarray:
     eps, s = np.broadcast_arrays(np.asarray(eps, float), np.asarray(s, float))
     safe = np.where(s > 0, s, 1.0)
     with np.errstate(over="ignore", invalid="ignore"):
-        out = special.ndtr(safe / 2 - eps / safe) - np.exp(np.maximum(eps + special.log_ndtr(-safe / 2 - eps / safe), LOG_FLOOR))
+        out = special.ndtr(safe / 2 - eps / safe) - np.exp(
+            np.maximum(eps + special.log_ndtr(-safe / 2 - eps / safe), LOG_FLOOR)
+        )
     return np.where(s > 0, np.maximum(out, 0.0), 0.0)
 
 
@@ -87,7 +90,9 @@ def _log_prob_inside(c, m, v):
     # Φ(b) − Φ(a) = Φ(−a) − Φ(−b); use the form whose terms are both small
     with np.errstate(divide="ignore", invalid="ignore"):
         left = special.log_ndtr(b) + np.log(-np.expm1(np.minimum(special.log_ndtr(a) - special.log_ndtr(b), -1e-300)))
-        right = special.log_ndtr(-a) + np.log(-np.expm1(np.minimum(special.log_ndtr(-b) - special.log_ndtr(-a), -1e-300)))
+        right = special.log_ndtr(-a) + np.log(
+            -np.expm1(np.minimum(special.log_ndtr(-b) - special.log_ndtr(-a), -1e-300))
+        )
     out = np.where(b < -a, left, right)  # interval mostly left of 0 ⇒ use Φ(b) − Φ(a)
     return np.where(c <= 0, -np.inf, out)
 
@@ -213,14 +218,24 @@ class RidgeBatch:
         if self.kind == "add":  # eigen data = Z
             mu, r = lev, fit
             step = r / (1 + mu)  # θ̂_W = θ̂_Z + H_Z^{-1} x r/(1+μ)
-            out = {"mu": mu, "r": r, "norm_z": np.sqrt(norm2), "norm_w": np.sqrt(np.maximum(norm2 + 2 * step * cw + step**2 * w2, 0)),
-                   "shift": np.abs(step) * np.sqrt(w2)}
+            out = {
+                "mu": mu,
+                "r": r,
+                "norm_z": np.sqrt(norm2),
+                "norm_w": np.sqrt(np.maximum(norm2 + 2 * step * cw + step**2 * w2, 0)),
+                "shift": np.abs(step) * np.sqrt(w2),
+            }
         else:  # eigen data = W; lev = μ', fit = r'
             if np.any(lev >= 1):
                 raise UnrunnableError("removing the target leaves XᵀX + λI singular")
             mu, r = lev / (1 - lev), fit / (1 - lev)
-            out = {"mu": mu, "r": r, "norm_w": np.sqrt(norm2), "norm_z": np.sqrt(np.maximum(norm2 - 2 * r * cw + r**2 * w2, 0)),
-                   "shift": np.abs(r) * np.sqrt(w2)}
+            out = {
+                "mu": mu,
+                "r": r,
+                "norm_w": np.sqrt(norm2),
+                "norm_z": np.sqrt(np.maximum(norm2 - 2 * r * cw + r**2 * w2, 0)),
+                "shift": np.abs(r) * np.sqrt(w2),
+            }
         return {k: v[:, 0] for k, v in out.items()} if squeeze else out
 
 
@@ -323,7 +338,9 @@ class AdaOPSConditional:
         if isinstance(self.pair, A.PDPAdaOPSPair):
             p = self.pair
             if len(set(p.n.values())) != 1:
-                raise ValueError("the conditional estimator of [PDP] Algorithm 1 needs n public (PDPAdaOPSPair(n_public=...))")
+                raise ValueError(
+                    "the conditional estimator of [PDP] Algorithm 1 needs n public (PDPAdaOPSPair(n_public=...))"
+                )
             n = next(iter(p.n.values()))
             lam_tilde = lmin[P] + p.sd1 * xi[0][None, :]
             l1 = _normal_loss(lam_tilde, lmin[P], lmin[Q], p.sd1)

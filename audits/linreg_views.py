@@ -13,6 +13,7 @@ laws exactly:
   world's mean plus independent N(0, sd²) noise (``mean``/``noise_sd``, wrapped by
   noise ``σ ⊙ w``); the loss is affine, so rare tails are certified both ways.
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -69,7 +70,9 @@ class DiagonalStatsView(_Delegate):
         if isinstance(pair, A.AdaSSPPair):
             if pair.output != "private":
                 raise ValueError("AdaSSP's printed output is not a fixed-covariance Gaussian release")
-            self._means = {w: np.concatenate([[pair.grams[w].lam_min - pair.k.shift_lambda], *rel.stats[w]]) for w in ("D", "D'")}
+            self._means = {
+                w: np.concatenate([[pair.grams[w].lam_min - pair.k.shift_lambda], *rel.stats[w]]) for w in ("D", "D'")
+            }
             self.noise_sd = np.concatenate([[pair.k.sd_lambda], np.full(rel.p, rel.sd_xtx), np.full(rel.d, rel.sd_xy)])
         elif isinstance(pair, A.SSPPair):
             self._means = {w: np.concatenate(rel.stats[w]) for w in ("D", "D'")}

@@ -13,6 +13,7 @@ eigenvalues of the generalized problem: with H = LLᵀ and P = L⁻¹(Ĥ − H)L
 and the regularised version with Ĥ + τσ₃I in place of Ĥ.  Each repetition returns one row of
 :data:`COLUMNS`; blocks are seeded by :mod:`audits.engine`, so results depend on the seed only.
 """
+
 from __future__ import annotations
 
 import math
@@ -31,8 +32,19 @@ CHUNK = 64
 TARGETS = ("median", "added", "random")
 _TARGET_FIELDS = ("eps1", "bar", "bar_printed", "log_true", "log_bar", "add_statement", "add_proof")
 COLUMNS: tuple[str, ...] = tuple(f"{t}_{f}" for t in TARGETS for f in _TARGET_FIELDS) + (
-    "random_index", "norm_N", "p_min", "p_max", "preg_min", "preg_max", "lambda_min", "lambda_raw",
-    "prop15_uniform_fail", "prop15_l1_fail", "prop15_alg2_fail", "prop15_uniform_lower_fail", "users_lower_fail",
+    "random_index",
+    "norm_N",
+    "p_min",
+    "p_max",
+    "preg_min",
+    "preg_max",
+    "lambda_min",
+    "lambda_raw",
+    "prop15_uniform_fail",
+    "prop15_l1_fail",
+    "prop15_alg2_fail",
+    "prop15_uniform_lower_fail",
+    "users_lower_fail",
 )
 INDEX = {name: i for i, name in enumerate(COLUMNS)}
 
@@ -44,8 +56,17 @@ class PipelineTrials:
     out-of-sample one (added neighbour).
     """
 
-    def __init__(self, X: np.ndarray, y: np.ndarray, cal: pr.ReportCalibration, median: int, x_new: np.ndarray, y_new: float,
-                 need_lambda_min: bool = False, rtol: float = 1e-10):
+    def __init__(
+        self,
+        X: np.ndarray,
+        y: np.ndarray,
+        cal: pr.ReportCalibration,
+        median: int,
+        x_new: np.ndarray,
+        y_new: float,
+        need_lambda_min: bool = False,
+        rtol: float = 1e-10,
+    ):
         self.X, self.y, self.cal = np.asarray(X, float), np.asarray(y, float), cal
         self.n, self.d = self.X.shape
         self.median = int(median)
@@ -68,8 +89,17 @@ class PipelineTrials:
     def pair(self) -> op.ObjPertPair:
         if self._pair is None:
             cal = self.cal
-            self._pair = op.ObjPertPair(self.X, self.y, self.X[0], self.y[0], relation="remove", lam=cal.lam, sigma=cal.sigma,
-                                        loss=cal.loss, rtol=self.rtol)
+            self._pair = op.ObjPertPair(
+                self.X,
+                self.y,
+                self.X[0],
+                self.y[0],
+                relation="remove",
+                lam=cal.lam,
+                sigma=cal.sigma,
+                loss=cal.loss,
+                rtol=self.rtol,
+            )
         return self._pair
 
     def draw(self, size: int, rng: np.random.Generator) -> dict[str, np.ndarray]:
@@ -137,7 +167,9 @@ class PipelineTrials:
             out[:, INDEX["norm_N"]] = np.maximum(-evN[:, 0], evN[:, -1])
             mu_hat = _masked_quadratic(H_hat, self.Xall, ev[:, 0] > -1)  # Ĥ = L(I + P)Lᵀ ≻ 0 ⟺ λ_min(P) > −1
             xj = (-b + dr["e"]) @ self.Xall.T  # (J^P)ᵀx, J^P = ∇J(θ̂ᴾ; D) + e = −b + e
-            both = cal.mode == "dependent"  # Algorithm 2 takes the minimum with the data-independent bound, Algorithm 4 does not
+            both = (
+                cal.mode == "dependent"
+            )  # Algorithm 2 takes the minimum with the data-independent bound, Algorithm 4 does not
             gbar = pr.gbar_dependent(f1, xj, self.xn, cal.sigma, cal.sigma2, q, cal.readings.gradient, both)
             gbar_printed = pr.gbar_dependent(f1, xj, self.xn, cal.sigma, cal.sigma2, q, "printed", both)
             if cal.mode == "dependent":
@@ -150,17 +182,34 @@ class PipelineTrials:
                 mu_reg = _masked_quadratic(H_hat + ts3 * np.eye(d), self.Xall, evr[:, 0] > -1)
                 raw = lam_min + cal.sigma4 * dr["xi4"]
                 out[:, INDEX["lambda_raw"]] = raw
-                lam_hat = raw if cal.readings.lambda_hat == "raw" else pr.lambda_hat_shifted(raw, cal.lam, cal.sigma4, cal.rho)
+                lam_hat = (
+                    raw
+                    if cal.readings.lambda_hat == "raw"
+                    else pr.lambda_hat_shifted(raw, cal.lam, cal.sigma4, cal.rho)
+                )
                 mu_bar = pr.mu_bar_adaptive(mu_hat, mu_reg, self.xn2, lam_hat[:, None], ts3)
 
         log_bar = pr.log_term(f2, mu_bar)
         bar = pr.report_epsilon1(log_bar, f1, self.xn2, gbar, cal.sigma)
         bar_printed = pr.report_epsilon1(log_bar, f1, self.xn2, gbar_printed, cal.sigma)
         finite_s2 = math.isfinite(cal.sigma2)
-        add_stmt = pr.theorem10_additive(f1, self.xn, cal.sigma, cal.sigma2, cal.rho, "statement") if finite_s2 else np.zeros_like(f1)
-        add_proof = pr.theorem10_additive(f1, self.xn, cal.sigma, cal.sigma2 if finite_s2 else math.inf, cal.rho, "proof")
-        fields = {"eps1": eps1, "bar": bar, "bar_printed": bar_printed, "log_true": log_true, "log_bar": log_bar,
-                  "add_statement": add_stmt, "add_proof": add_proof}
+        add_stmt = (
+            pr.theorem10_additive(f1, self.xn, cal.sigma, cal.sigma2, cal.rho, "statement")
+            if finite_s2
+            else np.zeros_like(f1)
+        )
+        add_proof = pr.theorem10_additive(
+            f1, self.xn, cal.sigma, cal.sigma2 if finite_s2 else math.inf, cal.rho, "proof"
+        )
+        fields = {
+            "eps1": eps1,
+            "bar": bar,
+            "bar_printed": bar_printed,
+            "log_true": log_true,
+            "log_bar": log_bar,
+            "add_statement": add_stmt,
+            "add_proof": add_proof,
+        }
         cols = {"median": np.full(c, self.median), "added": np.full(c, n), "random": dr["random"]}
         for target, idx in cols.items():
             for name, arr in fields.items():
@@ -205,8 +254,9 @@ def _masked_quadratic(A: np.ndarray, X: np.ndarray, pd: np.ndarray) -> np.ndarra
     return out
 
 
-def run_trials(work: PipelineTrials, repetitions: int, seed: int, stream: str = "pipeline", executor=None,
-               progress: bool = False) -> dict[str, np.ndarray]:
+def run_trials(
+    work: PipelineTrials, repetitions: int, seed: int, stream: str = "pipeline", executor=None, progress: bool = False
+) -> dict[str, np.ndarray]:
     """``repetitions`` repetitions of the pipeline; returns column name → array."""
     table = run_blocks(work, repetitions, seed, stream, executor, progress, block_size=REPETITION_BLOCK)
     return {name: table[:, i] for i, name in enumerate(COLUMNS)}

@@ -8,18 +8,19 @@ same process, runs one trial at a time with scipy/numpy per trial: solve for Î¸Ì
 with ``rng.multivariate_normal`` and evaluate the three stage densities with ``scipy.stats`` (Gram
 matrices X^TX and X^Ty precomputed once, as any implementation would).  Best of several runs.
 """
+
 from __future__ import annotations
 
 import json
 
 import numpy as np
 from scipy import linalg, stats
+from timing import best_rate
 
 from audits.engine import sample_privacy_loss
 from mechanisms import linreg as L
 from mechanisms import linreg_adaptive as A
 from mechanisms.linreg_data import preprocess, synthetic_regression
-from timing import best_rate
 
 N, D = 10_000, 20
 EPS, DELTA = 1.0, 1e-6
@@ -49,8 +50,12 @@ def naive_losses(nb: L.Neighbours, size: int, rng: np.random.Generator) -> np.nd
         gamma = (lt + lam) * k.eps_tilde**2 / c / (k.x_bound * np.exp(big_delta)) ** 2
         cov = {w: linalg.inv(gamma * (worlds[w][0] + lam * np.eye(D))) for w in worlds}
         theta = rng.multivariate_normal(theta_hat["D"], cov["D"])
-        log_p = {w: stats.norm.logpdf(nu, worlds[w][2] - k.shift_lambda, k.sd_lambda) + stats.norm.logpdf(big_delta, mean[w], sd)
-                 + stats.multivariate_normal.logpdf(theta, theta_hat[w], cov[w]) for w in worlds}
+        log_p = {
+            w: stats.norm.logpdf(nu, worlds[w][2] - k.shift_lambda, k.sd_lambda)
+            + stats.norm.logpdf(big_delta, mean[w], sd)
+            + stats.multivariate_normal.logpdf(theta, theta_hat[w], cov[w])
+            for w in worlds
+        }
         out[t] = log_p["D"] - log_p["D'"]
     return out
 
@@ -68,15 +73,23 @@ def main() -> None:
     slow = naive_losses(nb, 600, np.random.default_rng(3))
     quick = sample_privacy_loss(pair, "D", 200_000, seed=4)
     z = float((slow.mean() - quick.mean()) / np.sqrt(slow.var() / slow.size + quick.var() / quick.size))
-    print(json.dumps({
-        "benchmark": "linreg_adaops_plv",
-        "n": N, "d": D, "epsilon": EPS, "delta": DELTA,
-        "samples_per_s": round(fast),
-        "naive_samples_per_s": round(naive, 1),
-        "ratio": round(fast / naive, 1),
-        "vector_samples": VECTOR_SAMPLES, "naive_samples": NAIVE_SAMPLES,
-        "mean_loss_z": round(z, 2),  # same law on both paths: |z| is a standard-normal deviate
-    }))
+    print(
+        json.dumps(
+            {
+                "benchmark": "linreg_adaops_plv",
+                "n": N,
+                "d": D,
+                "epsilon": EPS,
+                "delta": DELTA,
+                "samples_per_s": round(fast),
+                "naive_samples_per_s": round(naive, 1),
+                "ratio": round(fast / naive, 1),
+                "vector_samples": VECTOR_SAMPLES,
+                "naive_samples": NAIVE_SAMPLES,
+                "mean_loss_z": round(z, 2),  # same law on both paths: |z| is a standard-normal deviate
+            }
+        )
+    )
 
 
 if __name__ == "__main__":

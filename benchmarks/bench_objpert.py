@@ -16,6 +16,7 @@ Suite and baseline are timed in ``--repeats`` interleaved rounds and the fastest
 (the machine may be shared; the load average is printed).  Prints one JSON line.
 Usage: ``python benchmarks/bench_objpert.py [--samples N] [--baseline M] [--baseline-method M]``.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -64,7 +65,11 @@ def run_suite(pair: op.ObjPertPair, n: int, seed: int) -> tuple[float, float, np
     return elapsed, op.FLOPS.total, losses
 
 
-BASELINE_OPTIONS = {"trust-exact": {"gtol": 1e-13}, "Newton-CG": {"xtol": 1e-14}, "L-BFGS-B": {"gtol": 1e-13, "ftol": 0.0, "maxiter": 20000}}
+BASELINE_OPTIONS = {
+    "trust-exact": {"gtol": 1e-13},
+    "Newton-CG": {"xtol": 1e-14},
+    "L-BFGS-B": {"gtol": 1e-13, "ftol": 0.0, "maxiter": 20000},
+}
 
 
 def run_baseline(pair: op.ObjPertPair, m: int, seed: int, method: str = "trust-exact") -> tuple[float, float]:
@@ -110,19 +115,32 @@ def main() -> None:
         b, w = run_baseline(pair, args.baseline, seed=3 + r, method=args.baseline_method)
         base_s, base_worst = min(base_s, b), max(base_worst, w)
     suite_rate, base_rate = args.samples / suite_s, args.baseline / base_s
-    print(json.dumps({
-        "benchmark": "objpert_privacy_loss",
-        "loss": "logistic", "n": args.n, "d": args.d, "sigma": round(pair.sigma, 4), "lam": pair.lam,
-        "suite_samples": args.samples, "suite_samples_per_s": round(suite_rate, 1),
-        "baseline": f"scipy {args.baseline_method} per trial, same tolerance", "baseline_samples": args.baseline,
-        "baseline_samples_per_s": round(base_rate, 2), "baseline_worst_rel_grad": base_worst,
-        "ratio": round(suite_rate / base_rate, 1),
-        "suite_mflop_per_sample": round(flops / args.samples / 1e6, 3),
-        "suite_gflops": round(flops / suite_s / 1e9, 2), "dgemm_gflops": round(rate / 1e9, 2),
-        "dgemm_fraction": round(flops / suite_s / rate, 3),
-        "mean_privacy_loss": round(float(losses.mean()), 4),
-        "cpus": os.cpu_count(), "load_average_1min": round(os.getloadavg()[0], 2),
-    }))
+    print(
+        json.dumps(
+            {
+                "benchmark": "objpert_privacy_loss",
+                "loss": "logistic",
+                "n": args.n,
+                "d": args.d,
+                "sigma": round(pair.sigma, 4),
+                "lam": pair.lam,
+                "suite_samples": args.samples,
+                "suite_samples_per_s": round(suite_rate, 1),
+                "baseline": f"scipy {args.baseline_method} per trial, same tolerance",
+                "baseline_samples": args.baseline,
+                "baseline_samples_per_s": round(base_rate, 2),
+                "baseline_worst_rel_grad": base_worst,
+                "ratio": round(suite_rate / base_rate, 1),
+                "suite_mflop_per_sample": round(flops / args.samples / 1e6, 3),
+                "suite_gflops": round(flops / suite_s / 1e9, 2),
+                "dgemm_gflops": round(rate / 1e9, 2),
+                "dgemm_fraction": round(flops / suite_s / rate, 3),
+                "mean_privacy_loss": round(float(losses.mean()), 4),
+                "cpus": os.cpu_count(),
+                "load_average_1min": round(os.getloadavg()[0], 2),
+            }
+        )
+    )
 
 
 if __name__ == "__main__":

@@ -12,6 +12,7 @@ runs BLAS on one thread either way (threaded BLAS is ~3× slower on these small 
 (the machine may be shared: the load average is printed).  Prints one JSON line.
 Usage: ``python benchmarks/bench_privacy_report.py [--trials N] [--repeats R]``.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -40,7 +41,8 @@ def coverage_counts(t: dict, rho: float) -> dict:
     """The audit's failure indicators, as counted by its coverage checks."""
     events = {
         "report-valid": t["random_eps1"] > t["random_bar"],
-        "thm10-accuracy": (t["median_eps1"] > t["median_bar"]) | (t["median_bar"] > 12 * t["median_eps1"] + t["median_add_statement"]),
+        "thm10-accuracy": (t["median_eps1"] > t["median_bar"])
+        | (t["median_bar"] > 12 * t["median_eps1"] + t["median_add_statement"]),
         "prop21": (t["p_min"] < -0.5) | (t["p_max"] > 0.5),
         "prop15-uniform": t["prop15_uniform_fail"] > 0,
     }
@@ -86,16 +88,32 @@ def main() -> None:
             assert counts == counts_p  # results do not depend on the workers
     rates = {k: args.trials / v for k, v in best.items()}
     two_cores = max(rates["serial"], rates["two_workers"])
-    print(json.dumps({
-        "benchmark": "privacy_report_pipeline", "mode": "dependent", "n": args.n, "d": args.d, "budget": [0.2, 0.7, 0.1],
-        "delta": 1e-6, "rho": 0.01, "lambda": round(work.cal.lam, 3), "trials_per_round": args.trials,
-        "trials_per_s_2cores": round(two_cores, 1), "trials_per_s_1process": round(rates["serial"], 1),
-        "trials_per_s_2workers": round(rates["two_workers"], 1),
-        "seconds_for_1e5_trials": round(1e5 / two_cores, 1), "fits_1e5_in_10_min": bool(1e5 / two_cores <= 600),
-        "baseline": "ObjPert batched solve alone (1 process, 1 BLAS thread, same noise)", "baseline_trials_per_s": round(rates["solve"], 1),
-        "pipeline_over_baseline_time": round(rates["solve"] / two_cores, 2),
-        "coverage_failures": counts, "cpus": os.cpu_count(), "load_average_1min": round(os.getloadavg()[0], 2),
-    }))
+    print(
+        json.dumps(
+            {
+                "benchmark": "privacy_report_pipeline",
+                "mode": "dependent",
+                "n": args.n,
+                "d": args.d,
+                "budget": [0.2, 0.7, 0.1],
+                "delta": 1e-6,
+                "rho": 0.01,
+                "lambda": round(work.cal.lam, 3),
+                "trials_per_round": args.trials,
+                "trials_per_s_2cores": round(two_cores, 1),
+                "trials_per_s_1process": round(rates["serial"], 1),
+                "trials_per_s_2workers": round(rates["two_workers"], 1),
+                "seconds_for_1e5_trials": round(1e5 / two_cores, 1),
+                "fits_1e5_in_10_min": bool(1e5 / two_cores <= 600),
+                "baseline": "ObjPert batched solve alone (1 process, 1 BLAS thread, same noise)",
+                "baseline_trials_per_s": round(rates["solve"], 1),
+                "pipeline_over_baseline_time": round(rates["solve"] / two_cores, 2),
+                "coverage_failures": counts,
+                "cpus": os.cpu_count(),
+                "load_average_1min": round(os.getloadavg()[0], 2),
+            }
+        )
+    )
 
 
 if __name__ == "__main__":

@@ -1,4 +1,5 @@
 """Timing shared by the benchmarks: best of several runs, the one least disturbed by other load."""
+
 from __future__ import annotations
 
 import time

@@ -10,6 +10,7 @@ log p_D(o) − log p_D'(o) computed from the output densities.  Pairs that also 
 noise-level view (``noise_dim``, ``noise_sigma``, ``release_from_noise``) get importance-sampled tails
 when δ is too small for plain sampling (δ · trials < 30).
 """
+
 import math
 
 import numpy as np

@@ -15,6 +15,7 @@ variances, computed here from the two output densities; its law under ``D`` is
 ([RW] Theorem 17, the classical Analyze-Gauss bound) are plain functions below, for the auditors to
 check rather than assume.
 """
+
 from __future__ import annotations
 
 import math
@@ -23,9 +24,9 @@ from typing import Literal
 
 import numpy as np
 
-from mechanisms.validation import InputError, positive, probability
 from mechanisms import gaussian
 from mechanisms.base import RegisteredMechanism, World, check_world
+from mechanisms.validation import InputError, positive, probability
 
 Neighbour = Literal["add", "remove"]
 
@@ -59,8 +60,6 @@ def _symmetric(name: str, h: np.ndarray) -> np.ndarray:
     if not np.all(np.isfinite(h)) or not np.allclose(h, h.T, rtol=0.0, atol=1e-12 * (1 + np.abs(h).max())):
         raise InputError(f"{name} must be a finite symmetric matrix")
     return (h + h.T) / 2
-
-
 
 
 # ---------------------------------------------------------------------------------------------
@@ -243,9 +242,14 @@ def k15_comparison(epsilon: float, delta: float, beta: float = 1.0, d: int = 50)
         raise InputError(f"d must be an integer >= 1, got {d!r}")
     beta = positive("beta", beta)
     epsilon, delta = positive("epsilon", epsilon), probability("delta", delta)
-    return K15Comparison(epsilon=epsilon, delta=delta, beta=beta, d=int(d),
-                         analyze_gauss_sigma=gaussian.analytic_sigma(epsilon, delta, beta),
-                         goe_sigma3=gaussian.analytic_sigma(epsilon, delta, beta / math.sqrt(2)))
+    return K15Comparison(
+        epsilon=epsilon,
+        delta=delta,
+        beta=beta,
+        d=int(d),
+        analyze_gauss_sigma=gaussian.analytic_sigma(epsilon, delta, beta),
+        goe_sigma3=gaussian.analytic_sigma(epsilon, delta, beta / math.sqrt(2)),
+    )
 
 
 def per_instance_variance_ratio(h_x: np.ndarray) -> float:
@@ -274,14 +278,20 @@ def _example_data(rng: np.random.Generator, d: int = 3, n: int = 8) -> tuple[np.
 
 def _analyze_gauss_examples(rng: np.random.Generator) -> list[AnalyzeGaussPair]:
     h, terms = _example_data(rng)
-    return [AnalyzeGaussPair(h, terms[0], 1.0, "add"), AnalyzeGaussPair(h, terms[1], 0.3, "remove"),
-            AnalyzeGaussPair(h, terms[2], 1.5, "add")]
+    return [
+        AnalyzeGaussPair(h, terms[0], 1.0, "add"),
+        AnalyzeGaussPair(h, terms[1], 0.3, "remove"),
+        AnalyzeGaussPair(h, terms[2], 1.5, "add"),
+    ]
 
 
 def _goe_examples(rng: np.random.Generator) -> list[GoeAnalyzeGaussPair]:
     h, terms = _example_data(rng)
-    return [GoeAnalyzeGaussPair(h, terms[0], 0.7, "add"), GoeAnalyzeGaussPair(h, terms[1], 0.2, "remove"),
-            GoeAnalyzeGaussPair(h, terms[2], 1.0, "remove")]
+    return [
+        GoeAnalyzeGaussPair(h, terms[0], 0.7, "add"),
+        GoeAnalyzeGaussPair(h, terms[1], 0.2, "remove"),
+        GoeAnalyzeGaussPair(h, terms[2], 1.0, "remove"),
+    ]
 
 
 ANALYZE_GAUSS = RegisteredMechanism(

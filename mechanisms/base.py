@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from typing import Callable, Literal, Protocol, runtime_checkable
 
 import numpy as np
+
 from mechanisms.validation import InputError
 
 World = Literal["D", "D'"]

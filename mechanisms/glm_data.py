@@ -2,15 +2,19 @@
 
 No network access: the real data set is scikit-learn's bundled copy of the Wisconsin breast-cancer data.
 """
+
 from __future__ import annotations
 
 from typing import Literal
 
 import numpy as np
+
 from mechanisms.validation import InputError
 
 
-def margin_data(n: int, rng: np.random.Generator, margin: float = 0.4, d: int = 2) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def margin_data(
+    n: int, rng: np.random.Generator, margin: float = 0.4, d: int = 2
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """[RW] Figure 1 data (K17): ``n`` points uniform in the unit ball of ℝᵈ (d = 2 in the paper), two
     linearly separable classes separated by a margin ``m = 0.4``.
 

@@ -20,6 +20,7 @@ Three ways to compute the CDF
   ``K(x, y) = Ai((x + y)/2)/2`` on ``L^2(s, inf)``;
 * Monte Carlo of ``G`` itself (batched ``eigvalsh``) with a Clopper-Pearson interval.
 """
+
 from __future__ import annotations
 
 import math
@@ -29,9 +30,9 @@ from typing import Literal
 
 import mpmath
 import numpy as np
+from scipy import optimize, special, stats
 
 from mechanisms.validation import InputError, positive, probability
-from scipy import optimize, special, stats
 
 #: Published moments of the Tracy-Widom beta = 1 law (as quoted in design/GOE.md).
 TW1_MEAN = -1.2065335745820
@@ -50,8 +51,6 @@ def _check_d(d: int) -> int:
     if isinstance(d, bool) or not isinstance(d, (int, np.integer)) or d < 1:
         raise InputError(f"d must be an integer >= 1, got {d!r}")
     return int(d)
-
-
 
 
 def _rho(rho: float) -> float:
@@ -183,8 +182,9 @@ def _skew_matrix(u: mpmath.mpf, n: int, dps: int) -> np.ndarray:
         a[1:n, 0] = -a[0, 1:n]
         for j in range(3, n + 1):  # vectorised over rows i = 2..n
             rows = slice(1, n)
-            a[rows, j - 1] = ((j - 2) * a[rows, j - 3] - _mul(bvec[1:], pe1[j - 2], bits)
-                              + 2 * cvec[j - 1:j - 1 + n - 1])
+            a[rows, j - 1] = (
+                (j - 2) * a[rows, j - 3] - _mul(bvec[1:], pe1[j - 2], bits) + 2 * cvec[j - 1 : j - 1 + n - 1]
+            )
     if n % 2:
         a[:n, n] = bvec
         a[n, :n] = -bvec
@@ -205,7 +205,7 @@ def _pfaffian(a: np.ndarray, bits: int) -> mpmath.mpf:
     sign = 1
     pivots: list[int] = []
     for k in range(0, n - 1, 2):
-        row = a[k, k + 1:]
+        row = a[k, k + 1 :]
         j = k + 1 + int(np.argmax(np.abs(row)))
         if j != k + 1:
             a[[k + 1, j], :] = a[[j, k + 1], :]
@@ -216,12 +216,12 @@ def _pfaffian(a: np.ndarray, bits: int) -> mpmath.mpf:
             return mpmath.mpf(0)
         pivots.append(pivot)
         if k + 2 < n:
-            b = a[k, k + 2:]
-            c = a[k + 1, k + 2:]
+            b = a[k, k + 2 :]
+            c = a[k + 1, k + 2 :]
             b_over = (b << bits) // pivot  # b / a in fixed point
             outer = np.outer(c, b_over)  # b c^T / a is its transpose: one product per entry
             outer >>= bits  # shift first: the subtraction then works on half-length integers
-            a[k + 2:, k + 2:] += outer - outer.T
+            a[k + 2 :, k + 2 :] += outer - outer.T
     value = mpmath.mpf(sign)
     for p in pivots:
         value *= mpmath.ldexp(mpmath.mpf(p), -bits)
@@ -325,6 +325,7 @@ def tracy_widom1_quantile(p: float) -> float:
     if not 1e-10 <= p < 1.0:
         raise InputError(f"p must be in [1e-10, 1), got {p!r}")
     if p < 0.5:
+
         def g(s: float) -> float:
             return _tw1_log_cdf_and_sf(s)[0] - math.log(p)
     else:
@@ -332,6 +333,7 @@ def tracy_widom1_quantile(p: float) -> float:
 
         def g(s: float) -> float:
             return math.log(_tw1_log_cdf_and_sf(s)[1]) - tail
+
     return float(optimize.brentq(g, -8.0, 60.0, xtol=1e-13, rtol=1e-13))
 
 
@@ -372,8 +374,9 @@ def _binomial_estimate(successes: int, trials: int, level: float) -> BinomialEst
     return BinomialEstimate(int(successes), int(trials), successes / trials, float(ci.low), float(ci.high), level)
 
 
-def sample_goe_extreme_eigenvalues(d: int, size: int, rng: np.random.Generator, sigma: float = 1.0,
-                                   batch: int | None = None) -> np.ndarray:
+def sample_goe_extreme_eigenvalues(
+    d: int, size: int, rng: np.random.Generator, sigma: float = 1.0, batch: int | None = None
+) -> np.ndarray:
     """``(size, 2)`` array of ``(lambda_min, lambda_max)`` of ``N = (Z + Z^T)/sqrt(2)``, ``Z_ij ~ N(0, sigma^2)``.
 
     Exactly the noise of [RW] Algorithm 6 (all d^2 entries of Z drawn), batched ``eigvalsh`` in chunks
@@ -389,8 +392,8 @@ def sample_goe_extreme_eigenvalues(d: int, size: int, rng: np.random.Generator, 
         m = min(batch, size - start)
         z = rng.standard_normal((m, d, d)) * sigma
         eig = np.linalg.eigvalsh((z + np.swapaxes(z, 1, 2)) / math.sqrt(2))
-        out[start:start + m, 0] = eig[:, 0]
-        out[start:start + m, 1] = eig[:, -1]
+        out[start : start + m, 0] = eig[:, 0]
+        out[start : start + m, 1] = eig[:, -1]
     return out
 
 
@@ -400,8 +403,9 @@ def monte_carlo_cdf(x: float, d: int, trials: int, rng: np.random.Generator, lev
     return _binomial_estimate(int(np.sum(lam_max <= x)), trials, level)
 
 
-def spectral_norm_coverage(d: int, threshold: float, trials: int, rng: np.random.Generator,
-                           sigma: float = 1.0, level: float = 0.99) -> BinomialEstimate:
+def spectral_norm_coverage(
+    d: int, threshold: float, trials: int, rng: np.random.Generator, sigma: float = 1.0, level: float = 0.99
+) -> BinomialEstimate:
     """Monte Carlo ``P[||N||_2 <= threshold]`` for Algorithm 6's noise ``N`` at ``sigma_3 = sigma`` ([RW] Lemma 20)."""
     ext = sample_goe_extreme_eigenvalues(d, trials, rng, sigma)
     norm = np.maximum(-ext[:, 0], ext[:, 1])
@@ -461,8 +465,14 @@ def _tau_unit_exact(d: int, rho: float, dps: int | None) -> float:
     return float(optimize.brentq(g, lo, hi, xtol=1e-13, rtol=1e-13))
 
 
-def tau(d: int, rho: float, sigma: float = 1.0, method: Method = "auto",
-        exact_max_d: int = EXACT_MAX_D, dps: int | None = None) -> Tau:
+def tau(
+    d: int,
+    rho: float,
+    sigma: float = 1.0,
+    method: Method = "auto",
+    exact_max_d: int = EXACT_MAX_D,
+    dps: int | None = None,
+) -> Tau:
     """``tau = F^{-1}(1 - rho/2)``, F the CDF of ``lambda_max(N)``, ``N = (Z + Z^T)/sqrt(2)``, ``Z_ij ~ N(0, sigma^2)``.
 
     [RW] Lemma 20: ``||N||_2 <= tau`` with probability at least ``1 - rho`` (union of the two tails,

@@ -15,29 +15,26 @@ and the target, as in [PDP] Theorem 4.1.  Ridge regression minimises
 Privacy losses are computed from Gaussian log-densities of the actual samplers, never from the closed
 forms, so that the closed forms can be audited against them.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
 from typing import Literal
 
 import numpy as np
-
-from mechanisms.validation import InputError, nonnegative as check_nonnegative
-from mechanisms.validation import positive as check_positive
-from mechanisms.validation import probability
 from scipy import linalg, optimize, special
 
 from mechanisms.base import RegisteredMechanism, World, check_world
 from mechanisms.linreg_data import check_design, preprocess, synthetic_regression
+from mechanisms.validation import InputError, probability
+from mechanisms.validation import nonnegative as check_nonnegative
+from mechanisms.validation import positive as check_positive
 
 Loss = Literal["ridge", "logistic"]
 LOG_2PI = float(np.log(2.0 * np.pi))
 
 
 # --- validation -----------------------------------------------------------------------------------
-
-
-
 
 
 def check_delta(delta: float, name: str = "delta") -> float:
@@ -339,8 +336,10 @@ def ops_law(X: np.ndarray, y: np.ndarray, gamma: float, lam: float) -> GaussianL
 
 def lemma24_epsilon(sensitivity_A: float, gamma: float, delta: float) -> float:
     """[PDP] Lemma 2.4 as printed: ``ε(Z, z) = γ Δ_A(Z, z) sqrt(log(1.25/δ))`` for noise ``N(0, A^{-1}/γ)`` (Q8)."""
-    return check_positive("gamma", gamma) * check_nonnegative("sensitivity_A", sensitivity_A) * np.sqrt(
-        np.log(1.25 / check_delta(delta))
+    return (
+        check_positive("gamma", gamma)
+        * check_nonnegative("sensitivity_A", sensitivity_A)
+        * np.sqrt(np.log(1.25 / check_delta(delta)))
     )
 
 
@@ -351,7 +350,9 @@ def eq33_epsilon(grad: np.ndarray, H: np.ndarray, A: np.ndarray, delta: float) -
     return float(np.sqrt(v @ A @ v * np.log(1.25 / check_delta(delta))))
 
 
-def eq34_sensitivity(X: np.ndarray, y: np.ndarray, x: np.ndarray, yz: float, A: np.ndarray, lam: float = 0.0, line: int = 2) -> float:
+def eq34_sensitivity(
+    X: np.ndarray, y: np.ndarray, x: np.ndarray, yz: float, A: np.ndarray, lam: float = 0.0, line: int = 2
+) -> float:
     """[PDP] eq. (3.4) (ridge penalty ``λ`` added to both Gram matrices), with ``θ̂'`` fitted on ``[Z, z]``:
 
     ``line=1``: ``|y - x^Tθ̂'| sqrt(x^T (X'^T X')^{-1} A (X'^T X')^{-1} x)`` (``X' = [X; x^T]``; Q9);
@@ -392,13 +393,21 @@ def thm41_epsilon(
     r, r_p = ops_residuals(X, y, x, yz, lam)
     ld = np.log(2.0 / delta)
     if form == "4.3":
-        return 0.5 * abs(-np.log1p(mu) + gamma * mu / (1 + mu) * r**2) + 0.5 * mu * ld + np.sqrt(gamma * mu * ld) * abs(r)
+        return (
+            0.5 * abs(-np.log1p(mu) + gamma * mu / (1 + mu) * r**2) + 0.5 * mu * ld + np.sqrt(gamma * mu * ld) * abs(r)
+        )
     if form == "4.4":
-        return 0.5 * abs(-np.log1p(-mu_p) - gamma * mu_p / (1 - mu_p) * r_p**2) + 0.5 * mu_p * ld + np.sqrt(gamma * mu_p * ld) * abs(r_p)
+        return (
+            0.5 * abs(-np.log1p(-mu_p) - gamma * mu_p / (1 - mu_p) * r_p**2)
+            + 0.5 * mu_p * ld
+            + np.sqrt(gamma * mu_p * ld) * abs(r_p)
+        )
     raise InputError(f"form must be '4.3' or '4.4', got {form!r}")
 
 
-def remark42_epsilon(X: np.ndarray, y: np.ndarray, x: np.ndarray, yz: float, gamma: float, lam: float, delta: float) -> float:
+def remark42_epsilon(
+    X: np.ndarray, y: np.ndarray, x: np.ndarray, yz: float, gamma: float, lam: float, delta: float
+) -> float:
     """[PDP] Remark 4.2 as printed (Q19, residual at ``θ̂'`` with ``μ``):
     ``(μ/2)(1 + log(2/δ)) + ½γ min(μ, 1) r'^2 + sqrt(γμ log(2/δ)) |r'|``."""
     gamma, delta = check_positive("gamma", gamma), check_delta(delta)
@@ -408,7 +417,9 @@ def remark42_epsilon(X: np.ndarray, y: np.ndarray, x: np.ndarray, yz: float, gam
     return 0.5 * mu * (1 + ld) + 0.5 * gamma * min(mu, 1.0) * r_p**2 + np.sqrt(gamma * mu * ld) * abs(r_p)
 
 
-def prop43_pdp_epsilon(X: np.ndarray, y: np.ndarray, x: np.ndarray, yz: float, gamma: float, lam: float, delta: float) -> float:
+def prop43_pdp_epsilon(
+    X: np.ndarray, y: np.ndarray, x: np.ndarray, yz: float, gamma: float, lam: float, delta: float
+) -> float:
     """[PDP] Proposition 4.3(1), eq. (4.5) as printed (third term carries ``γ_n``, Q13), ``λ_min = λ_min(X^TX)``:
     ``sqrt(γ log(2/δ)/(λ+λ_min)) |r| + γ r^2/(2 max(λ+λ_min, 1)) + γ(1 + log(2/δ))/(2(λ+λ_min))``."""
     gamma, delta = check_positive("gamma", gamma), check_delta(delta)
@@ -423,7 +434,11 @@ def prop43_dp_epsilon(n: int, gamma: float, lam: float, delta: float) -> float:
     ``sqrt(2(n+λ)γ log(2/δ)/λ^2) + 2(n+λ)γ/(λ max(1, λ)) + γ(1 + log(2/δ))/(2λ)``."""
     gamma, lam, delta = check_positive("gamma", gamma), check_positive("lam", lam), check_delta(delta)
     ld = np.log(2.0 / delta)
-    return np.sqrt(2 * (n + lam) * gamma * ld / lam**2) + 2 * (n + lam) * gamma / (lam * max(1.0, lam)) + gamma * (1 + ld) / (2 * lam)
+    return (
+        np.sqrt(2 * (n + lam) * gamma * ld / lam**2)
+        + 2 * (n + lam) * gamma / (lam * max(1.0, lam))
+        + gamma * (1 + ld) / (2 * lam)
+    )
 
 
 def prop43_sup_residual(n: int, lam: float, printed: bool = True) -> float:
@@ -435,7 +450,9 @@ def prop43_sup_residual(n: int, lam: float, printed: bool = True) -> float:
 def prop43_mse_printed(X: np.ndarray, theta0: np.ndarray, sigma: float, gamma: float, lam: float) -> float:
     """[PDP] Prop. 4.3(3) as printed: ``E||θ̃ - θ0||^2 = σ^2 tr[(X^TX+λI)^{-1}](1 + 1/γ) + λ^2 ||(X^TX+λI)^{-1}θ0||^2``."""
     G = gram(X, lam)
-    return float(sigma**2 * np.trace(np.linalg.inv(G)) * (1 + 1 / gamma) + lam**2 * np.sum(linalg.solve(G, theta0) ** 2))
+    return float(
+        sigma**2 * np.trace(np.linalg.inv(G)) * (1 + 1 / gamma) + lam**2 * np.sum(linalg.solve(G, theta0) ** 2)
+    )
 
 
 def ops_mse_exact(X: np.ndarray, theta0: np.ndarray, sigma: float, gamma: float, lam: float) -> float:
@@ -492,7 +509,9 @@ def gaussian_mechanism_epsilon(delta: float, s: float) -> float:
     hi = 1.0
     while gaussian_mechanism_delta(hi, s) > delta:
         hi *= 2
-    return float(optimize.brentq(lambda e: float(gaussian_mechanism_delta(e, s)) - delta, 0.0, hi, xtol=1e-13, rtol=1e-13))
+    return float(
+        optimize.brentq(lambda e: float(gaussian_mechanism_delta(e, s)) - delta, 0.0, hi, xtol=1e-13, rtol=1e-13)
+    )
 
 
 def _prob_outside(c: float, m: float, v: float) -> float:
@@ -528,7 +547,9 @@ def ops_exact_delta(
     return max(float(fwd), 0.0), max(float(bwd), 0.0)
 
 
-def ops_exact_epsilon(X: np.ndarray, y: np.ndarray, x: np.ndarray, yz: float, gamma: float, lam: float, delta: float) -> float:
+def ops_exact_epsilon(
+    X: np.ndarray, y: np.ndarray, x: np.ndarray, yz: float, gamma: float, lam: float, delta: float
+) -> float:
     """Smallest ``ε`` at which OPS is ``(ε, δ)``-pDP for ``(Z, z)`` (both directions), by bisection on the
     exact profile of :func:`ops_exact_delta`."""
     delta = check_delta(delta)
@@ -554,7 +575,9 @@ def remark11_epsilon(gamma: float, L: float, lam: float, lam_min: float, x_bound
     if not s > 0:
         raise InputError(f"lam + lam_min must be > 0, got {s}")
     ld = np.log(2.0 / check_delta(delta))
-    return float(np.sqrt(gamma * L**2 * ld / s) + gamma * L**2 / (2 * (s + x_bound**2)) + (1 + ld) * x_bound**2 / (2 * s))
+    return float(
+        np.sqrt(gamma * L**2 * ld / s) + gamma * L**2 / (2 * (s + x_bound**2)) + (1 + ld) * x_bound**2 / (2 * s)
+    )
 
 
 def appF_lipschitz(lam: float, n: int, x_bound: float = 1.0, y_bound: float = 1.0) -> float:
@@ -618,8 +641,9 @@ def ops_calibration(
             lam = max(np.sqrt(C1) * x_bound**2, lam_diffuse)
         else:
             obj = lambda lg: C1 * appF_lipschitz(np.exp(lg), n, x_bound, y_bound) ** 2 / np.exp(lg) + np.exp(lg) * B**2  # noqa: E731
-            res = optimize.minimize_scalar(obj, bounds=(np.log(lam_diffuse), np.log(lam_diffuse) + 60), method="bounded",
-                                           options={"xatol": 1e-10})
+            res = optimize.minimize_scalar(
+                obj, bounds=(np.log(lam_diffuse), np.log(lam_diffuse) + 60), method="bounded", options={"xatol": 1e-10}
+            )
             lam = max(float(np.exp(res.x)), lam_diffuse)
     else:
         raise InputError(f"method must be one of diffuse, concentrated, balanced, conservative; got {method!r}")

@@ -8,6 +8,7 @@ value is post-processing: rows hold the raw Gaussian value and the clipping is a
 both worlds.  Per-trial shifts ``λ`` of the Gram matrix are batched through one eigendecomposition of
 ``X^T X`` per world (:class:`EigenGram`), so no stage loops over trials in Python.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -49,8 +50,10 @@ class EigenGram:
         """Eigenvalues of ``X^T X + λ_t I``, shape ``(T, d)``; raises if any is ``<= 0``."""
         e = self.evals[None, :] + np.asarray(lam, float)[:, None]
         if np.any(e <= 0):
-            raise UnrunnableError(f"X^T X + λI is not positive definite for {int(np.sum(np.any(e <= 0, axis=1)))} trial(s) "
-                                  f"(smallest λ_min + λ = {e.min():.4g})")
+            raise UnrunnableError(
+                f"X^T X + λI is not positive definite for {int(np.sum(np.any(e <= 0, axis=1)))} trial(s) "
+                f"(smallest λ_min + λ = {e.min():.4g})"
+            )
         return e
 
     def ridge(self, lam: np.ndarray) -> np.ndarray:
@@ -96,7 +99,9 @@ def pdp_adaops_gamma(n: int, d: int, eps: float, delta: float, kappa: float) -> 
     return min(n * eps**2 / (16 * kappa**2 * d**2 * np.log(4 / delta)), n * eps / (8 * kappa**2 * d**2))
 
 
-def pdp_adaops_lambda(lam_tilde: np.ndarray, n: int, d: int, eps: float, delta: float, kappa: float, printed: bool = False) -> np.ndarray:
+def pdp_adaops_lambda(
+    lam_tilde: np.ndarray, n: int, d: int, eps: float, delta: float, kappa: float, printed: bool = False
+) -> np.ndarray:
     """[PDP] Algorithm 1: ``λ_n = max{0, n/(dκ) - λ̃_min + log(4/δ)/(ε/2)}``; ``printed=True`` uses the printed
     ``min`` (Q5), which is always ``<= 0``."""
     inner = n / (d * kappa) - np.asarray(lam_tilde, float) + np.log(4 / delta) / (eps / 2)
@@ -114,7 +119,9 @@ def prop44_ops_step_epsilon(n: int, d: int, eps: float, delta: float, kappa: flo
 def prop44_condition(X: np.ndarray, eps: float, delta: float, kappa: float) -> bool:
     """[PDP] Prop. 4.4(2)'s condition ``λ_min(X^TX) > n/(κd) + sqrt(log(10n) log(4/δ))/(ε/2)``."""
     n, d = X.shape
-    return bool(np.linalg.eigvalsh(X.T @ X)[0] > n / (kappa * d) + np.sqrt(np.log(10 * n) * np.log(4 / delta)) / (eps / 2))
+    return bool(
+        np.linalg.eigvalsh(X.T @ X)[0] > n / (kappa * d) + np.sqrt(np.log(10 * n) * np.log(4 / delta)) / (eps / 2)
+    )
 
 
 def prop44_mse(X: np.ndarray, sigma: float, gamma: float, printed: bool = True) -> float:
@@ -133,7 +140,9 @@ class PDPAdaOPSPair:
     covariance indefinite, in which case :class:`UnrunnableError` is raised (sampling or evaluating).
     """
 
-    def __init__(self, nb: Neighbours, eps: float, delta: float, kappa: float, printed: bool = False, n_public: int | None = None):
+    def __init__(
+        self, nb: Neighbours, eps: float, delta: float, kappa: float, printed: bool = False, n_public: int | None = None
+    ):
         self.eps, self.delta = check_positive("eps", eps), check_delta(delta)
         self.grams = _worlds(nb)
         d = nb.X.shape[1]
@@ -152,7 +161,9 @@ class PDPAdaOPSPair:
         try:
             return g.ridge(lam), self.gamma[world] * g.shifted(lam)
         except UnrunnableError as err:
-            raise UnrunnableError(f"[PDP] Algorithm 1 as printed (λ_n = min{{0, ...}}, Q5) cannot sample on world {world}: {err}") from None
+            raise UnrunnableError(
+                f"[PDP] Algorithm 1 as printed (λ_n = min{{0, ...}}, Q5) cannot sample on world {world}: {err}"
+            ) from None
 
     def sample(self, world: World, size: int, rng: np.random.Generator) -> np.ndarray:
         g = self.grams[check_world(world)]
@@ -223,8 +234,16 @@ def eq7_unconstrained_minimiser(C1: float, C2: float, x_bound: float) -> float:
     return float(np.exp(optimize.brentq(log_h_gap, lo, hi, xtol=1e-14, rtol=1e-14)))
 
 
-def lr_adaops_constants(eps: float, delta: float, d: int, x_bound: float = 1.0, y_bound: float = 1.0, rho: float = 0.05,
-                        eq8: Literal["sum", "product"] = "sum", scale_lambda: bool = False) -> LRAdaOPSConstants:
+def lr_adaops_constants(
+    eps: float,
+    delta: float,
+    d: int,
+    x_bound: float = 1.0,
+    y_bound: float = 1.0,
+    rho: float = 0.05,
+    eq8: Literal["sum", "product"] = "sum",
+    scale_lambda: bool = False,
+) -> LRAdaOPSConstants:
     """The constants of [LR] Algorithm 1 (steps 2–4 and 7)."""
     eps, delta = check_positive("eps", eps), check_delta(delta)
     x_bound, y_bound = check_positive("x_bound", x_bound), check_positive("y_bound", y_bound)
@@ -240,9 +259,19 @@ def lr_adaops_constants(eps: float, delta: float, d: int, x_bound: float = 1.0, 
     else:
         raise InputError(f"eq8 must be 'sum' or 'product', got {eq8!r}")
     return LRAdaOPSConstants(
-        eps, delta, int(d), x_bound, y_bound, rho,
-        sd_lambda=scale * np.sqrt(c) / (eps / 4), shift_lambda=scale * c / (eps / 4), eps_bar=eps_bar, C1=C1, C2=C2,
-        t_floor=x_bound**2 * (1 + c) / (2 * eps), u_star=eq7_unconstrained_minimiser(C1, C2, x_bound),
+        eps,
+        delta,
+        int(d),
+        x_bound,
+        y_bound,
+        rho,
+        sd_lambda=scale * np.sqrt(c) / (eps / 4),
+        shift_lambda=scale * c / (eps / 4),
+        eps_bar=eps_bar,
+        C1=C1,
+        C2=C2,
+        t_floor=x_bound**2 * (1 + c) / (2 * eps),
+        u_star=eq7_unconstrained_minimiser(C1, C2, x_bound),
         eps_tilde=float(positive_root(bracket / 2, eps / 2)),
     )
 
@@ -263,8 +292,17 @@ class LRAdaOPSPair:
     ``L̃ = ||X|| e^Δ``, ``θ̃ ~ N(θ̂_λ, (X^TX + λI)^{-1}/γ)``.
     """
 
-    def __init__(self, nb: Neighbours, eps: float, delta: float, x_bound: float = 1.0, y_bound: float = 1.0, rho: float = 0.05,
-                 eq8: Literal["sum", "product"] = "sum", scale_lambda: bool = False):
+    def __init__(
+        self,
+        nb: Neighbours,
+        eps: float,
+        delta: float,
+        x_bound: float = 1.0,
+        y_bound: float = 1.0,
+        rho: float = 0.05,
+        eq8: Literal["sum", "product"] = "sum",
+        scale_lambda: bool = False,
+    ):
         self.k = lr_adaops_constants(eps, delta, nb.X.shape[1], x_bound, y_bound, rho, eq8, scale_lambda)
         self.grams = _worlds(nb)
         self.c = np.log(6 / self.k.delta)
@@ -300,8 +338,11 @@ class LRAdaOPSPair:
         lam_tilde, lam, s = self._schedule(nu)
         m, sd = self._delta_law(g, lam, s)
         prec = self._gamma(lam_tilde, lam, big_delta)[:, None] * g.shifted(lam)
-        return (normal_logpdf(nu, g.lam_min - self.k.shift_lambda, self.k.sd_lambda) + normal_logpdf(big_delta, m, sd)
-                + g.log_density(theta, g.ridge(lam), prec))
+        return (
+            normal_logpdf(nu, g.lam_min - self.k.shift_lambda, self.k.sd_lambda)
+            + normal_logpdf(big_delta, m, sd)
+            + g.log_density(theta, g.ridge(lam), prec)
+        )
 
     def privacy_loss(self, outputs: np.ndarray) -> np.ndarray:
         outputs = np.asarray(outputs, float)
@@ -340,7 +381,10 @@ class _GaussianStatsRelease:
 
     def sample_stats(self, world: World, size: int, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
         u, v = self.stats[world]
-        return (u + self.sd_xtx * rng.standard_normal((int(size), self.p)), v + self.sd_xy * rng.standard_normal((int(size), self.d)))
+        return (
+            u + self.sd_xtx * rng.standard_normal((int(size), self.p)),
+            v + self.sd_xy * rng.standard_normal((int(size), self.d)),
+        )
 
     def log_density_xtx(self, world: World, u_hat: np.ndarray) -> np.ndarray:
         return np.sum(normal_logpdf(u_hat, self.stats[world][0], self.sd_xtx), axis=1)
@@ -369,11 +413,14 @@ class SSPPair:
 
     def privacy_loss(self, outputs: np.ndarray) -> np.ndarray:
         outputs = np.asarray(outputs, float)
-        u, v = outputs[:, : self.release.p], outputs[:, self.release.p:]
-        return sum(sign * (self.release.log_density_xtx(w, u) + self.release.log_density_xy(w, v)) for sign, w in ((1, "D"), (-1, "D'")))
+        u, v = outputs[:, : self.release.p], outputs[:, self.release.p :]
+        return sum(
+            sign * (self.release.log_density_xtx(w, u) + self.release.log_density_xy(w, v))
+            for sign, w in ((1, "D"), (-1, "D'"))
+        )
 
     def estimate(self, outputs: np.ndarray, lam: float = 0.0) -> np.ndarray:
-        u, v = outputs[:, : self.release.p], outputs[:, self.release.p:]
+        u, v = outputs[:, : self.release.p], outputs[:, self.release.p :]
         return np.linalg.solve(symmetric_from_upper(u, self.d) + lam * np.eye(self.d), v[:, :, None])[:, :, 0]
 
 
@@ -390,13 +437,17 @@ class LRAdaSSPConstants:
     sd_xy: float
 
 
-def lr_adassp_constants(eps: float, delta: float, d: int, x_bound: float = 1.0, y_bound: float = 1.0, rho: float = 0.05) -> LRAdaSSPConstants:
+def lr_adassp_constants(
+    eps: float, delta: float, d: int, x_bound: float = 1.0, y_bound: float = 1.0, rho: float = 0.05
+) -> LRAdaSSPConstants:
     eps, delta, rho = check_positive("eps", eps), check_delta(delta), check_delta(rho, "rho")
     c, q = np.log(6 / delta), eps / 3
     return LRAdaSSPConstants(
-        sd_lambda=np.sqrt(c) * x_bound**2 / q, shift_lambda=c * x_bound**2 / q,
+        sd_lambda=np.sqrt(c) * x_bound**2 / q,
+        shift_lambda=c * x_bound**2 / q,
         lam_threshold=np.sqrt(d * c * np.log(2 * d**2 / rho)) * x_bound**2 / q,
-        sd_xtx=np.sqrt(c) * x_bound**2 / q, sd_xy=np.sqrt(c) * x_bound * y_bound / q,
+        sd_xtx=np.sqrt(c) * x_bound**2 / q,
+        sd_xy=np.sqrt(c) * x_bound * y_bound / q,
     )
 
 
@@ -411,8 +462,16 @@ class AdaSSPPair:
     (releasing both would reveal ``X^TX``).  ``λ̃_min = max(ν, 0)`` and ``λ`` are post-processing of ``ν``.
     """
 
-    def __init__(self, nb: Neighbours, eps: float, delta: float, x_bound: float = 1.0, y_bound: float = 1.0, rho: float = 0.05,
-                 output: Literal["private", "printed"] = "private"):
+    def __init__(
+        self,
+        nb: Neighbours,
+        eps: float,
+        delta: float,
+        x_bound: float = 1.0,
+        y_bound: float = 1.0,
+        rho: float = 0.05,
+        output: Literal["private", "printed"] = "private",
+    ):
         if output not in ("private", "printed"):
             raise InputError(f"output must be 'private' or 'printed', got {output!r}")
         self.k = lr_adassp_constants(eps, delta, nb.X.shape[1], x_bound, y_bound, rho)
@@ -435,8 +494,10 @@ class AdaSSPPair:
 
     def log_density(self, world: World, outputs: np.ndarray) -> np.ndarray:
         g, p = self.grams[world], self.release.p
-        nu, u_hat, last = outputs[:, 0], outputs[:, 1:1 + p], outputs[:, 1 + p:]
-        out = normal_logpdf(nu, g.lam_min - self.k.shift_lambda, self.k.sd_lambda) + self.release.log_density_xtx(world, u_hat)
+        nu, u_hat, last = outputs[:, 0], outputs[:, 1 : 1 + p], outputs[:, 1 + p :]
+        out = normal_logpdf(nu, g.lam_min - self.k.shift_lambda, self.k.sd_lambda) + self.release.log_density_xtx(
+            world, u_hat
+        )
         if self.output == "private":
             return out + self.release.log_density_xy(world, last)
         lam = self.lam(nu)
@@ -450,16 +511,18 @@ class AdaSSPPair:
         """``θ̃`` per row: ``(X̂^TX + λI)^{-1} X̂y`` ("private") or the released ``θ̃`` ("printed")."""
         outputs = np.asarray(outputs, float)
         if self.output == "printed":
-            return outputs[:, 1 + self.release.p:]
+            return outputs[:, 1 + self.release.p :]
         p, lam = self.release.p, self.lam(outputs[:, 0])
-        M = symmetric_from_upper(outputs[:, 1:1 + p], self.d) + lam[:, None, None] * np.eye(self.d)
-        return np.linalg.solve(M, outputs[:, 1 + p:, None])[:, :, 0]
+        M = symmetric_from_upper(outputs[:, 1 : 1 + p], self.d) + lam[:, None, None] * np.eye(self.d)
+        return np.linalg.solve(M, outputs[:, 1 + p :, None])[:, :, 0]
 
 
 # --- exact per-stage claims ------------------------------------------------------------------------
 
 
-def stage_claims(eps: float, delta: float, d: int, x_bound: float = 1.0, y_bound: float = 1.0) -> dict[str, tuple[float, float, float]]:
+def stage_claims(
+    eps: float, delta: float, d: int, x_bound: float = 1.0, y_bound: float = 1.0
+) -> dict[str, tuple[float, float, float]]:
     """Each single Gaussian release of the three algorithms as ``name -> (s, ε_k, δ_k)``: the whitened
     sensitivity ``s = Δ/σ`` and the budget its paper assigns to it.  Sensitivities: ``λ_min`` (Weyl)
     ``||X||^2``; ``UpperTriangle(X^TX)`` ``<= ||xx^T||_F = ||X||^2``; ``X^Ty`` ``||X|| ||Y||``; [LR] Alg. 1's Δ
@@ -522,4 +585,3 @@ SSP = RegisteredMechanism(
     example_pairs=_ssp_examples,
     tags=("linreg", "gaussian", "dp"),
 )
-

@@ -6,11 +6,13 @@ point to Euclidean norm 1; responses are brought into [-1, 1] so that ``||X|| = 
 The 36 UCI sets of [LR] Tables 3–4 are not shipped with any installed package (no network here);
 the loaders below cover what scikit-learn and statsmodels bundle.
 """
+
 from __future__ import annotations
 
 from typing import Callable
 
 import numpy as np
+
 from mechanisms.validation import InputError
 
 

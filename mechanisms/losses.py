@@ -12,6 +12,7 @@ Two representations:
 Constants ``xi`` (gradient bound) and ``beta`` (Hessian bound) are those of [RW] Theorem 5 under the
 paper's assumptions ``‖x‖₂ ≤ 1``, ``|y| ≤ 1``, with ``θ ∈ ℝᵈ`` unless a radius is given.
 """
+
 from __future__ import annotations
 
 import math
@@ -20,6 +21,7 @@ from typing import Callable
 
 import numpy as np
 from scipy import special
+
 from mechanisms.validation import InputError
 
 

@@ -17,6 +17,7 @@ functions below, each checked against that density in ``tests/test_objpert.py``.
 Neighbours: ``D' = D ∪ {z}`` ("add", z ∉ D) or ``D' = D \\ {z}`` ("remove", z ∈ D).  In the closed forms
 the paper's "±" is "+ if z ∉ D" ([RW] §2.1) and is decided by membership of z in D.
 """
+
 from __future__ import annotations
 
 import math
@@ -25,10 +26,9 @@ from typing import Literal, NamedTuple
 
 import numpy as np
 
-from mechanisms.validation import InputError, positive, probability
-
 from mechanisms.base import RegisteredMechanism, World, check_world
 from mechanisms.losses import GLMLoss, Loss, Regulariser, get_loss
+from mechanisms.validation import InputError, positive, probability
 
 Relation = Literal["add", "remove"]
 Calibration = Literal["printed", "variance"]
@@ -110,7 +110,9 @@ class Objective:
     xᵢxᵢᵀ`` (``d(d+1)/2`` columns): half the flops of a full outer product and a single large BLAS call.
     """
 
-    def __init__(self, X: np.ndarray, y: np.ndarray, lam: float, loss: str | Loss = "logistic", reg: Regulariser | None = None):
+    def __init__(
+        self, X: np.ndarray, y: np.ndarray, lam: float, loss: str | Loss = "logistic", reg: Regulariser | None = None
+    ):
         self.loss = get_loss(loss)
         self.X, self.y = _data(X, y, self.loss)
         self.lam = positive("lam", lam, " (the ridge term makes θ ↦ b(θ) a bijection)")
@@ -275,7 +277,13 @@ class _Chunk:
             raise InputError("the Hessian of J is not positive definite: the loss or regulariser is not convex")
         alpha = np.ones(rows.size)
         done = np.zeros(rows.size, dtype=bool)
-        new = [np.empty_like(self.theta[rows]), np.empty(rows.size), np.empty_like(p), np.empty(rows.size), np.empty(rows.size)]
+        new = [
+            np.empty_like(self.theta[rows]),
+            np.empty(rows.size),
+            np.empty_like(p),
+            np.empty(rows.size),
+            np.empty(rows.size),
+        ]
         todo = np.arange(rows.size)
         for _ in range(_MAX_HALVINGS):
             th = self.theta[rows[todo]] + alpha[todo, None] * p[todo]
@@ -302,7 +310,9 @@ class _Chunk:
         stuck = rows[~done]
         if np.any(self.fresh[stuck]):
             worst = float(np.max(self.gnorm[stuck] / self.ev[2][stuck]))
-            raise ObjPertSolverError(f"line search failed along an exact Newton direction (relative gradient {worst:.3g})")
+            raise ObjPertSolverError(
+                f"line search failed along an exact Newton direction (relative gradient {worst:.3g})"
+            )
         moved = rows[done]
         new_gnorm = np.linalg.norm(new[2][done], axis=1)
         rate = new_gnorm / np.maximum(self.gnorm[moved], np.finfo(float).tiny)
@@ -313,13 +323,17 @@ class _Chunk:
         self.fresh[moved] = False
         # Lazy steps contract ‖∇‖ at about the last rate; refresh when that would take too many of them.
         with np.errstate(divide="ignore", invalid="ignore"):
-            lazy_steps = np.log(np.maximum(new_gnorm / (rtol * self.ev[2][moved]), 1.0)) / -np.log(np.minimum(rate, 0.5))
+            lazy_steps = np.log(np.maximum(new_gnorm / (rtol * self.ev[2][moved]), 1.0)) / -np.log(
+                np.minimum(rate, 0.5)
+            )
         slow = (rate > _CONTRACTION) | (alpha[done] < 1) | (lazy_steps > _MAX_LAZY_STEPS)
         self.refresh(np.concatenate([moved[slow], stuck]))
         return True
 
 
-def _solve(obj: Objective, b: np.ndarray, theta: np.ndarray, M_ref: np.ndarray, rtol: float, max_iter: int, own: bool = False) -> np.ndarray:
+def _solve(
+    obj: Objective, b: np.ndarray, theta: np.ndarray, M_ref: np.ndarray, rtol: float, max_iter: int, own: bool = False
+) -> np.ndarray:
     """Minimise ``J(θ) + bᵀθ`` row-wise from ``theta``: damped Newton, with each trial's Hessian reused
     while it keeps contracting ‖∇‖ fast (lazy / Shamanskii Newton), batched over trials."""
     chunk = _Chunk(obj, b, theta, M_ref, own)
@@ -335,7 +349,9 @@ def _solve(obj: Objective, b: np.ndarray, theta: np.ndarray, M_ref: np.ndarray, 
     )
 
 
-def _minimise(obj: Objective, b: np.ndarray, theta_ref: np.ndarray, M_ref: np.ndarray, rtol: float, max_iter: int) -> np.ndarray:
+def _minimise(
+    obj: Objective, b: np.ndarray, theta_ref: np.ndarray, M_ref: np.ndarray, rtol: float, max_iter: int
+) -> np.ndarray:
     """Batched argmin of ``J(θ) + bᵀθ`` for the rows of ``b``, warm-started at the first-order prediction.
 
     Around the non-private optimum ``θ_ref`` (where ∇J = 0), ``∇J(θ_ref + Δ) + b ≈ HΔ + b``, so the start
@@ -497,7 +513,9 @@ class ObjPertPair:
     def release_from_noise(self, world: World, noise: np.ndarray) -> np.ndarray:
         """θ̂ᴾ on ``world`` for each row ``b`` of ``noise`` (shape (trials, d))."""
         theta_ref, M_ref = self.reference(world)
-        return _minimise(self.obj[world], _check_noise(noise, self.noise_dim), theta_ref, M_ref, self.rtol, self.max_iter)
+        return _minimise(
+            self.obj[world], _check_noise(noise, self.noise_dim), theta_ref, M_ref, self.rtol, self.max_iter
+        )
 
     def noise_from_release(self, world: World, theta: np.ndarray) -> np.ndarray:
         """The noise ``b(θ; world) = −∇J(θ; world)`` that produces ``θ`` (inverse of ``release_from_noise``)."""
@@ -551,7 +569,11 @@ def theorem5_lambda(epsilon: float, beta: float) -> float:
 
 
 def theorem5_calibration(
-    epsilon: float, delta: float, loss: str | Loss = "logistic", calibration: Calibration = "variance", theta_radius: float = math.inf
+    epsilon: float,
+    delta: float,
+    loss: str | Loss = "logistic",
+    calibration: Calibration = "variance",
+    theta_radius: float = math.inf,
 ) -> tuple[float, float]:
     """``(σ, λ)`` of [RW] Theorem 5 for a loss, with its ξ, β under ``‖x‖ ≤ 1, |y| ≤ 1`` (and ``‖θ‖ ≤ theta_radius``).
 
@@ -561,7 +583,9 @@ def theorem5_calibration(
     loss = get_loss(loss)
     xi, beta = loss.gradient_bound(theta_radius), loss.hessian_bound()
     if not math.isfinite(xi):
-        raise InputError(f"theta_radius must be finite for the {loss.name} loss: its gradient is unbounded on R^d (xi = inf)")
+        raise InputError(
+            f"theta_radius must be finite for the {loss.name} loss: its gradient is unbounded on R^d (xi = inf)"
+        )
     return theorem5_sigma(epsilon, delta, xi, calibration), theorem5_lambda(epsilon, beta)
 
 
@@ -665,7 +689,9 @@ def corollary7_epsilon(theta, X, y, target_x, target_y, lam, sigma, loss="logist
 # --------------------------------------------------------------------------------------------
 # [RW] Theorems 8 and 9: data-independent bounds
 # --------------------------------------------------------------------------------------------
-def theorem8_bound(theta: np.ndarray, target_x: np.ndarray, target_y: float, lam: float, loss: str | Loss = "logistic") -> np.ndarray:
+def theorem8_bound(
+    theta: np.ndarray, target_x: np.ndarray, target_y: float, lam: float, loss: str | Loss = "logistic"
+) -> np.ndarray:
     """[RW] Theorem 8 (general ℓ): ``|−log Πⱼ(1 ∓ μⱼ)| ≤ −Σⱼ log(1 − λⱼ/λ)``, λⱼ the eigenvalues of ∇²ℓ(θ; z).
 
     Returns the right side for rows of θ; ``inf`` where some ``λⱼ ≥ λ`` (the bound is then void, Q37).
@@ -680,7 +706,9 @@ def theorem8_bound(theta: np.ndarray, target_x: np.ndarray, target_y: float, lam
     return np.where(np.all(ev < 1, axis=1), out, np.inf)
 
 
-def theorem8_bound_glm(theta: np.ndarray, target_x: np.ndarray, target_y: float, lam: float, loss: str | Loss = "logistic") -> np.ndarray:
+def theorem8_bound_glm(
+    theta: np.ndarray, target_x: np.ndarray, target_y: float, lam: float, loss: str | Loss = "logistic"
+) -> np.ndarray:
     """[RW] Theorem 8, GLM form: ``−log(1 − f''(xᵀθ; y)‖x‖²/λ)`` (``inf`` if ``f''‖x‖² ≥ λ``)."""
     f = _glm(loss)
     lam = positive("lam", lam)
@@ -690,10 +718,12 @@ def theorem8_bound_glm(theta: np.ndarray, target_x: np.ndarray, target_y: float,
         return np.where(a < 1, -np.log1p(-np.minimum(a, 1.0)), np.inf)
 
 
-def theorem9_bound(theta: np.ndarray, target_x: np.ndarray, target_y: float, sigma: float, rho: float, loss: str | Loss = "logistic") -> np.ndarray:
+def theorem9_bound(
+    theta: np.ndarray, target_x: np.ndarray, target_y: float, sigma: float, rho: float, loss: str | Loss = "logistic"
+) -> np.ndarray:
     """[RW] Theorem 9 (general ℓ): w.p. ≥ 1 − ρ over b, simultaneously for all z,
 
-        |∇J(θ̂ᴾ; D)ᵀ∇ℓ(θ̂ᴾ; z)| ≤ σ √(2 log(2d/ρ)) ‖∇ℓ(θ̂ᴾ; z)‖₁     (Hölder with ∇J(θ̂ᴾ; D) = −b).
+    |∇J(θ̂ᴾ; D)ᵀ∇ℓ(θ̂ᴾ; z)| ≤ σ √(2 log(2d/ρ)) ‖∇ℓ(θ̂ᴾ; z)‖₁     (Hölder with ∇J(θ̂ᴾ; D) = −b).
     """
     loss = get_loss(loss)
     sigma, rho = positive("sigma", sigma), probability("rho", rho)
@@ -703,7 +733,12 @@ def theorem9_bound(theta: np.ndarray, target_x: np.ndarray, target_y: float, sig
 
 
 def theorem9_bound_glm(
-    theta: np.ndarray, target_x: np.ndarray, target_y: float, sigma: float, rho: float, loss: str | Loss = "logistic",
+    theta: np.ndarray,
+    target_x: np.ndarray,
+    target_y: float,
+    sigma: float,
+    rho: float,
+    loss: str | Loss = "logistic",
     form: Literal["printed", "derived"] = "printed",
 ) -> np.ndarray:
     """[RW] Theorem 9, GLM form (main text, THEORY.md Q23), for a fixed z, w.p. 1 − ρ over b:

@@ -45,6 +45,7 @@ Calibration ([RW] §4.2): σ, λ by Theorem 5 (σ read as a standard deviation, 
 analytic Gaussian mechanism (Balle & Wang 2018) at the sensitivities ξ (gradient), β/√2 (Algorithm 6 in
 whitened coordinates, Thm 17's proof) and β (λ_min, Weyl), or by inverting the papers' classical bounds.
 """
+
 from __future__ import annotations
 
 import math
@@ -53,8 +54,6 @@ from functools import lru_cache
 from typing import Literal
 
 import numpy as np
-
-from mechanisms.validation import InputError, positive, probability
 from scipy import stats
 
 from mechanisms import gaussian as g
@@ -63,6 +62,7 @@ from mechanisms import objpert as op
 from mechanisms.analyze_gauss import vech
 from mechanisms.base import RegisteredMechanism, World, check_world
 from mechanisms.losses import GLMLoss, get_loss
+from mechanisms.validation import InputError, positive, probability
 
 Mode = Literal["independent", "dependent", "adaptive"]
 MODES: tuple[str, ...] = ("independent", "dependent", "adaptive")
@@ -103,9 +103,16 @@ class Readings:
     additive: str = "statement"  # Q24: "proof" = min{σ, σ₂}|f'|‖x‖√(2 log(2/ρ))/σ²
 
     def validate(self) -> None:
-        allowed = {"dp_sigma3_power": (2, 3), "lambda_condition": ("sigma3", "sigma2"), "tau": ("algorithm6", "unit-goe"),
-                   "gradient": ("absolute", "printed"), "leverage_minimum": (True, False), "lambda_hat": ("shifted", "raw"),
-                   "epsilon2_log": ("1/delta", "2/delta"), "additive": ("statement", "proof")}
+        allowed = {
+            "dp_sigma3_power": (2, 3),
+            "lambda_condition": ("sigma3", "sigma2"),
+            "tau": ("algorithm6", "unit-goe"),
+            "gradient": ("absolute", "printed"),
+            "leverage_minimum": (True, False),
+            "lambda_hat": ("shifted", "raw"),
+            "epsilon2_log": ("1/delta", "2/delta"),
+            "additive": ("statement", "proof"),
+        }
         for name, options in allowed.items():
             if getattr(self, name) not in options:
                 raise InputError(f"reading {name} must be one of {options}, got {getattr(self, name)!r}")
@@ -150,7 +157,9 @@ def parse_budget(text: str | tuple | list, mode: str) -> tuple[float, ...]:
     want = BUDGET_SIZES[mode]
     if len(parts) != want:
         names = ", ".join(f"ε{i + 1}" for i in range(want))
-        raise InputError(f"--budget must have {want} comma-separated value(s) ({names}) for --mode {mode}, got {text!r}")
+        raise InputError(
+            f"--budget must have {want} comma-separated value(s) ({names}) for --mode {mode}, got {text!r}"
+        )
     out = []
     for i, p in enumerate(parts):
         try:
@@ -261,10 +270,27 @@ def calibrate(
     sigma3 = scale(budget[2], beta / math.sqrt(2)) if mode != "independent" else math.inf
     sigma4 = scale(budget[3], beta) if mode == "adaptive" else math.inf
     tau = tau_for(d, rho, readings.tau)
-    cal = ReportCalibration(mode=mode, d=d, budget=budget, delta=delta, rho=rho, sigma=sigma, lam=lam_objpert,
-                            lam_objpert=lam_objpert, sigma2=sigma2, sigma3=sigma3, sigma4=sigma4, tau=tau, xi=xi, beta=beta,
-                            loss=f.name, rule=rule, readings=readings,
-                            noise_scale2=positive("noise_scale2", noise_scale2), noise_scale3=positive("noise_scale3", noise_scale3))
+    cal = ReportCalibration(
+        mode=mode,
+        d=d,
+        budget=budget,
+        delta=delta,
+        rho=rho,
+        sigma=sigma,
+        lam=lam_objpert,
+        lam_objpert=lam_objpert,
+        sigma2=sigma2,
+        sigma3=sigma3,
+        sigma4=sigma4,
+        tau=tau,
+        xi=xi,
+        beta=beta,
+        loss=f.name,
+        rule=rule,
+        readings=readings,
+        noise_scale2=positive("noise_scale2", noise_scale2),
+        noise_scale3=positive("noise_scale3", noise_scale3),
+    )
     if lam is not None:
         chosen = positive("--lambda", lam)
     elif lambda_inflation is not None:
@@ -307,7 +333,9 @@ def gbar_independent(f1, xnorm, sigma, q) -> np.ndarray:
     return sigma * np.abs(f1) * xnorm * q
 
 
-def gbar_dependent(f1, xj, xnorm, sigma, sigma2, q, reading: str = "absolute", with_independent: bool = True) -> np.ndarray:
+def gbar_dependent(
+    f1, xj, xnorm, sigma, sigma2, q, reading: str = "absolute", with_independent: bool = True
+) -> np.ndarray:
     """Data-dependent ḡ = min{|f'(J^P)ᵀx| + σ₂|f'|‖x‖q, σ|f'|‖x‖q} (Algorithm 2; ``reading="printed"``: f'(J^P)ᵀx,
     signed, Q25).  Algorithm 4 has no minimum with the data-independent bound (``with_independent=False``), which
     keeps its failure probability at 3ρ.  ``xj`` = (J^P)ᵀx, J^P the release of Algorithm 5.
@@ -382,10 +410,15 @@ def _classical(eta2, eta, delta_log) -> np.ndarray:
     return eta2 / 2 + eta * np.sqrt(2 * delta_log)
 
 
-def theorem10_dp_epsilon(xi: float, beta: float, sigma2: float, sigma3: float, delta: float, sigma3_power: int = 2) -> float:
+def theorem10_dp_epsilon(
+    xi: float, beta: float, sigma2: float, sigma3: float, delta: float, sigma3_power: int = 2
+) -> float:
     """Theorem 10(1): ξ²/(2σ₂²) + β²/(4σ₃²) + √(ξ²/σ₂² + β²/(2σ₃^p))√(2 log(1/δ)), p = 2 (verified) or 3 (printed, Q2)."""
-    return float(xi**2 / (2 * sigma2**2) + beta**2 / (4 * sigma3**2)
-                 + math.sqrt(xi**2 / sigma2**2 + beta**2 / (2 * sigma3**sigma3_power)) * math.sqrt(2 * math.log(1 / delta)))
+    return float(
+        xi**2 / (2 * sigma2**2)
+        + beta**2 / (4 * sigma3**2)
+        + math.sqrt(xi**2 / sigma2**2 + beta**2 / (2 * sigma3**sigma3_power)) * math.sqrt(2 * math.log(1 / delta))
+    )
 
 
 def theorem10_pdp_epsilon(f1, f2, xnorm, sigma2, sigma3, delta) -> np.ndarray:
@@ -479,7 +512,9 @@ class PrivacyReport:
             self._mu_hat = _quadratic_inverse_operator(self.hessian_release)
             if self.calibration.mode == "adaptive":
                 d = self.hessian_release.shape[0]
-                self._mu_reg = _quadratic_inverse_operator(self.hessian_release + self.calibration.tau_sigma3 * np.eye(d))
+                self._mu_reg = _quadratic_inverse_operator(
+                    self.hessian_release + self.calibration.tau_sigma3 * np.eye(d)
+                )
 
     @property
     def quantile(self) -> float:
@@ -511,8 +546,16 @@ class PrivacyReport:
             mu_bar = xnorm2 / cal.lam
             gbar = gbar_independent(f1, xnorm, cal.sigma, q)
         else:
-            gbar = gbar_dependent(f1, x @ self.gradient_release, xnorm, cal.sigma, cal.sigma2, q, cal.readings.gradient,
-                                  with_independent=cal.mode == "dependent")
+            gbar = gbar_dependent(
+                f1,
+                x @ self.gradient_release,
+                xnorm,
+                cal.sigma,
+                cal.sigma2,
+                q,
+                cal.readings.gradient,
+                with_independent=cal.mode == "dependent",
+            )
             mu_hat = self._mu_hat(x)
             if cal.mode == "dependent":
                 mu_bar = mu_bar_dependent(mu_hat, xnorm2, cal.lam, cal.readings.leverage_minimum)
@@ -565,8 +608,15 @@ class Release:
         return objpert_epsilon(f1, f2, np.einsum("ij,ij->i", x, x), x @ self.b, mu, cal.sigma, member)
 
 
-def release(X: np.ndarray, y: np.ndarray, cal: ReportCalibration, rng: np.random.Generator, *,
-            uniform_users: int | None = None, rtol: float = 1e-10) -> Release:
+def release(
+    X: np.ndarray,
+    y: np.ndarray,
+    cal: ReportCalibration,
+    rng: np.random.Generator,
+    *,
+    uniform_users: int | None = None,
+    rtol: float = 1e-10,
+) -> Release:
     """Run ObjPert and the report's releases once (noise drawn in the order b, Z, e, λ-noise)."""
     X, y = np.asarray(X, float), np.asarray(y, float)
     if X.shape[1] != cal.d:
@@ -604,9 +654,19 @@ class ReportReleasePair:
     σ₂; √2σ₃ on the diagonal and σ₃ off it; σ₄).  Noise-level view for rare-event tails.
     """
 
-    def __init__(self, *, g: np.ndarray | None = None, g_z: np.ndarray | None = None, h: np.ndarray | None = None,
-                 h_z: np.ndarray | None = None, lambda_min: tuple[float, float] | None = None, relation: str = "add",
-                 sigma2: float | None = None, sigma3: float | None = None, sigma4: float | None = None):
+    def __init__(
+        self,
+        *,
+        g: np.ndarray | None = None,
+        g_z: np.ndarray | None = None,
+        h: np.ndarray | None = None,
+        h_z: np.ndarray | None = None,
+        lambda_min: tuple[float, float] | None = None,
+        relation: str = "add",
+        sigma2: float | None = None,
+        sigma3: float | None = None,
+        sigma4: float | None = None,
+    ):
         if relation not in ("add", "remove"):
             raise InputError(f"relation must be 'add' or 'remove', got {relation!r}")
         sign = 1.0 if relation == "add" else -1.0
@@ -679,9 +739,17 @@ class ReportReleasePair:
         return ((m - mp) * (2 * o - m - mp) / (2 * self.noise_sd**2)).sum(axis=-1)
 
 
-def individual_pair(gradient_norm: float, hessian_norm: float, *, sigma2: float | None = None, sigma3: float | None = None,
-                    sigma4: float | None = None, lambda_min: tuple[float, float] | None = None, k: int = 2,
-                    relation: str = "remove") -> ReportReleasePair:
+def individual_pair(
+    gradient_norm: float,
+    hessian_norm: float,
+    *,
+    sigma2: float | None = None,
+    sigma3: float | None = None,
+    sigma4: float | None = None,
+    lambda_min: tuple[float, float] | None = None,
+    k: int = 2,
+    relation: str = "remove",
+) -> ReportReleasePair:
     """The report's releases for one individual in k dimensions: ∇ℓ = ‖∇ℓ‖e₁, ∇²ℓ = ‖∇²ℓ‖_F e₁e₁ᵀ.
 
     The privacy loss of J^P and Ĥ depends on z only through ‖∇ℓ‖ and ‖∇²ℓ‖_F (a rotation maps any GLM
@@ -693,8 +761,17 @@ def individual_pair(gradient_norm: float, hessian_norm: float, *, sigma2: float 
     hz = np.zeros((k, k))
     hz[0, 0] = hessian_norm
     h = 10.0 * np.eye(k) + (hz if relation == "remove" else 0.0)
-    return ReportReleasePair(g=np.zeros(k) if sigma2 is not None else None, g_z=gz, h=h if sigma3 is not None else None,
-                             h_z=hz, lambda_min=lambda_min, relation=relation, sigma2=sigma2, sigma3=sigma3, sigma4=sigma4)
+    return ReportReleasePair(
+        g=np.zeros(k) if sigma2 is not None else None,
+        g_z=gz,
+        h=h if sigma3 is not None else None,
+        h_z=hz,
+        lambda_min=lambda_min,
+        relation=relation,
+        sigma2=sigma2,
+        sigma3=sigma3,
+        sigma4=sigma4,
+    )
 
 
 # --------------------------------------------------------------------------------------------
@@ -722,8 +799,17 @@ def _example_pairs(rng: np.random.Generator) -> list[ReportReleasePair]:
     gz, hz = 0.4 * x, 0.2 * np.outer(x, x)
     return [
         ReportReleasePair(g=rng.standard_normal(3), g_z=gz, h=h, h_z=hz, relation="add", sigma2=0.8, sigma3=0.5),
-        ReportReleasePair(g=rng.standard_normal(3), g_z=gz, h=h, h_z=hz, relation="remove", sigma2=0.8, sigma3=0.5,
-                          sigma4=0.3, lambda_min=(float(np.linalg.eigvalsh(h)[0]), float(np.linalg.eigvalsh(h - hz)[0]))),
+        ReportReleasePair(
+            g=rng.standard_normal(3),
+            g_z=gz,
+            h=h,
+            h_z=hz,
+            relation="remove",
+            sigma2=0.8,
+            sigma3=0.5,
+            sigma4=0.3,
+            lambda_min=(float(np.linalg.eigvalsh(h)[0]), float(np.linalg.eigvalsh(h - hz)[0])),
+        ),
         ReportReleasePair(g=rng.standard_normal(2), g_z=np.array([0.5, -0.2]), relation="remove", sigma2=0.6),
     ]
 

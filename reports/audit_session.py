@@ -94,12 +94,17 @@ def _cover(doc: dict) -> plt.Figure:
     return fig
 
 
-def write_session_report(records: list[dict], verdict: str, path: Path) -> list[Path]:
-    """Write ``path`` with suffixes .json and .pdf (``audit.pdf`` gives audit.json and audit.pdf), atomically."""
+def session_report_paths(path: str | Path) -> tuple[Path, Path]:
+    """The (JSON, PDF) paths of ``--audit-report path``: ``audit.pdf`` gives audit.json and audit.pdf."""
     path = Path(path)
     base = path.with_suffix("") if path.suffix.lower() in (".pdf", ".json") else path
+    return base.with_name(base.name + ".json"), base.with_name(base.name + ".pdf")
+
+
+def write_session_report(records: list[dict], verdict: str, path: Path) -> list[Path]:
+    """Write the session's JSON and PDF at :func:`session_report_paths` of ``path``, atomically."""
     doc = session_document(records, verdict)
-    json_path, pdf_path = base.with_name(base.name + ".json"), base.with_name(base.name + ".pdf")
+    json_path, pdf_path = session_report_paths(path)
     with atomic_path(json_path) as tmp:
         tmp.write_text(json.dumps(doc, indent=2, ensure_ascii=False, allow_nan=False) + "\n", encoding="utf-8")
     with plt.rc_context(RC), atomic_path(pdf_path) as tmp:

@@ -53,7 +53,7 @@ def sweep_stale_temporaries(target: Path) -> None:
     """Remove temporaries of ``target`` left by processes that no longer exist (e.g. killed with -9)."""
     prefix = f".{target.name}{TEMP_MARK}"
     for leftover in target.parent.glob(prefix + "*"):
-        pid_text = leftover.name[len(prefix):].split(".", 1)[0]
+        pid_text = leftover.name[len(prefix) :].split(".", 1)[0]
         if pid_text.isdigit() and int(pid_text) != os.getpid() and not _pid_alive(int(pid_text)):
             leftover.unlink(missing_ok=True)
 

@@ -2,6 +2,7 @@
 
 Byte-identical for identical results (no timestamps; fixed fonts and sizes); written atomically.
 """
+
 from __future__ import annotations
 
 import json
@@ -43,11 +44,20 @@ def _cell(entry: dict) -> str:
 def _table_page(result: dict, eps: str) -> plt.Figure:
     fig = plt.figure(figsize=A4)
     methods = result["methods"]
-    y = _text_block(fig, [
-        (f"Test MSE at ε = {eps} ({'Table 3' if eps == '0.1' else 'Table 4'}-style)", {"size": 15, "weight": "bold"}),
-        (f"Cross-validated test MSE, mean over folds ± 95% t-interval half-width; δ = min(1e-6, 1/n²). Bold: the best DP method "
-         f"of the row and every DP method whose interval covers it (the paper's rule, roughly). {result['protocol']}.", {"size": 9}),
-    ])
+    y = _text_block(
+        fig,
+        [
+            (
+                f"Test MSE at ε = {eps} ({'Table 3' if eps == '0.1' else 'Table 4'}-style)",
+                {"size": 15, "weight": "bold"},
+            ),
+            (
+                f"Cross-validated test MSE, mean over folds ± 95% t-interval half-width; δ = min(1e-6, 1/n²). Bold: the best DP method "
+                f"of the row and every DP method whose interval covers it (the paper's rule, roughly). {result['protocol']}.",
+                {"size": 9},
+            ),
+        ],
+    )
     ax = fig.add_axes((0.04, 0.05, 0.92, y - 0.08))
     ax.axis("off")
     rows, bold = [], []
@@ -71,9 +81,17 @@ def _table_page(result: dict, eps: str) -> plt.Figure:
 
 def _chart_page(result: dict) -> plt.Figure:
     fig = plt.figure(figsize=A4)
-    y = _text_block(fig, [("Relative test MSE (method / non-private)", {"size": 15, "weight": "bold"}),
-                          ("Each point: one data set; lower is better; log scale. Values above 1 cost utility relative to the "
-                           "non-private least-squares fit.", {"size": 9})])
+    y = _text_block(
+        fig,
+        [
+            ("Relative test MSE (method / non-private)", {"size": 15, "weight": "bold"}),
+            (
+                "Each point: one data set; lower is better; log scale. Values above 1 cost utility relative to the "
+                "non-private least-squares fit.",
+                {"size": 9},
+            ),
+        ],
+    )
     names = [ds["name"] for ds in result["datasets"]]
     height = (y - 0.1) / 2
     for i, eps in enumerate(("0.1", "1")):
@@ -81,7 +99,10 @@ def _chart_page(result: dict) -> plt.Figure:
         for j, m in enumerate(result["methods"]):
             if m == "non-private":
                 continue
-            values = [ds["results"][eps][m]["mean"] / max(ds["results"][eps]["non-private"]["mean"], 1e-300) for ds in result["datasets"]]
+            values = [
+                ds["results"][eps][m]["mean"] / max(ds["results"][eps]["non-private"]["mean"], 1e-300)
+                for ds in result["datasets"]
+            ]
             ax.plot(np.arange(len(names)) + (j - 2.5) * 0.08, values, "o", ms=4, label=m)
         ax.set_yscale("log")
         ax.axhline(1.0, color="black", lw=0.8)
@@ -94,15 +115,32 @@ def _chart_page(result: dict) -> plt.Figure:
 
 def _provenance_page(result: dict) -> plt.Figure:
     fig = plt.figure(figsize=A4)
-    lines = [("Protocol, data and versions", {"size": 15, "weight": "bold", "gap": 0.01}),
-             (f"folds: {result['folds']}   releases per fold: {result['draws']}   seed: {result['seed']}   pdp-audit {package_version()}",
-              {"size": 9, "family": "DejaVu Sans Mono"})]
+    lines = [
+        ("Protocol, data and versions", {"size": 15, "weight": "bold", "gap": 0.01}),
+        (
+            f"folds: {result['folds']}   releases per fold: {result['draws']}   seed: {result['seed']}   pdp-audit {package_version()}",
+            {"size": 9, "family": "DejaVu Sans Mono"},
+        ),
+    ]
     for ds in result["datasets"]:
-        lines.append((f"{ds['name']}: n = {ds['n']}, d = {ds['d']}, folds = {ds['folds']}, δ = {ds['delta']:.3g} ({ds['source']})",
-                      {"size": 9, "family": "DejaVu Sans Mono"}))
-    lines.append(("versions: " + ", ".join(f"{k} {v}" for k, v in library_versions().items()), {"size": 9, "family": "DejaVu Sans Mono"}))
-    lines.append(("Not included: ObjPert, and the paper's 36 UCI data sets (not available offline). The same seed gives the same numbers.",
-                  {"size": 9}))
+        lines.append(
+            (
+                f"{ds['name']}: n = {ds['n']}, d = {ds['d']}, folds = {ds['folds']}, δ = {ds['delta']:.3g} ({ds['source']})",
+                {"size": 9, "family": "DejaVu Sans Mono"},
+            )
+        )
+    lines.append(
+        (
+            "versions: " + ", ".join(f"{k} {v}" for k, v in library_versions().items()),
+            {"size": 9, "family": "DejaVu Sans Mono"},
+        )
+    )
+    lines.append(
+        (
+            "Not included: ObjPert, and the paper's 36 UCI data sets (not available offline). The same seed gives the same numbers.",
+            {"size": 9},
+        )
+    )
     _text_block(fig, lines)
     return fig
 
@@ -110,6 +148,11 @@ def _provenance_page(result: dict) -> plt.Figure:
 def write_pdf(result: dict, path: str) -> None:
     with plt.rc_context(RC), atomic_path(path) as tmp:
         with PdfPages(tmp, metadata={"Creator": "pdp-audit", "Producer": "pdp-audit", "CreationDate": None}) as pdf:
-            for page in (_table_page(result, "0.1"), _table_page(result, "1"), _chart_page(result), _provenance_page(result)):
+            for page in (
+                _table_page(result, "0.1"),
+                _table_page(result, "1"),
+                _chart_page(result),
+                _provenance_page(result),
+            ):
                 pdf.savefig(page)
                 plt.close(page)

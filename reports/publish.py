@@ -1,4 +1,5 @@
 """Publishing a run's reports: its PDF and JSON together, both or neither."""
+
 from __future__ import annotations
 
 import sys

@@ -18,14 +18,18 @@ def audit_must_not_run(monkeypatch):
     monkeypatch.setattr(cli, "plans_by_name", lambda: {"gaussian": _plan(execute)})
 
 
-@pytest.mark.parametrize("args, needle", [
-    (["--report", "/proc/x.pdf"], "--report: cannot write '/proc/x.pdf'"),
-    (["--report", "DIR"], "--report: 'DIR' is a directory"),
-    (["--json", "DIR"], "--json: 'DIR' is a directory"),
-    (["--json", "FILE/x.json"], "--json: cannot create"),
-])
-def test_unusable_output_paths_are_refused_before_the_audit(args, needle, tmp_path, monkeypatch, capsys,
-                                                            audit_must_not_run):
+@pytest.mark.parametrize(
+    "args, needle",
+    [
+        (["--report", "/proc/x.pdf"], "--report: cannot write '/proc/x.pdf'"),
+        (["--report", "DIR"], "--report: 'DIR' is a directory"),
+        (["--json", "DIR"], "--json: 'DIR' is a directory"),
+        (["--json", "FILE/x.json"], "--json: cannot create"),
+    ],
+)
+def test_unusable_output_paths_are_refused_before_the_audit(
+    args, needle, tmp_path, monkeypatch, capsys, audit_must_not_run
+):
     monkeypatch.chdir(tmp_path)
     (tmp_path / "DIR").mkdir()
     (tmp_path / "FILE").write_text("")
@@ -60,11 +64,14 @@ def test_a_value_error_inside_the_audit_is_not_reported_as_bad_usage(monkeypatch
     assert cli.main(["run", "gaussian"]) == 4
 
 
-@pytest.mark.parametrize("args, needle", [
-    (["run", "gaussian", "--claim-epsilon", "1000"], "--claim-epsilon must be in (0, 100]"),
-    (["run", "gaussian", "--claim-delta", "2"], "--claim-delta must be in (0, 1)"),
-    (["run", "nonexistent"], "invalid choice"),
-])
+@pytest.mark.parametrize(
+    "args, needle",
+    [
+        (["run", "gaussian", "--claim-epsilon", "1000"], "--claim-epsilon must be in (0, 100]"),
+        (["run", "gaussian", "--claim-delta", "2"], "--claim-delta must be in (0, 1)"),
+        (["run", "nonexistent"], "invalid choice"),
+    ],
+)
 def test_bad_options_are_one_line(args, needle, tmp_path, monkeypatch, capsys):
     monkeypatch.chdir(tmp_path)
     assert cli.main(args) == 2

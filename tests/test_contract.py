@@ -1,4 +1,5 @@
 """Every mechanism of the catalogue, now and later, runs the common contract (verify/contract.py)."""
+
 import numpy as np
 import pytest
 

@@ -4,6 +4,7 @@ Every statistical test has a fixed seed and a false-alarm probability of at most
 every one is shown able to fail: next to it the same statistic is computed for a broken variant
 (wrong GOE scaling, wrong variance) and must land outside the acceptance region.
 """
+
 import math
 
 import mpmath
@@ -186,7 +187,9 @@ def test_tracy_widom_close_to_exact_at_d100():
 # ------------------------------------------------------------------------------------------------
 # tau ([RW] Lemma 20) and the K16 / Q4 normalisation
 # ------------------------------------------------------------------------------------------------
-@pytest.mark.parametrize("d,rho,sigma", [(1, 0.1, 1.0), (2, 1e-3, 2.5), (7, 0.05, 0.3), (50, 8.465e-6, 1.0), (50, 0.2, 3.0)])
+@pytest.mark.parametrize(
+    "d,rho,sigma", [(1, 0.1, 1.0), (2, 1e-3, 2.5), (7, 0.05, 0.3), (50, 8.465e-6, 1.0), (50, 0.2, 3.0)]
+)
 def test_tau_round_trips(d, rho, sigma):
     result = goe.tau(d, rho, sigma)
     assert result.method == "exact" and result.as_dict()["tau"] == result.tau
@@ -234,16 +237,19 @@ def test_lemma20_coverage_by_monte_carlo():
     assert bad.upper < 0.05
 
 
-@pytest.mark.parametrize("call,message", [
-    (lambda: goe.tau(10, 0.0), "rho must be in (0, 1)"),
-    (lambda: goe.tau(10, 1.5), "rho must be in (0, 1)"),
-    (lambda: goe.tau(0, 0.1), "d must be an integer >= 1"),
-    (lambda: goe.tau(10, 0.1, sigma=-1.0), "sigma must be a finite number > 0"),
-    (lambda: goe.tau(10, 0.1, method="bogus"), "method must be one of"),
-    (lambda: goe.largest_eigenvalue_cdf(1.0, 2.5), "d must be an integer >= 1"),
-    (lambda: goe.largest_eigenvalue_cdf(float("nan"), 3), "x must not be NaN"),
-    (lambda: goe.largest_eigenvalue_cdf(1.0, 3, dps=5), "dps must be an integer >= 15"),
-])
+@pytest.mark.parametrize(
+    "call,message",
+    [
+        (lambda: goe.tau(10, 0.0), "rho must be in (0, 1)"),
+        (lambda: goe.tau(10, 1.5), "rho must be in (0, 1)"),
+        (lambda: goe.tau(0, 0.1), "d must be an integer >= 1"),
+        (lambda: goe.tau(10, 0.1, sigma=-1.0), "sigma must be a finite number > 0"),
+        (lambda: goe.tau(10, 0.1, method="bogus"), "method must be one of"),
+        (lambda: goe.largest_eigenvalue_cdf(1.0, 2.5), "d must be an integer >= 1"),
+        (lambda: goe.largest_eigenvalue_cdf(float("nan"), 3), "x must not be NaN"),
+        (lambda: goe.largest_eigenvalue_cdf(1.0, 3, dps=5), "dps must be an integer >= 15"),
+    ],
+)
 def test_bad_input_raises(call, message):
     with pytest.raises(ValueError, match=message.replace("(", r"\(").replace(")", r"\)")):
         call()
@@ -275,8 +281,10 @@ def test_privacy_losses_equal_scipy_logpdf_difference(neighbour):
     d = h.shape[0]
     sign = 1 if neighbour == "add" else -1
     m, mp_ = ag.vech(h), ag.vech(h + sign * delta)
-    for pair, cov in [(ag.AnalyzeGaussPair(h, delta, 0.8, neighbour), 0.64 * np.eye(len(m))),
-                      (ag.GoeAnalyzeGaussPair(h, delta, 0.6, neighbour), goe_vech_covariance(d, 0.6))]:
+    for pair, cov in [
+        (ag.AnalyzeGaussPair(h, delta, 0.8, neighbour), 0.64 * np.eye(len(m))),
+        (ag.GoeAnalyzeGaussPair(h, delta, 0.6, neighbour), goe_vech_covariance(d, 0.6)),
+    ]:
         for world in WORLDS:
             o = pair.sample(world, 500, rng)
             assert o.shape == (500, pair.output_dim) == (500, d * (d + 1) // 2)
@@ -327,8 +335,10 @@ def test_broken_variance_fails_expected_likelihood_ratio():
 def test_privacy_loss_law_is_gaussian_with_the_stated_eta():
     rng = np.random.default_rng(4)
     h, delta = random_problem(rng)
-    for pair, eta in [(ag.AnalyzeGaussPair(h, delta, 0.8), ag.analyze_gauss_sensitivity(delta) / 0.8),
-                      (ag.GoeAnalyzeGaussPair(h, delta, 0.6), ag.goe_sensitivity(delta) / 0.6)]:
+    for pair, eta in [
+        (ag.AnalyzeGaussPair(h, delta, 0.8), ag.analyze_gauss_sensitivity(delta) / 0.8),
+        (ag.GoeAnalyzeGaussPair(h, delta, 0.6), ag.goe_sensitivity(delta) / 0.6),
+    ]:
         assert pair.eta == pytest.approx(eta, rel=1e-12)
         loss = pair.privacy_loss(pair.sample("D", 100_000, rng))
         # KS at level 1e-6 against N(eta^2/2, eta^2)
@@ -342,7 +352,9 @@ def test_theorem17_ex_post_equals_absolute_privacy_loss():
     pair = ag.GoeAnalyzeGaussPair(h, delta, sigma3, "add")
     out = pair.sample("D", 1000, rng)
     noise = ag.unvech(out, 3) - h
-    np.testing.assert_allclose(ag.theorem17_ex_post_epsilon(delta, noise, sigma3), np.abs(pair.privacy_loss(out)), rtol=1e-9)
+    np.testing.assert_allclose(
+        ag.theorem17_ex_post_epsilon(delta, noise, sigma3), np.abs(pair.privacy_loss(out)), rtol=1e-9
+    )
 
 
 @pytest.mark.parametrize("delta", [1e-3, 1e-6])
@@ -395,13 +407,19 @@ def test_registered_examples_are_valid_pairs():
             np.testing.assert_array_equal(a, p.sample("D", 10, np.random.default_rng(5)))
 
 
-@pytest.mark.parametrize("call,message", [
-    (lambda: ag.AnalyzeGaussPair(np.eye(2), np.eye(2), 0.0), "sigma must be a finite number > 0"),
-    (lambda: ag.GoeAnalyzeGaussPair(np.eye(2), np.eye(3), 1.0), "delta must have the shape of h"),
-    (lambda: ag.GoeAnalyzeGaussPair(np.eye(2), np.eye(2), 1.0, "swap"), "neighbour must be 'add' or 'remove'"),
-    (lambda: ag.GoeAnalyzeGaussPair(np.array([[1.0, 2.0], [0.0, 1.0]]), np.eye(2), 1.0), "h must be a finite symmetric matrix"),
-    (lambda: ag.theorem17_epsilon(1.0, 1.0, 1.5), "delta must be in (0, 1)"),
-])
+@pytest.mark.parametrize(
+    "call,message",
+    [
+        (lambda: ag.AnalyzeGaussPair(np.eye(2), np.eye(2), 0.0), "sigma must be a finite number > 0"),
+        (lambda: ag.GoeAnalyzeGaussPair(np.eye(2), np.eye(3), 1.0), "delta must have the shape of h"),
+        (lambda: ag.GoeAnalyzeGaussPair(np.eye(2), np.eye(2), 1.0, "swap"), "neighbour must be 'add' or 'remove'"),
+        (
+            lambda: ag.GoeAnalyzeGaussPair(np.array([[1.0, 2.0], [0.0, 1.0]]), np.eye(2), 1.0),
+            "h must be a finite symmetric matrix",
+        ),
+        (lambda: ag.theorem17_epsilon(1.0, 1.0, 1.5), "delta must be in (0, 1)"),
+    ],
+)
 def test_release_bad_input_raises(call, message):
     with pytest.raises(ValueError, match=message.replace("(", r"\(").replace(")", r"\)")):
         call()

@@ -2,6 +2,7 @@
 
 Every statistical verdict below comes from a run at family-wise false alarm 1e-6 with a fixed seed.
 """
+
 import json
 import math
 import subprocess
@@ -23,10 +24,13 @@ def run_cli(*args, cwd=None):
 # ------------------------------------------------------------------------------------------------
 # pdp-audit tau
 # ------------------------------------------------------------------------------------------------
-@pytest.mark.parametrize("args,expected", [
-    (["--d", "50", "--rho", "8.465e-6"], (50, 8.465e-6, 1.0, "auto")),
-    (["--d", "7", "--rho", "0.05", "--sigma", "0.3", "--method", "exact"], (7, 0.05, 0.3, "exact")),
-])
+@pytest.mark.parametrize(
+    "args,expected",
+    [
+        (["--d", "50", "--rho", "8.465e-6"], (50, 8.465e-6, 1.0, "auto")),
+        (["--d", "7", "--rho", "0.05", "--sigma", "0.3", "--method", "exact"], (7, 0.05, 0.3, "exact")),
+    ],
+)
 def test_tau_prints_the_json_of_mechanisms_goe_tau(args, expected, capsys):
     assert main(["tau", *args]) == 0
     out = capsys.readouterr().out
@@ -54,18 +58,21 @@ def test_tau_large_d_is_labelled_tracy_widom(capsys, tmp_path):
     assert len(line.strip().splitlines()) == 1 and "tau = " in line and "Tracy–Widom" in line
 
 
-@pytest.mark.parametrize("args,needle", [
-    (["--d", "0", "--rho", "0.1"], "--d must be an integer >= 1"),
-    (["--d", "2.5", "--rho", "0.1"], "--d"),
-    (["--d", "5", "--rho", "0"], "--rho must be in (0, 1)"),
-    (["--d", "5", "--rho", "1.5"], "--rho must be in (0, 1)"),
-    (["--d", "5", "--rho", "nan"], "--rho must be in (0, 1)"),
-    (["--d", "5", "--rho", "0.1", "--sigma", "0"], "--sigma must be a finite number > 0"),
-    (["--d", "5", "--rho", "0.1", "--sigma", "-2"], "--sigma must be a finite number > 0"),
-    (["--d", "500", "--rho", "0.1", "--method", "exact"], "--method exact supports d <= 200"),
-    (["--d", "5", "--rho", "0.1", "--method", "bogus"], "--method"),
-    (["--rho", "0.1"], "--d"),
-])
+@pytest.mark.parametrize(
+    "args,needle",
+    [
+        (["--d", "0", "--rho", "0.1"], "--d must be an integer >= 1"),
+        (["--d", "2.5", "--rho", "0.1"], "--d"),
+        (["--d", "5", "--rho", "0"], "--rho must be in (0, 1)"),
+        (["--d", "5", "--rho", "1.5"], "--rho must be in (0, 1)"),
+        (["--d", "5", "--rho", "nan"], "--rho must be in (0, 1)"),
+        (["--d", "5", "--rho", "0.1", "--sigma", "0"], "--sigma must be a finite number > 0"),
+        (["--d", "5", "--rho", "0.1", "--sigma", "-2"], "--sigma must be a finite number > 0"),
+        (["--d", "500", "--rho", "0.1", "--method", "exact"], "--method exact supports d <= 200"),
+        (["--d", "5", "--rho", "0.1", "--method", "bogus"], "--method"),
+        (["--rho", "0.1"], "--d"),
+    ],
+)
 def test_tau_bad_input_is_one_line_exit_2(args, needle, capsys):
     assert main(["tau", *args]) == 2
     captured = capsys.readouterr()
@@ -87,8 +94,23 @@ def test_paper_calibrations_meet_the_closed_forms():
 @pytest.fixture(scope="module")
 def small_run(tmp_path_factory):
     out = tmp_path_factory.mktemp("goe")
-    code = main(["run", "goe-release", "--trials", "20000", "--matrices", "2000", "--seed", "1",
-                 "--report", str(out / "r.pdf"), "--json", str(out / "r.json"), "--quiet"])
+    code = main(
+        [
+            "run",
+            "goe-release",
+            "--trials",
+            "20000",
+            "--matrices",
+            "2000",
+            "--seed",
+            "1",
+            "--report",
+            str(out / "r.pdf"),
+            "--json",
+            str(out / "r.json"),
+            "--quiet",
+        ]
+    )
     return code, json.loads((out / "r.json").read_text()), out
 
 
@@ -99,8 +121,19 @@ def test_run_verdicts(small_run):
     assert verdicts["k16-as-printed"] == "fail"
     assert code == 1 and doc["verdict"] == "fail"
     assert [i for i, v in verdicts.items() if v == "fail"] == ["k16-as-printed"]
-    for check in ("goe-dp-forward", "goe-dp-reverse", "goe-lr-attack", "ag-dp-forward", "ag-dp-reverse", "ag-lr-attack",
-                  "thm17-pdp", "thm17-ex-post", "lemma20-coverage", "goe-cdf", "goe-loss-law"):
+    for check in (
+        "goe-dp-forward",
+        "goe-dp-reverse",
+        "goe-lr-attack",
+        "ag-dp-forward",
+        "ag-dp-reverse",
+        "ag-lr-attack",
+        "thm17-pdp",
+        "thm17-ex-post",
+        "lemma20-coverage",
+        "goe-cdf",
+        "goe-loss-law",
+    ):
         assert verdicts[check] != "fail", check
     for exact in ("k16-unit-goe", "k15-factor-two", "thm17-ex-post-identity"):
         assert verdicts[exact] == "pass", exact
@@ -126,8 +159,25 @@ def test_halved_sigma3_fails_through_the_cli(tmp_path):
     # Exact calibration σ₃ = analytic σ at sensitivity β/√2, then halved: Algorithm 6 is no longer (1, 1e-5)-DP
     # (exact δ(1) ≈ 0.01), while Analyze Gauss keeps its own calibration.
     sigma3 = analytic_sigma(1.0, 1e-5, 1 / math.sqrt(2)) / 2
-    result = run_cli("run", "goe-release", "--calibration", "analytic", "--sigma3", repr(sigma3), "--no-k16", "--d", "10",
-                     "--trials", "200000", "--matrices", "2000", "--json", "-", "--report", "none")
+    result = run_cli(
+        "run",
+        "goe-release",
+        "--calibration",
+        "analytic",
+        "--sigma3",
+        repr(sigma3),
+        "--no-k16",
+        "--d",
+        "10",
+        "--trials",
+        "200000",
+        "--matrices",
+        "2000",
+        "--json",
+        "-",
+        "--report",
+        "none",
+    )
     assert result.returncode == 1, result.stderr
     doc = json.loads(result.stdout)
     verdicts = {c["id"]: c["verdict"] for c in doc["checks"]}
@@ -139,15 +189,18 @@ def test_halved_sigma3_fails_through_the_cli(tmp_path):
     assert verdicts["thm17-pdp"] != "fail" and verdicts["thm17-ex-post"] != "fail"
 
 
-@pytest.mark.parametrize("args,needle", [
-    (["--d", "0"], "--d must be an integer in [1, 100]"),
-    (["--d", "101"], "--d must be an integer in [1, 100]"),
-    (["--rho", "1"], "--rho must be in (0, 1)"),
-    (["--sigma3", "-1"], "--sigma3 must be a finite number > 0"),
-    (["--beta", "0"], "--beta must be a finite number > 0"),
-    (["--matrices", "10"], "--matrices must be in [1000, 1e7]"),
-    (["--calibration", "magic"], "--calibration"),
-])
+@pytest.mark.parametrize(
+    "args,needle",
+    [
+        (["--d", "0"], "--d must be an integer in [1, 100]"),
+        (["--d", "101"], "--d must be an integer in [1, 100]"),
+        (["--rho", "1"], "--rho must be in (0, 1)"),
+        (["--sigma3", "-1"], "--sigma3 must be a finite number > 0"),
+        (["--beta", "0"], "--beta must be a finite number > 0"),
+        (["--matrices", "10"], "--matrices must be in [1000, 1e7]"),
+        (["--calibration", "magic"], "--calibration"),
+    ],
+)
 def test_run_bad_input_is_one_line_exit_2(args, needle, capsys):
     assert main(["run", "goe-release", *args, "--report", "none"]) == 2
     lines = capsys.readouterr().err.strip().splitlines()

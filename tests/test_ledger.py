@@ -1,4 +1,5 @@
 """The claims ledger: complete against the design notes, honest about its checks, and its CLI."""
+
 import json
 import math
 import re
@@ -9,9 +10,9 @@ import pytest
 from mechanisms import gaussian as g
 from mechanisms import goe
 from mechanisms import objpert as op
+from verify.cli.main import main
 from verify.ledger import entries as ledger
 from verify.plans.catalogue import plans_by_name
-from verify.cli.main import main
 from verify.plans.gaussian.evidence import GaussianAuditConfig, run_gaussian_audit
 from verify.plans.goe.evidence import GoeAuditConfig, run_goe_audit
 from verify.plans.linreg.context import LinregAuditConfig
@@ -56,7 +57,9 @@ def test_k_items_are_in_section_4_and_q_items_in_section_5(theory_text):
 
 def _numbered_results(section: str) -> set[str]:
     """'Theorem 22', 'Lemma B.3', … named in a THEORY.md section; ranges such as 'Lemmas 24–31' expanded."""
-    names = set(re.findall(r"\b((?:Theorem|Lemma|Proposition|Corollary|Remark|Example|Fact) [A-Z]?\.?\d+(?:\.\d+)?)", section))
+    names = set(
+        re.findall(r"\b((?:Theorem|Lemma|Proposition|Corollary|Remark|Example|Fact) [A-Z]?\.?\d+(?:\.\d+)?)", section)
+    )
     for word, prefix, lo, hi in re.findall(r"\b(Lemma)s ([A-Z]\.)?(\d+)–(?:[A-Z]\.)?(\d+)", section):
         names |= {f"{word} {prefix}{i}" for i in range(int(lo), int(hi) + 1)}
     return names
@@ -64,10 +67,17 @@ def _numbered_results(section: str) -> set[str]:
 
 def test_numbered_results_cited_in_theory(theory_text):
     """Every §3 entry names a result that THEORY.md's §3 states (by number)."""
-    sec3 = theory_text[theory_text.index("## 3. Results"):theory_text.index("## 4. Checkable claims")]
+    sec3 = theory_text[theory_text.index("## 3. Results") : theory_text.index("## 4. Checkable claims")]
     named = _numbered_results(sec3)
-    words = {"Thm": "Theorem", "Lem": "Lemma", "Prop": "Proposition", "Cor": "Corollary", "Rem": "Remark",
-             "Ex": "Example", "Fact": "Fact"}
+    words = {
+        "Thm": "Theorem",
+        "Lem": "Lemma",
+        "Prop": "Proposition",
+        "Cor": "Corollary",
+        "Rem": "Remark",
+        "Ex": "Example",
+        "Fact": "Fact",
+    }
     for entry in ledger.ENTRIES:
         if entry.section != "§3":
             continue
@@ -77,24 +87,38 @@ def test_numbered_results_cited_in_theory(theory_text):
         assert f"{words[kind]} {number}" in named, f"{entry.id}: {words[kind]} {number} not in THEORY.md §3"
 
 
-_ABBR = {"Theorem": "Thm", "Lemma": "Lem", "Proposition": "Prop", "Corollary": "Cor", "Remark": "Rem",
-         "Example": "Ex", "Fact": "Fact"}
+_ABBR = {
+    "Theorem": "Thm",
+    "Lemma": "Lem",
+    "Proposition": "Prop",
+    "Corollary": "Cor",
+    "Remark": "Rem",
+    "Example": "Ex",
+    "Fact": "Fact",
+}
 
 
 def test_every_numbered_result_of_section_3_has_an_entry(theory_text):
     """The reverse direction: each result THEORY.md §3 states (bold or italic lead-in) is in the ledger."""
-    sec3 = theory_text[theory_text.index("## 3. Results"):theory_text.index("## 4. Checkable claims")]
+    sec3 = theory_text[theory_text.index("## 3. Results") : theory_text.index("## 4. Checkable claims")]
     parts = re.split(r"^### 3\.\d \[(PDP|RW|LR)\].*$", sec3, flags=re.MULTILINE)
     expected = set()
     for paper, body in zip(parts[1::2], parts[2::2]):
-        leads = re.findall(r"^\*\*\[\w+\] (Theorem|Lemma|Proposition|Corollary|Remark|Example|Fact)s? ([A-Z]?\.?[\d.]*\d(?:–[A-Z]?\.?\d+)?)",
-                           body, re.MULTILINE)
+        leads = re.findall(
+            r"^\*\*\[\w+\] (Theorem|Lemma|Proposition|Corollary|Remark|Example|Fact)s? "
+            r"([A-Z]?\.?[\d.]*\d(?:–[A-Z]?\.?\d+)?)",
+            body,
+            re.MULTILINE,
+        )
         leads += re.findall(r"^\*(Theorem|Lemma|Proposition|Corollary|Remark) (\d+)", body, re.MULTILINE)
         for word, number in leads:
             if "–" in number:  # "B.1–B.7", "24–31"
                 lo, hi = number.split("–")
                 prefix = lo[:2] if lo[0].isalpha() else ""
-                expected |= {f"{paper}-{_ABBR[word]}{prefix}{i}" for i in range(int(lo[len(prefix):]), int(hi[len(prefix):]) + 1)}
+                expected |= {
+                    f"{paper}-{_ABBR[word]}{prefix}{i}"
+                    for i in range(int(lo[len(prefix) :]), int(hi[len(prefix) :]) + 1)
+                }
             else:
                 expected.add(f"{paper}-{_ABBR[word]}{number}")
     assert len(expected) >= 60
@@ -119,21 +143,42 @@ def test_entries_are_well_formed():
             assert e.status == "checked" or "Partial" in e.finding, f"{e.id}: finding without a check"
 
 
-@pytest.mark.parametrize("row,needle", [
-    ({"status": "checked", "audit": "gaussian", "checks": [], "command": "pdp-audit run gaussian"}, "checked needs"),
-    ({"status": "planned", "issue": 9}, "planned needs an issue"),
-    ({"status": "not simulable", "reason": " "}, "needs a reason"),
-    ({"status": "done"}, "status 'done'"),
-])
+@pytest.mark.parametrize(
+    "row,needle",
+    [
+        (
+            {"status": "checked", "audit": "gaussian", "checks": [], "command": "pdp-audit run gaussian"},
+            "checked needs",
+        ),
+        ({"status": "planned", "issue": 9}, "planned needs an issue"),
+        ({"status": "not simulable", "reason": " "}, "needs a reason"),
+        ({"status": "done"}, "status 'done'"),
+    ],
+)
 def test_invalid_rows_are_rejected(row, needle):
-    base = {"id": "K1", "paper": "PDP", "where": "x", "statement": "y", "kind": "numeric value", "finding": "", "note": ""}
+    base = {
+        "id": "K1",
+        "paper": "PDP",
+        "where": "x",
+        "statement": "y",
+        "kind": "numeric value",
+        "finding": "",
+        "note": "",
+    }
     with pytest.raises(ValueError, match=re.escape(needle)):
         ledger._build([{**base, **row}])
 
 
 def test_duplicate_ids_are_rejected():
-    row = {"id": "K1", "paper": "PDP", "where": "x", "statement": "y", "kind": "numeric value",
-           "status": "planned", "issue": 5}
+    row = {
+        "id": "K1",
+        "paper": "PDP",
+        "where": "x",
+        "statement": "y",
+        "kind": "numeric value",
+        "status": "planned",
+        "issue": 5,
+    }
     with pytest.raises(ValueError, match="appears 2 times"):
         ledger._build([row, row])
 
@@ -144,8 +189,9 @@ def test_duplicate_ids_are_rejected():
 def _linreg(mechanism: str, reproduce: bool = False):
     """A small linear-regression run (synthetic 80 × 3, 32 search candidates).  Output perturbation keeps its
     reproductions: the [PDP] Fig. 1–2 checks (fig1-*, fig2-orders) are among them."""
-    return lambda: run_linreg_audit(LinregAuditConfig(mechanism, trials=2000, synthetic=(80, 3), search=32,
-                                                      reproduce=reproduce))
+    return lambda: run_linreg_audit(
+        LinregAuditConfig(mechanism, trials=2000, synthetic=(80, 3), search=32, reproduce=reproduce)
+    )
 
 
 class _ModeRuns:
@@ -159,8 +205,14 @@ class _ModeRuns:
 def _privacy_report(repetitions: int = 200, trials: int = 2000):
     """Dependent (the default) and adaptive mode (Algorithm 4's checks: prop12, thm11-*, thm13-*, …), no figures;
     about a second each."""
-    return lambda: _ModeRuns({mode: run_privacy_report_audit(PrivacyReportAuditConfig(
-        mode=mode, repetitions=repetitions, trials=trials, figures=False)) for mode in ("dependent", "adaptive")})
+    return lambda: _ModeRuns(
+        {
+            mode: run_privacy_report_audit(
+                PrivacyReportAuditConfig(mode=mode, repetitions=repetitions, trials=trials, figures=False)
+            )
+            for mode in ("dependent", "adaptive")
+        }
+    )
 
 
 #: One small run per audit that a "checked" entry cites (seconds each; defaults otherwise, so that every
@@ -238,7 +290,10 @@ def test_findings_quote_the_verdicts_of_deterministic_checks(audit, check_id, au
 def test_findings_quote_the_goe_and_objpert_closed_forms():
     """τ of K16 in both normalisations and Theorem 5's two σ, as the findings print them."""
     tau = goe.tau(50, 8.465e-6)
-    assert f"{tau.tau:.4f}" in ledger.BY_ID["K16"].finding and f"{tau.tau / math.sqrt(2):.7f}" in ledger.BY_ID["K16"].finding
+    assert (
+        f"{tau.tau:.4f}" in ledger.BY_ID["K16"].finding
+        and f"{tau.tau / math.sqrt(2):.7f}" in ledger.BY_ID["K16"].finding
+    )
     for entry_id in ("Q1", "RW-Thm5"):
         finding = ledger.BY_ID[entry_id].finding
         assert f"{op.theorem5_sigma(1.0, 1e-5, 1.0, 'printed'):.2f}" in finding
@@ -247,8 +302,27 @@ def test_findings_quote_the_goe_and_objpert_closed_forms():
 
 
 #: The results of issue 4 that ``pdp-audit run privacy-report`` checks (the rest of issue 4 stays planned).
-PRIVACY_REPORT_ENTRIES = ("RW-Thm10", "RW-Thm11", "RW-Prop12", "RW-Thm13", "RW-Thm14", "RW-Prop15", "RW-Cor16",
-                          "RW-Prop21", "RW-Lem29", "K24", "K26", "Q2", "Q3", "Q24", "Q25", "Q28", "Q29", "Q30", "Q34")
+PRIVACY_REPORT_ENTRIES = (
+    "RW-Thm10",
+    "RW-Thm11",
+    "RW-Prop12",
+    "RW-Thm13",
+    "RW-Thm14",
+    "RW-Prop15",
+    "RW-Cor16",
+    "RW-Prop21",
+    "RW-Lem29",
+    "K24",
+    "K26",
+    "Q2",
+    "Q3",
+    "Q24",
+    "Q25",
+    "Q28",
+    "Q29",
+    "Q30",
+    "Q34",
+)
 
 
 def test_privacy_report_claims_are_checked(audit_runs):
@@ -265,8 +339,9 @@ def test_privacy_report_claims_are_checked(audit_runs):
         entry = ledger.BY_ID[entry_id]
         assert entry.status == "checked" and entry.command == "pdp-audit run privacy-report", entry_id
         for check_id in entry.checks:
-            assert re.search(rf"{re.escape(check_id)}(, [\w-]+)* (pass|fail|inconclusive)", entry.finding), \
+            assert re.search(rf"{re.escape(check_id)}(, [\w-]+)* (pass|fail|inconclusive)", entry.finding), (
                 f"{entry_id}: finding does not give the verdict of {check_id}"
+            )
         if set(entry.checks) & adaptive_only:
             assert "--mode adaptive" in entry.finding, f"{entry_id}: adaptive-mode checks without '--mode adaptive'"
     for entry_id in ("K20", "K22"):  # report pages (figures), no pass/fail check: partial findings only
@@ -285,12 +360,21 @@ def test_findings_quote_the_closed_forms_of_the_default_run():
     eps_classical = g.classical_epsilon(1e-5, sigma, 1.0)
     sigma_classical = g.classical_sigma(1.0, 1e-5, 1.0)
     expected = {
-        "RW-Cor23": [f"{sigma:.4f}", f"{eps_cor23:.3f}", f"{g.analytic_epsilon(1e-5, sigma, 1.0):.3f}",
-                     f"{eps_cor23 - 1:.3f}", _e(g.analytic_delta(eps_cor23, sigma, 1.0)),
-                     f"{g.corollary23_ex_post_bound(0.01, sigma, 1.0):.4f}",
-                     f"{g.corollary23_exact_failure_probability(0.01, sigma, 1.0):.5f}"],
-        "Q32": [f"{eps_cor23:.3f}", f"{eps_classical:.3f}", _e(g.analytic_delta(eps_classical, sigma, 1.0)),
-                f"{g.corollary23_exact_failure_probability(0.01, sigma, 1.0):.5f}"],
+        "RW-Cor23": [
+            f"{sigma:.4f}",
+            f"{eps_cor23:.3f}",
+            f"{g.analytic_epsilon(1e-5, sigma, 1.0):.3f}",
+            f"{eps_cor23 - 1:.3f}",
+            _e(g.analytic_delta(eps_cor23, sigma, 1.0)),
+            f"{g.corollary23_ex_post_bound(0.01, sigma, 1.0):.4f}",
+            f"{g.corollary23_exact_failure_probability(0.01, sigma, 1.0):.5f}",
+        ],
+        "Q32": [
+            f"{eps_cor23:.3f}",
+            f"{eps_classical:.3f}",
+            _e(g.analytic_delta(eps_classical, sigma, 1.0)),
+            f"{g.corollary23_exact_failure_probability(0.01, sigma, 1.0):.5f}",
+        ],
         "RW-Thm22": [f"{1 / sigma:.4f}"],
         "RW-Cor16": [f"{sigma_classical:.3f}", _e(g.analytic_delta(1.0, sigma_classical, 1.0))],
         "RW-Ex4": [f"{sigma:.3f}"],
@@ -315,7 +399,9 @@ def test_cli_lists_everything(capsys):
     assert [e["id"] for e in doc["entries"]] == [e.id for e in ledger.ENTRIES]
 
 
-@pytest.mark.parametrize("status,canonical", [("checked", "checked"), ("planned", "planned"), ("not-simulable", "not simulable")])
+@pytest.mark.parametrize(
+    "status,canonical", [("checked", "checked"), ("planned", "planned"), ("not-simulable", "not simulable")]
+)
 def test_cli_status_filter(capsys, status, canonical):
     doc = _claims_json(capsys, "--status", status)
     assert doc["entries"] and {e["status"] for e in doc["entries"]} == {canonical}
@@ -350,11 +436,14 @@ def test_cli_table_and_json_file(capsys, tmp_path):
         assert entry["id"] in out and ", ".join(entry["checks"]) in unwrapped
 
 
-@pytest.mark.parametrize("args,needle", [
-    (["--paper", "XYZ"], "--paper"),
-    (["--status", "done"], "--status"),
-    (["--status", "checked", "--paper", ""], "--paper"),
-])
+@pytest.mark.parametrize(
+    "args,needle",
+    [
+        (["--paper", "XYZ"], "--paper"),
+        (["--status", "done"], "--status"),
+        (["--status", "checked", "--paper", ""], "--paper"),
+    ],
+)
 def test_cli_bad_filter_exits_2_with_one_line(capsys, args, needle):
     assert main(["claims", *args]) == 2
     captured = capsys.readouterr()

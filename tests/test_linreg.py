@@ -4,6 +4,7 @@ Statistical tests use fixed seeds and state their false-alarm probability (all <
 papers' printed statements assert the *finding* (holds / fails and by how much), so that a change in
 either the code or the finding is noticed; the numbers are printed with ``pytest -s``.
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -67,8 +68,10 @@ def _pdp_adaops_stages(pair: A.PDPAdaOPSPair, nb: L.Neighbours, world: str, rows
     G = X.T @ X + lam[:, None, None] * np.eye(d)
     mean = np.linalg.solve(G, np.broadcast_to(X.T @ y, (len(lt), d))[:, :, None])[:, :, 0]
     lmin = np.linalg.eigvalsh(X.T @ X)[0]
-    return [(lt[:, None], np.full((len(lt), 1), lmin), np.full((len(lt), 1, 1), pair.sd1**2)),
-            (rows[:, 1:], mean, np.linalg.inv(gamma * G))]
+    return [
+        (lt[:, None], np.full((len(lt), 1), lmin), np.full((len(lt), 1, 1), pair.sd1**2)),
+        (rows[:, 1:], mean, np.linalg.inv(gamma * G)),
+    ]
 
 
 def _lr_adaops_stages(pair: A.LRAdaOPSPair, nb: L.Neighbours, world: str, rows: np.ndarray):
@@ -85,9 +88,11 @@ def _lr_adaops_stages(pair: A.LRAdaOPSPair, nb: L.Neighbours, world: str, rows: 
     gamma = (lt + lam) * k.eps_tilde**2 / (c * (k.x_bound * np.exp(Dl)) ** 2)
     lmin = np.linalg.eigvalsh(X.T @ X)[0]
     N = len(nu)
-    return [(nu[:, None], np.full((N, 1), lmin - k.shift_lambda), np.full((N, 1, 1), k.sd_lambda**2)),
-            (Dl[:, None], m_D[:, None], (sd_D**2)[:, None, None]),
-            (rows[:, 2:], theta, np.linalg.inv(gamma[:, None, None] * G))]
+    return [
+        (nu[:, None], np.full((N, 1), lmin - k.shift_lambda), np.full((N, 1, 1), k.sd_lambda**2)),
+        (Dl[:, None], m_D[:, None], (sd_D**2)[:, None, None]),
+        (rows[:, 2:], theta, np.linalg.inv(gamma[:, None, None] * G)),
+    ]
 
 
 def _ssp_like_stages(nb: L.Neighbours, world: str, rows: np.ndarray, sd_xtx: float, sd_xy: float, offset: int):
@@ -95,9 +100,11 @@ def _ssp_like_stages(nb: L.Neighbours, world: str, rows: np.ndarray, sd_xtx: flo
     d = X.shape[1]
     iu = np.triu_indices(d)
     p, N = len(iu[0]), rows.shape[0]
-    u = rows[:, offset:offset + p]
-    return [(u, np.broadcast_to((X.T @ X)[iu], u.shape), np.broadcast_to(sd_xtx**2 * np.eye(p), (N, p, p))),
-            (rows[:, offset + p:], np.broadcast_to(X.T @ y, (N, d)), np.broadcast_to(sd_xy**2 * np.eye(d), (N, d, d)))]
+    u = rows[:, offset : offset + p]
+    return [
+        (u, np.broadcast_to((X.T @ X)[iu], u.shape), np.broadcast_to(sd_xtx**2 * np.eye(p), (N, p, p))),
+        (rows[:, offset + p :], np.broadcast_to(X.T @ y, (N, d)), np.broadcast_to(sd_xy**2 * np.eye(d), (N, d, d))),
+    ]
 
 
 def _adassp_stages(pair: A.AdaSSPPair, nb: L.Neighbours, world: str, rows: np.ndarray):
@@ -110,7 +117,7 @@ def _adassp_stages(pair: A.AdaSSPPair, nb: L.Neighbours, world: str, rows: np.nd
         lam = np.maximum(0, k.lam_threshold - np.maximum(rows[:, 0], 0))
         G = X.T @ X + lam[:, None, None] * np.eye(d)
         Gi = np.linalg.inv(G)
-        rest[1] = (rows[:, 1 + d * (d + 1) // 2:], np.einsum("nij,j->ni", Gi, X.T @ y), k.sd_xy**2 * Gi @ Gi)
+        rest[1] = (rows[:, 1 + d * (d + 1) // 2 :], np.einsum("nij,j->ni", Gi, X.T @ y), k.sd_xy**2 * Gi @ Gi)
     return first + rest
 
 
@@ -365,8 +372,13 @@ def test_ops_exact_delta_vs_mc_and_quadrature(data):
     for eps in (0.5, 1.0, 2.0):
         fwd, bwd = L.ops_exact_delta(nb.X, nb.y, nb.x, nb.yz, gamma, lam, eps)
         sd = np.sqrt(mu / gamma)
-        quad = integrate.quad(lambda s: max(0.0, 1 - np.exp(eps - loss_pq(s))) * stats.norm.pdf(s, r, sd),
-                              r - 12 * sd, r + 12 * sd, limit=400, epsabs=1e-12)[0]
+        quad = integrate.quad(
+            lambda s: max(0.0, 1 - np.exp(eps - loss_pq(s))) * stats.norm.pdf(s, r, sd),
+            r - 12 * sd,
+            r + 12 * sd,
+            limit=400,
+            epsabs=1e-12,
+        )[0]
         assert abs(quad - fwd) < 1e-8
         assert abs(np.mean(np.maximum(0, 1 - np.exp(eps - l_p))) - fwd) < 0.0043
         assert abs(np.mean(np.maximum(0, 1 - np.exp(eps - l_d))) - bwd) < 0.0043
@@ -392,8 +404,10 @@ def test_theorem41_validity(data):
         for delta in (1e-2, 1e-6):
             for name, f in (("4.3", f43), ("4.4", f44)):
                 res[(gamma, lam, delta, name)] = v = _violations(f, targets, gamma, lam, delta)
-                print(f"Thm 4.1 ({name}) γ={gamma} λ={lam} δ={delta}: violated at {v[0]}/70, "
-                      f"max δ_exact/δ = {v[1]:.3g}, max ε_exact - ε_printed = {v[2]:.3g}")
+                print(
+                    f"Thm 4.1 ({name}) γ={gamma} λ={lam} δ={delta}: violated at {v[0]}/70, "
+                    f"max δ_exact/δ = {v[1]:.3g}, max ε_exact - ε_printed = {v[2]:.3g}"
+                )
     for gamma, lam in ((30.0, 0.0), (1.0, 0.0), (300.0, 1.0)):
         assert res[(gamma, lam, 1e-2, "4.3")][0] == 0
         assert res[(gamma, lam, 1e-6, "4.3")][0] == 70 and res[(gamma, lam, 1e-6, "4.3")][1] > 5
@@ -514,7 +528,9 @@ def test_lr_adaops_schedule():
         res = optimize.minimize_scalar(f, bounds=(-30, 20), method="bounded", options={"xatol": 1e-12})
         direct = min(t_min + np.exp(res.x), t_min) if f(-30) <= res.fun else t_min + np.exp(res.x)
         ours = float(A.lr_adaops_lambda(np.array([lt]), k)[0])
-        assert float(A.eq7_objective(ours + lt, k.C1, k.C2, 1.0)) <= float(A.eq7_objective(direct + lt, k.C1, k.C2, 1.0)) * (1 + 1e-9)
+        assert float(A.eq7_objective(ours + lt, k.C1, k.C2, 1.0)) <= float(
+            A.eq7_objective(direct + lt, k.C1, k.C2, 1.0)
+        ) * (1 + 1e-9)
         assert ours >= t_min - 1e-12
 
 
@@ -525,7 +541,9 @@ def test_stage_claims():
     for eps, expect_fail in ((1.0, True), (0.1, False)):
         for name, (s, ek, dk) in A.stage_claims(eps, 1e-6, 10).items():
             ratio = float(L.gaussian_mechanism_delta(ek, s)) / dk
-            print(f"ε={eps} {name}: exact δ(ε_k)/δ_k = {ratio:.3g}, exact ε(δ_k) = {L.gaussian_mechanism_epsilon(dk, s):.4g} vs ε_k = {ek:.4g}")
+            print(
+                f"ε={eps} {name}: exact δ(ε_k)/δ_k = {ratio:.3g}, exact ε(δ_k) = {L.gaussian_mechanism_epsilon(dk, s):.4g} vs ε_k = {ek:.4g}"
+            )
             assert (ratio > 1.5) if expect_fail else (ratio < 0.5)
 
 
@@ -573,7 +591,9 @@ def test_ssp_and_adassp_estimates(data):
     rows = A.SSPPair(nb, 1e6, 0.5).sample("D", 4, np.random.default_rng(0))  # negligible noise
     np.testing.assert_allclose(A.SSPPair(nb, 1e6, 0.5).estimate(rows), np.tile(L.ridge(X, y), (4, 1)), atol=1e-4)
     pair = A.AdaSSPPair(nb, 1e6, 0.5)
-    np.testing.assert_allclose(pair.estimate(pair.sample("D", 3, np.random.default_rng(1))), np.tile(L.ridge(X, y), (3, 1)), atol=1e-4)
+    np.testing.assert_allclose(
+        pair.estimate(pair.sample("D", 3, np.random.default_rng(1))), np.tile(L.ridge(X, y), (3, 1)), atol=1e-4
+    )
 
 
 # --- data and parameter validation ----------------------------------------------------------------

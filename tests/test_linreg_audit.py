@@ -5,6 +5,7 @@ Fast tests use small synthetic data and small budgets; the default-size audits t
 on the bundled diabetes data are marked ``slow``.  Statistical assertions have false-alarm probability
 ≤ 1e-6 (stated where they appear).
 """
+
 from __future__ import annotations
 
 import json
@@ -63,8 +64,23 @@ def test_cli_each_mechanism(mechanism, tmp_path):
 
 def test_broken_adassp_fails_through_the_cli():
     """AdaSSP with every noise standard deviation halved: the DP claim fails (exit 1), in a fresh process."""
-    result = run_cli("run", "adassp", "--noise-multiplier", "0.5", "--synthetic", "80,3", "--trials", "20000", "--search", "32",
-                     "--no-reproduce", "--json", "-", "--report", "none")
+    result = run_cli(
+        "run",
+        "adassp",
+        "--noise-multiplier",
+        "0.5",
+        "--synthetic",
+        "80,3",
+        "--trials",
+        "20000",
+        "--search",
+        "32",
+        "--no-reproduce",
+        "--json",
+        "-",
+        "--report",
+        "none",
+    )
     assert result.returncode == 1, result.stderr
     doc = json.loads(result.stdout)
     verdicts = {c["id"]: c["verdict"] for c in doc["checks"]}
@@ -73,8 +89,19 @@ def test_broken_adassp_fails_through_the_cli():
 
 def test_broken_ops_fails(tmp_path):
     """OPS with γ 100 times its calibration (noise std / 10): the DP claim and the attack fail."""
-    code, doc = run_json(tmp_path, "ops", "--noise-multiplier", "0.1", "--synthetic", "80,3", "--trials", "20000", "--search", "32",
-                         "--no-reproduce")
+    code, doc = run_json(
+        tmp_path,
+        "ops",
+        "--noise-multiplier",
+        "0.1",
+        "--synthetic",
+        "80,3",
+        "--trials",
+        "20000",
+        "--search",
+        "32",
+        "--no-reproduce",
+    )
     verdicts = {c["id"]: c["verdict"] for c in doc["checks"]}
     assert code == 1 and verdicts["dp-forward"] == verdicts["lr-attack"] == "fail"
 
@@ -126,18 +153,37 @@ def _csv(path, text):
     return str(path)
 
 
-@pytest.mark.parametrize("make_args,needle", [
-    (lambda p: ["--data", _csv(p / "nan.csv", "a,b,y\n1,2,3\n4,nan,6\n7,8,9\n1,1,1\n2,2,2\n"), "--target-column", "y"], "non-finite"),
-    (lambda p: ["--data", _csv(p / "ok.csv", "a,b,y\n1,2,3\n4,5,6\n7,8,9\n1,1,1\n2,2,2\n"), "--target-column", "nope"], "--target-column"),
-    (lambda p: ["--synthetic", "80x3"], "--synthetic"),
-    (lambda p: ["--synthetic", "80"], "--synthetic"),
-    (lambda p: ["--synthetic", "3,5"], "--synthetic"),
-    (lambda p: ["--claim-epsilon", "0"], "--claim-epsilon"),
-    (lambda p: ["--claim-epsilon", "-1"], "--claim-epsilon"),
-    (lambda p: ["--data", _csv(p / "ok2.csv", "a,y\n1,2\n3,4\n5,6\n")], "--target-column"),
-    (lambda p: ["--dataset", "longley", "--synthetic", "80,3"], "not allowed with"),
-    (lambda p: ["--noise-multiplier", "0"], "--noise-multiplier"),
-])
+@pytest.mark.parametrize(
+    "make_args,needle",
+    [
+        (
+            lambda p: [
+                "--data",
+                _csv(p / "nan.csv", "a,b,y\n1,2,3\n4,nan,6\n7,8,9\n1,1,1\n2,2,2\n"),
+                "--target-column",
+                "y",
+            ],
+            "non-finite",
+        ),
+        (
+            lambda p: [
+                "--data",
+                _csv(p / "ok.csv", "a,b,y\n1,2,3\n4,5,6\n7,8,9\n1,1,1\n2,2,2\n"),
+                "--target-column",
+                "nope",
+            ],
+            "--target-column",
+        ),
+        (lambda p: ["--synthetic", "80x3"], "--synthetic"),
+        (lambda p: ["--synthetic", "80"], "--synthetic"),
+        (lambda p: ["--synthetic", "3,5"], "--synthetic"),
+        (lambda p: ["--claim-epsilon", "0"], "--claim-epsilon"),
+        (lambda p: ["--claim-epsilon", "-1"], "--claim-epsilon"),
+        (lambda p: ["--data", _csv(p / "ok2.csv", "a,y\n1,2\n3,4\n5,6\n")], "--target-column"),
+        (lambda p: ["--dataset", "longley", "--synthetic", "80,3"], "not allowed with"),
+        (lambda p: ["--noise-multiplier", "0"], "--noise-multiplier"),
+    ],
+)
 def test_bad_inputs_exit_2_with_one_line(make_args, needle, tmp_path, capsys):
     for mechanism in ("ops", "adassp"):
         code = main(["run", mechanism, *make_args(tmp_path), "--trials", "2000", "--report", "none", "--quiet"])
@@ -156,8 +202,27 @@ def test_benchmark_on_a_tiny_user_csv(tmp_path):
     rows = "\n".join(",".join(f"{v:.6f}" for v in (*x, t)) for x, t in zip(X, y))
     csv = _csv(tmp_path / "tiny.csv", "a,b,c,y\n" + rows + "\n")
     pdf, out = tmp_path / "bench.pdf", tmp_path / "bench.json"
-    code = main(["benchmark", "linreg", "--datasets", "none", "--data", csv, "--target-column", "y", "--folds", "3", "--draws", "2",
-                 "--report", str(pdf), "--json", str(out), "--quiet"])
+    code = main(
+        [
+            "benchmark",
+            "linreg",
+            "--datasets",
+            "none",
+            "--data",
+            csv,
+            "--target-column",
+            "y",
+            "--folds",
+            "3",
+            "--draws",
+            "2",
+            "--report",
+            str(pdf),
+            "--json",
+            str(out),
+            "--quiet",
+        ]
+    )
     assert code == 0
     doc = json.loads(out.read_text())
     assert doc["benchmark"] == "linreg" and len(doc["datasets"]) == 1
@@ -170,6 +235,7 @@ def test_benchmark_on_a_tiny_user_csv(tmp_path):
     np_mse = ds["results"]["1"]["non-private"]["mean"]
     assert np_mse < ds["results"]["1"]["Trivial"]["mean"]  # the signal is real
     assert pdf.read_bytes().startswith(b"%PDF")
+
 
 def test_benchmark_bad_input(capsys):
     assert main(["benchmark", "linreg", "--datasets", "nope", "--report", "none"]) == 2
@@ -203,7 +269,11 @@ def test_ops_profile_matches_mechanisms(data):
     eps = P.ops_epsilon(1e-5, qa["mu"], qa["r"], gamma)
     want = [L.ops_exact_epsilon(X, y, xs[j], yz, gamma, lam, 1e-5) for j, yz in enumerate((1.0, -1.0, 1.0, -1.0))]
     np.testing.assert_allclose(eps, want, rtol=1e-9)
-    np.testing.assert_allclose(P.gaussian_epsilon(1e-5, [0.1, 1.0, 3.0]), [L.gaussian_mechanism_epsilon(1e-5, s) for s in (0.1, 1.0, 3.0)], rtol=1e-10)
+    np.testing.assert_allclose(
+        P.gaussian_epsilon(1e-5, [0.1, 1.0, 3.0]),
+        [L.gaussian_mechanism_epsilon(1e-5, s) for s in (0.1, 1.0, 3.0)],
+        rtol=1e-10,
+    )
 
 
 def test_ridge_batch_shift_and_norms(data):
@@ -223,10 +293,18 @@ def test_adaops_conditional_estimator_matches_sampling(data, variant):
     """Conditional δ(ε) vs plain Monte Carlo of the pair, both means of [0, 1] variables: Hoeffding radius
     √(log(4/1e-6)/(2N)) each, N = 100000 (false alarm ≤ 1e-6 per comparison)."""
     X, y = data
-    for nb, batch in ((L.Neighbours.add(X, y, np.array([1.0, 0, 0]), -1.0), P.RidgeBatch(X, y, np.array([[1.0, 0, 0]]), np.array([-1.0]), "add")),
-                      (L.Neighbours.remove(X, y, 7), P.RidgeBatch(X, y, X[7:8], y[7:8], "remove"))):
-        pair = (A.LRAdaOPSPair(nb, 4.0, 1e-3) if variant == "lr"
-                else A.PDPAdaOPSPair(nb, 4.0, 1e-3, A.prop44_kappa_max(49, 3, 4.0, 1e-3), n_public=50))
+    for nb, batch in (
+        (
+            L.Neighbours.add(X, y, np.array([1.0, 0, 0]), -1.0),
+            P.RidgeBatch(X, y, np.array([[1.0, 0, 0]]), np.array([-1.0]), "add"),
+        ),
+        (L.Neighbours.remove(X, y, 7), P.RidgeBatch(X, y, X[7:8], y[7:8], "remove")),
+    ):
+        pair = (
+            A.LRAdaOPSPair(nb, 4.0, 1e-3)
+            if variant == "lr"
+            else A.PDPAdaOPSPair(nb, 4.0, 1e-3, A.prop44_kappa_max(49, 3, 4.0, 1e-3), n_public=50)
+        )
         N = 100_000
         cond = P.AdaOPSConditional(pair, batch, N, np.random.default_rng(1))
         radius = 2 * np.sqrt(np.log(4 / 1e-6) / (2 * N))
@@ -282,6 +360,22 @@ def test_stage_budgets_finding_f8(epsilon, expect, tmp_path):
 def test_workers_do_not_change_results(tmp_path):
     a, b = tmp_path / "a.json", tmp_path / "b.json"
     for path, workers in ((a, "1"), (b, "2")):
-        main(["run", "adassp", "--trials", "200000", "--search", "32", "--no-reproduce", "--workers", workers,
-              "--report", "none", "--json", str(path), "--quiet"])
+        main(
+            [
+                "run",
+                "adassp",
+                "--trials",
+                "200000",
+                "--search",
+                "32",
+                "--no-reproduce",
+                "--workers",
+                workers,
+                "--report",
+                "none",
+                "--json",
+                str(path),
+                "--quiet",
+            ]
+        )
     assert a.read_bytes() == b.read_bytes()

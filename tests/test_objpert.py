@@ -4,6 +4,7 @@ Every reference below is computed independently of the code under test: scipy.op
 solver, quadrature / grids for normalisation, finite differences of test-local losses for the density,
 the exact change-of-variables density for the paper's closed forms.
 """
+
 from __future__ import annotations
 
 import math
@@ -239,6 +240,7 @@ def _worst_relative_error(closed_form, seed_key, loss, relation, instances: int 
 def test_theorem6_is_an_exact_identity(loss, relation):
     """[RW] Theorem 6 equals the exact log-density ratio (signed, hence also |·|) to 1e-8 relative,
     on 120 random instances at random θ (every θ ∈ ℝᵈ is a possible output)."""
+
     def closed_form(theta, X, y, x, yz, lam, sigma):
         thm6 = op.theorem6_log_ratio(theta, X, y, x, yz, lam, sigma, loss)
         assert np.allclose(op.theorem6_epsilon(theta, X, y, x, yz, lam, sigma, loss), np.abs(thm6))
@@ -252,6 +254,7 @@ def test_theorem6_is_an_exact_identity(loss, relation):
 @pytest.mark.parametrize("loss", ["logistic", "squared", "pseudo_huber"])
 def test_corollary7_is_an_exact_identity(loss, relation):
     """[RW] Corollary 7 is printed with "≤" but holds with equality (rank-one Theorem 6)."""
+
     def closed_form(theta, X, y, x, yz, lam, sigma):
         return op.corollary7_log_ratio(theta, X, y, x, yz, lam, sigma, loss)
 
@@ -402,7 +405,11 @@ def test_loss_constants_bound_the_derivatives_on_the_unit_ball():
         for yy in (-1.0, 1.0):
             f, f1, f2 = _ref_f(name, t[np.abs(t) < 30], yy)
             tt = t[np.abs(t) < 30]
-            assert np.allclose(loss.f(tt, yy), f) and np.allclose(loss.f_f1(tt, yy)[1], f1) and np.allclose(loss.f2(tt, yy), f2)
+            assert (
+                np.allclose(loss.f(tt, yy), f)
+                and np.allclose(loss.f_f1(tt, yy)[1], f1)
+                and np.allclose(loss.f2(tt, yy), f2)
+            )
     assert np.isfinite(LogisticLoss().f(np.array([1e5, -1e5]), 1.0)).all()  # no overflow
 
 

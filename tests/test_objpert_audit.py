@@ -4,6 +4,7 @@ Every statistical verdict comes from a run at family-wise false alarm 1e-6 with 
 (2000 releases per world): the DP checks pass through the certified bound (which needs no samples to meet the claim,
 only a consistent Monte Carlo interval) and fail only on gross violations.
 """
+
 import json
 import math
 
@@ -13,15 +14,24 @@ from scipy import stats
 
 from mechanisms import objpert as op
 from mechanisms.losses import LogisticLoss, PseudoHuberLoss
-from verify.plans.objpert import evidence as orun
 from reports.records import ScatterPanels
 from verify.cli.main import main
+from verify.plans.objpert import evidence as orun
 
 SMALL = ["--trials", "2000", "--search-trials", "400", "--report", "none"]
 SIGMA_VARIANCE = op.theorem5_sigma(1.0, 1e-5, 1.0, "variance")  # 10.08 at the default claim (ε, δ) = (1, 1e-5)
 
 DP_IDS = [f"thm5-{r}-{k}" for r in ("printed", "variance") for k in ("dp-forward", "dp-reverse", "lr-attack")]
-EXACT_IDS = ["thm6-identity", "cor7-identity", "thm8-bound", "k17-boundary", "k17-terms", "k17-misfit", "k17-unlikely", "k19-lambda"]
+EXACT_IDS = [
+    "thm6-identity",
+    "cor7-identity",
+    "thm8-bound",
+    "k17-boundary",
+    "k17-terms",
+    "k17-misfit",
+    "k17-unlikely",
+    "k19-lambda",
+]
 THM9_IDS = ["thm9-glm-printed", "thm9-glm-derived", "thm9-general"]
 
 
@@ -41,7 +51,21 @@ def verdicts(doc) -> dict:
 def test_default_audit_end_to_end(tmp_path):
     pdf = tmp_path / "objpert.pdf"
     path = tmp_path / "audit.json"
-    code = main(["run", "objpert", "--trials", "2000", "--search-trials", "400", "--report", str(pdf), "--json", str(path), "--quiet"])
+    code = main(
+        [
+            "run",
+            "objpert",
+            "--trials",
+            "2000",
+            "--search-trials",
+            "400",
+            "--report",
+            str(pdf),
+            "--json",
+            str(path),
+            "--quiet",
+        ]
+    )
     doc = json.loads(path.read_text())
     v = verdicts(doc)
     assert set(v) == set(EXACT_IDS + DP_IDS + THM9_IDS)
@@ -52,10 +76,15 @@ def test_default_audit_end_to_end(tmp_path):
     for field in ("verdict", "checks", "parameters", "pages", "seed", "version", "versions"):
         assert field in doc
     p = doc["parameters"]
-    assert p["sigma_printed"] == pytest.approx(101.6486, rel=1e-5) and p["sigma_variance"] == pytest.approx(10.08209, rel=1e-5)
+    assert p["sigma_printed"] == pytest.approx(101.6486, rel=1e-5) and p["sigma_variance"] == pytest.approx(
+        10.08209, rel=1e-5
+    )
     assert p["sigma"] == pytest.approx(SIGMA_VARIANCE) and p["lam_used"] == pytest.approx(0.5) and p["trials"] == 2000
-    assert [page["title"] for page in doc["pages"]] == ["[RW] Figure 1: ex-post pDP under rotated θ̂", "Per-instance privacy of one release",
-                                                       "Theorem 5: δ(ε) under both readings of σ"]
+    assert [page["title"] for page in doc["pages"]] == [
+        "[RW] Figure 1: ex-post pDP under rotated θ̂",
+        "Per-instance privacy of one release",
+        "Theorem 5: δ(ε) under both readings of σ",
+    ]
     checks = {c["id"]: c for c in doc["checks"]}
     assert "identity, printed as ≤" in checks["cor7-identity"]["note"].lower()
     assert checks["cor7-identity"]["estimate"] < 1e-8 and checks["thm6-identity"]["estimate"] < 1e-8
@@ -109,23 +138,32 @@ def _csv(path, rows):
     return str(path)
 
 
-@pytest.mark.parametrize("args,needle", [
-    (lambda t: ["--data", _csv(t / "big.csv", [[0.5, 0.5, 1], [0.9, 0.9, -1], [0.1, 0.2, 1]])], "L2 norm > 1"),
-    (lambda t: ["--data", _csv(t / "nan.csv", [[0.5, "nan", 1], [0.1, 0.1, -1], [0.1, 0.2, 1]])], "non-finite"),
-    (lambda t: ["--data", _csv(t / "inf.csv", [[0.5, "inf", 1], [0.1, 0.1, -1], [0.1, 0.2, 1]])], "non-finite"),
-    (lambda t: ["--data", _csv(t / "lab.csv", [[0.5, 0.1, 1], [0.1, 0.1, 0], [0.1, 0.2, 1]])], "labels must be -1 or +1"),
-    (lambda t: ["--data", _csv(t / "reg.csv", [[0.5, 0.1, 3], [0.1, 0.1, 0], [0.1, 0.2, 1]]), "--loss", "huber"], "|y| <= 1"),
-    (lambda t: ["--loss", "squared", "--lam", "0"], "--lam must be a finite number > 0"),
-    (lambda t: ["--loss", "squared"], "--theta-radius"),
-    (lambda t: ["--loss", "bogus"], "--loss"),
-    (lambda t: ["--lam", "-1"], "--lam"),
-    (lambda t: ["--sigma", "nan"], "--sigma"),
-    (lambda t: ["--synthetic", "200"], "--synthetic"),
-    (lambda t: ["--synthetic", "1,2"], "--synthetic"),
-    (lambda t: ["--sigma", "1", "--calibration", "printed"], "--calibration"),
-    (lambda t: ["--claim-delta", "1.5"], "--claim-delta"),
-    (lambda t: ["--trials", "10"], "--trials"),
-])
+@pytest.mark.parametrize(
+    "args,needle",
+    [
+        (lambda t: ["--data", _csv(t / "big.csv", [[0.5, 0.5, 1], [0.9, 0.9, -1], [0.1, 0.2, 1]])], "L2 norm > 1"),
+        (lambda t: ["--data", _csv(t / "nan.csv", [[0.5, "nan", 1], [0.1, 0.1, -1], [0.1, 0.2, 1]])], "non-finite"),
+        (lambda t: ["--data", _csv(t / "inf.csv", [[0.5, "inf", 1], [0.1, 0.1, -1], [0.1, 0.2, 1]])], "non-finite"),
+        (
+            lambda t: ["--data", _csv(t / "lab.csv", [[0.5, 0.1, 1], [0.1, 0.1, 0], [0.1, 0.2, 1]])],
+            "labels must be -1 or +1",
+        ),
+        (
+            lambda t: ["--data", _csv(t / "reg.csv", [[0.5, 0.1, 3], [0.1, 0.1, 0], [0.1, 0.2, 1]]), "--loss", "huber"],
+            "|y| <= 1",
+        ),
+        (lambda t: ["--loss", "squared", "--lam", "0"], "--lam must be a finite number > 0"),
+        (lambda t: ["--loss", "squared"], "--theta-radius"),
+        (lambda t: ["--loss", "bogus"], "--loss"),
+        (lambda t: ["--lam", "-1"], "--lam"),
+        (lambda t: ["--sigma", "nan"], "--sigma"),
+        (lambda t: ["--synthetic", "200"], "--synthetic"),
+        (lambda t: ["--synthetic", "1,2"], "--synthetic"),
+        (lambda t: ["--sigma", "1", "--calibration", "printed"], "--calibration"),
+        (lambda t: ["--claim-delta", "1.5"], "--claim-delta"),
+        (lambda t: ["--trials", "10"], "--trials"),
+    ],
+)
 def test_bad_input_is_one_line_exit_2(args, needle, tmp_path, capsys):
     assert main(["run", "objpert", *args(tmp_path), "--report", "none"]) == 2
     captured = capsys.readouterr()
@@ -148,7 +186,11 @@ def test_normalize_rows_accepts_rows_outside_the_ball(tmp_path):
 # ------------------------------------------------------------------------------------------------
 # the certified bound and the pieces of the audit
 # ------------------------------------------------------------------------------------------------
-@pytest.mark.parametrize("loss,sigma", [(LogisticLoss(), 1.0), (LogisticLoss(), 2.5), (PseudoHuberLoss(0.5), 0.5)], ids=["logistic-1", "logistic-2.5", "huber"])
+@pytest.mark.parametrize(
+    "loss,sigma",
+    [(LogisticLoss(), 1.0), (LogisticLoss(), 2.5), (PseudoHuberLoss(0.5), 0.5)],
+    ids=["logistic-1", "logistic-2.5", "huber"],
+)
 def test_certified_bound_dominates_the_monte_carlo_tail(loss, sigma):
     """P_D[|L| > ε] ≤ 2Φ̄(w*(ε)) at the searched worst neighbour: exceedance counts below the binomial 1 − 1e-6 quantile."""
     X, y, _ = orun.synthetic_data(100, 2, "logistic" if isinstance(loss, LogisticLoss) else "huber")
@@ -179,6 +221,7 @@ def test_theorem9_printed_glm_form_fails_and_derived_passes():
     pair = op.ObjPertPair(X, y, X[0], y[0], relation="remove", lam=lam, sigma=sigma, loss=loss)
     thetas = pair.sample("D", 3000, np.random.default_rng(9))
     from verify.checks import finalize
+
     decided = finalize(orun.theorem9_checks(X, y, loss, lam, sigma, rho, thetas, printed=True), 1e-6)
     checks = {c.id: c for c in decided}
     assert checks["thm9-glm-printed"].verdict == "fail" and checks["thm9-glm-printed"].estimate == 1.0

@@ -4,6 +4,7 @@ Closed forms are checked against independent computations; the audit's coverage 
 parameters (they pass) and on deliberately broken releases (they fail).  Statistical verdicts come from runs at
 family-wise false alarm 1e-6 with fixed seeds.
 """
+
 import json
 import math
 from concurrent.futures import ProcessPoolExecutor
@@ -35,11 +36,13 @@ def data():
 # ------------------------------------------------------------------------------------------------
 def test_theorem10_dp_is_the_classical_bound_of_the_composed_gaussian():
     xi, beta, s2, s3 = 1.0, 0.25, 5.0, 6.0
-    eta = math.sqrt(xi**2 / s2**2 + (beta / math.sqrt(2))**2 / s3**2)  # Alg 5 (sens ξ) and Alg 6 (whitened sens β/√2)
+    eta = math.sqrt(xi**2 / s2**2 + (beta / math.sqrt(2)) ** 2 / s3**2)  # Alg 5 (sens ξ) and Alg 6 (whitened sens β/√2)
     expected = eta**2 / 2 + eta * math.sqrt(2 * math.log(1 / DELTA))
     assert pr.theorem10_dp_epsilon(xi, beta, s2, s3, DELTA) == pytest.approx(expected, rel=1e-14)
     # Q2: the printed σ₃³ agrees only at σ₃ = 1 and is smaller for σ₃ > 1
-    assert pr.theorem10_dp_epsilon(xi, beta, s2, 1.0, DELTA, 3) == pytest.approx(pr.theorem10_dp_epsilon(xi, beta, s2, 1.0, DELTA))
+    assert pr.theorem10_dp_epsilon(xi, beta, s2, 1.0, DELTA, 3) == pytest.approx(
+        pr.theorem10_dp_epsilon(xi, beta, s2, 1.0, DELTA)
+    )
     assert pr.theorem10_dp_epsilon(xi, beta, s2, s3, DELTA, 3) < expected
     # the classical bound is valid: at least the exact (analytic) ε
     assert expected >= g.analytic_epsilon(DELTA, 1.0, eta)
@@ -50,21 +53,28 @@ def test_theorem10_pdp_reduces_to_dp_at_the_bounds_and_to_theorems_14_and_17():
     got = pr.theorem10_pdp_epsilon(f1, f2, xn, s2, s3, DELTA)
     eta2 = (f1 * xn / s2) ** 2 + (f2 * xn**2) ** 2 / (2 * s3**2)
     assert got == pytest.approx(eta2 / 2 + math.sqrt(eta2) * math.sqrt(2 * math.log(1 / DELTA)))
-    assert pr.theorem10_pdp_epsilon(1.0, 0.25, 1.0, s2, s3, DELTA) == pytest.approx(pr.theorem10_dp_epsilon(1.0, 0.25, s2, s3, DELTA))
+    assert pr.theorem10_pdp_epsilon(1.0, 0.25, 1.0, s2, s3, DELTA) == pytest.approx(
+        pr.theorem10_dp_epsilon(1.0, 0.25, s2, s3, DELTA)
+    )
     # the joint release costs less than the two separately (composition of Gaussians)
     assert got < pr.theorem14_epsilon(abs(f1) * xn, s2, DELTA) + pr.theorem17_pdp_epsilon(f2, xn, s3, DELTA)
 
 
 def test_theorem17_and_corollary16_match_the_hessian_release():
     f2, xn, s3 = 0.2, 0.8, 1.7
-    assert pr.theorem17_pdp_epsilon(f2, xn, s3, DELTA) == pytest.approx(ag.theorem17_epsilon(f2 * xn**2, s3, DELTA), rel=1e-13)
+    assert pr.theorem17_pdp_epsilon(f2, xn, s3, DELTA) == pytest.approx(
+        ag.theorem17_epsilon(f2 * xn**2, s3, DELTA), rel=1e-13
+    )
     # Corollary 16 is Theorem 17 at σ = (ρ_max/ε)√(2 log(1.25/δ)) with log(1/δ) → log(1.25/δ) (Q30: a Hessian-release formula)
     eps, rho_max = 0.5, 0.25
     s = pr.corollary16_sigma(eps, DELTA, rho_max)
     F = f2 * xn**2
     thm17 = F**2 / (4 * s**2) + F * math.sqrt(2 * math.log(1.25 / DELTA)) / (math.sqrt(2) * s)
     assert pr.corollary16_epsilon(f2, xn, eps, DELTA, rho_max) == pytest.approx(thm17, rel=1e-13)
-    assert pr.corollary16_epsilon(f2, xn, eps, DELTA, rho_max) >= pr.exact_gaussian_epsilon(F / (math.sqrt(2) * s), DELTA)[0]
+    assert (
+        pr.corollary16_epsilon(f2, xn, eps, DELTA, rho_max)
+        >= pr.exact_gaussian_epsilon(F / (math.sqrt(2) * s), DELTA)[0]
+    )
 
 
 def test_calibrations_meet_their_claims():
@@ -117,7 +127,9 @@ def test_report_pieces_by_hand(data):
         mu_hat = x @ np.linalg.solve(rel.report.hessian_release, x)
         mu_bar = min(1.5 * mu_hat, x @ x / cal.lam)
         jx = rel.report.gradient_release @ x
-        gbar = min(abs(f1 * jx) + cal.sigma2 * abs(f1) * np.linalg.norm(x) * q, cal.sigma * abs(f1) * np.linalg.norm(x) * q)
+        gbar = min(
+            abs(f1 * jx) + cal.sigma2 * abs(f1) * np.linalg.norm(x) * q, cal.sigma * abs(f1) * np.linalg.norm(x) * q
+        )
         expected = -math.log(1 - f2 * mu_bar) + f1**2 * (x @ x) / (2 * cal.sigma**2) + gbar / cal.sigma**2
         assert values.epsilon1[i] == pytest.approx(expected, rel=1e-10)
         assert values.epsilon2[i] == pytest.approx(pr.theorem14_epsilon(abs(f1) * np.linalg.norm(x), cal.sigma2, DELTA))
@@ -125,7 +137,9 @@ def test_report_pieces_by_hand(data):
     np.testing.assert_allclose(rel.report.gradient_release, -rel.b + rel.gradient_noise)
     np.testing.assert_allclose(rel.report.hessian_release, rel.hessian + rel.noise)
     # a uniform report (Proposition 15) is more conservative
-    uniform = pr.PrivacyReport(cal, rel.report.theta, rel.report.gradient_release, rel.report.hessian_release, uniform_users=len(y))
+    uniform = pr.PrivacyReport(
+        cal, rel.report.theta, rel.report.gradient_release, rel.report.hessian_release, uniform_users=len(y)
+    )
     assert np.all(uniform(X, y).epsilon1 >= rel.report(X, y).epsilon1)
 
 
@@ -138,7 +152,10 @@ def test_data_independent_report_and_adaptive_estimators(data):
     assert np.all(v.epsilon2 == 0) and np.all(v.epsilon3 == 0)
     # Algorithm 4: the regularised estimator for small λ̂, the standard one for large; both capped by ‖x‖²/λ̂
     mu_std, mu_reg, xn2 = np.array([0.1, 0.1]), np.array([0.08, 0.08]), np.array([1.0, 1.0])
-    small, large = pr.mu_bar_adaptive(mu_std, mu_reg, xn2, np.array([2.0, 2.0]), 5.0), pr.mu_bar_adaptive(mu_std, mu_reg, xn2, 20.0, 5.0)
+    small, large = (
+        pr.mu_bar_adaptive(mu_std, mu_reg, xn2, np.array([2.0, 2.0]), 5.0),
+        pr.mu_bar_adaptive(mu_std, mu_reg, xn2, 20.0, 5.0),
+    )
     np.testing.assert_allclose(small, np.minimum((2 + 10) / 2 * 0.08, 0.5))
     np.testing.assert_allclose(large, np.minimum((20 + 5) / 20 * 0.1, 1 / 20))
     assert pr.lambda_hat_shifted(10.0, 1.0, 2.0, RHO) == pytest.approx(10 - 2 * stats.norm.isf(RHO / 2))
@@ -196,7 +213,9 @@ def test_trials_do_not_depend_on_workers(data):
     # Processes, as `--workers` uses: threadpoolctl's BLAS limit is process-wide, so threads sharing one
     # process would race on it and round differently.
     with ProcessPoolExecutor(2) as pool:
-        parallel = tr.run_blocks(tr.PipelineTrials(X, y, cal, 0, x_new, y_new), 300, 7, "w", executor=pool, block_size=100)
+        parallel = tr.run_blocks(
+            tr.PipelineTrials(X, y, cal, 0, x_new, y_new), 300, 7, "w", executor=pool, block_size=100
+        )
     np.testing.assert_array_equal(serial, parallel)
 
 
@@ -217,9 +236,23 @@ def dependent_run():
 
 def test_dependent_audit_passes_at_correct_parameters(dependent_run):
     v = verdicts(dependent_run)
-    for cid in ("cor7-identity", "report-valid-median", "report-valid-added", "report-valid-random", "lemma20", "prop21",
-                "thm10-accuracy-median", "thm10-accuracy-random", "thm10-dp-forward", "thm10-dp-reverse", "thm10-pdp", "thm14-pdp",
-                "thm14-ex-post", "cor16", "prop15-uniform"):
+    for cid in (
+        "cor7-identity",
+        "report-valid-median",
+        "report-valid-added",
+        "report-valid-random",
+        "lemma20",
+        "prop21",
+        "thm10-accuracy-median",
+        "thm10-accuracy-random",
+        "thm10-dp-forward",
+        "thm10-dp-reverse",
+        "thm10-pdp",
+        "thm14-pdp",
+        "thm14-ex-post",
+        "cor16",
+        "prop15-uniform",
+    ):
         assert v[cid] == "pass", (cid, [c.note for c in dependent_run.checks if c.id == cid])
     # printed forms that do not hold (findings), each a fail
     for cid in ("lemma20-printed-tau", "q25-printed-gradient", "prop15-algorithm2", "prop15-l1"):
@@ -241,7 +274,9 @@ def test_halved_sigma2_breaks_the_dp_claim():
 
 
 def test_lambda_below_requirement_says_the_guarantee_does_not_apply():
-    run = run_privacy_report_audit(PrivacyReportAuditConfig(mode="dependent", lam=1.0, printed=False, **{**SMALL, "repetitions": 300}))
+    run = run_privacy_report_audit(
+        PrivacyReportAuditConfig(mode="dependent", lam=1.0, printed=False, **{**SMALL, "repetitions": 300})
+    )
     check = next(c for c in run.checks if c.id == "prop21")
     assert check.verdict == "inconclusive" and check.note.startswith("The guarantee does not apply")
 
@@ -249,8 +284,16 @@ def test_lambda_below_requirement_says_the_guarantee_does_not_apply():
 def test_adaptive_audit_with_large_lambda(data):
     cfg = PrivacyReportAuditConfig(mode="adaptive", budget="0.5,1,1,1", lam=60.0, printed=False, **SMALL)
     v = verdicts(run_privacy_report_audit(cfg))
-    for cid in ("prop12", "lemma20", "thm13-accuracy-median", "thm13-accuracy-random", "thm11-weyl", "thm11-pdp", "alg4-overhead",
-                "report-valid-random"):
+    for cid in (
+        "prop12",
+        "lemma20",
+        "thm13-accuracy-median",
+        "thm13-accuracy-random",
+        "thm11-weyl",
+        "thm11-pdp",
+        "alg4-overhead",
+        "report-valid-random",
+    ):
         assert v[cid] == "pass", cid
 
 
@@ -259,30 +302,53 @@ def test_adaptive_audit_with_large_lambda(data):
 # ------------------------------------------------------------------------------------------------
 def test_cli_end_to_end(tmp_path, capsys):
     js, pdf = tmp_path / "a.json", tmp_path / "a.pdf"
-    code = main(["run", "privacy-report", "--mode", "independent", "--n", "200", "--d", "5", "--repetitions", "2000",
-                 "--trials", "5000", "--no-figures", "--json", str(js), "--report", str(pdf), "--quiet"])
+    code = main(
+        [
+            "run",
+            "privacy-report",
+            "--mode",
+            "independent",
+            "--n",
+            "200",
+            "--d",
+            "5",
+            "--repetitions",
+            "2000",
+            "--trials",
+            "5000",
+            "--no-figures",
+            "--json",
+            str(js),
+            "--report",
+            str(pdf),
+            "--quiet",
+        ]
+    )
     doc = json.loads(js.read_text())
     assert code == {"pass": 0, "fail": 1, "inconclusive": 3}[doc["verdict"]] == 0
     assert {c["id"] for c in doc["checks"]} >= {"cor7-identity", "report-valid-median", "report-valid-random"}
     assert doc["parameters"]["mode"] == "independent" and pdf.stat().st_size > 10_000
 
 
-@pytest.mark.parametrize("args,needle", [
-    (["--rho", "0"], "--rho must be in (0, 1/3)"),
-    (["--rho", "0.5"], "--rho must be in (0, 1/3)"),
-    (["--budget", "0.2,0.7"], "--budget must have 3"),
-    (["--budget", "0.2,x,0.1"], "--budget entry ε2 must be a number"),
-    (["--budget", "0.2,-1,0.1"], "--budget entry ε2 must be a finite number > 0"),
-    (["--mode", "independent", "--budget", "1,1"], "--budget must have 1"),
-    (["--sigma", "-1"], "--sigma must be a finite number > 0"),
-    (["--sigma2", "0"], "--sigma2 must be a finite number > 0"),
-    (["--sigma3", "nan"], "--sigma3 must be a finite number > 0"),
-    (["--mode", "independent", "--sigma2", "1"], "--sigma2/--sigma3/--sigma4 need --mode"),
-    (["--claim-delta", "0"], "--claim-delta must be in (0, 1)"),
-    (["--d", "500"], "--d must be an integer in [1, 100]"),
-    (["--repetitions", "5"], "--repetitions must be in"),
-    (["--mode", "bogus"], "--mode"),
-])
+@pytest.mark.parametrize(
+    "args,needle",
+    [
+        (["--rho", "0"], "--rho must be in (0, 1/3)"),
+        (["--rho", "0.5"], "--rho must be in (0, 1/3)"),
+        (["--budget", "0.2,0.7"], "--budget must have 3"),
+        (["--budget", "0.2,x,0.1"], "--budget entry ε2 must be a number"),
+        (["--budget", "0.2,-1,0.1"], "--budget entry ε2 must be a finite number > 0"),
+        (["--mode", "independent", "--budget", "1,1"], "--budget must have 1"),
+        (["--sigma", "-1"], "--sigma must be a finite number > 0"),
+        (["--sigma2", "0"], "--sigma2 must be a finite number > 0"),
+        (["--sigma3", "nan"], "--sigma3 must be a finite number > 0"),
+        (["--mode", "independent", "--sigma2", "1"], "--sigma2/--sigma3/--sigma4 need --mode"),
+        (["--claim-delta", "0"], "--claim-delta must be in (0, 1)"),
+        (["--d", "500"], "--d must be an integer in [1, 100]"),
+        (["--repetitions", "5"], "--repetitions must be in"),
+        (["--mode", "bogus"], "--mode"),
+    ],
+)
 def test_bad_input_is_one_line_exit_2(args, needle, capsys):
     assert main(["run", "privacy-report", *args, "--report", "none", "--quiet"]) == 2
     err = capsys.readouterr().err.strip().splitlines()

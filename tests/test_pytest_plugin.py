@@ -1,11 +1,12 @@
 """The pytest plugin (verify/pytest_plugin.py), run as a user would: a small test file in a subprocess.
 
-The user file audits a correct Gaussian mechanism (σ for δ = 1e-6, claim 1e-5: must pass), a broken one (σ at a fifth of the
-calibrated value, δ(1) ≈ 0.26 against a claim of 1e-5: must fail with a readable message), a tight
+The user file audits a correct Gaussian mechanism (σ for δ = 1e-6, claim 1e-5: must pass), a broken one (σ at a
+fifth of the calibrated value, δ(1) ≈ 0.26 against a claim of 1e-5: must fail with a readable message), a tight
 claim with no closed form (inconclusive: recorded, fails only under --audit-strict) and a coverage
 claim.  Each assertion is decided at false-alarm probability 1e-6 (the plugin's default α), seeds
 fixed by --audit-seed and the node ids.
 """
+
 import json
 
 import numpy as np
@@ -15,7 +16,7 @@ from verify import pytest_plugin
 
 pytest_plugins = ["pytester"]
 
-USER_TESTS = '''
+USER_TESTS = """
 import numpy as np
 import pytest
 from mechanisms.gaussian import GaussianPair, analytic_sigma
@@ -43,7 +44,7 @@ def test_tight_without_closed_form(privacy_audit):
 @pytest.mark.audit
 def test_coverage(privacy_audit):
     privacy_audit.assert_coverage(lambda size, rng: rng.standard_normal(size) < 2.5758293035489004, rho=0.01)
-'''
+"""
 
 ARGS = ("-m", "audit", "--audit-trials", "2e4", "--audit-seed", "5", "-p", "no:cacheprovider")
 
@@ -61,31 +62,46 @@ def report(path):
 def test_broken_mechanism_fails_with_a_readable_message_and_the_report_is_written(user_suite):
     result = user_suite.runpytest_subprocess(*ARGS, "--audit-report", "audit.pdf")
     result.assert_outcomes(passed=3, failed=1)
-    result.stdout.fnmatch_lines([
-        "*test_broken*",
-        "pdp-audit: (1, 1e-05) DP claim of GaussianPair: FAIL",
-        "*[[]dp-forward] FAIL: The pair is (1, 1e-05)-DP*",
-        "*estimate *, interval [[]*, *[]] at confidence 0.9999995, Holm-adjusted p-value*",
-        "*20,000 samples, seed 5, false-alarm probability α = 1e-06*",
-    ])
+    result.stdout.fnmatch_lines(
+        [
+            "*test_broken*",
+            "pdp-audit: (1, 1e-05) DP claim of GaussianPair: FAIL",
+            "*[[]dp-forward] FAIL: The pair is (1, 1e-05)-DP*",
+            "*estimate *, interval [[]*, *[]] at confidence 0.9999995, Holm-adjusted p-value*",
+            "*20,000 samples, seed 5, false-alarm probability α = 1e-06*",
+        ]
+    )
     assert "Traceback" not in result.stdout.str()
-    result.stdout.fnmatch_lines(["*4 assertions: 2 pass, 1 inconclusive, 1 fail*", "*INCONCLUSIVE*test_tight_without_closed_form*"])
+    result.stdout.fnmatch_lines(
+        ["*4 assertions: 2 pass, 1 inconclusive, 1 fail*", "*INCONCLUSIVE*test_tight_without_closed_form*"]
+    )
     doc = report(user_suite.path / "audit.pdf")
     assert (user_suite.path / "audit.pdf").read_bytes().startswith(b"%PDF")
     verdicts = {a["nodeid"].split("::")[1]: a["verdict"] for a in doc["assertions"]}
-    assert verdicts == {"test_broken": "fail", "test_correct": "pass", "test_coverage": "pass", "test_tight_without_closed_form": "inconclusive"}
+    assert verdicts == {
+        "test_broken": "fail",
+        "test_correct": "pass",
+        "test_coverage": "pass",
+        "test_tight_without_closed_form": "inconclusive",
+    }
     assert doc["verdict"] == "fail" and doc["counts"] == {"pass": 2, "inconclusive": 1, "fail": 1}
 
 
 def test_under_xdist_the_broken_mechanism_fails_and_the_workers_records_are_merged(user_suite):
     result = user_suite.runpytest_subprocess(*ARGS, "-n", "2", "--audit-report", "parallel.pdf")
     result.assert_outcomes(passed=3, failed=1)
-    result.stdout.fnmatch_lines(["*2 workers*", "*pdp-audit: (1, 1e-05) DP claim of GaussianPair: FAIL*",
-                                 "*4 assertions: 2 pass, 1 inconclusive, 1 fail*"])
+    result.stdout.fnmatch_lines(
+        [
+            "*2 workers*",
+            "*pdp-audit: (1, 1e-05) DP claim of GaussianPair: FAIL*",
+            "*4 assertions: 2 pass, 1 inconclusive, 1 fail*",
+        ]
+    )
     assert (user_suite.path / "parallel.pdf").read_bytes().startswith(b"%PDF")
     doc = report(user_suite.path / "parallel.pdf")
     assert [a["nodeid"].split("::")[1] for a in doc["assertions"]] == sorted(
-        ["test_broken", "test_correct", "test_coverage", "test_tight_without_closed_form"])
+        ["test_broken", "test_correct", "test_coverage", "test_tight_without_closed_form"]
+    )
 
 
 @pytest.mark.slow  # two subprocess sessions, one with two xdist workers: ~25 s
@@ -112,6 +128,7 @@ def test_bad_options_are_usage_errors(pytester):
         (("--audit-alpha", "2"), "--audit-alpha must be in (0, 1)"),
         (("--audit-trials", "1e13"), "--audit-trials must be in [100, 1e+09]"),
         (("--audit-seed=-1",), "--audit-seed must be >= 0"),
+        (("--audit-report", "/proc/x"), "--audit-report: cannot write"),
     )
     for bad, needle in cases:
         result = pytester.runpytest_subprocess(*bad)
@@ -125,8 +142,17 @@ def test_bad_options_are_usage_errors(pytester):
 def test_assertion_seeds_depend_on_identity_only():
     a = pytest_plugin.assertion_seed(0, "t.py::test_a", 0)
     assert a == pytest_plugin.assertion_seed(0, "t.py::test_a", 0)
-    assert len({a, pytest_plugin.assertion_seed(0, "t.py::test_a", 1), pytest_plugin.assertion_seed(0, "t.py::test_b", 0),
-                pytest_plugin.assertion_seed(1, "t.py::test_a", 0)}) == 4
+    assert (
+        len(
+            {
+                a,
+                pytest_plugin.assertion_seed(0, "t.py::test_a", 1),
+                pytest_plugin.assertion_seed(0, "t.py::test_b", 0),
+                pytest_plugin.assertion_seed(1, "t.py::test_a", 0),
+            }
+        )
+        == 4
+    )
 
 
 def test_coverage_accepts_samplers_per_trial_functions_and_arrays():

@@ -98,12 +98,24 @@ def pytest_configure(config: pytest.Config) -> None:
         raise pytest.UsageError(f"--audit-trials must be in [100, {MAX_TRIALS:.0e}], got {trials}")
     if config.getoption("--audit-seed") < 0:
         raise pytest.UsageError(f"--audit-seed must be >= 0, got {config.getoption('--audit-seed')}")
+    report = config.getoption("--audit-report")
+    if report:  # checked now, not after the whole session has run
+        from mechanisms.validation import InputError
+        from reports.audit_session import session_report_paths
+        from verify.options import check_output_path
+
+        try:
+            for target in session_report_paths(Path(config.invocation_params.dir) / report):
+                check_output_path(str(target), "--audit-report")
+        except InputError as err:
+            raise pytest.UsageError(str(err)) from None
     config.pluginmanager.register(AuditSession(config), "pdp_audit_session")
 
 
 @dataclass(frozen=True)
 class Settings:
     """The plugin options every assertion of a session shares."""
+
     trials: int
     seed: int
     alpha: float

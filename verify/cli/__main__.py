@@ -1,4 +1,5 @@
 """``python -m verify.cli``: the same as the ``pdp-audit`` command."""
+
 import sys
 
 from verify.cli.main import main

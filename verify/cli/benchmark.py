@@ -1,5 +1,6 @@
 """``pdp-audit benchmark linreg``: cross-validated utility of the DP linear-regression mechanisms
 ([LR] Tables 3–4 style) on every bundled regression data set and/or a user CSV (:mod:`verify.plans.linreg.benchmark`)."""
+
 from __future__ import annotations
 
 import argparse
@@ -18,10 +19,18 @@ def _datasets(values: list[str]) -> tuple[str, ...]:
 def add_parser(subparsers) -> None:
     p = subparsers.add_parser("benchmark", help="utility benchmarks of the mechanisms (test error, not privacy)")
     which = p.add_subparsers(dest="benchmark", required=True, parser_class=type(p))
-    q = which.add_parser("linreg", help="[LR] Table 3/4-style test MSE of OPS, SSP, AdaOPS, AdaSSP vs non-private and trivial",
-                         description="Cross-validated test MSE ± 95%% interval at ε ∈ {0.1, 1}, δ = min(1e-6, 1/n²).")
-    q.add_argument("--datasets", nargs="+", default=None, metavar="NAME",
-                   help=f"bundled data sets (default: all: {', '.join(REGRESSION_DATASETS)}); 'none' for the CSV only")
+    q = which.add_parser(
+        "linreg",
+        help="[LR] Table 3/4-style test MSE of OPS, SSP, AdaOPS, AdaSSP vs non-private and trivial",
+        description="Cross-validated test MSE ± 95%% interval at ε ∈ {0.1, 1}, δ = min(1e-6, 1/n²).",
+    )
+    q.add_argument(
+        "--datasets",
+        nargs="+",
+        default=None,
+        metavar="NAME",
+        help=f"bundled data sets (default: all: {', '.join(REGRESSION_DATASETS)}); 'none' for the CSV only",
+    )
     q.add_argument("--data", default=None, help="also benchmark your own numeric CSV (needs --target-column)")
     q.add_argument("--target-column", default=None, help="CSV column holding the response y")
     q.add_argument("--folds", type=count, default=5, help="cross-validation folds (default: 5)")
@@ -38,8 +47,14 @@ def command_benchmark_linreg(args: argparse.Namespace) -> int:
     from verify.plans.linreg.benchmark import BenchmarkConfig, run_benchmark
 
     datasets = tuple(REGRESSION_DATASETS) if args.datasets is None else _datasets(args.datasets)
-    config = BenchmarkConfig(datasets=datasets, data=args.data, target_column=args.target_column, folds=args.folds,
-                             draws=args.draws, seed=args.seed)
+    config = BenchmarkConfig(
+        datasets=datasets,
+        data=args.data,
+        target_column=args.target_column,
+        folds=args.folds,
+        draws=args.draws,
+        seed=args.seed,
+    )
     start = time.perf_counter()
     result = run_benchmark(config)
     path = args.report or "pdp-audit-benchmark-linreg.pdf"
@@ -49,7 +64,10 @@ def command_benchmark_linreg(args: argparse.Namespace) -> int:
         report.write_pdf(result, path)
     if not args.quiet:
         out = sys.stderr if args.json == "-" else sys.stdout
-        print(f"pdp-audit benchmark linreg: {len(result['datasets'])} data sets, {config.folds} folds ({time.perf_counter() - start:.1f} s)", file=out)
+        print(
+            f"pdp-audit benchmark linreg: {len(result['datasets'])} data sets, {config.folds} folds ({time.perf_counter() - start:.1f} s)",
+            file=out,
+        )
         print("  test MSE (mean over folds), δ = min(1e-6, 1/n²)", file=out)
         for ds in result["datasets"]:
             for key, by_method in ds["results"].items():

@@ -29,6 +29,7 @@ EXIT_INTERRUPTED = 130
 
 class Parser(argparse.ArgumentParser):
     """An argument parser whose errors raise :class:`InputError` (one line, exit 2) instead of exiting."""
+
     def error(self, message: str):  # one line, no usage dump
         raise InputError(f"{self.prog}: {message}")
 

@@ -6,6 +6,8 @@ import argparse
 import sys
 from pathlib import Path
 
+from verify.options import check_output_path
+
 
 def add_parser(subparsers) -> None:
     """Add ``pdp-audit report`` to the subcommands."""
@@ -23,11 +25,14 @@ def add_parser(subparsers) -> None:
 
 def command_report(args: argparse.Namespace) -> int:
     """``pdp-audit report``: write the store's PDF and/or JSON and print a one-line summary; exit 0."""
-    from verify.cli.sweep import write_outputs
+    from verify.cli.sweep import check_not_the_store, write_outputs
     from verify.sweeps.store import load_results
 
-    results = load_results(args.store)  # one-line error if it is not a store
     pdf = args.output or str(Path(args.store).with_suffix(".pdf"))
+    check_output_path(None if pdf.lower() == "none" else pdf, "--output")
+    check_output_path(args.json, "--json")
+    check_not_the_store(args.store, output=pdf, json=args.json)
+    results = load_results(args.store)  # one-line error if it is not a store
     write_outputs(args.store, pdf, args.json)
     if not args.quiet:
         counts = results.counts

@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from pathlib import Path
 
-from verify.options import count
+from mechanisms.validation import InputError
+from verify.options import check_output_path, count
 
 EXIT_INTERRUPTED = 130
 
@@ -65,11 +67,15 @@ def command_sweep(args: argparse.Namespace) -> int:
     from verify.sweeps.store import Store
 
     spec = load_spec(args.spec)
+    store_path = args.store or f"{Path(args.spec).stem}.sqlite"
+    check_output_path(store_path, "--store")
+    check_output_path(args.report, "--report")
+    check_output_path(args.json, "--json")
+    check_not_the_store(store_path, report=args.report, json=args.json)
     if args.scheduler is not None or args.dask_local is not None:
         from verify.sweeps.executors import _distributed
 
         _distributed()  # a one-line error now, before any store is made, if Dask is missing
-    store_path = args.store or f"{Path(args.spec).stem}.sqlite"
     store = Store.for_sweep(store_path, spec, args.resume)
     older = sorted({v for (v,) in store.db.execute("SELECT DISTINCT code_version FROM cells")} - {store.code_version})
     if older and not args.quiet:
@@ -115,6 +121,14 @@ def command_sweep(args: argparse.Namespace) -> int:
             file=out,
         )
     return outcome.exit_code
+
+
+def check_not_the_store(store_path: str, **outputs: str | None) -> None:
+    """InputError if a report output would be written over the store itself."""
+    store = os.path.realpath(store_path)
+    for option, path in outputs.items():
+        if path not in (None, "-") and os.path.realpath(path) == store:
+            raise InputError(f"--{option}: {path!r} is the store itself; choose another path")
 
 
 def write_outputs(store_path: str, pdf: str | None, json_path: str | None) -> None:

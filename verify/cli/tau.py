@@ -8,6 +8,7 @@ Chiani (2014, Theorem 2) for d ≤ 100 (method "auto"), the Tracy–Widom β = 1
 Output: the JSON object ``{"d", "rho", "sigma", "tau", "method"}`` on stdout (also with ``--json -``); with
 ``--json PATH`` the object is written to PATH and one readable line goes to stdout.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -15,9 +16,9 @@ import json
 import math
 import sys
 
+from mechanisms.validation import InputError
 from reports.files import atomic_path
 from verify.options import count
-from mechanisms.validation import InputError
 
 #: Largest d accepted with ``--method exact`` (the exact CDF costs ~d³ big-number products per evaluation:
 #: about 3 s at d = 100, 25 s at d = 150).
@@ -26,17 +27,29 @@ EXACT_LIMIT_D = 200
 
 def add_parser(subparsers) -> None:
     p = subparsers.add_parser(
-        "tau", help="τ of [RW] Lemma 20: P[‖N‖₂ ≤ τ] ≥ 1 − ρ for Algorithm 6's GOE noise",
+        "tau",
+        help="τ of [RW] Lemma 20: P[‖N‖₂ ≤ τ] ≥ 1 − ρ for Algorithm 6's GOE noise",
         description="Quantile τ = F⁻¹(1 − ρ/2) of the largest eigenvalue of N = σ (Z + Zᵀ)/√2 (Algorithm 6's noise; "
-                    "[RW] Lemma 20), so that P[‖N‖₂ ≤ τ] ≥ 1 − ρ. Exact (Chiani 2014) for d ≤ 100, Tracy–Widom above. "
-                    "Prints the JSON {d, rho, sigma, tau, method}.")
+        "[RW] Lemma 20), so that P[‖N‖₂ ≤ τ] ≥ 1 − ρ. Exact (Chiani 2014) for d ≤ 100, Tracy–Widom above. "
+        "Prints the JSON {d, rho, sigma, tau, method}.",
+    )
     p.add_argument("--d", type=count, required=True, help="matrix dimension d >= 1")
     p.add_argument("--rho", type=float, required=True, help="failure probability ρ in (0, 1)")
-    p.add_argument("--sigma", type=float, default=1.0, help="noise scale σ₃ > 0 of Algorithm 6 (default: 1; τ scales linearly)")
-    p.add_argument("--method", choices=("auto", "exact", "tracy-widom"), default="auto",
-                   help=f"exact CDF (Chiani 2014; d <= {EXACT_LIMIT_D}), Tracy–Widom approximation, or auto "
-                        "(exact for d <= 100; default)")
-    p.add_argument("--json", default=None, help="write the JSON to this path and print a readable line instead (- = stdout, the default)")
+    p.add_argument(
+        "--sigma", type=float, default=1.0, help="noise scale σ₃ > 0 of Algorithm 6 (default: 1; τ scales linearly)"
+    )
+    p.add_argument(
+        "--method",
+        choices=("auto", "exact", "tracy-widom"),
+        default="auto",
+        help=f"exact CDF (Chiani 2014; d <= {EXACT_LIMIT_D}), Tracy–Widom approximation, or auto "
+        "(exact for d <= 100; default)",
+    )
+    p.add_argument(
+        "--json",
+        default=None,
+        help="write the JSON to this path and print a readable line instead (- = stdout, the default)",
+    )
     p.set_defaults(handler=command_tau)
 
 
@@ -49,15 +62,22 @@ def validate(args: argparse.Namespace) -> None:
     if not (math.isfinite(args.sigma) and args.sigma > 0):
         raise InputError(f"--sigma must be a finite number > 0, got {args.sigma}")
     if args.method == "exact" and args.d > EXACT_LIMIT_D:
-        raise InputError(f"--method exact supports d <= {EXACT_LIMIT_D} (got --d {args.d}); use --method tracy-widom or auto")
+        raise InputError(
+            f"--method exact supports d <= {EXACT_LIMIT_D} (got --d {args.d}); use --method tracy-widom or auto"
+        )
 
 
 def describe(result: dict) -> str:
     """The readable line for ``--json PATH``."""
-    how = ("exact: Chiani 2014, Theorem 2" if result["method"] == "exact"
-           else "Tracy–Widom β=1 approximation, error O(d^(-2/3)) in the edge variable")
-    return (f"tau = {result['tau']:.10g}  (d = {result['d']}, rho = {result['rho']:g}, sigma = {result['sigma']:g}; {how}); "
-            f"P[||N||_2 <= tau] >= 1 - rho for N = sigma (Z + Z^T)/sqrt(2)")
+    how = (
+        "exact: Chiani 2014, Theorem 2"
+        if result["method"] == "exact"
+        else "Tracy–Widom β=1 approximation, error O(d^(-2/3)) in the edge variable"
+    )
+    return (
+        f"tau = {result['tau']:.10g}  (d = {result['d']}, rho = {result['rho']:g}, sigma = {result['sigma']:g}; {how}); "
+        f"P[||N||_2 <= tau] >= 1 - rho for N = sigma (Z + Z^T)/sqrt(2)"
+    )
 
 
 def command_tau(args: argparse.Namespace) -> int:

@@ -119,7 +119,7 @@ def tail_curve_check(
         supports=lambda ci, alpha: True,
         make_figure=figure,
         note=f"Estimate = smallest unadjusted p-value over {len(pvalues)} one-sided comparisons ({n:.1e} samples per "
-            "world).",
+        "world).",
         details={"comparisons": len(pvalues)},
     )
 
@@ -143,7 +143,7 @@ def loss_law_check(spec: CheckSpec, losses: np.ndarray, cdf: Callable, law: str)
         interval=lambda alpha: (0.0, critical(alpha)),
         supports=lambda ci, alpha: True,
         note=f"Kolmogorov–Smirnov on {n:.1e} samples; the interval's upper end is the critical value at the check's "
-            "level.",
+        "level.",
         details={"n": int(n), "law": law},
     )
 
@@ -276,7 +276,7 @@ def coverage_check(spec: CheckSpec, coverage: Coverage, exact_failure: float | N
         budget_hint=lambda ci: samples_to_decide(coverage.trials, ci, coverage.failure_rate, rho),
         make_figure=figure,
         note=f"Estimate = observed failure rate ({coverage.failures} of {coverage.trials:.1e}); the claim is failure "
-            f"rate ≤ ρ = {rho:g}.",
+        f"rate ≤ ρ = {rho:g}.",
         details={"failures": coverage.failures, "trials": coverage.trials, "rho": rho},
     )
 
@@ -346,7 +346,7 @@ def rare_tail_claim_check(
                 "."
                 if tail.certified
                 else f"; the loss is not affine in the noise, so only the lower bound is certified ({tail.escapes} "
-                    "draws escaped the half-space)."
+                "draws escaped the half-space)."
             )
         ),
         details={

@@ -49,6 +49,7 @@ def dp_specs(
 @dataclass
 class PairSamples:
     """Exact privacy losses of samples drawn under D and under D'."""
+
     loss_d: np.ndarray
     loss_dprime: np.ndarray
 

@@ -45,6 +45,7 @@ _ID = re.compile(r"^(K\d+|Q\d+|(PDP|RW|LR)-(Thm|Lem|Prop|Cor|Rem|Ex|Fact)[0-9A-Z
 @dataclass(frozen=True)
 class Entry:
     """One claim of a paper: where it is printed, what it states, its kind and status, and how it is checked."""
+
     id: str
     paper: str
     where: str

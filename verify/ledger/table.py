@@ -20,6 +20,7 @@ them (typos kept).
 A Python table rather than TOML: ``pip install .`` ships only Python modules of the ``verify``
 package, so a data file beside this module would be missing from an installed copy.
 """
+
 from __future__ import annotations
 
 GAUSSIAN_COMMAND = "pdp-audit run gaussian"
@@ -60,216 +61,307 @@ ISSUES = {
 
 
 def checked(audit: str, *checks: str, command: str | None = None) -> dict:
-    return {"status": "checked", "audit": audit, "checks": list(checks),
-            "command": command or f"pdp-audit run {audit}"}
+    """Status of an entry decided by ``checks`` of ``audit`` (run by ``command``)."""
+    return {"status": "checked", "audit": audit, "checks": list(checks), "command": command or f"pdp-audit run {audit}"}
 
 
 def planned(issue: int) -> dict:
+    """Status of an entry that ``issue`` will check."""
     return {"status": "planned", "issue": issue}
 
 
 def not_simulable(reason: str) -> dict:
+    """Status of an entry no simulation can decide, and why."""
     return {"status": "not simulable", "reason": reason}
 
 
-def E(id: str, paper: str, where: str, kind: str, statement: str, status: dict, finding: str = "", note: str = "") -> dict:  # noqa: A002
-    return {"id": id, "paper": paper, "where": where, "kind": kind, "statement": statement,
-            **status, "finding": finding, "note": note}
+def E(
+    id: str, paper: str, where: str, kind: str, statement: str, status: dict, finding: str = "", note: str = ""
+) -> dict:  # noqa: A002
+    """One ledger row."""
+    return {
+        "id": id,
+        "paper": paper,
+        "where": where,
+        "kind": kind,
+        "statement": statement,
+        **status,
+        "finding": finding,
+        "note": note,
+    }
 
 
 CF, INEQ, HP, DP, NUM, EXP, TYPO, CITE = (
-    "closed-form identity", "inequality/bound", "high-probability bound", "calibration/DP claim",
-    "numeric value", "experiment setting", "typo/ambiguity", "citation-not-simulable",
+    "closed-form identity",
+    "inequality/bound",
+    "high-probability bound",
+    "calibration/DP claim",
+    "numeric value",
+    "experiment setting",
+    "typo/ambiguity",
+    "citation-not-simulable",
 )
 
 # --------------------------------------------------------------------------------------------------
 # Findings of FINDINGS_RUN (numbers as the run printed them; deterministic ones re-derived in tests)
 # --------------------------------------------------------------------------------------------------
-_THM22 = ("Holds to floating-point precision: max relative difference between the formula and "
-          "|log p_D(o) − log p_D+z(o)| computed from the densities is 3.9e-15 over 1e5 releases (tolerance 1e-9; "
-          "theorem22 pass). The derived law of the privacy loss, N(η²/2, η²) with η = 0.2681, is not rejected "
-          "(Kolmogorov–Smirnov 4.6e-4 vs critical value 2.9e-3 at 1e6 samples; loss-law pass). Add direction only.")
-_COR23 = ("Valid but loose at the defaults (‖Δ‖ = 1, σ = 3.7306): the printed pDP bound gives ε = 1.179 while the "
-          "exact pDP ε at δ = 1e-5 is 1.000, so it is loose by 0.179 (18%); the exact δ at ε = 1.179 is 5.4e-7, "
-          "18× below the claimed 1e-5 (cor23-pdp pass). Ex-post bound (5) with Φ⁻¹(1−ρ/2), ρ = 0.01: bound 0.7264, "
-          "exact failure probability 0.00723, observed 7121 of 1e6 (CI [0.00668, 0.00758]) ≤ ρ (cor23-ex-post pass). "
-          "The √(2 log(2/ρ)) form of (5) was not run.")
-_EX4 = ("Recovery works: an attacker seeing o and the exact ex-post pDP ε(o, D, D+z) recovered the true count "
-        "Q(D) = 1000 in 100000 of 100000 releases (σ = 3.731; both candidates integral: 0; wrong or none: 0); "
-        "footnote Q(D) = 0, o = 0.1 (σ = 1) gives candidates −0.8 and 0 as printed (example4 pass).")
+_THM22 = (
+    "Holds to floating-point precision: max relative difference between the formula and "
+    "|log p_D(o) − log p_D+z(o)| computed from the densities is 3.9e-15 over 1e5 releases (tolerance 1e-9; "
+    "theorem22 pass). The derived law of the privacy loss, N(η²/2, η²) with η = 0.2681, is not rejected "
+    "(Kolmogorov–Smirnov 4.6e-4 vs critical value 2.9e-3 at 1e6 samples; loss-law pass). Add direction only."
+)
+_COR23 = (
+    "Valid but loose at the defaults (‖Δ‖ = 1, σ = 3.7306): the printed pDP bound gives ε = 1.179 while the "
+    "exact pDP ε at δ = 1e-5 is 1.000, so it is loose by 0.179 (18%); the exact δ at ε = 1.179 is 5.4e-7, "
+    "18× below the claimed 1e-5 (cor23-pdp pass). Ex-post bound (5) with Φ⁻¹(1−ρ/2), ρ = 0.01: bound 0.7264, "
+    "exact failure probability 0.00723, observed 7121 of 1e6 (CI [0.00668, 0.00758]) ≤ ρ (cor23-ex-post pass). "
+    "The √(2 log(2/ρ)) form of (5) was not run."
+)
+_EX4 = (
+    "Recovery works: an attacker seeing o and the exact ex-post pDP ε(o, D, D+z) recovered the true count "
+    "Q(D) = 1000 in 100000 of 100000 releases (σ = 3.731; both candidates integral: 0; wrong or none: 0); "
+    "footnote Q(D) = 0, o = 0.1 (σ = 1) gives candidates −0.8 and 0 as printed (example4 pass)."
+)
 
 # --------------------------------------------------------------------------------------------------
 # Findings of the GOE audit (pdp-audit run goe-release --trials 100000: d = 50, β = 1, ε = 1, δ = 1e-5,
 # σ₃ = 3.4652 from Theorem 17's DP bound, Analyze Gauss s = 4.9006, ρ = 0.01, 5e4 noise matrices)
 # --------------------------------------------------------------------------------------------------
-_K16 = ("12 is the exact quantile of Chiani's unit GOE (Z + Zᵀ)/2 at d = 50, ρ = 8.465e-6: 11.9999987 "
-        "(1 − F_unit(12) = 4.23246e-6 vs ρ/2 = 4.2325e-6; k16-unit-goe pass). For the (Z + Zᵀ)/√2 that Lemma 20 names "
-        "and Algorithm 6 adds the quantile is τ = 12√2 = 16.9706 (also pdp-audit tau --d 50 --rho 8.465e-6); τ = 12 "
-        "used as printed gives P[‖N‖₂ ≤ 12σ₃] ≤ 0.00898 exactly (P[λ_max ≤ 12σ₃] = 0.008977), and 49999 of 5e4 "
-        "sampled noise matrices had ‖N‖₂ > 12σ₃ against the claimed rate 8.465e-6 (k16-as-printed fail).")
-_K15 = ("Holds as a worst-case (DP) statement: at equal exact (1, 1e-5)-DP over ‖H_x‖_F ≤ 1 (exact calibrations "
-        "s = 3.7306, σ₃ = 2.638) the GOE release has exactly half the off-diagonal noise variance of Analyze Gauss "
-        "(ratio 0.5) and the same diagonal variance (ratio 1), total E‖N‖_F² ratio (d+1)/(2d) = 0.51 at d = 50; "
-        "Theorem 17 at σ₃ = s/√2 gives exactly the classical bound's ε (k15-factor-two pass). Per instance the factor "
-        "is not 2: for H_x = x xᵀ the equal-privacy variance ratio σ₃²/s² = ‖x‖⁴/(‖x‖⁴ + Σxᵢ⁴) lies in [1/2, d/(d+1)] "
-        "(0.98 at d = 50), median 0.932 over breast-cancer rows (d = 30) and 0.947 over rows uniform in the unit ball "
-        "(d = 50), not 1/2; at the DP-equal calibration a dense H_x has η = 0.2681 under the GOE release vs 0.2189 "
-        "under Analyze Gauss (typical individuals get the larger privacy loss from the GOE release).")
-_LEM20 = ("Holds and is tight: with τ = 15.3154 exact (d = 50, ρ = 0.01) and σ₃ = 3.4652, 527 of 5e4 noise matrices "
-          "had ‖N‖₂ > σ₃τ, rate 0.01054 (CI [0.00827, 0.01319]) against ρ = 0.01 (lemma20-coverage pass). Exactly "
-          "P[fail] ∈ [ρ/2, ρ] (union bound from the exact CDF), and treating λ_max and −λ_min as independent "
-          "P[fail] ≈ ρ − ρ²/4 = 0.009975: the coverage is ≈ 1 − ρ + ρ²/4, close to 1 − ρ. Chiani's exact CDF mapped "
-          "to (Z + Zᵀ)/√2 matches the sampled λ_max at d = 5, 20, 50 (largest |F̂ − F| 0.0031 over 52 points; "
-          "goe-cdf pass).")
-_THM17 = ("Holds at the defaults (β = 1, δ = 1e-5, σ₃ = 3.4652 from Theorem 17's DP bound): DP at the worst-case "
-          "neighbour H_x = e₁e₁ᵀ (goe-dp-forward, goe-dp-reverse pass; exact ε of the release 0.742 < 1); the privacy "
-          "loss is N(η²/2, η²) as derived (goe-loss-law pass); a typical individual (‖H_x‖_F at the median) has the "
-          "printed pDP ε (exact pDP ε 0.4163; thm17-pdp pass); the ex-post formula equals the log-density ratio to "
-          "1.9e-15 at d = 50 (thm17-ex-post-identity pass); the ex-post bound holds w.p. ≥ 1 − 2δ (Q38): exact "
-          "failure probability 1.23e-6 = 0.062 of the allowed 2δ, 0 of 1e5 releases failed (thm17-ex-post pass).")
-_Q38 = ("The ex-post bound holds with probability ≥ 1 − 2δ as printed (β = 1, δ = 1e-5, σ₃ = 3.4652, a typical "
-        "individual): exact failure probability 1.23e-6, 0.062 of the allowed 2δ = 2e-5; 0 of 1e5 releases failed "
-        "(thm17-ex-post pass). The one-sided-vs-two-sided comparison with Cor. 23 is not run.")
+_K16 = (
+    "12 is the exact quantile of Chiani's unit GOE (Z + Zᵀ)/2 at d = 50, ρ = 8.465e-6: 11.9999987 "
+    "(1 − F_unit(12) = 4.23246e-6 vs ρ/2 = 4.2325e-6; k16-unit-goe pass). For the (Z + Zᵀ)/√2 that Lemma 20 names "
+    "and Algorithm 6 adds the quantile is τ = 12√2 = 16.9706 (also pdp-audit tau --d 50 --rho 8.465e-6); τ = 12 "
+    "used as printed gives P[‖N‖₂ ≤ 12σ₃] ≤ 0.00898 exactly (P[λ_max ≤ 12σ₃] = 0.008977), and 49999 of 5e4 "
+    "sampled noise matrices had ‖N‖₂ > 12σ₃ against the claimed rate 8.465e-6 (k16-as-printed fail)."
+)
+_K15 = (
+    "Holds as a worst-case (DP) statement: at equal exact (1, 1e-5)-DP over ‖H_x‖_F ≤ 1 (exact calibrations "
+    "s = 3.7306, σ₃ = 2.638) the GOE release has exactly half the off-diagonal noise variance of Analyze Gauss "
+    "(ratio 0.5) and the same diagonal variance (ratio 1), total E‖N‖_F² ratio (d+1)/(2d) = 0.51 at d = 50; "
+    "Theorem 17 at σ₃ = s/√2 gives exactly the classical bound's ε (k15-factor-two pass). Per instance the factor "
+    "is not 2: for H_x = x xᵀ the equal-privacy variance ratio σ₃²/s² = ‖x‖⁴/(‖x‖⁴ + Σxᵢ⁴) lies in [1/2, d/(d+1)] "
+    "(0.98 at d = 50), median 0.932 over breast-cancer rows (d = 30) and 0.947 over rows uniform in the unit ball "
+    "(d = 50), not 1/2; at the DP-equal calibration a dense H_x has η = 0.2681 under the GOE release vs 0.2189 "
+    "under Analyze Gauss (typical individuals get the larger privacy loss from the GOE release)."
+)
+_LEM20 = (
+    "Holds and is tight: with τ = 15.3154 exact (d = 50, ρ = 0.01) and σ₃ = 3.4652, 527 of 5e4 noise matrices "
+    "had ‖N‖₂ > σ₃τ, rate 0.01054 (CI [0.00827, 0.01319]) against ρ = 0.01 (lemma20-coverage pass). Exactly "
+    "P[fail] ∈ [ρ/2, ρ] (union bound from the exact CDF), and treating λ_max and −λ_min as independent "
+    "P[fail] ≈ ρ − ρ²/4 = 0.009975: the coverage is ≈ 1 − ρ + ρ²/4, close to 1 − ρ. Chiani's exact CDF mapped "
+    "to (Z + Zᵀ)/√2 matches the sampled λ_max at d = 5, 20, 50 (largest |F̂ − F| 0.0031 over 52 points; "
+    "goe-cdf pass)."
+)
+_THM17 = (
+    "Holds at the defaults (β = 1, δ = 1e-5, σ₃ = 3.4652 from Theorem 17's DP bound): DP at the worst-case "
+    "neighbour H_x = e₁e₁ᵀ (goe-dp-forward, goe-dp-reverse pass; exact ε of the release 0.742 < 1); the privacy "
+    "loss is N(η²/2, η²) as derived (goe-loss-law pass); a typical individual (‖H_x‖_F at the median) has the "
+    "printed pDP ε (exact pDP ε 0.4163; thm17-pdp pass); the ex-post formula equals the log-density ratio to "
+    "1.9e-15 at d = 50 (thm17-ex-post-identity pass); the ex-post bound holds w.p. ≥ 1 − 2δ (Q38): exact "
+    "failure probability 1.23e-6 = 0.062 of the allowed 2δ, 0 of 1e5 releases failed (thm17-ex-post pass)."
+)
+_Q38 = (
+    "The ex-post bound holds with probability ≥ 1 − 2δ as printed (β = 1, δ = 1e-5, σ₃ = 3.4652, a typical "
+    "individual): exact failure probability 1.23e-6, 0.062 of the allowed 2δ = 2e-5; 0 of 1e5 releases failed "
+    "(thm17-ex-post pass). The one-sided-vs-two-sided comparison with Cor. 23 is not run."
+)
 
 # --------------------------------------------------------------------------------------------------
 # Findings of the objective-perturbation audit (pdp-audit run objpert --trials 100000: logistic loss,
 # synthetic n = 200, d = 2, margin 0.4, ε = 1, δ = 1e-5, ξ = 1, β = 1/4, λ = 0.5, σ = 10.082, ρ = 0.05)
 # --------------------------------------------------------------------------------------------------
-_THM6 = ("Exact identity: the formula equals the log-density ratio from the change of variables to 5.7e-14 "
-         "(largest relative error) on 2400 instances (100 parameter vectors × 24 targets, added and removed; "
-         "σ = 10.08, λ = 0.5; tolerance 1e-8; thm6-identity pass); 1.4e-10 with the pseudo-Huber loss, κ = 0.01.")
-_COR7 = ("Printed '≤', holds with equality (Q37): largest error 5.7e-14 against the exact log-density ratio on the "
-         "same 2400 instances (cor7-identity pass).")
-_THM8 = ("Holds, strictly: on all 2400 instances (none void: every λ_j < λ) the largest ratio |log-det term| / bound is "
-         "0.990 (general and GLM forms), the smallest gap 4.3e-5 among the 1908 instances with bound ≥ 1e-4 "
-         "(thm8-bound pass; 0.9994 with pseudo-Huber κ = 0.01).")
-_THM9 = ("The general ℓ₁ form holds simultaneously over the 200 training points: some point violated it in 356 of 1e5 "
-         "releases (0.00356 vs ρ = 0.05; thm9-general pass). The GLM form as printed (signed f′, Q23) fails: at a "
-         "y = +1 target (training row 122) f′ < 0 in every release, the printed right side is negative and the bound "
-         "fails in 100000 of 100000 releases (thm9-glm-printed fail); the logistic f′(t; +1) is negative for every t, "
-         "so this happens at every y = +1 target. With |f′| it holds per fixed z: 688 of 1e5 (0.00688; exact "
-         "2Φ̄(√(2 log(2/ρ))) = 0.0066, conservative 7.6×; thm9-glm-derived pass), but not uniformly over the training "
-         "points: some z ∈ D violates it in 2.54% of the releases (d = 2). tests/test_objpert.py::"
-         "test_theorem9_coverage_general_printed_glm_and_derived_glm finds the same on breast-cancer (d = 30).")
-_THM5 = ("Both readings at ε = 1, δ = 1e-5, ξ = 1: printed σ = ξ²(8 log(2/δ) + 4ε)/ε² = 101.65, variance reading "
-         "σ = 10.082. At the logistic default (λ = 2β/ε = 0.5) both are DP at the adversarial neighbour found "
-         "(thm5-printed-dp-forward/-reverse, thm5-variance-dp-forward/-reverse pass; certified (0.416, 1e-5) and "
-         "(0.662, 1e-5) there): the printed σ over-noises by 10×. The printed σ scales like ξ² where the needed one "
-         "scales like ξ, so it is not DP for small ξ: with pseudo-Huber κ = 0.01 (ξ = 0.01, β = 1, λ = 2; "
-         "--loss huber --huber-kappa 0.01) the printed σ = 0.0102 gives δ̂(1) = 0.122 (CI [0.103, 0.141]) ≫ 1e-5 "
-         "in both directions and the likelihood-ratio attack certifies ε ≥ 2.08 (thm5-printed-dp-forward, -reverse, "
-         "-lr-attack fail), while the variance reading σ = 0.1008 passes.")
-_K17 = ("The qualitative claims hold with σ = 10.08 (the paper does not state σ; Theorem 5's variance reading at "
-        "(1, 1e-5)), n = 1000, d = 2, margin 0.4, λ = 1: for ω ∈ {0, π/12} the least protected points lie near the "
-        "decision boundary (Spearman of ε vs distance −0.958, −0.855; k17-boundary pass); for ω ≥ π/4 the top 5% by "
-        "ex-post pDP are all misclassified (k17-misfit pass); the leverage term dominates at ω = 0 (share 0.995) but "
-        "not at π/12 (0.119), where it would only for σ ≳ 27.4, so π/12 is left out of k17-terms (pass); "
-        "log p_D(θ_π) − log p_D(θ̂) = −1441 (k17-unlikely pass).")
-_K19 = ("Holds: sup f″ of the logistic loss is 0.25 (grid of 800001 points on [−40, 40]), so 2β/ε = 0.5 = 1/(2ε) at "
-        "ε = 1 (k19-lambda pass).")
+_THM6 = (
+    "Exact identity: the formula equals the log-density ratio from the change of variables to 5.7e-14 "
+    "(largest relative error) on 2400 instances (100 parameter vectors × 24 targets, added and removed; "
+    "σ = 10.08, λ = 0.5; tolerance 1e-8; thm6-identity pass); 1.4e-10 with the pseudo-Huber loss, κ = 0.01."
+)
+_COR7 = (
+    "Printed '≤', holds with equality (Q37): largest error 5.7e-14 against the exact log-density ratio on the "
+    "same 2400 instances (cor7-identity pass)."
+)
+_THM8 = (
+    "Holds, strictly: on all 2400 instances (none void: every λ_j < λ) the largest ratio |log-det term| / bound is "
+    "0.990 (general and GLM forms), the smallest gap 4.3e-5 among the 1908 instances with bound ≥ 1e-4 "
+    "(thm8-bound pass; 0.9994 with pseudo-Huber κ = 0.01)."
+)
+_THM9 = (
+    "The general ℓ₁ form holds simultaneously over the 200 training points: some point violated it in 356 of 1e5 "
+    "releases (0.00356 vs ρ = 0.05; thm9-general pass). The GLM form as printed (signed f′, Q23) fails: at a "
+    "y = +1 target (training row 122) f′ < 0 in every release, the printed right side is negative and the bound "
+    "fails in 100000 of 100000 releases (thm9-glm-printed fail); the logistic f′(t; +1) is negative for every t, "
+    "so this happens at every y = +1 target. With |f′| it holds per fixed z: 688 of 1e5 (0.00688; exact "
+    "2Φ̄(√(2 log(2/ρ))) = 0.0066, conservative 7.6×; thm9-glm-derived pass), but not uniformly over the training "
+    "points: some z ∈ D violates it in 2.54% of the releases (d = 2). tests/test_objpert.py::"
+    "test_theorem9_coverage_general_printed_glm_and_derived_glm finds the same on breast-cancer (d = 30)."
+)
+_THM5 = (
+    "Both readings at ε = 1, δ = 1e-5, ξ = 1: printed σ = ξ²(8 log(2/δ) + 4ε)/ε² = 101.65, variance reading "
+    "σ = 10.082. At the logistic default (λ = 2β/ε = 0.5) both are DP at the adversarial neighbour found "
+    "(thm5-printed-dp-forward/-reverse, thm5-variance-dp-forward/-reverse pass; certified (0.416, 1e-5) and "
+    "(0.662, 1e-5) there): the printed σ over-noises by 10×. The printed σ scales like ξ² where the needed one "
+    "scales like ξ, so it is not DP for small ξ: with pseudo-Huber κ = 0.01 (ξ = 0.01, β = 1, λ = 2; "
+    "--loss huber --huber-kappa 0.01) the printed σ = 0.0102 gives δ̂(1) = 0.122 (CI [0.103, 0.141]) ≫ 1e-5 "
+    "in both directions and the likelihood-ratio attack certifies ε ≥ 2.08 (thm5-printed-dp-forward, -reverse, "
+    "-lr-attack fail), while the variance reading σ = 0.1008 passes."
+)
+_K17 = (
+    "The qualitative claims hold with σ = 10.08 (the paper does not state σ; Theorem 5's variance reading at "
+    "(1, 1e-5)), n = 1000, d = 2, margin 0.4, λ = 1: for ω ∈ {0, π/12} the least protected points lie near the "
+    "decision boundary (Spearman of ε vs distance −0.958, −0.855; k17-boundary pass); for ω ≥ π/4 the top 5% by "
+    "ex-post pDP are all misclassified (k17-misfit pass); the leverage term dominates at ω = 0 (share 0.995) but "
+    "not at π/12 (0.119), where it would only for σ ≳ 27.4, so π/12 is left out of k17-terms (pass); "
+    "log p_D(θ_π) − log p_D(θ̂) = −1441 (k17-unlikely pass)."
+)
+_K19 = (
+    "Holds: sup f″ of the logistic loss is 0.25 (grid of 800001 points on [−40, 40]), so 2β/ε = 0.5 = 1/(2ε) at "
+    "ε = 1 (k19-lambda pass)."
+)
 
 # --------------------------------------------------------------------------------------------------
 # Findings of the linear-regression audits (pdp-audit run NAME --trials 100000 on diabetes, n = 442, d = 10,
 # ε = 1, δ = 1e-5) and of tests/test_linreg.py (synthetic n = 50, d = 3: L.example_data(seed 7))
 # --------------------------------------------------------------------------------------------------
-_LEM31 = ("F1: the first identity holds (relative error 5.8e-14 at the 5 diabetes points of largest sensitivity, ridge "
-          "λ = 1); the second has the wrong sign: error 2 as printed, 5.5e-14 with +[…]⁻¹∇ℓ(θ̂', z) (lemma31 fail). "
-          "tests/test_linreg.py::test_lemma31_identity finds the same for the ridge and logistic losses.")
-_EQ34 = ("F2: (3.4) line 2 equals the exact Δ_A (A = I) to 4.5e-13 at all 442 diabetes points (ridge λ = 1; "
-         "eq34-line2 pass); line 1 understates it: ratio line 1 / exact 0.957–0.991 there (eq34-line1 fail), "
-         "0.927–0.952 on the synthetic data of tests/test_linreg.py::test_eq34_lines (λ = 0, three noise shapes).")
-_LEM24 = ("F5: invalid for small γ — the whitened sensitivity is √γΔ_A, not γΔ_A. Audit (output perturbation σ = 42.95, "
-          "λ = 1, δ = 1e-5, 538 targets): under the reading A = I, γ = 1/σ² the exact δ at the printed ε exceeds δ "
-          "at 504 of 538 targets, largest δ_exact/δ = 540 (lemma24 fail); under A = I/σ², γ = 1 it holds (largest "
-          "0.12). tests/test_linreg.py::test_lemma24_eq33 (Fisher A, δ = 1e-6): largest δ_exact/δ 3.0e3 at γ = 0.1, "
-          "4.59 at γ = 1, below 1 at γ = 10.")
-_Q8 = (_LEM24 + " Eq. (3.3), without γ, fails the other way, for large γ: in the audit both readings hold (eq33 pass, "
-       "largest δ_exact/δ 0.12), while in test_lemma24_eq33 it fails at δ = 1e-6 for γ = 1 (4.59) and γ = 10 (3.9e4; "
-       "8.54 already at δ = 1e-2) and holds at γ = 0.1. The [RW] Cor. 23 reading γΔ_A²/2 + √γΔ_A√(2 log(1/δ)) is "
-       "not run as a printed-claim check.")
-_THM41 = ("F3: invalid for small δ. Audit on diabetes at δ = 1e-5: in the [PDP] K4 regime (γ = √n = 21.0, λ = 1) the "
-          "exact δ at the printed ε exceeds δ at 391 (4.3) and 421 (4.4) of 538 targets, largest δ_exact/δ 15.5 and "
-          "6.0e3 (thm41-4.3, thm41-4.4 fail); at the DP calibration ([LR] App. F balanced, γ = 0.313, λ = 51.1) both "
-          "hold at every target (largest 0.67, 0.82). At δ = 1e-6 (--claim-delta 1e-6): K4 regime 492 and 503 of 538 "
-          "targets (largest 44.6, 4.0e4), and the balanced calibration fails too, at 82 and 101 targets (largest 1.7, "
-          "2.1). tests/test_linreg.py::test_theorem41_validity ((γ, λ) = (30, 0), (1, 0), (300, 1); 70 targets): at "
-          "δ = 1e-6 both fail at every target, largest δ_exact/δ 9.7–43.7 for (4.3) and 29.9–323 for (4.4); at "
-          "δ = 1e-2 (4.3) holds everywhere. Diagnosis (Q12): the tail step uses √log(2/δ) where a Gaussian tail needs "
-          "about √(2 log(2/δ)). (4.3) ≠ (4.4) (Q11): max |(4.3) − (4.4)| = 0.99 at γ = 30, δ = 1e-6.")
-_REM42 = ("F4: fails. Audit on diabetes at δ = 1e-5: K4 regime (γ = 21.0, λ = 1) 367 of 538 targets, largest "
-          "δ_exact/δ 891 (remark42 fail); it holds at the balanced DP calibration (largest 0.60), but not at δ = 1e-6 "
-          "(79 of 538 there; 494 in the K4 regime). tests/test_linreg.py::test_remark42_and_prop43_pdp (γ = 30, λ = 0, "
-          "δ = 1e-6): every one of the 70 targets, largest 72.9.")
-_PROP43 = ("(1) (4.5) fails (F4): at the balanced calibration (γ = 0.313, λ = 51.1) 16 of 538 diabetes targets at "
-           "δ = 1e-5 (largest δ_exact/δ 5.09; 155 targets, 25.2 at δ = 1e-6; prop43-pdp fail), while in the K4 regime "
-           "(γ = 21) its γ-scaled third term (Q13) makes it hold; (4.6) is valid but loose: largest δ_exact/δ 1.65e-9 "
-           "over 556 targets (prop43-dp pass). (3) The printed MSE is wrong (F6): printed 0.4618, derived exact "
-           "0.7747, Monte Carlo 0.7747 (CI [0.7691, 0.7804]) for θ0 = the least-squares fit, σ = 0.394 (prop43-mse "
-           "fail). (4) E F(θ̃) − F(θ̂) is not d/γ (F7): printed 31.92, exact 27.34, Monte Carlo 27.43 (CI [27.23, "
-           "27.64]) at λ = 51.1 (prop43-gap fail); at λ = 0 the exact value is d/(2γ) (tests/test_linreg.py::"
-           "test_prop43_optimisation_gap: d = 3, γ = 4, Monte Carlo 0.3751 ± 0.0034, exact 0.375, printed 0.75). (2) "
-           "is not run.")
-_Q5 = ("Confirmed: the printed min makes λ_n ≤ 0 for every input. On diabetes (λ_min(XᵀX) = 0.315, n/(dκ) = 55.6 at "
-       "the largest allowed κ = 0.795, ε = 1, δ = 1e-5) the proof's condition λ_min(XᵀX + λ_nI) ≥ n/(dκ) fails with "
-       "probability 1 and XᵀX + λ_nI is indefinite with probability 4.6e-30 > 0; with singular XᵀX the printed "
-       "algorithm cannot run at all (alg1-q5 fail). With max the condition fails with probability 0.00016.")
-_Q6 = ("Partial: the proof's event |λ̃_min − λ_min| ≤ log(4/δ)/ε has probability 1 − 0.073 under Algorithm 1's "
-       "release std √log(4/δ)/(ε/2) (ε = 1, δ = 1e-5; alg1-q5 note), well below the 1 − δ/2 the proof needs. The "
-       "other constant mismatches are not run.")
-_Q52 = ("F8: the releases overspend their shares at ε = 1 (exact Gaussian profile, confirmed by importance sampling). "
-        "At δ = 1e-5: each AdaSSP release ([LR] Algorithm 2, (ε/3, δ/3)) has exact δ(ε/3)/(δ/3) = 1.04, exact ε at "
-        "δ/3 0.3343 vs 0.3333 (stage-adassp-lambda_min, -xtx, -xy fail); SSP's two releases (App. C.1, (ε/2, δ/2)) "
-        "1.44, ε 0.5127 vs 0.5 (pdp-audit run ssp: stage-ssp-xtx, stage-ssp-xy fail); [LR] AdaOPS's releases "
-        "(ε/4, δ/3) 0.75 (pass). At δ = 1e-6 every release overspends (tests/test_linreg.py::test_stage_claims: "
-        "AdaSSP 2.65, SSP 3.66, [LR] AdaOPS 1.91, [PDP] Algorithm 1 λ_min 3.66); at ε = 0.1 all hold. The joint "
-        "AdaSSP and SSP releases still pass their DP checks at the worst neighbour found (dp-forward, dp-reverse).")
-_K32 = ("The [LR] AdaOPS releases of λ_min and of the log-norm Δ at (ε/4, δ/3) keep their shares at ε = 1, δ = 1e-5: "
-        "exact δ/δ_k = 0.75, exact ε at δ_k 0.2451 vs 0.25 (stage-lr-adaops-lambda_min, stage-lr-adaops-log-norm "
-        "pass), but not at δ = 1e-6 (1.91; tests/test_linreg.py::test_stage_claims). AdaSSP's 3 × (ε/3, δ/3) "
-        "overspends (1.04 at δ = 1e-5; see Q52). ϱ = 0.05 in C1 is not checked.")
-_LRTHM2 = ("Partial, (i) only, inconclusive: at the worst of 114 candidate neighbours (diabetes, ε = 1, δ = 1e-5, 1e5 "
-           "trials, [LR] Algorithm 1 with App. D.5's sum in (8)) no check decides: plain sampling estimates δ̂ = 0 "
-           "(about 2e8 samples per world needed), the conditional Monte Carlo δ̂ = 3.9e-20 with an upper end 4.0e-4 "
-           "(about 1.6e8 needed); the attack finds no violation (all inconclusive). (ii) and (iii) are not run.")
-_LRTHM3 = ("Partial, (i) only: at the worst of 114 candidate neighbours (diabetes, ε = 1, δ = 1e-5, private output "
-           "(X̂ᵀX + λI)⁻¹X̂y, Q51) the joint release is DP: δ(1) = 4.4e-13 in both directions (importance sampling, "
-           "exact 4.37e-13; dp-forward, dp-reverse, lr-attack pass), although each stage overspends its share (Q52). "
-           "(ii) and (iii) are not run.")
-_K1 = ("Reproduced with our choices (the paper states neither n, d, θ0 nor the label noise): n = 1000, d = 10, rows "
-       "N(0, I) normalised, θ0 uniform on the sphere, y = xᵀθ0 + N(0, 0.1²) clipped, σ = 4, λ = 1, δ = 1e-6, seed 0. "
-       "DP ε (global bound 1 + √n/2) = 28.14, median pDP ε over the data 3.9e-4: ratio 7.2e4 ≥ 10 "
-       "(fig1-order-of-magnitude pass). pDP for all = 0.0160, ratio 1754: it passes read as 'at least six times' "
-       "(fig1-six-times pass), but the figure's ≈ 6 is not reproduced quantitatively under these choices.")
-_K2 = ("Left pane, same data as K1: the smallest ratio DP ε / mean pDP ε over σ ∈ {0.5, …, 32} is 5.6e4 ≥ 100 "
-       "(fig2-orders pass). The right pane (OPS vs the exponential mechanism) is a report page of pdp-audit run ops "
-       "without a check: the paper does not state its γ range.")
+_LEM31 = (
+    "F1: the first identity holds (relative error 5.8e-14 at the 5 diabetes points of largest sensitivity, ridge "
+    "λ = 1); the second has the wrong sign: error 2 as printed, 5.5e-14 with +[…]⁻¹∇ℓ(θ̂', z) (lemma31 fail). "
+    "tests/test_linreg.py::test_lemma31_identity finds the same for the ridge and logistic losses."
+)
+_EQ34 = (
+    "F2: (3.4) line 2 equals the exact Δ_A (A = I) to 4.5e-13 at all 442 diabetes points (ridge λ = 1; "
+    "eq34-line2 pass); line 1 understates it: ratio line 1 / exact 0.957–0.991 there (eq34-line1 fail), "
+    "0.927–0.952 on the synthetic data of tests/test_linreg.py::test_eq34_lines (λ = 0, three noise shapes)."
+)
+_LEM24 = (
+    "F5: invalid for small γ — the whitened sensitivity is √γΔ_A, not γΔ_A. Audit (output perturbation σ = 42.95, "
+    "λ = 1, δ = 1e-5, 538 targets): under the reading A = I, γ = 1/σ² the exact δ at the printed ε exceeds δ "
+    "at 504 of 538 targets, largest δ_exact/δ = 540 (lemma24 fail); under A = I/σ², γ = 1 it holds (largest "
+    "0.12). tests/test_linreg.py::test_lemma24_eq33 (Fisher A, δ = 1e-6): largest δ_exact/δ 3.0e3 at γ = 0.1, "
+    "4.59 at γ = 1, below 1 at γ = 10."
+)
+_Q8 = (
+    _LEM24 + " Eq. (3.3), without γ, fails the other way, for large γ: in the audit both readings hold (eq33 pass, "
+    "largest δ_exact/δ 0.12), while in test_lemma24_eq33 it fails at δ = 1e-6 for γ = 1 (4.59) and γ = 10 (3.9e4; "
+    "8.54 already at δ = 1e-2) and holds at γ = 0.1. The [RW] Cor. 23 reading γΔ_A²/2 + √γΔ_A√(2 log(1/δ)) is "
+    "not run as a printed-claim check."
+)
+_THM41 = (
+    "F3: invalid for small δ. Audit on diabetes at δ = 1e-5: in the [PDP] K4 regime (γ = √n = 21.0, λ = 1) the "
+    "exact δ at the printed ε exceeds δ at 391 (4.3) and 421 (4.4) of 538 targets, largest δ_exact/δ 15.5 and "
+    "6.0e3 (thm41-4.3, thm41-4.4 fail); at the DP calibration ([LR] App. F balanced, γ = 0.313, λ = 51.1) both "
+    "hold at every target (largest 0.67, 0.82). At δ = 1e-6 (--claim-delta 1e-6): K4 regime 492 and 503 of 538 "
+    "targets (largest 44.6, 4.0e4), and the balanced calibration fails too, at 82 and 101 targets (largest 1.7, "
+    "2.1). tests/test_linreg.py::test_theorem41_validity ((γ, λ) = (30, 0), (1, 0), (300, 1); 70 targets): at "
+    "δ = 1e-6 both fail at every target, largest δ_exact/δ 9.7–43.7 for (4.3) and 29.9–323 for (4.4); at "
+    "δ = 1e-2 (4.3) holds everywhere. Diagnosis (Q12): the tail step uses √log(2/δ) where a Gaussian tail needs "
+    "about √(2 log(2/δ)). (4.3) ≠ (4.4) (Q11): max |(4.3) − (4.4)| = 0.99 at γ = 30, δ = 1e-6."
+)
+_REM42 = (
+    "F4: fails. Audit on diabetes at δ = 1e-5: K4 regime (γ = 21.0, λ = 1) 367 of 538 targets, largest "
+    "δ_exact/δ 891 (remark42 fail); it holds at the balanced DP calibration (largest 0.60), but not at δ = 1e-6 "
+    "(79 of 538 there; 494 in the K4 regime). tests/test_linreg.py::test_remark42_and_prop43_pdp (γ = 30, λ = 0, "
+    "δ = 1e-6): every one of the 70 targets, largest 72.9."
+)
+_PROP43 = (
+    "(1) (4.5) fails (F4): at the balanced calibration (γ = 0.313, λ = 51.1) 16 of 538 diabetes targets at "
+    "δ = 1e-5 (largest δ_exact/δ 5.09; 155 targets, 25.2 at δ = 1e-6; prop43-pdp fail), while in the K4 regime "
+    "(γ = 21) its γ-scaled third term (Q13) makes it hold; (4.6) is valid but loose: largest δ_exact/δ 1.65e-9 "
+    "over 556 targets (prop43-dp pass). (3) The printed MSE is wrong (F6): printed 0.4618, derived exact "
+    "0.7747, Monte Carlo 0.7747 (CI [0.7691, 0.7804]) for θ0 = the least-squares fit, σ = 0.394 (prop43-mse "
+    "fail). (4) E F(θ̃) − F(θ̂) is not d/γ (F7): printed 31.92, exact 27.34, Monte Carlo 27.43 (CI [27.23, "
+    "27.64]) at λ = 51.1 (prop43-gap fail); at λ = 0 the exact value is d/(2γ) (tests/test_linreg.py::"
+    "test_prop43_optimisation_gap: d = 3, γ = 4, Monte Carlo 0.3751 ± 0.0034, exact 0.375, printed 0.75). (2) "
+    "is not run."
+)
+_Q5 = (
+    "Confirmed: the printed min makes λ_n ≤ 0 for every input. On diabetes (λ_min(XᵀX) = 0.315, n/(dκ) = 55.6 at "
+    "the largest allowed κ = 0.795, ε = 1, δ = 1e-5) the proof's condition λ_min(XᵀX + λ_nI) ≥ n/(dκ) fails with "
+    "probability 1 and XᵀX + λ_nI is indefinite with probability 4.6e-30 > 0; with singular XᵀX the printed "
+    "algorithm cannot run at all (alg1-q5 fail). With max the condition fails with probability 0.00016."
+)
+_Q6 = (
+    "Partial: the proof's event |λ̃_min − λ_min| ≤ log(4/δ)/ε has probability 1 − 0.073 under Algorithm 1's "
+    "release std √log(4/δ)/(ε/2) (ε = 1, δ = 1e-5; alg1-q5 note), well below the 1 − δ/2 the proof needs. The "
+    "other constant mismatches are not run."
+)
+_Q52 = (
+    "F8: the releases overspend their shares at ε = 1 (exact Gaussian profile, confirmed by importance sampling). "
+    "At δ = 1e-5: each AdaSSP release ([LR] Algorithm 2, (ε/3, δ/3)) has exact δ(ε/3)/(δ/3) = 1.04, exact ε at "
+    "δ/3 0.3343 vs 0.3333 (stage-adassp-lambda_min, -xtx, -xy fail); SSP's two releases (App. C.1, (ε/2, δ/2)) "
+    "1.44, ε 0.5127 vs 0.5 (pdp-audit run ssp: stage-ssp-xtx, stage-ssp-xy fail); [LR] AdaOPS's releases "
+    "(ε/4, δ/3) 0.75 (pass). At δ = 1e-6 every release overspends (tests/test_linreg.py::test_stage_claims: "
+    "AdaSSP 2.65, SSP 3.66, [LR] AdaOPS 1.91, [PDP] Algorithm 1 λ_min 3.66); at ε = 0.1 all hold. The joint "
+    "AdaSSP and SSP releases still pass their DP checks at the worst neighbour found (dp-forward, dp-reverse)."
+)
+_K32 = (
+    "The [LR] AdaOPS releases of λ_min and of the log-norm Δ at (ε/4, δ/3) keep their shares at ε = 1, δ = 1e-5: "
+    "exact δ/δ_k = 0.75, exact ε at δ_k 0.2451 vs 0.25 (stage-lr-adaops-lambda_min, stage-lr-adaops-log-norm "
+    "pass), but not at δ = 1e-6 (1.91; tests/test_linreg.py::test_stage_claims). AdaSSP's 3 × (ε/3, δ/3) "
+    "overspends (1.04 at δ = 1e-5; see Q52). ϱ = 0.05 in C1 is not checked."
+)
+_LRTHM2 = (
+    "Partial, (i) only, inconclusive: at the worst of 114 candidate neighbours (diabetes, ε = 1, δ = 1e-5, 1e5 "
+    "trials, [LR] Algorithm 1 with App. D.5's sum in (8)) no check decides: plain sampling estimates δ̂ = 0 "
+    "(about 2e8 samples per world needed), the conditional Monte Carlo δ̂ = 3.9e-20 with an upper end 4.0e-4 "
+    "(about 1.6e8 needed); the attack finds no violation (all inconclusive). (ii) and (iii) are not run."
+)
+_LRTHM3 = (
+    "Partial, (i) only: at the worst of 114 candidate neighbours (diabetes, ε = 1, δ = 1e-5, private output "
+    "(X̂ᵀX + λI)⁻¹X̂y, Q51) the joint release is DP: δ(1) = 4.4e-13 in both directions (importance sampling, "
+    "exact 4.37e-13; dp-forward, dp-reverse, lr-attack pass), although each stage overspends its share (Q52). "
+    "(ii) and (iii) are not run."
+)
+_K1 = (
+    "Reproduced with our choices (the paper states neither n, d, θ0 nor the label noise): n = 1000, d = 10, rows "
+    "N(0, I) normalised, θ0 uniform on the sphere, y = xᵀθ0 + N(0, 0.1²) clipped, σ = 4, λ = 1, δ = 1e-6, seed 0. "
+    "DP ε (global bound 1 + √n/2) = 28.14, median pDP ε over the data 3.9e-4: ratio 7.2e4 ≥ 10 "
+    "(fig1-order-of-magnitude pass). pDP for all = 0.0160, ratio 1754: it passes read as 'at least six times' "
+    "(fig1-six-times pass), but the figure's ≈ 6 is not reproduced quantitatively under these choices."
+)
+_K2 = (
+    "Left pane, same data as K1: the smallest ratio DP ε / mean pDP ε over σ ∈ {0.5, …, 32} is 5.6e4 ≥ 100 "
+    "(fig2-orders pass). The right pane (OPS vs the exponential mechanism) is a report page of pdp-audit run ops "
+    "without a check: the paper does not state its γ range."
+)
 
-_Q4 = (_K16 + " With τ from the exact CDF of (Z + Zᵀ)/√2 (σ₃ kept, not dropped) Lemma 20 holds: see RW-Lem20 "
-       "(lemma20-coverage, goe-cdf pass). In the privacy report (pdp-audit run privacy-report: d = 50, ρ = 0.01, σ₃ = "
-       "5.4358, 5000 repetitions) Algorithm 6's noise exceeds σ₃τ in 47 of 5000 with τ = 15.3154 (lemma20 pass) and in "
-       "all 5000 with the unit-GOE value τ/√2 = 10.8296 at this ρ (lemma20-printed-tau fail); Prop. 12 with ±τσ₃ holds "
-       "(RW-Prop12). The footnote's rates are not run.")
-_Q37 = ("Corollary 7's '≤' holds with equality (5.7e-14) and Theorem 6 with μ_j from the eigendecomposition of "
-        "∇²ℓ(θ̂ᴾ; z) is exact (5.7e-14) on 2400 instances (cor7-identity, thm6-identity pass); Theorem 8 is void when "
-        "some λ_j ≥ λ, which none of the instances reached (thm8-bound pass). Theorem 8's proof recursion for z ∈ D is "
-        "not checked separately.")
-_Q13 = ("(4.5) with its γ-scaled third term fails at the balanced calibration (γ = 0.313, λ = 51.1): 16 of 538 "
-        "diabetes targets at δ = 1e-5 (largest δ_exact/δ 5.09), 155 at δ = 1e-6 (prop43-pdp fail); in the K4 regime "
-        "(γ = 21.0) the γ factor makes it loose enough to hold (0 of 538). tests/test_linreg.py::"
-        "test_remark42_and_prop43_pdp: fails at γ = 1 (23 of 70 targets, largest 3.52), holds at γ = 30 (δ = 1e-6). "
-        "(4.6) holds at all 556 targets tried, largest δ_exact/δ 1.65e-9 (prop43-dp pass). The sup |y − xᵀθ̂| "
-        "constant and (4.6)'s doubled middle term are not separated.")
-_Q15 = ("The printed '=' is wrong (F6): for θ0 = the least-squares fit of diabetes, σ = 0.394, γ = 0.313, λ = 51.1 the "
-        "printed value is 0.4618, the derived exact MSE 0.7747 and the Monte Carlo mean 0.7747 (CI [0.7691, 0.7804]) "
-        "(prop43-mse fail); tests/test_linreg.py::test_prop43_mse_monte_carlo: printed 0.0428, exact 0.1116, Monte "
-        "Carlo 0.1114 ± 0.0010.")
-_Q16 = ("E F(θ̃) − F(θ̂) = d/γ_n is wrong (F7): at λ = 0 it is d/(2γ) as [LR] Lemma 9 has it (tests/test_linreg.py::"
-        "test_prop43_optimisation_gap: d = 3, γ = 4, Monte Carlo 0.3751 ± 0.0034, exact 0.375, printed 0.75); on "
-        "diabetes with γ = 0.313, λ = 51.1 printed 31.92, exact 27.34, Monte Carlo 27.43 (CI [27.23, 27.64]) "
-        "(prop43-gap fail). The tail forms are not compared.")
-_K8 = (_Q16 + " The tail bound d log(d/δ)/γ_n is not in the audit; the same test shows it holds at λ = 0 (2γ(F(θ̃) − "
-       "F(θ̂)) ~ χ²_d exactly; d ∈ {1, 3, 10}, δ ∈ {0.1, 1e-3, 1e-6}).")
-_LRTHM10 = ("As [PDP] Theorem 4.1 (PDP-Thm4.1), of which (16) and (17) are copies: " + _THM41)
+_Q4 = (
+    _K16 + " With τ from the exact CDF of (Z + Zᵀ)/√2 (σ₃ kept, not dropped) Lemma 20 holds: see RW-Lem20 "
+    "(lemma20-coverage, goe-cdf pass). In the privacy report (pdp-audit run privacy-report: d = 50, ρ = 0.01, σ₃ = "
+    "5.4358, 5000 repetitions) Algorithm 6's noise exceeds σ₃τ in 47 of 5000 with τ = 15.3154 (lemma20 pass) and in "
+    "all 5000 with the unit-GOE value τ/√2 = 10.8296 at this ρ (lemma20-printed-tau fail); Prop. 12 with ±τσ₃ holds "
+    "(RW-Prop12). The footnote's rates are not run."
+)
+_Q37 = (
+    "Corollary 7's '≤' holds with equality (5.7e-14) and Theorem 6 with μ_j from the eigendecomposition of "
+    "∇²ℓ(θ̂ᴾ; z) is exact (5.7e-14) on 2400 instances (cor7-identity, thm6-identity pass); Theorem 8 is void when "
+    "some λ_j ≥ λ, which none of the instances reached (thm8-bound pass). Theorem 8's proof recursion for z ∈ D is "
+    "not checked separately."
+)
+_Q13 = (
+    "(4.5) with its γ-scaled third term fails at the balanced calibration (γ = 0.313, λ = 51.1): 16 of 538 "
+    "diabetes targets at δ = 1e-5 (largest δ_exact/δ 5.09), 155 at δ = 1e-6 (prop43-pdp fail); in the K4 regime "
+    "(γ = 21.0) the γ factor makes it loose enough to hold (0 of 538). tests/test_linreg.py::"
+    "test_remark42_and_prop43_pdp: fails at γ = 1 (23 of 70 targets, largest 3.52), holds at γ = 30 (δ = 1e-6). "
+    "(4.6) holds at all 556 targets tried, largest δ_exact/δ 1.65e-9 (prop43-dp pass). The sup |y − xᵀθ̂| "
+    "constant and (4.6)'s doubled middle term are not separated."
+)
+_Q15 = (
+    "The printed '=' is wrong (F6): for θ0 = the least-squares fit of diabetes, σ = 0.394, γ = 0.313, λ = 51.1 the "
+    "printed value is 0.4618, the derived exact MSE 0.7747 and the Monte Carlo mean 0.7747 (CI [0.7691, 0.7804]) "
+    "(prop43-mse fail); tests/test_linreg.py::test_prop43_mse_monte_carlo: printed 0.0428, exact 0.1116, Monte "
+    "Carlo 0.1114 ± 0.0010."
+)
+_Q16 = (
+    "E F(θ̃) − F(θ̂) = d/γ_n is wrong (F7): at λ = 0 it is d/(2γ) as [LR] Lemma 9 has it (tests/test_linreg.py::"
+    "test_prop43_optimisation_gap: d = 3, γ = 4, Monte Carlo 0.3751 ± 0.0034, exact 0.375, printed 0.75); on "
+    "diabetes with γ = 0.313, λ = 51.1 printed 31.92, exact 27.34, Monte Carlo 27.43 (CI [27.23, 27.64]) "
+    "(prop43-gap fail). The tail forms are not compared."
+)
+_K8 = (
+    _Q16 + " The tail bound d log(d/δ)/γ_n is not in the audit; the same test shows it holds at λ = 0 (2γ(F(θ̃) − "
+    "F(θ̂)) ~ χ²_d exactly; d ∈ {1, 3, 10}, δ ∈ {0.1, 1e-3, 1e-6})."
+)
+_LRTHM10 = "As [PDP] Theorem 4.1 (PDP-Thm4.1), of which (16) and (17) are copies: " + _THM41
 
 # --------------------------------------------------------------------------------------------------
 # Findings of the privacy-report audit (issue 4).  Dependent mode = the default run, pdp-audit run privacy-report
@@ -279,708 +371,1644 @@ _LRTHM10 = ("As [PDP] Theorem 4.1 (PDP-Thm4.1), of which (16) and (17) are copie
 # (0.2, 0.6, 0.1, 0.1), λ = 2.5 (Theorem 5), σ₂ = 5.9496, σ₄ = 7.6874.  Failure counts are out of 5000 repetitions.
 # --------------------------------------------------------------------------------------------------
 _PR_DEP = "dependent mode (the default: n = 1000, d = 50, budget 0.2/0.7/0.1, δ = 1e-5, ρ = 0.01, λ = 2σ₃τ = 166.50, 5000 repetitions)"
-_PR_ADA = ("--mode adaptive (n = 1000, d = 50, budget 0.2/0.6/0.1/0.1, δ = 1e-5, ρ = 0.01, λ = 2.5, σ₄ = 7.6874, 5000 "
-           "repetitions)")
-_PR_THM13 = ("Theorem 13 needs λ_min(H) ≥ max{2β, 2τσ₃}: in " + _PR_ADA + " that is 166.5 and it held on no repetition "
-             "(thm13-accuracy-median, thm13-accuracy-random inconclusive: the guarantee does not apply). With --mode adaptive "
-             "--lambda 90 --d 10 (τσ₃ = 42.16, requirement 84.32, held on all 5000 repetitions; C = 4τσ₃ + 2β = 169.1) both "
-             "sides hold, 0 of 5000 failures ≤ 3ρ (thm13-accuracy-median, thm13-accuracy-random pass). With --lambda 60 --d 10 "
-             "the requirement 84.32 never held (inconclusive).")
-_PR_THM10_ACC = ("Theorem 10(3) holds in " + _PR_DEP + ": ε₁ ≤ ε̄₁ᴾ ≤ 12ε₁ + |f'|‖x‖√(2 log(2/ρ))/σ₂ failed 36 (median row) "
-                 "and 39 (uniformly drawn row) of 5000 times ≤ 3ρ = 0.03 (thm10-accuracy-median, thm10-accuracy-random pass); "
-                 "every failure is on the lower side, the upper side never failed.")
-_PR_THM10 = ("(1) holds with σ₃² (Q2): ε = 0.9611 at σ₂ = 5.1665, σ₃ = 5.4358, worst-case neighbour ξ = 1, β = 0.25; exact "
-             "δ(ε) = 2.9e-8 ≤ 1e-5 both ways (thm10-dp-forward, thm10-dp-reverse pass; exact DP ε 0.7107). (2) holds for the "
-             "median row: ε(z) = 0.4489, exact δ 1.4e-8 (thm10-pdp pass). (3): " + _PR_THM10_ACC + " The added individual "
-             "is covered 63 of 5000 failures ≤ 0.03 (report-valid-added pass). The λ condition: the sufficient λ ≥ 2σ₃τ "
-             "corresponds to C = 1.21 in λ > Cσ₂√d(1 + (log(1/ρ))^(2/3)) (JSON theorem10_constant_C).")
-_PR_Q2 = ("Both readings are valid DP bounds here: printed σ₃³ gives ε = 0.95045, the σ₃² reading 0.96106 (0.0106 larger), "
-          "exact DP ε of the two releases 0.71073 (η = 0.1963), " + _PR_DEP + " (q2-printed-dp pass); the σ₃² form is "
-          "audited directly (thm10-dp-forward, thm10-dp-reverse pass). With σ₃ > 1 the printed term is the smaller.")
-_PR_Q3 = ("σ₃ is needed: with Algorithm 2's λ = 2σ₃τ = 166.50, Prop. 21 fails 6 of 5000 times ≤ ρ (prop21 pass; "
-          + _PR_DEP + "); with Prop. 21's printed 2σ₂τ (--lambda-condition sigma2: λ = 158.25) it fails 137 of 5000 = "
-          "0.0274 > ρ = 0.01 (prop21 fail). The sufficient condition λ ≥ 2σ₃τ corresponds to C = 1.21 in Theorem 10's "
-          "λ > Cσ₂√d(1 + (log(1/ρ))^(2/3)) (JSON theorem10_constant_C).")
-_PR_PROP21 = ("Holds for all x at once (decided through the generalized eigenvalues of L⁻¹(Ĥ − H)L⁻ᵀ) under λ_min(H) ≥ 2σ₃τ "
-              "(Q3): 6 of 5000 failures ≤ ρ = 0.01, closed-form bound 0.01 (prop21 pass; " + _PR_DEP + "). Under the "
-              "printed 2σ₂τ (--lambda-condition sigma2, λ = 158.25) it fails: 137 of 5000 (prop21 fail).")
-_PR_K26 = (_PR_PROP21 + " Algorithm 2's report with μ̄ᵖ from (3/2)xᵀĤ⁻¹x bounds the true ex-post ε₁: 36, 63, 39 of 5000 "
-           "failures ≤ 3ρ for the median row, an added individual and a uniformly drawn row (report-valid-median, "
-           "report-valid-added, report-valid-random pass).")
-_PR_PROP15 = ("First statement holds when the report uses the union-bound quantile Φ⁻¹(1 − ρ/(4n)): some of the n = 1000 "
-              "users violated it in 24 of 5000 repetitions ≤ 2ρ (prop15-uniform pass; " + _PR_DEP + "). Read literally, "
-              "with Algorithm 2's per-individual report, it fails: 4881 of 5000 (prop15-algorithm2 fail). The second, "
-              "data-independent statement with |f'|‖x‖₁√(2 log(2d/ρ))/σ fails: 4999 of 5000 (prop15-l1 fail) — 12ε₁ "
-              "cannot absorb the other terms when ε₁'s three terms nearly cancel, which some of n users always does.")
-_PR_COR16 = ("Holds with ρ_max read as sup‖H_x‖_F = β = 0.25 (Q30): at ε = ε₁ = 0.2, δ = 1e-5, σ = 6.056 the Hessian "
-             "release has exact DP ε 0.0888 ≤ 0.2 and the largest ratio exact pDP / Corollary 16's ε(·) over the 1000 rows "
-             "is 0.626 ≤ 1 (cor16 pass; " + _PR_DEP + "). The Gaussian calibration it quotes, σ = Δ√(2 log(1.25/δ))/ε, "
-             "audited at ε = 1 (the edge of 'ε < 1'), δ = 1e-5, Δ = 1: σ = 4.845 gives exact δ(1) = 4.1e-8 ≤ 1e-5 "
-             "(gaussian audit, classical-calibration pass).")
-_PR_THM14 = ("Holds for the median row (|f'|‖x‖ = 0.4489, σ₂ = 5.1665, " + _PR_DEP + "): ε₂ = 0.4207 with √(2 log(1/δ)) "
-             "has exact δ 1.3e-8 ≤ 1e-5 (thm14-pdp pass); the ex-post bound 0.2866 with √(2 log(2/ρ)) fails 953 of 1e6 "
-             "(exact 0.00098) ≤ ρ = 0.01 (thm14-ex-post pass).")
-_PR_THM11 = ("Holds in " + _PR_ADA + ": removing any of the 1000 rows moves λ_min(H) by at most f''‖x‖² (largest excess "
-             "2.3e-15, rounding; thm11-weyl pass); Algorithm 3's pDP for the median row ε₄ = 2.6e-6 (σ₄ = 7.6874) and "
-             "Algorithm 4's composed overhead ε₂ + ε₃ + ε₄ at 3δ hold exactly (thm11-pdp, alg4-overhead pass). Also with "
-             "--lambda 90 --d 10 (thm11-weyl pass).")
-_PR_PROP12 = ("Holds with the shifted λ̂ = max{λ, λ̂ᴾ − σ₄Φ⁻¹(1 − ρ/2)} (Q28) in " + _PR_ADA + ": 75 of 5000 failures "
-              "≤ 2ρ = 0.02 (closed-form bound 0.02; prop12 pass; only the regularised estimator applies, λ̂ < 2τσ₃ = 166.5 "
-              "throughout); with --lambda 90 --d 10 (the standard estimator applies on all 5000) 68 of 5000 (prop12 "
-              "pass). With the raw λ̂ᴾ in the ratios it fails: 2389 of 5000 = 0.478 (q28-raw-lambda fail).")
-_PR_Q25 = ("The signed ḡ as printed fails in " + _PR_DEP + ": ε₁ > ε̄₁ᴾ for a uniformly drawn row in 2223 of 5000 "
-           "repetitions = 0.445 > 3ρ (q25-printed-gradient fail; 20000 repetitions: 0.441), while |f'(J^P)ᵀx| holds "
-           "(report-valid-random pass, 39 of 5000). In " + _PR_ADA + " the printed ḡ happens to hold (15 of 5000) but "
-           "fails with --lambda 90 --d 10 (0.415). Alg. 5's scalar output and ∇r(θ) are not separated.")
-_PR_K24 = ("The factor 12 is far from tight: " + _PR_THM10_ACC + " The leverage term's ratio released/true is 1.03 at "
-           "the 1st, 50th and 99th percentile; the whole ratio ε̄₁ᴾ/ε₁ has median 1.54 and 99th percentile 38.5 (44 at "
-           "the default 20000 repetitions), driven by the third term (report page). " + _PR_THM13)
-_PR_Q24 = ("The statements' additive term |f'|‖x‖√(2 log(2/ρ))/σ₂ is the valid one: " + _PR_THM10_ACC + " With the "
-           "proof's min{σ, σ₂}|f'|‖x‖√(2 log(2/ρ))/σ² instead, the upper side would fail 71 (median) and 63 (random) of "
-           "5000 times (check details of thm10-accuracy-*).")
-_PR_Q34 = ("Theorem 14's √(2 log(1/δ)), the smaller of the two, is already valid: " + _PR_THM14 + " Algorithm 5's "
-           "√(2 log(2/δ)) gives a larger ε₂ and is therefore valid too (not run separately).")
+_PR_ADA = (
+    "--mode adaptive (n = 1000, d = 50, budget 0.2/0.6/0.1/0.1, δ = 1e-5, ρ = 0.01, λ = 2.5, σ₄ = 7.6874, 5000 "
+    "repetitions)"
+)
+_PR_THM13 = (
+    "Theorem 13 needs λ_min(H) ≥ max{2β, 2τσ₃}: in " + _PR_ADA + " that is 166.5 and it held on no repetition "
+    "(thm13-accuracy-median, thm13-accuracy-random inconclusive: the guarantee does not apply). With --mode adaptive "
+    "--lambda 90 --d 10 (τσ₃ = 42.16, requirement 84.32, held on all 5000 repetitions; C = 4τσ₃ + 2β = 169.1) both "
+    "sides hold, 0 of 5000 failures ≤ 3ρ (thm13-accuracy-median, thm13-accuracy-random pass). With --lambda 60 --d 10 "
+    "the requirement 84.32 never held (inconclusive)."
+)
+_PR_THM10_ACC = (
+    "Theorem 10(3) holds in " + _PR_DEP + ": ε₁ ≤ ε̄₁ᴾ ≤ 12ε₁ + |f'|‖x‖√(2 log(2/ρ))/σ₂ failed 36 (median row) "
+    "and 39 (uniformly drawn row) of 5000 times ≤ 3ρ = 0.03 (thm10-accuracy-median, thm10-accuracy-random pass); "
+    "every failure is on the lower side, the upper side never failed."
+)
+_PR_THM10 = (
+    "(1) holds with σ₃² (Q2): ε = 0.9611 at σ₂ = 5.1665, σ₃ = 5.4358, worst-case neighbour ξ = 1, β = 0.25; exact "
+    "δ(ε) = 2.9e-8 ≤ 1e-5 both ways (thm10-dp-forward, thm10-dp-reverse pass; exact DP ε 0.7107). (2) holds for the "
+    "median row: ε(z) = 0.4489, exact δ 1.4e-8 (thm10-pdp pass). (3): " + _PR_THM10_ACC + " The added individual "
+    "is covered 63 of 5000 failures ≤ 0.03 (report-valid-added pass). The λ condition: the sufficient λ ≥ 2σ₃τ "
+    "corresponds to C = 1.21 in λ > Cσ₂√d(1 + (log(1/ρ))^(2/3)) (JSON theorem10_constant_C)."
+)
+_PR_Q2 = (
+    "Both readings are valid DP bounds here: printed σ₃³ gives ε = 0.95045, the σ₃² reading 0.96106 (0.0106 larger), "
+    "exact DP ε of the two releases 0.71073 (η = 0.1963), " + _PR_DEP + " (q2-printed-dp pass); the σ₃² form is "
+    "audited directly (thm10-dp-forward, thm10-dp-reverse pass). With σ₃ > 1 the printed term is the smaller."
+)
+_PR_Q3 = (
+    "σ₃ is needed: with Algorithm 2's λ = 2σ₃τ = 166.50, Prop. 21 fails 6 of 5000 times ≤ ρ (prop21 pass; "
+    + _PR_DEP
+    + "); with Prop. 21's printed 2σ₂τ (--lambda-condition sigma2: λ = 158.25) it fails 137 of 5000 = "
+    "0.0274 > ρ = 0.01 (prop21 fail). The sufficient condition λ ≥ 2σ₃τ corresponds to C = 1.21 in Theorem 10's "
+    "λ > Cσ₂√d(1 + (log(1/ρ))^(2/3)) (JSON theorem10_constant_C)."
+)
+_PR_PROP21 = (
+    "Holds for all x at once (decided through the generalized eigenvalues of L⁻¹(Ĥ − H)L⁻ᵀ) under λ_min(H) ≥ 2σ₃τ "
+    "(Q3): 6 of 5000 failures ≤ ρ = 0.01, closed-form bound 0.01 (prop21 pass; " + _PR_DEP + "). Under the "
+    "printed 2σ₂τ (--lambda-condition sigma2, λ = 158.25) it fails: 137 of 5000 (prop21 fail)."
+)
+_PR_K26 = (
+    _PR_PROP21 + " Algorithm 2's report with μ̄ᵖ from (3/2)xᵀĤ⁻¹x bounds the true ex-post ε₁: 36, 63, 39 of 5000 "
+    "failures ≤ 3ρ for the median row, an added individual and a uniformly drawn row (report-valid-median, "
+    "report-valid-added, report-valid-random pass)."
+)
+_PR_PROP15 = (
+    "First statement holds when the report uses the union-bound quantile Φ⁻¹(1 − ρ/(4n)): some of the n = 1000 "
+    "users violated it in 24 of 5000 repetitions ≤ 2ρ (prop15-uniform pass; " + _PR_DEP + "). Read literally, "
+    "with Algorithm 2's per-individual report, it fails: 4881 of 5000 (prop15-algorithm2 fail). The second, "
+    "data-independent statement with |f'|‖x‖₁√(2 log(2d/ρ))/σ fails: 4999 of 5000 (prop15-l1 fail) — 12ε₁ "
+    "cannot absorb the other terms when ε₁'s three terms nearly cancel, which some of n users always does."
+)
+_PR_COR16 = (
+    "Holds with ρ_max read as sup‖H_x‖_F = β = 0.25 (Q30): at ε = ε₁ = 0.2, δ = 1e-5, σ = 6.056 the Hessian "
+    "release has exact DP ε 0.0888 ≤ 0.2 and the largest ratio exact pDP / Corollary 16's ε(·) over the 1000 rows "
+    "is 0.626 ≤ 1 (cor16 pass; " + _PR_DEP + "). The Gaussian calibration it quotes, σ = Δ√(2 log(1.25/δ))/ε, "
+    "audited at ε = 1 (the edge of 'ε < 1'), δ = 1e-5, Δ = 1: σ = 4.845 gives exact δ(1) = 4.1e-8 ≤ 1e-5 "
+    "(gaussian audit, classical-calibration pass)."
+)
+_PR_THM14 = (
+    "Holds for the median row (|f'|‖x‖ = 0.4489, σ₂ = 5.1665, " + _PR_DEP + "): ε₂ = 0.4207 with √(2 log(1/δ)) "
+    "has exact δ 1.3e-8 ≤ 1e-5 (thm14-pdp pass); the ex-post bound 0.2866 with √(2 log(2/ρ)) fails 953 of 1e6 "
+    "(exact 0.00098) ≤ ρ = 0.01 (thm14-ex-post pass)."
+)
+_PR_THM11 = (
+    "Holds in " + _PR_ADA + ": removing any of the 1000 rows moves λ_min(H) by at most f''‖x‖² (largest excess "
+    "2.3e-15, rounding; thm11-weyl pass); Algorithm 3's pDP for the median row ε₄ = 2.6e-6 (σ₄ = 7.6874) and "
+    "Algorithm 4's composed overhead ε₂ + ε₃ + ε₄ at 3δ hold exactly (thm11-pdp, alg4-overhead pass). Also with "
+    "--lambda 90 --d 10 (thm11-weyl pass)."
+)
+_PR_PROP12 = (
+    "Holds with the shifted λ̂ = max{λ, λ̂ᴾ − σ₄Φ⁻¹(1 − ρ/2)} (Q28) in " + _PR_ADA + ": 75 of 5000 failures "
+    "≤ 2ρ = 0.02 (closed-form bound 0.02; prop12 pass; only the regularised estimator applies, λ̂ < 2τσ₃ = 166.5 "
+    "throughout); with --lambda 90 --d 10 (the standard estimator applies on all 5000) 68 of 5000 (prop12 "
+    "pass). With the raw λ̂ᴾ in the ratios it fails: 2389 of 5000 = 0.478 (q28-raw-lambda fail)."
+)
+_PR_Q25 = (
+    "The signed ḡ as printed fails in " + _PR_DEP + ": ε₁ > ε̄₁ᴾ for a uniformly drawn row in 2223 of 5000 "
+    "repetitions = 0.445 > 3ρ (q25-printed-gradient fail; 20000 repetitions: 0.441), while |f'(J^P)ᵀx| holds "
+    "(report-valid-random pass, 39 of 5000). In " + _PR_ADA + " the printed ḡ happens to hold (15 of 5000) but "
+    "fails with --lambda 90 --d 10 (0.415). Alg. 5's scalar output and ∇r(θ) are not separated."
+)
+_PR_K24 = (
+    "The factor 12 is far from tight: " + _PR_THM10_ACC + " The leverage term's ratio released/true is 1.03 at "
+    "the 1st, 50th and 99th percentile; the whole ratio ε̄₁ᴾ/ε₁ has median 1.54 and 99th percentile 38.5 (44 at "
+    "the default 20000 repetitions), driven by the third term (report page). " + _PR_THM13
+)
+_PR_Q24 = (
+    "The statements' additive term |f'|‖x‖√(2 log(2/ρ))/σ₂ is the valid one: " + _PR_THM10_ACC + " With the "
+    "proof's min{σ, σ₂}|f'|‖x‖√(2 log(2/ρ))/σ² instead, the upper side would fail 71 (median) and 63 (random) of "
+    "5000 times (check details of thm10-accuracy-*)."
+)
+_PR_Q34 = (
+    "Theorem 14's √(2 log(1/δ)), the smaller of the two, is already valid: " + _PR_THM14 + " Algorithm 5's "
+    "√(2 log(2/δ)) gives a larger ε₂ and is therefore valid too (not run separately)."
+)
 _PR_Q30 = _PR_COR16 + " Corollary 16's formula is Theorem 17's at this σ with log(1/δ) → log(1.25/δ): it concerns σ₃."
-_PR_K20 = ("Partial (report page, no pass/fail check): Figure 3 reproduced on the bundled breast-cancer substitute and the "
-           "synthetic data (δ = ρ = 1e-6, one release; pdp-audit run privacy-report). Synthetic: median ratio ε̄₁ᴾ/ε₁ 4.5 "
-           "data-independent vs 1.8 data-dependent, but ε̄₁ᴾ + ε₂ + ε₃ 0.596 vs 0.451; breast-cancer: 3.52 vs 1.84. "
-           "Consistent with both claims.")
-_PR_K22 = ("Partial (report page, no pass/fail check): Figure 6 on the breast-cancer substitute (δ = ρ = 1e-6, one release "
-           "per split; pdp-audit run privacy-report): median ratio ε̄₁ᴾ/ε₁ data-independent 2.67; splits (0.2, 0.7, 0.1) "
-           "1.62, (0.4, 0.5, 0.1) 3.27, (0.5, 0.25, 0.25) 6.81, (0.8, 0.1, 0.1) 3.87 — the 0.8 split is worse than the "
-           "data-independent release, as claimed (the ordering is not monotone in ε₁).")
-_PR_LEM29 = ("Holds for the rank-one updates Theorem 11 needs (H symmetric positive definite, so singular values are "
-              "eigenvalues): removing any of the 1000 rows moves λ_min(H) by at most ‖f''xxᵀ‖₂ = f''‖x‖², largest excess "
-              "2.3e-15 (rounding) in " + _PR_ADA + " (thm11-weyl pass; also with --lambda 90 --d 10). General E is not run.")
+_PR_K20 = (
+    "Partial (report page, no pass/fail check): Figure 3 reproduced on the bundled breast-cancer substitute and the "
+    "synthetic data (δ = ρ = 1e-6, one release; pdp-audit run privacy-report). Synthetic: median ratio ε̄₁ᴾ/ε₁ 4.5 "
+    "data-independent vs 1.8 data-dependent, but ε̄₁ᴾ + ε₂ + ε₃ 0.596 vs 0.451; breast-cancer: 3.52 vs 1.84. "
+    "Consistent with both claims."
+)
+_PR_K22 = (
+    "Partial (report page, no pass/fail check): Figure 6 on the breast-cancer substitute (δ = ρ = 1e-6, one release "
+    "per split; pdp-audit run privacy-report): median ratio ε̄₁ᴾ/ε₁ data-independent 2.67; splits (0.2, 0.7, 0.1) "
+    "1.62, (0.4, 0.5, 0.1) 3.27, (0.5, 0.25, 0.25) 6.81, (0.8, 0.1, 0.1) 3.87 — the 0.8 split is worse than the "
+    "data-independent release, as claimed (the ordering is not monotone in ε₁)."
+)
+_PR_LEM29 = (
+    "Holds for the rank-one updates Theorem 11 needs (H symmetric positive definite, so singular values are "
+    "eigenvalues): removing any of the 1000 rows moves λ_min(H) by at most ‖f''xxᵀ‖₂ = f''‖x‖², largest excess "
+    "2.3e-15 (rounding) in " + _PR_ADA + " (thm11-weyl pass; also with --lambda 90 --d 10). General E is not run."
+)
 _PR_Q29 = _PR_THM13 + " The printed identity and the 'universal' C are not separated by the run."
 
 
 K_ITEMS = [
     # ---------------------------------------------------------------- [PDP]
-    E("K1", "PDP", "[PDP] Fig. 1 (000:L183, L191)", EXP,
-      "Linear-Gaussian data, rows of X normalised to norm 1, y clipped to [−1, 1]; θ̂ ~ N((XᵀX+I)⁻¹Xy, σ²I) with "
-      "σ = 4, δ = 1e-6. Claims: pDP of users in the data set is 'more than an order of magnitude' stronger than DP; "
-      "pDP-for-all is 'six times better' than DP (n, d, θ0, noise level not stated).",
-      checked('output-perturbation', 'fig1-order-of-magnitude', 'fig1-six-times'), finding=_K1),
-    E("K2", "PDP", "[PDP] Fig. 2 (000:L452–454)", EXP,
-      "δ = 1e-6 in both panes: isotropic Gaussian noise on linear-regression coefficients (worst-case DP vs box plot "
-      "of pDP of data points) and pDP vs ε-DP of the exponential mechanism for the scaled-posterior sampler against "
-      "excess risk. Claim: average pDP 'several orders of magnitude smaller' than worst-case DP.",
-      checked('output-perturbation', 'fig2-orders'), finding=_K2),
-    E("K3", "PDP", "[PDP] §4 assumption (d) (000:L330)", HP,
-      "Assumption (d) holds with probability 1 − n⁻¹⁰ whenever n > max(10d, 10d^(−2/3) log n) for appropriately "
-      "scaled subgaussian X.",
-      planned(5), note="'Appropriately scaled' and α are not defined (Q14); a failure probability n⁻¹⁰ can only be "
-                       "bounded from above by Monte Carlo, not confirmed."),
-    E("K4", "PDP", "[PDP] §4 (000:L382)", INEQ,
-      "With ‖θ̂‖ = O(1), pDP ≈ √(γ_n log(2/δ)/λ_n) for everyone; γ_n = n^(a/2), λ_n = n^(1/2−a/2) gives ARE "
-      "(1 + n^(−a)) and ε_n = n^(−1/4+a/2); well-conditioned data with γ_n = n^(1/2), λ_n = 0 gives ε_n = n^(−1/4).",
-      planned(6), note="Rates in n: a sweep over n."),
-    E("K5", "PDP", "[PDP] §4 (000:L380, L678–682)", INEQ,
-      "Worst case for DP: y an eigenvector of XXᵀ with eigenvalue of magnitude √λ_n makes ‖θ̂‖ as large as √n/√λ_n; "
-      "proof: ‖(XᵀX+λ_nI)⁻¹Xᵀ‖ ≤ 1/(2√λ_n), ‖θ̂‖ ≤ √n/(2√λ_n).",
-      planned(5)),
-    E("K6", "PDP", "[PDP] §4 (000:L390)", DP,
-      "OPS with γ_n = 1, λ_n = √(n/d) preserves 'meaningful (almost constant)' DP; the ridge solution may lie in a "
-      "ball of radius Θ(n^(1/4)); the exponential mechanism would give only pure O(n^(1/2))-DP vs "
-      "(O(log(1/δ)), δ)-DP here.",
-      planned(6), note="Behaviour as n grows: a sweep over n."),
-    E("K7", "PDP", "[PDP] §4 (000:L386)", INEQ,
-      "Under the model assumption the average pDP over the data set is a factor (1 + ‖θ0‖)²/m smaller than "
-      "pDP-for-all.",
-      planned(5)),
-    E("K8", "PDP", "[PDP] Prop. 4.3(4) (000:L364–372)", HP,
-      "E F(θ̃) − F(θ̂) = d/γ_n; with probability 1 − δ, F(θ̃) − F(θ̂) ≤ d log(d/δ)/γ_n (see Q16).",
-      checked('ops', 'prop43-gap'), finding=_K8),
-    E("K9", "PDP", "[PDP] Prop. 4.4 proof (000:L748, L754)", INEQ,
-      "AdaOPS budget: given Algorithm 1's γ_n and κ ≤ nε/(4d(1 + log(4/δ))) the three terms of the OPS-step pDP are "
-      "≤ ε/8, ε/8, ε/4; the event E has probability 1 − n⁻¹⁰.",
-      planned(5)),
-    E("K10", "PDP", "[PDP] §4.2 (000:L438–440)", INEQ,
-      "Subsample-and-aggregate (Smith 2008) needs n^(−1/5) ε^(−6/5) = o(1); AdaOPS's additive gap to Cramér–Rao is "
-      "σ² tr[(XᵀX)⁻¹] + d³/(n²ε²).",
-      planned(5), note="Smith (2008) is cited, not implemented; the AdaOPS gap is the checkable part."),
-    E("K11", "PDP", "[PDP] §1 (000:L29)", NUM,
-      "Illustration only: an algorithm calibrated to ε = 10 may imply ε' = 0.1 on a particular data set.",
-      not_simulable("An illustration with no mechanism or data set attached: there is nothing to run.")),
+    E(
+        "K1",
+        "PDP",
+        "[PDP] Fig. 1 (000:L183, L191)",
+        EXP,
+        "Linear-Gaussian data, rows of X normalised to norm 1, y clipped to [−1, 1]; θ̂ ~ N((XᵀX+I)⁻¹Xy, σ²I) with "
+        "σ = 4, δ = 1e-6. Claims: pDP of users in the data set is 'more than an order of magnitude' stronger than DP; "
+        "pDP-for-all is 'six times better' than DP (n, d, θ0, noise level not stated).",
+        checked("output-perturbation", "fig1-order-of-magnitude", "fig1-six-times"),
+        finding=_K1,
+    ),
+    E(
+        "K2",
+        "PDP",
+        "[PDP] Fig. 2 (000:L452–454)",
+        EXP,
+        "δ = 1e-6 in both panes: isotropic Gaussian noise on linear-regression coefficients (worst-case DP vs box plot "
+        "of pDP of data points) and pDP vs ε-DP of the exponential mechanism for the scaled-posterior sampler against "
+        "excess risk. Claim: average pDP 'several orders of magnitude smaller' than worst-case DP.",
+        checked("output-perturbation", "fig2-orders"),
+        finding=_K2,
+    ),
+    E(
+        "K3",
+        "PDP",
+        "[PDP] §4 assumption (d) (000:L330)",
+        HP,
+        "Assumption (d) holds with probability 1 − n⁻¹⁰ whenever n > max(10d, 10d^(−2/3) log n) for appropriately "
+        "scaled subgaussian X.",
+        planned(5),
+        note="'Appropriately scaled' and α are not defined (Q14); a failure probability n⁻¹⁰ can only be "
+        "bounded from above by Monte Carlo, not confirmed.",
+    ),
+    E(
+        "K4",
+        "PDP",
+        "[PDP] §4 (000:L382)",
+        INEQ,
+        "With ‖θ̂‖ = O(1), pDP ≈ √(γ_n log(2/δ)/λ_n) for everyone; γ_n = n^(a/2), λ_n = n^(1/2−a/2) gives ARE "
+        "(1 + n^(−a)) and ε_n = n^(−1/4+a/2); well-conditioned data with γ_n = n^(1/2), λ_n = 0 gives ε_n = n^(−1/4).",
+        planned(6),
+        note="Rates in n: a sweep over n.",
+    ),
+    E(
+        "K5",
+        "PDP",
+        "[PDP] §4 (000:L380, L678–682)",
+        INEQ,
+        "Worst case for DP: y an eigenvector of XXᵀ with eigenvalue of magnitude √λ_n makes ‖θ̂‖ as large as √n/√λ_n; "
+        "proof: ‖(XᵀX+λ_nI)⁻¹Xᵀ‖ ≤ 1/(2√λ_n), ‖θ̂‖ ≤ √n/(2√λ_n).",
+        planned(5),
+    ),
+    E(
+        "K6",
+        "PDP",
+        "[PDP] §4 (000:L390)",
+        DP,
+        "OPS with γ_n = 1, λ_n = √(n/d) preserves 'meaningful (almost constant)' DP; the ridge solution may lie in a "
+        "ball of radius Θ(n^(1/4)); the exponential mechanism would give only pure O(n^(1/2))-DP vs "
+        "(O(log(1/δ)), δ)-DP here.",
+        planned(6),
+        note="Behaviour as n grows: a sweep over n.",
+    ),
+    E(
+        "K7",
+        "PDP",
+        "[PDP] §4 (000:L386)",
+        INEQ,
+        "Under the model assumption the average pDP over the data set is a factor (1 + ‖θ0‖)²/m smaller than "
+        "pDP-for-all.",
+        planned(5),
+    ),
+    E(
+        "K8",
+        "PDP",
+        "[PDP] Prop. 4.3(4) (000:L364–372)",
+        HP,
+        "E F(θ̃) − F(θ̂) = d/γ_n; with probability 1 − δ, F(θ̃) − F(θ̂) ≤ d log(d/δ)/γ_n (see Q16).",
+        checked("ops", "prop43-gap"),
+        finding=_K8,
+    ),
+    E(
+        "K9",
+        "PDP",
+        "[PDP] Prop. 4.4 proof (000:L748, L754)",
+        INEQ,
+        "AdaOPS budget: given Algorithm 1's γ_n and κ ≤ nε/(4d(1 + log(4/δ))) the three terms of the OPS-step pDP are "
+        "≤ ε/8, ε/8, ε/4; the event E has probability 1 − n⁻¹⁰.",
+        planned(5),
+    ),
+    E(
+        "K10",
+        "PDP",
+        "[PDP] §4.2 (000:L438–440)",
+        INEQ,
+        "Subsample-and-aggregate (Smith 2008) needs n^(−1/5) ε^(−6/5) = o(1); AdaOPS's additive gap to Cramér–Rao is "
+        "σ² tr[(XᵀX)⁻¹] + d³/(n²ε²).",
+        planned(5),
+        note="Smith (2008) is cited, not implemented; the AdaOPS gap is the checkable part.",
+    ),
+    E(
+        "K11",
+        "PDP",
+        "[PDP] §1 (000:L29)",
+        NUM,
+        "Illustration only: an algorithm calibrated to ε = 10 may imply ε' = 0.1 on a particular data set.",
+        not_simulable("An illustration with no mechanism or data set attached: there is nothing to run."),
+    ),
     # ---------------------------------------------------------------- [RW]
-    E("K12", "RW", "[RW] §1 (003:L17)", NUM,
-      "An MLE membership attack reaches up to 88% accuracy at ε = 2; the theoretical upper bound on the optimal "
-      "attack's accuracy is 99.3% at ε = 5 (citing Triastcyn & Faltings 2020; formula not given).",
-      not_simulable("Reports another paper's experiment (model, data and attack not given) and an unstated formula; "
-                    "THEORY.md's suggested comparison with e^ε/(1+e^ε) is arithmetic, not a simulation.")),
-    E("K13", "RW", "[RW] §1 (003:L19)", CITE,
-      "Apple's deployment had daily privacy loss up to ε = 6 (macOS 10.12.3) and ε = 14 (iOS 10.1.1) (Tang et al. 2017).",
-      not_simulable("A citation of a deployed system's parameters.")),
-    E("K14", "RW", "[RW] Example 4 footnote (003:L82–90, L117)", NUM,
-      "Q(D) = 0 and o = 0.1 give the candidate values 0 and −0.8 (the text also mentions an output o = 1).",
-      checked("gaussian", "example4"), finding=_EX4),
-    E("K15", "RW", "[RW] §1 (003:L32); App. D", NUM,
-      "GOE Analyze Gauss improves classical Analyze Gauss 'by roughly a constant factor of 2'; precisely, the same DP "
-      "with half the off-diagonal variance when σ3 = (Analyze-Gauss scale)/√2.",
-      checked('goe-release', 'k15-factor-two'), finding=_K15),
-    E("K16", "RW", "[RW] Lemma 20 numerics (002:L1744–1747)", NUM,
-      "F⁻¹ of λ1 of GOE(50) at 1 − ρ/2 equals 12 for ρ = 8.465e-6 (Chiani's Mathematica code); the d = 50 "
-      "experiments use τ ≈ 12 (see Q4).",
-      checked('goe-release', 'k16-as-printed', 'k16-unit-goe'), finding=_K16),
-    E("K17", "RW", "[RW] Fig. 1 (003:L151–157)", EXP,
-      "Logistic regression, n = 1000, d = 2, unit-ball data with two separable classes, margin 0.4; θ̂ = argmin J "
-      "with λ = 1; θ̂ᴾ = θ̂ rotated by ω ∈ {0, π/12, π/4, π/2, 3π/4, π}; colour = Corollary 7's ex-post pDP. Claims: "
-      "for small ω the loss is highest near the decision boundary, for large ω badly predicted points are least "
-      "protected; θ_(+π) is 'astronomically' unlikely (σ not stated).",
-      checked('objpert', 'k17-boundary', 'k17-terms', 'k17-misfit', 'k17-unlikely'), finding=_K17),
-    E("K18", "RW", "[RW] §4.1, Fig. 2 (003:L227–235)", EXP,
-      "Synthetic x_i, θ ~ N(0, I_d) with ‖x_i‖ = 1, y = Xθ rescaled to [0, 1]; private logistic regression, n = 1000, "
-      "d = 50, several ε1 (not stated); λ = c·λ_ObjPert with λ_ObjPert = 1/(2ε); a star marks the inflation "
-      "Algorithm 2 enforces. Claim: 0-1 loss roughly constant across c.",
-      planned(3)),
-    E("K19", "RW", "[RW] Theorem 5 vs §4 (derived)", CF,
-      "Theorem 5's λ ≥ 2β/ε1 equals the stated logistic requirement λ ≥ 1/(2ε) iff β = 1/4 (derived, not stated).",
-      checked('objpert', 'k19-lambda'), finding=_K19),
-    E("K20", "RW", "[RW] §4.2, Fig. 3 (003:L239–255)", EXP,
-      "UCI credit-card default data (n = 30000, d = 21), logistic regression, δ = ρ = 1e-6, σ, λ per Theorem 5, r = 0, "
-      "σ2, σ3 by the analytic Gaussian mechanism; total ε = 1; data-independent ε1 = 1, data-dependent "
-      "(ε1, ε2, ε3) = (0.2, 0.7, 0.1). Claims: the ratio ε̄1ᴾ/ε1 is tighter for data-dependent; counting ε2 + ε3 "
-      "the data-dependent release loses its edge.",
-      planned(4), finding=_PR_K20, note="The credit-card data are not shipped; a bundled substitute data set is needed."),
-    E("K21", "RW", "[RW] App. B.1, Figs 4–5 (002:L171–221)", EXP,
-      "Synthetic logistic data of §4.1: Fig. 4 d = 50, n from 100 to 10000; Fig. 5 n = 1000, d from 1 to 60; plots "
-      "max_z ε1 and the worst-case data-independent / data-dependent bounds. Claim: for GLMs the bounds' strength "
-      "depends on neither n nor d.",
-      planned(6), note="A sweep over n and d of the privacy report of #4."),
-    E("K22", "RW", "[RW] App. B.2, Fig. 6 (002:L223–286)", EXP,
-      "Credit data, ε1_INDEP = 1; data-dependent splits (ε1, ε2, ε3) = (0.2, 0.7, 0.1), (0.4, 0.5, 0.1), "
-      "(0.5, 0.25, 0.25), (0.8, 0.1, 0.1). Claim: as ε1_DEP → 1 the data-dependent release is little better, even worse.",
-      planned(4), finding=_PR_K22),
-    E("K23", "RW", "[RW] App. B.3, Figs 7–10 (002:L288–340)", EXP,
-      "Private logistic regression on UCI kidney data and linear regression on UCI wine-quality data; ε = 1 for θ̂ᴾ, "
-      "data-dependent extra ε2 = ε3 = 1. Claims: for ε1 ≪ 1 the data-dependent bound is markedly tighter; linear "
-      "regression on ℝᵈ 'does not satisfy worst-case DP for any ε < ∞' (printed 'ε < 1'). δ, ρ, n, d not stated.",
-      planned(4), note="Kidney and wine-quality data are not shipped; substitute data sets are needed."),
-    E("K24", "RW", "[RW] Thm 10(3), Prop. 15, Thm 13", HP,
-      "Factor 12 (multiplicative) on the leverage term in Theorem 10(3) / Proposition 15; factor 1 + C/λ_min with "
-      "C ≤ 4τσ3 + 2β in Theorem 13.",
-      checked('privacy-report', 'thm10-accuracy-median', 'thm10-accuracy-random', 'thm13-accuracy-median', 'thm13-accuracy-random'), finding=_PR_K24),
-    E("K25", "RW", "[RW] Cor. 16 lead-in (002:L1349–1400)", INEQ,
-      "With equal calibration, total DP and pDP are 'at most twice as large' when f'' ≤ f'; claimed to hold for "
-      "logistic regression with ‖x‖ ≤ 1.",
-      planned(4)),
-    E("K26", "RW", "[RW] Prop. 21", HP,
-      "Constants 1/2 and 3/2 under λ_min(H) ≥ 2σ2τ; Algorithm 2 then reports μ̄ᵖ = (3/2) xᵀĤ⁻¹x.",
-      checked('privacy-report', 'prop21', 'report-valid-median', 'report-valid-added', 'report-valid-random'), finding=_PR_K26),
+    E(
+        "K12",
+        "RW",
+        "[RW] §1 (003:L17)",
+        NUM,
+        "An MLE membership attack reaches up to 88% accuracy at ε = 2; the theoretical upper bound on the optimal "
+        "attack's accuracy is 99.3% at ε = 5 (citing Triastcyn & Faltings 2020; formula not given).",
+        not_simulable(
+            "Reports another paper's experiment (model, data and attack not given) and an unstated formula; "
+            "THEORY.md's suggested comparison with e^ε/(1+e^ε) is arithmetic, not a simulation."
+        ),
+    ),
+    E(
+        "K13",
+        "RW",
+        "[RW] §1 (003:L19)",
+        CITE,
+        "Apple's deployment had daily privacy loss up to ε = 6 (macOS 10.12.3) and ε = 14 (iOS 10.1.1) (Tang et al. 2017).",
+        not_simulable("A citation of a deployed system's parameters."),
+    ),
+    E(
+        "K14",
+        "RW",
+        "[RW] Example 4 footnote (003:L82–90, L117)",
+        NUM,
+        "Q(D) = 0 and o = 0.1 give the candidate values 0 and −0.8 (the text also mentions an output o = 1).",
+        checked("gaussian", "example4"),
+        finding=_EX4,
+    ),
+    E(
+        "K15",
+        "RW",
+        "[RW] §1 (003:L32); App. D",
+        NUM,
+        "GOE Analyze Gauss improves classical Analyze Gauss 'by roughly a constant factor of 2'; precisely, the same DP "
+        "with half the off-diagonal variance when σ3 = (Analyze-Gauss scale)/√2.",
+        checked("goe-release", "k15-factor-two"),
+        finding=_K15,
+    ),
+    E(
+        "K16",
+        "RW",
+        "[RW] Lemma 20 numerics (002:L1744–1747)",
+        NUM,
+        "F⁻¹ of λ1 of GOE(50) at 1 − ρ/2 equals 12 for ρ = 8.465e-6 (Chiani's Mathematica code); the d = 50 "
+        "experiments use τ ≈ 12 (see Q4).",
+        checked("goe-release", "k16-as-printed", "k16-unit-goe"),
+        finding=_K16,
+    ),
+    E(
+        "K17",
+        "RW",
+        "[RW] Fig. 1 (003:L151–157)",
+        EXP,
+        "Logistic regression, n = 1000, d = 2, unit-ball data with two separable classes, margin 0.4; θ̂ = argmin J "
+        "with λ = 1; θ̂ᴾ = θ̂ rotated by ω ∈ {0, π/12, π/4, π/2, 3π/4, π}; colour = Corollary 7's ex-post pDP. Claims: "
+        "for small ω the loss is highest near the decision boundary, for large ω badly predicted points are least "
+        "protected; θ_(+π) is 'astronomically' unlikely (σ not stated).",
+        checked("objpert", "k17-boundary", "k17-terms", "k17-misfit", "k17-unlikely"),
+        finding=_K17,
+    ),
+    E(
+        "K18",
+        "RW",
+        "[RW] §4.1, Fig. 2 (003:L227–235)",
+        EXP,
+        "Synthetic x_i, θ ~ N(0, I_d) with ‖x_i‖ = 1, y = Xθ rescaled to [0, 1]; private logistic regression, n = 1000, "
+        "d = 50, several ε1 (not stated); λ = c·λ_ObjPert with λ_ObjPert = 1/(2ε); a star marks the inflation "
+        "Algorithm 2 enforces. Claim: 0-1 loss roughly constant across c.",
+        planned(3),
+    ),
+    E(
+        "K19",
+        "RW",
+        "[RW] Theorem 5 vs §4 (derived)",
+        CF,
+        "Theorem 5's λ ≥ 2β/ε1 equals the stated logistic requirement λ ≥ 1/(2ε) iff β = 1/4 (derived, not stated).",
+        checked("objpert", "k19-lambda"),
+        finding=_K19,
+    ),
+    E(
+        "K20",
+        "RW",
+        "[RW] §4.2, Fig. 3 (003:L239–255)",
+        EXP,
+        "UCI credit-card default data (n = 30000, d = 21), logistic regression, δ = ρ = 1e-6, σ, λ per Theorem 5, r = 0, "
+        "σ2, σ3 by the analytic Gaussian mechanism; total ε = 1; data-independent ε1 = 1, data-dependent "
+        "(ε1, ε2, ε3) = (0.2, 0.7, 0.1). Claims: the ratio ε̄1ᴾ/ε1 is tighter for data-dependent; counting ε2 + ε3 "
+        "the data-dependent release loses its edge.",
+        planned(4),
+        finding=_PR_K20,
+        note="The credit-card data are not shipped; a bundled substitute data set is needed.",
+    ),
+    E(
+        "K21",
+        "RW",
+        "[RW] App. B.1, Figs 4–5 (002:L171–221)",
+        EXP,
+        "Synthetic logistic data of §4.1: Fig. 4 d = 50, n from 100 to 10000; Fig. 5 n = 1000, d from 1 to 60; plots "
+        "max_z ε1 and the worst-case data-independent / data-dependent bounds. Claim: for GLMs the bounds' strength "
+        "depends on neither n nor d.",
+        planned(6),
+        note="A sweep over n and d of the privacy report of #4.",
+    ),
+    E(
+        "K22",
+        "RW",
+        "[RW] App. B.2, Fig. 6 (002:L223–286)",
+        EXP,
+        "Credit data, ε1_INDEP = 1; data-dependent splits (ε1, ε2, ε3) = (0.2, 0.7, 0.1), (0.4, 0.5, 0.1), "
+        "(0.5, 0.25, 0.25), (0.8, 0.1, 0.1). Claim: as ε1_DEP → 1 the data-dependent release is little better, even worse.",
+        planned(4),
+        finding=_PR_K22,
+    ),
+    E(
+        "K23",
+        "RW",
+        "[RW] App. B.3, Figs 7–10 (002:L288–340)",
+        EXP,
+        "Private logistic regression on UCI kidney data and linear regression on UCI wine-quality data; ε = 1 for θ̂ᴾ, "
+        "data-dependent extra ε2 = ε3 = 1. Claims: for ε1 ≪ 1 the data-dependent bound is markedly tighter; linear "
+        "regression on ℝᵈ 'does not satisfy worst-case DP for any ε < ∞' (printed 'ε < 1'). δ, ρ, n, d not stated.",
+        planned(4),
+        note="Kidney and wine-quality data are not shipped; substitute data sets are needed.",
+    ),
+    E(
+        "K24",
+        "RW",
+        "[RW] Thm 10(3), Prop. 15, Thm 13",
+        HP,
+        "Factor 12 (multiplicative) on the leverage term in Theorem 10(3) / Proposition 15; factor 1 + C/λ_min with "
+        "C ≤ 4τσ3 + 2β in Theorem 13.",
+        checked(
+            "privacy-report",
+            "thm10-accuracy-median",
+            "thm10-accuracy-random",
+            "thm13-accuracy-median",
+            "thm13-accuracy-random",
+        ),
+        finding=_PR_K24,
+    ),
+    E(
+        "K25",
+        "RW",
+        "[RW] Cor. 16 lead-in (002:L1349–1400)",
+        INEQ,
+        "With equal calibration, total DP and pDP are 'at most twice as large' when f'' ≤ f'; claimed to hold for "
+        "logistic regression with ‖x‖ ≤ 1.",
+        planned(4),
+    ),
+    E(
+        "K26",
+        "RW",
+        "[RW] Prop. 21",
+        HP,
+        "Constants 1/2 and 3/2 under λ_min(H) ≥ 2σ2τ; Algorithm 2 then reports μ̄ᵖ = (3/2) xᵀĤ⁻¹x.",
+        checked("privacy-report", "prop21", "report-valid-median", "report-valid-added", "report-valid-random"),
+        finding=_PR_K26,
+    ),
     # ---------------------------------------------------------------- [LR]
-    E("K27", "LR", "[LR] §4, Fig. 2 (004:L273–287)", EXP,
-      "36 UCI regression data sets (Yang et al. 2015), z-scored, every point normalised to norm 1; Fig. 2 shows 4 data "
-      "sets, cross-validation MSE with CIs over a sequence of ε. Claims: SSP unstable for small data; ObjPert does "
-      "not reach the non-private solution even for large ε; AdaOPS/AdaSSP as good as or better than baselines for "
-      "all ε (folds, ε grid, δ not stated).",
-      planned(5), note="The UCI sets are not shipped (mechanisms/linreg_data.py); the claims can only be checked on "
-                       "bundled substitutes."),
-    E("K28", "LR", "[LR] Tables 3–4 (004:L291, L387, L427)", NUM,
-      "ε = 0.1 (Table 3) and ε = 1 (Table 4), δ = min{1e-6, 1/n²}; columns Trivial, non-private, ObjPert, OPS "
-      "(= OPS-Balanced), SSP, AdaOPS, AdaSSP; entries 'error ± standard deviation' per data set (values: THEORY.md "
-      "Appendix T).",
-      not_simulable("The printed numbers come from the 36 UCI data sets, which are not available offline, with "
-                    "folds, splits and seeds not stated: the values cannot be reproduced, only the setting.")),
-    E("K29", "LR", "[LR] abstract, conclusion (004:L7, L339)", EXP,
-      "AdaOPS and AdaSSP outperform existing techniques on 'nearly all 36 data sets' / 'almost all configurations "
-      "of ε'.",
-      planned(5), note="Checkable only on bundled substitutes of the 36 UCI sets."),
-    E("K30", "LR", "[LR] Fig. 3 (004:L285, L331–333)", EXP,
-      "d = 10; θ0 ~ Uniform([0,1]^d); Gaussian X; y ~ N(Xθ0, I) (printed I_d, Q47); ε ∈ {1, 0.1}, δ = 1/n²; increasing n. "
-      "Claims: AdaOPS/AdaSSP converge to the MLE faster than its statistical rate ('DP for free' for large n); the "
-      "SSP–AdaSSP gap at large n is the budget spent on λ_min.",
-      planned(5)),
-    E("K31", "LR", "[LR] App. F, Fig. 5 (004:L829–873)", EXP,
-      "Four OPS calibrations; no single one dominates; 'concentrated' and 'balanced (B = 1)' significantly better "
-      "than 'diffused' and 'conservative'; ϱ = 0.05.",
-      planned(5)),
-    E("K32", "LR", "[LR] Alg. 1 step 4, App. D.3/D.5, Alg. 2", DP,
-      "AdaOPS uses ϱ = 0.05 in C1 and splits the budget (ε/4, δ/3), (ε/4, δ/3), (ε/2, δ/3); AdaSSP uses "
-      "3 × (ε/3, δ/3).",
-      checked('adaops', 'stage-lr-adaops-lambda_min', 'stage-lr-adaops-log-norm'), finding=_K32),
-    E("K33", "LR", "[LR] Table 1 vs App. C.1", INEQ,
-      "SSP validity regime n = Ω(d^1.5 log(4/δ)/(αε)) (Table 1) vs n = Ω̃(d^1.5 √log(4/δ)/(αε)) (App. C.1) (Q49).",
-      planned(6), note="A threshold in n: a sweep."),
-    E("K34", "LR", "[LR] §1, §3.1 (004:L57, L126)", INEQ,
-      "DP is considered meaningful for ε ≤ 1, δ ≪ 1/n; 'privacy for free' in case 2 needs n ≥ d² even with α* = 1.",
-      planned(6), note="The first half is a convention; the n ≥ d² requirement is a rate in n and d."),
-    E("K35", "LR", "[LR] Lemmas 8–9, App. D.5, eq. (7)", CF,
-      "Numeric inequalities: (d + 2√(d log(1/ϱ)) + 2 log(1/ϱ))/γ ≤ 5d log(1/ϱ)/γ (Lemma 8) and its half ≤ "
-      "2.5d log(1/ϱ)/γ (Lemma 9) (range of ϱ not stated); App. D.5 constant 64e⁴; E[e^(2Z)] = e²; '(7) has a unique "
-      "solution'.",
-      planned(5)),
-    E("K36", "LR", "[LR] footnote 6 (004:L289)", CITE,
-      "Code: https://github.com/yuxiangw/optimal_dp_linear_regression.",
-      not_simulable("A pointer to the authors' code (not fetched; no network).")),
+    E(
+        "K27",
+        "LR",
+        "[LR] §4, Fig. 2 (004:L273–287)",
+        EXP,
+        "36 UCI regression data sets (Yang et al. 2015), z-scored, every point normalised to norm 1; Fig. 2 shows 4 data "
+        "sets, cross-validation MSE with CIs over a sequence of ε. Claims: SSP unstable for small data; ObjPert does "
+        "not reach the non-private solution even for large ε; AdaOPS/AdaSSP as good as or better than baselines for "
+        "all ε (folds, ε grid, δ not stated).",
+        planned(5),
+        note="The UCI sets are not shipped (mechanisms/linreg_data.py); the claims can only be checked on "
+        "bundled substitutes.",
+    ),
+    E(
+        "K28",
+        "LR",
+        "[LR] Tables 3–4 (004:L291, L387, L427)",
+        NUM,
+        "ε = 0.1 (Table 3) and ε = 1 (Table 4), δ = min{1e-6, 1/n²}; columns Trivial, non-private, ObjPert, OPS "
+        "(= OPS-Balanced), SSP, AdaOPS, AdaSSP; entries 'error ± standard deviation' per data set (values: THEORY.md "
+        "Appendix T).",
+        not_simulable(
+            "The printed numbers come from the 36 UCI data sets, which are not available offline, with "
+            "folds, splits and seeds not stated: the values cannot be reproduced, only the setting."
+        ),
+    ),
+    E(
+        "K29",
+        "LR",
+        "[LR] abstract, conclusion (004:L7, L339)",
+        EXP,
+        "AdaOPS and AdaSSP outperform existing techniques on 'nearly all 36 data sets' / 'almost all configurations "
+        "of ε'.",
+        planned(5),
+        note="Checkable only on bundled substitutes of the 36 UCI sets.",
+    ),
+    E(
+        "K30",
+        "LR",
+        "[LR] Fig. 3 (004:L285, L331–333)",
+        EXP,
+        "d = 10; θ0 ~ Uniform([0,1]^d); Gaussian X; y ~ N(Xθ0, I) (printed I_d, Q47); ε ∈ {1, 0.1}, δ = 1/n²; increasing n. "
+        "Claims: AdaOPS/AdaSSP converge to the MLE faster than its statistical rate ('DP for free' for large n); the "
+        "SSP–AdaSSP gap at large n is the budget spent on λ_min.",
+        planned(5),
+    ),
+    E(
+        "K31",
+        "LR",
+        "[LR] App. F, Fig. 5 (004:L829–873)",
+        EXP,
+        "Four OPS calibrations; no single one dominates; 'concentrated' and 'balanced (B = 1)' significantly better "
+        "than 'diffused' and 'conservative'; ϱ = 0.05.",
+        planned(5),
+    ),
+    E(
+        "K32",
+        "LR",
+        "[LR] Alg. 1 step 4, App. D.3/D.5, Alg. 2",
+        DP,
+        "AdaOPS uses ϱ = 0.05 in C1 and splits the budget (ε/4, δ/3), (ε/4, δ/3), (ε/2, δ/3); AdaSSP uses "
+        "3 × (ε/3, δ/3).",
+        checked("adaops", "stage-lr-adaops-lambda_min", "stage-lr-adaops-log-norm"),
+        finding=_K32,
+    ),
+    E(
+        "K33",
+        "LR",
+        "[LR] Table 1 vs App. C.1",
+        INEQ,
+        "SSP validity regime n = Ω(d^1.5 log(4/δ)/(αε)) (Table 1) vs n = Ω̃(d^1.5 √log(4/δ)/(αε)) (App. C.1) (Q49).",
+        planned(6),
+        note="A threshold in n: a sweep.",
+    ),
+    E(
+        "K34",
+        "LR",
+        "[LR] §1, §3.1 (004:L57, L126)",
+        INEQ,
+        "DP is considered meaningful for ε ≤ 1, δ ≪ 1/n; 'privacy for free' in case 2 needs n ≥ d² even with α* = 1.",
+        planned(6),
+        note="The first half is a convention; the n ≥ d² requirement is a rate in n and d.",
+    ),
+    E(
+        "K35",
+        "LR",
+        "[LR] Lemmas 8–9, App. D.5, eq. (7)",
+        CF,
+        "Numeric inequalities: (d + 2√(d log(1/ϱ)) + 2 log(1/ϱ))/γ ≤ 5d log(1/ϱ)/γ (Lemma 8) and its half ≤ "
+        "2.5d log(1/ϱ)/γ (Lemma 9) (range of ϱ not stated); App. D.5 constant 64e⁴; E[e^(2Z)] = e²; '(7) has a unique "
+        "solution'.",
+        planned(5),
+    ),
+    E(
+        "K36",
+        "LR",
+        "[LR] footnote 6 (004:L289)",
+        CITE,
+        "Code: https://github.com/yuxiangw/optimal_dp_linear_regression.",
+        not_simulable("A pointer to the authors' code (not fetched; no network)."),
+    ),
 ]
 
 Q_ITEMS = [
     # ---------------------------------------------------------------- §5.1 priority items
-    E("Q1", "RW", "[RW] Theorem 5 (003:L119)", TYPO,
-      "Printed σ = ξ²(8 log(2/δ) + 4ε1)/ε1²; the right side is quadratic in ξ, so σ² = … may be intended. Check "
-      "ObjPert's privacy-loss distribution under both readings.",
-      checked('objpert', 'thm5-printed-dp-forward', 'thm5-printed-dp-reverse', 'thm5-printed-lr-attack', 'thm5-variance-dp-forward', 'thm5-variance-dp-reverse', 'thm5-variance-lr-attack'), finding=_THM5),
-    E("Q2", "RW", "[RW] Theorem 10(1) (003:L203)", TYPO,
-      "Printed √(ξ²/σ2² + β²/(2σ3³)); the other terms, Statement 2 and Theorem 17 suggest σ3².",
-      checked('privacy-report', 'q2-printed-dp', 'thm10-dp-forward', 'thm10-dp-reverse'), finding=_PR_Q2),
-    E("Q3", "RW", "[RW] Thm 10, Alg. 2, Prop. 21", TYPO,
-      "Four different λ conditions are printed (Thm 10 λ > Cσ2√d(1 + (log(1/ρ))^(2/3)); Alg. 2 λ ≥ 2σ3 F⁻¹(1−ρ/2); "
-      "Prop. 21 λ_min(H) ≥ 2σ2 F⁻¹(1−ρ/2); Thm 10 proof λ > 2β); the Hessian is released with σ3, so σ3 may be "
-      "intended in Thm 10 / Prop. 21.",
-      checked('privacy-report', 'prop21'), finding=_PR_Q3),
-    E("Q4", "RW", "[RW] Alg. 6, Lemmas 19–20, Prop. 12 (002:L1474–1747)", TYPO,
-      "GOE normalisation and τ: Algorithm 6 adds (Z + Zᵀ)/√2 with Z_ij ~ N(0, σ3²); Lemma 20 defines F for the "
-      "standard GOE and bounds ‖A‖ ≤ σF⁻¹(1−ρ/2) (proof drops σ); τ = 12 at d = 50, ρ = 8.465e-6 from Chiani's code; "
-      "Prop. 12's proof uses ±τ vs ±τσ3; footnote τ = O(√d(1 + log(C/ρ)^(3/2))) vs (log(C/δ)/(cd))^(2/3).",
-      checked('goe-release', 'k16-as-printed', 'k16-unit-goe', 'goe-cdf', 'lemma20-coverage'), finding=_Q4),
-    E("Q5", "PDP", "[PDP] Algorithm 1 (000:L402–420)", TYPO,
-      "Printed λ_n = min{0, n/(dκ) − λ̃_min + log(4/δ)/(ε/2)}, always ≤ 0; the proof of Prop. 4.4 and [LR] AdaSSP "
-      "suggest max.",
-      checked('adaops', 'alg1-q5'), finding=_Q5),
+    E(
+        "Q1",
+        "RW",
+        "[RW] Theorem 5 (003:L119)",
+        TYPO,
+        "Printed σ = ξ²(8 log(2/δ) + 4ε1)/ε1²; the right side is quadratic in ξ, so σ² = … may be intended. Check "
+        "ObjPert's privacy-loss distribution under both readings.",
+        checked(
+            "objpert",
+            "thm5-printed-dp-forward",
+            "thm5-printed-dp-reverse",
+            "thm5-printed-lr-attack",
+            "thm5-variance-dp-forward",
+            "thm5-variance-dp-reverse",
+            "thm5-variance-lr-attack",
+        ),
+        finding=_THM5,
+    ),
+    E(
+        "Q2",
+        "RW",
+        "[RW] Theorem 10(1) (003:L203)",
+        TYPO,
+        "Printed √(ξ²/σ2² + β²/(2σ3³)); the other terms, Statement 2 and Theorem 17 suggest σ3².",
+        checked("privacy-report", "q2-printed-dp", "thm10-dp-forward", "thm10-dp-reverse"),
+        finding=_PR_Q2,
+    ),
+    E(
+        "Q3",
+        "RW",
+        "[RW] Thm 10, Alg. 2, Prop. 21",
+        TYPO,
+        "Four different λ conditions are printed (Thm 10 λ > Cσ2√d(1 + (log(1/ρ))^(2/3)); Alg. 2 λ ≥ 2σ3 F⁻¹(1−ρ/2); "
+        "Prop. 21 λ_min(H) ≥ 2σ2 F⁻¹(1−ρ/2); Thm 10 proof λ > 2β); the Hessian is released with σ3, so σ3 may be "
+        "intended in Thm 10 / Prop. 21.",
+        checked("privacy-report", "prop21"),
+        finding=_PR_Q3,
+    ),
+    E(
+        "Q4",
+        "RW",
+        "[RW] Alg. 6, Lemmas 19–20, Prop. 12 (002:L1474–1747)",
+        TYPO,
+        "GOE normalisation and τ: Algorithm 6 adds (Z + Zᵀ)/√2 with Z_ij ~ N(0, σ3²); Lemma 20 defines F for the "
+        "standard GOE and bounds ‖A‖ ≤ σF⁻¹(1−ρ/2) (proof drops σ); τ = 12 at d = 50, ρ = 8.465e-6 from Chiani's code; "
+        "Prop. 12's proof uses ±τ vs ±τσ3; footnote τ = O(√d(1 + log(C/ρ)^(3/2))) vs (log(C/δ)/(cd))^(2/3).",
+        checked("goe-release", "k16-as-printed", "k16-unit-goe", "goe-cdf", "lemma20-coverage"),
+        finding=_Q4,
+    ),
+    E(
+        "Q5",
+        "PDP",
+        "[PDP] Algorithm 1 (000:L402–420)",
+        TYPO,
+        "Printed λ_n = min{0, n/(dκ) − λ̃_min + log(4/δ)/(ε/2)}, always ≤ 0; the proof of Prop. 4.4 and [LR] AdaSSP "
+        "suggest max.",
+        checked("adaops", "alg1-q5"),
+        finding=_Q5,
+    ),
     # ---------------------------------------------------------------- §5.2 [PDP]
-    E("Q6", "PDP", "[PDP] Alg. 1 vs Prop. 4.4 (000:L426, L722–768)", TYPO,
-      "Constants differ: release std √log(4/δ)/(ε/2) vs proof interval ±log(4/δ)/ε; condition √(log(10n) log(4/δ))/(ε/2) "
-      "vs event √(10 log n)√log(4/δ)/(ε/2); 'λ0 = 0' undefined; truncated sentence.",
-      checked('adaops', 'alg1-q5'), finding=_Q6),
-    E("Q7", "PDP", "[PDP] Prop. 4.4(2) (000:L426)", TYPO,
-      "Printed [1 + γ_n]σ² tr[(XᵀX)⁻¹] vs proof (1 + γ_n⁻¹); the printed bound on γ_n is the reciprocal of Algorithm 1's "
-      "γ_n; the efficiency condition looks inverted.",
-      planned(5)),
-    E("Q8", "PDP", "[PDP] Lemma 2.4, eq. (3.3) (000:L135)", TYPO,
-      "Lemma 2.4 gives ε = γΔ_A√log(1.25/δ) (linear in γ); (3.3) omits γ; [RW] Cor. 23 with covariance A⁻¹/γ would read "
-      "γΔ_A²/2 + √γ Δ_A √(2 log(1/δ)). Check which holds for (ε, δ)-pDP.",
-      checked('output-perturbation', 'lemma24', 'eq33'), finding=_Q8),
-    E("Q9", "PDP", "[PDP] eq. (3.4)", TYPO,
-      "The first line pairs the residual at θ̂' (with z) with ([X']ᵀX')⁻¹ while Lemma 3.1 pairs them the other way; "
-      "the factor 2 of ∇(y − xᵀθ)² does not appear.",
-      checked('output-perturbation', 'eq34-line1', 'eq34-line2'), finding=_EQ34),
-    E("Q10", "PDP", "[PDP] §3 vs Theorem 4.1", TYPO,
-      "Leverage names swapped: §3 calls μ (with x) 'in-sample' and μ' 'out-of-sample'; Theorem 4.1 calls μ (without x) "
-      "'out of sample' and μ' 'in-sample'.",
-      not_simulable("Naming only: both sections define the quantities by formula, so nothing numeric depends on it.")),
-    E("Q11", "PDP", "[PDP] Theorem 4.1 proof (000:L594–672)", TYPO,
-      "Covariances written H/γ and H'/γ (posterior covariance is H⁻¹/γ); the log-det term changes sign between the two "
-      "parts; (4.3) and (4.4) are joined by '=' although the terms are not identical. Check both bounds separately.",
-      checked('ops', 'thm41-4.3', 'thm41-4.4'), finding=_THM41),
-    E("Q12", "PDP", "[PDP] Theorem 4.1 proof", TYPO,
-      "Tail constant: threshold √((μ/γ) log(2/δ)) but displayed probability 2e^(−log(2/δ))/log(2/δ) matches neither "
-      "Lemma B.5 at that threshold nor at √(2 log(2/δ)); '≤ δ when δ < 2/e'. Check (4.3)/(4.4) at level δ.",
-      checked('ops', 'thm41-4.3', 'thm41-4.4', 'remark42'), finding=_THM41),
-    E("Q13", "PDP", "[PDP] Prop. 4.3(1) (000:L332)", TYPO,
-      "Statement sup|y − xᵀθ̂| = 1 + n^(1/2)λ_n^(−1/2) vs proof 1 + √n/(2√λ_n); third terms of (4.5)/(4.6) carry γ_n "
-      "(absent in Thm 4.1, Rem. 4.2, [LR] Rem. 11); (4.6)'s middle term is twice what substitution gives.",
-      checked('ops', 'prop43-pdp', 'prop43-dp'), finding=_Q13),
-    E("Q14", "PDP", "[PDP] assumption (d), Prop. 4.3(2)(3)", TYPO,
-      "(d) printed XXᵀ ≻ (αn/(2d))I (XXᵀ is n×n, α undefined before use); proof 'λ_min(XᵀX) ≥ d/nm'; Prop. 4.3(3) "
-      "'λ_min = Ω(d/n)' while its O(·) term needs λ_min ≳ n/d.",
-      planned(5)),
-    E("Q15", "PDP", "[PDP] Prop. 4.3(3)", TYPO,
-      "Printed '=' where the proof derives '≤'; the proof's OPS covariance differs from H⁻¹/γ; variance factor "
-      "(1 + γ_n⁻¹)σ² vs [LR] Lemma 8(3) (σ² + γ⁻¹).",
-      checked('ops', 'prop43-mse'), finding=_Q15),
-    E("Q16", "PDP", "[PDP] Prop. 4.3(4)", TYPO,
-      "F = 0.5‖y − Xθ‖² + λ‖θ‖² while the sampler uses (γ/2)(‖·‖² + λ‖θ‖²); E F(θ̃) − F(θ̂) = d/γ_n vs [LR] Lemma 9's "
-      "d/(2γ); d log(d/δ)/γ_n vs Lemma 9's χ² form.",
-      checked('ops', 'prop43-gap'), finding=_Q16),
-    E("Q17", "PDP", "[PDP] Fact 2.5 (000:L143)", TYPO,
-      "min{P_A(Z)(S), P_A(Z)(S)} has both arguments identical (one presumably A([Z, z])); threshold '≥ δ/ε'.",
-      planned(5)),
-    E("Q18", "PDP", "[PDP] Prop. 2.9, 2.11, Cor. 2.12 (000:L201–221)", TYPO,
-      "Terms 'e^ε(Z,z') + ε(Z,z'')' (perhaps e^(ε+ε)) and 'ε(Z,z')δ(Z,z'')' (perhaps e^ε); Prop. 2.11 uses '=' for a "
-      "bound; Cor. 2.12 assumes E[e^(2ε)] ≤ 1 (forces ε = 0); ambiguous series and parentheses.",
-      planned(5)),
-    E("Q19", "PDP", "[PDP] Remark 4.2 (000:L310)", TYPO,
-      "The simplified form of (4.3) uses the residual at θ̂' with μ, whereas (4.3) uses θ̂; the condition is stated "
-      "with μ', the conclusion with θ̂.",
-      planned(5)),
-    E("Q20", "PDP", "[PDP] Def. 2.2 vs §1.1 (000:L58)", TYPO,
-      "Definition 2.2 is written only for (Z, [Z, z]) (adding z), whereas §1.1 says Z' adds or removes z.",
-      not_simulable("A definitional scope question: which neighbour a definition covers is a convention, not a "
-                    "quantity (the suite's audits state add or remove for every pair).")),
-    E("Q21", "PDP", "[PDP] Lemmas B.2, B.6 (000:L798–840)", TYPO,
-      "SMW printed without the final V (A⁻¹U(C⁻¹ + VA⁻¹U)⁻¹A⁻¹); B.6 has a one-sided hypothesis but the proof uses "
-      "|ε(θ)| > t (001 and [LR] Lemma 15 are two-sided).",
-      planned(5)),
-    E("Q22", "PDP", "[PDP] Prop. 4.4 proof (A.5)", TYPO,
-      "Printed '≤ min √(2dκ)'; Lemma A.1 gives |y − xᵀθ̂| ≤ 1 + √(2dκ) but the next display uses (y − xᵀθ̂)² ≤ 2κd; "
-      "Lemma A.1's proof writes '≥ n/κ' for h.",
-      planned(5)),
+    E(
+        "Q6",
+        "PDP",
+        "[PDP] Alg. 1 vs Prop. 4.4 (000:L426, L722–768)",
+        TYPO,
+        "Constants differ: release std √log(4/δ)/(ε/2) vs proof interval ±log(4/δ)/ε; condition √(log(10n) log(4/δ))/(ε/2) "
+        "vs event √(10 log n)√log(4/δ)/(ε/2); 'λ0 = 0' undefined; truncated sentence.",
+        checked("adaops", "alg1-q5"),
+        finding=_Q6,
+    ),
+    E(
+        "Q7",
+        "PDP",
+        "[PDP] Prop. 4.4(2) (000:L426)",
+        TYPO,
+        "Printed [1 + γ_n]σ² tr[(XᵀX)⁻¹] vs proof (1 + γ_n⁻¹); the printed bound on γ_n is the reciprocal of Algorithm 1's "
+        "γ_n; the efficiency condition looks inverted.",
+        planned(5),
+    ),
+    E(
+        "Q8",
+        "PDP",
+        "[PDP] Lemma 2.4, eq. (3.3) (000:L135)",
+        TYPO,
+        "Lemma 2.4 gives ε = γΔ_A√log(1.25/δ) (linear in γ); (3.3) omits γ; [RW] Cor. 23 with covariance A⁻¹/γ would read "
+        "γΔ_A²/2 + √γ Δ_A √(2 log(1/δ)). Check which holds for (ε, δ)-pDP.",
+        checked("output-perturbation", "lemma24", "eq33"),
+        finding=_Q8,
+    ),
+    E(
+        "Q9",
+        "PDP",
+        "[PDP] eq. (3.4)",
+        TYPO,
+        "The first line pairs the residual at θ̂' (with z) with ([X']ᵀX')⁻¹ while Lemma 3.1 pairs them the other way; "
+        "the factor 2 of ∇(y − xᵀθ)² does not appear.",
+        checked("output-perturbation", "eq34-line1", "eq34-line2"),
+        finding=_EQ34,
+    ),
+    E(
+        "Q10",
+        "PDP",
+        "[PDP] §3 vs Theorem 4.1",
+        TYPO,
+        "Leverage names swapped: §3 calls μ (with x) 'in-sample' and μ' 'out-of-sample'; Theorem 4.1 calls μ (without x) "
+        "'out of sample' and μ' 'in-sample'.",
+        not_simulable("Naming only: both sections define the quantities by formula, so nothing numeric depends on it."),
+    ),
+    E(
+        "Q11",
+        "PDP",
+        "[PDP] Theorem 4.1 proof (000:L594–672)",
+        TYPO,
+        "Covariances written H/γ and H'/γ (posterior covariance is H⁻¹/γ); the log-det term changes sign between the two "
+        "parts; (4.3) and (4.4) are joined by '=' although the terms are not identical. Check both bounds separately.",
+        checked("ops", "thm41-4.3", "thm41-4.4"),
+        finding=_THM41,
+    ),
+    E(
+        "Q12",
+        "PDP",
+        "[PDP] Theorem 4.1 proof",
+        TYPO,
+        "Tail constant: threshold √((μ/γ) log(2/δ)) but displayed probability 2e^(−log(2/δ))/log(2/δ) matches neither "
+        "Lemma B.5 at that threshold nor at √(2 log(2/δ)); '≤ δ when δ < 2/e'. Check (4.3)/(4.4) at level δ.",
+        checked("ops", "thm41-4.3", "thm41-4.4", "remark42"),
+        finding=_THM41,
+    ),
+    E(
+        "Q13",
+        "PDP",
+        "[PDP] Prop. 4.3(1) (000:L332)",
+        TYPO,
+        "Statement sup|y − xᵀθ̂| = 1 + n^(1/2)λ_n^(−1/2) vs proof 1 + √n/(2√λ_n); third terms of (4.5)/(4.6) carry γ_n "
+        "(absent in Thm 4.1, Rem. 4.2, [LR] Rem. 11); (4.6)'s middle term is twice what substitution gives.",
+        checked("ops", "prop43-pdp", "prop43-dp"),
+        finding=_Q13,
+    ),
+    E(
+        "Q14",
+        "PDP",
+        "[PDP] assumption (d), Prop. 4.3(2)(3)",
+        TYPO,
+        "(d) printed XXᵀ ≻ (αn/(2d))I (XXᵀ is n×n, α undefined before use); proof 'λ_min(XᵀX) ≥ d/nm'; Prop. 4.3(3) "
+        "'λ_min = Ω(d/n)' while its O(·) term needs λ_min ≳ n/d.",
+        planned(5),
+    ),
+    E(
+        "Q15",
+        "PDP",
+        "[PDP] Prop. 4.3(3)",
+        TYPO,
+        "Printed '=' where the proof derives '≤'; the proof's OPS covariance differs from H⁻¹/γ; variance factor "
+        "(1 + γ_n⁻¹)σ² vs [LR] Lemma 8(3) (σ² + γ⁻¹).",
+        checked("ops", "prop43-mse"),
+        finding=_Q15,
+    ),
+    E(
+        "Q16",
+        "PDP",
+        "[PDP] Prop. 4.3(4)",
+        TYPO,
+        "F = 0.5‖y − Xθ‖² + λ‖θ‖² while the sampler uses (γ/2)(‖·‖² + λ‖θ‖²); E F(θ̃) − F(θ̂) = d/γ_n vs [LR] Lemma 9's "
+        "d/(2γ); d log(d/δ)/γ_n vs Lemma 9's χ² form.",
+        checked("ops", "prop43-gap"),
+        finding=_Q16,
+    ),
+    E(
+        "Q17",
+        "PDP",
+        "[PDP] Fact 2.5 (000:L143)",
+        TYPO,
+        "min{P_A(Z)(S), P_A(Z)(S)} has both arguments identical (one presumably A([Z, z])); threshold '≥ δ/ε'.",
+        planned(5),
+    ),
+    E(
+        "Q18",
+        "PDP",
+        "[PDP] Prop. 2.9, 2.11, Cor. 2.12 (000:L201–221)",
+        TYPO,
+        "Terms 'e^ε(Z,z') + ε(Z,z'')' (perhaps e^(ε+ε)) and 'ε(Z,z')δ(Z,z'')' (perhaps e^ε); Prop. 2.11 uses '=' for a "
+        "bound; Cor. 2.12 assumes E[e^(2ε)] ≤ 1 (forces ε = 0); ambiguous series and parentheses.",
+        planned(5),
+    ),
+    E(
+        "Q19",
+        "PDP",
+        "[PDP] Remark 4.2 (000:L310)",
+        TYPO,
+        "The simplified form of (4.3) uses the residual at θ̂' with μ, whereas (4.3) uses θ̂; the condition is stated "
+        "with μ', the conclusion with θ̂.",
+        planned(5),
+    ),
+    E(
+        "Q20",
+        "PDP",
+        "[PDP] Def. 2.2 vs §1.1 (000:L58)",
+        TYPO,
+        "Definition 2.2 is written only for (Z, [Z, z]) (adding z), whereas §1.1 says Z' adds or removes z.",
+        not_simulable(
+            "A definitional scope question: which neighbour a definition covers is a convention, not a "
+            "quantity (the suite's audits state add or remove for every pair)."
+        ),
+    ),
+    E(
+        "Q21",
+        "PDP",
+        "[PDP] Lemmas B.2, B.6 (000:L798–840)",
+        TYPO,
+        "SMW printed without the final V (A⁻¹U(C⁻¹ + VA⁻¹U)⁻¹A⁻¹); B.6 has a one-sided hypothesis but the proof uses "
+        "|ε(θ)| > t (001 and [LR] Lemma 15 are two-sided).",
+        planned(5),
+    ),
+    E(
+        "Q22",
+        "PDP",
+        "[PDP] Prop. 4.4 proof (A.5)",
+        TYPO,
+        "Printed '≤ min √(2dκ)'; Lemma A.1 gives |y − xᵀθ̂| ≤ 1 + √(2dκ) but the next display uses (y − xᵀθ̂)² ≤ 2κd; "
+        "Lemma A.1's proof writes '≥ n/κ' for h.",
+        planned(5),
+    ),
     # ---------------------------------------------------------------- §5.3 [RW]
-    E("Q23", "RW", "[RW] Theorem 9 (003:L175; 002:L2362–2418)", TYPO,
-      "Main text: dimension-free f'(·)σ‖x‖₂√(2 log(2/ρ)) (no |f'|); the appendix proof yields |f'|‖x‖₁σ√(2 log(2d/ρ)); "
-      "'holds simultaneously for all z'. Check the dimension-free claim by simulation.",
-      checked('objpert', 'thm9-general', 'thm9-glm-printed', 'thm9-glm-derived'), finding=_THM9),
-    E("Q24", "RW", "[RW] Thm 10(3), Thm 13, Prop. 15", TYPO,
-      "Additive term |f'|‖x‖√(2 log(2/ρ))/σ2 in the statements vs 'min{σ, σ2}|f'|‖x‖√(2 log(2/ρ))' in the proof (no "
-      "1/σ²); probability printed '1 3ρ'.",
-      checked('privacy-report', 'thm10-accuracy-median', 'thm10-accuracy-random'), finding=_PR_Q24),
-    E("Q25", "RW", "[RW] Algorithms 2, 4, 5", TYPO,
-      "ḡᴾ is not an absolute-value bound although |ḡᴾ| enters ε̄1ᵖ; ĝᴾ used as a vector in Alg. 2/4 but Alg. 5 outputs a "
-      "scalar function; Alg. 5's Jᴾ contains ∇r(θ) (∇r(θ̂ᴾ) intended?).",
-      checked('privacy-report', 'q25-printed-gradient', 'report-valid-random'), finding=_PR_Q25),
-    E("Q26", "RW", "[RW] Theorem 10 proof vs Algorithm 2", TYPO,
-      "The proof relies on 'the pointwise minimum in the construction of μᵖ' and on λ > 2β; Algorithm 2's "
-      "μ̄ᵖ = (3/2)xᵀ[Ĥᵖ]⁻¹x has no pointwise minimum (Algorithm 4 has one).",
-      planned(4)),
-    E("Q27", "RW", "[RW] Algorithm 2 references", TYPO,
-      "'Algorithm ??' / 'Theorem ??' unresolved (Alg. 5 / Thm 14 match); ε3 set by 'Statement 2 of Theorem 10', the "
-      "combined σ2 + σ3 pDP (ε2 counted twice if summed); output domain ℝ³₊ vs Alg. 4's ℝ²₊.",
-      planned(4), note="The unresolved references themselves are not checkable; the double counting of ε2 is."),
-    E("Q28", "RW", "[RW] Algorithm 4, Prop. 12", TYPO,
-      "λ̂ᵖ_min denotes both the raw release λ_min + N(0, σ4²) and the shifted lower bound max{λ, λ̂ − σ4F⁻¹(1−ρ/2)}; "
-      "Prop. 12's first display matches the raw one, the ratios the shifted one.",
-      checked('privacy-report', 'prop12', 'q28-raw-lambda'), finding=_PR_PROP12),
-    E("Q29", "RW", "[RW] Theorem 13 (002:L979)", TYPO,
-      "Assumption on λ_min(H) but the proof invokes λ > 2β; C called 'universal' though it depends on τσ3, β; the "
-      "printed identity (1+x)/(1−y) = 1 + x + y/(1−y) omits xy/(1−y). Check the factor numerically.",
-      checked('privacy-report', 'thm13-accuracy-median', 'thm13-accuracy-random'), finding=_PR_Q29),
-    E("Q30", "RW", "[RW] Corollary 16 (002:L1357)", TYPO,
-      "ρ_max is undefined; the calibrated parameter is called σ2 but the pDP formula has the form of Theorem 17 "
-      "(Hessian release), suggesting σ3 and ρ_max = sup‖H_x‖_F; the comparison's denominator is unrecoverable.",
-      checked('privacy-report', 'cor16'), finding=_PR_Q30),
-    E("Q31", "RW", "[RW] Theorem 22 (002:L2628)", TYPO,
-      "Hypothesis printed '|Q(D±z) − Q(D)| ≤ Δ_z', but the identity uses Δ_z = Q(D±z) − Q(D) as a vector; the proof "
-      "computes log(p_D±z/p_D) (sign immaterial under |·|).",
-      checked("gaussian", "theorem22"),
-      finding=("Vector reading confirmed: with Δ_z = Q(D+z) − Q(D) ∈ ℝ¹⁰ (sum query on 10 features) the identity "
-               "matches |log p_D(o) − log p_D+z(o)| from the densities to 3.9e-15 (max relative difference, 1e5 "
-               "releases; theorem22 pass), so the sign of the proof's log ratio is immaterial. Add direction only.")),
-    E("Q32", "RW", "[RW] Corollary 23 (002:L2697)", TYPO,
-      "Both expressions of the first chain are printed identically (Φ⁻¹(1−δ)); by analogy with (5) the second may be "
-      "√(2 log(1/δ)). Also Φ⁻¹(1−δ) (one-sided) vs Φ⁻¹(1−ρ/2) (two-sided) in the ex-post part.",
-      checked("gaussian", "cor23-pdp", "classical-epsilon", "cor23-ex-post"),
-      finding=("Both readings are valid upper bounds at the defaults (‖Δ‖ = 1, σ = 3.7306, δ = 1e-5; exact pDP "
-               "ε = 1.000): printed Φ⁻¹(1−δ) gives ε = 1.179, exact δ = 5.4e-7 (cor23-pdp pass); the √(2 log(1/δ)) "
-               "reading, identical to [RW] App. D's classical ε, gives ε = 1.322, exact δ = 3.9e-8 (classical-epsilon "
-               "pass); the printed one is the tighter, and the one-sided Φ⁻¹(1−δ) form holds here. The "
-               "two-sided Φ⁻¹(1−ρ/2) ex-post bound fails with exact probability 0.00723 ≤ ρ = 0.01 (observed 0.00712; "
-               "cor23-ex-post pass).")),
-    E("Q33", "RW", "[RW] Lemma 27(2) (002:L2765–2938)", TYPO,
-      "The sign before ε(o) in 'P_p'(? ε(o) < −ε) ≤ δ' is unrecoverable.",
-      planned(4), note="Simulation can decide which sign reading makes the lemma true."),
-    E("Q34", "RW", "[RW] Algorithm 5 vs Theorem 14 (002:L1176–1218)", TYPO,
-      "Alg. 5 sets ε2 with √(2 log(2/δ)), Thm 14(1) with √(2 log(1/δ)); §C.2 calls the cost 'ε4(·)' while Alg. 5 "
-      "outputs ε2(·).",
-      checked('privacy-report', 'thm14-pdp', 'thm14-ex-post'), finding=_PR_Q34),
-    E("Q35", "RW", "[RW] App. C remarks (002:L972)", TYPO,
-      "'if we choose σ3 = σ1' (after Prop. 12) and 'σ2 = σ1' (after Thm 14): σ1 is not defined (perhaps ObjPert's σ); "
-      "symbols partly unrecoverable.",
-      planned(4), note="Checkable under the reading σ1 = ObjPert's σ."),
-    E("Q36", "RW", "[RW] §3.3 remark", TYPO,
-      "'λ ≈ √(dσ)' (printed \\sqrt{d\\sigma}) vs Theorem 10's λ ≳ σ2√d scaling.",
-      planned(4)),
-    E("Q37", "RW", "[RW] Theorems 6, 8, Cor. 7 (003:L131–175)", TYPO,
-      "μ_j uses ∇b(θ̂ᴾ; D) and the eigendecomposition is written for ∇²ℓ(θ; z) (θ, not θ̂ᴾ); Thm 8's proof uses a "
-      "different recursion for z ∈ D; Cor. 7 prints '≤' for Thm 6's equality; Thm 8 implicitly needs λ_j < λ.",
-      checked('objpert', 'thm6-identity', 'cor7-identity', 'thm8-bound'), finding=_Q37),
-    E("Q38", "RW", "[RW] Theorem 17 (002:L1508)", TYPO,
-      "Ex-post pDP 'with probability 1 − 2δ' (Cor. 23 uses 1 − ρ and a two-sided quantile).",
-      checked('goe-release', 'thm17-ex-post'), finding=_Q38),
-    E("Q39", "RW", "[RW] §4.1 data (003:L227–235; 002:L171)", TYPO,
-      "For logistic regression real y_i = x_iᵀθ are rescaled to [0, 1]; how binary (or soft) labels are formed is not "
-      "stated; ε1 values and the c grid not stated; App. B.1 cites Figure 4 for the d-sweep (Figure 5).",
-      planned(3)),
-    E("Q40", "RW", "[RW] joint-DP paragraph", TYPO,
-      "Tuple printed {ε̃(z1, θ̂ᵖ), …, ε̃(z1, θ̂ᵖ)} (index 1 repeated).",
-      not_simulable("An index typo with an unambiguous intended reading; nothing numeric depends on it.")),
-    E("Q41", "RW", "[RW] App. A", TYPO,
-      "D∞^δ constraint printed 'P(ω) ≥ δ' (set-level P(S) ≥ δ presumably).",
-      not_simulable("A typo in a definition the suite does not use (it audits the hockey-stick divergence "
-                    "directly); no claim depends on it.")),
+    E(
+        "Q23",
+        "RW",
+        "[RW] Theorem 9 (003:L175; 002:L2362–2418)",
+        TYPO,
+        "Main text: dimension-free f'(·)σ‖x‖₂√(2 log(2/ρ)) (no |f'|); the appendix proof yields |f'|‖x‖₁σ√(2 log(2d/ρ)); "
+        "'holds simultaneously for all z'. Check the dimension-free claim by simulation.",
+        checked("objpert", "thm9-general", "thm9-glm-printed", "thm9-glm-derived"),
+        finding=_THM9,
+    ),
+    E(
+        "Q24",
+        "RW",
+        "[RW] Thm 10(3), Thm 13, Prop. 15",
+        TYPO,
+        "Additive term |f'|‖x‖√(2 log(2/ρ))/σ2 in the statements vs 'min{σ, σ2}|f'|‖x‖√(2 log(2/ρ))' in the proof (no "
+        "1/σ²); probability printed '1 3ρ'.",
+        checked("privacy-report", "thm10-accuracy-median", "thm10-accuracy-random"),
+        finding=_PR_Q24,
+    ),
+    E(
+        "Q25",
+        "RW",
+        "[RW] Algorithms 2, 4, 5",
+        TYPO,
+        "ḡᴾ is not an absolute-value bound although |ḡᴾ| enters ε̄1ᵖ; ĝᴾ used as a vector in Alg. 2/4 but Alg. 5 outputs a "
+        "scalar function; Alg. 5's Jᴾ contains ∇r(θ) (∇r(θ̂ᴾ) intended?).",
+        checked("privacy-report", "q25-printed-gradient", "report-valid-random"),
+        finding=_PR_Q25,
+    ),
+    E(
+        "Q26",
+        "RW",
+        "[RW] Theorem 10 proof vs Algorithm 2",
+        TYPO,
+        "The proof relies on 'the pointwise minimum in the construction of μᵖ' and on λ > 2β; Algorithm 2's "
+        "μ̄ᵖ = (3/2)xᵀ[Ĥᵖ]⁻¹x has no pointwise minimum (Algorithm 4 has one).",
+        planned(4),
+    ),
+    E(
+        "Q27",
+        "RW",
+        "[RW] Algorithm 2 references",
+        TYPO,
+        "'Algorithm ??' / 'Theorem ??' unresolved (Alg. 5 / Thm 14 match); ε3 set by 'Statement 2 of Theorem 10', the "
+        "combined σ2 + σ3 pDP (ε2 counted twice if summed); output domain ℝ³₊ vs Alg. 4's ℝ²₊.",
+        planned(4),
+        note="The unresolved references themselves are not checkable; the double counting of ε2 is.",
+    ),
+    E(
+        "Q28",
+        "RW",
+        "[RW] Algorithm 4, Prop. 12",
+        TYPO,
+        "λ̂ᵖ_min denotes both the raw release λ_min + N(0, σ4²) and the shifted lower bound max{λ, λ̂ − σ4F⁻¹(1−ρ/2)}; "
+        "Prop. 12's first display matches the raw one, the ratios the shifted one.",
+        checked("privacy-report", "prop12", "q28-raw-lambda"),
+        finding=_PR_PROP12,
+    ),
+    E(
+        "Q29",
+        "RW",
+        "[RW] Theorem 13 (002:L979)",
+        TYPO,
+        "Assumption on λ_min(H) but the proof invokes λ > 2β; C called 'universal' though it depends on τσ3, β; the "
+        "printed identity (1+x)/(1−y) = 1 + x + y/(1−y) omits xy/(1−y). Check the factor numerically.",
+        checked("privacy-report", "thm13-accuracy-median", "thm13-accuracy-random"),
+        finding=_PR_Q29,
+    ),
+    E(
+        "Q30",
+        "RW",
+        "[RW] Corollary 16 (002:L1357)",
+        TYPO,
+        "ρ_max is undefined; the calibrated parameter is called σ2 but the pDP formula has the form of Theorem 17 "
+        "(Hessian release), suggesting σ3 and ρ_max = sup‖H_x‖_F; the comparison's denominator is unrecoverable.",
+        checked("privacy-report", "cor16"),
+        finding=_PR_Q30,
+    ),
+    E(
+        "Q31",
+        "RW",
+        "[RW] Theorem 22 (002:L2628)",
+        TYPO,
+        "Hypothesis printed '|Q(D±z) − Q(D)| ≤ Δ_z', but the identity uses Δ_z = Q(D±z) − Q(D) as a vector; the proof "
+        "computes log(p_D±z/p_D) (sign immaterial under |·|).",
+        checked("gaussian", "theorem22"),
+        finding=(
+            "Vector reading confirmed: with Δ_z = Q(D+z) − Q(D) ∈ ℝ¹⁰ (sum query on 10 features) the identity "
+            "matches |log p_D(o) − log p_D+z(o)| from the densities to 3.9e-15 (max relative difference, 1e5 "
+            "releases; theorem22 pass), so the sign of the proof's log ratio is immaterial. Add direction only."
+        ),
+    ),
+    E(
+        "Q32",
+        "RW",
+        "[RW] Corollary 23 (002:L2697)",
+        TYPO,
+        "Both expressions of the first chain are printed identically (Φ⁻¹(1−δ)); by analogy with (5) the second may be "
+        "√(2 log(1/δ)). Also Φ⁻¹(1−δ) (one-sided) vs Φ⁻¹(1−ρ/2) (two-sided) in the ex-post part.",
+        checked("gaussian", "cor23-pdp", "classical-epsilon", "cor23-ex-post"),
+        finding=(
+            "Both readings are valid upper bounds at the defaults (‖Δ‖ = 1, σ = 3.7306, δ = 1e-5; exact pDP "
+            "ε = 1.000): printed Φ⁻¹(1−δ) gives ε = 1.179, exact δ = 5.4e-7 (cor23-pdp pass); the √(2 log(1/δ)) "
+            "reading, identical to [RW] App. D's classical ε, gives ε = 1.322, exact δ = 3.9e-8 (classical-epsilon "
+            "pass); the printed one is the tighter, and the one-sided Φ⁻¹(1−δ) form holds here. The "
+            "two-sided Φ⁻¹(1−ρ/2) ex-post bound fails with exact probability 0.00723 ≤ ρ = 0.01 (observed 0.00712; "
+            "cor23-ex-post pass)."
+        ),
+    ),
+    E(
+        "Q33",
+        "RW",
+        "[RW] Lemma 27(2) (002:L2765–2938)",
+        TYPO,
+        "The sign before ε(o) in 'P_p'(? ε(o) < −ε) ≤ δ' is unrecoverable.",
+        planned(4),
+        note="Simulation can decide which sign reading makes the lemma true.",
+    ),
+    E(
+        "Q34",
+        "RW",
+        "[RW] Algorithm 5 vs Theorem 14 (002:L1176–1218)",
+        TYPO,
+        "Alg. 5 sets ε2 with √(2 log(2/δ)), Thm 14(1) with √(2 log(1/δ)); §C.2 calls the cost 'ε4(·)' while Alg. 5 "
+        "outputs ε2(·).",
+        checked("privacy-report", "thm14-pdp", "thm14-ex-post"),
+        finding=_PR_Q34,
+    ),
+    E(
+        "Q35",
+        "RW",
+        "[RW] App. C remarks (002:L972)",
+        TYPO,
+        "'if we choose σ3 = σ1' (after Prop. 12) and 'σ2 = σ1' (after Thm 14): σ1 is not defined (perhaps ObjPert's σ); "
+        "symbols partly unrecoverable.",
+        planned(4),
+        note="Checkable under the reading σ1 = ObjPert's σ.",
+    ),
+    E(
+        "Q36",
+        "RW",
+        "[RW] §3.3 remark",
+        TYPO,
+        "'λ ≈ √(dσ)' (printed \\sqrt{d\\sigma}) vs Theorem 10's λ ≳ σ2√d scaling.",
+        planned(4),
+    ),
+    E(
+        "Q37",
+        "RW",
+        "[RW] Theorems 6, 8, Cor. 7 (003:L131–175)",
+        TYPO,
+        "μ_j uses ∇b(θ̂ᴾ; D) and the eigendecomposition is written for ∇²ℓ(θ; z) (θ, not θ̂ᴾ); Thm 8's proof uses a "
+        "different recursion for z ∈ D; Cor. 7 prints '≤' for Thm 6's equality; Thm 8 implicitly needs λ_j < λ.",
+        checked("objpert", "thm6-identity", "cor7-identity", "thm8-bound"),
+        finding=_Q37,
+    ),
+    E(
+        "Q38",
+        "RW",
+        "[RW] Theorem 17 (002:L1508)",
+        TYPO,
+        "Ex-post pDP 'with probability 1 − 2δ' (Cor. 23 uses 1 − ρ and a two-sided quantile).",
+        checked("goe-release", "thm17-ex-post"),
+        finding=_Q38,
+    ),
+    E(
+        "Q39",
+        "RW",
+        "[RW] §4.1 data (003:L227–235; 002:L171)",
+        TYPO,
+        "For logistic regression real y_i = x_iᵀθ are rescaled to [0, 1]; how binary (or soft) labels are formed is not "
+        "stated; ε1 values and the c grid not stated; App. B.1 cites Figure 4 for the d-sweep (Figure 5).",
+        planned(3),
+    ),
+    E(
+        "Q40",
+        "RW",
+        "[RW] joint-DP paragraph",
+        TYPO,
+        "Tuple printed {ε̃(z1, θ̂ᵖ), …, ε̃(z1, θ̂ᵖ)} (index 1 repeated).",
+        not_simulable("An index typo with an unambiguous intended reading; nothing numeric depends on it."),
+    ),
+    E(
+        "Q41",
+        "RW",
+        "[RW] App. A",
+        TYPO,
+        "D∞^δ constraint printed 'P(ω) ≥ δ' (set-level P(S) ≥ δ presumably).",
+        not_simulable(
+            "A typo in a definition the suite does not use (it audits the hockey-stick divergence "
+            "directly); no claim depends on it."
+        ),
+    ),
     # ---------------------------------------------------------------- §5.4 [LR]
-    E("Q42", "LR", "[LR] Algorithm 1 eq. (8); App. D.5", TYPO,
-      "The bracket is printed as a product (1/log(6/δ))·((1 + log(6/δ))/log(6/δ)); App. D.5 writes the sum; step 7 "
-      "text duplicated.",
-      planned(5)),
-    E("Q43", "LR", "[LR] Algorithm 1 step 2; App. D.3/D.5", TYPO,
-      "λ_min has global sensitivity ‖𝒳‖², but AdaOPS step 2's noise and shift lack the ‖𝒳‖² factor that AdaSSP has; "
-      "the proofs of Thm 2(i) and (iii) use different intervals.",
-      planned(5)),
-    E("Q44", "LR", "[LR] Algorithm 1 t_min vs Remark 11", TYPO,
-      "t ≥ t_min bounds Remark 11's third term only by ε while the OPS budget is ε/2 and (8) accounts for it "
-      "differently; Remark 11 uses log(2/δ), the algorithm log(6/δ). Check the realised pDP of the OPS step against ε/2.",
-      planned(5)),
-    E("Q45", "LR", "[LR] Theorem 2 (004:L233)", TYPO,
-      "(ii) probability '1 ϱ' vs proof 1 − 2δ/3 − ρ; the proof assumes ε < 2 log(6/δ)/(1 + log(6/δ)) and "
-      "4 log(6/δ)/ε < αn/(2d), neither stated; ε̄ expressed inconsistently; (iii) requires only 'full rank'.",
-      planned(5)),
-    E("Q46", "LR", "[LR] App. F", TYPO,
-      "DP calibration printed 'ε ≤ [pDP bound]' (must be bound ≤ ε); 'three approaches' but four listed; footnote 7 "
-      "missing.",
-      planned(5)),
-    E("Q47", "LR", "[LR] Fig. 3", TYPO,
-      "y ~ N(Xθ0, I_d): the dimension should match n.",
-      not_simulable("Dimensionally impossible as printed: only the I_n reading can be simulated, so there is no "
-                    "alternative to test.")),
-    E("Q48", "LR", "[LR] §2, App. D.4", TYPO,
-      "θ*_λ = (XᵀX + λI)⁻¹Xᵀy is called the minimiser of F(θ) + λ‖θ‖² with F = ½‖·‖²; that closed form minimises "
-      "F + (λ/2)‖θ‖²; App. D.4 is consistent with the F + λ‖θ‖² reading.",
-      planned(5)),
-    E("Q49", "LR", "[LR] App. C", TYPO,
-      "Several typos: 'XᵀX + λI + E1 ≺ 0.5(XᵀX + λI)' (direction); F(θ̂_λ) − F(θ*) in the (XᵀX)⁻¹-norm vs Lemma 5's "
-      "XᵀX-norm; Cor. 7's middle term lacks E2; '√log 12δ'; Lemma 6 mixes ρ and ϱ; SSP log(4/δ) vs √log(4/δ); "
-      "Lemma 4 writes Xy for Xᵀy.",
-      planned(5)),
-    E("Q50", "LR", "[LR] §3.1 case 2 (004:L124)", TYPO,
-      "'‖𝒳‖‖Θ‖ ≈ √d‖𝒴‖²' (squared ‖𝒴‖; footnote 2 suggests a √d ratio of ‖𝒳‖‖Θ‖ to ‖𝒴‖).",
-      not_simulable("Defines an order-of-magnitude regime with unspecified constants; no simulation can tell which "
-                    "regime the authors meant.")),
-    E("Q51", "LR", "[LR] Algorithm 2 output (004:L237–250)", TYPO,
-      "AdaSSP's output θ̃ = (XᵀX + λI)⁻¹ X̂y uses the non-private XᵀX, leaving the released X̂ᵀX unused; "
-      "(X̂ᵀX + λI)⁻¹X̂y may be intended. Check Thm 3(iii)'s unbiasedness under both readings.",
-      planned(5)),
-    E("Q52", "LR", "[LR] Gaussian scales (M1)", TYPO,
-      "Releases use std Δ√log(6/δ)/(ε/k) for an (ε/k, δ/3) claim; the sources give several Gaussian calibrations. "
-      "Check the achieved (ε, δ) of each release against the exact Gaussian privacy profile.",
-      checked('adassp', 'stage-adassp-lambda_min', 'stage-adassp-xtx', 'stage-adassp-xy'), finding=_Q52),
-    E("Q53", "PDP", "[PDP] eq. (4.1)", TYPO,
-      "ObjPert printed θ̂ = argmin ‖y − Xθ‖² + ⟨z, θ⟩ with 'θ ~ N(0, σ²I)' (noise named z, law attached to θ); the claims "
-      "that A = (XᵀX)² recovers ObjPert and A = XᵀX recovers OPS are not derived.",
-      planned(5)),
+    E(
+        "Q42",
+        "LR",
+        "[LR] Algorithm 1 eq. (8); App. D.5",
+        TYPO,
+        "The bracket is printed as a product (1/log(6/δ))·((1 + log(6/δ))/log(6/δ)); App. D.5 writes the sum; step 7 "
+        "text duplicated.",
+        planned(5),
+    ),
+    E(
+        "Q43",
+        "LR",
+        "[LR] Algorithm 1 step 2; App. D.3/D.5",
+        TYPO,
+        "λ_min has global sensitivity ‖𝒳‖², but AdaOPS step 2's noise and shift lack the ‖𝒳‖² factor that AdaSSP has; "
+        "the proofs of Thm 2(i) and (iii) use different intervals.",
+        planned(5),
+    ),
+    E(
+        "Q44",
+        "LR",
+        "[LR] Algorithm 1 t_min vs Remark 11",
+        TYPO,
+        "t ≥ t_min bounds Remark 11's third term only by ε while the OPS budget is ε/2 and (8) accounts for it "
+        "differently; Remark 11 uses log(2/δ), the algorithm log(6/δ). Check the realised pDP of the OPS step against ε/2.",
+        planned(5),
+    ),
+    E(
+        "Q45",
+        "LR",
+        "[LR] Theorem 2 (004:L233)",
+        TYPO,
+        "(ii) probability '1 ϱ' vs proof 1 − 2δ/3 − ρ; the proof assumes ε < 2 log(6/δ)/(1 + log(6/δ)) and "
+        "4 log(6/δ)/ε < αn/(2d), neither stated; ε̄ expressed inconsistently; (iii) requires only 'full rank'.",
+        planned(5),
+    ),
+    E(
+        "Q46",
+        "LR",
+        "[LR] App. F",
+        TYPO,
+        "DP calibration printed 'ε ≤ [pDP bound]' (must be bound ≤ ε); 'three approaches' but four listed; footnote 7 "
+        "missing.",
+        planned(5),
+    ),
+    E(
+        "Q47",
+        "LR",
+        "[LR] Fig. 3",
+        TYPO,
+        "y ~ N(Xθ0, I_d): the dimension should match n.",
+        not_simulable(
+            "Dimensionally impossible as printed: only the I_n reading can be simulated, so there is no "
+            "alternative to test."
+        ),
+    ),
+    E(
+        "Q48",
+        "LR",
+        "[LR] §2, App. D.4",
+        TYPO,
+        "θ*_λ = (XᵀX + λI)⁻¹Xᵀy is called the minimiser of F(θ) + λ‖θ‖² with F = ½‖·‖²; that closed form minimises "
+        "F + (λ/2)‖θ‖²; App. D.4 is consistent with the F + λ‖θ‖² reading.",
+        planned(5),
+    ),
+    E(
+        "Q49",
+        "LR",
+        "[LR] App. C",
+        TYPO,
+        "Several typos: 'XᵀX + λI + E1 ≺ 0.5(XᵀX + λI)' (direction); F(θ̂_λ) − F(θ*) in the (XᵀX)⁻¹-norm vs Lemma 5's "
+        "XᵀX-norm; Cor. 7's middle term lacks E2; '√log 12δ'; Lemma 6 mixes ρ and ϱ; SSP log(4/δ) vs √log(4/δ); "
+        "Lemma 4 writes Xy for Xᵀy.",
+        planned(5),
+    ),
+    E(
+        "Q50",
+        "LR",
+        "[LR] §3.1 case 2 (004:L124)",
+        TYPO,
+        "'‖𝒳‖‖Θ‖ ≈ √d‖𝒴‖²' (squared ‖𝒴‖; footnote 2 suggests a √d ratio of ‖𝒳‖‖Θ‖ to ‖𝒴‖).",
+        not_simulable(
+            "Defines an order-of-magnitude regime with unspecified constants; no simulation can tell which "
+            "regime the authors meant."
+        ),
+    ),
+    E(
+        "Q51",
+        "LR",
+        "[LR] Algorithm 2 output (004:L237–250)",
+        TYPO,
+        "AdaSSP's output θ̃ = (XᵀX + λI)⁻¹ X̂y uses the non-private XᵀX, leaving the released X̂ᵀX unused; "
+        "(X̂ᵀX + λI)⁻¹X̂y may be intended. Check Thm 3(iii)'s unbiasedness under both readings.",
+        planned(5),
+    ),
+    E(
+        "Q52",
+        "LR",
+        "[LR] Gaussian scales (M1)",
+        TYPO,
+        "Releases use std Δ√log(6/δ)/(ε/k) for an (ε/k, δ/3) claim; the sources give several Gaussian calibrations. "
+        "Check the achieved (ε, δ) of each release against the exact Gaussian privacy profile.",
+        checked("adassp", "stage-adassp-lambda_min", "stage-adassp-xtx", "stage-adassp-xy"),
+        finding=_Q52,
+    ),
+    E(
+        "Q53",
+        "PDP",
+        "[PDP] eq. (4.1)",
+        TYPO,
+        "ObjPert printed θ̂ = argmin ‖y − Xθ‖² + ⟨z, θ⟩ with 'θ ~ N(0, σ²I)' (noise named z, law attached to θ); the claims "
+        "that A = (XᵀX)² recovers ObjPert and A = XᵀX recovers OPS are not derived.",
+        planned(5),
+    ),
 ]
 
 THEOREM_ITEMS = [
     # ---------------------------------------------------------------- §3.1 [PDP]
-    E("PDP-Lem2.4", "PDP", "[PDP] Lemma 2.4 (000:L135)", DP,
-      "Adding Gaussian noise with covariance A⁻¹/γ to a deterministic θ̂ obeys (ε(Z, z), δ)-pDP for any δ > 0 with "
-      "ε(Z, z) = γΔ_A(Z, z)√log(1.25/δ) (see Q8).",
-      checked('output-perturbation', 'lemma24'), finding=_LEM24),
-    E("PDP-Fact2.5", "PDP", "[PDP] Fact 2.5 (000:L143)", INEQ,
-      "If A is (ε, δ)-pDP for (Z, z), then for S with min{P(θ ∈ S), P(θ ∈ S)} ≥ δ/ε and any side information, "
-      "−2ε ≤ log[P_A(Z)(S | aux)/P_A([Z,z])(S | aux)] ≤ 2ε (see Q17).",
-      planned(5)),
-    E("PDP-Fact2.6", "PDP", "[PDP] Fact 2.6 (000:L151)", INEQ,
-      "Per (Z, z): simple composition (ε1 + ε2, δ1 + δ2); advanced composition (O(√(k log(1/δ)) ε), O(kδ)); "
-      "post-processing; group privacy with ε summed along z1..zk and δ̃ = Σ_i δ_i Π_(j<i) e^(ε_j).",
-      planned(5), note="Parts (1), (3), (4) are checkable; (2) is stated only up to O(·)."),
-    E("PDP-Prop2.9", "PDP", "[PDP] Proposition 2.9 (000:L201)", INEQ,
-      "For loss in [0, 1]: Gen(A, 𝒟, n) ≤ E_Z(E_z[e^ε(Z,z) | Z])² − 1 + E δ(Z, z) + (E_Z E_z[e^ε | Z] E_z[δ | Z]) "
-      "(see Q18).",
-      planned(5)),
-    E("PDP-Prop2.11", "PDP", "[PDP] Proposition 2.11 (000:L215)", INEQ,
-      "Cross-domain generalisation, printed with '=': Gen(A, 𝒟, 𝒟', n) = E[(e^ε(Z,z') + ε(Z,z'') − 1) + δ(Z,z') + "
-      "ε(Z,z')δ(Z,z'')] (see Q18).",
-      planned(5)),
-    E("PDP-Cor2.12", "PDP", "[PDP] Corollary 2.12 (000:L221)", INEQ,
-      "If sup δ ≤ δ and E_𝒟[e^(2ε)] ≤ 1, cross-domain generalisation ≤ ½[E_𝒟 e^(2ε) + E_𝒟' e^(2ε)] − 1 + 2δ "
-      "(printed series form; see Q18).",
-      planned(5), note="As printed the hypothesis forces ε = 0 (Q18)."),
-    E("PDP-Lem3.1", "PDP", "[PDP] Lemma 3.1 (000:L242)", CF,
-      "θ̂ − θ̂' = [∫₀¹(Σ∇²ℓ(η_t, z_i) + ∇²ℓ(η_t, z) + ∇²r(η_t))dt]⁻¹∇ℓ(θ̂, z) = −[∫₀¹(Σ∇²ℓ(η_t, z_i) + ∇²r(η_t))dt]⁻¹"
-      "∇ℓ(θ̂', z), η_t = tθ̂ + (1 − t)θ̂' (deterministic).",
-      checked('output-perturbation', 'lemma31'), finding=_LEM31),
-    E("PDP-Thm4.1", "PDP", "[PDP] Theorem 4.1 (000:L294)", DP,
-      "OPS p(θ | X, y) ∝ exp(−(γ/2)(‖y − Xθ‖² + λ‖θ‖²)) is (ε, δ)-pDP for every δ > 0 and target with ε bounded by "
-      "(4.3) ½|−log(1 + μ) + γμ/(1 + μ)(y − xᵀθ̂)²| + (μ/2) log(2/δ) + √(γμ log(2/δ))|y − xᵀθ̂|, printed '=' to the "
-      "μ'-form (4.4) (see Q11, Q12).",
-      checked('ops', 'thm41-4.3', 'thm41-4.4'), finding=_THM41),
-    E("PDP-Rem4.2", "PDP", "[PDP] Remark 4.2 (000:L310)", INEQ,
-      "(4.3) simplifies to (μ/2)(1 + log(2/δ)) + ½γ min(μ, 1)|y − xᵀθ̂'|² + √(γμ log(2/δ))|y − xᵀθ̂'|; if μ = "
-      "o(log(2/δ)) and √(γμ' log(2/δ))|y − xᵀθ̂'| ≤ 1 then ε ≤ 2√(γμ log(2/δ))|y − xᵀθ̂| + o(1) (see Q19).",
-      checked('ops', 'remark42'), finding=_REM42),
-    E("PDP-Prop4.3", "PDP", "[PDP] Proposition 4.3 (000:L332)", DP,
-      "OPS with (γ_n, λ_n): (1) (ε_n, δ)-pDP with ε_n of (4.5), and (ε_n, δ)-DP with (4.6) when |y| < 1; (2) under "
-      "(a)–(d) ε_n = O(√((1 + ‖θ0‖)² dγ_n log(2/δ)/(αn))) w.h.p.; (3) E‖θ̃ − θ0‖² = σ² tr[(XᵀX + λ_nI)⁻¹](1 + γ_n⁻¹) "
-      "+ λ_n²‖(XᵀX + λ_nI)⁻¹θ0‖²; (4) E F(θ̃) − F(θ̂) = d/γ_n (see Q13–Q16).",
-      checked('ops', 'prop43-pdp', 'prop43-dp', 'prop43-mse', 'prop43-gap'), finding=_PROP43),
-    E("PDP-Prop4.4", "PDP", "[PDP] Proposition 4.4 (000:L426)", DP,
-      "(1) On ‖x‖ ≤ 1, |y| ≤ 1 AdaOPS (Algorithm 1) is (ε, δ)-DP; (2) under (a)(b)(c) and λ_min(XᵀX) > n/(κd) + "
-      "√(log(10n) log(4/δ))/(ε/2), E[‖θ̃ − θ0‖² | X] = [1 + γ_n]σ² tr[(XᵀX)⁻¹] + O(n⁻¹⁰)‖θ0‖² (see Q5–Q7, Q22).",
-      planned(5)),
-    E("PDP-LemA.1", "PDP", "[PDP] Lemma A.1 (000:L740)", INEQ,
-      "If λ_min(XᵀX + λI) ≥ h then ‖(XᵀX + λI)⁻¹Xᵀ‖ ≤ √(2/h) (deterministic).",
-      planned(5)),
-    E("PDP-LemB.1", "PDP", "[PDP] Lemma B.1 (000:L798)", CF,
-      "θ̂' = (XᵀX + E1)⁻¹(Xy + E2) ⇒ θ̂' − θ̂ = (XᵀX + E1)⁻¹(E2 − E1θ̂).",
-      planned(5)),
-    E("PDP-LemB.2", "PDP", "[PDP] Lemma B.2 (000:L798–840)", CF,
-      "Sherman–Morrison–Woodbury, printed (A + UCV)⁻¹ = A⁻¹ − A⁻¹U(C⁻¹ + VA⁻¹U)⁻¹A⁻¹ (see Q21).",
-      planned(5)),
-    E("PDP-LemB.3", "PDP", "[PDP] Lemma B.3 (000:L798–840)", CF,
-      "det(A + cdᵀ) = det(A)(1 + dᵀA⁻¹c).",
-      planned(5)),
-    E("PDP-LemB.4", "PDP", "[PDP] Lemma B.4 (000:L798–840)", INEQ,
-      "Weyl (Stewart 1998, Thm 1): X − Y = E ⇒ |σ_i(X) − σ_i(Y)| ≤ ‖E‖₂.",
-      planned(5)),
-    E("PDP-LemB.5", "PDP", "[PDP] Lemma B.5 (000:L798–840)", INEQ,
-      "X ~ N(0, 1): P(|X| > ε) ≤ 2e^(−ε²/2)/ε.",
-      planned(5)),
-    E("PDP-LemB.6", "PDP", "[PDP] Lemma B.6 (000:L798–840)", INEQ,
-      "If P_p(log(p/p')(θ) > t) ≤ δ then P_p(θ ∈ S) ≤ e^t P_p'(θ ∈ S) + δ for all measurable S (see Q21).",
-      planned(5)),
-    E("PDP-LemB.7", "PDP", "[PDP] Lemma B.7 (000:L840)", HP,
-      "Matrix Hoeffding (Mackey et al. 2014): independent self-adjoint X_i, E X_i = 0, X_i² ⪯ A_i²: "
-      "P{λ_max(Σ X_i) ≥ t} ≤ d e^(−t²/2σ²).",
-      not_simulable("The definition of σ² is stripped in both source files ([unrecoverable]), so the bound has no "
-                    "value to compare with.")),
+    E(
+        "PDP-Lem2.4",
+        "PDP",
+        "[PDP] Lemma 2.4 (000:L135)",
+        DP,
+        "Adding Gaussian noise with covariance A⁻¹/γ to a deterministic θ̂ obeys (ε(Z, z), δ)-pDP for any δ > 0 with "
+        "ε(Z, z) = γΔ_A(Z, z)√log(1.25/δ) (see Q8).",
+        checked("output-perturbation", "lemma24"),
+        finding=_LEM24,
+    ),
+    E(
+        "PDP-Fact2.5",
+        "PDP",
+        "[PDP] Fact 2.5 (000:L143)",
+        INEQ,
+        "If A is (ε, δ)-pDP for (Z, z), then for S with min{P(θ ∈ S), P(θ ∈ S)} ≥ δ/ε and any side information, "
+        "−2ε ≤ log[P_A(Z)(S | aux)/P_A([Z,z])(S | aux)] ≤ 2ε (see Q17).",
+        planned(5),
+    ),
+    E(
+        "PDP-Fact2.6",
+        "PDP",
+        "[PDP] Fact 2.6 (000:L151)",
+        INEQ,
+        "Per (Z, z): simple composition (ε1 + ε2, δ1 + δ2); advanced composition (O(√(k log(1/δ)) ε), O(kδ)); "
+        "post-processing; group privacy with ε summed along z1..zk and δ̃ = Σ_i δ_i Π_(j<i) e^(ε_j).",
+        planned(5),
+        note="Parts (1), (3), (4) are checkable; (2) is stated only up to O(·).",
+    ),
+    E(
+        "PDP-Prop2.9",
+        "PDP",
+        "[PDP] Proposition 2.9 (000:L201)",
+        INEQ,
+        "For loss in [0, 1]: Gen(A, 𝒟, n) ≤ E_Z(E_z[e^ε(Z,z) | Z])² − 1 + E δ(Z, z) + (E_Z E_z[e^ε | Z] E_z[δ | Z]) "
+        "(see Q18).",
+        planned(5),
+    ),
+    E(
+        "PDP-Prop2.11",
+        "PDP",
+        "[PDP] Proposition 2.11 (000:L215)",
+        INEQ,
+        "Cross-domain generalisation, printed with '=': Gen(A, 𝒟, 𝒟', n) = E[(e^ε(Z,z') + ε(Z,z'') − 1) + δ(Z,z') + "
+        "ε(Z,z')δ(Z,z'')] (see Q18).",
+        planned(5),
+    ),
+    E(
+        "PDP-Cor2.12",
+        "PDP",
+        "[PDP] Corollary 2.12 (000:L221)",
+        INEQ,
+        "If sup δ ≤ δ and E_𝒟[e^(2ε)] ≤ 1, cross-domain generalisation ≤ ½[E_𝒟 e^(2ε) + E_𝒟' e^(2ε)] − 1 + 2δ "
+        "(printed series form; see Q18).",
+        planned(5),
+        note="As printed the hypothesis forces ε = 0 (Q18).",
+    ),
+    E(
+        "PDP-Lem3.1",
+        "PDP",
+        "[PDP] Lemma 3.1 (000:L242)",
+        CF,
+        "θ̂ − θ̂' = [∫₀¹(Σ∇²ℓ(η_t, z_i) + ∇²ℓ(η_t, z) + ∇²r(η_t))dt]⁻¹∇ℓ(θ̂, z) = −[∫₀¹(Σ∇²ℓ(η_t, z_i) + ∇²r(η_t))dt]⁻¹"
+        "∇ℓ(θ̂', z), η_t = tθ̂ + (1 − t)θ̂' (deterministic).",
+        checked("output-perturbation", "lemma31"),
+        finding=_LEM31,
+    ),
+    E(
+        "PDP-Thm4.1",
+        "PDP",
+        "[PDP] Theorem 4.1 (000:L294)",
+        DP,
+        "OPS p(θ | X, y) ∝ exp(−(γ/2)(‖y − Xθ‖² + λ‖θ‖²)) is (ε, δ)-pDP for every δ > 0 and target with ε bounded by "
+        "(4.3) ½|−log(1 + μ) + γμ/(1 + μ)(y − xᵀθ̂)²| + (μ/2) log(2/δ) + √(γμ log(2/δ))|y − xᵀθ̂|, printed '=' to the "
+        "μ'-form (4.4) (see Q11, Q12).",
+        checked("ops", "thm41-4.3", "thm41-4.4"),
+        finding=_THM41,
+    ),
+    E(
+        "PDP-Rem4.2",
+        "PDP",
+        "[PDP] Remark 4.2 (000:L310)",
+        INEQ,
+        "(4.3) simplifies to (μ/2)(1 + log(2/δ)) + ½γ min(μ, 1)|y − xᵀθ̂'|² + √(γμ log(2/δ))|y − xᵀθ̂'|; if μ = "
+        "o(log(2/δ)) and √(γμ' log(2/δ))|y − xᵀθ̂'| ≤ 1 then ε ≤ 2√(γμ log(2/δ))|y − xᵀθ̂| + o(1) (see Q19).",
+        checked("ops", "remark42"),
+        finding=_REM42,
+    ),
+    E(
+        "PDP-Prop4.3",
+        "PDP",
+        "[PDP] Proposition 4.3 (000:L332)",
+        DP,
+        "OPS with (γ_n, λ_n): (1) (ε_n, δ)-pDP with ε_n of (4.5), and (ε_n, δ)-DP with (4.6) when |y| < 1; (2) under "
+        "(a)–(d) ε_n = O(√((1 + ‖θ0‖)² dγ_n log(2/δ)/(αn))) w.h.p.; (3) E‖θ̃ − θ0‖² = σ² tr[(XᵀX + λ_nI)⁻¹](1 + γ_n⁻¹) "
+        "+ λ_n²‖(XᵀX + λ_nI)⁻¹θ0‖²; (4) E F(θ̃) − F(θ̂) = d/γ_n (see Q13–Q16).",
+        checked("ops", "prop43-pdp", "prop43-dp", "prop43-mse", "prop43-gap"),
+        finding=_PROP43,
+    ),
+    E(
+        "PDP-Prop4.4",
+        "PDP",
+        "[PDP] Proposition 4.4 (000:L426)",
+        DP,
+        "(1) On ‖x‖ ≤ 1, |y| ≤ 1 AdaOPS (Algorithm 1) is (ε, δ)-DP; (2) under (a)(b)(c) and λ_min(XᵀX) > n/(κd) + "
+        "√(log(10n) log(4/δ))/(ε/2), E[‖θ̃ − θ0‖² | X] = [1 + γ_n]σ² tr[(XᵀX)⁻¹] + O(n⁻¹⁰)‖θ0‖² (see Q5–Q7, Q22).",
+        planned(5),
+    ),
+    E(
+        "PDP-LemA.1",
+        "PDP",
+        "[PDP] Lemma A.1 (000:L740)",
+        INEQ,
+        "If λ_min(XᵀX + λI) ≥ h then ‖(XᵀX + λI)⁻¹Xᵀ‖ ≤ √(2/h) (deterministic).",
+        planned(5),
+    ),
+    E(
+        "PDP-LemB.1",
+        "PDP",
+        "[PDP] Lemma B.1 (000:L798)",
+        CF,
+        "θ̂' = (XᵀX + E1)⁻¹(Xy + E2) ⇒ θ̂' − θ̂ = (XᵀX + E1)⁻¹(E2 − E1θ̂).",
+        planned(5),
+    ),
+    E(
+        "PDP-LemB.2",
+        "PDP",
+        "[PDP] Lemma B.2 (000:L798–840)",
+        CF,
+        "Sherman–Morrison–Woodbury, printed (A + UCV)⁻¹ = A⁻¹ − A⁻¹U(C⁻¹ + VA⁻¹U)⁻¹A⁻¹ (see Q21).",
+        planned(5),
+    ),
+    E("PDP-LemB.3", "PDP", "[PDP] Lemma B.3 (000:L798–840)", CF, "det(A + cdᵀ) = det(A)(1 + dᵀA⁻¹c).", planned(5)),
+    E(
+        "PDP-LemB.4",
+        "PDP",
+        "[PDP] Lemma B.4 (000:L798–840)",
+        INEQ,
+        "Weyl (Stewart 1998, Thm 1): X − Y = E ⇒ |σ_i(X) − σ_i(Y)| ≤ ‖E‖₂.",
+        planned(5),
+    ),
+    E(
+        "PDP-LemB.5",
+        "PDP",
+        "[PDP] Lemma B.5 (000:L798–840)",
+        INEQ,
+        "X ~ N(0, 1): P(|X| > ε) ≤ 2e^(−ε²/2)/ε.",
+        planned(5),
+    ),
+    E(
+        "PDP-LemB.6",
+        "PDP",
+        "[PDP] Lemma B.6 (000:L798–840)",
+        INEQ,
+        "If P_p(log(p/p')(θ) > t) ≤ δ then P_p(θ ∈ S) ≤ e^t P_p'(θ ∈ S) + δ for all measurable S (see Q21).",
+        planned(5),
+    ),
+    E(
+        "PDP-LemB.7",
+        "PDP",
+        "[PDP] Lemma B.7 (000:L840)",
+        HP,
+        "Matrix Hoeffding (Mackey et al. 2014): independent self-adjoint X_i, E X_i = 0, X_i² ⪯ A_i²: "
+        "P{λ_max(Σ X_i) ≥ t} ≤ d e^(−t²/2σ²).",
+        not_simulable(
+            "The definition of σ² is stripped in both source files ([unrecoverable]), so the bound has no "
+            "value to compare with."
+        ),
+    ),
     # ---------------------------------------------------------------- §3.2 [RW]
-    E("RW-Ex4", "RW", "[RW] Example 4 (003:L82)", CF,
-      "For a count released with N(0, σ²), ex-post pDP is |Q(D) − Q(D±z)||2o − Q(D) − Q(D±z)|/(2σ²); an attacker z ∉ D "
-      "who knows o and ε(o, D, D+z) gets Q(D) = o − 0.5 ± σ²ε, and w.p. 1 only one candidate is an integer.",
-      checked("gaussian", "example4"), finding=_EX4),
-    E("RW-Thm5", "RW", "[RW] Theorem 5 (003:L119)", DP,
-      "With ∇²ℓ ≺ βI_d and ‖∇ℓ‖₂ ≤ ξ, λ ≥ 2β/ε1 and σ = ξ²(8 log(2/δ) + 4ε1)/ε1² (printed; see Q1), objective "
-      "perturbation (Algorithm 1) is (ε1, δ)-DP.",
-      checked('objpert', 'thm5-printed-dp-forward', 'thm5-printed-dp-reverse', 'thm5-printed-lr-attack', 'thm5-variance-dp-forward', 'thm5-variance-dp-reverse', 'thm5-variance-lr-attack'), finding=_THM5),
-    E("RW-Thm6", "RW", "[RW] Theorem 6 (003:L131)", CF,
-      "Ex-post pDP of ObjPert: ε1(θ̂ᴾ, D, D±z) = |−log Π_j(1 ∓ μ_j) + ‖∇ℓ(θ̂ᴾ; z)‖²/(2σ²) ± ∇J(θ̂ᴾ; D)ᵀ∇ℓ(θ̂ᴾ; z)/σ²| "
-      "with μ_j from the eigendecomposition of ∇²ℓ (deterministic; see Q37).",
-      checked('objpert', 'thm6-identity'), finding=_THM6),
-    E("RW-Cor7", "RW", "[RW] Corollary 7 (003:L141)", CF,
-      "For GLMs, ε(θ̂ᴾ, D, D±z) ≤ |−log(1 ± f''(·)μ(x)) + ‖∇ℓ‖²/(2σ²) ± ∇Jᵀ∇ℓ/σ²| with μ(x) = xᵀ(∇²J)⁻¹x (printed "
-      "'≤' for Theorem 6's equality; see Q37).",
-      checked('objpert', 'cor7-identity'), finding=_COR7),
-    E("RW-Thm8", "RW", "[RW] Theorem 8 (003:L169)", INEQ,
-      "|−log Π_j(1 ∓ μ_j)| ≤ −Σ_j log(1 − λ_j/λ) (deterministic); for GLMs −log(1 − f''(xᵀθ̂ᴾ; y)‖x‖²/λ).",
-      checked('objpert', 'thm8-bound'), finding=_THM8),
-    E("RW-Thm9", "RW", "[RW] Theorem 9 (003:L175)", HP,
-      "W.p. 1 − ρ over b: |∇J(θ̂ᴾ; D)ᵀ∇ℓ(θ̂ᴾ; z)| ≤ σ√(2 log(2d/ρ))‖∇ℓ(θ̂ᴾ; z)‖₁; for GLMs (dimension-free) "
-      "≤ f'(xᵀθ̂ᴾ; y)σ‖x‖₂√(2 log(2/ρ)) (see Q23).",
-      checked('objpert', 'thm9-general', 'thm9-glm-printed', 'thm9-glm-derived'), finding=_THM9),
-    E("RW-Thm10", "RW", "[RW] Theorem 10 (003:L203)", DP,
-      "If λ > Cσ2√d(1 + (log(1/ρ))^(2/3)): (1) Algorithm 2 is (ξ²/(2σ2²) + β²/(4σ3²) + √(ξ²/σ2² + β²/(2σ3³))"
-      "√(2 log(1/δ)), δ)-DP; (2) the matching pDP for each x; (3) w.p. 1 − 3ρ, ε1 ≤ ε̄1ᵖ ≤ 12ε1 + "
-      "|f'|‖x‖√(2 log(2/ρ))/σ2 (see Q2, Q3, Q24, Q26).",
-      checked('privacy-report', 'thm10-dp-forward', 'thm10-dp-reverse', 'thm10-pdp', 'thm10-accuracy-median', 'thm10-accuracy-random'), finding=_PR_THM10),
-    E("RW-Thm11", "RW", "[RW] Theorem 11 (002:L377)", DP,
-      "Algorithm 3 (λ_min + N(0, σ4²)) has pDP ε4 = f''²‖x‖⁴/(2σ4²) + f''‖x‖²√(2 log(1/δ))/σ4, and (ε, δ)-DP with β in "
-      "place of f''‖x‖² when f''‖x‖² ≤ β.",
-      checked('privacy-report', 'thm11-weyl', 'thm11-pdp', 'alg4-overhead'), finding=_PR_THM11),
-    E("RW-Prop12", "RW", "[RW] Proposition 12 (002:L575)", HP,
-      "With τ = F⁻¹_λ1(GOE(d))(1 − ρ/2), w.p. 1 − 2ρ: λ̂ᵖ_min is within σ4F⁻¹(1−ρ/2) of λ_min, and for all x the "
-      "regularised estimator satisfies xᵀ(Ĥ + τσ3I)⁻¹x ≤ μ(x) ≤ ((λ̂ + 2τσ3)/λ̂)xᵀ(Ĥ + τσ3I)⁻¹x (standard estimator: "
-      "factors (λ̂ ∓ τσ3)/λ̂ when λ̂ ≥ 2τσ3) (see Q28).",
-      checked('privacy-report', 'prop12', 'q28-raw-lambda'), finding=_PR_PROP12),
-    E("RW-Thm13", "RW", "[RW] Theorem 13 (002:L979)", HP,
-      "If λ_min(H) ≥ max{2β, 2τσ3}, for some 0 < C ≤ 4τσ3 + 2β, w.p. 1 − 3ρ: ε1 ≤ ε1ᴾ ≤ (1 + C/λ_min)ε1 + "
-      "|f'|‖x‖√(2 log(2/ρ))/σ2 (see Q29).",
-      checked('privacy-report', 'thm13-accuracy-median', 'thm13-accuracy-random'), finding=_PR_THM13),
-    E("RW-Thm14", "RW", "[RW] Theorem 14 (002:L1218)", DP,
-      "Algorithm 5 is (ε2, δ)-pDP with ε2 = ‖∇ℓ‖²/(2σ2²) + ‖∇ℓ‖√(2 log(1/δ))/σ2, and ex-post pDP w.p. 1 − ρ with "
-      "√(2 log(2/ρ)) in place of √(2 log(1/δ)) (see Q34).",
-      checked('privacy-report', 'thm14-pdp', 'thm14-ex-post'), finding=_PR_THM14),
-    E("RW-Prop15", "RW", "[RW] Proposition 15 (002:L1287)", HP,
-      "W.p. 1 − 2ρ, simultaneously for all n users, ε1 ≤ ε1ᴾ ≤ 12ε1 + |f'|‖x‖√(2 log(n/ρ))/σ2; with the data-independent "
-      "third term |f'|‖x‖₁√(2 log(2d/ρ))/σ, simultaneously for all x.",
-      checked('privacy-report', 'prop15-uniform', 'prop15-l1', 'prop15-algorithm2'), finding=_PR_PROP15),
-    E("RW-Cor16", "RW", "[RW] Corollary 16 (002:L1357)", DP,
-      "With σ2 = (ρ_max/ε)√(2 log(1.25/δ)) ('when ε < 1'), Algorithm 2 is (ε(·), δ)-pDP with ε(·) = "
-      "ε²f''²‖x‖⁴/(8ρ_max² log(1.25/δ)) + εf''‖x‖²/(ρ_max√2) (see Q30).",
-      checked('privacy-report', 'cor16'), finding=_PR_COR16,
-      note="The calibration sentence of the finding comes from the Gaussian audit's classical-calibration check."),
-    E("RW-Thm17", "RW", "[RW] Theorem 17 (002:L1508)", DP,
-      "Algorithm 6 (GOE Analyze Gauss) has pDP ε = ‖H_x‖_F²/(4σ3²) + ‖H_x‖_F√(2 log(1/δ))/(√2σ3), ex-post w.p. 1 − 2δ "
-      "(see Q38), and (ε, δ)-DP with β = sup‖H_x‖_F.",
-      checked('goe-release', 'goe-dp-forward', 'goe-dp-reverse', 'goe-loss-law', 'thm17-pdp', 'thm17-ex-post', 'thm17-ex-post-identity'), finding=_THM17),
-    E("RW-Lem18", "RW", "[RW] Lemma 18 (002:L1635)", CITE,
-      "Rudelson & Vershynin (2010): i.i.d. σ²-subgaussian A ∈ ℝ^(d×d): P[s_max(A) ≥ (2 + t)√(dσ²)] ≤ Ce^(−cdt^(3/2)); "
-      "w.p. 1 − δ, ‖A‖₂ ≤ (2 + (log(C/δ)/(cd))^(2/3))√(dσ²).",
-      not_simulable("A cited bound with unspecified universal constants C, c: it has no numeric value to test.")),
-    E("RW-Lem19", "RW", "[RW] Lemma 19 (002:L1678)", HP,
-      "For GOE A (N(0, σ²) off-diagonal, N(0, 2σ²) diagonal), w.p. 1 − δ: ‖A‖₂ ≤ √2(2 + (log(C/δ)/(cd))^(2/3))√(dσ²).",
-      not_simulable("Inherits Lemma 18's unspecified constants C, c (described as asymptotic, for theory).")),
-    E("RW-Lem20", "RW", "[RW] Lemma 20 (002:L1710)", HP,
-      "‖A‖₂ ≤ σF⁻¹_λ1 of GOE(1 − ρ/2) w.p. 1 − ρ, F the CDF of λ1 of the standard GOE (Z + Zᵀ)/√2; numerics via "
-      "Chiani (2014) (see Q4, K16).",
-      checked('goe-release', 'lemma20-coverage', 'goe-cdf'), finding=_LEM20),
-    E("RW-Prop21", "RW", "[RW] Proposition 21 (002:L2424)", HP,
-      "If λ_min(H) ≥ 2σ2F⁻¹_λ1(GOE(d))(1 − ρ/2), w.p. 1 − ρ for all x: ½xᵀĤ⁻¹x ≤ xᵀH⁻¹x ≤ (3/2)xᵀĤ⁻¹x (see Q3, K26).",
-      checked('privacy-report', 'prop21'), finding=_PR_PROP21),
-    E("RW-Thm22", "RW", "[RW] Theorem 22 (002:L2628)", CF,
-      "The Gaussian mechanism o ~ Q(D) + N(0, σ²I_d) obeys ex-post pDP with ε(o, D, D±z) = "
-      "|‖Δ_z‖²/(2σ²) − Δ_zᵀ(o − Q(D))/σ²| (deterministic identity; see Q31).",
-      checked("gaussian", "theorem22", "loss-law"), finding=_THM22),
-    E("RW-Cor23", "RW", "[RW] Corollary 23 (002:L2697)", DP,
-      "pDP: ε(D, D±z) ≤ ‖Δ_z‖²/(2σ²) + ‖Δ_z‖Φ⁻¹(1 − δ)/σ (printed twice identically, Q32); w.p. ≥ 1 − ρ over o, ex-post "
-      "ε(o) ≤ ‖Δ_z‖²/(2σ²) + ‖Δ_z‖Φ⁻¹(1 − ρ/2)/σ ≤ ‖Δ_z‖²/(2σ²) + ‖Δ_z‖√(2 log(2/ρ))/σ (5).",
-      checked("gaussian", "cor23-pdp", "cor23-ex-post"), finding=_COR23),
-    E("RW-Lem24", "RW", "[RW] Lemma 24 (002:L2765)", CF,
-      "Sherman–Morrison–Woodbury: (A + UCV)⁻¹ = A⁻¹ − A⁻¹U(C⁻¹ + VA⁻¹U)⁻¹VA⁻¹.",
-      planned(3)),
-    E("RW-Lem25", "RW", "[RW] Lemma 25 (002:L2765–2938)", CF,
-      "Matrix determinant lemma: det(A + cdᵀ) = det(A)(1 + dᵀA⁻¹c).",
-      planned(3)),
-    E("RW-Lem26", "RW", "[RW] Lemma 26 (002:L2765–2938)", INEQ,
-      "X ~ N(0, σ²): P(X > σε) ≤ e^(−ε²/2)/ε; P(X > σ√(2 log(1/δ))) ≤ δ and P(|X| > σ√(2 log(2/δ))) ≤ δ for all δ > 0.",
-      planned(4)),
-    E("RW-Lem27", "RW", "[RW] Lemma 27 (002:L2765–2938)", INEQ,
-      "If P_p(ε(o) > ε) ≤ δ then P_p(S) ≤ e^ε P_p'(S) + δ; (1) for all neighbours ⇒ (ε, δ)-DP; (2) with the reverse "
-      "tail condition (sign unrecoverable, Q33) ⇒ (ε, δ)-pDP.",
-      planned(4)),
-    E("RW-Lem28", "RW", "[RW] Lemma 28 (002:L2765–2938)", HP,
-      "Max of n i.i.d. σ²-subgaussians: P[max_i X_i ≥ √(2σ²(log n + t))] ≤ e^(−t).",
-      planned(3)),
-    E("RW-Lem29", "RW", "[RW] Lemma 29 (002:L2765–2938)", INEQ,
-      "Weyl (Stewart 1990, Thm 4.11): max_i |σ_i(A) − σ_i(A + E)| ≤ ‖E‖₂.",
-      checked('privacy-report', 'thm11-weyl'), finding=_PR_LEM29),
-    E("RW-Lem30", "RW", "[RW] Lemma 30 (002:L2765–2938)", CF,
-      "Change of variables: Y = g(X), g bijective differentiable ⇒ f_Y(y) = f_X(g⁻¹(y))|det ∂g⁻¹(y)/∂y|.",
-      planned(3)),
-    E("RW-Lem31", "RW", "[RW] Lemma 31 (002:L2938)", DP,
-      "Billboard lemma: if A is (ε, δ)-DP then {f_i(Π_iD, A(D))}_i is (ε, δ)-joint DP.",
-      not_simulable("A structural statement over arbitrary functions f_i: joint DP quantifies over every "
-                    "post-processing, so the only number in it is the DP of A(D), which Theorem 10 carries.")),
+    E(
+        "RW-Ex4",
+        "RW",
+        "[RW] Example 4 (003:L82)",
+        CF,
+        "For a count released with N(0, σ²), ex-post pDP is |Q(D) − Q(D±z)||2o − Q(D) − Q(D±z)|/(2σ²); an attacker z ∉ D "
+        "who knows o and ε(o, D, D+z) gets Q(D) = o − 0.5 ± σ²ε, and w.p. 1 only one candidate is an integer.",
+        checked("gaussian", "example4"),
+        finding=_EX4,
+    ),
+    E(
+        "RW-Thm5",
+        "RW",
+        "[RW] Theorem 5 (003:L119)",
+        DP,
+        "With ∇²ℓ ≺ βI_d and ‖∇ℓ‖₂ ≤ ξ, λ ≥ 2β/ε1 and σ = ξ²(8 log(2/δ) + 4ε1)/ε1² (printed; see Q1), objective "
+        "perturbation (Algorithm 1) is (ε1, δ)-DP.",
+        checked(
+            "objpert",
+            "thm5-printed-dp-forward",
+            "thm5-printed-dp-reverse",
+            "thm5-printed-lr-attack",
+            "thm5-variance-dp-forward",
+            "thm5-variance-dp-reverse",
+            "thm5-variance-lr-attack",
+        ),
+        finding=_THM5,
+    ),
+    E(
+        "RW-Thm6",
+        "RW",
+        "[RW] Theorem 6 (003:L131)",
+        CF,
+        "Ex-post pDP of ObjPert: ε1(θ̂ᴾ, D, D±z) = |−log Π_j(1 ∓ μ_j) + ‖∇ℓ(θ̂ᴾ; z)‖²/(2σ²) ± ∇J(θ̂ᴾ; D)ᵀ∇ℓ(θ̂ᴾ; z)/σ²| "
+        "with μ_j from the eigendecomposition of ∇²ℓ (deterministic; see Q37).",
+        checked("objpert", "thm6-identity"),
+        finding=_THM6,
+    ),
+    E(
+        "RW-Cor7",
+        "RW",
+        "[RW] Corollary 7 (003:L141)",
+        CF,
+        "For GLMs, ε(θ̂ᴾ, D, D±z) ≤ |−log(1 ± f''(·)μ(x)) + ‖∇ℓ‖²/(2σ²) ± ∇Jᵀ∇ℓ/σ²| with μ(x) = xᵀ(∇²J)⁻¹x (printed "
+        "'≤' for Theorem 6's equality; see Q37).",
+        checked("objpert", "cor7-identity"),
+        finding=_COR7,
+    ),
+    E(
+        "RW-Thm8",
+        "RW",
+        "[RW] Theorem 8 (003:L169)",
+        INEQ,
+        "|−log Π_j(1 ∓ μ_j)| ≤ −Σ_j log(1 − λ_j/λ) (deterministic); for GLMs −log(1 − f''(xᵀθ̂ᴾ; y)‖x‖²/λ).",
+        checked("objpert", "thm8-bound"),
+        finding=_THM8,
+    ),
+    E(
+        "RW-Thm9",
+        "RW",
+        "[RW] Theorem 9 (003:L175)",
+        HP,
+        "W.p. 1 − ρ over b: |∇J(θ̂ᴾ; D)ᵀ∇ℓ(θ̂ᴾ; z)| ≤ σ√(2 log(2d/ρ))‖∇ℓ(θ̂ᴾ; z)‖₁; for GLMs (dimension-free) "
+        "≤ f'(xᵀθ̂ᴾ; y)σ‖x‖₂√(2 log(2/ρ)) (see Q23).",
+        checked("objpert", "thm9-general", "thm9-glm-printed", "thm9-glm-derived"),
+        finding=_THM9,
+    ),
+    E(
+        "RW-Thm10",
+        "RW",
+        "[RW] Theorem 10 (003:L203)",
+        DP,
+        "If λ > Cσ2√d(1 + (log(1/ρ))^(2/3)): (1) Algorithm 2 is (ξ²/(2σ2²) + β²/(4σ3²) + √(ξ²/σ2² + β²/(2σ3³))"
+        "√(2 log(1/δ)), δ)-DP; (2) the matching pDP for each x; (3) w.p. 1 − 3ρ, ε1 ≤ ε̄1ᵖ ≤ 12ε1 + "
+        "|f'|‖x‖√(2 log(2/ρ))/σ2 (see Q2, Q3, Q24, Q26).",
+        checked(
+            "privacy-report",
+            "thm10-dp-forward",
+            "thm10-dp-reverse",
+            "thm10-pdp",
+            "thm10-accuracy-median",
+            "thm10-accuracy-random",
+        ),
+        finding=_PR_THM10,
+    ),
+    E(
+        "RW-Thm11",
+        "RW",
+        "[RW] Theorem 11 (002:L377)",
+        DP,
+        "Algorithm 3 (λ_min + N(0, σ4²)) has pDP ε4 = f''²‖x‖⁴/(2σ4²) + f''‖x‖²√(2 log(1/δ))/σ4, and (ε, δ)-DP with β in "
+        "place of f''‖x‖² when f''‖x‖² ≤ β.",
+        checked("privacy-report", "thm11-weyl", "thm11-pdp", "alg4-overhead"),
+        finding=_PR_THM11,
+    ),
+    E(
+        "RW-Prop12",
+        "RW",
+        "[RW] Proposition 12 (002:L575)",
+        HP,
+        "With τ = F⁻¹_λ1(GOE(d))(1 − ρ/2), w.p. 1 − 2ρ: λ̂ᵖ_min is within σ4F⁻¹(1−ρ/2) of λ_min, and for all x the "
+        "regularised estimator satisfies xᵀ(Ĥ + τσ3I)⁻¹x ≤ μ(x) ≤ ((λ̂ + 2τσ3)/λ̂)xᵀ(Ĥ + τσ3I)⁻¹x (standard estimator: "
+        "factors (λ̂ ∓ τσ3)/λ̂ when λ̂ ≥ 2τσ3) (see Q28).",
+        checked("privacy-report", "prop12", "q28-raw-lambda"),
+        finding=_PR_PROP12,
+    ),
+    E(
+        "RW-Thm13",
+        "RW",
+        "[RW] Theorem 13 (002:L979)",
+        HP,
+        "If λ_min(H) ≥ max{2β, 2τσ3}, for some 0 < C ≤ 4τσ3 + 2β, w.p. 1 − 3ρ: ε1 ≤ ε1ᴾ ≤ (1 + C/λ_min)ε1 + "
+        "|f'|‖x‖√(2 log(2/ρ))/σ2 (see Q29).",
+        checked("privacy-report", "thm13-accuracy-median", "thm13-accuracy-random"),
+        finding=_PR_THM13,
+    ),
+    E(
+        "RW-Thm14",
+        "RW",
+        "[RW] Theorem 14 (002:L1218)",
+        DP,
+        "Algorithm 5 is (ε2, δ)-pDP with ε2 = ‖∇ℓ‖²/(2σ2²) + ‖∇ℓ‖√(2 log(1/δ))/σ2, and ex-post pDP w.p. 1 − ρ with "
+        "√(2 log(2/ρ)) in place of √(2 log(1/δ)) (see Q34).",
+        checked("privacy-report", "thm14-pdp", "thm14-ex-post"),
+        finding=_PR_THM14,
+    ),
+    E(
+        "RW-Prop15",
+        "RW",
+        "[RW] Proposition 15 (002:L1287)",
+        HP,
+        "W.p. 1 − 2ρ, simultaneously for all n users, ε1 ≤ ε1ᴾ ≤ 12ε1 + |f'|‖x‖√(2 log(n/ρ))/σ2; with the data-independent "
+        "third term |f'|‖x‖₁√(2 log(2d/ρ))/σ, simultaneously for all x.",
+        checked("privacy-report", "prop15-uniform", "prop15-l1", "prop15-algorithm2"),
+        finding=_PR_PROP15,
+    ),
+    E(
+        "RW-Cor16",
+        "RW",
+        "[RW] Corollary 16 (002:L1357)",
+        DP,
+        "With σ2 = (ρ_max/ε)√(2 log(1.25/δ)) ('when ε < 1'), Algorithm 2 is (ε(·), δ)-pDP with ε(·) = "
+        "ε²f''²‖x‖⁴/(8ρ_max² log(1.25/δ)) + εf''‖x‖²/(ρ_max√2) (see Q30).",
+        checked("privacy-report", "cor16"),
+        finding=_PR_COR16,
+        note="The calibration sentence of the finding comes from the Gaussian audit's classical-calibration check.",
+    ),
+    E(
+        "RW-Thm17",
+        "RW",
+        "[RW] Theorem 17 (002:L1508)",
+        DP,
+        "Algorithm 6 (GOE Analyze Gauss) has pDP ε = ‖H_x‖_F²/(4σ3²) + ‖H_x‖_F√(2 log(1/δ))/(√2σ3), ex-post w.p. 1 − 2δ "
+        "(see Q38), and (ε, δ)-DP with β = sup‖H_x‖_F.",
+        checked(
+            "goe-release",
+            "goe-dp-forward",
+            "goe-dp-reverse",
+            "goe-loss-law",
+            "thm17-pdp",
+            "thm17-ex-post",
+            "thm17-ex-post-identity",
+        ),
+        finding=_THM17,
+    ),
+    E(
+        "RW-Lem18",
+        "RW",
+        "[RW] Lemma 18 (002:L1635)",
+        CITE,
+        "Rudelson & Vershynin (2010): i.i.d. σ²-subgaussian A ∈ ℝ^(d×d): P[s_max(A) ≥ (2 + t)√(dσ²)] ≤ Ce^(−cdt^(3/2)); "
+        "w.p. 1 − δ, ‖A‖₂ ≤ (2 + (log(C/δ)/(cd))^(2/3))√(dσ²).",
+        not_simulable("A cited bound with unspecified universal constants C, c: it has no numeric value to test."),
+    ),
+    E(
+        "RW-Lem19",
+        "RW",
+        "[RW] Lemma 19 (002:L1678)",
+        HP,
+        "For GOE A (N(0, σ²) off-diagonal, N(0, 2σ²) diagonal), w.p. 1 − δ: ‖A‖₂ ≤ √2(2 + (log(C/δ)/(cd))^(2/3))√(dσ²).",
+        not_simulable("Inherits Lemma 18's unspecified constants C, c (described as asymptotic, for theory)."),
+    ),
+    E(
+        "RW-Lem20",
+        "RW",
+        "[RW] Lemma 20 (002:L1710)",
+        HP,
+        "‖A‖₂ ≤ σF⁻¹_λ1 of GOE(1 − ρ/2) w.p. 1 − ρ, F the CDF of λ1 of the standard GOE (Z + Zᵀ)/√2; numerics via "
+        "Chiani (2014) (see Q4, K16).",
+        checked("goe-release", "lemma20-coverage", "goe-cdf"),
+        finding=_LEM20,
+    ),
+    E(
+        "RW-Prop21",
+        "RW",
+        "[RW] Proposition 21 (002:L2424)",
+        HP,
+        "If λ_min(H) ≥ 2σ2F⁻¹_λ1(GOE(d))(1 − ρ/2), w.p. 1 − ρ for all x: ½xᵀĤ⁻¹x ≤ xᵀH⁻¹x ≤ (3/2)xᵀĤ⁻¹x (see Q3, K26).",
+        checked("privacy-report", "prop21"),
+        finding=_PR_PROP21,
+    ),
+    E(
+        "RW-Thm22",
+        "RW",
+        "[RW] Theorem 22 (002:L2628)",
+        CF,
+        "The Gaussian mechanism o ~ Q(D) + N(0, σ²I_d) obeys ex-post pDP with ε(o, D, D±z) = "
+        "|‖Δ_z‖²/(2σ²) − Δ_zᵀ(o − Q(D))/σ²| (deterministic identity; see Q31).",
+        checked("gaussian", "theorem22", "loss-law"),
+        finding=_THM22,
+    ),
+    E(
+        "RW-Cor23",
+        "RW",
+        "[RW] Corollary 23 (002:L2697)",
+        DP,
+        "pDP: ε(D, D±z) ≤ ‖Δ_z‖²/(2σ²) + ‖Δ_z‖Φ⁻¹(1 − δ)/σ (printed twice identically, Q32); w.p. ≥ 1 − ρ over o, ex-post "
+        "ε(o) ≤ ‖Δ_z‖²/(2σ²) + ‖Δ_z‖Φ⁻¹(1 − ρ/2)/σ ≤ ‖Δ_z‖²/(2σ²) + ‖Δ_z‖√(2 log(2/ρ))/σ (5).",
+        checked("gaussian", "cor23-pdp", "cor23-ex-post"),
+        finding=_COR23,
+    ),
+    E(
+        "RW-Lem24",
+        "RW",
+        "[RW] Lemma 24 (002:L2765)",
+        CF,
+        "Sherman–Morrison–Woodbury: (A + UCV)⁻¹ = A⁻¹ − A⁻¹U(C⁻¹ + VA⁻¹U)⁻¹VA⁻¹.",
+        planned(3),
+    ),
+    E(
+        "RW-Lem25",
+        "RW",
+        "[RW] Lemma 25 (002:L2765–2938)",
+        CF,
+        "Matrix determinant lemma: det(A + cdᵀ) = det(A)(1 + dᵀA⁻¹c).",
+        planned(3),
+    ),
+    E(
+        "RW-Lem26",
+        "RW",
+        "[RW] Lemma 26 (002:L2765–2938)",
+        INEQ,
+        "X ~ N(0, σ²): P(X > σε) ≤ e^(−ε²/2)/ε; P(X > σ√(2 log(1/δ))) ≤ δ and P(|X| > σ√(2 log(2/δ))) ≤ δ for all δ > 0.",
+        planned(4),
+    ),
+    E(
+        "RW-Lem27",
+        "RW",
+        "[RW] Lemma 27 (002:L2765–2938)",
+        INEQ,
+        "If P_p(ε(o) > ε) ≤ δ then P_p(S) ≤ e^ε P_p'(S) + δ; (1) for all neighbours ⇒ (ε, δ)-DP; (2) with the reverse "
+        "tail condition (sign unrecoverable, Q33) ⇒ (ε, δ)-pDP.",
+        planned(4),
+    ),
+    E(
+        "RW-Lem28",
+        "RW",
+        "[RW] Lemma 28 (002:L2765–2938)",
+        HP,
+        "Max of n i.i.d. σ²-subgaussians: P[max_i X_i ≥ √(2σ²(log n + t))] ≤ e^(−t).",
+        planned(3),
+    ),
+    E(
+        "RW-Lem29",
+        "RW",
+        "[RW] Lemma 29 (002:L2765–2938)",
+        INEQ,
+        "Weyl (Stewart 1990, Thm 4.11): max_i |σ_i(A) − σ_i(A + E)| ≤ ‖E‖₂.",
+        checked("privacy-report", "thm11-weyl"),
+        finding=_PR_LEM29,
+    ),
+    E(
+        "RW-Lem30",
+        "RW",
+        "[RW] Lemma 30 (002:L2765–2938)",
+        CF,
+        "Change of variables: Y = g(X), g bijective differentiable ⇒ f_Y(y) = f_X(g⁻¹(y))|det ∂g⁻¹(y)/∂y|.",
+        planned(3),
+    ),
+    E(
+        "RW-Lem31",
+        "RW",
+        "[RW] Lemma 31 (002:L2938)",
+        DP,
+        "Billboard lemma: if A is (ε, δ)-DP then {f_i(Π_iD, A(D))}_i is (ε, δ)-joint DP.",
+        not_simulable(
+            "A structural statement over arbitrary functions f_i: joint DP quantifies over every "
+            "post-processing, so the only number in it is the DP of A(D), which Theorem 10 carries."
+        ),
+    ),
     # ---------------------------------------------------------------- §3.3 [LR]
-    E("LR-Thm2", "LR", "[LR] Theorem 2 (004:L233)", DP,
-      "AdaOPS (Algorithm 1): (i) (ε, δ)-DP; (ii) w.p. 1 − ϱ, F(θ̃) − F(θ*) ≤ O(…) (two-regime bound); (iii) under the "
-      "linear Gaussian model an event E, P(E) ≥ 1 − δ/3, with E[θ̃ | X, E] = θ0 and Cov ≺ (1 + O(C̃d log(6/δ)/(σ²αnε²)))"
-      "σ²(XᵀX)⁻¹ (see Q42–Q45).",
-      checked('adaops', 'dp-forward', 'dp-reverse', 'lr-attack', 'dp-conditional-forward', 'dp-conditional-reverse'), finding=_LRTHM2),
-    E("LR-Thm3", "LR", "[LR] Theorem 3 (004:L252)", DP,
-      "AdaSSP (Algorithm 2): (i) (ε, δ)-DP; (ii) w.p. 1 − ϱ, F(θ̃) − F(θ*) ≤ O(…); (iii) for sufficiently large α an "
-      "event E, P(E) ≥ 1 − δ/3, with E[θ̃ | X, E] = θ0 and E‖θ̂ − θ0‖² = σ² tr[(XᵀX)⁻¹] + O(…) (see Q51).",
-      checked('adassp', 'dp-forward', 'dp-reverse', 'lr-attack'), finding=_LRTHM3),
-    E("LR-Lem4", "LR", "[LR] App. C Lemma 4 (004:L445–580)", CF,
-      "θ̂ = (XᵀX + E1)⁻¹(Xy + E2) ⇒ θ̂ − θ* = −(XᵀX + E1)⁻¹E1θ* + (XᵀX + E1)⁻¹E2.",
-      planned(5)),
-    E("LR-Lem5", "LR", "[LR] App. C Lemma 5 (004:L445–580)", CF,
-      "‖y − Xθ‖² − ‖y − Xθ*‖² = ‖θ − θ*‖²_(XᵀX).",
-      planned(5)),
-    E("LR-Lem6", "LR", "[LR] App. C Lemma 6 (004:L445–580)", HP,
-      "Fixed θ, symmetric E with upper triangle i.i.d. N(0, w²), A ⪰ 0: w.p. 1 − ϱ, ‖Eθ‖²_A ≤ w² tr(A)‖θ‖² log(2d²/ρ) "
-      "(proof concludes with O(·)).",
-      planned(5)),
-    E("LR-Cor7", "LR", "[LR] App. C Corollary 7 (004:L445–580)", CF,
-      "Ridge SSP: θ̂_λ − θ* = −(XᵀX + λI + E1)⁻¹E1θ* − λ(XᵀX + λI + E1)⁻¹θ* + (XᵀX + λI + E1)⁻¹E2, with the "
-      "3(·) + 3(·) + 3(·) bound and rates (12)–(14) (see Q49).",
-      planned(5)),
-    E("LR-Lem8", "LR", "[LR] App. D Lemma 8 (004:L585–793)", HP,
-      "OPS with (γ, λ): w.p. 1 − ϱ, ‖θ̃ − θ*_λ‖²_(XᵀX+λI) ≤ (d + 2√(d log(1/ϱ)) + 2 log(1/ϱ))/γ ≤ 5d log(1/ϱ)/γ; "
-      "E[θ̃] = θ*_λ, Cov = γ⁻¹(XᵀX + λI)⁻¹; under the model with λ = 0, Cov[θ̃ | X] = (σ² + γ⁻¹)(XᵀX)⁻¹.",
-      planned(5)),
-    E("LR-Lem9", "LR", "[LR] App. D Lemma 9 (004:L585–793)", HP,
-      "θ̃ ~ N(θ*, γ⁻¹[∇²F]⁻¹): w.p. 1 − ϱ, F(θ̃) − F(θ*) ≤ (d + 2√(d log(1/ϱ)) + 2 log(1/ϱ))/(2γ) ≤ 2.5d log(1/ϱ)/γ.",
-      planned(5)),
-    E("LR-Thm10", "LR", "[LR] App. D Theorem 10 (004:L585–793)", DP,
-      "Reproduces [PDP] Theorem 4.1: OPS pDP bounds (16) = (4.3) and (17) = (4.4).",
-      checked('ops', 'thm41-4.3', 'thm41-4.4'), finding=_LRTHM10),
-    E("LR-Rem11", "LR", "[LR] App. D Remark 11 (004:L585–793)", DP,
-      "With L = ‖𝒳‖(‖𝒳‖‖θ*_λ‖ + ‖𝒴‖), OPS with (λ, γ) is (ε, δ)-pDP for all targets with ε = √(γL² log(2/δ)/(λ + λ_min)) "
-      "+ γL²/(2(λ + λ_min + ‖𝒳‖²)) + (1 + log(2/δ))‖𝒳‖²/(2(λ + λ_min)).",
-      planned(5)),
-    E("LR-Lem12", "LR", "[LR] App. D Lemma 12 (004:L585–793)", INEQ,
-      "log(‖𝒴‖ + ‖𝒳‖‖θ*_λ‖) has local sensitivity log(1 + ‖𝒳‖²/(λ_min + λ)).",
-      planned(5)),
-    E("LR-Lem13", "LR", "[LR] App. D Lemma 13 (004:L585–793)", INEQ,
-      "X ~ N(0, 1): P(|X| > ε) ≤ 2e^(−ε²/2)/ε.",
-      planned(5)),
-    E("LR-Lem14", "LR", "[LR] App. D Lemma 14 (004:L585–793)", HP,
-      "Laurent–Massart: X ~ χ²_k: P(X − k ≥ 2√(kt) + 2t) ≤ e^(−t) and P(k − X > 2√(kt)) ≤ e^(−t).",
-      planned(5)),
-    E("LR-Lem15", "LR", "[LR] App. D Lemma 15 (004:L585–793)", INEQ,
-      "If P(|ε(θ)| > t) ≤ δ then P_p(S) ≤ e^t P_p'(S) + δ and P_p'(S) ≤ e^t P_p(S) + δ.",
-      planned(5)),
-    E("LR-Lem16", "LR", "[LR] App. D Lemma 16 (004:L585–793)", INEQ,
-      "Weyl's inequality (= [PDP] Lemma B.4).",
-      planned(5)),
-    E("LR-Lem17", "LR", "[LR] App. D Lemma 17 (004:L585–793)", CF,
-      "Stability identity (= [PDP] Lemma 3.1).",
-      checked('output-perturbation', 'lemma31'), finding=_LEM31),
-    E("LR-Prop18", "LR", "[LR] Proposition 18 (004:L875)", DP,
-      "OPS-Balanced: with γ = ε²λ/(4 log(2/δ)L(λ)²) and λ = (C1‖𝒳‖⁴‖𝒴‖²n/B²)^(1/3), OPS on an unbounded domain is "
-      "(ε, δ)-DP and F(θ̂) − F(θ*) ≤ O(d^(1/3)n^(1/3) log(2/δ)^(1/3)‖𝒳‖^(4/3)‖𝒴‖^(2/3)‖θ*‖^(4/3)/ε^(2/3)).",
-      planned(5)),
+    E(
+        "LR-Thm2",
+        "LR",
+        "[LR] Theorem 2 (004:L233)",
+        DP,
+        "AdaOPS (Algorithm 1): (i) (ε, δ)-DP; (ii) w.p. 1 − ϱ, F(θ̃) − F(θ*) ≤ O(…) (two-regime bound); (iii) under the "
+        "linear Gaussian model an event E, P(E) ≥ 1 − δ/3, with E[θ̃ | X, E] = θ0 and Cov ≺ (1 + O(C̃d log(6/δ)/(σ²αnε²)))"
+        "σ²(XᵀX)⁻¹ (see Q42–Q45).",
+        checked("adaops", "dp-forward", "dp-reverse", "lr-attack", "dp-conditional-forward", "dp-conditional-reverse"),
+        finding=_LRTHM2,
+    ),
+    E(
+        "LR-Thm3",
+        "LR",
+        "[LR] Theorem 3 (004:L252)",
+        DP,
+        "AdaSSP (Algorithm 2): (i) (ε, δ)-DP; (ii) w.p. 1 − ϱ, F(θ̃) − F(θ*) ≤ O(…); (iii) for sufficiently large α an "
+        "event E, P(E) ≥ 1 − δ/3, with E[θ̃ | X, E] = θ0 and E‖θ̂ − θ0‖² = σ² tr[(XᵀX)⁻¹] + O(…) (see Q51).",
+        checked("adassp", "dp-forward", "dp-reverse", "lr-attack"),
+        finding=_LRTHM3,
+    ),
+    E(
+        "LR-Lem4",
+        "LR",
+        "[LR] App. C Lemma 4 (004:L445–580)",
+        CF,
+        "θ̂ = (XᵀX + E1)⁻¹(Xy + E2) ⇒ θ̂ − θ* = −(XᵀX + E1)⁻¹E1θ* + (XᵀX + E1)⁻¹E2.",
+        planned(5),
+    ),
+    E(
+        "LR-Lem5",
+        "LR",
+        "[LR] App. C Lemma 5 (004:L445–580)",
+        CF,
+        "‖y − Xθ‖² − ‖y − Xθ*‖² = ‖θ − θ*‖²_(XᵀX).",
+        planned(5),
+    ),
+    E(
+        "LR-Lem6",
+        "LR",
+        "[LR] App. C Lemma 6 (004:L445–580)",
+        HP,
+        "Fixed θ, symmetric E with upper triangle i.i.d. N(0, w²), A ⪰ 0: w.p. 1 − ϱ, ‖Eθ‖²_A ≤ w² tr(A)‖θ‖² log(2d²/ρ) "
+        "(proof concludes with O(·)).",
+        planned(5),
+    ),
+    E(
+        "LR-Cor7",
+        "LR",
+        "[LR] App. C Corollary 7 (004:L445–580)",
+        CF,
+        "Ridge SSP: θ̂_λ − θ* = −(XᵀX + λI + E1)⁻¹E1θ* − λ(XᵀX + λI + E1)⁻¹θ* + (XᵀX + λI + E1)⁻¹E2, with the "
+        "3(·) + 3(·) + 3(·) bound and rates (12)–(14) (see Q49).",
+        planned(5),
+    ),
+    E(
+        "LR-Lem8",
+        "LR",
+        "[LR] App. D Lemma 8 (004:L585–793)",
+        HP,
+        "OPS with (γ, λ): w.p. 1 − ϱ, ‖θ̃ − θ*_λ‖²_(XᵀX+λI) ≤ (d + 2√(d log(1/ϱ)) + 2 log(1/ϱ))/γ ≤ 5d log(1/ϱ)/γ; "
+        "E[θ̃] = θ*_λ, Cov = γ⁻¹(XᵀX + λI)⁻¹; under the model with λ = 0, Cov[θ̃ | X] = (σ² + γ⁻¹)(XᵀX)⁻¹.",
+        planned(5),
+    ),
+    E(
+        "LR-Lem9",
+        "LR",
+        "[LR] App. D Lemma 9 (004:L585–793)",
+        HP,
+        "θ̃ ~ N(θ*, γ⁻¹[∇²F]⁻¹): w.p. 1 − ϱ, F(θ̃) − F(θ*) ≤ (d + 2√(d log(1/ϱ)) + 2 log(1/ϱ))/(2γ) ≤ 2.5d log(1/ϱ)/γ.",
+        planned(5),
+    ),
+    E(
+        "LR-Thm10",
+        "LR",
+        "[LR] App. D Theorem 10 (004:L585–793)",
+        DP,
+        "Reproduces [PDP] Theorem 4.1: OPS pDP bounds (16) = (4.3) and (17) = (4.4).",
+        checked("ops", "thm41-4.3", "thm41-4.4"),
+        finding=_LRTHM10,
+    ),
+    E(
+        "LR-Rem11",
+        "LR",
+        "[LR] App. D Remark 11 (004:L585–793)",
+        DP,
+        "With L = ‖𝒳‖(‖𝒳‖‖θ*_λ‖ + ‖𝒴‖), OPS with (λ, γ) is (ε, δ)-pDP for all targets with ε = √(γL² log(2/δ)/(λ + λ_min)) "
+        "+ γL²/(2(λ + λ_min + ‖𝒳‖²)) + (1 + log(2/δ))‖𝒳‖²/(2(λ + λ_min)).",
+        planned(5),
+    ),
+    E(
+        "LR-Lem12",
+        "LR",
+        "[LR] App. D Lemma 12 (004:L585–793)",
+        INEQ,
+        "log(‖𝒴‖ + ‖𝒳‖‖θ*_λ‖) has local sensitivity log(1 + ‖𝒳‖²/(λ_min + λ)).",
+        planned(5),
+    ),
+    E(
+        "LR-Lem13",
+        "LR",
+        "[LR] App. D Lemma 13 (004:L585–793)",
+        INEQ,
+        "X ~ N(0, 1): P(|X| > ε) ≤ 2e^(−ε²/2)/ε.",
+        planned(5),
+    ),
+    E(
+        "LR-Lem14",
+        "LR",
+        "[LR] App. D Lemma 14 (004:L585–793)",
+        HP,
+        "Laurent–Massart: X ~ χ²_k: P(X − k ≥ 2√(kt) + 2t) ≤ e^(−t) and P(k − X > 2√(kt)) ≤ e^(−t).",
+        planned(5),
+    ),
+    E(
+        "LR-Lem15",
+        "LR",
+        "[LR] App. D Lemma 15 (004:L585–793)",
+        INEQ,
+        "If P(|ε(θ)| > t) ≤ δ then P_p(S) ≤ e^t P_p'(S) + δ and P_p'(S) ≤ e^t P_p(S) + δ.",
+        planned(5),
+    ),
+    E(
+        "LR-Lem16",
+        "LR",
+        "[LR] App. D Lemma 16 (004:L585–793)",
+        INEQ,
+        "Weyl's inequality (= [PDP] Lemma B.4).",
+        planned(5),
+    ),
+    E(
+        "LR-Lem17",
+        "LR",
+        "[LR] App. D Lemma 17 (004:L585–793)",
+        CF,
+        "Stability identity (= [PDP] Lemma 3.1).",
+        checked("output-perturbation", "lemma31"),
+        finding=_LEM31,
+    ),
+    E(
+        "LR-Prop18",
+        "LR",
+        "[LR] Proposition 18 (004:L875)",
+        DP,
+        "OPS-Balanced: with γ = ε²λ/(4 log(2/δ)L(λ)²) and λ = (C1‖𝒳‖⁴‖𝒴‖²n/B²)^(1/3), OPS on an unbounded domain is "
+        "(ε, δ)-DP and F(θ̂) − F(θ*) ≤ O(d^(1/3)n^(1/3) log(2/δ)^(1/3)‖𝒳‖^(4/3)‖𝒴‖^(2/3)‖θ*‖^(4/3)/ε^(2/3)).",
+        planned(5),
+    ),
 ]
 
 ENTRIES: list[dict] = K_ITEMS + Q_ITEMS + THEOREM_ITEMS

@@ -3,6 +3,7 @@
 A new mechanism's audit: one folder in ``verify/plans/`` whose ``options.py`` defines its plan, and
 one line here.
 """
+
 from __future__ import annotations
 
 from verify.plans.gaussian import options as gaussian

@@ -3,6 +3,7 @@
 Each family under ``verify/plans/<family>/`` defines its plan(s) in ``options.py`` and
 :mod:`verify.plans.catalogue` lists them in an explicit tuple; nothing registers itself on import.
 """
+
 from __future__ import annotations
 
 import argparse

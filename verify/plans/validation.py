@@ -1,8 +1,8 @@
 """Validation of the options every audit shares: the claim (ε, δ), α, a coverage ρ, the budget and the seed."""
+
 from __future__ import annotations
 
 from mechanisms.validation import InputError, positive, probability
-
 
 # The largest claimed ε any audit accepts (as sweeps do): beyond it e^ε overflows the calibrations'
 # root-finders (δ(ε) underflows to 0 long before), and no deployment claims it.

@@ -9,9 +9,12 @@ Nothing is ever pickled to disk.
 from __future__ import annotations
 
 import datetime as _dt
+import fcntl
 import hashlib
 import json
+import os
 import sqlite3
+import urllib.parse
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -51,44 +54,72 @@ def code_version() -> str:
     return f"{package_version()}+{digest.hexdigest()[:12]}"
 
 
-def _connect(path: str) -> sqlite3.Connection:
+def _connect(path: str, read_only: bool = False) -> sqlite3.Connection:
+    """A connection to the store; a reader's is read-only (``mode=ro``), so reading never changes the file."""
+    if read_only:
+        uri = "file:" + urllib.parse.quote(os.path.abspath(path)) + "?mode=ro"
+        return sqlite3.connect(uri, uri=True, isolation_level=None, timeout=30)
     connection = sqlite3.connect(path, isolation_level=None, timeout=30)
     connection.execute("PRAGMA journal_mode=WAL")
     connection.execute("PRAGMA synchronous=FULL")
     return connection
 
 
+def _lock(path: str):
+    """An exclusive lock on ``path`` + ``.lock`` for the writing sweep, or SpecError if another sweep holds it."""
+    handle = open(path + ".lock", "a+")
+    try:
+        fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        handle.close()
+        raise SpecError(
+            f"--store {path}: another pdp-audit sweep is writing it; wait for that one to finish, then rerun this "
+            "command with --resume (it will run only the cells still missing)"
+        ) from None
+    return handle
+
+
 class Store:
     """A sweep's SQLite store, opened by the driver."""
 
-    def __init__(self, path: str, connection: sqlite3.Connection):
+    def __init__(self, path: str, connection: sqlite3.Connection, lock=None):
         self.path = path
         self.db = connection
         self.code_version = code_version()
+        self._lock = lock
 
     # -- opening -------------------------------------------------------------------------------
     @classmethod
     def for_sweep(cls, path: str | Path, spec: SweepSpec, resume: bool) -> "Store":
         """Create the store for ``spec``, or (``resume``) reopen one made by the same spec."""
         path = str(path)
+        Path(path).parent.mkdir(parents=True, exist_ok=True)
+        lock = _lock(path)  # one writer at a time: a second sweep never duplicates the work
+        try:
+            return cls._for_sweep(path, spec, resume, lock)
+        except BaseException:
+            lock.close()
+            raise
+
+    @classmethod
+    def _for_sweep(cls, path: str, spec: SweepSpec, resume: bool, lock) -> "Store":
         exists = Path(path).exists() and Path(path).stat().st_size > 0
         if exists and not resume:
-            store = cls.open(path)
+            store = cls.open(path, lock=lock)
             done = len(store.completed_ids())
             if done == 0 and store.meta("identity") == spec.identity():
                 return store  # an empty store of this very spec (e.g. a run stopped before its first cell)
-            store.close()
+            store.db.close()
             raise SpecError(
                 f"--store {path} already exists ({done} cells); pass --resume to finish it, or choose another --store"
             )
         if not exists and resume:
             raise SpecError(f"--resume: no store at {path}")
         if exists:
-            store = cls.open(path)
+            store = cls.open(path, lock=lock)
             store._check_same_spec(spec)
             return store
-        Path(path).parent.mkdir(parents=True, exist_ok=True)
-        store = cls(path, _connect(path))
+        store = cls(path, _connect(path), lock)
         with store.transaction():
             for statement in _TABLES.split(";"):
                 if statement.strip():
@@ -106,14 +137,17 @@ class Store:
         return store
 
     @classmethod
-    def open(cls, path: str | Path) -> "Store":
+    def open(cls, path: str | Path, lock=None, read_only: bool = False) -> "Store":
+        """The store at ``path`` (SpecError if it is not one); ``read_only`` for readers, who never write to it."""
         path = str(path)
         if not Path(path).is_file():
             raise SpecError(f"no such store {path!r}")
+        if Path(path).stat().st_size == 0:
+            raise SpecError(f"{path} is not a pdp-audit sweep store (it is empty)")
         try:
-            store = cls(path, _connect(path))
+            store = cls(path, _connect(path, read_only), lock)
             schema = store.meta("store_schema")
-        except (sqlite3.DatabaseError, KeyError):
+        except (sqlite3.DatabaseError, KeyError, ValueError):
             raise SpecError(f"{path} is not a pdp-audit sweep store") from None
         if schema != STORE_SCHEMA:
             raise SpecError(f"{path}: store schema {schema} is not supported (this pdp-audit reads {STORE_SCHEMA})")
@@ -137,7 +171,11 @@ class Store:
         )
 
     def close(self) -> None:
+        """Close the connection and release the writer's lock."""
         self.db.close()
+        if self._lock is not None:
+            self._lock.close()
+            self._lock = None
 
     def transaction(self):
         store = self
@@ -258,13 +296,17 @@ class SweepResults:
 
 def load_results(path: str | Path) -> SweepResults:
     """Everything a report needs from the store at ``path`` (complete or not); SpecError if it is not a store."""
-    store = Store.open(path)
+    store = Store.open(path, read_only=True)
     try:
-        spec = store.meta("spec")
-        cells = store.rows()
-        done = {c["cell_id"] for c in cells}
-        missing = [c for c in spec["cells"] if c["id"] not in done]
-        versions = sorted({c["code_version"] for c in cells})
-        return SweepResults(str(path), spec, store.meta("spec_source"), store.meta("created"), versions, cells, missing)
+        try:
+            spec = store.meta("spec")
+            cells = store.rows()
+            done = {c["cell_id"] for c in cells}
+            missing = [c for c in spec["cells"] if c["id"] not in done]
+            versions = sorted({c["code_version"] for c in cells})
+            source, created = store.meta("spec_source"), store.meta("created")
+        except (sqlite3.DatabaseError, KeyError, ValueError, TypeError) as err:  # a damaged or foreign store
+            raise SpecError(f"{path}: the store is damaged and cannot be read ({type(err).__name__}: {err})") from None
+        return SweepResults(str(path), spec, source, created, versions, cells, missing)
     finally:
         store.close()

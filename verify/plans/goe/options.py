@@ -1,35 +1,71 @@
 """``pdp-audit run goe-release``: options and execution (the audit itself is :mod:`verify.plans.goe.evidence`)."""
+
 from __future__ import annotations
 
 import argparse
 
-from verify.plans.plan import AuditPlan
 from verify.options import count, executor_for
 from verify.plans.goe.evidence import GoeAuditConfig, run_goe_audit
+from verify.plans.plan import AuditPlan
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--d", type=count, default=50, help="matrix dimension for τ, ‖N‖₂ and the K15 per-instance view, 1..100 (default: 50, as in K16)")
-    parser.add_argument("--beta", type=float, default=1.0, help="bound β on ‖H_x‖_F of one individual's term (default: 1)")
-    parser.add_argument("--sigma3", type=float, default=None, help="Algorithm 6's noise scale σ₃ (default: calibrated to the claim)")
-    parser.add_argument("--calibration", choices=("paper", "analytic"), default="paper",
-                        help="paper: σ₃ from Theorem 17's DP bound and s from the classical Analyze-Gauss bound; "
-                             "analytic: exact Gaussian calibration of both (default: paper)")
-    parser.add_argument("--rho", type=float, default=0.01, help="failure probability ρ of Lemma 20's bound ‖N‖₂ ≤ σ₃τ (default: 0.01)")
-    parser.add_argument("--matrices", type=count, default=50_000, help="Monte Carlo draws of the d×d noise (default: 5e4)")
-    parser.add_argument("--no-k16", dest="k16", action="store_false",
-                        help="leave out the two K16 checks (the paper's τ = 12 at d = 50, which fails as printed)")
+    parser.add_argument(
+        "--d",
+        type=count,
+        default=50,
+        help="matrix dimension for τ, ‖N‖₂ and the K15 per-instance view, 1..100 (default: 50, as in K16)",
+    )
+    parser.add_argument(
+        "--beta", type=float, default=1.0, help="bound β on ‖H_x‖_F of one individual's term (default: 1)"
+    )
+    parser.add_argument(
+        "--sigma3", type=float, default=None, help="Algorithm 6's noise scale σ₃ (default: calibrated to the claim)"
+    )
+    parser.add_argument(
+        "--calibration",
+        choices=("paper", "analytic"),
+        default="paper",
+        help="paper: σ₃ from Theorem 17's DP bound and s from the classical Analyze-Gauss bound; "
+        "analytic: exact Gaussian calibration of both (default: paper)",
+    )
+    parser.add_argument(
+        "--rho", type=float, default=0.01, help="failure probability ρ of Lemma 20's bound ‖N‖₂ ≤ σ₃τ (default: 0.01)"
+    )
+    parser.add_argument(
+        "--matrices", type=count, default=50_000, help="Monte Carlo draws of the d×d noise (default: 5e4)"
+    )
+    parser.add_argument(
+        "--no-k16",
+        dest="k16",
+        action="store_false",
+        help="leave out the two K16 checks (the paper's τ = 12 at d = 50, which fails as printed)",
+    )
 
 
 def execute(args: argparse.Namespace):
     config = GoeAuditConfig(
-        d=args.d, epsilon=args.claim_epsilon, delta=args.claim_delta, beta=args.beta, sigma3=args.sigma3,
-        calibration=args.calibration, rho=args.rho, trials=args.trials, matrices=args.matrices, seed=args.seed,
-        alpha=args.alpha, k16=args.k16,
+        d=args.d,
+        epsilon=args.claim_epsilon,
+        delta=args.claim_delta,
+        beta=args.beta,
+        sigma3=args.sigma3,
+        calibration=args.calibration,
+        rho=args.rho,
+        trials=args.trials,
+        matrices=args.matrices,
+        seed=args.seed,
+        alpha=args.alpha,
+        k16=args.k16,
     )
     config.validate()
     with executor_for(args.workers) as executor:
         return run_goe_audit(config, executor=executor, progress=not args.quiet)
 
 
-PLAN = AuditPlan("goe-release", "[RW] Algorithm 6 (GOE Analyze Gauss) vs Analyze Gauss; τ of Lemma 20; K15, K16", add_arguments, execute)
+PLAN = AuditPlan(
+    "goe-release",
+    "[RW] Algorithm 6 (GOE Analyze Gauss) vs Analyze Gauss; τ of Lemma 20; K15, K16",
+    add_arguments,
+    execute,
+)

@@ -16,6 +16,7 @@ Protocol (parameters the paper does not state are chosen here and written into t
 The 36 UCI data sets of the paper are not available offline; the bundled ones are those of
 :data:`mechanisms.linreg_data.REGRESSION_DATASETS`.
 """
+
 from __future__ import annotations
 
 import math
@@ -48,7 +49,9 @@ class BenchmarkConfig:
     def validate(self) -> None:
         unknown = [d for d in self.datasets if d not in REGRESSION_DATASETS]
         if unknown:
-            raise InputError(f"--datasets: unknown {', '.join(unknown)}; choose from {', '.join(sorted(REGRESSION_DATASETS))} or none")
+            raise InputError(
+                f"--datasets: unknown {', '.join(unknown)}; choose from {', '.join(sorted(REGRESSION_DATASETS))} or none"
+            )
         if not self.datasets and self.data is None:
             raise InputError("--datasets none needs --data")
         if self.data is not None and self.target_column is None:
@@ -70,7 +73,9 @@ def _solve_batch(M: np.ndarray, v: np.ndarray) -> np.ndarray:
         return np.stack([np.linalg.lstsq(m, b, rcond=None)[0] for m, b in zip(M, v)])
 
 
-def fit(method: str, X: np.ndarray, y: np.ndarray, eps: float, delta: float, draws: int, rng: np.random.Generator) -> np.ndarray:
+def fit(
+    method: str, X: np.ndarray, y: np.ndarray, eps: float, delta: float, draws: int, rng: np.random.Generator
+) -> np.ndarray:
     """``draws`` parameter vectors (rows) of ``method`` trained on (X, y)."""
     n, d = X.shape
     if method == "Trivial":
@@ -92,8 +97,8 @@ def fit(method: str, X: np.ndarray, y: np.ndarray, eps: float, delta: float, dra
         pair = A.AdaSSPPair(nb, eps, delta)
         rows = pair.sample("D", draws, rng)
         p = pair.release.p
-        M = A.symmetric_from_upper(rows[:, 1:1 + p], d) + pair.lam(rows[:, 0])[:, None, None] * np.eye(d)
-        return _solve_batch(M, rows[:, 1 + p:])
+        M = A.symmetric_from_upper(rows[:, 1 : 1 + p], d) + pair.lam(rows[:, 0])[:, None, None] * np.eye(d)
+        return _solve_batch(M, rows[:, 1 + p :])
     raise InputError(f"unknown method {method!r}")
 
 
@@ -105,7 +110,9 @@ def load_all(config: BenchmarkConfig) -> list[tuple[str, np.ndarray, np.ndarray,
     if config.data is not None:
         ds = load_csv(config.data, config.target_column)
         if len(ds.features) < 2 * config.folds:
-            raise InputError(f"--data: {config.data} needs at least 2 × folds = {2 * config.folds} rows, got {len(ds.features)}")
+            raise InputError(
+                f"--data: {config.data} needs at least 2 × folds = {2 * config.folds} rows, got {len(ds.features)}"
+            )
         X, y = preprocess(ds.features, ds.target)
         out.append((ds.name, X, y, f"user CSV {config.data}"))
     return out
@@ -133,7 +140,12 @@ def benchmark_dataset(name: str, X: np.ndarray, y: np.ndarray, config: Benchmark
         v = np.array(values)
         sd = float(v.std(ddof=1)) if len(v) > 1 else 0.0
         half = float(stats.t.isf(0.025, len(v) - 1) * sd / math.sqrt(len(v))) if len(v) > 1 else float("inf")
-        results.setdefault(f"{eps:g}", {})[m] = {"mean": float(v.mean()), "std": sd, "half_width": half, "folds": values}
+        results.setdefault(f"{eps:g}", {})[m] = {
+            "mean": float(v.mean()),
+            "std": sd,
+            "half_width": half,
+            "folds": values,
+        }
     return {"name": name, "n": int(n), "d": int(d), "folds": K, "delta": delta, "results": results}
 
 
@@ -145,8 +157,15 @@ def run_benchmark(config: BenchmarkConfig, progress: bool = False) -> dict:
         row["source"] = source
         rows.append(row)
     return {
-        "benchmark": "linreg", "epsilons": list(EPSILONS), "methods": list(METHODS), "folds": config.folds, "draws": config.draws,
-        "seed": config.seed, "datasets": rows,
-        "protocol": ("z-score, rows to ‖x‖ = 1, y onto [−1, 1]; K-fold CV test MSE averaged over releases; δ = min(1e-6, 1/n_train²); "
-                     "mean over folds ± 95% t-interval half-width"),
+        "benchmark": "linreg",
+        "epsilons": list(EPSILONS),
+        "methods": list(METHODS),
+        "folds": config.folds,
+        "draws": config.draws,
+        "seed": config.seed,
+        "datasets": rows,
+        "protocol": (
+            "z-score, rows to ‖x‖ = 1, y onto [−1, 1]; K-fold CV test MSE averaged over releases; δ = min(1e-6, 1/n_train²); "
+            "mean over folds ± 95% t-interval half-width"
+        ),
     }

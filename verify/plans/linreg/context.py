@@ -19,6 +19,7 @@ domain, so the search ranges over base data sets Z and targets z = (x, y_z) with
 Every mechanism scores every candidate cheaply (its exact δ(ε) where known, else a conditional or small
 Monte Carlo estimate) and the worst one is audited with the full budget.
 """
+
 from __future__ import annotations
 
 import math
@@ -33,8 +34,8 @@ from audits.linreg_profiles import RidgeBatch
 from mechanisms import linreg as L
 from mechanisms.datasets import load_csv
 from mechanisms.linreg_data import REGRESSION_DATASETS, load_regression, preprocess, synthetic_regression
-from verify.plans.validation import check_budget, check_claim
 from mechanisms.validation import InputError
+from verify.plans.validation import check_budget, check_claim
 
 MECHANISMS = ("output-perturbation", "ops", "adaops", "adassp", "ssp")
 CALIBRATIONS = ("balanced", "diffuse", "concentrated", "conservative")
@@ -77,7 +78,12 @@ class LinregAuditConfig:
             raise InputError(f"--search must be in [1, 10000], got {self.search}")
         if not (math.isfinite(self.noise_multiplier) and self.noise_multiplier > 0):
             raise InputError(f"--noise-multiplier must be a finite number > 0, got {self.noise_multiplier}")
-        for name, value in (("--lam", self.lam), ("--sigma", self.sigma), ("--gamma", self.gamma), ("--kappa", self.kappa)):
+        for name, value in (
+            ("--lam", self.lam),
+            ("--sigma", self.sigma),
+            ("--gamma", self.gamma),
+            ("--kappa", self.kappa),
+        ):
             if value is not None and not (math.isfinite(value) and value > 0):
                 raise InputError(f"{name} must be a finite number > 0, got {value}")
         if self.calibration not in CALIBRATIONS:
@@ -112,18 +118,32 @@ def load_data(config: LinregAuditConfig) -> tuple[np.ndarray, np.ndarray, str, s
         n, d = config.synthetic
         X, y, _ = synthetic_regression(n, d, block_rng(config.seed, "synthetic-data", 0))
         X, y = preprocess(X, y)
-        return X, y, f"synthetic-{n}x{d}", f"synthetic: X iid N(0,1), θ0 ~ U[0,1]^d, y ~ N(Xθ0, I); n = {n}, d = {d}; preprocessed"
+        return (
+            X,
+            y,
+            f"synthetic-{n}x{d}",
+            f"synthetic: X iid N(0,1), θ0 ~ U[0,1]^d, y ~ N(Xθ0, I); n = {n}, d = {d}; preprocessed",
+        )
     if config.data is not None:
         ds = load_csv(config.data, config.target_column)
         if ds.features.shape[1] < 1:
             raise InputError(f"--data: {config.data} has no feature column besides --target-column")
         if len(ds.features) < ds.features.shape[1] + 2:
-            raise InputError(f"--data: {config.data} needs at least d + 2 = {ds.features.shape[1] + 2} rows, got {len(ds.features)}")
+            raise InputError(
+                f"--data: {config.data} needs at least d + 2 = {ds.features.shape[1] + 2} rows, got {len(ds.features)}"
+            )
         X, y = preprocess(ds.features, ds.target)
         return X, y, ds.name, ds.description + "; z-scored, rows scaled to ‖x‖ = 1, y mapped onto [−1, 1]"
     X, y = load_regression(config.dataset)
-    return X, y, config.dataset, (f"{config.dataset} (bundled offline; {X.shape[0]} rows, {X.shape[1]} features); "
-                                  "z-scored, rows scaled to ‖x‖ = 1, y mapped onto [−1, 1]")
+    return (
+        X,
+        y,
+        config.dataset,
+        (
+            f"{config.dataset} (bundled offline; {X.shape[0]} rows, {X.shape[1]} features); "
+            "z-scored, rows scaled to ‖x‖ = 1, y mapped onto [−1, 1]"
+        ),
+    )
 
 
 @dataclass(frozen=True)
@@ -229,8 +249,11 @@ def candidates(bases: dict, lam: float, limit: int) -> list[Target]:
                 v = _unit(vmin + sign * th)
                 if v is not None:
                     directions.append((f"v_min {word} θ̂ direction", v))
-        directions += [("v_min (smallest eigenvector)", vmin), ("v_2 (second eigenvector)", evecs[:, min(1, d - 1)]),
-                       ("v_max (largest eigenvector)", evecs[:, -1])]
+        directions += [
+            ("v_min (smallest eigenvector)", vmin),
+            ("v_2 (second eigenvector)", evecs[:, min(1, d - 1)]),
+            ("v_max (largest eigenvector)", evecs[:, -1]),
+        ]
         axes = np.argsort(np.diag(gram))[:MAX_AXES]
         directions += [(f"e_{j + 1}", np.eye(d)[j]) for j in sorted(axes)]
         items: list[Target] = []
@@ -261,6 +284,13 @@ def offdata_targets(X: np.ndarray, y: np.ndarray, lam: float, seed: int, random:
     extra = []
     for k in range(random):
         v = rng.standard_normal(X.shape[1])
-        extra.append(Target(f"add random unit x #{k}, y = {1 if k % 2 == 0 else -1:+d} to data", "data", "add",
-                            v / np.linalg.norm(v), 1.0 if k % 2 == 0 else -1.0))
+        extra.append(
+            Target(
+                f"add random unit x #{k}, y = {1 if k % 2 == 0 else -1:+d} to data",
+                "data",
+                "add",
+                v / np.linalg.norm(v),
+                1.0 if k % 2 == 0 else -1.0,
+            )
+        )
     return structured + extra

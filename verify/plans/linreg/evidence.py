@@ -13,6 +13,7 @@
 * :func:`gaussian_release_check` — one Gaussian release (sensitivity over noise s) at its assigned
   budget (ε_k, δ_k), audited through importance sampling of the whitened Gaussian mechanism.
 """
+
 from __future__ import annotations
 
 import math
@@ -28,12 +29,12 @@ from audits.attack import likelihood_ratio_attack
 from audits.engine import sample_privacy_loss
 from audits.linreg_profiles import gaussian_delta
 from audits.linreg_views import view_of
+from audits.stats import pvalue_by_inversion
 from audits.tails import both_directions
 from mechanisms.gaussian import GaussianPair
-from verify.evidence import builders
 from reports.records import Histograms, Marker, Series
 from verify.checks import CheckSpec, Evidence, samples_to_decide
-from audits.stats import pvalue_by_inversion
+from verify.evidence import builders
 
 DIRECTIONS = ("D||D'", "D'||D")
 
@@ -48,37 +49,98 @@ def _needs_plain(view, delta: float, trials: int) -> bool:
     return builders.plain_sampling_resolves(delta, trials) or not rare.has_noise_view(view)
 
 
-def tail_check(id: str, title: str, claim: str, formula: str, source: str, pair, direction: str, epsilon: float,
-               delta: float, trials: int, seed: int, alpha: float, exact: float | None, executor: Executor | None = None,
-               plain=None) -> Evidence:
+def tail_check(
+    id: str,
+    title: str,
+    claim: str,
+    formula: str,
+    source: str,
+    pair,
+    direction: str,
+    epsilon: float,
+    delta: float,
+    trials: int,
+    seed: int,
+    alpha: float,
+    exact: float | None,
+    executor: Executor | None = None,
+    plain=None,
+) -> Evidence:
     """δ_direction(ε) ≤ δ for ``pair``: plain tails where they resolve δ, importance sampling otherwise."""
     view = view_of(pair)
     if plain is None and _needs_plain(view, delta, trials):
         plain, _ = _plain_tail(pair, direction, epsilon, trials, seed, f"{id}/plain", alpha, executor)
-    check = builders.dp_claim_check(CheckSpec(id, title, claim, formula, source), plain, view, direction, float(epsilon), delta,
-                                    trials, seed, exact=exact, executor=executor)
+    check = builders.dp_claim_check(
+        CheckSpec(id, title, claim, formula, source),
+        plain,
+        view,
+        direction,
+        float(epsilon),
+        delta,
+        trials,
+        seed,
+        exact=exact,
+        executor=executor,
+    )
     return check.with_details(sampling="plain" if _needs_plain(view, delta, trials) else "importance (audits.rare)")
 
 
-def dp_claim_checks(pair, epsilon: float, delta: float, trials: int, seed: int, alpha: float, name: str, source: str,
-                    exact: tuple[float, float] | None = None, attack_exact: tuple[float, list] | None = None,
-                    executor: Executor | None = None, progress: bool = False, note: str = "") -> list[Evidence]:
+def dp_claim_checks(
+    pair,
+    epsilon: float,
+    delta: float,
+    trials: int,
+    seed: int,
+    alpha: float,
+    name: str,
+    source: str,
+    exact: tuple[float, float] | None = None,
+    attack_exact: tuple[float, list] | None = None,
+    executor: Executor | None = None,
+    progress: bool = False,
+    note: str = "",
+) -> list[Evidence]:
     """``dp-forward``, ``dp-reverse`` and ``lr-attack`` of one neighbouring pair (module notes)."""
     loss_d = sample_privacy_loss(pair, "D", trials, seed, "dp-pair", executor, progress)
     loss_dp = sample_privacy_loss(pair, "D'", trials, seed, "dp-pair", executor, progress)
     tails = both_directions(loss_d, loss_dp, np.array([epsilon]), alpha)
     view = view_of(pair)
     checks = []
-    for i, (direction, cid, formula) in enumerate((
+    for i, (direction, cid, formula) in enumerate(
+        (
             ("D||D'", "dp-forward", "δ_{D‖D'}(ε) = P_D[L > ε] − e^ε P_D'[L > ε] ≤ δ"),
-            ("D'||D", "dp-reverse", "δ_{D'‖D}(ε) = P_D'[−L > ε] − e^ε P_D[−L > ε] ≤ δ"))):
+            ("D'||D", "dp-reverse", "δ_{D'‖D}(ε) = P_D'[−L > ε] − e^ε P_D[−L > ε] ≤ δ"),
+        )
+    ):
         check = builders.dp_claim_check(
-            CheckSpec(cid, f"DP claim at the worst neighbour, δ_{{{direction.replace('||', '‖')}}}(ε)", f"{name} (joint release of every stage) is ({epsilon:g}, {delta:g})-DP at the worst neighbour found", formula, "Definition D1; " + source), tails[direction], view, direction, epsilon, delta, trials, seed,
-            exact=None if exact is None else float(exact[i]), executor=executor)
+            CheckSpec(
+                cid,
+                f"DP claim at the worst neighbour, δ_{{{direction.replace('||', '‖')}}}(ε)",
+                f"{name} (joint release of every stage) is ({epsilon:g}, {delta:g})-DP at the worst neighbour found",
+                formula,
+                "Definition D1; " + source,
+            ),
+            tails[direction],
+            view,
+            direction,
+            epsilon,
+            delta,
+            trials,
+            seed,
+            exact=None if exact is None else float(exact[i]),
+            executor=executor,
+        )
         checks.append(check.noted(note, before=True))
     exact_eps, points = attack_exact if attack_exact is not None else (None, [])
-    attack = builders.attack_check(CheckSpec("lr-attack", "", "", "", source), likelihood_ratio_attack(loss_d, loss_dp, delta, alpha), epsilon, delta,
-                                   exact_epsilon=exact_eps, exact_points=points, scores=(loss_d, loss_dp) if points else None)
+    attack = builders.attack_check(
+        CheckSpec("lr-attack", "", "", "", source),
+        likelihood_ratio_attack(loss_d, loss_dp, delta, alpha),
+        epsilon,
+        delta,
+        exact_epsilon=exact_eps,
+        exact_points=points,
+        scores=(loss_d, loss_dp) if points else None,
+    )
     return checks + [attack.retitled("Likelihood-ratio attack at the worst neighbour")]
 
 
@@ -89,12 +151,14 @@ def gaussian_attack_exact(s: float, delta: float) -> tuple[float, list]:
 
     points = []
     for fpr in (1e-3, 1e-2, 1e-1, 0.5):
-        t = -s**2 / 2 + s * stats.norm.isf(fpr)
+        t = -(s**2) / 2 + s * stats.norm.isf(fpr)
         points.append((float(t), float(stats.norm.sf((t - s**2 / 2) / s)), fpr))
     return float(gaussian_epsilon(delta, s)[0]), points
 
 
-def roc_points(tail_d: Callable[[float], float], tail_dp: Callable[[float], float], fprs=(1e-3, 1e-2, 1e-1, 0.5)) -> list:
+def roc_points(
+    tail_d: Callable[[float], float], tail_dp: Callable[[float], float], fprs=(1e-3, 1e-2, 1e-1, 0.5)
+) -> list:
     """(threshold, TPR, FPR) of the optimal test from exact tail functions P_D[L ≥ t], P_D'[L ≥ t] (bisection)."""
     points = []
     for fpr in fprs:
@@ -122,8 +186,19 @@ class Setting:
     extra: dict = field(default_factory=dict)
 
 
-def every_target_check(id: str, title: str, claim: str, formula: str, source: str, settings: Sequence[Setting], delta: float,
-                       trials: int, seed: int, alpha: float, executor: Executor | None = None) -> Evidence:
+def every_target_check(
+    id: str,
+    title: str,
+    claim: str,
+    formula: str,
+    source: str,
+    settings: Sequence[Setting],
+    delta: float,
+    trials: int,
+    seed: int,
+    alpha: float,
+    executor: Executor | None = None,
+) -> Evidence:
     """The printed pDP bound at every target of every setting; the worst target audited by sampling."""
     rows = []
     for s_idx, setting in enumerate(settings):
@@ -139,39 +214,75 @@ def every_target_check(id: str, title: str, claim: str, formula: str, source: st
     direction = DIRECTIONS[direction_index]
     exact = float(setting.exact[k, direction_index])
     pair = setting.make_pair(k)
-    check = tail_check(id, title, claim, formula, source, pair, direction, eps, delta, trials, seed, alpha, exact, executor)
+    check = tail_check(
+        id, title, claim, formula, source, pair, direction, eps, delta, trials, seed, alpha, exact, executor
+    )
     per_setting = []
     for setting in settings:
         w = np.max(setting.exact, axis=1)
-        per_setting.append(f"{setting.name}: {int(np.sum(w > delta * (1 + builders.CLOSED_FORM_RTOL)))} of {len(w)} targets "
-                           f"(largest exact δ/δ = {np.max(w) / delta:.3g})")
-    check = replace(check, note=f"Exact δ at the printed ε exceeds δ = {delta:g} at {int(violating.sum())} of {len(rows)} targets — "
-                  + "; ".join(per_setting) + f". Audited by sampling at the target with the largest exact δ: "
-                  f"{settings[s_idx].labels[k]} ({settings[s_idx].name}; printed ε = {eps:.4g}, exact δ_{{{direction.replace('||', '‖')}}} "
-                  f"= {exact:.3g}). " + check.note)
+        per_setting.append(
+            f"{setting.name}: {int(np.sum(w > delta * (1 + builders.CLOSED_FORM_RTOL)))} of {len(w)} targets "
+            f"(largest exact δ/δ = {np.max(w) / delta:.3g})"
+        )
+    check = replace(
+        check,
+        note=f"Exact δ at the printed ε exceeds δ = {delta:g} at {int(violating.sum())} of {len(rows)} targets — "
+        + "; ".join(per_setting)
+        + f". Audited by sampling at the target with the largest exact δ: "
+        f"{settings[s_idx].labels[k]} ({settings[s_idx].name}; printed ε = {eps:.4g}, exact δ_{{{direction.replace('||', '‖')}}} "
+        f"= {exact:.3g}). " + check.note,
+    )
     series = []
     for st in settings:
         w = np.max(st.exact, axis=1)
         ratio = np.log10(np.maximum(w, delta * 1e-12) / delta)
-        series.append(Series(label=f"{st.name}: {int(np.sum(ratio > 0))} of {len(w)} targets above the claim",
-                             values=ratio))
+        series.append(
+            Series(label=f"{st.name}: {int(np.sum(ratio > 0))} of {len(w)} targets above the claim", values=ratio)
+        )
     low = float(np.floor(min(float(np.min(s_.values)) for s_ in series)))
-    figure = Histograms(series=series, bins=48, xmin=min(low, -1.0), markers=[Marker("the claim: exact δ = δ", 0.0)],
-                        xlabel="log10(exact δ at the printed ε / δ)   (floored at −12)", ylabel="number of targets")
-    return replace(check, figure=figure).with_details(**{
-        "targets": len(rows), "violations": int(violating.sum()),
-        "max_exact_over_delta": float(np.max(worst_delta) / delta),
-        "audited_target": settings[s_idx].labels[k], "audited_setting": settings[s_idx].name, "direction": direction,
-        "settings": [{"name": st.name, "targets": len(st.labels), **st.extra,
-                      "violations": int(np.sum(np.max(st.exact, axis=1) > delta * (1 + builders.CLOSED_FORM_RTOL))),
-                      "max_exact_over_delta": float(np.max(st.exact) / delta),
-                      "median_printed_epsilon": float(np.median(st.epsilons))} for st in settings],
-    })
+    figure = Histograms(
+        series=series,
+        bins=48,
+        xmin=min(low, -1.0),
+        markers=[Marker("the claim: exact δ = δ", 0.0)],
+        xlabel="log10(exact δ at the printed ε / δ)   (floored at −12)",
+        ylabel="number of targets",
+    )
+    return replace(check, figure=figure).with_details(
+        **{
+            "targets": len(rows),
+            "violations": int(violating.sum()),
+            "max_exact_over_delta": float(np.max(worst_delta) / delta),
+            "audited_target": settings[s_idx].labels[k],
+            "audited_setting": settings[s_idx].name,
+            "direction": direction,
+            "settings": [
+                {
+                    "name": st.name,
+                    "targets": len(st.labels),
+                    **st.extra,
+                    "violations": int(np.sum(np.max(st.exact, axis=1) > delta * (1 + builders.CLOSED_FORM_RTOL))),
+                    "max_exact_over_delta": float(np.max(st.exact) / delta),
+                    "median_printed_epsilon": float(np.median(st.epsilons)),
+                }
+                for st in settings
+            ],
+        }
+    )
 
 
-def mean_claim_check(id: str, title: str, claim: str, formula: str, source: str, values: np.ndarray, claimed: float,
-                     exact: float | None, note: str = "") -> Evidence:
-    """"E X = claimed" from iid draws of X (CLT interval; p-value of the two-sided z-test).
+def mean_claim_check(
+    id: str,
+    title: str,
+    claim: str,
+    formula: str,
+    source: str,
+    values: np.ndarray,
+    claimed: float,
+    exact: float | None,
+    note: str = "",
+) -> Evidence:
+    """ "E X = claimed" from iid draws of X (CLT interval; p-value of the two-sided z-test).
 
     Pass needs the derived ``exact`` to equal the printed value (relative 1e-9) and lie in the interval:
     agreement of the data with an equality is never proof on its own.
@@ -188,39 +299,89 @@ def mean_claim_check(id: str, title: str, claim: str, formula: str, source: str,
         equal = exact is not None and math.isclose(exact, claimed, rel_tol=1e-9, abs_tol=1e-12)
         return equal and ci[0] <= claimed <= ci[1]
 
-    pvalue = float(max(2 * stats.norm.sf(abs(mean - claimed) / se), 1e-300)) if se > 0 else (1.0 if mean == claimed else 1e-300)
+    pvalue = (
+        float(max(2 * stats.norm.sf(abs(mean - claimed) / se), 1e-300))
+        if se > 0
+        else (1.0 if mean == claimed else 1e-300)
+    )
     return Evidence(
-        spec=CheckSpec(id, title, claim, formula, source), estimate=mean, exact=exact, pvalue=pvalue,
-        interval=interval, supports=supports,
+        spec=CheckSpec(id, title, claim, formula, source),
+        estimate=mean,
+        exact=exact,
+        pvalue=pvalue,
+        interval=interval,
+        supports=supports,
         budget_hint=lambda ci: samples_to_decide(n, ci, mean, claimed),
-        note=(f"Monte Carlo mean of {n:.1e} draws with a CLT interval; printed value {claimed:.6g}"
-              + ("" if exact is None else f", derived exact value {exact:.6g}") + ". " + note).strip(),
+        note=(
+            f"Monte Carlo mean of {n:.1e} draws with a CLT interval; printed value {claimed:.6g}"
+            + ("" if exact is None else f", derived exact value {exact:.6g}")
+            + ". "
+            + note
+        ).strip(),
         details={"draws": n, "printed": claimed, "exact": exact, "standard_error": se},
     )
 
 
-def gaussian_release_check(id: str, title: str, claim: str, source: str, s: float, epsilon: float, delta: float,
-                           trials: int, seed: int, alpha: float, executor: Executor | None = None, note: str = "") -> Evidence:
+def gaussian_release_check(
+    id: str,
+    title: str,
+    claim: str,
+    source: str,
+    s: float,
+    epsilon: float,
+    delta: float,
+    trials: int,
+    seed: int,
+    alpha: float,
+    executor: Executor | None = None,
+    note: str = "",
+) -> Evidence:
     """One Gaussian release with whitened sensitivity ``s`` at its budget (ε_k, δ_k) (both directions are equal)."""
     pair = GaussianPair(np.zeros(1), np.array([float(s)]), 1.0)
     exact = float(gaussian_delta(epsilon, s))
-    check = tail_check(id, title, claim, "δ(ε_k) = Φ(s/2 − ε_k/s) − e^{ε_k} Φ(−s/2 − ε_k/s) ≤ δ_k, s = Δ/σ",
-                       source, pair, "D||D'", epsilon, delta, trials, seed, alpha, exact, executor)
+    check = tail_check(
+        id,
+        title,
+        claim,
+        "δ(ε_k) = Φ(s/2 − ε_k/s) − e^{ε_k} Φ(−s/2 − ε_k/s) ≤ δ_k, s = Δ/σ",
+        source,
+        pair,
+        "D||D'",
+        epsilon,
+        delta,
+        trials,
+        seed,
+        alpha,
+        exact,
+        executor,
+    )
     return check.noted(note, before=True).with_details(
-        whitened_sensitivity=float(s), epsilon_k=float(epsilon), delta_k=float(delta), exact_over_delta_k=exact / delta)
+        whitened_sensitivity=float(s), epsilon_k=float(epsilon), delta_k=float(delta), exact_over_delta_k=exact / delta
+    )
 
 
-
-def bounded_mean_check(id: str, title: str, claim: str, formula: str, source: str, terms: np.ndarray, delta: float,
-                       note: str = "", **details) -> Evidence:
+def bounded_mean_check(
+    id: str,
+    title: str,
+    claim: str,
+    formula: str,
+    source: str,
+    terms: np.ndarray,
+    delta: float,
+    note: str = "",
+    **details,
+) -> Evidence:
     """δ ≤ δ_claim from iid [0, 1]-valued summands whose mean is δ (empirical Bernstein interval, Maurer &
     Pontil 2009 — valid at every sample size; used for the conditional estimator of AdaOPS)."""
     terms = np.asarray(terms, float)
     bm = rare.BoundedMean(int(terms.size), float(terms.mean()), float(terms.var(ddof=1)), 1.0)
     return Evidence(
-        spec=CheckSpec(id, title, claim, formula, source), estimate=bm.estimate,
-        pvalue=pvalue_by_inversion(bm.lower_bound, delta), interval=bm.interval,
+        spec=CheckSpec(id, title, claim, formula, source),
+        estimate=bm.estimate,
+        pvalue=pvalue_by_inversion(bm.lower_bound, delta),
+        interval=bm.interval,
         supports=lambda ci, alpha: ci[1] <= delta,
         budget_hint=lambda ci: samples_to_decide(bm.n, ci, bm.estimate, delta),
         note=(note + f" {bm.n:.1e} draws; empirical Bernstein interval on summands in [0, 1].").strip(),
-        details={"draws": bm.n, "delta_claim": delta, **details})
+        details={"draws": bm.n, "delta_claim": delta, **details},
+    )

@@ -5,14 +5,15 @@ same option builders; the common run options (claim, trials, seed, alpha, worker
 quiet) come from :func:`verify.cli.main.add_common_run_arguments`.  The audit itself is
 :func:`verify.plans.linreg.run.run_linreg_audit`.
 """
+
 from __future__ import annotations
 
 import argparse
 
 from mechanisms.linreg_data import REGRESSION_DATASETS
-from verify.plans.plan import AuditPlan
 from verify.options import count, executor_for
 from verify.plans.linreg.context import CALIBRATIONS, LinregAuditConfig, parse_synthetic
+from verify.plans.plan import AuditPlan
 
 HELP = {
     "output-perturbation": "Gaussian output perturbation of ridge regression ([PDP] (3.2), Lemma 2.4, Figs 1-2)",
@@ -40,53 +41,114 @@ def _number(text: str) -> float:
 
 def add_common(parser: argparse.ArgumentParser, reproduces: bool) -> None:
     source = parser.add_mutually_exclusive_group()
-    source.add_argument("--dataset", choices=sorted(REGRESSION_DATASETS), default="diabetes",
-                        help="bundled regression data set (default: diabetes)")
+    source.add_argument(
+        "--dataset",
+        choices=sorted(REGRESSION_DATASETS),
+        default="diabetes",
+        help="bundled regression data set (default: diabetes)",
+    )
     source.add_argument("--data", default=None, help="your own numeric CSV with a header row (needs --target-column)")
-    source.add_argument("--synthetic", type=_synthetic, default=None, metavar="n,d",
-                        help="synthetic linear Gaussian data, e.g. 500,5 ([LR] Fig. 3 design)")
+    source.add_argument(
+        "--synthetic",
+        type=_synthetic,
+        default=None,
+        metavar="n,d",
+        help="synthetic linear Gaussian data, e.g. 500,5 ([LR] Fig. 3 design)",
+    )
     parser.add_argument("--target-column", default=None, help="CSV column holding the response y")
-    parser.add_argument("--search", type=count, default=128, help="candidate neighbours scored by the adversarial search (default: 128)")
-    parser.add_argument("--noise-multiplier", type=_number, default=1.0,
-                        help="fault injection: multiply every noise standard deviation by M (M < 1 breaks the calibration; default: 1)")
-    parser.add_argument("--no-reproduce", dest="reproduce", action="store_false",
-                        help="skip the reproduced figures" if reproduces else "no effect (this audit reproduces no figure)")
+    parser.add_argument(
+        "--search", type=count, default=128, help="candidate neighbours scored by the adversarial search (default: 128)"
+    )
+    parser.add_argument(
+        "--noise-multiplier",
+        type=_number,
+        default=1.0,
+        help="fault injection: multiply every noise standard deviation by M (M < 1 breaks the calibration; default: 1)",
+    )
+    parser.add_argument(
+        "--no-reproduce",
+        dest="reproduce",
+        action="store_false",
+        help="skip the reproduced figures" if reproduces else "no effect (this audit reproduces no figure)",
+    )
 
 
 def add_output_perturbation(parser):
     parser.add_argument("--lam", type=_number, default=None, help="ridge λ (default: 1, as [PDP] Fig. 1)")
-    parser.add_argument("--sigma", type=_number, default=None, help="noise σ (default: analytic calibration to the claim at the global sensitivity bound)")
+    parser.add_argument(
+        "--sigma",
+        type=_number,
+        default=None,
+        help="noise σ (default: analytic calibration to the claim at the global sensitivity bound)",
+    )
 
 
 def add_ops(parser):
-    parser.add_argument("--calibration", choices=CALIBRATIONS, default="balanced", help="[LR] App. F calibration (default: balanced)")
+    parser.add_argument(
+        "--calibration", choices=CALIBRATIONS, default="balanced", help="[LR] App. F calibration (default: balanced)"
+    )
     parser.add_argument("--gamma", type=_number, default=None, help="override γ of the calibration")
     parser.add_argument("--lam", type=_number, default=None, help="override λ of the calibration")
 
 
 def add_adaops(parser):
-    parser.add_argument("--algorithm", choices=("lr", "pdp"), default="lr", help="[LR] Algorithm 1 (default) or [PDP] Algorithm 1")
-    parser.add_argument("--kappa", type=_number, default=None, help="κ of [PDP] Algorithm 1 (default: its largest allowed value)")
-    parser.add_argument("--printed", action="store_true", help="run the algorithm as printed ([PDP]: λ_n = min{0, ·}, Q5; [LR]: eq. (8) product, Q42)")
+    parser.add_argument(
+        "--algorithm", choices=("lr", "pdp"), default="lr", help="[LR] Algorithm 1 (default) or [PDP] Algorithm 1"
+    )
+    parser.add_argument(
+        "--kappa", type=_number, default=None, help="κ of [PDP] Algorithm 1 (default: its largest allowed value)"
+    )
+    parser.add_argument(
+        "--printed",
+        action="store_true",
+        help="run the algorithm as printed ([PDP]: λ_n = min{0, ·}, Q5; [LR]: eq. (8) product, Q42)",
+    )
 
 
 def add_adassp(parser):
     parser.add_argument("--rho", type=float, default=0.05, help="ρ of step 3 (default: 0.05)")
-    parser.add_argument("--printed", action="store_true", help="release the printed output (XᵀX + λI)^{-1}X̂y (Q51) instead of the private one")
+    parser.add_argument(
+        "--printed",
+        action="store_true",
+        help="release the printed output (XᵀX + λI)^{-1}X̂y (Q51) instead of the private one",
+    )
 
 
-SPECIFIC = {"output-perturbation": add_output_perturbation, "ops": add_ops, "adaops": add_adaops, "adassp": add_adassp, "ssp": lambda p: None}
+SPECIFIC = {
+    "output-perturbation": add_output_perturbation,
+    "ops": add_ops,
+    "adaops": add_adaops,
+    "adassp": add_adassp,
+    "ssp": lambda p: None,
+}
 REPRODUCES = {"output-perturbation", "ops", "adassp"}
 
 
 def config_from_args(name: str, args: argparse.Namespace) -> LinregAuditConfig:
     get = lambda key, default=None: getattr(args, key, default)  # noqa: E731
     return LinregAuditConfig(
-        mechanism=name, epsilon=args.claim_epsilon, delta=args.claim_delta, trials=args.trials, seed=args.seed, alpha=args.alpha,
-        dataset=args.dataset, data=args.data, target_column=args.target_column, synthetic=args.synthetic, search=args.search,
-        noise_multiplier=args.noise_multiplier, reproduce=get("reproduce", False), printed=get("printed", False), lam=get("lam"),
-        sigma=get("sigma"), gamma=get("gamma"), calibration=get("calibration", "balanced"), algorithm=get("algorithm", "lr"),
-        kappa=get("kappa"), rho=get("rho", 0.05))
+        mechanism=name,
+        epsilon=args.claim_epsilon,
+        delta=args.claim_delta,
+        trials=args.trials,
+        seed=args.seed,
+        alpha=args.alpha,
+        dataset=args.dataset,
+        data=args.data,
+        target_column=args.target_column,
+        synthetic=args.synthetic,
+        search=args.search,
+        noise_multiplier=args.noise_multiplier,
+        reproduce=get("reproduce", False),
+        printed=get("printed", False),
+        lam=get("lam"),
+        sigma=get("sigma"),
+        gamma=get("gamma"),
+        calibration=get("calibration", "balanced"),
+        algorithm=get("algorithm", "lr"),
+        kappa=get("kappa"),
+        rho=get("rho", 0.05),
+    )
 
 
 def plan(name: str) -> AuditPlan:

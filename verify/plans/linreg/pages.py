@@ -21,6 +21,7 @@
   not private); n ∈ {1e2, …, 1e6}, 5 data sets per n (shared by both ε), 20 releases per data set;
   denominator σ² tr((XᵀX)^{-1}) (exact); bands ±2 standard errors over data sets.
 """
+
 from __future__ import annotations
 
 import math
@@ -49,8 +50,15 @@ def log_histogram(values: np.ndarray, markers: list[Marker], xlabel: str, series
     series = [Series(series_label, f(positive))]
     shown = [Marker(m.label, float(f(m.value)), m.style) for m in markers if np.isfinite(m.value) and m.value > 0]
     lo = min([float(np.min(s.values)) for s in series if len(s.values)] + [m.value for m in shown])
-    return Histograms(series=series, markers=shown, bins=40, xmin=float(np.floor(lo * 2) / 2) if use_log else 0.0,
-                      xlabel=("log10 " if use_log else "") + xlabel, ylabel="number of data points")
+    return Histograms(
+        series=series,
+        markers=shown,
+        bins=40,
+        xmin=float(np.floor(lo * 2) / 2) if use_log else 0.0,
+        xlabel=("log10 " if use_log else "") + xlabel,
+        ylabel="number of data points",
+    )
+
 
 FIG1 = {"n": 1000, "d": 10, "sigma": 4.0, "delta": 1e-6, "lam": 1.0, "noise": 0.1}
 FIG2_SIGMAS = (0.5, 1.0, 2.0, 4.0, 8.0, 16.0, 32.0)
@@ -94,8 +102,12 @@ def _sup_shift(X, y, lam, seed: int, draws: int = 4000) -> float:
     values = shift(starts)
     best = float(values.max())
     for i in np.argsort(-values)[:5]:
-        res = optimize.minimize(lambda v: -float(shift(v)[0]), starts[i], method="Nelder-Mead",
-                                options={"xatol": 1e-10, "fatol": 1e-14, "maxiter": 4000})
+        res = optimize.minimize(
+            lambda v: -float(shift(v)[0]),
+            starts[i],
+            method="Nelder-Mead",
+            options={"xatol": 1e-10, "fatol": 1e-14, "maxiter": 4000},
+        )
         best = max(best, -float(res.fun))
     return best
 
@@ -116,28 +128,62 @@ def pdp_figures_1_2_left(config) -> tuple[list, list[Page]]:
     f1 = _fig1_numbers(config.seed, FIG1["sigma"])
     pdp, dp, for_all = f1["pdp"], f1["dp"], f1["for_all"]
     ratio_median, ratio_all = dp / float(np.median(pdp)), dp / for_all
-    setting = (f"n = {FIG1['n']}, d = {FIG1['d']}, σ = {FIG1['sigma']:g}, λ = 1, δ = {FIG1['delta']:g}; rows ~ N(0, I) normalised, "
-               f"θ0 uniform on the unit sphere, y = xᵀθ0 + N(0, {FIG1['noise']:g}²) clipped to [−1, 1] (n, d, θ0 and noise not stated in the paper)")
+    setting = (
+        f"n = {FIG1['n']}, d = {FIG1['d']}, σ = {FIG1['sigma']:g}, λ = 1, δ = {FIG1['delta']:g}; rows ~ N(0, I) normalised, "
+        f"θ0 uniform on the unit sphere, y = xᵀθ0 + N(0, {FIG1['noise']:g}²) clipped to [−1, 1] (n, d, θ0 and noise not stated in the paper)"
+    )
     checks = [
         builders.exact_check(
-            CheckSpec("fig1-order-of-magnitude", "[PDP] Fig. 1: pDP of data points vs DP", "The pDP of users in the data set is more than an order of magnitude stronger than DP (DP ε / median pDP ε ≥ 10)", "ε_DP / median_i ε(Z_{−i}, z_i) ≥ 10", "[PDP] Figure 1 (K1)"), holds=ratio_median >= 10, estimate=ratio_median,
-            note=(f"Reproduction ({setting}): DP ε = {dp:.4g}, median pDP ε over the data = {float(np.median(pdp)):.4g}, largest "
-                  f"{float(np.max(pdp)):.4g} (ratio to the largest {dp / float(np.max(pdp)):.3g}); pDP for all = {for_all:.4g}."),
-            dp_epsilon=dp, median_pdp=float(np.median(pdp)), max_pdp=float(np.max(pdp))),
+            CheckSpec(
+                "fig1-order-of-magnitude",
+                "[PDP] Fig. 1: pDP of data points vs DP",
+                "The pDP of users in the data set is more than an order of magnitude stronger than DP (DP ε / median pDP ε ≥ 10)",
+                "ε_DP / median_i ε(Z_{−i}, z_i) ≥ 10",
+                "[PDP] Figure 1 (K1)",
+            ),
+            holds=ratio_median >= 10,
+            estimate=ratio_median,
+            note=(
+                f"Reproduction ({setting}): DP ε = {dp:.4g}, median pDP ε over the data = {float(np.median(pdp)):.4g}, largest "
+                f"{float(np.max(pdp)):.4g} (ratio to the largest {dp / float(np.max(pdp)):.3g}); pDP for all = {for_all:.4g}."
+            ),
+            dp_epsilon=dp,
+            median_pdp=float(np.median(pdp)),
+            max_pdp=float(np.max(pdp)),
+        ),
         builders.exact_check(
-            CheckSpec("fig1-six-times", "[PDP] Fig. 1: pDP for all vs DP", "pDP for all (fixed data, any target) is six times better than DP (DP ε / pDP-for-all ε ≥ 6)", "ε_DP / sup_z ε(Z, z) ≥ 6", "[PDP] Figure 1 (K1)"), holds=ratio_all >= 6, estimate=ratio_all,
+            CheckSpec(
+                "fig1-six-times",
+                "[PDP] Fig. 1: pDP for all vs DP",
+                "pDP for all (fixed data, any target) is six times better than DP (DP ε / pDP-for-all ε ≥ 6)",
+                "ε_DP / sup_z ε(Z, z) ≥ 6",
+                "[PDP] Figure 1 (K1)",
+            ),
+            holds=ratio_all >= 6,
+            estimate=ratio_all,
             note=f"Reproduction ({setting}): DP ε = {dp:.4g}, pDP for all = {for_all:.4g}: ratio {ratio_all:.3g} (the paper's figure shows about 6).",
-            dp_epsilon=dp, pdp_for_all=for_all),
+            dp_epsilon=dp,
+            pdp_for_all=for_all,
+        ),
     ]
-    fig1 = log_histogram(pdp, [Marker(f"DP ε (global sensitivity) = {dp:.3g}", dp),
-                               Marker(f"pDP for all = {for_all:.3g}", for_all, "--")],
-                         f"ε at δ = {FIG1['delta']:g}", f"pDP ε of each of the {FIG1['n']} data points")
-    pages = [Page("Reproduction: [PDP] Figure 1 (output perturbation, σ = 4)",
-              (f"DP vs pDP for all vs the distribution of pDP over the data set for θ̃ ~ N((XᵀX + I)^{{-1}}Xᵀy, σ²I). Setting: {setting}. "
-                       f"DP ε = {dp:.4g} (analytic Gaussian at the global bound Δ ≤ (1 + √n/2) = {f1['global_sensitivity']:.4g}); pDP for all = "
-                       f"{for_all:.4g} (ratio {ratio_all:.3g}); median pDP over the data = {float(np.median(pdp)):.3g} (ratio {ratio_median:.3g}). "
-                       "The claims are checked as fig1-order-of-magnitude and fig1-six-times."),
-              fig1)]
+    fig1 = log_histogram(
+        pdp,
+        [Marker(f"DP ε (global sensitivity) = {dp:.3g}", dp), Marker(f"pDP for all = {for_all:.3g}", for_all, "--")],
+        f"ε at δ = {FIG1['delta']:g}",
+        f"pDP ε of each of the {FIG1['n']} data points",
+    )
+    pages = [
+        Page(
+            "Reproduction: [PDP] Figure 1 (output perturbation, σ = 4)",
+            (
+                f"DP vs pDP for all vs the distribution of pDP over the data set for θ̃ ~ N((XᵀX + I)^{{-1}}Xᵀy, σ²I). Setting: {setting}. "
+                f"DP ε = {dp:.4g} (analytic Gaussian at the global bound Δ ≤ (1 + √n/2) = {f1['global_sensitivity']:.4g}); pDP for all = "
+                f"{for_all:.4g} (ratio {ratio_all:.3g}); median pDP over the data = {float(np.median(pdp)):.3g} (ratio {ratio_median:.3g}). "
+                "The claims are checked as fig1-order-of-magnitude and fig1-six-times."
+            ),
+            fig1,
+        )
+    ]
     # Figure 2 (left): DP vs the distribution of pDP over the data, across noise levels
     X, y = fig1_data(config.seed)
     n = FIG1["n"]
@@ -146,28 +192,62 @@ def pdp_figures_1_2_left(config) -> tuple[list, list[Page]]:
     rows = []
     for sigma in FIG2_SIGMAS:
         e = gaussian_epsilon(FIG1["delta"], shifts / sigma)
-        rows.append((float(gaussian_epsilon(FIG1["delta"], f1["global_sensitivity"] / sigma)[0]), np.quantile(e, [0.25, 0.5, 0.75]),
-                     float(e.max()), float(e.mean()), float(gaussian_epsilon(FIG1["delta"], sup / sigma)[0])))
+        rows.append(
+            (
+                float(gaussian_epsilon(FIG1["delta"], f1["global_sensitivity"] / sigma)[0]),
+                np.quantile(e, [0.25, 0.5, 0.75]),
+                float(e.max()),
+                float(e.mean()),
+                float(gaussian_epsilon(FIG1["delta"], sup / sigma)[0]),
+            )
+        )
     worst_ratio = min(r[0] / r[3] for r in rows)
-    checks.append(builders.exact_check(
-        CheckSpec("fig2-orders", "[PDP] Fig. 2 (left): average pDP vs worst-case DP", "The average pDP over the data set is several orders of magnitude smaller than the worst-case DP (ratio ≥ 100 at every σ)", "min_σ ε_DP(σ) / mean_i ε_i(σ) ≥ 100", "[PDP] Figure 2 (K2)"), holds=worst_ratio >= 100, estimate=worst_ratio,
-        note=f"Same data as Fig. 1; σ ∈ {list(FIG2_SIGMAS)}; smallest ratio DP / mean pDP over the grid = {worst_ratio:.3g}.",
-        sigmas=list(FIG2_SIGMAS)))
+    checks.append(
+        builders.exact_check(
+            CheckSpec(
+                "fig2-orders",
+                "[PDP] Fig. 2 (left): average pDP vs worst-case DP",
+                "The average pDP over the data set is several orders of magnitude smaller than the worst-case DP (ratio ≥ 100 at every σ)",
+                "min_σ ε_DP(σ) / mean_i ε_i(σ) ≥ 100",
+                "[PDP] Figure 2 (K2)",
+            ),
+            holds=worst_ratio >= 100,
+            estimate=worst_ratio,
+            note=f"Same data as Fig. 1; σ ∈ {list(FIG2_SIGMAS)}; smallest ratio DP / mean pDP over the grid = {worst_ratio:.3g}.",
+            sigmas=list(FIG2_SIGMAS),
+        )
+    )
     x = list(FIG2_SIGMAS)
-    fig2 = Lines(x=x, logx=True, logy=True, xlabel="noise standard deviation σ",
-                 ylabel=f"ε at δ = {FIG1['delta']:g}", series=[
-                     Line("DP (global sensitivity)", [r[0] for r in rows]),
-                     Line("pDP for all", [r[4] for r in rows], style="--"),
-                     Line("pDP of data points: median (band: 25–75%)", [r[1][1] for r in rows],
-                          lo=[r[1][0] for r in rows], hi=[r[1][2] for r in rows]),
-                     Line("pDP of data points: largest", [r[2] for r in rows], style=":"),
-                 ])
-    pages.append(Page("Reproduction: [PDP] Figure 2 (left), noise on the coefficients",
-                  ("Worst-case DP against the distribution of pDP over the data points (median with the inter-quartile band and "
-                           "the largest, standing in for the paper's box plots) for isotropic Gaussian noise σ on the ridge coefficients, "
-                           f"same data as Figure 1, δ = {FIG1['delta']:g}. Smallest DP / mean-pDP ratio over the grid: {worst_ratio:.3g} "
-                           "(check fig2-orders)."),
-                  fig2))
+    fig2 = Lines(
+        x=x,
+        logx=True,
+        logy=True,
+        xlabel="noise standard deviation σ",
+        ylabel=f"ε at δ = {FIG1['delta']:g}",
+        series=[
+            Line("DP (global sensitivity)", [r[0] for r in rows]),
+            Line("pDP for all", [r[4] for r in rows], style="--"),
+            Line(
+                "pDP of data points: median (band: 25–75%)",
+                [r[1][1] for r in rows],
+                lo=[r[1][0] for r in rows],
+                hi=[r[1][2] for r in rows],
+            ),
+            Line("pDP of data points: largest", [r[2] for r in rows], style=":"),
+        ],
+    )
+    pages.append(
+        Page(
+            "Reproduction: [PDP] Figure 2 (left), noise on the coefficients",
+            (
+                "Worst-case DP against the distribution of pDP over the data points (median with the inter-quartile band and "
+                "the largest, standing in for the paper's box plots) for isotropic Gaussian noise σ on the ridge coefficients, "
+                f"same data as Figure 1, δ = {FIG1['delta']:g}. Smallest DP / mean-pDP ratio over the grid: {worst_ratio:.3g} "
+                "(check fig2-orders)."
+            ),
+            fig2,
+        )
+    )
     return checks, pages
 
 
@@ -185,24 +265,42 @@ def pdp_figure2_right(config) -> tuple[list, list[Page]]:
     rows = []
     for g in FIG2_GAMMAS:
         e = ops_epsilon(delta, q["mu"], q["r"], g)
-        rows.append((d / (2 * g), g * (1 + EM_RADIUS) ** 2 / 2, float(np.median(e)), float(e.max()), float(e.mean()),
-                     float(ops_epsilon(delta, off["mu"], off["r"], g).max())))
+        rows.append(
+            (
+                d / (2 * g),
+                g * (1 + EM_RADIUS) ** 2 / 2,
+                float(np.median(e)),
+                float(e.max()),
+                float(e.mean()),
+                float(ops_epsilon(delta, off["mu"], off["r"], g).max()),
+            )
+        )
     ratios = [r[1] / r[4] for r in rows]
     order = np.argsort([r[0] for r in rows])
-    fig = Lines(x=[rows[i][0] for i in order], logx=True, logy=True,
-                xlabel="excess empirical risk E J(θ̃) − J(θ̂_λ) = d/(2γ)", ylabel=f"ε (pDP at δ = {delta:g})", series=[
-                    Line(f"ε-DP of the exponential mechanism, ‖θ‖ ≤ {EM_RADIUS:g}", [rows[i][1] for i in order]),
-                    Line("pDP for all (exact OPS profile)", [rows[i][5] for i in order], style="--"),
-                    Line("pDP of data points: median", [rows[i][2] for i in order]),
-                    Line("pDP of data points: largest", [rows[i][3] for i in order], style=":"),
-                ])
-    page = Page("Reproduction: [PDP] Figure 2 (right), OPS vs exp. mechanism",
-            ("Privacy against utility for the scaled posterior sampler θ̃ ∝ exp(−(γ/2)(‖y − Xθ‖² + λ‖θ‖²)), λ = 1, on the data of "
-                     f"Figure 1 as γ varies: the ε-DP it has as an exponential mechanism on a ball of radius R = {EM_RADIUS:g} (Wang et al. "
-                     f"2015; our choice of R), against its exact (ε, {delta:g})-pDP of the data points and for all targets. The ratio of the EM's ε to the "
-                     f"mean pDP ranges from {min(ratios):.3g} (γ = {FIG2_GAMMAS[int(np.argmin(ratios))]:.3g}) to {max(ratios):.3g} over the grid; "
-                     "the figure's range of γ is not stated in the paper, so its claim is checked on the left pane only (fig2-orders)."),
-            fig)
+    fig = Lines(
+        x=[rows[i][0] for i in order],
+        logx=True,
+        logy=True,
+        xlabel="excess empirical risk E J(θ̃) − J(θ̂_λ) = d/(2γ)",
+        ylabel=f"ε (pDP at δ = {delta:g})",
+        series=[
+            Line(f"ε-DP of the exponential mechanism, ‖θ‖ ≤ {EM_RADIUS:g}", [rows[i][1] for i in order]),
+            Line("pDP for all (exact OPS profile)", [rows[i][5] for i in order], style="--"),
+            Line("pDP of data points: median", [rows[i][2] for i in order]),
+            Line("pDP of data points: largest", [rows[i][3] for i in order], style=":"),
+        ],
+    )
+    page = Page(
+        "Reproduction: [PDP] Figure 2 (right), OPS vs exp. mechanism",
+        (
+            "Privacy against utility for the scaled posterior sampler θ̃ ∝ exp(−(γ/2)(‖y − Xθ‖² + λ‖θ‖²)), λ = 1, on the data of "
+            f"Figure 1 as γ varies: the ε-DP it has as an exponential mechanism on a ball of radius R = {EM_RADIUS:g} (Wang et al. "
+            f"2015; our choice of R), against its exact (ε, {delta:g})-pDP of the data points and for all targets. The ratio of the EM's ε to the "
+            f"mean pDP ranges from {min(ratios):.3g} (γ = {FIG2_GAMMAS[int(np.argmin(ratios))]:.3g}) to {max(ratios):.3g} over the grid; "
+            "the figure's range of γ is not stated in the paper, so its claim is checked on the left pane only (fig2-orders)."
+        ),
+        fig,
+    )
     return [], [page]
 
 
@@ -245,16 +343,30 @@ def lr_figure3(config) -> list[Page]:
         for m in methods:
             mean = np.array([a for a, _ in results[(eps, m)]])
             se = np.array([b for _, b in results[(eps, m)]])
-            series.append(Line(m, mean, lo=np.maximum(mean - 2 * se, mean * 1e-3), hi=mean + 2 * se,
-                               style="--" if m == "non-private" else "-"))
+            series.append(
+                Line(
+                    m,
+                    mean,
+                    lo=np.maximum(mean - 2 * se, mean * 1e-3),
+                    hi=mean + 2 * se,
+                    style="--" if m == "non-private" else "-",
+                )
+            )
         last = {m: results[(eps, m)][-1][0] for m in methods}
-        pages.append(Page(
-            f"Reproduction: [LR] Figure 3, relative efficiency at ε = {eps:g}",
-            (f"E‖θ̃ − θ0‖² / E‖θ* − θ0‖² against n for d = {d}, θ0 ~ U[0,1]^d, X iid N(0, 1), y ~ N(Xθ0, I), δ = 1/n², "
-                     f"ε = {eps:g}; {R} data sets per n (the same for both ε), {S} releases each; bounds max‖x‖, max|y| = the data's own "
-                     f"(our choice, as is the n grid {list(ns)}); OPS = OPS-Balanced; bands ±2 standard errors over data sets. "
-                     f"At n = {ns[-1]:,}: " + ", ".join(f"{m} {v:.3g}" for m, v in last.items())
-                     + ". The paper's claim (K30): AdaOPS and AdaSSP approach the MLE (ratio → 1) as n grows; SSP is unstable for small n."),
-            Lines(x=list(ns), logx=True, logy=True, xlabel="n", ylabel="relative efficiency (1 = MLE)", series=series),
-        ))
+        pages.append(
+            Page(
+                f"Reproduction: [LR] Figure 3, relative efficiency at ε = {eps:g}",
+                (
+                    f"E‖θ̃ − θ0‖² / E‖θ* − θ0‖² against n for d = {d}, θ0 ~ U[0,1]^d, X iid N(0, 1), y ~ N(Xθ0, I), δ = 1/n², "
+                    f"ε = {eps:g}; {R} data sets per n (the same for both ε), {S} releases each; bounds max‖x‖, max|y| = the data's own "
+                    f"(our choice, as is the n grid {list(ns)}); OPS = OPS-Balanced; bands ±2 standard errors over data sets. "
+                    f"At n = {ns[-1]:,}: "
+                    + ", ".join(f"{m} {v:.3g}" for m, v in last.items())
+                    + ". The paper's claim (K30): AdaOPS and AdaSSP approach the MLE (ratio → 1) as n grows; SSP is unstable for small n."
+                ),
+                Lines(
+                    x=list(ns), logx=True, logy=True, xlabel="n", ylabel="relative efficiency (1 = MLE)", series=series
+                ),
+            )
+        )
     return pages

@@ -31,6 +31,7 @@ an increasing convex function, and in both directions δ(ε) ≤ P_W[L > ε] ≤
 unbounded f′ and no certificate.  A DP check passes when this bound satisfies the claim *and* the Monte Carlo
 interval is consistent with it (its lower end does not exceed the bound) — the suite's rule for closed forms.
 """
+
 from __future__ import annotations
 
 import math
@@ -48,12 +49,12 @@ from mechanisms import objpert as op
 from mechanisms.datasets import load_csv
 from mechanisms.glm_data import breast_cancer, margin_data
 from mechanisms.losses import GLMLoss, LogisticLoss, PseudoHuberLoss, get_loss
+from mechanisms.validation import InputError
 from reports.records import Line, Lines, Page, Panel, Run, ScatterPanels
 from verify.checks import CheckSpec, Evidence, finalize, make_run
 from verify.evidence import builders
 from verify.evidence.dp_checks import PairSamples, dp_checks
 from verify.plans.validation import check_budget, check_claim
-from mechanisms.validation import InputError
 
 SOURCE_THM5 = "[RW] Theorem 5 (Kifer et al. 2012); THEORY.md Q1"
 LOSSES = ("logistic", "squared", "huber")
@@ -106,8 +107,10 @@ class ObjPertAuditConfig:
         if not (math.isfinite(self.huber_kappa) and self.huber_kappa > 0):
             raise InputError(f"--huber-kappa must be a finite number > 0, got {self.huber_kappa}")
         if self.lam is not None and not (math.isfinite(self.lam) and self.lam > 0):
-            raise InputError(f"--lam must be a finite number > 0 (no built-in loss is strongly convex in θ: the ridge term "
-                             f"λ‖θ‖²/2 makes θ ↦ b(θ) a bijection), got {self.lam}")
+            raise InputError(
+                f"--lam must be a finite number > 0 (no built-in loss is strongly convex in θ: the ridge term "
+                f"λ‖θ‖²/2 makes θ ↦ b(θ) a bijection), got {self.lam}"
+            )
         if self.sigma is not None and not (math.isfinite(self.sigma) and self.sigma > 0):
             raise InputError(f"--sigma must be a finite number > 0, got {self.sigma}")
         if self.calibration not in READINGS:
@@ -115,8 +118,10 @@ class ObjPertAuditConfig:
         if self.theta_radius is not None and not (math.isfinite(self.theta_radius) and self.theta_radius > 0):
             raise InputError(f"--theta-radius must be a finite number > 0, got {self.theta_radius}")
         if self.loss == "squared" and self.theta_radius is None and self.sigma is None:
-            raise InputError("--loss squared: Theorem 5 needs a gradient bound ξ, infinite for the squared loss on R^d; "
-                             "give --theta-radius R (ξ = 2(1 + R)) or --sigma")
+            raise InputError(
+                "--loss squared: Theorem 5 needs a gradient bound ξ, infinite for the squared loss on R^d; "
+                "give --theta-radius R (ξ = 2(1 + R)) or --sigma"
+            )
         sources = sum(x is not None for x in (self.data, self.synthetic, self.dataset))
         if sources > 1:
             raise InputError("give at most one of --data, --synthetic, --dataset")
@@ -143,8 +148,16 @@ def synthetic_data(n: int, d: int, loss: str, seed: int = DATA_SEED) -> tuple[np
     X, y, w = margin_data(n, rng, margin=FIG1_MARGIN, d=d)
     if loss != "logistic":
         y = np.clip(X @ w + 0.1 * rng.standard_normal(n), -1.0, 1.0)
-        return X, y, f"synthetic: {n} rows uniform in the unit ball of R^{d} (margin 0.4), y = wᵀx + N(0, 0.01) clipped to [−1, 1]"
-    return X, y, f"synthetic: {n} rows uniform in the unit ball of R^{d}, two classes ±1 separated by a margin 0.4 ([RW] Fig. 1 data)"
+        return (
+            X,
+            y,
+            f"synthetic: {n} rows uniform in the unit ball of R^{d} (margin 0.4), y = wᵀx + N(0, 0.01) clipped to [−1, 1]",
+        )
+    return (
+        X,
+        y,
+        f"synthetic: {n} rows uniform in the unit ball of R^{d}, two classes ±1 separated by a margin 0.4 ([RW] Fig. 1 data)",
+    )
 
 
 def load_data(config: ObjPertAuditConfig) -> tuple[np.ndarray, np.ndarray, str]:
@@ -164,7 +177,9 @@ def load_data(config: ObjPertAuditConfig) -> tuple[np.ndarray, np.ndarray, str]:
             raise InputError(f"--data: {config.data} needs at least 2 data rows")
     elif config.dataset == "breast-cancer":
         X, y = breast_cancer("unit")
-        description = "breast-cancer (Wisconsin, n = 569, d = 30): z-scored, rows scaled to unit norm ([LR] K27), benign = +1"
+        description = (
+            "breast-cancer (Wisconsin, n = 569, d = 30): z-scored, rows scaled to unit norm ([LR] K27), benign = +1"
+        )
     else:
         n, d = config.synthetic or DEFAULT_SYNTHETIC
         X, y, description = synthetic_data(n, d, config.loss)
@@ -177,14 +192,18 @@ def load_data(config: ObjPertAuditConfig) -> tuple[np.ndarray, np.ndarray, str]:
         description += "; every row scaled to unit L2 norm (--normalize-rows)"
     elif np.any(norms > 1 + UNIT_BALL_TOL):
         bad = int(np.sum(norms > 1 + UNIT_BALL_TOL))
-        raise InputError(f"--data: {bad} of {len(X)} rows have L2 norm > 1 (largest {norms.max():.4g}); Theorem 5 assumes "
-                         f"‖x‖ ≤ 1: rescale the features or pass --normalize-rows")
+        raise InputError(
+            f"--data: {bad} of {len(X)} rows have L2 norm > 1 (largest {norms.max():.4g}); Theorem 5 assumes "
+            f"‖x‖ ≤ 1: rescale the features or pass --normalize-rows"
+        )
     if config.loss == "logistic" and not np.all((y == 1) | (y == -1)):
         values = ", ".join(f"{v:g}" for v in np.unique(y)[:5])
         raise InputError(f"--data: labels must be -1 or +1 for --loss logistic, found {values}")
     if config.loss != "logistic" and np.any(np.abs(y) > 1):
-        raise InputError(f"--data: labels must satisfy |y| <= 1 for --loss {config.loss} (Theorem 5's assumption), "
-                         f"largest |y| = {np.abs(y).max():.4g}")
+        raise InputError(
+            f"--data: labels must satisfy |y| <= 1 for --loss {config.loss} (Theorem 5's assumption), "
+            f"largest |y| = {np.abs(y).max():.4g}"
+        )
     return X, y, description
 
 
@@ -222,8 +241,10 @@ def check_hessian(X: np.ndarray, y: np.ndarray, lam: float, loss) -> np.ndarray:
         raise InputError(f"the non-private problem could not be solved ({err}); check --lam and the data") from None
     ev = np.linalg.eigvalsh(obj.hessian(theta[None])[0])
     if not (ev[0] > 0 and ev[0] >= 1e-12 * ev[-1]):
-        raise InputError(f"the Hessian of J at the non-private solution is numerically singular (eigenvalues "
-                         f"{ev[0]:.3g} .. {ev[-1]:.3g}); increase --lam")
+        raise InputError(
+            f"the Hessian of J at the non-private solution is numerically singular (eigenvalues "
+            f"{ev[0]:.3g} .. {ev[-1]:.3g}); increase --lam"
+        )
     return theta
 
 
@@ -261,7 +282,9 @@ class Certificate:
         k = int(np.argmax(values))
         step = _PROFILE_GRID[1] - _PROFILE_GRID[0]
         lo, hi = max(0.0, _PROFILE_GRID[k] - step), min(1.0, _PROFILE_GRID[k] + step)
-        res = optimize.minimize_scalar(lambda p: -float(self._h(p, w)), bounds=(lo, hi), method="bounded", options={"xatol": 1e-14})
+        res = optimize.minimize_scalar(
+            lambda p: -float(self._h(p, w)), bounds=(lo, hi), method="bounded", options={"xatol": 1e-14}
+        )
         best = max(float(values[k]), -float(res.fun))
         return best + 1e-9 * (1 + abs(best))  # safety margin against the numerical sup
 
@@ -354,19 +377,37 @@ def candidate_targets(X: np.ndarray, y: np.ndarray, loss, lam: float, theta_np: 
         u = theta_np / np.linalg.norm(theta_np)
         dirs = np.vstack([dirs, u, -u])
     labels = (-1.0, 1.0)
-    out = [Target(u, lab, "add", f"unit-sphere point x = ({', '.join(f'{v:.3g}' for v in u[:3])}{', …' if d > 3 else ''}), y = {lab:+g}, added")
-           for u in dirs for lab in labels]
+    out = [
+        Target(
+            u,
+            lab,
+            "add",
+            f"unit-sphere point x = ({', '.join(f'{v:.3g}' for v in u[:3])}{', …' if d > 3 else ''}), y = {lab:+g}, added",
+        )
+        for u in dirs
+        for lab in labels
+    ]
     obj = op.Objective(X, y, lam, loss)
     hinv = np.linalg.inv(obj.hessian(theta_np[None])[0])
     leverage = np.einsum("ni,ij,nj->n", X, hinv, X)
     grad = np.abs(loss.f1(X @ theta_np, y)) * np.linalg.norm(X, axis=1)
     rows: list[tuple[int, str]] = []
-    for order, why in ((np.argsort(-leverage, kind="stable"), "largest leverage"), (np.argsort(-grad, kind="stable"), "largest |f′|‖x‖")):
+    for order, why in (
+        (np.argsort(-leverage, kind="stable"), "largest leverage"),
+        (np.argsort(-grad, kind="stable"), "largest |f′|‖x‖"),
+    ):
         rows += [(int(i), why) for i in order[:k] if int(i) not in {r for r, _ in rows}]
     for i, why in rows:
         out.append(Target(X[i].copy(), float(y[i]), "remove", f"training row {i} ({why}), removed"))
         flipped = -y[i] if loss.name == "logistic" else (-1.0 if y[i] >= 0 else 1.0)
-        out.append(Target(X[i].copy(), float(flipped), "add", f"training row {i} with label {flipped:+g} ({why}, label flipped), added"))
+        out.append(
+            Target(
+                X[i].copy(),
+                float(flipped),
+                "add",
+                f"training row {i} with label {flipped:+g} ({why}, label flipped), added",
+            )
+        )
     return out
 
 
@@ -380,7 +421,9 @@ class Search:
     thetas: np.ndarray  # the releases from D (reused by the identity checks)
 
 
-def search_worst_target(X, y, loss, lam, sigma, theta_np, trials: int, seed: int, stream: str, executor, progress) -> Search:
+def search_worst_target(
+    X, y, loss, lam, sigma, theta_np, trials: int, seed: int, stream: str, executor, progress
+) -> Search:
     """Rank the candidates by the 99th percentile of |L| (Corollary 7) over ``trials`` releases from D (shared by
     every candidate: world D does not depend on z)."""
     targets = candidate_targets(X, y, loss, lam, theta_np)
@@ -424,7 +467,9 @@ def random_instances(X, y, loss, lam, sigma, search: Search, per_kind: int = 25,
     (sphere points, training rows removed, flipped labels added), a fixed random subset of them."""
     rng = np.random.default_rng(DATA_SEED + 11)
     d = X.shape[1]
-    released = search.thetas[rng.choice(search.thetas.shape[0], size=min(per_kind, search.thetas.shape[0]), replace=False)]
+    released = search.thetas[
+        rng.choice(search.thetas.shape[0], size=min(per_kind, search.thetas.shape[0]), replace=False)
+    ]
     gauss = [s * rng.standard_normal((per_kind, d)) for s in (0.3, 3.0, 30.0)]
     thetas = np.vstack([released, *gauss])
     cands = candidate_targets(X, y, loss, lam, op._reference(op.Objective(X, y, lam, loss), 1e-10, 200)[0])
@@ -453,23 +498,47 @@ def identity_checks(X, y, loss, lam, sigma, inst: Instances) -> list[Evidence]:
         t7 = op.corollary7_log_ratio(inst.thetas, X, y, t.x, t.y, lam, sigma, loss)
         err6, err7 = max(err6, _relative_error(t6, exact)), max(err7, _relative_error(t7, exact))
         largest = max(largest, float(np.max(np.abs(exact))))
-    what = (f"{inst.count} instances: {inst.thetas.shape[0]} parameter vectors θ (releases θ̂ᴾ at σ = {sigma:.4g} and draws "
-            f"from N(0, s²I), s = 0.3, 3, 30) × {len(inst.targets)} targets z (points on the unit sphere and flipped-label rows, "
-            f"added; training rows, removed); exact = log p_D(θ) − log p_D±z(θ) from the change-of-variables density "
-            f"(log N(−∇J(θ); 0, σ²I) + log det ∇²J(θ)); largest |exact| {largest:.3g}. Error = |formula − exact| / max(1, |exact|), "
-            f"tolerance {IDENTITY_TOL:g}.")
+    what = (
+        f"{inst.count} instances: {inst.thetas.shape[0]} parameter vectors θ (releases θ̂ᴾ at σ = {sigma:.4g} and draws "
+        f"from N(0, s²I), s = 0.3, 3, 30) × {len(inst.targets)} targets z (points on the unit sphere and flipped-label rows, "
+        f"added; training rows, removed); exact = log p_D(θ) − log p_D±z(θ) from the change-of-variables density "
+        f"(log N(−∇J(θ); 0, σ²I) + log det ∇²J(θ)); largest |exact| {largest:.3g}. Error = |formula − exact| / max(1, |exact|), "
+        f"tolerance {IDENTITY_TOL:g}."
+    )
     thm6 = builders.exact_check(
-        CheckSpec("thm6-identity", "Theorem 6: ex-post pDP of ObjPert", "For a convex loss, ε₁(θ̂ᴾ, D, D±z) = |−log Πⱼ(1 ∓ μⱼ) + ‖∇ℓ‖²/(2σ²) ± ∇J(θ̂ᴾ; D)ᵀ∇ℓ/σ²| "
-        "is the ex-post privacy loss |log p_D(θ̂ᴾ) − log p_D±z(θ̂ᴾ)| exactly", "−log Πⱼ(1 ∓ μⱼ) + ‖∇ℓ(θ; z)‖²/(2σ²) ± ∇J(θ; D)ᵀ∇ℓ(θ; z)/σ²  =  log p_D(θ) − log p_D±z(θ)", "[RW] Theorem 6 (THEORY.md Q37: eigendecomposition of ∇²ℓ at the released θ)"),
-        holds=err6 <= IDENTITY_TOL, estimate=err6,
-        note=f"Largest error {err6:.2e}. " + what, instances=inst.count, tolerance=IDENTITY_TOL)
+        CheckSpec(
+            "thm6-identity",
+            "Theorem 6: ex-post pDP of ObjPert",
+            "For a convex loss, ε₁(θ̂ᴾ, D, D±z) = |−log Πⱼ(1 ∓ μⱼ) + ‖∇ℓ‖²/(2σ²) ± ∇J(θ̂ᴾ; D)ᵀ∇ℓ/σ²| "
+            "is the ex-post privacy loss |log p_D(θ̂ᴾ) − log p_D±z(θ̂ᴾ)| exactly",
+            "−log Πⱼ(1 ∓ μⱼ) + ‖∇ℓ(θ; z)‖²/(2σ²) ± ∇J(θ; D)ᵀ∇ℓ(θ; z)/σ²  =  log p_D(θ) − log p_D±z(θ)",
+            "[RW] Theorem 6 (THEORY.md Q37: eigendecomposition of ∇²ℓ at the released θ)",
+        ),
+        holds=err6 <= IDENTITY_TOL,
+        estimate=err6,
+        note=f"Largest error {err6:.2e}. " + what,
+        instances=inst.count,
+        tolerance=IDENTITY_TOL,
+    )
     cor7 = builders.exact_check(
-        CheckSpec("cor7-identity", "Corollary 7: ex-post pDP for GLMs (identity, printed as ≤)", "For ℓ = f(xᵀθ; y), ε(θ̂ᴾ, D, D±z) ≤ |−log(1 ± f″μ(x)) + ‖∇ℓ‖²/(2σ²) ± ∇J(θ̂ᴾ; D)ᵀ∇ℓ/σ²| with μ(x) = xᵀ∇²J(θ̂ᴾ; D)⁻¹x; "
-        "printed as '≤', it holds with equality", "−log(1 ± f″μ) + f′²‖x‖²/(2σ²) ± f′ ∇J(θ; D)ᵀx/σ²  =  log p_D(θ) − log p_D±z(θ)", "[RW] Corollary 7 (THEORY.md Q37)"),
-        holds=err7 <= IDENTITY_TOL, estimate=err7,
-        note=(f"Identity, printed as ≤: largest error {err7:.2e}, so the printed inequality holds with equality. " + what
-              + " The report's ex-post pDP values (per-instance pages, Figure 1, the neighbour search) are this expression."),
-        instances=inst.count, tolerance=IDENTITY_TOL)
+        CheckSpec(
+            "cor7-identity",
+            "Corollary 7: ex-post pDP for GLMs (identity, printed as ≤)",
+            "For ℓ = f(xᵀθ; y), ε(θ̂ᴾ, D, D±z) ≤ |−log(1 ± f″μ(x)) + ‖∇ℓ‖²/(2σ²) ± ∇J(θ̂ᴾ; D)ᵀ∇ℓ/σ²| with μ(x) = xᵀ∇²J(θ̂ᴾ; D)⁻¹x; "
+            "printed as '≤', it holds with equality",
+            "−log(1 ± f″μ) + f′²‖x‖²/(2σ²) ± f′ ∇J(θ; D)ᵀx/σ²  =  log p_D(θ) − log p_D±z(θ)",
+            "[RW] Corollary 7 (THEORY.md Q37)",
+        ),
+        holds=err7 <= IDENTITY_TOL,
+        estimate=err7,
+        note=(
+            f"Identity, printed as ≤: largest error {err7:.2e}, so the printed inequality holds with equality. "
+            + what
+            + " The report's ex-post pDP values (per-instance pages, Figure 1, the neighbour search) are this expression."
+        ),
+        instances=inst.count,
+        tolerance=IDENTITY_TOL,
+    )
     return [thm6, cor7]
 
 
@@ -488,9 +557,11 @@ def theorem8_check(loss, lam, inst: Instances) -> tuple[Evidence, bool]:
     tightest = math.inf
     for t, ld in zip(inst.targets, inst.logdet):
         lhs = np.abs(ld)
-        bounds = {"general": op.theorem8_bound(inst.thetas, t.x, t.y, lam, loss),
-                  "glm": op.theorem8_bound_glm(inst.thetas, t.x, t.y, lam, loss),
-                  "cert": np.log1p(loss.f2(inst.thetas @ t.x, t.y) * (t.x @ t.x) / lam)}
+        bounds = {
+            "general": op.theorem8_bound(inst.thetas, t.x, t.y, lam, loss),
+            "glm": op.theorem8_bound_glm(inst.thetas, t.x, t.y, lam, loss),
+            "cert": np.log1p(loss.f2(inst.thetas @ t.x, t.y) * (t.x @ t.x) / lam),
+        }
         total += lhs.size
         void += int(np.sum(~np.isfinite(bounds["general"])))
         for key, bound in bounds.items():
@@ -504,16 +575,30 @@ def theorem8_check(loss, lam, inst: Instances) -> tuple[Evidence, bool]:
                     tightest = min(tightest, float(np.min(bound[meaningful] - lhs[meaningful])))
     strict = worst["general"] < 1 and worst["glm"] < 1
     check = builders.exact_check(
-        CheckSpec("thm8-bound", "Theorem 8: data-independent bound on the log-det term", "|−log Πⱼ(1 ∓ μⱼ)| ≤ −Σⱼ log(1 − λⱼ/λ), λⱼ the eigenvalues of ∇²ℓ(θ̂ᴾ; z) (GLM: −log(1 − f″‖x‖²/λ))", "|log det ∇²J(θ; D) − log det ∇²J(θ; D±z)| ≤ −Σⱼ log(1 − λⱼ/λ)", "[RW] Theorem 8 (THEORY.md Q37)"),
-        holds=ok["general"] and ok["glm"], estimate=worst["general"],
-        note=(f"Holds on all {total} instances of thm6-identity ({void} void: some λⱼ ≥ λ), {'strictly' if strict else 'NOT strictly'}: "
-              f"on the {compared} instances where the bound is at least 1e-4 the largest ratio |log-det term| / bound is "
-              f"{worst['general']:.4g} (general form) and {worst['glm']:.4g} (GLM form), the smallest gap {tightest:.3g}. The left "
-              f"side is a difference of Cholesky log-determinants of ∇²J (rounding slack {rounding:g}). The sharper bound "
-              f"log(1 + f″‖x‖²/λ) used by this audit's certified DP bound {'holds' if ok['cert'] else 'FAILS'} on every instance "
-              f"(largest ratio {worst['cert']:.4g})."),
-        instances=total, void=void, largest_ratio_general=worst["general"], largest_ratio_glm=worst["glm"],
-        certificate_logdet_bound_holds=ok["cert"], largest_ratio_certificate=worst["cert"])
+        CheckSpec(
+            "thm8-bound",
+            "Theorem 8: data-independent bound on the log-det term",
+            "|−log Πⱼ(1 ∓ μⱼ)| ≤ −Σⱼ log(1 − λⱼ/λ), λⱼ the eigenvalues of ∇²ℓ(θ̂ᴾ; z) (GLM: −log(1 − f″‖x‖²/λ))",
+            "|log det ∇²J(θ; D) − log det ∇²J(θ; D±z)| ≤ −Σⱼ log(1 − λⱼ/λ)",
+            "[RW] Theorem 8 (THEORY.md Q37)",
+        ),
+        holds=ok["general"] and ok["glm"],
+        estimate=worst["general"],
+        note=(
+            f"Holds on all {total} instances of thm6-identity ({void} void: some λⱼ ≥ λ), {'strictly' if strict else 'NOT strictly'}: "
+            f"on the {compared} instances where the bound is at least 1e-4 the largest ratio |log-det term| / bound is "
+            f"{worst['general']:.4g} (general form) and {worst['glm']:.4g} (GLM form), the smallest gap {tightest:.3g}. The left "
+            f"side is a difference of Cholesky log-determinants of ∇²J (rounding slack {rounding:g}). The sharper bound "
+            f"log(1 + f″‖x‖²/λ) used by this audit's certified DP bound {'holds' if ok['cert'] else 'FAILS'} on every instance "
+            f"(largest ratio {worst['cert']:.4g})."
+        ),
+        instances=total,
+        void=void,
+        largest_ratio_general=worst["general"],
+        largest_ratio_glm=worst["glm"],
+        certificate_logdet_bound_holds=ok["cert"],
+        largest_ratio_certificate=worst["cert"],
+    )
     return check, ok["cert"]
 
 
@@ -541,38 +626,80 @@ def theorem9_checks(X, y, loss, lam, sigma, rho, thetas: np.ndarray, printed: bo
         holds = lhs <= op.theorem9_bound_glm(thetas, x, yz, sigma, rho, loss, form="printed")
         cov = coverage_of(holds, rho)
         check = builders.coverage_check(
-            CheckSpec("thm9-glm-printed", "Theorem 9, GLM form as printed (signed f′)", f"For a fixed z, with probability ≥ 1 − ρ (ρ = {rho:g}), |∇J(θ̂ᴾ; D)ᵀ∇ℓ(θ̂ᴾ; z)| ≤ f′(xᵀθ̂ᴾ; y) σ‖x‖√(2 log(2/ρ))", "P[|∇Jᵀ∇ℓ| > f′ σ‖x‖√(2 log(2/ρ))] ≤ ρ", "[RW] Theorem 9, main text (THEORY.md Q23)"), cov)
-        check = replace(check, note=check.note + (f" Target: {target}; f′ < 0 in {100 * negative:.1f}% of the {n_rel} releases, where the printed right side "
-                       f"is negative and the bound fails whatever the data. With |f′| the bound holds (thm9-glm-derived)."))
+            CheckSpec(
+                "thm9-glm-printed",
+                "Theorem 9, GLM form as printed (signed f′)",
+                f"For a fixed z, with probability ≥ 1 − ρ (ρ = {rho:g}), |∇J(θ̂ᴾ; D)ᵀ∇ℓ(θ̂ᴾ; z)| ≤ f′(xᵀθ̂ᴾ; y) σ‖x‖√(2 log(2/ρ))",
+                "P[|∇Jᵀ∇ℓ| > f′ σ‖x‖√(2 log(2/ρ))] ≤ ρ",
+                "[RW] Theorem 9, main text (THEORY.md Q23)",
+            ),
+            cov,
+        )
+        check = replace(
+            check,
+            note=check.note
+            + (
+                f" Target: {target}; f′ < 0 in {100 * negative:.1f}% of the {n_rel} releases, where the printed right side "
+                f"is negative and the bound fails whatever the data. With |f′| the bound holds (thm9-glm-derived)."
+            ),
+        )
         checks.append(check)
     cov = coverage_of(derived, rho)
     check = builders.coverage_check(
-        CheckSpec("thm9-glm-derived", "Theorem 9, GLM form with |f′| (per fixed z)", f"For a fixed z, with probability ≥ 1 − ρ (ρ = {rho:g}), |∇J(θ̂ᴾ; D)ᵀ∇ℓ(θ̂ᴾ; z)| ≤ |f′(xᵀθ̂ᴾ; y)| σ‖x‖√(2 log(2/ρ))", "P[|f′|·|bᵀx| > |f′| σ‖x‖√(2 log(2/ρ))] ≤ ρ", "[RW] Theorem 9 (GLM case, derived: |∇Jᵀ∇ℓ| = |f′|·|bᵀx|, bᵀx ~ N(0, σ²‖x‖²))"),
-        cov, exact_failure=exact_derived)
+        CheckSpec(
+            "thm9-glm-derived",
+            "Theorem 9, GLM form with |f′| (per fixed z)",
+            f"For a fixed z, with probability ≥ 1 − ρ (ρ = {rho:g}), |∇J(θ̂ᴾ; D)ᵀ∇ℓ(θ̂ᴾ; z)| ≤ |f′(xᵀθ̂ᴾ; y)| σ‖x‖√(2 log(2/ρ))",
+            "P[|f′|·|bᵀx| > |f′| σ‖x‖√(2 log(2/ρ))] ≤ ρ",
+            "[RW] Theorem 9 (GLM case, derived: |∇Jᵀ∇ℓ| = |f′|·|bᵀx|, bᵀx ~ N(0, σ²‖x‖²))",
+        ),
+        cov,
+        exact_failure=exact_derived,
+    )
     # simultaneous over z ∈ D (not claimed for this form): informational
     sim_fail = np.zeros(n_rel, dtype=bool)
     for lo in range(0, n_rel, 4096):
-        th, g = thetas[lo:lo + 4096], grad[lo:lo + 4096]
+        th, g = thetas[lo : lo + 4096], grad[lo : lo + 4096]
         f1 = loss.f1(th @ X.T, y)  # (rows, n)
         left = np.abs(f1 * (g @ X.T))
-        sim_fail[lo:lo + 4096] = np.any(left > np.abs(f1) * sigma * np.linalg.norm(X, axis=1) * c_glm, axis=1)
-    check = replace(check, note=check.note + (f" Target: {target}. Exact failure probability 2Φ̄(√(2 log(2/ρ))) = {exact_derived:.4g} (the bound is "
-                   f"conservative by {rho / exact_derived:.3g}x). Not uniform in z: some z ∈ D violates it in "
-                   f"{100 * sim_fail.mean():.2f}% of the releases (d = {d})."))
+        sim_fail[lo : lo + 4096] = np.any(left > np.abs(f1) * sigma * np.linalg.norm(X, axis=1) * c_glm, axis=1)
+    check = replace(
+        check,
+        note=check.note
+        + (
+            f" Target: {target}. Exact failure probability 2Φ̄(√(2 log(2/ρ))) = {exact_derived:.4g} (the bound is "
+            f"conservative by {rho / exact_derived:.3g}x). Not uniform in z: some z ∈ D violates it in "
+            f"{100 * sim_fail.mean():.2f}% of the releases (d = {d})."
+        ),
+    )
     checks.append(check)
     gen_fail = np.zeros(n_rel, dtype=bool)
     for lo in range(0, n_rel, 4096):
-        th, g = thetas[lo:lo + 4096], grad[lo:lo + 4096]
+        th, g = thetas[lo : lo + 4096], grad[lo : lo + 4096]
         f1 = loss.f1(th @ X.T, y)
         left = np.abs(f1 * (g @ X.T))
         right = sigma * c_gen * np.abs(f1) * np.abs(X).sum(axis=1)
-        gen_fail[lo:lo + 4096] = np.any(left > right, axis=1)
+        gen_fail[lo : lo + 4096] = np.any(left > right, axis=1)
     cov = coverage_of(~gen_fail, rho)
     upper = 1 - (1 - 2 * stats.norm.sf(c_gen)) ** d  # P[‖b‖∞ > σ c]: the only way Hölder's bound can fail
     check = builders.coverage_check(
-        CheckSpec("thm9-general", "Theorem 9, general ℓ₁ form, simultaneously over z ∈ D", f"With probability ≥ 1 − ρ (ρ = {rho:g}), |∇J(θ̂ᴾ; D)ᵀ∇ℓ(θ̂ᴾ; z)| ≤ σ√(2 log(2d/ρ))‖∇ℓ(θ̂ᴾ; z)‖₁ for every z ∈ D at once", "P[∃z ∈ D: |∇Jᵀ∇ℓ| > σ√(2 log(2d/ρ))‖∇ℓ‖₁] ≤ ρ", "[RW] Theorem 9 (general ℓ)"), cov)
-    check = replace(check, note=check.note + (f" Failure probability ≤ P[‖b‖∞ > σ√(2 log(2d/ρ))] = {upper:.4g} (Hölder with ∇J(θ̂ᴾ; D) = −b); "
-                   f"{X.shape[0]} training points, {n_rel} releases."))
+        CheckSpec(
+            "thm9-general",
+            "Theorem 9, general ℓ₁ form, simultaneously over z ∈ D",
+            f"With probability ≥ 1 − ρ (ρ = {rho:g}), |∇J(θ̂ᴾ; D)ᵀ∇ℓ(θ̂ᴾ; z)| ≤ σ√(2 log(2d/ρ))‖∇ℓ(θ̂ᴾ; z)‖₁ for every z ∈ D at once",
+            "P[∃z ∈ D: |∇Jᵀ∇ℓ| > σ√(2 log(2d/ρ))‖∇ℓ‖₁] ≤ ρ",
+            "[RW] Theorem 9 (general ℓ)",
+        ),
+        cov,
+    )
+    check = replace(
+        check,
+        note=check.note
+        + (
+            f" Failure probability ≤ P[‖b‖∞ > σ√(2 log(2d/ρ))] = {upper:.4g} (Hölder with ∇J(θ̂ᴾ; D) = −b); "
+            f"{X.shape[0]} training points, {n_rel} releases."
+        ),
+    )
     checks.append(check)
     return checks
 
@@ -596,11 +723,27 @@ def _sample_world(pair, world, trials, seed, stream, executor, progress) -> np.n
     return run_blocks(ReleaseAndLoss(pair, world), trials, seed, f"{stream}/{world}", executor, progress)
 
 
-def dp_setting(prefix: str, name: str, short: str, sigma: float, X, y, loss, lam, theta_np, config: ObjPertAuditConfig,
-               cert_ok: bool, executor, progress, claim_source: str) -> DpSetting:
+def dp_setting(
+    prefix: str,
+    name: str,
+    short: str,
+    sigma: float,
+    X,
+    y,
+    loss,
+    lam,
+    theta_np,
+    config: ObjPertAuditConfig,
+    cert_ok: bool,
+    executor,
+    progress,
+    claim_source: str,
+) -> DpSetting:
     eps, delta, alpha = config.epsilon, config.delta, config.alpha
     stream = f"objpert-dp/{prefix or 'user'}"
-    search = search_worst_target(X, y, loss, lam, sigma, theta_np, config.search_trials, config.seed, stream, executor, progress)
+    search = search_worst_target(
+        X, y, loss, lam, sigma, theta_np, config.search_trials, config.seed, stream, executor, progress
+    )
     t = search.winner
     pair = op.ObjPertPair(X, y, t.x, t.y, relation=t.relation, lam=lam, sigma=sigma, loss=loss)
     rows_d = _sample_world(pair, "D", config.trials, config.seed, stream, executor, progress)
@@ -609,34 +752,57 @@ def dp_setting(prefix: str, name: str, short: str, sigma: float, X, y, loss, lam
     cert = certificate(loss, float(np.linalg.norm(t.x)), lam, sigma) if cert_ok else None
     claim = f"ObjPert, {name} (σ = {sigma:.4g}, λ = {lam:.4g})"
     checks = dp_checks(samples, eps, delta, alpha, claim, claim_source, prefix)
-    checks = [check.retitled(f"{short}: {what}")
-              for check, what in zip(checks, ("DP, δ_{D‖D'}(ε)", "DP, δ_{D'‖D}(ε)", "likelihood-ratio attack"))]
+    checks = [
+        check.retitled(f"{short}: {what}")
+        for check, what in zip(checks, ("DP, δ_{D‖D'}(ε)", "DP, δ_{D'‖D}(ε)", "likelihood-ratio attack"))
+    ]
     runner = search.ranking[1] if len(search.ranking) > 1 else ("—", float("nan"))
-    search_note = (f"Adversarial neighbour: {t.label}. Search: {search.candidates} candidates (unit-sphere points in many "
-                   f"directions with both extreme labels; the training rows of largest leverage and of largest |f′|‖x‖ at the "
-                   f"non-private fit, removed, and the same rows with their label flipped, added), ranked by the "
-                   f"{100 * SEARCH_QUANTILE:g}th percentile of the ex-post pDP |L| (Corollary 7, an identity: cor7-identity) over "
-                   f"{search.releases} releases from D; winner {search.score:.4g}, runner-up {runner[1]:.4g} ({runner[0]}). "
-                   f"Full budget at the winner: {config.trials:,} releases per world.")
+    search_note = (
+        f"Adversarial neighbour: {t.label}. Search: {search.candidates} candidates (unit-sphere points in many "
+        f"directions with both extreme labels; the training rows of largest leverage and of largest |f′|‖x‖ at the "
+        f"non-private fit, removed, and the same rows with their label flipped, added), ranked by the "
+        f"{100 * SEARCH_QUANTILE:g}th percentile of the ex-post pDP |L| (Corollary 7, an identity: cor7-identity) over "
+        f"{search.releases} releases from D; winner {search.score:.4g}, runner-up {runner[1]:.4g} ({runner[0]}). "
+        f"Full budget at the winner: {config.trials:,} releases per world."
+    )
     if cert is not None:
         cert_delta, cert_eps = cert.delta(eps), cert.epsilon(delta)
-        cert_note = (f" Certified bound (derived by this audit from Corollary 7, the log-det bound log(1 + f″‖x‖²/λ) and "
-                     f"bᵀx ~ N(0, σ²‖x‖²); see the module notes): δ({eps:g}) {_bound_text(cert_delta)} in both directions, i.e. "
-                     f"({cert_eps:.4g}, {delta:g}) at this neighbour; a pass needs this bound to satisfy the claim and the Monte "
-                     f"Carlo interval to be consistent with it.")
-        checks = [replace(check, supports=_tail_support(delta, cert_delta)).with_details(
-                      certified_delta=cert_delta, certified_epsilon=cert_eps) for check in checks[:2]] + [
-                  replace(checks[2], supports=_attack_support(eps, cert_eps)).with_details(certified_epsilon=cert_eps)]
+        cert_note = (
+            f" Certified bound (derived by this audit from Corollary 7, the log-det bound log(1 + f″‖x‖²/λ) and "
+            f"bᵀx ~ N(0, σ²‖x‖²); see the module notes): δ({eps:g}) {_bound_text(cert_delta)} in both directions, i.e. "
+            f"({cert_eps:.4g}, {delta:g}) at this neighbour; a pass needs this bound to satisfy the claim and the Monte "
+            f"Carlo interval to be consistent with it."
+        )
+        checks = [
+            replace(check, supports=_tail_support(delta, cert_delta)).with_details(
+                certified_delta=cert_delta, certified_epsilon=cert_eps
+            )
+            for check in checks[:2]
+        ] + [replace(checks[2], supports=_attack_support(eps, cert_eps)).with_details(certified_epsilon=cert_eps)]
     else:
-        cert_note = (" No certified bound: " + ("the loss's gradient is unbounded on R^d (θ is not constrained to the radius "
-                     "behind ξ), so the tails can refute the claim but not confirm it." if _profile(loss, np.zeros(1)) is None
-                     else "an ingredient failed on the instances of thm8-bound."))
+        cert_note = " No certified bound: " + (
+            "the loss's gradient is unbounded on R^d (θ is not constrained to the radius "
+            "behind ξ), so the tails can refute the claim but not confirm it."
+            if _profile(loss, np.zeros(1)) is None
+            else "an ingredient failed on the instances of thm8-bound."
+        )
     checks = [replace(checks[0], note=(checks[0].note + " " + search_note + cert_note).strip())] + [
         replace(check, note=(check.note + f" Neighbour: {t.label} (search in {prefix}dp-forward)." + cert_note).strip())
-        for check in checks[1:]]
-    checks = [check.with_details(**{"target": t.label, "relation": t.relation, "sigma": sigma, "lam": lam,
-                              "search_candidates": search.candidates, "search_winner_score": search.score})
-              for check in checks]
+        for check in checks[1:]
+    ]
+    checks = [
+        check.with_details(
+            **{
+                "target": t.label,
+                "relation": t.relation,
+                "sigma": sigma,
+                "lam": lam,
+                "search_candidates": search.candidates,
+                "search_winner_score": search.score,
+            }
+        )
+        for check in checks
+    ]
     return DpSetting(prefix, name, sigma, search, samples, rows_d[:, :-1], cert, checks)
 
 
@@ -649,12 +815,14 @@ def _tail_support(delta_claim: float, cert_delta: float):
         if ci[1] <= delta_claim:
             return True
         return cert_delta <= delta_claim * (1 + builders.CLOSED_FORM_RTOL) and ci[0] <= cert_delta
+
     return supports
 
 
 def _attack_support(eps_claim: float, cert_eps: float):
     def supports(ci, alpha) -> bool:
         return cert_eps <= eps_claim * (1 + builders.CLOSED_FORM_RTOL) and ci[0] <= cert_eps
+
     return supports
 
 
@@ -703,15 +871,24 @@ def figure1(seed: int) -> tuple[dict, list[Evidence]]:
         stats_by[label] = {
             "spearman_distance": float(stats.spearmanr(v["epsilon"], dist).statistic),
             "spearman_loss": float(stats.spearmanr(v["epsilon"], v["loss"]).statistic),
-            "top_distance": float(np.median(dist[top])), "all_distance": float(np.median(dist)),
+            "top_distance": float(np.median(dist[top])),
+            "all_distance": float(np.median(dist)),
             "top_misclassified": float(np.mean(np.sign(v["margin"][top]) != y[top])),
             "all_misclassified": float(np.mean(np.sign(v["margin"]) != y)),
             "top_logdet_share": float(np.median(share)),
-            "median": float(np.median(v["epsilon"])), "max": float(np.max(v["epsilon"])),
+            "median": float(np.median(v["epsilon"])),
+            "max": float(np.max(v["epsilon"])),
         }
         arrow = (th / np.linalg.norm(th) * 0.8).tolist()
-        panels.append(Panel(title=f"ω = {label}: median {np.median(v['epsilon']):.2g}, max {np.max(v['epsilon']):.2g}",
-                            x=X[:, 0], y=X[:, 1], c=np.maximum(v["epsilon"], FIG1_COLOUR_FLOOR), arrow=arrow))
+        panels.append(
+            Panel(
+                title=f"ω = {label}: median {np.median(v['epsilon']):.2g}, max {np.max(v['epsilon']):.2g}",
+                x=X[:, 0],
+                y=X[:, 1],
+                c=np.maximum(v["epsilon"], FIG1_COLOUR_FLOOR),
+                arrow=arrow,
+            )
+        )
     # K17's "astronomically unlikely": the exact log density of θ_π against θ̂
     dens = op.log_density(np.vstack([theta, _rotation(math.pi) @ theta]), X, y, FIG1_LAMBDA, sigma, "logistic")
     log_ratio = float(dens[1] - dens[0])
@@ -721,16 +898,20 @@ def figure1(seed: int) -> tuple[dict, list[Evidence]]:
     sigma_star = sigma * math.sqrt(float(np.median(np.abs(v12["gradient"][top12]) / np.abs(v12["logdet"][top12]))))
     page = Page(
         title="[RW] Figure 1: ex-post pDP under rotated θ̂",
-        text=(f"n = {FIG1_N} points uniform in the unit disc, two classes separated by a margin of 0.4 (K17); logistic loss, λ = 1; "
-                 f"θ̂ = argmin J(θ; D) = ({theta[0]:.3g}, {theta[1]:.3g}) (‖θ̂‖ = {np.linalg.norm(theta):.3g}); each panel evaluates "
-                 f"Corollary 7 (an identity) at θ_ω = θ̂ rotated counter-clockwise by ω (red arrow: direction of θ_ω) for every "
-                 f"point z ∈ D (removal neighbour). The paper does not state σ; we use σ = {sigma:.4g}, Theorem 5's variance "
-                 f"reading at (ε, δ) = (1, 1e-5). Colour: ex-post pDP, logarithmic scale shared by all panels (values below "
-                 f"{FIG1_COLOUR_FLOOR:g} drawn at {FIG1_COLOUR_FLOOR:g}); panel titles give the median and largest value. At ω = 0 the "
-                 f"least protected points sit on the decision boundary (leverage); as ω grows the gradient terms take over and "
-                 f"the badly predicted points are the least protected. θ_π is astronomically unlikely: "
-                 f"log p_D(θ_π) − log p_D(θ̂) = {log_ratio:.4g}. Checks k17-*."),
-        figure=ScatterPanels(panels=panels, columns=2, log_colour=True, clabel="ex-post pDP ε(θ_ω, D, D − z) (Corollary 7)"),
+        text=(
+            f"n = {FIG1_N} points uniform in the unit disc, two classes separated by a margin of 0.4 (K17); logistic loss, λ = 1; "
+            f"θ̂ = argmin J(θ; D) = ({theta[0]:.3g}, {theta[1]:.3g}) (‖θ̂‖ = {np.linalg.norm(theta):.3g}); each panel evaluates "
+            f"Corollary 7 (an identity) at θ_ω = θ̂ rotated counter-clockwise by ω (red arrow: direction of θ_ω) for every "
+            f"point z ∈ D (removal neighbour). The paper does not state σ; we use σ = {sigma:.4g}, Theorem 5's variance "
+            f"reading at (ε, δ) = (1, 1e-5). Colour: ex-post pDP, logarithmic scale shared by all panels (values below "
+            f"{FIG1_COLOUR_FLOOR:g} drawn at {FIG1_COLOUR_FLOOR:g}); panel titles give the median and largest value. At ω = 0 the "
+            f"least protected points sit on the decision boundary (leverage); as ω grows the gradient terms take over and "
+            f"the badly predicted points are the least protected. θ_π is astronomically unlikely: "
+            f"log p_D(θ_π) − log p_D(θ̂) = {log_ratio:.4g}. Checks k17-*."
+        ),
+        figure=ScatterPanels(
+            panels=panels, columns=2, log_colour=True, clabel="ex-post pDP ε(θ_ω, D, D − z) (Corollary 7)"
+        ),
     )
     checks = _k17_checks(stats_by, log_ratio, sigma, sigma_star)
     return page, checks
@@ -738,33 +919,99 @@ def figure1(seed: int) -> tuple[dict, list[Evidence]]:
 
 def _k17_checks(s: dict, log_ratio: float, sigma: float, sigma_star: float) -> list[Evidence]:
     small, large = ("0", "π/12"), ("π/4", "π/2", "3π/4", "π")
-    boundary = all(s[w]["spearman_distance"] <= -0.5 and s[w]["top_distance"] <= 0.5 * s[w]["all_distance"] for w in small)
+    boundary = all(
+        s[w]["spearman_distance"] <= -0.5 and s[w]["top_distance"] <= 0.5 * s[w]["all_distance"] for w in small
+    )
     fmt = lambda keys, f: "; ".join(f"ω = {w}: {f(s[w])}" for w in keys)  # noqa: E731
-    checks = [builders.exact_check(
-        CheckSpec("k17-boundary", "Figure 1: small ω, boundary points least protected", "For ω ∈ {0, π/12} the points with the highest ex-post pDP are near the decision boundary of θ_ω", "Spearman(ε, distance to boundary) ≤ −0.5 and median distance of the top 5% ≤ ½ the median over all points", "[RW] §3, Figure 1 (K17)"), holds=boundary, estimate=max(s[w]["spearman_distance"] for w in small),
-        note="Distance = |xᵀθ_ω|/‖θ_ω‖. " + fmt(small, lambda v: f"Spearman {v['spearman_distance']:.3f}, top-5% median distance "
-                                                 f"{v['top_distance']:.3f} vs {v['all_distance']:.3f} over all") + f". σ = {sigma:.4g}.",
-        **{f"omega_{w}": s[w] for w in small})]
+    checks = [
+        builders.exact_check(
+            CheckSpec(
+                "k17-boundary",
+                "Figure 1: small ω, boundary points least protected",
+                "For ω ∈ {0, π/12} the points with the highest ex-post pDP are near the decision boundary of θ_ω",
+                "Spearman(ε, distance to boundary) ≤ −0.5 and median distance of the top 5% ≤ ½ the median over all points",
+                "[RW] §3, Figure 1 (K17)",
+            ),
+            holds=boundary,
+            estimate=max(s[w]["spearman_distance"] for w in small),
+            note="Distance = |xᵀθ_ω|/‖θ_ω‖. "
+            + fmt(
+                small,
+                lambda v: (
+                    f"Spearman {v['spearman_distance']:.3f}, top-5% median distance "
+                    f"{v['top_distance']:.3f} vs {v['all_distance']:.3f} over all"
+                ),
+            )
+            + f". σ = {sigma:.4g}.",
+            **{f"omega_{w}": s[w] for w in small},
+        )
+    ]
     lev0 = s["0"]["top_logdet_share"] > 0.5
     grad_large = all(s[w]["top_logdet_share"] < 0.5 for w in large)
-    checks.append(builders.exact_check(
-        CheckSpec("k17-terms", "Figure 1: leverage vs gradient terms", "At ω = 0 the leverage (log-det) term dominates the ex-post pDP of the least protected points; for larger rotations the "
-        "gradient terms dominate", "median share |log-det| / (|log-det| + |gradient terms|) over the top 5%: > ½ at ω = 0, < ½ at ω ≥ π/4", "[RW] §3, Figure 1 (K17)"), holds=lev0 and grad_large, estimate=s["0"]["top_logdet_share"],
-        note=("Shares: " + fmt(FIG1_LABELS, lambda v: f"{v['top_logdet_share']:.3f}") + f". At ω = π/12 the paper says the leverage "
-              f"term still dominates; that depends on the unstated σ: both gradient terms scale as 1/σ², and at π/12 the log-det "
-              f"term dominates for the top 5% only when σ ≳ {sigma_star:.3g} (here σ = {sigma:.4g}), so π/12 is left out of the criterion."),
-        shares={w: s[w]["top_logdet_share"] for w in FIG1_LABELS}, sigma_star_pi_12=sigma_star))
+    checks.append(
+        builders.exact_check(
+            CheckSpec(
+                "k17-terms",
+                "Figure 1: leverage vs gradient terms",
+                "At ω = 0 the leverage (log-det) term dominates the ex-post pDP of the least protected points; for larger rotations the "
+                "gradient terms dominate",
+                "median share |log-det| / (|log-det| + |gradient terms|) over the top 5%: > ½ at ω = 0, < ½ at ω ≥ π/4",
+                "[RW] §3, Figure 1 (K17)",
+            ),
+            holds=lev0 and grad_large,
+            estimate=s["0"]["top_logdet_share"],
+            note=(
+                "Shares: "
+                + fmt(FIG1_LABELS, lambda v: f"{v['top_logdet_share']:.3f}")
+                + f". At ω = π/12 the paper says the leverage "
+                f"term still dominates; that depends on the unstated σ: both gradient terms scale as 1/σ², and at π/12 the log-det "
+                f"term dominates for the top 5% only when σ ≳ {sigma_star:.3g} (here σ = {sigma:.4g}), so π/12 is left out of the criterion."
+            ),
+            shares={w: s[w]["top_logdet_share"] for w in FIG1_LABELS},
+            sigma_star_pi_12=sigma_star,
+        )
+    )
     misfit = all(s[w]["top_misclassified"] >= 0.9 and s[w]["spearman_loss"] >= 0.5 for w in large)
-    checks.append(builders.exact_check(
-        CheckSpec("k17-misfit", "Figure 1: large ω, misfits least protected", "For ω ≥ π/4 the points with the highest ex-post pDP are those θ_ω predicts badly", "≥ 90% of the top 5% misclassified by θ_ω and Spearman(ε, ℓ(θ_ω; z)) ≥ 0.5", "[RW] §3, Figure 1 (K17)"), holds=misfit, estimate=min(s[w]["spearman_loss"] for w in large),
-        note=fmt(large, lambda v: f"top 5% misclassified {100 * v['top_misclassified']:.0f}% (all points "
-                                  f"{100 * v['all_misclassified']:.0f}%), Spearman(ε, loss) {v['spearman_loss']:.3f}") + ".",
-        **{f"omega_{w}": s[w] for w in large}))
-    checks.append(builders.exact_check(
-        CheckSpec("k17-unlikely", "Figure 1: θ_π is astronomically unlikely", "The release θ_π (θ̂ rotated by π) is 'astronomically' unlikely under ObjPert on D", "log p_D(θ_π) − log p_D(θ̂) < log(1e-100) = −230.3 (exact log density)", "[RW] §3, Figure 1 (K17)"),
-        holds=log_ratio < math.log(1e-100), estimate=log_ratio,
-        note=(f"Exact log-density ratio {log_ratio:.5g} at σ = {sigma:.4g}, λ = 1 (density ratio e^{log_ratio:.0f}); the exact density "
-              "is the change of variables of mechanisms.objpert.log_density."), log_density_ratio=log_ratio))
+    checks.append(
+        builders.exact_check(
+            CheckSpec(
+                "k17-misfit",
+                "Figure 1: large ω, misfits least protected",
+                "For ω ≥ π/4 the points with the highest ex-post pDP are those θ_ω predicts badly",
+                "≥ 90% of the top 5% misclassified by θ_ω and Spearman(ε, ℓ(θ_ω; z)) ≥ 0.5",
+                "[RW] §3, Figure 1 (K17)",
+            ),
+            holds=misfit,
+            estimate=min(s[w]["spearman_loss"] for w in large),
+            note=fmt(
+                large,
+                lambda v: (
+                    f"top 5% misclassified {100 * v['top_misclassified']:.0f}% (all points "
+                    f"{100 * v['all_misclassified']:.0f}%), Spearman(ε, loss) {v['spearman_loss']:.3f}"
+                ),
+            )
+            + ".",
+            **{f"omega_{w}": s[w] for w in large},
+        )
+    )
+    checks.append(
+        builders.exact_check(
+            CheckSpec(
+                "k17-unlikely",
+                "Figure 1: θ_π is astronomically unlikely",
+                "The release θ_π (θ̂ rotated by π) is 'astronomically' unlikely under ObjPert on D",
+                "log p_D(θ_π) − log p_D(θ̂) < log(1e-100) = −230.3 (exact log density)",
+                "[RW] §3, Figure 1 (K17)",
+            ),
+            holds=log_ratio < math.log(1e-100),
+            estimate=log_ratio,
+            note=(
+                f"Exact log-density ratio {log_ratio:.5g} at σ = {sigma:.4g}, λ = 1 (density ratio e^{log_ratio:.0f}); the exact density "
+                "is the change of variables of mechanisms.objpert.log_density."
+            ),
+            log_density_ratio=log_ratio,
+        )
+    )
     return checks
 
 
@@ -774,9 +1021,19 @@ def k19_check(epsilon: float) -> Evidence:
     lam5 = op.theorem5_lambda(epsilon, 0.25)
     holds = math.isclose(beta, 0.25, rel_tol=1e-12) and math.isclose(lam5, 1 / (2 * epsilon), rel_tol=1e-15)
     return builders.exact_check(
-        CheckSpec("k19-lambda", "K19: Theorem 5's λ for logistic regression", "Theorem 5's λ ≥ 2β/ε equals the stated logistic requirement λ ≥ 1/(2ε), since β = sup f″ = 1/4", "2β/ε = 1/(2ε), β = max_t s(t)(1 − s(t))", "[RW] Theorem 5, §4 (K19)"), holds=holds, estimate=beta,
+        CheckSpec(
+            "k19-lambda",
+            "K19: Theorem 5's λ for logistic regression",
+            "Theorem 5's λ ≥ 2β/ε equals the stated logistic requirement λ ≥ 1/(2ε), since β = sup f″ = 1/4",
+            "2β/ε = 1/(2ε), β = max_t s(t)(1 − s(t))",
+            "[RW] Theorem 5, §4 (K19)",
+        ),
+        holds=holds,
+        estimate=beta,
         note=f"max f″ on a grid of 800001 points in [−40, 40]: {beta:.15g}; 2β/ε at ε = {epsilon:g}: {lam5:.6g} = 1/(2ε) = {1 / (2 * epsilon):.6g}.",
-        beta=beta, lam=lam5)
+        beta=beta,
+        lam=lam5,
+    )
 
 
 # ------------------------------------------------------------------------------------------------
@@ -787,13 +1044,26 @@ def per_instance_values(name: str, X, y, loss, lam, sigma, config: ObjPertAuditC
     pair = op.ObjPertPair(X, y, X[0], y[0], relation="remove", lam=lam, sigma=sigma, loss=loss)
     theta = pair.sample("D", 1, block_rng(config.seed, f"per-instance/{name}", 0))[0]
     eps = ex_post_all_points(X, y, loss, lam, sigma, theta)["epsilon"]
-    summary = {"dataset": name, "n": int(len(X)), "median": float(np.median(eps)), "p90": float(np.quantile(eps, 0.9)),
-               "max": float(np.max(eps)), "fraction_below_tenth_of_dp": float(np.mean(eps < 0.1 * config.epsilon))}
+    summary = {
+        "dataset": name,
+        "n": int(len(X)),
+        "median": float(np.median(eps)),
+        "p90": float(np.quantile(eps, 0.9)),
+        "max": float(np.max(eps)),
+        "fraction_below_tenth_of_dp": float(np.mean(eps < 0.1 * config.epsilon)),
+    }
     return eps, summary
 
 
-def per_instance_page(values: dict[str, np.ndarray], summaries: list[dict], descriptions: dict[str, str], loss, lam, sigma,
-                      config: ObjPertAuditConfig) -> Page:
+def per_instance_page(
+    values: dict[str, np.ndarray],
+    summaries: list[dict],
+    descriptions: dict[str, str],
+    loss,
+    lam,
+    sigma,
+    config: ObjPertAuditConfig,
+) -> Page:
     """Both data sets' distributions on one logarithmic axis (fraction of points per log-bin), next to the DP ε."""
     cert = certificate(loss, 1.0, lam, sigma)
     cert_eps = cert.epsilon(config.delta) if cert is not None else None
@@ -808,24 +1078,55 @@ def per_instance_page(values: dict[str, np.ndarray], summaries: list[dict], desc
         peak = max(peak, float(frac.max()))
         series.append(Line(label=f"{name} ({eps.size} training points)", x=centres, y=frac, marker="o"))
     top = peak * 1.1
-    series.append(Line(label=f"claimed DP ε = {config.epsilon:g} (δ = {config.delta:g})", x=[config.epsilon] * 2,
-                       y=[0, top], marker="", style="-"))
+    series.append(
+        Line(
+            label=f"claimed DP ε = {config.epsilon:g} (δ = {config.delta:g})",
+            x=[config.epsilon] * 2,
+            y=[0, top],
+            marker="",
+            style="-",
+        )
+    )
     if cert_eps is not None:
-        series.append(Line(label=f"certified DP ε at δ = {config.delta:g}, any ‖x‖ ≤ 1: {cert_eps:.3g}",
-                           x=[cert_eps] * 2, y=[0, top], marker="", style="--"))
-    parts = [f"{d['dataset']}: median {d['median']:.3g}, 90th percentile {d['p90']:.3g}, largest {d['max']:.3g}, "
-             f"{100 * d['fraction_below_tenth_of_dp']:.1f}% below a tenth of the DP ε" for d in summaries]
+        series.append(
+            Line(
+                label=f"certified DP ε at δ = {config.delta:g}, any ‖x‖ ≤ 1: {cert_eps:.3g}",
+                x=[cert_eps] * 2,
+                y=[0, top],
+                marker="",
+                style="--",
+            )
+        )
+    parts = [
+        f"{d['dataset']}: median {d['median']:.3g}, 90th percentile {d['p90']:.3g}, largest {d['max']:.3g}, "
+        f"{100 * d['fraction_below_tenth_of_dp']:.1f}% below a tenth of the DP ε"
+        for d in summaries
+    ]
     return Page(
         title="Per-instance privacy of one release",
-        text=(f"For one release θ̂ᴾ of ObjPert ({loss.name} loss, λ = {lam:.4g}, σ = {sigma:.4g}; drawn with the run's seed) on each "
-                 f"data set, the ex-post pDP ε(θ̂ᴾ, D, D − z) of Corollary 7 (an identity, check cor7-identity) of every training "
-                 f"point z, as the fraction of points per logarithmic bin. Ex-post pDP is the realised |log-density ratio| at this "
-                 f"release, not a guarantee (publishing it leaks information, [RW] Example 4); under ({config.epsilon:g}, {config.delta:g})-DP "
-                 f"a release has ex-post pDP above 2ε with probability at most δ(1 + e^(−2ε))/(1 − e^(−ε)) for each z. " + "; ".join(parts) + ". "
-                 + "Data: " + "; ".join(descriptions.values()) + "."
-                 + (f" The certified DP ε at δ = {config.delta:g} over every ‖x‖ ≤ 1 at this σ, λ is {cert_eps:.3g}." if cert_eps else "")),
-        figure=Lines(series=series, xlabel="ex-post pDP ε(θ̂ᴾ, D, D − z) (Corollary 7)",
-                     ylabel="fraction of training points per bin", logx=True),
+        text=(
+            f"For one release θ̂ᴾ of ObjPert ({loss.name} loss, λ = {lam:.4g}, σ = {sigma:.4g}; drawn with the run's seed) on each "
+            f"data set, the ex-post pDP ε(θ̂ᴾ, D, D − z) of Corollary 7 (an identity, check cor7-identity) of every training "
+            f"point z, as the fraction of points per logarithmic bin. Ex-post pDP is the realised |log-density ratio| at this "
+            f"release, not a guarantee (publishing it leaks information, [RW] Example 4); under ({config.epsilon:g}, {config.delta:g})-DP "
+            f"a release has ex-post pDP above 2ε with probability at most δ(1 + e^(−2ε))/(1 − e^(−ε)) for each z. "
+            + "; ".join(parts)
+            + ". "
+            + "Data: "
+            + "; ".join(descriptions.values())
+            + "."
+            + (
+                f" The certified DP ε at δ = {config.delta:g} over every ‖x‖ ≤ 1 at this σ, λ is {cert_eps:.3g}."
+                if cert_eps
+                else ""
+            )
+        ),
+        figure=Lines(
+            series=series,
+            xlabel="ex-post pDP ε(θ̂ᴾ, D, D − z) (Corollary 7)",
+            ylabel="fraction of training points per bin",
+            logx=True,
+        ),
     )
 
 
@@ -841,12 +1142,26 @@ def theorem5_page(settings: list[DpSetting], config: ObjPertAuditConfig, alpha: 
     for s in settings:
         tails = both_directions(s.samples.loss_d, s.samples.loss_dprime, grid, alpha)
         est = np.maximum(tails["D||D'"].estimate, tails["D'||D"].estimate)
-        series.append(Line(label=f"{s.name}, σ = {s.sigma:.4g}: Monte Carlo max of both directions", x=grid,
-                           y=np.where(est > 0, est, np.nan), marker="o", style="none"))
+        series.append(
+            Line(
+                label=f"{s.name}, σ = {s.sigma:.4g}: Monte Carlo max of both directions",
+                x=grid,
+                y=np.where(est > 0, est, np.nan),
+                marker="o",
+                style="none",
+            )
+        )
         if s.cert is not None:
             bound = np.array([s.cert.delta(e) for e in grid])
-            series.append(Line(label=f"{s.name}: certified bound", x=grid, y=np.where(bound >= floor, bound, np.nan),
-                               marker="", style="--"))
+            series.append(
+                Line(
+                    label=f"{s.name}: certified bound",
+                    x=grid,
+                    y=np.where(bound >= floor, bound, np.nan),
+                    marker="",
+                    style="--",
+                )
+            )
     series.append(Line(label=f"claimed δ = {delta_claim:g}", x=[0.0, top], y=[delta_claim] * 2, marker="", style=":"))
     series.append(Line(label=f"claimed ε = {eps_claim:g}", x=[eps_claim] * 2, y=[floor, 1.0], marker="", style=":"))
     lines = []
@@ -855,12 +1170,15 @@ def theorem5_page(settings: list[DpSetting], config: ObjPertAuditConfig, alpha: 
         lines.append(f"{s.name}: σ = {s.sigma:.4g}, worst neighbour {s.search.winner.label}{cert}")
     return Page(
         title="Theorem 5: δ(ε) under both readings of σ",
-        text=("THEORY.md Q1: Theorem 5 prints σ = ξ²(8 log(2/δ) + 4ε)/ε²; read as σ² = ξ²(8 log(2/δ) + 4ε)/ε² (b enters the objective "
-                 "like a gradient, so σ should scale like ξ) it is the square root. Each σ is audited at its own adversarial neighbour "
-                 f"(search in the dp-forward checks) with {config.trials:,} releases per world. Points: Monte Carlo δ̂(ε), the larger of "
-                 "the two directions (zero estimates omitted; plain sampling resolves δ down to ~10/trials). Dashed: this audit's "
-                 f"certified bound on δ(ε) at that neighbour (drawn down to {floor:g}); a claim passes where the bound meets it. "
-                 + " · ".join(lines) + "."),
+        text=(
+            "THEORY.md Q1: Theorem 5 prints σ = ξ²(8 log(2/δ) + 4ε)/ε²; read as σ² = ξ²(8 log(2/δ) + 4ε)/ε² (b enters the objective "
+            "like a gradient, so σ should scale like ξ) it is the square root. Each σ is audited at its own adversarial neighbour "
+            f"(search in the dp-forward checks) with {config.trials:,} releases per world. Points: Monte Carlo δ̂(ε), the larger of "
+            "the two directions (zero estimates omitted; plain sampling resolves δ down to ~10/trials). Dashed: this audit's "
+            f"certified bound on δ(ε) at that neighbour (drawn down to {floor:g}); a claim passes where the bound meets it. "
+            + " · ".join(lines)
+            + "."
+        ),
         figure=Lines(series=series, xlabel="ε", ylabel="δ(ε) at the adversarial neighbour", logy=True),
     )
 
@@ -879,11 +1197,26 @@ def run_objpert_audit(config: ObjPertAuditConfig, executor: Executor | None = No
 
     checks: list[Evidence] = []
     settings: list[DpSetting] = []
-    lam_note = "" if lam >= cal.lam_theorem5 * (1 - 1e-12) else f" λ = {lam:.4g} is below Theorem 5's 2β/ε = {cal.lam_theorem5:.4g}: the theorem does not apply."
+    lam_note = (
+        ""
+        if lam >= cal.lam_theorem5 * (1 - 1e-12)
+        else f" λ = {lam:.4g} is below Theorem 5's 2β/ε = {cal.lam_theorem5:.4g}: the theorem does not apply."
+    )
     # (a)/(b) need releases; take them from the search of the mechanism's σ (cheap), then the instances
     first = config.sigma if config.sigma is not None else cal.sigmas[config.calibration]
-    probe = search_worst_target(X, y, loss, lam, first, theta_np, min(config.search_trials, 2000), config.seed, "objpert-instances",
-                                executor, progress)
+    probe = search_worst_target(
+        X,
+        y,
+        loss,
+        lam,
+        first,
+        theta_np,
+        min(config.search_trials, 2000),
+        config.seed,
+        "objpert-instances",
+        executor,
+        progress,
+    )
     inst = random_instances(X, y, loss, lam, first, probe)
     checks += identity_checks(X, y, loss, lam, first, inst)
     thm8, cert_ok = theorem8_check(loss, lam, inst)
@@ -891,18 +1224,52 @@ def run_objpert_audit(config: ObjPertAuditConfig, executor: Executor | None = No
 
     # (c) DP of Theorem 5 under both readings, and of the user's σ
     for reading in READINGS if cal.sigmas else ():
-        s = dp_setting(f"thm5-{reading}-", f"Theorem 5, {reading} reading", f"Thm 5 {reading} σ = {cal.sigmas[reading]:.4g}", cal.sigmas[reading], X, y, loss, lam, theta_np, config,
-                       cert_ok, executor, progress, SOURCE_THM5 + f" ({reading} reading)")
+        s = dp_setting(
+            f"thm5-{reading}-",
+            f"Theorem 5, {reading} reading",
+            f"Thm 5 {reading} σ = {cal.sigmas[reading]:.4g}",
+            cal.sigmas[reading],
+            X,
+            y,
+            loss,
+            lam,
+            theta_np,
+            config,
+            cert_ok,
+            executor,
+            progress,
+            SOURCE_THM5 + f" ({reading} reading)",
+        )
         settings.append(replace(s, checks=[replace(check, note=check.note + lam_note) for check in s.checks]))
     if config.sigma is not None:
-        settings.append(dp_setting("", "the released mechanism (--sigma)", f"ObjPert at σ = {config.sigma:.4g}", config.sigma, X, y, loss, lam, theta_np, config, cert_ok,
-                                   executor, progress, "Definition D1 at --sigma; " + SOURCE_THM5))
+        settings.append(
+            dp_setting(
+                "",
+                "the released mechanism (--sigma)",
+                f"ObjPert at σ = {config.sigma:.4g}",
+                config.sigma,
+                X,
+                y,
+                loss,
+                lam,
+                theta_np,
+                config,
+                cert_ok,
+                executor,
+                progress,
+                "Definition D1 at --sigma; " + SOURCE_THM5,
+            )
+        )
     for s in settings:
         checks += s.checks
 
     # (b) Theorem 9 on the releases from D of the mechanism's σ
-    mech = next(s for s in settings if (config.sigma is not None and s.prefix == "") or
-                (config.sigma is None and s.prefix == f"thm5-{config.calibration}-"))
+    mech = next(
+        s
+        for s in settings
+        if (config.sigma is not None and s.prefix == "")
+        or (config.sigma is None and s.prefix == f"thm5-{config.calibration}-")
+    )
     checks += theorem9_checks(X, y, loss, lam, mech.sigma, config.rho, mech.thetas_d, config.printed_thm9)
 
     # (e) Figure 1 and K19
@@ -912,24 +1279,42 @@ def run_objpert_audit(config: ObjPertAuditConfig, executor: Executor | None = No
     decided = finalize(checks, config.alpha)
 
     # (d) per instance
-    own = "breast-cancer" if config.dataset == "breast-cancer" else ("synthetic" if config.data is None else "your data")
+    own = (
+        "breast-cancer" if config.dataset == "breast-cancer" else ("synthetic" if config.data is None else "your data")
+    )
     values, summaries, descriptions = {}, [], {own: description}
     values[own], summary = per_instance_values(own, X, y, loss, lam, cal.sigma, config)
     summaries.append(summary)
     if config.dataset != "breast-cancer":
-        bc_cfg = ObjPertAuditConfig(**{**asdict(config), "data": None, "synthetic": None, "dataset": "breast-cancer", "normalize_rows": False})
+        bc_cfg = ObjPertAuditConfig(
+            **{**asdict(config), "data": None, "synthetic": None, "dataset": "breast-cancer", "normalize_rows": False}
+        )
         Xb, yb, descriptions["breast-cancer"] = load_data(bc_cfg)
         values["breast-cancer"], summary = per_instance_values("breast-cancer", Xb, yb, loss, lam, cal.sigma, config)
         summaries.append(summary)
-    pages = [fig1_page, per_instance_page(values, summaries, descriptions, loss, lam, cal.sigma, config),
-             theorem5_page(settings, config, config.alpha)]
+    pages = [
+        fig1_page,
+        per_instance_page(values, summaries, descriptions, loss, lam, cal.sigma, config),
+        theorem5_page(settings, config, config.alpha),
+    ]
 
-    parameters = {**asdict(config), "sigma": cal.sigma, "sigma_source": cal.sigma_source, "lam_used": lam,
-                  "lam_theorem5": cal.lam_theorem5, "xi": cal.xi, "beta": cal.beta,
-                  **{f"sigma_{r}": v for r, v in cal.sigmas.items()},
-                  "dataset_description": description, "n_rows": int(X.shape[0]), "dimension": int(X.shape[1]),
-                  **{f"worst_neighbour_{s.prefix or 'dp-'}".rstrip("-"): s.search.winner.label for s in settings},
-                  "figure1": f"n = {FIG1_N}, d = 2, margin 0.4, λ = 1, σ = {op.theorem5_sigma(1.0, 1e-5, 1.0, 'variance'):.6g} (Theorem 5 variance reading at (1, 1e-5))",
-                  "per_instance": "; ".join(f"{s['dataset']}: median {s['median']:.4g}, max {s['max']:.4g}" for s in summaries)}
-    parameters["synthetic"] = list(config.synthetic or DEFAULT_SYNTHETIC) if config.data is None and config.dataset is None else None
+    parameters = {
+        **asdict(config),
+        "sigma": cal.sigma,
+        "sigma_source": cal.sigma_source,
+        "lam_used": lam,
+        "lam_theorem5": cal.lam_theorem5,
+        "xi": cal.xi,
+        "beta": cal.beta,
+        **{f"sigma_{r}": v for r, v in cal.sigmas.items()},
+        "dataset_description": description,
+        "n_rows": int(X.shape[0]),
+        "dimension": int(X.shape[1]),
+        **{f"worst_neighbour_{s.prefix or 'dp-'}".rstrip("-"): s.search.winner.label for s in settings},
+        "figure1": f"n = {FIG1_N}, d = 2, margin 0.4, λ = 1, σ = {op.theorem5_sigma(1.0, 1e-5, 1.0, 'variance'):.6g} (Theorem 5 variance reading at (1, 1e-5))",
+        "per_instance": "; ".join(f"{s['dataset']}: median {s['median']:.4g}, max {s['max']:.4g}" for s in summaries),
+    }
+    parameters["synthetic"] = (
+        list(config.synthetic or DEFAULT_SYNTHETIC) if config.data is None and config.dataset is None else None
+    )
     return make_run("objpert", decided, config.alpha, parameters, config.seed, pages=pages)

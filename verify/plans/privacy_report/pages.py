@@ -4,6 +4,7 @@ The UCI credit-card (Figs 3, 6) and kidney (Fig 7) data are not shipped: the bun
 data (n = 569, d = 30, rows scaled to ‖x‖ = 1) stand in for them, next to the synthetic data of §4.1.
 Grids are coarse so that all pages take about a minute.
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -48,28 +49,58 @@ def figure3_pages(seed: int) -> list[Page]:
     scatter, ecdf, notes = [], [], []
     for name, (X, y) in datasets().items():
         short = name.split(" (")[0]
-        for mode, budget, label in (("independent", (1.0,), "data-independent, ε₁ = 1"),
-                                    ("dependent", (0.2, 0.7, 0.1), "data-dependent, (ε₁, ε₂, ε₃) = (0.2, 0.7, 0.1)")):
+        for mode, budget, label in (
+            ("independent", (1.0,), "data-independent, ε₁ = 1"),
+            ("dependent", (0.2, 0.7, 0.1), "data-dependent, (ε₁, ε₂, ε₃) = (0.2, 0.7, 0.1)"),
+        ):
             r = report_on(X, y, mode, budget, seed, f"figure3/{short}/{mode}")
             keep = np.linspace(0, len(r["true"]) - 1, min(400, len(r["true"]))).astype(int)
-            scatter.append(Line(label=f"{short}: {label}", x=r["true"][keep].tolist(), y=r["bar"][keep].tolist(), style="none", marker="o"))
+            scatter.append(
+                Line(
+                    label=f"{short}: {label}",
+                    x=r["true"][keep].tolist(),
+                    y=r["bar"][keep].tolist(),
+                    style="none",
+                    marker="o",
+                )
+            )
             ratio = r["bar"] / r["true"]
             xs, ys = _ecdf(ratio)
             ecdf.append(Line(label=f"{short}: {label}", x=xs, y=ys, marker=""))
-            notes.append(f"{short}, {mode}: median ratio {np.median(ratio):.3g}, median ε̄₁ᴾ {np.median(r['bar']):.3g}, "
-                         f"median ε̄₁ᴾ + ε₂ + ε₃ {np.median(r['bar'] + r['overhead']):.3g} (λ = {r['lam']:.3g})")
+            notes.append(
+                f"{short}, {mode}: median ratio {np.median(ratio):.3g}, median ε̄₁ᴾ {np.median(r['bar']):.3g}, "
+                f"median ε̄₁ᴾ + ε₂ + ε₃ {np.median(r['bar'] + r['overhead']):.3g} (λ = {r['lam']:.3g})"
+            )
     lo = min(min(s.x) for s in scatter if s.x)
     hi = max(max(s.y) for s in scatter if s.y)
     lo = max(lo, 1e-6)
     scatter.append(Line(label="ε̄₁ᴾ = ε₁", x=[lo, hi], y=[lo, hi], marker="", style="--"))
-    common = ("One ObjPert release per panel, δ = ρ = 1e-6, σ and λ by Theorem 5, σ₂ and σ₃ by the analytic Gaussian mechanism "
-              "([RW] §4.2, K20). The data-dependent release uses the λ Algorithm 2 requires (λ ≥ 2σ₃τ, exact τ). "
-              f"The credit-card data of the paper are not shipped: {SUBSTITUTE}. ")
+    common = (
+        "One ObjPert release per panel, δ = ρ = 1e-6, σ and λ by Theorem 5, σ₂ and σ₃ by the analytic Gaussian mechanism "
+        "([RW] §4.2, K20). The data-dependent release uses the λ Algorithm 2 requires (λ ≥ 2σ₃τ, exact τ). "
+        f"The credit-card data of the paper are not shipped: {SUBSTITUTE}. "
+    )
     return [
-        Page(title="[RW] Figure 3a: released ε̄₁ᴾ against the true ε₁", text=common + "Every point is one individual of D "
-         "(up to 400 per series); points above the dashed diagonal are valid bounds.", figure=Lines(series=scatter, xlabel="true ε₁(θ̂ᴾ, D, D−z) (Corollary 7)", ylabel="released ε̄₁ᴾ(z)", logx=True, logy=True)),
-        Page(title="[RW] Figure 3b: distribution of the ratios ε̄₁ᴾ/ε₁", text=common + "Empirical CDF over the individuals of D. "
-         + "; ".join(notes) + ". Claim (K20): the data-dependent ratios are tighter; counting ε₂ + ε₃ it loses its edge.", figure=Lines(series=ecdf, xlabel="ε̄₁ᴾ / ε₁", ylabel="fraction of individuals", logx=True)),
+        Page(
+            title="[RW] Figure 3a: released ε̄₁ᴾ against the true ε₁",
+            text=common + "Every point is one individual of D "
+            "(up to 400 per series); points above the dashed diagonal are valid bounds.",
+            figure=Lines(
+                series=scatter,
+                xlabel="true ε₁(θ̂ᴾ, D, D−z) (Corollary 7)",
+                ylabel="released ε̄₁ᴾ(z)",
+                logx=True,
+                logy=True,
+            ),
+        ),
+        Page(
+            title="[RW] Figure 3b: distribution of the ratios ε̄₁ᴾ/ε₁",
+            text=common
+            + "Empirical CDF over the individuals of D. "
+            + "; ".join(notes)
+            + ". Claim (K20): the data-dependent ratios are tighter; counting ε₂ + ε₃ it loses its edge.",
+            figure=Lines(series=ecdf, xlabel="ε̄₁ᴾ / ε₁", ylabel="fraction of individuals", logx=True),
+        ),
     ]
 
 
@@ -87,17 +118,32 @@ def figure45_pages(seed: int) -> list[Page]:
             series["true_d"].append(float(np.max(rd["true"])))
             series["bar_d"].append(float(np.max(rd["bar"])))
         x = list(grid)
-        fig = Lines(x=x, xlabel=which, ylabel="worst case over z ∈ D", logx=which == "n", logy=True, series=[Line(label="max ε₁ (ε₁ = 1 run)", y=series["true_i"]),
-                          Line(label="max data-indep ε̄₁ᴾ (ε₁ = 1)", y=series["bar_i"], style="--"),
-                          Line(label="max ε₁ ((0.2, 0.7, 0.1) run)", y=series["true_d"]),
-                          Line(label="max data-dep ε̄₁ᴾ ((0.2, 0.7, 0.1))", y=series["bar_d"], style="--")])
+        fig = Lines(
+            x=x,
+            xlabel=which,
+            ylabel="worst case over z ∈ D",
+            logx=which == "n",
+            logy=True,
+            series=[
+                Line(label="max ε₁ (ε₁ = 1 run)", y=series["true_i"]),
+                Line(label="max data-indep ε̄₁ᴾ (ε₁ = 1)", y=series["bar_i"], style="--"),
+                Line(label="max ε₁ ((0.2, 0.7, 0.1) run)", y=series["true_d"]),
+                Line(label="max data-dep ε̄₁ᴾ ((0.2, 0.7, 0.1))", y=series["bar_d"], style="--"),
+            ],
+        )
         number, fixed = ("4", "d = 50") if which == "n" else ("5", "n = 1000")
         ratio_i = np.array(series["bar_i"]) / np.array(series["true_i"])
         ratio_d = np.array(series["bar_d"]) / np.array(series["true_d"])
-        pages.append(Page(title=f"[RW] Figure {number}: worst-case pDP and bounds vs {which} ({fixed})", text=f"Synthetic data of §4.1, one release per point (δ = ρ = 1e-6), {which} ∈ {list(grid)} (coarse grid; the paper "
-                               f"uses {'100–10000' if which == 'n' else '1–60'}). Claim (K21): for GLMs the bounds' strength depends on "
-                               f"neither n nor d. Ratio of worst-case bound to worst-case ε₁: data-independent "
-                               f"{', '.join(f'{r:.3g}' for r in ratio_i)}; data-dependent {', '.join(f'{r:.3g}' for r in ratio_d)}.", figure=fig))
+        pages.append(
+            Page(
+                title=f"[RW] Figure {number}: worst-case pDP and bounds vs {which} ({fixed})",
+                text=f"Synthetic data of §4.1, one release per point (δ = ρ = 1e-6), {which} ∈ {list(grid)} (coarse grid; the paper "
+                f"uses {'100–10000' if which == 'n' else '1–60'}). Claim (K21): for GLMs the bounds' strength depends on "
+                f"neither n nor d. Ratio of worst-case bound to worst-case ε₁: data-independent "
+                f"{', '.join(f'{r:.3g}' for r in ratio_i)}; data-dependent {', '.join(f'{r:.3g}' for r in ratio_d)}.",
+                figure=fig,
+            )
+        )
     return pages
 
 
@@ -107,16 +153,25 @@ def figure6_page(seed: int) -> Page:
     r = report_on(X, y, "independent", (1.0,), seed, "figure6/independent")
     xs, ys = _ecdf(r["bar"] / r["true"])
     series.append(Line(label="data-independent, ε₁ = 1", x=xs, y=ys, marker="", style="--"))
-    notes.append(f"independent: median ratio {np.median(r['bar'] / r['true']):.3g}, median ε̄₁ᴾ {np.median(r['bar']):.3g}")
+    notes.append(
+        f"independent: median ratio {np.median(r['bar'] / r['true']):.3g}, median ε̄₁ᴾ {np.median(r['bar']):.3g}"
+    )
     for split in SPLITS:
         r = report_on(X, y, "dependent", split, seed, f"figure6/{split}")
         ratio = r["bar"] / r["true"]
         xs, ys = _ecdf(ratio)
         series.append(Line(label=f"(ε₁, ε₂, ε₃) = {split}", x=xs, y=ys, marker=""))
-        notes.append(f"{split}: median ratio {np.median(ratio):.3g}, median ε̄₁ᴾ + ε₂ + ε₃ {np.median(r['bar'] + r['overhead']):.3g}")
-    return Page(title="[RW] Figure 6: four budget splits (data-dependent)", text=f"{SUBSTITUTE}; one release per split, δ = ρ = 1e-6. Empirical CDF over individuals of ε̄₁ᴾ/ε₁. " + "; ".join(notes)
-                     + ". Claim (K22): as ε₁ of the data-dependent release approaches the total budget it is little better than the "
-                       "data-independent one, even worse.", figure=Lines(series=series, xlabel="ε̄₁ᴾ / ε₁", ylabel="fraction of individuals", logx=True))
+        notes.append(
+            f"{split}: median ratio {np.median(ratio):.3g}, median ε̄₁ᴾ + ε₂ + ε₃ {np.median(r['bar'] + r['overhead']):.3g}"
+        )
+    return Page(
+        title="[RW] Figure 6: four budget splits (data-dependent)",
+        text=f"{SUBSTITUTE}; one release per split, δ = ρ = 1e-6. Empirical CDF over individuals of ε̄₁ᴾ/ε₁. "
+        + "; ".join(notes)
+        + ". Claim (K22): as ε₁ of the data-dependent release approaches the total budget it is little better than the "
+        "data-independent one, even worse.",
+        figure=Lines(series=series, xlabel="ε̄₁ᴾ / ε₁", ylabel="fraction of individuals", logx=True),
+    )
 
 
 def figure2_page(seed: int, draws: int = 16) -> Page:
@@ -136,10 +191,18 @@ def figure2_page(seed: int, draws: int = 16) -> Page:
         series.append(Line(label=f"ε₁ = {eps:g}", x=list(INFLATIONS), y=losses[:-1]))
         stars["x"].append(c_star)
         stars["y"].append(losses[-1])
-    series.append(Line(label="λ-inflation enforced by Algorithm 2 (ε₃ = 0.1)", x=stars["x"], y=stars["y"], marker="*", style="none"))
-    return Page(title="[RW] Figure 2: utility of ObjPert with a larger λ", text=f"Synthetic data (n = 1000 train, 1000 test, d = 50); λ = c · 2β/ε₁ (Theorem 5's λ times the λ-inflation c); 0-1 loss on the "
-                     f"test set averaged over {draws} releases per point. Stars: the inflation 2σ₃τ / (2β/ε₁) that Algorithm 2 requires with "
-                     "ε₃ = 0.1, δ = ρ = 1e-6 (exact τ at d = 50). Claim (K18): the 0-1 loss stays roughly constant across c.", figure=Lines(series=series, xlabel="λ-inflation c", ylabel="test 0-1 loss", logx=True))
+    series.append(
+        Line(
+            label="λ-inflation enforced by Algorithm 2 (ε₃ = 0.1)", x=stars["x"], y=stars["y"], marker="*", style="none"
+        )
+    )
+    return Page(
+        title="[RW] Figure 2: utility of ObjPert with a larger λ",
+        text=f"Synthetic data (n = 1000 train, 1000 test, d = 50); λ = c · 2β/ε₁ (Theorem 5's λ times the λ-inflation c); 0-1 loss on the "
+        f"test set averaged over {draws} releases per point. Stars: the inflation 2σ₃τ / (2β/ε₁) that Algorithm 2 requires with "
+        "ε₃ = 0.1, δ = ρ = 1e-6 (exact τ at d = 50). Claim (K18): the 0-1 loss stays roughly constant across c.",
+        figure=Lines(series=series, xlabel="λ-inflation c", ylabel="test 0-1 loss", logx=True),
+    )
 
 
 def all_pages(seed: int) -> list[Page]:
