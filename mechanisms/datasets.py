@@ -66,6 +66,11 @@ def load_shipped(name: str) -> Dataset:
     return SHIPPED[name]()
 
 
+# Values beyond this magnitude make squared norms and variances overflow double precision (1e100² · n stays far
+# below 1.8e308 for any n that fits in memory), which would silently clip or zero rows.
+MAX_ABS_VALUE = 1e100
+
+
 def load_csv(path: str | Path, target_column: str | None = None) -> Dataset:
     """A numeric CSV with a header row; ``target_column`` (if given) is split off as the target."""
     path = Path(path)
@@ -83,6 +88,9 @@ def load_csv(path: str | Path, target_column: str | None = None) -> Dataset:
     if len(rows) < 2:
         raise InputError(f"--data: {path} needs a header row and at least one data row")
     header, body = rows[0], [row for row in rows[1:] if row]
+    duplicates = sorted({name for name in header if header.count(name) > 1})
+    if duplicates:
+        raise InputError(f"--data: {path} has duplicate column names {duplicates}; every column needs its own name")
     if any(len(row) != len(header) for row in body):  # before numpy, which would call it a non-numeric cell
         raise InputError(f"--data: {path} has rows of unequal length")
     try:
@@ -93,6 +101,14 @@ def load_csv(path: str | Path, target_column: str | None = None) -> Dataset:
         raise InputError(f"--data: {path} has rows of unequal length")
     if not np.all(np.isfinite(values)):
         raise InputError(f"--data: {path} contains non-finite values (nan or inf)")
+    too_large = np.abs(values) > MAX_ABS_VALUE
+    if np.any(too_large):
+        row, column = (int(i) for i in np.argwhere(too_large)[0])
+        raise InputError(
+            f"--data: {path} line {row + 2}, column {header[column]!r}: {values[row, column]:g} is beyond "
+            f"±{MAX_ABS_VALUE:g}; norms and variances of such values overflow, so the data cannot be processed "
+            "faithfully"
+        )
     target = None
     if target_column is not None:
         if target_column not in header:

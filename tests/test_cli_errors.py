@@ -84,3 +84,21 @@ def test_workers_below_one_are_refused(workers, tmp_path, monkeypatch, capsys):
     monkeypatch.chdir(tmp_path)
     assert cli.main(["run", "gaussian", "--workers", workers, "--trials", "1000", "--report", "none"]) == 2
     assert "--workers must be >= 1" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("audit", [["gaussian"], ["ops", "--target-column", "b"]])
+def test_values_near_overflow_are_refused_not_clipped(audit, tmp_path, monkeypatch, capsys):
+    # Before: the 1e300 row was clipped to zero (its sensitivity and pDP became 0) and OPS z-scored every
+    # row to zero, both still reporting verdicts.
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "huge.csv").write_text("a,b\n1,2\n1e300,3\n4,5\n")
+    assert cli.main(["run", *audit[:1], "--data", "huge.csv", *audit[1:], "--report", "none"]) == 2
+    err = capsys.readouterr().err
+    assert "--data: huge.csv line 3, column 'a'" in err and err.count("\n") == 1
+
+
+def test_duplicate_column_names_are_refused(tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "dup.csv").write_text("a,a\n1,2\n3,4\n")
+    assert cli.main(["run", "gaussian", "--data", "dup.csv", "--report", "none"]) == 2
+    assert "duplicate column names ['a']" in capsys.readouterr().err
