@@ -1,4 +1,4 @@
-"""Vectorised privacy profiles of the linear-regression mechanisms (issue 5), for many targets at once.
+"""Vectorised privacy profiles of the linear-regression mechanisms, for many targets at once.
 
 Three families, each computed from the output laws of the samplers in :mod:`mechanisms.linreg` and
 :mod:`mechanisms.linreg_adaptive` (never from the papers' pDP closed forms, which they are used to
@@ -12,7 +12,7 @@ audit):
   ℓ(s) = −½ log(1+μ) + (γ/2)(s² − r²/(1+μ)), and s ~ N(r, μ/γ) under Z, N(r', μ'/γ) under W, where
   μ = xᵀ(ZᵀZ + λI)^{-1}x, r = y_z − xᵀθ̂_Z, μ' = μ/(1+μ), r' = r/(1+μ) (Sherman–Morrison).  So
   δ(t) is a difference of normal probabilities for every real t (also t < 0, which the conditional
-  estimator below needs); :func:`ops_delta` agrees with :func:`mechanisms.linreg.ops_exact_delta`.
+  estimator below needs); :func:`ops_delta` agrees with :func:`mechanisms.linreg_bounds.ops_exact_delta`.
 * **AdaOPS** ([LR] Algorithm 1; [PDP] Algorithm 1 with n public): the last stage is OPS given the
   released earlier stages, so with L₁₂ the loss of the earlier stages,
   δ_{P‖Q}(ε) = E_{earlier stages ~ P}[δ_OPS(ε − L₁₂ | schedule)]  (conditioning on the released

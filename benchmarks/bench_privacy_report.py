@@ -8,8 +8,9 @@ individual; the generalized eigenvalues of Propositions 12/21 and ‖N‖₂ -- 
 checks.  The same-run baseline is ObjPert's batched solve alone on the same noise.
 
 Two ways to use the cores are timed: one process, and 2 worker processes (the audit's ``--workers 2``); the block work
-runs BLAS on one thread either way (threaded BLAS is ~3× slower on these small matrices); the faster one counts.  Rounds are interleaved and the fastest of ``--repeats`` is kept
-(the machine may be shared: the load average is printed).  Prints one JSON line.
+runs BLAS on one thread either way (threaded BLAS is ~3× slower on these small matrices); the faster one counts.
+Rounds are interleaved and the fastest of ``--repeats`` is kept (the machine may be shared: the load average is
+printed).  Prints one JSON line.
 Usage: ``python benchmarks/bench_privacy_report.py [--trials N] [--repeats R]``.
 """
 

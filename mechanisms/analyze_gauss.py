@@ -112,7 +112,10 @@ class _SymmetricMatrixRelease:
 
     @property
     def eta(self) -> float:
-        """``||(m_D - m_D') / sd||``: the privacy loss is ``N(eta^2/2, eta^2)`` under D (and ``N(-eta^2/2, eta^2)`` under D')."""
+        """``||(m_D - m_D') / sd||``: the privacy loss is ``N(eta^2/2, eta^2)`` under D.
+
+        (And ``N(-eta^2/2, eta^2)`` under D'.)
+        """
         return float(np.linalg.norm((self._means["D"] - self._means["D'"]) / self.noise_sd))
 
 
@@ -202,6 +205,43 @@ def analyze_gauss_epsilon(beta: float, sigma: float, delta: float) -> float:
     return beta**2 / (2 * sigma**2) + beta * math.sqrt(2 * math.log(1 / delta)) / sigma
 
 
+def theorem17_sigma3(epsilon: float, delta: float, beta: float) -> float:
+    """σ₃ at which Theorem 17's DP bound β²/(4σ₃²) + β√(2 log(1/δ))/(√2σ₃) equals ε (root of a quadratic in 1/σ₃).
+
+    With L = log(1/δ): σ₃ = β / (2(√(L + ε) − √L)).  It is s/√2 for the classical Analyze-Gauss calibration s
+    (:func:`classical_ag_sigma`): Theorem 17 at σ₃ = s/√2 is the classical bound at s ([RW] K15).
+    """
+    L = math.log(1 / delta)
+    return beta / (2 * (math.sqrt(L + epsilon) - math.sqrt(L)))
+
+
+def classical_ag_sigma(epsilon: float, delta: float, beta: float) -> float:
+    """s at which the classical Analyze-Gauss bound β²/(2s²) + β√(2 log(1/δ))/s equals ε (THEORY.md M15).
+
+    With L = log(1/δ): s = β / (√2(√(L + ε) − √L)).
+    """
+    L = math.log(1 / delta)
+    return beta / (math.sqrt(2) * (math.sqrt(L + epsilon) - math.sqrt(L)))
+
+
+Calibration = Literal["paper", "analytic"]
+
+
+def calibrate_releases(epsilon: float, delta: float, beta: float, rule: Calibration = "paper") -> tuple[float, float]:
+    """(σ₃, s): the noise scales of Algorithm 6 and of Analyze Gauss for (ε, δ)-DP over ‖H_x‖_F ≤ β.
+
+    ``"paper"``: the closed forms :func:`theorem17_sigma3` and :func:`classical_ag_sigma`; ``"analytic"``: the
+    exact Gaussian calibration (Balle & Wang 2018, Theorem 8) at each release's worst-case sensitivity,
+    β/√2 in units of σ₃ for Algorithm 6 and β for Analyze Gauss.
+    """
+    if rule == "paper":
+        return theorem17_sigma3(epsilon, delta, beta), classical_ag_sigma(epsilon, delta, beta)
+    if rule == "analytic":
+        goe_scale = gaussian.analytic_sigma(epsilon, delta, beta / math.sqrt(2))
+        return goe_scale, gaussian.analytic_sigma(epsilon, delta, beta)
+    raise InputError(f"calibration must be 'paper' or 'analytic', got {rule!r}")
+
+
 @dataclass(frozen=True)
 class K15Comparison:
     """Noise of the two releases calibrated to the same exact (eps, delta)-DP over ``||H_x||_F <= beta``."""
@@ -259,6 +299,16 @@ def per_instance_variance_ratio(h_x: np.ndarray) -> float:
     (the worst case that sets DP calibration) and up to ``d/(d+1)`` for ``x x^T`` with x spread evenly.
     """
     return goe_sensitivity(h_x) ** 2 / analyze_gauss_sensitivity(h_x) ** 2
+
+
+def rank_one_variance_ratios(rows: np.ndarray) -> np.ndarray:
+    """:func:`per_instance_variance_ratio` of ``H_x = x xᵀ`` for every row x, vectorised: ‖x‖⁴ / (‖x‖⁴ + Σᵢ xᵢ⁴).
+
+    Also the ratio of a GLM Hessian term f''·x xᵀ: it is scale-free.
+    """
+    rows = np.atleast_2d(np.asarray(rows, dtype=float))
+    sq = np.sum(rows**2, axis=1) ** 2
+    return sq / (sq + np.sum(rows**4, axis=1))
 
 
 # ---------------------------------------------------------------------------------------------

@@ -43,6 +43,10 @@ EXACT_MAX_D = 100
 
 Method = Literal["auto", "exact", "tracy-widom"]
 
+#: [RW] K16 (Lemma 20 numerics): the printed τ = 12 at d = 50, ρ = 8.465e-6.  It is the quantile of Chiani's
+#: unit GOE (Z + Zᵀ)/2; for Algorithm 6's (Z + Zᵀ)/√2 the exact τ is 12√2 (Q4).
+K16_D, K16_RHO, K16_TAU = 50, 8.465e-6, 12.0
+
 
 # ---------------------------------------------------------------------------------------------
 # validation
@@ -488,6 +492,15 @@ def tau(
         method = "exact" if d <= exact_max_d else "tracy-widom"
     u = _tau_unit_exact(d, rho, dps) if method == "exact" else _tau_unit_tw(d, rho)
     return Tau(d=d, rho=rho, sigma=sigma, tau=sigma * math.sqrt(2) * u, method=method)
+
+
+@lru_cache(maxsize=64)
+def unit_tau(d: int, rho: float) -> Tau:
+    """:func:`tau` at σ₃ = 1 with the default method, memoised: each exact solve costs ~0.2–3 s.
+
+    σ₃τ is the threshold at noise scale σ₃ (τ scales linearly with σ₃).
+    """
+    return tau(int(d), float(rho))
 
 
 def spectral_norm_probability_bounds(d: int, threshold: float, sigma: float = 1.0) -> tuple[float, float]:

@@ -24,8 +24,8 @@ from mechanisms.linreg import (
     check_delta,
     check_positive,
     example_neighbours,
-    lr_C1,
 )
+from mechanisms.linreg_calibration import lr_C1
 from mechanisms.validation import InputError
 
 
@@ -73,6 +73,7 @@ class EigenGram:
 
 
 def normal_logpdf(x: np.ndarray, mean: np.ndarray | float, sd: np.ndarray | float) -> np.ndarray:
+    """Elementwise log-density of ``N(mean, sd^2)`` at ``x``."""
     z = (x - mean) / sd
     return -0.5 * z * z - np.log(sd) - 0.5 * LOG_2PI
 
@@ -428,7 +429,8 @@ class SSPPair:
 class LRAdaSSPConstants:
     """[LR] Algorithm 2 / Theorem 3(i) calibration, ``c = log(6/δ)``, ``ε/3`` per release:
     ``sd_lambda = sqrt(c)||X||^2/(ε/3)``, ``shift_lambda = c||X||^2/(ε/3)``,
-    ``lam_threshold = sqrt(d c log(2d^2/ρ))||X||^2/(ε/3)``, ``sd_xtx = sqrt(c)||X||^2/(ε/3)``, ``sd_xy = sqrt(c)||X|| ||Y||/(ε/3)``."""
+    ``lam_threshold = sqrt(d c log(2d^2/ρ))||X||^2/(ε/3)``, ``sd_xtx = sqrt(c)||X||^2/(ε/3)``,
+    ``sd_xy = sqrt(c)||X|| ||Y||/(ε/3)``."""
 
     sd_lambda: float
     shift_lambda: float
@@ -440,6 +442,7 @@ class LRAdaSSPConstants:
 def lr_adassp_constants(
     eps: float, delta: float, d: int, x_bound: float = 1.0, y_bound: float = 1.0, rho: float = 0.05
 ) -> LRAdaSSPConstants:
+    """The calibration of [LR] Algorithm 2 for bounds ``x_bound``, ``y_bound`` (see :class:`LRAdaSSPConstants`)."""
     eps, delta, rho = check_positive("eps", eps), check_delta(delta), check_delta(rho, "rho")
     c, q = np.log(6 / delta), eps / 3
     return LRAdaSSPConstants(

@@ -47,7 +47,7 @@ class GLMLoss:
         return self.f(t, y), self.f1(t, y)
 
     def check_labels(self, y: np.ndarray) -> None:
-        """Raise ValueError if ``y`` holds labels the loss is not defined for."""
+        """Raise InputError if ``y`` holds labels the loss is not defined for."""
         if not np.all(np.isfinite(y)):
             raise InputError("y must be finite")
 
@@ -224,7 +224,8 @@ ThetaFn = Callable[[np.ndarray], np.ndarray]
 
 @dataclass(frozen=True)
 class Regulariser:
-    """A convex C² regulariser ``r(θ)``: callables of ``theta`` ``(T, d)`` returning ``(T,)``, ``(T, d)``, ``(T, d, d)``."""
+    """A convex C² regulariser ``r(θ)``: callables of ``theta`` ``(T, d)`` returning ``(T,)``, ``(T, d)`` and
+    ``(T, d, d)``."""
 
     value: ThetaFn
     grad: ThetaFn

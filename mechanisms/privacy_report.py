@@ -37,439 +37,102 @@ Printed versus verified forms (THEORY.md §5; each has a flag in :class:`Reading
 * Q24 Thm 10(3)'s additive term: the statement's |f'|‖x‖√(2 log(2/ρ))/σ₂ or the proof's
       min{σ, σ₂}|f'|‖x‖√(2 log(2/ρ))/σ²; ``additive`` (default: statement).
 
-Theorem 10's universal constant C: we use the sufficient condition of its proof, λ ≥ 2σ₃τ with the exact
-τ (Algorithm 2's Require) together with λ > 2β; :func:`implied_theorem10_constant` gives the C this
-corresponds to in the printed form λ > Cσ₂√d(1 + log(1/ρ)^{2/3}).
-
-Calibration ([RW] §4.2): σ, λ by Theorem 5 (σ read as a standard deviation, Q1); σ₂, σ₃, σ₄ by the
-analytic Gaussian mechanism (Balle & Wang 2018) at the sensitivities ξ (gradient), β/√2 (Algorithm 6 in
-whitened coordinates, Thm 17's proof) and β (λ_min, Weyl), or by inverting the papers' classical bounds.
+The calibration (:mod:`mechanisms.privacy_report_calibration`) and the closed forms of the report and its
+statements (:mod:`mechanisms.privacy_report_bounds`) live in their own modules; their public names stay
+importable from here, the mechanism's entry point.
 """
 
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field, replace
-from functools import lru_cache
-from typing import Literal
+from dataclasses import dataclass
 
 import numpy as np
-from scipy import stats
 
-from mechanisms import gaussian as g
-from mechanisms import goe
 from mechanisms import objpert as op
 from mechanisms.analyze_gauss import vech
 from mechanisms.base import RegisteredMechanism, World, check_world
-from mechanisms.losses import GLMLoss, get_loss
+from mechanisms.privacy_report_bounds import (
+    corollary16_epsilon,
+    corollary16_sigma,
+    exact_gaussian_epsilon,
+    gbar_dependent,
+    gbar_independent,
+    lambda_hat_shifted,
+    log_term,
+    mu_bar_adaptive,
+    mu_bar_dependent,
+    objpert_epsilon,
+    proposition15_additive,
+    proposition15_l1_term,
+    proposition15_quantile,
+    report_epsilon1,
+    theorem10_additive,
+    theorem10_dp_epsilon,
+    theorem10_pdp_epsilon,
+    theorem11_epsilon,
+    theorem13_constant,
+    theorem14_epsilon,
+    theorem14_ex_post_epsilon,
+    theorem17_pdp_epsilon,
+    validity_upper_bound,
+)
+from mechanisms.privacy_report_calibration import (
+    BUDGET_SIZES,
+    MODES,
+    Mode,
+    Readings,
+    ReportCalibration,
+    calibrate,
+    classical_sigma,
+    exact_tau,
+    glm_loss,
+    implied_theorem10_constant,
+    normal_quantile,
+    parse_budget,
+    tau_for,
+)
 from mechanisms.validation import InputError, positive, probability
 
-Mode = Literal["independent", "dependent", "adaptive"]
-MODES: tuple[str, ...] = ("independent", "dependent", "adaptive")
-BUDGET_SIZES = {"independent": 1, "dependent": 3, "adaptive": 4}
-
-
-# --------------------------------------------------------------------------------------------
-# validation
-# --------------------------------------------------------------------------------------------
-
-
-def _glm(loss) -> GLMLoss:
-    loss = get_loss(loss)
-    if not isinstance(loss, GLMLoss):
-        raise InputError(f"the privacy report is for GLM losses (ℓ = f(xᵀθ; y)), got {loss!r}")
-    return loss
-
-
-def normal_quantile(rho: float) -> float:
-    """Φ⁻¹(1 − ρ/2): the two-sided Gaussian quantile used throughout Algorithms 2, 4 and 5."""
-    return float(stats.norm.isf(probability("rho", rho) / 2))
-
-
-# --------------------------------------------------------------------------------------------
-# printed versus verified readings
-# --------------------------------------------------------------------------------------------
-@dataclass(frozen=True)
-class Readings:
-    """Which form of each ambiguous printed formula to use (defaults: the verified forms)."""
-
-    dp_sigma3_power: int = 2  # Q2: 3 as printed in Theorem 10(1)
-    lambda_condition: str = "sigma3"  # Q3: "sigma2" as printed in Prop 21 / Theorem 10
-    tau: str = "algorithm6"  # Q4: "unit-goe" = the quantile of (Z + Zᵀ)/2, the printed "12 at d = 50"
-    gradient: str = "absolute"  # Q25: "printed" = signed f'(J^P)ᵀx + ...
-    leverage_minimum: bool = True  # Q26: False = Algorithm 2's μ̄ = (3/2)xᵀĤ⁻¹x without the minimum
-    lambda_hat: str = "shifted"  # Q28: "raw" = the released λ̂ itself in Prop 12's ratios
-    epsilon2_log: str = "1/delta"  # Q34: "2/delta" as in Algorithm 5
-    additive: str = "statement"  # Q24: "proof" = min{σ, σ₂}|f'|‖x‖√(2 log(2/ρ))/σ²
-
-    def validate(self) -> None:
-        allowed = {
-            "dp_sigma3_power": (2, 3),
-            "lambda_condition": ("sigma3", "sigma2"),
-            "tau": ("algorithm6", "unit-goe"),
-            "gradient": ("absolute", "printed"),
-            "leverage_minimum": (True, False),
-            "lambda_hat": ("shifted", "raw"),
-            "epsilon2_log": ("1/delta", "2/delta"),
-            "additive": ("statement", "proof"),
-        }
-        for name, options in allowed.items():
-            if getattr(self, name) not in options:
-                raise InputError(f"reading {name} must be one of {options}, got {getattr(self, name)!r}")
-
-    def deviations(self) -> dict[str, object]:
-        """The readings that differ from the verified defaults."""
-        default = Readings()
-        return {k: v for k, v in self.__dict__.items() if getattr(default, k) != v}
-
-
-# --------------------------------------------------------------------------------------------
-# τ (Lemma 20) and calibration
-# --------------------------------------------------------------------------------------------
-@lru_cache(maxsize=256)
-def exact_tau(d: int, rho: float) -> float:
-    """τ with P[λ_max((Z + Zᵀ)/√2) ≤ τ] = 1 − ρ/2 (unit σ₃; exact for d ≤ 100, Tracy–Widom above)."""
-    return goe.tau(int(d), float(rho)).tau
-
-
-def tau_for(d: int, rho: float, reading: str = "algorithm6") -> float:
-    """τ at σ₃ = 1 under the chosen reading of Q4 (``"unit-goe"``: the exact value / √2)."""
-    t = exact_tau(d, rho)
-    if reading == "algorithm6":
-        return t
-    if reading == "unit-goe":
-        return t / math.sqrt(2.0)
-    raise InputError(f"tau reading must be 'algorithm6' or 'unit-goe', got {reading!r}")
-
-
-def classical_sigma(epsilon: float, delta: float, sensitivity: float) -> float:
-    """s solving Δ²/(2s²) + Δ√(2 log(1/δ))/s = ε: the inverse of the papers' classical Gaussian bound
-    (Theorems 11, 14, 17 all have this form in whitened units)."""
-    L = math.log(1 / delta)
-    return sensitivity / (math.sqrt(2 * L + 2 * epsilon) - math.sqrt(2 * L))
-
-
-def parse_budget(text: str | tuple | list, mode: str) -> tuple[float, ...]:
-    """``"0.2,0.7,0.1"`` → (0.2, 0.7, 0.1); one number per release of the mode, each finite and > 0."""
-    if mode not in MODES:
-        raise InputError(f"--mode must be one of {MODES}, got {mode!r}")
-    parts = [p.strip() for p in text.split(",")] if isinstance(text, str) else list(text)
-    want = BUDGET_SIZES[mode]
-    if len(parts) != want:
-        names = ", ".join(f"ε{i + 1}" for i in range(want))
-        raise InputError(
-            f"--budget must have {want} comma-separated value(s) ({names}) for --mode {mode}, got {text!r}"
-        )
-    out = []
-    for i, p in enumerate(parts):
-        try:
-            v = float(p)
-        except (TypeError, ValueError):
-            raise InputError(f"--budget entry ε{i + 1} must be a number, got {p!r}") from None
-        if not (math.isfinite(v) and v > 0):
-            raise InputError(f"--budget entry ε{i + 1} must be a finite number > 0, got {p!r}")
-        out.append(v)
-    return tuple(out)
-
-
-@dataclass(frozen=True)
-class ReportCalibration:
-    """Every constant of one privacy-report pipeline (ObjPert + report), fixed before seeing data."""
-
-    mode: str
-    d: int
-    budget: tuple[float, ...]
-    delta: float
-    rho: float
-    sigma: float  # ObjPert noise (Theorem 5, σ read as a standard deviation)
-    lam: float  # ridge λ actually used
-    lam_objpert: float  # Theorem 5's 2β/ε₁
-    sigma2: float  # Algorithm 5 (∞ if not released)
-    sigma3: float  # Algorithm 6 (∞ if not released)
-    sigma4: float  # Algorithm 3 (∞ if not released)
-    tau: float  # τ at σ₃ = 1 under readings.tau
-    xi: float
-    beta: float
-    loss: str = "logistic"
-    rule: str = "analytic"
-    readings: Readings = field(default_factory=Readings)
-    # noise actually added, as a multiple of the calibrated scale (1 = correct; < 1 = a broken release)
-    noise_scale2: float = 1.0
-    noise_scale3: float = 1.0
-
-    @property
-    def epsilon1(self) -> float:
-        return self.budget[0]
-
-    @property
-    def tau_sigma3(self) -> float:
-        return self.tau * self.sigma3
-
-    @property
-    def exact_tau(self) -> float:
-        return exact_tau(self.d, self.rho)
-
-    @property
-    def lambda_requirement(self) -> float:
-        """Algorithm 2's Require λ ≥ 2σ₃τ (σ₂ under the printed reading of Q3); 0 where nothing is required."""
-        if self.mode != "dependent":
-            return 0.0
-        s = self.sigma3 if self.readings.lambda_condition == "sigma3" else self.sigma2
-        return 2.0 * s * self.tau
-
-    @property
-    def theorem13_requirement(self) -> float:
-        """Theorem 13's λ_min(H) ≥ max{2β, 2τσ₃}."""
-        return max(2 * self.beta, 2 * self.tau_sigma3)
-
-    def as_dict(self) -> dict:
-        out = {k: v for k, v in self.__dict__.items() if k != "readings"}
-        out["readings"] = dict(self.readings.__dict__)
-        out["tau_sigma3"] = self.tau_sigma3
-        out["lambda_requirement"] = self.lambda_requirement
-        return out
-
-
-def calibrate(
-    mode: str,
-    budget: tuple[float, ...] | str,
-    d: int,
-    delta: float,
-    rho: float,
-    loss: str = "logistic",
-    lam: float | None = None,
-    lambda_inflation: float | None = None,
-    rule: str = "analytic",
-    readings: Readings = Readings(),
-    noise_scale2: float = 1.0,
-    noise_scale3: float = 1.0,
-) -> ReportCalibration:
-    """Noise scales and λ of ObjPert and of the report for a budget (ε₁[, ε₂, ε₃[, ε₄]]).
-
-    λ: ``lam`` if given; else ``lambda_inflation`` × Theorem 5's 2β/ε₁; else Theorem 5's value, raised to
-    Algorithm 2's requirement 2σ₃τ in the data-dependent mode ("the λ-inflation enforced by Algorithm 2",
-    [RW] Fig. 2).  ``rule``: ``"analytic"`` (Balle & Wang; the paper's experiments) or ``"classical"``
-    (the theorems' own bounds inverted).
-    """
-    budget = parse_budget(budget, mode)
-    readings.validate()
-    if isinstance(d, bool) or int(d) != d or d < 1:
-        raise InputError(f"d must be an integer >= 1, got {d!r}")
-    d = int(d)
-    delta, rho = probability("--claim-delta", delta), probability("--rho", rho)
-    if rule not in ("analytic", "classical"):
-        raise InputError(f"calibration rule must be 'analytic' or 'classical', got {rule!r}")
-    f = _glm(loss)
-    sigma, lam_objpert = op.theorem5_calibration(budget[0], delta, f, "variance")
-    xi, beta = f.gradient_bound(), f.hessian_bound()
-
-    def scale(eps: float, sens: float) -> float:
-        return g.analytic_sigma(eps, delta, sens) if rule == "analytic" else classical_sigma(eps, delta, sens)
-
-    sigma2 = scale(budget[1], xi) if mode != "independent" else math.inf
-    sigma3 = scale(budget[2], beta / math.sqrt(2)) if mode != "independent" else math.inf
-    sigma4 = scale(budget[3], beta) if mode == "adaptive" else math.inf
-    tau = tau_for(d, rho, readings.tau)
-    cal = ReportCalibration(
-        mode=mode,
-        d=d,
-        budget=budget,
-        delta=delta,
-        rho=rho,
-        sigma=sigma,
-        lam=lam_objpert,
-        lam_objpert=lam_objpert,
-        sigma2=sigma2,
-        sigma3=sigma3,
-        sigma4=sigma4,
-        tau=tau,
-        xi=xi,
-        beta=beta,
-        loss=f.name,
-        rule=rule,
-        readings=readings,
-        noise_scale2=positive("noise_scale2", noise_scale2),
-        noise_scale3=positive("noise_scale3", noise_scale3),
-    )
-    if lam is not None:
-        chosen = positive("--lambda", lam)
-    elif lambda_inflation is not None:
-        chosen = positive("--lambda-inflation", lambda_inflation) * lam_objpert
-    else:
-        chosen = max(lam_objpert, cal.lambda_requirement)
-    return replace(cal, lam=chosen)
-
-
-def implied_theorem10_constant(cal: ReportCalibration) -> float:
-    """The C of Theorem 10's printed condition λ > Cσ₂√d(1 + log(1/ρ)^{2/3}) that our sufficient condition
-    λ ≥ 2σ₃τ corresponds to: C = 2σ₃τ / (σ₂√d(1 + log(1/ρ)^{2/3}))."""
-    return 2 * cal.tau_sigma3 / (cal.sigma2 * math.sqrt(cal.d) * (1 + math.log(1 / cal.rho) ** (2 / 3)))
-
-
-# --------------------------------------------------------------------------------------------
-# closed forms: the report's pieces (vectorised; arrays broadcast)
-# --------------------------------------------------------------------------------------------
-def objpert_epsilon(f1, f2, xnorm2, xb, mu, sigma, member) -> np.ndarray:
-    """Exact ex-post pDP of ObjPert for a GLM ([RW] Corollary 7, an equality; Theorem 6):
-
-        ε₁ = |−log(1 ± f''μ(x)) + f'²‖x‖²/(2σ²) ± f'∇J(θ̂ᴾ; D)ᵀx/σ²|,   ∇J(θ̂ᴾ; D) = −b,
-
-    "±" = "+" iff z ∉ D (``member`` False: an added individual), μ with H = ∇²J(θ̂ᴾ; D).  ``xb`` = bᵀx.
-    """
-    pm = np.where(member, -1.0, 1.0)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        return np.abs(-np.log1p(pm * f2 * mu) + f1**2 * xnorm2 / (2 * sigma**2) - pm * f1 * xb / sigma**2)
-
-
-def log_term(f2, mu_bar) -> np.ndarray:
-    """|−log(1 − f''μ̄)|, +∞ where f''μ̄ ≥ 1 (no bound)."""
-    a = np.asarray(f2 * mu_bar, dtype=float)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        return np.where(a < 1, np.abs(np.log1p(-np.minimum(a, 1.0))), np.inf)
-
-
-def gbar_independent(f1, xnorm, sigma, q) -> np.ndarray:
-    """Data-independent ḡ = σ|f'|‖x‖·q (Algorithm 2 DATA-INDEP; q = Φ⁻¹(1 − ρ/2))."""
-    return sigma * np.abs(f1) * xnorm * q
-
-
-def gbar_dependent(
-    f1, xj, xnorm, sigma, sigma2, q, reading: str = "absolute", with_independent: bool = True
-) -> np.ndarray:
-    """Data-dependent ḡ = min{|f'(J^P)ᵀx| + σ₂|f'|‖x‖q, σ|f'|‖x‖q} (Algorithm 2; ``reading="printed"``: f'(J^P)ᵀx,
-    signed, Q25).  Algorithm 4 has no minimum with the data-independent bound (``with_independent=False``), which
-    keeps its failure probability at 3ρ.  ``xj`` = (J^P)ᵀx, J^P the release of Algorithm 5.
-    """
-    dep = (f1 * xj if reading == "printed" else np.abs(f1 * xj)) + sigma2 * np.abs(f1) * xnorm * q
-    return np.minimum(dep, gbar_independent(f1, xnorm, sigma, q)) if with_independent else dep
-
-
-def report_epsilon1(log_bound, f1, xnorm2, gbar, sigma) -> np.ndarray:
-    """ε̄₁ᴾ(z) = |log(1 − f''μ̄)| + ‖f'x‖²/(2σ²) + |ḡ(z)|/σ² (Algorithms 2 and 4)."""
-    return log_bound + f1**2 * xnorm2 / (2 * sigma**2) + np.abs(gbar) / sigma**2
-
-
-def mu_bar_dependent(mu_hat, xnorm2, lam, minimum: bool = True) -> np.ndarray:
-    """Algorithm 2 DATA-DEP: (3/2)xᵀĤ⁻¹x, with the proof's pointwise minimum with ‖x‖²/λ (Q26)."""
-    m = 1.5 * np.asarray(mu_hat, dtype=float)
-    return np.minimum(m, xnorm2 / lam) if minimum else m
-
-
-def lambda_hat_shifted(raw, lam, sigma4, rho) -> np.ndarray:
-    """Algorithm 4: λ̂ := max{λ, λ̂ᴾ − σ₄Φ⁻¹(1 − ρ/2)} (a lower confidence bound on λ_min(H))."""
-    return np.maximum(lam, raw - sigma4 * normal_quantile(rho))
-
-
-def mu_bar_adaptive(mu_hat_std, mu_hat_reg, xnorm2, lam_hat, tau_sigma3) -> np.ndarray:
-    """Algorithm 4: standard estimator (λ̂ + τσ₃)/λ̂ · xᵀĤ⁻¹x if λ̂ ≥ 2τσ₃, else the regularised
-    (λ̂ + 2τσ₃)/λ̂ · xᵀ(Ĥ + τσ₃I)⁻¹x; each capped by ‖x‖²/λ̂."""
-    lam_hat = np.asarray(lam_hat, dtype=float)
-    standard = (lam_hat + tau_sigma3) / lam_hat * mu_hat_std
-    regular = (lam_hat + 2 * tau_sigma3) / lam_hat * mu_hat_reg
-    return np.minimum(np.where(lam_hat >= 2 * tau_sigma3, standard, regular), xnorm2 / lam_hat)
-
-
-# --------------------------------------------------------------------------------------------
-# closed forms: accuracy statements
-# --------------------------------------------------------------------------------------------
-def theorem10_additive(f1, xnorm, sigma, sigma2, rho, form: str = "statement") -> np.ndarray:
-    """Theorem 10(3)'s additive term (Q24): statement |f'|‖x‖√(2 log(2/ρ))/σ₂, or the proof's
-    min{σ, σ₂}|f'|‖x‖√(2 log(2/ρ))/σ² (read with the 1/σ² of the third term)."""
-    root = math.sqrt(2 * math.log(2 / rho))
-    if form == "statement":
-        return np.abs(f1) * xnorm * root / sigma2
-    if form == "proof":
-        return min(sigma, sigma2) * np.abs(f1) * xnorm * root / sigma**2
-    raise InputError(f"additive form must be 'statement' or 'proof', got {form!r}")
-
-
-def theorem13_constant(tau_sigma3: float, beta: float) -> float:
-    """Theorem 13: C = 4τσ₃ + 2β (the upper end of the printed 0 < C ≤ 4τσ₃ + 2β)."""
-    return 4 * tau_sigma3 + 2 * beta
-
-
-def proposition15_quantile(rho: float, n: int) -> float:
-    """Φ⁻¹(1 − ρ/(4n)): with it both third-term bounds of the report hold for all n users at once w.p. ≥ 1 − ρ."""
-    return float(stats.norm.isf(probability("rho", rho) / (4 * n)))
-
-
-def proposition15_additive(f1, xnorm, sigma2, n, rho) -> np.ndarray:
-    """Proposition 15: |f'|‖x‖√(2 log(n/ρ))/σ₂."""
-    return np.abs(f1) * xnorm * math.sqrt(2 * math.log(n / rho)) / sigma2
-
-
-def proposition15_l1_term(f1, xnorm1, sigma, d, rho) -> np.ndarray:
-    """Proposition 15's data-independent, uniform third term |f'|‖x‖₁√(2 log(2d/ρ))/σ (Hölder + max of Gaussians)."""
-    return np.abs(f1) * xnorm1 * math.sqrt(2 * math.log(2 * d / rho)) / sigma
-
-
-# --------------------------------------------------------------------------------------------
-# closed forms: privacy accounting
-# --------------------------------------------------------------------------------------------
-def _classical(eta2, eta, delta_log) -> np.ndarray:
-    return eta2 / 2 + eta * np.sqrt(2 * delta_log)
-
-
-def theorem10_dp_epsilon(
-    xi: float, beta: float, sigma2: float, sigma3: float, delta: float, sigma3_power: int = 2
-) -> float:
-    """Theorem 10(1): ξ²/(2σ₂²) + β²/(4σ₃²) + √(ξ²/σ₂² + β²/(2σ₃^p))√(2 log(1/δ)), p = 2 (verified) or 3 (printed, Q2)."""
-    return float(
-        xi**2 / (2 * sigma2**2)
-        + beta**2 / (4 * sigma3**2)
-        + math.sqrt(xi**2 / sigma2**2 + beta**2 / (2 * sigma3**sigma3_power)) * math.sqrt(2 * math.log(1 / delta))
-    )
-
-
-def theorem10_pdp_epsilon(f1, f2, xnorm, sigma2, sigma3, delta) -> np.ndarray:
-    """Theorem 10(2): the joint pDP of (J^P, Ĥ) for z: η² = f'²‖x‖²/σ₂² + f''²‖x‖⁴/(2σ₃²), ε = η²/2 + η√(2 log(1/δ))."""
-    eta2 = f1**2 * xnorm**2 / sigma2**2 + f2**2 * xnorm**4 / (2 * sigma3**2)
-    return _classical(eta2, np.sqrt(eta2), math.log(1 / delta))
-
-
-def theorem11_epsilon(f2, xnorm, sigma4, delta) -> np.ndarray:
-    """Theorem 11 (Algorithm 3): f''²‖x‖⁴/(2σ₄²) + f''‖x‖²√(2 log(1/δ))/σ₄ (β in place of f''‖x‖²: the DP bound)."""
-    s = f2 * xnorm**2 / sigma4
-    return _classical(s**2, s, math.log(1 / delta))
-
-
-def theorem14_epsilon(grad_norm, sigma2, delta, log_form: str = "1/delta") -> np.ndarray:
-    """Theorem 14(1): ‖∇ℓ‖²/(2σ₂²) + ‖∇ℓ‖√(2 log(1/δ))/σ₂ (Algorithm 5 prints log(2/δ), Q34)."""
-    L = math.log(1 / delta) if log_form == "1/delta" else math.log(2 / delta)
-    s = grad_norm / sigma2
-    return _classical(s**2, s, L)
-
-
-def theorem14_ex_post_epsilon(grad_norm, sigma2, rho) -> np.ndarray:
-    """Theorem 14(2): ex-post pDP ‖∇ℓ‖²/(2σ₂²) + ‖∇ℓ‖√(2 log(2/ρ))/σ₂, w.p. ≥ 1 − ρ."""
-    s = grad_norm / sigma2
-    return _classical(s**2, s, math.log(2 / rho))
-
-
-def theorem17_pdp_epsilon(f2, xnorm, sigma3, delta) -> np.ndarray:
-    """Theorem 17 for H_x = f''xxᵀ: ‖H_x‖_F²/(4σ₃²) + ‖H_x‖_F√(2 log(1/δ))/(√2σ₃), ‖H_x‖_F = f''‖x‖²."""
-    s = f2 * xnorm**2 / (math.sqrt(2) * sigma3)
-    return _classical(s**2, s, math.log(1 / delta))
-
-
-def corollary16_sigma(epsilon: float, delta: float, rho_max: float) -> float:
-    """Corollary 16: σ = (ρ_max/ε)√(2 log(1.25/δ)) (the classical calibration; ρ_max = sup‖H_x‖_F, Q30)."""
-    return rho_max / epsilon * math.sqrt(2 * math.log(1.25 / delta))
-
-
-def corollary16_epsilon(f2, xnorm, epsilon, delta, rho_max) -> np.ndarray:
-    """Corollary 16: ε²f''²‖x‖⁴/(8ρ_max² log(1.25/δ)) + εf''‖x‖²/(ρ_max√2)."""
-    F = f2 * xnorm**2
-    return epsilon**2 * F**2 / (8 * rho_max**2 * math.log(1.25 / delta)) + epsilon * F / (rho_max * math.sqrt(2))
-
-
-def exact_gaussian_epsilon(eta, delta: float) -> np.ndarray:
-    """Exact (analytic, Balle & Wang 2018) ε at δ of a Gaussian mechanism whose whitened shift has norm η."""
-    eta = np.atleast_1d(np.asarray(eta, dtype=float))
-    keys = np.round(eta, 12)
-    unique, inverse = np.unique(keys, return_inverse=True)
-    values = np.array([g.analytic_epsilon(delta, 1.0, float(e)) if e > 0 else 0.0 for e in unique])
-    return values[inverse.reshape(-1)].reshape(eta.shape)
+# The calibration's and the closed forms' public names stay importable from here (the mechanism's entry point).
+__all__ = [
+    "BUDGET_SIZES",
+    "MODES",
+    "Mode",
+    "Readings",
+    "ReportCalibration",
+    "calibrate",
+    "classical_sigma",
+    "corollary16_epsilon",
+    "corollary16_sigma",
+    "exact_gaussian_epsilon",
+    "exact_tau",
+    "gbar_dependent",
+    "gbar_independent",
+    "glm_loss",
+    "implied_theorem10_constant",
+    "lambda_hat_shifted",
+    "log_term",
+    "mu_bar_adaptive",
+    "mu_bar_dependent",
+    "normal_quantile",
+    "objpert_epsilon",
+    "parse_budget",
+    "proposition15_additive",
+    "proposition15_l1_term",
+    "proposition15_quantile",
+    "report_epsilon1",
+    "tau_for",
+    "theorem10_additive",
+    "theorem10_dp_epsilon",
+    "theorem10_pdp_epsilon",
+    "theorem11_epsilon",
+    "theorem13_constant",
+    "theorem14_epsilon",
+    "theorem14_ex_post_epsilon",
+    "theorem17_pdp_epsilon",
+    "validity_upper_bound",
+]
 
 
 # --------------------------------------------------------------------------------------------
@@ -507,7 +170,7 @@ class PrivacyReport:
     uniform_users: int | None = None
 
     def __post_init__(self):
-        self.loss = _glm(self.calibration.loss)
+        self.loss = glm_loss(self.calibration.loss)
         if self.hessian_release is not None:
             self._mu_hat = _quadratic_inverse_operator(self.hessian_release)
             if self.calibration.mode == "adaptive":
@@ -816,7 +479,8 @@ def _example_pairs(rng: np.random.Generator) -> list[ReportReleasePair]:
 
 PRIVACY_REPORT = RegisteredMechanism(
     name="privacy-report",
-    description="[RW] Algorithms 2-5: the privacy report's releases given θ̂ᴾ (J^P, GOE Ĥ, λ̂_min), exact Gaussian density",
+    description="[RW] Algorithms 2-5: the privacy report's releases given θ̂ᴾ (J^P, GOE Ĥ, λ̂_min), "
+    "exact Gaussian density",
     example_pairs=_example_pairs,
     tags=("continuous", "pdp", "report"),
 )

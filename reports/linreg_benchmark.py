@@ -22,10 +22,12 @@ DP = ("OPS", "SSP", "AdaOPS", "AdaSSP")
 
 
 def document(result: dict) -> dict:
+    """The JSON document: the benchmark's result with the package and library versions."""
     return clean({**result, "version": package_version(), "versions": library_versions()})
 
 
 def write_json(result: dict, path: str) -> None:
+    """Write :func:`document` as JSON to ``path`` (atomically), or to stdout for ``-``."""
     text = json.dumps(document(result), indent=2, ensure_ascii=False, allow_nan=False) + "\n"
     if path == "-":
         import sys
@@ -52,8 +54,9 @@ def _table_page(result: dict, eps: str) -> plt.Figure:
                 {"size": 15, "weight": "bold"},
             ),
             (
-                f"Cross-validated test MSE, mean over folds ± 95% t-interval half-width; δ = min(1e-6, 1/n²). Bold: the best DP method "
-                f"of the row and every DP method whose interval covers it (the paper's rule, roughly). {result['protocol']}.",
+                "Cross-validated test MSE, mean over folds ± 95% t-interval half-width; δ = min(1e-6, 1/n²). "
+                "Bold: the best DP method of the row and every DP method whose interval covers it (the paper's "
+                f"rule, roughly). {result['protocol']}.",
                 {"size": 9},
             ),
         ],
@@ -118,14 +121,16 @@ def _provenance_page(result: dict) -> plt.Figure:
     lines = [
         ("Protocol, data and versions", {"size": 15, "weight": "bold", "gap": 0.01}),
         (
-            f"folds: {result['folds']}   releases per fold: {result['draws']}   seed: {result['seed']}   pdp-audit {package_version()}",
+            f"folds: {result['folds']}   releases per fold: {result['draws']}   seed: {result['seed']}   "
+            f"pdp-audit {package_version()}",
             {"size": 9, "family": "DejaVu Sans Mono"},
         ),
     ]
     for ds in result["datasets"]:
         lines.append(
             (
-                f"{ds['name']}: n = {ds['n']}, d = {ds['d']}, folds = {ds['folds']}, δ = {ds['delta']:.3g} ({ds['source']})",
+                f"{ds['name']}: n = {ds['n']}, d = {ds['d']}, folds = {ds['folds']}, δ = {ds['delta']:.3g} "
+                f"({ds['source']})",
                 {"size": 9, "family": "DejaVu Sans Mono"},
             )
         )
@@ -137,7 +142,8 @@ def _provenance_page(result: dict) -> plt.Figure:
     )
     lines.append(
         (
-            "Not included: ObjPert, and the paper's 36 UCI data sets (not available offline). The same seed gives the same numbers.",
+            "Not included: ObjPert, and the paper's 36 UCI data sets (not available offline). "
+            "The same seed gives the same numbers.",
             {"size": 9},
         )
     )
@@ -146,6 +152,7 @@ def _provenance_page(result: dict) -> plt.Figure:
 
 
 def write_pdf(result: dict, path: str) -> None:
+    """Write the PDF (two tables, a chart, the provenance page) to ``path`` atomically."""
     with plt.rc_context(RC), atomic_path(path) as tmp:
         with PdfPages(tmp, metadata={"Creator": "pdp-audit", "Producer": "pdp-audit", "CreationDate": None}) as pdf:
             for page in (

@@ -394,6 +394,20 @@ def test_per_instance_variance_ratio_range():
     assert ag.per_instance_variance_ratio(np.outer(x, x)) == pytest.approx(4 / 5)
 
 
+def test_rank_one_variance_ratios_is_the_per_instance_ratio_of_x_xT():
+    rows = np.random.default_rng(5).standard_normal((6, 4))
+    expected = [ag.per_instance_variance_ratio(np.outer(x, x)) for x in rows]
+    assert ag.rank_one_variance_ratios(rows) == pytest.approx(expected, rel=1e-12)
+
+
+def test_paper_calibrations_are_the_closed_forms_inverted():
+    eps, delta, beta = 0.7, 1e-6, 1.5
+    sigma3, s = ag.calibrate_releases(eps, delta, beta, "paper")
+    assert ag.theorem17_epsilon(beta, sigma3, delta) == pytest.approx(eps, rel=1e-12)
+    assert ag.analyze_gauss_epsilon(beta, s, delta) == pytest.approx(eps, rel=1e-12)
+    assert sigma3 == pytest.approx(s / math.sqrt(2), rel=1e-12)
+
+
 def test_registered_examples_are_valid_pairs():
     from mechanisms.base import NeighbourPair
     from mechanisms.catalogue import registered

@@ -1,4 +1,4 @@
-"""``pdp-audit tau`` and ``pdp-audit run goe-release`` end to end (issue 4).
+"""``pdp-audit tau`` and ``pdp-audit run goe-release`` end to end.
 
 Every statistical verdict below comes from a run at family-wise false alarm 1e-6 with a fixed seed.
 """
@@ -12,9 +12,10 @@ import pytest
 
 from mechanisms import analyze_gauss as ag
 from mechanisms import goe
+from mechanisms.analyze_gauss import classical_ag_sigma, theorem17_sigma3
 from mechanisms.gaussian import analytic_sigma
+from mechanisms.goe import K16_TAU
 from verify.cli.main import main
-from verify.plans.goe.evidence import K16_TAU, classical_ag_sigma, theorem17_sigma3
 
 
 def run_cli(*args, cwd=None):

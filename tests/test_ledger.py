@@ -16,7 +16,7 @@ from verify.plans.catalogue import plans_by_name
 from verify.plans.gaussian.evidence import GaussianAuditConfig, run_gaussian_audit
 from verify.plans.goe.evidence import GoeAuditConfig, run_goe_audit
 from verify.plans.linreg.context import LinregAuditConfig
-from verify.plans.linreg.run import run_linreg_audit
+from verify.plans.linreg.evidence import run_linreg_audit
 from verify.plans.objpert.evidence import ObjPertAuditConfig, run_objpert_audit
 from verify.plans.privacy_report.evidence import PrivacyReportAuditConfig, run_privacy_report_audit
 

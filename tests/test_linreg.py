@@ -13,6 +13,8 @@ from scipy import integrate, optimize, stats
 
 from mechanisms import linreg as L
 from mechanisms import linreg_adaptive as A
+from mechanisms import linreg_bounds as B
+from mechanisms import linreg_calibration as C
 from mechanisms.base import NeighbourPair
 from mechanisms.linreg_data import REGRESSION_DATASETS, load_regression, preprocess, synthetic_regression
 
@@ -335,8 +337,8 @@ def test_eq34_lines(data):
             nb = L.Neighbours.remove(X, y, i)
             Am = L.noise_shape_matrix(shape, nb.X, 0.0)
             exact = L.OutputPerturbationPair(L.Neighbours.add(nb.X, nb.y, nb.x, nb.yz), 1.0, Am).sensitivity_A()
-            assert abs(L.eq34_sensitivity(nb.X, nb.y, nb.x, nb.yz, Am, 0.0, 2) - exact) <= 1e-10 * exact
-            ratios.append(L.eq34_sensitivity(nb.X, nb.y, nb.x, nb.yz, Am, 0.0, 1) / exact)
+            assert abs(B.eq34_sensitivity(nb.X, nb.y, nb.x, nb.yz, Am, 0.0, 2) - exact) <= 1e-10 * exact
+            ratios.append(B.eq34_sensitivity(nb.X, nb.y, nb.x, nb.yz, Am, 0.0, 1) / exact)
     print(f"(3.4) line 1 / exact: min {min(ratios):.4f} max {max(ratios):.4f}")
     assert min(ratios) < 0.99  # line 1 understates the sensitivity
 
@@ -354,7 +356,7 @@ def test_gaussian_profile_vs_mc(data):
     loss = pair.privacy_loss(pair.sample("D", 400000, np.random.default_rng(1)))
     for eps in (0.0, 0.5, 1.0):
         mc = np.mean(np.maximum(0, 1 - np.exp(eps - loss)))
-        assert abs(mc - float(L.gaussian_mechanism_delta(eps, s))) < 0.0043
+        assert abs(mc - float(B.gaussian_mechanism_delta(eps, s))) < 0.0043
 
 
 def test_ops_exact_delta_vs_mc_and_quadrature(data):
@@ -364,13 +366,13 @@ def test_ops_exact_delta_vs_mc_and_quadrature(data):
     nb = L.Neighbours.remove(X, y, int(np.argmax(np.abs(y - X @ L.ridge(X, y)))))
     gamma, lam = 30.0, 0.5
     pair = L.OPSPair(nb, gamma, lam)  # remove: D = [Z, z] (= Q), D' = Z (= P)
-    mu, mu_p = L.leverages(nb.X, nb.x, lam)
-    r, r_p = L.ops_residuals(nb.X, nb.y, nb.x, nb.yz, lam)
+    mu, mu_p = B.leverages(nb.X, nb.x, lam)
+    r, r_p = B.ops_residuals(nb.X, nb.y, nb.x, nb.yz, lam)
     loss_pq = lambda s: -0.5 * np.log1p(mu) + gamma / 2 * (s**2 - r**2 / (1 + mu))  # noqa: E731
     l_d = pair.privacy_loss(pair.sample("D", 400000, np.random.default_rng(2)))
     l_p = -pair.privacy_loss(pair.sample("D'", 400000, np.random.default_rng(3)))
     for eps in (0.5, 1.0, 2.0):
-        fwd, bwd = L.ops_exact_delta(nb.X, nb.y, nb.x, nb.yz, gamma, lam, eps)
+        fwd, bwd = B.ops_exact_delta(nb.X, nb.y, nb.x, nb.yz, gamma, lam, eps)
         sd = np.sqrt(mu / gamma)
         quad = integrate.quad(
             lambda s: max(0.0, 1 - np.exp(eps - loss_pq(s))) * stats.norm.pdf(s, r, sd),
@@ -385,8 +387,8 @@ def test_ops_exact_delta_vs_mc_and_quadrature(data):
 
 
 def _violations(bound, targets, gamma, lam, delta):
-    ratios = np.array([max(L.ops_exact_delta(*t, gamma, lam, bound(*t, gamma, lam, delta))) / delta for t in targets])
-    eps_gap = max(L.ops_exact_epsilon(*t, gamma, lam, delta) - bound(*t, gamma, lam, delta) for t in targets)
+    ratios = np.array([max(B.ops_exact_delta(*t, gamma, lam, bound(*t, gamma, lam, delta))) / delta for t in targets])
+    eps_gap = max(B.ops_exact_epsilon(*t, gamma, lam, delta) - bound(*t, gamma, lam, delta) for t in targets)
     return int(np.sum(ratios > 1)), float(ratios.max()), float(eps_gap)
 
 
@@ -397,8 +399,8 @@ def test_theorem41_validity(data):
     needs about ``sqrt(2 log(2/δ))``, Q12); (4.4) is not equal to (4.3) and fails already at δ = 1e-2."""
     X, y = data
     targets = _targets(X, y)
-    f43 = lambda *a: L.thm41_epsilon(*a, form="4.3")  # noqa: E731
-    f44 = lambda *a: L.thm41_epsilon(*a, form="4.4")  # noqa: E731
+    f43 = lambda *a: B.thm41_epsilon(*a, form="4.3")  # noqa: E731
+    f44 = lambda *a: B.thm41_epsilon(*a, form="4.4")  # noqa: E731
     res = {}
     for gamma, lam in ((30.0, 0.0), (1.0, 0.0), (300.0, 1.0)):
         for delta in (1e-2, 1e-6):
@@ -425,9 +427,9 @@ def test_remark42_and_prop43_pdp(data):
     for γ = 30 its γ-scaled third term (Q13) makes it loose enough to hold."""
     X, y = data
     targets = _targets(X, y)
-    r42 = _violations(L.remark42_epsilon, targets, 30.0, 0.0, 1e-6)
-    p45_small = _violations(L.prop43_pdp_epsilon, targets, 1.0, 0.0, 1e-6)
-    p45_big = _violations(L.prop43_pdp_epsilon, targets, 30.0, 0.0, 1e-6)
+    r42 = _violations(B.remark42_epsilon, targets, 30.0, 0.0, 1e-6)
+    p45_small = _violations(B.prop43_pdp_epsilon, targets, 1.0, 0.0, 1e-6)
+    p45_big = _violations(B.prop43_pdp_epsilon, targets, 30.0, 0.0, 1e-6)
     print(f"Remark 4.2 (γ=30, δ=1e-6): {r42}; (4.5) γ=1: {p45_small}; (4.5) γ=30: {p45_big}")
     assert r42[0] == 70 and r42[1] > 10
     assert p45_small[0] > 0 and p45_small[1] > 2
@@ -439,9 +441,9 @@ def test_prop43_dp_bound(data):
     X, y = data
     targets = _targets(X, y)
     for gamma, lam in ((1.0, 5.0), (5.0, 1.0)):
-        exact = max(L.ops_exact_epsilon(*t, gamma, lam, 1e-6) for t in targets)
-        assert exact < L.prop43_dp_epsilon(X.shape[0], gamma, lam, 1e-6)
-    assert L.prop43_sup_residual(100, 4.0, True) == 6.0 and L.prop43_sup_residual(100, 4.0, False) == 3.5
+        exact = max(B.ops_exact_epsilon(*t, gamma, lam, 1e-6) for t in targets)
+        assert exact < B.prop43_dp_epsilon(X.shape[0], gamma, lam, 1e-6)
+    assert B.prop43_sup_residual(100, 4.0, True) == 6.0 and B.prop43_sup_residual(100, 4.0, False) == 3.5
 
 
 def test_lemma24_eq33(data):
@@ -457,11 +459,11 @@ def test_lemma24_eq33(data):
                 nb = L.Neighbours.remove(X, y, i)
                 Am = L.noise_shape_matrix("fisher", nb.X)
                 th_p = L.ridge(*nb.with_target)
-                D = L.eq34_sensitivity(nb.X, nb.y, nb.x, nb.yz, Am, 0.0, 2)
+                D = B.eq34_sensitivity(nb.X, nb.y, nb.x, nb.yz, Am, 0.0, 2)
                 s = np.sqrt(gamma) * D
-                r24 = max(r24, float(L.gaussian_mechanism_delta(L.lemma24_epsilon(D, gamma, delta), s)) / delta)
+                r24 = max(r24, float(B.gaussian_mechanism_delta(B.lemma24_epsilon(D, gamma, delta), s)) / delta)
                 g, H = -2 * (nb.yz - nb.x @ th_p) * nb.x, 2 * nb.X.T @ nb.X  # Lemma 3.1 for ℓ = (y - x^Tθ)^2
-                r33 = max(r33, float(L.gaussian_mechanism_delta(L.eq33_epsilon(g, H, Am, delta), s)) / delta)
+                r33 = max(r33, float(B.gaussian_mechanism_delta(B.eq33_epsilon(g, H, Am, delta), s)) / delta)
             worst[(gamma, delta)] = (r24, r33)
             print(f"γ={gamma} δ={delta}: max δ_exact/δ Lemma 2.4 {r24:.3g}, (3.3) {r33:.3g}")
     assert worst[(0.1, 1e-6)][0] > 100 and worst[(1.0, 1e-6)][0] > 1 and worst[(10.0, 1e-6)][0] < 1
@@ -484,7 +486,7 @@ def test_prop43_mse_monte_carlo(data):
     err = np.sum((np.linalg.solve(G, X.T @ Y.T).T + noise - theta0) ** 2, axis=1)
     z = stats.norm.isf(ALPHA / 2)
     half = z * err.std(ddof=1) / np.sqrt(N)
-    exact, printed = L.ops_mse_exact(X, theta0, sigma, gamma, lam), L.prop43_mse_printed(X, theta0, sigma, gamma, lam)
+    exact, printed = B.ops_mse_exact(X, theta0, sigma, gamma, lam), B.prop43_mse_printed(X, theta0, sigma, gamma, lam)
     print(f"Prop 4.3(3): MC {err.mean():.5f} ± {half:.5f}; exact {exact:.5f}; printed {printed:.5f}")
     assert abs(err.mean() - exact) < half
     assert abs(err.mean() - printed) > half
@@ -500,12 +502,12 @@ def test_prop43_optimisation_gap(data):
     for lam, gamma in ((0.0, 4.0), (2.0, 4.0)):
         theta = L.ops_law(X, y, gamma, lam).sample(200000, np.random.default_rng(6))
         theta_hat = L.ridge(X, y, 2 * lam)
-        gap = L.prop43_objective(X, y, theta, lam) - L.prop43_objective(X, y, theta_hat, lam)[0]
+        gap = B.prop43_objective(X, y, theta, lam) - B.prop43_objective(X, y, theta_hat, lam)[0]
         half = stats.norm.isf(ALPHA / 2) * gap.std(ddof=1) / np.sqrt(len(gap))
-        exact, printed = L.ops_gap_exact(X, y, gamma, lam), L.prop43_gap_printed(d, gamma)
+        exact, printed = B.ops_gap_exact(X, y, gamma, lam), B.prop43_gap_printed(d, gamma)
         print(f"Prop 4.3(4) λ={lam}: MC {gap.mean():.5f} ± {half:.5f}; exact {exact:.5f}; printed {printed:.5f}")
         assert abs(gap.mean() - exact) < half and abs(gap.mean() - printed) > half
-    assert L.ops_gap_exact(X, y, 4.0, 0.0) == pytest.approx(d / 8, rel=1e-12)
+    assert B.ops_gap_exact(X, y, 4.0, 0.0) == pytest.approx(d / 8, rel=1e-12)
     for dd in (1, 3, 10):
         for delta in (0.1, 1e-3, 1e-6):  # 2γ(F(θ̃) - F(θ̂)) ~ χ²_d at λ = 0
             assert stats.chi2.sf(2 * dd * np.log(dd / delta), dd) <= delta
@@ -540,9 +542,10 @@ def test_stage_claims():
     [PDP] Alg. 1 ``sqrt(log(4/δ))/(ε/2)`` for ``(ε/2, δ/2)``, SSP App. C.1); at ε = 0.1 all hold."""
     for eps, expect_fail in ((1.0, True), (0.1, False)):
         for name, (s, ek, dk) in A.stage_claims(eps, 1e-6, 10).items():
-            ratio = float(L.gaussian_mechanism_delta(ek, s)) / dk
+            ratio = float(B.gaussian_mechanism_delta(ek, s)) / dk
             print(
-                f"ε={eps} {name}: exact δ(ε_k)/δ_k = {ratio:.3g}, exact ε(δ_k) = {L.gaussian_mechanism_epsilon(dk, s):.4g} vs ε_k = {ek:.4g}"
+                f"ε={eps} {name}: exact δ(ε_k)/δ_k = {ratio:.3g}, "
+                f"exact ε(δ_k) = {B.gaussian_mechanism_epsilon(dk, s):.4g} vs ε_k = {ek:.4g}"
             )
             assert (ratio > 1.5) if expect_fail else (ratio < 0.5)
 
@@ -576,13 +579,13 @@ def test_ops_calibrations():
     n, d, eps, delta = 1000, 5, 1.0, 1e-6
     lams = {}
     for method in ("diffuse", "concentrated", "balanced", "conservative"):
-        lam, gamma = L.ops_calibration(method, eps, delta, n, d)
+        lam, gamma = C.ops_calibration(method, eps, delta, n, d)
         lams[method] = lam
-        assert L.appF_epsilon(gamma, lam, n, delta) == pytest.approx(eps, rel=1e-9)
-    assert L.ops_calibration("concentrated", eps, delta, n, d)[1] == 1.0
+        assert C.appF_epsilon(gamma, lam, n, delta) == pytest.approx(eps, rel=1e-9)
+    assert C.ops_calibration("concentrated", eps, delta, n, d)[1] == 1.0
     assert lams["balanced"] >= lams["diffuse"] and lams["conservative"] >= lams["diffuse"]
     with pytest.raises(ValueError, match="method"):
-        L.ops_calibration("other", eps, delta, n, d)  # type: ignore[arg-type]
+        C.ops_calibration("other", eps, delta, n, d)  # type: ignore[arg-type]
 
 
 def test_ssp_and_adassp_estimates(data):
@@ -617,7 +620,7 @@ def test_bad_parameters(data):
     with pytest.raises(ValueError, match="gamma"):
         L.OPSPair(nb, 0.0)
     with pytest.raises(ValueError, match="delta"):
-        L.thm41_epsilon(X, y, X[0], 0.0, 1.0, 0.0, 1.5)
+        B.thm41_epsilon(X, y, X[0], 0.0, 1.0, 0.0, 1.5)
     with pytest.raises(ValueError, match="kappa"):
         A.PDPAdaOPSPair(nb, 1.0, 1e-3, 100.0)
     with pytest.raises(ValueError, match="index"):

@@ -1,4 +1,4 @@
-"""The linear-regression audits (issue 5) end to end: ``pdp-audit run {output-perturbation, ops, adaops, adassp,
+"""The linear-regression audits end to end: ``pdp-audit run {output-perturbation, ops, adaops, adassp,
 ssp}`` and ``pdp-audit benchmark linreg``, plus the exact profiles they rest on.
 
 Fast tests use small synthetic data and small budgets; the default-size audits that reproduce the findings
@@ -20,6 +20,7 @@ from audits import rare
 from audits.linreg_views import view_of
 from mechanisms import linreg as L
 from mechanisms import linreg_adaptive as A
+from mechanisms import linreg_bounds as B
 from verify.cli.main import main
 
 SMALL = ["--synthetic", "80,3", "--trials", "5000", "--search", "32", "--no-reproduce"]
@@ -251,7 +252,7 @@ def data():
 
 
 def test_ops_profile_matches_mechanisms(data):
-    """Vectorised OPS δ and ε equal mechanisms.linreg.ops_exact_delta/ops_exact_epsilon (add and remove)."""
+    """Vectorised OPS δ and ε equal mechanisms.linreg_bounds.ops_exact_delta/ops_exact_epsilon (add and remove)."""
     X, y = data
     gamma, lam = 5.0, 0.5
     q = P.loo_batch(X, y).at(np.full(len(y), lam))
@@ -261,17 +262,17 @@ def test_ops_profile_matches_mechanisms(data):
         fwd, rev = P.ops_delta(eps, q["mu"], q["r"], gamma, "remove")
         for i in (0, 11, 42):
             nb = L.Neighbours.remove(X, y, i)
-            z_w, w_z = L.ops_exact_delta(nb.X, nb.y, nb.x, nb.yz, gamma, lam, eps)
+            z_w, w_z = B.ops_exact_delta(nb.X, nb.y, nb.x, nb.yz, gamma, lam, eps)
             np.testing.assert_allclose([fwd[i], rev[i]], [w_z, z_w], atol=1e-13)
         fa, ra = P.ops_delta(eps, qa["mu"], qa["r"], gamma, "add")
         for j, yz in enumerate((1.0, -1.0, 1.0, -1.0)):
-            np.testing.assert_allclose([fa[j], ra[j]], L.ops_exact_delta(X, y, xs[j], yz, gamma, lam, eps), atol=1e-13)
+            np.testing.assert_allclose([fa[j], ra[j]], B.ops_exact_delta(X, y, xs[j], yz, gamma, lam, eps), atol=1e-13)
     eps = P.ops_epsilon(1e-5, qa["mu"], qa["r"], gamma)
-    want = [L.ops_exact_epsilon(X, y, xs[j], yz, gamma, lam, 1e-5) for j, yz in enumerate((1.0, -1.0, 1.0, -1.0))]
+    want = [B.ops_exact_epsilon(X, y, xs[j], yz, gamma, lam, 1e-5) for j, yz in enumerate((1.0, -1.0, 1.0, -1.0))]
     np.testing.assert_allclose(eps, want, rtol=1e-9)
     np.testing.assert_allclose(
         P.gaussian_epsilon(1e-5, [0.1, 1.0, 3.0]),
-        [L.gaussian_mechanism_epsilon(1e-5, s) for s in (0.1, 1.0, 3.0)],
+        [B.gaussian_mechanism_epsilon(1e-5, s) for s in (0.1, 1.0, 3.0)],
         rtol=1e-10,
     )
 
@@ -321,7 +322,7 @@ def test_noise_views_reproduce_the_exact_profile(data):
     X, y = data
     nb = L.Neighbours.add(X, y, np.array([1.0, 0, 0]), -1.0)
     ops = L.OPSPair(nb, 30.0, 0.5)
-    mu, r = L.leverages(X, nb.x, 0.5)[0], L.ops_residuals(X, y, nb.x, -1.0, 0.5)[0]
+    mu, r = B.leverages(X, nb.x, 0.5)[0], B.ops_residuals(X, y, nb.x, -1.0, 0.5)[0]
     exact = float(P.ops_delta(1.0, np.array([mu]), np.array([r]), 30.0, "add")[0][0])
     tail = rare.rare_tail(view_of(ops), 1.0, "D||D'", 100_000, 0)
     assert tail.lower_bound(1e-6) <= exact <= tail.estimate * 1.2

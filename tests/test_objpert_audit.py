@@ -1,4 +1,4 @@
-"""``pdp-audit run objpert`` end to end (issue 3), and the pieces of the audit that carry a verdict.
+"""``pdp-audit run objpert`` end to end, and the pieces of the audit that carry a verdict.
 
 Every statistical verdict comes from a run at family-wise false alarm 1e-6 with a fixed seed.  Budgets are small
 (2000 releases per world): the DP checks pass through the certified bound (which needs no samples to meet the claim,
@@ -14,9 +14,13 @@ from scipy import stats
 
 from mechanisms import objpert as op
 from mechanisms.losses import LogisticLoss, PseudoHuberLoss
+from mechanisms.objpert_certificate import certificate
 from reports.records import ScatterPanels
+from verify.checks import finalize
 from verify.cli.main import main
-from verify.plans.objpert import evidence as orun
+from verify.plans.objpert import context, pages, theorems
+from verify.plans.objpert.figure1 import figure1, k17_checks
+from verify.plans.objpert.search import search_worst_target
 
 SMALL = ["--trials", "2000", "--search-trials", "400", "--report", "none"]
 SIGMA_VARIANCE = op.theorem5_sigma(1.0, 1e-5, 1.0, "variance")  # 10.08 at the default claim (ε, δ) = (1, 1e-5)
@@ -178,8 +182,8 @@ def test_normalize_rows_accepts_rows_outside_the_ball(tmp_path):
     y = np.where(X[:, 0] > 0, 1, -1)
     path = tmp_path / "big.csv"
     path.write_text("a,b,label\n" + "\n".join(f"{a},{b},{c}" for (a, b), c in zip(X, y)) + "\n")
-    config = orun.ObjPertAuditConfig(data=str(path), target_column="label", normalize_rows=True)
-    Xn, yn, description = orun.load_data(config)
+    config = context.ObjPertAuditConfig(data=str(path), target_column="label", normalize_rows=True)
+    Xn, yn, description = context.load_data(config)
     assert np.allclose(np.linalg.norm(Xn, axis=1), 1.0) and np.array_equal(yn, y) and "--normalize-rows" in description
 
 
@@ -192,14 +196,15 @@ def test_normalize_rows_accepts_rows_outside_the_ball(tmp_path):
     ids=["logistic-1", "logistic-2.5", "huber"],
 )
 def test_certified_bound_dominates_the_monte_carlo_tail(loss, sigma):
-    """P_D[|L| > ε] ≤ 2Φ̄(w*(ε)) at the searched worst neighbour: exceedance counts below the binomial 1 − 1e-6 quantile."""
-    X, y, _ = orun.synthetic_data(100, 2, "logistic" if isinstance(loss, LogisticLoss) else "huber")
+    """P_D[|L| > ε] ≤ 2Φ̄(w*(ε)) at the searched worst neighbour: exceedance counts below the binomial 1 − 1e-6
+    quantile."""
+    X, y, _ = context.synthetic_data(100, 2, "logistic" if isinstance(loss, LogisticLoss) else "huber")
     lam = 0.5
-    theta = orun.check_hessian(X, y, lam, loss)
-    search = orun.search_worst_target(X, y, loss, lam, sigma, theta, 1000, 0, "test", None, False)
+    theta = context.check_hessian(X, y, lam, loss)
+    search = search_worst_target(X, y, loss, lam, sigma, theta, 1000, 0, "test", None, False)
     t = search.winner
     pair = op.ObjPertPair(X, y, t.x, t.y, relation=t.relation, lam=lam, sigma=sigma, loss=loss)
-    cert = orun.certificate(loss, float(np.linalg.norm(t.x)), lam, sigma)
+    cert = certificate(loss, float(np.linalg.norm(t.x)), lam, sigma)
     n = 6000
     for world, sign in (("D", 1.0), ("D'", -1.0)):
         L = sign * pair.privacy_loss(pair.sample(world, n, np.random.default_rng(5)))
@@ -212,17 +217,15 @@ def test_certified_bound_dominates_the_monte_carlo_tail(loss, sigma):
 
 
 def test_certificate_is_none_for_the_squared_loss():
-    assert orun.certificate(op.get_loss("squared"), 1.0, 1.0, 1.0) is None
+    assert certificate(op.get_loss("squared"), 1.0, 1.0, 1.0) is None
 
 
 def test_theorem9_printed_glm_form_fails_and_derived_passes():
-    X, y, _ = orun.synthetic_data(100, 2, "logistic")
+    X, y, _ = context.synthetic_data(100, 2, "logistic")
     loss, lam, sigma, rho = LogisticLoss(), 0.5, 3.0, 0.05
     pair = op.ObjPertPair(X, y, X[0], y[0], relation="remove", lam=lam, sigma=sigma, loss=loss)
     thetas = pair.sample("D", 3000, np.random.default_rng(9))
-    from verify.checks import finalize
-
-    decided = finalize(orun.theorem9_checks(X, y, loss, lam, sigma, rho, thetas, printed=True), 1e-6)
+    decided = finalize(theorems.theorem9_checks(X, y, loss, lam, sigma, rho, thetas, printed=True), 1e-6)
     checks = {c.id: c for c in decided}
     assert checks["thm9-glm-printed"].verdict == "fail" and checks["thm9-glm-printed"].estimate == 1.0
     assert checks["thm9-glm-derived"].verdict == "pass" and checks["thm9-general"].verdict == "pass"
@@ -230,10 +233,10 @@ def test_theorem9_printed_glm_form_fails_and_derived_passes():
 
 
 def test_candidate_search_prefers_large_leverage_or_flipped_labels():
-    X, y, _ = orun.synthetic_data(200, 2, "logistic")
+    X, y, _ = context.synthetic_data(200, 2, "logistic")
     loss, lam = LogisticLoss(), 0.5
-    theta = orun.check_hessian(X, y, lam, loss)
-    search = orun.search_worst_target(X, y, loss, lam, 1.0, theta, 1000, 0, "test", None, False)
+    theta = context.check_hessian(X, y, lam, loss)
+    search = search_worst_target(X, y, loss, lam, 1.0, theta, 1000, 0, "test", None, False)
     assert search.candidates >= 40
     # at σ = 1 the gradient term dominates: a misclassified target with ‖x‖ ≈ 1 (|f′| ≈ 1) wins, not a well-fitted row
     t = search.winner
@@ -242,7 +245,8 @@ def test_candidate_search_prefers_large_leverage_or_flipped_labels():
 
 
 def test_figure1_k17_claims_hold_at_the_stated_sigma():
-    page, checks = orun.figure1(0)
+    fig = figure1()
+    page, checks = pages.figure1_page(fig), k17_checks(fig)
     assert all(c.verdict == "pass" for c in checks), [(c.id, c.note) for c in checks if c.verdict != "pass"]
     assert isinstance(page.figure, ScatterPanels) and len(page.figure.panels) == 6
     assert "σ = 10.08" in page.text

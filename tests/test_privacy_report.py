@@ -1,4 +1,4 @@
-"""The privacy report of ObjPert ([RW] Algorithms 2–5, Prop. 12/15/21, Thms 10/11/13/14, Cor. 16) and its audit (issue 4).
+"""The privacy report of ObjPert ([RW] Algorithms 2–5, Prop. 12/15/21, Thms 10/11/13/14, Cor. 16) and its audit.
 
 Closed forms are checked against independent computations; the audit's coverage checks are run at correct
 parameters (they pass) and on deliberately broken releases (they fail).  Statistical verdicts come from runs at
@@ -18,6 +18,7 @@ from mechanisms import analyze_gauss as ag
 from mechanisms import gaussian as g
 from mechanisms import objpert as op
 from mechanisms import privacy_report as pr
+from mechanisms.losses import get_loss
 from verify import contract
 from verify.cli.main import main
 from verify.plans.privacy_report.evidence import PrivacyReportAuditConfig, run_privacy_report_audit
@@ -65,7 +66,8 @@ def test_theorem17_and_corollary16_match_the_hessian_release():
     assert pr.theorem17_pdp_epsilon(f2, xn, s3, DELTA) == pytest.approx(
         ag.theorem17_epsilon(f2 * xn**2, s3, DELTA), rel=1e-13
     )
-    # Corollary 16 is Theorem 17 at σ = (ρ_max/ε)√(2 log(1.25/δ)) with log(1/δ) → log(1.25/δ) (Q30: a Hessian-release formula)
+    # Corollary 16 is Theorem 17 at σ = (ρ_max/ε)√(2 log(1.25/δ)) with log(1/δ) → log(1.25/δ)
+    # (Q30: a Hessian-release formula)
     eps, rho_max = 0.5, 0.25
     s = pr.corollary16_sigma(eps, DELTA, rho_max)
     F = f2 * xn**2
@@ -123,7 +125,7 @@ def test_report_pieces_by_hand(data):
     for i in range(5):
         x, yz = X[i], y[i]
         t = x @ rel.report.theta
-        f1, f2 = pr.get_loss("logistic").f1(t, yz), pr.get_loss("logistic").f2(t, yz)
+        f1, f2 = get_loss("logistic").f1(t, yz), get_loss("logistic").f2(t, yz)
         mu_hat = x @ np.linalg.solve(rel.report.hessian_release, x)
         mu_bar = min(1.5 * mu_hat, x @ x / cal.lam)
         jx = rel.report.gradient_release @ x

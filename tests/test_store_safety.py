@@ -58,7 +58,7 @@ def _damage_pages(source, target):
     data = bytearray(source.read_bytes())
     size = int.from_bytes(data[16:18], "big")  # SQLite's page size, from the header
     for page in range(1, len(data) // size):  # every page but the first: the tables are garbage now
-        data[page * size: (page + 1) * size] = b"\xff" * size
+        data[page * size : (page + 1) * size] = b"\xff" * size
     target.write_bytes(bytes(data))
 
 

@@ -1,5 +1,6 @@
 """``pdp-audit benchmark linreg``: cross-validated utility of the DP linear-regression mechanisms
-([LR] Tables 3–4 style) on every bundled regression data set and/or a user CSV (:mod:`verify.plans.linreg.benchmark`)."""
+([LR] Tables 3–4 style) on every bundled regression data set and/or a user CSV
+(:mod:`verify.plans.linreg.benchmark`)."""
 
 from __future__ import annotations
 
@@ -17,6 +18,7 @@ def _datasets(values: list[str]) -> tuple[str, ...]:
 
 
 def add_parser(subparsers) -> None:
+    """Add ``benchmark linreg`` and its options to the CLI's subcommands."""
     p = subparsers.add_parser("benchmark", help="utility benchmarks of the mechanisms (test error, not privacy)")
     which = p.add_subparsers(dest="benchmark", required=True, parser_class=type(p))
     q = which.add_parser(
@@ -43,6 +45,7 @@ def add_parser(subparsers) -> None:
 
 
 def command_benchmark_linreg(args: argparse.Namespace) -> int:
+    """Run the benchmark, write its JSON and PDF, print a summary; returns the exit code (0)."""
     from reports import linreg_benchmark as report
     from verify.plans.linreg.benchmark import BenchmarkConfig, run_benchmark
 
@@ -64,8 +67,9 @@ def command_benchmark_linreg(args: argparse.Namespace) -> int:
         report.write_pdf(result, path)
     if not args.quiet:
         out = sys.stderr if args.json == "-" else sys.stdout
+        elapsed = time.perf_counter() - start
         print(
-            f"pdp-audit benchmark linreg: {len(result['datasets'])} data sets, {config.folds} folds ({time.perf_counter() - start:.1f} s)",
+            f"pdp-audit benchmark linreg: {len(result['datasets'])} data sets, {config.folds} folds ({elapsed:.1f} s)",
             file=out,
         )
         print("  test MSE (mean over folds), δ = min(1e-6, 1/n²)", file=out)

@@ -26,6 +26,7 @@ EXACT_LIMIT_D = 200
 
 
 def add_parser(subparsers) -> None:
+    """Add ``pdp-audit tau`` to the CLI's subparsers."""
     p = subparsers.add_parser(
         "tau",
         help="τ of [RW] Lemma 20: P[‖N‖₂ ≤ τ] ≥ 1 − ρ for Algorithm 6's GOE noise",
@@ -54,7 +55,7 @@ def add_parser(subparsers) -> None:
 
 
 def validate(args: argparse.Namespace) -> None:
-    """One-line ValueErrors naming the option (the CLI turns them into exit code 2)."""
+    """One-line InputErrors naming the option (the CLI turns them into exit code 2)."""
     if args.d < 1:
         raise InputError(f"--d must be an integer >= 1, got {args.d}")
     if not 0 < args.rho < 1:
@@ -75,14 +76,16 @@ def describe(result: dict) -> str:
         else "Tracy–Widom β=1 approximation, error O(d^(-2/3)) in the edge variable"
     )
     return (
-        f"tau = {result['tau']:.10g}  (d = {result['d']}, rho = {result['rho']:g}, sigma = {result['sigma']:g}; {how}); "
+        f"tau = {result['tau']:.10g}  (d = {result['d']}, rho = {result['rho']:g}, sigma = {result['sigma']:g}; "
+        f"{how}); "
         f"P[||N||_2 <= tau] >= 1 - rho for N = sigma (Z + Z^T)/sqrt(2)"
     )
 
 
 def command_tau(args: argparse.Namespace) -> int:
+    """Compute τ for the parsed options and print or write its JSON (exit code 0)."""
+    from audits.engine import one_blas_thread
     from mechanisms.goe import tau
-    from verify.plans.goe.evidence import one_blas_thread
 
     validate(args)
     with one_blas_thread():  # the Tracy–Widom kernel is a small eigenproblem: BLAS threads only slow it down

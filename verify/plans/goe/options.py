@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import argparse
 
+from reports.records import Run
 from verify.options import count, executor_for
 from verify.plans.goe.evidence import GoeAuditConfig, run_goe_audit
 from verify.plans.plan import AuditPlan
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """The options of ``pdp-audit run goe-release`` besides the common ones (claim, budget, seed, outputs)."""
     parser.add_argument(
         "--d",
         type=count,
@@ -43,7 +45,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def execute(args: argparse.Namespace):
+def execute(args: argparse.Namespace) -> Run:
+    """Validate the parsed options (InputError naming the option) and run the audit on ``--workers`` processes."""
     config = GoeAuditConfig(
         d=args.d,
         epsilon=args.claim_epsilon,

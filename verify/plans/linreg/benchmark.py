@@ -29,6 +29,7 @@ from audits.engine import block_rng
 from mechanisms import linreg as L
 from mechanisms import linreg_adaptive as A
 from mechanisms.datasets import load_csv
+from mechanisms.linreg_calibration import ops_calibration
 from mechanisms.linreg_data import REGRESSION_DATASETS, load_regression, preprocess
 from mechanisms.validation import InputError
 
@@ -39,6 +40,8 @@ EPSILONS = (0.1, 1.0)
 
 @dataclass(frozen=True)
 class BenchmarkConfig:
+    """Options of ``pdp-audit benchmark linreg`` (module notes); :meth:`validate` raises InputError."""
+
     datasets: tuple[str, ...] = tuple(REGRESSION_DATASETS)
     data: str | None = None
     target_column: str | None = None
@@ -47,10 +50,12 @@ class BenchmarkConfig:
     seed: int = 0
 
     def validate(self) -> None:
+        """Raise :class:`~mechanisms.validation.InputError` on an invalid option."""
         unknown = [d for d in self.datasets if d not in REGRESSION_DATASETS]
         if unknown:
             raise InputError(
-                f"--datasets: unknown {', '.join(unknown)}; choose from {', '.join(sorted(REGRESSION_DATASETS))} or none"
+                f"--datasets: unknown {', '.join(unknown)}; "
+                f"choose from {', '.join(sorted(REGRESSION_DATASETS))} or none"
             )
         if not self.datasets and self.data is None:
             raise InputError("--datasets none needs --data")
@@ -84,7 +89,7 @@ def fit(
         return np.linalg.lstsq(X, y, rcond=None)[0][None, :]
     nb = L.Neighbours.add(X, y, np.zeros(d), 0.0)  # only world D (the training data) is sampled
     if method == "OPS":
-        lam, gamma = L.ops_calibration("balanced", eps, delta, n, d)
+        lam, gamma = ops_calibration("balanced", eps, delta, n, d)
         return L.OPSPair(nb, gamma, lam).sample("D", draws, rng)
     if method == "AdaOPS":
         return A.LRAdaOPSPair(nb, eps, delta).sample("D", draws, rng)[:, 2:]
@@ -99,10 +104,11 @@ def fit(
         p = pair.release.p
         M = A.symmetric_from_upper(rows[:, 1 : 1 + p], d) + pair.lam(rows[:, 0])[:, None, None] * np.eye(d)
         return _solve_batch(M, rows[:, 1 + p :])
-    raise InputError(f"unknown method {method!r}")
+    raise ValueError(f"unknown method {method!r}")  # METHODS lists every method: a programming error
 
 
 def load_all(config: BenchmarkConfig) -> list[tuple[str, np.ndarray, np.ndarray, str]]:
+    """``(name, X, y, source)`` of every bundled data set asked for, then of the user's CSV (preprocessed)."""
     out = []
     for name in config.datasets:
         X, y = load_regression(name)
@@ -119,6 +125,8 @@ def load_all(config: BenchmarkConfig) -> list[tuple[str, np.ndarray, np.ndarray,
 
 
 def benchmark_dataset(name: str, X: np.ndarray, y: np.ndarray, config: BenchmarkConfig) -> dict:
+    """Test MSE of every method at every ε on one data set: per-fold values, mean, standard deviation and the
+    half-width of a 95% t-interval over folds."""
     n, d = X.shape
     K = min(config.folds, n)
     perm = block_rng(config.seed, f"benchmark/{name}/folds", 0).permutation(n)
@@ -150,6 +158,7 @@ def benchmark_dataset(name: str, X: np.ndarray, y: np.ndarray, config: Benchmark
 
 
 def run_benchmark(config: BenchmarkConfig, progress: bool = False) -> dict:
+    """The whole benchmark as a plain dictionary (what :mod:`reports.linreg_benchmark` renders)."""
     config.validate()
     rows = []
     for name, X, y, source in load_all(config):
@@ -165,7 +174,7 @@ def run_benchmark(config: BenchmarkConfig, progress: bool = False) -> dict:
         "seed": config.seed,
         "datasets": rows,
         "protocol": (
-            "z-score, rows to ‖x‖ = 1, y onto [−1, 1]; K-fold CV test MSE averaged over releases; δ = min(1e-6, 1/n_train²); "
-            "mean over folds ± 95% t-interval half-width"
+            "z-score, rows to ‖x‖ = 1, y onto [−1, 1]; K-fold CV test MSE averaged over releases; "
+            "δ = min(1e-6, 1/n_train²); mean over folds ± 95% t-interval half-width"
         ),
     }

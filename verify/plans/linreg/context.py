@@ -103,7 +103,7 @@ class LinregAuditConfig:
 
 
 def parse_synthetic(text: str) -> tuple[int, int]:
-    """``"n,d"`` → (n, d); raises ValueError with a one-line message otherwise."""
+    """``"n,d"`` → (n, d); raises :class:`~mechanisms.validation.InputError` with a one-line message otherwise."""
     parts = text.split(",")
     try:
         n, d = (int(p) for p in parts)
@@ -160,6 +160,11 @@ class Target:
 
 @dataclass
 class Context:
+    """One run's configuration, preprocessed data, base data sets of the search, and how to compute.
+
+    ``bases`` maps a base's name to ``(X, y, description)`` (:func:`make_bases`).
+    """
+
     config: LinregAuditConfig
     X: np.ndarray
     y: np.ndarray
@@ -212,6 +217,8 @@ class Context:
 
 
 def make_bases(X: np.ndarray, y: np.ndarray, aligned_scale: float) -> dict[str, tuple[np.ndarray, np.ndarray, str]]:
+    """The three base data sets of the search (module notes): ``data``, ``singular`` and ``aligned`` (at scale
+    ``c = aligned_scale`` clipped to [1e-3, n])."""
     n, d = X.shape
     singular = X.copy()
     singular[:, 0] = 0.0

@@ -1,387 +1,161 @@
-"""Evidence constructors of the linear-regression audits (issue 5), built on :mod:`verify.evidence.builders`.
+"""The audits of the linear-regression mechanisms: ``pdp-audit run {output-perturbation, ops, adaops,
+adassp, ssp}``, from the configuration to the :class:`~reports.records.Run`.
 
-* :func:`dp_claim_checks` — ``dp-forward``, ``dp-reverse``, ``lr-attack`` for one pair, like
-  :func:`verify.evidence.dp_checks.dp_checks` but with rare-event importance sampling where plain sampling
-  cannot resolve δ (:func:`verify.evidence.builders.dp_claim_check`, through the noise-level views of
-  :mod:`audits.linreg_views`), with the exact δ of each direction and the exact optimal ROC where known.
-* :func:`every_target_check` — a printed pDP bound ε(z) claimed "for every target z": the exact δ at
-  ε(z) is computed at every target (data points and off-dataset targets, possibly in several
-  settings); the target with the largest exact δ is then audited by sampling at the run's budget, so
-  that a fail verdict always rests on Monte Carlo evidence at the run's significance.
-* :func:`mean_claim_check` — a printed expectation ("E X = value") against a Monte Carlo mean with a
-  CLT interval; a pass needs a derived exact value equal to the printed one inside the interval.
-* :func:`gaussian_release_check` — one Gaussian release (sensitivity over noise s) at its assigned
-  budget (ε_k, δ_k), audited through importance sampling of the whitened Gaussian mechanism.
+Every run, whatever the mechanism (one :class:`~verify.plans.linreg.audit.MechanismAudit` each, :data:`AUDITS`):
+
+1. loads and preprocesses the data (:mod:`verify.plans.linreg.context`) and calibrates the mechanism to the
+   claim (ε, δ);
+2. **searches adversarial neighbours**: every candidate of :func:`verify.plans.linreg.context.candidates`
+   (near-singular XᵀX, points aligned with θ̂, |y| = 1, large leverage, high-influence rows) is scored
+   by the mechanism's exact δ(ε) where its output law gives one (output perturbation, OPS, SSP,
+   AdaSSP), by a conditional Monte Carlo δ(ε) for AdaOPS, or by a small-sample privacy-loss mean
+   otherwise; the worst candidate is audited with the full budget: ``dp-forward``, ``dp-reverse``
+   (plain tails, or rare-event importance sampling when δ·trials < 30) and ``lr-attack``
+   (:func:`verify.plans.linreg.builders.dp_claim_checks`); the check note says how many candidates were
+   searched and which one was worst;
+3. adds the mechanism's checks of printed statements (pDP at every data point and at off-dataset
+   targets, per-release budgets, Prop. 4.3 by Monte Carlo, identities, Q5);
+4. builds the per-instance page (histogram of the pDP ε of every data point against the worst DP ε
+   found and the claim, :func:`verify.plans.linreg.pages.per_instance_page`) and the reproductions
+   (``--no-reproduce`` skips them, :mod:`verify.plans.linreg.reproductions`): [PDP] Fig. 1 and Fig. 2
+   (left) with ``run output-perturbation``, [PDP] Fig. 2 (right) with ``run ops``, [LR] Fig. 3 with
+   ``run adassp``.
+
+The per-instance summary numbers go into ``parameters`` (``pdp_epsilon_median`` …), since the report's
+built-in per-instance page is specific to the Gaussian mechanism.
+
+The search is a heuristic: its worst candidate is a lower estimate of the worst case over all
+neighbouring data sets, and the notes say so.  Not covered: ObjPert in the benchmark, and the tail bound
+of Prop. 4.3(4) (it needs a generalised-χ² CDF at δ).
 """
 
 from __future__ import annotations
 
-import math
 from concurrent.futures import Executor
-from dataclasses import dataclass, field, replace
-from typing import Callable, Sequence
+from dataclasses import asdict
 
 import numpy as np
-from scipy import stats
 
-from audits import rare
-from audits.attack import likelihood_ratio_attack
-from audits.engine import sample_privacy_loss
-from audits.linreg_profiles import gaussian_delta
-from audits.linreg_views import view_of
-from audits.stats import pvalue_by_inversion
-from audits.tails import both_directions
-from mechanisms.gaussian import GaussianPair
-from reports.records import Histograms, Marker, Series
-from verify.checks import CheckSpec, Evidence, samples_to_decide
-from verify.evidence import builders
+from reports.records import Run
+from verify.checks import finalize, make_run
+from verify.plans.linreg.adaops import AdaOPSAudit
+from verify.plans.linreg.audit import MechanismAudit
+from verify.plans.linreg.builders import dp_claim_checks
+from verify.plans.linreg.context import Context, LinregAuditConfig, candidates, load_data, make_bases
+from verify.plans.linreg.ops import OPSAudit
+from verify.plans.linreg.output_perturbation import OutputPerturbationAudit
+from verify.plans.linreg.pages import per_instance_page
+from verify.plans.linreg.sufficient_statistics import AdaSSPAudit, SSPAudit
 
-DIRECTIONS = ("D||D'", "D'||D")
-
-
-def _plain_tail(pair, direction: str, epsilon: float, trials: int, seed: int, stream: str, alpha: float, executor):
-    loss_d = sample_privacy_loss(pair, "D", trials, seed, stream, executor)
-    loss_dp = sample_privacy_loss(pair, "D'", trials, seed, stream, executor)
-    return both_directions(loss_d, loss_dp, np.array([epsilon]), alpha)[direction], (loss_d, loss_dp)
-
-
-def _needs_plain(view, delta: float, trials: int) -> bool:
-    return builders.plain_sampling_resolves(delta, trials) or not rare.has_noise_view(view)
-
-
-def tail_check(
-    id: str,
-    title: str,
-    claim: str,
-    formula: str,
-    source: str,
-    pair,
-    direction: str,
-    epsilon: float,
-    delta: float,
-    trials: int,
-    seed: int,
-    alpha: float,
-    exact: float | None,
-    executor: Executor | None = None,
-    plain=None,
-) -> Evidence:
-    """δ_direction(ε) ≤ δ for ``pair``: plain tails where they resolve δ, importance sampling otherwise."""
-    view = view_of(pair)
-    if plain is None and _needs_plain(view, delta, trials):
-        plain, _ = _plain_tail(pair, direction, epsilon, trials, seed, f"{id}/plain", alpha, executor)
-    check = builders.dp_claim_check(
-        CheckSpec(id, title, claim, formula, source),
-        plain,
-        view,
-        direction,
-        float(epsilon),
-        delta,
-        trials,
-        seed,
-        exact=exact,
-        executor=executor,
-    )
-    return check.with_details(sampling="plain" if _needs_plain(view, delta, trials) else "importance (audits.rare)")
+AUDITS: dict[str, type[MechanismAudit]] = {
+    "output-perturbation": OutputPerturbationAudit,
+    "ops": OPSAudit,
+    "adaops": AdaOPSAudit,
+    "adassp": AdaSSPAudit,
+    "ssp": SSPAudit,
+}
+COMMON_KEYS = (
+    "mechanism",
+    "epsilon",
+    "delta",
+    "trials",
+    "seed",
+    "alpha",
+    "dataset",
+    "data",
+    "target_column",
+    "search",
+    "noise_multiplier",
+)
 
 
-def dp_claim_checks(
-    pair,
-    epsilon: float,
-    delta: float,
-    trials: int,
-    seed: int,
-    alpha: float,
-    name: str,
-    source: str,
-    exact: tuple[float, float] | None = None,
-    attack_exact: tuple[float, list] | None = None,
-    executor: Executor | None = None,
-    progress: bool = False,
-    note: str = "",
-) -> list[Evidence]:
-    """``dp-forward``, ``dp-reverse`` and ``lr-attack`` of one neighbouring pair (module notes)."""
-    loss_d = sample_privacy_loss(pair, "D", trials, seed, "dp-pair", executor, progress)
-    loss_dp = sample_privacy_loss(pair, "D'", trials, seed, "dp-pair", executor, progress)
-    tails = both_directions(loss_d, loss_dp, np.array([epsilon]), alpha)
-    view = view_of(pair)
-    checks = []
-    for i, (direction, cid, formula) in enumerate(
-        (
-            ("D||D'", "dp-forward", "δ_{D‖D'}(ε) = P_D[L > ε] − e^ε P_D'[L > ε] ≤ δ"),
-            ("D'||D", "dp-reverse", "δ_{D'‖D}(ε) = P_D'[−L > ε] − e^ε P_D[−L > ε] ≤ δ"),
+def search_worst(ctx: Context, audit: MechanismAudit) -> tuple[int, list, np.ndarray, str]:
+    """Score every candidate neighbour; return (index of the worst, candidates, scores, how scored)."""
+    cands = candidates(ctx.bases, audit.typical_lambda(), ctx.config.search)
+    scores, how = audit.score(ctx, cands, ctx.config.epsilon)
+    safe = np.where(np.isfinite(scores), scores, -np.inf)
+    return int(np.argmax(safe)), cands, scores, how
+
+
+def search_note(cands, scores, how: str, worst: int) -> tuple[str, dict]:
+    """The note that every DP check of the worst neighbour carries, and the search's details (top five)."""
+    order = np.argsort(-np.where(np.isfinite(scores), scores, -np.inf))
+    top = [{"target": cands[i].label, "score": float(scores[i])} for i in order[:5]]
+    unrunnable = int(np.sum(np.isnan(scores)))
+    note = (
+        f"Adversarial search: {len(cands)} candidate neighbours on 3 base data sets (the data; its copy with XᵀX "
+        f"singular along e₁; n rows aligned with e₁ and y = 1), scored by {how}; worst: {cands[worst].label} "
+        f"(score {scores[worst]:.4g})."
+        + (
+            f" {unrunnable} candidates could not be run (the printed algorithm is undefined there)."
+            if unrunnable
+            else ""
         )
-    ):
-        check = builders.dp_claim_check(
-            CheckSpec(
-                cid,
-                f"DP claim at the worst neighbour, δ_{{{direction.replace('||', '‖')}}}(ε)",
-                f"{name} (joint release of every stage) is ({epsilon:g}, {delta:g})-DP at the worst neighbour found",
-                formula,
-                "Definition D1; " + source,
-            ),
-            tails[direction],
-            view,
-            direction,
-            epsilon,
-            delta,
-            trials,
-            seed,
-            exact=None if exact is None else float(exact[i]),
-            executor=executor,
-        )
-        checks.append(check.noted(note, before=True))
-    exact_eps, points = attack_exact if attack_exact is not None else (None, [])
-    attack = builders.attack_check(
-        CheckSpec("lr-attack", "", "", "", source),
-        likelihood_ratio_attack(loss_d, loss_dp, delta, alpha),
-        epsilon,
-        delta,
-        exact_epsilon=exact_eps,
-        exact_points=points,
-        scores=(loss_d, loss_dp) if points else None,
     )
-    return checks + [attack.retitled("Likelihood-ratio attack at the worst neighbour")]
+    return note, {
+        "candidates": len(cands),
+        "scored_by": how,
+        "worst": cands[worst].label,
+        "top5": top,
+        "unrunnable": unrunnable,
+    }
 
 
-def gaussian_attack_exact(s: float, delta: float) -> tuple[float, list]:
-    """Exact ε at δ and optimal-test ROC points of a Gaussian mechanism with whitened sensitivity ``s``
-    (L ~ N(s²/2, s²) under D, N(−s²/2, s²) under D')."""
-    from audits.linreg_profiles import gaussian_epsilon
+def run_linreg_audit(config: LinregAuditConfig, executor: Executor | None = None, progress: bool = False) -> Run:
+    """Run the audit of ``config.mechanism`` (module notes) and return its decided :class:`~reports.records.Run`.
 
-    points = []
-    for fpr in (1e-3, 1e-2, 1e-1, 0.5):
-        t = -(s**2) / 2 + s * stats.norm.isf(fpr)
-        points.append((float(t), float(stats.norm.sf((t - s**2 / 2) / s)), fpr))
-    return float(gaussian_epsilon(delta, s)[0]), points
-
-
-def roc_points(
-    tail_d: Callable[[float], float], tail_dp: Callable[[float], float], fprs=(1e-3, 1e-2, 1e-1, 0.5)
-) -> list:
-    """(threshold, TPR, FPR) of the optimal test from exact tail functions P_D[L ≥ t], P_D'[L ≥ t] (bisection)."""
-    points = []
-    for fpr in fprs:
-        lo, hi = -1.0, 1.0
-        while tail_dp(lo) < fpr:
-            lo *= 2
-        while tail_dp(hi) > fpr:
-            hi *= 2
-        for _ in range(200):
-            mid = 0.5 * (lo + hi)
-            lo, hi = (mid, hi) if tail_dp(mid) > fpr else (lo, mid)
-        points.append((float(hi), float(tail_d(hi)), float(tail_dp(hi))))
-    return points
-
-
-@dataclass
-class Setting:
-    """One parameter setting of a printed per-target claim: printed ε and exact (δ_{D‖D'}, δ_{D'‖D}) per target."""
-
-    name: str
-    labels: list[str]
-    epsilons: np.ndarray
-    exact: np.ndarray  # (k, 2)
-    make_pair: Callable[[int], object]  # target index -> pair
-    extra: dict = field(default_factory=dict)
-
-
-def every_target_check(
-    id: str,
-    title: str,
-    claim: str,
-    formula: str,
-    source: str,
-    settings: Sequence[Setting],
-    delta: float,
-    trials: int,
-    seed: int,
-    alpha: float,
-    executor: Executor | None = None,
-) -> Evidence:
-    """The printed pDP bound at every target of every setting; the worst target audited by sampling."""
-    rows = []
-    for s_idx, setting in enumerate(settings):
-        worst = np.max(setting.exact, axis=1)
-        for k in range(len(setting.labels)):
-            rows.append((s_idx, k, float(worst[k]), float(setting.epsilons[k])))
-    worst_delta = np.array([r[2] for r in rows])
-    violating = worst_delta > delta * (1 + builders.CLOSED_FORM_RTOL)
-    pick = int(np.argmax(worst_delta))
-    s_idx, k, _, eps = rows[pick]
-    setting = settings[s_idx]
-    direction_index = int(np.argmax(setting.exact[k]))
-    direction = DIRECTIONS[direction_index]
-    exact = float(setting.exact[k, direction_index])
-    pair = setting.make_pair(k)
-    check = tail_check(
-        id, title, claim, formula, source, pair, direction, eps, delta, trials, seed, alpha, exact, executor
-    )
-    per_setting = []
-    for setting in settings:
-        w = np.max(setting.exact, axis=1)
-        per_setting.append(
-            f"{setting.name}: {int(np.sum(w > delta * (1 + builders.CLOSED_FORM_RTOL)))} of {len(w)} targets "
-            f"(largest exact δ/δ = {np.max(w) / delta:.3g})"
-        )
-    check = replace(
-        check,
-        note=f"Exact δ at the printed ε exceeds δ = {delta:g} at {int(violating.sum())} of {len(rows)} targets — "
-        + "; ".join(per_setting)
-        + f". Audited by sampling at the target with the largest exact δ: "
-        f"{settings[s_idx].labels[k]} ({settings[s_idx].name}; printed ε = {eps:.4g}, exact δ_{{{direction.replace('||', '‖')}}} "
-        f"= {exact:.3g}). " + check.note,
-    )
-    series = []
-    for st in settings:
-        w = np.max(st.exact, axis=1)
-        ratio = np.log10(np.maximum(w, delta * 1e-12) / delta)
-        series.append(
-            Series(label=f"{st.name}: {int(np.sum(ratio > 0))} of {len(w)} targets above the claim", values=ratio)
-        )
-    low = float(np.floor(min(float(np.min(s_.values)) for s_ in series)))
-    figure = Histograms(
-        series=series,
-        bins=48,
-        xmin=min(low, -1.0),
-        markers=[Marker("the claim: exact δ = δ", 0.0)],
-        xlabel="log10(exact δ at the printed ε / δ)   (floored at −12)",
-        ylabel="number of targets",
-    )
-    return replace(check, figure=figure).with_details(
-        **{
-            "targets": len(rows),
-            "violations": int(violating.sum()),
-            "max_exact_over_delta": float(np.max(worst_delta) / delta),
-            "audited_target": settings[s_idx].labels[k],
-            "audited_setting": settings[s_idx].name,
-            "direction": direction,
-            "settings": [
-                {
-                    "name": st.name,
-                    "targets": len(st.labels),
-                    **st.extra,
-                    "violations": int(np.sum(np.max(st.exact, axis=1) > delta * (1 + builders.CLOSED_FORM_RTOL))),
-                    "max_exact_over_delta": float(np.max(st.exact) / delta),
-                    "median_printed_epsilon": float(np.median(st.epsilons)),
-                }
-                for st in settings
-            ],
-        }
-    )
-
-
-def mean_claim_check(
-    id: str,
-    title: str,
-    claim: str,
-    formula: str,
-    source: str,
-    values: np.ndarray,
-    claimed: float,
-    exact: float | None,
-    note: str = "",
-) -> Evidence:
-    """ "E X = claimed" from iid draws of X (CLT interval; p-value of the two-sided z-test).
-
-    Pass needs the derived ``exact`` to equal the printed value (relative 1e-9) and lie in the interval:
-    agreement of the data with an equality is never proof on its own.
+    Raises :class:`~mechanisms.validation.InputError` for an invalid configuration or data file.
     """
-    values = np.asarray(values, float)
-    n = values.size
-    mean, se = float(values.mean()), float(values.std(ddof=1) / math.sqrt(n))
-
-    def interval(alpha: float) -> tuple[float, float]:
-        z = float(stats.norm.isf(alpha / 2))
-        return float(mean - z * se), float(mean + z * se)
-
-    def supports(ci, alpha) -> bool:
-        equal = exact is not None and math.isclose(exact, claimed, rel_tol=1e-9, abs_tol=1e-12)
-        return equal and ci[0] <= claimed <= ci[1]
-
-    pvalue = (
-        float(max(2 * stats.norm.sf(abs(mean - claimed) / se), 1e-300))
-        if se > 0
-        else (1.0 if mean == claimed else 1e-300)
+    config.validate()
+    X, y, name, description = load_data(config)
+    audit = AUDITS[config.mechanism](config, X, y)
+    ctx = Context(config, X, y, name, description, make_bases(X, y, audit.typical_lambda()), executor, progress)
+    worst, cands, scores, how = search_worst(ctx, audit)
+    target = cands[worst]
+    note, search_details = search_note(cands, scores, how, worst)
+    exact = audit.target_deltas(ctx, [target], config.epsilon)
+    checks = dp_claim_checks(
+        audit.pair(ctx.neighbours(target)),
+        config.epsilon,
+        config.delta,
+        config.trials,
+        config.seed,
+        config.alpha,
+        audit.title,
+        audit.source,
+        exact=None if exact is None else tuple(exact[0]),
+        attack_exact=audit.attack_exact(ctx, target),
+        executor=executor,
+        progress=progress,
+        note=note,
     )
-    return Evidence(
-        spec=CheckSpec(id, title, claim, formula, source),
-        estimate=mean,
-        exact=exact,
-        pvalue=pvalue,
-        interval=interval,
-        supports=supports,
-        budget_hint=lambda ci: samples_to_decide(n, ci, mean, claimed),
-        note=(
-            f"Monte Carlo mean of {n:.1e} draws with a CLT interval; printed value {claimed:.6g}"
-            + ("" if exact is None else f", derived exact value {exact:.6g}")
-            + ". "
-            + note
-        ).strip(),
-        details={"draws": n, "printed": claimed, "exact": exact, "standard_error": se},
-    )
-
-
-def gaussian_release_check(
-    id: str,
-    title: str,
-    claim: str,
-    source: str,
-    s: float,
-    epsilon: float,
-    delta: float,
-    trials: int,
-    seed: int,
-    alpha: float,
-    executor: Executor | None = None,
-    note: str = "",
-) -> Evidence:
-    """One Gaussian release with whitened sensitivity ``s`` at its budget (ε_k, δ_k) (both directions are equal)."""
-    pair = GaussianPair(np.zeros(1), np.array([float(s)]), 1.0)
-    exact = float(gaussian_delta(epsilon, s))
-    check = tail_check(
-        id,
-        title,
-        claim,
-        "δ(ε_k) = Φ(s/2 − ε_k/s) − e^{ε_k} Φ(−s/2 − ε_k/s) ≤ δ_k, s = Δ/σ",
-        source,
-        pair,
-        "D||D'",
-        epsilon,
-        delta,
-        trials,
-        seed,
-        alpha,
-        exact,
-        executor,
-    )
-    return check.noted(note, before=True).with_details(
-        whitened_sensitivity=float(s), epsilon_k=float(epsilon), delta_k=float(delta), exact_over_delta_k=exact / delta
-    )
-
-
-def bounded_mean_check(
-    id: str,
-    title: str,
-    claim: str,
-    formula: str,
-    source: str,
-    terms: np.ndarray,
-    delta: float,
-    note: str = "",
-    **details,
-) -> Evidence:
-    """δ ≤ δ_claim from iid [0, 1]-valued summands whose mean is δ (empirical Bernstein interval, Maurer &
-    Pontil 2009 — valid at every sample size; used for the conditional estimator of AdaOPS)."""
-    terms = np.asarray(terms, float)
-    bm = rare.BoundedMean(int(terms.size), float(terms.mean()), float(terms.var(ddof=1)), 1.0)
-    return Evidence(
-        spec=CheckSpec(id, title, claim, formula, source),
-        estimate=bm.estimate,
-        pvalue=pvalue_by_inversion(bm.lower_bound, delta),
-        interval=bm.interval,
-        supports=lambda ci, alpha: ci[1] <= delta,
-        budget_hint=lambda ci: samples_to_decide(bm.n, ci, bm.estimate, delta),
-        note=(note + f" {bm.n:.1e} draws; empirical Bernstein interval on summands in [0, 1].").strip(),
-        details={"draws": bm.n, "delta_claim": delta, **details},
-    )
+    checks += audit.worst_target_checks(ctx, target)
+    checks = [check.with_details(search=search_details) for check in checks]
+    checks += audit.extra_checks(ctx)
+    eps_cands = audit.target_epsilons(ctx, [target], config.delta)
+    worst_eps = float(eps_cands[0]) if eps_cands is not None else float("nan")
+    page, summary = per_instance_page(ctx, audit, cands, worst_eps)
+    pages = [page]
+    if config.reproduce:
+        extra_checks, extra_pages = audit.reproductions(ctx)
+        checks += extra_checks
+        pages += extra_pages
+    decided = finalize(checks, config.alpha)
+    parameters = {
+        **{k: v for k, v in asdict(config).items() if v is not None and (k in COMMON_KEYS or k in audit.config_keys)},
+        "synthetic": None if config.synthetic is None else f"{config.synthetic[0]},{config.synthetic[1]}",
+        "mechanism_title": audit.title,
+        "sigma": None,
+        "sigma_source": audit.noise_description(),
+        **audit.parameters(),
+        "dataset_description": description,
+        "n_rows": ctx.n,
+        "dimension": ctx.d,
+        "worst_neighbour": target.label,
+        "candidates_searched": len(cands),
+        **summary,
+    }
+    parameters = {k: v for k, v in parameters.items() if v is not None or k == "sigma"}
+    if config.data is not None or config.synthetic is not None:
+        parameters.pop("dataset", None)
+    return make_run(config.mechanism, decided, config.alpha, parameters, config.seed, pages=pages)

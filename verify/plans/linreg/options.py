@@ -3,7 +3,7 @@
 One :class:`~verify.plans.plan.AuditPlan` per mechanism, all built by :func:`plan` from the
 same option builders; the common run options (claim, trials, seed, alpha, workers, report, json,
 quiet) come from :func:`verify.cli.main.add_common_run_arguments`.  The audit itself is
-:func:`verify.plans.linreg.run.run_linreg_audit`.
+:func:`verify.plans.linreg.evidence.run_linreg_audit`.
 """
 
 from __future__ import annotations
@@ -40,6 +40,7 @@ def _number(text: str) -> float:
 
 
 def add_common(parser: argparse.ArgumentParser, reproduces: bool) -> None:
+    """The options every linear-regression audit has: the data, the search, fault injection, reproductions."""
     source = parser.add_mutually_exclusive_group()
     source.add_argument(
         "--dataset",
@@ -73,7 +74,8 @@ def add_common(parser: argparse.ArgumentParser, reproduces: bool) -> None:
     )
 
 
-def add_output_perturbation(parser):
+def add_output_perturbation(parser: argparse.ArgumentParser) -> None:
+    """The options of ``run output-perturbation``: λ and σ."""
     parser.add_argument("--lam", type=_number, default=None, help="ridge λ (default: 1, as [PDP] Fig. 1)")
     parser.add_argument(
         "--sigma",
@@ -83,7 +85,8 @@ def add_output_perturbation(parser):
     )
 
 
-def add_ops(parser):
+def add_ops(parser: argparse.ArgumentParser) -> None:
+    """The options of ``run ops``: the [LR] App. F calibration, or γ and λ directly."""
     parser.add_argument(
         "--calibration", choices=CALIBRATIONS, default="balanced", help="[LR] App. F calibration (default: balanced)"
     )
@@ -91,7 +94,8 @@ def add_ops(parser):
     parser.add_argument("--lam", type=_number, default=None, help="override λ of the calibration")
 
 
-def add_adaops(parser):
+def add_adaops(parser: argparse.ArgumentParser) -> None:
+    """The options of ``run adaops``: which Algorithm 1, κ, and the printed forms."""
     parser.add_argument(
         "--algorithm", choices=("lr", "pdp"), default="lr", help="[LR] Algorithm 1 (default) or [PDP] Algorithm 1"
     )
@@ -105,7 +109,8 @@ def add_adaops(parser):
     )
 
 
-def add_adassp(parser):
+def add_adassp(parser: argparse.ArgumentParser) -> None:
+    """The options of ``run adassp``: ρ and the printed output."""
     parser.add_argument("--rho", type=float, default=0.05, help="ρ of step 3 (default: 0.05)")
     parser.add_argument(
         "--printed",
@@ -125,6 +130,7 @@ REPRODUCES = {"output-perturbation", "ops", "adassp"}
 
 
 def config_from_args(name: str, args: argparse.Namespace) -> LinregAuditConfig:
+    """The audit configuration of mechanism ``name`` from parsed options (absent options take their defaults)."""
     get = lambda key, default=None: getattr(args, key, default)  # noqa: E731
     return LinregAuditConfig(
         mechanism=name,
@@ -152,12 +158,14 @@ def config_from_args(name: str, args: argparse.Namespace) -> LinregAuditConfig:
 
 
 def plan(name: str) -> AuditPlan:
+    """The :class:`~verify.plans.plan.AuditPlan` of ``pdp-audit run <name>``."""
+
     def add_arguments(parser: argparse.ArgumentParser) -> None:
         add_common(parser, name in REPRODUCES)
         SPECIFIC[name](parser)
 
     def execute(args: argparse.Namespace):
-        from verify.plans.linreg.run import run_linreg_audit
+        from verify.plans.linreg.evidence import run_linreg_audit
 
         config = config_from_args(name, args)
         config.validate()

@@ -1,41 +1,14 @@
-"""Reproductions of the papers' figures as report pages (``Run.pages``), with the parameters we chose.
-
-* [PDP] Figure 1 (K1) and Figure 2 left (K2) — ``pdp-audit run output-perturbation``: θ̃ ~ N((XᵀX + I)^{-1}Xᵀy, σ²I),
-  δ = 1e-6, rows normalised to ‖x‖ = 1, y clipped to [−1, 1].  Not stated in the paper, chosen here:
-  n = 1000, d = 10, x iid N(0, I) then normalised, θ0 uniform on the unit sphere, y = xᵀθ0 + N(0, 0.1²).
-  DP ε uses the global sensitivity bound (1 + √n/(2√λ))/λ; "pDP for all" is the largest ε over targets
-  z = (x, ±1) outside the data (random directions and eigenvectors, refined by local optimisation);
-  the pDP of each data point uses its exact leave-one-out sensitivity.  Checks: "more than an order
-  of magnitude" (DP ε / median pDP ε over the data ≥ 10), "six times" (DP ε / pDP-for-all ε ≥ 6, read
-  as "at least six times"; the measured ratio is reported), Fig. 2 "several orders of magnitude"
-  (DP ε / mean pDP ε ≥ 100 at every σ of the grid).
-* [PDP] Figure 2 right (K2) — ``pdp-audit run ops``: the same data, OPS with λ = 1 and γ on a grid;
-  x = excess risk E J(θ̃) − J(θ̂_λ) = d/(2γ) of J = ½‖y − Xθ‖² + (λ/2)‖θ‖² (exact); y = ε.  The ε-DP of the
-  exponential mechanism (Wang et al. 2015) for the sampler restricted to Θ = {‖θ‖ ≤ R}, R = 2 (our
-  choice), add/remove neighbours: ε = γ(1 + R)²/2 (the per-example loss (γ/2)(y − xᵀθ)² lies in
-  [0, (γ/2)(1 + R)²]); against it the exact (ε, 1e-6)-pDP of the data points and pDP for all.  The γ
-  range of the paper's figure is not stated, so its claim is checked on the left pane only.
-* [LR] Figure 3 (K30) — ``pdp-audit run adassp``: relative efficiency E‖θ̃ − θ0‖² / E‖θ* − θ0‖² vs n,
-  d = 10, θ0 ~ U[0,1]^d, X iid N(0, 1), y ~ N(Xθ0, I), δ = 1/n², ε ∈ {0.1, 1}; AdaOPS, AdaSSP, SSP,
-  OPS (balanced), non-private; bounds ‖𝒳‖, ‖𝒴‖ set to the data's own maxima (as an experiment would;
-  not private); n ∈ {1e2, …, 1e6}, 5 data sets per n (shared by both ε), 20 releases per data set;
-  denominator σ² tr((XᵀX)^{-1}) (exact); bands ±2 standard errors over data sets.
+"""The extra report pages of the linear-regression audits, as :class:`~reports.records.Page` records with typed
+figures: the per-instance page of every run and the pages of the reproduced figures (their numbers come
+from :mod:`verify.plans.linreg.reproductions`).
 """
 
 from __future__ import annotations
 
-import math
-
 import numpy as np
-from scipy import optimize
 
-from audits.engine import block_rng
-from audits.linreg_profiles import RidgeBatch, gaussian_epsilon, loo_batch, ops_epsilon
-from mechanisms import linreg as L
-from mechanisms import linreg_adaptive as A
 from reports.records import Histograms, Line, Lines, Marker, Page, Series
-from verify.checks import CheckSpec
-from verify.evidence import builders
+from verify.plans.linreg.context import Context, offdata_targets
 
 
 def log_histogram(values: np.ndarray, markers: list[Marker], xlabel: str, series_label: str) -> Histograms:
@@ -60,170 +33,83 @@ def log_histogram(values: np.ndarray, markers: list[Marker], xlabel: str, series
     )
 
 
-FIG1 = {"n": 1000, "d": 10, "sigma": 4.0, "delta": 1e-6, "lam": 1.0, "noise": 0.1}
-FIG2_SIGMAS = (0.5, 1.0, 2.0, 4.0, 8.0, 16.0, 32.0)
-FIG2_GAMMAS = tuple(np.geomspace(0.1, 1000.0, 9))
-EM_RADIUS = 2.0
-FIG3 = {"d": 10, "ns": (100, 1000, 10_000, 100_000, 1_000_000), "datasets": 5, "releases": 20}
+def per_instance_page(ctx: Context, audit, cands, worst_eps_dp: float) -> tuple[Page, dict]:
+    """The page of every data point's pDP ε against the worst DP ε found and the claim, and its summary numbers.
 
-
-def fig1_data(seed: int) -> tuple[np.ndarray, np.ndarray]:
-    rng = block_rng(seed, "pdp-figure-1-data", 0)
-    n, d = FIG1["n"], FIG1["d"]
-    X = rng.standard_normal((n, d))
-    X /= np.linalg.norm(X, axis=1, keepdims=True)
-    theta0 = rng.standard_normal(d)
-    theta0 /= np.linalg.norm(theta0)
-    y = np.clip(X @ theta0 + FIG1["noise"] * rng.standard_normal(n), -1, 1)
-    return X, y
-
-
-def _sup_shift(X, y, lam, seed: int, draws: int = 4000) -> float:
-    """max over ‖x‖ ≤ 1, y_z = ±1 of ‖θ̂(Z) − θ̂([Z, z])‖ = |y_z − xᵀθ̂| ‖H^{-1}x‖/(1 + xᵀH^{-1}x)."""
-    d = X.shape[1]
-    H = X.T @ X + lam * np.eye(d)
-    theta = np.linalg.solve(H, X.T @ y)
-    Hinv = np.linalg.inv(H)
-
-    def shift(V):
-        V = np.atleast_2d(V)
-        norms = np.maximum(np.linalg.norm(V, axis=1, keepdims=True), 1.0)
-        V = V / norms  # project into the unit ball
-        hx = V @ Hinv
-        return (1 + np.abs(V @ theta)) * np.linalg.norm(hx, axis=1) / (1 + np.einsum("ij,ij->i", hx, V))
-
-    rng = block_rng(seed, "pdp-for-all", 0)
-    V = rng.standard_normal((draws, d))
-    V /= np.linalg.norm(V, axis=1, keepdims=True)
-    evecs = np.linalg.eigh(H)[1].T
-    starts = np.vstack([V, evecs, -evecs])
-    for t in (0.25, 0.5, 0.75):
-        starts = np.vstack([starts, t * evecs])
-    values = shift(starts)
-    best = float(values.max())
-    for i in np.argsort(-values)[:5]:
-        res = optimize.minimize(
-            lambda v: -float(shift(v)[0]),
-            starts[i],
-            method="Nelder-Mead",
-            options={"xatol": 1e-10, "fatol": 1e-14, "maxiter": 4000},
+    ``audit`` is the run's :class:`~verify.plans.linreg.audit.MechanismAudit` (its ``target_epsilons`` give
+    the pDP ε of a list of targets); ``cands`` the searched candidates.
+    """
+    c = ctx.config
+    data = ctx.data_targets()
+    eps_data = audit.target_epsilons(ctx, data, c.delta)
+    if eps_data is None:
+        text = (
+            f"{audit.title} with these options has no closed-form privacy profile and no conditional estimator, "
+            "so the pDP ε of the data points is not computed; the DP checks above rest on sampling at the worst "
+            "candidate found."
         )
-        best = max(best, -float(res.fun))
-    return best
-
-
-def _fig1_numbers(seed: int, sigma: float) -> dict:
-    X, y = fig1_data(seed)
-    n, lam, delta = FIG1["n"], FIG1["lam"], FIG1["delta"]
-    glob = (1 + math.sqrt(n) / (2 * math.sqrt(lam))) / lam
-    shifts = loo_batch(X, y).at(np.full(n, lam))["shift"]
-    pdp = gaussian_epsilon(delta, shifts / sigma)
-    for_all = float(gaussian_epsilon(delta, _sup_shift(X, y, lam, seed) / sigma)[0])
-    dp = float(gaussian_epsilon(delta, glob / sigma)[0])
-    return {"pdp": pdp, "for_all": for_all, "dp": dp, "global_sensitivity": glob}
-
-
-def pdp_figures_1_2_left(config) -> tuple[list, list[Page]]:
-    """[PDP] Fig. 1 and Fig. 2 (left): pages and the checks of their claims."""
-    f1 = _fig1_numbers(config.seed, FIG1["sigma"])
-    pdp, dp, for_all = f1["pdp"], f1["dp"], f1["for_all"]
-    ratio_median, ratio_all = dp / float(np.median(pdp)), dp / for_all
-    setting = (
-        f"n = {FIG1['n']}, d = {FIG1['d']}, σ = {FIG1['sigma']:g}, λ = 1, δ = {FIG1['delta']:g}; rows ~ N(0, I) normalised, "
-        f"θ0 uniform on the unit sphere, y = xᵀθ0 + N(0, {FIG1['noise']:g}²) clipped to [−1, 1] (n, d, θ0 and noise not stated in the paper)"
-    )
-    checks = [
-        builders.exact_check(
-            CheckSpec(
-                "fig1-order-of-magnitude",
-                "[PDP] Fig. 1: pDP of data points vs DP",
-                "The pDP of users in the data set is more than an order of magnitude stronger than DP (DP ε / median pDP ε ≥ 10)",
-                "ε_DP / median_i ε(Z_{−i}, z_i) ≥ 10",
-                "[PDP] Figure 1 (K1)",
-            ),
-            holds=ratio_median >= 10,
-            estimate=ratio_median,
-            note=(
-                f"Reproduction ({setting}): DP ε = {dp:.4g}, median pDP ε over the data = {float(np.median(pdp)):.4g}, largest "
-                f"{float(np.max(pdp)):.4g} (ratio to the largest {dp / float(np.max(pdp)):.3g}); pDP for all = {for_all:.4g}."
-            ),
-            dp_epsilon=dp,
-            median_pdp=float(np.median(pdp)),
-            max_pdp=float(np.max(pdp)),
-        ),
-        builders.exact_check(
-            CheckSpec(
-                "fig1-six-times",
-                "[PDP] Fig. 1: pDP for all vs DP",
-                "pDP for all (fixed data, any target) is six times better than DP (DP ε / pDP-for-all ε ≥ 6)",
-                "ε_DP / sup_z ε(Z, z) ≥ 6",
-                "[PDP] Figure 1 (K1)",
-            ),
-            holds=ratio_all >= 6,
-            estimate=ratio_all,
-            note=f"Reproduction ({setting}): DP ε = {dp:.4g}, pDP for all = {for_all:.4g}: ratio {ratio_all:.3g} (the paper's figure shows about 6).",
-            dp_epsilon=dp,
-            pdp_for_all=for_all,
-        ),
+        return Page("Per-instance privacy over the data set", text), {}
+    off = offdata_targets(ctx.X, ctx.y, audit.typical_lambda(), c.seed)
+    eps_off = audit.target_epsilons(ctx, off, c.delta)
+    for_all = float(np.nanmax(eps_off))
+    finite = eps_data[np.isfinite(eps_data)]
+    summary = {
+        "pdp_epsilon_median": float(np.median(finite)),
+        "pdp_epsilon_max": float(np.max(finite)),
+        "pdp_for_all_epsilon": for_all,
+        "dp_epsilon_worst_found": worst_eps_dp,
+        "fraction_below_half_dp": float(np.mean(finite < 0.5 * worst_eps_dp)) if np.isfinite(worst_eps_dp) else None,
+    }
+    markers = [
+        Marker(f"worst-case ε over the {len(cands)} searched neighbours ({worst_eps_dp:.3g})", worst_eps_dp),
+        Marker(f"pDP for all: largest ε over {len(off)} off-dataset targets ({for_all:.3g})", for_all, "--"),
+        Marker(f"claimed DP ε = {c.epsilon:g}", c.epsilon, ":"),
     ]
-    fig1 = log_histogram(
+    figure = log_histogram(
+        eps_data, markers, f"ε at δ = {c.delta:g}", f"pDP ε of each of the {len(finite)} data points (removed)"
+    )
+    text = (
+        f"For every data point z of the {ctx.name} data (n = {ctx.n}, d = {ctx.d}), the pDP ε at δ = {c.delta:g} "
+        f"of the pair (D, D − z) for {audit.title} — {audit.per_instance_how}. Median "
+        f"{summary['pdp_epsilon_median']:.3g}, largest {summary['pdp_epsilon_max']:.3g}; the worst-case neighbour "
+        f"found by the search has ε = {worst_eps_dp:.3g} (a lower estimate of the mechanism's DP ε), against the "
+        f"claimed ε = {c.epsilon:g}. Most individuals in the data are protected far better than the worst case."
+    )
+    return Page("Per-instance privacy: the pDP ε of every data point vs DP", text, figure), summary
+
+
+def figure1_page(
+    pdp: np.ndarray, dp: float, for_all: float, global_sensitivity: float, setting: str, n: int, delta: float
+) -> Page:
+    """[PDP] Figure 1: the pDP ε of each data point against DP ε and pDP for all (``setting`` describes the data)."""
+    ratio_median, ratio_all = dp / float(np.median(pdp)), dp / for_all
+    figure = log_histogram(
         pdp,
         [Marker(f"DP ε (global sensitivity) = {dp:.3g}", dp), Marker(f"pDP for all = {for_all:.3g}", for_all, "--")],
-        f"ε at δ = {FIG1['delta']:g}",
-        f"pDP ε of each of the {FIG1['n']} data points",
+        f"ε at δ = {delta:g}",
+        f"pDP ε of each of the {n} data points",
     )
-    pages = [
-        Page(
-            "Reproduction: [PDP] Figure 1 (output perturbation, σ = 4)",
-            (
-                f"DP vs pDP for all vs the distribution of pDP over the data set for θ̃ ~ N((XᵀX + I)^{{-1}}Xᵀy, σ²I). Setting: {setting}. "
-                f"DP ε = {dp:.4g} (analytic Gaussian at the global bound Δ ≤ (1 + √n/2) = {f1['global_sensitivity']:.4g}); pDP for all = "
-                f"{for_all:.4g} (ratio {ratio_all:.3g}); median pDP over the data = {float(np.median(pdp)):.3g} (ratio {ratio_median:.3g}). "
-                "The claims are checked as fig1-order-of-magnitude and fig1-six-times."
-            ),
-            fig1,
-        )
-    ]
-    # Figure 2 (left): DP vs the distribution of pDP over the data, across noise levels
-    X, y = fig1_data(config.seed)
-    n = FIG1["n"]
-    shifts = loo_batch(X, y).at(np.full(n, FIG1["lam"]))["shift"]
-    sup = _sup_shift(X, y, FIG1["lam"], config.seed)
-    rows = []
-    for sigma in FIG2_SIGMAS:
-        e = gaussian_epsilon(FIG1["delta"], shifts / sigma)
-        rows.append(
-            (
-                float(gaussian_epsilon(FIG1["delta"], f1["global_sensitivity"] / sigma)[0]),
-                np.quantile(e, [0.25, 0.5, 0.75]),
-                float(e.max()),
-                float(e.mean()),
-                float(gaussian_epsilon(FIG1["delta"], sup / sigma)[0]),
-            )
-        )
-    worst_ratio = min(r[0] / r[3] for r in rows)
-    checks.append(
-        builders.exact_check(
-            CheckSpec(
-                "fig2-orders",
-                "[PDP] Fig. 2 (left): average pDP vs worst-case DP",
-                "The average pDP over the data set is several orders of magnitude smaller than the worst-case DP (ratio ≥ 100 at every σ)",
-                "min_σ ε_DP(σ) / mean_i ε_i(σ) ≥ 100",
-                "[PDP] Figure 2 (K2)",
-            ),
-            holds=worst_ratio >= 100,
-            estimate=worst_ratio,
-            note=f"Same data as Fig. 1; σ ∈ {list(FIG2_SIGMAS)}; smallest ratio DP / mean pDP over the grid = {worst_ratio:.3g}.",
-            sigmas=list(FIG2_SIGMAS),
-        )
+    return Page(
+        "Reproduction: [PDP] Figure 1 (output perturbation, σ = 4)",
+        (
+            "DP vs pDP for all vs the distribution of pDP over the data set for θ̃ ~ N((XᵀX + I)^{-1}Xᵀy, σ²I). "
+            f"Setting: {setting}. DP ε = {dp:.4g} (analytic Gaussian at the global bound Δ ≤ (1 + √n/2) = "
+            f"{global_sensitivity:.4g}); pDP for all = {for_all:.4g} (ratio {ratio_all:.3g}); median pDP over the "
+            f"data = {float(np.median(pdp)):.3g} (ratio {ratio_median:.3g}). "
+            "The claims are checked as fig1-order-of-magnitude and fig1-six-times."
+        ),
+        figure,
     )
-    x = list(FIG2_SIGMAS)
-    fig2 = Lines(
-        x=x,
+
+
+def figure2_left_page(sigmas, rows, worst_ratio: float, delta: float) -> Page:
+    """[PDP] Figure 2 (left): per σ of ``sigmas``, a row (DP ε, pDP quartiles, largest pDP, mean pDP, pDP for all)."""
+    figure = Lines(
+        x=list(sigmas),
         logx=True,
         logy=True,
         xlabel="noise standard deviation σ",
-        ylabel=f"ε at δ = {FIG1['delta']:g}",
+        ylabel=f"ε at δ = {delta:g}",
         series=[
             Line("DP (global sensitivity)", [r[0] for r in rows]),
             Line("pDP for all", [r[4] for r in rows], style="--"),
@@ -236,107 +122,54 @@ def pdp_figures_1_2_left(config) -> tuple[list, list[Page]]:
             Line("pDP of data points: largest", [r[2] for r in rows], style=":"),
         ],
     )
-    pages.append(
-        Page(
-            "Reproduction: [PDP] Figure 2 (left), noise on the coefficients",
-            (
-                "Worst-case DP against the distribution of pDP over the data points (median with the inter-quartile band and "
-                "the largest, standing in for the paper's box plots) for isotropic Gaussian noise σ on the ridge coefficients, "
-                f"same data as Figure 1, δ = {FIG1['delta']:g}. Smallest DP / mean-pDP ratio over the grid: {worst_ratio:.3g} "
-                "(check fig2-orders)."
-            ),
-            fig2,
-        )
+    return Page(
+        "Reproduction: [PDP] Figure 2 (left), noise on the coefficients",
+        (
+            "Worst-case DP against the distribution of pDP over the data points (median with the inter-quartile band "
+            "and the largest, standing in for the paper's box plots) for isotropic Gaussian noise σ on the ridge "
+            f"coefficients, same data as Figure 1, δ = {delta:g}. Smallest DP / mean-pDP ratio over the grid: "
+            f"{worst_ratio:.3g} (check fig2-orders)."
+        ),
+        figure,
     )
-    return checks, pages
 
 
-def pdp_figure2_right(config) -> tuple[list, list[Page]]:
-    """[PDP] Fig. 2 (right): OPS (scaled posterior sampling), pDP vs the exponential mechanism's ε-DP (a page, no check)."""
-    X, y = fig1_data(config.seed)
-    n, d, lam, delta = FIG1["n"], FIG1["d"], FIG1["lam"], FIG1["delta"]
-    q = loo_batch(X, y).at(np.full(n, lam))
-    rng = block_rng(config.seed, "fig2-right-targets", 0)
-    V = rng.standard_normal((256, d))
-    V /= np.linalg.norm(V, axis=1, keepdims=True)
-    V = np.vstack([V, np.linalg.eigh(X.T @ X)[1].T])
-    xs, ys = np.vstack([V, V]), np.concatenate([np.ones(len(V)), -np.ones(len(V))])
-    off = RidgeBatch(X, y, xs, ys, "add").at(np.full(len(xs), lam))
-    rows = []
-    for g in FIG2_GAMMAS:
-        e = ops_epsilon(delta, q["mu"], q["r"], g)
-        rows.append(
-            (
-                d / (2 * g),
-                g * (1 + EM_RADIUS) ** 2 / 2,
-                float(np.median(e)),
-                float(e.max()),
-                float(e.mean()),
-                float(ops_epsilon(delta, off["mu"], off["r"], g).max()),
-            )
-        )
+def figure2_right_page(rows, gammas, radius: float, delta: float) -> Page:
+    """[PDP] Figure 2 (right): per γ of ``gammas``, a row (excess risk d/(2γ), the exponential mechanism's ε on
+    the ball of ``radius``, median, largest and mean pDP of the data points, pDP for all)."""
     ratios = [r[1] / r[4] for r in rows]
     order = np.argsort([r[0] for r in rows])
-    fig = Lines(
+    figure = Lines(
         x=[rows[i][0] for i in order],
         logx=True,
         logy=True,
         xlabel="excess empirical risk E J(θ̃) − J(θ̂_λ) = d/(2γ)",
         ylabel=f"ε (pDP at δ = {delta:g})",
         series=[
-            Line(f"ε-DP of the exponential mechanism, ‖θ‖ ≤ {EM_RADIUS:g}", [rows[i][1] for i in order]),
+            Line(f"ε-DP of the exponential mechanism, ‖θ‖ ≤ {radius:g}", [rows[i][1] for i in order]),
             Line("pDP for all (exact OPS profile)", [rows[i][5] for i in order], style="--"),
             Line("pDP of data points: median", [rows[i][2] for i in order]),
             Line("pDP of data points: largest", [rows[i][3] for i in order], style=":"),
         ],
     )
-    page = Page(
+    return Page(
         "Reproduction: [PDP] Figure 2 (right), OPS vs exp. mechanism",
         (
-            "Privacy against utility for the scaled posterior sampler θ̃ ∝ exp(−(γ/2)(‖y − Xθ‖² + λ‖θ‖²)), λ = 1, on the data of "
-            f"Figure 1 as γ varies: the ε-DP it has as an exponential mechanism on a ball of radius R = {EM_RADIUS:g} (Wang et al. "
-            f"2015; our choice of R), against its exact (ε, {delta:g})-pDP of the data points and for all targets. The ratio of the EM's ε to the "
-            f"mean pDP ranges from {min(ratios):.3g} (γ = {FIG2_GAMMAS[int(np.argmin(ratios))]:.3g}) to {max(ratios):.3g} over the grid; "
-            "the figure's range of γ is not stated in the paper, so its claim is checked on the left pane only (fig2-orders)."
+            "Privacy against utility for the scaled posterior sampler θ̃ ∝ exp(−(γ/2)(‖y − Xθ‖² + λ‖θ‖²)), λ = 1, on "
+            f"the data of Figure 1 as γ varies: the ε-DP it has as an exponential mechanism on a ball of radius R = "
+            f"{radius:g} (Wang et al. 2015; our choice of R), against its exact (ε, {delta:g})-pDP of the data points "
+            f"and for all targets. The ratio of the EM's ε to the mean pDP ranges from {min(ratios):.3g} "
+            f"(γ = {gammas[int(np.argmin(ratios))]:.3g}) to {max(ratios):.3g} over the grid; the figure's range of γ "
+            "is not stated in the paper, so its claim is checked on the left pane only (fig2-orders)."
         ),
-        fig,
+        figure,
     )
-    return [], [page]
 
 
-def lr_figure3(config) -> list[Page]:
-    """[LR] Fig. 3 (c), (d): relative efficiency against n at ε = 0.1 and 1 (the same data sets for both ε)."""
-    d, ns, R, S = FIG3["d"], FIG3["ns"], FIG3["datasets"], FIG3["releases"]
-    methods = ("AdaOPS", "AdaSSP", "SSP", "OPS", "non-private")
-    epsilons = (0.1, 1.0)
-    results = {(eps, m): [] for eps in epsilons for m in methods}
-    for n in ns:
-        delta = 1.0 / n**2
-        per = {(eps, m): [] for eps in epsilons for m in methods}
-        denominators = []
-        for r in range(R):
-            rng = block_rng(config.seed, f"lr-fig3/{n}", r)
-            X, y, theta0 = L.synthetic_regression(n, d, rng, noise_sd=1.0)
-            xb, yb = float(np.max(np.linalg.norm(X, axis=1))), float(np.max(np.abs(y)))
-            nb = L.Neighbours.add(X, y, np.zeros(d), 0.0)
-            denominators.append(float(np.trace(np.linalg.inv(X.T @ X))))  # E‖θ* − θ0‖² = σ² tr((XᵀX)^{-1}), σ = 1
-            mle = np.linalg.lstsq(X, y, rcond=None)[0][None, :]
-            for eps in epsilons:
-                lam, gamma = L.ops_calibration("balanced", eps, delta, n, d, xb, yb)
-                ada, ssp = A.AdaSSPPair(nb, eps, delta, xb, yb), A.SSPPair(nb, eps, delta, xb, yb)
-                draws = {
-                    "AdaOPS": A.LRAdaOPSPair(nb, eps, delta, xb, yb).sample("D", S, rng)[:, 2:],
-                    "AdaSSP": ada.estimate(ada.sample("D", S, rng)),
-                    "SSP": ssp.estimate(ssp.sample("D", S, rng)),
-                    "OPS": L.OPSPair(nb, gamma, lam).sample("D", S, rng),
-                    "non-private": mle,
-                }
-                for m, theta in draws.items():
-                    per[(eps, m)].append(float(np.mean(np.sum((theta - theta0) ** 2, axis=1))))
-        den = float(np.mean(denominators))
-        for key, values in per.items():
-            v = np.array(values) / den
-            results[key].append((float(v.mean()), float(v.std(ddof=1) / math.sqrt(len(v)))))
+def figure3_pages(results: dict, methods, epsilons, design: dict) -> list[Page]:
+    """[LR] Figure 3 (c), (d): one page per ε; ``results[(ε, method)]`` holds (mean, standard error) of the
+    relative efficiency per n of ``design["ns"]``."""
+    d, ns, R, S = design["d"], design["ns"], design["datasets"], design["releases"]
     pages = []
     for eps in epsilons:
         series = []
@@ -357,12 +190,13 @@ def lr_figure3(config) -> list[Page]:
             Page(
                 f"Reproduction: [LR] Figure 3, relative efficiency at ε = {eps:g}",
                 (
-                    f"E‖θ̃ − θ0‖² / E‖θ* − θ0‖² against n for d = {d}, θ0 ~ U[0,1]^d, X iid N(0, 1), y ~ N(Xθ0, I), δ = 1/n², "
-                    f"ε = {eps:g}; {R} data sets per n (the same for both ε), {S} releases each; bounds max‖x‖, max|y| = the data's own "
-                    f"(our choice, as is the n grid {list(ns)}); OPS = OPS-Balanced; bands ±2 standard errors over data sets. "
-                    f"At n = {ns[-1]:,}: "
+                    f"E‖θ̃ − θ0‖² / E‖θ* − θ0‖² against n for d = {d}, θ0 ~ U[0,1]^d, X iid N(0, 1), y ~ N(Xθ0, I), "
+                    f"δ = 1/n², ε = {eps:g}; {R} data sets per n (the same for both ε), {S} releases each; bounds "
+                    f"max‖x‖, max|y| = the data's own (our choice, as is the n grid {list(ns)}); OPS = OPS-Balanced; "
+                    f"bands ±2 standard errors over data sets. At n = {ns[-1]:,}: "
                     + ", ".join(f"{m} {v:.3g}" for m, v in last.items())
-                    + ". The paper's claim (K30): AdaOPS and AdaSSP approach the MLE (ratio → 1) as n grows; SSP is unstable for small n."
+                    + ". The paper's claim (K30): AdaOPS and AdaSSP approach the MLE (ratio → 1) as n grows; SSP is "
+                    "unstable for small n."
                 ),
                 Lines(
                     x=list(ns), logx=True, logy=True, xlabel="n", ylabel="relative efficiency (1 = MLE)", series=series

@@ -6,15 +6,16 @@ import argparse
 
 from mechanisms.objpert import ObjPertSolverError
 from mechanisms.validation import InputError
+from reports.records import Run
 from verify.options import count, executor_for
-from verify.plans.objpert.evidence import (
+from verify.plans.objpert.context import (
     DEFAULT_SEARCH_TRIALS,
     DEFAULT_SYNTHETIC,
     DEFAULT_TRIALS,
     LOSSES,
     ObjPertAuditConfig,
-    run_objpert_audit,
 )
+from verify.plans.objpert.evidence import run_objpert_audit
 from verify.plans.plan import AuditPlan
 
 
@@ -30,6 +31,7 @@ def synthetic_size(text: str) -> tuple[int, int]:
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """The options of ``pdp-audit run objpert`` besides the shared ones (claim, budget, seed, outputs)."""
     parser.add_argument(
         "--loss",
         choices=LOSSES,
@@ -54,7 +56,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         type=synthetic_size,
         default=None,
         metavar="N,D",
-        help=f"synthetic data: N rows uniform in the unit ball of R^D, [RW] Fig. 1's generator (default: {DEFAULT_SYNTHETIC[0]},{DEFAULT_SYNTHETIC[1]})",
+        help="synthetic data: N rows uniform in the unit ball of R^D, [RW] Fig. 1's generator "
+        f"(default: {DEFAULT_SYNTHETIC[0]},{DEFAULT_SYNTHETIC[1]})",
     )
     source.add_argument(
         "--dataset",
@@ -107,7 +110,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def execute(args: argparse.Namespace):
+def execute(args: argparse.Namespace) -> Run:
+    """Run the audit on the parsed options; a solver failure on the user's data or λ is an :class:`InputError`."""
     config = ObjPertAuditConfig(
         loss=args.loss,
         huber_kappa=args.huber_kappa,

@@ -1,15 +1,21 @@
-"""``pdp-audit run privacy-report``: options and execution (the audit itself is :mod:`verify.plans.privacy_report.evidence`)."""
+"""``pdp-audit run privacy-report``: options and execution.
+
+The audit itself is :mod:`verify.plans.privacy_report.evidence`.
+"""
 
 from __future__ import annotations
 
 import argparse
 
+from reports.records import Run
 from verify.options import count, executor_for
 from verify.plans.plan import AuditPlan
-from verify.plans.privacy_report.evidence import DATASETS, PrivacyReportAuditConfig, run_privacy_report_audit
+from verify.plans.privacy_report.context import DATASETS, PrivacyReportAuditConfig
+from verify.plans.privacy_report.evidence import run_privacy_report_audit
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """The options of ``pdp-audit run privacy-report`` besides the common ones (claim, budget, seed, outputs)."""
     parser.add_argument(
         "--mode",
         choices=("independent", "dependent", "adaptive"),
@@ -37,7 +43,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--dataset",
         choices=DATASETS,
         default="synthetic",
-        help="synthetic logistic data ([RW] §4.1) or breast-cancer (bundled substitute for the UCI data) (default: synthetic)",
+        help="synthetic logistic data ([RW] §4.1) or breast-cancer (bundled substitute for the UCI data) "
+        "(default: synthetic)",
     )
     parser.add_argument("--n", type=count, default=None, help="rows of the synthetic data (default: 1000)")
     parser.add_argument("--d", type=count, default=None, help="dimension of the synthetic data, 1..100 (default: 50)")
@@ -59,13 +66,15 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--calibration",
         choices=("analytic", "classical"),
         default="analytic",
-        help="σ₂, σ₃, σ₄ by the analytic Gaussian mechanism ([RW] §4.2) or the theorems' classical bounds (default: analytic)",
+        help="σ₂, σ₃, σ₄ by the analytic Gaussian mechanism ([RW] §4.2) or the theorems' classical bounds "
+        "(default: analytic)",
     )
     parser.add_argument(
         "--tau-reading",
         choices=("algorithm6", "unit-goe"),
         default="algorithm6",
-        help="τ of Lemma 20: exact for (Z + Zᵀ)/√2, or the printed unit-GOE value (12 at d = 50, Q4) (default: algorithm6)",
+        help="τ of Lemma 20: exact for (Z + Zᵀ)/√2, or the printed unit-GOE value (12 at d = 50, Q4) "
+        "(default: algorithm6)",
     )
     parser.add_argument(
         "--lambda-condition",
@@ -104,11 +113,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--no-printed",
         dest="printed",
         action="store_false",
-        help="leave out the checks of printed statements and readings that the audit refutes (Q4 τ, Q25, Q28, Prop. 15 read literally and its ℓ₁ form)",
+        help="leave out the checks of printed statements and readings that the audit refutes "
+        "(Q4 τ, Q25, Q28, Prop. 15 read literally and its ℓ₁ form)",
     )
 
 
-def execute(args: argparse.Namespace):
+def execute(args: argparse.Namespace) -> Run:
+    """Validate the parsed options (InputError naming the option) and run the audit on ``--workers`` processes."""
     config = PrivacyReportAuditConfig(
         mode=args.mode,
         budget=args.budget,

@@ -1,0 +1,140 @@
+"""The privacy-report audit's evidence constructors: coverage of a "with probability ≥ 1 − kρ" statement over
+repetitions of the pipeline, and the (ε, δ) claims of the report's own Gaussian releases."""
+
+from __future__ import annotations
+
+from concurrent.futures import Executor
+from dataclasses import replace
+
+import numpy as np
+
+from audits.coverage import coverage_of
+from audits.engine import sample_privacy_loss
+from audits.tails import TailEstimate, both_directions
+from mechanisms import gaussian as g
+from mechanisms import privacy_report as pr
+from verify.checks import CheckSpec, Evidence
+from verify.evidence import builders
+from verify.plans.privacy_report.context import PrivacyReportAuditConfig
+
+
+def does_not_apply(spec: CheckSpec, requirement: str, **details) -> Evidence:
+    """An inconclusive check for a statement whose hypothesis does not hold (not an error)."""
+    return Evidence(
+        spec=spec,
+        verdict="inconclusive",
+        note=f"The guarantee does not apply: its hypothesis {requirement} did not hold on any repetition. "
+        "Nothing was tested.",
+        details={"hypothesis": requirement, **details},
+    )
+
+
+def coverage(
+    spec: CheckSpec,
+    fails: np.ndarray,
+    rho_claim: float,
+    cond: np.ndarray | None = None,
+    requirement: str = "",
+    exact_bracket: tuple[float, float] | None = None,
+    exact_upper: float | None = None,
+    **details,
+) -> Evidence:
+    """P[(cond and) the bound fails] ≤ ρ_claim by an exact binomial test over the repetitions.
+
+    ``fails``: per repetition, whether the bound failed.  ``cond``: per repetition, whether the statement's
+    hypothesis (``requirement``, in words) held; the check counts repetitions where it held and the bound failed,
+    and does not apply if it never held.  ``exact_bracket = (lo, hi)``: the failure probability is known to lie in
+    [lo, hi]; a pass then also needs the Monte Carlo interval to meet it.  ``exact_upper``: a closed-form upper
+    bound on it, which the interval must not exceed.  Otherwise a pass needs the whole interval below ρ_claim.
+    """
+    fails = np.asarray(fails, bool)
+    if cond is not None:
+        cond = np.asarray(cond, bool)
+        if not cond.any():
+            return does_not_apply(
+                spec, requirement, failures_without_hypothesis=int(fails.sum()), repetitions=int(fails.size)
+            )
+        fails = fails & cond
+    cov = coverage_of(~fails, rho_claim)
+    check = builders.coverage_check(spec, cov, exact_failure=None if exact_bracket is None else exact_bracket[1])
+    if exact_bracket is not None:
+        lo, hi = exact_bracket
+        check = replace(
+            check,
+            supports=lambda ci, a: (
+                ci[1] <= rho_claim
+                or (hi <= rho_claim * (1 + builders.CLOSED_FORM_RTOL) and ci[0] <= hi and ci[1] >= lo)
+            ),
+        )
+    elif exact_upper is not None:
+        check = replace(
+            check,
+            supports=lambda ci, a: (
+                ci[1] <= rho_claim
+                or (exact_upper <= rho_claim * (1 + builders.CLOSED_FORM_RTOL) and ci[0] <= exact_upper)
+            ),
+        )
+    if cond is not None and not cond.all():
+        check = check.noted(
+            f"The hypothesis ({requirement}) held on {int(cond.sum())} of {cond.size} repetitions; "
+            "counted: repetitions where it held and the bound failed."
+        )
+    return check.with_details(**details)
+
+
+class _LazyTails:
+    """Privacy-loss samples of a pair, drawn once when plain tails are needed (both directions)."""
+
+    def __init__(self, pair, epsilon: float, trials: int, seed: int, stream: str, alpha: float, executor):
+        self.args = (pair, epsilon, trials, seed, stream, alpha, executor)
+        self._tails = None
+
+    def __call__(self, direction: str) -> TailEstimate:
+        if self._tails is None:
+            pair, eps, n, seed, stream, alpha, executor = self.args
+            loss_d = sample_privacy_loss(pair, "D", n, seed, stream, executor)
+            loss_dp = sample_privacy_loss(pair, "D'", n, seed, stream, executor)
+            self._tails = both_directions(loss_d, loss_dp, np.array([eps]), alpha)
+        return self._tails[direction]
+
+
+def gaussian_claim_checks(
+    spec: CheckSpec,
+    pair: pr.ReportReleasePair,
+    epsilon: float,
+    delta_claim: float,
+    config: PrivacyReportAuditConfig,
+    executor: Executor | None,
+    directions: tuple[str, ...] = ("D||D'", "D'||D"),
+) -> list[Evidence]:
+    """δ_{P‖Q}(ε) ≤ δ for the report's releases (a Gaussian pair: exact δ(ε) from its whitened shift η).
+
+    With both directions, each check's id gets ``-forward``/``-reverse`` and its title the direction.
+    """
+    lazy = _LazyTails(pair, epsilon, config.trials, config.seed, spec.id, config.alpha, executor)
+    exact = g.analytic_delta(epsilon, 1.0, pair.eta) if pair.eta > 0 else 0.0
+    exact_epsilon = g.analytic_epsilon(delta_claim, 1.0, pair.eta) if pair.eta > 0 else 0.0
+    checks = []
+    for direction in directions:
+        directed = spec
+        if len(directions) > 1:
+            suffix = "-forward" if direction == "D||D'" else "-reverse"
+            directed = replace(spec, id=spec.id + suffix, title=spec.title + f", δ_{{{direction.replace('||', '‖')}}}")
+        check = builders.dp_claim_check(
+            directed,
+            lambda d=direction: lazy(d),
+            pair,
+            direction,
+            epsilon,
+            delta_claim,
+            config.trials,
+            config.seed,
+            exact=exact,
+            executor=executor,
+        )
+        check = check.noted(
+            f"Exact: the privacy loss is N(η²/2, η²), η = {pair.eta:.4g}; exact δ(ε) = {exact:.4g}, "
+            f"exact ε at δ = {exact_epsilon:.4g}."
+        )
+        checks.append(check.with_details(eta=pair.eta, exact_delta=exact))
+    return checks
