@@ -332,13 +332,28 @@ def tracy_widom1_quantile(p: float) -> float:
 
         def g(s: float) -> float:
             return _tw1_log_cdf_and_sf(s)[0] - math.log(p)
-    else:
-        tail = math.log1p(-p)
 
-        def g(s: float) -> float:
-            return math.log(_tw1_log_cdf_and_sf(s)[1]) - tail
+        return float(optimize.brentq(g, -8.0, 60.0, xtol=1e-13, rtol=1e-13))
+    return tracy_widom1_upper_quantile(1.0 - p)
 
-    return float(optimize.brentq(g, -8.0, 60.0, xtol=1e-13, rtol=1e-13))
+
+# The smallest tail probability the Tracy-Widom tail resolves in double precision (1 − F_1(s) underflows near s = 105).
+MIN_TAIL = 1e-300
+
+
+def tracy_widom1_upper_quantile(q: float) -> float:
+    """The ``s`` with ``1 - F_1(s) = q`` for ``q`` in (0, 1/2], solved on ``log q`` so that tiny ``q`` (a
+    ρ/2 far below machine epsilon, where ``1 - q`` rounds to 1) keeps its full relative accuracy."""
+    if not MIN_TAIL <= q <= 0.5:
+        raise InputError(f"q must be in [{MIN_TAIL:g}, 0.5], got {q!r}")
+    tail = math.log(q)
+
+    def g(s: float) -> float:
+        return math.log(_tw1_log_cdf_and_sf(s)[1]) - tail
+
+    # log(1 - F_1(s)) ≈ −(2/3)s^{3/2} far in the tail: this upper end lies just beyond the root for every q > 0
+    upper = min(max(60.0, (1.5 * -tail) ** (2 / 3) + 5.0), 103.0)  # 1 − F_1(103) ≈ 5e-306 > 0 in double precision
+    return float(optimize.brentq(g, -8.0, upper, xtol=1e-13, rtol=1e-13))
 
 
 def _tw_argument(u: float, d: int) -> float:
@@ -435,7 +450,7 @@ class Tau:
 
 def _tau_unit_tw(d: int, rho: float) -> float:
     """Tracy-Widom root in the unit-GOE variable u."""
-    s = tracy_widom1_quantile(1.0 - rho / 2.0)
+    s = tracy_widom1_upper_quantile(rho / 2.0)
     return math.sqrt(2 * d) + s / (math.sqrt(2) * d ** (1.0 / 6.0))
 
 

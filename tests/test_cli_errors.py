@@ -102,3 +102,31 @@ def test_duplicate_column_names_are_refused(tmp_path, monkeypatch, capsys):
     (tmp_path / "dup.csv").write_text("a,a\n1,2\n3,4\n")
     assert cli.main(["run", "gaussian", "--data", "dup.csv", "--report", "none"]) == 2
     assert "duplicate column names ['a']" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("q", [1e-3, 1e-17, 1e-100, 1e-300])
+def test_tracy_widom_upper_quantile_keeps_tiny_tails(q):
+    # Before: tau computed F_1^{-1}(1 − ρ/2), and 1 − 1e-17 rounds to 1 ("p must be in [1e-10, 1), got 1.0").
+    from mechanisms import goe
+
+    s = goe.tracy_widom1_upper_quantile(q)
+    assert goe.tracy_widom1_sf(s) == pytest.approx(q, rel=1e-8)
+
+
+@pytest.mark.parametrize("rho, code", [("1e-16", 0), ("2e-300", 0), ("1e-301", 2), ("0", 2)])
+def test_tau_accepts_every_documented_rho(rho, code, capsys):
+    assert cli.main(["tau", "--d", "500", "--rho", rho]) == code
+    if code == 2:
+        err = capsys.readouterr().err
+        assert "--rho must be in [2e-300, 1)" in err and err.count("\n") == 1
+
+
+@pytest.mark.parametrize("command", [["tau", "--d", "5", "--rho", "0.01"], ["sweep", "SPEC"]])
+def test_json_directory_is_one_line_before_computing(command, tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "SPEC").write_text('[sweep]\nmechanism = "gaussian"\n[fixed]\ntrials = 1000\n')
+    (tmp_path / "DIR").mkdir()
+    assert cli.main([*command, "--json", "DIR"]) == 2
+    err = capsys.readouterr().err
+    assert "--json: 'DIR' is a directory" in err and err.count("\n") == 1
+    assert not (tmp_path / "SPEC.sqlite").exists()  # the sweep made no store

@@ -18,7 +18,7 @@ import sys
 
 from mechanisms.validation import InputError
 from reports.files import atomic_path
-from verify.options import count
+from verify.options import check_output_path, count
 
 #: Largest d accepted with ``--method exact`` (the exact CDF costs ~d³ big-number products per evaluation:
 #: about 3 s at d = 100, 25 s at d = 150).
@@ -35,7 +35,7 @@ def add_parser(subparsers) -> None:
         "Prints the JSON {d, rho, sigma, tau, method}.",
     )
     p.add_argument("--d", type=count, required=True, help="matrix dimension d >= 1")
-    p.add_argument("--rho", type=float, required=True, help="failure probability ρ in (0, 1)")
+    p.add_argument("--rho", type=float, required=True, help="failure probability ρ in [2e-300, 1)")
     p.add_argument(
         "--sigma", type=float, default=1.0, help="noise scale σ₃ > 0 of Algorithm 6 (default: 1; τ scales linearly)"
     )
@@ -58,14 +58,15 @@ def validate(args: argparse.Namespace) -> None:
     """One-line InputErrors naming the option (the CLI turns them into exit code 2)."""
     if args.d < 1:
         raise InputError(f"--d must be an integer >= 1, got {args.d}")
-    if not 0 < args.rho < 1:
-        raise InputError(f"--rho must be in (0, 1), got {args.rho}")
+    if not 2e-300 <= args.rho < 1:  # ρ/2 must stay a normal double (see mechanisms.goe.MIN_TAIL)
+        raise InputError(f"--rho must be in [2e-300, 1), got {args.rho}")
     if not (math.isfinite(args.sigma) and args.sigma > 0):
         raise InputError(f"--sigma must be a finite number > 0, got {args.sigma}")
     if args.method == "exact" and args.d > EXACT_LIMIT_D:
         raise InputError(
             f"--method exact supports d <= {EXACT_LIMIT_D} (got --d {args.d}); use --method tracy-widom or auto"
         )
+    check_output_path(args.json, "--json")
 
 
 def describe(result: dict) -> str:

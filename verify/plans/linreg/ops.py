@@ -33,6 +33,39 @@ from verify.plans.linreg.checks import (
 from verify.plans.linreg.context import candidates, offdata_targets
 
 
+@dataclasses.dataclass(frozen=True)
+class _MseWork:
+    """Blocks of ‖θ̃ − θ0‖² for Proposition 4.3(3): y ~ N(Xθ0, σ²I), then OPS (module level: worker processes
+    receive it by pickling)."""
+
+    mean0: np.ndarray
+    sigma: float
+    proj: np.ndarray
+    noise_map: np.ndarray
+    theta0: np.ndarray
+
+    def __call__(self, size: int, rng: np.random.Generator) -> np.ndarray:
+        Y = self.mean0 + self.sigma * rng.standard_normal((size, self.mean0.size))
+        theta = Y @ self.proj.T + rng.standard_normal((size, self.theta0.size)) @ self.noise_map
+        return np.sum((theta - self.theta0) ** 2, axis=1)
+
+
+@dataclasses.dataclass(frozen=True)
+class _GapWork:
+    """Blocks of the excess objective F(θ̃) − F(θ̂) for Proposition 4.3(4) (module level, as :class:`_MseWork`)."""
+
+    X: np.ndarray
+    y: np.ndarray
+    lam: float
+    centre: np.ndarray
+    noise_map: np.ndarray
+    f_hat: float
+
+    def __call__(self, size: int, rng: np.random.Generator) -> np.ndarray:
+        theta = self.centre + rng.standard_normal((size, self.centre.size)) @ self.noise_map
+        return B.prop43_objective(self.X, self.y, theta, self.lam) - self.f_hat
+
+
 class OPSAudit(MechanismAudit):
     """One-Posterior-Sample θ̃ ~ N(θ̂_λ, (XᵀX + λI)^{-1}/γ): exact profiles through the scalar y_z − xᵀθ."""
 
@@ -201,11 +234,7 @@ class OPSAudit(MechanismAudit):
         noise_map = np.linalg.inv(np.linalg.cholesky(gamma * Gm))  # θ̃ − θ̂_λ = ξ L^{-1}
         mean0 = X @ theta0
 
-        def mse_work(size, rng):
-            Y = mean0 + sigma * rng.standard_normal((size, n))
-            theta = Y @ proj.T + rng.standard_normal((size, d)) @ noise_map
-            return np.sum((theta - theta0) ** 2, axis=1)
-
+        mse_work = _MseWork(mean0, sigma, proj, noise_map, theta0)
         mse = run_blocks(mse_work, draws, c.seed, "prop43-mse", ctx.executor)
         printed = B.prop43_mse_printed(X, theta0, sigma, gamma, lam)
         exact = B.ops_mse_exact(X, theta0, sigma, gamma, lam)
@@ -222,10 +251,7 @@ class OPSAudit(MechanismAudit):
         f_hat = float(B.prop43_objective(X, y, theta_hat, lam)[0])
         centre = L.ridge(X, y, lam)
 
-        def gap_work(size, rng):
-            theta = centre + rng.standard_normal((size, d)) @ noise_map
-            return B.prop43_objective(X, y, theta, lam) - f_hat
-
+        gap_work = _GapWork(X, y, lam, centre, noise_map, f_hat)
         gap = run_blocks(gap_work, draws, c.seed, "prop43-gap", ctx.executor)
         check4 = builders.mean_claim_check(
             PROP43_GAP.fill(),
