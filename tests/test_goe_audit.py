@@ -64,9 +64,9 @@ def test_tau_large_d_is_labelled_tracy_widom(capsys, tmp_path):
     [
         (["--d", "0", "--rho", "0.1"], "--d must be an integer >= 1"),
         (["--d", "2.5", "--rho", "0.1"], "--d"),
-        (["--d", "5", "--rho", "0"], "--rho must be in (0, 1)"),
-        (["--d", "5", "--rho", "1.5"], "--rho must be in (0, 1)"),
-        (["--d", "5", "--rho", "nan"], "--rho must be in (0, 1)"),
+        (["--d", "5", "--rho", "0"], "--rho must be in [2e-300, 1)"),
+        (["--d", "5", "--rho", "1.5"], "--rho must be in [2e-300, 1)"),
+        (["--d", "5", "--rho", "nan"], "--rho must be in [2e-300, 1)"),
         (["--d", "5", "--rho", "0.1", "--sigma", "0"], "--sigma must be a finite number > 0"),
         (["--d", "5", "--rho", "0.1", "--sigma", "-2"], "--sigma must be a finite number > 0"),
         (["--d", "500", "--rho", "0.1", "--method", "exact"], "--method exact supports d <= 200"),
