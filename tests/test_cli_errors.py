@@ -1,5 +1,7 @@
 """How the command line ends: bad input is one line and exit 2 before any computation; our bugs are exit 4."""
 
+import json
+
 import pytest
 
 from verify.cli import main as cli
@@ -130,3 +132,14 @@ def test_json_directory_is_one_line_before_computing(command, tmp_path, monkeypa
     err = capsys.readouterr().err
     assert "--json: 'DIR' is a directory" in err and err.count("\n") == 1
     assert not (tmp_path / "SPEC.sqlite").exists()  # the sweep made no store
+
+
+def test_dataset_and_data_together_are_refused_and_data_is_named_in_the_json(tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "mine.csv").write_text("a,b\n0.1,0.2\n0.3,0.1\n0.2,0.2\n")
+    assert cli.main(["run", "gaussian", "--data", "mine.csv", "--dataset", "wine", "--report", "none"]) == 2
+    assert "give one of --dataset and --data" in capsys.readouterr().err
+    assert cli.main(["run", "gaussian", "--data", "mine.csv", "--trials", "1000", "--report", "none",
+                     "--json", "out.json", "--quiet"]) in (0, 1, 3)
+    parameters = json.loads((tmp_path / "out.json").read_text())["parameters"]
+    assert parameters["dataset"] is None and parameters["data"] == "mine.csv"

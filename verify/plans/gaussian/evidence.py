@@ -47,7 +47,7 @@ class GaussianAuditConfig:
     seed: int = 0
     alpha: float = 1e-6
     rho: float = 0.01
-    dataset: str = "diabetes"
+    dataset: str | None = "diabetes"
     data: str | None = None
     target_column: str | None = None
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 
 from mechanisms.datasets import SHIPPED
+from mechanisms.validation import InputError
 from reports.records import Run
 from verify.options import executor_for
 from verify.plans.gaussian.evidence import GaussianAuditConfig, run_gaussian_audit
@@ -32,7 +33,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="noise standard deviation (default: analytic Gaussian calibration to the claim)",
     )
     parser.add_argument(
-        "--dataset", choices=sorted(SHIPPED), default="diabetes", help="shipped dataset (default: diabetes)"
+        "--dataset", choices=sorted(SHIPPED), default=None, help="shipped dataset (default: diabetes, unless --data)"
     )
     parser.add_argument(
         "--data", default=None, help="your own numeric CSV with a header row (used as is; the query clips rows)"
@@ -41,6 +42,15 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--rho", type=float, default=0.01, help="failure probability of Corollary 23's ex-post bound (default: 0.01)"
     )
+
+
+def _dataset(args: argparse.Namespace) -> str | None:
+    """The shipped dataset to audit: none with ``--data`` (giving both is an error), else diabetes by default."""
+    if args.data is not None:
+        if args.dataset is not None:
+            raise InputError("give one of --dataset and --data, not both")
+        return None
+    return args.dataset or "diabetes"
 
 
 def execute(args: argparse.Namespace) -> Run:
@@ -55,7 +65,7 @@ def execute(args: argparse.Namespace) -> Run:
         seed=args.seed,
         alpha=args.alpha,
         rho=args.rho,
-        dataset=args.dataset,
+        dataset=_dataset(args),
         data=args.data,
         target_column=args.target_column,
     )
