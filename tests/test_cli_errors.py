@@ -143,3 +143,13 @@ def test_dataset_and_data_together_are_refused_and_data_is_named_in_the_json(tmp
                      "--json", "out.json", "--quiet"]) in (0, 1, 3)
     parameters = json.loads((tmp_path / "out.json").read_text())["parameters"]
     assert parameters["dataset"] is None and parameters["data"] == "mine.csv"
+
+
+@pytest.mark.parametrize("args", [["ops", "--gamma", "1e-300"], ["output-perturbation", "--lam", "1e300"],
+                                  ["ssp", "--noise-multiplier", "1e-20"]])
+def test_absurd_linreg_scales_are_usage_errors_not_crashes(args, tmp_path, monkeypatch, capsys):
+    # Before: an ArithmeticError (γ = 1e-300) and a ZeroDivisionError (λ = 1e300 makes σ = 0) inside the audit.
+    monkeypatch.chdir(tmp_path)
+    assert cli.main(["run", *args, "--report", "none"]) == 2
+    err = capsys.readouterr().err
+    assert "must be in [1e-12, 1e12]" in err and err.count("\n") == 1

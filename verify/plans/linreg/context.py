@@ -76,16 +76,18 @@ class LinregAuditConfig:
         check_budget(self.trials, self.seed)
         if not 1 <= self.search <= 10_000:
             raise InputError(f"--search must be in [1, 10000], got {self.search}")
-        if not (math.isfinite(self.noise_multiplier) and self.noise_multiplier > 0):
-            raise InputError(f"--noise-multiplier must be a finite number > 0, got {self.noise_multiplier}")
+        # Beyond [1e-12, 1e12] a noise scale, precision or ridge term makes the privacy loss overflow or
+        # vanish in double precision (σ → 0, γ → 0): refused here instead of failing inside the audit.
         for name, value in (
+            ("--noise-multiplier", self.noise_multiplier),
             ("--lam", self.lam),
             ("--sigma", self.sigma),
             ("--gamma", self.gamma),
-            ("--kappa", self.kappa),
         ):
-            if value is not None and not (math.isfinite(value) and value > 0):
-                raise InputError(f"{name} must be a finite number > 0, got {value}")
+            if value is not None and not (math.isfinite(value) and 1e-12 <= value <= 1e12):
+                raise InputError(f"{name} must be in [1e-12, 1e12], got {value}")
+        if self.kappa is not None and not (math.isfinite(self.kappa) and self.kappa > 0):
+            raise InputError(f"--kappa must be a finite number > 0, got {self.kappa}")
         if self.calibration not in CALIBRATIONS:
             raise InputError(f"--calibration must be one of {CALIBRATIONS}, got {self.calibration!r}")
         if self.algorithm not in ("lr", "pdp"):
