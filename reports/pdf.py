@@ -78,6 +78,22 @@ def _text_block(fig, lines: list[tuple[str, dict]], top: float = 0.95, left: flo
     return y
 
 
+def verdict_banner(fig, y: float, verdict: str, text: str) -> None:
+    """The cover's coloured verdict banner, its top at height ``y`` (figure coordinates)."""
+    fig.patches.append(
+        matplotlib.patches.FancyBboxPatch(
+            (0.07, y - 0.06),
+            0.86,
+            0.05,
+            boxstyle="round,pad=0.005",
+            transform=fig.transFigure,
+            color=COLOURS[verdict],
+            alpha=0.9,
+        )
+    )
+    fig.text(0.5, y - 0.035, text, ha="center", va="center", fontsize=12, color="white", weight="bold")
+
+
 def cover_page(run: Run) -> plt.Figure:
     """Page 1: mechanism, claim, verdict banner, one row per check, and how to read a verdict."""
     fig = plt.figure(figsize=A4)
@@ -99,20 +115,7 @@ def cover_page(run: Run) -> plt.Figure:
             ),
         ],
     )
-    fig.patches.append(
-        matplotlib.patches.FancyBboxPatch(
-            (0.07, y - 0.06),
-            0.86,
-            0.05,
-            boxstyle="round,pad=0.005",
-            transform=fig.transFigure,
-            color=COLOURS[run.verdict],
-            alpha=0.9,
-        )
-    )
-    fig.text(
-        0.5, y - 0.035, VERDICT_TEXT[run.verdict], ha="center", va="center", fontsize=12, color="white", weight="bold"
-    )
+    verdict_banner(fig, y, run.verdict, VERDICT_TEXT[run.verdict])
     y -= 0.09
     headers = ("check", "title", "estimate", "interval", "verdict")
     xs = (0.07, 0.27, 0.60, 0.71, 0.88)

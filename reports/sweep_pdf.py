@@ -14,7 +14,7 @@ from matplotlib.backends.backend_pdf import PdfPages  # noqa: E402
 
 from reports.files import atomic_path  # noqa: E402
 from reports.json_report import library_versions, package_version  # noqa: E402
-from reports.pdf import A4, COLOURS, RC, _text_block, fmt  # noqa: E402
+from reports.pdf import A4, COLOURS, RC, _text_block, fmt, verdict_banner  # noqa: E402
 from reports.sweep_json import FWER_STATEMENT  # noqa: E402
 
 GREY = "#888888"
@@ -68,27 +68,7 @@ def cover_page(results) -> plt.Figure:
         ),
     ]
     y = _text_block(fig, lines)
-    fig.patches.append(
-        matplotlib.patches.FancyBboxPatch(
-            (0.07, y - 0.06),
-            0.86,
-            0.05,
-            boxstyle="round,pad=0.005",
-            transform=fig.transFigure,
-            color=COLOURS[results.verdict],
-            alpha=0.9,
-        )
-    )
-    fig.text(
-        0.5,
-        y - 0.035,
-        SWEEP_VERDICT_TEXT[results.verdict],
-        ha="center",
-        va="center",
-        fontsize=12,
-        color="white",
-        weight="bold",
-    )
+    verdict_banner(fig, y, results.verdict, SWEEP_VERDICT_TEXT[results.verdict])
     y -= 0.09
     # counts as a bar
     ax = fig.add_axes((0.07, y - 0.06, 0.86, 0.05))
