@@ -39,7 +39,7 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
     p = subparsers.add_parser(
         "claims",
         help="the claims ledger: every checkable claim of the papers and what the suite found",
-        description="List the claims ledger (verify/ledger_data.py): K, Q and numbered results of the design notes.",
+        description="List the claims ledger (verify/ledger/table.py): K, Q and numbered results of the design notes.",
     )
     p.add_argument("--paper", type=_paper, default=None, metavar="{PDP,RW,LR}", help="only this paper's entries")
     p.add_argument(

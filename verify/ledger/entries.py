@@ -21,7 +21,7 @@ from collections import Counter
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from verify.ledger import table as ledger_data
+from verify.ledger import table
 
 PAPERS = ("PDP", "RW", "LR")
 STATUSES = ("checked", "planned", "not simulable")
@@ -35,9 +35,9 @@ KINDS = (
     "typo/ambiguity",
     "citation-not-simulable",
 )
-ISSUES: dict[int, str] = dict(ledger_data.ISSUES)
-FINDINGS_RUN: str = ledger_data.FINDINGS_RUN
-EXCLUDED: dict[str, str] = dict(ledger_data.EXCLUDED)
+ISSUES: dict[int, str] = dict(table.ISSUES)
+FINDINGS_RUN: str = table.FINDINGS_RUN
+EXCLUDED: dict[str, str] = dict(table.EXCLUDED)
 
 _ID = re.compile(r"^(K\d+|Q\d+|(PDP|RW|LR)-(Thm|Lem|Prop|Cor|Rem|Ex|Fact)[0-9A-Z][0-9.]*)$")
 
@@ -121,7 +121,7 @@ def _build(rows: list[dict]) -> tuple[Entry, ...]:
     return tuple(entries)
 
 
-ENTRIES: tuple[Entry, ...] = _build(ledger_data.ENTRIES)
+ENTRIES: tuple[Entry, ...] = _build(table.ENTRIES)
 BY_ID: dict[str, Entry] = {e.id: e for e in ENTRIES}
 
 
