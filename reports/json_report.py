@@ -14,7 +14,7 @@ import numpy as np
 from reports.files import atomic_path
 from reports.records import Check, Run
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2  # 2: checks carry a role; paper findings apart from the guarantees
 _LIBRARIES = ("numpy", "scipy", "statsmodels", "matplotlib", "mpmath")
 
 
@@ -64,6 +64,7 @@ def check_to_dict(check: Check) -> dict[str, Any]:
             "claim": check.claim,
             "formula": check.formula,
             "source": check.source,
+            "role": check.role,
             "verdict": check.verdict,
             "estimate": check.estimate,
             "exact": check.exact,
@@ -78,8 +79,10 @@ def check_to_dict(check: Check) -> dict[str, Any]:
 
 
 def run_to_dict(run: Run) -> dict[str, Any]:
-    """The JSON document of a run: verdict, checks, parameters, per-instance summary, pages, seed, versions."""
+    """The JSON document of a run: verdict, guarantees, paper findings, parameters, per-instance summary, pages,
+    seed, versions.  ``paper_findings`` is null when they were not asked for (not run), a list otherwise."""
     per_instance = run.per_instance.summary() if run.per_instance is not None else None
+    findings = None if run.findings is None else [check_to_dict(c) for c in run.findings]
     return clean(
         {
             "schema": SCHEMA_VERSION,
@@ -88,9 +91,10 @@ def run_to_dict(run: Run) -> dict[str, Any]:
             "exit_code": run.exit_code,
             "alpha": run.alpha,
             "checks": [check_to_dict(c) for c in run.checks],
+            "paper_findings": findings,
             "parameters": run.parameters,
             "per_instance": per_instance,
-            "pages": [{"title": page.title, "text": page.text} for page in run.pages],
+            "pages": [{"title": page.title, "text": page.text, "role": page.role} for page in run.pages],
             "seed": run.seed,
             "version": package_version(),
             "versions": library_versions(),

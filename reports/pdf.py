@@ -34,9 +34,9 @@ from reports.records import (  # noqa: E402
 A4 = (8.27, 11.69)
 COLOURS = {"pass": "#1b7837", "fail": "#b2182b", "inconclusive": "#b35806"}
 VERDICT_TEXT = {
-    "pass": "PASS — every check is supported by the evidence",
-    "fail": "FAIL — at least one claim is violated at the stated significance",
-    "inconclusive": "INCONCLUSIVE — no violation found, but not every claim could be confirmed",
+    "pass": "PASS — every guarantee is supported by the evidence",
+    "fail": "FAIL — a guarantee is violated at the stated significance",
+    "inconclusive": "INCONCLUSIVE — no violation found, but not every guarantee could be confirmed",
 }
 RC = {"font.family": "DejaVu Sans", "font.size": 9, "pdf.fonttype": 42, "axes.grid": True, "grid.alpha": 0.3}
 
@@ -111,8 +111,9 @@ def cover_page(run: Run) -> plt.Figure:
             (
                 f"Family-wise false-alarm probability α = {fmt(run.alpha)} (Holm over "
                 f"{sum(c.statistical for c in run.checks)} statistical checks).",
-                {"size": 10, "gap": 0.02},
+                {"size": 10},
             ),
+            (findings_line(run), {"size": 10, "gap": 0.02}),
         ],
     )
     verdict_banner(fig, y, run.verdict, VERDICT_TEXT[run.verdict])
@@ -150,6 +151,43 @@ def cover_page(run: Run) -> plt.Figure:
         ],
         top=max(y - 0.02, 0.2),
     )
+    return fig
+
+
+def findings_line(run: Run) -> str:
+    """One sentence on the paper findings: not run, or their counts by verdict (never part of the verdict)."""
+    if run.findings is None:
+        return (
+            "Statements as printed in the papers were not checked in this run (ask with --paper-claims, or run "
+            "pdp-audit claims); the verdict is about the deployed mechanism only."
+        )
+    counts = {v: sum(c.verdict == v for c in run.findings) for v in COLOURS}
+    return (
+        f"Paper findings (appendix, not part of the verdict): {len(run.findings)} statements checked as printed — "
+        f"{counts['pass']} pass, {counts['fail']} fail, {counts['inconclusive']} inconclusive."
+    )
+
+
+def appendix_page(run: Run) -> plt.Figure:
+    """The title page of the appendix of paper findings: what they are, and one row per finding."""
+    fig = plt.figure(figsize=A4)
+    y = _text_block(
+        fig,
+        [
+            ("Appendix: paper findings", {"size": 18, "weight": "bold", "gap": 0.01}),
+            (
+                "Statements checked as printed in the papers. Each has its own verdict, decided as a separate "
+                f"family of tests at α = {fmt(run.alpha)}; none of them is part of the deployment's verdict, "
+                "unless the audited configuration deploys the printed form (it is then listed among the guarantees).",
+                {"size": 9.5, "gap": 0.02},
+            ),
+        ],
+    )
+    for check in run.findings:
+        fig.text(0.07, y, check.id, fontsize=8, va="top")
+        fig.text(0.3, y, textwrap.shorten(check.title, 70), fontsize=8, va="top")
+        fig.text(0.88, y, check.verdict.upper(), fontsize=8, va="top", color=COLOURS[check.verdict], weight="bold")
+        y -= 0.019
     return fig
 
 
@@ -424,5 +462,9 @@ def _pages(run: Run):
     yield from (check_page(c) for c in run.checks)
     if run.per_instance is not None:
         yield per_instance_page(run)
-    yield from (figure_page(page) for page in run.pages)
+    yield from (figure_page(page) for page in run.pages if page.role == "guarantee")
+    if run.findings is not None:
+        yield appendix_page(run)
+        yield from (check_page(c) for c in run.findings)
+        yield from (figure_page(page) for page in run.pages if page.role == "paper")
     yield provenance_page(run)

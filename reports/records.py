@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal, Mapping, Sequence, Union
 
 Verdict = Literal["pass", "fail", "inconclusive"]
+Role = Literal["guarantee", "paper"]  # decides the verdict, or a statement as printed (a finding beside it)
 Interval = tuple[float, float]
 ArrayLike = Any  # a numpy array or a sequence of numbers
 
@@ -169,6 +170,7 @@ class Check:
     formula: str
     source: str
     verdict: Verdict
+    role: Role = "guarantee"
     estimate: float | None = None
     exact: float | None = None
     pvalue: float | None = None
@@ -186,11 +188,15 @@ class Check:
 
 @_frozen
 class Page:
-    """An extra report page: a title, explanatory text and at most one figure."""
+    """An extra report page: a title, explanatory text and at most one figure.
+
+    A ``paper`` page (a reproduction of a paper's figure) goes to the appendix of paper findings.
+    """
 
     title: str
     text: str = ""
     figure: Figure | None = None
+    role: Role = "guarantee"
 
 
 @_frozen
@@ -220,7 +226,11 @@ class PerInstance:
 
 @_frozen
 class Run:
-    """The decided checks of one audit run, with the verdict and exit code :mod:`verify` assigned them."""
+    """The decided checks of one audit run, with the verdict and exit code :mod:`verify` assigned them.
+
+    ``checks`` are the guarantees (they decide ``verdict``); ``findings`` the statements checked as printed
+    in the papers, each with its own verdict, or None when they were not asked for.
+    """
 
     mechanism: str
     checks: Sequence[Check]
@@ -231,3 +241,4 @@ class Run:
     seed: int
     per_instance: PerInstance | None = None
     pages: Sequence[Page] = ()
+    findings: Sequence[Check] | None = None

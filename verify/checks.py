@@ -1,5 +1,12 @@
 """Checks and verdicts: a claim declared as data, the evidence about it, and the rules that decide it.
 
+Every check has a **role**.  A ``guarantee`` is what the deployed release relies on (its DP in both
+directions, the pDP values and bounds it publishes, the identities its calibration rests on): the run's
+verdict and exit code come from guarantees only.  A ``paper`` check is a statement checked as printed in
+a paper -- a finding reported beside the verdict, never inside it, unless the user's configuration deploys
+that printed form (:meth:`CheckSpec.deployed`), which makes it a guarantee.  Each role is decided as its
+own family of tests, so asking for paper findings never changes a guarantee's verdict or interval.
+
 An audit family declares each claim once as a :class:`CheckSpec` (id, title, claim, formula, source) in
 its ``verify/plans/<family>/checks.py``.  Its evidence module pairs a spec with Monte Carlo or exact
 evidence as an :class:`Evidence`; :func:`finalize` decides every piece of evidence of a run together
@@ -21,11 +28,13 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field, replace
-from typing import Any, Callable, Iterable, Mapping, Sequence
+from typing import Any, Callable, Iterable, Literal, Mapping, Sequence
 
 from audits.stats import holm
 from reports.records import Check, Figure, Interval, Page, PerInstance, Run, Verdict
 
+Role = Literal["guarantee", "paper"]
+ROLES: tuple[Role, ...] = ("guarantee", "paper")
 VERDICT_ORDER = {"pass": 0, "inconclusive": 1, "fail": 2}
 EXIT_CODES = {"pass": 0, "fail": 1, "inconclusive": 3}
 
@@ -35,6 +44,7 @@ class CheckSpec:
     """What a check claims, declared as data.
 
     Text fields may hold ``{name}`` placeholders for the run's parameters; :meth:`fill` substitutes them.
+    ``role`` is ``guarantee`` (decides the run's verdict) or ``paper`` (a statement as printed: a finding).
     """
 
     id: str
@@ -42,6 +52,17 @@ class CheckSpec:
     claim: str
     formula: str
     source: str
+    role: Role = "guarantee"
+
+    def __post_init__(self) -> None:
+        if self.role not in ROLES:
+            raise ValueError(f"check {self.id}: role must be one of {ROLES}, got {self.role!r}")
+
+    def deployed(self, option: str) -> CheckSpec:
+        """This printed statement as a guarantee, because the user's configuration (``option``) deploys it."""
+        if self.role == "guarantee":
+            return self
+        return replace(self, role="guarantee", source=f"{self.source} (deployed: {option})")
 
     def fill(self, **values: Any) -> CheckSpec:
         """This spec with ``{name}`` placeholders of every text field formatted from ``values``."""
@@ -109,33 +130,40 @@ def worst(verdicts: Iterable[Verdict]) -> Verdict:
 
 
 def finalize(evidence: Sequence[Evidence], alpha: float) -> list[Check]:
-    """Decide every verdict of a run at family-wise error ``alpha`` (see the module docstring)."""
+    """Decide every verdict of a run, each role at family-wise error ``alpha`` (see the module docstring)."""
+    decided: dict[int, Check] = {}
+    for role in ROLES:
+        decided.update(_decide_family([e for e in evidence if e.spec.role == role], alpha))
+    return [decided[id(e)] for e in evidence]
+
+
+def _decide_family(evidence: Sequence[Evidence], alpha: float) -> dict[int, Check]:
+    """Holm's step-down over the statistical checks of ``evidence``; exact checks keep their own verdict."""
     statistical = [e for e in evidence if e.statistical]
     reject, adjusted = holm([e.pvalue for e in statistical], alpha)
     per_check_alpha = alpha / max(1, len(statistical))
     decided = {
         id(e): _decide(e, rejected, adj, per_check_alpha) for e, rejected, adj in zip(statistical, reject, adjusted)
     }
-    checks = []
+    checks = {}
     for e in evidence:
         fields = decided.get(id(e), {"verdict": e.verdict, "note": e.note})
         if fields["verdict"] is None:
             raise ValueError(f"check {e.id} has neither a p-value nor a verdict")
         figure = e.make_figure(per_check_alpha) if e.make_figure is not None else e.figure
-        checks.append(
-            Check(
-                id=e.spec.id,
-                title=e.spec.title,
-                claim=e.spec.claim,
-                formula=e.spec.formula,
-                source=e.spec.source,
-                estimate=e.estimate,
-                exact=e.exact,
-                pvalue=e.pvalue,
-                details=e.details,
-                figure=figure,
-                **fields,
-            )
+        checks[id(e)] = Check(
+            id=e.spec.id,
+            title=e.spec.title,
+            claim=e.spec.claim,
+            formula=e.spec.formula,
+            source=e.spec.source,
+            role=e.spec.role,
+            estimate=e.estimate,
+            exact=e.exact,
+            pvalue=e.pvalue,
+            details=e.details,
+            figure=figure,
+            **fields,
         )
     return checks
 
@@ -162,20 +190,31 @@ def make_run(
     seed: int,
     per_instance: PerInstance | None = None,
     pages: Sequence[Page] = (),
+    paper_claims: bool = True,
 ) -> Run:
-    """The run record, its verdict the worst of its checks' and its exit code from :data:`EXIT_CODES`."""
-    verdict = worst(c.verdict for c in checks)
+    """The run record: guarantees in ``checks``, paper findings apart; verdict and exit code from guarantees.
+
+    With ``paper_claims`` false the paper findings and pages are left out (``findings`` is None: not run).
+    """
+    guarantees = tuple(c for c in checks if c.role == "guarantee")
+    verdict = worst(c.verdict for c in guarantees)
     return Run(
         mechanism=mechanism,
-        checks=tuple(checks),
+        checks=guarantees,
+        findings=tuple(c for c in checks if c.role == "paper") if paper_claims else None,
         verdict=verdict,
         exit_code=EXIT_CODES[verdict],
         alpha=alpha,
         parameters=parameters,
         seed=seed,
         per_instance=per_instance,
-        pages=tuple(pages),
+        pages=tuple(p for p in pages if paper_claims or p.role == "guarantee"),
     )
+
+
+def without_findings(run: Run) -> Run:
+    """``run`` as if its paper findings had not been asked for (verdict and guarantees unchanged)."""
+    return replace(run, findings=None, pages=tuple(p for p in run.pages if p.role == "guarantee"))
 
 
 def samples_to_decide(n: int, ci: Interval, estimate: float, threshold: float) -> str:

@@ -1,6 +1,7 @@
 """The ``pdp-audit`` command line.
 
-Exit codes: 0 every check passes, 1 some check fails, 3 no fail but some inconclusive,
+Exit codes (from the guarantees only; paper findings never change them): 0 every guarantee passes,
+1 a guarantee fails, 3 no fail but a guarantee is inconclusive,
 2 bad usage or input (one line on stderr naming the option and its valid range: an
 :class:`~mechanisms.validation.InputError`), 4 an internal error (a bug of ours: the traceback is
 printed, and no verdict is claimed), 130 interrupted.
@@ -15,6 +16,7 @@ import time
 import traceback
 
 from mechanisms.validation import InputError
+from verify.checks import without_findings
 from verify.cli import benchmark, claims, report, sweep, tau
 from verify.options import check_output_path, count
 from verify.plans.catalogue import plans_by_name
@@ -56,6 +58,11 @@ def add_common_run_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument("--json", default=None, help="JSON results path, or - for stdout")
     parser.add_argument("--quiet", action="store_true", help="no progress or summary on stderr/stdout")
+    parser.add_argument(
+        "--paper-claims",
+        action="store_true",
+        help="also check the papers' statements as printed (an appendix of findings; never changes the exit code)",
+    )
 
 
 def build_parser() -> Parser:
@@ -95,12 +102,20 @@ def command_list() -> int:
 
 
 def print_summary(run, elapsed: float) -> None:
-    """One line for the run's verdict and one per check, on stdout."""
+    """One line for the run's verdict, one per guarantee and one per paper finding (if asked for), on stdout."""
     print(f"pdp-audit run {run.mechanism}: {run.verdict.upper()} ({elapsed:.1f} s)")
     for check in run.checks:
-        ci = "" if check.ci is None else f"  CI [{check.ci[0]:.4g}, {check.ci[1]:.4g}]"
-        est = "" if check.estimate is None else f"estimate {check.estimate:.4g}"
-        print(f"  {check.verdict.upper():13s} {check.id:24s} {est}{ci}")
+        print(_summary_line(check))
+    if run.findings:
+        print("  paper findings (statements as printed; not part of the verdict):")
+        for check in run.findings:
+            print(_summary_line(check))
+
+
+def _summary_line(check) -> str:
+    ci = "" if check.ci is None else f"  CI [{check.ci[0]:.4g}, {check.ci[1]:.4g}]"
+    est = "" if check.estimate is None else f"estimate {check.estimate:.4g}"
+    return f"  {check.verdict.upper():13s} {check.id:24s} {est}{ci}"
 
 
 def command_run(args: argparse.Namespace) -> int:
@@ -113,6 +128,8 @@ def command_run(args: argparse.Namespace) -> int:
     check_output_path(args.json, "--json")
     start = time.perf_counter()
     run = audit.execute(args)
+    if not args.paper_claims:
+        run = without_findings(run)
     write_run_reports(run, None if report.lower() == "none" else report, args.json)
     if not args.quiet and args.json != "-":
         print_summary(run, time.perf_counter() - start)
