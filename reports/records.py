@@ -229,7 +229,8 @@ class Run:
     """The decided checks of one audit run, with the verdict and exit code :mod:`verify` assigned them.
 
     ``checks`` are the guarantees (they decide ``verdict``); ``findings`` the statements checked as printed
-    in the papers, each with its own verdict, or None when they were not asked for.
+    in the papers, each with its own verdict, or None when they were not asked for.  ``certified`` is set by
+    ``pdp-audit certify``: what was certified (mechanism, parameters, claim, data fingerprint, code version).
     """
 
     mechanism: str
@@ -242,3 +243,4 @@ class Run:
     per_instance: PerInstance | None = None
     pages: Sequence[Page] = ()
     findings: Sequence[Check] | None = None
+    certified: Mapping[str, Any] | None = None

@@ -139,14 +139,29 @@ def test_dataset_and_data_together_are_refused_and_data_is_named_in_the_json(tmp
     (tmp_path / "mine.csv").write_text("a,b\n0.1,0.2\n0.3,0.1\n0.2,0.2\n")
     assert cli.main(["run", "gaussian", "--data", "mine.csv", "--dataset", "wine", "--report", "none"]) == 2
     assert "give one of --dataset and --data" in capsys.readouterr().err
-    assert cli.main(["run", "gaussian", "--data", "mine.csv", "--trials", "1000", "--report", "none",
-                     "--json", "out.json", "--quiet"]) in (0, 1, 3)
+    assert cli.main(
+        [
+            "run",
+            "gaussian",
+            "--data",
+            "mine.csv",
+            "--trials",
+            "1000",
+            "--report",
+            "none",
+            "--json",
+            "out.json",
+            "--quiet",
+        ]
+    ) in (0, 1, 3)
     parameters = json.loads((tmp_path / "out.json").read_text())["parameters"]
     assert parameters["dataset"] is None and parameters["data"] == "mine.csv"
 
 
-@pytest.mark.parametrize("args", [["ops", "--gamma", "1e-300"], ["output-perturbation", "--lam", "1e300"],
-                                  ["ssp", "--noise-multiplier", "1e-20"]])
+@pytest.mark.parametrize(
+    "args",
+    [["ops", "--gamma", "1e-300"], ["output-perturbation", "--lam", "1e300"], ["ssp", "--noise-multiplier", "1e-20"]],
+)
 def test_absurd_linreg_scales_are_usage_errors_not_crashes(args, tmp_path, monkeypatch, capsys):
     # Before: an ArithmeticError (γ = 1e-300) and a ZeroDivisionError (λ = 1e300 makes σ = 0) inside the audit.
     monkeypatch.chdir(tmp_path)
