@@ -5,6 +5,7 @@ Byte-identical for identical runs: no timestamps in the metadata, fixed figure s
 
 from __future__ import annotations
 
+import re
 import textwrap
 from pathlib import Path
 from typing import Any
@@ -57,24 +58,46 @@ def fmt_ci(ci) -> str:
     return "—" if ci is None else f"[{fmt(ci[0])}, {fmt(ci[1])}]"
 
 
+# a token such as δ_{D‖D'}(ε) or e^{ε}; no backslash, so nothing in it can be read as a mathtext command
+_SUBSCRIPTED = re.compile(r"(?<![\\\w])([^\s$(),;:=\\]*[_^]\{[^{}\\]*\}(?:\([^()\s\\]*\))?)")
+
+
+def math(text: str) -> str:
+    """``text`` for matplotlib: a literal ``$`` escaped, ``x_{…}`` and ``x^{…}`` typeset as mathtext."""
+    return _SUBSCRIPTED.sub(r"$\1$", text.replace("$", r"\$"))
+
+
+def _wrapped(lines: list[tuple[str, dict]], width: int) -> list[tuple[str, dict]]:
+    """Each styled paragraph as its wrapped lines (a paragraph's last line carries its ``gap``)."""
+    out = []
+    for text, style in lines:
+        rows = textwrap.wrap(text, width=style.get("width", width)) or [""]
+        last = len(rows) - 1
+        out += [(row, {**style, "gap": style.get("gap", 0.004) if k == last else 0}) for k, row in enumerate(rows)]
+    return out
+
+
+def text_height(lines: list[tuple[str, dict]], width: int = 100) -> float:
+    """The height (figure coordinates) :func:`_text_block` will take to write ``lines``."""
+    return sum(style.get("size", 9) / 72 / A4[1] * 1.45 + style["gap"] for _, style in _wrapped(lines, width))
+
+
 def _text_block(fig, lines: list[tuple[str, dict]], top: float = 0.95, left: float = 0.07, width: int = 100) -> float:
     """Write wrapped lines from ``top`` downwards; return the y where the text ended."""
     y = top
-    for text, style in lines:
+    for line, style in _wrapped(lines, width):
         size = style.get("size", 9)
-        for line in textwrap.wrap(text, width=style.get("width", width)) or [""]:
-            fig.text(
-                left + style.get("indent", 0),
-                y,
-                line,
-                fontsize=size,
-                color=style.get("color", "black"),
-                fontweight=style.get("weight", "normal"),
-                family=style.get("family", "DejaVu Sans"),
-                va="top",
-            )
-            y -= size / 72 / A4[1] * 1.45
-        y -= style.get("gap", 0.004)
+        fig.text(
+            left + style.get("indent", 0),
+            y,
+            math(line),
+            fontsize=size,
+            color=style.get("color", "black"),
+            fontweight=style.get("weight", "normal"),
+            family=style.get("family", "DejaVu Sans"),
+            va="top",
+        )
+        y -= size / 72 / A4[1] * 1.45 + style["gap"]
     return y
 
 
@@ -91,67 +114,167 @@ def verdict_banner(fig, y: float, verdict: str, text: str) -> None:
             alpha=0.9,
         )
     )
-    fig.text(0.5, y - 0.035, text, ha="center", va="center", fontsize=12, color="white", weight="bold")
+    size = 12 if len(text) <= 60 else 10
+    fig.text(0.5, y - 0.035, text, ha="center", va="center", fontsize=size, color="white", weight="bold")
 
 
 def cover_page(run: Run) -> plt.Figure:
-    """Page 1: mechanism, claim, verdict banner, one row per check, and how to read a verdict."""
+    """Page 1: what was audited or certified, the verdict, the central figure, one row per guarantee, scope.
+
+    The central figure is the privacy profile δ(ε) of the audited neighbouring pair (the first DP check
+    carrying one) beside the likelihood-ratio attack's ROC against the region the claim allows.  Rows that
+    do not fit continue on :func:`cover_continued`.
+    """
     fig = plt.figure(figsize=A4)
-    p = run.parameters
-    y = _text_block(
-        fig,
-        [
-            ("pdp-audit — privacy audit report", {"size": 20, "weight": "bold", "gap": 0.01}),
-            (f"Mechanism: {run.mechanism}.  Dataset: {p.get('dataset_description', '—')}", {"size": 10}),
-            (
-                f"Claim: ({fmt(p.get('epsilon'))}, {fmt(p.get('delta'))})-DP.  σ = {fmt(p.get('sigma'))} "
-                f"({p.get('sigma_source', '')}).  Samples per world: {p.get('trials', 0):,}.  Seed: {run.seed}.",
-                {"size": 10},
-            ),
-            (
-                f"Family-wise false-alarm probability α = {fmt(run.alpha)} (Holm over "
-                f"{sum(c.statistical for c in run.checks)} statistical checks).",
-                {"size": 10},
-            ),
-            (findings_line(run), {"size": 10, "gap": 0.02}),
-        ],
-    )
+    y = _text_block(fig, _identity_lines(run), top=0.965)
     verdict_banner(fig, y, run.verdict, VERDICT_TEXT[run.verdict])
-    y -= 0.09
-    headers = ("check", "title", "estimate", "interval", "verdict")
-    xs = (0.07, 0.27, 0.60, 0.71, 0.88)
-    for x, h in zip(xs, headers):
-        fig.text(x, y, h, fontsize=9, weight="bold", va="top")
-    y -= 0.022
-    for check in run.checks:
-        row = (
-            check.id,
-            textwrap.shorten(check.title, 46),
-            fmt(check.estimate, 3),
-            fmt_ci(check.ci),
-            check.verdict.upper(),
-        )
-        for x, cell in zip(xs, row):
-            colour = COLOURS[check.verdict] if cell == row[-1] else "black"
-            fig.text(x, y, cell, fontsize=8, va="top", color=colour, weight="bold" if cell == row[-1] else "normal")
-        y -= 0.019
-    _text_block(
-        fig,
-        [
-            ("How to read a verdict", {"size": 10, "weight": "bold"}),
-            (
-                "FAIL: the data contradict the claim at the family-wise significance α (Holm-adjusted p-value ≤ α). "
-                "PASS: not failed, and the evidence supports the claim — the whole confidence interval lies on the "
-                "claim's side, "
-                "or an exact closed form satisfies it and the Monte Carlo interval agrees with that closed form. "
-                "INCONCLUSIVE: neither; the check's page says what budget would decide it. "
-                "Intervals are simultaneous at level 1 − α/m (Bonferroni over the m statistical checks).",
-                {"size": 8.5},
-            ),
-        ],
-        top=max(y - 0.02, 0.2),
-    )
+    y -= 0.075
+    y = _central_figure(fig, run, y)
+    _guarantee_rows(fig, run.checks[: cover_rows(run)], y)
+    _text_block(fig, _scope_lines(run), top=0.03 + text_height(_scope_lines(run)))
     return fig
+
+
+def cover_continued(run: Run, first: int) -> plt.Figure:
+    """The guarantees the cover had no room for."""
+    fig = plt.figure(figsize=A4)
+    y = _text_block(fig, [("Guarantees (continued)", {"size": 13, "weight": "bold", "gap": 0.01})])
+    _guarantee_rows(fig, run.checks[first:], y)
+    return fig
+
+
+def cover_rows(run: Run) -> int:
+    """How many guarantee rows fit on the cover (the rest go to :func:`cover_continued`)."""
+    top = 0.965 - text_height(_identity_lines(run)) - 0.075 - (_CENTRAL_HEIGHT if _profile(run) else 0)
+    return max(0, int((top - 0.03 - text_height(_scope_lines(run)) - 0.04) / _ROW))
+
+
+_CENTRAL_HEIGHT = 0.29
+_ROW = 0.017  # height of a guarantee's row on the cover
+
+
+def _identity_lines(run: Run) -> list[tuple[str, dict]]:
+    """Title, mechanism, claim, data and its fingerprint, seed, α, code version, every parameter."""
+    p, c = run.parameters, run.certified
+    title = f"pdp-audit certificate — {run.mechanism}" if c else f"pdp-audit — privacy audit of {run.mechanism}"
+    data = p.get("dataset_description") or p.get("dataset") or p.get("data") or "—"
+    lines = [
+        (title, {"size": 18, "weight": "bold", "gap": 0.008}),
+        (
+            f"Claim: ({fmt(p.get('epsilon'))}, {fmt(p.get('delta'))})-DP.   Seed {run.seed}.   "
+            f"Family-wise false-alarm probability α = {fmt(run.alpha)} (Holm over "
+            f"{sum(x.statistical for x in run.checks)} statistical guarantees).",
+            {"size": 9.5},
+        ),
+        (f"Data: {data}", {"size": 9.5}),
+    ]
+    if c:
+        lines.append(
+            (
+                f"Data fingerprint: sha256 {c.get('data_sha256', '—')}, shape {c.get('data_shape', '—')}.   "
+                f"Code: pdp-audit {c.get('code_version', '—')}.",
+                {"size": 8.5, "family": "DejaVu Sans Mono"},
+            )
+        )
+    lines.append((findings_line(run), {"size": 8.5, "gap": 0.006}))
+    shown = [(k, v) for k, v in (c.get("parameters", p) if c else p).items() if not isinstance(v, (dict, list))]
+    cells = [f"{k} = {textwrap.shorten(fmt(v, 6), 34)}" for k, v in shown]
+    width = 3
+    for i in range(0, len(cells), width):
+        row = "".join(cell[:44].ljust(46) for cell in cells[i : i + width])
+        lines.append((row, {"size": 6.5, "family": "DejaVu Sans Mono", "width": 160}))
+    lines[-1] = (lines[-1][0], {**lines[-1][1], "gap": 0.012})
+    return lines
+
+
+def _profile(run: Run):
+    """The (privacy profile, ROC) the cover draws: the first guarantee carrying each (None where absent)."""
+    profile = next((c.figure for c in run.checks if isinstance(c.figure, (TailCurves, Lines))), None)
+    roc = next((c.figure for c in run.checks if isinstance(c.figure, Roc)), None)
+    return (profile, roc) if profile is not None or roc is not None else None
+
+
+def _central_figure(fig, run: Run, top: float) -> float:
+    """Draw the privacy profile and the ROC side by side below ``top``; return the y below them."""
+    figures = _profile(run)
+    if figures is None:
+        return top
+    profile, roc = figures
+    box_height = _CENTRAL_HEIGHT - 0.09
+    bottom = top - _CENTRAL_HEIGHT + 0.06
+    if profile is not None and roc is not None:
+        _profile_panel(fig, profile, (0.09, bottom, 0.37, box_height))
+        _roc(fig, roc, (0.58, bottom, 0.37, box_height), compact=True)
+    elif profile is not None:
+        _profile_panel(fig, profile, (0.09, bottom, 0.84, box_height))
+    else:
+        _roc(fig, roc, (0.09, bottom, 0.84, box_height), compact=True)
+    return top - _CENTRAL_HEIGHT
+
+
+def _profile_panel(fig, figure, box) -> None:
+    """One axis: δ(ε) of every direction (exact or certified curve, estimates, intervals) and the claim."""
+    if isinstance(figure, Lines):
+        _lines(fig, figure, box)
+        return
+    ax = fig.add_axes(box)
+    eps = np.asarray(figure.epsilons)
+    floor = max(1e-12, 0.3 * figure.delta_claim / 100)
+    for (name, c), colour in zip(figure.curves.items(), ("#2166ac", "#b35806")):
+        est, lo, hi, exact = (np.asarray(v, float) for v in (c.estimate, c.lo, c.hi, c.exact))
+        ax.fill_between(eps, np.maximum(lo, floor), np.maximum(hi, floor), color=colour, alpha=0.2)
+        ax.plot(eps, np.where(est > 0, est, np.nan), "o", ms=2.5, color=colour, label=math(f"estimate δ_{{{name}}}"))
+        if np.any(np.isfinite(exact)):
+            ax.plot(eps, np.maximum(exact, floor), "-", color=colour, lw=1, label=math(f"exact δ_{{{name}}}"))
+    ax.plot([figure.epsilon_claim], [figure.delta_claim], "*", ms=11, color="#b2182b", label="claim (ε, δ)")
+    ax.set_yscale("log")
+    ax.set_ylim(floor, 1.5)
+    ax.set_xlabel("ε")
+    ax.set_ylabel("δ(ε)")
+    ax.set_title(f"Privacy profile (intervals at {figure.level:.8g})", fontsize=8)
+    ax.legend(fontsize=6, loc="upper right")
+
+
+def _guarantee_rows(fig, checks, y: float) -> float:
+    """One row per guarantee of ``checks`` from ``y`` down; return the y below the last row."""
+    xs = (0.07, 0.27, 0.62, 0.73, 0.88)
+    for x, h in zip(xs, ("guarantee", "title", "estimate", "interval", "verdict")):
+        fig.text(x, y, h, fontsize=8.5, weight="bold", va="top")
+    y -= 0.02
+    for check in checks:
+        row = (check.id, textwrap.shorten(check.title, 50), fmt(check.estimate, 3), fmt_ci(check.ci))
+        for x, cell in zip(xs, row):
+            fig.text(x, y, math(cell), fontsize=7.5, va="top")
+        fig.text(xs[-1], y, check.verdict.upper(), fontsize=7.5, va="top", color=COLOURS[check.verdict], weight="bold")
+        y -= _ROW
+    return y
+
+
+def _scope_lines(run: Run) -> list[tuple[str, dict]]:
+    """What the verdict does and does not cover, from the run's own checks."""
+    exact = sum(not c.statistical for c in run.checks)
+    sampled = len(run.checks) - exact
+    target = run.parameters.get("worst_case_target")
+    neighbour = (
+        f"The DP guarantees are checked at the neighbouring pair {target}."
+        if target
+        else "The DP guarantees are checked at the worst neighbour the audit searched for, not one proven worst; "
+        "each check's page says which pair it used."
+    )
+    return [
+        ("What this does and does not cover", {"size": 9.5, "weight": "bold"}),
+        (
+            f"{neighbour} {exact} guarantees rest on exact mathematics (closed forms and identities computed by the "
+            f"suite, to floating-point tolerance); {sampled} rest on sampling, decided at family-wise false-alarm "
+            f"probability α = {fmt(run.alpha)} (simultaneous intervals at level 1 − α/{max(sampled, 1)}). "
+            "PASS: the whole interval lies on the claim's side (or an exact closed form computed here satisfies the "
+            "claim and the sampled estimate agrees with it); FAIL: the data contradict the claim at α; INCONCLUSIVE: "
+            "neither, and the page says what budget decides it. Out of scope: floating-point and timing side "
+            "channels, the random number generator of the deployment, and any mechanism or parameter other than "
+            "those listed above.",
+            {"size": 8, "width": 120},
+        ),
+    ]
 
 
 def findings_line(run: Run) -> str:
@@ -251,7 +374,7 @@ def _tail_curves(fig, data: TailCurves, box) -> None:
         ax.legend(fontsize=7, loc="upper right")
 
 
-def _roc(fig, data: Roc, box) -> None:
+def _roc(fig, data: Roc, box, compact: bool = False) -> None:
     ax = fig.add_axes(box)
     fpr, tpr = np.asarray(data.fpr), np.asarray(data.tpr)
     grid = np.geomspace(1e-7, 1, 400)
@@ -267,11 +390,11 @@ def _roc(fig, data: Roc, box) -> None:
     ax.set_ylim(0, 1)
     ax.set_xlabel("false-positive rate (output of D' called D)")
     ax.set_ylabel("true-positive rate (output of D called D)")
-    ax.set_title(
-        f"ε lower bound at the held-out threshold: {data.epsilon_lower_bound:.4g} (confidence {data.level:.8g})",
-        fontsize=9,
-    )
-    ax.legend(fontsize=7, loc="upper left")
+    title = f"ε lower bound at the held-out threshold: {data.epsilon_lower_bound:.4g} (confidence {data.level:.8g})"
+    if compact:
+        title = f"Attack ROC; ε lower bound {data.epsilon_lower_bound:.3g}"
+    ax.set_title(title, fontsize=8 if compact else 9)
+    ax.legend(fontsize=6 if compact else 7, loc="upper left")
 
 
 def _coverage(fig, data: CoverageFigure, box) -> None:
@@ -445,7 +568,14 @@ def provenance_page(run: Run) -> plt.Figure:
 def render_pdf(run: Run, path: str | Path) -> None:
     """Render the run to ``path`` (not atomically: see :func:`write_pdf`)."""
     with plt.rc_context(RC):
-        with PdfPages(path, metadata={"Creator": "pdp-audit", "Producer": "pdp-audit", "CreationDate": None}) as pdf:
+        metadata = {
+            "Title": f"pdp-audit {'certificate' if run.certified else 'audit'}: {run.mechanism}",
+            "Subject": f"verdict: {run.verdict}",
+            "Creator": "pdp-audit",
+            "Producer": "pdp-audit",
+            "CreationDate": None,
+        }
+        with PdfPages(path, metadata=metadata) as pdf:
             for page in _pages(run):  # one figure open at a time
                 pdf.savefig(page)
                 plt.close(page)
@@ -459,6 +589,8 @@ def write_pdf(run: Run, path: str) -> None:
 
 def _pages(run: Run):
     yield cover_page(run)
+    if cover_rows(run) < len(run.checks):
+        yield cover_continued(run, cover_rows(run))
     yield from (check_page(c) for c in run.checks)
     if run.per_instance is not None:
         yield per_instance_page(run)
