@@ -20,7 +20,7 @@ from matplotlib.backends.backend_pdf import PdfPages  # noqa: E402
 
 from reports.files import atomic_path  # noqa: E402
 from reports.json_report import library_versions, package_version  # noqa: E402
-from reports.pdf import COLOURS, RC, _text_block, check_page  # noqa: E402
+from reports.pdf import COLOURS, RC, _text_block, check_pages  # noqa: E402
 from reports.records import Check  # noqa: E402
 
 SCHEMA_VERSION = 1
@@ -45,7 +45,7 @@ def session_document(records: list[dict], verdict: str) -> dict:
 
 
 def _check_from_dict(record: dict, data: dict) -> Check:
-    """A :class:`Check` for :func:`reports.pdf.check_page` from its JSON form (JSON writes ±inf as null)."""
+    """A :class:`Check` for :func:`reports.pdf.check_pages` from its JSON form (JSON writes ±inf as null)."""
     ci = data.get("ci")
     return Check(
         id=data["id"],
@@ -109,7 +109,9 @@ def write_session_report(records: list[dict], verdict: str, path: Path) -> list[
         tmp.write_text(json.dumps(doc, indent=2, ensure_ascii=False, allow_nan=False) + "\n", encoding="utf-8")
     with plt.rc_context(RC), atomic_path(pdf_path) as tmp:
         with PdfPages(tmp, metadata={"Creator": "pdp-audit", "Producer": "pdp-audit", "CreationDate": None}) as pdf:
-            pages = [_cover(doc)] + [check_page(_check_from_dict(r, c)) for r in doc["assertions"] for c in r["checks"]]
+            pages = [_cover(doc)] + [
+                page() for page in check_pages([_check_from_dict(r, c) for r in doc["assertions"] for c in r["checks"]])
+            ]
             for page in pages:
                 pdf.savefig(page)
                 plt.close(page)

@@ -146,7 +146,7 @@ def cover_continued(run: Run, first: int) -> plt.Figure:
 def cover_rows(run: Run) -> int:
     """How many guarantee rows fit on the cover (the rest go to :func:`cover_continued`)."""
     top = 0.965 - text_height(_identity_lines(run)) - 0.075 - (_CENTRAL_HEIGHT if _profile(run) else 0)
-    return max(0, int((top - 0.03 - text_height(_scope_lines(run)) - 0.04) / _ROW))
+    return max(0, int((top - 0.03 - text_height(_scope_lines(run)) - 0.02) / _ROW) - 1)
 
 
 _CENTRAL_HEIGHT = 0.29
@@ -314,38 +314,66 @@ def appendix_page(run: Run) -> plt.Figure:
     return fig
 
 
+def check_lines(check: Check) -> list[tuple[str, dict]]:
+    """A check's text: title, verdict, claim, formula, source, estimate, interval, p-values, note."""
+    role = "" if check.role == "guarantee" else "  (paper finding: not part of the verdict)"
+    return [
+        (f"{check.title}", {"size": 15, "weight": "bold"}),
+        (
+            f"[{check.id}]  verdict: {check.verdict.upper()}{role}",
+            {"size": 11, "weight": "bold", "color": COLOURS[check.verdict], "gap": 0.012},
+        ),
+        ("Claim: " + check.claim, {"size": 9.5}),
+        ("Formula: " + check.formula, {"size": 9.5}),
+        ("Source: " + check.source, {"size": 9.5, "gap": 0.012}),
+        (f"Estimate: {fmt(check.estimate, 6)}    exact (closed form): {fmt(check.exact, 6)}", {"size": 9.5}),
+        (
+            f"Interval: {fmt_ci(check.ci)}" + (f" at confidence {check.level:.10g}" if check.level else ""),
+            {"size": 9.5},
+        ),
+        (
+            f"p-value of 'claim holds': {fmt(check.pvalue)}    Holm-adjusted: {fmt(check.adjusted_pvalue)}"
+            if check.statistical
+            else "Exact check (no sampling error; decided to floating-point tolerance).",
+            {"size": 9.5, "gap": 0.012},
+        ),
+        (check.note, {"size": 9, "gap": 0.03}),
+    ]
+
+
 def check_page(check: Check) -> plt.Figure:
-    """One page per check: claim, formula, source, estimate, interval, verdict, note and its figure."""
+    """One page for a check with a figure: its text (:func:`check_lines`), then the figure."""
     fig = plt.figure(figsize=A4)
-    y = _text_block(
-        fig,
-        [
-            (f"{check.title}", {"size": 15, "weight": "bold"}),
-            (
-                f"[{check.id}]  verdict: {check.verdict.upper()}",
-                {"size": 11, "weight": "bold", "color": COLOURS[check.verdict], "gap": 0.012},
-            ),
-            ("Claim: " + check.claim, {"size": 9.5}),
-            ("Formula: " + check.formula, {"size": 9.5}),
-            ("Source: " + check.source, {"size": 9.5, "gap": 0.012}),
-            (f"Estimate: {fmt(check.estimate, 6)}    exact (closed form): {fmt(check.exact, 6)}", {"size": 9.5}),
-            (
-                f"Interval: {fmt_ci(check.ci)}" + (f" at confidence {check.level:.10g}" if check.level else ""),
-                {"size": 9.5},
-            ),
-            (
-                f"p-value of 'claim holds': {fmt(check.pvalue)}    Holm-adjusted: {fmt(check.adjusted_pvalue)}"
-                if check.statistical
-                else "Exact check (no sampling error; decided to floating-point tolerance).",
-                {"size": 9.5, "gap": 0.012},
-            ),
-            (check.note, {"size": 9}),
-        ],
-    )
+    y = _text_block(fig, check_lines(check))
     if check.figure is not None:
-        ax_top = min(y - 0.04, 0.62)
+        ax_top = min(y - 0.02, 0.62)
         plot(fig, check.figure, (0.1, 0.07, 0.82, ax_top - 0.07))
     return fig
+
+
+def text_checks_page(checks: list[Check]) -> plt.Figure:
+    """Checks without a figure, one below the other on one page (no half-empty pages)."""
+    fig = plt.figure(figsize=A4)
+    y = 0.95
+    for check in checks:
+        y = _text_block(fig, check_lines(check), top=y)
+    return fig
+
+
+def check_pages(checks) -> list:
+    """The pages of ``checks``, as functions drawing them: a page per check with a figure, in order; then the
+    checks without one, stacked as many to a page as fit (no half-empty pages)."""
+    pages = [lambda check=check: check_page(check) for check in checks if check.figure is not None]
+    stack, height = [], 0.0
+    for check in (c for c in checks if c.figure is None):
+        h = text_height(check_lines(check))
+        if stack and height + h > 0.9:
+            pages.append(lambda stack=stack: text_checks_page(stack))
+            stack, height = [], 0.0
+        stack, height = stack + [check], height + h
+    if stack:
+        pages.append(lambda stack=stack: text_checks_page(stack))
+    return pages
 
 
 def _tail_curves(fig, data: TailCurves, box) -> None:
@@ -591,12 +619,12 @@ def _pages(run: Run):
     yield cover_page(run)
     if cover_rows(run) < len(run.checks):
         yield cover_continued(run, cover_rows(run))
-    yield from (check_page(c) for c in run.checks)
+    yield from (page() for page in check_pages(run.checks))
     if run.per_instance is not None:
         yield per_instance_page(run)
     yield from (figure_page(page) for page in run.pages if page.role == "guarantee")
     if run.findings is not None:
         yield appendix_page(run)
-        yield from (check_page(c) for c in run.findings)
+        yield from (page() for page in check_pages(run.findings))
         yield from (figure_page(page) for page in run.pages if page.role == "paper")
     yield provenance_page(run)
