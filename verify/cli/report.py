@@ -6,6 +6,7 @@ import argparse
 import sys
 from pathlib import Path
 
+from mechanisms.validation import InputError
 from verify.options import check_output_path
 
 
@@ -28,6 +29,8 @@ def command_report(args: argparse.Namespace) -> int:
     from verify.cli.sweep import check_not_the_store, write_outputs
     from verify.sweeps.store import load_results
 
+    if not Path(args.store).name:
+        raise InputError(f"pdp-audit report: STORE must name a sweep store file, got {args.store!r}")
     pdf = args.output or str(Path(args.store).with_suffix(".pdf"))
     check_output_path(None if pdf.lower() == "none" else pdf, "--output")
     check_output_path(args.json, "--json")

@@ -1,0 +1,157 @@
+"""Fuzzing the command line with Hypothesis: however hostile the arguments, the CLI ends one of four ways.
+
+Every command line is built from the real parser (every subcommand, every option, its choices), with
+values drawn from a pool of hostile strings (non-finite, overflowing, negative, empty, huge, paths that
+are directories, missing, empty or undecodable files).  (FIFOs are left out: opening one blocks until its
+other end is opened, for us as for ``cat``; tests/test_files.py covers writing through them.)  The
+properties, for every command line:
+
+* the exit code is 0, 1 or 3 (a verdict), 2 (usage or input error) -- never 4 (an internal error of ours);
+* exit 2 prints exactly one line on stderr, with no traceback;
+* no RuntimeWarning (overflow, invalid value, division by zero) escapes from the computation.
+
+CI runs a short version (``FUZZ_EXAMPLES``, default 60 command lines, runs capped at 2000 samples per
+world); ``--run-slow`` runs 2000 command lines (README, Reliability).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import tempfile
+import warnings
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from verify.cli import main as cli
+
+HOSTILE = (
+    "",
+    "0",
+    "-1",
+    "1",
+    "2",
+    "0.5",
+    "1e-320",
+    "1e-12",
+    "1e12",
+    "1e308",
+    "1e309",
+    "-1e309",
+    "nan",
+    "inf",
+    "-inf",
+    "abc",
+    "3.7",
+    "1e100",
+    "-0",
+    "x" * 300,
+    "é",
+    "DIR",
+    "MISSING.csv",
+    "EMPTY.csv",
+    "GARBAGE.csv",
+    "none",
+    "-",
+)
+# runs must stay cheap: the budget options take small values (or hostile ones), never the defaults
+SMALL_BUDGET = ("--trials", "2000")
+SKIPPED_COMMANDS = {"benchmark"}  # measures throughput for minutes by design; its options are tested elsewhere
+
+
+def _subparsers(parser: argparse.ArgumentParser) -> dict[str, argparse.ArgumentParser]:
+    actions = [a for a in parser._actions if isinstance(a, argparse._SubParsersAction)]
+    return dict(actions[0].choices) if actions else {}
+
+
+def _commands() -> dict[tuple[str, ...], argparse.ArgumentParser]:
+    """Every leaf command of the real parser: ('run', NAME) for each audit, then the other subcommands."""
+    commands = {}
+    for name, sub in _subparsers(cli.build_parser()).items():
+        if name in SKIPPED_COMMANDS:
+            continue
+        leaves = _subparsers(sub)
+        commands.update({(name, leaf): p for leaf, p in leaves.items()} if leaves else {(name,): sub})
+    return commands
+
+
+COMMANDS = _commands()
+
+
+def _value(action: argparse.Action) -> st.SearchStrategy[list[str]]:
+    if action.nargs == 0:
+        return st.just([])
+    pool = list(HOSTILE) + [str(c) for c in action.choices or ()]
+    return st.sampled_from(pool).map(lambda v: [v])
+
+
+@st.composite
+def command_lines(draw) -> list[str]:
+    path = draw(st.sampled_from(sorted(COMMANDS)))
+    parser = COMMANDS[path]
+    options = [a for a in parser._actions if a.option_strings and not isinstance(a, argparse._HelpAction)]
+    positionals = [a for a in parser._actions if not a.option_strings and a.dest != "help"]
+    argv = list(path)
+    for _ in positionals:
+        argv.append(draw(st.sampled_from(HOSTILE[:-2] + ("SPEC.toml",))))
+    for action in draw(st.lists(st.sampled_from(options), max_size=4, unique_by=lambda a: a.dest)) if options else []:
+        argv += [draw(st.sampled_from(action.option_strings)), *draw(_value(action))]
+    if path[0] == "run":
+        if "--trials" not in argv:
+            argv += list(SMALL_BUDGET)
+        if "--report" not in argv:
+            argv += ["--report", "none"]
+    return argv
+
+
+def _workspace(root: Path) -> None:
+    """The files the hostile values name: a directory, an empty and a garbage file, a sweep spec."""
+    (root / "DIR").mkdir()
+    (root / "EMPTY.csv").write_text("")
+    (root / "GARBAGE.csv").write_bytes(b"\xff\xfe\x00a,b\n1,\x00\n")
+    (root / "SPEC.toml").write_text('[sweep]\nmechanism = "gaussian"\n')
+
+
+def _run(argv: list[str], capsys) -> tuple[int, str, list[warnings.WarningMessage]]:
+    with tempfile.TemporaryDirectory() as tmp:
+        root = Path(tmp)
+        _workspace(root)
+        before = os.getcwd()
+        os.chdir(root)
+        try:
+            with warnings.catch_warnings(record=True) as caught:
+                warnings.simplefilter("always")
+                rc = cli.main(argv)
+        finally:
+            os.chdir(before)
+    return rc, capsys.readouterr().err, caught
+
+
+def _check(argv: list[str], capsys) -> None:
+    rc, err, caught = _run(argv, capsys)
+    assert rc in (0, 1, 2, 3), f"{argv}: exit {rc}\n{err}"
+    if rc == 2:
+        assert err.count("\n") == 1 and "Traceback" not in err, f"{argv}: {err!r}"
+    runtime = [w for w in caught if issubclass(w.category, RuntimeWarning)]
+    assert not runtime, f"{argv}: {[str(w.message) for w in runtime]}"
+
+
+FUZZ_SETTINGS = dict(
+    deadline=None, derandomize=True, suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow]
+)
+
+
+@settings(max_examples=int(os.environ.get("FUZZ_EXAMPLES", "60")), **FUZZ_SETTINGS)
+@given(command_lines())
+def test_hostile_command_lines_end_in_a_verdict_or_one_line(capsys, argv):
+    _check(argv, capsys)
+
+
+@pytest.mark.slow
+@settings(max_examples=2000, **FUZZ_SETTINGS)
+@given(command_lines())
+def test_two_thousand_hostile_command_lines(capsys, argv):
+    _check(argv, capsys)
