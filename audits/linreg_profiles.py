@@ -20,18 +20,27 @@ audit):
   the scalar earlier stages (T draws, common to all targets) — a Rao–Blackwellised estimator whose
   summands lie in [0, 1].
 
+  :func:`conditional_profile` runs the same estimator at one target with many draws, seeded per block
+  by the block engine (results depend on the seed only, not on the workers), and summarises each
+  direction and ε by the mean and variance of its summands (:class:`audits.rare.BoundedMean`: the
+  empirical Bernstein interval of Maurer & Pontil 2009, valid at every sample size for summands in
+  [0, 1]).
+
 Ridge quantities for a batch of targets come from one eigendecomposition (:class:`RidgeBatch`); per-
 draw regularisations λ are handled in the eigenbasis.
 """
 
 from __future__ import annotations
 
+from concurrent.futures import Executor
 from dataclasses import dataclass
 from typing import Literal
 
 import numpy as np
 from scipy import special
 
+from audits.engine import BLOCK_SIZE, block_rng, block_sizes
+from audits.rare import BoundedMean, _combine
 from mechanisms import linreg_adaptive as A
 from mechanisms.linreg_adaptive import UnrunnableError
 
@@ -358,3 +367,52 @@ class AdaOPSConditional:
         """Estimated pDP ε at δ per target (max over both directions; bisection on the fixed draws)."""
         size = len(self.batch.ys)
         return bisect_epsilon(lambda e: np.maximum(*self.delta(e)), delta, size, iterations=36)
+
+
+def _conditional_block(args) -> np.ndarray:
+    """Moments (count, mean, M2) of the summands of one block, shape (2 directions, len(epsilons), 3)."""
+    pair, batch, epsilons, seed, stream, block, size = args
+    cond = AdaOPSConditional(pair, batch, size, block_rng(seed, stream, block))
+    out = np.empty((2, len(epsilons), 3))
+    for i, name in enumerate(("D||D'", "D'||D")):
+        terms = cond.directions[name].terms(epsilons)  # (G, size): one target
+        mean = terms.mean(axis=1)
+        out[i, :, 0] = size
+        out[i, :, 1] = mean
+        out[i, :, 2] = np.sum((terms - mean[:, None]) ** 2, axis=1)
+    return out
+
+
+def conditional_profile(
+    pair,
+    batch: RidgeBatch,
+    epsilons,
+    draws: int,
+    seed: int,
+    stream: str,
+    executor: Executor | None = None,
+    block_size: int = BLOCK_SIZE,
+) -> dict[str, list[BoundedMean]]:
+    """δ(ε) of AdaOPS at the one target of ``batch``, per direction and ε, from ``draws`` conditional draws.
+
+    Block ``j`` draws the released scalars from ``block_rng(seed, stream, j)`` (:class:`AdaOPSConditional`);
+    block moments are merged in block order (Chan, Golub & LeVeque 1983).  The summands lie in [0, 1], so
+    each result is a :class:`~audits.rare.BoundedMean` with scale 1.  Raises :class:`UnrunnableError` where
+    the algorithm cannot run.
+    """
+    epsilons = np.atleast_1d(np.asarray(epsilons, float))
+    if len(batch.ys) != 1:
+        raise ValueError("conditional_profile takes a batch of exactly one target")
+    jobs = [
+        (pair, batch, epsilons, int(seed), stream, b, size) for b, size in enumerate(block_sizes(draws, block_size))
+    ]
+    blocks = list(executor.map(_conditional_block, jobs) if executor is not None else map(_conditional_block, jobs))
+    out: dict[str, list[BoundedMean]] = {}
+    for i, name in enumerate(("D||D'", "D'||D")):
+        means = []
+        for g in range(len(epsilons)):
+            rows = np.array([[b[i, g, 0], b[i, g, 1], b[i, g, 2]] for b in blocks])
+            n, mean, m2 = _combine(rows)
+            means.append(BoundedMean(n, float(mean[0]), float(m2[0]) / max(n - 1, 1), 1.0))
+        out[name] = means
+    return out

@@ -90,12 +90,29 @@ class MechanismAudit:
         return ""
 
     def extra_checks(self, ctx: Context) -> list[Evidence]:
-        """Evidence on the printed statements that concern this mechanism (beyond the DP claim)."""
+        """Evidence on the printed statements that concern this mechanism (beyond the DP claim): paper
+        findings, computed only with ``--paper-claims``."""
         return []
 
     def worst_target_checks(self, ctx: Context, target: Target) -> list[Evidence]:
         """Further evidence on the DP claim at the worst neighbour found (beyond dp-forward/reverse, lr-attack)."""
         return []
+
+    def deployed_checks(self, ctx: Context) -> list[Evidence]:
+        """Printed statements that this configuration deploys, as guarantees (:meth:`CheckSpec.deployed`);
+        computed on every run, unlike :meth:`extra_checks` (paper findings, only with ``--paper-claims``)."""
+        return []
+
+    def support_dp_checks(self, checks: list[Evidence]) -> list[Evidence]:
+        """``dp-forward``, ``dp-reverse``, ``lr-attack`` with further support (called after
+        :meth:`worst_target_checks`); unchanged by default."""
+        return checks
+
+    def exact_profile(self, ctx: Context, target: Target, grid: np.ndarray) -> np.ndarray | None:
+        """Exact (δ_{D‖D'}(ε), δ_{D'‖D}(ε)) at ``target`` on ``grid``, shape (grid, 2); None if no closed form."""
+        if self.target_deltas(ctx, [target], float(grid[0])) is None:
+            return None
+        return np.array([self.target_deltas(ctx, [target], float(e))[0] for e in grid])
 
     def reproductions(self, ctx: Context) -> tuple[list[Evidence], list[Page]]:
         """The checks and report pages of the papers' figures this mechanism reproduces (``--no-reproduce`` skips)."""

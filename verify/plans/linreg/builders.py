@@ -35,7 +35,7 @@ from audits.linreg_views import view_of
 from audits.stats import pvalue_by_inversion
 from audits.tails import both_directions
 from mechanisms.gaussian import GaussianPair
-from reports.records import Histograms, Marker, Series
+from reports.records import Histograms, Marker, Series, TailCurve, TailCurves
 from verify.checks import CheckSpec, Evidence, samples_to_decide
 from verify.evidence import builders
 from verify.plans.linreg.checks import DP_FORWARD, DP_REVERSE, LR_ATTACK
@@ -85,6 +85,49 @@ def tail_check(
     return check.with_details(sampling="plain" if _needs_plain(view, delta, trials) else "importance (audits.rare)")
 
 
+def profile_grid(epsilon: float) -> np.ndarray:
+    """The ε grid of the privacy-profile figures: 0, ε/4, …, 2ε (the claimed ε is its fifth point)."""
+    return np.linspace(0.0, 2.0 * float(epsilon), 9)
+
+
+PROFILE_CLAIM_INDEX = 4
+
+
+def _panel_name(direction: str, how: str) -> str:
+    return f"{direction.replace('||', '‖')}, {how}"
+
+
+def profile_figure(
+    grid: np.ndarray,
+    panels: Callable[[float], dict[str, TailCurve]],
+    epsilon: float,
+    delta: float,
+) -> Callable[[float], TailCurves]:
+    """A ``make_figure`` of :class:`~verify.checks.Evidence`: the panels δ(ε) at the check's level against the claim."""
+
+    def figure(alpha: float) -> TailCurves:
+        return TailCurves(
+            epsilons=grid, curves=panels(alpha), level=1 - alpha, epsilon_claim=float(epsilon), delta_claim=float(delta)
+        )
+
+    return figure
+
+
+def _plain_panel(tails, exact: np.ndarray | None, alpha: float) -> TailCurve:
+    lo, hi = tails.interval(alpha)
+    nan = np.full(len(tails.epsilons), np.nan)
+    return TailCurve(estimate=tails.estimate, lo=lo, hi=hi, exact=nan if exact is None else np.asarray(exact, float))
+
+
+def _point_panel(check: Evidence, grid: np.ndarray, exact: np.ndarray | None, alpha: float) -> TailCurve:
+    """The check's own (importance-sampled) estimate and interval at the claimed ε only."""
+    lo, hi = check.interval(alpha)
+    arrays = [np.full(len(grid), np.nan) for _ in range(3)]
+    for array, value in zip(arrays, (check.estimate, lo, hi)):
+        array[PROFILE_CLAIM_INDEX] = value if np.isfinite(value) else 1.0
+    return TailCurve(*arrays, exact=np.full(len(grid), np.nan) if exact is None else np.asarray(exact, float))
+
+
 def dp_claim_checks(
     pair,
     epsilon: float,
@@ -99,11 +142,18 @@ def dp_claim_checks(
     executor: Executor | None = None,
     progress: bool = False,
     note: str = "",
+    exact_curve: np.ndarray | None = None,
 ) -> list[Evidence]:
-    """``dp-forward``, ``dp-reverse`` and ``lr-attack`` of one neighbouring pair (module notes)."""
+    """``dp-forward``, ``dp-reverse`` and ``lr-attack`` of one neighbouring pair (module notes).
+
+    Each DP check carries the privacy profile of the pair (:func:`profile_grid`): the plain Monte Carlo δ̂(ε)
+    of both worlds' samples with its Clopper–Pearson band, the importance-sampled estimate at the claimed ε
+    where it decided the check, and ``exact_curve`` (shape (grid, 2): δ_{D‖D'}, δ_{D'‖D}) where known.
+    """
     loss_d = sample_privacy_loss(pair, "D", trials, seed, "dp-pair", executor, progress)
     loss_dp = sample_privacy_loss(pair, "D'", trials, seed, "dp-pair", executor, progress)
-    tails = both_directions(loss_d, loss_dp, np.array([epsilon]), alpha)
+    grid = profile_grid(epsilon)
+    tails = both_directions(loss_d, loss_dp, grid, alpha)
     view = view_of(pair)
     checks = []
     for i, (direction, spec) in enumerate(zip(DIRECTIONS, (DP_FORWARD, DP_REVERSE))):
@@ -119,6 +169,18 @@ def dp_claim_checks(
             exact=None if exact is None else float(exact[i]),
             executor=executor,
         )
+        curve = None if exact_curve is None else np.asarray(exact_curve)[:, i]
+        sampled = "shift_norm" in check.details
+
+        def panels(a, tail=tails[direction], curve=curve, check=check, sampled=sampled, direction=direction):
+            out = {_panel_name(direction, "plain Monte Carlo"): _plain_panel(tail, curve, a)}
+            if sampled:
+                out[_panel_name(direction, "importance sampling at the claimed ε")] = _point_panel(
+                    check, grid, curve, a
+                )
+            return out
+
+        check = replace(check, make_figure=profile_figure(grid, panels, epsilon, delta))
         checks.append(check.noted(note, before=True))
     exact_eps, points = attack_exact if attack_exact is not None else (None, [])
     attack = builders.attack_check(
@@ -325,15 +387,19 @@ def gaussian_release_check(
 
 def bounded_mean_check(
     spec: CheckSpec,
-    terms: np.ndarray,
+    terms: np.ndarray | rare.BoundedMean,
     delta: float,
     note: str = "",
     **details,
 ) -> Evidence:
     """δ ≤ δ_claim from iid [0, 1]-valued summands whose mean is δ (empirical Bernstein interval, Maurer &
-    Pontil 2009 — valid at every sample size; used for the conditional estimator of AdaOPS)."""
-    terms = np.asarray(terms, float)
-    bm = rare.BoundedMean(int(terms.size), float(terms.mean()), float(terms.var(ddof=1)), 1.0)
+    Pontil 2009 — valid at every sample size; used for the conditional estimator of AdaOPS).  ``terms`` are
+    the summands or their :class:`audits.rare.BoundedMean` summary."""
+    if isinstance(terms, rare.BoundedMean):
+        bm = terms
+    else:
+        terms = np.asarray(terms, float)
+        bm = rare.BoundedMean(int(terms.size), float(terms.mean()), float(terms.var(ddof=1)), 1.0)
     return Evidence(
         spec=spec,
         estimate=bm.estimate,

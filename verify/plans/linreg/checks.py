@@ -4,6 +4,17 @@ Text in ``{braces}`` is a run parameter filled in by :meth:`verify.checks.CheckS
 brace of a formula is written ``{{`` or ``}}``).  [PDP] is Wang, "Per-instance differential privacy";
 [LR] is Wang 2018, "Revisiting differentially private linear regression".  The findings (F1–F8) and
 questions (Q…) that the sources cite are those of the claims ledger (:mod:`verify.ledger.table`).
+
+**Roles.**  What the deployed release relies on is a ``guarantee``: its (ε, δ)-DP in both directions at
+the worst neighbour found (``dp-forward``, ``dp-reverse``, ``lr-attack``; for AdaOPS also the conditional
+estimates ``dp-conditional-*`` that certify them).  Every statement checked *as printed* in [PDP] or [LR]
+is a ``paper`` finding (``pdp-audit run … --paper-claims``): the pDP bounds of Lemma 2.4, eq. (3.3),
+Theorem 4.1, Remark 4.2 and Proposition 4.3 (the audits never publish them; the per-instance page uses the
+exact profiles), the identities (3.4) and Lemma 3.1 (no calibration rests on them: σ of output perturbation
+comes from the global bound, OPS from [LR] App. F), Prop. 4.3's utility statements, the per-release
+budgets of the proofs (F8: the joint release is audited directly), the reproduced figures, and [PDP]
+Algorithm 1's printed ``min`` (Q5) -- which becomes a guarantee (:meth:`~verify.checks.CheckSpec.deployed`)
+when ``run adaops --algorithm pdp --printed`` deploys the printed algorithm.
 """
 
 from __future__ import annotations
@@ -61,6 +72,7 @@ STAGE_BUDGET = CheckSpec(
     "its share of the budget",
     "δ(ε_k) = Φ(s/2 − ε_k/s) − e^{{ε_k}} Φ(−s/2 − ε_k/s) ≤ δ_k, s = Δ/σ",
     "{source}; budget split of the DP proof (Q52)",
+    role="paper",
 )
 
 # --- output perturbation: [PDP] §2–3 ----------------------------------------------------------------------
@@ -72,6 +84,7 @@ LEMMA24 = CheckSpec(
     "(two readings of A, γ for the same noise σ²I)",
     "δ_exact(ε_2.4(z)) ≤ δ with ε_2.4 = γ Δ_A √log(1.25/δ); exact: whitened sensitivity √γ Δ_A = Δ/σ",
     "[PDP] Lemma 2.4 (Q8); finding F5",
+    role="paper",
 )
 EQ33 = CheckSpec(
     "eq33",
@@ -80,6 +93,7 @@ EQ33 = CheckSpec(
     "(two readings of A)",
     "ε_3.3 = √(∇ℓ(θ̂', z)ᵀ H^{{-1}} A H^{{-1}} ∇ℓ(θ̂', z) log(1.25/δ)) (no γ)",
     "[PDP] eq. (3.3) with Lemma 3.1 (Q8); finding F5",
+    role="paper",
 )
 _EQ34_FORMULA = (
     "line 1: |y − xᵀθ̂'| √(xᵀ(X'ᵀX')^{{-1}}A(X'ᵀX')^{{-1}}x); line 2: |y − xᵀθ̂'| √(xᵀ(XᵀX)^{{-1}}A(XᵀX)^{{-1}}x)"
@@ -90,6 +104,7 @@ EQ34_LINE1 = CheckSpec(
     "(3.4) line 1 equals the exact per-instance sensitivity ‖θ̂ − θ̂'‖_A (A = I) at every data point",
     _EQ34_FORMULA,
     "[PDP] eq. (3.4) (Q9); finding F2",
+    role="paper",
 )
 EQ34_LINE2 = CheckSpec(
     "eq34-line2",
@@ -97,6 +112,7 @@ EQ34_LINE2 = CheckSpec(
     "(3.4) line 2 equals the exact per-instance sensitivity ‖θ̂ − θ̂'‖_A (A = I) at every data point",
     _EQ34_FORMULA,
     "[PDP] eq. (3.4)",
+    role="paper",
 )
 LEMMA31 = CheckSpec(
     "lemma31",
@@ -104,6 +120,7 @@ LEMMA31 = CheckSpec(
     "θ̂ − θ̂' = [∫(Σ∇²ℓ + ∇²ℓ(·,z) + ∇²r)]^{{-1}}∇ℓ(θ̂, z) = −[∫(Σ∇²ℓ + ∇²r)]^{{-1}}∇ℓ(θ̂', z)",
     "relative error of each right-hand side against the exact ridge difference",
     "[PDP] Lemma 3.1; finding F1",
+    role="paper",
 )
 
 # --- OPS: [PDP] §4 ------------------------------------------------------------------------------------
@@ -115,6 +132,7 @@ THM41_43 = CheckSpec(
     _OPS_EVERY_TARGET,
     "δ_exact(ε(z)) ≤ δ, ε(z) = ½|−log(1+μ) + γμ r²/(1+μ)| + (μ/2)log(2/δ) + √(γμ log(2/δ))|r|",
     "[PDP] Theorem 4.1 (4.3) = [LR] (16) (Q12); finding F3",
+    role="paper",
 )
 THM41_44 = CheckSpec(
     "thm41-4.4",
@@ -122,6 +140,7 @@ THM41_44 = CheckSpec(
     _OPS_EVERY_TARGET,
     "δ_exact(ε(z)) ≤ δ, ε(z) = ½|−log(1−μ') − γμ' r'²/(1−μ')| + (μ'/2)log(2/δ) + √(γμ' log(2/δ))|r'|",
     "[PDP] Theorem 4.1 (4.4) = [LR] (17) (Q11, Q12); finding F3",
+    role="paper",
 )
 REMARK42 = CheckSpec(
     "remark42",
@@ -129,6 +148,7 @@ REMARK42 = CheckSpec(
     _OPS_EVERY_TARGET,
     "δ_exact(ε(z)) ≤ δ, ε(z) = (μ/2)(1 + log(2/δ)) + ½γ min(μ, 1) r'² + √(γμ log(2/δ))|r'|",
     "[PDP] Remark 4.2 (Q19); finding F4",
+    role="paper",
 )
 PROP43_PDP = CheckSpec(
     "prop43-pdp",
@@ -136,6 +156,7 @@ PROP43_PDP = CheckSpec(
     _OPS_EVERY_TARGET,
     "δ_exact(ε(z)) ≤ δ, ε(z) = √(γ log(2/δ)/(λ+λ_min))|r| + γr²/(2 max(λ+λ_min, 1)) + γ(1 + log(2/δ))/(2(λ+λ_min))",
     "[PDP] Prop. 4.3(1) (4.5) (Q13); finding F4",
+    role="paper",
 )
 PROP43_DP = CheckSpec(
     "prop43-dp",
@@ -143,6 +164,7 @@ PROP43_DP = CheckSpec(
     "OPS(γ, λ) is ({epsilon:.4g}, {delta:g})-DP on ‖x‖ ≤ 1, |y| < 1 (ε from (4.6))",
     "ε = √(2(n+λ)γ log(2/δ)/λ²) + 2(n+λ)γ/(λ max(1, λ)) + γ(1 + log(2/δ))/(2λ)",
     "[PDP] Prop. 4.3(1) (4.6) (Q13)",
+    role="paper",
 )
 PROP43_MSE = CheckSpec(
     "prop43-mse",
@@ -150,6 +172,7 @@ PROP43_MSE = CheckSpec(
     "E_y[‖θ̃ − θ0‖² | X] = σ² tr[(XᵀX+λI)^{{-1}}](1 + 1/γ) + λ²‖(XᵀX+λI)^{{-1}}θ0‖² for y ~ N(Xθ0, σ²I)",
     "Monte Carlo over y and the OPS noise vs the printed value",
     "[PDP] Prop. 4.3(3) (Q15); finding F6",
+    role="paper",
 )
 PROP43_GAP = CheckSpec(
     "prop43-gap",
@@ -157,6 +180,7 @@ PROP43_GAP = CheckSpec(
     "E F(θ̃) − F(θ̂) = d/γ with F(θ) = ½‖y − Xθ‖² + λ‖θ‖², θ̂ = argmin F",
     "Monte Carlo over the OPS noise vs d/γ",
     "[PDP] Prop. 4.3(4) (Q16); finding F7",
+    role="paper",
 )
 
 # --- AdaOPS: [PDP] Algorithm 1 as printed -------------------------------------------------------------
@@ -168,6 +192,7 @@ ALG1_Q5 = CheckSpec(
     "λ_min(XᵀX + λ_nI) ≥ n/(dκ)",
     "λ_n = min{{0, n/(dκ) − λ̃_min + log(4/δ)/(ε/2)}} ≤ 0 (printed) vs max{{0, ·}} (intended)",
     "[PDP] Algorithm 1, proof of Prop. 4.4 (Q5)",
+    role="paper",
 )
 
 # --- claims read off the papers' figures (reproductions) ------------------------------------------------
@@ -178,6 +203,7 @@ FIG1_ORDER_OF_MAGNITUDE = CheckSpec(
     "The pDP of users in the data set is more than an order of magnitude stronger than DP (DP ε / median pDP ε ≥ 10)",
     "ε_DP / median_i ε(Z_{{−i}}, z_i) ≥ 10",
     "[PDP] Figure 1 (K1)",
+    role="paper",
 )
 FIG1_SIX_TIMES = CheckSpec(
     "fig1-six-times",
@@ -185,6 +211,7 @@ FIG1_SIX_TIMES = CheckSpec(
     "pDP for all (fixed data, any target) is six times better than DP (DP ε / pDP-for-all ε ≥ 6)",
     "ε_DP / sup_z ε(Z, z) ≥ 6",
     "[PDP] Figure 1 (K1)",
+    role="paper",
 )
 FIG2_ORDERS = CheckSpec(
     "fig2-orders",
@@ -193,6 +220,7 @@ FIG2_ORDERS = CheckSpec(
     "(ratio ≥ 100 at every σ)",
     "min_σ ε_DP(σ) / mean_i ε_i(σ) ≥ 100",
     "[PDP] Figure 2 (K2)",
+    role="paper",
 )
 
 CHECKS = declare(

@@ -68,6 +68,7 @@ class LinregAuditConfig:
     algorithm: str = "lr"
     kappa: float | None = None
     rho: float = 0.05
+    paper_claims: bool = False
 
     def validate(self) -> None:
         if self.mechanism not in MECHANISMS:

@@ -13,13 +13,20 @@ Every run, whatever the mechanism (one :class:`~verify.plans.linreg.audit.Mechan
    (plain tails, or rare-event importance sampling when δ·trials < 30) and ``lr-attack``
    (:func:`verify.plans.linreg.builders.dp_claim_checks`); the check note says how many candidates were
    searched and which one was worst;
-3. adds the mechanism's checks of printed statements (pDP at every data point and at off-dataset
-   targets, per-release budgets, Prop. 4.3 by Monte Carlo, identities, Q5);
+3. adds the printed statements the configuration deploys (guarantees: [PDP] Algorithm 1's printed
+   ``min`` under ``run adaops --algorithm pdp --printed``) and, only with ``paper_claims``
+   (``--paper-claims``), the mechanism's checks of printed statements (pDP at every data point and at
+   off-dataset targets, per-release budgets, Prop. 4.3 by Monte Carlo, identities, Q5) -- paper findings,
+   never computed otherwise (:mod:`verify.plans.linreg.checks` gives every check's role);
 4. builds the per-instance page (histogram of the pDP ε of every data point against the worst DP ε
-   found and the claim, :func:`verify.plans.linreg.pages.per_instance_page`) and the reproductions
-   (``--no-reproduce`` skips them, :mod:`verify.plans.linreg.reproductions`): [PDP] Fig. 1 and Fig. 2
-   (left) with ``run output-perturbation``, [PDP] Fig. 2 (right) with ``run ops``, [LR] Fig. 3 with
-   ``run adassp``.
+   found and the claim, :func:`verify.plans.linreg.pages.per_instance_page`) and, with ``paper_claims``,
+   the reproductions (paper pages; ``--no-reproduce`` skips them, :mod:`verify.plans.linreg.reproductions`):
+   [PDP] Fig. 1 and Fig. 2 (left) with ``run output-perturbation``, [PDP] Fig. 2 (right) with ``run ops``,
+   [LR] Fig. 3 with ``run adassp``.
+
+Every DP check (``dp-forward``, ``dp-reverse``, ``dp-conditional-*``) carries the privacy profile δ(ε) of
+the worst neighbour on a grid of ε around the claim (:func:`verify.plans.linreg.builders.dp_claim_checks`).
+The verdict and exit code come from the guarantees only (:func:`verify.checks.make_run`).
 
 The per-instance summary numbers go into ``parameters`` (``pdp_epsilon_median`` …), since the report's
 built-in per-instance page is specific to the Gaussian mechanism.
@@ -32,7 +39,7 @@ of Prop. 4.3(4) (it needs a generalised-χ² CDF at δ).
 from __future__ import annotations
 
 from concurrent.futures import Executor
-from dataclasses import asdict
+from dataclasses import asdict, replace
 
 import numpy as np
 
@@ -40,7 +47,7 @@ from reports.records import Run
 from verify.checks import finalize, make_run
 from verify.plans.linreg.adaops import AdaOPSAudit
 from verify.plans.linreg.audit import MechanismAudit
-from verify.plans.linreg.builders import dp_claim_checks
+from verify.plans.linreg.builders import dp_claim_checks, profile_grid
 from verify.plans.linreg.context import Context, LinregAuditConfig, candidates, load_data, make_bases
 from verify.plans.linreg.ops import OPSAudit
 from verify.plans.linreg.output_perturbation import OutputPerturbationAudit
@@ -128,18 +135,22 @@ def run_linreg_audit(config: LinregAuditConfig, executor: Executor | None = None
         executor=executor,
         progress=progress,
         note=note,
+        exact_curve=audit.exact_profile(ctx, target, profile_grid(config.epsilon)),
     )
-    checks += audit.worst_target_checks(ctx, target)
+    worst_checks = audit.worst_target_checks(ctx, target)
+    checks = audit.support_dp_checks(checks) + worst_checks
     checks = [check.with_details(search=search_details) for check in checks]
-    checks += audit.extra_checks(ctx)
+    checks += audit.deployed_checks(ctx)
+    if config.paper_claims:
+        checks += audit.extra_checks(ctx)
     eps_cands = audit.target_epsilons(ctx, [target], config.delta)
     worst_eps = float(eps_cands[0]) if eps_cands is not None else float("nan")
     page, summary = per_instance_page(ctx, audit, cands, worst_eps)
     pages = [page]
-    if config.reproduce:
+    if config.reproduce and config.paper_claims:
         extra_checks, extra_pages = audit.reproductions(ctx)
         checks += extra_checks
-        pages += extra_pages
+        pages += [replace(p, role="paper") for p in extra_pages]
     decided = finalize(checks, config.alpha)
     parameters = {
         **{k: v for k, v in asdict(config).items() if v is not None and (k in COMMON_KEYS or k in audit.config_keys)},
@@ -158,4 +169,6 @@ def run_linreg_audit(config: LinregAuditConfig, executor: Executor | None = None
     parameters = {k: v for k, v in parameters.items() if v is not None or k == "sigma"}
     if config.data is not None or config.synthetic is not None:
         parameters.pop("dataset", None)
-    return make_run(config.mechanism, decided, config.alpha, parameters, config.seed, pages=pages)
+    return make_run(
+        config.mechanism, decided, config.alpha, parameters, config.seed, pages=pages, paper_claims=config.paper_claims
+    )

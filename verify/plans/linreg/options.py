@@ -154,6 +154,7 @@ def config_from_args(name: str, args: argparse.Namespace) -> LinregAuditConfig:
         algorithm=get("algorithm", "lr"),
         kappa=get("kappa"),
         rho=get("rho", 0.05),
+        paper_claims=get("paper_claims", False),
     )
 
 
