@@ -190,7 +190,7 @@ def _linreg(mechanism: str, reproduce: bool = False):
     """A small linear-regression run (synthetic 80 × 3, 32 search candidates).  Output perturbation keeps its
     reproductions: the [PDP] Fig. 1–2 checks (fig1-*, fig2-orders) are among them."""
     return lambda: run_linreg_audit(
-        LinregAuditConfig(mechanism, trials=2000, synthetic=(80, 3), search=32, reproduce=reproduce)
+        LinregAuditConfig(mechanism, trials=2000, synthetic=(80, 3), search=32, reproduce=reproduce, paper_claims=True)
     )
 
 
@@ -243,11 +243,16 @@ def audit_runs():
     return get
 
 
+def _all_checks(run):
+    """The guarantees and the paper findings of a run (the ledger cites both; findings need paper claims on)."""
+    return [*run.checks, *(getattr(run, "findings", None) or ())]
+
+
 @pytest.mark.parametrize("audit", sorted(ledger.checks_by_audit()))
 def test_checked_entries_name_existing_check_ids(audit, audit_runs):
     assert audit in plans_by_name(), f"ledger names audit {audit!r}, which `pdp-audit run` does not know"
     assert audit in AUDIT_RUNNERS, f"add a runner for audit {audit!r} to this test"
-    produced = {c.id for c in audit_runs(audit).checks}
+    produced = {c.id for c in _all_checks(audit_runs(audit))}
     named = ledger.checks_by_audit()[audit]
     assert named <= produced, f"ledger names checks that {audit} does not produce: {sorted(named - produced)}"
 
@@ -283,7 +288,7 @@ def test_findings_quote_the_verdicts_of_deterministic_checks(audit, check_id, au
     entry = ledger.BY_ID[entry_id]
     assert entry.audit == audit and check_id in entry.checks, entry_id
     assert f"{check_id} {verdict}" in entry.finding, f"{entry_id}: finding does not say '{check_id} {verdict}'"
-    check = next(c for c in audit_runs(audit).checks if c.id == check_id)
+    check = next(c for c in _all_checks(audit_runs(audit)) if c.id == check_id)
     assert check.verdict == verdict, f"{audit} {check_id}: {check.verdict}, finding says {verdict}"
 
 
