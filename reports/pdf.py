@@ -187,6 +187,19 @@ def _identity_lines(run: Run) -> list[tuple[str, dict]]:
     return lines
 
 
+def _floor(figure: TailCurves) -> float:
+    """The bottom of a δ(ε) axis: below the claimed δ and every positive estimate (at most 6 decades below δ)."""
+    values = [np.asarray(v, float) for c in figure.curves.values() for v in (c.estimate, c.hi)]
+    positive = [float(np.min(v[v > 0])) for v in values if np.any(v > 0)]
+    lowest = min([figure.delta_claim / 100, *positive])
+    return max(0.3 * lowest, figure.delta_claim * 1e-6, 1e-300)
+
+
+def _direction(name: str) -> str:
+    """A panel's direction name for a label: ``D||D'`` typeset as a subscripted δ, longer names as they are."""
+    return math(f"δ_{{{name}}}") if " " not in name and "," not in name else name
+
+
 def _profile(run: Run):
     """The (privacy profile, ROC) the cover draws: the first guarantee carrying each (None where absent)."""
     profile = next((c.figure for c in run.checks if isinstance(c.figure, (TailCurves, Lines))), None)
@@ -219,13 +232,13 @@ def _profile_panel(fig, figure, box) -> None:
         return
     ax = fig.add_axes(box)
     eps = np.asarray(figure.epsilons)
-    floor = max(1e-12, 0.3 * figure.delta_claim / 100)
+    floor = _floor(figure)
     for (name, c), colour in zip(figure.curves.items(), ("#2166ac", "#b35806")):
         est, lo, hi, exact = (np.asarray(v, float) for v in (c.estimate, c.lo, c.hi, c.exact))
         ax.fill_between(eps, np.maximum(lo, floor), np.maximum(hi, floor), color=colour, alpha=0.2)
-        ax.plot(eps, np.where(est > 0, est, np.nan), "o", ms=2.5, color=colour, label=math(f"estimate δ_{{{name}}}"))
+        ax.plot(eps, np.where(est > 0, est, np.nan), "o", ms=2.5, color=colour, label=f"estimate, {_direction(name)}")
         if np.any(np.isfinite(exact)):
-            ax.plot(eps, np.maximum(exact, floor), "-", color=colour, lw=1, label=math(f"exact δ_{{{name}}}"))
+            ax.plot(eps, np.maximum(exact, floor), "-", color=colour, lw=1, label=f"exact, {_direction(name)}")
     ax.plot([figure.epsilon_claim], [figure.delta_claim], "*", ms=11, color="#b2182b", label="claim (ε, δ)")
     ax.set_yscale("log")
     ax.set_ylim(floor, 1.5)
@@ -382,7 +395,7 @@ def _tail_curves(fig, data: TailCurves, box) -> None:
     height = box[3] / len(curves)
     for i, (name, c) in enumerate(curves.items()):
         ax = fig.add_axes((box[0], box[1] + (len(curves) - 1 - i) * height + 0.04, box[2], height - 0.06))
-        floor = 1e-9
+        floor = _floor(data)
         est, lo, hi, exact = (np.asarray(v) for v in (c.estimate, c.lo, c.hi, c.exact))
         ax.fill_between(
             eps,
@@ -396,9 +409,9 @@ def _tail_curves(fig, data: TailCurves, box) -> None:
         ax.plot(eps, np.maximum(exact, floor), "-", color="black", lw=1.2, label="exact δ(ε)")
         ax.plot([data.epsilon_claim], [data.delta_claim], "*", ms=12, color="#b2182b", label="claim (ε, δ)")
         ax.set_yscale("log")
-        ax.set_ylim(max(floor, 0.3 * data.delta_claim / 100), 1.5)
+        ax.set_ylim(floor, 1.5)
         ax.set_xlabel("ε")
-        ax.set_ylabel(f"δ_{{{name}}}(ε)")
+        ax.set_ylabel(f"δ(ε), {_direction(name)}")
         ax.legend(fontsize=7, loc="upper right")
 
 
