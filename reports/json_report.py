@@ -6,7 +6,7 @@ import json
 import math
 import platform
 import sys
-from importlib import metadata
+from importlib import metadata, resources
 from typing import Any
 
 import numpy as np
@@ -14,7 +14,8 @@ import numpy as np
 from reports.files import atomic_path
 from reports.records import Check, Run
 
-SCHEMA_VERSION = 2  # 2: checks carry a role; paper findings apart from the guarantees
+SCHEMA_VERSION = 2  # 2: checks carry a role; paper findings apart; certificates add "certified" (optional)
+SCHEMA_RESOURCE = "schema/run.schema.json"  # inside the reports package (package data)
 _LIBRARIES = ("numpy", "scipy", "statsmodels", "matplotlib", "mpmath")
 
 
@@ -80,15 +81,19 @@ def check_to_dict(check: Check) -> dict[str, Any]:
 
 def run_to_dict(run: Run) -> dict[str, Any]:
     """The JSON document of a run: verdict, guarantees, paper findings, parameters, per-instance summary, pages,
-    seed, versions.  ``paper_findings`` is null when they were not asked for (not run), a list otherwise."""
+    seed, versions.  ``paper_findings`` is null when they were not asked for (not run), a list otherwise.
+    ``certified`` (what ``pdp-audit certify`` certified) is present in certificates only.  The document follows
+    the published JSON Schema :func:`run_schema` (``pdp-audit schema``)."""
     per_instance = run.per_instance.summary() if run.per_instance is not None else None
     findings = None if run.findings is None else [check_to_dict(c) for c in run.findings]
+    certified = {} if run.certified is None else {"certified": run.certified}
     return clean(
         {
             "schema": SCHEMA_VERSION,
             "mechanism": run.mechanism,
             "verdict": run.verdict,
             "exit_code": run.exit_code,
+            **certified,
             "alpha": run.alpha,
             "checks": [check_to_dict(c) for c in run.checks],
             "paper_findings": findings,
@@ -100,6 +105,16 @@ def run_to_dict(run: Run) -> dict[str, Any]:
             "versions": library_versions(),
         }
     )
+
+
+def run_schema_text() -> str:
+    """The published JSON Schema (draft 2020-12) of the run and certificate JSON, as shipped in the package."""
+    return resources.files("reports").joinpath(SCHEMA_RESOURCE).read_text(encoding="utf-8")
+
+
+def run_schema() -> dict[str, Any]:
+    """:func:`run_schema_text` parsed."""
+    return json.loads(run_schema_text())
 
 
 def dumps(run: Run) -> str:

@@ -24,13 +24,13 @@ ALLOWED = {
     "verify": set(PACKAGES),
 }
 # Lowest first: the records and verdict rules, evidence constructors, the audit plans, sweeps, the
-# ledger, and the entry points on top.
+# ledger, deployment files, and the entry points on top.
 VERIFY_LEVELS = (
     ("verify.checks", "verify.options"),
     ("verify.evidence", "verify.contract"),
     ("verify.plans",),
     ("verify.sweeps",),
-    ("verify.ledger",),
+    ("verify.ledger", "verify.deployment"),
     ("verify.cli", "verify.pytest_plugin"),
 )
 

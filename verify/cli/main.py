@@ -17,12 +17,12 @@ import traceback
 
 from mechanisms.validation import InputError
 from verify.checks import without_findings
-from verify.cli import benchmark, claims, report, sweep, tau
+from verify.cli import benchmark, certify, claims, report, schema, sweep, tau
 from verify.options import check_output_path, count
 from verify.plans.catalogue import plans_by_name
 
 # The subcommands besides ``list`` and ``run``, in the order ``--help`` shows them.
-COMMANDS = (sweep, report, claims, tau, benchmark)
+COMMANDS = (certify, sweep, report, claims, tau, benchmark, schema)
 
 EXIT_USAGE = 2
 EXIT_INTERNAL_ERROR = 4

@@ -1,0 +1,242 @@
+"""``pdp-audit certify DEPLOY.toml`` and ``pdp-audit schema``: certificates, fingerprints, input errors, schema.
+
+Budgets are small (1e5 trials for the passing Gaussian deployment, 2e4 elsewhere); every JSON is validated
+against the published schema (in-process by the conftest fixture, and explicitly here).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import jsonschema
+import numpy as np
+import pytest
+
+from reports.json_report import run_schema
+from verify.cli.main import build_parser, main
+from verify.deployment import canonical_table_sha256, load_deployment, resolve
+
+ROOT = Path(__file__).resolve().parent.parent
+EXAMPLES = ROOT / "examples"
+SMALL_BUDGET = "trials = 1e5"  # enough for every Gaussian guarantee to pass at the example's σ
+
+
+def validate(document: dict) -> None:
+    jsonschema.Draft202012Validator(run_schema()).validate(document)
+
+
+def gaussian_example(folder: Path, budget: str = SMALL_BUDGET, **replacements: str) -> Path:
+    """examples/deploy-gaussian.toml (and its CSV) copied into ``folder`` with a small budget."""
+    shutil.copy(EXAMPLES / "deploy-data.csv", folder / "deploy-data.csv")
+    text = (EXAMPLES / "deploy-gaussian.toml").read_text(encoding="utf-8").replace("trials = 1e6", budget)
+    for old, new in replacements.items():
+        assert old in text
+        text = text.replace(old, new)
+    path = folder / "deploy.toml"
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def certify(toml: Path, folder: Path, *extra: str) -> tuple[int, Path, Path]:
+    pdf, out = folder / "certificate.pdf", folder / "certificate.json"
+    code = main(["certify", str(toml), "--report", str(pdf), "--json", str(out), "--quiet", *extra])
+    return code, pdf, out
+
+
+def write(folder: Path, text: str, name: str = "deploy.toml") -> Path:
+    path = folder / name
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+# --- the certificate -----------------------------------------------------------------------------------------
+
+
+def test_gaussian_example_is_certified_with_its_data_fingerprint(tmp_path):
+    toml = gaussian_example(tmp_path)
+    pdf, out = tmp_path / "certificate.pdf", tmp_path / "certificate.json"
+    result = subprocess.run(
+        [sys.executable, "-m", "verify.cli", "certify", str(toml), "--report", str(pdf), "--json", str(out)],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+    )
+    assert result.returncode == 0, result.stderr
+    assert "CERTIFIED" in result.stdout
+    assert pdf.read_bytes().startswith(b"%PDF")
+    document = json.loads(out.read_text(encoding="utf-8"))
+    validate(document)
+    certified = document["certified"]
+    csv = tmp_path / "deploy-data.csv"
+    assert certified["data_sha256"] == hashlib.sha256(csv.read_bytes()).hexdigest()
+    assert certified["data_shape"] == [300, 4]  # rows × columns, the label column included
+    assert certified["data_source"] == "file" and certified["data"] == "deploy-data.csv"
+    assert certified["deployment_file"] == {"path": str(toml), "sha256": hashlib.sha256(toml.read_bytes()).hexdigest()}
+    assert certified["claim"] == {"epsilon": 1.0, "delta": 1e-5}
+    assert certified["audit"] == {"trials": 100_000, "seed": 0, "alpha": 1e-6}
+    parameters = certified["parameters"]
+    assert parameters["sigma"] == 3.8 and parameters["target_column"] == "label"
+    assert parameters["rho"] == 0.01  # a default, resolved
+    assert document["paper_findings"] is None
+    assert all(check["role"] == "guarantee" for check in document["checks"])
+
+
+def test_same_seed_gives_byte_identical_certificates(tmp_path):
+    toml = gaussian_example(tmp_path, budget="trials = 2e4")
+    first, second = tmp_path / "a", tmp_path / "b"
+    first.mkdir(), second.mkdir()
+    code_a, pdf_a, json_a = certify(toml, first)
+    code_b, pdf_b, json_b = certify(toml, second, "--workers", "2")
+    assert code_a == code_b
+    assert json_a.read_bytes() == json_b.read_bytes()
+    assert pdf_a.read_bytes() == pdf_b.read_bytes()
+
+
+def test_a_deflated_deployment_is_not_certified(tmp_path):
+    toml = gaussian_example(tmp_path, budget="trials = 2e4", **{"sigma = 3.8": "sigma = 0.5"})
+    code, pdf, out = certify(toml, tmp_path)
+    assert code == 1
+    document = json.loads(out.read_text(encoding="utf-8"))
+    validate(document)
+    assert document["verdict"] == "fail" and document["certified"]["parameters"]["sigma"] == 0.5
+    assert pdf.exists()
+
+
+def test_shipped_dataset_fingerprint_is_the_canonical_array(tmp_path):
+    from sklearn.datasets import load_wine
+
+    toml = write(
+        tmp_path,
+        'mechanism = "gaussian"\n[claim]\nepsilon = 1.0\ndelta = 1e-5\n'
+        '[parameters]\ndataset = "wine"\n[audit]\ntrials = 2e4\n',
+    )
+    code, _, out = certify(toml, tmp_path)
+    assert code in (0, 3)
+    certified = json.loads(out.read_text(encoding="utf-8"))["certified"]
+    wine = load_wine()
+    table = np.column_stack([wine.data, wine.target]).astype("<f8")  # features, then the target
+    expected = hashlib.sha256(b"178,14\n" + np.ascontiguousarray(table).tobytes()).hexdigest()
+    assert certified["data_source"] == "shipped" and certified["data"] == "wine"
+    assert certified["data_sha256"] == expected == canonical_table_sha256(table)
+    assert certified["data_shape"] == [178, 14]
+
+
+@pytest.mark.parametrize("example", ["deploy-gaussian.toml", "deploy-objpert.toml"])
+def test_examples_resolve_with_the_run_parser(example):
+    deployment = load_deployment(str(EXAMPLES / example))
+    parser = build_parser()
+    run = next(a for a in parser._actions if a.dest == "command").choices["run"]
+    mechanism_parser = next(a for a in run._actions if a.dest == "mechanism").choices[deployment.mechanism]
+    args = resolve(deployment, mechanism_parser)
+    assert args.claim_epsilon == deployment.claim["epsilon"] and args.claim_delta == deployment.claim["delta"]
+    assert args.paper_claims is False
+
+
+# --- input errors: one line naming the file and the key, exit 2, before any computation -------------------------
+
+
+CLAIM = "[claim]\nepsilon = 1.0\ndelta = 1e-5\n"
+BAD_DEPLOYMENTS = {
+    "invalid TOML": ('mechanism = "gaussian\n', "not valid TOML"),
+    "unknown top-level key": (f'mechanism = "gaussian"\ncolour = 1\n{CLAIM}', "unknown key 'colour'"),
+    "unknown mechanism": (f'mechanism = "laplace"\n{CLAIM}', "mechanism 'laplace' is not an audit"),
+    "unknown parameter": (
+        f'mechanism = "gaussian"\n{CLAIM}[parameters]\nsigmaa = 2.0\ndataset = "wine"\n',
+        "unknown key parameters.sigmaa; did you mean 'sigma'?",
+    ),
+    "unknown audit key": (
+        f'mechanism = "gaussian"\n{CLAIM}[parameters]\ndataset = "wine"\n[audit]\nsearch_trials = 4\n',
+        "unknown key audit.search_trials",
+    ),
+    "wrong type": (
+        f'mechanism = "gaussian"\n{CLAIM}[parameters]\nsigma = "big"\ndataset = "wine"\n',
+        "parameters.sigma must be a number, got 'big'",
+    ),
+    "bad choice": (
+        f'mechanism = "gaussian"\n{CLAIM}[parameters]\nquery = "mean"\ndataset = "wine"\n',
+        "parameters.query must be one of ['count', 'sum'], got 'mean'",
+    ),
+    "missing data file": (
+        f'mechanism = "gaussian"\n{CLAIM}[parameters]\ndata = "nowhere.csv"\n',
+        "parameters.data: no such file",
+    ),
+    "data not named": (f'mechanism = "gaussian"\n{CLAIM}', "[parameters] must name the deployed data"),
+    "claim missing delta": ('mechanism = "gaussian"\n[claim]\nepsilon = 1.0\n', "[claim] needs delta"),
+    "budget in parameters": (
+        f'mechanism = "gaussian"\n{CLAIM}[parameters]\ntrials = 5\ndataset = "wine"\n',
+        "parameters.trials is a budget of the certification; put it in [audit]",
+    ),
+    "out of range, caught by the audit's own validation": (
+        f'mechanism = "gaussian"\n{CLAIM}[parameters]\nsensitivity = -1.0\ndataset = "wine"\n',
+        "parameters.sensitivity",
+    ),
+    "two data sources": (
+        f'mechanism = "objpert"\n{CLAIM}[parameters]\ndataset = "breast-cancer"\nsynthetic = "20,2"\n',
+        "parameters.synthetic",
+    ),
+}
+
+
+@pytest.mark.parametrize("case", sorted(BAD_DEPLOYMENTS))
+def test_bad_deployments_are_one_line_with_exit_2(tmp_path, capsys, case):
+    text, expected = BAD_DEPLOYMENTS[case]
+    toml = write(tmp_path, text)
+    code, pdf, out = certify(toml, tmp_path)
+    err = capsys.readouterr().err
+    assert code == 2, err
+    assert err.count("\n") == 1 and expected in err, err
+    if case != "unknown mechanism" and case != "invalid TOML":
+        assert str(toml) in err
+    assert not pdf.exists() and not out.exists()
+
+
+def test_missing_deployment_file_is_exit_2(tmp_path, capsys):
+    assert main(["certify", str(tmp_path / "absent.toml"), "--quiet"]) == 2
+    assert "no such deployment file" in capsys.readouterr().err
+
+
+def test_output_paths_are_checked_first(tmp_path, capsys):
+    toml = gaussian_example(tmp_path)
+    assert main(["certify", str(toml), "--report", str(tmp_path), "--quiet"]) == 2
+    assert "--report" in capsys.readouterr().err
+
+
+# --- the schema ------------------------------------------------------------------------------------------------
+
+
+def test_schema_command_prints_a_valid_json_schema(capsys):
+    assert main(["schema"]) == 0
+    printed = capsys.readouterr().out
+    schema = json.loads(printed)
+    jsonschema.Draft202012Validator.check_schema(schema)
+    assert printed == (ROOT / "reports" / "schema" / "run.schema.json").read_text(encoding="utf-8")
+    assert schema["additionalProperties"] is False and "certified" in schema["properties"]
+
+
+def test_schema_rejects_what_it_should():
+    with pytest.raises(jsonschema.ValidationError):
+        validate({"schema": 2})
+    minimal = {
+        "schema": 2,
+        "mechanism": "m",
+        "verdict": "pass",
+        "exit_code": 0,
+        "alpha": 1e-6,
+        "checks": [],
+        "paper_findings": None,
+        "parameters": {},
+        "per_instance": None,
+        "pages": [],
+        "seed": 0,
+        "version": "0",
+        "versions": {"python": "3"},
+    }
+    validate(minimal)
+    for key, bad in {"verdict": "ok", "exit_code": 2, "unexpected": 1}.items():
+        with pytest.raises(jsonschema.ValidationError):
+            validate({**minimal, key: bad})
