@@ -240,3 +240,19 @@ def test_schema_rejects_what_it_should():
     for key, bad in {"verdict": "ok", "exit_code": 2, "unexpected": 1}.items():
         with pytest.raises(jsonschema.ValidationError):
             validate({**minimal, key: bad})
+
+
+def test_schema_is_package_data():
+    from verify.deployment import tomllib
+
+    pyproject = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
+    assert "schema/*.json" in pyproject["tool"]["setuptools"]["package-data"]["reports"]
+
+
+@pytest.mark.slow
+def test_objpert_example_is_certified(tmp_path):
+    code, _, out = certify(EXAMPLES / "deploy-objpert.toml", tmp_path)
+    assert code == 0
+    certified = json.loads(out.read_text(encoding="utf-8"))["certified"]
+    assert certified["data_source"] == "shipped" and certified["data_shape"] == [569, 31]
+    assert certified["parameters"]["loss"] == "logistic"
