@@ -6,6 +6,11 @@ is ``sigma_scale`` × σ; below 1 the claim is false), ``sensitivity``, ``query`
 ``dataset`` (a shipped dataset or ``"synthetic"``) and ``n``/``d`` (rows and columns of synthetic
 data: iid N(0, 1) features, drawn from the cell's seed and scaled like the shipped data so that 90%
 of rows lie in the clip ball).
+
+A cell computes the audit's guarantees, and its paper findings (``classical-epsilon``,
+``classical-calibration``, ``example4``; :mod:`verify.plans.gaussian.checks`) only when the spec's ``checks``
+select one of them.  The cell's verdict comes from its guarantees (from the findings only when the spec selects
+no guarantee at all); its ``checks`` list the findings after the guarantees, each with its ``role``.
 """
 
 from __future__ import annotations
@@ -97,7 +102,7 @@ def cell(parameters: dict, seed: int, alpha: float, checks: tuple[str, ...] | No
     """One Gaussian audit; ``executor`` (anything with ``map``) runs the chunks of its sampled streams."""
     from mechanisms import gaussian as g
     from reports.json_report import check_to_dict, clean
-    from verify.checks import finalize
+    from verify.checks import finalize, worst
     from verify.plans.gaussian.evidence import GaussianAuditConfig, gaussian_evidence, gaussian_run, setup
 
     p = parameters
@@ -120,6 +125,7 @@ def cell(parameters: dict, seed: int, alpha: float, checks: tuple[str, ...] | No
             rho=p["rho"],
             dataset=p["dataset"] if data is None else "diabetes",
             data=data,
+            paper_claims=checks is not None and any(GAUSSIAN_CHECKS[c].role == "paper" for c in checks),
         )
         s = setup(config)
         evidence = gaussian_evidence(config, s, executor=executor)
@@ -140,8 +146,8 @@ def cell(parameters: dict, seed: int, alpha: float, checks: tuple[str, ...] | No
     pi = run.per_instance
     return clean(
         {
-            "verdict": run.verdict,
-            "checks": [check_to_dict(c) for c in run.checks],
+            "verdict": run.verdict if run.checks or not run.findings else worst(c.verdict for c in run.findings),
+            "checks": [check_to_dict(c) for c in (*run.checks, *(run.findings or ()))],
             "parameters": effective,
             "summary": {"sigma": effective["sigma"], "dp_epsilon": pi.dp_epsilon, "median_pdp_epsilon": pi.median},
         }

@@ -4,6 +4,27 @@ Balle & Wang 2018; Dwork & Roth 2014).
 Text in braces is filled from the run's parameters (:meth:`verify.checks.CheckSpec.fill`).  The claim and
 formula of ``tail-curve``, ``loss-law`` and ``lr-attack`` are the generic texts of their evidence
 constructors (:mod:`verify.evidence.builders`).
+
+**Roles** (:class:`verify.checks.CheckSpec`).  The deployed release is Q(D) + N(0, σ²I) with σ from the
+analytic calibration (Balle & Wang 2018, Theorem 8: δ(ε) = Φ(Δ/(2σ) − εσ/Δ) − e^ε Φ(−Δ/(2σ) − εσ/Δ) ≤ δ), or
+the user's ``--sigma``, or -- deployed with ``--calibration classical`` -- the classical σ; its report
+publishes every individual's pDP ε and Corollary 23 bound, and the ex-post pDP it would publish is Theorem
+22's formula.  Guarantees, therefore:
+
+* ``dp-forward``, ``dp-reverse``, ``lr-attack`` -- the (ε, δ)-DP of the deployed σ at the worst neighbour
+  (‖Δ_z‖ = C), both directions;
+* ``tail-curve``, ``loss-law`` -- the exact δ(ε) curve and the law N(η²/2, η²) of the privacy loss, the
+  identities the analytic calibration and every published ε rest on;
+* ``cor23-pdp``, ``cor23-ex-post`` -- Corollary 23's pDP bound (published per individual on the
+  per-instance page and in the JSON) and its ex-post bound at ``--rho`` (the privately publishable bound that
+  replaces the exact ex-post value, Example 4);
+* ``theorem22`` -- the ex-post pDP identity (the published ex-post value);
+* ``pdp-median-individual`` -- the published pDP ε of an individual, at her own sensitivity.
+
+Paper statements (findings with ``--paper-claims``): ``classical-epsilon`` ([RW] App. D's ε of the standard
+mechanism at the deployed σ: nothing deployed publishes it), ``classical-calibration`` (Dwork & Roth's σ,
+proved only for ε < 1: a guarantee exactly when ``--calibration classical`` deploys it) and ``example4`` (a
+statement about publishing the *exact* ex-post pDP of a count, which the deployed mechanism does not do).
 """
 
 from __future__ import annotations
@@ -52,6 +73,7 @@ CHECKS = declare(
         "The mechanism is (ε, {delta:g})-DP with ε = Δ²/(2σ²) + Δ√(2 log(1/δ))/σ = {eps_classical:.4g}",
         "δ(ε_classical) ≤ δ",
         "[RW] Appendix D",
+        role="paper",
     ),
     CheckSpec(
         "classical-calibration",
@@ -59,6 +81,7 @@ CHECKS = declare(
         "σ = {sigma_classical:.4g} gives ({eps:g}, {delta:g})-DP (proved for ε < 1)",
         "δ(ε) at σ_classical ≤ δ",
         "Dwork & Roth 2014 Thm A.1; [RW] Corollary 16",
+        role="paper",
     ),
     CheckSpec(
         "theorem22",
@@ -74,6 +97,7 @@ CHECKS = declare(
         "(exactly one candidate is an integer)",
         "Q(D) = o − 0.5 ± σ² ε(o, D, D+z)",
         "[RW] Example 4 and footnote (K14)",
+        role="paper",
     ),
     CheckSpec(
         "pdp-median-individual",

@@ -2,7 +2,19 @@
 
 The mechanism releases the clipped sum (or the count) of a real dataset plus N(0, σ²I).  The DP
 claim is audited at a worst-case neighbour (a row on the clip sphere, ‖Δ_z‖ = C): the Gaussian
-privacy loss depends on Δ_z only through ‖Δ_z‖, so this pair is the worst case for every dataset.
+privacy loss L = log p_D(o)/p_D'(o) is N(η²/2, η²) under D with η = ‖Δ_z‖/σ ([RW] Theorem 22), so it
+depends on Δ_z only through ‖Δ_z‖ and this pair is the worst case for every dataset.
+
+σ is the analytic calibration (Balle & Wang 2018, Theorem 8), the user's ``--sigma``, or the classical
+σ = Δ√(2 log(1.25/δ))/ε (Dwork & Roth 2014, Theorem A.1) with ``--calibration classical``, which deploys that
+printed calibration and makes ``classical-calibration`` a guarantee (:meth:`verify.checks.CheckSpec.deployed`).
+
+Every DP or pDP check (``dp-forward``, ``dp-reverse``, ``cor23-pdp``, ``pdp-median-individual`` and the
+findings ``classical-epsilon``, ``classical-calibration``) is decided and drawn by
+:func:`verify.plans.gaussian.profile.dp_check_with_profile`: importance sampling where δ·trials < 30 (the
+defaults), plain tails otherwise, and the privacy profile of its pair (exact, plain, importance-sampled).
+Paper findings (:mod:`verify.plans.gaussian.checks` gives each check's role) are computed only with
+``paper_claims`` (``--paper-claims``) or when deployed; the verdict comes from the guarantees only.
 """
 
 from __future__ import annotations
@@ -18,7 +30,7 @@ from scipy import stats
 from audits.attack import likelihood_ratio_attack
 from audits.coverage import coverage_of
 from audits.engine import block_rng, sample_privacy_loss
-from audits.tails import both_directions, hockey_stick
+from audits.tails import both_directions
 from mechanisms import gaussian as g
 from mechanisms.datasets import Dataset, load_csv, load_shipped, standardize
 from mechanisms.validation import InputError
@@ -27,6 +39,7 @@ from verify.checks import CheckSpec, Evidence, finalize, make_run
 from verify.evidence import builders
 from verify.plans.gaussian.checks import CHECKS
 from verify.plans.gaussian.pages import per_instance_record
+from verify.plans.gaussian.profile import dp_check_with_profile
 from verify.plans.validation import check_budget, check_claim
 
 
@@ -50,6 +63,8 @@ class GaussianAuditConfig:
     dataset: str | None = "diabetes"
     data: str | None = None
     target_column: str | None = None
+    calibration: str = "analytic"
+    paper_claims: bool = False
 
     def validate(self) -> None:
         """One-line InputError naming the option when a value is out of its range."""
@@ -62,7 +77,20 @@ class GaussianAuditConfig:
         if sigma is not None and not (math.isfinite(sigma) and 1e-9 <= sigma / self.sensitivity <= 1e9):
             # beyond this range every privacy loss overflows or vanishes in double precision
             raise InputError(f"--sigma must be in [1e-9, 1e9] times the sensitivity, got {self.sigma}")
+        if self.calibration not in CALIBRATIONS:
+            raise InputError(f"--calibration must be one of {', '.join(CALIBRATIONS)}, got {self.calibration!r}")
+        if self.calibration != "analytic" and sigma is not None:
+            raise InputError("give one of --sigma and --calibration classical, not both")
         check_budget(self.trials, self.seed)
+
+    @property
+    def deploys_classical(self) -> bool:
+        """Whether the deployed σ is the classical calibration (``classical-calibration`` is then a guarantee)."""
+        return self.calibration == "classical"
+
+
+#: ``--calibration``: the rule that sets σ when ``--sigma`` does not.
+CALIBRATIONS = ("analytic", "classical")
 
 
 def load_rows(config: GaussianAuditConfig) -> tuple[Dataset, np.ndarray]:
@@ -106,7 +134,8 @@ def setup(config: GaussianAuditConfig) -> GaussianSetup:
     config.validate()
     dataset, rows = load_rows(config)
     query = g.Query(config.query, config.sensitivity if config.query == "sum" else 1.0)
-    calibrated = g.analytic_sigma(config.epsilon, config.delta, query.sensitivity)
+    calibrate = g.classical_sigma if config.deploys_classical else g.analytic_sigma
+    calibrated = calibrate(config.epsilon, config.delta, query.sensitivity)
     return GaussianSetup(dataset, rows, query, calibrated, config.sigma if config.sigma is not None else calibrated)
 
 
@@ -125,7 +154,13 @@ def gaussian_run(config: GaussianAuditConfig, s: GaussianSetup, checks: Sequence
         **asdict(config),
         "sigma": sigma,
         "calibrated_sigma": calibrated,
-        "sigma_source": "user (--sigma)" if config.sigma is not None else "analytic Gaussian calibration to the claim",
+        "sigma_source": "user (--sigma)"
+        if config.sigma is not None
+        else (
+            "classical calibration Δ√(2 log(1.25/δ))/ε (Dwork & Roth 2014, Thm A.1; deployed: --calibration classical)"
+            if config.deploys_classical
+            else "analytic Gaussian calibration to the claim"
+        ),
         "query_sensitivity": S,
         "dataset_description": dataset.description,
         "n_rows": int(len(rows)),
@@ -133,7 +168,15 @@ def gaussian_run(config: GaussianAuditConfig, s: GaussianSetup, checks: Sequence
         "worst_case_target": "a row on the clip sphere (‖Δ_z‖ = C), added",
     }
     per_instance = per_instance_record(sensitivities, config.delta, sigma, S, config.epsilon)
-    return make_run("gaussian", checks, config.alpha, parameters, config.seed, per_instance=per_instance)
+    return make_run(
+        "gaussian",
+        checks,
+        config.alpha,
+        parameters,
+        config.seed,
+        per_instance=per_instance,
+        paper_claims=config.paper_claims,
+    )
 
 
 def gaussian_evidence(
@@ -162,66 +205,52 @@ def gaussian_evidence(
     tails = both_directions(loss_d, loss_dp, grid, config.alpha)
     exact_curve = np.array([g.analytic_delta(e, sigma, S) for e in grid])
 
-    exact = g.analytic_delta(eps, sigma, S)
-    return [
-        # Plain tails where δ·n ≥ 30 resolves the claim, importance sampling (audits.rare) below that.
-        builders.dp_claim_check(
-            _spec("dp-forward", eps=eps, delta=delta),
-            tails["D||D'"],
+    def dp_check(spec: CheckSpec, direction: str, epsilon: float) -> Evidence:
+        """A DP claim at the worst-case pair, with its privacy profile."""
+        return dp_check_with_profile(
+            spec,
             pair,
-            "D||D'",
-            eps,
+            (loss_d, loss_dp),
+            direction,
+            epsilon,
             delta,
             n,
             seed,
-            exact=exact,
+            config.alpha,
+            exact_delta=lambda e: g.analytic_delta(e, sigma, S),
+            exact_epsilon=lambda d: g.analytic_epsilon(d, sigma, S),
             executor=executor,
-        ),
-        builders.dp_claim_check(
-            _spec("dp-reverse", eps=eps, delta=delta),
-            tails["D'||D"],
-            pair,
-            "D'||D",
-            eps,
-            delta,
-            n,
-            seed,
-            exact=exact,
-            executor=executor,
-        ),
+        )
+
+    evidence = [
+        dp_check(_spec("dp-forward", eps=eps, delta=delta), "D||D'", eps),
+        dp_check(_spec("dp-reverse", eps=eps, delta=delta), "D'||D", eps),
         builders.tail_curve_check(_spec("tail-curve"), tails, {"D||D'": exact_curve, "D'||D": exact_curve}, eps, delta),
         _loss_law_check(loss_d, S, sigma),
         _attack_check(loss_d, loss_dp, S, sigma, eps, delta, config.alpha),
         _cor23_coverage_check(loss_d, S, sigma, config.rho),
-        builders.dp_claim_check(
-            _spec("cor23-pdp", delta=delta, eps_cor23=eps_cor23),
-            tails["D||D'"],
-            pair,
-            "D||D'",
-            eps_cor23,
-            delta,
-            n,
-            seed,
-            exact=g.analytic_delta(eps_cor23, sigma, S),
-            executor=executor,
-        ),
-        builders.dp_claim_check(
-            _spec("classical-epsilon", delta=delta, eps_classical=eps_app_d),
-            tails["D||D'"],
-            pair,
-            "D||D'",
-            eps_app_d,
-            delta,
-            n,
-            seed,
-            exact=g.analytic_delta(eps_app_d, sigma, S),
-            executor=executor,
-        ),
-        _classical_calibration_check(query, rows, target, config, executor),
+        dp_check(_spec("cor23-pdp", delta=delta, eps_cor23=eps_cor23), "D||D'", eps_cor23),
         _theorem22_check(pair, seed),
-        _example4_check(config),
         _per_instance_check(mechanism, rows, config, executor),
     ]
+    classical = _spec(
+        "classical-calibration",
+        sigma_classical=g.classical_sigma(eps, delta, S),
+        eps=eps,
+        delta=delta,
+    )
+    if config.deploys_classical:
+        evidence.append(
+            _classical_calibration_check(
+                classical.deployed("--calibration classical"), query, rows, target, config, executor
+            )
+        )
+    if config.paper_claims:
+        evidence.append(dp_check(_spec("classical-epsilon", delta=delta, eps_classical=eps_app_d), "D||D'", eps_app_d))
+        if not config.deploys_classical:
+            evidence.append(_classical_calibration_check(classical, query, rows, target, config, executor))
+        evidence.append(_example4_check(config))
+    return evidence
 
 
 def _loss_law_check(loss_d: np.ndarray, S: float, sigma: float):
@@ -259,32 +288,34 @@ def _cor23_coverage_check(loss_d, S, sigma, rho):
     )
 
 
-def _plain_tails(pair, epsilon: float, config: GaussianAuditConfig, stream: str, executor):
-    """Plain hockey-stick tails at one ε, computed only when the claim is resolvable by plain sampling."""
-
-    def compute():
-        loss_d = sample_privacy_loss(pair, "D", config.trials, config.seed, stream, executor)
-        loss_dp = sample_privacy_loss(pair, "D'", config.trials, config.seed, stream, executor)
-        return hockey_stick(loss_d, loss_dp, np.array([epsilon]), config.alpha)
-
-    return compute
-
-
-def _classical_calibration_check(query, rows, target, config, executor):
-    sigma_c = g.classical_sigma(config.epsilon, config.delta, query.sensitivity)
-    pair = g.GaussianMechanism(query, sigma_c).pair(rows, target, "add")
-    return builders.dp_claim_check(
-        _spec("classical-calibration", sigma_classical=sigma_c, eps=config.epsilon, delta=config.delta),
-        _plain_tails(pair, config.epsilon, config, "classical", executor),
+def _pair_check(spec: CheckSpec, pair, sigma: float, sensitivity: float, epsilon: float, config, stream: str, executor):
+    """δ_{D‖D'}(ε) ≤ δ at ``pair`` (a Gaussian pair of noise σ and ‖Δ‖ = ``sensitivity``), from its own
+    ``trials`` draws per world (stream ``stream``), with its privacy profile."""
+    losses = (
+        sample_privacy_loss(pair, "D", config.trials, config.seed, stream, executor),
+        sample_privacy_loss(pair, "D'", config.trials, config.seed, stream, executor),
+    )
+    return dp_check_with_profile(
+        spec,
         pair,
+        losses,
         "D||D'",
-        config.epsilon,
+        epsilon,
         config.delta,
         config.trials,
         config.seed,
-        exact=g.analytic_delta(config.epsilon, sigma_c, query.sensitivity),
+        config.alpha,
+        exact_delta=lambda e: g.analytic_delta(e, sigma, sensitivity),
+        exact_epsilon=lambda d: g.analytic_epsilon(d, sigma, sensitivity),
         executor=executor,
     )
+
+
+def _classical_calibration_check(spec: CheckSpec, query, rows, target, config, executor):
+    """Dwork & Roth's σ = Δ√(2 log(1.25/δ))/ε gives (ε, δ)-DP at the worst-case neighbour (proved for ε < 1)."""
+    sigma_c = g.classical_sigma(config.epsilon, config.delta, query.sensitivity)
+    pair = g.GaussianMechanism(query, sigma_c).pair(rows, target, "add")
+    return _pair_check(spec, pair, sigma_c, query.sensitivity, config.epsilon, config, "classical", executor)
 
 
 def _theorem22_check(pair: g.GaussianPair, seed: int, size: int = 100_000):
@@ -344,15 +375,5 @@ def _per_instance_check(mechanism: g.GaussianMechanism, rows: np.ndarray, config
     index = int(np.argsort(sens)[len(sens) // 2])
     eps_i = g.analytic_epsilon(config.delta, mechanism.sigma, sens[index])
     pair = mechanism.pair(rows, rows[index], "remove")
-    return builders.dp_claim_check(
-        _spec("pdp-median-individual", index=index, sensitivity=sens[index], eps_i=eps_i, delta=config.delta),
-        _plain_tails(pair, eps_i, config, "median-individual", executor),
-        pair,
-        "D||D'",
-        eps_i,
-        config.delta,
-        config.trials,
-        config.seed,
-        exact=g.analytic_delta(eps_i, mechanism.sigma, sens[index]),
-        executor=executor,
-    )
+    spec = _spec("pdp-median-individual", index=index, sensitivity=sens[index], eps_i=eps_i, delta=config.delta)
+    return _pair_check(spec, pair, mechanism.sigma, float(sens[index]), eps_i, config, "median-individual", executor)

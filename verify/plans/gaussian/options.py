@@ -8,7 +8,7 @@ from mechanisms.datasets import SHIPPED
 from mechanisms.validation import InputError
 from reports.records import Run
 from verify.options import executor_for
-from verify.plans.gaussian.evidence import GaussianAuditConfig, run_gaussian_audit
+from verify.plans.gaussian.evidence import CALIBRATIONS, GaussianAuditConfig, run_gaussian_audit
 from verify.plans.plan import AuditPlan
 
 
@@ -30,7 +30,15 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--sigma",
         type=float,
         default=None,
-        help="noise standard deviation (default: analytic Gaussian calibration to the claim)",
+        help="noise standard deviation (default: calibrated to the claim by --calibration)",
+    )
+    parser.add_argument(
+        "--calibration",
+        choices=CALIBRATIONS,
+        default="analytic",
+        help="how σ is calibrated to the claim: analytic (exact, Balle & Wang 2018) or classical "
+        "(Δ√(2 log(1.25/δ))/ε, Dwork & Roth 2014, proved for ε < 1: deploys that printed calibration, whose check "
+        "becomes a guarantee) (default: analytic)",
     )
     parser.add_argument(
         "--dataset", choices=sorted(SHIPPED), default=None, help="shipped dataset (default: diabetes, unless --data)"
@@ -68,6 +76,8 @@ def execute(args: argparse.Namespace) -> Run:
         dataset=_dataset(args),
         data=args.data,
         target_column=args.target_column,
+        calibration=args.calibration,
+        paper_claims=args.paper_claims,
     )
     config.validate()
     with executor_for(args.workers) as executor:

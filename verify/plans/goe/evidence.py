@@ -14,6 +14,14 @@ classical "Analyze Gauss" releases the upper triangle of H plus iid N(0, s²).  
     (fails), and 12 as the quantile of Chiani's unit GOE (Z + Zᵀ)/2 (holds);
 (e) [RW] K15: the "factor 2" of the GOE release over Analyze Gauss, exactly and per instance.
 
+(a)–(c) are guarantees; (d) and (e) are paper statements, computed only with ``paper_claims``
+(``--paper-claims``), except that ``--tau-reading unit-goe`` deploys K16's reading of τ: Lemma 20's coverage
+is then checked at that τ and ``k16-as-printed`` becomes a guarantee (:mod:`verify.plans.goe.checks`).  The
+DP and pDP checks of (a)–(b) are decided by importance sampling where δ·trials < 30 (the defaults) and carry
+the privacy profile of their pair (:func:`verify.plans.gaussian.profile.dp_check_with_profile`); the privacy
+loss of each pair is exactly N(η²/2, η²), so the exact δ(ε) = Φ(η/2 − ε/η) − e^ε Φ(−η/2 − ε/η) (Balle & Wang
+2018, Theorem 8) is drawn beside the estimates.
+
 The privacy-loss checks (a)–(b) sample releases of dimension ``min(d, 3)``: the loss of either release
 depends on H_x only through ‖H_x‖_F (Algorithm 6) or ‖vech H_x‖ (Analyze Gauss), never on d, and a d = 50
 release costs 2500 normals per draw.  Everything about τ and ‖N‖₂ (c)–(d) runs at the full d.
@@ -32,7 +40,6 @@ from audits.attack import likelihood_ratio_attack
 from audits.coverage import coverage_of
 from audits.engine import block_rng, one_blas_thread
 from audits.goe_noise import sample_extremes, spectral_norms
-from audits.tails import both_directions, hockey_stick
 from mechanisms import analyze_gauss as ag
 from mechanisms import gaussian as g
 from mechanisms import goe
@@ -42,7 +49,8 @@ from reports.records import Run
 from verify.checks import CheckSpec, Evidence, finalize, make_run
 from verify.evidence import builders
 from verify.evidence.dp_checks import PairSamples, dp_specs, sample_pair
-from verify.plans.goe.checks import CHECKS, GOE_LOSS_LAW, RELEASES, WORST_CASE
+from verify.plans.gaussian.profile import dp_check_with_profile
+from verify.plans.goe.checks import CHECKS, GOE_LOSS_LAW, RELEASES, TAU_READINGS, WORST_CASE
 from verify.plans.goe.pages import cdf_page, per_instance_page, tau_page
 from verify.plans.validation import check_budget, check_claim
 
@@ -72,7 +80,8 @@ class GoeAuditConfig:
     matrices: int = 50_000
     seed: int = 0
     alpha: float = 1e-6
-    k16: bool = True
+    tau_reading: str = "algorithm6"
+    paper_claims: bool = False
 
     def validate(self) -> None:
         """One-line InputError naming the option when a value is out of its range."""
@@ -91,6 +100,8 @@ class GoeAuditConfig:
             raise InputError(f"--sigma3 must be a finite number > 0, got {self.sigma3}")
         if self.calibration not in ("paper", "analytic"):
             raise InputError(f"--calibration must be 'paper' or 'analytic', got {self.calibration!r}")
+        if self.tau_reading not in TAU_READINGS:
+            raise InputError(f"--tau-reading must be one of {', '.join(TAU_READINGS)}, got {self.tau_reading!r}")
         if not 1000 <= self.matrices <= 10**7:
             raise InputError(f"--matrices must be in [1000, 1e7], got {self.matrices}")
         check_budget(self.trials, self.seed)
@@ -117,8 +128,7 @@ def run_goe_audit(config: GoeAuditConfig, executor: Executor | None = None, prog
 
 
 def _run(config: GoeAuditConfig, executor: Executor | None, progress: bool) -> Run:
-    eps, delta, beta, d, n, seed, alpha = (
-        config.epsilon,
+    delta, beta, d, n, seed, alpha = (
         config.delta,
         config.beta,
         config.d,
@@ -139,9 +149,9 @@ def _run(config: GoeAuditConfig, executor: Executor | None, progress: bool) -> R
     goe_pair = ag.GoeAnalyzeGaussPair(h, worst, sigma3, "add")
     ag_pair = ag.AnalyzeGaussPair(h, worst, s, "add")
     goe_samples = sample_pair(goe_pair, n, seed, "goe-dp", executor)
-    checks += _dp(goe_samples, goe_pair.eta, eps, delta, alpha, "goe-", sigma3)
+    checks += _dp(goe_pair, goe_samples, config, "goe-", sigma3, executor)
     ag_samples = sample_pair(ag_pair, n, seed, "ag-dp", executor)
-    checks += _dp(ag_samples, ag_pair.eta, eps, delta, alpha, "ag-", s)
+    checks += _dp(ag_pair, ag_samples, config, "ag-", s, executor)
     eta = goe_pair.eta
     checks.append(
         builders.loss_law_check(
@@ -155,11 +165,12 @@ def _run(config: GoeAuditConfig, executor: Executor | None, progress: bool) -> R
     checks += _theorem17(h, h_x, sigma3, config, executor)
     checks.append(_theorem17_identity(d, sigma3, seed))
 
-    # (c) Lemma 20 at the audit's d, and the exact CDF against Monte Carlo
+    # (c) Lemma 20 at the audit's d with the deployed τ, and the exact CDF against Monte Carlo
     tau = replace(goe.unit_tau(d, config.rho), sigma=sigma3, tau=sigma3 * goe.unit_tau(d, config.rho).tau)
+    deployed_tau = tau if config.tau_reading == "algorithm6" else replace(tau, tau=tau.tau / math.sqrt(2))
     extremes = sample_extremes(d, sigma3, config.matrices, seed, f"goe-noise/d={d}", executor, progress)
     norms = spectral_norms(extremes)
-    checks.append(_lemma20_check(tau, norms))
+    checks.append(_lemma20_check(deployed_tau, norms, config.tau_reading))
     figure_dims = sorted(set(FIGURE_DIMS) | {d})
     lam_max = {d: extremes[:, 1] / sigma3}
     for dim in figure_dims:
@@ -171,8 +182,9 @@ def _run(config: GoeAuditConfig, executor: Executor | None, progress: bool) -> R
     exact_cdf = {dim: np.asarray(goe.largest_eigenvalue_cdf(cdf_grid[dim], dim)) for dim in figure_dims}
     checks.append(_cdf_check(lam_max, cdf_grid, exact_cdf, tau))
 
-    # (d) K16 / Q4 at d = 50
-    if config.k16:
+    # (d) K16 / Q4 at d = 50: paper findings, unless --tau-reading unit-goe deploys the printed reading
+    deploys_k16 = config.tau_reading == "unit-goe"
+    if config.paper_claims or deploys_k16:
         norms50 = (
             norms
             if d == goe.K16_D
@@ -182,11 +194,15 @@ def _run(config: GoeAuditConfig, executor: Executor | None, progress: bool) -> R
                 )
             )
         )
-        checks += _k16_checks(norms50, sigma3)
+        printed, unit = _k16_checks(norms50, sigma3)
+        if deploys_k16:
+            printed = replace(printed, spec=printed.spec.deployed("--tau-reading unit-goe"))
+        checks += [printed, unit] if config.paper_claims else [printed]
 
-    # (e) K15
-    ratios = _per_instance_ratios(d)
-    checks.append(_k15_check(config, s, h, ratios))
+    # (e) K15: a paper finding
+    ratios = _per_instance_ratios(d) if config.paper_claims else None
+    if config.paper_claims:
+        checks.append(_k15_check(config, s, h, ratios))
 
     decided = finalize(checks, alpha)
     parameters = {
@@ -197,9 +213,9 @@ def _run(config: GoeAuditConfig, executor: Executor | None, progress: bool) -> R
         "theorem17_dp_epsilon": ag.theorem17_epsilon(beta, sigma3, delta),
         "classical_ag_epsilon": ag.analyze_gauss_epsilon(beta, s, delta),
         "exact_goe_epsilon": g.analytic_epsilon(delta, 1.0, eta),
-        "tau": tau.tau / sigma3,
-        "sigma3_tau": tau.tau,
-        "tau_method": tau.method,
+        "tau": deployed_tau.tau / sigma3,
+        "sigma3_tau": deployed_tau.tau,
+        "tau_method": tau.method if config.tau_reading == "algorithm6" else f"{tau.method}, divided by √2 (unit-goe)",
         "sigma": sigma3,
         "sigma_source": f"σ₃ of Algorithm 6; Analyze Gauss s = {s:.4g}; {calibration}",
         "dataset_description": (
@@ -211,28 +227,26 @@ def _run(config: GoeAuditConfig, executor: Executor | None, progress: bool) -> R
             f"row {index} of {len(rows)} uniform-ball rows in R^{k} (median norm), H_x = x xᵀ, removed"
         ),
     }
-    pages = [
-        cdf_page(figure_dims, cdf_grid, exact_cdf, lam_max),
-        tau_page(d, config.rho),
-        per_instance_page(d, ratios),
-    ]
-    return make_run("goe-release", decided, alpha, parameters, seed, pages=pages)
+    pages = [cdf_page(figure_dims, cdf_grid, exact_cdf, lam_max), tau_page(d, config.rho)]
+    if config.paper_claims:
+        pages.append(replace(per_instance_page(d, ratios), role="paper"))  # K15 per instance
+    return make_run("goe-release", decided, alpha, parameters, seed, pages=pages, paper_claims=config.paper_claims)
 
 
 # ------------------------------------------------------------------------------------------------
 # (a) DP
 # ------------------------------------------------------------------------------------------------
-def _dp(samples: PairSamples, eta: float, eps: float, delta: float, alpha: float, prefix: str, sigma: float):
-    """dp-forward / dp-reverse (:func:`verify.evidence.dp_checks.dp_specs`) with the exact δ(ε) of N(η²/2, η²),
-    and the attack check with the exact Gaussian trade-off, so that it can pass and not only fail."""
+def _dp(pair, samples: PairSamples, config: GoeAuditConfig, prefix: str, sigma: float, executor):
+    """dp-forward / dp-reverse (:func:`verify.evidence.dp_checks.dp_specs`) decided with the exact δ(ε) of
+    N(η²/2, η²) and their privacy profiles, and the attack check with the exact Gaussian trade-off, so that it
+    can pass and not only fail."""
+    eps, delta, alpha, eta = config.epsilon, config.delta, config.alpha, pair.eta
     release, source = RELEASES[prefix]
     forward, reverse, attack_spec = dp_specs(release.format(sigma=sigma), eps, delta, source, prefix)
-    tails = both_directions(samples.loss_d, samples.loss_dprime, np.array([eps]), alpha)
-    exact = g.analytic_delta(eps, 1.0, eta)
     worst_case = f"Worst-case neighbour (η = {eta:.4g}): " + WORST_CASE
     checks = [
-        builders.tail_claim_check(forward, tails["D||D'"], eps, delta, exact=exact).noted(worst_case),
-        builders.tail_claim_check(reverse, tails["D'||D"], eps, delta, exact=exact).noted(worst_case),
+        _profile_check(spec, pair, samples, direction, eps, config, executor).noted(worst_case, before=True)
+        for spec, direction in ((forward, "D||D'"), (reverse, "D'||D"))
     ]
     points = []
     for fpr in (1e-3, 1e-2, 1e-1, 0.5):
@@ -248,6 +262,25 @@ def _dp(samples: PairSamples, eta: float, eps: float, delta: float, alpha: float
         scores=(samples.loss_d, samples.loss_dprime),
     )
     return checks + [attack]
+
+
+def _profile_check(spec: CheckSpec, pair, samples: PairSamples, direction: str, epsilon: float, config, executor):
+    """δ_{direction}(ε) ≤ δ at ``pair`` (loss exactly N(η²/2, η²)), with its privacy profile."""
+    eta = pair.eta
+    return dp_check_with_profile(
+        spec,
+        pair,
+        (samples.loss_d, samples.loss_dprime),
+        direction,
+        epsilon,
+        config.delta,
+        config.trials,
+        config.seed,
+        config.alpha,
+        exact_delta=lambda e: g.analytic_delta(e, 1.0, eta),
+        exact_epsilon=lambda d: g.analytic_epsilon(d, 1.0, eta),
+        executor=executor,
+    )
 
 
 # ------------------------------------------------------------------------------------------------
@@ -269,20 +302,14 @@ def _with_exact_support(check: Evidence, rho: float, exact_lo: float, exact_hi: 
 def _theorem17(
     h: np.ndarray, h_x: np.ndarray, sigma3: float, config: GoeAuditConfig, executor: Executor | None
 ) -> list[Evidence]:
-    delta, n, seed, alpha = config.delta, config.trials, config.seed, config.alpha
+    delta, n, seed = config.delta, config.trials, config.seed
     frob = float(np.linalg.norm(h_x))
     eps17 = ag.theorem17_epsilon(frob, sigma3, delta)
     pair = ag.GoeAnalyzeGaussPair(h, h_x, sigma3, "remove")
     eta = pair.eta
     samples = sample_pair(pair, n, seed, "thm17-individual", executor)
-    tails = hockey_stick(samples.loss_d, samples.loss_dprime, np.array([eps17]), alpha)
-    pdp = builders.tail_claim_check(
-        _spec("thm17-pdp", frobenius=frob, delta=delta, eps17=eps17),
-        tails,
-        eps17,
-        delta,
-        exact=g.analytic_delta(eps17, 1.0, eta),
-    )
+    spec = _spec("thm17-pdp", frobenius=frob, delta=delta, eps17=eps17)
+    pdp = _profile_check(spec, pair, samples, "D||D'", eps17, config, executor)
     pdp = pdp.noted(f"Exact pDP ε of this individual at δ: {g.analytic_epsilon(delta, 1.0, eta):.4g} (η = {eta:.4g}).")
     # ex-post pDP (Definition D3) = |log p_D(o) − log p_D'(o)|, from the densities; exact law of |N(η²/2, η²)|
     exact_fail = float(stats.norm.sf(eps17, eta**2 / 2, eta) + stats.norm.cdf(-eps17, eta**2 / 2, eta))
@@ -322,11 +349,23 @@ def _theorem17_identity(d: int, sigma3: float, seed: int, size: int = 2000) -> E
 # ------------------------------------------------------------------------------------------------
 # (c) Lemma 20 and the exact CDF
 # ------------------------------------------------------------------------------------------------
-def _lemma20_check(tau: goe.Tau, norms: np.ndarray) -> Evidence:
+def _lemma20_check(tau: goe.Tau, norms: np.ndarray, reading: str = "algorithm6") -> Evidence:
+    """P[‖N‖₂ > σ₃τ] ≤ ρ for the deployed τ (``reading`` of Q4), by Monte Carlo of the noise, with the exact
+    bracket of the failure probability from the CDF (union bound over λ_max and −λ_min)."""
     d, rho, sigma3 = tau.d, tau.rho, tau.sigma
     lower, upper = goe.spectral_norm_probability_bounds(d, tau.tau, sigma3)  # on P[‖N‖ ≤ τ]
     cov = coverage_of(norms <= tau.tau, rho)
-    spec = _spec("lemma20-coverage", rho=rho, sigma3_tau=tau.tau, d=d, sigma3=sigma3, tau=tau.tau / sigma3)
+    spec = _spec(
+        "lemma20-coverage",
+        rho=rho,
+        sigma3_tau=tau.tau,
+        d=d,
+        sigma3=sigma3,
+        tau=tau.tau / sigma3,
+        tau_reading=TAU_READINGS[reading],
+    )
+    if reading != "algorithm6":
+        spec = spec.deployed(f"--tau-reading {reading}")
     check = builders.coverage_check(spec, cov, exact_failure=None)
     fail_lo, fail_hi = 1 - upper, 1 - lower
     approx = rho - rho**2 / 4
@@ -340,6 +379,7 @@ def _lemma20_check(tau: goe.Tau, norms: np.ndarray) -> Evidence:
         sigma3_tau=tau.tau,
         tau_method=tau.method,
         exact_failure_bracket=[fail_lo, fail_hi],
+        tau_reading=reading,
         independence_approximation=approx,
         d=d,
         sigma3=sigma3,
