@@ -111,6 +111,8 @@ def _read_toml(path: str) -> tuple[dict[str, Any], str]:
     file = Path(path)
     if file.is_dir():
         raise InputError(f"certify: {path!r} is a directory, not a deployment file")
+    if file.exists() and not file.is_file():  # a FIFO or device would block or never end
+        raise InputError(f"certify: {path!r} is not a regular file")
     try:
         raw = file.read_bytes()
     except FileNotFoundError:
