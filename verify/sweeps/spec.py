@@ -173,7 +173,10 @@ def load_spec(path: str | Path, mechanisms: Sequence[SweepMechanism] = SWEEPS) -
     path = Path(path)
     if not path.is_file():
         raise SpecError(f"spec: no such file {str(path)!r}")
-    text = path.read_text(encoding="utf-8")
+    try:
+        text = path.read_text(encoding="utf-8")
+    except UnicodeDecodeError as err:
+        raise SpecError(f"{path}: not UTF-8 text ({err.reason} at byte {err.start})") from None
     return parse_spec(text, name=path.stem, where=str(path), path=str(path), mechanisms=mechanisms)
 
 
