@@ -49,7 +49,9 @@ def test_json_fields(calibrated):
     for check in doc["checks"]:
         assert {"id", "claim", "source", "verdict", "estimate", "ci"} <= check.keys()
     ids = {c["id"] for c in doc["checks"]}
-    assert {"dp-forward", "dp-reverse", "lr-attack", "cor23-ex-post", "theorem22", "example4"} <= ids
+    assert {"dp-forward", "dp-reverse", "lr-attack", "cor23-ex-post", "theorem22", "pdp-median-individual"} <= ids
+    assert {c["role"] for c in doc["checks"]} == {"guarantee"}
+    assert doc["paper_findings"] is None  # example4, classical-*: only with --paper-claims
     assert doc["parameters"]["sigma"] == pytest.approx(analytic_sigma(1.0, 1e-5))
 
 
@@ -94,6 +96,8 @@ def test_tiny_budget_never_fails_a_correct_mechanism(tmp_path):
         (["--trials", "abc"], "--trials"),
         (["--data", "/no/such.csv"], "--data"),
         (["--query", "count", "--sensitivity", "3"], "--sensitivity"),
+        (["--calibration", "classical", "--sigma", "2"], "--sigma and --calibration"),
+        (["--calibration", "magic"], "--calibration"),
         (["--bogus"], "unrecognized arguments"),
     ],
 )

@@ -218,8 +218,8 @@ def _privacy_report(repetitions: int = 200, trials: int = 2000):
 #: One small run per audit that a "checked" entry cites (seconds each; defaults otherwise, so that every
 #: check of the default run is produced: e.g. goe-release keeps d = 50 and its K16 checks).
 AUDIT_RUNNERS = {
-    "gaussian": lambda: run_gaussian_audit(GaussianAuditConfig(trials=20000)),
-    "goe-release": lambda: run_goe_audit(GoeAuditConfig(trials=2000, matrices=1000)),
+    "gaussian": lambda: run_gaussian_audit(GaussianAuditConfig(trials=20000, paper_claims=True)),
+    "goe-release": lambda: run_goe_audit(GoeAuditConfig(trials=2000, matrices=1000, paper_claims=True)),
     "objpert": lambda: run_objpert_audit(ObjPertAuditConfig(trials=2000, search_trials=400)),
     "output-perturbation": _linreg("output-perturbation", reproduce=True),
     "ops": _linreg("ops"),

@@ -8,7 +8,7 @@ from verify.plans.catalogue import PLANS
 SMALL = ["--trials", "1000", "--seed", "3", "--quiet", "--report", "none"]
 OPTIONS = {
     "gaussian": [],
-    "goe-release": ["--matrices", "1000", "--no-k16"],
+    "goe-release": ["--matrices", "1000"],
     "output-perturbation": ["--synthetic", "200,3", "--search", "8", "--no-reproduce"],
     "ops": ["--synthetic", "200,3", "--search", "8", "--no-reproduce"],
     "adaops": ["--synthetic", "200,3", "--search", "8", "--no-reproduce"],
