@@ -5,6 +5,7 @@ Byte-identical for identical runs: no timestamps in the metadata, fixed figure s
 
 from __future__ import annotations
 
+import logging
 import re
 import textwrap
 from pathlib import Path
@@ -31,6 +32,10 @@ from reports.records import (  # noqa: E402
     ScatterPanels,
     TailCurves,
 )
+
+# matplotlib's font subsetting (fontTools) warns on stderr that the embedded DejaVu fonts' timestamps are
+# "very low" and reads them as Unix times; harmless for the PDF, noise for a user reading the run's output.
+logging.getLogger("fontTools.ttLib.tables._h_e_a_d").setLevel(logging.ERROR)
 
 A4 = (8.27, 11.69)
 COLOURS = {"pass": "#1b7837", "fail": "#b2182b", "inconclusive": "#b35806"}

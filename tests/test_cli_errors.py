@@ -1,6 +1,8 @@
 """How the command line ends: bad input is one line and exit 2 before any computation; our bugs are exit 4."""
 
 import json
+import subprocess
+import sys
 
 import pytest
 
@@ -168,3 +170,13 @@ def test_absurd_linreg_scales_are_usage_errors_not_crashes(args, tmp_path, monke
     assert cli.main(["run", *args, "--report", "none"]) == 2
     err = capsys.readouterr().err
     assert "must be in [1e-12, 1e12]" in err and err.count("\n") == 1
+
+
+def test_a_quiet_run_that_writes_a_pdf_prints_nothing(tmp_path):
+    """--quiet means silence: no library log line (e.g. fontTools on font timestamps) reaches the terminal.
+
+    A subprocess, because pytest's own log capture would swallow what a user's terminal shows."""
+    argv = ["run", "gaussian", "--trials", "2000", "--quiet", "--report", "out.pdf", "--json", "out.json"]
+    done = subprocess.run([sys.executable, "-m", "verify.cli", *argv], cwd=tmp_path, capture_output=True, text=True)
+    assert done.returncode in (0, 1, 3) and (tmp_path / "out.pdf").stat().st_size > 0
+    assert done.stdout == "" and done.stderr == "", (done.stdout, done.stderr)
