@@ -185,3 +185,22 @@ def test_full_defaults_pass_and_deflated_noise_fails(audit, deflation, tmp_path)
     assert code == 0 and doc["verdict"] == "pass", [c["id"] for c in doc["checks"] if c["verdict"] != "pass"]
     code, doc = run(tmp_path, audit, *deflation)
     assert code == 1 and doc["verdict"] == "fail"
+
+
+@pytest.mark.slow
+def test_goe_same_seed_same_bytes_whatever_the_workers(tmp_path):
+    common = ["run", "goe-release", "--trials", "5000", "--matrices", "1000", "--d", "5", "--paper-claims", "--quiet"]
+    for workers in ("1", "2"):
+        main(
+            [
+                *common,
+                "--workers",
+                workers,
+                "--report",
+                str(tmp_path / f"{workers}.pdf"),
+                "--json",
+                str(tmp_path / f"{workers}.json"),
+            ]
+        )
+    assert (tmp_path / "1.json").read_bytes() == (tmp_path / "2.json").read_bytes()
+    assert (tmp_path / "1.pdf").read_bytes() == (tmp_path / "2.pdf").read_bytes()
