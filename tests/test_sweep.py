@@ -257,7 +257,7 @@ def test_examples_parse():
 
     from verify.sweeps.spec import load_spec
 
-    examples = sorted(Path(__file__).resolve().parent.parent.joinpath("examples").glob("*.toml"))
+    examples = sorted(Path(__file__).resolve().parent.parent.joinpath("examples").glob("sweep-*.toml"))
     assert examples
     sizes = {p.name: len(load_spec(p).cells) for p in examples}
     assert any(n >= 100 for n in sizes.values()), sizes
