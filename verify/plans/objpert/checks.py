@@ -4,6 +4,20 @@ Text in braces is filled from the run's parameters (:meth:`verify.checks.CheckSp
 placeholders are used as declared.  The DP checks of each calibration (``<prefix>dp-forward``,
 ``<prefix>dp-reverse``, ``<prefix>lr-attack``) are declared by :func:`verify.evidence.dp_checks.dp_specs`
 and retitled with :data:`DP_TITLES`.
+
+**Roles** (:class:`verify.checks.CheckSpec`).  The deployed mechanism is ObjPert at the σ of ``--calibration``
+(Theorem 5 under that reading of σ, THEORY.md Q1; default the variance reading) or the user's ``--sigma``, with
+λ = 2β/ε unless ``--lam``; what it publishes per individual is the ex-post pDP of Corollary 7 and Theorem 9's
+high-probability bounds.  Guarantees, therefore: the DP checks of the deployed σ (``thm5-<reading>-*`` or
+``dp-*``), ``thm6-identity`` and ``cor7-identity`` (the identities the published ex-post pDP, the neighbour search
+and the certified bound rest on), ``thm8-bound`` (the log-det bound, an ingredient of the certificate),
+``thm9-glm-derived`` and ``thm9-general`` (Theorem 9 with |f′|, as a report uses it) and, for the logistic loss,
+``k19-lambda`` (β = 1/4 behind the deployed λ = 1/(2ε)).
+
+Paper statements (findings with ``--paper-claims``, computed only then): Theorem 5's DP under a reading of σ that
+is not deployed (a guarantee when ``--calibration`` deploys it), ``thm9-glm-printed`` (Theorem 9's GLM form as
+printed, signed f′: nothing deployed uses it), the Figure 1 observations ``k17-*`` (with the Figure 1 page) and,
+for the other losses, ``k19-lambda``.
 """
 
 from __future__ import annotations
@@ -45,6 +59,7 @@ CHECKS = declare(
         "For a fixed z, with probability ≥ 1 − ρ (ρ = {rho:g}), |∇J(θ̂ᴾ; D)ᵀ∇ℓ(θ̂ᴾ; z)| ≤ f′(xᵀθ̂ᴾ; y) σ‖x‖√(2 log(2/ρ))",
         "P[|∇Jᵀ∇ℓ| > f′ σ‖x‖√(2 log(2/ρ))] ≤ ρ",
         "[RW] Theorem 9, main text (THEORY.md Q23)",
+        role="paper",
     ),
     CheckSpec(
         "thm9-glm-derived",
@@ -68,6 +83,7 @@ CHECKS = declare(
         "For ω ∈ {0, π/12} the points with the highest ex-post pDP are near the decision boundary of θ_ω",
         "Spearman(ε, distance to boundary) ≤ −0.5 and median distance of the top 5% ≤ ½ the median over all points",
         SOURCE_K17,
+        role="paper",
     ),
     CheckSpec(
         "k17-terms",
@@ -76,6 +92,7 @@ CHECKS = declare(
         "rotations the gradient terms dominate",
         "median share |log-det| / (|log-det| + |gradient terms|) over the top 5%: > ½ at ω = 0, < ½ at ω ≥ π/4",
         SOURCE_K17,
+        role="paper",
     ),
     CheckSpec(
         "k17-misfit",
@@ -83,6 +100,7 @@ CHECKS = declare(
         "For ω ≥ π/4 the points with the highest ex-post pDP are those θ_ω predicts badly",
         "≥ 90% of the top 5% misclassified by θ_ω and Spearman(ε, ℓ(θ_ω; z)) ≥ 0.5",
         SOURCE_K17,
+        role="paper",
     ),
     CheckSpec(
         "k17-unlikely",
@@ -90,6 +108,7 @@ CHECKS = declare(
         "The release θ_π (θ̂ rotated by π) is 'astronomically' unlikely under ObjPert on D",
         "log p_D(θ_π) − log p_D(θ̂) < log(1e-100) = −230.3 (exact log density)",
         SOURCE_K17,
+        role="paper",
     ),
     CheckSpec(
         "k19-lambda",
@@ -97,5 +116,6 @@ CHECKS = declare(
         "Theorem 5's λ ≥ 2β/ε equals the stated logistic requirement λ ≥ 1/(2ε), since β = sup f″ = 1/4",
         "2β/ε = 1/(2ε), β = max_t s(t)(1 − s(t))",
         "[RW] Theorem 5, §4 (K19)",
+        role="paper",
     ),
 )

@@ -55,7 +55,7 @@ class ObjPertAuditConfig:
     search_trials: int = DEFAULT_SEARCH_TRIALS
     seed: int = 0
     alpha: float = 1e-6
-    printed_thm9: bool = True
+    paper_claims: bool = False
 
     def validate(self) -> None:
         """Raise :class:`InputError` (one line, exit 2) for any option outside its valid range."""

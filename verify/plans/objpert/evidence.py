@@ -13,12 +13,18 @@ ObjPert releases θ̂ᴾ = argmin_θ J(θ; D) + bᵀθ, J = Σᵢ ℓ(θ; zᵢ) 
     (report pages, the audit's data and breast-cancer);
 (e) [RW] Figure 1 (K17) as a report page, and its qualitative claims as exact checks; K19
     (:mod:`verify.plans.objpert.figure1`).
+
+Roles (:mod:`verify.plans.objpert.checks`): the DP of the deployed σ, (a), (b) with |f′| and K19 for the logistic
+loss are guarantees.  The paper statements -- Theorem 5 under a reading of σ that is not deployed, Theorem 9's
+printed GLM form, Figure 1 and its claims (a ``paper`` page) -- are computed only with ``paper_claims``
+(``--paper-claims``); ``--calibration printed`` deploys Theorem 5's printed σ, whose DP checks are then guarantees.
 """
 
 from __future__ import annotations
 
 from concurrent.futures import Executor
 from dataclasses import asdict, replace
+from typing import Callable
 
 import numpy as np
 
@@ -26,7 +32,7 @@ from audits.engine import block_rng
 from mechanisms import objpert as op
 from mechanisms.objpert_certificate import ex_post_all_points
 from reports.records import Run
-from verify.checks import Evidence, finalize, make_run
+from verify.checks import CheckSpec, Evidence, finalize, make_run
 from verify.plans.objpert.checks import SOURCE_THM5
 from verify.plans.objpert.context import (
     DEFAULT_SYNTHETIC,
@@ -97,8 +103,11 @@ def run_objpert_audit(config: ObjPertAuditConfig, executor: Executor | None = No
     thm8, cert_ok = theorem8_check(loss, lam, inst)
     checks.append(thm8)
 
-    # (c) DP of Theorem 5 under both readings, and of the user's σ
+    # (c) DP of the deployed σ (Theorem 5 under --calibration's reading, or --sigma); the other readings are paper
+    deployed = config.calibration if config.sigma is None else None
     for reading in READINGS if cal.sigmas else ():
+        if reading != deployed and not config.paper_claims:
+            continue
         s = dp_setting(
             f"thm5-{reading}-",
             f"Theorem 5, {reading} reading",
@@ -114,6 +123,7 @@ def run_objpert_audit(config: ObjPertAuditConfig, executor: Executor | None = No
             executor,
             progress,
             SOURCE_THM5 + f" ({reading} reading)",
+            classify=_classify(reading, deployed),
         )
         settings.append(replace(s, checks=[replace(check, note=check.note + lam_note) for check in s.checks]))
     if config.sigma is not None:
@@ -138,19 +148,22 @@ def run_objpert_audit(config: ObjPertAuditConfig, executor: Executor | None = No
     for s in settings:
         checks += s.checks
 
-    # (b) Theorem 9 on the releases from D of the mechanism's σ
+    # (b) Theorem 9 on the releases from D of the deployed σ (the printed GLM form: a paper finding)
     mech = next(
         s
         for s in settings
         if (config.sigma is not None and s.prefix == "")
         or (config.sigma is None and s.prefix == f"thm5-{config.calibration}-")
     )
-    checks += theorem9_checks(X, y, loss, lam, mech.sigma, config.rho, mech.thetas_d, config.printed_thm9)
+    checks += theorem9_checks(X, y, loss, lam, mech.sigma, config.rho, mech.thetas_d, config.paper_claims)
 
-    # (e) Figure 1 and K19
-    fig1 = figure1()
-    checks += k17_checks(fig1)
-    checks.append(k19_check(eps))
+    # (e) Figure 1 (paper) and K19 (a guarantee for the logistic loss: β = 1/4 behind the deployed λ = 1/(2ε))
+    fig1 = figure1() if config.paper_claims else None
+    if fig1 is not None:
+        checks += k17_checks(fig1)
+    if config.loss == "logistic" or config.paper_claims:
+        k19 = k19_check(eps)
+        checks.append(replace(k19, spec=k19.spec.deployed("--loss logistic")) if config.loss == "logistic" else k19)
     decided = finalize(checks, config.alpha)
 
     # (d) per instance
@@ -167,8 +180,8 @@ def run_objpert_audit(config: ObjPertAuditConfig, executor: Executor | None = No
         Xb, yb, descriptions["breast-cancer"] = load_data(bc_cfg)
         values["breast-cancer"], summary = per_instance_values("breast-cancer", Xb, yb, loss, lam, cal.sigma, config)
         summaries.append(summary)
-    pages = [
-        figure1_page(fig1),
+    pages = [replace(figure1_page(fig1), role="paper")] if fig1 is not None else []
+    pages += [
         per_instance_page(values, summaries, descriptions, loss, lam, cal.sigma, config),
         theorem5_page(settings, config, config.alpha),
     ]
@@ -186,7 +199,9 @@ def run_objpert_audit(config: ObjPertAuditConfig, executor: Executor | None = No
         "n_rows": int(X.shape[0]),
         "dimension": int(X.shape[1]),
         **{f"worst_neighbour_{s.prefix or 'dp-'}".rstrip("-"): s.search.winner.label for s in settings},
-        "figure1": (
+        "figure1": None
+        if fig1 is None
+        else (
             f"n = {FIG1_N}, d = 2, margin 0.4, λ = 1, σ = {op.theorem5_sigma(1.0, 1e-5, 1.0, 'variance'):.6g} "
             "(Theorem 5 variance reading at (1, 1e-5))"
         ),
@@ -195,4 +210,16 @@ def run_objpert_audit(config: ObjPertAuditConfig, executor: Executor | None = No
     parameters["synthetic"] = (
         list(config.synthetic or DEFAULT_SYNTHETIC) if config.data is None and config.dataset is None else None
     )
-    return make_run("objpert", decided, config.alpha, parameters, config.seed, pages=pages)
+    return make_run(
+        "objpert", decided, config.alpha, parameters, config.seed, pages=pages, paper_claims=config.paper_claims
+    )
+
+
+def _classify(reading: str, deployed: str | None) -> Callable[[CheckSpec], CheckSpec]:
+    """The role of Theorem 5's DP checks under ``reading``: a guarantee where deployed (the printed σ through
+    ``--calibration printed``), else a paper finding (a reading of the theorem that nothing deployed uses)."""
+    if reading != deployed:
+        return lambda spec: replace(spec, role="paper")
+    if reading == "printed":
+        return lambda spec: replace(spec, role="paper").deployed("--calibration printed")
+    return lambda spec: spec
