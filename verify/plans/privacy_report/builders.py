@@ -10,11 +10,11 @@ import numpy as np
 
 from audits.coverage import coverage_of
 from audits.engine import sample_privacy_loss
-from audits.tails import TailEstimate, both_directions
 from mechanisms import gaussian as g
 from mechanisms import privacy_report as pr
 from verify.checks import CheckSpec, Evidence
 from verify.evidence import builders
+from verify.plans.gaussian.profile import dp_check_with_profile
 from verify.plans.privacy_report.context import PrivacyReportAuditConfig
 
 
@@ -82,22 +82,6 @@ def coverage(
     return check.with_details(**details)
 
 
-class _LazyTails:
-    """Privacy-loss samples of a pair, drawn once when plain tails are needed (both directions)."""
-
-    def __init__(self, pair, epsilon: float, trials: int, seed: int, stream: str, alpha: float, executor):
-        self.args = (pair, epsilon, trials, seed, stream, alpha, executor)
-        self._tails = None
-
-    def __call__(self, direction: str) -> TailEstimate:
-        if self._tails is None:
-            pair, eps, n, seed, stream, alpha, executor = self.args
-            loss_d = sample_privacy_loss(pair, "D", n, seed, stream, executor)
-            loss_dp = sample_privacy_loss(pair, "D'", n, seed, stream, executor)
-            self._tails = both_directions(loss_d, loss_dp, np.array([eps]), alpha)
-        return self._tails[direction]
-
-
 def gaussian_claim_checks(
     spec: CheckSpec,
     pair: pr.ReportReleasePair,
@@ -107,34 +91,43 @@ def gaussian_claim_checks(
     executor: Executor | None,
     directions: tuple[str, ...] = ("D||D'", "D'||D"),
 ) -> list[Evidence]:
-    """δ_{P‖Q}(ε) ≤ δ for the report's releases (a Gaussian pair: exact δ(ε) from its whitened shift η).
+    """δ_{P‖Q}(ε) ≤ δ for the report's releases (a Gaussian pair: exact δ(ε) from its whitened shift η), each
+    with its privacy profile (:func:`verify.plans.gaussian.profile.dp_check_with_profile`: plain tails where
+    they resolve δ, importance sampling otherwise, the exact curve Φ(η/2 − ε/η) − e^ε Φ(−η/2 − ε/η)).
 
     With both directions, each check's id gets ``-forward``/``-reverse`` and its title the direction.
     """
-    lazy = _LazyTails(pair, epsilon, config.trials, config.seed, spec.id, config.alpha, executor)
-    exact = g.analytic_delta(epsilon, 1.0, pair.eta) if pair.eta > 0 else 0.0
-    exact_epsilon = g.analytic_epsilon(delta_claim, 1.0, pair.eta) if pair.eta > 0 else 0.0
+    losses = (
+        sample_privacy_loss(pair, "D", config.trials, config.seed, spec.id, executor),
+        sample_privacy_loss(pair, "D'", config.trials, config.seed, spec.id, executor),
+    )
+    eta = pair.eta
+    exact_delta = (lambda e: g.analytic_delta(e, 1.0, eta)) if eta > 0 else (lambda e: 0.0)
+    exact_epsilon = (lambda d: g.analytic_epsilon(d, 1.0, eta)) if eta > 0 else None
+    exact, exact_eps = exact_delta(epsilon), (exact_epsilon(delta_claim) if exact_epsilon else 0.0)
     checks = []
     for direction in directions:
         directed = spec
         if len(directions) > 1:
             suffix = "-forward" if direction == "D||D'" else "-reverse"
             directed = replace(spec, id=spec.id + suffix, title=spec.title + f", δ_{{{direction.replace('||', '‖')}}}")
-        check = builders.dp_claim_check(
+        check = dp_check_with_profile(
             directed,
-            lambda d=direction: lazy(d),
             pair,
+            losses,
             direction,
             epsilon,
             delta_claim,
             config.trials,
             config.seed,
-            exact=exact,
+            config.alpha,
+            exact_delta=exact_delta,
+            exact_epsilon=exact_epsilon,
             executor=executor,
         )
         check = check.noted(
-            f"Exact: the privacy loss is N(η²/2, η²), η = {pair.eta:.4g}; exact δ(ε) = {exact:.4g}, "
-            f"exact ε at δ = {exact_epsilon:.4g}."
+            f"Exact: the privacy loss is N(η²/2, η²), η = {eta:.4g}; exact δ(ε) = {exact:.4g}, "
+            f"exact ε at δ = {exact_eps:.4g}."
         )
-        checks.append(check.with_details(eta=pair.eta, exact_delta=exact))
+        checks.append(check.with_details(eta=eta, exact_delta=exact))
     return checks

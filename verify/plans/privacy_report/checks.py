@@ -6,6 +6,19 @@ an id stands for the individual audited (``median``, ``added`` or ``random``, se
 :mod:`verify.plans.privacy_report.evidence`).  The DP/pDP checks of the report's own releases
 (``thm10-dp``, ``thm10-pdp``, ``thm14-pdp``, ``thm11-pdp``, ``alg4-overhead``) get a direction suffix
 (``-forward``/``-reverse``) where both directions are checked.
+
+**Roles** (:class:`verify.checks.CheckSpec`).  The deployed pipeline is ObjPert followed by the report of
+``--mode`` with the options' readings; guarantees are what it relies on and publishes: the truth ε₁
+(``cor7-identity``), the coverage of the published bound (``report-valid-*``), the statements behind the deployed
+report (Lemma 20 at the deployed τ, Proposition 21's 3/2, Theorem 10(3)'s factor 12, Proposition 15 with the
+union-bound quantile, Proposition 12, Theorem 13, Weyl's inequality) and the DP/pDP of the report's own releases
+(Theorems 10(1)(2), 11, 14, Algorithm 4's overhead).  Paper statements (findings with ``--paper-claims``, computed
+only then): ``q25-printed-gradient`` (the signed ḡ; a guarantee when ``--gradient-bound printed`` deploys it),
+``lemma20-printed-tau`` (τ = 12 at d = 50 read as printed, K16/Q4; ``--tau-reading unit-goe`` deploys it as
+``lemma20``), ``prop15-l1`` (Proposition 15's second statement), ``prop15-algorithm2`` (Proposition 15 read
+literally of Algorithm 2's report), ``cor16`` (a calibration σ nothing deployed uses), ``q2-printed-dp`` (σ₃³ as
+printed), ``q28-raw-lambda`` (Proposition 12 with the raw λ̂ᴾ; ``--lambda-hat raw`` deploys it as ``prop12``) and
+the reproductions of [RW] Figures 2–6 (``paper`` pages).
 """
 
 from __future__ import annotations
@@ -73,6 +86,7 @@ CHECKS = declare(
         "ε₁ ≤ ε̄₁ᴾ w.p. ≥ 1 − {k}ρ for a row drawn uniformly from D",
         "P[ε₁ > ε̄₁ᴾ(printed ḡ)] ≤ 3ρ",
         "[RW] Algorithms 2, 4 (Q25)",
+        role="paper",
     ),
     # --- Algorithm 2 (data-dependent) and Algorithm 4: Lemma 20 --------------------------------------------
     CheckSpec(
@@ -88,6 +102,7 @@ CHECKS = declare(
         _LEMMA20_CLAIM,
         "P[‖N‖₂ > σ₃τ] ≤ ρ",
         "[RW] Lemma 20{source}",
+        role="paper",
     ),
     # --- Algorithm 2 (data-dependent): Proposition 21, Theorem 10(3), Proposition 15, Corollary 16 ---------
     CheckSpec(
@@ -120,6 +135,7 @@ CHECKS = declare(
         "(here: the n = {n} users): ε₁ ≤ ε̄₁ᴾ ≤ 12ε₁ + |f'|‖x‖₁√(2 log(2d/ρ))/σ",
         "P[some user violates either side] ≤ 2ρ",
         "[RW] Proposition 15 (second statement)",
+        role="paper",
     ),
     CheckSpec(
         "prop15-algorithm2",
@@ -128,6 +144,7 @@ CHECKS = declare(
         "simultaneously for all n = {n} users w.p. ≥ 1 − 2ρ",
         "P[some user has ε₁ > ε̄₁ᴾ] ≤ 2ρ",
         "[RW] Proposition 15 (literal reading)",
+        role="paper",
     ),
     CheckSpec(
         "cor16",
@@ -137,6 +154,7 @@ CHECKS = declare(
         "ε²f''²‖x‖⁴/(8ρ_max² log(1.25/δ)) + εf''‖x‖²/(ρ_max√2)",
         "exact (analytic) pDP ε of each row ≤ Corollary 16's ε(·)",
         "[RW] Corollary 16 (Q30)",
+        role="paper",
     ),
     CheckSpec(
         "q2-printed-dp",
@@ -145,6 +163,7 @@ CHECKS = declare(
         "valid DP bound for the gradient and Hessian releases (σ₂ = {sigma2:.4g}, σ₃ = {sigma3:.4g})",
         "printed ε ≥ exact ε of the worst-case neighbour (‖∇ℓ‖ = ξ, ‖H_x‖_F = β)",
         "[RW] Theorem 10(1) (Q2)",
+        role="paper",
     ),
     # --- Algorithm 4 (adaptive): Proposition 12, Theorem 13 -------------------------------------------------
     CheckSpec(
@@ -163,6 +182,7 @@ CHECKS = declare(
         "in Algorithm 4)",
         "as prop12, λ̂ := λ̂ᴾ",
         "[RW] Proposition 12, Algorithm 4 (Q28)",
+        role="paper",
     ),
     CheckSpec(
         "thm13-accuracy-{target}",

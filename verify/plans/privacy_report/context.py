@@ -48,7 +48,7 @@ class PrivacyReportAuditConfig:
     seed: int = 0
     alpha: float = 1e-6
     figures: bool = True
-    printed: bool = True
+    paper_claims: bool = False
 
     def resolved_budget(self) -> tuple[float, ...]:
         """The budget (ε₁[, ε₂, ε₃[, ε₄]]): ``--budget`` parsed, or the mode's default."""

@@ -86,7 +86,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--gradient-bound",
         choices=("absolute", "printed"),
         default="absolute",
-        help="ḡ with |f'(J^P)ᵀx| or the printed signed form (Q25) (default: absolute)",
+        help="ḡ with |f'(J^P)ᵀx| or the printed signed form (Q25; deploys it: q25-printed-gradient becomes a "
+        "guarantee) (default: absolute)",
     )
     parser.add_argument(
         "--lambda-hat",
@@ -107,14 +108,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="multiply the Hessian noise actually added by this (< 1: a broken release; the accounting keeps σ₃)",
     )
     parser.add_argument(
-        "--no-figures", dest="figures", action="store_false", help="leave out the reproductions of [RW] Figures 2–6"
-    )
-    parser.add_argument(
-        "--no-printed",
-        dest="printed",
+        "--no-figures",
+        dest="figures",
         action="store_false",
-        help="leave out the checks of printed statements and readings that the audit refutes "
-        "(Q4 τ, Q25, Q28, Prop. 15 read literally and its ℓ₁ form)",
+        help="with --paper-claims, leave out the reproductions of [RW] Figures 2–6 (paper pages)",
     )
 
 
@@ -146,7 +143,7 @@ def execute(args: argparse.Namespace) -> Run:
         seed=args.seed,
         alpha=args.alpha,
         figures=args.figures,
-        printed=args.printed,
+        paper_claims=args.paper_claims,
     )
     config.validate()
     with executor_for(args.workers) as executor:

@@ -9,6 +9,7 @@ decided through the eigenvalues of generalized eigenproblems, not a sample of x.
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 
 import numpy as np
 
@@ -47,7 +48,7 @@ def lemma20_checks(ctx: Context) -> list[Evidence]:
     norms = tr["norm_N"]
     out = []
     readings = [(cal.readings.tau, cal.tau)]
-    if ctx.config.printed and cal.readings.tau == "algorithm6":
+    if ctx.config.paper_claims and cal.readings.tau == "algorithm6":
         readings.append(("unit-goe", cal.exact_tau / math.sqrt(2)))
     for reading, tau in readings:
         thr = tau * cal.sigma3
@@ -55,6 +56,8 @@ def lemma20_checks(ctx: Context) -> list[Evidence]:
         bracket = (1 - hi_cov, 1 - lo_cov)
         cid = "lemma20" if reading == cal.readings.tau else "lemma20-printed-tau"
         spec = _spec(cid, rho=cal.rho, threshold=thr, d=cal.d, tau=tau, **TAU_READINGS[reading])
+        if cid == "lemma20" and reading == "unit-goe":
+            spec = replace(spec, source=spec.source + " (deployed: --tau-reading unit-goe)")
         check = coverage(
             spec, norms > thr, cal.rho, exact_bracket=bracket, tau=tau, exact_failure_bracket=list(bracket)
         )
@@ -130,7 +133,7 @@ def dependent_checks(ctx: Context) -> list[Evidence]:
             requirement=req10,
         )
     )
-    if cfg.printed:  # statements as printed that the audit refutes (Proposition 15's ℓ₁ form and literal reading)
+    if cfg.paper_claims:  # statements as printed that the audit refutes (Proposition 15's ℓ₁ form and literal reading)
         l1 = coverage(_spec("prop15-l1", n=n), tr["prop15_l1_fail"] > 0, 2 * cal.rho, cond=cond10, requirement=req10)
         checks.append(
             l1.noted(
@@ -151,9 +154,8 @@ def dependent_checks(ctx: Context) -> list[Evidence]:
                 "(check prop15-uniform)."
             )
         )
-    checks.append(_corollary16_check(ctx))
-    if cfg.printed:
-        checks.append(_q2_check(ctx))
+    if cfg.paper_claims:  # Corollary 16's calibration and Q2's σ₃³: paper statements
+        checks += [_corollary16_check(ctx), _q2_check(ctx)]
     return checks
 
 
@@ -235,8 +237,11 @@ def adaptive_checks(ctx: Context) -> list[Evidence]:
     # The proof's event: λ̂ᴾ within ±σ₄Φ⁻¹(1 − ρ/2) of λ_min (fails w.p. exactly ρ) and ‖N‖₂ ≤ τσ₃ (exact CDF); on it,
     # with the shifted λ̂ ≤ λ_min, every inequality holds.  So P[fail] ≤ ρ + P[‖N‖₂ > τσ₃], a closed-form bound.
     upper = cal.rho + 1 - goe.spectral_norm_probability_bounds(cal.d, ts3, cal.sigma3 * cal.noise_scale3)[0]
+    spec12 = _spec("prop12", two_rho=2 * cal.rho, raw_reading=", read as the raw λ̂ᴾ" if raw_reading else "")
+    if raw_reading:
+        spec12 = replace(spec12, source=spec12.source + " (deployed: --lambda-hat raw)")
     prop12 = coverage(
-        _spec("prop12", two_rho=2 * cal.rho, raw_reading=", read as the raw λ̂ᴾ" if raw_reading else ""),
+        spec12,
         prop12_fails(used),
         2 * cal.rho,
         exact_upper=None if raw_reading else upper,
@@ -248,7 +253,7 @@ def adaptive_checks(ctx: Context) -> list[Evidence]:
             f"{int(np.sum(used >= 2 * ts3))} of {used.size} repetitions (λ̂ ≥ 2τσ₃ = {2 * ts3:.4g})."
         )
     )
-    if cfg.printed and not raw_reading:
+    if cfg.paper_claims and not raw_reading:
         checks.append(coverage(_spec("q28-raw-lambda"), prop12_fails(np.maximum(raw, 1e-300)), 2 * cal.rho))
     C = pr.theorem13_constant(ts3, cal.beta)
     cond = lam_min >= cal.theorem13_requirement
