@@ -115,9 +115,10 @@ def test_solver_matches_scipy(loss):
         for row, bi in zip(theta, b):
             value, grad, _ = _ref_objective(loss, X, y, lam, bi)
             ref = optimize.minimize(value, np.zeros(X.shape[1]), jac=grad, method="BFGS", options={"gtol": 1e-11})
-            # λ-strong convexity: ‖θ − θ*‖ ≤ ‖∇(θ)‖/λ, so scipy's own residual bounds its error (≈ 1e-7 here).
+            # λ-strong convexity: ‖θ − θ*‖ ≤ ‖∇(θ)‖/λ, so scipy's own residual bounds its error (≈ 1e-7 here;
+            # BFGS stalls between 1e-7 and 1e-6 on some platforms' BLAS, hence the sanity bound of 1e-6).
             ref_err = np.linalg.norm(grad(ref.x)) / lam
-            assert ref_err < 2e-7
+            assert ref_err < 1e-6
             assert np.linalg.norm(row - ref.x) <= 1e-7 + ref_err
             # and our solution is stationary for the test-local gradient to ~1e-10 of the noise scale
             assert np.linalg.norm(grad(row)) <= 1e-9 * (1 + np.linalg.norm(bi))
