@@ -134,7 +134,9 @@ def test_entries_are_well_formed():
     for e in ledger.ENTRIES:
         assert e.paper in ledger.PAPERS and e.kind in ledger.KINDS and e.status in ledger.STATUSES, e.id
         if e.status == "checked":
-            assert e.checks and e.command == f"pdp-audit run {e.audit}", e.id
+            assert e.checks and e.command in (f"pdp-audit run {e.audit}", f"pdp-audit run {e.audit} --paper-claims"), (
+                e.id
+            )
         elif e.status == "planned":
             assert e.issue in (3, 4, 5, 6) and not e.checks, e.id
         else:
@@ -245,6 +247,12 @@ def audit_runs():
     return get
 
 
+def _guarantees(run):
+    """The checks that decide a run's verdict (every mode's, for the privacy report)."""
+    runs = run.runs.values() if isinstance(run, _ModeRuns) else (run,)
+    return [c for r in runs for c in r.checks]
+
+
 def _all_checks(run):
     """The guarantees and the paper findings of a run (the ledger cites both; findings need paper claims on)."""
     return [*run.checks, *(getattr(run, "findings", None) or ())]
@@ -257,6 +265,18 @@ def test_checked_entries_name_existing_check_ids(audit, audit_runs):
     produced = {c.id for c in _all_checks(audit_runs(audit))}
     named = ledger.checks_by_audit()[audit]
     assert named <= produced, f"ledger names checks that {audit} does not produce: {sorted(named - produced)}"
+
+
+@pytest.mark.parametrize("audit", sorted(ledger.checks_by_audit()))
+def test_checked_entries_ask_for_paper_claims_exactly_when_they_cite_findings(audit, audit_runs):
+    """A paper statement is computed only with --paper-claims: the command of an entry citing one must ask for
+    it, and an entry citing guarantees only must not (they come with the plain run)."""
+    run = audit_runs(audit)
+    findings = {c.id for c in _all_checks(run)} - {c.id for c in _guarantees(run)}
+    for e in ledger.ENTRIES:
+        if e.status == "checked" and e.audit == audit:
+            flag = " --paper-claims" if set(e.checks) & findings else ""
+            assert e.command == f"pdp-audit run {audit}{flag}", (e.id, sorted(set(e.checks) & findings))
 
 
 #: Deterministic checks (exact computations, no sampling) whose verdict a finding quotes; they do not depend
@@ -335,7 +355,8 @@ PRIVACY_REPORT_ENTRIES = (
 def test_privacy_report_claims_are_checked(audit_runs):
     """Issue 4 landed: its results are checked by the privacy-report audit, each finding quotes the verdict of every
     check it names, and an entry that needs Algorithm 4's checks says that they come from ``--mode adaptive``
-    (the ledger's command is the bare ``pdp-audit run privacy-report``, whose default mode is dependent)."""
+    (the ledger's command is ``pdp-audit run privacy-report``, whose default mode is dependent, with
+    ``--paper-claims`` where a check is a finding)."""
     cited = {e.id for e in ledger.ENTRIES if e.audit == "privacy-report"}
     assert cited == set(PRIVACY_REPORT_ENTRIES), sorted(cited ^ set(PRIVACY_REPORT_ENTRIES))
     runs = audit_runs("privacy-report").runs
@@ -344,7 +365,7 @@ def test_privacy_report_claims_are_checked(audit_runs):
     assert {"prop12", "q28-raw-lambda", "thm13-accuracy-median", "thm11-weyl", "alg4-overhead"} <= adaptive_only
     for entry_id in PRIVACY_REPORT_ENTRIES:
         entry = ledger.BY_ID[entry_id]
-        assert entry.status == "checked" and entry.command == "pdp-audit run privacy-report", entry_id
+        assert entry.status == "checked" and entry.command.startswith("pdp-audit run privacy-report"), entry_id
         for check_id in entry.checks:
             assert re.search(rf"{re.escape(check_id)}(, [\w-]+)* (pass|fail|inconclusive)", entry.finding), (
                 f"{entry_id}: finding does not give the verdict of {check_id}"

@@ -25,9 +25,10 @@ from verify.checks import CheckSpec, Evidence
 from verify.evidence import builders
 from verify.evidence.dp_checks import PairSamples, dp_specs
 from verify.plans.objpert.checks import DP_TITLES
-from verify.plans.objpert.context import ObjPertAuditConfig
+from verify.plans.objpert.context import ObjPertAuditConfig, check_hessian
 from verify.plans.objpert.profile import dp_profile_check
 from verify.plans.objpert.search import SEARCH_QUANTILE, ReleaseAndLoss, Search, search_worst_target
+from verify.plans.objpert.theorems import random_instances, theorem8_check
 
 
 @dataclass
@@ -65,11 +66,13 @@ def dp_setting(
     progress,
     claim_source: str,
     classify: Callable[[CheckSpec], CheckSpec] = lambda spec: spec,
+    importance: bool = True,
 ) -> DpSetting:
     """Search the adversarial neighbour at ``sigma``, sample ``config.trials`` releases per world there and build
     ``<prefix>dp-forward``, ``<prefix>dp-reverse`` (with their privacy profiles) and ``<prefix>lr-attack`` (titled
     ``short: …``, role set by ``classify``), supported by the certified bound where the loss has one and
-    ``cert_ok`` (its log-det ingredient held on thm8-bound), or by the exact δ(ε) of the squared loss."""
+    ``cert_ok`` (its log-det ingredient held on thm8-bound), or by the exact δ(ε) of the squared loss.
+    ``importance=False``: tails from plain Monte Carlo only (:func:`verify.plans.objpert.profile.dp_profile_check`)."""
     eps, delta, alpha = config.epsilon, config.delta, config.alpha
     stream = f"objpert-dp/{prefix or 'user'}"
     search = search_worst_target(
@@ -110,6 +113,7 @@ def dp_setting(
                 alpha,
                 *bounds,
                 executor=executor,
+                importance=importance,
             )
         )
     attack = builders.attack_check(
@@ -175,6 +179,56 @@ def dp_setting(
         for check in checks
     ]
     return DpSetting(prefix, name, sigma, search, samples, rows_d[:, :-1], cert, checks)
+
+
+def instances_for_certificate(X, y, loss, lam, sigma, theta_np, config: ObjPertAuditConfig, executor, progress):
+    """Random (θ, z) instances (:func:`verify.plans.objpert.theorems.random_instances`) drawn from a short search
+    at ``sigma`` (at most 2,000 releases): the ground on which ``thm8-bound`` tests the certificate's ingredient."""
+    probe = search_worst_target(
+        X,
+        y,
+        loss,
+        lam,
+        sigma,
+        theta_np,
+        min(config.search_trials, 2000),
+        config.seed,
+        "objpert-instances",
+        executor,
+        progress,
+    )
+    return random_instances(X, y, loss, lam, sigma, probe)
+
+
+def released_objpert_checks(
+    X, y, loss, lam: float, sigma: float, config: ObjPertAuditConfig, executor, progress, source: str
+) -> list[Evidence]:
+    """ObjPert as another audit deploys it (the first stage of the privacy report): ``thm8-bound`` (the ingredient
+    of the certified bound) and ``objpert-dp-forward``, ``objpert-dp-reverse``, ``objpert-lr-attack`` at the
+    adversarial neighbour, for the claim (``config.epsilon``, ``config.delta``).  Tails by plain Monte Carlo only:
+    the importance sampler's dominating-point search costs thousands of single solves, minutes at d = 50; the
+    pass rests on the certified bound, which the sampled interval must be consistent with."""
+    theta_np = check_hessian(X, y, lam, loss)
+    inst = instances_for_certificate(X, y, loss, lam, sigma, theta_np, config, executor, progress)
+    thm8, cert_ok = theorem8_check(loss, lam, inst)
+    setting = dp_setting(
+        "objpert-",
+        "its release θ̂ᴾ",
+        f"ObjPert σ = {sigma:.4g}",
+        sigma,
+        X,
+        y,
+        loss,
+        lam,
+        theta_np,
+        config,
+        cert_ok,
+        executor,
+        progress,
+        source,
+        importance=False,
+    )
+    return [thm8, *setting.checks]
 
 
 def _bound_text(value: float) -> str:

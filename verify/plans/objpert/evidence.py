@@ -42,11 +42,10 @@ from verify.plans.objpert.context import (
     check_hessian,
     load_data,
 )
-from verify.plans.objpert.dp import DpSetting, dp_setting
+from verify.plans.objpert.dp import DpSetting, dp_setting, instances_for_certificate
 from verify.plans.objpert.figure1 import FIG1_N, figure1, k17_checks, k19_check
 from verify.plans.objpert.pages import figure1_page, per_instance_page, theorem5_page
-from verify.plans.objpert.search import search_worst_target
-from verify.plans.objpert.theorems import identity_checks, random_instances, theorem8_check, theorem9_checks
+from verify.plans.objpert.theorems import identity_checks, theorem8_check, theorem9_checks
 
 
 def per_instance_values(name: str, X, y, loss, lam, sigma, config: ObjPertAuditConfig) -> tuple[np.ndarray, dict]:
@@ -85,20 +84,7 @@ def run_objpert_audit(config: ObjPertAuditConfig, executor: Executor | None = No
     )
     # (a)/(b) need releases; take them from the search of the mechanism's σ (cheap), then the instances
     first = config.sigma if config.sigma is not None else cal.sigmas[config.calibration]
-    probe = search_worst_target(
-        X,
-        y,
-        loss,
-        lam,
-        first,
-        theta_np,
-        min(config.search_trials, 2000),
-        config.seed,
-        "objpert-instances",
-        executor,
-        progress,
-    )
-    inst = random_instances(X, y, loss, lam, first, probe)
+    inst = instances_for_certificate(X, y, loss, lam, first, theta_np, config, executor, progress)
     checks += identity_checks(X, y, loss, lam, first, inst)
     thm8, cert_ok = theorem8_check(loss, lam, inst)
     checks.append(thm8)

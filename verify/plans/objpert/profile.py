@@ -86,12 +86,16 @@ def dp_profile_check(
     epsilon_bound: Callable[[float], float] | None,
     bound_label: str,
     executor: Executor | None = None,
+    importance: bool = True,
 ) -> Evidence:
     """δ_{direction}(ε) ≤ δ at ``pair`` (see the module notes), with its privacy-profile figure.
 
     ``losses``: the exact privacy losses L = log p_D/p_D' of ``trials`` releases under D and under D'.
     ``delta_bound`` / ``epsilon_bound``: the bound on δ(ε) of the pair and its inverse (None: no bound).
+    ``importance=False`` decides and draws from plain Monte Carlo only (where each release is a costly solve and
+    the bound carries the pass): it can then refute only a δ(ε) that plain sampling resolves.
     """
+    importance = importance and rare.rare_capable(pair)
     loss_d, loss_dp = (np.asarray(v, float) for v in losses)
     grid = profile_grid(epsilon, delta, epsilon_bound)
     claim_index = int(np.flatnonzero(grid == float(epsilon))[0])
@@ -104,7 +108,7 @@ def dp_profile_check(
     bound = float(delta_bound(float(epsilon))) if delta_bound is not None else None
     points: dict[int, rare.RareTail] = {}
     tail = None
-    if not builders.plain_sampling_resolves(delta, trials) and rare.rare_capable(pair):
+    if importance and not builders.plain_sampling_resolves(delta, trials):
         tail = _rare_tail(pair, float(epsilon), direction, trials, seed, f"rare/{spec.id}", executor)
     if tail is None:
         at_claim = hockey_stick(
@@ -120,7 +124,7 @@ def dp_profile_check(
     sampled = tail is not None
     check = replace(check, supports=bound_support(delta, bound))
     draws = min(int(trials), IS_FIGURE_DRAWS)
-    if rare.rare_capable(pair):
+    if importance:
         for i in np.flatnonzero(grid > 0):
             if int(i) not in points:
                 point = _rare_tail(pair, float(grid[i]), direction, draws, seed, f"profile/{spec.id}/{i}", executor)
@@ -131,16 +135,20 @@ def dp_profile_check(
     note = f"The verdict rests on {how} at the claimed ε" + (
         f" and on the {bound_label}: δ({epsilon:g}) ≤ {bound:.3g}." if bound is not None else "."
     )
+    sampled_figure = (
+        f" and importance-sampled ({draws:.0e} draws per ε; band from the certified lower bound to the estimate)"
+        if importance
+        else ""
+    )
     note += (
-        " Figure: the privacy profile δ(ε) of this neighbour, plain Monte Carlo and importance-sampled "
-        f"({draws:.0e} draws per ε; band from the certified lower bound to the estimate)"
+        f" Figure: the privacy profile δ(ε) of this neighbour, plain Monte Carlo{sampled_figure}"
         + (f", and the {bound_label}" if curve is not None else "")
         + f"; values below {FIGURE_FLOOR:g}·δ omitted."
     )
     check = check.noted(note).with_details(
         sampling="importance (audits.rare)" if sampled else "plain",
         profile_epsilons=[float(e) for e in grid],
-        profile_importance_draws=draws,
+        profile_importance_draws=draws if importance else 0,
         **({"bound_delta": bound} if bound is not None else {}),
     )
     figure = _figure(grid, direction, tails, points, curve, bound_label, epsilon, delta, trials)

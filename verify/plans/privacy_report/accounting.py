@@ -38,7 +38,8 @@ def _typical_individual(ctx: Context) -> tuple[float, float, float]:
 
 def release_accounting_checks(ctx: Context, executor: Executor | None) -> list[Evidence]:
     """DP of the gradient and Hessian releases (Theorem 10(1)), the median row's pDP (Theorems 10(2), 14) and
-    ex-post pDP (Theorem 14(2)); in the adaptive mode also Theorem 11 and Algorithm 4's overhead."""
+    ex-post pDP (Theorem 14(2)); in the adaptive mode also Algorithm 3's DP at ε₄, Theorem 11 and Algorithm 4's
+    overhead."""
     cal, cfg = ctx.cal, ctx.config
     s2, s3 = cal.sigma2 * cal.noise_scale2, cal.sigma3 * cal.noise_scale3  # noise actually added
     delta = cal.delta
@@ -102,6 +103,10 @@ def _adaptive_accounting(
             ),
         )
     ]
+    eps4 = float(cal.budget[3])
+    worst = pr.ReportReleasePair(lambda_min=(float(lam0), float(lam0) - cal.beta), relation="remove", sigma4=cal.sigma4)
+    spec = _spec("thm11-dp", sigma4=cal.sigma4, delta=delta, eps4=eps4, beta=cal.beta)
+    checks += gaussian_claim_checks(spec, worst, eps4, delta, cfg, executor)
     x = data.X[data.median]
     lam_pair = (float(lam0), float(np.linalg.eigvalsh(H - f2 * np.outer(x, x))[0]))
     eps11 = float(pr.theorem11_epsilon(f2, xn, cal.sigma4, delta))

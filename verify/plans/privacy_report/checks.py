@@ -4,16 +4,20 @@
 Text in braces is filled from the run's parameters (:meth:`verify.checks.CheckSpec.fill`); a ``{target}`` in
 an id stands for the individual audited (``median``, ``added`` or ``random``, see
 :mod:`verify.plans.privacy_report.evidence`).  The DP/pDP checks of the report's own releases
-(``thm10-dp``, ``thm10-pdp``, ``thm14-pdp``, ``thm11-pdp``, ``alg4-overhead``) get a direction suffix
+(``thm10-dp``, ``thm10-pdp``, ``thm14-pdp``, ``thm11-dp``, ``thm11-pdp``, ``alg4-overhead``) get a direction
+suffix
 (``-forward``/``-reverse``) where both directions are checked.
 
 **Roles** (:class:`verify.checks.CheckSpec`).  The deployed pipeline is ObjPert followed by the report of
 ``--mode`` with the options' readings; guarantees are what it relies on and publishes: the truth ε₁
 (``cor7-identity``), the coverage of the published bound (``report-valid-*``), the statements behind the deployed
 report (Lemma 20 at the deployed τ, Proposition 21's 3/2, Theorem 10(3)'s factor 12, Proposition 15 with the
-union-bound quantile, Proposition 12, Theorem 13, Weyl's inequality) and the DP/pDP of the report's own releases
-(Theorems 10(1)(2), 11, 14, Algorithm 4's overhead).  Paper statements (findings with ``--paper-claims``, computed
-only then): ``q25-printed-gradient`` (the signed ḡ; a guarantee when ``--gradient-bound printed`` deploys it),
+union-bound quantile, Proposition 12, Weyl's inequality), the DP of ObjPert's release θ̂ᴾ at ε₁ (``thm8-bound``,
+``objpert-dp-*``, ``objpert-lr-attack``, audited as ``pdp-audit run objpert`` audits it) and the DP/pDP of the
+report's own releases (Theorems 10(1)(2), 11, 14, Algorithm 3's DP at ε₄, Algorithm 4's overhead).  Paper statements (findings with
+``--paper-claims``, computed only then): ``thm13-accuracy-*`` (Theorem 13 bounds how loose the adaptive report
+is -- its utility, not a bound the report publishes; the published bound's coverage is ``report-valid-*``),
+``q25-printed-gradient`` (the signed ḡ; a guarantee when ``--gradient-bound printed`` deploys it),
 ``lemma20-printed-tau`` (τ = 12 at d = 50 read as printed, K16/Q4; ``--tau-reading unit-goe`` deploys it as
 ``lemma20``), ``prop15-l1`` (Proposition 15's second statement), ``prop15-algorithm2`` (Proposition 15 read
 literally of Algorithm 2's report), ``cor16`` (a calibration σ nothing deployed uses), ``q2-printed-dp`` (σ₃³ as
@@ -191,6 +195,7 @@ CHECKS = declare(
         "C = 4τσ₃ + 2β = {C:.4g}",
         "P[hypothesis and (ε₁ > ε₁ᴾ or ε₁ᴾ > (1 + C/λ_min)ε₁ + add)] ≤ 3ρ",
         "[RW] Theorem 13 (K24, Q29)",
+        role="paper",
     ),
     # --- the report's own privacy cost -----------------------------------------------------------------------
     CheckSpec(
@@ -232,6 +237,14 @@ CHECKS = declare(
         "Removing any row changes λ_min(H) by at most f''‖x‖² (the per-instance sensitivity of Algorithm 3)",
         "|λ_min(H) − λ_min(H − f''xxᵀ)| ≤ f''‖x‖²",
         "[RW] Theorem 11 (proof), Lemma 29",
+    ),
+    CheckSpec(
+        "thm11-dp",
+        "Algorithm 3: DP of the λ_min release",
+        "Algorithm 3's release λ̂ᴾ = λ_min(H) + N(0, σ₄²) (σ₄ = {sigma4:.4g}) is (ε₄, {delta:g})-DP with the "
+        "budget's ε₄ = {eps4:g}: worst-case neighbour |Δλ_min| = β = {beta:g} (Weyl's inequality, thm11-weyl)",
+        "δ(ε₄) ≤ δ",
+        "[RW] Algorithm 3, Theorem 11 (its DP form), Algorithm 4's budget",
     ),
     CheckSpec(
         "thm11-pdp",

@@ -255,6 +255,8 @@ def adaptive_checks(ctx: Context) -> list[Evidence]:
     )
     if cfg.paper_claims and not raw_reading:
         checks.append(coverage(_spec("q28-raw-lambda"), prop12_fails(np.maximum(raw, 1e-300)), 2 * cal.rho))
+    if not cfg.paper_claims:  # Theorem 13 is the report's accuracy: a paper statement (checks.py, Roles)
+        return checks
     C = pr.theorem13_constant(ts3, cal.beta)
     cond = lam_min >= cal.theorem13_requirement
     req = f"λ_min(H) ≥ max{{2β, 2τσ₃}} = {cal.theorem13_requirement:.4g} (λ = {cal.lam:.4g})"

@@ -1,0 +1,101 @@
+"""Every audit on its defaults (a correct mechanism: must exit 0) and with its noise deflated (must exit 1).
+
+Runs ``pdp-audit run NAME [options] --quiet --report none --json FILE`` for each row of :data:`RUNS`, one
+after the other, and prints one JSON line per run: {"audit", "case", "options", "verdict", "exit_code",
+"expected_exit_code", "seconds", "guarantees", "failing"}.  With ``--markdown PATH`` it also writes the
+table that README's "Certification on defaults" section shows.  Seconds are wall-clock on this machine
+(``--workers 1``); they are reported, never asserted.
+
+    python benchmarks/certify_defaults.py --markdown benchmarks/certify_defaults.md
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+# (audit, case, options): "correct" runs the defaults; "deflated" shrinks the noise until the claim is false.
+RUNS: tuple[tuple[str, str, tuple[str, ...]], ...] = (
+    ("gaussian", "correct", ()),
+    ("gaussian", "deflated", ("--sigma", "3")),
+    ("goe-release", "correct", ()),
+    ("goe-release", "deflated", ("--sigma3", "2")),
+    ("output-perturbation", "correct", ()),
+    ("output-perturbation", "deflated", ("--noise-multiplier", "0.1")),
+    ("ops", "correct", ()),
+    ("ops", "deflated", ("--noise-multiplier", "0.5")),
+    ("adaops", "correct", ()),
+    ("adaops", "deflated", ("--noise-multiplier", "0.1")),
+    ("adaops", "correct", ("--algorithm", "pdp")),
+    ("adaops", "deflated", ("--algorithm", "pdp", "--noise-multiplier", "0.5")),
+    ("adassp", "correct", ()),
+    ("adassp", "deflated", ("--noise-multiplier", "0.5")),
+    ("ssp", "correct", ()),
+    ("ssp", "deflated", ("--noise-multiplier", "0.5")),
+    ("objpert", "correct", ()),
+    ("objpert", "deflated", ()),
+    ("privacy-report", "correct", ()),
+    ("privacy-report", "deflated", ()),
+)
+EXPECTED = {"correct": 0, "deflated": 1}
+
+
+def run_one(audit: str, options: tuple[str, ...], workdir: Path) -> dict:
+    """Run one audit through the installed CLI; its verdict, exit code, seconds and failing guarantees."""
+    out = workdir / f"{audit}.json"
+    command = ["pdp-audit", "run", audit, *options, "--quiet", "--report", "none", "--json", str(out)]
+    start = time.perf_counter()
+    rc = subprocess.run(command, capture_output=True, text=True).returncode
+    seconds = time.perf_counter() - start
+    doc = json.loads(out.read_text()) if out.exists() else {"verdict": "error", "checks": []}
+    out.unlink(missing_ok=True)
+    return {
+        "verdict": doc["verdict"],
+        "exit_code": rc,
+        "seconds": round(seconds, 1),
+        "guarantees": len(doc["checks"]),
+        "failing": [c["id"] for c in doc["checks"] if c["verdict"] != "pass"],
+    }
+
+
+def markdown(rows: list[dict]) -> str:
+    """The README table: one line per run."""
+    lines = [
+        "| audit | case | options | verdict | exit code | seconds | not passing |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    for r in rows:
+        options = " ".join(r["options"]) or "(defaults)"
+        failing = ", ".join(r["failing"]) or "—"
+        lines.append(
+            f"| {r['audit']} | {r['case']} | `{options}` | {r['verdict']} | {r['exit_code']} | {r['seconds']} | {failing} |"
+        )
+    return "\n".join(lines) + "\n"
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--markdown", default=None, help="also write the table as Markdown to this path")
+    parser.add_argument("--only", nargs="*", default=None, help="audits to run (default: all)")
+    args = parser.parse_args(argv)
+    rows = []
+    with tempfile.TemporaryDirectory() as tmp:
+        for audit, case, options in RUNS:
+            if args.only and audit not in args.only:
+                continue
+            row = {"audit": audit, "case": case, "options": list(options), **run_one(audit, options, Path(tmp))}
+            row["expected_exit_code"] = EXPECTED[case]
+            print(json.dumps(row), flush=True)
+            rows.append(row)
+    if args.markdown:
+        Path(args.markdown).write_text(markdown(rows), encoding="utf-8")
+    return 0 if all(r["exit_code"] == r["expected_exit_code"] for r in rows) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
