@@ -16,7 +16,7 @@ from typing import Callable, Iterator
 
 import numpy as np
 
-from mechanisms.base import NeighbourPair, World, check_world
+from mechanisms.base import NeighbourPair, World, check_world, checked_losses, checked_releases
 
 BLOCK_SIZE = 1 << 16
 
@@ -90,14 +90,17 @@ def run_blocks(
 
 
 class PrivacyLossSampler:
-    """Picklable block work: release on ``world`` and return the exact privacy loss of each release."""
+    """Picklable block work: release on ``world`` and return the exact privacy loss of each release (shapes and
+    values checked: :class:`mechanisms.base.MalformedPair` for a broken pair)."""
 
     def __init__(self, pair: NeighbourPair, world: World):
         self.pair = pair
         self.world = check_world(world)
 
     def __call__(self, size: int, rng: np.random.Generator) -> np.ndarray:
-        return self.pair.privacy_loss(self.pair.sample(self.world, size, rng))
+        # Checked on every block (cheap next to sampling): a malformed pair is an error, never a number.
+        outputs = checked_releases(self.pair, self.world, size, self.pair.sample(self.world, size, rng))
+        return checked_losses(self.world, size, self.pair.privacy_loss(outputs))
 
 
 def sample_privacy_loss(

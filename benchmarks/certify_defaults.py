@@ -1,10 +1,11 @@
 """Every audit on its defaults (a correct mechanism: must exit 0) and with its noise deflated (must exit 1).
 
-Runs ``pdp-audit run NAME [options] --quiet --report none --json FILE`` for each row of :data:`RUNS`, one
-after the other, and prints one JSON line per run: {"audit", "case", "options", "verdict", "exit_code",
-"expected_exit_code", "seconds", "guarantees", "failing"}.  With ``--markdown PATH`` it also writes the
-table that README's "Certification on defaults" section shows.  Seconds are wall-clock on this machine
-(``--workers 1``); they are reported, never asserted.
+Runs ``pdp-audit run NAME [options] --quiet --report none --json FILE`` (as ``python -m verify.cli``) for each
+row of :data:`RUNS`, one after the other, and prints one JSON line per run: {"audit", "case", "options",
+"verdict", "exit_code", "expected_exit_code", "seconds", "cpus", "guarantees", "failing"}.  With ``--markdown
+PATH`` it also writes the table that README's "Certification on defaults" section shows.  Seconds are
+wall-clock on this machine with the default workers (every core; ``cpus`` in each line); they are reported,
+never asserted.
 
     python benchmarks/certify_defaults.py --markdown benchmarks/certify_defaults.md
 """
@@ -13,6 +14,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import subprocess
 import sys
 import tempfile
@@ -38,17 +40,37 @@ RUNS: tuple[tuple[str, str, tuple[str, ...]], ...] = (
     ("ssp", "correct", ()),
     ("ssp", "deflated", ("--noise-multiplier", "0.5")),
     ("objpert", "correct", ()),
-    ("objpert", "deflated", ()),
+    ("objpert", "deflated", ("--sigma", "0.504")),
+    ("objpert", "correct", ("--loss", "huber")),
+    ("objpert", "deflated", ("--loss", "huber", "--sigma", "0.504")),
+    ("objpert", "correct", ("--loss", "squared", "--theta-radius", "1")),
     ("privacy-report", "correct", ()),
-    ("privacy-report", "deflated", ()),
+    ("privacy-report", "deflated", ("--noise-scale2", "0.5")),
+    ("privacy-report", "correct", ("--mode", "independent")),
+    ("privacy-report", "deflated", ("--mode", "independent", "--sigma", "0.5")),
+    ("privacy-report", "correct", ("--mode", "adaptive")),
+    ("privacy-report", "deflated", ("--mode", "adaptive", "--sigma4", "1")),
 )
 EXPECTED = {"correct": 0, "deflated": 1}
 
 
 def run_one(audit: str, options: tuple[str, ...], workdir: Path) -> dict:
-    """Run one audit through the installed CLI; its verdict, exit code, seconds and failing guarantees."""
+    """Run one audit through the CLI (``python -m verify.cli`` of the interpreter running this script): its
+    verdict, exit code, seconds and failing guarantees."""
     out = workdir / f"{audit}.json"
-    command = ["pdp-audit", "run", audit, *options, "--quiet", "--report", "none", "--json", str(out)]
+    command = [
+        sys.executable,
+        "-m",
+        "verify.cli",
+        "run",
+        audit,
+        *options,
+        "--quiet",
+        "--report",
+        "none",
+        "--json",
+        str(out),
+    ]
     start = time.perf_counter()
     rc = subprocess.run(command, capture_output=True, text=True).returncode
     seconds = time.perf_counter() - start
@@ -58,6 +80,7 @@ def run_one(audit: str, options: tuple[str, ...], workdir: Path) -> dict:
         "verdict": doc["verdict"],
         "exit_code": rc,
         "seconds": round(seconds, 1),
+        "cpus": os.cpu_count(),
         "guarantees": len(doc["checks"]),
         "failing": [c["id"] for c in doc["checks"] if c["verdict"] != "pass"],
     }
@@ -72,9 +95,8 @@ def markdown(rows: list[dict]) -> str:
     for r in rows:
         options = " ".join(r["options"]) or "(defaults)"
         failing = ", ".join(r["failing"]) or "—"
-        lines.append(
-            f"| {r['audit']} | {r['case']} | `{options}` | {r['verdict']} | {r['exit_code']} | {r['seconds']} | {failing} |"
-        )
+        cells = (r["audit"], r["case"], f"`{options}`", r["verdict"], r["exit_code"], r["seconds"], failing)
+        lines.append("| " + " | ".join(map(str, cells)) + " |")
     return "\n".join(lines) + "\n"
 
 

@@ -48,6 +48,45 @@ def check_world(world: str) -> World:
     return world  # type: ignore[return-value]
 
 
+class MalformedPair(ValueError):
+    """A pair broke the protocol: releases of the wrong shape, or losses that cannot be exact privacy losses.
+    The message names the method, what it returned and what was expected."""
+
+
+def checked_releases(pair: NeighbourPair, world: World, size: int, outputs) -> np.ndarray:
+    """``outputs`` of ``pair.sample(world, size, …)`` as a float array, or :class:`MalformedPair` unless it has
+    shape ``(size, output_dim)``."""
+    outputs = np.asarray(outputs)
+    expected = (size, int(pair.output_dim))
+    if outputs.shape != expected:
+        raise MalformedPair(f"sample({world!r}, {size}) returned shape {outputs.shape}; expected {expected}")
+    if not np.issubdtype(outputs.dtype, np.number) or np.iscomplexobj(outputs):
+        raise MalformedPair(f"sample({world!r}, {size}) returned {outputs.dtype} values; expected real numbers")
+    return outputs
+
+
+def checked_losses(world: World, size: int, losses) -> np.ndarray:
+    """The privacy losses of ``size`` releases drawn on ``world``, or :class:`MalformedPair`: a shape other than
+    ``(size,)``, NaN, or the impossible infinity of that world (−∞ under D says p_D(o) = 0 for a release drawn
+    from D; +∞ under D' likewise)."""
+    losses = np.asarray(losses)
+    if losses.shape != (size,):
+        raise MalformedPair(f"privacy_loss returned shape {losses.shape} for {size} releases; expected ({size},)")
+    if not np.issubdtype(losses.dtype, np.number) or np.iscomplexobj(losses):
+        raise MalformedPair(f"privacy_loss returned {losses.dtype} values; expected real numbers")
+    nan = int(np.count_nonzero(np.isnan(losses)))
+    if nan:
+        raise MalformedPair(f"privacy_loss returned NaN for {nan:,} of {size:,} releases drawn on {world}")
+    impossible = -np.inf if world == "D" else np.inf
+    bad = int(np.count_nonzero(losses == impossible))
+    if bad:
+        raise MalformedPair(
+            f"privacy_loss returned {impossible} for {bad:,} of {size:,} releases drawn on {world}: a release drawn "
+            f"on {world} cannot be impossible under {world}"
+        )
+    return losses
+
+
 class SwappedPair:
     """The pair (D', D): same mechanism, roles of the two worlds exchanged.
 

@@ -233,7 +233,7 @@ def _central_figure(fig, run: Run, top: float) -> float:
 def _profile_panel(fig, figure, box) -> None:
     """One axis: δ(ε) of every direction (exact or certified curve, estimates, intervals) and the claim."""
     if isinstance(figure, Lines):
-        _lines(fig, figure, box)
+        _lines(fig, figure, box, compact=True)
         return
     ax = fig.add_axes(box)
     eps = np.asarray(figure.epsilons)
@@ -505,7 +505,8 @@ def _scatter_panels(fig, data: ScatterPanels, box) -> None:
     fig.colorbar(points, cax=cax).set_label(data.clabel, fontsize=8)
 
 
-def _lines(fig, data: Lines, box) -> None:
+def _lines(fig, data: Lines, box, compact: bool = False) -> None:
+    """Labelled series with optional bands; ``compact`` (the cover's small panel) shrinks labels and legend."""
     ax = fig.add_axes(box)
     for series in data.series:
         x = np.asarray(series.x if series.x is not None else data.x, float)
@@ -514,9 +515,14 @@ def _lines(fig, data: Lines, box) -> None:
             ax.fill_between(x, series.lo, series.hi, color=line.get_color(), alpha=0.2)
     ax.set_xscale("log" if data.logx else "linear")
     ax.set_yscale("log" if data.logy else "linear")
-    ax.set_xlabel(data.xlabel)
-    ax.set_ylabel(data.ylabel)
-    ax.legend(fontsize=8)
+    size = 7 if compact else None
+    ax.set_xlabel(data.xlabel, fontsize=size)
+    ax.set_ylabel(data.ylabel, fontsize=size)
+    if compact:
+        ax.tick_params(labelsize=7)
+        ax.legend(fontsize=5.5, loc="lower left", framealpha=0.85)
+    else:
+        ax.legend(fontsize=8)
 
 
 PLOTTERS = {

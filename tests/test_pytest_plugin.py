@@ -2,7 +2,7 @@
 
 The user file audits a correct Gaussian mechanism (σ for δ = 1e-6, claim 1e-5: must pass), a broken one (σ at a
 fifth of the calibrated value, δ(1) ≈ 0.26 against a claim of 1e-5: must fail with a readable message), a tight
-claim with no closed form (inconclusive: recorded, fails only under --audit-strict) and a coverage
+claim with no closed form (inconclusive: recorded and skipped, fails under --audit-strict) and a coverage
 claim.  Each assertion is decided at false-alarm probability 1e-6 (the plugin's default α), seeds
 fixed by --audit-seed and the node ids.
 """
@@ -61,13 +61,13 @@ def report(path):
 
 def test_broken_mechanism_fails_with_a_readable_message_and_the_report_is_written(user_suite):
     result = user_suite.runpytest_subprocess(*ARGS, "--audit-report", "audit.pdf")
-    result.assert_outcomes(passed=3, failed=1)
+    result.assert_outcomes(passed=2, failed=1, skipped=1)
     result.stdout.fnmatch_lines(
         [
             "*test_broken*",
             "pdp-audit: (1, 1e-05) DP claim of GaussianPair: FAIL",
             "*[[]dp-forward] FAIL: The pair is (1, 1e-05)-DP*",
-            "*estimate *, interval [[]*, *[]] at confidence 0.9999995, Holm-adjusted p-value*",
+            "*estimate *, interval [[]*, *[]] at confidence 0.99999975, Holm-adjusted p-value*",
             "*20,000 samples, seed 5, false-alarm probability α = 1e-06*",
         ]
     )
@@ -89,7 +89,7 @@ def test_broken_mechanism_fails_with_a_readable_message_and_the_report_is_writte
 
 def test_under_xdist_the_broken_mechanism_fails_and_the_workers_records_are_merged(user_suite):
     result = user_suite.runpytest_subprocess(*ARGS, "-n", "2", "--audit-report", "parallel.pdf")
-    result.assert_outcomes(passed=3, failed=1)
+    result.assert_outcomes(passed=2, failed=1, skipped=1)
     result.stdout.fnmatch_lines(
         [
             "*2 workers*",
@@ -108,8 +108,8 @@ def test_under_xdist_the_broken_mechanism_fails_and_the_workers_records_are_merg
 def test_merged_report_is_byte_identical_with_or_without_xdist(user_suite):
     serial = user_suite.runpytest_subprocess(*ARGS, "--audit-report", "serial.pdf")
     parallel = user_suite.runpytest_subprocess(*ARGS, "-n", "2", "--audit-report", "parallel.pdf")
-    serial.assert_outcomes(passed=3, failed=1)
-    parallel.assert_outcomes(passed=3, failed=1)
+    serial.assert_outcomes(passed=2, failed=1, skipped=1)
+    parallel.assert_outcomes(passed=2, failed=1, skipped=1)
     assert (user_suite.path / "serial.json").read_bytes() == (user_suite.path / "parallel.json").read_bytes()
     assert (user_suite.path / "serial.pdf").read_bytes() == (user_suite.path / "parallel.pdf").read_bytes()
 
@@ -126,7 +126,7 @@ def test_bad_options_are_usage_errors(pytester):
     cases = (
         (("--audit-trials", "abc"), "--audit-trials"),
         (("--audit-alpha", "2"), "--audit-alpha must be in (0, 1)"),
-        (("--audit-trials", "1e13"), "--audit-trials must be in [100, 1e+09]"),
+        (("--audit-trials", "1e13"), "--audit-trials must be in [100, 1e+08]"),
         (("--audit-seed=-1",), "--audit-seed must be >= 0"),
         (("--audit-report", "/proc/x"), "--audit-report: cannot write"),
     )
@@ -162,3 +162,136 @@ def test_coverage_accepts_samplers_per_trial_functions_and_arrays():
     assert pytest_plugin.coverage_outcomes([True, False, True], 10, 0).tolist() == [True, False, True]
     with pytest.raises(ValueError, match="shape"):
         pytest_plugin.coverage_outcomes(lambda size, rng: np.ones(3, bool), 10, 0)
+
+
+# ------------------------------------------------------------------------------------------------
+# Broken user pairs (issue 11): each must fail, its correct twin must pass
+# ------------------------------------------------------------------------------------------------
+class _Session:
+    def add(self, record):
+        pass
+
+
+def _audit(trials=100_000, strict=False):
+    settings = pytest_plugin.Settings(trials=trials, seed=0, alpha=1e-6, strict=strict)
+    return pytest_plugin.PrivacyAudit("test_user.py::test_pair", settings, _Session())
+
+
+def _sigma(epsilon=1.0, delta=1e-5):
+    from mechanisms.gaussian import analytic_sigma
+
+    return analytic_sigma(epsilon, delta)
+
+
+class UserPair:
+    """A user's Gaussian pair (shift 1 in one dimension) with its bugs injected: the sampler draws at
+    ``sample_sigma``, the loss is written for ``loss_sigma``; ``nan`` ("all"/"half"), ``short`` (one loss
+    fewer), ``two_d`` (losses as a column); ``view_sigma`` exposes a noise view at that σ."""
+
+    output_dim = 1
+
+    def __init__(self, sample_sigma, loss_sigma=None, nan=None, short=False, two_d=False, view_sigma=None):
+        from mechanisms.gaussian import GaussianPair
+
+        self.sampler = GaussianPair(np.zeros(1), np.ones(1), sample_sigma)
+        self.loss = GaussianPair(np.zeros(1), np.ones(1), loss_sigma or sample_sigma)
+        self.nan, self.short, self.two_d = nan, short, two_d
+        if view_sigma is not None:
+            self.noise_dim, self.noise_sigma = 1, view_sigma
+
+    def release_from_noise(self, world, noise):
+        return self.sampler.release_from_noise(world, noise)
+
+    def sample(self, world, size, rng):
+        return self.sampler.sample(world, size, rng)
+
+    def privacy_loss(self, outputs):
+        loss = self.loss.privacy_loss(outputs)
+        if self.nan == "all":
+            loss[:] = np.nan
+        elif self.nan == "half":
+            loss[::2] = np.nan
+        if self.short:
+            loss = loss[:-1]
+        return loss[:, None] if self.two_d else loss
+
+
+def _outcome(pair, epsilon=1.0, delta=1e-5, **kw):
+    """("fail" | "skip" | "pass", message) of assert_dp on ``pair``."""
+    try:
+        outcome = _audit().assert_dp(pair, epsilon, delta, **kw)
+    except pytest.fail.Exception as err:
+        return "fail", str(err)
+    except pytest.skip.Exception as err:
+        return "skip", str(err)
+    return outcome.verdict, outcome.message
+
+
+@pytest.mark.parametrize(
+    "kwargs,needle",
+    [
+        (dict(nan="all"), "NaN for 65,536 of 65,536"),  # per block of the engine
+        (dict(nan="half"), "NaN for 32,768 of 65,536"),
+        (dict(short=True), "shape (65535,)"),
+        (dict(two_d=True), "shape (65536, 1)"),
+    ],
+)
+def test_malformed_losses_fail_with_the_reason(kwargs, needle):
+    verdict, message = _outcome(UserPair(_sigma(), **kwargs))
+    assert verdict == "fail" and "pair-protocol" in message and needle in message, message
+
+
+@pytest.mark.parametrize(
+    "kwargs,failing",
+    [
+        (dict(sample_sigma=1.0, loss_sigma=3.0, view_sigma=3.0), "loss-consistency"),  # the issue's 1e-19 pass
+        (dict(sample_sigma=_sigma() / 2, loss_sigma=_sigma()), "loss-consistency"),  # was inconclusive
+        (dict(sample_sigma=_sigma(), loss_sigma=2 * _sigma()), "loss-consistency"),  # was inconclusive
+        (dict(sample_sigma=_sigma(), view_sigma=_sigma() / 2), "noise-view"),  # the view is another mechanism
+    ],
+)
+def test_a_loss_or_view_that_does_not_match_the_sampler_fails(kwargs, failing):
+    verdict, message = _outcome(UserPair(**kwargs))
+    assert verdict == "fail" and f"[{failing}] FAIL" in message, message
+
+
+def test_the_correct_twin_passes_every_validation():
+    verdict, message = _outcome(UserPair(_sigma(1.0, 1e-6), view_sigma=_sigma(1.0, 1e-6)))
+    assert verdict == "pass", message
+    for check_id in ("loss-consistency", "noise-view", "dp-forward", "dp-reverse"):
+        assert f"[{check_id}] PASS" in message, (check_id, message)
+
+
+def test_a_supplied_closed_form_is_a_claim_not_evidence():
+    """True δ(1) = 3e-5 (σ calibrated to it), claim 1e-6, supplied 'exact' 1e-7: never a pass."""
+    from mechanisms.gaussian import GaussianPair, analytic_delta
+
+    pair = GaussianPair(np.zeros(1), np.ones(1), _sigma(1.0, 3e-5))
+    try:
+        _audit().assert_pdp(pair, 1.0, 1e-6, exact_delta=1e-7)
+    except pytest.fail.Exception as err:
+        assert "[closed-form] FAIL" in str(err) or "[pdp-forward] FAIL" in str(err), str(err)
+    else:
+        raise AssertionError("a wrong closed form made a false claim pass")
+    # a correct closed form of a tight claim is no evidence either: inconclusive, hence skipped
+    exact = analytic_delta(1.0, _sigma(1.0, 1e-2))
+    tight = GaussianPair(np.zeros(1), np.ones(1), _sigma(1.0, 1e-2))
+    with pytest.raises(pytest.skip.Exception, match="inconclusive"):
+        _audit(trials=20_000).assert_pdp(tight, 1.0, 1e-2, exact_delta=exact)
+
+
+def test_inconclusive_is_a_skip_and_strict_makes_it_a_failure():
+    from mechanisms.gaussian import GaussianPair
+
+    tight = GaussianPair(np.zeros(1), np.ones(1), _sigma(1.0, 1e-2))
+    with pytest.raises(pytest.skip.Exception, match="--audit-strict"):
+        _audit(trials=20_000).assert_pdp(tight, 1.0, 1e-2)
+    with pytest.raises(pytest.fail.Exception, match="--audit-strict: inconclusive counts as failure"):
+        _audit(trials=20_000, strict=True).assert_pdp(tight, 1.0, 1e-2)
+
+
+def test_trials_above_the_cap_are_refused_before_sampling():
+    from mechanisms.gaussian import GaussianPair
+
+    with pytest.raises(ValueError, match=r"trials must be in \[100, 1e\+08\]"):
+        _audit().assert_dp(GaussianPair(np.zeros(1), np.ones(1), 1.0), 1.0, 1e-5, trials=10**13)

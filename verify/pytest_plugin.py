@@ -7,8 +7,15 @@ Registered through the ``pytest11`` entry point ``pdp_audit``, so installing pdp
         privacy_audit.assert_dp(MyPair(...), epsilon=1.0, delta=1e-5)
 
 The ``privacy_audit`` fixture runs the suite's checks on a :class:`mechanisms.base.NeighbourPair` and
-fails the test with a readable message on a **fail** verdict only: pass and inconclusive do not fail
-the test (``--audit-strict`` makes inconclusive fail too); every verdict is recorded.
+fails the test with a readable message on a **fail** verdict; an **inconclusive** one is not green: the
+test is skipped with the reason and the budget that would decide it (``--audit-strict`` makes it a
+failure); every verdict is recorded.
+
+Every DP assertion first validates the pair: releases and losses of the right shape, no NaN and no
+impossible infinity (else the exact fail ``pair-protocol``), the loss consistent with the sampler
+(``loss-consistency``) and, where the pair exposes a noise view, the view consistent with ``sample``
+(``noise-view``); see :mod:`verify.evidence.pair_checks`.  A closed form passed as ``exact_delta`` is a
+claim to check (``closed-form``), never evidence.
 
 * ``assert_dp(pair, ε, δ)`` -- δ_{D‖D'}(ε) ≤ δ and δ_{D'‖D}(ε) ≤ δ (hockey-stick divergences, plain
   tails with Clopper–Pearson where δ·trials ≥ 30, importance sampling with empirical Bernstein
@@ -34,11 +41,12 @@ import json
 import zlib
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable
+from typing import Callable
 
 import numpy as np
 import pytest
 
+from mechanisms.base import MalformedPair
 from verify.options import count
 
 RECORDS_KEY = "pdp_audit_records"
@@ -48,9 +56,9 @@ MARKER = "audit: privacy audits of mechanisms with the privacy_audit fixture (pd
 # --------------------------------------------------------------------------------------------
 # Options and registration
 # --------------------------------------------------------------------------------------------
-# The largest budget per assertion: 1e9 samples per world is already hours of sampling, and the
-# command line caps --trials at the same value.
-MAX_TRIALS = 10**9
+# The largest budget per assertion: 1e8 samples per world.  The losses of both worlds are held in memory
+# (16 bytes per sample and world, about 3 GB at the cap, with the tails' and the consistency test's work).
+MAX_TRIALS = 10**8
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -139,27 +147,26 @@ def assertion_seed(root: int, nodeid: str, index: int) -> int:
     return int(root) * 2**32 + zlib.crc32(f"{nodeid}#{index}".encode("utf-8"))
 
 
-def dp_checks(
-    pair, epsilon: float, delta: float, trials: int, seed: int, exact_delta: float | None, per_instance: bool
-) -> list:
-    """The two hockey-stick checks δ_{D‖D'}(ε) ≤ δ and δ_{D'‖D}(ε) ≤ δ (plain or importance-sampled)."""
+def dp_checks(pair, epsilon: float, delta: float, trials: int, seed: int, per_instance: bool) -> list:
+    """The pair's validation (``loss-consistency``, and ``noise-view`` where it has one) and the two
+    hockey-stick checks δ_{D‖D'}(ε) ≤ δ and δ_{D'‖D}(ε) ≤ δ (plain, or importance-sampled through the view).
+
+    Sampling raises :class:`mechanisms.base.MalformedPair` for releases or losses of the wrong shape, NaN or
+    impossible infinities.
+    """
     from audits.engine import sample_privacy_loss
     from audits.tails import both_directions
     from verify.checks import CheckSpec
     from verify.evidence import builders
+    from verify.evidence.pair_checks import loss_consistency_check, noise_view_check
 
-    cache: dict[str, Any] = {}
-
-    def plain(direction: str):
-        if not cache:
-            loss_d = sample_privacy_loss(pair, "D", trials, seed, "plugin")
-            loss_dp = sample_privacy_loss(pair, "D'", trials, seed, "plugin")
-            cache.update(both_directions(loss_d, loss_dp, np.array([float(epsilon)]), 0.5))
-        return cache[direction]
-
+    losses = {world: sample_privacy_loss(pair, world, trials, seed, "plugin") for world in ("D", "D'")}
+    checks = [loss_consistency_check(losses["D"], losses["D'"])]
+    view = noise_view_check(pair, losses, seed)
+    checks += [view] if view is not None else []
+    tails = both_directions(losses["D"], losses["D'"], np.array([float(epsilon)]), 0.5)
     kind = "pDP for this (D, z)" if per_instance else "DP"
     source = "Wang 2019, Definition 2.4 (per-instance DP)" if per_instance else "Dwork & Roth 2014, Definition 2.4"
-    checks = []
     for suffix, direction, (p, q) in (("forward", "D||D'", ("D", "D'")), ("reverse", "D'||D", ("D'", "D"))):
         spec = CheckSpec(
             f"{'pdp' if per_instance else 'dp'}-{suffix}",
@@ -169,19 +176,63 @@ def dp_checks(
             source,
         )
         checks.append(
-            builders.dp_claim_check(
-                spec,
-                lambda d=direction: plain(d),
-                pair,
-                direction,
-                float(epsilon),
-                float(delta),
-                trials,
-                seed,
-                exact=exact_delta,
-            )
+            builders.dp_claim_check(spec, tails[direction], pair, direction, float(epsilon), float(delta), trials, seed)
         )
     return checks
+
+
+def malformed_check(why: str):
+    """The exact fail of a pair that broke the protocol (:class:`mechanisms.base.MalformedPair`)."""
+    from verify.checks import CheckSpec
+    from verify.evidence import builders
+
+    spec = CheckSpec(
+        "pair-protocol",
+        "The pair keeps the NeighbourPair protocol",
+        "sample(world, n, rng) returns (n, output_dim) real releases and privacy_loss their (n,) exact losses: no "
+        "NaN, no −∞ under D, no +∞ under D'",
+        "shapes and values of sample() and privacy_loss()",
+        "mechanisms.base.NeighbourPair",
+    )
+    return builders.exact_check(spec, holds=False, estimate=float("nan"), note=f"Malformed pair: {why}.")
+
+
+def closed_form_check(checks: list, exact_delta: float) -> list:
+    """A user's closed form δ(ε) is a claim to check, never evidence: ``closed-form`` fails where the sampled
+    intervals of the DP checks exclude it, and no DP check passes because of it."""
+    from verify.checks import CheckSpec, Evidence
+
+    dp = [c for c in checks if c.id.endswith(("-forward", "-reverse"))]
+    if not dp:  # a malformed pair: nothing was sampled to compare with
+        return []
+    spec = CheckSpec(
+        "closed-form",
+        "The supplied closed form agrees with sampling",
+        f"The exact δ(ε) supplied with the assertion, {exact_delta:.4g}, is the pair's",
+        "δ_supplied ∈ the sampled interval of δ_{D‖D'}(ε) and of δ_{D'‖D}(ε)",
+        "user claim (exact_delta=)",
+    )
+    pvalues = [_two_sided_pvalue(c, exact_delta) for c in dp]
+    return [
+        Evidence(
+            spec=spec,
+            estimate=float(exact_delta),
+            pvalue=min(1.0, len(pvalues) * min(pvalues)),
+            supports=lambda ci, alpha: True,
+            note="A supplied closed form is checked against the samples; it never makes a DP check pass.",
+        )
+    ]
+
+
+def _two_sided_pvalue(evidence, value: float) -> float:
+    """Smallest α at which the evidence's interval at level 1 − α excludes ``value`` (bisection in log α)."""
+    from audits.stats import pvalue_by_inversion
+
+    def separation(alpha: float) -> float:
+        lo, hi = evidence.interval(alpha)
+        return max(lo - value, value - hi)
+
+    return pvalue_by_inversion(separation, 0.0)
 
 
 class _PerTrial:
@@ -304,6 +355,8 @@ class PrivacyAudit:
                 message + ("\n  (--audit-strict: inconclusive counts as failure)" if verdict != "fail" else ""),
                 pytrace=False,
             )
+        if verdict == "inconclusive":  # not green: a skip with the reason and the budget that would decide it
+            pytest.skip(message + "\n  (inconclusive: not evidence of the claim; --audit-strict makes this a failure)")
         return AuditOutcome(verdict, checks, message)
 
     def assert_dp(
@@ -311,7 +364,9 @@ class PrivacyAudit:
     ) -> "AuditOutcome":
         """Assert (ε, δ)-DP on the neighbouring pair: δ_{D‖D'}(ε) ≤ δ and δ_{D'‖D}(ε) ≤ δ.
 
-        ``exact_delta``: a closed form for δ(ε) if you have one (a tight claim can only pass through it).
+        ``exact_delta``: a closed form for δ(ε) you believe in.  It is a claim to check (``closed-form``: fails
+        where sampling excludes it), never evidence: the DP checks pass only when the sampled upper confidence
+        bound on δ(ε) is below δ.
         """
         return self._dp("dp", pair, epsilon, delta, exact_delta, trials)
 
@@ -327,10 +382,17 @@ class PrivacyAudit:
         if not 0 < delta < 1:
             raise ValueError(f"delta must be in (0, 1), got {delta}")
         trials = int(trials or self.settings.trials)
+        if not 100 <= trials <= MAX_TRIALS:
+            raise ValueError(f"trials must be in [100, {MAX_TRIALS:.0e}], got {trials}")
         index, seed = self._next_seed()
-        checks = dp_checks(pair, epsilon, delta, trials, seed, exact_delta, per_instance=kind == "pdp")
         label = "per-instance DP claim for this (D, z)" if kind == "pdp" else "DP claim"
         header = f"({epsilon:g}, {delta:g}) {label} of {type(pair).__name__}"
+        try:
+            checks = dp_checks(pair, epsilon, delta, trials, seed, per_instance=kind == "pdp")
+        except MalformedPair as err:
+            checks = [malformed_check(str(err))]
+        if exact_delta is not None:
+            checks += closed_form_check(checks, float(exact_delta))
         return self._decide(
             kind, header, checks, trials, index, seed, {"epsilon": float(epsilon), "delta": float(delta)}
         )

@@ -8,15 +8,15 @@ an id stands for the individual audited (``median``, ``added`` or ``random``, se
 suffix
 (``-forward``/``-reverse``) where both directions are checked.
 
-**Roles** (:class:`verify.checks.CheckSpec`).  The deployed pipeline is ObjPert followed by the report of
-``--mode`` with the options' readings; guarantees are what it relies on and publishes: the truth ε₁
-(``cor7-identity``), the coverage of the published bound (``report-valid-*``), the statements behind the deployed
-report (Lemma 20 at the deployed τ, Proposition 21's 3/2, Theorem 10(3)'s factor 12, Proposition 15 with the
-union-bound quantile, Proposition 12, Weyl's inequality), the DP of ObjPert's release θ̂ᴾ at ε₁ (``thm8-bound``,
-``objpert-dp-*``, ``objpert-lr-attack``, audited as ``pdp-audit run objpert`` audits it) and the DP/pDP of the
-report's own releases (Theorems 10(1)(2), 11, 14, Algorithm 3's DP at ε₄, Algorithm 4's overhead).  Paper statements (findings with
-``--paper-claims``, computed only then): ``thm13-accuracy-*`` (Theorem 13 bounds how loose the adaptive report
-is -- its utility, not a bound the report publishes; the published bound's coverage is ``report-valid-*``),
+**Roles** (:class:`verify.checks.CheckSpec`). The deployed pipeline is ObjPert followed by the report of ``--mode``
+with the options' readings; guarantees are what it relies on and publishes: the truth ε₁ (``cor7-identity``), the
+coverage of the published bound (``report-valid-*``), the statements behind the deployed report (Lemma 20 at the
+deployed τ, Proposition 21's 3/2, Theorem 10(3)'s factor 12, Proposition 15 with the union-bound quantile,
+Proposition 12, Weyl's inequality), the DP of ObjPert's release θ̂ᴾ at ε₁ (``thm8-bound``, ``objpert-dp-*``,
+``objpert-lr-attack``, audited as ``pdp-audit run objpert`` audits it) and the DP/pDP of the report's own releases
+(Theorems 10(1)(2), 11, 14, Algorithm 3's DP at ε₄, Algorithm 4's overhead). Paper statements (findings with
+``--paper-claims``, computed only then): ``thm13-accuracy-*`` (Theorem 13 bounds how loose the adaptive report is --
+its utility, not a bound the report publishes; the published bound's coverage is ``report-valid-*``),
 ``q25-printed-gradient`` (the signed ḡ; a guarantee when ``--gradient-bound printed`` deploys it),
 ``lemma20-printed-tau`` (τ = 12 at d = 50 read as printed, K16/Q4; ``--tau-reading unit-goe`` deploys it as
 ``lemma20``), ``prop15-l1`` (Proposition 15's second statement), ``prop15-algorithm2`` (Proposition 15 read

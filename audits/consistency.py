@@ -1,0 +1,134 @@
+"""Is a privacy loss the loss of its sampler?  Change-of-measure identities tested with bounded summands.
+
+For a pair (P_D, P_D') with exact privacy loss L = log p_D/p_D', every event A satisfies
+
+    P_D'(L ∈ A) = E_D[e^{−L} 1{L ∈ A}]        and        P_D(L ∈ A) = E_D'[e^{L} 1{L ∈ A}].
+
+(The first is E_D[e^{−L}] = 1 restricted to A; summed over a partition they give both normalisations.)  A loss
+written for another σ, another neighbour or another world breaks them on some bin of L.  The test takes the two
+half-lines L ≤ 0 and L > 0 (the most power against a misnormalised loss) and bins cut at 0 and at quantiles of L
+on each side (against a loss of the wrong shape; taken from a pilot share of the draws, so the bins do not depend
+on the draws that test them) and, on each bin, compares
+
+* for A ⊂ [0, ∞): the frequency of A under D' with the mean of e^{−L}1{L ∈ A} ∈ [0, 1] under D;
+* for A ⊂ (−∞, 0): the frequency of A under D with the mean of e^{L}1{L ∈ A} ∈ [0, 1] under D'.
+
+Every summand lies in [0, 1], so both sides have finite-sample intervals whatever the tails of L: an exact
+Clopper–Pearson interval for the frequency and the empirical Bernstein interval of Maurer & Pontil (2009,
+Thm 4) for the weighted mean.  Under the identity both intervals at level 1 − a cover the common value with
+probability ≥ 1 − 2a, so "disjoint at a" has probability ≤ 2a; the bin's p-value is 2a* for the smallest such
+a, and the test's p-value is Bonferroni's over the bins.  (Losses that are not numbers, or that call a release
+impossible in the world that drew it, are refused earlier: :func:`mechanisms.base.checked_losses`.)
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from audits.rare import BoundedMean
+from audits.stats import clopper_pearson, pvalue_by_inversion
+
+#: Bins on each side of 0.
+BINS_PER_SIDE = 4
+#: Share of each world's draws used only to place the bin edges.
+PILOT_SHARE = 0.2
+
+
+@dataclass(frozen=True)
+class BinComparison:
+    """One bin (lo, hi] of L: the frequency side (``count`` of ``n`` draws on ``frequency_world``) against the
+    weighted side (mean of e^{∓L}1{L ∈ bin} on the other world)."""
+
+    lo: float
+    hi: float
+    frequency_world: str
+    count: int
+    n: int
+    weighted: BoundedMean
+
+    @property
+    def frequency(self) -> float:
+        return self.count / self.n
+
+    def intervals(self, a: float) -> tuple[tuple[float, float], tuple[float, float]]:
+        lo, hi = clopper_pearson(self.count, self.n, a)
+        return (float(lo), float(hi)), self.weighted.interval(a)
+
+    def separation(self, a: float) -> float:
+        """How far apart the two intervals at level 1 − a are (> 0: disjoint)."""
+        (f_lo, f_hi), (w_lo, w_hi) = self.intervals(a)
+        return max(f_lo - w_hi, w_lo - f_hi)
+
+    def pvalue(self) -> float:
+        return min(1.0, 2 * pvalue_by_inversion(self.separation, 0.0))
+
+
+@dataclass(frozen=True)
+class LossConsistency:
+    """The bins' comparisons; :attr:`pvalue` of "L is the privacy loss of the sampler"."""
+
+    bins: tuple[BinComparison, ...]
+
+    @property
+    def pvalue(self) -> float:
+        if not self.bins:
+            return 1.0
+        return min(1.0, len(self.bins) * min(b.pvalue() for b in self.bins))
+
+    @property
+    def worst(self) -> BinComparison | None:
+        return min(self.bins, key=lambda b: b.pvalue()) if self.bins else None
+
+    def describe(self) -> str:
+        """The worst bin in words: which probability, its two estimates and their ratio."""
+        b = self.worst
+        if b is None:
+            return "no bin had draws"
+        other = "D'" if b.frequency_world == "D" else "D"
+        weight = "e^{L}" if b.frequency_world == "D" else "e^{−L}"
+        ratio = b.weighted.estimate / b.frequency if b.frequency > 0 else math.inf
+        return (
+            f"A = ({b.lo:.4g}, {b.hi:.4g}], P_{b.frequency_world}(L ∈ A) = {b.frequency:.4g} sampled against "
+            f"E_{other}[{weight}·1{{L ∈ A}}] = {b.weighted.estimate:.4g} (ratio {ratio:.4g})"
+        )
+
+
+def _weighted(inside: np.ndarray, n: int) -> BoundedMean:
+    """The mean of n draws of Y ∈ [0, 1] that are ``inside`` on the bin and 0 elsewhere (memory ∝ the bin)."""
+    mean = float(inside.sum()) / n
+    variance = (float(np.square(inside).sum()) - n * mean**2) / (n - 1) if n > 1 else 0.0
+    return BoundedMean(n, mean, max(variance, 0.0), 1.0)
+
+
+def _edges(pilot: np.ndarray) -> np.ndarray:
+    """0, ±∞ and quantiles of the pilot losses on each side of 0."""
+    quantiles = np.linspace(0, 1, BINS_PER_SIDE + 1)[1:-1]
+    finite = pilot[np.isfinite(pilot)]
+    neg, pos = finite[finite < 0], finite[finite >= 0]
+    inner = [np.quantile(side, quantiles) for side in (neg, pos) if side.size]
+    return np.unique(np.concatenate([[-np.inf, 0.0, np.inf], *inner]))
+
+
+def loss_consistency(loss_d: np.ndarray, loss_dp: np.ndarray) -> LossConsistency:
+    """The change-of-measure test of the module notes on draws of L under D and under D' (in draw order)."""
+    loss_d, loss_dp = np.asarray(loss_d, float), np.asarray(loss_dp, float)
+    k_d, k_dp = int(loss_d.size * PILOT_SHARE), int(loss_dp.size * PILOT_SHARE)
+    edges = _edges(np.concatenate([loss_d[:k_d], loss_dp[:k_dp]]))
+    test_d, test_dp = loss_d[k_d:], loss_dp[k_dp:]
+    bins = []
+    # the two half-lines (most power against a misnormalised loss) and the quantile bins (against a loss of
+    # the wrong shape)
+    for lo, hi in [(-np.inf, 0.0), (0.0, np.inf), *zip(edges[:-1], edges[1:])]:
+        if hi <= 0:  # A ⊂ (−∞, 0]: frequency under D, weight e^{L} ≤ 1 under D'
+            world, counted, other, sign = "D", test_d, test_dp, 1.0
+        else:  # A ⊂ (0, ∞): frequency under D', weight e^{−L} ≤ 1 under D
+            world, counted, other, sign = "D'", test_dp, test_d, -1.0
+        count = int(np.count_nonzero((counted > lo) & (counted <= hi)))
+        weights = np.exp(sign * other[(other > lo) & (other <= hi)])
+        if count or weights.size:
+            comparison = BinComparison(float(lo), float(hi), world, count, counted.size, _weighted(weights, other.size))
+            bins.append(comparison)
+    return LossConsistency(tuple(bins))
