@@ -436,7 +436,7 @@ def _roc(fig, data: Roc, box, compact: bool = False) -> None:
     ax.set_ylim(0, 1)
     ax.set_xlabel("false-positive rate (output of D' called D)")
     ax.set_ylabel("true-positive rate (output of D called D)")
-    title = f"ε lower bound at the held-out threshold: {data.epsilon_lower_bound:.4g} (confidence {data.level:.8g})"
+    title = f"ε lower bound of the attack: {data.epsilon_lower_bound:.4g} (confidence {data.level:.8g})"
     if compact:
         title = f"Attack ROC; ε lower bound {data.epsilon_lower_bound:.3g}"
     ax.set_title(title, fontsize=8 if compact else 9)

@@ -3,7 +3,12 @@
 import numpy as np
 import pytest
 
-from audits.attack import balanced_accuracy_bound, epsilon_lower_bound, likelihood_ratio_attack
+from audits.attack import (
+    balanced_accuracy_bound,
+    epsilon_lower_bound,
+    likelihood_ratio_attack,
+    order_statistic_attack,
+)
 from audits.coverage import coverage_of
 from audits.engine import block_rng, block_sizes, sample_privacy_loss
 from audits.stats import binomial_pvalue_exceeds, clopper_pearson, holm, pvalue_by_inversion
@@ -65,6 +70,28 @@ def test_attack_lower_bound_is_valid_and_refutes_a_false_claim():
     assert result.epsilon_lower_bound <= true_eps  # valid: never above the truth (false alarm 1e-6)
     assert result.epsilon_lower_bound > 0.5 * true_eps  # a claim of ε = half the truth is refuted
     assert result.balanced_accuracy <= balanced_accuracy_bound(true_eps, 1e-3) + 5e-3
+
+
+def test_order_statistic_bound_is_valid_and_refutes_a_false_claim():
+    sigma = 1.0
+    _, ld, ldp = gaussian_losses(sigma, n=1_000_000)
+    true_eps = g.analytic_epsilon(1e-3, sigma)
+    bound = order_statistic_attack(ld, ldp, delta=1e-3).epsilon_lower_bound_at(FALSE_ALARM)
+    assert likelihood_ratio_attack(ld, ldp, delta=1e-3, alpha=FALSE_ALARM).epsilon_lower_bound == bound
+    assert bound <= true_eps  # valid (false alarm 1e-6)
+    assert bound > 0.6 * true_eps  # a claim of 0.6 of the true ε is refuted
+    # the reverse inequality alone: swap the worlds, the bound is the same pair's
+    swapped = order_statistic_attack(-ldp, -ld, delta=1e-3).epsilon_lower_bound_at(FALSE_ALARM)
+    assert 0.8 * bound <= swapped <= true_eps
+
+
+def test_order_statistic_bound_is_zero_for_identical_worlds_even_with_ties():
+    """Randomised tie-breaking: a pair whose worlds are identical (every loss 0) gives no evidence of leakage."""
+    zeros = np.zeros(100_000)
+    assert order_statistic_attack(zeros, zeros, delta=0.0).epsilon_lower_bound_at(FALSE_ALARM) == 0.0
+    coarse = np.round(np.random.default_rng(3).standard_normal(100_000), 1)  # many ties, same law both sides
+    other = np.round(np.random.default_rng(4).standard_normal(100_000), 1)
+    assert order_statistic_attack(coarse, other, delta=0.0).epsilon_lower_bound_at(FALSE_ALARM) == 0.0
 
 
 def test_epsilon_lower_bound_uses_both_inequalities():

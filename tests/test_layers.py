@@ -30,7 +30,7 @@ VERIFY_LEVELS = (
     ("verify.evidence", "verify.contract"),
     ("verify.plans",),
     ("verify.sweeps",),
-    ("verify.ledger", "verify.deployment"),
+    ("verify.ledger", "verify.deployment", "verify.mutants"),
     ("verify.cli", "verify.pytest_plugin"),
 )
 

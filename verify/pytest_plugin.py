@@ -22,6 +22,8 @@ claim to check (``closed-form``), never evidence.
   intervals below that when the pair exposes a Gaussian noise view; :func:`verify.evidence.builders.dp_claim_check`);
 * ``assert_pdp(pair, ε, δ)`` -- the same inequalities, stated as the per-instance claim about the one
   (D, z) the pair was built from (Wang 2019, Definition 2.4);
+* ``assert_dp_blackbox(sample_D, sample_D_prime, ε, δ)`` -- for a mechanism that can only be sampled: a
+  learned test (:mod:`audits.blackbox`) tries to refute the claim; it can fail or be inconclusive, never pass;
 * ``assert_coverage(holds, ρ)`` -- an event "holds with probability ≥ 1 − ρ": exact binomial test of
   the failure count; ``holds`` is a vectorised sampler ``(size, rng) -> bool array``, a per-trial
   ``rng -> bool`` function, or an array of outcomes.
@@ -46,7 +48,6 @@ from typing import Callable
 import numpy as np
 import pytest
 
-from mechanisms.base import MalformedPair
 from verify.options import count
 
 RECORDS_KEY = "pdp_audit_records"
@@ -145,94 +146,6 @@ class Settings:
 def assertion_seed(root: int, nodeid: str, index: int) -> int:
     """Seed of one assertion: the root seed and crc32 of ``nodeid#index``, so it depends on identity only."""
     return int(root) * 2**32 + zlib.crc32(f"{nodeid}#{index}".encode("utf-8"))
-
-
-def dp_checks(pair, epsilon: float, delta: float, trials: int, seed: int, per_instance: bool) -> list:
-    """The pair's validation (``loss-consistency``, and ``noise-view`` where it has one) and the two
-    hockey-stick checks δ_{D‖D'}(ε) ≤ δ and δ_{D'‖D}(ε) ≤ δ (plain, or importance-sampled through the view).
-
-    Sampling raises :class:`mechanisms.base.MalformedPair` for releases or losses of the wrong shape, NaN or
-    impossible infinities.
-    """
-    from audits.engine import sample_privacy_loss
-    from audits.tails import both_directions
-    from verify.checks import CheckSpec
-    from verify.evidence import builders
-    from verify.evidence.pair_checks import loss_consistency_check, noise_view_check
-
-    losses = {world: sample_privacy_loss(pair, world, trials, seed, "plugin") for world in ("D", "D'")}
-    checks = [loss_consistency_check(losses["D"], losses["D'"])]
-    view = noise_view_check(pair, losses, seed)
-    checks += [view] if view is not None else []
-    tails = both_directions(losses["D"], losses["D'"], np.array([float(epsilon)]), 0.5)
-    kind = "pDP for this (D, z)" if per_instance else "DP"
-    source = "Wang 2019, Definition 2.4 (per-instance DP)" if per_instance else "Dwork & Roth 2014, Definition 2.4"
-    for suffix, direction, (p, q) in (("forward", "D||D'", ("D", "D'")), ("reverse", "D'||D", ("D'", "D"))):
-        spec = CheckSpec(
-            f"{'pdp' if per_instance else 'dp'}-{suffix}",
-            f"({epsilon:g}, {delta:g})-{kind}, δ_{{{p}‖{q}}}(ε)",
-            f"The pair is ({epsilon:g}, {delta:g})-{kind}: P_{p}(S) ≤ e^ε P_{q}(S) + δ for every event S",
-            f"δ_{{{p}‖{q}}}(ε) = P_{p}[L_{p}{q} > ε] − e^ε P_{q}[L_{p}{q} > ε] ≤ δ",
-            source,
-        )
-        checks.append(
-            builders.dp_claim_check(spec, tails[direction], pair, direction, float(epsilon), float(delta), trials, seed)
-        )
-    return checks
-
-
-def malformed_check(why: str):
-    """The exact fail of a pair that broke the protocol (:class:`mechanisms.base.MalformedPair`)."""
-    from verify.checks import CheckSpec
-    from verify.evidence import builders
-
-    spec = CheckSpec(
-        "pair-protocol",
-        "The pair keeps the NeighbourPair protocol",
-        "sample(world, n, rng) returns (n, output_dim) real releases and privacy_loss their (n,) exact losses: no "
-        "NaN, no −∞ under D, no +∞ under D'",
-        "shapes and values of sample() and privacy_loss()",
-        "mechanisms.base.NeighbourPair",
-    )
-    return builders.exact_check(spec, holds=False, estimate=float("nan"), note=f"Malformed pair: {why}.")
-
-
-def closed_form_check(checks: list, exact_delta: float) -> list:
-    """A user's closed form δ(ε) is a claim to check, never evidence: ``closed-form`` fails where the sampled
-    intervals of the DP checks exclude it, and no DP check passes because of it."""
-    from verify.checks import CheckSpec, Evidence
-
-    dp = [c for c in checks if c.id.endswith(("-forward", "-reverse"))]
-    if not dp:  # a malformed pair: nothing was sampled to compare with
-        return []
-    spec = CheckSpec(
-        "closed-form",
-        "The supplied closed form agrees with sampling",
-        f"The exact δ(ε) supplied with the assertion, {exact_delta:.4g}, is the pair's",
-        "δ_supplied ∈ the sampled interval of δ_{D‖D'}(ε) and of δ_{D'‖D}(ε)",
-        "user claim (exact_delta=)",
-    )
-    pvalues = [_two_sided_pvalue(c, exact_delta) for c in dp]
-    return [
-        Evidence(
-            spec=spec,
-            estimate=float(exact_delta),
-            pvalue=min(1.0, len(pvalues) * min(pvalues)),
-            supports=lambda ci, alpha: True,
-            note="A supplied closed form is checked against the samples; it never makes a DP check pass.",
-        )
-    ]
-
-
-def _two_sided_pvalue(evidence, value: float) -> float:
-    """Smallest α at which the evidence's interval at level 1 − α excludes ``value`` (bisection in log α)."""
-    from audits.stats import pvalue_by_inversion
-
-    def separation(alpha: float) -> float:
-        lo, hi = evidence.interval(alpha)
-        return max(lo - value, value - hi)
-
-    return pvalue_by_inversion(separation, 0.0)
 
 
 class _PerTrial:
@@ -387,15 +300,35 @@ class PrivacyAudit:
         index, seed = self._next_seed()
         label = "per-instance DP claim for this (D, z)" if kind == "pdp" else "DP claim"
         header = f"({epsilon:g}, {delta:g}) {label} of {type(pair).__name__}"
-        try:
-            checks = dp_checks(pair, epsilon, delta, trials, seed, per_instance=kind == "pdp")
-        except MalformedPair as err:
-            checks = [malformed_check(str(err))]
-        if exact_delta is not None:
-            checks += closed_form_check(checks, float(exact_delta))
+        from verify.evidence.pair_checks import validated_dp_checks
+
+        checks = validated_dp_checks(pair, epsilon, delta, trials, seed, kind == "pdp", exact_delta)
         return self._decide(
             kind, header, checks, trials, index, seed, {"epsilon": float(epsilon), "delta": float(delta)}
         )
+
+    def assert_dp_blackbox(
+        self, sample_D, sample_D_prime, epsilon: float, delta: float, *, trials: int | None = None
+    ) -> "AuditOutcome":
+        """Try to refute (ε, δ)-DP of a mechanism that can only be sampled: ``sample_D(size, rng)`` and
+        ``sample_D_prime(size, rng)`` return (size, d) releases.  A test statistic is learned on ``trials``
+        releases per world and ε bounded on as many fresh ones (:mod:`audits.blackbox`).  Fails when the claim is
+        refuted; otherwise inconclusive (a skip, or a failure under ``--audit-strict``): it never passes."""
+        from verify.evidence.pair_checks import blackbox_checks
+
+        if not (np.isfinite(epsilon) and epsilon >= 0):
+            raise ValueError(f"epsilon must be a finite number >= 0, got {epsilon}")
+        if not 0 <= delta < 1:
+            raise ValueError(f"delta must be in [0, 1), got {delta}")
+        trials = int(trials or self.settings.trials)
+        if not 100 <= trials <= MAX_TRIALS:
+            raise ValueError(f"trials must be in [100, {MAX_TRIALS:.0e}], got {trials}")
+        index, seed = self._next_seed()
+        checks = blackbox_checks(sample_D, sample_D_prime, epsilon, delta, trials, seed)
+        name = getattr(sample_D, "__qualname__", type(sample_D).__name__)
+        header = f"({epsilon:g}, {delta:g}) DP claim, black box ({name})"
+        claim = {"epsilon": float(epsilon), "delta": float(delta)}
+        return self._decide("blackbox", header, checks, trials, index, seed, claim)
 
     def assert_coverage(
         self, holds, rho: float, *, trials: int | None = None, exact_failure: float | None = None

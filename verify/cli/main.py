@@ -17,12 +17,12 @@ import traceback
 
 from mechanisms.validation import InputError
 from verify.checks import without_findings
-from verify.cli import benchmark, certify, claims, report, schema, sweep, tau
+from verify.cli import benchmark, blackbox, certify, claims, mutants, report, schema, sweep, tau
 from verify.options import check_output_path, count
 from verify.plans.catalogue import plans_by_name
 
 # The subcommands besides ``list`` and ``run``, in the order ``--help`` shows them.
-COMMANDS = (certify, sweep, report, claims, tau, benchmark, schema)
+COMMANDS = (certify, sweep, report, claims, tau, benchmark, schema, mutants, blackbox)
 
 EXIT_USAGE = 2
 EXIT_INTERNAL_ERROR = 4

@@ -8,8 +8,11 @@
   privacy-loss law: two-sample Kolmogorov–Smirnov on the losses of both.
 
 Malformed releases or losses (shape, NaN, impossible infinities) never reach a check: sampling raises
-:class:`mechanisms.base.MalformedPair` (:class:`audits.engine.PrivacyLossSampler`).  Both checks are statistical:
-their p-values join the family of the claim they guard (Holm), so the family's false-alarm rate holds.
+:class:`mechanisms.base.MalformedPair` (:class:`audits.engine.PrivacyLossSampler`), and the assertion is the
+exact fail ``pair-protocol``.  Both checks are statistical: their p-values join the family of the claim they
+guard (Holm), so the family's false-alarm rate holds.  :func:`validated_dp_checks` is what the pytest plugin
+and the mutant zoo run on a pair; a closed form the user supplies is a claim (``closed-form``), never
+evidence.
 """
 
 from __future__ import annotations
@@ -19,8 +22,12 @@ from scipy import stats
 
 from audits import rare
 from audits.consistency import loss_consistency
-from audits.engine import run_blocks
+from audits.engine import run_blocks, sample_privacy_loss
+from audits.stats import pvalue_by_inversion
+from audits.tails import both_directions
+from mechanisms.base import MalformedPair
 from verify.checks import CheckSpec, Evidence
+from verify.evidence import builders
 
 #: Releases per world drawn through the noise view (and compared with as many from ``sample``).
 VIEW_SAMPLES = 50_000
@@ -100,3 +107,137 @@ def noise_view_check(pair, losses: dict[str, np.ndarray], seed: int) -> Evidence
         ),
         details={w: float(r.statistic) for w, r in results.items()},
     )
+
+
+def validated_dp_checks(
+    pair, epsilon: float, delta: float, trials: int, seed: int, per_instance: bool, exact_delta: float | None = None
+) -> list[Evidence]:
+    """Everything an assertion about a user's pair rests on: the pair's validation and its two DP checks
+    (:func:`dp_checks`), the exact fail ``pair-protocol`` instead when the pair is malformed, and
+    ``closed-form`` when the user supplied one."""
+    try:
+        checks = dp_checks(pair, epsilon, delta, trials, seed, per_instance)
+    except MalformedPair as err:
+        checks = [malformed_check(str(err))]
+    if exact_delta is not None:
+        checks += closed_form_check(checks, float(exact_delta))
+    return checks
+
+
+def dp_checks(pair, epsilon: float, delta: float, trials: int, seed: int, per_instance: bool) -> list:
+    """The pair's validation (``loss-consistency``, and ``noise-view`` where it has one) and the two
+    hockey-stick checks δ_{D‖D'}(ε) ≤ δ and δ_{D'‖D}(ε) ≤ δ (plain, or importance-sampled through the view).
+
+    Sampling raises :class:`mechanisms.base.MalformedPair` for releases or losses of the wrong shape, NaN or
+    impossible infinities.
+    """
+    losses = {world: sample_privacy_loss(pair, world, trials, seed, "plugin") for world in ("D", "D'")}
+    checks = [loss_consistency_check(losses["D"], losses["D'"])]
+    view = noise_view_check(pair, losses, seed)
+    checks += [view] if view is not None else []
+    tails = both_directions(losses["D"], losses["D'"], np.array([float(epsilon)]), 0.5)
+    kind = "pDP for this (D, z)" if per_instance else "DP"
+    source = "Wang 2019, Definition 2.4 (per-instance DP)" if per_instance else "Dwork & Roth 2014, Definition 2.4"
+    for suffix, direction, (p, q) in (("forward", "D||D'", ("D", "D'")), ("reverse", "D'||D", ("D'", "D"))):
+        spec = CheckSpec(
+            f"{'pdp' if per_instance else 'dp'}-{suffix}",
+            f"({epsilon:g}, {delta:g})-{kind}, δ_{{{p}‖{q}}}(ε)",
+            f"The pair is ({epsilon:g}, {delta:g})-{kind}: P_{p}(S) ≤ e^ε P_{q}(S) + δ for every event S",
+            f"δ_{{{p}‖{q}}}(ε) = P_{p}[L_{p}{q} > ε] − e^ε P_{q}[L_{p}{q} > ε] ≤ δ",
+            source,
+        )
+        checks.append(
+            builders.dp_claim_check(spec, tails[direction], pair, direction, float(epsilon), float(delta), trials, seed)
+        )
+    return checks
+
+
+def malformed_check(why: str):
+    """The exact fail of a pair that broke the protocol (:class:`mechanisms.base.MalformedPair`)."""
+    spec = CheckSpec(
+        "pair-protocol",
+        "The pair keeps the NeighbourPair protocol",
+        "sample(world, n, rng) returns (n, output_dim) real releases and privacy_loss their (n,) exact losses: no "
+        "NaN, no −∞ under D, no +∞ under D'",
+        "shapes and values of sample() and privacy_loss()",
+        "mechanisms.base.NeighbourPair",
+    )
+    return builders.exact_check(spec, holds=False, estimate=float("nan"), note=f"Malformed pair: {why}.")
+
+
+def closed_form_check(checks: list, exact_delta: float) -> list:
+    """A user's closed form δ(ε) is a claim to check, never evidence: ``closed-form`` fails where the sampled
+    intervals of the DP checks exclude it, and no DP check passes because of it."""
+    dp = [c for c in checks if c.id.endswith(("-forward", "-reverse"))]
+    if not dp:  # a malformed pair: nothing was sampled to compare with
+        return []
+    spec = CheckSpec(
+        "closed-form",
+        "The supplied closed form agrees with sampling",
+        f"The exact δ(ε) supplied with the assertion, {exact_delta:.4g}, is the pair's",
+        "δ_supplied ∈ the sampled interval of δ_{D‖D'}(ε) and of δ_{D'‖D}(ε)",
+        "user claim (exact_delta=)",
+    )
+    pvalues = [_two_sided_pvalue(c, exact_delta) for c in dp]
+    return [
+        Evidence(
+            spec=spec,
+            estimate=float(exact_delta),
+            pvalue=min(1.0, len(pvalues) * min(pvalues)),
+            supports=lambda ci, alpha: True,
+            note="A supplied closed form is checked against the samples; it never makes a DP check pass.",
+        )
+    ]
+
+
+def _two_sided_pvalue(evidence, value: float) -> float:
+    """Smallest α at which the evidence's interval at level 1 − α excludes ``value`` (bisection in log α)."""
+
+    def separation(alpha: float) -> float:
+        lo, hi = evidence.interval(alpha)
+        return max(lo - value, value - hi)
+
+    return pvalue_by_inversion(separation, 0.0)
+
+
+BLACKBOX = CheckSpec(
+    "blackbox-attack",
+    "Black-box attack (learned test)",
+    "",
+    "ε ≥ max over fixed thresholds of log((TPR − δ)/FPR), log((TNR − δ)/FNR) of the learned score",
+    "Kairouz et al. 2015 (DP trade-off); DP-Sniper (Bichsel et al. 2021); audits.blackbox",
+)
+
+
+def blackbox_checks(sample_d, sample_dprime, epsilon: float, delta: float, trials: int, seed: int) -> list[Evidence]:
+    """The black-box attack's check (:mod:`audits.blackbox`): a fail when its ε lower bound exceeds the claimed
+    ε, otherwise inconclusive -- sampling outputs can refute a claim, never certify it."""
+    from audits.blackbox import blackbox_attack
+
+    result = blackbox_attack(sample_d, sample_dprime, trials, delta, seed)
+    spec = CheckSpec(
+        BLACKBOX.id,
+        BLACKBOX.title,
+        f"No test of D vs D' has (FPR, TPR) outside the ({epsilon:g}, {delta:g})-DP region",
+        BLACKBOX.formula,
+        BLACKBOX.source,
+    )
+    return [
+        Evidence(
+            spec=spec,
+            estimate=result.epsilon_lower_bound_at(0.5),
+            pvalue=pvalue_by_inversion(result.epsilon_lower_bound_at, float(epsilon)),
+            interval=lambda alpha: (result.epsilon_lower_bound_at(alpha), float("inf")),
+            supports=lambda ci, alpha: False,
+            budget_hint=lambda ci: (
+                "A black-box audit can refute a claim but never certify it: no violation found at this budget."
+            ),
+            note=(
+                f"Logistic regression on the outputs and their squares ({result.dim}-dimensional releases), trained "
+                f"on {result.train_per_world:,} releases per world (training accuracy {result.train_accuracy:.4f}); "
+                f"ε bounded on {result.test_per_world:,} fresh releases per world (order statistics at fixed ranks, "
+                "union bound). The estimate is the bound at confidence 1/2."
+            ),
+            details={"train_per_world": result.train_per_world, "test_per_world": result.test_per_world},
+        )
+    ]

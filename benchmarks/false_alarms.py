@@ -1,0 +1,79 @@
+"""False alarms, measured: correct mechanisms audited under many independent seeds.
+
+Each correct mechanism -- the twins of the mutant zoo (:mod:`verify.mutants`): the analytic, the classical and
+the sensitivity-correct Gaussian, the Gaussian with a noise view, One-Posterior-Sample and Corollary 23's
+ex-post bound -- is audited ``--seeds`` times (default 200) at the plugin's default budget (1e5 releases per
+world, family-wise α = 1e-6 per run), each run with its own root seed.  Prints one JSON line per mechanism:
+{"benchmark": "false_alarms", "mechanism", "runs", "fail", "inconclusive", "fail_rate", "fail_rate_upper"
+(Clopper–Pearson, 95%), "nominal_alpha", "inconclusive_rate", "seconds"} and a final line with the totals.
+The target: observed fail rate ≤ nominal (no run may fail: at this many runs a single fail would already be far
+above 1e-6), inconclusive rare enough that the default budget decides.
+
+    python benchmarks/false_alarms.py --seeds 200
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import time
+
+from audits.stats import clopper_pearson
+from verify import mutants as zoo
+from verify.checks import worst
+
+#: The correct mechanisms: the twin of each named mutant (distinct mechanisms only).
+TWINS_OF = (
+    "noise-halved",  # analytic Gaussian, σ for (1, 1e-6), claim (1, 1e-5)
+    "classical-missing-2",  # classical Gaussian
+    "one-sided-sensitivity",  # the mean with the removal sensitivity
+    "inconsistent-noise-view",  # a user's pair with a consistent noise view
+    "ops-transposed-cholesky",  # One-Posterior-Sample, claim (1, 1e-2)
+    "ex-post-wrong-sign",  # Corollary 23's ex-post bound, coverage at ρ = 0.05
+)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--seeds", type=int, default=200, help="independent runs per mechanism (default 200)")
+    parser.add_argument("--trials", type=int, default=zoo.TRIALS, help="releases per world (default 1e5)")
+    parser.add_argument("--alpha", type=float, default=1e-6, help="family-wise α of each run (default 1e-6)")
+    args = parser.parse_args(argv)
+    by_id = {m.id: m for m in zoo.MUTANTS}
+    total = {"runs": 0, "fail": 0, "inconclusive": 0}
+    for mutant_id in TWINS_OF:
+        twin = by_id[mutant_id].twin
+        start = time.perf_counter()
+        verdicts = []
+        for seed in range(args.seeds):
+            checks = zoo.audit_case(twin(), args.trials, zoo.case_seed(seed, mutant_id, "false-alarm"), args.alpha)
+            verdicts.append(worst(c.verdict for c in checks))
+        fails, inconclusive = verdicts.count("fail"), verdicts.count("inconclusive")
+        upper = float(clopper_pearson(fails, len(verdicts), 0.05, side="upper")[1])
+        print(
+            json.dumps(
+                {
+                    "benchmark": "false_alarms",
+                    "mechanism": f"twin of {mutant_id}",
+                    "runs": len(verdicts),
+                    "fail": fails,
+                    "inconclusive": inconclusive,
+                    "fail_rate": fails / len(verdicts),
+                    "fail_rate_upper": round(upper, 5),
+                    "nominal_alpha": args.alpha,
+                    "inconclusive_rate": inconclusive / len(verdicts),
+                    "seconds": round(time.perf_counter() - start, 1),
+                }
+            ),
+            flush=True,
+        )
+        total["runs"] += len(verdicts)
+        total["fail"] += fails
+        total["inconclusive"] += inconclusive
+    upper = float(clopper_pearson(total["fail"], total["runs"], 0.05, side="upper")[1])
+    print(json.dumps({"benchmark": "false_alarms", "mechanism": "all", **total, "fail_rate_upper": round(upper, 6)}))
+    return 0 if total["fail"] == 0 else 1
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,109 @@
+"""The mutant zoo's detection table as JSON and a one-table PDF (``pdp-audit mutants``).
+
+The document is plain data: ``{"mutants": [{"id", "description", "expected", "caught_by", "trials", "verdict",
+"twin_verdict", "twin_not_passing"}], "caught", "total", "seed", "alpha", "version"}``.  No timestamps or
+timings, so the same seed and budget give byte-identical files.
+"""
+
+from __future__ import annotations
+
+import json
+import textwrap
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+from matplotlib.backends.backend_pdf import PdfPages  # noqa: E402
+
+from reports.json_report import package_version  # noqa: E402
+from reports.pdf import A4, COLOURS, RC, _text_block, verdict_banner  # noqa: E402
+from reports.publish import write_together  # noqa: E402
+
+ROWS_PER_PAGE = 11
+
+
+def mutants_document(rows: list[dict], seed: int, alpha: float) -> dict:
+    """The JSON document of a zoo run (``rows`` as :meth:`verify.mutants.Outcome.to_dict` gives them)."""
+    caught = sum(r["verdict"] == "fail" and r["twin_verdict"] == "pass" for r in rows)
+    return {
+        "tool": "pdp-audit mutants",
+        "caught": caught,
+        "total": len(rows),
+        "seed": seed,
+        "alpha": alpha,
+        "mutants": rows,
+        "version": package_version(),
+    }
+
+
+def _page(doc: dict, rows: list[dict], first: bool) -> plt.Figure:
+    fig = plt.figure(figsize=A4)
+    lines = [
+        ("pdp-audit — mutant zoo" + ("" if first else " (continued)"), {"size": 18, "weight": "bold", "gap": 0.01})
+    ]
+    if first:
+        lines.append(
+            (
+                f"{doc['total']} plausible bugs, each a mechanism still claiming its guarantee, audited as the suite "
+                f"audits a user's pair; each twin is the correct mechanism. Caught: a mutant fails and its twin "
+                f"passes. Seed {doc['seed']}, family-wise false-alarm probability α = {doc['alpha']:g} per run, "
+                f"{rows[0]['trials'] if rows else 0:,} releases per world.",
+                {"size": 9.5, "gap": 0.01},
+            )
+        )
+    y = _text_block(fig, lines)
+    if first:
+        ok = doc["caught"] == doc["total"]
+        verdict_banner(fig, y, "pass" if ok else "fail", f"{doc['caught']} of {doc['total']} mutants caught")
+        y -= 0.08
+    for r in rows:
+        caught = r["verdict"] == "fail" and r["twin_verdict"] == "pass"
+        fig.text(0.07, y, r["id"], fontsize=9, weight="bold", va="top")
+        fig.text(
+            0.93,
+            y,
+            "CAUGHT" if caught else "MISSED",
+            fontsize=9,
+            weight="bold",
+            va="top",
+            ha="right",
+            color=COLOURS["pass" if caught else "fail"],
+        )
+        y -= 0.018
+        for line in textwrap.wrap(r["description"], 110):
+            fig.text(0.09, y, line, fontsize=7.5, va="top")
+            y -= 0.014
+        found = ", ".join(r["caught_by"]) or "nothing"
+        twin = r["twin_verdict"] + (f" ({', '.join(r['twin_not_passing'])})" if r["twin_not_passing"] else "")
+        fig.text(
+            0.09,
+            y,
+            f"mutant: {r['verdict']}, failed by {found};  correct twin: {twin}",
+            fontsize=7.5,
+            va="top",
+            family="DejaVu Sans Mono",
+        )
+        y -= 0.028
+    return fig
+
+
+def write_mutants_report(doc: dict, pdf: str | None, json_path: str | None) -> None:
+    """Write the PDF and the JSON (``-``: stdout) together (:func:`reports.publish.write_together`)."""
+    text = json.dumps(doc, indent=2, ensure_ascii=False, allow_nan=False) + "\n"
+    write_together(pdf, json_path, lambda tmp: _render(doc, tmp), text)
+
+
+def _render(doc: dict, path) -> None:
+    rows = doc["mutants"]
+    chunks = [rows[: ROWS_PER_PAGE - 2]] + [
+        rows[i : i + ROWS_PER_PAGE] for i in range(ROWS_PER_PAGE - 2, len(rows), ROWS_PER_PAGE)
+    ]
+    with (
+        plt.rc_context(RC),
+        PdfPages(path, metadata={"Creator": "pdp-audit", "Producer": "pdp-audit", "CreationDate": None}) as pdf,
+    ):
+        for i, chunk in enumerate(chunks):
+            page = _page(doc, chunk, first=i == 0)
+            pdf.savefig(page)
+            plt.close(page)

@@ -1,0 +1,90 @@
+"""Black-box mode (audits/blackbox.py, `pdp-audit blackbox`, `assert_dp_blackbox`): validated on white-box
+mechanisms -- its ε lower bound never exceeds the exact ε (false alarm 1e-6, fixed seeds), it refutes a
+deflated mechanism, and it never certifies."""
+
+import json
+import textwrap
+
+import numpy as np
+import pytest
+
+from audits.blackbox import blackbox_attack
+from mechanisms import gaussian as g
+from verify import pytest_plugin
+from verify.cli.main import main
+
+ALPHA, DELTA = 1e-6, 1e-5
+
+
+def gaussian_samplers(sigma, shift=1.0, d=1):
+    pair = g.GaussianPair(np.zeros(d), np.eye(d)[0] * shift, sigma)
+    return (lambda n, rng: pair.sample("D", n, rng)), (lambda n, rng: pair.sample("D'", n, rng))
+
+
+@pytest.mark.parametrize("sigma,d", [(g.analytic_sigma(1.0, DELTA), 1), (1.0, 3), (0.5, 1)])
+def test_bound_is_valid_on_white_box_mechanisms(sigma, d):
+    exact = g.analytic_epsilon(DELTA, sigma)
+    bound = blackbox_attack(*gaussian_samplers(sigma, d=d), 50_000, DELTA, seed=1).epsilon_lower_bound_at(ALPHA)
+    assert 0 < bound <= exact, (bound, exact)
+    if sigma <= 1.0:
+        assert bound > 0.3 * exact  # a learned linear test comes within a factor ~2 of the optimal one
+
+
+def test_a_variance_change_is_seen_through_the_quadratic_features():
+    """D: N(0, 1), D': N(0, 3²) -- equal means; the optimal test thresholds o²."""
+    d = lambda n, rng: rng.standard_normal((n, 1))  # noqa: E731
+    dp = lambda n, rng: 3 * rng.standard_normal((n, 1))  # noqa: E731
+    assert blackbox_attack(d, dp, 20_000, DELTA, seed=2).epsilon_lower_bound_at(ALPHA) > 1.0
+
+
+def _audit(strict=False):
+    settings = pytest_plugin.Settings(trials=20_000, seed=0, alpha=ALPHA, strict=strict)
+
+    class Session:
+        def add(self, record):
+            pass
+
+    return pytest_plugin.PrivacyAudit("test_blackbox.py::t", settings, Session())
+
+
+def test_plugin_refutes_a_deflated_mechanism_and_never_passes_a_correct_one():
+    with pytest.raises(pytest.fail.Exception, match="blackbox-attack"):
+        _audit().assert_dp_blackbox(*gaussian_samplers(0.3), epsilon=1.0, delta=DELTA)
+    with pytest.raises(pytest.skip.Exception, match="never certify"):
+        _audit().assert_dp_blackbox(*gaussian_samplers(g.analytic_sigma(1.0, 1e-6)), epsilon=1.0, delta=DELTA)
+
+
+MODULE = textwrap.dedent(
+    """
+    import numpy as np
+    from mechanisms.gaussian import GaussianPair
+
+    def deflated():
+        return GaussianPair(np.zeros(2), np.array([1.0, 0.0]), 0.3)
+
+    def correct():
+        return GaussianPair(np.zeros(2), np.array([1.0, 0.0]), 5.0)
+    """
+)
+
+
+def test_cli_exit_codes_and_json(tmp_path, monkeypatch, capsys):
+    (tmp_path / "user_mech.py").write_text(MODULE)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    common = ["--claim-epsilon", "1", "--claim-delta", "1e-5", "--trials", "20000"]
+    out = tmp_path / "bb.json"
+    assert main(["blackbox", "user_mech:deflated", *common, "--json", str(out)]) == 1
+    doc = json.loads(out.read_text())
+    assert doc["check"]["verdict"] == "fail" and doc["check"]["id"] == "blackbox-attack"
+    assert main(["blackbox", "user_mech:correct", *common]) == 3
+    assert "INCONCLUSIVE" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize(
+    "target,needle",
+    [("nocolon", "MODULE:FACTORY"), ("no_such_module_x:f", "cannot import"), ("json:nothing", "no callable")],
+)
+def test_cli_bad_targets_are_one_line(target, needle, capsys):
+    assert main(["blackbox", target, "--claim-epsilon", "1", "--claim-delta", "1e-5"]) == 2
+    err = capsys.readouterr().err
+    assert needle in err and len(err.strip().splitlines()) == 1

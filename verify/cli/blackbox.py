@@ -1,0 +1,106 @@
+"""``pdp-audit blackbox MODULE:FACTORY``: try to refute a DP claim of a mechanism that can only be sampled.
+
+    pdp-audit blackbox mypkg.mech:make_pair --claim-epsilon 1 --claim-delta 1e-5 --json out.json
+
+``FACTORY`` is called with no arguments and returns an object with ``sample(world, size, rng)`` (``world`` is
+"D" or "D'"; releases as a (size, d) array) -- a neighbouring pair without its privacy loss.  A test statistic is
+learned on ``--trials`` releases per world and ε is bounded on as many fresh ones (:mod:`audits.blackbox`).
+Exit 1 when the claim is refuted, 3 when it is not (a black-box audit never certifies: it cannot exit 0).
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import json
+import math
+import sys
+
+from mechanisms.validation import InputError
+from verify.options import check_output_path, count
+
+
+def add_parser(subparsers) -> None:
+    """Add ``pdp-audit blackbox`` to the CLI's subparsers."""
+    p = subparsers.add_parser(
+        "blackbox",
+        help="try to refute a DP claim of a mechanism that can only be sampled (never certifies)",
+        description="Learn a test of D vs D' on sampled releases and bound ε on fresh ones; exit 1 if the claim is "
+        "refuted, 3 otherwise.",
+    )
+    p.add_argument("target", help="MODULE:FACTORY; FACTORY() returns an object with sample(world, size, rng)")
+    p.add_argument("--claim-epsilon", type=float, required=True, help="the claimed ε >= 0")
+    p.add_argument("--claim-delta", type=float, required=True, help="the claimed δ in [0, 1)")
+    p.add_argument("--trials", type=count, default=100_000, help="releases per world for training and for the bound")
+    p.add_argument("--seed", type=count, default=0, help="root seed (default 0)")
+    p.add_argument("--alpha", type=float, default=1e-6, help="false-alarm probability (default 1e-6)")
+    p.add_argument("--json", default=None, help="write the decided check as JSON to this path (- = stdout)")
+    p.set_defaults(handler=command_blackbox)
+
+
+def load_factory(target: str):
+    """The object FACTORY() of ``MODULE:FACTORY``; one-line InputErrors for what cannot be loaded."""
+    module_name, _, attr = target.partition(":")
+    if not module_name or not attr:
+        raise InputError(f"target must be MODULE:FACTORY, got {target!r}")
+    try:
+        module = importlib.import_module(module_name)
+    except ImportError as err:
+        raise InputError(f"target: cannot import module {module_name!r} ({err})") from None
+    factory = getattr(module, attr, None)
+    if not callable(factory):
+        raise InputError(f"target: {module_name} has no callable {attr!r}")
+    pair = factory()
+    if not callable(getattr(pair, "sample", None)):
+        raise InputError(f"target: {target}() must return an object with sample(world, size, rng)")
+    return pair
+
+
+def command_blackbox(args: argparse.Namespace) -> int:
+    """Run the black-box attack and report its check; 1 if refuted, 3 otherwise."""
+    from reports.json_report import check_to_dict
+    from verify.checks import finalize
+    from verify.evidence.pair_checks import blackbox_checks
+
+    if not (math.isfinite(args.claim_epsilon) and args.claim_epsilon >= 0):
+        raise InputError(f"--claim-epsilon must be a finite number >= 0, got {args.claim_epsilon}")
+    if not 0 <= args.claim_delta < 1:
+        raise InputError(f"--claim-delta must be in [0, 1), got {args.claim_delta}")
+    if not 0 < args.alpha < 1:
+        raise InputError(f"--alpha must be in (0, 1), got {args.alpha}")
+    if not 100 <= args.trials <= 10**8:
+        raise InputError(f"--trials must be in [100, 1e8], got {args.trials}")
+    check_output_path(args.json, "--json")
+    pair = load_factory(args.target)
+    evidence = blackbox_checks(
+        lambda n, rng: pair.sample("D", n, rng),
+        lambda n, rng: pair.sample("D'", n, rng),
+        args.claim_epsilon,
+        args.claim_delta,
+        args.trials,
+        args.seed,
+    )
+    (check,) = finalize(evidence, args.alpha)
+    doc = {
+        "target": args.target,
+        "claim": {"epsilon": args.claim_epsilon, "delta": args.claim_delta},
+        "trials": args.trials,
+        "seed": args.seed,
+        "alpha": args.alpha,
+        "check": check_to_dict(check),
+    }
+    text = json.dumps(doc, indent=2, ensure_ascii=False, allow_nan=False) + "\n"
+    if args.json == "-":
+        sys.stdout.write(text)
+    else:
+        if args.json:
+            from reports.files import atomic_path
+
+            with atomic_path(args.json) as tmp:
+                tmp.write_text(text, encoding="utf-8")
+        lo = check.ci[0] if check.ci else float("nan")
+        print(
+            f"pdp-audit blackbox {args.target}: {check.verdict.upper()}  ε lower bound {lo:.4g} at "
+            f"confidence {check.level:.8g} (claim ε = {args.claim_epsilon:g})"
+        )
+    return 1 if check.verdict == "fail" else 3

@@ -1,0 +1,370 @@
+"""The mutant zoo: plausible bugs, each a mechanism still claiming the original guarantee, that the suite must
+catch -- and their correct twins, which it must pass.
+
+A mutant is audited as a user's pair is (:func:`verify.evidence.pair_checks.validated_dp_checks`: the pair's
+protocol, the consistency of its loss with its sampler and of its noise view, then δ_{D‖D'}(ε) ≤ δ and
+δ_{D'‖D}(ε) ≤ δ), or, for a published "with probability ≥ 1 − ρ" bound, by the coverage check of that bound.
+Every run is one family at false-alarm probability α (Holm), with its seed derived from the root seed and the
+mutant's id.  The zoo is caught when every mutant **fails** and every twin **passes**; ``pdp-audit mutants``
+prints the table and ``tests/test_mutants.py`` fails the build if the suite stops catching one.
+
+The mutants are Gaussian-noise mechanisms on a scalar query (Δ = 1 unless said) with the claim (ε, δ) = (1, 1e-5),
+and One-Posterior-Sample (claim (1, 1e-2): it has no noise view for importance sampling); the twins are
+calibrated with a margin (δ = 1e-6) so that a pass is decidable by sampling.
+"""
+
+from __future__ import annotations
+
+import math
+import zlib
+from dataclasses import dataclass
+from typing import Callable
+
+import numpy as np
+from scipy import linalg, stats
+
+from audits.coverage import coverage_of
+from mechanisms import gaussian as g
+from mechanisms import linreg as lr
+from verify.checks import Check, CheckSpec, finalize, worst
+from verify.evidence import builders
+from verify.evidence.pair_checks import validated_dp_checks
+
+EPSILON, DELTA = 1.0, 1e-5
+#: Twins are calibrated at this δ (a tenth of the claim): the claim then holds with a margin sampling resolves.
+TWIN_DELTA = 1e-6
+#: Releases per world of a full run and of ``--quick``.
+TRIALS, QUICK_TRIALS = 100_000, 20_000
+
+
+@dataclass(frozen=True)
+class PairCase:
+    """A (ε, δ)-DP claim about a neighbouring pair."""
+
+    pair: object
+    epsilon: float = EPSILON
+    delta: float = DELTA
+
+
+@dataclass(frozen=True)
+class CoverageCase:
+    """A bound published to hold with probability ≥ 1 − ρ: ``holds(size, rng)`` draws whether it held."""
+
+    holds: Callable[[int, np.random.Generator], np.ndarray]
+    rho: float
+    claim: str
+
+
+@dataclass(frozen=True)
+class Mutant:
+    """One bug: ``broken()`` is the buggy mechanism with its claim, ``twin()`` the correct one; ``expected``
+    names the checks meant to catch it (any fail of the family counts as caught)."""
+
+    id: str
+    description: str
+    expected: tuple[str, ...]
+    broken: Callable[[], PairCase | CoverageCase]
+    twin: Callable[[], PairCase | CoverageCase]
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """The verdicts of a mutant and of its twin, with the checks that failed the mutant."""
+
+    mutant: Mutant
+    trials: int
+    verdict: str
+    caught_by: tuple[str, ...]
+    twin_verdict: str
+    twin_failing: tuple[str, ...]
+
+    @property
+    def ok(self) -> bool:
+        return self.verdict == "fail" and self.twin_verdict == "pass"
+
+    def to_dict(self) -> dict:
+        return {
+            "id": self.mutant.id,
+            "description": self.mutant.description,
+            "expected": list(self.mutant.expected),
+            "caught_by": list(self.caught_by),
+            "trials": self.trials,
+            "verdict": self.verdict,
+            "twin_verdict": self.twin_verdict,
+            "twin_not_passing": list(self.twin_failing),
+        }
+
+
+# ------------------------------------------------------------------------------------------------
+# The buggy pairs
+# ------------------------------------------------------------------------------------------------
+def _shift(d: int = 1, size: float = 1.0) -> tuple[np.ndarray, np.ndarray]:
+    q = np.zeros(d)
+    q_prime = q.copy()
+    q_prime[0] = size
+    return q, q_prime
+
+
+def gaussian(sigma: float, d: int = 1, shift: float = 1.0) -> g.GaussianPair:
+    """The Gaussian mechanism at σ on a query that moves by ``shift`` along the first of ``d`` axes."""
+    return g.GaussianPair(*_shift(d, shift), sigma)
+
+
+class LossOf:
+    """A pair whose sampler is ``sampler``'s and whose privacy loss is ``loss(sampler_pair, outputs)``; with
+    ``view_sigma`` it exposes a noise view at that σ (over ``sampler``'s means)."""
+
+    def __init__(self, sampler, loss: Callable, view_sigma: float | None = None):
+        self.sampler, self.loss = sampler, loss
+        self.output_dim = sampler.output_dim
+        if view_sigma is not None:
+            self.noise_dim, self.noise_sigma = sampler.output_dim, view_sigma
+
+    def release_from_noise(self, world, noise):
+        return self.sampler.release_from_noise(world, noise)
+
+    def sample(self, world, size, rng):
+        return self.sampler.sample(world, size, rng)
+
+    def privacy_loss(self, outputs):
+        return self.loss(outputs)
+
+
+class TransposedCholeskyOPS(lr.OPSPair):
+    """OPS sampled with the wrong triangular solve: θ̂ + L⁻¹ξ has covariance (LᵀL)⁻¹, not (LLᵀ)⁻¹ = P⁻¹
+    (the (RRᵀ)⁻¹-for-(RᵀR)⁻¹ bug); the loss is still written for N(θ̂, P⁻¹)."""
+
+    def sample(self, world, size, rng):
+        law = self.laws[world]
+        xi = rng.standard_normal((int(size), law.dim))
+        return law.mean + linalg.solve_triangular(law.chol, xi.T, lower=True).T
+
+
+def _ops(cls) -> lr.OPSPair:
+    """OPS on 10 rows with nearly collinear columns (the precision is far from isotropic, so the two factors'
+    covariances differ), the first row removed, γ = 10, λ = 0.01."""
+    rng = np.random.default_rng(7)
+    X = rng.standard_normal((10, 2))
+    X[:, 1] = X[:, 0] + 0.2 * X[:, 1]
+    X /= np.linalg.norm(X, axis=1).max()
+    y = np.clip(X @ np.array([0.5, -0.3]) + 0.3 * rng.standard_normal(10), -1, 1)
+    return cls(lr.Neighbours.remove(X, y, 0), gamma=10.0, lam=0.01)
+
+
+def _mean_pair(sensitivity: float, delta: float) -> g.GaussianPair:
+    """The mean of n = 3 values in [0, 1], D = {1, 0, 0}, its 1 removed: the mean moves from 1/3 to 0.  σ is
+    calibrated to (ε, ``delta``) for ``sensitivity``: removing a record can move the mean by 1/(n − 1) = 1/2,
+    adding one by 1/(n + 1) = 1/4."""
+    return g.GaussianPair(np.array([1 / 3]), np.array([0.0]), g.analytic_sigma(EPSILON, delta, sensitivity))
+
+
+def _ex_post_holds(bound: Callable[[float], float], sigma: float = 1.0, shift: float = 1.0):
+    """Whether the published ex-post pDP bound holds at releases from D: |L(o)| ≤ bound(η)."""
+    pair = gaussian(sigma, shift=shift)
+    eta = shift / sigma
+
+    def holds(size: int, rng: np.random.Generator) -> np.ndarray:
+        return np.abs(pair.privacy_loss(pair.sample("D", size, rng))) <= bound(eta)
+
+    return holds
+
+
+RHO = 0.05
+#: OPS has no noise view (no importance sampling): its claim is one plain sampling resolves.
+OPS_DELTA = 1e-2
+_Z = float(stats.norm.isf(RHO / 2))
+S_TWIN = g.analytic_sigma(EPSILON, TWIN_DELTA)
+
+
+def _twin() -> PairCase:
+    return PairCase(gaussian(S_TWIN))
+
+
+def _twin_with_view() -> PairCase:
+    return PairCase(LossOf(gaussian(S_TWIN), gaussian(S_TWIN).privacy_loss, view_sigma=S_TWIN))
+
+
+def _nan(fraction: str) -> Callable:
+    def loss(outputs):
+        out = gaussian(S_TWIN).privacy_loss(outputs)
+        out[:: 1 if fraction == "all" else 2] = np.nan
+        return out
+
+    return loss
+
+
+MUTANTS: tuple[Mutant, ...] = (
+    Mutant(
+        "noise-halved",
+        "The Gaussian mechanism adds N(0, (σ/2)²): the noise scale halved, the (1, 1e-5) claim kept",
+        ("dp-forward", "dp-reverse"),
+        lambda: PairCase(gaussian(S_TWIN / 2)),
+        _twin,
+    ),
+    Mutant(
+        "variance-as-scale",
+        "σ² computed by the calibration is passed where the noise's standard deviation is expected, so the "
+        "noise has standard deviation √σ (σ > 1)",
+        ("dp-forward", "dp-reverse"),
+        lambda: PairCase(gaussian(math.sqrt(S_TWIN))),
+        _twin,
+    ),
+    Mutant(
+        "loss-sigma-not-squared",
+        "The privacy loss divides by 2σ where 2σ² was meant (the sampler is right)",
+        ("loss-consistency",),
+        lambda: PairCase(LossOf(gaussian(S_TWIN), lambda o: gaussian(S_TWIN).privacy_loss(o) * S_TWIN)),
+        _twin,
+    ),
+    Mutant(
+        "classical-missing-2",
+        "The classical calibration without its factor 2: σ = Δ√(log(1.25/δ))/ε instead of Δ√(2 log(1.25/δ))/ε",
+        ("dp-forward", "dp-reverse"),
+        lambda: PairCase(gaussian(math.sqrt(math.log(1.25 / DELTA)) / EPSILON)),
+        lambda: PairCase(gaussian(g.classical_sigma(EPSILON, DELTA))),
+    ),
+    Mutant(
+        "analytic-wrong-delta",
+        "The analytic Gaussian calibrated at δ = 1e-4 while (1, 1e-5) is claimed",
+        ("dp-forward", "dp-reverse"),
+        lambda: PairCase(gaussian(g.analytic_sigma(EPSILON, 1e-4))),
+        _twin,
+    ),
+    Mutant(
+        "one-sided-sensitivity",
+        "The mean of n = 3 values in [0, 1] with σ calibrated to the claim for the sensitivity of adding a "
+        "record, 1/(n + 1), audited at a removal that moves the mean by 1/3 (removals move it by up to 1/(n − 1))",
+        ("dp-forward", "dp-reverse"),
+        lambda: PairCase(_mean_pair(1 / 4, DELTA)),
+        lambda: PairCase(_mean_pair(1 / 2, TWIN_DELTA)),
+    ),
+    Mutant(
+        "ex-post-wrong-sign",
+        "Corollary 23's ex-post pDP bound with the sign of its first term flipped: −η²/2 + ηΦ⁻¹(1 − ρ/2) "
+        "published as holding w.p. ≥ 1 − ρ",
+        ("coverage",),
+        lambda: CoverageCase(_ex_post_holds(lambda eta: -(eta**2) / 2 + eta * _Z), RHO, "ex-post pDP bound"),
+        lambda: CoverageCase(_ex_post_holds(lambda eta: eta**2 / 2 + eta * _Z), RHO, "ex-post pDP bound"),
+    ),
+    Mutant(
+        "report-without-correction",
+        "A privacy report that publishes the ex-post pDP bound without its high-probability correction "
+        "ηΦ⁻¹(1 − ρ/2) (only η²/2), as holding w.p. ≥ 1 − ρ",
+        ("coverage",),
+        lambda: CoverageCase(_ex_post_holds(lambda eta: eta**2 / 2), RHO, "ex-post pDP bound"),
+        lambda: CoverageCase(_ex_post_holds(lambda eta: eta**2 / 2 + eta * _Z), RHO, "ex-post pDP bound"),
+    ),
+    Mutant(
+        "ops-transposed-cholesky",
+        "One-Posterior-Sample drawn with the transposed factor: covariance (LᵀL)⁻¹ instead of (LLᵀ)⁻¹ = P⁻¹ "
+        "((RRᵀ)⁻¹ for (RᵀR)⁻¹); the loss is written for P⁻¹",
+        ("loss-consistency",),
+        lambda: PairCase(_ops(TransposedCholeskyOPS), delta=OPS_DELTA),
+        lambda: PairCase(_ops(lr.OPSPair), delta=OPS_DELTA),
+    ),
+    Mutant(
+        "swapped-worlds",
+        "The privacy loss written as log p_D'(o) − log p_D(o) (worlds swapped)",
+        ("loss-consistency",),
+        lambda: PairCase(LossOf(gaussian(S_TWIN), lambda o: -gaussian(S_TWIN).privacy_loss(o))),
+        _twin,
+    ),
+    Mutant(
+        "nan-loss",
+        "A user's pair whose privacy_loss returns NaN for every release",
+        ("pair-protocol",),
+        lambda: PairCase(LossOf(gaussian(S_TWIN), _nan("all"))),
+        _twin,
+    ),
+    Mutant(
+        "half-nan-loss",
+        "A user's pair whose privacy_loss returns NaN for every other release",
+        ("pair-protocol",),
+        lambda: PairCase(LossOf(gaussian(S_TWIN), _nan("half"))),
+        _twin,
+    ),
+    Mutant(
+        "misaligned-losses",
+        "A user's pair whose privacy_loss returns one value fewer than the releases it was given",
+        ("pair-protocol",),
+        lambda: PairCase(LossOf(gaussian(S_TWIN), lambda o: gaussian(S_TWIN).privacy_loss(o)[:-1])),
+        _twin,
+    ),
+    Mutant(
+        "loss-for-other-sigma",
+        "A user's pair sampling at σ = 1 with its loss (and noise view) written for σ = 3",
+        ("loss-consistency", "noise-view"),
+        lambda: PairCase(LossOf(gaussian(1.0), gaussian(3.0).privacy_loss, view_sigma=3.0)),
+        _twin_with_view,
+    ),
+    Mutant(
+        "sampler-half-sigma",
+        "A user's pair sampling at σ/2 with its loss written for σ (σ calibrated to the claim)",
+        ("loss-consistency",),
+        lambda: PairCase(LossOf(gaussian(S_TWIN / 2), gaussian(S_TWIN).privacy_loss)),
+        _twin,
+    ),
+    Mutant(
+        "loss-for-double-sigma",
+        "A user's pair whose loss is written for 2σ",
+        ("loss-consistency",),
+        lambda: PairCase(LossOf(gaussian(S_TWIN), gaussian(2 * S_TWIN).privacy_loss)),
+        _twin,
+    ),
+    Mutant(
+        "inconsistent-noise-view",
+        "A user's pair whose noise view (used by importance sampling) has σ/2 while sample() uses σ",
+        ("noise-view",),
+        lambda: PairCase(LossOf(gaussian(S_TWIN), gaussian(S_TWIN).privacy_loss, view_sigma=S_TWIN / 2)),
+        _twin_with_view,
+    ),
+)
+
+
+# ------------------------------------------------------------------------------------------------
+# Running
+# ------------------------------------------------------------------------------------------------
+def case_seed(root: int, mutant_id: str, role: str) -> int:
+    """The seed of one run: the root seed and crc32 of ``id/role``, so it depends on identity only."""
+    return int(root) * 2**32 + zlib.crc32(f"{mutant_id}/{role}".encode())
+
+
+COVERAGE = CheckSpec("coverage", "Published high-probability bound", "", "P[bound fails] ≤ ρ", "the mechanism's report")
+
+
+def audit_case(case: PairCase | CoverageCase, trials: int, seed: int, alpha: float) -> list[Check]:
+    """The decided checks of one case (one Holm family at ``alpha``)."""
+    if isinstance(case, PairCase):
+        evidence = validated_dp_checks(case.pair, case.epsilon, case.delta, trials, seed, per_instance=False)
+    else:
+        from audits.engine import run_blocks
+
+        outcomes = run_blocks(case.holds, trials, seed, "mutant/coverage").astype(bool)
+        spec = CheckSpec(
+            COVERAGE.id,
+            COVERAGE.title,
+            f"The {case.claim} holds with probability ≥ 1 − ρ (ρ = {case.rho:g})",
+            COVERAGE.formula,
+            COVERAGE.source,
+        )
+        evidence = [builders.coverage_check(spec, coverage_of(outcomes, case.rho))]
+    return finalize(evidence, alpha)
+
+
+def run_mutant(mutant: Mutant, trials: int, seed: int = 0, alpha: float = 1e-6) -> Outcome:
+    """Audit the mutant and its twin."""
+    broken = audit_case(mutant.broken(), trials, case_seed(seed, mutant.id, "mutant"), alpha)
+    twin = audit_case(mutant.twin(), trials, case_seed(seed, mutant.id, "twin"), alpha)
+    return Outcome(
+        mutant,
+        trials,
+        worst(c.verdict for c in broken),
+        tuple(c.id for c in broken if c.verdict == "fail"),
+        worst(c.verdict for c in twin),
+        tuple(c.id for c in twin if c.verdict != "pass"),
+    )
+
+
+def run_zoo(trials: int, seed: int = 0, alpha: float = 1e-6) -> list[Outcome]:
+    """Every mutant of :data:`MUTANTS` and its twin, in order."""
+    return [run_mutant(m, trials, seed, alpha) for m in MUTANTS]
