@@ -5,7 +5,6 @@ No network is used at run time: the real datasets are the copies bundled with sc
 
 from __future__ import annotations
 
-import csv
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -72,35 +71,25 @@ MAX_ABS_VALUE = 1e100
 
 
 def load_csv(path: str | Path, target_column: str | None = None) -> Dataset:
-    """A numeric CSV with a header row; ``target_column`` (if given) is split off as the target."""
+    """A numeric table with a header row -- CSV (pandas' reader; UTF-8 with or without a BOM), or Parquet
+    (``.parquet``/``.pq``, where pyarrow is installed); ``target_column`` (if given) is split off as the target.
+    Anything that cannot be read faithfully is one :class:`InputError` naming ``--data``, the line and the column.
+    """
     path = Path(path)
     if path.is_dir():
         raise InputError(f"--data: {str(path)!r} is a directory, not a CSV file")
     if not path.is_file():
         raise InputError(f"--data: no such file {str(path)!r}")
-    try:
-        with path.open(newline="", encoding="utf-8-sig") as handle:  # utf-8-sig: a BOM is not part of a name
-            rows = list(csv.reader(handle))
-    except UnicodeDecodeError as err:
-        raise InputError(f"--data: {path} is not UTF-8 text ({err.reason} at byte {err.start})") from None
-    except (OSError, csv.Error) as err:
-        raise InputError(f"--data: cannot read {path}: {err}") from None
-    if len(rows) < 2:
+    header, cells = _read_parquet(path) if path.suffix.lower() in PARQUET_SUFFIXES else _read_csv(path)
+    if not cells.shape[0]:
         raise InputError(f"--data: {path} needs a header row and at least one data row")
-    header, body = rows[0], [row for row in rows[1:] if row]
     duplicates = sorted({name for name in header if header.count(name) > 1})
     if duplicates:
         raise InputError(f"--data: {path} has duplicate column names {duplicates}; every column needs its own name")
-    if any(len(row) != len(header) for row in body):  # before numpy, which would call it a non-numeric cell
-        raise InputError(f"--data: {path} has rows of unequal length")
-    try:
-        values = np.array([[float(cell) for cell in row] for row in body], dtype=float)
-    except ValueError as err:
-        raise InputError(f"--data: {path} has a non-numeric cell ({err})") from None
-    if values.ndim != 2 or values.shape[1] != len(header):
-        raise InputError(f"--data: {path} has rows of unequal length")
+    values = _numeric(path, header, cells)
     if not np.all(np.isfinite(values)):
-        raise InputError(f"--data: {path} contains non-finite values (nan or inf)")
+        row, column = (int(i) for i in np.argwhere(~np.isfinite(values))[0])
+        raise InputError(f"--data: {path} line {row + 2}, column {header[column]!r}: non-finite value (nan or inf)")
     too_large = np.abs(values) > MAX_ABS_VALUE
     if np.any(too_large):
         row, column = (int(i) for i in np.argwhere(too_large)[0])
@@ -119,6 +108,67 @@ def load_csv(path: str | Path, target_column: str | None = None) -> Dataset:
         target, values = values[:, j], np.delete(values, j, axis=1)
     description = f"user CSV {path.name}: {len(values)} rows, {values.shape[1]} feature columns"
     return Dataset(path.stem, values, target, description)
+
+
+PARQUET_SUFFIXES = (".parquet", ".pq")
+
+
+def _read_csv(path: Path) -> tuple[list[str], np.ndarray]:
+    """The header and the cells (as text) of a CSV, read by pandas without any conversion: every cell is kept
+    as written so that numbers are parsed once, by :func:`_numeric`.  A row with too many fields is pandas'
+    error (with its line number); a missing field is an empty cell, which :func:`_numeric` names."""
+    import pandas as pd
+
+    try:
+        table = pd.read_csv(
+            path,
+            header=None,
+            dtype=str,
+            keep_default_na=False,
+            na_filter=False,
+            encoding="utf-8-sig",
+            skip_blank_lines=True,
+        )
+    except UnicodeDecodeError as err:
+        raise InputError(f"--data: {path} is not UTF-8 text ({err.reason} at byte {err.start})") from None
+    except pd.errors.EmptyDataError:
+        raise InputError(f"--data: {path} needs a header row and at least one data row") from None
+    except (pd.errors.ParserError, OSError) as err:
+        raise InputError(f"--data: cannot read {path}: {str(err).strip()}") from None
+    cells = table.to_numpy(dtype=object)
+    return [str(name) for name in cells[0]], cells[1:]
+
+
+def _read_parquet(path: Path) -> tuple[list[str], np.ndarray]:
+    import pandas as pd
+
+    try:
+        import pyarrow  # noqa: F401  (pandas' Parquet engine)
+    except ImportError:
+        raise InputError(f"--data: reading Parquet ({path.name}) needs pyarrow: pip install pyarrow") from None
+    try:
+        table = pd.read_parquet(path)
+    except Exception as err:  # pyarrow's errors have no common base class
+        raise InputError(f"--data: cannot read {path} as Parquet: {str(err).strip()}") from None
+    return [str(name) for name in table.columns], table.to_numpy(dtype=object)
+
+
+def _numeric(path: Path, header: list[str], cells: np.ndarray) -> np.ndarray:
+    """The cells as floats (numpy's conversion: Python's correctly rounded parsing), or the first cell that is
+    not a number, by line and column."""
+    try:  # C order, as numpy builds arrays from rows: reductions then sum in the same order on every reader
+        return np.ascontiguousarray(cells.astype(float))
+    except (ValueError, TypeError):
+        pass
+    for (row, column), cell in np.ndenumerate(cells):
+        try:
+            float(cell)
+        except (ValueError, TypeError):
+            where = f"--data: {path} line {row + 2}, column {header[column]!r}"
+            if str(cell).strip() == "":
+                raise InputError(f"{where} is empty (a missing field or a short row)") from None
+            raise InputError(f"{where}: {str(cell)!r} is not a number") from None
+    raise AssertionError("unreachable: astype(float) failed but every cell converts")
 
 
 def standardize(features: np.ndarray) -> np.ndarray:

@@ -4,6 +4,7 @@ import json
 import subprocess
 import sys
 
+import numpy as np
 import pytest
 
 from mechanisms.gaussian import analytic_sigma
@@ -121,9 +122,12 @@ def test_bad_csv(tmp_path):
     [
         (None, "is a directory"),
         (b"a,b\n\xff\xfe,1\n", "is not UTF-8 text"),
-        (b"a,b\n1,2\n3\n", "rows of unequal length"),
-        (b"a,b\n1,x\n", "non-numeric cell"),
+        (b"a,b\n1,2\n3\n", "line 3, column 'b' is empty"),
+        (b"a,b\n1,2\n3,4,5\n", "Expected 2 fields in line 3, saw 3"),
+        (b"a,b\n1,x\n", "line 2, column 'b': 'x' is not a number"),
         (b"a,b\n", "needs a header row and at least one data row"),
+        (b"", "needs a header row and at least one data row"),
+        (b"a,a\n1,2\n", "duplicate column names ['a']"),
     ],
 )
 def test_bad_data_files_are_one_line_exit_2(content, needle, tmp_path, capsys):
@@ -180,3 +184,26 @@ def test_same_seed_same_bytes_whatever_the_workers(tmp_path):
 def test_list_names_gaussian():
     result = run_cli("list")
     assert result.returncode == 0 and "gaussian" in result.stdout
+
+
+def test_parquet_needs_pyarrow_or_reads_like_the_csv(tmp_path, capsys):
+    """Parquet is read through pandas where pyarrow is installed (the same table as its CSV), else one line."""
+    pytest.importorskip("pandas")
+    import importlib.util
+
+    import pandas as pd
+
+    rows = {"x": [i % 7 / 10 for i in range(60)], "label": [i % 2 for i in range(60)]}
+    path = tmp_path / "mine.parquet"
+    if importlib.util.find_spec("pyarrow") is None:
+        path.write_bytes(b"PAR1")
+        assert main(["run", "gaussian", "--data", str(path), "--report", "none", "--quiet"]) == 2
+        assert "needs pyarrow" in capsys.readouterr().err
+        return
+    pd.DataFrame(rows).to_parquet(path)
+    csv_path = tmp_path / "mine.csv"
+    pd.DataFrame(rows).to_csv(csv_path, index=False)
+    from mechanisms.datasets import load_csv
+
+    a, b = load_csv(path, "label"), load_csv(csv_path, "label")
+    assert np.array_equal(a.features, b.features) and np.array_equal(a.target, b.target)
