@@ -3,6 +3,7 @@
 import json
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -83,11 +84,11 @@ def test_bad_options_are_one_line(args, needle, tmp_path, monkeypatch, capsys):
     assert needle in err and err.count("\n") == 1, err
 
 
-@pytest.mark.parametrize("workers", ["0", "-1"])
-def test_workers_below_one_are_refused(workers, tmp_path, monkeypatch, capsys):
+@pytest.mark.parametrize("workers", ["0", "-1", "1e12"])
+def test_workers_outside_their_range_are_refused(workers, tmp_path, monkeypatch, capsys):
     monkeypatch.chdir(tmp_path)
     assert cli.main(["run", "gaussian", "--workers", workers, "--trials", "1000", "--report", "none"]) == 2
-    assert "--workers must be >= 1" in capsys.readouterr().err
+    assert "--workers must be in [1, 256]" in capsys.readouterr().err
 
 
 @pytest.mark.parametrize("audit", [["gaussian"], ["ops", "--target-column", "b"]])
@@ -180,3 +181,11 @@ def test_a_quiet_run_that_writes_a_pdf_prints_nothing(tmp_path):
     done = subprocess.run([sys.executable, "-m", "verify.cli", *argv], cwd=tmp_path, capture_output=True, text=True)
     assert done.returncode in (0, 1, 3) and (tmp_path / "out.pdf").stat().st_size > 0
     assert done.stdout == "" and done.stderr == "", (done.stdout, done.stderr)
+
+
+def test_sweep_workers_beyond_the_cap_are_one_line(tmp_path, monkeypatch, capsys):
+    """Found by the fuzz run: a huge --workers reached the process pool (OverflowError, exit 4)."""
+    monkeypatch.chdir(tmp_path)
+    spec = Path(__file__).resolve().parents[1] / "examples" / "sweep-small.toml"
+    assert cli.main(["sweep", str(spec), "--workers", "1e12", "--store", str(tmp_path / "s.sqlite")]) == 2
+    assert "--workers must be in [1, 256]" in capsys.readouterr().err

@@ -99,11 +99,10 @@ def command_lines(draw) -> list[str]:
         argv.append(draw(st.sampled_from(HOSTILE[:-2] + ("SPEC.toml",))))
     for action in draw(st.lists(st.sampled_from(options), max_size=4, unique_by=lambda a: a.dest)) if options else []:
         argv += [draw(st.sampled_from(action.option_strings)), *draw(_value(action))]
-    if path[0] == "run":
-        if "--trials" not in argv:
-            argv += list(SMALL_BUDGET)
-        if "--report" not in argv:
-            argv += ["--report", "none"]
+    if path[0] in ("run", "mutants", "blackbox") and "--trials" not in argv:
+        argv += list(SMALL_BUDGET)
+    if path[0] == "run" and "--report" not in argv:
+        argv += ["--report", "none"]
     return argv
 
 
@@ -113,6 +112,21 @@ def _workspace(root: Path) -> None:
     (root / "EMPTY.csv").write_text("")
     (root / "GARBAGE.csv").write_bytes(b"\xff\xfe\x00a,b\n1,\x00\n")
     (root / "SPEC.toml").write_text('[sweep]\nmechanism = "gaussian"\n')
+
+
+def _tally(argv: list[str], rc: int) -> None:
+    """With FUZZ_COUNTS=path, keep a running JSON count of command lines per subcommand and exit code (the
+    README's reliability numbers)."""
+    target = os.environ.get("FUZZ_COUNTS")
+    if not target:
+        return
+    import json
+
+    path = Path(target)
+    counts = json.loads(path.read_text()) if path.exists() else {}
+    key = f"{argv[0]} exit {rc}"
+    counts[key] = counts.get(key, 0) + 1
+    path.write_text(json.dumps(dict(sorted(counts.items())), indent=1))
 
 
 def _run(argv: list[str], capsys) -> tuple[int, str, list[warnings.WarningMessage]]:
@@ -132,6 +146,7 @@ def _run(argv: list[str], capsys) -> tuple[int, str, list[warnings.WarningMessag
 
 def _check(argv: list[str], capsys) -> None:
     rc, err, caught = _run(argv, capsys)
+    _tally(argv, rc)
     assert rc in (0, 1, 2, 3), f"{argv}: exit {rc}\n{err}"
     if rc == 2:
         assert err.count("\n") == 1 and "Traceback" not in err, f"{argv}: {err!r}"

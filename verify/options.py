@@ -32,11 +32,15 @@ def probability(text: str) -> float:
     return value
 
 
+#: The most worker processes a run may ask for (each is a process with its own memory).
+MAX_WORKERS = 256
+
+
 @contextmanager
 def executor_for(workers: int):
     """None (serial) for one worker, else a process pool; results are identical either way."""
-    if workers < 1:
-        raise InputError(f"--workers must be >= 1, got {workers}")
+    if not 1 <= workers <= MAX_WORKERS:
+        raise InputError(f"--workers must be in [1, {MAX_WORKERS}], got {workers}")
     if workers == 1:
         yield None
         return

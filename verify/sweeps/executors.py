@@ -22,6 +22,7 @@ from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
 
 from mechanisms.validation import InputError
+from verify.options import MAX_WORKERS
 
 MAX_RESTARTS_WITHOUT_PROGRESS = 3
 
@@ -340,6 +341,9 @@ class DaskExecutor:
 def make_executor(workers: int | None = None, scheduler: str | None = None, dask_local: int | None = None):
     """The executor the ``sweep`` options ask for: Dask (a scheduler or a LocalCluster), a process pool, or serial
     (``workers`` = 1; default: one process per core)."""
+    for option, count in (("--workers", workers), ("--dask-local", dask_local)):
+        if count is not None and not 1 <= count <= MAX_WORKERS:
+            raise InputError(f"{option} must be in [1, {MAX_WORKERS}], got {count}")
     if scheduler is not None:
         return DaskExecutor(address=scheduler)
     if dask_local is not None:
