@@ -125,7 +125,8 @@ def test_bad_options_are_usage_errors(pytester):
     assert pytester.runpytest_subprocess("--audit-trials", "1e6").ret == 0
     cases = (
         (("--audit-trials", "abc"), "--audit-trials"),
-        (("--audit-alpha", "2"), "--audit-alpha must be in (0, 1)"),
+        (("--audit-alpha", "2"), "--audit-alpha must be in [1e-50, 1)"),
+        (("--audit-alpha", "1e-320"), "--audit-alpha must be in [1e-50, 1)"),
         (("--audit-trials", "1e13"), "--audit-trials must be in [100, 1e+08]"),
         (("--audit-seed=-1",), "--audit-seed must be >= 0"),
         (("--audit-report", "/proc/x"), "--audit-report: cannot write"),

@@ -100,8 +100,8 @@ def pytest_configure(config: pytest.Config) -> None:
     """Validate the options and register the session that collects every assertion."""
     config.addinivalue_line("markers", MARKER)
     alpha = config.getoption("--audit-alpha")
-    if not 0 < alpha < 1:
-        raise pytest.UsageError(f"--audit-alpha must be in (0, 1), got {alpha}")
+    if not 1e-50 <= alpha < 1:  # verify.plans.validation.MIN_ALPHA (not imported: the plugin loads light)
+        raise pytest.UsageError(f"--audit-alpha must be in [1e-50, 1), got {alpha}")
     trials = config.getoption("--audit-trials")
     if not 100 <= trials <= MAX_TRIALS:
         raise pytest.UsageError(f"--audit-trials must be in [100, {MAX_TRIALS:.0e}], got {trials}")

@@ -18,6 +18,7 @@ import sys
 
 from mechanisms.validation import InputError
 from verify.options import check_output_path, count
+from verify.plans.validation import check_alpha
 
 
 def add_parser(subparsers) -> None:
@@ -66,8 +67,9 @@ def command_blackbox(args: argparse.Namespace) -> int:
         raise InputError(f"--claim-epsilon must be a finite number >= 0, got {args.claim_epsilon}")
     if not 0 <= args.claim_delta < 1:
         raise InputError(f"--claim-delta must be in [0, 1), got {args.claim_delta}")
-    if not 0 < args.alpha < 1:
-        raise InputError(f"--alpha must be in (0, 1), got {args.alpha}")
+    check_alpha(args.alpha)
+    if args.seed < 0:
+        raise InputError(f"--seed must be >= 0, got {args.seed}")
     if not 100 <= args.trials <= 10**8:
         raise InputError(f"--trials must be in [100, 1e8], got {args.trials}")
     check_output_path(args.json, "--json")

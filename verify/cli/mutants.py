@@ -10,10 +10,10 @@ one line per mutant and exits 0 when every mutant fails and every twin passes, 1
 from __future__ import annotations
 
 import argparse
-import math
 
 from mechanisms.validation import InputError
 from verify.options import check_output_path, count
+from verify.plans.validation import check_alpha
 
 
 def add_parser(subparsers) -> None:
@@ -39,8 +39,9 @@ def command_mutants(args: argparse.Namespace) -> int:
     from reports.mutants_report import mutants_document, write_mutants_report
     from verify import mutants as zoo
 
-    if not (math.isfinite(args.alpha) and 0 < args.alpha < 1):
-        raise InputError(f"--alpha must be in (0, 1), got {args.alpha}")
+    check_alpha(args.alpha)
+    if args.seed < 0:
+        raise InputError(f"--seed must be >= 0, got {args.seed}")
     trials = args.trials or (zoo.QUICK_TRIALS if args.quick else zoo.TRIALS)
     if not 1000 <= trials <= 10**7:
         raise InputError(f"--trials must be in [1000, 1e7], got {trials}")

@@ -9,13 +9,24 @@ from mechanisms.validation import InputError, positive, probability
 MAX_EPSILON = 100.0
 
 
+#: The smallest family-wise α accepted: below it the Beta/binomial quantiles of the intervals (at α split
+#: over checks and thresholds) leave the range their root-finders can resolve.
+MIN_ALPHA = 1e-50
+
+
+def check_alpha(alpha: float, option: str = "--alpha") -> None:
+    """One-line InputError naming ``option`` unless α ∈ [1e-50, 1)."""
+    if not MIN_ALPHA <= alpha < 1:
+        raise InputError(f"{option} must be in [{MIN_ALPHA:g}, 1), got {alpha!r}")
+
+
 def check_claim(epsilon: float, delta: float, alpha: float, rho: float | None = None) -> None:
     """One-line InputError naming the CLI option when ε ∉ (0, 100] or δ, α, ρ ∉ (0, 1)."""
     positive("--claim-epsilon", epsilon)
     if epsilon > MAX_EPSILON:
         raise InputError(f"--claim-epsilon must be in (0, {MAX_EPSILON:g}], got {epsilon!r}")
     probability("--claim-delta", delta)
-    probability("--alpha", alpha)
+    check_alpha(alpha)
     if rho is not None:
         probability("--rho", rho)
 

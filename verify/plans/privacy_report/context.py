@@ -11,7 +11,7 @@ from mechanisms import objpert as op
 from mechanisms import privacy_report as pr
 from mechanisms.glm_data import breast_cancer
 from mechanisms.validation import InputError
-from verify.plans.validation import check_budget
+from verify.plans.validation import check_alpha, check_budget
 
 DATA_SEED = 2021
 DATASETS = ("synthetic", "breast-cancer")
@@ -65,8 +65,7 @@ class PrivacyReportAuditConfig:
             raise InputError(f"--claim-delta must be in (0, 1), got {self.delta}")
         if not 0 < self.rho < 1 / 3:
             raise InputError(f"--rho must be in (0, 1/3) (the statements hold with probability 1 − 3ρ), got {self.rho}")
-        if not 0 < self.alpha < 1:
-            raise InputError(f"--alpha must be in (0, 1), got {self.alpha}")
+        check_alpha(self.alpha)
         if self.dataset not in DATASETS:
             raise InputError(f"--dataset must be one of {DATASETS}, got {self.dataset!r}")
         if self.dataset == "breast-cancer" and (self.n is not None or self.d is not None):
