@@ -189,3 +189,21 @@ def test_sweep_workers_beyond_the_cap_are_one_line(tmp_path, monkeypatch, capsys
     spec = Path(__file__).resolve().parents[1] / "examples" / "sweep-small.toml"
     assert cli.main(["sweep", str(spec), "--workers", "1e12", "--store", str(tmp_path / "s.sqlite")]) == 2
     assert "--workers must be in [1, 256]" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["claims", "--json", "x" * 300],
+        ["run", "gaussian", "--report", "none", "--data", "x" * 300],
+        ["sweep", "x" * 300],
+        ["certify", "x" * 300],
+        ["mutants", "--quick", "--json", "x" * 300],
+    ],
+)
+def test_file_names_too_long_are_one_line(args, tmp_path, monkeypatch, capsys):
+    """Found by the fuzz run: a 300-character name made stat() raise (ENAMETOOLONG), an internal error."""
+    monkeypatch.chdir(tmp_path)
+    assert cli.main(args) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and ("too long" in err or "cannot write" in err), err

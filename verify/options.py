@@ -57,6 +57,13 @@ def check_output_path(path: str | None, option: str) -> None:
     """
     if path is None or path == "-":
         return
+    try:
+        _check_writable(path, option)
+    except OSError as err:  # e.g. a name longer than the file system allows (stat raises on Python 3.11)
+        raise InputError(f"{option}: cannot write {path!r}: {err.strerror or err}") from None
+
+
+def _check_writable(path: str, option: str) -> None:
     target = Path(os.path.realpath(path))
     if target.is_dir():
         raise InputError(f"{option}: {path!r} is a directory; give a file path")

@@ -10,6 +10,7 @@ printed, and no verdict is claimed), 130 interrupted.
 from __future__ import annotations
 
 import argparse
+import errno
 import os
 import sys
 import time
@@ -150,6 +151,13 @@ def main(argv: list[str] | None = None) -> int:
     except BrokenPipeError:  # e.g. `pdp-audit ... | head`: the reader left; not an error of ours
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 0
+    except OSError as err:  # after BrokenPipeError, which is one
+        if err.errno != errno.ENAMETOOLONG:
+            return _internal_error()
+        # a path the user gave that no file system accepts: bad input, named by the option that carried it
+        where = _option_of(err.filename, argv)
+        print(f"pdp-audit: error: {where}file name too long: {err.filename!r}", file=sys.stderr)
+        return EXIT_USAGE
     except KeyboardInterrupt:
         print(
             "pdp-audit: interrupted; reports are written only when complete, so no partial file was left",
@@ -157,12 +165,26 @@ def main(argv: list[str] | None = None) -> int:
         )
         return EXIT_INTERRUPTED
     except Exception:  # a bug of ours, never a verdict (1) nor bad usage (2)
-        traceback.print_exc()
-        print(
-            f"pdp-audit: internal error (exit {EXIT_INTERNAL_ERROR}); please report it with the traceback above",
-            file=sys.stderr,
-        )
-        return EXIT_INTERNAL_ERROR
+        return _internal_error()
+
+
+def _internal_error() -> int:
+    traceback.print_exc()
+    print(
+        f"pdp-audit: internal error (exit {EXIT_INTERNAL_ERROR}); please report it with the traceback above",
+        file=sys.stderr,
+    )
+    return EXIT_INTERNAL_ERROR
+
+
+def _option_of(filename, argv: list[str] | None) -> str:
+    """``"--data: "`` when ``filename`` ends with the value given after ``--data`` (else the argument's place)."""
+    argv = list(sys.argv[1:] if argv is None else argv)
+    name = os.path.basename(str(filename or ""))
+    for i, token in enumerate(argv):
+        if name and token.endswith(name):
+            return f"{argv[i - 1]}: " if i > 0 and argv[i - 1].startswith("--") else f"argument {token[:20]!r}…: "
+    return ""
 
 
 if __name__ == "__main__":
