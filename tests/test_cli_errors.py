@@ -207,3 +207,11 @@ def test_file_names_too_long_are_one_line(args, tmp_path, monkeypatch, capsys):
     assert cli.main(args) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and ("too long" in err or "cannot write" in err), err
+
+
+@pytest.mark.parametrize("audit", ["adassp", "gaussian"])
+def test_subnormal_rho_is_one_line(audit, tmp_path, monkeypatch, capsys):
+    """Found by the fuzz run: ρ = 1e-320 (subnormal) broke AdaSSP's eigendecomposition (exit 4)."""
+    monkeypatch.chdir(tmp_path)
+    assert cli.main(["run", audit, "--rho", "1e-320", "--trials", "2000", "--report", "none"]) == 2
+    assert "--rho must be in [1e-300, 1)" in capsys.readouterr().err

@@ -14,6 +14,10 @@ MAX_EPSILON = 100.0
 MIN_ALPHA = 1e-50
 
 
+#: The smallest ρ accepted: a normal double (below, 1/ρ overflows and the calibrations fail).
+MIN_RHO = 1e-300
+
+
 def check_alpha(alpha: float, option: str = "--alpha") -> None:
     """One-line InputError naming ``option`` unless α ∈ [1e-50, 1)."""
     if not MIN_ALPHA <= alpha < 1:
@@ -27,8 +31,8 @@ def check_claim(epsilon: float, delta: float, alpha: float, rho: float | None = 
         raise InputError(f"--claim-epsilon must be in (0, {MAX_EPSILON:g}], got {epsilon!r}")
     probability("--claim-delta", delta)
     check_alpha(alpha)
-    if rho is not None:
-        probability("--rho", rho)
+    if rho is not None and not MIN_RHO <= rho < 1:  # subnormal ρ: log(1/ρ) and 1/ρ lose their precision
+        raise InputError(f"--rho must be in [{MIN_RHO:g}, 1), got {rho!r}")
 
 
 def check_budget(trials: int, seed: int, max_trials: int = 10**9) -> None:
