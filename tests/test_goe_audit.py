@@ -198,7 +198,7 @@ def test_halved_sigma3_fails_through_the_cli(tmp_path):
     [
         (["--d", "0"], "--d must be an integer in [1, 100]"),
         (["--d", "101"], "--d must be an integer in [1, 100]"),
-        (["--rho", "1"], "--rho must be in (0, 1)"),
+        (["--rho", "1"], "--rho must be in [1e-300, 1)"),
         (["--sigma3", "-1"], "--sigma3 must be a finite number > 0"),
         (["--beta", "0"], "--beta must be a finite number > 0"),
         (["--matrices", "10"], "--matrices must be in [1000, 1e7]"),
