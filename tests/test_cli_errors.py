@@ -72,7 +72,7 @@ def test_a_value_error_inside_the_audit_is_not_reported_as_bad_usage(monkeypatch
 @pytest.mark.parametrize(
     "args, needle",
     [
-        (["run", "gaussian", "--claim-epsilon", "1000"], "--claim-epsilon must be in (0, 100]"),
+        (["run", "gaussian", "--claim-epsilon", "1000"], "--claim-epsilon must be in [1e-06, 100]"),
         (["run", "gaussian", "--claim-delta", "2"], "--claim-delta must be in (0, 1)"),
         (["run", "nonexistent"], "invalid choice"),
     ],
@@ -215,3 +215,67 @@ def test_subnormal_rho_is_one_line(audit, tmp_path, monkeypatch, capsys):
     monkeypatch.chdir(tmp_path)
     assert cli.main(["run", audit, "--rho", "1e-320", "--trials", "2000", "--report", "none"]) == 2
     assert "--rho must be in [1e-300, 1)" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("value", ["1e-320", "1e-101", "1e101"])
+def test_a_sensitivity_whose_square_leaves_the_doubles_is_one_line(value, capsys):
+    """Found by the fuzz run: --sensitivity 1e-320 made the calibrated σ² zero (ZeroDivisionError, exit 4)."""
+    assert cli.main(["run", "gaussian", "--sensitivity", value, "--trials", "2000", "--report", "none"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "--sensitivity must be in [1e-100, 1e100]" in err
+
+
+@pytest.mark.parametrize("audit", ["ops", "adaops", "adassp", "ssp", "output-perturbation", "gaussian"])
+@pytest.mark.parametrize(
+    "option, value, message",
+    [
+        ("--claim-delta", "1e-320", "--claim-delta must be in [1e-300, 1)"),
+        ("--claim-epsilon", "1e-320", "--claim-epsilon must be in [1e-06, 100]"),
+    ],
+)
+def test_subnormal_claims_are_one_line(audit, option, value, message, capsys):
+    """Found by a probe of every float option at 1e-320: the linear-regression calibrations raised (exit 4)."""
+    assert cli.main(["run", audit, option, value, "--trials", "2000", "--report", "none"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and message in err
+
+
+def test_a_claimed_delta_no_budget_can_reach_is_inconclusive_not_an_error(capsys):
+    """Found by the same probe: δ = 1e-250 overflowed the budget hint of an undecided check (exit 4)."""
+    code = cli.main(
+        ["run", "adaops", "--claim-delta", "1e-250", "--trials", "2000", "--search", "8", "--report", "none"]
+    )
+    assert code in (1, 3)
+    capsys.readouterr()
+
+
+def test_a_loss_flat_in_the_noise_falls_back_to_plain_tails_with_a_note(capsys):
+    """Found by the float-option sweep: at δ = 1e-200 output perturbation's noise is so large that the privacy loss
+    is numerically flat in it, and the importance sampler's dominating-point search raised (exit 4)."""
+    assert cli.main(
+        [
+            "run",
+            "output-perturbation",
+            "--claim-delta",
+            "1e-200",
+            "--trials",
+            "2000",
+            "--search",
+            "8",
+            "--report",
+            "none",
+            "--json",
+            "-",
+        ]
+    ) in (0, 3)
+    doc = json.loads(capsys.readouterr().out)
+    forward = next(c for c in doc["checks"] if c["id"] == "dp-forward")
+    assert "no shift to use" in forward["note"]
+
+
+@pytest.mark.parametrize("option", ["--beta", "--sigma3"])
+def test_goe_scales_whose_squares_leave_the_doubles_are_one_line(option, capsys):
+    """Found by the 2000-line fuzz run: --beta 1e-320 gave NaN privacy losses (exit 4)."""
+    assert cli.main(["run", "goe-release", option, "1e-320", "--trials", "2000", "--report", "none"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and f"{option} must be in [1e-12, 1e12]" in err

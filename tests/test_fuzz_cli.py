@@ -103,6 +103,8 @@ def command_lines(draw) -> list[str]:
         argv += list(SMALL_BUDGET)
     if path[0] == "run" and "--report" not in argv:
         argv += ["--report", "none"]
+    if path[0] == "claims" and "--run" in argv and "--only" not in argv:
+        argv += ["--only", "RW-Lem24"]  # one exact entry: a whole ledger run takes minutes
     return argv
 
 
@@ -170,3 +172,44 @@ def test_hostile_command_lines_end_in_a_verdict_or_one_line(capsys, argv):
 @given(command_lines())
 def test_two_thousand_hostile_command_lines(capsys, argv):
     _check(argv, capsys)
+
+
+#: Small budgets per audit for the sweep over float options below (seconds per run).
+_SMALL_RUNS = {
+    "gaussian": ["--trials", "2000"],
+    "goe-release": ["--trials", "2000", "--matrices", "1000"],
+    "objpert": ["--trials", "2000", "--search-trials", "200"],
+    "privacy-report": ["--trials", "2000", "--repetitions", "200", "--no-figures"],
+}
+_EXTREMES = ("5e-324", "1e-320", "1e-200", "1e200", "1e300")
+
+
+def _float_options() -> list[tuple[str, str]]:
+    run = next(a for a in cli.build_parser()._subparsers._group_actions if a.dest == "command").choices["run"]
+    audits = next(a for a in run._actions if isinstance(a, argparse._SubParsersAction)).choices
+    return [
+        (name, action.option_strings[0])
+        for name, parser in audits.items()
+        for action in parser._actions
+        if action.option_strings and action.type is float
+    ]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("audit, option", _float_options())
+def test_every_float_option_of_every_audit_at_the_extremes_of_the_doubles(audit, option, capsys):
+    """A systematic companion of the random fuzz: each float option of `run` at subnormal and near-overflow values
+    (a probe of these found subnormal --claim-delta/--claim-epsilon, --sensitivity and the privacy report's noise
+    scales raising inside the audits, and a budget hint overflowing at δ = 1e-250)."""
+    for value in _EXTREMES:
+        small = _SMALL_RUNS.get(audit, ["--trials", "2000", "--search", "8"])
+        _check(["run", audit, option, value, *small, "--report", "none", "--quiet"], capsys)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("audit", sorted({audit for audit, _ in _float_options()}))
+def test_the_small_runs_of_the_extremes_sweep_are_valid(audit, capsys):
+    """Each audit's small budget above must itself be accepted, or the sweep would test only the budget's error."""
+    small = _SMALL_RUNS.get(audit, ["--trials", "2000", "--search", "8"])
+    rc, err, _ = _run(["run", audit, *small, "--report", "none", "--quiet"], capsys)
+    assert rc in (0, 1, 3), err

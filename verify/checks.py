@@ -223,5 +223,8 @@ def samples_to_decide(n: int, ci: Interval, estimate: float, threshold: float) -
     gap = abs(threshold - estimate)
     if gap == 0 or not math.isfinite(half_width):
         return "The estimate sits on the claimed value: no sample size can decide a claim that is exactly tight."
-    needed = n * (half_width / gap) ** 2
+    ratio = half_width / gap
+    if ratio > 1e100:  # e.g. a claimed δ of 1e-250: (ratio)² would overflow, and no budget could reach it
+        return "No feasible budget separates the estimate from the claimed value (more than 1e200 samples per world)."
+    needed = n * ratio**2
     return f"About {needed:.1e} samples per world (now {n:.1e}) would separate the estimate from the claimed value."

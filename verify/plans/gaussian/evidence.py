@@ -69,8 +69,9 @@ class GaussianAuditConfig:
     def validate(self) -> None:
         """One-line InputError naming the option when a value is out of its range."""
         check_claim(self.epsilon, self.delta, self.alpha, self.rho)
-        if not (math.isfinite(self.sensitivity) and self.sensitivity > 0):
-            raise InputError(f"--sensitivity must be a finite number > 0, got {self.sensitivity}")
+        # a scale far from 1 makes σ² (σ within 1e±9 of it) leave the normal doubles: 1/σ² is then inf (fuzz-found)
+        if not (math.isfinite(self.sensitivity) and 1e-100 <= self.sensitivity <= 1e100):
+            raise InputError(f"--sensitivity must be in [1e-100, 1e100], got {self.sensitivity}")
         if self.query == "count" and self.sensitivity != 1.0:
             raise InputError("--sensitivity applies to --query sum only (a count has sensitivity 1)")
         sigma = self.sigma

@@ -52,7 +52,7 @@ from verify.evidence.dp_checks import PairSamples, dp_specs, sample_pair
 from verify.plans.gaussian.profile import dp_check_with_profile
 from verify.plans.goe.checks import CHECKS, GOE_LOSS_LAW, RELEASES, TAU_READINGS, WORST_CASE
 from verify.plans.goe.pages import cdf_page, per_instance_page, tau_page
-from verify.plans.validation import check_budget, check_claim
+from verify.plans.validation import check_budget, check_claim, check_scales
 
 #: Releases of this dimension (or d, if smaller) carry the privacy-loss checks (see the module docstring).
 LOSS_DIM = 3
@@ -94,10 +94,7 @@ class GoeAuditConfig:
             raise InputError(
                 f"--claim-delta must be below 0.5 (Theorem 17's ex-post bound holds w.p. 1 − 2δ), got {self.delta}"
             )
-        if not (math.isfinite(self.beta) and self.beta > 0):
-            raise InputError(f"--beta must be a finite number > 0, got {self.beta}")
-        if self.sigma3 is not None and not (math.isfinite(self.sigma3) and self.sigma3 > 0):
-            raise InputError(f"--sigma3 must be a finite number > 0, got {self.sigma3}")
+        check_scales(("--beta", self.beta), ("--sigma3", self.sigma3))
         if self.calibration not in ("paper", "analytic"):
             raise InputError(f"--calibration must be 'paper' or 'analytic', got {self.calibration!r}")
         if self.tau_reading not in TAU_READINGS:

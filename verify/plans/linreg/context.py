@@ -35,7 +35,7 @@ from mechanisms import linreg as L
 from mechanisms.datasets import load_csv
 from mechanisms.linreg_data import REGRESSION_DATASETS, load_regression, preprocess, synthetic_regression
 from mechanisms.validation import InputError
-from verify.plans.validation import check_budget, check_claim
+from verify.plans.validation import check_budget, check_claim, check_scales
 
 MECHANISMS = ("output-perturbation", "ops", "adaops", "adassp", "ssp")
 CALIBRATIONS = ("balanced", "diffuse", "concentrated", "conservative")
@@ -79,14 +79,12 @@ class LinregAuditConfig:
             raise InputError(f"--search must be in [1, 10000], got {self.search}")
         # Beyond [1e-12, 1e12] a noise scale, precision or ridge term makes the privacy loss overflow or
         # vanish in double precision (σ → 0, γ → 0): refused here instead of failing inside the audit.
-        for name, value in (
+        check_scales(
             ("--noise-multiplier", self.noise_multiplier),
             ("--lam", self.lam),
             ("--sigma", self.sigma),
             ("--gamma", self.gamma),
-        ):
-            if value is not None and not (math.isfinite(value) and 1e-12 <= value <= 1e12):
-                raise InputError(f"{name} must be in [1e-12, 1e12], got {value}")
+        )
         if self.kappa is not None and not (math.isfinite(self.kappa) and self.kappa > 0):
             raise InputError(f"--kappa must be a finite number > 0, got {self.kappa}")
         if self.calibration not in CALIBRATIONS:

@@ -17,7 +17,7 @@ from mechanisms.datasets import load_csv
 from mechanisms.glm_data import breast_cancer, margin_data
 from mechanisms.losses import GLMLoss, PseudoHuberLoss, get_loss
 from mechanisms.validation import InputError
-from verify.plans.validation import check_budget, check_claim
+from verify.plans.validation import check_budget, check_claim, check_scales
 
 LOSSES = ("logistic", "squared", "huber")
 READINGS = ("printed", "variance")
@@ -69,8 +69,7 @@ class ObjPertAuditConfig:
                 f"--lam must be a finite number > 0 (no built-in loss is strongly convex in θ: the ridge term "
                 f"λ‖θ‖²/2 makes θ ↦ b(θ) a bijection), got {self.lam}"
             )
-        if self.sigma is not None and not (math.isfinite(self.sigma) and self.sigma > 0):
-            raise InputError(f"--sigma must be a finite number > 0, got {self.sigma}")
+        check_scales(("--sigma", self.sigma), ("--lam", self.lam))
         if self.calibration not in READINGS:
             raise InputError(f"--calibration must be 'printed' or 'variance', got {self.calibration!r}")
         if self.theta_radius is not None and not (math.isfinite(self.theta_radius) and self.theta_radius > 0):

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass, replace
 
 import numpy as np
@@ -11,7 +10,7 @@ from mechanisms import objpert as op
 from mechanisms import privacy_report as pr
 from mechanisms.glm_data import breast_cancer
 from mechanisms.validation import InputError
-from verify.plans.validation import check_alpha, check_budget
+from verify.plans.validation import MIN_DELTA, MIN_RHO, check_alpha, check_budget, check_scales
 
 DATA_SEED = 2021
 DATASETS = ("synthetic", "breast-cancer")
@@ -61,10 +60,12 @@ class PrivacyReportAuditConfig:
         if self.mode not in pr.MODES:
             raise InputError(f"--mode must be one of {pr.MODES}, got {self.mode!r}")
         self.resolved_budget()
-        if not 0 < self.delta < 1:
-            raise InputError(f"--claim-delta must be in (0, 1), got {self.delta}")
-        if not 0 < self.rho < 1 / 3:
-            raise InputError(f"--rho must be in (0, 1/3) (the statements hold with probability 1 − 3ρ), got {self.rho}")
+        if not MIN_DELTA <= self.delta < 1:
+            raise InputError(f"--claim-delta must be in [{MIN_DELTA:g}, 1), got {self.delta}")
+        if not MIN_RHO <= self.rho < 1 / 3:
+            raise InputError(
+                f"--rho must be in [{MIN_RHO:g}, 1/3) (the statements hold with probability 1 − 3ρ), got {self.rho}"
+            )
         check_alpha(self.alpha)
         if self.dataset not in DATASETS:
             raise InputError(f"--dataset must be one of {DATASETS}, got {self.dataset!r}")
@@ -74,7 +75,7 @@ class PrivacyReportAuditConfig:
             raise InputError(f"--n must be an integer in [20, 1e5], got {self.n}")
         if self.d is not None and not 1 <= self.d <= 100:
             raise InputError(f"--d must be an integer in [1, 100] (τ is exact up to d = 100), got {self.d}")
-        for name, value in (
+        check_scales(
             ("--lambda", self.lam),
             ("--lambda-inflation", self.lambda_inflation),
             ("--sigma", self.sigma),
@@ -83,9 +84,7 @@ class PrivacyReportAuditConfig:
             ("--sigma4", self.sigma4),
             ("--noise-scale2", self.noise_scale2),
             ("--noise-scale3", self.noise_scale3),
-        ):
-            if value is not None and not (math.isfinite(value) and value > 0):
-                raise InputError(f"{name} must be a finite number > 0, got {value}")
+        )
         if self.lam is not None and self.lambda_inflation is not None:
             raise InputError("give at most one of --lambda and --lambda-inflation")
         if self.mode == "independent" and any(v is not None for v in (self.sigma2, self.sigma3, self.sigma4)):

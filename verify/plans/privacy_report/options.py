@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import argparse
 
+from mechanisms.validation import InputError
 from reports.records import Run
 from verify.options import count, executor_for
 from verify.plans.plan import AuditPlan
@@ -117,6 +118,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def execute(args: argparse.Namespace) -> Run:
     """Validate the parsed options (InputError naming the option) and run the audit on ``--workers`` processes."""
+    if args.claim_epsilon is not None:  # the shared option would be silently ignored: the ε's are the budget's
+        raise InputError("--claim-epsilon does not apply to privacy-report: give the stages' ε's with --budget")
     config = PrivacyReportAuditConfig(
         mode=args.mode,
         budget=args.budget,
@@ -155,4 +158,5 @@ PLAN = AuditPlan(
     "[RW] Algorithms 2–5: the privately published privacy report of ObjPert, coverage of its bounds",
     add_arguments,
     execute,
+    defaults={"claim_epsilon": None},
 )
