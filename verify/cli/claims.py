@@ -1,8 +1,13 @@
-"""``pdp-audit claims``: the claims ledger as a readable table or JSON.
+"""``pdp-audit claims``: the claims ledger as a readable table or JSON, or run (``--run``).
 
     pdp-audit claims [--paper PDP|RW|LR] [--status checked|planned|not-simulable] [--json PATH|-]
+    pdp-audit claims --run [--only ID ...] [--paper PDP|RW|LR] [--quick] [--seed K] [--workers N]
+                     [--report claims.pdf] [--json claims.json] [--strict]
 
-Exit code 0; a bad filter value exits 2 with one line on stderr (via the CLI's usage-error path).
+Listing exits 0.  ``--run`` decides every selected entry from a run of today's code
+(:mod:`verify.ledger.runs`) and exits 0 when every computed verdict agrees with the ledger's expected one,
+1 when one disagrees (a regression, or a finding that changed) or, with ``--strict``, when a claim fails.
+A bad value exits 2 with one line on stderr (via the CLI's usage-error path).
 """
 
 from __future__ import annotations
@@ -13,8 +18,9 @@ import os
 import sys
 import textwrap
 
+from mechanisms.validation import InputError
 from verify.ledger import entries as ledger
-from verify.options import check_output_path
+from verify.options import check_output_path, count
 
 _WIDTH = 118
 _INDENT = " " * 12
@@ -52,6 +58,14 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
     p.add_argument(
         "--json", default=None, metavar="PATH", help="write the selection as JSON to PATH, or - for stdout (no table)"
     )
+    run = p.add_argument_group("run mode (decide every entry from a run of today's code)")
+    run.add_argument("--run", action="store_true", help="run the checks each entry cites and decide it")
+    run.add_argument("--only", nargs="+", default=None, metavar="ID", help="only these entries (e.g. K16 Q25)")
+    run.add_argument("--quick", action="store_true", help="small budgets (minutes; more inconclusive verdicts)")
+    run.add_argument("--seed", type=count, default=0, help="root seed of every audit run (default 0)")
+    run.add_argument("--workers", type=count, default=None, help="worker processes (default: one per core)")
+    run.add_argument("--report", default=None, help="PDF path (default: claims.pdf; 'none' to skip)")
+    run.add_argument("--strict", action="store_true", help="also exit 1 when any claim fails")
     p.set_defaults(handler=command_claims)
     return p
 
@@ -106,6 +120,11 @@ def render_table(entries) -> str:
 def command_claims(args: argparse.Namespace) -> int:
     """``pdp-audit claims``: print (and optionally write as JSON) the selected entries; exit 0."""
     check_output_path(args.json, "--json")
+    run_only = [name for name in ("only", "quick", "strict", "report") if getattr(args, name)]
+    if args.run:
+        return command_claims_run(args)
+    if run_only:
+        raise InputError(f"--{run_only[0]} needs --run")
     entries = ledger.select(args.paper, args.status)
     doc = document(entries, args.paper, args.status)
     if args.json and args.json != "-":
@@ -123,3 +142,65 @@ def command_claims(args: argparse.Namespace) -> int:
     except BrokenPipeError:  # e.g. piped into head: not an error
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
     return 0
+
+
+def selected_entries(args: argparse.Namespace) -> list:
+    """The entries ``--paper``, ``--status`` and ``--only`` select (an unknown id is a one-line error)."""
+    entries = ledger.select(args.paper, args.status)
+    if args.only:
+        unknown = [i for i in args.only if i not in ledger.BY_ID]
+        if unknown:
+            raise InputError(f"--only: unknown claim id {unknown[0]!r} (see `pdp-audit claims` for the ids)")
+        entries = [e for e in entries if e.id in set(args.only)]
+        if not entries:
+            raise InputError("--only: none of the given ids is in the --paper/--status selection")
+    return entries
+
+
+def command_claims_run(args: argparse.Namespace) -> int:
+    """``pdp-audit claims --run``: decide the selected entries, write the PDF and JSON, return 0/1."""
+    import time
+
+    from reports.claims_report import write_claims_report
+    from verify.ledger.runs import document, run_ledger
+    from verify.sweeps.executors import make_executor
+
+    report = args.report or "claims.pdf"
+    report = None if report.lower() == "none" else report
+    check_output_path(report, "--report")
+    entries = selected_entries(args)
+    executor = make_executor(workers=args.workers)
+    start = time.perf_counter()
+    quiet = args.json == "-"
+
+    def progress(audit: str, outcome: dict) -> None:
+        if not quiet:
+            print(f"  ran {audit} ({outcome['elapsed']:.1f} s)", file=sys.stderr, flush=True)
+
+    try:
+        result = run_ledger(entries, args.seed, args.quick, executor, on_audit=progress)
+    finally:
+        executor.close()
+    doc = document(result)
+    write_claims_report(doc, {d.entry.id: d.checks for d in result.decisions}, report, args.json)
+    if not quiet:
+        print(render_decisions(result, time.perf_counter() - start, report))
+    return result.exit_code(args.strict)
+
+
+def render_decisions(result, elapsed: float, report: str | None) -> str:
+    """One line per entry (verdict, expected, agreement), then the counts."""
+    marks = {True: "agrees", False: "DISAGREES", None: "undecided"}
+    lines = [f"{'ID':<13}{'VERDICT':<15}{'EXPECTED':<15}AGREEMENT  KEY NUMBER"]
+    for d in result.decisions:
+        lines.append(f"{d.entry.id:<13}{d.verdict:<15}{d.expected:<15}{marks[d.agrees]:<11}{d.key_number}")
+    n = len(result.decisions)
+    counts = {v: sum(d.verdict == v for d in result.decisions) for v in ("pass", "fail", "inconclusive")}
+    lines.append(
+        f"\npdp-audit claims --run: {n} entries, {counts['pass']} pass, {counts['fail']} fail, "
+        f"{counts['inconclusive']} inconclusive; {len(result.disagreements())} disagree with the ledger "
+        f"({elapsed:.0f} s{', quick budgets' if result.quick else ''})"
+    )
+    if report:
+        lines.append(f"  report: {report}")
+    return "\n".join(lines)

@@ -19,7 +19,8 @@ import traceback
 from mechanisms.validation import InputError
 from verify.checks import without_findings
 from verify.cli import benchmark, blackbox, certify, claims, mutants, report, schema, sweep, tau
-from verify.options import check_output_path, count
+from verify.options import check_output_path
+from verify.plans.arguments import Parser, add_run_arguments
 from verify.plans.catalogue import plans_by_name
 
 # The subcommands besides ``list`` and ``run``, in the order ``--help`` shows them.
@@ -28,42 +29,6 @@ COMMANDS = (certify, sweep, report, claims, tau, benchmark, schema, mutants, bla
 EXIT_USAGE = 2
 EXIT_INTERNAL_ERROR = 4
 EXIT_INTERRUPTED = 130
-
-
-class Parser(argparse.ArgumentParser):
-    """An argument parser whose errors raise :class:`InputError` (one line, exit 2) instead of exiting."""
-
-    def error(self, message: str):  # one line, no usage dump
-        raise InputError(f"{self.prog}: {message}")
-
-
-def add_common_run_arguments(parser: argparse.ArgumentParser) -> None:
-    """The options every ``pdp-audit run NAME`` shares: the claim, budget, seed, α, workers and outputs."""
-    parser.add_argument("--claim-epsilon", type=float, default=1.0, help="claimed ε (default: 1)")
-    parser.add_argument("--claim-delta", type=float, default=1e-5, help="claimed δ (default: 1e-5)")
-    parser.add_argument(
-        "--trials",
-        type=count,
-        default=1_000_000,
-        help="Monte Carlo samples per world (default: 1e6 unless the audit says otherwise)",
-    )
-    parser.add_argument("--seed", type=count, default=0, help="root seed (default: 0)")
-    parser.add_argument(
-        "--alpha", type=float, default=1e-6, help="family-wise false-alarm probability of the run (default: 1e-6)"
-    )
-    parser.add_argument(
-        "--workers", type=count, default=1, help="worker processes (default: 1; results do not depend on it)"
-    )
-    parser.add_argument(
-        "--report", default=None, help="PDF report path (default: pdp-audit-<mechanism>.pdf; 'none' to skip)"
-    )
-    parser.add_argument("--json", default=None, help="JSON results path, or - for stdout")
-    parser.add_argument("--quiet", action="store_true", help="no progress or summary on stderr/stdout")
-    parser.add_argument(
-        "--paper-claims",
-        action="store_true",
-        help="also check the papers' statements as printed (an appendix of findings; never changes the exit code)",
-    )
 
 
 def build_parser() -> Parser:
@@ -79,10 +44,7 @@ def build_parser() -> Parser:
     run.set_defaults(handler=command_run)
     mechanisms = run.add_subparsers(dest="mechanism", required=True, parser_class=Parser)
     for name, audit in plans_by_name().items():
-        p = mechanisms.add_parser(name, help=audit.help)
-        audit.add_arguments(p)
-        add_common_run_arguments(p)
-        p.set_defaults(**audit.defaults)
+        add_run_arguments(mechanisms.add_parser(name, help=audit.help), audit)
     for module in COMMANDS:
         module.add_parser(sub)
     return parser

@@ -59,6 +59,7 @@ class Entry:
     reason: str | None = None
     finding: str = ""
     note: str = ""
+    expected: str = ""
 
     @property
     def section(self) -> str:
@@ -103,7 +104,17 @@ def _problems(entry: Entry) -> list[str]:
         p.append(f"planned needs an issue in {sorted(ISSUES)}")
     if entry.status == "not simulable" and not (entry.reason or "").strip():
         p.append("not simulable needs a reason")
+    if entry.status in EXPECTED and entry.expected not in EXPECTED[entry.status]:
+        p.append(f"expected verdict {entry.expected!r} not in {EXPECTED[entry.status]} for status {entry.status!r}")
     return p
+
+
+#: The verdicts a run may give an entry of each status (``expected`` is the one the full-budget run gave).
+EXPECTED = {
+    "checked": ("pass", "fail", "inconclusive"),
+    "planned": ("planned",),
+    "not simulable": ("not-simulable",),
+}
 
 
 def _build(rows: list[dict]) -> tuple[Entry, ...]:
@@ -111,6 +122,8 @@ def _build(rows: list[dict]) -> tuple[Entry, ...]:
     for row in rows:
         row = dict(row)
         row["checks"] = tuple(row.get("checks") or ())
+        if row.get("status") in ("planned", "not simulable"):
+            row.setdefault("expected", EXPECTED[row["status"]][0])
         entry = Entry(**row)
         seen[entry.id] += 1
         problems += [f"{entry.id}: {msg}" for msg in _problems(entry)]

@@ -2,7 +2,7 @@
 
 One :class:`~verify.plans.plan.AuditPlan` per mechanism, all built by :func:`plan` from the
 same option builders; the common run options (claim, trials, seed, alpha, workers, report, json,
-quiet) come from :func:`verify.cli.main.add_common_run_arguments`.  The audit itself is
+quiet) come from :func:`verify.plans.arguments.add_common_run_arguments`.  The audit itself is
 :func:`verify.plans.linreg.evidence.run_linreg_audit`.
 """
 

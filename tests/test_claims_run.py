@@ -1,0 +1,215 @@
+"""``pdp-audit claims --run``: entries decided by runs of today's code, their agreement with the ledger, the JSON
+document, exit codes and determinism; the ledger's own exact lemma checks against independent computations."""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+
+import mpmath
+import numpy as np
+import pytest
+
+import reports
+from verify.cli.main import main
+from verify.ledger import entries as ledger
+from verify.ledger import lemmas
+from verify.ledger.entries import Entry
+from verify.ledger.runs import audit_commands, decide, document, run_key, run_ledger
+from verify.sweeps.executors import SerialExecutor
+
+# The Gaussian mechanism at σ = 3.7306 has δ(1) = 1e-5 exactly: a true claim (1e-4) and its δ misquoted 10× (1e-6).
+SIGMA = "pdp-audit run gaussian --sigma 3.7306 --trials 20000"
+
+
+def _planted(id_: str, delta: str, expected: str) -> Entry:
+    return Entry(
+        id=id_,
+        paper="RW",
+        where="planted",
+        statement=f"The Gaussian mechanism at σ = 3.7306 is (1, {delta})-DP.",
+        kind="calibration/DP claim",
+        status="checked",
+        audit="gaussian",
+        checks=("dp-forward", "dp-reverse"),
+        command=f"{SIGMA} --claim-delta {delta}",
+        expected=expected,
+    )
+
+
+@pytest.fixture(scope="module")
+def planted_run():
+    true_claim = _planted("K901", "1e-4", "pass")  # true δ(1) = 1e-5: holds with room
+    false_claim = _planted("K902", "1e-6", "pass")  # the ledger (wrongly) expects the misquoted δ to hold
+    return run_ledger([true_claim, false_claim], seed=0, quick=False, executor=SerialExecutor())
+
+
+def test_planted_claims_are_decided_from_the_run(planted_run):
+    true_claim, false_claim = planted_run.decisions
+    assert true_claim.verdict == "pass" and true_claim.agrees is True
+    assert false_claim.verdict == "fail" and false_claim.agrees is False
+    assert planted_run.exit_code(strict=False) == 1  # the disagreement
+    assert [d.entry.id for d in planted_run.disagreements()] == ["K902"]
+
+
+def test_strict_fails_on_a_failing_claim_the_ledger_expects(planted_run):
+    agreed = [decide(_planted("K902", "1e-6", "fail"), planted_run.runs, _by_key(planted_run), quick=False)]
+    result = type(planted_run)(agreed, planted_run.runs, planted_run.commands, 0, False)
+    assert result.exit_code(strict=False) == 0
+    assert result.exit_code(strict=True) == 1
+
+
+def _by_key(result):
+    return {c.key: c for c in result.commands}
+
+
+def test_json_document_has_the_fields_other_tools_read(planted_run):
+    doc = json.loads(json.dumps(document(planted_run)))
+    assert {"entries", "seed", "version"} <= set(doc)
+    entry = doc["entries"][1]
+    assert set(entry) >= {
+        "id",
+        "paper",
+        "where",
+        "statement",
+        "kind",
+        "status",
+        "verdict",
+        "expected",
+        "agrees",
+        "key_number",
+        "checks",
+        "command",
+    }
+    assert entry["verdict"] == "fail" and entry["agrees"] is False
+    assert [c["id"] for c in entry["checks"]] == ["dp-forward", "dp-reverse"]
+    assert all({"id", "verdict", "estimate", "ci", "note"} <= set(c) for c in entry["checks"])
+    assert "--claim-delta 1e-6" in entry["command"] and "--seed 0" in entry["command"]
+
+
+def test_entries_sharing_a_run_run_it_once_with_paper_findings_if_any_cites_them():
+    chosen = [ledger.BY_ID[i] for i in ("RW-Thm22", "RW-Ex4", "K14")]
+    commands = audit_commands(chosen, seed=3, quick=True)
+    assert [c.key for c in commands] == ["run gaussian"]
+    assert "--paper-claims" in commands[0].argv and "--seed" in commands[0].argv and "20000" in commands[0].argv
+    assert run_key(ledger.BY_ID["PDP-LemB.3"]) == "lemmas"
+
+
+def test_not_run_entries_keep_their_status():
+    entry = next(e for e in ledger.ENTRIES if e.status == "not simulable")
+    decision = decide(entry, {}, {}, quick=False)
+    assert decision.verdict == "not-simulable" and decision.agrees is True and decision.reason
+
+
+def test_cli_exit_codes_json_and_determinism(tmp_path, capsys):
+    ids = ["PDP-LemB.2", "RW-Lem24", "LR-Lem15", "K35"]
+    outputs = []
+    for k in range(2):
+        pdf, js = tmp_path / f"c{k}.pdf", tmp_path / f"c{k}.json"
+        code = main(
+            ["claims", "--run", "--only", *ids, "--workers", str(k + 1), "--report", str(pdf), "--json", str(js)]
+        )
+        assert code == 0  # every computed verdict agrees with the ledger
+        outputs.append((pdf.read_bytes(), js.read_bytes()))
+    assert outputs[0] == outputs[1]  # byte-identical whatever the number of workers
+    doc = json.loads(outputs[0][1])
+    assert {e["id"]: e["verdict"] for e in doc["entries"]} == {
+        "PDP-LemB.2": "fail",
+        "RW-Lem24": "pass",
+        "LR-Lem15": "fail",
+        "K35": "fail",
+    }
+    assert main(["claims", "--run", "--only", "RW-Lem24", "--strict", "--report", "none", "--json", "-"]) == 0
+    assert main(["claims", "--run", "--only", "PDP-LemB.2", "--strict", "--report", "none", "--json", "-"]) == 1
+    capsys.readouterr()
+
+
+@pytest.mark.parametrize(
+    "argv, message",
+    [
+        (["claims", "--run", "--only", "K999"], "--only: unknown claim id 'K999'"),
+        (["claims", "--quick"], "--quick needs --run"),
+        (["claims", "--run", "--only", "K1", "--paper", "LR"], "--only: none of the given ids"),
+    ],
+)
+def test_bad_usage_is_one_line(argv, message, capsys):
+    assert main(argv) == 2
+    err = capsys.readouterr().err.strip()
+    assert message in err and "\n" not in err
+
+
+# --- the lemma checks against independent computations -------------------------------------------------------
+
+
+def test_every_lemma_check_an_entry_cites_exists():
+    cited = {c for e in ledger.ENTRIES if e.audit == "lemmas" for c in e.checks}
+    assert cited <= set(lemmas.CHECKS)
+
+
+def test_identity_check_fails_a_wrong_identity():
+    wrong = [("a 2×2 instance", lambda: (mpmath.matrix([[1, 0], [0, 1]]), mpmath.matrix([[1, 0], [0, 2]])))]
+    assert lemmas._identity("smw", wrong, "").verdict == "fail"
+    right = [("a 2×2 instance", lambda: (mpmath.matrix([[1, 0], [0, 2]]), mpmath.matrix([[1, 0], [0, 2]])))]
+    assert lemmas._identity("smw", right, "").verdict == "pass"
+
+
+def test_two_sided_lemma_counterexample_by_hand():
+    # p = (0.999, 0.001), p' = (0.5, 0.5), t = 1: P_p(|L| > 1) = 0.001, yet P_p'(o2) − e·P_p(o2) = 0.497
+    p, q, t = np.array([0.999, 0.001]), np.array([0.5, 0.5]), 1.0
+    loss = np.log(p / q)
+    assert p[np.abs(loss) > t].sum() == pytest.approx(0.001)
+    assert np.clip(q - math.e * p, 0, None).sum() == pytest.approx(0.5 - math.e * 0.001)
+    assert lemmas._tail_to_dp_two_sided(np.random.default_rng(0)).verdict == "fail"
+
+
+def test_lemma6_failure_probability_at_d1_by_mpmath():
+    # d = 1: ‖Eθ‖²_A = a e²θ² with e ~ N(0, w²); P(e²/w² > log(2/ρ)) at ρ = 0.05 exceeds ρ
+    with mpmath.workdps(30):
+        exact = mpmath.erfc(mpmath.sqrt(mpmath.log(40) / 2))
+    assert float(exact) == pytest.approx(0.0548, abs=1e-4)
+    evidence = lemmas._lemma6_constant()
+    assert evidence.verdict == "fail"
+    assert evidence.details["failure_probabilities"][1] == pytest.approx(float(exact), rel=1e-12)
+
+
+def test_lemma8_numeric_threshold_is_one_over_e_at_d1():
+    L = np.array([1 - 1e-6, 1.0, 1 + 1e-6])
+    lhs, rhs = 1 + 2 * np.sqrt(L) + 2 * L, 5 * L
+    assert lhs[0] > rhs[0] and lhs[1] == pytest.approx(rhs[1]) and lhs[2] < rhs[2]
+
+
+def test_json_follows_the_published_schema(planted_run):
+    import jsonschema
+    from referencing import Registry, Resource
+
+    from reports.json_report import run_schema
+
+    claims = json.loads(Path(reports.__file__).with_name("schema").joinpath("claims.schema.json").read_text())
+    registry = Registry().with_resource(run_schema()["$id"], Resource.from_contents(run_schema()))
+    validator = jsonschema.Draft202012Validator(claims, registry=registry)
+    validator.validate(json.loads(json.dumps(document(planted_run))))
+    broken = json.loads(json.dumps(document(planted_run)))
+    broken["entries"][0]["agrees"] = "yes"
+    with pytest.raises(jsonschema.ValidationError):
+        validator.validate(broken)
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_every_lemma_entry_agrees_with_the_ledger_whatever_the_seed(seed):
+    chosen = [e for e in ledger.ENTRIES if e.audit == "lemmas"]
+    result = run_ledger(chosen, seed=seed, quick=False, executor=SerialExecutor())
+    assert [d.entry.id for d in result.disagreements()] == []
+    assert {d.verdict for d in result.decisions} == {"pass", "fail"}
+
+
+def test_fact25_as_printed_has_an_exact_counterexample():
+    evidence = lemmas._fact25_printed()
+    assert evidence.verdict == "fail"
+    p, q = np.array(evidence.details["counterexample"]["p"]), np.array(evidence.details["counterexample"]["p'"])
+    eps, delta = evidence.details["counterexample"]["epsilon"], evidence.details["counterexample"]["delta"]
+    assert (
+        np.clip(p - math.exp(eps) * q, 0, None).sum() <= delta
+        and np.clip(q - math.exp(eps) * p, 0, None).sum() <= delta
+    )
+    assert p[1] >= delta / eps and q[1] == 0  # an event likely enough under D, impossible under D'

@@ -1,0 +1,252 @@
+"""The claims ledger, run: every entry decided by a run of today's code (``pdp-audit claims --run``).
+
+An entry of status ``checked`` names the checks of one audit that decide it.  The run mode executes each
+audit the selected entries cite **once** -- with ``--paper-claims`` when any of them cites a paper statement,
+which adds the findings and leaves every guarantee's number unchanged (each role is its own family of tests,
+:func:`verify.checks.finalize`) -- on the sweep executors, in parallel over audits, and decides each entry
+from the checks it cites:
+
+* ``fail`` when one of its checks fails, ``pass`` when all pass, ``inconclusive`` otherwise;
+* ``not-simulable`` (with the ledger's reason) and ``planned`` entries are not run.
+
+The ledger's stored ``expected`` verdict is what the full-budget run gave when the finding was written;
+``agrees`` compares the two: ``True`` when they are equal, ``False`` when they differ.  At ``--quick`` budgets
+an inconclusive verdict where a decided one is expected is ``None`` (undecided at this budget, not a
+contradiction); at the full budget it is ``False``.  Each audit runs at family-wise false-alarm probability
+α = 1e-6, so a correct claim comes out ``fail`` in a whole run with probability at most (number of audits)·α.
+"""
+
+from __future__ import annotations
+
+import shlex
+from dataclasses import dataclass, field
+from typing import Any, Sequence
+
+from reports.records import Check, Run
+from verify.checks import VERDICT_ORDER, worst
+from verify.ledger.entries import Entry
+from verify.sweeps.spec import CellTask
+
+ALPHA = 1e-6
+LEMMAS = "lemmas"  # the pseudo-audit of the ledger's own exact checks
+
+#: The budget options ``--quick`` adds to each audit's command (each audit's defaults otherwise).
+QUICK_BUDGETS: dict[str, tuple[str, ...]] = {
+    "gaussian": ("--trials", "20000"),
+    "goe-release": ("--trials", "20000", "--matrices", "5000"),
+    "output-perturbation": ("--trials", "20000", "--search", "32"),
+    "ops": ("--trials", "20000", "--search", "32"),
+    "adaops": ("--trials", "20000", "--search", "32"),
+    "adassp": ("--trials", "20000", "--search", "32"),
+    "ssp": ("--trials", "20000", "--search", "32"),
+    "objpert": ("--trials", "20000", "--search-trials", "400"),
+    "privacy-report": ("--trials", "20000", "--repetitions", "2000"),
+}
+
+
+@dataclass(frozen=True)
+class AuditCommand:
+    """One audit run serving every selected entry that cites it: the argument vector after ``pdp-audit``.
+
+    ``key`` identifies the run the entries cite: their command without ``pdp-audit`` and ``--paper-claims``
+    (``run gaussian``; ``run gaussian --claim-delta 1e-6`` for an entry whose command sets options).
+    """
+
+    key: str
+    audit: str
+    argv: tuple[str, ...]
+
+    @property
+    def command(self) -> str:
+        return "pdp-audit " + shlex.join(self.argv)
+
+
+def run_key(entry: Entry) -> str:
+    """The run an entry cites: its command without ``pdp-audit`` and ``--paper-claims`` (``lemmas`` for the
+    ledger's own checks)."""
+    if entry.audit == LEMMAS:
+        return LEMMAS
+    return shlex.join(a for a in shlex.split(entry.command)[1:] if a != "--paper-claims")
+
+
+def audit_commands(entries: Sequence[Entry], seed: int, quick: bool) -> list[AuditCommand]:
+    """The runs the ``checked`` entries cite, each once, with its budget, seed and paper findings if cited."""
+    wanted: dict[str, tuple[str, bool]] = {}
+    for e in entries:
+        if e.status == "checked":
+            key = run_key(e)
+            paper = wanted.get(key, (e.audit, False))[1] or "--paper-claims" in e.command
+            wanted[key] = (e.audit, paper)
+    commands = []
+    for key, (audit, paper) in sorted(wanted.items()):
+        if audit == LEMMAS:  # the ledger's own exact checks (verify/ledger/lemmas.py): no budget to choose
+            commands.append(AuditCommand(key, audit, ("claims", "--run", "--seed", str(seed))))
+            continue
+        run, name, *options = shlex.split(key)
+        argv = [run, name, *(QUICK_BUDGETS[audit] if quick else ()), *options, "--seed", str(seed)]
+        argv += ["--paper-claims"] if paper else []
+        commands.append(AuditCommand(key, audit, tuple(argv + ["--report", "none", "--quiet"])))
+    return commands
+
+
+def execute_audit(parameters: dict, seed: int, alpha: float, checks, executor=None) -> Run:
+    """Run one audit command in this process (a sweep cell function: ``parameters = {"argv": [...]}``)."""
+    from verify.plans.arguments import parse_run
+    from verify.plans.catalogue import plans_by_name
+
+    if parameters["argv"][0] == "claims":
+        from verify.ledger.lemmas import run_lemmas
+
+        return run_lemmas(seed, alpha)
+    args = parse_run(list(parameters["argv"]))
+    return plans_by_name()[args.mechanism].execute(args)
+
+
+def tasks(commands: Sequence[AuditCommand], seed: int) -> list[CellTask]:
+    """One sweep task per audit command (its seed is in the command; ``seed`` is recorded for the store)."""
+    return [
+        CellTask(c.key, c.audit, execute_audit, {"argv": list(c.argv)}, seed, ALPHA, None, _COST.get(c.audit, 1.0))
+        for c in commands
+    ]
+
+
+# Relative run times at the defaults (benchmarks/certify_defaults.py): the longest start first.
+_COST = {"objpert": 6.0, "privacy-report": 6.0, "adaops": 3.0, "goe-release": 2.5, "adassp": 2.0, "ssp": 2.0}
+
+
+@dataclass(frozen=True)
+class Decision:
+    """An entry decided by a run: its verdict, the stored expectation, whether they agree, and the evidence."""
+
+    entry: Entry
+    verdict: str
+    agrees: bool | None
+    checks: tuple[Check, ...] = ()
+    command: str = ""
+    key_number: str = ""
+    reason: str = ""
+
+    @property
+    def expected(self) -> str:
+        return self.entry.expected
+
+
+@dataclass
+class LedgerRun:
+    """Every selected entry decided, with the audit runs behind them."""
+
+    decisions: list[Decision]
+    runs: dict[str, Run]
+    commands: list[AuditCommand]
+    seed: int
+    quick: bool
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    def disagreements(self) -> list[Decision]:
+        return [d for d in self.decisions if d.agrees is False]
+
+    def failures(self) -> list[Decision]:
+        return [d for d in self.decisions if d.verdict == "fail"]
+
+    def exit_code(self, strict: bool) -> int:
+        """0 every computed verdict agrees; 1 one disagrees (or, with ``strict``, a claim fails)."""
+        return 1 if self.disagreements() or (strict and self.failures()) else 0
+
+
+def decide(entry: Entry, runs: dict[str, Run], commands: dict[str, AuditCommand], quick: bool) -> Decision:
+    """Decide ``entry`` from the checks it cites in its audit's run."""
+    if entry.status != "checked":
+        verdict = "not-simulable" if entry.status == "not simulable" else "planned"
+        agrees = verdict == entry.expected if entry.status == "not simulable" else None
+        return Decision(entry, verdict, agrees, reason=entry.evidence)
+    run = runs[run_key(entry)]
+    found = {c.id: c for c in (*run.checks, *(run.findings or ()))}
+    missing = [c for c in entry.checks if c not in found]
+    if missing:  # a ledger entry citing a check its audit no longer produces is a bug of ours, not a verdict
+        raise RuntimeError(f"ledger entry {entry.id} cites checks {missing} that `{entry.command}` does not produce")
+    checks = tuple(found[c] for c in entry.checks)
+    verdict = worst(c.verdict for c in checks)
+    if verdict == entry.expected:
+        agrees = True
+    elif verdict == "inconclusive" and quick:
+        agrees = None
+    else:
+        agrees = False
+    return Decision(entry, verdict, agrees, checks, commands[run_key(entry)].command, key_number(checks))
+
+
+def key_number(checks: Sequence[Check]) -> str:
+    """The number a reader looks at first: the worst check's estimate, its interval and the exact value."""
+    check = max(checks, key=lambda c: VERDICT_ORDER[c.verdict])
+    parts = [check.id]
+    if check.estimate is not None:
+        parts.append(f"estimate {check.estimate:.4g}")
+    if check.ci is not None:
+        parts.append(f"CI [{check.ci[0]:.4g}, {check.ci[1]:.4g}]")
+    if check.exact is not None:
+        parts.append(f"exact {check.exact:.4g}")
+    return " ".join(parts)
+
+
+def run_ledger(entries: Sequence[Entry], seed: int, quick: bool, executor, on_audit=None) -> LedgerRun:
+    """Run every audit the entries cite on ``executor`` and decide every entry."""
+    import contextlib
+
+    commands = audit_commands(entries, seed, quick)
+    runs: dict[str, Run] = {}
+    with contextlib.closing(executor.run(tasks(commands, seed))) as results:
+        for task, outcome in results:
+            runs[task.cell_id] = outcome["result"]
+            if on_audit is not None:
+                on_audit(task.cell_id, outcome)
+    by_key = {c.key: c for c in commands}
+    decisions = [decide(e, runs, by_key, quick) for e in entries]
+    return LedgerRun(decisions, runs, commands, seed, quick)
+
+
+def rerun_command(entry: Entry, seed: int, quick: bool) -> str:
+    """The command that reruns one entry alone (same seed and budget: the same numbers)."""
+    return f"pdp-audit claims --run --only {entry.id} --seed {seed}" + (" --quick" if quick else "")
+
+
+def document(result: LedgerRun) -> dict:
+    """The JSON document other tools read (see the claims issue): entries with verdict, expectation, agreement and
+    the full records of the checks that decided them; the audit commands; seed and version.  No timings, so the
+    same seed gives byte-identical files."""
+    from reports.json_report import check_to_dict, library_versions, package_version
+
+    entries = []
+    for d in result.decisions:
+        e = d.entry
+        entries.append(
+            {
+                "id": e.id,
+                "paper": e.paper,
+                "where": e.where,
+                "statement": e.statement,
+                "kind": e.kind,
+                "status": e.status,
+                "verdict": d.verdict,
+                "expected": d.expected,
+                "agrees": d.agrees,
+                "key_number": d.key_number,
+                "checks": [check_to_dict(c) for c in d.checks],
+                "command": d.command or None,
+                "rerun": rerun_command(e, result.seed, result.quick),
+                "finding": e.finding,
+                "reason": d.reason or None,
+            }
+        )
+    verdicts = [d.verdict for d in result.decisions]
+    return {
+        "tool": "pdp-audit claims --run",
+        "entries": entries,
+        "counts": {v: verdicts.count(v) for v in ("pass", "fail", "inconclusive", "not-simulable", "planned")},
+        "disagreements": [d.entry.id for d in result.disagreements()],
+        "audits": {c.key: c.command for c in result.commands},
+        "alpha_per_audit": ALPHA,
+        "quick": result.quick,
+        "seed": result.seed,
+        "version": package_version(),
+        "versions": library_versions(),
+    }
