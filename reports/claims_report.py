@@ -84,11 +84,11 @@ def _continued_rows() -> int:
 
 def _outcome(doc: dict) -> tuple[str, str]:
     """The banner: green when every computed verdict agrees with the ledger, red when one disagrees."""
-    c, n = doc["counts"], len(doc["entries"])
-    text = f"{n} entries: {c['pass']} pass, {c['fail']} fail, {c['inconclusive']} inconclusive"
+    c = doc["counts"]
+    text = f"{c['pass']} pass · {c['fail']} fail · {c['inconclusive']} inconclusive"
     if doc["disagreements"]:
-        return "fail", f"{len(doc['disagreements'])} disagree with the ledger — {text}"
-    return "pass", f"every computed verdict agrees with the ledger — {text}"
+        return "fail", f"{len(doc['disagreements'])} DISAGREE with the ledger: {text}"
+    return "pass", f"all agree with the ledger: {text}"
 
 
 def _summary_page(doc: dict, rows: list[dict], cover: bool) -> plt.Figure:
