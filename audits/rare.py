@@ -207,7 +207,7 @@ def _half_space_point(value: float, grad: np.ndarray, w: np.ndarray, epsilon: fl
     """Closest point to 0 of {v : ℓ(w) + ∇ℓ(w)ᵀ(v − w) ≥ ε} (one HL-RF step)."""
     g2 = float(grad @ grad)
     if g2 == 0:
-        raise ArithmeticError("the privacy loss is flat in the noise: no dominating point")
+        raise NoDominatingPoint("the privacy loss is flat in the noise: no dominating point")
     level = epsilon - value + grad @ w  # need ∇ℓᵀv ≥ level
     return max(level, 0.0) * grad / g2
 
@@ -440,6 +440,20 @@ def rare_tail(
     scales = (b * point.delta_factor(), b, b * math.exp(-float(epsilon)))
     parts = [BoundedMean(count, float(m), float(v), s) for m, v, s in zip(means, variances, scales)]
     return RareTail(float(epsilon), direction, point, *parts, escapes=int(rows[:, -1].sum()))
+
+
+class NoDominatingPoint(ArithmeticError):
+    """The privacy loss is flat in the noise (numerically): there is no shift for importance sampling to use."""
+
+
+def try_rare_tail(
+    pair, epsilon: float, direction: str, n: int, seed: int, stream: str = "rare", executor: Executor | None = None
+) -> RareTail | None:
+    """:func:`rare_tail`, or None where the loss has no dominating point (then only plain sampling can decide)."""
+    try:
+        return rare_tail(pair, epsilon, direction, n, seed, stream=stream, executor=executor)
+    except NoDominatingPoint:
+        return None
 
 
 def rare_tails(

@@ -30,6 +30,14 @@ def exceedances(losses: np.ndarray, thresholds: np.ndarray) -> np.ndarray:
     return ordered.size - np.searchsorted(ordered, thresholds, side="right")
 
 
+def _scaled(epsilons, probabilities) -> np.ndarray:
+    """e^ε · q, where a zero q gives 0 even when e^ε overflows (ε > 709 on a degenerate pair's grid)."""
+    q = np.asarray(probabilities, float)
+    with np.errstate(over="ignore"):
+        scaled = np.exp(epsilons) * np.where(q > 0, q, 1.0)
+    return np.where(q > 0, scaled, 0.0)
+
+
 @dataclass(frozen=True)
 class TailEstimate:
     """δ̂_{P‖Q}(ε) on a grid, with a simultaneous-per-point interval at confidence ``1 − alpha``."""
@@ -43,27 +51,26 @@ class TailEstimate:
 
     @property
     def estimate(self) -> np.ndarray:
-        return self.count_p / self.n_p - np.exp(self.epsilons) * self.count_q / self.n_q
+        return self.count_p / self.n_p - _scaled(self.epsilons, self.count_q) / self.n_q
 
     def interval(self, alpha: float | None = None) -> tuple[np.ndarray, np.ndarray]:
         """Bounds on δ_{P‖Q}(ε) at each grid point, confidence 1 − alpha (default: the estimate's)."""
         alpha = self.alpha if alpha is None else alpha
         lo_p, hi_p = clopper_pearson(self.count_p, self.n_p, alpha / 2)
         lo_q, hi_q = clopper_pearson(self.count_q, self.n_q, alpha / 2)
-        scale = np.exp(self.epsilons)
-        return lo_p - scale * hi_q, hi_p - scale * lo_q
+        return lo_p - _scaled(self.epsilons, hi_q), hi_p - _scaled(self.epsilons, lo_q)
 
     def lower_bound(self, index: int, alpha: float) -> float:
         """One-sided (1 − alpha) lower bound on δ(ε_index): lo_P − e^ε hi_Q, each at 1 − alpha/2."""
         lo_p, _ = clopper_pearson(self.count_p[index], self.n_p, alpha / 2, side="lower")
         _, hi_q = clopper_pearson(self.count_q[index], self.n_q, alpha / 2, side="upper")
-        return float(lo_p - np.exp(self.epsilons[index]) * hi_q)
+        return float(lo_p - _scaled(self.epsilons[index], hi_q))
 
     def upper_bound(self, index: int, alpha: float) -> float:
         """One-sided (1 − alpha) upper bound on δ(ε_index): hi_P − e^ε lo_Q, each at 1 − alpha/2."""
         _, hi_p = clopper_pearson(self.count_p[index], self.n_p, alpha / 2, side="upper")
         lo_q, _ = clopper_pearson(self.count_q[index], self.n_q, alpha / 2, side="lower")
-        return float(hi_p - np.exp(self.epsilons[index]) * lo_q)
+        return float(hi_p - _scaled(self.epsilons[index], lo_q))
 
 
 def hockey_stick(

@@ -279,3 +279,10 @@ def test_goe_scales_whose_squares_leave_the_doubles_are_one_line(option, capsys)
     assert cli.main(["run", "goe-release", option, "1e-320", "--trials", "2000", "--report", "none"]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and f"{option} must be in [1e-12, 1e12]" in err
+
+
+def test_a_tiny_goe_sensitivity_leaves_the_importance_points_out_of_the_figure(capsys):
+    """Found by the 2000-line fuzz run: --beta 1e-12 makes the loss flat in the noise; the profile figure's
+    importance-sampling points raised (exit 4) instead of being left out."""
+    assert cli.main(["run", "goe-release", "--beta", "1e-12", "--trials", "2000", "--report", "none"]) in (0, 1, 3)
+    capsys.readouterr()

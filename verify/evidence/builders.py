@@ -391,12 +391,11 @@ def dp_claim_check(
     if plain_sampling_resolves(delta_claim, trials) or not rare.rare_capable(pair):
         tails = plain() if callable(plain) else plain
         return tail_claim_check(spec, tails, epsilon, delta_claim, exact)
-    try:
-        tail = rare.rare_tail(pair, epsilon, direction, trials, seed, stream=f"rare/{spec.id}", executor=executor)
-    except ArithmeticError as err:  # no dominating point (e.g. a loss flat in the noise at a δ of 1e-200)
+    tail = rare.try_rare_tail(pair, epsilon, direction, trials, seed, stream=f"rare/{spec.id}", executor=executor)
+    if tail is None:  # the loss is flat in the noise (e.g. at a δ of 1e-200): no shift to sample with
         tails = plain() if callable(plain) else plain
         return tail_claim_check(spec, tails, epsilon, delta_claim, exact).noted(
-            f"Importance sampling had no shift to use ({err}): the tails are {trials:,} plain samples per world, "
-            f"which resolve δ only down to about {30 / trials:.1g}."
+            f"Importance sampling had no shift to use (the privacy loss is flat in the noise): the tails are "
+            f"{trials:,} plain samples per world, which resolve δ only down to about {30 / trials:.1g}."
         )
     return rare_tail_claim_check(spec, tail, delta_claim, exact)

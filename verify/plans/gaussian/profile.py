@@ -94,10 +94,12 @@ def dp_check_with_profile(
         for i in np.flatnonzero(grid > 0):
             if i == claim_index and sampled:
                 points[int(i)] = check  # the verdict's own estimate and interval
-            else:
-                points[int(i)] = rare.rare_tail(
-                    pair, float(grid[i]), direction, draws, seed, stream=f"profile/{spec.id}/{i}", executor=executor
+            else:  # a point without a dominating shift is left out of the figure
+                tail = rare.try_rare_tail(
+                    pair, float(grid[i]), direction, draws, seed, f"profile/{spec.id}/{i}", executor
                 )
+                if tail is not None:
+                    points[int(i)] = tail
     figure = _figure(grid, direction, tails, curve, points, epsilon, delta)
     how = "importance sampling" if sampled else "plain Monte Carlo"
     figure_note = f"The verdict rests on {how} at the claimed ε. Figure: the pair's δ(ε), exact and plain Monte Carlo"

@@ -109,7 +109,7 @@ def dp_profile_check(
     points: dict[int, rare.RareTail] = {}
     tail = None
     if importance and not builders.plain_sampling_resolves(delta, trials):
-        tail = _rare_tail(pair, float(epsilon), direction, trials, seed, f"rare/{spec.id}", executor)
+        tail = rare.try_rare_tail(pair, float(epsilon), direction, trials, seed, f"rare/{spec.id}", executor)
     if tail is None:
         at_claim = hockey_stick(
             loss_d if direction == "D||D'" else -loss_dp,
@@ -127,7 +127,9 @@ def dp_profile_check(
     if importance:
         for i in np.flatnonzero(grid > 0):
             if int(i) not in points:
-                point = _rare_tail(pair, float(grid[i]), direction, draws, seed, f"profile/{spec.id}/{i}", executor)
+                point = rare.try_rare_tail(
+                    pair, float(grid[i]), direction, draws, seed, f"profile/{spec.id}/{i}", executor
+                )
                 if point is not None:
                     points[int(i)] = point
     curve = np.array([delta_bound(float(e)) for e in grid]) if delta_bound is not None else None
@@ -153,15 +155,6 @@ def dp_profile_check(
     )
     figure = _figure(grid, direction, tails, points, curve, bound_label, epsilon, delta, trials)
     return replace(check, make_figure=figure)
-
-
-def _rare_tail(pair, epsilon, direction, n, seed, stream, executor) -> rare.RareTail | None:
-    """:func:`audits.rare.rare_tail`, or None where the loss has no dominating point (flat in the noise: the
-    importance sampler has no shift to use, and plain sampling decides)."""
-    try:
-        return rare.rare_tail(pair, epsilon, direction, n, seed, stream=stream, executor=executor)
-    except ArithmeticError:
-        return None
 
 
 def _figure(grid, direction, tails, points, curve, bound_label, epsilon, delta, trials):
