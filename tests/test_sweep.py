@@ -5,6 +5,7 @@ import sqlite3
 import subprocess
 import sys
 
+import pandas as pd
 import pytest
 
 from verify.cli.main import main
@@ -295,3 +296,24 @@ def test_a_cell_error_that_is_not_bad_input_stays_an_internal_error(tmp_path):
 def test_only_the_given_mechanisms_can_be_swept():
     with pytest.raises(SpecError, match="sweep.mechanism must be one of 'gaussian', got 'toy'"):
         parse_spec("[sweep]\nmechanism = 'toy'\n")
+
+
+def test_a_store_reads_into_a_dataframe_and_a_csv_of_the_same_rows(done, tmp_path, capsys):
+    from verify.sweeps.store import read_frame
+
+    _, out = done
+    frame = read_frame(out / "g.sqlite")
+    doc = json.loads((out / "g.json").read_text())
+    assert len(frame) == sum(len(cell["checks"]) for cell in doc["cells"]) == 8  # one row per cell and check
+    forward = frame[frame.check == "dp-forward"].sort_values("position")
+    expected = sorted(doc["cells"], key=lambda c: c["position"])
+    assert list(forward.sigma_scale) == [c["parameters"]["sigma_scale"] for c in expected]
+    assert list(forward.verdict) == [c["checks"][0]["verdict"] for c in expected]
+    assert list(forward.ci_hi) == [c["checks"][0]["ci"][1] for c in expected]
+    code, _, err = cli(capsys, "report", out / "g.sqlite", "-o", "none", "--csv", tmp_path / "g.csv", "--quiet")
+    assert code == 0, err
+    again = pd.read_csv(tmp_path / "g.csv")
+    assert list(again.columns) == list(frame.columns) and len(again) == len(frame)
+    assert list(again.estimate) == pytest.approx(list(frame.estimate), rel=1e-15, nan_ok=True)
+    code, _, err = cli(capsys, "report", out / "g.sqlite", "-o", "none", "--csv", out / "g.sqlite")
+    assert code == 2 and "--csv" in err and "is the store itself" in err

@@ -20,6 +20,11 @@ def add_parser(subparsers) -> None:
     p.add_argument("store", help="a store written by pdp-audit sweep")
     p.add_argument("-o", "--output", default=None, help="PDF path (default: the store's stem + .pdf; 'none' to skip)")
     p.add_argument("--json", default=None, help="JSON path, or - for stdout")
+    p.add_argument(
+        "--csv",
+        default=None,
+        help="CSV path (- for stdout): one row per cell and check (parameters, estimate, interval, verdict)",
+    )
     p.add_argument("--quiet", action="store_true", help="no summary")
     p.set_defaults(handler=command_report)
 
@@ -34,13 +39,21 @@ def command_report(args: argparse.Namespace) -> int:
     pdf = args.output or str(Path(args.store).with_suffix(".pdf"))
     check_output_path(None if pdf.lower() == "none" else pdf, "--output")
     check_output_path(args.json, "--json")
-    check_not_the_store(args.store, output=pdf, json=args.json)
+    check_output_path(args.csv, "--csv")
+    check_not_the_store(args.store, output=pdf, json=args.json, csv=args.csv)
     results = load_results(args.store)  # one-line error if it is not a store
     write_outputs(args.store, pdf, args.json)
+    if args.csv == "-":
+        results.to_frame().to_csv(sys.stdout, index=False, lineterminator="\n")
+    elif args.csv:
+        from reports.files import atomic_path
+
+        with atomic_path(args.csv) as tmp:
+            results.to_frame().to_csv(tmp, index=False, lineterminator="\n")
     if not args.quiet:
         counts = results.counts
         total = len(results.cells) + len(results.missing)
-        out = sys.stderr if args.json == "-" else sys.stdout
+        out = sys.stderr if "-" in (args.json, args.csv) else sys.stdout
         state = "" if results.complete else f" (incomplete: {len(results.missing)} of {total} cells missing)"
         print(
             f"pdp-audit report {results.spec['name']}: {results.verdict.upper()}{state} — {counts['pass']} pass, "

@@ -285,6 +285,40 @@ class SweepResults:
     def complete(self) -> bool:
         return not self.missing
 
+    def to_frame(self):
+        """One row per finished cell and check, as a pandas DataFrame: the cell's parameters (one column each, by
+        name), its id, position, seed, α and verdict, then the check's id, role, verdict, estimate, interval
+        (``ci_lo``, ``ci_hi``), level and exact value.  No timings or worker names, so the table of a store is
+        the same whichever executor filled it."""
+        import pandas as pd
+
+        names = sorted({k for cell in self.cells for k in cell["parameters"]})
+        rows = []
+        for cell in self.cells:
+            for check in cell["checks"]:
+                ci = check.get("ci") or (None, None)
+                rows.append(
+                    {
+                        **{name: cell["parameters"].get(name) for name in names},
+                        "cell_id": cell["cell_id"],
+                        "position": cell["position"],
+                        "seed": cell["seed"],
+                        "alpha": cell["alpha"],
+                        "cell_verdict": cell["verdict"],
+                        "check": check["id"],
+                        "role": check.get("role", "guarantee"),
+                        "verdict": check["verdict"],
+                        "estimate": check.get("estimate"),
+                        "ci_lo": ci[0],
+                        "ci_hi": ci[1],
+                        "level": check.get("level"),
+                        "exact": check.get("exact"),
+                    }
+                )
+        columns = [*names, "cell_id", "position", "seed", "alpha", "cell_verdict", "check", "role", "verdict"]
+        columns += ["estimate", "ci_lo", "ci_hi", "level", "exact"]
+        return pd.DataFrame(rows, columns=columns)
+
     @property
     def verdict(self) -> str:
         """Worst verdict over the cells; a sweep with missing cells is at best inconclusive."""
@@ -292,6 +326,11 @@ class SweepResults:
 
         verdicts = [c["verdict"] for c in self.cells] + (["inconclusive"] if self.missing else [])
         return worst(verdicts)
+
+
+def read_frame(path: str | Path):
+    """A sweep store as a pandas DataFrame in one call (:meth:`SweepResults.to_frame`)."""
+    return load_results(path).to_frame()
 
 
 def load_results(path: str | Path) -> SweepResults:
