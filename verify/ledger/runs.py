@@ -19,8 +19,8 @@ contradiction); at the full budget it is ``False``.  Each audit runs at family-w
 from __future__ import annotations
 
 import shlex
-from dataclasses import dataclass, field
-from typing import Any, Sequence
+from dataclasses import dataclass
+from typing import Sequence
 
 from reports.records import Check, Run
 from verify.checks import VERDICT_ORDER, worst
@@ -140,7 +140,6 @@ class LedgerRun:
     commands: list[AuditCommand]
     seed: int
     quick: bool
-    extra: dict[str, Any] = field(default_factory=dict)
 
     def disagreements(self) -> list[Decision]:
         return [d for d in self.decisions if d.agrees is False]
