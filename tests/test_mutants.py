@@ -3,9 +3,14 @@ correct twin must pass -- at the quick budget (2e4 releases per world), fixed se
 mutant the suite stops catching fails the build here."""
 
 import json
+import math
 
+import numpy as np
 import pytest
+from scipy import integrate
 
+from mechanisms import gaussian as g
+from mechanisms import objpert as op
 from verify import mutants as zoo
 from verify.cli.main import main
 
@@ -55,3 +60,86 @@ def test_bad_options_are_one_line(args, needle, capsys):
     assert main(["mutants", *args]) == 2
     err = capsys.readouterr().err
     assert needle in err and len(err.strip().splitlines()) == 1
+
+
+# ------------------------------------------------------------------------------------------------
+# The broken guarantees are really broken: exact computations, independent of the sampling audit
+# ------------------------------------------------------------------------------------------------
+_BY_ID = {m.id: m for m in zoo.MUTANTS}
+_BREAKS = (-np.inf, -60.0, -30.0, -15.0, -8.0, -4.0, -2.0, 0.0, 2.0, 4.0, 8.0, 15.0, 30.0, 60.0, np.inf)
+
+
+def _objpert_worlds(lam, sigma):
+    """The log-densities of ObjPert on D = {(1, +1), (0.1, +1)} and D' = {(0.1, +1)} (d = 1), from the
+    change-of-variables density of :func:`mechanisms.objpert.log_density` (not the pair's privacy_loss)."""
+    X, y = np.array([[1.0], [0.1]]), np.array([1.0, 1.0])
+    return {
+        "D": lambda t: float(op.log_density(np.array([t]), X, y, lam, sigma)),
+        "D'": lambda t: float(op.log_density(np.array([t]), X[1:], y[1:], lam, sigma)),
+    }
+
+
+def _integral(f):
+    return sum(integrate.quad(f, lo, hi, limit=200, epsabs=1e-13)[0] for lo, hi in zip(_BREAKS[:-1], _BREAKS[1:]))
+
+
+def _objpert_delta(lam, sigma, epsilon=zoo.EPSILON):
+    """δ_{P‖Q}(ε) = ∫ (p_P − e^ε p_Q)₊ dθ in both directions, by quadrature."""
+    log_p = _objpert_worlds(lam, sigma)
+    return {
+        (p, q): _integral(lambda t, p=p, q=q: max(math.exp(log_p[p](t)) - math.exp(epsilon + log_p[q](t)), 0.0))
+        for p, q in (("D", "D'"), ("D'", "D"))
+    }
+
+
+def test_objpert_small_lambda_breaks_its_claim_and_its_twin_keeps_it():
+    assert zoo.OBJPERT_SMALL_LAM < op.theorem5_lambda(zoo.EPSILON, beta=0.25) == zoo.OBJPERT_LAM
+    broken = _objpert_delta(zoo.OBJPERT_SMALL_LAM, zoo.OBJPERT_SIGMA)
+    twin = _objpert_delta(zoo.OBJPERT_LAM, zoo.OBJPERT_SIGMA)
+    assert max(broken.values()) > 3 * zoo.OBJPERT_DELTA, broken  # ≈ 0.046 at ε = 1
+    assert max(twin.values()) < 1e-6 * zoo.OBJPERT_DELTA, twin
+    # the pair the zoo audits is this instance
+    pair = _BY_ID["objpert-small-lambda"].broken().pair
+    assert pair.lam == zoo.OBJPERT_SMALL_LAM and pair.sigma == zoo.OBJPERT_SIGMA
+
+
+def test_objpert_loss_without_log_det_is_not_the_privacy_loss():
+    """The change of measure E_D[e^{−L}] = 1 holds for the exact loss and fails without the Jacobian term; the
+    twin (σ = 3, λ = 0.5) keeps the (1, 1e-2) claim."""
+    lam, sigma = zoo.OBJPERT_LAM, zoo.OBJPERT_LOSS_SIGMA
+    log_p = _objpert_worlds(lam, sigma)
+    mutant = _BY_ID["objpert-no-log-det"]
+    broken, twin = mutant.broken().pair, mutant.twin().pair
+
+    def mass(pair):
+        return _integral(lambda t: math.exp(log_p["D"](t) - pair.privacy_loss(np.array([[t]]))[0]))
+
+    assert mass(twin) == pytest.approx(1.0, abs=1e-7)
+    assert abs(mass(broken) - 1.0) > 0.02
+    theta = np.linspace(-6, 6, 13)[:, None]
+    exact = np.array([log_p["D"](t) - log_p["D'"](t) for t in theta[:, 0]])
+    np.testing.assert_allclose(twin.privacy_loss(theta), exact, atol=1e-10)
+    assert np.max(np.abs(broken.privacy_loss(theta) - exact)) > 0.2
+    assert max(_objpert_delta(lam, sigma).values()) < zoo.OBJPERT_DELTA / 10
+
+
+def test_goe_upper_triangle_noise_breaks_algorithm6_guarantee():
+    """The mutant's noise has diagonal sd σ₃ (measured on its sampler), not Algorithm 6's √2σ₃: the exact
+    Gaussian δ(1) at the whitened shift of the measured law exceeds the claimed 1e-5 twenty-fold, while the
+    twin's is its calibration's 1e-6."""
+    mutant = _BY_ID["goe-upper-triangle"]
+    rng = np.random.default_rng(0)
+    on_diagonal = np.array([True, False, True])  # vech of a 2 x 2 matrix: (1,1), (1,2), (2,2)
+    exact = {}
+    for role, pair, diagonal_sd in (
+        ("mutant", mutant.broken().pair, zoo.GOE_SIGMA3),
+        ("twin", mutant.twin().pair, math.sqrt(2) * zoo.GOE_SIGMA3),
+    ):
+        noise = pair.sample("D", 400_000, rng) - pair.mean("D")
+        law_sd = np.where(on_diagonal, diagonal_sd, zoo.GOE_SIGMA3)
+        np.testing.assert_allclose(noise.std(axis=0), law_sd, rtol=0.01)
+        np.testing.assert_allclose(np.corrcoef(noise.T), np.eye(3), atol=0.01)
+        shift = (pair.mean("D'") - pair.mean("D")) / law_sd
+        exact[role] = g.analytic_delta(zoo.EPSILON, 1.0, float(np.linalg.norm(shift)))
+    assert exact["mutant"] > 20 * zoo.DELTA, exact  # ≈ 2.2e-4
+    assert exact["twin"] == pytest.approx(zoo.TWIN_DELTA, rel=1e-6), exact

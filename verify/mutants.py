@@ -9,8 +9,10 @@ mutant's id.  The zoo is caught when every mutant **fails** and every twin **pas
 prints the table and ``tests/test_mutants.py`` fails the build if the suite stops catching one.
 
 The mutants are Gaussian-noise mechanisms on a scalar query (Δ = 1 unless said) with the claim (ε, δ) = (1, 1e-5),
-and One-Posterior-Sample (claim (1, 1e-2): it has no noise view for importance sampling); the twins are
-calibrated with a margin (δ = 1e-6) so that a pass is decidable by sampling.
+the GOE release of a second-moment matrix ([RW] Algorithm 6, same claim), and One-Posterior-Sample and objective
+perturbation (claim (1, 1e-2): OPS has no noise view, and ObjPert's loss is not affine in its noise, so importance
+sampling cannot certify a pass for either); the twins are calibrated with a margin (δ = 1e-6; for ObjPert, an exact
+δ(1) far below 1e-2, computed by quadrature in the tests) so that a pass is decidable by sampling.
 """
 
 from __future__ import annotations
@@ -24,8 +26,11 @@ import numpy as np
 from scipy import linalg, stats
 
 from audits.coverage import coverage_of
+from mechanisms import analyze_gauss as ag
 from mechanisms import gaussian as g
 from mechanisms import linreg as lr
+from mechanisms import objpert as op
+from mechanisms.objpert_solver import theta_rows
 from verify.checks import Check, CheckSpec, finalize, worst
 from verify.evidence import builders
 from verify.evidence.pair_checks import validated_dp_checks
@@ -167,6 +172,63 @@ def _ex_post_holds(bound: Callable[[float], float], sigma: float = 1.0, shift: f
         return np.abs(pair.privacy_loss(pair.sample("D", size, rng))) <= bound(eta)
 
     return holds
+
+
+class JacobianFreeObjPert(op.ObjPertPair):
+    """ObjPert whose privacy loss keeps only the Gaussian terms of the change of variables:
+    log N(b(θ; D); 0, σ²I) − log N(b(θ; D'); 0, σ²I), the log det ∇²J(θ; D) − log det ∇²J(θ; D') of its
+    Jacobian dropped (the sampler is right)."""
+
+    def privacy_loss(self, outputs):
+        theta = theta_rows(outputs, self.output_dim)
+        b_d, b_dp = (self.noise_from_release(world, theta) for world in ("D", "D'"))
+        return (np.einsum("ti,ti->t", b_dp, b_dp) - np.einsum("ti,ti->t", b_d, b_d)) / (2 * self.sigma**2)
+
+
+#: ObjPert's loss is not affine in its noise (importance sampling certifies no pass): its claim is one plain
+#: sampling resolves, like OPS's.
+OBJPERT_DELTA = 1e-2
+#: Theorem 5 for the logistic loss (ξ = 1, β = 1/4) at the claim (1, 1e-2): σ ≈ 6.81, λ = 2β/ε = 0.5.
+OBJPERT_SIGMA, OBJPERT_LAM = op.theorem5_calibration(EPSILON, OBJPERT_DELTA, "logistic")
+#: The regulariser of the mutant: fifty times below Theorem 5's λ ≥ 2β/ε.
+OBJPERT_SMALL_LAM = OBJPERT_LAM / 50
+#: A smaller σ for the loss mutant, so that releases land where the Jacobian term matters more often (at
+#: Theorem 5's σ ≈ 6.8 the release is mostly far out, where the logistic curvature and that term vanish):
+#: with λ = 0.5 the pair is still (1, 2.1e-4)-DP (exact δ(1) by quadrature, tests/test_mutants.py).
+OBJPERT_LOSS_SIGMA = 3.0
+
+
+def _objpert(lam: float = OBJPERT_LAM, sigma: float = OBJPERT_SIGMA, cls=op.ObjPertPair) -> op.ObjPertPair:
+    """Logistic ObjPert on the smallest instance where the Jacobian matters: d = 1, D = {(1, +1), (0.1, +1)},
+    the first row removed (D' keeps only a row of little curvature); Theorem 5's σ and λ unless said."""
+    X, y = np.array([[1.0], [0.1]]), np.array([1.0, 1.0])
+    return cls(X, y, X[0], 1.0, relation="remove", lam=lam, sigma=sigma)
+
+
+class UpperTriangleGoe(ag.GoeAnalyzeGaussPair):
+    """The GOE release with its noise drawn as iid N(0, σ₃²) on the upper triangle (diagonal included) and
+    copied to the lower one: symmetric, but the diagonal has sd σ₃ where [RW] Algorithm 6's (Z + Zᵀ)/√2 has
+    √2σ₃.  ``privacy_loss`` is exact for that noise (sd σ₃ everywhere); the guarantee claimed is Algorithm 6's."""
+
+    def __init__(self, h, delta, sigma3, neighbour="add"):
+        super().__init__(h, delta, sigma3, neighbour)
+        self.noise_sd = np.full(self.output_dim, self.sigma3)
+
+    def _noise(self, size, rng):
+        upper = np.triu(self.sigma3 * rng.standard_normal((size, self.d, self.d)))
+        return ag.vech(upper + np.swapaxes(np.triu(upper, 1), -1, -2))
+
+
+#: Algorithm 6's σ₃ for (1, 1e-6)-DP over ‖H_x‖_F ≤ 1 (exact: whitened sensitivity 1/√2, Balle & Wang).
+GOE_SIGMA3 = g.analytic_sigma(EPSILON, TWIN_DELTA, 1 / math.sqrt(2))
+
+
+def _goe(cls=ag.GoeAnalyzeGaussPair) -> ag.GoeAnalyzeGaussPair:
+    """The release of XᵀX (d = 2, four rows in the unit ball) at :data:`GOE_SIGMA3`, the neighbour adding the
+    record x = (1, 0): ΔH = xxᵀ lies on the diagonal, the case the missing √2 hurts most."""
+    X = np.array([[0.6, 0.3], [-0.2, 0.5], [0.4, -0.4], [0.1, 0.9]])
+    x = np.array([1.0, 0.0])
+    return cls(X.T @ X, np.outer(x, x), GOE_SIGMA3, "add")
 
 
 RHO = 0.05
@@ -317,6 +379,30 @@ MUTANTS: tuple[Mutant, ...] = (
         ("noise-view",),
         lambda: PairCase(LossOf(gaussian(S_TWIN), gaussian(S_TWIN).privacy_loss, view_sigma=S_TWIN / 2)),
         _twin_with_view,
+    ),
+    Mutant(
+        "objpert-no-log-det",
+        "Objective perturbation whose privacy loss drops the log-determinant (Jacobian) term "
+        "log det ∇²J(θ; D) − log det ∇²J(θ; D') of its exact change-of-variables loss (the sampler is right)",
+        ("loss-consistency",),
+        lambda: PairCase(_objpert(sigma=OBJPERT_LOSS_SIGMA, cls=JacobianFreeObjPert), delta=OBJPERT_DELTA),
+        lambda: PairCase(_objpert(sigma=OBJPERT_LOSS_SIGMA), delta=OBJPERT_DELTA),
+    ),
+    Mutant(
+        "objpert-small-lambda",
+        "Objective perturbation (logistic loss) with λ = 0.01, fifty times below Theorem 5's λ ≥ 2β/ε = 0.5, "
+        "still claiming Theorem 5's (1, 1e-2) at its σ (its loss is exact)",
+        ("dp-forward", "dp-reverse"),
+        lambda: PairCase(_objpert(OBJPERT_SMALL_LAM), delta=OBJPERT_DELTA),
+        lambda: PairCase(_objpert(), delta=OBJPERT_DELTA),
+    ),
+    Mutant(
+        "goe-upper-triangle",
+        "The GOE release of XᵀX with iid N(0, σ₃²) noise on the upper triangle copied to the lower one: the "
+        "diagonal noise has sd σ₃, not Algorithm 6's √2σ₃, and Algorithm 6's (1, 1e-5) at σ₃ is still claimed",
+        ("dp-forward", "dp-reverse"),
+        lambda: PairCase(_goe(UpperTriangleGoe)),
+        lambda: PairCase(_goe()),
     ),
 )
 
