@@ -56,6 +56,7 @@ def sweep_to_dict(results) -> dict[str, Any]:
                 }
                 for c in results.cells
             ],
+            "exponents": [e.to_dict() for e in results.exponents],
             "missing": [
                 {"id": c["id"], "position": c["position"], "parameters": c["parameters"]} for c in results.missing
             ],

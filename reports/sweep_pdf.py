@@ -312,6 +312,43 @@ def _plot_check(ax, cells, key, others, check_id) -> None:
     ax.set_ylabel("estimate")
 
 
+def exponent_pages(results) -> list[plt.Figure]:
+    """The fitted exponents (power laws of the estimates against each swept parameter), when the sweep has any."""
+    fits = results.exponents
+    if not fits:
+        return []
+    pages = []
+    per_page = 40
+    for start in range(0, len(fits), per_page):
+        fig = plt.figure(figsize=A4)
+        lines = [
+            ("Fitted exponents" + (" (continued)" if start else ""), {"size": 15, "weight": "bold"}),
+            (
+                "Each row fits one check's estimates y against one swept parameter x as a power law, "
+                "log y = a + b log x (least squares over the cells sharing the other swept parameters; Student-t "
+                f"interval on b at level 1 − {1 - fits[0].level:.0e}, as every test of the suite; non-positive "
+                "estimates left out). A rate statement such as ε_n ∝ n^(−1/4), or 'does not depend on n' (b = 0), "
+                "is read against the interval; a low R² says the curve is not a power law.",
+                {"size": 8.5, "gap": 0.012},
+            ),
+        ]
+        mono = {"size": 7.5, "family": "DejaVu Sans Mono", "width": 140, "gap": 0}
+        lines.append((f"{'check':<26} {'x':<14} {'b':>8}  {'interval':<20} {'R²':>6} {'cells':>5}  group", mono))
+        for e in fits[start : start + per_page]:
+            group = ", ".join(f"{k}={_value(v)}" for k, v in e.group.items()) or "all cells"
+            interval = f"[{e.ci[0]:.3g}, {e.ci[1]:.3g}]"
+            lines.append(
+                (
+                    f"{e.check[:26]:<26} {e.parameter[:14]:<14} {e.exponent:>8.3g}  {interval:<20} "
+                    f"{e.r_squared:>6.3f} {e.points:>5}  {group}",
+                    mono,
+                )
+            )
+        _text_block(fig, lines)
+        pages.append(fig)
+    return pages
+
+
 def provenance_page(results) -> plt.Figure:
     """Store, seeds, α, code and library versions, the seeding rule and the spec's TOML source."""
     spec = results.spec
@@ -355,6 +392,12 @@ def write_sweep_pdf(results, path: str) -> None:
     """Render a sweep (:class:`verify.sweeps.store.SweepResults`) to ``path`` atomically."""
     with plt.rc_context(RC), atomic_path(path) as tmp:
         with PdfPages(tmp, metadata={"Creator": "pdp-audit", "Producer": "pdp-audit", "CreationDate": None}) as pdf:
-            for page in [cover_page(results), *table_pages(results), *plot_pages(results), provenance_page(results)]:
+            for page in [
+                cover_page(results),
+                *table_pages(results),
+                *plot_pages(results),
+                *exponent_pages(results),
+                provenance_page(results),
+            ]:
                 pdf.savefig(page)
                 plt.close(page)

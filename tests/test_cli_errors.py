@@ -12,7 +12,10 @@ from verify.plans.plan import AuditPlan
 
 
 def _plan(execute) -> AuditPlan:
-    return AuditPlan("gaussian", "a stand-in", lambda parser: None, execute)
+    """A plan whose whole work is ``execute(args)`` (its configuration is the parsed arguments themselves)."""
+    return AuditPlan(
+        "gaussian", "a stand-in", lambda parser: None, lambda args: args, lambda args, executor, progress: execute(args)
+    )
 
 
 @pytest.fixture

@@ -29,7 +29,7 @@ def add_parser(subparsers) -> None:
     p.add_argument("--seed", type=count, default=0, help="root seed (default 0)")
     p.add_argument("--alpha", type=float, default=1e-6, help="false-alarm probability of each run (default 1e-6)")
     p.add_argument("--json", default=None, help="write the table as JSON to this path (- = stdout)")
-    p.add_argument("--report", default=None, help="write the table as a PDF to this path")
+    p.add_argument("--report", default=None, help="write the table as a PDF to this path ('none', as for run: no PDF)")
     p.add_argument("--quiet", action="store_true", help="no table on stdout")
     p.set_defaults(handler=command_mutants)
 
@@ -45,6 +45,8 @@ def command_mutants(args: argparse.Namespace) -> int:
     trials = args.trials or (zoo.QUICK_TRIALS if args.quick else zoo.TRIALS)
     if not 1000 <= trials <= 10**7:
         raise InputError(f"--trials must be in [1000, 1e7], got {trials}")
+    if args.report is not None and args.report.lower() == "none":  # as every other command reads it
+        args.report = None
     check_output_path(args.json, "--json")
     check_output_path(args.report, "--report")
     rows = []

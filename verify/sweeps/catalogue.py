@@ -1,12 +1,17 @@
-"""The mechanisms ``pdp-audit sweep`` can run, as an explicit tuple.
+"""The mechanisms ``pdp-audit sweep`` can run, as an explicit tuple: every audit ``pdp-audit run`` offers.
 
-A new one: a module in ``verify/sweeps/`` defining a :class:`~verify.sweeps.schema.SweepMechanism`
-(its parameter schema and cell function), and one line here.
+The Gaussian mechanism has a sweep module of its own (:mod:`verify.sweeps.gaussian`: λ-inflation of σ,
+synthetic data of any size, the run options ``claim_epsilon``/``claim_delta`` as aliases of its
+``epsilon``/``delta``); every other audit sweeps over its ``run`` options (:mod:`verify.sweeps.audits`).
 """
 
 from __future__ import annotations
 
-from verify.sweeps import gaussian
+from verify.plans.catalogue import PLANS
+from verify.sweeps import audits, gaussian
 from verify.sweeps.schema import SweepMechanism
 
-SWEEPS: tuple[SweepMechanism, ...] = (gaussian.SWEEP,)
+SWEEPS: tuple[SweepMechanism, ...] = (
+    gaussian.SWEEP,
+    *(audits.sweep_mechanism(plan) for plan in PLANS if plan.name != gaussian.SWEEP.name),
+)

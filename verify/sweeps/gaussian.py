@@ -164,4 +164,5 @@ SWEEP = SweepMechanism(
     description="Gaussian mechanism (verify/plans/gaussian)",
     preload=PRELOAD,
     chunked=True,
+    aliases=(("claim_epsilon", "epsilon"), ("claim_delta", "delta")),  # the names `pdp-audit run gaussian` uses
 )

@@ -28,9 +28,9 @@ REQUIRED = object()
 class Param:
     """One parameter of a mechanism's sweep cells: its type, default and valid range.
 
-    ``kind`` is ``"float"``, ``"int"`` or ``"str"``.  Numbers are checked against ``low``/``high``
-    (``open_low``/``open_high`` exclude the end points); ``choices`` restricts strings; ``keywords``
-    are strings also accepted by a numeric parameter (e.g. ``sigma = "calibrated"``).
+    ``kind`` is ``"float"``, ``"int"``, ``"str"`` or ``"bool"`` (a flag of the command line).  Numbers are
+    checked against ``low``/``high`` (``open_low``/``open_high`` exclude the end points); ``choices`` restricts
+    strings; ``keywords`` are strings also accepted by a numeric parameter (e.g. ``sigma = "calibrated"``).
     """
 
     kind: str
@@ -44,6 +44,8 @@ class Param:
     keywords: tuple[str, ...] = ()
 
     def range_text(self) -> str:
+        if self.kind == "bool":
+            return "true or false"
         if self.kind == "str":
             return "one of " + ", ".join(repr(c) for c in self.choices) if self.choices else "a string"
         what = "a whole number" if self.kind == "int" else "a finite number"
@@ -68,6 +70,10 @@ class Param:
             return SpecError(f"{where} must be {self.range_text()}, got {value!r}")
 
         if isinstance(value, str) and value in self.keywords:
+            return value
+        if self.kind == "bool":
+            if not isinstance(value, bool):
+                raise bad()
             return value
         if self.kind == "str":
             if not isinstance(value, str) or (self.choices and value not in self.choices):
@@ -115,3 +121,4 @@ class SweepMechanism:
     description: str = ""
     preload: tuple[str, ...] = ()  # modules a forked worker should inherit already imported
     chunked: bool = False  # cell(..., executor=E) runs its sample chunks through E.map (see executors)
+    aliases: tuple[tuple[str, str], ...] = ()  # (alias, key): another name a spec may use for a parameter

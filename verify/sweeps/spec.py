@@ -228,6 +228,7 @@ def parse_spec(
         checks = tuple(checks)
 
     schema = mechanism.schema
+    doc = _resolve_aliases(doc, dict(mechanism.aliases), fail)
 
     def known(table: str, key: str) -> None:
         if key not in schema:
@@ -294,6 +295,32 @@ def parse_spec(
         if len({canonical_json(c.parameters[k]) for c in cells if k in c.parameters}) > 1
     ]
     return SweepSpec(sweep_name, mech_name, seed, alpha, checks, cells, swept, text, path, description, mechanism)
+
+
+def _resolve_aliases(doc: dict, aliases: dict[str, str], fail: Callable[[str], SpecError]) -> dict:
+    """``doc`` with every alias key of [fixed], [grid] and [[cells]] renamed to the parameter it names (so a
+    cell's identity does not depend on the name used); an error if a table gives both names."""
+    if not aliases:
+        return doc
+
+    def rename(table, where: str):
+        if not isinstance(table, dict):
+            return table
+        out = {}
+        for key, value in table.items():
+            target = aliases.get(key, key)
+            if target in out or (target != key and target in table):
+                raise fail(f"{where} sets both {key!r} and {target!r}, which name the same parameter")
+            out[target] = value
+        return out
+
+    doc = dict(doc)
+    for name in ("fixed", "grid"):
+        if name in doc:
+            doc[name] = rename(doc[name], f"[{name}]")
+    if isinstance(doc.get("cells"), list):
+        doc["cells"] = [rename(table, f"cells[{i}]") for i, table in enumerate(doc["cells"])]
+    return doc
 
 
 # --------------------------------------------------------------------------------------------------

@@ -320,6 +320,14 @@ class SweepResults:
         return pd.DataFrame(rows, columns=columns)
 
     @property
+    def exponents(self) -> list:
+        """Fitted power laws of each check's estimates against each swept parameter (:mod:`verify.sweeps.rates`)."""
+        from verify.sweeps.rates import exponents
+
+        ids = self.spec.get("checks") or list(dict.fromkeys(k["id"] for c in self.cells for k in c["checks"]))
+        return exponents(self.cells, self.spec["swept"], ids)
+
+    @property
     def verdict(self) -> str:
         """Worst verdict over the cells; a sweep with missing cells is at best inconclusive."""
         from verify.checks import worst

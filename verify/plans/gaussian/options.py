@@ -6,8 +6,6 @@ import argparse
 
 from mechanisms.datasets import SHIPPED
 from mechanisms.validation import InputError
-from reports.records import Run
-from verify.options import executor_for
 from verify.plans.gaussian.evidence import CALIBRATIONS, GaussianAuditConfig, run_gaussian_audit
 from verify.plans.plan import AuditPlan
 
@@ -61,8 +59,8 @@ def _dataset(args: argparse.Namespace) -> str | None:
     return args.dataset or "diabetes"
 
 
-def execute(args: argparse.Namespace) -> Run:
-    """Validate the parsed options (InputError naming the option) and run the audit on ``--workers`` processes."""
+def configure(args: argparse.Namespace) -> GaussianAuditConfig:
+    """The audit's configuration from the parsed options, validated (InputError naming the option)."""
     config = GaussianAuditConfig(
         epsilon=args.claim_epsilon,
         delta=args.claim_delta,
@@ -80,8 +78,13 @@ def execute(args: argparse.Namespace) -> Run:
         paper_claims=args.paper_claims,
     )
     config.validate()
-    with executor_for(args.workers) as executor:
-        return run_gaussian_audit(config, executor=executor, progress=not args.quiet)
+    return config
 
 
-PLAN = AuditPlan("gaussian", "Gaussian mechanism on a count or clipped sum of a real dataset", add_arguments, execute)
+PLAN = AuditPlan(
+    "gaussian",
+    "Gaussian mechanism on a count or clipped sum of a real dataset",
+    add_arguments,
+    configure,
+    run_gaussian_audit,
+)

@@ -4,8 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from reports.records import Run
-from verify.options import count, executor_for
+from verify.options import count
 from verify.plans.goe.checks import TAU_READINGS
 from verify.plans.goe.evidence import GoeAuditConfig, run_goe_audit
 from verify.plans.plan import AuditPlan
@@ -48,8 +47,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def execute(args: argparse.Namespace) -> Run:
-    """Validate the parsed options (InputError naming the option) and run the audit on ``--workers`` processes."""
+def configure(args: argparse.Namespace) -> GoeAuditConfig:
+    """The audit's configuration from the parsed options, validated (InputError naming the option)."""
     config = GoeAuditConfig(
         d=args.d,
         epsilon=args.claim_epsilon,
@@ -66,13 +65,13 @@ def execute(args: argparse.Namespace) -> Run:
         paper_claims=args.paper_claims,
     )
     config.validate()
-    with executor_for(args.workers) as executor:
-        return run_goe_audit(config, executor=executor, progress=not args.quiet)
+    return config
 
 
 PLAN = AuditPlan(
     "goe-release",
     "[RW] Algorithm 6 (GOE Analyze Gauss) vs Analyze Gauss; τ of Lemma 20; K15, K16",
     add_arguments,
-    execute,
+    configure,
+    run_goe_audit,
 )

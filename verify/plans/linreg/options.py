@@ -11,7 +11,7 @@ from __future__ import annotations
 import argparse
 
 from mechanisms.linreg_data import REGRESSION_DATASETS
-from verify.options import count, executor_for
+from verify.options import count
 from verify.plans.linreg.context import CALIBRATIONS, LinregAuditConfig, parse_synthetic
 from verify.plans.plan import AuditPlan
 
@@ -158,6 +158,13 @@ def config_from_args(name: str, args: argparse.Namespace) -> LinregAuditConfig:
     )
 
 
+def audit(config: LinregAuditConfig, executor=None, progress: bool = False):
+    """Run one linear-regression audit (imported here: the evidence modules are heavy)."""
+    from verify.plans.linreg.evidence import run_linreg_audit
+
+    return run_linreg_audit(config, executor=executor, progress=progress)
+
+
 def plan(name: str) -> AuditPlan:
     """The :class:`~verify.plans.plan.AuditPlan` of ``pdp-audit run <name>``."""
 
@@ -165,15 +172,12 @@ def plan(name: str) -> AuditPlan:
         add_common(parser, name in REPRODUCES)
         SPECIFIC[name](parser)
 
-    def execute(args: argparse.Namespace):
-        from verify.plans.linreg.evidence import run_linreg_audit
-
+    def configure(args: argparse.Namespace):
         config = config_from_args(name, args)
         config.validate()
-        with executor_for(args.workers) as executor:
-            return run_linreg_audit(config, executor=executor, progress=not args.quiet)
+        return config
 
-    return AuditPlan(name, HELP[name], add_arguments, execute)
+    return AuditPlan(name, HELP[name], add_arguments, configure, audit)
 
 
 PLANS: tuple[AuditPlan, ...] = tuple(plan(name) for name in HELP)

@@ -7,7 +7,7 @@ import argparse
 from mechanisms.objpert import ObjPertSolverError
 from mechanisms.validation import InputError
 from reports.records import Run
-from verify.options import count, executor_for
+from verify.options import count
 from verify.plans.objpert.context import (
     DEFAULT_SEARCH_TRIALS,
     DEFAULT_SYNTHETIC,
@@ -106,8 +106,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def execute(args: argparse.Namespace) -> Run:
-    """Run the audit on the parsed options; a solver failure on the user's data or λ is an :class:`InputError`."""
+def configure(args: argparse.Namespace) -> ObjPertAuditConfig:
+    """The audit's configuration from the parsed options, validated (InputError naming the option)."""
     config = ObjPertAuditConfig(
         loss=args.loss,
         huber_kappa=args.huber_kappa,
@@ -130,19 +130,22 @@ def execute(args: argparse.Namespace) -> Run:
         paper_claims=args.paper_claims,
     )
     config.validate()
-    with executor_for(args.workers) as executor:
-        try:
-            return run_objpert_audit(config, executor=executor, progress=not args.quiet)
-        except ObjPertSolverError as err:  # an input the solver cannot handle: one line, exit 2
-            raise InputError(
-                f"the ObjPert solver failed ({err}); try a larger --lam or a smaller noise scale"
-            ) from None
+    return config
+
+
+def audit(config: ObjPertAuditConfig, executor=None, progress: bool = False) -> Run:
+    """Run the audit; a solver failure on the user's data or λ is an :class:`InputError` (one line, exit 2)."""
+    try:
+        return run_objpert_audit(config, executor=executor, progress=progress)
+    except ObjPertSolverError as err:
+        raise InputError(f"the ObjPert solver failed ({err}); try a larger --lam or a smaller noise scale") from None
 
 
 PLAN = AuditPlan(
     "objpert",
     "Objective perturbation ([RW] Alg. 1): Theorems 5, 6, 8, 9, Corollary 7, Figure 1",
     add_arguments,
-    execute,
+    configure,
+    audit,
     defaults={"trials": DEFAULT_TRIALS},
 )

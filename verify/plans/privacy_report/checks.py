@@ -92,6 +92,16 @@ CHECKS = declare(
         "[RW] Algorithms 2, 4 (Q25)",
         role="paper",
     ),
+    CheckSpec(
+        "k21-worst-case",
+        "K21: the report's worst case over D against the true worst case",
+        "At one release θ̂ᴾ (n = {n}, d = {d}), the largest released bound max_z ε̄₁ᴾ(z) is at least the largest true "
+        "ex-post pDP max_z ε₁(θ̂ᴾ, D, D₋z) over the rows z of D; across n and d (a sweep) the bound's strength "
+        "max ε̄₁ᴾ / max ε₁ depends on neither (Figures 4 and 5)",
+        "max_z ε̄₁ᴾ(z) ≥ max_z ε₁(z); estimate max ε̄₁ᴾ / max ε₁",
+        "[RW] App. B.1, Figures 4–5 (K21)",
+        role="paper",
+    ),
     # --- Algorithm 2 (data-dependent) and Algorithm 4: Lemma 20 --------------------------------------------
     CheckSpec(
         "lemma20",

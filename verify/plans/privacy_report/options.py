@@ -8,8 +8,7 @@ from __future__ import annotations
 import argparse
 
 from mechanisms.validation import InputError
-from reports.records import Run
-from verify.options import count, executor_for
+from verify.options import count
 from verify.plans.plan import AuditPlan
 from verify.plans.privacy_report.context import DATASETS, PrivacyReportAuditConfig
 from verify.plans.privacy_report.evidence import run_privacy_report_audit
@@ -116,8 +115,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def execute(args: argparse.Namespace) -> Run:
-    """Validate the parsed options (InputError naming the option) and run the audit on ``--workers`` processes."""
+def configure(args: argparse.Namespace) -> PrivacyReportAuditConfig:
+    """The audit's configuration from the parsed options, validated (InputError naming the option)."""
     if args.claim_epsilon is not None:  # the shared option would be silently ignored: the ε's are the budget's
         raise InputError("--claim-epsilon does not apply to privacy-report: give the stages' ε's with --budget")
     config = PrivacyReportAuditConfig(
@@ -149,14 +148,14 @@ def execute(args: argparse.Namespace) -> Run:
         paper_claims=args.paper_claims,
     )
     config.validate()
-    with executor_for(args.workers) as executor:
-        return run_privacy_report_audit(config, executor=executor, progress=not args.quiet)
+    return config
 
 
 PLAN = AuditPlan(
     "privacy-report",
     "[RW] Algorithms 2–5: the privately published privacy report of ObjPert, coverage of its bounds",
     add_arguments,
-    execute,
+    configure,
+    run_privacy_report_audit,
     defaults={"claim_epsilon": None},
 )
