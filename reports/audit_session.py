@@ -8,8 +8,8 @@ without pytest-xdist.
 from __future__ import annotations
 
 import json
-import math
 import textwrap
+from dataclasses import replace
 from pathlib import Path
 
 import matplotlib
@@ -19,7 +19,7 @@ import matplotlib.pyplot as plt  # noqa: E402
 from matplotlib.backends.backend_pdf import PdfPages  # noqa: E402
 
 from reports.files import atomic_path  # noqa: E402
-from reports.json_report import library_versions, package_version  # noqa: E402
+from reports.json_report import check_from_dict, library_versions, package_version  # noqa: E402
 from reports.pdf import COLOURS, RC, _text_block, check_pages  # noqa: E402
 from reports.records import Check  # noqa: E402
 
@@ -45,24 +45,9 @@ def session_document(records: list[dict], verdict: str) -> dict:
 
 
 def _check_from_dict(record: dict, data: dict) -> Check:
-    """A :class:`Check` for :func:`reports.pdf.check_pages` from its JSON form (JSON writes ±inf as null)."""
-    ci = data.get("ci")
-    return Check(
-        id=data["id"],
-        title=data["title"],
-        claim=f"(test {record['nodeid']}, assertion {record['index']}) {data['claim']}",
-        formula=data["formula"],
-        source=data["source"],
-        estimate=data["estimate"],
-        exact=data["exact"],
-        pvalue=data["pvalue"],
-        verdict=data["verdict"],
-        note=data["note"],
-        details=data["details"],
-        ci=None if ci is None else (-math.inf if ci[0] is None else ci[0], math.inf if ci[1] is None else ci[1]),
-        level=data["level"],
-        adjusted_pvalue=data["adjusted_pvalue"],
-    )
+    """A :class:`Check` for :func:`reports.pdf.check_pages`, its claim prefixed with the test and assertion."""
+    check = check_from_dict(data)
+    return replace(check, claim=f"(test {record['nodeid']}, assertion {record['index']}) {check.claim}")
 
 
 def _cover(doc: dict) -> plt.Figure:

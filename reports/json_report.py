@@ -56,6 +56,27 @@ def clean(value: Any) -> Any:
     return value
 
 
+def check_from_dict(data: dict) -> Check:
+    """A decided :class:`Check` back from its JSON form (:func:`check_to_dict`; JSON writes ±inf as null)."""
+    ci = data.get("ci")
+    return Check(
+        id=data["id"],
+        title=data["title"],
+        claim=data["claim"],
+        formula=data["formula"],
+        source=data["source"],
+        estimate=data["estimate"],
+        exact=data["exact"],
+        pvalue=data["pvalue"],
+        verdict=data["verdict"],
+        note=data["note"],
+        details=data["details"],
+        ci=None if ci is None else (-math.inf if ci[0] is None else ci[0], math.inf if ci[1] is None else ci[1]),
+        level=data["level"],
+        adjusted_pvalue=data["adjusted_pvalue"],
+    )
+
+
 def check_to_dict(check: Check) -> dict[str, Any]:
     """The JSON form of a decided check (figures are left to the PDF)."""
     return clean(

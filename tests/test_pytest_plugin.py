@@ -296,3 +296,57 @@ def test_trials_above_the_cap_are_refused_before_sampling():
 
     with pytest.raises(ValueError, match=r"trials must be in \[100, 1e\+08\]"):
         _audit().assert_dp(GaussianPair(np.zeros(1), np.ones(1), 1.0), 1.0, 1e-5, trials=10**13)
+
+
+RUN_TESTS = """
+import pytest
+
+@pytest.mark.audit
+@pytest.mark.parametrize("multiplier", [1.0, 0.3])
+def test_ops(privacy_audit, multiplier):
+    privacy_audit.run("ops", trials=5000, search=8, noise_multiplier=multiplier)
+
+@pytest.mark.audit
+def test_bad_option(privacy_audit):
+    privacy_audit.run("ops", trails=5000)
+"""
+
+
+def test_run_asserts_on_a_built_in_audit_with_the_sweep_cells_numbers(pytester):
+    """privacy_audit.run is the cell of `pdp-audit sweep` with the same options: same seed, same numbers."""
+    from verify.cli.main import main
+
+    pytester.makepyfile(test_run=RUN_TESTS)
+    result = pytester.runpytest_subprocess("-p", "no:cacheprovider", "--audit-report", "run.pdf")
+    outcomes = result.parseoutcomes()
+    assert outcomes.get("failed") == 2 and outcomes.get("passed", 0) + outcomes.get("skipped", 0) == 1, outcomes
+    result.stdout.fnmatch_lines(["*SpecError: privacy_audit.run('ops'): unknown option 'trails' for 'ops'*"])
+    result.stdout.fnmatch_lines(["*pdp-audit: run ops (trials=5000, search=8, noise_multiplier=0.3): FAIL*"])
+    plugin = json.loads((pytester.path / "run.json").read_text())["assertions"]
+    spec = pytester.path / "s.toml"
+    spec.write_text(  # two cells at α = 2e-6 / 2: the plugin's default --audit-alpha per test
+        "[sweep]\nmechanism = 'ops'\nalpha = 2e-6\n[fixed]\ntrials = 5000\nsearch = 8\n"
+        "[grid]\nnoise_multiplier = [1.0, 0.3]\n"
+    )
+    assert (
+        main(
+            [
+                "sweep",
+                str(spec),
+                "--workers",
+                "1",
+                "--quiet",
+                "--store",
+                str(pytester.path / "s.sqlite"),
+                "--json",
+                str(pytester.path / "s.json"),
+            ]
+        )
+        == 1
+    )
+    cells = {c["id"]: c for c in json.loads((pytester.path / "s.json").read_text())["cells"]}
+    assert len(plugin) == 2
+    for record in plugin:
+        cell = cells[record["claim"]["cell_id"]]
+        assert record["seed"] == cell["seed"] and record["alpha"] == cell["alpha"]
+        assert record["checks"] == cell["checks"] and record["verdict"] == cell["verdict"]

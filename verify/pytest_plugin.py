@@ -24,6 +24,8 @@ claim to check (``closed-form``), never evidence.
   (D, z) the pair was built from (Wang 2019, Definition 2.4);
 * ``assert_dp_blackbox(sample_D, sample_D_prime, ε, δ)`` -- for a mechanism that can only be sampled: a
   learned test (:mod:`audits.blackbox`) tries to refute the claim; it can fail or be inconclusive, never pass;
+* ``run(NAME, **options)`` -- any built-in audit (``pdp-audit run NAME``) with its ``run`` options, asserting on
+  its verdict; the same cell, seed and numbers as ``pdp-audit sweep`` (see :meth:`PrivacyAudit.run`);
 * ``assert_coverage(holds, ρ)`` -- an event "holds with probability ≥ 1 − ρ": exact binomial test of
   the failure count; ``holds`` is a vectorised sampler ``(size, rng) -> bool array``, a per-trial
   ``rng -> bool`` function, or an array of outcomes.
@@ -41,9 +43,9 @@ from __future__ import annotations
 import inspect
 import json
 import zlib
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Callable
+from typing import Callable, Sequence
 
 import numpy as np
 import pytest
@@ -215,10 +217,9 @@ def describe(checks, verdict: str, header: str, settings: Settings, trials: int)
         ci = "" if c.ci is None else f", interval [{c.ci[0]:.4g}, {c.ci[1]:.4g}] at confidence {c.level:.10g}"
         adj = "" if c.adjusted_pvalue is None else f", Holm-adjusted p-value {c.adjusted_pvalue:.3g}"
         lines.append(f"  [{c.id}] {c.verdict.upper()}: {c.claim}")
-        lines.append(
-            f"      {c.formula}; estimate {c.estimate:.4g}{ci}{adj}"
-            + (f"; exact {c.exact:.4g}" if c.exact is not None else "")
-        )
+        estimate = "—" if c.estimate is None else f"{c.estimate:.4g}"
+        exact = "" if c.exact is None else f"; exact {c.exact:.4g}"
+        lines.append(f"      {c.formula}; estimate {estimate}{ci}{adj}{exact}")
         if c.verdict != "pass" and c.note:
             lines.append(f"      {c.note}")
     lines.append(
@@ -243,11 +244,28 @@ class PrivacyAudit:
     def _decide(
         self, kind: str, header: str, checks: list, trials: int, index: int, seed: int, claim: dict
     ) -> "AuditOutcome":
-        from reports.json_report import check_to_dict
         from verify.checks import finalize, worst
 
         checks = finalize(checks, self.settings.alpha)
-        verdict = worst(c.verdict for c in checks)
+        return self._assert(
+            kind, header, checks, worst(c.verdict for c in checks), trials, index, seed, self.settings.alpha, claim
+        )
+
+    def _assert(
+        self,
+        kind: str,
+        header: str,
+        checks: list,
+        verdict: str,
+        trials: int,
+        index: int,
+        seed: int,
+        alpha: float,
+        claim: dict,
+    ) -> "AuditOutcome":
+        """Record one decided assertion and act on its verdict (fail; skip when inconclusive, unless strict)."""
+        from reports.json_report import check_to_dict
+
         self.session.add(
             {
                 "nodeid": self.nodeid,
@@ -257,12 +275,12 @@ class PrivacyAudit:
                 "verdict": verdict,
                 "trials": trials,
                 "seed": seed,
-                "alpha": self.settings.alpha,
+                "alpha": alpha,
                 "claim": claim,
                 "checks": [check_to_dict(c) for c in checks],
             }
         )
-        message = describe(checks, verdict, header, self.settings, trials)
+        message = describe(checks, verdict, header, replace(self.settings, seed=seed, alpha=alpha), trials)
         if verdict == "fail" or (verdict == "inconclusive" and self.settings.strict):
             pytest.fail(
                 message + ("\n  (--audit-strict: inconclusive counts as failure)" if verdict != "fail" else ""),
@@ -329,6 +347,44 @@ class PrivacyAudit:
         header = f"({epsilon:g}, {delta:g}) DP claim, black box ({name})"
         claim = {"epsilon": float(epsilon), "delta": float(delta)}
         return self._decide("blackbox", header, checks, trials, index, seed, claim)
+
+    def run(
+        self, audit: str, *, checks: Sequence[str] | None = None, alpha: float | None = None, **options
+    ) -> "AuditOutcome":
+        """Run a built-in audit -- any ``pdp-audit run NAME`` -- with its ``run`` options as keywords (dashes as
+        underscores: ``run("objpert", claim_epsilon=1.0, synthetic="200,5", trials=2e4)``) and assert on its
+        verdict: fails on a fail, skips when inconclusive (``--audit-strict``: fails).
+
+        The audit is the cell of ``pdp-audit sweep`` with ``mechanism = NAME``, root seed ``--audit-seed`` and these
+        options: the same canonical parameters, so the same seed and, at the same α, the same numbers.  A sweep of m
+        cells audits each at α/m; ``alpha`` (default ``--audit-alpha``) sets this cell's, so a spec whose
+        ``alpha`` is m × ``--audit-alpha`` reproduces a test grid of m cells exactly
+        (``examples/test_audit_grid.py`` and ``examples/sweep-audit-grid.toml``).  ``checks`` selects check ids as
+        ``[sweep] checks`` does.  Bad options raise :class:`~mechanisms.validation.InputError` naming them.
+        """
+        from reports.json_report import check_from_dict
+        from verify.sweeps.catalogue import SWEEPS
+        from verify.sweeps.spec import cell_from_options
+
+        mechanisms = {m.name: m for m in SWEEPS}
+        if audit not in mechanisms:
+            raise ValueError(f"audit must be one of {', '.join(sorted(mechanisms))}, got {audit!r}")
+        alpha = self.settings.alpha if alpha is None else float(alpha)
+        if not 1e-50 <= alpha < 1:
+            raise ValueError(f"alpha must be in [1e-50, 1), got {alpha}")
+        mechanism = mechanisms[audit]
+        cell = cell_from_options(mechanism, self.settings.seed, options, f"privacy_audit.run({audit!r})")
+        selected = tuple(checks) if checks else None
+        if selected and mechanism.checks and not set(selected) <= set(mechanism.checks):
+            raise ValueError(f"checks: {audit!r} has no check {sorted(set(selected) - set(mechanism.checks))[0]!r}")
+        result = mechanism.cell(dict(cell.parameters), cell.seed, alpha, selected)
+        index, _ = self._next_seed()  # the position in the test; the seed is the cell's (as in a sweep)
+        decided = [check_from_dict(c) for c in result["checks"]]
+        given = ", ".join(f"{k}={v!r}" for k, v in options.items())
+        header = f"run {audit} ({given or 'defaults'})"
+        trials = int(cell.parameters.get("trials") or 0)
+        claim = {"audit": audit, "options": dict(options), "cell_id": cell.cell_id}
+        return self._assert("run", header, decided, result["verdict"], trials, index, cell.seed, alpha, claim)
 
     def assert_coverage(
         self, holds, rho: float, *, trials: int | None = None, exact_failure: float | None = None

@@ -152,6 +152,21 @@ def make_cell(mechanism: SweepMechanism, root_seed: int, position: int, raw: dic
     return Cell(digest.hex()[:16], position, parameters, cell_seed(root_seed, digest))
 
 
+def cell_from_options(mechanism: SweepMechanism, root_seed: int, options: dict, where: str) -> Cell:
+    """The cell a spec with these ``[fixed]`` options (and no grid) would hold: aliases resolved, unknown keys
+    refused, values coerced and validated, seeded by identity -- the same cell, hence the same seed and numbers,
+    as in ``pdp-audit sweep`` (for the pytest plugin's ``privacy_audit.run``)."""
+
+    def fail(message: str) -> SpecError:
+        return SpecError(f"{where}: {message}")
+
+    options = _resolve_aliases({"fixed": dict(options)}, dict(mechanism.aliases), fail)["fixed"]
+    unknown = [k for k in options if k not in mechanism.schema]
+    if unknown:
+        raise fail(f"unknown option {unknown[0]!r} for {mechanism.name!r} (valid: {', '.join(mechanism.schema)})")
+    return make_cell(mechanism, root_seed, 0, options, where)
+
+
 # --------------------------------------------------------------------------------------------------
 # Reading a spec
 
