@@ -280,7 +280,8 @@ class PrivacyAudit:
                 "checks": [check_to_dict(c) for c in checks],
             }
         )
-        message = describe(checks, verdict, header, replace(self.settings, seed=seed, alpha=alpha), trials)
+        shown = self.settings if kind != "run" else replace(self.settings, seed=seed, alpha=alpha)  # the cell's
+        message = describe(checks, verdict, header, shown, trials)
         if verdict == "fail" or (verdict == "inconclusive" and self.settings.strict):
             pytest.fail(
                 message + ("\n  (--audit-strict: inconclusive counts as failure)" if verdict != "fail" else ""),
