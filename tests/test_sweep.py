@@ -318,3 +318,23 @@ def test_a_store_reads_into_a_dataframe_and_a_csv_of_the_same_rows(done, tmp_pat
     assert list(again.estimate) == pytest.approx(list(frame.estimate), rel=1e-15, nan_ok=True)
     code, _, err = cli(capsys, "report", out / "g.sqlite", "-o", "none", "--csv", out / "g.sqlite")
     assert code == 2 and "--csv" in err and "is the store itself" in err
+
+
+def test_a_cell_computed_by_other_code_is_refused_and_the_store_keeps_the_rest(tmp_path):
+    """A Dask worker with another pdp-audit installed must not write its numbers under this code's version."""
+    from verify.sweeps.executors import SerialExecutor, execute_task
+    from verify.sweeps.spec import run_sweep, tasks_for
+
+    spec = parse_spec(GAUSS)
+    store = Store.for_sweep(tmp_path / "v.sqlite", spec, resume=False)
+    try:
+        first, second = tasks_for(spec, spec.cells)[:2]
+        assert store.add(first, execute_task(first))  # same code: stored
+        foreign = {**execute_task(second), "code_version": "0.0.1+000000000000", "worker": "elsewhere:1"}
+        with pytest.raises(SpecError, match="worker elsewhere:1 runs pdp-audit 0.0.1.*install the same pdp-audit"):
+            store.add(second, foreign)
+        assert store.completed_ids() == {first.cell_id}
+        run_sweep(spec, store, SerialExecutor())  # the rest of the sweep runs on this code
+        assert len(store.completed_ids()) == len(spec.cells)
+    finally:
+        store.close()

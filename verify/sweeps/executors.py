@@ -38,11 +38,14 @@ def execute_task(task, chunk_executor=None) -> dict:
         result = task.function(dict(task.parameters), task.seed, task.alpha, task.checks)
     else:
         result = task.function(dict(task.parameters), task.seed, task.alpha, task.checks, executor=chunk_executor)
+    from verify.sweeps.store import code_version
+
     return {
         "result": result,
         "elapsed": time.perf_counter() - start,
         "worker": f"{socket.gethostname()}:{os.getpid()}",
         "chunked": chunk_executor is not None,
+        "code_version": code_version(),  # the store refuses a cell computed by other code
     }
 
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import datetime as _dt
 import fcntl
+import functools
 import hashlib
 import json
 import os
@@ -42,6 +43,7 @@ CREATE TABLE IF NOT EXISTS cells (
 """
 
 
+@functools.lru_cache(maxsize=1)  # once per process: a worker reports it with every cell it runs
 def code_version() -> str:
     """The package version and a hash of the code that computes results (mechanisms, audits, verify)."""
     from reports.json_report import package_version
@@ -229,7 +231,16 @@ class Store:
 
     # -- writing -------------------------------------------------------------------------------
     def add(self, task, outcome: dict) -> bool:
-        """Commit one completed cell atomically; False if it was already there (never duplicated)."""
+        """Commit one completed cell atomically; False if it was already there (never duplicated).
+
+        A cell computed by other code (a Dask worker with another pdp-audit installed) is refused: its numbers
+        would not be this version's, and the store records one code version per cell."""
+        worker_code = outcome.get("code_version")
+        if worker_code is not None and worker_code != self.code_version:
+            raise SpecError(
+                f"worker {outcome.get('worker')} runs pdp-audit {worker_code}, this driver {self.code_version}: "
+                "install the same pdp-audit on every worker (the cells already stored are kept)"
+            )
         result = outcome["result"]
         estimates = {
             c["id"]: {k: c.get(k) for k in ("estimate", "exact", "ci", "level", "verdict")} for c in result["checks"]
