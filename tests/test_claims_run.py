@@ -3,6 +3,7 @@ document, exit codes and determinism; the ledger's own exact lemma checks agains
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import math
 from pathlib import Path
@@ -213,3 +214,120 @@ def test_fact25_as_printed_has_an_exact_counterexample():
         and np.clip(q - math.exp(eps) * p, 0, None).sum() <= delta
     )
     assert p[1] >= delta / eps and q[1] == 0  # an event likely enough under D, impossible under D'
+
+
+# --------------------------------------------------------------------------------------------------
+# Entries decided by a sweep: rate checks read off fitted exponents (verify/ledger/rates.py)
+# --------------------------------------------------------------------------------------------------
+K6_SPEC = "examples/pdp-k6.toml"
+
+
+def _planted_rate(monkeypatch, claimed: float) -> Entry:
+    """A planted rate statement on K6's sweep: the worst ε found grows like n^claimed (relation '=')."""
+    from verify.ledger import rates
+
+    rate = dataclasses.replace(rates.RATES["k6-dp-constant"], id="k901-planted", claimed=claimed, relation="=")
+    monkeypatch.setitem(rates.RATES, rate.id, rate)
+    return Entry(
+        id="K901",
+        paper="PDP",
+        where="planted",
+        statement=f"OPS with γ = 1, λ = √(n/d) has a worst-case ε growing like n^{claimed:g}.",
+        kind="inequality/bound",
+        status="checked",
+        audit="sweep",
+        checks=(rate.id,),
+        command=f"pdp-audit sweep {K6_SPEC}",
+        expected="pass",
+    )
+
+
+@pytest.fixture(scope="module")
+def sweep_run():
+    """K6 (a sweep-decided entry) and a planted false rate on the same spec, at --quick (its 7-cell sub-grid)."""
+    started = []
+    executor = SerialExecutor()
+    run = executor.run
+
+    def counting(tasks):
+        started.extend(t.cell_id for t in tasks)
+        return run(tasks)
+
+    with pytest.MonkeyPatch.context() as monkeypatch:
+        monkeypatch.setattr(executor, "run", counting)
+        false_rate = _planted_rate(monkeypatch, claimed=1.0)  # the truth is about −0.05: far from n^1
+        result = run_ledger([ledger.BY_ID["K6"], false_rate], seed=0, quick=True, executor=executor)
+    return result, started
+
+
+def test_sweep_entry_is_decided_by_its_rate_and_each_spec_runs_once(sweep_run):
+    from verify.ledger import rates
+
+    result, started = sweep_run
+    k6, planted = result.decisions
+    assert k6.verdict == "pass" and k6.agrees is True
+    (check,) = k6.checks
+    assert check.id == "k6-dp-constant" and check.exact == 0.0 and check.ci[0] <= check.estimate <= check.ci[1]
+    assert check.level == rates.LEVEL and "R² =" in check.note and len(check.details["points"]) == 7
+    assert k6.command == f"pdp-audit sweep {K6_SPEC}"
+    # both entries read the same spec: its 7 quick cells ran once, as tasks of the ledger's executor
+    assert len(started) == len(set(started)) == 7 and all(t.startswith(f"sweep {K6_SPEC}#") for t in started)
+    assert result.commands[0].command == f"pdp-audit sweep {K6_SPEC}"
+
+
+def test_a_planted_false_rate_fails(sweep_run):
+    result, _ = sweep_run
+    planted = result.decisions[1]
+    (check,) = planted.checks
+    assert planted.verdict == "fail" and planted.agrees is False and not check.ci[0] <= 1.0 <= check.ci[1]
+    assert result.exit_code(strict=False) == 1
+
+
+def test_sweep_entries_json_follows_the_published_schema(sweep_run):
+    import jsonschema
+    from referencing import Registry, Resource
+
+    from reports.json_report import run_schema
+
+    claims = json.loads(Path(reports.__file__).with_name("schema").joinpath("claims.schema.json").read_text())
+    registry = Registry().with_resource(run_schema()["$id"], Resource.from_contents(run_schema()))
+    doc = json.loads(json.dumps(document(sweep_run[0])))
+    jsonschema.Draft202012Validator(claims, registry=registry).validate(doc)
+    assert doc["audits"] == {f"sweep {K6_SPEC}": f"pdp-audit sweep {K6_SPEC}"}
+    assert doc["entries"][0]["checks"][0]["details"]["spec"] == K6_SPEC
+
+
+def test_upper_bound_rate_fails_only_above_the_interval():
+    from verify.ledger import rates
+
+    run = rates.sweep_run(K6_SPEC, seed=0, quick=True)
+    for i, cell in enumerate(run.cells):  # a worst ε growing exactly like n^0.5 (no noise: a zero-width interval)
+        run.results[cell.cell_id] = {
+            "checks": [],
+            "parameters": {"n_rows": 10 ** (3 + i), "dp_epsilon_worst_found": 10 ** (1.5 + i / 2)},
+        }
+    base = rates.RATES["k6-dp-constant"]
+    assert rates.rate_check(base, run).verdict == "fail"  # claimed O(n⁰), grows like n^0.5
+    assert rates.rate_check(dataclasses.replace(base, claimed=1.0), run).verdict == "pass"  # O(n) holds
+    assert rates.rate_check(dataclasses.replace(base, claimed=1.0, relation="="), run).verdict == "fail"
+
+
+def test_a_spec_not_run_at_quick_leaves_its_entries_undecided():
+    result = run_ledger([ledger.BY_ID["K21"]], seed=0, quick=True, executor=SerialExecutor())
+    (decision,) = result.decisions
+    assert decision.verdict == "inconclusive" and decision.agrees is None
+    assert all("not run at --quick" in c.note for c in decision.checks)
+
+
+def test_every_sweep_entry_cites_known_rates_and_their_specs():
+    from verify.ledger import rates
+    from verify.sweeps.spec import load_spec
+
+    chosen = [e for e in ledger.ENTRIES if e.audit == "sweep"]
+    assert {e.id for e in chosen} >= {"K4", "K6", "K21"}
+    for e in chosen:
+        assert e.command == rates.command_of(e.checks), e.id
+    for spec in {r.spec for r in rates.RATES.values()}:
+        assert load_spec(rates.ROOT / spec).cells, spec
+    for spec, grid in rates.QUICK.items():
+        assert grid is None or rates.sweep_run(spec, 0, quick=True).cells, spec

@@ -9,6 +9,11 @@ from the checks it cites:
 * ``fail`` when one of its checks fails, ``pass`` when all pass, ``inconclusive`` otherwise;
 * ``not-simulable`` (with the ledger's reason) and ``planned`` entries are not run.
 
+An entry decided by a sweep (``audit`` ``sweep``, :mod:`verify.ledger.rates`) cites rate checks: the cells of each
+spec they read run once, as sweep cells on the same executor and in the same batch as the audits, and each rate
+check is computed from the cells' results (a fitted exponent against the claimed one).  At ``--quick`` a spec runs
+its declared sub-grid, or not at all (its rate checks inconclusive, its entries undecided).
+
 The ledger's stored ``expected`` verdict is what the full-budget run gave when the finding was written;
 ``agrees`` compares the two: ``True`` when they are equal, ``False`` when they differ.  At ``--quick`` budgets
 an inconclusive verdict where a decided one is expected is ``None`` (undecided at this budget, not a
@@ -24,6 +29,7 @@ from typing import Sequence
 
 from reports.records import Check, Run
 from verify.checks import VERDICT_ORDER, worst
+from verify.ledger import rates
 from verify.ledger.entries import Entry
 from verify.sweeps.spec import CellTask
 
@@ -66,14 +72,25 @@ def run_key(entry: Entry) -> str:
     ledger's own checks)."""
     if entry.audit == LEMMAS:
         return LEMMAS
+    if entry.audit == rates.SWEEP:  # the sweeps its rate checks read (see :func:`sweep_keys`)
+        return " && ".join(sweep_keys(entry))
     return shlex.join(a for a in shlex.split(entry.command)[1:] if a != "--paper-claims")
 
 
+def sweep_keys(entry: Entry) -> list[str]:
+    """The sweeps (``sweep SPEC``) an entry decided by rate checks reads."""
+    return [f"{rates.SWEEP} {spec}" for spec in rates.specs_of(entry.checks)]
+
+
 def audit_commands(entries: Sequence[Entry], seed: int, quick: bool) -> list[AuditCommand]:
-    """The runs the ``checked`` entries cite, each once, with its budget, seed and paper findings if cited."""
+    """The runs the ``checked`` entries cite, each once, with its budget, seed and paper findings if cited (a
+    sweep spec as ``pdp-audit sweep SPEC``: its cells run as tasks of their own, :func:`sweep_runs`)."""
     wanted: dict[str, tuple[str, bool]] = {}
     for e in entries:
-        if e.status == "checked":
+        if e.status == "checked" and e.audit == rates.SWEEP:
+            for key in sweep_keys(e):
+                wanted[key] = (rates.SWEEP, False)
+        elif e.status == "checked":
             key = run_key(e)
             paper = wanted.get(key, (e.audit, False))[1] or "--paper-claims" in e.command
             wanted[key] = (e.audit, paper)
@@ -81,6 +98,9 @@ def audit_commands(entries: Sequence[Entry], seed: int, quick: bool) -> list[Aud
     for key, (audit, paper) in sorted(wanted.items()):
         if audit == LEMMAS:  # the ledger's own exact checks (verify/ledger/lemmas.py): no budget to choose
             commands.append(AuditCommand(key, audit, ("claims", "--run", "--seed", str(seed))))
+            continue
+        if audit == rates.SWEEP:  # cells seeded from the ledger's seed, as `[sweep] seed = SEED` would
+            commands.append(AuditCommand(key, audit, tuple(shlex.split(key))))
             continue
         run, name, *options = shlex.split(key)
         argv = [run, name, *(QUICK_BUDGETS[audit] if quick else ()), *options, "--seed", str(seed)]
@@ -103,11 +123,39 @@ def execute_audit(parameters: dict, seed: int, alpha: float, checks, executor=No
 
 
 def tasks(commands: Sequence[AuditCommand], seed: int) -> list[CellTask]:
-    """One sweep task per audit command (its seed is in the command; ``seed`` is recorded for the store)."""
+    """One sweep task per audit command (its seed is in the command; ``seed`` is recorded for the store); the
+    cells of the sweeps are :func:`sweep_runs`'s."""
     return [
         CellTask(c.key, c.audit, execute_audit, {"argv": list(c.argv)}, seed, ALPHA, None, _COST.get(c.audit, 1.0))
         for c in commands
+        if c.audit != rates.SWEEP
     ]
+
+
+def sweep_runs(commands: Sequence[AuditCommand], seed: int, quick: bool) -> dict[str, rates.SweepRun]:
+    """The cells to run of every sweep among ``commands``, by key."""
+    return {c.key: rates.sweep_run(c.argv[1], seed, quick) for c in commands if c.audit == rates.SWEEP}
+
+
+@dataclass(frozen=True)
+class SweepChecks:
+    """The rate checks computed from one sweep's cells (in :attr:`LedgerRun.runs` beside the audits' runs)."""
+
+    checks: tuple[Check, ...]
+    cells: int
+    findings: tuple[Check, ...] = ()
+
+
+def rate_checks(entries: Sequence[Entry], sweeps: dict[str, rates.SweepRun]) -> dict[str, SweepChecks]:
+    """Every rate check the entries cite, computed from its sweep's cells, grouped by sweep."""
+    cited = dict.fromkeys(c for e in entries if e.status == "checked" and e.audit == rates.SWEEP for c in e.checks)
+    out = {}
+    for key, run in sweeps.items():
+        checks = tuple(
+            rates.rate_check(rates.RATES[c], run) for c in cited if f"{rates.SWEEP} {rates.RATES[c].spec}" == key
+        )
+        out[key] = SweepChecks(checks, len(run.cells))
+    return out
 
 
 # Relative run times at the defaults (benchmarks/certify_defaults.py): the longest start first.
@@ -158,8 +206,8 @@ def decide(entry: Entry, runs: dict[str, Run], commands: dict[str, AuditCommand]
         verdict = "not-simulable" if entry.status == "not simulable" else "planned"
         agrees = verdict == entry.expected if entry.status == "not simulable" else None
         return Decision(entry, verdict, agrees, reason=entry.evidence)
-    run = runs[run_key(entry)]
-    found = {c.id: c for c in (*run.checks, *(run.findings or ()))}
+    cited = sweep_keys(entry) if entry.audit == rates.SWEEP else [run_key(entry)]
+    found = {c.id: c for key in cited for c in (*runs[key].checks, *(runs[key].findings or ()))}
     missing = [c for c in entry.checks if c not in found]
     if missing:  # a ledger entry citing a check its audit no longer produces is a bug of ours, not a verdict
         raise RuntimeError(f"ledger entry {entry.id} cites checks {missing} that `{entry.command}` does not produce")
@@ -171,7 +219,8 @@ def decide(entry: Entry, runs: dict[str, Run], commands: dict[str, AuditCommand]
         agrees = None
     else:
         agrees = False
-    return Decision(entry, verdict, agrees, checks, commands[run_key(entry)].command, key_number(checks))
+    command = " && ".join(commands[key].command for key in cited)
+    return Decision(entry, verdict, agrees, checks, command, key_number(checks))
 
 
 def key_number(checks: Sequence[Check]) -> str:
@@ -192,12 +241,23 @@ def run_ledger(entries: Sequence[Entry], seed: int, quick: bool, executor, on_au
     import contextlib
 
     commands = audit_commands(entries, seed, quick)
-    runs: dict[str, Run] = {}
-    with contextlib.closing(executor.run(tasks(commands, seed))) as results:
+    sweeps = sweep_runs(commands, seed, quick)
+    cells = [t for run in sweeps.values() for t in run.tasks()]
+    runs: dict[str, Run | SweepChecks] = {}
+    done = dict.fromkeys(sweeps, 0)
+    with contextlib.closing(executor.run([*tasks(commands, seed), *cells])) as results:
         for task, outcome in results:
-            runs[task.cell_id] = outcome["result"]
+            key = task.cell_id.split("#", 1)[0]
+            if key in sweeps:  # a sweep cell: the progress line names the sweep and how many of its cells are done
+                sweeps[key].add(task.cell_id, outcome["result"])
+                done[key] += 1
+                label = f"{key} cell {done[key]}/{len(sweeps[key].cells)}"
+            else:
+                runs[task.cell_id] = outcome["result"]
+                label = task.cell_id
             if on_audit is not None:
-                on_audit(task.cell_id, outcome)
+                on_audit(label, outcome)
+    runs.update(rate_checks(entries, sweeps))
     by_key = {c.key: c for c in commands}
     decisions = [decide(e, runs, by_key, quick) for e in entries]
     return LedgerRun(decisions, runs, commands, seed, quick)

@@ -9,6 +9,8 @@ Each row is built with one of three status helpers:
 
 * :func:`checked` -- the audit, its check ids and the CLI command that runs them;
 * :func:`lemmas` -- the ledger's own exact checks (:mod:`verify.ledger.lemmas`), run by ``pdp-audit claims --run``;
+* :func:`swept` -- rate checks read off the cells of shipped sweep specs (:mod:`verify.ledger.rates`), run by
+  ``pdp-audit claims --run``;
 * :func:`planned` -- the issue that will check it (#13 the claims ledger run, #14 sweeps over n, d and budgets);
 * :func:`not_simulable` -- why no simulation can decide it.
 
@@ -80,6 +82,20 @@ def lemmas(*checks: str, expected: str = "pass") -> dict:
         "audit": "lemmas",
         "checks": list(checks),
         "command": "pdp-audit claims --run",
+        "expected": expected,
+    }
+
+
+def swept(specs: str | tuple[str, ...], *checks: str, expected: str = "pass") -> dict:
+    """Status of an entry decided by rate checks (:data:`verify.ledger.rates.RATES`): fitted exponents of the cells
+    of the sweep ``specs`` (paths relative to the repository root, each the spec its checks read) against the
+    claimed ones.  ``pdp-audit claims --run`` runs each spec's cells once, whatever number of entries cite it."""
+    specs = (specs,) if isinstance(specs, str) else tuple(specs)
+    return {
+        "status": "checked",
+        "audit": "sweep",
+        "checks": list(checks),
+        "command": " && ".join(f"pdp-audit sweep {spec}" for spec in specs),
         "expected": expected,
     }
 
@@ -505,6 +521,43 @@ _PR_K20 = (
     "data-independent vs 1.8 data-dependent, but ε̄₁ᴾ + ε₂ + ε₃ 0.596 vs 0.451; breast-cancer: 3.52 vs 1.84. "
     "Consistent with both claims."
 )
+_K4 = (
+    "Both regimes hold (sweeps of `pdp-audit run ops` over n = 1e3 … 1e5, 13 cells each, synthetic data of [LR] Fig. 3 "
+    "with d = 5, rows scaled to ‖x‖ = 1 and y to [−1, 1]; the exact pDP-for-all ε at δ = 1e-5, the largest pDP ε "
+    "over targets outside the data). Well-conditioned regime, γ = √n, λ = 1e-12 (λ_n = 0): pDP for all 2.53 at "
+    "n = 1e3, 1.22 at 1e4, 0.616 at 1e5; fitted exponent −0.303, interval [−0.381, −0.224] at level 1 − 1e-6 "
+    "(R² 0.992), which contains the claimed −1/4 (k4-conditioned pass); the finite-n slope is steeper than −1/4 because "
+    "(4.5)'s other terms, ∝ γ_n/λ_min ∝ n^(−1/2), still contribute. General regime, a = 0.25 (γ = n^0.125, "
+    "λ = n^0.375): pDP for all 0.554, 0.189, 0.0601; exponent −0.493 [−0.558, −0.427] (R² 0.998), below the claimed "
+    "n^(−0.125): the upper bound holds (k4-general pass) but is far from tight here, since on these data "
+    "λ_min(XᵀX) ≈ n/d ≫ λ_n and the leading term is √(γ_n log(2/δ)/λ_min) ∝ n^(a/4 − 1/2) = n^(−0.44); the claimed "
+    "rate is attained only on data whose λ_min(XᵀX) is at most λ_n. Reading: the well-conditioned ε_n = n^(−1/4) as "
+    "the rate of the exact pDP for all (claimed exponent inside the interval), the general ε_n = n^(−1/4 + a/2) as an "
+    "upper bound (fails only if the whole interval lies above it)."
+)
+_K6 = (
+    "Holds (sweep of `pdp-audit run ops` with γ = 1, λ = √(n/5) over n = 1e3 … 1e5, 13 cells, synthetic data as K4): "
+    "the largest ε the audit's adversarial search finds at δ = 1e-5 (over the data and the adversarial bases, among "
+    "them K5's aligned rows that make ‖θ̂‖ ≈ √n/(2√λ_n)) is 4.53 at n = 1e3, 3.94 at 1e4, 3.66 at 1e5: bounded and "
+    "slowly decreasing, exponent −0.046 [−0.068, −0.023] at level 1 − 1e-6 (R² 0.972), not above 0 "
+    "(k6-dp-constant pass). The constant is about 3.7, an O(log(1/δ)) ε as claimed, not ε ≤ 1; (4.6)'s DP bound at "
+    "these γ, λ is 21.7 at n = 1e3 and 21.1 at 1e5 (also constant). The search ε is a lower estimate of the DP ε."
+)
+_K21 = (
+    "Holds in n, fails in d for the data-independent report (pdp-audit claims --run --only K21, seed 0: the sweeps "
+    "examples/rw-figure-4.toml and rw-figure-5.toml, 25 values × both report modes each, synthetic logistic data of "
+    "§4.1, δ = ρ = 1e-6, one release per cell; quantity: the ratio max_z ε̄₁ᴾ / max_z ε₁ of finding k21-worst-case; "
+    "intervals at level 1 − 1e-6). Figure 4 (d = 50, n = 100 … 10000): data-independent ratio 2.37 at n = 100, 3.17 "
+    "at 10000, exponent 0.082 [−0.064, 0.229] (k21-n-independent pass); data-dependent 1.38 and 1.22, exponent −0.021 "
+    "[−0.069, 0.027] (k21-n-dependent pass). Figure 5 (n = 1000, d = 1 … 60): data-independent ratio 17.7 at d = 1, "
+    "11.9 at 2, 16.4 at 4, then between 2.9 and 6.2 from d = 7 on: exponent −0.352 [−0.676, −0.028] (k21-d-independent "
+    "fail: the bound is markedly looser in very low dimension); data-dependent 4.59 at d = 1, 0.95 to 1.69 from d = 2 "
+    "on: exponent −0.162 [−0.408, 0.083] (k21-d-dependent pass). Over d ≥ 7 alone both modes are flat (exponents "
+    "−0.15 [−0.53, 0.22] and −0.045 [−0.28, 0.19]): 'neither n nor d' holds except in the smallest dimensions. "
+    "R² 0.27 to 0.69: the ratio is flat with noise rather than a power law. One cell (data-dependent, d = 12) has "
+    "ratio 0.95, its worst point uncovered at that release, which the report allows with probability at most "
+    "n·3ρ = 0.003."
+)
 _PR_K22 = (
     "Partial (report page, no pass/fail check): Figure 6 on the breast-cancer substitute (δ = ρ = 1e-6, one release "
     "per split; pdp-audit run privacy-report): median ratio ε̄₁ᴾ/ε₁ data-independent 2.67; splits (0.2, 0.7, 0.1) "
@@ -562,8 +615,10 @@ K_ITEMS = [
         INEQ,
         "With ‖θ̂‖ = O(1), pDP ≈ √(γ_n log(2/δ)/λ_n) for everyone; γ_n = n^(a/2), λ_n = n^(1/2−a/2) gives ARE "
         "(1 + n^(−a)) and ε_n = n^(−1/4+a/2); well-conditioned data with γ_n = n^(1/2), λ_n = 0 gives ε_n = n^(−1/4).",
-        planned(14),
-        note="Rates in n: a sweep over n.",
+        swept(("examples/pdp-k4-conditioned.toml", "examples/pdp-k4-general.toml"), "k4-conditioned", "k4-general"),
+        finding=_K4,
+        note="Both regimes are swept over n (13 cells each, 1e3 to 1e5, d = 5). The general regime's rate is an "
+        "upper bound, tight only on data whose λ_min(XᵀX) is at most λ_n; the synthetic data are well conditioned.",
     ),
     E(
         "K5",
@@ -582,8 +637,9 @@ K_ITEMS = [
         "OPS with γ_n = 1, λ_n = √(n/d) preserves 'meaningful (almost constant)' DP; the ridge solution may lie in a "
         "ball of radius Θ(n^(1/4)); the exponential mechanism would give only pure O(n^(1/2))-DP vs "
         "(O(log(1/δ)), δ)-DP here.",
-        planned(14),
-        note="Behaviour as n grows: a sweep over n.",
+        swept("examples/pdp-k6.toml", "k6-dp-constant"),
+        finding=_K6,
+        note="The ball of radius Θ(n^(1/4)) and the exponential mechanism's pure O(n^(1/2))-DP are not checked.",
     ),
     E(
         "K7",
@@ -705,6 +761,9 @@ K_ITEMS = [
         "d = 50, several ε1 (not stated); λ = c·λ_ObjPert with λ_ObjPert = 1/(2ε); a star marks the inflation "
         "Algorithm 2 enforces. Claim: 0-1 loss roughly constant across c.",
         planned(14),
+        note="Reproduced as a report page of `pdp-audit run privacy-report` (the Figure 2 page: test 0-1 loss against "
+        "the λ-inflation c for ε₁ ∈ {0.1, 0.5, 1}, 16 releases per point); no check yet: 'roughly constant' needs "
+        "a declared tolerance and the loss a sweepable quantity with an interval.",
     ),
     E(
         "K19",
@@ -724,9 +783,16 @@ K_ITEMS = [
         "σ2, σ3 by the analytic Gaussian mechanism; total ε = 1; data-independent ε1 = 1, data-dependent "
         "(ε1, ε2, ε3) = (0.2, 0.7, 0.1). Claims: the ratio ε̄1ᴾ/ε1 is tighter for data-dependent; counting ε2 + ε3 "
         "the data-dependent release loses its edge.",
-        planned(14),
+        not_simulable(
+            "Figure 3 is about the UCI credit-card default data (Yeh & Lien 2009, n = 30000, d = 21), which are not "
+            "shipped (mechanisms/ bundles only the breast-cancer and synthetic logistic data for the privacy report) and "
+            "cannot be fetched (offline); its claims are qualitative comparisons of distributions on that data set "
+            "('tighter', 'loses its competitive edge') with no stated threshold, so a substitute can only illustrate "
+            "them: see the finding (the report pages of `pdp-audit run privacy-report`)."
+        ),
         finding=_PR_K20,
-        note="The credit-card data are not shipped; a bundled substitute data set is needed.",
+        note="Partial reproduction on the bundled breast-cancer substitute and the synthetic data: the Figure 3 pages "
+        "of `pdp-audit run privacy-report`.",
     ),
     E(
         "K21",
@@ -736,8 +802,17 @@ K_ITEMS = [
         "Synthetic logistic data of §4.1: Fig. 4 d = 50, n from 100 to 10000; Fig. 5 n = 1000, d from 1 to 60; plots "
         "max_z ε1 and the worst-case data-independent / data-dependent bounds. Claim: for GLMs the bounds' strength "
         "depends on neither n nor d.",
-        planned(14),
-        note="A sweep over n and d of the privacy report of #4.",
+        swept(
+            ("examples/rw-figure-4.toml", "examples/rw-figure-5.toml"),
+            "k21-n-independent",
+            "k21-n-dependent",
+            "k21-d-independent",
+            "k21-d-dependent",
+            expected="fail",
+        ),
+        finding=_K21,
+        note="Figures 4 and 5 are the sweeps examples/rw-figure-4.toml and rw-figure-5.toml (50 cells each); not run "
+        "at --quick (about 9 minutes on 2 cores together).",
     ),
     E(
         "K22",
@@ -746,7 +821,11 @@ K_ITEMS = [
         EXP,
         "Credit data, ε1_INDEP = 1; data-dependent splits (ε1, ε2, ε3) = (0.2, 0.7, 0.1), (0.4, 0.5, 0.1), "
         "(0.5, 0.25, 0.25), (0.8, 0.1, 0.1). Claim: as ε1_DEP → 1 the data-dependent release is little better, even worse.",
-        planned(14),
+        not_simulable(
+            "Figure 6 is about the UCI credit-card default data, which are not shipped and cannot be fetched (offline); "
+            "'little better, even worse' has no stated threshold, so the bundled breast-cancer substitute can only "
+            "illustrate it: see the finding (the Figure 6 page of `pdp-audit run privacy-report`)."
+        ),
         finding=_PR_K22,
     ),
     E(
@@ -757,8 +836,15 @@ K_ITEMS = [
         "Private logistic regression on UCI kidney data and linear regression on UCI wine-quality data; ε = 1 for θ̂ᴾ, "
         "data-dependent extra ε2 = ε3 = 1. Claims: for ε1 ≪ 1 the data-dependent bound is markedly tighter; linear "
         "regression on ℝᵈ 'does not satisfy worst-case DP for any ε < ∞' (printed 'ε < 1'). δ, ρ, n, d not stated.",
-        planned(14),
-        note="Kidney and wine-quality data are not shipped; substitute data sets are needed.",
+        not_simulable(
+            "Figures 7–10 are about the UCI chronic-kidney-disease and wine-quality data, which are not shipped (the "
+            "bundled regression sets are those of mechanisms.linreg_data.REGRESSION_DATASETS, the privacy report has "
+            "only breast-cancer and synthetic data) and cannot be fetched (offline), and δ, ρ, n, d are not stated; the "
+            "remark that linear regression on ℝᵈ satisfies no worst-case DP for any ε < ∞ is a statement about an "
+            "unbounded domain (unbounded gradients), which no finite simulation decides."
+        ),
+        note="The kidney and wine-quality data are not shipped; no substitute reproduces a figure whose δ, ρ, n, d are "
+        "not stated.",
     ),
     E(
         "K24",
@@ -800,9 +886,14 @@ K_ITEMS = [
         "sets, cross-validation MSE with CIs over a sequence of ε. Claims: SSP unstable for small data; ObjPert does "
         "not reach the non-private solution even for large ε; AdaOPS/AdaSSP as good as or better than baselines for "
         "all ε (folds, ε grid, δ not stated).",
-        planned(14),
-        note="The UCI sets are not shipped (mechanisms/linreg_data.py); the claims can only be checked on "
-        "bundled substitutes.",
+        not_simulable(
+            "The 36 UCI regression data sets (Yang et al. 2015) are not shipped and cannot be fetched (offline), and the "
+            "folds, ε grid and δ of Figure 2 are not stated; the claims are comparisons on those data sets. `pdp-audit "
+            "benchmark linreg` runs the same comparison (Trivial, non-private, OPS, SSP, AdaOPS, AdaSSP; ObjPert not "
+            "included) on the bundled regression sets as a substitute, which illustrates but cannot decide a claim "
+            "about the paper's data sets."
+        ),
+        note="Substitute: `pdp-audit benchmark linreg` on the bundled sets of mechanisms/linreg_data.py.",
     ),
     E(
         "K28",
@@ -824,8 +915,12 @@ K_ITEMS = [
         EXP,
         "AdaOPS and AdaSSP outperform existing techniques on 'nearly all 36 data sets' / 'almost all configurations "
         "of ε'.",
-        planned(14),
-        note="Checkable only on bundled substitutes of the 36 UCI sets.",
+        not_simulable(
+            "A count over the 36 UCI data sets ('nearly all 36 data sets', 'almost all configurations of ε'), which are "
+            "not shipped and cannot be fetched (offline): the count on other data sets is a different statement. "
+            "`pdp-audit benchmark linreg` gives the comparison on the bundled regression sets."
+        ),
+        note="Substitute: `pdp-audit benchmark linreg` on the bundled sets of mechanisms/linreg_data.py.",
     ),
     E(
         "K30",
@@ -836,6 +931,8 @@ K_ITEMS = [
         "Claims: AdaOPS/AdaSSP converge to the MLE faster than its statistical rate ('DP for free' for large n); the "
         "SSP–AdaSSP gap at large n is the budget spent on λ_min.",
         planned(14),
+        note="Simulable (synthetic data) but no sweepable audit reports a utility quantity: a relative-efficiency "
+        "quantity ‖θ̃ − θ0‖²/‖θ̂ − θ0‖² per n (of AdaOPS, AdaSSP, SSP) is still to be written.",
     ),
     E(
         "K31",
@@ -845,6 +942,8 @@ K_ITEMS = [
         "Four OPS calibrations; no single one dominates; 'concentrated' and 'balanced (B = 1)' significantly better "
         "than 'diffused' and 'conservative'; ϱ = 0.05.",
         planned(14),
+        note="Simulable on the bundled regression sets (`pdp-audit run ops --calibration …` has the four calibrations) "
+        "but no audit reports their test error: a utility comparison is still to be written.",
     ),
     E(
         "K32",
@@ -862,8 +961,15 @@ K_ITEMS = [
         "[LR] Table 1 vs App. C.1",
         INEQ,
         "SSP validity regime n = Ω(d^1.5 log(4/δ)/(αε)) (Table 1) vs n = Ω̃(d^1.5 √log(4/δ)/(αε)) (App. C.1) (Q49).",
-        planned(14),
-        note="A threshold in n: a sweep.",
+        not_simulable(
+            "Two Ω(·) regimes with unstated constants and an unstated α (a lower bound on the normalised λ_min) that "
+            "differ only by a factor √log(4/δ) inside the Ω: no finite computation tells a constant from that factor "
+            "unless the regime is defined as a threshold, and the only threshold the paper gives is App. C.1's own "
+            "condition ‖E₁‖ ≤ λ_min(XᵀX)/2 with E₁'s scale ∝ √log(1/δ)/ε, which yields the √log version by "
+            "construction (computing it would test the calibration, not the claim). Both readings are sufficient "
+            "conditions for δ ≤ 4/e (log(4/δ) ≥ √log(4/δ)), so Table 1's is the weaker but not a wrong statement (Q49)."
+        ),
+        note="Q49 records the discrepancy between Table 1 and App. C.1.",
     ),
     E(
         "K34",
@@ -871,8 +977,14 @@ K_ITEMS = [
         "[LR] §1, §3.1 (004:L57, L126)",
         INEQ,
         "DP is considered meaningful for ε ≤ 1, δ ≪ 1/n; 'privacy for free' in case 2 needs n ≥ d² even with α* = 1.",
-        planned(14),
-        note="The first half is a convention; the n ≥ d² requirement is a rate in n and d.",
+        not_simulable(
+            "The first half is a convention. The second is arithmetic on minimax rates with unstated constants: in "
+            "case 2 the printed condition ε ≳ d/√(nα*) ∨ d^(3/2)/(n√α*) with α* = 1 and ε ≤ 1 gives n ≳ d² "
+            "(d/√n ≤ 1), which holds as printed; whether privacy is 'for free' compares the best (ε, δ)-DP algorithm "
+            "with the non-private minimax rate, a statement over all algorithms that a simulation of particular "
+            "mechanisms cannot decide (it can only exhibit an upper bound)."
+        ),
+        note="The arithmetic n ≥ d² from d/√(nα*) ≤ 1 at α* = 1 holds; the minimax comparison is not a simulation.",
     ),
     E(
         "K35",
