@@ -128,3 +128,31 @@ def test_fitted_exponents_recover_a_power_law_and_can_reject_exponent_zero():
     b, (lo, hi), _ = fit_exponent(n, 2 * np.exp(rng.normal(0, 0.05, n.size)))
     assert lo < 0 < hi
     assert fit_exponent([1, 1, 1], [1, 2, 3]) is None and fit_exponent([1, 2], [1, 2]) is None
+
+
+GOE_SPLIT = """
+[sweep]
+mechanism = "goe-release"
+[fixed]
+matrices = 5000
+[grid]
+trials = [20000, 200000]
+"""
+
+
+def test_a_cell_split_into_chunks_gives_the_serial_numbers_and_the_pool_does_not_hang(tmp_path):
+    """The larger cell is split over both workers (its chunks from a driver thread); the pool forks its workers
+    before that thread starts (a fork during an import in the thread deadlocked the child: seen with goe-release)."""
+    import subprocess
+    import sys
+
+    spec = tmp_path / "goe.toml"
+    spec.write_text(GOE_SPLIT)
+    docs = []
+    for workers in ("1", "2"):
+        out = tmp_path / f"w{workers}.json"
+        command = [sys.executable, "-m", "verify.cli", "sweep", str(spec), "--workers", workers, "--quiet"]
+        command += ["--store", str(tmp_path / f"w{workers}.sqlite"), "--json", str(out)]
+        assert subprocess.run(command, timeout=300).returncode == 0
+        docs.append(json.loads(out.read_text()))
+    assert [c["checks"] for c in docs[0]["cells"]] == [c["checks"] for c in docs[1]["cells"]]

@@ -173,6 +173,10 @@ class ProcessExecutor:
             split = cells_to_split(remaining, self.workers)
             workers = self.workers if split else min(self.workers, len(remaining))
             pool = ProcessPoolExecutor(max_workers=workers, initializer=_worker_init)
+            # Fork every worker now, before any driver thread exists: a fork while a driver thread holds an import
+            # lock leaves the child waiting for that lock forever (the pool forks all workers on its first
+            # submit when it forks at all).
+            pool.submit(os.getpid).result()
             threads = (
                 ThreadPoolExecutor(max_workers=len(split), thread_name_prefix="pdp-audit-chunks") if split else None
             )
