@@ -192,8 +192,8 @@ def test_duplicate_ids_are_rejected():
 # "checked" entries name checks that the audits really produce
 # --------------------------------------------------------------------------------------------------
 def _linreg(mechanism: str, reproduce: bool = False):
-    """A small linear-regression run (synthetic 80 × 3, 32 search candidates).  Output perturbation keeps its
-    reproductions: the [PDP] Fig. 1–2 checks (fig1-*, fig2-orders) are among them."""
+    """A small linear-regression run (synthetic 80 × 3, 32 search candidates).  Output perturbation and AdaSSP keep
+    their reproductions: the [PDP] Fig. 1–2 checks (fig1-*, fig2-orders) and [LR] Fig. 3's are among them."""
     return lambda: run_linreg_audit(
         LinregAuditConfig(mechanism, trials=2000, synthetic=(80, 3), search=32, reproduce=reproduce, paper_claims=True)
     )
@@ -231,7 +231,7 @@ AUDIT_RUNNERS = {
     "output-perturbation": _linreg("output-perturbation", reproduce=True),
     "ops": _linreg("ops"),
     "adaops": _linreg("adaops"),
-    "adassp": _linreg("adassp"),
+    "adassp": _linreg("adassp", reproduce=True),  # [LR] Fig. 3's reproduction (fig3-dp-for-free, K30), ~16 s
     "ssp": _linreg("ssp"),
     "privacy-report": _privacy_report(),
 }

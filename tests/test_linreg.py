@@ -7,6 +7,8 @@ either the code or the finding is noticed; the numbers are printed with ``pytest
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import pytest
 from scipy import integrate, optimize, stats
@@ -629,3 +631,18 @@ def test_bad_parameters(data):
         L.OPSPair(nb, 1.0).sample("E", 1, np.random.default_rng(0))  # type: ignore[arg-type]
     with pytest.raises(ValueError, match="output"):
         A.AdaSSPPair(nb, 1.0, 1e-3, output="x")  # type: ignore[arg-type]
+
+
+def test_k30_for_free_reads_the_trend_and_fails_when_the_excess_grows():
+    """fig3-dp-for-free passes when r − 1 falls over the last decade of n and fails when it grows (as OPS's does at
+    its fixed calibration in the reproduction)."""
+    from verify.plans.linreg.reproductions import _for_free_check
+
+    ns = (100, 1000, 10_000, 100_000, 1_000_000)
+    falling = [(30.0, 0.0), (300.0, 0.0), (400.0, 0.0), (25.0, 0.0), (6.0, 0.0)]
+    rising = [(30.0, 0.0), (300.0, 0.0), (3000.0, 0.0), (6800.0, 0.0), (17700.0, 0.0)]
+    results = {(eps, m): falling for eps in (0.1, 1.0) for m in ("AdaOPS", "AdaSSP")}
+    check = _for_free_check(results, (0.1, 1.0), ns)
+    assert check.verdict == "pass" and check.estimate == pytest.approx(math.log10(5 / 24))
+    results[(1.0, "AdaSSP")] = rising
+    assert _for_free_check(results, (0.1, 1.0), ns).verdict == "fail"

@@ -222,6 +222,17 @@ FIG2_ORDERS = CheckSpec(
     "[PDP] Figure 2 (K2)",
     role="paper",
 )
+FIG3_FOR_FREE = CheckSpec(
+    "fig3-dp-for-free",
+    "[LR] Fig. 3: AdaOPS and AdaSSP converge to the MLE",
+    "AdaOPS and AdaSSP converge to the MLE faster than the MLE's statistical rate ('DP for free' for large n): "
+    "their relative efficiency E‖θ̃ − θ0‖² / E‖θ̂ − θ0‖² tends to 1 (read on the grid: at ε = 0.1 and 1 the excess "
+    "over 1 falls over the last decade of n)",
+    "b = log₁₀[(r(n_max) − 1) / (r(n_max/10) − 1)] < 0 for AdaOPS and AdaSSP at ε = 0.1 and 1",
+    "[LR] Figure 3 (c), (d) (K30)",
+    role="paper",
+)
+
 
 CHECKS = declare(
     DP_FORWARD,
@@ -247,4 +258,5 @@ CHECKS = declare(
     FIG1_ORDER_OF_MAGNITUDE,
     FIG1_SIX_TIMES,
     FIG2_ORDERS,
+    FIG3_FOR_FREE,
 )

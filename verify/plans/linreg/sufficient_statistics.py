@@ -105,4 +105,4 @@ class AdaSSPAudit(GaussianAudit):
         )
 
     def reproductions(self, ctx):
-        return [], reproductions.lr_figure3(self.config)
+        return reproductions.lr_figure3(self.config)
