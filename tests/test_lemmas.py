@@ -125,3 +125,19 @@ def test_lemma_run_is_fast():
     start = time.perf_counter()
     lemmas.evidence(0)
     assert time.perf_counter() - start < 60
+
+
+def test_k31_checks_decide_from_the_exact_risks_and_can_go_either_way(monkeypatch):
+    """k31-no-dominant fails when one calibration wins everywhere and passes otherwise; k31-ranking fails as soon as
+    concentrated or balanced is worse than diffuse or conservative in one setting."""
+    from verify.ledger import lemmas as L
+
+    assert L._k31("k31-no-dominant").verdict == "fail" and L._k31("k31-ranking").verdict == "pass"  # bundled data
+    mixed = [
+        ("a", 1.0, {"diffuse": 3.0, "concentrated": 1.0, "balanced": 2.0, "conservative": 3.0}),
+        ("b", 1.0, {"diffuse": 3.0, "concentrated": 2.0, "balanced": 1.0, "conservative": 3.0}),
+    ]
+    monkeypatch.setattr(L, "_ops_calibration_risks", lambda: mixed)
+    assert L._k31("k31-no-dominant").verdict == "pass" and L._k31("k31-ranking").verdict == "pass"
+    mixed[1][2]["balanced"] = 3.5  # balanced worse than diffuse in one setting
+    assert L._k31("k31-ranking").verdict == "fail"

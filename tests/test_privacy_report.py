@@ -367,8 +367,9 @@ def test_figure_pages_render(tmp_path):
     from reports.pdf import write_pdf
     from verify.plans.privacy_report import pages as figs
 
-    pages = figs.all_pages(0)
+    checks, pages = figs.all_pages(0)
     assert len(pages) == 6 and all(p["figure"]["kind"] == "lines" for p in pages)
+    assert [c.spec.id for c in checks] == ["k18-constant-loss"] and checks[0].verdict == "pass"  # K18's finding
     run = run_privacy_report_audit(PrivacyReportAuditConfig(mode="independent", **{**SMALL, "repetitions": 300}))
     run.pages += pages
     write_pdf(run, str(tmp_path / "f.pdf"))

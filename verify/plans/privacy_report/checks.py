@@ -93,6 +93,16 @@ CHECKS = declare(
         role="paper",
     ),
     CheckSpec(
+        "k18-constant-loss",
+        "K18: ObjPert's test 0-1 loss across the λ-inflation",
+        "On the synthetic logistic data of [RW] §4.1 (n = 1000, d = 50) the test 0-1 loss of ObjPert stays roughly "
+        "constant as λ grows to c · 2β/ε₁, c from 1 to 1000 (read as: it varies by at most 0.05 at each ε₁ ∈ {0.1, "
+        "0.5, 1}), so Algorithm 2's larger λ costs little utility (Figure 2)",
+        "max over ε₁ of max_c loss − min_c loss ≤ 0.05",
+        "[RW] §4.1, Figure 2 (K18)",
+        role="paper",
+    ),
+    CheckSpec(
         "k21-worst-case",
         "K21: the report's worst case over D against the true worst case",
         "At one release θ̂ᴾ (n = {n}, d = {d}), the largest released bound max_z ε̄₁ᴾ(z) is at least the largest true "

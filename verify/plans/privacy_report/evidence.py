@@ -87,11 +87,13 @@ def run_privacy_report_audit(
         checks += release_accounting_checks(ctx, executor)
     if config.paper_claims:
         checks.append(_worst_case_check(ctx))
-    decided = finalize(checks, config.alpha)
-
     report_pages = [pages.ratio_page(cal.mode, trials)]
     if config.figures and config.paper_claims:  # reproductions of the paper's figures: paper pages
-        report_pages += [replace(page, role="paper") for page in pages.all_pages(config.seed)]
+        figure_checks, figure_pages = pages.all_pages(config.seed)
+        checks += figure_checks
+        report_pages += [replace(page, role="paper") for page in figure_pages]
+    decided = finalize(checks, config.alpha)
+
     return make_run(
         "privacy-report",
         decided,
