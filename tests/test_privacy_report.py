@@ -364,12 +364,15 @@ def test_bad_input_is_one_line_exit_2(args, needle, capsys):
 
 @pytest.mark.slow
 def test_figure_pages_render(tmp_path):
+    from dataclasses import replace
+
     from reports.pdf import write_pdf
+    from reports.records import Lines
     from verify.plans.privacy_report import pages as figs
 
     checks, pages = figs.all_pages(0)
-    assert len(pages) == 6 and all(p["figure"]["kind"] == "lines" for p in pages)
+    assert len(pages) == 6 and all(isinstance(p.figure, Lines) for p in pages)
     assert [c.spec.id for c in checks] == ["k18-constant-loss"] and checks[0].verdict == "pass"  # K18's finding
     run = run_privacy_report_audit(PrivacyReportAuditConfig(mode="independent", **{**SMALL, "repetitions": 300}))
-    run.pages += pages
-    write_pdf(run, str(tmp_path / "f.pdf"))
+    write_pdf(replace(run, pages=(*run.pages, *pages)), str(tmp_path / "f.pdf"))
+    assert (tmp_path / "f.pdf").read_bytes().startswith(b"%PDF")
