@@ -765,7 +765,9 @@ def _ridge_decomposition(rng) -> Evidence:
     return _identity("ridge-decomposition", trials, "")
 
 
-def _excess_risk(rng) -> Evidence:
+def _excess_risk(rng, printed: bool = False) -> Evidence:
+    """[LR] Lemma 5: F(θ) − F(θ*) = (θ − θ*)ᵀXᵀX(θ − θ*); ``printed``: App. C's form with the (XᵀX)⁻¹-norm and ½ on
+    both sides (Q49)."""
     trials = []
     for case, X, y, _, theta in _regression_instances(rng):
 
@@ -775,9 +777,18 @@ def _excess_risk(rng) -> Evidence:
             star = G**-1 * (X.T * y)
             r, r_star = y - X * theta, y - X * star
             lhs = (r.T * r)[0] - (r_star.T * r_star)[0]
-            return mpmath.matrix([[lhs]]), mpmath.matrix([[((theta - star).T * G * (theta - star))[0]]])
+            rhs = ((theta - star).T * (G**-1 if printed else G) * (theta - star))[0]
+            if printed:
+                lhs, rhs = lhs / 2, rhs / 2
+            return mpmath.matrix([[lhs]]), mpmath.matrix([[rhs]])
 
         trials.append((f"{case} {X.shape}", sides))
+    if printed:
+        return _identity(
+            "q49-excess-risk-norm",
+            trials,
+            "The (XᵀX)⁻¹-norm is a typo for Lemma 5's XᵀX-norm (excess-risk passes with it).",
+        )
     return _identity("excess-risk", trials, "")
 
 
@@ -1949,26 +1960,6 @@ def _q49_direction(rng, printed: bool) -> Evidence:
     )
 
 
-def _q49_excess_norm(rng) -> Evidence:
-    trials = []
-    for case, X, y, _, theta in _regression_instances(rng):
-
-        def sides(X=X, y=y, theta=theta):
-            X, y, theta = _mp(X), _mp(y), _mp(theta)
-            G = X.T * X
-            star = G**-1 * (X.T * y)
-            r, r_star = y - X * theta, y - X * star
-            lhs = ((r.T * r)[0] - (r_star.T * r_star)[0]) / 2
-            return mpmath.matrix([[lhs]]), mpmath.matrix([[((theta - star).T * G**-1 * (theta - star))[0] / 2]])
-
-        trials.append((f"{case} {X.shape}", sides))
-    return _identity(
-        "q49-excess-risk-norm",
-        trials,
-        "The (XᵀX)⁻¹-norm is a typo for Lemma 5's XᵀX-norm (excess-risk passes with it).",
-    )
-
-
 def _q51_printed(rng) -> Evidence:
     trials = []
     for case, X in _instances(rng, [(20, 3), (40, 5), (60, 4)]):
@@ -2307,7 +2298,7 @@ def evidence(seed: int) -> list[Evidence]:
         _q45_eps_bar(),
         _q49_direction(rng, printed=True),
         _q49_direction(rng, printed=False),
-        _q49_excess_norm(rng),
+        _excess_risk(rng, printed=True),
         _q51_printed(rng),
         _q51_private(),
         _q53(rng),
