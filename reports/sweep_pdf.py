@@ -11,6 +11,7 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 from matplotlib.backends.backend_pdf import PdfPages  # noqa: E402
+from matplotlib.ticker import NullFormatter  # noqa: E402
 
 from reports.files import atomic_path  # noqa: E402
 from reports.json_report import library_versions, package_version  # noqa: E402
@@ -21,6 +22,10 @@ GREY = "#888888"
 LINE_COLOURS = ("#9ecae1", "#bcbddc", "#fdd0a2", "#c7e9c0", "#d9d9d9", "#fcbba1", "#dadaeb", "#a1d99b")
 ROWS_PER_PAGE = 44
 GLYPH = {"pass": "✓", "fail": "✗", "inconclusive": "?"}
+#: Columns per page of the small multiples (one per value of the first other swept parameter).
+PANEL_COLUMNS = 4
+#: One colour per quantity of a check's curves (e.g. the released bound, the truth).
+CURVE_COLOURS = ("#1f77b4", "#d62728", "#2ca02c", "#9467bd")
 HEADLINE_CHECKS = ("dp-forward", "dp-reverse", "lr-attack", "cor23-ex-post", "loss-law", "pdp-median-individual")
 SWEEP_VERDICT_TEXT = {
     "pass": "PASS — every check of every cell is supported by the evidence",
@@ -211,36 +216,117 @@ def _numeric(values) -> bool:
     return all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in values)
 
 
+PANELS_PER_PAGE = 12
+
+
 def plot_pages(results) -> list[plt.Figure]:
-    """For each swept parameter (at most 4), the headline checks' estimates and intervals against it."""
+    """For each swept parameter (at most 4): the headline checks' estimates and intervals against it (at most 4
+    checks, one row each), one panel per value of the next swept parameter (columns), one line per combination of
+    the rest.  A check whose details carry ``curves`` (the quantities a paper's figure plots, e.g. a bound and the
+    truth) gets a row of those absolute curves above its estimates, so the page reproduces the figure as printed."""
     spec = results.spec
     if not results.cells or not spec["swept"]:
         return []
     ids = _check_ids(results)
     shown = [c for c in HEADLINE_CHECKS if c in ids] or ids
     shown = [c for c in shown if any(_estimate(cell, c) is not None for cell in results.cells)][:4]
+    rows = [(c, kind) for c in shown for kind in (("curves",) if _has_curves(results.cells, c) else ()) + ("estimate",)]
     pages = []
     for key in spec["swept"][:4]:
-        fig = plt.figure(figsize=A4)
         others = [k for k in spec["swept"] if k != key]
-        _text_block(
-            fig,
-            [
-                (f"Estimates against {key}", {"size": 15, "weight": "bold"}),
-                (
-                    "Each point is one cell's Monte Carlo estimate with its interval (level 1 − α_cell/m); "
-                    "colour = the check's verdict. Lines join cells that share the other swept parameters "
-                    f"({', '.join(others) or 'none'}).",
-                    {"size": 9},
-                ),
-            ],
-        )
-        height = 0.78 / max(len(shown), 1)
-        for i, check_id in enumerate(shown):
-            ax = fig.add_axes((0.12, 0.06 + (len(shown) - 1 - i) * height + 0.035, 0.8, height - 0.07))
-            _plot_check(ax, results.cells, key, others, check_id)
-        pages.append(fig)
+        panel_key, line_keys = _panel_split(others)
+        panels = _panels(results.cells, panel_key)
+        for start in range(0, len(panels), PANEL_COLUMNS):
+            pages.append(_plot_page(key, rows, panel_key, line_keys, panels[start : start + PANEL_COLUMNS], start))
     return pages
+
+
+def _has_curves(cells, check_id) -> bool:
+    return any(_curves(cell, check_id) for cell in cells)
+
+
+def _panel_split(others: list[str]) -> tuple[str | None, list[str]]:
+    """The swept parameter that gets one panel per value (the first of ``others``) and those drawn as lines."""
+    if not others:
+        return None, []
+    return others[0], others[1:]
+
+
+def _panels(cells, panel_key: str | None) -> list[tuple[str, list]]:
+    """(title, cells) per value of ``panel_key`` in sorted order; one untitled panel when there is none."""
+    if panel_key is None:
+        return [("", list(cells))]
+    values = sorted({str(c["parameters"].get(panel_key)) for c in cells}, key=_sort_key)
+    return [(f"{panel_key} = {v}", [c for c in cells if str(c["parameters"].get(panel_key)) == v]) for v in values]
+
+
+def _plot_page(key, rows, panel_key, line_keys, panels, start: int) -> plt.Figure:
+    """One page of small multiples: a row per (check, curves or estimate), a column per panel."""
+    fig = plt.figure(figsize=A4)
+    titles = {}
+    for check_id, _ in rows:
+        check = next((_estimate(c, check_id) for _, cells in panels for c in cells if _estimate(c, check_id)), None)
+        titles[check_id] = (check or {}).get("title", "")
+    split = f"one column per {panel_key}" if panel_key else "one panel per check"
+    lines = f"; lines join cells sharing {', '.join(line_keys)}" if line_keys else ""
+    curves = any(kind == "curves" for _, kind in rows)
+    _text_block(
+        fig,
+        [
+            (f"Estimates against {key}" + (" (continued)" if start else ""), {"size": 15, "weight": "bold"}),
+            (
+                "Each point is one cell's estimate with its interval (level 1 − α_cell/m); colour = the check's "
+                f"verdict; {split}{lines}."
+                + (
+                    " A 'value' row plots the absolute quantities its check compares (the curves of the paper's "
+                    "figure); the row below it, their comparison with its verdict."
+                    if curves
+                    else ""
+                ),
+                {"size": 9},
+            ),
+            ("; ".join(f"{c}: {t}" for c, t in titles.items() if t), {"size": 8}),
+        ],
+    )
+    top = 0.8
+    height = min(top - 0.05, 0.25 * len(rows))
+    grid = fig.add_gridspec(
+        len(rows), len(panels), left=0.11, right=0.96, bottom=top - height, top=top, hspace=0.45, wspace=0.3
+    )
+    by_row: dict[int, list] = {}
+    for r, (check_id, kind) in enumerate(rows):
+        values = []
+        for col, (panel_title, cells) in enumerate(panels):
+            ax = fig.add_subplot(grid[r, col])
+            if kind == "curves":
+                values += _plot_curves(ax, cells, key, line_keys, check_id)
+            else:
+                _plot_check(ax, cells, key, line_keys, check_id)
+            if r == 0 and panel_title:
+                ax.set_title(panel_title, fontsize=8.5)
+            if col == 0:
+                ax.set_ylabel(f"{check_id}\n{'value' if kind == 'curves' else 'estimate'}", fontsize=7.5)
+            if r < len(rows) - 1:
+                ax.set_xlabel("")
+            if col and ax.get_legend():  # the first column's legend serves the row
+                ax.get_legend().remove()
+            by_row.setdefault(r, []).append(ax)
+        if values and min(values) > 0 and max(values) / min(values) >= 5:
+            for ax in by_row[r]:  # one scale for the row: the curves span decades
+                ax.set_yscale("log")
+    for axes in by_row.values():
+        _share_y(axes)
+    return fig
+
+
+def _share_y(axes) -> None:
+    """One y range for the panels of a page, so that they compare at a glance."""
+    if len(axes) < 2:
+        return
+    low = min(ax.get_ylim()[0] for ax in axes)
+    high = max(ax.get_ylim()[1] for ax in axes)
+    for ax in axes:
+        ax.set_ylim(low, high)
 
 
 def _estimate(cell, check_id):
@@ -250,16 +336,81 @@ def _estimate(cell, check_id):
     return None
 
 
-def _plot_check(ax, cells, key, others, check_id) -> None:
+def _curves(cell, check_id) -> dict:
+    check = _estimate(cell, check_id)
+    return ((check or {}).get("details") or {}).get("curves") or {}
+
+
+def _x_positions(cells, key):
+    """(numeric?, position of a parameter value, category labels) for the x axis of ``key``."""
     values = [c["parameters"].get(key) for c in cells]
     numeric = _numeric(values)
     categories = sorted({str(v) for v in values}, key=_sort_key)
-    xpos = (lambda v: float(v)) if numeric else (lambda v: categories.index(str(v)))
+    return numeric, ((lambda v: float(v)) if numeric else (lambda v: categories.index(str(v)))), categories
+
+
+def _finish_x(ax, cells, key) -> None:
+    numeric, _, categories = _x_positions(cells, key)
+    if numeric:
+        finite = [float(c["parameters"].get(key)) for c in cells]
+        if min(finite) > 0 and max(finite) / min(finite) >= 5:
+            ax.set_xscale("log")
+            ax.xaxis.set_minor_formatter(NullFormatter())  # minor labels such as 3×10⁰ overlap
+            distinct = sorted(set(finite))
+            if len(distinct) <= 8:  # few values: label each one as written in the spec
+                ax.set_xticks(distinct, [_value(v) for v in distinct])
+    else:
+        ax.set_xticks(range(len(categories)), categories, fontsize=7, rotation=15 if len(categories) > 1 else 0)
+    ax.set_xlabel(key)
+
+
+def _line_groups(cells, line_keys) -> list[tuple[str, list]]:
     groups: dict[tuple, list] = {}
     for cell in cells:
-        groups.setdefault(tuple(str(cell["parameters"].get(k)) for k in others), []).append(cell)
+        groups.setdefault(tuple(str(cell["parameters"].get(k)) for k in line_keys), []).append(cell)
+    return [
+        (", ".join(f"{k}={v}" for k, v in zip(line_keys, label)), members) for label, members in sorted(groups.items())
+    ]
+
+
+def _plot_curves(ax, cells, key, line_keys, check_id) -> list[float]:
+    """The absolute quantities a check compares (its details' ``curves``), one colour per quantity; returns the
+    values plotted."""
+    _, xpos, _ = _x_positions(cells, key)
+    labels = list(dict.fromkeys(label for cell in cells for label in _curves(cell, check_id)))
+    styles = ("-", "--", ":", "-.")
+    values = []
+    for g, (name, members) in enumerate(_line_groups(cells, line_keys)):
+        for j, label in enumerate(labels):
+            points = sorted(
+                (xpos(c["parameters"].get(key)), _curves(c, check_id)[label])
+                for c in members
+                if _curves(c, check_id).get(label) is not None
+            )
+            if not points:
+                continue
+            values += [y for _, y in points]
+            ax.plot(
+                [x for x, _ in points],
+                [y for _, y in points],
+                styles[g % len(styles)],
+                marker="o",
+                ms=2.5,
+                lw=1.0,
+                color=CURVE_COLOURS[j % len(CURVE_COLOURS)],
+                label=f"{label} ({name})" if name else label,
+            )
+    if ax.get_legend_handles_labels()[0]:
+        ax.legend(fontsize=6, loc="best")
+    _finish_x(ax, cells, key)
+    return values
+
+
+def _plot_check(ax, cells, key, line_keys, check_id) -> None:
+    numeric, xpos, _ = _x_positions(cells, key)
+    groups = _line_groups(cells, line_keys)
     claims: set = set()
-    for index, (label, members) in enumerate(sorted(groups.items())):
+    for index, (name, members) in enumerate(groups):
         points = []
         for cell in members:
             check = _estimate(cell, check_id)
@@ -270,14 +421,11 @@ def _plot_check(ax, cells, key, others, check_id) -> None:
         points.sort(key=lambda p: p[0])
         if not points:
             continue
-        xs = [p[0] for p in points]
-        ys = [p[1]["estimate"] for p in points]
         offset = 0 if numeric else (index - (len(groups) - 1) / 2) * 0.06
-        xs = [x + offset for x in xs]
-        name = ", ".join(f"{k}={v}" for k, v in zip(others, label))
+        xs = [p[0] + offset for p in points]
         ax.plot(
             xs,
-            ys,
+            [p[1]["estimate"] for p in points],
             "-",
             color=LINE_COLOURS[index % len(LINE_COLOURS)],
             lw=0.9,
@@ -299,17 +447,8 @@ def _plot_check(ax, cells, key, others, check_id) -> None:
         ax.set_yscale("symlog", linthresh=known[0])  # δ estimates span decades and may be slightly negative
         ax.set_ylim(bottom=-known[0])
     if ax.get_legend_handles_labels()[0]:
-        ax.legend(fontsize=6.5, loc="best")
-    if numeric:
-        finite = [float(v) for v in values]
-        if min(finite) > 0 and max(finite) / min(finite) >= 5:
-            ax.set_xscale("log")
-    else:
-        ax.set_xticks(range(len(categories)), categories)
-    title = _estimate(next(c for c in cells if _estimate(c, check_id)), check_id)
-    ax.set_title(f"{check_id}: {title.get('title', '')}", fontsize=9)
-    ax.set_xlabel(key)
-    ax.set_ylabel("estimate")
+        ax.legend(fontsize=6, loc="best")
+    _finish_x(ax, cells, key)
 
 
 def exponent_pages(results) -> list[plt.Figure]:

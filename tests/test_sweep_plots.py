@@ -1,0 +1,53 @@
+"""The sweep report's plots: one column per value of the next swept parameter, lines for the rest, and a row of
+absolute curves for a check that carries them (the two curves of a paper's figure)."""
+
+from types import SimpleNamespace
+
+import numpy as np
+import pytest
+
+from reports.sweep_pdf import PANEL_COLUMNS, plot_pages
+
+
+def _cell(n, mode, curves=True):
+    report, truth = 1.0 / n, (0.5 if mode == "dependent" else 0.1) / n
+    details = {"curves": {"report": report, "truth": truth}} if curves else {}
+    check = {"id": "k21-worst-case", "title": "K21", "estimate": report / truth, "ci": None, "verdict": "pass"}
+    return {"parameters": {"n": n, "mode": mode}, "checks": [dict(check, details=details)]}
+
+
+def _results(cells, swept):
+    return SimpleNamespace(spec={"swept": swept}, cells=cells)
+
+
+@pytest.fixture(autouse=True)
+def _close_figures():
+    yield
+    import matplotlib.pyplot as plt
+
+    plt.close("all")
+
+
+def test_one_column_per_value_of_the_other_parameter_with_the_curves_above():
+    cells = [_cell(n, mode) for mode in ("independent", "dependent") for n in (100, 1000, 10000)]
+    page = plot_pages(_results(cells, ["n", "mode"]))[0]  # against n
+    axes = page.get_axes()
+    assert len(axes) == 4  # (curves, estimate) × (dependent, independent)
+    titles = [ax.get_title() for ax in axes if ax.get_title()]
+    assert titles == ["mode = dependent", "mode = independent"]
+    curves_dependent = axes[0]
+    plotted = {line.get_label(): line.get_ydata() for line in curves_dependent.get_lines()}
+    assert set(plotted) == {"report", "truth"}
+    np.testing.assert_allclose(plotted["truth"], [0.5 / n for n in (100, 1000, 10000)])
+    assert curves_dependent.get_yscale() == "log"  # the curves span decades
+    estimates = axes[2].get_lines()[0].get_ydata()
+    np.testing.assert_allclose(estimates, [2.0, 2.0, 2.0])
+
+
+def test_a_check_without_curves_has_one_row_and_many_values_continue_on_the_next_page():
+    modes = [f"m{i}" for i in range(PANEL_COLUMNS + 1)]
+    cells = [_cell(n, mode, curves=False) for mode in modes for n in (100, 1000)]
+    pages = plot_pages(_results(cells, ["n", "mode"]))
+    against_n = pages[:2]
+    assert [len(p.get_axes()) for p in against_n] == [PANEL_COLUMNS, 1]
+    assert len(pages) == 3  # and one page against mode, a column per n
