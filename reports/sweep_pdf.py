@@ -24,8 +24,8 @@ ROWS_PER_PAGE = 44
 GLYPH = {"pass": "✓", "fail": "✗", "inconclusive": "?"}
 #: Columns per page of the small multiples (one per value of the first other swept parameter).
 PANEL_COLUMNS = 4
-#: One colour per quantity of a check's curves (e.g. the released bound, the truth).
-CURVE_COLOURS = ("#1f77b4", "#d62728", "#2ca02c", "#9467bd")
+#: One colour per quantity of a check's curves (e.g. the released bound, the truth; up to 10 apart).
+CURVE_COLOURS = tuple(matplotlib.colormaps["tab10"].colors)
 HEADLINE_CHECKS = ("dp-forward", "dp-reverse", "lr-attack", "cor23-ex-post", "loss-law", "pdp-median-individual")
 SWEEP_VERDICT_TEXT = {
     "pass": "PASS — every check of every cell is supported by the evidence",
@@ -441,6 +441,10 @@ def _plot_check(ax, cells, key, line_keys, check_id) -> None:
                 ax.vlines(x, lo, hi, color=colour, lw=1.2, alpha=0.7, zorder=2)
             ax.plot([x], [check["estimate"]], "o", ms=4, color=colour, zorder=3)
     known = sorted(c for c in claims if c)
+    estimates = [p["estimate"] for _, members in groups for c in members if (p := _estimate(c, check_id))]
+    estimates = [e for e in estimates if e is not None]
+    if estimates and min(estimates) > 0 and max(estimates) / min(estimates) >= 20:
+        ax.set_yscale("log")  # positive estimates spanning decades (e.g. a relative efficiency against n)
     if known and check_id.startswith(("dp-", "pdp-")):
         if len(set(known)) == 1:  # one claimed δ shared by every cell
             ax.axhline(known[0], color="black", ls="--", lw=0.8, label=f"claimed δ = {known[0]:g}")

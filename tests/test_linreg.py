@@ -646,3 +646,33 @@ def test_k30_for_free_reads_the_trend_and_fails_when_the_excess_grows():
     assert check.verdict == "pass" and check.estimate == pytest.approx(math.log10(5 / 24))
     results[(1.0, "AdaSSP")] = rising
     assert _for_free_check(results, (0.1, 1.0), ns).verdict == "fail"
+
+
+def test_fig3_relative_efficiency_decides_at_its_level_and_needs_enough_data_sets():
+    """fig3-relative-efficiency: passes when every adaptive r − 1 is clearly below 1, fails when one is clearly
+    above, and stays inconclusive with the figure's 5 data sets (4 degrees of freedom: a wide t-interval at 1e-6)."""
+    from verify.checks import finalize
+    from verify.plans.linreg.reproductions import FIG3_EPSILONS, FIG3_METHODS, efficiency_check
+
+    rng = np.random.default_rng(0)
+
+    def per_dataset(r_minus_1: float, datasets: int):
+        return {
+            (eps, m): 1 + r_minus_1 + 0.5 * rng.standard_normal(datasets) for eps in FIG3_EPSILONS for m in FIG3_METHODS
+        }
+
+    def verdict(r_minus_1, datasets):
+        return finalize([efficiency_check(per_dataset(r_minus_1, datasets), 1000)], 1e-6)[0].verdict
+
+    assert verdict(0.2, 40) == "pass"
+    assert verdict(3.0, 40) == "fail"
+    assert verdict(3.0, 5) == "inconclusive"
+    check = efficiency_check(per_dataset(0.2, 40), 1000)
+    assert set(check.details["curves"]) == {f"{m}, ε = {eps:g}" for eps in FIG3_EPSILONS for m in FIG3_METHODS}
+
+
+def test_figure_n_is_validated_before_any_work():
+    from verify.plans.linreg.context import LinregAuditConfig
+
+    with pytest.raises(ValueError, match=r"--figure-n must be in \[12, 1e6\]"):
+        LinregAuditConfig("adassp", figure_n=5).validate()

@@ -41,6 +41,8 @@ MECHANISMS = ("output-perturbation", "ops", "adaops", "adassp", "ssp")
 CALIBRATIONS = ("balanced", "diffuse", "concentrated", "conservative")
 MAX_AXES = 12
 REMOVED_ROWS = 16
+#: The smallest n of [LR] Figure 3's design (d = 10): XᵀX is invertible and the MLE's error finite from d + 2 rows.
+FIGURE3_MIN_N = 12
 
 
 @dataclass(frozen=True)
@@ -68,6 +70,7 @@ class LinregAuditConfig:
     algorithm: str = "lr"
     kappa: float | None = None
     rho: float = 0.05
+    figure_n: int | None = None
     paper_claims: bool = False
 
     def validate(self) -> None:
@@ -95,6 +98,8 @@ class LinregAuditConfig:
             raise InputError("--data needs --target-column (the response y of the regression)")
         if self.data is None and self.target_column is not None:
             raise InputError("--target-column applies to --data only")
+        if self.figure_n is not None and not FIGURE3_MIN_N <= self.figure_n <= 1_000_000:
+            raise InputError(f"--figure-n must be in [{FIGURE3_MIN_N}, 1e6] ([LR] Fig. 3, d = 10), got {self.figure_n}")
         if self.data is None and self.synthetic is None and self.dataset not in REGRESSION_DATASETS:
             raise InputError(f"--dataset must be one of {sorted(REGRESSION_DATASETS)}, got {self.dataset!r}")
         if self.synthetic is not None:

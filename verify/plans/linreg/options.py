@@ -117,6 +117,13 @@ def add_adassp(parser: argparse.ArgumentParser) -> None:
         action="store_true",
         help="release the printed output (XᵀX + λI)^{-1}X̂y (Q51) instead of the private one",
     )
+    parser.add_argument(
+        "--figure-n",
+        type=count,
+        default=None,
+        help="reproduce [LR] Figure 3 at this n only (with --paper-claims; default: n = 1e2, 1e3, …, 1e6); "
+        "a sweep over it draws the figure",
+    )
 
 
 SPECIFIC = {
@@ -154,6 +161,7 @@ def config_from_args(name: str, args: argparse.Namespace) -> LinregAuditConfig:
         algorithm=get("algorithm", "lr"),
         kappa=get("kappa"),
         rho=get("rho", 0.05),
+        figure_n=get("figure_n"),
         paper_claims=get("paper_claims", False),
     )
 

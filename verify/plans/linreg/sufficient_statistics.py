@@ -46,7 +46,7 @@ class AdaSSPAudit(GaussianAudit):
     name = "adassp"
     title = "AdaSSP"
     source = f"[LR] {SRC_LR}, Algorithm 2, Theorem 3"
-    config_keys = ("rho", "printed", "reproduce")
+    config_keys = ("rho", "printed", "reproduce", "figure_n")
 
     def __init__(self, config, X, y):
         super().__init__(config, X, y)
