@@ -5,9 +5,11 @@ training split, in the spirit of DP-Sniper (Bichsel, Steffen, Bogunovic & Vechev
 "released on D" against "released on D'" on the outputs and their squares (linear and quadratic features:
 it recovers the optimal test of Gaussian releases whose means or variances differ), standardised on the
 training split.  The statistic is then frozen and applied to fresh releases of both worlds, and ε is bounded from
-those scores exactly as for the white-box attack (:func:`audits.attack.order_statistic_attack`: order statistics
-at fixed ranks, exact Beta laws, union bound).  The bound is valid whatever the classifier learned, because the
-scores it is computed from are independent of the training draws; a poor classifier only makes it loose.
+those scores exactly as for the white-box attack (:func:`audits.attack.pooled_rank_attack`: Poissonised samples,
+a joint exact test of both rates on ramps of pooled ranks fixed in advance, union bound), which assumes nothing of
+the scores but that they are independent draws of a fixed statistic.  The bound is valid whatever the classifier
+learned, because the scores it is computed from are independent of the training draws; a poor classifier only
+makes it loose.
 
 A black-box audit can refute a claim (the lower bound exceeds the claimed ε) but never certify one: no sample of
 outputs proves that no better test exists.
@@ -22,7 +24,7 @@ import numpy as np
 from sklearn.linear_model import LogisticRegression
 from sklearn.preprocessing import StandardScaler
 
-from audits.attack import OrderStatisticAttack, order_statistic_attack
+from audits.attack import PooledRankAttack, pooled_rank_attack
 from audits.engine import run_blocks
 
 Sampler = Callable[[int, np.random.Generator], np.ndarray]
@@ -50,7 +52,7 @@ def _features(outputs: np.ndarray) -> np.ndarray:
 class BlackBoxAttack:
     """The learned test and the ε lower bound of its scores on fresh releases."""
 
-    attack: OrderStatisticAttack
+    attack: PooledRankAttack
     train_per_world: int
     test_per_world: int
     dim: int
@@ -77,7 +79,7 @@ def blackbox_attack(
     scores_d = model.decision_function(scaler.transform(_features(test_d)))
     scores_dp = model.decision_function(scaler.transform(_features(test_dp)))
     return BlackBoxAttack(
-        order_statistic_attack(scores_d, scores_dp, delta, seed),
+        pooled_rank_attack(scores_d, scores_dp, delta, seed),
         trials,
         trials,
         int(train_d.shape[1]),

@@ -1,13 +1,19 @@
 """Auditors and statistics: intervals that cover, attacks that refute broken claims and only those."""
 
+import math
+
 import numpy as np
 import pytest
+from scipy import stats
 
 from audits.attack import (
     balanced_accuracy_bound,
     epsilon_lower_bound,
     likelihood_ratio_attack,
     order_statistic_attack,
+    poisson_mean_within,
+    pooled_rank_attack,
+    ramp_tail_bound,
 )
 from audits.coverage import coverage_of
 from audits.engine import block_rng, block_sizes, sample_privacy_loss
@@ -77,7 +83,6 @@ def test_order_statistic_bound_is_valid_and_refutes_a_false_claim():
     _, ld, ldp = gaussian_losses(sigma, n=1_000_000)
     true_eps = g.analytic_epsilon(1e-3, sigma)
     bound = order_statistic_attack(ld, ldp, delta=1e-3).epsilon_lower_bound_at(FALSE_ALARM)
-    assert likelihood_ratio_attack(ld, ldp, delta=1e-3, alpha=FALSE_ALARM).epsilon_lower_bound == bound
     assert bound <= true_eps  # valid (false alarm 1e-6)
     assert bound > 0.6 * true_eps  # a claim of 0.6 of the true ε is refuted
     # the reverse inequality alone: swap the worlds, the bound is the same pair's
@@ -85,13 +90,110 @@ def test_order_statistic_bound_is_valid_and_refutes_a_false_claim():
     assert 0.8 * bound <= swapped <= true_eps
 
 
-def test_order_statistic_bound_is_zero_for_identical_worlds_even_with_ties():
+def test_pooled_rank_bound_is_the_attacks_valid_tighter_and_symmetric():
+    """δ n = 1000 excess draws: the excess points take ranks instead of adding to them (module docstring, 3)."""
+    sigma = 1.0
+    _, ld, ldp = gaussian_losses(sigma, n=1_000_000)
+    true_eps = g.analytic_epsilon(1e-3, sigma)
+    bound = pooled_rank_attack(ld, ldp, delta=1e-3).epsilon_lower_bound_at(FALSE_ALARM)
+    assert likelihood_ratio_attack(ld, ldp, delta=1e-3, alpha=FALSE_ALARM).epsilon_lower_bound == bound
+    assert bound <= true_eps  # valid (false alarm 1e-6)
+    assert bound > 0.85 * true_eps  # a claim of 0.85 of the true ε is refuted
+    assert bound >= order_statistic_attack(ld, ldp, delta=1e-3).epsilon_lower_bound_at(FALSE_ALARM)
+    swapped = pooled_rank_attack(-ldp, -ld, delta=1e-3).epsilon_lower_bound_at(FALSE_ALARM)
+    assert 0.95 * bound <= swapped <= true_eps
+
+
+def _score_pair(shape: str, n: int, seed: int, scale: float = 1.0):
+    """Scores of both worlds, the δ of the claim and the exact ε of the pair at that δ, for shapes other than
+    the Gaussian's: the exact Laplace loss (atoms at ±ε; |o − 1| − |o| in floating point would leak, Mironov
+    2012), randomised response (a binary score), and randomised response with an atom of mass δ only D produces.
+    ``scale`` < 1 breaks the mechanism (less noise than its ε = 1 claim)."""
+    rng = np.random.default_rng([seed, 7])
+    if shape.startswith("gaussian"):
+        sigma = (g.analytic_sigma(1.0, 1e-5) if shape == "gaussian-calibrated" else 1.87) * scale
+        pair = g.GaussianPair([0.0], [1.0], sigma)
+        losses = [sample_privacy_loss(pair, w, n, seed) for w in ("D", "D'")]
+        return losses[0], losses[1], 1e-5, g.analytic_epsilon(1e-5, sigma)
+    if shape == "laplace":
+        b = scale
+        o_d, o_dp = rng.laplace(0.0, b, n), rng.laplace(1.0, b, n)
+        loss = lambda o: np.clip((1 - 2 * o) / b, -1 / b, 1 / b)  # noqa: E731
+        return loss(o_d), loss(o_dp), 0.0, 1.0 / b
+    eps = 1.0 / scale
+    p = math.exp(eps) / (1 + math.exp(eps))
+    d, dp = (rng.random(n) < p).astype(float), (rng.random(n) < 1 - p).astype(float)
+    if shape == "randomised-response":
+        return d, dp, 0.0, eps
+    delta = 1e-3  # D alone releases 2 with probability δ: the forward inequality is tight at δ
+    d[rng.random(n) < delta] = 2.0
+    # the exact ε(δ) is set by the reverse inequality: Q(0) ≤ e^ε P(0) + δ with P(0) = (1 − δ)(1 − p)
+    return d, dp, delta, max(eps + math.log1p(-delta), math.log((p - delta) / ((1 - delta) * (1 - p))))
+
+
+SHAPES = ["gaussian-calibrated", "gaussian-mutant", "laplace", "randomised-response", "randomised-response-delta"]
+
+
+@pytest.mark.parametrize("shape", SHAPES)
+def test_pooled_rank_bound_never_exceeds_the_exact_epsilon(shape):
+    """Valid on shapes the Gaussian's scores do not have (atoms, ties, an excess of mass δ), also at α = 0.1."""
+    d, dp, delta, exact = _score_pair(shape, 100_000, seed=3)
+    bound = pooled_rank_attack(d, dp, delta, seed=3)
+    assert 0 < bound.epsilon_lower_bound_at(FALSE_ALARM) <= bound.epsilon_lower_bound_at(0.1) <= exact
+    if shape.startswith("randomised"):  # the only test is the atom, its ratio is exactly e^ε: the bound is close
+        assert bound.epsilon_lower_bound_at(FALSE_ALARM) > 0.85 * exact
+
+
+@pytest.mark.parametrize("shape", SHAPES)
+def test_pooled_rank_bound_refutes_a_broken_mechanism(shape):
+    """Each shape with its noise scale halved (the Gaussian's σ, the Laplace scale, RR's ε doubled) against its
+    ε = 1 (Gaussian: (1, 1e-5) and the mutant's 2.15) claim: the bound exceeds the claim."""
+    d, dp, delta, exact = _score_pair(shape, 100_000, seed=4, scale=0.5)
+    claim = g.analytic_epsilon(1e-5, 1.87) if shape == "gaussian-mutant" else 1.0
+    assert claim < pooled_rank_attack(d, dp, delta, seed=4).epsilon_lower_bound_at(FALSE_ALARM) <= exact
+
+
+def test_ramp_tail_bound_is_the_exact_tail_from_above():
+    """The tilted FFT tail against a direct convolution: never below, within 1e-8 (tails above 1e-60), J mixed in
+    exactly."""
+    rng = np.random.default_rng(0)
+    for _ in range(60):
+        levels = int(rng.integers(1, 5))
+        sizes, weights = rng.integers(1, 120, size=levels), np.arange(levels, 0, -1)
+        pi, c = float(rng.uniform(0.05, 0.95)), float(rng.choice([0.0, 0.5, 4.0, 40.0]))
+        rest = np.ones(1)
+        for m, w in zip(sizes[1:], weights[1:]):
+            rest = np.convolve(rest, np.kron(stats.binom.pmf(np.arange(m + 1), m, pi), np.eye(1, w)[0])[: w * m + 1])
+        m0, w0, z = int(sizes[0]), int(weights[0]), np.zeros(int(sizes[0]) + 1)
+        for j in range(m0 + 1):  # Z = J + Binomial(m0 − J, π), J ~ Poisson(c); J > m0 counts as the tail
+            z[j:] += (stats.poisson.pmf(j, c) if c > 0 else float(j == 0)) * stats.binom.pmf(
+                np.arange(m0 - j + 1), m0 - j, pi
+            )
+        pmf = np.convolve(np.kron(z, np.eye(1, w0)[0])[: w0 * m0 + 1], rest)
+        mean = float(np.sum(np.arange(pmf.size) * pmf))
+        t = int(mean + rng.uniform(0, 8) * math.sqrt(float(np.sum((np.arange(pmf.size) - mean) ** 2 * pmf))))
+        exact = float(pmf[t:].sum()) + (float(stats.poisson.sf(m0, c)) if c > 0 else 0.0)
+        bound = math.exp(ramp_tail_bound(t, sizes, weights, math.log(pi / (1 - pi)), c))
+        assert bound >= exact * (1 - 1e-12), (t, sizes, pi, c, exact, bound)
+        if exact > 1e-60:  # below, P(J beyond its computed range) ≤ 1e-75 is added as it is
+            assert bound <= exact * (1 + 1e-8), (t, sizes, pi, c, exact, bound)
+
+
+def test_poissonised_sizes_exceed_the_sample_with_probability_1e_9():
+    for n in (100, 20_000, 1_000_000):
+        lam = poisson_mean_within(n)
+        assert stats.poisson.sf(n, lam) == pytest.approx(1e-9, rel=1e-3)
+        assert n - 7 * math.sqrt(n) < lam < n - 4 * math.sqrt(n)  # about 6√n draws left out (4.8√n at n = 100)
+
+
+@pytest.mark.parametrize("attack", [order_statistic_attack, pooled_rank_attack])
+def test_bounds_are_zero_for_identical_worlds_even_with_ties(attack):
     """Randomised tie-breaking: a pair whose worlds are identical (every loss 0) gives no evidence of leakage."""
     zeros = np.zeros(100_000)
-    assert order_statistic_attack(zeros, zeros, delta=0.0).epsilon_lower_bound_at(FALSE_ALARM) == 0.0
+    assert attack(zeros, zeros, delta=0.0).epsilon_lower_bound_at(FALSE_ALARM) == 0.0
     coarse = np.round(np.random.default_rng(3).standard_normal(100_000), 1)  # many ties, same law both sides
     other = np.round(np.random.default_rng(4).standard_normal(100_000), 1)
-    assert order_statistic_attack(coarse, other, delta=0.0).epsilon_lower_bound_at(FALSE_ALARM) == 0.0
+    assert attack(coarse, other, delta=0.0).epsilon_lower_bound_at(FALSE_ALARM) == 0.0
 
 
 def test_epsilon_lower_bound_uses_both_inequalities():

@@ -210,9 +210,10 @@ def attack_check(
         ),
         make_figure=figure,
         note=(
-            f"Labels: {LABEL_CONVENTION}. ε bounded on all samples: thresholds at {attack.bound.ranks.size} ranks "
-            "of the order statistics fixed in advance (exact Beta laws, union bound); the threshold shown is the "
-            "best at the check's level. "
+            f"Labels: {LABEL_CONVENTION}. ε bounded on all samples by a joint test of both rates: ramps over "
+            f"{attack.bound.ranks.size} ranks of the pooled scores fixed in advance (Poissonised sizes, exact tails, "
+            "union bound over both directions); the threshold shown is the middle of the best ramp at the check's "
+            "level. "
             f"TPR@FPR=1e-3: {attack.tpr_at_1e3:.4f}; TPR@FPR=1e-2: {attack.tpr_at_1e2:.4f}; best balanced accuracy "
             f"{attack.balanced_accuracy:.4f}."
         ),
