@@ -9,8 +9,8 @@ each trial with scipy.optimize.minimize -- default trust-exact with the exact He
 method tried that reaches the tolerance (Newton-CG and L-BFGS-B stall near 4e-10 and 2e-9) -- warm-started
 at the non-private solution like the suite and restarted until ‖∇‖ ≤ 1e-10 · scale (the suite's test),
 then evaluates the same privacy loss one trial at a time.  The DGEMM rate is measured in the same run
-(numpy matmul); the suite's flops are counted by ``mechanisms.objpert.FLOPS`` (GEMMs, LU solves,
-Cholesky, mat-vecs).
+(numpy matmul); the suite's flops are counted by ``mechanisms.objpert.FLOPS`` (GEMMs, Cholesky factorisations,
+triangular substitutions, mat-vecs).
 
 Suite and baseline are timed in ``--repeats`` interleaved rounds and the fastest round of each is kept
 (the machine may be shared; the load average is printed).  Prints one JSON line.
