@@ -220,10 +220,11 @@ PANELS_PER_PAGE = 12
 
 
 def plot_pages(results) -> list[plt.Figure]:
-    """For each swept parameter (at most 4): the headline checks' estimates and intervals against it (at most 4
-    checks, one row each), one panel per value of the next swept parameter (columns), one line per combination of
-    the rest.  A check whose details carry ``curves`` (the quantities a paper's figure plots, e.g. a bound and the
-    truth) gets a row of those absolute curves above its estimates, so the page reproduces the figure as printed."""
+    """For each numeric swept parameter (at most 4): the headline checks' estimates and intervals against it (at
+    most 4 checks, one row each), one column per value of the other swept parameter with the fewest values, one
+    line per combination of the rest.  A check whose details carry ``curves`` (the quantities a paper's figure
+    plots, e.g. a bound and the truth) gets a row of those absolute curves above its estimates, so the page
+    reproduces the figure as printed."""
     spec = results.spec
     if not results.cells or not spec["swept"]:
         return []
@@ -231,10 +232,12 @@ def plot_pages(results) -> list[plt.Figure]:
     shown = [c for c in HEADLINE_CHECKS if c in ids] or ids
     shown = [c for c in shown if any(_estimate(cell, c) is not None for cell in results.cells)][:4]
     rows = [(c, kind) for c in shown for kind in (("curves",) if _has_curves(results.cells, c) else ()) + ("estimate",)]
+    swept = spec["swept"]
+    numeric = [k for k in swept if _numeric([c["parameters"].get(k) for c in results.cells])]
     pages = []
-    for key in spec["swept"][:4]:
-        others = [k for k in spec["swept"] if k != key]
-        panel_key, line_keys = _panel_split(others)
+    for key in (numeric or swept)[:4]:  # a categorical parameter (a mode) is a column or a line, not an x axis
+        others = [k for k in swept if k != key]
+        panel_key, line_keys = _panel_split(results.cells, others)
         panels = _panels(results.cells, panel_key)
         for start in range(0, len(panels), PANEL_COLUMNS):
             pages.append(_plot_page(key, rows, panel_key, line_keys, panels[start : start + PANEL_COLUMNS], start))
@@ -245,11 +248,16 @@ def _has_curves(cells, check_id) -> bool:
     return any(_curves(cell, check_id) for cell in cells)
 
 
-def _panel_split(others: list[str]) -> tuple[str | None, list[str]]:
-    """The swept parameter that gets one panel per value (the first of ``others``) and those drawn as lines."""
+def _panel_split(cells, others: list[str]) -> tuple[str | None, list[str]]:
+    """The swept parameter that gets one column per value -- the one with the fewest values, if it has at most
+    two pages of columns -- and those drawn as lines."""
     if not others:
         return None, []
-    return others[0], others[1:]
+    distinct = {k: len({str(c["parameters"].get(k)) for c in cells}) for k in others}
+    panel_key = min(others, key=lambda k: distinct[k])
+    if distinct[panel_key] > 2 * PANEL_COLUMNS:
+        return None, others
+    return panel_key, [k for k in others if k != panel_key]
 
 
 def _panels(cells, panel_key: str | None) -> list[tuple[str, list]]:

@@ -44,10 +44,24 @@ def test_one_column_per_value_of_the_other_parameter_with_the_curves_above():
     np.testing.assert_allclose(estimates, [2.0, 2.0, 2.0])
 
 
-def test_a_check_without_curves_has_one_row_and_many_values_continue_on_the_next_page():
+def test_a_check_without_curves_has_one_row_and_many_columns_continue_on_the_next_page():
     modes = [f"m{i}" for i in range(PANEL_COLUMNS + 1)]
     cells = [_cell(n, mode, curves=False) for mode in modes for n in (100, 1000)]
     pages = plot_pages(_results(cells, ["n", "mode"]))
-    against_n = pages[:2]
-    assert [len(p.get_axes()) for p in against_n] == [PANEL_COLUMNS, 1]
-    assert len(pages) == 3  # and one page against mode, a column per n
+    assert [len(p.get_axes()) for p in pages] == [PANEL_COLUMNS, 1]  # against n only: a mode is not an x axis
+
+
+def test_the_parameter_with_fewest_values_gets_the_columns_and_too_many_values_become_lines():
+    cells = [
+        dict(_cell(n, "dependent", curves=False), parameters={"n": n, "d": d, "mode": m})
+        for n in (10, 100)
+        for d in range(1, 13)
+        for m in ("a", "b")
+    ]
+    pages = plot_pages(_results(cells, ["n", "d", "mode"]))
+    against_n = pages[0]
+    assert [ax.get_title() for ax in against_n.get_axes()] == ["mode = a", "mode = b"]
+    joined = [line for line in against_n.get_axes()[0].get_lines() if len(line.get_xdata()) == 2]
+    assert len(joined) == 12  # one line per d, each through n = 10 and 100
+    against_d = pages[1]
+    assert len(against_d.get_axes()) == 2  # columns per mode again; n is a line
