@@ -534,10 +534,16 @@ def pooled_rank_attack(scores_pos: np.ndarray, scores_neg: np.ndarray, delta: fl
     )
 
 
+#: The level at which the displayed threshold (and the point estimate at it) is chosen: fixed, so that a sweep
+#: cell's estimate does not depend on how many cells share the family-wise α (its bound does, as it must).
+THRESHOLD_ALPHA = 1e-6
+
+
 @dataclass(frozen=True)
 class AttackResult:
     """The likelihood-ratio attack: its ROC, the ε lower bound of :class:`PooledRankAttack` (re-evaluable at any
-    α) and, for display, the threshold of the ramp whose bound is largest at the attack's α with its counts."""
+    α) and, for display, the threshold of the ramp whose bound is largest at :data:`THRESHOLD_ALPHA` with its
+    counts."""
 
     roc: Roc
     tpr_at_1e3: float
@@ -569,7 +575,7 @@ def likelihood_ratio_attack(scores_pos: np.ndarray, scores_neg: np.ndarray, delt
     """
     scores_pos, scores_neg = np.asarray(scores_pos, float), np.asarray(scores_neg, float)
     bound = pooled_rank_attack(scores_pos, scores_neg, delta)
-    threshold = bound.best_threshold(alpha)
+    threshold = bound.best_threshold(THRESHOLD_ALPHA)
     roc = roc_curve(scores_pos, scores_neg)
     return AttackResult(
         roc=roc,

@@ -16,7 +16,7 @@ import numpy as np
 from scipy import stats
 
 from audits import rare
-from audits.attack import LABEL_CONVENTION, AttackResult
+from audits.attack import LABEL_CONVENTION, THRESHOLD_ALPHA, AttackResult
 from audits.coverage import Coverage
 from audits.stats import clopper_pearson, pvalue_by_inversion
 from audits.tails import TailEstimate
@@ -212,8 +212,8 @@ def attack_check(
         note=(
             f"Labels: {LABEL_CONVENTION}. ε bounded on all samples by a joint test of both rates: ramps over "
             f"{attack.bound.ranks.size} ranks of the pooled scores fixed in advance (Poissonised sizes, exact tails, "
-            "union bound over both directions); the threshold shown is the middle of the best ramp at the check's "
-            "level. "
+            "union bound over both directions); the threshold shown, and the point estimate at it, are those of the "
+            f"best ramp at level 1 − {THRESHOLD_ALPHA:g} whatever the run's α. "
             f"TPR@FPR=1e-3: {attack.tpr_at_1e3:.4f}; TPR@FPR=1e-2: {attack.tpr_at_1e2:.4f}; best balanced accuracy "
             f"{attack.balanced_accuracy:.4f}."
         ),
