@@ -675,4 +675,7 @@ def test_figure_n_is_validated_before_any_work():
     from verify.plans.linreg.context import LinregAuditConfig
 
     with pytest.raises(ValueError, match=r"--figure-n must be in \[12, 1e6\]"):
-        LinregAuditConfig("adassp", figure_n=5).validate()
+        LinregAuditConfig("adassp", figure_n=5, paper_claims=True).validate()
+    with pytest.raises(ValueError, match="needs --paper-claims"):  # it would otherwise do nothing, silently
+        LinregAuditConfig("adassp", figure_n=1000).validate()
+    LinregAuditConfig("adassp", figure_n=1000, paper_claims=True).validate()

@@ -109,11 +109,12 @@ def configure(plan: AuditPlan, parameters: dict, seed: int = 0, alpha: float = 1
 
 
 def normalize(name: str, parameters: dict, given: set, where: str) -> dict:
-    """Validate a cell by the command line's own code (SpecError naming ``where``)."""
+    """Validate a cell by the command line's own code (SpecError naming ``where``), with ``--paper-claims`` on:
+    a sweep turns it on when its checks select a paper statement, and options such as ``figure_n`` need it."""
     from verify.plans.catalogue import plans_by_name
 
     try:
-        configure(plans_by_name()[name], parameters)
+        configure(plans_by_name()[name], parameters, paper=True)
     except InputError as err:
         raise SpecError(f"{where}: {str(err).removeprefix(f'pdp-audit run {name}: ')}") from None
     return parameters

@@ -100,6 +100,8 @@ class LinregAuditConfig:
             raise InputError("--target-column applies to --data only")
         if self.figure_n is not None and not FIGURE3_MIN_N <= self.figure_n <= 1_000_000:
             raise InputError(f"--figure-n must be in [{FIGURE3_MIN_N}, 1e6] ([LR] Fig. 3, d = 10), got {self.figure_n}")
+        if self.figure_n is not None and not (self.paper_claims and self.reproduce):
+            raise InputError("--figure-n reproduces [LR] Figure 3: it needs --paper-claims (and no --no-reproduce)")
         if self.data is None and self.synthetic is None and self.dataset not in REGRESSION_DATASETS:
             raise InputError(f"--dataset must be one of {sorted(REGRESSION_DATASETS)}, got {self.dataset!r}")
         if self.synthetic is not None:
