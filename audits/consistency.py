@@ -28,6 +28,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from audits.engine import BLOCK_SIZE
 from audits.rare import BoundedMean
 from audits.stats import clopper_pearson, pvalue_by_inversion
 
@@ -96,11 +97,15 @@ class LossConsistency:
         )
 
 
-def _weighted(inside: np.ndarray, n: int) -> BoundedMean:
-    """The mean of n draws of Y ∈ [0, 1] that are ``inside`` on the bin and 0 elsewhere (memory ∝ the bin)."""
-    mean = float(inside.sum()) / n
-    variance = (float(np.square(inside).sum()) - n * mean**2) / (n - 1) if n > 1 else 0.0
-    return BoundedMean(n, mean, max(variance, 0.0), 1.0)
+#: At most this many draws of each world place the bin edges (quantiles need no more; keeps streaming bounded).
+PILOT_MAX = 1 << 18
+WORLDS = ("D", "D'")
+
+
+def pilot_size(n: int) -> int:
+    """Draws of a world of ``n`` that only place the bin edges: the first :data:`PILOT_SHARE`, at most
+    :data:`PILOT_MAX`."""
+    return min(int(n * PILOT_SHARE), PILOT_MAX)
 
 
 def _edges(pilot: np.ndarray) -> np.ndarray:
@@ -112,23 +117,98 @@ def _edges(pilot: np.ndarray) -> np.ndarray:
     return np.unique(np.concatenate([[-np.inf, 0.0, np.inf], *inner]))
 
 
+class _BinTally:
+    """Running sums of the bins of ``edges``: the frequency side's count and the weighted side's members, sum
+    and sum of squares of e^{∓L}1{L ∈ A} (a block at a time)."""
+
+    def __init__(self, edges: np.ndarray):
+        # the two half-lines (most power against a misnormalised loss) and the quantile bins (against a loss of
+        # the wrong shape)
+        self.bins = [(-np.inf, 0.0), (0.0, np.inf), *zip(edges[:-1], edges[1:])]
+        self.count = [0] * len(self.bins)
+        self.members = [0] * len(self.bins)
+        self.sum = [0.0] * len(self.bins)
+        self.squares = [0.0] * len(self.bins)
+        self.n = dict.fromkeys(WORLDS, 0)
+
+    @staticmethod
+    def frequency_world(hi: float) -> str:
+        """A ⊂ (−∞, 0]: frequency under D, weight e^{L} ≤ 1 under D'; A ⊂ (0, ∞): frequency under D',
+        weight e^{−L} ≤ 1 under D."""
+        return "D" if hi <= 0 else "D'"
+
+    def add(self, world: str, losses: np.ndarray) -> None:
+        self.n[world] += losses.size
+        for i, (lo, hi) in enumerate(self.bins):
+            inside = (losses > lo) & (losses <= hi)
+            if self.frequency_world(hi) == world:
+                self.count[i] += int(np.count_nonzero(inside))
+            else:
+                weights = np.exp((1.0 if world == "D'" else -1.0) * losses[inside])
+                self.members[i] += weights.size
+                self.sum[i] += float(weights.sum())
+                self.squares[i] += float(np.square(weights).sum())
+
+    def comparisons(self) -> tuple[BinComparison, ...]:
+        out = []
+        for i, (lo, hi) in enumerate(self.bins):
+            world = self.frequency_world(hi)
+            other_n = self.n["D" if world == "D'" else "D'"]
+            if self.count[i] or self.members[i]:
+                weighted = _weighted(self.sum[i], self.squares[i], other_n)
+                out.append(BinComparison(float(lo), float(hi), world, self.count[i], self.n[world], weighted))
+        return tuple(out)
+
+
+def _weighted(total: float, squares: float, n: int) -> BoundedMean:
+    """The mean of n draws of Y ∈ [0, 1] with sum ``total`` and sum of squares ``squares``."""
+    mean = total / n
+    variance = (squares - n * mean**2) / (n - 1) if n > 1 else 0.0
+    return BoundedMean(n, mean, max(variance, 0.0), 1.0)
+
+
+class StreamedConsistency:
+    """The test of the module notes on draws fed a block at a time, in draw order per world (interleave the
+    worlds: a world's draws past its pilot wait until both pilots are complete).  Memory: the pilots and a block,
+    whatever the number of draws; the result is the same for any cut of the draws into blocks of
+    :data:`audits.engine.BLOCK_SIZE` aligned to the first draw."""
+
+    def __init__(self, n_d: int, n_dp: int):
+        self.pilot_sizes = {"D": pilot_size(n_d), "D'": pilot_size(n_dp)}
+        self.pilot: dict[str, list[np.ndarray]] = {w: [] for w in WORLDS}
+        self.waiting: dict[str, list[np.ndarray]] = {w: [] for w in WORLDS}
+        self.seen = dict.fromkeys(WORLDS, 0)
+        self.tally: _BinTally | None = None
+
+    def add(self, world: str, losses: np.ndarray) -> None:
+        losses = np.asarray(losses, float)
+        start, self.seen[world] = self.seen[world], self.seen[world] + losses.size
+        cut = int(np.clip(self.pilot_sizes[world] - start, 0, losses.size))
+        if cut:
+            self.pilot[world].append(losses[:cut])
+        if cut < losses.size:
+            self.waiting[world].append(losses[cut:])
+        if self.tally is None and all(self.seen[w] >= self.pilot_sizes[w] for w in WORLDS):
+            self.tally = _BinTally(_edges(np.concatenate([np.concatenate(self.pilot[w] or [[]]) for w in WORLDS])))
+            self.pilot = {w: [] for w in WORLDS}
+        if self.tally is not None:
+            for w in WORLDS:
+                for block in self.waiting[w]:
+                    self.tally.add(w, block)
+                self.waiting[w] = []
+
+    def result(self) -> LossConsistency:
+        if self.tally is None:
+            raise ValueError("fewer draws than the pilot needs")
+        return LossConsistency(self.tally.comparisons())
+
+
 def loss_consistency(loss_d: np.ndarray, loss_dp: np.ndarray) -> LossConsistency:
-    """The change-of-measure test of the module notes on draws of L under D and under D' (in draw order)."""
+    """The change-of-measure test of the module notes on draws of L under D and under D' (in draw order); the
+    same numbers as :class:`StreamedConsistency` fed the draws' blocks."""
     loss_d, loss_dp = np.asarray(loss_d, float), np.asarray(loss_dp, float)
-    k_d, k_dp = int(loss_d.size * PILOT_SHARE), int(loss_dp.size * PILOT_SHARE)
-    edges = _edges(np.concatenate([loss_d[:k_d], loss_dp[:k_dp]]))
-    test_d, test_dp = loss_d[k_d:], loss_dp[k_dp:]
-    bins = []
-    # the two half-lines (most power against a misnormalised loss) and the quantile bins (against a loss of
-    # the wrong shape)
-    for lo, hi in [(-np.inf, 0.0), (0.0, np.inf), *zip(edges[:-1], edges[1:])]:
-        if hi <= 0:  # A ⊂ (−∞, 0]: frequency under D, weight e^{L} ≤ 1 under D'
-            world, counted, other, sign = "D", test_d, test_dp, 1.0
-        else:  # A ⊂ (0, ∞): frequency under D', weight e^{−L} ≤ 1 under D
-            world, counted, other, sign = "D'", test_dp, test_d, -1.0
-        count = int(np.count_nonzero((counted > lo) & (counted <= hi)))
-        weights = np.exp(sign * other[(other > lo) & (other <= hi)])
-        if count or weights.size:
-            comparison = BinComparison(float(lo), float(hi), world, count, counted.size, _weighted(weights, other.size))
-            bins.append(comparison)
-    return LossConsistency(tuple(bins))
+    test = StreamedConsistency(loss_d.size, loss_dp.size)
+    for start in range(0, max(loss_d.size, loss_dp.size, 1), BLOCK_SIZE):
+        for world, losses in (("D", loss_d), ("D'", loss_dp)):
+            test.add(world, losses[start : start + BLOCK_SIZE])
+    return test.result()

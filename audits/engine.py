@@ -16,7 +16,14 @@ from typing import Callable, Iterator
 
 import numpy as np
 
-from mechanisms.base import NeighbourPair, World, check_world, checked_losses, checked_releases
+from mechanisms.base import (
+    NeighbourPair,
+    World,
+    at_loss_resolution,
+    check_world,
+    checked_losses,
+    checked_releases,
+)
 
 BLOCK_SIZE = 1 << 16
 
@@ -78,15 +85,28 @@ def run_blocks(
     ``work`` returns an array whose first axis has length ``size``.  With an ``executor`` the blocks
     run in parallel (``work`` must then be picklable); the result is identical either way.
     """
+    results = list(iter_blocks(work, n, seed, stream, executor, progress, block_size))
+    return np.concatenate(results) if results else np.empty(0)
+
+
+def iter_blocks(
+    work: BlockWork,
+    n: int,
+    seed: int,
+    stream: str,
+    executor: Executor | None = None,
+    progress: bool = False,
+    block_size: int = BLOCK_SIZE,
+) -> Iterator[np.ndarray]:
+    """The blocks of :func:`run_blocks` one at a time, in order (lazily without an executor: memory of a
+    block, whatever ``n``)."""
     jobs = [(work, seed, stream, b, size) for b, size in enumerate(block_sizes(n, block_size))]
-    if not jobs:
-        return np.empty(0)
     results = executor.map(_run_block, jobs) if executor is not None else map(_run_block, jobs)
     if progress and len(jobs) > 4 and sys.stderr.isatty():
         from tqdm import tqdm
 
         results = tqdm(results, total=len(jobs), desc=stream, unit="block", file=sys.stderr, leave=False)
-    return np.concatenate(list(results))
+    return iter(results)
 
 
 class PrivacyLossSampler:
@@ -100,7 +120,7 @@ class PrivacyLossSampler:
     def __call__(self, size: int, rng: np.random.Generator) -> np.ndarray:
         # Checked on every block (cheap next to sampling): a malformed pair is an error, never a number.
         outputs = checked_releases(self.pair, self.world, size, self.pair.sample(self.world, size, rng))
-        return checked_losses(self.world, size, self.pair.privacy_loss(outputs))
+        return at_loss_resolution(checked_losses(self.world, size, self.pair.privacy_loss(outputs)))
 
 
 def sample_privacy_loss(

@@ -22,12 +22,15 @@ from dataclasses import dataclass
 import numpy as np
 
 from audits.stats import clopper_pearson
+from mechanisms.base import at_loss_resolution
 
 
 def exceedances(losses: np.ndarray, thresholds: np.ndarray) -> np.ndarray:
-    """#{L > t} for each threshold t (one sort, then binary search)."""
+    """#{L > t} for each threshold t (one sort, then binary search), t rounded as the sampled losses are
+    (:func:`mechanisms.base.at_loss_resolution`): an atom of the loss at L = ε then lies whole on the side
+    L ≤ ε, where it belongs, rather than wherever a loss's last bits put it."""
     ordered = np.sort(np.asarray(losses, dtype=float))
-    return ordered.size - np.searchsorted(ordered, thresholds, side="right")
+    return ordered.size - np.searchsorted(ordered, at_loss_resolution(thresholds), side="right")
 
 
 def _scaled(epsilons, probabilities) -> np.ndarray:
@@ -88,11 +91,38 @@ def hockey_stick(
     )
 
 
+class StreamedTails:
+    """:func:`both_directions` on draws of L fed a block at a time (exact integer counts: the same estimates
+    whatever the blocks; memory of a block)."""
+
+    def __init__(self, epsilons: np.ndarray, alpha: float):
+        self.epsilons = np.atleast_1d(np.asarray(epsilons, dtype=float))
+        self.alpha = alpha
+        zeros = np.zeros(self.epsilons.size, dtype=np.int64)
+        self.above = {"D": zeros.copy(), "D'": zeros.copy()}  # #{L > ε}
+        self.below = {"D": zeros.copy(), "D'": zeros.copy()}  # #{−L > ε}
+        self.n = {"D": 0, "D'": 0}
+
+    def add(self, world: str, losses: np.ndarray) -> None:
+        losses = np.asarray(losses, dtype=float)
+        self.above[world] += exceedances(losses, self.epsilons)
+        self.below[world] += exceedances(-losses, self.epsilons)
+        self.n[world] += losses.size
+
+    def result(self) -> dict[str, TailEstimate]:
+        """δ_{D‖D'} (L under D against L under D') and δ_{D'‖D} (−L under D' against −L under D)."""
+        e, a = self.epsilons, self.alpha
+        return {
+            "D||D'": TailEstimate(e, self.above["D"], self.above["D'"], self.n["D"], self.n["D'"], a),
+            "D'||D": TailEstimate(e, self.below["D'"], self.below["D"], self.n["D'"], self.n["D"], a),
+        }
+
+
 def both_directions(
     loss_d: np.ndarray, loss_dprime: np.ndarray, epsilons: np.ndarray, alpha: float
 ) -> dict[str, TailEstimate]:
     """δ_{D‖D'} and δ_{D'‖D} from L = log p_D/p_D' sampled under D and under D'."""
-    return {
-        "D||D'": hockey_stick(loss_d, loss_dprime, epsilons, alpha),
-        "D'||D": hockey_stick(-np.asarray(loss_dprime), -np.asarray(loss_d), epsilons, alpha),
-    }
+    tails = StreamedTails(epsilons, alpha)
+    tails.add("D", loss_d)
+    tails.add("D'", loss_dprime)
+    return tails.result()

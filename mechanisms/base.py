@@ -87,6 +87,26 @@ def checked_losses(world: World, size: int, losses) -> np.ndarray:
     return losses
 
 
+#: Losses are compared at this absolute resolution (2^-32 ≈ 2.3e-10): :func:`at_loss_resolution`.
+LOSS_RESOLUTION = 2.0**-32
+
+
+def at_loss_resolution(losses: np.ndarray) -> np.ndarray:
+    """Losses rounded to the nearest multiple of :data:`LOSS_RESOLUTION` (|L| ≥ 2^20 and ±∞ unchanged).
+
+    Why: a loss with an atom (the Laplace mechanism's L = ε on a half-line) is computed with a few ulp of
+    rounding noise, and that noise differs between the worlds (o = 0 + noise and o = 1 + noise lie on different
+    floating-point grids).  Compared exactly with ε or with a bin edge, the atom would then split between the two
+    sides differently in D and in D': a correct (ε, 0)-DP pair would show δ ≈ 0.03.  Rounded, the atom stays
+    whole; a whole atom at L = ε contributes P(atom) − e^ε Q(atom) = 0 to δ(ε), wherever it lies.  Moving L by at
+    most 2^-33 changes δ(ε) by at most (e^{2^-33} − 1)·e^ε·Q(|L − ε| ≤ 2^-33) and each likelihood-ratio identity
+    by a factor e^{±2^-33}: far below any sampled interval.
+    """
+    losses = np.asarray(losses, dtype=float)
+    with np.errstate(invalid="ignore"):
+        return np.where(np.abs(losses) < 2.0**20, np.rint(losses / LOSS_RESOLUTION) * LOSS_RESOLUTION, losses)
+
+
 class SwappedPair:
     """The pair (D', D): same mechanism, roles of the two worlds exchanged.
 

@@ -350,3 +350,48 @@ def test_run_asserts_on_a_built_in_audit_with_the_sweep_cells_numbers(pytester):
         cell = cells[record["claim"]["cell_id"]]
         assert record["seed"] == cell["seed"] and record["alpha"] == cell["alpha"]
         assert record["checks"] == cell["checks"] and record["verdict"] == cell["verdict"]
+
+
+class LaplacePair:
+    """The Laplace mechanism on a count (sensitivity 1) with scale ``b``: its loss has atoms at ±1/b, computed
+    with a few ulp of rounding noise that differs between the worlds (o = 0 + noise against o = 1 + noise)."""
+
+    output_dim = 1
+
+    def __init__(self, b):
+        self.b = b
+
+    def sample(self, world, size, rng):
+        return (0.0 if world == "D" else 1.0) + rng.laplace(0.0, self.b, (size, 1))
+
+    def privacy_loss(self, outputs):
+        return (np.abs(outputs[:, 0] - 1.0) - np.abs(outputs[:, 0])) / self.b
+
+
+@pytest.mark.parametrize("epsilon", [0.1, 1.0])
+def test_a_loss_with_an_atom_at_epsilon_passes_and_its_deflated_twin_fails(epsilon):
+    """(ε, 0)-DP exactly, so the atom L = ε sits on the claim: compared bit for bit, its rounding noise used to
+    split it between L ≤ ε and L > ε differently in the two worlds (δ̂ ≈ 0.03 and a loss-consistency fail)."""
+    verdict, message = _outcome(LaplacePair(1 / epsilon), epsilon, 1e-3)
+    assert verdict == "pass", message
+    verdict, message = _outcome(LaplacePair(0.5 / epsilon), epsilon, 1e-3)  # true ε 2ε: δ(ε) = 1 − e^{−ε/2}
+    assert verdict == "fail" and "[dp-forward] FAIL" in message, message
+
+
+def test_streamed_losses_give_the_numbers_of_the_losses_in_memory():
+    """The plugin never holds a world's losses (memory bounded below the cap); what it computes block by block
+    equals the in-memory computation on the same draws."""
+    from audits.consistency import loss_consistency
+    from audits.engine import sample_privacy_loss
+    from audits.tails import both_directions
+    from verify.evidence.pair_checks import stream_losses
+
+    pair, trials = LaplacePair(1.0), 3 * 65_536 + 123
+    streamed = stream_losses(pair, 0.5, trials, seed=4)
+    losses = {w: sample_privacy_loss(pair, w, trials, 4, "plugin") for w in ("D", "D'")}
+    assert streamed.consistency == loss_consistency(losses["D"], losses["D'"])
+    for direction, tail in both_directions(losses["D"], losses["D'"], np.array([0.5]), 0.5).items():
+        np.testing.assert_array_equal(streamed.tails[direction].count_p, tail.count_p)
+        np.testing.assert_array_equal(streamed.tails[direction].count_q, tail.count_q)
+    for world in ("D", "D'"):
+        np.testing.assert_array_equal(streamed.heads[world], losses[world][:50_000])

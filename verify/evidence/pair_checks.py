@@ -17,15 +17,17 @@ evidence.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 from scipy import stats
 
 from audits import rare
-from audits.consistency import loss_consistency
-from audits.engine import run_blocks, sample_privacy_loss
+from audits.consistency import LossConsistency, StreamedConsistency, loss_consistency
+from audits.engine import PrivacyLossSampler, iter_blocks, run_blocks
 from audits.stats import pvalue_by_inversion
-from audits.tails import both_directions
-from mechanisms.base import MalformedPair
+from audits.tails import StreamedTails, TailEstimate
+from mechanisms.base import MalformedPair, at_loss_resolution
 from verify.checks import CheckSpec, Evidence
 from verify.evidence import builders
 
@@ -52,7 +54,11 @@ NOISE_VIEW = CheckSpec(
 
 def loss_consistency_check(loss_d: np.ndarray, loss_dp: np.ndarray) -> Evidence:
     """``loss-consistency`` from draws of the loss under D and under D' (see the module notes)."""
-    test = loss_consistency(loss_d, loss_dp)
+    return consistency_evidence(loss_consistency(loss_d, loss_dp), int(np.size(loss_d)))
+
+
+def consistency_evidence(test: LossConsistency, draws_per_world: int) -> Evidence:
+    """``loss-consistency`` from the test's bins (``draws_per_world``: the draws it was given per world)."""
     worst = test.worst
     ratio = 1.0
     if worst is not None and worst.frequency > 0:
@@ -67,7 +73,7 @@ def loss_consistency_check(loss_d: np.ndarray, loss_dp: np.ndarray) -> Evidence:
             "loss is the sampler's). A fail means privacy_loss does not match sample(): every other verdict on "
             "this pair is then void."
         ),
-        details={"bins": len(test.bins), "worst_ratio": float(ratio), "draws_per_world": int(np.size(loss_d))},
+        details={"bins": len(test.bins), "worst_ratio": float(ratio), "draws_per_world": int(draws_per_world)},
     )
 
 
@@ -79,7 +85,9 @@ class _ViewLoss:
 
     def __call__(self, size: int, rng: np.random.Generator) -> np.ndarray:
         w = rng.standard_normal((size, int(self.view.noise_dim)))
-        return rare.whitened_loss(self.view, self.world, 1.0, w)
+        # at the resolution of the losses drawn through sample() (audits.engine.PrivacyLossSampler): an atom of
+        # the loss must not look spread on one side of the comparison and whole on the other
+        return at_loss_resolution(rare.whitened_loss(self.view, self.world, 1.0, w))
 
 
 def noise_view_check(pair, losses: dict[str, np.ndarray], seed: int) -> Evidence | None:
@@ -124,18 +132,46 @@ def validated_dp_checks(
     return checks
 
 
+@dataclass(frozen=True)
+class StreamedLosses:
+    """What the checks of one assertion need from ``trials`` draws of the loss per world, gathered block by
+    block: the consistency test, the tails at ε both ways and the first :data:`VIEW_SAMPLES` losses per world."""
+
+    consistency: LossConsistency
+    tails: dict[str, TailEstimate]
+    heads: dict[str, np.ndarray]
+
+
+def stream_losses(pair, epsilon: float, trials: int, seed: int) -> StreamedLosses:
+    """One pass over the blocks of both worlds (stream ``plugin/<world>``), interleaved: memory of a few blocks
+    and :data:`VIEW_SAMPLES` losses, whatever ``trials``."""
+    consistency = StreamedConsistency(trials, trials)
+    tails = StreamedTails(np.array([float(epsilon)]), 0.5)
+    heads: dict[str, list[np.ndarray]] = {"D": [], "D'": []}
+    blocks = {w: iter_blocks(PrivacyLossSampler(pair, w), trials, seed, f"plugin/{w}") for w in heads}
+    for block_d, block_dp in zip(blocks["D"], blocks["D'"]):
+        for world, losses in (("D", block_d), ("D'", block_dp)):
+            consistency.add(world, losses)
+            tails.add(world, losses)
+            kept = sum(h.size for h in heads[world])
+            if kept < VIEW_SAMPLES:
+                heads[world].append(losses[: VIEW_SAMPLES - kept])
+    return StreamedLosses(consistency.result(), tails.result(), {w: np.concatenate(h) for w, h in heads.items()})
+
+
 def dp_checks(pair, epsilon: float, delta: float, trials: int, seed: int, per_instance: bool) -> list:
     """The pair's validation (``loss-consistency``, and ``noise-view`` where it has one) and the two
     hockey-stick checks δ_{D‖D'}(ε) ≤ δ and δ_{D'‖D}(ε) ≤ δ (plain, or importance-sampled through the view).
 
     Sampling raises :class:`mechanisms.base.MalformedPair` for releases or losses of the wrong shape, NaN or
-    impossible infinities.
+    impossible infinities.  The losses are streamed (:func:`stream_losses`): memory does not grow with
+    ``trials``.
     """
-    losses = {world: sample_privacy_loss(pair, world, trials, seed, "plugin") for world in ("D", "D'")}
-    checks = [loss_consistency_check(losses["D"], losses["D'"])]
-    view = noise_view_check(pair, losses, seed)
+    streamed = stream_losses(pair, epsilon, trials, seed)
+    checks = [consistency_evidence(streamed.consistency, trials)]
+    view = noise_view_check(pair, streamed.heads, seed)
     checks += [view] if view is not None else []
-    tails = both_directions(losses["D"], losses["D'"], np.array([float(epsilon)]), 0.5)
+    tails = streamed.tails
     kind = "pDP for this (D, z)" if per_instance else "DP"
     source = "Wang 2019, Definition 2.4 (per-instance DP)" if per_instance else "Dwork & Roth 2014, Definition 2.4"
     for suffix, direction, (p, q) in (("forward", "D||D'", ("D", "D'")), ("reverse", "D'||D", ("D'", "D"))):
