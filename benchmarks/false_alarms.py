@@ -1,9 +1,10 @@
 """False alarms, measured: correct mechanisms audited under many independent seeds.
 
 Each correct mechanism -- the twins of the mutant zoo (:mod:`verify.mutants`): the analytic, the classical and
-the sensitivity-correct Gaussian, the Gaussian with a noise view, One-Posterior-Sample and Corollary 23's
-ex-post bound -- is audited ``--seeds`` times (default 200) at the plugin's default budget (1e5 releases per
-world, family-wise α = 1e-6 per run), each run with its own root seed.  Prints one JSON line per mechanism:
+the sensitivity-correct Gaussian, the Gaussian with a noise view, One-Posterior-Sample, the Laplace mechanism at
+its exact ε (an atom of the loss at ε) and Corollary 23's ex-post bound -- is audited ``--seeds`` times (default
+200) at the plugin's default budget (1e5 releases per world, family-wise α = 1e-6 per run), each run with its own
+root seed.  Prints one JSON line per mechanism:
 {"benchmark": "false_alarms", "mechanism", "runs", "fail", "inconclusive", "fail_rate", "fail_rate_upper"
 (Clopper–Pearson, 95%), "nominal_alpha", "inconclusive_rate", "seconds"} and a final line with the totals.
 The target: observed fail rate ≤ nominal (no run may fail: at this many runs a single fail would already be far
@@ -29,6 +30,7 @@ TWINS_OF = (
     "one-sided-sensitivity",  # the mean with the removal sensitivity
     "inconsistent-noise-view",  # a user's pair with a consistent noise view
     "ops-transposed-cholesky",  # One-Posterior-Sample, claim (1, 1e-2)
+    "laplace-scale-times-epsilon",  # Laplace, exactly (0.5, 0)-DP: an atom of the loss at ε, claim (0.5, 1e-2)
     "ex-post-wrong-sign",  # Corollary 23's ex-post bound, coverage at ρ = 0.05
 )
 

@@ -85,7 +85,7 @@ def test_failing_findings_do_not_change_the_exit_code(case, tmp_path):
     assert code == 0 and doc["verdict"] == "pass"
     findings = {c["id"]: c for c in doc["paper_findings"]}
     assert any(c["verdict"] == "fail" for c in findings.values())
-    assert {c["id"] for c in doc["checks"]} == {"dp-forward", "dp-reverse", "lr-attack"}
+    assert {c["id"] for c in doc["checks"]} == {"dp-forward", "dp-reverse", "lr-attack", "loss-consistency"}
     code_without, plain = run_json(tmp_path, *_args(case))
     assert code_without == 0 and plain["paper_findings"] is None
     assert [c["verdict"] for c in plain["checks"]] == [c["verdict"] for c in doc["checks"]]

@@ -25,8 +25,8 @@ from verify.plans.objpert.search import search_worst_target
 SMALL = ["--trials", "2000", "--search-trials", "400", "--report", "none"]
 SIGMA_VARIANCE = op.theorem5_sigma(1.0, 1e-5, 1.0, "variance")  # 10.08 at the default claim (ε, δ) = (1, 1e-5)
 
-DP_IDS = [f"thm5-variance-{k}" for k in ("dp-forward", "dp-reverse", "lr-attack")]
-PRINTED_DP_IDS = [f"thm5-printed-{k}" for k in ("dp-forward", "dp-reverse", "lr-attack")]
+DP_IDS = [f"thm5-variance-{k}" for k in ("dp-forward", "dp-reverse", "lr-attack", "loss-consistency")]
+PRINTED_DP_IDS = [f"thm5-printed-{k}" for k in ("dp-forward", "dp-reverse", "lr-attack", "loss-consistency")]
 EXACT_IDS = [
     "thm6-identity",
     "cor7-identity",

@@ -231,6 +231,27 @@ def _goe(cls=ag.GoeAnalyzeGaussPair) -> ag.GoeAnalyzeGaussPair:
     return cls(X.T @ X, np.outer(x, x), GOE_SIGMA3, "add")
 
 
+class LaplacePair:
+    """The Laplace mechanism on a count (Δ = 1) at scale ``b``: o = q + Lap(b), q = 0 on D and 1 on D'.  Its
+    loss L = (|o − 1| − |o|)/b has atoms at ±1/b: with b = Δ/ε the claim (ε, 0) is exactly tight, and the
+    atom's floating-point rounding differs between the worlds (:func:`mechanisms.base.at_loss_resolution`)."""
+
+    output_dim = 1
+
+    def __init__(self, b: float):
+        self.b = b
+
+    def sample(self, world, size, rng):
+        return (0.0 if world == "D" else 1.0) + rng.laplace(0.0, self.b, (size, 1))
+
+    def privacy_loss(self, outputs):
+        o = np.asarray(outputs)[:, 0]
+        return (np.abs(o - 1.0) - np.abs(o)) / self.b
+
+
+#: The Laplace claim: ε = 1/2 (so Δ·ε and Δ/ε differ), δ one plain sampling resolves (no noise view).
+LAPLACE_EPSILON, LAPLACE_DELTA = 0.5, 1e-2
+
 RHO = 0.05
 #: OPS has no noise view (no importance sampling): its claim is one plain sampling resolves.
 OPS_DELTA = 1e-2
@@ -270,6 +291,14 @@ MUTANTS: tuple[Mutant, ...] = (
         ("dp-forward", "dp-reverse"),
         lambda: PairCase(gaussian(math.sqrt(S_TWIN))),
         _twin,
+    ),
+    Mutant(
+        "laplace-scale-times-epsilon",
+        "The Laplace mechanism with scale Δ·ε where Δ/ε was meant (b = 0.5 instead of 2 at ε = 0.5: a true ε of 2), "
+        "still claiming (0.5, 1e-2); the twin is exactly (0.5, 0)-DP, its loss an atom at ε",
+        ("dp-forward", "dp-reverse"),
+        lambda: PairCase(LaplacePair(LAPLACE_EPSILON), LAPLACE_EPSILON, LAPLACE_DELTA),
+        lambda: PairCase(LaplacePair(1 / LAPLACE_EPSILON), LAPLACE_EPSILON, LAPLACE_DELTA),
     ),
     Mutant(
         "loss-sigma-not-squared",

@@ -1,26 +1,23 @@
 """The DP checks every mechanism's audit shares: tails in both directions and the optimal attack.
 
-Given one neighbouring pair and a claim (ε, δ), sample the exact privacy loss in both worlds and
-build ``<prefix>dp-forward``, ``<prefix>dp-reverse`` (hockey-stick δ̂(ε) against δ) and
-``<prefix>lr-attack`` (likelihood-ratio attack, ε lower bound).  Where the exact δ(ε) of the pair is
-known (``exact_delta``), a pass needs the Monte Carlo interval to agree with it; otherwise a tight
-claim can only come out inconclusive, never pass.
+Given one neighbouring pair and a claim (ε, δ), the families sample the exact privacy loss in both worlds
+(:func:`sample_pair`) and build ``<prefix>dp-forward``, ``<prefix>dp-reverse`` (hockey-stick δ̂(ε) against δ)
+and ``<prefix>lr-attack`` (likelihood-ratio attack, ε lower bound), declared here (:func:`dp_specs`), and
+``<prefix>loss-consistency`` on the same draws (:func:`verify.evidence.pair_checks.loss_consistency_check`).
+Where the exact δ(ε) of the pair is known, a pass needs the Monte Carlo interval to agree with it; otherwise a
+tight claim can only come out inconclusive, never pass.
 """
 
 from __future__ import annotations
 
 from concurrent.futures import Executor
 from dataclasses import dataclass
-from typing import Callable
 
 import numpy as np
 
-from audits.attack import likelihood_ratio_attack
 from audits.engine import sample_privacy_loss
-from audits.tails import both_directions
 from mechanisms.base import NeighbourPair
-from verify.checks import CheckSpec, Evidence
-from verify.evidence import builders
+from verify.checks import CheckSpec
 
 
 def dp_specs(
@@ -62,26 +59,3 @@ def sample_pair(
         sample_privacy_loss(pair, "D", trials, seed, stream, executor),
         sample_privacy_loss(pair, "D'", trials, seed, stream, executor),
     )
-
-
-def dp_checks(
-    samples: PairSamples,
-    epsilon: float,
-    delta: float,
-    alpha: float,
-    claim: str,
-    source: str,
-    prefix: str = "",
-    exact_delta: Callable[[float], float] | None = None,
-) -> list[Evidence]:
-    """dp-forward, dp-reverse and lr-attack for one pair (see the module docstring)."""
-    tails = both_directions(samples.loss_d, samples.loss_dprime, np.array([epsilon]), alpha)
-    exact = exact_delta(epsilon) if exact_delta is not None else None
-    forward, reverse, attack = dp_specs(claim, epsilon, delta, source, prefix)
-    return [
-        builders.tail_claim_check(forward, tails["D||D'"], epsilon, delta, exact=exact),
-        builders.tail_claim_check(reverse, tails["D'||D"], epsilon, delta, exact=exact),
-        builders.attack_check(
-            attack, likelihood_ratio_attack(samples.loss_d, samples.loss_dprime, delta, alpha), epsilon, delta
-        ),
-    ]

@@ -17,7 +17,7 @@ evidence.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 from scipy import stats
@@ -52,19 +52,27 @@ NOISE_VIEW = CheckSpec(
 )
 
 
-def loss_consistency_check(loss_d: np.ndarray, loss_dp: np.ndarray) -> Evidence:
-    """``loss-consistency`` from draws of the loss under D and under D' (see the module notes)."""
-    return consistency_evidence(loss_consistency(loss_d, loss_dp), int(np.size(loss_d)))
+def loss_consistency_check(loss_d: np.ndarray, loss_dp: np.ndarray, guards: CheckSpec | None = None) -> Evidence:
+    """``loss-consistency`` from draws of the loss under D and under D' (see the module notes).
+
+    ``guards``: the DP check these draws decide (a built-in audit's ``<prefix>dp-forward``); the check is then
+    ``<prefix>loss-consistency`` in that check's role, so it is decided in the same family as the claim it guards.
+    """
+    spec = LOSS_CONSISTENCY
+    if guards is not None:
+        prefix = guards.id.removesuffix("dp-forward")
+        spec = replace(spec, id=f"{prefix}{spec.id}", role=guards.role, source=f"{spec.source}; guards {guards.id}")
+    return consistency_evidence(loss_consistency(loss_d, loss_dp), int(np.size(loss_d)), spec)
 
 
-def consistency_evidence(test: LossConsistency, draws_per_world: int) -> Evidence:
+def consistency_evidence(test: LossConsistency, draws_per_world: int, spec: CheckSpec = LOSS_CONSISTENCY) -> Evidence:
     """``loss-consistency`` from the test's bins (``draws_per_world``: the draws it was given per world)."""
     worst = test.worst
     ratio = 1.0
     if worst is not None and worst.frequency > 0:
         ratio = worst.weighted.estimate / worst.frequency
     return Evidence(
-        spec=LOSS_CONSISTENCY,
+        spec=spec,
         estimate=float(ratio),
         pvalue=test.pvalue,
         supports=lambda ci, alpha: True,

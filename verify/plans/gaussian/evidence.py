@@ -37,6 +37,7 @@ from mechanisms.validation import InputError
 from reports.records import Check, Run
 from verify.checks import CheckSpec, Evidence, finalize, make_run
 from verify.evidence import builders
+from verify.evidence.pair_checks import loss_consistency_check
 from verify.plans.gaussian.checks import CHECKS
 from verify.plans.gaussian.pages import per_instance_record
 from verify.plans.gaussian.profile import dp_check_with_profile
@@ -223,9 +224,11 @@ def gaussian_evidence(
             executor=executor,
         )
 
+    forward = _spec("dp-forward", eps=eps, delta=delta)
     evidence = [
-        dp_check(_spec("dp-forward", eps=eps, delta=delta), "D||D'", eps),
+        dp_check(forward, "D||D'", eps),
         dp_check(_spec("dp-reverse", eps=eps, delta=delta), "D'||D", eps),
+        loss_consistency_check(loss_d, loss_dp, guards=forward),
         builders.tail_curve_check(_spec("tail-curve"), tails, {"D||D'": exact_curve, "D'||D": exact_curve}, eps, delta),
         _loss_law_check(loss_d, S, sigma),
         _attack_check(loss_d, loss_dp, S, sigma, eps, delta, config.alpha),

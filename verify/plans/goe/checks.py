@@ -9,7 +9,9 @@ the claim and formula of ``goe-loss-law`` are the generic texts of its evidence 
 Analyze Gauss release it is compared with (s at its own calibration), publishes Theorem 17's pDP and ex-post pDP
 of individuals, and publishes the bound ‖N‖₂ ≤ σ₃τ of Lemma 20 with τ computed exactly (Chiani 2014).
 Guarantees: the (ε, δ)-DP of both releases in both directions at the worst neighbour (``goe-dp-*``,
-``ag-dp-*``), the law of Algorithm 6's privacy loss, Theorem 17's pDP, ex-post bound and ex-post identity,
+``ag-dp-*``) and the consistency of each release's privacy loss with its sampler on the same draws
+(``goe-loss-consistency``, ``ag-loss-consistency``: :func:`verify.evidence.pair_checks.loss_consistency_check`),
+the law of Algorithm 6's privacy loss, Theorem 17's pDP, ex-post bound and ex-post identity,
 the coverage of the published τ (``lemma20-coverage``) and the exact CDF that τ is computed from
 (``goe-cdf``).
 

@@ -49,6 +49,7 @@ from reports.records import Run
 from verify.checks import CheckSpec, Evidence, finalize, make_run
 from verify.evidence import builders
 from verify.evidence.dp_checks import PairSamples, dp_specs, sample_pair
+from verify.evidence.pair_checks import loss_consistency_check
 from verify.plans.gaussian.profile import dp_check_with_profile
 from verify.plans.goe.checks import CHECKS, GOE_LOSS_LAW, RELEASES, TAU_READINGS, WORST_CASE
 from verify.plans.goe.pages import cdf_page, per_instance_page, tau_page
@@ -258,7 +259,7 @@ def _dp(pair, samples: PairSamples, config: GoeAuditConfig, prefix: str, sigma: 
         exact_points=points,
         scores=(samples.loss_d, samples.loss_dprime),
     )
-    return checks + [attack]
+    return checks + [attack, loss_consistency_check(samples.loss_d, samples.loss_dprime, guards=forward)]
 
 
 def _profile_check(spec: CheckSpec, pair, samples: PairSamples, direction: str, epsilon: float, config, executor):

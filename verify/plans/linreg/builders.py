@@ -3,8 +3,8 @@
 Each takes the declared :class:`~verify.checks.CheckSpec` of its check (:mod:`verify.plans.linreg.checks`,
 already filled with the run's parameters) and returns :class:`~verify.checks.Evidence`:
 
-* :func:`dp_claim_checks` — ``dp-forward``, ``dp-reverse``, ``lr-attack`` for one pair, like
-  :func:`verify.evidence.dp_checks.dp_checks` but with rare-event importance sampling where plain sampling
+* :func:`dp_claim_checks` — ``dp-forward``, ``dp-reverse``, ``lr-attack`` and ``loss-consistency`` for one
+  pair (:mod:`verify.evidence.dp_checks`), with rare-event importance sampling where plain sampling
   cannot resolve δ (:func:`verify.evidence.builders.dp_claim_check`, through the noise-level views of
   :mod:`audits.linreg_views`), with the exact δ of each direction and the exact optimal ROC where known.
 * :func:`every_target_check` — a printed pDP bound ε(z) claimed "for every target z": the exact δ at
@@ -38,6 +38,7 @@ from mechanisms.gaussian import GaussianPair
 from reports.records import Histograms, Marker, Series, TailCurve, TailCurves
 from verify.checks import CheckSpec, Evidence, samples_to_decide
 from verify.evidence import builders
+from verify.evidence.pair_checks import loss_consistency_check
 from verify.plans.linreg.checks import DP_FORWARD, DP_REVERSE, LR_ATTACK
 
 DIRECTIONS = ("D||D'", "D'||D")
@@ -192,7 +193,7 @@ def dp_claim_checks(
         exact_points=points,
         scores=(loss_d, loss_dp) if points else None,
     )
-    return checks + [attack]
+    return checks + [attack, loss_consistency_check(loss_d, loss_dp, guards=checks[0].spec)]
 
 
 def gaussian_attack_exact(s: float, delta: float) -> tuple[float, list]:

@@ -6,7 +6,8 @@ brace of a formula is written ``{{`` or ``}}``).  [PDP] is Wang, "Per-instance d
 questions (Q…) that the sources cite are those of the claims ledger (:mod:`verify.ledger.table`).
 
 **Roles.**  What the deployed release relies on is a ``guarantee``: its (ε, δ)-DP in both directions at
-the worst neighbour found (``dp-forward``, ``dp-reverse``, ``lr-attack``; for AdaOPS also the conditional
+the worst neighbour found (``dp-forward``, ``dp-reverse``, ``lr-attack``, ``loss-consistency``: the loss is the
+sampler's on the same draws; for AdaOPS also the conditional
 estimates ``dp-conditional-*`` that certify them).  Every statement checked *as printed* in [PDP] or [LR]
 is a ``paper`` finding (``pdp-audit run … --paper-claims``): the pDP bounds of Lemma 2.4, eq. (3.3),
 Theorem 4.1, Remark 4.2 and Proposition 4.3 (the audits never publish them; the per-instance page uses the

@@ -9,10 +9,11 @@ and retitled with :data:`DP_TITLES`.
 (Theorem 5 under that reading of σ, THEORY.md Q1; default the variance reading) or the user's ``--sigma``, with
 λ = 2β/ε unless ``--lam``; what it publishes per individual is the ex-post pDP of Corollary 7 and Theorem 9's
 high-probability bounds.  Guarantees, therefore: the DP checks of the deployed σ (``thm5-<reading>-*`` or
-``dp-*``), ``thm6-identity`` and ``cor7-identity`` (the identities the published ex-post pDP, the neighbour search
-and the certified bound rest on), ``thm8-bound`` (the log-det bound, an ingredient of the certificate),
-``thm9-glm-derived`` and ``thm9-general`` (Theorem 9 with |f′|, as a report uses it) and, for the logistic loss,
-``k19-lambda`` (β = 1/4 behind the deployed λ = 1/(2ε)).
+``dp-*``, with ``<prefix>loss-consistency``: the loss is the sampler's on the same draws), ``thm6-identity`` and
+``cor7-identity`` (the identities the published ex-post pDP, the neighbour search and the certified bound rest on),
+``thm8-bound`` (the log-det bound, an ingredient of the certificate), ``thm9-glm-derived`` and ``thm9-general``
+(Theorem 9 with |f′|, as a report uses it) and, for the logistic loss, ``k19-lambda`` (β = 1/4 behind the deployed
+λ = 1/(2ε)).
 
 Paper statements (findings with ``--paper-claims``, computed only then): Theorem 5's DP under a reading of σ that
 is not deployed (a guarantee when ``--calibration`` deploys it), ``thm9-glm-printed`` (Theorem 9's GLM form as

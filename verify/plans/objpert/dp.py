@@ -24,6 +24,7 @@ from mechanisms.objpert_certificate import Certificate, certifiable, certificate
 from verify.checks import CheckSpec, Evidence
 from verify.evidence import builders
 from verify.evidence.dp_checks import PairSamples, dp_specs
+from verify.evidence.pair_checks import loss_consistency_check
 from verify.plans.objpert.checks import DP_TITLES
 from verify.plans.objpert.context import ObjPertAuditConfig, check_hessian
 from verify.plans.objpert.profile import dp_profile_check
@@ -178,6 +179,7 @@ def dp_setting(
         )
         for check in checks
     ]
+    checks.append(loss_consistency_check(samples.loss_d, samples.loss_dprime, guards=specs[0]))
     return DpSetting(prefix, name, sigma, search, samples, rows_d[:, :-1], cert, checks)
 
 

@@ -14,6 +14,7 @@ from mechanisms import gaussian as g
 from mechanisms import privacy_report as pr
 from verify.checks import CheckSpec, Evidence
 from verify.evidence import builders
+from verify.evidence.pair_checks import loss_consistency_check
 from verify.plans.gaussian.profile import dp_check_with_profile
 from verify.plans.privacy_report.context import PrivacyReportAuditConfig
 
@@ -130,4 +131,6 @@ def gaussian_claim_checks(
             f"exact ε at δ = {exact_eps:.4g}."
         )
         checks.append(check.with_details(eta=eta, exact_delta=exact))
+    if len(directions) > 1:  # a DP claim: its worst-case pair's loss is validated against its sampler
+        checks.append(loss_consistency_check(losses[0], losses[1], guards=checks[0].spec))
     return checks

@@ -13,8 +13,9 @@ with the options' readings; guarantees are what it relies on and publishes: the 
 coverage of the published bound (``report-valid-*``), the statements behind the deployed report (Lemma 20 at the
 deployed τ, Proposition 21's 3/2, Theorem 10(3)'s factor 12, Proposition 15 with the union-bound quantile,
 Proposition 12, Weyl's inequality), the DP of ObjPert's release θ̂ᴾ at ε₁ (``thm8-bound``, ``objpert-dp-*``,
-``objpert-lr-attack``, audited as ``pdp-audit run objpert`` audits it) and the DP/pDP of the report's own releases
-(Theorems 10(1)(2), 11, 14, Algorithm 3's DP at ε₄, Algorithm 4's overhead). Paper statements (findings with
+``objpert-lr-attack``, ``objpert-loss-consistency``, audited as ``pdp-audit run objpert`` audits it) and the DP/pDP
+of the report's own releases (Theorems 10(1)(2), 11, 14, Algorithm 3's DP at ε₄, Algorithm 4's overhead; the DP
+ones with ``thm10-loss-consistency``, ``thm11-loss-consistency``). Paper statements (findings with
 ``--paper-claims``, computed only then): ``thm13-accuracy-*`` (Theorem 13 bounds how loose the adaptive report is --
 its utility, not a bound the report publishes; the published bound's coverage is ``report-valid-*``),
 ``q25-printed-gradient`` (the signed ḡ; a guarantee when ``--gradient-bound printed`` deploys it),
