@@ -60,7 +60,7 @@ from dataclasses import dataclass, field
 import numpy as np
 from scipy import fft, optimize, special, stats
 
-from audits.stats import clopper_pearson
+from pdp_audit.audits.stats import clopper_pearson
 
 POSITIVE_WORLD = "D"
 LABEL_CONVENTION = (

@@ -5,9 +5,9 @@ training split, in the spirit of DP-Sniper (Bichsel, Steffen, Bogunovic & Vechev
 "released on D" against "released on D'" on the outputs and their squares (linear and quadratic features:
 it recovers the optimal test of Gaussian releases whose means or variances differ), standardised on the
 training split.  The statistic is then frozen and applied to fresh releases of both worlds, and ε is bounded from
-those scores exactly as for the white-box attack (:func:`audits.attack.pooled_rank_attack`: Poissonised samples,
-a joint exact test of both rates on ramps of pooled ranks fixed in advance, union bound), which assumes nothing of
-the scores but that they are independent draws of a fixed statistic.  The bound is valid whatever the classifier
+those scores exactly as for the white-box attack (:func:`pdp_audit.audits.attack.pooled_rank_attack`: Poissonised
+samples, a joint exact test of both rates on ramps of pooled ranks fixed in advance, union bound), which assumes nothing
+of the scores but that they are independent draws of a fixed statistic.  The bound is valid whatever the classifier
 learned, because the scores it is computed from are independent of the training draws; a poor classifier only
 makes it loose.
 
@@ -24,8 +24,8 @@ import numpy as np
 from sklearn.linear_model import LogisticRegression
 from sklearn.preprocessing import StandardScaler
 
-from audits.attack import PooledRankAttack, pooled_rank_attack
-from audits.engine import run_blocks
+from pdp_audit.audits.attack import PooledRankAttack, pooled_rank_attack
+from pdp_audit.audits.engine import run_blocks
 
 Sampler = Callable[[int, np.random.Generator], np.ndarray]
 

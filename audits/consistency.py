@@ -18,7 +18,7 @@ Clopper–Pearson interval for the frequency and the empirical Bernstein interva
 Thm 4) for the weighted mean.  Under the identity both intervals at level 1 − a cover the common value with
 probability ≥ 1 − 2a, so "disjoint at a" has probability ≤ 2a; the bin's p-value is 2a* for the smallest such
 a, and the test's p-value is Bonferroni's over the bins.  (Losses that are not numbers, or that call a release
-impossible in the world that drew it, are refused earlier: :func:`mechanisms.base.checked_losses`.)
+impossible in the world that drew it, are refused earlier: :func:`pdp_audit.mechanisms.base.checked_losses`.)
 """
 
 from __future__ import annotations
@@ -28,9 +28,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from audits.engine import BLOCK_SIZE
-from audits.rare import BoundedMean
-from audits.stats import clopper_pearson, pvalue_by_inversion
+from pdp_audit.audits.engine import BLOCK_SIZE
+from pdp_audit.audits.rare import BoundedMean
+from pdp_audit.audits.stats import clopper_pearson, pvalue_by_inversion
 
 #: Bins on each side of 0.
 BINS_PER_SIDE = 4
@@ -171,7 +171,7 @@ class StreamedConsistency:
     """The test of the module notes on draws fed a block at a time, in draw order per world (interleave the
     worlds: a world's draws past its pilot wait until both pilots are complete).  Memory: the pilots and a block,
     whatever the number of draws; the result is the same for any cut of the draws into blocks of
-    :data:`audits.engine.BLOCK_SIZE` aligned to the first draw."""
+    :data:`pdp_audit.audits.engine.BLOCK_SIZE` aligned to the first draw."""
 
     def __init__(self, n_d: int, n_dp: int):
         self.pilot_sizes = {"D": pilot_size(n_d), "D'": pilot_size(n_dp)}

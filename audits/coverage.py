@@ -10,7 +10,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from audits.stats import binomial_pvalue_exceeds, clopper_pearson
+from pdp_audit.audits.stats import binomial_pvalue_exceeds, clopper_pearson
 
 
 @dataclass(frozen=True)

@@ -16,7 +16,7 @@ from typing import Callable, Iterator
 
 import numpy as np
 
-from mechanisms.base import (
+from pdp_audit.mechanisms.base import (
     NeighbourPair,
     World,
     at_loss_resolution,
@@ -111,7 +111,7 @@ def iter_blocks(
 
 class PrivacyLossSampler:
     """Picklable block work: release on ``world`` and return the exact privacy loss of each release (shapes and
-    values checked: :class:`mechanisms.base.MalformedPair` for a broken pair)."""
+    values checked: :class:`pdp_audit.mechanisms.base.MalformedPair` for a broken pair)."""
 
     def __init__(self, pair: NeighbourPair, world: World):
         self.pair = pair

@@ -1,6 +1,6 @@
 """Monte Carlo of the GOE noise of [RW] Algorithm 6: extreme eigenvalues and spectral norms of N = σ(Z + Zᵀ)/√2.
 
-Drawn in blocks of :data:`MATRIX_BLOCK` matrices, each seeded by its identity (:mod:`audits.engine`), with one
+Drawn in blocks of :data:`MATRIX_BLOCK` matrices, each seeded by its identity (:mod:`pdp_audit.audits.engine`), with one
 BLAS thread per process (small eigenproblems only lose time to threads).
 """
 
@@ -10,8 +10,8 @@ from concurrent.futures import Executor
 
 import numpy as np
 
-from audits.engine import one_blas_thread, run_blocks
-from mechanisms import goe
+from pdp_audit.audits.engine import one_blas_thread, run_blocks
+from pdp_audit.mechanisms import goe
 
 #: Matrices per block of the Monte Carlo of ‖N‖₂ (part of the code version: results depend on it).
 MATRIX_BLOCK = 1024

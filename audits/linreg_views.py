@@ -1,12 +1,12 @@
-"""Noise-level views of the linear-regression pairs, for rare-event importance sampling (:mod:`audits.rare`).
+"""Noise-level views of the linear-regression pairs, for rare-event importance sampling (:mod:`pdp_audit.audits.rare`).
 
 A view is the pair itself (``sample`` and ``privacy_loss`` are delegated unchanged, so plain Monte
 Carlo sees exactly the mechanism's own sampler) plus the map from whitened noise w ~ N(0, I) to a
-release, which :func:`audits.rare.rare_tail` shifts and reweights.  The maps reproduce the samplers'
+release, which :func:`pdp_audit.audits.rare.rare_tail` shifts and reweights.  The maps reproduce the samplers'
 laws exactly:
 
 * :class:`GaussianLawView` — output perturbation and OPS, θ̃ = mean_w + L_w^{-T} w with L_w the Cholesky
-  factor of world w's precision (``mechanisms.linreg.GaussianLaw.sample`` draws L^{-T}ξ the same way);
+  factor of world w's precision (``pdp_audit.mechanisms.linreg.GaussianLaw.sample`` draws L^{-T}ξ the same way);
   the OPS loss is quadratic in w, so only the lower confidence bound of a rare tail is certified
   (enough to refute a claim); output perturbation with a shared covariance is affine (certified).
 * :class:`DiagonalStatsView` — SSP and AdaSSP's private output: every released coordinate is its
@@ -19,9 +19,9 @@ from __future__ import annotations
 import numpy as np
 from scipy import linalg
 
-from mechanisms import linreg as L
-from mechanisms import linreg_adaptive as A
-from mechanisms.base import World, check_world
+from pdp_audit.mechanisms import linreg as L
+from pdp_audit.mechanisms import linreg_adaptive as A
+from pdp_audit.mechanisms.base import World, check_world
 
 
 class _Delegate:
@@ -37,7 +37,8 @@ class _Delegate:
 
 
 class GaussianLawView(_Delegate):
-    """Noise-level view of :class:`~mechanisms.linreg.OPSPair` / :class:`~mechanisms.linreg.OutputPerturbationPair`."""
+    """Noise-level view of :class:`~pdp_audit.mechanisms.linreg.OPSPair` /
+    :class:`~pdp_audit.mechanisms.linreg.OutputPerturbationPair`."""
 
     def __init__(self, pair):
         super().__init__(pair)
@@ -61,8 +62,8 @@ class GaussianLawView(_Delegate):
 
 
 class DiagonalStatsView(_Delegate):
-    """``mean(world)`` and ``noise_sd`` of :class:`~mechanisms.linreg_adaptive.SSPPair` and of
-    :class:`~mechanisms.linreg_adaptive.AdaSSPPair` with ``output="private"``."""
+    """``mean(world)`` and ``noise_sd`` of :class:`~pdp_audit.mechanisms.linreg_adaptive.SSPPair` and of
+    :class:`~pdp_audit.mechanisms.linreg_adaptive.AdaSSPPair` with ``output="private"``."""
 
     def __init__(self, pair):
         super().__init__(pair)

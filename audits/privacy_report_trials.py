@@ -1,9 +1,9 @@
 """Repetitions of the whole pipeline ObjPert → privacy report, batched, with every quantity the coverage
-checks of :mod:`verify.plans.privacy_report.evidence` need.
+checks of :mod:`pdp_audit.verify.plans.privacy_report.evidence` need.
 
 One *repetition* draws ObjPert's noise b, then the report's noise (GOE matrix Z, gradient noise e, the
 λ_min noise) and a uniformly random row of D, in that order, from the block's generator; solves ObjPert
-exactly (batched Newton, :mod:`mechanisms.objpert`); forms H = ∇²J(θ̂ᴾ; D), the releases and the report
+exactly (batched Newton, :mod:`pdp_audit.mechanisms.objpert`); forms H = ∇²J(θ̂ᴾ; D), the releases and the report
 for every row of D and for one out-of-sample individual; and compares the report with the exact ex-post
 pDP ε₁ of Corollary 7.  The all-x matrix inequalities of Propositions 12 and 21 are decided through the
 eigenvalues of the generalized problem: with H = LLᵀ and P = L⁻¹(Ĥ − H)L⁻ᵀ,
@@ -11,7 +11,7 @@ eigenvalues of the generalized problem: with H = LLᵀ and P = L⁻¹(Ĥ − H)L
     a xᵀĤ⁻¹x ≤ xᵀH⁻¹x ≤ c xᵀĤ⁻¹x  for all x   ⟺   1/c ≤ 1 + λ_i(P) ≤ 1/a  for all i   (Ĥ ≻ 0),
 
 and the regularised version with Ĥ + τσ₃I in place of Ĥ.  Each repetition returns one row of
-:data:`COLUMNS`; blocks are seeded by :mod:`audits.engine`, so results depend on the seed only.
+:data:`COLUMNS`; blocks are seeded by :mod:`pdp_audit.audits.engine`, so results depend on the seed only.
 """
 
 from __future__ import annotations
@@ -20,9 +20,9 @@ import math
 
 import numpy as np
 
-from audits.engine import run_blocks
-from mechanisms import objpert as op
-from mechanisms import privacy_report as pr
+from pdp_audit.audits.engine import run_blocks
+from pdp_audit.mechanisms import objpert as op
+from pdp_audit.mechanisms import privacy_report as pr
 
 #: Repetitions per seeded block (part of the code version: results depend on it).
 REPETITION_BLOCK = 256

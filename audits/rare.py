@@ -10,7 +10,7 @@ vector) and ``release_from_noise(world, noise)``; the release on ``world`` is
 for δ_{D'‖D} (world D'), so that both directions are "the tail of ℓ under the world's own noise".
 The Gaussian mechanism and objective perturbation expose the view; Analyze Gauss and the GOE release
 (``mean`` and ``noise_sd``) are adapted by :func:`noise_view`; OPS and output perturbation by
-:func:`audits.linreg_views.view_of` (the loss of OPS is quadratic in w: lower bounds only).
+:func:`pdp_audit.audits.linreg_views.view_of` (the loss of OPS is quadratic in w: lower bounds only).
 
 **Three tails from one sample.**  With P the world's law, Q the other world's and ℓ = log p/q,
 
@@ -70,8 +70,8 @@ from typing import Literal, Protocol, runtime_checkable
 import numpy as np
 from scipy import optimize
 
-from audits.engine import BLOCK_SIZE, block_rng, block_sizes
-from mechanisms.base import World
+from pdp_audit.audits.engine import BLOCK_SIZE, block_rng, block_sizes
+from pdp_audit.mechanisms.base import World
 
 Direction = Literal["D||D'", "D'||D"]
 DIRECTIONS: dict[str, tuple[World, float]] = {"D||D'": ("D", 1.0), "D'||D": ("D'", -1.0)}
@@ -105,7 +105,7 @@ class DiagonalGaussianView:
     """Noise-level view of a pair released as ``mean(world) + N(0, diag(noise_sd²))``.
 
     Adapter for pairs that expose ``mean(world)`` and per-coordinate ``noise_sd`` but not the view
-    itself (``mechanisms.analyze_gauss``: Analyze Gauss and the GOE release, whose ``vech`` noise has
+    itself (``pdp_audit.mechanisms.analyze_gauss``: Analyze Gauss and the GOE release, whose ``vech`` noise has
     exactly this law).  Sampling through the view changes the random stream, never the law.
     """
 
@@ -126,7 +126,8 @@ class DiagonalGaussianView:
 
 def noise_view(pair) -> NoiseView:
     """``pair`` itself if it has the noise-level view, else :class:`DiagonalGaussianView` for pairs with
-    ``mean``/``noise_sd`` (Analyze Gauss, GOE).  Linear-regression pairs: :func:`audits.linreg_views.view_of`."""
+    ``mean``/``noise_sd`` (Analyze Gauss, GOE).  Linear-regression pairs:
+    :func:`pdp_audit.audits.linreg_views.view_of`."""
     if has_noise_view(pair):
         return pair
     if hasattr(pair, "mean") and hasattr(pair, "noise_sd"):

@@ -21,13 +21,13 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from audits.stats import clopper_pearson
-from mechanisms.base import at_loss_resolution
+from pdp_audit.audits.stats import clopper_pearson
+from pdp_audit.mechanisms.base import at_loss_resolution
 
 
 def exceedances(losses: np.ndarray, thresholds: np.ndarray) -> np.ndarray:
     """#{L > t} for each threshold t (one sort, then binary search), t rounded as the sampled losses are
-    (:func:`mechanisms.base.at_loss_resolution`): an atom of the loss at L = ε then lies whole on the side
+    (:func:`pdp_audit.mechanisms.base.at_loss_resolution`): an atom of the loss at L = ε then lies whole on the side
     L ≤ ε, where it belongs, rather than wherever a loss's last bits put it."""
     ordered = np.sort(np.asarray(losses, dtype=float))
     return ordered.size - np.searchsorted(ordered, at_loss_resolution(thresholds), side="right")

@@ -2,10 +2,10 @@
 
 Setting ([RW] §4.1): synthetic logistic data, n = 1000, d = 50; budget (ε₁, ε₂, ε₃) = (0.2, 0.7, 0.1), δ = 1e-6,
 ρ = 0.01 (exact τ), λ raised to Algorithm 2's 2σ₃τ.  One *trial* = one repetition of the pipeline as the audit runs
-it (:class:`audits.privacy_report_trials.PipelineTrials`): draw b, the GOE matrix, the gradient noise; solve ObjPert
-exactly (batched Newton); form H, the releases, the report and the exact ε₁ of Corollary 7 for all n rows and an added
-individual; the generalized eigenvalues of Propositions 12/21 and ‖N‖₂ -- followed by the coverage counts of the audit's
-checks.  The same-run baseline is ObjPert's batched solve alone on the same noise.
+it (:class:`pdp_audit.audits.privacy_report_trials.PipelineTrials`): draw b, the GOE matrix, the gradient noise; solve
+ObjPert exactly (batched Newton); form H, the releases, the report and the exact ε₁ of Corollary 7 for all n rows and an
+added individual; the generalized eigenvalues of Propositions 12/21 and ‖N‖₂ -- followed by the coverage counts of the
+audit's checks.  The same-run baseline is ObjPert's batched solve alone on the same noise.
 
 Two ways to use the cores are timed: one process, and 2 worker processes (the audit's ``--workers 2``); the block work
 runs BLAS on one thread either way (threaded BLAS is ~3× slower on these small matrices); the faster one counts.
@@ -27,9 +27,9 @@ import numpy as np
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
 
-from audits.coverage import coverage_of  # noqa: E402
-from audits.privacy_report_trials import PipelineTrials, run_trials  # noqa: E402
-from mechanisms import privacy_report as pr  # noqa: E402
+from pdp_audit.audits.coverage import coverage_of  # noqa: E402
+from pdp_audit.audits.privacy_report_trials import PipelineTrials, run_trials  # noqa: E402
+from pdp_audit.mechanisms import privacy_report as pr  # noqa: E402
 
 
 def make_work(n: int, d: int) -> PipelineTrials:

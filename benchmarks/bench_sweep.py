@@ -17,9 +17,9 @@ import tempfile
 import time
 from pathlib import Path
 
-from verify.sweeps.executors import DaskExecutor, ProcessExecutor
-from verify.sweeps.spec import parse_spec, run_sweep
-from verify.sweeps.store import Store
+from pdp_audit.verify.sweeps.executors import DaskExecutor, ProcessExecutor
+from pdp_audit.verify.sweeps.spec import parse_spec, run_sweep
+from pdp_audit.verify.sweeps.store import Store
 
 
 def spec_text(cells: int, trials: int) -> str:

@@ -61,7 +61,7 @@ def run_one(audit: str, options: tuple[str, ...], workdir: Path) -> dict:
     command = [
         sys.executable,
         "-m",
-        "verify.cli",
+        "pdp_audit.verify.cli",
         "run",
         audit,
         *options,

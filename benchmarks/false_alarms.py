@@ -1,6 +1,6 @@
 """False alarms, measured: correct mechanisms audited under many independent seeds.
 
-Each correct mechanism -- the twins of the mutant zoo (:mod:`verify.mutants`): the analytic, the classical and
+Each correct mechanism -- the twins of the mutant zoo (:mod:`pdp_audit.verify.mutants`): the analytic, the classical and
 the sensitivity-correct Gaussian, the Gaussian with a noise view, One-Posterior-Sample, the Laplace mechanism at
 its exact ε (an atom of the loss at ε) and Corollary 23's ex-post bound -- is audited ``--seeds`` times (default
 200) at the plugin's default budget (1e5 releases per world, family-wise α = 1e-6 per run), each run with its own
@@ -19,9 +19,9 @@ import argparse
 import json
 import time
 
-from audits.stats import clopper_pearson
-from verify import mutants as zoo
-from verify.checks import worst
+from pdp_audit.audits.stats import clopper_pearson
+from pdp_audit.verify import mutants as zoo
+from pdp_audit.verify.checks import worst
 
 #: The correct mechanisms: the twin of each named mutant (distinct mechanisms only).
 TWINS_OF = (

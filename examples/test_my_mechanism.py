@@ -16,7 +16,7 @@ import math
 import numpy as np
 import pytest
 
-from mechanisms.gaussian import analytic_delta, analytic_sigma
+import pdp_audit
 
 
 class NoisyMean:
@@ -51,7 +51,7 @@ SENSITIVITY = 1 / 101  # adding one value in [0, 1] to 100 moves the mean by at 
 def test_worst_case_neighbour_is_dp(privacy_audit):
     # Calibrated with a margin (δ = 1e-7 for a claim of 1e-6): a claim that is exactly tight can never be
     # confirmed by sampling; it would come out inconclusive and the test would be skipped.
-    sigma = analytic_sigma(1.0, 1e-7, SENSITIVITY)
+    sigma = pdp_audit.gaussian_sigma(1.0, 1e-7, SENSITIVITY)
     pair = NoisyMean(DATA, z=1.0 if DATA.mean() < 0.5 else 0.0, sigma=sigma)
     privacy_audit.assert_dp(pair, epsilon=1.0, delta=1e-6)
 
@@ -59,11 +59,11 @@ def test_worst_case_neighbour_is_dp(privacy_audit):
 @pytest.mark.audit
 def test_typical_individual_pdp(privacy_audit):
     # The individual z = 0.5 moves the mean far less than the worst case: a much smaller ε holds for her.
-    sigma = analytic_sigma(1.0, 1e-6, SENSITIVITY)
+    sigma = pdp_audit.gaussian_sigma(1.0, 1e-6, SENSITIVITY)
     pair = NoisyMean(DATA, z=0.5, sigma=sigma)
     shift = abs(pair.means["D'"] - pair.means["D"])
     # exact_delta is your closed form: the plugin checks it against the samples, it never makes the claim pass.
-    privacy_audit.assert_pdp(pair, epsilon=0.2, delta=1e-6, exact_delta=analytic_delta(0.2, sigma, shift))
+    privacy_audit.assert_pdp(pair, epsilon=0.2, delta=1e-6, exact_delta=pdp_audit.gaussian_delta(0.2, sigma, shift))
 
 
 @pytest.mark.audit

@@ -1,5 +1,5 @@
 """Reference mechanisms: samplers, exact privacy losses, the papers' closed forms and calibrations.
 
 Every mechanism applied to a dataset D and a target individual z yields a
-:class:`~mechanisms.base.NeighbourPair` (D, D±z).  This package knows nothing about audits or reports.
+:class:`~pdp_audit.mechanisms.base.NeighbourPair` (D, D±z).  This package knows nothing about audits or reports.
 """

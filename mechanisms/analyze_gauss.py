@@ -1,8 +1,8 @@
 """Releasing a symmetric matrix H(D) = sum_i H_(z_i): "Analyze Gauss" and its GOE variant.
 
-* [RW-app D] / Dwork et al. (2014b), "Analyze Gauss" (THEORY.md M15): release the upper triangle
+* [RW-app D] / Dwork et al. (2014b), "Analyze Gauss": release the upper triangle
   (diagonal included) of ``H`` plus iid ``N(0, s^2)`` noise.
-* [RW] Algorithm 6 (THEORY.md M14), the GOE variant: release ``H + (Z + Z^T)/sqrt(2)`` with
+* [RW] Algorithm 6, the GOE variant: release ``H + (Z + Z^T)/sqrt(2)`` with
   ``Z_ij ~ N(0, sigma_3^2)`` iid -- off-diagonal noise variance ``sigma_3^2``, diagonal ``2 sigma_3^2``.
 
 Both outputs are represented by ``vech(H_hat)``, the upper triangle in ``np.triu_indices`` order, of
@@ -24,9 +24,9 @@ from typing import Literal
 
 import numpy as np
 
-from mechanisms import gaussian
-from mechanisms.base import RegisteredMechanism, World, check_world
-from mechanisms.validation import InputError, positive, probability
+from pdp_audit.mechanisms import gaussian
+from pdp_audit.mechanisms.base import RegisteredMechanism, World, check_world
+from pdp_audit.mechanisms.validation import InputError, positive, probability
 
 Neighbour = Literal["add", "remove"]
 
@@ -120,7 +120,7 @@ class _SymmetricMatrixRelease:
 
 
 class AnalyzeGaussPair(_SymmetricMatrixRelease):
-    """Standard Analyze Gauss (Dwork et al. 2014b; [RW-app D]; THEORY.md M15): ``vech(H) + N(0, sigma^2 I)``."""
+    """Standard Analyze Gauss (Dwork et al. 2014b; [RW-app D]): ``vech(H) + N(0, sigma^2 I)``."""
 
     def __init__(self, h: np.ndarray, delta: np.ndarray, sigma: float, neighbour: Neighbour = "add"):
         self.sigma = positive("sigma", sigma)
@@ -197,7 +197,7 @@ def theorem17_ex_post_epsilon(h_x: np.ndarray, noise: np.ndarray, sigma3: float)
 
 
 def analyze_gauss_epsilon(beta: float, sigma: float, delta: float) -> float:
-    """Classical Analyze-Gauss bound (Dwork et al. 2014b; [RW-app D]; THEORY.md M15):
+    """Classical Analyze-Gauss bound (Dwork et al. 2014b; [RW-app D]):
 
     ``eps = beta^2 / (2 sigma^2) + beta sqrt(2 log(1/delta)) / sigma`` for ``||H_x||_F <= beta``.
     """
@@ -216,7 +216,7 @@ def theorem17_sigma3(epsilon: float, delta: float, beta: float) -> float:
 
 
 def classical_ag_sigma(epsilon: float, delta: float, beta: float) -> float:
-    """s at which the classical Analyze-Gauss bound β²/(2s²) + β√(2 log(1/δ))/s equals ε (THEORY.md M15).
+    """s at which the classical Analyze-Gauss bound β²/(2s²) + β√(2 log(1/δ))/s equals ε.
 
     With L = log(1/δ): s = β / (√2(√(L + ε) − √L)).
     """
@@ -274,8 +274,8 @@ def k15_comparison(epsilon: float, delta: float, beta: float = 1.0, d: int = 50)
 
     Both privacy losses are exactly Gaussian, ``N(eta^2/2, eta^2)`` with ``eta`` = whitened sensitivity /
     noise scale, so each release is calibrated by the exact Gaussian-mechanism delta(eps) of Balle & Wang
-    (2018, Theorem 8; :func:`mechanisms.gaussian.analytic_sigma`) at its worst case over ``||H_x||_F <= beta``:
-    Analyze Gauss has sensitivity ``sup ||vech(H_x)|| = beta`` (a diagonal ``H_x``); Algorithm 6 has
+    (2018, Theorem 8; :func:`pdp_audit.mechanisms.gaussian.analytic_sigma`) at its worst case over ``||H_x||_F <=
+    beta``: Analyze Gauss has sensitivity ``sup ||vech(H_x)|| = beta`` (a diagonal ``H_x``); Algorithm 6 has
     ``||H_x||_F / sqrt(2)`` in units of ``sigma_3`` for every ``H_x`` ([RW] Theorem 17's proof).
     """
     if isinstance(d, bool) or not isinstance(d, (int, np.integer)) or d < 1:

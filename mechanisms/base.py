@@ -22,7 +22,7 @@ from typing import Callable, Literal, Protocol, runtime_checkable
 
 import numpy as np
 
-from mechanisms.validation import InputError
+from pdp_audit.mechanisms.validation import InputError
 
 World = Literal["D", "D'"]
 WORLDS: tuple[World, World] = ("D", "D'")

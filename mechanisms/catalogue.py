@@ -1,13 +1,13 @@
 """The mechanisms known to the suite, as an explicit tuple (the contract suite runs over every one).
 
-A new mechanism: one module in ``mechanisms/`` defining a :class:`~mechanisms.base.RegisteredMechanism`,
+A new mechanism: one module in ``mechanisms/`` defining a :class:`~pdp_audit.mechanisms.base.RegisteredMechanism`,
 and one line here.
 """
 
 from __future__ import annotations
 
-from mechanisms import analyze_gauss, gaussian, linreg, linreg_adaptive, objpert, privacy_report
-from mechanisms.base import RegisteredMechanism
+from pdp_audit.mechanisms import analyze_gauss, gaussian, linreg, linreg_adaptive, objpert, privacy_report
+from pdp_audit.mechanisms.base import RegisteredMechanism
 
 MECHANISMS: tuple[RegisteredMechanism, ...] = (
     gaussian.GAUSSIAN,

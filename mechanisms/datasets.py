@@ -10,7 +10,7 @@ from pathlib import Path
 
 import numpy as np
 
-from mechanisms.validation import InputError
+from pdp_audit.mechanisms.validation import InputError
 
 
 @dataclass(frozen=True)

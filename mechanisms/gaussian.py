@@ -22,8 +22,8 @@ from typing import Literal
 import numpy as np
 from scipy import optimize, special, stats
 
-from mechanisms.base import RegisteredMechanism, World, check_world
-from mechanisms.validation import InputError, nonnegative, positive, probability
+from pdp_audit.mechanisms.base import RegisteredMechanism, World, check_world
+from pdp_audit.mechanisms.validation import InputError, nonnegative, positive, probability
 
 QueryKind = Literal["sum", "count"]
 Relation = Literal["add", "remove"]

@@ -3,7 +3,7 @@
 Normalisation (the one thing to get right, [RW] Q4)
 ---------------------------------------------------
 Algorithm 6 adds ``N = sigma * G`` with ``G = (Z + Z^T)/sqrt(2)``, ``Z_ij ~ N(0, 1)`` iid: off-diagonal
-entries ``N(0, 1)``, diagonal entries ``N(0, 2)``.  Chiani (2014, Theorem 2; design/GOE.md) is stated for
+entries ``N(0, 1)``, diagonal entries ``N(0, 2)``.  Chiani (2014, Theorem 2) is stated for
 the *unit* GOE ``A = (Z + Z^T)/2`` (diagonal ``N(0, 1)``, off-diagonal ``N(0, 1/2)``).  Since ``G = sqrt(2) A``
 entrywise in law,
 
@@ -14,7 +14,7 @@ Everything public in this module speaks about ``G`` (or ``N = sigma G``); ``F_un
 Three ways to compute the CDF
 -----------------------------
 * exact (Chiani 2014, Theorem 2): ``F_unit(u) = 2^(-n/2) / prod Gamma(i/2) * Pf(A(u))`` with the skew
-  matrix of GOE.md, evaluated in exact big-integer fixed point at a precision that grows with ``d``;
+  matrix of Chiani (2014), evaluated in exact big-integer fixed point at a precision that grows with ``d``;
 * Tracy-Widom beta = 1 (``lambda_max(A) ~ sqrt(2n) + TW1 / (sqrt(2) n^(1/6))``), with ``F_1`` computed by
   Bornemann's (2010) Gauss-Legendre discretisation of the Fredholm determinant ``det(I - K)``,
   ``K(x, y) = Ai((x + y)/2)/2`` on ``L^2(s, inf)``;
@@ -32,9 +32,9 @@ import mpmath
 import numpy as np
 from scipy import optimize, special, stats
 
-from mechanisms.validation import InputError, positive, probability
+from pdp_audit.mechanisms.validation import InputError, positive, probability
 
-#: Published moments of the Tracy-Widom beta = 1 law (as quoted in design/GOE.md).
+#: Published moments of the Tracy-Widom beta = 1 law (Bornemann 2010).
 TW1_MEAN = -1.2065335745820
 TW1_VARIANCE = 1.6077810345810
 
@@ -74,7 +74,7 @@ def _check_dps(dps: int) -> int:
 def default_dps(d: int, u: float = 0.0) -> int:
     """Working precision (decimal digits) of the exact CDF at unit-GOE argument ``u``.
 
-    The recursions for the Pfaffian entries cancel catastrophically (GOE.md: double precision is
+    The recursions for the Pfaffian entries cancel catastrophically (double precision is
     useless by d = 30; "about 2d + 80 digits sufficed to d = 100").  Measured with the entries
     rescaled by ``1/Gamma(i/2)`` (see :func:`_scales`), the digits lost are at most about
     ``d * max(1, log10|u|)`` (101 at d = 100 at the spectral edge, 141 at ``x = 2 sqrt(d) + 16``), so
@@ -126,9 +126,9 @@ def _mul(a, b, bits: int):
 
 
 def _skew_matrix(u: mpmath.mpf, n: int, dps: int) -> np.ndarray:
-    """The scaled skew-symmetric matrix ``S A(u) S`` of GOE.md as an object array of fixed-point ints.
+    """The scaled skew-symmetric matrix ``S A(u) S`` of Chiani (2014) as an object array of fixed-point ints.
 
-    Recursions (design/GOE.md, from Chiani 2014, Theorem 2), with ``E = e^(-u^2/2)``:
+    Recursions (Chiani 2014, Theorem 2), with ``E = e^(-u^2/2)``:
         b_1 = sqrt(2 pi) Phi(u),  b_2 = -E,  b_i = (i-2) b_(i-2) - u^(i-2) E
         c_0 = sqrt(pi)/2 erfc(-u), c_1 = -E^2/2, c_m = (m-1)/2 c_(m-2) - u^(m-1) E^2 / 2
         a_i2 = -E b_i + 2 c_(i-1),  a_ij = (j-2) a_(i,j-2) - u^(j-2) E b_i + 2 c_(i+j-3)
@@ -235,7 +235,7 @@ def _pfaffian(a: np.ndarray, bits: int) -> mpmath.mpf:
 def unit_goe_cdf_mp(u: float | mpmath.mpf, n: int, dps: int | None = None) -> mpmath.mpf:
     """Exact ``P[lambda_max(A) <= u]`` for the *unit* GOE ``A = (Z + Z^T)/2`` (Chiani 2014, Theorem 2).
 
-    ``F_n(u) = 2^(-n/2) / prod_{i<=n} Gamma(i/2) * Pf(A(u))``, GOE.md.  Returned as an mpf at working
+    ``F_n(u) = 2^(-n/2) / prod_{i<=n} Gamma(i/2) * Pf(A(u))`` (Chiani 2014).  Returned as an mpf at working
     precision ``dps`` (default :func:`default_dps`), so that ``1 - F`` keeps its relative accuracy in
     the far upper tail.
     """
@@ -264,7 +264,7 @@ def largest_eigenvalue_cdf(x: float | np.ndarray, d: int, *, dps: int | None = N
 
     This is the noise of [RW] Algorithm 6 at ``sigma_3 = 1`` (diagonal variance 2, off-diagonal 1), the
     "standard GOE" of [RW] Lemma 20.  ``G = sqrt(2) A`` with ``A`` Chiani's unit GOE, so
-    ``F_G(x) = F_unit(x / sqrt(2))`` (Chiani 2014, Theorem 2; design/GOE.md).  d = 1: ``Phi(x/sqrt(2))``.
+    ``F_G(x) = F_unit(x / sqrt(2))`` (Chiani 2014, Theorem 2).  d = 1: ``Phi(x/sqrt(2))``.
     ``x`` may be a scalar (float returned) or an array (elementwise).
     """
     d = _check_d(d)
@@ -357,7 +357,7 @@ def tracy_widom1_upper_quantile(q: float) -> float:
 
 
 def _tw_argument(u: float, d: int) -> float:
-    """Unit-GOE edge scaling: ``lambda_max(A) ~ sqrt(2n) + TW1 / (sqrt(2) n^(1/6))`` (GOE.md)."""
+    """Unit-GOE edge scaling: ``lambda_max(A) ~ sqrt(2n) + TW1 / (sqrt(2) n^(1/6))`` (Tracy & Widom 1996)."""
     return (u - math.sqrt(2 * d)) * math.sqrt(2) * d ** (1.0 / 6.0)
 
 

@@ -3,9 +3,10 @@ perturbation, One-Posterior-Sample (OPS), the neighbouring data sets they are co
 non-private / trivial baselines.
 
 Their closed-form pDP/DP statements as printed and the exact privacy profiles are in
-:mod:`mechanisms.linreg_bounds`; the (ε, δ) calibrations of [LR] Appendix F in
-:mod:`mechanisms.linreg_calibration`; the adaptive, multi-stage algorithms (AdaOPS of [PDP] Alg. 1 and
-[LR] Alg. 1, SSP, AdaSSP) in :mod:`mechanisms.linreg_adaptive`; data in :mod:`mechanisms.linreg_data`.
+:mod:`pdp_audit.mechanisms.linreg_bounds`; the (ε, δ) calibrations of [LR] Appendix F in
+:mod:`pdp_audit.mechanisms.linreg_calibration`; the adaptive, multi-stage algorithms (AdaOPS of [PDP] Alg. 1 and
+[LR] Alg. 1, SSP, AdaSSP) in :mod:`pdp_audit.mechanisms.linreg_adaptive`; data in
+:mod:`pdp_audit.mechanisms.linreg_data`.
 
 Conventions.  A neighbouring pair is built from a *base* data set ``Z = (X, y)`` that does not contain
 the target ``z = (x, y_z)``; ``[Z, z]`` appends it.  ``kind="add"``: ``D = Z, D' = [Z, z]``;
@@ -26,11 +27,11 @@ from typing import Literal
 import numpy as np
 from scipy import linalg, special
 
-from mechanisms.base import RegisteredMechanism, World, check_world
-from mechanisms.linreg_data import check_design, preprocess, synthetic_regression
-from mechanisms.validation import InputError, probability
-from mechanisms.validation import nonnegative as check_nonnegative
-from mechanisms.validation import positive as check_positive
+from pdp_audit.mechanisms.base import RegisteredMechanism, World, check_world
+from pdp_audit.mechanisms.linreg_data import check_design, preprocess, synthetic_regression
+from pdp_audit.mechanisms.validation import InputError, probability
+from pdp_audit.mechanisms.validation import nonnegative as check_nonnegative
+from pdp_audit.mechanisms.validation import positive as check_positive
 
 Loss = Literal["ridge", "logistic"]
 LOG_2PI = float(np.log(2.0 * np.pi))
@@ -40,7 +41,7 @@ LOG_2PI = float(np.log(2.0 * np.pi))
 
 
 def check_delta(delta: float, name: str = "delta") -> float:
-    """``delta`` if it is a probability in (0, 1), else :class:`~mechanisms.validation.InputError`."""
+    """``delta`` if it is a probability in (0, 1), else :class:`~pdp_audit.mechanisms.validation.InputError`."""
     return probability(name, delta)
 
 

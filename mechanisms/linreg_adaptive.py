@@ -17,16 +17,16 @@ from typing import Literal
 import numpy as np
 from scipy import optimize
 
-from mechanisms.base import RegisteredMechanism, World, check_world
-from mechanisms.linreg import (
+from pdp_audit.mechanisms.base import RegisteredMechanism, World, check_world
+from pdp_audit.mechanisms.linreg import (
     LOG_2PI,
     Neighbours,
     check_delta,
     check_positive,
     example_neighbours,
 )
-from mechanisms.linreg_calibration import lr_C1
-from mechanisms.validation import InputError
+from pdp_audit.mechanisms.linreg_calibration import lr_C1
+from pdp_audit.mechanisms.validation import InputError
 
 
 class UnrunnableError(ValueError):
@@ -110,7 +110,7 @@ def pdp_adaops_lambda(
 
 
 def prop44_ops_step_epsilon(n: int, d: int, eps: float, delta: float, kappa: float) -> float:
-    """Proof of [PDP] Prop. 4.4 (000:L748): the OPS step's pDP bound
+    """Proof of [PDP] Prop. 4.4: the OPS step's pDP bound
     ``κd(1+log(4/δ))/(2n) + (γ_nκd/(2n))·2κd + sqrt((γ_nκd/(2n))·2κd·log(4/δ))``, claimed ``<= ε/2``."""
     g = pdp_adaops_gamma(n, d, eps, delta, kappa)
     a = g * kappa * d / (2 * n) * 2 * kappa * d

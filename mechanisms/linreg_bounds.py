@@ -3,12 +3,12 @@ they are audited against.
 
 * [PDP] Lemma 2.4, eq. (3.3) and eq. (3.4) (output perturbation), Theorem 4.1, Remark 4.2 and
   Proposition 4.3 (OPS): the closed forms exactly as printed (the findings they lead to are in the
-  claims ledger, :mod:`verify.ledger.table`);
+  claims ledger, :mod:`pdp_audit.verify.ledger.table`);
 * derived exact values the printed ones are compared with (:func:`ops_mse_exact`, :func:`ops_gap_exact`);
 * exact privacy profiles: the Gaussian mechanism (Balle & Wang 2018, Thm 8) and OPS through the scalar
   ``y_z - x^Tθ`` (:func:`ops_exact_delta`).
 
-Conventions (base ``Z = (X, y)`` without the target ``z = (x, y_z)``) as in :mod:`mechanisms.linreg`.
+Conventions (base ``Z = (X, y)`` without the target ``z = (x, y_z)``) as in :mod:`pdp_audit.mechanisms.linreg`.
 """
 
 from __future__ import annotations
@@ -18,10 +18,10 @@ import math
 import numpy as np
 from scipy import linalg, optimize, special
 
-from mechanisms.linreg import check_delta, gram, ridge
-from mechanisms.validation import InputError
-from mechanisms.validation import nonnegative as check_nonnegative
-from mechanisms.validation import positive as check_positive
+from pdp_audit.mechanisms.linreg import check_delta, gram, ridge
+from pdp_audit.mechanisms.validation import InputError
+from pdp_audit.mechanisms.validation import nonnegative as check_nonnegative
+from pdp_audit.mechanisms.validation import positive as check_positive
 
 # --- closed forms: [PDP] §2–3 --------------------------------------------------------------------
 

@@ -8,9 +8,9 @@ from typing import Literal
 import numpy as np
 from scipy import optimize
 
-from mechanisms.linreg import check_delta
-from mechanisms.validation import InputError
-from mechanisms.validation import positive as check_positive
+from pdp_audit.mechanisms.linreg import check_delta
+from pdp_audit.mechanisms.validation import InputError
+from pdp_audit.mechanisms.validation import positive as check_positive
 
 # --- [LR] Remark 11 and Appendix F calibrations -------------------------------------------------
 

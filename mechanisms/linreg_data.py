@@ -1,7 +1,7 @@
 """Regression data for the linear-regression mechanisms: a synthetic generator, the papers'
 preprocessing, and loaders for the regression data sets shipped offline with installed packages.
 
-[LR] §4 (004:L273) preprocesses every UCI data set by z-scoring the features and scaling every data
+[LR] §4 preprocesses every UCI data set by z-scoring the features and scaling every data
 point to Euclidean norm 1; responses are brought into [-1, 1] so that ``||X|| = ||Y|| = 1``.
 The 36 UCI sets of [LR] Tables 3–4 are not shipped with any installed package (no network here);
 the loaders below cover what scikit-learn and statsmodels bundle.
@@ -13,7 +13,7 @@ from typing import Callable
 
 import numpy as np
 
-from mechanisms.validation import InputError
+from pdp_audit.mechanisms.validation import InputError
 
 
 def check_design(X: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

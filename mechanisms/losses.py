@@ -22,7 +22,7 @@ from typing import Callable
 import numpy as np
 from scipy import special
 
-from mechanisms.validation import InputError
+from pdp_audit.mechanisms.validation import InputError
 
 
 class GLMLoss:

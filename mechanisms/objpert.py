@@ -11,7 +11,7 @@ change of variables
     log p_D(θ) = log N(b(θ; D); 0, σ²I) + log det ∇²J(θ; D).
 
 The privacy loss of a pair is the difference of two such log-densities (:func:`log_density`,
-:class:`ObjPertPair`); the objective and its batched minimiser are :mod:`mechanisms.objpert_solver`.
+:class:`ObjPertPair`); the objective and its batched minimiser are :mod:`pdp_audit.mechanisms.objpert_solver`.
 The papers' closed forms ([RW] Theorems 5, 6, 8, 9, Corollary 7) are plain functions below, each checked
 against that density in ``tests/test_objpert.py``.
 
@@ -26,9 +26,9 @@ from typing import Literal
 
 import numpy as np
 
-from mechanisms.base import RegisteredMechanism, World, check_world
-from mechanisms.losses import GLMLoss, Loss, Regulariser, get_loss
-from mechanisms.objpert_solver import (
+from pdp_audit.mechanisms.base import RegisteredMechanism, World, check_world
+from pdp_audit.mechanisms.losses import GLMLoss, Loss, Regulariser, get_loss
+from pdp_audit.mechanisms.objpert_solver import (
     FLOPS,
     Objective,
     ObjPertSolverError,
@@ -43,7 +43,7 @@ from mechanisms.objpert_solver import (
     solve_batch,
     theta_rows,
 )
-from mechanisms.validation import InputError, positive, probability
+from pdp_audit.mechanisms.validation import InputError, positive, probability
 
 # The solver's public names stay importable from here: this module is the mechanism's entry point.
 __all__ = [
@@ -239,7 +239,7 @@ def theorem5_sigma(epsilon: float, delta: float, xi: float, calibration: Calibra
     """Noise scale of ObjPert for (ε, δ)-DP, [RW] Theorem 5 (Kifer et al. 2012).
 
     Printed: ``σ = ξ²(8 log(2/δ) + 4ε)/ε²``.  ``calibration="printed"`` returns that; ``"variance"`` reads
-    the right side as σ² (THEORY.md Q1: b enters the objective like a gradient, so σ must scale like ξ,
+    the right side as σ² (ledger Q1: b enters the objective like a gradient, so σ must scale like ξ,
     not ξ²) and returns ``σ = ξ √(8 log(2/δ) + 4ε) / ε``.
     """
     epsilon, xi = positive("epsilon", epsilon), positive("xi", xi, " (Theorem 5 needs a bounded gradient)")
@@ -306,7 +306,7 @@ def theorem6_log_ratio(
         μⱼ = λⱼ uⱼᵀ (∇b(θ; D) ∓ Σ_{k<j} λₖuₖuₖᵀ)⁻¹ uⱼ,   ∇²ℓ(θ; z) = Σₖ λₖuₖuₖᵀ,   ∇b(θ; D) = −∇²J(θ; D).
 
     "±" is "+" if z ∉ D (add) and "−" if z ∈ D (remove), decided by membership.  The eigendecomposition
-    is taken at the released θ (the statement writes ∇²ℓ(θ; z) with θ unbound; THEORY.md Q37).
+    is taken at the released θ (the statement writes ∇²ℓ(θ; z) with θ unbound; ledger Q37).
     """
     loss = get_loss(loss)
     obj = Objective(X, y, lam, loss, reg)
@@ -430,7 +430,7 @@ def theorem9_bound_glm(
     loss: str | Loss = "logistic",
     form: Literal["printed", "derived"] = "printed",
 ) -> np.ndarray:
-    """[RW] Theorem 9, GLM form (main text, THEORY.md Q23), for a fixed z, w.p. 1 − ρ over b:
+    """[RW] Theorem 9, GLM form (main text, ledger Q23), for a fixed z, w.p. 1 − ρ over b:
 
     * ``form="printed"``: ``f'(xᵀθ̂ᴾ; y) σ ‖x‖₂ √(2 log(2/ρ))`` -- signed f', negative when f' < 0;
     * ``form="derived"``: ``|f'(xᵀθ̂ᴾ; y)| σ ‖x‖₂ √(2 log(2/ρ))``.  Valid for each fixed z: the left side is

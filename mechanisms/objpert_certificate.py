@@ -25,10 +25,10 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-from scipy import optimize, stats
+from scipy import integrate, optimize, stats
 
-from mechanisms import objpert as op
-from mechanisms.losses import LogisticLoss, PseudoHuberLoss
+from pdp_audit.mechanisms import objpert as op
+from pdp_audit.mechanisms.losses import LogisticLoss, PseudoHuberLoss
 
 _PROFILE_GRID = np.linspace(0.0, 1.0, 20001)
 
@@ -213,7 +213,7 @@ def _hockey_stick(world, s: float, r2: float, k: float, sigma: float, epsilon: f
     with np.errstate(over="ignore"):
         inner = stats.norm.cdf(z) - np.exp(np.minimum(epsilon - M + S**2 / 2 + stats.norm.logcdf(z - S), 700.0))
     integrand = np.clip(inner, 0.0, 1.0) * stats.norm.pdf(_QUAD_T)
-    return float(min(1.0, np.trapezoid(integrand, _QUAD_T)))
+    return float(min(1.0, integrate.trapezoid(integrand, _QUAD_T)))
 
 
 def squared_loss_profile(

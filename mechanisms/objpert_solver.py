@@ -17,7 +17,7 @@ the non-private optimum.  The method is damped lazy Newton on ``F(θ) = ∇J(θ)
 
 Converged means ``‖F‖ ≤ rtol · scale`` (:class:`Gradient`).  Chunks of trials run side by side on the cores
 (:func:`for_chunks`).  The density, the neighbouring pair and the paper's closed forms are in
-:mod:`mechanisms.objpert`.
+:mod:`pdp_audit.mechanisms.objpert`.
 """
 
 from __future__ import annotations
@@ -32,8 +32,8 @@ from typing import Callable, NamedTuple
 import numpy as np
 from scipy.linalg.blas import dtrsv
 
-from mechanisms.losses import GLMLoss, Loss, Regulariser, get_loss
-from mechanisms.validation import InputError, positive
+from pdp_audit.mechanisms.losses import GLMLoss, Loss, Regulariser, get_loss
+from pdp_audit.mechanisms.validation import InputError, positive
 
 
 class ObjPertSolverError(RuntimeError):

@@ -18,12 +18,12 @@ In all modes ε̄₁ᴾ(z) = |log(1 − f''μ̄(x))| + ‖f'x‖²/(2σ²) + |�
 Proposition 15's *uniform* report (all n users simultaneously) replaces Φ⁻¹(1 − ρ/2) by the
 union-bound quantile Φ⁻¹(1 − ρ/(4n)) (``uniform_users=n``).
 
-Printed versus verified forms (THEORY.md §5; each has a flag in :class:`Readings`, default verified):
+Printed versus verified forms (ledger Q entries; each has a flag in :class:`Readings`, default verified):
 
 * Q2  Theorem 10(1): σ₃³ printed, σ₃² verified (a Gaussian composition; ``dp_sigma3_power``).
 * Q3  λ condition with σ₂ (Prop. 21, Thm 10) or σ₃ (Algorithm 2's Require; the noise of Ĥ has σ₃);
       ``lambda_condition``, default σ₃.
-* Q4  τ: the (1 − ρ/2)-quantile of λ_max((Z + Zᵀ)/√2) (exact, :func:`mechanisms.goe.tau`), or the
+* Q4  τ: the (1 − ρ/2)-quantile of λ_max((Z + Zᵀ)/√2) (exact, :func:`pdp_audit.mechanisms.goe.tau`), or the
       printed reading "τ ≈ 12 at d = 50", i.e. the quantile of Chiani's unit GOE (Z + Zᵀ)/2, which is
       smaller by √2; ``tau``, default ``"algorithm6"``.
 * Q25 ḡ: printed f'(J^P)ᵀx + σ₂|f'|‖x‖Φ⁻¹ (signed, not a bound on |∇Jᵀ∇ℓ|) versus the absolute
@@ -37,8 +37,8 @@ Printed versus verified forms (THEORY.md §5; each has a flag in :class:`Reading
 * Q24 Thm 10(3)'s additive term: the statement's |f'|‖x‖√(2 log(2/ρ))/σ₂ or the proof's
       min{σ, σ₂}|f'|‖x‖√(2 log(2/ρ))/σ²; ``additive`` (default: statement).
 
-The calibration (:mod:`mechanisms.privacy_report_calibration`) and the closed forms of the report and its
-statements (:mod:`mechanisms.privacy_report_bounds`) live in their own modules; their public names stay
+The calibration (:mod:`pdp_audit.mechanisms.privacy_report_calibration`) and the closed forms of the report and its
+statements (:mod:`pdp_audit.mechanisms.privacy_report_bounds`) live in their own modules; their public names stay
 importable from here, the mechanism's entry point.
 """
 
@@ -49,10 +49,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from mechanisms import objpert as op
-from mechanisms.analyze_gauss import vech
-from mechanisms.base import RegisteredMechanism, World, check_world
-from mechanisms.privacy_report_bounds import (
+from pdp_audit.mechanisms import objpert as op
+from pdp_audit.mechanisms.analyze_gauss import vech
+from pdp_audit.mechanisms.base import RegisteredMechanism, World, check_world
+from pdp_audit.mechanisms.privacy_report_bounds import (
     corollary16_epsilon,
     corollary16_sigma,
     exact_gaussian_epsilon,
@@ -77,7 +77,7 @@ from mechanisms.privacy_report_bounds import (
     theorem17_pdp_epsilon,
     validity_upper_bound,
 )
-from mechanisms.privacy_report_calibration import (
+from pdp_audit.mechanisms.privacy_report_calibration import (
     BUDGET_SIZES,
     MODES,
     Mode,
@@ -92,7 +92,7 @@ from mechanisms.privacy_report_calibration import (
     parse_budget,
     tau_for,
 )
-from mechanisms.validation import InputError, positive, probability
+from pdp_audit.mechanisms.validation import InputError, positive, probability
 
 # The calibration's and the closed forms' public names stay importable from here (the mechanism's entry point).
 __all__ = [

@@ -3,7 +3,7 @@ and the privacy accounting of its releases.
 
 Vectorised: arrays broadcast.  Each function names the theorem or algorithm it transcribes; where the paper's
 printed form differs from the verified one, the reading is an argument (see
-:class:`mechanisms.privacy_report_calibration.Readings`).
+:class:`pdp_audit.mechanisms.privacy_report_calibration.Readings`).
 """
 
 from __future__ import annotations
@@ -13,10 +13,10 @@ import math
 import numpy as np
 from scipy import stats
 
-from mechanisms import gaussian as g
-from mechanisms import goe
-from mechanisms.privacy_report_calibration import ReportCalibration, normal_quantile
-from mechanisms.validation import InputError, probability
+from pdp_audit.mechanisms import gaussian as g
+from pdp_audit.mechanisms import goe
+from pdp_audit.mechanisms.privacy_report_calibration import ReportCalibration, normal_quantile
+from pdp_audit.mechanisms.validation import InputError, probability
 
 
 # --------------------------------------------------------------------------------------------

@@ -18,11 +18,11 @@ from typing import Literal
 
 from scipy import stats
 
-from mechanisms import gaussian as g
-from mechanisms import goe
-from mechanisms import objpert as op
-from mechanisms.losses import GLMLoss, get_loss
-from mechanisms.validation import InputError, positive, probability
+from pdp_audit.mechanisms import gaussian as g
+from pdp_audit.mechanisms import goe
+from pdp_audit.mechanisms import objpert as op
+from pdp_audit.mechanisms.losses import GLMLoss, get_loss
+from pdp_audit.mechanisms.validation import InputError, positive, probability
 
 Mode = Literal["independent", "dependent", "adaptive"]
 MODES: tuple[str, ...] = ("independent", "dependent", "adaptive")

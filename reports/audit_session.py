@@ -1,6 +1,6 @@
 """The pytest plugin's session report: every privacy assertion of a test session, as JSON and PDF.
 
-Records (one per assertion, see :mod:`verify.pytest_plugin`) are sorted by (node id, index) and carry
+Records (one per assertion, see :mod:`pdp_audit.verify.pytest_plugin`) are sorted by (node id, index) and carry
 no timings, worker names or timestamps, so the same session gives byte-identical files with or
 without pytest-xdist.
 """
@@ -18,10 +18,10 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 from matplotlib.backends.backend_pdf import PdfPages  # noqa: E402
 
-from reports.files import atomic_path  # noqa: E402
-from reports.json_report import check_from_dict, library_versions, package_version  # noqa: E402
-from reports.pdf import COLOURS, RC, _text_block, check_pages  # noqa: E402
-from reports.records import Check  # noqa: E402
+from pdp_audit.reports.files import atomic_path  # noqa: E402
+from pdp_audit.reports.json_report import check_from_dict, library_versions, package_version  # noqa: E402
+from pdp_audit.reports.pdf import COLOURS, RC, _text_block, check_pages  # noqa: E402
+from pdp_audit.reports.records import Check  # noqa: E402
 
 SCHEMA_VERSION = 1
 
@@ -45,7 +45,8 @@ def session_document(records: list[dict], verdict: str) -> dict:
 
 
 def _check_from_dict(record: dict, data: dict) -> Check:
-    """A :class:`Check` for :func:`reports.pdf.check_pages`, its claim prefixed with the test and assertion."""
+    """A :class:`Check` for :func:`pdp_audit.reports.pdf.check_pages`, its claim prefixed with the test and
+    assertion."""
     check = check_from_dict(data)
     return replace(check, claim=f"(test {record['nodeid']}, assertion {record['index']}) {check.claim}")
 

@@ -5,7 +5,8 @@ agreement with the ledger, key number), continued as needed; a page per decided 
 printed, the method -- the checks it cites and the command -- and every check's numbers with its interval,
 with the first figure among its checks); the not-run entries with their reasons; an appendix with the seed,
 the versions, the audit commands and how to rerun any single claim.  The document is plain data
-(:func:`verify.ledger.runs.document`), with no timestamps or timings: the same seed gives byte-identical files.
+(:func:`pdp_audit.verify.ledger.runs.document`), with no timestamps or timings: the same seed gives byte-identical
+files.
 """
 
 from __future__ import annotations
@@ -20,9 +21,9 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 from matplotlib.backends.backend_pdf import PdfPages  # noqa: E402
 
-from reports.pdf import A4, COLOURS, RC, _text_block, check_lines, fmt, fmt_ci, plot, verdict_banner  # noqa: E402
-from reports.publish import write_together  # noqa: E402
-from reports.records import Check  # noqa: E402
+from pdp_audit.reports.pdf import A4, COLOURS, RC, _text_block, check_lines, fmt, fmt_ci, plot, verdict_banner  # noqa: E402
+from pdp_audit.reports.publish import write_together  # noqa: E402
+from pdp_audit.reports.records import Check  # noqa: E402
 
 GREY = "#555555"
 NOT_RUN_PER_PAGE = 11  # entries not run, with statement and reason, that fit one page

@@ -11,8 +11,8 @@ from typing import Any
 
 import numpy as np
 
-from reports.files import atomic_path
-from reports.records import Check, Run
+from pdp_audit.reports.files import atomic_path
+from pdp_audit.reports.records import Check, Run
 
 SCHEMA_VERSION = 2  # 2: checks carry a role; paper findings apart; certificates add "certified" (optional)
 SCHEMA_RESOURCE = "schema/run.schema.json"  # inside the reports package (package data)
@@ -130,7 +130,7 @@ def run_to_dict(run: Run) -> dict[str, Any]:
 
 def run_schema_text() -> str:
     """The published JSON Schema (draft 2020-12) of the run and certificate JSON, as shipped in the package."""
-    return resources.files("reports").joinpath(SCHEMA_RESOURCE).read_text(encoding="utf-8")
+    return resources.files(__package__).joinpath(SCHEMA_RESOURCE).read_text(encoding="utf-8")
 
 
 def run_schema() -> dict[str, Any]:

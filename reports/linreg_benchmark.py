@@ -14,9 +14,9 @@ import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 from matplotlib.backends.backend_pdf import PdfPages  # noqa: E402
 
-from reports.files import atomic_path  # noqa: E402
-from reports.json_report import clean, library_versions, package_version  # noqa: E402
-from reports.pdf import A4, RC, _text_block  # noqa: E402
+from pdp_audit.reports.files import atomic_path  # noqa: E402
+from pdp_audit.reports.json_report import clean, library_versions, package_version  # noqa: E402
+from pdp_audit.reports.pdf import A4, RC, _text_block  # noqa: E402
 
 DP = ("OPS", "SSP", "AdaOPS", "AdaSSP")
 

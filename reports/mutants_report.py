@@ -16,15 +16,15 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 from matplotlib.backends.backend_pdf import PdfPages  # noqa: E402
 
-from reports.json_report import package_version  # noqa: E402
-from reports.pdf import A4, COLOURS, RC, _text_block, verdict_banner  # noqa: E402
-from reports.publish import write_together  # noqa: E402
+from pdp_audit.reports.json_report import package_version  # noqa: E402
+from pdp_audit.reports.pdf import A4, COLOURS, RC, _text_block, verdict_banner  # noqa: E402
+from pdp_audit.reports.publish import write_together  # noqa: E402
 
 ROWS_PER_PAGE = 11
 
 
 def mutants_document(rows: list[dict], seed: int, alpha: float) -> dict:
-    """The JSON document of a zoo run (``rows`` as :meth:`verify.mutants.Outcome.to_dict` gives them)."""
+    """The JSON document of a zoo run (``rows`` as :meth:`pdp_audit.verify.mutants.Outcome.to_dict` gives them)."""
     caught = sum(r["verdict"] == "fail" and r["twin_verdict"] == "pass" for r in rows)
     return {
         "tool": "pdp-audit mutants",
@@ -89,7 +89,7 @@ def _page(doc: dict, rows: list[dict], first: bool) -> plt.Figure:
 
 
 def write_mutants_report(doc: dict, pdf: str | None, json_path: str | None) -> None:
-    """Write the PDF and the JSON (``-``: stdout) together (:func:`reports.publish.write_together`)."""
+    """Write the PDF and the JSON (``-``: stdout) together (:func:`pdp_audit.reports.publish.write_together`)."""
     text = json.dumps(doc, indent=2, ensure_ascii=False, allow_nan=False) + "\n"
     write_together(pdf, json_path, lambda tmp: _render(doc, tmp), text)
 

@@ -18,9 +18,9 @@ import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 from matplotlib.backends.backend_pdf import PdfPages  # noqa: E402
 
-from reports.files import atomic_path  # noqa: E402
-from reports.json_report import library_versions, package_version  # noqa: E402
-from reports.records import (  # noqa: E402
+from pdp_audit.reports.files import atomic_path  # noqa: E402
+from pdp_audit.reports.json_report import library_versions, package_version  # noqa: E402
+from pdp_audit.reports.records import (  # noqa: E402
     Check,
     CoverageFigure,
     Figure,

@@ -6,10 +6,10 @@ import sys
 from pathlib import Path
 from typing import Callable
 
-from reports.files import atomic_paths
-from reports.json_report import dumps
-from reports.pdf import render_pdf
-from reports.records import Run
+from pdp_audit.reports.files import atomic_paths
+from pdp_audit.reports.json_report import dumps
+from pdp_audit.reports.pdf import render_pdf
+from pdp_audit.reports.records import Run
 
 
 def write_together(pdf: str | None, json_path: str | None, render: Callable[[Path], None], text: str) -> None:

@@ -1,8 +1,8 @@
 """The plain records a report renders: decided checks, runs, extra pages and their figures.
 
 Everything here is frozen data with no behaviour beyond what rendering needs.  :mod:`verify` decides
-verdicts and builds these records; :mod:`reports.pdf` and :mod:`reports.json_report` render them.  This
-module imports nothing of the suite's, so the renderer depends on no mathematics, audit or verdict rule.
+verdicts and builds these records; :mod:`pdp_audit.reports.pdf` and :mod:`pdp_audit.reports.json_report` render them.
+This module imports nothing of the suite's, so the renderer depends on no mathematics, audit or verdict rule.
 
 Arrays in figure records are whatever array-like the producer had (numpy arrays or lists); the plotters
 convert them.  Records are compared by identity, not value (``eq=False``), because arrays have no

@@ -10,8 +10,8 @@ import json
 import sys
 from typing import Any
 
-from reports.files import atomic_path
-from reports.json_report import clean, library_versions, package_version
+from pdp_audit.reports.files import atomic_path
+from pdp_audit.reports.json_report import clean, library_versions, package_version
 
 SWEEP_SCHEMA_VERSION = 1
 FWER_STATEMENT = (

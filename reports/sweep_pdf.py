@@ -13,10 +13,10 @@ import matplotlib.pyplot as plt  # noqa: E402
 from matplotlib.backends.backend_pdf import PdfPages  # noqa: E402
 from matplotlib.ticker import NullFormatter  # noqa: E402
 
-from reports.files import atomic_path  # noqa: E402
-from reports.json_report import library_versions, package_version  # noqa: E402
-from reports.pdf import A4, COLOURS, RC, _text_block, fmt, verdict_banner  # noqa: E402
-from reports.sweep_json import FWER_STATEMENT  # noqa: E402
+from pdp_audit.reports.files import atomic_path  # noqa: E402
+from pdp_audit.reports.json_report import library_versions, package_version  # noqa: E402
+from pdp_audit.reports.pdf import A4, COLOURS, RC, _text_block, fmt, verdict_banner  # noqa: E402
+from pdp_audit.reports.sweep_json import FWER_STATEMENT  # noqa: E402
 
 GREY = "#888888"
 LINE_COLOURS = ("#9ecae1", "#bcbddc", "#fdd0a2", "#c7e9c0", "#d9d9d9", "#fcbba1", "#dadaeb", "#a1d99b")
@@ -540,7 +540,7 @@ def provenance_page(results) -> plt.Figure:
 
 
 def write_sweep_pdf(results, path: str) -> None:
-    """Render a sweep (:class:`verify.sweeps.store.SweepResults`) to ``path`` atomically."""
+    """Render a sweep (:class:`pdp_audit.verify.sweeps.store.SweepResults`) to ``path`` atomically."""
     with plt.rc_context(RC), atomic_path(path) as tmp:
         with PdfPages(tmp, metadata={"Creator": "pdp-audit", "Producer": "pdp-audit", "CreationDate": None}) as pdf:
             for page in [

@@ -1,5 +1,6 @@
 import functools
 import os
+import zlib
 
 import pytest
 
@@ -10,10 +11,34 @@ FALSE_ALARM = 1e-6
 
 def pytest_addoption(parser):
     parser.addoption("--run-slow", action="store_true", default=False, help="also run long statistical audits")
+    parser.addoption(
+        "--slow-shard",
+        default=None,
+        metavar="I/N",
+        help="with --run-slow: only the slow tests in shard I of N (by a hash of the test id; CI rotates I)",
+    )
+
+
+def _shard(text: str | None) -> tuple[int, int] | None:
+    if text is None:
+        return None
+    try:
+        index, count = (int(part) for part in text.split("/"))
+    except ValueError:
+        raise pytest.UsageError(f"--slow-shard must be I/N with 0 <= I < N, got {text!r}") from None
+    if not 0 <= index < count:
+        raise pytest.UsageError(f"--slow-shard must be I/N with 0 <= I < N, got {text!r}")
+    return index, count
 
 
 def pytest_collection_modifyitems(config, items):
+    shard = _shard(config.getoption("--slow-shard"))
     if config.getoption("--run-slow") or os.environ.get("PDP_AUDIT_SLOW"):
+        if shard is not None:  # the slow tests of other shards are deselected
+            index, count = shard
+            kept = [i for i in items if "slow" not in i.keywords or zlib.crc32(i.nodeid.encode()) % count == index]
+            config.hook.pytest_deselected(items=[i for i in items if i not in kept])
+            items[:] = kept
         return
     skip = pytest.mark.skip(reason="long audit: opt in with --run-slow")
     for item in items:
@@ -28,7 +53,7 @@ def _run_json_follows_the_published_schema(monkeypatch):
     A violation fails the test at teardown (raising inside the code under test could be caught by the CLI and
     read as an internal error instead).
     """
-    from reports import json_report
+    from pdp_audit.reports import json_report
 
     validator = _run_json_validator()
     build = json_report.run_to_dict
@@ -49,7 +74,7 @@ def _run_json_validator():
     """The published schema's validator (jsonschema is a test extra), built once per session."""
     import jsonschema
 
-    from reports.json_report import run_schema
+    from pdp_audit.reports.json_report import run_schema
 
     schema = run_schema()
     jsonschema.Draft202012Validator.check_schema(schema)

@@ -6,10 +6,10 @@ import os
 import signal
 import time
 
-from audits.engine import block_rng
-from verify.sweeps.catalogue import SWEEPS
-from verify.sweeps.schema import Param, SweepMechanism
-from verify.sweeps.spec import parse_spec
+from pdp_audit.audits.engine import block_rng
+from pdp_audit.verify.sweeps.catalogue import SWEEPS
+from pdp_audit.verify.sweeps.schema import Param, SweepMechanism
+from pdp_audit.verify.sweeps.spec import parse_spec
 
 
 def toy_cell(parameters: dict, seed: int, alpha: float, checks=None) -> dict:

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from audits.attack import (
+from pdp_audit.audits.attack import (
     balanced_accuracy_bound,
     epsilon_lower_bound,
     likelihood_ratio_attack,
@@ -15,12 +15,12 @@ from audits.attack import (
     pooled_rank_attack,
     ramp_tail_bound,
 )
-from audits.coverage import coverage_of
-from audits.engine import block_rng, block_sizes, sample_privacy_loss
-from audits.stats import binomial_pvalue_exceeds, clopper_pearson, holm, pvalue_by_inversion
-from audits.tails import both_directions
-from mechanisms import gaussian as g
-from verify.checks import CheckSpec, Evidence, finalize
+from pdp_audit.audits.coverage import coverage_of
+from pdp_audit.audits.engine import block_rng, block_sizes, sample_privacy_loss
+from pdp_audit.audits.stats import binomial_pvalue_exceeds, clopper_pearson, holm, pvalue_by_inversion
+from pdp_audit.audits.tails import both_directions
+from pdp_audit.mechanisms import gaussian as g
+from pdp_audit.verify.checks import CheckSpec, Evidence, finalize
 
 FALSE_ALARM = 1e-6
 

@@ -8,10 +8,10 @@ import textwrap
 import numpy as np
 import pytest
 
-from audits.blackbox import blackbox_attack
-from mechanisms import gaussian as g
-from verify import pytest_plugin
-from verify.cli.main import main
+from pdp_audit.audits.blackbox import blackbox_attack
+from pdp_audit.mechanisms import gaussian as g
+from pdp_audit.verify import pytest_plugin
+from pdp_audit.verify.cli.main import main
 
 ALPHA, DELTA = 1e-6, 1e-5
 
@@ -57,7 +57,7 @@ def test_plugin_refutes_a_deflated_mechanism_and_never_passes_a_correct_one():
 MODULE = textwrap.dedent(
     """
     import numpy as np
-    from mechanisms.gaussian import GaussianPair
+    from pdp_audit.mechanisms.gaussian import GaussianPair
 
     def deflated():
         return GaussianPair(np.zeros(2), np.array([1.0, 0.0]), 0.3)

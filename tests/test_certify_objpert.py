@@ -4,7 +4,7 @@
   Proposition 15's second statement, ...) are findings: computed only with ``--paper-claims`` and never in the exit
   code; a printed form the options deploy (``--calibration printed``, ``--gradient-bound printed``) is a guarantee.
 * Each audit passes with correct noise and fails (exit 1, a DP guarantee) with its noise deflated.
-* Every DP check carries its privacy profile δ(ε) (a :class:`reports.records.Lines` figure).
+* Every DP check carries its privacy profile δ(ε) (a :class:`pdp_audit.reports.records.Lines` figure).
 * The squared loss has an exact δ(ε) (the release is Gaussian given the data), checked against Monte Carlo.
 
 Statistical verdicts come from fixed seeds at family-wise false alarm 1e-6; budgets are small but decide.
@@ -15,13 +15,13 @@ import json
 import numpy as np
 import pytest
 
-from mechanisms import objpert as op
-from mechanisms.objpert_certificate import squared_loss_profile
-from reports.records import Lines
-from verify.cli.main import main
-from verify.plans.objpert.context import ObjPertAuditConfig, synthetic_data
-from verify.plans.objpert.evidence import run_objpert_audit
-from verify.plans.privacy_report.evidence import PrivacyReportAuditConfig, run_privacy_report_audit
+from pdp_audit.mechanisms import objpert as op
+from pdp_audit.mechanisms.objpert_certificate import squared_loss_profile
+from pdp_audit.reports.records import Lines
+from pdp_audit.verify.cli.main import main
+from pdp_audit.verify.plans.objpert.context import ObjPertAuditConfig, synthetic_data
+from pdp_audit.verify.plans.objpert.evidence import run_objpert_audit
+from pdp_audit.verify.plans.privacy_report.evidence import PrivacyReportAuditConfig, run_privacy_report_audit
 
 OBJ_SMALL = ["--trials", "2000", "--search-trials", "400", "--report", "none", "--quiet"]
 PR_SMALL = ["--n", "200", "--d", "5", "--repetitions", "2000", "--trials", "20000", "--report", "none", "--quiet"]
@@ -41,6 +41,7 @@ def ids(entries) -> dict:
 # ------------------------------------------------------------------------------------------------
 # objpert
 # ------------------------------------------------------------------------------------------------
+@pytest.mark.slow  # the same rule for every family: tests/test_certify_gaussian.py; objpert's run: test_objpert_audit
 def test_objpert_default_passes_and_paper_findings_do_not_change_the_exit_code(tmp_path):
     code, doc = cli(tmp_path, "objpert", *OBJ_SMALL)
     assert code == 0 and doc["verdict"] == "pass", [(c["id"], c["verdict"]) for c in doc["checks"]]
@@ -57,6 +58,7 @@ def test_objpert_default_passes_and_paper_findings_do_not_change_the_exit_code(t
     assert not any(p["title"].startswith("[RW] Figure 1") for p in doc["pages"])
 
 
+@pytest.mark.slow  # the deployed-form rule of every family: tests/test_certify_gaussian.py (--calibration classical)
 def test_objpert_deployed_printed_calibration_is_a_guarantee(tmp_path):
     """Pseudo-Huber κ = 0.01: the printed σ (ξ² scaling) is 10x too small; deployed, its DP failure is the verdict."""
     args = [*OBJ_SMALL, "--loss", "huber", "--huber-kappa", "0.01"]

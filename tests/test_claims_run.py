@@ -4,6 +4,7 @@ document, exit codes and determinism; the ledger's own exact lemma checks agains
 from __future__ import annotations
 
 import dataclasses
+import functools
 import json
 import math
 from pathlib import Path
@@ -12,13 +13,13 @@ import mpmath
 import numpy as np
 import pytest
 
-import reports
-from verify.cli.main import main
-from verify.ledger import entries as ledger
-from verify.ledger import lemmas
-from verify.ledger.entries import Entry
-from verify.ledger.runs import audit_commands, decide, document, run_key, run_ledger
-from verify.sweeps.executors import SerialExecutor
+import pdp_audit.reports
+from pdp_audit.verify.cli.main import main
+from pdp_audit.verify.ledger import entries as ledger
+from pdp_audit.verify.ledger import lemmas
+from pdp_audit.verify.ledger.entries import Entry
+from pdp_audit.verify.ledger.runs import audit_commands, decide, document, run_key, run_ledger
+from pdp_audit.verify.sweeps.executors import SerialExecutor
 
 # The Gaussian mechanism at σ = 3.7306 has δ(1) = 1e-5 exactly: a true claim (1e-4) and its δ misquoted 10× (1e-6).
 SIGMA = "pdp-audit run gaussian --sigma 3.7306 --trials 20000"
@@ -103,7 +104,9 @@ def test_not_run_entries_keep_their_status():
     assert decision.verdict == "not-simulable" and decision.agrees is True and decision.reason
 
 
-def test_cli_exit_codes_json_and_determinism(tmp_path, capsys):
+def test_cli_exit_codes_json_and_determinism(tmp_path, capsys, monkeypatch):
+    # the lemma evidence of a seed computed once in this process (the 2-worker run computes it in its worker again)
+    monkeypatch.setattr(lemmas, "evidence", functools.lru_cache(maxsize=2)(lemmas.evidence))
     ids = ["PDP-LemB.2", "RW-Lem24", "LR-Lem15", "K35"]
     outputs = []
     for k in range(2):
@@ -184,9 +187,9 @@ def test_json_follows_the_published_schema(planted_run):
     import jsonschema
     from referencing import Registry, Resource
 
-    from reports.json_report import run_schema
+    from pdp_audit.reports.json_report import run_schema
 
-    claims = json.loads(Path(reports.__file__).with_name("schema").joinpath("claims.schema.json").read_text())
+    claims = json.loads(Path(pdp_audit.reports.__file__).with_name("schema").joinpath("claims.schema.json").read_text())
     registry = Registry().with_resource(run_schema()["$id"], Resource.from_contents(run_schema()))
     validator = jsonschema.Draft202012Validator(claims, registry=registry)
     validator.validate(json.loads(json.dumps(document(planted_run))))
@@ -224,7 +227,7 @@ K6_SPEC = "examples/pdp-k6.toml"
 
 def _planted_rate(monkeypatch, claimed: float) -> Entry:
     """A planted rate statement on K6's sweep: the worst ε found grows like n^claimed (relation '=')."""
-    from verify.ledger import rates
+    from pdp_audit.verify.ledger import rates
 
     rate = dataclasses.replace(rates.RATES["k6-dp-constant"], id="k901-planted", claimed=claimed, relation="=")
     monkeypatch.setitem(rates.RATES, rate.id, rate)
@@ -261,7 +264,7 @@ def sweep_run():
 
 
 def test_sweep_entry_is_decided_by_its_rate_and_each_spec_runs_once(sweep_run):
-    from verify.ledger import rates
+    from pdp_audit.verify.ledger import rates
 
     result, started = sweep_run
     k6, planted = result.decisions
@@ -287,9 +290,9 @@ def test_sweep_entries_json_follows_the_published_schema(sweep_run):
     import jsonschema
     from referencing import Registry, Resource
 
-    from reports.json_report import run_schema
+    from pdp_audit.reports.json_report import run_schema
 
-    claims = json.loads(Path(reports.__file__).with_name("schema").joinpath("claims.schema.json").read_text())
+    claims = json.loads(Path(pdp_audit.reports.__file__).with_name("schema").joinpath("claims.schema.json").read_text())
     registry = Registry().with_resource(run_schema()["$id"], Resource.from_contents(run_schema()))
     doc = json.loads(json.dumps(document(sweep_run[0])))
     jsonschema.Draft202012Validator(claims, registry=registry).validate(doc)
@@ -298,7 +301,7 @@ def test_sweep_entries_json_follows_the_published_schema(sweep_run):
 
 
 def test_upper_bound_rate_fails_only_above_the_interval():
-    from verify.ledger import rates
+    from pdp_audit.verify.ledger import rates
 
     run = rates.sweep_run(K6_SPEC, seed=0, quick=True)
     for i, cell in enumerate(run.cells):  # a worst ε growing exactly like n^0.5 (no noise: a zero-width interval)
@@ -320,14 +323,14 @@ def test_a_spec_not_run_at_quick_leaves_its_entries_undecided():
 
 
 def test_every_sweep_entry_cites_known_rates_and_their_specs():
-    from verify.ledger import rates
-    from verify.sweeps.spec import load_spec
+    from pdp_audit.verify.ledger import rates
+    from pdp_audit.verify.sweeps.spec import load_spec
 
     chosen = [e for e in ledger.ENTRIES if e.audit == "sweep"]
     assert {e.id for e in chosen} >= {"K4", "K6", "K21"}
     for e in chosen:
         assert e.command == rates.command_of(e.checks), e.id
     for spec in {r.spec for r in rates.RATES.values()}:
-        assert load_spec(rates.ROOT / spec).cells, spec
+        assert load_spec(rates.shipped_spec(spec)).cells, spec
     for spec, grid in rates.QUICK.items():
         assert grid is None or rates.sweep_run(spec, 0, quick=True).cells, spec

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from verify.cli import main as cli
-from verify.plans.plan import AuditPlan
+from pdp_audit.verify.cli import main as cli
+from pdp_audit.verify.plans.plan import AuditPlan
 
 
 def _plan(execute) -> AuditPlan:
@@ -115,7 +115,7 @@ def test_duplicate_column_names_are_refused(tmp_path, monkeypatch, capsys):
 @pytest.mark.parametrize("q", [1e-3, 1e-17, 1e-100, 1e-300])
 def test_tracy_widom_upper_quantile_keeps_tiny_tails(q):
     # Before: tau computed F_1^{-1}(1 − ρ/2), and 1 − 1e-17 rounds to 1 ("p must be in [1e-10, 1), got 1.0").
-    from mechanisms import goe
+    from pdp_audit.mechanisms import goe
 
     s = goe.tracy_widom1_upper_quantile(q)
     assert goe.tracy_widom1_sf(s) == pytest.approx(q, rel=1e-8)
@@ -181,7 +181,8 @@ def test_a_quiet_run_that_writes_a_pdf_prints_nothing(tmp_path):
 
     A subprocess, because pytest's own log capture would swallow what a user's terminal shows."""
     argv = ["run", "gaussian", "--trials", "2000", "--quiet", "--report", "out.pdf", "--json", "out.json"]
-    done = subprocess.run([sys.executable, "-m", "verify.cli", *argv], cwd=tmp_path, capture_output=True, text=True)
+    command = [sys.executable, "-m", "pdp_audit.verify.cli", *argv]
+    done = subprocess.run(command, cwd=tmp_path, capture_output=True, text=True)
     assert done.returncode in (0, 1, 3) and (tmp_path / "out.pdf").stat().st_size > 0
     assert done.stdout == "" and done.stderr == "", (done.stdout, done.stderr)
 
@@ -252,9 +253,11 @@ def test_a_claimed_delta_no_budget_can_reach_is_inconclusive_not_an_error(capsys
     capsys.readouterr()
 
 
-def test_a_loss_flat_in_the_noise_falls_back_to_plain_tails_with_a_note(capsys):
+def test_output_perturbation_at_a_delta_of_1e_200_ends_in_a_verdict(capsys):
     """Found by the float-option sweep: at δ = 1e-200 output perturbation's noise is so large that the privacy loss
-    is numerically flat in it, and the importance sampler's dominating-point search raised (exit 4)."""
+    is nearly flat in it, and the importance sampler's dominating-point search raised (exit 4).  Whether the loss is
+    exactly flat in double precision depends on the last bits of BLAS; either way the run ends in a verdict whose
+    note names its route (the exactly flat case: tests/test_api.py)."""
     assert cli.main(
         [
             "run",
@@ -273,7 +276,7 @@ def test_a_loss_flat_in_the_noise_falls_back_to_plain_tails_with_a_note(capsys):
     ) in (0, 3)
     doc = json.loads(capsys.readouterr().out)
     forward = next(c for c in doc["checks"] if c["id"] == "dp-forward")
-    assert "no shift to use" in forward["note"]
+    assert "no shift to use" in forward["note"] or "only the lower bound is certified" in forward["note"]
 
 
 @pytest.mark.parametrize("option", ["--beta", "--sigma3"])
@@ -287,5 +290,6 @@ def test_goe_scales_whose_squares_leave_the_doubles_are_one_line(option, capsys)
 def test_a_tiny_goe_sensitivity_leaves_the_importance_points_out_of_the_figure(capsys):
     """Found by the 2000-line fuzz run: --beta 1e-12 makes the loss flat in the noise; the profile figure's
     importance-sampling points raised (exit 4) instead of being left out."""
-    assert cli.main(["run", "goe-release", "--beta", "1e-12", "--trials", "2000", "--report", "none"]) in (0, 1, 3)
+    argv = ["run", "goe-release", "--beta", "1e-12", "--trials", "2000", "--matrices", "1000", "--report", "none"]
+    assert cli.main(argv) in (0, 1, 3)
     capsys.readouterr()

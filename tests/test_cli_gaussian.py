@@ -7,14 +7,16 @@ import sys
 import numpy as np
 import pytest
 
-from mechanisms.gaussian import analytic_sigma
-from verify.cli.main import main
+from pdp_audit.mechanisms.gaussian import analytic_sigma
+from pdp_audit.verify.cli.main import main
 
 TRIALS = "200000"
 
 
 def run_cli(*args, cwd=None):
-    return subprocess.run([sys.executable, "-m", "verify.cli", *args], capture_output=True, text=True, cwd=cwd)
+    return subprocess.run(
+        [sys.executable, "-m", "pdp_audit.verify.cli", *args], capture_output=True, text=True, cwd=cwd
+    )
 
 
 @pytest.fixture(scope="module")
@@ -57,14 +59,14 @@ def test_json_fields(calibrated):
 
 
 def test_half_sigma_fails_through_the_cli(tmp_path):
-    sigma = analytic_sigma(1.0, 1e-5) / 2
+    sigma = analytic_sigma(1.0, 1e-5) / 2  # true δ(1) = 0.010, a thousand times the claim: one block of samples
     result = run_cli(
         "run",
         "gaussian",
         "--sigma",
         repr(sigma),
         "--trials",
-        TRIALS,
+        "65536",  # refutes it in the tails and (from 5e4 on) by the attack
         "--json",
         "-",
         "--report",
@@ -102,19 +104,25 @@ def test_tiny_budget_never_fails_a_correct_mechanism(tmp_path):
         (["--bogus"], "unrecognized arguments"),
     ],
 )
-def test_bad_input_is_one_line_exit_2(args, needle, tmp_path):
-    result = run_cli("run", "gaussian", *args, "--report", "none", cwd=tmp_path)
-    assert result.returncode == 2
-    lines = result.stderr.strip().splitlines()
-    assert len(lines) == 1 and needle in lines[0], result.stderr
-    assert "Traceback" not in result.stderr
+def test_bad_input_is_one_line_exit_2(args, needle, tmp_path, capsys, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    assert main(["run", "gaussian", *args, "--report", "none"]) == 2
+    lines = capsys.readouterr().err.strip().splitlines()
+    assert len(lines) == 1 and needle in lines[0], lines
 
 
-def test_bad_csv(tmp_path):
+def test_bad_input_through_the_command_is_one_line_exit_2(tmp_path):
+    """The same as the console shows it: one line, no traceback, exit 2."""
+    result = run_cli("run", "gaussian", "--claim-delta", "2", "--report", "none", cwd=tmp_path)
+    assert result.returncode == 2 and result.stderr.count("\n") == 1, result.stderr
+    assert "--claim-delta must be in (0, 1)" in result.stderr and "Traceback" not in result.stderr
+
+
+def test_bad_csv(tmp_path, capsys):
     bad = tmp_path / "bad.csv"
     bad.write_text("a,b\n1,nan\n")
-    result = run_cli("run", "gaussian", "--data", str(bad), "--report", "none")
-    assert result.returncode == 2 and "non-finite" in result.stderr
+    assert main(["run", "gaussian", "--data", str(bad), "--report", "none"]) == 2
+    assert "non-finite" in capsys.readouterr().err
 
 
 @pytest.mark.parametrize(
@@ -174,16 +182,15 @@ def test_user_csv_runs(tmp_path):
 
 
 def test_same_seed_same_bytes_whatever_the_workers(tmp_path):
-    common = ["run", "gaussian", "--trials", "150000", "--seed", "9", "--quiet"]
+    common = ["run", "gaussian", "--trials", "70000", "--seed", "9", "--quiet"]  # two blocks of 2^16: one per worker
     main(common + ["--report", str(tmp_path / "a.pdf"), "--json", str(tmp_path / "a.json")])
     main(common + ["--workers", "2", "--report", str(tmp_path / "b.pdf"), "--json", str(tmp_path / "b.json")])
     assert (tmp_path / "a.json").read_bytes() == (tmp_path / "b.json").read_bytes()
     assert (tmp_path / "a.pdf").read_bytes() == (tmp_path / "b.pdf").read_bytes()
 
 
-def test_list_names_gaussian():
-    result = run_cli("list")
-    assert result.returncode == 0 and "gaussian" in result.stdout
+def test_list_names_gaussian(capsys):
+    assert main(["list"]) == 0 and "gaussian" in capsys.readouterr().out
 
 
 def test_parquet_needs_pyarrow_or_reads_like_the_csv(tmp_path, capsys):
@@ -203,7 +210,7 @@ def test_parquet_needs_pyarrow_or_reads_like_the_csv(tmp_path, capsys):
     pd.DataFrame(rows).to_parquet(path)
     csv_path = tmp_path / "mine.csv"
     pd.DataFrame(rows).to_csv(csv_path, index=False)
-    from mechanisms.datasets import load_csv
+    from pdp_audit.mechanisms.datasets import load_csv
 
     a, b = load_csv(path, "label"), load_csv(csv_path, "label")
     assert np.array_equal(a.features, b.features) and np.array_equal(a.target, b.target)

@@ -3,9 +3,9 @@
 import numpy as np
 import pytest
 
-from mechanisms.catalogue import registered
-from mechanisms.gaussian import GaussianPair
-from verify import contract
+from pdp_audit.mechanisms.catalogue import registered
+from pdp_audit.mechanisms.gaussian import GaussianPair
+from pdp_audit.verify import contract
 
 PAIRS = [
     pytest.param(pair, id=f"{name}-{i}")

@@ -6,7 +6,7 @@ import threading
 
 import pytest
 
-from reports.files import TEMP_MARK, atomic_path, atomic_paths
+from pdp_audit.reports.files import TEMP_MARK, atomic_path, atomic_paths
 
 
 def test_regular_file_is_replaced_only_when_complete(tmp_path):

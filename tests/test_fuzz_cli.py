@@ -10,8 +10,8 @@ properties, for every command line:
 * exit 2 prints exactly one line on stderr, with no traceback;
 * no RuntimeWarning (overflow, invalid value, division by zero) escapes from the computation.
 
-CI runs a short version (``FUZZ_EXAMPLES``, default 60 command lines, runs capped at 2000 samples per
-world); ``--run-slow`` runs 2000 command lines (README, Reliability).
+The default suite runs a short version (``FUZZ_EXAMPLES``, default 40 command lines, each run at its audit's small
+budget); ``--run-slow`` runs 2000 command lines (README, Reliability).
 """
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from verify.cli import main as cli
+from pdp_audit.verify.cli import main as cli
 
 HOSTILE = (
     "",
@@ -60,6 +60,15 @@ HOSTILE = (
 # runs must stay cheap: the budget options take small values (or hostile ones), never the defaults
 SMALL_BUDGET = ("--trials", "2000")
 SKIPPED_COMMANDS = {"benchmark"}  # measures throughput for minutes by design; its options are tested elsewhere
+
+
+#: Small budgets per audit (seconds per run), for the fuzz and for the sweep over float options below.
+_SMALL_RUNS = {
+    "gaussian": ["--trials", "2000"],
+    "goe-release": ["--trials", "2000", "--matrices", "1000"],
+    "objpert": ["--trials", "2000", "--search-trials", "200", "--synthetic", "60,2"],
+    "privacy-report": ["--trials", "2000", "--repetitions", "200", "--no-figures"],
+}
 
 
 def _subparsers(parser: argparse.ArgumentParser) -> dict[str, argparse.ArgumentParser]:
@@ -99,7 +108,12 @@ def command_lines(draw) -> list[str]:
         argv.append(draw(st.sampled_from(HOSTILE[:-2] + ("SPEC.toml",))))
     for action in draw(st.lists(st.sampled_from(options), max_size=4, unique_by=lambda a: a.dest)) if options else []:
         argv += [draw(st.sampled_from(action.option_strings)), *draw(_value(action))]
-    if path[0] in ("run", "mutants", "blackbox") and "--trials" not in argv:
+    if path[0] == "run":  # the audit's small budget, where the line does not set it
+        small = _SMALL_RUNS.get(path[1], ["--trials", "2000", "--search", "8"])
+        for option, value in zip(small[::2], small[1::2]):
+            if option not in argv and not (option == "--synthetic" and {"--data", "--dataset"} & set(argv)):
+                argv += [option, value]
+    if path[0] in ("mutants", "blackbox") and "--trials" not in argv:
         argv += list(SMALL_BUDGET)
     if path[0] == "run" and "--report" not in argv:
         argv += ["--report", "none"]
@@ -161,7 +175,7 @@ FUZZ_SETTINGS = dict(
 )
 
 
-@settings(max_examples=int(os.environ.get("FUZZ_EXAMPLES", "60")), **FUZZ_SETTINGS)
+@settings(max_examples=int(os.environ.get("FUZZ_EXAMPLES", "40")), **FUZZ_SETTINGS)
 @given(command_lines())
 def test_hostile_command_lines_end_in_a_verdict_or_one_line(capsys, argv):
     _check(argv, capsys)
@@ -174,13 +188,6 @@ def test_two_thousand_hostile_command_lines(capsys, argv):
     _check(argv, capsys)
 
 
-#: Small budgets per audit for the sweep over float options below (seconds per run).
-_SMALL_RUNS = {
-    "gaussian": ["--trials", "2000"],
-    "goe-release": ["--trials", "2000", "--matrices", "1000"],
-    "objpert": ["--trials", "2000", "--search-trials", "200"],
-    "privacy-report": ["--trials", "2000", "--repetitions", "200", "--no-figures"],
-}
 _EXTREMES = ("5e-324", "1e-320", "1e-200", "1e200", "1e300")
 
 

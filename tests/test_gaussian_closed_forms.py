@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy import integrate, stats
 
-from mechanisms import gaussian as g
+from pdp_audit.mechanisms import gaussian as g
 
 mp.mp.dps = 60
 

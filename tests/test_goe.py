@@ -12,9 +12,9 @@ import numpy as np
 import pytest
 from scipy import integrate, stats
 
-from mechanisms import analyze_gauss as ag
-from mechanisms import goe
-from mechanisms.base import WORLDS
+from pdp_audit.mechanisms import analyze_gauss as ag
+from pdp_audit.mechanisms import goe
+from pdp_audit.mechanisms.base import WORLDS
 
 FALSE_ALARM = 1e-6
 
@@ -360,7 +360,7 @@ def test_theorem17_ex_post_equals_absolute_privacy_loss():
 @pytest.mark.parametrize("delta", [1e-3, 1e-6])
 def test_theorem17_and_classical_bounds_are_valid(delta):
     # Theorem 17's eps meets (eps, delta) for the exact Gaussian loss law, and is ex-post valid w.p. >= 1 - 2 delta
-    from mechanisms import gaussian
+    from pdp_audit.mechanisms import gaussian
 
     h_x = np.diag([0.6, 0.3]) + 0.2 * np.ones((2, 2))
     for sigma3 in (0.3, 1.0, 4.0):
@@ -409,8 +409,8 @@ def test_paper_calibrations_are_the_closed_forms_inverted():
 
 
 def test_registered_examples_are_valid_pairs():
-    from mechanisms.base import NeighbourPair
-    from mechanisms.catalogue import registered
+    from pdp_audit.mechanisms.base import NeighbourPair
+    from pdp_audit.mechanisms.catalogue import registered
 
     for name in ("analyze-gauss", "goe-analyze-gauss"):
         pairs = registered()[name].example_pairs(np.random.default_rng(0))

@@ -10,16 +10,18 @@ import sys
 
 import pytest
 
-from mechanisms import analyze_gauss as ag
-from mechanisms import goe
-from mechanisms.analyze_gauss import classical_ag_sigma, theorem17_sigma3
-from mechanisms.gaussian import analytic_sigma
-from mechanisms.goe import K16_TAU
-from verify.cli.main import main
+from pdp_audit.mechanisms import analyze_gauss as ag
+from pdp_audit.mechanisms import goe
+from pdp_audit.mechanisms.analyze_gauss import classical_ag_sigma, theorem17_sigma3
+from pdp_audit.mechanisms.gaussian import analytic_sigma
+from pdp_audit.mechanisms.goe import K16_TAU
+from pdp_audit.verify.cli.main import main
 
 
 def run_cli(*args, cwd=None):
-    return subprocess.run([sys.executable, "-m", "verify.cli", *args], capture_output=True, text=True, cwd=cwd)
+    return subprocess.run(
+        [sys.executable, "-m", "pdp_audit.verify.cli", *args], capture_output=True, text=True, cwd=cwd
+    )
 
 
 # ------------------------------------------------------------------------------------------------
@@ -174,7 +176,7 @@ def test_halved_sigma3_fails_through_the_cli(tmp_path):
         "--d",
         "10",
         "--trials",
-        "200000",
+        "65536",  # one block: δ(1) ≈ 0.01 is a thousand times the claim
         "--matrices",
         "2000",
         "--json",

@@ -1,10 +1,13 @@
 """The layering of the four packages, read from the import statements (function-level ones included).
 
-    mechanisms  <-  audits  <-  verify  ->  reports
+    mechanisms  <-  audits  <-  verify  ->  reports        (all installed under pdp_audit; the API on top)
 
 * ``mechanisms`` imports only ``mechanisms``; ``audits`` only ``mechanisms`` and ``audits``;
   ``reports`` only ``reports`` (it renders plain records and knows no mathematics or verdict rule).
 * Inside ``verify`` a module imports only modules of its own level or below (:data:`VERIFY_LEVELS`).
+* ``pdp_audit`` (the public API, ``src/pdp_audit``) may import the four; none of them imports it.
+* Every import of ours names the installed module (``pdp_audit.verify.checks``): the folders' own names
+  (``verify``, ``reports``, …) do not exist in an installed wheel.
 * No cycle of imports between modules, at any depth.
 """
 
@@ -16,12 +19,14 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
+NAMESPACE = "pdp_audit"
 PACKAGES = ("mechanisms", "audits", "verify", "reports")
 ALLOWED = {
     "mechanisms": {"mechanisms"},
     "audits": {"mechanisms", "audits"},
     "reports": {"reports"},
     "verify": set(PACKAGES),
+    NAMESPACE: set(PACKAGES),
 }
 # Lowest first: the records and verdict rules, evidence constructors, the audit plans, sweeps, the
 # ledger, deployment files, and the entry points on top.
@@ -31,17 +36,34 @@ VERIFY_LEVELS = (
     ("verify.plans",),
     ("verify.sweeps",),
     ("verify.ledger", "verify.deployment", "verify.mutants"),
+    ("verify.api",),
     ("verify.cli", "verify.pytest_plugin"),
 )
 
 
 def module_name(path: Path) -> str:
+    """The installed name of a source file, without the namespace (``verify.checks``; ``pdp_audit`` for the API)."""
     parts = path.relative_to(ROOT).with_suffix("").parts
+    if parts[0] == "src":
+        parts = parts[1:]
     return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
 
 
 def our_modules() -> dict[str, Path]:
-    return {module_name(p): p for package in PACKAGES for p in sorted((ROOT / package).rglob("*.py"))}
+    modules = {module_name(p): p for package in PACKAGES for p in sorted((ROOT / package).rglob("*.py"))}
+    modules.update({module_name(p): p for p in sorted((ROOT / "src" / NAMESPACE).rglob("*.py"))})
+    return modules
+
+
+def imported_names(path: Path) -> list[str]:
+    """Every absolute module name ``path`` imports (relative imports are resolved by :func:`imports_of`)."""
+    names = []
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            names.extend(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and not node.level and node.module:
+            names.append(node.module)
+    return names
 
 
 def imports_of(path: Path, modules: dict[str, Path]) -> set[str]:
@@ -51,16 +73,21 @@ def imports_of(path: Path, modules: dict[str, Path]) -> set[str]:
     found = set()
     for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
         if isinstance(node, ast.Import):
-            found.update(alias.name for alias in node.names)
+            found.update(_unqualified(alias.name) for alias in node.names)
         elif isinstance(node, ast.ImportFrom):
-            base = node.module or ""
+            base = _unqualified(node.module or "")
             if node.level:
                 anchor = package.split(".")[: len(package.split(".")) - node.level + 1]
                 base = ".".join(anchor + ([base] if base else []))
             for alias in node.names:
                 candidate = f"{base}.{alias.name}"
                 found.add(candidate if candidate in modules else base)
-    return {m for m in found if m.split(".")[0] in PACKAGES and m != name}
+    return {m for m in found if m.split(".")[0] in ALLOWED and m != name}
+
+
+def _unqualified(module: str) -> str:
+    """``pdp_audit.verify.checks`` -> ``verify.checks`` (the layer rules are about the four packages)."""
+    return module.removeprefix(NAMESPACE + ".")
 
 
 def graph() -> dict[str, set[str]]:
@@ -80,6 +107,9 @@ def wrong_direction(edges: dict[str, set[str]]) -> list[str]:
     for source, targets in edges.items():
         top = source.split(".")[0]
         for target in sorted(targets):
+            if target == NAMESPACE:
+                problems.append(f"{source} imports {NAMESPACE} (the public API imports the packages, not the reverse)")
+                continue
             if target.split(".")[0] not in ALLOWED[top]:
                 problems.append(f"{source} imports {target} ({top} may import only {sorted(ALLOWED[top])})")
             elif top == "verify" and target.startswith("verify"):
@@ -129,6 +159,28 @@ def test_every_module_is_in_a_verify_level():
     assert not unplaced, f"place these modules in VERIFY_LEVELS: {unplaced}"
 
 
+def bare_imports(modules: dict[str, Path]) -> list[str]:
+    """Imports of a folder's own name (``verify.checks``): they work in a checkout, whose root is on sys.path,
+    and fail from a wheel, where only ``pdp_audit`` is installed."""
+    return [
+        f"{name}: imports {imported}"
+        for name, path in modules.items()
+        for imported in imported_names(path)
+        if imported.split(".")[0] in PACKAGES
+    ]
+
+
+def test_every_import_names_the_installed_module():
+    bare = bare_imports(our_modules())
+    assert not bare, "import these as pdp_audit.<package>...:\n" + "\n".join(bare)
+
+
+def test_a_bare_import_is_caught(tmp_path):
+    source = tmp_path / "m.py"
+    source.write_text("def f():\n    from verify import checks\n    import pdp_audit.audits.engine\n")
+    assert bare_imports({"mechanisms.m": source}) == ["mechanisms.m: imports verify"]
+
+
 def test_imports_go_in_one_direction():
     problems = wrong_direction(graph())
     assert not problems, "\n".join(problems)
@@ -145,7 +197,8 @@ def test_no_import_cycles():
         ({"mechanisms.a": {"verify.checks"}}, "mechanisms.a imports verify.checks"),
         ({"reports.pdf": {"verify.checks"}}, "reports.pdf imports verify.checks"),
         ({"audits.x": {"reports.records"}}, "audits.x imports reports.records"),
-        ({"verify.checks": {"verify.cli.main"}}, "verify.checks (level 0) imports verify.cli.main (level 5)"),
+        ({"verify.checks": {"verify.cli.main"}}, "verify.checks (level 0) imports verify.cli.main (level 6)"),
+        ({"verify.api": {"pdp_audit"}}, "verify.api imports pdp_audit"),
     ],
 )
 def test_the_layer_rules_catch_a_wrong_import(edges, expected):
@@ -160,7 +213,7 @@ def test_the_cycle_finder_catches_a_cycle():
 def test_function_level_imports_are_read(tmp_path, monkeypatch):
     source = tmp_path / "mechanisms" / "m.py"
     source.parent.mkdir()
-    source.write_text("def f():\n    from verify import checks\n    import audits.engine\n")
+    source.write_text("def f():\n    from pdp_audit.verify import checks\n    import pdp_audit.audits.engine\n")
     monkeypatch.setattr(f"{__name__}.ROOT", tmp_path)
     modules = {"verify.checks": Path("x"), "audits.engine": Path("y")}
     assert imports_of(source, modules) == {"verify.checks", "audits.engine"}

@@ -7,18 +7,18 @@ from pathlib import Path
 
 import pytest
 
-from mechanisms import gaussian as g
-from mechanisms import goe
-from mechanisms import objpert as op
-from verify.cli.main import main
-from verify.ledger import entries as ledger
-from verify.plans.catalogue import plans_by_name
-from verify.plans.gaussian.evidence import GaussianAuditConfig, run_gaussian_audit
-from verify.plans.goe.evidence import GoeAuditConfig, run_goe_audit
-from verify.plans.linreg.context import LinregAuditConfig
-from verify.plans.linreg.evidence import run_linreg_audit
-from verify.plans.objpert.evidence import ObjPertAuditConfig, run_objpert_audit
-from verify.plans.privacy_report.evidence import PrivacyReportAuditConfig, run_privacy_report_audit
+from pdp_audit.mechanisms import gaussian as g
+from pdp_audit.mechanisms import goe
+from pdp_audit.mechanisms import objpert as op
+from pdp_audit.verify.cli.main import main
+from pdp_audit.verify.ledger import entries as ledger
+from pdp_audit.verify.plans.catalogue import plans_by_name
+from pdp_audit.verify.plans.gaussian.evidence import GaussianAuditConfig, run_gaussian_audit
+from pdp_audit.verify.plans.goe.evidence import GoeAuditConfig, run_goe_audit
+from pdp_audit.verify.plans.linreg.context import LinregAuditConfig
+from pdp_audit.verify.plans.linreg.evidence import run_linreg_audit
+from pdp_audit.verify.plans.objpert.evidence import ObjPertAuditConfig, run_objpert_audit
+from pdp_audit.verify.plans.privacy_report.evidence import PrivacyReportAuditConfig, run_privacy_report_audit
 
 THEORY = Path(__file__).resolve().parents[1] / ".." / "shared" / "design" / "THEORY.md"
 
@@ -33,8 +33,13 @@ def theory_text():
     return THEORY.read_text(encoding="utf-8")
 
 
+def theory_ids(text: str) -> list[str]:
+    """K and Q ids in the order THEORY.md defines them (bullets ``* **K7** …`` and ``* **Q1 […]** …``)."""
+    return re.findall(r"^\* \*\*([KQ]\d+)\b", text, re.MULTILINE)
+
+
 def test_every_k_and_q_id_of_theory_appears_exactly_once(theory_text):
-    defined = ledger.theory_ids(theory_text)
+    defined = theory_ids(theory_text)
     assert len(defined) == len(set(defined)), "THEORY.md defines an id twice"
     assert sum(i.startswith("K") for i in defined) >= 36 and sum(i.startswith("Q") for i in defined) >= 53
     in_ledger = [e.id for e in ledger.ENTRIES if re.fullmatch(r"[KQ]\d+", e.id)]
@@ -79,7 +84,7 @@ def test_numbered_results_cited_in_theory(theory_text):
         "Fact": "Fact",
     }
     for entry in ledger.ENTRIES:
-        if entry.section != "§3":
+        if entry.section != "numbered result":
             continue
         paper, label = entry.id.split("-", 1)
         kind, number = re.fullmatch(r"([A-Za-z]+?)([0-9A-Z][0-9.]*)", label).groups()
@@ -231,7 +236,9 @@ def _privacy_report(repetitions: int = 200, trials: int = 2000):
 AUDIT_RUNNERS = {
     "gaussian": lambda: run_gaussian_audit(GaussianAuditConfig(trials=20000, paper_claims=True)),
     "goe-release": lambda: run_goe_audit(GoeAuditConfig(trials=2000, matrices=1000, paper_claims=True)),
-    "objpert": lambda: run_objpert_audit(ObjPertAuditConfig(trials=2000, search_trials=400, paper_claims=True)),
+    "objpert": lambda: run_objpert_audit(
+        ObjPertAuditConfig(trials=2000, search_trials=400, synthetic=(60, 2), paper_claims=True)
+    ),
     "output-perturbation": _linreg("output-perturbation", reproduce=True),
     "ops": _linreg("ops"),
     "adaops": _linreg("adaops"),
@@ -266,8 +273,13 @@ def _all_checks(run):
 
 
 #: The audits of `pdp-audit run` the ledger cites (the ledger's own lemma checks and the rate checks of sweeps are
-#: tested in test_claims_run.py).
-RUN_AUDITS = sorted(set(ledger.checks_by_audit()) - {"lemmas", "sweep"})
+#: tested in test_claims_run.py).  The two whose small runs still take 15 s (the privacy report's figures, [LR]
+#: Figure 3's reproduction) run with --run-slow (CI: its fixed sample of slow tests).
+SLOW_AUDITS = ("privacy-report", "adassp")
+RUN_AUDITS = [
+    pytest.param(a, marks=pytest.mark.slow) if a in SLOW_AUDITS else a
+    for a in sorted(set(ledger.checks_by_audit()) - {"lemmas", "sweep"})
+]
 
 
 @pytest.mark.parametrize("audit", RUN_AUDITS)
@@ -317,7 +329,10 @@ DETERMINISTIC_VERDICTS = {
 }
 
 
-@pytest.mark.parametrize("audit,check_id", sorted(DETERMINISTIC_VERDICTS))
+@pytest.mark.parametrize(
+    "audit,check_id",
+    [pytest.param(*k, marks=pytest.mark.slow) if k[0] in SLOW_AUDITS else k for k in sorted(DETERMINISTIC_VERDICTS)],
+)
 def test_findings_quote_the_verdicts_of_deterministic_checks(audit, check_id, audit_runs):
     entry_id, verdict = DETERMINISTIC_VERDICTS[(audit, check_id)]
     entry = ledger.BY_ID[entry_id]
@@ -366,6 +381,7 @@ PRIVACY_REPORT_ENTRIES = (
 )
 
 
+@pytest.mark.slow  # the privacy report's run (see SLOW_AUDITS)
 def test_privacy_report_claims_are_checked(audit_runs):
     """Issue 4 landed: its results are checked by the privacy-report audit, each finding quotes the verdict of every
     check it names, and an entry that needs Algorithm 4's checks says that they come from ``--mode adaptive``

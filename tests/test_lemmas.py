@@ -4,14 +4,13 @@ correction on the same instances, or a deliberately perturbed constant — and t
 from __future__ import annotations
 
 import math
-import time
 import types
 
 import numpy as np
 import pytest
 
-from mechanisms import linreg_adaptive
-from verify.ledger import lemmas
+from pdp_audit.mechanisms import linreg_adaptive
+from pdp_audit.verify.ledger import lemmas
 
 
 def _rng():
@@ -100,8 +99,8 @@ def test_k3_and_k9_events_fail_against_an_honest_rate():
 
 
 def test_prop18_counterexample_is_an_exact_violation():
-    from mechanisms.linreg_bounds import ops_exact_epsilon
-    from mechanisms.linreg_calibration import appF_lipschitz, lr_C1
+    from pdp_audit.mechanisms.linreg_bounds import ops_exact_epsilon
+    from pdp_audit.mechanisms.linreg_calibration import appF_lipschitz, lr_C1
 
     n, eps, delta, d = 10, 1.0, 1e-6, 3
     lam = (lr_C1(eps, delta, 0.05, d) * n) ** (1 / 3)
@@ -121,16 +120,10 @@ def test_rem11_fails_only_where_theorem41_does():
     assert evidence.verdict == "fail" and evidence.estimate > 1
 
 
-def test_lemma_run_is_fast():
-    start = time.perf_counter()
-    lemmas.evidence(0)
-    assert time.perf_counter() - start < 60
-
-
 def test_k31_checks_decide_from_the_exact_risks_and_can_go_either_way(monkeypatch):
     """k31-no-dominant fails when one calibration wins everywhere and passes otherwise; k31-ranking fails as soon as
     concentrated or balanced is worse than diffuse or conservative in one setting."""
-    from verify.ledger import lemmas as L
+    from pdp_audit.verify.ledger import lemmas as L
 
     assert L._k31("k31-no-dominant").verdict == "fail" and L._k31("k31-ranking").verdict == "pass"  # bundled data
     mixed = [

@@ -13,12 +13,12 @@ import numpy as np
 import pytest
 from scipy import integrate, optimize, stats
 
-from mechanisms import linreg as L
-from mechanisms import linreg_adaptive as A
-from mechanisms import linreg_bounds as B
-from mechanisms import linreg_calibration as C
-from mechanisms.base import NeighbourPair
-from mechanisms.linreg_data import REGRESSION_DATASETS, load_regression, preprocess, synthetic_regression
+from pdp_audit.mechanisms import linreg as L
+from pdp_audit.mechanisms import linreg_adaptive as A
+from pdp_audit.mechanisms import linreg_bounds as B
+from pdp_audit.mechanisms import linreg_calibration as C
+from pdp_audit.mechanisms.base import NeighbourPair
+from pdp_audit.mechanisms.linreg_data import REGRESSION_DATASETS, load_regression, preprocess, synthetic_regression
 
 ALPHA = 1e-6  # family-wise false-alarm probability of every statistical test below
 
@@ -307,7 +307,10 @@ def test_erm_solvers(data):
     th = L.fit_erm(X, yl, "logistic", 1.0)
     assert np.linalg.norm(L.loss_gradient("logistic", X, yl, th) + th) < 1e-11
     sk = LogisticRegression(C=1.0, fit_intercept=False, tol=1e-12, max_iter=10000).fit(X, yl).coef_[0]
-    np.testing.assert_allclose(th, sk, atol=1e-6)
+    # the objective is 1-strongly convex (λ = 1): two approximate minimisers differ by at most the sum of their
+    # gradients' norms, so scikit-learn's own residual (which varies with its version) sets the tolerance
+    residual = np.linalg.norm(L.loss_gradient("logistic", X, yl, sk) + sk)
+    assert np.linalg.norm(th - sk) <= residual + 1e-11
     with pytest.raises(ValueError, match="lam"):
         L.ridge(X, y, -1.0)
     with pytest.raises(ValueError, match="labels"):
@@ -636,7 +639,7 @@ def test_bad_parameters(data):
 def test_k30_for_free_reads_the_trend_and_fails_when_the_excess_grows():
     """fig3-dp-for-free passes when r − 1 falls over the last decade of n and fails when it grows (as OPS's does at
     its fixed calibration in the reproduction)."""
-    from verify.plans.linreg.reproductions import _for_free_check
+    from pdp_audit.verify.plans.linreg.reproductions import _for_free_check
 
     ns = (100, 1000, 10_000, 100_000, 1_000_000)
     falling = [(30.0, 0.0), (300.0, 0.0), (400.0, 0.0), (25.0, 0.0), (6.0, 0.0)]
@@ -651,8 +654,8 @@ def test_k30_for_free_reads_the_trend_and_fails_when_the_excess_grows():
 def test_fig3_relative_efficiency_decides_at_its_level_and_needs_enough_data_sets():
     """fig3-relative-efficiency: passes when every adaptive r − 1 is clearly below 1, fails when one is clearly
     above, and stays inconclusive with the figure's 5 data sets (4 degrees of freedom: a wide t-interval at 1e-6)."""
-    from verify.checks import finalize
-    from verify.plans.linreg.reproductions import FIG3_EPSILONS, FIG3_METHODS, efficiency_check
+    from pdp_audit.verify.checks import finalize
+    from pdp_audit.verify.plans.linreg.reproductions import FIG3_EPSILONS, FIG3_METHODS, efficiency_check
 
     rng = np.random.default_rng(0)
 
@@ -672,7 +675,7 @@ def test_fig3_relative_efficiency_decides_at_its_level_and_needs_enough_data_set
 
 
 def test_figure_n_is_validated_before_any_work():
-    from verify.plans.linreg.context import LinregAuditConfig
+    from pdp_audit.verify.plans.linreg.context import LinregAuditConfig
 
     with pytest.raises(ValueError, match=r"--figure-n must be in \[12, 1e6\]"):
         LinregAuditConfig("adassp", figure_n=5, paper_claims=True).validate()

@@ -15,13 +15,13 @@ import sys
 import numpy as np
 import pytest
 
-from audits import linreg_profiles as P
-from audits import rare
-from audits.linreg_views import view_of
-from mechanisms import linreg as L
-from mechanisms import linreg_adaptive as A
-from mechanisms import linreg_bounds as B
-from verify.cli.main import main
+from pdp_audit.audits import linreg_profiles as P
+from pdp_audit.audits import rare
+from pdp_audit.audits.linreg_views import view_of
+from pdp_audit.mechanisms import linreg as L
+from pdp_audit.mechanisms import linreg_adaptive as A
+from pdp_audit.mechanisms import linreg_bounds as B
+from pdp_audit.verify.cli.main import main
 
 SMALL = ["--synthetic", "80,3", "--trials", "5000", "--search", "32", "--no-reproduce"]
 MECHANISMS = ("output-perturbation", "ops", "adaops", "adassp", "ssp")
@@ -29,7 +29,7 @@ DP_IDS = ("dp-forward", "dp-reverse", "lr-attack")
 
 
 def run_cli(*args):
-    return subprocess.run([sys.executable, "-m", "verify.cli", *args], capture_output=True, text=True)
+    return subprocess.run([sys.executable, "-m", "pdp_audit.verify.cli", *args], capture_output=True, text=True)
 
 
 def run_json(tmp_path, *args) -> tuple[int, dict]:

@@ -9,10 +9,10 @@ import numpy as np
 import pytest
 from scipy import integrate
 
-from mechanisms import gaussian as g
-from mechanisms import objpert as op
-from verify import mutants as zoo
-from verify.cli.main import main
+from pdp_audit.mechanisms import gaussian as g
+from pdp_audit.mechanisms import objpert as op
+from pdp_audit.verify import mutants as zoo
+from pdp_audit.verify.cli.main import main
 
 
 @pytest.mark.parametrize("mutant", zoo.MUTANTS, ids=lambda m: m.id)
@@ -71,7 +71,7 @@ _BREAKS = (-np.inf, -60.0, -30.0, -15.0, -8.0, -4.0, -2.0, 0.0, 2.0, 4.0, 8.0, 1
 
 def _objpert_worlds(lam, sigma):
     """The log-densities of ObjPert on D = {(1, +1), (0.1, +1)} and D' = {(0.1, +1)} (d = 1), from the
-    change-of-variables density of :func:`mechanisms.objpert.log_density` (not the pair's privacy_loss)."""
+    change-of-variables density of :func:`pdp_audit.mechanisms.objpert.log_density` (not the pair's privacy_loss)."""
     X, y = np.array([[1.0], [0.1]]), np.array([1.0, 1.0])
     return {
         "D": lambda t: float(op.log_density(np.array([t]), X, y, lam, sigma)),

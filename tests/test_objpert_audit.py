@@ -12,15 +12,15 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from mechanisms import objpert as op
-from mechanisms.losses import LogisticLoss, PseudoHuberLoss
-from mechanisms.objpert_certificate import certificate
-from reports.records import ScatterPanels
-from verify.checks import finalize
-from verify.cli.main import main
-from verify.plans.objpert import context, pages, theorems
-from verify.plans.objpert.figure1 import figure1, k17_checks
-from verify.plans.objpert.search import search_worst_target
+from pdp_audit.mechanisms import objpert as op
+from pdp_audit.mechanisms.losses import LogisticLoss, PseudoHuberLoss
+from pdp_audit.mechanisms.objpert_certificate import certificate
+from pdp_audit.reports.records import ScatterPanels
+from pdp_audit.verify.checks import finalize
+from pdp_audit.verify.cli.main import main
+from pdp_audit.verify.plans.objpert import context, pages, theorems
+from pdp_audit.verify.plans.objpert.figure1 import figure1, k17_checks
+from pdp_audit.verify.plans.objpert.search import search_worst_target
 
 SMALL = ["--trials", "2000", "--search-trials", "400", "--report", "none"]
 SIGMA_VARIANCE = op.theorem5_sigma(1.0, 1e-5, 1.0, "variance")  # 10.08 at the default claim (ε, δ) = (1, 1e-5)
@@ -102,13 +102,14 @@ def test_default_audit_end_to_end(tmp_path):
 
 def test_broken_calibration_fails_through_the_cli(tmp_path):
     """σ twenty times below Theorem 5's variance reading at the same claim: the dp-* checks of the released σ fail."""
-    code, doc = run_json(tmp_path, "--sigma", f"{SIGMA_VARIANCE / 20:.6g}", "--paper-claims")
+    code, doc = run_json(tmp_path, "--sigma", f"{SIGMA_VARIANCE / 20:.6g}", "--paper-claims", "--synthetic", "60,2")
     v = verdicts(doc)
     assert code == 1
     assert v["dp-forward"] == "fail" and v["dp-reverse"] == "fail" and v["lr-attack"] == "fail"
     assert all(v[i] == "pass" for i in DP_IDS)  # the paper's calibrations (findings now) are unaffected by --sigma
 
 
+@pytest.mark.slow
 def test_halved_sigma_is_still_certified(tmp_path):
     """Halving the variance reading's σ (5.04) does not break (1, 1e-5)-DP: the certified bound gives ε ≈ 0.99 at the
     worst neighbour, so the calibration has more than a factor 2 of slack and 'σ halved' cannot be a failing example."""
@@ -119,6 +120,7 @@ def test_halved_sigma_is_still_certified(tmp_path):
     assert 0.95 < cert <= 1.0
 
 
+@pytest.mark.slow  # also decided, deployed, by tests/test_certify_objpert.py
 def test_printed_reading_fails_when_the_gradient_bound_is_small(tmp_path):
     """Q1: the printed σ scales like ξ², the needed one like ξ.  Pseudo-Huber with κ = 0.01 (ξ = 0.01): printed
     σ = 0.0102 against 0.1008 for the variance reading; the printed calibration is not DP and the audit says so."""

@@ -12,14 +12,15 @@ import json
 import numpy as np
 import pytest
 
-from verify import pytest_plugin
+from pdp_audit.verify import pytest_plugin
+from pdp_audit.verify.evidence.coverage import coverage_outcomes
 
 pytest_plugins = ["pytester"]
 
 USER_TESTS = """
 import numpy as np
 import pytest
-from mechanisms.gaussian import GaussianPair, analytic_sigma
+from pdp_audit.mechanisms.gaussian import GaussianPair, analytic_sigma
 
 SIGMA = analytic_sigma(1.0, 1e-5)
 
@@ -157,12 +158,12 @@ def test_assertion_seeds_depend_on_identity_only():
 
 
 def test_coverage_accepts_samplers_per_trial_functions_and_arrays():
-    vectorised = pytest_plugin.coverage_outcomes(lambda size, rng: rng.random(size) < 0.5, 1000, 3)
-    per_trial = pytest_plugin.coverage_outcomes(lambda rng: rng.random() < 0.5, 1000, 3)
+    vectorised = coverage_outcomes(lambda size, rng: rng.random(size) < 0.5, 1000, 3)
+    per_trial = coverage_outcomes(lambda rng: rng.random() < 0.5, 1000, 3)
     np.testing.assert_array_equal(vectorised, per_trial)  # same block generators, same uniform draws
-    assert pytest_plugin.coverage_outcomes([True, False, True], 10, 0).tolist() == [True, False, True]
+    assert coverage_outcomes([True, False, True], 10, 0).tolist() == [True, False, True]
     with pytest.raises(ValueError, match="shape"):
-        pytest_plugin.coverage_outcomes(lambda size, rng: np.ones(3, bool), 10, 0)
+        coverage_outcomes(lambda size, rng: np.ones(3, bool), 10, 0)
 
 
 # ------------------------------------------------------------------------------------------------
@@ -179,7 +180,7 @@ def _audit(trials=100_000, strict=False):
 
 
 def _sigma(epsilon=1.0, delta=1e-5):
-    from mechanisms.gaussian import analytic_sigma
+    from pdp_audit.mechanisms.gaussian import analytic_sigma
 
     return analytic_sigma(epsilon, delta)
 
@@ -192,7 +193,7 @@ class UserPair:
     output_dim = 1
 
     def __init__(self, sample_sigma, loss_sigma=None, nan=None, short=False, two_d=False, view_sigma=None):
-        from mechanisms.gaussian import GaussianPair
+        from pdp_audit.mechanisms.gaussian import GaussianPair
 
         self.sampler = GaussianPair(np.zeros(1), np.ones(1), sample_sigma)
         self.loss = GaussianPair(np.zeros(1), np.ones(1), loss_sigma or sample_sigma)
@@ -265,7 +266,7 @@ def test_the_correct_twin_passes_every_validation():
 
 def test_a_supplied_closed_form_is_a_claim_not_evidence():
     """True δ(1) = 3e-5 (σ calibrated to it), claim 1e-6, supplied 'exact' 1e-7: never a pass."""
-    from mechanisms.gaussian import GaussianPair, analytic_delta
+    from pdp_audit.mechanisms.gaussian import GaussianPair, analytic_delta
 
     pair = GaussianPair(np.zeros(1), np.ones(1), _sigma(1.0, 3e-5))
     try:
@@ -282,7 +283,7 @@ def test_a_supplied_closed_form_is_a_claim_not_evidence():
 
 
 def test_inconclusive_is_a_skip_and_strict_makes_it_a_failure():
-    from mechanisms.gaussian import GaussianPair
+    from pdp_audit.mechanisms.gaussian import GaussianPair
 
     tight = GaussianPair(np.zeros(1), np.ones(1), _sigma(1.0, 1e-2))
     with pytest.raises(pytest.skip.Exception, match="--audit-strict"):
@@ -292,9 +293,9 @@ def test_inconclusive_is_a_skip_and_strict_makes_it_a_failure():
 
 
 def test_trials_above_the_cap_are_refused_before_sampling():
-    from mechanisms.gaussian import GaussianPair
+    from pdp_audit.mechanisms.gaussian import GaussianPair
 
-    with pytest.raises(ValueError, match=r"trials must be in \[100, 1e\+08\]"):
+    with pytest.raises(ValueError, match=r"trials must be a whole number in \[100, 1e\+08\]"):
         _audit().assert_dp(GaussianPair(np.zeros(1), np.ones(1), 1.0), 1.0, 1e-5, trials=10**13)
 
 
@@ -314,7 +315,7 @@ def test_bad_option(privacy_audit):
 
 def test_run_asserts_on_a_built_in_audit_with_the_sweep_cells_numbers(pytester):
     """privacy_audit.run is the cell of `pdp-audit sweep` with the same options: same seed, same numbers."""
-    from verify.cli.main import main
+    from pdp_audit.verify.cli.main import main
 
     pytester.makepyfile(test_run=RUN_TESTS)
     result = pytester.runpytest_subprocess("-p", "no:cacheprovider", "--audit-report", "run.pdf")
@@ -381,10 +382,10 @@ def test_a_loss_with_an_atom_at_epsilon_passes_and_its_deflated_twin_fails(epsil
 def test_streamed_losses_give_the_numbers_of_the_losses_in_memory():
     """The plugin never holds a world's losses (memory bounded below the cap); what it computes block by block
     equals the in-memory computation on the same draws."""
-    from audits.consistency import loss_consistency
-    from audits.engine import sample_privacy_loss
-    from audits.tails import both_directions
-    from verify.evidence.pair_checks import stream_losses
+    from pdp_audit.audits.consistency import loss_consistency
+    from pdp_audit.audits.engine import sample_privacy_loss
+    from pdp_audit.audits.tails import both_directions
+    from pdp_audit.verify.evidence.pair_checks import stream_losses
 
     pair, trials = LaplacePair(1.0), 3 * 65_536 + 123
     streamed = stream_losses(pair, 0.5, trials, seed=4)

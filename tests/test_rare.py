@@ -10,15 +10,15 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from audits import rare
-from audits.engine import sample_privacy_loss
-from audits.tails import hockey_stick
-from mechanisms import gaussian as g
-from mechanisms.analyze_gauss import GoeAnalyzeGaussPair
-from mechanisms.catalogue import registered
-from verify.checks import CheckSpec, finalize
-from verify.cli.main import main
-from verify.evidence import builders
+from pdp_audit.audits import rare
+from pdp_audit.audits.engine import sample_privacy_loss
+from pdp_audit.audits.tails import hockey_stick
+from pdp_audit.mechanisms import gaussian as g
+from pdp_audit.mechanisms.analyze_gauss import GoeAnalyzeGaussPair
+from pdp_audit.mechanisms.catalogue import registered
+from pdp_audit.verify.checks import CheckSpec, finalize
+from pdp_audit.verify.cli.main import main
+from pdp_audit.verify.evidence import builders
 
 FALSE_ALARM = 1e-6
 DIRECTIONS = ("D||D'", "D'||D")

@@ -5,12 +5,12 @@ import sqlite3
 
 import pytest
 
+from pdp_audit.verify.cli.main import main
+from pdp_audit.verify.sweeps.executors import SerialExecutor
+from pdp_audit.verify.sweeps.schema import SpecError
+from pdp_audit.verify.sweeps.spec import run_sweep
+from pdp_audit.verify.sweeps.store import Store, load_results
 from tests.sweep_toy import parse_toy_spec, toy_spec
-from verify.cli.main import main
-from verify.sweeps.executors import SerialExecutor
-from verify.sweeps.schema import SpecError
-from verify.sweeps.spec import run_sweep
-from verify.sweeps.store import Store, load_results
 
 
 def _digest(path) -> str:

@@ -8,9 +8,10 @@ import sys
 import pandas as pd
 import pytest
 
-from verify.cli.main import main
-from verify.sweeps.spec import SpecError, parse_spec
-from verify.sweeps.store import Store, load_results
+import pdp_audit
+from pdp_audit.verify.cli.main import main
+from pdp_audit.verify.sweeps.spec import SpecError, parse_spec
+from pdp_audit.verify.sweeps.store import Store, load_results
 
 GAUSS = """
 [sweep]
@@ -27,7 +28,9 @@ sigma_scale = [0.5, 1.0]
 
 
 def run_cli(*args, cwd=None):
-    return subprocess.run([sys.executable, "-m", "verify.cli", *args], capture_output=True, text=True, cwd=cwd)
+    return subprocess.run(
+        [sys.executable, "-m", "pdp_audit.verify.cli", *args], capture_output=True, text=True, cwd=cwd
+    )
 
 
 def test_grid_is_a_cartesian_product_plus_explicit_cells():
@@ -220,7 +223,7 @@ def test_report_renders_any_store(done, tmp_path, capsys):
 def test_partial_store_reports_incomplete(tmp_path):
     spec = tmp_path / "g.toml"
     spec.write_text(GAUSS)
-    from verify.sweeps.spec import load_spec
+    from pdp_audit.verify.sweeps.spec import load_spec
 
     parsed = load_spec(spec)
     store = Store.for_sweep(tmp_path / "p.sqlite", parsed, resume=False)
@@ -245,7 +248,7 @@ def test_missing_dask_is_a_one_line_error(tmp_path, monkeypatch):
     monkeypatch.setattr(builtins, "__import__", no_dask)
     spec = tmp_path / "g.toml"
     spec.write_text(GAUSS)
-    from verify.sweeps.executors import MissingDependency, make_executor
+    from pdp_audit.verify.sweeps.executors import MissingDependency, make_executor
 
     with pytest.raises(MissingDependency, match=r'pip install "pdp-audit\[dask\]"'):
         make_executor(dask_local=2)
@@ -256,7 +259,7 @@ def test_missing_dask_is_a_one_line_error(tmp_path, monkeypatch):
 def test_examples_parse():
     from pathlib import Path
 
-    from verify.sweeps.spec import load_spec
+    from pdp_audit.verify.sweeps.spec import load_spec
 
     examples = sorted(Path(__file__).resolve().parent.parent.joinpath("examples").glob("*.toml"))
     examples = [p for p in examples if "[sweep]" in p.read_text()]
@@ -278,10 +281,10 @@ def broken_cell(parameters: dict, seed: int, alpha: float, checks=None) -> dict:
 
 
 def test_a_cell_error_that_is_not_bad_input_stays_an_internal_error(tmp_path):
-    from mechanisms.validation import InputError
-    from verify.sweeps.executors import SerialExecutor
-    from verify.sweeps.schema import Param, SweepMechanism
-    from verify.sweeps.spec import run_sweep
+    from pdp_audit.mechanisms.validation import InputError
+    from pdp_audit.verify.sweeps.executors import SerialExecutor
+    from pdp_audit.verify.sweeps.schema import Param, SweepMechanism
+    from pdp_audit.verify.sweeps.spec import run_sweep
 
     broken = SweepMechanism("broken", broken_cell, {"x": Param("int", 0, low=0, high=10)})
     spec = parse_spec("[sweep]\nmechanism = 'broken'\n", mechanisms=(broken,))
@@ -300,7 +303,7 @@ def test_only_the_given_mechanisms_can_be_swept():
 
 
 def test_a_store_reads_into_a_dataframe_and_a_csv_of_the_same_rows(done, tmp_path, capsys):
-    from verify.sweeps.store import read_frame
+    from pdp_audit.verify.sweeps.store import read_frame
 
     _, out = done
     frame = read_frame(out / "g.sqlite")
@@ -310,6 +313,7 @@ def test_a_store_reads_into_a_dataframe_and_a_csv_of_the_same_rows(done, tmp_pat
     expected = sorted(doc["cells"], key=lambda c: c["position"])
     assert list(forward.sigma_scale) == [c["parameters"]["sigma_scale"] for c in expected]
     assert list(forward.verdict) == [c["checks"][0]["verdict"] for c in expected]
+    pd.testing.assert_frame_equal(pdp_audit.read_sweep(out / "g.sqlite"), frame)  # the public API
     assert list(forward.ci_hi) == [c["checks"][0]["ci"][1] for c in expected]
     code, _, err = cli(capsys, "report", out / "g.sqlite", "-o", "none", "--csv", tmp_path / "g.csv", "--quiet")
     assert code == 0, err
@@ -322,8 +326,8 @@ def test_a_store_reads_into_a_dataframe_and_a_csv_of_the_same_rows(done, tmp_pat
 
 def test_a_cell_computed_by_other_code_is_refused_and_the_store_keeps_the_rest(tmp_path):
     """A Dask worker with another pdp-audit installed must not write its numbers under this code's version."""
-    from verify.sweeps.executors import SerialExecutor, execute_task
-    from verify.sweeps.spec import run_sweep, tasks_for
+    from pdp_audit.verify.sweeps.executors import SerialExecutor, execute_task
+    from pdp_audit.verify.sweeps.spec import run_sweep, tasks_for
 
     spec = parse_spec(GAUSS)
     store = Store.for_sweep(tmp_path / "v.sqlite", spec, resume=False)

@@ -10,10 +10,10 @@ import time
 
 import pytest
 
+from pdp_audit.verify.sweeps.executors import DaskExecutor, ProcessExecutor, SerialExecutor
+from pdp_audit.verify.sweeps.spec import run_sweep
+from pdp_audit.verify.sweeps.store import Store
 from tests.sweep_toy import parse_toy_spec, toy_spec
-from verify.sweeps.executors import DaskExecutor, ProcessExecutor, SerialExecutor
-from verify.sweeps.spec import run_sweep
-from verify.sweeps.store import Store
 
 CELLS = 16
 
@@ -70,11 +70,11 @@ GAUSS = """
 mechanism = "gaussian"
 checks = ["dp-forward", "loss-law"]
 [fixed]
-trials = 2000
+trials = 10000
 [grid]
 epsilon = [0.5, 1.0, 2.0, 4.0]
 sigma_scale = [0.5, 1.0]
-"""
+"""  # cells of about a second: the signal reaches the driver long before the last one (under load too)
 
 
 def start(tmp_path, *extra):
@@ -83,7 +83,7 @@ def start(tmp_path, *extra):
     args = [
         sys.executable,
         "-m",
-        "verify.cli",
+        "pdp_audit.verify.cli",
         "sweep",
         str(spec),
         "--workers",
@@ -118,14 +118,14 @@ def wait_for_cells(path, at_least, process, timeout=60):
 
 def test_ctrl_c_keeps_completed_cells_and_resume_finishes_the_rest(tmp_path):
     args, process = start(tmp_path)
-    wait_for_cells(tmp_path / "g.sqlite", 2, process)
+    wait_for_cells(tmp_path / "g.sqlite", 1, process)
     process.send_signal(signal.SIGINT)
     out, err = process.communicate(timeout=30)
     assert process.returncode == 130, err
     lines = err.strip().splitlines()
     assert len(lines) == 1 and "interrupted" in lines[0] and "--resume" in lines[0] and "Traceback" not in err
     kept = stored(tmp_path / "g.sqlite")
-    assert 2 <= len(kept) < 8
+    assert 1 <= len(kept) < 8
     resumed = subprocess.run(args + ["--resume"], capture_output=True, text=True)
     assert resumed.returncode in (0, 1, 3), resumed.stderr
     assert f"({8 - len(kept)} run now, {len(kept)} from the store" in resumed.stdout
@@ -133,6 +133,7 @@ def test_ctrl_c_keeps_completed_cells_and_resume_finishes_the_rest(tmp_path):
     assert len(final) == 8 and all(final[k] == v for k, v in kept.items())
 
 
+@pytest.mark.slow  # CI runs it in its fixed sample of slow tests (.ci/run)
 def test_kill_9_of_the_driver_leaves_a_store_that_resumes(tmp_path):
     psutil = pytest.importorskip("psutil")
     args, process = start(tmp_path)

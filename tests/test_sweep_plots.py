@@ -6,7 +6,7 @@ from types import SimpleNamespace
 import numpy as np
 import pytest
 
-from reports.sweep_pdf import PANEL_COLUMNS, plot_pages
+from pdp_audit.reports.sweep_pdf import PANEL_COLUMNS, plot_pages
 
 
 def _cell(n, mode, curves=True):

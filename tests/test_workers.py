@@ -2,8 +2,8 @@
 
 import pytest
 
-from verify.cli.main import main
-from verify.plans.catalogue import PLANS
+from pdp_audit.verify.cli.main import main
+from pdp_audit.verify.plans.catalogue import PLANS
 
 SMALL = ["--trials", "1000", "--seed", "3", "--quiet", "--report", "none"]
 OPTIONS = {
@@ -14,7 +14,7 @@ OPTIONS = {
     "adaops": ["--synthetic", "200,3", "--search", "8", "--no-reproduce"],
     "adassp": ["--synthetic", "200,3", "--search", "8", "--no-reproduce"],
     "ssp": ["--synthetic", "200,3", "--search", "8", "--no-reproduce"],
-    "objpert": ["--synthetic", "200,3", "--search-trials", "200"],
+    "objpert": ["--synthetic", "60,3", "--search-trials", "200"],
     "privacy-report": ["--repetitions", "200", "--n", "200", "--d", "5"],
 }
 

@@ -10,7 +10,7 @@ own family of tests, so asking for paper findings never changes a guarantee's ve
 An audit family declares each claim once as a :class:`CheckSpec` (id, title, claim, formula, source) in
 its ``verify/plans/<family>/checks.py``.  Its evidence module pairs a spec with Monte Carlo or exact
 evidence as an :class:`Evidence`; :func:`finalize` decides every piece of evidence of a run together
-and returns the frozen :class:`reports.records.Check` records that reports render:
+and returns the frozen :class:`pdp_audit.reports.records.Check` records that reports render:
 
 * **fail** -- the data show a violation at the run's family-wise significance ``alpha``
   (Holm's step-down over every statistical check of the run, via statsmodels);
@@ -30,8 +30,7 @@ import math
 from dataclasses import dataclass, field, replace
 from typing import Any, Callable, Iterable, Literal, Mapping, Sequence
 
-from audits.stats import holm
-from reports.records import Check, Figure, Interval, Page, PerInstance, Run, Verdict
+from pdp_audit.reports.records import Check, Figure, Interval, Page, PerInstance, Run, Verdict
 
 Role = Literal["guarantee", "paper"]
 ROLES: tuple[Role, ...] = ("guarantee", "paper")
@@ -139,6 +138,8 @@ def finalize(evidence: Sequence[Evidence], alpha: float) -> list[Check]:
 
 def _decide_family(evidence: Sequence[Evidence], alpha: float) -> dict[int, Check]:
     """Holm's step-down over the statistical checks of ``evidence``; exact checks keep their own verdict."""
+    from pdp_audit.audits.stats import holm  # statsmodels: not at import (the pytest plugin imports this module)
+
     statistical = [e for e in evidence if e.statistical]
     reject, adjusted = holm([e.pvalue for e in statistical], alpha)
     per_check_alpha = alpha / max(1, len(statistical))

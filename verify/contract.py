@@ -1,15 +1,15 @@
 """The contract every neighbouring pair must satisfy, shipped with the package (cf. scikit-learn's
 ``check_estimator``).
 
-Each ``check_*`` takes a pair (the :class:`mechanisms.base.NeighbourPair` protocol) and raises
+Each ``check_*`` takes a pair (the :class:`pdp_audit.mechanisms.base.NeighbourPair` protocol) and raises
 AssertionError on a violation.  ``tests/test_contract.py`` runs all of :data:`CHECKS` over every example
-pair of every mechanism in :data:`mechanisms.catalogue.MECHANISMS` and shows that broken pairs are caught;
+pair of every mechanism in :data:`pdp_audit.mechanisms.catalogue.MECHANISMS` and shows that broken pairs are caught;
 users run them on their own pairs with :func:`check_pair`::
 
-    from verify.contract import check_pair
+    from pdp_audit.verify.contract import check_pair
     check_pair(MyPair(...))        # AssertionError naming the failed check, else None
 
-The statistical check (the likelihood-ratio identities on bins of the loss, :mod:`audits.consistency`) has
+The statistical check (the likelihood-ratio identities on bins of the loss, :mod:`pdp_audit.audits.consistency`) has
 false-alarm probability 1e-6 per test (finite-sample intervals, Bonferroni over the bins) and a fixed seed.
 """
 
@@ -19,9 +19,9 @@ from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 
-from audits.consistency import loss_consistency
-from audits.engine import PrivacyLossSampler, run_blocks
-from mechanisms.base import SwappedPair
+from pdp_audit.audits.consistency import loss_consistency
+from pdp_audit.audits.engine import PrivacyLossSampler, run_blocks
+from pdp_audit.mechanisms.base import SwappedPair
 
 FALSE_ALARM = 1e-6
 IDENTITY_SAMPLES = 200_000
@@ -65,7 +65,7 @@ def check_antisymmetry(pair) -> None:
 
 def check_likelihood_ratio_identities(pair, seed: int = 11) -> None:
     """P_D'(L ∈ A) = E_D[e^{−L}1{L ∈ A}] and P_D(L ∈ A) = E_D'[e^{L}1{L ∈ A}] on bins of L
-    (:mod:`audits.consistency`, bounded summands): they catch a wrongly normalised log-density (a constant
+    (:mod:`pdp_audit.audits.consistency`, bounded summands): they catch a wrongly normalised log-density (a constant
     error of 0.05 in the loss at p ≈ 1e-19 with the default 2e5 draws per world) and a loss written for
     another mechanism than the sampler's."""
     loss_d = run_blocks(PrivacyLossSampler(pair, "D"), IDENTITY_SAMPLES, seed, "identity/D")

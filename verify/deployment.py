@@ -16,7 +16,7 @@
 The file is mapped onto ``pdp-audit run NAME``: :func:`resolve` builds that audit's command line and parses it with
 the audit's own parser, so every option, default and validation is the one ``run`` has.  Every problem -- invalid
 TOML, an unknown key, a value of the wrong type, a missing data file, an out-of-range value -- is one
-:class:`~mechanisms.validation.InputError` naming the file and the key, raised before any computation.
+:class:`~pdp_audit.mechanisms.validation.InputError` naming the file and the key, raised before any computation.
 
 **Data fingerprint** (``data_sha256``, ``data_shape`` of :func:`certificate`).  A data file: the SHA-256 of its
 bytes, and the shape (rows, columns) of its numeric table (header excluded, every column counted).  A shipped data
@@ -31,18 +31,20 @@ from __future__ import annotations
 import argparse
 import difflib
 import hashlib
+import json
 import re
 import sys
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, Mapping
 
 import numpy as np
 
-from mechanisms.validation import InputError
-from reports.json_report import package_version
-from verify.options import count, probability
-from verify.plans.catalogue import plans_by_name
+from pdp_audit.mechanisms.validation import InputError
+from pdp_audit.reports.json_report import package_version
+from pdp_audit.reports.records import Run
+from pdp_audit.verify.options import count, probability
+from pdp_audit.verify.plans.catalogue import plans_by_name
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -50,6 +52,7 @@ else:  # pragma: no cover - Python 3.10
     import tomli as tomllib
 
 TABLES = ("claim", "parameters", "audit")
+MAPPING = "<mapping>"  # the name of a deployment given as a mapping (pdp_audit.certify)
 CLAIM_OPTIONS = {"epsilon": "--claim-epsilon", "delta": "--claim-delta"}
 #: Budgets of the certification shared by every audit; ``workers`` does not change the results.
 COMMON_AUDIT_KEYS = ("trials", "seed", "alpha", "workers")
@@ -69,7 +72,8 @@ _NUMERIC_TYPES = (float, int, count, probability)
 
 @dataclass(frozen=True)
 class Deployment:
-    """A parsed deployment file: where it is, its SHA-256, and its four parts as written."""
+    """A parsed deployment: where it came from (a file, or ``<mapping>`` for one given in Python), the SHA-256 of its
+    bytes (of its canonical JSON form for a mapping), and its four parts as written."""
 
     path: str
     sha256: str
@@ -77,16 +81,35 @@ class Deployment:
     claim: dict[str, float]
     parameters: dict[str, Any]
     audit: dict[str, Any]
+    base: str | None = None  # the folder relative data paths start from (None: the file's folder)
 
     @property
     def folder(self) -> Path:
         """The folder data paths are relative to."""
-        return Path(self.path).parent
+        return Path(self.base) if self.base is not None else Path(self.path).parent
 
 
 def load_deployment(path: str) -> Deployment:
     """Read and check the file's structure (tables, mechanism, claim); InputError naming the file and key."""
     document, digest = _read_toml(path)
+    return _deployment(document, path, digest)
+
+
+def deployment_from_mapping(document: Mapping[str, Any]) -> Deployment:
+    """A deployment given as a mapping (the TOML file's document): checked like a file, named ``<mapping>``, its
+    relative ``data`` path relative to the current folder, its digest the SHA-256 of its canonical JSON."""
+    try:
+        canonical = json.dumps(document, sort_keys=True, ensure_ascii=True, allow_nan=False).encode("ascii")
+    except (TypeError, ValueError) as err:
+        raise InputError(
+            f"deployment: the mapping must hold only TOML values (numbers, strings, tables): {err}"
+        ) from None
+    deployment = _deployment(dict(document), MAPPING, hashlib.sha256(canonical).hexdigest())
+    return replace(deployment, base=".")
+
+
+def _deployment(document: dict[str, Any], path: str, digest: str) -> Deployment:
+    """Check the document's structure (tables, mechanism, claim); InputError naming ``path`` and the key."""
     for key in document:
         if key != "mechanism" and key not in TABLES:
             raise InputError(
@@ -317,7 +340,7 @@ def data_fingerprint(args: argparse.Namespace) -> tuple[str, str | None, str | N
     """(source, name, sha256, shape) of the data the run uses: ``file``, ``shipped`` or ``generated``."""
     data = getattr(args, "data", None)
     if data is not None:
-        from mechanisms.datasets import load_csv
+        from pdp_audit.mechanisms.datasets import load_csv
 
         shape = list(load_csv(data).features.shape)
         return "file", data, hashlib.sha256(Path(data).read_bytes()).hexdigest(), shape
@@ -330,8 +353,8 @@ def data_fingerprint(args: argparse.Namespace) -> tuple[str, str | None, str | N
 
 def shipped_table(name: str) -> np.ndarray | None:
     """A shipped data set as one table (features, then the target as the last column), or None if not shipped."""
-    from mechanisms.datasets import SHIPPED, load_shipped
-    from mechanisms.linreg_data import REGRESSION_DATASETS
+    from pdp_audit.mechanisms.datasets import SHIPPED, load_shipped
+    from pdp_audit.mechanisms.linreg_data import REGRESSION_DATASETS
 
     if name in SHIPPED:
         dataset = load_shipped(name)
@@ -349,3 +372,26 @@ def canonical_table_sha256(table: np.ndarray) -> str:
     rows, columns = table.shape
     canonical = np.ascontiguousarray(table, dtype="<f8")
     return hashlib.sha256(f"{rows},{columns}\n".encode("ascii") + canonical.tobytes(order="C")).hexdigest()
+
+
+# --- certifying ---------------------------------------------------------------------------------------------
+
+
+def certify_deployment(deployment: Deployment, workers: int | None = None, progress: bool = False) -> Run:
+    """Run the guarantees of the deployment's audit on exactly its parameters, data and claim: the certificate.
+
+    The deployment is parsed by ``pdp-audit run <mechanism>``'s own parser (:func:`resolve`), so options, defaults
+    and validation are ``run``'s; every InputError names the file and the key, before any computation.
+    """
+    from pdp_audit.verify.checks import without_findings
+    from pdp_audit.verify.plans.arguments import run_parser
+
+    parser = run_parser(deployment.mechanism)
+    options = resolve(deployment, parser, workers=workers)
+    options.quiet = not progress
+    try:
+        certified = certificate(deployment, options, parser)
+        run = plans_by_name()[deployment.mechanism].execute(options)
+    except InputError as err:
+        raise explain(err, deployment, parser) from None
+    return replace(without_findings(run), certified=certified)

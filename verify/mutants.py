@@ -1,7 +1,7 @@
 """The mutant zoo: plausible bugs, each a mechanism still claiming the original guarantee, that the suite must
 catch -- and their correct twins, which it must pass.
 
-A mutant is audited as a user's pair is (:func:`verify.evidence.pair_checks.validated_dp_checks`: the pair's
+A mutant is audited as a user's pair is (:func:`pdp_audit.verify.evidence.pair_checks.validated_dp_checks`: the pair's
 protocol, the consistency of its loss with its sampler and of its noise view, then δ_{D‖D'}(ε) ≤ δ and
 δ_{D'‖D}(ε) ≤ δ), or, for a published "with probability ≥ 1 − ρ" bound, by the coverage check of that bound.
 Every run is one family at false-alarm probability α (Holm), with its seed derived from the root seed and the
@@ -25,15 +25,15 @@ from typing import Callable
 import numpy as np
 from scipy import linalg, stats
 
-from audits.coverage import coverage_of
-from mechanisms import analyze_gauss as ag
-from mechanisms import gaussian as g
-from mechanisms import linreg as lr
-from mechanisms import objpert as op
-from mechanisms.objpert_solver import theta_rows
-from verify.checks import Check, CheckSpec, finalize, worst
-from verify.evidence import builders
-from verify.evidence.pair_checks import validated_dp_checks
+from pdp_audit.audits.coverage import coverage_of
+from pdp_audit.mechanisms import analyze_gauss as ag
+from pdp_audit.mechanisms import gaussian as g
+from pdp_audit.mechanisms import linreg as lr
+from pdp_audit.mechanisms import objpert as op
+from pdp_audit.mechanisms.objpert_solver import theta_rows
+from pdp_audit.verify.checks import Check, CheckSpec, finalize, worst
+from pdp_audit.verify.evidence import builders
+from pdp_audit.verify.evidence.pair_checks import validated_dp_checks
 
 EPSILON, DELTA = 1.0, 1e-5
 #: Twins are calibrated at this δ (a tenth of the claim): the claim then holds with a margin sampling resolves.
@@ -234,7 +234,7 @@ def _goe(cls=ag.GoeAnalyzeGaussPair) -> ag.GoeAnalyzeGaussPair:
 class LaplacePair:
     """The Laplace mechanism on a count (Δ = 1) at scale ``b``: o = q + Lap(b), q = 0 on D and 1 on D'.  Its
     loss L = (|o − 1| − |o|)/b has atoms at ±1/b: with b = Δ/ε the claim (ε, 0) is exactly tight, and the
-    atom's floating-point rounding differs between the worlds (:func:`mechanisms.base.at_loss_resolution`)."""
+    atom's floating-point rounding differs between the worlds (:func:`pdp_audit.mechanisms.base.at_loss_resolution`)."""
 
     output_dim = 1
 
@@ -452,7 +452,7 @@ def audit_case(case: PairCase | CoverageCase, trials: int, seed: int, alpha: flo
     if isinstance(case, PairCase):
         evidence = validated_dp_checks(case.pair, case.epsilon, case.delta, trials, seed, per_instance=False)
     else:
-        from audits.engine import run_blocks
+        from pdp_audit.audits.engine import run_blocks
 
         outcomes = run_blocks(case.holds, trials, seed, "mutant/coverage").astype(bool)
         spec = CheckSpec(

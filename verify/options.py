@@ -10,7 +10,7 @@ from concurrent.futures import ProcessPoolExecutor
 from contextlib import contextmanager
 from pathlib import Path
 
-from mechanisms.validation import InputError
+from pdp_audit.mechanisms.validation import InputError
 
 
 def count(text: str) -> int:

@@ -6,7 +6,7 @@ Registered through the ``pytest11`` entry point ``pdp_audit``, so installing pdp
     def test_my_mechanism_is_dp(privacy_audit):
         privacy_audit.assert_dp(MyPair(...), epsilon=1.0, delta=1e-5)
 
-The ``privacy_audit`` fixture runs the suite's checks on a :class:`mechanisms.base.NeighbourPair` and
+The ``privacy_audit`` fixture runs the suite's checks on a :class:`pdp_audit.mechanisms.base.NeighbourPair` and
 fails the test with a readable message on a **fail** verdict; an **inconclusive** one is not green: the
 test is skipped with the reason and the budget that would decide it (``--audit-strict`` makes it a
 failure); every verdict is recorded.
@@ -14,16 +14,17 @@ failure); every verdict is recorded.
 Every DP assertion first validates the pair: releases and losses of the right shape, no NaN and no
 impossible infinity (else the exact fail ``pair-protocol``), the loss consistent with the sampler
 (``loss-consistency``) and, where the pair exposes a noise view, the view consistent with ``sample``
-(``noise-view``); see :mod:`verify.evidence.pair_checks`.  A closed form passed as ``exact_delta`` is a
+(``noise-view``); see :mod:`pdp_audit.verify.evidence.pair_checks`.  A closed form passed as ``exact_delta`` is a
 claim to check (``closed-form``), never evidence.
 
 * ``assert_dp(pair, ε, δ)`` -- δ_{D‖D'}(ε) ≤ δ and δ_{D'‖D}(ε) ≤ δ (hockey-stick divergences, plain
   tails with Clopper–Pearson where δ·trials ≥ 30, importance sampling with empirical Bernstein
-  intervals below that when the pair exposes a Gaussian noise view; :func:`verify.evidence.builders.dp_claim_check`);
+  intervals below that when the pair exposes a Gaussian noise view;
+  :func:`pdp_audit.verify.evidence.builders.dp_claim_check`);
 * ``assert_pdp(pair, ε, δ)`` -- the same inequalities, stated as the per-instance claim about the one
   (D, z) the pair was built from (Wang 2019, Definition 2.4);
 * ``assert_dp_blackbox(sample_D, sample_D_prime, ε, δ)`` -- for a mechanism that can only be sampled: a
-  learned test (:mod:`audits.blackbox`) tries to refute the claim; it can fail or be inconclusive, never pass;
+  learned test (:mod:`pdp_audit.audits.blackbox`) tries to refute the claim; it can fail or be inconclusive, never pass;
 * ``run(NAME, **options)`` -- any built-in audit (``pdp-audit run NAME``) with its ``run`` options, asserting on
   its verdict; the same cell, seed and numbers as ``pdp-audit sweep`` (see :meth:`PrivacyAudit.run`);
 * ``assert_coverage(holds, ρ)`` -- an event "holds with probability ≥ 1 − ρ": exact binomial test of
@@ -40,17 +41,16 @@ merged report is identical with or without ``-n``.
 
 from __future__ import annotations
 
-import inspect
 import json
 import zlib
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Callable, Sequence
+from typing import Sequence
 
-import numpy as np
 import pytest
 
-from verify.options import count
+from pdp_audit.verify import api
+from pdp_audit.verify.options import count
 
 RECORDS_KEY = "pdp_audit_records"
 MARKER = "audit: privacy audits of mechanisms with the privacy_audit fixture (pdp-audit); select with -m audit"
@@ -60,9 +60,9 @@ MARKER = "audit: privacy audits of mechanisms with the privacy_audit fixture (pd
 # Options and registration
 # --------------------------------------------------------------------------------------------
 # The largest budget per assertion: 1e8 samples per world (about 20 s for a Gaussian pair).  Losses are
-# streamed a block at a time (verify.evidence.pair_checks.stream_losses): peak resident memory of a pytest
+# streamed a block at a time (pdp_audit.verify.evidence.pair_checks.stream_losses): peak resident memory of a pytest
 # process with one assertion measured at 158 MB for 1e6 and 162 MB for 1e7 and for 1e8 samples per world.
-MAX_TRIALS = 10**8
+MAX_TRIALS = api.MAX_TRIALS
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -103,8 +103,8 @@ def pytest_configure(config: pytest.Config) -> None:
     """Validate the options and register the session that collects every assertion."""
     config.addinivalue_line("markers", MARKER)
     alpha = config.getoption("--audit-alpha")
-    if not 1e-50 <= alpha < 1:  # verify.plans.validation.MIN_ALPHA (not imported: the plugin loads light)
-        raise pytest.UsageError(f"--audit-alpha must be in [1e-50, 1), got {alpha}")
+    if not api.MIN_ALPHA <= alpha < 1:
+        raise pytest.UsageError(f"--audit-alpha must be in [{api.MIN_ALPHA:g}, 1), got {alpha}")
     trials = config.getoption("--audit-trials")
     if not 100 <= trials <= MAX_TRIALS:
         raise pytest.UsageError(f"--audit-trials must be in [100, {MAX_TRIALS:.0e}], got {trials}")
@@ -112,9 +112,9 @@ def pytest_configure(config: pytest.Config) -> None:
         raise pytest.UsageError(f"--audit-seed must be >= 0, got {config.getoption('--audit-seed')}")
     report = config.getoption("--audit-report")
     if report:  # checked now, not after the whole session has run
-        from mechanisms.validation import InputError
-        from reports.audit_session import session_report_paths
-        from verify.options import check_output_path
+        from pdp_audit.mechanisms.validation import InputError
+        from pdp_audit.reports.audit_session import session_report_paths
+        from pdp_audit.verify.options import check_output_path
 
         try:
             for target in session_report_paths(Path(config.invocation_params.dir) / report):
@@ -151,78 +151,12 @@ def assertion_seed(root: int, nodeid: str, index: int) -> int:
     return int(root) * 2**32 + zlib.crc32(f"{nodeid}#{index}".encode("utf-8"))
 
 
-class _PerTrial:
-    """Block work from a per-trial ``rng -> bool`` function (a Python loop: keep trials modest)."""
-
-    def __init__(self, fn: Callable[[np.random.Generator], bool]):
-        self.fn = fn
-
-    def __call__(self, size: int, rng: np.random.Generator) -> np.ndarray:
-        return np.fromiter((bool(self.fn(rng)) for _ in range(size)), dtype=bool, count=size)
-
-
-class _Vectorised:
-    """Block work from a vectorised ``(size, rng) -> bool array`` sampler (shape checked)."""
-
-    def __init__(self, fn: Callable[[int, np.random.Generator], np.ndarray]):
-        self.fn = fn
-
-    def __call__(self, size: int, rng: np.random.Generator) -> np.ndarray:
-        out = np.asarray(self.fn(size, rng), dtype=bool)
-        if out.shape != (size,):
-            raise ValueError(f"the coverage sampler must return a boolean array of shape ({size},), got {out.shape}")
-        return out
-
-
-def coverage_outcomes(holds, trials: int, seed: int) -> np.ndarray:
-    """Outcomes of ``holds``: an array as is, else ``trials`` draws of a sampler through the block engine."""
-    from audits.engine import run_blocks
-
-    if not callable(holds):
-        return np.asarray(holds, dtype=bool).ravel()
-    required = [
-        p
-        for p in inspect.signature(holds).parameters.values()
-        if p.default is inspect.Parameter.empty and p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)
-    ]
-    work = _Vectorised(holds) if len(required) >= 2 else _PerTrial(holds)
-    return run_blocks(work, trials, seed, "plugin/coverage").astype(bool)
-
-
-def coverage_checks(holds, rho: float, trials: int, seed: int, exact_failure: float | None) -> list:
-    """The check that ``holds`` fails with probability at most ``rho`` (exact binomial test)."""
-    from audits.coverage import coverage_of
-    from verify.checks import CheckSpec
-    from verify.evidence import builders
-
-    if not 0 < rho < 1:
-        raise ValueError(f"rho must be in (0, 1), got {rho}")
-    cov = coverage_of(coverage_outcomes(holds, trials, seed), rho)
-    spec = CheckSpec(
-        "coverage",
-        "High-probability bound",
-        f"The event holds with probability ≥ 1 − ρ (ρ = {rho:g})",
-        "P[event fails] ≤ ρ",
-        "user claim",
-    )
-    return [builders.coverage_check(spec, cov, exact_failure=exact_failure)]
-
-
 # --------------------------------------------------------------------------------------------
 # The fixture
 # --------------------------------------------------------------------------------------------
 def describe(checks, verdict: str, header: str, settings: Settings, trials: int) -> str:
     """A readable multi-line account of one assertion (used in failure messages)."""
-    lines = [f"pdp-audit: {header}: {verdict.upper()}"]
-    for c in checks:
-        ci = "" if c.ci is None else f", interval [{c.ci[0]:.4g}, {c.ci[1]:.4g}] at confidence {c.level:.10g}"
-        adj = "" if c.adjusted_pvalue is None else f", Holm-adjusted p-value {c.adjusted_pvalue:.3g}"
-        lines.append(f"  [{c.id}] {c.verdict.upper()}: {c.claim}")
-        estimate = "—" if c.estimate is None else f"{c.estimate:.4g}"
-        exact = "" if c.exact is None else f"; exact {c.exact:.4g}"
-        lines.append(f"      {c.formula}; estimate {estimate}{ci}{adj}{exact}")
-        if c.verdict != "pass" and c.note:
-            lines.append(f"      {c.note}")
+    lines = [f"pdp-audit: {header}: {verdict.upper()}", *api.check_lines(checks)]
     lines.append(
         f"  ({trials:,} samples, seed {settings.seed}, false-alarm probability α = {settings.alpha:g}, "
         f"Holm over {len(checks)} checks)"
@@ -237,20 +171,23 @@ class PrivacyAudit:
         self.nodeid, self.settings, self.session = nodeid, settings, session
         self._index = 0
 
-    def _next_seed(self) -> tuple[int, int]:
-        index = self._index
+    def _seed(self) -> int:
+        """The seed of the next assertion (:func:`assertion_seed`); :meth:`_taken` moves on once it is accepted."""
+        return assertion_seed(self.settings.seed, self.nodeid, self._index)
+
+    def _taken(self) -> int:
+        """The index of the assertion whose arguments were just accepted; the next one gets the next index."""
         self._index += 1
-        return index, assertion_seed(self.settings.seed, self.nodeid, index)
+        return self._index - 1
 
-    def _decide(
-        self, kind: str, header: str, checks: list, trials: int, index: int, seed: int, claim: dict
-    ) -> "AuditOutcome":
-        from verify.checks import finalize, worst
+    def _trials(self, trials: int | None) -> int:
+        return self.settings.trials if trials is None else trials
 
-        checks = finalize(checks, self.settings.alpha)
-        return self._assert(
-            kind, header, checks, worst(c.verdict for c in checks), trials, index, seed, self.settings.alpha, claim
-        )
+    def _decide(self, kind: str, header: str, run, claim: dict) -> "AuditOutcome":
+        """Record and act on an assertion the API decided (its arguments accepted: the index moves on)."""
+        index = self._taken()
+        trials = int(run.parameters["trials"])
+        return self._assert(kind, header, list(run.checks), run.verdict, trials, index, run.seed, run.alpha, claim)
 
     def _assert(
         self,
@@ -265,7 +202,7 @@ class PrivacyAudit:
         claim: dict,
     ) -> "AuditOutcome":
         """Record one decided assertion and act on its verdict (fail; skip when inconclusive, unless strict)."""
-        from reports.json_report import check_to_dict
+        from pdp_audit.reports.json_report import check_to_dict
 
         self.session.add(
             {
@@ -310,45 +247,39 @@ class PrivacyAudit:
         return self._dp("pdp", pair, epsilon, delta, exact_delta, trials)
 
     def _dp(self, kind: str, pair, epsilon, delta, exact_delta, trials) -> "AuditOutcome":
-        if not (np.isfinite(epsilon) and epsilon >= 0):
-            raise ValueError(f"epsilon must be a finite number >= 0, got {epsilon}")
-        if not 0 < delta < 1:
-            raise ValueError(f"delta must be in (0, 1), got {delta}")
-        trials = int(trials or self.settings.trials)
-        if not 100 <= trials <= MAX_TRIALS:
-            raise ValueError(f"trials must be in [100, {MAX_TRIALS:.0e}], got {trials}")
-        index, seed = self._next_seed()
+        run = api.audit_pair(
+            pair,
+            epsilon,
+            delta,
+            trials=self._trials(trials),
+            seed=self._seed(),
+            alpha=self.settings.alpha,
+            per_instance=kind == "pdp",
+            exact_delta=exact_delta,
+        )
+        epsilon, delta = run.parameters["epsilon"], run.parameters["delta"]
         label = "per-instance DP claim for this (D, z)" if kind == "pdp" else "DP claim"
         header = f"({epsilon:g}, {delta:g}) {label} of {type(pair).__name__}"
-        from verify.evidence.pair_checks import validated_dp_checks
-
-        checks = validated_dp_checks(pair, epsilon, delta, trials, seed, kind == "pdp", exact_delta)
-        return self._decide(
-            kind, header, checks, trials, index, seed, {"epsilon": float(epsilon), "delta": float(delta)}
-        )
+        return self._decide(kind, header, run, {"epsilon": epsilon, "delta": delta})
 
     def assert_dp_blackbox(
         self, sample_D, sample_D_prime, epsilon: float, delta: float, *, trials: int | None = None
     ) -> "AuditOutcome":
         """Try to refute (ε, δ)-DP of a mechanism that can only be sampled: ``sample_D(size, rng)`` and
         ``sample_D_prime(size, rng)`` return (size, d) releases.  A test statistic is learned on ``trials``
-        releases per world and ε bounded on as many fresh ones (:mod:`audits.blackbox`).  Fails when the claim is
-        refuted; otherwise inconclusive (a skip, or a failure under ``--audit-strict``): it never passes."""
-        from verify.evidence.pair_checks import blackbox_checks
-
-        if not (np.isfinite(epsilon) and epsilon >= 0):
-            raise ValueError(f"epsilon must be a finite number >= 0, got {epsilon}")
-        if not 0 <= delta < 1:
-            raise ValueError(f"delta must be in [0, 1), got {delta}")
-        trials = int(trials or self.settings.trials)
-        if not 100 <= trials <= MAX_TRIALS:
-            raise ValueError(f"trials must be in [100, {MAX_TRIALS:.0e}], got {trials}")
-        index, seed = self._next_seed()
-        checks = blackbox_checks(sample_D, sample_D_prime, epsilon, delta, trials, seed)
-        name = getattr(sample_D, "__qualname__", type(sample_D).__name__)
-        header = f"({epsilon:g}, {delta:g}) DP claim, black box ({name})"
-        claim = {"epsilon": float(epsilon), "delta": float(delta)}
-        return self._decide("blackbox", header, checks, trials, index, seed, claim)
+        releases per world and ε bounded on as many fresh ones (:mod:`pdp_audit.audits.blackbox`).  Fails when the claim
+        is refuted; otherwise inconclusive (a skip, or a failure under ``--audit-strict``): it never passes."""
+        run = api.audit_blackbox(
+            (sample_D, sample_D_prime),
+            epsilon,
+            delta,
+            trials=self._trials(trials),
+            seed=self._seed(),
+            alpha=self.settings.alpha,
+        )
+        epsilon, delta = run.parameters["epsilon"], run.parameters["delta"]
+        header = f"({epsilon:g}, {delta:g}) DP claim, black box ({run.mechanism})"
+        return self._decide("blackbox", header, run, {"epsilon": epsilon, "delta": delta})
 
     def run(
         self, audit: str, *, checks: Sequence[str] | None = None, alpha: float | None = None, **options
@@ -362,25 +293,25 @@ class PrivacyAudit:
         cells audits each at α/m; ``alpha`` (default ``--audit-alpha``) sets this cell's, so a spec whose
         ``alpha`` is m × ``--audit-alpha`` reproduces a test grid of m cells exactly
         (``examples/test_audit_grid.py`` and ``examples/sweep-audit-grid.toml``).  ``checks`` selects check ids as
-        ``[sweep] checks`` does.  Bad options raise :class:`~mechanisms.validation.InputError` naming them.
+        ``[sweep] checks`` does.  Bad options raise :class:`~pdp_audit.mechanisms.validation.InputError` naming them.
         """
-        from reports.json_report import check_from_dict
-        from verify.sweeps.catalogue import SWEEPS
-        from verify.sweeps.spec import cell_from_options
+        from pdp_audit.reports.json_report import check_from_dict
+        from pdp_audit.verify.sweeps.catalogue import SWEEPS
+        from pdp_audit.verify.sweeps.spec import cell_from_options
 
         mechanisms = {m.name: m for m in SWEEPS}
         if audit not in mechanisms:
             raise ValueError(f"audit must be one of {', '.join(sorted(mechanisms))}, got {audit!r}")
         alpha = self.settings.alpha if alpha is None else float(alpha)
-        if not 1e-50 <= alpha < 1:
-            raise ValueError(f"alpha must be in [1e-50, 1), got {alpha}")
+        if not api.MIN_ALPHA <= alpha < 1:
+            raise ValueError(f"alpha must be in [{api.MIN_ALPHA:g}, 1), got {alpha}")
         mechanism = mechanisms[audit]
         cell = cell_from_options(mechanism, self.settings.seed, options, f"privacy_audit.run({audit!r})")
         selected = tuple(checks) if checks else None
         if selected and mechanism.checks and not set(selected) <= set(mechanism.checks):
             raise ValueError(f"checks: {audit!r} has no check {sorted(set(selected) - set(mechanism.checks))[0]!r}")
         result = mechanism.cell(dict(cell.parameters), cell.seed, alpha, selected)
-        index, _ = self._next_seed()  # the position in the test; the seed is the cell's (as in a sweep)
+        index = self._taken()  # the position in the test; the seed is the cell's (as in a sweep)
         decided = [check_from_dict(c) for c in result["checks"]]
         given = ", ".join(f"{k}={v!r}" for k, v in options.items())
         header = f"run {audit} ({given or 'defaults'})"
@@ -392,19 +323,16 @@ class PrivacyAudit:
         self, holds, rho: float, *, trials: int | None = None, exact_failure: float | None = None
     ) -> "AuditOutcome":
         """Assert an event holds with probability ≥ 1 − ρ (exact binomial test of the failure count)."""
-        trials = int(trials or self.settings.trials)
-        index, seed = self._next_seed()
-        checks = coverage_checks(holds, rho, trials, seed, exact_failure)
-        name = getattr(holds, "__name__", type(holds).__name__)
-        return self._decide(
-            "coverage",
-            f"coverage claim (ρ = {rho:g}) of {name}",
-            checks,
-            checks[0].details["trials"],
-            index,
-            seed,
-            {"rho": float(rho)},
+        run = api.audit_coverage(
+            holds,
+            rho,
+            trials=self._trials(trials),
+            seed=self._seed(),
+            alpha=self.settings.alpha,
+            exact_failure=exact_failure,
         )
+        header = f"coverage claim (ρ = {run.parameters['rho']:g}) of {run.mechanism}"
+        return self._decide("coverage", header, run, {"rho": run.parameters["rho"]})
 
 
 @dataclass(frozen=True)
@@ -456,8 +384,8 @@ class AuditSession:
             return
         path = self.config.getoption("--audit-report")
         if path:
-            from reports.audit_session import write_session_report
-            from verify.checks import worst
+            from pdp_audit.reports.audit_session import write_session_report
+            from pdp_audit.verify.checks import worst
 
             records = self.sorted_records()
             self.written = write_session_report(

@@ -2,6 +2,6 @@
 
 import sys
 
-from verify.cli.main import main
+from pdp_audit.verify.cli.main import main
 
 sys.exit(main())

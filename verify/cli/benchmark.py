@@ -1,6 +1,6 @@
 """``pdp-audit benchmark linreg``: cross-validated utility of the DP linear-regression mechanisms
 ([LR] Tables 3–4 style) on every bundled regression data set and/or a user CSV
-(:mod:`verify.plans.linreg.benchmark`)."""
+(:mod:`pdp_audit.verify.plans.linreg.benchmark`)."""
 
 from __future__ import annotations
 
@@ -8,8 +8,8 @@ import argparse
 import sys
 import time
 
-from mechanisms.linreg_data import REGRESSION_DATASETS
-from verify.options import count
+from pdp_audit.mechanisms.linreg_data import REGRESSION_DATASETS
+from pdp_audit.verify.options import count
 
 
 def _datasets(values: list[str]) -> tuple[str, ...]:
@@ -46,8 +46,8 @@ def add_parser(subparsers) -> None:
 
 def command_benchmark_linreg(args: argparse.Namespace) -> int:
     """Run the benchmark, write its JSON and PDF, print a summary; returns the exit code (0)."""
-    from reports import linreg_benchmark as report
-    from verify.plans.linreg.benchmark import BenchmarkConfig, run_benchmark
+    from pdp_audit.reports import linreg_benchmark as report
+    from pdp_audit.verify.plans.linreg.benchmark import BenchmarkConfig, run_benchmark
 
     datasets = tuple(REGRESSION_DATASETS) if args.datasets is None else _datasets(args.datasets)
     config = BenchmarkConfig(

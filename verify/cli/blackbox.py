@@ -4,7 +4,7 @@
 
 ``FACTORY`` is called with no arguments and returns an object with ``sample(world, size, rng)`` (``world`` is
 "D" or "D'"; releases as a (size, d) array) -- a neighbouring pair without its privacy loss.  A test statistic is
-learned on ``--trials`` releases per world and ε is bounded on as many fresh ones (:mod:`audits.blackbox`).
+learned on ``--trials`` releases per world and ε is bounded on as many fresh ones (:mod:`pdp_audit.audits.blackbox`).
 Exit 1 when the claim is refuted, 3 when it is not (a black-box audit never certifies: it cannot exit 0).
 """
 
@@ -14,11 +14,12 @@ import argparse
 import importlib
 import json
 import math
+import os
 import sys
 
-from mechanisms.validation import InputError
-from verify.options import check_output_path, count
-from verify.plans.validation import check_alpha
+from pdp_audit.mechanisms.validation import InputError
+from pdp_audit.verify.options import check_output_path, count
+from pdp_audit.verify.plans.validation import check_alpha
 
 
 def add_parser(subparsers) -> None:
@@ -29,7 +30,11 @@ def add_parser(subparsers) -> None:
         description="Learn a test of D vs D' on sampled releases and bound ε on fresh ones; exit 1 if the claim is "
         "refuted, 3 otherwise.",
     )
-    p.add_argument("target", help="MODULE:FACTORY; FACTORY() returns an object with sample(world, size, rng)")
+    p.add_argument(
+        "target",
+        help="MODULE:FACTORY (a module of the current folder or an installed one); FACTORY() returns an object with "
+        "sample(world, size, rng)",
+    )
     p.add_argument("--claim-epsilon", type=float, required=True, help="the claimed ε >= 0")
     p.add_argument("--claim-delta", type=float, required=True, help="the claimed δ in [0, 1)")
     p.add_argument("--trials", type=count, default=100_000, help="releases per world for training and for the bound")
@@ -44,10 +49,14 @@ def load_factory(target: str):
     module_name, _, attr = target.partition(":")
     if not module_name or not attr:
         raise InputError(f"target must be MODULE:FACTORY, got {target!r}")
+    # the current folder first, as `python -m` would: a console script's sys.path starts at its own bin folder
+    sys.path.insert(0, os.getcwd())
     try:
         module = importlib.import_module(module_name)
     except ImportError as err:
         raise InputError(f"target: cannot import module {module_name!r} ({err})") from None
+    finally:
+        sys.path.remove(os.getcwd())
     factory = getattr(module, attr, None)
     if not callable(factory):
         raise InputError(f"target: {module_name} has no callable {attr!r}")
@@ -59,9 +68,8 @@ def load_factory(target: str):
 
 def command_blackbox(args: argparse.Namespace) -> int:
     """Run the black-box attack and report its check; 1 if refuted, 3 otherwise."""
-    from reports.json_report import check_to_dict
-    from verify.checks import finalize
-    from verify.evidence.pair_checks import blackbox_checks
+    from pdp_audit.reports.json_report import check_to_dict
+    from pdp_audit.verify.api import audit_blackbox
 
     if not (math.isfinite(args.claim_epsilon) and args.claim_epsilon >= 0):
         raise InputError(f"--claim-epsilon must be a finite number >= 0, got {args.claim_epsilon}")
@@ -73,17 +81,17 @@ def command_blackbox(args: argparse.Namespace) -> int:
     if not 100 <= args.trials <= 10**8:
         raise InputError(f"--trials must be in [100, 1e8], got {args.trials}")
     check_output_path(args.json, "--json")
-    pair = load_factory(args.target)
-    evidence = blackbox_checks(
-        lambda n, rng: pair.sample("D", n, rng),
-        lambda n, rng: pair.sample("D'", n, rng),
+    run = audit_blackbox(
+        load_factory(args.target),
         args.claim_epsilon,
         args.claim_delta,
-        args.trials,
-        args.seed,
+        trials=args.trials,
+        seed=args.seed,
+        alpha=args.alpha,
     )
-    (check,) = finalize(evidence, args.alpha)
+    (check,) = run.checks
     doc = {
+        "schema": 1,
         "target": args.target,
         "claim": {"epsilon": args.claim_epsilon, "delta": args.claim_delta},
         "trials": args.trials,
@@ -96,7 +104,7 @@ def command_blackbox(args: argparse.Namespace) -> int:
         sys.stdout.write(text)
     else:
         if args.json:
-            from reports.files import atomic_path
+            from pdp_audit.reports.files import atomic_path
 
             with atomic_path(args.json) as tmp:
                 tmp.write_text(text, encoding="utf-8")
@@ -105,4 +113,4 @@ def command_blackbox(args: argparse.Namespace) -> int:
             f"pdp-audit blackbox {args.target}: {check.verdict.upper()}  ε lower bound {lo:.4g} at "
             f"confidence {check.level:.8g} (claim ε = {args.claim_epsilon:g})"
         )
-    return 1 if check.verdict == "fail" else 3
+    return run.exit_code

@@ -2,8 +2,8 @@
 
     pdp-audit certify DEPLOY.toml [--report PATH|none] [--json PATH|-] [--workers N] [--quiet]
 
-The deployment file (format: :mod:`verify.deployment`) is run as ``pdp-audit run <mechanism>`` with exactly its
-parameters; the guarantees decide the certificate (paper findings are never part of one).  The PDF and JSON carry
+The deployment file (format: :mod:`pdp_audit.verify.deployment`) is run as ``pdp-audit run <mechanism>`` with exactly
+its parameters; the guarantees decide the certificate (paper findings are never part of one).  The PDF and JSON carry
 ``certified``: the mechanism, every parameter with defaults resolved, the claim, the budget, the data's SHA-256
 and shape, the code version and the deployment file's SHA-256.
 
@@ -14,15 +14,10 @@ Exit codes: 0 certified (every guarantee passes), 1 a guarantee fails, 3 no fail
 from __future__ import annotations
 
 import argparse
-import functools
 import time
-from dataclasses import replace
 
-from mechanisms.validation import InputError
-from verify.checks import without_findings
-from verify.deployment import certificate, explain, load_deployment, resolve
-from verify.options import check_output_path, count
-from verify.plans.catalogue import plans_by_name
+from pdp_audit.verify.deployment import certify_deployment, load_deployment
+from pdp_audit.verify.options import check_output_path, count
 
 OUTCOME = {0: "CERTIFIED", 1: "NOT CERTIFIED (a guarantee fails)", 3: "NOT CERTIFIED (a guarantee is undecided)"}
 
@@ -36,43 +31,32 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
         "a TOML deployment file and write a certificate (PDF and JSON) with the data's and the file's SHA-256. "
         "Exit 0 certified, 1 a guarantee fails, 3 a guarantee undecided, 2 bad input.",
     )
-    p.add_argument("deployment", metavar="DEPLOY.toml", help="the deployment file (see examples/deploy-*.toml)")
+    p.add_argument(
+        "deployment",
+        metavar="DEPLOY.toml",
+        help="the deployment file (`pdp-audit examples DIR` writes two to start from)",
+    )
     p.add_argument(
         "--report", default=None, help="certificate PDF path (default: certificate-<mechanism>.pdf; 'none' to skip)"
     )
     p.add_argument("--json", default=None, help="certificate JSON path, or - for stdout")
     p.add_argument("--workers", type=count, default=None, help="worker processes (default: [audit] workers, else 1)")
     p.add_argument("--quiet", action="store_true", help="no progress or summary")
-    p.set_defaults(handler=functools.partial(command_certify, parsers=_run_parsers(subparsers)))
+    p.set_defaults(handler=command_certify)
     return p
 
 
-def _run_parsers(subparsers) -> dict[str, argparse.ArgumentParser]:
-    """The ``run <mechanism>`` parsers the CLI built (so a deployment is parsed exactly as ``run`` parses)."""
-    run = subparsers.choices["run"]
-    mechanisms = next(a for a in run._actions if isinstance(a, argparse._SubParsersAction))  # no public accessor
-    return mechanisms.choices
-
-
-def command_certify(args: argparse.Namespace, parsers: dict[str, argparse.ArgumentParser]) -> int:
+def command_certify(args: argparse.Namespace) -> int:
     """Check the outputs and the deployment, run its guarantees, write the certificate, return the exit code."""
-    from reports.publish import write_run_reports
+    from pdp_audit.reports.publish import write_run_reports
 
     check_output_path(args.json, "--json")
     deployment = load_deployment(args.deployment)
     report = args.report or f"certificate-{deployment.mechanism}.pdf"
     report = None if report.lower() == "none" else report
     check_output_path(report, "--report")
-    parser = parsers[deployment.mechanism]
-    options = resolve(deployment, parser, workers=args.workers)
-    options.quiet = args.quiet
-    try:
-        certified = certificate(deployment, options, parser)
-        start = time.perf_counter()
-        run = plans_by_name()[deployment.mechanism].execute(options)
-    except InputError as err:
-        raise explain(err, deployment, parser) from None
-    run = replace(without_findings(run), certified=certified)
+    start = time.perf_counter()
+    run = certify_deployment(deployment, workers=args.workers, progress=not args.quiet)
     write_run_reports(run, report, args.json)
     if not args.quiet and args.json != "-":
         print_certificate(run, args.deployment, time.perf_counter() - start, report)

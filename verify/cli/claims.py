@@ -5,7 +5,7 @@
                      [--report claims.pdf] [--json claims.json] [--strict]
 
 Listing exits 0.  ``--run`` decides every selected entry from a run of today's code
-(:mod:`verify.ledger.runs`) and exits 0 when every computed verdict agrees with the ledger's expected one,
+(:mod:`pdp_audit.verify.ledger.runs`) and exits 0 when every computed verdict agrees with the ledger's expected one,
 1 when one disagrees (a regression, or a finding that changed) or, with ``--strict``, when a claim fails.
 A bad value exits 2 with one line on stderr (via the CLI's usage-error path).
 """
@@ -18,9 +18,9 @@ import os
 import sys
 import textwrap
 
-from mechanisms.validation import InputError
-from verify.ledger import entries as ledger
-from verify.options import check_output_path, count
+from pdp_audit.mechanisms.validation import InputError
+from pdp_audit.verify.ledger import entries as ledger
+from pdp_audit.verify.options import check_output_path, count
 
 _WIDTH = 118
 _INDENT = " " * 12
@@ -45,7 +45,8 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
     p = subparsers.add_parser(
         "claims",
         help="the claims ledger: every checkable claim of the papers and what the suite found",
-        description="List the claims ledger (verify/ledger/table.py): K, Q and numbered results of the design notes.",
+        description="List the claims ledger: the checkable claims (K1–K36), printed ambiguities (Q1–Q53) and numbered "
+        "results of [PDP], [RW] and [LR], each with what the suite found.",
     )
     p.add_argument("--paper", type=_paper, default=None, metavar="{PDP,RW,LR}", help="only this paper's entries")
     p.add_argument(
@@ -58,9 +59,11 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
     p.add_argument(
         "--json", default=None, metavar="PATH", help="write the selection as JSON to PATH, or - for stdout (no table)"
     )
+    p.add_argument(
+        "--only", nargs="+", default=None, metavar="ID", help="only these entries, statements in full (e.g. K16 Q25)"
+    )
     run = p.add_argument_group("run mode (decide every entry from a run of today's code)")
     run.add_argument("--run", action="store_true", help="run the checks each entry cites and decide it")
-    run.add_argument("--only", nargs="+", default=None, metavar="ID", help="only these entries (e.g. K16 Q25)")
     run.add_argument("--quick", action="store_true", help="small budgets (minutes; more inconclusive verdicts)")
     run.add_argument("--seed", type=count, default=0, help="root seed of every audit run (default 0)")
     run.add_argument("--workers", type=count, default=None, help="worker processes (default: one per core)")
@@ -73,6 +76,7 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
 def document(entries, paper: str | None, status: str | None) -> dict:
     """The JSON document of a selection of ledger entries, with its filters and counts."""
     return {
+        "schema": 1,
         "filters": {"paper": paper, "status": status},
         "counts": ledger.counts(entries),
         "total": len(entries),
@@ -92,13 +96,16 @@ def _wrap(label: str, text: str) -> list[str]:
     )
 
 
-def render_table(entries) -> str:
-    """The entries as a plain-text table, one line per entry."""
+def render_table(entries, full: bool = False) -> str:
+    """The entries as a plain-text table, one line per entry (``full``: each statement whole, wrapped)."""
     header = f"{'ID':<12}{'PAPER':<6}{'STATUS':<14}{'KIND':<24}WHERE"
     lines = [header, "-" * _WIDTH]
     for e in entries:
         lines.append(f"{e.id:<12}{e.paper:<6}{e.status:<14}{e.kind:<24}{e.where}")
-        lines.append(_INDENT + textwrap.shorten(e.statement, width=_WIDTH - len(_INDENT), placeholder=" …"))
+        if full:
+            lines += _wrap("", e.statement)
+        else:
+            lines.append(_INDENT + textwrap.shorten(e.statement, width=_WIDTH - len(_INDENT), placeholder=" …"))
         if e.status == "checked":
             lines += _wrap("checks: ", e.evidence)
         elif e.status == "planned":
@@ -120,22 +127,22 @@ def render_table(entries) -> str:
 def command_claims(args: argparse.Namespace) -> int:
     """``pdp-audit claims``: print (and optionally write as JSON) the selected entries; exit 0."""
     check_output_path(args.json, "--json")
-    run_only = [name for name in ("only", "quick", "strict", "report") if getattr(args, name)]
+    run_only = [name for name in ("quick", "strict", "report") if getattr(args, name)]
     if args.run:
         return command_claims_run(args)
     if run_only:
         raise InputError(f"--{run_only[0]} needs --run")
-    entries = ledger.select(args.paper, args.status)
+    entries = selected_entries(args)
     doc = document(entries, args.paper, args.status)
     if args.json and args.json != "-":
-        from reports.files import atomic_path
+        from pdp_audit.reports.files import atomic_path
 
         with atomic_path(args.json) as tmp:
             tmp.write_text(json.dumps(doc, ensure_ascii=False, indent=2) + "\n", encoding="utf-8")
     if args.json == "-":
         text = json.dumps(doc, ensure_ascii=False, indent=2)
     else:
-        text = render_table(entries) + (f"\n  json: {args.json}" if args.json else "")
+        text = render_table(entries, full=bool(args.only)) + (f"\n  json: {args.json}" if args.json else "")
     try:
         print(text)
         sys.stdout.flush()
@@ -161,9 +168,9 @@ def command_claims_run(args: argparse.Namespace) -> int:
     """``pdp-audit claims --run``: decide the selected entries, write the PDF and JSON, return 0/1."""
     import time
 
-    from reports.claims_report import write_claims_report
-    from verify.ledger.runs import document, run_ledger
-    from verify.sweeps.executors import make_executor
+    from pdp_audit.reports.claims_report import write_claims_report
+    from pdp_audit.verify.ledger.runs import document, run_ledger
+    from pdp_audit.verify.sweeps.executors import make_executor
 
     report = args.report or "claims.pdf"
     report = None if report.lower() == "none" else report

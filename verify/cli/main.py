@@ -3,7 +3,7 @@
 Exit codes (from the guarantees only; paper findings never change them): 0 every guarantee passes,
 1 a guarantee fails, 3 no fail but a guarantee is inconclusive,
 2 bad usage or input (one line on stderr naming the option and its valid range: an
-:class:`~mechanisms.validation.InputError`), 4 an internal error (a bug of ours: the traceback is
+:class:`~pdp_audit.mechanisms.validation.InputError`), 4 an internal error (a bug of ours: the traceback is
 printed, and no verdict is claimed), 130 interrupted.
 """
 
@@ -16,15 +16,15 @@ import sys
 import time
 import traceback
 
-from mechanisms.validation import InputError
-from verify.checks import without_findings
-from verify.cli import benchmark, blackbox, certify, claims, mutants, report, schema, sweep, tau
-from verify.options import check_output_path
-from verify.plans.arguments import Parser, add_run_arguments
-from verify.plans.catalogue import plans_by_name
+from pdp_audit.mechanisms.validation import InputError
+from pdp_audit.verify.checks import without_findings
+from pdp_audit.verify.cli import benchmark, blackbox, certify, claims, examples, mutants, report, schema, sweep, tau
+from pdp_audit.verify.options import check_output_path
+from pdp_audit.verify.plans.arguments import Parser, add_run_arguments
+from pdp_audit.verify.plans.catalogue import plans_by_name
 
 # The subcommands besides ``list`` and ``run``, in the order ``--help`` shows them.
-COMMANDS = (certify, sweep, report, claims, tau, benchmark, schema, mutants, blackbox)
+COMMANDS = (certify, sweep, report, claims, tau, benchmark, schema, mutants, blackbox, examples)
 
 EXIT_USAGE = 2
 EXIT_INTERNAL_ERROR = 4
@@ -38,6 +38,7 @@ def build_parser() -> Parser:
     ``handler`` (a function of the parsed arguments returning the exit code) as a default.
     """
     parser = Parser(prog="pdp-audit", description="Certify (per-instance) differential-privacy claims by simulation.")
+    parser.add_argument("--version", action="version", version=version_text(), help="the version (and git commit)")
     sub = parser.add_subparsers(dest="command", required=True, parser_class=Parser)
     sub.add_parser("list", help="what can be audited").set_defaults(handler=lambda args: command_list())
     run = sub.add_parser("run", help="audit one mechanism and write a PDF/JSON report")
@@ -50,9 +51,35 @@ def build_parser() -> Parser:
     return parser
 
 
+def version_text() -> str:
+    """``pdp-audit X.Y.Z``, with the commit when the package runs from a git checkout (an editable install)."""
+    from pdp_audit.reports.json_report import package_version
+
+    return f"pdp-audit {package_version()}{_git_commit()}"
+
+
+def _git_commit() -> str:
+    """`` (git abc1234)`` (``, uncommitted changes`` when the work tree differs), or "" outside a checkout."""
+    import subprocess
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[2]  # the folder holding verify/: a checkout, or site-packages/pdp_audit
+    if not (root / ".git").exists():
+        return ""
+    try:
+        git = ["git", "-C", str(root)]
+        commit = subprocess.run([*git, "rev-parse", "--short", "HEAD"], capture_output=True, text=True, timeout=10)
+        dirty = subprocess.run([*git, "status", "--porcelain", "-uno"], capture_output=True, text=True, timeout=10)
+    except (OSError, subprocess.SubprocessError):  # no git on PATH: the version alone
+        return ""
+    if commit.returncode != 0:
+        return ""
+    return f" (git {commit.stdout.strip()}{', uncommitted changes' if dirty.stdout.strip() else ''})"
+
+
 def command_list() -> int:
     """``pdp-audit list``: the audits ``run`` offers and the mechanisms of the contract suite."""
-    from mechanisms.catalogue import registered
+    from pdp_audit.mechanisms.catalogue import registered
 
     audits = plans_by_name()
     print("Audits (pdp-audit run NAME):")
@@ -83,7 +110,7 @@ def _summary_line(check) -> str:
 
 def command_run(args: argparse.Namespace) -> int:
     """``pdp-audit run NAME``: run the audit, write its reports, return the run's exit code."""
-    from reports.publish import write_run_reports
+    from pdp_audit.reports.publish import write_run_reports
 
     audit = plans_by_name()[args.mechanism]
     report = args.report or f"pdp-audit-{args.mechanism}.pdf"

@@ -1,4 +1,4 @@
-"""``pdp-audit mutants``: the mutant zoo's detection table (:mod:`verify.mutants`).
+"""``pdp-audit mutants``: the mutant zoo's detection table (:mod:`pdp_audit.verify.mutants`).
 
     pdp-audit mutants --quick --json mutants.json --report mutants.pdf
 
@@ -11,9 +11,9 @@ from __future__ import annotations
 
 import argparse
 
-from mechanisms.validation import InputError
-from verify.options import check_output_path, count
-from verify.plans.validation import check_alpha
+from pdp_audit.mechanisms.validation import InputError
+from pdp_audit.verify.options import check_output_path, count
+from pdp_audit.verify.plans.validation import check_alpha
 
 
 def add_parser(subparsers) -> None:
@@ -36,8 +36,8 @@ def add_parser(subparsers) -> None:
 
 def command_mutants(args: argparse.Namespace) -> int:
     """Run the zoo, write the table, return 0 if every mutant is caught."""
-    from reports.mutants_report import mutants_document, write_mutants_report
-    from verify import mutants as zoo
+    from pdp_audit.reports.mutants_report import mutants_document, write_mutants_report
+    from pdp_audit.verify import mutants as zoo
 
     check_alpha(args.alpha)
     if args.seed < 0:

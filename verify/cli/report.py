@@ -6,8 +6,8 @@ import argparse
 import sys
 from pathlib import Path
 
-from mechanisms.validation import InputError
-from verify.options import check_output_path
+from pdp_audit.mechanisms.validation import InputError
+from pdp_audit.verify.options import check_output_path
 
 
 def add_parser(subparsers) -> None:
@@ -31,8 +31,8 @@ def add_parser(subparsers) -> None:
 
 def command_report(args: argparse.Namespace) -> int:
     """``pdp-audit report``: write the store's PDF and/or JSON and print a one-line summary; exit 0."""
-    from verify.cli.sweep import check_not_the_store, write_outputs
-    from verify.sweeps.store import load_results
+    from pdp_audit.verify.cli.sweep import check_not_the_store, write_outputs
+    from pdp_audit.verify.sweeps.store import load_results
 
     if not Path(args.store).name:
         raise InputError(f"pdp-audit report: STORE must name a sweep store file, got {args.store!r}")
@@ -46,7 +46,7 @@ def command_report(args: argparse.Namespace) -> int:
     if args.csv == "-":
         results.to_frame().to_csv(sys.stdout, index=False, lineterminator="\n")
     elif args.csv:
-        from reports.files import atomic_path
+        from pdp_audit.reports.files import atomic_path
 
         with atomic_path(args.csv) as tmp:
             results.to_frame().to_csv(tmp, index=False, lineterminator="\n")

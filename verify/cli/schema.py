@@ -26,7 +26,7 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
 
 def command_schema(args: argparse.Namespace) -> int:
     """Write the schema, as shipped, to stdout."""
-    from reports.json_report import run_schema_text
+    from pdp_audit.reports.json_report import run_schema_text
 
     sys.stdout.write(run_schema_text())
     return 0

@@ -1,4 +1,5 @@
-"""``pdp-audit sweep SPEC.toml``: run a parameter sweep into a SQLite store (see :mod:`verify.sweeps.spec`)."""
+"""``pdp-audit sweep SPEC.toml``: run a parameter sweep into a SQLite store (see
+:mod:`pdp_audit.verify.sweeps.spec`)."""
 
 from __future__ import annotations
 
@@ -7,14 +8,14 @@ import os
 import sys
 from pathlib import Path
 
-from mechanisms.validation import InputError
-from verify.options import check_output_path, count
+from pdp_audit.mechanisms.validation import InputError
+from pdp_audit.verify.options import check_output_path, count
 
 EXIT_INTERRUPTED = 130
 
 
 def positive(text: str) -> int:
-    """An argparse type: a count (see :func:`verify.options.count`) of at least 1."""
+    """An argparse type: a count (see :func:`pdp_audit.verify.options.count`) of at least 1."""
     value = count(text)
     if value < 1:
         raise argparse.ArgumentTypeError(f"must be >= 1, got {text}")
@@ -28,7 +29,7 @@ def add_parser(subparsers) -> None:
         help="run a parameter sweep from a TOML spec into a SQLite store",
         description="Run every cell of a sweep spec (cells already in --store are kept with --resume).",
     )
-    p.add_argument("spec", help="sweep spec (TOML); see examples/")
+    p.add_argument("spec", help="sweep spec (TOML); `pdp-audit examples DIR` writes examples of them")
     where = p.add_mutually_exclusive_group()
     where.add_argument(
         "--workers",
@@ -62,9 +63,9 @@ def add_parser(subparsers) -> None:
 
 def command_sweep(args: argparse.Namespace) -> int:
     """``pdp-audit sweep``: run the spec's missing cells into the store, write the reports; the sweep's exit code."""
-    from verify.sweeps.executors import make_executor
-    from verify.sweeps.spec import load_spec, run_sweep
-    from verify.sweeps.store import Store
+    from pdp_audit.verify.sweeps.executors import make_executor
+    from pdp_audit.verify.sweeps.spec import load_spec, run_sweep
+    from pdp_audit.verify.sweeps.store import Store
 
     spec = load_spec(args.spec)
     store_path = args.store or f"{Path(args.spec).stem}.sqlite"
@@ -73,7 +74,7 @@ def command_sweep(args: argparse.Namespace) -> int:
     check_output_path(args.json, "--json")
     check_not_the_store(store_path, report=args.report, json=args.json)
     if args.scheduler is not None or args.dask_local is not None:
-        from verify.sweeps.executors import _distributed
+        from pdp_audit.verify.sweeps.executors import _distributed
 
         _distributed()  # a one-line error now, before any store is made, if Dask is missing
     store = Store.for_sweep(store_path, spec, args.resume)
@@ -87,7 +88,7 @@ def command_sweep(args: argparse.Namespace) -> int:
     executor = None
     try:
         if store.completed_ids() >= {c.cell_id for c in spec.cells}:
-            from verify.sweeps.executors import SerialExecutor
+            from pdp_audit.verify.sweeps.executors import SerialExecutor
 
             executor = SerialExecutor()  # nothing left to run: start no workers
         else:
@@ -133,14 +134,14 @@ def check_not_the_store(store_path: str, **outputs: str | None) -> None:
 
 def write_outputs(store_path: str, pdf: str | None, json_path: str | None) -> None:
     """Render the store at ``store_path`` as JSON (``json_path``) and/or PDF (``pdf``; ``none`` skips it)."""
-    from verify.sweeps.store import load_results
+    from pdp_audit.verify.sweeps.store import load_results
 
     results = load_results(store_path)
     if json_path:
-        from reports.sweep_json import write_sweep_json
+        from pdp_audit.reports.sweep_json import write_sweep_json
 
         write_sweep_json(results, json_path)
     if pdf and pdf.lower() != "none":
-        from reports.sweep_pdf import write_sweep_pdf
+        from pdp_audit.reports.sweep_pdf import write_sweep_pdf
 
         write_sweep_pdf(results, pdf)

@@ -1,7 +1,7 @@
 """``pdp-audit tau``: the threshold τ of [RW] Lemma 20 for the GOE noise of Algorithm 6.
 
 τ is the (1 − ρ/2)-quantile of λ_max(N), N = σ (Z + Zᵀ)/√2 with Zᵢⱼ ~ N(0, 1) iid (off-diagonal variance
-σ², diagonal 2σ²), so that P[‖N‖₂ ≤ τ] ≥ 1 − ρ.  Computed by :func:`mechanisms.goe.tau`: the exact CDF of
+σ², diagonal 2σ²), so that P[‖N‖₂ ≤ τ] ≥ 1 − ρ.  Computed by :func:`pdp_audit.mechanisms.goe.tau`: the exact CDF of
 Chiani (2014, Theorem 2) for d ≤ 100 (method "auto"), the Tracy–Widom β = 1 approximation above, labelled
 ``"method": "tracy-widom"`` in the output.
 
@@ -16,9 +16,9 @@ import json
 import math
 import sys
 
-from mechanisms.validation import InputError
-from reports.files import atomic_path
-from verify.options import check_output_path, count
+from pdp_audit.mechanisms.validation import InputError
+from pdp_audit.reports.files import atomic_path
+from pdp_audit.verify.options import check_output_path, count
 
 #: Largest d accepted with ``--method exact`` (the exact CDF costs ~d³ big-number products per evaluation:
 #: about 3 s at d = 100, 25 s at d = 150).
@@ -85,8 +85,8 @@ def describe(result: dict) -> str:
 
 def command_tau(args: argparse.Namespace) -> int:
     """Compute τ for the parsed options and print or write its JSON (exit code 0)."""
-    from audits.engine import one_blas_thread
-    from mechanisms.goe import tau
+    from pdp_audit.audits.engine import one_blas_thread
+    from pdp_audit.mechanisms.goe import tau
 
     validate(args)
     with one_blas_thread():  # the Tracy–Widom kernel is a small eigenproblem: BLAS threads only slow it down

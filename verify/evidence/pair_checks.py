@@ -1,16 +1,16 @@
 """Checks that a pair is what it says before its claims are trusted (a user's pair above all).
 
 * ``loss-consistency`` -- the loss is the privacy loss of the sampler: the change-of-measure identities on
-  bins of L with bounded summands (:mod:`audits.consistency`).  A loss written for another σ, another neighbour
-  or swapped worlds fails here, whatever its tails claim.
+  bins of L with bounded summands (:mod:`pdp_audit.audits.consistency`).  A loss written for another σ, another
+  neighbour or swapped worlds fails here, whatever its tails claim.
 * ``noise-view`` -- where a pair exposes the Gaussian noise-level view that importance sampling relies on
-  (:func:`audits.rare.noise_view`), releases through the view and through ``sample`` must have the same
+  (:func:`pdp_audit.audits.rare.noise_view`), releases through the view and through ``sample`` must have the same
   privacy-loss law: two-sample Kolmogorov–Smirnov on the losses of both.
 
 Malformed releases or losses (shape, NaN, impossible infinities) never reach a check: sampling raises
-:class:`mechanisms.base.MalformedPair` (:class:`audits.engine.PrivacyLossSampler`), and the assertion is the
-exact fail ``pair-protocol``.  Both checks are statistical: their p-values join the family of the claim they
-guard (Holm), so the family's false-alarm rate holds.  :func:`validated_dp_checks` is what the pytest plugin
+:class:`pdp_audit.mechanisms.base.MalformedPair` (:class:`pdp_audit.audits.engine.PrivacyLossSampler`), and the
+assertion is the exact fail ``pair-protocol``.  Both checks are statistical: their p-values join the family of the claim
+they guard (Holm), so the family's false-alarm rate holds.  :func:`validated_dp_checks` is what the pytest plugin
 and the mutant zoo run on a pair; a closed form the user supplies is a claim (``closed-form``), never
 evidence.
 """
@@ -22,14 +22,14 @@ from dataclasses import dataclass, replace
 import numpy as np
 from scipy import stats
 
-from audits import rare
-from audits.consistency import LossConsistency, StreamedConsistency, loss_consistency
-from audits.engine import PrivacyLossSampler, iter_blocks, run_blocks
-from audits.stats import pvalue_by_inversion
-from audits.tails import StreamedTails, TailEstimate
-from mechanisms.base import MalformedPair, at_loss_resolution
-from verify.checks import CheckSpec, Evidence
-from verify.evidence import builders
+from pdp_audit.audits import rare
+from pdp_audit.audits.consistency import LossConsistency, StreamedConsistency, loss_consistency
+from pdp_audit.audits.engine import PrivacyLossSampler, iter_blocks, run_blocks
+from pdp_audit.audits.stats import pvalue_by_inversion
+from pdp_audit.audits.tails import StreamedTails, TailEstimate
+from pdp_audit.mechanisms.base import MalformedPair, at_loss_resolution
+from pdp_audit.verify.checks import CheckSpec, Evidence
+from pdp_audit.verify.evidence import builders
 
 #: Releases per world drawn through the noise view (and compared with as many from ``sample``).
 VIEW_SAMPLES = 50_000
@@ -48,7 +48,7 @@ NOISE_VIEW = CheckSpec(
     "release_from_noise(world, σ ⊙ w), w ~ N(0, I), has the law of sample(world): the importance sampler "
     "draws from the view, the claim is about sample()",
     "KS two-sample statistic between privacy losses via the view and via sample(), both worlds",
-    "audits.rare (noise-level view)",
+    "pdp_audit.audits.rare (noise-level view)",
 )
 
 
@@ -93,8 +93,8 @@ class _ViewLoss:
 
     def __call__(self, size: int, rng: np.random.Generator) -> np.ndarray:
         w = rng.standard_normal((size, int(self.view.noise_dim)))
-        # at the resolution of the losses drawn through sample() (audits.engine.PrivacyLossSampler): an atom of
-        # the loss must not look spread on one side of the comparison and whole on the other
+        # at the resolution of the losses drawn through sample() (pdp_audit.audits.engine.PrivacyLossSampler): an atom
+        # of the loss must not look spread on one side of the comparison and whole on the other
         return at_loss_resolution(rare.whitened_loss(self.view, self.world, 1.0, w))
 
 
@@ -171,7 +171,7 @@ def dp_checks(pair, epsilon: float, delta: float, trials: int, seed: int, per_in
     """The pair's validation (``loss-consistency``, and ``noise-view`` where it has one) and the two
     hockey-stick checks δ_{D‖D'}(ε) ≤ δ and δ_{D'‖D}(ε) ≤ δ (plain, or importance-sampled through the view).
 
-    Sampling raises :class:`mechanisms.base.MalformedPair` for releases or losses of the wrong shape, NaN or
+    Sampling raises :class:`pdp_audit.mechanisms.base.MalformedPair` for releases or losses of the wrong shape, NaN or
     impossible infinities.  The losses are streamed (:func:`stream_losses`): memory does not grow with
     ``trials``.
     """
@@ -197,14 +197,14 @@ def dp_checks(pair, epsilon: float, delta: float, trials: int, seed: int, per_in
 
 
 def malformed_check(why: str):
-    """The exact fail of a pair that broke the protocol (:class:`mechanisms.base.MalformedPair`)."""
+    """The exact fail of a pair that broke the protocol (:class:`pdp_audit.mechanisms.base.MalformedPair`)."""
     spec = CheckSpec(
         "pair-protocol",
         "The pair keeps the NeighbourPair protocol",
         "sample(world, n, rng) returns (n, output_dim) real releases and privacy_loss their (n,) exact losses: no "
         "NaN, no −∞ under D, no +∞ under D'",
         "shapes and values of sample() and privacy_loss()",
-        "mechanisms.base.NeighbourPair",
+        "pdp_audit.mechanisms.base.NeighbourPair",
     )
     return builders.exact_check(spec, holds=False, estimate=float("nan"), note=f"Malformed pair: {why}.")
 
@@ -254,9 +254,9 @@ BLACKBOX = CheckSpec(
 
 
 def blackbox_checks(sample_d, sample_dprime, epsilon: float, delta: float, trials: int, seed: int) -> list[Evidence]:
-    """The black-box attack's check (:mod:`audits.blackbox`): a fail when its ε lower bound exceeds the claimed
-    ε, otherwise inconclusive -- sampling outputs can refute a claim, never certify it."""
-    from audits.blackbox import blackbox_attack
+    """The black-box attack's check (:mod:`pdp_audit.audits.blackbox`): a fail when its ε lower bound exceeds the
+    claimed ε, otherwise inconclusive -- sampling outputs can refute a claim, never certify it."""
+    from pdp_audit.audits.blackbox import blackbox_attack
 
     result = blackbox_attack(sample_d, sample_dprime, trials, delta, seed)
     spec = CheckSpec(

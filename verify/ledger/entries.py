@@ -1,8 +1,8 @@
 """The claims ledger: every checkable claim of the three papers and what the suite has found about it.
 
-One :class:`Entry` per K item (§4 of the design notes, THEORY.md), per Q item (§5: printed ambiguities
-and suspected typos) and per numbered result of §3 that makes a checkable quantitative statement.
-The rows live in :mod:`verify.ledger.table`; this module types, validates and filters them.
+One :class:`Entry` per checkable claim (K1–K36), per printed ambiguity or suspected typo (Q1–Q53) and per
+numbered result of the three papers that makes a checkable quantitative statement.
+The rows live in :mod:`pdp_audit.verify.ledger.table`; this module types, validates and filters them.
 
 Status of an entry:
 
@@ -11,7 +11,7 @@ Status of an entry:
 * ``not simulable`` -- ``reason`` says why.
 
 ``finding`` is empty unless a run of the suite established something (see
-:data:`verify.ledger.table.FINDINGS_RUN`).
+:data:`pdp_audit.verify.ledger.table.FINDINGS_RUN`).
 """
 
 from __future__ import annotations
@@ -19,9 +19,8 @@ from __future__ import annotations
 import re
 from collections import Counter
 from dataclasses import asdict, dataclass
-from pathlib import Path
 
-from verify.ledger import table
+from pdp_audit.verify.ledger import table
 
 PAPERS = ("PDP", "RW", "LR")
 STATUSES = ("checked", "planned", "not simulable")
@@ -63,10 +62,10 @@ class Entry:
 
     @property
     def section(self) -> str:
-        """Where the item sits in THEORY.md: §4 (K), §5 (Q) or §3 (numbered results)."""
+        """Which kind of item this is: a checkable claim (K), a printed ambiguity (Q) or a numbered result."""
         if self.id[1:].isdigit():
-            return {"K": "§4", "Q": "§5"}[self.id[0]]
-        return "§3"
+            return {"K": "checkable claim", "Q": "printed ambiguity"}[self.id[0]]
+        return "numbered result"
 
     @property
     def evidence(self) -> str:
@@ -174,20 +173,3 @@ def checks_by_audit(entries=ENTRIES) -> dict[str, set[str]]:
         if e.status == "checked":
             out.setdefault(e.audit, set()).update(e.checks)
     return out
-
-
-# --------------------------------------------------------------------------------------------------
-# THEORY.md
-# --------------------------------------------------------------------------------------------------
-_THEORY_ITEM = re.compile(r"^\* \*\*([KQ]\d+)\b", re.MULTILINE)
-
-
-def theory_path(repo_root: str | Path | None = None) -> Path:
-    """``../shared/design/THEORY.md`` relative to the repository root (it may not exist)."""
-    root = Path(repo_root) if repo_root is not None else Path(__file__).resolve().parents[1]
-    return root.parent / "shared" / "design" / "THEORY.md"
-
-
-def theory_ids(text: str) -> list[str]:
-    """K and Q ids in the order THEORY.md defines them (bullets ``* **K7** …`` and ``* **Q1 […]** …``)."""
-    return _THEORY_ITEM.findall(text)

@@ -14,7 +14,7 @@ or closed-form tail probabilities -- and reports the worst case found with the i
 * **statements with a hidden range** ([LR] Lemma 6's constant, Lemmas 8–9's "≤ 5d log(1/ϱ)/γ", Lemma 15's
   unnamed measure): the smallest counterexample as printed, and the range in which the statement holds.
 
-Sources: Wang 2017 [PDP] App. A–B; Redberg & Wang 2021 [RW] App. E; Wang 2018 [LR] App. C–D (THEORY.md §3).
+Sources: Wang 2017 [PDP] App. A–B; Redberg & Wang 2021 [RW] App. E; Wang 2018 [LR] App. C–D.
 """
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ import mpmath
 import numpy as np
 from scipy import stats
 
-from verify.checks import CheckSpec, Evidence, declare, finalize, make_run
+from pdp_audit.verify.checks import CheckSpec, Evidence, declare, finalize, make_run
 
 DIGITS = 50
 IDENTITY_PASS = 1e-30  # relative difference at 50 digits: rounding is ~1e-48
@@ -289,7 +289,7 @@ CHECKS = declare(
         "κ ≤ nε/(4d(1 + log(4/δ))), γ_n of Algorithm 1 ⇒ κd(1 + log(4/δ))/(2n) ≤ ε/8, γ_nκ²d²/n ≤ ε/8, "
         "√(γ_nκ²d² log(4/δ)/n) ≤ ε/4",
         "each term over its budget on a grid of n, d, ε, δ and κ ∈ (0, κ_max]; ratio ≤ 1",
-        "[PDP] Prop. 4.4 proof (000:L748) (K9)",
+        "[PDP] Prop. 4.4 proof (K9)",
         role="paper",
     ),
     CheckSpec(
@@ -297,7 +297,7 @@ CHECKS = declare(
         "AdaOPS efficiency event",
         "E = {λ̃_min > λ_min − √(10 log n)√log(4/δ)/(ε/2)} has probability 1 − n⁻¹⁰",
         "exact: λ̃_min − λ_min ~ N(0, log(4/δ)/(ε/2)²), so P(Eᶜ) = Φ̄(√(10 log n)), against n⁻¹⁰ for n ∈ [10, 10⁹]",
-        "[PDP] Prop. 4.4 proof (000:L754) (K9)",
+        "[PDP] Prop. 4.4 proof (K9)",
         role="paper",
     ),
     CheckSpec(
@@ -349,7 +349,7 @@ CHECKS = declare(
         "E‖θ̃ − θ0‖² − σ² tr[(XᵀX)⁻¹] = O(d³/(n²ε²)) (κ, δ fixed)",
         "exact gap γ_n⁻¹ tr[(XᵀX)⁻¹] on E at XᵀX = (n/d)I (well-conditioned, the assumption (b) scaling); its exponent "
         "in d at fixed n, ε, δ, κ against 3 (fail when the gap × n²ε²/d³ grows without bound in d)",
-        "[PDP] §4.2 (000:L438–440) (K10)",
+        "[PDP] §4.2 (K10)",
         role="paper",
     ),
     CheckSpec(
@@ -626,7 +626,7 @@ CHECKS = declare(
         "prop18-dp",
         "OPS-Balanced's calibration is (ε, δ)-DP",
         "γ = ε²λ/(4 log(2/δ)L(λ)²), λ = (C1‖𝒳‖⁴‖𝒴‖²n/B²)^(1/3) ⇒ (ε, δ)-DP on ‖x‖ ≤ ‖𝒳‖, |y| ≤ ‖𝒴‖",
-        "the exact pDP of OPS (mechanisms.linreg_bounds.ops_exact_epsilon) at Prop. 18's (λ, γ), maximised over "
+        "the exact pDP of OPS (its exact privacy profile) at Prop. 18's (λ, γ), maximised over "
         "adversarial data sets (rows along e1, y = 1) and random ones, targets ±θ̂/‖θ̂‖ and e2; ‖𝒳‖ = ‖𝒴‖ = B = 1, "
         "d = 3, ϱ = 0.05, δ = 1e-6, n ∈ {10, 30, 100, 1000}, ε ∈ {0.1, 1}; fail when the exact ε exceeds the claimed ε",
         "[LR] Proposition 18",
@@ -821,6 +821,11 @@ def _weyl(rng) -> Evidence:
     )
 
 
+#: The smallest eigenvalue of a symmetric H that double precision resolves, relative to ‖H‖₂ (a few hundred ulp:
+#: below it, eigvalsh returns rounding noise of either sign, and solving with H amplifies it without bound).
+RESOLVED_EIGENVALUE = 1e-13
+
+
 def _lemma_a1(rng) -> Evidence:
     worst, where, count = 0.0, "", 0
     for case, X in _instances(rng, [(10, 3), (40, 5)]):
@@ -828,8 +833,8 @@ def _lemma_a1(rng) -> Evidence:
         for lam in (0.0, s[-1] ** 2, 0.5 * s[0] ** 2, 10.0 * s[0] ** 2, 1e-6):
             H = X.T @ X + lam * np.eye(X.shape[1])
             h = np.linalg.eigvalsh(H)[0]
-            if h <= 0:
-                continue
+            if h <= RESOLVED_EIGENVALUE * np.linalg.norm(H, 2):
+                continue  # h is below the rounding of XᵀX: H is singular in double precision, the ratio meaningless
             ratio = np.linalg.norm(np.linalg.solve(H, X.T), 2) / math.sqrt(2 / h)
             count += 1
             if ratio >= worst:
@@ -1121,7 +1126,7 @@ def _lemma8_chi2() -> Evidence:
 
 
 def _fact25(rng) -> Evidence:
-    from mechanisms.gaussian import analytic_epsilon
+    from pdp_audit.mechanisms.gaussian import analytic_epsilon
 
     worst, where = 0.0, ""
     for eta in (0.3, 1.0, 2.0):  # Δ/σ; the pair N(0, 1) vs N(η, 1)
@@ -1170,7 +1175,7 @@ def _fact25_printed() -> Evidence:
 
 
 def _fact26_composition() -> Evidence:
-    from mechanisms.gaussian import analytic_delta, analytic_epsilon
+    from pdp_audit.mechanisms.gaussian import analytic_delta, analytic_epsilon
 
     worst, where = 0.0, ""
     for eta1, eta2 in ((0.2, 0.2), (0.5, 1.0), (1.0, 3.0)):
@@ -1191,7 +1196,7 @@ def _fact26_composition() -> Evidence:
 
 
 def _fact26_group(rng) -> Evidence:
-    from mechanisms.gaussian import analytic_delta, analytic_epsilon
+    from pdp_audit.mechanisms.gaussian import analytic_delta, analytic_epsilon
 
     worst, where = 0.0, ""
     for k in (2, 3, 5):
@@ -1236,12 +1241,17 @@ def _k5_hat_norm(rng) -> Evidence:
         s = np.linalg.svd(X, compute_uv=False)
         for lam in (s[0] ** 2, s[-1] ** 2, float(np.median(s)) ** 2, 1e-4, 1e4):
             H = X.T @ X + lam * np.eye(X.shape[1])
+            if np.linalg.eigvalsh(H)[0] <= RESOLVED_EIGENVALUE * np.linalg.norm(H, 2):
+                continue  # singular in double precision (λ = s_min² = 1e-24 on the ill-conditioned instances)
             worst = max(worst, float(np.linalg.norm(np.linalg.solve(H, X.T), 2) * 2 * math.sqrt(lam)))
         u, sv, _ = np.linalg.svd(X, full_matrices=False)
         lam = float(sv[1] ** 2)  # X has the singular value √λ
         n = X.shape[0]
         y = math.sqrt(n) * u[:, 1]  # ‖y‖ = √n, the largest y with |y_i| ≤ 1 allows in norm
-        theta = np.linalg.solve(X.T @ X + lam * np.eye(X.shape[1]), X.T @ y)
+        # ridge as least squares on [X; √λ I]θ = [y; 0]: error ~ √cond(XᵀX + λI)·ε, where solving the normal
+        # equations loses cond(XᵀX + λI)·ε (1e-8 of relative error on the ill-conditioned instances)
+        augmented = np.vstack([X, math.sqrt(lam) * np.eye(X.shape[1])])
+        theta = np.linalg.lstsq(augmented, np.concatenate([y, np.zeros(X.shape[1])]), rcond=None)[0]
         attained = max(attained, float(np.linalg.norm(theta) / (math.sqrt(n) / (2 * math.sqrt(lam)))))
     ok = worst <= 1 + INEQUALITY_SLACK and abs(attained - 1) < 1e-9
     return _exact(
@@ -1389,7 +1399,7 @@ def _q14_bias(rng, corrected: bool) -> Evidence:
 
 
 def _k9_budget() -> Evidence:
-    from mechanisms.linreg_adaptive import pdp_adaops_gamma, prop44_kappa_max
+    from pdp_audit.mechanisms.linreg_adaptive import pdp_adaops_gamma, prop44_kappa_max
 
     worst, where = 0.0, ""
     for n in (100, 10**4, 10**6):
@@ -1484,7 +1494,7 @@ def _q22(rng, corrected: bool) -> Evidence:
 
 
 def _q7_mse(rng, variant: str) -> Evidence:
-    from mechanisms.linreg_adaptive import pdp_adaops_gamma, prop44_kappa_max, prop44_mse
+    from pdp_audit.mechanisms.linreg_adaptive import pdp_adaops_gamma, prop44_kappa_max, prop44_mse
 
     worst, where = 0.0, ""
     for n, d in ((200, 3), (2000, 5)):
@@ -1520,7 +1530,7 @@ def _q7_mse(rng, variant: str) -> Evidence:
 
 
 def _q7_gamma_bound() -> Evidence:
-    from mechanisms.linreg_adaptive import pdp_adaops_gamma, prop44_kappa_max
+    from pdp_audit.mechanisms.linreg_adaptive import pdp_adaops_gamma, prop44_kappa_max
 
     worst, where, violated, count = 0.0, "", 0, 0
     for n in (100, 10**4, 10**6):
@@ -1546,7 +1556,7 @@ def _q7_gamma_bound() -> Evidence:
 
 
 def _k10_gap() -> Evidence:
-    from mechanisms.linreg_adaptive import pdp_adaops_gamma
+    from pdp_audit.mechanisms.linreg_adaptive import pdp_adaops_gamma
 
     n, eps, delta, kappa = 10**6, 1.0, 1e-6, 2.0
     rows = []
@@ -1581,7 +1591,7 @@ def _q19(rng, corrected: bool) -> Evidence:
                     simple = 0.5 * mu * (1 + ld) + 0.5 * gamma * min(mu, 1) * rr**2 + math.sqrt(gamma * mu * ld) * rr
                     if exact43 / simple >= worst:
                         worst, where = exact43 / simple, f"μ = {mu}, |y − xᵀθ̂| = {r}, γ = {gamma}, δ = {delta:g}"
-    from mechanisms.linreg_bounds import remark42_epsilon, thm41_epsilon
+    from pdp_audit.mechanisms.linreg_bounds import remark42_epsilon, thm41_epsilon
 
     X, y = rng.standard_normal((30, 3)) / 2, rng.uniform(-1, 1, 30)
     x, yz = np.array([0.0, 0.0, 1.0]), 1.0
@@ -1793,7 +1803,7 @@ def _q26(rng, with_min: bool) -> Evidence:
 
 
 def _q36(corrected: bool) -> Evidence:
-    from mechanisms.goe import tau
+    from pdp_audit.mechanisms.goe import tau
 
     rho, sigmas = 0.01, np.logspace(-2, 2, 9)
     if corrected:
@@ -1823,7 +1833,7 @@ def _q36(corrected: bool) -> Evidence:
 
 
 def _q42_q44(check: str) -> Evidence:
-    from mechanisms.linreg_adaptive import lr_adaops_constants
+    from pdp_audit.mechanisms.linreg_adaptive import lr_adaops_constants
 
     worst, where = 0.0, ""
     for eps in (0.1, 0.5, 1.0, 2.0, 5.0):
@@ -1858,7 +1868,7 @@ def _q42_q44(check: str) -> Evidence:
 
 
 def _q43(check: str) -> Evidence:
-    from mechanisms.linreg_bounds import gaussian_mechanism_delta
+    from pdp_audit.mechanisms.linreg_bounds import gaussian_mechanism_delta
 
     if check == "q43-proof-events":
         rows = []
@@ -1906,7 +1916,7 @@ def _q43(check: str) -> Evidence:
 
 
 def _q45_eps_bar() -> Evidence:
-    from mechanisms.linreg_adaptive import positive_root
+    from pdp_audit.mechanisms.linreg_adaptive import positive_root
 
     worst, where = math.inf, ""
     for delta in (1e-3, 1e-6, 1e-12):
@@ -2056,8 +2066,8 @@ def _targets(rng, X, y, lam):
 
 
 def _rem11(rng) -> Evidence:
-    from mechanisms.linreg_bounds import ops_exact_epsilon
-    from mechanisms.linreg_calibration import remark11_epsilon
+    from pdp_audit.mechanisms.linreg_bounds import ops_exact_epsilon
+    from pdp_audit.mechanisms.linreg_calibration import remark11_epsilon
 
     worst, where, count = 0.0, "", 0
     for X, y, lam in _ops_instances(rng, 24):
@@ -2131,8 +2141,8 @@ OPS_CALIBRATIONS = ("diffuse", "concentrated", "balanced", "conservative")
 def _ops_calibration_risks() -> list[tuple[str, float, dict[str, float]]]:
     """Exact expected excess empirical risk of OPS under each App. F calibration, per bundled data set and ε
     (the paper's Figure 5 reports cross-validation prediction error on 36 UCI sets, which are not shipped)."""
-    from mechanisms.linreg_calibration import ops_calibration
-    from mechanisms.linreg_data import REGRESSION_DATASETS, load_regression
+    from pdp_audit.mechanisms.linreg_calibration import ops_calibration
+    from pdp_audit.mechanisms.linreg_data import REGRESSION_DATASETS, load_regression
 
     out = []
     for name in REGRESSION_DATASETS:
@@ -2186,8 +2196,8 @@ def _k31(claim: str) -> Evidence:
 
 
 def _prop18(rng) -> Evidence:
-    from mechanisms.linreg_bounds import ops_exact_epsilon
-    from mechanisms.linreg_calibration import appF_lipschitz, lr_C1
+    from pdp_audit.mechanisms.linreg_bounds import ops_exact_epsilon
+    from pdp_audit.mechanisms.linreg_calibration import appF_lipschitz, lr_C1
 
     delta, d = 1e-6, 3
     worst, where, rows = 0.0, "", []

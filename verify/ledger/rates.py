@@ -4,8 +4,8 @@ A *rate check* names a shipped sweep spec (``examples/*.toml``), the quantity it
 estimate, ``check:ID``, or a number of the cell's ``parameters``), the swept parameter it scales with and the
 exponent the paper claims.  ``pdp-audit claims --run`` runs the cells of every spec the selected entries cite
 once, as sweep cells on the same executor as the audits, and fits the quantity against the parameter as a power
-law, y ≈ c·x^b, by :func:`verify.sweeps.rates.fit_exponent` (OLS on logarithms; Student-t interval for b at level
-1 − 1e-6, the suite's false-alarm probability per test).  The verdict of a rate check:
+law, y ≈ c·x^b, by :func:`pdp_audit.verify.sweeps.rates.fit_exponent` (OLS on logarithms; Student-t interval for b at
+level 1 − 1e-6, the suite's false-alarm probability per test).  The verdict of a rate check:
 
 * relation ``=`` (the paper states the rate, "ε_n = n^(−1/4)", "depends on neither n nor d"): ``pass`` when the
   claimed exponent lies in the interval, ``fail`` when it lies outside;
@@ -30,11 +30,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Sequence
 
-from reports.records import Check, Line, Lines
-from verify.sweeps.rates import LEVEL, fit_exponent
-from verify.sweeps.spec import Cell, CellTask, SweepSpec, cell_digest, cell_seed, load_spec, tasks_for
+from pdp_audit.reports.records import Check, Line, Lines
+from pdp_audit.verify.sweeps.rates import LEVEL, fit_exponent
+from pdp_audit.verify.sweeps.spec import Cell, CellTask, SweepSpec, cell_digest, cell_seed, load_spec, tasks_for
 
-ROOT = Path(__file__).resolve().parents[2]  # the repository root: spec paths are relative to it
+EXAMPLES = "examples/"  # spec paths name the shipped examples (package data, `pdp-audit examples DIR` copies them)
 SWEEP = "sweep"  # the ``audit`` of a ledger entry decided by rate checks
 
 
@@ -67,7 +67,7 @@ RATES: dict[str, Rate] = {
             "On well-conditioned data (λ_max, λ_min of XᵀX of order n/d), OPS with γ_n = √n and λ_n = 0 gives "
             "(ε_n, δ)-pDP for everyone with ε_n = n^(−1/4).",
             "pDP-for-all ε_n ∝ n^b with b = −1/4 (exponent of the exact pDP-for-all ε at δ = 1e-5 against n)",
-            "[PDP] §4 (000:L382)",
+            "[PDP] §4",
             "n_rows",
             "pdp_for_all_epsilon",
             -0.25,
@@ -81,7 +81,7 @@ RATES: dict[str, Rate] = {
             "With ‖θ̂‖ = O(1), OPS with γ_n = n^(a/2), λ_n = n^(1/2 − a/2) gives (ε_n, δ)-pDP for everyone with "
             "ε_n ≈ √(γ_n log(2/δ)/λ_n) = n^(−1/4 + a/2); here a = 0.25.",
             "pDP-for-all ε_n = O(n^b), b = −1/4 + a/2 = −0.125: the fitted exponent is not above b",
-            "[PDP] §4 (000:L382)",
+            "[PDP] §4",
             "n_rows",
             "pdp_for_all_epsilon",
             -0.125,
@@ -95,7 +95,7 @@ RATES: dict[str, Rate] = {
             "K6: OPS with γ_n = 1, λ_n = √(n/d) keeps an almost constant DP ε",
             "OPS with γ_n = 1 and λ_n = √(n/d) preserves 'meaningful (almost constant)' DP.",
             "worst-case ε_n = O(n⁰): the fitted exponent in n of the worst ε found is not above 0",
-            "[PDP] §4 (000:L390)",
+            "[PDP] §4",
             "n_rows",
             "dp_epsilon_worst_found",
             0.0,
@@ -112,7 +112,7 @@ RATES: dict[str, Rate] = {
                 f"For GLMs the strength of the {'data-independent' if mode == 'independent' else 'data-dependent'} "
                 f"bound does not depend on {axis} ([RW] Fig. {figure}).",
                 f"max ε̄₁ᴾ / max ε₁ ∝ {axis}^b with b = 0",
-                f"[RW] App. B.1, Fig. {figure} (002:L171–221)",
+                f"[RW] App. B.1, Fig. {figure}",
                 axis,
                 "check:k21-worst-case",
                 0.0,
@@ -174,10 +174,19 @@ class SweepRun:
         self.results[task_id.split("#", 1)[1]] = result
 
 
+def shipped_spec(path: str) -> Path:
+    """The file of a shipped sweep spec named ``examples/NAME.toml``, wherever the package is installed."""
+    from importlib import resources
+
+    if not path.startswith(EXAMPLES):
+        raise ValueError(f"not a shipped example: {path!r}")
+    return Path(str(resources.files("pdp_audit.examples").joinpath(path.removeprefix(EXAMPLES))))
+
+
 def sweep_run(path: str, seed: int, quick: bool) -> SweepRun:
-    """The cells of the spec at ``path`` (relative to the repository root), seeded from ``seed`` as ``pdp-audit
-    sweep`` would with ``[sweep] seed = seed``; at ``--quick``, its declared sub-grid (:data:`QUICK`)."""
-    spec = load_spec(ROOT / path)
+    """The cells of the shipped spec ``path`` (``examples/NAME.toml``), seeded from ``seed`` as ``pdp-audit sweep``
+    would with ``[sweep] seed = seed``; at ``--quick``, its declared sub-grid (:data:`QUICK`)."""
+    spec = load_spec(shipped_spec(path))
     cells = [
         dataclasses.replace(c, seed=cell_seed(seed, cell_digest(spec.mechanism, c.parameters))) for c in spec.cells
     ]

@@ -3,14 +3,14 @@
 An entry of status ``checked`` names the checks of one audit that decide it.  The run mode executes each
 audit the selected entries cite **once** -- with ``--paper-claims`` when any of them cites a paper statement,
 which adds the findings and leaves every guarantee's number unchanged (each role is its own family of tests,
-:func:`verify.checks.finalize`) -- on the sweep executors, in parallel over audits, and decides each entry
+:func:`pdp_audit.verify.checks.finalize`) -- on the sweep executors, in parallel over audits, and decides each entry
 from the checks it cites:
 
 * ``fail`` when one of its checks fails, ``pass`` when all pass, ``inconclusive`` otherwise;
 * ``not-simulable`` (with the ledger's reason) and ``planned`` entries are not run.
 
-An entry decided by a sweep (``audit`` ``sweep``, :mod:`verify.ledger.rates`) cites rate checks: the cells of each
-spec they read run once, as sweep cells on the same executor and in the same batch as the audits, and each rate
+An entry decided by a sweep (``audit`` ``sweep``, :mod:`pdp_audit.verify.ledger.rates`) cites rate checks: the cells of
+each spec they read run once, as sweep cells on the same executor and in the same batch as the audits, and each rate
 check is computed from the cells' results (a fitted exponent against the claimed one).  At ``--quick`` a spec runs
 its declared sub-grid, or not at all (its rate checks inconclusive, its entries undecided).
 
@@ -27,11 +27,11 @@ import shlex
 from dataclasses import dataclass
 from typing import Sequence
 
-from reports.records import Check, Run
-from verify.checks import VERDICT_ORDER, worst
-from verify.ledger import rates
-from verify.ledger.entries import Entry
-from verify.sweeps.spec import CellTask
+from pdp_audit.reports.records import Check, Run
+from pdp_audit.verify.checks import VERDICT_ORDER, worst
+from pdp_audit.verify.ledger import rates
+from pdp_audit.verify.ledger.entries import Entry
+from pdp_audit.verify.sweeps.spec import CellTask
 
 ALPHA = 1e-6
 LEMMAS = "lemmas"  # the pseudo-audit of the ledger's own exact checks
@@ -111,11 +111,11 @@ def audit_commands(entries: Sequence[Entry], seed: int, quick: bool) -> list[Aud
 
 def execute_audit(parameters: dict, seed: int, alpha: float, checks, executor=None) -> Run:
     """Run one audit command in this process (a sweep cell function: ``parameters = {"argv": [...]}``)."""
-    from verify.plans.arguments import parse_run
-    from verify.plans.catalogue import plans_by_name
+    from pdp_audit.verify.plans.arguments import parse_run
+    from pdp_audit.verify.plans.catalogue import plans_by_name
 
     if parameters["argv"][0] == "claims":
-        from verify.ledger.lemmas import run_lemmas
+        from pdp_audit.verify.ledger.lemmas import run_lemmas
 
         return run_lemmas(seed, alpha)
     args = parse_run(list(parameters["argv"]))
@@ -272,7 +272,7 @@ def document(result: LedgerRun) -> dict:
     """The JSON document other tools read (see the claims issue): entries with verdict, expectation, agreement and
     the full records of the checks that decided them; the audit commands; seed and version.  No timings, so the
     same seed gives byte-identical files."""
-    from reports.json_report import check_to_dict, library_versions, package_version
+    from pdp_audit.reports.json_report import check_to_dict, library_versions, package_version
 
     entries = []
     for d in result.decisions:
@@ -298,6 +298,7 @@ def document(result: LedgerRun) -> dict:
         )
     verdicts = [d.verdict for d in result.decisions]
     return {
+        "schema": 1,
         "tool": "pdp-audit claims --run",
         "entries": entries,
         "counts": {v: verdicts.count(v) for v in ("pass", "fail", "inconclusive", "not-simulable", "planned")},

@@ -1,22 +1,22 @@
-"""The claims ledger's data: one row per checkable item of the design notes (``THEORY.md``).
+"""The claims ledger's data: one row per checkable item of the three papers.
 
-* every **K** item of §4 (checkable claims and experiment settings),
-* every **Q** item of §5 (printed ambiguities and suspected typos),
-* every numbered result of §3 (theorem, lemma, proposition, corollary, remark, example, fact) that
+* every **K** item, K1–K36 (checkable claims and experiment settings),
+* every **Q** item, Q1–Q53 (printed ambiguities and suspected typos),
+* every numbered result (theorem, lemma, proposition, corollary, remark, example, fact) that
   makes a checkable quantitative statement.
 
 Each row is built with one of three status helpers:
 
 * :func:`checked` -- the audit, its check ids and the CLI command that runs them;
-* :func:`lemmas` -- the ledger's own exact checks (:mod:`verify.ledger.lemmas`), run by ``pdp-audit claims --run``;
-* :func:`swept` -- rate checks read off the cells of shipped sweep specs (:mod:`verify.ledger.rates`), run by
+* :func:`lemmas` -- the ledger's own exact checks (:mod:`pdp_audit.verify.ledger.lemmas`), run by ``pdp-audit claims --run``;
+* :func:`swept` -- rate checks read off the cells of shipped sweep specs (:mod:`pdp_audit.verify.ledger.rates`), run by
   ``pdp-audit claims --run``;
 * :func:`planned` -- the issue that will check it (#13 the claims ledger run, #14 sweeps over n, d and budgets);
 * :func:`not_simulable` -- why no simulation can decide it.
 
 ``finding`` stays empty unless a run of the suite has established something; every finding below
 comes from one of the runs listed in :data:`FINDINGS_RUN` (or from a named test of ``tests/``), and
-says the parameters its numbers were obtained at.  Statements are transcribed as THEORY.md prints
+says the parameters its numbers were obtained at.  Statements are transcribed as the papers print
 them (typos kept).
 
 A Python table rather than TOML: ``pip install .`` ships only Python modules of the ``verify``
@@ -75,7 +75,7 @@ def checked(audit: str, *checks: str, paper_claims: bool = False, expected: str 
 
 
 def lemmas(*checks: str, expected: str = "pass") -> dict:
-    """Status of an entry decided by the ledger's own exact checks (:mod:`verify.ledger.lemmas`): statements about
+    """Status of an entry decided by the ledger's own exact checks (:mod:`pdp_audit.verify.ledger.lemmas`): statements about
     no deployed mechanism, run only by ``pdp-audit claims --run``."""
     return {
         "status": "checked",
@@ -87,7 +87,7 @@ def lemmas(*checks: str, expected: str = "pass") -> dict:
 
 
 def swept(specs: str | tuple[str, ...], *checks: str, expected: str = "pass") -> dict:
-    """Status of an entry decided by rate checks (:data:`verify.ledger.rates.RATES`): fitted exponents of the cells
+    """Status of an entry decided by rate checks (:data:`pdp_audit.verify.ledger.rates.RATES`): fitted exponents of the cells
     of the sweep ``specs`` (paths relative to the repository root, each the spec its checks read) against the
     claimed ones.  ``pdp-audit claims --run`` runs each spec's cells once, whatever number of entries cite it."""
     specs = (specs,) if isinstance(specs, str) else tuple(specs)
@@ -577,7 +577,7 @@ K_ITEMS = [
     E(
         "K1",
         "PDP",
-        "[PDP] Fig. 1 (000:L183, L191)",
+        "[PDP] Fig. 1",
         EXP,
         "Linear-Gaussian data, rows of X normalised to norm 1, y clipped to [−1, 1]; θ̂ ~ N((XᵀX+I)⁻¹Xy, σ²I) with "
         "σ = 4, δ = 1e-6. Claims: pDP of users in the data set is 'more than an order of magnitude' stronger than DP; "
@@ -588,7 +588,7 @@ K_ITEMS = [
     E(
         "K2",
         "PDP",
-        "[PDP] Fig. 2 (000:L452–454)",
+        "[PDP] Fig. 2",
         EXP,
         "δ = 1e-6 in both panes: isotropic Gaussian noise on linear-regression coefficients (worst-case DP vs box plot "
         "of pDP of data points) and pDP vs ε-DP of the exponential mechanism for the scaled-posterior sampler against "
@@ -599,7 +599,7 @@ K_ITEMS = [
     E(
         "K3",
         "PDP",
-        "[PDP] §4 assumption (d) (000:L330)",
+        "[PDP] §4 assumption (d)",
         HP,
         "Assumption (d) holds with probability 1 − n⁻¹⁰ whenever n > max(10d, 10d^(−2/3) log n) for appropriately "
         "scaled subgaussian X.",
@@ -611,7 +611,7 @@ K_ITEMS = [
     E(
         "K4",
         "PDP",
-        "[PDP] §4 (000:L382)",
+        "[PDP] §4",
         INEQ,
         "With ‖θ̂‖ = O(1), pDP ≈ √(γ_n log(2/δ)/λ_n) for everyone; γ_n = n^(a/2), λ_n = n^(1/2−a/2) gives ARE "
         "(1 + n^(−a)) and ε_n = n^(−1/4+a/2); well-conditioned data with γ_n = n^(1/2), λ_n = 0 gives ε_n = n^(−1/4).",
@@ -623,7 +623,7 @@ K_ITEMS = [
     E(
         "K5",
         "PDP",
-        "[PDP] §4 (000:L380, L678–682)",
+        "[PDP] §4",
         INEQ,
         "Worst case for DP: y an eigenvector of XXᵀ with eigenvalue of magnitude √λ_n makes ‖θ̂‖ as large as √n/√λ_n; "
         "proof: ‖(XᵀX+λ_nI)⁻¹Xᵀ‖ ≤ 1/(2√λ_n), ‖θ̂‖ ≤ √n/(2√λ_n).",
@@ -632,7 +632,7 @@ K_ITEMS = [
     E(
         "K6",
         "PDP",
-        "[PDP] §4 (000:L390)",
+        "[PDP] §4",
         DP,
         "OPS with γ_n = 1, λ_n = √(n/d) preserves 'meaningful (almost constant)' DP; the ridge solution may lie in a "
         "ball of radius Θ(n^(1/4)); the exponential mechanism would give only pure O(n^(1/2))-DP vs "
@@ -644,7 +644,7 @@ K_ITEMS = [
     E(
         "K7",
         "PDP",
-        "[PDP] §4 (000:L386)",
+        "[PDP] §4",
         INEQ,
         "Under the model assumption the average pDP over the data set is a factor (1 + ‖θ0‖)²/m smaller than "
         "pDP-for-all.",
@@ -655,7 +655,7 @@ K_ITEMS = [
     E(
         "K8",
         "PDP",
-        "[PDP] Prop. 4.3(4) (000:L364–372)",
+        "[PDP] Prop. 4.3(4)",
         HP,
         "E F(θ̃) − F(θ̂) = d/γ_n; with probability 1 − δ, F(θ̃) − F(θ̂) ≤ d log(d/δ)/γ_n (see Q16).",
         checked("ops", "prop43-gap", paper_claims=True, expected="fail"),
@@ -664,7 +664,7 @@ K_ITEMS = [
     E(
         "K9",
         "PDP",
-        "[PDP] Prop. 4.4 proof (000:L748, L754)",
+        "[PDP] Prop. 4.4 proof",
         INEQ,
         "AdaOPS budget: given Algorithm 1's γ_n and κ ≤ nε/(4d(1 + log(4/δ))) the three terms of the OPS-step pDP are "
         "≤ ε/8, ε/8, ε/4; the event E has probability 1 − n⁻¹⁰.",
@@ -674,7 +674,7 @@ K_ITEMS = [
     E(
         "K10",
         "PDP",
-        "[PDP] §4.2 (000:L438–440)",
+        "[PDP] §4.2",
         INEQ,
         "Subsample-and-aggregate (Smith 2008) needs n^(−1/5) ε^(−6/5) = o(1); AdaOPS's additive gap to Cramér–Rao is "
         "σ² tr[(XᵀX)⁻¹] + d³/(n²ε²).",
@@ -685,7 +685,7 @@ K_ITEMS = [
     E(
         "K11",
         "PDP",
-        "[PDP] §1 (000:L29)",
+        "[PDP] §1",
         NUM,
         "Illustration only: an algorithm calibrated to ε = 10 may imply ε' = 0.1 on a particular data set.",
         not_simulable("An illustration with no mechanism or data set attached: there is nothing to run."),
@@ -694,19 +694,19 @@ K_ITEMS = [
     E(
         "K12",
         "RW",
-        "[RW] §1 (003:L17)",
+        "[RW] §1",
         NUM,
         "An MLE membership attack reaches up to 88% accuracy at ε = 2; the theoretical upper bound on the optimal "
         "attack's accuracy is 99.3% at ε = 5 (citing Triastcyn & Faltings 2020; formula not given).",
         not_simulable(
             "Reports another paper's experiment (model, data and attack not given) and an unstated formula; "
-            "THEORY.md's suggested comparison with e^ε/(1+e^ε) is arithmetic, not a simulation."
+            "a comparison with e^ε/(1+e^ε) is arithmetic, not a simulation."
         ),
     ),
     E(
         "K13",
         "RW",
-        "[RW] §1 (003:L19)",
+        "[RW] §1",
         CITE,
         "Apple's deployment had daily privacy loss up to ε = 6 (macOS 10.12.3) and ε = 14 (iOS 10.1.1) (Tang et al. 2017).",
         not_simulable("A citation of a deployed system's parameters."),
@@ -714,7 +714,7 @@ K_ITEMS = [
     E(
         "K14",
         "RW",
-        "[RW] Example 4 footnote (003:L82–90, L117)",
+        "[RW] Example 4 footnote",
         NUM,
         "Q(D) = 0 and o = 0.1 give the candidate values 0 and −0.8 (the text also mentions an output o = 1).",
         checked("gaussian", "example4", paper_claims=True),
@@ -723,7 +723,7 @@ K_ITEMS = [
     E(
         "K15",
         "RW",
-        "[RW] §1 (003:L32); App. D",
+        "[RW] §1; App. D",
         NUM,
         "GOE Analyze Gauss improves classical Analyze Gauss 'by roughly a constant factor of 2'; precisely, the same DP "
         "with half the off-diagonal variance when σ3 = (Analyze-Gauss scale)/√2.",
@@ -733,7 +733,7 @@ K_ITEMS = [
     E(
         "K16",
         "RW",
-        "[RW] Lemma 20 numerics (002:L1744–1747)",
+        "[RW] Lemma 20 numerics",
         NUM,
         "F⁻¹ of λ1 of GOE(50) at 1 − ρ/2 equals 12 for ρ = 8.465e-6 (Chiani's Mathematica code); the d = 50 "
         "experiments use τ ≈ 12 (see Q4).",
@@ -743,7 +743,7 @@ K_ITEMS = [
     E(
         "K17",
         "RW",
-        "[RW] Fig. 1 (003:L151–157)",
+        "[RW] Fig. 1",
         EXP,
         "Logistic regression, n = 1000, d = 2, unit-ball data with two separable classes, margin 0.4; θ̂ = argmin J "
         "with λ = 1; θ̂ᴾ = θ̂ rotated by ω ∈ {0, π/12, π/4, π/2, 3π/4, π}; colour = Corollary 7's ex-post pDP. Claims: "
@@ -755,7 +755,7 @@ K_ITEMS = [
     E(
         "K18",
         "RW",
-        "[RW] §4.1, Fig. 2 (003:L227–235)",
+        "[RW] §4.1, Fig. 2",
         EXP,
         "Synthetic x_i, θ ~ N(0, I_d) with ‖x_i‖ = 1, y = Xθ rescaled to [0, 1]; private logistic regression, n = 1000, "
         "d = 50, several ε1 (not stated); λ = c·λ_ObjPert with λ_ObjPert = 1/(2ε); a star marks the inflation "
@@ -780,7 +780,7 @@ K_ITEMS = [
     E(
         "K20",
         "RW",
-        "[RW] §4.2, Fig. 3 (003:L239–255)",
+        "[RW] §4.2, Fig. 3",
         EXP,
         "UCI credit-card default data (n = 30000, d = 21), logistic regression, δ = ρ = 1e-6, σ, λ per Theorem 5, r = 0, "
         "σ2, σ3 by the analytic Gaussian mechanism; total ε = 1; data-independent ε1 = 1, data-dependent "
@@ -800,7 +800,7 @@ K_ITEMS = [
     E(
         "K21",
         "RW",
-        "[RW] App. B.1, Figs 4–5 (002:L171–221)",
+        "[RW] App. B.1, Figs 4–5",
         EXP,
         "Synthetic logistic data of §4.1: Fig. 4 d = 50, n from 100 to 10000; Fig. 5 n = 1000, d from 1 to 60; plots "
         "max_z ε1 and the worst-case data-independent / data-dependent bounds. Claim: for GLMs the bounds' strength "
@@ -820,7 +820,7 @@ K_ITEMS = [
     E(
         "K22",
         "RW",
-        "[RW] App. B.2, Fig. 6 (002:L223–286)",
+        "[RW] App. B.2, Fig. 6",
         EXP,
         "Credit data, ε1_INDEP = 1; data-dependent splits (ε1, ε2, ε3) = (0.2, 0.7, 0.1), (0.4, 0.5, 0.1), "
         "(0.5, 0.25, 0.25), (0.8, 0.1, 0.1). Claim: as ε1_DEP → 1 the data-dependent release is little better, even worse.",
@@ -834,7 +834,7 @@ K_ITEMS = [
     E(
         "K23",
         "RW",
-        "[RW] App. B.3, Figs 7–10 (002:L288–340)",
+        "[RW] App. B.3, Figs 7–10",
         EXP,
         "Private logistic regression on UCI kidney data and linear regression on UCI wine-quality data; ε = 1 for θ̂ᴾ, "
         "data-dependent extra ε2 = ε3 = 1. Claims: for ε1 ≪ 1 the data-dependent bound is markedly tighter; linear "
@@ -863,7 +863,7 @@ K_ITEMS = [
     E(
         "K25",
         "RW",
-        "[RW] Cor. 16 lead-in (002:L1349–1400)",
+        "[RW] Cor. 16 lead-in",
         INEQ,
         "With equal calibration, total DP and pDP are 'at most twice as large' when f'' ≤ f'; claimed to hold for "
         "logistic regression with ‖x‖ ≤ 1.",
@@ -883,7 +883,7 @@ K_ITEMS = [
     E(
         "K27",
         "LR",
-        "[LR] §4, Fig. 2 (004:L273–287)",
+        "[LR] §4, Fig. 2",
         EXP,
         "36 UCI regression data sets (Yang et al. 2015), z-scored, every point normalised to norm 1; Fig. 2 shows 4 data "
         "sets, cross-validation MSE with CIs over a sequence of ε. Claims: SSP unstable for small data; ObjPert does "
@@ -901,11 +901,10 @@ K_ITEMS = [
     E(
         "K28",
         "LR",
-        "[LR] Tables 3–4 (004:L291, L387, L427)",
+        "[LR] Tables 3–4",
         NUM,
         "ε = 0.1 (Table 3) and ε = 1 (Table 4), δ = min{1e-6, 1/n²}; columns Trivial, non-private, ObjPert, OPS "
-        "(= OPS-Balanced), SSP, AdaOPS, AdaSSP; entries 'error ± standard deviation' per data set (values: THEORY.md "
-        "Appendix T).",
+        "(= OPS-Balanced), SSP, AdaOPS, AdaSSP; entries 'error ± standard deviation' per data set.",
         not_simulable(
             "The printed numbers come from the 36 UCI data sets, which are not available offline, with "
             "folds, splits and seeds not stated: the values cannot be reproduced, only the setting."
@@ -914,7 +913,7 @@ K_ITEMS = [
     E(
         "K29",
         "LR",
-        "[LR] abstract, conclusion (004:L7, L339)",
+        "[LR] abstract, conclusion",
         EXP,
         "AdaOPS and AdaSSP outperform existing techniques on 'nearly all 36 data sets' / 'almost all configurations "
         "of ε'.",
@@ -928,7 +927,7 @@ K_ITEMS = [
     E(
         "K30",
         "LR",
-        "[LR] Fig. 3 (004:L285, L331–333)",
+        "[LR] Fig. 3",
         EXP,
         "d = 10; θ0 ~ Uniform([0,1]^d); Gaussian X; y ~ N(Xθ0, I) (printed I_d, Q47); ε ∈ {1, 0.1}, δ = 1/n²; increasing n. "
         "Claims: AdaOPS/AdaSSP converge to the MLE faster than its statistical rate ('DP for free' for large n); the "
@@ -945,7 +944,7 @@ K_ITEMS = [
     E(
         "K31",
         "LR",
-        "[LR] App. F, Fig. 5 (004:L829–873)",
+        "[LR] App. F, Fig. 5",
         EXP,
         "Four OPS calibrations; no single one dominates; 'concentrated' and 'balanced (B = 1)' significantly better "
         "than 'diffused' and 'conservative'; ϱ = 0.05.",
@@ -987,7 +986,7 @@ K_ITEMS = [
     E(
         "K34",
         "LR",
-        "[LR] §1, §3.1 (004:L57, L126)",
+        "[LR] §1, §3.1",
         INEQ,
         "DP is considered meaningful for ε ≤ 1, δ ≪ 1/n; 'privacy for free' in case 2 needs n ≥ d² even with α* = 1.",
         not_simulable(
@@ -1012,7 +1011,7 @@ K_ITEMS = [
     E(
         "K36",
         "LR",
-        "[LR] footnote 6 (004:L289)",
+        "[LR] footnote 6",
         CITE,
         "Code: https://github.com/yuxiangw/optimal_dp_linear_regression.",
         not_simulable("A pointer to the authors' code (not fetched; no network)."),
@@ -1024,7 +1023,7 @@ Q_ITEMS = [
     E(
         "Q1",
         "RW",
-        "[RW] Theorem 5 (003:L119)",
+        "[RW] Theorem 5",
         TYPO,
         "Printed σ = ξ²(8 log(2/δ) + 4ε1)/ε1²; the right side is quadratic in ξ, so σ² = … may be intended. Check "
         "ObjPert's privacy-loss distribution under both readings.",
@@ -1043,7 +1042,7 @@ Q_ITEMS = [
     E(
         "Q2",
         "RW",
-        "[RW] Theorem 10(1) (003:L203)",
+        "[RW] Theorem 10(1)",
         TYPO,
         "Printed √(ξ²/σ2² + β²/(2σ3³)); the other terms, Statement 2 and Theorem 17 suggest σ3².",
         checked("privacy-report", "q2-printed-dp", "thm10-dp-forward", "thm10-dp-reverse", paper_claims=True),
@@ -1063,7 +1062,7 @@ Q_ITEMS = [
     E(
         "Q4",
         "RW",
-        "[RW] Alg. 6, Lemmas 19–20, Prop. 12 (002:L1474–1747)",
+        "[RW] Alg. 6, Lemmas 19–20, Prop. 12",
         TYPO,
         "GOE normalisation and τ: Algorithm 6 adds (Z + Zᵀ)/√2 with Z_ij ~ N(0, σ3²); Lemma 20 defines F for the "
         "standard GOE and bounds ‖A‖ ≤ σF⁻¹(1−ρ/2) (proof drops σ); τ = 12 at d = 50, ρ = 8.465e-6 from Chiani's code; "
@@ -1082,7 +1081,7 @@ Q_ITEMS = [
     E(
         "Q5",
         "PDP",
-        "[PDP] Algorithm 1 (000:L402–420)",
+        "[PDP] Algorithm 1",
         TYPO,
         "Printed λ_n = min{0, n/(dκ) − λ̃_min + log(4/δ)/(ε/2)}, always ≤ 0; the proof of Prop. 4.4 and [LR] AdaSSP "
         "suggest max.",
@@ -1093,7 +1092,7 @@ Q_ITEMS = [
     E(
         "Q6",
         "PDP",
-        "[PDP] Alg. 1 vs Prop. 4.4 (000:L426, L722–768)",
+        "[PDP] Alg. 1 vs Prop. 4.4",
         TYPO,
         "Constants differ: release std √log(4/δ)/(ε/2) vs proof interval ±log(4/δ)/ε; condition √(log(10n) log(4/δ))/(ε/2) "
         "vs event √(10 log n)√log(4/δ)/(ε/2); 'λ0 = 0' undefined; truncated sentence.",
@@ -1103,7 +1102,7 @@ Q_ITEMS = [
     E(
         "Q7",
         "PDP",
-        "[PDP] Prop. 4.4(2) (000:L426)",
+        "[PDP] Prop. 4.4(2)",
         TYPO,
         "Printed [1 + γ_n]σ² tr[(XᵀX)⁻¹] vs proof (1 + γ_n⁻¹); the printed bound on γ_n is the reciprocal of Algorithm 1's "
         "γ_n; the efficiency condition looks inverted.",
@@ -1113,7 +1112,7 @@ Q_ITEMS = [
     E(
         "Q8",
         "PDP",
-        "[PDP] Lemma 2.4, eq. (3.3) (000:L135)",
+        "[PDP] Lemma 2.4, eq. (3.3)",
         TYPO,
         "Lemma 2.4 gives ε = γΔ_A√log(1.25/δ) (linear in γ); (3.3) omits γ; [RW] Cor. 23 with covariance A⁻¹/γ would read "
         "γΔ_A²/2 + √γ Δ_A √(2 log(1/δ)). Check which holds for (ε, δ)-pDP.",
@@ -1142,7 +1141,7 @@ Q_ITEMS = [
     E(
         "Q11",
         "PDP",
-        "[PDP] Theorem 4.1 proof (000:L594–672)",
+        "[PDP] Theorem 4.1 proof",
         TYPO,
         "Covariances written H/γ and H'/γ (posterior covariance is H⁻¹/γ); the log-det term changes sign between the two "
         "parts; (4.3) and (4.4) are joined by '=' although the terms are not identical. Check both bounds separately.",
@@ -1162,7 +1161,7 @@ Q_ITEMS = [
     E(
         "Q13",
         "PDP",
-        "[PDP] Prop. 4.3(1) (000:L332)",
+        "[PDP] Prop. 4.3(1)",
         TYPO,
         "Statement sup|y − xᵀθ̂| = 1 + n^(1/2)λ_n^(−1/2) vs proof 1 + √n/(2√λ_n); third terms of (4.5)/(4.6) carry γ_n "
         "(absent in Thm 4.1, Rem. 4.2, [LR] Rem. 11); (4.6)'s middle term is twice what substitution gives.",
@@ -1202,7 +1201,7 @@ Q_ITEMS = [
     E(
         "Q17",
         "PDP",
-        "[PDP] Fact 2.5 (000:L143)",
+        "[PDP] Fact 2.5",
         TYPO,
         "min{P_A(Z)(S), P_A(Z)(S)} has both arguments identical (one presumably A([Z, z])); threshold '≥ δ/ε'.",
         lemmas("fact25-printed-min", "fact25-event-ratio", expected="fail"),
@@ -1210,7 +1209,7 @@ Q_ITEMS = [
     E(
         "Q18",
         "PDP",
-        "[PDP] Prop. 2.9, 2.11, Cor. 2.12 (000:L201–221)",
+        "[PDP] Prop. 2.9, 2.11, Cor. 2.12",
         TYPO,
         "Terms 'e^ε(Z,z') + ε(Z,z'')' (perhaps e^(ε+ε)) and 'ε(Z,z')δ(Z,z'')' (perhaps e^ε); Prop. 2.11 uses '=' for a "
         "bound; Cor. 2.12 assumes E[e^(2ε)] ≤ 1 (forces ε = 0); ambiguous series and parentheses.",
@@ -1228,7 +1227,7 @@ Q_ITEMS = [
     E(
         "Q19",
         "PDP",
-        "[PDP] Remark 4.2 (000:L310)",
+        "[PDP] Remark 4.2",
         TYPO,
         "The simplified form of (4.3) uses the residual at θ̂' with μ, whereas (4.3) uses θ̂; the condition is stated "
         "with μ', the conclusion with θ̂.",
@@ -1238,7 +1237,7 @@ Q_ITEMS = [
     E(
         "Q20",
         "PDP",
-        "[PDP] Def. 2.2 vs §1.1 (000:L58)",
+        "[PDP] Def. 2.2 vs §1.1",
         TYPO,
         "Definition 2.2 is written only for (Z, [Z, z]) (adding z), whereas §1.1 says Z' adds or removes z.",
         not_simulable(
@@ -1249,7 +1248,7 @@ Q_ITEMS = [
     E(
         "Q21",
         "PDP",
-        "[PDP] Lemmas B.2, B.6 (000:L798–840)",
+        "[PDP] Lemmas B.2, B.6",
         TYPO,
         "SMW printed without the final V (A⁻¹U(C⁻¹ + VA⁻¹U)⁻¹A⁻¹); B.6 has a one-sided hypothesis but the proof uses "
         "|ε(θ)| > t (001 and [LR] Lemma 15 are two-sided).",
@@ -1269,7 +1268,7 @@ Q_ITEMS = [
     E(
         "Q23",
         "RW",
-        "[RW] Theorem 9 (003:L175; 002:L2362–2418)",
+        "[RW] Theorem 9",
         TYPO,
         "Main text: dimension-free f'(·)σ‖x‖₂√(2 log(2/ρ)) (no |f'|); the appendix proof yields |f'|‖x‖₁σ√(2 log(2d/ρ)); "
         "'holds simultaneously for all z'. Check the dimension-free claim by simulation.",
@@ -1333,7 +1332,7 @@ Q_ITEMS = [
     E(
         "Q29",
         "RW",
-        "[RW] Theorem 13 (002:L979)",
+        "[RW] Theorem 13",
         TYPO,
         "Assumption on λ_min(H) but the proof invokes λ > 2β; C called 'universal' though it depends on τσ3, β; the "
         "printed identity (1+x)/(1−y) = 1 + x + y/(1−y) omits xy/(1−y). Check the factor numerically.",
@@ -1343,7 +1342,7 @@ Q_ITEMS = [
     E(
         "Q30",
         "RW",
-        "[RW] Corollary 16 (002:L1357)",
+        "[RW] Corollary 16",
         TYPO,
         "ρ_max is undefined; the calibrated parameter is called σ2 but the pDP formula has the form of Theorem 17 "
         "(Hessian release), suggesting σ3 and ρ_max = sup‖H_x‖_F; the comparison's denominator is unrecoverable.",
@@ -1353,7 +1352,7 @@ Q_ITEMS = [
     E(
         "Q31",
         "RW",
-        "[RW] Theorem 22 (002:L2628)",
+        "[RW] Theorem 22",
         TYPO,
         "Hypothesis printed '|Q(D±z) − Q(D)| ≤ Δ_z', but the identity uses Δ_z = Q(D±z) − Q(D) as a vector; the proof "
         "computes log(p_D±z/p_D) (sign immaterial under |·|).",
@@ -1367,7 +1366,7 @@ Q_ITEMS = [
     E(
         "Q32",
         "RW",
-        "[RW] Corollary 23 (002:L2697)",
+        "[RW] Corollary 23",
         TYPO,
         "Both expressions of the first chain are printed identically (Φ⁻¹(1−δ)); by analogy with (5) the second may be "
         "√(2 log(1/δ)). Also Φ⁻¹(1−δ) (one-sided) vs Φ⁻¹(1−ρ/2) (two-sided) in the ex-post part.",
@@ -1384,7 +1383,7 @@ Q_ITEMS = [
     E(
         "Q33",
         "RW",
-        "[RW] Lemma 27(2) (002:L2765–2938)",
+        "[RW] Lemma 27(2)",
         TYPO,
         "The sign before ε(o) in 'P_p'(? ε(o) < −ε) ≤ δ' is unrecoverable.",
         lemmas("lemma27-reverse-readings", expected="fail"),
@@ -1393,7 +1392,7 @@ Q_ITEMS = [
     E(
         "Q34",
         "RW",
-        "[RW] Algorithm 5 vs Theorem 14 (002:L1176–1218)",
+        "[RW] Algorithm 5 vs Theorem 14",
         TYPO,
         "Alg. 5 sets ε2 with √(2 log(2/δ)), Thm 14(1) with √(2 log(1/δ)); §C.2 calls the cost 'ε4(·)' while Alg. 5 "
         "outputs ε2(·).",
@@ -1403,7 +1402,7 @@ Q_ITEMS = [
     E(
         "Q35",
         "RW",
-        "[RW] App. C remarks (002:L972)",
+        "[RW] App. C remarks",
         TYPO,
         "'if we choose σ3 = σ1' (after Prop. 12) and 'σ2 = σ1' (after Thm 14): σ1 is not defined (perhaps ObjPert's σ); "
         "symbols partly unrecoverable.",
@@ -1424,7 +1423,7 @@ Q_ITEMS = [
     E(
         "Q37",
         "RW",
-        "[RW] Theorems 6, 8, Cor. 7 (003:L131–175)",
+        "[RW] Theorems 6, 8, Cor. 7",
         TYPO,
         "μ_j uses ∇b(θ̂ᴾ; D) and the eigendecomposition is written for ∇²ℓ(θ; z) (θ, not θ̂ᴾ); Thm 8's proof uses a "
         "different recursion for z ∈ D; Cor. 7 prints '≤' for Thm 6's equality; Thm 8 implicitly needs λ_j < λ.",
@@ -1434,7 +1433,7 @@ Q_ITEMS = [
     E(
         "Q38",
         "RW",
-        "[RW] Theorem 17 (002:L1508)",
+        "[RW] Theorem 17",
         TYPO,
         "Ex-post pDP 'with probability 1 − 2δ' (Cor. 23 uses 1 − ρ and a two-sided quantile).",
         checked("goe-release", "thm17-ex-post"),
@@ -1443,7 +1442,7 @@ Q_ITEMS = [
     E(
         "Q39",
         "RW",
-        "[RW] §4.1 data (003:L227–235; 002:L171)",
+        "[RW] §4.1 data",
         TYPO,
         "For logistic regression real y_i = x_iᵀθ are rescaled to [0, 1]; how binary (or soft) labels are formed is not "
         "stated; ε1 values and the c grid not stated; App. B.1 cites Figure 4 for the d-sweep (Figure 5).",
@@ -1504,7 +1503,7 @@ Q_ITEMS = [
     E(
         "Q45",
         "LR",
-        "[LR] Theorem 2 (004:L233)",
+        "[LR] Theorem 2",
         TYPO,
         "(ii) probability '1 ϱ' vs proof 1 − 2δ/3 − ρ; the proof assumes ε < 2 log(6/δ)/(1 + log(6/δ)) and "
         "4 log(6/δ)/ε < αn/(2d), neither stated; ε̄ expressed inconsistently; (iii) requires only 'full rank'.",
@@ -1563,7 +1562,7 @@ Q_ITEMS = [
     E(
         "Q50",
         "LR",
-        "[LR] §3.1 case 2 (004:L124)",
+        "[LR] §3.1 case 2",
         TYPO,
         "'‖𝒳‖‖Θ‖ ≈ √d‖𝒴‖²' (squared ‖𝒴‖; footnote 2 suggests a √d ratio of ‖𝒳‖‖Θ‖ to ‖𝒴‖).",
         not_simulable(
@@ -1574,7 +1573,7 @@ Q_ITEMS = [
     E(
         "Q51",
         "LR",
-        "[LR] Algorithm 2 output (004:L237–250)",
+        "[LR] Algorithm 2 output",
         TYPO,
         "AdaSSP's output θ̃ = (XᵀX + λI)⁻¹ X̂y uses the non-private XᵀX, leaving the released X̂ᵀX unused; "
         "(X̂ᵀX + λI)⁻¹X̂y may be intended. Check Thm 3(iii)'s unbiasedness under both readings.",
@@ -1615,7 +1614,7 @@ THEOREM_ITEMS = [
     E(
         "PDP-Lem2.4",
         "PDP",
-        "[PDP] Lemma 2.4 (000:L135)",
+        "[PDP] Lemma 2.4",
         DP,
         "Adding Gaussian noise with covariance A⁻¹/γ to a deterministic θ̂ obeys (ε(Z, z), δ)-pDP for any δ > 0 with "
         "ε(Z, z) = γΔ_A(Z, z)√log(1.25/δ) (see Q8).",
@@ -1625,7 +1624,7 @@ THEOREM_ITEMS = [
     E(
         "PDP-Fact2.5",
         "PDP",
-        "[PDP] Fact 2.5 (000:L143)",
+        "[PDP] Fact 2.5",
         INEQ,
         "If A is (ε, δ)-pDP for (Z, z), then for S with min{P(θ ∈ S), P(θ ∈ S)} ≥ δ/ε and any side information, "
         "−2ε ≤ log[P_A(Z)(S | aux)/P_A([Z,z])(S | aux)] ≤ 2ε (see Q17).",
@@ -1634,7 +1633,7 @@ THEOREM_ITEMS = [
     E(
         "PDP-Fact2.6",
         "PDP",
-        "[PDP] Fact 2.6 (000:L151)",
+        "[PDP] Fact 2.6",
         INEQ,
         "Per (Z, z): simple composition (ε1 + ε2, δ1 + δ2); advanced composition (O(√(k log(1/δ)) ε), O(kδ)); "
         "post-processing; group privacy with ε summed along z1..zk and δ̃ = Σ_i δ_i Π_(j<i) e^(ε_j).",
@@ -1644,7 +1643,7 @@ THEOREM_ITEMS = [
     E(
         "PDP-Prop2.9",
         "PDP",
-        "[PDP] Proposition 2.9 (000:L201)",
+        "[PDP] Proposition 2.9",
         INEQ,
         "For loss in [0, 1]: Gen(A, 𝒟, n) ≤ E_Z(E_z[e^ε(Z,z) | Z])² − 1 + E δ(Z, z) + (E_Z E_z[e^ε | Z] E_z[δ | Z]) "
         "(see Q18).",
@@ -1654,7 +1653,7 @@ THEOREM_ITEMS = [
     E(
         "PDP-Prop2.11",
         "PDP",
-        "[PDP] Proposition 2.11 (000:L215)",
+        "[PDP] Proposition 2.11",
         INEQ,
         "Cross-domain generalisation, printed with '=': Gen(A, 𝒟, 𝒟', n) = E[(e^ε(Z,z') + ε(Z,z'') − 1) + δ(Z,z') + "
         "ε(Z,z')δ(Z,z'')] (see Q18).",
@@ -1664,7 +1663,7 @@ THEOREM_ITEMS = [
     E(
         "PDP-Cor2.12",
         "PDP",
-        "[PDP] Corollary 2.12 (000:L221)",
+        "[PDP] Corollary 2.12",
         INEQ,
         "If sup δ ≤ δ and E_𝒟[e^(2ε)] ≤ 1, cross-domain generalisation ≤ ½[E_𝒟 e^(2ε) + E_𝒟' e^(2ε)] − 1 + 2δ "
         "(printed series form; see Q18).",
@@ -1675,7 +1674,7 @@ THEOREM_ITEMS = [
     E(
         "PDP-Lem3.1",
         "PDP",
-        "[PDP] Lemma 3.1 (000:L242)",
+        "[PDP] Lemma 3.1",
         CF,
         "θ̂ − θ̂' = [∫₀¹(Σ∇²ℓ(η_t, z_i) + ∇²ℓ(η_t, z) + ∇²r(η_t))dt]⁻¹∇ℓ(θ̂, z) = −[∫₀¹(Σ∇²ℓ(η_t, z_i) + ∇²r(η_t))dt]⁻¹"
         "∇ℓ(θ̂', z), η_t = tθ̂ + (1 − t)θ̂' (deterministic).",
@@ -1685,7 +1684,7 @@ THEOREM_ITEMS = [
     E(
         "PDP-Thm4.1",
         "PDP",
-        "[PDP] Theorem 4.1 (000:L294)",
+        "[PDP] Theorem 4.1",
         DP,
         "OPS p(θ | X, y) ∝ exp(−(γ/2)(‖y − Xθ‖² + λ‖θ‖²)) is (ε, δ)-pDP for every δ > 0 and target with ε bounded by "
         "(4.3) ½|−log(1 + μ) + γμ/(1 + μ)(y − xᵀθ̂)²| + (μ/2) log(2/δ) + √(γμ log(2/δ))|y − xᵀθ̂|, printed '=' to the "
@@ -1696,7 +1695,7 @@ THEOREM_ITEMS = [
     E(
         "PDP-Rem4.2",
         "PDP",
-        "[PDP] Remark 4.2 (000:L310)",
+        "[PDP] Remark 4.2",
         INEQ,
         "(4.3) simplifies to (μ/2)(1 + log(2/δ)) + ½γ min(μ, 1)|y − xᵀθ̂'|² + √(γμ log(2/δ))|y − xᵀθ̂'|; if μ = "
         "o(log(2/δ)) and √(γμ' log(2/δ))|y − xᵀθ̂'| ≤ 1 then ε ≤ 2√(γμ log(2/δ))|y − xᵀθ̂| + o(1) (see Q19).",
@@ -1706,7 +1705,7 @@ THEOREM_ITEMS = [
     E(
         "PDP-Prop4.3",
         "PDP",
-        "[PDP] Proposition 4.3 (000:L332)",
+        "[PDP] Proposition 4.3",
         DP,
         "OPS with (γ_n, λ_n): (1) (ε_n, δ)-pDP with ε_n of (4.5), and (ε_n, δ)-DP with (4.6) when |y| < 1; (2) under "
         "(a)–(d) ε_n = O(√((1 + ‖θ0‖)² dγ_n log(2/δ)/(αn))) w.h.p.; (3) E‖θ̃ − θ0‖² = σ² tr[(XᵀX + λ_nI)⁻¹](1 + γ_n⁻¹) "
@@ -1717,7 +1716,7 @@ THEOREM_ITEMS = [
     E(
         "PDP-Prop4.4",
         "PDP",
-        "[PDP] Proposition 4.4 (000:L426)",
+        "[PDP] Proposition 4.4",
         DP,
         "(1) On ‖x‖ ≤ 1, |y| ≤ 1 AdaOPS (Algorithm 1) is (ε, δ)-DP; (2) under (a)(b)(c) and λ_min(XᵀX) > n/(κd) + "
         "√(log(10n) log(4/δ))/(ε/2), E[‖θ̃ − θ0‖² | X] = [1 + γ_n]σ² tr[(XᵀX)⁻¹] + O(n⁻¹⁰)‖θ0‖² (see Q5–Q7, Q22).",
@@ -1735,7 +1734,7 @@ THEOREM_ITEMS = [
     E(
         "PDP-LemA.1",
         "PDP",
-        "[PDP] Lemma A.1 (000:L740)",
+        "[PDP] Lemma A.1",
         INEQ,
         "If λ_min(XᵀX + λI) ≥ h then ‖(XᵀX + λI)⁻¹Xᵀ‖ ≤ √(2/h) (deterministic).",
         lemmas("lemma-a1"),
@@ -1743,7 +1742,7 @@ THEOREM_ITEMS = [
     E(
         "PDP-LemB.1",
         "PDP",
-        "[PDP] Lemma B.1 (000:L798)",
+        "[PDP] Lemma B.1",
         CF,
         "θ̂' = (XᵀX + E1)⁻¹(Xy + E2) ⇒ θ̂' − θ̂ = (XᵀX + E1)⁻¹(E2 − E1θ̂).",
         lemmas("perturbed-solution"),
@@ -1751,7 +1750,7 @@ THEOREM_ITEMS = [
     E(
         "PDP-LemB.2",
         "PDP",
-        "[PDP] Lemma B.2 (000:L798–840)",
+        "[PDP] Lemma B.2",
         CF,
         "Sherman–Morrison–Woodbury, printed (A + UCV)⁻¹ = A⁻¹ − A⁻¹U(C⁻¹ + VA⁻¹U)⁻¹A⁻¹ (see Q21).",
         lemmas("smw-printed", expected="fail"),
@@ -1759,7 +1758,7 @@ THEOREM_ITEMS = [
     E(
         "PDP-LemB.3",
         "PDP",
-        "[PDP] Lemma B.3 (000:L798–840)",
+        "[PDP] Lemma B.3",
         CF,
         "det(A + cdᵀ) = det(A)(1 + dᵀA⁻¹c).",
         lemmas("det-lemma"),
@@ -1767,7 +1766,7 @@ THEOREM_ITEMS = [
     E(
         "PDP-LemB.4",
         "PDP",
-        "[PDP] Lemma B.4 (000:L798–840)",
+        "[PDP] Lemma B.4",
         INEQ,
         "Weyl (Stewart 1998, Thm 1): X − Y = E ⇒ |σ_i(X) − σ_i(Y)| ≤ ‖E‖₂.",
         lemmas("weyl"),
@@ -1775,7 +1774,7 @@ THEOREM_ITEMS = [
     E(
         "PDP-LemB.5",
         "PDP",
-        "[PDP] Lemma B.5 (000:L798–840)",
+        "[PDP] Lemma B.5",
         INEQ,
         "X ~ N(0, 1): P(|X| > ε) ≤ 2e^(−ε²/2)/ε.",
         lemmas("gaussian-tail-two-sided"),
@@ -1783,7 +1782,7 @@ THEOREM_ITEMS = [
     E(
         "PDP-LemB.6",
         "PDP",
-        "[PDP] Lemma B.6 (000:L798–840)",
+        "[PDP] Lemma B.6",
         INEQ,
         "If P_p(log(p/p')(θ) > t) ≤ δ then P_p(θ ∈ S) ≤ e^t P_p'(θ ∈ S) + δ for all measurable S (see Q21).",
         lemmas("tail-to-dp"),
@@ -1791,7 +1790,7 @@ THEOREM_ITEMS = [
     E(
         "PDP-LemB.7",
         "PDP",
-        "[PDP] Lemma B.7 (000:L840)",
+        "[PDP] Lemma B.7",
         HP,
         "Matrix Hoeffding (Mackey et al. 2014): independent self-adjoint X_i, E X_i = 0, X_i² ⪯ A_i²: "
         "P{λ_max(Σ X_i) ≥ t} ≤ d e^(−t²/2σ²).",
@@ -1804,7 +1803,7 @@ THEOREM_ITEMS = [
     E(
         "RW-Ex4",
         "RW",
-        "[RW] Example 4 (003:L82)",
+        "[RW] Example 4",
         CF,
         "For a count released with N(0, σ²), ex-post pDP is |Q(D) − Q(D±z)||2o − Q(D) − Q(D±z)|/(2σ²); an attacker z ∉ D "
         "who knows o and ε(o, D, D+z) gets Q(D) = o − 0.5 ± σ²ε, and w.p. 1 only one candidate is an integer.",
@@ -1814,7 +1813,7 @@ THEOREM_ITEMS = [
     E(
         "RW-Thm5",
         "RW",
-        "[RW] Theorem 5 (003:L119)",
+        "[RW] Theorem 5",
         DP,
         "With ∇²ℓ ≺ βI_d and ‖∇ℓ‖₂ ≤ ξ, λ ≥ 2β/ε1 and σ = ξ²(8 log(2/δ) + 4ε1)/ε1² (printed; see Q1), objective "
         "perturbation (Algorithm 1) is (ε1, δ)-DP.",
@@ -1833,7 +1832,7 @@ THEOREM_ITEMS = [
     E(
         "RW-Thm6",
         "RW",
-        "[RW] Theorem 6 (003:L131)",
+        "[RW] Theorem 6",
         CF,
         "Ex-post pDP of ObjPert: ε1(θ̂ᴾ, D, D±z) = |−log Π_j(1 ∓ μ_j) + ‖∇ℓ(θ̂ᴾ; z)‖²/(2σ²) ± ∇J(θ̂ᴾ; D)ᵀ∇ℓ(θ̂ᴾ; z)/σ²| "
         "with μ_j from the eigendecomposition of ∇²ℓ (deterministic; see Q37).",
@@ -1843,7 +1842,7 @@ THEOREM_ITEMS = [
     E(
         "RW-Cor7",
         "RW",
-        "[RW] Corollary 7 (003:L141)",
+        "[RW] Corollary 7",
         CF,
         "For GLMs, ε(θ̂ᴾ, D, D±z) ≤ |−log(1 ± f''(·)μ(x)) + ‖∇ℓ‖²/(2σ²) ± ∇Jᵀ∇ℓ/σ²| with μ(x) = xᵀ(∇²J)⁻¹x (printed "
         "'≤' for Theorem 6's equality; see Q37).",
@@ -1853,7 +1852,7 @@ THEOREM_ITEMS = [
     E(
         "RW-Thm8",
         "RW",
-        "[RW] Theorem 8 (003:L169)",
+        "[RW] Theorem 8",
         INEQ,
         "|−log Π_j(1 ∓ μ_j)| ≤ −Σ_j log(1 − λ_j/λ) (deterministic); for GLMs −log(1 − f''(xᵀθ̂ᴾ; y)‖x‖²/λ).",
         checked("objpert", "thm8-bound"),
@@ -1862,7 +1861,7 @@ THEOREM_ITEMS = [
     E(
         "RW-Thm9",
         "RW",
-        "[RW] Theorem 9 (003:L175)",
+        "[RW] Theorem 9",
         HP,
         "W.p. 1 − ρ over b: |∇J(θ̂ᴾ; D)ᵀ∇ℓ(θ̂ᴾ; z)| ≤ σ√(2 log(2d/ρ))‖∇ℓ(θ̂ᴾ; z)‖₁; for GLMs (dimension-free) "
         "≤ f'(xᵀθ̂ᴾ; y)σ‖x‖₂√(2 log(2/ρ)) (see Q23).",
@@ -1872,7 +1871,7 @@ THEOREM_ITEMS = [
     E(
         "RW-Thm10",
         "RW",
-        "[RW] Theorem 10 (003:L203)",
+        "[RW] Theorem 10",
         DP,
         "If λ > Cσ2√d(1 + (log(1/ρ))^(2/3)): (1) Algorithm 2 is (ξ²/(2σ2²) + β²/(4σ3²) + √(ξ²/σ2² + β²/(2σ3³))"
         "√(2 log(1/δ)), δ)-DP; (2) the matching pDP for each x; (3) w.p. 1 − 3ρ, ε1 ≤ ε̄1ᵖ ≤ 12ε1 + "
@@ -1890,7 +1889,7 @@ THEOREM_ITEMS = [
     E(
         "RW-Thm11",
         "RW",
-        "[RW] Theorem 11 (002:L377)",
+        "[RW] Theorem 11",
         DP,
         "Algorithm 3 (λ_min + N(0, σ4²)) has pDP ε4 = f''²‖x‖⁴/(2σ4²) + f''‖x‖²√(2 log(1/δ))/σ4, and (ε, δ)-DP with β in "
         "place of f''‖x‖² when f''‖x‖² ≤ β.",
@@ -1900,7 +1899,7 @@ THEOREM_ITEMS = [
     E(
         "RW-Prop12",
         "RW",
-        "[RW] Proposition 12 (002:L575)",
+        "[RW] Proposition 12",
         HP,
         "With τ = F⁻¹_λ1(GOE(d))(1 − ρ/2), w.p. 1 − 2ρ: λ̂ᵖ_min is within σ4F⁻¹(1−ρ/2) of λ_min, and for all x the "
         "regularised estimator satisfies xᵀ(Ĥ + τσ3I)⁻¹x ≤ μ(x) ≤ ((λ̂ + 2τσ3)/λ̂)xᵀ(Ĥ + τσ3I)⁻¹x (standard estimator: "
@@ -1913,7 +1912,7 @@ THEOREM_ITEMS = [
     E(
         "RW-Thm13",
         "RW",
-        "[RW] Theorem 13 (002:L979)",
+        "[RW] Theorem 13",
         HP,
         "If λ_min(H) ≥ max{2β, 2τσ3}, for some 0 < C ≤ 4τσ3 + 2β, w.p. 1 − 3ρ: ε1 ≤ ε1ᴾ ≤ (1 + C/λ_min)ε1 + "
         "|f'|‖x‖√(2 log(2/ρ))/σ2 (see Q29).",
@@ -1923,7 +1922,7 @@ THEOREM_ITEMS = [
     E(
         "RW-Thm14",
         "RW",
-        "[RW] Theorem 14 (002:L1218)",
+        "[RW] Theorem 14",
         DP,
         "Algorithm 5 is (ε2, δ)-pDP with ε2 = ‖∇ℓ‖²/(2σ2²) + ‖∇ℓ‖√(2 log(1/δ))/σ2, and ex-post pDP w.p. 1 − ρ with "
         "√(2 log(2/ρ)) in place of √(2 log(1/δ)) (see Q34).",
@@ -1933,7 +1932,7 @@ THEOREM_ITEMS = [
     E(
         "RW-Prop15",
         "RW",
-        "[RW] Proposition 15 (002:L1287)",
+        "[RW] Proposition 15",
         HP,
         "W.p. 1 − 2ρ, simultaneously for all n users, ε1 ≤ ε1ᴾ ≤ 12ε1 + |f'|‖x‖√(2 log(n/ρ))/σ2; with the data-independent "
         "third term |f'|‖x‖₁√(2 log(2d/ρ))/σ, simultaneously for all x.",
@@ -1945,7 +1944,7 @@ THEOREM_ITEMS = [
     E(
         "RW-Cor16",
         "RW",
-        "[RW] Corollary 16 (002:L1357)",
+        "[RW] Corollary 16",
         DP,
         "With σ2 = (ρ_max/ε)√(2 log(1.25/δ)) ('when ε < 1'), Algorithm 2 is (ε(·), δ)-pDP with ε(·) = "
         "ε²f''²‖x‖⁴/(8ρ_max² log(1.25/δ)) + εf''‖x‖²/(ρ_max√2) (see Q30).",
@@ -1956,7 +1955,7 @@ THEOREM_ITEMS = [
     E(
         "RW-Thm17",
         "RW",
-        "[RW] Theorem 17 (002:L1508)",
+        "[RW] Theorem 17",
         DP,
         "Algorithm 6 (GOE Analyze Gauss) has pDP ε = ‖H_x‖_F²/(4σ3²) + ‖H_x‖_F√(2 log(1/δ))/(√2σ3), ex-post w.p. 1 − 2δ "
         "(see Q38), and (ε, δ)-DP with β = sup‖H_x‖_F.",
@@ -1974,7 +1973,7 @@ THEOREM_ITEMS = [
     E(
         "RW-Lem18",
         "RW",
-        "[RW] Lemma 18 (002:L1635)",
+        "[RW] Lemma 18",
         CITE,
         "Rudelson & Vershynin (2010): i.i.d. σ²-subgaussian A ∈ ℝ^(d×d): P[s_max(A) ≥ (2 + t)√(dσ²)] ≤ Ce^(−cdt^(3/2)); "
         "w.p. 1 − δ, ‖A‖₂ ≤ (2 + (log(C/δ)/(cd))^(2/3))√(dσ²).",
@@ -1983,7 +1982,7 @@ THEOREM_ITEMS = [
     E(
         "RW-Lem19",
         "RW",
-        "[RW] Lemma 19 (002:L1678)",
+        "[RW] Lemma 19",
         HP,
         "For GOE A (N(0, σ²) off-diagonal, N(0, 2σ²) diagonal), w.p. 1 − δ: ‖A‖₂ ≤ √2(2 + (log(C/δ)/(cd))^(2/3))√(dσ²).",
         not_simulable("Inherits Lemma 18's unspecified constants C, c (described as asymptotic, for theory)."),
@@ -1991,7 +1990,7 @@ THEOREM_ITEMS = [
     E(
         "RW-Lem20",
         "RW",
-        "[RW] Lemma 20 (002:L1710)",
+        "[RW] Lemma 20",
         HP,
         "‖A‖₂ ≤ σF⁻¹_λ1 of GOE(1 − ρ/2) w.p. 1 − ρ, F the CDF of λ1 of the standard GOE (Z + Zᵀ)/√2; numerics via "
         "Chiani (2014) (see Q4, K16).",
@@ -2001,7 +2000,7 @@ THEOREM_ITEMS = [
     E(
         "RW-Prop21",
         "RW",
-        "[RW] Proposition 21 (002:L2424)",
+        "[RW] Proposition 21",
         HP,
         "If λ_min(H) ≥ 2σ2F⁻¹_λ1(GOE(d))(1 − ρ/2), w.p. 1 − ρ for all x: ½xᵀĤ⁻¹x ≤ xᵀH⁻¹x ≤ (3/2)xᵀĤ⁻¹x (see Q3, K26).",
         checked("privacy-report", "prop21"),
@@ -2010,7 +2009,7 @@ THEOREM_ITEMS = [
     E(
         "RW-Thm22",
         "RW",
-        "[RW] Theorem 22 (002:L2628)",
+        "[RW] Theorem 22",
         CF,
         "The Gaussian mechanism o ~ Q(D) + N(0, σ²I_d) obeys ex-post pDP with ε(o, D, D±z) = "
         "|‖Δ_z‖²/(2σ²) − Δ_zᵀ(o − Q(D))/σ²| (deterministic identity; see Q31).",
@@ -2020,7 +2019,7 @@ THEOREM_ITEMS = [
     E(
         "RW-Cor23",
         "RW",
-        "[RW] Corollary 23 (002:L2697)",
+        "[RW] Corollary 23",
         DP,
         "pDP: ε(D, D±z) ≤ ‖Δ_z‖²/(2σ²) + ‖Δ_z‖Φ⁻¹(1 − δ)/σ (printed twice identically, Q32); w.p. ≥ 1 − ρ over o, ex-post "
         "ε(o) ≤ ‖Δ_z‖²/(2σ²) + ‖Δ_z‖Φ⁻¹(1 − ρ/2)/σ ≤ ‖Δ_z‖²/(2σ²) + ‖Δ_z‖√(2 log(2/ρ))/σ (5).",
@@ -2030,7 +2029,7 @@ THEOREM_ITEMS = [
     E(
         "RW-Lem24",
         "RW",
-        "[RW] Lemma 24 (002:L2765)",
+        "[RW] Lemma 24",
         CF,
         "Sherman–Morrison–Woodbury: (A + UCV)⁻¹ = A⁻¹ − A⁻¹U(C⁻¹ + VA⁻¹U)⁻¹VA⁻¹.",
         lemmas("smw"),
@@ -2038,7 +2037,7 @@ THEOREM_ITEMS = [
     E(
         "RW-Lem25",
         "RW",
-        "[RW] Lemma 25 (002:L2765–2938)",
+        "[RW] Lemma 25",
         CF,
         "Matrix determinant lemma: det(A + cdᵀ) = det(A)(1 + dᵀA⁻¹c).",
         lemmas("det-lemma"),
@@ -2046,7 +2045,7 @@ THEOREM_ITEMS = [
     E(
         "RW-Lem26",
         "RW",
-        "[RW] Lemma 26 (002:L2765–2938)",
+        "[RW] Lemma 26",
         INEQ,
         "X ~ N(0, σ²): P(X > σε) ≤ e^(−ε²/2)/ε; P(X > σ√(2 log(1/δ))) ≤ δ and P(|X| > σ√(2 log(2/δ))) ≤ δ for all δ > 0.",
         lemmas("gaussian-tail-rw26"),
@@ -2054,7 +2053,7 @@ THEOREM_ITEMS = [
     E(
         "RW-Lem27",
         "RW",
-        "[RW] Lemma 27 (002:L2765–2938)",
+        "[RW] Lemma 27",
         INEQ,
         "If P_p(ε(o) > ε) ≤ δ then P_p(S) ≤ e^ε P_p'(S) + δ; (1) for all neighbours ⇒ (ε, δ)-DP; (2) with the reverse "
         "tail condition (sign unrecoverable, Q33) ⇒ (ε, δ)-pDP.",
@@ -2063,7 +2062,7 @@ THEOREM_ITEMS = [
     E(
         "RW-Lem28",
         "RW",
-        "[RW] Lemma 28 (002:L2765–2938)",
+        "[RW] Lemma 28",
         HP,
         "Max of n i.i.d. σ²-subgaussians: P[max_i X_i ≥ √(2σ²(log n + t))] ≤ e^(−t).",
         lemmas("subgaussian-max"),
@@ -2071,7 +2070,7 @@ THEOREM_ITEMS = [
     E(
         "RW-Lem29",
         "RW",
-        "[RW] Lemma 29 (002:L2765–2938)",
+        "[RW] Lemma 29",
         INEQ,
         "Weyl (Stewart 1990, Thm 4.11): max_i |σ_i(A) − σ_i(A + E)| ≤ ‖E‖₂.",
         checked("privacy-report", "thm11-weyl", options="--mode adaptive"),
@@ -2080,7 +2079,7 @@ THEOREM_ITEMS = [
     E(
         "RW-Lem30",
         "RW",
-        "[RW] Lemma 30 (002:L2765–2938)",
+        "[RW] Lemma 30",
         CF,
         "Change of variables: Y = g(X), g bijective differentiable ⇒ f_Y(y) = f_X(g⁻¹(y))|det ∂g⁻¹(y)/∂y|.",
         lemmas("change-of-variables"),
@@ -2088,7 +2087,7 @@ THEOREM_ITEMS = [
     E(
         "RW-Lem31",
         "RW",
-        "[RW] Lemma 31 (002:L2938)",
+        "[RW] Lemma 31",
         DP,
         "Billboard lemma: if A is (ε, δ)-DP then {f_i(Π_iD, A(D))}_i is (ε, δ)-joint DP.",
         not_simulable(
@@ -2100,7 +2099,7 @@ THEOREM_ITEMS = [
     E(
         "LR-Thm2",
         "LR",
-        "[LR] Theorem 2 (004:L233)",
+        "[LR] Theorem 2",
         DP,
         "AdaOPS (Algorithm 1): (i) (ε, δ)-DP; (ii) w.p. 1 − ϱ, F(θ̃) − F(θ*) ≤ O(…) (two-regime bound); (iii) under the "
         "linear Gaussian model an event E, P(E) ≥ 1 − δ/3, with E[θ̃ | X, E] = θ0 and Cov ≺ (1 + O(C̃d log(6/δ)/(σ²αnε²)))"
@@ -2111,7 +2110,7 @@ THEOREM_ITEMS = [
     E(
         "LR-Thm3",
         "LR",
-        "[LR] Theorem 3 (004:L252)",
+        "[LR] Theorem 3",
         DP,
         "AdaSSP (Algorithm 2): (i) (ε, δ)-DP; (ii) w.p. 1 − ϱ, F(θ̃) − F(θ*) ≤ O(…); (iii) for sufficiently large α an "
         "event E, P(E) ≥ 1 − δ/3, with E[θ̃ | X, E] = θ0 and E‖θ̂ − θ0‖² = σ² tr[(XᵀX)⁻¹] + O(…) (see Q51).",
@@ -2121,7 +2120,7 @@ THEOREM_ITEMS = [
     E(
         "LR-Lem4",
         "LR",
-        "[LR] App. C Lemma 4 (004:L445–580)",
+        "[LR] App. C Lemma 4",
         CF,
         "θ̂ = (XᵀX + E1)⁻¹(Xy + E2) ⇒ θ̂ − θ* = −(XᵀX + E1)⁻¹E1θ* + (XᵀX + E1)⁻¹E2.",
         lemmas("perturbed-solution"),
@@ -2129,7 +2128,7 @@ THEOREM_ITEMS = [
     E(
         "LR-Lem5",
         "LR",
-        "[LR] App. C Lemma 5 (004:L445–580)",
+        "[LR] App. C Lemma 5",
         CF,
         "‖y − Xθ‖² − ‖y − Xθ*‖² = ‖θ − θ*‖²_(XᵀX).",
         lemmas("excess-risk"),
@@ -2137,7 +2136,7 @@ THEOREM_ITEMS = [
     E(
         "LR-Lem6",
         "LR",
-        "[LR] App. C Lemma 6 (004:L445–580)",
+        "[LR] App. C Lemma 6",
         HP,
         "Fixed θ, symmetric E with upper triangle i.i.d. N(0, w²), A ⪰ 0: w.p. 1 − ϱ, ‖Eθ‖²_A ≤ w² tr(A)‖θ‖² log(2d²/ρ) "
         "(proof concludes with O(·)).",
@@ -2146,7 +2145,7 @@ THEOREM_ITEMS = [
     E(
         "LR-Cor7",
         "LR",
-        "[LR] App. C Corollary 7 (004:L445–580)",
+        "[LR] App. C Corollary 7",
         CF,
         "Ridge SSP: θ̂_λ − θ* = −(XᵀX + λI + E1)⁻¹E1θ* − λ(XᵀX + λI + E1)⁻¹θ* + (XᵀX + λI + E1)⁻¹E2, with the "
         "3(·) + 3(·) + 3(·) bound and rates (12)–(14) (see Q49).",
@@ -2155,7 +2154,7 @@ THEOREM_ITEMS = [
     E(
         "LR-Lem8",
         "LR",
-        "[LR] App. D Lemma 8 (004:L585–793)",
+        "[LR] App. D Lemma 8",
         HP,
         "OPS with (γ, λ): w.p. 1 − ϱ, ‖θ̃ − θ*_λ‖²_(XᵀX+λI) ≤ (d + 2√(d log(1/ϱ)) + 2 log(1/ϱ))/γ ≤ 5d log(1/ϱ)/γ; "
         "E[θ̃] = θ*_λ, Cov = γ⁻¹(XᵀX + λI)⁻¹; under the model with λ = 0, Cov[θ̃ | X] = (σ² + γ⁻¹)(XᵀX)⁻¹.",
@@ -2164,7 +2163,7 @@ THEOREM_ITEMS = [
     E(
         "LR-Lem9",
         "LR",
-        "[LR] App. D Lemma 9 (004:L585–793)",
+        "[LR] App. D Lemma 9",
         HP,
         "θ̃ ~ N(θ*, γ⁻¹[∇²F]⁻¹): w.p. 1 − ϱ, F(θ̃) − F(θ*) ≤ (d + 2√(d log(1/ϱ)) + 2 log(1/ϱ))/(2γ) ≤ 2.5d log(1/ϱ)/γ.",
         lemmas("lemma8-numeric", "lemma8-chi2", expected="fail"),
@@ -2172,7 +2171,7 @@ THEOREM_ITEMS = [
     E(
         "LR-Thm10",
         "LR",
-        "[LR] App. D Theorem 10 (004:L585–793)",
+        "[LR] App. D Theorem 10",
         DP,
         "Reproduces [PDP] Theorem 4.1: OPS pDP bounds (16) = (4.3) and (17) = (4.4).",
         checked("ops", "thm41-4.3", "thm41-4.4", paper_claims=True, expected="fail"),
@@ -2181,7 +2180,7 @@ THEOREM_ITEMS = [
     E(
         "LR-Rem11",
         "LR",
-        "[LR] App. D Remark 11 (004:L585–793)",
+        "[LR] App. D Remark 11",
         DP,
         "With L = ‖𝒳‖(‖𝒳‖‖θ*_λ‖ + ‖𝒴‖), OPS with (λ, γ) is (ε, δ)-pDP for all targets with ε = √(γL² log(2/δ)/(λ + λ_min)) "
         "+ γL²/(2(λ + λ_min + ‖𝒳‖²)) + (1 + log(2/δ))‖𝒳‖²/(2(λ + λ_min)).",
@@ -2191,7 +2190,7 @@ THEOREM_ITEMS = [
     E(
         "LR-Lem12",
         "LR",
-        "[LR] App. D Lemma 12 (004:L585–793)",
+        "[LR] App. D Lemma 12",
         INEQ,
         "log(‖𝒴‖ + ‖𝒳‖‖θ*_λ‖) has local sensitivity log(1 + ‖𝒳‖²/(λ_min + λ)).",
         lemmas("lemma12-sensitivity"),
@@ -2200,7 +2199,7 @@ THEOREM_ITEMS = [
     E(
         "LR-Lem13",
         "LR",
-        "[LR] App. D Lemma 13 (004:L585–793)",
+        "[LR] App. D Lemma 13",
         INEQ,
         "X ~ N(0, 1): P(|X| > ε) ≤ 2e^(−ε²/2)/ε.",
         lemmas("gaussian-tail-two-sided"),
@@ -2208,7 +2207,7 @@ THEOREM_ITEMS = [
     E(
         "LR-Lem14",
         "LR",
-        "[LR] App. D Lemma 14 (004:L585–793)",
+        "[LR] App. D Lemma 14",
         HP,
         "Laurent–Massart: X ~ χ²_k: P(X − k ≥ 2√(kt) + 2t) ≤ e^(−t) and P(k − X > 2√(kt)) ≤ e^(−t).",
         lemmas("laurent-massart"),
@@ -2216,7 +2215,7 @@ THEOREM_ITEMS = [
     E(
         "LR-Lem15",
         "LR",
-        "[LR] App. D Lemma 15 (004:L585–793)",
+        "[LR] App. D Lemma 15",
         INEQ,
         "If P(|ε(θ)| > t) ≤ δ then P_p(S) ≤ e^t P_p'(S) + δ and P_p'(S) ≤ e^t P_p(S) + δ.",
         lemmas("tail-to-dp-two-sided", expected="fail"),
@@ -2224,7 +2223,7 @@ THEOREM_ITEMS = [
     E(
         "LR-Lem16",
         "LR",
-        "[LR] App. D Lemma 16 (004:L585–793)",
+        "[LR] App. D Lemma 16",
         INEQ,
         "Weyl's inequality (= [PDP] Lemma B.4).",
         lemmas("weyl"),
@@ -2232,7 +2231,7 @@ THEOREM_ITEMS = [
     E(
         "LR-Lem17",
         "LR",
-        "[LR] App. D Lemma 17 (004:L585–793)",
+        "[LR] App. D Lemma 17",
         CF,
         "Stability identity (= [PDP] Lemma 3.1).",
         checked("output-perturbation", "lemma31", paper_claims=True, expected="fail"),
@@ -2241,7 +2240,7 @@ THEOREM_ITEMS = [
     E(
         "LR-Prop18",
         "LR",
-        "[LR] Proposition 18 (004:L875)",
+        "[LR] Proposition 18",
         DP,
         "OPS-Balanced: with γ = ε²λ/(4 log(2/δ)L(λ)²) and λ = (C1‖𝒳‖⁴‖𝒴‖²n/B²)^(1/3), OPS on an unbounded domain is "
         "(ε, δ)-DP and F(θ̂) − F(θ*) ≤ O(d^(1/3)n^(1/3) log(2/δ)^(1/3)‖𝒳‖^(4/3)‖𝒴‖^(2/3)‖θ*‖^(4/3)/ε^(2/3)).",

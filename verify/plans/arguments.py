@@ -8,9 +8,9 @@ from __future__ import annotations
 
 import argparse
 
-from mechanisms.validation import InputError
-from verify.options import count
-from verify.plans.plan import AuditPlan
+from pdp_audit.mechanisms.validation import InputError
+from pdp_audit.verify.options import count
+from pdp_audit.verify.plans.plan import AuditPlan
 
 
 class Parser(argparse.ArgumentParser):
@@ -57,11 +57,17 @@ def add_run_arguments(parser: argparse.ArgumentParser, audit: AuditPlan) -> argp
     return parser
 
 
+def run_parser(name: str) -> Parser:
+    """The whole parser of ``pdp-audit run NAME`` (its prog names the command, as in the CLI's messages)."""
+    from pdp_audit.verify.plans.catalogue import plans_by_name
+
+    return add_run_arguments(Parser(prog=f"pdp-audit run {name}"), plans_by_name()[name])
+
+
 def parse_run(argv: list[str]) -> argparse.Namespace:
     """Parse ``run NAME [options]`` exactly as the CLI does (a bad option is an InputError: one line, exit 2)."""
-    from verify.plans.catalogue import plans_by_name
+    from pdp_audit.verify.plans.catalogue import plans_by_name
 
     if len(argv) < 2 or argv[0] != "run" or argv[1] not in plans_by_name():
         raise InputError(f"not an audit command: {' '.join(argv[:2])!r}")
-    parser = add_run_arguments(Parser(prog=f"pdp-audit run {argv[1]}"), plans_by_name()[argv[1]])
-    return parser.parse_args(argv[2:], argparse.Namespace(mechanism=argv[1]))
+    return run_parser(argv[1]).parse_args(argv[2:], argparse.Namespace(mechanism=argv[1]))

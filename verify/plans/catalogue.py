@@ -6,12 +6,12 @@ one line here.
 
 from __future__ import annotations
 
-from verify.plans.gaussian import options as gaussian
-from verify.plans.goe import options as goe
-from verify.plans.linreg import options as linreg
-from verify.plans.objpert import options as objpert
-from verify.plans.plan import AuditPlan
-from verify.plans.privacy_report import options as privacy_report
+from pdp_audit.verify.plans.gaussian import options as gaussian
+from pdp_audit.verify.plans.goe import options as goe
+from pdp_audit.verify.plans.linreg import options as linreg
+from pdp_audit.verify.plans.objpert import options as objpert
+from pdp_audit.verify.plans.plan import AuditPlan
+from pdp_audit.verify.plans.privacy_report import options as privacy_report
 
 PLANS: tuple[AuditPlan, ...] = (
     gaussian.PLAN,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 
-from mechanisms.validation import InputError, positive, probability
+from pdp_audit.mechanisms.validation import InputError, positive, probability
 
 # The largest claimed ε any audit accepts (as sweeps do): beyond it e^ε overflows the calibrations'
 # root-finders (δ(ε) underflows to 0 long before), and no deployment claims it.

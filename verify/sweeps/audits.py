@@ -4,7 +4,7 @@ One vocabulary serves ``run``, ``certify`` and ``sweep``: a spec's ``[fixed]``, 
 are the audit's ``run`` options with dashes as underscores (``claim_epsilon``, ``trials``, ``synthetic``,
 ``noise_multiplier``, ``repetitions``, ``mode``, ``d``, ``lambda``, …; a flag such as ``--normalize-rows`` is a
 boolean ``normalize_rows = true``).  The schema is read from the audit's own argument parser, and every cell is
-parsed and validated by the same code as the command line (:func:`verify.plans.arguments.parse_run`, then the
+parsed and validated by the same code as the command line (:func:`pdp_audit.verify.plans.arguments.parse_run`, then the
 plan's ``configure``) when the spec is read, so a bad value is a one-line error naming the cell before any cell
 runs.  Not sweepable, because the sweep sets them: ``seed`` (each cell's seed comes from its identity),
 ``alpha`` (the sweep's family-wise α split over its cells), ``workers``, ``report``, ``json``, ``quiet``; and
@@ -22,9 +22,9 @@ from __future__ import annotations
 import argparse
 import functools
 
-from mechanisms.validation import InputError
-from verify.plans.plan import AuditPlan
-from verify.sweeps.schema import Param, Schema, SpecError, SweepMechanism
+from pdp_audit.mechanisms.validation import InputError
+from pdp_audit.verify.plans.plan import AuditPlan
+from pdp_audit.verify.sweeps.schema import Param, Schema, SpecError, SweepMechanism
 
 #: Options a sweep sets itself (see the module docstring).
 SET_BY_THE_SWEEP = frozenset({"seed", "alpha", "workers", "report", "json", "quiet", "paper_claims", "help"})
@@ -47,7 +47,7 @@ def _is_flag(action: argparse.Action) -> bool:
 
 
 def _parser(plan: AuditPlan) -> argparse.ArgumentParser:
-    from verify.plans.arguments import Parser, add_run_arguments
+    from pdp_audit.verify.plans.arguments import Parser, add_run_arguments
 
     return add_run_arguments(Parser(prog=f"pdp-audit run {plan.name}", add_help=False), plan)
 
@@ -103,7 +103,7 @@ def argv(plan: AuditPlan, parameters: dict, seed: int = 0, alpha: float = 1e-6, 
 
 def configure(plan: AuditPlan, parameters: dict, seed: int = 0, alpha: float = 1e-6, paper: bool = False):
     """The audit's validated configuration for a cell, exactly as ``pdp-audit run`` would build it."""
-    from verify.plans.arguments import parse_run
+    from pdp_audit.verify.plans.arguments import parse_run
 
     return plan.configure(parse_run(argv(plan, parameters, seed, alpha, paper)))
 
@@ -111,7 +111,7 @@ def configure(plan: AuditPlan, parameters: dict, seed: int = 0, alpha: float = 1
 def normalize(name: str, parameters: dict, given: set, where: str) -> dict:
     """Validate a cell by the command line's own code (SpecError naming ``where``), with ``--paper-claims`` on:
     a sweep turns it on when its checks select a paper statement, and options such as ``figure_n`` need it."""
-    from verify.plans.catalogue import plans_by_name
+    from pdp_audit.verify.plans.catalogue import plans_by_name
 
     try:
         configure(plans_by_name()[name], parameters, paper=True)
@@ -131,9 +131,9 @@ def cost(name: str, defaults: dict, parameters: dict) -> float:
 
 def cell(name: str, parameters: dict, seed: int, alpha: float, checks=None, executor=None) -> dict:
     """One cell: the audit ``name`` run with the cell's options, seed and α; its checks as in the JSON report."""
-    from reports.json_report import check_to_dict, clean
-    from verify.checks import worst
-    from verify.plans.catalogue import plans_by_name
+    from pdp_audit.reports.json_report import check_to_dict, clean
+    from pdp_audit.verify.checks import worst
+    from pdp_audit.verify.plans.catalogue import plans_by_name
 
     plan = plans_by_name()[name]
     paper = checks is not None and any(c in paper_checks(name) for c in checks)
@@ -158,11 +158,11 @@ def cell(name: str, parameters: dict, seed: int, alpha: float, checks=None, exec
 
 def family_checks(name: str) -> dict:
     """The checks declared by the family of audit ``name`` (a superset of what one audit produces)."""
-    from verify.plans.gaussian.checks import CHECKS as GAUSSIAN
-    from verify.plans.goe.checks import CHECKS as GOE
-    from verify.plans.linreg.checks import CHECKS as LINREG
-    from verify.plans.objpert.checks import CHECKS as OBJPERT
-    from verify.plans.privacy_report.checks import CHECKS as PRIVACY_REPORT
+    from pdp_audit.verify.plans.gaussian.checks import CHECKS as GAUSSIAN
+    from pdp_audit.verify.plans.goe.checks import CHECKS as GOE
+    from pdp_audit.verify.plans.linreg.checks import CHECKS as LINREG
+    from pdp_audit.verify.plans.objpert.checks import CHECKS as OBJPERT
+    from pdp_audit.verify.plans.privacy_report.checks import CHECKS as PRIVACY_REPORT
 
     families = {"gaussian": GAUSSIAN, "goe-release": GOE, "objpert": OBJPERT, "privacy-report": PRIVACY_REPORT}
     return families.get(name, LINREG)

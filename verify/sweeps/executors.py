@@ -21,8 +21,8 @@ import time
 from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
 
-from mechanisms.validation import InputError
-from verify.options import MAX_WORKERS
+from pdp_audit.mechanisms.validation import InputError
+from pdp_audit.verify.options import MAX_WORKERS
 
 MAX_RESTARTS_WITHOUT_PROGRESS = 3
 
@@ -38,7 +38,7 @@ def execute_task(task, chunk_executor=None) -> dict:
         result = task.function(dict(task.parameters), task.seed, task.alpha, task.checks)
     else:
         result = task.function(dict(task.parameters), task.seed, task.alpha, task.checks, executor=chunk_executor)
-    from verify.sweeps.store import code_version
+    from pdp_audit.verify.sweeps.store import code_version
 
     return {
         "result": result,

@@ -8,7 +8,7 @@ data: iid N(0, 1) features, drawn from the cell's seed and scaled like the shipp
 of rows lie in the clip ball).
 
 A cell computes the audit's guarantees, and its paper findings (``classical-epsilon``,
-``classical-calibration``, ``example4``; :mod:`verify.plans.gaussian.checks`) only when the spec's ``checks``
+``classical-calibration``, ``example4``; :mod:`pdp_audit.verify.plans.gaussian.checks`) only when the spec's ``checks``
 select one of them.  The cell's verdict comes from its guarantees (from the findings only when the spec selects
 no guarantee at all); its ``checks`` list the findings after the guarantees, each with its ``role``.
 """
@@ -21,12 +21,12 @@ import tempfile
 
 import numpy as np
 
-from verify.plans.gaussian.checks import CHECKS as GAUSSIAN_CHECKS
-from verify.sweeps.schema import Param, SpecError, SweepMechanism
+from pdp_audit.verify.plans.gaussian.checks import CHECKS as GAUSSIAN_CHECKS
+from pdp_audit.verify.sweeps.schema import Param, SpecError, SweepMechanism
 
 CHECKS = tuple(GAUSSIAN_CHECKS)  # the ids a spec may select, in the audit's order
 
-PRELOAD = ("verify.plans.gaussian.evidence", "reports.json_report", "sklearn.datasets")
+PRELOAD = ("pdp_audit.verify.plans.gaussian.evidence", "pdp_audit.reports.json_report", "sklearn.datasets")
 
 SCHEMA = {
     "epsilon": Param("float", 1.0, "claimed ε", low=0, high=100, open_low=True),
@@ -86,8 +86,8 @@ def cost(parameters: dict) -> float:
 
 
 def _synthetic_csv(n: int, d: int, sensitivity: float, seed: int, directory: str) -> str:
-    from audits.engine import block_rng
-    from mechanisms.datasets import synthetic_rows
+    from pdp_audit.audits.engine import block_rng
+    from pdp_audit.mechanisms.datasets import synthetic_rows
 
     rows = synthetic_rows(n, d, block_rng(seed, "synthetic-data", 0)).features
     rows = rows * (sensitivity / np.quantile(np.linalg.norm(rows, axis=1), 0.9))
@@ -100,10 +100,10 @@ def _synthetic_csv(n: int, d: int, sensitivity: float, seed: int, directory: str
 
 def cell(parameters: dict, seed: int, alpha: float, checks: tuple[str, ...] | None = None, executor=None) -> dict:
     """One Gaussian audit; ``executor`` (anything with ``map``) runs the chunks of its sampled streams."""
-    from mechanisms import gaussian as g
-    from reports.json_report import check_to_dict, clean
-    from verify.checks import finalize, worst
-    from verify.plans.gaussian.evidence import GaussianAuditConfig, gaussian_evidence, gaussian_run, setup
+    from pdp_audit.mechanisms import gaussian as g
+    from pdp_audit.reports.json_report import check_to_dict, clean
+    from pdp_audit.verify.checks import finalize, worst
+    from pdp_audit.verify.plans.gaussian.evidence import GaussianAuditConfig, gaussian_evidence, gaussian_run, setup
 
     p = parameters
     S = p["sensitivity"] if p["query"] == "sum" else 1.0

@@ -1,7 +1,7 @@
 """What a sweepable mechanism declares: its parameter schema, its cell function and options.
 
-A :class:`SweepMechanism` is plain data; :mod:`verify.sweeps.catalogue` lists the built-in ones in an
-explicit tuple, and a caller may pass its own to :func:`verify.sweeps.spec.parse_spec`.
+A :class:`SweepMechanism` is plain data; :mod:`pdp_audit.verify.sweeps.catalogue` lists the built-in ones in an
+explicit tuple, and a caller may pass its own to :func:`pdp_audit.verify.sweeps.spec.parse_spec`.
 """
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ import math
 from dataclasses import dataclass
 from typing import Any, Callable
 
-from mechanisms.validation import InputError
+from pdp_audit.mechanisms.validation import InputError
 
 
 class SpecError(InputError):

@@ -30,7 +30,7 @@ sits in, the executor, the number of workers or the order cells finish in.
 
 **Scheduling.**  Cells are submitted largest first (by the mechanism's cost estimate).  A cell whose
 cost exceeds a worker's fair share of the sweep is split: its seeded chunks (the engine's blocks) run
-as separate tasks spread over all workers (see :func:`verify.sweeps.executors.cells_to_split`), with the
+as separate tasks spread over all workers (see :func:`pdp_audit.verify.sweeps.executors.cells_to_split`), with the
 same numbers as when the cell runs whole.
 
 **Family-wise error.**  The sweep's α is split evenly over its cells (Bonferroni): each cell is
@@ -52,8 +52,8 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
-from verify.sweeps.catalogue import SWEEPS
-from verify.sweeps.schema import REQUIRED, CellFunction, Param, SpecError, SweepMechanism
+from pdp_audit.verify.sweeps.catalogue import SWEEPS
+from pdp_audit.verify.sweeps.schema import REQUIRED, CellFunction, Param, SpecError, SweepMechanism
 
 MAX_CELLS = 100_000
 
@@ -378,13 +378,13 @@ class SweepOutcome:
 
     @property
     def verdict(self) -> str:
-        from verify.checks import worst
+        from pdp_audit.verify.checks import worst
 
         return worst(self.verdicts.values())
 
     @property
     def exit_code(self) -> int:
-        from verify.checks import EXIT_CODES
+        from pdp_audit.verify.checks import EXIT_CODES
 
         return EXIT_CODES[self.verdict]
 

@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from verify.sweeps.spec import SpecError, SweepSpec, canonical_json
+from pdp_audit.verify.sweeps.spec import SpecError, SweepSpec, canonical_json
 
 STORE_SCHEMA = 1
 _TABLES = """
@@ -46,7 +46,7 @@ CREATE TABLE IF NOT EXISTS cells (
 @functools.lru_cache(maxsize=1)  # once per process: a worker reports it with every cell it runs
 def code_version() -> str:
     """The package version and a hash of the code that computes results (mechanisms, audits, verify)."""
-    from reports.json_report import package_version
+    from pdp_audit.reports.json_report import package_version
 
     root = Path(__file__).resolve().parents[2]
     digest = hashlib.sha256()
@@ -332,8 +332,9 @@ class SweepResults:
 
     @property
     def exponents(self) -> list:
-        """Fitted power laws of each check's estimates against each swept parameter (:mod:`verify.sweeps.rates`)."""
-        from verify.sweeps.rates import exponents
+        """Fitted power laws of each check's estimates against each swept parameter
+        (:mod:`pdp_audit.verify.sweeps.rates`)."""
+        from pdp_audit.verify.sweeps.rates import exponents
 
         ids = self.spec.get("checks") or list(dict.fromkeys(k["id"] for c in self.cells for k in c["checks"]))
         return exponents(self.cells, self.spec["swept"], ids)
@@ -341,7 +342,7 @@ class SweepResults:
     @property
     def verdict(self) -> str:
         """Worst verdict over the cells; a sweep with missing cells is at best inconclusive."""
-        from verify.checks import worst
+        from pdp_audit.verify.checks import worst
 
         verdicts = [c["verdict"] for c in self.cells] + (["inconclusive"] if self.missing else [])
         return worst(verdicts)

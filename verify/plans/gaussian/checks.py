@@ -1,11 +1,11 @@
 """The Gaussian mechanism's checks, declared as data ([RW] Theorem 22, Corollary 23, Example 4, Appendix D;
 Balle & Wang 2018; Dwork & Roth 2014).
 
-Text in braces is filled from the run's parameters (:meth:`verify.checks.CheckSpec.fill`).  The claim and
+Text in braces is filled from the run's parameters (:meth:`pdp_audit.verify.checks.CheckSpec.fill`).  The claim and
 formula of ``tail-curve``, ``loss-law`` and ``lr-attack`` are the generic texts of their evidence
-constructors (:mod:`verify.evidence.builders`).
+constructors (:mod:`pdp_audit.verify.evidence.builders`).
 
-**Roles** (:class:`verify.checks.CheckSpec`).  The deployed release is Q(D) + N(0, σ²I) with σ from the
+**Roles** (:class:`pdp_audit.verify.checks.CheckSpec`).  The deployed release is Q(D) + N(0, σ²I) with σ from the
 analytic calibration (Balle & Wang 2018, Theorem 8: δ(ε) = Φ(Δ/(2σ) − εσ/Δ) − e^ε Φ(−Δ/(2σ) − εσ/Δ) ≤ δ), or
 the user's ``--sigma``, or -- deployed with ``--calibration classical`` -- the classical σ; its report
 publishes every individual's pDP ε and Corollary 23 bound, and the ex-post pDP it would publish is Theorem
@@ -16,7 +16,7 @@ publishes every individual's pDP ε and Corollary 23 bound, and the ex-post pDP 
 * ``tail-curve``, ``loss-law`` -- the exact δ(ε) curve and the law N(η²/2, η²) of the privacy loss, the
   identities the analytic calibration and every published ε rest on;
 * ``loss-consistency`` -- the privacy loss is the sampler's, on the draws that decide ``dp-*``
-  (:func:`verify.evidence.pair_checks.loss_consistency_check`);
+  (:func:`pdp_audit.verify.evidence.pair_checks.loss_consistency_check`);
 * ``cor23-pdp``, ``cor23-ex-post`` -- Corollary 23's pDP bound (published per individual on the
   per-instance page and in the JSON) and its ex-post bound at ``--rho`` (the privately publishable bound that
   replaces the exact ex-post value, Example 4);
@@ -31,7 +31,7 @@ statement about publishing the *exact* ex-post pDP of a count, which the deploye
 
 from __future__ import annotations
 
-from verify.checks import CheckSpec, declare
+from pdp_audit.verify.checks import CheckSpec, declare
 
 SOURCE_RW = "Redberg & Wang 2021"
 SOURCE_BW = "Balle & Wang 2018, Theorem 8"

@@ -1,4 +1,4 @@
-"""The audit of the Gaussian mechanism: the evidence for every check of :mod:`verify.plans.gaussian.checks`.
+"""The audit of the Gaussian mechanism: the evidence for every check of :mod:`pdp_audit.verify.plans.gaussian.checks`.
 
 The mechanism releases the clipped sum (or the count) of a real dataset plus N(0, σ²I).  The DP
 claim is audited at a worst-case neighbour (a row on the clip sphere, ‖Δ_z‖ = C): the Gaussian
@@ -7,13 +7,14 @@ depends on Δ_z only through ‖Δ_z‖ and this pair is the worst case for ever
 
 σ is the analytic calibration (Balle & Wang 2018, Theorem 8), the user's ``--sigma``, or the classical
 σ = Δ√(2 log(1.25/δ))/ε (Dwork & Roth 2014, Theorem A.1) with ``--calibration classical``, which deploys that
-printed calibration and makes ``classical-calibration`` a guarantee (:meth:`verify.checks.CheckSpec.deployed`).
+printed calibration and makes ``classical-calibration`` a guarantee
+(:meth:`pdp_audit.verify.checks.CheckSpec.deployed`).
 
 Every DP or pDP check (``dp-forward``, ``dp-reverse``, ``cor23-pdp``, ``pdp-median-individual`` and the
 findings ``classical-epsilon``, ``classical-calibration``) is decided and drawn by
-:func:`verify.plans.gaussian.profile.dp_check_with_profile`: importance sampling where δ·trials < 30 (the
+:func:`pdp_audit.verify.plans.gaussian.profile.dp_check_with_profile`: importance sampling where δ·trials < 30 (the
 defaults), plain tails otherwise, and the privacy profile of its pair (exact, plain, importance-sampled).
-Paper findings (:mod:`verify.plans.gaussian.checks` gives each check's role) are computed only with
+Paper findings (:mod:`pdp_audit.verify.plans.gaussian.checks` gives each check's role) are computed only with
 ``paper_claims`` (``--paper-claims``) or when deployed; the verdict comes from the guarantees only.
 """
 
@@ -27,21 +28,21 @@ from typing import Sequence
 import numpy as np
 from scipy import stats
 
-from audits.attack import likelihood_ratio_attack
-from audits.coverage import coverage_of
-from audits.engine import block_rng, sample_privacy_loss
-from audits.tails import both_directions
-from mechanisms import gaussian as g
-from mechanisms.datasets import Dataset, load_csv, load_shipped, standardize
-from mechanisms.validation import InputError
-from reports.records import Check, Run
-from verify.checks import CheckSpec, Evidence, finalize, make_run
-from verify.evidence import builders
-from verify.evidence.pair_checks import loss_consistency_check
-from verify.plans.gaussian.checks import CHECKS
-from verify.plans.gaussian.pages import per_instance_record
-from verify.plans.gaussian.profile import dp_check_with_profile
-from verify.plans.validation import check_budget, check_claim
+from pdp_audit.audits.attack import likelihood_ratio_attack
+from pdp_audit.audits.coverage import coverage_of
+from pdp_audit.audits.engine import block_rng, sample_privacy_loss
+from pdp_audit.audits.tails import both_directions
+from pdp_audit.mechanisms import gaussian as g
+from pdp_audit.mechanisms.datasets import Dataset, load_csv, load_shipped, standardize
+from pdp_audit.mechanisms.validation import InputError
+from pdp_audit.reports.records import Check, Run
+from pdp_audit.verify.checks import CheckSpec, Evidence, finalize, make_run
+from pdp_audit.verify.evidence import builders
+from pdp_audit.verify.evidence.pair_checks import loss_consistency_check
+from pdp_audit.verify.plans.gaussian.checks import CHECKS
+from pdp_audit.verify.plans.gaussian.pages import per_instance_record
+from pdp_audit.verify.plans.gaussian.profile import dp_check_with_profile
+from pdp_audit.verify.plans.validation import check_budget, check_claim
 
 
 def _spec(check_id: str, **values) -> CheckSpec:

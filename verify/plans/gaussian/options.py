@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import argparse
 
-from mechanisms.datasets import SHIPPED
-from mechanisms.validation import InputError
-from verify.plans.gaussian.evidence import CALIBRATIONS, GaussianAuditConfig, run_gaussian_audit
-from verify.plans.plan import AuditPlan
+from pdp_audit.mechanisms.datasets import SHIPPED
+from pdp_audit.mechanisms.validation import InputError
+from pdp_audit.verify.plans.gaussian.evidence import CALIBRATIONS, GaussianAuditConfig, run_gaussian_audit
+from pdp_audit.verify.plans.plan import AuditPlan
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from mechanisms import gaussian as g
-from reports.records import PerInstance
+from pdp_audit.mechanisms import gaussian as g
+from pdp_audit.reports.records import PerInstance
 
 
 def per_instance_record(

@@ -1,15 +1,15 @@
 """DP checks of a Gaussian-noise pair that carry their privacy profile: δ(ε) of the pair against the claim.
 
 A DP (or pDP) claim δ_{P‖Q}(ε) ≤ δ at one neighbouring pair is decided by
-:func:`verify.evidence.builders.dp_claim_check`: plain hockey-stick tails where δ·n ≥ 30 expected
+:func:`pdp_audit.verify.evidence.builders.dp_claim_check`: plain hockey-stick tails where δ·n ≥ 30 expected
 exceedances resolve the claim, otherwise importance sampling at the dominating point
-(:mod:`audits.rare`: exact likelihood-ratio weights, empirical Bernstein interval of Maurer & Pontil 2009,
+(:mod:`pdp_audit.audits.rare`: exact likelihood-ratio weights, empirical Bernstein interval of Maurer & Pontil 2009,
 certified for the affine losses of every pair audited here).  The check's figure
-(:class:`reports.records.TailCurves`, two panels of the check's direction) shows on a grid of ε around the
+(:class:`pdp_audit.reports.records.TailCurves`, two panels of the check's direction) shows on a grid of ε around the
 claim:
 
 * **plain Monte Carlo** -- δ̂(ε) = P̂_P[L > ε] − e^ε P̂_Q[L > ε] from the same ``trials`` draws per world,
-  with Clopper–Pearson intervals at the check's level (:mod:`audits.tails`);
+  with Clopper–Pearson intervals at the check's level (:mod:`pdp_audit.audits.tails`);
 * **importance sampling** -- δ̂(ε) = mean of r(w)(1 − e^{ε−ℓ(w)})₊ under the shifted noise law, with its
   empirical Bernstein interval at the check's level, at every grid point ε > 0: at the claimed ε the
   estimate the verdict rests on when the check was decided by importance sampling, elsewhere
@@ -30,11 +30,11 @@ from typing import Callable
 
 import numpy as np
 
-from audits import rare
-from audits.tails import hockey_stick
-from reports.records import TailCurve, TailCurves
-from verify.checks import CheckSpec, Evidence
-from verify.evidence import builders
+from pdp_audit.audits import rare
+from pdp_audit.audits.tails import hockey_stick
+from pdp_audit.reports.records import TailCurve, TailCurves
+from pdp_audit.verify.checks import CheckSpec, Evidence
+from pdp_audit.verify.evidence import builders
 
 #: Grid points of the figure between ε = 0 and the top of the profile (the claimed ε is added).
 GRID_POINTS = 17
@@ -71,7 +71,7 @@ def dp_check_with_profile(
     """δ_{direction}(ε) ≤ δ at ``pair`` (decided as in the module notes), with its privacy-profile figure.
 
     ``losses`` are the exact privacy losses L = log p_D/p_D' of ``trials`` draws under D and under D'
-    (:func:`audits.engine.sample_privacy_loss`); ``exact_delta`` / ``exact_epsilon`` are the pair's exact
+    (:func:`pdp_audit.audits.engine.sample_privacy_loss`); ``exact_delta`` / ``exact_epsilon`` are the pair's exact
     δ(ε) and its inverse where known (they set the curve and the extent of the grid).
     """
     loss_d, loss_dp = (np.asarray(v, float) for v in losses)
@@ -86,7 +86,7 @@ def dp_check_with_profile(
     exact = exact_delta(float(epsilon)) if exact_delta is not None else None
     check = builders.dp_claim_check(spec, tails, pair, direction, epsilon, delta, trials, seed, exact, executor)
     sampled = "shift_norm" in check.details
-    check = check.with_details(sampling="importance (audits.rare)" if sampled else "plain")
+    check = check.with_details(sampling="importance" if sampled else "plain")
     curve = np.array([exact_delta(float(e)) for e in grid]) if exact_delta is not None else np.full(len(grid), np.nan)
     points: dict[int, object] = {}
     draws = min(int(trials), IS_FIGURE_DRAWS)
@@ -118,7 +118,7 @@ def _figure(grid, direction, tails, curve, points: dict, epsilon: float, delta: 
     """A ``make_figure``: the plain panel and, where there are importance-sampled points, their panel.
 
     ``points`` maps grid indices to anything with ``estimate`` and ``interval(alpha)`` (a
-    :class:`audits.rare.RareTail`, or the decided check's own :class:`~verify.checks.Evidence`)."""
+    :class:`pdp_audit.audits.rare.RareTail`, or the decided check's own :class:`~pdp_audit.verify.checks.Evidence`)."""
 
     def figure(alpha: float) -> TailCurves:
         lo, hi = tails.interval(alpha)

@@ -1,19 +1,19 @@
 """The GOE release's checks, declared as data ([RW] Algorithm 6, Theorem 17, Lemma 20, K15, K16; Chiani 2014).
 
-Text in braces is filled from the run's parameters (:meth:`verify.checks.CheckSpec.fill`).  The DP checks of
-the two releases are the shared ones of :func:`verify.evidence.dp_checks.dp_specs`, named by :data:`RELEASES`;
+Text in braces is filled from the run's parameters (:meth:`pdp_audit.verify.checks.CheckSpec.fill`).  The DP checks of
+the two releases are the shared ones of :func:`pdp_audit.verify.evidence.dp_checks.dp_specs`, named by :data:`RELEASES`;
 the claim and formula of ``goe-loss-law`` are the generic texts of its evidence constructor.
 
-**Roles** (:class:`verify.checks.CheckSpec`).  The audited deployment releases Ĥ = H(D) + N by Algorithm 6
+**Roles** (:class:`pdp_audit.verify.checks.CheckSpec`).  The audited deployment releases Ĥ = H(D) + N by Algorithm 6
 (σ₃ from Theorem 17's DP bound, or exact with ``--calibration analytic``, or ``--sigma3``) beside the classical
 Analyze Gauss release it is compared with (s at its own calibration), publishes Theorem 17's pDP and ex-post pDP
 of individuals, and publishes the bound ‖N‖₂ ≤ σ₃τ of Lemma 20 with τ computed exactly (Chiani 2014).
 Guarantees: the (ε, δ)-DP of both releases in both directions at the worst neighbour (``goe-dp-*``,
 ``ag-dp-*``) and the consistency of each release's privacy loss with its sampler on the same draws
-(``goe-loss-consistency``, ``ag-loss-consistency``: :func:`verify.evidence.pair_checks.loss_consistency_check`),
-the law of Algorithm 6's privacy loss, Theorem 17's pDP, ex-post bound and ex-post identity,
-the coverage of the published τ (``lemma20-coverage``) and the exact CDF that τ is computed from
-(``goe-cdf``).
+(``goe-loss-consistency``, ``ag-loss-consistency``:
+:func:`pdp_audit.verify.evidence.pair_checks.loss_consistency_check`), the law of Algorithm 6's privacy loss, Theorem
+17's pDP, ex-post bound and ex-post identity, the coverage of the published τ (``lemma20-coverage``) and the exact CDF
+that τ is computed from (``goe-cdf``).
 
 Paper statements (findings with ``--paper-claims``): K16's printed τ = 12 at d = 50 used for Algorithm 6's
 noise (``k16-as-printed``: a guarantee exactly when ``--tau-reading unit-goe`` deploys that reading of τ),
@@ -24,7 +24,7 @@ paper's "factor of 2", not a property the deployment relies on).
 
 from __future__ import annotations
 
-from verify.checks import CheckSpec, declare
+from pdp_audit.verify.checks import CheckSpec, declare
 
 SOURCE_ALG6 = "[RW] Algorithm 6, Theorem 17"
 SOURCE_AG = "Dwork et al. 2014b (Analyze Gauss); [RW] App. D"

@@ -1,11 +1,11 @@
 """The audit of the GOE release ([RW] Algorithm 6) and of τ ([RW] Lemma 20): the evidence for every check of
-:mod:`verify.plans.goe.checks`.
+:mod:`pdp_audit.verify.plans.goe.checks`.
 
 Algorithm 6 releases a symmetric matrix H(D) = Σ H_x plus N = (Z + Zᵀ)/√2, Zᵢⱼ ~ N(0, σ₃²) iid; the
 classical "Analyze Gauss" releases the upper triangle of H plus iid N(0, s²).  Checks:
 
 (a) DP of each release at its calibration, at the worst-case neighbour H_x = β e₁e₁ᵀ (see
-    :data:`verify.plans.goe.checks.WORST_CASE`), with the exact δ(ε) of the (exactly Gaussian) privacy loss;
+    :data:`pdp_audit.verify.plans.goe.checks.WORST_CASE`), with the exact δ(ε) of the (exactly Gaussian) privacy loss;
 (b) [RW] Theorem 17: the pDP ε of a typical individual (H_x = x xᵀ) and its ex-post version, which must
     hold with probability ≥ 1 − 2δ (Q38), plus the ex-post identity checked at the full dimension d;
 (c) [RW] Lemma 20: P[‖N‖₂ ≤ σ₃τ] ≥ 1 − ρ with τ from the exact CDF (Chiani 2014), by Monte Carlo of the
@@ -16,9 +16,9 @@ classical "Analyze Gauss" releases the upper triangle of H plus iid N(0, s²).  
 
 (a)–(c) are guarantees; (d) and (e) are paper statements, computed only with ``paper_claims``
 (``--paper-claims``), except that ``--tau-reading unit-goe`` deploys K16's reading of τ: Lemma 20's coverage
-is then checked at that τ and ``k16-as-printed`` becomes a guarantee (:mod:`verify.plans.goe.checks`).  The
+is then checked at that τ and ``k16-as-printed`` becomes a guarantee (:mod:`pdp_audit.verify.plans.goe.checks`).  The
 DP and pDP checks of (a)–(b) are decided by importance sampling where δ·trials < 30 (the defaults) and carry
-the privacy profile of their pair (:func:`verify.plans.gaussian.profile.dp_check_with_profile`); the privacy
+the privacy profile of their pair (:func:`pdp_audit.verify.plans.gaussian.profile.dp_check_with_profile`); the privacy
 loss of each pair is exactly N(η²/2, η²), so the exact δ(ε) = Φ(η/2 − ε/η) − e^ε Φ(−η/2 − ε/η) (Balle & Wang
 2018, Theorem 8) is drawn beside the estimates.
 
@@ -36,24 +36,24 @@ from dataclasses import asdict, dataclass, replace
 import numpy as np
 from scipy import stats
 
-from audits.attack import likelihood_ratio_attack
-from audits.coverage import coverage_of
-from audits.engine import block_rng, one_blas_thread
-from audits.goe_noise import sample_extremes, spectral_norms
-from mechanisms import analyze_gauss as ag
-from mechanisms import gaussian as g
-from mechanisms import goe
-from mechanisms.glm_data import breast_cancer, margin_data
-from mechanisms.validation import InputError
-from reports.records import Run
-from verify.checks import CheckSpec, Evidence, finalize, make_run
-from verify.evidence import builders
-from verify.evidence.dp_checks import PairSamples, dp_specs, sample_pair
-from verify.evidence.pair_checks import loss_consistency_check
-from verify.plans.gaussian.profile import dp_check_with_profile
-from verify.plans.goe.checks import CHECKS, GOE_LOSS_LAW, RELEASES, TAU_READINGS, WORST_CASE
-from verify.plans.goe.pages import cdf_page, per_instance_page, tau_page
-from verify.plans.validation import check_budget, check_claim, check_scales
+from pdp_audit.audits.attack import likelihood_ratio_attack
+from pdp_audit.audits.coverage import coverage_of
+from pdp_audit.audits.engine import block_rng, one_blas_thread
+from pdp_audit.audits.goe_noise import sample_extremes, spectral_norms
+from pdp_audit.mechanisms import analyze_gauss as ag
+from pdp_audit.mechanisms import gaussian as g
+from pdp_audit.mechanisms import goe
+from pdp_audit.mechanisms.glm_data import breast_cancer, margin_data
+from pdp_audit.mechanisms.validation import InputError
+from pdp_audit.reports.records import Run
+from pdp_audit.verify.checks import CheckSpec, Evidence, finalize, make_run
+from pdp_audit.verify.evidence import builders
+from pdp_audit.verify.evidence.dp_checks import PairSamples, dp_specs, sample_pair
+from pdp_audit.verify.evidence.pair_checks import loss_consistency_check
+from pdp_audit.verify.plans.gaussian.profile import dp_check_with_profile
+from pdp_audit.verify.plans.goe.checks import CHECKS, GOE_LOSS_LAW, RELEASES, TAU_READINGS, WORST_CASE
+from pdp_audit.verify.plans.goe.pages import cdf_page, per_instance_page, tau_page
+from pdp_audit.verify.plans.validation import check_budget, check_claim, check_scales
 
 #: Releases of this dimension (or d, if smaller) carry the privacy-loss checks (see the module docstring).
 LOSS_DIM = 3
@@ -107,7 +107,7 @@ class GoeAuditConfig:
 
 def calibrate(config: GoeAuditConfig) -> tuple[float, float, str]:
     """(σ₃, s, description): Algorithm 6's and Analyze Gauss's noise scales for the claim
-    (:func:`mechanisms.analyze_gauss.calibrate_releases`; ``--sigma3`` overrides σ₃)."""
+    (:func:`pdp_audit.mechanisms.analyze_gauss.calibrate_releases`; ``--sigma3`` overrides σ₃)."""
     sigma3, s = ag.calibrate_releases(config.epsilon, config.delta, config.beta, config.calibration)
     if config.calibration == "paper":
         how = "closed forms: σ₃ from Theorem 17's DP bound, s from the classical Analyze-Gauss bound"
@@ -235,7 +235,7 @@ def _run(config: GoeAuditConfig, executor: Executor | None, progress: bool) -> R
 # (a) DP
 # ------------------------------------------------------------------------------------------------
 def _dp(pair, samples: PairSamples, config: GoeAuditConfig, prefix: str, sigma: float, executor):
-    """dp-forward / dp-reverse (:func:`verify.evidence.dp_checks.dp_specs`) decided with the exact δ(ε) of
+    """dp-forward / dp-reverse (:func:`pdp_audit.verify.evidence.dp_checks.dp_specs`) decided with the exact δ(ε) of
     N(η²/2, η²) and their privacy profiles, and the attack check with the exact Gaussian trade-off, so that it
     can pass and not only fail."""
     eps, delta, alpha, eta = config.epsilon, config.delta, config.alpha, pair.eta
@@ -459,7 +459,7 @@ def _k16_checks(norms50: np.ndarray, sigma3: float) -> list[Evidence]:
 # ------------------------------------------------------------------------------------------------
 def _per_instance_ratios(d: int) -> dict[str, np.ndarray]:
     """σ₃²/s² giving both releases the same privacy-loss law for H_x = x xᵀ over breast-cancer rows (d = 30)
-    and rows uniform in the unit ball of R^d (:func:`mechanisms.analyze_gauss.rank_one_variance_ratios`)."""
+    and rows uniform in the unit ball of R^d (:func:`pdp_audit.mechanisms.analyze_gauss.rank_one_variance_ratios`)."""
     cancer, _ = breast_cancer("max")
     uniform, _, _ = margin_data(1000, np.random.default_rng(DATA_SEED + 2), margin=0.0, d=d)
     return {

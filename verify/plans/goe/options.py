@@ -1,13 +1,14 @@
-"""``pdp-audit run goe-release``: options and execution (the audit itself is :mod:`verify.plans.goe.evidence`)."""
+"""``pdp-audit run goe-release``: options and execution (the audit itself is
+:mod:`pdp_audit.verify.plans.goe.evidence`)."""
 
 from __future__ import annotations
 
 import argparse
 
-from verify.options import count
-from verify.plans.goe.checks import TAU_READINGS
-from verify.plans.goe.evidence import GoeAuditConfig, run_goe_audit
-from verify.plans.plan import AuditPlan
+from pdp_audit.verify.options import count
+from pdp_audit.verify.plans.goe.checks import TAU_READINGS
+from pdp_audit.verify.plans.goe.evidence import GoeAuditConfig, run_goe_audit
+from pdp_audit.verify.plans.plan import AuditPlan
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

@@ -6,9 +6,9 @@ import math
 
 import numpy as np
 
-from audits.stats import clopper_pearson
-from mechanisms import goe
-from reports.records import Histograms, Line, Lines, Marker, Page, Series
+from pdp_audit.audits.stats import clopper_pearson
+from pdp_audit.mechanisms import goe
+from pdp_audit.reports.records import Histograms, Line, Lines, Marker, Page, Series
 
 
 def cdf_page(dims: list[int], grid: dict, exact: dict, lam_max: dict) -> Page:

@@ -2,7 +2,7 @@
 
 No closed form: candidate neighbours are scored, and the pDP ε of the data points estimated, by
 conditional Monte Carlo (the released scalars sampled, the last OPS stage exact given them,
-:class:`audits.linreg_profiles.AdaOPSConditional`).
+:class:`pdp_audit.audits.linreg_profiles.AdaOPSConditional`).
 
 **How δ(ε) is decided at the worst neighbour.**  The last stage is OPS given the released scalars
 (ν, Δ) of [LR] Algorithm 1 (λ̃_min of [PDP] Algorithm 1), so with L₁₂ the exact privacy loss of the
@@ -10,9 +10,9 @@ scalar stages (Gaussian log-density ratios),
 
     δ_{P‖Q}(ε) = E_{scalars ~ P}[δ_OPS(ε − L₁₂ | schedule)],
 
-the inner hockey-stick being exact (:func:`audits.linreg_profiles.ops_hockey`).  Its summands lie in
+the inner hockey-stick being exact (:func:`pdp_audit.audits.linreg_profiles.ops_hockey`).  Its summands lie in
 [0, 1], so the empirical Bernstein interval (Maurer & Pontil 2009, Thm 4) is valid at every sample size
-(``dp-conditional-forward``/``-reverse``, :func:`audits.linreg_profiles.conditional_profile`).  That
+(``dp-conditional-forward``/``-reverse``, :func:`pdp_audit.audits.linreg_profiles.conditional_profile`).  That
 interval's range term 7 log(2/a)/(3(n − 1)) does not shrink with δ, so the scalars are drawn
 n = ⌈14 log(32/α)/(3δ)⌉ + 1 times (range term ≤ δ/2 at a = α/16; at least ``--trials``, at most
 :data:`CONDITIONAL_FACTOR` × ``--trials``): a scalar draw costs far less than a joint release.  This is a
@@ -36,14 +36,14 @@ from dataclasses import replace
 import numpy as np
 from scipy import stats
 
-from audits.engine import block_rng
-from audits.linreg_profiles import AdaOPSConditional, conditional_profile
-from mechanisms import linreg_adaptive as A
-from reports.records import TailCurve
-from verify.evidence import builders as generic
-from verify.plans.linreg import builders
-from verify.plans.linreg.audit import CONDITIONAL_DRAWS, SRC_LR, SRC_PDP, MechanismAudit
-from verify.plans.linreg.checks import (
+from pdp_audit.audits.engine import block_rng
+from pdp_audit.audits.linreg_profiles import AdaOPSConditional, conditional_profile
+from pdp_audit.mechanisms import linreg_adaptive as A
+from pdp_audit.reports.records import TailCurve
+from pdp_audit.verify.evidence import builders as generic
+from pdp_audit.verify.plans.linreg import builders
+from pdp_audit.verify.plans.linreg.audit import CONDITIONAL_DRAWS, SRC_LR, SRC_PDP, MechanismAudit
+from pdp_audit.verify.plans.linreg.checks import (
     ALG1_Q5,
     DP_CONDITIONAL_FORWARD,
     DP_CONDITIONAL_REVERSE,
@@ -63,7 +63,7 @@ class AdaOPSAudit(MechanismAudit):
     config_keys = ("algorithm", "kappa", "printed")
     per_instance_how = (
         f"conditional Monte Carlo: {CONDITIONAL_DRAWS} draws of the released scalars (λ̃_min, Δ), exact OPS "
-        "profile of the last stage given them (audits.linreg_profiles.AdaOPSConditional)"
+        "profile of the last stage given them (pdp_audit.audits.linreg_profiles.AdaOPSConditional)"
     )
 
     def __init__(self, config, X, y):
@@ -207,7 +207,7 @@ class AdaOPSAudit(MechanismAudit):
                 note="Rao–Blackwellised (conditional) Monte Carlo: the released scalars "
                 + ("(ν, Δ)" if self.variant == "lr" else "λ̃_min")
                 + " are sampled from the exact law of the direction's first world and the last (OPS) stage is "
-                "integrated exactly given them (audits.linreg_profiles.conditional_profile); the summands "
+                "integrated exactly given them (pdp_audit.audits.linreg_profiles.conditional_profile); the summands "
                 "δ_OPS(ε − L₁₂ | schedule) lie in [0, 1], so the interval is valid at every sample size. Draws: "
                 f"{draws:.2e} (enough for the interval's range term to fall below δ/2, at most "
                 f"{CONDITIONAL_FACTOR} × --trials).",

@@ -3,17 +3,17 @@
 A mechanism audit calibrates its mechanism to the run's claim, builds neighbouring pairs, scores candidate
 neighbours (exact δ where the output law allows it), computes per-instance ε, and adds the evidence on
 the printed statements that concern it.  Everything else (search, DP checks, per-instance page,
-reports) is shared in :mod:`verify.plans.linreg.evidence`.  One subclass per mechanism:
+reports) is shared in :mod:`pdp_audit.verify.plans.linreg.evidence`.  One subclass per mechanism:
 
-* output perturbation (:mod:`~verify.plans.linreg.output_perturbation`): θ̃ ~ N(θ̂_λ, σ²I) ([PDP] (3.2)
+* output perturbation (:mod:`~pdp_audit.verify.plans.linreg.output_perturbation`): θ̃ ~ N(θ̂_λ, σ²I) ([PDP] (3.2)
   with A = I), λ = 1 as in [PDP] Fig. 1; σ calibrated by the analytic Gaussian mechanism to the global
   sensitivity bound Δ ≤ (1 + √n/(2√λ))/λ on the unit domain (θ̂ − θ̂' = (XᵀX + xxᵀ + λI)^{-1} x (y − xᵀθ̂),
   ‖(·)^{-1}x‖ ≤ 1/λ, |y − xᵀθ̂| ≤ 1 + ‖θ̂‖ ≤ 1 + √n/(2√λ));
-* OPS (:mod:`~verify.plans.linreg.ops`): [LR] App. F calibration (balanced by default);
-* AdaOPS (:mod:`~verify.plans.linreg.adaops`): [LR] Algorithm 1 (default) or [PDP] Algorithm 1
+* OPS (:mod:`~pdp_audit.verify.plans.linreg.ops`): [LR] App. F calibration (balanced by default);
+* AdaOPS (:mod:`~pdp_audit.verify.plans.linreg.adaops`): [LR] Algorithm 1 (default) or [PDP] Algorithm 1
   (``--algorithm pdp``, κ at its largest allowed value, n public); ``--printed`` runs the printed forms
   (Q5 ``min`` for [PDP], eq. (8) product for [LR]);
-* AdaSSP and SSP (:mod:`~verify.plans.linreg.sufficient_statistics`): [LR] Algorithm 2 with the private
+* AdaSSP and SSP (:mod:`~pdp_audit.verify.plans.linreg.sufficient_statistics`): [LR] Algorithm 2 with the private
   output (X̂ᵀX + λI)^{-1}X̂y (``--printed`` releases the printed (XᵀX + λI)^{-1}X̂y, Q51); [LR] App. C.1
   noise scales.
 
@@ -25,16 +25,16 @@ from __future__ import annotations
 
 import numpy as np
 
-from audits.engine import sample_privacy_loss
-from audits.linreg_profiles import gaussian_delta, gaussian_epsilon
-from audits.linreg_views import view_of
-from mechanisms import linreg as L
-from mechanisms import linreg_adaptive as A
-from reports.records import Page
-from verify.checks import Evidence
-from verify.plans.linreg import builders
-from verify.plans.linreg.checks import STAGE_BUDGET
-from verify.plans.linreg.context import Context, LinregAuditConfig, Target
+from pdp_audit.audits.engine import sample_privacy_loss
+from pdp_audit.audits.linreg_profiles import gaussian_delta, gaussian_epsilon
+from pdp_audit.audits.linreg_views import view_of
+from pdp_audit.mechanisms import linreg as L
+from pdp_audit.mechanisms import linreg_adaptive as A
+from pdp_audit.reports.records import Page
+from pdp_audit.verify.checks import Evidence
+from pdp_audit.verify.plans.linreg import builders
+from pdp_audit.verify.plans.linreg.checks import STAGE_BUDGET
+from pdp_audit.verify.plans.linreg.context import Context, LinregAuditConfig, Target
 
 SRC_PDP = "Wang, Per-instance differential privacy"
 SRC_LR = "Wang 2018, Revisiting differentially private linear regression"
@@ -62,7 +62,7 @@ class MechanismAudit:
 
     # -- to override ------------------------------------------------------------------------------
     def pair(self, nb: L.Neighbours):
-        """The mechanism's neighbouring pair (a :class:`~mechanisms.base.NeighbourPair`) on ``nb``."""
+        """The mechanism's neighbouring pair (a :class:`~pdp_audit.mechanisms.base.NeighbourPair`) on ``nb``."""
         raise NotImplementedError
 
     def typical_lambda(self) -> float:

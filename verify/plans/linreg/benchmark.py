@@ -14,7 +14,7 @@ Protocol (parameters the paper does not state are chosen here and written into t
 * reported: mean over folds ± the half-width of a 95% t-interval over folds (and the standard deviation).
 
 The 36 UCI data sets of the paper are not available offline; the bundled ones are those of
-:data:`mechanisms.linreg_data.REGRESSION_DATASETS`.
+:data:`pdp_audit.mechanisms.linreg_data.REGRESSION_DATASETS`.
 """
 
 from __future__ import annotations
@@ -25,13 +25,13 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import stats
 
-from audits.engine import block_rng
-from mechanisms import linreg as L
-from mechanisms import linreg_adaptive as A
-from mechanisms.datasets import load_csv
-from mechanisms.linreg_calibration import ops_calibration
-from mechanisms.linreg_data import REGRESSION_DATASETS, load_regression, preprocess
-from mechanisms.validation import InputError
+from pdp_audit.audits.engine import block_rng
+from pdp_audit.mechanisms import linreg as L
+from pdp_audit.mechanisms import linreg_adaptive as A
+from pdp_audit.mechanisms.datasets import load_csv
+from pdp_audit.mechanisms.linreg_calibration import ops_calibration
+from pdp_audit.mechanisms.linreg_data import REGRESSION_DATASETS, load_regression, preprocess
+from pdp_audit.mechanisms.validation import InputError
 
 METHODS = ("Trivial", "non-private", "OPS", "SSP", "AdaOPS", "AdaSSP")
 DP_METHODS = ("OPS", "SSP", "AdaOPS", "AdaSSP")
@@ -50,7 +50,7 @@ class BenchmarkConfig:
     seed: int = 0
 
     def validate(self) -> None:
-        """Raise :class:`~mechanisms.validation.InputError` on an invalid option."""
+        """Raise :class:`~pdp_audit.mechanisms.validation.InputError` on an invalid option."""
         unknown = [d for d in self.datasets if d not in REGRESSION_DATASETS]
         if unknown:
             raise InputError(
@@ -158,7 +158,7 @@ def benchmark_dataset(name: str, X: np.ndarray, y: np.ndarray, config: Benchmark
 
 
 def run_benchmark(config: BenchmarkConfig, progress: bool = False) -> dict:
-    """The whole benchmark as a plain dictionary (what :mod:`reports.linreg_benchmark` renders)."""
+    """The whole benchmark as a plain dictionary (what :mod:`pdp_audit.reports.linreg_benchmark` renders)."""
     config.validate()
     rows = []
     for name, X, y, source in load_all(config):

@@ -1,12 +1,13 @@
-"""Evidence constructors of the linear-regression audits, built on :mod:`verify.evidence.builders`.
+"""Evidence constructors of the linear-regression audits, built on :mod:`pdp_audit.verify.evidence.builders`.
 
-Each takes the declared :class:`~verify.checks.CheckSpec` of its check (:mod:`verify.plans.linreg.checks`,
-already filled with the run's parameters) and returns :class:`~verify.checks.Evidence`:
+Each takes the declared :class:`~pdp_audit.verify.checks.CheckSpec` of its check
+(:mod:`pdp_audit.verify.plans.linreg.checks`, already filled with the run's parameters) and returns
+:class:`~pdp_audit.verify.checks.Evidence`:
 
 * :func:`dp_claim_checks` — ``dp-forward``, ``dp-reverse``, ``lr-attack`` and ``loss-consistency`` for one
-  pair (:mod:`verify.evidence.dp_checks`), with rare-event importance sampling where plain sampling
-  cannot resolve δ (:func:`verify.evidence.builders.dp_claim_check`, through the noise-level views of
-  :mod:`audits.linreg_views`), with the exact δ of each direction and the exact optimal ROC where known.
+  pair (:mod:`pdp_audit.verify.evidence.dp_checks`), with rare-event importance sampling where plain sampling
+  cannot resolve δ (:func:`pdp_audit.verify.evidence.builders.dp_claim_check`, through the noise-level views of
+  :mod:`pdp_audit.audits.linreg_views`), with the exact δ of each direction and the exact optimal ROC where known.
 * :func:`every_target_check` — a printed pDP bound ε(z) claimed "for every target z": the exact δ at
   ε(z) is computed at every target (data points and off-dataset targets, possibly in several
   settings); the target with the largest exact δ is then audited by sampling at the run's budget, so
@@ -27,19 +28,19 @@ from typing import Callable, Sequence
 import numpy as np
 from scipy import stats
 
-from audits import rare
-from audits.attack import likelihood_ratio_attack
-from audits.engine import sample_privacy_loss
-from audits.linreg_profiles import gaussian_delta, gaussian_epsilon
-from audits.linreg_views import view_of
-from audits.stats import pvalue_by_inversion
-from audits.tails import both_directions
-from mechanisms.gaussian import GaussianPair
-from reports.records import Histograms, Marker, Series, TailCurve, TailCurves
-from verify.checks import CheckSpec, Evidence, samples_to_decide
-from verify.evidence import builders
-from verify.evidence.pair_checks import loss_consistency_check
-from verify.plans.linreg.checks import DP_FORWARD, DP_REVERSE, LR_ATTACK
+from pdp_audit.audits import rare
+from pdp_audit.audits.attack import likelihood_ratio_attack
+from pdp_audit.audits.engine import sample_privacy_loss
+from pdp_audit.audits.linreg_profiles import gaussian_delta, gaussian_epsilon
+from pdp_audit.audits.linreg_views import view_of
+from pdp_audit.audits.stats import pvalue_by_inversion
+from pdp_audit.audits.tails import both_directions
+from pdp_audit.mechanisms.gaussian import GaussianPair
+from pdp_audit.reports.records import Histograms, Marker, Series, TailCurve, TailCurves
+from pdp_audit.verify.checks import CheckSpec, Evidence, samples_to_decide
+from pdp_audit.verify.evidence import builders
+from pdp_audit.verify.evidence.pair_checks import loss_consistency_check
+from pdp_audit.verify.plans.linreg.checks import DP_FORWARD, DP_REVERSE, LR_ATTACK
 
 DIRECTIONS = ("D||D'", "D'||D")
 
@@ -83,7 +84,7 @@ def tail_check(
         exact=exact,
         executor=executor,
     )
-    return check.with_details(sampling="plain" if _needs_plain(view, delta, trials) else "importance (audits.rare)")
+    return check.with_details(sampling="plain" if _needs_plain(view, delta, trials) else "importance")
 
 
 def profile_grid(epsilon: float) -> np.ndarray:
@@ -104,7 +105,8 @@ def profile_figure(
     epsilon: float,
     delta: float,
 ) -> Callable[[float], TailCurves]:
-    """A ``make_figure`` of :class:`~verify.checks.Evidence`: the panels δ(ε) at the check's level against the claim."""
+    """A ``make_figure`` of :class:`~pdp_audit.verify.checks.Evidence`: the panels δ(ε) at the check's level against the
+    claim."""
 
     def figure(alpha: float) -> TailCurves:
         return TailCurves(
@@ -376,7 +378,7 @@ def gaussian_release_check(
     """One Gaussian release with whitened sensitivity ``s`` at its budget (ε_k, δ_k) (both directions are equal).
 
     Exact: δ(ε_k) = Φ(s/2 − ε_k/s) − e^{ε_k} Φ(−s/2 − ε_k/s) (Balle & Wang 2018, Thm 8); declared as
-    :data:`verify.plans.linreg.checks.STAGE_BUDGET`.
+    :data:`pdp_audit.verify.plans.linreg.checks.STAGE_BUDGET`.
     """
     pair = GaussianPair(np.zeros(1), np.array([float(s)]), 1.0)
     exact = float(gaussian_delta(epsilon, s))
@@ -395,7 +397,7 @@ def bounded_mean_check(
 ) -> Evidence:
     """δ ≤ δ_claim from iid [0, 1]-valued summands whose mean is δ (empirical Bernstein interval, Maurer &
     Pontil 2009 — valid at every sample size; used for the conditional estimator of AdaOPS).  ``terms`` are
-    the summands or their :class:`audits.rare.BoundedMean` summary."""
+    the summands or their :class:`pdp_audit.audits.rare.BoundedMean` summary."""
     if isinstance(terms, rare.BoundedMean):
         bm = terms
     else:

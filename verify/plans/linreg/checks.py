@@ -1,9 +1,9 @@
 """The checks of the linear-regression audits, declared as data (id, title, claim, formula, source).
 
-Text in ``{braces}`` is a run parameter filled in by :meth:`verify.checks.CheckSpec.fill` (so a literal
+Text in ``{braces}`` is a run parameter filled in by :meth:`pdp_audit.verify.checks.CheckSpec.fill` (so a literal
 brace of a formula is written ``{{`` or ``}}``).  [PDP] is Wang, "Per-instance differential privacy";
 [LR] is Wang 2018, "Revisiting differentially private linear regression".  The findings (F1–F8) and
-questions (Q…) that the sources cite are those of the claims ledger (:mod:`verify.ledger.table`).
+questions (Q…) that the sources cite are those of the claims ledger (:mod:`pdp_audit.verify.ledger.table`).
 
 **Roles.**  What the deployed release relies on is a ``guarantee``: its (ε, δ)-DP in both directions at
 the worst neighbour found (``dp-forward``, ``dp-reverse``, ``lr-attack``, ``loss-consistency``: the loss is the
@@ -14,13 +14,13 @@ Theorem 4.1, Remark 4.2 and Proposition 4.3 (the audits never publish them; the 
 exact profiles), the identities (3.4) and Lemma 3.1 (no calibration rests on them: σ of output perturbation
 comes from the global bound, OPS from [LR] App. F), Prop. 4.3's utility statements, the per-release
 budgets of the proofs (F8: the joint release is audited directly), the reproduced figures, and [PDP]
-Algorithm 1's printed ``min`` (Q5) -- which becomes a guarantee (:meth:`~verify.checks.CheckSpec.deployed`)
+Algorithm 1's printed ``min`` (Q5) -- which becomes a guarantee (:meth:`~pdp_audit.verify.checks.CheckSpec.deployed`)
 when ``run adaops --algorithm pdp --printed`` deploys the printed algorithm.
 """
 
 from __future__ import annotations
 
-from verify.checks import CheckSpec, declare
+from pdp_audit.verify.checks import CheckSpec, declare
 
 # --- the DP claim at the worst neighbour found by the search (every mechanism) ---------------------------
 
@@ -38,7 +38,7 @@ DP_REVERSE = CheckSpec(
     "δ_{{D'‖D}}(ε) = P_D'[−L > ε] − e^ε P_D[−L > ε] ≤ δ",
     "Definition D1; {source}",
 )
-# claim and formula left empty: the attack's generic text (verify.evidence.builders.attack_check)
+# claim and formula left empty: the attack's generic text (pdp_audit.verify.evidence.builders.attack_check)
 LR_ATTACK = CheckSpec("lr-attack", "Likelihood-ratio attack at the worst neighbour", "", "", "{source}")
 
 # AdaOPS: the DP claim by conditional Monte Carlo (released scalars sampled, the last OPS stage exact)

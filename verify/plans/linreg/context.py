@@ -1,7 +1,7 @@
 """Configuration, data, targets and the adversarial-neighbour candidates of the linear-regression audits.
 
 Data (``--dataset``, ``--data file.csv --target-column y``, ``--synthetic n,d``) are preprocessed as in
-the papers (:func:`mechanisms.linreg_data.preprocess`: z-score, rows scaled to ‖x‖ = 1, y mapped onto
+the papers (:func:`pdp_audit.mechanisms.linreg_data.preprocess`: z-score, rows scaled to ‖x‖ = 1, y mapped onto
 [−1, 1]), so every row lies in the domain ‖x‖ ≤ 1, |y| ≤ 1 of the DP claims.
 
 **Candidate neighbours** (the adversarial search).  DP must hold for *every* neighbouring pair in the
@@ -29,13 +29,13 @@ from typing import Literal
 
 import numpy as np
 
-from audits.engine import block_rng
-from audits.linreg_profiles import RidgeBatch
-from mechanisms import linreg as L
-from mechanisms.datasets import load_csv
-from mechanisms.linreg_data import REGRESSION_DATASETS, load_regression, preprocess, synthetic_regression
-from mechanisms.validation import InputError
-from verify.plans.validation import check_budget, check_claim, check_scales
+from pdp_audit.audits.engine import block_rng
+from pdp_audit.audits.linreg_profiles import RidgeBatch
+from pdp_audit.mechanisms import linreg as L
+from pdp_audit.mechanisms.datasets import load_csv
+from pdp_audit.mechanisms.linreg_data import REGRESSION_DATASETS, load_regression, preprocess, synthetic_regression
+from pdp_audit.mechanisms.validation import InputError
+from pdp_audit.verify.plans.validation import check_budget, check_claim, check_scales
 
 MECHANISMS = ("output-perturbation", "ops", "adaops", "adassp", "ssp")
 CALIBRATIONS = ("balanced", "diffuse", "concentrated", "conservative")
@@ -111,7 +111,8 @@ class LinregAuditConfig:
 
 
 def parse_synthetic(text: str) -> tuple[int, int]:
-    """``"n,d"`` → (n, d); raises :class:`~mechanisms.validation.InputError` with a one-line message otherwise."""
+    """``"n,d"`` → (n, d); raises :class:`~pdp_audit.mechanisms.validation.InputError` with a one-line message
+    otherwise."""
     parts = text.split(",")
     try:
         n, d = (int(p) for p in parts)

@@ -1,32 +1,33 @@
 """The audits of the linear-regression mechanisms: ``pdp-audit run {output-perturbation, ops, adaops,
-adassp, ssp}``, from the configuration to the :class:`~reports.records.Run`.
+adassp, ssp}``, from the configuration to the :class:`~pdp_audit.reports.records.Run`.
 
-Every run, whatever the mechanism (one :class:`~verify.plans.linreg.audit.MechanismAudit` each, :data:`AUDITS`):
+Every run, whatever the mechanism (one :class:`~pdp_audit.verify.plans.linreg.audit.MechanismAudit` each,
+:data:`AUDITS`):
 
-1. loads and preprocesses the data (:mod:`verify.plans.linreg.context`) and calibrates the mechanism to the
+1. loads and preprocesses the data (:mod:`pdp_audit.verify.plans.linreg.context`) and calibrates the mechanism to the
    claim (ε, δ);
-2. **searches adversarial neighbours**: every candidate of :func:`verify.plans.linreg.context.candidates`
+2. **searches adversarial neighbours**: every candidate of :func:`pdp_audit.verify.plans.linreg.context.candidates`
    (near-singular XᵀX, points aligned with θ̂, |y| = 1, large leverage, high-influence rows) is scored
    by the mechanism's exact δ(ε) where its output law gives one (output perturbation, OPS, SSP,
    AdaSSP), by a conditional Monte Carlo δ(ε) for AdaOPS, or by a small-sample privacy-loss mean
    otherwise; the worst candidate is audited with the full budget: ``dp-forward``, ``dp-reverse``
    (plain tails, or rare-event importance sampling when δ·trials < 30) and ``lr-attack``
-   (:func:`verify.plans.linreg.builders.dp_claim_checks`); the check note says how many candidates were
+   (:func:`pdp_audit.verify.plans.linreg.builders.dp_claim_checks`); the check note says how many candidates were
    searched and which one was worst;
 3. adds the printed statements the configuration deploys (guarantees: [PDP] Algorithm 1's printed
    ``min`` under ``run adaops --algorithm pdp --printed``) and, only with ``paper_claims``
    (``--paper-claims``), the mechanism's checks of printed statements (pDP at every data point and at
    off-dataset targets, per-release budgets, Prop. 4.3 by Monte Carlo, identities, Q5) -- paper findings,
-   never computed otherwise (:mod:`verify.plans.linreg.checks` gives every check's role);
+   never computed otherwise (:mod:`pdp_audit.verify.plans.linreg.checks` gives every check's role);
 4. builds the per-instance page (histogram of the pDP ε of every data point against the worst DP ε
-   found and the claim, :func:`verify.plans.linreg.pages.per_instance_page`) and, with ``paper_claims``,
-   the reproductions (paper pages; ``--no-reproduce`` skips them, :mod:`verify.plans.linreg.reproductions`):
+   found and the claim, :func:`pdp_audit.verify.plans.linreg.pages.per_instance_page`) and, with ``paper_claims``,
+   the reproductions (paper pages; ``--no-reproduce`` skips them, :mod:`pdp_audit.verify.plans.linreg.reproductions`):
    [PDP] Fig. 1 and Fig. 2 (left) with ``run output-perturbation``, [PDP] Fig. 2 (right) with ``run ops``,
    [LR] Fig. 3 with ``run adassp``.
 
 Every DP check (``dp-forward``, ``dp-reverse``, ``dp-conditional-*``) carries the privacy profile δ(ε) of
-the worst neighbour on a grid of ε around the claim (:func:`verify.plans.linreg.builders.dp_claim_checks`).
-The verdict and exit code come from the guarantees only (:func:`verify.checks.make_run`).
+the worst neighbour on a grid of ε around the claim (:func:`pdp_audit.verify.plans.linreg.builders.dp_claim_checks`).
+The verdict and exit code come from the guarantees only (:func:`pdp_audit.verify.checks.make_run`).
 
 The per-instance summary numbers go into ``parameters`` (``pdp_epsilon_median`` …), since the report's
 built-in per-instance page is specific to the Gaussian mechanism.
@@ -43,16 +44,17 @@ from dataclasses import asdict, replace
 
 import numpy as np
 
-from reports.records import Run
-from verify.checks import finalize, make_run
-from verify.plans.linreg.adaops import AdaOPSAudit
-from verify.plans.linreg.audit import MechanismAudit
-from verify.plans.linreg.builders import dp_claim_checks, profile_grid
-from verify.plans.linreg.context import Context, LinregAuditConfig, candidates, load_data, make_bases
-from verify.plans.linreg.ops import OPSAudit
-from verify.plans.linreg.output_perturbation import OutputPerturbationAudit
-from verify.plans.linreg.pages import per_instance_page
-from verify.plans.linreg.sufficient_statistics import AdaSSPAudit, SSPAudit
+from pdp_audit.audits.engine import one_blas_thread
+from pdp_audit.reports.records import Run
+from pdp_audit.verify.checks import finalize, make_run
+from pdp_audit.verify.plans.linreg.adaops import AdaOPSAudit
+from pdp_audit.verify.plans.linreg.audit import MechanismAudit
+from pdp_audit.verify.plans.linreg.builders import dp_claim_checks, profile_grid
+from pdp_audit.verify.plans.linreg.context import Context, LinregAuditConfig, candidates, load_data, make_bases
+from pdp_audit.verify.plans.linreg.ops import OPSAudit
+from pdp_audit.verify.plans.linreg.output_perturbation import OutputPerturbationAudit
+from pdp_audit.verify.plans.linreg.pages import per_instance_page
+from pdp_audit.verify.plans.linreg.sufficient_statistics import AdaSSPAudit, SSPAudit
 
 AUDITS: dict[str, type[MechanismAudit]] = {
     "output-perturbation": OutputPerturbationAudit,
@@ -109,10 +111,19 @@ def search_note(cands, scores, how: str, worst: int) -> tuple[str, dict]:
 
 
 def run_linreg_audit(config: LinregAuditConfig, executor: Executor | None = None, progress: bool = False) -> Run:
-    """Run the audit of ``config.mechanism`` (module notes) and return its decided :class:`~reports.records.Run`.
+    """Run the audit of ``config.mechanism`` (module notes) and return its decided
+    :class:`~pdp_audit.reports.records.Run`.
 
-    Raises :class:`~mechanisms.validation.InputError` for an invalid configuration or data file.
+    Raises :class:`~pdp_audit.mechanisms.validation.InputError` for an invalid configuration or data file.
+
+    BLAS runs on one thread, as in a sweep's worker processes: a threaded BLAS may round differently (OpenBLAS
+    0.3.21 did, in the search's scores), and the numbers must not depend on where the audit runs.
     """
+    with one_blas_thread():
+        return _run_linreg_audit(config, executor, progress)
+
+
+def _run_linreg_audit(config: LinregAuditConfig, executor: Executor | None, progress: bool) -> Run:
     config.validate()
     X, y, name, description = load_data(config)
     audit = AUDITS[config.mechanism](config, X, y)

@@ -1,7 +1,7 @@
 """The audit of One-Posterior-Sample (OPS): θ̃ ~ N(θ̂_λ, (XᵀX + λI)^{-1}/γ) ([PDP] §4, [LR] App. F).
 
 Its privacy loss depends on θ̃ only through the scalar y_z − xᵀθ̃, so δ(ε) and ε(δ) are exact at every
-target (:mod:`audits.linreg_profiles`).  Besides the shared DP checks: Theorem 4.1 ((4.3) and (4.4)),
+target (:mod:`pdp_audit.audits.linreg_profiles`).  Besides the shared DP checks: Theorem 4.1 ((4.3) and (4.4)),
 Remark 4.2 and Proposition 4.3(1) (4.5) as printed at every target, at this mechanism's (γ, λ) and in the
 [PDP] K4 regime; Proposition 4.3(1) (4.6) at every data point and adversarial candidate; Proposition
 4.3(3) and (4) by Monte Carlo against derived exact values; and the reproduction of [PDP] Figure 2 (right).
@@ -14,14 +14,14 @@ import math
 
 import numpy as np
 
-from audits.engine import run_blocks
-from audits.linreg_profiles import ops_delta, ops_epsilon, ops_tail_probability
-from mechanisms import linreg as L
-from mechanisms import linreg_bounds as B
-from mechanisms.linreg_calibration import ops_calibration
-from verify.plans.linreg import builders, reproductions
-from verify.plans.linreg.audit import SRC_PDP, MechanismAudit
-from verify.plans.linreg.checks import (
+from pdp_audit.audits.engine import run_blocks
+from pdp_audit.audits.linreg_profiles import ops_delta, ops_epsilon, ops_tail_probability
+from pdp_audit.mechanisms import linreg as L
+from pdp_audit.mechanisms import linreg_bounds as B
+from pdp_audit.mechanisms.linreg_calibration import ops_calibration
+from pdp_audit.verify.plans.linreg import builders, reproductions
+from pdp_audit.verify.plans.linreg.audit import SRC_PDP, MechanismAudit
+from pdp_audit.verify.plans.linreg.checks import (
     PROP43_DP,
     PROP43_GAP,
     PROP43_MSE,
@@ -30,7 +30,7 @@ from verify.plans.linreg.checks import (
     THM41_43,
     THM41_44,
 )
-from verify.plans.linreg.context import candidates, offdata_targets
+from pdp_audit.verify.plans.linreg.context import candidates, offdata_targets
 
 
 @dataclasses.dataclass(frozen=True)
@@ -73,7 +73,7 @@ class OPSAudit(MechanismAudit):
     title = "One-Posterior-Sample (OPS)"
     source = f"[PDP] {SRC_PDP}, Thm 4.1; [LR] App. F"
     exact_dp = True
-    per_instance_how = "exact: OPS profile through the scalar y_z − xᵀθ (audits.linreg_profiles)"
+    per_instance_how = "exact: OPS profile through the scalar y_z − xᵀθ (pdp_audit.audits.linreg_profiles)"
     config_keys = ("calibration", "gamma", "lam", "reproduce")
 
     def __init__(self, config, X, y):

@@ -1,19 +1,19 @@
 """``pdp-audit run {output-perturbation, ops, adaops, adassp, ssp}``: options and execution.
 
-One :class:`~verify.plans.plan.AuditPlan` per mechanism, all built by :func:`plan` from the
+One :class:`~pdp_audit.verify.plans.plan.AuditPlan` per mechanism, all built by :func:`plan` from the
 same option builders; the common run options (claim, trials, seed, alpha, workers, report, json,
-quiet) come from :func:`verify.plans.arguments.add_common_run_arguments`.  The audit itself is
-:func:`verify.plans.linreg.evidence.run_linreg_audit`.
+quiet) come from :func:`pdp_audit.verify.plans.arguments.add_common_run_arguments`.  The audit itself is
+:func:`pdp_audit.verify.plans.linreg.evidence.run_linreg_audit`.
 """
 
 from __future__ import annotations
 
 import argparse
 
-from mechanisms.linreg_data import REGRESSION_DATASETS
-from verify.options import count
-from verify.plans.linreg.context import CALIBRATIONS, LinregAuditConfig, parse_synthetic
-from verify.plans.plan import AuditPlan
+from pdp_audit.mechanisms.linreg_data import REGRESSION_DATASETS
+from pdp_audit.verify.options import count
+from pdp_audit.verify.plans.linreg.context import CALIBRATIONS, LinregAuditConfig, parse_synthetic
+from pdp_audit.verify.plans.plan import AuditPlan
 
 HELP = {
     "output-perturbation": "Gaussian output perturbation of ridge regression ([PDP] (3.2), Lemma 2.4, Figs 1-2)",
@@ -168,13 +168,13 @@ def config_from_args(name: str, args: argparse.Namespace) -> LinregAuditConfig:
 
 def audit(config: LinregAuditConfig, executor=None, progress: bool = False):
     """Run one linear-regression audit (imported here: the evidence modules are heavy)."""
-    from verify.plans.linreg.evidence import run_linreg_audit
+    from pdp_audit.verify.plans.linreg.evidence import run_linreg_audit
 
     return run_linreg_audit(config, executor=executor, progress=progress)
 
 
 def plan(name: str) -> AuditPlan:
-    """The :class:`~verify.plans.plan.AuditPlan` of ``pdp-audit run <name>``."""
+    """The :class:`~pdp_audit.verify.plans.plan.AuditPlan` of ``pdp-audit run <name>``."""
 
     def add_arguments(parser: argparse.ArgumentParser) -> None:
         add_common(parser, name in REPRODUCES)

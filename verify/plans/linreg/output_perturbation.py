@@ -10,15 +10,15 @@ from __future__ import annotations
 
 import numpy as np
 
-from audits.linreg_profiles import gaussian_delta
-from mechanisms import gaussian as G
-from mechanisms import linreg as L
-from mechanisms import linreg_bounds as B
-from verify.evidence import builders as generic
-from verify.plans.linreg import builders, reproductions
-from verify.plans.linreg.audit import SRC_PDP, GaussianAudit
-from verify.plans.linreg.checks import EQ33, EQ34_LINE1, EQ34_LINE2, LEMMA24, LEMMA31
-from verify.plans.linreg.context import offdata_targets
+from pdp_audit.audits.linreg_profiles import gaussian_delta
+from pdp_audit.mechanisms import gaussian as G
+from pdp_audit.mechanisms import linreg as L
+from pdp_audit.mechanisms import linreg_bounds as B
+from pdp_audit.verify.evidence import builders as generic
+from pdp_audit.verify.plans.linreg import builders, reproductions
+from pdp_audit.verify.plans.linreg.audit import SRC_PDP, GaussianAudit
+from pdp_audit.verify.plans.linreg.checks import EQ33, EQ34_LINE1, EQ34_LINE2, LEMMA24, LEMMA31
+from pdp_audit.verify.plans.linreg.context import offdata_targets
 
 
 class OutputPerturbationAudit(GaussianAudit):

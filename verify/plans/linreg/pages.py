@@ -1,14 +1,14 @@
-"""The extra report pages of the linear-regression audits, as :class:`~reports.records.Page` records with typed
-figures: the per-instance page of every run and the pages of the reproduced figures (their numbers come
-from :mod:`verify.plans.linreg.reproductions`).
+"""The extra report pages of the linear-regression audits, as :class:`~pdp_audit.reports.records.Page` records with
+typed figures: the per-instance page of every run and the pages of the reproduced figures (their numbers come
+from :mod:`pdp_audit.verify.plans.linreg.reproductions`).
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from reports.records import Histograms, Line, Lines, Marker, Page, Series
-from verify.plans.linreg.context import Context, offdata_targets
+from pdp_audit.reports.records import Histograms, Line, Lines, Marker, Page, Series
+from pdp_audit.verify.plans.linreg.context import Context, offdata_targets
 
 
 def log_histogram(values: np.ndarray, markers: list[Marker], xlabel: str, series_label: str) -> Histograms:
@@ -36,7 +36,7 @@ def log_histogram(values: np.ndarray, markers: list[Marker], xlabel: str, series
 def per_instance_page(ctx: Context, audit, cands, worst_eps_dp: float) -> tuple[Page, dict]:
     """The page of every data point's pDP ε against the worst DP ε found and the claim, and its summary numbers.
 
-    ``audit`` is the run's :class:`~verify.plans.linreg.audit.MechanismAudit` (its ``target_epsilons`` give
+    ``audit`` is the run's :class:`~pdp_audit.verify.plans.linreg.audit.MechanismAudit` (its ``target_epsilons`` give
     the pDP ε of a list of targets); ``cands`` the searched candidates.
     """
     c = ctx.config

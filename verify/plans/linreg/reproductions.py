@@ -1,5 +1,5 @@
 """Reproductions of the papers' figures: their numbers, the checks of their claims and their report pages
-(built by :mod:`verify.plans.linreg.pages`), with the parameters we chose.
+(built by :mod:`pdp_audit.verify.plans.linreg.pages`), with the parameters we chose.
 
 * [PDP] Figure 1 (K1) and Figure 2 left (K2) — ``pdp-audit run output-perturbation``: θ̃ ~ N((XᵀX + I)^{-1}Xᵀy, σ²I),
   δ = 1e-6, rows normalised to ‖x‖ = 1, y clipped to [−1, 1].  Not stated in the paper, chosen here:
@@ -30,18 +30,18 @@ import math
 import numpy as np
 from scipy import optimize, stats
 
-from audits.engine import block_rng
-from audits.linreg_profiles import RidgeBatch, gaussian_epsilon, loo_batch, ops_epsilon
-from mechanisms import linreg as L
-from mechanisms import linreg_adaptive as A
-from mechanisms.linreg_bounds import ridge_global_sensitivity
-from mechanisms.linreg_calibration import ops_calibration
-from mechanisms.linreg_data import synthetic_regression
-from reports.records import Page
-from verify.checks import Evidence
-from verify.evidence.builders import exact_check
-from verify.plans.linreg import pages as P
-from verify.plans.linreg.checks import (
+from pdp_audit.audits.engine import block_rng
+from pdp_audit.audits.linreg_profiles import RidgeBatch, gaussian_epsilon, loo_batch, ops_epsilon
+from pdp_audit.mechanisms import linreg as L
+from pdp_audit.mechanisms import linreg_adaptive as A
+from pdp_audit.mechanisms.linreg_bounds import ridge_global_sensitivity
+from pdp_audit.mechanisms.linreg_calibration import ops_calibration
+from pdp_audit.mechanisms.linreg_data import synthetic_regression
+from pdp_audit.reports.records import Page
+from pdp_audit.verify.checks import Evidence
+from pdp_audit.verify.evidence.builders import exact_check
+from pdp_audit.verify.plans.linreg import pages as P
+from pdp_audit.verify.plans.linreg.checks import (
     FIG1_ORDER_OF_MAGNITUDE,
     FIG1_SIX_TIMES,
     FIG2_ORDERS,

@@ -8,9 +8,9 @@ from __future__ import annotations
 
 import dataclasses
 
-from mechanisms import linreg_adaptive as A
-from verify.plans.linreg import reproductions
-from verify.plans.linreg.audit import SRC_LR, GaussianAudit
+from pdp_audit.mechanisms import linreg_adaptive as A
+from pdp_audit.verify.plans.linreg import reproductions
+from pdp_audit.verify.plans.linreg.audit import SRC_LR, GaussianAudit
 
 
 class SSPAudit(GaussianAudit):

@@ -1,12 +1,12 @@
 """The objective-perturbation audit's checks, declared as data ([RW] Theorems 5, 6, 8, 9, Corollary 7, §3, §4).
 
-Text in braces is filled from the run's parameters (:meth:`verify.checks.CheckSpec.fill`); specs without
+Text in braces is filled from the run's parameters (:meth:`pdp_audit.verify.checks.CheckSpec.fill`); specs without
 placeholders are used as declared.  The DP checks of each calibration (``<prefix>dp-forward``,
-``<prefix>dp-reverse``, ``<prefix>lr-attack``) are declared by :func:`verify.evidence.dp_checks.dp_specs`
+``<prefix>dp-reverse``, ``<prefix>lr-attack``) are declared by :func:`pdp_audit.verify.evidence.dp_checks.dp_specs`
 and retitled with :data:`DP_TITLES`.
 
-**Roles** (:class:`verify.checks.CheckSpec`).  The deployed mechanism is ObjPert at the σ of ``--calibration``
-(Theorem 5 under that reading of σ, THEORY.md Q1; default the variance reading) or the user's ``--sigma``, with
+**Roles** (:class:`pdp_audit.verify.checks.CheckSpec`).  The deployed mechanism is ObjPert at the σ of ``--calibration``
+(Theorem 5 under that reading of σ, ledger Q1; default the variance reading) or the user's ``--sigma``, with
 λ = 2β/ε unless ``--lam``; what it publishes per individual is the ex-post pDP of Corollary 7 and Theorem 9's
 high-probability bounds.  Guarantees, therefore: the DP checks of the deployed σ (``thm5-<reading>-*`` or
 ``dp-*``, with ``<prefix>loss-consistency``: the loss is the sampler's on the same draws), ``thm6-identity`` and
@@ -23,9 +23,9 @@ for the other losses, ``k19-lambda``.
 
 from __future__ import annotations
 
-from verify.checks import CheckSpec, declare
+from pdp_audit.verify.checks import CheckSpec, declare
 
-SOURCE_THM5 = "[RW] Theorem 5 (Kifer et al. 2012); THEORY.md Q1"
+SOURCE_THM5 = "[RW] Theorem 5 (Kifer et al. 2012); ledger Q1"
 SOURCE_K17 = "[RW] §3, Figure 1 (K17)"
 #: Titles of the three shared DP checks, after the calibration's short name ("Thm 5 printed σ = …: ").
 DP_TITLES = ("DP, δ_{D‖D'}(ε)", "DP, δ_{D'‖D}(ε)", "likelihood-ratio attack")
@@ -37,7 +37,7 @@ CHECKS = declare(
         "For a convex loss, ε₁(θ̂ᴾ, D, D±z) = |−log Πⱼ(1 ∓ μⱼ) + ‖∇ℓ‖²/(2σ²) ± ∇J(θ̂ᴾ; D)ᵀ∇ℓ/σ²| "
         "is the ex-post privacy loss |log p_D(θ̂ᴾ) − log p_D±z(θ̂ᴾ)| exactly",
         "−log Πⱼ(1 ∓ μⱼ) + ‖∇ℓ(θ; z)‖²/(2σ²) ± ∇J(θ; D)ᵀ∇ℓ(θ; z)/σ²  =  log p_D(θ) − log p_D±z(θ)",
-        "[RW] Theorem 6 (THEORY.md Q37: eigendecomposition of ∇²ℓ at the released θ)",
+        "[RW] Theorem 6 (ledger Q37: eigendecomposition of ∇²ℓ at the released θ)",
     ),
     CheckSpec(
         "cor7-identity",
@@ -45,21 +45,21 @@ CHECKS = declare(
         "For ℓ = f(xᵀθ; y), ε(θ̂ᴾ, D, D±z) ≤ |−log(1 ± f″μ(x)) + ‖∇ℓ‖²/(2σ²) ± ∇J(θ̂ᴾ; D)ᵀ∇ℓ/σ²| with "
         "μ(x) = xᵀ∇²J(θ̂ᴾ; D)⁻¹x; printed as '≤', it holds with equality",
         "−log(1 ± f″μ) + f′²‖x‖²/(2σ²) ± f′ ∇J(θ; D)ᵀx/σ²  =  log p_D(θ) − log p_D±z(θ)",
-        "[RW] Corollary 7 (THEORY.md Q37)",
+        "[RW] Corollary 7 (ledger Q37)",
     ),
     CheckSpec(
         "thm8-bound",
         "Theorem 8: data-independent bound on the log-det term",
         "|−log Πⱼ(1 ∓ μⱼ)| ≤ −Σⱼ log(1 − λⱼ/λ), λⱼ the eigenvalues of ∇²ℓ(θ̂ᴾ; z) (GLM: −log(1 − f″‖x‖²/λ))",
         "|log det ∇²J(θ; D) − log det ∇²J(θ; D±z)| ≤ −Σⱼ log(1 − λⱼ/λ)",
-        "[RW] Theorem 8 (THEORY.md Q37)",
+        "[RW] Theorem 8 (ledger Q37)",
     ),
     CheckSpec(
         "thm9-glm-printed",
         "Theorem 9, GLM form as printed (signed f′)",
         "For a fixed z, with probability ≥ 1 − ρ (ρ = {rho:g}), |∇J(θ̂ᴾ; D)ᵀ∇ℓ(θ̂ᴾ; z)| ≤ f′(xᵀθ̂ᴾ; y) σ‖x‖√(2 log(2/ρ))",
         "P[|∇Jᵀ∇ℓ| > f′ σ‖x‖√(2 log(2/ρ))] ≤ ρ",
-        "[RW] Theorem 9, main text (THEORY.md Q23)",
+        "[RW] Theorem 9, main text (ledger Q23)",
         role="paper",
     ),
     CheckSpec(

@@ -1,7 +1,7 @@
 """The objective-perturbation audit's configuration, data and calibration.
 
 :class:`ObjPertAuditConfig` holds the run's options (validated by :meth:`~ObjPertAuditConfig.validate`:
-user input raises :class:`~mechanisms.validation.InputError`), :func:`load_data` the data set checked
+user input raises :class:`~pdp_audit.mechanisms.validation.InputError`), :func:`load_data` the data set checked
 against Theorem 5's assumptions, :func:`calibrate` Theorem 5's (σ, λ) under both readings of σ.
 """
 
@@ -12,12 +12,12 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from mechanisms import objpert as op
-from mechanisms.datasets import load_csv
-from mechanisms.glm_data import breast_cancer, margin_data
-from mechanisms.losses import GLMLoss, PseudoHuberLoss, get_loss
-from mechanisms.validation import InputError
-from verify.plans.validation import check_budget, check_claim, check_scales
+from pdp_audit.mechanisms import objpert as op
+from pdp_audit.mechanisms.datasets import load_csv
+from pdp_audit.mechanisms.glm_data import breast_cancer, margin_data
+from pdp_audit.mechanisms.losses import GLMLoss, PseudoHuberLoss, get_loss
+from pdp_audit.mechanisms.validation import InputError
+from pdp_audit.verify.plans.validation import check_budget, check_claim, check_scales
 
 LOSSES = ("logistic", "squared", "huber")
 READINGS = ("printed", "variance")
@@ -181,7 +181,7 @@ class Calibration:
 
 
 def calibrate(config: ObjPertAuditConfig) -> Calibration:
-    """[RW] Theorem 5's λ ≥ 2β/ε and σ under both readings of σ (THEORY.md Q1), and the released σ."""
+    """[RW] Theorem 5's λ ≥ 2β/ε and σ under both readings of σ (ledger Q1), and the released σ."""
     loss = config.loss_object()
     radius = config.theta_radius if config.theta_radius is not None else math.inf
     xi, beta = loss.gradient_bound(radius), loss.hessian_bound()

@@ -1,13 +1,13 @@
 """DP of a calibration of ObjPert at its adversarial neighbour: tails in both directions and the attack.
 
-Each audited σ (the deployed one -- Theorem 5 under the reading of ``--calibration``, THEORY.md Q1, or the user's
+Each audited σ (the deployed one -- Theorem 5 under the reading of ``--calibration``, ledger Q1, or the user's
 ``--sigma`` -- and, with ``--paper-claims``, Theorem 5 under its other readings) is audited at its own adversarial
-neighbour (:mod:`verify.plans.objpert.search`) with the full budget.  The two tail checks are decided by
-importance sampling where plain sampling cannot resolve δ (:mod:`verify.plans.objpert.profile`) and carry the
-privacy profile of the pair.  Where the loss has a certified bound (:mod:`mechanisms.objpert_certificate`), a
+neighbour (:mod:`pdp_audit.verify.plans.objpert.search`) with the full budget.  The two tail checks are decided by
+importance sampling where plain sampling cannot resolve δ (:mod:`pdp_audit.verify.plans.objpert.profile`) and carry the
+privacy profile of the pair.  Where the loss has a certified bound (:mod:`pdp_audit.mechanisms.objpert_certificate`), a
 check passes when that bound satisfies the claim *and* the Monte Carlo interval is consistent with it (its lower
 end does not exceed the bound) -- the suite's rule for closed forms.  The squared loss has no certified bound
-(its f′ is unbounded on R^d) but an exact δ(ε) (:func:`mechanisms.objpert_certificate.squared_loss_delta`).
+(its f′ is unbounded on R^d) but an exact δ(ε) (:func:`pdp_audit.mechanisms.objpert_certificate.squared_loss_delta`).
 """
 
 from __future__ import annotations
@@ -17,19 +17,19 @@ from typing import Callable
 
 import numpy as np
 
-from audits.attack import likelihood_ratio_attack
-from audits.engine import run_blocks
-from mechanisms import objpert as op
-from mechanisms.objpert_certificate import Certificate, certifiable, certificate, squared_loss_profile
-from verify.checks import CheckSpec, Evidence
-from verify.evidence import builders
-from verify.evidence.dp_checks import PairSamples, dp_specs
-from verify.evidence.pair_checks import loss_consistency_check
-from verify.plans.objpert.checks import DP_TITLES
-from verify.plans.objpert.context import ObjPertAuditConfig, check_hessian
-from verify.plans.objpert.profile import dp_profile_check
-from verify.plans.objpert.search import SEARCH_QUANTILE, ReleaseAndLoss, Search, search_worst_target
-from verify.plans.objpert.theorems import random_instances, theorem8_check
+from pdp_audit.audits.attack import likelihood_ratio_attack
+from pdp_audit.audits.engine import run_blocks
+from pdp_audit.mechanisms import objpert as op
+from pdp_audit.mechanisms.objpert_certificate import Certificate, certifiable, certificate, squared_loss_profile
+from pdp_audit.verify.checks import CheckSpec, Evidence
+from pdp_audit.verify.evidence import builders
+from pdp_audit.verify.evidence.dp_checks import PairSamples, dp_specs
+from pdp_audit.verify.evidence.pair_checks import loss_consistency_check
+from pdp_audit.verify.plans.objpert.checks import DP_TITLES
+from pdp_audit.verify.plans.objpert.context import ObjPertAuditConfig, check_hessian
+from pdp_audit.verify.plans.objpert.profile import dp_profile_check
+from pdp_audit.verify.plans.objpert.search import SEARCH_QUANTILE, ReleaseAndLoss, Search, search_worst_target
+from pdp_audit.verify.plans.objpert.theorems import random_instances, theorem8_check
 
 
 @dataclass
@@ -73,7 +73,8 @@ def dp_setting(
     ``<prefix>dp-forward``, ``<prefix>dp-reverse`` (with their privacy profiles) and ``<prefix>lr-attack`` (titled
     ``short: …``, role set by ``classify``), supported by the certified bound where the loss has one and
     ``cert_ok`` (its log-det ingredient held on thm8-bound), or by the exact δ(ε) of the squared loss.
-    ``importance=False``: tails from plain Monte Carlo only (:func:`verify.plans.objpert.profile.dp_profile_check`)."""
+    ``importance=False``: tails from plain Monte Carlo only
+    (:func:`pdp_audit.verify.plans.objpert.profile.dp_profile_check`)."""
     eps, delta, alpha = config.epsilon, config.delta, config.alpha
     stream = f"objpert-dp/{prefix or 'user'}"
     search = search_worst_target(
@@ -184,8 +185,9 @@ def dp_setting(
 
 
 def instances_for_certificate(X, y, loss, lam, sigma, theta_np, config: ObjPertAuditConfig, executor, progress):
-    """Random (θ, z) instances (:func:`verify.plans.objpert.theorems.random_instances`) drawn from a short search
-    at ``sigma`` (at most 2,000 releases): the ground on which ``thm8-bound`` tests the certificate's ingredient."""
+    """Random (θ, z) instances (:func:`pdp_audit.verify.plans.objpert.theorems.random_instances`) drawn from a short
+    search at ``sigma`` (at most 2,000 releases): the ground on which ``thm8-bound`` tests the certificate's
+    ingredient."""
     probe = search_worst_target(
         X,
         y,

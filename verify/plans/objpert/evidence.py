@@ -3,19 +3,20 @@
 ObjPert releases θ̂ᴾ = argmin_θ J(θ; D) + bᵀθ, J = Σᵢ ℓ(θ; zᵢ) + (λ/2)‖θ‖², b ~ N(0, σ²I).  Checks:
 
 (a) [RW] Theorem 6 and Corollary 7 against the exact log-density ratio (change of variables, computed by
-    :func:`mechanisms.objpert.log_density`) on many random (θ, z): identities (Corollary 7 is printed "≤");
+    :func:`pdp_audit.mechanisms.objpert.log_density`) on many random (θ, z): identities (Corollary 7 is printed "≤");
 (b) [RW] Theorem 8 on the same instances (deterministic inequality) and Theorem 9 by Monte Carlo coverage of
-    releases (:mod:`verify.plans.objpert.theorems`);
-(c) DP of Theorem 5's calibration under both readings of its σ (THEORY.md Q1: printed σ = ξ²(8 log(2/δ) + 4ε)/ε²,
+    releases (:mod:`pdp_audit.verify.plans.objpert.theorems`);
+(c) DP of Theorem 5's calibration under both readings of its σ (ledger Q1: printed σ = ξ²(8 log(2/δ) + 4ε)/ε²,
     or σ² = that), each at an adversarial neighbour found by a cheap search and then audited with the full budget
-    (:mod:`verify.plans.objpert.dp`), passing through the certified bound of :mod:`mechanisms.objpert_certificate`;
+    (:mod:`pdp_audit.verify.plans.objpert.dp`), passing through the certified bound of
+    :mod:`pdp_audit.mechanisms.objpert_certificate`;
 (d) per instance: the ex-post pDP (Corollary 7) of every training point for one release, next to the DP ε
     (report pages, the audit's data and breast-cancer);
 (e) [RW] Figure 1 (K17) as a report page, and its qualitative claims as exact checks; K19
-    (:mod:`verify.plans.objpert.figure1`).
+    (:mod:`pdp_audit.verify.plans.objpert.figure1`).
 
-Roles (:mod:`verify.plans.objpert.checks`): the DP of the deployed σ, (a), (b) with |f′| and K19 for the logistic
-loss are guarantees.  The paper statements -- Theorem 5 under a reading of σ that is not deployed, Theorem 9's
+Roles (:mod:`pdp_audit.verify.plans.objpert.checks`): the DP of the deployed σ, (a), (b) with |f′| and K19 for the
+logistic loss are guarantees.  The paper statements -- Theorem 5 under a reading of σ that is not deployed, Theorem 9's
 printed GLM form, Figure 1 and its claims (a ``paper`` page) -- are computed only with ``paper_claims``
 (``--paper-claims``); ``--calibration printed`` deploys Theorem 5's printed σ, whose DP checks are then guarantees.
 """
@@ -28,13 +29,13 @@ from typing import Callable
 
 import numpy as np
 
-from audits.engine import block_rng
-from mechanisms import objpert as op
-from mechanisms.objpert_certificate import ex_post_all_points
-from reports.records import Run
-from verify.checks import CheckSpec, Evidence, finalize, make_run
-from verify.plans.objpert.checks import SOURCE_THM5
-from verify.plans.objpert.context import (
+from pdp_audit.audits.engine import block_rng
+from pdp_audit.mechanisms import objpert as op
+from pdp_audit.mechanisms.objpert_certificate import ex_post_all_points
+from pdp_audit.reports.records import Run
+from pdp_audit.verify.checks import CheckSpec, Evidence, finalize, make_run
+from pdp_audit.verify.plans.objpert.checks import SOURCE_THM5
+from pdp_audit.verify.plans.objpert.context import (
     DEFAULT_SYNTHETIC,
     READINGS,
     ObjPertAuditConfig,
@@ -42,10 +43,10 @@ from verify.plans.objpert.context import (
     check_hessian,
     load_data,
 )
-from verify.plans.objpert.dp import DpSetting, dp_setting, instances_for_certificate
-from verify.plans.objpert.figure1 import FIG1_N, figure1, k17_checks, k19_check
-from verify.plans.objpert.pages import figure1_page, per_instance_page, theorem5_page
-from verify.plans.objpert.theorems import identity_checks, theorem8_check, theorem9_checks
+from pdp_audit.verify.plans.objpert.dp import DpSetting, dp_setting, instances_for_certificate
+from pdp_audit.verify.plans.objpert.figure1 import FIG1_N, figure1, k17_checks, k19_check
+from pdp_audit.verify.plans.objpert.pages import figure1_page, per_instance_page, theorem5_page
+from pdp_audit.verify.plans.objpert.theorems import identity_checks, theorem8_check, theorem9_checks
 
 
 def per_instance_values(name: str, X, y, loss, lam, sigma, config: ObjPertAuditConfig) -> tuple[np.ndarray, dict]:

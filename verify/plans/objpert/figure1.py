@@ -13,13 +13,13 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import stats
 
-from mechanisms import objpert as op
-from mechanisms.losses import LogisticLoss
-from mechanisms.objpert_certificate import ex_post_all_points
-from verify.checks import Evidence
-from verify.evidence import builders
-from verify.plans.objpert.checks import CHECKS
-from verify.plans.objpert.context import synthetic_data
+from pdp_audit.mechanisms import objpert as op
+from pdp_audit.mechanisms.losses import LogisticLoss
+from pdp_audit.mechanisms.objpert_certificate import ex_post_all_points
+from pdp_audit.verify.checks import Evidence
+from pdp_audit.verify.evidence import builders
+from pdp_audit.verify.plans.objpert.checks import CHECKS
+from pdp_audit.verify.plans.objpert.context import synthetic_data
 
 FIG1_N, FIG1_LAMBDA = 1000, 1.0
 FIG1_OMEGAS = (0.0, math.pi / 12, math.pi / 4, math.pi / 2, 3 * math.pi / 4, math.pi)

@@ -1,22 +1,23 @@
-"""``pdp-audit run objpert``: options and execution (the audit itself is :mod:`verify.plans.objpert.evidence`)."""
+"""``pdp-audit run objpert``: options and execution (the audit itself is
+:mod:`pdp_audit.verify.plans.objpert.evidence`)."""
 
 from __future__ import annotations
 
 import argparse
 
-from mechanisms.objpert import ObjPertSolverError
-from mechanisms.validation import InputError
-from reports.records import Run
-from verify.options import count
-from verify.plans.objpert.context import (
+from pdp_audit.mechanisms.objpert import ObjPertSolverError
+from pdp_audit.mechanisms.validation import InputError
+from pdp_audit.reports.records import Run
+from pdp_audit.verify.options import count
+from pdp_audit.verify.plans.objpert.context import (
     DEFAULT_SEARCH_TRIALS,
     DEFAULT_SYNTHETIC,
     DEFAULT_TRIALS,
     LOSSES,
     ObjPertAuditConfig,
 )
-from verify.plans.objpert.evidence import run_objpert_audit
-from verify.plans.plan import AuditPlan
+from pdp_audit.verify.plans.objpert.evidence import run_objpert_audit
+from pdp_audit.verify.plans.plan import AuditPlan
 
 
 def synthetic_size(text: str) -> tuple[int, int]:
@@ -89,7 +90,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--calibration",
         choices=("printed", "variance"),
         default="variance",
-        help="which reading of Theorem 5's σ (THEORY.md Q1) the released mechanism uses; its DP is a guarantee, "
+        help="which reading of Theorem 5's σ (ledger Q1) the released mechanism uses; its DP is a guarantee, "
         "the other reading's a paper finding (--paper-claims) (default: variance)",
     )
     parser.add_argument(

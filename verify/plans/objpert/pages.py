@@ -5,12 +5,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from audits.tails import both_directions
-from mechanisms.objpert_certificate import certificate
-from reports.records import Line, Lines, Page, Panel, ScatterPanels
-from verify.plans.objpert.context import ObjPertAuditConfig
-from verify.plans.objpert.dp import DpSetting
-from verify.plans.objpert.figure1 import FIG1_LABELS, FIG1_N, Figure1
+from pdp_audit.audits.tails import both_directions
+from pdp_audit.mechanisms.objpert_certificate import certificate
+from pdp_audit.reports.records import Line, Lines, Page, Panel, ScatterPanels
+from pdp_audit.verify.plans.objpert.context import ObjPertAuditConfig
+from pdp_audit.verify.plans.objpert.dp import DpSetting
+from pdp_audit.verify.plans.objpert.figure1 import FIG1_LABELS, FIG1_N, Figure1
 
 #: Figure 1's colour scale is logarithmic: values below this floor are drawn at it.
 FIG1_COLOUR_FLOOR = 1e-4
@@ -170,8 +170,8 @@ def theorem5_page(settings: list[DpSetting], config: ObjPertAuditConfig, alpha: 
     return Page(
         title="Theorem 5: δ(ε) of the audited σ",
         text=(
-            "THEORY.md Q1: Theorem 5 prints σ = ξ²(8 log(2/δ) + 4ε)/ε²; read as σ² = ξ²(8 log(2/δ) + 4ε)/ε² (b "
-            "enters the objective like a gradient, so σ should scale like ξ) it is the square root. The deployed σ "
+            "Theorem 5 prints σ = ξ²(8 log(2/δ) + 4ε)/ε²; read as σ² = ξ²(8 log(2/δ) + 4ε)/ε² (b enters the "
+            "objective like a gradient, so σ should scale like ξ) it is the square root (ledger Q1). The deployed σ "
             "(--calibration, or --sigma) is a guarantee; Theorem 5's other reading is drawn with --paper-claims. "
             "Each σ is "
             f"audited at its own adversarial neighbour (search in the dp-forward checks) with {config.trials:,} "

@@ -4,20 +4,20 @@ each with its privacy profile δ(ε) as a figure.
 A claim δ_{P‖Q}(ε) ≤ δ at the pair (both directions, P the world of the direction) is decided from
 
 * **plain Monte Carlo** where δ·n ≥ 30 expected exceedances resolve it (hockey-stick tails of the exact privacy
-  loss, Clopper–Pearson intervals, :mod:`audits.tails`), else
+  loss, Clopper–Pearson intervals, :mod:`pdp_audit.audits.tails`), else
 * **importance sampling** at the dominating point of {L > ε} in the whitened noise of ObjPert
-  (:mod:`audits.rare`): δ = E_μ[r(w)(1 − e^{ε−L})₊] with exact likelihood-ratio weights r.  The loss of ObjPert is
-  not affine in the noise, so only the *lower* end of its empirical Bernstein interval (Maurer & Pontil 2009) is
-  certified: it can refute a claim at any δ, never confirm it alone.
+  (:mod:`pdp_audit.audits.rare`): δ = E_μ[r(w)(1 − e^{ε−L})₊] with exact likelihood-ratio weights r.  The loss of
+  ObjPert is not affine in the noise, so only the *lower* end of its empirical Bernstein interval (Maurer & Pontil 2009)
+  is certified: it can refute a claim at any δ, never confirm it alone.
 
 A pass needs a **bound** on δ(ε) of the pair that satisfies the claim *and* a Monte Carlo interval consistent
 with it (its lower end at most the bound) -- the suite's rule for closed forms.  The bound is the certified one of
-:mod:`mechanisms.objpert_certificate` (logistic, pseudo-Huber) or, for the squared loss, the exact δ(ε) of
-:func:`mechanisms.objpert_certificate.squared_loss_delta` (the release is Gaussian given the data).  Without a
+:mod:`pdp_audit.mechanisms.objpert_certificate` (logistic, pseudo-Huber) or, for the squared loss, the exact δ(ε) of
+:func:`pdp_audit.mechanisms.objpert_certificate.squared_loss_delta` (the release is Gaussian given the data).  Without a
 bound a check can fail or stay inconclusive, and its note says why it cannot pass.
 
-The figure (:class:`reports.records.Lines`, one per check, in the check's direction) shows on a grid of ε from 0
-to where the bound falls to δ/100 (at least 1.5 ε): the plain Monte Carlo δ̂(ε) with its interval at the check's
+The figure (:class:`pdp_audit.reports.records.Lines`, one per check, in the check's direction) shows on a grid of ε from
+0 to where the bound falls to δ/100 (at least 1.5 ε): the plain Monte Carlo δ̂(ε) with its interval at the check's
 level, importance-sampled estimates (:data:`IS_FIGURE_DRAWS` draws per ε, own seeded streams
 ``profile/<check id>/<i>``; at the claimed ε the verdict's own draws) with the band from their certified lower
 bound to the estimate, the bound, and the claim point.  Values below δ·10⁻⁶ are left out (log axis).  Every
@@ -32,11 +32,11 @@ from typing import Callable
 
 import numpy as np
 
-from audits import rare
-from audits.tails import hockey_stick
-from reports.records import Line, Lines
-from verify.checks import CheckSpec, Evidence
-from verify.evidence import builders
+from pdp_audit.audits import rare
+from pdp_audit.audits.tails import hockey_stick
+from pdp_audit.reports.records import Line, Lines
+from pdp_audit.verify.checks import CheckSpec, Evidence
+from pdp_audit.verify.evidence import builders
 
 #: Grid points of the figure between ε = 0 and the top of the profile (the claimed ε is added).
 GRID_POINTS = 9
@@ -148,7 +148,7 @@ def dp_profile_check(
         + f"; values below {FIGURE_FLOOR:g}·δ omitted."
     )
     check = check.noted(note).with_details(
-        sampling="importance (audits.rare)" if sampled else "plain",
+        sampling="importance" if sampled else "plain",
         profile_epsilons=[float(e) for e in grid],
         profile_importance_draws=draws if importance else 0,
         **({"bound_delta": bound} if bound is not None else {}),

@@ -12,10 +12,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from audits.engine import run_blocks
-from mechanisms import objpert as op
-from mechanisms.objpert_certificate import glm_log_ratio
-from verify.plans.objpert.context import DATA_SEED
+from pdp_audit.audits.engine import run_blocks
+from pdp_audit.mechanisms import objpert as op
+from pdp_audit.mechanisms.objpert_certificate import glm_log_ratio
+from pdp_audit.verify.plans.objpert.context import DATA_SEED
 
 #: The candidates are ranked by this quantile of |L| over the search's releases.
 SEARCH_QUANTILE = 0.99
@@ -23,7 +23,7 @@ SEARCH_QUANTILE = 0.99
 
 class ReleaseAndLoss:
     """Picklable block work: releases θ̂ᴾ on ``world`` and their exact privacy loss, as columns [θ, L]
-    (the same random stream as :class:`audits.engine.PrivacyLossSampler`)."""
+    (the same random stream as :class:`pdp_audit.audits.engine.PrivacyLossSampler`)."""
 
     def __init__(self, pair: op.ObjPertPair, world: str):
         self.pair, self.world = pair, world

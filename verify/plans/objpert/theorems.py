@@ -3,7 +3,7 @@ on the same instances, Theorem 9 by Monte Carlo coverage of releases.
 
 (a) The random instances (θ, z) mix releases θ̂ᴾ with wide Gaussian draws of θ and candidate neighbours of
     every kind; the exact log-density ratio comes from the change-of-variables density
-    (:func:`mechanisms.objpert.log_density`), independent of the closed forms under test.
+    (:func:`pdp_audit.mechanisms.objpert.log_density`), independent of the closed forms under test.
 (b) Theorem 9's general ℓ₁ form simultaneously over z ∈ D, the GLM form as printed (signed f′, fails for a
     target with f′ < 0) and with |f′| (derived, per fixed z).
 """
@@ -16,13 +16,13 @@ from dataclasses import dataclass, replace
 import numpy as np
 from scipy import stats
 
-from audits.coverage import coverage_of
-from mechanisms import objpert as op
-from verify.checks import Evidence
-from verify.evidence import builders
-from verify.plans.objpert.checks import CHECKS
-from verify.plans.objpert.context import DATA_SEED
-from verify.plans.objpert.search import Search, Target, candidate_targets
+from pdp_audit.audits.coverage import coverage_of
+from pdp_audit.mechanisms import objpert as op
+from pdp_audit.verify.checks import Evidence
+from pdp_audit.verify.evidence import builders
+from pdp_audit.verify.plans.objpert.checks import CHECKS
+from pdp_audit.verify.plans.objpert.context import DATA_SEED
+from pdp_audit.verify.plans.objpert.search import Search, Target, candidate_targets
 
 #: Largest relative error |formula − exact| / max(1, |exact|) of an identity.
 IDENTITY_TOL = 1e-8

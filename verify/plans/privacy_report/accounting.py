@@ -1,8 +1,8 @@
 """The evidence for the report's own privacy cost ([RW] Theorems 10(1)(2), 11, 14; Algorithm 4's overhead).
 
-Given θ̂ᴾ the report's releases form a Gaussian mechanism (:class:`mechanisms.privacy_report.ReportReleasePair`)
-whose privacy loss is N(η²/2, η²): every claim has an exact δ(ε) to agree with.  Per-instance claims are
-audited for the median row of D at one typical release.
+Given θ̂ᴾ the report's releases form a Gaussian mechanism
+(:class:`pdp_audit.mechanisms.privacy_report.ReportReleasePair`) whose privacy loss is N(η²/2, η²): every claim has an
+exact δ(ε) to agree with.  Per-instance claims are audited for the median row of D at one typical release.
 """
 
 from __future__ import annotations
@@ -12,13 +12,13 @@ from concurrent.futures import Executor
 import numpy as np
 from scipy import stats
 
-from audits.engine import sample_privacy_loss
-from mechanisms import privacy_report as pr
-from verify.checks import CheckSpec, Evidence
-from verify.evidence import builders
-from verify.plans.privacy_report.builders import coverage, gaussian_claim_checks
-from verify.plans.privacy_report.checks import CHECKS
-from verify.plans.privacy_report.context import Context
+from pdp_audit.audits.engine import sample_privacy_loss
+from pdp_audit.mechanisms import privacy_report as pr
+from pdp_audit.verify.checks import CheckSpec, Evidence
+from pdp_audit.verify.evidence import builders
+from pdp_audit.verify.plans.privacy_report.builders import coverage, gaussian_claim_checks
+from pdp_audit.verify.plans.privacy_report.checks import CHECKS
+from pdp_audit.verify.plans.privacy_report.context import Context
 
 ONE_DIRECTION = ("D||D'",)
 

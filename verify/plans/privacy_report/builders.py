@@ -8,15 +8,15 @@ from dataclasses import replace
 
 import numpy as np
 
-from audits.coverage import coverage_of
-from audits.engine import sample_privacy_loss
-from mechanisms import gaussian as g
-from mechanisms import privacy_report as pr
-from verify.checks import CheckSpec, Evidence
-from verify.evidence import builders
-from verify.evidence.pair_checks import loss_consistency_check
-from verify.plans.gaussian.profile import dp_check_with_profile
-from verify.plans.privacy_report.context import PrivacyReportAuditConfig
+from pdp_audit.audits.coverage import coverage_of
+from pdp_audit.audits.engine import sample_privacy_loss
+from pdp_audit.mechanisms import gaussian as g
+from pdp_audit.mechanisms import privacy_report as pr
+from pdp_audit.verify.checks import CheckSpec, Evidence
+from pdp_audit.verify.evidence import builders
+from pdp_audit.verify.evidence.pair_checks import loss_consistency_check
+from pdp_audit.verify.plans.gaussian.profile import dp_check_with_profile
+from pdp_audit.verify.plans.privacy_report.context import PrivacyReportAuditConfig
 
 
 def does_not_apply(spec: CheckSpec, requirement: str, **details) -> Evidence:
@@ -93,7 +93,7 @@ def gaussian_claim_checks(
     directions: tuple[str, ...] = ("D||D'", "D'||D"),
 ) -> list[Evidence]:
     """δ_{P‖Q}(ε) ≤ δ for the report's releases (a Gaussian pair: exact δ(ε) from its whitened shift η), each
-    with its privacy profile (:func:`verify.plans.gaussian.profile.dp_check_with_profile`: plain tails where
+    with its privacy profile (:func:`pdp_audit.verify.plans.gaussian.profile.dp_check_with_profile`: plain tails where
     they resolve δ, importance sampling otherwise, the exact curve Φ(η/2 − ε/η) − e^ε Φ(−η/2 − ε/η)).
 
     With both directions, each check's id gets ``-forward``/``-reverse`` and its title the direction.

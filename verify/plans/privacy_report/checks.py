@@ -1,16 +1,16 @@
 """The privacy report's checks, declared as data ([RW] Algorithms 2–5, Propositions 12, 15, 21, Theorems 10,
 11, 13, 14, Corollaries 7, 16, Lemma 20).
 
-Text in braces is filled from the run's parameters (:meth:`verify.checks.CheckSpec.fill`); a ``{target}`` in
+Text in braces is filled from the run's parameters (:meth:`pdp_audit.verify.checks.CheckSpec.fill`); a ``{target}`` in
 an id stands for the individual audited (``median``, ``added`` or ``random``, see
-:mod:`verify.plans.privacy_report.evidence`).  The DP/pDP checks of the report's own releases
+:mod:`pdp_audit.verify.plans.privacy_report.evidence`).  The DP/pDP checks of the report's own releases
 (``thm10-dp``, ``thm10-pdp``, ``thm14-pdp``, ``thm11-dp``, ``thm11-pdp``, ``alg4-overhead``) get a direction
 suffix
 (``-forward``/``-reverse``) where both directions are checked.
 
-**Roles** (:class:`verify.checks.CheckSpec`). The deployed pipeline is ObjPert followed by the report of ``--mode``
-with the options' readings; guarantees are what it relies on and publishes: the truth ε₁ (``cor7-identity``), the
-coverage of the published bound (``report-valid-*``), the statements behind the deployed report (Lemma 20 at the
+**Roles** (:class:`pdp_audit.verify.checks.CheckSpec`). The deployed pipeline is ObjPert followed by the report of
+``--mode`` with the options' readings; guarantees are what it relies on and publishes: the truth ε₁ (``cor7-identity``),
+the coverage of the published bound (``report-valid-*``), the statements behind the deployed report (Lemma 20 at the
 deployed τ, Proposition 21's 3/2, Theorem 10(3)'s factor 12, Proposition 15 with the union-bound quantile,
 Proposition 12, Weyl's inequality), the DP of ObjPert's release θ̂ᴾ at ε₁ (``thm8-bound``, ``objpert-dp-*``,
 ``objpert-lr-attack``, ``objpert-loss-consistency``, audited as ``pdp-audit run objpert`` audits it) and the DP/pDP
@@ -28,7 +28,7 @@ the reproductions of [RW] Figures 2–6 (``paper`` pages).
 
 from __future__ import annotations
 
-from verify.checks import CheckSpec, declare
+from pdp_audit.verify.checks import CheckSpec, declare
 
 #: The source of the report's validity statement, and the multiple k of ρ it fails with, by mode.
 MODE_SOURCES = {

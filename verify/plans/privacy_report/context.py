@@ -6,11 +6,11 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from mechanisms import objpert as op
-from mechanisms import privacy_report as pr
-from mechanisms.glm_data import breast_cancer
-from mechanisms.validation import InputError
-from verify.plans.validation import MIN_DELTA, MIN_RHO, check_alpha, check_budget, check_scales
+from pdp_audit.mechanisms import objpert as op
+from pdp_audit.mechanisms import privacy_report as pr
+from pdp_audit.mechanisms.glm_data import breast_cancer
+from pdp_audit.mechanisms.validation import InputError
+from pdp_audit.verify.plans.validation import MIN_DELTA, MIN_RHO, check_alpha, check_budget, check_scales
 
 DATA_SEED = 2021
 DATASETS = ("synthetic", "breast-cancer")
@@ -158,8 +158,9 @@ def load_data(dataset: str, n: int | None, d: int | None, lam_for_median: float 
 
 
 def calibration_for(config: PrivacyReportAuditConfig, d: int) -> pr.ReportCalibration:
-    """The pipeline's constants for ``config`` at dimension ``d`` (:func:`mechanisms.privacy_report.calibrate`),
-    with the user's noise scales where given (λ then raised to the requirement they imply)."""
+    """The pipeline's constants for ``config`` at dimension ``d``
+    (:func:`pdp_audit.mechanisms.privacy_report.calibrate`), with the user's noise scales where given (λ then raised to
+    the requirement they imply)."""
     budget = config.resolved_budget()
     cal = pr.calibrate(
         config.mode,
@@ -194,7 +195,7 @@ def calibration_for(config: PrivacyReportAuditConfig, d: int) -> pr.ReportCalibr
 @dataclass
 class Context:
     """One audit run's inputs: the options, the data, the calibration, the Monte Carlo repetitions of the whole
-    pipeline (:mod:`audits.privacy_report_trials`) and one typical release."""
+    pipeline (:mod:`pdp_audit.audits.privacy_report_trials`) and one typical release."""
 
     config: PrivacyReportAuditConfig
     data: AuditData

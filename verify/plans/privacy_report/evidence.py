@@ -1,25 +1,25 @@
 """The audit of the privately published privacy report ([RW] Algorithms 2–5, Propositions 12, 15, 21,
 Theorems 10, 11, 13, 14, Corollary 16, Lemma 20): the evidence for every check of
-:mod:`verify.plans.privacy_report.checks`.
+:mod:`pdp_audit.verify.plans.privacy_report.checks`.
 
 The whole pipeline -- ObjPert on D, then the report of the chosen mode -- is repeated ``repetitions``
-times (batched, :mod:`audits.privacy_report_trials`), and every "with probability ≥ 1 − kρ" statement is
+times (batched, :mod:`pdp_audit.audits.privacy_report_trials`), and every "with probability ≥ 1 − kρ" statement is
 audited by counting the repetitions on which it fails (exact binomial test).  The truth it is compared with
 is the exact ex-post pDP ε₁ of ObjPert (Corollary 7, itself checked against the density ratio:
 ``cor7-identity``).  The report's own privacy cost (Theorems 10(1)(2), 11, 14; Algorithm 4's overhead) is
 audited on the releases given θ̂ᴾ, which form a Gaussian mechanism with an exact δ(ε)
-(:mod:`verify.plans.privacy_report.accounting`); the statements behind the data-dependent and adaptive reports
-are in :mod:`verify.plans.privacy_report.statements`.
+(:mod:`pdp_audit.verify.plans.privacy_report.accounting`); the statements behind the data-dependent and adaptive reports
+are in :mod:`pdp_audit.verify.plans.privacy_report.statements`.
 
 A statement whose hypothesis fails (λ below its requirement) is not an error: its check says that the
 guarantee does not apply (inconclusive).  Where the hypothesis is random (λ_min(H) depends on θ̂ᴾ), the
 check tests P[hypothesis holds and the bound fails] ≤ kρ, which the proofs imply.
 
-Roles (:mod:`verify.plans.privacy_report.checks`): the paper statements and the reproductions of [RW] Figures 2–6
-are computed only with ``paper_claims`` (``--paper-claims``); a printed form the options deploy
+Roles (:mod:`pdp_audit.verify.plans.privacy_report.checks`): the paper statements and the reproductions of [RW] Figures
+2–6 are computed only with ``paper_claims`` (``--paper-claims``); a printed form the options deploy
 (``--gradient-bound printed``, ``--tau-reading unit-goe``, ``--lambda-hat raw``) is checked as a guarantee.  The
 DP/pDP checks of the report's releases carry their privacy profiles
-(:func:`verify.plans.gaussian.profile.dp_check_with_profile`).
+(:func:`pdp_audit.verify.plans.gaussian.profile.dp_check_with_profile`).
 
 Targets: "median" is the row of D whose gradient norm |f'|‖x‖ at the non-private fit is the median
 (removal neighbour); "added" is a fresh individual from the same distribution, not in D (addition);
@@ -35,26 +35,26 @@ from dataclasses import replace
 
 import numpy as np
 
-from audits.engine import block_rng
-from audits.privacy_report_trials import PipelineTrials, run_trials
-from mechanisms import objpert as op
-from mechanisms import privacy_report as pr
-from reports.records import Run
-from verify.checks import CheckSpec, Evidence, finalize, make_run
-from verify.evidence import builders
-from verify.plans.objpert.context import ObjPertAuditConfig
-from verify.plans.objpert.dp import released_objpert_checks
-from verify.plans.privacy_report import pages
-from verify.plans.privacy_report.accounting import release_accounting_checks
-from verify.plans.privacy_report.builders import coverage
-from verify.plans.privacy_report.checks import CHECKS, MODE_SOURCES, TARGETS
-from verify.plans.privacy_report.context import Context, PrivacyReportAuditConfig, calibration_for, load_data
-from verify.plans.privacy_report.statements import adaptive_checks, dependent_checks, prop21_condition
+from pdp_audit.audits.engine import block_rng
+from pdp_audit.audits.privacy_report_trials import PipelineTrials, run_trials
+from pdp_audit.mechanisms import objpert as op
+from pdp_audit.mechanisms import privacy_report as pr
+from pdp_audit.reports.records import Run
+from pdp_audit.verify.checks import CheckSpec, Evidence, finalize, make_run
+from pdp_audit.verify.evidence import builders
+from pdp_audit.verify.plans.objpert.context import ObjPertAuditConfig
+from pdp_audit.verify.plans.objpert.dp import released_objpert_checks
+from pdp_audit.verify.plans.privacy_report import pages
+from pdp_audit.verify.plans.privacy_report.accounting import release_accounting_checks
+from pdp_audit.verify.plans.privacy_report.builders import coverage
+from pdp_audit.verify.plans.privacy_report.checks import CHECKS, MODE_SOURCES, TARGETS
+from pdp_audit.verify.plans.privacy_report.context import Context, PrivacyReportAuditConfig, calibration_for, load_data
+from pdp_audit.verify.plans.privacy_report.statements import adaptive_checks, dependent_checks, prop21_condition
 
 # The audit's configuration stays importable from here, next to the function that runs it.
 __all__ = ["PrivacyReportAuditConfig", "run_privacy_report_audit"]
 
-RULE = "the verified forms (THEORY.md Q2–Q4, Q24–Q28, Q34); flags select the printed ones"
+RULE = "the verified forms (ledger Q2–Q4, Q24–Q28, Q34); flags select the printed ones"
 
 
 def _spec(check_id: str, **values) -> CheckSpec:
@@ -147,7 +147,7 @@ OBJPERT_STAGE_SEARCH = 1_000
 def _objpert_checks(ctx: Context, executor: Executor | None, progress: bool) -> list[Evidence]:
     """The first stage's own claim: θ̂ᴾ is (ε₁, δ)-DP ([RW] Theorem 5), audited as ``pdp-audit run objpert``
     audits it (adversarial neighbour, certified bound), with the budget above and plain Monte Carlo tails
-    (:func:`verify.plans.objpert.dp.released_objpert_checks`)."""
+    (:func:`pdp_audit.verify.plans.objpert.dp.released_objpert_checks`)."""
     cal, cfg = ctx.cal, ctx.config
     config = ObjPertAuditConfig(
         loss=cal.loss,

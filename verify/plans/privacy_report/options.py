@@ -1,17 +1,17 @@
 """``pdp-audit run privacy-report``: options and execution.
 
-The audit itself is :mod:`verify.plans.privacy_report.evidence`.
+The audit itself is :mod:`pdp_audit.verify.plans.privacy_report.evidence`.
 """
 
 from __future__ import annotations
 
 import argparse
 
-from mechanisms.validation import InputError
-from verify.options import count
-from verify.plans.plan import AuditPlan
-from verify.plans.privacy_report.context import DATASETS, PrivacyReportAuditConfig
-from verify.plans.privacy_report.evidence import run_privacy_report_audit
+from pdp_audit.mechanisms.validation import InputError
+from pdp_audit.verify.options import count
+from pdp_audit.verify.plans.plan import AuditPlan
+from pdp_audit.verify.plans.privacy_report.context import DATASETS, PrivacyReportAuditConfig
+from pdp_audit.verify.plans.privacy_report.evidence import run_privacy_report_audit
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

@@ -12,14 +12,14 @@ import math
 
 import numpy as np
 
-from audits.engine import block_rng
-from mechanisms import objpert as op
-from mechanisms import privacy_report as pr
-from mechanisms.glm_data import breast_cancer
-from reports.records import Histograms, Line, Lines, Marker, Page, Series
-from verify.checks import Evidence
-from verify.evidence.builders import exact_check
-from verify.plans.privacy_report.checks import CHECKS
+from pdp_audit.audits.engine import block_rng
+from pdp_audit.mechanisms import objpert as op
+from pdp_audit.mechanisms import privacy_report as pr
+from pdp_audit.mechanisms.glm_data import breast_cancer
+from pdp_audit.reports.records import Histograms, Line, Lines, Marker, Page, Series
+from pdp_audit.verify.checks import Evidence
+from pdp_audit.verify.evidence.builders import exact_check
+from pdp_audit.verify.plans.privacy_report.checks import CHECKS
 
 DELTA = RHO = 1e-6
 DATA_SEED = 2021
@@ -254,7 +254,7 @@ def all_pages(seed: int) -> tuple[list[Evidence], list[Page]]:
 
 
 def ratio_page(mode: str, tr: dict[str, np.ndarray]) -> Page:
-    """How loose is the report: histograms over the repetitions ``tr`` (:mod:`audits.privacy_report_trials`)
+    """How loose is the report: histograms over the repetitions ``tr`` (:mod:`pdp_audit.audits.privacy_report_trials`)
     of log10 ε̄₁ᴾ/ε₁ and of the leverage term's ratio, for a row drawn uniformly from D."""
     ratio = tr["random_bar"] / tr["random_eps1"]
     lev = tr["random_log_bar"] / tr["random_log_true"]

@@ -2,7 +2,7 @@
 Propositions 12, 15, 21, Theorems 10(3), 13, Corollary 16), and for the printed readings the audit refutes.
 
 Each "with probability ≥ 1 − kρ" statement is checked by counting the repetitions of the whole pipeline on
-which it fails (:func:`verify.plans.privacy_report.builders.coverage`); statements about all x at once are
+which it fails (:func:`pdp_audit.verify.plans.privacy_report.builders.coverage`); statements about all x at once are
 decided through the eigenvalues of generalized eigenproblems, not a sample of x.
 """
 
@@ -13,14 +13,14 @@ from dataclasses import replace
 
 import numpy as np
 
-from mechanisms import gaussian as g
-from mechanisms import goe
-from mechanisms import privacy_report as pr
-from verify.checks import CheckSpec, Evidence
-from verify.evidence import builders
-from verify.plans.privacy_report.builders import coverage
-from verify.plans.privacy_report.checks import ACCURACY_TARGETS, CHECKS, TAU_READINGS
-from verify.plans.privacy_report.context import Context
+from pdp_audit.mechanisms import gaussian as g
+from pdp_audit.mechanisms import goe
+from pdp_audit.mechanisms import privacy_report as pr
+from pdp_audit.verify.checks import CheckSpec, Evidence
+from pdp_audit.verify.evidence import builders
+from pdp_audit.verify.plans.privacy_report.builders import coverage
+from pdp_audit.verify.plans.privacy_report.checks import ACCURACY_TARGETS, CHECKS, TAU_READINGS
+from pdp_audit.verify.plans.privacy_report.context import Context
 
 
 def _spec(check_id: str, **values) -> CheckSpec:

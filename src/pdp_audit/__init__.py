@@ -1,0 +1,86 @@
+"""pdp-audit: certify differential-privacy (DP) and per-instance DP claims by simulation.
+
+The public API.  Everything importable from ``pdp_audit`` itself is covered by the compatibility policy
+(``docs/compatibility.md``): names are not removed or changed incompatibly within a major version.  The
+subpackages (``pdp_audit.mechanisms``, ``.audits``, ``.verify``, ``.reports``) are the implementation and may
+change in any release.
+
+Audit your own mechanism: a *neighbouring pair* is ``sample(world, size, rng)`` (releases of the mechanism run on
+D, ``world="D"``, or on its neighbour D', ``world="D'"``) and the exact ``privacy_loss(outputs)`` =
+log p_D(o) − log p_D'(o)::
+
+    import numpy as np
+    import pdp_audit
+
+    class Gaussian:  # a sum with sensitivity 1, released with N(0, σ²) noise
+        output_dim = 1
+        def __init__(self, sigma):
+            self.sigma = sigma
+        def sample(self, world, size, rng):
+            return (1.0 if world == "D" else 0.0) + self.sigma * rng.standard_normal((size, 1))
+        def privacy_loss(self, outputs):
+            o = outputs[:, 0]
+            return (o**2 - (o - 1.0) ** 2) / (2 * self.sigma**2)
+
+    run = pdp_audit.audit_pair(Gaussian(4.0), epsilon=1.0, delta=1e-3)
+    print(pdp_audit.describe(run))                 # verdict, each check's claim, estimate and interval
+    pdp_audit.write_report(run, pdf="audit.pdf", json="audit.json")
+
+Run a built-in audit, certify a deployment file, read a sweep::
+
+    pdp_audit.run_audit("gaussian", claim_epsilon=1.0, claim_delta=1e-5).exit_code      # 0
+    pdp_audit.certify("deploy.toml").certified["data_sha256"]
+    pdp_audit.read_sweep("sweep-small.sqlite")                                          # a pandas DataFrame
+    pdp_audit.gaussian_sigma(1.0, 1e-5)          # 3.7306...: the exact (analytic) Gaussian calibration
+
+Every function validates its arguments before any sampling and raises :class:`InputError` (a ``ValueError``)
+with one line naming the argument and its valid range.
+"""
+
+from __future__ import annotations
+
+from pdp_audit.mechanisms.base import NeighbourPair
+from pdp_audit.mechanisms.validation import InputError
+from pdp_audit.reports.json_report import package_version
+from pdp_audit.reports.records import Check, Run, Verdict
+from pdp_audit.verify.api import (
+    audit_blackbox,
+    audit_coverage,
+    audit_pair,
+    certify,
+    check_pair,
+    describe,
+    gaussian_delta,
+    gaussian_epsilon,
+    gaussian_sigma,
+    list_audits,
+    read_sweep,
+    run_audit,
+    write_report,
+)
+from pdp_audit.verify.checks import EXIT_CODES
+
+__version__: str = package_version()
+
+__all__ = [
+    "EXIT_CODES",
+    "Check",
+    "InputError",
+    "NeighbourPair",
+    "Run",
+    "Verdict",
+    "__version__",
+    "audit_blackbox",
+    "audit_coverage",
+    "audit_pair",
+    "certify",
+    "check_pair",
+    "describe",
+    "gaussian_delta",
+    "gaussian_epsilon",
+    "gaussian_sigma",
+    "list_audits",
+    "read_sweep",
+    "run_audit",
+    "write_report",
+]

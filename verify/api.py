@@ -1,0 +1,611 @@
+"""The public Python API, re-exported by :mod:`pdp_audit` (import it from there: ``import pdp_audit``).
+
+Every way into the suite goes through these functions: the pytest plugin's assertions are :func:`audit_pair`,
+:func:`audit_blackbox` and :func:`audit_coverage` plus pytest's pass/fail/skip; ``pdp-audit run``, ``certify`` and
+``blackbox`` are :func:`run_audit`, :func:`certify` and :func:`audit_blackbox` plus the files and the exit code.
+Each returns a :class:`~pdp_audit.reports.records.Run`: the decided checks, the verdict and the exit code the
+command line would give, which :func:`write_report` renders as the same PDF and JSON.
+
+Verdicts (see :mod:`pdp_audit.verify.checks`): a check **fails** when the samples contradict its claim at the
+run's family-wise false-alarm probability ``alpha`` (Holm's step-down over the run's statistical checks), **passes**
+when its whole confidence interval lies on the claim's side, and is **inconclusive** otherwise.  Exit codes: 0 every
+guarantee passes, 1 one fails, 3 none fails but one is inconclusive.
+
+Bad arguments raise :class:`~pdp_audit.mechanisms.validation.InputError` (a ``ValueError``) with one line naming
+the argument and its valid range, before any sampling.  Heavy modules are imported inside the functions, so that
+``import pdp_audit`` (and with it the pytest plugin, which every test run of a project with pdp-audit installed
+loads) stays light.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+from typing import TYPE_CHECKING, Any, Callable, Mapping
+
+import numpy as np
+
+from pdp_audit.mechanisms.base import NeighbourPair
+from pdp_audit.mechanisms.validation import InputError
+from pdp_audit.reports.records import Check, Run
+
+if TYPE_CHECKING:  # pragma: no cover
+    import pandas
+
+#: Samples per world of a pair assertion when ``trials`` is not given (the pytest plugin's ``--audit-trials``).
+DEFAULT_TRIALS = 100_000
+#: The largest budget of one pair assertion: 1e8 samples per world (losses are streamed: memory stays flat).
+MAX_TRIALS = 10**8
+#: The family-wise false-alarm probability of a run when ``alpha`` is not given.
+DEFAULT_ALPHA = 1e-6
+#: The smallest ``alpha`` accepted (below it scipy's quantiles underflow).
+MIN_ALPHA = 1e-50
+
+
+# --------------------------------------------------------------------------------------------------
+# Arguments
+# --------------------------------------------------------------------------------------------------
+def _epsilon(value: Any) -> float:
+    try:
+        epsilon = float(value)
+    except (TypeError, ValueError):
+        raise InputError(f"epsilon must be a finite number >= 0, got {value!r}") from None
+    if not (math.isfinite(epsilon) and epsilon >= 0):
+        raise InputError(f"epsilon must be a finite number >= 0, got {value!r}")
+    return epsilon
+
+
+def _delta(value: Any, low_open: bool = True) -> float:
+    valid = "in (0, 1)" if low_open else "in [0, 1)"
+    try:
+        delta = float(value)
+    except (TypeError, ValueError):
+        raise InputError(f"delta must be {valid}, got {value!r}") from None
+    if not ((0 < delta < 1) if low_open else (0 <= delta < 1)):
+        raise InputError(f"delta must be {valid}, got {value!r}")
+    return delta
+
+
+def _trials(value: Any) -> int:
+    try:
+        trials = float(value)
+    except (TypeError, ValueError):
+        raise InputError(f"trials must be a whole number in [100, {MAX_TRIALS:.0e}], got {value!r}") from None
+    if not (math.isfinite(trials) and trials == int(trials) and 100 <= trials <= MAX_TRIALS):
+        raise InputError(f"trials must be a whole number in [100, {MAX_TRIALS:.0e}], got {value!r}")
+    return int(trials)
+
+
+def _seed(value: Any) -> int:
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 0:
+        raise InputError(f"seed must be a whole number >= 0, got {value!r}")
+    return int(value)
+
+
+def _alpha(value: Any) -> float:
+    try:
+        alpha = float(value)
+    except (TypeError, ValueError):
+        raise InputError(f"alpha must be in [{MIN_ALPHA:g}, 1), got {value!r}") from None
+    if not MIN_ALPHA <= alpha < 1:
+        raise InputError(f"alpha must be in [{MIN_ALPHA:g}, 1), got {value!r}")
+    return alpha
+
+
+def _pair(pair: Any, needs_loss: bool = True) -> None:
+    wanted = ("sample", "privacy_loss") if needs_loss else ("sample",)
+    missing = [name for name in wanted if not callable(getattr(pair, name, None))]
+    if missing:
+        raise InputError(
+            f"pair must have {' and '.join(f'{n}()' for n in wanted)} (the NeighbourPair protocol); "
+            f"{type(pair).__name__} has no {missing[0]}()"
+        )
+
+
+def _decided(mechanism: str, evidence: list, alpha: float, parameters: dict, seed: int) -> Run:
+    """Decide ``evidence`` as one family (Holm at ``alpha``) into a run record."""
+    from pdp_audit.verify.checks import finalize, make_run
+
+    return make_run(mechanism, finalize(evidence, alpha), alpha, parameters, seed, paper_claims=False)
+
+
+# --------------------------------------------------------------------------------------------------
+# Pairs: a user's own mechanism
+# --------------------------------------------------------------------------------------------------
+def audit_pair(
+    pair: NeighbourPair,
+    epsilon: float,
+    delta: float,
+    *,
+    trials: int = DEFAULT_TRIALS,
+    seed: int = 0,
+    alpha: float = DEFAULT_ALPHA,
+    per_instance: bool = False,
+    exact_delta: float | None = None,
+) -> Run:
+    """Audit an (ε, δ)-DP claim of a neighbouring pair: δ_{D‖D'}(ε) ≤ δ and δ_{D'‖D}(ε) ≤ δ.
+
+    What ``privacy_audit.assert_dp`` (and, with ``per_instance=True``, ``assert_pdp``) decides, without pytest.
+    The pair is validated before its claim is trusted, in the same family of tests: releases of shape
+    (n, ``output_dim``) and losses of shape (n,) without NaN or impossible infinities (else the exact fail
+    ``pair-protocol``); ``loss-consistency``: ``privacy_loss`` is the loss of ``sample``'s releases (the
+    change-of-measure identities on bins of the loss); ``noise-view``: where the pair exposes a Gaussian noise view
+    (``noise_dim``, ``noise_sigma``, ``release_from_noise``), the view releases what ``sample`` releases.  Then
+    ``dp-forward`` and ``dp-reverse`` (``pdp-*`` with ``per_instance``): the hockey-stick divergences at ε from
+    ``trials`` losses per world (Clopper–Pearson), or by importance sampling through the noise view when
+    δ·trials < 30.  A DP check passes only when the upper confidence bound on δ(ε) is below δ.
+
+    Args:
+      pair: the mechanism on (D, D'): ``sample(world, size, rng)`` returning a (size, ``output_dim``) array for
+        ``world`` ``"D"`` or ``"D'"``, drawing only from ``rng``; ``privacy_loss(outputs)`` returning the exact
+        log p_D(o) − log p_D'(o) of each row (:class:`~pdp_audit.mechanisms.base.NeighbourPair`).
+      epsilon: the claimed ε, finite and >= 0.
+      delta: the claimed δ, in (0, 1).
+      trials: samples per world, 100 to 1e8 (memory does not grow with it).
+      seed: root seed, >= 0; the same seed gives the same numbers.
+      alpha: family-wise false-alarm probability of the run, in [1e-50, 1).
+      per_instance: state the claim as per-instance DP of the one (D, z) the pair was built from (Wang 2019,
+        Definition 2.4): the checks are ``pdp-forward`` and ``pdp-reverse``.
+      exact_delta: a closed form of δ(ε) you believe in.  It is a claim to check (``closed-form`` fails where the
+        samples exclude it), never evidence: no DP check passes because of it.
+
+    Returns:
+      The decided :class:`~pdp_audit.reports.records.Run` (``mechanism`` is the pair's class name).
+
+    Raises:
+      InputError: an argument out of its range, or a pair without ``sample`` and ``privacy_loss``.
+
+    Example::
+
+        import numpy as np
+        import pdp_audit
+
+        class Gaussian:  # a sum with sensitivity 1, released with N(0, σ²) noise
+            output_dim = 1
+            def __init__(self, sigma):
+                self.sigma = sigma
+            def sample(self, world, size, rng):
+                return (1.0 if world == "D" else 0.0) + self.sigma * rng.standard_normal((size, 1))
+            def privacy_loss(self, outputs):
+                o = outputs[:, 0]
+                return ((o - 0.0) ** 2 - (o - 1.0) ** 2) / (2 * self.sigma**2)
+
+        run = pdp_audit.audit_pair(Gaussian(sigma=4.0), epsilon=1.0, delta=1e-3)
+        run.verdict  # 'pass'
+    """
+    epsilon, delta = _epsilon(epsilon), _delta(delta)
+    trials, seed, alpha = _trials(trials), _seed(seed), _alpha(alpha)
+    _pair(pair)
+    if exact_delta is not None:
+        exact_delta = _delta(exact_delta, low_open=False)
+    from pdp_audit.verify.evidence.pair_checks import validated_dp_checks
+
+    evidence = validated_dp_checks(pair, epsilon, delta, trials, seed, per_instance, exact_delta)
+    parameters = {
+        "claim": "per-instance DP" if per_instance else "DP",
+        "epsilon": epsilon,
+        "delta": delta,
+        "trials": trials,
+        "exact_delta": exact_delta,
+    }
+    return _decided(type(pair).__name__, evidence, alpha, parameters, seed)
+
+
+class _Samplers:
+    """A sampler-only pair from two functions ``(size, rng) -> releases`` (D, then D')."""
+
+    def __init__(self, sample_d: Callable, sample_dprime: Callable):
+        self.sample_d, self.sample_dprime = sample_d, sample_dprime
+
+    def sample(self, world: str, size: int, rng: np.random.Generator) -> np.ndarray:
+        return (self.sample_d if world == "D" else self.sample_dprime)(size, rng)
+
+
+def audit_blackbox(
+    pair: Any,
+    epsilon: float,
+    delta: float,
+    *,
+    trials: int = DEFAULT_TRIALS,
+    seed: int = 0,
+    alpha: float = DEFAULT_ALPHA,
+) -> Run:
+    """Try to refute an (ε, δ)-DP claim of a mechanism that can only be sampled.
+
+    A test of D against D' is learned on ``trials`` releases per world (a logistic regression on the releases and
+    their squares, in the spirit of DP-Sniper), frozen, and applied to as many fresh releases, on which ε is bounded
+    from below exactly as the white-box attack does (a joint exact test of both rates at pooled ranks fixed in
+    advance).  The bound is valid whatever was learned.  A black-box audit can refute a claim (verdict ``fail``,
+    exit code 1) or find no violation at this budget (``inconclusive``, 3); it never certifies.
+
+    Args:
+      pair: an object with ``sample(world, size, rng)`` (``world`` ``"D"`` or ``"D'"``; releases as a
+        (size, d) array), or a tuple ``(sample_D, sample_D_prime)`` of functions ``(size, rng) -> releases``.
+      epsilon: the claimed ε, finite and >= 0.
+      delta: the claimed δ, in [0, 1).
+      trials: releases per world for training and as many for the bound, 100 to 1e8.
+      seed: root seed, >= 0.
+      alpha: false-alarm probability, in [1e-50, 1).
+
+    Returns:
+      The decided :class:`~pdp_audit.reports.records.Run` with one check, ``blackbox-attack``.
+
+    Raises:
+      InputError: an argument out of its range, or a pair without ``sample``.
+
+    Example::
+
+        import numpy as np
+        import pdp_audit
+
+        def sample_d(size, rng):
+            return rng.normal(1.0, 0.5, size=(size, 1))
+
+        def sample_d_prime(size, rng):
+            return rng.normal(0.0, 0.5, size=(size, 1))
+
+        run = pdp_audit.audit_blackbox((sample_d, sample_d_prime), epsilon=1.0, delta=1e-5, trials=20_000)
+        run.verdict  # 'fail': a mean shift of 2σ is far from (1, 1e-5)-DP
+    """
+    epsilon, delta = _epsilon(epsilon), _delta(delta, low_open=False)
+    trials, seed, alpha = _trials(trials), _seed(seed), _alpha(alpha)
+    if isinstance(pair, tuple) and len(pair) == 2 and all(callable(f) for f in pair):
+        name = getattr(pair[0], "__qualname__", type(pair[0]).__name__)
+        pair = _Samplers(*pair)
+    else:
+        _pair(pair, needs_loss=False)
+        name = type(pair).__name__
+    from pdp_audit.verify.evidence.pair_checks import blackbox_checks
+
+    evidence = blackbox_checks(
+        lambda n, rng: pair.sample("D", n, rng), lambda n, rng: pair.sample("D'", n, rng), epsilon, delta, trials, seed
+    )
+    parameters = {"claim": "DP (black box)", "epsilon": epsilon, "delta": delta, "trials": trials}
+    return _decided(name, evidence, alpha, parameters, seed)
+
+
+def audit_coverage(
+    holds: Any,
+    rho: float,
+    *,
+    trials: int = DEFAULT_TRIALS,
+    seed: int = 0,
+    alpha: float = DEFAULT_ALPHA,
+    exact_failure: float | None = None,
+) -> Run:
+    """Audit a claim "the event holds with probability at least 1 − ρ": an exact binomial test of the failures.
+
+    Args:
+      holds: a vectorised sampler ``(size, rng) -> bool array``, a per-trial ``rng -> bool`` function, or an
+        array of outcomes already drawn.
+      rho: the claimed failure probability ρ, in (0, 1).
+      trials: draws of a sampler, 100 to 1e8 (ignored for an array).
+      seed: root seed, >= 0.
+      alpha: false-alarm probability, in [1e-50, 1).
+      exact_failure: the exact failure probability, if known (shown beside the estimate; never evidence).
+
+    Returns:
+      The decided :class:`~pdp_audit.reports.records.Run` with one check, ``coverage``.
+
+    Raises:
+      InputError: an argument out of its range.
+
+    Example::
+
+        import numpy as np
+        import pdp_audit
+
+        # |N(0, 1)| <= 2.576 holds with probability 0.99
+        run = pdp_audit.audit_coverage(lambda size, rng: np.abs(rng.standard_normal(size)) <= 2.576, rho=0.01)
+        run.verdict  # 'inconclusive': the claim is exactly tight, no sample size can confirm it
+    """
+    try:
+        rho = float(rho)
+    except (TypeError, ValueError):
+        raise InputError(f"rho must be in (0, 1), got {rho!r}") from None
+    if not 0 < rho < 1:
+        raise InputError(f"rho must be in (0, 1), got {rho!r}")
+    trials, seed, alpha = _trials(trials), _seed(seed), _alpha(alpha)
+    from pdp_audit.verify.evidence.coverage import coverage_checks
+
+    evidence = coverage_checks(holds, rho, trials, seed, exact_failure)
+    parameters = {"claim": "coverage", "rho": rho, "trials": int(evidence[0].details["trials"])}
+    name = getattr(holds, "__name__", type(holds).__name__)
+    return _decided(name, evidence, alpha, parameters, seed)
+
+
+def check_pair(pair: NeighbourPair) -> None:
+    """Run the contract suite every built-in mechanism passes on ``pair`` (cf. scikit-learn's ``check_estimator``).
+
+    Checks output shapes, determinism under the same generator, independence from how the draws are split into
+    blocks, antisymmetry of the loss under swapping the worlds, and the likelihood-ratio identities on bins of the
+    loss (2e5 draws per world, false-alarm probability 1e-6).
+
+    Args:
+      pair: a :class:`~pdp_audit.mechanisms.base.NeighbourPair`.
+
+    Raises:
+      AssertionError: naming the first check that fails.
+
+    Example::
+
+        pdp_audit.check_pair(MyPair())  # None, or AssertionError("check_antisymmetry: ...")
+    """
+    from pdp_audit.verify.contract import check_pair as contract
+
+    contract(pair)
+
+
+# --------------------------------------------------------------------------------------------------
+# The Gaussian mechanism's exact calibration (Balle & Wang 2018)
+# --------------------------------------------------------------------------------------------------
+def gaussian_delta(epsilon: float, sigma: float, sensitivity: float = 1.0) -> float:
+    """The exact δ(ε) of the Gaussian mechanism: the smallest δ for which adding N(0, σ²I) to a query of L2
+    sensitivity Δ is (ε, δ)-DP (Balle & Wang 2018, Theorem 8).
+
+        δ(ε) = Φ(Δ/(2σ) − εσ/Δ) − e^ε Φ(−Δ/(2σ) − εσ/Δ)
+
+    Args:
+      epsilon: ε >= 0.
+      sigma: the noise's standard deviation, > 0.
+      sensitivity: the query's L2 sensitivity Δ, >= 0.
+
+    Returns:
+      δ(ε), computed in log space (accurate far into the tail).
+
+    Raises:
+      InputError: an argument out of its range.
+
+    Example::
+
+        pdp_audit.gaussian_delta(1.0, 3.7306)  # ≈ 1e-05
+    """
+    from pdp_audit.mechanisms.gaussian import analytic_delta
+
+    return analytic_delta(epsilon, sigma, sensitivity)
+
+
+def gaussian_sigma(epsilon: float, delta: float, sensitivity: float = 1.0) -> float:
+    """The smallest σ for which the Gaussian mechanism is (ε, δ)-DP: the analytic calibration (Balle & Wang 2018,
+    Theorem 8 and Algorithm 1), solved to machine precision.  Unlike the classical Δ√(2 log(1.25/δ))/ε it holds
+    for every ε and is never larger than needed.
+
+    Args:
+      epsilon: ε >= 0.
+      delta: δ in (0, 1).
+      sensitivity: the query's L2 sensitivity Δ, > 0.
+
+    Returns:
+      σ.
+
+    Raises:
+      InputError: an argument out of its range.
+
+    Example::
+
+        pdp_audit.gaussian_sigma(1.0, 1e-5)  # 3.7306...
+    """
+    from pdp_audit.mechanisms.gaussian import analytic_sigma
+
+    return analytic_sigma(epsilon, delta, sensitivity)
+
+
+def gaussian_epsilon(delta: float, sigma: float, sensitivity: float = 1.0) -> float:
+    """The smallest ε for which the Gaussian mechanism with noise σ is (ε, δ)-DP (Balle & Wang 2018, Theorem 8,
+    inverted in ε); 0 when δ(0) <= δ already.
+
+    Args:
+      delta: δ in (0, 1).
+      sigma: the noise's standard deviation, > 0.
+      sensitivity: the query's L2 sensitivity Δ, >= 0.
+
+    Returns:
+      ε.
+
+    Raises:
+      InputError: an argument out of its range.
+
+    Example::
+
+        pdp_audit.gaussian_epsilon(1e-5, 3.7306)  # ≈ 1.0
+    """
+    from pdp_audit.mechanisms.gaussian import analytic_epsilon
+
+    return analytic_epsilon(delta, sigma, sensitivity)
+
+
+# --------------------------------------------------------------------------------------------------
+# The built-in audits, deployments, reports and sweeps
+# --------------------------------------------------------------------------------------------------
+def list_audits() -> dict[str, str]:
+    """The built-in audits (``pdp-audit list``): name -> one line on what it audits.
+
+    Example::
+
+        sorted(pdp_audit.list_audits())[:3]  # ['adaops', 'adassp', 'gaussian']
+    """
+    from pdp_audit.verify.plans.catalogue import plans_by_name
+
+    return {name: plan.help for name, plan in plans_by_name().items()}
+
+
+def run_audit(
+    name: str,
+    *,
+    seed: int = 0,
+    alpha: float = DEFAULT_ALPHA,
+    workers: int = 1,
+    paper_claims: bool = False,
+    progress: bool = False,
+    **options: Any,
+) -> Run:
+    """Run a built-in audit: what ``pdp-audit run NAME`` computes, with its options as keywords.
+
+    Args:
+      name: an audit of :func:`list_audits` (``"gaussian"``, ``"objpert"``, …).
+      seed: root seed, >= 0 (``--seed``): the same seed and options give the same numbers and report bytes.
+      alpha: family-wise false-alarm probability of the run (``--alpha``).
+      workers: worker processes, 1 to 256; results do not depend on it.
+      paper_claims: also check the papers' statements as printed (``run.findings``); never changes the verdict.
+      progress: show progress on stderr.
+      **options: the audit's ``run`` options with dashes as underscores (``claim_epsilon=0.5``, ``trials=2e4``,
+        ``synthetic="200,5"``; a flag is ``True``); ``pdp-audit run NAME --help`` lists them.
+
+    Returns:
+      The decided :class:`~pdp_audit.reports.records.Run`.
+
+    Raises:
+      InputError: an unknown audit or option, or a value out of its range (before any computation).
+
+    Example::
+
+        run = pdp_audit.run_audit("gaussian", claim_epsilon=1.0, claim_delta=1e-5, trials=20_000)
+        run.exit_code  # 0
+        pdp_audit.write_report(run, pdf="gaussian.pdf")
+    """
+    from pdp_audit.verify.options import executor_for
+    from pdp_audit.verify.plans.catalogue import plans_by_name
+    from pdp_audit.verify.sweeps import audits as sweep_audits
+
+    plans = plans_by_name()
+    if name not in plans:
+        raise InputError(f"name must be an audit of `pdp-audit list` ({', '.join(plans)}), got {name!r}")
+    plan = plans[name]
+    known = sweep_audits.options(plan)
+    unknown = [key for key in options if key not in known]
+    if unknown:
+        raise InputError(f"run_audit({name!r}): unknown option {unknown[0]!r} (valid: {', '.join(known)})")
+    seed, alpha = _seed(seed), _alpha(alpha)
+    if isinstance(workers, bool) or not isinstance(workers, (int, np.integer)) or not 1 <= workers <= 256:
+        raise InputError(f"workers must be a whole number in [1, 256], got {workers!r}")
+    config = sweep_audits.configure(plan, dict(options), seed, alpha, paper=bool(paper_claims))
+    with executor_for(int(workers)) as executor:
+        run = plan.audit(config, executor=executor, progress=bool(progress))
+    if not paper_claims:
+        from pdp_audit.verify.checks import without_findings
+
+        run = without_findings(run)
+    return run
+
+
+def certify(
+    deployment: str | os.PathLike | Mapping[str, Any], *, workers: int | None = None, progress: bool = False
+) -> Run:
+    """Certify a deployment: run the guarantees of its audit on exactly its parameters, data and claim.
+
+    What ``pdp-audit certify DEPLOY.toml`` computes.  The result carries ``certified``: the mechanism, every
+    parameter (defaults resolved), the claim, the budget, the data's SHA-256 and shape, the code version and the
+    deployment's own SHA-256.  Paper findings are never part of a certificate.
+
+    Args:
+      deployment: the path of a deployment file (TOML), or the same document as a mapping (``{"mechanism":
+        "gaussian", "claim": {"epsilon": 1.0, "delta": 1e-5}, "parameters": {...}, "audit": {...}}``), whose
+        relative ``data`` path is then relative to the current folder.
+      workers: worker processes (default: ``[audit] workers``, else 1); results do not depend on it.
+      progress: show progress on stderr.
+
+    Returns:
+      The decided :class:`~pdp_audit.reports.records.Run`; ``exit_code`` 0 means certified.
+
+    Raises:
+      InputError: the file, a key or a value is wrong (one line naming the key), before any computation.
+
+    Example::
+
+        run = pdp_audit.certify("deploy.toml")
+        run.exit_code, run.certified["data_sha256"]
+    """
+    from pdp_audit.verify.deployment import certify_deployment, deployment_from_mapping, load_deployment
+
+    if isinstance(deployment, Mapping):
+        loaded = deployment_from_mapping(deployment)
+    elif isinstance(deployment, (str, os.PathLike)):
+        loaded = load_deployment(os.fspath(deployment))
+    else:
+        raise InputError(f"deployment must be a file path or a mapping, got {type(deployment).__name__}")
+    return certify_deployment(loaded, workers=workers, progress=progress)
+
+
+def write_report(run: Run, pdf: str | os.PathLike | None = None, json: str | os.PathLike | None = None) -> None:
+    """Write a run's PDF report and/or JSON document, both complete before either replaces what was there.
+
+    The same run gives byte-identical files.  A symbolic link is followed to its target; a folder that does not
+    exist or cannot be written is one InputError naming the argument, before anything is rendered.
+
+    Args:
+      run: a :class:`~pdp_audit.reports.records.Run` from any function of this API.
+      pdf: where to write the PDF (None: no PDF).
+      json: where to write the JSON document (None: no JSON; ``"-"``: standard output).
+
+    Raises:
+      InputError: an output path that cannot be written.
+
+    Example::
+
+        pdp_audit.write_report(run, pdf="audit.pdf", json="audit.json")
+    """
+    from pdp_audit.reports.publish import write_run_reports
+    from pdp_audit.verify.options import check_output_path
+
+    if not isinstance(run, Run):
+        raise InputError(f"run must be a pdp_audit.Run, got {type(run).__name__}")
+    pdf = None if pdf is None else os.fspath(pdf)
+    json = None if json is None else os.fspath(json)
+    check_output_path(pdf, "pdf")
+    check_output_path(json, "json")
+    write_run_reports(run, pdf, json)
+
+
+def read_sweep(path: str | os.PathLike) -> pandas.DataFrame:
+    """A sweep store (``pdp-audit sweep``'s SQLite file) as a pandas DataFrame: one row per cell and check.
+
+    Columns: the cell's parameters (one column each); ``cell_id``, ``position``, ``seed``, ``alpha`` and the
+    cell's ``verdict``; the check's ``check``, ``role``, ``check_verdict``, ``estimate``, ``ci_lo``, ``ci_hi``,
+    ``level`` and ``exact``.  The store is opened read-only, complete or not.
+
+    Args:
+      path: the store.
+
+    Returns:
+      A ``pandas.DataFrame``.
+
+    Raises:
+      InputError: not a sweep store, or a damaged one.
+
+    Example::
+
+        frame = pdp_audit.read_sweep("sweep-small.sqlite")
+        frame.groupby("check")["estimate"].describe()
+    """
+    from pdp_audit.verify.sweeps.store import read_frame
+
+    return read_frame(os.fspath(path))
+
+
+def describe(run: Run) -> str:
+    """A readable account of a run: its verdict, then each check's claim, formula, estimate, interval and
+    Holm-adjusted p-value (the note of each check that did not pass).
+
+    Example::
+
+        print(pdp_audit.describe(run))
+    """
+    lines = [f"pdp-audit: {run.mechanism}: {run.verdict.upper()} (exit code {run.exit_code})"]
+    lines += check_lines(run.checks)
+    lines.append(f"  (seed {run.seed}, false-alarm probability α = {run.alpha:g}, Holm over the run's checks)")
+    return "\n".join(lines)
+
+
+def check_lines(checks: list[Check] | tuple[Check, ...]) -> list[str]:
+    """Two lines per check (three with its note when it did not pass), as :func:`describe` prints them."""
+    lines = []
+    for c in checks:
+        ci = "" if c.ci is None else f", interval [{c.ci[0]:.4g}, {c.ci[1]:.4g}] at confidence {c.level:.10g}"
+        adj = "" if c.adjusted_pvalue is None else f", Holm-adjusted p-value {c.adjusted_pvalue:.3g}"
+        lines.append(f"  [{c.id}] {c.verdict.upper()}: {c.claim}")
+        estimate = "—" if c.estimate is None else f"{c.estimate:.4g}"
+        exact = "" if c.exact is None else f"; exact {c.exact:.4g}"
+        lines.append(f"      {c.formula}; estimate {estimate}{ci}{adj}{exact}")
+        if c.verdict != "pass" and c.note:
+            lines.append(f"      {c.note}")
+    return lines
