@@ -181,7 +181,8 @@ def _identity_lines(run: Run) -> list[tuple[str, dict]]:
                 {"size": 8.5, "family": "DejaVu Sans Mono"},
             )
         )
-    lines.append((findings_line(run), {"size": 8.5, "gap": 0.006}))
+    if run.findings is None or run.findings:  # an audit without paper statements (a user's pair) says nothing
+        lines.append((findings_line(run), {"size": 8.5, "gap": 0.006}))
     shown = [(k, v) for k, v in (c.get("parameters", p) if c else p).items() if not isinstance(v, (dict, list))]
     cells = [f"{k} = {textwrap.shorten(fmt(v, 6), 34)}" for k, v in shown]
     width = 3
@@ -272,7 +273,7 @@ def _scope_lines(run: Run) -> list[tuple[str, dict]]:
     """What the verdict does and does not cover, from the run's own checks."""
     exact = sum(not c.statistical for c in run.checks)
     sampled = len(run.checks) - exact
-    target = run.parameters.get("worst_case_target")
+    target = run.parameters.get("worst_case_target") or run.parameters.get("pair")
     neighbour = (
         f"The DP guarantees are checked at the neighbouring pair {target}."
         if target
@@ -647,7 +648,7 @@ def _pages(run: Run):
     if run.per_instance is not None:
         yield per_instance_page(run)
     yield from (figure_page(page) for page in run.pages if page.role == "guarantee")
-    if run.findings is not None:
+    if run.findings:
         yield appendix_page(run)
         yield from (page() for page in check_pages(run.findings))
         yield from (figure_page(page) for page in run.pages if page.role == "paper")

@@ -229,7 +229,8 @@ class Run:
     """The decided checks of one audit run, with the verdict and exit code :mod:`verify` assigned them.
 
     ``checks`` are the guarantees (they decide ``verdict``); ``findings`` the statements checked as printed
-    in the papers, each with its own verdict, or None when they were not asked for.  ``certified`` is set by
+    in the papers, each with its own verdict, or None when they were not asked for (empty for an audit that has
+    none, such as a user's pair).  ``certified`` is set by
     ``pdp-audit certify``: what was certified (mechanism, parameters, claim, data fingerprint, code version).
     """
 

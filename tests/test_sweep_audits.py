@@ -140,6 +140,7 @@ trials = [13000, 140000]
 """  # the larger cell costs more than a worker's fair share and has three blocks of samples: it is split
 
 
+@pytest.mark.slow  # CI runs it in its fixed sample (.ci/run); chunking itself: tests/test_sweep_executors.py
 def test_a_cell_split_into_chunks_gives_the_serial_numbers_and_the_pool_does_not_hang(tmp_path):
     """The larger cell is split over both workers (its chunks from a driver thread); the pool forks its workers
     before that thread starts (a fork during an import in the thread deadlocked the child: seen with goe-release)."""

@@ -103,10 +103,11 @@ def _pair(pair: Any, needs_loss: bool = True) -> None:
 
 
 def _decided(mechanism: str, evidence: list, alpha: float, parameters: dict, seed: int) -> Run:
-    """Decide ``evidence`` as one family (Holm at ``alpha``) into a run record."""
+    """Decide ``evidence`` as one family (Holm at ``alpha``) into a run record (a user's pair has no paper
+    statements: its findings are empty, not "not asked for")."""
     from pdp_audit.verify.checks import finalize, make_run
 
-    return make_run(mechanism, finalize(evidence, alpha), alpha, parameters, seed, paper_claims=False)
+    return make_run(mechanism, finalize(evidence, alpha), alpha, parameters, seed, paper_claims=True)
 
 
 # --------------------------------------------------------------------------------------------------
@@ -182,6 +183,7 @@ def audit_pair(
 
     evidence = validated_dp_checks(pair, epsilon, delta, trials, seed, per_instance, exact_delta)
     parameters = {
+        "pair": f"{type(pair).__name__}, as given",
         "claim": "per-instance DP" if per_instance else "DP",
         "epsilon": epsilon,
         "delta": delta,
@@ -260,7 +262,13 @@ def audit_blackbox(
     evidence = blackbox_checks(
         lambda n, rng: pair.sample("D", n, rng), lambda n, rng: pair.sample("D'", n, rng), epsilon, delta, trials, seed
     )
-    parameters = {"claim": "DP (black box)", "epsilon": epsilon, "delta": delta, "trials": trials}
+    parameters = {
+        "pair": f"{name}, as given",
+        "claim": "DP (black box)",
+        "epsilon": epsilon,
+        "delta": delta,
+        "trials": trials,
+    }
     return _decided(name, evidence, alpha, parameters, seed)
 
 

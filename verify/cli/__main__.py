@@ -1,4 +1,4 @@
-"""``python -m verify.cli``: the same as the ``pdp-audit`` command."""
+"""``python -m pdp_audit.verify.cli``: the same as the ``pdp-audit`` command."""
 
 import sys
 

@@ -40,7 +40,7 @@ LOSS_CONSISTENCY = CheckSpec(
     "privacy_loss(o) = log p_D(o) − log p_D'(o) for the releases sample() draws: the change of measure holds "
     "on every bin A of L",
     "P_D'(L ∈ A) = E_D[e^{−L}1{L ∈ A}] (A ⊂ (0, ∞)), P_D(L ∈ A) = E_D'[e^{L}1{L ∈ A}] (A ⊂ (−∞, 0])",
-    "definition of the privacy loss (Radon–Nikodym derivative); audits.consistency",
+    "definition of the privacy loss (Radon–Nikodym derivative)",
 )
 NOISE_VIEW = CheckSpec(
     "noise-view",
@@ -48,7 +48,7 @@ NOISE_VIEW = CheckSpec(
     "release_from_noise(world, σ ⊙ w), w ~ N(0, I), has the law of sample(world): the importance sampler "
     "draws from the view, the claim is about sample()",
     "KS two-sample statistic between privacy losses via the view and via sample(), both worlds",
-    "pdp_audit.audits.rare (noise-level view)",
+    "the noise view importance sampling draws from (release_from_noise)",
 )
 
 
@@ -204,7 +204,7 @@ def malformed_check(why: str):
         "sample(world, n, rng) returns (n, output_dim) real releases and privacy_loss their (n,) exact losses: no "
         "NaN, no −∞ under D, no +∞ under D'",
         "shapes and values of sample() and privacy_loss()",
-        "pdp_audit.mechanisms.base.NeighbourPair",
+        "the NeighbourPair protocol (pdp_audit.NeighbourPair)",
     )
     return builders.exact_check(spec, holds=False, estimate=float("nan"), note=f"Malformed pair: {why}.")
 
@@ -249,7 +249,7 @@ BLACKBOX = CheckSpec(
     "Black-box attack (learned test)",
     "",
     "ε ≥ max over fixed thresholds of log((TPR − δ)/FPR), log((TNR − δ)/FNR) of the learned score",
-    "Kairouz et al. 2015 (DP trade-off); DP-Sniper (Bichsel et al. 2021); audits.blackbox",
+    "Kairouz et al. 2015 (DP trade-off); DP-Sniper (Bichsel et al. 2021)",
 )
 
 

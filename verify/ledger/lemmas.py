@@ -586,7 +586,7 @@ CHECKS = declare(
         "Remark 11: OPS's pDP for all targets",
         "OPS(λ, γ) is (ε, δ)-pDP for (X, y) and every target with ε = √(γL² log(2/δ)/(λ + λ_min)) + "
         "γL²/(2(λ + λ_min + ‖𝒳‖²)) + (1 + log(2/δ))‖𝒳‖²/(2(λ + λ_min)), L = ‖𝒳‖(‖𝒳‖‖θ*_λ‖ + ‖𝒴‖)",
-        "the exact pDP ε of OPS (both directions, the exact profile of mechanisms.linreg_bounds.ops_exact_epsilon) "
+        "the exact pDP ε of OPS (both directions, from its exact privacy profile) "
         "over the formula on random data sets (‖x_i‖ ≤ 1, |y_i| ≤ 1), random and adversarial targets (x = ±θ̂/‖θ̂‖, "
         "x along the smallest eigenvector), added and removed; ratio ≤ 1",
         "[LR] App. D Remark 11",

@@ -841,7 +841,7 @@ K_ITEMS = [
         "regression on ℝᵈ 'does not satisfy worst-case DP for any ε < ∞' (printed 'ε < 1'). δ, ρ, n, d not stated.",
         not_simulable(
             "Figures 7–10 are about the UCI chronic-kidney-disease and wine-quality data, which are not shipped (the "
-            "bundled regression sets are those of mechanisms.linreg_data.REGRESSION_DATASETS, the privacy report has "
+            "13 bundled regression sets come from scikit-learn and statsmodels, the privacy report has "
             "only breast-cancer and synthetic data) and cannot be fetched (offline), and δ, ρ, n, d are not stated; the "
             "remark that linear regression on ℝᵈ satisfies no worst-case DP for any ε < ∞ is a statement about an "
             "unbounded domain (unbounded gradients), which no finite simulation decides."

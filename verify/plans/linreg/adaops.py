@@ -63,7 +63,7 @@ class AdaOPSAudit(MechanismAudit):
     config_keys = ("algorithm", "kappa", "printed")
     per_instance_how = (
         f"conditional Monte Carlo: {CONDITIONAL_DRAWS} draws of the released scalars (λ̃_min, Δ), exact OPS "
-        "profile of the last stage given them (pdp_audit.audits.linreg_profiles.AdaOPSConditional)"
+        "profile of the last stage given them"
     )
 
     def __init__(self, config, X, y):
@@ -207,7 +207,7 @@ class AdaOPSAudit(MechanismAudit):
                 note="Rao–Blackwellised (conditional) Monte Carlo: the released scalars "
                 + ("(ν, Δ)" if self.variant == "lr" else "λ̃_min")
                 + " are sampled from the exact law of the direction's first world and the last (OPS) stage is "
-                "integrated exactly given them (pdp_audit.audits.linreg_profiles.conditional_profile); the summands "
+                "integrated exactly given them; the summands "
                 "δ_OPS(ε − L₁₂ | schedule) lie in [0, 1], so the interval is valid at every sample size. Draws: "
                 f"{draws:.2e} (enough for the interval's range term to fall below δ/2, at most "
                 f"{CONDITIONAL_FACTOR} × --trials).",

@@ -73,7 +73,7 @@ class OPSAudit(MechanismAudit):
     title = "One-Posterior-Sample (OPS)"
     source = f"[PDP] {SRC_PDP}, Thm 4.1; [LR] App. F"
     exact_dp = True
-    per_instance_how = "exact: OPS profile through the scalar y_z − xᵀθ (pdp_audit.audits.linreg_profiles)"
+    per_instance_how = "exact: the OPS privacy profile through the scalar y_z − xᵀθ"
     config_keys = ("calibration", "gamma", "lam", "reproduce")
 
     def __init__(self, config, X, y):

@@ -145,7 +145,7 @@ def dp_setting(
         forward, reverse = exact.delta(eps, "D||D'"), exact.delta(eps, "D'||D")
         cert_note = (
             " Exact privacy profile (squared loss: the release θ̂ᴾ = H⁻¹(c − b) is Gaussian given the data, so δ(ε) "
-            "of this pair is one integral, mechanisms.objpert_certificate.squared_loss_profile): "
+            "of this pair is one integral): "
             f"δ_{{D‖D'}}({eps:g}) = {forward:.3g}, δ_{{D'‖D}}({eps:g}) = {reverse:.3g}; exact ε at δ = {delta:g}: "
             f"{exact_eps:.4g}. A pass needs it to satisfy the claim and the Monte Carlo interval to be consistent with "
             "it. This certifies the pair found by the search only: Theorem 5's ξ = 2(1 + R) assumes ‖θ‖ ≤ R, which "
