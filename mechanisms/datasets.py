@@ -5,8 +5,12 @@ No network is used at run time: the real datasets are the copies bundled with sc
 
 from __future__ import annotations
 
+import io
+import os
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Iterator
 
 import numpy as np
 
@@ -70,16 +74,54 @@ def load_shipped(name: str) -> Dataset:
 MAX_ABS_VALUE = 1e100
 
 
+#: Data files read once by :func:`pinned_bytes`, by resolved path: while pinned, every reader parses these bytes.
+_PINNED: dict[str, bytes] = {}
+
+
+@contextmanager
+def pinned_bytes(path: str | Path) -> Iterator[bytes]:
+    """Read the data file at ``path`` once; inside the block :func:`load_csv` parses these bytes, never the file.
+
+    A certificate hashes the bytes it yields: the bytes hashed are then the bytes parsed and audited, even if the
+    file is replaced meanwhile (the file was read three times: for its shape, its hash and the audit).
+    """
+    path = Path(path)
+    key = os.path.realpath(path)
+    if key in _PINNED:  # pinned by a caller already: those bytes, still pinned after this block
+        yield _PINNED[key]
+        return
+    if path.is_dir():
+        raise InputError(f"--data: {str(path)!r} is a directory, not a CSV file")
+    try:
+        content = path.read_bytes()
+    except FileNotFoundError:
+        raise InputError(f"--data: no such file {str(path)!r}") from None
+    except OSError as err:
+        raise InputError(f"--data: cannot read {str(path)!r}: {err.strerror or err}") from None
+    _PINNED[key] = content
+    try:
+        yield content
+    finally:
+        _PINNED.pop(key, None)
+
+
+def _source(path: Path):
+    """What pandas reads for ``path``: its pinned bytes, or the file."""
+    pinned = _PINNED.get(os.path.realpath(path))
+    return path if pinned is None else io.BytesIO(pinned)
+
+
 def load_csv(path: str | Path, target_column: str | None = None) -> Dataset:
     """A numeric table with a header row -- CSV (pandas' reader; UTF-8 with or without a BOM), or Parquet
     (``.parquet``/``.pq``, where pyarrow is installed); ``target_column`` (if given) is split off as the target.
     Anything that cannot be read faithfully is one :class:`InputError` naming ``--data``, the line and the column.
     """
     path = Path(path)
-    if path.is_dir():
-        raise InputError(f"--data: {str(path)!r} is a directory, not a CSV file")
-    if not path.is_file():
-        raise InputError(f"--data: no such file {str(path)!r}")
+    if os.path.realpath(path) not in _PINNED:
+        if path.is_dir():
+            raise InputError(f"--data: {str(path)!r} is a directory, not a CSV file")
+        if not path.is_file():
+            raise InputError(f"--data: no such file {str(path)!r}")
     header, cells = _read_parquet(path) if path.suffix.lower() in PARQUET_SUFFIXES else _read_csv(path)
     if not cells.shape[0]:
         raise InputError(f"--data: {path} needs a header row and at least one data row")
@@ -121,7 +163,7 @@ def _read_csv(path: Path) -> tuple[list[str], np.ndarray]:
 
     try:
         table = pd.read_csv(
-            path,
+            _source(path),
             header=None,
             dtype=str,
             keep_default_na=False,
@@ -147,7 +189,7 @@ def _read_parquet(path: Path) -> tuple[list[str], np.ndarray]:
     except ImportError:
         raise InputError(f"--data: reading Parquet ({path.name}) needs pyarrow: pip install pyarrow") from None
     try:
-        table = pd.read_parquet(path)
+        table = pd.read_parquet(_source(path))
     except Exception as err:  # pyarrow's errors have no common base class
         raise InputError(f"--data: cannot read {path} as Parquet: {str(err).strip()}") from None
     return [str(name) for name in table.columns], table.to_numpy(dtype=object)

@@ -7,6 +7,7 @@
   is never replaced: the complete output is written *through* it, after it is complete.
 * Several outputs of one command (a report's PDF and JSON) are published together with
   :func:`atomic_paths`: every file is complete before the first one is renamed into place.
+* A file that is replaced keeps its permissions (a new one gets the user's umask); folders are never created.
 * Temporaries are named ``.<name>.pdp-<pid>.<random>``; they are removed on every path we control
   (exceptions, Ctrl-C), and those left by a killed process (whose pid is gone) are swept by the next
   write to the same target.
@@ -64,18 +65,26 @@ def _temporary_for(target: Path) -> Iterator[Path]:
     special = is_special(target)
     directory = Path(tempfile.gettempdir()) if special else target.parent
     if not special:
-        directory.mkdir(parents=True, exist_ok=True)
         sweep_stale_temporaries(target)
     fd, tmp = tempfile.mkstemp(prefix=f".{target.name}{TEMP_MARK}{os.getpid()}.", dir=directory)
     os.close(fd)
-    umask = os.umask(0)
-    os.umask(umask)
-    os.chmod(tmp, 0o666 & ~umask)  # mkstemp makes 0600; a report should get the usual permissions
+    os.chmod(tmp, _mode_for(target))
     try:
         yield Path(tmp)
     finally:
         if os.path.exists(tmp):
             os.unlink(tmp)
+
+
+def _mode_for(target: Path) -> int:
+    """The permissions of a published file: those of the file it replaces (a 0600 report derived from private data
+    stays 0600), else the usual ones for a new file under the user's umask (mkstemp makes 0600)."""
+    try:
+        return stat.S_IMODE(os.stat(target).st_mode)
+    except FileNotFoundError:
+        umask = os.umask(0)
+        os.umask(umask)
+        return 0o666 & ~umask
 
 
 def _publish(tmp: Path, target: Path) -> None:

@@ -553,14 +553,13 @@ def write_report(run: Run, pdf: str | os.PathLike | None = None, json: str | os.
         pdp_audit.write_report(run, pdf="audit.pdf", json="audit.json")
     """
     from pdp_audit.reports.publish import write_run_reports
-    from pdp_audit.verify.options import check_output_path
+    from pdp_audit.verify.options import check_outputs
 
     if not isinstance(run, Run):
         raise InputError(f"run must be a pdp_audit.Run, got {type(run).__name__}")
     pdf = None if pdf is None else os.fspath(pdf)
     json = None if json is None else os.fspath(json)
-    check_output_path(pdf, "pdf")
-    check_output_path(json, "json")
+    check_outputs({"pdf": pdf, "json": json}, pdfs=("pdf",))
     write_run_reports(run, pdf, json)
 
 

@@ -34,6 +34,7 @@ import hashlib
 import json
 import re
 import sys
+from contextlib import nullcontext
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Mapping
@@ -340,10 +341,11 @@ def data_fingerprint(args: argparse.Namespace) -> tuple[str, str | None, str | N
     """(source, name, sha256, shape) of the data the run uses: ``file``, ``shipped`` or ``generated``."""
     data = getattr(args, "data", None)
     if data is not None:
-        from pdp_audit.mechanisms.datasets import load_csv
+        from pdp_audit.mechanisms.datasets import load_csv, pinned_bytes
 
-        shape = list(load_csv(data).features.shape)
-        return "file", data, hashlib.sha256(Path(data).read_bytes()).hexdigest(), shape
+        with pinned_bytes(data) as content:  # the pinned bytes when certifying: those the audit parses
+            shape = list(load_csv(data).features.shape)
+            return "file", data, hashlib.sha256(content).hexdigest(), shape
     name = getattr(args, "dataset", None)
     table = shipped_table(name) if name is not None else None
     if table is None:
@@ -383,15 +385,18 @@ def certify_deployment(deployment: Deployment, workers: int | None = None, progr
     The deployment is parsed by ``pdp-audit run <mechanism>``'s own parser (:func:`resolve`), so options, defaults
     and validation are ``run``'s; every InputError names the file and the key, before any computation.
     """
+    from pdp_audit.mechanisms.datasets import pinned_bytes
     from pdp_audit.verify.checks import without_findings
     from pdp_audit.verify.plans.arguments import run_parser
 
     parser = run_parser(deployment.mechanism)
     options = resolve(deployment, parser, workers=workers)
     options.quiet = not progress
-    try:
-        certified = certificate(deployment, options, parser)
-        run = plans_by_name()[deployment.mechanism].execute(options)
+    data = getattr(options, "data", None)
+    try:  # the data file read once: the bytes fingerprinted are the bytes audited
+        with pinned_bytes(data) if data is not None else nullcontext():
+            certified = certificate(deployment, options, parser)
+            run = plans_by_name()[deployment.mechanism].execute(options)
     except InputError as err:
         raise explain(err, deployment, parser) from None
     return replace(without_findings(run), certified=certified)

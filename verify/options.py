@@ -6,6 +6,8 @@ import argparse
 import math
 import os
 import tempfile
+import threading
+import time
 from concurrent.futures import ProcessPoolExecutor
 from contextlib import contextmanager
 from pathlib import Path
@@ -38,14 +40,41 @@ MAX_WORKERS = 256
 
 @contextmanager
 def executor_for(workers: int):
-    """None (serial) for one worker, else a process pool; results are identical either way."""
+    """None (serial) for one worker, else a process pool whose workers die with this process; results are
+    identical either way.  On an error or Ctrl-C the blocks not yet started are cancelled."""
     if not 1 <= workers <= MAX_WORKERS:
         raise InputError(f"--workers must be in [1, {MAX_WORKERS}], got {workers}")
     if workers == 1:
         yield None
         return
-    with ProcessPoolExecutor(max_workers=workers) as pool:
+    pool = ProcessPoolExecutor(max_workers=workers, initializer=_block_worker_init)
+    try:
         yield pool
+    except BaseException:
+        pool.shutdown(wait=True, cancel_futures=True)
+        raise
+    pool.shutdown(wait=True)
+
+
+def exit_with_parent() -> None:
+    """In a worker process: exit as soon as the process that started it is gone (killed with -9, SIGTERM or SIGHUP,
+    so that nothing would collect the work): a thread checks the parent twice a second."""
+    parent = os.getppid()
+
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(0.5)
+        os._exit(1)
+
+    threading.Thread(target=watch, name="pdp-audit-parent-watch", daemon=True).start()
+
+
+def _block_worker_init() -> None:
+    """A worker of ``--workers N``: one BLAS thread (one worker per core already), and gone with its parent."""
+    from threadpoolctl import threadpool_limits
+
+    threadpool_limits(limits=1)
+    exit_with_parent()
 
 
 def check_output_path(path: str | None, option: str) -> None:
@@ -70,8 +99,8 @@ def _check_writable(path: str, option: str) -> None:
     if target.exists() and not target.is_file():
         return  # a FIFO or a device: written through, never replaced
     folder = target.parent
-    while not folder.exists():
-        folder = folder.parent
+    if not folder.exists():  # folders are the user's to make: a typo must not create a tree of them
+        raise InputError(f"{option}: cannot write {path!r}: the folder {str(folder)!r} does not exist")
     if not folder.is_dir():
         raise InputError(f"{option}: cannot create {path!r}: {str(folder)!r} is not a directory")
     try:
@@ -79,3 +108,46 @@ def _check_writable(path: str, option: str) -> None:
             pass
     except OSError as err:
         raise InputError(f"{option}: cannot write {path!r}: {err.strerror or err}") from None
+
+
+def file_identity(path: str | os.PathLike) -> tuple:
+    """What makes two paths the same file: device and inode when it exists (hard links, symbolic links, any
+    spelling), else the path with every symbolic link followed."""
+    try:
+        info = os.stat(path)
+    except OSError:
+        return ("path", os.path.realpath(path))
+    return ("inode", info.st_dev, info.st_ino)
+
+
+def check_outputs(
+    outputs: dict[str, str | None],
+    inputs: dict[str, str | os.PathLike | None] | None = None,
+    pdfs: tuple[str, ...] = ("--report",),
+) -> None:
+    """Every output a command will write, checked before any work: writable (:func:`check_output_path`), no two
+    the same file (or both standard output, ``-``), none the same file as one of the command's inputs.
+
+    ``outputs`` and ``inputs`` map the option (or the input's description, such as ``"the deployment file"``) to
+    the path given; None is not given.  ``pdfs``: options that write a PDF, which standard output cannot take.
+    One-line InputError naming the option and what it would overwrite.
+    """
+    seen: dict[tuple, str] = {}
+    for option, path in outputs.items():
+        if path is None:
+            continue
+        if path == "-" and option in pdfs:
+            raise InputError(f"{option}: a PDF cannot go to standard output ('-'); give a file path, or none")
+        check_output_path(path, option)
+        identity = ("stdout",) if path == "-" else file_identity(path)
+        if identity in seen:
+            raise InputError(f"{option}: {path!r} is also the path of {seen[identity]}; give each output its own path")
+        seen[identity] = option
+    for what, path in (inputs or {}).items():
+        if path is None:
+            continue
+        identity = file_identity(path)
+        if identity in seen:
+            option = seen[identity]
+            given = outputs[option]
+            raise InputError(f"{option}: {given!r} is {what} this command reads; it would be overwritten")

@@ -9,7 +9,7 @@ import sys
 import time
 
 from pdp_audit.mechanisms.linreg_data import REGRESSION_DATASETS
-from pdp_audit.verify.options import count
+from pdp_audit.verify.options import check_outputs, count
 
 
 def _datasets(values: list[str]) -> tuple[str, ...]:
@@ -49,6 +49,9 @@ def command_benchmark_linreg(args: argparse.Namespace) -> int:
     from pdp_audit.reports import linreg_benchmark as report
     from pdp_audit.verify.plans.linreg.benchmark import BenchmarkConfig, run_benchmark
 
+    path = args.report or "pdp-audit-benchmark-linreg.pdf"
+    outputs = {"--report": None if path.lower() == "none" else path, "--json": args.json}
+    check_outputs(outputs, {"the data file (--data)": args.data})  # before minutes of work
     datasets = tuple(REGRESSION_DATASETS) if args.datasets is None else _datasets(args.datasets)
     config = BenchmarkConfig(
         datasets=datasets,
@@ -60,7 +63,6 @@ def command_benchmark_linreg(args: argparse.Namespace) -> int:
     )
     start = time.perf_counter()
     result = run_benchmark(config)
-    path = args.report or "pdp-audit-benchmark-linreg.pdf"
     if args.json:
         report.write_json(result, args.json)
     if path.lower() != "none":

@@ -18,7 +18,7 @@ import os
 import sys
 
 from pdp_audit.mechanisms.validation import InputError
-from pdp_audit.verify.options import check_output_path, count
+from pdp_audit.verify.options import check_outputs, count
 from pdp_audit.verify.plans.validation import check_alpha
 
 
@@ -42,6 +42,22 @@ def add_parser(subparsers) -> None:
     p.add_argument("--alpha", type=float, default=1e-6, help="false-alarm probability (default 1e-6)")
     p.add_argument("--json", default=None, help="write the decided check as JSON to this path (- = stdout)")
     p.set_defaults(handler=command_blackbox)
+
+
+def module_file(target: str) -> str | None:
+    """The source file of TARGET's module, found as :func:`load_factory` would import it (None if none is found:
+    importing it will say why)."""
+    import importlib.util
+
+    module_name = target.partition(":")[0]
+    sys.path.insert(0, os.getcwd())
+    try:
+        spec = importlib.util.find_spec(module_name) if module_name else None
+    except (ImportError, ValueError):
+        return None
+    finally:
+        sys.path.remove(os.getcwd())
+    return spec.origin if spec is not None and spec.has_location else None
 
 
 def load_factory(target: str):
@@ -80,7 +96,7 @@ def command_blackbox(args: argparse.Namespace) -> int:
         raise InputError(f"--seed must be >= 0, got {args.seed}")
     if not 100 <= args.trials <= 10**8:
         raise InputError(f"--trials must be in [100, 1e8], got {args.trials}")
-    check_output_path(args.json, "--json")
+    check_outputs({"--json": args.json}, {"the module of TARGET": module_file(args.target)})
     run = audit_blackbox(
         load_factory(args.target),
         args.claim_epsilon,

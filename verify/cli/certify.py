@@ -17,7 +17,7 @@ import argparse
 import time
 
 from pdp_audit.verify.deployment import certify_deployment, load_deployment
-from pdp_audit.verify.options import check_output_path, count
+from pdp_audit.verify.options import check_outputs, count
 
 OUTCOME = {0: "CERTIFIED", 1: "NOT CERTIFIED (a guarantee fails)", 3: "NOT CERTIFIED (a guarantee is undecided)"}
 
@@ -50,11 +50,15 @@ def command_certify(args: argparse.Namespace) -> int:
     """Check the outputs and the deployment, run its guarantees, write the certificate, return the exit code."""
     from pdp_audit.reports.publish import write_run_reports
 
-    check_output_path(args.json, "--json")
     deployment = load_deployment(args.deployment)
     report = args.report or f"certificate-{deployment.mechanism}.pdf"
     report = None if report.lower() == "none" else report
-    check_output_path(report, "--report")
+    data = deployment.parameters.get("data")
+    inputs = {
+        "the deployment file": args.deployment,
+        "the deployed data (parameters.data)": deployment.folder / data if isinstance(data, str) else None,
+    }
+    check_outputs({"--report": report, "--json": args.json}, inputs)
     start = time.perf_counter()
     run = certify_deployment(deployment, workers=args.workers, progress=not args.quiet)
     write_run_reports(run, report, args.json)

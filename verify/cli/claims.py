@@ -20,7 +20,7 @@ import textwrap
 
 from pdp_audit.mechanisms.validation import InputError
 from pdp_audit.verify.ledger import entries as ledger
-from pdp_audit.verify.options import check_output_path, count
+from pdp_audit.verify.options import check_outputs, count
 
 _WIDTH = 118
 _INDENT = " " * 12
@@ -126,7 +126,7 @@ def render_table(entries, full: bool = False) -> str:
 
 def command_claims(args: argparse.Namespace) -> int:
     """``pdp-audit claims``: print (and optionally write as JSON) the selected entries; exit 0."""
-    check_output_path(args.json, "--json")
+    check_outputs({"--json": args.json})
     run_only = [name for name in ("quick", "strict", "report") if getattr(args, name)]
     if args.run:
         return command_claims_run(args)
@@ -174,7 +174,7 @@ def command_claims_run(args: argparse.Namespace) -> int:
 
     report = args.report or "claims.pdf"
     report = None if report.lower() == "none" else report
-    check_output_path(report, "--report")
+    check_outputs({"--report": report, "--json": args.json})
     entries = selected_entries(args)
     executor = make_executor(workers=args.workers)
     start = time.perf_counter()

@@ -19,7 +19,7 @@ import traceback
 from pdp_audit.mechanisms.validation import InputError
 from pdp_audit.verify.checks import without_findings
 from pdp_audit.verify.cli import benchmark, blackbox, certify, claims, examples, mutants, report, schema, sweep, tau
-from pdp_audit.verify.options import check_output_path
+from pdp_audit.verify.options import check_outputs
 from pdp_audit.verify.plans.arguments import Parser, add_run_arguments
 from pdp_audit.verify.plans.catalogue import plans_by_name
 
@@ -114,8 +114,8 @@ def command_run(args: argparse.Namespace) -> int:
 
     audit = plans_by_name()[args.mechanism]
     report = args.report or f"pdp-audit-{args.mechanism}.pdf"
-    check_output_path(None if report.lower() == "none" else report, "--report")
-    check_output_path(args.json, "--json")
+    outputs = {"--report": None if report.lower() == "none" else report, "--json": args.json}
+    check_outputs(outputs, {"the data file (--data)": getattr(args, "data", None)})
     start = time.perf_counter()
     run = audit.execute(args)
     if not args.paper_claims:

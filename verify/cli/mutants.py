@@ -12,7 +12,7 @@ from __future__ import annotations
 import argparse
 
 from pdp_audit.mechanisms.validation import InputError
-from pdp_audit.verify.options import check_output_path, count
+from pdp_audit.verify.options import check_outputs, count
 from pdp_audit.verify.plans.validation import check_alpha
 
 
@@ -47,8 +47,7 @@ def command_mutants(args: argparse.Namespace) -> int:
         raise InputError(f"--trials must be in [1000, 1e7], got {trials}")
     if args.report is not None and args.report.lower() == "none":  # as every other command reads it
         args.report = None
-    check_output_path(args.json, "--json")
-    check_output_path(args.report, "--report")
+    check_outputs({"--json": args.json, "--report": args.report})
     rows = []
     for mutant in zoo.MUTANTS:
         outcome = zoo.run_mutant(mutant, trials, args.seed, args.alpha)

@@ -7,7 +7,7 @@ import sys
 from pathlib import Path
 
 from pdp_audit.mechanisms.validation import InputError
-from pdp_audit.verify.options import check_output_path
+from pdp_audit.verify.options import check_outputs
 
 
 def add_parser(subparsers) -> None:
@@ -31,16 +31,14 @@ def add_parser(subparsers) -> None:
 
 def command_report(args: argparse.Namespace) -> int:
     """``pdp-audit report``: write the store's PDF and/or JSON and print a one-line summary; exit 0."""
-    from pdp_audit.verify.cli.sweep import check_not_the_store, write_outputs
+    from pdp_audit.verify.cli.sweep import write_outputs
     from pdp_audit.verify.sweeps.store import load_results
 
     if not Path(args.store).name:
         raise InputError(f"pdp-audit report: STORE must name a sweep store file, got {args.store!r}")
     pdf = args.output or str(Path(args.store).with_suffix(".pdf"))
-    check_output_path(None if pdf.lower() == "none" else pdf, "--output")
-    check_output_path(args.json, "--json")
-    check_output_path(args.csv, "--csv")
-    check_not_the_store(args.store, output=pdf, json=args.json, csv=args.csv)
+    outputs = {"--output": None if pdf.lower() == "none" else pdf, "--json": args.json, "--csv": args.csv}
+    check_outputs(outputs, {"the store itself": args.store}, pdfs=("--output",))
     results = load_results(args.store)  # one-line error if it is not a store
     write_outputs(args.store, pdf, args.json)
     if args.csv == "-":

@@ -4,12 +4,10 @@
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 from pathlib import Path
 
-from pdp_audit.mechanisms.validation import InputError
-from pdp_audit.verify.options import check_output_path, count
+from pdp_audit.verify.options import check_outputs, count
 
 EXIT_INTERRUPTED = 130
 
@@ -69,10 +67,9 @@ def command_sweep(args: argparse.Namespace) -> int:
 
     spec = load_spec(args.spec)
     store_path = args.store or f"{Path(args.spec).stem}.sqlite"
-    check_output_path(store_path, "--store")
-    check_output_path(args.report, "--report")
-    check_output_path(args.json, "--json")
-    check_not_the_store(store_path, report=args.report, json=args.json)
+    data = sorted({str(c.parameters["data"]) for c in spec.cells if isinstance(c.parameters.get("data"), str)})
+    inputs = {"the sweep spec": args.spec, **{f"a data file of the spec ({d})": d for d in data}}
+    check_outputs({"--store": store_path, "--report": args.report, "--json": args.json}, inputs)
     if args.scheduler is not None or args.dask_local is not None:
         from pdp_audit.verify.sweeps.executors import _distributed
 
@@ -122,14 +119,6 @@ def command_sweep(args: argparse.Namespace) -> int:
             file=out,
         )
     return outcome.exit_code
-
-
-def check_not_the_store(store_path: str, **outputs: str | None) -> None:
-    """InputError if a report output would be written over the store itself."""
-    store = os.path.realpath(store_path)
-    for option, path in outputs.items():
-        if path not in (None, "-") and os.path.realpath(path) == store:
-            raise InputError(f"--{option}: {path!r} is the store itself; choose another path")
 
 
 def write_outputs(store_path: str, pdf: str | None, json_path: str | None) -> None:

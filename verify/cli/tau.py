@@ -18,7 +18,7 @@ import sys
 
 from pdp_audit.mechanisms.validation import InputError
 from pdp_audit.reports.files import atomic_path
-from pdp_audit.verify.options import check_output_path, count
+from pdp_audit.verify.options import check_outputs, count
 
 #: Largest d accepted with ``--method exact`` (the exact CDF costs ~d³ big-number products per evaluation:
 #: about 3 s at d = 100, 25 s at d = 150).
@@ -66,7 +66,7 @@ def validate(args: argparse.Namespace) -> None:
         raise InputError(
             f"--method exact supports d <= {EXACT_LIMIT_D} (got --d {args.d}); use --method tracy-widom or auto"
         )
-    check_output_path(args.json, "--json")
+    check_outputs({"--json": args.json})
 
 
 def describe(result: dict) -> str:

@@ -22,7 +22,7 @@ from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
 
 from pdp_audit.mechanisms.validation import InputError
-from pdp_audit.verify.options import MAX_WORKERS
+from pdp_audit.verify.options import MAX_WORKERS, exit_with_parent
 
 MAX_RESTARTS_WITHOUT_PROGRESS = 3
 
@@ -100,20 +100,11 @@ def _worker_init() -> None:
     Each worker also uses one BLAS thread: there is one worker per core, so threaded BLAS inside a worker
     only oversubscribes the cores (and makes the small eigen- and linear solves of the audits slower).
     """
-    import threading
-
     from threadpoolctl import threadpool_limits
 
     threadpool_limits(limits=1)
     signal.signal(signal.SIGINT, signal.SIG_IGN)
-    parent = os.getppid()
-
-    def watch() -> None:
-        while os.getppid() == parent:
-            time.sleep(0.5)
-        os._exit(1)
-
-    threading.Thread(target=watch, name="pdp-audit-parent-watch", daemon=True).start()
+    exit_with_parent()
 
 
 def _named(error: BaseException, task) -> BaseException:

@@ -68,8 +68,10 @@ def _connect(path: str, read_only: bool = False) -> sqlite3.Connection:
 
 
 def _lock(path: str):
-    """An exclusive lock on ``path`` + ``.lock`` for the writing sweep, or SpecError if another sweep holds it."""
-    handle = open(path + ".lock", "a+")
+    """An exclusive lock on the store's file + ``.lock`` for the writing sweep, or SpecError if another sweep holds
+    it.  The lock is named from the file the path resolves to, so a symbolic link (or another spelling) of the same
+    store finds the same lock."""
+    handle = open(os.path.realpath(path) + ".lock", "a+")
     try:
         fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
     except BlockingIOError:
