@@ -220,6 +220,7 @@ def test_builder_uses_plain_tails_where_they_resolve_the_claim():
     assert builders.plain_sampling_resolves(1e-4, 1_000_000) and not builders.plain_sampling_resolves(1e-10, 1_000_000)
     check = dp_check(gaussian_pair(2, 1.0, g.analytic_sigma(1.0, 1e-3)), 1e-3, 100_000, g.analytic_sigma(1.0, 1e-3))
     assert "count_p" in check.details and "shift_norm" not in check.details
+    assert check.sampling == "plain"
 
 
 def test_tight_claim_at_1e10_passes_and_a_subtle_violation_fails():
@@ -229,6 +230,7 @@ def test_tight_claim_at_1e10_passes_and_a_subtle_violation_fails():
     good = dp_check(gaussian_pair(2, 1.0, sigma), 1e-10, 100_000, sigma)
     bad_sigma = 0.9 * sigma
     bad = dp_check(gaussian_pair(2, 1.0, bad_sigma), 1e-10, 100_000, bad_sigma, "D'||D")
+    assert good.sampling == bad.sampling == "importance"
     good, bad = finalize([good, bad], FALSE_ALARM)
     assert "shift_norm" in good.details and good.verdict == "pass", good.ci
     assert bad.verdict == "fail", (bad.estimate, bad.ci, bad.pvalue)

@@ -33,6 +33,7 @@ from typing import Any, Callable, Iterable, Literal, Mapping, Sequence
 from pdp_audit.reports.records import Check, Figure, Interval, Page, PerInstance, Run, Verdict
 
 Role = Literal["guarantee", "paper"]
+Sampling = Literal["plain", "importance"]
 ROLES: tuple[Role, ...] = ("guarantee", "paper")
 VERDICT_ORDER = {"pass": 0, "inconclusive": 1, "fail": 2}
 EXIT_CODES = {"pass": 0, "fail": 1, "inconclusive": 3}
@@ -87,6 +88,8 @@ class Evidence:
     (confidence bounds at a given alpha) and ``supports`` (does this interval support the claim?);
     their level is known only when the whole run is finalized, hence functions of alpha.
     Exact evidence sets ``verdict`` directly and leaves ``pvalue`` as ``None``.
+    ``sampling`` says how a claim on δ(ε) was decided: ``plain`` (hockey-stick tails of plain draws) or
+    ``importance`` (importance sampling at the dominating point); None for evidence of any other kind.
     """
 
     spec: CheckSpec
@@ -101,6 +104,7 @@ class Evidence:
     note: str = ""
     details: Mapping[str, Any] = field(default_factory=dict)
     figure: Figure | None = None
+    sampling: Sampling | None = None
 
     @property
     def id(self) -> str:

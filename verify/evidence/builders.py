@@ -62,6 +62,7 @@ def tail_claim_check(
         interval=interval,
         supports=supports,
         budget_hint=lambda ci: samples_to_decide(min(tails.n_p, tails.n_q), ci, estimate, delta_claim),
+        sampling="plain",
         details={
             "epsilon": float(epsilon),
             "delta_claim": float(delta_claim),
@@ -341,6 +342,7 @@ def rare_tail_claim_check(
         interval=interval,
         supports=lambda ci, alpha: _claim_supported(ci, delta_claim, exact),
         budget_hint=lambda ci: samples_to_decide(tail.n, ci, tail.estimate, delta_claim),
+        sampling="importance",
         note=(
             f"Importance sampling at the dominating point (‖μ‖ = {tail.point.distance:.4g}) with exact "
             "likelihood-ratio "
@@ -395,8 +397,13 @@ def dp_claim_check(
     tail = rare.try_rare_tail(pair, epsilon, direction, trials, seed, stream=f"rare/{spec.id}", executor=executor)
     if tail is None:  # the loss is flat in the noise (e.g. at a δ of 1e-200): no shift to sample with
         tails = plain() if callable(plain) else plain
-        return tail_claim_check(spec, tails, epsilon, delta_claim, exact).noted(
-            f"Importance sampling had no shift to use (the privacy loss is flat in the noise): the tails are "
-            f"{trials:,} plain samples per world, which resolve δ only down to about {30 / trials:.1g}."
-        )
+        return tail_claim_check(spec, tails, epsilon, delta_claim, exact).noted(no_shift_note(trials))
     return rare_tail_claim_check(spec, tail, delta_claim, exact)
+
+
+def no_shift_note(trials: int) -> str:
+    """Why plain tails decided a claim that importance sampling was to decide: the loss gave it no shift."""
+    return (
+        f"Importance sampling had no shift to use (the privacy loss is flat in the noise): the tails are "
+        f"{trials:,} plain samples per world, which resolve δ only down to about {30 / trials:.1g}."
+    )
