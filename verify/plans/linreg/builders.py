@@ -6,8 +6,9 @@ Each takes the declared :class:`~pdp_audit.verify.checks.CheckSpec` of its check
 
 * :func:`dp_claim_checks` — ``dp-forward``, ``dp-reverse``, ``lr-attack`` and ``loss-consistency`` for one
   pair (:mod:`pdp_audit.verify.evidence.dp_checks`), with rare-event importance sampling where plain sampling
-  cannot resolve δ (:func:`pdp_audit.verify.evidence.builders.dp_claim_check`, through the noise-level views of
-  :mod:`pdp_audit.audits.linreg_views`), with the exact δ of each direction and the exact optimal ROC where known.
+  cannot resolve δ (:func:`pdp_audit.verify.evidence.privacy_profile.dp_check_with_profile`, through the noise-level
+  views of :mod:`pdp_audit.audits.linreg_views`), with the exact δ of each direction and the exact optimal ROC where
+  known.
 * :func:`every_target_check` — a printed pDP bound ε(z) claimed "for every target z": the exact δ at
   ε(z) is computed at every target (data points and off-dataset targets, possibly in several
   settings); the target with the largest exact δ is then audited by sampling at the run's budget, so
@@ -40,6 +41,8 @@ from pdp_audit.reports.records import Histograms, Marker, Series, TailCurve, Tai
 from pdp_audit.verify.checks import CheckSpec, Evidence, samples_to_decide
 from pdp_audit.verify.evidence import builders
 from pdp_audit.verify.evidence.pair_checks import loss_consistency_check
+from pdp_audit.verify.evidence.privacy_profile import DpClaim, Draws, ProfilePlan, dp_check_with_profile
+from pdp_audit.verify.evidence.profile_figures import tail_curves_figure
 from pdp_audit.verify.plans.linreg.checks import DP_FORWARD, DP_REVERSE, LR_ATTACK
 
 DIRECTIONS = ("D||D'", "D'||D")
@@ -48,11 +51,7 @@ DIRECTIONS = ("D||D'", "D'||D")
 def _plain_tail(pair, direction: str, epsilon: float, trials: int, seed: int, stream: str, alpha: float, executor):
     loss_d = sample_privacy_loss(pair, "D", trials, seed, stream, executor)
     loss_dp = sample_privacy_loss(pair, "D'", trials, seed, stream, executor)
-    return both_directions(loss_d, loss_dp, np.array([epsilon]), alpha)[direction], (loss_d, loss_dp)
-
-
-def _needs_plain(view, delta: float, trials: int) -> bool:
-    return builders.plain_sampling_resolves(delta, trials) or not rare.has_noise_view(view)
+    return both_directions(loss_d, loss_dp, np.array([epsilon]), alpha)[direction]
 
 
 def tail_check(
@@ -66,16 +65,17 @@ def tail_check(
     alpha: float,
     exact: float | None,
     executor: Executor | None = None,
-    plain=None,
 ) -> Evidence:
-    """δ_direction(ε) ≤ δ for ``pair``: plain tails where they resolve δ, importance sampling otherwise."""
-    view = view_of(pair)
-    if plain is None and _needs_plain(view, delta, trials):
-        plain, _ = _plain_tail(pair, direction, epsilon, trials, seed, f"{spec.id}/plain", alpha, executor)
+    """δ_direction(ε) ≤ δ for ``pair``: plain tails where they resolve δ, importance sampling otherwise (the plain
+    draws, stream ``<id>/plain``, are taken only where they decide)."""
+
+    def plain():
+        return _plain_tail(pair, direction, epsilon, trials, seed, f"{spec.id}/plain", alpha, executor)
+
     check = builders.dp_claim_check(
         spec,
         plain,
-        view,
+        view_of(pair),
         direction,
         float(epsilon),
         delta,
@@ -84,7 +84,7 @@ def tail_check(
         exact=exact,
         executor=executor,
     )
-    return check.with_details(sampling="plain" if _needs_plain(view, delta, trials) else "importance")
+    return check.with_details(sampling=check.sampling)
 
 
 def profile_grid(epsilon: float) -> np.ndarray:
@@ -116,21 +116,6 @@ def profile_figure(
     return figure
 
 
-def _plain_panel(tails, exact: np.ndarray | None, alpha: float) -> TailCurve:
-    lo, hi = tails.interval(alpha)
-    nan = np.full(len(tails.epsilons), np.nan)
-    return TailCurve(estimate=tails.estimate, lo=lo, hi=hi, exact=nan if exact is None else np.asarray(exact, float))
-
-
-def _point_panel(check: Evidence, grid: np.ndarray, exact: np.ndarray | None, alpha: float) -> TailCurve:
-    """The check's own (importance-sampled) estimate and interval at the claimed ε only."""
-    lo, hi = check.interval(alpha)
-    arrays = [np.full(len(grid), np.nan) for _ in range(3)]
-    for array, value in zip(arrays, (check.estimate, lo, hi)):
-        array[PROFILE_CLAIM_INDEX] = value if np.isfinite(value) else 1.0
-    return TailCurve(*arrays, exact=np.full(len(grid), np.nan) if exact is None else np.asarray(exact, float))
-
-
 def dp_claim_checks(
     pair,
     epsilon: float,
@@ -156,35 +141,19 @@ def dp_claim_checks(
     loss_d = sample_privacy_loss(pair, "D", trials, seed, "dp-pair", executor, progress)
     loss_dp = sample_privacy_loss(pair, "D'", trials, seed, "dp-pair", executor, progress)
     grid = profile_grid(epsilon)
-    tails = both_directions(loss_d, loss_dp, grid, alpha)
+    draws = Draws(trials, seed, alpha, executor)
     view = view_of(pair)
     checks = []
     for i, (direction, spec) in enumerate(zip(DIRECTIONS, (DP_FORWARD, DP_REVERSE))):
-        check = builders.dp_claim_check(
-            spec.fill(name=name, epsilon=epsilon, delta=delta, source=source),
-            tails[direction],
-            view,
-            direction,
-            epsilon,
-            delta,
-            trials,
-            seed,
+        plan = ProfilePlan(
+            grid,
+            curve=None if exact_curve is None else np.asarray(exact_curve)[:, i],
             exact=None if exact is None else float(exact[i]),
-            executor=executor,
         )
-        curve = None if exact_curve is None else np.asarray(exact_curve)[:, i]
-        sampled = "shift_norm" in check.details
-
-        def panels(a, tail=tails[direction], curve=curve, check=check, sampled=sampled, direction=direction):
-            out = {_panel_name(direction, "plain Monte Carlo"): _plain_panel(tail, curve, a)}
-            if sampled:
-                out[_panel_name(direction, "importance sampling at the claimed ε")] = _point_panel(
-                    check, grid, curve, a
-                )
-            return out
-
-        check = replace(check, make_figure=profile_figure(grid, panels, epsilon, delta))
-        checks.append(check.noted(note, before=True))
+        claim = DpClaim(spec.fill(name=name, epsilon=epsilon, delta=delta, source=source), direction, epsilon, delta)
+        check, profile = dp_check_with_profile(claim, view, (loss_d, loss_dp), draws, plan)
+        figure = tail_curves_figure(profile, "plain Monte Carlo", "importance sampling at the claimed ε")
+        checks.append(replace(check, make_figure=figure).noted(note, before=True))
     exact_eps, points = attack_exact if attack_exact is not None else (None, [])
     attack = builders.attack_check(
         LR_ATTACK.fill(source=source),

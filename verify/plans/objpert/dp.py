@@ -25,9 +25,10 @@ from pdp_audit.verify.checks import CheckSpec, Evidence
 from pdp_audit.verify.evidence import builders
 from pdp_audit.verify.evidence.dp_checks import PairSamples, dp_specs
 from pdp_audit.verify.evidence.pair_checks import loss_consistency_check
+from pdp_audit.verify.evidence.privacy_profile import DpClaim, Draws
 from pdp_audit.verify.plans.objpert.checks import DP_TITLES
 from pdp_audit.verify.plans.objpert.context import ObjPertAuditConfig, check_hessian
-from pdp_audit.verify.plans.objpert.profile import dp_profile_check
+from pdp_audit.verify.plans.objpert.profile import DeltaBound, dp_profile_check
 from pdp_audit.verify.plans.objpert.search import SEARCH_QUANTILE, ReleaseAndLoss, Search, search_worst_target
 from pdp_audit.verify.plans.objpert.theorems import random_instances, theorem8_check
 
@@ -49,6 +50,20 @@ class DpSetting:
 
 def _sample_world(pair, world, trials, seed, stream, executor, progress) -> np.ndarray:
     return run_blocks(ReleaseAndLoss(pair, world), trials, seed, f"{stream}/{world}", executor, progress)
+
+
+def _delta_bound(cert: Certificate | None, exact, direction: str) -> DeltaBound | None:
+    """The bound a pass may rest on in ``direction``: the certificate (both directions), else the exact δ(ε) of the
+    squared loss, else none."""
+    if cert is not None:
+        return DeltaBound(cert.delta, cert.epsilon, "certified bound on δ(ε) (both directions)")
+    if exact is not None:
+        return DeltaBound(
+            lambda e: exact.delta(e, direction),
+            exact.epsilon,
+            f"exact δ_{{{direction.replace('||', '‖')}}}(ε) (Gaussian release, one-dimensional quadrature)",
+        )
+    return None
 
 
 def dp_setting(
@@ -90,34 +105,18 @@ def dp_setting(
     claim = f"ObjPert, {name} (σ = {sigma:.4g}, λ = {lam:.4g})"
     specs = [classify(spec) for spec in dp_specs(claim, eps, delta, claim_source, prefix)]
     specs = [replace(spec, title=f"{short}: {what}") for spec, what in zip(specs, DP_TITLES)]
-    checks = []
-    for spec, direction in zip(specs[:2], ("D||D'", "D'||D")):
-        if cert is not None:
-            bounds = (cert.delta, cert.epsilon, "certified bound on δ(ε) (both directions)")
-        elif exact is not None:
-            bounds = (
-                lambda e, dr=direction: exact.delta(e, dr),
-                exact.epsilon,
-                f"exact δ_{{{direction.replace('||', '‖')}}}(ε) (Gaussian release, one-dimensional quadrature)",
-            )
-        else:
-            bounds = (None, None, "")
-        checks.append(
-            dp_profile_check(
-                spec,
-                pair,
-                (samples.loss_d, samples.loss_dprime),
-                direction,
-                eps,
-                delta,
-                config.trials,
-                config.seed,
-                alpha,
-                *bounds,
-                executor=executor,
-                importance=importance,
-            )
+    draws = Draws(config.trials, config.seed, alpha, executor)
+    checks = [
+        dp_profile_check(
+            DpClaim(spec, direction, eps, delta),
+            pair,
+            (samples.loss_d, samples.loss_dprime),
+            draws,
+            _delta_bound(cert, exact, direction),
+            importance=importance,
         )
+        for spec, direction in zip(specs[:2], ("D||D'", "D'||D"))
+    ]
     attack = builders.attack_check(
         specs[2], likelihood_ratio_attack(samples.loss_d, samples.loss_dprime, delta, alpha), eps, delta
     )

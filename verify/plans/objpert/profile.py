@@ -26,17 +26,14 @@ stream is seeded by the block engine, so figures and verdicts depend on the seed
 
 from __future__ import annotations
 
-from concurrent.futures import Executor
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from typing import Callable
 
 import numpy as np
 
-from pdp_audit.audits import rare
-from pdp_audit.audits.tails import hockey_stick
-from pdp_audit.reports.records import Line, Lines
-from pdp_audit.verify.checks import CheckSpec, Evidence
-from pdp_audit.verify.evidence import builders
+from pdp_audit.verify.checks import Evidence
+from pdp_audit.verify.evidence import privacy_profile as pp
+from pdp_audit.verify.evidence.profile_figures import log_lines_figure
 
 #: Grid points of the figure between ε = 0 and the top of the profile (the claimed ε is added).
 GRID_POINTS = 9
@@ -44,6 +41,16 @@ GRID_POINTS = 9
 IS_FIGURE_DRAWS = 4000
 #: Values below δ_claim times this factor are not drawn.
 FIGURE_FLOOR = 1e-6
+
+
+@dataclass(frozen=True)
+class DeltaBound:
+    """An upper bound on δ(ε) of the pair in the check's direction (certified, or the exact δ(ε) of the squared
+    loss), its inverse ε(δ), and its name in notes and figures."""
+
+    delta: Callable[[float], float]
+    epsilon: Callable[[float], float]
+    label: str
 
 
 def profile_grid(epsilon: float, delta: float, epsilon_bound: Callable[[float], float] | None) -> np.ndarray:
@@ -56,158 +63,57 @@ def profile_grid(epsilon: float, delta: float, epsilon_bound: Callable[[float], 
     return np.unique(np.concatenate([np.linspace(0.0, top, GRID_POINTS), [float(epsilon)]]))
 
 
-def _arrow(direction: str) -> str:
-    return direction.replace("||", "‖")
-
-
-def bound_support(delta_claim: float, bound: float | None):
-    """Pass rule: the interval lies below the claim, or the bound satisfies the claim and the interval's lower
-    end does not exceed the bound (the interval is consistent with it)."""
-
-    def supports(ci, alpha) -> bool:
-        if ci[1] <= delta_claim:
-            return True
-        return bound is not None and bound <= delta_claim * (1 + builders.CLOSED_FORM_RTOL) and ci[0] <= bound
-
-    return supports
-
-
 def dp_profile_check(
-    spec: CheckSpec,
+    claim: pp.DpClaim,
     pair,
     losses: tuple[np.ndarray, np.ndarray],
-    direction: str,
-    epsilon: float,
-    delta: float,
-    trials: int,
-    seed: int,
-    alpha: float,
-    delta_bound: Callable[[float], float] | None,
-    epsilon_bound: Callable[[float], float] | None,
-    bound_label: str,
-    executor: Executor | None = None,
+    draws: pp.Draws,
+    bound: DeltaBound | None,
     importance: bool = True,
 ) -> Evidence:
-    """δ_{direction}(ε) ≤ δ at ``pair`` (see the module notes), with its privacy-profile figure.
+    """``claim`` at ``pair`` (see the module notes), with its privacy-profile figure.
 
-    ``losses``: the exact privacy losses L = log p_D/p_D' of ``trials`` releases under D and under D'.
-    ``delta_bound`` / ``epsilon_bound``: the bound on δ(ε) of the pair and its inverse (None: no bound).
-    ``importance=False`` decides and draws from plain Monte Carlo only (where each release is a costly solve and
-    the bound carries the pass): it can then refute only a δ(ε) that plain sampling resolves.
+    ``losses``: the exact privacy losses L = log p_D/p_D' of ``draws.trials`` releases under D and under D'.
+    ``bound``: the bound on δ(ε) of the pair (None: no bound).  ``importance=False`` decides and draws from plain
+    Monte Carlo only (where each release is a costly solve and the bound carries the pass): it can then refute only
+    a δ(ε) that plain sampling resolves.
     """
-    importance = importance and rare.rare_capable(pair)
-    loss_d, loss_dp = (np.asarray(v, float) for v in losses)
-    grid = profile_grid(epsilon, delta, epsilon_bound)
-    claim_index = int(np.flatnonzero(grid == float(epsilon))[0])
-    if direction == "D||D'":
-        tails = hockey_stick(loss_d, loss_dp, grid, alpha)
-    elif direction == "D'||D":
-        tails = hockey_stick(-loss_dp, -loss_d, grid, alpha)
-    else:
-        raise ValueError(f"direction must be D||D' or D'||D, got {direction!r}")
-    bound = float(delta_bound(float(epsilon))) if delta_bound is not None else None
-    points: dict[int, rare.RareTail] = {}
-    tail = None
-    if importance and not builders.plain_sampling_resolves(delta, trials):
-        tail = rare.try_rare_tail(pair, float(epsilon), direction, trials, seed, f"rare/{spec.id}", executor)
-    if tail is None:
-        at_claim = hockey_stick(
-            loss_d if direction == "D||D'" else -loss_dp,
-            loss_dp if direction == "D||D'" else -loss_d,
-            np.array([float(epsilon)]),
-            alpha,
-        )
-        check = builders.tail_claim_check(spec, at_claim, epsilon, delta, None)
-    else:
-        check = builders.rare_tail_claim_check(spec, tail, delta, None)
-        points[claim_index] = tail
-    sampled = tail is not None
-    check = replace(check, supports=bound_support(delta, bound))
-    draws = min(int(trials), IS_FIGURE_DRAWS)
-    if importance:
-        for i in np.flatnonzero(grid > 0):
-            if int(i) not in points:
-                point = rare.try_rare_tail(
-                    pair, float(grid[i]), direction, draws, seed, f"profile/{spec.id}/{i}", executor
-                )
-                if point is not None:
-                    points[int(i)] = point
-    curve = np.array([delta_bound(float(e)) for e in grid]) if delta_bound is not None else None
-    how = "importance sampling" if sampled else "plain Monte Carlo"
+    grid = profile_grid(claim.epsilon, claim.delta, bound.epsilon if bound is not None else None)
+    plan = pp.ProfilePlan(
+        grid,
+        curve=np.array([bound.delta(float(e)) for e in grid]) if bound is not None else None,
+        bound=float(bound.delta(float(claim.epsilon))) if bound is not None else None,
+        figure_draws=IS_FIGURE_DRAWS,
+        importance=importance,
+        explain_fallback=False,  # the note below says what the verdict rests on
+    )
+    check, profile = pp.dp_check_with_profile(claim, pair, losses, draws, plan)
+    label = bound.label if bound is not None else ""
+    check = check.noted(_note(check, profile, plan.bound, label)).with_details(
+        sampling=check.sampling,
+        profile_epsilons=[float(e) for e in grid],
+        profile_importance_draws=profile.importance_draws,
+        **({"bound_delta": plan.bound} if plan.bound is not None else {}),
+    )
+    figure = log_lines_figure(profile, label, "at the worst neighbour found", FIGURE_FLOOR)
+    return replace(check, make_figure=figure)
+
+
+def _note(check: Evidence, profile: pp.PrivacyProfile, bound: float | None, bound_label: str) -> str:
+    """What the verdict rests on, and what the figure shows."""
+    how = "importance sampling" if check.sampling == "importance" else "plain Monte Carlo"
+    epsilon = profile.claim.epsilon
     note = f"The verdict rests on {how} at the claimed ε" + (
         f" and on the {bound_label}: δ({epsilon:g}) ≤ {bound:.3g}." if bound is not None else "."
     )
     sampled_figure = (
-        f" and importance-sampled ({draws:.0e} draws per ε; band from the certified lower bound to the estimate)"
-        if importance
+        f" and importance-sampled ({profile.importance_draws:.0e} draws per ε; band from the certified lower bound to "
+        "the estimate)"
+        if profile.importance_draws
         else ""
     )
-    note += (
+    return note + (
         f" Figure: the privacy profile δ(ε) of this neighbour, plain Monte Carlo{sampled_figure}"
-        + (f", and the {bound_label}" if curve is not None else "")
+        + (f", and the {bound_label}" if profile.curve is not None else "")
         + f"; values below {FIGURE_FLOOR:g}·δ omitted."
     )
-    check = check.noted(note).with_details(
-        sampling="importance" if sampled else "plain",
-        profile_epsilons=[float(e) for e in grid],
-        profile_importance_draws=draws if importance else 0,
-        **({"bound_delta": bound} if bound is not None else {}),
-    )
-    figure = _figure(grid, direction, tails, points, curve, bound_label, epsilon, delta, trials)
-    return replace(check, make_figure=figure)
-
-
-def _figure(grid, direction, tails, points, curve, bound_label, epsilon, delta, trials):
-    floor = float(delta) * FIGURE_FLOOR
-
-    def shown(values) -> list:
-        v = np.asarray(values, float)
-        return np.where(np.isfinite(v) & (v >= floor), np.minimum(v, 1.0), np.nan).tolist()
-
-    def figure(alpha: float) -> Lines:
-        lo, hi = tails.interval(alpha)
-        series = [
-            Line(
-                label=f"plain Monte Carlo δ̂(ε), {int(trials):,} per world, interval at {1 - alpha:.8g}",
-                x=list(map(float, grid)),
-                y=shown(tails.estimate),
-                lo=shown(np.maximum(lo, floor)),
-                hi=shown(np.maximum(hi, floor)),
-                marker="o",
-                style="none",
-            )
-        ]
-        if points:
-            idx = sorted(points)
-            est = np.array([points[i].estimate for i in idx])
-            low = np.array([points[i].lower_bound(alpha / 2) for i in idx])
-            series.append(
-                Line(
-                    label="importance sampling δ̂(ε) (band: certified lower bound)",
-                    x=[float(grid[i]) for i in idx],
-                    y=shown(est),
-                    lo=shown(np.maximum(low, floor)),
-                    hi=shown(np.maximum(est, floor)),
-                    marker="s",
-                    style="none",
-                )
-            )
-        if curve is not None:
-            series.append(Line(label=bound_label, x=list(map(float, grid)), y=shown(curve), marker="", style="--"))
-        series.append(
-            Line(
-                label=f"claim (ε, δ) = ({epsilon:g}, {delta:g})",
-                x=[float(epsilon)],
-                y=[float(delta)],
-                marker="*",
-                style="none",
-            )
-        )
-        return Lines(
-            series=series,
-            xlabel="ε",
-            ylabel=f"δ(ε), {_arrow(direction)}, at the worst neighbour found",
-            logy=True,
-        )
-
-    return figure
