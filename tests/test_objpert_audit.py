@@ -20,7 +20,7 @@ from pdp_audit.verify.checks import finalize
 from pdp_audit.verify.cli.main import main
 from pdp_audit.verify.plans.objpert import context, pages, theorems
 from pdp_audit.verify.plans.objpert.figure1 import figure1, k17_checks
-from pdp_audit.verify.plans.objpert.search import search_worst_target
+from pdp_audit.verify.plans.objpert.search import Problem, search_worst_target
 
 SMALL = ["--trials", "2000", "--search-trials", "400", "--report", "none"]
 SIGMA_VARIANCE = op.theorem5_sigma(1.0, 1e-5, 1.0, "variance")  # 10.08 at the default claim (ε, δ) = (1, 1e-5)
@@ -198,7 +198,7 @@ def test_certified_bound_dominates_the_monte_carlo_tail(loss, sigma):
     X, y, _ = context.synthetic_data(100, 2, "logistic" if isinstance(loss, LogisticLoss) else "huber")
     lam = 0.5
     theta = context.check_hessian(X, y, lam, loss)
-    search = search_worst_target(X, y, loss, lam, sigma, theta, 1000, 0, "test", None, False)
+    search = search_worst_target(Problem(X, y, loss, lam, theta), sigma, 1000, 0, "test", None, False)
     t = search.winner
     pair = op.ObjPertPair(X, y, t.x, t.y, relation=t.relation, lam=lam, sigma=sigma, loss=loss)
     cert = certificate(loss, float(np.linalg.norm(t.x)), lam, sigma)
@@ -233,7 +233,7 @@ def test_candidate_search_prefers_large_leverage_or_flipped_labels():
     X, y, _ = context.synthetic_data(200, 2, "logistic")
     loss, lam = LogisticLoss(), 0.5
     theta = context.check_hessian(X, y, lam, loss)
-    search = search_worst_target(X, y, loss, lam, 1.0, theta, 1000, 0, "test", None, False)
+    search = search_worst_target(Problem(X, y, loss, lam, theta), 1.0, 1000, 0, "test", None, False)
     assert search.candidates >= 40
     # at σ = 1 the gradient term dominates: a misclassified target with ‖x‖ ≈ 1 (|f′| ≈ 1) wins, not a well-fitted row
     t = search.winner

@@ -19,7 +19,6 @@ import numpy as np
 
 from pdp_audit.audits.attack import likelihood_ratio_attack
 from pdp_audit.audits.engine import run_blocks
-from pdp_audit.mechanisms import objpert as op
 from pdp_audit.mechanisms.objpert_certificate import Certificate, certifiable, certificate, squared_loss_profile
 from pdp_audit.verify.checks import CheckSpec, Evidence
 from pdp_audit.verify.evidence import builders
@@ -29,8 +28,35 @@ from pdp_audit.verify.evidence.privacy_profile import DpClaim, Draws
 from pdp_audit.verify.plans.objpert.checks import DP_TITLES
 from pdp_audit.verify.plans.objpert.context import ObjPertAuditConfig, check_hessian
 from pdp_audit.verify.plans.objpert.profile import DeltaBound, dp_profile_check
-from pdp_audit.verify.plans.objpert.search import SEARCH_QUANTILE, ReleaseAndLoss, Search, search_worst_target
+from pdp_audit.verify.plans.objpert.search import (
+    SEARCH_QUANTILE,
+    Problem,
+    ReleaseAndLoss,
+    Search,
+    Target,
+    search_worst_target,
+)
 from pdp_audit.verify.plans.objpert.theorems import random_instances, theorem8_check
+
+
+def _as_declared(spec: CheckSpec) -> CheckSpec:
+    return spec
+
+
+@dataclass(frozen=True)
+class AuditedSigma:
+    """One σ of ObjPert to audit, and how its checks are declared: ids prefixed ``prefix``, the claim naming the
+    calibration ``name`` (from ``source``), titles starting ``short: …``, each spec's role set by ``classify``;
+    ``importance=False``: tails from plain Monte Carlo only
+    (:func:`pdp_audit.verify.plans.objpert.profile.dp_profile_check`)."""
+
+    prefix: str
+    name: str
+    short: str
+    sigma: float
+    source: str
+    classify: Callable[[CheckSpec], CheckSpec] = _as_declared
+    importance: bool = True
 
 
 @dataclass
@@ -67,45 +93,22 @@ def _delta_bound(cert: Certificate | None, exact, direction: str) -> DeltaBound 
 
 
 def dp_setting(
-    prefix: str,
-    name: str,
-    short: str,
-    sigma: float,
-    X,
-    y,
-    loss,
-    lam,
-    theta_np,
-    config: ObjPertAuditConfig,
-    cert_ok: bool,
-    executor,
-    progress,
-    claim_source: str,
-    classify: Callable[[CheckSpec], CheckSpec] = lambda spec: spec,
-    importance: bool = True,
+    problem: Problem, audited: AuditedSigma, config: ObjPertAuditConfig, cert_ok: bool, executor, progress
 ) -> DpSetting:
-    """Search the adversarial neighbour at ``sigma``, sample ``config.trials`` releases per world there and build
-    ``<prefix>dp-forward``, ``<prefix>dp-reverse`` (with their privacy profiles) and ``<prefix>lr-attack`` (titled
-    ``short: …``, role set by ``classify``), supported by the certified bound where the loss has one and
-    ``cert_ok`` (its log-det ingredient held on thm8-bound), or by the exact δ(ε) of the squared loss.
-    ``importance=False``: tails from plain Monte Carlo only
-    (:func:`pdp_audit.verify.plans.objpert.profile.dp_profile_check`)."""
-    eps, delta, alpha = config.epsilon, config.delta, config.alpha
-    stream = f"objpert-dp/{prefix or 'user'}"
-    search = search_worst_target(
-        X, y, loss, lam, sigma, theta_np, config.search_trials, config.seed, stream, executor, progress
-    )
-    t = search.winner
-    pair = op.ObjPertPair(X, y, t.x, t.y, relation=t.relation, lam=lam, sigma=sigma, loss=loss)
+    """Search the adversarial neighbour at ``audited.sigma``, sample ``config.trials`` releases per world there and
+    build ``<prefix>dp-forward``, ``<prefix>dp-reverse`` (with their privacy profiles) and ``<prefix>lr-attack``
+    (declared as ``audited`` says), supported by the certified bound where the loss has one and ``cert_ok`` (its
+    log-det ingredient held on thm8-bound), or by the exact δ(ε) of the squared loss."""
+    eps, delta, sigma = config.epsilon, config.delta, audited.sigma
+    stream = f"objpert-dp/{audited.prefix or 'user'}"
+    search = search_worst_target(problem, sigma, config.search_trials, config.seed, stream, executor, progress)
+    pair = problem.pair(search.winner, sigma)
     rows_d = _sample_world(pair, "D", config.trials, config.seed, stream, executor, progress)
     rows_dp = _sample_world(pair, "D'", config.trials, config.seed, stream, executor, progress)
     samples = PairSamples(rows_d[:, -1], rows_dp[:, -1])
-    cert = certificate(loss, float(np.linalg.norm(t.x)), lam, sigma) if cert_ok else None
-    exact = squared_loss_profile(X, y, t.x, t.y, t.relation, lam, sigma) if loss.name == "squared" else None
-    claim = f"ObjPert, {name} (σ = {sigma:.4g}, λ = {lam:.4g})"
-    specs = [classify(spec) for spec in dp_specs(claim, eps, delta, claim_source, prefix)]
-    specs = [replace(spec, title=f"{short}: {what}") for spec, what in zip(specs, DP_TITLES)]
-    draws = Draws(config.trials, config.seed, alpha, executor)
+    cert, exact = _closed_forms(problem, search.winner, sigma, cert_ok)
+    specs = _specs(problem, audited, config)
+    draws = Draws(config.trials, config.seed, config.alpha, executor)
     checks = [
         dp_profile_check(
             DpClaim(spec, direction, eps, delta),
@@ -113,25 +116,44 @@ def dp_setting(
             (samples.loss_d, samples.loss_dprime),
             draws,
             _delta_bound(cert, exact, direction),
-            importance=importance,
+            importance=audited.importance,
         )
         for spec, direction in zip(specs[:2], ("D||D'", "D'||D"))
     ]
     attack = builders.attack_check(
-        specs[2], likelihood_ratio_attack(samples.loss_d, samples.loss_dprime, delta, alpha), eps, delta
+        specs[2], likelihood_ratio_attack(samples.loss_d, samples.loss_dprime, delta, config.alpha), eps, delta
     )
-    runner = search.ranking[1] if len(search.ranking) > 1 else ("—", float("nan"))
-    search_note = (
-        f"Adversarial neighbour: {t.label}. Search: {search.candidates} candidates (unit-sphere points in many "
-        f"directions with both extreme labels; the training rows of largest leverage and of largest |f′|‖x‖ at the "
-        f"non-private fit, removed, and the same rows with their label flipped, added), ranked by the "
-        f"{100 * SEARCH_QUANTILE:g}th percentile of the ex-post pDP |L| (Corollary 7, an identity: cor7-identity) over "
-        f"{search.releases} releases from D; winner {search.score:.4g}, runner-up {runner[1]:.4g} ({runner[0]}). "
-        f"Full budget at the winner: {config.trials:,} releases per world."
-    )
+    checks, attack, closed_form_note = _closed_form_support(checks, attack, cert, exact, problem.loss, config)
+    checks = _at_neighbour([*checks, attack], search, problem, audited, config, closed_form_note)
+    checks.append(loss_consistency_check(samples.loss_d, samples.loss_dprime, guards=specs[0]))
+    return DpSetting(audited.prefix, audited.name, sigma, search, samples, rows_d[:, :-1], cert, checks)
+
+
+def _closed_forms(problem: Problem, target: Target, sigma: float, cert_ok: bool):
+    """(the certificate at ``target``, the exact profile of the squared loss), each None where there is none."""
+    loss, lam = problem.loss, problem.lam
+    cert = certificate(loss, float(np.linalg.norm(target.x)), lam, sigma) if cert_ok else None
+    exact = None
+    if loss.name == "squared":
+        exact = squared_loss_profile(problem.X, problem.y, target.x, target.y, target.relation, lam, sigma)
+    return cert, exact
+
+
+def _specs(problem: Problem, audited: AuditedSigma, config: ObjPertAuditConfig) -> list[CheckSpec]:
+    """The declared ``<prefix>dp-forward``, ``<prefix>dp-reverse`` and ``<prefix>lr-attack`` of ``audited``."""
+    claim = f"ObjPert, {audited.name} (σ = {audited.sigma:.4g}, λ = {problem.lam:.4g})"
+    declared = dp_specs(claim, config.epsilon, config.delta, audited.source, audited.prefix)
+    specs = [audited.classify(spec) for spec in declared]
+    return [replace(spec, title=f"{audited.short}: {what}") for spec, what in zip(specs, DP_TITLES)]
+
+
+def _closed_form_support(checks: list[Evidence], attack: Evidence, cert, exact, loss, config: ObjPertAuditConfig):
+    """The DP checks and the attack with the closed form a pass rests on (the certificate, else the exact profile
+    of the squared loss) in their details and support, and the note that says which (or why there is none)."""
+    eps, delta = config.epsilon, config.delta
     if cert is not None:
         cert_delta, cert_eps = cert.delta(eps), cert.epsilon(delta)
-        cert_note = (
+        note = (
             " Certified bound (derived by this audit from Corollary 7, the log-det bound log(1 + f″‖x‖²/λ) and bᵀx "
             f"~ N(0, σ²‖x‖²); see the module notes): δ({eps:g}) {_bound_text(cert_delta)} in both directions, i.e. "
             f"({cert_eps:.4g}, {delta:g}) at this neighbour; a pass needs this bound to satisfy the claim and the "
@@ -139,10 +161,11 @@ def dp_setting(
         )
         checks = [check.with_details(certified_delta=cert_delta, certified_epsilon=cert_eps) for check in checks]
         attack = replace(attack, supports=_attack_support(eps, cert_eps)).with_details(certified_epsilon=cert_eps)
-    elif exact is not None:
+        return checks, attack, note
+    if exact is not None:
         exact_eps = exact.epsilon(delta)
         forward, reverse = exact.delta(eps, "D||D'"), exact.delta(eps, "D'||D")
-        cert_note = (
+        note = (
             " Exact privacy profile (squared loss: the release θ̂ᴾ = H⁻¹(c − b) is Gaussian given the data, so δ(ε) "
             "of this pair is one integral): "
             f"δ_{{D‖D'}}({eps:g}) = {forward:.3g}, δ_{{D'‖D}}({eps:g}) = {reverse:.3g}; exact ε at δ = {delta:g}: "
@@ -152,55 +175,61 @@ def dp_setting(
         )
         checks = [check.with_details(exact_epsilon=exact_eps) for check in checks]
         attack = replace(attack, supports=_attack_support(eps, exact_eps)).with_details(exact_epsilon=exact_eps)
-    else:
-        why = (
-            "an ingredient of the certified bound (the log-det bound) failed on the instances of thm8-bound"
-            if certifiable(loss)
-            else "the loss's gradient f′ is unbounded on R^d, so it has no certified bound"
-        )
-        cert_note = (
-            f" Why this check cannot pass: no bound on δ(ε) to rest on ({why}); sampling alone can refute the claim, "
-            "never confirm a δ it cannot resolve."
-        )
-    checks = [replace(checks[0], note=(checks[0].note + " " + search_note + cert_note).strip())] + [
-        replace(check, note=(check.note + f" Neighbour: {t.label} (search in {prefix}dp-forward)." + cert_note).strip())
-        for check in (*checks[1:], attack)
-    ]
-    checks = [
-        check.with_details(
-            **{
-                "target": t.label,
-                "relation": t.relation,
-                "sigma": sigma,
-                "lam": lam,
-                "search_candidates": search.candidates,
-                "search_winner_score": search.score,
-            }
-        )
-        for check in checks
-    ]
-    checks.append(loss_consistency_check(samples.loss_d, samples.loss_dprime, guards=specs[0]))
-    return DpSetting(prefix, name, sigma, search, samples, rows_d[:, :-1], cert, checks)
+        return checks, attack, note
+    why = (
+        "an ingredient of the certified bound (the log-det bound) failed on the instances of thm8-bound"
+        if certifiable(loss)
+        else "the loss's gradient f′ is unbounded on R^d, so it has no certified bound"
+    )
+    note = (
+        f" Why this check cannot pass: no bound on δ(ε) to rest on ({why}); sampling alone can refute the claim, "
+        "never confirm a δ it cannot resolve."
+    )
+    return checks, attack, note
 
 
-def instances_for_certificate(X, y, loss, lam, sigma, theta_np, config: ObjPertAuditConfig, executor, progress):
+def _at_neighbour(
+    checks: list[Evidence],
+    search: Search,
+    problem: Problem,
+    audited: AuditedSigma,
+    config: ObjPertAuditConfig,
+    closed_form_note: str,
+) -> list[Evidence]:
+    """``checks`` (the first one the forward DP check) with the neighbour they were decided at in their notes (the
+    first also says how the search found it) and details."""
+    t = search.winner
+    runner = search.ranking[1] if len(search.ranking) > 1 else ("—", float("nan"))
+    search_note = (
+        f"Adversarial neighbour: {t.label}. Search: {search.candidates} candidates (unit-sphere points in many "
+        f"directions with both extreme labels; the training rows of largest leverage and of largest |f′|‖x‖ at the "
+        f"non-private fit, removed, and the same rows with their label flipped, added), ranked by the "
+        f"{100 * SEARCH_QUANTILE:g}th percentile of the ex-post pDP |L| (Corollary 7, an identity: cor7-identity) over "
+        f"{search.releases} releases from D; winner {search.score:.4g}, runner-up {runner[1]:.4g} ({runner[0]}). "
+        f"Full budget at the winner: {config.trials:,} releases per world."
+    )
+    neighbour_note = f" Neighbour: {t.label} (search in {audited.prefix}dp-forward)."
+    checks = [replace(checks[0], note=(checks[0].note + " " + search_note + closed_form_note).strip())] + [
+        replace(check, note=(check.note + neighbour_note + closed_form_note).strip()) for check in checks[1:]
+    ]
+    details = {
+        "target": t.label,
+        "relation": t.relation,
+        "sigma": audited.sigma,
+        "lam": problem.lam,
+        "search_candidates": search.candidates,
+        "search_winner_score": search.score,
+    }
+    return [check.with_details(**details) for check in checks]
+
+
+def instances_for_certificate(problem: Problem, sigma: float, config: ObjPertAuditConfig, executor, progress):
     """Random (θ, z) instances (:func:`pdp_audit.verify.plans.objpert.theorems.random_instances`) drawn from a short
     search at ``sigma`` (at most 2,000 releases): the ground on which ``thm8-bound`` tests the certificate's
     ingredient."""
-    probe = search_worst_target(
-        X,
-        y,
-        loss,
-        lam,
-        sigma,
-        theta_np,
-        min(config.search_trials, 2000),
-        config.seed,
-        "objpert-instances",
-        executor,
-        progress,
-    )
-    return random_instances(X, y, loss, lam, sigma, probe)
+    trials = min(config.search_trials, 2000)
+    probe = search_worst_target(problem, sigma, trials, config.seed, "objpert-instances", executor, progress)
+    return random_instances(problem.X, problem.y, problem.loss, problem.lam, sigma, probe)
 
 
 def released_objpert_checks(
@@ -211,26 +240,11 @@ def released_objpert_checks(
     adversarial neighbour, for the claim (``config.epsilon``, ``config.delta``).  Tails by plain Monte Carlo only:
     the importance sampler's dominating-point search costs thousands of single solves, minutes at d = 50; the
     pass rests on the certified bound, which the sampled interval must be consistent with."""
-    theta_np = check_hessian(X, y, lam, loss)
-    inst = instances_for_certificate(X, y, loss, lam, sigma, theta_np, config, executor, progress)
+    problem = Problem(X, y, loss, lam, check_hessian(X, y, lam, loss))
+    inst = instances_for_certificate(problem, sigma, config, executor, progress)
     thm8, cert_ok = theorem8_check(loss, lam, inst)
-    setting = dp_setting(
-        "objpert-",
-        "its release θ̂ᴾ",
-        f"ObjPert σ = {sigma:.4g}",
-        sigma,
-        X,
-        y,
-        loss,
-        lam,
-        theta_np,
-        config,
-        cert_ok,
-        executor,
-        progress,
-        source,
-        importance=False,
-    )
+    audited = AuditedSigma("objpert-", "its release θ̂ᴾ", f"ObjPert σ = {sigma:.4g}", sigma, source, importance=False)
+    setting = dp_setting(problem, audited, config, cert_ok, executor, progress)
     return [thm8, *setting.checks]
 
 

@@ -43,9 +43,10 @@ from pdp_audit.verify.plans.objpert.context import (
     check_hessian,
     load_data,
 )
-from pdp_audit.verify.plans.objpert.dp import DpSetting, dp_setting, instances_for_certificate
+from pdp_audit.verify.plans.objpert.dp import AuditedSigma, DpSetting, dp_setting, instances_for_certificate
 from pdp_audit.verify.plans.objpert.figure1 import FIG1_N, figure1, k17_checks, k19_check
 from pdp_audit.verify.plans.objpert.pages import figure1_page, per_instance_page, theorem5_page
+from pdp_audit.verify.plans.objpert.search import Problem
 from pdp_audit.verify.plans.objpert.theorems import identity_checks, theorem8_check, theorem9_checks
 
 
@@ -84,8 +85,9 @@ def run_objpert_audit(config: ObjPertAuditConfig, executor: Executor | None = No
         else f" λ = {lam:.4g} is below Theorem 5's 2β/ε = {cal.lam_theorem5:.4g}: the theorem does not apply."
     )
     # (a)/(b) need releases; take them from the search of the mechanism's σ (cheap), then the instances
+    problem = Problem(X, y, loss, lam, theta_np)
     first = config.sigma if config.sigma is not None else cal.sigmas[config.calibration]
-    inst = instances_for_certificate(X, y, loss, lam, first, theta_np, config, executor, progress)
+    inst = instances_for_certificate(problem, first, config, executor, progress)
     checks += identity_checks(X, y, loss, lam, first, inst)
     thm8, cert_ok = theorem8_check(loss, lam, inst)
     checks.append(thm8)
@@ -95,43 +97,25 @@ def run_objpert_audit(config: ObjPertAuditConfig, executor: Executor | None = No
     for reading in READINGS if cal.sigmas else ():
         if reading != deployed and not config.paper_claims:
             continue
-        s = dp_setting(
+        audited = AuditedSigma(
             f"thm5-{reading}-",
             f"Theorem 5, {reading} reading",
             f"Thm 5 {reading} σ = {cal.sigmas[reading]:.4g}",
             cal.sigmas[reading],
-            X,
-            y,
-            loss,
-            lam,
-            theta_np,
-            config,
-            cert_ok,
-            executor,
-            progress,
             SOURCE_THM5 + f" ({reading} reading)",
             classify=_classify(reading, deployed),
         )
+        s = dp_setting(problem, audited, config, cert_ok, executor, progress)
         settings.append(replace(s, checks=[replace(check, note=check.note + lam_note) for check in s.checks]))
     if config.sigma is not None:
-        settings.append(
-            dp_setting(
-                "",
-                "the released mechanism (--sigma)",
-                f"ObjPert at σ = {config.sigma:.4g}",
-                config.sigma,
-                X,
-                y,
-                loss,
-                lam,
-                theta_np,
-                config,
-                cert_ok,
-                executor,
-                progress,
-                "Definition D1 at --sigma; " + SOURCE_THM5,
-            )
+        audited = AuditedSigma(
+            "",
+            "the released mechanism (--sigma)",
+            f"ObjPert at σ = {config.sigma:.4g}",
+            config.sigma,
+            "Definition D1 at --sigma; " + SOURCE_THM5,
         )
+        settings.append(dp_setting(problem, audited, config, cert_ok, executor, progress))
     for s in settings:
         checks += s.checks
 

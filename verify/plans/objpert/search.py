@@ -8,12 +8,13 @@ which every candidate shares because world D does not depend on z.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
 from pdp_audit.audits.engine import run_blocks
 from pdp_audit.mechanisms import objpert as op
+from pdp_audit.mechanisms.losses import Loss
 from pdp_audit.mechanisms.objpert_certificate import glm_log_ratio
 from pdp_audit.verify.plans.objpert.context import DATA_SEED
 
@@ -51,6 +52,24 @@ class Target:
     y: float
     relation: str
     label: str
+
+
+@dataclass(frozen=True)
+class Problem:
+    """The training problem ObjPert perturbs: data (X, y), the loss ℓ, the ridge λ of J and the non-private fit
+    θ̂ = argmin J(θ; D) (the candidates' leverage and gradients are taken there)."""
+
+    X: np.ndarray
+    y: np.ndarray
+    loss: Loss
+    lam: float
+    theta_np: np.ndarray
+
+    def pair(self, target: Target, sigma: float) -> op.ObjPertPair:
+        """ObjPert at noise scale ``sigma`` on D and its neighbour D ± ``target``."""
+        return op.ObjPertPair(
+            self.X, self.y, target.x, target.y, relation=target.relation, lam=self.lam, sigma=sigma, loss=self.loss
+        )
 
 
 def candidate_targets(X: np.ndarray, y: np.ndarray, loss, lam: float, theta_np: np.ndarray, k: int = 5) -> list[Target]:
@@ -122,12 +141,13 @@ class Search:
 
 
 def search_worst_target(
-    X, y, loss, lam, sigma, theta_np, trials: int, seed: int, stream: str, executor, progress
+    problem: Problem, sigma: float, trials: int, seed: int, stream: str, executor, progress
 ) -> Search:
     """Rank the candidates by the 99th percentile of |L| (Corollary 7) over ``trials`` releases from D (shared by
     every candidate: world D does not depend on z)."""
-    targets = candidate_targets(X, y, loss, lam, theta_np)
-    base = op.ObjPertPair(X, y, targets[0].x, targets[0].y, relation="add", lam=lam, sigma=sigma, loss=loss)
+    X, y, loss = problem.X, problem.y, problem.loss
+    targets = candidate_targets(X, y, loss, problem.lam, problem.theta_np)
+    base = problem.pair(replace(targets[0], relation="add"), sigma)  # its world D is every candidate's
     thetas = run_blocks(Releases(base), trials, seed, f"{stream}/search", executor, progress)
     grad, hess = base.obj_d.grad_hess(thetas)
     hinv = np.linalg.inv(hess)
