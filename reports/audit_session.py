@@ -20,7 +20,8 @@ from matplotlib.backends.backend_pdf import PdfPages  # noqa: E402
 
 from pdp_audit.reports.files import atomic_path  # noqa: E402
 from pdp_audit.reports.json_report import check_from_dict, library_versions, package_version  # noqa: E402
-from pdp_audit.reports.pdf import COLOURS, RC, _text_block, check_pages  # noqa: E402
+from pdp_audit.reports.page_text import COLOURS, RC, text_block  # noqa: E402
+from pdp_audit.reports.pdf import check_pages  # noqa: E402
 from pdp_audit.reports.records import Check  # noqa: E402
 
 SCHEMA_VERSION = 1
@@ -54,7 +55,7 @@ def _check_from_dict(record: dict, data: dict) -> Check:
 def _cover(doc: dict) -> plt.Figure:
     fig = plt.figure(figsize=(8.27, 11.69))
     counts = doc["counts"]
-    y = _text_block(
+    y = text_block(
         fig,
         [
             ("pdp-audit — privacy assertions of a test session", {"size": 18, "weight": "bold", "gap": 0.01}),

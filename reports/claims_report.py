@@ -21,7 +21,9 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 from matplotlib.backends.backend_pdf import PdfPages  # noqa: E402
 
-from pdp_audit.reports.pdf import A4, COLOURS, RC, _text_block, check_lines, fmt, fmt_ci, plot, verdict_banner  # noqa: E402
+from pdp_audit.reports.page_text import A4, COLOURS, RC, fmt, fmt_ci, text_block, verdict_banner  # noqa: E402
+from pdp_audit.reports.pdf import check_lines  # noqa: E402
+from pdp_audit.reports.plots import plot  # noqa: E402
 from pdp_audit.reports.publish import write_together  # noqa: E402
 from pdp_audit.reports.records import Check  # noqa: E402
 
@@ -108,11 +110,11 @@ def _summary_page(doc: dict, rows: list[dict], cover: bool) -> plt.Figure:
                 {"size": 9, "gap": 0.012},
             ),
         ]
-        y = _text_block(fig, lines, top=0.965)
+        y = text_block(fig, lines, top=0.965)
         verdict_banner(fig, y, *_outcome(doc))
         y -= 0.08
     else:
-        y = _text_block(fig, [("Summary (continued)", {"size": 13, "weight": "bold", "gap": 0.01})])
+        y = text_block(fig, [("Summary (continued)", {"size": 13, "weight": "bold", "gap": 0.01})])
     _table(fig, rows, y)
     return fig
 
@@ -156,14 +158,14 @@ def _entry_page(entry: dict, checks: Sequence[Check], doc: dict) -> plt.Figure:
     ]
     if entry["finding"]:
         lines.append(("Ledger finding: " + entry["finding"], {"size": 7.5, "color": GREY, "gap": 0.01}))
-    y = _text_block(fig, lines, top=0.965, width=120)
+    y = text_block(fig, lines, top=0.965, width=120)
     figure = next((c.figure for c in checks if c.figure is not None), None)
     bottom = 0.36 if figure is not None else 0.03
     for check in checks:
         if y < bottom + 0.05:
             fig.text(0.07, y, "… (further checks: see the JSON)", fontsize=7.5, va="top", color=GREY)
             break
-        y = _text_block(fig, _check_summary(check), top=y, width=125)
+        y = text_block(fig, _check_summary(check), top=y, width=125)
     if figure is not None:
         plot(fig, figure, (0.1, 0.05, 0.82, min(y - 0.03, bottom - 0.02) - 0.05))
     return fig
@@ -199,7 +201,7 @@ def _not_run_page(rows: list[dict], first: bool) -> plt.Figure:
         lines.append((f"{row['id']} — {row['where']} — {row['verdict']}", {"size": 8.5, "weight": "bold"}))
         lines.append((textwrap.shorten(row["statement"], 400), {"size": 7.5, "indent": 0.02}))
         lines.append(("Why: " + (row["reason"] or ""), {"size": 7.5, "indent": 0.02, "color": GREY, "gap": 0.008}))
-    _text_block(fig, lines, top=0.965, width=125)
+    text_block(fig, lines, top=0.965, width=125)
     return fig
 
 
@@ -227,5 +229,5 @@ def _appendix_page(doc: dict) -> plt.Figure:
             {"size": 8.5},
         ),
     ]
-    _text_block(fig, lines, top=0.965, width=120)
+    text_block(fig, lines, top=0.965, width=120)
     return fig

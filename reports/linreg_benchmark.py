@@ -16,7 +16,7 @@ from matplotlib.backends.backend_pdf import PdfPages  # noqa: E402
 
 from pdp_audit.reports.files import atomic_path  # noqa: E402
 from pdp_audit.reports.json_report import clean, library_versions, package_version  # noqa: E402
-from pdp_audit.reports.pdf import A4, RC, _text_block  # noqa: E402
+from pdp_audit.reports.page_text import A4, RC, text_block  # noqa: E402
 
 DP = ("OPS", "SSP", "AdaOPS", "AdaSSP")
 
@@ -46,7 +46,7 @@ def _cell(entry: dict) -> str:
 def _table_page(result: dict, eps: str) -> plt.Figure:
     fig = plt.figure(figsize=A4)
     methods = result["methods"]
-    y = _text_block(
+    y = text_block(
         fig,
         [
             (
@@ -84,7 +84,7 @@ def _table_page(result: dict, eps: str) -> plt.Figure:
 
 def _chart_page(result: dict) -> plt.Figure:
     fig = plt.figure(figsize=A4)
-    y = _text_block(
+    y = text_block(
         fig,
         [
             ("Relative test MSE (method / non-private)", {"size": 15, "weight": "bold"}),
@@ -147,7 +147,7 @@ def _provenance_page(result: dict) -> plt.Figure:
             {"size": 9},
         )
     )
-    _text_block(fig, lines)
+    text_block(fig, lines)
     return fig
 
 

@@ -17,7 +17,7 @@ import matplotlib.pyplot as plt  # noqa: E402
 from matplotlib.backends.backend_pdf import PdfPages  # noqa: E402
 
 from pdp_audit.reports.json_report import package_version  # noqa: E402
-from pdp_audit.reports.pdf import A4, COLOURS, RC, _text_block, verdict_banner  # noqa: E402
+from pdp_audit.reports.page_text import A4, COLOURS, RC, text_block, verdict_banner  # noqa: E402
 from pdp_audit.reports.publish import write_together  # noqa: E402
 
 ROWS_PER_PAGE = 11
@@ -52,7 +52,7 @@ def _page(doc: dict, rows: list[dict], first: bool) -> plt.Figure:
                 {"size": 9.5, "gap": 0.01},
             )
         )
-    y = _text_block(fig, lines)
+    y = text_block(fig, lines)
     if first:
         ok = doc["caught"] == doc["total"]
         verdict_banner(fig, y, "pass" if ok else "fail", f"{doc['caught']} of {doc['total']} mutants caught")

@@ -15,7 +15,7 @@ from matplotlib.ticker import NullFormatter  # noqa: E402
 
 from pdp_audit.reports.files import atomic_path  # noqa: E402
 from pdp_audit.reports.json_report import library_versions, package_version  # noqa: E402
-from pdp_audit.reports.pdf import A4, COLOURS, RC, _text_block, fmt, verdict_banner  # noqa: E402
+from pdp_audit.reports.page_text import A4, COLOURS, RC, fmt, text_block, verdict_banner  # noqa: E402
 from pdp_audit.reports.sweep_json import FWER_STATEMENT  # noqa: E402
 
 GREY = "#888888"
@@ -72,7 +72,7 @@ def cover_page(results) -> plt.Figure:
             {"size": 9.5, "gap": 0.02},
         ),
     ]
-    y = _text_block(fig, lines)
+    y = text_block(fig, lines)
     verdict_banner(fig, y, results.verdict, SWEEP_VERDICT_TEXT[results.verdict])
     y -= 0.09
     # counts as a bar
@@ -129,7 +129,7 @@ def cover_page(results) -> plt.Figure:
             {"size": 9},
         )
     )
-    _text_block(fig, more, top=y)
+    text_block(fig, more, top=y)
     return fig
 
 
@@ -153,7 +153,7 @@ def table_pages(results) -> list[plt.Figure]:
     pages = []
     for start in range(0, max(len(rows), 1), ROWS_PER_PAGE):
         fig = plt.figure(figsize=A4)
-        y = _text_block(
+        y = text_block(
             fig,
             [
                 (
@@ -278,7 +278,7 @@ def _plot_page(key, rows, panel_key, line_keys, panels, start: int) -> plt.Figur
     split = f"one column per {panel_key}" if panel_key else "one panel per check"
     lines = f"; lines join cells sharing {', '.join(line_keys)}" if line_keys else ""
     curves = any(kind == "curves" for _, kind in rows)
-    _text_block(
+    text_block(
         fig,
         [
             (f"Estimates against {key}" + (" (continued)" if start else ""), {"size": 15, "weight": "bold"}),
@@ -495,7 +495,7 @@ def exponent_pages(results) -> list[plt.Figure]:
                     mono,
                 )
             )
-        _text_block(fig, lines)
+        text_block(fig, lines)
         pages.append(fig)
     return pages
 
@@ -535,7 +535,7 @@ def provenance_page(results) -> plt.Figure:
         )
     if len(source) > 70:
         lines.append((f"... ({len(source) - 70} more lines)", {"size": 7.5, "family": "DejaVu Sans Mono"}))
-    _text_block(fig, lines)
+    text_block(fig, lines)
     return fig
 
 

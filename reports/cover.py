@@ -1,0 +1,196 @@
+"""The summary pages of a run's PDF: the cover (what was audited, the verdict, the central figure, one row per
+guarantee, the scope of the verdict), its continuation, and the title page of the appendix of paper findings.
+"""
+
+from __future__ import annotations
+
+import textwrap
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+
+from pdp_audit.reports.page_text import A4, COLOURS, fmt, fmt_ci, math, text_block, text_height, verdict_banner  # noqa: E402
+from pdp_audit.reports.plots import draw_profile, draw_roc  # noqa: E402
+from pdp_audit.reports.records import Lines, Roc, Run, TailCurves  # noqa: E402
+
+VERDICT_TEXT = {
+    "pass": "PASS — every guarantee is supported by the evidence",
+    "fail": "FAIL — a guarantee is violated at the stated significance",
+    "inconclusive": "INCONCLUSIVE — no violation found, but not every guarantee could be confirmed",
+}
+
+
+def cover_page(run: Run) -> plt.Figure:
+    """Page 1: what was audited or certified, the verdict, the central figure, one row per guarantee, scope.
+
+    The central figure is the privacy profile δ(ε) of the audited neighbouring pair (the first DP check
+    carrying one) beside the likelihood-ratio attack's ROC against the region the claim allows.  Rows that
+    do not fit continue on :func:`cover_continued`.
+    """
+    fig = plt.figure(figsize=A4)
+    y = text_block(fig, _identity_lines(run), top=0.965)
+    verdict_banner(fig, y, run.verdict, VERDICT_TEXT[run.verdict])
+    y -= 0.075
+    y = _central_figure(fig, run, y)
+    _guarantee_rows(fig, run.checks[: cover_rows(run)], y)
+    text_block(fig, _scope_lines(run), top=0.03 + text_height(_scope_lines(run)))
+    return fig
+
+
+def cover_continued(run: Run, first: int) -> plt.Figure:
+    """The guarantees the cover had no room for."""
+    fig = plt.figure(figsize=A4)
+    y = text_block(fig, [("Guarantees (continued)", {"size": 13, "weight": "bold", "gap": 0.01})])
+    _guarantee_rows(fig, run.checks[first:], y)
+    return fig
+
+
+def cover_rows(run: Run) -> int:
+    """How many guarantee rows fit on the cover (the rest go to :func:`cover_continued`)."""
+    top = 0.965 - text_height(_identity_lines(run)) - 0.075 - (_CENTRAL_HEIGHT if _profile(run) else 0)
+    return max(0, int((top - 0.03 - text_height(_scope_lines(run)) - 0.02) / _ROW) - 1)
+
+
+_CENTRAL_HEIGHT = 0.29
+_ROW = 0.017  # height of a guarantee's row on the cover
+
+
+def _identity_lines(run: Run) -> list[tuple[str, dict]]:
+    """Title, mechanism, claim, data and its fingerprint, seed, α, code version, every parameter."""
+    p, c = run.parameters, run.certified
+    title = f"pdp-audit certificate — {run.mechanism}" if c else f"pdp-audit — privacy audit of {run.mechanism}"
+    data = p.get("dataset_description") or p.get("dataset") or p.get("data") or "—"
+    lines = [
+        (title, {"size": 18, "weight": "bold", "gap": 0.008}),
+        (
+            f"Claim: ({fmt(p.get('epsilon'))}, {fmt(p.get('delta'))})-DP.   Seed {run.seed}.   "
+            f"Family-wise false-alarm probability α = {fmt(run.alpha)} (Holm over "
+            f"{sum(x.statistical for x in run.checks)} statistical guarantees).",
+            {"size": 9.5},
+        ),
+        (f"Data: {data}", {"size": 9.5}),
+    ]
+    if c:
+        lines.append(
+            (
+                f"Data fingerprint: sha256 {c.get('data_sha256', '—')}, shape {c.get('data_shape', '—')}.   "
+                f"Code: pdp-audit {c.get('code_version', '—')}.",
+                {"size": 8.5, "family": "DejaVu Sans Mono"},
+            )
+        )
+    if run.findings is None or run.findings:  # an audit without paper statements (a user's pair) says nothing
+        lines.append((findings_line(run), {"size": 8.5, "gap": 0.006}))
+    shown = [(k, v) for k, v in (c.get("parameters", p) if c else p).items() if not isinstance(v, (dict, list))]
+    cells = [f"{k} = {textwrap.shorten(fmt(v, 6), 34)}" for k, v in shown]
+    width = 3
+    for i in range(0, len(cells), width):
+        row = "".join(cell[:44].ljust(46) for cell in cells[i : i + width])
+        lines.append((row, {"size": 6.5, "family": "DejaVu Sans Mono", "width": 160}))
+    lines[-1] = (lines[-1][0], {**lines[-1][1], "gap": 0.012})
+    return lines
+
+
+def _profile(run: Run):
+    """The (privacy profile, ROC) the cover draws: the first guarantee carrying each (None where absent)."""
+    profile = next((c.figure for c in run.checks if isinstance(c.figure, (TailCurves, Lines))), None)
+    roc = next((c.figure for c in run.checks if isinstance(c.figure, Roc)), None)
+    return (profile, roc) if profile is not None or roc is not None else None
+
+
+def _central_figure(fig, run: Run, top: float) -> float:
+    """Draw the privacy profile and the ROC side by side below ``top``; return the y below them."""
+    figures = _profile(run)
+    if figures is None:
+        return top
+    profile, roc = figures
+    box_height = _CENTRAL_HEIGHT - 0.09
+    bottom = top - _CENTRAL_HEIGHT + 0.06
+    if profile is not None and roc is not None:
+        draw_profile(fig, profile, (0.09, bottom, 0.37, box_height))
+        draw_roc(fig, roc, (0.58, bottom, 0.37, box_height), compact=True)
+    elif profile is not None:
+        draw_profile(fig, profile, (0.09, bottom, 0.84, box_height))
+    else:
+        draw_roc(fig, roc, (0.09, bottom, 0.84, box_height), compact=True)
+    return top - _CENTRAL_HEIGHT
+
+
+def _guarantee_rows(fig, checks, y: float) -> float:
+    """One row per guarantee of ``checks`` from ``y`` down; return the y below the last row."""
+    xs = (0.07, 0.27, 0.62, 0.73, 0.88)
+    for x, h in zip(xs, ("guarantee", "title", "estimate", "interval", "verdict")):
+        fig.text(x, y, h, fontsize=8.5, weight="bold", va="top")
+    y -= 0.02
+    for check in checks:
+        row = (check.id, textwrap.shorten(check.title, 50), fmt(check.estimate, 3), fmt_ci(check.ci))
+        for x, cell in zip(xs, row):
+            fig.text(x, y, math(cell), fontsize=7.5, va="top")
+        fig.text(xs[-1], y, check.verdict.upper(), fontsize=7.5, va="top", color=COLOURS[check.verdict], weight="bold")
+        y -= _ROW
+    return y
+
+
+def _scope_lines(run: Run) -> list[tuple[str, dict]]:
+    """What the verdict does and does not cover, from the run's own checks."""
+    exact = sum(not c.statistical for c in run.checks)
+    sampled = len(run.checks) - exact
+    target = run.parameters.get("worst_case_target") or run.parameters.get("pair")
+    neighbour = (
+        f"The DP guarantees are checked at the neighbouring pair {target}."
+        if target
+        else "The DP guarantees are checked at the worst neighbour the audit searched for, not one proven worst; "
+        "each check's page says which pair it used."
+    )
+    return [
+        ("What this does and does not cover", {"size": 9.5, "weight": "bold"}),
+        (
+            f"{neighbour} {exact} guarantees rest on exact mathematics (closed forms and identities computed by the "
+            f"suite, to floating-point tolerance); {sampled} rest on sampling, decided at family-wise false-alarm "
+            f"probability α = {fmt(run.alpha)} (simultaneous intervals at level 1 − α/{max(sampled, 1)}). "
+            "PASS: the whole interval lies on the claim's side (or an exact closed form computed here satisfies the "
+            "claim and the sampled estimate agrees with it); FAIL: the data contradict the claim at α; INCONCLUSIVE: "
+            "neither, and the page says what budget decides it. Out of scope: floating-point and timing side "
+            "channels, the random number generator of the deployment, and any mechanism or parameter other than "
+            "those listed above.",
+            {"size": 8, "width": 120},
+        ),
+    ]
+
+
+def findings_line(run: Run) -> str:
+    """One sentence on the paper findings: not run, or their counts by verdict (never part of the verdict)."""
+    if run.findings is None:
+        return (
+            "Statements as printed in the papers were not checked in this run (ask with --paper-claims, or run "
+            "pdp-audit claims); the verdict is about the deployed mechanism only."
+        )
+    counts = {v: sum(c.verdict == v for c in run.findings) for v in COLOURS}
+    return (
+        f"Paper findings (appendix, not part of the verdict): {len(run.findings)} statements checked as printed — "
+        f"{counts['pass']} pass, {counts['fail']} fail, {counts['inconclusive']} inconclusive."
+    )
+
+
+def appendix_page(run: Run) -> plt.Figure:
+    """The title page of the appendix of paper findings: what they are, and one row per finding."""
+    fig = plt.figure(figsize=A4)
+    y = text_block(
+        fig,
+        [
+            ("Appendix: paper findings", {"size": 18, "weight": "bold", "gap": 0.01}),
+            (
+                "Statements checked as printed in the papers. Each has its own verdict, decided as a separate "
+                f"family of tests at α = {fmt(run.alpha)}; none of them is part of the deployment's verdict, "
+                "unless the audited configuration deploys the printed form (it is then listed among the guarantees).",
+                {"size": 9.5, "gap": 0.02},
+            ),
+        ],
+    )
+    for check in run.findings:
+        fig.text(0.07, y, check.id, fontsize=8, va="top")
+        fig.text(0.3, y, textwrap.shorten(check.title, 70), fontsize=8, va="top")
+        fig.text(0.88, y, check.verdict.upper(), fontsize=8, va="top", color=COLOURS[check.verdict], weight="bold")
+        y -= 0.019
+    return fig

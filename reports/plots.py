@@ -1,0 +1,205 @@
+"""Figures of check and report pages: each figure record of :mod:`pdp_audit.reports.records` drawn into a box of a
+page (:func:`plot`), and the cover's compact privacy-profile and ROC panels (:func:`draw_profile`, :func:`draw_roc`).
+
+A δ(ε) axis is logarithmic, from below the claimed δ and every positive estimate (at most six decades below δ) up
+to 1.5; an ROC's allowed region is the (ε, δ)-DP trade-off TPR ≤ min(e^ε FPR + δ, 1 − e^{−ε}(1 − FPR − δ)).
+"""
+
+from __future__ import annotations
+
+import matplotlib.colors
+import numpy as np
+
+from pdp_audit.reports.page_text import math
+from pdp_audit.reports.records import (
+    CoverageFigure,
+    Figure,
+    Histograms,
+    Lines,
+    Roc,
+    ScatterPanels,
+    TailCurves,
+)
+
+
+def _floor(figure: TailCurves) -> float:
+    """The bottom of a δ(ε) axis: below the claimed δ and every positive estimate (at most 6 decades below δ)."""
+    values = [np.asarray(v, float) for c in figure.curves.values() for v in (c.estimate, c.hi)]
+    positive = [float(np.min(v[v > 0])) for v in values if np.any(v > 0)]
+    lowest = min([figure.delta_claim / 100, *positive])
+    return max(0.3 * lowest, figure.delta_claim * 1e-6, 1e-300)
+
+
+def _direction(name: str) -> str:
+    """A panel's direction name for a label: ``D||D'`` typeset as a subscripted δ, longer names as they are."""
+    return math(f"δ_{{{name}}}") if " " not in name and "," not in name else name
+
+
+def draw_profile(fig, figure, box) -> None:
+    """One axis: δ(ε) of every direction (exact or certified curve, estimates, intervals) and the claim."""
+    if isinstance(figure, Lines):
+        _lines(fig, figure, box, compact=True)
+        return
+    ax = fig.add_axes(box)
+    eps = np.asarray(figure.epsilons)
+    floor = _floor(figure)
+    for (name, c), colour in zip(figure.curves.items(), ("#2166ac", "#b35806")):
+        est, lo, hi, exact = (np.asarray(v, float) for v in (c.estimate, c.lo, c.hi, c.exact))
+        ax.fill_between(eps, np.maximum(lo, floor), np.maximum(hi, floor), color=colour, alpha=0.2)
+        ax.plot(eps, np.where(est > 0, est, np.nan), "o", ms=2.5, color=colour, label=f"estimate, {_direction(name)}")
+        if np.any(np.isfinite(exact)):
+            ax.plot(eps, np.maximum(exact, floor), "-", color=colour, lw=1, label=f"exact, {_direction(name)}")
+    ax.plot([figure.epsilon_claim], [figure.delta_claim], "*", ms=11, color="#b2182b", label="claim (ε, δ)")
+    ax.set_yscale("log")
+    ax.set_ylim(floor, 1.5)
+    ax.set_xlabel("ε")
+    ax.set_ylabel("δ(ε)")
+    ax.set_title(f"Privacy profile (intervals at {figure.level:.8g})", fontsize=8)
+    ax.legend(fontsize=6, loc="upper right")
+
+
+def _tail_curves(fig, data: TailCurves, box) -> None:
+    eps = np.asarray(data.epsilons)
+    curves = data.curves
+    height = box[3] / len(curves)
+    for i, (name, c) in enumerate(curves.items()):
+        ax = fig.add_axes((box[0], box[1] + (len(curves) - 1 - i) * height + 0.04, box[2], height - 0.06))
+        floor = _floor(data)
+        est, lo, hi, exact = (np.asarray(v) for v in (c.estimate, c.lo, c.hi, c.exact))
+        ax.fill_between(
+            eps,
+            np.maximum(lo, floor),
+            np.maximum(hi, floor),
+            color="#92c5de",
+            alpha=0.6,
+            label=f"Monte Carlo interval ({data.level:.8g})",
+        )
+        ax.plot(eps, np.where(est > 0, est, np.nan), "o", ms=3, color="#2166ac", label="Monte Carlo estimate δ̂(ε)")
+        ax.plot(eps, np.maximum(exact, floor), "-", color="black", lw=1.2, label="exact δ(ε)")
+        ax.plot([data.epsilon_claim], [data.delta_claim], "*", ms=12, color="#b2182b", label="claim (ε, δ)")
+        ax.set_yscale("log")
+        ax.set_ylim(floor, 1.5)
+        ax.set_xlabel("ε")
+        ax.set_ylabel(f"δ(ε), {_direction(name)}")
+        ax.legend(fontsize=7, loc="upper right")
+
+
+def draw_roc(fig, data: Roc, box, compact: bool = False) -> None:
+    """The attack's empirical ROC against the region the claim allows; ``compact``: the cover's small panel."""
+    ax = fig.add_axes(box)
+    fpr, tpr = np.asarray(data.fpr), np.asarray(data.tpr)
+    grid = np.geomspace(1e-7, 1, 400)
+    e, d = np.exp(data.epsilon_claim), data.delta_claim
+    region = np.clip(np.minimum(e * grid + d, 1 - (1 - grid - d) / e), 0, 1)
+    ax.fill_between(grid, 0, region, color="#d9f0d3", label=f"allowed by ({data.epsilon_claim:g}, {d:g})-DP")
+    ax.plot(fpr, tpr, "-", color="#2166ac", lw=1.5, label="likelihood-ratio attack (empirical ROC)")
+    pts = data.exact_points
+    if pts:
+        ax.plot([p[2] for p in pts], [p[1] for p in pts], "kx", ms=7, label="exact optimal trade-off")
+    ax.set_xscale("log")
+    ax.set_xlim(1e-6, 1)
+    ax.set_ylim(0, 1)
+    ax.set_xlabel("false-positive rate (output of D' called D)")
+    ax.set_ylabel("true-positive rate (output of D called D)")
+    title = f"ε lower bound of the attack: {data.epsilon_lower_bound:.4g} (confidence {data.level:.8g})"
+    if compact:
+        title = f"Attack ROC; ε lower bound {data.epsilon_lower_bound:.3g}"
+    ax.set_title(title, fontsize=8 if compact else 9)
+    ax.legend(fontsize=6 if compact else 7, loc="upper left")
+
+
+def _coverage(fig, data: CoverageFigure, box) -> None:
+    ax = fig.add_axes((box[0], box[1] + box[3] * 0.45, box[2], box[3] * 0.45))
+    rate = data.failure_rate
+    ax.errorbar(
+        [rate],
+        [0],
+        xerr=[[rate - data.lo], [data.hi - rate]],
+        fmt="o",
+        color="#2166ac",
+        capsize=6,
+        label=f"observed failure rate, interval at {data.level:.8g}",
+    )
+    ax.axvline(data.rho, color="#b2182b", lw=2, label=f"claimed maximum ρ = {data.rho:g}")
+    if data.exact is not None:
+        ax.axvline(data.exact, color="black", ls="--", label=f"exact failure probability {data.exact:.4g}")
+    ax.set_yticks([])
+    ax.set_xlim(0, max(data.rho, data.hi) * 1.3)
+    ax.set_xlabel(f"P[bound fails]  ({data.trials:,} draws)")
+    ax.legend(fontsize=7, loc="upper right")
+
+
+def _histograms(fig, data: Histograms, box) -> None:
+    ax = fig.add_axes(box)
+    values = [np.asarray(s.values, float) for s in data.series]
+    top = max([float(np.max(v)) for v in values if v.size] + [m.value for m in data.markers]) * 1.05
+    bins = np.linspace(data.xmin, top, data.bins)
+    for i, (series, v) in enumerate(zip(data.series, values)):
+        style = dict(histtype="step", lw=1.3, color="black") if i else dict(color="#4393c3")
+        ax.hist(v, bins=bins, label=series.label, **style)
+    for marker, colour in zip(data.markers, ("#b2182b", "#b35806", "#1b7837", "#762a83")):
+        ax.axvline(marker.value, color=colour, lw=2, ls=marker.style, label=marker.label)
+    ax.set_xlabel(data.xlabel)
+    ax.set_ylabel(data.ylabel)
+    ax.legend(fontsize=8)
+
+
+def _scatter_panels(fig, data: ScatterPanels, box) -> None:
+    panels = data.panels
+    columns = data.columns
+    rows = -(-len(panels) // columns)
+    colours = np.concatenate([np.asarray(p.c, float) for p in panels])
+    norm = (
+        matplotlib.colors.LogNorm(max(colours[colours > 0].min(), 1e-12), colours.max())
+        if data.log_colour
+        else matplotlib.colors.Normalize(colours.min(), colours.max())
+    )
+    width, height = box[2] / columns, box[3] / rows
+    for k, panel in enumerate(panels):
+        r, c = divmod(k, columns)
+        ax = fig.add_axes(
+            (box[0] + c * width + 0.01, box[1] + (rows - 1 - r) * height + 0.03, width - 0.04, height - 0.06)
+        )
+        points = ax.scatter(panel.x, panel.y, c=panel.c, s=4, cmap="viridis", norm=norm)
+        if panel.arrow is not None:
+            ax.annotate("", xy=panel.arrow, xytext=(0, 0), arrowprops=dict(arrowstyle="->", color="red", lw=1.5))
+        ax.set_title(panel.title, fontsize=8)
+        ax.set_aspect("equal")
+        ax.tick_params(labelsize=6)
+    cax = fig.add_axes((box[0] + box[2] + 0.005, box[1] + 0.03, 0.015, box[3] - 0.06))
+    fig.colorbar(points, cax=cax).set_label(data.clabel, fontsize=8)
+
+
+def _lines(fig, data: Lines, box, compact: bool = False) -> None:
+    """Labelled series with optional bands; ``compact`` (the cover's small panel) shrinks labels and legend."""
+    ax = fig.add_axes(box)
+    for series in data.series:
+        x = np.asarray(series.x if series.x is not None else data.x, float)
+        (line,) = ax.plot(x, series.y, marker=series.marker, ms=3, label=series.label, ls=series.style)
+        if series.lo is not None:
+            ax.fill_between(x, series.lo, series.hi, color=line.get_color(), alpha=0.2)
+    ax.set_xscale("log" if data.logx else "linear")
+    ax.set_yscale("log" if data.logy else "linear")
+    size = 7 if compact else None
+    ax.set_xlabel(data.xlabel, fontsize=size)
+    ax.set_ylabel(data.ylabel, fontsize=size)
+    if compact:
+        ax.tick_params(labelsize=7)
+        ax.legend(fontsize=5.5, loc="lower left", framealpha=0.85)
+    else:
+        ax.legend(fontsize=8)
+
+
+PLOTTERS = {
+    TailCurves: _tail_curves,
+    Roc: draw_roc,
+    CoverageFigure: _coverage,
+    Histograms: _histograms,
+    ScatterPanels: _scatter_panels,
+    Lines: _lines,
+}
+
+
+def plot(fig, figure: Figure, box) -> None:
+    """Draw a figure record into ``box`` (left, bottom, width, height in figure coordinates)."""
+    PLOTTERS[type(figure)](fig, figure, box)
