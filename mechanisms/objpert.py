@@ -11,9 +11,9 @@ change of variables
     log p_D(θ) = log N(b(θ; D); 0, σ²I) + log det ∇²J(θ; D).
 
 The privacy loss of a pair is the difference of two such log-densities (:func:`log_density`,
-:class:`ObjPertPair`); the objective and its batched minimiser are :mod:`pdp_audit.mechanisms.objpert_solver`.
-The papers' closed forms ([RW] Theorems 5, 6, 8, 9, Corollary 7) are plain functions below, each checked
-against that density in ``tests/test_objpert.py``.
+:class:`ObjPertPair`); the objective and its batched minimiser are :mod:`pdp_audit.mechanisms.objpert_objective`
+and :mod:`pdp_audit.mechanisms.objpert_solver`.  The papers' closed forms ([RW] Theorems 5, 6, 8, 9, Corollary 7)
+are plain functions below, each checked against that density in ``tests/test_objpert.py``.
 
 Neighbours: ``D' = D ∪ {z}`` ("add", z ∉ D) or ``D' = D \\ {z}`` ("remove", z ∈ D).  In the closed forms
 the paper's "±" is "+ if z ∉ D" ([RW] §2.1) and is decided by membership of z in D.
@@ -27,17 +27,15 @@ from typing import Literal
 import numpy as np
 
 from pdp_audit.mechanisms.base import RegisteredMechanism, World, check_world
+from pdp_audit.mechanisms.batched_cholesky import FLOPS, cholesky_logdet, forward_substitution
+from pdp_audit.mechanisms.blas_threads import for_chunks
 from pdp_audit.mechanisms.losses import GLMLoss, Loss, Regulariser, get_loss
+from pdp_audit.mechanisms.objpert_objective import Objective
 from pdp_audit.mechanisms.objpert_solver import (
-    FLOPS,
-    Objective,
     ObjPertSolverError,
     check_noise,
-    cholesky_logdet,
     chunk_rows,
     find_row,
-    for_chunks,
-    forward_substitution,
     minimise,
     reference_solution,
     solve_batch,

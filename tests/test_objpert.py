@@ -464,10 +464,10 @@ def test_chunk_threads_respect_a_blas_limit_set_by_the_caller():
     every chunk runs once (the contract suite checks that threads do not change the releases)."""
     from threadpoolctl import threadpool_limits
 
-    from pdp_audit.mechanisms import objpert_solver as solver
+    from pdp_audit.mechanisms import blas_threads
 
     with threadpool_limits(limits=1, user_api="blas"):
-        assert solver._cores() == 1
+        assert blas_threads._cores() == 1
     seen = []
-    solver.for_chunks(lambda chunk: seen.append((chunk.start, chunk.stop)), 10, 3)
+    blas_threads.for_chunks(lambda chunk: seen.append((chunk.start, chunk.stop)), 10, 3)
     assert sorted(seen) == [(0, 3), (3, 6), (6, 9), (9, 12)]
