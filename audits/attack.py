@@ -62,7 +62,6 @@ from scipy import fft, optimize, special, stats
 
 from pdp_audit.audits.stats import clopper_pearson
 
-POSITIVE_WORLD = "D"
 LABEL_CONVENTION = (
     "positive = output of D, negative = output of D' = D±z; score = log p_D(o) − log p_D'(o); predict D when score ≥ t"
 )

@@ -51,12 +51,9 @@ class GaussianLawView(_Delegate):
         world = check_world(world)
         return self.pair.laws[world].mean + np.asarray(noise, float) @ self._maps[world]
 
-    @property
-    def shared_covariance(self) -> bool:
-        return bool(np.allclose(self.pair.laws["D"].chol, self.pair.laws["D'"].chol, rtol=1e-13, atol=0))
-
     def whitened_sensitivity(self) -> float:
-        """‖θ̂_D − θ̂_D'‖ in the (shared) noise metric; only meaningful when :attr:`shared_covariance`."""
+        """‖θ̂_D − θ̂_D'‖ in the (shared) noise metric; only meaningful when both worlds share the noise
+        covariance."""
         diff = self.pair.laws["D"].mean - self.pair.laws["D'"].mean
         return float(np.linalg.norm(diff @ self.pair.laws["D"].chol))
 

@@ -455,16 +455,3 @@ def try_rare_tail(
         return rare_tail(pair, epsilon, direction, n, seed, stream=stream, executor=executor)
     except NoDominatingPoint:
         return None
-
-
-def rare_tails(
-    pair, epsilons, n: int, seed: int, stream: str = "rare", executor: Executor | None = None
-) -> dict[str, list[RareTail]]:
-    """:func:`rare_tail` on a grid of ε in both directions (each ε its own stream and shift)."""
-    return {
-        direction: [
-            rare_tail(pair, e, direction, n, seed, f"{stream}/{i}", executor)
-            for i, e in enumerate(np.atleast_1d(epsilons))
-        ]
-        for direction in DIRECTIONS
-    }

@@ -72,8 +72,3 @@ def holm(pvalues: list[float], alpha: float) -> tuple[list[bool], list[float]]:
         return [], []
     reject, adjusted, _, _ = multipletests(pvalues, alpha=alpha, method="holm")
     return [bool(r) for r in reject], [float(p) for p in adjusted]
-
-
-def z_critical(alpha: float, two_sided: bool = True) -> float:
-    """Standard-normal critical value for a test at false-alarm probability ``alpha``."""
-    return float(stats.norm.isf(alpha / 2 if two_sided else alpha))

@@ -348,12 +348,10 @@ ANALYZE_GAUSS = RegisteredMechanism(
     name="analyze-gauss",
     description="Analyze Gauss (Dwork et al. 2014b): symmetric matrix + iid N(0, s^2) on the upper triangle",
     example_pairs=_analyze_gauss_examples,
-    tags=("gaussian", "matrix"),
 )
 
 GOE_ANALYZE_GAUSS = RegisteredMechanism(
     name="goe-analyze-gauss",
     description="[RW] Algorithm 6: symmetric matrix + (Z + Z^T)/sqrt(2), Z_ij ~ N(0, sigma_3^2) (GOE noise)",
     example_pairs=_goe_examples,
-    tags=("gaussian", "matrix"),
 )

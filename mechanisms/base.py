@@ -17,7 +17,7 @@ on the seed alone.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Callable, Literal, Protocol, runtime_checkable
 
 import numpy as np
@@ -137,12 +137,3 @@ class RegisteredMechanism:
     name: str
     description: str
     example_pairs: Callable[[np.random.Generator], list[NeighbourPair]]
-    tags: tuple[str, ...] = field(default=())
-
-
-def gaussian_log_density(x: np.ndarray, mean: np.ndarray, sigma: float | np.ndarray) -> np.ndarray:
-    """``log N(x; mean, diag(sigma**2))`` row-wise, with ``sigma`` a scalar or per-coordinate array."""
-    x = np.asarray(x, dtype=float)
-    sigma = np.broadcast_to(np.asarray(sigma, dtype=float), x.shape[-1:])
-    z = (x - mean) / sigma
-    return -0.5 * np.einsum("...i,...i->...", z, z) - np.sum(np.log(sigma)) - 0.5 * x.shape[-1] * np.log(2 * np.pi)

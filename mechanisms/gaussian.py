@@ -269,12 +269,6 @@ class Query:
             return np.array([float(len(data))])
         return clip_rows(data, self.clip).sum(axis=0) if len(data) else np.zeros(data.shape[1])
 
-    def contribution(self, row: np.ndarray) -> np.ndarray:
-        """What one row adds to the query: Q(D ∪ {z}) − Q(D)."""
-        if self.kind == "count":
-            return np.array([1.0])
-        return clip_rows(row, self.clip)[0]
-
     @property
     def sensitivity(self) -> float:
         """Global L2 sensitivity under add/remove neighbours."""
@@ -384,5 +378,4 @@ GAUSSIAN = RegisteredMechanism(
     name="gaussian",
     description="Gaussian mechanism on a count or an L2-clipped sum ([RW] M1, Thm 22, Cor 23; Balle & Wang 2018)",
     example_pairs=_example_pairs,
-    tags=("gaussian-noise",),
 )

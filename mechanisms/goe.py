@@ -34,10 +34,6 @@ from scipy import optimize, special, stats
 
 from pdp_audit.mechanisms.validation import InputError, positive, probability
 
-#: Published moments of the Tracy-Widom beta = 1 law (Bornemann 2010).
-TW1_MEAN = -1.2065335745820
-TW1_VARIANCE = 1.6077810345810
-
 #: Largest d for which :func:`tau` uses the exact CDF by default.
 EXACT_MAX_D = 100
 

@@ -143,18 +143,6 @@ def ridge(X: np.ndarray, y: np.ndarray, lam: float = 0.0) -> np.ndarray:
         raise InputError("X^T X + lam I must be positive definite (use lam > 0 for rank-deficient X)") from None
 
 
-def nonprivate_ridge(X: np.ndarray, y: np.ndarray, lam: float = 0.0) -> np.ndarray:
-    """Non-private baseline of [LR] Tables 3–4 (``lam = 0``: least squares ``θ*``)."""
-    return ridge(X, y, lam)
-
-
-def trivial_predictor(d: int) -> np.ndarray:
-    """The "Trivial" baseline of [LR] Tables 3–4: ``θ = 0`` (predicts 0 for every x)."""
-    if int(d) < 1:
-        raise InputError(f"d must be >= 1, got {d}")
-    return np.zeros(int(d))
-
-
 def _logistic_parts(X: np.ndarray, y: np.ndarray, theta: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Per-row ``f'`` and ``f''`` of ``f(m) = log(1 + e^{-m})`` at margins ``m = y x^T θ`` (times y for f')."""
     m = y * (X @ theta)
@@ -374,11 +362,9 @@ OUTPUT_PERTURBATION = RegisteredMechanism(
     name="output-perturbation",
     description="Gaussian output perturbation N(θ̂, A^{-1}/γ) of ridge/logistic ERM ([PDP] (3.2), Lemma 2.4)",
     example_pairs=_output_perturbation_examples,
-    tags=("linreg", "gaussian", "pdp"),
 )
 OPS = RegisteredMechanism(
     name="ops",
     description="One-Posterior-Sample N(θ̂_λ, (XᵀX+λI)^{-1}/γ) ([PDP] Thm 4.1, [LR] App. F)",
     example_pairs=_ops_examples,
-    tags=("linreg", "gaussian", "pdp"),
 )

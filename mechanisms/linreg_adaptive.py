@@ -117,14 +117,6 @@ def prop44_ops_step_epsilon(n: int, d: int, eps: float, delta: float, kappa: flo
     return kappa * d * (1 + np.log(4 / delta)) / (2 * n) + a + np.sqrt(a * np.log(4 / delta))
 
 
-def prop44_condition(X: np.ndarray, eps: float, delta: float, kappa: float) -> bool:
-    """[PDP] Prop. 4.4(2)'s condition ``λ_min(X^TX) > n/(κd) + sqrt(log(10n) log(4/δ))/(ε/2)``."""
-    n, d = X.shape
-    return bool(
-        np.linalg.eigvalsh(X.T @ X)[0] > n / (kappa * d) + np.sqrt(np.log(10 * n) * np.log(4 / delta)) / (eps / 2)
-    )
-
-
 def prop44_mse(X: np.ndarray, sigma: float, gamma: float, printed: bool = True) -> float:
     """[PDP] Prop. 4.4(2): ``[1 + γ_n] σ^2 tr[(X^TX)^{-1}]`` as printed, or ``(1 + 1/γ_n) σ^2 tr[...]`` (proof; Q7),
     omitting the ``O(n^{-10})||θ0||^2`` term."""
@@ -574,17 +566,14 @@ ADAOPS = RegisteredMechanism(
     name="adaops",
     description="AdaOPS: [LR] Algorithm 1 (λ̃_min, Δ, θ̃) and [PDP] Algorithm 1 (λ̃_min, θ̃), joint release",
     example_pairs=_adaops_examples,
-    tags=("linreg", "multi-stage", "dp"),
 )
 ADASSP = RegisteredMechanism(
     name="adassp",
     description="AdaSSP ([LR] Algorithm 2): λ̃_min, noisy XᵀX and Xᵀy, joint release",
     example_pairs=_adassp_examples,
-    tags=("linreg", "multi-stage", "dp"),
 )
 SSP = RegisteredMechanism(
     name="ssp",
     description="Sufficient statistics perturbation ([LR] §3.2, App. C.1): noisy XᵀX and Xᵀy",
     example_pairs=_ssp_examples,
-    tags=("linreg", "gaussian", "dp"),
 )

@@ -169,11 +169,6 @@ def prop43_gap_printed(d: int, gamma: float) -> float:
     return d / check_positive("gamma", gamma)
 
 
-def prop43_gap_tail_printed(d: int, gamma: float, delta: float) -> float:
-    """[PDP] Prop. 4.3(4) as printed: w.p. ``>= 1-δ``, ``F(θ̃) - F(θ̂) <= d log(d/δ)/γ``."""
-    return d * np.log(d / check_delta(delta)) / check_positive("gamma", gamma)
-
-
 def ops_gap_exact(X: np.ndarray, y: np.ndarray, gamma: float, lam: float) -> float:
     """Exact ``E F(θ̃) - F(θ̂)`` for OPS(γ, λ) and Prop. 4.3(4)'s ``F`` (derived):
     ``½ tr(K G^{-1})/γ + ½||θ̂_λ - θ̂||_K^2``, ``K = X^TX + 2λI`` (Hessian of F), ``G = X^TX + λI``,

@@ -484,5 +484,4 @@ OBJPERT = RegisteredMechanism(
         "change-of-variables density"
     ),
     example_pairs=_example_pairs,
-    tags=("continuous", "erm", "pdp"),
 )

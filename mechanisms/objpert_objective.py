@@ -36,12 +36,11 @@ _FACTOR_ROWS = 32  # Hessians unpacked and factorised per LAPACK call: 32 · d²
 
 
 class Evaluation(NamedTuple):
-    """``J(θ) + bᵀθ`` at rows of θ, with its gradient, the gradient's scale and the value's rounding scale."""
+    """``J(θ) + bᵀθ`` at rows of θ, with its gradient and the gradient's scale."""
 
     value: np.ndarray  # J(θ) + bᵀθ                       (T,)
     grad: np.ndarray  # ∇J(θ) + b                          (T, d)
     scale: np.ndarray  # ‖b‖ + λ‖θ‖ + Σᵢ‖∇ℓᵢ‖ + ‖∇r‖      (T,)  size of the terms that cancel at θ̂
-    magnitude: np.ndarray  # Σᵢ|ℓᵢ| + |r| + λ‖θ‖²/2 + |bᵀθ|   (T,)  rounding scale of ``value``
 
 
 class Gradient(NamedTuple):
@@ -108,36 +107,35 @@ class Objective:
 
     # -- public ---------------------------------------------------------------------------
     def evaluate(self, theta: np.ndarray, b: np.ndarray | None = None) -> Evaluation:
-        """Value, gradient, gradient scale and value magnitude of ``J(θ) + bᵀθ`` for rows of θ."""
+        """Value, gradient and gradient scale of ``J(θ) + bᵀθ`` for rows of θ."""
         theta = np.atleast_2d(theta)
         if self.glm:
             t = self._t(theta)
             fv, f1 = self.loss.f_f1(t, self.y)
             FLOPS.add("gemm_grad", 2.0 * theta.shape[0] * self.n * (self.d + 2))
             value, grad = fv.sum(axis=1), f1 @ self.X
-            gscale, mag = np.abs(f1) @ self._xnorm, np.abs(fv).sum(axis=1)
+            gscale = np.abs(f1) @ self._xnorm
         else:
             value = np.zeros(theta.shape[0])
             grad = np.zeros_like(theta)
-            gscale, mag = np.zeros(theta.shape[0]), np.zeros(theta.shape[0])
+            gscale = np.zeros(theta.shape[0])
             for x, yi in zip(self.X, self.y):
                 v, g = self.loss.point_value(theta, x, yi), self.loss.point_grad(theta, x, yi)
                 value, grad = value + v, grad + g
-                gscale, mag = gscale + np.linalg.norm(g, axis=1), mag + np.abs(v)
+                gscale = gscale + np.linalg.norm(g, axis=1)
         ridge = 0.5 * self.lam * np.einsum("ti,ti->t", theta, theta)
         value = value + ridge
         grad = grad + self.lam * theta
         gscale = gscale + self.lam * np.linalg.norm(theta, axis=1)
-        mag = mag + ridge
         if self.reg is not None:
             rv, rg = self.reg.value(theta), self.reg.grad(theta)
             value, grad = value + rv, grad + rg
-            gscale, mag = gscale + np.linalg.norm(rg, axis=1), mag + np.abs(rv)
+            gscale = gscale + np.linalg.norm(rg, axis=1)
         if b is not None:
             lin = np.einsum("ti,ti->t", theta, b)
             value, grad = value + lin, grad + b
-            gscale, mag = gscale + np.linalg.norm(b, axis=1), mag + np.abs(lin)
-        return Evaluation(value, grad, gscale, mag)
+            gscale = gscale + np.linalg.norm(b, axis=1)
+        return Evaluation(value, grad, gscale)
 
     def gradient(self, theta: np.ndarray, b: np.ndarray | None = None) -> Gradient:
         """Gradient and gradient scale of ``J(θ) + bᵀθ`` for rows of θ, as in :meth:`evaluate` but without the

@@ -482,5 +482,4 @@ PRIVACY_REPORT = RegisteredMechanism(
     description="[RW] Algorithms 2-5: the privacy report's releases given θ̂ᴾ (J^P, GOE Ĥ, λ̂_min), "
     "exact Gaussian density",
     example_pairs=_example_pairs,
-    tags=("continuous", "pdp", "report"),
 )

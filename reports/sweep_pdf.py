@@ -216,9 +216,6 @@ def _numeric(values) -> bool:
     return all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in values)
 
 
-PANELS_PER_PAGE = 12
-
-
 def plot_pages(results) -> list[plt.Figure]:
     """For each numeric swept parameter (at most 4): the headline checks' estimates and intervals against it (at
     most 4 checks, one row each), one column per value of the other swept parameter with the fewest values, one
