@@ -29,6 +29,7 @@ _GEN_CASES = ((20, 0.3, 0.6, 1.0), (50, 0.5, 0.2, 3.0), (200, 0.1, 0.4, 8.0), (1
 
 
 def _p_one(k, m: int, beta: float):
+    """P(A(Z) = 1) = sigmoid(β(2k/m − 1)) for k ones among m points."""
     return 1 / (1 + np.exp(-beta * (2 * np.asarray(k, float) / m - 1)))
 
 
@@ -78,6 +79,7 @@ def _generalisation(n: int, p: float, q: float, beta: float, delta: float) -> di
 
 
 def _gen_instances():
+    """The 8 Bernoulli instances (4 cases × δ ∈ {0, 1e-3}): name, δ and their exact quantities."""
     for n, p, q, beta in _GEN_CASES:
         for delta in (0.0, 1e-3):
             yield (
@@ -109,6 +111,8 @@ def prop29_bound() -> Outcome:
 
 
 def _prop211(kind: str) -> Outcome:
+    """Proposition 2.11's printed or corrected right side (``kind``) as a bound on Gen(A, 𝒟, 𝒟', n), or the
+    printed '=' (``kind`` = ``"equality"``) as a relative difference."""
     worst, where = 0.0, ""
     for name, _, g in _gen_instances():
         bound = g["prop211_corrected" if kind == "corrected" else "prop211_printed"]
@@ -172,6 +176,7 @@ def prop211_corrected() -> Outcome:
 
 
 def _cor212(hypothesis: bool) -> Outcome:
+    """Corollary 2.12's hypothesis E_𝒟[e^(2ε)] ≤ 1 (``hypothesis``), or its bound and series without it."""
     worst, where, series_gap = 0.0, "", 0.0
     smallest = math.inf
     for name, delta, g in _gen_instances():

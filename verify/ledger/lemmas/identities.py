@@ -29,6 +29,8 @@ from pdp_audit.verify.ledger.lemmas.exact import (
 
 
 def _smw(rng, printed: bool) -> Outcome:
+    """Sherman–Morrison–Woodbury on random and ill-conditioned A (plus I, or 1e-12·I): rank-2 updates, or square U, C, V
+    with the final V dropped as [PDP] prints it (``printed``)."""
     trials = []
     for case, a in instances(rng, [(4, 4), (6, 6)]):
         n = a.shape[0]
@@ -109,6 +111,7 @@ def det_lemma(rng) -> Outcome:
 
 
 def _regression_instances(rng):
+    """Design matrices (random and ill-conditioned), with a response, a d × d and a d × 1 perturbation each."""
     for case, X in instances(rng, [(12, 3), (30, 5)]):
         n, d = X.shape
         yield case, X, rng.standard_normal((n, 1)), rng.standard_normal((d, d)), rng.standard_normal((d, 1))
@@ -172,7 +175,7 @@ def ridge_decomposition(rng) -> Outcome:
     return identity(trials, "")
 
 
-def _excess_risk(rng, printed: bool = False) -> Outcome:
+def _excess_risk(rng, printed: bool, note: str) -> Outcome:
     """[LR] Lemma 5: F(θ) − F(θ*) = (θ − θ*)ᵀXᵀX(θ − θ*); ``printed``: App. C's form with the (XᵀX)⁻¹-norm and ½ on
     both sides (Q49)."""
     trials = []
@@ -190,12 +193,7 @@ def _excess_risk(rng, printed: bool = False) -> Outcome:
             return mpmath.matrix([[lhs]]), mpmath.matrix([[rhs]])
 
         trials.append((f"{case} {X.shape}", sides))
-    if printed:
-        return identity(
-            trials,
-            "The (XᵀX)⁻¹-norm is a typo for Lemma 5's XᵀX-norm (excess-risk passes with it).",
-        )
-    return identity(trials, "")
+    return identity(trials, note)
 
 
 @exact_check(
@@ -211,7 +209,7 @@ def _excess_risk(rng, printed: bool = False) -> Outcome:
 )
 def excess_risk(rng) -> Outcome:
     """[LR] Lemma 5: ‖y − Xθ‖² − ‖y − Xθ*‖² against ‖θ − θ*‖² in the XᵀX-norm."""
-    return _excess_risk(rng, printed=False)
+    return _excess_risk(rng, printed=False, note="")
 
 
 @exact_check(
@@ -227,7 +225,8 @@ def excess_risk(rng) -> Outcome:
 )
 def q49_excess_risk_norm(rng) -> Outcome:
     """[LR] App. C (Q49): F(θ) − F(θ*), F = ½‖y − Xθ‖², against ½‖θ − θ*‖² in the printed (XᵀX)⁻¹-norm."""
-    return _excess_risk(rng, printed=True)
+    note = "The (XᵀX)⁻¹-norm is a typo for Lemma 5's XᵀX-norm (excess-risk passes with it)."
+    return _excess_risk(rng, printed=True, note=note)
 
 
 @exact_check(

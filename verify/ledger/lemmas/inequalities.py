@@ -140,6 +140,8 @@ def k5_hat_norm(rng) -> Outcome:
 
 
 def _q49_direction(rng, printed: bool) -> Outcome:
+    """[LR] App. C at ‖E1‖ = (λ_min + λ)/2: the largest λ_max of XᵀX + λI + E1 − 0.5(XᵀX + λI) relative
+    to λ_max(XᵀX + λI) (``printed``: ≺ needs it < 0), or the smallest λ_min (⪰ needs it ≥ 0)."""
     worst, where = -math.inf if printed else math.inf, ""
     for case, X in instances(rng, [(30, 4), (12, 3)]):
         lam = 0.5

@@ -35,6 +35,7 @@ def _ops_instances(rng, count: int):
 
 
 def _targets(rng, X, y, lam):
+    """Targets (x, y_z) of a data set: ∓θ̂/‖θ̂‖ with y = 1, the smallest eigenvector with y = ±1, a random one."""
     d = X.shape[1]
     theta = np.linalg.solve(X.T @ X + lam * np.eye(d), X.T @ y)
     v = np.linalg.eigh(X.T @ X)[1][:, 0]

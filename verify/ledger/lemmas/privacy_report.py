@@ -75,6 +75,8 @@ def k25_logistic_condition() -> Outcome:
 
 
 def _q26(rng, with_min: bool) -> Outcome:
+    """f''·μ̄^p against ½ at λ = 2β(1 + 1e-6), with Ĥ = H: x orthogonal to logistic data at margin 0 and,
+    ``with_min``, random logistic data sets, the pointwise minimum min{μ̄^p, ‖x‖²/λ} applied."""
     beta = 0.25  # sup f'' of the logistic loss
     lam = 2 * beta * (1 + 1e-6)
     X = np.zeros((20, 3))
@@ -147,6 +149,8 @@ def q26_pointwise_min(rng) -> Outcome:
 
 
 def _q36(corrected: bool) -> Outcome:
+    """The spread of Algorithm 2's requirement 2σ3τ over σ3√d (``corrected``, across d) or over √(dσ3)
+    (across σ3 at d = 50), τ the GOE quantile at ρ = 0.01 by Tracy–Widom."""
     from pdp_audit.mechanisms.goe import tau
 
     rho, sigmas = 0.01, np.logspace(-2, 2, 9)

@@ -97,6 +97,8 @@ def q14_xxt_printed(rng) -> Outcome:
 
 
 def _q14_bias(rng, corrected: bool) -> Outcome:
+    """The exact bias λ_n²‖(XᵀX + λ_nI)⁻¹θ0‖² over λ_n²d²‖θ0‖²/n² at λ_min(XᵀX) = d/n as printed, or = n/d
+    (``corrected``), for n from 10² to 10⁶."""
     d, lam_n, theta = 4, 3.0, np.ones(4) / 2
     rates, worst, where = [], 0.0, ""
     for n in (10**2, 10**3, 10**4, 10**5, 10**6):
@@ -235,6 +237,8 @@ def _hadamard_instance(d: int, kappa: float):
 
 
 def _q22(rng, corrected: bool) -> Outcome:
+    """The residual at x = −θ̂/‖θ̂‖, y = 1 against (A.5) as used ((y − xᵀθ̂)² ≤ 2κd) or, ``corrected``,
+    Lemma A.1's |y − xᵀθ̂| ≤ 1 + √(2dκ), on Hadamard instances and 60 random data sets."""
     worst, where, count = 0.0, "", 0
     cases = []
     for d in (1, 2, 4):
@@ -308,6 +312,8 @@ def q22_a5_corrected(rng) -> Outcome:
 
 
 def _q7_mse(rng, variant: str) -> Outcome:
+    """Prop. 4.4(2)'s MSE on E against the exact (σ² + γ_n⁻¹) tr[(XᵀX)⁻¹] ([LR] Lemma 8(3)): the printed form's
+    relative difference (``variant`` ``"printed"``) or exact/the proof's form (``"proof"``)."""
     from pdp_audit.mechanisms.linreg_adaptive import pdp_adaops_gamma, prop44_kappa_max, prop44_mse
 
     worst, where = 0.0, ""
