@@ -229,8 +229,15 @@ def test_every_lemma_entry_agrees_with_the_ledger_whatever_the_seed(seed):
 def test_lemma_findings_quote_the_numbers_of_the_seed_0_run():
     """The numbers the lemma findings quote from random instances (their fields) are today's seed-0 run's, each
     check on its own stream."""
-    cited = ("k3-assumption-d", "q14-n-over-d", "q49-excess-risk-norm", "rem11-pdp", "lemma12-sensitivity")
-    run = {e.spec.id: e for e in lemmas.evidence(0, [*cited, "q51-printed-unbiased"])}
+    checks = (
+        "k3-assumption-d",
+        "q14-n-over-d",
+        "q49-excess-risk-norm",
+        "rem11-pdp",
+        "lemma12-sensitivity",
+        "q51-printed-unbiased",
+    )
+    run = {e.spec.id: e for e in lemmas.evidence(0, checks)}
     k3, rows = ledger.BY_ID["K3"].values, {row[0]: row for row in run["k3-assumption-d"].details["rows"]}
     for d in (2, 5, 10):
         assert k3[f"count_d{d}"] == rows[d][2] and k3[f"lower_d{d}"] == float(format(rows[d][4], ".2g")), d

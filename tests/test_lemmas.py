@@ -10,15 +10,19 @@ import numpy as np
 import pytest
 
 from pdp_audit.mechanisms import linreg_adaptive
+from pdp_audit.verify.ledger import lemmas
 from pdp_audit.verify.ledger.lemmas import (
     generalisation,
     identities,
     inequalities,
     lr_algorithms,
     ops,
+    privacy_loss,
     privacy_report,
     ridge_pdp,
+    tails,
 )
+from pdp_audit.verify.ledger.lemmas.exact import Lemma
 
 
 def _rng():
@@ -148,10 +152,6 @@ def test_k31_checks_decide_from_the_exact_risks_and_can_go_either_way(monkeypatc
 
 def test_every_check_the_subject_modules_declare_is_listed_once():
     """Nothing registers itself on import: ``LEMMAS`` lists every check the modules declare, each once."""
-    from pdp_audit.verify.ledger import lemmas
-    from pdp_audit.verify.ledger.lemmas import privacy_loss, tails
-    from pdp_audit.verify.ledger.lemmas.exact import Lemma
-
     modules = (
         generalisation,
         identities,
@@ -171,7 +171,6 @@ def test_every_check_the_subject_modules_declare_is_listed_once():
 def test_each_check_draws_its_instances_from_its_own_stream():
     """A check's random instances depend on the seed and its id only: computed alone or beside others, the same."""
     from pdp_audit.audits.engine import block_rng
-    from pdp_audit.verify.ledger import lemmas
 
     alone = lemmas.evidence(3, ["smw"])
     beside = [e for e in lemmas.evidence(3, ["smw-printed", "det-lemma", "smw"]) if e.spec.id == "smw"]
