@@ -4,7 +4,6 @@ document, exit codes and determinism; the ledger's own exact lemma checks agains
 from __future__ import annotations
 
 import dataclasses
-import functools
 import json
 import math
 from pathlib import Path
@@ -18,14 +17,15 @@ from pdp_audit.verify.cli.main import main
 from pdp_audit.verify.ledger import entries as ledger
 from pdp_audit.verify.ledger import lemmas
 from pdp_audit.verify.ledger.entries import Entry
+from pdp_audit.verify.ledger.lemmas import exact, privacy_loss, tails
 from pdp_audit.verify.ledger.runs import audit_commands, decide, document, run_key, run_ledger
 from pdp_audit.verify.sweeps.executors import SerialExecutor
 
 # The Gaussian mechanism at σ = 3.7306 has δ(1) = 1e-5 exactly: a true claim (1e-4) and its δ misquoted 10× (1e-6).
-SIGMA = "pdp-audit run gaussian --sigma 3.7306 --trials 20000"
+SIGMA = {"sigma": 3.7306, "trials": 20000}
 
 
-def _planted(id_: str, delta: str, expected: str) -> Entry:
+def _planted(id_: str, delta: float, expected: str) -> Entry:
     return Entry(
         id=id_,
         paper="RW",
@@ -35,15 +35,15 @@ def _planted(id_: str, delta: str, expected: str) -> Entry:
         status="checked",
         audit="gaussian",
         checks=("dp-forward", "dp-reverse"),
-        command=f"{SIGMA} --claim-delta {delta}",
+        options={**SIGMA, "claim_delta": delta},
         expected=expected,
     )
 
 
 @pytest.fixture(scope="module")
 def planted_run():
-    true_claim = _planted("K901", "1e-4", "pass")  # true δ(1) = 1e-5: holds with room
-    false_claim = _planted("K902", "1e-6", "pass")  # the ledger (wrongly) expects the misquoted δ to hold
+    true_claim = _planted("K901", 1e-4, "pass")  # true δ(1) = 1e-5: holds with room
+    false_claim = _planted("K902", 1e-6, "pass")  # the ledger (wrongly) expects the misquoted δ to hold
     return run_ledger([true_claim, false_claim], seed=0, quick=False, executor=SerialExecutor())
 
 
@@ -56,7 +56,7 @@ def test_planted_claims_are_decided_from_the_run(planted_run):
 
 
 def test_strict_fails_on_a_failing_claim_the_ledger_expects(planted_run):
-    agreed = [decide(_planted("K902", "1e-6", "fail"), planted_run.runs, _by_key(planted_run), quick=False)]
+    agreed = [decide(_planted("K902", 1e-6, "fail"), planted_run.runs, _by_key(planted_run), quick=False)]
     result = type(planted_run)(agreed, planted_run.runs, planted_run.commands, 0, False)
     assert result.exit_code(strict=False) == 0
     assert result.exit_code(strict=True) == 1
@@ -94,8 +94,25 @@ def test_entries_sharing_a_run_run_it_once_with_paper_findings_if_any_cites_them
     chosen = [ledger.BY_ID[i] for i in ("RW-Thm22", "RW-Ex4", "K14")]
     commands = audit_commands(chosen, seed=3, quick=True)
     assert [c.key for c in commands] == ["run gaussian"]
-    assert "--paper-claims" in commands[0].argv and "--seed" in commands[0].argv and "20000" in commands[0].argv
+    assert commands[0].paper_claims and commands[0].seed == 3 and commands[0].quick
+    assert commands[0].command == "pdp-audit run gaussian --trials 20000 --seed 3 --paper-claims --report none --quiet"
     assert run_key(ledger.BY_ID["PDP-LemB.3"]) == "lemmas"
+    adaptive = audit_commands([ledger.BY_ID["Q28"], ledger.BY_ID["RW-Thm11"]], seed=0, quick=False)
+    assert [(c.key, c.options, c.paper_claims) for c in adaptive] == [
+        ("run privacy-report --mode adaptive", {"mode": "adaptive"}, True)
+    ]
+    assert adaptive[0].command.startswith("pdp-audit run privacy-report --mode adaptive --seed 0 --paper-claims")
+
+
+def test_a_lemma_entry_runs_just_the_checks_it_cites():
+    """``claims --run --only RW-Lem24`` computes Sherman–Morrison–Woodbury alone, not all of the ledger's checks;
+    entries sharing the lemma run cite the union of their checks, each computed once."""
+    result = run_ledger([ledger.BY_ID["RW-Lem24"]], seed=0, quick=False, executor=SerialExecutor())
+    run = result.runs["lemmas"]
+    assert [c.id for c in (*run.checks, *run.findings)] == ["smw"] and result.decisions[0].verdict == "pass"
+    (command,) = audit_commands([ledger.BY_ID["Q21"], ledger.BY_ID["RW-Lem24"]], seed=0, quick=False)
+    assert command.checks == ("smw-printed", "smw", "tail-to-dp-two-sided")
+    assert command.command == "pdp-audit claims --run --seed 0"
 
 
 def test_not_run_entries_keep_their_status():
@@ -104,9 +121,7 @@ def test_not_run_entries_keep_their_status():
     assert decision.verdict == "not-simulable" and decision.agrees is True and decision.reason
 
 
-def test_cli_exit_codes_json_and_determinism(tmp_path, capsys, monkeypatch):
-    # the lemma evidence of a seed computed once in this process (the 2-worker run computes it in its worker again)
-    monkeypatch.setattr(lemmas, "evidence", functools.lru_cache(maxsize=2)(lemmas.evidence))
+def test_cli_exit_codes_json_and_determinism(tmp_path, capsys):
     ids = ["PDP-LemB.2", "RW-Lem24", "LR-Lem15", "K35"]
     outputs = []
     for k in range(2):
@@ -153,9 +168,9 @@ def test_every_lemma_check_an_entry_cites_exists():
 
 def test_identity_check_fails_a_wrong_identity():
     wrong = [("a 2×2 instance", lambda: (mpmath.matrix([[1, 0], [0, 1]]), mpmath.matrix([[1, 0], [0, 2]])))]
-    assert lemmas._identity("smw", wrong, "").verdict == "fail"
+    assert not exact.identity(wrong, "").holds
     right = [("a 2×2 instance", lambda: (mpmath.matrix([[1, 0], [0, 2]]), mpmath.matrix([[1, 0], [0, 2]])))]
-    assert lemmas._identity("smw", right, "").verdict == "pass"
+    assert exact.identity(right, "").holds
 
 
 def test_two_sided_lemma_counterexample_by_hand():
@@ -164,7 +179,7 @@ def test_two_sided_lemma_counterexample_by_hand():
     loss = np.log(p / q)
     assert p[np.abs(loss) > t].sum() == pytest.approx(0.001)
     assert np.clip(q - math.e * p, 0, None).sum() == pytest.approx(0.5 - math.e * 0.001)
-    assert lemmas._tail_to_dp_two_sided(np.random.default_rng(0)).verdict == "fail"
+    assert privacy_loss.tail_to_dp_two_sided.decide(np.random.default_rng(0)).verdict == "fail"
 
 
 def test_lemma6_failure_probability_at_d1_by_mpmath():
@@ -172,7 +187,7 @@ def test_lemma6_failure_probability_at_d1_by_mpmath():
     with mpmath.workdps(30):
         exact = mpmath.erfc(mpmath.sqrt(mpmath.log(40) / 2))
     assert float(exact) == pytest.approx(0.0548, abs=1e-4)
-    evidence = lemmas._lemma6_constant()
+    evidence = tails.lemma6_constant.decide()
     assert evidence.verdict == "fail"
     assert evidence.details["failure_probabilities"][1] == pytest.approx(float(exact), rel=1e-12)
 
@@ -205,10 +220,39 @@ def test_every_lemma_entry_agrees_with_the_ledger_whatever_the_seed(seed):
     result = run_ledger(chosen, seed=seed, quick=False, executor=SerialExecutor())
     assert [d.entry.id for d in result.disagreements()] == []
     assert {d.verdict for d in result.decisions} == {"pass", "fail"}
+    computed = {c.id: c.verdict for d in result.decisions for c in d.checks}
+    for d in result.decisions:  # every verdict a finding quotes (its field) is today's
+        quoted = {c: v for c, v in d.entry.quoted.items() if c in computed}
+        assert quoted == {c: computed[c] for c in quoted}, d.entry.id
+
+
+def test_lemma_findings_quote_the_numbers_of_the_seed_0_run():
+    """The numbers the lemma findings quote from random instances (their fields) are today's seed-0 run's, each
+    check on its own stream."""
+    checks = (
+        "k3-assumption-d",
+        "q14-n-over-d",
+        "q49-excess-risk-norm",
+        "rem11-pdp",
+        "lemma12-sensitivity",
+        "q51-printed-unbiased",
+    )
+    run = {e.spec.id: e for e in lemmas.evidence(0, checks)}
+    k3, rows = ledger.BY_ID["K3"].values, {row[0]: row for row in run["k3-assumption-d"].details["rows"]}
+    for d in (2, 5, 10):
+        assert k3[f"count_d{d}"] == rows[d][2] and k3[f"lower_d{d}"] == float(format(rows[d][4], ".2g")), d
+    assert ledger.BY_ID["Q14"].values["largest_ratio"] == round(run["q14-n-over-d"].estimate, 2)
+    assert ledger.BY_ID["Q49"].values["norm_error"] == round(run["q49-excess-risk-norm"].estimate)
+    rem11 = ledger.BY_ID["LR-Rem11"].values
+    assert (
+        rem11["excess"] == round(run["rem11-pdp"].estimate, 3) and rem11["pairs"] == run["rem11-pdp"].details["pairs"]
+    )
+    assert ledger.BY_ID["LR-Lem12"].values["pairs"] == run["lemma12-sensitivity"].details["pairs"]
+    assert ledger.BY_ID["Q51"].values["difference"] == round(run["q51-printed-unbiased"].estimate)
 
 
 def test_fact25_as_printed_has_an_exact_counterexample():
-    evidence = lemmas._fact25_printed()
+    evidence = privacy_loss.fact25_printed_min.decide()
     assert evidence.verdict == "fail"
     p, q = np.array(evidence.details["counterexample"]["p"]), np.array(evidence.details["counterexample"]["p'"])
     eps, delta = evidence.details["counterexample"]["epsilon"], evidence.details["counterexample"]["delta"]
@@ -240,7 +284,7 @@ def _planted_rate(monkeypatch, claimed: float) -> Entry:
         status="checked",
         audit="sweep",
         checks=(rate.id,),
-        command=f"pdp-audit sweep {K6_SPEC}",
+        specs=(K6_SPEC,),
         expected="pass",
     )
 
@@ -329,7 +373,8 @@ def test_every_sweep_entry_cites_known_rates_and_their_specs():
     chosen = [e for e in ledger.ENTRIES if e.audit == "sweep"]
     assert {e.id for e in chosen} >= {"K4", "K6", "K21"}
     for e in chosen:
-        assert e.command == rates.command_of(e.checks), e.id
+        assert e.specs == tuple(rates.specs_of(e.checks)), e.id
+        assert e.command == " && ".join(f"pdp-audit sweep {spec}" for spec in e.specs), e.id
     for spec in {r.spec for r in rates.RATES.values()}:
         assert load_spec(rates.shipped_spec(spec)).cells, spec
     for spec, grid in rates.QUICK.items():

@@ -12,6 +12,7 @@ from pdp_audit.mechanisms import goe
 from pdp_audit.mechanisms import objpert as op
 from pdp_audit.verify.cli.main import main
 from pdp_audit.verify.ledger import entries as ledger
+from pdp_audit.verify.ledger.findings import Template, render
 from pdp_audit.verify.plans.catalogue import plans_by_name
 from pdp_audit.verify.plans.gaussian.evidence import GaussianAuditConfig, run_gaussian_audit
 from pdp_audit.verify.plans.goe.evidence import GoeAuditConfig, run_goe_audit
@@ -140,11 +141,11 @@ def test_entries_are_well_formed():
         assert e.paper in ledger.PAPERS and e.kind in ledger.KINDS and e.status in ledger.STATUSES, e.id
         if e.status == "checked":
             if e.audit == "lemmas":  # the ledger's own exact checks, run by `pdp-audit claims --run`
-                assert e.checks and e.command == "pdp-audit claims --run", e.id
+                assert e.checks and not e.options and e.command == "pdp-audit claims --run", e.id
             elif e.audit == "sweep":  # rate checks read off shipped sweep specs (verify/ledger/rates.py)
-                assert e.checks and e.command.startswith("pdp-audit sweep examples/"), e.id
+                assert e.checks and e.specs and e.command.startswith("pdp-audit sweep examples/"), e.id
             else:
-                assert e.checks and e.command.startswith(f"pdp-audit run {e.audit}"), e.id
+                assert e.checks and not e.specs and e.command.startswith(f"pdp-audit run {e.audit}"), e.id
         elif e.status == "planned":
             assert e.issue in ledger.ISSUES and not e.checks, e.id
         else:
@@ -156,25 +157,22 @@ def test_entries_are_well_formed():
 @pytest.mark.parametrize(
     "row,needle",
     [
-        (
-            {"status": "checked", "audit": "gaussian", "checks": [], "command": "pdp-audit run gaussian"},
-            "checked needs",
-        ),
+        ({"status": "checked", "audit": "gaussian", "checks": []}, "checked needs"),
+        ({"status": "checked", "audit": "sweep", "checks": ["k6-dp-constant"]}, "specs belong"),
+        ({"status": "checked", "audit": "lemmas", "checks": ["smw"], "paper_claims": True}, "options and paper_claims"),
+        ({"status": "checked", "audit": "gaussian", "checks": ["x"], "options": {"claim-delta": 1e-6}}, "malformed"),
+        ({"status": "checked", "audit": "gaussian", "checks": ["x"], "command": "pdp-audit run gaussian"}, "unknown"),
         ({"status": "planned", "issue": 9}, "planned needs an issue"),
         ({"status": "not simulable", "reason": " "}, "needs a reason"),
+        ({"status": "not simulable", "reason": "r", "checks": ["x"]}, "names no audit"),
         ({"status": "done"}, "status 'done'"),
+        ({"status": "not simulable", "reason": "r", "finding": "Partial: ({x} and {y})"}, "neither a value"),
+        ({"status": "not simulable", "reason": "r", "finding": "Partial.", "values": {"x": 1.0}}, "not used"),
+        ({"status": "not simulable", "reason": "r", "finding": "Partial: {>K2}."}, "unknown passage"),
     ],
 )
 def test_invalid_rows_are_rejected(row, needle):
-    base = {
-        "id": "K1",
-        "paper": "PDP",
-        "where": "x",
-        "statement": "y",
-        "kind": "numeric value",
-        "finding": "",
-        "note": "",
-    }
+    base = {"id": "K1", "paper": "PDP", "where": "x", "statement": "y", "kind": "numeric value", "note": ""}
     with pytest.raises(ValueError, match=re.escape(needle)):
         ledger._build([{**base, **row}])
 
@@ -300,12 +298,12 @@ def test_checked_entries_ask_for_paper_claims_exactly_when_they_cite_findings(au
     for e in ledger.ENTRIES:
         if e.status == "checked" and e.audit == audit:
             cites_findings = bool(set(e.checks) & findings)
-            assert e.command.startswith(f"pdp-audit run {audit}"), e.id
-            assert e.command.endswith(" --paper-claims") == cites_findings, (e.id, sorted(set(e.checks) & findings))
+            assert e.paper_claims == cites_findings, (e.id, sorted(set(e.checks) & findings))
+            assert e.command.endswith(" --paper-claims") == cites_findings, e.id
 
 
-#: Deterministic checks (exact computations, no sampling) whose verdict a finding quotes; they do not depend
-#: on the Monte Carlo budget, so the small runs above must reproduce them.
+#: Deterministic checks (exact computations, no sampling) whose verdict a finding quotes (its field ``quoted``);
+#: they do not depend on the Monte Carlo budget, so the small runs above must reproduce them.
 DETERMINISTIC_VERDICTS = {
     ("goe-release", "k16-as-printed"): ("K16", "fail"),
     ("goe-release", "k16-unit-goe"): ("K16", "pass"),
@@ -337,23 +335,28 @@ def test_findings_quote_the_verdicts_of_deterministic_checks(audit, check_id, au
     entry_id, verdict = DETERMINISTIC_VERDICTS[(audit, check_id)]
     entry = ledger.BY_ID[entry_id]
     assert entry.audit == audit and check_id in entry.checks, entry_id
-    assert f"{check_id} {verdict}" in entry.finding, f"{entry_id}: finding does not say '{check_id} {verdict}'"
+    assert entry.quoted.get(check_id) == verdict, (
+        f"{entry_id}: the finding quotes {check_id} as {entry.quoted.get(check_id)}"
+    )
     check = next(c for c in _all_checks(audit_runs(audit)) if c.id == check_id)
     assert check.verdict == verdict, f"{audit} {check_id}: {check.verdict}, finding says {verdict}"
 
 
+def _printed(value: float, spec: str) -> float:
+    """``value`` to the precision a finding prints it at (``spec`` as in format(): ".4f", ".1e")."""
+    return float(format(value, spec))
+
+
 def test_findings_quote_the_goe_and_objpert_closed_forms():
-    """τ of K16 in both normalisations and Theorem 5's two σ, as the findings print them."""
-    tau = goe.tau(50, 8.465e-6)
-    assert (
-        f"{tau.tau:.4f}" in ledger.BY_ID["K16"].finding
-        and f"{tau.tau / math.sqrt(2):.7f}" in ledger.BY_ID["K16"].finding
-    )
+    """τ of K16 in both normalisations and Theorem 5's two σ, as the findings print them (their fields)."""
+    tau = goe.tau(50, 8.465e-6).tau
+    k16 = ledger.BY_ID["K16"].values
+    assert k16["tau"] == _printed(tau, ".4f") and k16["unit_quantile"] == _printed(tau / math.sqrt(2), ".7f")
     for entry_id in ("Q1", "RW-Thm5"):
-        finding = ledger.BY_ID[entry_id].finding
-        assert f"{op.theorem5_sigma(1.0, 1e-5, 1.0, 'printed'):.2f}" in finding
-        assert f"{op.theorem5_sigma(1.0, 1e-5, 1.0, 'variance'):.3f}" in finding
-        assert f"{op.theorem5_sigma(1.0, 1e-5, 0.01, 'printed'):.4f}" in finding
+        values = ledger.BY_ID[entry_id].values
+        assert values["sigma_printed"] == _printed(op.theorem5_sigma(1.0, 1e-5, 1.0, "printed"), ".2f")
+        assert values["sigma_variance"] == _printed(op.theorem5_sigma(1.0, 1e-5, 1.0, "variance"), ".3f")
+        assert values["sigma_printed_huber"] == _printed(op.theorem5_sigma(1.0, 1e-5, 0.01, "printed"), ".4f")
 
 
 #: The results of issue 4 that ``pdp-audit run privacy-report`` checks (the rest of issue 4 stays planned).
@@ -396,10 +399,8 @@ def test_privacy_report_claims_are_checked(audit_runs):
     for entry_id in PRIVACY_REPORT_ENTRIES:
         entry = ledger.BY_ID[entry_id]
         assert entry.status == "checked" and entry.command.startswith("pdp-audit run privacy-report"), entry_id
-        for check_id in entry.checks:
-            assert re.search(rf"{re.escape(check_id)}(, [\w-]+)* (pass|fail|inconclusive)", entry.finding), (
-                f"{entry_id}: finding does not give the verdict of {check_id}"
-            )
+        unquoted = set(entry.checks) - set(entry.quoted)
+        assert not unquoted, f"{entry_id}: finding does not give the verdict of {sorted(unquoted)}"
         if set(entry.checks) & adaptive_only:
             assert "--mode adaptive" in entry.finding, f"{entry_id}: adaptive-mode checks without '--mode adaptive'"
     for entry_id in ("K20", "K22"):  # the paper's data are not shipped: partial findings on a substitute only
@@ -407,41 +408,102 @@ def test_privacy_report_claims_are_checked(audit_runs):
         assert entry.status == "not simulable" and entry.finding.startswith("Partial") and "credit" in entry.reason
 
 
-def _e(x: float) -> str:
-    """2 significant digits as the findings write them: 5.4e-7, not 5.4e-07."""
-    return re.sub(r"e([+-])0*(\d)", lambda m: "e" + m.group(1).replace("+", "") + m.group(2), f"{x:.1e}")
-
-
 def test_findings_quote_the_closed_forms_of_the_default_run():
-    """The deterministic numbers in the Gaussian findings are those of the default parameters."""
+    """The deterministic numbers of the Gaussian findings (their fields) are those of the default parameters."""
     sigma = g.analytic_sigma(1.0, 1e-5)
     eps_cor23 = g.corollary23_pdp_epsilon(1e-5, sigma, 1.0)
     eps_classical = g.classical_epsilon(1e-5, sigma, 1.0)
     sigma_classical = g.classical_sigma(1.0, 1e-5, 1.0)
+    failure = g.corollary23_exact_failure_probability(0.01, sigma, 1.0)
     expected = {
-        "RW-Cor23": [
-            f"{sigma:.4f}",
-            f"{eps_cor23:.3f}",
-            f"{g.analytic_epsilon(1e-5, sigma, 1.0):.3f}",
-            f"{eps_cor23 - 1:.3f}",
-            _e(g.analytic_delta(eps_cor23, sigma, 1.0)),
-            f"{g.corollary23_ex_post_bound(0.01, sigma, 1.0):.4f}",
-            f"{g.corollary23_exact_failure_probability(0.01, sigma, 1.0):.5f}",
-        ],
-        "Q32": [
-            f"{eps_cor23:.3f}",
-            f"{eps_classical:.3f}",
-            _e(g.analytic_delta(eps_classical, sigma, 1.0)),
-            f"{g.corollary23_exact_failure_probability(0.01, sigma, 1.0):.5f}",
-        ],
-        "RW-Thm22": [f"{1 / sigma:.4f}"],
-        "RW-Cor16": [f"{sigma_classical:.3f}", _e(g.analytic_delta(1.0, sigma_classical, 1.0))],
-        "RW-Ex4": [f"{sigma:.3f}"],
+        "RW-Cor23": {
+            "sigma": (sigma, ".4f"),
+            "printed_epsilon": (eps_cor23, ".3f"),
+            "exact_epsilon": (g.analytic_epsilon(1e-5, sigma, 1.0), ".3f"),
+            "looseness": (eps_cor23 - 1, ".3f"),
+            "exact_delta": (g.analytic_delta(eps_cor23, sigma, 1.0), ".1e"),
+            "ex_post_bound": (g.corollary23_ex_post_bound(0.01, sigma, 1.0), ".4f"),
+            "ex_post_failure": (failure, ".5f"),
+        },
+        "Q32": {
+            "sigma": (sigma, ".4f"),
+            "printed_epsilon": (eps_cor23, ".3f"),
+            "printed_delta": (g.analytic_delta(eps_cor23, sigma, 1.0), ".1e"),
+            "classical_epsilon": (eps_classical, ".3f"),
+            "classical_delta": (g.analytic_delta(eps_classical, sigma, 1.0), ".1e"),
+            "ex_post_failure": (failure, ".5f"),
+        },
+        "RW-Thm22": {"eta": (1 / sigma, ".4f")},
+        "RW-Cor16": {
+            "sigma_classical": (sigma_classical, ".3f"),
+            "classical_delta": (g.analytic_delta(1.0, sigma_classical, 1.0), ".1e"),
+        },
+        "RW-Ex4": {"sigma": (sigma, ".3f")},
     }
     for entry_id, numbers in expected.items():
-        finding = ledger.BY_ID[entry_id].finding
-        for number in numbers:
-            assert number in finding, f"{entry_id}: {number} not in finding"
+        values = ledger.BY_ID[entry_id].values
+        for name, (value, spec) in numbers.items():
+            assert values[name] == _printed(value, spec), f"{entry_id}: {name} = {values[name]}, computed {value}"
+
+
+# --------------------------------------------------------------------------------------------------
+# Findings as data: rendered from templates whose numbers and verdicts are fields
+# --------------------------------------------------------------------------------------------------
+def test_a_finding_is_rendered_from_its_fields():
+    sources = {
+        "K1": Template(
+            "ε = {eps:.3f}, δ = {delta} ({lemma24, eq33}; {prop21@other} elsewhere). {>shared}",
+            {"lemma24": "fail", "eq33": "fail", "prop21@other": "pass"},
+            {"eps": 1.0, "delta": 5.4e-7},
+        ),
+        "shared": Template("Shared: {k16-as-printed}.", {"k16-as-printed": "fail"}),
+    }
+    rendered = render("K1", sources)
+    assert (
+        rendered.text
+        == "ε = 1.000, δ = 5.4e-7 (lemma24, eq33 fail; prop21 pass elsewhere). Shared: k16-as-printed fail."
+    )
+    assert rendered.quoted == {"lemma24": "fail", "eq33": "fail", "prop21@other": "pass", "k16-as-printed": "fail"}
+    assert rendered.values == {"eps": 1.0, "delta": 5.4e-7}
+
+
+@pytest.mark.parametrize(
+    "template,needle",
+    [
+        (Template("{a-check, b-check}", {"a-check": "pass", "b-check": "fail"}), "different verdicts"),
+        (Template("{a-check}", {"a-check": "passed"}), "malformed fields"),
+        (Template("{x}", values={"x": "1.0"}), "malformed fields"),
+        (Template("{>K1}"), "includes itself"),
+        (Template("{>other}", values={"y": 1.0}), "not used"),
+        (Template("{x} {>other}", values={"x": 1.0}), "differ from its own"),
+    ],
+)
+def test_a_finding_whose_fields_and_text_disagree_is_rejected(template, needle):
+    with pytest.raises(ValueError, match=needle):
+        render("K1", {"K1": template, "other": Template("{x}", values={"x": 2.0})})
+
+
+def test_included_findings_share_their_fields():
+    """Q4 includes K16's finding, Q11 and Q12 Theorem 4.1's: their fields are the included ones' too."""
+    assert ledger.BY_ID["K16"].finding in ledger.BY_ID["Q4"].finding
+    assert ledger.BY_ID["K16"].quoted.items() <= ledger.BY_ID["Q4"].quoted.items()
+    assert ledger.BY_ID["Q11"].finding == ledger.BY_ID["Q12"].finding == ledger.BY_ID["PDP-Thm4.1"].finding
+    assert ledger.BY_ID["Q4"].values["tau"] == ledger.BY_ID["K16"].values["tau"]
+
+
+def test_commands_are_generated_from_the_run_data():
+    assert ledger.option_arguments(
+        {"mode": "adaptive", "claim_delta": 1e-6, "trials": 20000, "no_reproduce": True}
+    ) == [
+        *("--mode", "adaptive", "--claim-delta", "1e-6", "--trials", "20000", "--no-reproduce"),
+    ]
+    assert ledger.BY_ID["Q28"].command == "pdp-audit run privacy-report --mode adaptive --paper-claims"
+    assert ledger.BY_ID["RW-Lem29"].command == "pdp-audit run privacy-report --mode adaptive"
+    assert ledger.BY_ID["RW-Lem24"].command == "pdp-audit claims --run"
+    assert ledger.BY_ID["K4"].command == (
+        "pdp-audit sweep examples/pdp-k4-conditioned.toml && pdp-audit sweep examples/pdp-k4-general.toml"
+    )
+    assert ledger.BY_ID["K7"].command is None
 
 
 # --------------------------------------------------------------------------------------------------

@@ -68,7 +68,7 @@ def test_the_wheel_installs_only_the_namespace_and_its_data(wheel):
         "pdp_audit/examples/deploy-data.csv",
         "pdp_audit/examples/pdp-k4-conditioned.toml",
         "pdp_audit/examples/test_my_mechanism.py",
-        "pdp_audit/verify/ledger/table.py",
+        "pdp_audit/verify/ledger/entries/rw.toml",
     ):
         assert needed in names, needed
     shipped_sources = {n.removeprefix("pdp_audit/") for n in names if n.endswith(".py")}

@@ -31,11 +31,11 @@ from pathlib import Path
 from typing import Any, Sequence
 
 from pdp_audit.reports.records import Check, Line, Lines
+from pdp_audit.verify.ledger.entries import SWEEP
 from pdp_audit.verify.sweeps.rates import LEVEL, fit_exponent
 from pdp_audit.verify.sweeps.spec import Cell, CellTask, SweepSpec, cell_digest, cell_seed, load_spec, tasks_for
 
 EXAMPLES = "examples/"  # spec paths name the shipped examples (package data, `pdp-audit examples DIR` copies them)
-SWEEP = "sweep"  # the ``audit`` of a ledger entry decided by rate checks
 
 
 @dataclass(frozen=True)
@@ -145,11 +145,6 @@ def specs_of(checks: Sequence[str]) -> list[str]:
     if unknown:
         raise KeyError(f"unknown rate check {unknown[0]!r} (see verify/ledger/rates.py)")
     return list(dict.fromkeys(RATES[c].spec for c in checks))
-
-
-def command_of(checks: Sequence[str]) -> str:
-    """The command line of an entry decided by rate checks: the sweeps it reads."""
-    return " && ".join(f"pdp-audit sweep {spec}" for spec in specs_of(checks))
 
 
 @dataclass

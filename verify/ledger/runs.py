@@ -9,6 +9,10 @@ from the checks it cites:
 * ``fail`` when one of its checks fails, ``pass`` when all pass, ``inconclusive`` otherwise;
 * ``not-simulable`` (with the ledger's reason) and ``planned`` entries are not run.
 
+An entry decided by the ledger's own exact checks (``audit`` ``lemmas``, :mod:`pdp_audit.verify.ledger.lemmas`)
+runs just the checks the selected entries cite, each on random instances of its own stream, so its numbers do not
+depend on which other checks run.
+
 An entry decided by a sweep (``audit`` ``sweep``, :mod:`pdp_audit.verify.ledger.rates`) cites rate checks: the cells of
 each spec they read run once, as sweep cells on the same executor and in the same batch as the audits, and each rate
 check is computed from the cells' results (a fitted exponent against the claimed one).  At ``--quick`` a spec runs
@@ -23,118 +27,144 @@ contradiction); at the full budget it is ``False``.  Each audit runs at family-w
 
 from __future__ import annotations
 
+import dataclasses
 import shlex
-from dataclasses import dataclass
-from typing import Sequence
+from dataclasses import dataclass, field
+from typing import Any, Mapping, Sequence
 
 from pdp_audit.reports.records import Check, Run
 from pdp_audit.verify.checks import VERDICT_ORDER, worst
 from pdp_audit.verify.ledger import rates
-from pdp_audit.verify.ledger.entries import Entry
+from pdp_audit.verify.ledger.entries import LEMMAS, SWEEP, Entry, option_arguments
 from pdp_audit.verify.sweeps.spec import CellTask
 
 ALPHA = 1e-6
-LEMMAS = "lemmas"  # the pseudo-audit of the ledger's own exact checks
 
-#: The budget options ``--quick`` adds to each audit's command (each audit's defaults otherwise).
-QUICK_BUDGETS: dict[str, tuple[str, ...]] = {
-    "gaussian": ("--trials", "20000"),
-    "goe-release": ("--trials", "20000", "--matrices", "5000"),
-    "output-perturbation": ("--trials", "20000", "--search", "32"),
-    "ops": ("--trials", "20000", "--search", "32"),
-    "adaops": ("--trials", "20000", "--search", "32"),
-    "adassp": ("--trials", "20000", "--search", "32"),
-    "ssp": ("--trials", "20000", "--search", "32"),
-    "objpert": ("--trials", "20000", "--search-trials", "400"),
-    "privacy-report": ("--trials", "20000", "--repetitions", "2000"),
+#: The budget options ``--quick`` gives each audit (each audit's defaults otherwise).
+QUICK_BUDGETS: dict[str, dict[str, int]] = {
+    "gaussian": {"trials": 20000},
+    "goe-release": {"trials": 20000, "matrices": 5000},
+    "output-perturbation": {"trials": 20000, "search": 32},
+    "ops": {"trials": 20000, "search": 32},
+    "adaops": {"trials": 20000, "search": 32},
+    "adassp": {"trials": 20000, "search": 32},
+    "ssp": {"trials": 20000, "search": 32},
+    "objpert": {"trials": 20000, "search_trials": 400},
+    "privacy-report": {"trials": 20000, "repetitions": 2000},
 }
+
+
+def audit_argv(audit: str, options: Mapping[str, Any], paper_claims: bool, seed: int, quick: bool) -> list[str]:
+    """The command line (after ``pdp-audit``) of an audit run as the ledger cites it: its options after the
+    ``--quick`` budget, the seed, ``--paper-claims`` if asked, no report."""
+    budget = QUICK_BUDGETS[audit] if quick else {}
+    argv = ["run", audit, *option_arguments({**budget, **options}), "--seed", str(seed)]
+    return argv + (["--paper-claims"] if paper_claims else []) + ["--report", "none", "--quiet"]
+
+
+def run_cited_audit(audit: str, options: Mapping[str, Any], paper_claims: bool, seed: int, quick: bool) -> Run:
+    """Run one audit of ``pdp-audit run`` in this process, as the entries citing it ask: the only place the ledger
+    starts an audit.  It parses the command line :func:`audit_argv` shows, as ``pdp-audit run`` would; a typed
+    configuration can replace this function alone."""
+    from pdp_audit.verify.plans.arguments import parse_run
+    from pdp_audit.verify.plans.catalogue import plans_by_name
+
+    args = parse_run(audit_argv(audit, options, paper_claims, seed, quick))
+    return plans_by_name()[args.mechanism].execute(args)
 
 
 @dataclass(frozen=True)
 class AuditCommand:
-    """One audit run serving every selected entry that cites it: the argument vector after ``pdp-audit``.
+    """One run serving every selected entry that cites it.
 
-    ``key`` identifies the run the entries cite: their command without ``pdp-audit`` and ``--paper-claims``
-    (``run gaussian``; ``run gaussian --claim-delta 1e-6`` for an entry whose command sets options).
+    ``key`` names the run the entries cite: ``run AUDIT [OPTIONS]`` for an audit of ``pdp-audit run``
+    (``run gaussian``, ``run privacy-report --mode adaptive``), ``lemmas`` for the ledger's exact checks (``checks``:
+    the ones the entries cite) and ``sweep SPEC`` for a sweep's cells (:func:`sweep_runs`).
     """
 
     key: str
     audit: str
-    argv: tuple[str, ...]
+    seed: int
+    quick: bool
+    options: Mapping[str, Any] = field(default_factory=dict)
+    paper_claims: bool = False
+    checks: tuple[str, ...] = ()
 
     @property
     def command(self) -> str:
-        return "pdp-audit " + shlex.join(self.argv)
+        """The run as a command line (what the report's appendix and the JSON show)."""
+        if self.audit == LEMMAS:
+            return f"pdp-audit claims --run --seed {self.seed}"
+        if self.audit == SWEEP:
+            return f"pdp-audit {self.key}"
+        return "pdp-audit " + shlex.join(audit_argv(self.audit, self.options, self.paper_claims, self.seed, self.quick))
 
 
 def run_key(entry: Entry) -> str:
-    """The run an entry cites: its command without ``pdp-audit`` and ``--paper-claims`` (``lemmas`` for the
-    ledger's own checks)."""
+    """The run an entry cites: ``run AUDIT [OPTIONS]`` (without ``--paper-claims``), ``lemmas``, or its sweeps."""
     if entry.audit == LEMMAS:
         return LEMMAS
-    if entry.audit == rates.SWEEP:  # the sweeps its rate checks read (see :func:`sweep_keys`)
+    if entry.audit == SWEEP:
         return " && ".join(sweep_keys(entry))
-    return shlex.join(a for a in shlex.split(entry.command)[1:] if a != "--paper-claims")
+    return "run " + shlex.join([entry.audit, *option_arguments(entry.options)])
 
 
 def sweep_keys(entry: Entry) -> list[str]:
     """The sweeps (``sweep SPEC``) an entry decided by rate checks reads."""
-    return [f"{rates.SWEEP} {spec}" for spec in rates.specs_of(entry.checks)]
+    return [f"{SWEEP} {spec}" for spec in entry.specs]
 
 
 def audit_commands(entries: Sequence[Entry], seed: int, quick: bool) -> list[AuditCommand]:
-    """The runs the ``checked`` entries cite, each once, with its budget, seed and paper findings if cited (a
-    sweep spec as ``pdp-audit sweep SPEC``: its cells run as tasks of their own, :func:`sweep_runs`)."""
-    wanted: dict[str, tuple[str, bool]] = {}
+    """The runs the ``checked`` entries cite, each once, with its budget, seed, paper findings if cited and, for
+    the ledger's exact checks, just the checks cited (a sweep spec's cells run as tasks of their own,
+    :func:`sweep_runs`)."""
+    wanted: dict[str, AuditCommand] = {}
     for e in entries:
-        if e.status == "checked" and e.audit == rates.SWEEP:
-            for key in sweep_keys(e):
-                wanted[key] = (rates.SWEEP, False)
-        elif e.status == "checked":
-            key = run_key(e)
-            paper = wanted.get(key, (e.audit, False))[1] or "--paper-claims" in e.command
-            wanted[key] = (e.audit, paper)
-    commands = []
-    for key, (audit, paper) in sorted(wanted.items()):
-        if audit == LEMMAS:  # the ledger's own exact checks (verify/ledger/lemmas.py): no budget to choose
-            commands.append(AuditCommand(key, audit, ("claims", "--run", "--seed", str(seed))))
+        if e.status != "checked":
             continue
-        if audit == rates.SWEEP:  # cells seeded from the ledger's seed, as `[sweep] seed = SEED` would
-            commands.append(AuditCommand(key, audit, tuple(shlex.split(key))))
+        if e.audit == SWEEP:
+            wanted.update({key: AuditCommand(key, SWEEP, seed, quick) for key in sweep_keys(e)})
             continue
-        run, name, *options = shlex.split(key)
-        argv = [run, name, *(QUICK_BUDGETS[audit] if quick else ()), *options, "--seed", str(seed)]
-        argv += ["--paper-claims"] if paper else []
-        commands.append(AuditCommand(key, audit, tuple(argv + ["--report", "none", "--quiet"])))
-    return commands
+        key = run_key(e)
+        cited = wanted.get(key, AuditCommand(key, e.audit, seed, quick, dict(e.options)))
+        checks = tuple(dict.fromkeys((*cited.checks, *e.checks))) if e.audit == LEMMAS else ()
+        wanted[key] = dataclasses.replace(cited, paper_claims=cited.paper_claims or e.paper_claims, checks=checks)
+    return [wanted[key] for key in sorted(wanted)]
 
 
 def execute_audit(parameters: dict, seed: int, alpha: float, checks, executor=None) -> Run:
-    """Run one audit command in this process (a sweep cell function: ``parameters = {"argv": [...]}``)."""
-    from pdp_audit.verify.plans.arguments import parse_run
-    from pdp_audit.verify.plans.catalogue import plans_by_name
-
-    if parameters["argv"][0] == "claims":
+    """Run one cited audit in this process (a sweep cell function; ``checks``: the lemma checks to compute)."""
+    if parameters["audit"] == LEMMAS:
         from pdp_audit.verify.ledger.lemmas import run_lemmas
 
-        return run_lemmas(seed, alpha)
-    args = parse_run(list(parameters["argv"]))
-    return plans_by_name()[args.mechanism].execute(args)
+        return run_lemmas(seed, alpha, checks)
+    return run_cited_audit(**parameters, seed=seed)
 
 
-def tasks(commands: Sequence[AuditCommand], seed: int) -> list[CellTask]:
-    """One sweep task per audit command (its seed is in the command; ``seed`` is recorded for the store); the
-    cells of the sweeps are :func:`sweep_runs`'s."""
+def tasks(commands: Sequence[AuditCommand]) -> list[CellTask]:
+    """One sweep task per audit run (the cells of the sweeps are :func:`sweep_runs`'s)."""
     return [
-        CellTask(c.key, c.audit, execute_audit, {"argv": list(c.argv)}, seed, ALPHA, None, _COST.get(c.audit, 1.0))
+        CellTask(c.key, c.audit, execute_audit, _parameters(c), c.seed, ALPHA, c.checks or None, _COST.get(c.audit, 1))
         for c in commands
-        if c.audit != rates.SWEEP
+        if c.audit != SWEEP
     ]
 
 
-def sweep_runs(commands: Sequence[AuditCommand], seed: int, quick: bool) -> dict[str, rates.SweepRun]:
+def _parameters(command: AuditCommand) -> dict:
+    """What :func:`execute_audit` needs besides the seed: the audit and how the entries cite it."""
+    if command.audit == LEMMAS:
+        return {"audit": LEMMAS}
+    return {
+        "audit": command.audit,
+        "options": dict(command.options),
+        "paper_claims": command.paper_claims,
+        "quick": command.quick,
+    }
+
+
+def sweep_runs(commands: Sequence[AuditCommand]) -> dict[str, rates.SweepRun]:
     """The cells to run of every sweep among ``commands``, by key."""
-    return {c.key: rates.sweep_run(c.argv[1], seed, quick) for c in commands if c.audit == rates.SWEEP}
+    return {c.key: rates.sweep_run(c.key.split(" ", 1)[1], c.seed, c.quick) for c in commands if c.audit == SWEEP}
 
 
 @dataclass(frozen=True)
@@ -148,12 +178,10 @@ class SweepChecks:
 
 def rate_checks(entries: Sequence[Entry], sweeps: dict[str, rates.SweepRun]) -> dict[str, SweepChecks]:
     """Every rate check the entries cite, computed from its sweep's cells, grouped by sweep."""
-    cited = dict.fromkeys(c for e in entries if e.status == "checked" and e.audit == rates.SWEEP for c in e.checks)
+    cited = dict.fromkeys(c for e in entries if e.status == "checked" and e.audit == SWEEP for c in e.checks)
     out = {}
     for key, run in sweeps.items():
-        checks = tuple(
-            rates.rate_check(rates.RATES[c], run) for c in cited if f"{rates.SWEEP} {rates.RATES[c].spec}" == key
-        )
+        checks = tuple(rates.rate_check(rates.RATES[c], run) for c in cited if f"{SWEEP} {rates.RATES[c].spec}" == key)
         out[key] = SweepChecks(checks, len(run.cells))
     return out
 
@@ -206,7 +234,7 @@ def decide(entry: Entry, runs: dict[str, Run], commands: dict[str, AuditCommand]
         verdict = "not-simulable" if entry.status == "not simulable" else "planned"
         agrees = verdict == entry.expected if entry.status == "not simulable" else None
         return Decision(entry, verdict, agrees, reason=entry.evidence)
-    cited = sweep_keys(entry) if entry.audit == rates.SWEEP else [run_key(entry)]
+    cited = sweep_keys(entry) if entry.audit == SWEEP else [run_key(entry)]
     found = {c.id: c for key in cited for c in (*runs[key].checks, *(runs[key].findings or ()))}
     missing = [c for c in entry.checks if c not in found]
     if missing:  # a ledger entry citing a check its audit no longer produces is a bug of ours, not a verdict
@@ -241,11 +269,11 @@ def run_ledger(entries: Sequence[Entry], seed: int, quick: bool, executor, on_au
     import contextlib
 
     commands = audit_commands(entries, seed, quick)
-    sweeps = sweep_runs(commands, seed, quick)
+    sweeps = sweep_runs(commands)
     cells = [t for run in sweeps.values() for t in run.tasks()]
     runs: dict[str, Run | SweepChecks] = {}
     done = dict.fromkeys(sweeps, 0)
-    with contextlib.closing(executor.run([*tasks(commands, seed), *cells])) as results:
+    with contextlib.closing(executor.run([*tasks(commands), *cells])) as results:
         for task, outcome in results:
             key = task.cell_id.split("#", 1)[0]
             if key in sweeps:  # a sweep cell: the progress line names the sweep and how many of its cells are done
