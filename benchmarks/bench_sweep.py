@@ -27,7 +27,7 @@ def spec_text(cells: int, trials: int) -> str:
     epsilons = ", ".join(repr(0.5 + 0.1 * i) for i in range(cells))
     return (
         f'[sweep]\nmechanism = "gaussian"\nseed = 7\nchecks = ["dp-forward", "dp-reverse", "loss-law", "lr-attack"]\n'
-        f"[fixed]\ntrials = {trials}\n[grid]\nepsilon = [{epsilons}]\n"
+        f"[fixed]\ntrials = {trials}\n[grid]\nclaim_epsilon = [{epsilons}]\n"
     )
 
 
@@ -64,7 +64,7 @@ def main() -> None:
     parser.add_argument("--repeats", type=int, default=2)
     parser.add_argument("--no-dask", action="store_true")
     args = parser.parse_args()
-    import verify.plans.gaussian.evidence  # noqa: F401  (imported once here, inherited by forked workers)
+    import pdp_audit.verify.plans.gaussian.evidence  # noqa: F401  (imported once here, inherited by forked workers)
 
     text = spec_text(args.cells, int(args.trials))
     with tempfile.TemporaryDirectory() as tmp:

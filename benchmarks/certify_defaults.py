@@ -1,9 +1,9 @@
 """Every audit on its defaults (a correct mechanism: must exit 0) and with its noise deflated (must exit 1).
 
-Runs ``pdp-audit run NAME [options] --quiet --report none --json FILE`` (as ``python -m verify.cli``) for each
-row of :data:`RUNS`, one after the other, and prints one JSON line per run: {"audit", "case", "options",
-"verdict", "exit_code", "expected_exit_code", "seconds", "cpus", "guarantees", "failing"}.  With ``--markdown
-PATH`` it also writes the table that README's "Certification on defaults" section shows.  Seconds are
+Runs ``pdp-audit run NAME [options] --quiet --report none --json FILE`` (as ``python -m pdp_audit.verify.cli``)
+for each setting of every audit (:func:`runs`), one after the other, and prints one JSON line per run: {"audit",
+"case", "options", "verdict", "exit_code", "expected_exit_code", "seconds", "cpus", "guarantees", "failing"}.
+With ``--markdown PATH`` it also writes the table that README's "Certification on defaults" section shows.  Seconds are
 wall-clock on this machine with the default workers (every core; ``cpus`` in each line); they are reported,
 never asserted.
 
@@ -21,41 +21,40 @@ import tempfile
 import time
 from pathlib import Path
 
-# (audit, case, options): "correct" runs the defaults; "deflated" shrinks the noise until the claim is false.
-RUNS: tuple[tuple[str, str, tuple[str, ...]], ...] = (
-    ("gaussian", "correct", ()),
-    ("gaussian", "deflated", ("--sigma", "3")),
-    ("goe-release", "correct", ()),
-    ("goe-release", "deflated", ("--sigma3", "2")),
-    ("output-perturbation", "correct", ()),
-    ("output-perturbation", "deflated", ("--noise-multiplier", "0.1")),
-    ("ops", "correct", ()),
-    ("ops", "deflated", ("--noise-multiplier", "0.5")),
-    ("adaops", "correct", ()),
-    ("adaops", "deflated", ("--noise-multiplier", "0.1")),
-    ("adaops", "correct", ("--algorithm", "pdp")),
-    ("adaops", "deflated", ("--algorithm", "pdp", "--noise-multiplier", "0.5")),
-    ("adassp", "correct", ()),
-    ("adassp", "deflated", ("--noise-multiplier", "0.5")),
-    ("ssp", "correct", ()),
-    ("ssp", "deflated", ("--noise-multiplier", "0.5")),
-    ("objpert", "correct", ()),
-    ("objpert", "deflated", ("--sigma", "0.504")),
-    ("objpert", "correct", ("--loss", "huber")),
-    ("objpert", "deflated", ("--loss", "huber", "--sigma", "0.504")),
-    ("objpert", "correct", ("--loss", "squared", "--theta-radius", "1")),
-    ("privacy-report", "correct", ()),
-    ("privacy-report", "deflated", ("--noise-scale2", "0.5")),
-    ("privacy-report", "correct", ("--mode", "independent")),
-    ("privacy-report", "deflated", ("--mode", "independent", "--sigma", "0.5")),
-    ("privacy-report", "correct", ("--mode", "adaptive")),
-    ("privacy-report", "deflated", ("--mode", "adaptive", "--sigma4", "1")),
-)
+
+def runs() -> list[tuple[str, str, tuple[str, ...]]]:
+    """(audit, case, options) of every setting each audit's descriptor certifies: "correct" runs it, "deflated"
+    shrinks the noise until the claim is false (:attr:`pdp_audit.verify.plans.plan.AuditPlan.settings`)."""
+    from pdp_audit.verify.plans.catalogue import PLANS
+
+    out = []
+    for plan in PLANS:
+        for setting in plan.settings:
+            out.append((plan.name, "correct", flags(plan, setting.options)))
+            if setting.deflated is not None:
+                out.append((plan.name, "deflated", flags(plan, {**setting.options, **setting.deflated})))
+    return out
+
+
+def flags(plan, options: dict) -> tuple[str, ...]:
+    """The command line of ``options`` (what a reader of the table types)."""
+    known = plan.options()
+    argv: list[str] = []
+    for key, value in options.items():
+        option = known[key]
+        argv += (
+            [option.cli_flag]
+            if option.kind == "bool"
+            else [option.cli_flag, f"{value:g}" if isinstance(value, float) else str(value)]
+        )
+    return tuple(argv)
+
+
 EXPECTED = {"correct": 0, "deflated": 1}
 
 
 def run_one(audit: str, options: tuple[str, ...], workdir: Path) -> dict:
-    """Run one audit through the CLI (``python -m verify.cli`` of the interpreter running this script): its
+    """Run one audit through the CLI (``python -m pdp_audit.verify.cli`` of the interpreter running this script): its
     verdict, exit code, seconds and failing guarantees."""
     out = workdir / f"{audit}.json"
     command = [
@@ -107,7 +106,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     rows = []
     with tempfile.TemporaryDirectory() as tmp:
-        for audit, case, options in RUNS:
+        for audit, case, options in runs():
             if args.only and audit not in args.only:
                 continue
             row = {"audit": audit, "case": case, "options": list(options), **run_one(audit, options, Path(tmp))}

@@ -168,8 +168,10 @@ def table_pages(results) -> list[plt.Figure]:
             ],
         )
         y -= 0.06  # room for the slanted check names
-        xs_params = [0.07 + 0.055 + i * 0.1 for i in range(len(swept))]
-        x_verdict = 0.07 + 0.055 + len(swept) * 0.1
+        # a column per swept parameter, as wide as its bold 8-pt name (about 0.0085 of the page per character)
+        widths = [max(0.1, 0.0085 * len(key) + 0.02) for key in swept]
+        xs_params = [0.07 + 0.055 + sum(widths[:i]) for i in range(len(swept))]
+        x_verdict = 0.07 + 0.055 + sum(widths)
         x_checks0 = x_verdict + 0.12
         width = min(0.035, (0.95 - x_checks0) / max(len(checks), 1))
         fig.text(0.07, y, "#", fontsize=8, weight="bold", va="bottom")

@@ -7,8 +7,9 @@ import signal
 import time
 
 from pdp_audit.audits.engine import block_rng
+from pdp_audit.verify.config import Option, Range
 from pdp_audit.verify.sweeps.catalogue import SWEEPS
-from pdp_audit.verify.sweeps.schema import Param, SweepMechanism
+from pdp_audit.verify.sweeps.schema import SweepMechanism
 from pdp_audit.verify.sweeps.spec import parse_spec
 
 
@@ -37,7 +38,10 @@ def toy_cell(parameters: dict, seed: int, alpha: float, checks=None) -> dict:
 TOY = SweepMechanism(
     "toy",
     toy_cell,
-    {"x": Param("int", 0, low=0, high=10**6), "sleep": Param("float", 0.0, low=0, high=60)},
+    {
+        "x": Option("x", "int", 0, "", range=Range(0, 1e6)),
+        "sleep": Option("sleep", "float", 0.0, "", range=Range(0, 60)),
+    },
     checks=("toy-mean",),
 )
 
@@ -74,10 +78,10 @@ TOY_CHUNKED = SweepMechanism(
     "toy-chunked",
     toy_chunked_cell,
     {
-        "chunks": Param("int", 1, low=1, high=1000),
-        "sleep": Param("float", 0.0, low=0, high=60),
-        "crash_chunk": Param("int", -1, low=-1, high=1000),
-        "crash_marker": Param("str", ""),
+        "chunks": Option("chunks", "int", 1, "", range=Range(1, 1000)),
+        "sleep": Option("sleep", "float", 0.0, "", range=Range(0, 60)),
+        "crash_chunk": Option("crash_chunk", "int", -1, "", range=Range(-1, 1000)),
+        "crash_marker": Option("crash_marker", "str", "", ""),
     },
     cost=lambda p: p["chunks"] * p["sleep"] + 1e-3,
     chunked=True,

@@ -18,8 +18,8 @@ import numpy as np
 import pytest
 
 from pdp_audit.reports.json_report import run_schema
-from pdp_audit.verify.cli.main import build_parser, main
-from pdp_audit.verify.deployment import canonical_table_sha256, load_deployment, resolve
+from pdp_audit.verify.cli.main import main
+from pdp_audit.verify.deployment import canonical_table_sha256, deployment_config, load_deployment
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLES = ROOT / "examples"
@@ -127,14 +127,11 @@ def test_shipped_dataset_fingerprint_is_the_canonical_array(tmp_path):
 
 
 @pytest.mark.parametrize("example", ["deploy-gaussian.toml", "deploy-objpert.toml"])
-def test_examples_resolve_with_the_run_parser(example):
+def test_examples_are_the_audits_configs(example):
     deployment = load_deployment(str(EXAMPLES / example))
-    parser = build_parser()
-    run = next(a for a in parser._actions if a.dest == "command").choices["run"]
-    mechanism_parser = next(a for a in run._actions if a.dest == "mechanism").choices[deployment.mechanism]
-    args = resolve(deployment, mechanism_parser)
-    assert args.claim_epsilon == deployment.claim["epsilon"] and args.claim_delta == deployment.claim["delta"]
-    assert args.paper_claims is False
+    config, workers = deployment_config(deployment)
+    assert config.epsilon == deployment.claim["epsilon"] and config.delta == deployment.claim["delta"]
+    assert config.paper_claims is False and workers is None
 
 
 # --- input errors: one line naming the file and the key, exit 2, before any computation -------------------------
@@ -155,11 +152,11 @@ BAD_DEPLOYMENTS = {
     ),
     "wrong type": (
         f'mechanism = "gaussian"\n{CLAIM}[parameters]\nsigma = "big"\ndataset = "wine"\n',
-        "parameters.sigma must be a number, got 'big'",
+        "parameters.sigma must be a finite number > 0, got 'big'",
     ),
     "bad choice": (
         f'mechanism = "gaussian"\n{CLAIM}[parameters]\nquery = "mean"\ndataset = "wine"\n',
-        "parameters.query must be one of ['count', 'sum'], got 'mean'",
+        "parameters.query must be one of 'sum', 'count', got 'mean'",
     ),
     "missing data file": (
         f'mechanism = "gaussian"\n{CLAIM}[parameters]\ndata = "nowhere.csv"\n',

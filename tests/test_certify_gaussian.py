@@ -26,7 +26,7 @@ from pdp_audit.verify.plans.gaussian.checks import CHECKS as GAUSSIAN_CHECKS
 from pdp_audit.verify.plans.gaussian.evidence import GaussianAuditConfig, run_gaussian_audit
 from pdp_audit.verify.plans.goe.checks import CHECKS as GOE_CHECKS
 from pdp_audit.verify.plans.goe.evidence import GoeAuditConfig, run_goe_audit
-from pdp_audit.verify.sweeps import gaussian as sweep_gaussian
+from pdp_audit.verify.sweeps import audits as sweep_audits
 
 GAUSSIAN_SMALL = ["--trials", "20000", "--seed", "4"]
 GOE_SMALL = ["--trials", "20000", "--matrices", "1000", "--d", "10", "--seed", "4"]
@@ -169,9 +169,8 @@ def test_goe_dp_checks_carry_their_privacy_profile():
 
 # --- sweeps select paper checks by id -------------------------------------------------------------------
 def test_a_sweep_cell_computes_the_paper_checks_it_selects():
-    parameters = {name: param.default for name, param in sweep_gaussian.SCHEMA.items()}
-    parameters = sweep_gaussian.normalize({**parameters, "trials": 5000}, set(), "test")
-    result = sweep_gaussian.cell(parameters, seed=1, alpha=1e-6, checks=("theorem22", "example4"))
+    parameters = {"trials": 5000}
+    result = sweep_audits.cell("gaussian", parameters, seed=1, alpha=1e-6, checks=("theorem22", "example4"))
     roles = {c["id"]: c["role"] for c in result["checks"]}
     assert roles == {"theorem22": "guarantee", "example4": "paper"}
     assert result["verdict"] == "pass"

@@ -1,5 +1,6 @@
 """How the command line ends: bad input is one line and exit 2 before any computation; our bugs are exit 4."""
 
+import dataclasses
 import json
 import subprocess
 import sys
@@ -8,14 +9,13 @@ from pathlib import Path
 import pytest
 
 from pdp_audit.verify.cli import main as cli
+from pdp_audit.verify.plans.gaussian.plan import PLAN as GAUSSIAN
 from pdp_audit.verify.plans.plan import AuditPlan
 
 
 def _plan(execute) -> AuditPlan:
-    """A plan whose whole work is ``execute(args)`` (its configuration is the parsed arguments themselves)."""
-    return AuditPlan(
-        "gaussian", "a stand-in", lambda parser: None, lambda args: args, lambda args, executor, progress: execute(args)
-    )
+    """The Gaussian audit's plan whose whole work is ``execute(config)``."""
+    return dataclasses.replace(GAUSSIAN, audit=lambda config, executor, progress: execute(config))
 
 
 @pytest.fixture
@@ -75,8 +75,11 @@ def test_a_value_error_inside_the_audit_is_not_reported_as_bad_usage(monkeypatch
 @pytest.mark.parametrize(
     "args, needle",
     [
-        (["run", "gaussian", "--claim-epsilon", "1000"], "--claim-epsilon must be in [1e-06, 100]"),
-        (["run", "gaussian", "--claim-delta", "2"], "--claim-delta must be in (0, 1)"),
+        (
+            ["run", "gaussian", "--claim-epsilon", "1000"],
+            "--claim-epsilon must be a finite number in [1e-6, 100], got 1000",
+        ),
+        (["run", "gaussian", "--claim-delta", "2"], "--claim-delta must be a finite number in [1e-300, 1), got 2"),
         (["run", "nonexistent"], "invalid choice"),
     ],
 )
@@ -91,7 +94,7 @@ def test_bad_options_are_one_line(args, needle, tmp_path, monkeypatch, capsys):
 def test_workers_outside_their_range_are_refused(workers, tmp_path, monkeypatch, capsys):
     monkeypatch.chdir(tmp_path)
     assert cli.main(["run", "gaussian", "--workers", workers, "--trials", "1000", "--report", "none"]) == 2
-    assert "--workers must be in [1, 256]" in capsys.readouterr().err
+    assert "--workers must be a whole number in [1, 256], got" in capsys.readouterr().err
 
 
 @pytest.mark.parametrize("audit", [["gaussian"], ["ops", "--target-column", "b"]])
@@ -126,7 +129,7 @@ def test_tau_accepts_every_documented_rho(rho, code, capsys):
     assert cli.main(["tau", "--d", "500", "--rho", rho]) == code
     if code == 2:
         err = capsys.readouterr().err
-        assert "--rho must be in [2e-300, 1)" in err and err.count("\n") == 1
+        assert f"--rho must be a finite number in [2e-300, 1), got {rho}" in err and err.count("\n") == 1
 
 
 @pytest.mark.parametrize("command", [["tau", "--d", "5", "--rho", "0.01"], ["sweep", "SPEC"]])
@@ -144,7 +147,7 @@ def test_dataset_and_data_together_are_refused_and_data_is_named_in_the_json(tmp
     monkeypatch.chdir(tmp_path)
     (tmp_path / "mine.csv").write_text("a,b\n0.1,0.2\n0.3,0.1\n0.2,0.2\n")
     assert cli.main(["run", "gaussian", "--data", "mine.csv", "--dataset", "wine", "--report", "none"]) == 2
-    assert "give one of --dataset and --data" in capsys.readouterr().err
+    assert "give one of --data and --dataset, not both" in capsys.readouterr().err
     assert cli.main(
         [
             "run",
@@ -173,7 +176,7 @@ def test_absurd_linreg_scales_are_usage_errors_not_crashes(args, tmp_path, monke
     monkeypatch.chdir(tmp_path)
     assert cli.main(["run", *args, "--report", "none"]) == 2
     err = capsys.readouterr().err
-    assert "must be in [1e-12, 1e12]" in err and err.count("\n") == 1
+    assert "must be a finite number in [1e-12, 1e12], got" in err and err.count("\n") == 1
 
 
 def test_a_quiet_run_that_writes_a_pdf_prints_nothing(tmp_path):
@@ -192,7 +195,7 @@ def test_sweep_workers_beyond_the_cap_are_one_line(tmp_path, monkeypatch, capsys
     monkeypatch.chdir(tmp_path)
     spec = Path(__file__).resolve().parents[1] / "examples" / "sweep-small.toml"
     assert cli.main(["sweep", str(spec), "--workers", "1e12", "--store", str(tmp_path / "s.sqlite")]) == 2
-    assert "--workers must be in [1, 256]" in capsys.readouterr().err
+    assert "--workers must be a whole number in [1, 256], got" in capsys.readouterr().err
 
 
 @pytest.mark.parametrize(
@@ -218,7 +221,7 @@ def test_subnormal_rho_is_one_line(audit, tmp_path, monkeypatch, capsys):
     """Found by the fuzz run: ρ = 1e-320 (subnormal) broke AdaSSP's eigendecomposition (exit 4)."""
     monkeypatch.chdir(tmp_path)
     assert cli.main(["run", audit, "--rho", "1e-320", "--trials", "2000", "--report", "none"]) == 2
-    assert "--rho must be in [1e-300, 1)" in capsys.readouterr().err
+    assert "--rho must be a finite number in [1e-300, 1), got 1e-320" in capsys.readouterr().err
 
 
 @pytest.mark.parametrize("value", ["1e-320", "1e-101", "1e101"])
@@ -226,15 +229,15 @@ def test_a_sensitivity_whose_square_leaves_the_doubles_is_one_line(value, capsys
     """Found by the fuzz run: --sensitivity 1e-320 made the calibrated σ² zero (ZeroDivisionError, exit 4)."""
     assert cli.main(["run", "gaussian", "--sensitivity", value, "--trials", "2000", "--report", "none"]) == 2
     err = capsys.readouterr().err
-    assert err.count("\n") == 1 and "--sensitivity must be in [1e-100, 1e100]" in err
+    assert err.count("\n") == 1 and f"--sensitivity must be a finite number in [1e-100, 1e100], got {value}" in err
 
 
 @pytest.mark.parametrize("audit", ["ops", "adaops", "adassp", "ssp", "output-perturbation", "gaussian"])
 @pytest.mark.parametrize(
     "option, value, message",
     [
-        ("--claim-delta", "1e-320", "--claim-delta must be in [1e-300, 1)"),
-        ("--claim-epsilon", "1e-320", "--claim-epsilon must be in [1e-06, 100]"),
+        ("--claim-delta", "1e-320", "--claim-delta must be a finite number in [1e-300, 1), got 1e-320"),
+        ("--claim-epsilon", "1e-320", "--claim-epsilon must be a finite number in [1e-6, 100], got 1e-320"),
     ],
 )
 def test_subnormal_claims_are_one_line(audit, option, value, message, capsys):
@@ -284,7 +287,7 @@ def test_goe_scales_whose_squares_leave_the_doubles_are_one_line(option, capsys)
     """Found by the 2000-line fuzz run: --beta 1e-320 gave NaN privacy losses (exit 4)."""
     assert cli.main(["run", "goe-release", option, "1e-320", "--trials", "2000", "--report", "none"]) == 2
     err = capsys.readouterr().err
-    assert err.count("\n") == 1 and f"{option} must be in [1e-12, 1e12]" in err
+    assert err.count("\n") == 1 and f"{option} must be a finite number in [1e-12, 1e12], got 1e-320" in err
 
 
 def test_a_tiny_goe_sensitivity_leaves_the_importance_points_out_of_the_figure(capsys):

@@ -91,11 +91,11 @@ def test_tiny_budget_never_fails_a_correct_mechanism(tmp_path):
 @pytest.mark.parametrize(
     "args,needle",
     [
-        (["--claim-delta", "2"], "--claim-delta must be in (0, 1)"),
-        (["--claim-epsilon", "-1"], "--claim-epsilon must be a finite number > 0"),
-        (["--sigma", "0"], "--sigma must be in [1e-9, 1e9]"),
-        (["--sigma", "1e-320"], "--sigma must be in [1e-9, 1e9]"),
-        (["--trials", "10"], "--trials must be in [1000, 1e9]"),
+        (["--claim-delta", "2"], "--claim-delta must be a finite number in [1e-300, 1), got 2"),
+        (["--claim-epsilon", "-1"], "--claim-epsilon must be a finite number in [1e-6, 100], got -1"),
+        (["--sigma", "0"], "--sigma must be a finite number > 0, got 0"),
+        (["--sigma", "1e-320"], "--sigma must be in [1e-9, 1e9] times the sensitivity"),
+        (["--trials", "10"], "--trials must be a whole number in [1000, 1e9], got 10"),
         (["--trials", "abc"], "--trials"),
         (["--data", "/no/such.csv"], "--data"),
         (["--query", "count", "--sensitivity", "3"], "--sensitivity"),
@@ -115,7 +115,10 @@ def test_bad_input_through_the_command_is_one_line_exit_2(tmp_path):
     """The same as the console shows it: one line, no traceback, exit 2."""
     result = run_cli("run", "gaussian", "--claim-delta", "2", "--report", "none", cwd=tmp_path)
     assert result.returncode == 2 and result.stderr.count("\n") == 1, result.stderr
-    assert "--claim-delta must be in (0, 1)" in result.stderr and "Traceback" not in result.stderr
+    assert (
+        "--claim-delta must be a finite number in [1e-300, 1), got 2" in result.stderr
+        and "Traceback" not in result.stderr
+    )
 
 
 def test_bad_csv(tmp_path, capsys):

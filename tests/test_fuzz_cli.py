@@ -27,6 +27,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from pdp_audit.verify.cli import main as cli
+from pdp_audit.verify.plans.arguments import command_line
+from pdp_audit.verify.plans.catalogue import PLANS
 
 HOSTILE = (
     "",
@@ -62,13 +64,19 @@ SMALL_BUDGET = ("--trials", "2000")
 SKIPPED_COMMANDS = {"benchmark"}  # measures throughput for minutes by design; its options are tested elsewhere
 
 
-#: Small budgets per audit (seconds per run), for the fuzz and for the sweep over float options below.
-_SMALL_RUNS = {
-    "gaussian": ["--trials", "2000"],
-    "goe-release": ["--trials", "2000", "--matrices", "1000"],
-    "objpert": ["--trials", "2000", "--search-trials", "200", "--synthetic", "60,2"],
-    "privacy-report": ["--trials", "2000", "--repetitions", "200", "--no-figures"],
-}
+#: Each audit's smoke budget (seconds per run) as its plan declares it: for the fuzz and the sweep of float options.
+_PLANS = {plan.name: plan for plan in PLANS}
+
+
+def _small_budget(audit: str, argv: list[str]) -> list[str]:
+    """The audit's smoke options that ``argv`` does not set (a synthetic data set only where no data is named)."""
+    added = []
+    for key, value in _PLANS[audit].smoke.items():
+        option = _PLANS[audit].options()[key]
+        if option.cli_flag in argv or (key == "synthetic" and {"--data", "--dataset"} & set(argv)):
+            continue
+        added += command_line(_PLANS[audit], {key: value})
+    return added
 
 
 def _subparsers(parser: argparse.ArgumentParser) -> dict[str, argparse.ArgumentParser]:
@@ -109,10 +117,7 @@ def command_lines(draw) -> list[str]:
     for action in draw(st.lists(st.sampled_from(options), max_size=4, unique_by=lambda a: a.dest)) if options else []:
         argv += [draw(st.sampled_from(action.option_strings)), *draw(_value(action))]
     if path[0] == "run":  # the audit's small budget, where the line does not set it
-        small = _SMALL_RUNS.get(path[1], ["--trials", "2000", "--search", "8"])
-        for option, value in zip(small[::2], small[1::2]):
-            if option not in argv and not (option == "--synthetic" and {"--data", "--dataset"} & set(argv)):
-                argv += [option, value]
+        argv += _small_budget(path[1], argv)
     if path[0] in ("mutants", "blackbox") and "--trials" not in argv:
         argv += list(SMALL_BUDGET)
     if path[0] == "run" and "--report" not in argv:
@@ -192,13 +197,12 @@ _EXTREMES = ("5e-324", "1e-320", "1e-200", "1e200", "1e300")
 
 
 def _float_options() -> list[tuple[str, str]]:
-    run = next(a for a in cli.build_parser()._subparsers._group_actions if a.dest == "command").choices["run"]
-    audits = next(a for a in run._actions if isinstance(a, argparse._SubParsersAction)).choices
+    """Every (audit, flag) of a float option of ``run``, from the audits' declared options."""
     return [
-        (name, action.option_strings[0])
-        for name, parser in audits.items()
-        for action in parser._actions
-        if action.option_strings and action.type is float
+        (plan.name, option.cli_flag)
+        for plan in PLANS
+        for option in plan.options().values()
+        if option.kind == "float" and option.cli
     ]
 
 
@@ -209,7 +213,7 @@ def test_every_float_option_of_every_audit_at_the_extremes_of_the_doubles(audit,
     (a probe of these found subnormal --claim-delta/--claim-epsilon, --sensitivity and the privacy report's noise
     scales raising inside the audits, and a budget hint overflowing at δ = 1e-250)."""
     for value in _EXTREMES:
-        small = _SMALL_RUNS.get(audit, ["--trials", "2000", "--search", "8"])
+        small = _small_budget(audit, [option])
         _check(["run", audit, option, value, *small, "--report", "none", "--quiet"], capsys)
 
 
@@ -217,6 +221,6 @@ def test_every_float_option_of_every_audit_at_the_extremes_of_the_doubles(audit,
 @pytest.mark.parametrize("audit", sorted({audit for audit, _ in _float_options()}))
 def test_the_small_runs_of_the_extremes_sweep_are_valid(audit, capsys):
     """Each audit's small budget above must itself be accepted, or the sweep would test only the budget's error."""
-    small = _SMALL_RUNS.get(audit, ["--trials", "2000", "--search", "8"])
+    small = _small_budget(audit, [])
     rc, err, _ = _run(["run", audit, *small, "--report", "none", "--quiet"], capsys)
     assert rc in (0, 1, 3), err

@@ -14,12 +14,6 @@ from pdp_audit.verify.cli.main import main
 from pdp_audit.verify.ledger import entries as ledger
 from pdp_audit.verify.ledger.findings import Template, render
 from pdp_audit.verify.plans.catalogue import plans_by_name
-from pdp_audit.verify.plans.gaussian.evidence import GaussianAuditConfig, run_gaussian_audit
-from pdp_audit.verify.plans.goe.evidence import GoeAuditConfig, run_goe_audit
-from pdp_audit.verify.plans.linreg.context import LinregAuditConfig
-from pdp_audit.verify.plans.linreg.evidence import run_linreg_audit
-from pdp_audit.verify.plans.objpert.evidence import ObjPertAuditConfig, run_objpert_audit
-from pdp_audit.verify.plans.privacy_report.evidence import PrivacyReportAuditConfig, run_privacy_report_audit
 
 THEORY = Path(__file__).resolve().parents[1] / ".." / "shared" / "design" / "THEORY.md"
 
@@ -194,12 +188,11 @@ def test_duplicate_ids_are_rejected():
 # --------------------------------------------------------------------------------------------------
 # "checked" entries name checks that the audits really produce
 # --------------------------------------------------------------------------------------------------
-def _linreg(mechanism: str, reproduce: bool = False):
-    """A small linear-regression run (synthetic 80 × 3, 32 search candidates).  Output perturbation and AdaSSP keep
-    their reproductions: the [PDP] Fig. 1–2 checks (fig1-*, fig2-orders) and [LR] Fig. 3's are among them."""
-    return lambda: run_linreg_audit(
-        LinregAuditConfig(mechanism, trials=2000, synthetic=(80, 3), search=32, reproduce=reproduce, paper_claims=True)
-    )
+def _run(audit: str, **options):
+    """The audit at its smoke budget (its plan's) with ``options`` and the paper's statements, built as every way
+    in builds it (:meth:`~pdp_audit.verify.plans.plan.AuditPlan.configure`)."""
+    plan = plans_by_name()[audit]
+    return lambda: plan.run(plan.configure({**plan.smoke, **options, "paper_claims": True}))
 
 
 class _ModeRuns:
@@ -210,38 +203,29 @@ class _ModeRuns:
         self.checks = [c for run in runs.values() for c in (*run.checks, *(run.findings or ()))]
 
 
-def _privacy_report(repetitions: int = 200, trials: int = 2000):
+def _privacy_report():
     """Dependent (the default) and adaptive mode (Algorithm 4's checks: prop12, thm11-*, thm13-*, …); the figures
     (and K18's check of Figure 2) in the dependent mode only: about a minute, a second for the other."""
     return lambda: _ModeRuns(
         {
-            mode: run_privacy_report_audit(
-                PrivacyReportAuditConfig(
-                    mode=mode,
-                    repetitions=repetitions,
-                    trials=trials,
-                    figures=mode == "dependent",
-                    paper_claims=True,
-                )
-            )
+            mode: _run("privacy-report", mode=mode, no_figures=mode != "dependent")()
             for mode in ("dependent", "adaptive")
         }
     )
 
 
-#: One small run per audit that a "checked" entry cites (seconds each; defaults otherwise, so that every
-#: check of the default run is produced: e.g. goe-release keeps d = 50 and its K16 checks).
+#: One small run per audit that a "checked" entry cites (seconds each; the smoke budget with the paper's statements,
+#: plus what some entries need: goe-release keeps d = 50 and its K16 checks; output perturbation and AdaSSP keep
+#: their reproductions, the [PDP] Fig. 1–2 checks (fig1-*, fig2-orders) and [LR] Fig. 3's among them).
 AUDIT_RUNNERS = {
-    "gaussian": lambda: run_gaussian_audit(GaussianAuditConfig(trials=20000, paper_claims=True)),
-    "goe-release": lambda: run_goe_audit(GoeAuditConfig(trials=2000, matrices=1000, paper_claims=True)),
-    "objpert": lambda: run_objpert_audit(
-        ObjPertAuditConfig(trials=2000, search_trials=400, synthetic=(60, 2), paper_claims=True)
-    ),
-    "output-perturbation": _linreg("output-perturbation", reproduce=True),
-    "ops": _linreg("ops"),
-    "adaops": _linreg("adaops"),
-    "adassp": _linreg("adassp", reproduce=True),  # [LR] Fig. 3's reproduction (fig3-dp-for-free, K30), ~16 s
-    "ssp": _linreg("ssp"),
+    "gaussian": _run("gaussian"),
+    "goe-release": _run("goe-release"),
+    "objpert": _run("objpert"),
+    "output-perturbation": _run("output-perturbation", no_reproduce=False),
+    "ops": _run("ops"),
+    "adaops": _run("adaops"),
+    "adassp": _run("adassp", no_reproduce=False),  # [LR] Fig. 3's reproduction (fig3-dp-for-free, K30), ~16 s
+    "ssp": _run("ssp"),
     "privacy-report": _privacy_report(),
 }
 
@@ -493,9 +477,9 @@ def test_included_findings_share_their_fields():
 
 def test_commands_are_generated_from_the_run_data():
     assert ledger.option_arguments(
-        {"mode": "adaptive", "claim_delta": 1e-6, "trials": 20000, "no_reproduce": True}
+        "privacy-report", {"mode": "adaptive", "claim_delta": 1e-6, "trials": 20000, "no_figures": True}
     ) == [
-        *("--mode", "adaptive", "--claim-delta", "1e-6", "--trials", "20000", "--no-reproduce"),
+        *("--mode", "adaptive", "--claim-delta", "1e-6", "--trials", "20000", "--no-figures"),
     ]
     assert ledger.BY_ID["Q28"].command == "pdp-audit run privacy-report --mode adaptive --paper-claims"
     assert ledger.BY_ID["RW-Lem29"].command == "pdp-audit run privacy-report --mode adaptive"

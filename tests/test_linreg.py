@@ -675,10 +675,12 @@ def test_fig3_relative_efficiency_decides_at_its_level_and_needs_enough_data_set
 
 
 def test_figure_n_is_validated_before_any_work():
-    from pdp_audit.verify.plans.linreg.context import LinregAuditConfig
+    from pdp_audit.verify.config import COMMAND_LINE
+    from pdp_audit.verify.plans.catalogue import plans_by_name
 
-    with pytest.raises(ValueError, match=r"--figure-n must be in \[12, 1e6\]"):
-        LinregAuditConfig("adassp", figure_n=5, paper_claims=True).validate()
-    with pytest.raises(ValueError, match="needs --paper-claims"):  # it would otherwise do nothing, silently
-        LinregAuditConfig("adassp", figure_n=1000).validate()
-    LinregAuditConfig("adassp", figure_n=1000, paper_claims=True).validate()
+    plan = plans_by_name()["adassp"]
+    with pytest.raises(ValueError, match=r"--figure-n must be a whole number in \[12, 1e6\], got 5"):
+        plan.configure({"figure_n": "5", "paper_claims": True}, COMMAND_LINE)
+    with pytest.raises(ValueError, match="it needs --paper-claims"):  # it would otherwise do nothing, silently
+        plan.configure({"figure_n": "1000"}, COMMAND_LINE)
+    assert plan.configure({"figure_n": 1000, "paper_claims": True}).figure_n == 1000

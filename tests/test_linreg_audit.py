@@ -184,7 +184,7 @@ def _csv(path, text):
         (lambda p: ["--claim-epsilon", "0"], "--claim-epsilon"),
         (lambda p: ["--claim-epsilon", "-1"], "--claim-epsilon"),
         (lambda p: ["--data", _csv(p / "ok2.csv", "a,y\n1,2\n3,4\n5,6\n")], "--target-column"),
-        (lambda p: ["--dataset", "longley", "--synthetic", "80,3"], "not allowed with"),
+        (lambda p: ["--dataset", "longley", "--synthetic", "80,3"], "give one of --dataset and --synthetic, not both"),
         (lambda p: ["--noise-multiplier", "0"], "--noise-multiplier"),
     ],
 )

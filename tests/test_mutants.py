@@ -50,10 +50,13 @@ def test_a_missed_mutant_makes_the_command_fail(tmp_path, monkeypatch, capsys):
 @pytest.mark.parametrize(
     "args,needle",
     [
-        (["--trials", "10"], "--trials must be in"),
-        (["--alpha", "2"], "--alpha must be in [1e-50, 1)"),
-        (["--alpha", "1e-320"], "--alpha must be in [1e-50, 1)"),  # found by the fuzz run: scipy warnings
-        (["--seed", "-1"], "--seed must be >= 0"),  # found by the fuzz run: exit 4
+        (["--trials", "10"], "--trials must be a whole number in [1000, 1e7], got 10"),
+        (["--alpha", "2"], "--alpha must be a finite number in [1e-50, 1)"),
+        (
+            ["--alpha", "1e-320"],
+            "--alpha must be a finite number in [1e-50, 1)",
+        ),  # found by the fuzz run: scipy warnings
+        (["--seed", "-1"], "--seed must be a whole number in [0, 2^63-1], got -1"),  # found by the fuzz run: exit 4
     ],
 )
 def test_bad_options_are_one_line(args, needle, capsys):

@@ -153,7 +153,7 @@ def _csv(path, rows):
             lambda t: ["--data", _csv(t / "reg.csv", [[0.5, 0.1, 3], [0.1, 0.1, 0], [0.1, 0.2, 1]]), "--loss", "huber"],
             "|y| <= 1",
         ),
-        (lambda t: ["--loss", "squared", "--lam", "0"], "--lam must be a finite number > 0"),
+        (lambda t: ["--loss", "squared", "--lam", "0"], "--lam must be a finite number in [1e-12, 1e12], got 0"),
         (lambda t: ["--loss", "squared"], "--theta-radius"),
         (lambda t: ["--loss", "bogus"], "--loss"),
         (lambda t: ["--lam", "-1"], "--lam"),

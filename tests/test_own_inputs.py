@@ -15,7 +15,7 @@ import pytest
 from pdp_audit.verify.cli.main import main
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
-SMALL_SWEEP = '[sweep]\nmechanism = "gaussian"\n[fixed]\ntrials = 2000\n[grid]\nepsilon = [1.0]\n'
+SMALL_SWEEP = '[sweep]\nmechanism = "gaussian"\n[fixed]\ntrials = 2000\n[grid]\nclaim_epsilon = [1.0]\n'
 
 
 @pytest.fixture
@@ -130,10 +130,10 @@ def test_a_certificate_fingerprints_the_bytes_it_audited(folder, monkeypatch):
     original = (folder / "deploy-data.csv").read_bytes()
     execute = AuditPlan.execute
 
-    def replaced_then_executed(self, args):
+    def replaced_then_executed(self, config, *args, **kwargs):
         rows = original.decode().splitlines()
         (folder / "deploy-data.csv").write_text("\n".join(rows[:11]) + "\n")  # ten rows instead of 300
-        return execute(self, args)
+        return execute(self, config, *args, **kwargs)
 
     monkeypatch.setattr(AuditPlan, "execute", replaced_then_executed)
     assert main(["certify", "deploy.toml", "--report", "none", "--json", "cert.json", "--quiet"]) == 0

@@ -22,8 +22,8 @@ checks = ["dp-forward", "loss-law"]
 [fixed]
 trials = 2000
 [grid]
-epsilon = [0.5, 1.0]
-sigma_scale = [0.5, 1.0]
+claim_epsilon = [0.5, 1.0]
+noise_multiplier = [0.5, 1.0]
 """
 
 
@@ -34,24 +34,24 @@ def run_cli(*args, cwd=None):
 
 
 def test_grid_is_a_cartesian_product_plus_explicit_cells():
-    spec = parse_spec(GAUSS + "[[cells]]\nepsilon = 2.0\nsigma = 3.0\n")
+    spec = parse_spec(GAUSS + "[[cells]]\nclaim_epsilon = 2.0\nsigma = 3.0\n")
     assert len(spec.cells) == 5
-    assert [(c.parameters["epsilon"], c.parameters["sigma_scale"]) for c in spec.cells[:4]] == [
+    assert [(c.parameters["claim_epsilon"], c.parameters["noise_multiplier"]) for c in spec.cells[:4]] == [
         (0.5, 0.5),
         (0.5, 1.0),
         (1.0, 0.5),
         (1.0, 1.0),
     ]
     assert spec.cells[4].parameters["sigma"] == 3.0 and spec.cells[4].parameters["trials"] == 2000
-    assert spec.swept == ["epsilon", "sigma_scale", "sigma"]
+    assert spec.swept == ["claim_epsilon", "noise_multiplier", "sigma"]
     assert spec.alpha_per_cell == pytest.approx(1e-6 / 5)
 
 
 def test_cell_identity_and_seed_depend_on_parameters_not_position():
     small = parse_spec(GAUSS)
     big = parse_spec(
-        GAUSS.replace("epsilon = [0.5, 1.0]", "epsilon = [2.0, 1.0, 0.5]").replace(
-            "sigma_scale = [0.5, 1.0]", "sigma_scale = [1.0, 0.5]"
+        GAUSS.replace("claim_epsilon = [0.5, 1.0]", "claim_epsilon = [2.0, 1.0, 0.5]").replace(
+            "noise_multiplier = [0.5, 1.0]", "noise_multiplier = [1.0, 0.5]"
         )
     )
     by_id = {c.cell_id: c for c in big.cells}
@@ -59,7 +59,7 @@ def test_cell_identity_and_seed_depend_on_parameters_not_position():
         assert by_id[cell.cell_id].seed == cell.seed and by_id[cell.cell_id].parameters == cell.parameters
     assert [by_id[c.cell_id].position for c in small.cells] != [c.position for c in small.cells]
     # writing a default explicitly, or an int for a float, or 2e3 for 2000 is the same cell
-    same = parse_spec(GAUSS.replace("trials = 2000", "trials = 2e3\ndelta = 1e-5\nsensitivity = 1"))
+    same = parse_spec(GAUSS.replace("trials = 2000", "trials = 2e3\nclaim_delta = 1e-5\nsensitivity = 1"))
     assert [c.cell_id for c in same.cells] == [c.cell_id for c in small.cells]
     # another root seed gives other seeds; ids stay (they name parameters)
     other = parse_spec(GAUSS.replace("seed = 3", "seed = 4"))
@@ -75,37 +75,43 @@ def test_cell_identity_and_seed_depend_on_parameters_not_position():
         ("[sweep]\nmechanism = 'gaussian'\nsed = 1\n", "unknown key sweep.sed"),
         ("[sweep]\nmechanism = 'nope'\n", "sweep.mechanism must be one of"),
         (
-            "[sweep]\nmechanism = 'gaussian'\n[grid]\nepsilon = [1.0, -1.0]\n",
-            "grid.epsilon[1] must be a finite number in (0, 100], got -1.0",
+            "[sweep]\nmechanism = 'gaussian'\n[grid]\nclaim_epsilon = [1.0, -1.0]\n",
+            "grid.claim_epsilon[1] must be a finite number in [1e-6, 100], got -1.0",
         ),
         (
-            "[sweep]\nmechanism = 'gaussian'\n[fixed]\ndelta = 2\n",
-            "fixed.delta must be a finite number in (0, 1), got 2",
+            "[sweep]\nmechanism = 'gaussian'\n[fixed]\nclaim_delta = 2\n",
+            "fixed.claim_delta must be a finite number in [1e-300, 1), got 2",
         ),
         (
             "[sweep]\nmechanism = 'gaussian'\n[fixed]\ntrials = 10\n",
-            "fixed.trials must be a whole number in [1000, 1e+09], got 10",
+            "fixed.trials must be a whole number in [1000, 1e9], got 10",
         ),
-        ("[sweep]\nmechanism = 'gaussian'\n[grid]\nepsilon = 1.0\n", "grid.epsilon must be a non-empty list"),
+        (
+            "[sweep]\nmechanism = 'gaussian'\n[grid]\nclaim_epsilon = 1.0\n",
+            "grid.claim_epsilon must be a non-empty list",
+        ),
         ("[sweep]\nmechanism = 'gaussian'\n[grid]\nalpha = [1e-3]\n", "alpha is the sweep's family-wise"),
         ("[sweep]\nmechanism = 'gaussian'\n[grid]\nlambda = [1.0]\n", "unknown parameter grid.lambda"),
-        ("[sweep]\nmechanism = 'gaussian'\nalpha = 0\n", "sweep.alpha must be a finite number in (0, 1)"),
-        ("[sweep]\nmechanism = 'gaussian'\nchecks = ['dp-sideways']\n", "unknown check 'dp-sideways'"),
-        ("[sweep]\nmechanism = 'gaussian'\n[fixed]\nn = 10\n", 'n applies to dataset = "synthetic" only'),
+        ("[sweep]\nmechanism = 'gaussian'\nalpha = 0\n", "sweep.alpha must be a finite number in [1e-50, 1), got 0"),
+        ("[sweep]\nmechanism = 'gaussian'\n[fixed]\nn = 10\n", "unknown parameter fixed.n for mechanism 'gaussian'"),
+        (
+            "[sweep]\nmechanism = 'gaussian'\n[fixed]\nsynthetic = '10,2'\ndata = 'x.csv'\n",
+            "s.toml: [fixed]: give one of data and synthetic, not both",
+        ),
         (
             "[sweep]\nmechanism = 'gaussian'\n[fixed]\nquery = 'count'\nsensitivity = 2.0\n",
             "sensitivity applies to query",
         ),
         (
             "[sweep]\nmechanism = 'gaussian'\n[fixed]\nsigma = 'auto'\n",
-            "fixed.sigma must be a finite number in [1e-09, 1e+09] or 'calibrated'",
+            "fixed.sigma must be a finite number > 0, got 'auto'",
         ),
-        ("[sweep]\nmechanism = 'gaussian'\n[grid]\nepsilon = [1.0, 1]\n", "two cells have the same parameters"),
+        ("[sweep]\nmechanism = 'gaussian'\n[grid]\nclaim_epsilon = [1.0, 1]\n", "two cells have the same parameters"),
         (
-            "[sweep]\nmechanism = 'gaussian'\n[fixed]\nepsilon = 1\n[grid]\nepsilon = [2.0]\n",
-            "grid.epsilon is also set in [fixed]",
+            "[sweep]\nmechanism = 'gaussian'\n[fixed]\nclaim_epsilon = 1\n[grid]\nclaim_epsilon = [2.0]\n",
+            "grid.claim_epsilon is also set in [fixed]",
         ),
-        ("[[cells]]\nepsilon = -2.0\n[sweep]\nmechanism = 'gaussian'\n", "cells[0].epsilon must be"),
+        ("[[cells]]\nclaim_epsilon = -2.0\n[sweep]\nmechanism = 'gaussian'\n", "cells[0]: claim_epsilon must be"),
         ("[sweep\nmechanism = 'gaussian'\n", "not valid TOML"),
     ],
 )
@@ -118,12 +124,12 @@ def test_bad_specs_name_the_key(text, needle):
 
 def test_bad_spec_through_the_cli_is_one_line_exit_2(tmp_path):
     spec = tmp_path / "bad.toml"
-    spec.write_text("[sweep]\nmechanism = 'gaussian'\n[grid]\nepsilon = [1.0, -1.0]\n")
+    spec.write_text("[sweep]\nmechanism = 'gaussian'\n[grid]\nclaim_epsilon = [1.0, -1.0]\n")
     result = run_cli("sweep", str(spec), "--store", str(tmp_path / "s.sqlite"))
     assert result.returncode == 2
     assert (
         result.stderr.strip().count("\n") == 0
-        and "grid.epsilon[1]" in result.stderr
+        and "grid.claim_epsilon[1]" in result.stderr
         and "Traceback" not in result.stderr
     )
     assert not (tmp_path / "s.sqlite").exists()
@@ -159,7 +165,7 @@ def test_sweep_stores_one_row_per_cell_and_fails_the_deflated_cells(done):
     for cell in doc["cells"]:
         assert [c["id"] for c in cell["checks"]] == ["dp-forward", "loss-law"]
         assert cell["alpha"] == pytest.approx(1e-6 / 4)
-        scale = cell["parameters"]["sigma_scale"]
+        scale = cell["parameters"]["noise_multiplier"]
         forward = cell["checks"][0]
         assert forward["verdict"] == ("fail" if scale == 0.5 else "pass") or (
             scale == 0.5 and forward["verdict"] != "pass"
@@ -197,7 +203,7 @@ def test_store_refuses_to_be_overwritten_or_resumed_by_another_spec(done, tmp_pa
     code, _, err = cli(capsys, "sweep", other, "--workers", 1, "--store", store, "--resume")
     assert code == 2 and "different spec (seed = 3 there, 4 here)" in err
     grown = tmp_path / "grown.toml"
-    grown.write_text(GAUSS.replace("epsilon = [0.5, 1.0]", "epsilon = [0.5, 1.0, 2.0]"))
+    grown.write_text(GAUSS.replace("claim_epsilon = [0.5, 1.0]", "claim_epsilon = [0.5, 1.0, 2.0]"))
     code, _, err = cli(capsys, "sweep", grown, "--workers", 1, "--store", store, "--resume")
     assert code == 2 and "grid differs: 0 cells only in the store, 2 only in the spec" in err
     # resuming a complete store runs nothing
@@ -270,10 +276,14 @@ def test_examples_parse():
 
 def test_bad_cell_parameters_are_one_line_exit_2_naming_the_cell(tmp_path, capsys):
     spec = tmp_path / "big.toml"
-    spec.write_text("[sweep]\nmechanism = 'gaussian'\n[fixed]\ntrials = 1000\nsigma = 1e9\nsigma_scale = 10\n")
+    spec.write_text("[sweep]\nmechanism = 'gaussian'\n[fixed]\ntrials = 1000\nsigma = 1e9\nnoise_multiplier = 10\n")
     assert main(["sweep", str(spec), "--workers", "1", "--store", str(tmp_path / "s.sqlite"), "--quiet"]) == 2
     err = capsys.readouterr().err
-    assert "sweep cell" in err and "--sigma must be in [1e-9, 1e9]" in err and err.count("\n") == 1, err
+    assert (
+        "sweep cell" not in err
+        and "big.toml: [fixed]: sigma × noise_multiplier (the deployed σ) must be in [1e-9, 1e9]" in err
+        and err.count("\n") == 1
+    ), err
 
 
 def broken_cell(parameters: dict, seed: int, alpha: float, checks=None) -> dict:
@@ -282,11 +292,12 @@ def broken_cell(parameters: dict, seed: int, alpha: float, checks=None) -> dict:
 
 def test_a_cell_error_that_is_not_bad_input_stays_an_internal_error(tmp_path):
     from pdp_audit.mechanisms.validation import InputError
+    from pdp_audit.verify.config import Option, Range
     from pdp_audit.verify.sweeps.executors import SerialExecutor
-    from pdp_audit.verify.sweeps.schema import Param, SweepMechanism
+    from pdp_audit.verify.sweeps.schema import SweepMechanism
     from pdp_audit.verify.sweeps.spec import run_sweep
 
-    broken = SweepMechanism("broken", broken_cell, {"x": Param("int", 0, low=0, high=10)})
+    broken = SweepMechanism("broken", broken_cell, {"x": Option("x", "int", 0, "", range=Range(0, 10))})
     spec = parse_spec("[sweep]\nmechanism = 'broken'\n", mechanisms=(broken,))
     store = Store.for_sweep(tmp_path / "b.sqlite", spec, resume=False)
     try:
@@ -311,7 +322,7 @@ def test_a_store_reads_into_a_dataframe_and_a_csv_of_the_same_rows(done, tmp_pat
     assert len(frame) == sum(len(cell["checks"]) for cell in doc["cells"]) == 8  # one row per cell and check
     forward = frame[frame.check == "dp-forward"].sort_values("position")
     expected = sorted(doc["cells"], key=lambda c: c["position"])
-    assert list(forward.sigma_scale) == [c["parameters"]["sigma_scale"] for c in expected]
+    assert list(forward.noise_multiplier) == [c["parameters"]["noise_multiplier"] for c in expected]
     assert list(forward.verdict) == [c["checks"][0]["verdict"] for c in expected]
     pd.testing.assert_frame_equal(pdp_audit.read_sweep(out / "g.sqlite"), frame)  # the public API
     assert list(forward.ci_hi) == [c["checks"][0]["ci"][1] for c in expected]

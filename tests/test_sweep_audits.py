@@ -1,4 +1,4 @@
-"""Every audit sweeps: a spec's keys are the audit's `run` options, validated by the command line's own code."""
+"""Every audit sweeps: a spec's keys are the audit's declared options, checked by the same config as `run`."""
 
 import json
 
@@ -6,6 +6,8 @@ import numpy as np
 import pytest
 
 from pdp_audit.verify.cli.main import main
+from pdp_audit.verify.config import values_of
+from pdp_audit.verify.plans.arguments import command_line
 from pdp_audit.verify.plans.catalogue import PLANS, plans_by_name
 from pdp_audit.verify.sweeps import audits
 from pdp_audit.verify.sweeps.catalogue import SWEEPS
@@ -29,41 +31,48 @@ def test_every_run_audit_can_be_swept():
     assert sorted(m.name for m in SWEEPS) == sorted(p.name for p in PLANS)
 
 
-@pytest.mark.parametrize("plan", [p for p in PLANS if p.name != "gaussian"], ids=lambda p: p.name)
+@pytest.mark.parametrize("plan", PLANS, ids=lambda p: p.name)
 def test_a_cell_of_defaults_is_the_run_command_of_defaults(plan):
-    """The schema is the parser's: a cell with nothing set is `pdp-audit run NAME` with only the sweep's options."""
+    """A cell with nothing set is the config of `pdp-audit run NAME` with only the sweep's options."""
     cell = parse_spec(f"[sweep]\nmechanism = '{plan.name}'\n").cells[0]
-    assert audits.argv(plan, cell.parameters, seed=5, alpha=1e-7) == [
-        "run",
-        plan.name,
-        *("--seed", "5", "--alpha", "1e-07", "--report", "none", "--quiet"),
-    ]
+    assert audits.configure(plan, cell.parameters, seed=5, alpha=1e-7) == plan.configure({"seed": 5, "alpha": 1e-7})
     assert not set(cell.parameters) & audits.SET_BY_THE_SWEEP
 
 
-def test_spec_values_become_run_options_flags_included():
+def test_spec_values_become_the_audits_options_flags_included():
     spec = parse_spec(
         "[sweep]\nmechanism = 'privacy-report'\nchecks = ['k21-worst-case']\n"
         "[fixed]\nno_figures = true\nlambda_inflation = 3\nbudget = '0.2,0.7,0.1'\n[grid]\nn = [100, 200]\n"
     )
-    argv = audits.argv(plans_by_name()["privacy-report"], spec.cells[0].parameters, paper=True)
-    assert "--no-figures" in argv and "--lambda-inflation=3.0" in argv and "--budget=0.2,0.7,0.1" in argv
-    assert "--n=100" in argv and argv[-1] == "--paper-claims"
+    config = audits.configure(plans_by_name()["privacy-report"], spec.cells[0].parameters, paper=True)
+    assert values_of(config, ["no_figures", "lambda_inflation", "budget", "n", "paper_claims"]) == {
+        "no_figures": True,
+        "lambda_inflation": 3.0,
+        "budget": "0.2,0.7,0.1",
+        "n": 100,
+        "paper_claims": True,
+    }
 
 
 @pytest.mark.parametrize(
     "text,needle",
     [
-        # validated by `run`'s own code, naming the cell
-        ("[sweep]\nmechanism = 'ops'\n[grid]\nclaim_epsilon = [1.0, 1000.0]\n", "--claim-epsilon must be in"),
-        ("[sweep]\nmechanism = 'objpert'\n[fixed]\nsynthetic = '200'\n", "expected n,d"),
-        ("[sweep]\nmechanism = 'privacy-report'\n[fixed]\nclaim_epsilon = 1.0\n", "give the stages' ε's with --budget"),
+        # checked by the audit's config, in the spec's words, naming the cell
+        (
+            "[sweep]\nmechanism = 'ops'\n[grid]\nclaim_epsilon = [1.0, 1000.0]\n",
+            "grid.claim_epsilon[1] must be a finite number in [1e-6, 100], got 1000.0",
+        ),
+        ("[sweep]\nmechanism = 'objpert'\n[fixed]\nsynthetic = '200'\n", "fixed.synthetic must be n,d"),
+        (
+            "[sweep]\nmechanism = 'privacy-report'\n[fixed]\nclaim_epsilon = 1.0\n",
+            "[fixed]: claim_epsilon does not apply to privacy-report: give the stages' ε's with budget",
+        ),
         ("[sweep]\nmechanism = 'ops'\n[fixed]\nseed = 3\n", "unknown parameter fixed.seed"),
         ("[sweep]\nmechanism = 'ops'\n[fixed]\nno_reproduce = 'yes'\n", "fixed.no_reproduce must be true or false"),
         ("[sweep]\nmechanism = 'ops'\n[fixed]\ncalibration = 'loose'\n", "fixed.calibration must be one of"),
         ("[sweep]\nmechanism = 'ops'\n[fixed]\ntrials = -5\n", "fixed.trials must be a whole number"),
-        # the Gaussian sweep takes `run gaussian`'s names as aliases, not both at once
-        ("[sweep]\nmechanism = 'gaussian'\n[fixed]\nclaim_epsilon = 1\nepsilon = 2\n", "sets both"),
+        # the Gaussian sweep's names are `run gaussian`'s (the old `epsilon`, `delta`, … are gone)
+        ("[sweep]\nmechanism = 'gaussian'\n[fixed]\nepsilon = 2\n", "unknown parameter fixed.epsilon"),
     ],
 )
 def test_bad_cells_are_one_line_errors_naming_the_spec(text, needle):
@@ -71,14 +80,6 @@ def test_bad_cells_are_one_line_errors_naming_the_spec(text, needle):
         parse_spec(text, where="s.toml")
     message = str(info.value)
     assert needle in message and message.startswith("s.toml") and "\n" not in message, message
-
-
-def test_gaussian_aliases_give_the_same_cells():
-    native = parse_spec("[sweep]\nmechanism = 'gaussian'\n[grid]\nepsilon = [0.5, 1.0]\n[fixed]\ndelta = 1e-6\n")
-    alias = parse_spec(
-        "[sweep]\nmechanism = 'gaussian'\n[grid]\nclaim_epsilon = [0.5, 1.0]\n[fixed]\nclaim_delta = 1e-6\n"
-    )
-    assert [c.cell_id for c in alias.cells] == [c.cell_id for c in native.cells]
 
 
 def _sweep(tmp_path, text: str, *options: str) -> tuple[int, dict]:
@@ -101,8 +102,10 @@ def test_an_ops_sweep_fails_its_deflated_cells_and_matches_run(tmp_path):
     # a cell is exactly `pdp-audit run ops` with the cell's options, seed and α
     cell = doc["cells"][0]
     run_json = tmp_path / "run.json"
-    argv = audits.argv(plans_by_name()["ops"], cell["parameters"], cell["seed"], cell["alpha"])
-    assert main([*argv[:-3], "--json", str(run_json), "--report", "none", "--quiet"]) in (0, 1, 3)
+    plan = plans_by_name()["ops"]
+    options = command_line(plan, audits.given(plan, cell["parameters"]))
+    argv = ["run", "ops", *options, "--seed", str(cell["seed"]), "--alpha", repr(cell["alpha"])]
+    assert main([*argv, "--json", str(run_json), "--report", "none", "--quiet"]) in (0, 1, 3)
     run = json.loads(run_json.read_text())
     assert [c["estimate"] for c in run["checks"]] == [c["estimate"] for c in cell["checks"]]
 

@@ -18,12 +18,10 @@ checks = ["dp-forward", "dp-reverse", "loss-law", "lr-attack"]
 [fixed]
 trials = 3000
 [grid]
-epsilon = [0.5, 1.0]
-sigma_scale = [0.5, 1.0]
+claim_epsilon = [0.5, 1.0]
+noise_multiplier = [0.5, 1.0]
 [[cells]]
-dataset = "synthetic"
-n = 50
-d = 3
+synthetic = "50,3"
 """
 
 

@@ -72,8 +72,8 @@ checks = ["dp-forward", "loss-law"]
 [fixed]
 trials = 10000
 [grid]
-epsilon = [0.5, 1.0, 2.0, 4.0]
-sigma_scale = [0.5, 1.0]
+claim_epsilon = [0.5, 1.0, 2.0, 4.0]
+noise_multiplier = [0.5, 1.0]
 """  # cells of about a second: the signal reaches the driver long before the last one (under load too)
 
 

@@ -3,24 +3,12 @@
 import pytest
 
 from pdp_audit.verify.cli.main import main
+from pdp_audit.verify.plans.arguments import command_line
 from pdp_audit.verify.plans.catalogue import PLANS
 
-SMALL = ["--trials", "1000", "--seed", "3", "--quiet", "--report", "none"]
-OPTIONS = {
-    "gaussian": [],
-    "goe-release": ["--matrices", "1000"],
-    "output-perturbation": ["--synthetic", "200,3", "--search", "8", "--no-reproduce"],
-    "ops": ["--synthetic", "200,3", "--search", "8", "--no-reproduce"],
-    "adaops": ["--synthetic", "200,3", "--search", "8", "--no-reproduce"],
-    "adassp": ["--synthetic", "200,3", "--search", "8", "--no-reproduce"],
-    "ssp": ["--synthetic", "200,3", "--search", "8", "--no-reproduce"],
-    "objpert": ["--synthetic", "60,3", "--search-trials", "200"],
-    "privacy-report": ["--repetitions", "200", "--n", "200", "--d", "5"],
-}
-
-
-def test_every_audit_is_listed_here():
-    assert {plan.name for plan in PLANS} == set(OPTIONS)
+SMALL = ["--seed", "3", "--quiet", "--report", "none"]
+#: Each audit at its smoke budget (the smallest that runs every code path), as its plan declares it.
+OPTIONS = {plan.name: command_line(plan, dict(plan.smoke)) for plan in PLANS}
 
 
 @pytest.mark.parametrize("audit", sorted(OPTIONS))

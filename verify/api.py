@@ -19,7 +19,6 @@ loads) stays light.
 
 from __future__ import annotations
 
-import math
 import os
 from typing import TYPE_CHECKING, Any, Callable, Mapping
 
@@ -28,68 +27,31 @@ import numpy as np
 from pdp_audit.mechanisms.base import NeighbourPair
 from pdp_audit.mechanisms.validation import InputError
 from pdp_audit.reports.records import Check, Run
+from pdp_audit.verify.config import PAIR_OPTIONS, pair_value
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas
 
 #: Samples per world of a pair assertion when ``trials`` is not given (the pytest plugin's ``--audit-trials``).
-DEFAULT_TRIALS = 100_000
-#: The largest budget of one pair assertion: 1e8 samples per world (losses are streamed: memory stays flat).
-MAX_TRIALS = 10**8
+DEFAULT_TRIALS = PAIR_OPTIONS["trials"].default
 #: The family-wise false-alarm probability of a run when ``alpha`` is not given.
-DEFAULT_ALPHA = 1e-6
-#: The smallest ``alpha`` accepted (below it scipy's quantiles underflow).
-MIN_ALPHA = 1e-50
+DEFAULT_ALPHA = PAIR_OPTIONS["alpha"].default
 
 
 # --------------------------------------------------------------------------------------------------
 # Arguments
 # --------------------------------------------------------------------------------------------------
-def _epsilon(value: Any) -> float:
-    try:
-        epsilon = float(value)
-    except (TypeError, ValueError):
-        raise InputError(f"epsilon must be a finite number >= 0, got {value!r}") from None
-    if not (math.isfinite(epsilon) and epsilon >= 0):
-        raise InputError(f"epsilon must be a finite number >= 0, got {value!r}")
-    return epsilon
-
-
-def _delta(value: Any, low_open: bool = True) -> float:
-    valid = "in (0, 1)" if low_open else "in [0, 1)"
-    try:
-        delta = float(value)
-    except (TypeError, ValueError):
-        raise InputError(f"delta must be {valid}, got {value!r}") from None
-    if not ((0 < delta < 1) if low_open else (0 <= delta < 1)):
-        raise InputError(f"delta must be {valid}, got {value!r}")
-    return delta
-
-
-def _trials(value: Any) -> int:
-    try:
-        trials = float(value)
-    except (TypeError, ValueError):
-        raise InputError(f"trials must be a whole number in [100, {MAX_TRIALS:.0e}], got {value!r}") from None
-    if not (math.isfinite(trials) and trials == int(trials) and 100 <= trials <= MAX_TRIALS):
-        raise InputError(f"trials must be a whole number in [100, {MAX_TRIALS:.0e}], got {value!r}")
-    return int(trials)
-
-
-def _seed(value: Any) -> int:
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 0:
-        raise InputError(f"seed must be a whole number >= 0, got {value!r}")
-    return int(value)
-
-
-def _alpha(value: Any) -> float:
-    try:
-        alpha = float(value)
-    except (TypeError, ValueError):
-        raise InputError(f"alpha must be in [{MIN_ALPHA:g}, 1), got {value!r}") from None
-    if not MIN_ALPHA <= alpha < 1:
-        raise InputError(f"alpha must be in [{MIN_ALPHA:g}, 1), got {value!r}")
-    return alpha
+def _claim(
+    epsilon: Any, delta: Any, trials: Any, seed: Any, alpha: Any, delta_range: str = "delta"
+) -> tuple[float, float, int, int, float]:
+    """The claim and budget of a pair function, each checked against its declared range (one-line errors)."""
+    return (
+        pair_value("epsilon", epsilon),
+        pair_value(delta_range, delta),
+        pair_value("trials", trials),
+        pair_value("seed", seed),
+        pair_value("alpha", alpha),
+    )
 
 
 def _pair(pair: Any, needs_loss: bool = True) -> None:
@@ -174,11 +136,9 @@ def audit_pair(
         run = pdp_audit.audit_pair(Gaussian(sigma=4.0), epsilon=1.0, delta=1e-3)
         run.verdict  # 'pass'
     """
-    epsilon, delta = _epsilon(epsilon), _delta(delta)
-    trials, seed, alpha = _trials(trials), _seed(seed), _alpha(alpha)
+    epsilon, delta, trials, seed, alpha = _claim(epsilon, delta, trials, seed, alpha)
     _pair(pair)
-    if exact_delta is not None:
-        exact_delta = _delta(exact_delta, low_open=False)
+    exact_delta = pair_value("exact_delta", exact_delta)
     from pdp_audit.verify.evidence.pair_checks import validated_dp_checks
 
     evidence = validated_dp_checks(pair, epsilon, delta, trials, seed, per_instance, exact_delta)
@@ -249,8 +209,7 @@ def audit_blackbox(
         run = pdp_audit.audit_blackbox((sample_d, sample_d_prime), epsilon=1.0, delta=1e-5, trials=20_000)
         run.verdict  # 'fail': a mean shift of 2σ is far from (1, 1e-5)-DP
     """
-    epsilon, delta = _epsilon(epsilon), _delta(delta, low_open=False)
-    trials, seed, alpha = _trials(trials), _seed(seed), _alpha(alpha)
+    epsilon, delta, trials, seed, alpha = _claim(epsilon, delta, trials, seed, alpha, "refuted_delta")
     if isinstance(pair, tuple) and len(pair) == 2 and all(callable(f) for f in pair):
         name = getattr(pair[0], "__qualname__", type(pair[0]).__name__)
         pair = _Samplers(*pair)
@@ -307,13 +266,8 @@ def audit_coverage(
         run = pdp_audit.audit_coverage(lambda size, rng: np.abs(rng.standard_normal(size)) <= 2.576, rho=0.01)
         run.verdict  # 'inconclusive': the claim is exactly tight, no sample size can confirm it
     """
-    try:
-        rho = float(rho)
-    except (TypeError, ValueError):
-        raise InputError(f"rho must be in (0, 1), got {rho!r}") from None
-    if not 0 < rho < 1:
-        raise InputError(f"rho must be in (0, 1), got {rho!r}")
-    trials, seed, alpha = _trials(trials), _seed(seed), _alpha(alpha)
+    rho = pair_value("rho", rho)
+    trials, seed, alpha = pair_value("trials", trials), pair_value("seed", seed), pair_value("alpha", alpha)
     from pdp_audit.verify.evidence.coverage import coverage_checks
 
     evidence = coverage_checks(holds, rho, trials, seed, exact_failure)
@@ -471,29 +425,17 @@ def run_audit(
         run.exit_code  # 0
         pdp_audit.write_report(run, pdf="gaussian.pdf")
     """
-    from pdp_audit.verify.options import executor_for
+    from pdp_audit.verify.checks import without_findings
     from pdp_audit.verify.plans.catalogue import plans_by_name
-    from pdp_audit.verify.sweeps import audits as sweep_audits
 
     plans = plans_by_name()
     if name not in plans:
         raise InputError(f"name must be an audit of `pdp-audit list` ({', '.join(plans)}), got {name!r}")
+    workers = pair_value("workers", workers)
     plan = plans[name]
-    known = sweep_audits.options(plan)
-    unknown = [key for key in options if key not in known]
-    if unknown:
-        raise InputError(f"run_audit({name!r}): unknown option {unknown[0]!r} (valid: {', '.join(known)})")
-    seed, alpha = _seed(seed), _alpha(alpha)
-    if isinstance(workers, bool) or not isinstance(workers, (int, np.integer)) or not 1 <= workers <= 256:
-        raise InputError(f"workers must be a whole number in [1, 256], got {workers!r}")
-    config = sweep_audits.configure(plan, dict(options), seed, alpha, paper=bool(paper_claims))
-    with executor_for(int(workers)) as executor:
-        run = plan.audit(config, executor=executor, progress=bool(progress))
-    if not paper_claims:
-        from pdp_audit.verify.checks import without_findings
-
-        run = without_findings(run)
-    return run
+    config = plan.configure({**options, "seed": seed, "alpha": alpha, "paper_claims": bool(paper_claims)})
+    run = plan.execute(config, workers=workers, progress=bool(progress))
+    return run if paper_claims else without_findings(run)
 
 
 def certify(
@@ -553,7 +495,7 @@ def write_report(run: Run, pdf: str | os.PathLike | None = None, json: str | os.
         pdp_audit.write_report(run, pdf="audit.pdf", json="audit.json")
     """
     from pdp_audit.reports.publish import write_run_reports
-    from pdp_audit.verify.options import check_outputs
+    from pdp_audit.verify.outputs import check_outputs
 
     if not isinstance(run, Run):
         raise InputError(f"run must be a pdp_audit.Run, got {type(run).__name__}")

@@ -13,10 +13,11 @@
     [audit]                           # the certification's budget (optional): trials, seed, alpha, workers,
     seed = 0                          # and the audit's own budgets (search_trials, search, matrices, repetitions)
 
-The file is mapped onto ``pdp-audit run NAME``: :func:`resolve` builds that audit's command line and parses it with
-the audit's own parser, so every option, default and validation is the one ``run`` has.  Every problem -- invalid
-TOML, an unknown key, a value of the wrong type, a missing data file, an out-of-range value -- is one
-:class:`~pdp_audit.mechanisms.validation.InputError` naming the file and the key, raised before any computation.
+The file's tables are the audit's config (:func:`deployment_config`, by the same function and declaration as
+``pdp-audit run NAME``'s options), so every option, default and rule is the one ``run`` has.  Every problem --
+invalid TOML, an unknown key, a key in the wrong table, a value of the wrong type, a missing data file, an
+out-of-range value -- is one :class:`~pdp_audit.mechanisms.validation.InputError` naming the file and the key
+(``claim.epsilon``, ``parameters.sigma``, ``audit.trials``), raised before any computation.
 
 **Data fingerprint** (``data_sha256``, ``data_shape`` of :func:`certificate`).  A data file: the SHA-256 of its
 bytes, and the shape (rows, columns) of its numeric table (header excluded, every column counted).  A shipped data
@@ -28,11 +29,9 @@ fixed by the code version) has no fingerprint (null).
 
 from __future__ import annotations
 
-import argparse
 import difflib
 import hashlib
 import json
-import re
 import sys
 from contextlib import nullcontext
 from dataclasses import dataclass, replace
@@ -44,7 +43,7 @@ import numpy as np
 from pdp_audit.mechanisms.validation import InputError
 from pdp_audit.reports.json_report import package_version
 from pdp_audit.reports.records import Run
-from pdp_audit.verify.options import count, probability
+from pdp_audit.verify.config import WORKERS_OPTION, in_file, parse, values_of
 from pdp_audit.verify.plans.catalogue import plans_by_name
 
 if sys.version_info >= (3, 11):
@@ -54,11 +53,7 @@ else:  # pragma: no cover - Python 3.10
 
 TABLES = ("claim", "parameters", "audit")
 MAPPING = "<mapping>"  # the name of a deployment given as a mapping (pdp_audit.certify)
-CLAIM_OPTIONS = {"epsilon": "--claim-epsilon", "delta": "--claim-delta"}
-#: Budgets of the certification shared by every audit; ``workers`` does not change the results.
-COMMON_AUDIT_KEYS = ("trials", "seed", "alpha", "workers")
-#: Budgets of one audit's own (where its ``run`` has the option): they go in [audit], not [parameters].
-PLAN_AUDIT_KEYS = ("search_trials", "search", "matrices", "repetitions")
+CLAIM_KEYS = ("epsilon", "delta")
 #: Options of ``run`` that a deployment file does not set (certify's command line has the outputs).
 NOT_IN_DEPLOYMENT = {
     "claim_epsilon": "is [claim] epsilon",
@@ -66,9 +61,8 @@ NOT_IN_DEPLOYMENT = {
     "report": "is certify's --report option",
     "json": "is certify's --json option",
     "quiet": "is certify's --quiet option",
-    "paper_claims": "is not part of a certificate (paper findings never are)",
+    "workers": "is [audit] workers (or certify's --workers)",
 }
-_NUMERIC_TYPES = (float, int, count, probability)
 
 
 @dataclass(frozen=True)
@@ -153,83 +147,81 @@ def _read_toml(path: str) -> tuple[dict[str, Any], str]:
 
 
 def _claim(path: str, table: dict[str, Any]) -> dict[str, float]:
-    """[claim]: epsilon and delta, both numbers."""
+    """[claim]: epsilon and delta, both numbers (their ranges are the options', checked with the config)."""
     for key in table:
-        if key not in CLAIM_OPTIONS:
+        if key not in CLAIM_KEYS:
             raise InputError(f"{path}: unknown key claim.{key}; [claim] has epsilon and delta")
-    for key in CLAIM_OPTIONS:
+    claim = {}
+    for key in CLAIM_KEYS:
         if key not in table:
             raise InputError(f"{path}: [claim] needs {key} (the claimed {'ε' if key == 'epsilon' else 'δ'})")
-        if not _is_number(table[key]):
-            raise InputError(f"{path}: claim.{key} must be a number, got {table[key]!r}")
-    return {key: float(table[key]) for key in CLAIM_OPTIONS}
+        try:
+            claim[key] = float(table[key]) if _is_number(table[key]) else None
+        except OverflowError:  # an integer beyond the doubles, such as 10**400
+            claim[key] = None
+        if claim[key] is None:
+            raise InputError(f"{path}: claim.{key} must be a finite number, got {table[key]!r}")
+    return claim
 
 
 def _is_number(value: Any) -> bool:
     return isinstance(value, (int, float)) and not isinstance(value, bool)
 
 
-# --- mapping onto `pdp-audit run NAME` -----------------------------------------------------------------------
+# --- the deployment as the audit's config --------------------------------------------------------------------
 
 
-def options_of(parser: argparse.ArgumentParser) -> dict[str, argparse.Action]:
-    """The parser's options by deployment key: the long option name without dashes, ``-`` as ``_``."""
-    options = {}
-    for action in parser._actions:  # argparse has no public accessor for its actions
-        long_names = [s for s in action.option_strings if s.startswith("--")]
-        if long_names and not isinstance(action, argparse._HelpAction):
-            options[long_names[0][2:].replace("-", "_")] = action
-    return options
+def audit_values(deployment: Deployment) -> tuple[dict[str, Any], int | None]:
+    """The option values the deployment's tables give (keys as the config has them) and ``[audit] workers``.
 
-
-def resolve(deployment: Deployment, parser: argparse.ArgumentParser, workers: int | None = None) -> argparse.Namespace:
-    """The parsed ``run`` options of the deployment (``workers``, if given, overrides [audit] workers).
-
-    ``parser`` is the ``pdp-audit run <mechanism>`` parser itself; every error names the file and the key.
+    Every key is checked against the table it belongs in: the claim in [claim], the deployed parameters in
+    [parameters], the certification's budgets in [audit] (one line naming the file and the key otherwise).
     """
-    options = options_of(parser)
-    argv = [f"{CLAIM_OPTIONS[key]}={value!r}" for key, value in deployment.claim.items()]
-    for key, value in deployment.parameters.items():
-        _check_parameter_key(deployment, key, options)
-        argv += _arguments(deployment, f"parameters.{key}", options[key], _data_path(deployment, key, value))
-    for key, value in deployment.audit.items():
-        _check_audit_key(deployment, key, options)
-        argv += _arguments(deployment, f"audit.{key}", options[key], value)
-    _require_data(deployment, options)
-    if workers is not None:
-        argv.append(f"--workers={workers}")
-    try:
-        args = parser.parse_args(argv)
-    except InputError as err:
-        raise explain(err, deployment, parser) from None
-    args.report, args.json, args.paper_claims = None, None, False
-    return args
+    plan = plans_by_name()[deployment.mechanism]
+    by_table = {(o.table, o.table_key or o.key): o for o in plan.options().values()}
+    values: dict[str, Any] = {}
+    for table in TABLES:
+        for key, value in getattr(deployment, table).items():
+            if table == "audit" and key == "workers":
+                continue
+            option_ = by_table.get((table, key))
+            if option_ is None:
+                raise InputError(f"{deployment.path}: {_misplaced(plan, table, key)}")
+            values[option_.key] = _data_path(deployment, key, value) if option_.key == "data" else value
+    _require_data(deployment, plan)
+    return values, _workers(deployment)
 
 
-def _check_parameter_key(deployment: Deployment, key: str, options: dict[str, argparse.Action]) -> None:
-    if key in NOT_IN_DEPLOYMENT:
-        raise InputError(f"{deployment.path}: parameters.{key} {NOT_IN_DEPLOYMENT[key]}")
-    if key in COMMON_AUDIT_KEYS or key in PLAN_AUDIT_KEYS and key in options:
-        raise InputError(f"{deployment.path}: parameters.{key} is a budget of the certification; put it in [audit]")
-    if key not in options:
-        allowed = [k for k in options if k not in NOT_IN_DEPLOYMENT and k not in COMMON_AUDIT_KEYS + PLAN_AUDIT_KEYS]
-        hint = difflib.get_close_matches(key, allowed, n=1)
-        suggestion = f"did you mean {hint[0]!r}? " if hint else ""
-        raise InputError(
-            f"{deployment.path}: unknown key parameters.{key}; {suggestion}"
-            f"`pdp-audit run {deployment.mechanism}` has {', '.join(sorted(allowed))}"
-        )
+def _misplaced(plan, table: str, key: str) -> str:
+    """Why ``table.key`` is not an option of the deployment: another table's, not part of one, or unknown."""
+    elsewhere = [o for o in plan.options().values() if (o.table_key or o.key) == key and o.table != table]
+    if elsewhere and elsewhere[0].table == "audit":
+        return f"{table}.{key} is a budget of the certification; put it in [audit]"
+    if elsewhere and elsewhere[0].table == "none":
+        return f"{table}.{key} is not part of a certificate (paper findings never are)"
+    if elsewhere:
+        return f"{table}.{key} belongs in [{elsewhere[0].table}] ({elsewhere[0].in_table})"
+    if table == "parameters" and key in NOT_IN_DEPLOYMENT:
+        return f"parameters.{key} {NOT_IN_DEPLOYMENT[key]}"
+    allowed = [o.table_key or o.key for o in plan.options().values() if o.table == table]
+    allowed += ["workers"] if table == "audit" else []
+    hint = difflib.get_close_matches(key, allowed, n=1)
+    suggestion = f"did you mean {hint[0]!r}? " if hint else ""
+    if table == "parameters":
+        return f"unknown key parameters.{key}; {suggestion}`pdp-audit run {plan.name}` has {', '.join(sorted(allowed))}"
+    return f"unknown key {table}.{key}; {suggestion}[{table}] has {', '.join(allowed)}"
 
 
-def _check_audit_key(deployment: Deployment, key: str, options: dict[str, argparse.Action]) -> None:
-    allowed = [k for k in COMMON_AUDIT_KEYS + PLAN_AUDIT_KEYS if k in options]
-    if key not in allowed:
-        raise InputError(f"{deployment.path}: unknown key audit.{key}; [audit] has {', '.join(allowed)}")
+def _workers(deployment: Deployment) -> int | None:
+    value = deployment.audit.get("workers")
+    if value is None:
+        return None
+    return parse(WORKERS_OPTION, value, in_file(str(deployment.path)))
 
 
 def _data_path(deployment: Deployment, key: str, value: Any) -> Any:
     """``data`` relative to the deployment file (must exist); other values unchanged."""
-    if key != "data" or not isinstance(value, str):
+    if not isinstance(value, str):
         return value
     path = deployment.folder / value
     if path.is_dir():
@@ -241,10 +233,11 @@ def _data_path(deployment: Deployment, key: str, value: Any) -> Any:
     return str(path)
 
 
-def _require_data(deployment: Deployment, options: dict[str, argparse.Action]) -> None:
+def _require_data(deployment: Deployment, plan) -> None:
     """An audit that can take a data file certifies named data: ``data`` or ``dataset`` is required."""
-    if "data" in options and not {"data", "dataset"} & deployment.parameters.keys():
-        choices = options["dataset"].choices if "dataset" in options else None
+    known = plan.options()
+    if "data" in known and not {"data", "dataset", "synthetic"} & deployment.parameters.keys():
+        choices = known["dataset"].choices if "dataset" in known else None
         shipped = f" or dataset = one of {sorted(choices)}" if choices else ""
         raise InputError(
             f"{deployment.path}: [parameters] must name the deployed data: "
@@ -252,68 +245,27 @@ def _require_data(deployment: Deployment, options: dict[str, argparse.Action]) -
         )
 
 
-def _arguments(deployment: Deployment, key: str, action: argparse.Action, value: Any) -> list[str]:
-    """The command-line form of one key's value, its type checked against the option (error naming the key)."""
-    where = f"{deployment.path}: {key}"
-    if action.nargs == 0:  # a flag: true gives it, false leaves it out
-        if not isinstance(value, bool):
-            raise InputError(f"{where} is a flag: must be true or false, got {value!r}")
-        return [action.option_strings[-1]] if value else []
-    if action.choices is not None or action.type is None:
-        if not isinstance(value, str):
-            choices = f" (one of {sorted(action.choices)})" if action.choices is not None else ""
-            raise InputError(f"{where} must be a string{choices}, got {value!r}")
-    elif action.type in _NUMERIC_TYPES and not _is_number(value):
-        raise InputError(f"{where} must be a number, got {value!r}")
-    elif not (isinstance(value, str) or _is_number(value)):
-        raise InputError(f"{where} must be a number or a string, got {value!r}")
-    text = value if isinstance(value, str) else repr(value)
-    _check_value(where, action, text)
-    return [f"{action.option_strings[-1]}={text}"]
-
-
-def _check_value(where: str, action: argparse.Action, text: str) -> None:
-    """The option's own conversion and choices, so that a bad value is reported under its key."""
-    converted = text
-    if callable(action.type):
-        try:
-            converted = action.type(text)
-        except (argparse.ArgumentTypeError, TypeError, ValueError) as err:
-            raise InputError(f"{where}: {err or f'invalid value {text!r}'}") from None
-    if action.choices is not None and converted not in action.choices:
-        raise InputError(f"{where} must be one of {sorted(action.choices)}, got {text!r}")
-
-
-def explain(err: InputError, deployment: Deployment, parser: argparse.ArgumentParser) -> InputError:
-    """The error with the file named and ``run``'s option names (``--sigma``) as deployment keys."""
-    names = {action.option_strings[-1]: key for key, action in options_of(parser).items()}
-    keys = {option: _key_of(key) for option, key in names.items()}
-    keys.update({option: f"claim.{key}" for key, option in CLAIM_OPTIONS.items()})
-    message = str(err).removeprefix(f"{parser.prog}: ")
-    message = re.sub(r"(?<![\w-])--[a-z0-9][a-z0-9-]*", lambda m: keys.get(m.group(0), m.group(0)), message)
-    message = re.sub(r"\bargument (?=(claim|parameters|audit)\.)", "", message)  # argparse's word for an option
-    return InputError(f"{deployment.path}: {message}")
-
-
-def _key_of(key: str) -> str:
-    return f"audit.{key}" if key in COMMON_AUDIT_KEYS + PLAN_AUDIT_KEYS else f"parameters.{key}"
+def deployment_config(deployment: Deployment) -> tuple[Any, int | None]:
+    """The audit's config from the deployment (one-line errors naming the file and the key) and its workers."""
+    values, workers = audit_values(deployment)
+    return plans_by_name()[deployment.mechanism].configure(values, in_file(deployment.path)), workers
 
 
 # --- what a certificate certifies ---------------------------------------------------------------------------
 
 
-def certificate(deployment: Deployment, args: argparse.Namespace, parser: argparse.ArgumentParser) -> dict[str, Any]:
+def certificate(deployment: Deployment, config: Any) -> dict[str, Any]:
     """What ``pdp-audit certify`` certified: the mechanism, every parameter (defaults resolved), the claim, the
     certification's budget, the data and its fingerprint, the code version and the deployment file's SHA-256."""
-    options = options_of(parser)
-    parameters = {
-        key: _value(args, action, deployment, key)
-        for key, action in options.items()
-        if key not in NOT_IN_DEPLOYMENT and key not in COMMON_AUDIT_KEYS + PLAN_AUDIT_KEYS
-    }
-    audit = {key: getattr(args, options[key].dest) for key in COMMON_AUDIT_KEYS + PLAN_AUDIT_KEYS if key in options}
-    audit.pop("workers")  # results do not depend on it
-    source, name, digest, shape = data_fingerprint(args)
+    known = plans_by_name()[deployment.mechanism].options()
+    values = values_of(config, known)
+    parameters = {o.table_key or o.key: values[k] for k, o in known.items() if o.table == "parameters"}
+    if "data" in deployment.parameters:  # as written in the file
+        parameters["data"] = deployment.parameters["data"]
+    budgets = [k for k, o in known.items() if o.table == "audit"]
+    shared = [k for k in ("trials", "seed", "alpha") if k in budgets]  # the shared budgets first, then the audit's
+    audit = {k: values[k] for k in shared + [k for k in budgets if k not in shared]}
+    source, name, digest, shape = data_fingerprint(config)
     return {
         "mechanism": deployment.mechanism,
         "claim": dict(deployment.claim),
@@ -328,25 +280,18 @@ def certificate(deployment: Deployment, args: argparse.Namespace, parser: argpar
     }
 
 
-def _value(args: argparse.Namespace, action: argparse.Action, deployment: Deployment, key: str) -> Any:
-    """A parameter as the deployment writes it: flags as true/false, ``data`` as written in the file."""
-    if action.nargs == 0:
-        return getattr(args, action.dest) == action.const
-    if key == "data" and "data" in deployment.parameters:
-        return deployment.parameters["data"]
-    return getattr(args, action.dest)
-
-
-def data_fingerprint(args: argparse.Namespace) -> tuple[str, str | None, str | None, list[int] | None]:
+def data_fingerprint(config: Any) -> tuple[str, str | None, str | None, list[int] | None]:
     """(source, name, sha256, shape) of the data the run uses: ``file``, ``shipped`` or ``generated``."""
-    data = getattr(args, "data", None)
+    data = getattr(config, "data", None)
     if data is not None:
         from pdp_audit.mechanisms.datasets import load_csv, pinned_bytes
 
         with pinned_bytes(data) as content:  # the pinned bytes when certifying: those the audit parses
             shape = list(load_csv(data).features.shape)
             return "file", data, hashlib.sha256(content).hexdigest(), shape
-    name = getattr(args, "dataset", None)
+    name = getattr(config, "dataset", None)
+    if getattr(config, "synthetic", None) is not None:  # drawn by the audit itself, whatever the dataset's default
+        return "generated", "synthetic", None, None
     table = shipped_table(name) if name is not None else None
     if table is None:
         return "generated", name, None, None
@@ -382,21 +327,16 @@ def canonical_table_sha256(table: np.ndarray) -> str:
 def certify_deployment(deployment: Deployment, workers: int | None = None, progress: bool = False) -> Run:
     """Run the guarantees of the deployment's audit on exactly its parameters, data and claim: the certificate.
 
-    The deployment is parsed by ``pdp-audit run <mechanism>``'s own parser (:func:`resolve`), so options, defaults
-    and validation are ``run``'s; every InputError names the file and the key, before any computation.
+    The deployment becomes the audit's config (:func:`deployment_config`: every option, default and rule is the one
+    ``run`` has; errors name the file and the key) before any computation.  ``workers`` overrides ``[audit]
+    workers``.
     """
     from pdp_audit.mechanisms.datasets import pinned_bytes
     from pdp_audit.verify.checks import without_findings
-    from pdp_audit.verify.plans.arguments import run_parser
 
-    parser = run_parser(deployment.mechanism)
-    options = resolve(deployment, parser, workers=workers)
-    options.quiet = not progress
-    data = getattr(options, "data", None)
-    try:  # the data file read once: the bytes fingerprinted are the bytes audited
-        with pinned_bytes(data) if data is not None else nullcontext():
-            certified = certificate(deployment, options, parser)
-            run = plans_by_name()[deployment.mechanism].execute(options)
-    except InputError as err:
-        raise explain(err, deployment, parser) from None
+    config, deployed_workers = deployment_config(deployment)
+    data = getattr(config, "data", None)
+    with pinned_bytes(data) if data is not None else nullcontext():  # read once: the bytes fingerprinted are audited
+        certified = certificate(deployment, config)
+        run = plans_by_name()[deployment.mechanism].execute(config, workers or deployed_workers or 1, progress)
     return replace(without_findings(run), certified=certified)

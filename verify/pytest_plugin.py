@@ -49,8 +49,9 @@ from typing import Sequence
 
 import pytest
 
+from pdp_audit.mechanisms.validation import InputError
 from pdp_audit.verify import api
-from pdp_audit.verify.options import count
+from pdp_audit.verify.config import PAIR_OPTIONS, pair_value
 
 RECORDS_KEY = "pdp_audit_records"
 MARKER = "audit: privacy audits of mechanisms with the privacy_audit fixture (pdp-audit); select with -m audit"
@@ -59,32 +60,38 @@ MARKER = "audit: privacy audits of mechanisms with the privacy_audit fixture (pd
 # --------------------------------------------------------------------------------------------
 # Options and registration
 # --------------------------------------------------------------------------------------------
-# The largest budget per assertion: 1e8 samples per world (about 20 s for a Gaussian pair).  Losses are
-# streamed a block at a time (pdp_audit.verify.evidence.pair_checks.stream_losses): peak resident memory of a pytest
-# process with one assertion measured at 158 MB for 1e6 and 162 MB for 1e7 and for 1e8 samples per world.
-MAX_TRIALS = api.MAX_TRIALS
+# The largest budget per assertion (verify.config.PAIR_TRIALS): 1e8 samples per world (about 20 s for a Gaussian
+# pair).  Losses are streamed a block at a time (pdp_audit.verify.evidence.pair_checks.stream_losses): peak resident
+# memory of a pytest process with one assertion measured at 158 MB for 1e6 and 162 MB for 1e7 and 1e8 per world.
+
+#: The budget flags: the pair options they set (declared once, with the API's ranges), metavar and help.
+_BUDGET_FLAGS = {
+    "--audit-trials": ("trials", "N", "Monte Carlo samples per world for each privacy assertion (accepts 1e6)"),
+    "--audit-seed": ("seed", "K", "root seed of the privacy audits"),
+    "--audit-alpha": ("alpha", "A", "false-alarm probability of each privacy assertion"),
+}
+
+
+def budget_from_options(config: pytest.Config) -> dict:
+    """The session's trials, seed and alpha from the command line, checked as the API checks them."""
+    from pdp_audit.verify.config import COMMAND_LINE, Names
+
+    budget = {}
+    for flag, (name, _, _) in _BUDGET_FLAGS.items():
+        names = Names(lambda option, flag=flag: flag, text=COMMAND_LINE.text)
+        try:
+            budget[name] = pair_value(name, config.getoption(flag), names)
+        except InputError as err:
+            raise pytest.UsageError(str(err)) from None
+    return budget
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
     """The plugin's command-line options (``--audit-trials``, ``--audit-seed``, ``--audit-alpha``, …)."""
     group = parser.getgroup("pdp-audit", "privacy audits (pdp-audit)")
-    group.addoption(
-        "--audit-trials",
-        type=count,
-        default=100_000,
-        metavar="N",
-        help="Monte Carlo samples per world for each privacy assertion (accepts 1e6; default 1e5)",
-    )
-    group.addoption(
-        "--audit-seed", type=count, default=0, metavar="K", help="root seed of the privacy audits (default 0)"
-    )
-    group.addoption(
-        "--audit-alpha",
-        type=float,
-        default=1e-6,
-        metavar="A",
-        help="false-alarm probability of each privacy assertion (default 1e-6)",
-    )
+    for flag, (name, metavar, help_text) in _BUDGET_FLAGS.items():
+        default = PAIR_OPTIONS[name].default
+        group.addoption(flag, default=str(default), metavar=metavar, help=f"{help_text} (default {default:g})")
     group.addoption(
         "--audit-report",
         default=None,
@@ -102,19 +109,11 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 def pytest_configure(config: pytest.Config) -> None:
     """Validate the options and register the session that collects every assertion."""
     config.addinivalue_line("markers", MARKER)
-    alpha = config.getoption("--audit-alpha")
-    if not api.MIN_ALPHA <= alpha < 1:
-        raise pytest.UsageError(f"--audit-alpha must be in [{api.MIN_ALPHA:g}, 1), got {alpha}")
-    trials = config.getoption("--audit-trials")
-    if not 100 <= trials <= MAX_TRIALS:
-        raise pytest.UsageError(f"--audit-trials must be in [100, {MAX_TRIALS:.0e}], got {trials}")
-    if config.getoption("--audit-seed") < 0:
-        raise pytest.UsageError(f"--audit-seed must be >= 0, got {config.getoption('--audit-seed')}")
+    budget_from_options(config)  # checked now: one line naming the flag
     report = config.getoption("--audit-report")
     if report:  # checked now, not after the whole session has run
-        from pdp_audit.mechanisms.validation import InputError
         from pdp_audit.reports.audit_session import session_report_paths
-        from pdp_audit.verify.options import check_output_path
+        from pdp_audit.verify.outputs import check_output_path
 
         try:
             for target in session_report_paths(Path(config.invocation_params.dir) / report):
@@ -135,12 +134,8 @@ class Settings:
 
     @classmethod
     def from_config(cls, config: pytest.Config) -> "Settings":
-        return cls(
-            config.getoption("--audit-trials"),
-            config.getoption("--audit-seed"),
-            config.getoption("--audit-alpha"),
-            config.getoption("--audit-strict"),
-        )
+        budget = budget_from_options(config)
+        return cls(budget["trials"], budget["seed"], budget["alpha"], config.getoption("--audit-strict"))
 
 
 # --------------------------------------------------------------------------------------------
@@ -302,9 +297,7 @@ class PrivacyAudit:
         mechanisms = {m.name: m for m in SWEEPS}
         if audit not in mechanisms:
             raise ValueError(f"audit must be one of {', '.join(sorted(mechanisms))}, got {audit!r}")
-        alpha = self.settings.alpha if alpha is None else float(alpha)
-        if not api.MIN_ALPHA <= alpha < 1:
-            raise ValueError(f"alpha must be in [{api.MIN_ALPHA:g}, 1), got {alpha}")
+        alpha = self.settings.alpha if alpha is None else pair_value("alpha", alpha)
         mechanism = mechanisms[audit]
         cell = cell_from_options(mechanism, self.settings.seed, options, f"privacy_audit.run({audit!r})")
         selected = tuple(checks) if checks else None

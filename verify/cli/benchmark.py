@@ -9,7 +9,10 @@ import sys
 import time
 
 from pdp_audit.mechanisms.linreg_data import REGRESSION_DATASETS
-from pdp_audit.verify.options import check_outputs, count
+from pdp_audit.verify.config import COMMAND_LINE, build, options
+from pdp_audit.verify.outputs import check_outputs
+from pdp_audit.verify.plans.arguments import add_option
+from pdp_audit.verify.plans.linreg.benchmark_config import BenchmarkConfig
 
 
 def _datasets(values: list[str]) -> tuple[str, ...]:
@@ -33,11 +36,8 @@ def add_parser(subparsers) -> None:
         metavar="NAME",
         help=f"bundled data sets (default: all: {', '.join(REGRESSION_DATASETS)}); 'none' for the CSV only",
     )
-    q.add_argument("--data", default=None, help="also benchmark your own numeric CSV (needs --target-column)")
-    q.add_argument("--target-column", default=None, help="CSV column holding the response y")
-    q.add_argument("--folds", type=count, default=5, help="cross-validation folds (default: 5)")
-    q.add_argument("--draws", type=count, default=10, help="releases per fold and method (default: 10)")
-    q.add_argument("--seed", type=count, default=0, help="root seed (default: 0)")
+    for option in options(BenchmarkConfig).values():
+        add_option(q, option)
     q.add_argument("--report", default=None, help="PDF path (default: pdp-audit-benchmark-linreg.pdf; 'none' to skip)")
     q.add_argument("--json", default=None, help="JSON path, or - for stdout")
     q.add_argument("--quiet", action="store_true", help="no summary")
@@ -47,20 +47,14 @@ def add_parser(subparsers) -> None:
 def command_benchmark_linreg(args: argparse.Namespace) -> int:
     """Run the benchmark, write its JSON and PDF, print a summary; returns the exit code (0)."""
     from pdp_audit.reports import linreg_benchmark as report
-    from pdp_audit.verify.plans.linreg.benchmark import BenchmarkConfig, run_benchmark
+    from pdp_audit.verify.plans.linreg.benchmark import run_benchmark
 
     path = args.report or "pdp-audit-benchmark-linreg.pdf"
     outputs = {"--report": None if path.lower() == "none" else path, "--json": args.json}
-    check_outputs(outputs, {"the data file (--data)": args.data})  # before minutes of work
+    check_outputs(outputs, {"the data file (--data)": getattr(args, "data", None)})  # before minutes of work
     datasets = tuple(REGRESSION_DATASETS) if args.datasets is None else _datasets(args.datasets)
-    config = BenchmarkConfig(
-        datasets=datasets,
-        data=args.data,
-        target_column=args.target_column,
-        folds=args.folds,
-        draws=args.draws,
-        seed=args.seed,
-    )
+    given = {key: getattr(args, key) for key in options(BenchmarkConfig) if hasattr(args, key)}
+    config = build(BenchmarkConfig, given, COMMAND_LINE, extra={"datasets": datasets})
     start = time.perf_counter()
     result = run_benchmark(config)
     if args.json:

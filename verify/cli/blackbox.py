@@ -11,15 +11,25 @@ Exit 1 when the claim is refuted, 3 when it is not (a black-box audit never cert
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import importlib
 import json
-import math
 import os
 import sys
 
 from pdp_audit.mechanisms.validation import InputError
-from pdp_audit.verify.options import check_outputs, count
-from pdp_audit.verify.plans.validation import check_alpha
+from pdp_audit.verify.config import PAIR_OPTIONS
+from pdp_audit.verify.outputs import check_outputs
+from pdp_audit.verify.plans.arguments import add_option, typed
+
+#: The claim and budget of ``blackbox``: the options of ``pdp_audit.audit_blackbox``, with their ranges.
+BLACKBOX_OPTIONS = (
+    dataclasses.replace(PAIR_OPTIONS["epsilon"], key="claim_epsilon", help="the claimed ε >= 0"),
+    dataclasses.replace(PAIR_OPTIONS["refuted_delta"], key="claim_delta", help="the claimed δ in [0, 1)"),
+    dataclasses.replace(PAIR_OPTIONS["trials"], help="releases per world for training and for the bound (default 1e5)"),
+    dataclasses.replace(PAIR_OPTIONS["seed"], help="root seed (default 0)"),
+    dataclasses.replace(PAIR_OPTIONS["alpha"], help="false-alarm probability (default 1e-6)"),
+)
 
 
 def add_parser(subparsers) -> None:
@@ -35,11 +45,8 @@ def add_parser(subparsers) -> None:
         help="MODULE:FACTORY (a module of the current folder or an installed one); FACTORY() returns an object with "
         "sample(world, size, rng)",
     )
-    p.add_argument("--claim-epsilon", type=float, required=True, help="the claimed ε >= 0")
-    p.add_argument("--claim-delta", type=float, required=True, help="the claimed δ in [0, 1)")
-    p.add_argument("--trials", type=count, default=100_000, help="releases per world for training and for the bound")
-    p.add_argument("--seed", type=count, default=0, help="root seed (default 0)")
-    p.add_argument("--alpha", type=float, default=1e-6, help="false-alarm probability (default 1e-6)")
+    for option in BLACKBOX_OPTIONS:
+        add_option(p, option, required=option.default is None)
     p.add_argument("--json", default=None, help="write the decided check as JSON to this path (- = stdout)")
     p.set_defaults(handler=command_blackbox)
 
@@ -87,15 +94,7 @@ def command_blackbox(args: argparse.Namespace) -> int:
     from pdp_audit.reports.json_report import check_to_dict
     from pdp_audit.verify.api import audit_blackbox
 
-    if not (math.isfinite(args.claim_epsilon) and args.claim_epsilon >= 0):
-        raise InputError(f"--claim-epsilon must be a finite number >= 0, got {args.claim_epsilon}")
-    if not 0 <= args.claim_delta < 1:
-        raise InputError(f"--claim-delta must be in [0, 1), got {args.claim_delta}")
-    check_alpha(args.alpha)
-    if args.seed < 0:
-        raise InputError(f"--seed must be >= 0, got {args.seed}")
-    if not 100 <= args.trials <= 10**8:
-        raise InputError(f"--trials must be in [100, 1e8], got {args.trials}")
+    typed(args, *BLACKBOX_OPTIONS)
     check_outputs({"--json": args.json}, {"the module of TARGET": module_file(args.target)})
     run = audit_blackbox(
         load_factory(args.target),

@@ -16,8 +16,13 @@ from __future__ import annotations
 import argparse
 import time
 
+from pdp_audit.verify.config import WORKERS_OPTION
 from pdp_audit.verify.deployment import certify_deployment, load_deployment
-from pdp_audit.verify.options import check_outputs, count
+from pdp_audit.verify.outputs import check_outputs
+from pdp_audit.verify.plans.arguments import add_option, typed
+
+#: ``--workers`` of certify: by default the deployment file's ``[audit] workers``, else 1.
+CERTIFY_WORKERS = WORKERS_OPTION.with_default(None)
 
 OUTCOME = {0: "CERTIFIED", 1: "NOT CERTIFIED (a guarantee fails)", 3: "NOT CERTIFIED (a guarantee is undecided)"}
 
@@ -40,7 +45,7 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
         "--report", default=None, help="certificate PDF path (default: certificate-<mechanism>.pdf; 'none' to skip)"
     )
     p.add_argument("--json", default=None, help="certificate JSON path, or - for stdout")
-    p.add_argument("--workers", type=count, default=None, help="worker processes (default: [audit] workers, else 1)")
+    add_option(p, CERTIFY_WORKERS)
     p.add_argument("--quiet", action="store_true", help="no progress or summary")
     p.set_defaults(handler=command_certify)
     return p
@@ -50,6 +55,7 @@ def command_certify(args: argparse.Namespace) -> int:
     """Check the outputs and the deployment, run its guarantees, write the certificate, return the exit code."""
     from pdp_audit.reports.publish import write_run_reports
 
+    typed(args, CERTIFY_WORKERS)
     deployment = load_deployment(args.deployment)
     report = args.report or f"certificate-{deployment.mechanism}.pdf"
     report = None if report.lower() == "none" else report

@@ -19,8 +19,13 @@ import sys
 import textwrap
 
 from pdp_audit.mechanisms.validation import InputError
+from pdp_audit.verify.config import SEED_OPTION, WORKERS_OPTION
 from pdp_audit.verify.ledger import entries as ledger
-from pdp_audit.verify.options import check_outputs, count
+from pdp_audit.verify.outputs import check_outputs
+from pdp_audit.verify.plans.arguments import add_option, typed
+
+#: ``claims --run --workers``: by default one worker per core.
+CLAIMS_WORKERS = WORKERS_OPTION.with_default(None)
 
 _WIDTH = 118
 _INDENT = " " * 12
@@ -65,8 +70,8 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
     run = p.add_argument_group("run mode (decide every entry from a run of today's code)")
     run.add_argument("--run", action="store_true", help="run the checks each entry cites and decide it")
     run.add_argument("--quick", action="store_true", help="small budgets (minutes; more inconclusive verdicts)")
-    run.add_argument("--seed", type=count, default=0, help="root seed of every audit run (default 0)")
-    run.add_argument("--workers", type=count, default=None, help="worker processes (default: one per core)")
+    add_option(run, SEED_OPTION)
+    add_option(run, CLAIMS_WORKERS)
     run.add_argument("--report", default=None, help="PDF path (default: claims.pdf; 'none' to skip)")
     run.add_argument("--strict", action="store_true", help="also exit 1 when any claim fails")
     p.set_defaults(handler=command_claims)
@@ -172,6 +177,7 @@ def command_claims_run(args: argparse.Namespace) -> int:
     from pdp_audit.verify.ledger.runs import document, run_ledger
     from pdp_audit.verify.sweeps.executors import make_executor
 
+    typed(args, SEED_OPTION, CLAIMS_WORKERS)
     report = args.report or "claims.pdf"
     report = None if report.lower() == "none" else report
     check_outputs({"--report": report, "--json": args.json})

@@ -19,8 +19,9 @@ import traceback
 from pdp_audit.mechanisms.validation import InputError
 from pdp_audit.verify.checks import without_findings
 from pdp_audit.verify.cli import benchmark, blackbox, certify, claims, examples, mutants, report, schema, sweep, tau
-from pdp_audit.verify.options import check_outputs
-from pdp_audit.verify.plans.arguments import Parser, add_run_arguments
+from pdp_audit.verify.config import WORKERS_OPTION
+from pdp_audit.verify.outputs import check_outputs
+from pdp_audit.verify.plans.arguments import Parser, add_run_arguments, configure_from_args, typed
 from pdp_audit.verify.plans.catalogue import plans_by_name
 
 # The subcommands besides ``list`` and ``run``, in the order ``--help`` shows them.
@@ -109,16 +110,18 @@ def _summary_line(check) -> str:
 
 
 def command_run(args: argparse.Namespace) -> int:
-    """``pdp-audit run NAME``: run the audit, write its reports, return the run's exit code."""
+    """``pdp-audit run NAME``: build the audit's config, check the outputs, run it, write its reports; the exit code."""
     from pdp_audit.reports.publish import write_run_reports
 
-    audit = plans_by_name()[args.mechanism]
+    plan = plans_by_name()[args.mechanism]
+    config = configure_from_args(plan, args)
+    typed(args, WORKERS_OPTION)
     report = args.report or f"pdp-audit-{args.mechanism}.pdf"
     outputs = {"--report": None if report.lower() == "none" else report, "--json": args.json}
-    check_outputs(outputs, {"the data file (--data)": getattr(args, "data", None)})
+    check_outputs(outputs, {"the data file (--data)": getattr(config, "data", None)})
     start = time.perf_counter()
-    run = audit.execute(args)
-    if not args.paper_claims:
+    run = plan.execute(config, workers=args.workers, progress=not args.quiet)
+    if not config.paper_claims:
         run = without_findings(run)
     write_run_reports(run, None if report.lower() == "none" else report, args.json)
     if not args.quiet and args.json != "-":

@@ -11,9 +11,12 @@ from __future__ import annotations
 
 import argparse
 
-from pdp_audit.mechanisms.validation import InputError
-from pdp_audit.verify.options import check_outputs, count
-from pdp_audit.verify.plans.validation import check_alpha
+from pdp_audit.verify.config import ALPHA_OPTION, SEED_OPTION, Option, Range
+from pdp_audit.verify.outputs import check_outputs
+from pdp_audit.verify.plans.arguments import add_option, typed
+
+#: ``--trials`` of the zoo: releases per world of each mutant and twin (default: 1e5, 2e4 with --quick).
+MUTANT_TRIALS = Option("trials", "int", None, "releases per world (overrides --quick)", range=Range(1000, 1e7))
 
 
 def add_parser(subparsers) -> None:
@@ -25,9 +28,8 @@ def add_parser(subparsers) -> None:
         "twin passes.",
     )
     p.add_argument("--quick", action="store_true", help="2e4 releases per world instead of 1e5 (seconds)")
-    p.add_argument("--trials", type=count, default=None, help="releases per world (overrides --quick)")
-    p.add_argument("--seed", type=count, default=0, help="root seed (default 0)")
-    p.add_argument("--alpha", type=float, default=1e-6, help="false-alarm probability of each run (default 1e-6)")
+    for option in (MUTANT_TRIALS, SEED_OPTION, ALPHA_OPTION):
+        add_option(p, option)
     p.add_argument("--json", default=None, help="write the table as JSON to this path (- = stdout)")
     p.add_argument("--report", default=None, help="write the table as a PDF to this path ('none', as for run: no PDF)")
     p.add_argument("--quiet", action="store_true", help="no table on stdout")
@@ -39,12 +41,8 @@ def command_mutants(args: argparse.Namespace) -> int:
     from pdp_audit.reports.mutants_report import mutants_document, write_mutants_report
     from pdp_audit.verify import mutants as zoo
 
-    check_alpha(args.alpha)
-    if args.seed < 0:
-        raise InputError(f"--seed must be >= 0, got {args.seed}")
+    typed(args, MUTANT_TRIALS, SEED_OPTION, ALPHA_OPTION)
     trials = args.trials or (zoo.QUICK_TRIALS if args.quick else zoo.TRIALS)
-    if not 1000 <= trials <= 10**7:
-        raise InputError(f"--trials must be in [1000, 1e7], got {trials}")
     if args.report is not None and args.report.lower() == "none":  # as every other command reads it
         args.report = None
     check_outputs({"--json": args.json, "--report": args.report})

@@ -7,7 +7,7 @@ import sys
 from pathlib import Path
 
 from pdp_audit.mechanisms.validation import InputError
-from pdp_audit.verify.options import check_outputs
+from pdp_audit.verify.outputs import check_outputs
 
 
 def add_parser(subparsers) -> None:

@@ -7,17 +7,24 @@ import argparse
 import sys
 from pathlib import Path
 
-from pdp_audit.verify.options import check_outputs, count
+from pdp_audit.verify.config import WORKERS, Option
+from pdp_audit.verify.outputs import check_outputs
+from pdp_audit.verify.plans.arguments import add_option, typed
 
 EXIT_INTERRUPTED = 130
 
-
-def positive(text: str) -> int:
-    """An argparse type: a count (see :func:`pdp_audit.verify.options.count`) of at least 1."""
-    value = count(text)
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be >= 1, got {text}")
-    return value
+#: Where a sweep runs: local processes, or the workers of a Dask LocalCluster (a scheduler's address is text).
+SWEEP_WORKERS = Option(
+    "workers", "int", None, "local worker processes (default: the number of cores; 1 = serial)", range=WORKERS
+)
+DASK_LOCAL = Option(
+    "dask_local",
+    "int",
+    None,
+    "start a Dask LocalCluster of N worker processes (needs pdp-audit[dask])",
+    range=WORKERS,
+    metavar="N",
+)
 
 
 def add_parser(subparsers) -> None:
@@ -29,24 +36,13 @@ def add_parser(subparsers) -> None:
     )
     p.add_argument("spec", help="sweep spec (TOML); `pdp-audit examples DIR` writes examples of them")
     where = p.add_mutually_exclusive_group()
-    where.add_argument(
-        "--workers",
-        type=positive,
-        default=None,
-        help="local worker processes (default: the number of cores; 1 = serial)",
-    )
+    add_option(where, SWEEP_WORKERS)
     where.add_argument(
         "--scheduler",
         default=None,
         help="address of a running Dask scheduler, e.g. tcp://host:8786 (needs pdp-audit[dask])",
     )
-    where.add_argument(
-        "--dask-local",
-        type=positive,
-        default=None,
-        metavar="N",
-        help="start a Dask LocalCluster of N worker processes (needs pdp-audit[dask])",
-    )
+    add_option(where, DASK_LOCAL)
     p.add_argument(
         "--store", default=None, help="results store (default: SPEC's stem + .sqlite, in the current directory)"
     )
@@ -65,6 +61,7 @@ def command_sweep(args: argparse.Namespace) -> int:
     from pdp_audit.verify.sweeps.spec import load_spec, run_sweep
     from pdp_audit.verify.sweeps.store import Store
 
+    typed(args, SWEEP_WORKERS, DASK_LOCAL)
     spec = load_spec(args.spec)
     store_path = args.store or f"{Path(args.spec).stem}.sqlite"
     data = sorted({str(c.parameters["data"]) for c in spec.cells if isinstance(c.parameters.get("data"), str)})

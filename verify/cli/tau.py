@@ -13,12 +13,20 @@ from __future__ import annotations
 
 import argparse
 import json
-import math
 import sys
 
 from pdp_audit.mechanisms.validation import InputError
 from pdp_audit.reports.files import atomic_path
-from pdp_audit.verify.options import check_outputs, count
+from pdp_audit.verify.config import POSITIVE, Option, Range
+from pdp_audit.verify.outputs import check_outputs
+from pdp_audit.verify.plans.arguments import add_option, typed
+
+TAU_OPTIONS = (
+    Option("d", "int", None, "matrix dimension d >= 1", range=Range(1)),
+    # ρ/2 must stay a normal double (see mechanisms.goe.MIN_TAIL)
+    Option("rho", "float", None, "failure probability ρ in [2e-300, 1)", range=Range(2e-300, 1, open_high=True)),
+    Option("sigma", "float", 1.0, "noise scale σ₃ > 0 of Algorithm 6 (default: 1; τ scales linearly)", range=POSITIVE),
+)
 
 #: Largest d accepted with ``--method exact`` (the exact CDF costs ~d³ big-number products per evaluation:
 #: about 3 s at d = 100, 25 s at d = 150).
@@ -34,11 +42,8 @@ def add_parser(subparsers) -> None:
         "[RW] Lemma 20), so that P[‖N‖₂ ≤ τ] ≥ 1 − ρ. Exact (Chiani 2014) for d ≤ 100, Tracy–Widom above. "
         "Prints the JSON {d, rho, sigma, tau, method}.",
     )
-    p.add_argument("--d", type=count, required=True, help="matrix dimension d >= 1")
-    p.add_argument("--rho", type=float, required=True, help="failure probability ρ in [2e-300, 1)")
-    p.add_argument(
-        "--sigma", type=float, default=1.0, help="noise scale σ₃ > 0 of Algorithm 6 (default: 1; τ scales linearly)"
-    )
+    for option in TAU_OPTIONS:
+        add_option(p, option, required=option.default is None)
     p.add_argument(
         "--method",
         choices=("auto", "exact", "tracy-widom"),
@@ -56,12 +61,7 @@ def add_parser(subparsers) -> None:
 
 def validate(args: argparse.Namespace) -> None:
     """One-line InputErrors naming the option (the CLI turns them into exit code 2)."""
-    if args.d < 1:
-        raise InputError(f"--d must be an integer >= 1, got {args.d}")
-    if not 2e-300 <= args.rho < 1:  # ρ/2 must stay a normal double (see mechanisms.goe.MIN_TAIL)
-        raise InputError(f"--rho must be in [2e-300, 1), got {args.rho}")
-    if not (math.isfinite(args.sigma) and args.sigma > 0):
-        raise InputError(f"--sigma must be a finite number > 0, got {args.sigma}")
+    typed(args, *TAU_OPTIONS)
     if args.method == "exact" and args.d > EXACT_LIMIT_D:
         raise InputError(
             f"--method exact supports d <= {EXACT_LIMIT_D} (got --d {args.d}); use --method tracy-widom or auto"

@@ -37,7 +37,7 @@ from dataclasses import dataclass, field, fields
 from importlib import resources
 from typing import Any, Mapping
 
-from pdp_audit.verify.ledger.findings import Template, render, shortest
+from pdp_audit.verify.ledger.findings import Template, render
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -70,15 +70,13 @@ _ID = re.compile(r"^(K\d+|Q\d+|(PDP|RW|LR)-(Thm|Lem|Prop|Cor|Rem|Ex|Fact)[0-9A-Z
 _OPTION = re.compile(r"^[a-z][a-z0-9_]*$")
 
 
-def option_arguments(options: Mapping[str, Any]) -> list[str]:
-    """Run options as command-line arguments: ``{"claim_delta": 1e-6, "no_reproduce": True}`` ->
-    ``--claim-delta 1e-6 --no-reproduce`` (a true flag stands alone; numbers in their shortest form)."""
-    out = []
-    for name, value in options.items():
-        out.append("--" + name.replace("_", "-"))
-        if value is not True:
-            out.append(value if isinstance(value, str) else shortest(value))
-    return out
+def option_arguments(audit: str, options: Mapping[str, Any]) -> list[str]:
+    """Run options as ``pdp-audit run AUDIT`` spells them, from its declared options:
+    ``{"claim_delta": 1e-6, "no_reproduce": True}`` -> ``--claim-delta 1e-6 --no-reproduce``."""
+    from pdp_audit.verify.plans.arguments import command_line
+    from pdp_audit.verify.plans.catalogue import plans_by_name
+
+    return command_line(plans_by_name()[audit], dict(options))
 
 
 @dataclass(frozen=True)
@@ -120,7 +118,7 @@ class Entry:
             return "pdp-audit claims --run"
         if self.audit == SWEEP:
             return " && ".join(f"pdp-audit sweep {spec}" for spec in self.specs)
-        words = ["pdp-audit", "run", self.audit, *option_arguments(self.options)]
+        words = ["pdp-audit", "run", self.audit, *option_arguments(self.audit, self.options)]
         return shlex.join(words + (["--paper-claims"] if self.paper_claims else []))
 
     @property

@@ -22,6 +22,8 @@ import re
 from dataclasses import dataclass, field
 from typing import Mapping
 
+from pdp_audit.verify.config import exact_text
+
 VERDICTS = ("pass", "fail", "inconclusive")
 _NAME = r"[A-Za-z][A-Za-z0-9_.@-]*"
 PLACEHOLDER = re.compile(rf"\{{(>?)({_NAME}(?:, {_NAME})*)(?::([^{{}}]+))?\}}")
@@ -49,9 +51,7 @@ class Rendered:
 def shortest(value: float) -> str:
     """``value`` as the findings print numbers by default: ints as is, floats in their shortest exact form with
     an unpadded exponent (5.4e-7, not 5.4e-07)."""
-    if isinstance(value, int):
-        return str(value)
-    return re.sub(r"e([+-])0*(\d)", lambda m: "e" + m.group(1).replace("+", "") + m.group(2), repr(value))
+    return exact_text(value)
 
 
 def render(name: str, sources: Mapping[str, Template], _seen: tuple[str, ...] = ()) -> Rendered:

@@ -40,37 +40,29 @@ from pdp_audit.verify.sweeps.spec import CellTask
 
 ALPHA = 1e-6
 
-#: The budget options ``--quick`` gives each audit (each audit's defaults otherwise).
-QUICK_BUDGETS: dict[str, dict[str, int]] = {
-    "gaussian": {"trials": 20000},
-    "goe-release": {"trials": 20000, "matrices": 5000},
-    "output-perturbation": {"trials": 20000, "search": 32},
-    "ops": {"trials": 20000, "search": 32},
-    "adaops": {"trials": 20000, "search": 32},
-    "adassp": {"trials": 20000, "search": 32},
-    "ssp": {"trials": 20000, "search": 32},
-    "objpert": {"trials": 20000, "search_trials": 400},
-    "privacy-report": {"trials": 20000, "repetitions": 2000},
-}
-
 
 def audit_argv(audit: str, options: Mapping[str, Any], paper_claims: bool, seed: int, quick: bool) -> list[str]:
     """The command line (after ``pdp-audit``) of an audit run as the ledger cites it: its options after the
     ``--quick`` budget, the seed, ``--paper-claims`` if asked, no report."""
-    budget = QUICK_BUDGETS[audit] if quick else {}
-    argv = ["run", audit, *option_arguments({**budget, **options}), "--seed", str(seed)]
+    budget = _plan(audit).quick if quick else {}
+    argv = ["run", audit, *option_arguments(audit, {**budget, **options}), "--seed", str(seed)]
     return argv + (["--paper-claims"] if paper_claims else []) + ["--report", "none", "--quiet"]
 
 
 def run_cited_audit(audit: str, options: Mapping[str, Any], paper_claims: bool, seed: int, quick: bool) -> Run:
     """Run one audit of ``pdp-audit run`` in this process, as the entries citing it ask: the only place the ledger
-    starts an audit.  It parses the command line :func:`audit_argv` shows, as ``pdp-audit run`` would; a typed
-    configuration can replace this function alone."""
-    from pdp_audit.verify.plans.arguments import parse_run
+    starts an audit.  Its config is built from the entries' options, the audit's ``--quick`` budget, the seed and
+    ``paper_claims`` as every other way in builds it (:meth:`~pdp_audit.verify.plans.plan.AuditPlan.configure`)."""
+    plan = _plan(audit)
+    budget = plan.quick if quick else {}
+    config = plan.configure({**budget, **options, "seed": seed, "paper_claims": paper_claims})
+    return plan.run(config)
+
+
+def _plan(audit: str):
     from pdp_audit.verify.plans.catalogue import plans_by_name
 
-    args = parse_run(audit_argv(audit, options, paper_claims, seed, quick))
-    return plans_by_name()[args.mechanism].execute(args)
+    return plans_by_name()[audit]
 
 
 @dataclass(frozen=True)
@@ -106,7 +98,7 @@ def run_key(entry: Entry) -> str:
         return LEMMAS
     if entry.audit == SWEEP:
         return " && ".join(sweep_keys(entry))
-    return "run " + shlex.join([entry.audit, *option_arguments(entry.options)])
+    return "run " + shlex.join([entry.audit, *option_arguments(entry.audit, entry.options)])
 
 
 def sweep_keys(entry: Entry) -> list[str]:
@@ -144,7 +136,7 @@ def execute_audit(parameters: dict, seed: int, alpha: float, checks, executor=No
 def tasks(commands: Sequence[AuditCommand]) -> list[CellTask]:
     """One sweep task per audit run (the cells of the sweeps are :func:`sweep_runs`'s)."""
     return [
-        CellTask(c.key, c.audit, execute_audit, _parameters(c), c.seed, ALPHA, c.checks or None, _COST.get(c.audit, 1))
+        CellTask(c.key, c.audit, execute_audit, _parameters(c), c.seed, ALPHA, c.checks or None, _cost(c.audit))
         for c in commands
         if c.audit != SWEEP
     ]
@@ -186,8 +178,9 @@ def rate_checks(entries: Sequence[Entry], sweeps: dict[str, rates.SweepRun]) -> 
     return out
 
 
-# Relative run times at the defaults (benchmarks/certify_defaults.py): the longest start first.
-_COST = {"objpert": 6.0, "privacy-report": 6.0, "adaops": 3.0, "goe-release": 2.5, "adassp": 2.0, "ssp": 2.0}
+def _cost(audit: str) -> float:
+    """The audit's run time relative to the Gaussian audit's (its plan's ``cost``): the longest start first."""
+    return 1.0 if audit == LEMMAS else _plan(audit).cost
 
 
 @dataclass(frozen=True)

@@ -1,15 +1,18 @@
-"""The command line of ``pdp-audit run NAME``: the options every audit shares, and one audit's whole parser.
+"""The command line of ``pdp-audit run NAME``, generated from the audit's config: its options, and the ones that
+say where and how a run goes (workers, outputs) -- which are not part of the audit.
 
-Kept below the CLI so that other entry points (the claims ledger's run mode) parse an audit's command exactly as
-``pdp-audit run`` does.
+The parser only collects text: every value is parsed and checked by :func:`pdp_audit.verify.config.build`, the same
+function that builds the config from a deployment file, a sweep cell or keywords, so the command line accepts and
+refuses exactly what they do, with the same words.
 """
 
 from __future__ import annotations
 
 import argparse
+from typing import Any
 
 from pdp_audit.mechanisms.validation import InputError
-from pdp_audit.verify.options import count
+from pdp_audit.verify.config import COMMAND_LINE, WORKERS_OPTION, Option, parse
 from pdp_audit.verify.plans.plan import AuditPlan
 
 
@@ -20,41 +23,75 @@ class Parser(argparse.ArgumentParser):
         raise InputError(f"{self.prog}: {message}")
 
 
-def add_common_run_arguments(parser: argparse.ArgumentParser) -> None:
-    """The options every ``pdp-audit run NAME`` shares: the claim, budget, seed, α, workers and outputs."""
-    parser.add_argument("--claim-epsilon", type=float, default=1.0, help="claimed ε (default: 1)")
-    parser.add_argument("--claim-delta", type=float, default=1e-5, help="claimed δ (default: 1e-5)")
+def _metavar(option: Option) -> str | None:
+    if option.metavar:
+        return option.metavar
+    if option.choices:
+        return "{" + ",".join(option.choices) + "}"
+    return option.key.upper()
+
+
+def add_option(parser: Any, option: Option, required: bool = False) -> None:
+    """``option`` on ``parser`` (or an argument group): a flag for a bool, else one value kept as text (parsed by
+    :func:`pdp_audit.verify.config.parse`, as every other way in parses it); nothing when not given."""
+    if option.kind == "bool":
+        parser.add_argument(
+            option.cli_flag,
+            dest=option.key,
+            action="store_const",
+            const=not option.default,
+            default=argparse.SUPPRESS,
+            help=option.help,
+        )
+        return
     parser.add_argument(
-        "--trials",
-        type=count,
-        default=1_000_000,
-        help="Monte Carlo samples per world (default: 1e6 unless the audit says otherwise)",
+        option.cli_flag,
+        dest=option.key,
+        default=argparse.SUPPRESS,
+        metavar=_metavar(option),
+        help=option.help,
+        required=required,
     )
-    parser.add_argument("--seed", type=count, default=0, help="root seed (default: 0)")
-    parser.add_argument(
-        "--alpha", type=float, default=1e-6, help="family-wise false-alarm probability of the run (default: 1e-6)"
-    )
-    parser.add_argument(
-        "--workers", type=count, default=1, help="worker processes (default: 1; results do not depend on it)"
-    )
+
+
+def typed(args: argparse.Namespace, *declared: Option) -> argparse.Namespace:
+    """``args`` with each of ``declared`` parsed and range checked (its default when not given), one line naming
+    the flag otherwise: a command's own options get the words and ranges of the audits' options."""
+    for option in declared:
+        text = getattr(args, option.key, None)
+        setattr(args, option.key, option.default if text is None else parse(option, text, COMMAND_LINE))
+    return args
+
+
+def add_run_arguments(parser: argparse.ArgumentParser, plan: AuditPlan) -> argparse.ArgumentParser:
+    """``parser`` as ``pdp-audit run NAME``'s: the audit's options (from its config), then where the run goes."""
+    for option in plan.options().values():
+        if option.cli:
+            add_option(parser, option)
+    add_option(parser, WORKERS_OPTION)
     parser.add_argument(
         "--report", default=None, help="PDF report path (default: pdp-audit-<mechanism>.pdf; 'none' to skip)"
     )
     parser.add_argument("--json", default=None, help="JSON results path, or - for stdout")
     parser.add_argument("--quiet", action="store_true", help="no progress or summary on stderr/stdout")
-    parser.add_argument(
-        "--paper-claims",
-        action="store_true",
-        help="also check the papers' statements as printed (an appendix of findings; never changes the exit code)",
-    )
-
-
-def add_run_arguments(parser: argparse.ArgumentParser, audit: AuditPlan) -> argparse.ArgumentParser:
-    """``parser`` as ``pdp-audit run NAME``'s: the audit's own options, the shared ones, the audit's defaults."""
-    audit.add_arguments(parser)
-    add_common_run_arguments(parser)
-    parser.set_defaults(**audit.defaults)
     return parser
+
+
+def command_line(plan: AuditPlan, values: dict[str, Any]) -> list[str]:
+    """``values`` of ``plan``'s options as ``pdp-audit run NAME`` spells them (a true flag alone, a false one left
+    out; numbers in their shortest form): what reports and the ledger show, never parsed back by us."""
+    from pdp_audit.verify.config import KEYWORDS, canonical, exact_text
+
+    known = plan.options()
+    argv: list[str] = []
+    for key, value in values.items():
+        option = known[key]
+        if option.kind == "bool":
+            argv += [option.cli_flag] if value else []
+        elif value is not None:
+            value = canonical(option, parse(option, value, KEYWORDS))
+            argv += [option.cli_flag, value if isinstance(value, str) else exact_text(value)]
+    return argv
 
 
 def run_parser(name: str) -> Parser:
@@ -64,10 +101,11 @@ def run_parser(name: str) -> Parser:
     return add_run_arguments(Parser(prog=f"pdp-audit run {name}"), plans_by_name()[name])
 
 
-def parse_run(argv: list[str]) -> argparse.Namespace:
-    """Parse ``run NAME [options]`` exactly as the CLI does (a bad option is an InputError: one line, exit 2)."""
-    from pdp_audit.verify.plans.catalogue import plans_by_name
+def given_options(plan: AuditPlan, args: argparse.Namespace) -> dict[str, Any]:
+    """The audit options the command line gave, as text (what :func:`configure_from_args` builds from)."""
+    return {key: value for key, value in vars(args).items() if key in plan.options()}
 
-    if len(argv) < 2 or argv[0] != "run" or argv[1] not in plans_by_name():
-        raise InputError(f"not an audit command: {' '.join(argv[:2])!r}")
-    return run_parser(argv[1]).parse_args(argv[2:], argparse.Namespace(mechanism=argv[1]))
+
+def configure_from_args(plan: AuditPlan, args: argparse.Namespace) -> Any:
+    """The audit's config from a parsed ``run`` command line (one-line errors naming the flags)."""
+    return plan.configure(given_options(plan, args), COMMAND_LINE)

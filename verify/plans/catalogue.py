@@ -1,17 +1,17 @@
 """The audits ``pdp-audit run`` offers, as an explicit tuple in the order ``pdp-audit list`` shows them.
 
-A new mechanism's audit: one folder in ``verify/plans/`` whose ``options.py`` defines its plan, and
-one line here.
+A new mechanism's audit: one folder in ``verify/plans/`` (its ``config.py`` declares the options, its ``plan.py`` the
+:class:`~pdp_audit.verify.plans.plan.AuditPlan`), and one line here.
 """
 
 from __future__ import annotations
 
-from pdp_audit.verify.plans.gaussian import options as gaussian
-from pdp_audit.verify.plans.goe import options as goe
-from pdp_audit.verify.plans.linreg import options as linreg
-from pdp_audit.verify.plans.objpert import options as objpert
+from pdp_audit.verify.plans.gaussian import plan as gaussian
+from pdp_audit.verify.plans.goe import plan as goe
+from pdp_audit.verify.plans.linreg import plan as linreg
+from pdp_audit.verify.plans.objpert import plan as objpert
 from pdp_audit.verify.plans.plan import AuditPlan
-from pdp_audit.verify.plans.privacy_report import options as privacy_report
+from pdp_audit.verify.plans.privacy_report import plan as privacy_report
 
 PLANS: tuple[AuditPlan, ...] = (
     gaussian.PLAN,

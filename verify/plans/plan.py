@@ -1,40 +1,80 @@
-"""An audit plan: what ``pdp-audit run NAME`` runs for one mechanism, behind a small interface.
+"""What one audit is, in one place: its descriptor.
 
-Each family under ``verify/plans/<family>/`` defines its plan(s) in ``options.py`` and
-:mod:`pdp_audit.verify.plans.catalogue` lists them in an explicit tuple; nothing registers itself on import.
+Each family under ``verify/plans/<family>/`` declares its config (``config.py``: a frozen dataclass whose fields are
+the audit's options, :mod:`pdp_audit.verify.config`) and its :class:`AuditPlan` (``plan.py``);
+:mod:`pdp_audit.verify.plans.catalogue` lists the plans in an explicit tuple, and every way in -- ``pdp-audit run``,
+``certify``, ``sweep``, the pytest plugin, the Python API, the claims ledger -- builds the config from a mapping
+with :func:`pdp_audit.verify.config.build` and runs it with :meth:`AuditPlan.execute`.  Nothing registers itself on
+import.
 """
 
 from __future__ import annotations
 
-import argparse
+from concurrent.futures import Executor
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any, Callable, Mapping
 
 from pdp_audit.reports.records import Run
-from pdp_audit.verify.options import executor_for
+from pdp_audit.verify.checks import CheckSpec
+from pdp_audit.verify.config import KEYWORDS, Names, Option, build, options
+from pdp_audit.verify.processes import executor_for
+
+
+@dataclass(frozen=True)
+class Setting:
+    """A setting the audit certifies (``options``, on top of the defaults) and, where one exists, options that
+    deflate its noise until the claim is false (``deflated``): the rows of the certification table."""
+
+    options: Mapping[str, Any] = field(default_factory=dict)
+    deflated: Mapping[str, Any] | None = None
 
 
 @dataclass(frozen=True)
 class AuditPlan:
     """One runnable audit.
 
-    ``add_arguments`` adds the audit's own options to its ``run`` subparser; ``configure`` turns the parsed
-    arguments (the shared options -- claim, budget, seed, alpha, workers, outputs -- included) into the audit's
-    validated configuration, raising :class:`~pdp_audit.mechanisms.validation.InputError` naming the option before any
-    computation; ``audit(config, executor=, progress=)`` runs it (``executor``: None for serial, or anything with
-    ``map``) and returns the decided run; ``defaults`` overrides shared options' defaults (e.g. a smaller
-    ``--trials`` for an expensive mechanism).  The split lets a sweep validate every cell before it runs one.
+    ``config``: the frozen config type (its fields are the options).  ``audit(config, executor, progress)`` runs it
+    and returns the decided :class:`~pdp_audit.reports.records.Run` (``executor``: None for serial, or anything with
+    ``map``, over which the audit spreads its seeded blocks).  ``checks``: the family's declared checks, by id (a
+    superset of what one run produces: some ids are built per run).  ``fixed``: config attributes this audit sets
+    (``mechanism`` of a linear-regression audit); ``hidden``: options of a shared config this audit does not have.
+    ``cost``: run time at the defaults relative to the Gaussian audit's (schedules the longest first).  ``quick``:
+    the budget ``pdp-audit claims --run --quick`` gives it; ``smoke``: the smallest budget that still runs every code
+    path (tests, fuzzing); ``settings``: the settings it certifies, each with the options that make its DP claim
+    false (the certification table, :mod:`benchmarks.certify_defaults`).  ``chunked``: a sweep may split one cell's
+    blocks over its workers.
     """
 
     name: str
     help: str
-    add_arguments: Callable[[argparse.ArgumentParser], None]
-    configure: Callable[[argparse.Namespace], Any]
+    config: type
     audit: Callable[..., Run]
-    defaults: dict[str, Any] = field(default_factory=dict)
+    checks: Mapping[str, CheckSpec]
+    fixed: Mapping[str, Any] = field(default_factory=dict)
+    hidden: frozenset[str] = frozenset()
+    cost: float = 1.0
+    quick: Mapping[str, Any] = field(default_factory=dict)
+    smoke: Mapping[str, Any] = field(default_factory=dict)
+    settings: tuple[Setting, ...] = ()
+    chunked: bool = True
 
-    def execute(self, args: argparse.Namespace) -> Run:
-        """Validate the parsed options, then run the audit on ``--workers`` processes."""
-        config = self.configure(args)
-        with executor_for(args.workers) as executor:
-            return self.audit(config, executor=executor, progress=not args.quiet)
+    def options(self) -> dict[str, Option]:
+        """This audit's options by key, in the order ``pdp-audit run NAME --help`` lists them."""
+        return {key: o for key, o in options(self.config).items() if key not in self.hidden}
+
+    def configure(self, values: Mapping[str, Any], names: Names = KEYWORDS) -> Any:
+        """The audit's config from option values (defaults for the rest), checked before any work."""
+        return build(self.config, values, names, known=self.options(), extra=self.fixed)
+
+    def execute(self, config: Any, workers: int = 1, progress: bool = False) -> Run:
+        """Run the audit on ``workers`` processes (the numbers do not depend on it)."""
+        with executor_for(workers) as executor:
+            return self.run(config, executor, progress)
+
+    def run(self, config: Any, executor: Executor | None = None, progress: bool = False) -> Run:
+        """Run the audit on ``executor`` (None: in this process)."""
+        return self.audit(config, executor=executor, progress=progress)
+
+    def paper_checks(self) -> set[str]:
+        """The ids of the paper statements (findings) the family declares."""
+        return {check_id for check_id, spec in self.checks.items() if spec.role == "paper"}

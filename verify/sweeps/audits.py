@@ -1,14 +1,13 @@
-"""Sweep cells of every ``pdp-audit run`` audit: a cell is that audit's run with the cell's options.
+"""Sweep cells of every audit: a cell is that audit's run with the cell's options.
 
-One vocabulary serves ``run``, ``certify`` and ``sweep``: a spec's ``[fixed]``, ``[grid]`` and ``[[cells]]`` keys
-are the audit's ``run`` options with dashes as underscores (``claim_epsilon``, ``trials``, ``synthetic``,
-``noise_multiplier``, ``repetitions``, ``mode``, ``d``, ``lambda``, …; a flag such as ``--normalize-rows`` is a
-boolean ``normalize_rows = true``).  The schema is read from the audit's own argument parser, and every cell is
-parsed and validated by the same code as the command line (:func:`pdp_audit.verify.plans.arguments.parse_run`, then the
-plan's ``configure``) when the spec is read, so a bad value is a one-line error naming the cell before any cell
-runs.  Not sweepable, because the sweep sets them: ``seed`` (each cell's seed comes from its identity),
-``alpha`` (the sweep's family-wise α split over its cells), ``workers``, ``report``, ``json``, ``quiet``; and
-``paper_claims``, which is on exactly when ``[sweep] checks`` selects a paper statement.
+One declaration serves ``run``, ``certify``, ``sweep``, the pytest plugin, the API and the ledger: a spec's
+``[fixed]``, ``[grid]`` and ``[[cells]]`` keys are the audit's option keys (``claim_epsilon``, ``trials``,
+``synthetic = "200,5"``, ``noise_multiplier``, ``repetitions``, ``mode``, ``d``, ``lambda``, …; a flag is a boolean,
+``no_figures = true``), read from its config (:meth:`pdp_audit.verify.plans.plan.AuditPlan.options`).  Every cell is
+built into the audit's config when the spec is read, so a bad value is a one-line error naming the cell before any
+cell runs.  Not sweepable, because the sweep sets them: ``seed`` (each cell's seed comes from its identity),
+``alpha`` (the sweep's family-wise α split over its cells) and ``paper_claims``, which is on exactly when
+``[sweep] checks`` selects a paper statement.
 
 A cell runs the audit in the worker (its sampled chunks spread over the sweep's workers when the cell is large:
 the audits draw every block from a seed keyed by identity, so the numbers do not depend on where blocks run).
@@ -19,129 +18,80 @@ is therefore conservative, never anti-conservative.
 
 from __future__ import annotations
 
-import argparse
 import functools
+from typing import Any
 
 from pdp_audit.mechanisms.validation import InputError
+from pdp_audit.verify.config import in_spec
 from pdp_audit.verify.plans.plan import AuditPlan
-from pdp_audit.verify.sweeps.schema import Param, Schema, SpecError, SweepMechanism
+from pdp_audit.verify.sweeps.schema import Schema, SpecError, SweepMechanism
 
 #: Options a sweep sets itself (see the module docstring).
-SET_BY_THE_SWEEP = frozenset({"seed", "alpha", "workers", "report", "json", "quiet", "paper_claims", "help"})
-
-#: Budget options: a cell's cost is the product of their ratios to the audit's defaults.
-BUDGETS = ("trials", "repetitions", "matrices", "search", "search_trials")
-
-#: Relative run time of each audit at its defaults (benchmarks/certify_defaults.md); 1 for the others.
-RELATIVE_COST = {"objpert": 6.0, "privacy-report": 6.0, "adaops": 3.0, "goe-release": 2.5, "adassp": 2.0, "ssp": 2.0}
-
-
-def key_of(action: argparse.Action) -> str:
-    """The spec key of a ``run`` option: its long name without dashes, inner dashes as underscores."""
-    long = max(action.option_strings, key=len)
-    return long.lstrip("-").replace("-", "_")
-
-
-def _is_flag(action: argparse.Action) -> bool:
-    return action.nargs == 0 and action.const is not None  # store_true / store_false / store_const
-
-
-def _parser(plan: AuditPlan) -> argparse.ArgumentParser:
-    from pdp_audit.verify.plans.arguments import Parser, add_run_arguments
-
-    return add_run_arguments(Parser(prog=f"pdp-audit run {plan.name}", add_help=False), plan)
-
-
-def options(plan: AuditPlan) -> dict[str, argparse.Action]:
-    """The sweepable options of ``plan`` by spec key, in the order ``pdp-audit run NAME --help`` lists them."""
-    return {key_of(a): a for a in _parser(plan)._actions if a.option_strings and key_of(a) not in SET_BY_THE_SWEEP}
-
-
-def _returns(parse) -> str | None:
-    """What an option's ``type`` function returns (``"float"``, ``"int"``, …), from its annotation."""
-    if parse in (float, int, str):
-        return parse.__name__
-    returned = getattr(parse, "__annotations__", {}).get("return")
-    return returned if isinstance(returned, str) or returned is None else returned.__name__
+SET_BY_THE_SWEEP = frozenset({"seed", "alpha", "paper_claims"})
 
 
 def schema_for(plan: AuditPlan) -> Schema:
-    """A cell schema from the audit's parser: types and defaults as ``run`` has them; ranges are checked by
-    ``run``'s own validation when the spec is read (see :func:`normalize`)."""
-    schema: Schema = {}
-    for key, action in options(plan).items():
-        if _is_flag(action):  # true: the flag is given (``no_figures = true`` is ``--no-figures``)
-            schema[key] = Param("bool", False, action.help or "")
-        elif action.choices:
-            schema[key] = Param("str", action.default, action.help or "", choices=tuple(action.choices))
-        elif _returns(action.type) == "float":
-            schema[key] = Param("float", action.default, action.help or "")
-        elif _returns(action.type) == "int":
-            schema[key] = Param("int", action.default, action.help or "", low=0)
-        else:
-            schema[key] = Param("str", action.default, action.help or "")
-    return schema
+    """The sweepable options of ``plan`` by key, in the order ``pdp-audit run NAME --help`` lists them."""
+    return {key: o for key, o in plan.options().items() if key not in SET_BY_THE_SWEEP}
 
 
-def _text(value) -> str:
-    return repr(float(value)) if isinstance(value, float) else str(value)
+def _plan(name: str) -> AuditPlan:
+    from pdp_audit.verify.plans.catalogue import plans_by_name
+
+    return plans_by_name()[name]
 
 
-def argv(plan: AuditPlan, parameters: dict, seed: int = 0, alpha: float = 1e-6, paper: bool = False) -> list[str]:
-    """The ``run`` command line of a cell (without ``pdp-audit``): every option that differs from its default."""
-    out = ["run", plan.name]
-    for key, action in options(plan).items():
-        flag = max(action.option_strings, key=len)
-        value = parameters.get(key)
-        if _is_flag(action):
-            out += [flag] if value is True else []
-        elif value is not None and value != action.default:
-            out.append(f"{flag}={_text(value)}")  # '=': a value may start with '-'
-    out += ["--seed", str(seed), "--alpha", repr(float(alpha)), "--report", "none", "--quiet"]
-    return out + (["--paper-claims"] if paper else [])
+def given(plan: AuditPlan, parameters: dict) -> dict[str, Any]:
+    """The options of a cell's canonical parameters that differ from their defaults (what the config is built
+    from: a default given explicitly would count as a choice, e.g. two data sources)."""
+    known = plan.options()
+    return {k: v for k, v in parameters.items() if k in known and v != known[k].default}
 
 
 def configure(plan: AuditPlan, parameters: dict, seed: int = 0, alpha: float = 1e-6, paper: bool = False):
-    """The audit's validated configuration for a cell, exactly as ``pdp-audit run`` would build it."""
-    from pdp_audit.verify.plans.arguments import parse_run
-
-    return plan.configure(parse_run(argv(plan, parameters, seed, alpha, paper)))
+    """The audit's config for a cell, exactly as every other way in builds it."""
+    return plan.configure({**given(plan, parameters), "seed": seed, "alpha": alpha, "paper_claims": paper})
 
 
-def normalize(name: str, parameters: dict, given: set, where: str) -> dict:
-    """Validate a cell by the command line's own code (SpecError naming ``where``), with ``--paper-claims`` on:
-    a sweep turns it on when its checks select a paper statement, and options such as ``figure_n`` need it."""
-    from pdp_audit.verify.plans.catalogue import plans_by_name
-
+def normalize(name: str, parameters: dict, keys: set, where: str) -> dict:
+    """Check a cell by building the audit's config from the keys the spec set (SpecError naming ``where``)."""
+    plan = _plan(name)
     try:
-        configure(plans_by_name()[name], parameters, paper=True)
+        given = {k: v for k, v in parameters.items() if k in keys}  # in the spec's order: messages are reproducible
+        plan.configure(given | {"paper_claims": True}, in_spec(where))
     except InputError as err:
-        raise SpecError(f"{where}: {str(err).removeprefix(f'pdp-audit run {name}: ')}") from None
+        raise SpecError(str(err)) from None
     return parameters
 
 
-def cost(name: str, defaults: dict, parameters: dict) -> float:
-    """Estimated run time: the audit's relative cost × the ratio of each budget option to its default."""
-    total = RELATIVE_COST.get(name, 1.0)
-    for key in BUDGETS:
-        if isinstance(defaults.get(key), (int, float)) and isinstance(parameters.get(key), (int, float)):
-            total *= parameters[key] / defaults[key]
+def cost(name: str, parameters: dict) -> float:
+    """Estimated run time: the audit's relative cost × the ratio of each budget to its default."""
+    plan = _plan(name)
+    total = plan.cost
+    for key, o in plan.options().items():
+        value = parameters.get(key)
+        if o.table == "audit" and isinstance(o.default, (int, float)) and isinstance(value, (int, float)) and o.default:
+            total *= value / o.default
     return total
+
+
+def paper_checks(name: str) -> set[str]:
+    """The ids of the paper statements (findings) declared by the family of audit ``name``."""
+    return _plan(name).paper_checks()
 
 
 def cell(name: str, parameters: dict, seed: int, alpha: float, checks=None, executor=None) -> dict:
     """One cell: the audit ``name`` run with the cell's options, seed and α; its checks as in the JSON report."""
     from pdp_audit.reports.json_report import check_to_dict, clean
     from pdp_audit.verify.checks import worst
-    from pdp_audit.verify.plans.catalogue import plans_by_name
 
-    plan = plans_by_name()[name]
-    paper = checks is not None and any(c in paper_checks(name) for c in checks)
-    run = plan.audit(configure(plan, parameters, seed, alpha, paper), executor=executor, progress=False)
+    plan = _plan(name)
+    paper = checks is not None and any(c in plan.paper_checks() for c in checks)
+    run = plan.run(configure(plan, parameters, seed, alpha, paper), executor=executor)
     guarantees = [c for c in run.checks if checks is None or c.id in checks]
     findings = [c for c in (run.findings or ()) if checks is not None and c.id in checks]
     produced = [c.id for c in (*run.checks, *(run.findings or ()))]
-    unknown = [c for c in checks or () if c not in produced and c not in family_checks(name)]
+    unknown = [c for c in checks or () if c not in produced and c not in plan.checks]
     if unknown or not (guarantees or findings):  # a typo must not silently shrink the sweep's checks
         raise SpecError(
             f"sweep.checks: `run {name}` has no check {(unknown or list(checks))[0]!r} here; it produced: "
@@ -156,34 +106,16 @@ def cell(name: str, parameters: dict, seed: int, alpha: float, checks=None, exec
     )
 
 
-def family_checks(name: str) -> dict:
-    """The checks declared by the family of audit ``name`` (a superset of what one audit produces)."""
-    from pdp_audit.verify.plans.gaussian.checks import CHECKS as GAUSSIAN
-    from pdp_audit.verify.plans.goe.checks import CHECKS as GOE
-    from pdp_audit.verify.plans.linreg.checks import CHECKS as LINREG
-    from pdp_audit.verify.plans.objpert.checks import CHECKS as OBJPERT
-    from pdp_audit.verify.plans.privacy_report.checks import CHECKS as PRIVACY_REPORT
-
-    families = {"gaussian": GAUSSIAN, "goe-release": GOE, "objpert": OBJPERT, "privacy-report": PRIVACY_REPORT}
-    return families.get(name, LINREG)
-
-
-def paper_checks(name: str) -> set[str]:
-    """The ids of the paper statements (findings) declared by the family of audit ``name``."""
-    return {cid for cid, spec in family_checks(name).items() if spec.role == "paper"}
-
-
 def sweep_mechanism(plan: AuditPlan) -> SweepMechanism:
     """The :class:`SweepMechanism` of ``pdp-audit run <plan.name>``."""
-    schema = schema_for(plan)
-    defaults = {k: p.default for k, p in schema.items()}
     return SweepMechanism(
         plan.name,
         functools.partial(cell, plan.name),
-        schema,
+        schema_for(plan),
         normalize=functools.partial(normalize, plan.name),
-        cost=functools.partial(cost, plan.name, defaults),
-        checks=(),  # ids are validated by the cells: some are built per audit (thm5-variance-dp-forward)
+        cost=functools.partial(cost, plan.name),
+        checks=(),  # ids are validated by the cells: some are built per run (thm5-variance-dp-forward)
         description=f"pdp-audit run {plan.name}: {plan.help}",
-        chunked=True,
+        preload=(plan.audit.__module__.rpartition(".")[0] + ".evidence",),  # each family's heavy module
+        chunked=plan.chunked,
     )

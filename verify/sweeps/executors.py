@@ -14,6 +14,8 @@ cells in any order, anywhere, and run a cell again after a crash: the store keep
 
 from __future__ import annotations
 
+import contextlib
+import hashlib
 import os
 import signal
 import socket
@@ -22,7 +24,7 @@ from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
 
 from pdp_audit.mechanisms.validation import InputError
-from pdp_audit.verify.options import MAX_WORKERS, exit_with_parent
+from pdp_audit.verify.processes import MAX_WORKERS, exit_with_parent
 
 MAX_RESTARTS_WITHOUT_PROGRESS = 3
 
@@ -32,12 +34,18 @@ class MissingDependency(InputError):
 
 
 def execute_task(task, chunk_executor=None) -> dict:
-    """Run one cell (in whatever process this is) and time it; ``chunk_executor`` runs its chunks."""
+    """Run one cell (in whatever process this is) and time it; ``chunk_executor`` runs its chunks.
+
+    A cell with a data file reads it once and audits those bytes only if they are the ones fingerprinted when the
+    spec was read (``task.data_sha256``); its effective parameters record their SHA-256."""
     start = time.perf_counter()
-    if chunk_executor is None:
-        result = task.function(dict(task.parameters), task.seed, task.alpha, task.checks)
-    else:
-        result = task.function(dict(task.parameters), task.seed, task.alpha, task.checks, executor=chunk_executor)
+    with _audited_data(task):
+        if chunk_executor is None:
+            result = task.function(dict(task.parameters), task.seed, task.alpha, task.checks)
+        else:
+            result = task.function(dict(task.parameters), task.seed, task.alpha, task.checks, executor=chunk_executor)
+    if getattr(task, "data_sha256", None):
+        result = {**result, "parameters": {**result.get("parameters", {}), "data_sha256": task.data_sha256}}
     from pdp_audit.verify.sweeps.store import code_version
 
     return {
@@ -47,6 +55,30 @@ def execute_task(task, chunk_executor=None) -> dict:
         "chunked": chunk_executor is not None,
         "code_version": code_version(),  # the store refuses a cell computed by other code
     }
+
+
+@contextlib.contextmanager
+def _audited_data(task):
+    """The cell's data file pinned (read once) while it runs, refused if its bytes changed since the spec was read."""
+    expected = getattr(task, "data_sha256", None)
+    if not expected:
+        yield
+        return
+    from pdp_audit.mechanisms.datasets import pinned_bytes
+
+    path = task.parameters["data"]
+    with contextlib.ExitStack() as stack:
+        try:
+            content = stack.enter_context(pinned_bytes(path))
+        except OSError as err:
+            raise InputError(f"sweep cell {task.cell_id}: cannot read the data file {path!r}: {err.strerror}") from None
+        found = hashlib.sha256(content).hexdigest()
+        if found != expected:
+            raise InputError(
+                f"sweep cell {task.cell_id}: the data file {path!r} changed after the sweep started (SHA-256 "
+                f"{expected[:12]}… then, {found[:12]}… now); run the sweep again into a new store"
+            )
+        yield
 
 
 def cells_to_split(tasks, workers: int) -> set[str]:
@@ -358,7 +390,7 @@ def make_executor(workers: int | None = None, scheduler: str | None = None, dask
     (``workers`` = 1; default: one process per core)."""
     for option, count in (("--workers", workers), ("--dask-local", dask_local)):
         if count is not None and not 1 <= count <= MAX_WORKERS:
-            raise InputError(f"{option} must be in [1, {MAX_WORKERS}], got {count}")
+            raise InputError(f"{option} must be a whole number in [1, {MAX_WORKERS}], got {count}")
     if scheduler is not None:
         return DaskExecutor(address=scheduler)
     if dask_local is not None:

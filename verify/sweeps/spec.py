@@ -5,7 +5,7 @@ Spec format (see ``examples/*.toml``)::
 
     [sweep]
     name = "gaussian-small"        # optional, default: the file's stem
-    mechanism = "gaussian"         # a mechanism of verify/sweeps/catalogue.py (SWEEPS)
+    mechanism = "gaussian"         # an audit of `pdp-audit list`
     seed = 0                       # root seed (default 0)
     alpha = 1e-6                   # family-wise false-alarm probability of the whole sweep (default 1e-6)
     checks = ["dp-forward", "dp-reverse", "lr-attack"]   # optional subset of the audit's checks
@@ -13,12 +13,12 @@ Spec format (see ``examples/*.toml``)::
     [fixed]                        # parameters shared by every cell
     trials = 1e5
 
-    [grid]                         # cartesian product, in the order written
-    epsilon = [0.5, 1.0]
-    sigma_scale = [0.7, 1.0, 1.5]
+    [grid]                         # cartesian product, in the order written (keys: the audit's options)
+    claim_epsilon = [0.5, 1.0]
+    noise_multiplier = [0.7, 1.0, 1.5]
 
     [[cells]]                      # explicit extra cells (each overrides [fixed])
-    epsilon = 2.0
+    claim_epsilon = 2.0
     sigma = 2.5
 
 **Seeding.**  A cell's identity is the SHA-256 of its canonical parameters (mechanism name plus every
@@ -52,8 +52,10 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
+from pdp_audit.mechanisms.validation import InputError
+from pdp_audit.verify.config import ALPHA, SEED, Names, Option, canonical, in_spec, number_text, parse
 from pdp_audit.verify.sweeps.catalogue import SWEEPS
-from pdp_audit.verify.sweeps.schema import REQUIRED, CellFunction, Param, SpecError, SweepMechanism
+from pdp_audit.verify.sweeps.schema import CellFunction, SpecError, SweepMechanism
 
 MAX_CELLS = 100_000
 
@@ -104,20 +106,23 @@ class SweepSpec:
     path: str = ""
     description: str = ""
     kind: SweepMechanism | None = None  # what ``mechanism`` names (None only for a spec read back from a store)
+    data: dict[str, str] = field(default_factory=dict)  # data file -> SHA-256 of its bytes when the spec was read
 
     @property
     def alpha_per_cell(self) -> float:
         return self.alpha / len(self.cells)
 
     def identity(self) -> dict:
-        """What a resumed store must share with the spec (order and name do not matter)."""
-        return {
+        """What a resumed store must share with the spec (order and name do not matter), and the bytes of its
+        data files."""
+        identity = {
             "mechanism": self.mechanism,
             "seed": self.seed,
             "alpha": self.alpha,
             "checks": list(self.checks) if self.checks is not None else None,
             "cells": sorted(c.cell_id for c in self.cells),
         }
+        return {**identity, "data": dict(self.data)} if self.data else identity
 
     def to_dict(self) -> dict:
         return {
@@ -136,16 +141,21 @@ class SweepSpec:
         }
 
 
+def value(option: Option, given: Any, names: Names) -> Any:
+    """A spec's value as its cell holds it: parsed and checked (SpecError in the spec's words), canonical form."""
+    try:
+        return canonical(option, parse(option, given, names))
+    except InputError as err:
+        raise SpecError(str(err)) from None
+
+
 def make_cell(mechanism: SweepMechanism, root_seed: int, position: int, raw: dict, where: str) -> Cell:
-    """The cell of ``raw`` parameters: coerced by the schema, defaults filled in, normalized, seeded by identity."""
-    parameters = {}
-    for key, param in mechanism.schema.items():
-        if key in raw:
-            parameters[key] = param.coerce(f"{where}.{key}", raw[key])
-        elif param.default is REQUIRED:
-            raise SpecError(f"{where}: parameter {key!r} is required")
-        else:
-            parameters[key] = param.default
+    """The cell of ``raw`` parameters: checked by the schema, defaults filled in, normalized, seeded by identity."""
+    names = in_spec(where)
+    parameters = {
+        key: value(option, raw[key], names) if key in raw else canonical(option, option.default)
+        for key, option in mechanism.schema.items()
+    }
     if mechanism.normalize is not None:
         parameters = mechanism.normalize(parameters, set(raw), where)
     digest = cell_digest(mechanism.name, parameters)
@@ -153,14 +163,13 @@ def make_cell(mechanism: SweepMechanism, root_seed: int, position: int, raw: dic
 
 
 def cell_from_options(mechanism: SweepMechanism, root_seed: int, options: dict, where: str) -> Cell:
-    """The cell a spec with these ``[fixed]`` options (and no grid) would hold: aliases resolved, unknown keys
-    refused, values coerced and validated, seeded by identity -- the same cell, hence the same seed and numbers,
-    as in ``pdp-audit sweep`` (for the pytest plugin's ``privacy_audit.run``)."""
+    """The cell a spec with these ``[fixed]`` options (and no grid) would hold: unknown keys refused, values checked,
+    seeded by identity -- the same cell, hence the same seed and numbers, as in ``pdp-audit sweep`` (for the pytest
+    plugin's ``privacy_audit.run``)."""
 
     def fail(message: str) -> SpecError:
         return SpecError(f"{where}: {message}")
 
-    options = _resolve_aliases({"fixed": dict(options)}, dict(mechanism.aliases), fail)["fixed"]
     unknown = [k for k in options if k not in mechanism.schema]
     if unknown:
         raise fail(f"unknown option {unknown[0]!r} for {mechanism.name!r} (valid: {', '.join(mechanism.schema)})")
@@ -227,10 +236,9 @@ def parse_spec(
     description = sweep.get("description", "")
     if not isinstance(description, str):
         raise fail(f"sweep.description must be a string, got {description!r}")
-    seed = Param("int", low=0, high=2**63 - 1).coerce(f"{where}: sweep.seed", sweep.get("seed", 0))
-    alpha = Param("float", low=0, high=1, open_low=True, open_high=True).coerce(
-        f"{where}: sweep.alpha", sweep.get("alpha", 1e-6)
-    )
+    spec_names = Names(lambda o: f"sweep.{o.key}", where=f"{where}: ")
+    seed = value(Option("seed", "int", 0, "", range=SEED), sweep.get("seed", 0), spec_names)
+    alpha = value(Option("alpha", "float", 1e-6, "", range=ALPHA), sweep.get("alpha", 1e-6), spec_names)
     checks = sweep.get("checks")
     if checks is not None:
         if not isinstance(checks, list) or not checks or not all(isinstance(c, str) for c in checks):
@@ -243,7 +251,6 @@ def parse_spec(
         checks = tuple(checks)
 
     schema = mechanism.schema
-    doc = _resolve_aliases(doc, dict(mechanism.aliases), fail)
 
     def known(table: str, key: str) -> None:
         if key not in schema:
@@ -257,7 +264,7 @@ def parse_spec(
         raise fail("[fixed] must be a table")
     for key in fixed:
         known("fixed", key)
-        schema[key].coerce(f"{where}: fixed.{key}", fixed[key])
+        value(schema[key], fixed[key], Names(lambda o: f"fixed.{o.key}", where=f"{where}: "))
     grid = doc.get("grid", {})
     if not isinstance(grid, dict):
         raise fail("[grid] must be a table")
@@ -267,10 +274,10 @@ def parse_spec(
             raise fail(f"grid.{key} is also set in [fixed]")
         if not isinstance(values, list) or not values:
             raise fail(f"grid.{key} must be a non-empty list of values, got {values!r}")
-        for i, value in enumerate(values):  # range errors name the element
-            if isinstance(value, (list, dict)):
-                raise fail(f"grid.{key}[{i}] must be a single value, got {value!r}")
-            schema[key].coerce(f"{where}: grid.{key}[{i}]", value)
+        for i, element in enumerate(values):  # range errors name the element
+            if isinstance(element, (list, dict)):
+                raise fail(f"grid.{key}[{i}] must be a single value, got {element!r}")
+            value(schema[key], element, Names(lambda o, i=i: f"grid.{o.key}[{i}]", where=f"{where}: "))
     explicit = doc.get("cells", [])
     if not isinstance(explicit, list) or not all(isinstance(c, dict) for c in explicit):
         raise fail("cells must be an array of tables ([[cells]])")
@@ -286,9 +293,7 @@ def parse_spec(
         keys = list(grid)
         for combo in itertools.product(*(grid[k] for k in keys)):
             point = dict(zip(keys, combo))
-            raw_cells.append(
-                ({**fixed, **point}, f"{where}: grid " + ", ".join(f"{k}={v!r}" for k, v in point.items()))
-            )
+            raw_cells.append(({**fixed, **point}, f"{where}: " + _grid_label(point)))
     for i, table in enumerate(explicit):
         raw_cells.append(({**fixed, **table}, f"{where}: cells[{i}]"))
 
@@ -303,39 +308,37 @@ def parse_spec(
         seen[cell.cell_id] = label.removeprefix(where + ": ")
         cells.append(cell)
 
+    if alpha / len(cells) < ALPHA.low:  # every cell is audited at α / cells
+        raise fail(
+            f"sweep.alpha / cells = {alpha:g} / {len(cells)} is below {number_text(ALPHA.low)}, the smallest α a "
+            "cell's intervals resolve; raise sweep.alpha or split the sweep"
+        )
     ordered = list(grid) + [k for t in explicit for k in t] + list(schema)
     swept = [
         k
         for k in dict.fromkeys(ordered)
         if len({canonical_json(c.parameters[k]) for c in cells if k in c.parameters}) > 1
     ]
-    return SweepSpec(sweep_name, mech_name, seed, alpha, checks, cells, swept, text, path, description, mechanism)
+    spec = SweepSpec(sweep_name, mech_name, seed, alpha, checks, cells, swept, text, path, description, mechanism)
+    spec.data = data_fingerprints(cells, where)
+    return spec
 
 
-def _resolve_aliases(doc: dict, aliases: dict[str, str], fail: Callable[[str], SpecError]) -> dict:
-    """``doc`` with every alias key of [fixed], [grid] and [[cells]] renamed to the parameter it names (so a
-    cell's identity does not depend on the name used); an error if a table gives both names."""
-    if not aliases:
-        return doc
+def _grid_label(point: dict) -> str:
+    """Where a grid point is in the spec: ``grid claim_epsilon=1.0, trials=2000``, or ``[fixed]`` without a grid."""
+    return "grid " + ", ".join(f"{k}={v!r}" for k, v in point.items()) if point else "[fixed]"
 
-    def rename(table, where: str):
-        if not isinstance(table, dict):
-            return table
-        out = {}
-        for key, value in table.items():
-            target = aliases.get(key, key)
-            if target in out or (target != key and target in table):
-                raise fail(f"{where} sets both {key!r} and {target!r}, which name the same parameter")
-            out[target] = value
-        return out
 
-    doc = dict(doc)
-    for name in ("fixed", "grid"):
-        if name in doc:
-            doc[name] = rename(doc[name], f"[{name}]")
-    if isinstance(doc.get("cells"), list):
-        doc["cells"] = [rename(table, f"cells[{i}]") for i, table in enumerate(doc["cells"])]
-    return doc
+def data_fingerprints(cells: Sequence[Cell], where: str) -> dict[str, str]:
+    """The SHA-256 of every data file the cells name (``data``), read now: a resumed sweep whose data changed is
+    refused, and each cell audits exactly these bytes (:func:`pdp_audit.verify.sweeps.executors.execute_task`)."""
+    fingerprints = {}
+    for path in sorted({c.parameters["data"] for c in cells if isinstance(c.parameters.get("data"), str)}):
+        try:
+            fingerprints[path] = hashlib.sha256(Path(path).read_bytes()).hexdigest()
+        except OSError as err:
+            raise SpecError(f"{where}: data: cannot read {path!r}: {err.strerror or err}") from None
+    return fingerprints
 
 
 # --------------------------------------------------------------------------------------------------
@@ -355,6 +358,7 @@ class CellTask:
     checks: tuple[str, ...] | None
     cost: float
     chunked: bool = False
+    data_sha256: str | None = None  # of the cell's data file when the spec was read: the bytes it must audit
 
 
 @dataclass
@@ -404,6 +408,7 @@ def tasks_for(spec: SweepSpec, cells: Sequence[Cell]) -> list[CellTask]:
             spec.checks,
             float(cost(c.parameters)),
             mechanism.chunked,
+            spec.data.get(c.parameters.get("data")) if isinstance(c.parameters.get("data"), str) else None,
         )
         for c in cells
     ]

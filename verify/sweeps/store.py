@@ -161,12 +161,32 @@ class Store:
         stored, here = self.meta("identity"), spec.identity()
         if stored == here:
             return
+        if here.get("data") and "data" not in stored and {**stored, "data": here["data"]} == here:
+            raise SpecError(
+                f"--resume: {self.path} records no fingerprint of its data files (an older pdp-audit made it), so "
+                "its cells cannot be shown to be about today's bytes: run into a new store"
+            )
+        for path in sorted(set(stored.get("data", {})) | set(here.get("data", {}))):
+            then, now = stored.get("data", {}).get(path), here.get("data", {}).get(path)
+            if then is not None and now is not None and then != now:
+                raise SpecError(
+                    f"--resume: the data file {path!r} changed since {self.path} was made (SHA-256 {then[:12]}… "
+                    f"there, {now[:12]}… now); its cells would mix two data sets: run into a new store"
+                )
         for key in ("mechanism", "seed", "alpha", "checks"):
             if stored[key] != here[key]:
                 raise SpecError(
                     f"--resume: {self.path} was made by a different spec "
                     f"({key} = {stored[key]!r} there, {here[key]!r} here)"
                 )
+        if stored["mechanism"] == "gaussian" and any(
+            "sigma_scale" in c.get("parameters", {}) for c in self.meta_spec_cells()
+        ):
+            raise SpecError(
+                f"--resume: {self.path} holds Gaussian cells under the sweep keys of pdp-audit 0.1 (epsilon, delta, "
+                "sigma_scale, …), now run gaussian's (claim_epsilon, claim_delta, noise_multiplier, …), so its cells "
+                "cannot be resumed: run into a new store (pdp-audit report still reads this one)"
+            )
         only_store = len(set(stored["cells"]) - set(here["cells"]))
         only_spec = len(set(here["cells"]) - set(stored["cells"]))
         raise SpecError(

@@ -33,7 +33,6 @@ from __future__ import annotations
 
 from pdp_audit.verify.checks import CheckSpec, declare
 
-SOURCE_RW = "Redberg & Wang 2021"
 SOURCE_BW = "Balle & Wang 2018, Theorem 8"
 
 CHECKS = declare(

@@ -20,7 +20,6 @@ Paper findings (:mod:`pdp_audit.verify.plans.gaussian.checks` gives each check's
 
 from __future__ import annotations
 
-import math
 from concurrent.futures import Executor
 from dataclasses import asdict, dataclass, replace
 from typing import Sequence
@@ -33,67 +32,19 @@ from pdp_audit.audits.coverage import coverage_of
 from pdp_audit.audits.engine import block_rng, sample_privacy_loss
 from pdp_audit.audits.tails import both_directions
 from pdp_audit.mechanisms import gaussian as g
-from pdp_audit.mechanisms.datasets import Dataset, load_csv, load_shipped, standardize
-from pdp_audit.mechanisms.validation import InputError
+from pdp_audit.mechanisms.datasets import Dataset, load_csv, load_shipped, standardize, synthetic_rows
 from pdp_audit.reports.records import Check, Run
 from pdp_audit.verify.checks import CheckSpec, Evidence, finalize, make_run
 from pdp_audit.verify.evidence import builders
 from pdp_audit.verify.evidence.pair_checks import loss_consistency_check
 from pdp_audit.verify.plans.gaussian.checks import CHECKS
+from pdp_audit.verify.plans.gaussian.config import GaussianAuditConfig
 from pdp_audit.verify.plans.gaussian.pages import per_instance_record
 from pdp_audit.verify.plans.gaussian.profile import dp_check_with_profile
-from pdp_audit.verify.plans.validation import check_budget, check_claim
 
 
 def _spec(check_id: str, **values) -> CheckSpec:
     return CHECKS[check_id].fill(**values)
-
-
-@dataclass(frozen=True)
-class GaussianAuditConfig:
-    """The options of ``pdp-audit run gaussian``: the claim, the mechanism, the data and the budget."""
-
-    epsilon: float = 1.0
-    delta: float = 1e-5
-    sensitivity: float = 1.0
-    query: str = "sum"
-    sigma: float | None = None
-    trials: int = 1_000_000
-    seed: int = 0
-    alpha: float = 1e-6
-    rho: float = 0.01
-    dataset: str | None = "diabetes"
-    data: str | None = None
-    target_column: str | None = None
-    calibration: str = "analytic"
-    paper_claims: bool = False
-
-    def validate(self) -> None:
-        """One-line InputError naming the option when a value is out of its range."""
-        check_claim(self.epsilon, self.delta, self.alpha, self.rho)
-        # a scale far from 1 makes σ² (σ within 1e±9 of it) leave the normal doubles: 1/σ² is then inf (fuzz-found)
-        if not (math.isfinite(self.sensitivity) and 1e-100 <= self.sensitivity <= 1e100):
-            raise InputError(f"--sensitivity must be in [1e-100, 1e100], got {self.sensitivity}")
-        if self.query == "count" and self.sensitivity != 1.0:
-            raise InputError("--sensitivity applies to --query sum only (a count has sensitivity 1)")
-        sigma = self.sigma
-        if sigma is not None and not (math.isfinite(sigma) and 1e-9 <= sigma / self.sensitivity <= 1e9):
-            # beyond this range every privacy loss overflows or vanishes in double precision
-            raise InputError(f"--sigma must be in [1e-9, 1e9] times the sensitivity, got {self.sigma}")
-        if self.calibration not in CALIBRATIONS:
-            raise InputError(f"--calibration must be one of {', '.join(CALIBRATIONS)}, got {self.calibration!r}")
-        if self.calibration != "analytic" and sigma is not None:
-            raise InputError("give one of --sigma and --calibration classical, not both")
-        check_budget(self.trials, self.seed)
-
-    @property
-    def deploys_classical(self) -> bool:
-        """Whether the deployed σ is the classical calibration (``classical-calibration`` is then a guarantee)."""
-        return self.calibration == "classical"
-
-
-#: ``--calibration``: the rule that sets σ when ``--sigma`` does not.
-CALIBRATIONS = ("analytic", "classical")
 
 
 def load_rows(config: GaussianAuditConfig) -> tuple[Dataset, np.ndarray]:
@@ -105,8 +56,12 @@ def load_rows(config: GaussianAuditConfig) -> tuple[Dataset, np.ndarray]:
     if config.data is not None:
         dataset = load_csv(config.data, config.target_column)
         return dataset, dataset.features
-    dataset = load_shipped(config.dataset)
-    rows = standardize(dataset.features)
+    if config.synthetic is not None:  # iid N(0, 1) already: scaled, not standardised
+        dataset = synthetic_rows(*config.synthetic, block_rng(config.seed, "synthetic-data", 0))
+        rows = dataset.features
+    else:
+        dataset = load_shipped(config.dataset)
+        rows = standardize(dataset.features)
     scale = np.quantile(np.linalg.norm(rows, axis=1), 0.9)
     return dataset, rows * (config.sensitivity / scale)
 
@@ -133,13 +88,13 @@ class GaussianSetup:
 
 
 def setup(config: GaussianAuditConfig) -> GaussianSetup:
-    """Validate ``config``, load its data and calibrate σ (unless ``--sigma`` fixes it)."""
-    config.validate()
+    """Load ``config``'s data and calibrate σ (unless ``--sigma`` fixes it); the noise multiplier scales either."""
     dataset, rows = load_rows(config)
     query = g.Query(config.query, config.sensitivity if config.query == "sum" else 1.0)
     calibrate = g.classical_sigma if config.deploys_classical else g.analytic_sigma
     calibrated = calibrate(config.epsilon, config.delta, query.sensitivity)
-    return GaussianSetup(dataset, rows, query, calibrated, config.sigma if config.sigma is not None else calibrated)
+    sigma = (config.sigma if config.sigma is not None else calibrated) * config.noise_multiplier
+    return GaussianSetup(dataset, rows, query, calibrated, sigma)
 
 
 def run_gaussian_audit(config: GaussianAuditConfig, executor: Executor | None = None, progress: bool = False) -> Run:
@@ -157,13 +112,7 @@ def gaussian_run(config: GaussianAuditConfig, s: GaussianSetup, checks: Sequence
         **asdict(config),
         "sigma": sigma,
         "calibrated_sigma": calibrated,
-        "sigma_source": "user (--sigma)"
-        if config.sigma is not None
-        else (
-            "classical calibration Δ√(2 log(1.25/δ))/ε (Dwork & Roth 2014, Thm A.1; deployed: --calibration classical)"
-            if config.deploys_classical
-            else "analytic Gaussian calibration to the claim"
-        ),
+        "sigma_source": sigma_source(config),
         "query_sensitivity": S,
         "dataset_description": dataset.description,
         "n_rows": int(len(rows)),
@@ -180,6 +129,21 @@ def gaussian_run(config: GaussianAuditConfig, s: GaussianSetup, checks: Sequence
         per_instance=per_instance,
         paper_claims=config.paper_claims,
     )
+
+
+def sigma_source(config: GaussianAuditConfig) -> str:
+    """Where the released σ comes from, in words."""
+    if config.sigma is not None:
+        source = "user (--sigma)"
+    elif config.deploys_classical:
+        source = (
+            "classical calibration Δ√(2 log(1.25/δ))/ε (Dwork & Roth 2014, Thm A.1; deployed: --calibration classical)"
+        )
+    else:
+        source = "analytic Gaussian calibration to the claim"
+    if config.noise_multiplier != 1.0:
+        source += f", times the noise multiplier {config.noise_multiplier:g} (the claim kept)"
+    return source
 
 
 def gaussian_evidence(

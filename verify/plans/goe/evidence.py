@@ -31,7 +31,7 @@ from __future__ import annotations
 
 import math
 from concurrent.futures import Executor
-from dataclasses import asdict, dataclass, replace
+from dataclasses import asdict, replace
 
 import numpy as np
 from scipy import stats
@@ -44,7 +44,6 @@ from pdp_audit.mechanisms import analyze_gauss as ag
 from pdp_audit.mechanisms import gaussian as g
 from pdp_audit.mechanisms import goe
 from pdp_audit.mechanisms.glm_data import breast_cancer, margin_data
-from pdp_audit.mechanisms.validation import InputError
 from pdp_audit.reports.records import Run
 from pdp_audit.verify.checks import CheckSpec, Evidence, finalize, make_run
 from pdp_audit.verify.evidence import builders
@@ -52,8 +51,8 @@ from pdp_audit.verify.evidence.dp_checks import PairSamples, dp_specs, sample_pa
 from pdp_audit.verify.evidence.pair_checks import loss_consistency_check
 from pdp_audit.verify.plans.gaussian.profile import dp_check_with_profile
 from pdp_audit.verify.plans.goe.checks import CHECKS, GOE_LOSS_LAW, RELEASES, TAU_READINGS, WORST_CASE
+from pdp_audit.verify.plans.goe.config import GoeAuditConfig
 from pdp_audit.verify.plans.goe.pages import cdf_page, per_instance_page, tau_page
-from pdp_audit.verify.plans.validation import check_budget, check_claim, check_scales
 
 #: Releases of this dimension (or d, if smaller) carry the privacy-loss checks (see the module docstring).
 LOSS_DIM = 3
@@ -64,45 +63,6 @@ FIGURE_DIMS = (5, 20)
 
 def _spec(check_id: str, **values) -> CheckSpec:
     return CHECKS[check_id].fill(**values)
-
-
-@dataclass(frozen=True)
-class GoeAuditConfig:
-    """The options of ``pdp-audit run goe-release``: the claim, the releases' calibration and the budgets."""
-
-    d: int = 50
-    epsilon: float = 1.0
-    delta: float = 1e-5
-    beta: float = 1.0
-    sigma3: float | None = None
-    calibration: str = "paper"
-    rho: float = 0.01
-    trials: int = 1_000_000
-    matrices: int = 50_000
-    seed: int = 0
-    alpha: float = 1e-6
-    tau_reading: str = "algorithm6"
-    paper_claims: bool = False
-
-    def validate(self) -> None:
-        """One-line InputError naming the option when a value is out of its range."""
-        if isinstance(self.d, bool) or not isinstance(self.d, int) or not 1 <= self.d <= goe.EXACT_MAX_D:
-            raise InputError(
-                f"--d must be an integer in [1, {goe.EXACT_MAX_D}] (τ and the CDF are exact), got {self.d}"
-            )
-        check_claim(self.epsilon, self.delta, self.alpha, self.rho)
-        if self.delta >= 0.5:
-            raise InputError(
-                f"--claim-delta must be below 0.5 (Theorem 17's ex-post bound holds w.p. 1 − 2δ), got {self.delta}"
-            )
-        check_scales(("--beta", self.beta), ("--sigma3", self.sigma3))
-        if self.calibration not in ("paper", "analytic"):
-            raise InputError(f"--calibration must be 'paper' or 'analytic', got {self.calibration!r}")
-        if self.tau_reading not in TAU_READINGS:
-            raise InputError(f"--tau-reading must be one of {', '.join(TAU_READINGS)}, got {self.tau_reading!r}")
-        if not 1000 <= self.matrices <= 10**7:
-            raise InputError(f"--matrices must be in [1000, 1e7], got {self.matrices}")
-        check_budget(self.trials, self.seed)
 
 
 def calibrate(config: GoeAuditConfig) -> tuple[float, float, str]:
@@ -120,7 +80,6 @@ def calibrate(config: GoeAuditConfig) -> tuple[float, float, str]:
 
 def run_goe_audit(config: GoeAuditConfig, executor: Executor | None = None, progress: bool = False) -> Run:
     """Every check of the GOE audit, decided together at family-wise error ``config.alpha``."""
-    config.validate()
     with one_blas_thread():  # small eigenproblems (GOE draws, Tracy–Widom's 80×80 kernel): threads only cost
         return _run(config, executor, progress)
 

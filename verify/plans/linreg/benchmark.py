@@ -20,7 +20,6 @@ The 36 UCI data sets of the paper are not available offline; the bundled ones ar
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
 
 import numpy as np
 from scipy import stats
@@ -30,45 +29,12 @@ from pdp_audit.mechanisms import linreg as L
 from pdp_audit.mechanisms import linreg_adaptive as A
 from pdp_audit.mechanisms.datasets import load_csv
 from pdp_audit.mechanisms.linreg_calibration import ops_calibration
-from pdp_audit.mechanisms.linreg_data import REGRESSION_DATASETS, load_regression, preprocess
+from pdp_audit.mechanisms.linreg_data import load_regression, preprocess
 from pdp_audit.mechanisms.validation import InputError
+from pdp_audit.verify.plans.linreg.benchmark_config import BenchmarkConfig
 
 METHODS = ("Trivial", "non-private", "OPS", "SSP", "AdaOPS", "AdaSSP")
-DP_METHODS = ("OPS", "SSP", "AdaOPS", "AdaSSP")
 EPSILONS = (0.1, 1.0)
-
-
-@dataclass(frozen=True)
-class BenchmarkConfig:
-    """Options of ``pdp-audit benchmark linreg`` (module notes); :meth:`validate` raises InputError."""
-
-    datasets: tuple[str, ...] = tuple(REGRESSION_DATASETS)
-    data: str | None = None
-    target_column: str | None = None
-    folds: int = 5
-    draws: int = 10
-    seed: int = 0
-
-    def validate(self) -> None:
-        """Raise :class:`~pdp_audit.mechanisms.validation.InputError` on an invalid option."""
-        unknown = [d for d in self.datasets if d not in REGRESSION_DATASETS]
-        if unknown:
-            raise InputError(
-                f"--datasets: unknown {', '.join(unknown)}; "
-                f"choose from {', '.join(sorted(REGRESSION_DATASETS))} or none"
-            )
-        if not self.datasets and self.data is None:
-            raise InputError("--datasets none needs --data")
-        if self.data is not None and self.target_column is None:
-            raise InputError("--data needs --target-column (the response y of the regression)")
-        if self.data is None and self.target_column is not None:
-            raise InputError("--target-column applies to --data only")
-        if not 2 <= self.folds <= 100:
-            raise InputError(f"--folds must be in [2, 100], got {self.folds}")
-        if not 1 <= self.draws <= 10_000:
-            raise InputError(f"--draws must be in [1, 10000], got {self.draws}")
-        if self.seed < 0:
-            raise InputError(f"--seed must be >= 0, got {self.seed}")
 
 
 def _solve_batch(M: np.ndarray, v: np.ndarray) -> np.ndarray:
@@ -159,7 +125,6 @@ def benchmark_dataset(name: str, X: np.ndarray, y: np.ndarray, config: Benchmark
 
 def run_benchmark(config: BenchmarkConfig, progress: bool = False) -> dict:
     """The whole benchmark as a plain dictionary (what :mod:`pdp_audit.reports.linreg_benchmark` renders)."""
-    config.validate()
     rows = []
     for name, X, y, source in load_all(config):
         row = benchmark_dataset(name, X, y, config)

@@ -33,92 +33,12 @@ from pdp_audit.audits.engine import block_rng
 from pdp_audit.audits.linreg_profiles import RidgeBatch
 from pdp_audit.mechanisms import linreg as L
 from pdp_audit.mechanisms.datasets import load_csv
-from pdp_audit.mechanisms.linreg_data import REGRESSION_DATASETS, load_regression, preprocess, synthetic_regression
+from pdp_audit.mechanisms.linreg_data import load_regression, preprocess, synthetic_regression
 from pdp_audit.mechanisms.validation import InputError
-from pdp_audit.verify.plans.validation import check_budget, check_claim, check_scales
+from pdp_audit.verify.plans.linreg.config import LinregAuditConfig
 
-MECHANISMS = ("output-perturbation", "ops", "adaops", "adassp", "ssp")
-CALIBRATIONS = ("balanced", "diffuse", "concentrated", "conservative")
 MAX_AXES = 12
 REMOVED_ROWS = 16
-#: The smallest n of [LR] Figure 3's design (d = 10): XᵀX is invertible and the MLE's error finite from d + 2 rows.
-FIGURE3_MIN_N = 12
-
-
-@dataclass(frozen=True)
-class LinregAuditConfig:
-    """Parameters of one ``pdp-audit run <linear-regression mechanism>``."""
-
-    mechanism: str
-    epsilon: float = 1.0
-    delta: float = 1e-5
-    trials: int = 1_000_000
-    seed: int = 0
-    alpha: float = 1e-6
-    dataset: str = "diabetes"
-    data: str | None = None
-    target_column: str | None = None
-    synthetic: tuple[int, int] | None = None
-    search: int = 128
-    noise_multiplier: float = 1.0
-    reproduce: bool = True
-    printed: bool = False
-    lam: float | None = None
-    sigma: float | None = None
-    gamma: float | None = None
-    calibration: str = "balanced"
-    algorithm: str = "lr"
-    kappa: float | None = None
-    rho: float = 0.05
-    figure_n: int | None = None
-    paper_claims: bool = False
-
-    def validate(self) -> None:
-        if self.mechanism not in MECHANISMS:
-            raise InputError(f"mechanism must be one of {MECHANISMS}, got {self.mechanism!r}")
-        check_claim(self.epsilon, self.delta, self.alpha, self.rho)
-        check_budget(self.trials, self.seed)
-        if not 1 <= self.search <= 10_000:
-            raise InputError(f"--search must be in [1, 10000], got {self.search}")
-        # Beyond [1e-12, 1e12] a noise scale, precision or ridge term makes the privacy loss overflow or
-        # vanish in double precision (σ → 0, γ → 0): refused here instead of failing inside the audit.
-        check_scales(
-            ("--noise-multiplier", self.noise_multiplier),
-            ("--lam", self.lam),
-            ("--sigma", self.sigma),
-            ("--gamma", self.gamma),
-        )
-        if self.kappa is not None and not (math.isfinite(self.kappa) and self.kappa > 0):
-            raise InputError(f"--kappa must be a finite number > 0, got {self.kappa}")
-        if self.calibration not in CALIBRATIONS:
-            raise InputError(f"--calibration must be one of {CALIBRATIONS}, got {self.calibration!r}")
-        if self.algorithm not in ("lr", "pdp"):
-            raise InputError(f"--algorithm must be 'lr' or 'pdp', got {self.algorithm!r}")
-        if self.data is not None and self.target_column is None:
-            raise InputError("--data needs --target-column (the response y of the regression)")
-        if self.data is None and self.target_column is not None:
-            raise InputError("--target-column applies to --data only")
-        if self.figure_n is not None and not FIGURE3_MIN_N <= self.figure_n <= 1_000_000:
-            raise InputError(f"--figure-n must be in [{FIGURE3_MIN_N}, 1e6] ([LR] Fig. 3, d = 10), got {self.figure_n}")
-        if self.figure_n is not None and not (self.paper_claims and self.reproduce):
-            raise InputError("--figure-n reproduces [LR] Figure 3: it needs --paper-claims (and no --no-reproduce)")
-        if self.data is None and self.synthetic is None and self.dataset not in REGRESSION_DATASETS:
-            raise InputError(f"--dataset must be one of {sorted(REGRESSION_DATASETS)}, got {self.dataset!r}")
-        if self.synthetic is not None:
-            n, d = self.synthetic
-            if not (3 <= d + 2 <= n <= 10**6 and 1 <= d <= 200):
-                raise InputError(f"--synthetic n,d needs 1 <= d <= 200 and d + 2 <= n <= 1e6, got {n},{d}")
-
-
-def parse_synthetic(text: str) -> tuple[int, int]:
-    """``"n,d"`` → (n, d); raises :class:`~pdp_audit.mechanisms.validation.InputError` with a one-line message
-    otherwise."""
-    parts = text.split(",")
-    try:
-        n, d = (int(p) for p in parts)
-    except ValueError:
-        raise InputError(f"--synthetic expects n,d (two whole numbers, e.g. 500,5), got {text!r}") from None
-    return n, d
 
 
 def load_data(config: LinregAuditConfig) -> tuple[np.ndarray, np.ndarray, str, str]:

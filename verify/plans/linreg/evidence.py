@@ -124,7 +124,6 @@ def run_linreg_audit(config: LinregAuditConfig, executor: Executor | None = None
 
 
 def _run_linreg_audit(config: LinregAuditConfig, executor: Executor | None, progress: bool) -> Run:
-    config.validate()
     X, y, name, description = load_data(config)
     audit = AUDITS[config.mechanism](config, X, y)
     ctx = Context(config, X, y, name, description, make_bases(X, y, audit.typical_lambda()), executor, progress)

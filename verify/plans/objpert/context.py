@@ -1,8 +1,8 @@
 """The objective-perturbation audit's configuration, data and calibration.
 
-:class:`ObjPertAuditConfig` holds the run's options (validated by :meth:`~ObjPertAuditConfig.validate`:
-user input raises :class:`~pdp_audit.mechanisms.validation.InputError`), :func:`load_data` the data set checked
-against Theorem 5's assumptions, :func:`calibrate` Theorem 5's (σ, λ) under both readings of σ.
+:class:`ObjPertAuditConfig` (:mod:`pdp_audit.verify.plans.objpert.config`) holds the run's options, checked on
+construction; :func:`load_data` the data set checked against Theorem 5's assumptions, :func:`calibrate` Theorem 5's
+(σ, λ) under both readings of σ.
 """
 
 from __future__ import annotations
@@ -15,88 +15,18 @@ import numpy as np
 from pdp_audit.mechanisms import objpert as op
 from pdp_audit.mechanisms.datasets import load_csv
 from pdp_audit.mechanisms.glm_data import breast_cancer, margin_data
-from pdp_audit.mechanisms.losses import GLMLoss, PseudoHuberLoss, get_loss
 from pdp_audit.mechanisms.validation import InputError
-from pdp_audit.verify.plans.validation import check_budget, check_claim, check_scales
+from pdp_audit.verify.plans.objpert.config import (
+    DEFAULT_SYNTHETIC,
+    READINGS,
+    ObjPertAuditConfig,
+)
 
-LOSSES = ("logistic", "squared", "huber")
-READINGS = ("printed", "variance")
-#: Default Monte Carlo budget (releases per world) of the full DP audits; --trials overrides it.
-DEFAULT_TRIALS = 100_000
-#: Releases from D used to rank the candidate neighbours before the full audit.
-DEFAULT_SEARCH_TRIALS = 4000
-DEFAULT_SYNTHETIC = (200, 2)
 #: The synthetic data, the random instances of (a) and the Figure 1 data do not change with --seed.
 DATA_SEED = 2021
 #: [RW] Figure 1's margin between the two classes (K17), also that of the synthetic data.
 FIG1_MARGIN = 0.4
 UNIT_BALL_TOL = 1e-9
-
-
-@dataclass(frozen=True)
-class ObjPertAuditConfig:
-    """The options of one ``pdp-audit run objpert`` (claim, loss, data source, calibration and budgets)."""
-
-    loss: str = "logistic"
-    huber_kappa: float = 1.0
-    epsilon: float = 1.0
-    delta: float = 1e-5
-    lam: float | None = None
-    sigma: float | None = None
-    calibration: str = "variance"
-    theta_radius: float | None = None
-    data: str | None = None
-    target_column: str | None = None
-    synthetic: tuple[int, int] | None = None
-    dataset: str | None = None
-    normalize_rows: bool = False
-    rho: float = 0.05
-    trials: int = DEFAULT_TRIALS
-    search_trials: int = DEFAULT_SEARCH_TRIALS
-    seed: int = 0
-    alpha: float = 1e-6
-    paper_claims: bool = False
-
-    def validate(self) -> None:
-        """Raise :class:`InputError` (one line, exit 2) for any option outside its valid range."""
-        if self.loss not in LOSSES:
-            raise InputError(f"--loss must be one of {', '.join(LOSSES)}, got {self.loss!r}")
-        check_claim(self.epsilon, self.delta, self.alpha, self.rho)
-        if not (math.isfinite(self.huber_kappa) and self.huber_kappa > 0):
-            raise InputError(f"--huber-kappa must be a finite number > 0, got {self.huber_kappa}")
-        if self.lam is not None and not (math.isfinite(self.lam) and self.lam > 0):
-            raise InputError(
-                f"--lam must be a finite number > 0 (no built-in loss is strongly convex in θ: the ridge term "
-                f"λ‖θ‖²/2 makes θ ↦ b(θ) a bijection), got {self.lam}"
-            )
-        check_scales(("--sigma", self.sigma), ("--lam", self.lam))
-        if self.calibration not in READINGS:
-            raise InputError(f"--calibration must be 'printed' or 'variance', got {self.calibration!r}")
-        if self.theta_radius is not None and not (math.isfinite(self.theta_radius) and self.theta_radius > 0):
-            raise InputError(f"--theta-radius must be a finite number > 0, got {self.theta_radius}")
-        if self.loss == "squared" and self.theta_radius is None and self.sigma is None:
-            raise InputError(
-                "--loss squared: Theorem 5 needs a gradient bound ξ, infinite for the squared loss on R^d; "
-                "give --theta-radius R (ξ = 2(1 + R)) or --sigma"
-            )
-        sources = sum(x is not None for x in (self.data, self.synthetic, self.dataset))
-        if sources > 1:
-            raise InputError("give at most one of --data, --synthetic, --dataset")
-        if self.dataset is not None and self.dataset != "breast-cancer":
-            raise InputError(f"--dataset must be 'breast-cancer', got {self.dataset!r}")
-        if self.synthetic is not None:
-            n, d = self.synthetic
-            if not (2 <= n <= 100_000 and 1 <= d <= 100):
-                raise InputError(f"--synthetic n,d needs 2 <= n <= 100000 and 1 <= d <= 100, got {n},{d}")
-        if self.target_column is not None and self.data is None:
-            raise InputError("--target-column applies to --data only")
-        if not 200 <= self.search_trials <= 10**6:
-            raise InputError(f"--search-trials must be in [200, 1e6], got {self.search_trials}")
-        check_budget(self.trials, self.seed, max_trials=10**8)
-
-    def loss_object(self) -> GLMLoss:
-        """The loss object named by ``loss`` (pseudo-Huber of width ``huber_kappa`` for ``huber``)."""
-        return PseudoHuberLoss(self.huber_kappa) if self.loss == "huber" else get_loss(self.loss)
 
 
 def synthetic_data(n: int, d: int, loss: str, seed: int = DATA_SEED) -> tuple[np.ndarray, np.ndarray, str]:

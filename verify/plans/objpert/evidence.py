@@ -69,7 +69,6 @@ def per_instance_values(name: str, X, y, loss, lam, sigma, config: ObjPertAuditC
 
 def run_objpert_audit(config: ObjPertAuditConfig, executor: Executor | None = None, progress: bool = False) -> Run:
     """Validate ``config``, run checks (a)–(e) of the module docstring and return the decided run."""
-    config.validate()
     loss = config.loss_object()
     X, y, description = load_data(config)
     cal = calibrate(config)

@@ -66,7 +66,6 @@ def run_privacy_report_audit(
 ) -> Run:
     """Every check of the privacy-report audit of ``config.mode``, decided together at family-wise error
     ``config.alpha``, with the report's looseness page and (unless ``--no-figures``) [RW] Figures 2–6."""
-    config.validate()
     data = load_data(config.dataset, config.n, config.d)
     n, d = data.X.shape
     cal = calibration_for(config, d)

@@ -1,80 +1,12 @@
-"""Argument types and helpers shared by the CLI commands."""
+"""Where a command writes: every output path checked before any work, against the command's own inputs too."""
 
 from __future__ import annotations
 
-import argparse
-import math
 import os
 import tempfile
-import threading
-import time
-from concurrent.futures import ProcessPoolExecutor
-from contextlib import contextmanager
 from pathlib import Path
 
 from pdp_audit.mechanisms.validation import InputError
-
-
-def count(text: str) -> int:
-    """A positive integer, also written like 1e6."""
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a number, got {text!r}") from None
-    if not math.isfinite(value) or value != int(value):
-        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}")
-    return int(value)
-
-
-def probability(text: str) -> float:
-    """A number in the open interval (0, 1)."""
-    value = float(text)
-    if not 0 < value < 1:
-        raise argparse.ArgumentTypeError(f"must be in (0, 1), got {text}")
-    return value
-
-
-#: The most worker processes a run may ask for (each is a process with its own memory).
-MAX_WORKERS = 256
-
-
-@contextmanager
-def executor_for(workers: int):
-    """None (serial) for one worker, else a process pool whose workers die with this process; results are
-    identical either way.  On an error or Ctrl-C the blocks not yet started are cancelled."""
-    if not 1 <= workers <= MAX_WORKERS:
-        raise InputError(f"--workers must be in [1, {MAX_WORKERS}], got {workers}")
-    if workers == 1:
-        yield None
-        return
-    pool = ProcessPoolExecutor(max_workers=workers, initializer=_block_worker_init)
-    try:
-        yield pool
-    except BaseException:
-        pool.shutdown(wait=True, cancel_futures=True)
-        raise
-    pool.shutdown(wait=True)
-
-
-def exit_with_parent() -> None:
-    """In a worker process: exit as soon as the process that started it is gone (killed with -9, SIGTERM or SIGHUP,
-    so that nothing would collect the work): a thread checks the parent twice a second."""
-    parent = os.getppid()
-
-    def watch() -> None:
-        while os.getppid() == parent:
-            time.sleep(0.5)
-        os._exit(1)
-
-    threading.Thread(target=watch, name="pdp-audit-parent-watch", daemon=True).start()
-
-
-def _block_worker_init() -> None:
-    """A worker of ``--workers N``: one BLAS thread (one worker per core already), and gone with its parent."""
-    from threadpoolctl import threadpool_limits
-
-    threadpool_limits(limits=1)
-    exit_with_parent()
 
 
 def check_output_path(path: str | None, option: str) -> None:

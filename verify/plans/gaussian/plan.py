@@ -1,0 +1,27 @@
+"""``pdp-audit run gaussian``: the audit's descriptor (its options: :mod:`pdp_audit.verify.plans.gaussian.config`)."""
+
+from __future__ import annotations
+
+from pdp_audit.verify.plans.gaussian.checks import CHECKS
+from pdp_audit.verify.plans.gaussian.config import GaussianAuditConfig
+from pdp_audit.verify.plans.plan import AuditPlan, Setting
+
+
+def audit(config: GaussianAuditConfig, executor=None, progress: bool = False):
+    """Run the Gaussian audit (imported here: the evidence modules are heavy)."""
+    from pdp_audit.verify.plans.gaussian.evidence import run_gaussian_audit
+
+    return run_gaussian_audit(config, executor=executor, progress=progress)
+
+
+PLAN = AuditPlan(
+    "gaussian",
+    "Gaussian mechanism on a count or clipped sum of a real dataset",
+    GaussianAuditConfig,
+    audit,
+    CHECKS,
+    cost=1.0,
+    quick={"trials": 20_000},
+    smoke={"trials": 2000},
+    settings=(Setting({}, {"sigma": 3.0}),),
+)

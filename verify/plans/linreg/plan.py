@@ -1,0 +1,58 @@
+"""``pdp-audit run {output-perturbation, ops, adaops, adassp, ssp}``: one descriptor per mechanism, on the shared
+config :class:`~pdp_audit.verify.plans.linreg.config.LinregAuditConfig` (each hides the other mechanisms'
+options).  The audit itself is :func:`pdp_audit.verify.plans.linreg.evidence.run_linreg_audit`."""
+
+from __future__ import annotations
+
+from pdp_audit.verify.plans.linreg.checks import CHECKS
+from pdp_audit.verify.plans.linreg.config import SPECIFIC, LinregAuditConfig
+from pdp_audit.verify.plans.plan import AuditPlan, Setting
+
+HELP = {
+    "output-perturbation": "Gaussian output perturbation of ridge regression ([PDP] (3.2), Lemma 2.4, Figs 1-2)",
+    "ops": "One-Posterior-Sample ([PDP] Thm 4.1, Remark 4.2, Prop 4.3; [LR] App. F calibration)",
+    "adaops": "AdaOPS, joint release of every stage ([LR] Algorithm 1 or [PDP] Algorithm 1)",
+    "adassp": "AdaSSP, joint release ([LR] Algorithm 2, Theorem 3; [LR] Fig. 3)",
+    "ssp": "Sufficient statistics perturbation ([LR] §3.2, App. C.1)",
+}
+#: Relative run time at the defaults (benchmarks/certify_defaults.md).
+COST = {"output-perturbation": 1.0, "ops": 1.0, "adaops": 3.0, "adassp": 2.0, "ssp": 2.0}
+#: The settings each mechanism certifies, each with the noise multiplier that breaks its claim.
+SETTINGS = {
+    "output-perturbation": (Setting({}, {"noise_multiplier": 0.1}),),
+    "ops": (Setting({}, {"noise_multiplier": 0.5}),),
+    "adaops": (
+        Setting({}, {"noise_multiplier": 0.1}),
+        Setting({"algorithm": "pdp"}, {"noise_multiplier": 0.5}),
+    ),
+    "adassp": (Setting({}, {"noise_multiplier": 0.5}),),
+    "ssp": (Setting({}, {"noise_multiplier": 0.5}),),
+}
+
+
+def audit(config: LinregAuditConfig, executor=None, progress: bool = False):
+    """Run one linear-regression audit (imported here: the evidence modules are heavy)."""
+    from pdp_audit.verify.plans.linreg.evidence import run_linreg_audit
+
+    return run_linreg_audit(config, executor=executor, progress=progress)
+
+
+def plan(name: str) -> AuditPlan:
+    """The :class:`~pdp_audit.verify.plans.plan.AuditPlan` of ``pdp-audit run <name>``."""
+    others = {key for keys in SPECIFIC.values() for key in keys} - set(SPECIFIC[name])
+    return AuditPlan(
+        name,
+        HELP[name],
+        LinregAuditConfig,
+        audit,
+        CHECKS,
+        fixed={"mechanism": name},
+        hidden=frozenset(others),
+        cost=COST[name],
+        quick={"trials": 20_000, "search": 32},
+        smoke={"trials": 2000, "search": 8, "synthetic": "200,3", "no_reproduce": True},
+        settings=SETTINGS[name],
+    )
+
+
+PLANS: tuple[AuditPlan, ...] = tuple(plan(name) for name in HELP)

@@ -1,0 +1,54 @@
+"""The processes a run spreads its work over: a pool whose workers exit with their parent, one BLAS thread each."""
+
+from __future__ import annotations
+
+import os
+import threading
+import time
+from concurrent.futures import ProcessPoolExecutor
+from contextlib import contextmanager
+
+from pdp_audit.mechanisms.validation import InputError
+from pdp_audit.verify.config import WORKERS
+
+#: The most worker processes a run may ask for (each is a process with its own memory).
+MAX_WORKERS = int(WORKERS.high)
+
+
+@contextmanager
+def executor_for(workers: int):
+    """None (serial) for one worker, else a process pool whose workers die with this process; results are
+    identical either way.  On an error or Ctrl-C the blocks not yet started are cancelled."""
+    if not 1 <= workers <= MAX_WORKERS:
+        raise InputError(f"--workers must be in [1, {MAX_WORKERS}], got {workers}")
+    if workers == 1:
+        yield None
+        return
+    pool = ProcessPoolExecutor(max_workers=workers, initializer=_block_worker_init)
+    try:
+        yield pool
+    except BaseException:
+        pool.shutdown(wait=True, cancel_futures=True)
+        raise
+    pool.shutdown(wait=True)
+
+
+def exit_with_parent() -> None:
+    """In a worker process: exit as soon as the process that started it is gone (killed with -9, SIGTERM or SIGHUP,
+    so that nothing would collect the work): a thread checks the parent twice a second."""
+    parent = os.getppid()
+
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(0.5)
+        os._exit(1)
+
+    threading.Thread(target=watch, name="pdp-audit-parent-watch", daemon=True).start()
+
+
+def _block_worker_init() -> None:
+    """A worker of ``--workers N``: one BLAS thread (one worker per core already), and gone with its parent."""
+    from threadpoolctl import threadpool_limits
+
+    threadpool_limits(limits=1)
+    exit_with_parent()
