@@ -44,7 +44,7 @@ def execute_task(task, chunk_executor=None) -> dict:
             result = task.function(dict(task.parameters), task.seed, task.alpha, task.checks)
         else:
             result = task.function(dict(task.parameters), task.seed, task.alpha, task.checks, executor=chunk_executor)
-    if getattr(task, "data_sha256", None):
+    if task.data_sha256:
         result = {**result, "parameters": {**result.get("parameters", {}), "data_sha256": task.data_sha256}}
     from pdp_audit.verify.sweeps.store import code_version
 
@@ -60,7 +60,7 @@ def execute_task(task, chunk_executor=None) -> dict:
 @contextlib.contextmanager
 def _audited_data(task):
     """The cell's data file pinned (read once) while it runs, refused if its bytes changed since the spec was read."""
-    expected = getattr(task, "data_sha256", None)
+    expected = task.data_sha256
     if not expected:
         yield
         return
