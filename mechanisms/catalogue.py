@@ -6,7 +6,7 @@ and one line here.
 
 from __future__ import annotations
 
-from pdp_audit.mechanisms import analyze_gauss, gaussian, linreg, linreg_adaptive, objpert, privacy_report
+from pdp_audit.mechanisms import analyze_gauss, gaussian, laplace, linreg, linreg_adaptive, objpert, privacy_report
 from pdp_audit.mechanisms.base import RegisteredMechanism
 
 MECHANISMS: tuple[RegisteredMechanism, ...] = (
@@ -20,6 +20,7 @@ MECHANISMS: tuple[RegisteredMechanism, ...] = (
     linreg_adaptive.ADASSP,
     linreg_adaptive.SSP,
     privacy_report.PRIVACY_REPORT,
+    laplace.LAPLACE,
 )
 
 

@@ -119,12 +119,12 @@ def _central_figure(fig, run: Run, top: float) -> float:
 
 def _guarantee_rows(fig, checks, y: float) -> float:
     """One row per guarantee of ``checks`` from ``y`` down; return the y below the last row."""
-    xs = (0.07, 0.27, 0.62, 0.73, 0.88)
+    xs = (0.07, 0.27, 0.60, 0.70, 0.89)  # room for an interval of two signed 4-digit numbers
     for x, h in zip(xs, ("guarantee", "title", "estimate", "interval", "verdict")):
         fig.text(x, y, h, fontsize=8.5, weight="bold", va="top")
     y -= 0.02
     for check in checks:
-        row = (check.id, textwrap.shorten(check.title, 50), fmt(check.estimate, 3), fmt_ci(check.ci))
+        row = (check.id, textwrap.shorten(check.title, 46), fmt(check.estimate, 3), fmt_ci(check.ci))
         for x, cell in zip(xs, row):
             fig.text(x, y, math(cell), fontsize=7.5, va="top")
         fig.text(xs[-1], y, check.verdict.upper(), fontsize=7.5, va="top", color=COLOURS[check.verdict], weight="bold")
@@ -166,6 +166,8 @@ def findings_line(run: Run) -> str:
             "Statements as printed in the papers were not checked in this run (ask with --paper-claims, or run "
             "pdp-audit claims); the verdict is about the deployed mechanism only."
         )
+    if not run.findings:
+        return "This audit checks no statement printed in a paper; the verdict is about the deployed mechanism only."
     counts = {v: sum(c.verdict == v for c in run.findings) for v in COLOURS}
     return (
         f"Paper findings (appendix, not part of the verdict): {len(run.findings)} statements checked as printed — "

@@ -26,8 +26,15 @@ def _floor(figure: TailCurves) -> float:
     """The bottom of a δ(ε) axis: below the claimed δ and every positive estimate (at most 6 decades below δ)."""
     values = [np.asarray(v, float) for c in figure.curves.values() for v in (c.estimate, c.hi)]
     positive = [float(np.min(v[v > 0])) for v in values if np.any(v > 0)]
-    lowest = min([figure.delta_claim / 100, *positive])
-    return max(0.3 * lowest, figure.delta_claim * 1e-6, 1e-300)
+    # a pure claim (δ = 0) has no place on a log axis: the smallest positive value drawn sets the scale instead
+    reference = figure.delta_claim if figure.delta_claim > 0 else min(positive, default=1.0)
+    lowest = min([reference / 100, *positive])
+    return max(0.3 * lowest, reference * 1e-6, 1e-300)
+
+
+def _claim_height(figure: TailCurves, floor: float) -> float:
+    """Where the claim's star is drawn: at δ, or on the bottom of the axis for a pure claim (δ = 0)."""
+    return figure.delta_claim if figure.delta_claim > 0 else floor
 
 
 def _direction(name: str) -> str:
@@ -49,7 +56,7 @@ def draw_profile(fig, figure, box) -> None:
         ax.plot(eps, np.where(est > 0, est, np.nan), "o", ms=2.5, color=colour, label=f"estimate, {_direction(name)}")
         if np.any(np.isfinite(exact)):
             ax.plot(eps, np.maximum(exact, floor), "-", color=colour, lw=1, label=f"exact, {_direction(name)}")
-    ax.plot([figure.epsilon_claim], [figure.delta_claim], "*", ms=11, color="#b2182b", label="claim (ε, δ)")
+    ax.plot([figure.epsilon_claim], [_claim_height(figure, floor)], "*", ms=11, color="#b2182b", label="claim (ε, δ)")
     ax.set_yscale("log")
     ax.set_ylim(floor, 1.5)
     ax.set_xlabel("ε")
@@ -76,7 +83,7 @@ def _tail_curves(fig, data: TailCurves, box) -> None:
         )
         ax.plot(eps, np.where(est > 0, est, np.nan), "o", ms=3, color="#2166ac", label="Monte Carlo estimate δ̂(ε)")
         ax.plot(eps, np.maximum(exact, floor), "-", color="black", lw=1.2, label="exact δ(ε)")
-        ax.plot([data.epsilon_claim], [data.delta_claim], "*", ms=12, color="#b2182b", label="claim (ε, δ)")
+        ax.plot([data.epsilon_claim], [_claim_height(data, floor)], "*", ms=12, color="#b2182b", label="claim (ε, δ)")
         ax.set_yscale("log")
         ax.set_ylim(floor, 1.5)
         ax.set_xlabel("ε")

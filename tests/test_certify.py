@@ -141,7 +141,7 @@ CLAIM = "[claim]\nepsilon = 1.0\ndelta = 1e-5\n"
 BAD_DEPLOYMENTS = {
     "invalid TOML": ('mechanism = "gaussian\n', "not valid TOML"),
     "unknown top-level key": (f'mechanism = "gaussian"\ncolour = 1\n{CLAIM}', "unknown key 'colour'"),
-    "unknown mechanism": (f'mechanism = "laplace"\n{CLAIM}', "mechanism 'laplace' is not an audit"),
+    "unknown mechanism": (f'mechanism = "exponential"\n{CLAIM}', "mechanism 'exponential' is not an audit"),
     "unknown parameter": (
         f'mechanism = "gaussian"\n{CLAIM}[parameters]\nsigmaa = 2.0\ndataset = "wine"\n',
         "unknown key parameters.sigmaa; did you mean 'sigma'?",

@@ -218,8 +218,10 @@ def make_run(
 
 
 def without_findings(run: Run) -> Run:
-    """``run`` as if its paper findings had not been asked for (verdict and guarantees unchanged)."""
-    return replace(run, findings=None, pages=tuple(p for p in run.pages if p.role == "guarantee"))
+    """``run`` as if its paper findings had not been asked for (verdict and guarantees unchanged); a run of an audit
+    that has no paper statements keeps its empty findings (there is nothing it could have been asked for)."""
+    findings = () if run.findings == () else None
+    return replace(run, findings=findings, pages=tuple(p for p in run.pages if p.role == "guarantee"))
 
 
 def samples_to_decide(n: int, ci: Interval, estimate: float, threshold: float) -> str:

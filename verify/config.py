@@ -322,6 +322,10 @@ class AuditConfig:
     one option per group, then the audit's own rules (:meth:`check`) -- so that no config exists that is not
     valid, however it was made (:func:`build`, or the constructor with keywords)."""
 
+    #: Whether the run also checks the papers' statements as printed: an audit with paper statements declares it as
+    #: an option (:data:`PAPER_CLAIMS`); one without them has none to check.
+    paper_claims: bool = False
+
     def __post_init__(self) -> None:
         self.resolve()
         names = _NAMES.get()

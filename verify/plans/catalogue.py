@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from pdp_audit.verify.plans.gaussian import plan as gaussian
 from pdp_audit.verify.plans.goe import plan as goe
+from pdp_audit.verify.plans.laplace import plan as laplace
 from pdp_audit.verify.plans.linreg import plan as linreg
 from pdp_audit.verify.plans.objpert import plan as objpert
 from pdp_audit.verify.plans.plan import AuditPlan
@@ -19,6 +20,7 @@ PLANS: tuple[AuditPlan, ...] = (
     *linreg.PLANS,
     objpert.PLAN,
     privacy_report.PLAN,
+    laplace.PLAN,
 )
 
 

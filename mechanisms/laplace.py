@@ -1,0 +1,179 @@
+"""The Laplace mechanism on a count or an L1-clipped sum, its exact privacy loss, and its privacy profile.
+
+Release ``o = Q(D) + b·Lap(0, 1)^d`` (Dwork, McSherry, Nissim & Smith 2006; Dwork & Roth 2014, Definition 3.3),
+with ``b = Δ/ε`` for the global L1 sensitivity Δ of the query: a count (Δ = 1) or the sum of rows clipped to L1
+norm C (Δ = C), under add/remove neighbours.
+
+**Pure DP, with its proof.**  The privacy loss of a pair (D, D') with sensitivity vector Δ_z = Q(D') − Q(D) is
+
+    L(o) = log p_D(o) − log p_D'(o) = Σ_i (|o_i − Q(D')_i| − |o_i − Q(D)_i|) / b.
+
+By the triangle inequality each term lies in [−|Δ_z,i|/b, |Δ_z,i|/b], so |L(o)| ≤ ‖Δ_z‖_1/b ≤ Δ/b = η for every
+release o.  Hence P_D(S) = ∫_S p_D ≤ e^η ∫_S p_D' = e^η P_D'(S) for every event S, and symmetrically: the mechanism
+is (η, 0)-DP, δ(ε) = 0 for every ε ≥ η; with b = Δ/ε, η = ε (Dwork & Roth 2014, Theorem 3.6).  An individual
+whose row changes the query by ‖Δ_z‖_1 < Δ enjoys the smaller pure pDP ε_z = ‖Δ_z‖_1/b.
+
+**Privacy profile of the worst-case pair** (Δ_z = Δ on one coordinate, η = Δ/b):
+
+    δ(ε) = max(0, 1 − e^{(ε − η)/2}),  ε ≥ 0,
+
+the same in both directions.  Derivation (b = 1 by scaling): on one coordinate L(o) = |o − η| − |o| is η for
+o ≤ 0, −η for o ≥ η and η − 2o between, so {L > ε} = {o < t} with t = (η − ε)/2 for 0 ≤ ε < η, and
+δ(ε) = P_D[o < t] − e^ε P_D'[o < t] = (1 − e^{−t}/2) − e^ε e^{t−η}/2 = 1 − e^{(ε−η)/2}.  At ε = 0 it is the total
+variation 1 − e^{−η/2}.  The loss has atoms at ±η (probability 1/2 and e^{−η}/2 under D), which the auditors keep
+whole (:func:`pdp_audit.mechanisms.base.at_loss_resolution`).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Literal
+
+import numpy as np
+
+from pdp_audit.mechanisms.base import RegisteredMechanism, World, check_world
+from pdp_audit.mechanisms.validation import InputError, nonnegative, positive, probability
+
+QueryKind = Literal["sum", "count"]
+Relation = Literal["add", "remove"]
+
+
+def laplace_scale(epsilon: float, sensitivity: float = 1.0) -> float:
+    """The scale b = Δ/ε that makes the Laplace mechanism (ε, 0)-DP (Dwork & Roth 2014, Theorem 3.6)."""
+    return positive("sensitivity", sensitivity) / positive("epsilon", epsilon)
+
+
+def laplace_delta(epsilon: float, scale: float, sensitivity: float = 1.0) -> float:
+    """Exact δ(ε) of the pair Lap(0, b) vs Lap(Δ, b) on one coordinate: max(0, 1 − e^{(ε − η)/2}), η = Δ/b
+    (derived in the module notes).  ε ≥ 0, b > 0, Δ ≥ 0 (Δ = 0 gives δ = 0)."""
+    epsilon = nonnegative("epsilon", epsilon)
+    eta = nonnegative("sensitivity", sensitivity) / positive("scale", scale)
+    return max(0.0, -math.expm1((epsilon - eta) / 2))
+
+
+def laplace_epsilon(delta: float, scale: float, sensitivity: float = 1.0) -> float:
+    """Smallest ε ≥ 0 with ``laplace_delta(ε, b, Δ) ≤ δ``: max(0, η + 2 log(1 − δ)) for δ ∈ [0, 1), η = Δ/b; at
+    δ = 0 it is η, the pure-DP ε."""
+    if delta != 0:
+        delta = probability("delta", delta)
+    eta = nonnegative("sensitivity", sensitivity) / positive("scale", scale)
+    return max(0.0, eta + 2 * math.log1p(-delta))
+
+
+def clip_rows_l1(rows: np.ndarray, bound: float) -> np.ndarray:
+    """Scale each row into the L1 ball of radius ``bound`` (rows inside are unchanged)."""
+    rows = np.atleast_2d(np.asarray(rows, dtype=float))
+    norms = np.abs(rows).sum(axis=1, keepdims=True)
+    return rows * np.minimum(1.0, bound / np.maximum(norms, np.finfo(float).tiny))
+
+
+@dataclass(frozen=True)
+class L1Query:
+    """A count of rows, or the sum of rows clipped to L1 norm ``clip`` (global L1 sensitivity = clip)."""
+
+    kind: QueryKind = "sum"
+    clip: float = 1.0
+
+    def __post_init__(self) -> None:
+        if self.kind not in ("sum", "count"):
+            raise InputError(f"query must be 'sum' or 'count', got {self.kind!r}")
+        positive("clip", self.clip)
+
+    def __call__(self, data: np.ndarray) -> np.ndarray:
+        data = np.atleast_2d(np.asarray(data, dtype=float))
+        if self.kind == "count":
+            return np.array([float(len(data))])
+        return clip_rows_l1(data, self.clip).sum(axis=0) if len(data) else np.zeros(data.shape[1])
+
+    @property
+    def sensitivity(self) -> float:
+        """Global L1 sensitivity under add/remove neighbours."""
+        return 1.0 if self.kind == "count" else self.clip
+
+    def per_instance_sensitivities(self, data: np.ndarray) -> np.ndarray:
+        """‖Δ_z‖_1 for every row z of ``data`` (removing z, or equally adding a copy of it)."""
+        data = np.atleast_2d(np.asarray(data, dtype=float))
+        if self.kind == "count":
+            return np.ones(len(data))
+        return np.abs(clip_rows_l1(data, self.clip)).sum(axis=1)
+
+
+class LaplacePair:
+    """The Laplace mechanism on a neighbouring pair: o ~ q_D + b·Lap(0, 1)^d versus q_D' + b·Lap(0, 1)^d."""
+
+    def __init__(self, q_d: np.ndarray, q_dprime: np.ndarray, scale: float):
+        self.q_d = np.atleast_1d(np.asarray(q_d, dtype=float))
+        self.q_dprime = np.atleast_1d(np.asarray(q_dprime, dtype=float))
+        if self.q_d.shape != self.q_dprime.shape or self.q_d.ndim != 1:
+            raise InputError("q_d and q_dprime must be vectors of the same length")
+        self.scale = positive("scale", scale)
+        self.output_dim = self.q_d.size
+
+    @property
+    def delta_z(self) -> np.ndarray:
+        """Per-instance sensitivity vector Δ_z = Q(D') − Q(D)."""
+        return self.q_dprime - self.q_d
+
+    @property
+    def loss_bound(self) -> float:
+        """η_z = ‖Δ_z‖_1/b: |L(o)| ≤ η_z for every release (module notes), the pair's pure-DP ε."""
+        return float(np.abs(self.delta_z).sum() / self.scale)
+
+    def mean(self, world: World) -> np.ndarray:
+        return self.q_d if check_world(world) == "D" else self.q_dprime
+
+    def sample(self, world: World, size: int, rng: np.random.Generator) -> np.ndarray:
+        return self.mean(world) + rng.laplace(0.0, self.scale, size=(size, self.output_dim))
+
+    def privacy_loss(self, outputs: np.ndarray) -> np.ndarray:
+        """log p_D(o) − log p_D'(o) from the two Laplace log-densities: their normalising constants cancel, leaving
+        Σ_i (|o_i − q_D',i| − |o_i − q_D,i|)/b."""
+        outputs = np.atleast_2d(outputs)
+        far = np.abs(outputs - self.q_dprime).sum(axis=1)
+        near = np.abs(outputs - self.q_d).sum(axis=1)
+        return (far - near) / self.scale
+
+
+@dataclass(frozen=True)
+class LaplaceMechanism:
+    """o = Q(D) + b·Lap(0, 1)^d for an :class:`L1Query`."""
+
+    query: L1Query
+    scale: float
+
+    def __post_init__(self) -> None:
+        positive("scale", self.scale)
+
+    def pair(self, data: np.ndarray, target: np.ndarray, relation: Relation = "add") -> LaplacePair:
+        """The pair (D, D±z): ``relation="add"`` appends ``target``; ``"remove"`` deletes it (it must be a row of D)."""
+        data = np.atleast_2d(np.asarray(data, dtype=float))
+        target = np.asarray(target, dtype=float).ravel()
+        if relation == "add":
+            neighbour = np.vstack([data, target])
+        elif relation == "remove":
+            hits = np.flatnonzero(np.all(data == target, axis=1))
+            if hits.size == 0:
+                raise InputError("relation='remove' needs a target that is a row of the dataset")
+            neighbour = np.delete(data, hits[0], axis=0)
+        else:
+            raise InputError(f"relation must be 'add' or 'remove', got {relation!r}")
+        return LaplacePair(self.query(data), self.query(neighbour), self.scale)
+
+
+def _example_pairs(rng: np.random.Generator) -> list[LaplacePair]:
+    data = rng.normal(size=(40, 3)) * 0.3
+    sum_mech = LaplaceMechanism(L1Query("sum", 1.0), scale=1.0)
+    count_mech = LaplaceMechanism(L1Query("count"), scale=2.0)
+    return [
+        sum_mech.pair(data, data[0], "remove"),
+        sum_mech.pair(data, np.array([3.0, 0.0, 0.0]), "add"),  # clipped: ‖Δ‖_1 = C
+        count_mech.pair(data, data[1], "add"),
+    ]
+
+
+LAPLACE = RegisteredMechanism(
+    name="laplace",
+    description="Laplace mechanism on a count or an L1-clipped sum, pure (ε, 0)-DP (Dwork et al. 2006)",
+    example_pairs=_example_pairs,
+)

@@ -1,0 +1,54 @@
+"""The Laplace mechanism's checks, declared as data (Dwork, McSherry, Nissim & Smith 2006; Dwork & Roth 2014).
+
+Text in braces is filled from the run's parameters (:meth:`pdp_audit.verify.checks.CheckSpec.fill`).  The claim and
+formula of ``tail-curve`` are the generic texts of its evidence constructor
+(:mod:`pdp_audit.verify.evidence.builders`).
+
+Every check is a guarantee about the deployed release Q(D) + b·Lap(0, 1)^d, b = Δ/ε (or the user's ``--scale``):
+
+* ``dp-forward``, ``dp-reverse`` -- the (ε, δ)-DP claim (δ = 0 by default: pure DP) at the worst neighbour
+  (‖Δ_z‖_1 = C on one coordinate), both directions;
+* ``loss-bound`` -- the bounded loss on which pure DP rests: |L(o)| ≤ ε for every release drawn in either world
+  (Dwork & Roth 2014, Theorem 3.6; :mod:`pdp_audit.mechanisms.laplace` proves it);
+* ``tail-curve`` -- the pair's exact privacy profile δ(ε) = max(0, 1 − e^{(ε−η)/2});
+* ``loss-consistency`` -- the privacy loss is the sampler's, on the draws that decide ``dp-*``;
+* ``pdp-median-individual`` -- the pure pDP ε_z = ‖Δ_z‖_1/b of a typical individual.
+"""
+
+from __future__ import annotations
+
+from pdp_audit.verify.checks import CheckSpec, declare
+
+SOURCE = "Dwork, McSherry, Nissim & Smith 2006; Dwork & Roth 2014, Theorem 3.6"
+
+CHECKS = declare(
+    CheckSpec(
+        "dp-forward",
+        "DP claim, δ_{{D‖D'}}(ε)",
+        "The mechanism is ({eps:g}, {delta:g})-DP: P_D(S) ≤ e^ε P_D'(S) + δ for all S",
+        "δ_{{D‖D'}}(ε) = P_D[L > ε] − e^ε P_D'[L > ε] ≤ δ",
+        "Definition D1; " + SOURCE,
+    ),
+    CheckSpec(
+        "dp-reverse",
+        "DP claim, δ_{{D'‖D}}(ε)",
+        "The mechanism is ({eps:g}, {delta:g})-DP: P_D'(S) ≤ e^ε P_D(S) + δ for all S",
+        "δ_{{D'‖D}}(ε) = P_D'[−L > ε] − e^ε P_D[−L > ε] ≤ δ",
+        "Definition D1; " + SOURCE,
+    ),
+    CheckSpec(
+        "loss-bound",
+        "Bounded privacy loss (pure DP)",
+        "Every release o has |L(o)| ≤ ε = {eps:g} (the loss of the deployed scale is bounded by ‖Δ‖_1/b = {eta:.4g})",
+        "max over draws of |log p_D(o) − log p_D'(o)| ≤ ε",
+        SOURCE,
+    ),
+    CheckSpec("tail-curve", "Exact δ(ε) curve vs Monte Carlo", "", "", SOURCE),
+    CheckSpec(
+        "pdp-median-individual",
+        "pDP of the median individual",
+        "Row {index} (‖Δ_z‖_1 = {sensitivity:.4g}) has ({eps_i:.4g}, {delta:g})-pDP, ε_z = ‖Δ_z‖_1/b",
+        "δ_{{D‖D−z}}(ε_z) ≤ δ",
+        "Definition D2; " + SOURCE,
+    ),
+)

@@ -1,0 +1,27 @@
+"""``pdp-audit run laplace``: the audit's descriptor (its options: :mod:`pdp_audit.verify.plans.laplace.config`)."""
+
+from __future__ import annotations
+
+from pdp_audit.verify.plans.laplace.checks import CHECKS
+from pdp_audit.verify.plans.laplace.config import LaplaceAuditConfig
+from pdp_audit.verify.plans.plan import AuditPlan, Setting
+
+
+def audit(config: LaplaceAuditConfig, executor=None, progress: bool = False):
+    """Run the Laplace audit (imported here: the evidence modules are heavy)."""
+    from pdp_audit.verify.plans.laplace.evidence import run_laplace_audit
+
+    return run_laplace_audit(config, executor=executor, progress=progress)
+
+
+PLAN = AuditPlan(
+    "laplace",
+    "Laplace mechanism on a count or L1-clipped sum of a real dataset, pure (ε, 0)-DP",
+    LaplaceAuditConfig,
+    audit,
+    CHECKS,
+    cost=0.3,
+    quick={"trials": 20_000},
+    smoke={"trials": 2000},
+    settings=(Setting({}, {"noise_multiplier": 0.5}),),
+)
