@@ -91,8 +91,8 @@ def test_audit_pair_is_seeded_and_per_instance_names_its_checks():
     [
         ({"epsilon": -1.0}, "epsilon must be a finite number >= 0"),
         ({"epsilon": float("nan")}, "epsilon must be"),
-        ({"delta": 0.0}, "delta must be a finite number in (0, 1)"),
-        ({"delta": "a lot"}, "delta must be a finite number in (0, 1)"),
+        ({"delta": 1.0}, "delta must be a finite number in [0, 1)"),
+        ({"delta": "a lot"}, "delta must be a finite number in [0, 1)"),
         ({"trials": 10}, "trials must be a whole number in [100, 1e8]"),
         ({"trials": 2.5e3 + 0.5}, "trials must be a whole number"),
         ({"seed": -1}, "seed must be a whole number in [0, 2^63-1]"),

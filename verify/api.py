@@ -103,7 +103,8 @@ def audit_pair(
         ``world`` ``"D"`` or ``"D'"``, drawing only from ``rng``; ``privacy_loss(outputs)`` returning the exact
         log p_D(o) − log p_D'(o) of each row (:class:`~pdp_audit.mechanisms.base.NeighbourPair`).
       epsilon: the claimed ε, finite and >= 0.
-      delta: the claimed δ, in (0, 1).
+      delta: the claimed δ, in [0, 1).  δ = 0 (pure DP) cannot be proven by sampling: a pass then certifies the
+        δ upper bound its interval states (the check's ``ci``), and says so in its note.
       trials: samples per world, 100 to 1e8 (memory does not grow with it).
       seed: root seed, >= 0; the same seed gives the same numbers.
       alpha: family-wise false-alarm probability of the run, in [1e-50, 1).

@@ -83,11 +83,12 @@ POSITIVE = Range(0, open_low=True)
 #: A worker count: each worker is a process with its own memory.
 WORKERS = Range(1, 256)
 #: What a user's own pair claims (``audit_pair``, the pytest plugin): any ε >= 0 (ε = 0 asks for δ(0), the total
-#: variation), δ in (0, 1) (in [0, 1) where only a refutation is possible: the black box), and budgets of 100 to
-#: 1e8 releases per world (losses are streamed, memory stays flat; 1e8 is about 20 s for a Gaussian pair).
+#: variation), δ in [0, 1) (δ = 0, pure DP: a pass then certifies the δ upper bound it states, never δ = 0), and
+#: budgets of 100 to 1e8 releases per world (losses are streamed, memory stays flat; 1e8 is about 20 s for a
+#: Gaussian pair).
 PAIR_EPSILON = Range(0)
-PAIR_DELTA = Range(0, 1, open_low=True, open_high=True)
-REFUTED_DELTA = Range(0, 1, open_high=True)
+PAIR_DELTA = Range(0, 1, open_high=True)
+REFUTED_DELTA = PAIR_DELTA
 PAIR_TRIALS = Range(100, 1e8)
 
 

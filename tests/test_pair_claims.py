@@ -1,0 +1,186 @@
+"""A user's DP claim is decided from every estimate of δ(ε) of its sampler (verify/evidence/pair_claims.py).
+
+Each broken pair below has its true δ(ε) computed exactly (closed form or quadrature) and fails at the default
+budget (1e5 releases per world, α = 1e-6); each correct twin passes.  The false-alarm probability of a correct
+pair's run is at most α = 1e-6 (Holm over its checks); every seed is fixed.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from scipy import integrate, optimize, stats
+
+import pdp_audit
+from pdp_audit.mechanisms import gaussian as g
+from pdp_audit.mechanisms import laplace as lap
+from pdp_audit.verify.evidence.pair_claims import StreamedHockeyMean, hockey_integrand
+
+CLAIM = (1.0, 1e-5)
+
+
+class GaussianWithView:
+    """Sum of sensitivity 1 plus N(0, σ²), with a noise view whose σ is ``view_factor`` × the sampler's."""
+
+    output_dim = 1
+    noise_dim = 1
+
+    def __init__(self, sigma: float, view_factor: float = 1.0):
+        self.sigma = sigma
+        self.noise_sigma = np.array([sigma * view_factor])
+
+    @staticmethod
+    def mean(world):
+        return 0.0 if world == "D" else 1.0
+
+    def sample(self, world, size, rng):
+        return self.mean(world) + self.sigma * rng.standard_normal((size, 1))
+
+    def release_from_noise(self, world, noise):
+        return self.mean(world) + noise
+
+    def privacy_loss(self, outputs):
+        o = outputs[:, 0]
+        return ((o - 1.0) ** 2 - o**2) / (2 * self.sigma**2)
+
+
+class RareLeak(GaussianWithView):
+    """With probability ``p`` the release is (Q(world), 1): it reveals the world (L = ±∞).  Its noise view releases
+    the Gaussian branch only.  True δ(ε) = p + (1 − p) δ_Gauss(ε)."""
+
+    output_dim = 2
+
+    def __init__(self, sigma: float, p: float):
+        super().__init__(sigma)
+        self.p = p
+
+    def sample(self, world, size, rng):
+        leak = rng.random(size) < self.p
+        o = np.where(leak, self.mean(world), self.mean(world) + self.sigma * rng.standard_normal(size))
+        return np.column_stack([o, leak.astype(float)])
+
+    def release_from_noise(self, world, noise):
+        return np.column_stack([self.mean(world) + noise[:, 0], np.zeros(len(noise))])
+
+    def privacy_loss(self, outputs):
+        o, leaked = outputs[:, 0], outputs[:, 1] == 1
+        gaussian = ((o - 1.0) ** 2 - o**2) / (2 * self.sigma**2)
+        return np.where(leaked, np.where(o == 0.0, np.inf, -np.inf), gaussian)
+
+
+class Laplace:
+    output_dim = 1
+
+    def __init__(self, scale: float, shift: float = 1.0):
+        self.scale, self.shift = scale, shift
+
+    def sample(self, world, size, rng):
+        return (0.0 if world == "D" else self.shift) + rng.laplace(0.0, self.scale, (size, 1))
+
+    def privacy_loss(self, outputs):
+        o = outputs[:, 0]
+        return (np.abs(o - self.shift) - np.abs(o)) / self.scale
+
+
+class StudentT:
+    """Shift of 1 plus s·t(3) noise: heavy tails, a loss that is not monotone in the release."""
+
+    output_dim = 1
+
+    def __init__(self, s: float):
+        self.s = s
+
+    def sample(self, world, size, rng):
+        return (0.0 if world == "D" else 1.0) + self.s * rng.standard_t(3, (size, 1))
+
+    def privacy_loss(self, outputs):
+        o = outputs[:, 0]
+        return stats.t.logpdf(o, 3, 0.0, self.s) - stats.t.logpdf(o, 3, 1.0, self.s)
+
+
+def _t_delta(epsilon: float, s: float) -> float:
+    """Exact δ(ε) of :class:`StudentT` by quadrature, split where p_D − e^ε p_D' changes sign."""
+
+    def gap(o):
+        return stats.t.pdf(o, 3, 0, s) - np.exp(epsilon) * stats.t.pdf(o, 3, 1, s)
+
+    grid = np.linspace(-50 * s, 50 * s, 20_001)
+    signs = np.sign(gap(grid))
+    cuts = [optimize.brentq(gap, grid[i], grid[i + 1]) for i in np.flatnonzero(signs[:-1] * signs[1:] < 0)]
+    points = [-np.inf, *cuts, np.inf]
+    return sum(integrate.quad(lambda o: max(0.0, gap(o)), a, b, limit=500)[0] for a, b in zip(points, points[1:]))
+
+
+def _verdicts(run) -> dict[str, str]:
+    return {c.id: c.verdict for c in run.checks}
+
+
+def test_a_rare_revealing_branch_fails_whatever_the_view_says():
+    sigma = g.analytic_sigma(*CLAIM)
+    p = 1e-3
+    assert p + (1 - p) * g.analytic_delta(CLAIM[0], sigma) > 100 * CLAIM[1]  # the true δ
+    run = pdp_audit.audit_pair(RareLeak(sigma, p), *CLAIM)
+    assert _verdicts(run)["dp-forward"] == "fail" and run.verdict == "fail"
+    twin = pdp_audit.audit_pair(RareLeak(g.analytic_sigma(CLAIM[0], 1e-6), 0.0), *CLAIM)
+    assert twin.verdict == "pass", _verdicts(twin)
+
+
+@pytest.mark.parametrize("factor", [0.95, 0.97])
+def test_a_view_narrower_than_the_sampler_fails(factor):
+    sigma = optimize.brentq(lambda s: g.analytic_delta(CLAIM[0], s) - 1.3 * CLAIM[1], 0.5, 20)  # true δ 1.3× claim
+    run = pdp_audit.audit_pair(GaussianWithView(sigma, factor), *CLAIM)
+    assert _verdicts(run)["noise-view"] == "fail" and run.verdict == "fail"
+
+
+def test_a_correct_view_passes():
+    run = pdp_audit.audit_pair(GaussianWithView(g.analytic_sigma(CLAIM[0], 1e-6)), *CLAIM)
+    assert run.verdict == "pass", _verdicts(run)
+
+
+def test_releasing_the_input_fails_at_a_large_epsilon():
+    scale = 1e-3  # δ(20) = 1 − e^{(20 − 1000)/2}: a total leak
+    assert lap.laplace_delta(20.0, scale, 1.0) > 0.99
+    run = pdp_audit.audit_pair(Laplace(scale), 20.0, 1e-5)
+    assert _verdicts(run)["dp-forward"] == "fail"
+    assert pdp_audit.audit_pair(Laplace(1 / 20), 20.0, 1e-3).verdict == "pass"  # exactly (20, 0)-DP
+
+
+def test_a_heavy_tailed_violation_is_decided_at_the_default_budget():
+    s_broken = optimize.brentq(lambda s: _t_delta(1.0, s) - 2.3e-3, 0.3, 50)
+    s_correct = optimize.brentq(lambda s: _t_delta(1.0, s) - 0.3e-3, 0.3, 50)
+    assert _verdicts(pdp_audit.audit_pair(StudentT(s_broken), 1.0, 1e-3))["dp-forward"] == "fail"
+    assert pdp_audit.audit_pair(StudentT(s_correct), 1.0, 1e-3).verdict == "pass"
+
+
+def test_pure_claims_are_accepted_and_decided():
+    correct = pdp_audit.audit_pair(Laplace(1.0), 1.0, 0.0)
+    assert correct.verdict == "pass"
+    forward = next(c for c in correct.checks if c.id == "dp-forward")
+    assert "cannot be proven by sampling" in forward.note and 0 < forward.ci[1] < 1e-3
+    broken = pdp_audit.audit_pair(Laplace(1.0), 0.9, 0.0)  # true δ(0.9) = 1 − e^{−0.05}
+    assert _verdicts(broken)["dp-forward"] == "fail"
+
+
+def test_the_streamed_mean_is_the_mean_of_the_integrand():
+    rng = np.random.default_rng(2)
+    losses = np.concatenate([rng.normal(0.5, 1.0, 12_345), [np.inf, -np.inf]])
+    streamed = StreamedHockeyMean(0.7)
+    for block in np.array_split(losses, 7):
+        streamed.add(block)
+    values = hockey_integrand(losses, 0.7)
+    result = streamed.result()
+    assert result.n == losses.size and streamed.infinite == 1
+    assert result.mean == pytest.approx(values.mean(), rel=1e-12)
+    assert result.variance == pytest.approx(values.var(ddof=1), rel=1e-9)
+    assert values.min() >= 0 and values.max() == 1.0
+
+
+def test_the_integrand_mean_is_delta():
+    """E_P[(1 − e^{ε−L})₊] = δ(ε): the mean of 1e6 Laplace draws against the exact profile, at the 1e-6 level of
+    its empirical Bernstein interval."""
+    pair = lap.LaplacePair(np.zeros(1), np.ones(1), 1.0)
+    losses = pair.privacy_loss(pair.sample("D", 1_000_000, np.random.default_rng(4)))
+    streamed = StreamedHockeyMean(0.4)
+    streamed.add(losses)
+    lo, hi = streamed.result().interval(1e-6)
+    assert lo <= lap.laplace_delta(0.4, 1.0, 1.0) <= hi

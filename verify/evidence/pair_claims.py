@@ -1,0 +1,184 @@
+"""The DP claim of a user's pair, decided from every estimate of δ(ε) at once: the sampler is the truth.
+
+A claim δ_{P‖Q}(ε) ≤ δ about a pair the user wrote is decided from up to three estimates of the same number, each
+with one-sided confidence bounds valid on its own:
+
+* **plain tails** of ``sample()``'s draws: δ̂ = P̂_P[L > ε] − e^ε P̂_Q[L > ε], Clopper–Pearson on each term
+  (:mod:`pdp_audit.audits.tails`).  Its lower bound is valid for *any* function L (every event S gives
+  P(S) − e^ε Q(S) ≤ δ), so no error in the loss can hide a violation it sees;
+* **one bounded mean** of ``sample()``'s draws of the world P alone:
+
+      δ_{P‖Q}(ε) = ∫ (p − e^ε q)₊ = E_P[(1 − e^{ε − L})₊],   each summand in [0, 1]
+
+  (L = +∞, a release impossible under Q, counts 1), with the empirical Bernstein interval of Maurer & Pontil (2009,
+  Thm 4).  A total leak is δ ≈ 1 at any ε, and a moderate violation is seen without the subtraction of two
+  intervals that makes plain tails blind once e^ε is large.  It rests on L being the pair's privacy loss, which
+  ``loss-consistency`` tests in the same family;
+* **the atom at L = +∞** (releases impossible in the other world), where ``sample()`` drew any: δ ≥ P_P[L = +∞];
+* **importance sampling** through the pair's noise view, where δ is too small for plain draws
+  (:mod:`pdp_audit.audits.rare`): a proposal, never a replacement -- it tightens the interval only where it agrees
+  with the two estimates of ``sample()``.
+
+**Decision.**  With k estimates, the lower bound at level 1 − α is the largest of their lower bounds at 1 − α/k and
+the upper bound the smallest of their upper bounds (Bonferroni: all k hold together with probability ≥ 1 − α).  The
+claim fails when that lower bound exceeds δ (p-value ``p_claim`` by inversion); it also fails when the estimates
+contradict each other -- the intersection of their intervals empty (``p_disagree``): then the noise view or the loss
+is not the sampler's, and no estimate can be trusted.  The check's p-value is 2·min(p_claim, p_disagree) (valid for
+both nulls together).  It passes when the upper bound is at most δ.  A pure claim (δ = 0) can never be shown by
+sampling: it passes when nothing contradicts it, and the note states the δ upper bound actually certified.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable
+
+import numpy as np
+
+from pdp_audit.audits import rare
+from pdp_audit.audits.stats import clopper_pearson, pvalue_by_inversion
+from pdp_audit.audits.tails import TailEstimate
+from pdp_audit.verify.checks import CheckSpec, Evidence, samples_to_decide
+
+Bound = Callable[[float], float]
+
+
+def hockey_integrand(losses: np.ndarray, epsilon: float) -> np.ndarray:
+    """(1 − e^{ε − L})₊ ∈ [0, 1] of each loss L (1 at L = +∞, 0 at L = −∞): its mean under P is δ_{P‖Q}(ε)."""
+    with np.errstate(over="ignore", invalid="ignore"):
+        return np.maximum(0.0, -np.expm1(np.minimum(float(epsilon) - np.asarray(losses, float), 0.0)))
+
+
+class StreamedHockeyMean:
+    """The bounded mean E_P[(1 − e^{ε − L})₊] of losses added block by block (memory of one block): blocks' counts,
+    means and sums of squared deviations merged in order (Chan, Golub & LeVeque 1983)."""
+
+    def __init__(self, epsilon: float):
+        self.epsilon = float(epsilon)
+        self.n, self.mean, self.m2 = 0, 0.0, 0.0
+        self.infinite = 0  # draws with L = +∞: releases impossible in the other world
+
+    def add(self, losses: np.ndarray) -> None:
+        self.infinite += int(np.count_nonzero(np.asarray(losses) == np.inf))
+        values = hockey_integrand(losses, self.epsilon)
+        if values.size == 0:
+            return
+        nb, mb = values.size, float(values.mean())
+        m2b = float(np.sum((values - mb) ** 2))
+        total = self.n + nb
+        gap = mb - self.mean
+        self.mean += gap * nb / total
+        self.m2 += m2b + gap * gap * self.n * nb / total
+        self.n = total
+
+    def result(self) -> rare.BoundedMean:
+        return rare.BoundedMean(self.n, self.mean, self.m2 / max(self.n - 1, 1), 1.0)
+
+    def estimates(self) -> list[DeltaEstimate]:
+        """The bounded mean, and the atom at +∞ where there is one."""
+        atom = atom_estimate(self.infinite, self.n)
+        return [mean_estimate(self.result())] + ([atom] if atom is not None else [])
+
+
+@dataclass(frozen=True)
+class DeltaEstimate:
+    """One estimate of δ(ε): its name, value, draws, and one-sided bounds ``lower(α)``/``upper(α)``, each valid at
+    confidence 1 − α on its own."""
+
+    name: str
+    value: float
+    n: int
+    lower: Bound
+    upper: Bound
+
+
+def plain_estimate(tails: TailEstimate, index: int = 0) -> DeltaEstimate:
+    """The plain hockey-stick tails at grid point ``index``."""
+    return DeltaEstimate(
+        "plain tails",
+        float(tails.estimate[index]),
+        int(min(tails.n_p, tails.n_q)),
+        lambda a: tails.lower_bound(index, a),
+        lambda a: tails.upper_bound(index, a),
+    )
+
+
+def atom_estimate(infinite: int, n: int) -> DeltaEstimate | None:
+    """δ_{P‖Q}(ε) ≥ P_P[L = +∞] at every ε (the event has Q-probability 0): a Clopper–Pearson lower bound from the
+    ``infinite`` of ``n`` draws, with no e^ε·Q term to subtract, so a rare branch that reveals the world fails the
+    claim whatever else is sampled.  None without such draws: its lower bound would be 0, which can never be wrong,
+    so it needs no share of α."""
+    if infinite == 0:
+        return None
+
+    def lower(a: float) -> float:
+        return float(clopper_pearson(infinite, n, a, side="lower")[0])
+
+    return DeltaEstimate("atom at L = +∞", infinite / n, n, lower, lambda a: 1.0)
+
+
+def mean_estimate(mean: rare.BoundedMean) -> DeltaEstimate:
+    """The bounded mean E_P[(1 − e^{ε − L})₊] with its empirical Bernstein bounds."""
+    return DeltaEstimate("bounded mean", mean.estimate, mean.n, mean.lower_bound, mean.upper_bound)
+
+
+def importance_estimate(tail: rare.RareTail) -> DeltaEstimate:
+    """The importance-sampled δ through the noise view (upper bound +∞ unless the loss is affine in the noise)."""
+    return DeltaEstimate("importance sampling", tail.estimate, tail.n, tail.lower_bound, tail.upper_bound)
+
+
+def _combined(estimates: list[DeltaEstimate]) -> tuple[Bound, Bound]:
+    k = len(estimates)
+
+    def lower(a: float) -> float:
+        return max(e.lower(a / k) for e in estimates)
+
+    def upper(a: float) -> float:
+        return min(e.upper(a / k) for e in estimates)
+
+    return lower, upper
+
+
+def pair_claim_check(spec: CheckSpec, estimates: list[DeltaEstimate], epsilon: float, delta_claim: float) -> Evidence:
+    """δ(ε) ≤ ``delta_claim`` at ``epsilon`` from ``estimates`` together (module notes)."""
+    lower, upper = _combined(estimates)
+    p_claim = pvalue_by_inversion(lower, float(delta_claim))
+    p_disagree = pvalue_by_inversion(lambda a: lower(a / 2) - upper(a / 2), 0.0)
+    best = next((e for e in estimates if e.name == "importance sampling"), estimates[-1] if estimates else None)
+    n = min(e.n for e in estimates)
+    pure = delta_claim == 0
+
+    def interval(alpha: float) -> tuple[float, float]:
+        return lower(alpha / 2), upper(alpha / 2)
+
+    def supports(ci, alpha) -> bool:
+        return ci is not None and (ci[1] <= delta_claim or (pure and ci[0] <= ci[1]))
+
+    names = ", ".join(e.name for e in estimates)
+    note = (
+        f"Decided by {names} together ({len(estimates)} estimates of δ(ε), each at level 1 − α/{len(estimates)}; "
+        "the interval is their intersection, and estimates that contradict each other fail the check)."
+    )
+    if pure:
+        note += (
+            " A pure claim (δ = 0) cannot be proven by sampling: a pass certifies only δ(ε) ≤ the interval's upper "
+            "end at the run's confidence."
+        )
+    return Evidence(
+        spec=spec,
+        estimate=best.value,
+        pvalue=min(1.0, 2 * min(p_claim, p_disagree)),
+        interval=interval,
+        supports=supports,
+        budget_hint=lambda ci: samples_to_decide(n, ci, best.value, delta_claim),
+        sampling="importance" if best.name == "importance sampling" else "plain",
+        note=note,
+        details={
+            "epsilon": float(epsilon),
+            "delta_claim": float(delta_claim),
+            "estimates": {e.name: e.value for e in estimates},
+            "draws": {e.name: e.n for e in estimates},
+            "pvalue_claim": p_claim,
+            "pvalue_disagreement": p_disagree,
+        },
+    )
