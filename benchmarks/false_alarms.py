@@ -2,7 +2,8 @@
 
 Each correct mechanism -- the twins of the mutant zoo (:mod:`pdp_audit.verify.mutants`): the analytic, the classical and
 the sensitivity-correct Gaussian, the Gaussian with a noise view, One-Posterior-Sample, the Laplace mechanism at
-its exact ε (an atom of the loss at ε) and Corollary 23's ex-post bound -- is audited ``--seeds`` times (default
+its exact ε (an atom of the loss at ε), Corollary 23's ex-post bound, Student-t noise (heavy tails), and the Laplace
+mechanism claimed pure (δ = 0) and at ε = 20 -- is audited ``--seeds`` times (default
 200) at the plugin's default budget (1e5 releases per world, family-wise α = 1e-6 per run), each run with its own
 root seed.  Prints one JSON line per mechanism:
 {"benchmark": "false_alarms", "mechanism", "runs", "fail", "inconclusive", "fail_rate", "fail_rate_upper"
@@ -32,6 +33,9 @@ TWINS_OF = (
     "ops-transposed-cholesky",  # One-Posterior-Sample, claim (1, 1e-2)
     "laplace-scale-times-epsilon",  # Laplace, exactly (0.5, 0)-DP: an atom of the loss at ε, claim (0.5, 1e-2)
     "ex-post-wrong-sign",  # Corollary 23's ex-post bound, coverage at ρ = 0.05
+    "student-t-scale-too-small",  # heavy tails: Student-t(3) noise, δ(1) = 0, claim (1, 1e-3)
+    "pure-claim-scale-too-small",  # Laplace claimed pure: (1, 0)
+    "releases-input-at-large-epsilon",  # Laplace exactly (20, 0)-DP, claim (20, 1e-3)
 )
 
 

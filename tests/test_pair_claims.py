@@ -14,88 +14,12 @@ from scipy import integrate, optimize, stats
 import pdp_audit
 from pdp_audit.mechanisms import gaussian as g
 from pdp_audit.mechanisms import laplace as lap
+from pdp_audit.verify import mutant_pairs as zoo
 from pdp_audit.verify.evidence.pair_claims import StreamedHockeyMean, hockey_integrand
+from pdp_audit.verify.mutant_pairs import GaussianWithView, RareLeak, StudentT
+from pdp_audit.verify.mutant_pairs import ShiftedLaplace as Laplace
 
 CLAIM = (1.0, 1e-5)
-
-
-class GaussianWithView:
-    """Sum of sensitivity 1 plus N(0, σ²), with a noise view whose σ is ``view_factor`` × the sampler's."""
-
-    output_dim = 1
-    noise_dim = 1
-
-    def __init__(self, sigma: float, view_factor: float = 1.0):
-        self.sigma = sigma
-        self.noise_sigma = np.array([sigma * view_factor])
-
-    @staticmethod
-    def mean(world):
-        return 0.0 if world == "D" else 1.0
-
-    def sample(self, world, size, rng):
-        return self.mean(world) + self.sigma * rng.standard_normal((size, 1))
-
-    def release_from_noise(self, world, noise):
-        return self.mean(world) + noise
-
-    def privacy_loss(self, outputs):
-        o = outputs[:, 0]
-        return ((o - 1.0) ** 2 - o**2) / (2 * self.sigma**2)
-
-
-class RareLeak(GaussianWithView):
-    """With probability ``p`` the release is (Q(world), 1): it reveals the world (L = ±∞).  Its noise view releases
-    the Gaussian branch only.  True δ(ε) = p + (1 − p) δ_Gauss(ε)."""
-
-    output_dim = 2
-
-    def __init__(self, sigma: float, p: float):
-        super().__init__(sigma)
-        self.p = p
-
-    def sample(self, world, size, rng):
-        leak = rng.random(size) < self.p
-        o = np.where(leak, self.mean(world), self.mean(world) + self.sigma * rng.standard_normal(size))
-        return np.column_stack([o, leak.astype(float)])
-
-    def release_from_noise(self, world, noise):
-        return np.column_stack([self.mean(world) + noise[:, 0], np.zeros(len(noise))])
-
-    def privacy_loss(self, outputs):
-        o, leaked = outputs[:, 0], outputs[:, 1] == 1
-        gaussian = ((o - 1.0) ** 2 - o**2) / (2 * self.sigma**2)
-        return np.where(leaked, np.where(o == 0.0, np.inf, -np.inf), gaussian)
-
-
-class Laplace:
-    output_dim = 1
-
-    def __init__(self, scale: float, shift: float = 1.0):
-        self.scale, self.shift = scale, shift
-
-    def sample(self, world, size, rng):
-        return (0.0 if world == "D" else self.shift) + rng.laplace(0.0, self.scale, (size, 1))
-
-    def privacy_loss(self, outputs):
-        o = outputs[:, 0]
-        return (np.abs(o - self.shift) - np.abs(o)) / self.scale
-
-
-class StudentT:
-    """Shift of 1 plus s·t(3) noise: heavy tails, a loss that is not monotone in the release."""
-
-    output_dim = 1
-
-    def __init__(self, s: float):
-        self.s = s
-
-    def sample(self, world, size, rng):
-        return (0.0 if world == "D" else 1.0) + self.s * rng.standard_t(3, (size, 1))
-
-    def privacy_loss(self, outputs):
-        o = outputs[:, 0]
-        return stats.t.logpdf(o, 3, 0.0, self.s) - stats.t.logpdf(o, 3, 1.0, self.s)
 
 
 def _t_delta(epsilon: float, s: float) -> float:
@@ -143,6 +67,14 @@ def test_releasing_the_input_fails_at_a_large_epsilon():
     run = pdp_audit.audit_pair(Laplace(scale), 20.0, 1e-5)
     assert _verdicts(run)["dp-forward"] == "fail"
     assert pdp_audit.audit_pair(Laplace(1 / 20), 20.0, 1e-3).verdict == "pass"  # exactly (20, 0)-DP
+
+
+def test_the_zoo_pairs_break_their_claims_exactly():
+    """The broken guarantees of the users'-pair mutants (verify/mutant_pairs.py), computed exactly."""
+    assert g.analytic_delta(1.0, zoo.SIGMA_OVER) == pytest.approx(1.3e-5, rel=0.01)
+    assert _t_delta(1.0, zoo.T_BROKEN) > 3 * 1e-3 and _t_delta(1.0, zoo.T_TWIN) == 0.0
+    assert lap.laplace_delta(1.0, 1 / 1.1, 1.0) == pytest.approx(1 - np.exp(-0.05))
+    assert lap.laplace_delta(20.0, 1e-3, 1.0) > 0.99 and lap.laplace_delta(20.0, 1 / 20, 1.0) == 0.0
 
 
 def test_a_heavy_tailed_violation_is_decided_at_the_default_budget():

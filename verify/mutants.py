@@ -31,6 +31,7 @@ from pdp_audit.mechanisms import gaussian as g
 from pdp_audit.mechanisms import linreg as lr
 from pdp_audit.mechanisms import objpert as op
 from pdp_audit.mechanisms.objpert_solver import theta_rows
+from pdp_audit.verify import mutant_pairs
 from pdp_audit.verify.checks import Check, CheckSpec, finalize, worst
 from pdp_audit.verify.evidence import builders
 from pdp_audit.verify.evidence.pair_checks import validated_dp_checks
@@ -433,6 +434,7 @@ MUTANTS: tuple[Mutant, ...] = (
         lambda: PairCase(_goe(UpperTriangleGoe)),
         lambda: PairCase(_goe()),
     ),
+    *mutant_pairs.mutants(Mutant, PairCase),
 )
 
 
