@@ -148,6 +148,10 @@ def load_csv(path: str | Path, target_column: str | None = None) -> Dataset:
             )
         j = header.index(target_column)
         target, values = values[:, j], np.delete(values, j, axis=1)
+        if values.shape[1] == 0:
+            raise InputError(
+                f"--data: {path} has no column besides --target-column {target_column!r}: nothing is left to release"
+            )
     description = f"user CSV {path.name}: {len(values)} rows, {values.shape[1]} feature columns"
     return Dataset(path.stem, values, target, description)
 

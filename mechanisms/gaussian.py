@@ -170,10 +170,11 @@ def ex_post_pdp(outputs: np.ndarray, q_d: np.ndarray, delta_z: np.ndarray, sigma
     return np.abs(delta_z @ delta_z / (2 * sigma**2) - (outputs - q_d) @ delta_z / sigma**2)
 
 
-def corollary23_pdp_epsilon(delta: float, sigma: float, delta_norm: float) -> float:
+def corollary23_pdp_epsilon(delta: float, sigma: float, delta_norm):
     """[RW] Corollary 23 (first bound): ε(D, D±z) ≤ ‖Δ_z‖²/(2σ²) + ‖Δ_z‖ Φ⁻¹(1 − δ) / σ.
 
-    Printed twice identically (Q32); this is the printed expression.
+    Printed twice identically (Q32); this is the printed expression.  ``delta_norm`` may be an array (one bound per
+    individual, computed elementwise with the same operations).
     """
     delta = probability("delta", delta)
     return delta_norm**2 / (2 * sigma**2) + delta_norm * stats.norm.isf(delta) / sigma

@@ -152,6 +152,15 @@ def test_bad_data_files_are_one_line_exit_2(content, needle, tmp_path, capsys):
     assert needle in err and "--data" in err and err.count("\n") == 1, err
 
 
+@pytest.mark.parametrize("audit", ["gaussian", "laplace"])
+def test_data_of_only_the_target_column_is_one_line_exit_2(audit, tmp_path, capsys):
+    data = tmp_path / "labels.csv"
+    data.write_text("y\n1\n2\n3\n")
+    assert main(["run", audit, "--data", str(data), "--target-column", "y", "--report", "none", "--quiet"]) == 2
+    err = capsys.readouterr().err
+    assert "no column besides --target-column 'y'" in err and err.count("\n") == 1, err
+
+
 def test_a_byte_order_mark_is_not_part_of_the_first_column_name(tmp_path):
     data = tmp_path / "bom.csv"
     data.write_bytes("\ufefflabel,x\n".encode() + "".join(f"{i % 2},{i % 7 / 10}\n" for i in range(40)).encode())

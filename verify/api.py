@@ -434,7 +434,7 @@ def run_audit(
         raise InputError(f"name must be an audit of `pdp-audit list` ({', '.join(plans)}), got {name!r}")
     workers = pair_value("workers", workers)
     plan = plans[name]
-    config = plan.configure({**options, "seed": seed, "alpha": alpha, "paper_claims": bool(paper_claims)})
+    config = plan.configure({**options, "seed": seed, "alpha": alpha, **plan.paper_option(paper_claims)})
     run = plan.execute(config, workers=workers, progress=bool(progress))
     return run if paper_claims else without_findings(run)
 

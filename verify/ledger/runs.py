@@ -55,7 +55,7 @@ def run_cited_audit(audit: str, options: Mapping[str, Any], paper_claims: bool, 
     ``paper_claims`` as every other way in builds it (:meth:`~pdp_audit.verify.plans.plan.AuditPlan.configure`)."""
     plan = _plan(audit)
     budget = plan.quick if quick else {}
-    config = plan.configure({**budget, **options, "seed": seed, "paper_claims": paper_claims})
+    config = plan.configure({**budget, **options, "seed": seed, **plan.paper_option(paper_claims)})
     return plan.run(config)
 
 

@@ -10,6 +10,7 @@ import.
 
 from __future__ import annotations
 
+import os
 from concurrent.futures import Executor
 from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping
@@ -42,7 +43,9 @@ class AuditPlan:
     the budget ``pdp-audit claims --run --quick`` gives it; ``smoke``: the smallest budget that still runs every code
     path (tests, fuzzing); ``settings``: the settings it certifies, each with the options that make its DP claim
     false (the certification table, :mod:`benchmarks.certify_defaults`).  ``chunked``: a sweep may split one cell's
-    blocks over its workers.
+    blocks over its workers.  ``bytes_per_trial``: the growth of its peak memory per unit of ``trials`` at the
+    other defaults (measured by ``benchmarks/memory.py``, rounded up): a budget this machine cannot hold is refused
+    before any work (:func:`check_memory`).
     """
 
     name: str
@@ -57,14 +60,23 @@ class AuditPlan:
     smoke: Mapping[str, Any] = field(default_factory=dict)
     settings: tuple[Setting, ...] = ()
     chunked: bool = True
+    bytes_per_trial: float = 0.0
 
     def options(self) -> dict[str, Option]:
         """This audit's options by key, in the order ``pdp-audit run NAME --help`` lists them."""
         return {key: o for key, o in options(self.config).items() if key not in self.hidden}
 
     def configure(self, values: Mapping[str, Any], names: Names = KEYWORDS) -> Any:
-        """The audit's config from option values (defaults for the rest), checked before any work."""
-        return build(self.config, values, names, known=self.options(), extra=self.fixed)
+        """The audit's config from option values (defaults for the rest), checked before any work -- its memory
+        included (:func:`check_memory`)."""
+        config = build(self.config, values, names, known=self.options(), extra=self.fixed)
+        check_memory(self, config, names)
+        return config
+
+    def paper_option(self, paper_claims: bool) -> dict[str, bool]:
+        """``paper_claims`` as an option value for :meth:`configure`, where the audit has paper statements to check
+        (an audit without them has no such option: there is nothing to ask for)."""
+        return {"paper_claims": bool(paper_claims)} if "paper_claims" in self.options() else {}
 
     def execute(self, config: Any, workers: int = 1, progress: bool = False) -> Run:
         """Run the audit on ``workers`` processes (the numbers do not depend on it)."""
@@ -78,3 +90,31 @@ class AuditPlan:
     def paper_checks(self) -> set[str]:
         """The ids of the paper statements (findings) the family declares."""
         return {check_id for check_id, spec in self.checks.items() if spec.role == "paper"}
+
+
+#: The share of this machine's physical memory one audit may plan to use (the rest: the system, other processes).
+MEMORY_SHARE = 0.75
+
+
+def physical_memory() -> int | None:
+    """This machine's physical memory in bytes (None where the system does not say)."""
+    try:
+        return int(os.sysconf("SC_PAGE_SIZE")) * int(os.sysconf("SC_PHYS_PAGES"))
+    except (AttributeError, ValueError, OSError):
+        return None
+
+
+def check_memory(plan: AuditPlan, config: Any, names: Names = KEYWORDS) -> None:
+    """Refuse, in one line naming ``trials``, a budget whose draws would not fit in :data:`MEMORY_SHARE` of this
+    machine's memory (the audits keep every privacy loss they sample: the tails, the consistency bins and the
+    figures are computed from them), rather than let it die of MemoryError after minutes of work."""
+    total, trials = physical_memory(), getattr(config, "trials", None)
+    if not total or not plan.bytes_per_trial or trials is None:
+        return
+    largest = MEMORY_SHARE * total / plan.bytes_per_trial
+    if trials > largest:
+        option = plan.options()["trials"]
+        raise names.error(
+            f"{names(option)} {trials:g} needs about {trials * plan.bytes_per_trial / 1e9:.3g} GB of memory for the "
+            f"{plan.name} audit; this machine has {total / 1e9:.3g} GB: at most {largest:.2g} trials here"
+        )

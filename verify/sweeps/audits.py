@@ -50,12 +50,7 @@ def given(plan: AuditPlan, parameters: dict) -> dict[str, Any]:
 
 def configure(plan: AuditPlan, parameters: dict, seed: int = 0, alpha: float = 1e-6, paper: bool = False):
     """The audit's config for a cell, exactly as every other way in builds it."""
-    return plan.configure({**given(plan, parameters), "seed": seed, "alpha": alpha, **_paper_claims(plan, paper)})
-
-
-def _paper_claims(plan: AuditPlan, paper: bool) -> dict[str, bool]:
-    """``paper_claims`` for an audit that has paper statements to check (an audit without them has no option)."""
-    return {"paper_claims": paper} if "paper_claims" in plan.options() else {}
+    return plan.configure({**given(plan, parameters), "seed": seed, "alpha": alpha, **plan.paper_option(paper)})
 
 
 def normalize(name: str, parameters: dict, keys: set, where: str) -> dict:
@@ -63,7 +58,7 @@ def normalize(name: str, parameters: dict, keys: set, where: str) -> dict:
     plan = _plan(name)
     try:
         given = {k: v for k, v in parameters.items() if k in keys}  # in the spec's order: messages are reproducible
-        plan.configure(given | _paper_claims(plan, True), in_spec(where))
+        plan.configure(given | plan.paper_option(True), in_spec(where))
     except InputError as err:
         raise SpecError(str(err)) from None
     return parameters

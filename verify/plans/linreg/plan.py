@@ -52,6 +52,7 @@ def plan(name: str) -> AuditPlan:
         quick={"trials": 20_000, "search": 32},
         smoke={"trials": 2000, "search": 8, "synthetic": "200,3", "no_reproduce": True},
         settings=SETTINGS[name],
+        bytes_per_trial=220,  # benchmarks/memory.py: 89-149 bytes per trial over the five audits
     )
 
 

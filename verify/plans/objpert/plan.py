@@ -35,4 +35,5 @@ PLAN = AuditPlan(
         Setting({"loss": "huber"}, {"sigma": 0.504}),
         Setting({"loss": "squared", "theta_radius": 1.0}),  # its certificate rests on the bounded domain: no deflation
     ),
+    bytes_per_trial=10_000,  # benchmarks/memory.py: 7,500 (the released θ and its Hessians per draw)
 )

@@ -1,0 +1,43 @@
+"""A budget this machine cannot hold is refused before any work, in one line naming ``trials`` (issue: accepted
+budgets that died of MemoryError after minutes)."""
+
+from __future__ import annotations
+
+import pytest
+
+import pdp_audit
+from pdp_audit.verify.cli.main import main
+from pdp_audit.verify.plans import plan as plan_module
+from pdp_audit.verify.plans.catalogue import PLANS
+
+
+@pytest.fixture
+def small_machine(monkeypatch):
+    """A machine with 4 GB of memory."""
+    monkeypatch.setattr(plan_module, "physical_memory", lambda: 4 * 10**9)
+
+
+def test_a_budget_beyond_memory_is_one_line_before_work(small_machine, capsys, monkeypatch):
+    def never(*args, **kwargs):
+        raise AssertionError("the audit ran")
+
+    monkeypatch.setattr(plan_module.AuditPlan, "run", never)
+    assert main(["run", "gaussian", "--trials", "1e9", "--report", "none"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "--trials 1e+09 needs about" in err and "at most" in err, err
+
+
+def test_the_api_and_a_deployment_refuse_it_in_their_words(small_machine, tmp_path):
+    with pytest.raises(pdp_audit.InputError, match=r"^trials 1e\+09 needs about"):
+        pdp_audit.run_audit("laplace", trials=1e9)
+    deployment = tmp_path / "d.toml"
+    deployment.write_text(
+        'mechanism = "laplace"\n[claim]\nepsilon = 1\ndelta = 0\n[parameters]\ndataset = "wine"\n[audit]\ntrials = 1e9\n'
+    )
+    with pytest.raises(pdp_audit.InputError, match=r"audit.trials 1e\+09 needs about"):
+        pdp_audit.certify(str(deployment))
+
+
+def test_a_budget_that_fits_is_accepted(small_machine):
+    config = next(p for p in PLANS if p.name == "gaussian").configure({"trials": 1e6})
+    assert config.trials == 1_000_000
