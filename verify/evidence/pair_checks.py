@@ -30,6 +30,7 @@ from pdp_audit.audits.tails import StreamedTails, TailEstimate
 from pdp_audit.mechanisms.base import MalformedPair, at_loss_resolution
 from pdp_audit.verify.checks import CheckSpec, Evidence
 from pdp_audit.verify.evidence import builders
+from pdp_audit.verify.evidence.dp_claim import DpClaim
 
 #: Releases per world drawn through the noise view (and compared with as many from ``sample``).
 VIEW_SAMPLES = 50_000
@@ -191,7 +192,9 @@ def dp_checks(pair, epsilon: float, delta: float, trials: int, seed: int, per_in
             source,
         )
         checks.append(
-            builders.dp_claim_check(spec, tails[direction], pair, direction, float(epsilon), float(delta), trials, seed)
+            builders.dp_claim_check(
+                DpClaim(spec, direction, float(epsilon), float(delta)), tails[direction], pair, trials, seed
+            )
         )
     return checks
 
