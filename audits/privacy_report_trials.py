@@ -95,9 +95,7 @@ class PipelineTrials:
                 self.X[0],
                 self.y[0],
                 relation="remove",
-                lam=cal.lam,
-                sigma=cal.sigma,
-                loss=cal.loss,
+                mechanism=op.ObjPertMechanism(cal.lam, cal.sigma, cal.loss),
                 rtol=self.rtol,
             )
         return self._pair

@@ -409,6 +409,16 @@ class RareTail:
         return self.lower_bound(alpha / 2), self.upper_bound(alpha / 2, assume_contained)
 
 
+@dataclass(frozen=True)
+class TailBlocks:
+    """How :func:`rare_tail` splits its draws into seeded blocks and works each: ``block_size`` draws per block, and
+    the ``sampler`` class that draws one block under the shifted law and returns its moments (the tests put a
+    wrongly weighted one in its place)."""
+
+    sampler: type[ShiftedTailSampler] = ShiftedTailSampler
+    block_size: int = BLOCK_SIZE
+
+
 def rare_tail(
     pair,
     epsilon: float,
@@ -417,8 +427,7 @@ def rare_tail(
     seed: int,
     stream: str = "rare",
     executor: Executor | None = None,
-    sampler: type[ShiftedTailSampler] = ShiftedTailSampler,
-    block_size: int = BLOCK_SIZE,
+    blocks: TailBlocks = TailBlocks(),
 ) -> RareTail:
     """Importance-sampled tails at one ε in one direction from ``n`` shifted draws (see the module notes).
 
@@ -431,9 +440,9 @@ def rare_tail(
         raise ValueError(f"n must be >= 2, got {n}")
     view = noise_view(pair)
     point = dominating_point(view, epsilon, direction)
-    work = sampler(view, direction, point)
+    work = blocks.sampler(view, direction, point)
     name = f"{stream}/{direction}"
-    jobs = [(work, int(seed), name, b, size) for b, size in enumerate(block_sizes(n, block_size))]
+    jobs = [(work, int(seed), name, b, size) for b, size in enumerate(block_sizes(n, blocks.block_size))]
     rows = np.concatenate(list(executor.map(_run, jobs) if executor is not None else map(_run, jobs)))
     count, means, m2 = _combine(rows)
     variances = m2 / max(count - 1, 1)

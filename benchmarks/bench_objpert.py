@@ -40,7 +40,7 @@ def make_pair(n: int, d: int, seed: int) -> op.ObjPertPair:
     theta0 = rng.standard_normal(d)
     y = np.where(rng.random(n) < 1 / (1 + np.exp(-X @ theta0)), 1.0, -1.0)
     sigma, lam = op.theorem5_calibration(1.0, 1e-6, "logistic", "variance")
-    return op.ObjPertPair(X, y, X[0], y[0], relation="remove", lam=lam, sigma=sigma)
+    return op.ObjPertPair(X, y, X[0], y[0], relation="remove", mechanism=op.ObjPertMechanism(lam, sigma))
 
 
 def dgemm_rate(size: int = 3000, reps: int = 3) -> float:

@@ -3,6 +3,7 @@ four calibrations (diffuse, concentrated, balanced, conservative), and the const
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Literal
 
 import numpy as np
@@ -53,19 +54,27 @@ def _solve_gamma(eps: float, lam: float, n: int, x_bound: float, y_bound: float,
 OPSCalibration = Literal["diffuse", "concentrated", "balanced", "conservative"]
 
 
+@dataclass(frozen=True)
+class RowBounds:
+    """What a calibration assumes of every row (x, y) of the data: ``‖x‖ ≤ x_bound`` and ``|y| ≤ y_bound``."""
+
+    x_bound: float = 1.0
+    y_bound: float = 1.0
+
+
 def ops_calibration(
     method: OPSCalibration,
     eps: float,
     delta: float,
     n: int,
     d: int,
-    x_bound: float = 1.0,
-    y_bound: float = 1.0,
+    bounds: RowBounds = RowBounds(),
     rho: float = 0.05,
     B: float = 1.0,
 ) -> tuple[float, float]:
-    """``(λ, γ)`` of the four (ε, δ)-DP calibrations of OPS in [LR] Appendix F, each making
-    :func:`appF_epsilon` equal to ``ε`` (the printed "ε ≤ bound" is read as "bound ≤ ε", Q46).
+    """``(λ, γ)`` of the four (ε, δ)-DP calibrations of OPS in [LR] Appendix F for ``n`` rows within ``bounds``
+    (``||X||``, ``||Y||`` below), each making :func:`appF_epsilon` equal to ``ε`` (the printed "ε ≤ bound" is read as
+    "bound ≤ ε", Q46).
 
     * diffuse: ``λ = (1 + log(2/δ))||X||^2/ε``, calibrate γ;
     * concentrated: ``γ = 1``, calibrate λ;
@@ -73,6 +82,7 @@ def ops_calibration(
     * conservative (our reading of item 4): ``L(λ) <= ||X||(||X|| ||θ*|| + ||Y||)`` makes the bound
       ``(||θ*|| + ||Y||/||X||)^2 [C1 ||X||^4/λ + λ]``, minimised at ``λ = sqrt(C1)||X||^2`` (floored at λ_diffuse).
     """
+    x_bound, y_bound = bounds.x_bound, bounds.y_bound
     eps, delta = check_positive("eps", eps), check_delta(delta)
     lam_diffuse = (1 + np.log(2 / delta)) * x_bound**2 / eps
     if method == "diffuse":

@@ -22,6 +22,7 @@ the paper's "±" is "+ if z ∉ D" ([RW] §2.1) and is decided by membership of 
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 from typing import Literal
 
 import numpy as np
@@ -48,6 +49,7 @@ __all__ = [
     "FLOPS",
     "OBJPERT",
     "Calibration",
+    "ObjPertMechanism",
     "ObjPertPair",
     "ObjPertSolverError",
     "Objective",
@@ -139,6 +141,18 @@ def log_density(
 # --------------------------------------------------------------------------------------------
 # The neighbouring pair
 # --------------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class ObjPertMechanism:
+    """ObjPert apart from its data: the ridge ``lam`` (λ of J), the noise scale ``sigma`` of b ~ N(0, σ²I_d), the loss
+    ℓ (a built-in name or a :class:`~pdp_audit.mechanisms.losses.Loss`) and the extra regulariser ``reg`` (r; None:
+    none).  Checked where it is used (:class:`ObjPertPair` and the closed forms), with their messages."""
+
+    lam: float
+    sigma: float
+    loss: str | Loss = "logistic"
+    reg: Regulariser | None = None
+
+
 class ObjPertPair:
     """ObjPert on ``(D, D')`` with ``D' = D ∪ {z}`` (``relation="add"``) or ``D \\ {z}`` (``"remove"``).
 
@@ -157,15 +171,13 @@ class ObjPertPair:
         target_y: float,
         *,
         relation: Relation,
-        lam: float,
-        sigma: float,
-        loss: str | Loss = "logistic",
-        reg: Regulariser | None = None,
+        mechanism: ObjPertMechanism,
         rtol: float = 1e-10,
         max_iter: int = 100,
     ):
         if relation not in ("add", "remove"):
             raise InputError(f"relation must be 'add' or 'remove', got {relation!r}")
+        lam, sigma, loss, reg = mechanism.lam, mechanism.sigma, mechanism.loss, mechanism.reg
         self.obj_d = Objective(X, y, lam, loss, reg)
         self.loss, self.relation = self.obj_d.loss, relation
         self.target_x = np.asarray(target_x, dtype=float).reshape(-1)
@@ -293,10 +305,7 @@ def theorem6_log_ratio(
     y: np.ndarray,
     target_x: np.ndarray,
     target_y: float,
-    lam: float,
-    sigma: float,
-    loss: str | Loss = "logistic",
-    reg: Regulariser | None = None,
+    mechanism: ObjPertMechanism,
 ) -> np.ndarray:
     """The expression inside |·| of [RW] Theorem 6 (ex-post pDP of ObjPert, convex loss), rows of θ:
 
@@ -306,9 +315,9 @@ def theorem6_log_ratio(
     "±" is "+" if z ∉ D (add) and "−" if z ∈ D (remove), decided by membership.  The eigendecomposition
     is taken at the released θ (the statement writes ∇²ℓ(θ; z) with θ unbound; ledger Q37).
     """
-    loss = get_loss(loss)
-    obj = Objective(X, y, lam, loss, reg)
-    sigma = positive("sigma", sigma)
+    loss = get_loss(mechanism.loss)
+    obj = Objective(X, y, mechanism.lam, loss, mechanism.reg)
+    sigma = positive("sigma", mechanism.sigma)
     x, yz, z_in_d = _target(obj.X, obj.y, target_x, target_y, loss)
     pm = -1.0 if z_in_d else 1.0
     shape = np.shape(theta)[:-1]
@@ -327,9 +336,9 @@ def theorem6_log_ratio(
     return out.reshape(shape)
 
 
-def theorem6_epsilon(theta, X, y, target_x, target_y, lam, sigma, loss="logistic", reg=None) -> np.ndarray:
+def theorem6_epsilon(theta, X, y, target_x, target_y, mechanism: ObjPertMechanism) -> np.ndarray:
     """[RW] Theorem 6: ex-post pDP ``ε₁(θ, D, D±z) = |theorem6_log_ratio(...)|``."""
-    return np.abs(theorem6_log_ratio(theta, X, y, target_x, target_y, lam, sigma, loss, reg))
+    return np.abs(theorem6_log_ratio(theta, X, y, target_x, target_y, mechanism))
 
 
 def _glm(loss: str | Loss) -> GLMLoss:
@@ -347,7 +356,7 @@ def generalized_leverage(theta, X, y, target_x, lam, loss="logistic", reg=None) 
     return np.linalg.solve(H, np.broadcast_to(x, (H.shape[0], obj.d))[:, :, None])[:, :, 0] @ x
 
 
-def corollary7_log_ratio(theta, X, y, target_x, target_y, lam, sigma, loss="logistic", reg=None) -> np.ndarray:
+def corollary7_log_ratio(theta, X, y, target_x, target_y, mechanism: ObjPertMechanism) -> np.ndarray:
     """The expression inside |·| of [RW] Corollary 7 (ex-post pDP of ObjPert for GLMs), rows of θ:
 
         −log(1 ± f''(·)μ(x)) + ‖∇ℓ(θ; z)‖²/(2σ²) ± ∇J(θ; D)ᵀ∇ℓ(θ; z)/σ²,
@@ -355,9 +364,9 @@ def corollary7_log_ratio(theta, X, y, target_x, target_y, lam, sigma, loss="logi
 
     Printed with "≤"; it is the rank-one case of Theorem 6 and holds with equality (see the tests).
     """
-    f = _glm(loss)
-    obj = Objective(X, y, lam, f, reg)
-    sigma = positive("sigma", sigma)
+    f = _glm(mechanism.loss)
+    obj = Objective(X, y, mechanism.lam, f, mechanism.reg)
+    sigma = positive("sigma", mechanism.sigma)
     x, yz, z_in_d = _target(obj.X, obj.y, target_x, target_y, f)
     pm = -1.0 if z_in_d else 1.0
     theta = theta_rows(theta, obj.d)
@@ -368,9 +377,9 @@ def corollary7_log_ratio(theta, X, y, target_x, target_y, lam, sigma, loss="logi
     return -np.log1p(pm * f2 * mu) + (f1**2) * (x @ x) / (2 * sigma**2) + pm * f1 * (grad @ x) / sigma**2
 
 
-def corollary7_epsilon(theta, X, y, target_x, target_y, lam, sigma, loss="logistic", reg=None) -> np.ndarray:
+def corollary7_epsilon(theta, X, y, target_x, target_y, mechanism: ObjPertMechanism) -> np.ndarray:
     """[RW] Corollary 7: ``|corollary7_log_ratio(...)|``."""
-    return np.abs(corollary7_log_ratio(theta, X, y, target_x, target_y, lam, sigma, loss, reg))
+    return np.abs(corollary7_log_ratio(theta, X, y, target_x, target_y, mechanism))
 
 
 # --------------------------------------------------------------------------------------------
@@ -472,8 +481,9 @@ def _example_pairs(rng: np.random.Generator) -> list[ObjPertPair]:
         theta_hat = reference_solution(obj, 1e-10, 100)[0]
         i = int(np.argmax(np.abs(obj.loss.f1(X @ theta_hat, y)) * np.linalg.norm(X, axis=1)))
         z_y = 1.0 if loss == "logistic" else float(np.clip(z_x @ w, -1, 1))
-        pairs.append(ObjPertPair(X, y, z_x, z_y, relation="add", lam=lam, sigma=sigma, loss=loss))
-        pairs.append(ObjPertPair(X, y, X[i], y[i], relation="remove", lam=lam, sigma=sigma, loss=loss))
+        mechanism = ObjPertMechanism(lam, sigma, loss)
+        pairs.append(ObjPertPair(X, y, z_x, z_y, relation="add", mechanism=mechanism))
+        pairs.append(ObjPertPair(X, y, X[i], y[i], relation="remove", mechanism=mechanism))
     return pairs
 
 

@@ -124,7 +124,7 @@ def ex_post_all_points(X, y, loss, lam, sigma, theta) -> dict[str, np.ndarray]:
     cross = -f1 * (X @ grad) / sigma**2
     total = logdet + square + cross
     for i in range(0, len(X), max(1, len(X) // 5)):  # the vectorised form is the module's closed form
-        ref = op.corollary7_log_ratio(theta, X, y, X[i], y[i], lam, sigma, loss)
+        ref = op.corollary7_log_ratio(theta, X, y, X[i], y[i], op.ObjPertMechanism(lam, sigma, loss))
         assert abs(float(np.ravel(ref)[0]) - total[i]) <= 1e-9 * max(1.0, abs(total[i]))
     return {"epsilon": np.abs(total), "logdet": logdet, "gradient": square + cross, "margin": t, "loss": loss.f(t, y)}
 

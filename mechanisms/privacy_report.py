@@ -80,6 +80,7 @@ from pdp_audit.mechanisms.privacy_report_bounds import (
 from pdp_audit.mechanisms.privacy_report_calibration import (
     BUDGET_SIZES,
     MODES,
+    CalibrationChoices,
     Mode,
     Readings,
     ReportCalibration,
@@ -98,6 +99,7 @@ from pdp_audit.mechanisms.validation import InputError, positive, probability
 __all__ = [
     "BUDGET_SIZES",
     "MODES",
+    "CalibrationChoices",
     "Mode",
     "Readings",
     "ReportCalibration",
@@ -285,7 +287,9 @@ def release(
     if X.shape[1] != cal.d:
         raise InputError(f"X must have d = {cal.d} columns, got {X.shape[1]}")
     b = cal.sigma * rng.standard_normal((1, cal.d))
-    pair = op.ObjPertPair(X, y, X[0], y[0], relation="remove", lam=cal.lam, sigma=cal.sigma, loss=cal.loss, rtol=rtol)
+    pair = op.ObjPertPair(
+        X, y, X[0], y[0], relation="remove", mechanism=op.ObjPertMechanism(cal.lam, cal.sigma, cal.loss), rtol=rtol
+    )
     theta = pair.release_from_noise("D", b)
     H = pair.obj_d.hessian(theta)[0]
     report = PrivacyReport(cal, theta[0], uniform_users=uniform_users)
@@ -306,12 +310,32 @@ def release(
 # --------------------------------------------------------------------------------------------
 # the report's own releases as a neighbouring pair (for the DP / pDP accounting checks)
 # --------------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class ReleasedStatistic:
+    """One statistic the report releases with Gaussian noise, on the pair (D, D±z): its ``value`` on D (the gradient
+    g, a vector, or the Hessian h, a matrix), the ``change`` z makes to it (g_z = ∇ℓ(θ̂ᴾ; z) or h_z = ∇²ℓ(θ̂ᴾ; z), added
+    on D ∪ {z} and subtracted on D \\ {z}) and its noise scale ``sigma`` (σ₂ of J^P, σ₃ of Ĥ)."""
+
+    value: np.ndarray
+    change: np.ndarray
+    sigma: float | None
+
+
+@dataclass(frozen=True)
+class ReleasedLambdaMin:
+    """Algorithm 3's release λ̂ = λ_min + N(0, σ₄²) on the pair: ``values`` = (λ_min(H(D)), λ_min(H(D'))) and its
+    noise scale ``sigma`` (σ₄)."""
+
+    values: tuple[float, float]
+    sigma: float | None
+
+
 class ReportReleasePair:
     """The report's releases given θ̂ᴾ, on (D, D±z): [J^P | vech Ĥ | λ̂] (any subset of the three).
 
     * J^P = g + N(0, σ₂²I)                 (Algorithm 5; g = ∇J(θ̂ᴾ; D), g' = g ± ∇ℓ(θ̂ᴾ; z))
     * Ĥ   = h + σ₃(Z + Zᵀ)/√2, as vech     (Algorithm 6; h' = h ± ∇²ℓ(θ̂ᴾ; z)); Z drawn literally (all d²)
-    * λ̂   = λ_min + N(0, σ₄²)             (Algorithm 3; ``lambda_min = (λ_min(H(D)), λ_min(H(D')))``)
+    * λ̂   = λ_min + N(0, σ₄²)             (Algorithm 3; ``lambda_min.values = (λ_min(H(D)), λ_min(H(D')))``)
 
     ``privacy_loss`` is computed from the two output densities (independent Gaussian coordinates:
     σ₂; √2σ₃ on the diagonal and σ₃ off it; σ₄).  Noise-level view for rare-event tails.
@@ -320,15 +344,10 @@ class ReportReleasePair:
     def __init__(
         self,
         *,
-        g: np.ndarray | None = None,
-        g_z: np.ndarray | None = None,
-        h: np.ndarray | None = None,
-        h_z: np.ndarray | None = None,
-        lambda_min: tuple[float, float] | None = None,
+        gradient: ReleasedStatistic | None = None,
+        hessian: ReleasedStatistic | None = None,
+        lambda_min: ReleasedLambdaMin | None = None,
         relation: str = "add",
-        sigma2: float | None = None,
-        sigma3: float | None = None,
-        sigma4: float | None = None,
     ):
         if relation not in ("add", "remove"):
             raise InputError(f"relation must be 'add' or 'remove', got {relation!r}")
@@ -337,30 +356,30 @@ class ReportReleasePair:
         means: dict[str, list] = {"D": [], "D'": []}
         sds = []
         self.parts: list[tuple[str, int]] = []
-        if g is not None:
-            g, g_z = np.asarray(g, float).reshape(-1), np.asarray(g_z, float).reshape(-1)
-            self.sigma2 = positive("sigma2", sigma2)
+        if gradient is not None:
+            g, g_z = np.asarray(gradient.value, float).reshape(-1), np.asarray(gradient.change, float).reshape(-1)
+            self.sigma2 = positive("sigma2", gradient.sigma)
             means["D"].append(g)
             means["D'"].append(g + sign * g_z)
             sds.append(np.full(g.size, self.sigma2))
             self.parts.append(("gradient", g.size))
-        if h is not None:
-            h, h_z = np.asarray(h, float), np.asarray(h_z, float)
+        if hessian is not None:
+            h, h_z = np.asarray(hessian.value, float), np.asarray(hessian.change, float)
             self.k = h.shape[0]
-            self.sigma3 = positive("sigma3", sigma3)
+            self.sigma3 = positive("sigma3", hessian.sigma)
             means["D"].append(vech(h))
             means["D'"].append(vech(h + sign * h_z))
             rows, cols = np.triu_indices(self.k)
             sds.append(np.where(rows == cols, math.sqrt(2.0), 1.0) * self.sigma3)
             self.parts.append(("hessian", self.k * (self.k + 1) // 2))
         if lambda_min is not None:
-            self.sigma4 = positive("sigma4", sigma4)
-            means["D"].append(np.array([float(lambda_min[0])]))
-            means["D'"].append(np.array([float(lambda_min[1])]))
+            self.sigma4 = positive("sigma4", lambda_min.sigma)
+            means["D"].append(np.array([float(lambda_min.values[0])]))
+            means["D'"].append(np.array([float(lambda_min.values[1])]))
             sds.append(np.array([self.sigma4]))
             self.parts.append(("lambda_min", 1))
         if not self.parts:
-            raise InputError("ReportReleasePair needs at least one release (g, h or lambda_min)")
+            raise InputError("ReportReleasePair needs at least one release (gradient, hessian or lambda_min)")
         self._means = {w: np.concatenate(v) for w, v in means.items()}
         self.noise_sd = np.concatenate(sds)
         self.output_dim = self.noise_dim = int(self.noise_sd.size)
@@ -425,15 +444,10 @@ def individual_pair(
     hz[0, 0] = hessian_norm
     h = 10.0 * np.eye(k) + (hz if relation == "remove" else 0.0)
     return ReportReleasePair(
-        g=np.zeros(k) if sigma2 is not None else None,
-        g_z=gz,
-        h=h if sigma3 is not None else None,
-        h_z=hz,
-        lambda_min=lambda_min,
+        gradient=ReleasedStatistic(np.zeros(k), gz, sigma2) if sigma2 is not None else None,
+        hessian=ReleasedStatistic(h, hz, sigma3) if sigma3 is not None else None,
+        lambda_min=ReleasedLambdaMin(lambda_min, sigma4) if lambda_min is not None else None,
         relation=relation,
-        sigma2=sigma2,
-        sigma3=sigma3,
-        sigma4=sigma4,
     )
 
 
@@ -460,20 +474,19 @@ def _example_pairs(rng: np.random.Generator) -> list[ReportReleasePair]:
     x /= np.linalg.norm(x)
     h = np.diag([2.0, 3.0, 4.0]) + np.outer(x, x)
     gz, hz = 0.4 * x, 0.2 * np.outer(x, x)
+    hessian = ReleasedStatistic(h, hz, 0.5)
+    lambda_min = ReleasedLambdaMin((float(np.linalg.eigvalsh(h)[0]), float(np.linalg.eigvalsh(h - hz)[0])), 0.3)
     return [
-        ReportReleasePair(g=rng.standard_normal(3), g_z=gz, h=h, h_z=hz, relation="add", sigma2=0.8, sigma3=0.5),
+        ReportReleasePair(gradient=ReleasedStatistic(rng.standard_normal(3), gz, 0.8), hessian=hessian, relation="add"),
         ReportReleasePair(
-            g=rng.standard_normal(3),
-            g_z=gz,
-            h=h,
-            h_z=hz,
+            gradient=ReleasedStatistic(rng.standard_normal(3), gz, 0.8),
+            hessian=hessian,
+            lambda_min=lambda_min,
             relation="remove",
-            sigma2=0.8,
-            sigma3=0.5,
-            sigma4=0.3,
-            lambda_min=(float(np.linalg.eigvalsh(h)[0]), float(np.linalg.eigvalsh(h - hz)[0])),
         ),
-        ReportReleasePair(g=rng.standard_normal(2), g_z=np.array([0.5, -0.2]), relation="remove", sigma2=0.6),
+        ReportReleasePair(
+            gradient=ReleasedStatistic(rng.standard_normal(2), np.array([0.5, -0.2]), 0.6), relation="remove"
+        ),
     ]
 
 

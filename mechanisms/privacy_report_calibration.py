@@ -186,6 +186,25 @@ class ReportCalibration:
         return out
 
 
+@dataclass(frozen=True)
+class CalibrationChoices:
+    """How :func:`calibrate` sets what the budget leaves open (defaults: the paper's pipeline).
+
+    ``lam``: the ridge λ, fixed; else ``lambda_inflation`` × Theorem 5's 2β/ε₁; else (both None) Theorem 5's value,
+    raised to Algorithm 2's requirement 2σ₃τ in the data-dependent mode.  ``rule``: ``"analytic"`` noise scales
+    (Balle & Wang; the paper's experiments) or ``"classical"`` (the theorems' own bounds inverted).  ``readings``: the
+    forms of the ambiguous printed formulas.  ``noise_scale2`` / ``noise_scale3``: the noise the gradient and Hessian
+    releases actually add, as a multiple of σ₂ and σ₃ (1: correct; below 1: a broken release).
+    """
+
+    lam: float | None = None
+    lambda_inflation: float | None = None
+    rule: str = "analytic"
+    readings: Readings = field(default_factory=Readings)
+    noise_scale2: float = 1.0
+    noise_scale3: float = 1.0
+
+
 def calibrate(
     mode: str,
     budget: tuple[float, ...] | str,
@@ -193,20 +212,17 @@ def calibrate(
     delta: float,
     rho: float,
     loss: str = "logistic",
-    lam: float | None = None,
-    lambda_inflation: float | None = None,
-    rule: str = "analytic",
-    readings: Readings = Readings(),
-    noise_scale2: float = 1.0,
-    noise_scale3: float = 1.0,
+    choices: CalibrationChoices = CalibrationChoices(),
 ) -> ReportCalibration:
-    """Noise scales and λ of ObjPert and of the report for a budget (ε₁[, ε₂, ε₃[, ε₄]]).
+    """Noise scales and λ of ObjPert and of the report for a budget (ε₁[, ε₂, ε₃[, ε₄]]), set as ``choices`` says.
 
-    λ: ``lam`` if given; else ``lambda_inflation`` × Theorem 5's 2β/ε₁; else Theorem 5's value, raised to
-    Algorithm 2's requirement 2σ₃τ in the data-dependent mode ("the λ-inflation enforced by Algorithm 2",
-    [RW] Fig. 2).  ``rule``: ``"analytic"`` (Balle & Wang; the paper's experiments) or ``"classical"``
+    λ: ``choices.lam`` if given; else ``choices.lambda_inflation`` × Theorem 5's 2β/ε₁; else Theorem 5's value, raised
+    to Algorithm 2's requirement 2σ₃τ in the data-dependent mode ("the λ-inflation enforced by Algorithm 2",
+    [RW] Fig. 2).  ``choices.rule``: ``"analytic"`` (Balle & Wang; the paper's experiments) or ``"classical"``
     (the theorems' own bounds inverted).
     """
+    lam, lambda_inflation, rule, readings = choices.lam, choices.lambda_inflation, choices.rule, choices.readings
+    noise_scale2, noise_scale3 = choices.noise_scale2, choices.noise_scale3
     budget = parse_budget(budget, mode)
     readings.validate()
     if isinstance(d, bool) or int(d) != d or d < 1:

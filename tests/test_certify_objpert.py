@@ -97,7 +97,7 @@ def test_squared_loss_exact_profile_matches_monte_carlo():
     radius = np.sqrt(np.log(2 / 1e-7) / (2 * n))
     for relation, x, yz in (("add", np.array([0.6, 0.8]), -1.0), ("remove", X[3], y[3])):
         prof = squared_loss_profile(X, y, x, yz, relation, 4.0, 3.0)
-        pair = op.ObjPertPair(X, y, x, yz, relation=relation, lam=4.0, sigma=3.0, loss=loss)
+        pair = op.ObjPertPair(X, y, x, yz, relation=relation, mechanism=op.ObjPertMechanism(4.0, 3.0, loss))
         L_d = pair.privacy_loss(pair.sample("D", n, np.random.default_rng(1)))
         L_dp = pair.privacy_loss(pair.sample("D'", n, np.random.default_rng(2)))
         for eps in (0.0, 0.1, 0.3):

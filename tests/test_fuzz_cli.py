@@ -27,7 +27,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from pdp_audit.verify.cli import main as cli
-from pdp_audit.verify.plans.arguments import command_line
+from pdp_audit.verify.plans.arguments import Parser, command_line
 from pdp_audit.verify.plans.catalogue import PLANS
 
 HOSTILE = (
@@ -79,18 +79,14 @@ def _small_budget(audit: str, argv: list[str]) -> list[str]:
     return added
 
 
-def _subparsers(parser: argparse.ArgumentParser) -> dict[str, argparse.ArgumentParser]:
-    actions = [a for a in parser._actions if isinstance(a, argparse._SubParsersAction)]
-    return dict(actions[0].choices) if actions else {}
-
-
-def _commands() -> dict[tuple[str, ...], argparse.ArgumentParser]:
-    """Every leaf command of the real parser: ('run', NAME) for each audit, then the other subcommands."""
+def _commands() -> dict[tuple[str, ...], Parser]:
+    """Every leaf command of the real parser: ('run', NAME) for each audit, then the other subcommands (each parser
+    keeps its subcommands and arguments: :class:`pdp_audit.verify.plans.arguments.Parser`)."""
     commands = {}
-    for name, sub in _subparsers(cli.build_parser()).items():
+    for name, sub in cli.build_parser().commands.items():
         if name in SKIPPED_COMMANDS:
             continue
-        leaves = _subparsers(sub)
+        leaves = sub.commands
         commands.update({(name, leaf): p for leaf, p in leaves.items()} if leaves else {(name,): sub})
     return commands
 
@@ -109,8 +105,8 @@ def _value(action: argparse.Action) -> st.SearchStrategy[list[str]]:
 def command_lines(draw) -> list[str]:
     path = draw(st.sampled_from(sorted(COMMANDS)))
     parser = COMMANDS[path]
-    options = [a for a in parser._actions if a.option_strings and not isinstance(a, argparse._HelpAction)]
-    positionals = [a for a in parser._actions if not a.option_strings and a.dest != "help"]
+    options = [a for a in parser.arguments if a.option_strings and a.dest != "help"]
+    positionals = [a for a in parser.arguments if not a.option_strings]
     argv = list(path)
     for _ in positionals:
         argv.append(draw(st.sampled_from(HOSTILE[:-2] + ("SPEC.toml",))))

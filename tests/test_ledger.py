@@ -273,6 +273,18 @@ def test_checked_entries_name_existing_check_ids(audit, audit_runs):
     assert named <= produced, f"ledger names checks that {audit} does not produce: {sorted(named - produced)}"
 
 
+@pytest.mark.parametrize(
+    "audit", [pytest.param(a, marks=pytest.mark.slow) if a in SLOW_AUDITS else a for a in sorted(AUDIT_RUNNERS)]
+)
+def test_every_check_a_run_produces_is_declared_by_its_plan(audit, audit_runs):
+    """``[sweep] checks`` is checked against the plan's ids when the spec is read (its checks and the ids its runs
+    build, :attr:`~pdp_audit.verify.plans.plan.AuditPlan.run_checks`): a run must produce no other id, or a spec could
+    not select it."""
+    plan = plans_by_name()[audit]
+    undeclared = sorted({c.id for c in _all_checks(audit_runs(audit)) if not plan.has_check(c.id)})
+    assert not undeclared, f"{audit} produces checks its plan does not declare: {undeclared}"
+
+
 @pytest.mark.parametrize("audit", RUN_AUDITS)
 def test_checked_entries_ask_for_paper_claims_exactly_when_they_cite_findings(audit, audit_runs):
     """A paper statement is computed only with --paper-claims: the command of an entry citing one must ask for

@@ -32,7 +32,8 @@ def test_the_api_and_a_deployment_refuse_it_in_their_words(small_machine, tmp_pa
         pdp_audit.run_audit("laplace", trials=1e9)
     deployment = tmp_path / "d.toml"
     deployment.write_text(
-        'mechanism = "laplace"\n[claim]\nepsilon = 1\ndelta = 0\n[parameters]\ndataset = "wine"\n[audit]\ntrials = 1e9\n'
+        'mechanism = "laplace"\n[claim]\nepsilon = 1\ndelta = 0\n'
+        '[parameters]\ndataset = "wine"\n[audit]\ntrials = 1e9\n'
     )
     with pytest.raises(pdp_audit.InputError, match=r"audit.trials 1e\+09 needs about"):
         pdp_audit.certify(str(deployment))

@@ -243,8 +243,9 @@ def test_theorem6_is_an_exact_identity(loss, relation):
     on 120 random instances at random θ (every θ ∈ ℝᵈ is a possible output)."""
 
     def closed_form(theta, X, y, x, yz, lam, sigma):
-        thm6 = op.theorem6_log_ratio(theta, X, y, x, yz, lam, sigma, loss)
-        assert np.allclose(op.theorem6_epsilon(theta, X, y, x, yz, lam, sigma, loss), np.abs(thm6))
+        mechanism = op.ObjPertMechanism(lam, sigma, loss)
+        thm6 = op.theorem6_log_ratio(theta, X, y, x, yz, mechanism)
+        assert np.allclose(op.theorem6_epsilon(theta, X, y, x, yz, mechanism), np.abs(thm6))
         return thm6
 
     worst = _worst_relative_error(closed_form, (getattr(loss, "name", loss), relation), loss, relation)
@@ -257,7 +258,7 @@ def test_corollary7_is_an_exact_identity(loss, relation):
     """[RW] Corollary 7 is printed with "≤" but holds with equality (rank-one Theorem 6)."""
 
     def closed_form(theta, X, y, x, yz, lam, sigma):
-        return op.corollary7_log_ratio(theta, X, y, x, yz, lam, sigma, loss)
+        return op.corollary7_log_ratio(theta, X, y, x, yz, op.ObjPertMechanism(lam, sigma, loss))
 
     worst = _worst_relative_error(closed_form, ("cor7", loss, relation), loss, relation)
     assert worst < 1e-8, worst
@@ -307,7 +308,7 @@ def test_theorem9_coverage_general_printed_glm_and_derived_glm():
     X, y = breast_cancer()
     X, y = X[:120], y[:120]
     lam, sigma, rho, N = 2.0, 3.0, 0.05, 3000
-    pair = op.ObjPertPair(X, y, X[0], y[0], relation="remove", lam=lam, sigma=sigma)
+    pair = op.ObjPertPair(X, y, X[0], y[0], relation="remove", mechanism=op.ObjPertMechanism(lam, sigma))
     theta = pair.sample("D", N, np.random.default_rng(9))
     grad_J = pair.obj_d.evaluate(theta).grad  # ∇J(θ̂ᴾ; D) = −b
     critical = stats.binom.ppf(1 - 1e-6, N, rho)
@@ -334,8 +335,10 @@ def test_privacy_loss_is_antisymmetric_and_equals_density_difference(loss):
     rng = np.random.default_rng(13)
     X, y = _instance(rng, loss, n=20, d=3)
     x, yz = _target(rng, loss, X, y, "add")
-    add = op.ObjPertPair(X, y, x, yz, relation="add", lam=0.7, sigma=1.1, loss=loss)
-    back = op.ObjPertPair(np.vstack([X, x]), np.append(y, yz), x, yz, relation="remove", lam=0.7, sigma=1.1, loss=loss)
+    add = op.ObjPertPair(X, y, x, yz, relation="add", mechanism=op.ObjPertMechanism(0.7, 1.1, loss))
+    back = op.ObjPertPair(
+        np.vstack([X, x]), np.append(y, yz), x, yz, relation="remove", mechanism=op.ObjPertMechanism(0.7, 1.1, loss)
+    )
     theta = np.vstack([add.sample("D", 100, rng), add.sample("D'", 100, rng)])
     L = add.privacy_loss(theta)
     assert np.allclose(back.privacy_loss(theta), -L, rtol=1e-10, atol=1e-10)
@@ -357,7 +360,9 @@ def _high_leverage_pair():
     X = rng.standard_normal((10, 2)) * [0.7, 0.05]
     X /= np.maximum(1, np.linalg.norm(X, axis=1, keepdims=True))
     y = np.clip(X @ [1, 0.5] + 0.1 * rng.standard_normal(10), -1, 1)
-    return op.ObjPertPair(X, y, np.array([0.0, 1.0]), 0.5, relation="add", lam=0.5, sigma=2.0, loss="squared")
+    return op.ObjPertPair(
+        X, y, np.array([0.0, 1.0]), 0.5, relation="add", mechanism=op.ObjPertMechanism(0.5, 2.0, "squared")
+    )
 
 
 def test_mean_of_exp_minus_privacy_loss_is_one_and_broken_density_fails(monkeypatch):
@@ -430,11 +435,11 @@ def test_parameter_validation():
     with pytest.raises(ValueError, match="theta must have shape"):
         op.log_density(np.zeros(3), X, y, 1.0, 1.0)
     with pytest.raises(ValueError, match="must be a row of D"):
-        op.ObjPertPair(X, y, np.array([0.5, 0.5]), 1.0, relation="remove", lam=1.0, sigma=1.0)
+        op.ObjPertPair(X, y, np.array([0.5, 0.5]), 1.0, relation="remove", mechanism=op.ObjPertMechanism(1.0, 1.0))
     with pytest.raises(ValueError, match="relation"):
-        op.ObjPertPair(X, y, X[0], 1.0, relation="swap", lam=1.0, sigma=1.0)
+        op.ObjPertPair(X, y, X[0], 1.0, relation="swap", mechanism=op.ObjPertMechanism(1.0, 1.0))
     with pytest.raises(ValueError, match="GLM"):
-        op.corollary7_log_ratio(np.zeros(2), X, y, X[0], 1.0, 1.0, 1.0, loss=CUSTOM)
+        op.corollary7_log_ratio(np.zeros(2), X, y, X[0], 1.0, op.ObjPertMechanism(1.0, 1.0, loss=CUSTOM))
 
 
 # --------------------------------------------------------------------------------------------

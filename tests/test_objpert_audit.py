@@ -200,7 +200,7 @@ def test_certified_bound_dominates_the_monte_carlo_tail(loss, sigma):
     theta = context.check_hessian(X, y, lam, loss)
     search = search_worst_target(Problem(X, y, loss, lam, theta), sigma, 1000, 0, "test", None, False)
     t = search.winner
-    pair = op.ObjPertPair(X, y, t.x, t.y, relation=t.relation, lam=lam, sigma=sigma, loss=loss)
+    pair = op.ObjPertPair(X, y, t.x, t.y, relation=t.relation, mechanism=op.ObjPertMechanism(lam, sigma, loss))
     cert = certificate(loss, float(np.linalg.norm(t.x)), lam, sigma)
     n = 6000
     for world, sign in (("D", 1.0), ("D'", -1.0)):
@@ -220,7 +220,7 @@ def test_certificate_is_none_for_the_squared_loss():
 def test_theorem9_printed_glm_form_fails_and_derived_passes():
     X, y, _ = context.synthetic_data(100, 2, "logistic")
     loss, lam, sigma, rho = LogisticLoss(), 0.5, 3.0, 0.05
-    pair = op.ObjPertPair(X, y, X[0], y[0], relation="remove", lam=lam, sigma=sigma, loss=loss)
+    pair = op.ObjPertPair(X, y, X[0], y[0], relation="remove", mechanism=op.ObjPertMechanism(lam, sigma, loss))
     thetas = pair.sample("D", 3000, np.random.default_rng(9))
     decided = finalize(theorems.theorem9_checks(X, y, loss, lam, sigma, rho, thetas, printed=True), 1e-6)
     checks = {c.id: c for c in decided}

@@ -15,6 +15,7 @@ from pdp_audit.mechanisms import gaussian as g
 from pdp_audit.verify.checks import CheckSpec
 from pdp_audit.verify.evidence import builders
 from pdp_audit.verify.evidence import privacy_profile as pp
+from pdp_audit.verify.evidence.dp_claim import DpClaim, Draws
 from pdp_audit.verify.evidence.profile_figures import log_lines_figure, tail_curves_figure
 
 SPEC = CheckSpec("dp", "DP", "claim", "δ(ε) ≤ δ", "test")
@@ -62,9 +63,9 @@ def losses(pair) -> tuple[np.ndarray, np.ndarray]:
 
 
 def decide(pair, delta: float, direction: str = "D||D'", **plan):
-    claim = pp.DpClaim(SPEC, direction, 1.0, delta)
+    claim = DpClaim(SPEC, direction, 1.0, delta)
     sampled = losses(pair.pair if isinstance(pair, WithoutNoiseView) else pair)
-    return pp.dp_check_with_profile(claim, pair, sampled, pp.Draws(TRIALS, 3, 1e-6), pp.ProfilePlan(GRID, **plan))
+    return pp.dp_check_with_profile(claim, pair, sampled, Draws(TRIALS, 3, 1e-6), pp.ProfilePlan(GRID, **plan))
 
 
 @pytest.mark.parametrize(
@@ -97,7 +98,7 @@ def test_the_builders_set_sampling_where_they_build_tail_evidence():
     assert plain.sampling == "plain"
     for delta, expected in ((1e-2, "plain"), (1e-5, "importance")):
         check = builders.dp_claim_check(
-            SPEC, hockey_stick(loss_d, loss_dp, [1.0], 1e-6), pair, "D||D'", 1.0, delta, TRIALS, 3
+            DpClaim(SPEC, "D||D'", 1.0, delta), hockey_stick(loss_d, loss_dp, [1.0], 1e-6), pair, TRIALS, 3
         )
         assert check.sampling == expected and ("shift_norm" in check.details) == (expected == "importance")
     attack = builders.attack_check(SPEC, likelihood_ratio_attack(loss_d, loss_dp, 1e-5, 1e-6), 1.0, 1e-5)

@@ -86,7 +86,9 @@ def test_calibrations_meet_their_claims():
     assert g.analytic_delta(0.15, cal.sigma4, cal.beta) == pytest.approx(DELTA, rel=1e-6)
     assert (cal.sigma, cal.lam_objpert) == op.theorem5_calibration(0.2, DELTA)
     assert cal.lam == cal.lam_objpert  # Algorithm 4 is non-intrusive
-    classical = pr.calibrate("dependent", "0.2,0.7,0.1", 10, DELTA, RHO, rule="classical")
+    classical = pr.calibrate(
+        "dependent", "0.2,0.7,0.1", 10, DELTA, RHO, choices=pr.CalibrationChoices(rule="classical")
+    )
     assert pr.theorem14_epsilon(classical.xi, classical.sigma2, DELTA) == pytest.approx(0.7, rel=1e-12)
     assert pr.theorem17_pdp_epsilon(classical.beta, 1.0, classical.sigma3, DELTA) == pytest.approx(0.1, rel=1e-12)
     # Algorithm 2's Require λ ≥ 2σ₃τ is enforced, and the implied Theorem 10 constant reproduces it
@@ -107,7 +109,7 @@ def test_objpert_epsilon_is_the_density_ratio(data):
     cal = pr.calibrate("independent", "1", X.shape[1], DELTA, RHO)
     b = cal.sigma * np.random.default_rng(0).standard_normal((8, X.shape[1]))
     for x, yz, relation, member in ((X[3], y[3], "remove", True), (x_new, y_new, "add", False)):
-        pair = op.ObjPertPair(X, y, x, yz, relation=relation, lam=cal.lam, sigma=cal.sigma)
+        pair = op.ObjPertPair(X, y, x, yz, relation=relation, mechanism=op.ObjPertMechanism(cal.lam, cal.sigma))
         theta = pair.release_from_noise("D", b)
         H = pair.obj_d.hessian(theta)
         mu = np.array([x @ np.linalg.solve(h, x) for h in H])

@@ -299,6 +299,11 @@ def test_trials_above_the_cap_are_refused_before_sampling():
         _audit().assert_dp(GaussianPair(np.zeros(1), np.ones(1), 1.0), 1.0, 1e-5, trials=10**13)
 
 
+def test_run_refuses_a_check_its_audit_does_not_have_before_running_it():
+    with pytest.raises(ValueError, match=r"checks: 'objpert' has no check 'thm5-variance-dp-forwrd' \(valid: thm6-id"):
+        _audit().run("objpert", checks=["thm5-variance-dp-forwrd"], trials=2000)
+
+
 RUN_TESTS = """
 import pytest
 

@@ -19,6 +19,7 @@ from pdp_audit.mechanisms.catalogue import registered
 from pdp_audit.verify.checks import CheckSpec, finalize
 from pdp_audit.verify.cli.main import main
 from pdp_audit.verify.evidence import builders
+from pdp_audit.verify.evidence.dp_claim import DpClaim
 
 FALSE_ALARM = 1e-6
 DIRECTIONS = ("D||D'", "D'||D")
@@ -164,7 +165,7 @@ def test_a_wrong_weight_is_caught(sampler):
     pair = gaussian_pair(2, 1.0, SIGMA)
     eps = g.analytic_epsilon(1e-10, SIGMA)
     exact = g.analytic_delta(eps, SIGMA)
-    tail = rare.rare_tail(pair, eps, "D||D'", N, 0, sampler=sampler)
+    tail = rare.rare_tail(pair, eps, "D||D'", N, 0, blocks=rare.TailBlocks(sampler=sampler))
     assert not inside(exact, tail.interval(FALSE_ALARM)), tail.interval(FALSE_ALARM)
     correct = rare.rare_tail(pair, eps, "D||D'", N, 0)
     assert inside(exact, correct.interval(FALSE_ALARM))
@@ -172,16 +173,20 @@ def test_a_wrong_weight_is_caught(sampler):
 
 def test_same_seed_same_result_whatever_the_workers():
     pair = gaussian_pair(3)
-    serial = rare.rare_tail(pair, 1.5, "D'||D", 150_000, 9, block_size=10_000)
+    serial = rare.rare_tail(pair, 1.5, "D'||D", 150_000, 9, blocks=rare.TailBlocks(block_size=10_000))
     with ThreadPoolExecutor(3) as pool:
-        parallel = rare.rare_tail(pair, 1.5, "D'||D", 150_000, 9, executor=pool, block_size=10_000)
+        parallel = rare.rare_tail(
+            pair, 1.5, "D'||D", 150_000, 9, executor=pool, blocks=rare.TailBlocks(block_size=10_000)
+        )
     assert (serial.delta, serial.tail_p, serial.tail_q, serial.escapes) == (
         parallel.delta,
         parallel.tail_p,
         parallel.tail_q,
         parallel.escapes,
     )
-    assert rare.rare_tail(pair, 1.5, "D'||D", 150_000, 10, block_size=10_000).delta != serial.delta
+    assert (
+        rare.rare_tail(pair, 1.5, "D'||D", 150_000, 10, blocks=rare.TailBlocks(block_size=10_000)).delta != serial.delta
+    )
 
 
 def test_bad_inputs():
@@ -204,12 +209,9 @@ def dp_check(pair, delta_claim, trials, sigma, direction="D||D'"):
     loss_d, loss_dp = sample_privacy_loss(pair, "D", trials, 1), sample_privacy_loss(pair, "D'", trials, 1)
     plain = hockey_stick(loss_d, loss_dp, [eps], FALSE_ALARM)
     return builders.dp_claim_check(
-        CheckSpec("dp", "DP", "claim", "δ(ε) ≤ δ", "test"),
+        DpClaim(CheckSpec("dp", "DP", "claim", "δ(ε) ≤ δ", "test"), direction, eps, delta_claim),
         plain,
         pair,
-        direction,
-        eps,
-        delta_claim,
         trials,
         1,
         exact=g.analytic_delta(eps, sigma),

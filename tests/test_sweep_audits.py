@@ -117,10 +117,38 @@ def test_serial_and_parallel_sweeps_of_an_audit_are_identical(tmp_path):
     assert strip(one) == strip(two)
 
 
-def test_a_selected_check_the_audit_does_not_have_is_an_error(tmp_path, capsys):
+def test_a_selected_check_the_audit_does_not_have_is_refused_when_the_spec_is_read(tmp_path, capsys):
+    """One line naming the key, the id and the valid ids (exit 2), before a store is made or a cell runs."""
     code, _ = _sweep(tmp_path, OPS.replace("seed = 1", "seed = 1\nchecks = ['dp-forwards']"), "--workers", "1")
-    assert code == 2
-    assert "has no check 'dp-forwards'" in capsys.readouterr().err
+    err = capsys.readouterr().err
+    assert code == 2 and err.count("\n") == 1, err
+    assert "sweep.checks: unknown check 'dp-forwards' for mechanism 'ops' (valid: dp-forward, dp-reverse," in err
+    assert "stage-{slug}" in err and "loss-consistency" in err
+    assert not list(tmp_path.glob("*.sqlite"))
+
+
+@pytest.mark.parametrize(
+    "audit,built,typo",
+    [
+        ("objpert", "thm5-variance-dp-forward", "thm5-variance-dp-forwrd"),
+        ("objpert", "thm5-printed-loss-consistency", "thm5-printed-loss-consistence"),
+        ("goe-release", "ag-lr-attack", "ag-lr-atack"),
+        ("privacy-report", "thm10-dp-forward", "thm10-dp-forwards"),
+        ("privacy-report", "objpert-dp-reverse", "objpert-dp-revers"),
+        ("ops", "stage-ssp-xtx", "stages-ssp-xtx"),
+        ("gaussian", "loss-consistency", "loss-consistancy"),
+    ],
+)
+def test_ids_a_run_builds_are_checked_when_the_spec_is_read(audit, built, typo):
+    """Ids built per run (a prefix, a direction, a ``{slug}``) are declared by the plan: a spec may select them, and a
+    typo in one is refused when the spec is read, not when the first cell runs."""
+    spec = "[sweep]\nmechanism = '" + audit + "'\nchecks = ['{}']\n"
+    assert parse_spec(spec.format(built)).checks == (built,)
+    with pytest.raises(SpecError) as info:
+        parse_spec(spec.format(typo), where="s.toml")
+    message = str(info.value)
+    assert message.startswith(f"s.toml: sweep.checks: unknown check '{typo}' for mechanism '{audit}' (valid: ")
+    assert "\n" not in message and all(i in message for i in plans_by_name()[audit].check_ids())
 
 
 def test_fitted_exponents_recover_a_power_law_and_can_reject_exponent_zero():

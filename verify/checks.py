@@ -27,6 +27,7 @@ Exact (deterministic) checks carry no p-value and decide their verdict themselve
 from __future__ import annotations
 
 import math
+import re
 from dataclasses import dataclass, field, replace
 from typing import Any, Callable, Iterable, Literal, Mapping, Sequence
 
@@ -78,6 +79,19 @@ def declare(*specs: CheckSpec) -> dict[str, CheckSpec]:
     if len(table) != len(specs):
         raise ValueError("duplicate check ids in a family's declaration")
     return table
+
+
+#: The checks every audit builds at one neighbouring pair, each id after the family's prefix (``<prefix>dp-forward``):
+#: the DP tails both ways and the attack (:func:`pdp_audit.verify.evidence.dp_checks.dp_specs`), and the
+#: loss-consistency check that guards them (:func:`pdp_audit.verify.evidence.pair_checks.loss_consistency_check`).
+PAIR_CHECKS = ("dp-forward", "dp-reverse", "lr-attack", "loss-consistency")
+
+
+def id_matches(declared: str, check_id: str) -> bool:
+    """Whether ``check_id`` is an id of the ``declared`` one: equal to it, where a ``{…}`` part of ``declared`` stands
+    for any non-empty text a run fills in (``stage-{slug}`` matches ``stage-ssp-xtx``)."""
+    pattern = ".+".join(re.escape(part) for part in re.split(r"\{[^{}]*\}", declared))
+    return re.fullmatch(pattern, check_id) is not None
 
 
 @dataclass(frozen=True)

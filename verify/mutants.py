@@ -203,7 +203,7 @@ def _objpert(lam: float = OBJPERT_LAM, sigma: float = OBJPERT_SIGMA, cls=op.ObjP
     """Logistic ObjPert on the smallest instance where the Jacobian matters: d = 1, D = {(1, +1), (0.1, +1)},
     the first row removed (D' keeps only a row of little curvature); Theorem 5's σ and λ unless said."""
     X, y = np.array([[1.0], [0.1]]), np.array([1.0, 1.0])
-    return cls(X, y, X[0], 1.0, relation="remove", lam=lam, sigma=sigma)
+    return cls(X, y, X[0], 1.0, relation="remove", mechanism=op.ObjPertMechanism(lam, sigma))
 
 
 class UpperTriangleGoe(ag.GoeAnalyzeGaussPair):

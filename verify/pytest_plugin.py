@@ -159,6 +159,23 @@ def describe(checks, verdict: str, header: str, settings: Settings, trials: int)
     return "\n".join(lines)
 
 
+@dataclass(frozen=True)
+class DecidedAssertion:
+    """One decided assertion, as the session records it: its ``kind`` (dp, pdp, blackbox, coverage or run), the
+    ``header`` of its message, the decided ``checks`` and ``verdict``, and what decided them -- ``trials``, the
+    assertion's ``index`` in its test, its ``seed`` and ``alpha`` -- with the ``claim`` it asserted."""
+
+    kind: str
+    header: str
+    checks: list
+    verdict: str
+    trials: int
+    index: int
+    seed: int
+    alpha: float
+    claim: dict
+
+
 class PrivacyAudit:
     """What the ``privacy_audit`` fixture returns: privacy assertions recorded under the test's node id."""
 
@@ -182,39 +199,34 @@ class PrivacyAudit:
         """Record and act on an assertion the API decided (its arguments accepted: the index moves on)."""
         index = self._taken()
         trials = int(run.parameters["trials"])
-        return self._assert(kind, header, list(run.checks), run.verdict, trials, index, run.seed, run.alpha, claim)
+        decided = DecidedAssertion(
+            kind, header, list(run.checks), run.verdict, trials, index, run.seed, run.alpha, claim
+        )
+        return self._assert(decided)
 
-    def _assert(
-        self,
-        kind: str,
-        header: str,
-        checks: list,
-        verdict: str,
-        trials: int,
-        index: int,
-        seed: int,
-        alpha: float,
-        claim: dict,
-    ) -> "AuditOutcome":
+    def _assert(self, decided: DecidedAssertion) -> "AuditOutcome":
         """Record one decided assertion and act on its verdict (fail; skip when inconclusive, unless strict)."""
         from pdp_audit.reports.json_report import check_to_dict
 
+        checks, verdict = decided.checks, decided.verdict
         self.session.add(
             {
                 "nodeid": self.nodeid,
-                "index": index,
-                "kind": kind,
-                "header": header,
+                "index": decided.index,
+                "kind": decided.kind,
+                "header": decided.header,
                 "verdict": verdict,
-                "trials": trials,
-                "seed": seed,
-                "alpha": alpha,
-                "claim": claim,
+                "trials": decided.trials,
+                "seed": decided.seed,
+                "alpha": decided.alpha,
+                "claim": decided.claim,
                 "checks": [check_to_dict(c) for c in checks],
             }
         )
-        shown = self.settings if kind != "run" else replace(self.settings, seed=seed, alpha=alpha)  # the cell's
-        message = describe(checks, verdict, header, shown, trials)
+        shown = self.settings
+        if decided.kind == "run":  # a run shows its cell's seed and alpha
+            shown = replace(self.settings, seed=decided.seed, alpha=decided.alpha)
+        message = describe(checks, verdict, decided.header, shown, decided.trials)
         if verdict == "fail" or (verdict == "inconclusive" and self.settings.strict):
             pytest.fail(
                 message + ("\n  (--audit-strict: inconclusive counts as failure)" if verdict != "fail" else ""),
@@ -301,8 +313,9 @@ class PrivacyAudit:
         mechanism = mechanisms[audit]
         cell = cell_from_options(mechanism, self.settings.seed, options, f"privacy_audit.run({audit!r})")
         selected = tuple(checks) if checks else None
-        if selected and mechanism.checks and not set(selected) <= set(mechanism.checks):
-            raise ValueError(f"checks: {audit!r} has no check {sorted(set(selected) - set(mechanism.checks))[0]!r}")
+        unknown = [c for c in selected or () if not mechanism.has_check(c)]
+        if unknown:
+            raise ValueError(f"checks: {audit!r} has no check {unknown[0]!r} (valid: {mechanism.valid_checks()})")
         result = mechanism.cell(dict(cell.parameters), cell.seed, alpha, selected)
         index = self._taken()  # the position in the test; the seed is the cell's (as in a sweep)
         decided = [check_from_dict(c) for c in result["checks"]]
@@ -310,7 +323,9 @@ class PrivacyAudit:
         header = f"run {audit} ({given or 'defaults'})"
         trials = int(cell.parameters.get("trials") or 0)
         claim = {"audit": audit, "options": dict(options), "cell_id": cell.cell_id}
-        return self._assert("run", header, decided, result["verdict"], trials, index, cell.seed, alpha, claim)
+        return self._assert(
+            DecidedAssertion("run", header, decided, result["verdict"], trials, index, cell.seed, alpha, claim)
+        )
 
     def assert_coverage(
         self, holds, rho: float, *, trials: int | None = None, exact_failure: float | None = None

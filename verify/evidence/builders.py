@@ -22,6 +22,7 @@ from pdp_audit.audits.stats import clopper_pearson, pvalue_by_inversion
 from pdp_audit.audits.tails import TailEstimate
 from pdp_audit.reports.records import CoverageFigure, Roc, TailCurve, TailCurves
 from pdp_audit.verify.checks import CheckSpec, Evidence, samples_to_decide
+from pdp_audit.verify.evidence.dp_claim import DpClaim
 
 CLOSED_FORM_RTOL = 1e-9
 
@@ -373,24 +374,22 @@ def rare_tail_claim_check(
 
 
 def dp_claim_check(
-    spec: CheckSpec,
+    claim: DpClaim,
     plain: TailEstimate | Callable[[], TailEstimate],
     pair,
-    direction: str,
-    epsilon: float,
-    delta_claim: float,
     trials: int,
     seed: int,
     exact: float | None = None,
     executor=None,
 ) -> Evidence:
-    """δ_{P‖Q}(ε) ≤ δ_claim, from plain tails where they resolve δ_claim, else from importance sampling.
+    """δ_{P‖Q}(ε) ≤ δ_claim (``claim``), from plain tails where they resolve δ_claim, else from importance sampling.
 
     Plain sampling (:func:`tail_claim_check` on ``plain``, a tail estimate or a function computing it
     only when needed) is used when δ_claim · trials ≥ 30 or the pair has no Gaussian noise-level view;
     otherwise :func:`pdp_audit.audits.rare.rare_tail` draws ``trials`` shifted samples (stream ``rare/<id>``)
     and :func:`rare_tail_claim_check` decides.
     """
+    spec, direction, epsilon, delta_claim = claim.spec, claim.direction, claim.epsilon, claim.delta
     if plain_sampling_resolves(delta_claim, trials) or not rare.rare_capable(pair):
         tails = plain() if callable(plain) else plain
         return tail_claim_check(spec, tails, epsilon, delta_claim, exact)

@@ -28,7 +28,6 @@ draws it.
 
 from __future__ import annotations
 
-from concurrent.futures import Executor
 from dataclasses import dataclass, replace
 from typing import Mapping
 
@@ -36,29 +35,9 @@ import numpy as np
 
 from pdp_audit.audits import rare
 from pdp_audit.audits.tails import TailEstimate, hockey_stick
-from pdp_audit.verify.checks import CheckSpec, Evidence
+from pdp_audit.verify.checks import Evidence
 from pdp_audit.verify.evidence import builders
-
-
-@dataclass(frozen=True)
-class DpClaim:
-    """δ_{direction}(ε) ≤ δ at one neighbouring pair, as the check ``spec`` declares it."""
-
-    spec: CheckSpec
-    direction: str  # "D||D'" or "D'||D"
-    epsilon: float
-    delta: float
-
-
-@dataclass(frozen=True)
-class Draws:
-    """How a run samples: ``trials`` draws per world (and per importance-sampled verdict), the ``seed`` of every
-    stream, the confidence ``alpha`` the plain tails carry by default, and the block engine's executor."""
-
-    trials: int
-    seed: int
-    alpha: float
-    executor: Executor | None = None
+from pdp_audit.verify.evidence.dp_claim import DpClaim, Draws
 
 
 @dataclass(frozen=True)

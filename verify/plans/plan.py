@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping
 
 from pdp_audit.reports.records import Run
-from pdp_audit.verify.checks import CheckSpec
+from pdp_audit.verify.checks import CheckSpec, id_matches
 from pdp_audit.verify.config import KEYWORDS, Names, Option, build, options
 from pdp_audit.verify.processes import executor_for
 
@@ -36,8 +36,10 @@ class AuditPlan:
 
     ``config``: the frozen config type (its fields are the options).  ``audit(config, executor, progress)`` runs it
     and returns the decided :class:`~pdp_audit.reports.records.Run` (``executor``: None for serial, or anything with
-    ``map``, over which the audit spreads its seeded blocks).  ``checks``: the family's declared checks, by id (a
-    superset of what one run produces: some ids are built per run).  ``fixed``: config attributes this audit sets
+    ``map``, over which the audit spreads its seeded blocks).  ``checks``: the family's declared checks, by id;
+    ``run_checks``: the ids a run builds beyond them (the checks at a pair under a prefix, a claim checked both ways);
+    a ``{…}`` part of an id stands for a value the run fills in (``stage-{slug}``), and one run produces some of them
+    only.  ``fixed``: config attributes this audit sets
     (``mechanism`` of a linear-regression audit); ``hidden``: options of a shared config this audit does not have.
     ``cost``: run time at the defaults relative to the Gaussian audit's (schedules the longest first).  ``quick``:
     the budget ``pdp-audit claims --run --quick`` gives it; ``smoke``: the smallest budget that still runs every code
@@ -53,6 +55,7 @@ class AuditPlan:
     config: type
     audit: Callable[..., Run]
     checks: Mapping[str, CheckSpec]
+    run_checks: tuple[str, ...] = ()
     fixed: Mapping[str, Any] = field(default_factory=dict)
     hidden: frozenset[str] = frozenset()
     cost: float = 1.0
@@ -86,6 +89,14 @@ class AuditPlan:
     def run(self, config: Any, executor: Executor | None = None, progress: bool = False) -> Run:
         """Run the audit on ``executor`` (None: in this process)."""
         return self.audit(config, executor=executor, progress=progress)
+
+    def check_ids(self) -> tuple[str, ...]:
+        """Every id a run of this audit may produce, as declared (``{…}``: a value the run fills in)."""
+        return (*self.checks, *self.run_checks)
+
+    def has_check(self, check_id: str) -> bool:
+        """Whether a run of this audit may produce ``check_id`` (:func:`pdp_audit.verify.checks.id_matches`)."""
+        return any(id_matches(declared, check_id) for declared in self.check_ids())
 
     def paper_checks(self) -> set[str]:
         """The ids of the paper statements (findings) the family declares."""

@@ -114,7 +114,7 @@ def sweep_mechanism(plan: AuditPlan) -> SweepMechanism:
         schema_for(plan),
         normalize=functools.partial(normalize, plan.name),
         cost=functools.partial(cost, plan.name),
-        checks=(),  # ids are validated by the cells: some are built per run (thm5-variance-dp-forward)
+        checks=plan.check_ids(),  # a cell refuses an id its run did not produce (stage-{slug} of another release)
         description=f"pdp-audit run {plan.name}: {plan.help}",
         preload=(plan.audit.__module__.rpartition(".")[0] + ".evidence",),  # each family's heavy module
         chunked=plan.chunked,

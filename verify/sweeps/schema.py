@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from typing import Callable
 
 from pdp_audit.mechanisms.validation import InputError
+from pdp_audit.verify.checks import id_matches
 from pdp_audit.verify.config import Option
 
 
@@ -33,7 +34,8 @@ class SweepMechanism:
     worker processes by reference).  ``normalize(parameters, given, where)`` may cross-check parameters
     (raising SpecError that starts with ``where``; ``given`` is the set of keys the spec set) and drop
     those that do not apply; ``cost(parameters)`` estimates a cell's run time in
-    arbitrary units (largest cells are scheduled first); ``checks`` lists the audit's check ids.
+    arbitrary units (largest cells are scheduled first); ``checks`` lists the ids ``[sweep] checks`` may select (a
+    ``{…}`` part of one stands for a value a run fills in; empty: any id, checked when a cell runs).
     """
 
     name: str
@@ -45,3 +47,13 @@ class SweepMechanism:
     description: str = ""
     preload: tuple[str, ...] = ()  # modules a forked worker should inherit already imported
     chunked: bool = False  # cell(..., executor=E) runs its sample chunks through E.map (see executors)
+
+    def has_check(self, check_id: str) -> bool:
+        """Whether ``check_id`` is one of :attr:`checks` (:func:`pdp_audit.verify.checks.id_matches`); any id is, where
+        the mechanism declares none."""
+        return not self.checks or any(id_matches(declared, check_id) for declared in self.checks)
+
+    def valid_checks(self) -> str:
+        """The ids ``[sweep] checks`` may select, for a one-line error."""
+        listed = ", ".join(self.checks)
+        return listed + ("; {…} stands for a value a run fills in" if "{" in listed else "")

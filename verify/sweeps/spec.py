@@ -243,9 +243,12 @@ def parse_spec(
     if checks is not None:
         if not isinstance(checks, list) or not checks or not all(isinstance(c, str) for c in checks):
             raise fail(f"sweep.checks must be a non-empty list of check ids, got {checks!r}")
-        unknown = [c for c in checks if mechanism.checks and c not in mechanism.checks]
+        unknown = [c for c in checks if not mechanism.has_check(c)]
         if unknown:
-            raise fail(f"sweep.checks: unknown check {unknown[0]!r} (valid: {', '.join(mechanism.checks)})")
+            raise fail(
+                f"sweep.checks: unknown check {unknown[0]!r} for mechanism {mech_name!r} "
+                f"(valid: {mechanism.valid_checks()})"
+            )
         if len(set(checks)) != len(checks):
             raise fail("sweep.checks lists a check twice")
         checks = tuple(checks)

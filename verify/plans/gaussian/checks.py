@@ -109,3 +109,7 @@ CHECKS = declare(
         "Definition D2; " + SOURCE_BW,
     ),
 )
+
+#: Ids a run builds beyond :data:`CHECKS` (:attr:`pdp_audit.verify.plans.plan.AuditPlan.run_checks`): the
+#: loss-consistency check guarding ``dp-forward``.
+RUN_CHECKS = ("loss-consistency",)

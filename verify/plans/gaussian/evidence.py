@@ -36,6 +36,7 @@ from pdp_audit.mechanisms.datasets import Dataset, load_csv, load_shipped, stand
 from pdp_audit.reports.records import Check, Run
 from pdp_audit.verify.checks import CheckSpec, Evidence, finalize, make_run
 from pdp_audit.verify.evidence import builders
+from pdp_audit.verify.evidence.dp_claim import DpClaim, Draws
 from pdp_audit.verify.evidence.pair_checks import loss_consistency_check
 from pdp_audit.verify.plans.gaussian.checks import CHECKS
 from pdp_audit.verify.plans.gaussian.config import GaussianAuditConfig
@@ -175,18 +176,12 @@ def gaussian_evidence(
     def dp_check(spec: CheckSpec, direction: str, epsilon: float) -> Evidence:
         """A DP claim at the worst-case pair, with its privacy profile."""
         return dp_check_with_profile(
-            spec,
+            DpClaim(spec, direction, epsilon, delta),
             pair,
             (loss_d, loss_dp),
-            direction,
-            epsilon,
-            delta,
-            n,
-            seed,
-            config.alpha,
+            Draws(n, seed, config.alpha, executor),
             exact_delta=lambda e: g.analytic_delta(e, sigma, S),
             exact_epsilon=lambda d: g.analytic_epsilon(d, sigma, S),
-            executor=executor,
         )
 
     forward = _spec("dp-forward", eps=eps, delta=delta)
@@ -270,18 +265,12 @@ def _pair_check(spec: CheckSpec, pair, sigma: float, sensitivity: float, epsilon
         sample_privacy_loss(pair, "D'", config.trials, config.seed, stream, executor),
     )
     return dp_check_with_profile(
-        spec,
+        DpClaim(spec, "D||D'", epsilon, config.delta),
         pair,
         losses,
-        "D||D'",
-        epsilon,
-        config.delta,
-        config.trials,
-        config.seed,
-        config.alpha,
+        Draws(config.trials, config.seed, config.alpha, executor),
         exact_delta=lambda e: g.analytic_delta(e, sigma, sensitivity),
         exact_epsilon=lambda d: g.analytic_epsilon(d, sigma, sensitivity),
-        executor=executor,
     )
 
 

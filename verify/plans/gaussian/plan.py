@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from pdp_audit.verify.plans.gaussian.checks import CHECKS
+from pdp_audit.verify.plans.gaussian.checks import CHECKS, RUN_CHECKS
 from pdp_audit.verify.plans.gaussian.config import GaussianAuditConfig
 from pdp_audit.verify.plans.plan import AuditPlan, Setting
 
@@ -20,6 +20,7 @@ PLAN = AuditPlan(
     GaussianAuditConfig,
     audit,
     CHECKS,
+    RUN_CHECKS,
     cost=1.0,
     quick={"trials": 20_000},
     smoke={"trials": 2000},

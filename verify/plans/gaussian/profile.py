@@ -24,14 +24,14 @@ figure, like the verdict, depends on the seed only, never on the number of worke
 
 from __future__ import annotations
 
-from concurrent.futures import Executor
 from dataclasses import replace
 from typing import Callable
 
 import numpy as np
 
-from pdp_audit.verify.checks import CheckSpec, Evidence
+from pdp_audit.verify.checks import Evidence
 from pdp_audit.verify.evidence import privacy_profile as pp
+from pdp_audit.verify.evidence.dp_claim import DpClaim, Draws
 from pdp_audit.verify.evidence.profile_figures import tail_curves_figure
 
 #: Grid points of the figure between ε = 0 and the top of the profile (the claimed ε is added).
@@ -49,26 +49,21 @@ def profile_grid(epsilon: float, delta: float, exact_epsilon: Callable[[float], 
 
 
 def dp_check_with_profile(
-    spec: CheckSpec,
+    claim: DpClaim,
     pair,
     losses: tuple[np.ndarray, np.ndarray],
-    direction: str,
-    epsilon: float,
-    delta: float,
-    trials: int,
-    seed: int,
-    alpha: float,
+    draws: Draws,
     exact_delta: Callable[[float], float] | None = None,
     exact_epsilon: Callable[[float], float] | None = None,
-    executor: Executor | None = None,
 ) -> Evidence:
-    """δ_{direction}(ε) ≤ δ at ``pair`` (decided as in the module notes), with its privacy-profile figure.
+    """``claim`` (δ_{direction}(ε) ≤ δ) at ``pair`` (decided as in the module notes), with its privacy-profile figure.
 
-    ``losses`` are the exact privacy losses L = log p_D/p_D' of ``trials`` draws under D and under D'
+    ``losses`` are the exact privacy losses L = log p_D/p_D' of ``draws.trials`` draws under D and under D'
     (:func:`pdp_audit.audits.engine.sample_privacy_loss`); ``exact_delta`` / ``exact_epsilon`` are the pair's exact
     δ(ε) and its inverse where known (they set the curve and the extent of the grid).
     """
-    grid = profile_grid(epsilon, delta, exact_epsilon)
+    epsilon = claim.epsilon
+    grid = profile_grid(epsilon, claim.delta, exact_epsilon)
     curve = np.array([exact_delta(float(e)) for e in grid]) if exact_delta is not None else None
     plan = pp.ProfilePlan(
         grid,
@@ -76,8 +71,7 @@ def dp_check_with_profile(
         exact=exact_delta(float(epsilon)) if exact_delta is not None else None,
         figure_draws=IS_FIGURE_DRAWS,
     )
-    claim = pp.DpClaim(spec, direction, epsilon, delta)
-    check, profile = pp.dp_check_with_profile(claim, pair, losses, pp.Draws(trials, seed, alpha, executor), plan)
+    check, profile = pp.dp_check_with_profile(claim, pair, losses, draws, plan)
     check = check.with_details(sampling=check.sampling).noted(_figure_note(check, profile))
     return replace(check, make_figure=tail_curves_figure(profile, "plain", "importance sampling")).with_details(
         profile_epsilons=[float(e) for e in grid],

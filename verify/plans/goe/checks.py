@@ -24,7 +24,7 @@ paper's "factor of 2", not a property the deployment relies on).
 
 from __future__ import annotations
 
-from pdp_audit.verify.checks import CheckSpec, declare
+from pdp_audit.verify.checks import PAIR_CHECKS, CheckSpec, declare
 
 SOURCE_ALG6 = "[RW] Algorithm 6, Theorem 17"
 SOURCE_AG = "Dwork et al. 2014b (Analyze Gauss); [RW] App. D"
@@ -120,3 +120,7 @@ CHECKS = declare(
         role="paper",
     ),
 )
+
+#: Ids a run builds beyond :data:`CHECKS` (:attr:`pdp_audit.verify.plans.plan.AuditPlan.run_checks`): the checks at
+#: the worst-case pair of each release, prefixed as :data:`RELEASES` names it (``goe-dp-forward``, ``ag-lr-attack``).
+RUN_CHECKS = tuple(prefix + check for prefix in RELEASES for check in PAIR_CHECKS)

@@ -48,6 +48,7 @@ from pdp_audit.reports.records import Run
 from pdp_audit.verify.checks import CheckSpec, Evidence, finalize, make_run
 from pdp_audit.verify.evidence import builders
 from pdp_audit.verify.evidence.dp_checks import PairSamples, dp_specs, sample_pair
+from pdp_audit.verify.evidence.dp_claim import DpClaim, Draws
 from pdp_audit.verify.evidence.pair_checks import loss_consistency_check
 from pdp_audit.verify.plans.gaussian.profile import dp_check_with_profile
 from pdp_audit.verify.plans.goe.checks import CHECKS, GOE_LOSS_LAW, RELEASES, TAU_READINGS, WORST_CASE
@@ -225,18 +226,12 @@ def _profile_check(spec: CheckSpec, pair, samples: PairSamples, direction: str, 
     """δ_{direction}(ε) ≤ δ at ``pair`` (loss exactly N(η²/2, η²)), with its privacy profile."""
     eta = pair.eta
     return dp_check_with_profile(
-        spec,
+        DpClaim(spec, direction, epsilon, config.delta),
         pair,
         (samples.loss_d, samples.loss_dprime),
-        direction,
-        epsilon,
-        config.delta,
-        config.trials,
-        config.seed,
-        config.alpha,
+        Draws(config.trials, config.seed, config.alpha, executor),
         exact_delta=lambda e: g.analytic_delta(e, 1.0, eta),
         exact_epsilon=lambda d: g.analytic_epsilon(d, 1.0, eta),
-        executor=executor,
     )
 
 

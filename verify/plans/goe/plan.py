@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from pdp_audit.verify.plans.goe.checks import CHECKS
+from pdp_audit.verify.plans.goe.checks import CHECKS, RUN_CHECKS
 from pdp_audit.verify.plans.goe.config import GoeAuditConfig
 from pdp_audit.verify.plans.plan import AuditPlan, Setting
 
@@ -20,6 +20,7 @@ PLAN = AuditPlan(
     GoeAuditConfig,
     audit,
     CHECKS,
+    RUN_CHECKS,
     cost=2.5,
     quick={"trials": 20_000, "matrices": 5000},
     smoke={"trials": 2000, "matrices": 1000},

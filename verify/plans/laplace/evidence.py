@@ -24,6 +24,7 @@ from pdp_audit.mechanisms.datasets import Dataset, load_csv, load_shipped, stand
 from pdp_audit.reports.records import Run
 from pdp_audit.verify.checks import CheckSpec, Evidence, finalize, make_run
 from pdp_audit.verify.evidence import builders
+from pdp_audit.verify.evidence.dp_claim import DpClaim, Draws
 from pdp_audit.verify.evidence.pair_checks import loss_consistency_check
 from pdp_audit.verify.evidence.privacy_profile import bound_supported
 from pdp_audit.verify.plans.gaussian.profile import dp_check_with_profile, profile_grid
@@ -101,18 +102,12 @@ def _dp_check(spec: CheckSpec, pair: lap.LaplacePair, losses, direction: str, ep
     exact_delta = (lambda e: lap.laplace_delta(e, 1.0, eta)) if one_coordinate else None
     exact_epsilon = (lambda d: lap.laplace_epsilon(d, 1.0, eta)) if one_coordinate else None
     check = dp_check_with_profile(
-        spec,
+        DpClaim(spec, direction, epsilon, config.delta),
         pair,
         losses,
-        direction,
-        epsilon,
-        config.delta,
-        config.trials,
-        config.seed,
-        config.alpha,
+        Draws(config.trials, config.seed, config.alpha, executor),
         exact_delta=exact_delta,
         exact_epsilon=exact_epsilon,
-        executor=executor,
     )
     if exact_delta is None and epsilon >= eta:  # δ(ε) = 0 beyond the bound, proved for every pair
         check = _with_exact_zero(check, config.delta)

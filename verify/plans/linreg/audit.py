@@ -32,6 +32,7 @@ from pdp_audit.mechanisms import linreg as L
 from pdp_audit.mechanisms import linreg_adaptive as A
 from pdp_audit.reports.records import Page
 from pdp_audit.verify.checks import Evidence
+from pdp_audit.verify.evidence.dp_claim import Draws
 from pdp_audit.verify.plans.linreg import builders
 from pdp_audit.verify.plans.linreg.checks import STAGE_BUDGET
 from pdp_audit.verify.plans.linreg.context import Context, LinregAuditConfig, Target
@@ -159,9 +160,7 @@ class MechanismAudit:
                 s,
                 ek,
                 dk,
-                c.trials,
-                c.seed,
-                c.alpha,
+                Draws(c.trials, c.seed, c.alpha),
                 note=f"Exact δ(ε_k)/δ_k = {exact_ratio:.3g}; exact ε at δ_k = {exact_epsilon:.4g} vs ε_k = {ek:.4g}.",
             )
             out.append(check)

@@ -22,7 +22,6 @@ Each takes the declared :class:`~pdp_audit.verify.checks.CheckSpec` of its check
 from __future__ import annotations
 
 import math
-from concurrent.futures import Executor
 from dataclasses import dataclass, field, replace
 from typing import Callable, Sequence
 
@@ -40,49 +39,36 @@ from pdp_audit.mechanisms.gaussian import GaussianPair
 from pdp_audit.reports.records import Histograms, Marker, Series, TailCurve, TailCurves
 from pdp_audit.verify.checks import CheckSpec, Evidence, samples_to_decide
 from pdp_audit.verify.evidence import builders
+from pdp_audit.verify.evidence.dp_claim import DpClaim, Draws
 from pdp_audit.verify.evidence.pair_checks import loss_consistency_check
-from pdp_audit.verify.evidence.privacy_profile import DpClaim, Draws, ProfilePlan, dp_check_with_profile
+from pdp_audit.verify.evidence.privacy_profile import ProfilePlan, dp_check_with_profile
 from pdp_audit.verify.evidence.profile_figures import tail_curves_figure
 from pdp_audit.verify.plans.linreg.checks import DP_FORWARD, DP_REVERSE, LR_ATTACK
 
 DIRECTIONS = ("D||D'", "D'||D")
 
 
-def _plain_tail(pair, direction: str, epsilon: float, trials: int, seed: int, stream: str, alpha: float, executor):
-    loss_d = sample_privacy_loss(pair, "D", trials, seed, stream, executor)
-    loss_dp = sample_privacy_loss(pair, "D'", trials, seed, stream, executor)
-    return both_directions(loss_d, loss_dp, np.array([epsilon]), alpha)[direction]
+def _plain_tail(pair, claim: DpClaim, draws: Draws, stream: str):
+    loss_d = sample_privacy_loss(pair, "D", draws.trials, draws.seed, stream, draws.executor)
+    loss_dp = sample_privacy_loss(pair, "D'", draws.trials, draws.seed, stream, draws.executor)
+    return both_directions(loss_d, loss_dp, np.array([claim.epsilon]), draws.alpha)[claim.direction]
 
 
-def tail_check(
-    spec: CheckSpec,
-    pair,
-    direction: str,
-    epsilon: float,
-    delta: float,
-    trials: int,
-    seed: int,
-    alpha: float,
-    exact: float | None,
-    executor: Executor | None = None,
-) -> Evidence:
-    """δ_direction(ε) ≤ δ for ``pair``: plain tails where they resolve δ, importance sampling otherwise (the plain
-    draws, stream ``<id>/plain``, are taken only where they decide)."""
+def tail_check(claim: DpClaim, pair, draws: Draws, exact: float | None) -> Evidence:
+    """``claim`` (δ_direction(ε) ≤ δ) for ``pair``: plain tails where they resolve δ, importance sampling otherwise
+    (the plain draws, stream ``<id>/plain``, are taken only where they decide)."""
 
     def plain():
-        return _plain_tail(pair, direction, epsilon, trials, seed, f"{spec.id}/plain", alpha, executor)
+        return _plain_tail(pair, claim, draws, f"{claim.spec.id}/plain")
 
     check = builders.dp_claim_check(
-        spec,
+        replace(claim, epsilon=float(claim.epsilon)),
         plain,
         view_of(pair),
-        direction,
-        float(epsilon),
-        delta,
-        trials,
-        seed,
+        draws.trials,
+        draws.seed,
         exact=exact,
-        executor=executor,
+        executor=draws.executor,
     )
     return check.with_details(sampling=check.sampling)
 
@@ -116,47 +102,63 @@ def profile_figure(
     return figure
 
 
+@dataclass(frozen=True)
+class PairClaim:
+    """The (``epsilon``, ``delta``)-DP claim audited at one neighbouring pair, made for the mechanism titled ``name`` by
+    ``source`` (what the declared DP checks are filled with)."""
+
+    epsilon: float
+    delta: float
+    name: str
+    source: str
+
+
+@dataclass(frozen=True)
+class KnownAtPair:
+    """What is known in closed form at one neighbouring pair (None: unknown): ``deltas``, the exact δ_{D‖D'} and
+    δ_{D'‖D} at the claimed ε; ``attack``, the exact ε at δ and the (threshold, TPR, FPR) points of the optimal test;
+    ``curve``, the exact δ(ε) on the profile grid, shape (grid, 2) in the same order."""
+
+    deltas: tuple[float, float] | None = None
+    attack: tuple[float, list] | None = None
+    curve: np.ndarray | None = None
+
+
 def dp_claim_checks(
     pair,
-    epsilon: float,
-    delta: float,
-    trials: int,
-    seed: int,
-    alpha: float,
-    name: str,
-    source: str,
-    exact: tuple[float, float] | None = None,
-    attack_exact: tuple[float, list] | None = None,
-    executor: Executor | None = None,
+    claim: PairClaim,
+    draws: Draws,
+    known: KnownAtPair = KnownAtPair(),
     progress: bool = False,
     note: str = "",
-    exact_curve: np.ndarray | None = None,
 ) -> list[Evidence]:
     """``dp-forward``, ``dp-reverse`` and ``lr-attack`` of one neighbouring pair (module notes).
 
     Each DP check carries the privacy profile of the pair (:func:`profile_grid`): the plain Monte Carlo δ̂(ε)
     of both worlds' samples with its Clopper–Pearson band, the importance-sampled estimate at the claimed ε
-    where it decided the check, and ``exact_curve`` (shape (grid, 2): δ_{D‖D'}, δ_{D'‖D}) where known.
+    where it decided the check, and ``known.curve`` where known.
     """
-    loss_d = sample_privacy_loss(pair, "D", trials, seed, "dp-pair", executor, progress)
-    loss_dp = sample_privacy_loss(pair, "D'", trials, seed, "dp-pair", executor, progress)
+    epsilon, delta, alpha = claim.epsilon, claim.delta, draws.alpha
+    loss_d = sample_privacy_loss(pair, "D", draws.trials, draws.seed, "dp-pair", draws.executor, progress)
+    loss_dp = sample_privacy_loss(pair, "D'", draws.trials, draws.seed, "dp-pair", draws.executor, progress)
     grid = profile_grid(epsilon)
-    draws = Draws(trials, seed, alpha, executor)
     view = view_of(pair)
     checks = []
     for i, (direction, spec) in enumerate(zip(DIRECTIONS, (DP_FORWARD, DP_REVERSE))):
         plan = ProfilePlan(
             grid,
-            curve=None if exact_curve is None else np.asarray(exact_curve)[:, i],
-            exact=None if exact is None else float(exact[i]),
+            curve=None if known.curve is None else np.asarray(known.curve)[:, i],
+            exact=None if known.deltas is None else float(known.deltas[i]),
         )
-        claim = DpClaim(spec.fill(name=name, epsilon=epsilon, delta=delta, source=source), direction, epsilon, delta)
-        check, profile = dp_check_with_profile(claim, view, (loss_d, loss_dp), draws, plan)
+        filled = spec.fill(name=claim.name, epsilon=epsilon, delta=delta, source=claim.source)
+        check, profile = dp_check_with_profile(
+            DpClaim(filled, direction, epsilon, delta), view, (loss_d, loss_dp), draws, plan
+        )
         figure = tail_curves_figure(profile, "plain Monte Carlo", "importance sampling at the claimed ε")
         checks.append(replace(check, make_figure=figure).noted(note, before=True))
-    exact_eps, points = attack_exact if attack_exact is not None else (None, [])
+    exact_eps, points = known.attack if known.attack is not None else (None, [])
     attack = builders.attack_check(
-        LR_ATTACK.fill(source=source),
+        LR_ATTACK.fill(source=claim.source),
         likelihood_ratio_attack(loss_d, loss_dp, delta, alpha),
         epsilon,
         delta,
@@ -207,15 +209,7 @@ class Setting:
     extra: dict = field(default_factory=dict)
 
 
-def every_target_check(
-    spec: CheckSpec,
-    settings: Sequence[Setting],
-    delta: float,
-    trials: int,
-    seed: int,
-    alpha: float,
-    executor: Executor | None = None,
-) -> Evidence:
+def every_target_check(spec: CheckSpec, settings: Sequence[Setting], delta: float, draws: Draws) -> Evidence:
     """The printed pDP bound at every target of every setting; the worst target audited by sampling."""
     rows = []
     for s_idx, setting in enumerate(settings):
@@ -231,7 +225,7 @@ def every_target_check(
     direction = DIRECTIONS[direction_index]
     exact = float(setting.exact[k, direction_index])
     pair = setting.make_pair(k)
-    check = tail_check(spec, pair, direction, eps, delta, trials, seed, alpha, exact, executor)
+    check = tail_check(DpClaim(spec, direction, eps, delta), pair, draws, exact)
     per_setting = []
     for setting in settings:
         w = np.max(setting.exact, axis=1)
@@ -334,15 +328,7 @@ def mean_claim_check(
 
 
 def gaussian_release_check(
-    spec: CheckSpec,
-    s: float,
-    epsilon: float,
-    delta: float,
-    trials: int,
-    seed: int,
-    alpha: float,
-    executor: Executor | None = None,
-    note: str = "",
+    spec: CheckSpec, s: float, epsilon: float, delta: float, draws: Draws, note: str = ""
 ) -> Evidence:
     """One Gaussian release with whitened sensitivity ``s`` at its budget (ε_k, δ_k) (both directions are equal).
 
@@ -351,7 +337,7 @@ def gaussian_release_check(
     """
     pair = GaussianPair(np.zeros(1), np.array([float(s)]), 1.0)
     exact = float(gaussian_delta(epsilon, s))
-    check = tail_check(spec, pair, "D||D'", epsilon, delta, trials, seed, alpha, exact, executor)
+    check = tail_check(DpClaim(spec, "D||D'", epsilon, delta), pair, draws, exact)
     return check.noted(note, before=True).with_details(
         whitened_sensitivity=float(s), epsilon_k=float(epsilon), delta_k=float(delta), exact_over_delta_k=exact / delta
     )

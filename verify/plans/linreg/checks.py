@@ -274,3 +274,7 @@ CHECKS = declare(
     FIG3_FOR_FREE,
     FIG3_EFFICIENCY,
 )
+
+#: Ids a run builds beyond :data:`CHECKS` (:attr:`pdp_audit.verify.plans.plan.AuditPlan.run_checks`): the
+#: loss-consistency check guarding ``dp-forward``.
+RUN_CHECKS = ("loss-consistency",)

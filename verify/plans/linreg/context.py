@@ -35,6 +35,7 @@ from pdp_audit.mechanisms import linreg as L
 from pdp_audit.mechanisms.datasets import load_csv
 from pdp_audit.mechanisms.linreg_data import load_regression, preprocess, synthetic_regression
 from pdp_audit.mechanisms.validation import InputError
+from pdp_audit.verify.evidence.dp_claim import Draws
 from pdp_audit.verify.plans.linreg.config import LinregAuditConfig
 
 MAX_AXES = 12
@@ -110,6 +111,10 @@ class Context:
     @property
     def d(self) -> int:
         return self.X.shape[1]
+
+    def draws(self) -> Draws:
+        """How this run samples: the config's trials, seed and α, on the run's executor."""
+        return Draws(self.config.trials, self.config.seed, self.config.alpha, self.executor)
 
     def neighbours(self, target: Target) -> L.Neighbours:
         X, y, _ = self.bases[target.base]

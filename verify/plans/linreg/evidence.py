@@ -49,7 +49,7 @@ from pdp_audit.reports.records import Run
 from pdp_audit.verify.checks import finalize, make_run
 from pdp_audit.verify.plans.linreg.adaops import AdaOPSAudit
 from pdp_audit.verify.plans.linreg.audit import MechanismAudit
-from pdp_audit.verify.plans.linreg.builders import dp_claim_checks, profile_grid
+from pdp_audit.verify.plans.linreg.builders import KnownAtPair, PairClaim, dp_claim_checks, profile_grid
 from pdp_audit.verify.plans.linreg.context import Context, LinregAuditConfig, candidates, load_data, make_bases
 from pdp_audit.verify.plans.linreg.ops import OPSAudit
 from pdp_audit.verify.plans.linreg.output_perturbation import OutputPerturbationAudit
@@ -131,21 +131,19 @@ def _run_linreg_audit(config: LinregAuditConfig, executor: Executor | None, prog
     target = cands[worst]
     note, search_details = search_note(cands, scores, how, worst)
     exact = audit.target_deltas(ctx, [target], config.epsilon)
+    pair = audit.pair(ctx.neighbours(target))
+    known = KnownAtPair(
+        deltas=None if exact is None else tuple(exact[0]),
+        attack=audit.attack_exact(ctx, target),
+        curve=audit.exact_profile(ctx, target, profile_grid(config.epsilon)),
+    )
     checks = dp_claim_checks(
-        audit.pair(ctx.neighbours(target)),
-        config.epsilon,
-        config.delta,
-        config.trials,
-        config.seed,
-        config.alpha,
-        audit.title,
-        audit.source,
-        exact=None if exact is None else tuple(exact[0]),
-        attack_exact=audit.attack_exact(ctx, target),
-        executor=executor,
+        pair,
+        PairClaim(config.epsilon, config.delta, audit.title, audit.source),
+        ctx.draws(),
+        known,
         progress=progress,
         note=note,
-        exact_curve=audit.exact_profile(ctx, target, profile_grid(config.epsilon)),
     )
     worst_checks = audit.worst_target_checks(ctx, target)
     checks = audit.support_dp_checks(checks) + worst_checks

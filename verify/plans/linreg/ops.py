@@ -182,17 +182,7 @@ class OPSAudit(MechanismAudit):
                         {"gamma": g, "lam": lam},
                     )
                 )
-            checks.append(
-                builders.every_target_check(
-                    spec.fill(delta=c.delta),
-                    sets,
-                    c.delta,
-                    c.trials,
-                    c.seed,
-                    c.alpha,
-                    ctx.executor,
-                )
-            )
+            checks.append(builders.every_target_check(spec.fill(delta=c.delta), sets, c.delta, ctx.draws()))
         checks.append(self._prop43_dp(ctx))
         checks += self._prop43_mc(ctx)
         return checks
@@ -210,10 +200,7 @@ class OPSAudit(MechanismAudit):
             PROP43_DP.fill(epsilon=eps, delta=c.delta),
             [setting],
             c.delta,
-            c.trials,
-            c.seed,
-            c.alpha,
-            ctx.executor,
+            ctx.draws(),
         )
         return dataclasses.replace(
             check,

@@ -98,28 +98,8 @@ class OutputPerturbationAudit(GaussianAudit):
                 e33.append(B.eq33_epsilon(grad, H, Amat, c.delta))
             e33 = np.array(e33)
             settings33.append(builders.Setting(name, labels, e33, exact_at(e33), make_pair))
-        checks.append(
-            builders.every_target_check(
-                LEMMA24.fill(delta=c.delta),
-                settings24,
-                c.delta,
-                c.trials,
-                c.seed,
-                c.alpha,
-                ctx.executor,
-            )
-        )
-        checks.append(
-            builders.every_target_check(
-                EQ33.fill(delta=c.delta),
-                settings33,
-                c.delta,
-                c.trials,
-                c.seed,
-                c.alpha,
-                ctx.executor,
-            )
-        )
+        checks.append(builders.every_target_check(LEMMA24.fill(delta=c.delta), settings24, c.delta, ctx.draws()))
+        checks.append(builders.every_target_check(EQ33.fill(delta=c.delta), settings33, c.delta, ctx.draws()))
         checks += self._identity_checks(ctx)
         return checks
 

@@ -4,7 +4,7 @@ options).  The audit itself is :func:`pdp_audit.verify.plans.linreg.evidence.run
 
 from __future__ import annotations
 
-from pdp_audit.verify.plans.linreg.checks import CHECKS
+from pdp_audit.verify.plans.linreg.checks import CHECKS, RUN_CHECKS
 from pdp_audit.verify.plans.linreg.config import SPECIFIC, LinregAuditConfig
 from pdp_audit.verify.plans.plan import AuditPlan, Setting
 
@@ -46,6 +46,7 @@ def plan(name: str) -> AuditPlan:
         LinregAuditConfig,
         audit,
         CHECKS,
+        RUN_CHECKS,
         fixed={"mechanism": name},
         hidden=frozenset(others),
         cost=COST[name],

@@ -35,7 +35,7 @@ from pdp_audit.audits.linreg_profiles import RidgeBatch, gaussian_epsilon, loo_b
 from pdp_audit.mechanisms import linreg as L
 from pdp_audit.mechanisms import linreg_adaptive as A
 from pdp_audit.mechanisms.linreg_bounds import ridge_global_sensitivity
-from pdp_audit.mechanisms.linreg_calibration import ops_calibration
+from pdp_audit.mechanisms.linreg_calibration import RowBounds, ops_calibration
 from pdp_audit.mechanisms.linreg_data import synthetic_regression
 from pdp_audit.reports.records import Page
 from pdp_audit.verify.checks import Evidence
@@ -248,7 +248,7 @@ def relative_efficiency_at(seed: int, n: int, datasets: int) -> dict[tuple[float
         denominators.append(float(np.trace(np.linalg.inv(X.T @ X))))  # E‖θ* − θ0‖² = σ² tr((XᵀX)^{-1}), σ = 1
         mle = np.linalg.lstsq(X, y, rcond=None)[0][None, :]
         for eps in FIG3_EPSILONS:
-            lam, gamma = ops_calibration("balanced", eps, delta, n, d, xb, yb)
+            lam, gamma = ops_calibration("balanced", eps, delta, n, d, RowBounds(xb, yb))
             ada, ssp = A.AdaSSPPair(nb, eps, delta, xb, yb), A.SSPPair(nb, eps, delta, xb, yb)
             draws = {
                 "AdaOPS": A.LRAdaOPSPair(nb, eps, delta, xb, yb).sample("D", S, rng)[:, 2:],

@@ -23,7 +23,8 @@ for the other losses, ``k19-lambda``.
 
 from __future__ import annotations
 
-from pdp_audit.verify.checks import CheckSpec, declare
+from pdp_audit.verify.checks import PAIR_CHECKS, CheckSpec, declare
+from pdp_audit.verify.plans.objpert.config import READINGS
 
 SOURCE_THM5 = "[RW] Theorem 5 (Kifer et al. 2012); ledger Q1"
 SOURCE_K17 = "[RW] §3, Figure 1 (K17)"
@@ -120,3 +121,8 @@ CHECKS = declare(
         role="paper",
     ),
 )
+
+#: Ids a run builds beyond :data:`CHECKS` (:attr:`pdp_audit.verify.plans.plan.AuditPlan.run_checks`): the checks at the
+#: adversarial neighbour of each audited σ, prefixed ``thm5-<reading>-`` for Theorem 5's σ under a reading, nothing
+#: for the user's ``--sigma``.
+RUN_CHECKS = tuple(prefix + check for prefix in ("", *(f"thm5-{r}-" for r in READINGS)) for check in PAIR_CHECKS)

@@ -23,8 +23,8 @@ from pdp_audit.mechanisms.objpert_certificate import Certificate, certifiable, c
 from pdp_audit.verify.checks import CheckSpec, Evidence
 from pdp_audit.verify.evidence import builders
 from pdp_audit.verify.evidence.dp_checks import PairSamples, dp_specs
+from pdp_audit.verify.evidence.dp_claim import DpClaim, Draws
 from pdp_audit.verify.evidence.pair_checks import loss_consistency_check
-from pdp_audit.verify.evidence.privacy_profile import DpClaim, Draws
 from pdp_audit.verify.plans.objpert.checks import DP_TITLES
 from pdp_audit.verify.plans.objpert.context import ObjPertAuditConfig, check_hessian
 from pdp_audit.verify.plans.objpert.profile import DeltaBound, dp_profile_check
@@ -232,14 +232,14 @@ def instances_for_certificate(problem: Problem, sigma: float, config: ObjPertAud
     return random_instances(problem.X, problem.y, problem.loss, problem.lam, sigma, probe)
 
 
-def released_objpert_checks(
-    X, y, loss, lam: float, sigma: float, config: ObjPertAuditConfig, executor, progress, source: str
-) -> list[Evidence]:
-    """ObjPert as another audit deploys it (the first stage of the privacy report): ``thm8-bound`` (the ingredient
-    of the certified bound) and ``objpert-dp-forward``, ``objpert-dp-reverse``, ``objpert-lr-attack`` at the
-    adversarial neighbour, for the claim (``config.epsilon``, ``config.delta``).  Tails by plain Monte Carlo only:
-    the importance sampler's dominating-point search costs thousands of single solves, minutes at d = 50; the
-    pass rests on the certified bound, which the sampled interval must be consistent with."""
+def released_objpert_checks(X, y, loss, config: ObjPertAuditConfig, executor, progress, source: str) -> list[Evidence]:
+    """ObjPert as another audit deploys it (the first stage of the privacy report), with ridge ``config.lam`` and noise
+    scale ``config.sigma`` on the data (``X``, ``y``) and ``loss``: ``thm8-bound`` (the ingredient of the certified
+    bound) and ``objpert-dp-forward``, ``objpert-dp-reverse``, ``objpert-lr-attack`` at the adversarial neighbour, for
+    the claim (``config.epsilon``, ``config.delta``).  Tails by plain Monte Carlo only: the importance sampler's
+    dominating-point search costs thousands of single solves, minutes at d = 50; the pass rests on the certified
+    bound, which the sampled interval must be consistent with."""
+    lam, sigma = config.lam, config.sigma
     problem = Problem(X, y, loss, lam, check_hessian(X, y, lam, loss))
     inst = instances_for_certificate(problem, sigma, config, executor, progress)
     thm8, cert_ok = theorem8_check(loss, lam, inst)

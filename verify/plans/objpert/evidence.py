@@ -53,7 +53,7 @@ from pdp_audit.verify.plans.objpert.theorems import identity_checks, theorem8_ch
 def per_instance_values(name: str, X, y, loss, lam, sigma, config: ObjPertAuditConfig) -> tuple[np.ndarray, dict]:
     """The ex-post pDP (Corollary 7) of every training point (removal neighbour) for one release θ̂ᴾ, seeded by the
     run, and its summary (median, 90th percentile, largest, fraction below a tenth of the DP ε)."""
-    pair = op.ObjPertPair(X, y, X[0], y[0], relation="remove", lam=lam, sigma=sigma, loss=loss)
+    pair = op.ObjPertPair(X, y, X[0], y[0], relation="remove", mechanism=op.ObjPertMechanism(lam, sigma, loss))
     theta = pair.sample("D", 1, block_rng(config.seed, f"per-instance/{name}", 0))[0]
     eps = ex_post_all_points(X, y, loss, lam, sigma, theta)["epsilon"]
     summary = {

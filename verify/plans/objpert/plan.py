@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pdp_audit.mechanisms.validation import InputError
 from pdp_audit.reports.records import Run
-from pdp_audit.verify.plans.objpert.checks import CHECKS
+from pdp_audit.verify.plans.objpert.checks import CHECKS, RUN_CHECKS
 from pdp_audit.verify.plans.objpert.config import ObjPertAuditConfig
 from pdp_audit.verify.plans.plan import AuditPlan, Setting
 
@@ -27,6 +27,7 @@ PLAN = AuditPlan(
     ObjPertAuditConfig,
     audit,
     CHECKS,
+    RUN_CHECKS,
     cost=6.0,
     quick={"trials": 20_000, "search_trials": 400},
     smoke={"trials": 2000, "search_trials": 200, "synthetic": "60,2"},

@@ -33,6 +33,7 @@ import numpy as np
 
 from pdp_audit.verify.checks import Evidence
 from pdp_audit.verify.evidence import privacy_profile as pp
+from pdp_audit.verify.evidence.dp_claim import DpClaim, Draws
 from pdp_audit.verify.evidence.profile_figures import log_lines_figure
 
 #: Grid points of the figure between ε = 0 and the top of the profile (the claimed ε is added).
@@ -64,10 +65,10 @@ def profile_grid(epsilon: float, delta: float, epsilon_bound: Callable[[float], 
 
 
 def dp_profile_check(
-    claim: pp.DpClaim,
+    claim: DpClaim,
     pair,
     losses: tuple[np.ndarray, np.ndarray],
-    draws: pp.Draws,
+    draws: Draws,
     bound: DeltaBound | None,
     importance: bool = True,
 ) -> Evidence:

@@ -67,9 +67,8 @@ class Problem:
 
     def pair(self, target: Target, sigma: float) -> op.ObjPertPair:
         """ObjPert at noise scale ``sigma`` on D and its neighbour D ± ``target``."""
-        return op.ObjPertPair(
-            self.X, self.y, target.x, target.y, relation=target.relation, lam=self.lam, sigma=sigma, loss=self.loss
-        )
+        mechanism = op.ObjPertMechanism(self.lam, sigma, self.loss)
+        return op.ObjPertPair(self.X, self.y, target.x, target.y, relation=target.relation, mechanism=mechanism)
 
 
 def candidate_targets(X: np.ndarray, y: np.ndarray, loss, lam: float, theta_np: np.ndarray, k: int = 5) -> list[Target]:

@@ -82,9 +82,10 @@ def identity_checks(X, y, loss, lam, sigma, inst: Instances) -> list[Evidence]:
     log-density ratio on every instance (largest relative error within :data:`IDENTITY_TOL`)."""
     err6, err7 = 0.0, 0.0
     largest = 0.0
+    mechanism = op.ObjPertMechanism(lam, sigma, loss)
     for t, exact in zip(inst.targets, inst.exact):
-        t6 = op.theorem6_log_ratio(inst.thetas, X, y, t.x, t.y, lam, sigma, loss)
-        t7 = op.corollary7_log_ratio(inst.thetas, X, y, t.x, t.y, lam, sigma, loss)
+        t6 = op.theorem6_log_ratio(inst.thetas, X, y, t.x, t.y, mechanism)
+        t7 = op.corollary7_log_ratio(inst.thetas, X, y, t.x, t.y, mechanism)
         err6, err7 = max(err6, _relative_error(t6, exact)), max(err7, _relative_error(t7, exact))
         largest = max(largest, float(np.max(np.abs(exact))))
     what = (

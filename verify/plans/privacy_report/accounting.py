@@ -104,13 +104,14 @@ def _adaptive_accounting(
         )
     ]
     eps4 = float(cal.budget[3])
-    worst = pr.ReportReleasePair(lambda_min=(float(lam0), float(lam0) - cal.beta), relation="remove", sigma4=cal.sigma4)
+    worst_lambda_min = pr.ReleasedLambdaMin((float(lam0), float(lam0) - cal.beta), cal.sigma4)
+    worst = pr.ReportReleasePair(lambda_min=worst_lambda_min, relation="remove")
     spec = _spec("thm11-dp", sigma4=cal.sigma4, delta=delta, eps4=eps4, beta=cal.beta)
     checks += gaussian_claim_checks(spec, worst, eps4, delta, cfg, executor)
     x = data.X[data.median]
     lam_pair = (float(lam0), float(np.linalg.eigvalsh(H - f2 * np.outer(x, x))[0]))
     eps11 = float(pr.theorem11_epsilon(f2, xn, cal.sigma4, delta))
-    pair = pr.ReportReleasePair(lambda_min=lam_pair, relation="remove", sigma4=cal.sigma4)
+    pair = pr.ReportReleasePair(lambda_min=pr.ReleasedLambdaMin(lam_pair, cal.sigma4), relation="remove")
     spec = _spec("thm11-pdp", delta=delta, eps11=eps11)
     checks += gaussian_claim_checks(spec, pair, eps11, delta, cfg, executor, directions=ONE_DIRECTION)
     e2 = float(pr.theorem14_epsilon(abs(f1) * xn, cal.sigma2, delta))

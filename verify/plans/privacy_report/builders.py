@@ -14,6 +14,7 @@ from pdp_audit.mechanisms import gaussian as g
 from pdp_audit.mechanisms import privacy_report as pr
 from pdp_audit.verify.checks import CheckSpec, Evidence
 from pdp_audit.verify.evidence import builders
+from pdp_audit.verify.evidence.dp_claim import DpClaim, Draws
 from pdp_audit.verify.evidence.pair_checks import loss_consistency_check
 from pdp_audit.verify.plans.gaussian.profile import dp_check_with_profile
 from pdp_audit.verify.plans.privacy_report.context import PrivacyReportAuditConfig
@@ -113,18 +114,12 @@ def gaussian_claim_checks(
             suffix = "-forward" if direction == "D||D'" else "-reverse"
             directed = replace(spec, id=spec.id + suffix, title=spec.title + f", δ_{{{direction.replace('||', '‖')}}}")
         check = dp_check_with_profile(
-            directed,
+            DpClaim(directed, direction, epsilon, delta_claim),
             pair,
             losses,
-            direction,
-            epsilon,
-            delta_claim,
-            config.trials,
-            config.seed,
-            config.alpha,
+            Draws(config.trials, config.seed, config.alpha, executor),
             exact_delta=exact_delta,
             exact_epsilon=exact_epsilon,
-            executor=executor,
         )
         check = check.noted(
             f"Exact: the privacy loss is N(η²/2, η²), η = {eta:.4g}; exact δ(ε) = {exact:.4g}, "

@@ -28,7 +28,7 @@ the reproductions of [RW] Figures 2–6 (``paper`` pages).
 
 from __future__ import annotations
 
-from pdp_audit.verify.checks import CheckSpec, declare
+from pdp_audit.verify.checks import PAIR_CHECKS, CheckSpec, declare
 
 #: The source of the report's validity statement, and the multiple k of ρ it fails with, by mode.
 MODE_SOURCES = {
@@ -282,5 +282,23 @@ CHECKS = declare(
         "{e2:.4g} + {e3:.4g} + {eps11:.4g} = {total:.4g}",
         "δ(ε₂ + ε₃ + ε₄) ≤ 3δ",
         "[RW] Algorithm 4 (composition of Theorems 11, 14, 17)",
+    ),
+)
+
+#: The claims on the report's releases checked in both directions: ``<id>-forward``, ``<id>-reverse``
+#: (:func:`pdp_audit.verify.plans.privacy_report.builders.gaussian_claim_checks`).
+TWO_WAY_CLAIMS = ("thm10-dp", "thm11-dp")
+
+#: Ids a run builds beyond :data:`CHECKS` (:attr:`pdp_audit.verify.plans.plan.AuditPlan.run_checks`): ObjPert's own
+#: checks as the first stage (``thm8-bound`` and, prefixed ``objpert-``, the checks at its adversarial neighbour),
+#: and each claim of :data:`TWO_WAY_CLAIMS` in both directions with the loss-consistency check guarding it
+#: (``thm10-loss-consistency``).
+RUN_CHECKS = (
+    "thm8-bound",
+    *(f"objpert-{check}" for check in PAIR_CHECKS),
+    *(
+        check
+        for claim in TWO_WAY_CLAIMS
+        for check in (f"{claim}-forward", f"{claim}-reverse", f"{claim.removesuffix('dp')}loss-consistency")
     ),
 )

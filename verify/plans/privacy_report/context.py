@@ -59,12 +59,7 @@ def calibration_for(config: PrivacyReportAuditConfig, d: int) -> pr.ReportCalibr
     (:func:`pdp_audit.mechanisms.privacy_report.calibrate`), with the user's noise scales where given (λ then raised to
     the requirement they imply)."""
     budget = config.resolved_budget()
-    cal = pr.calibrate(
-        config.mode,
-        budget,
-        d,
-        config.delta,
-        config.rho,
+    choices = pr.CalibrationChoices(
         lam=config.lam,
         lambda_inflation=config.lambda_inflation,
         rule=config.calibration,
@@ -72,6 +67,7 @@ def calibration_for(config: PrivacyReportAuditConfig, d: int) -> pr.ReportCalibr
         noise_scale2=config.noise_scale2,
         noise_scale3=config.noise_scale3,
     )
+    cal = pr.calibrate(config.mode, budget, d, config.delta, config.rho, choices=choices)
     overrides = {
         k: v
         for k, v in (

@@ -161,7 +161,7 @@ def _objpert_checks(ctx: Context, executor: Executor | None, progress: bool) -> 
     )
     source = f"[RW] Theorem 5, Algorithm 1 (first stage of the report, ε₁ = {cal.budget[0]:g})"
     loss = pr.glm_loss(cal.loss)
-    return released_objpert_checks(ctx.data.X, ctx.data.y, loss, cal.lam, cal.sigma, config, executor, progress, source)
+    return released_objpert_checks(ctx.data.X, ctx.data.y, loss, config, executor, progress, source)
 
 
 def _parameters(ctx: Context) -> dict:
@@ -223,7 +223,9 @@ def _cor7_identity(ctx: Context, size: int = 64) -> Evidence:
         (data.X[data.median], data.y[data.median], "remove", True),
         (data.x_new, data.y_new, "add", False),
     ):
-        pair = op.ObjPertPair(data.X, data.y, x, y, relation=relation, lam=cal.lam, sigma=cal.sigma, loss=cal.loss)
+        pair = op.ObjPertPair(
+            data.X, data.y, x, y, relation=relation, mechanism=op.ObjPertMechanism(cal.lam, cal.sigma, cal.loss)
+        )
         theta = pair.release_from_noise("D", b)
         exact = np.abs(pair.privacy_loss(theta))
         H = pair.obj_d.hessian(theta)

@@ -5,7 +5,7 @@
 from __future__ import annotations
 
 from pdp_audit.verify.plans.plan import AuditPlan, Setting
-from pdp_audit.verify.plans.privacy_report.checks import CHECKS
+from pdp_audit.verify.plans.privacy_report.checks import CHECKS, RUN_CHECKS
 from pdp_audit.verify.plans.privacy_report.config import PrivacyReportAuditConfig
 
 
@@ -22,6 +22,7 @@ PLAN = AuditPlan(
     PrivacyReportAuditConfig,
     audit,
     CHECKS,
+    RUN_CHECKS,
     cost=6.0,
     quick={"trials": 20_000, "repetitions": 2000},
     smoke={"trials": 2000, "repetitions": 200, "no_figures": True},
