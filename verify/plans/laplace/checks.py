@@ -52,3 +52,7 @@ CHECKS = declare(
         "Definition D2; " + SOURCE,
     ),
 )
+
+#: Ids a run builds beyond :data:`CHECKS` (:attr:`pdp_audit.verify.plans.plan.AuditPlan.run_checks`): the generic
+#: ``loss-consistency`` of the pair its DP claim is decided at.
+RUN_CHECKS = ("loss-consistency",)

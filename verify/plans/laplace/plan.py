@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from pdp_audit.verify.plans.laplace.checks import CHECKS
+from pdp_audit.verify.plans.laplace.checks import CHECKS, RUN_CHECKS
 from pdp_audit.verify.plans.laplace.config import LaplaceAuditConfig
 from pdp_audit.verify.plans.plan import AuditPlan, Setting
 
@@ -20,6 +20,7 @@ PLAN = AuditPlan(
     LaplaceAuditConfig,
     audit,
     CHECKS,
+    RUN_CHECKS,
     cost=0.3,
     quick={"trials": 20_000},
     smoke={"trials": 2000},
