@@ -25,5 +25,5 @@ PLAN = AuditPlan(
     quick={"trials": 20_000, "matrices": 5000},
     smoke={"trials": 2000, "matrices": 1000},
     settings=(Setting({}, {"sigma3": 2.0}),),
-    bytes_per_trial=190,  # benchmarks/memory.py: 128
+    bytes_per_trial=440,  # 1.5 × the 291 that benchmarks/memory.py measured
 )

@@ -17,6 +17,8 @@ HELP = {
 }
 #: Relative run time at the defaults (benchmarks/certify_defaults.md).
 COST = {"output-perturbation": 1.0, "ops": 1.0, "adaops": 3.0, "adassp": 2.0, "ssp": 2.0}
+#: Peak memory per trial, bytes: 1.5 × the largest that benchmarks/memory.py measured (defaults and smoke budgets).
+MEMORY = {"output-perturbation": 300, "ops": 300, "adaops": 220, "adassp": 1700, "ssp": 1700}
 #: The settings each mechanism certifies, each with the noise multiplier that breaks its claim.
 SETTINGS = {
     "output-perturbation": (Setting({}, {"noise_multiplier": 0.1}),),
@@ -53,7 +55,7 @@ def plan(name: str) -> AuditPlan:
         quick={"trials": 20_000, "search": 32},
         smoke={"trials": 2000, "search": 8, "synthetic": "200,3", "no_reproduce": True},
         settings=SETTINGS[name],
-        bytes_per_trial=220,  # benchmarks/memory.py: 89-149 bytes per trial over the five audits
+        bytes_per_trial=MEMORY[name],
     )
 
 
