@@ -21,3 +21,17 @@ def test_workers_do_not_change_the_results(audit, tmp_path, monkeypatch):
         assert code in (0, 1, 3), f"{audit} --workers {workers}: exit {code}"
         outputs[workers] = path.read_bytes()
     assert outputs["1"] == outputs["2"]
+
+
+def test_no_more_processes_than_cores_are_started():
+    """``--workers 256`` on a small machine starts at most its cores (the numbers never depend on the count)."""
+    import os
+
+    from pdp_audit.verify.processes import executor_for, started_workers
+    from pdp_audit.verify.sweeps.executors import LocalExecutor
+
+    cores = os.cpu_count() or 1
+    assert started_workers(256) == cores and started_workers(1) == 1
+    assert LocalExecutor(256).workers == cores
+    with executor_for(256) as pool:
+        assert pool is None if cores == 1 else pool._max_workers == cores

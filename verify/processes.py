@@ -21,6 +21,7 @@ def executor_for(workers: int):
     identical either way.  On an error or Ctrl-C the blocks not yet started are cancelled."""
     if not 1 <= workers <= MAX_WORKERS:
         raise InputError(f"--workers must be in [1, {MAX_WORKERS}], got {workers}")
+    workers = started_workers(workers)
     if workers == 1:
         yield None
         return
@@ -31,6 +32,13 @@ def executor_for(workers: int):
         pool.shutdown(wait=True, cancel_futures=True)
         raise
     pool.shutdown(wait=True)
+
+
+def started_workers(workers: int) -> int:
+    """The processes worth starting for ``workers``: at most this machine's cores (the blocks are CPU-bound, each
+    process holds its own copy of the data, and the numbers never depend on the count: ``--workers 256`` on two cores
+    started 256 processes of ~150 MB each)."""
+    return max(1, min(int(workers), os.cpu_count() or 1))
 
 
 def exit_with_parent() -> None:

@@ -24,7 +24,7 @@ from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
 
 from pdp_audit.mechanisms.validation import InputError
-from pdp_audit.verify.processes import MAX_WORKERS, exit_with_parent
+from pdp_audit.verify.processes import MAX_WORKERS, exit_with_parent, started_workers
 
 MAX_RESTARTS_WITHOUT_PROGRESS = 3
 
@@ -175,7 +175,7 @@ class ProcessExecutor:
     forks = True  # workers inherit the driver's imports (see SweepMechanism.preload)
 
     def __init__(self, workers: int | None = None):
-        self.workers = workers or os.cpu_count() or 1
+        self.workers = started_workers(workers or os.cpu_count() or 1)
         self.description = f"{self.workers} local process{'es' if self.workers != 1 else ''}"
         self.restarts = 0
         self.chunked_cells = 0
