@@ -28,10 +28,10 @@ def test_no_more_processes_than_cores_are_started():
     import os
 
     from pdp_audit.verify.processes import executor_for, started_workers
-    from pdp_audit.verify.sweeps.executors import LocalExecutor
+    from pdp_audit.verify.sweeps.executors import ProcessExecutor
 
     cores = os.cpu_count() or 1
     assert started_workers(256) == cores and started_workers(1) == 1
-    assert LocalExecutor(256).workers == cores
+    assert ProcessExecutor(256).workers == cores
     with executor_for(256) as pool:
         assert pool is None if cores == 1 else pool._max_workers == cores
