@@ -72,6 +72,7 @@ class LossConsistency:
     """The bins' comparisons; :attr:`pvalue` of "L is the privacy loss of the sampler"."""
 
     bins: tuple[BinComparison, ...]
+    noun = "bins"
 
     @property
     def pvalue(self) -> float:

@@ -146,3 +146,21 @@ def test_goe_upper_triangle_noise_breaks_algorithm6_guarantee():
         exact[role] = g.analytic_delta(zoo.EPSILON, 1.0, float(np.linalg.norm(shift)))
     assert exact["mutant"] > 20 * zoo.DELTA, exact  # ≈ 2.2e-4
     assert exact["twin"] == pytest.approx(zoo.TWIN_DELTA, rel=1e-6), exact
+
+
+def test_two_reports_read_as_one_break_their_claim_and_the_twin_keeps_it():
+    """Exact δ(ε) of two randomized-response reports, by enumerating the four releases: 0.34 at ε₀ = 1 (the
+    mutant's pair; its loss reads one report and says (1, 0)), 0 at ε₀ = 1/2 (the twin)."""
+
+    def enumerated(eps0, epsilon):
+        pair = zoo.RandomizedResponse(eps0)
+        releases = np.array([[a, b] for a in (0.0, 1.0) for b in (0.0, 1.0)])
+        p_d = np.prod(np.where(releases == 1.0, pair.p, 1 - pair.p), axis=1)
+        p_dp = np.prod(np.where(releases == 0.0, pair.p, 1 - pair.p), axis=1)
+        np.testing.assert_allclose(pair.privacy_loss(releases), np.log(p_d / p_dp), atol=1e-12)
+        return float(np.clip(p_d - math.exp(epsilon) * p_dp, 0, None).sum())
+
+    assert enumerated(1.0, 1.0) == pytest.approx(zoo.two_reports_delta(1.0, 1.0), abs=1e-12)
+    assert zoo.two_reports_delta(1.0, 1.0) == pytest.approx(math.e * (math.e - 1) / (1 + math.e) ** 2)
+    assert zoo.two_reports_delta(1.0, 1.0) > 300 * 1e-3
+    assert enumerated(0.5, 1.0) < 1e-15 and zoo.two_reports_delta(0.5, 1.0) == 0.0

@@ -387,15 +387,20 @@ def test_a_loss_with_an_atom_at_epsilon_passes_and_its_deflated_twin_fails(epsil
 def test_streamed_losses_give_the_numbers_of_the_losses_in_memory():
     """The plugin never holds a world's losses (memory bounded below the cap); what it computes block by block
     equals the in-memory computation on the same draws."""
-    from pdp_audit.audits.consistency import loss_consistency
-    from pdp_audit.audits.engine import sample_privacy_loss
+    from pdp_audit.audits.consistency_output import event_consistency
+    from pdp_audit.audits.engine import block_rng, block_sizes, sample_privacy_loss
     from pdp_audit.audits.tails import both_directions
-    from pdp_audit.verify.evidence.pair_checks import stream_losses
+    from pdp_audit.verify.evidence.pair_checks import ReleasesAndLosses, stream_losses
 
     pair, trials = LaplacePair(1.0), 3 * 65_536 + 123
     streamed = stream_losses(pair, 0.5, trials, seed=4)
     losses = {w: sample_privacy_loss(pair, w, trials, 4, "plugin") for w in ("D", "D'")}
-    assert streamed.consistency == loss_consistency(losses["D"], losses["D'"])
+    blocks = {w: enumerate(block_sizes(trials)) for w in ("D", "D'")}
+    releases = {
+        w: np.concatenate([ReleasesAndLosses(pair, w)(n, block_rng(4, f"plugin/{w}", b))[0] for b, n in blocks[w]])
+        for w in ("D", "D'")
+    }
+    assert streamed.consistency == event_consistency(losses, releases, 0.5)
     for direction, tail in both_directions(losses["D"], losses["D'"], np.array([0.5]), 0.5).items():
         np.testing.assert_array_equal(streamed.tails[direction].count_p, tail.count_p)
         np.testing.assert_array_equal(streamed.tails[direction].count_q, tail.count_q)

@@ -92,8 +92,10 @@ def audit_pair(
     The pair is validated before its claim is trusted, in the same family of tests: releases of shape
     (n, ``output_dim``) and losses of shape (n,) without NaN or impossible infinities (else the exact fail
     ``pair-protocol``); ``loss-consistency``: ``privacy_loss`` is the loss of ``sample``'s releases (the
-    change-of-measure identities on bins of the loss); ``noise-view``: where the pair exposes a Gaussian noise view
-    (``noise_dim``, ``noise_sigma``, ``release_from_noise``), the view releases what ``sample`` releases.  Then
+    change-of-measure identities on events of the release: bins of the loss into its tails, at ±ε and on its
+    atoms, bins of coordinates and of a classifier's score learned on a pilot split, each on either side of
+    L = 0); ``noise-view``: where the pair exposes a Gaussian noise view (``noise_dim``, ``noise_sigma``,
+    ``release_from_noise``), the view releases what ``sample`` releases.  Then
     ``dp-forward`` and ``dp-reverse`` (``pdp-*`` with ``per_instance``): the hockey-stick divergences at ε from
     ``trials`` losses per world (Clopper–Pearson), or by importance sampling through the noise view when
     δ·trials < 30.  A DP check passes only when the upper confidence bound on δ(ε) is below δ.

@@ -277,6 +277,32 @@ def _nan(fraction: str) -> Callable:
     return loss
 
 
+class RandomizedResponse:
+    """``reports`` independent randomized-response reports of one bit (1 on D, 0 on D'), each kept with
+    probability p = e^{ε₀}/(1 + e^{ε₀}); the privacy loss sums the first ``loss_reports`` reports' ±ε₀.  With
+    every report in the loss it is exact; with fewer it is the exact loss of a post-processing (the reports
+    it reads), which every identity on events of the loss accepts."""
+
+    def __init__(self, eps0: float, reports: int = 2, loss_reports: int | None = None):
+        self.eps0, self.output_dim = eps0, reports
+        self.loss_reports = reports if loss_reports is None else loss_reports
+        self.p = math.exp(eps0) / (1 + math.exp(eps0))
+
+    def sample(self, world, size, rng):
+        bit = 1.0 if world == "D" else 0.0
+        return np.where(rng.random((size, self.output_dim)) < self.p, bit, 1.0 - bit)
+
+    def privacy_loss(self, outputs):
+        return self.eps0 * (2 * np.asarray(outputs)[:, : self.loss_reports] - 1).sum(axis=1)
+
+
+def two_reports_delta(eps0: float, epsilon: float) -> float:
+    """Exact δ(ε) of two reports at ε₀: L ∈ {2ε₀, 0, −2ε₀} with P_D = (p², 2p(1 − p), (1 − p)²), so
+    δ(ε) = p² − e^ε(1 − p)² for 0 ≤ ε < 2ε₀ and 0 beyond."""
+    p = math.exp(eps0) / (1 + math.exp(eps0))
+    return 0.0 if epsilon >= 2 * eps0 else p**2 - math.exp(epsilon) * (1 - p) ** 2
+
+
 MUTANTS: tuple[Mutant, ...] = (
     Mutant(
         "noise-halved",
@@ -425,6 +451,15 @@ MUTANTS: tuple[Mutant, ...] = (
         ("dp-forward", "dp-reverse"),
         lambda: PairCase(_objpert(OBJPERT_SMALL_LAM), delta=OBJPERT_DELTA),
         lambda: PairCase(_objpert(), delta=OBJPERT_DELTA),
+    ),
+    Mutant(
+        "two-reports-loss-of-one",
+        "Two randomized-response reports at ε₀ = 1 whose privacy loss reads only the first (the exact loss of a "
+        "post-processing): true δ(1) = e(e − 1)/(1 + e)² ≈ 0.34 against the claim (1, 1e-3); the twin, two reports "
+        "at ε₀ = 1/2 with the loss of both, is exactly (1, 0)-DP",
+        ("loss-consistency",),
+        lambda: PairCase(RandomizedResponse(1.0, loss_reports=1), delta=1e-3),
+        lambda: PairCase(RandomizedResponse(0.5), delta=1e-3),
     ),
     Mutant(
         "goe-upper-triangle",

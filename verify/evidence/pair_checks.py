@@ -1,8 +1,13 @@
 """Checks that a pair is what it says before its claims are trusted (a user's pair above all).
 
-* ``loss-consistency`` -- the loss is the privacy loss of the sampler: the change-of-measure identities on
-  bins of L with bounded summands (:mod:`pdp_audit.audits.consistency`).  A loss written for another σ, another
-  neighbour or swapped worlds fails here, whatever its tails claim.
+* ``loss-consistency`` -- the loss is the privacy loss of the sampler: the change-of-measure identities with
+  bounded summands.  A built-in audit's exact pair is checked on bins of L (:mod:`pdp_audit.audits.consistency`,
+  :func:`loss_consistency_check`); a user's pair on events of its releases, intersected with the sign of L
+  (:mod:`pdp_audit.audits.consistency_output`: adaptive bins of L down to its extreme quantiles, at ±ε and on its
+  atoms; bins of the release's coordinates; bins of a classifier's score learned on a pilot split).  A loss
+  written for another σ, another neighbour or swapped worlds, clipped, blind to a rare branch or to truncation,
+  or the loss of a post-processing of the release (a coordinate or a report ignored) fails here, whatever its
+  tails claim.
 * ``noise-view`` -- where a pair exposes the Gaussian noise-level view that importance sampling relies on
   (:func:`pdp_audit.audits.rare.noise_view`), releases through the view and through ``sample`` must have the same
   privacy-loss law: two-sample Kolmogorov–Smirnov on the losses of both, and Mood's test of equal scale (a view a
@@ -24,11 +29,12 @@ import numpy as np
 from scipy import stats
 
 from pdp_audit.audits import rare
-from pdp_audit.audits.consistency import LossConsistency, StreamedConsistency, loss_consistency
+from pdp_audit.audits.consistency import LossConsistency, loss_consistency
+from pdp_audit.audits.consistency_output import EventConsistency, StreamedEventConsistency
 from pdp_audit.audits.engine import PrivacyLossSampler, iter_blocks, run_blocks
 from pdp_audit.audits.stats import pvalue_by_inversion
 from pdp_audit.audits.tails import StreamedTails, TailEstimate
-from pdp_audit.mechanisms.base import MalformedPair, at_loss_resolution
+from pdp_audit.mechanisms.base import MalformedPair, at_loss_resolution, checked_losses, checked_releases
 from pdp_audit.verify.checks import CheckSpec, Evidence
 from pdp_audit.verify.evidence import builders
 from pdp_audit.verify.evidence.pair_claims import (
@@ -48,6 +54,16 @@ LOSS_CONSISTENCY = CheckSpec(
     "on every bin A of L",
     "P_D'(L ∈ A) = E_D[e^{−L}1{L ∈ A}] (A ⊂ (0, ∞)), P_D(L ∈ A) = E_D'[e^{L}1{L ∈ A}] (A ⊂ (−∞, 0])",
     "definition of the privacy loss (Radon–Nikodym derivative)",
+)
+#: ``loss-consistency`` of a user's pair: the identities on events of the release (the same id and role).
+PAIR_LOSS_CONSISTENCY = CheckSpec(
+    LOSS_CONSISTENCY.id,
+    LOSS_CONSISTENCY.title,
+    "privacy_loss(o) = log p_D(o) − log p_D'(o) for the releases sample() draws: the change of measure holds "
+    "on every event A of the release, on each side of L = 0",
+    "P_D'(o ∈ A, L > 0) = E_D[e^{−L}1{o ∈ A, L > 0}], P_D(o ∈ A, L ≤ 0) = E_D'[e^{L}1{o ∈ A, L ≤ 0}]; A: bins of "
+    "L (tails, ±ε, atoms), of coordinates of o, of a pilot-trained classifier's score",
+    LOSS_CONSISTENCY.source,
 )
 NOISE_VIEW = CheckSpec(
     "noise-view",
@@ -72,8 +88,11 @@ def loss_consistency_check(loss_d: np.ndarray, loss_dp: np.ndarray, guards: Chec
     return consistency_evidence(loss_consistency(loss_d, loss_dp), int(np.size(loss_d)), spec)
 
 
-def consistency_evidence(test: LossConsistency, draws_per_world: int, spec: CheckSpec = LOSS_CONSISTENCY) -> Evidence:
-    """``loss-consistency`` from the test's bins (``draws_per_world``: the draws it was given per world)."""
+def consistency_evidence(
+    test: LossConsistency | EventConsistency, draws_per_world: int, spec: CheckSpec = LOSS_CONSISTENCY
+) -> Evidence:
+    """``loss-consistency`` from the test's bins or events (``draws_per_world``: the draws it was given per
+    world)."""
     worst = test.worst
     ratio = 1.0
     if worst is not None and worst.frequency > 0:
@@ -84,11 +103,16 @@ def consistency_evidence(test: LossConsistency, draws_per_world: int, spec: Chec
         pvalue=test.pvalue,
         supports=lambda ci, alpha: True,
         note=(
-            f"Least consistent of {len(test.bins)} bins: {test.describe()}. The estimate is that ratio (1 when the "
-            "loss is the sampler's). A fail means privacy_loss does not match sample(): every other verdict on "
-            "this pair is then void."
+            f"Least consistent of {len(test.bins)} {test.noun}: {test.describe()}. The estimate is that ratio "
+            "(1 when the loss is the sampler's). A fail means privacy_loss does not match sample(): every other "
+            "verdict on this pair is then void."
         ),
-        details={"bins": len(test.bins), "worst_ratio": float(ratio), "draws_per_world": int(draws_per_world)},
+        details={
+            "bins": len(test.bins),
+            "worst_ratio": float(ratio),
+            "draws_per_world": int(draws_per_world),
+            **({"bins_by_family": dict(test.families)} if isinstance(test, EventConsistency) else {}),
+        },
     )
 
 
@@ -174,23 +198,35 @@ class StreamedLosses:
     """What the checks of one assertion need from ``trials`` draws of the loss per world, gathered block by
     block: the consistency test, the tails at ε both ways and the first :data:`VIEW_SAMPLES` losses per world."""
 
-    consistency: LossConsistency
+    consistency: EventConsistency
     tails: dict[str, TailEstimate]
     heads: dict[str, np.ndarray]
     means: dict[str, StreamedHockeyMean]  # by direction: δ(ε) as one bounded mean, and the atom at +∞ (pair_claims)
 
 
+class ReleasesAndLosses(PrivacyLossSampler):
+    """Block work: the releases of :class:`pdp_audit.audits.engine.PrivacyLossSampler` (same draws, same checks)
+    together with their losses."""
+
+    def __call__(self, size: int, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+        outputs = checked_releases(self.pair, self.world, size, self.pair.sample(self.world, size, rng))
+        return outputs, at_loss_resolution(checked_losses(self.world, size, self.pair.privacy_loss(outputs)))
+
+
 def stream_losses(pair, epsilon: float, trials: int, seed: int) -> StreamedLosses:
-    """One pass over the blocks of both worlds (stream ``plugin/<world>``), interleaved: memory of a few blocks
-    and :data:`VIEW_SAMPLES` losses, whatever ``trials``."""
-    consistency = StreamedConsistency(trials, trials)
+    """One pass over the blocks of both worlds (stream ``plugin/<world>``), interleaved.  Memory is bounded
+    whatever ``trials``: a few blocks, :data:`VIEW_SAMPLES` losses, and the consistency test's pilot (at most
+    :data:`pdp_audit.audits.consistency_events.RELEASE_PILOT_MAX` releases of at most
+    :data:`pdp_audit.audits.consistency_events.COORDINATES_KEPT` coordinates per world, and the pilot's losses);
+    the test's events are tallied on every draw past the pilot."""
+    consistency = StreamedEventConsistency(trials, trials, float(epsilon))
     tails = StreamedTails(np.array([float(epsilon)]), 0.5)
     means = {"D||D'": StreamedHockeyMean(epsilon), "D'||D": StreamedHockeyMean(epsilon)}
     heads: dict[str, list[np.ndarray]] = {"D": [], "D'": []}
-    blocks = {w: iter_blocks(PrivacyLossSampler(pair, w), trials, seed, f"plugin/{w}") for w in heads}
-    for block_d, block_dp in zip(blocks["D"], blocks["D'"]):
-        for world, losses in (("D", block_d), ("D'", block_dp)):
-            consistency.add(world, losses)
+    blocks = {w: iter_blocks(ReleasesAndLosses(pair, w), trials, seed, f"plugin/{w}") for w in heads}
+    for (releases_d, block_d), (releases_dp, block_dp) in zip(blocks["D"], blocks["D'"]):
+        for world, losses, releases in (("D", block_d, releases_d), ("D'", block_dp, releases_dp)):
+            consistency.add(world, losses, releases)
             tails.add(world, losses)
             if world == "D":
                 means["D||D'"].add(losses)
@@ -216,7 +252,7 @@ def dp_checks(pair, epsilon: float, delta: float, trials: int, seed: int, per_in
     ``trials``.
     """
     streamed = stream_losses(pair, epsilon, trials, seed)
-    checks = [consistency_evidence(streamed.consistency, trials)]
+    checks = [consistency_evidence(streamed.consistency, trials, PAIR_LOSS_CONSISTENCY)]
     view = noise_view_check(pair, streamed.heads, seed)
     checks += [view] if view is not None else []
     kind = "pDP for this (D, z)" if per_instance else "DP"
