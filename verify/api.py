@@ -90,10 +90,12 @@ def audit_pair(
 
     What ``privacy_audit.assert_dp`` (and, with ``per_instance=True``, ``assert_pdp``) decides, without pytest.
     The pair is validated before its claim is trusted, in the same family of tests: releases of shape
-    (n, ``output_dim``) and losses of shape (n,) without NaN or impossible infinities (else the exact fail
-    ``pair-protocol``); ``loss-consistency``: ``privacy_loss`` is the loss of ``sample``'s releases (the
-    change-of-measure identities on bins of the loss); ``noise-view``: where the pair exposes a Gaussian noise view
-    (``noise_dim``, ``noise_sigma``, ``release_from_noise``), the view releases what ``sample`` releases.  Then
+    (n, ``output_dim``) and losses of shape (n,) without NaN or impossible infinities, and releases drawn from the
+    ``rng`` given and from it only (a probe of fixed seeds before the main draws: the same seed gives the same
+    releases, distinct generator states distinct ones), else the exact fail ``pair-protocol``;
+    ``loss-consistency``: ``privacy_loss`` is the loss of ``sample``'s releases (the change-of-measure identities on
+    bins of the loss); ``noise-view``: where the pair exposes a Gaussian noise view (``noise_dim``, ``noise_sigma``,
+    ``release_from_noise``), the view releases what ``sample`` releases.  Then
     ``dp-forward`` and ``dp-reverse`` (``pdp-*`` with ``per_instance``): the hockey-stick divergences at ε from
     ``trials`` losses per world (Clopper–Pearson), or by importance sampling through the noise view when
     δ·trials < 30.  A DP check passes only when the upper confidence bound on δ(ε) is below δ.
@@ -190,7 +192,9 @@ def audit_blackbox(
       alpha: false-alarm probability, in [1e-50, 1).
 
     Returns:
-      The decided :class:`~pdp_audit.reports.records.Run` with one check, ``blackbox-attack``.
+      The decided :class:`~pdp_audit.reports.records.Run` with one check, ``blackbox-attack``; or the exact fail
+      ``pair-protocol`` for a sampler that returns no (size, d) array of finite numbers or does not draw from its
+      ``rng`` alone.
 
     Raises:
       InputError: an argument out of its range, or a pair without ``sample``.
