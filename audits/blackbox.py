@@ -2,9 +2,10 @@
 
 Without the exact privacy loss the Neyman–Pearson test is unknown, so a test statistic is *learned* on a
 training split, in the spirit of DP-Sniper (Bichsel, Steffen, Bogunovic & Vechev 2021): a logistic regression of
-"released on D" against "released on D'" on the outputs and their squares (linear and quadratic features:
-it recovers the optimal test of Gaussian releases whose means or variances differ), standardised on the
-training split.  The statistic is then frozen and applied to fresh releases of both worlds, and ε is bounded from
+"released on D" against "released on D'" on the standardised outputs and their squares (linear and quadratic
+features: it recovers the optimal test of Gaussian releases whose means or variances differ; see
+:class:`Standardiser` for why no magnitude of finite release can overflow them), fitted on the training split
+alone.  The statistic is then frozen and applied to fresh releases of both worlds, and ε is bounded from
 those scores exactly as for the white-box attack (:func:`pdp_audit.audits.attack.pooled_rank_attack`: Poissonised
 samples, a joint exact test of both rates on ramps of pooled ranks fixed in advance, union bound), which assumes nothing
 of the scores but that they are independent draws of a fixed statistic.  The bound is valid whatever the classifier
@@ -26,26 +27,82 @@ from sklearn.preprocessing import StandardScaler
 
 from pdp_audit.audits.attack import PooledRankAttack, pooled_rank_attack
 from pdp_audit.audits.engine import run_blocks
+from pdp_audit.mechanisms.base import MalformedPair
 
 Sampler = Callable[[int, np.random.Generator], np.ndarray]
 
 
-class _Releases:
-    """Block work: ``size`` releases of one world as a float array of shape (size, d)."""
+def checked_blackbox_releases(world: str, size: int, outputs) -> np.ndarray:
+    """``outputs`` of ``sample(world, size, …)`` as a float array of shape (size, d) (a vector of ``size`` is one
+    column), or :class:`pdp_audit.mechanisms.base.MalformedPair` naming the call: another shape, values that are not
+    real numbers, or NaN or infinite releases (a learned test needs numbers to order)."""
+    call = f"sample({world!r}, {size})"
+    out = np.asarray(outputs)
+    if not np.issubdtype(out.dtype, np.number) or np.iscomplexobj(out):
+        raise MalformedPair(f"{call} returned {out.dtype} values; expected real numbers")
+    out = out.reshape(size, -1) if out.ndim == 1 and out.size == size else out
+    if out.ndim != 2 or out.shape[0] != size:
+        raise MalformedPair(f"{call} returned shape {out.shape}; expected ({size}, d)")
+    out = out.astype(float)
+    bad = int(np.count_nonzero(~np.isfinite(out).all(axis=1)))
+    if bad:
+        raise MalformedPair(
+            f"{call} returned {bad:,} of {size:,} releases with NaN or infinite values; a black-box audit needs "
+            "finite releases"
+        )
+    return out
 
-    def __init__(self, sample: Sampler):
-        self.sample = sample
+
+class _Releases:
+    """Block work: ``size`` releases of ``world``, shape (size, d) (:func:`checked_blackbox_releases`)."""
+
+    def __init__(self, sample: Sampler, world: str):
+        self.sample, self.world = sample, world
 
     def __call__(self, size: int, rng: np.random.Generator) -> np.ndarray:
-        out = np.asarray(self.sample(size, rng), dtype=float)
-        out = out.reshape(size, -1) if out.ndim == 1 and out.size == size else out
-        if out.ndim != 2 or out.shape[0] != size or not np.all(np.isfinite(out)):
-            raise ValueError(f"a sampler must return {size} finite releases as an array of shape ({size}, d)")
-        return out
+        return checked_blackbox_releases(self.world, size, self.sample(size, rng))
 
 
-def _features(outputs: np.ndarray) -> np.ndarray:
-    return np.hstack([outputs, outputs**2])
+#: Standardised releases are clipped to ±Z_MAX (never on the training split, where |z| ≤ √(n − 1) ≤ 1.5e4).
+Z_MAX = 2.0**20
+
+
+@dataclass(frozen=True)
+class Standardiser:
+    """z = clip((o / p − c) / s, −Z_MAX, Z_MAX) per coordinate, fitted on the training releases.
+
+    p is the power of two with max |o| < p on the training split (dividing by it is exact, and gives |o/p| < 1),
+    c and s the mean and standard deviation of o/p there (s = 1 for a constant coordinate).  No sum or square is
+    ever taken of a number above 1 in magnitude before standardising, so finite releases of any magnitude, 1e300 or
+    1e-300, give finite features z and z² (and z² ≤ 2^40).  On the training split |z| ≤ √(n − 1) (Samuelson's
+    inequality: no value lies more than √(n − 1) standard deviations from the mean of n), so the clip acts only on
+    fresh releases beyond the training range, where it keeps the statistic finite.  The statistic learned from
+    [z, z²] is the one learned from [o, o²] (each is an affine function of the other's span), and like it depends on
+    the training split only: the scores of the test split stay independent draws of a fixed statistic.
+    """
+
+    power: np.ndarray
+    centre: np.ndarray
+    scale: np.ndarray
+
+    @classmethod
+    def fit(cls, releases: np.ndarray) -> Standardiser:
+        largest = np.max(np.abs(releases), axis=0)
+        _, exponent = np.frexp(largest)  # largest = f·2^e with f in [0.5, 1): |o| < 2^e
+        power = np.where(largest > 0, np.ldexp(1.0, exponent), 1.0)
+        unit = releases / power
+        centre = unit.mean(axis=0)
+        scale = unit.std(axis=0)
+        return cls(power, centre, np.where(scale > 0, scale, 1.0))
+
+    def __call__(self, releases: np.ndarray) -> np.ndarray:
+        with np.errstate(over="ignore"):
+            z = (releases / self.power - self.centre) / self.scale
+        return np.clip(z, -Z_MAX, Z_MAX)
+
+
+def _features(standardised: np.ndarray) -> np.ndarray:
+    return np.hstack([standardised, standardised**2])
 
 
 @dataclass(frozen=True)
@@ -65,19 +122,27 @@ class BlackBoxAttack:
 def blackbox_attack(
     sample_d: Sampler, sample_dprime: Sampler, trials: int, delta: float, seed: int, stream: str = "blackbox"
 ) -> BlackBoxAttack:
-    """Learn a statistic on ``trials`` releases per world, bound ε on ``trials`` fresh ones (seeded streams)."""
-    train_d = run_blocks(_Releases(sample_d), trials, seed, f"{stream}/train/D")
-    train_dp = run_blocks(_Releases(sample_dprime), trials, seed, f"{stream}/train/D'")
+    """Learn a statistic on ``trials`` releases per world, bound ε on ``trials`` fresh ones (seeded streams).
+
+    Releases that are not a (size, d) array of finite numbers raise :class:`pdp_audit.mechanisms.base.MalformedPair`
+    (:func:`checked_blackbox_releases`), as do worlds of different dimensions."""
+    train_d = run_blocks(_Releases(sample_d, "D"), trials, seed, f"{stream}/train/D")
+    train_dp = run_blocks(_Releases(sample_dprime, "D'"), trials, seed, f"{stream}/train/D'")
     if train_d.shape[1] != train_dp.shape[1]:
-        raise ValueError(f"the two worlds release different dimensions: {train_d.shape[1]} and {train_dp.shape[1]}")
-    X = _features(np.vstack([train_d, train_dp]))
+        raise MalformedPair(
+            f"sample('D', n) and sample(\"D'\", n) release different dimensions: {train_d.shape[1]} and "
+            f"{train_dp.shape[1]}"
+        )
+    train = np.vstack([train_d, train_dp])
+    standardise = Standardiser.fit(train)
+    X = _features(standardise(train))
     y = np.concatenate([np.ones(len(train_d)), np.zeros(len(train_dp))])
     scaler = StandardScaler().fit(X)
     model = LogisticRegression(max_iter=1000).fit(scaler.transform(X), y)
-    test_d = run_blocks(_Releases(sample_d), trials, seed, f"{stream}/test/D")
-    test_dp = run_blocks(_Releases(sample_dprime), trials, seed, f"{stream}/test/D'")
-    scores_d = model.decision_function(scaler.transform(_features(test_d)))
-    scores_dp = model.decision_function(scaler.transform(_features(test_dp)))
+    test_d = run_blocks(_Releases(sample_d, "D"), trials, seed, f"{stream}/test/D")
+    test_dp = run_blocks(_Releases(sample_dprime, "D'"), trials, seed, f"{stream}/test/D'")
+    scores_d = model.decision_function(scaler.transform(_features(standardise(test_d))))
+    scores_dp = model.decision_function(scaler.transform(_features(standardise(test_dp))))
     return BlackBoxAttack(
         pooled_rank_attack(scores_d, scores_dp, delta, seed),
         trials,

@@ -17,12 +17,15 @@ from typing import Callable, Iterator
 import numpy as np
 
 from pdp_audit.mechanisms.base import (
+    WORLDS,
     NeighbourPair,
     World,
     at_loss_resolution,
     check_world,
     checked_losses,
     checked_releases,
+    loss_resolution,
+    release_epsilon,
 )
 
 BLOCK_SIZE = 1 << 16
@@ -111,16 +114,39 @@ def iter_blocks(
 
 class PrivacyLossSampler:
     """Picklable block work: release on ``world`` and return the exact privacy loss of each release (shapes and
-    values checked: :class:`pdp_audit.mechanisms.base.MalformedPair` for a broken pair)."""
+    values checked: :class:`pdp_audit.mechanisms.base.MalformedPair` for a broken pair), rounded at ``resolution``
+    (by default that of the floating-point type of each block's releases and losses:
+    :func:`pdp_audit.mechanisms.base.loss_resolution`; 2^-32 for float64)."""
 
-    def __init__(self, pair: NeighbourPair, world: World):
+    def __init__(self, pair: NeighbourPair, world: World, resolution: float | None = None):
         self.pair = pair
         self.world = check_world(world)
+        self.resolution = resolution
 
     def __call__(self, size: int, rng: np.random.Generator) -> np.ndarray:
         # Checked on every block (cheap next to sampling): a malformed pair is an error, never a number.
         outputs = checked_releases(self.pair, self.world, size, self.pair.sample(self.world, size, rng))
-        return at_loss_resolution(checked_losses(self.world, size, self.pair.privacy_loss(outputs)))
+        losses = checked_losses(self.world, size, self.pair.privacy_loss(outputs))
+        resolution = self.resolution
+        if resolution is None:
+            resolution = loss_resolution(release_epsilon(outputs, losses))
+        return at_loss_resolution(losses, resolution)
+
+
+#: Releases per world that :func:`pair_loss_resolution` looks at.
+RESOLUTION_PROBE_SIZE = 8
+
+
+def pair_loss_resolution(pair: NeighbourPair) -> float:
+    """The resolution of ``pair``'s losses (:func:`pdp_audit.mechanisms.base.loss_resolution`), from the
+    floating-point types of a few releases of each world (a fixed generator) and of their losses: fixed before the
+    main draws, so that their losses and the thresholds they are compared with are rounded alike."""
+    eps = release_epsilon()
+    for world in WORLDS:
+        size = RESOLUTION_PROBE_SIZE
+        outputs = checked_releases(pair, world, size, pair.sample(world, size, np.random.default_rng(0)))
+        eps = max(eps, release_epsilon(outputs, pair.privacy_loss(outputs)))
+    return loss_resolution(eps)
 
 
 def sample_privacy_loss(

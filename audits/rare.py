@@ -55,6 +55,16 @@ upper bound is valid only if A_ε ⊂ H, which is not certified: :attr:`RareTail
 ``upper_bound`` returns +inf unless the caller asks to assume containment, and draws that land in
 A_ε outside H are counted (``escapes``).
 
+**Precision of the releases.**  A view whose releases are float32 computes ℓ with absolute rounding noise of
+order eps₃₂ = 2^-23 times the terms it is a difference of, 2^29 times float64's.  The affinity test then allows
+|ℓ(w) − ℓ(0) − ∇ℓ(0)ᵀw| ≤ ρ (1 + |ℓ(w)| + |w|ᵀ|∇ℓ(0)|) with ρ = max(1e-8, 2^10 eps) (:func:`affine_rtol`: 1e-8 for
+float64, as always; 1.2e-4 for float32), and a draw is an *escape* only when its weight exceeds what rounding
+explains.  A computed ℓ̃ = ℓ + e with |e| ≤ τ(w) = 2^10 eps (1 + |ℓ̃(w)| + |w|ᵀ|∇ℓ(μ)|) lands on the event
+only where γz > −τ, i.e. where r/b = e^{−tz} < e^{tτ/γ}; so r/b may exceed 1 by max(1e-9, e^{tτ/γ} − 1)
+(:meth:`ShiftedTailSampler.slack`).  For float64, 2^10 eps = 2^-42 and the slack stays 1e-9, as always, while
+t(1 + |ℓ̃| + |w|ᵀ|∇ℓ|)/γ < 4,000.  The weights of such draws are still clipped at b: the mean moves by less than the
+slack times the tail.
+
 Sampling is seeded by the block engine: block j of the stream draws from
 ``SeedSequence(seed, spawn_key=(crc32(stream), j))`` and returns its moments, which are combined in
 block order (Chan, Golub & LeVeque 1983), so results depend on the seed only, not on workers.
@@ -71,7 +81,7 @@ import numpy as np
 from scipy import optimize
 
 from pdp_audit.audits.engine import BLOCK_SIZE, block_rng, block_sizes
-from pdp_audit.mechanisms.base import World
+from pdp_audit.mechanisms.base import ROUNDING_ULPS, World, release_epsilon
 
 Direction = Literal["D||D'", "D'||D"]
 DIRECTIONS: dict[str, tuple[World, float]] = {"D||D'": ("D", 1.0), "D'||D": ("D'", -1.0)}
@@ -79,7 +89,16 @@ DIRECTIONS: dict[str, tuple[World, float]] = {"D||D'": ("D", 1.0), "D'||D": ("D'
 # Relative slack on the weight bound: the shift is computed in floating point, so weights on the
 # event may exceed b by rounding (relative ~1e-12); anything beyond 1e-9 counts as an escape.
 BOUND_SLACK = 1e-9
+#: Relative tolerance of the affinity test for float64 releases (:func:`affine_rtol` for coarser types).
 AFFINE_RTOL = 1e-8
+#: Machine epsilon of float64, the precision every built-in view releases at.
+FLOAT64_EPS = float(np.finfo(np.float64).eps)
+
+
+def affine_rtol(eps: float = FLOAT64_EPS) -> float:
+    """Relative tolerance of the affinity test for releases with machine epsilon ``eps``: max(1e-8, 2^10 eps), i.e.
+    1e-8 for float64 and 2^-13 ≈ 1.2e-4 for float32 (see the module notes)."""
+    return max(AFFINE_RTOL, ROUNDING_ULPS * float(eps))
 
 
 @runtime_checkable
@@ -150,6 +169,13 @@ def whitened_loss(view: NoiseView, world: World, sign: float, w: np.ndarray) -> 
     return sign * view.privacy_loss(view.release_from_noise(world, w * view.noise_sigma))
 
 
+def view_epsilon(view: NoiseView, world: World) -> float:
+    """Machine epsilon of the view's releases on ``world`` and of their loss (the coarser), from one release at
+    zero noise: :func:`pdp_audit.mechanisms.base.release_epsilon`."""
+    releases = view.release_from_noise(world, np.zeros((1, int(view.noise_dim))))
+    return release_epsilon(releases, view.privacy_loss(releases))
+
+
 # --------------------------------------------------------------------------------------------
 # The dominating point
 # --------------------------------------------------------------------------------------------
@@ -157,8 +183,9 @@ def whitened_loss(view: NoiseView, world: World, sign: float, w: np.ndarray) -> 
 class DominatingPoint:
     """μ = argmin{‖w‖ : ℓ(w) ≥ ε}, with what is known about the event's shape there.
 
-    ``affine``: ℓ was verified to be affine in w (relative tolerance 1e-8 at random points), so
-    A_ε is exactly the half-space at μ and the bounds (3) hold.  ``gradient`` is ∇ℓ at μ.
+    ``affine``: ℓ was verified to be affine in w (relative tolerance :func:`affine_rtol` at random points), so
+    A_ε is exactly the half-space at μ and the bounds (3) hold.  ``gradient`` is ∇ℓ at μ; ``release_epsilon`` the
+    machine epsilon of the view's releases (:func:`view_epsilon`).
     """
 
     shift: np.ndarray
@@ -167,6 +194,7 @@ class DominatingPoint:
     affine: bool
     converged: bool
     iterations: int
+    release_epsilon: float = FLOAT64_EPS
 
     @property
     def distance(self) -> float:
@@ -196,12 +224,14 @@ def _gradient(loss, w: np.ndarray, step: float) -> tuple[float, np.ndarray]:
     return float(values[0]), (values[1 : k + 1] - values[k + 1 :]) / (2 * step)
 
 
-def _is_affine(loss, value0: float, grad0: np.ndarray, scale: float, rng: np.random.Generator) -> bool:
-    """Does ℓ(w) = ℓ(0) + ∇ℓ(0)ᵀw hold at 8 random points of norm ~``scale`` (relative 1e-8)?"""
+def _is_affine(
+    loss, value0: float, grad0: np.ndarray, scale: float, rng: np.random.Generator, rtol: float = AFFINE_RTOL
+) -> bool:
+    """Does ℓ(w) = ℓ(0) + ∇ℓ(0)ᵀw hold at 8 random points of norm ~``scale`` (relative ``rtol``)?"""
     points = rng.standard_normal((8, grad0.size)) * max(scale, 1.0)
     values = loss(points)
     model = value0 + points @ grad0
-    return bool(np.all(np.abs(values - model) <= AFFINE_RTOL * (1 + np.abs(values) + np.abs(points) @ np.abs(grad0))))
+    return bool(np.all(np.abs(values - model) <= rtol * (1 + np.abs(values) + np.abs(points) @ np.abs(grad0))))
 
 
 def _half_space_point(value: float, grad: np.ndarray, w: np.ndarray, epsilon: float) -> np.ndarray:
@@ -221,7 +251,8 @@ def dominating_point(
     Affine ℓ (verified numerically) gives the closed form μ = (ε − ℓ(0))₊ ∇ℓ/‖∇ℓ‖².  Otherwise the
     HL-RF iteration w ← closest point of the linearised event (Rackwitz & Fiessler 1978) is run, and if
     it does not settle, SLSQP on min ½‖w‖² s.t. ℓ(w) ≥ ε starting from its last iterate.  Gradients
-    are central differences (step 1 for the affine test, where they are exact; 1e-5 otherwise).
+    are central differences (step 1 for the affine test, where they are exact; 1e-5 otherwise).  The affinity
+    tolerance is that of the view's floating-point type (:func:`affine_rtol` of :func:`view_epsilon`).
     """
     world, sign = DIRECTIONS[direction]
     epsilon = float(epsilon)
@@ -233,8 +264,9 @@ def dominating_point(
     value0, grad0 = _gradient(loss, origin, 1.0)
     shift0 = _half_space_point(value0, grad0, origin, epsilon)
     rng = np.random.default_rng(20240601)
-    if _is_affine(loss, value0, grad0, float(np.linalg.norm(shift0)) + 3.0, rng):
-        return DominatingPoint(shift0, epsilon, grad0, affine=True, converged=True, iterations=1)
+    eps = view_epsilon(view, world)
+    if _is_affine(loss, value0, grad0, float(np.linalg.norm(shift0)) + 3.0, rng, affine_rtol(eps)):
+        return DominatingPoint(shift0, epsilon, grad0, affine=True, converged=True, iterations=1, release_epsilon=eps)
     w = shift0
     for it in range(1, max_iter + 1):
         value, grad = _gradient(loss, w, 1e-5)
@@ -242,7 +274,7 @@ def dominating_point(
         if np.linalg.norm(new - w) <= tol * (1 + np.linalg.norm(w)) and abs(value - epsilon) <= 1e-8 * (
             1 + abs(epsilon)
         ):
-            return DominatingPoint(new, epsilon, grad, affine=False, converged=True, iterations=it)
+            return DominatingPoint(new, epsilon, grad, False, True, it, release_epsilon=eps)
         w = new
     result = optimize.minimize(
         lambda v: 0.5 * v @ v,
@@ -261,7 +293,7 @@ def dominating_point(
     w = np.asarray(result.x, dtype=float)
     value, grad = _gradient(loss, w, 1e-5)
     ok = bool(result.success) and value >= epsilon - 1e-6 * (1 + abs(epsilon))
-    return DominatingPoint(w, epsilon, grad, affine=False, converged=ok, iterations=max_iter + int(result.nit))
+    return DominatingPoint(w, epsilon, grad, False, ok, max_iter + int(result.nit), release_epsilon=eps)
 
 
 # --------------------------------------------------------------------------------------------
@@ -343,6 +375,17 @@ class ShiftedTailSampler:
         mu = self.point.shift
         return -(w @ mu) + 0.5 * float(mu @ mu)
 
+    def slack(self, w: np.ndarray, ell: np.ndarray) -> np.ndarray | float:
+        """How far r/b may exceed 1 on the event before a draw counts as an escape: max(1e-9, e^{tτ(w)/γ} − 1),
+        τ(w) = 2^10 eps (1 + |ℓ(w)| + |w|ᵀ|∇ℓ(μ)|) the rounding noise of a loss computed at the releases' precision
+        (module notes; 1e-9 for float64 in practice)."""
+        t, gradient = self.point.distance, self.point.gradient
+        gamma = float(np.linalg.norm(gradient))
+        if t == 0 or gamma == 0:
+            return BOUND_SLACK
+        tau = ROUNDING_ULPS * self.point.release_epsilon * (1 + np.abs(ell) + np.abs(w) @ np.abs(gradient))
+        return np.maximum(BOUND_SLACK, np.expm1(np.minimum(t * tau / gamma, 700.0)))
+
     def __call__(self, size: int, rng: np.random.Generator) -> np.ndarray:
         w = rng.standard_normal((size, self.point.shift.size))
         w += self.point.shift
@@ -353,7 +396,8 @@ class ShiftedTailSampler:
         ratio = np.where(hit, np.exp(np.minimum(self.log_weight(w) - log_b, 700.0)), 0.0)
         excess = np.where(hit, ell - eps, 0.0)
         delta_part = ratio * -np.expm1(-excess) / self.point.delta_factor()  # δ integrand / (b κ)
-        escapes = int(np.sum((ratio > 1 + BOUND_SLACK) | (delta_part > 1 + BOUND_SLACK)))
+        slack = self.slack(w, ell)
+        escapes = int(np.sum((ratio > 1 + slack) | (delta_part > 1 + slack)))
         ratio = np.minimum(ratio, 1.0)
         values = (
             np.minimum(delta_part, 1.0),

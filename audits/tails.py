@@ -22,15 +22,15 @@ from dataclasses import dataclass
 import numpy as np
 
 from pdp_audit.audits.stats import clopper_pearson
-from pdp_audit.mechanisms.base import at_loss_resolution
+from pdp_audit.mechanisms.base import LOSS_RESOLUTION, at_loss_resolution
 
 
-def exceedances(losses: np.ndarray, thresholds: np.ndarray) -> np.ndarray:
+def exceedances(losses: np.ndarray, thresholds: np.ndarray, resolution: float = LOSS_RESOLUTION) -> np.ndarray:
     """#{L > t} for each threshold t (one sort, then binary search), t rounded as the sampled losses are
-    (:func:`pdp_audit.mechanisms.base.at_loss_resolution`): an atom of the loss at L = ε then lies whole on the side
-    L ≤ ε, where it belongs, rather than wherever a loss's last bits put it."""
+    (:func:`pdp_audit.mechanisms.base.at_loss_resolution` at ``resolution``, that of the losses): an atom of the loss
+    at L = ε then lies whole on the side L ≤ ε, where it belongs, rather than wherever a loss's last bits put it."""
     ordered = np.sort(np.asarray(losses, dtype=float))
-    return ordered.size - np.searchsorted(ordered, at_loss_resolution(thresholds), side="right")
+    return ordered.size - np.searchsorted(ordered, at_loss_resolution(thresholds, resolution), side="right")
 
 
 def _scaled(epsilons, probabilities) -> np.ndarray:
@@ -93,11 +93,13 @@ def hockey_stick(
 
 class StreamedTails:
     """:func:`both_directions` on draws of L fed a block at a time (exact integer counts: the same estimates
-    whatever the blocks; memory of a block)."""
+    whatever the blocks; memory of a block).  ``resolution``: the one the losses were rounded at (the thresholds
+    are rounded alike: :func:`exceedances`)."""
 
-    def __init__(self, epsilons: np.ndarray, alpha: float):
+    def __init__(self, epsilons: np.ndarray, alpha: float, resolution: float = LOSS_RESOLUTION):
         self.epsilons = np.atleast_1d(np.asarray(epsilons, dtype=float))
         self.alpha = alpha
+        self.resolution = resolution
         zeros = np.zeros(self.epsilons.size, dtype=np.int64)
         self.above = {"D": zeros.copy(), "D'": zeros.copy()}  # #{L > ε}
         self.below = {"D": zeros.copy(), "D'": zeros.copy()}  # #{−L > ε}
@@ -105,8 +107,8 @@ class StreamedTails:
 
     def add(self, world: str, losses: np.ndarray) -> None:
         losses = np.asarray(losses, dtype=float)
-        self.above[world] += exceedances(losses, self.epsilons)
-        self.below[world] += exceedances(-losses, self.epsilons)
+        self.above[world] += exceedances(losses, self.epsilons, self.resolution)
+        self.below[world] += exceedances(-losses, self.epsilons, self.resolution)
         self.n[world] += losses.size
 
     def result(self) -> dict[str, TailEstimate]:

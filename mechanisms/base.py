@@ -17,6 +17,7 @@ on the seed alone.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import Callable, Literal, Protocol, runtime_checkable
 
@@ -87,24 +88,82 @@ def checked_losses(world: World, size: int, losses) -> np.ndarray:
     return losses
 
 
-#: Losses are compared at this absolute resolution (2^-32 ≈ 2.3e-10): :func:`at_loss_resolution`.
+#: Losses of float64 releases are compared at this absolute resolution (2^-32 ≈ 2.3e-10): :func:`at_loss_resolution`.
 LOSS_RESOLUTION = 2.0**-32
+#: A loss computed from releases with machine epsilon ``eps`` carries absolute rounding noise of a few ulps of the terms
+#: it is a difference of (|o|/b of a Laplace loss, z²/2 of a Gaussian one): trusted to ``ROUNDING_ULPS · eps``, which
+#: allows terms up to 2^9 in magnitude.  The affinity tolerance and weight slack of the noise view use it
+#: (:mod:`pdp_audit.audits.rare`).
+ROUNDING_ULPS = 2.0**10
+#: Losses are rounded to multiples of ``RESOLUTION_ULPS · eps`` (at least 2^-32): :func:`loss_resolution`.
+RESOLUTION_ULPS = 2.0**13
 
 
-def at_loss_resolution(losses: np.ndarray) -> np.ndarray:
-    """Losses rounded to the nearest multiple of :data:`LOSS_RESOLUTION` (|L| ≥ 2^20 and ±∞ unchanged).
+def release_epsilon(*arrays) -> float:
+    """Machine epsilon of the coarsest floating-point type among ``arrays`` (releases, losses): 2^-52 for float64,
+    2^-23 for float32.  Integers and booleans are exact and count as float64 (their losses are computed in it)."""
+    eps = float(np.finfo(np.float64).eps)
+    for array in arrays:
+        dtype = np.asarray(array).dtype
+        if np.issubdtype(dtype, np.floating):
+            eps = max(eps, float(np.finfo(dtype).eps))
+    return eps
+
+
+def loss_resolution(eps: float = float(np.finfo(np.float64).eps)) -> float:
+    """The resolution at which losses of releases with machine epsilon ``eps`` are compared:
+    R = max(2^-32, 2^13·eps), i.e. 2^-32 for float64 (as always) and 2^-10 ≈ 9.8e-4 for float32.
+
+    An atom of the loss (:func:`at_loss_resolution`) is computed with noise of a few ulps of its terms, ≲ 2^6·eps
+    for the losses of Laplace and Gaussian mechanisms (≲ 2^2·eps for the bulk of their releases), and stays whole
+    unless it lies within that noise of a midpoint of the grid: for a position at random and a step of R/2 or more,
+    probability ≲ 2·2^6/2^12 = 1/32 for the rare releases far out in the tails and ≲ 2^-9 for the bulk (float64:
+    2^-32 and below).  An atom at the claimed ±ε, or at a simple fraction of it, is never split on a grid through ±ε
+    (:func:`grid_through`).  2^-32 is already coarse for float64 (2^20 ulps of 1); for
+    float32 2^-32 is far below the noise (2^-23 and up), and 2^-10 moves L by at most 2^-11, which changes δ(ε) by
+    at most (e^{2^-11} − 1)·e^ε·Q(|L − ε| ≤ 2^-11) and each likelihood-ratio identity by a factor e^{±2^-11} ≈
+    1 ± 5e-4.
+    """
+    return max(LOSS_RESOLUTION, RESOLUTION_ULPS * float(eps))
+
+
+#: The grid through ±ε cuts ε into a multiple of the first of these that is at most ε/R: :func:`grid_through`.
+GRID_DIVISORS = (840, 420, 120, 60, 24, 12, 6, 2, 1)
+
+
+def grid_through(resolution: float, epsilon: float) -> float:
+    """The step of a grid through 0 and ±``epsilon``, between R/2 and R = ``resolution``, for releases coarser than
+    float64 (R > 2^-32; float64's grid is kept as it is, so float64 results do not change).
+
+    An atom of the loss at a point of the grid stays whole however its last bits fall; one at a midpoint splits.
+    With d the first of :data:`GRID_DIVISORS` with d ≤ ε/R and m = d·⌈ε/(dR)⌉ (so ε/R ≤ m < 2ε/R), the step ε/m
+    puts ±ε on the grid, and every fraction pε/q with q dividing d on a grid point, never a midpoint (a midpoint is
+    (2j + 1)ε/(2m), and 2m·p/q is even): the atom at ±ε/2 of a Laplace mechanism calibrated with a margin of 2
+    whenever ε ≥ 2R, the fractions with q = 3, 4, 5, 6, 7, 8, 10, 12, … for ε ≥ 840R (0.82 for float32).  ε < R
+    keeps R.
+    """
+    eps = abs(float(epsilon))
+    if resolution <= LOSS_RESOLUTION or not math.isfinite(eps) or eps < resolution:
+        return resolution
+    divisor = next(d for d in GRID_DIVISORS if d <= eps / resolution)
+    return eps / (divisor * math.ceil(eps / (divisor * resolution)))
+
+
+def at_loss_resolution(losses: np.ndarray, resolution: float = LOSS_RESOLUTION) -> np.ndarray:
+    """Losses rounded to the nearest multiple of ``resolution`` (:func:`loss_resolution` of the releases' type;
+    |L| ≥ 2^20 and ±∞ unchanged).
 
     Why: a loss with an atom (the Laplace mechanism's L = ε on a half-line) is computed with a few ulp of
     rounding noise, and that noise differs between the worlds (o = 0 + noise and o = 1 + noise lie on different
     floating-point grids).  Compared exactly with ε or with a bin edge, the atom would then split between the two
     sides differently in D and in D': a correct (ε, 0)-DP pair would show δ ≈ 0.03.  Rounded, the atom stays
     whole; a whole atom at L = ε contributes P(atom) − e^ε Q(atom) = 0 to δ(ε), wherever it lies.  Moving L by at
-    most 2^-33 changes δ(ε) by at most (e^{2^-33} − 1)·e^ε·Q(|L − ε| ≤ 2^-33) and each likelihood-ratio identity
-    by a factor e^{±2^-33}: far below any sampled interval.
+    most R/2 (2^-33 for float64) changes δ(ε) by at most (e^{R/2} − 1)·e^ε·Q(|L − ε| ≤ R/2) and each
+    likelihood-ratio identity by a factor e^{±R/2}: far below any sampled interval.
     """
     losses = np.asarray(losses, dtype=float)
     with np.errstate(invalid="ignore"):
-        return np.where(np.abs(losses) < 2.0**20, np.rint(losses / LOSS_RESOLUTION) * LOSS_RESOLUTION, losses)
+        return np.where(np.abs(losses) < 2.0**20, np.rint(losses / resolution) * resolution, losses)
 
 
 class SwappedPair:

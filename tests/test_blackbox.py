@@ -88,3 +88,68 @@ def test_cli_bad_targets_are_one_line(target, needle, capsys):
     assert main(["blackbox", target, "--claim-epsilon", "1", "--claim-delta", "1e-5"]) == 2
     err = capsys.readouterr().err
     assert needle in err and len(err.strip().splitlines()) == 1
+
+
+def scaled_samplers(scale, sigma=0.3):
+    """The deflated Gaussian mechanism (σ = 0.3, a shift of 1) with every release multiplied by ``scale``."""
+    d, dp = gaussian_samplers(sigma)
+    return (lambda n, rng: scale * d(n, rng)), (lambda n, rng: scale * dp(n, rng))
+
+
+def test_no_magnitude_of_finite_release_crashes_the_black_box():
+    """On main, releases ~1e160 crashed it (exit 4: the squared features overflowed).  The features are now
+    computed from releases standardised on the training split (a power of two, then mean and sd), so the learned
+    test -- and, the scores being ranked, the bound -- is the same at every scale."""
+    bounds = {
+        scale: blackbox_attack(*scaled_samplers(scale), 20_000, DELTA, seed=3).epsilon_lower_bound_at(ALPHA)
+        for scale in (1.0, 1e160, 1e-160, 1e300)
+    }
+    assert bounds[1.0] > 1.0, bounds  # refuted: a shift of 1 at σ = 0.3 is far from ε = 1
+    assert all(b == pytest.approx(bounds[1.0], rel=1e-6) for b in bounds.values()), bounds
+
+
+BIG_MODULE = textwrap.dedent(
+    """
+    import numpy as np
+
+    class Scaled:
+        def __init__(self, scale, poison=None):
+            self.scale, self.poison = scale, poison
+
+        def sample(self, world, size, rng):
+            out = self.scale * rng.normal(0.0 if world == "D" else 1.0, 0.3, size=(size, 1))
+            if self.poison is not None:
+                out[size // 2, 0] = self.poison
+            return out
+
+    def huge():
+        return Scaled(1e160)
+
+    def tiny():
+        return Scaled(1e-160)
+
+    def infinite():
+        return Scaled(1.0, np.inf)
+
+    def nan():
+        return Scaled(1.0, np.nan)
+    """
+)
+
+
+def test_cli_decides_huge_and_tiny_releases_and_refuses_infinite_ones_in_one_line(tmp_path, monkeypatch, capsys):
+    (tmp_path / "scaled_mech.py").write_text(BIG_MODULE)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    common = ["--claim-epsilon", "1", "--claim-delta", "1e-5", "--trials", "20000"]
+    for factory in ("huge", "tiny"):
+        assert main(["blackbox", f"scaled_mech:{factory}", *common]) == 1, capsys.readouterr()
+        assert "FAIL  ε lower bound" in capsys.readouterr().out
+    for factory in ("infinite", "nan"):
+        out = tmp_path / f"{factory}.json"
+        assert main(["blackbox", f"scaled_mech:{factory}", *common, "--json", str(out)]) == 1
+        captured = capsys.readouterr()
+        lines = captured.out.strip().splitlines()
+        assert len(lines) == 1 and not captured.err, captured
+        assert "FAIL  pair-protocol" in lines[0] and "sample('D', 1000) returned 1 of 1,000 releases" in lines[0]
+        assert "NaN or infinite" in lines[0], lines[0]
+        assert json.loads(out.read_text())["check"]["id"] == "pair-protocol"

@@ -90,15 +90,20 @@ def audit_pair(
 
     What ``privacy_audit.assert_dp`` (and, with ``per_instance=True``, ``assert_pdp``) decides, without pytest.
     The pair is validated before its claim is trusted, in the same family of tests: releases of shape
-    (n, ``output_dim``) and losses of shape (n,) without NaN or impossible infinities (else the exact fail
-    ``pair-protocol``); ``loss-consistency``: ``privacy_loss`` is the loss of ``sample``'s releases (the
-    change-of-measure identities on events of the release: bins of the loss into its tails, at ±ε and on its
-    atoms, bins of coordinates and of a classifier's score learned on a pilot split, each on either side of
-    L = 0); ``noise-view``: where the pair exposes a Gaussian noise view (``noise_dim``, ``noise_sigma``,
-    ``release_from_noise``), the view releases what ``sample`` releases.  Then
-    ``dp-forward`` and ``dp-reverse`` (``pdp-*`` with ``per_instance``): the hockey-stick divergences at ε from
-    ``trials`` losses per world (Clopper–Pearson), or by importance sampling through the noise view when
-    δ·trials < 30.  A DP check passes only when the upper confidence bound on δ(ε) is below δ.
+    (n, ``output_dim``) and losses of shape (n,) without NaN or impossible infinities, and releases drawn from the
+    ``rng`` given and from it only (a probe of fixed seeds before the main draws: the same seed gives the same
+    releases, distinct generator states distinct ones), else the exact fail ``pair-protocol``;
+    ``loss-consistency``: ``privacy_loss`` is the loss of ``sample``'s releases (the change-of-measure identities on
+    events of the release: bins of the loss into its tails, at ±ε and on its atoms, bins of coordinates and of a
+    classifier's score learned on a pilot split, each on either side of L = 0); ``noise-view``: where the pair
+    exposes a Gaussian noise view (``noise_dim``, ``noise_sigma``, ``release_from_noise``), the view releases what
+    ``sample`` releases (Kolmogorov–Smirnov and Mood's scale test).  Then ``dp-forward`` and ``dp-reverse``
+    (``pdp-*`` with ``per_instance``): δ(ε) ≤ δ in each direction, decided from every estimate of δ(ε) of
+    ``trials`` draws of ``sample`` at once -- the plain hockey-stick tails, δ(ε) as one bounded mean
+    E_D[(1 − e^{ε−L})₊], the atom at L = +∞ -- and, where δ·trials < 30, importance sampling through the noise view
+    beside them (:mod:`pdp_audit.verify.evidence.pair_claims`).  A DP check passes only when the upper end of their
+    intersected interval is at most δ; it fails when the lower end exceeds δ or the estimates contradict each
+    other.
 
     Args:
       pair: the mechanism on (D, D'): ``sample(world, size, rng)`` returning a (size, ``output_dim``) array for
@@ -193,7 +198,9 @@ def audit_blackbox(
       alpha: false-alarm probability, in [1e-50, 1).
 
     Returns:
-      The decided :class:`~pdp_audit.reports.records.Run` with one check, ``blackbox-attack``.
+      The decided :class:`~pdp_audit.reports.records.Run` with one check, ``blackbox-attack``; or the exact fail
+      ``pair-protocol`` for a sampler that returns no (size, d) array of finite numbers or does not draw from its
+      ``rng`` alone.
 
     Raises:
       InputError: an argument out of its range, or a pair without ``sample``.

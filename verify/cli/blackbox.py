@@ -123,9 +123,14 @@ def command_blackbox(args: argparse.Namespace) -> int:
 
             with atomic_path(args.json) as tmp:
                 tmp.write_text(text, encoding="utf-8")
-        lo = check.ci[0] if check.ci else float("nan")
-        print(
-            f"pdp-audit blackbox {args.target}: {check.verdict.upper()}  ε lower bound {lo:.4g} at "
-            f"confidence {check.level:.8g} (claim ε = {args.claim_epsilon:g})"
-        )
+        print(_summary(args, check))
     return run.exit_code
+
+
+def _summary(args: argparse.Namespace, check) -> str:
+    """The one line printed for the decided check: the bound, or why the sampler broke the protocol."""
+    head = f"pdp-audit blackbox {args.target}: {check.verdict.upper()}"
+    if check.id == "pair-protocol":
+        return f"{head}  pair-protocol: {check.note}"
+    lo = check.ci[0] if check.ci else float("nan")
+    return f"{head}  ε lower bound {lo:.4g} at confidence {check.level:.8g} (claim ε = {args.claim_epsilon:g})"

@@ -15,10 +15,11 @@
 
 Malformed releases or losses (shape, NaN, impossible infinities) never reach a check: sampling raises
 :class:`pdp_audit.mechanisms.base.MalformedPair` (:class:`pdp_audit.audits.engine.PrivacyLossSampler`), and the
-assertion is the exact fail ``pair-protocol``.  Both checks are statistical: their p-values join the family of the claim
-they guard (Holm), so the family's false-alarm rate holds.  :func:`validated_dp_checks` is what the pytest plugin
-and the mutant zoo run on a pair; a closed form the user supplies is a claim (``closed-form``), never
-evidence.
+assertion is the exact fail ``pair-protocol``; so is a pair that does not draw from the generator it is given, and
+from it only (:func:`pdp_audit.audits.rng_discipline.check_rng_discipline`, before the main draws).  The two checks
+above are statistical: their p-values join the family of the claim they guard (Holm), so the family's false-alarm
+rate holds.  :func:`validated_dp_checks` is what the pytest plugin and the mutant zoo run on a pair; a closed form
+the user supplies is a claim (``closed-form``), never evidence.
 """
 
 from __future__ import annotations
@@ -31,10 +32,20 @@ from scipy import stats
 from pdp_audit.audits import rare
 from pdp_audit.audits.consistency import LossConsistency, loss_consistency
 from pdp_audit.audits.consistency_output import EventConsistency, StreamedEventConsistency
-from pdp_audit.audits.engine import PrivacyLossSampler, iter_blocks, run_blocks
+from pdp_audit.audits.engine import PrivacyLossSampler, iter_blocks, pair_loss_resolution, run_blocks
+from pdp_audit.audits.rng_discipline import check_rng_discipline
 from pdp_audit.audits.stats import pvalue_by_inversion
 from pdp_audit.audits.tails import StreamedTails, TailEstimate
-from pdp_audit.mechanisms.base import MalformedPair, at_loss_resolution, checked_losses, checked_releases
+from pdp_audit.mechanisms.base import (
+    LOSS_RESOLUTION,
+    MalformedPair,
+    at_loss_resolution,
+    checked_losses,
+    checked_releases,
+    grid_through,
+    loss_resolution,
+    release_epsilon,
+)
 from pdp_audit.verify.checks import CheckSpec, Evidence
 from pdp_audit.verify.evidence import builders
 from pdp_audit.verify.evidence.pair_claims import (
@@ -117,28 +128,30 @@ def consistency_evidence(
 
 
 class _ViewLoss:
-    """Block work: privacy losses of releases drawn through the noise view on ``world``."""
+    """Block work: privacy losses of releases drawn through the noise view on ``world``, rounded at ``resolution``."""
 
-    def __init__(self, view, world: str):
-        self.view, self.world = view, world
+    def __init__(self, view, world: str, resolution: float):
+        self.view, self.world, self.resolution = view, world, resolution
 
     def __call__(self, size: int, rng: np.random.Generator) -> np.ndarray:
         w = rng.standard_normal((size, int(self.view.noise_dim)))
         # at the resolution of the losses drawn through sample() (pdp_audit.audits.engine.PrivacyLossSampler): an atom
         # of the loss must not look spread on one side of the comparison and whole on the other
-        return at_loss_resolution(rare.whitened_loss(self.view, self.world, 1.0, w))
+        return at_loss_resolution(rare.whitened_loss(self.view, self.world, 1.0, w), self.resolution)
 
 
-def noise_view_check(pair, losses: dict[str, np.ndarray], seed: int) -> Evidence | None:
+def noise_view_check(
+    pair, losses: dict[str, np.ndarray], seed: int, resolution: float = LOSS_RESOLUTION
+) -> Evidence | None:
     """``noise-view`` for a pair with a noise view (None without one); ``losses``: draws of the loss via
-    ``sample()`` per world.  The p-value is Bonferroni's over the two worlds."""
+    ``sample()`` per world, rounded at ``resolution``.  The p-value is Bonferroni's over the two worlds."""
     if not rare.rare_capable(pair):
         return None
     view = rare.noise_view(pair)
     results, scales = {}, {}
     for world, sampled in losses.items():
         n = min(VIEW_SAMPLES, int(np.size(sampled)))
-        via_view = run_blocks(_ViewLoss(view, world), n, seed, f"noise-view/{world}")
+        via_view = run_blocks(_ViewLoss(view, world, resolution), n, seed, f"noise-view/{world}")
         results[world] = stats.ks_2samp(np.asarray(sampled)[:n], via_view)
         scales[world] = _scale_test(np.asarray(sampled)[:n], via_view)
     worst_world = max(results, key=lambda w: results[w].statistic)
@@ -182,9 +195,11 @@ def validated_dp_checks(
     pair, epsilon: float, delta: float, trials: int, seed: int, per_instance: bool, exact_delta: float | None = None
 ) -> list[Evidence]:
     """Everything an assertion about a user's pair rests on: the pair's validation and its two DP checks
-    (:func:`dp_checks`), the exact fail ``pair-protocol`` instead when the pair is malformed, and
-    ``closed-form`` when the user supplied one."""
+    (:func:`dp_checks`), the exact fail ``pair-protocol`` instead when the pair is malformed or does not draw from
+    its rng alone (:func:`pdp_audit.audits.rng_discipline.check_rng_discipline`, first), and ``closed-form`` when the
+    user supplied one."""
     try:
+        check_rng_discipline(pair.sample, lambda world, size, out: checked_releases(pair, world, size, out))
         checks = dp_checks(pair, epsilon, delta, trials, seed, per_instance)
     except MalformedPair as err:
         checks = [malformed_check(str(err))]
@@ -196,21 +211,27 @@ def validated_dp_checks(
 @dataclass(frozen=True)
 class StreamedLosses:
     """What the checks of one assertion need from ``trials`` draws of the loss per world, gathered block by
-    block: the consistency test, the tails at ε both ways and the first :data:`VIEW_SAMPLES` losses per world."""
+    block: the consistency test, the tails at ε both ways, the first :data:`VIEW_SAMPLES` losses per world and the
+    resolution the losses were rounded at."""
 
     consistency: EventConsistency
     tails: dict[str, TailEstimate]
     heads: dict[str, np.ndarray]
     means: dict[str, StreamedHockeyMean]  # by direction: δ(ε) as one bounded mean, and the atom at +∞ (pair_claims)
+    resolution: float = LOSS_RESOLUTION
 
 
 class ReleasesAndLosses(PrivacyLossSampler):
-    """Block work: the releases of :class:`pdp_audit.audits.engine.PrivacyLossSampler` (same draws, same checks)
-    together with their losses."""
+    """Block work: the releases of :class:`pdp_audit.audits.engine.PrivacyLossSampler` (same draws, same checks,
+    same rounding of the losses) together with their losses."""
 
     def __call__(self, size: int, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
         outputs = checked_releases(self.pair, self.world, size, self.pair.sample(self.world, size, rng))
-        return outputs, at_loss_resolution(checked_losses(self.world, size, self.pair.privacy_loss(outputs)))
+        losses = checked_losses(self.world, size, self.pair.privacy_loss(outputs))
+        resolution = self.resolution
+        if resolution is None:
+            resolution = loss_resolution(release_epsilon(outputs, losses))
+        return outputs, at_loss_resolution(losses, resolution)
 
 
 def stream_losses(pair, epsilon: float, trials: int, seed: int) -> StreamedLosses:
@@ -218,12 +239,15 @@ def stream_losses(pair, epsilon: float, trials: int, seed: int) -> StreamedLosse
     whatever ``trials``: a few blocks, :data:`VIEW_SAMPLES` losses, and the consistency test's pilot (at most
     :data:`pdp_audit.audits.consistency_events.RELEASE_PILOT_MAX` releases of at most
     :data:`pdp_audit.audits.consistency_events.COORDINATES_KEPT` coordinates per world, and the pilot's losses);
-    the test's events are tallied on every draw past the pilot."""
+    the test's events are tallied on every draw past the pilot.  Losses and ε are compared at the resolution of
+    the pair's floating-point type (:func:`pdp_audit.audits.engine.pair_loss_resolution`), on a grid through ±ε
+    where that type is coarser than float64 (:func:`pdp_audit.mechanisms.base.grid_through`)."""
+    resolution = grid_through(pair_loss_resolution(pair), float(epsilon))
     consistency = StreamedEventConsistency(trials, trials, float(epsilon))
-    tails = StreamedTails(np.array([float(epsilon)]), 0.5)
+    tails = StreamedTails(np.array([float(epsilon)]), 0.5, resolution)
     means = {"D||D'": StreamedHockeyMean(epsilon), "D'||D": StreamedHockeyMean(epsilon)}
     heads: dict[str, list[np.ndarray]] = {"D": [], "D'": []}
-    blocks = {w: iter_blocks(ReleasesAndLosses(pair, w), trials, seed, f"plugin/{w}") for w in heads}
+    blocks = {w: iter_blocks(ReleasesAndLosses(pair, w, resolution), trials, seed, f"plugin/{w}") for w in heads}
     for (releases_d, block_d), (releases_dp, block_dp) in zip(blocks["D"], blocks["D'"]):
         for world, losses, releases in (("D", block_d, releases_d), ("D'", block_dp, releases_dp)):
             consistency.add(world, losses, releases)
@@ -240,6 +264,7 @@ def stream_losses(pair, epsilon: float, trials: int, seed: int) -> StreamedLosse
         tails.result(),
         {w: np.concatenate(h) for w, h in heads.items()},
         means,
+        resolution,
     )
 
 
@@ -253,7 +278,7 @@ def dp_checks(pair, epsilon: float, delta: float, trials: int, seed: int, per_in
     """
     streamed = stream_losses(pair, epsilon, trials, seed)
     checks = [consistency_evidence(streamed.consistency, trials, PAIR_LOSS_CONSISTENCY)]
-    view = noise_view_check(pair, streamed.heads, seed)
+    view = noise_view_check(pair, streamed.heads, seed, streamed.resolution)
     checks += [view] if view is not None else []
     kind = "pDP for this (D, z)" if per_instance else "DP"
     source = "Wang 2019, Definition 2.4 (per-instance DP)" if per_instance else "Dwork & Roth 2014, Definition 2.4"
@@ -286,9 +311,10 @@ def malformed_check(why: str):
     spec = CheckSpec(
         "pair-protocol",
         "The pair keeps the NeighbourPair protocol",
-        "sample(world, n, rng) returns (n, output_dim) real releases and privacy_loss their (n,) exact losses: no "
-        "NaN, no −∞ under D, no +∞ under D'",
-        "shapes and values of sample() and privacy_loss()",
+        "sample(world, n, rng) returns (n, output_dim) real releases drawn from rng alone, and privacy_loss their "
+        "(n,) exact losses: no NaN, no −∞ under D, no +∞ under D'",
+        "shapes and values of sample() and privacy_loss(); the same seed gives the same releases, distinct generator "
+        "states distinct ones",
         "the NeighbourPair protocol (pdp_audit.NeighbourPair)",
     )
     return builders.exact_check(spec, holds=False, estimate=float("nan"), note=f"Malformed pair: {why}.")
@@ -340,10 +366,19 @@ BLACKBOX = CheckSpec(
 
 def blackbox_checks(sample_d, sample_dprime, epsilon: float, delta: float, trials: int, seed: int) -> list[Evidence]:
     """The black-box attack's check (:mod:`pdp_audit.audits.blackbox`): a fail when its ε lower bound exceeds the
-    claimed ε, otherwise inconclusive -- sampling outputs can refute a claim, never certify it."""
-    from pdp_audit.audits.blackbox import blackbox_attack
+    claimed ε, otherwise inconclusive -- sampling outputs can refute a claim, never certify it.  A sampler that
+    returns no (size, d) array of finite numbers, or does not draw from its rng alone
+    (:func:`pdp_audit.audits.rng_discipline.check_rng_discipline`), is the exact fail ``pair-protocol``."""
+    from pdp_audit.audits.blackbox import blackbox_attack, checked_blackbox_releases
 
-    result = blackbox_attack(sample_d, sample_dprime, trials, delta, seed)
+    def sample(world: str, size: int, rng: np.random.Generator):
+        return (sample_d if world == "D" else sample_dprime)(size, rng)
+
+    try:
+        check_rng_discipline(sample, checked_blackbox_releases)
+        result = blackbox_attack(sample_d, sample_dprime, trials, delta, seed)
+    except MalformedPair as err:
+        return [malformed_check(str(err))]
     spec = CheckSpec(
         BLACKBOX.id,
         BLACKBOX.title,
@@ -362,7 +397,8 @@ def blackbox_checks(sample_d, sample_dprime, epsilon: float, delta: float, trial
                 "A black-box audit can refute a claim but never certify it: no violation found at this budget."
             ),
             note=(
-                f"Logistic regression on the outputs and their squares ({result.dim}-dimensional releases), trained "
+                f"Logistic regression on the outputs and their squares ({result.dim}-dimensional releases, "
+                "standardised on the training split), trained "
                 f"on {result.train_per_world:,} releases per world (training accuracy {result.train_accuracy:.4f}); "
                 f"ε bounded on {result.test_per_world:,} fresh releases per world (order statistics at fixed ranks, "
                 "union bound). The estimate is the bound at confidence 1/2."
