@@ -3,7 +3,8 @@
 Each correct mechanism -- the twins of the mutant zoo (:mod:`pdp_audit.verify.mutants`): the analytic, the classical and
 the sensitivity-correct Gaussian, the Gaussian with a noise view, One-Posterior-Sample, the Laplace mechanism at
 its exact ε (an atom of the loss at ε), Corollary 23's ex-post bound, Student-t noise (heavy tails), and the Laplace
-mechanism claimed pure (δ = 0) and at ε = 20 -- is audited ``--seeds`` times (default
+mechanism claimed pure (δ = 0) and at ε = 20, two randomized-response reports (discrete), and float32 releases of
+the Gaussian and Laplace mechanisms -- is audited ``--seeds`` times (default
 200) at the plugin's default budget (1e5 releases per world, family-wise α = 1e-6 per run), each run with its own
 root seed.  Prints one JSON line per mechanism:
 {"benchmark": "false_alarms", "mechanism", "runs", "fail", "inconclusive", "fail_rate", "fail_rate_upper"
@@ -36,6 +37,9 @@ TWINS_OF = (
     "student-t-scale-too-small",  # heavy tails: Student-t(3) noise, δ(1) = 0, claim (1, 1e-3)
     "pure-claim-scale-too-small",  # Laplace claimed pure: (1, 0)
     "releases-input-at-large-epsilon",  # Laplace exactly (20, 0)-DP, claim (20, 1e-3)
+    "two-reports-loss-of-one",  # discrete: two randomized-response reports, exactly (1, 0)-DP
+    "float32-noise-halved",  # a float32 Gaussian release with its noise view
+    "float32-laplace-scale-halved",  # a float32 Laplace release: its atom at ε spread by rounding
 )
 
 

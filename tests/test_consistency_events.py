@@ -13,68 +13,12 @@ import math
 
 import numpy as np
 import pytest
-from scipy.stats import norm
 
 import pdp_audit
 from pdp_audit.mechanisms.gaussian import analytic_delta, analytic_sigma
+from pdp_audit.verify.mutant_pairs import RareBranch, Shift, Truncated
 
 TRIALS = 100_000
-
-
-class Shift:
-    """o = x_w + N(0, σ²I_d), x_D = (1, …, 1), x_D' = 0; the loss uses the first ``loss_coordinates`` coordinates
-    and is written for ``loss_sigma`` (default σ), clipped at ±``clip``; ``view``: the Gaussian noise view."""
-
-    def __init__(self, sigma, d=1, loss_coordinates=None, loss_sigma=None, clip=None, view=False):
-        self.sigma, self.output_dim = sigma, d
-        self.k, self.loss_sigma, self.clip = loss_coordinates or d, loss_sigma or sigma, clip
-        if view:
-            self.noise_dim, self.noise_sigma = d, sigma
-
-    def release_from_noise(self, world, noise):
-        return (1.0 if world == "D" else 0.0) + noise
-
-    def sample(self, world, size, rng):
-        return self.release_from_noise(world, self.sigma * rng.standard_normal((size, self.output_dim)))
-
-    def privacy_loss(self, outputs):
-        loss = ((2 * outputs[:, : self.k] - 1) / (2 * self.loss_sigma**2)).sum(axis=1)
-        return loss if self.clip is None else np.clip(loss, -self.clip, self.clip)
-
-
-class RareBranch(Shift):
-    """With probability p the mechanism releases its input x_w itself (a debug branch); the loss is the
-    Gaussian one.  True δ(ε) = p + (1 − p)·δ_G(ε): the atom x_D has P_D' = 0, and the Gaussian parts add their
-    own hockey-stick divergence."""
-
-    def __init__(self, sigma, p):
-        super().__init__(sigma)
-        self.p = p
-
-    def sample(self, world, size, rng):
-        releases = super().sample(world, size, rng)
-        releases[rng.random(size) < self.p, 0] = 1.0 if world == "D" else 0.0
-        return releases
-
-
-class Truncated(Shift):
-    """Noise N(0, σ²) truncated to [−T, T] (inverse CDF); the loss is the untruncated Gaussian one.  On the
-    overlap [1 − T, T] of the supports the normalisers cancel and the loss is exact; o ∈ (T, 1 + T] happens only
-    under D (true L = +∞).  With (2T − 1)/(2σ²) < ε nothing else exceeds ε: true δ(ε) = P_D(o > T) =
-    (Φ(T/σ) − Φ((T − 1)/σ)) / (2Φ(T/σ) − 1)."""
-
-    def __init__(self, sigma, bound):
-        super().__init__(sigma)
-        self.bound = bound
-
-    def sample(self, world, size, rng):
-        lo, hi = norm.cdf(-self.bound / self.sigma), norm.cdf(self.bound / self.sigma)
-        noise = self.sigma * norm.ppf(lo + (hi - lo) * rng.random((size, 1)))
-        return (1.0 if world == "D" else 0.0) + noise
-
-    def true_delta(self):
-        s, t = self.sigma, self.bound
-        return (norm.cdf(t / s) - norm.cdf((t - 1) / s)) / (2 * norm.cdf(t / s) - 1)
 
 
 class Reports:

@@ -75,6 +75,12 @@ def test_the_zoo_pairs_break_their_claims_exactly():
     assert _t_delta(1.0, zoo.T_BROKEN) > 3 * 1e-3 and _t_delta(1.0, zoo.T_TWIN) == 0.0
     assert lap.laplace_delta(1.0, 1 / 1.1, 1.0) == pytest.approx(1 - np.exp(-0.05))
     assert lap.laplace_delta(20.0, 1e-3, 1.0) > 0.99 and lap.laplace_delta(20.0, 1 / 20, 1.0) == 0.0
+    assert g.analytic_delta(2.5, zoo.S_CLIP) == pytest.approx(10 * 5e-3)  # loss-clipped-at-2 (the sampler's δ)
+    assert 0.1 + 0.9 * g.analytic_delta(1.0, zoo.SIGMA_CLAIM) > 10 * 1e-2 - 1e-9  # rare-branch-finite-loss
+    truncated = zoo.Truncated(4.0, 8.0)
+    assert (2 * 8.0 - 1) / (2 * 4.0**2) < 1.0 and truncated.true_delta() > 3 * 5e-3  # its closed form holds at ε = 1
+    assert g.analytic_delta(1.0, zoo.SIGMA_TWIN / 2) > 100 * 1e-5  # float32-noise-halved
+    assert lap.laplace_delta(1.0, 0.5, 1.0) > 100 * 1e-3  # float32-laplace-scale-halved
 
 
 def test_a_heavy_tailed_violation_is_decided_at_the_default_budget():

@@ -24,48 +24,10 @@ from pdp_audit.mechanisms.base import (
     loss_resolution,
     release_epsilon,
 )
+from pdp_audit.verify.mutant_pairs import GaussianF32, LaplaceF32
 
 TRIALS = 100_000
 F32_EPS, F64_EPS = float(np.finfo(np.float32).eps), float(np.finfo(np.float64).eps)
-
-
-class GaussianF32:
-    """The Gaussian mechanism on a sum of sensitivity 1, released in float32 (N(0, σ²) noise on 0 or 1), with its
-    noise view: importance sampling decides δ = 1e-5 at 1e5 releases."""
-
-    output_dim = noise_dim = 1
-
-    def __init__(self, sigma: float, dtype=np.float32):
-        self.sigma = self.noise_sigma = sigma
-        self.dtype = dtype
-
-    def release_from_noise(self, world, noise):
-        return ((0.0 if world == "D" else 1.0) + np.asarray(noise)).astype(self.dtype)
-
-    def sample(self, world, size, rng):
-        return self.release_from_noise(world, self.sigma * rng.standard_normal((size, 1)))
-
-    def privacy_loss(self, outputs):
-        o = np.asarray(outputs)[:, 0]
-        return ((o - self.dtype(1.0)) ** 2 - o**2) / self.dtype(2 * self.sigma**2)
-
-
-class LaplaceF32:
-    """The Laplace mechanism on a count, released and its loss computed in float32: b = 1/ε gives (ε, 0)-DP with
-    the loss an atom at ±ε on each half-line, which float32 rounding spreads by ~1e-7."""
-
-    output_dim = 1
-
-    def __init__(self, scale: float, offset: float = 0.0):
-        self.scale, self.offset = np.float32(scale), np.float32(offset)
-
-    def sample(self, world, size, rng):
-        centre = self.offset + (0.0 if world == "D" else 1.0)
-        return rng.laplace(centre, self.scale, (size, 1)).astype(np.float32)
-
-    def privacy_loss(self, outputs):
-        o = np.asarray(outputs)[:, 0] - self.offset
-        return (np.abs(o - np.float32(1.0)) - np.abs(o)) / self.scale
 
 
 def _verdicts(run) -> dict[str, str]:

@@ -19,50 +19,8 @@ import pytest
 import pdp_audit
 from pdp_audit.audits import rng_discipline as rd
 from pdp_audit.mechanisms.base import MalformedPair
-
-
-class Gaussian:
-    """Releases 1 + N(0, σ²) on D and N(0, σ²) on D' (sensitivity 1), drawn from the generator given."""
-
-    output_dim = 1
-
-    def __init__(self, sigma: float = 4.0):
-        self.sigma = sigma
-
-    def sample(self, world, size, rng):
-        return (1.0 if world == "D" else 0.0) + self.sigma * self.noise(size, rng)
-
-    def noise(self, size, rng):
-        return rng.standard_normal((size, 1))
-
-    def privacy_loss(self, outputs):
-        o = outputs[:, 0]
-        return (o**2 - (o - 1.0) ** 2) / (2 * self.sigma**2)
-
-
-class GlobalNumpy(Gaussian):
-    """Draws from the global np.random state, ignoring its rng: another run, other numbers."""
-
-    def noise(self, size, rng):
-        return np.random.standard_normal((size, 1))
-
-
-class OwnGenerator(Gaussian):
-    """Draws from a generator of its own, created once: its state moves on between calls, whatever rng is."""
-
-    def __init__(self, sigma: float = 4.0):
-        super().__init__(sigma)
-        self.own = np.random.default_rng(123)
-
-    def noise(self, size, rng):
-        return self.own.standard_normal((size, 1))
-
-
-class Reseeding(Gaussian):
-    """Reseeds itself on every call: every block of the engine is the same block."""
-
-    def noise(self, size, rng):
-        return np.random.default_rng(0).standard_normal((size, 1))
+from pdp_audit.verify.mutant_pairs import DrawsGaussian as Gaussian
+from pdp_audit.verify.mutant_pairs import GlobalNumpy, OwnGenerator, Reseeding
 
 
 class FewSeeds(Gaussian):

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 from scipy import stats
+from scipy.stats import norm
 
 from pdp_audit.mechanisms import gaussian as g
 
@@ -98,10 +99,151 @@ class StudentT:
         return stats.t.logpdf(o, 3, 0.0, self.s) - stats.t.logpdf(o, 3, 1.0, self.s)
 
 
+class Shift:
+    """o = x_w + N(0, σ²I_d), x_D = (1, …, 1), x_D' = 0; the loss uses the first ``loss_coordinates`` coordinates
+    and is written for ``loss_sigma`` (default σ), clipped at ±``clip``; ``view``: the Gaussian noise view."""
+
+    def __init__(self, sigma, d=1, loss_coordinates=None, loss_sigma=None, clip=None, view=False):
+        self.sigma, self.output_dim = sigma, d
+        self.k, self.loss_sigma, self.clip = loss_coordinates or d, loss_sigma or sigma, clip
+        if view:
+            self.noise_dim, self.noise_sigma = d, sigma
+
+    def release_from_noise(self, world, noise):
+        return (1.0 if world == "D" else 0.0) + noise
+
+    def sample(self, world, size, rng):
+        return self.release_from_noise(world, self.sigma * rng.standard_normal((size, self.output_dim)))
+
+    def privacy_loss(self, outputs):
+        loss = ((2 * outputs[:, : self.k] - 1) / (2 * self.loss_sigma**2)).sum(axis=1)
+        return loss if self.clip is None else np.clip(loss, -self.clip, self.clip)
+
+
+class RareBranch(Shift):
+    """With probability p the mechanism releases its input x_w itself (a debug branch); the loss is the
+    Gaussian one.  True δ(ε) = p + (1 − p)·δ_G(ε): the atom x_D has P_D' = 0, and the Gaussian parts add their
+    own hockey-stick divergence."""
+
+    def __init__(self, sigma, p):
+        super().__init__(sigma)
+        self.p = p
+
+    def sample(self, world, size, rng):
+        releases = super().sample(world, size, rng)
+        releases[rng.random(size) < self.p, 0] = 1.0 if world == "D" else 0.0
+        return releases
+
+
+class Truncated(Shift):
+    """Noise N(0, σ²) truncated to [−T, T] (inverse CDF); the loss is the untruncated Gaussian one.  On the
+    overlap [1 − T, T] of the supports the normalisers cancel and the loss is exact; o ∈ (T, 1 + T] happens only
+    under D (true L = +∞).  With (2T − 1)/(2σ²) < ε nothing else exceeds ε: true δ(ε) = P_D(o > T) =
+    (Φ(T/σ) − Φ((T − 1)/σ)) / (2Φ(T/σ) − 1)."""
+
+    def __init__(self, sigma, bound):
+        super().__init__(sigma)
+        self.bound = bound
+
+    def sample(self, world, size, rng):
+        lo, hi = norm.cdf(-self.bound / self.sigma), norm.cdf(self.bound / self.sigma)
+        noise = self.sigma * norm.ppf(lo + (hi - lo) * rng.random((size, 1)))
+        return (1.0 if world == "D" else 0.0) + noise
+
+    def true_delta(self):
+        s, t = self.sigma, self.bound
+        return (norm.cdf(t / s) - norm.cdf((t - 1) / s)) / (2 * norm.cdf(t / s) - 1)
+
+
+class DrawsGaussian:
+    """Releases 1 + N(0, σ²) on D and N(0, σ²) on D' (sensitivity 1), drawn from the generator given."""
+
+    output_dim = 1
+
+    def __init__(self, sigma: float = 4.0):
+        self.sigma = sigma
+
+    def sample(self, world, size, rng):
+        return (1.0 if world == "D" else 0.0) + self.sigma * self.noise(size, rng)
+
+    def noise(self, size, rng):
+        return rng.standard_normal((size, 1))
+
+    def privacy_loss(self, outputs):
+        o = outputs[:, 0]
+        return (o**2 - (o - 1.0) ** 2) / (2 * self.sigma**2)
+
+
+class GlobalNumpy(DrawsGaussian):
+    """Draws from the global np.random state, ignoring its rng: another run, other numbers."""
+
+    def noise(self, size, rng):
+        return np.random.standard_normal((size, 1))
+
+
+class OwnGenerator(DrawsGaussian):
+    """Draws from a generator of its own, created once: its state moves on between calls, whatever rng is."""
+
+    def __init__(self, sigma: float = 4.0):
+        super().__init__(sigma)
+        self.own = np.random.default_rng(123)
+
+    def noise(self, size, rng):
+        return self.own.standard_normal((size, 1))
+
+
+class Reseeding(DrawsGaussian):
+    """Reseeds itself on every call: every block of the engine is the same block."""
+
+    def noise(self, size, rng):
+        return np.random.default_rng(0).standard_normal((size, 1))
+
+
+class GaussianF32:
+    """The Gaussian mechanism on a sum of sensitivity 1, released in float32 (N(0, σ²) noise on 0 or 1), with its
+    noise view: importance sampling decides δ = 1e-5 at 1e5 releases."""
+
+    output_dim = noise_dim = 1
+
+    def __init__(self, sigma: float, dtype=np.float32):
+        self.sigma = self.noise_sigma = sigma
+        self.dtype = dtype
+
+    def release_from_noise(self, world, noise):
+        return ((0.0 if world == "D" else 1.0) + np.asarray(noise)).astype(self.dtype)
+
+    def sample(self, world, size, rng):
+        return self.release_from_noise(world, self.sigma * rng.standard_normal((size, 1)))
+
+    def privacy_loss(self, outputs):
+        o = np.asarray(outputs)[:, 0]
+        return ((o - self.dtype(1.0)) ** 2 - o**2) / self.dtype(2 * self.sigma**2)
+
+
+class LaplaceF32:
+    """The Laplace mechanism on a count, released and its loss computed in float32: b = 1/ε gives (ε, 0)-DP with
+    the loss an atom at ±ε on each half-line, which float32 rounding spreads by ~1e-7."""
+
+    output_dim = 1
+
+    def __init__(self, scale: float, offset: float = 0.0):
+        self.scale, self.offset = np.float32(scale), np.float32(offset)
+
+    def sample(self, world, size, rng):
+        centre = self.offset + (0.0 if world == "D" else 1.0)
+        return rng.laplace(centre, self.scale, (size, 1)).astype(np.float32)
+
+    def privacy_loss(self, outputs):
+        o = np.asarray(outputs)[:, 0] - self.offset
+        return (np.abs(o - np.float32(1.0)) - np.abs(o)) / self.scale
+
+
 #: The Gaussian σ of a claim (1, δ) at the worst case, for δ = 1e-5 (the claim) and 1e-6 (twins, with a margin).
 SIGMA_CLAIM, SIGMA_TWIN = g.analytic_sigma(1.0, 1e-5), g.analytic_sigma(1.0, 1e-6)
 #: σ whose true δ(1) is ≈ 1.3e-5 (1.3× the claim; tests/test_pair_claims.py computes it): the narrow view's sampler.
 SIGMA_OVER = 3.67
+#: σ of the clipped-loss mutant: the Gaussian σ of (2.5, 5e-2), so that δ(2.5) = 5e-2 = 10× its claim.
+S_CLIP = g.analytic_sigma(2.5, 5e-2)
 #: Student's t scales: δ(1) ≈ 3.4e-3 at 1.1 (3.4× a claim of 1e-3), exactly 0 at 1.2 (the loss stays below 1).
 T_BROKEN, T_TWIN = 1.1, 1.2
 
@@ -140,6 +282,68 @@ def mutants(mutant, case) -> tuple:
             ("dp-forward", "dp-reverse"),
             lambda: case(StudentT(T_BROKEN), 1.0, 1e-3),
             lambda: case(StudentT(T_TWIN), 1.0, 1e-3),
+        ),
+        mutant(
+            "loss-clipped-at-2",
+            "A user's loss clipped to [−2, 2] (a guard against overflow) for a Gaussian mechanism claimed (2.5, 5e-3): "
+            "the tails the claim rests on vanish; true δ(2.5) = 5e-2",
+            ("loss-consistency",),
+            lambda: case(Shift(S_CLIP, clip=2.0), 2.5, 5e-3),
+            lambda: case(Shift(g.analytic_sigma(2.5, 1e-6)), 2.5, 5e-3),
+        ),
+        mutant(
+            "rare-branch-finite-loss",
+            "With probability 0.1 the mechanism releases its input (a debug branch) and the loss treats that release "
+            "as Gaussian noise: true δ(1) ≈ 0.1 against a claim of 1e-2",
+            ("loss-consistency", "dp-forward"),
+            lambda: case(RareBranch(SIGMA_CLAIM, 0.1), 1.0, 1e-2),
+            lambda: case(Shift(SIGMA_CLAIM), 1.0, 1e-2),
+        ),
+        mutant(
+            "truncated-noise-untruncated-loss",
+            "Gaussian noise truncated at 8 = 2σ (a bounded-output requirement) audited with the untruncated loss: "
+            "releases above 8 occur only under D (true δ(1) ≈ 1.8e-2 against a claim of 5e-3)",
+            ("loss-consistency", "dp-forward"),
+            lambda: case(Truncated(4.0, 8.0), 1.0, 5e-3),
+            lambda: case(Shift(4.0), 1.0, 5e-3),
+        ),
+        mutant(
+            "global-numpy-rng",
+            "sample() draws from the global np.random state instead of the rng it is given: two runs with one seed "
+            "give different numbers",
+            ("pair-protocol",),
+            lambda: case(GlobalNumpy(SIGMA_TWIN), 1.0, 1e-2),
+            lambda: case(DrawsGaussian(SIGMA_TWIN), 1.0, 1e-2),
+        ),
+        mutant(
+            "own-generator",
+            "sample() draws from a generator the pair created once, ignoring the rng it is given",
+            ("pair-protocol",),
+            lambda: case(OwnGenerator(SIGMA_TWIN), 1.0, 1e-2),
+            lambda: case(DrawsGaussian(SIGMA_TWIN), 1.0, 1e-2),
+        ),
+        mutant(
+            "reseeds-every-call",
+            "sample() reseeds a generator of its own on every call: every block of draws is the same block, 1e5 "
+            "releases counted from a few thousand distinct ones",
+            ("pair-protocol",),
+            lambda: case(Reseeding(SIGMA_TWIN), 1.0, 1e-2),
+            lambda: case(DrawsGaussian(SIGMA_TWIN), 1.0, 1e-2),
+        ),
+        mutant(
+            "float32-noise-halved",
+            "A float32 Gaussian release (with its noise view) whose σ is half the calibrated one, claim (1, 1e-5)",
+            ("dp-forward", "dp-reverse"),
+            lambda: case(GaussianF32(SIGMA_TWIN / 2)),
+            lambda: case(GaussianF32(SIGMA_TWIN)),
+        ),
+        mutant(
+            "float32-laplace-scale-halved",
+            "A float32 Laplace release of a count with scale 1/(2ε) where 1/ε was meant, claim (1, 1e-3); the twin is "
+            "exactly (1, 0)-DP, its loss an atom at ε that float32 rounding spreads",
+            ("dp-forward", "dp-reverse"),
+            lambda: case(LaplaceF32(0.5), 1.0, 1e-3),
+            lambda: case(LaplaceF32(1.0), 1.0, 1e-3),
         ),
         mutant(
             "pure-claim-scale-too-small",
