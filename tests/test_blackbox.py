@@ -90,6 +90,46 @@ def test_cli_bad_targets_are_one_line(target, needle, capsys):
     assert needle in err and len(err.strip().splitlines()) == 1
 
 
+FAULTY = """
+import sys
+
+class Raises:
+    def sample(self, world, size, rng):
+        raise RuntimeError("my sampler is broken\\npdp-audit: CERTIFIED")
+
+def sampler_raises():
+    return Raises()
+
+def factory_raises():
+    raise ValueError("factory failed")
+
+def factory_exits():
+    sys.exit(0)
+"""
+
+
+@pytest.mark.parametrize(
+    "module,target,code,needle",
+    [
+        ("faulty_user", "sampler_raises", 1, "pair-protocol: Malformed pair: sample('D', 1000) raised RuntimeError"),
+        ("faulty_user", "factory_raises", 2, "factory_raises() raised ValueError: 'factory failed'"),
+        ("faulty_user", "factory_exits", 2, "raised SystemExit (sys.exit(0))"),
+        ("broken_syntax", "make", 2, "importing module 'broken_syntax' raised SyntaxError"),
+    ],
+)
+def test_the_users_code_failing_is_theirs_in_one_line(module, target, code, needle, tmp_path, monkeypatch, capsys):
+    """A sampler, factory or module of the user's that raises, exits or does not parse: one line naming it, exit 1
+    (the pair fails its protocol) or 2 (the target cannot be loaded) -- never exit 4, never exit 0."""
+    (tmp_path / "faulty_user.py").write_text(FAULTY)
+    (tmp_path / "broken_syntax.py").write_text("def make(:\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    args = ["blackbox", f"{module}:{target}", "--claim-epsilon", "1", "--claim-delta", "1e-5", "--trials", "2000"]
+    assert main(args) == code
+    captured = capsys.readouterr()
+    text = (captured.out + captured.err).strip()
+    assert needle in text and len(text.splitlines()) == 1, text  # the message's newline stays escaped: no forged line
+
+
 def scaled_samplers(scale, sigma=0.3):
     """The deflated Gaussian mechanism (σ = 0.3, a shift of 1) with every release multiplied by ``scale``."""
     d, dp = gaussian_samplers(sigma)

@@ -171,6 +171,24 @@ class _Samplers:
         return (self.sample_d if world == "D" else self.sample_dprime)(size, rng)
 
 
+class _UserSampler:
+    """``pair.sample(world, size, rng)`` behind a boundary: whatever the user's sampler raises (or a ``sys.exit`` in
+    it) is the pair's fault, :class:`~pdp_audit.mechanisms.base.MalformedPair` (the exact fail ``pair-protocol``,
+    one line naming the call), never our internal error."""
+
+    def __init__(self, pair: Any, world: str):
+        self.pair, self.world = pair, world
+
+    def __call__(self, size: int, rng: Any) -> Any:
+        from pdp_audit.mechanisms.base import MalformedPair
+
+        try:
+            return self.pair.sample(self.world, size, rng)
+        except (Exception, SystemExit) as err:
+            kind = f"sys.exit({err.code!r})" if isinstance(err, SystemExit) else f"{type(err).__name__}: {str(err)!r}"
+            raise MalformedPair(f"sample({self.world!r}, {size}) raised {kind}") from None
+
+
 def audit_blackbox(
     pair: Any,
     epsilon: float,
@@ -228,9 +246,7 @@ def audit_blackbox(
         name = type(pair).__name__
     from pdp_audit.verify.evidence.pair_checks import blackbox_checks
 
-    evidence = blackbox_checks(
-        lambda n, rng: pair.sample("D", n, rng), lambda n, rng: pair.sample("D'", n, rng), epsilon, delta, trials, seed
-    )
+    evidence = blackbox_checks(_UserSampler(pair, "D"), _UserSampler(pair, "D'"), epsilon, delta, trials, seed)
     parameters = {
         "pair": f"{name}, as given",
         "claim": "DP (black box)",

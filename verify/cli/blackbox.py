@@ -67,6 +67,14 @@ def module_file(target: str) -> str | None:
     return spec.origin if spec is not None and spec.has_location else None
 
 
+def user_error(err: BaseException) -> str:
+    """An exception raised by the user's code, in one line: its type and its message quoted (a message with a newline
+    must not print a second line, which could forge a verdict in a CI log)."""
+    if isinstance(err, SystemExit):
+        return f"SystemExit (sys.exit({err.code!r}))"
+    return f"{type(err).__name__}: {str(err)!r}"
+
+
 def load_factory(target: str):
     """The object FACTORY() of ``MODULE:FACTORY``; one-line InputErrors for what cannot be loaded."""
     module_name, _, attr = target.partition(":")
@@ -78,12 +86,17 @@ def load_factory(target: str):
         module = importlib.import_module(module_name)
     except ImportError as err:
         raise InputError(f"target: cannot import module {module_name!r} ({err})") from None
+    except (Exception, SystemExit) as err:  # the user's module failed while it was imported: their code, their error
+        raise InputError(f"target: importing module {module_name!r} raised {user_error(err)}") from None
     finally:
         sys.path.remove(os.getcwd())
     factory = getattr(module, attr, None)
     if not callable(factory):
         raise InputError(f"target: {module_name} has no callable {attr!r}")
-    pair = factory()
+    try:
+        pair = factory()
+    except (Exception, SystemExit) as err:  # sys.exit(0) in the factory must not make a command that certifies
+        raise InputError(f"target: {target}() raised {user_error(err)}") from None  # nothing exit 0
     if not callable(getattr(pair, "sample", None)):
         raise InputError(f"target: {target}() must return an object with sample(world, size, rng)")
     return pair
