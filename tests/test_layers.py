@@ -32,7 +32,7 @@ ALLOWED = {
 # ledger, deployment files, and the entry points on top.
 VERIFY_LEVELS = (
     ("verify.checks", "verify.config", "verify.outputs", "verify.processes"),
-    ("verify.evidence", "verify.contract"),
+    ("verify.evidence", "verify.contract", "verify.mutant_pairs"),
     ("verify.plans",),
     ("verify.sweeps",),
     ("verify.ledger", "verify.deployment", "verify.mutants"),

@@ -107,7 +107,7 @@ def test_a_user_project_with_verify_reports_and_mechanisms_packages_runs_its_tes
 
             @pytest.mark.audit
             def test_dp(privacy_audit):
-                privacy_audit.assert_dp(Pair(), epsilon=1.0, delta=1e-3, trials=2e4)
+                privacy_audit.assert_dp(Pair(), epsilon=1.0, delta=1e-3, trials=1e5)
             """
         )
     )
