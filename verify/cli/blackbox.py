@@ -17,7 +17,7 @@ import json
 import os
 import sys
 
-from pdp_audit.mechanisms.validation import InputError
+from pdp_audit.mechanisms.validation import InputError, quoted, shown
 from pdp_audit.verify.config import PAIR_OPTIONS
 from pdp_audit.verify.outputs import check_outputs
 from pdp_audit.verify.plans.arguments import add_option, typed
@@ -85,7 +85,7 @@ def load_factory(target: str):
         raise InputError(f"target: {module_name} has no callable {attr!r}")
     pair = factory()
     if not callable(getattr(pair, "sample", None)):
-        raise InputError(f"target: {target}() must return an object with sample(world, size, rng)")
+        raise InputError(f"target: {quoted(target + '()')} must return an object with sample(world, size, rng)")
     return pair
 
 
@@ -116,7 +116,9 @@ def command_blackbox(args: argparse.Namespace) -> int:
     }
     text = json.dumps(doc, indent=2, ensure_ascii=False, allow_nan=False) + "\n"
     if args.json == "-":
-        sys.stdout.write(text)
+        from pdp_audit.reports.files import write_stdout
+
+        write_stdout(text)
     else:
         if args.json:
             from pdp_audit.reports.files import atomic_path
@@ -125,7 +127,7 @@ def command_blackbox(args: argparse.Namespace) -> int:
                 tmp.write_text(text, encoding="utf-8")
         lo = check.ci[0] if check.ci else float("nan")
         print(
-            f"pdp-audit blackbox {args.target}: {check.verdict.upper()}  ε lower bound {lo:.4g} at "
+            f"pdp-audit blackbox {shown(args.target)}: {check.verdict.upper()}  ε lower bound {lo:.4g} at "
             f"confidence {check.level:.8g} (claim ε = {args.claim_epsilon:g})"
         )
     return run.exit_code
