@@ -202,14 +202,68 @@ def test_a_scheduler_address_that_is_none_is_refused_before_a_store_is_made(addr
     assert not list(tmp_path.glob("s.sqlite*"))
 
 
-def test_a_valid_store_that_cannot_be_opened_for_writing_is_still_read(tmp_path, capsys):
-    """On read-only media SQLite cannot make a WAL store's ``-shm`` file; a path it cannot create there (a
-    directory) does the same here.  main said 'is not a pdp-audit sweep store'."""
+def _sqlite_as_on_read_only_media(monkeypatch) -> None:
+    """SQLite as it behaves on a read-only mount: a WAL store opened ``mode=ro`` fails at its first read with
+    SQLITE_CANTOPEN ("unable to open database file": its ``-shm`` file cannot be created there) unless it is
+    opened as immutable (measured on a read-only tmpfs; :func:`test_a_store_on_a_real_read_only_mount_is_read`)."""
+    real = sqlite3.connect
+
+    class ReadOnlyMedia:
+        def __init__(self, connection):
+            self._connection = connection
+
+        def execute(self, *args):
+            raise sqlite3.OperationalError("unable to open database file")
+
+        def __getattr__(self, name):
+            return getattr(self._connection, name)
+
+    def connect(database, *args, **kwargs):
+        connection = real(database, *args, **kwargs)
+        text = str(database)
+        return ReadOnlyMedia(connection) if "mode=ro" in text and "immutable=1" not in text else connection
+
+    monkeypatch.setattr(sqlite3, "connect", connect)
+
+
+def test_a_valid_store_on_read_only_media_is_read(tmp_path, monkeypatch, capsys):
+    """main said 'is not a pdp-audit sweep store'."""
     store = make_toy_store(tmp_path / "toy.sqlite")
-    (tmp_path / "toy.sqlite-shm").mkdir()
+    _sqlite_as_on_read_only_media(monkeypatch)
     assert len(load_results(store).cells) == 4
     assert main(["report", str(store), "-o", str(tmp_path / "r.pdf"), "--quiet"]) == 0
     assert (tmp_path / "r.pdf").read_bytes().startswith(b"%PDF")
+
+
+def test_a_store_on_read_only_media_with_a_log_left_is_unreadable_not_foreign(tmp_path, monkeypatch, capsys):
+    """A write-ahead log beside it may hold committed cells: immutable reading would skip them, so it is refused,
+    as unreadable."""
+    store = make_toy_store(tmp_path / "toy.sqlite")
+    (tmp_path / "toy.sqlite-wal").write_bytes(b"")
+    _sqlite_as_on_read_only_media(monkeypatch)
+    assert main(["report", str(store), "-o", "none"]) == 2
+    err = _one_line(capsys)
+    assert "cannot read the store: unable to open database file" in err and "not a pdp-audit" not in err, err
+
+
+@pytest.mark.skipif(os.geteuid() != 0 or not shutil.which("mount"), reason="mounts a read-only tmpfs: needs root")
+def test_a_store_on_a_real_read_only_mount_is_read(tmp_path, capsys):
+    import subprocess
+
+    store = make_toy_store(tmp_path / "toy.sqlite")
+    media = tmp_path / "media"
+    media.mkdir()
+    if subprocess.run(["mount", "-t", "tmpfs", "-o", "size=4m", "tmpfs", str(media)], capture_output=True).returncode:
+        pytest.skip("mount is not permitted here")
+    try:
+        shutil.copy(store, media / "toy.sqlite")
+        subprocess.run(["mount", "-o", "remount,ro", str(media)], check=True, capture_output=True)
+        assert main(["report", str(media / "toy.sqlite"), "-o", str(tmp_path / "r.pdf"), "--quiet"]) == 0
+        (tmp_path / "s.toml").write_text(SMALL_SWEEP)
+        assert main(["sweep", str(tmp_path / "s.toml"), "--store", str(media / "new.sqlite")]) == 2
+        assert "Read-only file system" in _one_line(capsys)
+    finally:
+        subprocess.run(["umount", str(media)], capture_output=True)
 
 
 def test_a_store_that_cannot_be_read_is_named_as_such_not_as_a_foreign_file(tmp_path, monkeypatch, capsys):
