@@ -263,7 +263,7 @@ def test_a_store_on_a_real_read_only_mount_is_read(tmp_path, capsys):
         assert main(["sweep", str(tmp_path / "s.toml"), "--store", str(media / "new.sqlite")]) == 2
         assert "Read-only file system" in _one_line(capsys)
     finally:
-        subprocess.run(["umount", str(media)], capture_output=True)
+        subprocess.run(["umount", "-l", str(media)], capture_output=True)  # lazily: never leave a mount behind
 
 
 def test_a_store_that_cannot_be_read_is_named_as_such_not_as_a_foreign_file(tmp_path, monkeypatch, capsys):

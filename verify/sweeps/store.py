@@ -210,19 +210,22 @@ class Store:
             raise SpecError(f"{path!r} {why}")
         if Path(path).stat().st_size == 0:
             raise SpecError(f"{shown(path)} is not a pdp-audit sweep store (it is empty)")
+        store = None
         try:
             store = cls(path, _connect(path, read_only), lock)
             schema = store.meta("store_schema")
-        except sqlite3.DatabaseError as err:
-            if storage_problem(err) is not None:  # a valid store may sit where it cannot be read now
+            if schema != STORE_SCHEMA:
+                raise SpecError(
+                    f"{shown(path)}: store schema {schema!r} is not supported (this pdp-audit reads {STORE_SCHEMA})"
+                )
+        except BaseException as err:
+            if store is not None:  # a refused file is not left open (on removable media it could not be unmounted)
+                store.db.close()
+            if isinstance(err, sqlite3.DatabaseError) and storage_problem(err) is not None:
                 raise SpecError(f"{path!r}: cannot read the store: {storage_problem(err)}") from None
-            raise SpecError(f"{shown(path)} is not a pdp-audit sweep store") from None
-        except (KeyError, ValueError):
-            raise SpecError(f"{shown(path)} is not a pdp-audit sweep store") from None
-        if schema != STORE_SCHEMA:
-            raise SpecError(
-                f"{shown(path)}: store schema {schema!r} is not supported (this pdp-audit reads {STORE_SCHEMA})"
-            )
+            if isinstance(err, (sqlite3.DatabaseError, KeyError, ValueError)) and not isinstance(err, SpecError):
+                raise SpecError(f"{shown(path)} is not a pdp-audit sweep store") from None
+            raise
         return store
 
     def _check_same_spec(self, spec: SweepSpec) -> None:
