@@ -14,7 +14,7 @@ from typing import Iterator
 
 import numpy as np
 
-from pdp_audit.mechanisms.validation import InputError
+from pdp_audit.mechanisms.validation import InputError, not_a_regular_file, quoted, shown
 
 
 @dataclass(frozen=True)
@@ -90,8 +90,7 @@ def pinned_bytes(path: str | Path) -> Iterator[bytes]:
     if key in _PINNED:  # pinned by a caller already: those bytes, still pinned after this block
         yield _PINNED[key]
         return
-    if path.is_dir():
-        raise InputError(f"--data: {str(path)!r} is a directory, not a CSV file")
+    _check_data_file(path)
     try:
         content = path.read_bytes()
     except FileNotFoundError:
@@ -103,6 +102,15 @@ def pinned_bytes(path: str | Path) -> Iterator[bytes]:
         yield content
     finally:
         _PINNED.pop(key, None)
+
+
+def _check_data_file(path: Path) -> None:
+    """InputError naming ``--data`` unless ``path`` is a regular file (a FIFO would block, a directory is none)."""
+    why = not_a_regular_file(path, "CSV file")
+    if why == "does not exist":
+        raise InputError(f"--data: no such file {str(path)!r}")
+    if why is not None:
+        raise InputError(f"--data: {str(path)!r} {why}")
 
 
 def _source(path: Path):
@@ -118,25 +126,26 @@ def load_csv(path: str | Path, target_column: str | None = None) -> Dataset:
     """
     path = Path(path)
     if os.path.realpath(path) not in _PINNED:
-        if path.is_dir():
-            raise InputError(f"--data: {str(path)!r} is a directory, not a CSV file")
-        if not path.is_file():
-            raise InputError(f"--data: no such file {str(path)!r}")
+        _check_data_file(path)
     header, cells = _read_parquet(path) if path.suffix.lower() in PARQUET_SUFFIXES else _read_csv(path)
     if not cells.shape[0]:
-        raise InputError(f"--data: {path} needs a header row and at least one data row")
+        raise InputError(f"--data: {shown(path)} needs a header row and at least one data row")
     duplicates = sorted({name for name in header if header.count(name) > 1})
     if duplicates:
-        raise InputError(f"--data: {path} has duplicate column names {duplicates}; every column needs its own name")
+        raise InputError(
+            f"--data: {shown(path)} has duplicate column names {duplicates}; every column needs its own name"
+        )
     values = _numeric(path, header, cells)
     if not np.all(np.isfinite(values)):
         row, column = (int(i) for i in np.argwhere(~np.isfinite(values))[0])
-        raise InputError(f"--data: {path} line {row + 2}, column {header[column]!r}: non-finite value (nan or inf)")
+        raise InputError(
+            f"--data: {shown(path)} line {row + 2}, column {header[column]!r}: non-finite value (nan or inf)"
+        )
     too_large = np.abs(values) > MAX_ABS_VALUE
     if np.any(too_large):
         row, column = (int(i) for i in np.argwhere(too_large)[0])
         raise InputError(
-            f"--data: {path} line {row + 2}, column {header[column]!r}: {values[row, column]:g} is beyond "
+            f"--data: {shown(path)} line {row + 2}, column {header[column]!r}: {values[row, column]:g} is beyond "
             f"±{MAX_ABS_VALUE:g}; norms and variances of such values overflow, so the data cannot be processed "
             "faithfully"
         )
@@ -144,7 +153,8 @@ def load_csv(path: str | Path, target_column: str | None = None) -> Dataset:
     if target_column is not None:
         if target_column not in header:
             raise InputError(
-                f"--target-column {target_column!r} is not a column of {path} (columns: {', '.join(header)})"
+                f"--target-column {target_column!r} is not a column of {shown(path)} "
+                f"(columns: {', '.join(quoted(name) for name in header)})"
             )
         j = header.index(target_column)
         target, values = values[:, j], np.delete(values, j, axis=1)
@@ -176,11 +186,11 @@ def _read_csv(path: Path) -> tuple[list[str], np.ndarray]:
             skip_blank_lines=True,
         )
     except UnicodeDecodeError as err:
-        raise InputError(f"--data: {path} is not UTF-8 text ({err.reason} at byte {err.start})") from None
+        raise InputError(f"--data: {shown(path)} is not UTF-8 text ({err.reason} at byte {err.start})") from None
     except pd.errors.EmptyDataError:
-        raise InputError(f"--data: {path} needs a header row and at least one data row") from None
+        raise InputError(f"--data: {shown(path)} needs a header row and at least one data row") from None
     except (pd.errors.ParserError, OSError) as err:
-        raise InputError(f"--data: cannot read {path}: {str(err).strip()}") from None
+        raise InputError(f"--data: cannot read {shown(path)}: {str(err).strip()}") from None
     cells = table.to_numpy(dtype=object)
     return [str(name) for name in cells[0]], cells[1:]
 
@@ -191,11 +201,11 @@ def _read_parquet(path: Path) -> tuple[list[str], np.ndarray]:
     try:
         import pyarrow  # noqa: F401  (pandas' Parquet engine)
     except ImportError:
-        raise InputError(f"--data: reading Parquet ({path.name}) needs pyarrow: pip install pyarrow") from None
+        raise InputError(f"--data: reading Parquet ({shown(path.name)}) needs pyarrow: pip install pyarrow") from None
     try:
         table = pd.read_parquet(_source(path))
     except Exception as err:  # pyarrow's errors have no common base class
-        raise InputError(f"--data: cannot read {path} as Parquet: {str(err).strip()}") from None
+        raise InputError(f"--data: cannot read {shown(path)} as Parquet: {str(err).strip()}") from None
     return [str(name) for name in table.columns], table.to_numpy(dtype=object)
 
 
@@ -210,7 +220,7 @@ def _numeric(path: Path, header: list[str], cells: np.ndarray) -> np.ndarray:
         try:
             float(cell)
         except (ValueError, TypeError):
-            where = f"--data: {path} line {row + 2}, column {header[column]!r}"
+            where = f"--data: {shown(path)} line {row + 2}, column {header[column]!r}"
             if str(cell).strip() == "":
                 raise InputError(f"{where} is empty (a missing field or a short row)") from None
             raise InputError(f"{where}: {str(cell)!r} is not a number") from None

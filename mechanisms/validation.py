@@ -8,10 +8,51 @@ exception is an internal error.  It lives here, in the lowest layer, so that eve
 from __future__ import annotations
 
 import math
+import os
+import stat
 
 
 class InputError(ValueError):
     """Bad user input: the message names the parameter (or file) and the valid range, in one line."""
+
+
+def quoted(text: object) -> str:
+    """A string from a file, a key or a user's argument as an error message shows it: ``repr``-style, so that a
+    line break, a carriage return or any other control character is escaped and the message stays one line."""
+    return repr(str(text))
+
+
+def shown(text: object) -> str:
+    """A path or name as a message shows it in running text: as it is when every character is printable, else
+    :func:`quoted` (a name holding a line break cannot start a forged line of its own)."""
+    text = str(text)
+    return text if text.isprintable() else quoted(text)
+
+
+def one_line(message: str) -> str:
+    """``message`` with every character that is not printable (line breaks, carriage returns, escapes, the
+    Unicode line and paragraph separators) escaped as ``repr`` escapes it: what the command line prints is one
+    line, whatever a file, a key or an argument held."""
+    if message.isprintable():
+        return message
+    return "".join(ch if ch.isprintable() else ch.encode("unicode_escape").decode("ascii") for ch in message)
+
+
+def not_a_regular_file(path: str | os.PathLike, what: str = "file") -> str | None:
+    """Why ``path`` cannot be read as an input file, as the words that follow it in a message (``"is a directory,
+    not a CSV file"``), or None for (a link to) an existing regular file.  A FIFO, socket or device is named for
+    what it is: reading one blocks or never ends, and it is no missing file."""
+    try:
+        mode = os.stat(path).st_mode
+    except FileNotFoundError:
+        return "does not exist"
+    except OSError as err:  # a loop of links, a name too long, a permission
+        return f"cannot be read: {err.strerror or err}"
+    if stat.S_ISDIR(mode):
+        return f"is a directory, not a {what}"
+    if not stat.S_ISREG(mode):
+        return f"is not a regular file (a FIFO, a socket or a device); give a {what}"
+    return None
 
 
 def _number(name: str, value, valid: str) -> float:

@@ -18,10 +18,10 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 from matplotlib.backends.backend_pdf import PdfPages  # noqa: E402
 
-from pdp_audit.reports.files import atomic_path  # noqa: E402
 from pdp_audit.reports.json_report import check_from_dict, library_versions, package_version  # noqa: E402
-from pdp_audit.reports.page_text import COLOURS, RC, text_block  # noqa: E402
+from pdp_audit.reports.page_text import COLOURS, RC, save_pages, text_block  # noqa: E402
 from pdp_audit.reports.pdf import check_pages  # noqa: E402
+from pdp_audit.reports.publish import write_together  # noqa: E402
 from pdp_audit.reports.records import Check  # noqa: E402
 
 SCHEMA_VERSION = 1
@@ -89,17 +89,17 @@ def session_report_paths(path: str | Path) -> tuple[Path, Path]:
 
 
 def write_session_report(records: list[dict], verdict: str, path: Path) -> list[Path]:
-    """Write the session's JSON and PDF at :func:`session_report_paths` of ``path``, atomically."""
+    """Write the session's JSON and PDF at :func:`session_report_paths` of ``path``, together and atomically (an
+    OS error is an OutputError and leaves both earlier files)."""
     doc = session_document(records, verdict)
     json_path, pdf_path = session_report_paths(path)
-    with atomic_path(json_path) as tmp:
-        tmp.write_text(json.dumps(doc, indent=2, ensure_ascii=False, allow_nan=False) + "\n", encoding="utf-8")
-    with plt.rc_context(RC), atomic_path(pdf_path) as tmp:
-        with PdfPages(tmp, metadata={"Creator": "pdp-audit", "Producer": "pdp-audit", "CreationDate": None}) as pdf:
-            pages = [_cover(doc)] + [
-                page() for page in check_pages([_check_from_dict(r, c) for r in doc["assertions"] for c in r["checks"]])
-            ]
-            for page in pages:
-                pdf.savefig(page)
-                plt.close(page)
+
+    def render(tmp: Path) -> None:
+        with plt.rc_context(RC):
+            with PdfPages(tmp, metadata={"Creator": "pdp-audit", "Producer": "pdp-audit", "CreationDate": None}) as pdf:
+                checks = [_check_from_dict(r, c) for r in doc["assertions"] for c in r["checks"]]
+                save_pages(pdf, (page() for page in [lambda: _cover(doc), *check_pages(checks)]))
+
+    text = json.dumps(doc, indent=2, ensure_ascii=False, allow_nan=False) + "\n"
+    write_together(str(pdf_path), str(json_path), render, text)
     return [pdf_path, json_path]

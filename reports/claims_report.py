@@ -21,7 +21,7 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 from matplotlib.backends.backend_pdf import PdfPages  # noqa: E402
 
-from pdp_audit.reports.page_text import A4, COLOURS, RC, fmt, fmt_ci, text_block, verdict_banner  # noqa: E402
+from pdp_audit.reports.page_text import A4, COLOURS, RC, fmt, fmt_ci, save_pages, text_block, verdict_banner  # noqa: E402
 from pdp_audit.reports.pdf import check_lines  # noqa: E402
 from pdp_audit.reports.plots import plot  # noqa: E402
 from pdp_audit.reports.publish import write_together  # noqa: E402
@@ -57,9 +57,7 @@ def write_claims_report(
 def _render(doc: dict, checks: Mapping[str, Sequence[Check]], path) -> None:
     metadata = {"Title": "pdp-audit claims ledger run", "Creator": "pdp-audit", "Producer": "pdp-audit"}
     with plt.rc_context(RC), PdfPages(path, metadata={**metadata, "CreationDate": None}) as pdf:
-        for page in _pages(doc, checks):  # one figure open at a time
-            pdf.savefig(page)
-            plt.close(page)
+        save_pages(pdf, _pages(doc, checks))  # one figure open at a time
 
 
 def _pages(doc: dict, checks: Mapping[str, Sequence[Check]]):

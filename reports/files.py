@@ -11,6 +11,10 @@
 * Temporaries are named ``.<name>.pdp-<pid>.<random>``; they are removed on every path we control
   (exceptions, Ctrl-C), and those left by a killed process (whose pid is gone) are swept by the next
   write to the same target.
+* An operating-system error while writing (a full disk, a read-only file system, a symbolic link loop, a quota)
+  is an :class:`OutputError` naming the path as the caller gave it; the file that was at that path is left as it
+  was (only complete temporaries are ever renamed into place).  Standard output goes through
+  :func:`write_stdout`, whose errors name it the same way.
 """
 
 from __future__ import annotations
@@ -18,12 +22,20 @@ from __future__ import annotations
 import os
 import shutil
 import stat
+import sys
 import tempfile
 from contextlib import ExitStack, contextmanager
 from pathlib import Path
 from typing import Iterator
 
 TEMP_MARK = ".pdp-"
+#: How an error names standard output (the ``-`` of ``--json -``).
+STDOUT = "standard output"
+
+
+class OutputError(OSError):
+    """An output could not be written (its ``filename`` is the path as the caller gave it, or ``standard output``);
+    nothing was renamed over the file at that path."""
 
 
 def resolve_target(path: str | Path) -> Path:
@@ -98,13 +110,82 @@ def _publish(tmp: Path, target: Path) -> None:
 
 @contextmanager
 def atomic_paths(*paths: str | Path) -> Iterator[list[Path]]:
-    """Yield one temporary path per output; publish them all only if the block succeeds."""
+    """Yield one temporary path per output; publish them all only if the block succeeds.
+
+    An OSError on the way (making the temporaries, in the block, publishing) is re-raised as an
+    :class:`OutputError` naming the output it concerns as the caller spelled it."""
     targets = [resolve_target(p) for p in paths]
-    with ExitStack() as stack:
-        temporaries = [stack.enter_context(_temporary_for(t)) for t in targets]
-        yield temporaries
-        for tmp, target in zip(temporaries, targets):
-            _publish(tmp, target)
+    temporaries: list[Path] = []
+    try:
+        with ExitStack() as stack:
+            for target in targets:
+                temporaries.append(stack.enter_context(_temporary_for(target)))
+            yield temporaries
+            for tmp, target in zip(temporaries, targets):
+                _publish(tmp, target)
+    except OutputError:
+        raise
+    except Exception as err:
+        cause = _os_error_behind(err)
+        if cause is None:
+            raise
+        named = _output_named(cause, paths, targets, temporaries)
+        raise OutputError(cause.errno, cause.strerror or str(cause), named) from err
+
+
+def _os_error_behind(err: BaseException) -> OSError | None:
+    """``err`` if it is an OSError, else the OSError it was raised while handling, if any: a writer that fails on a
+    full disk may fail again while closing (matplotlib's PDF backend then raises ``zlib.error``), hiding the
+    system's condition behind an error of its own."""
+    seen = 0
+    while err is not None and seen < 8:
+        if isinstance(err, OSError):
+            return err
+        err = err.__cause__ or err.__context__
+        seen += 1
+    return None
+
+
+def _output_named(err: OSError, paths, targets: list[Path], temporaries: list[Path]) -> str:
+    """The output (as the caller gave it) that ``err`` concerns: the one whose temporary or target it names, the
+    only one, or all of them."""
+    named = {str(err.filename), str(err.filename2)}
+    for index, path in enumerate(paths):
+        mine = {str(targets[index])} | ({str(temporaries[index])} if index < len(temporaries) else set())
+        if mine & named:
+            return str(path)
+    if len(paths) == 1:
+        return str(paths[0])
+    if len(temporaries) < len(paths):  # the temporary of the first output not made yet failed
+        return str(paths[len(temporaries)])
+    return " and ".join(str(p) for p in paths)
+
+
+@contextmanager
+def writing_to(path: str | Path) -> Iterator[None]:
+    """Name ``path`` (as the caller gave it) in the :class:`OutputError` of an OS error raised in the block, e.g.
+    while one of several outputs of :func:`atomic_paths` is rendered into its temporary."""
+    try:
+        yield
+    except OutputError:
+        raise
+    except Exception as err:
+        cause = _os_error_behind(err)
+        if cause is None:
+            raise
+        raise OutputError(cause.errno, cause.strerror or str(cause), str(path)) from err
+
+
+def write_stdout(text: str) -> None:
+    """Write ``text`` to standard output and flush it; an OS error (a full disk behind a redirection) is an
+    :class:`OutputError` naming standard output.  A reader that left (a broken pipe) stays a BrokenPipeError."""
+    try:
+        sys.stdout.write(text)
+        sys.stdout.flush()
+    except BrokenPipeError:
+        raise
+    except OSError as err:
+        raise OutputError(err.errno, err.strerror or str(err), STDOUT) from err
 
 
 @contextmanager

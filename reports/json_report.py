@@ -5,13 +5,12 @@ from __future__ import annotations
 import json
 import math
 import platform
-import sys
 from importlib import metadata, resources
 from typing import Any
 
 import numpy as np
 
-from pdp_audit.reports.files import atomic_path
+from pdp_audit.reports.files import atomic_path, write_stdout
 from pdp_audit.reports.records import Check, Run
 
 SCHEMA_VERSION = 2  # 2: checks carry a role; paper findings apart; certificates add "certified" (optional)
@@ -147,7 +146,7 @@ def write_json(run: Run, path: str) -> None:
     """Write the run's JSON to ``path`` ("-" for stdout), atomically."""
     text = dumps(run)
     if path == "-":
-        sys.stdout.write(text)
+        write_stdout(text)
         return
     with atomic_path(path) as tmp:
         tmp.write_text(text, encoding="utf-8")

@@ -14,9 +14,9 @@ import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 from matplotlib.backends.backend_pdf import PdfPages  # noqa: E402
 
-from pdp_audit.reports.files import atomic_path  # noqa: E402
+from pdp_audit.reports.files import atomic_path, write_stdout  # noqa: E402
 from pdp_audit.reports.json_report import clean, library_versions, package_version  # noqa: E402
-from pdp_audit.reports.page_text import A4, RC, text_block  # noqa: E402
+from pdp_audit.reports.page_text import A4, RC, save_pages, text_block  # noqa: E402
 
 DP = ("OPS", "SSP", "AdaOPS", "AdaSSP")
 
@@ -30,9 +30,7 @@ def write_json(result: dict, path: str) -> None:
     """Write :func:`document` as JSON to ``path`` (atomically), or to stdout for ``-``."""
     text = json.dumps(document(result), indent=2, ensure_ascii=False, allow_nan=False) + "\n"
     if path == "-":
-        import sys
-
-        sys.stdout.write(text)
+        write_stdout(text)
         return
     with atomic_path(path) as tmp:
         tmp.write_text(text, encoding="utf-8")
@@ -155,11 +153,10 @@ def write_pdf(result: dict, path: str) -> None:
     """Write the PDF (two tables, a chart, the provenance page) to ``path`` atomically."""
     with plt.rc_context(RC), atomic_path(path) as tmp:
         with PdfPages(tmp, metadata={"Creator": "pdp-audit", "Producer": "pdp-audit", "CreationDate": None}) as pdf:
-            for page in (
-                _table_page(result, "0.1"),
-                _table_page(result, "1"),
-                _chart_page(result),
-                _provenance_page(result),
-            ):
-                pdf.savefig(page)
-                plt.close(page)
+            pages = (
+                lambda: _table_page(result, "0.1"),
+                lambda: _table_page(result, "1"),
+                lambda: _chart_page(result),
+                lambda: _provenance_page(result),
+            )
+            save_pages(pdf, (page() for page in pages))

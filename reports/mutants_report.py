@@ -17,7 +17,7 @@ import matplotlib.pyplot as plt  # noqa: E402
 from matplotlib.backends.backend_pdf import PdfPages  # noqa: E402
 
 from pdp_audit.reports.json_report import package_version  # noqa: E402
-from pdp_audit.reports.page_text import A4, COLOURS, RC, text_block, verdict_banner  # noqa: E402
+from pdp_audit.reports.page_text import A4, COLOURS, RC, save_pages, text_block, verdict_banner  # noqa: E402
 from pdp_audit.reports.publish import write_together  # noqa: E402
 
 ROWS_PER_PAGE = 11
@@ -103,7 +103,4 @@ def _render(doc: dict, path) -> None:
         plt.rc_context(RC),
         PdfPages(path, metadata={"Creator": "pdp-audit", "Producer": "pdp-audit", "CreationDate": None}) as pdf,
     ):
-        for i, chunk in enumerate(chunks):
-            page = _page(doc, chunk, first=i == 0)
-            pdf.savefig(page)
-            plt.close(page)
+        save_pages(pdf, (_page(doc, chunk, first=i == 0) for i, chunk in enumerate(chunks)))

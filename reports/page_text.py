@@ -99,3 +99,15 @@ def verdict_banner(fig, y: float, verdict: str, text: str) -> None:
     )
     size = 12 if len(text) <= 60 else 10
     fig.text(0.5, y - 0.035, text, ha="center", va="center", fontsize=size, color="white", weight="bold")
+
+
+def save_pages(pdf, pages) -> None:
+    """Save each figure of ``pages`` into the open PdfPages ``pdf`` and close it -- also when saving fails (a full
+    disk), so that no figure outlives a failed report.  ``pages`` is best a generator: one figure open at a time."""
+    import matplotlib.pyplot as plt
+
+    for page in pages:
+        try:
+            pdf.savefig(page)
+        finally:
+            plt.close(page)

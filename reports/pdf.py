@@ -19,7 +19,7 @@ from matplotlib.backends.backend_pdf import PdfPages  # noqa: E402
 from pdp_audit.reports.cover import appendix_page, cover_continued, cover_page, cover_rows  # noqa: E402
 from pdp_audit.reports.files import atomic_path  # noqa: E402
 from pdp_audit.reports.json_report import library_versions, package_version  # noqa: E402
-from pdp_audit.reports.page_text import A4, COLOURS, RC, fmt, fmt_ci, text_block, text_height  # noqa: E402
+from pdp_audit.reports.page_text import A4, COLOURS, RC, fmt, fmt_ci, save_pages, text_block, text_height  # noqa: E402
 from pdp_audit.reports.plots import plot  # noqa: E402
 from pdp_audit.reports.records import Check, Page, Run  # noqa: E402
 
@@ -174,9 +174,7 @@ def render_pdf(run: Run, path: str | Path) -> None:
             "CreationDate": None,
         }
         with PdfPages(path, metadata=metadata) as pdf:
-            for page in _pages(run):  # one figure open at a time
-                pdf.savefig(page)
-                plt.close(page)
+            save_pages(pdf, _pages(run))  # one figure open at a time
 
 
 def write_pdf(run: Run, path: str) -> None:

@@ -1,30 +1,39 @@
-"""Publishing reports: a PDF and its JSON together, both or neither."""
+"""Publishing reports: a PDF and its JSON (and a CSV) together, all or none."""
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
-from typing import Callable
+from typing import Callable, Mapping
 
-from pdp_audit.reports.files import atomic_paths
+from pdp_audit.reports.files import atomic_paths, write_stdout, writing_to
 from pdp_audit.reports.json_report import dumps
 from pdp_audit.reports.pdf import render_pdf
 from pdp_audit.reports.records import Run
 
 
-def write_together(pdf: str | None, json_path: str | None, render: Callable[[Path], None], text: str) -> None:
-    """Write ``render``'s PDF at ``pdf`` and ``text`` at ``json_path`` (either may be None; JSON ``-`` goes to
-    stdout).  Both files are complete before either is renamed into place, so an interruption leaves both or
-    neither."""
-    targets = [p for p in (pdf, json_path) if p is not None and p != "-"]
+def write_together(
+    pdf: str | None,
+    json_path: str | None,
+    render: Callable[[Path], None],
+    text: str,
+    more_texts: Mapping[str, str] | None = None,
+) -> None:
+    """Write ``render``'s PDF at ``pdf``, ``text`` at ``json_path`` and each of ``more_texts`` (path -> text, e.g. a
+    CSV) at its path (any may be absent; a text at ``-`` goes to stdout).  Every file is complete before the first
+    is renamed into place, so an interruption or a full disk leaves all of them or none (each earlier file kept)."""
+    texts = {**({json_path: text} if json_path is not None else {}), **(more_texts or {})}
+    files = {path: body for path, body in texts.items() if path != "-"}
+    targets = ([pdf] if pdf is not None else []) + list(files)
     with atomic_paths(*targets) as temporaries:
-        for target, tmp in zip(targets, temporaries):
-            if target is pdf:
-                render(tmp)
-            else:
-                tmp.write_text(text, encoding="utf-8")
-    if json_path == "-":
-        sys.stdout.write(text)
+        if pdf is not None:
+            with writing_to(pdf):
+                render(temporaries[0])
+        for tmp, (path, body) in zip(temporaries[pdf is not None :], files.items()):
+            with writing_to(path):
+                tmp.write_text(body, encoding="utf-8")
+    for path, body in texts.items():
+        if path == "-":
+            write_stdout(body)
 
 
 def write_run_reports(run: Run, pdf: str | None, json_path: str | None) -> None:

@@ -7,10 +7,9 @@ spec and seed give byte-identical JSON run serially, on local processes or on Da
 from __future__ import annotations
 
 import json
-import sys
 from typing import Any
 
-from pdp_audit.reports.files import atomic_path
+from pdp_audit.reports.files import atomic_path, write_stdout
 from pdp_audit.reports.json_report import clean, library_versions, package_version
 
 SWEEP_SCHEMA_VERSION = 1
@@ -76,7 +75,7 @@ def write_sweep_json(results, path: str) -> None:
     """Write the sweep's JSON to ``path`` atomically, or to stdout for ``-``."""
     text = dumps(results)
     if path == "-":
-        sys.stdout.write(text)
+        write_stdout(text)
         return
     with atomic_path(path) as tmp:
         tmp.write_text(text, encoding="utf-8")

@@ -1,7 +1,8 @@
 """The PDF report of a sweep: cover (overall verdict, counts, family-wise error), a table of cells
 (with every check's verdict), plots of estimates against each swept parameter, and provenance.
 
-Rendered from the store alone (complete or not), with matplotlib and no timestamps in the metadata.
+Rendered from the store alone (complete or not), with matplotlib; no timestamp (in the metadata or on a page) and
+not the store's name or path: the same spec and seed give the same bytes, whatever store, executor or time.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from matplotlib.ticker import NullFormatter  # noqa: E402
 
 from pdp_audit.reports.files import atomic_path  # noqa: E402
 from pdp_audit.reports.json_report import library_versions, package_version  # noqa: E402
-from pdp_audit.reports.page_text import A4, COLOURS, RC, fmt, text_block, verdict_banner  # noqa: E402
+from pdp_audit.reports.page_text import A4, COLOURS, RC, fmt, save_pages, text_block, verdict_banner  # noqa: E402
 from pdp_audit.reports.sweep_json import FWER_STATEMENT  # noqa: E402
 
 GREY = "#888888"
@@ -105,8 +106,8 @@ def cover_page(results) -> plt.Figure:
         more.append(
             (
                 f"INCOMPLETE: {len(results.missing)} of {total} cells are not in the store yet; finish them with "
-                f"pdp-audit sweep SPEC --store {results.path} --resume.  The verdict above covers the stored cells "
-                f"and is at best inconclusive until the sweep is complete.",
+                "pdp-audit sweep SPEC --store STORE --resume (STORE: the store this report was rendered from).  The "
+                "verdict above covers the stored cells and is at best inconclusive until the sweep is complete.",
                 {"size": 10, "weight": "bold", "color": COLOURS["inconclusive"], "gap": 0.01, "width": 88},
             )
         )
@@ -421,7 +422,7 @@ def _plot_check(ax, cells, key, line_keys, check_id) -> None:
         points = []
         for cell in members:
             check = _estimate(cell, check_id)
-            if check is None or check["estimate"] is None:
+            if check is None or check.get("estimate") is None:
                 continue
             points.append((xpos(cell["parameters"].get(key)), check))
             claims.add((check.get("details") or {}).get("delta_claim"))
@@ -448,7 +449,7 @@ def _plot_check(ax, cells, key, line_keys, check_id) -> None:
                 ax.vlines(x, lo, hi, color=colour, lw=1.2, alpha=0.7, zorder=2)
             ax.plot([x], [check["estimate"]], "o", ms=4, color=colour, zorder=3)
     known = sorted(c for c in claims if c)
-    estimates = [p["estimate"] for _, members in groups for c in members if (p := _estimate(c, check_id))]
+    estimates = [p.get("estimate") for _, members in groups for c in members if (p := _estimate(c, check_id))]
     estimates = [e for e in estimates if e is not None]
     if estimates and min(estimates) > 0 and max(estimates) / min(estimates) >= 20:
         ax.set_yscale("log")  # positive estimates spanning decades (e.g. a relative efficiency against n)
@@ -506,7 +507,12 @@ def provenance_page(results) -> plt.Figure:
     mono = {"size": 8, "family": "DejaVu Sans Mono", "width": 110}
     lines = [
         ("Provenance", {"size": 15, "weight": "bold", "gap": 0.01}),
-        (f"store: {results.path}    created: {results.created}", mono),
+        (
+            "Rendered from the sweep's store alone; the store's name and path and the times its cells ran are left "
+            "out (they stay in the store), so the same spec and seed give the same PDF, whatever store, executor, "
+            "worker count or day.",
+            {"size": 8.5, "gap": 0.006},
+        ),
         (
             f"root seed: {spec['seed']}    family-wise α: {fmt(spec['alpha'])}    "
             f"per cell: {fmt(spec['alpha_per_cell'])}",
@@ -538,16 +544,24 @@ def provenance_page(results) -> plt.Figure:
     return fig
 
 
+def render_sweep_pdf(results, path) -> None:
+    """Render a sweep (:class:`pdp_audit.verify.sweeps.store.SweepResults`) into the file ``path`` (a temporary of
+    :func:`pdp_audit.reports.publish.write_together`)."""
+    with plt.rc_context(RC):
+        with PdfPages(path, metadata={"Creator": "pdp-audit", "Producer": "pdp-audit", "CreationDate": None}) as pdf:
+            save_pages(pdf, _pages(results))
+
+
+def _pages(results):
+    """The report's pages in order, each made when the one before is saved (one page's figures open at a time)."""
+    yield cover_page(results)
+    yield from table_pages(results)
+    yield from plot_pages(results)
+    yield from exponent_pages(results)
+    yield provenance_page(results)
+
+
 def write_sweep_pdf(results, path: str) -> None:
-    """Render a sweep (:class:`pdp_audit.verify.sweeps.store.SweepResults`) to ``path`` atomically."""
-    with plt.rc_context(RC), atomic_path(path) as tmp:
-        with PdfPages(tmp, metadata={"Creator": "pdp-audit", "Producer": "pdp-audit", "CreationDate": None}) as pdf:
-            for page in [
-                cover_page(results),
-                *table_pages(results),
-                *plot_pages(results),
-                *exponent_pages(results),
-                provenance_page(results),
-            ]:
-                pdf.savefig(page)
-                plt.close(page)
+    """Render a sweep to ``path`` atomically."""
+    with atomic_path(path) as tmp:
+        render_sweep_pdf(results, tmp)

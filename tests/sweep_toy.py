@@ -94,3 +94,18 @@ TOYS = (TOY, TOY_CHUNKED)
 def parse_toy_spec(text: str):
     """A spec over the built-in sweep mechanisms and the toys (which are not among the built-in ones)."""
     return parse_spec(text, mechanisms=(*SWEEPS, *TOYS))
+
+
+def make_toy_store(path, cells: int = 4, seed: int = 1):
+    """A complete store of ``cells`` toy cells at ``path`` (run serially, in this process); returns the path."""
+    from pdp_audit.verify.sweeps.executors import SerialExecutor
+    from pdp_audit.verify.sweeps.spec import run_sweep
+    from pdp_audit.verify.sweeps.store import Store
+
+    spec = parse_toy_spec(toy_spec(cells, 0.0, seed))
+    store = Store.for_sweep(path, spec, resume=False)
+    try:
+        run_sweep(spec, store, SerialExecutor())
+    finally:
+        store.close()
+    return path

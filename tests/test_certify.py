@@ -76,7 +76,7 @@ def test_gaussian_example_is_certified_with_its_data_fingerprint(tmp_path):
     assert certified["data_sha256"] == hashlib.sha256(csv.read_bytes()).hexdigest()
     assert certified["data_shape"] == [300, 4]  # rows × columns, the label column included
     assert certified["data_source"] == "file" and certified["data"] == "deploy-data.csv"
-    assert certified["deployment_file"] == {"path": str(toml), "sha256": hashlib.sha256(toml.read_bytes()).hexdigest()}
+    assert certified["deployment_file"] == {"path": toml.name, "sha256": hashlib.sha256(toml.read_bytes()).hexdigest()}
     assert certified["claim"] == {"epsilon": 1.0, "delta": 1e-5}
     assert certified["audit"] == {"trials": 100_000, "seed": 0, "alpha": 1e-6}
     parameters = certified["parameters"]
@@ -144,11 +144,11 @@ BAD_DEPLOYMENTS = {
     "unknown mechanism": (f'mechanism = "exponential"\n{CLAIM}', "mechanism 'exponential' is not an audit"),
     "unknown parameter": (
         f'mechanism = "gaussian"\n{CLAIM}[parameters]\nsigmaa = 2.0\ndataset = "wine"\n',
-        "unknown key parameters.sigmaa; did you mean 'sigma'?",
+        "unknown key 'parameters.sigmaa'; did you mean 'sigma'?",
     ),
     "unknown audit key": (
         f'mechanism = "gaussian"\n{CLAIM}[parameters]\ndataset = "wine"\n[audit]\nsearch_trials = 4\n',
-        "unknown key audit.search_trials",
+        "unknown key 'audit.search_trials'",
     ),
     "wrong type": (
         f'mechanism = "gaussian"\n{CLAIM}[parameters]\nsigma = "big"\ndataset = "wine"\n',

@@ -72,7 +72,7 @@ def test_cell_identity_and_seed_depend_on_parameters_not_position():
     "text,needle",
     [
         ("[sweep]\nmechanism = 'gaussian'\n[grdi]\nx = [1]\n", "unknown key 'grdi'"),
-        ("[sweep]\nmechanism = 'gaussian'\nsed = 1\n", "unknown key sweep.sed"),
+        ("[sweep]\nmechanism = 'gaussian'\nsed = 1\n", "unknown key 'sweep.sed'"),
         ("[sweep]\nmechanism = 'nope'\n", "sweep.mechanism must be one of"),
         (
             "[sweep]\nmechanism = 'gaussian'\n[grid]\nclaim_epsilon = [1.0, -1.0]\n",
@@ -91,9 +91,9 @@ def test_cell_identity_and_seed_depend_on_parameters_not_position():
             "grid.claim_epsilon must be a non-empty list",
         ),
         ("[sweep]\nmechanism = 'gaussian'\n[grid]\nalpha = [1e-3]\n", "alpha is the sweep's family-wise"),
-        ("[sweep]\nmechanism = 'gaussian'\n[grid]\nlambda = [1.0]\n", "unknown parameter grid.lambda"),
+        ("[sweep]\nmechanism = 'gaussian'\n[grid]\nlambda = [1.0]\n", "unknown parameter 'grid.lambda'"),
         ("[sweep]\nmechanism = 'gaussian'\nalpha = 0\n", "sweep.alpha must be a finite number in [1e-50, 1), got 0"),
-        ("[sweep]\nmechanism = 'gaussian'\n[fixed]\nn = 10\n", "unknown parameter fixed.n for mechanism 'gaussian'"),
+        ("[sweep]\nmechanism = 'gaussian'\n[fixed]\nn = 10\n", "unknown parameter 'fixed.n' for mechanism 'gaussian'"),
         (
             "[sweep]\nmechanism = 'gaussian'\n[fixed]\nsynthetic = '10,2'\ndata = 'x.csv'\n",
             "s.toml: [fixed]: give one of data and synthetic, not both",

@@ -64,15 +64,15 @@ def test_spec_values_become_the_audits_options_flags_included():
         ),
         ("[sweep]\nmechanism = 'objpert'\n[fixed]\nsynthetic = '200'\n", "fixed.synthetic must be n,d"),
         (
-            "[sweep]\nmechanism = 'privacy-report'\n[fixed]\nclaim_epsilon = 1.0\n",
-            "[fixed]: claim_epsilon does not apply to privacy-report: give the stages' ε's with budget",
+            "[sweep]\nmechanism = 'privacy-report'\n[fixed]\nclaim_epsilon = 2.0\n",
+            "[fixed]: claim_epsilon = 2 is not the total of the report's stages: budget is 0.2 + 0.7 + 0.1 = 1",
         ),
-        ("[sweep]\nmechanism = 'ops'\n[fixed]\nseed = 3\n", "unknown parameter fixed.seed"),
+        ("[sweep]\nmechanism = 'ops'\n[fixed]\nseed = 3\n", "unknown parameter 'fixed.seed'"),
         ("[sweep]\nmechanism = 'ops'\n[fixed]\nno_reproduce = 'yes'\n", "fixed.no_reproduce must be true or false"),
         ("[sweep]\nmechanism = 'ops'\n[fixed]\ncalibration = 'loose'\n", "fixed.calibration must be one of"),
         ("[sweep]\nmechanism = 'ops'\n[fixed]\ntrials = -5\n", "fixed.trials must be a whole number"),
         # the Gaussian sweep's names are `run gaussian`'s (the old `epsilon`, `delta`, … are gone)
-        ("[sweep]\nmechanism = 'gaussian'\n[fixed]\nepsilon = 2\n", "unknown parameter fixed.epsilon"),
+        ("[sweep]\nmechanism = 'gaussian'\n[fixed]\nepsilon = 2\n", "unknown parameter 'fixed.epsilon'"),
     ],
 )
 def test_bad_cells_are_one_line_errors_naming_the_spec(text, needle):

@@ -23,7 +23,7 @@ from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import Any, Callable, Literal, Mapping
 
-from pdp_audit.mechanisms.validation import InputError
+from pdp_audit.mechanisms.validation import InputError, shown
 
 Kind = Literal["float", "int", "str", "bool", "size"]
 Table = Literal["claim", "parameters", "audit", "none"]  # "none": not in a deployment file
@@ -192,7 +192,7 @@ KEYWORDS = Names(lambda o: o.key)
 
 def in_file(where: str) -> Names:
     """A deployment file's names: ``claim.epsilon`` and ``parameters.sigma``, after the file's path."""
-    return Names(lambda o: o.in_table, where=f"{where}: ")
+    return Names(lambda o: o.in_table, where=f"{shown(where)}: ")
 
 
 def in_spec(where: str) -> Names:
@@ -208,7 +208,8 @@ def parse(option: Option, value: Any, names: Names) -> Any:
     one-line InputError naming the option in ``names``' words otherwise."""
 
     def bad() -> InputError:
-        given = value if names.text else repr(value)  # text as typed on a command line; else the value itself
+        given = shown(value) if names.text else repr(value)  # text as typed on a command line (quoted if it holds a
+        # line break or another unprintable character); else the value itself
         return names.error(f"{names(option)} must be {option.valid()}, got {given}")
 
     if value is None:

@@ -40,7 +40,7 @@ from typing import Any, Mapping
 
 import numpy as np
 
-from pdp_audit.mechanisms.validation import InputError
+from pdp_audit.mechanisms.validation import InputError, not_a_regular_file, quoted, shown
 from pdp_audit.reports.json_report import package_version
 from pdp_audit.reports.records import Run
 from pdp_audit.verify.config import WORKERS_OPTION, in_file, parse, values_of
@@ -90,6 +90,11 @@ def load_deployment(path: str) -> Deployment:
     return _deployment(document, path, digest)
 
 
+def _named(path: str) -> str:
+    """The deployment file as messages start: its path as typed (quoted if it holds an unprintable character)."""
+    return shown(path)
+
+
 def deployment_from_mapping(document: Mapping[str, Any]) -> Deployment:
     """A deployment given as a mapping (the TOML file's document): checked like a file, named ``<mapping>``, its
     relative ``data`` path relative to the current folder, its digest the SHA-256 of its canonical JSON."""
@@ -105,21 +110,22 @@ def deployment_from_mapping(document: Mapping[str, Any]) -> Deployment:
 
 def _deployment(document: dict[str, Any], path: str, digest: str) -> Deployment:
     """Check the document's structure (tables, mechanism, claim); InputError naming ``path`` and the key."""
+    where = _named(path)
     for key in document:
         if key != "mechanism" and key not in TABLES:
             raise InputError(
-                f"{path}: unknown key {key!r}; a deployment file has mechanism, [claim], [parameters], [audit]"
+                f"{where}: unknown key {key!r}; a deployment file has mechanism, [claim], [parameters], [audit]"
             )
     mechanism = document.get("mechanism")
     if not isinstance(mechanism, str):
-        raise InputError(f"{path}: mechanism must be a string naming an audit of `pdp-audit list`, got {mechanism!r}")
+        raise InputError(f"{where}: mechanism must be a string naming an audit of `pdp-audit list`, got {mechanism!r}")
     if mechanism not in plans_by_name():
-        raise InputError(f"{path}: mechanism {mechanism!r} is not an audit; one of {sorted(plans_by_name())}")
+        raise InputError(f"{where}: mechanism {mechanism!r} is not an audit; one of {sorted(plans_by_name())}")
     tables = {}
     for name in TABLES:
         table = document.get(name, {})
         if not isinstance(table, dict):
-            raise InputError(f"{path}: {name} must be a table ([{name}]), got {type(table).__name__}")
+            raise InputError(f"{where}: {name} must be a table ([{name}]), got {type(table).__name__}")
         tables[name] = table
     return Deployment(path, digest, mechanism, _claim(path, tables["claim"]), tables["parameters"], tables["audit"])
 
@@ -127,10 +133,9 @@ def _deployment(document: dict[str, Any], path: str, digest: str) -> Deployment:
 def _read_toml(path: str) -> tuple[dict[str, Any], str]:
     """The parsed TOML document and the SHA-256 of the file's bytes."""
     file = Path(path)
-    if file.is_dir():
-        raise InputError(f"certify: {path!r} is a directory, not a deployment file")
-    if file.exists() and not file.is_file():  # a FIFO or device would block or never end
-        raise InputError(f"certify: {path!r} is not a regular file")
+    why = not_a_regular_file(file, "deployment file")  # a FIFO or device would block or never end
+    if why is not None and why != "does not exist":
+        raise InputError(f"certify: {path!r} {why}")
     try:
         raw = file.read_bytes()
     except FileNotFoundError:
@@ -140,9 +145,9 @@ def _read_toml(path: str) -> tuple[dict[str, Any], str]:
     try:
         document = tomllib.loads(raw.decode("utf-8"))
     except UnicodeDecodeError as err:
-        raise InputError(f"{path}: not UTF-8 text ({err.reason} at byte {err.start})") from None
+        raise InputError(f"{_named(path)}: not UTF-8 text ({err.reason} at byte {err.start})") from None
     except tomllib.TOMLDecodeError as err:
-        raise InputError(f"{path}: not valid TOML: {err}") from None
+        raise InputError(f"{_named(path)}: not valid TOML: {err}") from None
     return document, hashlib.sha256(raw).hexdigest()
 
 
@@ -150,17 +155,17 @@ def _claim(path: str, table: dict[str, Any]) -> dict[str, float]:
     """[claim]: epsilon and delta, both numbers (their ranges are the options', checked with the config)."""
     for key in table:
         if key not in CLAIM_KEYS:
-            raise InputError(f"{path}: unknown key claim.{key}; [claim] has epsilon and delta")
+            raise InputError(f"{_named(path)}: unknown key {quoted('claim.' + key)}; [claim] has epsilon and delta")
     claim = {}
     for key in CLAIM_KEYS:
         if key not in table:
-            raise InputError(f"{path}: [claim] needs {key} (the claimed {'ε' if key == 'epsilon' else 'δ'})")
+            raise InputError(f"{_named(path)}: [claim] needs {key} (the claimed {'ε' if key == 'epsilon' else 'δ'})")
         try:
             claim[key] = float(table[key]) if _is_number(table[key]) else None
         except OverflowError:  # an integer beyond the doubles, such as 10**400
             claim[key] = None
         if claim[key] is None:
-            raise InputError(f"{path}: claim.{key} must be a finite number, got {table[key]!r}")
+            raise InputError(f"{_named(path)}: claim.{key} must be a finite number, got {table[key]!r}")
     return claim
 
 
@@ -186,7 +191,7 @@ def audit_values(deployment: Deployment) -> tuple[dict[str, Any], int | None]:
                 continue
             option_ = by_table.get((table, key))
             if option_ is None:
-                raise InputError(f"{deployment.path}: {_misplaced(plan, table, key)}")
+                raise InputError(f"{_named(deployment.path)}: {_misplaced(plan, table, key)}")
             values[option_.key] = _data_path(deployment, key, value) if option_.key == "data" else value
     _require_data(deployment, plan)
     return values, _workers(deployment)
@@ -208,8 +213,9 @@ def _misplaced(plan, table: str, key: str) -> str:
     hint = difflib.get_close_matches(key, allowed, n=1)
     suggestion = f"did you mean {hint[0]!r}? " if hint else ""
     if table == "parameters":
-        return f"unknown key parameters.{key}; {suggestion}`pdp-audit run {plan.name}` has {', '.join(sorted(allowed))}"
-    return f"unknown key {table}.{key}; {suggestion}[{table}] has {', '.join(allowed)}"
+        listed = ", ".join(sorted(allowed))
+        return f"unknown key {quoted('parameters.' + key)}; {suggestion}`pdp-audit run {plan.name}` has {listed}"
+    return f"unknown key {quoted(table + '.' + key)}; {suggestion}[{table}] has {', '.join(allowed)}"
 
 
 def _workers(deployment: Deployment) -> int | None:
@@ -224,12 +230,13 @@ def _data_path(deployment: Deployment, key: str, value: Any) -> Any:
     if not isinstance(value, str):
         return value
     path = deployment.folder / value
-    if path.is_dir():
-        raise InputError(f"{deployment.path}: parameters.data: {str(path)!r} is a directory, not a CSV file")
-    if not path.is_file():
+    why = not_a_regular_file(path, "CSV file")
+    if why == "does not exist":
         raise InputError(
-            f"{deployment.path}: parameters.data: no such file {str(path)!r} (relative to the deployment file)"
+            f"{_named(deployment.path)}: parameters.data: no such file {str(path)!r} (relative to the deployment file)"
         )
+    if why is not None:
+        raise InputError(f"{_named(deployment.path)}: parameters.data: {str(path)!r} {why}")
     return str(path)
 
 
@@ -240,7 +247,7 @@ def _require_data(deployment: Deployment, plan) -> None:
         choices = known["dataset"].choices if "dataset" in known else None
         shipped = f" or dataset = one of {sorted(choices)}" if choices else ""
         raise InputError(
-            f"{deployment.path}: [parameters] must name the deployed data: "
+            f"{_named(deployment.path)}: [parameters] must name the deployed data: "
             f'data = "FILE.csv" (relative to the deployment file){shipped}'
         )
 
@@ -276,8 +283,14 @@ def certificate(deployment: Deployment, config: Any) -> dict[str, Any]:
         "data_sha256": digest,
         "data_shape": shape,
         "code_version": package_version(),
-        "deployment_file": {"path": deployment.path, "sha256": deployment.sha256},
+        "deployment_file": {"path": deployment_name(deployment), "sha256": deployment.sha256},
     }
+
+
+def deployment_name(deployment: Deployment) -> str:
+    """The deployment file as a certificate records it: its file name, however its path was typed (``x.toml``,
+    ``./x.toml``, an absolute path), so the certificate's bytes depend on the file's content only."""
+    return deployment.path if deployment.path == MAPPING else Path(deployment.path).name
 
 
 def data_fingerprint(config: Any) -> tuple[str, str | None, str | None, list[int] | None]:
@@ -339,4 +352,6 @@ def certify_deployment(deployment: Deployment, workers: int | None = None, progr
     with pinned_bytes(data) if data is not None else nullcontext():  # read once: the bytes fingerprinted are audited
         certified = certificate(deployment, config)
         run = plans_by_name()[deployment.mechanism].execute(config, workers or deployed_workers or 1, progress)
+    if isinstance(deployment.parameters.get("data"), str):  # as written: relative to the deployment's folder
+        run = replace(run, parameters={**run.parameters, "data": deployment.parameters["data"]})
     return replace(without_findings(run), certified=certified)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import errno
 import os
 import tempfile
 from pathlib import Path
@@ -25,6 +26,13 @@ def check_output_path(path: str | None, option: str) -> None:
 
 
 def _check_writable(path: str, option: str) -> None:
+    try:
+        os.stat(path)
+    except OSError as err:  # a new file (or a link to one) is fine; a loop of links is found only by stat
+        if err.errno == errno.ELOOP:
+            raise InputError(f"{option}: {path!r} is a loop of symbolic links; give a file path") from None
+        if err.errno not in (errno.ENOENT, errno.ENOTDIR):
+            raise  # a permission, a name too long: named by check_output_path
     target = Path(os.path.realpath(path))
     if target.is_dir():
         raise InputError(f"{option}: {path!r} is a directory; give a file path")

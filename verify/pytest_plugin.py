@@ -49,7 +49,7 @@ from typing import Sequence
 
 import pytest
 
-from pdp_audit.mechanisms.validation import InputError
+from pdp_audit.mechanisms.validation import InputError, one_line
 from pdp_audit.verify import api
 from pdp_audit.verify.config import PAIR_OPTIONS, pair_value
 
@@ -396,9 +396,18 @@ class AuditSession:
             from pdp_audit.verify.checks import worst
 
             records = self.sorted_records()
-            self.written = write_session_report(
-                records, worst(r["verdict"] for r in records), Path(self.config.invocation_params.dir) / path
-            )
+            try:
+                self.written = write_session_report(
+                    records, worst(r["verdict"] for r in records), Path(self.config.invocation_params.dir) / path
+                )
+            except OSError as err:  # a full disk, a read-only file system: one line, the earlier report kept
+                pytest.exit(
+                    one_line(
+                        f"pdp-audit: --audit-report: cannot write {err.filename!r}: {err.strerror}; the earlier "
+                        "report is unchanged"
+                    ),
+                    returncode=pytest.ExitCode.USAGE_ERROR,
+                )
 
     def pytest_terminal_summary(self, terminalreporter) -> None:
         if self.is_worker or not self.records:

@@ -17,7 +17,7 @@ import json
 import os
 import sys
 
-from pdp_audit.mechanisms.validation import InputError
+from pdp_audit.mechanisms.validation import InputError, quoted, shown
 from pdp_audit.verify.config import PAIR_OPTIONS
 from pdp_audit.verify.outputs import check_outputs
 from pdp_audit.verify.plans.arguments import add_option, typed
@@ -98,7 +98,7 @@ def load_factory(target: str):
     except (Exception, SystemExit) as err:  # sys.exit(0) in the factory must not make a command that certifies
         raise InputError(f"target: {target}() raised {user_error(err)}") from None  # nothing exit 0
     if not callable(getattr(pair, "sample", None)):
-        raise InputError(f"target: {target}() must return an object with sample(world, size, rng)")
+        raise InputError(f"target: {quoted(target + '()')} must return an object with sample(world, size, rng)")
     return pair
 
 
@@ -129,7 +129,9 @@ def command_blackbox(args: argparse.Namespace) -> int:
     }
     text = json.dumps(doc, indent=2, ensure_ascii=False, allow_nan=False) + "\n"
     if args.json == "-":
-        sys.stdout.write(text)
+        from pdp_audit.reports.files import write_stdout
+
+        write_stdout(text)
     else:
         if args.json:
             from pdp_audit.reports.files import atomic_path
@@ -142,7 +144,7 @@ def command_blackbox(args: argparse.Namespace) -> int:
 
 def _summary(args: argparse.Namespace, check) -> str:
     """The one line printed for the decided check: the bound, or why the sampler broke the protocol."""
-    head = f"pdp-audit blackbox {args.target}: {check.verdict.upper()}"
+    head = f"pdp-audit blackbox {shown(args.target)}: {check.verdict.upper()}"
     if check.id == "pair-protocol":
         return f"{head}  pair-protocol: {check.note}"
     lo = check.ci[0] if check.ci else float("nan")

@@ -18,7 +18,7 @@ import os
 import sys
 import textwrap
 
-from pdp_audit.mechanisms.validation import InputError
+from pdp_audit.mechanisms.validation import InputError, shown
 from pdp_audit.verify.config import SEED_OPTION, WORKERS_OPTION
 from pdp_audit.verify.ledger import entries as ledger
 from pdp_audit.verify.outputs import check_outputs
@@ -143,11 +143,11 @@ def command_claims(args: argparse.Namespace) -> int:
         from pdp_audit.reports.files import atomic_path
 
         with atomic_path(args.json) as tmp:
-            tmp.write_text(json.dumps(doc, ensure_ascii=False, indent=2) + "\n", encoding="utf-8")
+            tmp.write_text(json.dumps(doc, ensure_ascii=False, indent=2, allow_nan=False) + "\n", encoding="utf-8")
     if args.json == "-":
-        text = json.dumps(doc, ensure_ascii=False, indent=2)
+        text = json.dumps(doc, ensure_ascii=False, indent=2, allow_nan=False)
     else:
-        text = render_table(entries, full=bool(args.only)) + (f"\n  json: {args.json}" if args.json else "")
+        text = render_table(entries, full=bool(args.only)) + (f"\n  json: {shown(args.json)}" if args.json else "")
     try:
         print(text)
         sys.stdout.flush()
@@ -215,5 +215,5 @@ def render_decisions(result, elapsed: float, report: str | None) -> str:
         f"({elapsed:.0f} s{', quick budgets' if result.quick else ''})"
     )
     if report:
-        lines.append(f"  report: {report}")
+        lines.append(f"  report: {shown(report)}")
     return "\n".join(lines)

@@ -16,7 +16,7 @@ import sys
 import time
 import traceback
 
-from pdp_audit.mechanisms.validation import InputError
+from pdp_audit.mechanisms.validation import InputError, one_line, quoted, shown
 from pdp_audit.verify.checks import without_findings
 from pdp_audit.verify.cli import benchmark, blackbox, certify, claims, examples, mutants, report, schema, sweep, tau
 from pdp_audit.verify.config import WORKERS_OPTION
@@ -127,7 +127,7 @@ def command_run(args: argparse.Namespace) -> int:
     if not args.quiet and args.json != "-":
         print_summary(run, time.perf_counter() - start)
         if report.lower() != "none":
-            print(f"  report: {report}")
+            print(f"  report: {shown(report)}")
     return run.exit_code
 
 
@@ -137,18 +137,17 @@ def main(argv: list[str] | None = None) -> int:
         args = build_parser().parse_args(argv)
         return args.handler(args)
     except InputError as err:  # bad usage or input: one line naming the option or file
-        message = str(err)
+        message = one_line(str(err))  # whatever a file, a key or an argument held: one line
         print(message if message.startswith("pdp-audit") else f"pdp-audit: error: {message}", file=sys.stderr)
         return EXIT_USAGE
     except BrokenPipeError:  # e.g. `pdp-audit ... | head`: the reader left; not an error of ours
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 0
-    except OSError as err:  # after BrokenPipeError, which is one
-        if err.errno != errno.ENAMETOOLONG:
+    except OSError as err:  # after BrokenPipeError, which is one: the system's condition, named by its path
+        line = os_error_line(err, argv)
+        if line is None:
             return _internal_error()
-        # a path the user gave that no file system accepts: bad input, named by the option that carried it
-        where = _option_of(err.filename, argv)
-        print(f"pdp-audit: error: {where}file name too long: {err.filename!r}", file=sys.stderr)
+        print(line, file=sys.stderr)
         return EXIT_USAGE
     except KeyboardInterrupt:
         print(
@@ -158,6 +157,36 @@ def main(argv: list[str] | None = None) -> int:
         return EXIT_INTERRUPTED
     except Exception:  # a bug of ours, never a verdict (1) nor bad usage (2)
         return _internal_error()
+
+
+#: Conditions of the system rather than of our code, reported in one line even when the error names no file.
+SYSTEM_CONDITIONS = frozenset(
+    getattr(errno, name)
+    for name in "ENOSPC EDQUOT EROFS EIO EFBIG ENOMEM EMFILE ENFILE ELOOP ENAMETOOLONG EAGAIN".split()
+    if hasattr(errno, name)
+)
+
+
+def os_error_line(err: OSError, argv: list[str] | None) -> str | None:
+    """The one line an operating-system error is reported in (a full disk, a read-only file system, a symbolic link
+    loop, a name too long, a permission): the option and the path it concerns and the system's words; None for an
+    OSError that names no path and is no condition of the system (a bug of ours: exit 4)."""
+    from pdp_audit.reports.files import STDOUT, OutputError
+
+    if err.filename is None and err.errno not in SYSTEM_CONDITIONS:
+        return None
+    reason = err.strerror or type(err).__name__
+    if err.errno == errno.ENAMETOOLONG:
+        reason = "file name too long"
+    if err.filename is None:
+        return one_line(f"pdp-audit: error: {reason}")
+    where = _option_of(err.filename, argv)
+    if isinstance(err, OutputError):
+        path = STDOUT if err.filename == STDOUT else quoted(err.filename)
+        kept = "" if err.filename == STDOUT else "; the file that was there is unchanged"
+        return one_line(f"pdp-audit: error: {where}cannot write {path}: {reason}{kept}")
+    other = f" (and {quoted(err.filename2)})" if err.filename2 else ""
+    return one_line(f"pdp-audit: error: {where}{quoted(err.filename)}{other}: {reason}")
 
 
 def _internal_error() -> int:
@@ -170,12 +199,15 @@ def _internal_error() -> int:
 
 
 def _option_of(filename, argv: list[str] | None) -> str:
-    """``"--data: "`` when ``filename`` ends with the value given after ``--data`` (else the argument's place)."""
+    """``"--data: "`` when ``filename`` is (or ends with the name of) the value given after ``--data`` (else the
+    argument's place)."""
     argv = list(sys.argv[1:] if argv is None else argv)
     name = os.path.basename(str(filename or ""))
-    for i, token in enumerate(argv):
-        if name and token.endswith(name):
-            return f"{argv[i - 1]}: " if i > 0 and argv[i - 1].startswith("--") else f"argument {token[:20]!r}…: "
+    exact = [i for i, token in enumerate(argv) if token == str(filename)]
+    near = [i for i, token in enumerate(argv) if name and token.endswith(name)]
+    for i in exact + near:
+        option = argv[i - 1] if i > 0 else ""
+        return f"{option}: " if option.startswith("-") and option != "-" else f"argument {argv[i][:20]!r}…: "
     return ""
 
 

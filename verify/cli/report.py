@@ -6,7 +6,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from pdp_audit.mechanisms.validation import InputError
+from pdp_audit.mechanisms.validation import InputError, shown
 from pdp_audit.verify.outputs import check_outputs
 
 
@@ -32,31 +32,22 @@ def add_parser(subparsers) -> None:
 def command_report(args: argparse.Namespace) -> int:
     """``pdp-audit report``: write the store's PDF and/or JSON and print a one-line summary; exit 0."""
     from pdp_audit.verify.cli.sweep import write_outputs
-    from pdp_audit.verify.sweeps.store import load_results
 
     if not Path(args.store).name:
         raise InputError(f"pdp-audit report: STORE must name a sweep store file, got {args.store!r}")
     pdf = args.output or str(Path(args.store).with_suffix(".pdf"))
     outputs = {"--output": None if pdf.lower() == "none" else pdf, "--json": args.json, "--csv": args.csv}
     check_outputs(outputs, {"the store itself": args.store}, pdfs=("--output",))
-    results = load_results(args.store)  # one-line error if it is not a store
-    write_outputs(args.store, pdf, args.json)
-    if args.csv == "-":
-        results.to_frame().to_csv(sys.stdout, index=False, lineterminator="\n")
-    elif args.csv:
-        from pdp_audit.reports.files import atomic_path
-
-        with atomic_path(args.csv) as tmp:
-            results.to_frame().to_csv(tmp, index=False, lineterminator="\n")
+    results = write_outputs(args.store, pdf, args.json, args.csv)  # one-line error if it is not a store
     if not args.quiet:
         counts = results.counts
         total = len(results.cells) + len(results.missing)
         out = sys.stderr if "-" in (args.json, args.csv) else sys.stdout
         state = "" if results.complete else f" (incomplete: {len(results.missing)} of {total} cells missing)"
         print(
-            f"pdp-audit report {results.spec['name']}: {results.verdict.upper()}{state} — {counts['pass']} pass, "
-            f"{counts['fail']} fail, {counts['inconclusive']} inconclusive"
-            + (f"; report: {pdf}" if pdf.lower() != "none" else ""),
+            f"pdp-audit report {shown(results.spec['name'])}: {results.verdict.upper()}{state} — "
+            f"{counts['pass']} pass, {counts['fail']} fail, {counts['inconclusive']} inconclusive"
+            + (f"; report: {shown(pdf)}" if pdf.lower() != "none" else ""),
             file=out,
         )
     return 0

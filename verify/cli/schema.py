@@ -9,7 +9,6 @@ every document ``pdp-audit run ... --json`` and ``pdp-audit certify ... --json``
 from __future__ import annotations
 
 import argparse
-import sys
 
 
 def add_parser(subparsers) -> argparse.ArgumentParser:
@@ -26,7 +25,8 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
 
 def command_schema(args: argparse.Namespace) -> int:
     """Write the schema, as shipped, to stdout."""
+    from pdp_audit.reports.files import write_stdout
     from pdp_audit.reports.json_report import run_schema_text
 
-    sys.stdout.write(run_schema_text())
+    write_stdout(run_schema_text())
     return 0

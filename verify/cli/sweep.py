@@ -7,6 +7,7 @@ import argparse
 import sys
 from pathlib import Path
 
+from pdp_audit.mechanisms.validation import InputError, not_a_regular_file, shown
 from pdp_audit.verify.config import WORKERS, Option
 from pdp_audit.verify.outputs import check_outputs
 from pdp_audit.verify.plans.arguments import add_option, typed
@@ -67,6 +68,13 @@ def command_sweep(args: argparse.Namespace) -> int:
     data = sorted({str(c.parameters["data"]) for c in spec.cells if isinstance(c.parameters.get("data"), str)})
     inputs = {"the sweep spec": args.spec, **{f"a data file of the spec ({d})": d for d in data}}
     check_outputs({"--store": store_path, "--report": args.report, "--json": args.json}, inputs)
+    why = not_a_regular_file(store_path, "sweep store")
+    if why is not None and why != "does not exist":  # a database is written in place, never through a FIFO
+        raise InputError(f"--store: {store_path!r} {why}")
+    if args.scheduler is not None:
+        from pdp_audit.verify.sweeps.executors import check_scheduler_address
+
+        check_scheduler_address(args.scheduler)  # before any store is made
     if args.scheduler is not None or args.dask_local is not None:
         from pdp_audit.verify.sweeps.executors import _distributed
 
@@ -75,7 +83,7 @@ def command_sweep(args: argparse.Namespace) -> int:
     older = sorted({v for (v,) in store.db.execute("SELECT DISTINCT code_version FROM cells")} - {store.code_version})
     if older and not args.quiet:
         print(
-            f"pdp-audit: warning: {store_path} holds cells computed by other code ({', '.join(older)}; this is "
+            f"pdp-audit: warning: {shown(store_path)} holds cells computed by other code ({', '.join(older)}; this is "
             f"{store.code_version}); the report lists every code version",
             file=sys.stderr,
         )
@@ -92,7 +100,7 @@ def command_sweep(args: argparse.Namespace) -> int:
         done = len(store.completed_ids())
         left = len(spec.cells) - done
         print(
-            f"pdp-audit: interrupted; {done} of {len(spec.cells)} cells are saved in {store_path}; "
+            f"pdp-audit: interrupted; {done} of {len(spec.cells)} cells are saved in {shown(store_path)}; "
             f"run the same command with --resume to finish the other {left}",
             file=sys.stderr,
         )
@@ -109,25 +117,27 @@ def command_sweep(args: argparse.Namespace) -> int:
         counts = outcome.counts
         out = sys.stderr if args.json == "-" else sys.stdout
         print(
-            f"pdp-audit sweep {spec.name}: {outcome.verdict.upper()} — {len(spec.cells)} cells: "
+            f"pdp-audit sweep {shown(spec.name)}: {outcome.verdict.upper()} — {len(spec.cells)} cells: "
             f"{counts['pass']} pass, {counts['fail']} fail, {counts['inconclusive']} inconclusive "
             f"({outcome.ran} run now, {outcome.reused} from the store; "
-            f"{outcome.elapsed:.1f} s on {outcome.executor}); store: {store_path}",
+            f"{outcome.elapsed:.1f} s on {outcome.executor}); store: {shown(store_path)}",
             file=out,
         )
     return outcome.exit_code
 
 
-def write_outputs(store_path: str, pdf: str | None, json_path: str | None) -> None:
-    """Render the store at ``store_path`` as JSON (``json_path``) and/or PDF (``pdf``; ``none`` skips it)."""
+def write_outputs(store_path: str, pdf: str | None, json_path: str | None, csv_path: str | None = None):
+    """Render the store at ``store_path`` as PDF (``pdf``; ``none`` skips it), JSON (``json_path``) and CSV
+    (``csv_path``; ``-``: stdout), published together (all or none: a full disk keeps every earlier file); returns
+    the results read."""
+    from pdp_audit.reports.publish import write_together
+    from pdp_audit.reports.sweep_json import dumps
+    from pdp_audit.reports.sweep_pdf import render_sweep_pdf
     from pdp_audit.verify.sweeps.store import load_results
 
     results = load_results(store_path)
-    if json_path:
-        from pdp_audit.reports.sweep_json import write_sweep_json
-
-        write_sweep_json(results, json_path)
-    if pdf and pdf.lower() != "none":
-        from pdp_audit.reports.sweep_pdf import write_sweep_pdf
-
-        write_sweep_pdf(results, pdf)
+    pdf = None if pdf is None or pdf.lower() == "none" else pdf
+    table = {csv_path: results.to_frame().to_csv(index=False, lineterminator="\n")} if csv_path else None
+    text = dumps(results) if json_path else ""
+    write_together(pdf, json_path, lambda tmp: render_sweep_pdf(results, tmp), text, table)
+    return results

@@ -13,10 +13,11 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import sys
 
 from pdp_audit.mechanisms.validation import InputError
-from pdp_audit.reports.files import atomic_path
+from pdp_audit.reports.files import atomic_path, write_stdout
 from pdp_audit.verify.config import POSITIVE, Option, Range
 from pdp_audit.verify.outputs import check_outputs
 from pdp_audit.verify.plans.arguments import add_option, typed
@@ -91,9 +92,15 @@ def command_tau(args: argparse.Namespace) -> int:
     validate(args)
     with one_blas_thread():  # the Tracy–Widom kernel is a small eigenproblem: BLAS threads only slow it down
         result = tau(int(args.d), float(args.rho), float(args.sigma), args.method).as_dict()
-    text = json.dumps(result) + "\n"
+        if not math.isfinite(result["tau"]):  # τ = σ τ₁ beyond the doubles: no number to print (JSON has no inf)
+            unit = tau(int(args.d), float(args.rho), 1.0, args.method).tau
+            raise InputError(
+                f"--sigma {args.sigma:g}: τ = σ × {unit:.6g} (its value at σ = 1) is beyond the largest double; "
+                f"give --sigma below {sys.float_info.max / unit:.3g}"
+            )
+    text = json.dumps(result, allow_nan=False) + "\n"
     if args.json in (None, "-"):
-        sys.stdout.write(text)
+        write_stdout(text)
         return 0
     with atomic_path(args.json) as tmp:
         tmp.write_text(text, encoding="utf-8")

@@ -11,7 +11,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from pdp_audit.mechanisms.validation import InputError
+from pdp_audit.mechanisms.validation import InputError, quoted
 from pdp_audit.verify.config import COMMAND_LINE, WORKERS_OPTION, Option, parse
 from pdp_audit.verify.plans.plan import AuditPlan
 
@@ -62,6 +62,14 @@ class Parser(argparse.ArgumentParser):
 
     def error(self, message: str):  # one line, no usage dump
         raise InputError(f"{self.prog}: {message}")
+
+    def parse_args(self, args=None, namespace=None):
+        """As argparse's, with the arguments it does not know quoted in the message (a newline in one stays
+        ``\\n``: the error is one line whatever was typed)."""
+        parsed, extras = self.parse_known_args(args, namespace)
+        if extras:
+            self.error("unrecognized arguments: " + " ".join(quoted(a) for a in extras))
+        return parsed
 
 
 def _metavar(option: Option) -> str | None:

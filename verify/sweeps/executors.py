@@ -143,7 +143,7 @@ def _named(error: BaseException, task) -> BaseException:
     """Say which cell raised: in the one-line message of an InputError (bad parameters, exit 2), else
     as a note under the traceback (Python ≥ 3.11) of what is then an internal error."""
     if isinstance(error, InputError):
-        parameters = ", ".join(f"{k}={v}" for k, v in task.parameters.items())
+        parameters = ", ".join(f"{k}={v!r}" for k, v in task.parameters.items())
         named = InputError(f"sweep cell {task.cell_id} ({parameters}): {error}")
         named.__cause__ = error
         return named
@@ -271,6 +271,24 @@ def _distributed():
     return distributed
 
 
+def check_scheduler_address(address: str) -> None:
+    """InputError naming ``--scheduler`` unless ``address`` reads as a Dask scheduler's address (``tcp://host:8786``,
+    ``host:8786``); checked by Dask's own parser before any store is made, without a connection or a name lookup."""
+    import warnings
+
+    distributed = _distributed()
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # e.g. Dask's FutureWarning on importing a removed protocol
+            _, port = distributed.comm.get_address_host_port(address)
+    except Exception as err:  # ValueError, mostly; a backend may raise what it likes
+        raise InputError(
+            f"--scheduler: {address!r} is not the address of a Dask scheduler (such as tcp://host:8786): {err}"
+        ) from None
+    if not 0 < port < 65536:
+        raise InputError(f"--scheduler: {address!r}: port {port} is not in [1, 65535]")
+
+
 def _numpy_friendly_workers():
     """Dask's configuration for the worker processes a LocalCluster spawns, without ``MALLOC_TRIM_THRESHOLD_``.
 
@@ -320,8 +338,8 @@ class DaskExecutor:
         else:
             try:
                 self.client = distributed.Client(address, timeout="15s")
-            except (OSError, TimeoutError) as err:
-                raise MissingDependency(f"--scheduler: cannot reach a Dask scheduler at {address}: {err}") from None
+            except (OSError, TimeoutError, ValueError, TypeError) as err:
+                raise InputError(f"--scheduler: cannot reach a Dask scheduler at {address!r}: {err}") from None
             self.description = f"Dask scheduler {address}"
         self.resubmissions = 0
         self.chunked_cells = 0

@@ -52,7 +52,7 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
-from pdp_audit.mechanisms.validation import InputError
+from pdp_audit.mechanisms.validation import InputError, not_a_regular_file, quoted, shown
 from pdp_audit.verify.config import ALPHA, SEED, Names, Option, canonical, in_spec, number_text, parse
 from pdp_audit.verify.sweeps.catalogue import SWEEPS
 from pdp_audit.verify.sweeps.schema import CellFunction, SpecError, SweepMechanism
@@ -195,13 +195,18 @@ TOP_KEYS = {"sweep", "fixed", "grid", "cells"}
 def load_spec(path: str | Path, mechanisms: Sequence[SweepMechanism] = SWEEPS) -> SweepSpec:
     """The spec in the TOML file ``path`` (see :func:`parse_spec`); SpecError if there is none."""
     path = Path(path)
-    if not path.is_file():
+    why = not_a_regular_file(path, "sweep spec (TOML)")
+    if why == "does not exist":
         raise SpecError(f"spec: no such file {str(path)!r}")
+    if why is not None:
+        raise SpecError(f"spec: {str(path)!r} {why}")
     try:
         text = path.read_text(encoding="utf-8")
     except UnicodeDecodeError as err:
-        raise SpecError(f"{path}: not UTF-8 text ({err.reason} at byte {err.start})") from None
-    return parse_spec(text, name=path.stem, where=str(path), path=str(path), mechanisms=mechanisms)
+        raise SpecError(f"{shown(path)}: not UTF-8 text ({err.reason} at byte {err.start})") from None
+    except OSError as err:
+        raise SpecError(f"spec: cannot read {str(path)!r}: {err.strerror or err}") from None
+    return parse_spec(text, name=path.stem, where=shown(path), path=str(path), mechanisms=mechanisms)
 
 
 def parse_spec(
@@ -224,7 +229,7 @@ def parse_spec(
         raise fail('missing [sweep] table (with at least mechanism = "NAME")')
     for key in sweep:
         if key not in SWEEP_KEYS:
-            raise fail(f"unknown key sweep.{key} (valid: {', '.join(sorted(SWEEP_KEYS))})")
+            raise fail(f"unknown key {quoted('sweep.' + key)} (valid: {', '.join(sorted(SWEEP_KEYS))})")
     sweeps = {m.name: m for m in sorted(mechanisms, key=lambda m: m.name)}  # the error lists them sorted
     mech_name = sweep.get("mechanism")
     if mech_name not in sweeps:
@@ -259,7 +264,8 @@ def parse_spec(
         if key not in schema:
             extra = " (alpha is the sweep's family-wise α: set it in [sweep])" if key == "alpha" else ""
             raise fail(
-                f"unknown parameter {table}.{key} for mechanism {mech_name!r}{extra} (valid: {', '.join(schema)})"
+                f"unknown parameter {quoted(table + '.' + key)} for mechanism {mech_name!r}{extra} "
+                f"(valid: {', '.join(schema)})"
             )
 
     fixed = doc.get("fixed", {})
@@ -303,7 +309,10 @@ def parse_spec(
     cells: list[Cell] = []
     seen: dict[str, str] = {}
     for position, (raw, label) in enumerate(raw_cells):
-        cell = make_cell(mechanism, seed, position, raw, label)
+        try:
+            cell = make_cell(mechanism, seed, position, raw, label)
+        except SpecError as err:
+            raise _named_by_fixed(err, mechanism, seed, fixed, label, where) from None
         if cell.cell_id in seen:
             raise fail(
                 f"two cells have the same parameters ({seen[cell.cell_id]} and {label.removeprefix(where + ': ')})"
@@ -327,6 +336,22 @@ def parse_spec(
     return spec
 
 
+def _named_by_fixed(
+    error: SpecError, mechanism: SweepMechanism, seed: int, fixed: dict, label: str, where: str
+) -> SpecError:
+    """A grid cell's error, or the same error named ``[fixed]`` when the ``[fixed]`` table alone fails the same way
+    (its value is what is wrong, not the first grid point it was combined with)."""
+    if not fixed or label == f"{where}: [fixed]" or not label.startswith(f"{where}: grid "):
+        return error
+    alone = f"{where}: [fixed]"
+    try:
+        make_cell(mechanism, seed, 0, dict(fixed), alone)
+    except SpecError as fixed_error:
+        if str(fixed_error).removeprefix(alone) == str(error).removeprefix(label):
+            return fixed_error
+    return error
+
+
 def _grid_label(point: dict) -> str:
     """Where a grid point is in the spec: ``grid claim_epsilon=1.0, trials=2000``, or ``[fixed]`` without a grid."""
     return "grid " + ", ".join(f"{k}={v!r}" for k, v in point.items()) if point else "[fixed]"
@@ -337,6 +362,9 @@ def data_fingerprints(cells: Sequence[Cell], where: str) -> dict[str, str]:
     refused, and each cell audits exactly these bytes (:func:`pdp_audit.verify.sweeps.executors.execute_task`)."""
     fingerprints = {}
     for path in sorted({c.parameters["data"] for c in cells if isinstance(c.parameters.get("data"), str)}):
+        why = not_a_regular_file(path, "CSV file")
+        if why is not None and why != "does not exist":  # a FIFO would block here
+            raise SpecError(f"{where}: data: {path!r} {why}")
         try:
             fingerprints[path] = hashlib.sha256(Path(path).read_bytes()).hexdigest()
         except OSError as err:

@@ -20,7 +20,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from pdp_audit.mechanisms.validation import not_a_regular_file, shown
 from pdp_audit.verify.sweeps.spec import SpecError, SweepSpec, canonical_json
+from pdp_audit.verify.sweeps.stored import check_cell, check_identity, check_spec, check_texts, decoded_row
 
 STORE_SCHEMA = 1
 _TABLES = """
@@ -57,29 +59,74 @@ def code_version() -> str:
 
 
 def _connect(path: str, read_only: bool = False) -> sqlite3.Connection:
-    """A connection to the store; a reader's is read-only (``mode=ro``), so reading never changes the file."""
+    """A connection to the store; a reader's is read-only (``mode=ro``), so reading never changes the file.
+
+    A store on read-only media (a read-only mount, a write-protected folder) opens too: a WAL store needs its
+    ``-shm`` file, which cannot be created there, so when ``mode=ro`` cannot open it and no write-ahead log is
+    left beside it (every committed cell is then in the file itself), it is opened as immutable."""
     if read_only:
         uri = "file:" + urllib.parse.quote(os.path.abspath(path)) + "?mode=ro"
-        return sqlite3.connect(uri, uri=True, isolation_level=None, timeout=30)
+        connection = sqlite3.connect(uri, uri=True, isolation_level=None, timeout=30)
+        try:
+            connection.execute("SELECT count(*) FROM sqlite_master").fetchone()  # opens the WAL index, if any
+        except sqlite3.OperationalError:
+            connection.close()
+            if os.path.exists(path + "-wal"):
+                raise
+            return sqlite3.connect(uri + "&immutable=1", uri=True, isolation_level=None, timeout=30)
+        return connection
     connection = sqlite3.connect(path, isolation_level=None, timeout=30)
     connection.execute("PRAGMA journal_mode=WAL")
     connection.execute("PRAGMA synchronous=FULL")
     return connection
 
 
+#: SQLite's words for a condition of the storage (not of the file's content).
+_STORAGE_CONDITIONS = (
+    "unable to open",
+    "disk i/o error",
+    "readonly database",
+    "read-only",
+    "disk is full",
+    "database is locked",
+    "permission",
+)
+
+
+def storage_problem(err: sqlite3.Error) -> str | None:
+    """SQLite's words when ``err`` is a condition of the storage (a full disk, read-only media, an I/O error, a file
+    that cannot be opened), else None (the file is not a store, or is damaged)."""
+    text = str(err)
+    return text if any(words in text.lower() for words in _STORAGE_CONDITIONS) else None
+
+
+class StoreWriteError(SpecError):
+    """The store could not be written (a full disk, read-only media): one line; the committed cells are kept."""
+
+
 def _lock(path: str):
     """An exclusive lock on the store's file + ``.lock`` for the writing sweep, or SpecError if another sweep holds
     it.  The lock is named from the file the path resolves to, so a symbolic link (or another spelling) of the same
-    store finds the same lock."""
-    handle = open(os.path.realpath(path) + ".lock", "a+")
+    store finds the same lock.  A lock file that cannot be opened (a directory, read-only media) is SpecError too."""
+    lock_path = os.path.realpath(path) + ".lock"
+    try:
+        handle = open(lock_path, "a+")
+    except OSError as err:
+        raise SpecError(
+            f"--store {path!r}: cannot open its lock file {lock_path!r}: {err.strerror or err} (a sweep writes a "
+            "store only while it holds this lock)"
+        ) from None
     try:
         fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
     except BlockingIOError:
         handle.close()
         raise SpecError(
-            f"--store {path}: another pdp-audit sweep is writing it; wait for that one to finish, then rerun this "
+            f"--store {path!r}: another pdp-audit sweep is writing it; wait for that one to finish, then rerun this "
             "command with --resume (it will run only the cells still missing)"
         ) from None
+    except OSError as err:
+        handle.close()
+        raise SpecError(f"--store {path!r}: cannot lock {lock_path!r}: {err.strerror or err}") from None
     return handle
 
 
@@ -97,10 +144,17 @@ class Store:
     def for_sweep(cls, path: str | Path, spec: SweepSpec, resume: bool) -> "Store":
         """Create the store for ``spec``, or (``resume``) reopen one made by the same spec."""
         path = str(path)
-        Path(path).parent.mkdir(parents=True, exist_ok=True)
+        folder = Path(os.path.realpath(path)).parent
+        if not folder.is_dir():  # folders are the user's to make: a typo must not create a tree of them
+            raise SpecError(f"--store {path!r}: the folder {str(folder)!r} does not exist")
         lock = _lock(path)  # one writer at a time: a second sweep never duplicates the work
         try:
             return cls._for_sweep(path, spec, resume, lock)
+        except sqlite3.Error as err:
+            lock.close()
+            if storage_problem(err) is None:
+                raise
+            raise StoreWriteError(f"--store {path!r}: cannot write the store: {storage_problem(err)}") from None
         except BaseException:
             lock.close()
             raise
@@ -115,13 +169,18 @@ class Store:
                 return store  # an empty store of this very spec (e.g. a run stopped before its first cell)
             store.db.close()
             raise SpecError(
-                f"--store {path} already exists ({done} cells); pass --resume to finish it, or choose another --store"
+                f"--store {path!r} already exists ({done} cells); pass --resume to finish it, or choose another --store"
             )
         if not exists and resume:
-            raise SpecError(f"--resume: no store at {path}")
+            raise SpecError(f"--resume: no store at {path!r}")
         if exists:
             store = cls.open(path, lock=lock)
-            store._check_same_spec(spec)
+            try:
+                store.check_content()  # a damaged store is refused before its cells are counted as done
+                store._check_same_spec(spec)
+            except BaseException:
+                store.db.close()
+                raise
             return store
         store = cls(path, _connect(path), lock)
         with store.transaction():
@@ -144,17 +203,29 @@ class Store:
     def open(cls, path: str | Path, lock=None, read_only: bool = False) -> "Store":
         """The store at ``path`` (SpecError if it is not one); ``read_only`` for readers, who never write to it."""
         path = str(path)
-        if not Path(path).is_file():
+        why = not_a_regular_file(path, "sweep store")
+        if why == "does not exist":
             raise SpecError(f"no such store {path!r}")
+        if why is not None:
+            raise SpecError(f"{path!r} {why}")
         if Path(path).stat().st_size == 0:
-            raise SpecError(f"{path} is not a pdp-audit sweep store (it is empty)")
+            raise SpecError(f"{shown(path)} is not a pdp-audit sweep store (it is empty)")
+        store = None
         try:
             store = cls(path, _connect(path, read_only), lock)
             schema = store.meta("store_schema")
-        except (sqlite3.DatabaseError, KeyError, ValueError):
-            raise SpecError(f"{path} is not a pdp-audit sweep store") from None
-        if schema != STORE_SCHEMA:
-            raise SpecError(f"{path}: store schema {schema} is not supported (this pdp-audit reads {STORE_SCHEMA})")
+            if schema != STORE_SCHEMA:
+                raise SpecError(
+                    f"{shown(path)}: store schema {schema!r} is not supported (this pdp-audit reads {STORE_SCHEMA})"
+                )
+        except BaseException as err:
+            if store is not None:  # a refused file is not left open (on removable media it could not be unmounted)
+                store.db.close()
+            if isinstance(err, sqlite3.DatabaseError) and storage_problem(err) is not None:
+                raise SpecError(f"{path!r}: cannot read the store: {storage_problem(err)}") from None
+            if isinstance(err, (sqlite3.DatabaseError, KeyError, ValueError)) and not isinstance(err, SpecError):
+                raise SpecError(f"{shown(path)} is not a pdp-audit sweep store") from None
+            raise
         return store
 
     def _check_same_spec(self, spec: SweepSpec) -> None:
@@ -163,8 +234,8 @@ class Store:
             return
         if here.get("data") and "data" not in stored and {**stored, "data": here["data"]} == here:
             raise SpecError(
-                f"--resume: {self.path} records no fingerprint of its data files (an older pdp-audit made it), so "
-                "its cells cannot be shown to be about today's bytes: run into a new store"
+                f"--resume: {shown(self.path)} records no fingerprint of its data files (an older pdp-audit made "
+                "it), so its cells cannot be shown to be about today's bytes: run into a new store"
             )
         for path in sorted(set(stored.get("data", {})) | set(here.get("data", {}))):
             then, now = stored.get("data", {}).get(path), here.get("data", {}).get(path)
@@ -176,21 +247,21 @@ class Store:
         for key in ("mechanism", "seed", "alpha", "checks"):
             if stored[key] != here[key]:
                 raise SpecError(
-                    f"--resume: {self.path} was made by a different spec "
+                    f"--resume: {shown(self.path)} was made by a different spec "
                     f"({key} = {stored[key]!r} there, {here[key]!r} here)"
                 )
         if stored["mechanism"] == "gaussian" and any(
             "sigma_scale" in c.get("parameters", {}) for c in self.meta_spec_cells()
         ):
             raise SpecError(
-                f"--resume: {self.path} holds Gaussian cells under the sweep keys of pdp-audit 0.1 (epsilon, delta, "
-                "sigma_scale, …), now run gaussian's (claim_epsilon, claim_delta, noise_multiplier, …), so its cells "
-                "cannot be resumed: run into a new store (pdp-audit report still reads this one)"
+                f"--resume: {shown(self.path)} holds Gaussian cells under the sweep keys of pdp-audit 0.1 (epsilon, "
+                "delta, sigma_scale, …), now run gaussian's (claim_epsilon, claim_delta, noise_multiplier, …), so its "
+                "cells cannot be resumed: run into a new store (pdp-audit report still reads this one)"
             )
         only_store = len(set(stored["cells"]) - set(here["cells"]))
         only_spec = len(set(here["cells"]) - set(stored["cells"]))
         raise SpecError(
-            f"--resume: {self.path} was made by a different spec "
+            f"--resume: {shown(self.path)} was made by a different spec "
             f"(its grid differs: {only_store} cells only in the store, {only_spec} only in the spec)"
         )
 
@@ -209,7 +280,13 @@ class Store:
                 store.db.execute("BEGIN IMMEDIATE")
 
             def __exit__(self, kind, value, tb):
-                store.db.execute("COMMIT" if kind is None else "ROLLBACK")
+                if kind is None:
+                    store.db.execute("COMMIT")
+                    return False
+                try:
+                    store.db.execute("ROLLBACK")
+                except sqlite3.Error:  # SQLite rolled back itself (a full disk): the first error is the one to tell
+                    pass
                 return False
 
         return _Tx()
@@ -245,11 +322,26 @@ class Store:
         )
         out = []
         for row in self.db.execute(f"SELECT {', '.join(columns)} FROM cells ORDER BY position, cell_id"):
-            record = dict(zip(columns, row))
-            for key in ("parameters", "estimates", "checks", "effective"):
-                record[key] = json.loads(record[key])
-            out.append(record)
+            out.append(decoded_row(self.path, dict(zip(columns, row))))
         return out
+
+    def check_content(self) -> list[dict]:
+        """Every value a reader uses -- the spec, its identity, each stored cell -- checked (one line naming the cell
+        and what is wrong if the store is damaged); returns the cells' rows."""
+        try:
+            spec, identity = self.meta("spec"), self.meta("identity")
+            check_texts(self.path, {"spec source": self.meta("spec_source"), "creation time": self.meta("created")})
+            rows = self.rows()
+        except (sqlite3.DatabaseError, KeyError, ValueError) as err:  # a missing table, column or meta key
+            if isinstance(err, sqlite3.DatabaseError) and storage_problem(err) is not None:
+                raise SpecError(f"{self.path!r}: cannot read the store: {storage_problem(err)}") from None
+            problem = f"{type(err).__name__}: {err}"
+            raise SpecError(f"{shown(self.path)}: the store is damaged and cannot be read ({problem})") from None
+        check_spec(self.path, spec)
+        check_identity(self.path, identity)
+        for record in rows:
+            check_cell(self.path, record, spec["swept"])
+        return rows
 
     # -- writing -------------------------------------------------------------------------------
     def add(self, task, outcome: dict) -> bool:
@@ -268,6 +360,18 @@ class Store:
             c["id"]: {k: c.get(k) for k in ("estimate", "exact", "ci", "level", "verdict")} for c in result["checks"]
         }
         positions = {c["id"]: c["position"] for c in self.meta_spec_cells()}
+        try:
+            return self._insert(task, result, estimates, positions, outcome)
+        except sqlite3.Error as err:
+            if storage_problem(err) is None:
+                raise
+            done = len(self.completed_ids())
+            raise StoreWriteError(
+                f"--store {self.path!r}: cannot write the store: {storage_problem(err)}; the {done} cells committed "
+                "before are kept: make room (or move the store), then run the same command with --resume"
+            ) from None
+
+    def _insert(self, task, result: dict, estimates: dict, positions: dict, outcome: dict) -> bool:
         with self.transaction():
             cursor = self.db.execute(
                 "INSERT OR IGNORE INTO cells VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
@@ -376,18 +480,16 @@ def read_frame(path: str | Path):
 
 
 def load_results(path: str | Path) -> SweepResults:
-    """Everything a report needs from the store at ``path`` (complete or not); SpecError if it is not a store."""
+    """Everything a report needs from the store at ``path`` (complete or not), every value checked
+    (:mod:`pdp_audit.verify.sweeps.stored`); SpecError if it is not a store or is damaged."""
     store = Store.open(path, read_only=True)
     try:
-        try:
-            spec = store.meta("spec")
-            cells = store.rows()
-            done = {c["cell_id"] for c in cells}
-            missing = [c for c in spec["cells"] if c["id"] not in done]
-            versions = sorted({c["code_version"] for c in cells})
-            source, created = store.meta("spec_source"), store.meta("created")
-        except (sqlite3.DatabaseError, KeyError, ValueError, TypeError) as err:  # a damaged or foreign store
-            raise SpecError(f"{path}: the store is damaged and cannot be read ({type(err).__name__}: {err})") from None
+        cells = store.check_content()
+        spec = store.meta("spec")
+        done = {c["cell_id"] for c in cells}
+        missing = [c for c in spec["cells"] if c["id"] not in done]
+        versions = sorted({c["code_version"] for c in cells})
+        source, created = store.meta("spec_source"), store.meta("created")
         return SweepResults(str(path), spec, source, created, versions, cells, missing)
     finally:
         store.close()

@@ -30,7 +30,7 @@ from pdp_audit.mechanisms import linreg_adaptive as A
 from pdp_audit.mechanisms.datasets import load_csv
 from pdp_audit.mechanisms.linreg_calibration import ops_calibration
 from pdp_audit.mechanisms.linreg_data import load_regression, preprocess
-from pdp_audit.mechanisms.validation import InputError
+from pdp_audit.mechanisms.validation import InputError, shown
 from pdp_audit.verify.plans.linreg.benchmark_config import BenchmarkConfig
 
 METHODS = ("Trivial", "non-private", "OPS", "SSP", "AdaOPS", "AdaSSP")
@@ -83,7 +83,8 @@ def load_all(config: BenchmarkConfig) -> list[tuple[str, np.ndarray, np.ndarray,
         ds = load_csv(config.data, config.target_column)
         if len(ds.features) < 2 * config.folds:
             raise InputError(
-                f"--data: {config.data} needs at least 2 × folds = {2 * config.folds} rows, got {len(ds.features)}"
+                f"--data: {shown(config.data)} needs at least 2 × folds = {2 * config.folds} rows, "
+                f"got {len(ds.features)}"
             )
         X, y = preprocess(ds.features, ds.target)
         out.append((ds.name, X, y, f"user CSV {config.data}"))

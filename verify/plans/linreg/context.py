@@ -34,7 +34,7 @@ from pdp_audit.audits.linreg_profiles import RidgeBatch
 from pdp_audit.mechanisms import linreg as L
 from pdp_audit.mechanisms.datasets import load_csv
 from pdp_audit.mechanisms.linreg_data import load_regression, preprocess, synthetic_regression
-from pdp_audit.mechanisms.validation import InputError
+from pdp_audit.mechanisms.validation import InputError, shown
 from pdp_audit.verify.evidence.dp_claim import Draws
 from pdp_audit.verify.plans.linreg.config import LinregAuditConfig
 
@@ -57,10 +57,11 @@ def load_data(config: LinregAuditConfig) -> tuple[np.ndarray, np.ndarray, str, s
     if config.data is not None:
         ds = load_csv(config.data, config.target_column)
         if ds.features.shape[1] < 1:
-            raise InputError(f"--data: {config.data} has no feature column besides --target-column")
+            raise InputError(f"--data: {shown(config.data)} has no feature column besides --target-column")
         if len(ds.features) < ds.features.shape[1] + 2:
             raise InputError(
-                f"--data: {config.data} needs at least d + 2 = {ds.features.shape[1] + 2} rows, got {len(ds.features)}"
+                f"--data: {shown(config.data)} needs at least d + 2 = {ds.features.shape[1] + 2} rows, "
+                f"got {len(ds.features)}"
             )
         X, y = preprocess(ds.features, ds.target)
         return X, y, ds.name, ds.description + "; z-scored, rows scaled to ‖x‖ = 1, y mapped onto [−1, 1]"

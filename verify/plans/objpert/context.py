@@ -15,7 +15,7 @@ import numpy as np
 from pdp_audit.mechanisms import objpert as op
 from pdp_audit.mechanisms.datasets import load_csv
 from pdp_audit.mechanisms.glm_data import breast_cancer, margin_data
-from pdp_audit.mechanisms.validation import InputError
+from pdp_audit.mechanisms.validation import InputError, shown
 from pdp_audit.verify.plans.objpert.config import (
     DEFAULT_SYNTHETIC,
     READINGS,
@@ -56,15 +56,15 @@ def load_data(config: ObjPertAuditConfig) -> tuple[np.ndarray, np.ndarray, str]:
         dataset = load_csv(config.data, config.target_column)
         if dataset.target is None:  # the last column is the label
             if dataset.features.shape[1] < 2:
-                raise InputError(f"--data: {config.data} needs at least one feature column and a label column")
+                raise InputError(f"--data: {shown(config.data)} needs at least one feature column and a label column")
             X, y = dataset.features[:, :-1], dataset.features[:, -1]
             description = dataset.description.replace("feature columns", "columns (label: the last)")
         else:
             X, y, description = dataset.features, dataset.target, dataset.description
             if X.shape[1] < 1:
-                raise InputError(f"--data: {config.data} has no feature column besides --target-column")
+                raise InputError(f"--data: {shown(config.data)} has no feature column besides --target-column")
         if len(X) < 2:
-            raise InputError(f"--data: {config.data} needs at least 2 data rows")
+            raise InputError(f"--data: {shown(config.data)} needs at least 2 data rows")
     elif config.dataset == "breast-cancer":
         X, y = breast_cancer("unit")
         description = (

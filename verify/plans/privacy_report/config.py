@@ -3,6 +3,7 @@ and its overrides, the readings of printed formulas, and the Monte Carlo budgets
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 from pdp_audit.mechanisms import privacy_report as pr
@@ -183,7 +184,8 @@ class PrivacyReportAuditConfig(AuditConfig):
     claim_epsilon: float | None = option(
         CLAIM_EPSILON,
         default=None,
-        help="does not apply: the privacy report's ε's are its stages', given by --budget",
+        help="the total ε of the report's stages, if given: must equal the sum of --budget's ε's (a deployment "
+        "file's [claim] epsilon, which certify requires)",
     )
 
     def resolved_budget(self) -> tuple[float, ...]:
@@ -194,15 +196,22 @@ class PrivacyReportAuditConfig(AuditConfig):
 
     def check(self, names: OptionNames) -> None:
         """The rules between options (each option's own range is checked where it is declared)."""
-        if self.claim_epsilon is not None:  # it would be silently ignored: the ε's are the budget's
-            raise names.error(
-                f"{names.claim_epsilon} does not apply to privacy-report: give the stages' ε's with {names.budget}"
-            )
         if self.budget is not None:
             try:
                 pr.parse_budget(self.budget, self.mode)
             except ValueError as err:  # InputError: named with the command line's words, renamed here
                 raise names.error(str(err).replace("--budget", names.budget).replace("--mode", names.mode)) from None
+        if self.claim_epsilon is not None:  # the claim is the budget's total: a different one would be ignored
+            stages = self.resolved_budget()
+            total = math.fsum(stages)
+            if not math.isclose(self.claim_epsilon, total, rel_tol=1e-9):
+                spent = " + ".join(f"{e:g}" for e in stages)
+                default = "" if self.budget is not None else f" (the default of {names.mode} {self.mode})"
+                raise names.error(
+                    f"{names.claim_epsilon} = {self.claim_epsilon:g} is not the total of the report's stages: "
+                    f"{names.budget} is {spent} = {total:g}{default}; give {names.claim_epsilon} = {total:g}, or "
+                    f"a {names.budget} whose ε's add up to {self.claim_epsilon:g}"
+                )
         if self.dataset == "breast-cancer" and (self.n is not None or self.d is not None):
             raise names.error(
                 f"{names.n} and {names.d} apply to {names.dataset} synthetic only (breast-cancer has n = 569, d = 30)"
