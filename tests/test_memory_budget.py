@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 
 import pdp_audit
+from pdp_audit.verify import processes
 from pdp_audit.verify.cli.main import main
 from pdp_audit.verify.plans import plan as plan_module
 from pdp_audit.verify.plans.catalogue import PLANS
@@ -14,7 +15,7 @@ from pdp_audit.verify.plans.catalogue import PLANS
 @pytest.fixture
 def small_machine(monkeypatch):
     """A machine with 4 GB of memory."""
-    monkeypatch.setattr(plan_module, "physical_memory", lambda: 4 * 10**9)
+    monkeypatch.setattr(processes, "physical_memory", lambda: 4 * 10**9)
 
 
 def test_a_budget_beyond_memory_is_one_line_before_work(small_machine, capsys, monkeypatch):
@@ -42,3 +43,16 @@ def test_the_api_and_a_deployment_refuse_it_in_their_words(small_machine, tmp_pa
 def test_a_budget_that_fits_is_accepted(small_machine):
     config = next(p for p in PLANS if p.name == "gaussian").configure({"trials": 1e6})
     assert config.trials == 1_000_000
+
+
+def test_the_black_box_refuses_releases_it_cannot_hold(small_machine):
+    """The attack keeps every release it learns from and tests on: 1e8 ten-dimensional releases per world."""
+
+    def sample_d(size, rng):
+        return rng.normal(0.0, 1.0, (size, 10))
+
+    def sample_dprime(size, rng):
+        return rng.normal(0.1, 1.0, (size, 10))
+
+    with pytest.raises(pdp_audit.InputError, match=r"^trials 1e\+08 needs about .* 10-dimensional releases"):
+        pdp_audit.audit_blackbox((sample_d, sample_dprime), 1.0, 1e-5, trials=1e8)

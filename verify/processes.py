@@ -34,6 +34,18 @@ def executor_for(workers: int):
     pool.shutdown(wait=True)
 
 
+#: The share of this machine's physical memory one audit may plan to use (the rest: the system, other processes).
+MEMORY_SHARE = 0.75
+
+
+def physical_memory() -> int | None:
+    """This machine's physical memory in bytes (None where the system does not say)."""
+    try:
+        return int(os.sysconf("SC_PAGE_SIZE")) * int(os.sysconf("SC_PHYS_PAGES"))
+    except (AttributeError, ValueError, OSError):
+        return None
+
+
 def started_workers(workers: int) -> int:
     """The processes worth starting for ``workers``: at most this machine's cores (the blocks are CPU-bound, each
     process holds its own copy of the data, and the numbers never depend on the count: ``--workers 256`` on two cores

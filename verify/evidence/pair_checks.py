@@ -376,6 +376,7 @@ def blackbox_checks(sample_d, sample_dprime, epsilon: float, delta: float, trial
 
     try:
         check_rng_discipline(sample, checked_blackbox_releases)
+        _check_attack_memory(sample_d, trials)
         result = blackbox_attack(sample_d, sample_dprime, trials, delta, seed)
     except MalformedPair as err:
         return [malformed_check(str(err))]
@@ -406,3 +407,20 @@ def blackbox_checks(sample_d, sample_dprime, epsilon: float, delta: float, trial
             details={"train_per_world": result.train_per_world, "test_per_world": result.test_per_world},
         )
     ]
+
+
+def _check_attack_memory(sample_d, trials: int) -> None:
+    """Refuse, before the attack draws anything, a ``trials`` whose releases this machine cannot hold (the attack
+    keeps every release it learns from and tests on: :func:`pdp_audit.audits.blackbox.attack_memory`)."""
+    from pdp_audit.audits.blackbox import attack_memory, checked_blackbox_releases
+    from pdp_audit.mechanisms.validation import InputError
+    from pdp_audit.verify.processes import MEMORY_SHARE, physical_memory
+
+    total = physical_memory()
+    dim = checked_blackbox_releases("D", 2, sample_d(2, np.random.default_rng(0))).shape[1]
+    if total and attack_memory(trials, dim) > MEMORY_SHARE * total:
+        largest = MEMORY_SHARE * total / attack_memory(1, dim)
+        raise InputError(
+            f"trials {trials:g} needs about {attack_memory(trials, dim) / 1e9:.3g} GB of memory for the black-box "
+            f"attack on {dim}-dimensional releases; this machine has {total / 1e9:.3g} GB: at most {largest:.2g} here"
+        )

@@ -10,15 +10,15 @@ import.
 
 from __future__ import annotations
 
-import os
 from concurrent.futures import Executor
 from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping
 
 from pdp_audit.reports.records import Run
+from pdp_audit.verify import processes
 from pdp_audit.verify.checks import CheckSpec, id_matches
 from pdp_audit.verify.config import KEYWORDS, Names, Option, build, options
-from pdp_audit.verify.processes import executor_for
+from pdp_audit.verify.processes import MEMORY_SHARE, executor_for
 
 
 @dataclass(frozen=True)
@@ -103,23 +103,11 @@ class AuditPlan:
         return {check_id for check_id, spec in self.checks.items() if spec.role == "paper"}
 
 
-#: The share of this machine's physical memory one audit may plan to use (the rest: the system, other processes).
-MEMORY_SHARE = 0.75
-
-
-def physical_memory() -> int | None:
-    """This machine's physical memory in bytes (None where the system does not say)."""
-    try:
-        return int(os.sysconf("SC_PAGE_SIZE")) * int(os.sysconf("SC_PHYS_PAGES"))
-    except (AttributeError, ValueError, OSError):
-        return None
-
-
 def check_memory(plan: AuditPlan, config: Any, names: Names = KEYWORDS) -> None:
     """Refuse, in one line naming ``trials``, a budget whose draws would not fit in :data:`MEMORY_SHARE` of this
     machine's memory (the audits keep every privacy loss they sample: the tails, the consistency bins and the
     figures are computed from them), rather than let it die of MemoryError after minutes of work."""
-    total, trials = physical_memory(), getattr(config, "trials", None)
+    total, trials = processes.physical_memory(), getattr(config, "trials", None)
     if not total or not plan.bytes_per_trial or trials is None:
         return
     largest = MEMORY_SHARE * total / plan.bytes_per_trial
