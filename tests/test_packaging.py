@@ -112,7 +112,9 @@ def test_a_user_project_with_verify_reports_and_mechanisms_packages_runs_its_tes
         )
     )
     done = subprocess.run(
-        [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-q", "test_user.py"],
+        # its own basetemp: a nested session in the default one would rotate away this session's temporary folders
+        [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-q", f"--basetemp={tmp_path / 'bt'}"]
+        + ["test_user.py"],
         cwd=tmp_path,
         capture_output=True,
         text=True,
