@@ -166,6 +166,21 @@ def at_loss_resolution(losses: np.ndarray, resolution: float = LOSS_RESOLUTION) 
         return np.where(np.abs(losses) < 2.0**20, np.rint(losses / resolution) * resolution, losses)
 
 
+def neighbour_rows(data, target, relation: str = "add") -> tuple[np.ndarray, np.ndarray]:
+    """(D, D±z) as float row arrays: ``relation="add"`` appends ``target``; ``"remove"`` deletes its first copy (it
+    must be a row of D).  One-line InputErrors otherwise."""
+    data = np.atleast_2d(np.asarray(data, dtype=float))
+    target = np.asarray(target, dtype=float).ravel()
+    if relation == "add":
+        return data, np.vstack([data, target])
+    if relation == "remove":
+        hits = np.flatnonzero(np.all(data == target, axis=1))
+        if hits.size == 0:
+            raise InputError("relation='remove' needs a target that is a row of the dataset")
+        return data, np.delete(data, hits[0], axis=0)
+    raise InputError(f"relation must be 'add' or 'remove', got {relation!r}")
+
+
 class SwappedPair:
     """The pair (D', D): same mechanism, roles of the two worlds exchanged.
 

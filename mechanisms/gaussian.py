@@ -22,7 +22,7 @@ from typing import Literal
 import numpy as np
 from scipy import optimize, special, stats
 
-from pdp_audit.mechanisms.base import RegisteredMechanism, World, check_world
+from pdp_audit.mechanisms.base import RegisteredMechanism, World, check_world, neighbour_rows
 from pdp_audit.mechanisms.validation import InputError, nonnegative, positive, probability
 
 QueryKind = Literal["sum", "count"]
@@ -268,11 +268,15 @@ class Query:
         data = np.atleast_2d(np.asarray(data, dtype=float))
         if self.kind == "count":
             return np.array([float(len(data))])
-        return clip_rows(data, self.clip).sum(axis=0) if len(data) else np.zeros(data.shape[1])
+        return self.clipped(data).sum(axis=0) if len(data) else np.zeros(data.shape[1])
+
+    def clipped(self, rows: np.ndarray) -> np.ndarray:
+        """The rows as the sum sees them: scaled into the ball of radius ``clip`` (L2 here)."""
+        return clip_rows(rows, self.clip)
 
     @property
     def sensitivity(self) -> float:
-        """Global L2 sensitivity under add/remove neighbours."""
+        """Global sensitivity under add/remove neighbours, in the norm the rows are clipped in."""
         return 1.0 if self.kind == "count" else self.clip
 
 
@@ -343,17 +347,7 @@ class GaussianMechanism:
 
     def pair(self, data: np.ndarray, target: np.ndarray, relation: Relation = "add") -> GaussianPair:
         """The pair (D, D±z): ``relation="add"`` appends ``target``; ``"remove"`` deletes it (it must be a row of D)."""
-        data = np.atleast_2d(np.asarray(data, dtype=float))
-        target = np.asarray(target, dtype=float).ravel()
-        if relation == "add":
-            neighbour = np.vstack([data, target])
-        elif relation == "remove":
-            hits = np.flatnonzero(np.all(data == target, axis=1))
-            if hits.size == 0:
-                raise InputError("relation='remove' needs a target that is a row of the dataset")
-            neighbour = np.delete(data, hits[0], axis=0)
-        else:
-            raise InputError(f"relation must be 'add' or 'remove', got {relation!r}")
+        data, neighbour = neighbour_rows(data, target, relation)
         return GaussianPair(self.query(data), self.query(neighbour), self.sigma)
 
     def per_instance_sensitivities(self, data: np.ndarray) -> np.ndarray:
@@ -361,7 +355,7 @@ class GaussianMechanism:
         data = np.atleast_2d(np.asarray(data, dtype=float))
         if self.query.kind == "count":
             return np.ones(len(data))
-        return np.linalg.norm(clip_rows(data, self.query.clip), axis=1)
+        return np.linalg.norm(self.query.clipped(data), axis=1)
 
 
 def _example_pairs(rng: np.random.Generator) -> list[GaussianPair]:

@@ -32,10 +32,10 @@ from typing import Literal
 
 import numpy as np
 
-from pdp_audit.mechanisms.base import RegisteredMechanism, World, check_world
+from pdp_audit.mechanisms.base import RegisteredMechanism, World, check_world, neighbour_rows
+from pdp_audit.mechanisms.gaussian import Query
 from pdp_audit.mechanisms.validation import InputError, nonnegative, positive, probability
 
-QueryKind = Literal["sum", "count"]
 Relation = Literal["add", "remove"]
 
 
@@ -68,35 +68,18 @@ def clip_rows_l1(rows: np.ndarray, bound: float) -> np.ndarray:
     return rows * np.minimum(1.0, bound / np.maximum(norms, np.finfo(float).tiny))
 
 
-@dataclass(frozen=True)
-class L1Query:
+class L1Query(Query):
     """A count of rows, or the sum of rows clipped to L1 norm ``clip`` (global L1 sensitivity = clip)."""
 
-    kind: QueryKind = "sum"
-    clip: float = 1.0
-
-    def __post_init__(self) -> None:
-        if self.kind not in ("sum", "count"):
-            raise InputError(f"query must be 'sum' or 'count', got {self.kind!r}")
-        positive("clip", self.clip)
-
-    def __call__(self, data: np.ndarray) -> np.ndarray:
-        data = np.atleast_2d(np.asarray(data, dtype=float))
-        if self.kind == "count":
-            return np.array([float(len(data))])
-        return clip_rows_l1(data, self.clip).sum(axis=0) if len(data) else np.zeros(data.shape[1])
-
-    @property
-    def sensitivity(self) -> float:
-        """Global L1 sensitivity under add/remove neighbours."""
-        return 1.0 if self.kind == "count" else self.clip
+    def clipped(self, rows: np.ndarray) -> np.ndarray:
+        return clip_rows_l1(rows, self.clip)
 
     def per_instance_sensitivities(self, data: np.ndarray) -> np.ndarray:
         """‖Δ_z‖_1 for every row z of ``data`` (removing z, or equally adding a copy of it)."""
         data = np.atleast_2d(np.asarray(data, dtype=float))
         if self.kind == "count":
             return np.ones(len(data))
-        return np.abs(clip_rows_l1(data, self.clip)).sum(axis=1)
+        return np.abs(self.clipped(data)).sum(axis=1)
 
 
 class LaplacePair:
@@ -147,17 +130,7 @@ class LaplaceMechanism:
 
     def pair(self, data: np.ndarray, target: np.ndarray, relation: Relation = "add") -> LaplacePair:
         """The pair (D, D±z): ``relation="add"`` appends ``target``; ``"remove"`` deletes it (it must be a row of D)."""
-        data = np.atleast_2d(np.asarray(data, dtype=float))
-        target = np.asarray(target, dtype=float).ravel()
-        if relation == "add":
-            neighbour = np.vstack([data, target])
-        elif relation == "remove":
-            hits = np.flatnonzero(np.all(data == target, axis=1))
-            if hits.size == 0:
-                raise InputError("relation='remove' needs a target that is a row of the dataset")
-            neighbour = np.delete(data, hits[0], axis=0)
-        else:
-            raise InputError(f"relation must be 'add' or 'remove', got {relation!r}")
+        data, neighbour = neighbour_rows(data, target, relation)
         return LaplacePair(self.query(data), self.query(neighbour), self.scale)
 
 

@@ -32,6 +32,22 @@ def _synthetic_size(size: tuple[int, int]) -> str | None:
     return None
 
 
+#: The data of a query on the rows of a dataset (this audit's and the Laplace audit's): a shipped dataset or the
+#: user's CSV, and the column the query leaves out.
+DATASET_OPTION = Option(
+    "dataset",
+    "str",
+    None,
+    "shipped dataset (default: diabetes, unless --data or --synthetic)",
+    choices=tuple(sorted(SHIPPED)),
+    group="data",
+)
+DATA_OPTION = Option(
+    "data", "str", None, "your own numeric CSV with a header row (used as is; the query clips rows)", group="data"
+)
+TARGET_COLUMN_OPTION = Option("target_column", "str", None, "CSV column to leave out of the query (e.g. a label)")
+
+
 @dataclass(frozen=True)
 class GaussianAuditConfig(AuditConfig):
     """The options of ``pdp-audit run gaussian``: the claim, the mechanism, the data and the budget.
@@ -76,28 +92,9 @@ class GaussianAuditConfig(AuditConfig):
     rho: float = option(
         Option("rho", "float", 0.01, "failure probability of Corollary 23's ex-post bound (default: 0.01)", range=RHO)
     )
-    dataset: str | None = option(
-        Option(
-            "dataset",
-            "str",
-            None,
-            "shipped dataset (default: diabetes, unless --data or --synthetic)",
-            choices=tuple(sorted(SHIPPED)),
-            group="data",
-        )
-    )
-    data: str | None = option(
-        Option(
-            "data",
-            "str",
-            None,
-            "your own numeric CSV with a header row (used as is; the query clips rows)",
-            group="data",
-        )
-    )
-    target_column: str | None = option(
-        Option("target_column", "str", None, "CSV column to leave out of the query (e.g. a label)")
-    )
+    dataset: str | None = option(DATASET_OPTION)
+    data: str | None = option(DATA_OPTION)
+    target_column: str | None = option(TARGET_COLUMN_OPTION)
     calibration: str = option(
         Option(
             "calibration",

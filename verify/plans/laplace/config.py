@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from pdp_audit.mechanisms.datasets import SHIPPED
 from pdp_audit.verify.config import (
     ALPHA_OPTION,
     CLAIM_DELTA,
@@ -18,6 +17,7 @@ from pdp_audit.verify.config import (
     Range,
     option,
 )
+from pdp_audit.verify.plans.gaussian.config import DATA_OPTION, DATASET_OPTION, TARGET_COLUMN_OPTION
 
 
 @dataclass(frozen=True)
@@ -60,28 +60,9 @@ class LaplaceAuditConfig(AuditConfig):
     trials: int = option(TRIALS_OPTION)
     seed: int = option(SEED_OPTION)
     alpha: float = option(ALPHA_OPTION)
-    dataset: str | None = option(
-        Option(
-            "dataset",
-            "str",
-            None,
-            "shipped dataset (default: diabetes, unless --data)",
-            choices=tuple(sorted(SHIPPED)),
-            group="data",
-        )
-    )
-    data: str | None = option(
-        Option(
-            "data",
-            "str",
-            None,
-            "your own numeric CSV with a header row (used as is; the query clips rows)",
-            group="data",
-        )
-    )
-    target_column: str | None = option(
-        Option("target_column", "str", None, "CSV column to leave out of the query (e.g. a label)")
-    )
+    dataset: str | None = option(DATASET_OPTION, help="shipped dataset (default: diabetes, unless --data)")
+    data: str | None = option(DATA_OPTION)
+    target_column: str | None = option(TARGET_COLUMN_OPTION)
     noise_multiplier: float = option(
         Option(
             "noise_multiplier",
