@@ -18,6 +18,8 @@ outputs proves that no better test exists.
 
 from __future__ import annotations
 
+import contextlib
+import sys
 from dataclasses import dataclass
 from typing import Callable
 
@@ -54,13 +56,36 @@ def checked_blackbox_releases(world: str, size: int, outputs) -> np.ndarray:
 
 
 class _Releases:
-    """Block work: ``size`` releases of ``world``, shape (size, d) (:func:`checked_blackbox_releases`)."""
+    """Block work: ``size`` releases of ``world``, shape (size, d) (:func:`checked_blackbox_releases`), counted on
+    ``bar`` (a user's sampler may take minutes: the four passes over it show where the audit is)."""
 
-    def __init__(self, sample: Sampler, world: str):
-        self.sample, self.world = sample, world
+    def __init__(self, sample: Sampler, world: str, bar=None, seen: dict | None = None):
+        self.sample, self.world, self.bar = sample, world, bar
+        self.seen = {} if seen is None else seen  # the first call's dimension, shared by the attack's four passes
 
     def __call__(self, size: int, rng: np.random.Generator) -> np.ndarray:
-        return checked_blackbox_releases(self.world, size, self.sample(size, rng))
+        releases = checked_blackbox_releases(self.world, size, self.sample(size, rng))
+        call = f"sample({self.world!r}, {size})"
+        first = self.seen.setdefault("dimension", (releases.shape[1], call))
+        if releases.shape[1] != first[0]:
+            raise MalformedPair(
+                f"{call} released {releases.shape[1]} columns, {first[1]} released {first[0]}: a mechanism's "
+                "releases have one dimension"
+            )
+        if self.bar is not None:
+            self.bar.update(size)
+        return releases
+
+
+def _progress_bar(trials: int, progress: bool):
+    """A bar of the 4 × ``trials`` releases the attack draws, on a terminal's stderr when ``progress``."""
+    if not (progress and sys.stderr.isatty()):
+        return contextlib.nullcontext(None)
+    from tqdm import tqdm
+
+    return tqdm(
+        total=4 * trials, desc="blackbox, releases drawn", unit="release", unit_scale=True, file=sys.stderr, leave=False
+    )
 
 
 #: Standardised releases are clipped to ±Z_MAX (never on the training split, where |z| ≤ √(n − 1) ≤ 1.5e4).
@@ -131,33 +156,37 @@ def attack_memory(trials: int, dim: int) -> float:
 
 
 def blackbox_attack(
-    sample_d: Sampler, sample_dprime: Sampler, trials: int, delta: float, seed: int, stream: str = "blackbox"
+    sample_d: Sampler, sample_dprime: Sampler, trials: int, delta: float, seed: int, progress: bool = False
 ) -> BlackBoxAttack:
     """Learn a statistic on ``trials`` releases per world, bound ε on ``trials`` fresh ones (seeded streams).
 
     Releases that are not a (size, d) array of finite numbers raise :class:`pdp_audit.mechanisms.base.MalformedPair`
-    (:func:`checked_blackbox_releases`), as do worlds of different dimensions."""
-    train_d = run_blocks(_Releases(sample_d, "D"), trials, seed, f"{stream}/train/D")
-    train_dp = run_blocks(_Releases(sample_dprime, "D'"), trials, seed, f"{stream}/train/D'")
-    if train_d.shape[1] != train_dp.shape[1]:
-        raise MalformedPair(
-            f"sample('D', n) and sample(\"D'\", n) release different dimensions: {train_d.shape[1]} and "
-            f"{train_dp.shape[1]}"
+    (:func:`checked_blackbox_releases`), as do worlds of different dimensions.  ``progress``: a bar of the releases
+    drawn on stderr, where it is a terminal."""
+    seen: dict = {}
+    with _progress_bar(trials, progress) as bar:
+        train_d, train_dp, test_d, test_dp = (
+            run_blocks(_Releases(sampler, world, bar, seen), trials, seed, f"blackbox/{split}/{world}")
+            for split in ("train", "test")
+            for sampler, world in ((sample_d, "D"), (sample_dprime, "D'"))
         )
+        return _attack(train_d, train_dp, test_d, test_dp, delta, seed)
+
+
+def _attack(train_d, train_dp, test_d, test_dp, delta: float, seed: int) -> BlackBoxAttack:
+    """The statistic learned on the training releases, and the ε lower bound from its scores on the test ones."""
     train = np.vstack([train_d, train_dp])
     standardise = Standardiser.fit(train)
     X = _features(standardise(train))
     y = np.concatenate([np.ones(len(train_d)), np.zeros(len(train_dp))])
     scaler = StandardScaler().fit(X)
     model = LogisticRegression(max_iter=1000).fit(scaler.transform(X), y)
-    test_d = run_blocks(_Releases(sample_d, "D"), trials, seed, f"{stream}/test/D")
-    test_dp = run_blocks(_Releases(sample_dprime, "D'"), trials, seed, f"{stream}/test/D'")
     scores_d = model.decision_function(scaler.transform(_features(standardise(test_d))))
     scores_dp = model.decision_function(scaler.transform(_features(standardise(test_dp))))
     return BlackBoxAttack(
         pooled_rank_attack(scores_d, scores_dp, delta, seed),
-        trials,
-        trials,
+        len(train_d),
+        len(test_d),
         int(train_d.shape[1]),
         float(model.score(scaler.transform(X), y)),
     )

@@ -127,15 +127,7 @@ def load_csv(path: str | Path, target_column: str | None = None) -> Dataset:
     path = Path(path)
     if os.path.realpath(path) not in _PINNED:
         _check_data_file(path)
-    header, cells = _read_parquet(path) if path.suffix.lower() in PARQUET_SUFFIXES else _read_csv(path)
-    if not cells.shape[0]:
-        raise InputError(f"--data: {shown(path)} needs a header row and at least one data row")
-    duplicates = sorted({name for name in header if header.count(name) > 1})
-    if duplicates:
-        raise InputError(
-            f"--data: {shown(path)} has duplicate column names {duplicates}; every column needs its own name"
-        )
-    values = _numeric(path, header, cells)
+    header, values = _read_table(path)
     if not np.all(np.isfinite(values)):
         row, column = (int(i) for i in np.argwhere(~np.isfinite(values))[0])
         raise InputError(
@@ -167,6 +159,50 @@ def load_csv(path: str | Path, target_column: str | None = None) -> Dataset:
 
 
 PARQUET_SUFFIXES = (".parquet", ".pq")
+
+
+def _read_table(path: Path) -> tuple[list[str], np.ndarray]:
+    """The header and the numbers of a CSV or Parquet file; InputError naming the first cell that is no number."""
+    parquet = path.suffix.lower() in PARQUET_SUFFIXES
+    fast = None if parquet else _read_csv_numbers(path)
+    if fast is not None:
+        header, values = fast
+    else:
+        header, cells = _read_parquet(path) if parquet else _read_csv(path)
+        if not cells.shape[0]:
+            raise InputError(f"--data: {shown(path)} needs a header row and at least one data row")
+    duplicates = sorted({name for name in header if header.count(name) > 1})
+    if duplicates:
+        raise InputError(
+            f"--data: {shown(path)} has duplicate column names {duplicates}; every column needs its own name"
+        )
+    return header, values if fast is not None else _numeric(path, header, cells)
+
+
+def _read_csv_numbers(path: Path) -> tuple[list[str], np.ndarray] | None:
+    """The header and the cells of an all-numeric CSV, parsed straight to floats; None if anything is unusual
+    (then :func:`_read_csv` reads every cell as text and :func:`_numeric` names the first that is no number).
+
+    Reading 1e6 × 30 cells as Python strings took 3 GB; parsed to floats they take 240 MB.  The parser is
+    correctly rounded -- the same doubles as Python's ``float`` -- by default from pandas 3 on, with
+    ``float_precision="round_trip"`` before.
+    """
+    import pandas as pd
+
+    common = {"keep_default_na": False, "na_filter": False, "encoding": "utf-8-sig", "skip_blank_lines": True}
+    rounding = {} if int(pd.__version__.split(".")[0]) >= 3 else {"float_precision": "round_trip"}
+    try:
+        header = pd.read_csv(_source(path), header=None, nrows=1, dtype=str, **common).iloc[0].tolist()
+        table = pd.read_csv(_source(path), header=0, dtype=float, **common, **rounding)
+    except Exception:  # whatever it is, the reader of text cells names it
+        return None
+    values = np.ascontiguousarray(table.to_numpy(dtype=float))
+    # a short row (NaN-filled), or a longer data row than the header (pandas then makes the first column the
+    # index, shifting every cell): the text reader refuses these with the line and the column
+    shifted = not isinstance(table.index, pd.RangeIndex) or table.shape[1] != len(header)
+    if table.shape[0] == 0 or shifted or np.isnan(values).any():
+        return None
+    return [str(name) for name in header], values
 
 
 def _read_csv(path: Path) -> tuple[list[str], np.ndarray]:

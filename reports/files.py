@@ -108,6 +108,55 @@ def _publish(tmp: Path, target: Path) -> None:
         os.replace(tmp, target)
 
 
+def _publish_all(temporaries: list[Path], targets: list[Path]) -> None:
+    """Publish every output or none: if a later rename fails, the outputs already moved into place get their
+    earlier content back (kept as a hard link beside them until all are published) or are removed if new.
+    Special files (a FIFO, standard output) are written last: what was written to them cannot be taken back."""
+    order = sorted(range(len(targets)), key=lambda i: is_special(targets[i]))
+    published: list[tuple[Path, Path | None]] = []  # (target, its earlier content; None: it did not exist)
+    try:
+        for index in order:
+            tmp, target = temporaries[index], targets[index]
+            special = is_special(target)
+            earlier = None if special else _keep_earlier(target, tmp)
+            _publish(tmp, target)
+            if not special:
+                published.append((target, earlier))
+    except BaseException:
+        for target, earlier in reversed(published):
+            _restore(target, earlier)
+        raise
+    finally:
+        for tmp in temporaries:
+            tmp.with_name(tmp.name + EARLIER).unlink(missing_ok=True)
+
+
+EARLIER = ".earlier"  # suffix of the link that keeps a replaced output's content until every output is published
+
+
+def _keep_earlier(target: Path, tmp: Path) -> Path | None:
+    """A link to (or, where links are not supported, a copy of) ``target``'s content beside its temporary."""
+    if not target.exists():
+        return None
+    earlier = tmp.with_name(tmp.name + EARLIER)
+    try:
+        os.link(target, earlier)
+    except OSError:
+        shutil.copy2(target, earlier)
+    return earlier
+
+
+def _restore(target: Path, earlier: Path | None) -> None:
+    """Undo one publication (best effort: the error that made us undo it is the one reported)."""
+    try:
+        if earlier is None:
+            target.unlink(missing_ok=True)
+        else:
+            os.replace(earlier, target)
+    except OSError:
+        pass
+
+
 @contextmanager
 def atomic_paths(*paths: str | Path) -> Iterator[list[Path]]:
     """Yield one temporary path per output; publish them all only if the block succeeds.
@@ -121,8 +170,7 @@ def atomic_paths(*paths: str | Path) -> Iterator[list[Path]]:
             for target in targets:
                 temporaries.append(stack.enter_context(_temporary_for(target)))
             yield temporaries
-            for tmp, target in zip(temporaries, targets):
-                _publish(tmp, target)
+            _publish_all(temporaries, targets)
     except OutputError:
         raise
     except Exception as err:

@@ -193,3 +193,35 @@ def test_cli_decides_huge_and_tiny_releases_and_refuses_infinite_ones_in_one_lin
         assert "FAIL  pair-protocol" in lines[0] and "sample('D', 1000) returned 1 of 1,000 releases" in lines[0]
         assert "NaN or infinite" in lines[0], lines[0]
         assert json.loads(out.read_text())["check"]["id"] == "pair-protocol"
+
+
+def test_a_dimension_that_changes_with_the_block_size_is_the_pairs_fault():
+    """main concatenated blocks of 1 and 2 columns: numpy's ValueError, exit 4 "please report it"."""
+    import pdp_audit
+
+    def sample(world, size, rng):
+        return rng.normal(size=(size, 1 if size == 65_536 else 2))
+
+    run = pdp_audit.audit_blackbox(
+        (lambda n, r: sample("D", n, r), lambda n, r: sample("D'", n, r)), 1.0, DELTA, trials=100_000
+    )
+    (check,) = run.checks
+    assert run.verdict == "fail" and check.id == "pair-protocol", check
+    assert "sample('D', 34464) released 2 columns, sample('D', 65536) released 1" in check.note, check.note
+
+
+def test_a_slow_sampler_shows_how_many_releases_are_drawn(monkeypatch):
+    """On a terminal the black box shows a bar of the 4 × trials releases it draws (a user's sampler may take
+    minutes; main showed nothing); never where stderr is a file or a pipe."""
+    import io
+    import sys
+
+    class Terminal(io.StringIO):
+        def isatty(self):
+            return True
+
+    for terminal, shown in ((Terminal(), True), (io.StringIO(), False)):
+        monkeypatch.setattr(sys, "stderr", terminal)
+        blackbox_attack(*gaussian_samplers(1.0), 70_000, DELTA, seed=1, progress=True)
+        assert ("blackbox, releases drawn" in terminal.getvalue()) is shown
+        assert ("/280k" in terminal.getvalue()) is shown  # 4 × 70,000 releases

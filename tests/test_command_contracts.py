@@ -5,6 +5,7 @@ seed and parameters only, not on the store's name, its creation time or how the 
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import shutil
@@ -189,3 +190,20 @@ def test_the_certificate_does_not_depend_on_how_its_path_was_typed(tmp_path, mon
     document = json.loads(documents["plain"])
     assert document["certified"]["deployment_file"]["path"] == "x.toml"
     assert document["parameters"]["data"] == "deploy-data.csv"
+
+
+def test_a_run_does_not_depend_on_how_its_data_path_was_typed(tmp_path, monkeypatch):
+    """main recorded ``--data`` as typed: ``d.csv``, ``./d.csv`` and an absolute path gave three different JSON and
+    PDF reports of the same audit of the same bytes.  The run records the file's name and the SHA-256 of the bytes
+    it audited."""
+    shutil.copy(EXAMPLES / "deploy-data.csv", tmp_path / "d.csv")
+    monkeypatch.chdir(tmp_path)
+    spellings = {"plain": "d.csv", "dotted": "./d.csv", "absolute": str(tmp_path / "d.csv")}
+    for name, path in spellings.items():
+        arguments = ["run", "laplace", "--data", path, "--trials", "2000", "--quiet"]
+        assert main([*arguments, "--report", f"{name}.pdf", "--json", f"{name}.json"]) in (0, 1, 3)
+    assert len({(tmp_path / f"{name}.json").read_bytes() for name in spellings}) == 1
+    assert len({(tmp_path / f"{name}.pdf").read_bytes() for name in spellings}) == 1
+    parameters = json.loads((tmp_path / "plain.json").read_bytes())["parameters"]
+    assert parameters["data"] == "d.csv"
+    assert parameters["data_sha256"] == hashlib.sha256((tmp_path / "d.csv").read_bytes()).hexdigest()

@@ -79,6 +79,30 @@ def test_run_reports_failing_to_publish_are_one_line_and_keep_the_earlier_files(
     _unchanged(published)
 
 
+@pytest.mark.parametrize("earlier", [True, False])
+def test_a_second_output_failing_to_publish_takes_the_first_back(earlier, published, monkeypatch, capsys):
+    """main renamed the PDF into place, then failed to rename the JSON: a new PDF beside the earlier JSON (or a
+    PDF alone), i.e. two files that describe different runs.  Every output is published, or none."""
+    if not earlier:
+        for name in ("r.pdf", "r.json"):
+            (published / name).unlink()
+    real = os.replace
+
+    def second_fails(source, target, *args, **kwargs):
+        if str(target).endswith("r.json"):
+            raise OSError(errno.EIO, os.strerror(errno.EIO), str(target))
+        return real(source, target, *args, **kwargs)
+
+    monkeypatch.setattr(os, "replace", second_fails)
+    assert main([*RUN, "--report", "r.pdf", "--json", "r.json"]) == 2
+    assert "cannot write 'r.json'" in _one_line(capsys)
+    if earlier:
+        _unchanged(published)
+    else:
+        assert not (published / "r.pdf").exists() and not (published / "r.json").exists()
+        _no_temporaries(published)
+
+
 def test_a_full_disk_while_the_pdf_is_rendered_is_one_line_naming_the_pdf(published, monkeypatch, capsys):
     _pdf_writer_fails(monkeypatch)
     assert main([*RUN, "--report", "r.pdf", "--json", "r.json"]) == 2
@@ -157,6 +181,20 @@ def test_a_store_filling_the_disk_mid_sweep_keeps_its_cells_and_resumes(tmp_path
     monkeypatch.setattr(Store, "_insert", real)
     assert main([*sweep, "--resume"]) in (0, 3)
     assert len(load_results(tmp_path / "s.sqlite").cells) == 3
+
+
+def test_a_store_that_cannot_be_created_leaves_no_file(tmp_path, monkeypatch, capsys):
+    """main left a 0-byte (or partial) store behind when the disk filled while the store was being created."""
+    (tmp_path / "s.toml").write_text(SMALL_SWEEP)
+
+    def full(self, spec):
+        raise sqlite3.OperationalError("database or disk is full")
+
+    monkeypatch.setattr(Store, "_create", full)
+    sweep = ["sweep", str(tmp_path / "s.toml"), "--store", str(tmp_path / "s.sqlite"), "--workers", "1", "--quiet"]
+    assert main(sweep) == 2
+    assert "cannot write the store: database or disk is full" in _one_line(capsys)
+    assert sorted(p.name for p in tmp_path.iterdir() if not p.name.endswith(".lock")) == ["s.toml"]
 
 
 @pytest.mark.parametrize(

@@ -113,6 +113,11 @@ def test_cell_identity_and_seed_depend_on_parameters_not_position():
         ),
         ("[[cells]]\nclaim_epsilon = -2.0\n[sweep]\nmechanism = 'gaussian'\n", "cells[0]: claim_epsilon must be"),
         ("[sweep\nmechanism = 'gaussian'\n", "not valid TOML"),
+        (  # printed on the cover page: a 1 MB description took 83 s to lay out (issue 27, item 12)
+            "[sweep]\nmechanism = 'gaussian'\ndescription = '" + "x" * 2001 + "'\n",
+            "sweep.description must be at most 2000 characters (it is printed on the cover page), got 2001",
+        ),
+        ("[sweep]\nmechanism = 'gaussian'\nname = '" + "n" * 201 + "'\n", "sweep.name must be at most 200"),
     ],
 )
 def test_bad_specs_name_the_key(text, needle):

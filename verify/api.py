@@ -197,6 +197,7 @@ def audit_blackbox(
     trials: int = DEFAULT_TRIALS,
     seed: int = 0,
     alpha: float = DEFAULT_ALPHA,
+    progress: bool = False,
 ) -> Run:
     """Try to refute an (ε, δ)-DP claim of a mechanism that can only be sampled.
 
@@ -214,6 +215,7 @@ def audit_blackbox(
       trials: releases per world for training and as many for the bound, 100 to 1e8.
       seed: root seed, >= 0.
       alpha: false-alarm probability, in [1e-50, 1).
+      progress: show a bar of the releases drawn on stderr (where it is a terminal).
 
     Returns:
       The decided :class:`~pdp_audit.reports.records.Run` with one check, ``blackbox-attack``; or the exact fail
@@ -246,7 +248,8 @@ def audit_blackbox(
         name = type(pair).__name__
     from pdp_audit.verify.evidence.pair_checks import blackbox_checks
 
-    evidence = blackbox_checks(_UserSampler(pair, "D"), _UserSampler(pair, "D'"), epsilon, delta, trials, seed)
+    samplers = (_UserSampler(pair, "D"), _UserSampler(pair, "D'"))
+    evidence = blackbox_checks(*samplers, epsilon, delta, trials, seed, bool(progress))
     parameters = {
         "pair": f"{name}, as given",
         "claim": "DP (black box)",

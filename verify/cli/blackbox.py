@@ -116,6 +116,7 @@ def command_blackbox(args: argparse.Namespace) -> int:
         trials=args.trials,
         seed=args.seed,
         alpha=args.alpha,
+        progress=True,  # on a terminal only: a user's sampler may take minutes
     )
     (check,) = run.checks
     doc = {

@@ -364,7 +364,9 @@ BLACKBOX = CheckSpec(
 )
 
 
-def blackbox_checks(sample_d, sample_dprime, epsilon: float, delta: float, trials: int, seed: int) -> list[Evidence]:
+def blackbox_checks(
+    sample_d, sample_dprime, epsilon: float, delta: float, trials: int, seed: int, progress: bool = False
+) -> list[Evidence]:
     """The black-box attack's check (:mod:`pdp_audit.audits.blackbox`): a fail when its ε lower bound exceeds the
     claimed ε, otherwise inconclusive -- sampling outputs can refute a claim, never certify it.  A sampler that
     returns no (size, d) array of finite numbers, or does not draw from its rng alone
@@ -377,7 +379,7 @@ def blackbox_checks(sample_d, sample_dprime, epsilon: float, delta: float, trial
     try:
         check_rng_discipline(sample, checked_blackbox_releases)
         _check_attack_memory(sample_d, trials)
-        result = blackbox_attack(sample_d, sample_dprime, trials, delta, seed)
+        result = blackbox_attack(sample_d, sample_dprime, trials, delta, seed, progress)
     except MalformedPair as err:
         return [malformed_check(str(err))]
     spec = CheckSpec(

@@ -10,10 +10,13 @@ import.
 
 from __future__ import annotations
 
+import hashlib
 from concurrent.futures import Executor
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
+from pathlib import Path
 from typing import Any, Callable, Mapping
 
+from pdp_audit.mechanisms.datasets import pinned_bytes
 from pdp_audit.reports.records import Run
 from pdp_audit.verify import processes
 from pdp_audit.verify.checks import CheckSpec, id_matches
@@ -87,8 +90,19 @@ class AuditPlan:
             return self.run(config, executor, progress)
 
     def run(self, config: Any, executor: Executor | None = None, progress: bool = False) -> Run:
-        """Run the audit on ``executor`` (None: in this process)."""
-        return self.audit(config, executor=executor, progress=progress)
+        """Run the audit on ``executor`` (None: in this process).
+
+        A data file is read once (:func:`~pdp_audit.mechanisms.datasets.pinned_bytes`) and recorded by what was
+        audited, not by how its path was typed: its file name and the SHA-256 of the bytes parsed, so ``--data
+        d.csv``, ``./d.csv`` and an absolute path give the same report bytes.
+        """
+        data = getattr(config, "data", None)
+        if data is None:
+            return self.audit(config, executor=executor, progress=progress)
+        with pinned_bytes(data) as content:
+            run = self.audit(config, executor=executor, progress=progress)
+        recorded = {"data": Path(data).name, "data_sha256": hashlib.sha256(content).hexdigest()}
+        return replace(run, parameters={**run.parameters, **recorded})
 
     def check_ids(self) -> tuple[str, ...]:
         """Every id a run of this audit may produce, as declared (``{…}``: a value the run fills in)."""

@@ -189,6 +189,8 @@ def _toml():
 
 
 SWEEP_KEYS = {"name", "mechanism", "seed", "alpha", "checks", "description"}
+NAME_CHARACTERS = 200
+DESCRIPTION_CHARACTERS = 2000
 TOP_KEYS = {"sweep", "fixed", "grid", "cells"}
 
 
@@ -241,6 +243,15 @@ def parse_spec(
     description = sweep.get("description", "")
     if not isinstance(description, str):
         raise fail(f"sweep.description must be a string, got {description!r}")
+    # both are printed on the report's cover page (a 1 MB description took 83 s to lay out, off the page)
+    for key, text, most in (
+        ("name", sweep_name, NAME_CHARACTERS),
+        ("description", description, DESCRIPTION_CHARACTERS),
+    ):
+        if len(text) > most:
+            raise fail(
+                f"sweep.{key} must be at most {most} characters (it is printed on the cover page), got {len(text)}"
+            )
     spec_names = Names(lambda o: f"sweep.{o.key}", where=f"{where}: ")
     seed = value(Option("seed", "int", 0, "", range=SEED), sweep.get("seed", 0), spec_names)
     alpha = value(Option("alpha", "float", 1e-6, "", range=ALPHA), sweep.get("alpha", 1e-6), spec_names)

@@ -182,11 +182,23 @@ class Store:
                 store.db.close()
                 raise
             return store
+        new_file = not Path(path).exists()
         store = cls(path, _connect(path), lock)
-        with store.transaction():
+        try:
+            store._create(spec)
+        except BaseException:  # a failed creation (disk full) leaves no empty or partial store file behind
+            store.db.close()
+            if new_file:
+                Path(path).unlink(missing_ok=True)
+            raise
+        return store
+
+    def _create(self, spec: SweepSpec) -> None:
+        """The tables and the spec's metadata, in one transaction."""
+        with self.transaction():
             for statement in _TABLES.split(";"):
                 if statement.strip():
-                    store.db.execute(statement)
+                    self.db.execute(statement)
             meta = {
                 "store_schema": STORE_SCHEMA,
                 "spec": spec.to_dict(),
@@ -194,10 +206,9 @@ class Store:
                 "spec_source": spec.source,
                 "spec_path": spec.path,
                 "created": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
-                "code_version": store.code_version,
+                "code_version": self.code_version,
             }
-            store.db.executemany("INSERT INTO meta VALUES (?, ?)", [(k, json.dumps(v)) for k, v in meta.items()])
-        return store
+            self.db.executemany("INSERT INTO meta VALUES (?, ?)", [(k, json.dumps(v)) for k, v in meta.items()])
 
     @classmethod
     def open(cls, path: str | Path, lock=None, read_only: bool = False) -> "Store":
@@ -359,9 +370,8 @@ class Store:
         estimates = {
             c["id"]: {k: c.get(k) for k in ("estimate", "exact", "ci", "level", "verdict")} for c in result["checks"]
         }
-        positions = {c["id"]: c["position"] for c in self.meta_spec_cells()}
         try:
-            return self._insert(task, result, estimates, positions, outcome)
+            return self._insert(task, result, estimates, self.spec_positions(), outcome)
         except sqlite3.Error as err:
             if storage_problem(err) is None:
                 raise
@@ -397,6 +407,12 @@ class Store:
         if not hasattr(self, "_spec_cells"):
             self._spec_cells = self.meta("spec")["cells"]
         return self._spec_cells
+
+    def spec_positions(self) -> dict[str, int]:
+        """Each spec cell's position by id, built once (not per commit: 23 ms a commit at 100k cells)."""
+        if not hasattr(self, "_positions"):
+            self._positions = {c["id"]: c["position"] for c in self.meta_spec_cells()}
+        return self._positions
 
 
 @dataclass

@@ -1,0 +1,78 @@
+"""Real sizes: a data file of a million rows is parsed to floats without a Python string per cell, and every
+individual's pDP ε is one vectorised root-find (issue 27, item 12: a 1e6 × 30 CSV took 2 min 41 s and 2.95 GB,
+most of it one scipy root-find per row and 30 million strings).  Speed is measured in benchmarks/; here: the
+numbers are those of the slow, obvious computations."""
+
+from __future__ import annotations
+
+import random
+
+import mpmath as mp
+import numpy as np
+import pytest
+
+from pdp_audit.mechanisms.datasets import load_csv
+from pdp_audit.mechanisms.gaussian import analytic_delta, analytic_epsilon, per_instance_epsilons
+from pdp_audit.mechanisms.validation import InputError
+
+
+def _tricky_numbers(count: int, seed: int) -> list[str]:
+    """Decimal strings where a parser that is not correctly rounded gets the last bit wrong."""
+    rng = random.Random(seed)
+    numbers = ["4.9e-324", "2.4703282292062328e-324", "9.999999999999999e99", "-0.0", "+.5", "5.", ".5e1"]
+    while len(numbers) < count:
+        digits = "".join(rng.choice("0123456789") for _ in range(rng.randint(1, 25)))
+        numbers.append(f"{rng.choice(['', '-', '+'])}{digits[:1]}.{digits[1:]}e{rng.randint(-330, 80)}")
+    return numbers
+
+
+def test_the_csv_numbers_are_pythons_floats_of_the_cells(tmp_path):
+    numbers = _tricky_numbers(30_000, seed=1)
+    rows = [numbers[i : i + 3] for i in range(0, len(numbers) - 2, 3)]
+    (tmp_path / "d.csv").write_text("a,b,c\n" + "\n".join(",".join(row) for row in rows) + "\n")
+    features = load_csv(tmp_path / "d.csv").features
+    expected = np.array([[float(cell) for cell in row] for row in rows])
+    assert features.flags.c_contiguous
+    assert np.array_equal(features.view(np.int64), expected.view(np.int64))  # bit for bit, signed zeros too
+
+
+@pytest.mark.parametrize(
+    "text, message",
+    [
+        ("a,b\n1,2,3\n4,5,6\n", "Expected 2 fields in line 2, saw 3"),  # pandas would index by the first column
+        ("a,b\n1,2\n4\n", "line 3, column 'b' is empty"),
+        ("a,b\n1,1_000\n", "line 2, column 'b'"),  # Python's float accepts it; the faster reader does not
+        ("a,a\n1,2\n", "duplicate column names ['a']"),
+    ],
+)
+def test_unusual_files_are_read_or_refused_as_the_cell_by_cell_reader_does(tmp_path, text, message):
+    (tmp_path / "d.csv").write_text(text)
+    try:
+        load_csv(tmp_path / "d.csv")
+    except InputError as err:
+        assert message in str(err), err
+    else:
+        assert message == "line 2, column 'b'", "1_000 is a number to Python's float: read as 1000"
+
+
+@pytest.mark.parametrize("sigma, delta", [(1.0, 1e-5), (3.7, 1e-9), (0.3, 0.1), (20.0, 1e-12)])
+def test_every_individuals_epsilon_is_the_one_found_alone(sigma, delta):
+    rng = np.random.default_rng(0)
+    sensitivities = np.concatenate([rng.uniform(0.0, 3.0, 400), [0.0, 1e-9, 1.0, 50.0]])
+    together = per_instance_epsilons(sensitivities, delta, sigma)
+    alone = np.array([analytic_epsilon(delta, sigma, s) for s in sensitivities])
+    # both solve log δ(ε) = log δ to 4 ulps of ε, but log δ is evaluated with a cancellation in 1/(2s) − εs that
+    # grows as ‖Δ_z‖/σ → 0 (2e-12 relative at 1e-3, 4e-6 at 1e-9, where ε ≈ 1e-10): the scale of the disagreement
+    assert np.allclose(together, alone, rtol=1e-11, atol=1e-14)
+    assert together[sensitivities == 0.0].tolist() == [0.0]
+
+
+@pytest.mark.parametrize("sensitivity", [0.05, 0.7, 2.0])
+def test_an_individuals_epsilon_solves_the_exact_profile_in_mpmath(sensitivity):
+    sigma, delta = 1.3, 1e-6
+    (epsilon,) = per_instance_epsilons(np.array([sensitivity]), delta, sigma)
+    mp.mp.dps = 50
+    s = mp.mpf(sigma) / sensitivity
+    profile = mp.ncdf(0.5 / s - epsilon * s) - mp.exp(epsilon) * mp.ncdf(-0.5 / s - epsilon * s)
+    assert abs(profile - delta) / delta < 1e-11
+    assert analytic_delta(epsilon, sigma, sensitivity) == pytest.approx(delta, rel=1e-11)
