@@ -44,6 +44,7 @@ from pdp_audit.mechanisms.validation import InputError, not_a_regular_file, quot
 from pdp_audit.reports.json_report import package_version
 from pdp_audit.reports.records import Run
 from pdp_audit.verify.config import WORKERS_OPTION, in_file, parse, values_of
+from pdp_audit.verify.own_mechanism import check_target, is_own
 from pdp_audit.verify.plans.catalogue import plans_by_name
 
 if sys.version_info >= (3, 11):
@@ -118,8 +119,13 @@ def _deployment(document: dict[str, Any], path: str, digest: str) -> Deployment:
             )
     mechanism = document.get("mechanism")
     if not isinstance(mechanism, str):
-        raise InputError(f"{where}: mechanism must be a string naming an audit of `pdp-audit list`, got {mechanism!r}")
-    if mechanism not in plans_by_name():
+        raise InputError(
+            f"{where}: mechanism must be a string naming an audit of `pdp-audit list` or MODULE:FACTORY, "
+            f"got {mechanism!r}"
+        )
+    if is_own(mechanism):
+        check_target(where, mechanism)
+    elif mechanism not in plans_by_name():
         raise InputError(f"{where}: mechanism {mechanism!r} is not an audit; one of {sorted(plans_by_name())}")
     tables = {}
     for name in TABLES:
@@ -283,8 +289,12 @@ def certificate(deployment: Deployment, config: Any) -> dict[str, Any]:
         "data_sha256": digest,
         "data_shape": shape,
         "code_version": package_version(),
-        "deployment_file": {"path": deployment_name(deployment), "sha256": deployment.sha256},
+        "deployment_file": _file_record(deployment),
     }
+
+
+def _file_record(deployment: Deployment) -> dict[str, str]:
+    return {"path": deployment_name(deployment), "sha256": deployment.sha256}
 
 
 def deployment_name(deployment: Deployment) -> str:
@@ -347,6 +357,11 @@ def certify_deployment(deployment: Deployment, workers: int | None = None, progr
     from pdp_audit.mechanisms.datasets import pinned_bytes
     from pdp_audit.verify.checks import without_findings
 
+    if is_own(deployment.mechanism):  # a user's factory: pdp_audit.audit_pair's (or audit_blackbox's) checks
+        from pdp_audit.verify.own_mechanism import certify_own
+
+        run = certify_own(deployment, package_version())
+        return replace(run, certified={**run.certified, "deployment_file": _file_record(deployment)})
     config, deployed_workers = deployment_config(deployment)
     data = getattr(config, "data", None)
     with pinned_bytes(data) if data is not None else nullcontext():  # read once: the bytes fingerprinted are audited
