@@ -2,7 +2,7 @@
 
 ``pdp-audit certify DEPLOY.toml`` certifies what such a file describes::
 
-    mechanism = "gaussian"            # an audit of `pdp-audit list`
+    mechanism = "gaussian"            # an audit of `pdp-audit list` (or "module:factory", a user's own)
     [claim]                           # the (ε, δ)-DP claim certified (both required)
     epsilon = 1.0
     delta = 1e-5
@@ -12,6 +12,9 @@
     data = "my-data.csv"              # relative to this file (or: dataset = "diabetes", a shipped data set)
     [audit]                           # the certification's budget (optional): trials, seed, alpha, workers,
     seed = 0                          # and the audit's own budgets (search_trials, search, matrices, repetitions)
+
+``mechanism = "module:factory"`` names the user's own mechanism instead: ``[parameters]`` are the factory's keyword
+arguments, [claim] may have δ = 0, [audit] has trials, seed, alpha (:mod:`pdp_audit.verify.own_mechanism`).
 
 The file's tables are the audit's config (:func:`deployment_config`, by the same function and declaration as
 ``pdp-audit run NAME``'s options), so every option, default and rule is the one ``run`` has.  Every problem --

@@ -7,6 +7,10 @@ its parameters; the guarantees decide the certificate (paper findings are never 
 ``certified``: the mechanism, every parameter with defaults resolved, the claim, the budget, the data's SHA-256
 and shape, the code version and the deployment file's SHA-256.
 
+A user's own mechanism (``mechanism = "module:factory"``, :mod:`pdp_audit.verify.own_mechanism`) is decided by
+``pdp_audit.audit_pair``'s checks, or, for a sampler-only pair, by the black-box attack, which never certifies
+(exit 3 when nothing is refuted).
+
 Exit codes: 0 certified (every guarantee passes), 1 a guarantee fails, 3 no fail but a guarantee undecided,
 2 usage or input error (one line naming the file and key), 4 internal error.
 """
