@@ -56,7 +56,7 @@ def cover_rows(run: Run) -> int:
 _CENTRAL_HEIGHT = 0.29
 #: What a certificate of a user's mechanism rests on (``certified["evidence"]``), said on its first page.
 EVIDENCE_TEXT = {
-    "white-box": "white-box checks of the pair returned by the factory: pair-protocol, loss-consistency, noise-view "
+    "white-box": "white-box checks of the pair: pair-protocol, loss-consistency, noise-view "
     "(where the pair has a noise view), and δ(ε) ≤ δ both ways (dp-forward, dp-reverse) from sample() and its exact "
     "privacy_loss()",
     "black-box": "a black-box attack only (a test of D against D' learned on sample()'s releases, ε bounded on fresh "
@@ -94,21 +94,31 @@ def _identity_lines(run: Run) -> list[tuple[str, dict]]:
         ),
         (f"Data: {data}", {"size": 9.5}),
     ]
-    if c and "factory" in c:  # a user's mechanism: what code was certified, and on what evidence
+    if c and "factory" in c:  # a user's mechanism: what code was certified
         module = c["module_file"]
         lines.append((f"Mechanism: {c['factory']} (module file {module['name']}, sha256 {module['sha256']})", mono))
-        lines.append((f"Evidence: {EVIDENCE_TEXT[c['evidence']]}.", {"size": 9.5}))
-        if p.get("delta_certified") is not None:
-            lines.append(
-                (
-                    f"Pure DP claimed (δ = 0): sampling cannot prove δ = 0; these checks certify δ(ε) ≤ "
-                    f"{fmt(p['delta_certified'])} at ε = {fmt(p.get('epsilon'))} (the largest upper end of the DP "
-                    "checks' intervals).",
-                    {"size": 9.5},
-                )
+    if c and c.get("releases"):  # several releases: certified as one
+        listed = "; ".join(f"{i}. {r['mechanism']} on {r['data'] or '—'}" for i, r in enumerate(c["releases"], 1))
+        lines.append(
+            (
+                f"Releases, certified as one joint release (the product of their worst-case pairs; its privacy loss "
+                f"is the sum of theirs): {listed}.",
+                {"size": 9.5},
             )
-        if c.get("individuals"):
-            lines.append((f"Per-instance: {len(c['individuals'])} individuals, each audited as her own pair.", {}))
+        )
+    if c and "evidence" in c:  # on what evidence
+        lines.append((f"Evidence: {EVIDENCE_TEXT[c['evidence']]}.", {"size": 9.5}))
+    if c and p.get("delta_certified") is not None:
+        lines.append(
+            (
+                f"Pure DP claimed (δ = 0): sampling cannot prove δ = 0; these checks certify δ(ε) ≤ "
+                f"{fmt(p['delta_certified'])} at ε = {fmt(p.get('epsilon'))} (the largest upper end of the DP "
+                "checks' intervals).",
+                {"size": 9.5},
+            )
+        )
+    if c and c.get("individuals"):
+        lines.append((f"Per-instance: {len(c['individuals'])} individuals, each audited as her own pair.", {}))
     if c:
         lines.append(
             (

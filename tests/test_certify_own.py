@@ -22,6 +22,8 @@ from pdp_audit.reports.cover import _banner
 from pdp_audit.verify.cli.main import main
 from pdp_audit.verify.own_mechanism import MAX_INDIVIDUALS
 
+EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
+
 HISTOGRAM = textwrap.dedent(
     """
     import numpy as np
@@ -240,3 +242,19 @@ def test_bad_deployments_of_a_users_mechanism_are_one_line(tmp_path, capsys, tex
     code, _ = certify(tmp_path / "deploy.toml")
     err = capsys.readouterr().err.strip()
     assert code == 2 and "\n" not in err and key in err, err
+
+
+def test_the_shipped_example_is_a_valid_deployment_of_a_users_mechanism():
+    """examples/deploy-own.toml and own_histogram.py (shipped by `pdp-audit examples`) load, and the factory's pair
+    is white-box with three individuals (the audit itself is the README's command)."""
+    from pdp_audit.verify.cli.examples import shipped_examples
+    from pdp_audit.verify.deployment import load_deployment
+    from pdp_audit.verify.own_mechanism import call_factory, individuals, kind_of, load_factory, own_budget
+
+    assert {"own_histogram.py", "deploy-own.toml"} <= set(shipped_examples())
+    deployment = load_deployment(str(EXAMPLES / "deploy-own.toml"))
+    assert own_budget(deployment).delta == 0.0
+    factory = load_factory("example", deployment.folder, deployment.mechanism)
+    pair = call_factory("example", factory, {**deployment.parameters, "data": str(EXAMPLES / "deploy-data.csv")})
+    assert kind_of("example", pair, "make") == "white-box"
+    assert [p.id for p in individuals("example", pair, "white-box", "make")] == ["row-1", "row-2", "row-3"]

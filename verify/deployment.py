@@ -15,6 +15,8 @@
 
 ``mechanism = "module:factory"`` names the user's own mechanism instead: ``[parameters]`` are the factory's keyword
 arguments, [claim] may have δ = 0, [audit] has trials, seed, alpha (:mod:`pdp_audit.verify.own_mechanism`).
+``[[release]]`` tables (each a ``mechanism`` and its ``[release.parameters]``) instead of ``mechanism`` and
+[parameters] certify several releases as one joint release (:mod:`pdp_audit.verify.joint_release`).
 
 The file's tables are the audit's config (:func:`deployment_config`, by the same function and declaration as
 ``pdp-audit run NAME``'s options), so every option, default and rule is the one ``run`` has.  Every problem --
@@ -81,6 +83,7 @@ class Deployment:
     parameters: dict[str, Any]
     audit: dict[str, Any]
     base: str | None = None  # the folder relative data paths start from (None: the file's folder)
+    releases: tuple[tuple[str, dict[str, Any]], ...] = ()  # [[release]] tables: (mechanism, parameters) each
 
     @property
     def folder(self) -> Path:
@@ -116,10 +119,16 @@ def _deployment(document: dict[str, Any], path: str, digest: str) -> Deployment:
     """Check the document's structure (tables, mechanism, claim); InputError naming ``path`` and the key."""
     where = _named(path)
     for key in document:
-        if key != "mechanism" and key not in TABLES:
+        if key not in ("mechanism", "release") and key not in TABLES:
             raise InputError(
-                f"{where}: unknown key {key!r}; a deployment file has mechanism, [claim], [parameters], [audit]"
+                f"{where}: unknown key {key!r}; a deployment file has mechanism, [claim], [parameters], [audit] "
+                "(or [[release]] tables instead of mechanism and [parameters])"
             )
+    if "release" in document:  # several releases, certified as one joint release (pdp_audit.verify.joint_release)
+        releases = _releases(where, document)
+        tables = _tables(where, document)
+        name = "+".join(mechanism for mechanism, _ in releases)
+        return Deployment(path, digest, name, _claim(path, tables["claim"]), {}, tables["audit"], releases=releases)
     mechanism = document.get("mechanism")
     if not isinstance(mechanism, str):
         raise InputError(
@@ -130,13 +139,46 @@ def _deployment(document: dict[str, Any], path: str, digest: str) -> Deployment:
         check_target(where, mechanism)
     elif mechanism not in plans_by_name():
         raise InputError(f"{where}: mechanism {mechanism!r} is not an audit; one of {sorted(plans_by_name())}")
+    tables = _tables(where, document)
+    return Deployment(path, digest, mechanism, _claim(path, tables["claim"]), tables["parameters"], tables["audit"])
+
+
+def _tables(where: str, document: dict[str, Any]) -> dict[str, dict[str, Any]]:
     tables = {}
     for name in TABLES:
         table = document.get(name, {})
         if not isinstance(table, dict):
             raise InputError(f"{where}: {name} must be a table ([{name}]), got {type(table).__name__}")
         tables[name] = table
-    return Deployment(path, digest, mechanism, _claim(path, tables["claim"]), tables["parameters"], tables["audit"])
+    return tables
+
+
+def _releases(where: str, document: dict[str, Any]) -> tuple[tuple[str, dict[str, Any]], ...]:
+    """``[[release]]`` tables: each an audit's ``mechanism`` and its own ``[release.parameters]``; no top-level
+    mechanism or [parameters] beside them (one-line errors naming ``release[i].key``, counted from 1)."""
+    if "mechanism" in document or "parameters" in document:
+        raise InputError(
+            f"{where}: a deployment with [[release]] tables has no top-level mechanism or [parameters]: each release "
+            "has its own (mechanism = ..., [release.parameters])"
+        )
+    tables = document["release"]
+    if not isinstance(tables, list) or not tables or not all(isinstance(t, dict) for t in tables):
+        raise InputError(f"{where}: release must be one or more [[release]] tables, got {tables!r}")
+    releases = []
+    for i, table in enumerate(tables, start=1):
+        for key in table:
+            if key not in ("mechanism", "parameters"):
+                raise InputError(
+                    f"{where}: unknown key {quoted(f'release[{i}].{key}')}; a release has mechanism and "
+                    "[release.parameters]"
+                )
+        mechanism, parameters = table.get("mechanism"), table.get("parameters", {})
+        if not isinstance(mechanism, str) or mechanism not in plans_by_name():
+            raise InputError(f"{where}: release[{i}].mechanism must be an audit of `pdp-audit list`, got {mechanism!r}")
+        if not isinstance(parameters, dict):
+            raise InputError(f"{where}: release[{i}].parameters must be a table, got {type(parameters).__name__}")
+        releases.append((mechanism, parameters))
+    return tuple(releases)
 
 
 def _read_toml(path: str) -> tuple[dict[str, Any], str]:
