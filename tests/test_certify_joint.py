@@ -99,6 +99,20 @@ def test_a_pure_joint_release_states_the_delta_it_certifies(tmp_path):
     assert document["parameters"]["delta_certified"] == upper > 0
 
 
+def test_releases_of_different_data_keep_each_fingerprint(tmp_path):
+    toml = deployment(tmp_path, LAPLACE.format(scale=1.0) + LAPLACE.format(scale=1.0).replace("data.csv", "more.csv"))
+    toml.write_text(toml.read_text(encoding="utf-8") + CLAIM.format(epsilon=2.5, delta=0.0), encoding="utf-8")
+    rows = (tmp_path / "data.csv").read_text(encoding="utf-8")
+    (tmp_path / "more.csv").write_text(rows + rows.splitlines()[1] + "\n", encoding="utf-8")  # one row more
+    code, document = certify(toml)
+    assert code == 0
+    certified = document["certified"]
+    assert certified["data_source"] == "releases" and certified["data_sha256"] is None
+    digests = [hashlib.sha256((tmp_path / name).read_bytes()).hexdigest() for name in ("data.csv", "more.csv")]
+    assert [r["data_sha256"] for r in certified["releases"]] == digests
+    assert [r["data_shape"] for r in certified["releases"]] == [[300, 4], [301, 4]]
+
+
 def test_the_product_pair_is_the_joint_release():
     """Two Gaussian releases side by side are one Gaussian release of the concatenated means (the loss adds)."""
     first, second = GaussianPair([1.0, 0.0], [0.0, 0.0], 2.0), GaussianPair([0.5], [0.0], 2.0)

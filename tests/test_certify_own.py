@@ -218,7 +218,9 @@ def test_the_python_api_certifies_a_mapping_relative_to_the_current_folder(tmp_p
     project(tmp_path)
     monkeypatch.chdir(tmp_path)
     document = {"mechanism": "mymod:make", "claim": {"epsilon": 1.0, "delta": 0.0}, "parameters": {"data": "data.csv"}}
+    path = list(sys.path)
     run = pdp_audit.certify({**document, "audit": {"trials": 20_000}})
+    assert sys.path == path  # the folder was importable for the import only
     assert run.exit_code == 0 and run.certified["deployment_file"]["path"] == "<mapping>"
     assert run.certified["data_sha256"] == hashlib.sha256((tmp_path / "data.csv").read_bytes()).hexdigest()
 
