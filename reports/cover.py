@@ -31,7 +31,7 @@ def cover_page(run: Run) -> plt.Figure:
     """
     fig = plt.figure(figsize=A4)
     y = text_block(fig, _identity_lines(run), top=0.965)
-    verdict_banner(fig, y, run.verdict, VERDICT_TEXT[run.verdict])
+    verdict_banner(fig, y, run.verdict, _banner(run))
     y -= 0.075
     y = _central_figure(fig, run, y)
     _guarantee_rows(fig, run.checks[: cover_rows(run)], y)
@@ -54,6 +54,25 @@ def cover_rows(run: Run) -> int:
 
 
 _CENTRAL_HEIGHT = 0.29
+#: What a certificate of a user's mechanism rests on (``certified["evidence"]``), said on its first page.
+EVIDENCE_TEXT = {
+    "white-box": "white-box checks of the pair: pair-protocol, loss-consistency, noise-view "
+    "(where the pair has a noise view), and δ(ε) ≤ δ both ways (dp-forward, dp-reverse) from sample() and its exact "
+    "privacy_loss()",
+    "black-box": "a black-box attack only (a test of D against D' learned on sample()'s releases, ε bounded on fresh "
+    "ones): it can refute the claim, never certify it",
+}
+
+
+def _banner(run: Run) -> str:
+    """The verdict's words; a black-box run that refuted nothing says it is not a certificate."""
+    c = run.certified or {}
+    if c.get("evidence") == "black-box" and run.verdict != "fail":
+        trials = c.get("audit", {}).get("trials")
+        return f"NOT A CERTIFICATE — no violation found at the stated power ({fmt(trials)} releases per world)"
+    return VERDICT_TEXT[run.verdict]
+
+
 _ROW = 0.017  # height of a guarantee's row on the cover
 
 
@@ -61,6 +80,9 @@ def _identity_lines(run: Run) -> list[tuple[str, dict]]:
     """Title, mechanism, claim, data and its fingerprint, seed, α, code version, every parameter."""
     p, c = run.parameters, run.certified
     title = f"pdp-audit certificate — {run.mechanism}" if c else f"pdp-audit — privacy audit of {run.mechanism}"
+    if c and c.get("evidence") == "black-box":
+        title = f"pdp-audit black-box audit — {run.mechanism}"
+    mono = {"size": 8.5, "family": "DejaVu Sans Mono"}
     data = p.get("dataset_description") or p.get("dataset") or p.get("data") or "—"
     lines = [
         (title, {"size": 18, "weight": "bold", "gap": 0.008}),
@@ -72,6 +94,31 @@ def _identity_lines(run: Run) -> list[tuple[str, dict]]:
         ),
         (f"Data: {data}", {"size": 9.5}),
     ]
+    if c and "factory" in c:  # a user's mechanism: what code was certified
+        module = c["module_file"]
+        lines.append((f"Mechanism: {c['factory']} (module file {module['name']}, sha256 {module['sha256']})", mono))
+    if c and c.get("releases"):  # several releases: certified as one
+        listed = "; ".join(f"{i}. {r['mechanism']} on {r['data'] or '—'}" for i, r in enumerate(c["releases"], 1))
+        lines.append(
+            (
+                f"Releases, certified as one joint release (the product of their worst-case pairs; its privacy loss "
+                f"is the sum of theirs): {listed}.",
+                {"size": 9.5},
+            )
+        )
+    if c and "evidence" in c:  # on what evidence
+        lines.append((f"Evidence: {EVIDENCE_TEXT[c['evidence']]}.", {"size": 9.5}))
+    if c and p.get("delta_certified") is not None:
+        lines.append(
+            (
+                f"Pure DP claimed (δ = 0): sampling cannot prove δ = 0; these checks certify δ(ε) ≤ "
+                f"{fmt(p['delta_certified'])} at ε = {fmt(p.get('epsilon'))} (the largest upper end of the DP "
+                "checks' intervals).",
+                {"size": 9.5},
+            )
+        )
+    if c and c.get("individuals"):
+        lines.append((f"Per-instance: {len(c['individuals'])} individuals, each audited as her own pair.", {}))
     if c:
         lines.append(
             (

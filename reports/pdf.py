@@ -89,7 +89,10 @@ def check_pages(checks) -> list:
 def figure_page(page: Page) -> plt.Figure:
     """A report page with a title, explanatory text and one figure (see ``Run.pages``)."""
     fig = plt.figure(figsize=A4)
-    y = text_block(fig, [(page.title, {"size": 15, "weight": "bold"}), (page.text, {"size": 9.5})])
+    text = {"size": 9.5, **({"gap": 0.012} if page.rows else {})}  # a table below: a gap before it
+    y = text_block(fig, [(page.title, {"size": 15, "weight": "bold"}), (page.text, text)])
+    rows = [(row, {"size": 7, "family": "DejaVu Sans Mono", "width": 160}) for row in page.rows]
+    y = text_block(fig, rows, top=y) if rows else y
     if page.figure is not None:
         top = min(y - 0.04, 0.7)
         plot(fig, page.figure, (0.1, 0.07, 0.8, top - 0.07))

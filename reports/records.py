@@ -188,7 +188,7 @@ class Check:
 
 @_frozen
 class Page:
-    """An extra report page: a title, explanatory text and at most one figure.
+    """An extra report page: a title, explanatory text, table ``rows`` (one line each) and at most one figure.
 
     A ``paper`` page (a reproduction of a paper's figure) goes to the appendix of paper findings.
     """
@@ -197,6 +197,7 @@ class Page:
     text: str = ""
     figure: Figure | None = None
     role: Role = "guarantee"
+    rows: Sequence[str] = ()
 
 
 @_frozen

@@ -35,7 +35,7 @@ VERIFY_LEVELS = (
     ("verify.evidence", "verify.contract", "verify.mutant_pairs"),
     ("verify.plans",),
     ("verify.sweeps",),
-    ("verify.ledger", "verify.deployment", "verify.mutants"),
+    ("verify.ledger", "verify.deployment", "verify.own_mechanism", "verify.joint_release", "verify.mutants"),
     ("verify.api",),
     ("verify.cli", "verify.pytest_plugin"),
 )

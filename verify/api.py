@@ -476,6 +476,12 @@ def certify(
     parameter (defaults resolved), the claim, the budget, the data's SHA-256 and shape, the code version and the
     deployment's own SHA-256.  Paper findings are never part of a certificate.
 
+    ``mechanism`` may name your own factory, ``"module:factory"`` (the deployment's folder, or the current one for
+    a mapping, is importable): ``factory(**parameters)`` returns a pair, decided by :func:`audit_pair`'s checks
+    (or :func:`audit_blackbox`'s for a pair with ``sample`` only: never certified), with each pair of its
+    ``per_instance()`` if it has one; δ = 0 may be claimed (:mod:`pdp_audit.verify.own_mechanism`).  A ``release``
+    list of ``{"mechanism", "parameters"}`` certifies several releases as one (:mod:`pdp_audit.verify.joint_release`).
+
     Args:
       deployment: the path of a deployment file (TOML), or the same document as a mapping (``{"mechanism":
         "gaussian", "claim": {"epsilon": 1.0, "delta": 1e-5}, "parameters": {...}, "audit": {...}}``), whose
@@ -494,7 +500,8 @@ def certify(
         run = pdp_audit.certify("deploy.toml")
         run.exit_code, run.certified["data_sha256"]
     """
-    from pdp_audit.verify.deployment import certify_deployment, deployment_from_mapping, load_deployment
+    from pdp_audit.verify.deployment import deployment_from_mapping, load_deployment
+    from pdp_audit.verify.joint_release import certify as certify_deployment
 
     if isinstance(deployment, Mapping):
         loaded = deployment_from_mapping(deployment)

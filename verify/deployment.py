@@ -2,7 +2,7 @@
 
 ``pdp-audit certify DEPLOY.toml`` certifies what such a file describes::
 
-    mechanism = "gaussian"            # an audit of `pdp-audit list`
+    mechanism = "gaussian"            # an audit of `pdp-audit list` (or "module:factory", a user's own)
     [claim]                           # the (ε, δ)-DP claim certified (both required)
     epsilon = 1.0
     delta = 1e-5
@@ -12,6 +12,11 @@
     data = "my-data.csv"              # relative to this file (or: dataset = "diabetes", a shipped data set)
     [audit]                           # the certification's budget (optional): trials, seed, alpha, workers,
     seed = 0                          # and the audit's own budgets (search_trials, search, matrices, repetitions)
+
+``mechanism = "module:factory"`` names the user's own mechanism instead: ``[parameters]`` are the factory's keyword
+arguments, [claim] may have δ = 0, [audit] has trials, seed, alpha (:mod:`pdp_audit.verify.own_mechanism`).
+``[[release]]`` tables (each a ``mechanism`` and its ``[release.parameters]``) instead of ``mechanism`` and
+[parameters] certify several releases as one joint release (:mod:`pdp_audit.verify.joint_release`).
 
 The file's tables are the audit's config (:func:`deployment_config`, by the same function and declaration as
 ``pdp-audit run NAME``'s options), so every option, default and rule is the one ``run`` has.  Every problem --
@@ -44,6 +49,7 @@ from pdp_audit.mechanisms.validation import InputError, not_a_regular_file, quot
 from pdp_audit.reports.json_report import package_version
 from pdp_audit.reports.records import Run
 from pdp_audit.verify.config import WORKERS_OPTION, in_file, parse, values_of
+from pdp_audit.verify.own_mechanism import check_target, is_own
 from pdp_audit.verify.plans.catalogue import plans_by_name
 
 if sys.version_info >= (3, 11):
@@ -77,6 +83,7 @@ class Deployment:
     parameters: dict[str, Any]
     audit: dict[str, Any]
     base: str | None = None  # the folder relative data paths start from (None: the file's folder)
+    releases: tuple[tuple[str, dict[str, Any]], ...] = ()  # [[release]] tables: (mechanism, parameters) each
 
     @property
     def folder(self) -> Path:
@@ -112,22 +119,66 @@ def _deployment(document: dict[str, Any], path: str, digest: str) -> Deployment:
     """Check the document's structure (tables, mechanism, claim); InputError naming ``path`` and the key."""
     where = _named(path)
     for key in document:
-        if key != "mechanism" and key not in TABLES:
+        if key not in ("mechanism", "release") and key not in TABLES:
             raise InputError(
-                f"{where}: unknown key {key!r}; a deployment file has mechanism, [claim], [parameters], [audit]"
+                f"{where}: unknown key {key!r}; a deployment file has mechanism, [claim], [parameters], [audit] "
+                "(or [[release]] tables instead of mechanism and [parameters])"
             )
+    if "release" in document:  # several releases, certified as one joint release (pdp_audit.verify.joint_release)
+        releases = _releases(where, document)
+        tables = _tables(where, document)
+        name = "+".join(mechanism for mechanism, _ in releases)
+        return Deployment(path, digest, name, _claim(path, tables["claim"]), {}, tables["audit"], releases=releases)
     mechanism = document.get("mechanism")
     if not isinstance(mechanism, str):
-        raise InputError(f"{where}: mechanism must be a string naming an audit of `pdp-audit list`, got {mechanism!r}")
-    if mechanism not in plans_by_name():
+        raise InputError(
+            f"{where}: mechanism must be a string naming an audit of `pdp-audit list` or MODULE:FACTORY, "
+            f"got {mechanism!r}"
+        )
+    if is_own(mechanism):
+        check_target(where, mechanism)
+    elif mechanism not in plans_by_name():
         raise InputError(f"{where}: mechanism {mechanism!r} is not an audit; one of {sorted(plans_by_name())}")
+    tables = _tables(where, document)
+    return Deployment(path, digest, mechanism, _claim(path, tables["claim"]), tables["parameters"], tables["audit"])
+
+
+def _tables(where: str, document: dict[str, Any]) -> dict[str, dict[str, Any]]:
     tables = {}
     for name in TABLES:
         table = document.get(name, {})
         if not isinstance(table, dict):
             raise InputError(f"{where}: {name} must be a table ([{name}]), got {type(table).__name__}")
         tables[name] = table
-    return Deployment(path, digest, mechanism, _claim(path, tables["claim"]), tables["parameters"], tables["audit"])
+    return tables
+
+
+def _releases(where: str, document: dict[str, Any]) -> tuple[tuple[str, dict[str, Any]], ...]:
+    """``[[release]]`` tables: each an audit's ``mechanism`` and its own ``[release.parameters]``; no top-level
+    mechanism or [parameters] beside them (one-line errors naming ``release[i].key``, counted from 1)."""
+    if "mechanism" in document or "parameters" in document:
+        raise InputError(
+            f"{where}: a deployment with [[release]] tables has no top-level mechanism or [parameters]: each release "
+            "has its own (mechanism = ..., [release.parameters])"
+        )
+    tables = document["release"]
+    if not isinstance(tables, list) or not tables or not all(isinstance(t, dict) for t in tables):
+        raise InputError(f"{where}: release must be one or more [[release]] tables, got {tables!r}")
+    releases = []
+    for i, table in enumerate(tables, start=1):
+        for key in table:
+            if key not in ("mechanism", "parameters"):
+                raise InputError(
+                    f"{where}: unknown key {quoted(f'release[{i}].{key}')}; a release has mechanism and "
+                    "[release.parameters]"
+                )
+        mechanism, parameters = table.get("mechanism"), table.get("parameters", {})
+        if not isinstance(mechanism, str) or mechanism not in plans_by_name():
+            raise InputError(f"{where}: release[{i}].mechanism must be an audit of `pdp-audit list`, got {mechanism!r}")
+        if not isinstance(parameters, dict):
+            raise InputError(f"{where}: release[{i}].parameters must be a table, got {type(parameters).__name__}")
+        releases.append((mechanism, parameters))
+    return tuple(releases)
 
 
 def _read_toml(path: str) -> tuple[dict[str, Any], str]:
@@ -283,8 +334,12 @@ def certificate(deployment: Deployment, config: Any) -> dict[str, Any]:
         "data_sha256": digest,
         "data_shape": shape,
         "code_version": package_version(),
-        "deployment_file": {"path": deployment_name(deployment), "sha256": deployment.sha256},
+        "deployment_file": _file_record(deployment),
     }
+
+
+def _file_record(deployment: Deployment) -> dict[str, str]:
+    return {"path": deployment_name(deployment), "sha256": deployment.sha256}
 
 
 def deployment_name(deployment: Deployment) -> str:
@@ -347,6 +402,11 @@ def certify_deployment(deployment: Deployment, workers: int | None = None, progr
     from pdp_audit.mechanisms.datasets import pinned_bytes
     from pdp_audit.verify.checks import without_findings
 
+    if is_own(deployment.mechanism):  # a user's factory: pdp_audit.audit_pair's (or audit_blackbox's) checks
+        from pdp_audit.verify.own_mechanism import certify_own
+
+        run = certify_own(deployment, package_version())
+        return replace(run, certified={**run.certified, "deployment_file": _file_record(deployment)})
     config, deployed_workers = deployment_config(deployment)
     data = getattr(config, "data", None)
     with pinned_bytes(data) if data is not None else nullcontext():  # read once: the bytes fingerprinted are audited

@@ -20,6 +20,7 @@ import sys
 from pdp_audit.mechanisms.validation import InputError, quoted, shown
 from pdp_audit.verify.config import PAIR_OPTIONS
 from pdp_audit.verify.outputs import check_outputs
+from pdp_audit.verify.own_mechanism import user_error
 from pdp_audit.verify.plans.arguments import add_option, typed
 
 #: The claim and budget of ``blackbox``: the options of ``pdp_audit.audit_blackbox``, with their ranges.
@@ -65,14 +66,6 @@ def module_file(target: str) -> str | None:
     finally:
         sys.path.remove(os.getcwd())
     return spec.origin if spec is not None and spec.has_location else None
-
-
-def user_error(err: BaseException) -> str:
-    """An exception raised by the user's code, in one line: its type and its message quoted (a message with a newline
-    must not print a second line, which could forge a verdict in a CI log)."""
-    if isinstance(err, SystemExit):
-        return f"SystemExit (sys.exit({err.code!r}))"
-    return f"{type(err).__name__}: {str(err)!r}"
 
 
 def load_factory(target: str):

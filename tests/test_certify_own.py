@@ -1,0 +1,262 @@
+"""``pdp-audit certify`` of a user's own mechanism (``mechanism = "module:factory"``) and ``pdp_audit.certify``.
+
+The user's mechanism is a Laplace histogram written as a 20-line module in a temporary folder beside its deployment
+file and data.  Removing one row changes one count by 1, so Laplace noise of scale b is (1/b, 0)-DP; at b = 0.4 the
+claim (1, 0) is false by far (δ(1) = 1 − e^{(1 − 2.5)/2} ≈ 0.53).  Budgets are small (2e4 draws per world).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import pdp_audit
+from pdp_audit.reports.cover import _banner
+from pdp_audit.verify.cli.main import main
+from pdp_audit.verify.own_mechanism import MAX_INDIVIDUALS
+
+EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
+
+HISTOGRAM = textwrap.dedent(
+    """
+    import numpy as np
+
+    class Histogram:
+        def __init__(self, counts, removed, scale, loss_scale, rows=()):
+            self.counts, self.scale, self.loss_scale, self.rows = counts, scale, loss_scale, rows
+            self.neighbour = counts.copy()
+            self.neighbour[removed] -= 1.0
+            self.output_dim = counts.size
+
+        def sample(self, world, size, rng):
+            centre = self.counts if world == "D" else self.neighbour
+            return centre + rng.laplace(0.0, self.scale, size=(size, self.output_dim))
+
+        def privacy_loss(self, outputs):
+            far, near = np.abs(outputs - self.neighbour), np.abs(outputs - self.counts)
+            return (far - near).sum(axis=1) / self.loss_scale
+
+        def per_instance(self):
+            for row, removed in self.rows:
+                yield f"row-{row}", Histogram(self.counts, removed, self.scale, self.loss_scale)
+
+    def make(data, bins=4, scale=1.0, loss_scale=None, individuals=0):
+        which = np.minimum((np.loadtxt(data, delimiter=",", skiprows=1)[:, 0] * bins).astype(int), bins - 1)
+        counts = np.bincount(which, minlength=bins).astype(float)
+        rows = [(i + 1, which[i]) for i in range(individuals)]
+        return Histogram(counts, which[0], scale, loss_scale or scale, rows)
+    """
+)
+#: The same histogram without its privacy loss: a black-box pair.
+BLACKBOX = HISTOGRAM.replace("def privacy_loss", "def _not_the_loss")
+DEPLOY = """mechanism = "{mechanism}"
+[claim]
+epsilon = 1.0
+delta = {delta}
+[parameters]
+data = "data.csv"
+{parameters}
+[audit]
+trials = 2e4
+"""
+
+
+def project(folder: Path, module: str = HISTOGRAM, parameters: str = "", delta: str = "0.0", name="mymod") -> Path:
+    """The user's folder: ``<name>.py``, ``data.csv`` (50 rows in [0, 1)) and ``deploy.toml``; the deployment."""
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / f"{name}.py").write_text(module, encoding="utf-8")
+    values = np.random.default_rng(0).uniform(size=(50, 2))
+    np.savetxt(folder / "data.csv", values, delimiter=",", header="x,y", comments="", fmt="%.6f")
+    toml = folder / "deploy.toml"
+    toml.write_text(DEPLOY.format(mechanism=f"{name}:make", delta=delta, parameters=parameters), encoding="utf-8")
+    return toml
+
+
+def certify(toml: Path, *extra: str) -> tuple[int, dict]:
+    out = toml.parent / "certificate.json"
+    code = main(["certify", str(toml), "--report", "none", "--json", str(out), "--quiet", *extra])
+    return code, json.loads(out.read_text(encoding="utf-8")) if out.exists() else {}
+
+
+def test_a_users_laplace_histogram_is_certified_from_the_command_line(tmp_path):
+    toml = project(tmp_path / "user")
+    pdf, out = tmp_path / "certificate.pdf", tmp_path / "certificate.json"
+    done = subprocess.run(
+        [sys.executable, "-m", "pdp_audit.verify.cli", "certify", str(toml), "--report", str(pdf), "--json", str(out)],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+    )
+    assert done.returncode == 0, done.stderr
+    assert "CERTIFIED" in done.stdout and "mymod.make" in done.stdout
+    document = json.loads(out.read_text(encoding="utf-8"))
+    assert [c["id"] for c in document["checks"]] == ["loss-consistency", "dp-forward", "dp-reverse"]
+    certified = document["certified"]
+    assert certified["mechanism"] == "mymod:make" and certified["factory"] == "mymod.make"
+    module = (tmp_path / "user" / "mymod.py").read_bytes()
+    assert certified["module_file"] == {"name": "mymod.py", "sha256": hashlib.sha256(module).hexdigest()}
+    data = (tmp_path / "user" / "data.csv").read_bytes()
+    assert certified["data_sha256"] == hashlib.sha256(data).hexdigest() and certified["data_shape"] == [50, 2]
+    assert certified["data"] == "data.csv" and certified["parameters"] == {"data": "data.csv"}
+    assert certified["evidence"] == "white-box" and certified["claim"] == {"epsilon": 1.0, "delta": 0.0}
+    assert certified["audit"] == {"trials": 20_000, "seed": 0, "alpha": 1e-6}
+    # pure DP: the δ a pass certifies is stated, the largest upper end of the DP checks' intervals
+    upper = max(c["ci"][1] for c in document["checks"] if c["id"].startswith("dp-"))
+    assert document["parameters"]["delta_certified"] == upper > 0
+    assert pdf.read_bytes().startswith(b"%PDF")
+
+
+@pytest.mark.parametrize(
+    "parameters, failing",
+    [("scale = 0.4", "dp-forward"), ("loss_scale = 2.0", "loss-consistency")],
+    ids=["scale-too-small", "loss-for-another-scale"],
+)
+def test_a_broken_histogram_is_refused(tmp_path, parameters, failing):
+    code, document = certify(project(tmp_path, parameters=parameters))
+    assert code == 1
+    assert document["verdict"] == "fail"
+    assert {c["id"]: c["verdict"] for c in document["checks"]}[failing] == "fail"
+
+
+def test_a_black_box_mechanism_is_never_certified(tmp_path):
+    code, document = certify(project(tmp_path, module=BLACKBOX))
+    assert code == 3 and document["verdict"] == "inconclusive"
+    assert document["certified"]["evidence"] == "black-box"
+    assert [c["id"] for c in document["checks"]] == ["blackbox-attack"]
+    run = pdp_audit.certify(tmp_path / "deploy.toml")
+    banner = _banner(run)
+    assert "NOT A CERTIFICATE" in banner and "no violation found at the stated power" in banner
+
+
+def test_a_black_box_mechanism_far_from_its_claim_is_refuted(tmp_path):
+    code, document = certify(project(tmp_path, module=BLACKBOX, parameters="scale = 0.1"))
+    assert code == 1 and document["checks"][0]["verdict"] == "fail"
+    assert "NOT A CERTIFICATE" not in _banner(pdp_audit.certify(tmp_path / "deploy.toml"))
+
+
+def test_per_instance_pairs_are_each_audited_on_their_own_page(tmp_path):
+    code, document = certify(project(tmp_path, parameters="individuals = 2"))
+    assert code == 0
+    ids = [c["id"] for c in document["checks"]]
+    assert {"row-1/pdp-forward", "row-1/pdp-reverse", "row-2/pdp-forward", "row-2/loss-consistency"} <= set(ids)
+    assert document["certified"]["individuals"] == ["row-1", "row-2"]
+    (page,) = document["pages"]
+    assert page["title"].startswith("Per-instance privacy")
+    run = pdp_audit.certify(tmp_path / "deploy.toml")
+    assert [row.split()[0] for row in run.pages[0].rows[1:]] == ["row-1", "row-2"]
+
+
+def test_a_broken_individual_fails_the_certificate(tmp_path):
+    broken = HISTOGRAM.replace("removed, self.scale, self.loss_scale)", "removed, 0.4, 0.4)")  # hers: too little noise
+    assert broken != HISTOGRAM
+    code, document = certify(project(tmp_path, module=broken, parameters="individuals = 1"))
+    assert code == 1
+    verdicts = {c["id"]: c["verdict"] for c in document["checks"]}
+    assert verdicts["dp-forward"] == "pass" and verdicts["row-1/pdp-forward"] == "fail"
+
+
+def test_more_individuals_than_the_cap_are_refused_in_one_line(tmp_path, capsys):
+    code, _ = certify(project(tmp_path, parameters=f"individuals = {MAX_INDIVIDUALS + 1}"))
+    assert code == 2
+    err = capsys.readouterr().err.strip()
+    assert "\n" not in err and f"more than {MAX_INDIVIDUALS} individuals" in err and "mymod.make" in err
+
+
+FAULTS = {
+    "import-error": ("import not_a_module_of_anyone\n" + HISTOGRAM, "importing module 'mymod' raised"),
+    "syntax-error": (HISTOGRAM + "\ndef broken(:\n", "importing module 'mymod' raised SyntaxError"),
+    "no-factory": (HISTOGRAM.replace("def make(", "def build("), "has no callable 'make'"),
+    "factory-raises": (HISTOGRAM + "\ndef make(**kw):\n    raise RuntimeError('no')\n", "mymod.make(**parameters)"),
+    "not-a-pair": (HISTOGRAM + "\ndef make(**kw):\n    return 42\n", "mymod.make() must return a pair"),
+    "sys-exit": (HISTOGRAM + "\ndef make(**kw):\n    import sys; sys.exit(0)\n", "raised SystemExit"),
+    "sample-raises": (
+        HISTOGRAM.replace("centre = self.counts", "raise ValueError('boom')\n        centre = self.counts"),
+        "mymod.make: sample('D', 2, Generator) raised ValueError",
+    ),
+}
+
+
+@pytest.mark.parametrize("fault", FAULTS)
+def test_a_fault_in_the_users_code_is_theirs_in_one_line(tmp_path, capsys, fault):
+    module, expected = FAULTS[fault]
+    code, _ = certify(project(tmp_path, module=module))
+    err = capsys.readouterr().err.strip()
+    assert code == 2, err
+    assert "\n" not in err and "Traceback" not in err
+    assert expected in err and "deploy.toml" in err
+
+
+def test_a_sampler_that_raises_mid_audit_is_the_pair_protocol_fail(tmp_path):
+    module = HISTOGRAM.replace("centre = self.counts", "assert size <= 1000, 'too many'\n        centre = self.counts")
+    code, document = certify(project(tmp_path, module=module))
+    assert code == 1
+    (check,) = document["checks"]
+    assert (
+        check["id"] == "pair-protocol" and "AssertionError" in check["note"] and "mymod.make: sample" in check["note"]
+    )
+
+
+def test_the_certificate_does_not_depend_on_the_path_or_the_folder(tmp_path, monkeypatch):
+    toml = project(tmp_path / "user", parameters="individuals = 1")
+    outputs = []
+    for cwd, typed in ((tmp_path, "user/deploy.toml"), (tmp_path / "user", "deploy.toml"), (Path("/"), str(toml))):
+        monkeypatch.chdir(cwd)
+        pdf, out = tmp_path / f"c{len(outputs)}.pdf", tmp_path / f"c{len(outputs)}.json"
+        assert main(["certify", typed, "--report", str(pdf), "--json", str(out), "--quiet"]) == 0
+        outputs.append((pdf.read_bytes(), out.read_bytes()))
+    assert outputs[0] == outputs[1] == outputs[2]
+
+
+def test_the_python_api_certifies_a_mapping_relative_to_the_current_folder(tmp_path, monkeypatch):
+    project(tmp_path)
+    monkeypatch.chdir(tmp_path)
+    document = {"mechanism": "mymod:make", "claim": {"epsilon": 1.0, "delta": 0.0}, "parameters": {"data": "data.csv"}}
+    path = list(sys.path)
+    run = pdp_audit.certify({**document, "audit": {"trials": 20_000}})
+    assert sys.path == path  # the folder was importable for the import only
+    assert run.exit_code == 0 and run.certified["deployment_file"]["path"] == "<mapping>"
+    assert run.certified["data_sha256"] == hashlib.sha256((tmp_path / "data.csv").read_bytes()).hexdigest()
+
+
+@pytest.mark.parametrize(
+    "text, key",
+    [
+        ('mechanism = "mymod:make"\n[claim]\nepsilon = 1.0\ndelta = -0.1\n', "claim.delta"),
+        ('mechanism = "mymod:make"\n[claim]\nepsilon = 1.0\ndelta = 0.0\n[audit]\nsearch = 3\n', "audit.search"),
+        ('mechanism = "mymod:make"\n[claim]\nepsilon = 1.0\ndelta = 0.0\n[parameters]\nx = nan\n', "parameters.x"),
+        ('mechanism = "my mod:make"\n[claim]\nepsilon = 1.0\ndelta = 0.0\n', "MODULE:FACTORY"),
+        (
+            'mechanism = "gaussian"\n[claim]\nepsilon = 1.0\ndelta = 0.0\n[parameters]\ndataset = "wine"\n',
+            "claim.delta",
+        ),
+    ],
+)
+def test_bad_deployments_of_a_users_mechanism_are_one_line(tmp_path, capsys, text, key):
+    project(tmp_path)
+    (tmp_path / "deploy.toml").write_text(text, encoding="utf-8")
+    code, _ = certify(tmp_path / "deploy.toml")
+    err = capsys.readouterr().err.strip()
+    assert code == 2 and "\n" not in err and key in err, err
+
+
+def test_the_shipped_example_is_a_valid_deployment_of_a_users_mechanism():
+    """examples/deploy-own.toml and own_histogram.py (shipped by `pdp-audit examples`) load, and the factory's pair
+    is white-box with three individuals (the audit itself is the README's command)."""
+    from pdp_audit.verify.cli.examples import shipped_examples
+    from pdp_audit.verify.deployment import load_deployment
+    from pdp_audit.verify.own_mechanism import call_factory, individuals, kind_of, load_factory, own_budget
+
+    assert {"own_histogram.py", "deploy-own.toml"} <= set(shipped_examples())
+    deployment = load_deployment(str(EXAMPLES / "deploy-own.toml"))
+    assert own_budget(deployment).delta == 0.0
+    factory = load_factory("example", deployment.folder, deployment.mechanism)
+    pair = call_factory("example", factory, {**deployment.parameters, "data": str(EXAMPLES / "deploy-data.csv")})
+    assert kind_of("example", pair, "make") == "white-box"
+    assert [p.id for p in individuals("example", pair, "white-box", "make")] == ["row-1", "row-2", "row-3"]

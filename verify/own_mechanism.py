@@ -1,0 +1,471 @@
+"""A user's own mechanism in a deployment file: ``mechanism = "package.module:factory"``.
+
+    mechanism = "histogram:make"      # histogram.py beside the deployment file (or an installed module)
+    [claim]
+    epsilon = 1.0
+    delta = 0.0                       # pure DP may be claimed (a pass states the δ bound actually certified)
+    [parameters]                      # keyword arguments of make(); a string `data` is a path relative to the file
+    data = "my-data.csv"
+    scale = 2.0
+    [audit]                           # trials (per world, and per individual), seed, alpha
+    trials = 1e5
+
+The deployment file's folder is importable while the module is imported (it is first on ``sys.path`` then, and
+removed afterwards).  The module's source bytes are read once, hashed (SHA-256) and executed: the code certified is
+the code hashed.  ``factory(**parameters)`` returns a pair:
+
+* **white-box** -- ``sample(world, size, rng)``, ``privacy_loss(outputs)`` and ``output_dim`` (the
+  :class:`~pdp_audit.mechanisms.base.NeighbourPair` protocol): decided as :func:`pdp_audit.audit_pair` decides it
+  (:func:`pdp_audit.verify.evidence.pair_checks.validated_dp_checks`: ``pair-protocol``, ``loss-consistency``,
+  ``noise-view`` where the pair has a noise view, ``dp-forward`` and ``dp-reverse``);
+* **black-box** -- ``sample`` only: decided as :func:`pdp_audit.audit_blackbox` decides it (a learned test; it
+  can refute a claim, never certify it: the verdict is ``fail`` or ``inconclusive``, never ``pass``).
+
+A pair with ``per_instance()`` yielding ``(id, pair)`` items has each individual's pair audited too, as a
+per-instance DP claim at the same (ε, δ) and budget (Wang 2019, Definition 2.4); at most :data:`MAX_INDIVIDUALS`
+individuals.  Every check is a guarantee of one family (Holm at ``alpha``): the certificate passes only when every
+guarantee, the pair's and each individual's, passes.
+
+**Data.**  A string parameter ``data`` names a file relative to the deployment file.  Its bytes are read once
+(:func:`pdp_audit.mechanisms.datasets.pinned_bytes`), fingerprinted (SHA-256, and the shape of its numeric table
+as for the built-in audits) and written to a private copy of the same file name, whose path the factory receives:
+the bytes the mechanism reads are the bytes fingerprinted, even if the file changes meanwhile.
+
+**The user's code is behind a boundary.**  A module that cannot be imported (or raises while imported), a missing
+factory, a factory that raises or calls ``sys.exit``, that returns no pair, or whose pair's ``sample``,
+``privacy_loss`` or ``per_instance`` raises on a first small probe is one :class:`InputError` naming the user's
+function (exit 2), before any long computation.  What the user's code raises later, mid-audit, is the exact fail
+``pair-protocol`` (the pair broke its protocol), never an internal error.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib.machinery
+import importlib.util
+import itertools
+import math
+import sys
+import tempfile
+from contextlib import ExitStack, contextmanager
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any, Iterator
+
+import numpy as np
+
+from pdp_audit.mechanisms.base import MalformedPair, checked_releases
+from pdp_audit.mechanisms.validation import InputError, not_a_regular_file, quoted, shown
+from pdp_audit.reports.records import Line, Lines, Page, Run
+from pdp_audit.verify.checks import finalize, make_run
+from pdp_audit.verify.config import PAIR_OPTIONS, in_file, parse
+
+#: The most individuals of ``per_instance()`` one certificate audits (each costs as much as the pair itself).
+MAX_INDIVIDUALS = 20
+#: [claim] and [audit] of a user's mechanism: the options of ``pdp_audit.audit_pair`` (δ = 0 allowed).
+OWN_OPTIONS = {
+    "epsilon": replace(PAIR_OPTIONS["epsilon"], table="claim"),
+    "delta": replace(PAIR_OPTIONS["delta"], table="claim"),
+    "trials": replace(PAIR_OPTIONS["trials"], table="audit"),
+    "seed": replace(PAIR_OPTIONS["seed"], table="audit"),
+    "alpha": replace(PAIR_OPTIONS["alpha"], table="audit"),
+    "workers": replace(PAIR_OPTIONS["workers"], table="audit"),
+}
+#: The methods of a user's pair that run the user's code mid-audit (behind :class:`GuardedPair`).
+GUARDED = ("sample", "privacy_loss", "release_from_noise")
+EVIDENCE = {
+    "white-box": "white-box: pair-protocol, loss-consistency, noise-view (where the pair has one), dp-forward and "
+    "dp-reverse on sample() and its exact privacy_loss()",
+    "black-box": "black-box: a learned test of D against D' on sample()'s releases (can refute, never certify)",
+}
+
+
+def is_own(mechanism: str) -> bool:
+    """Whether a deployment's ``mechanism`` names a user's factory (``module:factory``) rather than an audit."""
+    return ":" in mechanism
+
+
+def check_target(where: str, mechanism: str) -> None:
+    """``module:factory`` with a dotted module name and a (dotted) attribute; one-line InputError otherwise."""
+    module, _, attr = mechanism.partition(":")
+    names = module.split(".") + attr.split(".")
+    if not all(name.isidentifier() for name in names):
+        raise InputError(
+            f"{where}: mechanism {quoted(mechanism)} must be an audit of `pdp-audit list` or MODULE:FACTORY "
+            '(e.g. "histogram:make", the function make of histogram.py beside the deployment file)'
+        )
+
+
+@dataclass(frozen=True)
+class OwnBudget:
+    """The claim and the certification's budget of a user's mechanism."""
+
+    epsilon: float
+    delta: float
+    trials: int
+    seed: int
+    alpha: float
+
+
+def own_budget(deployment) -> OwnBudget:
+    """[claim] and [audit] checked against the ranges of ``pdp_audit.audit_pair`` (errors name the file and key)."""
+    names = in_file(deployment.path)
+    for key in deployment.audit:
+        if key not in OWN_OPTIONS or OWN_OPTIONS[key].table != "audit":
+            raise InputError(
+                f"{shown(deployment.path)}: unknown key {quoted('audit.' + key)}; [audit] of a user's mechanism has "
+                "trials, seed, alpha, workers"
+            )
+    values = {**deployment.claim, **deployment.audit}
+    parsed = {k: parse(o, values.get(k, o.default), names) for k, o in OWN_OPTIONS.items() if k != "workers"}
+    parse(OWN_OPTIONS["workers"], deployment.audit.get("workers"), names)  # checked; a user's pair runs in-process
+    return OwnBudget(**parsed)
+
+
+def user_error(err: BaseException) -> str:
+    """An exception raised by the user's code, in one line: its type and its message quoted (a message with a newline
+    must not print a second line, which could forge a verdict in a CI log)."""
+    if isinstance(err, SystemExit):
+        return f"SystemExit (sys.exit({err.code!r}))"
+    return f"{type(err).__name__}: {str(err)!r}"
+
+
+# --- the user's module and factory -------------------------------------------------------------------------
+
+
+@contextmanager
+def importable(folder: Path) -> Iterator[str]:
+    """``folder`` first on ``sys.path`` inside the block, removed afterwards."""
+    entry = str(folder.resolve())
+    sys.path.insert(0, entry)
+    try:
+        yield entry
+    finally:
+        if entry in sys.path:
+            sys.path.remove(entry)
+
+
+def find_module(folder: Path, module_name: str) -> Any:
+    """The module's spec: a top-level module beside the deployment file first (never one of the same name imported
+    earlier from elsewhere), else as ``import`` finds it (importing its parent packages).  Call inside
+    :func:`importable`."""
+    if "." not in module_name:
+        spec = importlib.machinery.PathFinder.find_spec(module_name, [str(folder.resolve())])
+        if spec is not None:
+            return spec
+    return importlib.util.find_spec(module_name)
+
+
+def module_file(folder: Path, mechanism: str) -> str | None:
+    """The source file of the mechanism's module as :func:`load_factory` finds it (None if none is found)."""
+    with importable(folder):
+        try:
+            spec = find_module(folder, mechanism.partition(":")[0])
+        except (Exception, SystemExit):  # a parent package that fails to import: load_factory says why
+            return None
+    return spec.origin if spec is not None and spec.has_location else None
+
+
+@dataclass(frozen=True)
+class Factory:
+    """The user's factory, its qualified name (``module.function``) and its module's file name and SHA-256."""
+
+    function: Any
+    qualname: str
+    file_name: str
+    sha256: str
+
+
+def load_factory(where: str, folder: Path, mechanism: str) -> Factory:
+    """Import the module of ``module:factory`` from ``folder`` (or the installed ones) and find the factory."""
+    module_name, _, attr = mechanism.partition(":")
+    with importable(folder):
+        try:
+            spec = find_module(folder, module_name)
+        except (Exception, SystemExit) as err:
+            raise InputError(f"{where}: mechanism: importing {module_name!r} raised {user_error(err)}") from None
+        if spec is None or not spec.has_location or spec.origin is None:
+            raise InputError(
+                f"{where}: mechanism: no module {module_name!r} beside the deployment file or installed "
+                f"(expected {module_name.replace('.', '/')}.py in {str(folder)!r})"
+            )
+        source = Path(spec.origin).read_bytes()
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[module_name] = module  # as an import does (dataclasses and pickling look modules up there)
+        try:
+            if spec.origin.endswith(".py"):  # the bytes hashed are the bytes executed
+                exec(compile(source, spec.origin, "exec"), module.__dict__)
+            else:  # pragma: no cover - an extension module: executed by its loader
+                spec.loader.exec_module(module)
+        except (Exception, SystemExit) as err:  # SyntaxError, ImportError, anything the module raises
+            sys.modules.pop(module_name, None)
+            raise InputError(f"{where}: mechanism: importing module {module_name!r} raised {user_error(err)}") from None
+    function = module
+    for name in attr.split("."):
+        function = getattr(function, name, None)
+    if not callable(function):
+        raise InputError(f"{where}: mechanism: module {module_name!r} ({spec.origin}) has no callable {attr!r}")
+    qualname = f"{module_name}.{getattr(function, '__qualname__', attr)}"
+    return Factory(function, qualname, Path(spec.origin).name, hashlib.sha256(source).hexdigest())
+
+
+def call_factory(where: str, factory: Factory, parameters: dict[str, Any]) -> Any:
+    """``factory(**parameters)`` behind the boundary: what it raises (``sys.exit`` too) is one InputError."""
+    try:
+        return factory.function(**parameters)
+    except (Exception, SystemExit) as err:
+        raise InputError(f"{where}: {factory.qualname}(**parameters) raised {user_error(err)}") from None
+
+
+# --- the pair behind a boundary ------------------------------------------------------------------------------
+
+
+class _GuardedMethod:
+    def __init__(self, method: Any, name: str):
+        self.method, self.name = method, name
+
+    def __call__(self, *args: Any) -> Any:
+        try:
+            return self.method(*args)
+        except (Exception, SystemExit) as err:
+            called = ", ".join(repr(a) if isinstance(a, (str, int)) else type(a).__name__ for a in args)
+            raise MalformedPair(f"{self.name}({called}) raised {user_error(err)}") from None
+
+
+class GuardedPair:
+    """A user's pair whose :data:`GUARDED` methods turn whatever they raise into
+    :class:`~pdp_audit.mechanisms.base.MalformedPair` (the exact fail ``pair-protocol``, naming the call); every
+    other attribute is the pair's own (its noise view, ``output_dim``)."""
+
+    def __init__(self, pair: Any, owner: str):
+        self._pair, self._owner = pair, owner
+
+    def __getattr__(self, attr: str) -> Any:
+        value = getattr(self._pair, attr)
+        if attr in GUARDED and callable(value):
+            return _GuardedMethod(value, f"{self._owner}: {attr}")
+        return value
+
+
+def kind_of(where: str, pair: Any, owner: str) -> str:
+    """``white-box`` (sample, privacy_loss, a whole output_dim >= 1) or ``black-box`` (sample only)."""
+    if not callable(getattr(pair, "sample", None)):
+        raise InputError(
+            f"{where}: {owner} must return a pair with sample(world, size, rng) (and privacy_loss(outputs) for a "
+            f"white-box certificate); got {type(pair).__name__}"
+        )
+    if not callable(getattr(pair, "privacy_loss", None)):
+        return "black-box"
+    dim = getattr(pair, "output_dim", None)
+    if not isinstance(dim, (int, np.integer)) or isinstance(dim, bool) or dim < 1:
+        raise InputError(f"{where}: {owner} returned a pair whose output_dim is {dim!r}; expected a whole number >= 1")
+    return "white-box"
+
+
+def probe(where: str, pair: Any, kind: str, owner: str) -> None:
+    """A few releases per world (and their losses, where they have the protocol's shape), so that a pair whose
+    methods raise is refused before any long computation (InputError naming the method)."""
+    for world in ("D", "D'"):
+        try:
+            outputs = pair.sample(world, 2, np.random.default_rng(0))
+            if kind == "white-box":
+                try:
+                    outputs = checked_releases(pair, world, 2, outputs)
+                except MalformedPair:  # a wrong shape is the audit's pair-protocol fail, not a usage error
+                    continue
+                pair.privacy_loss(outputs)
+        except MalformedPair as err:
+            raise InputError(f"{where}: {err}") from None
+
+
+@dataclass(frozen=True)
+class Individual:
+    """One individual of ``per_instance()``: her id as shown, and her pair behind the boundary."""
+
+    id: str
+    pair: GuardedPair
+
+
+def individuals(where: str, pair: Any, kind: str, owner: str) -> list[Individual]:
+    """The items of ``pair.per_instance()`` (none without it), checked and probed; more than
+    :data:`MAX_INDIVIDUALS` is refused."""
+    per_instance = getattr(pair, "per_instance", None)
+    if per_instance is None:
+        return []
+    try:
+        items = list(itertools.islice(iter(per_instance()), MAX_INDIVIDUALS + 1))
+    except (Exception, SystemExit) as err:
+        raise InputError(f"{where}: {owner}: per_instance() raised {user_error(err)}") from None
+    if len(items) > MAX_INDIVIDUALS:
+        raise InputError(
+            f"{where}: {owner}: per_instance() yields more than {MAX_INDIVIDUALS} individuals; a certificate audits at "
+            f"most {MAX_INDIVIDUALS} (yield those the release must guarantee, e.g. the most exposed)"
+        )
+    found, seen = [], set()
+    for item in items:
+        if not (isinstance(item, tuple) and len(item) == 2):
+            raise InputError(f"{where}: {owner}: per_instance() must yield (id, pair) items; got {shown(repr(item))}")
+        ident = shown(str(item[0]))
+        if ident in seen:
+            raise InputError(f"{where}: {owner}: per_instance() yields the id {ident} twice")
+        seen.add(ident)
+        name = f"{owner}: per_instance() {ident}"
+        if kind_of(where, item[1], name) != kind:
+            raise InputError(f"{where}: {name} must be a {kind} pair, as the mechanism's own pair is")
+        guarded = GuardedPair(item[1], name)
+        probe(where, guarded, kind, name)
+        found.append(Individual(ident, guarded))
+    return found
+
+
+# --- certifying ------------------------------------------------------------------------------------------------
+
+
+@contextmanager
+def deployed_data(where: str, folder: Path, parameters: dict[str, Any]) -> Iterator[tuple[dict, tuple]]:
+    """The factory's keyword arguments (``data``: the path of a private copy of the pinned bytes) and the data's
+    fingerprint ``(source, data as written, sha256, shape)``."""
+    from pdp_audit.mechanisms.datasets import load_csv, pinned_bytes
+
+    check_values(where, parameters)
+    data = parameters.get("data")
+    if not isinstance(data, str):
+        yield dict(parameters), ("module", None, None, None)
+        return
+    path = folder / data
+    why = not_a_regular_file(path, "data file")
+    if why is not None:
+        raise InputError(f"{where}: parameters.data: {str(path)!r} {why} (relative to the deployment file)")
+    with ExitStack() as stack:
+        content = stack.enter_context(pinned_bytes(path))
+        try:
+            shape = list(load_csv(path).features.shape)  # the pinned bytes, parsed as the built-in audits do
+        except InputError as err:
+            raise InputError(f"{where}: parameters.data: {str(err).removeprefix('--data: ')}") from None
+        copy = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="pdp-audit-data-"))) / path.name
+        copy.write_bytes(content)
+        yield {**parameters, "data": str(copy)}, ("file", data, hashlib.sha256(content).hexdigest(), shape)
+
+
+def check_values(where: str, table: dict[str, Any], prefix: str = "parameters") -> None:
+    """Parameters a certificate can record: numbers (finite), strings, booleans, arrays and tables of them."""
+    for key, value in table.items():
+        name = f"{prefix}.{key}"
+        items = value.items() if isinstance(value, dict) else enumerate(value) if isinstance(value, list) else None
+        if items is not None:
+            check_values(where, dict((str(k), v) for k, v in items), name)
+        elif isinstance(value, float) and not math.isfinite(value):
+            raise InputError(f"{where}: {quoted(name)} must be a finite number, got {value!r}")
+        elif not isinstance(value, (str, int, float, bool)):
+            raise InputError(f"{where}: {quoted(name)} must be a number, string, boolean, array or table, got {value}")
+
+
+def certify_own(deployment, code_version: str) -> Run:
+    """Certify the deployment's own mechanism (see the module notes): the decided run with its ``certified``."""
+    where = shown(deployment.path)
+    budget = own_budget(deployment)
+    factory = load_factory(where, deployment.folder, deployment.mechanism)
+    with deployed_data(where, deployment.folder, deployment.parameters) as (arguments, fingerprint):
+        pair = call_factory(where, factory, arguments)
+        kind = kind_of(where, pair, f"{factory.qualname}()")
+        guarded = GuardedPair(pair, factory.qualname)
+        probe(where, guarded, kind, factory.qualname)
+        people = individuals(where, pair, kind, factory.qualname)
+        evidence = pair_evidence(guarded, kind, budget, per_instance=False)
+        for person in people:
+            evidence += [_of(e, person.id) for e in pair_evidence(person.pair, kind, budget, per_instance=True)]
+    parameters = {
+        "pair": f"{factory.qualname}(**parameters), as returned",
+        "claim": "DP" if kind == "white-box" else "DP (black box)",
+        "epsilon": budget.epsilon,
+        "delta": budget.delta,
+        "trials": budget.trials,
+        **({"data": deployment.parameters["data"]} if fingerprint[0] == "file" else {}),
+        "individuals": len(people),
+    }
+    checks = finalize(evidence, budget.alpha)
+    if budget.delta == 0 and kind == "white-box":
+        parameters["delta_certified"] = delta_certified(checks)
+    pages = [per_instance_page(checks, people, budget, kind)] if people else []
+    run = make_run(deployment.mechanism, checks, budget.alpha, parameters, budget.seed, pages=pages, paper_claims=True)
+    source, data, digest, shape = fingerprint
+    certified = {
+        "mechanism": deployment.mechanism,
+        "factory": factory.qualname,
+        "module_file": {"name": factory.file_name, "sha256": factory.sha256},
+        "evidence": kind,
+        "claim": dict(deployment.claim),
+        "parameters": dict(deployment.parameters),
+        "audit": {"trials": budget.trials, "seed": budget.seed, "alpha": budget.alpha},
+        "individuals": [p.id for p in people],
+        "data_source": source,
+        "data": data,
+        "data_sha256": digest,
+        "data_shape": shape,
+        "code_version": code_version,
+    }
+    return replace(run, certified=certified)
+
+
+def delta_certified(checks) -> float | None:
+    """What a pure claim's pass certifies (δ = 0 cannot be proven by sampling): the largest upper end of the DP
+    checks' intervals (None where none has one)."""
+    upper = [c.ci[1] for c in checks if c.id.endswith(("dp-forward", "dp-reverse")) and c.ci is not None]
+    return max(upper) if upper else None
+
+
+def pair_evidence(pair: GuardedPair, kind: str, budget: OwnBudget, per_instance: bool) -> list:
+    """The evidence ``pdp_audit.audit_pair`` (white-box) or ``pdp_audit.audit_blackbox`` (black-box) decides."""
+    from pdp_audit.verify.evidence.pair_checks import blackbox_checks, validated_dp_checks
+
+    if kind == "white-box":
+        return validated_dp_checks(pair, budget.epsilon, budget.delta, budget.trials, budget.seed, per_instance)
+    samplers = [lambda size, rng, world=world: pair.sample(world, size, rng) for world in ("D", "D'")]
+    return blackbox_checks(*samplers, budget.epsilon, budget.delta, budget.trials, budget.seed)
+
+
+def _fmt(value: float | None) -> str:
+    return "—" if value is None else f"{value:.3g}"
+
+
+def _of(evidence, ident: str):
+    """An individual's evidence: ``<id>/<check>``, its title naming her."""
+    spec = replace(evidence.spec, id=f"{ident}/{evidence.spec.id}", title=f"individual {ident}: {evidence.spec.title}")
+    return replace(evidence, spec=spec)
+
+
+def per_instance_page(checks, people: list[Individual], budget: OwnBudget, kind: str) -> Page:
+    """Each individual's estimate and interval of her DP checks (δ(ε) per direction, or the black-box ε bound) and
+    her verdict (the worst of her checks)."""
+    rows, series = [f"{'individual':<26}each DP check: estimate [simultaneous interval]   verdict"], {}
+    for k, person in enumerate(people):
+        own = [c for c in checks if c.id.startswith(person.id + "/")]
+        verdict = next((v for v in ("fail", "inconclusive") if any(c.verdict == v for c in own)), "pass")
+        cells = []
+        for c in own:
+            if c.id.endswith(("-forward", "-reverse", "blackbox-attack")):
+                name = c.id.rpartition("/")[2]
+                lo, hi = c.ci if c.ci is not None else (float("nan"), float("nan"))
+                cells.append(f"{name} {_fmt(c.estimate)} [{_fmt(lo)}, {_fmt(hi)}]")
+                series.setdefault(name, []).append((k + 1, c.estimate, lo, hi))
+        rows.append(f"{person.id[:24]:<26}{'   '.join(cells)}   {verdict.upper()}")
+    lines = [Line(name, y, x=x, lo=lo, hi=hi) for name, (x, y, lo, hi) in ((n, zip(*ps)) for n, ps in series.items())]
+    if kind == "white-box":
+        lines.append(Line(f"claimed δ = {budget.delta:g}", [budget.delta] * len(people), marker="", style="--"))
+    figure = Lines(
+        lines,
+        x=list(range(1, len(people) + 1)),
+        xlabel="individual (in the order of the table)",
+        ylabel="δ(ε) at the claimed ε" if kind == "white-box" else "ε lower bound",
+    )
+    claim = f"({budget.epsilon:g}, {budget.delta:g})"
+    return Page(
+        "Per-instance privacy: each individual's guarantee",
+        f"Each of the {len(people)} individuals of per_instance() has her own pair (D, D ± z), audited as a "
+        f"{claim}-per-instance DP claim (Wang 2019, Definition 2.4) with the same budget as the mechanism "
+        f"({budget.trials:,} draws per world) and decided in the same family of tests (Holm at α = {budget.alpha:g}): "
+        "the certificate passes only when every individual's guarantees pass. Each row: the estimate and the "
+        "simultaneous interval of each of her DP checks, and her verdict.",
+        figure,
+        rows=tuple(rows),
+    )
