@@ -9,6 +9,7 @@ from __future__ import annotations
 from pdp_audit.mechanisms import (
     analyze_gauss,
     gaussian,
+    geometric,
     laplace,
     laplace_queries,
     linreg,
@@ -31,6 +32,7 @@ MECHANISMS: tuple[RegisteredMechanism, ...] = (
     privacy_report.PRIVACY_REPORT,
     laplace.LAPLACE,
     laplace_queries.LAPLACE_QUERIES,
+    geometric.GEOMETRIC,
 )
 
 

@@ -55,6 +55,16 @@ SHIPPED = {
 }
 
 
+def column_index(dataset: Dataset, column: str | None) -> int:
+    """The feature column ``--column`` names (None: the first); one line listing the columns otherwise."""
+    if column is None:
+        return 0
+    if column not in dataset.columns:
+        listed = ", ".join(dataset.columns)
+        raise InputError(f"--column {column!r} is not a feature column of {dataset.name} (columns: {listed})")
+    return dataset.columns.index(column)
+
+
 def synthetic_rows(n: int, d: int, rng: np.random.Generator) -> Dataset:
     """n rows of d independent standard normals (the default synthetic data)."""
     if n < 1 or d < 1:

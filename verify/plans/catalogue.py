@@ -7,6 +7,7 @@ A new mechanism's audit: one folder in ``verify/plans/`` (its ``config.py`` decl
 from __future__ import annotations
 
 from pdp_audit.verify.plans.gaussian import plan as gaussian
+from pdp_audit.verify.plans.geometric import plan as geometric
 from pdp_audit.verify.plans.goe import plan as goe
 from pdp_audit.verify.plans.laplace import plan as laplace
 from pdp_audit.verify.plans.linreg import plan as linreg
@@ -21,6 +22,7 @@ PLANS: tuple[AuditPlan, ...] = (
     objpert.PLAN,
     privacy_report.PLAN,
     laplace.PLAN,
+    geometric.PLAN,
 )
 
 

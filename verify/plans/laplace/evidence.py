@@ -13,31 +13,18 @@ the bound itself on every draw.
 from __future__ import annotations
 
 from concurrent.futures import Executor
-from dataclasses import asdict, dataclass, replace
+from dataclasses import asdict, dataclass
 
 import numpy as np
 
-from pdp_audit.audits.engine import sample_privacy_loss
-from pdp_audit.audits.tails import both_directions
 from pdp_audit.mechanisms import laplace as lap
 from pdp_audit.mechanisms import laplace_queries as lq
-from pdp_audit.mechanisms.datasets import Dataset, load_csv, load_shipped, standardize
-from pdp_audit.mechanisms.validation import InputError
+from pdp_audit.mechanisms.datasets import Dataset, column_index, load_csv, load_shipped, standardize
 from pdp_audit.reports.records import Run
 from pdp_audit.verify.checks import CheckSpec, Evidence, finalize, make_run
-from pdp_audit.verify.evidence import builders
-from pdp_audit.verify.evidence.dp_claim import DpClaim, Draws
-from pdp_audit.verify.evidence.pair_checks import loss_consistency_check
-from pdp_audit.verify.evidence.privacy_profile import bound_supported
-from pdp_audit.verify.plans.gaussian.profile import dp_check_with_profile, profile_grid
+from pdp_audit.verify.plans.laplace import pure
 from pdp_audit.verify.plans.laplace.checks import CHECKS
 from pdp_audit.verify.plans.laplace.config import HISTOGRAM_KEYS, LaplaceAuditConfig
-
-#: Relative slack of ``loss-bound``: the loss is a sum of d differences of |·|, each rounded to a few ulp.
-LOSS_BOUND_RTOL = 1e-9
-#: An ε within this relative distance (4 ulps) below a pair's bound ‖Δ‖_1/b is the bound: a scale calibrated as
-#: b = Δ/ε gives back Δ/b = ε only up to rounding (3/(3/0.7) = 0.7000000000000001), where δ(ε) = 0 exactly.
-BOUND_ROUNDING = 2.0**-50
 
 #: The options of one query only (None under the others).
 QUERY_KEYS = ("mean_split", *HISTOGRAM_KEYS)
@@ -89,22 +76,12 @@ def setup(config: LaplaceAuditConfig) -> LaplaceSetup:
         return LaplaceSetup(dataset, rows, query, calibrated, calibrated * config.noise_multiplier)
     if config.query == "histogram":
         edges = np.linspace(config.bin_low, config.bin_high, config.bins + 1)
-        query = lq.HistogramQuery(_column_index(dataset, config.column), tuple(float(e) for e in edges))
+        query = lq.HistogramQuery(column_index(dataset, config.column), tuple(float(e) for e in edges))
     else:
         query = lap.L1Query(config.query, config.sensitivity if config.query == "sum" else 1.0)
     calibrated = lap.laplace_scale(config.epsilon, query.sensitivity)
     scale = (config.scale if config.scale is not None else calibrated) * config.noise_multiplier
     return LaplaceSetup(dataset, rows, query, calibrated, scale)
-
-
-def _column_index(dataset: Dataset, column: str | None) -> int:
-    """The feature column ``--column`` names (default: the first); one line listing the columns otherwise."""
-    if column is None:
-        return 0
-    if column not in dataset.columns:
-        listed = ", ".join(dataset.columns)
-        raise InputError(f"--column {column!r} is not a feature column of {dataset.name} (columns: {listed})")
-    return dataset.columns.index(column)
 
 
 def run_laplace_audit(config: LaplaceAuditConfig, executor: Executor | None = None, progress: bool = False) -> Run:
@@ -140,52 +117,25 @@ def _scale_parameters(s: LaplaceSetup) -> dict:
     }
 
 
-def _losses(pair, config: LaplaceAuditConfig, stream: str, executor, progress: bool = False):
-    return tuple(
-        sample_privacy_loss(pair, world, config.trials, config.seed, stream, executor, progress)
-        for world in ("D", "D'")
-    )
-
-
-def _dp_check(spec: CheckSpec, pair: lap.LaplacePair, losses, direction: str, epsilon: float, config, executor):
-    """δ_{direction}(ε) ≤ δ at ``pair`` from its plain tails, with its privacy profile; the exact curve where Δ_z
-    lies on one or two coordinates (:func:`exact_profile`; else only δ = 0 beyond the loss bound is known)."""
-    eta = pair.loss_bound
-    exact_delta, exact_epsilon = exact_profile(pair)
-    check = dp_check_with_profile(
-        DpClaim(spec, direction, epsilon, config.delta),
-        pair,
-        losses,
-        Draws(config.trials, config.seed, config.alpha, executor),
-        exact_delta=exact_delta,
-        exact_epsilon=exact_epsilon,
-    )
-    if exact_delta is None and epsilon >= eta:  # δ(ε) = 0 beyond the bound, proved for every pair
-        check = _with_exact_zero(check, config.delta)
-    return check
-
-
-def exact_profile(pair: lap.LaplacePair):
+def exact_profile(pair: lap.LaplacePair) -> pure.Profile:
     """The pair's exact δ(ε) and its inverse, where Δ_z lies on at most two coordinates (one: the closed form of
     :mod:`pdp_audit.mechanisms.laplace`; two: :func:`pdp_audit.mechanisms.laplace_queries.two_coordinate_delta`),
-    else (None, None).  δ(ε) = 0 from ε within :data:`BOUND_ROUNDING` below the bound η_z = ‖Δ_z‖_1/b."""
+    else unknown.  δ(ε) = 0 from ε within :data:`~pdp_audit.verify.plans.laplace.pure.BOUND_ROUNDING` below the
+    bound η_z = ‖Δ_z‖_1/b."""
     bounds = pair.coordinate_bounds[pair.delta_z != 0]
     eta = pair.loss_bound
     if bounds.size <= 1:
-        delta, epsilon = (lambda e: lap.laplace_delta(e, 1.0, eta)), (lambda d: lap.laplace_epsilon(d, 1.0, eta))
-    elif bounds.size == 2:
+        return pure.bounded_profile(
+            lambda e: lap.laplace_delta(e, 1.0, eta), lambda d: lap.laplace_epsilon(d, 1.0, eta), eta
+        )
+    if bounds.size == 2:
         eta_1, eta_2 = (float(b) for b in bounds)
-        delta = lambda e: lq.two_coordinate_delta(e, eta_1, eta_2)  # noqa: E731
-        epsilon = lambda d: lq.two_coordinate_epsilon(d, eta_1, eta_2)  # noqa: E731
-    else:
-        return None, None
-    return (lambda e: 0.0 if e >= eta * (1 - BOUND_ROUNDING) else delta(e)), epsilon
-
-
-def _with_exact_zero(check: Evidence, delta: float) -> Evidence:
-    """``check`` resting, like a one-coordinate pair's, on the exact δ(ε) = 0 of a bounded loss (ε ≥ ‖Δ_z‖_1/b):
-    a pass needs the interval consistent with it (:func:`pdp_audit.verify.evidence.privacy_profile.bound_supported`)."""
-    return replace(check, exact=0.0, supports=lambda ci, alpha: bound_supported(ci, delta, 0.0))
+        return pure.bounded_profile(
+            lambda e: lq.two_coordinate_delta(e, eta_1, eta_2),
+            lambda d: lq.two_coordinate_epsilon(d, eta_1, eta_2),
+            eta,
+        )
+    return pure.Profile()
 
 
 def laplace_evidence(
@@ -194,24 +144,16 @@ def laplace_evidence(
     """The evidence of every check, not yet decided."""
     eps, delta = config.epsilon, config.delta
     pair = s.mechanism.pair(s.rows, _worst_target(s), "add")
-    loss_d, loss_dp = _losses(pair, config, "dp-pair", executor, progress)
-    forward = _spec("dp-forward", eps=eps, delta=delta)
-    exact_delta, exact_epsilon = exact_profile(pair)
-    grid = profile_grid(eps, max(delta, 1e-12), exact_epsilon)
-    curve = np.array([exact_delta(e) for e in grid])
+    specs = pure.PureSpecs(
+        _spec("dp-forward", eps=eps, delta=delta),
+        _spec("dp-reverse", eps=eps, delta=delta),
+        _spec("loss-bound", eps=eps, eta=pair.loss_bound),
+        _spec("tail-curve"),
+    )
+    budget = pure.Budget.of(config, executor)
     return [
-        _dp_check(forward, pair, (loss_d, loss_dp), "D||D'", eps, config, executor),
-        _dp_check(_spec("dp-reverse", eps=eps, delta=delta), pair, (loss_d, loss_dp), "D'||D", eps, config, executor),
-        _loss_bound_check(loss_d, loss_dp, eps, pair.loss_bound),
-        loss_consistency_check(loss_d, loss_dp, guards=forward),
-        builders.tail_curve_check(
-            _spec("tail-curve"),
-            both_directions(loss_d, loss_dp, grid, config.alpha),
-            {"D||D'": curve, "D'||D": curve},
-            eps,
-            delta,
-        ),
-        _per_instance_check(s, config, executor),
+        *pure.pure_dp_checks(specs, pair, eps, budget, exact_profile(pair), progress),
+        _per_instance_check(s, budget),
     ]
 
 
@@ -226,22 +168,7 @@ def _worst_target(s: LaplaceSetup) -> np.ndarray:
     return target
 
 
-def _loss_bound_check(loss_d: np.ndarray, loss_dp: np.ndarray, epsilon: float, eta: float) -> Evidence:
-    """|L(o)| ≤ ε on every draw of both worlds: the bound pure DP rests on (attained: the loss has atoms at ±η)."""
-    largest = float(max(np.max(np.abs(loss_d)), np.max(np.abs(loss_dp))))
-    holds = largest <= epsilon * (1 + LOSS_BOUND_RTOL)
-    return builders.exact_check(
-        _spec("loss-bound", eps=epsilon, eta=eta),
-        holds=holds,
-        estimate=largest,
-        note=f"Largest |L| over {loss_d.size + loss_dp.size:,} releases of both worlds: {largest:.6g} "
-        f"(claimed ε = {epsilon:g}, relative tolerance {LOSS_BOUND_RTOL:g}).",
-        largest_loss=largest,
-        loss_bound=eta,
-    )
-
-
-def _per_instance_check(s: LaplaceSetup, config: LaplaceAuditConfig, executor) -> Evidence:
+def _per_instance_check(s: LaplaceSetup, budget: pure.Budget) -> Evidence:
     """The pure pDP claim of a typical individual (median ‖Δ_z‖_1, removed from D): ε_z = ‖Δ_z‖_1/b (the mean:
     ‖clip(z)‖_1/b_s + 1/b_c, ordered by the sum's part)."""
     if isinstance(s.query, lq.MeanQuery):
@@ -251,6 +178,6 @@ def _per_instance_check(s: LaplaceSetup, config: LaplaceAuditConfig, executor) -
     index = int(np.argsort(sens)[len(sens) // 2])
     pair = s.mechanism.pair(s.rows, s.rows[index], "remove")
     eps_i = pair.loss_bound  # ‖Δ_z‖_1/b of the released values themselves (the row's norm can differ in the last ulp)
-    spec = _spec("pdp-median-individual", index=index, sensitivity=sens[index], eps_i=eps_i, delta=config.delta)
-    losses = _losses(pair, config, "median-individual", executor)
-    return _dp_check(spec, pair, losses, "D||D'", eps_i, config, executor)
+    spec = _spec("pdp-median-individual", index=index, sensitivity=sens[index], eps_i=eps_i, delta=budget.delta)
+    losses = pure.sampled_losses(pair, budget, "median-individual")
+    return pure.dp_check(spec, pair, losses, "D||D'", eps_i, budget, exact_profile(pair))
