@@ -16,6 +16,7 @@ from pdp_audit.mechanisms import (
     linreg_adaptive,
     objpert,
     privacy_report,
+    randomized_response,
 )
 from pdp_audit.mechanisms.base import RegisteredMechanism
 
@@ -33,6 +34,7 @@ MECHANISMS: tuple[RegisteredMechanism, ...] = (
     laplace.LAPLACE,
     laplace_queries.LAPLACE_QUERIES,
     geometric.GEOMETRIC,
+    randomized_response.RANDOMIZED_RESPONSE,
 )
 
 

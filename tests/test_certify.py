@@ -127,7 +127,14 @@ def test_shipped_dataset_fingerprint_is_the_canonical_array(tmp_path):
 
 
 @pytest.mark.parametrize(
-    "example", ["deploy-gaussian.toml", "deploy-objpert.toml", "deploy-laplace-mean.toml", "deploy-geometric.toml"]
+    "example",
+    [
+        "deploy-gaussian.toml",
+        "deploy-objpert.toml",
+        "deploy-laplace-mean.toml",
+        "deploy-geometric.toml",
+        "deploy-randomized-response.toml",
+    ],
 )
 def test_examples_are_the_audits_configs(example):
     deployment = load_deployment(str(EXAMPLES / example))

@@ -14,6 +14,7 @@ from pdp_audit.verify.plans.linreg import plan as linreg
 from pdp_audit.verify.plans.objpert import plan as objpert
 from pdp_audit.verify.plans.plan import AuditPlan
 from pdp_audit.verify.plans.privacy_report import plan as privacy_report
+from pdp_audit.verify.plans.randomized_response import plan as randomized_response
 
 PLANS: tuple[AuditPlan, ...] = (
     gaussian.PLAN,
@@ -23,6 +24,7 @@ PLANS: tuple[AuditPlan, ...] = (
     privacy_report.PLAN,
     laplace.PLAN,
     geometric.PLAN,
+    randomized_response.PLAN,
 )
 
 
