@@ -25,5 +25,5 @@ PLAN = AuditPlan(
     quick={"trials": 20_000},
     smoke={"trials": 2000},
     settings=(Setting({}, {"noise_multiplier": 0.5}), Setting({"query": "count"}, {"noise_multiplier": 0.5})),
-    bytes_per_trial=250,  # the Laplace audit's: the same losses and tails, one coordinate
+    bytes_per_trial=250,  # the Laplace audit's, kept: benchmarks/memory.py measured 45
 )

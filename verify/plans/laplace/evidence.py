@@ -13,7 +13,7 @@ the bound itself on every draw.
 from __future__ import annotations
 
 from concurrent.futures import Executor
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 
 import numpy as np
 
@@ -144,10 +144,17 @@ def laplace_evidence(
     """The evidence of every check, not yet decided."""
     eps, delta = config.epsilon, config.delta
     pair = s.mechanism.pair(s.rows, _worst_target(s), "add")
+    loss_bound = _spec("loss-bound", eps=eps, eta=pair.loss_bound)
+    if isinstance(s.query, lq.MeanQuery):  # two scales: the bound is the sum over the released parts
+        loss_bound = replace(
+            loss_bound,
+            claim=f"Every release o has |L(o)| ≤ ε = {eps:g} (the loss of the deployed scales is bounded by "
+            f"C/b_s + 1/b_c = {pair.loss_bound:.4g})",
+        )
     specs = pure.PureSpecs(
         _spec("dp-forward", eps=eps, delta=delta),
         _spec("dp-reverse", eps=eps, delta=delta),
-        _spec("loss-bound", eps=eps, eta=pair.loss_bound),
+        loss_bound,
         _spec("tail-curve"),
     )
     budget = pure.Budget.of(config, executor)
@@ -179,5 +186,11 @@ def _per_instance_check(s: LaplaceSetup, budget: pure.Budget) -> Evidence:
     pair = s.mechanism.pair(s.rows, s.rows[index], "remove")
     eps_i = pair.loss_bound  # ‖Δ_z‖_1/b of the released values themselves (the row's norm can differ in the last ulp)
     spec = _spec("pdp-median-individual", index=index, sensitivity=sens[index], eps_i=eps_i, delta=budget.delta)
+    if isinstance(s.query, lq.MeanQuery):  # the count moves too: ε_z adds 1/b_c
+        spec = replace(
+            spec,
+            claim=f"Row {index} (‖clip(z)‖_1 = {sens[index]:.4g}) has ({eps_i:.4g}, {budget.delta:g})-pDP, "
+            "ε_z = ‖clip(z)‖_1/b_s + 1/b_c",
+        )
     losses = pure.sampled_losses(pair, budget, "median-individual")
     return pure.dp_check(spec, pair, losses, "D||D'", eps_i, budget, exact_profile(pair))
