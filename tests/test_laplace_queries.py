@@ -107,6 +107,14 @@ def test_deflated_noise_fails_at_a_small_budget(query):
     assert verdicts["dp-forward"] == verdicts["loss-bound"] == "fail"
 
 
+@pytest.mark.parametrize("query", ["sum", "mean"])
+def test_a_tiny_epsilon_passes_and_its_deflation_by_a_thousandth_fails(query):
+    # at ε = 1e-6 the losses' rounding to 2^-32 moves the atom at ε by up to 1.2e-4 of it: loss-bound allows R/2
+    assert _run(query=query, claim_epsilon=1e-6, trials=2000).verdict == "pass"
+    deflated = _run(query=query, claim_epsilon=1e-6, trials=2000, noise_multiplier=0.999)
+    assert {c.id: c.verdict for c in deflated.checks}["loss-bound"] == "fail"
+
+
 def test_uneven_split_and_rounded_scales_pass():
     # 3/(3/0.7) = 0.7000000000000001: the bound's rounding must not make a correct deployment inconclusive
     assert _run(query="mean", mean_split=0.3, claim_epsilon=0.7, sensitivity=3).verdict == "pass"
