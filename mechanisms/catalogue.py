@@ -6,7 +6,18 @@ and one line here.
 
 from __future__ import annotations
 
-from pdp_audit.mechanisms import analyze_gauss, gaussian, laplace, linreg, linreg_adaptive, objpert, privacy_report
+from pdp_audit.mechanisms import (
+    analyze_gauss,
+    gaussian,
+    geometric,
+    laplace,
+    laplace_queries,
+    linreg,
+    linreg_adaptive,
+    objpert,
+    privacy_report,
+    randomized_response,
+)
 from pdp_audit.mechanisms.base import RegisteredMechanism
 
 MECHANISMS: tuple[RegisteredMechanism, ...] = (
@@ -21,6 +32,9 @@ MECHANISMS: tuple[RegisteredMechanism, ...] = (
     linreg_adaptive.SSP,
     privacy_report.PRIVACY_REPORT,
     laplace.LAPLACE,
+    laplace_queries.LAPLACE_QUERIES,
+    geometric.GEOMETRIC,
+    randomized_response.RANDOMIZED_RESPONSE,
 )
 
 

@@ -25,6 +25,7 @@ class Dataset:
     features: np.ndarray  # (n, d)
     target: np.ndarray | None  # (n,) or None
     description: str
+    columns: tuple[str, ...] = ()  # the features' names, where known (a CSV's header, a shipped set's names)
 
 
 def _sklearn(loader_name: str, description: str) -> Dataset:
@@ -36,6 +37,7 @@ def _sklearn(loader_name: str, description: str) -> Dataset:
         np.asarray(bunch.data, float),
         np.asarray(bunch.target, float),
         description,
+        tuple(str(name) for name in bunch.feature_names),
     )
 
 
@@ -51,6 +53,16 @@ SHIPPED = {
         "load_wine", "scikit-learn wine recognition: 178 wines, 13 chemical features, 3 cultivars"
     ),
 }
+
+
+def column_index(dataset: Dataset, column: str | None) -> int:
+    """The feature column ``--column`` names (None: the first); one line listing the columns otherwise."""
+    if column is None:
+        return 0
+    if column not in dataset.columns:
+        listed = ", ".join(dataset.columns)
+        raise InputError(f"--column {column!r} is not a feature column of {dataset.name} (columns: {listed})")
+    return dataset.columns.index(column)
 
 
 def synthetic_rows(n: int, d: int, rng: np.random.Generator) -> Dataset:
@@ -141,7 +153,7 @@ def load_csv(path: str | Path, target_column: str | None = None) -> Dataset:
             f"±{MAX_ABS_VALUE:g}; norms and variances of such values overflow, so the data cannot be processed "
             "faithfully"
         )
-    target = None
+    target, columns = None, list(header)
     if target_column is not None:
         if target_column not in header:
             raise InputError(
@@ -150,12 +162,13 @@ def load_csv(path: str | Path, target_column: str | None = None) -> Dataset:
             )
         j = header.index(target_column)
         target, values = values[:, j], np.delete(values, j, axis=1)
+        del columns[j]
         if values.shape[1] == 0:
             raise InputError(
                 f"--data: {path} has no column besides --target-column {target_column!r}: nothing is left to release"
             )
     description = f"user CSV {path.name}: {len(values)} rows, {values.shape[1]} feature columns"
-    return Dataset(path.stem, values, target, description)
+    return Dataset(path.stem, values, target, description, tuple(columns))
 
 
 PARQUET_SUFFIXES = (".parquet", ".pq")

@@ -85,12 +85,19 @@ class L1Query(Query):
 class LaplacePair:
     """The Laplace mechanism on a neighbouring pair: o ~ q_D + b·Lap(0, 1)^d versus q_D' + b·Lap(0, 1)^d."""
 
-    def __init__(self, q_d: np.ndarray, q_dprime: np.ndarray, scale: float):
+    def __init__(self, q_d: np.ndarray, q_dprime: np.ndarray, scale: float | np.ndarray):
+        """``scale``: one b for every coordinate, or a vector of per-coordinate scales b_i (a joint release such as
+        the mean's (sum, count), :mod:`pdp_audit.mechanisms.laplace_queries`)."""
         self.q_d = np.atleast_1d(np.asarray(q_d, dtype=float))
         self.q_dprime = np.atleast_1d(np.asarray(q_dprime, dtype=float))
         if self.q_d.shape != self.q_dprime.shape or self.q_d.ndim != 1:
             raise InputError("q_d and q_dprime must be vectors of the same length")
-        self.scale = positive("scale", scale)
+        if np.ndim(scale) == 0:
+            self.scale = positive("scale", scale)
+        else:
+            self.scale = np.asarray(scale, dtype=float)
+            if self.scale.shape != self.q_d.shape or not np.all(self.scale > 0):
+                raise InputError("scale must be positive, one per coordinate of the release")
         self.output_dim = self.q_d.size
 
     @property
@@ -100,8 +107,16 @@ class LaplacePair:
 
     @property
     def loss_bound(self) -> float:
-        """η_z = ‖Δ_z‖_1/b: |L(o)| ≤ η_z for every release (module notes), the pair's pure-DP ε."""
-        return float(np.abs(self.delta_z).sum() / self.scale)
+        """η_z = ‖Δ_z‖_1/b (Σ_i |Δ_z,i|/b_i for per-coordinate scales): |L(o)| ≤ η_z for every release (module
+        notes, term by term), the pair's pure-DP ε."""
+        if np.ndim(self.scale) == 0:
+            return float(np.abs(self.delta_z).sum() / self.scale)
+        return float(np.sum(np.abs(self.delta_z) / self.scale))
+
+    @property
+    def coordinate_bounds(self) -> np.ndarray:
+        """|Δ_z,i|/b_i of every coordinate: the loss bounds of the independent coordinates, summing to η_z."""
+        return np.abs(self.delta_z) / self.scale
 
     def mean(self, world: World) -> np.ndarray:
         return self.q_d if check_world(world) == "D" else self.q_dprime
@@ -113,6 +128,8 @@ class LaplacePair:
         """log p_D(o) − log p_D'(o) from the two Laplace log-densities: their normalising constants cancel, leaving
         Σ_i (|o_i − q_D',i| − |o_i − q_D,i|)/b."""
         outputs = np.atleast_2d(outputs)
+        if np.ndim(self.scale) != 0:  # per-coordinate scales: Σ_i (|o_i − q_D',i| − |o_i − q_D,i|)/b_i
+            return np.sum((np.abs(outputs - self.q_dprime) - np.abs(outputs - self.q_d)) / self.scale, axis=1)
         far = np.abs(outputs - self.q_dprime).sum(axis=1)
         near = np.abs(outputs - self.q_d).sum(axis=1)
         return (far - near) / self.scale
@@ -123,15 +140,17 @@ class LaplaceMechanism:
     """o = Q(D) + b·Lap(0, 1)^d for an :class:`L1Query`."""
 
     query: L1Query
-    scale: float
+    scale: float | tuple[float, ...]
 
     def __post_init__(self) -> None:
-        positive("scale", self.scale)
+        if np.ndim(self.scale) == 0:
+            positive("scale", self.scale)
 
     def pair(self, data: np.ndarray, target: np.ndarray, relation: Relation = "add") -> LaplacePair:
         """The pair (D, D±z): ``relation="add"`` appends ``target``; ``"remove"`` deletes it (it must be a row of D)."""
         data, neighbour = neighbour_rows(data, target, relation)
-        return LaplacePair(self.query(data), self.query(neighbour), self.scale)
+        scale = self.scale if np.ndim(self.scale) == 0 else np.asarray(self.scale, dtype=float)
+        return LaplacePair(self.query(data), self.query(neighbour), scale)
 
 
 def _example_pairs(rng: np.random.Generator) -> list[LaplacePair]:

@@ -126,7 +126,16 @@ def test_shipped_dataset_fingerprint_is_the_canonical_array(tmp_path):
     assert certified["data_shape"] == [178, 14]
 
 
-@pytest.mark.parametrize("example", ["deploy-gaussian.toml", "deploy-objpert.toml"])
+@pytest.mark.parametrize(
+    "example",
+    [
+        "deploy-gaussian.toml",
+        "deploy-objpert.toml",
+        "deploy-laplace-mean.toml",
+        "deploy-geometric.toml",
+        "deploy-randomized-response.toml",
+    ],
+)
 def test_examples_are_the_audits_configs(example):
     deployment = load_deployment(str(EXAMPLES / example))
     config, workers = deployment_config(deployment)

@@ -7,12 +7,14 @@ A new mechanism's audit: one folder in ``verify/plans/`` (its ``config.py`` decl
 from __future__ import annotations
 
 from pdp_audit.verify.plans.gaussian import plan as gaussian
+from pdp_audit.verify.plans.geometric import plan as geometric
 from pdp_audit.verify.plans.goe import plan as goe
 from pdp_audit.verify.plans.laplace import plan as laplace
 from pdp_audit.verify.plans.linreg import plan as linreg
 from pdp_audit.verify.plans.objpert import plan as objpert
 from pdp_audit.verify.plans.plan import AuditPlan
 from pdp_audit.verify.plans.privacy_report import plan as privacy_report
+from pdp_audit.verify.plans.randomized_response import plan as randomized_response
 
 PLANS: tuple[AuditPlan, ...] = (
     gaussian.PLAN,
@@ -21,6 +23,8 @@ PLANS: tuple[AuditPlan, ...] = (
     objpert.PLAN,
     privacy_report.PLAN,
     laplace.PLAN,
+    geometric.PLAN,
+    randomized_response.PLAN,
 )
 
 

@@ -4,13 +4,15 @@ Text in braces is filled from the run's parameters (:meth:`pdp_audit.verify.chec
 formula of ``tail-curve`` are the generic texts of its evidence constructor
 (:mod:`pdp_audit.verify.evidence.builders`).
 
-Every check is a guarantee about the deployed release Q(D) + b·Lap(0, 1)^d, b = Δ/ε (or the user's ``--scale``):
+Every check is a guarantee about the deployed release Q(D) + b·Lap(0, 1)^d, b = Δ/ε (or the user's ``--scale``;
+the mean: (sum, count) with the scales b_s, b_c of :mod:`pdp_audit.mechanisms.laplace_queries`):
 
 * ``dp-forward``, ``dp-reverse`` -- the (ε, δ)-DP claim (δ = 0 by default: pure DP) at the worst neighbour
-  (‖Δ_z‖_1 = C on one coordinate), both directions;
+  (‖Δ_z‖_1 = C on one coordinate; the mean's also moves the count; a histogram's moves one count), both directions;
 * ``loss-bound`` -- the bounded loss on which pure DP rests: |L(o)| ≤ ε for every release drawn in either world
   (Dwork & Roth 2014, Theorem 3.6; :mod:`pdp_audit.mechanisms.laplace` proves it);
-* ``tail-curve`` -- the pair's exact privacy profile δ(ε) = max(0, 1 − e^{(ε−η)/2});
+* ``tail-curve`` -- the pair's exact privacy profile δ(ε) = max(0, 1 − e^{(ε−η)/2}) (the mean's: the
+  two-coordinate profile of :func:`pdp_audit.mechanisms.laplace_queries.two_coordinate_delta`);
 * ``loss-consistency`` -- the privacy loss is the sampler's, on the draws that decide ``dp-*``;
 * ``pdp-median-individual`` -- the pure pDP ε_z = ‖Δ_z‖_1/b of a typical individual.
 """

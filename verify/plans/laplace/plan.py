@@ -16,7 +16,8 @@ def audit(config: LaplaceAuditConfig, executor=None, progress: bool = False):
 
 PLAN = AuditPlan(
     "laplace",
-    "Laplace mechanism on a count or L1-clipped sum of a real dataset, pure (ε, 0)-DP",
+    "Laplace mechanism on a count, L1-clipped sum, mean (noisy sum and count) or histogram of a real dataset, "
+    "pure (ε, 0)-DP",
     LaplaceAuditConfig,
     audit,
     CHECKS,
@@ -24,6 +25,10 @@ PLAN = AuditPlan(
     cost=0.3,
     quick={"trials": 20_000},
     smoke={"trials": 2000},
-    settings=(Setting({}, {"noise_multiplier": 0.5}),),
+    settings=(
+        Setting({}, {"noise_multiplier": 0.5}),
+        Setting({"query": "mean"}, {"noise_multiplier": 0.5}),
+        Setting({"query": "histogram"}, {"noise_multiplier": 0.5}),
+    ),
     bytes_per_trial=250,  # 1.5 × the 165 that benchmarks/memory.py measured
 )

@@ -1,0 +1,54 @@
+"""The geometric mechanism's checks, declared as data (Ghosh, Roughgarden & Sundararajan 2012).
+
+Text in braces is filled from the run's parameters (:meth:`pdp_audit.verify.checks.CheckSpec.fill`).  Every check is
+a guarantee about the deployed release Q(D) + Z, Z two-sided geometric of scale b = Δ/ε (or the user's ``--scale``):
+
+* ``dp-forward``, ``dp-reverse`` -- the (ε, δ)-DP claim (δ = 0 by default: pure DP) at the worst neighbour (a row
+  that moves the query by Δ), both directions;
+* ``loss-bound`` -- |L(o)| ≤ ε for every release drawn in either world (:mod:`pdp_audit.mechanisms.geometric`
+  proves it);
+* ``tail-curve`` -- the pair's exact privacy profile (the closed form of the same module);
+* ``loss-consistency`` -- the privacy loss is the sampler's, on the draws that decide ``dp-*``;
+* ``pdp-median-individual`` -- the pure pDP ε_z = |m_z|/b of a typical individual.
+"""
+
+from __future__ import annotations
+
+from pdp_audit.verify.checks import CheckSpec, declare
+
+SOURCE = "Ghosh, Roughgarden & Sundararajan 2012"
+
+CHECKS = declare(
+    CheckSpec(
+        "dp-forward",
+        "DP claim, δ_{{D‖D'}}(ε)",
+        "The mechanism is ({eps:g}, {delta:g})-DP: P_D(S) ≤ e^ε P_D'(S) + δ for all S",
+        "δ_{{D‖D'}}(ε) = P_D[L > ε] − e^ε P_D'[L > ε] ≤ δ",
+        "Definition D1; " + SOURCE,
+    ),
+    CheckSpec(
+        "dp-reverse",
+        "DP claim, δ_{{D'‖D}}(ε)",
+        "The mechanism is ({eps:g}, {delta:g})-DP: P_D'(S) ≤ e^ε P_D(S) + δ for all S",
+        "δ_{{D'‖D}}(ε) = P_D'[−L > ε] − e^ε P_D[−L > ε] ≤ δ",
+        "Definition D1; " + SOURCE,
+    ),
+    CheckSpec(
+        "loss-bound",
+        "Bounded privacy loss (pure DP)",
+        "Every release o has |L(o)| ≤ ε = {eps:g} (the loss of the deployed scale is bounded by Δ/b = {eta:.4g})",
+        "max over draws of |log P_D(o) − log P_D'(o)| ≤ ε",
+        SOURCE,
+    ),
+    CheckSpec("tail-curve", "Exact δ(ε) curve vs Monte Carlo", "", "", SOURCE),
+    CheckSpec(
+        "pdp-median-individual",
+        "pDP of the median individual",
+        "Row {index} (moves the query by |m_z| = {sensitivity:g}) has ({eps_i:.4g}, {delta:g})-pDP, ε_z = |m_z|/b",
+        "δ_{{D‖D−z}}(ε_z) ≤ δ",
+        "Definition D2; " + SOURCE,
+    ),
+)
+
+#: Ids a run builds beyond :data:`CHECKS`: the generic ``loss-consistency`` of the pair its DP claim is decided at.
+RUN_CHECKS = ("loss-consistency",)
