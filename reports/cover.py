@@ -72,6 +72,10 @@ def _identity_lines(run: Run) -> list[tuple[str, dict]]:
         ),
         (f"Data: {data}", {"size": 9.5}),
     ]
+    if run.clipping is not None and run.clipping.warning:  # the clip decides the release: said before the verdict
+        lines.append(
+            (f"Warning: {run.clipping.warning}", {"size": 9.5, "weight": "bold", "color": COLOURS["fail"], "width": 90})
+        )
     if c:
         lines.append(
             (

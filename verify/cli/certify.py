@@ -17,6 +17,7 @@ import argparse
 import time
 
 from pdp_audit.mechanisms.validation import shown
+from pdp_audit.verify.cli.warnings import print_warnings
 from pdp_audit.verify.config import WORKERS_OPTION
 from pdp_audit.verify.deployment import certify_deployment, load_deployment
 from pdp_audit.verify.outputs import check_outputs
@@ -71,6 +72,8 @@ def command_certify(args: argparse.Namespace) -> int:
     write_run_reports(run, report, args.json)
     if not args.quiet and args.json != "-":
         print_certificate(run, args.deployment, time.perf_counter() - start, report)
+    if not args.quiet:
+        print_warnings(run)
     return run.exit_code
 
 

@@ -73,8 +73,9 @@ class GaussianAuditConfig(AuditConfig):
             "query",
             "str",
             "sum",
-            "count of rows, or sum of rows clipped to L2 norm = --sensitivity (default: sum)",
-            choices=("sum", "count"),
+            "count of rows, sum of rows clipped to L2 norm = --sensitivity, or mean: that sum and the count released "
+            "together, σ split by the equal-μ rule (default: sum)",
+            choices=("sum", "count", "mean"),
         )
     )
     sigma: float | None = option(

@@ -16,7 +16,7 @@ def audit(config: GaussianAuditConfig, executor=None, progress: bool = False):
 
 PLAN = AuditPlan(
     "gaussian",
-    "Gaussian mechanism on a count or clipped sum of a real dataset",
+    "Gaussian mechanism on a count, clipped sum or mean (sum and count together) of a real dataset",
     GaussianAuditConfig,
     audit,
     CHECKS,
