@@ -8,6 +8,8 @@ pass, a deflated noise fails).
 
 import json
 import math
+import shutil
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -116,3 +118,19 @@ def test_mean_sigma_sets_the_sum_and_the_count_by_the_same_rule(tmp_path):
     assert p["sigma"] == 14 and p["sigma_count"] == pytest.approx(7.0)
     assert p["mu_joint"] == pytest.approx(math.hypot(2 / 14, 1 / 7), rel=1e-12)
     assert code == 0
+
+
+@pytest.mark.parametrize(("sigma", "expected"), [("5.3", 0), ("4.2", 1)])
+def test_the_mean_deployment_example_is_certified_and_its_deflated_variant_refused(tmp_path, sigma, expected):
+    """examples/deploy-gaussian-mean.toml at 2e4 trials: σ = 5.3 (above the calibrated 5.28) is certified; σ = 4.2
+    (δ(1) = 2.3e-4 at the joint μ) is refused."""
+    examples = Path(__file__).resolve().parent.parent / "examples"
+    text = (examples / "deploy-gaussian-mean.toml").read_text(encoding="utf-8")
+    assert "sigma = 5.3" in text and "trials = 1e6" in text
+    text = text.replace("trials = 1e6", "trials = 2e4").replace("sigma = 5.3", f"sigma = {sigma}")
+    (tmp_path / "deploy.toml").write_text(text, encoding="utf-8")
+    shutil.copy(examples / "deploy-data.csv", tmp_path / "deploy-data.csv")
+    out = tmp_path / "c.json"
+    code = main(["certify", str(tmp_path / "deploy.toml"), "--report", "none", "--json", str(out), "--quiet"])
+    doc = json.loads(out.read_text())
+    assert code == expected and doc["parameters"]["query"] == "mean"

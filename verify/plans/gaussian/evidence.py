@@ -181,6 +181,7 @@ def _mean_parameters(s: GaussianSetup) -> dict:
         return {}
     m = s.mean
     return {
+        "worst_case_target": "a row on the clip sphere, added: the sum moves by C, the count by 1",
         "sigma_count": m.sigma_count,
         "calibration_rule": "equal μ: σ_sum = √2·C·u, σ_count = √2·u, u = the claim's σ per unit sensitivity",
         "mu_sum": m.clip / m.sigma_sum,

@@ -24,6 +24,6 @@ PLAN = AuditPlan(
     cost=1.0,
     quick={"trials": 20_000},
     smoke={"trials": 2000},
-    settings=(Setting({}, {"sigma": 3.0}),),
+    settings=(Setting({}, {"sigma": 3.0}), Setting({"query": "mean"}, {"noise_multiplier": 0.8})),
     bytes_per_trial=170,  # 1.5 × the 112 that benchmarks/memory.py measured
 )
