@@ -199,7 +199,7 @@ def render_pdf(run: Run, path: str | Path) -> None:
             "CreationDate": None,
         }
         with PdfPages(path, metadata=metadata) as pdf:
-            save_pages(pdf, _pages(run))  # one figure open at a time
+            save_pages(pdf, run_pages(run))  # one figure open at a time
 
 
 def write_pdf(run: Run, path: str) -> None:
@@ -208,7 +208,8 @@ def write_pdf(run: Run, path: str) -> None:
         render_pdf(run, tmp)
 
 
-def _pages(run: Run):
+def run_pages(run: Run, provenance: bool = True):
+    """The run's pages in order; ``provenance=False`` leaves out the last (a session report states it once)."""
     yield cover_page(run)
     if cover_rows(run) < len(run.checks):
         yield cover_continued(run, cover_rows(run))
@@ -220,4 +221,5 @@ def _pages(run: Run):
         yield appendix_page(run)
         yield from (page() for page in check_pages(run.findings))
         yield from (figure_page(page) for page in run.pages if page.role == "paper")
-    yield provenance_page(run)
+    if provenance:
+        yield provenance_page(run)

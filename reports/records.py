@@ -259,6 +259,8 @@ class Run:
     none, such as a user's pair).  ``certified`` is set by
     ``pdp-audit certify``: what was certified (mechanism, parameters, claim, data fingerprint, code version).
     ``clipping``: the share of rows a clipping query changed, for the audits of such queries (None otherwise).
+    ``subject``: what the run audited when it is not a run of a named audit -- the test and assertion of the pytest
+    plugin's report -- stated once on its cover (None for ``pdp-audit run``).
     """
 
     mechanism: str
@@ -273,3 +275,4 @@ class Run:
     findings: Sequence[Check] | None = None
     certified: Mapping[str, Any] | None = None
     clipping: Clipping | None = None
+    subject: str | None = None
