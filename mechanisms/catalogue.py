@@ -6,11 +6,21 @@ and one line here.
 
 from __future__ import annotations
 
-from pdp_audit.mechanisms import analyze_gauss, gaussian, laplace, linreg, linreg_adaptive, objpert, privacy_report
+from pdp_audit.mechanisms import (
+    analyze_gauss,
+    gaussian,
+    gaussian_mean,
+    laplace,
+    linreg,
+    linreg_adaptive,
+    objpert,
+    privacy_report,
+)
 from pdp_audit.mechanisms.base import RegisteredMechanism
 
 MECHANISMS: tuple[RegisteredMechanism, ...] = (
     gaussian.GAUSSIAN,
+    gaussian_mean.GAUSSIAN_MEAN,
     analyze_gauss.ANALYZE_GAUSS,
     analyze_gauss.GOE_ANALYZE_GAUSS,
     objpert.OBJPERT,

@@ -40,7 +40,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from pdp_audit.mechanisms.base import World, check_world, neighbour_rows
+from pdp_audit.mechanisms.base import RegisteredMechanism, World, check_world, neighbour_rows
 from pdp_audit.mechanisms.gaussian import GaussianPair, Query
 from pdp_audit.mechanisms.validation import positive
 
@@ -146,3 +146,20 @@ class GaussianMeanMechanism:
         """μ_z of every row z: sqrt((‖clip_C(z)‖/σ_s)² + (1/σ_c)²)."""
         norms = np.linalg.norm(Query("sum", self.clip).clipped(np.atleast_2d(data)), axis=1)
         return np.hypot(norms / self.sigma_sum, 1.0 / self.sigma_count)
+
+
+def _example_pairs(rng: np.random.Generator) -> list[JointGaussianPair]:
+    data = rng.normal(size=(40, 3)) * 0.5
+    mechanism = GaussianMeanMechanism(1.0, sigma_sum=1.5, sigma_count=2.0)
+    return [
+        mechanism.pair(data, data[0], "remove"),
+        mechanism.pair(data, np.array([3.0, 0.0, 0.0]), "add"),  # clipped: the sum moves by C
+    ]
+
+
+GAUSSIAN_MEAN = RegisteredMechanism(
+    name="gaussian-mean",
+    description="Gaussian DP mean: a clipped sum and a count released together (joint loss; Balle & Wang 2018 at "
+    "the combined μ)",
+    example_pairs=_example_pairs,
+)

@@ -5,6 +5,11 @@ claim is audited at a worst-case neighbour (a row on the clip sphere, ‖Δ_z‖
 privacy loss L = log p_D(o)/p_D'(o) is N(η²/2, η²) under D with η = ‖Δ_z‖/σ ([RW] Theorem 22), so it
 depends on Δ_z only through ‖Δ_z‖ and this pair is the worst case for every dataset.
 
+With ``--query mean`` the release is the clipped sum and the count together
+(:mod:`pdp_audit.mechanisms.gaussian_mean`): the worst neighbour moves the sum by C and the count by 1, the loss is
+the sum of the two Gaussian losses, and every closed form below is read in the whitened units of that joint release
+(sensitivity μ = √(μ_sum² + μ_count²), σ = 1: :attr:`GaussianSetup.closed_form_scale`), where it is exact.
+
 σ is the analytic calibration (Balle & Wang 2018, Theorem 8), the user's ``--sigma``, or the classical
 σ = Δ√(2 log(1.25/δ))/ε (Dwork & Roth 2014, Theorem A.1) with ``--calibration classical``, which deploys that
 printed calibration and makes ``classical-calibration`` a guarantee
