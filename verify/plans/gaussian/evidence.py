@@ -157,7 +157,7 @@ def gaussian_run(config: GaussianAuditConfig, s: GaussianSetup, checks: Sequence
         "sigma": sigma,
         "calibrated_sigma": calibrated,
         "sigma_source": sigma_source(config),
-        "query_sensitivity": S,
+        "query_sensitivity": s.query.sensitivity,  # the sum's C for the mean (its joint μ: mu_joint)
         "dataset_description": dataset.description,
         "n_rows": int(len(rows)),
         "dimension": int(rows.shape[1]),
@@ -265,7 +265,7 @@ def gaussian_evidence(
         dp_check(_spec("dp-reverse", eps=eps, delta=delta), "D'||D", eps),
         loss_consistency_check(loss_d, loss_dp, guards=forward),
         builders.tail_curve_check(_spec("tail-curve"), tails, {"D||D'": exact_curve, "D'||D": exact_curve}, eps, delta),
-        _loss_law_check(loss_d, S, sigma),
+        _loss_law_check(loss_d, S, sigma, "μ = √(μ_sum² + μ_count²)" if s.mean is not None else "‖Δ‖/σ"),
         _attack_check(loss_d, loss_dp, S, sigma, eps, delta, config.alpha),
         _cor23_coverage_check(loss_d, S, sigma, config.rho),
         dp_check(_spec("cor23-pdp", delta=delta, eps_cor23=eps_cor23), "D||D'", eps_cor23),
@@ -290,10 +290,11 @@ def gaussian_evidence(
     return evidence
 
 
-def _loss_law_check(loss_d: np.ndarray, S: float, sigma: float):
+def _loss_law_check(loss_d: np.ndarray, S: float, sigma: float, eta: str):
+    """KS of the sampled loss against N(η²/2, η²); ``eta`` says what η is (‖Δ‖/σ, or the mean's joint μ)."""
     mean, sd = g.privacy_loss_law(S, sigma)
     return builders.loss_law_check(
-        _spec("loss-law"), loss_d, stats.norm(mean, sd).cdf, f"N(η²/2, η²), η = ‖Δ‖/σ = {sd:.4g}"
+        _spec("loss-law"), loss_d, stats.norm(mean, sd).cdf, f"N(η²/2, η²), η = {eta} = {sd:.4g}"
     )
 
 
