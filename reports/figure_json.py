@@ -40,7 +40,9 @@ FIGURE_TYPES = {
 
 def figure_to_dict(value: Any) -> Any:
     """``value`` (a figure record, or anything inside one) as JSON-ready data."""
-    if dataclasses.is_dataclass(value) and type(value).__name__ in FIGURE_TYPES:
+    if dataclasses.is_dataclass(value):
+        if FIGURE_TYPES.get(type(value).__name__) is not type(value):  # a new figure record must be listed above
+            raise TypeError(f"{type(value).__name__} is not a figure record of pdp_audit.reports.records")
         fields = {f.name: figure_to_dict(getattr(value, f.name)) for f in dataclasses.fields(value)}
         return {"figure": type(value).__name__, **fields}
     if isinstance(value, dict):

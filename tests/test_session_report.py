@@ -2,6 +2,7 @@
 :class:`Run` (checks with their δ(ε) profile and ROC, parameters, seed), its test named once on its cover; the
 figures travel with the records as exact JSON data (xdist) and stay out of the JSON document."""
 
+import dataclasses
 import json
 import math
 
@@ -32,6 +33,23 @@ def test_figures_round_trip_exactly_through_json():
     assert got.hi[1] == math.inf and got.exact is None and back.delta_claim == 1e-5
     roc = Roc([0.0, 0.1], [0.0, 0.3], 1.0, 1e-5, 0.25, 0.999, exact_points=((0.1, 0.2, 0.3),))
     assert figure_from_dict(json.loads(json.dumps(figure_to_dict(roc)))).exact_points == [[0.1, 0.2, 0.3]]
+
+
+def test_every_figure_type_of_the_records_is_serialisable():
+    """The records' Figure union and its parts are all known to the JSON form (a new one must be added there)."""
+    from typing import get_args
+
+    from pdp_audit.reports import records
+    from pdp_audit.reports.figure_json import FIGURE_TYPES
+
+    assert {cls.__name__ for cls in get_args(records.Figure)} <= set(FIGURE_TYPES)
+
+    @dataclasses.dataclass(frozen=True)
+    class Unknown:
+        x: float
+
+    with pytest.raises(TypeError, match="not a figure record"):
+        figure_to_dict(Unknown(1.0))
 
 
 @pytest.fixture(scope="module")
