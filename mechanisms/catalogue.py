@@ -9,6 +9,7 @@ from __future__ import annotations
 from pdp_audit.mechanisms import (
     analyze_gauss,
     gaussian,
+    gaussian_mean,
     geometric,
     laplace,
     laplace_queries,
@@ -22,6 +23,7 @@ from pdp_audit.mechanisms.base import RegisteredMechanism
 
 MECHANISMS: tuple[RegisteredMechanism, ...] = (
     gaussian.GAUSSIAN,
+    gaussian_mean.GAUSSIAN_MEAN,
     analyze_gauss.ANALYZE_GAUSS,
     analyze_gauss.GOE_ANALYZE_GAUSS,
     objpert.OBJPERT,

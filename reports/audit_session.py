@@ -3,6 +3,14 @@
 Records (one per assertion, see :mod:`pdp_audit.verify.pytest_plugin`) are sorted by (node id, index) and carry
 no timings, worker names or timestamps, so the same session gives byte-identical files with or
 without pytest-xdist.
+
+The PDF is drawn by the renderer of ``pdp-audit run`` (:func:`pdp_audit.reports.pdf.run_pages`): each assertion is
+rebuilt as the :class:`~pdp_audit.reports.records.Run` it was decided as -- its checks with their figures (a
+record carries each check's figure as data, :mod:`pdp_audit.reports.figure_json`), its parameters, seed and α -- so
+it gets the same cover (verdict banner, the pair's δ(ε) profile beside the attack's ROC where the checks have
+them, one row per guarantee), the same check pages, with the test's node id stated once on its cover.  A first
+page summarises the session (overall banner, one row per assertion); a last one gives the seeds and versions.
+The JSON keeps every record but the figures (as ``pdp-audit run --json`` does).
 """
 
 from __future__ import annotations
@@ -18,42 +26,65 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 from matplotlib.backends.backend_pdf import PdfPages  # noqa: E402
 
+from pdp_audit.reports.cover import VERDICT_TEXT  # noqa: E402
+from pdp_audit.reports.figure_json import figure_from_dict  # noqa: E402
 from pdp_audit.reports.json_report import check_from_dict, library_versions, package_version  # noqa: E402
-from pdp_audit.reports.page_text import COLOURS, RC, save_pages, text_block  # noqa: E402
-from pdp_audit.reports.pdf import check_pages  # noqa: E402
+from pdp_audit.reports.page_text import A4, COLOURS, RC, save_pages, text_block, verdict_banner  # noqa: E402
+from pdp_audit.reports.pdf import run_pages  # noqa: E402
 from pdp_audit.reports.publish import write_together  # noqa: E402
-from pdp_audit.reports.records import Check  # noqa: E402
+from pdp_audit.reports.records import Check, Run  # noqa: E402
 
 SCHEMA_VERSION = 1
 
 
 VERDICTS = ("pass", "inconclusive", "fail")
+EXIT_CODES = {"pass": 0, "fail": 1, "inconclusive": 3}
 
 
 def session_document(records: list[dict], verdict: str) -> dict:
     """The merged JSON document: the overall ``verdict`` (decided by the plugin), counts and the records
-    in (node id, index) order."""
+    in (node id, index) order, without the checks' figures (they are the PDF's)."""
     records = sorted(records, key=lambda r: (r["nodeid"], r["index"]))
     return {
         "schema": SCHEMA_VERSION,
         "tool": "pdp-audit pytest plugin",
         "verdict": verdict,
         "counts": {v: sum(r["verdict"] == v for r in records) for v in VERDICTS},
-        "assertions": records,
+        "assertions": [_without_figures(r) for r in records],
         "version": package_version(),
         "versions": library_versions(),
     }
 
 
-def _check_from_dict(record: dict, data: dict) -> Check:
-    """A :class:`Check` for :func:`pdp_audit.reports.pdf.check_pages`, its claim prefixed with the test and
-    assertion."""
+def _without_figures(record: dict) -> dict:
+    return {**record, "checks": [{k: v for k, v in c.items() if k != "figure"} for c in record["checks"]]}
+
+
+def _check(data: dict) -> Check:
+    """A decided check of a record, with its figure when the record carries one."""
     check = check_from_dict(data)
-    return replace(check, claim=f"(test {record['nodeid']}, assertion {record['index']}) {check.claim}")
+    figure = data.get("figure")
+    return check if figure is None else replace(check, figure=figure_from_dict(figure))
+
+
+def assertion_run(record: dict) -> Run:
+    """The :class:`Run` an assertion was decided as, rebuilt from its record (``subject``: its test and index)."""
+    return Run(
+        mechanism=record.get("mechanism") or record["kind"],
+        checks=tuple(_check(c) for c in record["checks"]),
+        verdict=record["verdict"],
+        exit_code=EXIT_CODES[record["verdict"]],
+        alpha=record["alpha"],
+        parameters=record.get("parameters") or {},
+        seed=record["seed"],
+        findings=(),
+        subject=f"Test {record['nodeid']}, assertion {record['index']}: {record['header']}",
+    )
 
 
 def _cover(doc: dict) -> plt.Figure:
-    fig = plt.figure(figsize=(8.27, 11.69))
+    """The session's first page: the overall verdict, then one row per assertion (its test named once)."""
+    fig = plt.figure(figsize=A4)
     counts = doc["counts"]
     y = text_block(
         fig,
@@ -61,23 +92,49 @@ def _cover(doc: dict) -> plt.Figure:
             ("pdp-audit — privacy assertions of a test session", {"size": 18, "weight": "bold", "gap": 0.01}),
             (
                 f"{len(doc['assertions'])} assertions: {counts['pass']} pass, {counts['inconclusive']} inconclusive, "
-                f"{counts['fail']} fail.  Overall: {doc['verdict'].upper()}.",
-                {"size": 10, "gap": 0.02},
+                f"{counts['fail']} fail. Each has its own pages below, drawn as `pdp-audit run` draws an audit.",
+                {"size": 10, "gap": 0.01},
             ),
         ],
     )
+    verdict_banner(fig, y, doc["verdict"], VERDICT_TEXT[doc["verdict"]])
+    y -= 0.085
+    for x, head in zip((0.07, 0.16, 0.86), ("assertion", "test and claim", "verdict")):
+        fig.text(x, y, head, fontsize=8.5, weight="bold", va="top")
+    y -= 0.02
     for r in doc["assertions"]:
-        lines = textwrap.wrap(f"{r['nodeid']} [{r['index']}]  {r['header']}", 95) or [""]
-        for i, line in enumerate(lines):
-            fig.text(0.07, y, line, fontsize=7.5, va="top")
-            if i == 0:
-                fig.text(
-                    0.86, y, r["verdict"].upper(), fontsize=7.5, va="top", weight="bold", color=COLOURS[r["verdict"]]
-                )
-            y -= 0.016
+        fig.text(0.07, y, f"[{r['index']}]", fontsize=7.5, va="top")
+        fig.text(0.86, y, r["verdict"].upper(), fontsize=7.5, va="top", weight="bold", color=COLOURS[r["verdict"]])
+        for line in textwrap.wrap(r["nodeid"], 88) + textwrap.wrap(r["header"], 88):
+            fig.text(0.16, y, line, fontsize=7.5, va="top")
+            y -= 0.015
+        y -= 0.006
         if y < 0.08:
-            fig.text(0.07, y, "… (continued on the check pages)", fontsize=7.5, va="top")
+            fig.text(0.07, y, "… (continued on the assertions' pages)", fontsize=7.5, va="top")
             break
+    return fig
+
+
+def _provenance(doc: dict) -> plt.Figure:
+    """The session's last page: every assertion's seed and α, the pdp-audit and library versions."""
+    fig = plt.figure(figsize=A4)
+    mono = {"size": 8, "family": "DejaVu Sans Mono"}
+    lines = [("Seeds and versions", {"size": 15, "weight": "bold", "gap": 0.01})]
+    for r in doc["assertions"]:
+        lines.append(
+            (f"{r['nodeid']} [{r['index']}]: seed {r['seed']}, α {r['alpha']:g}, trials {r['trials']:,}", mono)
+        )
+    lines.append(("", {}))
+    lines.append((f"pdp-audit {doc['version']}", mono))
+    lines.append(("versions: " + ", ".join(f"{k} {v}" for k, v in doc["versions"].items()), mono))
+    lines.append(
+        (
+            "Reproduce: an assertion's seed is derived from --audit-seed, its test's node id and its position in the "
+            "test; the same session gives the same numbers and a byte-identical report, with or without xdist.",
+            {"size": 9},
+        )
+    )
+    text_block(fig, lines)
     return fig
 
 
@@ -86,6 +143,14 @@ def session_report_paths(path: str | Path) -> tuple[Path, Path]:
     path = Path(path)
     base = path.with_suffix("") if path.suffix.lower() in (".pdf", ".json") else path
     return base.with_name(base.name + ".json"), base.with_name(base.name + ".pdf")
+
+
+def _session_pages(doc: dict, records: list[dict]):
+    """The session cover, every assertion's pages as ``pdp-audit run`` draws them, the seeds and versions."""
+    yield _cover(doc)
+    for record in sorted(records, key=lambda r: (r["nodeid"], r["index"])):
+        yield from run_pages(assertion_run(record), provenance=False)
+    yield _provenance(doc)
 
 
 def write_session_report(records: list[dict], verdict: str, path: Path) -> list[Path]:
@@ -97,8 +162,7 @@ def write_session_report(records: list[dict], verdict: str, path: Path) -> list[
     def render(tmp: Path) -> None:
         with plt.rc_context(RC):
             with PdfPages(tmp, metadata={"Creator": "pdp-audit", "Producer": "pdp-audit", "CreationDate": None}) as pdf:
-                checks = [_check_from_dict(r, c) for r in doc["assertions"] for c in r["checks"]]
-                save_pages(pdf, (page() for page in [lambda: _cover(doc), *check_pages(checks)]))
+                save_pages(pdf, _session_pages(doc, records))
 
     text = json.dumps(doc, indent=2, ensure_ascii=False, allow_nan=False) + "\n"
     write_together(str(pdf_path), str(json_path), render, text)

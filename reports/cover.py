@@ -84,10 +84,12 @@ def _identity_lines(run: Run) -> list[tuple[str, dict]]:
         title = f"pdp-audit black-box audit — {run.mechanism}"
     mono = {"size": 8.5, "family": "DejaVu Sans Mono"}
     data = p.get("dataset_description") or p.get("dataset") or p.get("data") or "—"
-    lines = [
-        (title, {"size": 18, "weight": "bold", "gap": 0.008}),
+    lines = [(title, {"size": 18, "weight": "bold", "gap": 0.008})]
+    if run.subject:
+        lines.append((run.subject, {"size": 9, "family": "DejaVu Sans Mono", "width": 92}))
+    lines += [
         (
-            f"Claim: ({fmt(p.get('epsilon'))}, {fmt(p.get('delta'))})-DP.   Seed {run.seed}.   "
+            f"Claim: {_claim_text(p)}.   Seed {run.seed}.   "
             f"Family-wise false-alarm probability α = {fmt(run.alpha)} (Holm over "
             f"{sum(x.statistical for x in run.checks)} statistical guarantees).",
             {"size": 9.5},
@@ -119,6 +121,10 @@ def _identity_lines(run: Run) -> list[tuple[str, dict]]:
         )
     if c and c.get("individuals"):
         lines.append((f"Per-instance: {len(c['individuals'])} individuals, each audited as her own pair.", {}))
+    if run.clipping is not None and run.clipping.warning:  # the clip decides the release: said before the verdict
+        lines.append(
+            (f"Warning: {run.clipping.warning}", {"size": 9.5, "weight": "bold", "color": COLOURS["fail"], "width": 90})
+        )
     if c:
         lines.append(
             (
@@ -137,6 +143,15 @@ def _identity_lines(run: Run) -> list[tuple[str, dict]]:
         lines.append((row, {"size": 6.5, "family": "DejaVu Sans Mono", "width": 160}))
     lines[-1] = (lines[-1][0], {**lines[-1][1], "gap": 0.012})
     return lines
+
+
+def _claim_text(p) -> str:
+    """The claim as the cover states it: (ε, δ)-DP, or the claim an assertion of the pytest plugin names (per-instance
+    DP, DP of a black box, the coverage of an event)."""
+    kind = p.get("claim")
+    if kind == "coverage":
+        return f"an event holds with probability ≥ 1 − ρ, ρ = {fmt(p.get('rho'))}"
+    return f"({fmt(p.get('epsilon'))}, {fmt(p.get('delta'))})-{kind if isinstance(kind, str) else 'DP'}"
 
 
 def _profile(run: Run):

@@ -102,11 +102,13 @@ def check_to_dict(check: Check) -> dict[str, Any]:
 def run_to_dict(run: Run) -> dict[str, Any]:
     """The JSON document of a run: verdict, guarantees, paper findings, parameters, per-instance summary, pages,
     seed, versions.  ``paper_findings`` is null when they were not asked for (not run), a list otherwise.
-    ``certified`` (what ``pdp-audit certify`` certified) is present in certificates only.  The document follows
+    ``certified`` (what ``pdp-audit certify`` certified) is present in certificates only; ``clipping`` (the
+    share of rows clipped) in the runs of clipping queries only.  The document follows
     the published JSON Schema :func:`run_schema` (``pdp-audit schema``)."""
     per_instance = run.per_instance.summary() if run.per_instance is not None else None
     findings = None if run.findings is None else [check_to_dict(c) for c in run.findings]
     certified = {} if run.certified is None else {"certified": run.certified}
+    clipping = {} if run.clipping is None else {"clipping": run.clipping.summary()}
     return clean(
         {
             "schema": SCHEMA_VERSION,
@@ -119,6 +121,7 @@ def run_to_dict(run: Run) -> dict[str, Any]:
             "paper_findings": findings,
             "parameters": run.parameters,
             "per_instance": per_instance,
+            **clipping,
             "pages": [{"title": page.title, "text": page.text, "role": page.role} for page in run.pages],
             "seed": run.seed,
             "version": package_version(),

@@ -21,7 +21,7 @@ from pdp_audit.reports.files import atomic_path  # noqa: E402
 from pdp_audit.reports.json_report import library_versions, package_version  # noqa: E402
 from pdp_audit.reports.page_text import A4, COLOURS, RC, fmt, fmt_ci, save_pages, text_block, text_height  # noqa: E402
 from pdp_audit.reports.plots import plot  # noqa: E402
-from pdp_audit.reports.records import Check, Page, Run  # noqa: E402
+from pdp_audit.reports.records import Check, Clipping, Page, Run  # noqa: E402
 
 
 def check_lines(check: Check) -> list[tuple[str, dict]]:
@@ -99,6 +99,33 @@ def figure_page(page: Page) -> plt.Figure:
     return fig
 
 
+#: Relative gap below the worst-case DP ε under which an individual's ε counts as the worst case (the per-instance
+#: ε are root-finds at sensitivities rounded to 12 decimals; a real gap is far larger).
+WORST_CASE_RTOL = 1e-9
+
+
+def per_instance_wording(epsilons: np.ndarray, dp_epsilon: float, clipping: Clipping | None) -> str:
+    """What the per-instance page says about who enjoys a smaller ε, from the numbers themselves: the share of
+    individuals strictly below the worst-case DP ε, and (for a clipping query) the share clipped to the bound."""
+    below = float(np.mean(epsilons < dp_epsilon * (1 - WORST_CASE_RTOL))) if epsilons.size else 0.0
+    clipped = ""
+    if clipping is not None:
+        clipped = f" {clipping.clipped} of {clipping.rows} rows ({clipping.share:.1%}) are clipped to the bound."
+    if below == 0:
+        if clipping is not None and clipping.clipped == clipping.rows:
+            why, clipped = f"every row ({clipping.rows} of {clipping.rows}) is clipped to the bound", ""
+        else:
+            why = "every row changes the query by the worst-case amount"
+        return (
+            f"Here {why}, so every individual has the worst-case ε: per-instance DP gives no one a smaller ε "
+            f"than the DP guarantee.{clipped}"
+        )
+    return (
+        f"{below:.1%} of individuals change the query less than the worst case (rows inside the clip ball) and so "
+        f"have a smaller ε than the worst-case DP guarantee; the other {1 - below:.1%} have the worst-case ε." + clipped
+    )
+
+
 def per_instance_page(run: Run) -> plt.Figure:
     """Every individual's exact pDP ε against the Corollary 23 bound, the DP ε and the claim."""
     pi = run.per_instance
@@ -110,10 +137,8 @@ def per_instance_page(run: Run) -> plt.Figure:
             ("Per-instance privacy: every individual's ε", {"size": 15, "weight": "bold"}),
             (
                 f"For each of the {eps.size} individuals z in the dataset, the exact per-instance ε at δ = "
-                f"{pi.delta:g}: the "
-                "analytic Gaussian ε at her own sensitivity ‖Δ_z‖ (Definition D2). Rows well inside the clip ball "
-                "change the "
-                "query less than the worst case, so they enjoy a smaller ε than the worst-case DP guarantee.",
+                f"{pi.delta:g}: the analytic Gaussian ε at her own {pi.sensitivity_label} (Definition D2). "
+                + per_instance_wording(eps, pi.dp_epsilon, run.clipping),
                 {"size": 9.5},
             ),
             (
@@ -177,7 +202,7 @@ def render_pdf(run: Run, path: str | Path) -> None:
             "CreationDate": None,
         }
         with PdfPages(path, metadata=metadata) as pdf:
-            save_pages(pdf, _pages(run))  # one figure open at a time
+            save_pages(pdf, run_pages(run))  # one figure open at a time
 
 
 def write_pdf(run: Run, path: str) -> None:
@@ -186,7 +211,8 @@ def write_pdf(run: Run, path: str) -> None:
         render_pdf(run, tmp)
 
 
-def _pages(run: Run):
+def run_pages(run: Run, provenance: bool = True):
+    """The run's pages in order; ``provenance=False`` leaves out the last (a session report states it once)."""
     yield cover_page(run)
     if cover_rows(run) < len(run.checks):
         yield cover_continued(run, cover_rows(run))
@@ -198,4 +224,5 @@ def _pages(run: Run):
         yield appendix_page(run)
         yield from (page() for page in check_pages(run.findings))
         yield from (figure_page(page) for page in run.pages if page.role == "paper")
-    yield provenance_page(run)
+    if provenance:
+        yield provenance_page(run)

@@ -212,6 +212,8 @@ class PerInstance:
     median: float
     max: float
     fraction_below_half_dp: float
+    #: What each individual's ε is computed at (the page's wording; not in the JSON).
+    sensitivity_label: str = "sensitivity ‖Δ_z‖"
 
     def summary(self) -> dict[str, float]:
         """The scalar fields (what the JSON report keeps)."""
@@ -226,6 +228,30 @@ class PerInstance:
 
 
 @_frozen
+class Clipping:
+    """How many rows the query's clip bound changed: ``clipped`` of ``rows`` had ``norm`` norm above ``bound``, a
+    ``share`` of them; ``warning`` is the sentence the report shows when the share is large (above 20%; else None)."""
+
+    clipped: int
+    rows: int
+    bound: float
+    norm: str
+    share: float
+    warning: str | None = None
+
+    def summary(self) -> dict[str, Any]:
+        """The JSON form."""
+        return {
+            "clipped_rows": self.clipped,
+            "rows": self.rows,
+            "clipped_share": self.share,
+            "clip": self.bound,
+            "norm": self.norm,
+            "warning": self.warning,
+        }
+
+
+@_frozen
 class Run:
     """The decided checks of one audit run, with the verdict and exit code :mod:`verify` assigned them.
 
@@ -233,6 +259,9 @@ class Run:
     in the papers, each with its own verdict, or None when they were not asked for (empty for an audit that has
     none, such as a user's pair).  ``certified`` is set by
     ``pdp-audit certify``: what was certified (mechanism, parameters, claim, data fingerprint, code version).
+    ``clipping``: the share of rows a clipping query changed, for the audits of such queries (None otherwise).
+    ``subject``: what the run audited when it is not a run of a named audit -- the test and assertion of the pytest
+    plugin's report -- stated once on its cover (None for ``pdp-audit run``).
     """
 
     mechanism: str
@@ -246,3 +275,5 @@ class Run:
     pages: Sequence[Page] = ()
     findings: Sequence[Check] | None = None
     certified: Mapping[str, Any] | None = None
+    clipping: Clipping | None = None
+    subject: str | None = None

@@ -164,8 +164,8 @@ BAD_DEPLOYMENTS = {
         "parameters.sigma must be a finite number > 0, got 'big'",
     ),
     "bad choice": (
-        f'mechanism = "gaussian"\n{CLAIM}[parameters]\nquery = "mean"\ndataset = "wine"\n',
-        "parameters.query must be one of 'sum', 'count', got 'mean'",
+        f'mechanism = "gaussian"\n{CLAIM}[parameters]\nquery = "median"\ndataset = "wine"\n',
+        "parameters.query must be one of 'sum', 'count', 'mean', got 'median'",
     ),
     "missing data file": (
         f'mechanism = "gaussian"\n{CLAIM}[parameters]\ndata = "nowhere.csv"\n',

@@ -43,7 +43,7 @@ from __future__ import annotations
 
 import json
 import zlib
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Sequence
 
@@ -163,7 +163,8 @@ def describe(checks, verdict: str, header: str, settings: Settings, trials: int)
 class DecidedAssertion:
     """One decided assertion, as the session records it: its ``kind`` (dp, pdp, blackbox, coverage or run), the
     ``header`` of its message, the decided ``checks`` and ``verdict``, and what decided them -- ``trials``, the
-    assertion's ``index`` in its test, its ``seed`` and ``alpha`` -- with the ``claim`` it asserted."""
+    assertion's ``index`` in its test, its ``seed`` and ``alpha`` -- with the ``claim`` it asserted; ``mechanism`` and
+    ``parameters`` are its run's (what the report's pages state, as ``pdp-audit run`` does)."""
 
     kind: str
     header: str
@@ -174,6 +175,8 @@ class DecidedAssertion:
     seed: int
     alpha: float
     claim: dict
+    mechanism: str = ""
+    parameters: dict = field(default_factory=dict)
 
 
 class PrivacyAudit:
@@ -200,13 +203,24 @@ class PrivacyAudit:
         index = self._taken()
         trials = int(run.parameters["trials"])
         decided = DecidedAssertion(
-            kind, header, list(run.checks), run.verdict, trials, index, run.seed, run.alpha, claim
+            kind,
+            header,
+            list(run.checks),
+            run.verdict,
+            trials,
+            index,
+            run.seed,
+            run.alpha,
+            claim,
+            run.mechanism,
+            dict(run.parameters),
         )
         return self._assert(decided)
 
     def _assert(self, decided: DecidedAssertion) -> "AuditOutcome":
         """Record one decided assertion and act on its verdict (fail; skip when inconclusive, unless strict)."""
-        from pdp_audit.reports.json_report import check_to_dict
+        from pdp_audit.reports.figure_json import figure_to_dict
+        from pdp_audit.reports.json_report import check_to_dict, clean
 
         checks, verdict = decided.checks, decided.verdict
         self.session.add(
@@ -220,7 +234,10 @@ class PrivacyAudit:
                 "seed": decided.seed,
                 "alpha": decided.alpha,
                 "claim": decided.claim,
-                "checks": [check_to_dict(c) for c in checks],
+                "mechanism": decided.mechanism,
+                "parameters": clean(decided.parameters),
+                # the figure travels with the record (xdist ships records as JSON) for the report's pages
+                "checks": [{**check_to_dict(c), "figure": figure_to_dict(c.figure)} for c in checks],
             }
         )
         shown = self.settings
@@ -323,8 +340,11 @@ class PrivacyAudit:
         header = f"run {audit} ({given or 'defaults'})"
         trials = int(cell.parameters.get("trials") or 0)
         claim = {"audit": audit, "options": dict(options), "cell_id": cell.cell_id}
+        parameters = {"audit": audit, **dict(cell.parameters)}
         return self._assert(
-            DecidedAssertion("run", header, decided, result["verdict"], trials, index, cell.seed, alpha, claim)
+            DecidedAssertion(
+                "run", header, decided, result["verdict"], trials, index, cell.seed, alpha, claim, audit, parameters
+            )
         )
 
     def assert_coverage(

@@ -22,6 +22,7 @@ import argparse
 import time
 
 from pdp_audit.mechanisms.validation import shown
+from pdp_audit.verify.cli.warnings import print_warnings
 from pdp_audit.verify.config import WORKERS_OPTION
 from pdp_audit.verify.deployment import load_deployment
 from pdp_audit.verify.joint_release import certify as certify_deployment
@@ -84,6 +85,8 @@ def command_certify(args: argparse.Namespace) -> int:
     write_run_reports(run, report, args.json)
     if not args.quiet and args.json != "-":
         print_certificate(run, args.deployment, time.perf_counter() - start, report)
+    if not args.quiet:
+        print_warnings(run)
     return run.exit_code
 
 

@@ -19,6 +19,7 @@ import traceback
 from pdp_audit.mechanisms.validation import InputError, one_line, quoted, shown
 from pdp_audit.verify.checks import without_findings
 from pdp_audit.verify.cli import benchmark, blackbox, certify, claims, examples, mutants, report, schema, sweep, tau
+from pdp_audit.verify.cli.warnings import print_warnings
 from pdp_audit.verify.config import WORKERS_OPTION
 from pdp_audit.verify.outputs import check_outputs
 from pdp_audit.verify.plans.arguments import Parser, add_run_arguments, configure_from_args, typed
@@ -128,6 +129,8 @@ def command_run(args: argparse.Namespace) -> int:
         print_summary(run, time.perf_counter() - start)
         if report.lower() != "none":
             print(f"  report: {shown(report)}")
+    if not args.quiet:
+        print_warnings(run)
     return run.exit_code
 
 

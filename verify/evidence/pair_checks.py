@@ -47,7 +47,7 @@ from pdp_audit.mechanisms.base import (
     release_epsilon,
 )
 from pdp_audit.verify.checks import CheckSpec, Evidence
-from pdp_audit.verify.evidence import builders
+from pdp_audit.verify.evidence import builders, pair_figures
 from pdp_audit.verify.evidence.pair_claims import (
     StreamedHockeyMean,
     importance_estimate,
@@ -291,7 +291,21 @@ def dp_checks(pair, epsilon: float, delta: float, trials: int, seed: int, per_in
             source,
         )
         checks.append(_claim_check(pair, spec, streamed, direction, (float(epsilon), float(delta)), (trials, seed)))
-    return checks
+    return checks[:-2] + _with_figures(checks[-2:], streamed.heads, float(epsilon), float(delta))
+
+
+def _with_figures(claims: list, heads: dict, epsilon: float, delta: float) -> list:
+    """The forward check with the pair's privacy profile, the reverse one with the attack's ROC
+    (:mod:`pdp_audit.verify.evidence.pair_figures`): the pictures a report shows beside the verdict."""
+    forward, reverse = claims
+    return [
+        replace(forward, make_figure=pair_figures.profile_figure(heads, epsilon, delta)).noted(
+            pair_figures.figure_note(heads, "plain Monte Carlo δ̂(ε) of both directions")
+        ),
+        replace(reverse, make_figure=pair_figures.roc_figure(heads, epsilon, delta)).noted(
+            pair_figures.figure_note(heads, "the ROC of the likelihood-ratio attack")
+        ),
+    ]
 
 
 def _claim_check(pair, spec: CheckSpec, streamed: StreamedLosses, direction: str, claim, budget) -> Evidence:

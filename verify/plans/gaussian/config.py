@@ -53,7 +53,9 @@ class GaussianAuditConfig(AuditConfig):
     """The options of ``pdp-audit run gaussian``: the claim, the mechanism, the data and the budget.
 
     The released value is the clipped sum (rows clipped to L2 norm ``sensitivity`` = C, its global sensitivity) or
-    the count of the rows, plus N(0, σ²I), σ = ``noise_multiplier`` × (``sigma``, or the calibration of the claim).
+    the count of the rows, plus N(0, σ²I), σ = ``noise_multiplier`` × (``sigma``, or the calibration of the claim);
+    or, for ``query = "mean"``, both together, the count's σ = the sum's σ / C (the equal-μ rule of
+    :mod:`pdp_audit.mechanisms.gaussian_mean`).
     """
 
     epsilon: float = option(CLAIM_EPSILON)
@@ -73,8 +75,9 @@ class GaussianAuditConfig(AuditConfig):
             "query",
             "str",
             "sum",
-            "count of rows, or sum of rows clipped to L2 norm = --sensitivity (default: sum)",
-            choices=("sum", "count"),
+            "count of rows, sum of rows clipped to L2 norm = --sensitivity, or mean: that sum and the count released "
+            "together, σ split by the equal-μ rule (default: sum)",
+            choices=("sum", "count", "mean"),
         )
     )
     sigma: float | None = option(

@@ -5,6 +5,11 @@ claim is audited at a worst-case neighbour (a row on the clip sphere, ‖Δ_z‖
 privacy loss L = log p_D(o)/p_D'(o) is N(η²/2, η²) under D with η = ‖Δ_z‖/σ ([RW] Theorem 22), so it
 depends on Δ_z only through ‖Δ_z‖ and this pair is the worst case for every dataset.
 
+With ``--query mean`` the release is the clipped sum and the count together
+(:mod:`pdp_audit.mechanisms.gaussian_mean`): the worst neighbour moves the sum by C and the count by 1, the loss is
+the sum of the two Gaussian losses, and every closed form below is read in the whitened units of that joint release
+(sensitivity μ = √(μ_sum² + μ_count²), σ = 1: :attr:`GaussianSetup.closed_form_scale`), where it is exact.
+
 σ is the analytic calibration (Balle & Wang 2018, Theorem 8), the user's ``--sigma``, or the classical
 σ = Δ√(2 log(1.25/δ))/ε (Dwork & Roth 2014, Theorem A.1) with ``--calibration classical``, which deploys that
 printed calibration and makes ``classical-calibration`` a guarantee
@@ -32,8 +37,10 @@ from pdp_audit.audits.coverage import coverage_of
 from pdp_audit.audits.engine import block_rng, sample_privacy_loss
 from pdp_audit.audits.tails import both_directions
 from pdp_audit.mechanisms import gaussian as g
+from pdp_audit.mechanisms import gaussian_mean as gm
+from pdp_audit.mechanisms.clipping import clipped_rows
 from pdp_audit.mechanisms.datasets import Dataset, load_csv, load_shipped, standardize, synthetic_rows
-from pdp_audit.reports.records import Check, Run
+from pdp_audit.reports.records import Check, Clipping, Run
 from pdp_audit.verify.checks import CheckSpec, Evidence, finalize, make_run
 from pdp_audit.verify.evidence import builders
 from pdp_audit.verify.evidence.dp_claim import DpClaim, Draws
@@ -75,27 +82,62 @@ def epsilon_grid(sigma: float, sensitivity: float, delta: float, extra: list[flo
 
 @dataclass(frozen=True)
 class GaussianSetup:
-    """The audited mechanism on its data: the rows the query sees and the calibrated σ."""
+    """The audited mechanism on its data: the rows the query sees and the calibrated σ.
+
+    For ``--query mean`` (the sum and the count released together), ``query`` is the clipped sum, ``sigma`` and
+    ``calibrated`` are the sum's σ, and ``mean`` is the joint mechanism (its count's σ is ``sigma / C``).
+    """
 
     dataset: Dataset
     rows: np.ndarray
     query: g.Query
     calibrated: float
     sigma: float
+    mean: gm.GaussianMeanMechanism | None = None
 
     @property
-    def mechanism(self) -> g.GaussianMechanism:
-        return g.GaussianMechanism(self.query, self.sigma)
+    def mechanism(self) -> g.GaussianMechanism | gm.GaussianMeanMechanism:
+        return self.mean if self.mean is not None else g.GaussianMechanism(self.query, self.sigma)
+
+    @property
+    def closed_form_scale(self) -> tuple[float, float]:
+        """(sensitivity, σ) of the isotropic Gaussian closed forms at the worst neighbour: the query's (Δ, σ), or for
+        the mean the whitened joint release's (μ, 1) (:mod:`pdp_audit.mechanisms.gaussian_mean`)."""
+        if self.mean is not None:
+            return self.mean.worst_mu, 1.0
+        return self.query.sensitivity, self.sigma
 
 
 def setup(config: GaussianAuditConfig) -> GaussianSetup:
     """Load ``config``'s data and calibrate σ (unless ``--sigma`` fixes it); the noise multiplier scales either."""
     dataset, rows = load_rows(config)
+    if config.query == "mean":
+        return _mean_setup(config, dataset, rows)
     query = g.Query(config.query, config.sensitivity if config.query == "sum" else 1.0)
     calibrate = g.classical_sigma if config.deploys_classical else g.analytic_sigma
     calibrated = calibrate(config.epsilon, config.delta, query.sensitivity)
     sigma = (config.sigma if config.sigma is not None else calibrated) * config.noise_multiplier
     return GaussianSetup(dataset, rows, query, calibrated, sigma)
+
+
+def _calibrated_unit_sigma(config: GaussianAuditConfig) -> float:
+    """Noise per unit sensitivity of the joint release: 1/μ of the claim (analytic or classical calibration)."""
+    calibrate = g.classical_sigma if config.deploys_classical else g.analytic_sigma
+    return calibrate(config.epsilon, config.delta, 1.0)
+
+
+def _mean_setup(config: GaussianAuditConfig, dataset: Dataset, rows: np.ndarray) -> GaussianSetup:
+    """The mean's sum and count σ by the equal-μ rule (:func:`pdp_audit.mechanisms.gaussian_mean.equal_mu_sigmas`),
+    from the calibration or from ``--sigma`` (the sum's σ), times the noise multiplier."""
+    clip = config.sensitivity
+    calibrated_sum, calibrated_count = gm.equal_mu_sigmas(_calibrated_unit_sigma(config), clip)
+    if config.sigma is None:
+        sigma_sum, sigma_count = calibrated_sum, calibrated_count
+    else:
+        sigma_sum, sigma_count = config.sigma, config.sigma / clip
+    m = config.noise_multiplier
+    mean = gm.GaussianMeanMechanism(clip, sigma_sum * m, sigma_count * m)
+    return GaussianSetup(dataset, rows, g.Query("sum", clip), calibrated_sum, sigma_sum * m, mean)
 
 
 def run_gaussian_audit(config: GaussianAuditConfig, executor: Executor | None = None, progress: bool = False) -> Run:
@@ -107,21 +149,26 @@ def run_gaussian_audit(config: GaussianAuditConfig, executor: Executor | None = 
 
 def gaussian_run(config: GaussianAuditConfig, s: GaussianSetup, checks: Sequence[Check]) -> Run:
     """The run record of decided ``checks``: parameters and the per-instance summary of every individual."""
-    rows, dataset, sigma, calibrated, S = s.rows, s.dataset, s.sigma, s.calibrated, s.query.sensitivity
+    rows, dataset, sigma, calibrated = s.rows, s.dataset, s.sigma, s.calibrated
+    S, closed_sigma = s.closed_form_scale
     sensitivities = s.mechanism.per_instance_sensitivities(rows)
     parameters = {
         **asdict(config),
         "sigma": sigma,
         "calibrated_sigma": calibrated,
         "sigma_source": sigma_source(config),
-        "query_sensitivity": S,
+        "query_sensitivity": s.query.sensitivity,  # the sum's C for the mean (its joint μ: mu_joint)
         "dataset_description": dataset.description,
         "n_rows": int(len(rows)),
         "dimension": int(rows.shape[1]),
         "worst_case_target": "a row on the clip sphere (‖Δ_z‖ = C), added",
+        **_mean_parameters(s),
     }
-    per_instance = per_instance_record(sensitivities, config.delta, sigma, S, config.epsilon)
-    return make_run(
+    label = "sensitivity ‖Δ_z‖"
+    if s.mean is not None:
+        label = "whitened sensitivity μ_z = √((‖clip_C(z)‖/σ_sum)² + (1/σ_count)²) (sum and count together)"
+    per_instance = per_instance_record(sensitivities, config.delta, closed_sigma, S, config.epsilon, label)
+    run = make_run(
         "gaussian",
         checks,
         config.alpha,
@@ -130,6 +177,32 @@ def gaussian_run(config: GaussianAuditConfig, s: GaussianSetup, checks: Sequence
         per_instance=per_instance,
         paper_claims=config.paper_claims,
     )
+    return replace(run, clipping=clipping_record(rows, s.query))
+
+
+def _mean_parameters(s: GaussianSetup) -> dict:
+    """The mean's own parameters: the count's σ, each part's μ and the joint μ (none for a sum or a count)."""
+    if s.mean is None:
+        return {}
+    m = s.mean
+    return {
+        "worst_case_target": "a row on the clip sphere, added: the sum moves by C, the count by 1",
+        "sigma_count": m.sigma_count,
+        "calibration_rule": "equal μ: σ_sum = √2·C·u, σ_count = √2·u, u = the claim's σ per unit sensitivity",
+        "mu_sum": m.clip / m.sigma_sum,
+        "mu_count": 1 / m.sigma_count,
+        "mu_joint": m.worst_mu,
+        "released": "noisy clipped sum and noisy count together (mean = their ratio, post-processing)",
+    }
+
+
+def clipping_record(rows: np.ndarray, query: g.Query) -> Clipping | None:
+    """The share of rows the sum's L2 clip changes (:func:`pdp_audit.mechanisms.clipping.clipped_rows`); None for a
+    count, which clips nothing."""
+    if query.kind == "count":
+        return None
+    counted = clipped_rows(rows, query.clip, order=2)
+    return Clipping(counted.clipped, counted.rows, counted.bound, counted.norm, counted.share, counted.warning)
 
 
 def sigma_source(config: GaussianAuditConfig) -> str:
@@ -142,6 +215,8 @@ def sigma_source(config: GaussianAuditConfig) -> str:
         )
     else:
         source = "analytic Gaussian calibration to the claim"
+    if config.query == "mean":
+        source += ", for the sum; the count's σ = σ/C (equal-μ rule)"
     if config.noise_multiplier != 1.0:
         source += f", times the noise multiplier {config.noise_multiplier:g} (the claim kept)"
     return source
@@ -151,13 +226,13 @@ def gaussian_evidence(
     config: GaussianAuditConfig, s: GaussianSetup, executor: Executor | None = None, progress: bool = False
 ) -> list[Evidence]:
     """The evidence of every check, not yet decided (a sweep decides it at its own per-cell α)."""
-    rows, query, sigma, mechanism = s.rows, s.query, s.sigma, s.mechanism
-    S = query.sensitivity
+    rows, query, mechanism = s.rows, s.query, s.mechanism
+    S, sigma = s.closed_form_scale  # closed forms of the (whitened, for the mean) isotropic Gaussian release
     eps, delta, n, seed = config.epsilon, config.delta, config.trials, config.seed
 
-    # The worst-case neighbour: add a row on the clip sphere, so ‖Δ_z‖ = S.
+    # The worst-case neighbour: add a row on the clip sphere, so ‖Δ_z‖ = C (the sum's) or 1 (the count's).
     target = np.zeros(rows.shape[1])
-    target[0] = S
+    target[0] = query.sensitivity
     pair = mechanism.pair(rows, target, "add")
 
     def losses(p, stream):
@@ -190,7 +265,7 @@ def gaussian_evidence(
         dp_check(_spec("dp-reverse", eps=eps, delta=delta), "D'||D", eps),
         loss_consistency_check(loss_d, loss_dp, guards=forward),
         builders.tail_curve_check(_spec("tail-curve"), tails, {"D||D'": exact_curve, "D'||D": exact_curve}, eps, delta),
-        _loss_law_check(loss_d, S, sigma),
+        _loss_law_check(loss_d, S, sigma, "μ = √(μ_sum² + μ_count²)" if s.mean is not None else "‖Δ‖/σ"),
         _attack_check(loss_d, loss_dp, S, sigma, eps, delta, config.alpha),
         _cor23_coverage_check(loss_d, S, sigma, config.rho),
         dp_check(_spec("cor23-pdp", delta=delta, eps_cor23=eps_cor23), "D||D'", eps_cor23),
@@ -199,28 +274,27 @@ def gaussian_evidence(
     ]
     classical = _spec(
         "classical-calibration",
-        sigma_classical=g.classical_sigma(eps, delta, S),
+        sigma_classical=g.classical_sigma(eps, delta, 1.0 if s.mean is not None else S),
         eps=eps,
         delta=delta,
     )
     if config.deploys_classical:
         evidence.append(
-            _classical_calibration_check(
-                classical.deployed("--calibration classical"), query, rows, target, config, executor
-            )
+            _classical_calibration_check(classical.deployed("--calibration classical"), s, target, config, executor)
         )
     if config.paper_claims:
         evidence.append(dp_check(_spec("classical-epsilon", delta=delta, eps_classical=eps_app_d), "D||D'", eps_app_d))
         if not config.deploys_classical:
-            evidence.append(_classical_calibration_check(classical, query, rows, target, config, executor))
+            evidence.append(_classical_calibration_check(classical, s, target, config, executor))
         evidence.append(_example4_check(config))
     return evidence
 
 
-def _loss_law_check(loss_d: np.ndarray, S: float, sigma: float):
+def _loss_law_check(loss_d: np.ndarray, S: float, sigma: float, eta: str):
+    """KS of the sampled loss against N(η²/2, η²); ``eta`` says what η is (‖Δ‖/σ, or the mean's joint μ)."""
     mean, sd = g.privacy_loss_law(S, sigma)
     return builders.loss_law_check(
-        _spec("loss-law"), loss_d, stats.norm(mean, sd).cdf, f"N(η²/2, η²), η = ‖Δ‖/σ = {sd:.4g}"
+        _spec("loss-law"), loss_d, stats.norm(mean, sd).cdf, f"N(η²/2, η²), η = {eta} = {sd:.4g}"
     )
 
 
@@ -274,16 +348,26 @@ def _pair_check(spec: CheckSpec, pair, sigma: float, sensitivity: float, epsilon
     )
 
 
-def _classical_calibration_check(spec: CheckSpec, query, rows, target, config, executor):
-    """Dwork & Roth's σ = Δ√(2 log(1.25/δ))/ε gives (ε, δ)-DP at the worst-case neighbour (proved for ε < 1)."""
+def _classical_calibration_check(spec: CheckSpec, s: GaussianSetup, target, config, executor):
+    """Dwork & Roth's σ = Δ√(2 log(1.25/δ))/ε gives (ε, δ)-DP at the worst-case neighbour (proved for ε < 1); for
+    the mean, the joint release at that σ per unit sensitivity, split by the equal-μ rule."""
+    query, rows = s.query, s.rows
+    if s.mean is not None:
+        unit = g.classical_sigma(config.epsilon, config.delta, 1.0)
+        mean = gm.GaussianMeanMechanism(query.clip, *gm.equal_mu_sigmas(unit, query.clip))
+        pair = mean.pair(rows, target, "add")
+        return _pair_check(spec, pair, 1.0, mean.worst_mu, config.epsilon, config, "classical", executor)
     sigma_c = g.classical_sigma(config.epsilon, config.delta, query.sensitivity)
     pair = g.GaussianMechanism(query, sigma_c).pair(rows, target, "add")
     return _pair_check(spec, pair, sigma_c, query.sensitivity, config.epsilon, config, "classical", executor)
 
 
-def _theorem22_check(pair: g.GaussianPair, seed: int, size: int = 100_000):
+def _theorem22_check(pair, seed: int, size: int = 100_000):
+    """Theorem 22's formula against the density ratio; the mean's joint pair is read through its whitened view
+    (unit noise, :meth:`pdp_audit.mechanisms.gaussian_mean.JointGaussianPair.whitened`), its loss from its densities."""
     outputs = pair.sample("D", size, block_rng(seed, "theorem22", 0))
-    formula = g.ex_post_pdp(outputs, pair.q_d, pair.delta_z, pair.sigma)
+    seen, isotropic = pair.whitened(outputs) if hasattr(pair, "whitened") else (outputs, pair)
+    formula = g.ex_post_pdp(seen, isotropic.q_d, isotropic.delta_z, isotropic.sigma)
     exact = np.abs(pair.privacy_loss(outputs))
     error = float(np.max(np.abs(formula - exact) / np.maximum(1.0, exact)))
     return builders.exact_check(
@@ -332,7 +416,7 @@ def _example4_check(config: GaussianAuditConfig, size: int = 100_000):
     )
 
 
-def _per_instance_check(mechanism: g.GaussianMechanism, rows: np.ndarray, config: GaussianAuditConfig, executor):
+def _per_instance_check(mechanism, rows: np.ndarray, config: GaussianAuditConfig, executor):
     """The pDP claim of a typical individual (median sensitivity, removed from D), audited like DP."""
     sens = mechanism.per_instance_sensitivities(rows)
     index = int(np.argsort(sens)[len(sens) // 2])

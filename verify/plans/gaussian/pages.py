@@ -9,7 +9,12 @@ from pdp_audit.reports.records import PerInstance
 
 
 def per_instance_record(
-    sensitivities: np.ndarray, delta: float, sigma: float, sensitivity: float, claim_epsilon: float
+    sensitivities: np.ndarray,
+    delta: float,
+    sigma: float,
+    sensitivity: float,
+    claim_epsilon: float,
+    label: str = "sensitivity ‖Δ_z‖",
 ) -> PerInstance:
     """Each individual's exact pDP ε at δ and Corollary 23's bound, both at her own sensitivity ‖Δ_z‖
     (``sensitivities``), against the mechanism's DP ε at the global ``sensitivity`` and the claimed ε
@@ -26,4 +31,5 @@ def per_instance_record(
         median=float(np.median(epsilons)),
         max=float(np.max(epsilons)),
         fraction_below_half_dp=float(np.mean(epsilons < 0.5 * dp_epsilon)),
+        sensitivity_label=label,
     )

@@ -16,7 +16,7 @@ def audit(config: GaussianAuditConfig, executor=None, progress: bool = False):
 
 PLAN = AuditPlan(
     "gaussian",
-    "Gaussian mechanism on a count or clipped sum of a real dataset",
+    "Gaussian mechanism on a count, clipped sum or mean (sum and count together) of a real dataset",
     GaussianAuditConfig,
     audit,
     CHECKS,
@@ -24,6 +24,6 @@ PLAN = AuditPlan(
     cost=1.0,
     quick={"trials": 20_000},
     smoke={"trials": 2000},
-    settings=(Setting({}, {"sigma": 3.0}),),
+    settings=(Setting({}, {"sigma": 3.0}), Setting({"query": "mean"}, {"noise_multiplier": 0.8})),
     bytes_per_trial=170,  # 1.5 × the 112 that benchmarks/memory.py measured
 )
