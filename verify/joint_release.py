@@ -20,10 +20,11 @@
 Each release is an audit's config (every option, default and rule of ``pdp-audit run NAME``; errors name
 ``release[i].parameters.key``), and states the noise it ships (``sigma``, ``scale``): a release is never calibrated
 to the joint claim.  Each release gives its **worst-case neighbouring pair** (:data:`WORST_CASE_PAIRS`: the pair
-its own audit decides, one row added on the clip sphere with all its mass on one coordinate) and the joint release
-is their **product pair** (:class:`ProductPair`): the releases concatenated, each with its own independent noise,
-and the privacy loss the sum of the releases' losses (composition).  It is decided by exactly the checks of
-``pdp_audit.audit_pair`` (:func:`pdp_audit.verify.evidence.pair_checks.validated_dp_checks`).
+its own audit decides, the ``worst_case_pair`` of its evidence module: for a sum, one row added on the clip sphere
+with all its mass on one coordinate; for a mean, that row counted too; for a histogram, one row in one bin) and the
+joint release is their **product pair** (:class:`ProductPair`): the releases concatenated, each with its own
+independent noise, and the privacy loss the sum of the releases' losses (composition).  It is decided by exactly
+the checks of ``pdp_audit.audit_pair`` (:func:`pdp_audit.verify.evidence.pair_checks.validated_dp_checks`).
 
 **Why the product of worst-case pairs is the right neighbour.**  A neighbouring dataset differs in one row z, and
 every release sees that same z; with independent noise the joint pair at z is the product of the releases' pairs at
@@ -60,24 +61,15 @@ PROFILE_DRAWS = 100_000
 
 
 def _gaussian_pair(config: Any) -> Any:
-    from pdp_audit.verify.plans.gaussian.evidence import setup
+    from pdp_audit.verify.plans.gaussian.evidence import setup, worst_case_pair
 
-    s = setup(config)
-    return s.mechanism.pair(s.rows, _on_first_axis(s.rows, s.query.sensitivity), "add")
+    return worst_case_pair(setup(config))[1]
 
 
 def _laplace_pair(config: Any) -> Any:
-    from pdp_audit.verify.plans.laplace.evidence import setup
+    from pdp_audit.verify.plans.laplace.evidence import setup, worst_case_pair
 
-    s = setup(config)
-    return s.mechanism.pair(s.rows, _on_first_axis(s.rows, s.query.sensitivity), "add")
-
-
-def _on_first_axis(rows: np.ndarray, sensitivity: float) -> np.ndarray:
-    """The worst-case row the audits add: all of the clip bound on the first coordinate."""
-    target = np.zeros(rows.shape[1])
-    target[0] = sensitivity
-    return target
+    return worst_case_pair(setup(config))
 
 
 @dataclass(frozen=True)

@@ -27,7 +27,7 @@ from __future__ import annotations
 
 from concurrent.futures import Executor
 from dataclasses import asdict, dataclass, replace
-from typing import Sequence
+from typing import Any, Sequence
 
 import numpy as np
 from scipy import stats
@@ -222,18 +222,24 @@ def sigma_source(config: GaussianAuditConfig) -> str:
     return source
 
 
+def worst_case_pair(s: GaussianSetup) -> tuple[np.ndarray, Any]:
+    """The worst-case neighbour (the row added, and the pair): a row on the clip sphere, so ‖Δ_z‖ = C (the sum's
+    and the mean's) or 1 (the count's).  The audit decides it; a joint release (:mod:`pdp_audit.verify.joint_release`)
+    takes it as this release's part."""
+    target = np.zeros(s.rows.shape[1])
+    target[0] = s.query.sensitivity
+    return target, s.mechanism.pair(s.rows, target, "add")
+
+
 def gaussian_evidence(
     config: GaussianAuditConfig, s: GaussianSetup, executor: Executor | None = None, progress: bool = False
 ) -> list[Evidence]:
     """The evidence of every check, not yet decided (a sweep decides it at its own per-cell α)."""
-    rows, query, mechanism = s.rows, s.query, s.mechanism
+    rows, mechanism = s.rows, s.mechanism
     S, sigma = s.closed_form_scale  # closed forms of the (whitened, for the mean) isotropic Gaussian release
     eps, delta, n, seed = config.epsilon, config.delta, config.trials, config.seed
 
-    # The worst-case neighbour: add a row on the clip sphere, so ‖Δ_z‖ = C (the sum's) or 1 (the count's).
-    target = np.zeros(rows.shape[1])
-    target[0] = query.sensitivity
-    pair = mechanism.pair(rows, target, "add")
+    target, pair = worst_case_pair(s)
 
     def losses(p, stream):
         return (

@@ -138,12 +138,18 @@ def exact_profile(pair: lap.LaplacePair) -> pure.Profile:
     return pure.Profile()
 
 
+def worst_case_pair(s: LaplaceSetup) -> lap.LaplacePair:
+    """The worst-case neighbour's pair (:func:`_worst_target` added): the audit decides it; a joint release
+    (:mod:`pdp_audit.verify.joint_release`) takes it as this release's part."""
+    return s.mechanism.pair(s.rows, _worst_target(s), "add")
+
+
 def laplace_evidence(
     config: LaplaceAuditConfig, s: LaplaceSetup, executor: Executor | None = None, progress: bool = False
 ) -> list[Evidence]:
     """The evidence of every check, not yet decided."""
     eps, delta = config.epsilon, config.delta
-    pair = s.mechanism.pair(s.rows, _worst_target(s), "add")
+    pair = worst_case_pair(s)
     loss_bound = _spec("loss-bound", eps=eps, eta=pair.loss_bound)
     if isinstance(s.query, lq.MeanQuery):  # two scales: the bound is the sum over the released parts
         loss_bound = replace(
