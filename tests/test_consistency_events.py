@@ -113,6 +113,17 @@ def test_a_loss_written_for_a_sigma_three_percent_too_large_fails():
     assert verdict == "pass", text
 
 
+def test_a_loss_for_sigma_three_percent_too_large_fails_at_the_default_budget_without_a_view():
+    """No view, η = 1: the loss for 1.03σ puts δ(2) at 0.0153 where the sampler's is 0.0209 (exact), above the claim
+    0.018, and the bounded mean's interval [0.0134, 0.0172] would pass it (it did, 4 of 4 seeds, before the scale
+    identity); the scale identity (audits/consistency_scale.py) fails loss-consistency at 1e5 (4 of 4 seeds)."""
+    assert analytic_delta(2.0, 1.0) > 0.018 * 1.15
+    verdict, checks, text = _verdicts(Shift(1.0, loss_sigma=1.03), 2.0, 0.018)
+    assert verdict == "fail" and checks["loss-consistency"] == "fail", text
+    verdict, _, text = _verdicts(Shift(1.0), 2.0, 0.03)
+    assert verdict == "pass", text
+
+
 def test_the_events_stream_with_the_numbers_of_the_draws_in_memory():
     """Block by block (the plugin's path) or all at once: the same test, the same numbers."""
     from pdp_audit.audits.consistency_output import event_consistency

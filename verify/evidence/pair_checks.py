@@ -8,10 +8,13 @@
   written for another σ, another neighbour or swapped worlds, clipped, blind to a rare branch or to truncation,
   or the loss of a post-processing of the release (a coordinate or a report ignored) fails here, whatever its
   tails claim.
-* ``noise-view`` -- where a pair exposes the Gaussian noise-level view that importance sampling relies on
-  (:func:`pdp_audit.audits.rare.noise_view`), releases through the view and through ``sample`` must have the same
-  privacy-loss law: two-sample Kolmogorov–Smirnov on the losses of both, and Mood's test of equal scale (a view a
-  few per cent narrower than the sampler moves δ's tail most and hides from KS).
+* ``noise-view`` -- where a pair exposes a noise view that importance sampling relies on (Gaussian:
+  :func:`pdp_audit.audits.rare.noise_view`; Laplace or two-sided geometric: :mod:`pdp_audit.audits.tilting`),
+  releases through the view and through ``sample`` must have the same privacy-loss law: two-sample
+  Kolmogorov–Smirnov on the losses of both, and Mood's test of equal scale (a view a few per cent narrower than the
+  sampler moves δ's tail most and hides from KS); where the view adds its noise to a centre per world, also the
+  view's exact loss against ``privacy_loss`` and a one-sample scale test of ``sample()``'s noise
+  (:mod:`pdp_audit.audits.view_structure`).
 
 Malformed releases or losses (shape, NaN, impossible infinities) never reach a check: sampling raises
 :class:`pdp_audit.mechanisms.base.MalformedPair` (:class:`pdp_audit.audits.engine.PrivacyLossSampler`), and the
@@ -80,9 +83,11 @@ PAIR_LOSS_CONSISTENCY = CheckSpec(
 NOISE_VIEW = CheckSpec(
     "noise-view",
     "The noise view releases what sample() releases",
-    "release_from_noise(world, σ ⊙ w), w ~ N(0, I), has the law of sample(world): the importance sampler "
-    "draws from the view, the claim is about sample()",
-    "KS two-sample statistic between privacy losses via the view and via sample(), both worlds",
+    "release_from_noise(world, n), n of the declared noise law (Gaussian σ ⊙ w, w ~ N(0, I); Laplace or two-sided "
+    "geometric of scale b), has the law of sample(world): the importance sampler draws from the view, the claim is "
+    "about sample()",
+    "KS and Mood's scale test between privacy losses via the view and via sample(), both worlds; for a view that adds "
+    "its noise to a centre: privacy_loss = the view's exact loss, and sample()'s noise has the declared law",
     "the noise view importance sampling draws from (release_from_noise)",
 )
 
