@@ -31,7 +31,8 @@ HINT = re.compile(r"About ([0-9.]+e[+-]?[0-9]+) samples per world \(now ([0-9.]+
 def cases() -> list[tuple[str, object, float, float, int]]:
     """(name, pair, ε, δ, trials) at budgets where each is inconclusive (or close to it)."""
     by_id = {m.id: m for m in zoo.MUTANTS}
-    twin = by_id["student-t-scale-too-small"].twin()
+    twin, mutant = by_id["student-t-scale-too-small"].twin(), by_id["student-t-scale-too-small"].broken()
+    truncated = by_id["truncated-noise-untruncated-loss"].twin()
     return [
         ("gaussian δ 1e-2 claimed 1.3e-2", pairs.Shift(g.analytic_sigma(1.0, 1e-2)), 1.0, 1.3e-2, 20_000),
         ("gaussian δ 1e-2 claimed 1.15e-2", pairs.Shift(g.analytic_sigma(1.0, 1e-2)), 1.0, 1.15e-2, 50_000),
@@ -41,7 +42,8 @@ def cases() -> list[tuple[str, object, float, float, int]]:
         ("student-t twin, claim (1, 1e-3)", twin.pair, twin.epsilon, twin.delta, 5_000),
         ("gaussian δ 1e-3 claimed 2e-3", pairs.Shift(g.analytic_sigma(1.0, 1e-3)), 1.0, 2e-3, 10_000),
         ("loss for σ×1.03 (true δ 0.021) claimed 0.018", pairs.Shift(1.0, loss_sigma=1.03), 2.0, 0.018, 20_000),
-        ("noise-halved twin at the quick budget/10", by_id["noise-halved"].twin().pair, 1.0, 1e-5, 2_000),
+        ("student-t mutant (true δ 3.4e-3), claim (1, 1e-3)", mutant.pair, mutant.epsilon, mutant.delta, 1_000),
+        ("truncated-noise mutant's twin, claim (1, 2e-3)", truncated.pair, truncated.epsilon, 2e-3, 5_000),
     ]
 
 
