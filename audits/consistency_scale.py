@@ -19,6 +19,12 @@ at a when the two intervals are disjoint, which under the identity has probabili
 smallest such a (bisection in log a).  It is valid
 for any law of L, discrete or with atoms, and joins ``loss-consistency`` (Bonferroni with the events' test).
 Streamed: three running sums per world.
+
+**Power, measured** (Gaussian shift, 1e5 draws a world, 6 seeds): a loss for 1.03σ gives p from 4e-9 to 4e-7 at
+η = ‖Δ‖/σ = 1, 1e-14 to 4e-10 at η = 2, and 0.003 to 0.02 at η = 0.5 -- there it is not caught at 1e5, and δ(ε)
+computed with that loss is 6% below the sampler's (0.150 against 0.159 at ε = 0.1): a claim between the two passes.
+That is the limit of this class without a noise view; with a translation view the loss is compared with the view's
+exact loss instead (:mod:`pdp_audit.audits.view_structure`), deterministically.
 """
 
 from __future__ import annotations
