@@ -16,8 +16,9 @@ with one-sided confidence bounds valid on its own:
   ``loss-consistency`` tests in the same family;
 * **the atom at L = +∞** (releases impossible in the other world), where ``sample()`` drew any: δ ≥ P_P[L = +∞];
 * **importance sampling** through the pair's noise view, where δ is too small for plain draws
-  (:mod:`pdp_audit.audits.rare`): a proposal, never a replacement -- it tightens the interval only where it agrees
-  with the two estimates of ``sample()``.
+  (:mod:`pdp_audit.audits.rare` for Gaussian noise, :mod:`pdp_audit.audits.tilting` for Laplace and two-sided
+  geometric noise): a proposal, never a replacement -- it tightens the interval only where it agrees with the two
+  estimates of ``sample()``.
 
 **Decision.**  With k estimates, the lower bound at level 1 − α is the largest of their lower bounds at 1 − α/k and
 the upper bound the smallest of their upper bounds (Bonferroni: all k hold together with probability ≥ 1 − α).  The
@@ -26,6 +27,10 @@ contradict each other -- the intersection of their intervals empty (``p_disagree
 is not the sampler's, and no estimate can be trusted.  The check's p-value is 2·min(p_claim, p_disagree) (valid for
 both nulls together).  It passes when the upper bound is at most δ.  A pure claim (δ = 0) can never be shown by
 sampling: it passes when nothing contradicts it, and the note states the δ upper bound actually certified.
+
+**Budget hint.**  An inconclusive check names the budget its own estimates predict (:func:`budget_to_decide`):
+each estimate recomputed at N draws with its point estimate held, the smallest N = n·1.25^j that decides.  Measured
+by ``benchmarks/budget_hints.py``: right within a factor of 3 on every inconclusive case there.
 """
 
 from __future__ import annotations
