@@ -86,6 +86,8 @@ def translation_view(view, law: str) -> TranslationView | None:
     else:
         scale = np.broadcast_to(np.asarray(view.noise_scale, dtype=float), (int(view.noise_dim),)).copy()
     k = scale.size
+    if k == 0 or not np.all(np.isfinite(scale)) or not np.all(scale > 0):  # a noiseless coordinate: no density
+        return None
     zero = np.zeros((1, k))
     centres = {w: np.asarray(view.release_from_noise(w, zero), dtype=float) for w in WORLDS}
     if any(c.shape != (1, k) or not np.all(np.isfinite(c)) for c in centres.values()):
