@@ -309,8 +309,9 @@ def check_pair(pair: NeighbourPair) -> None:
     """Run the contract suite every built-in mechanism passes on ``pair`` (cf. scikit-learn's ``check_estimator``).
 
     Checks output shapes, determinism under the same generator, independence from how the draws are split into
-    blocks, antisymmetry of the loss under swapping the worlds, and the likelihood-ratio identities on bins of the
-    loss (2e5 draws per world, false-alarm probability 1e-6).
+    blocks, antisymmetry of the loss under swapping the worlds, and the likelihood-ratio identities on events of the
+    release with the scale identity of the loss -- the ``loss-consistency`` test of :func:`audit_pair` (2e5 draws per
+    world, false-alarm probability 1e-6).
 
     Args:
       pair: a :class:`~pdp_audit.mechanisms.base.NeighbourPair`.
