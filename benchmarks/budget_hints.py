@@ -15,7 +15,9 @@ Measured (2026-11-24, shared 2-core machine, 86 s): 11 of 11 cases inconclusive 
 right within a factor of 3 (3 of 3 seeds decide at 3×hint, none at hint/3; at the hint itself 3 of 3 decide in 7
 cases, 1 of 3 in one, 0 of 3 in three), none useless.  The former hint, n·(half-width/gap)², was 3× to 15× too large
 where nothing had been seen (zero counts: Clopper–Pearson shrinks like 1/n, not 1/√n), and 1.4e9 for the tilted
-histogram whose new hint, 1.1e5, decides at 3.3e5.
+histogram whose new hint, 1.1e5, decides at 3.3e5.  Outside the benchmark (too slow for it): the correct Laplace
+histogram without its view, claimed (1, 1e-6), is inconclusive at 1e5 with the hint 2.1e7; at 7e6 (hint/3) it is
+inconclusive (upper end 2.4e-6, 52 s) and at 2.1e7 it passes (upper end 8.1e-7, 187 s).
 """
 
 from __future__ import annotations
