@@ -116,8 +116,11 @@ class NoiseView(Protocol):
 
 
 def has_noise_view(pair: object) -> bool:
-    """Whether ``pair`` exposes the noise-level view (``noise_dim``, ``noise_sigma``, ``release_from_noise``)."""
-    return all(hasattr(pair, name) for name in ("noise_dim", "noise_sigma", "release_from_noise", "privacy_loss"))
+    """Whether ``pair`` exposes the Gaussian noise-level view (``noise_dim``, ``noise_sigma``, ``release_from_noise``;
+    a view declaring another ``noise_law`` is :mod:`pdp_audit.audits.tilting`'s)."""
+    return getattr(pair, "noise_law", "gaussian") == "gaussian" and all(
+        hasattr(pair, name) for name in ("noise_dim", "noise_sigma", "release_from_noise", "privacy_loss")
+    )
 
 
 class DiagonalGaussianView:

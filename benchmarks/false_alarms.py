@@ -3,8 +3,9 @@
 Each correct mechanism -- the twins of the mutant zoo (:mod:`pdp_audit.verify.mutants`): the analytic, the classical and
 the sensitivity-correct Gaussian, the Gaussian with a noise view, One-Posterior-Sample, the Laplace mechanism at
 its exact ε (an atom of the loss at ε), Corollary 23's ex-post bound, Student-t noise (heavy tails), and the Laplace
-mechanism claimed pure (δ = 0) and at ε = 20, two randomized-response reports (discrete), and float32 releases of
-the Gaussian and Laplace mechanisms -- is audited ``--seeds`` times (default
+mechanism claimed pure (δ = 0) and at ε = 20, two randomized-response reports (discrete), float32 releases of
+the Gaussian and Laplace mechanisms, and Laplace and geometric histograms with their noise views (decided at (1, 1e-6)
+by exponential tilting) -- is audited ``--seeds`` times (default
 200) at the plugin's default budget (1e5 releases per world, family-wise α = 1e-6 per run), each run with its own
 root seed.  Prints one JSON line per mechanism:
 {"benchmark": "false_alarms", "mechanism", "runs", "fail", "inconclusive", "fail_rate", "fail_rate_upper"
@@ -40,6 +41,8 @@ TWINS_OF = (
     "two-reports-loss-of-one",  # discrete: two randomized-response reports, exactly (1, 0)-DP
     "float32-noise-halved",  # a float32 Gaussian release with its noise view
     "float32-laplace-scale-halved",  # a float32 Laplace release: its atom at ε spread by rounding
+    "laplace-histogram-scale-0.8",  # a Laplace histogram with its Laplace view, exactly (1, 0)-DP, claim (1, 1e-6)
+    "geometric-histogram-scale-0.8",  # the same with two-sided geometric noise and view (discrete, tilted)
 )
 
 

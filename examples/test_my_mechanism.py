@@ -8,7 +8,8 @@ A mechanism is audited through a *neighbouring pair* (D, D±z): ``sample(world, 
 releases on D (``world="D"``) or D' (``"D'"``), and ``privacy_loss(outputs)`` is the exact
 log p_D(o) − log p_D'(o) computed from the output densities.  Pairs that also expose the Gaussian
 noise-level view (``noise_dim``, ``noise_sigma``, ``release_from_noise``) get importance-sampled tails
-when δ is too small for plain sampling (δ · trials < 30).
+when δ is too small for plain sampling (δ · trials < 30); so do pairs with Laplace or two-sided geometric noise that
+declare it (``noise_law = "laplace"`` or ``"geometric"``, ``noise_scale``, ``noise_dim``, ``release_from_noise``).
 """
 
 import math

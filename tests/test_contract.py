@@ -53,3 +53,23 @@ def test_check_pair_runs_the_whole_contract_and_names_the_failed_check():
     contract.check_pair(GaussianPair(np.zeros(2), np.array([0.3, 0.0]), 1.0))
     with pytest.raises(AssertionError, match="check_likelihood_ratio_identities"):
         contract.check_pair(ShiftedLossPair(np.zeros(3), np.array([0.5, 0.0, 0.0]), 1.0))
+
+
+def test_check_pair_tests_the_identities_on_events_of_the_release():
+    """The contract suite runs audit_pair's loss-consistency (events of the release, the scale identity): the exact
+    loss of a post-processing (one coordinate of a two-coordinate release) passes every identity on bins of L, and
+    fails here; the pair whose loss reads both coordinates passes."""
+    from pdp_audit.audits.consistency import loss_consistency
+    from pdp_audit.audits.engine import PrivacyLossSampler, run_blocks
+    from pdp_audit.mechanisms.gaussian import analytic_sigma
+    from pdp_audit.verify.mutant_pairs import Shift
+
+    sigma = analytic_sigma(1.0, 6e-5, np.sqrt(2))
+    broken = Shift(sigma, d=2, loss_coordinates=1)
+    losses = [
+        run_blocks(PrivacyLossSampler(broken, w), contract.IDENTITY_SAMPLES, 11, f"identity/{w}") for w in ("D", "D'")
+    ]
+    assert loss_consistency(*losses).pvalue > contract.FALSE_ALARM  # the bins of L alone cannot see it
+    with pytest.raises(AssertionError, match="does not match the sampler"):
+        contract.check_likelihood_ratio_identities(broken)
+    contract.check_likelihood_ratio_identities(Shift(sigma, d=2))

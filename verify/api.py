@@ -95,15 +95,18 @@ def audit_pair(
     releases, distinct generator states distinct ones), else the exact fail ``pair-protocol``;
     ``loss-consistency``: ``privacy_loss`` is the loss of ``sample``'s releases (the change-of-measure identities on
     events of the release: bins of the loss into its tails, at ±ε and on its atoms, bins of coordinates and of a
-    classifier's score learned on a pilot split, each on either side of L = 0); ``noise-view``: where the pair
-    exposes a Gaussian noise view (``noise_dim``, ``noise_sigma``, ``release_from_noise``), the view releases what
-    ``sample`` releases (Kolmogorov–Smirnov and Mood's scale test).  Then ``dp-forward`` and ``dp-reverse``
+    classifier's score learned on a pilot split, each on either side of L = 0, and a scale identity of L);
+    ``noise-view``: where the pair exposes a noise view -- Gaussian (``noise_dim``, ``noise_sigma``,
+    ``release_from_noise``) or Laplace / two-sided geometric (``noise_law``, ``noise_scale``, ``noise_dim``,
+    ``release_from_noise``) -- the view releases what ``sample`` releases (Kolmogorov–Smirnov and Mood's scale test;
+    for a view that adds its noise to a centre per world, also: the loss is the view's exact loss, and ``sample``'s
+    noise has the declared law, :mod:`pdp_audit.audits.view_structure`).  Then ``dp-forward`` and ``dp-reverse``
     (``pdp-*`` with ``per_instance``): δ(ε) ≤ δ in each direction, decided from every estimate of δ(ε) of
     ``trials`` draws of ``sample`` at once -- the plain hockey-stick tails, δ(ε) as one bounded mean
     E_D[(1 − e^{ε−L})₊], the atom at L = +∞ -- and, where δ·trials < 30, importance sampling through the noise view
-    beside them (:mod:`pdp_audit.verify.evidence.pair_claims`).  A DP check passes only when the upper end of their
-    intersected interval is at most δ; it fails when the lower end exceeds δ or the estimates contradict each
-    other.
+    (exponential tilting for Laplace and geometric noise, :mod:`pdp_audit.audits.tilting`) beside them
+    (:mod:`pdp_audit.verify.evidence.pair_claims`).  A DP check passes only when the upper end of their intersected
+    interval is at most δ; it fails when the lower end exceeds δ or the estimates contradict each other.
 
     Args:
       pair: the mechanism on (D, D'): ``sample(world, size, rng)`` returning a (size, ``output_dim``) array for
@@ -309,8 +312,9 @@ def check_pair(pair: NeighbourPair) -> None:
     """Run the contract suite every built-in mechanism passes on ``pair`` (cf. scikit-learn's ``check_estimator``).
 
     Checks output shapes, determinism under the same generator, independence from how the draws are split into
-    blocks, antisymmetry of the loss under swapping the worlds, and the likelihood-ratio identities on bins of the
-    loss (2e5 draws per world, false-alarm probability 1e-6).
+    blocks, antisymmetry of the loss under swapping the worlds, and the likelihood-ratio identities on events of the
+    release with the scale identity of the loss -- the ``loss-consistency`` test of :func:`audit_pair` (2e5 draws per
+    world, false-alarm probability 1e-6).
 
     Args:
       pair: a :class:`~pdp_audit.mechanisms.base.NeighbourPair`.

@@ -112,13 +112,14 @@ class Evidence:
     pvalue: float | None = None
     interval: Callable[[float], Interval] | None = None
     supports: Callable[[Interval | None, float], bool] | None = None
-    budget_hint: Callable[[Interval | None], str] | None = None
+    budget_hint: Callable[..., str] | None = None  # (ci) -> text, or (ci, alpha) -> text with ``hint_alpha``
     make_figure: Callable[[float], Figure] | None = None
     verdict: Verdict | None = None
     note: str = ""
     details: Mapping[str, Any] = field(default_factory=dict)
     figure: Figure | None = None
     sampling: Sampling | None = None
+    hint_alpha: bool = False
 
     @property
     def id(self) -> str:
@@ -197,7 +198,7 @@ def _decide(e: Evidence, rejected: bool, adjusted: float, alpha: float) -> dict[
     else:
         verdict = "inconclusive"
         if e.budget_hint is not None:
-            note = (note + " " + e.budget_hint(ci)).strip()
+            note = (note + " " + (e.budget_hint(ci, alpha) if e.hint_alpha else e.budget_hint(ci))).strip()
     return {"verdict": verdict, "note": note, "ci": ci, "level": 1 - alpha, "adjusted_pvalue": adjusted}
 
 
@@ -247,5 +248,5 @@ def samples_to_decide(n: int, ci: Interval, estimate: float, threshold: float) -
     ratio = half_width / gap
     if ratio > 1e100:  # e.g. a claimed δ of 1e-250: (ratio)² would overflow, and no budget could reach it
         return "No feasible budget separates the estimate from the claimed value (more than 1e200 samples per world)."
-    needed = n * ratio**2
+    needed = max(n * ratio**2, 1.25 * n)  # never the budget that was just run: the estimate moves as n grows
     return f"About {needed:.1e} samples per world (now {n:.1e}) would separate the estimate from the claimed value."

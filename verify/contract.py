@@ -9,8 +9,9 @@ users run them on their own pairs with :func:`check_pair`::
     from pdp_audit.verify.contract import check_pair
     check_pair(MyPair(...))        # AssertionError naming the failed check, else None
 
-The statistical check (the likelihood-ratio identities on bins of the loss, :mod:`pdp_audit.audits.consistency`) has
-false-alarm probability 1e-6 per test (finite-sample intervals, Bonferroni over the bins) and a fixed seed.
+The statistical check (the likelihood-ratio identities on events of the release, the ``loss-consistency`` test that
+:func:`pdp_audit.audit_pair` runs: :mod:`pdp_audit.audits.consistency_output`) has false-alarm probability 1e-6 per
+test (finite-sample intervals, Bonferroni over the events) and a fixed seed.
 """
 
 from __future__ import annotations
@@ -19,8 +20,9 @@ from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 
-from pdp_audit.audits.consistency import loss_consistency
-from pdp_audit.audits.engine import PrivacyLossSampler, run_blocks
+from pdp_audit.audits.consistency_output import StreamedEventConsistency
+from pdp_audit.audits.consistency_scale import StreamedScaleIdentity
+from pdp_audit.audits.engine import PrivacyLossSampler, iter_blocks, run_blocks
 from pdp_audit.audits.rng_discipline import check_rng_discipline
 from pdp_audit.mechanisms.base import MalformedPair, SwappedPair
 
@@ -68,15 +70,27 @@ def check_antisymmetry(pair) -> None:
 
 
 def check_likelihood_ratio_identities(pair, seed: int = 11) -> None:
-    """P_D'(L ∈ A) = E_D[e^{−L}1{L ∈ A}] and P_D(L ∈ A) = E_D'[e^{L}1{L ∈ A}] on bins of L
-    (:mod:`pdp_audit.audits.consistency`, bounded summands): they catch a wrongly normalised log-density (a constant
-    error of 0.05 in the loss at p ≈ 1e-19 with the default 2e5 draws per world) and a loss written for
-    another mechanism than the sampler's."""
-    loss_d = run_blocks(PrivacyLossSampler(pair, "D"), IDENTITY_SAMPLES, seed, "identity/D")
-    loss_dp = run_blocks(PrivacyLossSampler(pair, "D'"), IDENTITY_SAMPLES, seed, "identity/D'")
-    test = loss_consistency(loss_d, loss_dp)
-    assert test.pvalue > FALSE_ALARM, (
-        f"the privacy loss does not match the sampler (p = {test.pvalue:.3g} < {FALSE_ALARM:g}): {test.describe()}"
+    """P_D'(o ∈ A, L > 0) = E_D[e^{−L}1{o ∈ A, L > 0}] and P_D(o ∈ A, L ≤ 0) = E_D'[e^{L}1{o ∈ A, L ≤ 0}] on the events
+    A that :func:`pdp_audit.audit_pair`'s ``loss-consistency`` uses (:mod:`pdp_audit.audits.consistency_output`:
+    adaptive bins of L into both tails and on its atoms, bins of the release's coordinates, bins of a classifier's
+    score learned on a pilot split; bounded summands, streamed), and the scale identity of
+    :mod:`pdp_audit.audits.consistency_scale` (Bonferroni over the two): they catch a wrongly normalised log-density (a
+    constant error of 0.05 in the loss with the default 2e5 draws per world), a loss written for another mechanism
+    than the sampler's, a clipped loss and the loss of a post-processing of the release."""
+    from pdp_audit.verify.evidence.pair_checks import ReleasesAndLosses
+
+    test, scale = StreamedEventConsistency(IDENTITY_SAMPLES, IDENTITY_SAMPLES), StreamedScaleIdentity()
+    blocks = {w: iter_blocks(ReleasesAndLosses(pair, w), IDENTITY_SAMPLES, seed, f"identity/{w}") for w in ("D", "D'")}
+    for (releases_d, losses_d), (releases_dp, losses_dp) in zip(blocks["D"], blocks["D'"]):
+        test.add("D", losses_d, releases_d)
+        test.add("D'", losses_dp, releases_dp)
+        scale.add("D", losses_d)
+        scale.add("D'", losses_dp)
+    result, identity = test.result(), scale.result()
+    pvalue = min(1.0, 2 * min(result.pvalue, identity.pvalue))  # Bonferroni over the two tests
+    assert pvalue > FALSE_ALARM, (
+        f"the privacy loss does not match the sampler (p = {pvalue:.3g} < {FALSE_ALARM:g}): {result.describe()}; "
+        f"{identity.describe()}"
     )
 
 

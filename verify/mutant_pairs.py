@@ -83,6 +83,40 @@ class ShiftedLaplace:
         return (np.abs(o - self.shift) - np.abs(o)) / self.scale
 
 
+class NoisyHistogram:
+    """A histogram of ``bins`` counts plus Laplace or two-sided geometric noise of scale b = ``factor`` · 2/ε per bin
+    (``law``), with its noise view (``noise_law``, ``noise_scale``): D' moves one record from bin 0 to bin 1
+    (replace-one neighbours, L1 sensitivity 2), so the pair is exactly (2/b, 0)-DP -- (ε, 0) at ``factor`` 1, and
+    (1.25ε, 0) at 0.8, where δ(ε) is large (``tests/test_pair_claims.py`` computes it)."""
+
+    def __init__(self, epsilon: float, factor: float = 1.0, law: str = "laplace", bins: int = 8):
+        self.noise_law, self.noise_dim, self.output_dim = law, bins, bins
+        self.noise_scale = factor * 2.0 / epsilon
+        self.base = np.arange(bins, dtype=float) + 5.0
+
+    def counts(self, world):
+        moved = np.zeros(self.noise_dim)
+        moved[:2] = (-1.0, 1.0) if world == "D'" else (0.0, 0.0)
+        return self.base + moved
+
+    def sample(self, world, size, rng):
+        shape = (size, self.noise_dim)
+        if self.noise_law == "laplace":
+            noise = rng.laplace(0.0, self.noise_scale, shape)
+        else:  # the difference of two geometric counts is two-sided geometric
+            p = -np.expm1(-1.0 / self.noise_scale)
+            noise = (rng.geometric(p, shape) - rng.geometric(p, shape)).astype(float)
+        return self.counts(world) + noise
+
+    def release_from_noise(self, world, noise):
+        return self.counts(world) + noise
+
+    def privacy_loss(self, outputs):
+        return (
+            np.sum(np.abs(outputs - self.counts("D'")) - np.abs(outputs - self.counts("D")), axis=1) / self.noise_scale
+        )
+
+
 class StudentT:
     """A shift of 1 plus s·t(3) noise: heavy tails and a bounded loss that is not monotone in the release."""
 
@@ -344,6 +378,23 @@ def mutants(mutant, case) -> tuple:
             ("dp-forward", "dp-reverse"),
             lambda: case(LaplaceF32(0.5), 1.0, 1e-3),
             lambda: case(LaplaceF32(1.0), 1.0, 1e-3),
+        ),
+        mutant(
+            "laplace-histogram-scale-0.8",
+            "A Laplace histogram (8 bins, replace-one neighbours) with its Laplace noise view, noise scale 0.8 × 2/ε: "
+            "its ε is 1.25, δ(1) ≈ 0.06 against a claim of 1e-6; the correct twin is decided at 1e5 by exponential "
+            "tilting of its view",
+            ("dp-forward", "dp-reverse"),
+            lambda: case(NoisyHistogram(1.0, 0.8), 1.0, 1e-6),
+            lambda: case(NoisyHistogram(1.0), 1.0, 1e-6),
+        ),
+        mutant(
+            "geometric-histogram-scale-0.8",
+            "The same histogram with two-sided geometric (discrete Laplace) noise and a geometric view: δ(1) ≈ 0.09 "
+            "against a claim of 1e-6; the twin is decided by tilting of the geometric law",
+            ("dp-forward", "dp-reverse"),
+            lambda: case(NoisyHistogram(1.0, 0.8, "geometric"), 1.0, 1e-6),
+            lambda: case(NoisyHistogram(1.0, 1.0, "geometric"), 1.0, 1e-6),
         ),
         mutant(
             "pure-claim-scale-too-small",

@@ -8,10 +8,13 @@
   written for another σ, another neighbour or swapped worlds, clipped, blind to a rare branch or to truncation,
   or the loss of a post-processing of the release (a coordinate or a report ignored) fails here, whatever its
   tails claim.
-* ``noise-view`` -- where a pair exposes the Gaussian noise-level view that importance sampling relies on
-  (:func:`pdp_audit.audits.rare.noise_view`), releases through the view and through ``sample`` must have the same
-  privacy-loss law: two-sample Kolmogorov–Smirnov on the losses of both, and Mood's test of equal scale (a view a
-  few per cent narrower than the sampler moves δ's tail most and hides from KS).
+* ``noise-view`` -- where a pair exposes a noise view that importance sampling relies on (Gaussian:
+  :func:`pdp_audit.audits.rare.noise_view`; Laplace or two-sided geometric: :mod:`pdp_audit.audits.tilting`),
+  releases through the view and through ``sample`` must have the same privacy-loss law: two-sample
+  Kolmogorov–Smirnov on the losses of both, and Mood's test of equal scale (a view a few per cent narrower than the
+  sampler moves δ's tail most and hides from KS); where the view adds its noise to a centre per world, also the
+  view's exact loss against ``privacy_loss`` and a one-sample scale test of ``sample()``'s noise
+  (:mod:`pdp_audit.audits.view_structure`).
 
 Malformed releases or losses (shape, NaN, impossible infinities) never reach a check: sampling raises
 :class:`pdp_audit.mechanisms.base.MalformedPair` (:class:`pdp_audit.audits.engine.PrivacyLossSampler`), and the
@@ -29,9 +32,10 @@ from dataclasses import dataclass, replace
 import numpy as np
 from scipy import stats
 
-from pdp_audit.audits import rare
+from pdp_audit.audits import rare, tilting, view_structure
 from pdp_audit.audits.consistency import LossConsistency, loss_consistency
 from pdp_audit.audits.consistency_output import EventConsistency, StreamedEventConsistency
+from pdp_audit.audits.consistency_scale import ScaleIdentity, StreamedScaleIdentity
 from pdp_audit.audits.engine import PrivacyLossSampler, iter_blocks, pair_loss_resolution, run_blocks
 from pdp_audit.audits.rng_discipline import check_rng_discipline
 from pdp_audit.audits.stats import pvalue_by_inversion
@@ -79,9 +83,11 @@ PAIR_LOSS_CONSISTENCY = CheckSpec(
 NOISE_VIEW = CheckSpec(
     "noise-view",
     "The noise view releases what sample() releases",
-    "release_from_noise(world, σ ⊙ w), w ~ N(0, I), has the law of sample(world): the importance sampler "
-    "draws from the view, the claim is about sample()",
-    "KS two-sample statistic between privacy losses via the view and via sample(), both worlds",
+    "release_from_noise(world, n), n of the declared noise law (Gaussian σ ⊙ w, w ~ N(0, I); Laplace or two-sided "
+    "geometric of scale b), has the law of sample(world): the importance sampler draws from the view, the claim is "
+    "about sample()",
+    "KS and Mood's scale test between privacy losses via the view and via sample(), both worlds; for a view that adds "
+    "its noise to a centre: privacy_loss = the view's exact loss, and sample()'s noise has the declared law",
     "the noise view importance sampling draws from (release_from_noise)",
 )
 
@@ -100,23 +106,29 @@ def loss_consistency_check(loss_d: np.ndarray, loss_dp: np.ndarray, guards: Chec
 
 
 def consistency_evidence(
-    test: LossConsistency | EventConsistency, draws_per_world: int, spec: CheckSpec = LOSS_CONSISTENCY
+    test: LossConsistency | EventConsistency,
+    draws_per_world: int,
+    spec: CheckSpec = LOSS_CONSISTENCY,
+    scale: ScaleIdentity | None = None,
 ) -> Evidence:
     """``loss-consistency`` from the test's bins or events (``draws_per_world``: the draws it was given per
-    world)."""
+    world), and for a user's pair the scale identity (:mod:`pdp_audit.audits.consistency_scale`; Bonferroni over
+    the two tests)."""
     worst = test.worst
     ratio = 1.0
     if worst is not None and worst.frequency > 0:
         ratio = worst.weighted.estimate / worst.frequency
+    pvalue = test.pvalue if scale is None else min(1.0, 2 * min(test.pvalue, scale.pvalue))
+    scale_note = "" if scale is None else f" And the {scale.describe()}: a loss of the wrong scale moves it."
     return Evidence(
         spec=spec,
         estimate=float(ratio),
-        pvalue=test.pvalue,
+        pvalue=pvalue,
         supports=lambda ci, alpha: True,
         note=(
             f"Least consistent of {len(test.bins)} {test.noun}: {test.describe()}. The estimate is that ratio "
-            "(1 when the loss is the sampler's). A fail means privacy_loss does not match sample(): every other "
-            "verdict on this pair is then void."
+            f"(1 when the loss is the sampler's).{scale_note} A fail means privacy_loss does not match sample(): "
+            "every other verdict on this pair is then void."
         ),
         details={
             "bins": len(test.bins),
@@ -128,16 +140,31 @@ def consistency_evidence(
 
 
 class _ViewLoss:
-    """Block work: privacy losses of releases drawn through the noise view on ``world``, rounded at ``resolution``."""
+    """Block work: privacy losses of releases drawn through the noise view on ``world`` (from its declared law:
+    Gaussian, Laplace or two-sided geometric), rounded at ``resolution``."""
 
     def __init__(self, view, world: str, resolution: float):
         self.view, self.world, self.resolution = view, world, resolution
 
     def __call__(self, size: int, rng: np.random.Generator) -> np.ndarray:
-        w = rng.standard_normal((size, int(self.view.noise_dim)))
+        if tilting.has_tilted_view(self.view):
+            losses = tilting.view_losses(self.view, self.world, size, rng)
+        else:
+            w = rng.standard_normal((size, int(self.view.noise_dim)))
+            losses = rare.whitened_loss(self.view, self.world, 1.0, w)
         # at the resolution of the losses drawn through sample() (pdp_audit.audits.engine.PrivacyLossSampler): an atom
         # of the loss must not look spread on one side of the comparison and whole on the other
-        return at_loss_resolution(rare.whitened_loss(self.view, self.world, 1.0, w), self.resolution)
+        return at_loss_resolution(losses, self.resolution)
+
+
+def view_capable(pair) -> bool:
+    """Whether ``pair`` has a noise view importance sampling can draw from: the Gaussian view
+    (:func:`pdp_audit.audits.rare.rare_capable`) or a Laplace or geometric one (:mod:`pdp_audit.audits.tilting`).
+    MalformedPair for a declared view whose law or scale is out of range."""
+    if tilting.has_tilted_view(pair):
+        tilting.rates(pair)
+        return True
+    return rare.rare_capable(pair)
 
 
 def noise_view_check(
@@ -145,9 +172,9 @@ def noise_view_check(
 ) -> Evidence | None:
     """``noise-view`` for a pair with a noise view (None without one); ``losses``: draws of the loss via
     ``sample()`` per world, rounded at ``resolution``.  The p-value is Bonferroni's over the two worlds."""
-    if not rare.rare_capable(pair):
+    if not view_capable(pair):
         return None
-    view = rare.noise_view(pair)
+    view = pair if tilting.has_tilted_view(pair) else rare.noise_view(pair)
     results, scales = {}, {}
     for world, sampled in losses.items():
         n = min(VIEW_SAMPLES, int(np.size(sampled)))
@@ -156,22 +183,54 @@ def noise_view_check(
         scales[world] = _scale_test(np.asarray(sampled)[:n], via_view)
     worst_world = max(results, key=lambda w: results[w].statistic)
     pvalues = [r.pvalue for r in results.values()] + list(scales.values())
+    structure = _view_structure(view, min(VIEW_SAMPLES, *(int(np.size(v)) for v in losses.values())), seed)
+    pvalues += structure.pvalues if structure is not None else []
     pvalue = min(1.0, len(pvalues) * min(pvalues))
+    note = (
+        f"Largest KS distance {results[worst_world].statistic:.4g} (world {worst_world}, "
+        f"{min(VIEW_SAMPLES, int(np.size(losses[worst_world]))):,} releases each way). A fail means the "
+        "importance sampler would audit another mechanism than sample()."
+    )
+    extra = {}
+    if structure is not None:
+        note += " " + structure.describe()
+        extra = {"loss_mismatches": structure.mismatches, "noise_scale_pvalues": structure.scale_pvalues}
     return Evidence(
         spec=NOISE_VIEW,
         estimate=float(results[worst_world].statistic),
         pvalue=float(pvalue),
         supports=lambda ci, alpha: True,
-        note=(
-            f"Largest KS distance {results[worst_world].statistic:.4g} (world {worst_world}, "
-            f"{min(VIEW_SAMPLES, int(np.size(losses[worst_world]))):,} releases each way). A fail means the "
-            "importance sampler would audit another mechanism than sample()."
-        ),
+        note=note,
         details={
             **{w: float(r.statistic) for w, r in results.items()},
             "scale_pvalues": {w: float(p) for w, p in scales.items()},
+            **extra,
         },
     )
+
+
+def _view_structure(view, draws: int, seed: int) -> view_structure.StructureResult | None:
+    """The translation view's checks (:mod:`pdp_audit.audits.view_structure`): the loss is the view's exact loss,
+    and ``sample()``'s noise has the declared law (releases drawn through ``sample()`` in their own streams)."""
+    law = tilting.declared_law(view) or "gaussian"
+    if law == "gaussian" and not rare.has_noise_view(view):  # an adapted view (mean/noise_sd): nothing declared
+        return None
+
+    def sample_releases(world: str, size: int, stream: str) -> np.ndarray:
+        blocks = iter_blocks(_Releases(view, world), size, seed, stream)
+        return np.concatenate(list(blocks))
+
+    return view_structure.structure_checks(view, law, draws, sample_releases)
+
+
+class _Releases:
+    """Block work: checked releases of ``sample()``."""
+
+    def __init__(self, pair, world: str):
+        self.pair, self.world = pair, world
+
+    def __call__(self, size: int, rng: np.random.Generator) -> np.ndarray:
+        return checked_releases(self.pair, self.world, size, self.pair.sample(self.world, size, rng))
 
 
 def _scale_test(sampled: np.ndarray, via_view: np.ndarray) -> float:
@@ -219,6 +278,7 @@ class StreamedLosses:
     heads: dict[str, np.ndarray]
     means: dict[str, StreamedHockeyMean]  # by direction: δ(ε) as one bounded mean, and the atom at +∞ (pair_claims)
     resolution: float = LOSS_RESOLUTION
+    scale: ScaleIdentity | None = None
 
 
 class ReleasesAndLosses(PrivacyLossSampler):
@@ -244,6 +304,7 @@ def stream_losses(pair, epsilon: float, trials: int, seed: int) -> StreamedLosse
     where that type is coarser than float64 (:func:`pdp_audit.mechanisms.base.grid_through`)."""
     resolution = grid_through(pair_loss_resolution(pair), float(epsilon))
     consistency = StreamedEventConsistency(trials, trials, float(epsilon))
+    scale = StreamedScaleIdentity()
     tails = StreamedTails(np.array([float(epsilon)]), 0.5, resolution)
     means = {"D||D'": StreamedHockeyMean(epsilon), "D'||D": StreamedHockeyMean(epsilon)}
     heads: dict[str, list[np.ndarray]] = {"D": [], "D'": []}
@@ -251,6 +312,7 @@ def stream_losses(pair, epsilon: float, trials: int, seed: int) -> StreamedLosse
     for (releases_d, block_d), (releases_dp, block_dp) in zip(blocks["D"], blocks["D'"]):
         for world, losses, releases in (("D", block_d, releases_d), ("D'", block_dp, releases_dp)):
             consistency.add(world, losses, releases)
+            scale.add(world, losses)
             tails.add(world, losses)
             if world == "D":
                 means["D||D'"].add(losses)
@@ -265,6 +327,7 @@ def stream_losses(pair, epsilon: float, trials: int, seed: int) -> StreamedLosse
         {w: np.concatenate(h) for w, h in heads.items()},
         means,
         resolution,
+        scale.result(),
     )
 
 
@@ -277,7 +340,7 @@ def dp_checks(pair, epsilon: float, delta: float, trials: int, seed: int, per_in
     ``trials``.
     """
     streamed = stream_losses(pair, epsilon, trials, seed)
-    checks = [consistency_evidence(streamed.consistency, trials, PAIR_LOSS_CONSISTENCY)]
+    checks = [consistency_evidence(streamed.consistency, trials, PAIR_LOSS_CONSISTENCY, streamed.scale)]
     view = noise_view_check(pair, streamed.heads, seed, streamed.resolution)
     checks += [view] if view is not None else []
     kind = "pDP for this (D, z)" if per_instance else "DP"
@@ -314,10 +377,37 @@ def _claim_check(pair, spec: CheckSpec, streamed: StreamedLosses, direction: str
     where plain draws cannot resolve δ."""
     (epsilon, delta), (trials, seed) = claim, budget
     estimates = [plain_estimate(streamed.tails[direction]), *streamed.means[direction].estimates()]
-    tried = rare.rare_capable(pair) and not builders.plain_sampling_resolves(delta, trials)
-    tail = rare.try_rare_tail(pair, epsilon, direction, trials, seed, stream=f"rare/{spec.id}") if tried else None
+    tried = view_capable(pair) and not builders.plain_sampling_resolves(delta, trials)
+    tail = None
+    if tried and tilting.has_tilted_view(pair):
+        tail = tilting.try_tilted_tail(pair, epsilon, direction, trials, seed, stream=f"tilted/{spec.id}")
+    elif tried:
+        tail = rare.try_rare_tail(pair, epsilon, direction, trials, seed, stream=f"rare/{spec.id}")
     check = pair_claim_check(spec, estimates + ([importance_estimate(tail)] if tail is not None else []), *claim)
-    return check.noted(builders.no_shift_note(trials)) if tried and tail is None else check
+    if tried and tail is None:
+        return check.noted(builders.no_shift_note(trials) if not tilting.has_tilted_view(pair) else _NO_TILT)
+    if isinstance(tail, tilting.TiltedTail):
+        return check.noted(_tilt_note(tail))
+    return check
+
+
+_NO_TILT = (
+    "The noise view's releases are not its noise plus a centre (or the worlds' centres are off the geometric law's "
+    "lattice): no tilt was used, and plain samples decide."
+)
+
+
+def _tilt_note(tail: tilting.TiltedTail) -> str:
+    t = tail.tilt
+    how = (
+        f"certified by the L1 form of the loss, verified on all {tail.n:,} draws"
+        if tail.certified
+        else f"{tail.escapes:,} draws left the L1 form of the loss or the weight bound: lower bound only"
+    )
+    return (
+        f"Importance sampling: {t.law} noise exponentially tilted (τ = {t.tau:.3g}) toward the largest losses, "
+        f"sup L = {t.eta:.6g} under the view; the upper bound is {how} (audits/tilting.py)."
+    )
 
 
 def malformed_check(why: str):

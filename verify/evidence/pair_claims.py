@@ -16,8 +16,9 @@ with one-sided confidence bounds valid on its own:
   ``loss-consistency`` tests in the same family;
 * **the atom at L = +∞** (releases impossible in the other world), where ``sample()`` drew any: δ ≥ P_P[L = +∞];
 * **importance sampling** through the pair's noise view, where δ is too small for plain draws
-  (:mod:`pdp_audit.audits.rare`): a proposal, never a replacement -- it tightens the interval only where it agrees
-  with the two estimates of ``sample()``.
+  (:mod:`pdp_audit.audits.rare` for Gaussian noise, :mod:`pdp_audit.audits.tilting` for Laplace and two-sided
+  geometric noise): a proposal, never a replacement -- it tightens the interval only where it agrees with the two
+  estimates of ``sample()``.
 
 **Decision.**  With k estimates, the lower bound at level 1 − α is the largest of their lower bounds at 1 − α/k and
 the upper bound the smallest of their upper bounds (Bonferroni: all k hold together with probability ≥ 1 − α).  The
@@ -26,11 +27,16 @@ contradict each other -- the intersection of their intervals empty (``p_disagree
 is not the sampler's, and no estimate can be trusted.  The check's p-value is 2·min(p_claim, p_disagree) (valid for
 both nulls together).  It passes when the upper bound is at most δ.  A pure claim (δ = 0) can never be shown by
 sampling: it passes when nothing contradicts it, and the note states the δ upper bound actually certified.
+
+**Budget hint.**  An inconclusive check names the budget its own estimates predict (:func:`budget_to_decide`):
+each estimate recomputed at N draws with its point estimate held, the smallest N = n·1.25^j that decides.  Measured
+by ``benchmarks/budget_hints.py``: right within a factor of 3 on every inconclusive case there.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import math
+from dataclasses import dataclass, replace
 from typing import Callable
 
 import numpy as np
@@ -38,7 +44,12 @@ import numpy as np
 from pdp_audit.audits import rare
 from pdp_audit.audits.stats import clopper_pearson, pvalue_by_inversion
 from pdp_audit.audits.tails import TailEstimate
-from pdp_audit.verify.checks import CheckSpec, Evidence, samples_to_decide
+from pdp_audit.verify.checks import CheckSpec, Evidence
+
+#: The largest budget a hint names: beyond it, "no feasible budget".
+HINT_CAP = 1e12
+#: Budgets a hint tries: the current one times 1.25^j.
+HINT_STEP = 1.25
 
 Bound = Callable[[float], float]
 
@@ -90,16 +101,29 @@ class DeltaEstimate:
     n: int
     lower: Bound
     upper: Bound
+    at_budget: Callable[[int], DeltaEstimate] | None = None  # the same estimate from N draws, if it stayed put
 
 
 def plain_estimate(tails: TailEstimate, index: int = 0) -> DeltaEstimate:
     """The plain hockey-stick tails at grid point ``index``."""
+
+    def at_budget(n: int) -> DeltaEstimate:
+        scaled = replace(
+            tails,
+            count_p=np.round(tails.count_p * n / tails.n_p),
+            count_q=np.round(tails.count_q * n / tails.n_q),
+            n_p=int(n),
+            n_q=int(n),
+        )
+        return plain_estimate(scaled, index)
+
     return DeltaEstimate(
         "plain tails",
         float(tails.estimate[index]),
         int(min(tails.n_p, tails.n_q)),
         lambda a: tails.lower_bound(index, a),
         lambda a: tails.upper_bound(index, a),
+        at_budget,
     )
 
 
@@ -114,17 +138,39 @@ def atom_estimate(infinite: int, n: int) -> DeltaEstimate | None:
     def lower(a: float) -> float:
         return float(clopper_pearson(infinite, n, a, side="lower")[0])
 
-    return DeltaEstimate("atom at L = +∞", infinite / n, n, lower, lambda a: 1.0)
+    def at_budget(size: int) -> DeltaEstimate:
+        return atom_estimate(max(1, round(infinite * size / n)), int(size))
+
+    return DeltaEstimate("atom at L = +∞", infinite / n, n, lower, lambda a: 1.0, at_budget)
 
 
 def mean_estimate(mean: rare.BoundedMean) -> DeltaEstimate:
     """The bounded mean E_P[(1 − e^{ε − L})₊] with its empirical Bernstein bounds."""
-    return DeltaEstimate("bounded mean", mean.estimate, mean.n, mean.lower_bound, mean.upper_bound)
+    return DeltaEstimate(
+        "bounded mean",
+        mean.estimate,
+        mean.n,
+        mean.lower_bound,
+        mean.upper_bound,
+        lambda n: mean_estimate(replace(mean, n=int(n))),
+    )
 
 
-def importance_estimate(tail: rare.RareTail) -> DeltaEstimate:
-    """The importance-sampled δ through the noise view (upper bound +∞ unless the loss is affine in the noise)."""
-    return DeltaEstimate("importance sampling", tail.estimate, tail.n, tail.lower_bound, tail.upper_bound)
+def importance_estimate(tail) -> DeltaEstimate:
+    """The importance-sampled δ through the noise view (:class:`pdp_audit.audits.rare.RareTail`, or
+    :class:`pdp_audit.audits.tilting.TiltedTail`; upper bound +∞ unless its weight bound is certified)."""
+    return _importance(tail.delta, tail.certified)
+
+
+def _importance(mean: rare.BoundedMean, certified: bool) -> DeltaEstimate:
+    return DeltaEstimate(
+        "importance sampling",
+        mean.estimate,
+        mean.n,
+        mean.lower_bound,
+        mean.upper_bound if certified else (lambda a: math.inf),
+        lambda n: _importance(replace(mean, n=int(n)), certified),
+    )
 
 
 def _combined(estimates: list[DeltaEstimate]) -> tuple[Bound, Bound]:
@@ -145,7 +191,6 @@ def pair_claim_check(spec: CheckSpec, estimates: list[DeltaEstimate], epsilon: f
     p_claim = pvalue_by_inversion(lower, float(delta_claim))
     p_disagree = pvalue_by_inversion(lambda a: lower(a / 2) - upper(a / 2), 0.0)
     best = next((e for e in estimates if e.name == "importance sampling"), estimates[-1] if estimates else None)
-    n = min(e.n for e in estimates)
     pure = delta_claim == 0
 
     def interval(alpha: float) -> tuple[float, float]:
@@ -170,7 +215,8 @@ def pair_claim_check(spec: CheckSpec, estimates: list[DeltaEstimate], epsilon: f
         pvalue=min(1.0, 2 * min(p_claim, p_disagree)),
         interval=interval,
         supports=supports,
-        budget_hint=lambda ci: samples_to_decide(n, ci, best.value, delta_claim),
+        budget_hint=lambda ci, alpha: budget_to_decide(estimates, delta_claim, alpha),
+        hint_alpha=True,
         sampling="importance" if best.name == "importance sampling" else "plain",
         note=note,
         details={
@@ -182,3 +228,26 @@ def pair_claim_check(spec: CheckSpec, estimates: list[DeltaEstimate], epsilon: f
             "pvalue_disagreement": p_disagree,
         },
     )
+
+
+def budget_to_decide(estimates: list[DeltaEstimate], delta_claim: float, alpha: float) -> str:
+    """The budget an inconclusive claim needs, predicted from the estimates themselves: each is recomputed as if its
+    point estimate (frequencies, mean and variance) stayed put at N draws per world -- Clopper–Pearson bounds of
+    scaled counts shrink like 1/N where nothing was seen and like 1/√N elsewhere, empirical Bernstein bounds with
+    both terms -- and the smallest N = n·1.25^j whose intersected interval at level 1 − α lies on one side of the
+    claim is named (``benchmarks/budget_hints.py`` measures how right this is)."""
+    n = min(e.n for e in estimates)
+    if any(e.at_budget is None for e in estimates) or n < 1:
+        return ""
+    size = float(n)
+    while size < HINT_CAP:
+        size *= HINT_STEP
+        scaled = [e.at_budget(int(size * e.n / n)) for e in estimates]
+        lower, upper = _combined(scaled)
+        if upper(alpha / 2) <= delta_claim or lower(alpha / 2) > delta_claim:
+            side = "below" if upper(alpha / 2) <= delta_claim else "above"
+            return (
+                f"About {size:.1e} samples per world (now {n:.1e}) would decide it, if the estimates stay where "
+                f"they are (the interval would then lie {side} the claimed δ)."
+            )
+    return f"No budget up to {HINT_CAP:.0e} samples per world would decide it at the present estimates."
