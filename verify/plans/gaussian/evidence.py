@@ -38,13 +38,13 @@ from pdp_audit.audits.engine import block_rng, sample_privacy_loss
 from pdp_audit.audits.tails import both_directions
 from pdp_audit.mechanisms import gaussian as g
 from pdp_audit.mechanisms import gaussian_mean as gm
-from pdp_audit.mechanisms.clipping import clipped_rows
 from pdp_audit.mechanisms.datasets import Dataset, load_csv, load_shipped, standardize, synthetic_rows
-from pdp_audit.reports.records import Check, Clipping, Run
+from pdp_audit.reports.records import Check, Run
 from pdp_audit.verify.checks import CheckSpec, Evidence, finalize, make_run
 from pdp_audit.verify.evidence import builders
 from pdp_audit.verify.evidence.dp_claim import DpClaim, Draws
 from pdp_audit.verify.evidence.pair_checks import loss_consistency_check
+from pdp_audit.verify.plans.clipping import clipping_record
 from pdp_audit.verify.plans.gaussian.checks import CHECKS
 from pdp_audit.verify.plans.gaussian.config import GaussianAuditConfig
 from pdp_audit.verify.plans.gaussian.pages import per_instance_record
@@ -177,7 +177,8 @@ def gaussian_run(config: GaussianAuditConfig, s: GaussianSetup, checks: Sequence
         per_instance=per_instance,
         paper_claims=config.paper_claims,
     )
-    return replace(run, clipping=clipping_record(rows, s.query))
+    clip = None if s.query.kind == "count" else s.query.clip  # a count clips nothing
+    return replace(run, clipping=clipping_record(rows, clip, order=2))
 
 
 def _mean_parameters(s: GaussianSetup) -> dict:
@@ -194,15 +195,6 @@ def _mean_parameters(s: GaussianSetup) -> dict:
         "mu_joint": m.worst_mu,
         "released": "noisy clipped sum and noisy count together (mean = their ratio, post-processing)",
     }
-
-
-def clipping_record(rows: np.ndarray, query: g.Query) -> Clipping | None:
-    """The share of rows the sum's L2 clip changes (:func:`pdp_audit.mechanisms.clipping.clipped_rows`); None for a
-    count, which clips nothing."""
-    if query.kind == "count":
-        return None
-    counted = clipped_rows(rows, query.clip, order=2)
-    return Clipping(counted.clipped, counted.rows, counted.bound, counted.norm, counted.share, counted.warning)
 
 
 def sigma_source(config: GaussianAuditConfig) -> str:

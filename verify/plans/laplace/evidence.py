@@ -22,6 +22,7 @@ from pdp_audit.mechanisms import laplace_queries as lq
 from pdp_audit.mechanisms.datasets import Dataset, column_index, load_csv, load_shipped, standardize
 from pdp_audit.reports.records import Run
 from pdp_audit.verify.checks import CheckSpec, Evidence, finalize, make_run
+from pdp_audit.verify.plans.clipping import clipping_record
 from pdp_audit.verify.plans.laplace import pure
 from pdp_audit.verify.plans.laplace.checks import CHECKS
 from pdp_audit.verify.plans.laplace.config import HISTOGRAM_KEYS, LaplaceAuditConfig
@@ -100,7 +101,9 @@ def run_laplace_audit(config: LaplaceAuditConfig, executor: Executor | None = No
     }
     if config.query == "histogram":
         parameters["histogram_column"] = s.dataset.columns[s.query.column] if s.dataset.columns else s.query.column
-    return make_run("laplace", checks, config.alpha, parameters, config.seed)
+    run = make_run("laplace", checks, config.alpha, parameters, config.seed)
+    clip = None if config.query in ("count", "histogram") else s.query.clip  # only the sum and the mean clip rows
+    return replace(run, clipping=clipping_record(s.rows, clip, order=1))
 
 
 def _scale_parameters(s: LaplaceSetup) -> dict:
