@@ -61,6 +61,8 @@ EVIDENCE_TEXT = {
     "privacy_loss()",
     "black-box": "a black-box attack only (a test of D against D' learned on sample()'s releases, ε bounded on fresh "
     "ones): it can refute the claim, never certify it",
+    "built-in": "the built-in audit's guarantees listed below, decided on draws of its sampler and exact privacy loss "
+    "at exactly the deployed parameters and data (each with its formula and source on its page)",
 }
 
 
@@ -110,12 +112,19 @@ def _identity_lines(run: Run) -> list[tuple[str, dict]]:
         )
     if c and "evidence" in c:  # on what evidence
         lines.append((f"Evidence: {EVIDENCE_TEXT[c['evidence']]}.", {"size": 9.5}))
-    if c and p.get("delta_certified") is not None:
+    if p.get("delta_certified") is not None:  # a pure claim passed: what it certifies
+        bounded = any(x.id == "loss-bound" and x.verdict == "pass" for x in run.checks)
         lines.append(
             (
                 f"Pure DP claimed (δ = 0): sampling cannot prove δ = 0; these checks certify δ(ε) ≤ "
                 f"{fmt(p['delta_certified'])} at ε = {fmt(p.get('epsilon'))} (the largest upper end of the DP "
-                "checks' intervals).",
+                "checks' intervals)"
+                + (
+                    "; loss-bound found every sampled privacy loss within ±ε, as the mechanism's proof of pure DP "
+                    "(a bounded loss) says."
+                    if bounded
+                    else "."
+                ),
                 {"size": 9.5},
             )
         )
@@ -135,7 +144,9 @@ def _identity_lines(run: Run) -> list[tuple[str, dict]]:
         )
     if run.findings is None or run.findings:  # an audit without paper statements (a user's pair) says nothing
         lines.append((findings_line(run), {"size": 8.5, "gap": 0.006}))
-    shown = [(k, v) for k, v in (c.get("parameters", p) if c else p).items() if not isinstance(v, (dict, list))]
+    # options left unset (None: another query's, a default drawn from elsewhere) stay in the JSON, off the cover
+    listed = (c.get("parameters", p) if c else p).items()
+    shown = [(k, v) for k, v in listed if v is not None and not isinstance(v, (dict, list))]
     cells = [f"{k} = {textwrap.shorten(fmt(v, 6), 34)}" for k, v in shown]
     width = 3
     for i in range(0, len(cells), width):

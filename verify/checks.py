@@ -218,6 +218,9 @@ def make_run(
     """
     guarantees = tuple(c for c in checks if c.role == "guarantee")
     verdict = worst(c.verdict for c in guarantees)
+    certified = delta_certified(guarantees) if verdict == "pass" and parameters.get("delta") == 0 else None
+    if certified is not None:  # a pure claim: what its pass certifies, stated (sampling cannot prove δ = 0)
+        parameters = {**parameters, "delta_certified": certified}
     return Run(
         mechanism=mechanism,
         checks=guarantees,
@@ -230,6 +233,13 @@ def make_run(
         per_instance=per_instance,
         pages=tuple(p for p in pages if paper_claims or p.role == "guarantee"),
     )
+
+
+def delta_certified(checks: Sequence[Check]) -> float | None:
+    """What a pure claim's pass certifies (δ = 0 cannot be proven by sampling): the largest upper end of the DP
+    checks' intervals (None where none has one)."""
+    upper = [c.ci[1] for c in checks if c.id.endswith(("dp-forward", "dp-reverse")) and c.ci is not None]
+    return max(upper) if upper else None
 
 
 def without_findings(run: Run) -> Run:

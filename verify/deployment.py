@@ -333,6 +333,7 @@ def certificate(deployment: Deployment, config: Any) -> dict[str, Any]:
         "data": name if source != "file" else deployment.parameters.get("data"),
         "data_sha256": digest,
         "data_shape": shape,
+        "evidence": "built-in",
         "code_version": package_version(),
         "deployment_file": _file_record(deployment),
     }

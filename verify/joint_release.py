@@ -53,7 +53,7 @@ from pdp_audit.reports.records import Line, Lines, Page, Run
 from pdp_audit.verify.checks import finalize, make_run
 from pdp_audit.verify.config import Names, values_of
 from pdp_audit.verify.deployment import Deployment, certify_deployment, data_fingerprint, deployment_name
-from pdp_audit.verify.own_mechanism import delta_certified, own_budget
+from pdp_audit.verify.own_mechanism import own_budget
 from pdp_audit.verify.plans.catalogue import plans_by_name
 
 #: Draws per world of each profile drawn on the certificate's page (a figure, not evidence).
@@ -201,15 +201,13 @@ def certify_joint(deployment: Deployment) -> Run:
     evidence = validated_dp_checks(joint, budget.epsilon, budget.delta, budget.trials, budget.seed, False)
     checks = finalize(evidence, budget.alpha)
     parameters = {
-        "pair": "the product of the releases' worst-case pairs (one row added on the clip sphere, on one coordinate)",
+        "pair": "the product of the releases' worst-case pairs (each the one its own audit decides)",
         "claim": "DP (joint release)",
         "epsilon": budget.epsilon,
         "delta": budget.delta,
         "trials": budget.trials,
         "releases": " + ".join(names),
     }
-    if budget.delta == 0:
-        parameters["delta_certified"] = delta_certified(checks)
     certified = _certified(deployment, configs, fingerprints, budget)
     parameters["data"] = certified["data"] if certified["data_source"] != "releases" else "each release's own"
     page = profiles_page(pairs, joint, names, budget)

@@ -384,8 +384,6 @@ def certify_own(deployment, code_version: str) -> Run:
         "individuals": len(people),
     }
     checks = finalize(evidence, budget.alpha)
-    if budget.delta == 0 and kind == "white-box":
-        parameters["delta_certified"] = delta_certified(checks)
     pages = [per_instance_page(checks, people, budget, kind)] if people else []
     run = make_run(deployment.mechanism, checks, budget.alpha, parameters, budget.seed, pages=pages, paper_claims=True)
     source, data, digest, shape = fingerprint
@@ -405,13 +403,6 @@ def certify_own(deployment, code_version: str) -> Run:
         "code_version": code_version,
     }
     return replace(run, certified=certified)
-
-
-def delta_certified(checks) -> float | None:
-    """What a pure claim's pass certifies (δ = 0 cannot be proven by sampling): the largest upper end of the DP
-    checks' intervals (None where none has one)."""
-    upper = [c.ci[1] for c in checks if c.id.endswith(("dp-forward", "dp-reverse")) and c.ci is not None]
-    return max(upper) if upper else None
 
 
 def pair_evidence(pair: GuardedPair, kind: str, budget: OwnBudget, per_instance: bool) -> list:
