@@ -58,7 +58,7 @@ class ClippedRows:
             f"{self.clipped} of {self.rows} rows ({self.share:.1%}) have {self.norm} norm above the clip bound "
             f"C = {self.bound:g} and are scaled onto it: {every} the query by the worst-case amount (no smaller "
             f"per-instance ε) and the released sum is biased. Rescale the data or raise C (warned above "
-            f"{LARGE_CLIPPED_SHARE:.0%} clipped; the shipped data are scaled so that about 10% are)."
+            f"{LARGE_CLIPPED_SHARE:.0%} clipped)."
         )
 
 

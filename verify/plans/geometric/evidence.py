@@ -11,7 +11,7 @@ pure pDP of the median individual.
 from __future__ import annotations
 
 from concurrent.futures import Executor
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 
 import numpy as np
 
@@ -19,6 +19,7 @@ from pdp_audit.mechanisms import geometric as geo
 from pdp_audit.mechanisms.datasets import Dataset, column_index, load_csv, load_shipped
 from pdp_audit.reports.records import Run
 from pdp_audit.verify.checks import CheckSpec, Evidence, finalize, make_run
+from pdp_audit.verify.plans.clipping import clipping_record
 from pdp_audit.verify.plans.geometric.checks import CHECKS
 from pdp_audit.verify.plans.geometric.config import GeometricAuditConfig
 from pdp_audit.verify.plans.laplace import pure
@@ -70,7 +71,11 @@ def run_geometric_audit(config: GeometricAuditConfig, executor: Executor | None 
         "n_rows": int(len(s.rows)),
         "worst_case_target": "a row that moves the query by Δ (a value of C or more; any row of a count), added",
     }
-    return make_run("geometric", checks, config.alpha, parameters, config.seed)
+    run = make_run("geometric", checks, config.alpha, parameters, config.seed)
+    if config.query == "count":  # a count clamps nothing
+        return run
+    rounded = np.rint(s.rows[:, [s.query.column]])  # the query rounds, then clamps |value| to C
+    return replace(run, clipping=clipping_record(rounded, float(s.query.clip), order=1))
 
 
 def exact_profile(pair: geo.GeometricPair) -> pure.Profile:
