@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Callable, Literal, Protocol, runtime_checkable
+from typing import Any, Callable, Literal, Protocol, runtime_checkable
 
 import numpy as np
 
@@ -54,11 +54,31 @@ class MalformedPair(ValueError):
     The message names the method, what it returned and what was expected."""
 
 
+def user_error(err: BaseException) -> str:
+    """An exception raised by the user's code, in one line: its type and its message quoted (a message with a newline
+    must not print a second line, which could forge a verdict in a CI log)."""
+    if isinstance(err, SystemExit):
+        return f"SystemExit (sys.exit({err.code!r}))"
+    return f"{type(err).__name__}: {str(err)!r}"
+
+
+def pair_attribute(pair: Any, name: str, owner: str = "the pair") -> Any:
+    """``pair.name``, or None where it has none; a property of the user's that raises (or exits) is
+    :class:`MalformedPair` naming it -- the user's bug, never our internal error."""
+    try:
+        return getattr(pair, name, None)
+    except (Exception, SystemExit) as err:
+        raise MalformedPair(f"{owner}: reading .{name} raised {user_error(err)}") from None
+
+
 def checked_releases(pair: NeighbourPair, world: World, size: int, outputs) -> np.ndarray:
     """``outputs`` of ``pair.sample(world, size, …)`` as a float array, or :class:`MalformedPair` unless it has
     shape ``(size, output_dim)``."""
     outputs = np.asarray(outputs)
-    expected = (size, int(pair.output_dim))
+    dim = pair_attribute(pair, "output_dim")
+    if not isinstance(dim, (int, np.integer)) or isinstance(dim, bool) or dim < 1:
+        raise MalformedPair(f"the pair's output_dim is {dim!r}; expected a whole number >= 1")
+    expected = (size, int(dim))
     if outputs.shape != expected:
         raise MalformedPair(f"sample({world!r}, {size}) returned shape {outputs.shape}; expected {expected}")
     if not np.issubdtype(outputs.dtype, np.number) or np.iscomplexobj(outputs):

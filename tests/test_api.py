@@ -111,6 +111,27 @@ def test_a_pair_without_its_methods_is_refused_before_sampling():
         pdp_audit.audit_pair(object(), 1.0, 1e-5)
 
 
+def test_a_property_of_the_pair_that_raises_is_the_pairs_fault():
+    """main let the user's exception escape (exit 4 from certify): a property that raises is one line naming it."""
+
+    class Raising(FlatLoss):
+        @property
+        def output_dim(self):
+            raise RuntimeError("not today")
+
+    run = pdp_audit.audit_pair(Raising(), 1.0, 1e-3, trials=2_000)
+    assert run.verdict == "fail" and run.checks[0].id == "pair-protocol"
+    assert "reading .output_dim raised RuntimeError: 'not today'" in run.checks[0].note
+
+    class NoSample(FlatLoss):
+        @property
+        def sample(self):
+            raise KeyError("sample")
+
+    with pytest.raises(pdp_audit.InputError, match=r"reading \.sample raised KeyError"):
+        pdp_audit.audit_pair(NoSample(), 1.0, 1e-3)
+
+
 class FlatLoss:
     """Both worlds release the same noise: the privacy loss is 0, flat in the noise (no shift to sample with)."""
 

@@ -55,8 +55,13 @@ def _claim(
 
 
 def _pair(pair: Any, needs_loss: bool = True) -> None:
+    from pdp_audit.mechanisms.base import MalformedPair, pair_attribute
+
     wanted = ("sample", "privacy_loss") if needs_loss else ("sample",)
-    missing = [name for name in wanted if not callable(getattr(pair, name, None))]
+    try:  # a property of the user's that raises is their bug, in one line
+        missing = [name for name in wanted if not callable(pair_attribute(pair, name))]
+    except MalformedPair as err:
+        raise InputError(str(err)) from None
     if missing:
         raise InputError(
             f"pair must have {' and '.join(f'{n}()' for n in wanted)} (the NeighbourPair protocol); "

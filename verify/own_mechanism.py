@@ -54,7 +54,7 @@ from typing import Any, Iterator
 
 import numpy as np
 
-from pdp_audit.mechanisms.base import MalformedPair, checked_releases
+from pdp_audit.mechanisms.base import MalformedPair, checked_releases, pair_attribute, user_error
 from pdp_audit.mechanisms.validation import InputError, not_a_regular_file, quoted, shown
 from pdp_audit.reports.records import Line, Lines, Page, Run
 from pdp_audit.verify.checks import finalize, make_run
@@ -120,14 +120,6 @@ def own_budget(deployment) -> OwnBudget:
     parsed = {k: parse(o, values.get(k, o.default), names) for k, o in OWN_OPTIONS.items() if k != "workers"}
     parse(OWN_OPTIONS["workers"], deployment.audit.get("workers"), names)  # checked; a user's pair runs in-process
     return OwnBudget(**parsed)
-
-
-def user_error(err: BaseException) -> str:
-    """An exception raised by the user's code, in one line: its type and its message quoted (a message with a newline
-    must not print a second line, which could forge a verdict in a CI log)."""
-    if isinstance(err, SystemExit):
-        return f"SystemExit (sys.exit({err.code!r}))"
-    return f"{type(err).__name__}: {str(err)!r}"
 
 
 # --- the user's module and factory -------------------------------------------------------------------------
@@ -241,7 +233,9 @@ class GuardedPair:
         self._pair, self._owner = pair, owner
 
     def __getattr__(self, attr: str) -> Any:
-        value = getattr(self._pair, attr)
+        value = pair_attribute(self._pair, attr, self._owner)
+        if value is None:
+            raise AttributeError(attr)
         if attr in GUARDED and callable(value):
             return _GuardedMethod(value, f"{self._owner}: {attr}")
         return value
@@ -249,14 +243,21 @@ class GuardedPair:
 
 def kind_of(where: str, pair: Any, owner: str) -> str:
     """``white-box`` (sample, privacy_loss, a whole output_dim >= 1) or ``black-box`` (sample only)."""
-    if not callable(getattr(pair, "sample", None)):
+    try:
+        return _kind(where, pair, owner)
+    except MalformedPair as err:  # a property of the user's that raises
+        raise InputError(f"{where}: {err}") from None
+
+
+def _kind(where: str, pair: Any, owner: str) -> str:
+    if not callable(pair_attribute(pair, "sample", owner)):
         raise InputError(
             f"{where}: {owner} must return a pair with sample(world, size, rng) (and privacy_loss(outputs) for a "
             f"white-box certificate); got {type(pair).__name__}"
         )
-    if not callable(getattr(pair, "privacy_loss", None)):
+    if not callable(pair_attribute(pair, "privacy_loss", owner)):
         return "black-box"
-    dim = getattr(pair, "output_dim", None)
+    dim = pair_attribute(pair, "output_dim", owner)
     if not isinstance(dim, (int, np.integer)) or isinstance(dim, bool) or dim < 1:
         raise InputError(f"{where}: {owner} returned a pair whose output_dim is {dim!r}; expected a whole number >= 1")
     return "white-box"

@@ -17,10 +17,10 @@ import json
 import os
 import sys
 
+from pdp_audit.mechanisms.base import user_error
 from pdp_audit.mechanisms.validation import InputError, quoted, shown
 from pdp_audit.verify.config import PAIR_OPTIONS
 from pdp_audit.verify.outputs import check_outputs
-from pdp_audit.verify.own_mechanism import user_error
 from pdp_audit.verify.plans.arguments import add_option, typed
 
 #: The claim and budget of ``blackbox``: the options of ``pdp_audit.audit_blackbox``, with their ranges.
