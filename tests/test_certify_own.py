@@ -177,7 +177,9 @@ FAULTS = {
     "not-a-pair": (HISTOGRAM + "\ndef make(**kw):\n    return 42\n", "mymod.make() must return a pair"),
     "sys-exit": (HISTOGRAM + "\ndef make(**kw):\n    import sys; sys.exit(0)\n", "raised SystemExit"),
     "property-raises": (  # main: exit 4, "please report it"
-        HISTOGRAM.replace("self.output_dim = counts.size", "self.dim = counts.size").replace("self.output_dim))", "self.dim))")
+        HISTOGRAM.replace("self.output_dim = counts.size", "self.dim = counts.size").replace(
+            "self.output_dim))", "self.dim))"
+        )
         + "\nHistogram.output_dim = property(lambda self: 1 / 0)\n",
         "mymod.make(): reading .output_dim raised ZeroDivisionError",
     ),
