@@ -69,7 +69,7 @@ def read_column(path: str, option: str, column: str | None, bits: bool = False) 
     ``option``, the file, the row and the column for anything else (and for fewer than 2 values)."""
     where = f"{option}: {shown(path)}"
     if str(path).lower().endswith(".npy"):
-        values = _read_npy(path, where, column)
+        values = _read_npy(path, where)  # a vector: the column options name CSV columns only
         labels = [f"row {i + 1}" for i in range(values.size)]
         name = "the array"
     else:
@@ -84,9 +84,7 @@ def read_column(path: str, option: str, column: str | None, bits: bool = False) 
     return values
 
 
-def _read_npy(path: str, where: str, column: str | None) -> np.ndarray:
-    if column is not None:
-        raise InputError(f"{where}: a .npy array has no named columns; leave out the column option")
+def _read_npy(path: str, where: str) -> np.ndarray:
     try:
         array = np.load(path, allow_pickle=False)
     except ValueError as err:
@@ -121,7 +119,7 @@ def _read_csv(path: str, where: str, column: str | None) -> tuple[np.ndarray, li
     for line, row in enumerate(rows[1:], start=2):
         if not any(cell.strip() for cell in row):
             continue  # a blank line holds no canary
-        label = f"row {line - 1} (line {line})"
+        label = f"row {len(values) + 1} (line {line})"  # the row-th value, on this line of the file
         if len(row) <= index:
             raise InputError(f"{where}: {label} has {len(row)} field(s), no column {name}")
         text = row[index].strip()

@@ -37,8 +37,10 @@ ONE_RUN_ASSUMPTIONS = (
     "score function was fixed before looking at the scores and the bits, and the guesses use the scores only. "
     "(3) The claim is (ε, δ)-DP with respect to adding or removing one canary. The canaries may interact: the "
     "theorem needs no independence of the scores. "
-    "What the bound is not: an upper bound, an estimate of the true ε or a certificate. One run's bound is far "
-    "below the true ε unless the canaries are many and the score is strong; a bound above a claimed ε refutes it."
+    "What the bound is not. It is a lower bound on the ε of the training run, valid with probability at least "
+    "1 − α: not an upper bound, not an estimate of the true ε and not a certificate. One run's bound is far below "
+    "the true ε unless the canaries are many and the score is strong; with δ > 0 it is 0 unless 2mδ is well below "
+    "α. A bound above a claimed ε refutes the claim; a bound below it proves nothing."
 )
 NO_CLAIM = "No claim tested (report only): the ε the scores prove, a lower bound"
 
@@ -72,7 +74,7 @@ def inclusion_array(values: Any, name: str, size: int) -> np.ndarray:
         numeric = np.issubdtype(array.dtype, np.number) and not np.iscomplexobj(array)
         bad = np.arange(size) if not numeric else np.flatnonzero((array != 0) & (array != 1))
         if bad.size:
-            raise InputError(f"{name}: row {int(bad[0])} is {array[bad[0]]!r}; inclusion bits must be 0 or 1")
+            raise InputError(f"{name}: row {int(bad[0])} is {array[bad[0]].item()!r}; inclusion bits must be 0 or 1")
     return array.astype(bool)
 
 
