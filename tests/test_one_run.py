@@ -165,3 +165,20 @@ def test_cli_bad_bits_and_mismatched_files_are_one_line(tmp_path, capsys):
     assert "guesses" in capsys.readouterr().err
     assert main(["canaries", *args, "--delta", "0", "--in-scores", args[2]]) == 2
     assert "--in-scores belongs to the two-column mode" in capsys.readouterr().err
+
+
+def test_the_example_training_run_writes_scores_the_one_run_audit_bounds(tmp_path, capsys):
+    """examples/canaries/train.py (DP-SGD in numpy): its files go through the command; a noisy run leaks a
+    measurable ε through memorised canaries, a run without canaries' signal (noise multiplier 50) does not."""
+    from pdp_audit.examples.canaries import train
+
+    assert train.main(["--out", str(tmp_path / "leaky")]) == 0
+    run = str(tmp_path / "leaky" / "one_run.csv")
+    args = ["--one-run", "--scores", run, "--column", "score", "--inclusion", run, "--inclusion-column", "included"]
+    assert main(["canaries", *args, "--delta", "1e-5", "--alpha", "0.05", "--claim-epsilon", "0.5"]) == 1
+    assert train.main(["--out", str(tmp_path / "quiet"), "--noise-multiplier", "50"]) == 0
+    run = str(tmp_path / "quiet" / "one_run.csv")
+    args = ["--one-run", "--scores", run, "--column", "score", "--inclusion", run, "--inclusion-column", "included"]
+    assert main(["canaries", *args, "--delta", "1e-5", "--alpha", "0.05", "--claim-epsilon", "0.5"]) == 3
+    pos = str(tmp_path / "leaky" / "in_scores.csv")
+    assert main(["canaries", "--in-scores", pos, "--out-scores", pos.replace("in_", "out_"), "--delta", "1e-5"]) == 3

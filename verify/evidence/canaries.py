@@ -39,8 +39,9 @@ ONE_RUN_ASSUMPTIONS = (
     "theorem needs no independence of the scores. "
     "What the bound is not. It is a lower bound on the ε of the training run, valid with probability at least "
     "1 − α: not an upper bound, not an estimate of the true ε and not a certificate. One run's bound is far below "
-    "the true ε unless the canaries are many and the score is strong; with δ > 0 it is 0 unless 2mδ is well below "
-    "α. A bound above a claimed ε refutes the claim; a bound below it proves nothing."
+    "the true ε unless the canaries are many and the score is strong; with δ > 0 the theorem adds about 2mδ/v "
+    "to the tail of v correct guesses, so the bound is 0 unless that is below α. A bound above a claimed ε refutes "
+    "the claim; a bound below it proves nothing."
 )
 NO_CLAIM = "No claim tested (report only): the ε the scores prove, a lower bound"
 
@@ -138,7 +139,7 @@ def canary_evidence(
     lines = [f"AUROC {area:.4f} ({in_scores.size:,} in-canaries, {out_scores.size:,} out-canaries)."]
     for f, r in zip(FPR_LEVELS, rates):
         if r is None:
-            lines.append(f"TPR at FPR {f:g}: not resolved (needs more than {math.ceil(1 / f):,} out-canaries).")
+            lines.append(f"TPR at FPR {f:g}: not resolved (needs at least {math.ceil(1 / f - 1e-9):,} out-canaries).")
         else:
             lines.append(
                 f"TPR at FPR {f:g}: {r.tpr:.4g}, exact {TPR_CONFIDENCE:.0%} interval [{r.tpr_lo:.4g}, {r.tpr_hi:.4g}] "
