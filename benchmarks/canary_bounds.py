@@ -55,17 +55,18 @@ def one_run_scores(mechanism: str, parameter: float, m: int, seed: int) -> tuple
     return np.where(included, d, dp), included
 
 
-def row(setting, mechanism, n, true, alpha, delta, ours, jax, seeds) -> dict:
+def row(case: dict, ours: list[float], jax: list[float]) -> dict:
+    """The JSON line of one ``case`` (setting, mechanism, n, true_epsilon, alpha, delta, seeds): means of bound / true
+    ε, ours and jax-privacy's, and their ratios."""
+    true = case["true_epsilon"]
     mean_ours = float(np.mean(ours)) / true
     mean_jax = float(np.mean(jax)) / true if jax else None
     return {
         "benchmark": "canary_bounds",
-        "setting": setting,
-        "mechanism": mechanism,
-        "n": n,
+        **{k: case[k] for k in ("setting", "mechanism", "n")},
         "true_epsilon": round(true, 4),
-        "alpha": alpha,
-        "delta": delta,
+        "alpha": case["alpha"],
+        "delta": case["delta"],
         "ours": round(mean_ours, 4),
         "jax": None if mean_jax is None else round(mean_jax, 4),
         "ours_over_jax": None if not mean_jax else round(mean_ours / mean_jax, 3),
@@ -73,7 +74,7 @@ def row(setting, mechanism, n, true, alpha, delta, ours, jax, seeds) -> dict:
         if not jax
         else round(min(a / b if b > 0 else math.inf for a, b in zip(ours, jax)), 3),
         "max_over_true": round(max(list(ours) + list(jax)) / true, 4),
-        "seeds": seeds,
+        "seeds": case["seeds"],
     }
 
 
@@ -90,7 +91,8 @@ def two_column(jax, seeds: int) -> None:
                 if jax is not None:
                     auditor = jax.CanaryScoreAuditor(pos, neg)
                     theirs.append(auditor.epsilon_clopper_pearson(alpha, delta, one_sided=False))
-            print(json.dumps(row("two_column", f"gaussian sigma={sigma}", n, true, alpha, delta, ours, theirs, seeds)))
+            case = {"setting": "two_column", "mechanism": f"gaussian sigma={sigma}", "n": n, "true_epsilon": true}
+            print(json.dumps(row({**case, "alpha": alpha, "delta": delta, "seeds": seeds}, ours, theirs)))
 
 
 def one_run(jax, seeds: int) -> None:
@@ -106,7 +108,8 @@ def one_run(jax, seeds: int) -> None:
                     auditor = jax.CanaryScoreAuditor(scores[included], scores[~included])
                     theirs.append(auditor.epsilon_one_run(alpha, max(delta, 1e-300)))
             name = f"{mechanism} {'epsilon' if mechanism == 'rr' else 'sigma'}={parameter}"
-            print(json.dumps(row("one_run", name, m, true, alpha, delta, ours, theirs, seeds)))
+            case = {"setting": "one_run", "mechanism": name, "n": m, "true_epsilon": true}
+            print(json.dumps(row({**case, "alpha": alpha, "delta": delta, "seeds": seeds}, ours, theirs)))
 
 
 def example(jax, folder: Path) -> None:
