@@ -7,9 +7,9 @@ adding or removing one canary, and the auditor, from M's output alone (here: fro
 by a score function fixed in advance), makes r = k₊ + k₋ guesses T ∈ {−1, 0, +1}^m (‖T‖₁ = r): "in" for the k₊
 highest scores, "out" for the k₋ lowest.  W = Σᵢ max(0, Tᵢ Sᵢ) is the number of correct guesses.
 
-Theorem (their main result, Theorem 3.1 with its approximate-DP form; the same expression is jax-privacy's
-``_one_run_p_value``).  With q = e^ε/(1 + e^ε) and f(v) = P[Binomial(r, q) ≥ v] (f(v) = 1 for v ≤ 0), for every
-integer v,
+Theorem (their main result, Theorem 3.1, in its (ε, δ) form; the same expression is the p-value of the paper's
+own code in its Appendix D, ``p_value_DP_audit(m, r, v, eps, delta)``, and jax-privacy's ``_one_run_p_value``).
+With q = e^ε/(1 + e^ε) and f(v) = P[Binomial(r, q) ≥ v] (f(v) = 1 for v ≤ 0), for every integer v,
 
     P[W ≥ v]  ≤  f(v) + 2 m δ · max_{i = 1..v} (f(v − i) − f(v)) / i.
 
