@@ -298,14 +298,18 @@ def audit_one_run(
     if guesses is not None:
         guesses = _guesses(guesses, values.size)
     attack = one_run_attack(values, bits, delta, guesses, seed)
-    share = "all of α" if attack.fixed else f"α/{len(attack.pairs)} each (union bound over the grid)"
+    share = (
+        "the guesses given, with all of α"
+        if attack.fixed
+        else f"{len(attack.pairs)} guess sets fixed in advance, α/{len(attack.pairs)} each (union bound)"
+    )
 
     def tried(alpha: float) -> str:
         bound, j = attack.best(alpha)
         (kp, km), c = attack.pairs[j], attack.correct[j]
         if bound <= 0:
             return "no guess set rejects ε = 0 (with δ > 0 the bound needs 2mδ well below α·v)"
-        return f"best guesses k₊ = {kp}, k₋ = {km}: {c} of {kp + km} correct"
+        return f"{'guesses' if attack.fixed else 'best guesses'} k₊ = {kp}, k₋ = {km}: {c} of {kp + km} correct"
 
     evidence = Evidence(
         spec=CheckSpec(
@@ -320,7 +324,7 @@ def audit_one_run(
         interval=lambda a: (attack.epsilon_lower_bound_at(a), math.inf),
         supports=lambda ci, a: False,
         budget_hint=lambda ci: "Scores can refute a claimed ε, never certify one.",
-        note=f"{values.size:,} canaries, {int(bits.sum()):,} included; {len(attack.pairs)} guess sets, {share}; "
+        note=f"{values.size:,} canaries, {int(bits.sum()):,} included; {share}; "
         f"{tried(alpha)} (at the run's α). The estimate is the bound at confidence 1/2.",
         details={
             "m": int(values.size),
