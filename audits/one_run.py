@@ -42,6 +42,8 @@ from scipy import special, stats
 _RELATIVE_MARGIN = 1e-9
 #: Geometric values of k₊ in the grid (each with k₋ = 0 and k₋ = k₊).
 GRID_POINTS = 8
+#: The key of the tie-breaking stream (``default_rng([seed, TIE_STREAM])``), distinct from ``default_rng(seed)``.
+TIE_STREAM = 0x6F6E6572756E  # "onerun"
 #: ε searched on [0, EPSILON_MAX] (the bound saturates long before: q = expit(40) is 1 to 17 digits).
 EPSILON_MAX = 40.0
 
@@ -91,8 +93,12 @@ def guess_grid(m: int) -> list[tuple[int, int]]:
 
 def correct_guesses(scores: np.ndarray, included: np.ndarray, k_in: int, k_out: int, seed: int) -> int:
     """Correct guesses of "in" for the ``k_in`` highest scores and "out" for the ``k_out`` lowest (ties broken by
-    independent uniforms drawn from ``seed``: a randomised guess is still a function of the scores alone)."""
-    rng = np.random.default_rng(seed)
+    independent uniforms drawn from ``seed``: a randomised guess is still a function of the scores alone).
+
+    The uniforms come from a stream of their own, ``default_rng([seed, TIE_STREAM])``, never ``default_rng(seed)``:
+    coins drawn as ``default_rng(0).random(m) < 0.5`` with the default seed 0 would otherwise be the very uniforms
+    that break the ties, and the guesses would depend on the inclusion bits, which the theorem excludes."""
+    rng = np.random.default_rng([seed, TIE_STREAM])
     order = np.lexsort((rng.random(scores.size), scores))  # increasing (score, uniform)
     top = order[scores.size - k_in :] if k_in > 0 else order[:0]
     bottom = order[:k_out]

@@ -43,6 +43,8 @@ ONE_RUN_ASSUMPTIONS = (
     "to the tail of v correct guesses, so the bound is 0 unless that is below α. A bound above a claimed ε refutes "
     "the claim; a bound below it proves nothing."
 )
+#: The key of the attack's random stream, ``SeedSequence([seed, CANARY_STREAM])``.
+CANARY_STREAM = 0x63616E617279  # "canary"
 NO_CLAIM = "No claim tested (report only): the ε the scores prove, a lower bound"
 
 
@@ -114,7 +116,9 @@ def canary_evidence(
     from pdp_audit.audits.attack import pooled_rank_attack
     from pdp_audit.audits.canaries import FPR_LEVELS, TPR_CONFIDENCE, auroc, thinned_roc, tpr_at_fpr
 
-    attack = pooled_rank_attack(in_scores, out_scores, delta, seed)
+    # a stream of its own (not default_rng(seed)): scores a user drew with the same small seed must not share the
+    # uniforms of the Poisson sizes, subsets and tie-breaking
+    attack = pooled_rank_attack(in_scores, out_scores, delta, np.random.SeedSequence([seed, CANARY_STREAM]))
     rates = [tpr_at_fpr(in_scores, out_scores, f) for f in FPR_LEVELS]
     area = auroc(in_scores, out_scores)
     fpr, tpr = thinned_roc(in_scores, out_scores)
