@@ -98,16 +98,17 @@ def draw_roc(fig, data: Roc, box, compact: bool = False) -> None:
     grid = np.geomspace(1e-7, 1, 400)
     e, d = np.exp(data.epsilon_claim), data.delta_claim
     region = np.clip(np.minimum(e * grid + d, 1 - (1 - grid - d) / e), 0, 1)
-    ax.fill_between(grid, 0, region, color="#d9f0d3", label=f"allowed by ({data.epsilon_claim:g}, {d:g})-DP")
-    ax.plot(fpr, tpr, "-", color="#2166ac", lw=1.5, label="likelihood-ratio attack (empirical ROC)")
+    region_label = data.region_label or f"allowed by ({data.epsilon_claim:g}, {d:g})-DP"
+    ax.fill_between(grid, 0, region, color="#d9f0d3", label=region_label)
+    ax.plot(fpr, tpr, "-", color="#2166ac", lw=1.5, label=data.curve_label)
     pts = data.exact_points
     if pts:
         ax.plot([p[2] for p in pts], [p[1] for p in pts], "kx", ms=7, label="exact optimal trade-off")
     ax.set_xscale("log")
     ax.set_xlim(1e-6, 1)
     ax.set_ylim(0, 1)
-    ax.set_xlabel("false-positive rate (output of D' called D)")
-    ax.set_ylabel("true-positive rate (output of D called D)")
+    ax.set_xlabel(data.xlabel)
+    ax.set_ylabel(data.ylabel)
     title = f"ε lower bound of the attack: {data.epsilon_lower_bound:.4g} (confidence {data.level:.8g})"
     if compact:
         title = f"Attack ROC; ε lower bound {data.epsilon_lower_bound:.3g}"

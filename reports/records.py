@@ -60,6 +60,10 @@ class Roc:
     epsilon_lower_bound: float
     level: float
     exact_points: Sequence[Sequence[float]] = ()
+    curve_label: str = "likelihood-ratio attack (empirical ROC)"
+    xlabel: str = "false-positive rate (output of D' called D)"
+    ylabel: str = "true-positive rate (output of D called D)"
+    region_label: str = ""  # default: "allowed by (ε, δ)-DP"
 
 
 @_frozen

@@ -25,7 +25,9 @@ PUBLIC = [
     "Verdict",
     "__version__",
     "audit_blackbox",
+    "audit_canary_scores",
     "audit_coverage",
+    "audit_one_run",
     "audit_pair",
     "certify",
     "check_pair",
@@ -60,7 +62,16 @@ def test_the_public_names_are_exactly_these_and_documented():
     assert sorted(pdp_audit.__all__) == sorted(PUBLIC)
     for name in PUBLIC:
         assert hasattr(pdp_audit, name), name
-    for name in ("audit_pair", "audit_blackbox", "audit_coverage", "run_audit", "certify", "read_sweep"):
+    for name in (
+        "audit_pair",
+        "audit_blackbox",
+        "audit_coverage",
+        "audit_canary_scores",
+        "audit_one_run",
+        "run_audit",
+        "certify",
+        "read_sweep",
+    ):
         doc = inspect.getdoc(getattr(pdp_audit, name))
         for section in ("Args:", "Returns:", "Raises:", "Example"):
             assert section in doc, (name, section)

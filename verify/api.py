@@ -28,6 +28,7 @@ from pdp_audit.mechanisms.base import NeighbourPair
 from pdp_audit.mechanisms.validation import InputError
 from pdp_audit.reports.records import Check, Run
 from pdp_audit.verify.config import PAIR_OPTIONS, pair_value
+from pdp_audit.verify.evidence.canaries import audit_canary_scores, audit_one_run  # noqa: F401 (re-exported)
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas

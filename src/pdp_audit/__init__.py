@@ -33,6 +33,11 @@ Run a built-in audit, certify a deployment file, read a sweep::
     pdp_audit.read_sweep("sweep-small.sqlite")                                          # a pandas DataFrame
     pdp_audit.gaussian_sigma(1.0, 1e-5)          # 3.7306...: the exact (analytic) Gaussian calibration
 
+Audit a training run from its canary scores (higher = more member-like; never certifies, can refute)::
+
+    pdp_audit.audit_canary_scores(in_scores, out_scores, delta=1e-5, claim_epsilon=8.0).exit_code  # 1 or 3
+    pdp_audit.audit_one_run(scores, included, delta=1e-5, alpha=0.05)          # m canaries, one run
+
 Every function validates its arguments before any sampling and raises :class:`InputError` (a ``ValueError``)
 with one line naming the argument and its valid range.
 """
@@ -45,7 +50,9 @@ from pdp_audit.reports.json_report import package_version
 from pdp_audit.reports.records import Check, Run, Verdict
 from pdp_audit.verify.api import (
     audit_blackbox,
+    audit_canary_scores,
     audit_coverage,
+    audit_one_run,
     audit_pair,
     certify,
     check_pair,
@@ -71,7 +78,9 @@ __all__ = [
     "Verdict",
     "__version__",
     "audit_blackbox",
+    "audit_canary_scores",
     "audit_coverage",
+    "audit_one_run",
     "audit_pair",
     "certify",
     "check_pair",

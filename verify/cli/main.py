@@ -18,7 +18,19 @@ import traceback
 
 from pdp_audit.mechanisms.validation import InputError, one_line, quoted, shown
 from pdp_audit.verify.checks import without_findings
-from pdp_audit.verify.cli import benchmark, blackbox, certify, claims, examples, mutants, report, schema, sweep, tau
+from pdp_audit.verify.cli import (
+    benchmark,
+    blackbox,
+    canaries,
+    certify,
+    claims,
+    examples,
+    mutants,
+    report,
+    schema,
+    sweep,
+    tau,
+)
 from pdp_audit.verify.cli.warnings import print_warnings
 from pdp_audit.verify.config import WORKERS_OPTION
 from pdp_audit.verify.outputs import check_outputs
@@ -26,7 +38,7 @@ from pdp_audit.verify.plans.arguments import Parser, add_run_arguments, configur
 from pdp_audit.verify.plans.catalogue import plans_by_name
 
 # The subcommands besides ``list`` and ``run``, in the order ``--help`` shows them.
-COMMANDS = (certify, sweep, report, claims, tau, benchmark, schema, mutants, blackbox, examples)
+COMMANDS = (certify, sweep, report, claims, tau, benchmark, schema, mutants, blackbox, canaries, examples)
 
 EXIT_USAGE = 2
 EXIT_INTERNAL_ERROR = 4

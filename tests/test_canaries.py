@@ -1,0 +1,174 @@
+"""`pdp-audit canaries` and `pdp_audit.audit_canary_scores`: the ε lower bound from in/out canary scores is valid on
+scores whose true ε is known (exact privacy losses of the Gaussian mechanism), a bound that ignores δ is caught by
+the same validity test, the TPR intervals are exact, and the command's exit codes, one-line errors and reports."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+
+import numpy as np
+import pytest
+from scipy import stats
+
+import pdp_audit
+from pdp_audit.audits.attack import pooled_rank_attack
+from pdp_audit.audits.canaries import auroc, tpr_at_fpr
+from pdp_audit.audits.engine import sample_privacy_loss
+from pdp_audit.mechanisms import gaussian as g
+from pdp_audit.verify.cli.main import main
+
+ALPHA, DELTA = 1e-6, 1e-5
+
+
+def gaussian_scores(sigma: float, n: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
+    """Exact privacy losses of the Gaussian mechanism (Δ = 1, noise σ): in-canaries from D, out-canaries from D'."""
+    pair = g.GaussianPair([0.0], [1.0], sigma)
+    return sample_privacy_loss(pair, "D", n, seed), sample_privacy_loss(pair, "D'", n, seed + 1000)
+
+
+def leaky_by_delta(n: int, seed: int, leak: float = 0.01) -> tuple[np.ndarray, np.ndarray]:
+    """A (0, leak)-DP pair: with probability ``leak`` an in-canary's score is 10 (its membership revealed), else both
+    worlds score N(0, 1) -- the true ε at δ = leak is 0."""
+    rng = np.random.default_rng(seed)
+    pos = np.where(rng.random(n) < leak, 10.0, rng.standard_normal(n))
+    return pos, rng.standard_normal(n)
+
+
+@pytest.mark.parametrize("sigma", [g.analytic_sigma(1.0, DELTA), 1.87, 1.0])
+def test_the_bound_never_exceeds_the_true_epsilon_and_sees_a_leaky_run(sigma):
+    """Validity at α = 1e-6 on four seeds each: a bound above the true ε would be a false alarm of probability ≤ 1e-6
+    per seed (12 in all); the bound is positive: these runs leak (true ε 1 to 4.4)."""
+    true = g.analytic_epsilon(DELTA, sigma)
+    for seed in range(4):
+        pos, neg = gaussian_scores(sigma, 20_000, seed)
+        bound = pooled_rank_attack(pos, neg, DELTA, seed).epsilon_lower_bound_at(ALPHA)
+        assert 0 < bound <= true, (sigma, seed, bound, true)
+
+
+def test_a_bound_that_ignores_delta_fails_the_validity_test():
+    """On a (0, 0.01)-DP pair the bound at δ = 0.01 is 0 (valid); the same scores bounded as if δ were 0 -- the
+    deliberately broken bound -- exceed the true ε = 0, which the validity test above would flag."""
+    for seed in range(3):
+        pos, neg = leaky_by_delta(20_000, seed)
+        assert pooled_rank_attack(pos, neg, 0.01, seed).epsilon_lower_bound_at(ALPHA) == 0.0
+        assert pooled_rank_attack(pos, neg, 0.0, seed).epsilon_lower_bound_at(ALPHA) > 0.5
+
+
+def test_the_api_refutes_a_false_claim_and_never_certifies():
+    pos, neg = gaussian_scores(1.0, 10_000, 3)  # true ε 4.38 at δ = 1e-5
+    refuted = pdp_audit.audit_canary_scores(pos, neg, DELTA, claim_epsilon=1.0)
+    assert refuted.verdict == "fail" and refuted.exit_code == 1
+    (check,) = refuted.checks
+    assert check.id == "canary-epsilon" and 1.0 < check.ci[0] <= g.analytic_epsilon(DELTA, 1.0)
+    kept = pdp_audit.audit_canary_scores(pos, neg, DELTA, claim_epsilon=5.0)
+    assert kept.verdict == "inconclusive" and kept.exit_code == 3
+    assert kept.checks[0].ci[0] == check.ci[0]  # the claim changes the verdict, never the bound
+    unclaimed = pdp_audit.audit_canary_scores(pos, neg, DELTA)
+    assert unclaimed.exit_code == 3 and unclaimed.parameters["epsilon"] is None
+    assert unclaimed.checks[0].details["claim_tested"] is False and "No claim tested" in unclaimed.checks[0].claim
+
+
+@pytest.mark.parametrize("fpr", [1e-3, 1e-2, 1e-1])
+def test_tpr_intervals_are_scipys_exact_intervals_at_a_threshold_of_the_out_scores(fpr):
+    pos, neg = gaussian_scores(1.0, 5_000, 7)
+    r = tpr_at_fpr(pos, neg, fpr)
+    assert r.true_positives == int(np.sum(pos > r.threshold))
+    ci = stats.binomtest(r.true_positives, pos.size).proportion_ci(confidence_level=0.95, method="exact")
+    assert r.tpr_lo == pytest.approx(ci.low, rel=1e-9, abs=1e-15)
+    assert r.tpr_hi == pytest.approx(ci.high, rel=1e-9)
+    # the rule's FPR is at most the nominal one, and no lower out-score would keep it so
+    k = int(np.floor(fpr * neg.size + 1e-9))
+    assert r.false_positives <= k < int(np.sum(neg >= r.threshold))
+    assert tpr_at_fpr(pos, neg[:500], 1e-3) is None  # 500 out-scores do not resolve FPR 1e-3
+
+
+def test_auroc_is_the_mann_whitney_statistic():
+    pos, neg = gaussian_scores(2.0, 3_000, 1)
+    pos = np.round(pos, 1)  # ties count one half
+    u = stats.mannwhitneyu(pos, neg).statistic
+    assert auroc(pos, neg) == pytest.approx(u / (pos.size * neg.size), rel=1e-12)
+
+
+def test_api_arguments_are_checked_before_any_work():
+    for bad, needle in (
+        ([1.0], "at least 2"),
+        ([1.0, float("nan")], "row 1"),
+        (np.zeros((3, 2)), "1-D"),
+        (["a", "b"], "real numbers"),
+    ):
+        with pytest.raises(pdp_audit.InputError, match=needle):
+            pdp_audit.audit_canary_scores(bad, [0.0, 1.0], DELTA)
+    with pytest.raises(pdp_audit.InputError, match="delta"):
+        pdp_audit.audit_canary_scores([0.0, 1.0], [0.0, 1.0], 1.5)
+
+
+def _write_scores(tmp_path, seed=0, sigma=1.0, n=5_000):
+    pos, neg = gaussian_scores(sigma, n, seed)
+    (tmp_path / "in.csv").write_text("id,score\n" + "".join(f"{i},{float(x)!r}\n" for i, x in enumerate(pos)))
+    np.save(tmp_path / "out.npy", neg)
+    return ["--in-scores", str(tmp_path / "in.csv"), "--column", "score", "--out-scores", str(tmp_path / "out.npy")]
+
+
+def test_cli_exit_codes_reports_and_reproducibility(tmp_path, capsys):
+    files = _write_scores(tmp_path, n=2_000)
+    report, doc = tmp_path / "c.pdf", tmp_path / "c.json"
+    args = [*files, "--delta", "1e-5", "--report", str(report), "--json", str(doc)]
+    assert main(["canaries", *args]) == 3
+    assert "INCONCLUSIVE" in capsys.readouterr().out
+    first = report.read_bytes()
+    assert first.startswith(b"%PDF")
+    assert main(["canaries", *args]) == 3
+    assert report.read_bytes() == first  # same seed, same bytes
+    args = [*files, "--delta", "1e-5", "--json", str(doc)]
+    assert main(["canaries", *args, "--claim-epsilon", "9"]) == 3
+    assert json.loads(doc.read_text())["checks"][0]["details"]["claim_tested"] is True
+    assert main(["canaries", *args, "--claim-epsilon", "1"]) == 1
+    assert "FAIL" in capsys.readouterr().out
+    data = json.loads(doc.read_text())
+    assert data["exit_code"] == 1 and data["parameters"]["epsilon"] == 1.0
+    assert main(["canaries", *args]) == 3
+    data = json.loads(doc.read_text())
+    assert data["exit_code"] == 3 and data["parameters"]["epsilon"] is None
+    details = data["checks"][0]["details"]
+    assert details["claim_tested"] is False and [r["fpr"] for r in details["tpr_at_fpr"]] == [1e-3, 1e-2, 1e-1]
+    assert "No claim tested" in data["checks"][0]["claim"] and "not a certificate" in data["pages"][0]["text"]
+    if shutil.which("pdftotext"):
+        text = subprocess.run(["pdftotext", str(report), "-"], capture_output=True, text=True, check=True).stdout
+        for needle in ("Independent canaries", "not an upper bound", "AUROC", "TPR at FPR 0.001", "No claim tested"):
+            assert needle in " ".join(text.split()), needle
+
+
+@pytest.mark.parametrize(
+    "content,column,needle",
+    [
+        ("score\n1\nabc\n", None, "row 2 (line 3), column 'score': 'abc' is not a number"),
+        ("score\n1\n\n2\ninf\n", None, "row 3 (line 5), column 'score': inf; scores must be finite"),
+        ("id,score\n1,1\n2,\n", "score", "row 2 (line 3), column 'score': empty"),
+        ("", None, "empty file"),
+        ("score\n1\n", None, "1 value(s) in column 'score'; at least 2"),
+        ("a,b\n1,2\n3,4\n", None, "2 columns ('a', 'b'); name the one to read with --column"),
+        ("a,b\n1,2\n3,4\n", "c", "no column 'c'"),
+    ],
+)
+def test_cli_bad_input_is_one_line_naming_file_row_and_column(tmp_path, capsys, content, column, needle):
+    _write_scores(tmp_path, n=100)
+    (tmp_path / "bad.csv").write_text(content)
+    files = ["--in-scores", str(tmp_path / "bad.csv"), "--out-scores", str(tmp_path / "out.npy")]
+    assert main(["canaries", *files, *(["--column", column] if column else []), "--delta", "1e-5"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "bad.csv" in err and needle in err, err
+
+
+def test_cli_refuses_npy_that_is_not_a_vector_and_outputs_over_inputs(tmp_path, capsys):
+    files = _write_scores(tmp_path, n=100)
+    np.save(tmp_path / "out.npy", np.zeros((5, 2)))
+    assert main(["canaries", *files, "--delta", "1e-5"]) == 2
+    assert "out.npy: expected a 1-D array" in capsys.readouterr().err
+    files = _write_scores(tmp_path, n=100)
+    assert main(["canaries", *files, "--delta", "1e-5", "--json", files[1]]) == 2
+    assert "would be overwritten" in capsys.readouterr().err
+    assert main(["canaries", *files]) == 2  # --delta is required
+    assert main(["canaries", *files, "--delta", "1e-5", "--scores", files[1]]) == 2
+    assert "--one-run" in capsys.readouterr().err

@@ -1,0 +1,193 @@
+"""``pdp-audit canaries``: the ε lower bound a training run's canary scores prove, with ROC, TPR at low FPR, AUROC.
+
+    pdp-audit canaries --in-scores in.csv --out-scores out.csv --delta 1e-5 --claim-epsilon 8 --report c.pdf
+    pdp-audit canaries --one-run --scores run.csv --column score --inclusion run.csv --inclusion-column included \\
+        --delta 1e-5 --alpha 0.05
+
+Inputs: a CSV with a header row (one numeric column, or the one ``--column NAME`` names; ``--inclusion-column`` for
+the bits) or a ``.npy`` 1-D array.  Bad input is one line naming the file, the row and the column, exit 2, before
+any work.  Exit 1: the bound exceeds ``--claim-epsilon`` (the claim is refuted); 3 otherwise, also without a claim
+(scores never certify; the JSON's ``parameters.epsilon`` is null and its check says "no claim tested").
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import dataclasses
+import math
+
+import numpy as np
+
+from pdp_audit.mechanisms.validation import InputError, quoted, shown
+from pdp_audit.verify.config import PAIR_OPTIONS
+from pdp_audit.verify.outputs import check_outputs
+from pdp_audit.verify.plans.arguments import add_option, typed
+
+CANARY_OPTIONS = (
+    dataclasses.replace(PAIR_OPTIONS["delta"], help="the δ of the bound (and of the claim), in [0, 1)"),
+    dataclasses.replace(
+        PAIR_OPTIONS["epsilon"], key="claim_epsilon", help="a claimed ε >= 0 to refute (default: none tested)"
+    ),
+    dataclasses.replace(PAIR_OPTIONS["alpha"], help="false-alarm probability (default 1e-6)"),
+    dataclasses.replace(PAIR_OPTIONS["seed"], help="seed of the subsample sizes and tie-breaking (default 0)"),
+)
+
+
+def add_parser(subparsers) -> None:
+    """Add ``pdp-audit canaries`` to the CLI's subparsers."""
+    p = subparsers.add_parser(
+        "canaries",
+        help="bound ε from a training run's canary scores (refutes a claim, never certifies)",
+        description="The ε lower bound canary scores prove, with the ROC, TPR at low FPR and AUROC; exit 1 if "
+        "--claim-epsilon is refuted, 3 otherwise (also without a claim: scores never certify).",
+    )
+    p.add_argument("--in-scores", default=None, help="scores of canaries included in training (CSV or .npy)")
+    p.add_argument("--out-scores", default=None, help="scores of canaries held out of training (CSV or .npy)")
+    p.add_argument("--one-run", action="store_true", help="the one-run audit (Steinke, Nasr & Jagielski 2023)")
+    p.add_argument("--scores", default=None, help="--one-run: one score per canary (CSV or .npy)")
+    p.add_argument("--inclusion", default=None, help="--one-run: the inclusion bits 0/1, one per score")
+    p.add_argument(
+        "--guesses",
+        nargs=2,
+        type=int,
+        metavar=("K_IN", "K_OUT"),
+        default=None,
+        help="--one-run: guess 'in' for the K_IN highest and 'out' for the K_OUT lowest scores (default: a fixed grid)",
+    )
+    p.add_argument("--column", default=None, help="the CSV column holding the scores")
+    p.add_argument("--inclusion-column", default=None, help="the CSV column holding the inclusion bits")
+    for option in CANARY_OPTIONS:
+        add_option(p, option, required=option.key == "delta")
+    p.add_argument("--report", default=None, help="write the PDF report here")
+    p.add_argument("--json", default=None, help="write the JSON report here (- = stdout)")
+    p.set_defaults(handler=command_canaries)
+
+
+def read_column(path: str, option: str, column: str | None, bits: bool = False) -> np.ndarray:
+    """The numbers of one column of ``path`` (CSV with a header, or a 1-D ``.npy``); one-line InputErrors naming
+    ``option``, the file, the row and the column for anything else (and for fewer than 2 values)."""
+    where = f"{option}: {shown(path)}"
+    if str(path).lower().endswith(".npy"):
+        values = _read_npy(path, where)  # a vector: the column options name CSV columns only
+        labels = [f"row {i + 1}" for i in range(values.size)]
+        name = "the array"
+    else:
+        values, labels, name = _read_csv(path, where, column)
+    if values.size < 2:
+        raise InputError(f"{where}: {values.size} value(s) in column {name}; at least 2 are needed")
+    bad = np.flatnonzero(~np.isfinite(values) if not bits else ~np.isin(values, (0.0, 1.0)))
+    if bad.size:
+        i = int(bad[0])
+        need = "inclusion bits must be 0 or 1" if bits else "scores must be finite numbers"
+        raise InputError(f"{where}: {labels[i]}, column {name}: {float(values[i])!r}; {need}")
+    return values
+
+
+def _read_npy(path: str, where: str) -> np.ndarray:
+    try:
+        array = np.load(path, allow_pickle=False)
+    except ValueError as err:
+        raise InputError(f"{where}: not a numeric .npy array ({err})") from None
+    if not isinstance(array, np.ndarray) or array.ndim != 1:
+        raise InputError(f"{where}: expected a 1-D array, got shape {getattr(array, 'shape', '?')}")
+    if not (np.issubdtype(array.dtype, np.number) or array.dtype == bool) or np.iscomplexobj(array):
+        raise InputError(f"{where}: expected real numbers, got {array.dtype} values")
+    return array.astype(float)
+
+
+def _read_csv(path: str, where: str, column: str | None) -> tuple[np.ndarray, list[str], str]:
+    with open(path, newline="", encoding="utf-8-sig") as handle:
+        try:
+            rows = list(csv.reader(handle))
+        except (csv.Error, UnicodeDecodeError) as err:
+            raise InputError(f"{where}: not a readable CSV file ({err})") from None
+    if not rows or not any(cell.strip() for cell in rows[0]):
+        raise InputError(f"{where}: empty file; expected a header row naming the column, then one score per row")
+    header = [cell.strip() for cell in rows[0]]
+    if column is None:
+        if len(header) != 1:
+            names = ", ".join(quoted(h) for h in header[:6])
+            raise InputError(f"{where}: {len(header)} columns ({names}); name the one to read with --column")
+        index = 0
+    elif column in header:
+        index = header.index(column)
+    else:
+        raise InputError(f"{where}: no column {quoted(column)} in the header ({', '.join(map(quoted, header[:6]))})")
+    name = quoted(header[index])
+    values, labels = [], []
+    for line, row in enumerate(rows[1:], start=2):
+        if not any(cell.strip() for cell in row):
+            continue  # a blank line holds no canary
+        label = f"row {len(values) + 1} (line {line})"  # the row-th value, on this line of the file
+        if len(row) <= index:
+            raise InputError(f"{where}: {label} has {len(row)} field(s), no column {name}")
+        text = row[index].strip()
+        try:
+            value = float(text)
+        except ValueError:
+            what = "empty" if not text else f"{quoted(text[:40])} is not a number"
+            raise InputError(f"{where}: {label}, column {name}: {what}") from None
+        values.append(value)
+        labels.append(label)
+    return np.asarray(values, dtype=float), labels, name
+
+
+def _inputs(args: argparse.Namespace) -> dict[str, str | None]:
+    """The input files of the mode chosen, by option; one line for a missing or misplaced one."""
+    if args.one_run:
+        wanted, unwanted = ("--scores", "--inclusion"), ("--in-scores", "--out-scores")
+    else:
+        wanted, unwanted = ("--in-scores", "--out-scores"), ("--scores", "--inclusion", "--guesses")
+    given = {flag: getattr(args, flag[2:].replace("-", "_")) for flag in wanted + unwanted}
+    for flag in wanted:
+        if given[flag] is None:
+            raise InputError(f"{flag} is required{' with --one-run' if args.one_run else ' (or use --one-run)'}")
+    for flag in unwanted:
+        if given[flag] is not None:
+            raise InputError(f"{flag} belongs to the {'two-column' if args.one_run else '--one-run'} mode")
+    return {flag: given[flag] for flag in wanted}
+
+
+def command_canaries(args: argparse.Namespace) -> int:
+    """Read the scores, bound ε, write the reports; 1 if the claim is refuted, 3 otherwise."""
+    from pdp_audit.reports.publish import write_run_reports
+    from pdp_audit.verify.evidence.canaries import audit_canary_scores, audit_one_run
+
+    typed(args, *CANARY_OPTIONS)
+    inputs = _inputs(args)
+    check_outputs({"--report": args.report, "--json": args.json}, {f"the file of {k}": v for k, v in inputs.items()})
+    options = {"alpha": args.alpha, "claim_epsilon": args.claim_epsilon, "seed": args.seed}
+    if args.one_run:
+        scores = read_column(args.scores, "--scores", args.column)
+        bits = read_column(args.inclusion, "--inclusion", args.inclusion_column, bits=True)
+        if bits.size != scores.size:
+            raise InputError(
+                f"--inclusion: {shown(args.inclusion)} has {bits.size} bits, --scores {shown(args.scores)} "
+                f"{scores.size} scores; give one bit per score"
+            )
+        guesses = None if args.guesses is None else tuple(args.guesses)
+        run = audit_one_run(scores, bits, args.delta, guesses=guesses, **options)
+    else:
+        if args.inclusion_column is not None:
+            raise InputError("--inclusion-column belongs to the --one-run mode")
+        pos = read_column(args.in_scores, "--in-scores", args.column)
+        neg = read_column(args.out_scores, "--out-scores", args.column)
+        run = audit_canary_scores(pos, neg, args.delta, **options)
+    write_run_reports(run, args.report, args.json)
+    if args.json != "-":
+        print(_summary(run, args))
+        if args.report:
+            print(f"  report: {shown(args.report)}")
+    return run.exit_code
+
+
+def _summary(run, args: argparse.Namespace) -> str:
+    (check,) = run.checks
+    lo = check.ci[0] if check.ci else math.nan
+    claim = "no claim tested" if args.claim_epsilon is None else f"claim ε = {args.claim_epsilon:g}"
+    mode = "canaries --one-run" if args.one_run else "canaries"
+    return (
+        f"pdp-audit {mode}: {check.verdict.upper()}  ε lower bound {lo:.4g} at confidence {check.level:.8g}, "
+        f"δ = {args.delta:g} ({claim})"
+    )
