@@ -111,6 +111,14 @@ def _write_scores(tmp_path, seed=0, sigma=1.0, n=5_000):
     return ["--in-scores", str(tmp_path / "in.csv"), "--column", "score", "--out-scores", str(tmp_path / "out.npy")]
 
 
+def test_report_none_writes_no_pdf_as_in_every_command(tmp_path, monkeypatch, capsys):
+    """It wrote a PDF named ``none``: every other command spells "no PDF" that way."""
+    files = _write_scores(tmp_path, n=2_000)
+    monkeypatch.chdir(tmp_path)
+    assert main(["canaries", *files, "--delta", "1e-5", "--report", "none"]) == 3
+    assert not (tmp_path / "none").exists() and "report:" not in capsys.readouterr().out
+
+
 def test_cli_exit_codes_reports_and_reproducibility(tmp_path, capsys):
     files = _write_scores(tmp_path, n=2_000)
     report, doc = tmp_path / "c.pdf", tmp_path / "c.json"

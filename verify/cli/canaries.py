@@ -59,7 +59,7 @@ def add_parser(subparsers) -> None:
     p.add_argument("--inclusion-column", default=None, help="the CSV column holding the inclusion bits")
     for option in CANARY_OPTIONS:
         add_option(p, option, required=option.key == "delta")
-    p.add_argument("--report", default=None, help="write the PDF report here")
+    p.add_argument("--report", default=None, help="write the PDF report here (none: no PDF, the default)")
     p.add_argument("--json", default=None, help="write the JSON report here (- = stdout)")
     p.set_defaults(handler=command_canaries)
 
@@ -156,6 +156,8 @@ def command_canaries(args: argparse.Namespace) -> int:
 
     typed(args, *CANARY_OPTIONS)
     inputs = _inputs(args)
+    if args.report is not None and args.report.lower() == "none":  # as every command spells "no PDF"
+        args.report = None
     check_outputs({"--report": args.report, "--json": args.json}, {f"the file of {k}": v for k, v in inputs.items()})
     options = {"alpha": args.alpha, "claim_epsilon": args.claim_epsilon, "seed": args.seed}
     if args.one_run:
