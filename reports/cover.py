@@ -72,6 +72,8 @@ def _banner(run: Run) -> str:
     if c.get("evidence") == "black-box" and run.verdict != "fail":
         trials = c.get("audit", {}).get("trials")
         return f"NOT A CERTIFICATE — no violation found at the stated power ({fmt(trials)} releases per world)"
+    if run.parameters.get("headline") and run.parameters.get("epsilon") is None:  # a bound, no claim to decide
+        return "NO CLAIM TESTED — a lower bound only (it can refute a claim, never certify one)"
     return VERDICT_TEXT[run.verdict]
 
 
@@ -98,6 +100,8 @@ def _identity_lines(run: Run) -> list[tuple[str, dict]]:
         ),
         (f"Data: {data}", {"size": 9.5}),
     ]
+    if p.get("headline"):  # an audit that bounds rather than decides leads with its bound
+        lines.append((p["headline"], {"size": 10.5, "weight": "bold", "width": 80}))
     if c and "factory" in c:  # a user's mechanism: what code was certified
         module = c["module_file"]
         lines.append((f"Mechanism: {c['factory']} (module file {module['name']}, sha256 {module['sha256']})", mono))
@@ -146,7 +150,7 @@ def _identity_lines(run: Run) -> list[tuple[str, dict]]:
         lines.append((findings_line(run), {"size": 8.5, "gap": 0.006}))
     # options left unset (None: another query's, a default drawn from elsewhere) stay in the JSON, off the cover
     listed = (c.get("parameters", p) if c else p).items()
-    shown = [(k, v) for k, v in listed if v is not None and not isinstance(v, (dict, list))]
+    shown = [(k, v) for k, v in listed if v is not None and k != "headline" and not isinstance(v, (dict, list))]
     cells = [f"{k} = {textwrap.shorten(fmt(v, 6), 34)}" for k, v in shown]
     width = 3
     for i in range(0, len(cells), width):
@@ -162,6 +166,8 @@ def _claim_text(p) -> str:
     kind = p.get("claim")
     if kind == "coverage":
         return f"an event holds with probability ≥ 1 − ρ, ρ = {fmt(p.get('rho'))}"
+    if p.get("epsilon") is None and p.get("delta") is not None:  # a lower bound without a claim to refute
+        return f"none tested: the ε the evidence proves at δ = {fmt(p.get('delta'))}"
     return f"({fmt(p.get('epsilon'))}, {fmt(p.get('delta'))})-{kind if isinstance(kind, str) else 'DP'}"
 
 

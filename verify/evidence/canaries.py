@@ -247,7 +247,9 @@ def audit_canary_scores(
         "epsilon": claim,
         "delta": delta,
     }
-    return make_run("canary scores", finalize([evidence], alpha), alpha, parameters, seed, pages=pages)
+    checks = finalize([evidence], alpha)
+    parameters["headline"] = _headline(checks[0], alpha, delta)
+    return make_run("canary scores", checks, alpha, parameters, seed, pages=pages)
 
 
 def audit_one_run(
@@ -348,7 +350,22 @@ def audit_one_run(
         "guesses": "grid" if guesses is None else f"{guesses[0]} {guesses[1]}",
     }
     pages = (Page("Assumptions, and what the bound is not", ONE_RUN_ASSUMPTIONS),)
-    return make_run("one training run", finalize([evidence], alpha), alpha, parameters, seed, pages=pages)
+    checks = finalize([evidence], alpha)
+    parameters["headline"] = _headline(checks[0], alpha, delta)
+    return make_run("one training run", checks, alpha, parameters, seed, pages=pages)
+
+
+def _headline(check, alpha: float, delta: float) -> str:
+    """What the first page leads with: the bound at the run's confidence, and the attack's AUROC and TPR at
+    FPR 0.01 where measured."""
+    line = f"ε ≥ {check.ci[0]:.4g} at confidence 1 − {alpha:g} (δ = {delta:g})"
+    details = check.details or {}
+    if "auroc" in details:
+        line += f"; AUROC {details['auroc']:.3f}"
+    for rate in details.get("tpr_at_fpr", []):
+        if rate["fpr"] == 0.01 and rate["resolved"]:
+            line += f"; TPR {rate['tpr']:.3g} at FPR 0.01 (95% [{rate['tpr_lo']:.3g}, {rate['tpr_hi']:.3g}])"
+    return line + "."
 
 
 def _guesses(guesses: Any, m: int) -> tuple[int, int]:
