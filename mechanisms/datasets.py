@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import io
 import os
+import re
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -202,6 +203,8 @@ def _read_csv_numbers(path: Path) -> tuple[list[str], np.ndarray] | None:
     """
     import pandas as pd
 
+    if not _plain_numbers(path):
+        return None
     common = {"keep_default_na": False, "na_filter": False, "encoding": "utf-8-sig", "skip_blank_lines": True}
     rounding = {} if int(pd.__version__.split(".")[0]) >= 3 else {"float_precision": "round_trip"}
     try:
@@ -216,6 +219,22 @@ def _read_csv_numbers(path: Path) -> tuple[list[str], np.ndarray] | None:
     if table.shape[0] == 0 or shifted or np.isnan(values).any():
         return None
     return [str(name) for name in header], values
+
+
+#: A letter in a data row other than an exponent's: pandas would read ``True``/``false`` as 1/0, ``inf``, ``nan``...
+_WORD = re.compile(rb"[A-DF-Za-df-z]")
+
+
+def _plain_numbers(path: Path) -> bool:
+    """Whether the rows below the header hold no letter but an exponent's ``e``: the only files the float reader
+    may parse (pandas reads ``True`` as 1.0 where Python's ``float`` refuses it)."""
+    pinned = _PINNED.get(os.path.realpath(path))
+    try:
+        content = pinned if pinned is not None else path.read_bytes()
+    except OSError:  # the text reader names what is wrong with the file
+        return False
+    body = content.lstrip(b"\xef\xbb\xbf\r\n\t ")
+    return _WORD.search(body, body.find(b"\n") + 1 if b"\n" in body else len(body)) is None
 
 
 def _read_csv(path: Path) -> tuple[list[str], np.ndarray]:

@@ -43,6 +43,8 @@ def test_the_csv_numbers_are_pythons_floats_of_the_cells(tmp_path):
         ("a,b\n1,2\n4\n", "line 3, column 'b' is empty"),
         ("a,b\n1,1_000\n", "line 2, column 'b'"),  # Python's float accepts it; the faster reader does not
         ("a,a\n1,2\n", "duplicate column names ['a']"),
+        ("a,b\n1,True\n4,false\n", "line 2, column 'b': 'True' is not a number"),  # pandas reads True as 1.0
+        ("a,b\n1,inf\n", "line 2, column 'b': non-finite value"),
     ],
 )
 def test_unusual_files_are_read_or_refused_as_the_cell_by_cell_reader_does(tmp_path, text, message):
