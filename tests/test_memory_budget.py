@@ -56,3 +56,21 @@ def test_the_black_box_refuses_releases_it_cannot_hold(small_machine):
 
     with pytest.raises(pdp_audit.InputError, match=r"^trials 1e\+08 needs about .* 10-dimensional releases"):
         pdp_audit.audit_blackbox((sample_d, sample_dprime), 1.0, 1e-5, trials=1e8)
+
+
+def test_the_processs_own_limits_lower_the_memory_a_budget_may_use(monkeypatch):
+    """The budget was checked against the machine alone: under `ulimit -v 3000000` (3 GB) `run gaussian --trials 3e7`
+    was accepted and died of MemoryError after 69 s.  ``ulimit -v`` and a control group's limit count."""
+    import resource
+
+    machine = processes._machine_memory()
+    assert processes.physical_memory() <= machine
+    real = resource.getrlimit
+
+    def limited(kind):
+        return (3 * 10**9, resource.RLIM_INFINITY) if kind == resource.RLIMIT_AS else real(kind)
+
+    monkeypatch.setattr(resource, "getrlimit", limited)
+    assert processes.physical_memory() == min(3 * 10**9, machine)
+    monkeypatch.setattr(processes, "_cgroup_limit", lambda: 10**9)
+    assert processes.physical_memory() == 10**9

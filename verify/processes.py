@@ -7,6 +7,7 @@ import threading
 import time
 from concurrent.futures import ProcessPoolExecutor
 from contextlib import contextmanager
+from pathlib import Path
 
 from pdp_audit.mechanisms.validation import InputError
 from pdp_audit.verify.config import WORKERS
@@ -39,11 +40,54 @@ MEMORY_SHARE = 0.75
 
 
 def physical_memory() -> int | None:
-    """This machine's physical memory in bytes (None where the system does not say)."""
+    """The memory this process may use, in bytes: the machine's physical memory, lowered by the process's own limits
+    -- ``ulimit -v`` (RLIMIT_AS, RLIMIT_DATA) and its control group's ``memory.max`` (v2) or
+    ``memory.limit_in_bytes`` (v1), as a container sets them -- (None where the system says nothing).  A budget
+    checked against the machine alone died of MemoryError under a 3 GB ``ulimit -v`` after 69 s of work."""
+    limits = [_machine_memory(), *_resource_limits(), _cgroup_limit()]
+    known = [limit for limit in limits if limit is not None and limit > 0]
+    return min(known) if known else None
+
+
+def _machine_memory() -> int | None:
     try:
         return int(os.sysconf("SC_PAGE_SIZE")) * int(os.sysconf("SC_PHYS_PAGES"))
     except (AttributeError, ValueError, OSError):
         return None
+
+
+def _resource_limits() -> list[int | None]:
+    try:
+        import resource
+    except ImportError:  # pragma: no cover - not on POSIX
+        return []
+    soft = [resource.getrlimit(kind)[0] for kind in (resource.RLIMIT_AS, resource.RLIMIT_DATA)]
+    return [limit if limit != resource.RLIM_INFINITY else None for limit in soft]
+
+
+def _cgroup_limit() -> int | None:
+    """This process's control-group memory limit (None without one, or where it cannot be read)."""
+    try:
+        lines = Path("/proc/self/cgroup").read_text().splitlines()
+    except OSError:
+        return None
+    for line in lines:
+        hierarchy, controllers, path = (line.split(":", 2) + ["", ""])[:3]
+        if hierarchy == "0" and controllers == "":  # cgroup v2
+            candidates = [Path("/sys/fs/cgroup") / path.lstrip("/") / "memory.max", Path("/sys/fs/cgroup/memory.max")]
+        elif "memory" in controllers.split(","):  # cgroup v1
+            base = Path("/sys/fs/cgroup/memory")
+            candidates = [base / path.lstrip("/") / "memory.limit_in_bytes", base / "memory.limit_in_bytes"]
+        else:
+            continue
+        for candidate in candidates:
+            try:
+                text = candidate.read_text().strip()
+            except OSError:
+                continue
+            if text.isdigit() and int(text) < 1 << 60:  # "max", or v1's "no limit" of 2^63 rounded to pages
+                return int(text)
+    return None
 
 
 def started_workers(workers: int) -> int:

@@ -528,5 +528,6 @@ def _check_attack_memory(sample_d, trials: int) -> None:
         largest = MEMORY_SHARE * total / attack_memory(1, dim)
         raise InputError(
             f"trials {trials:g} needs about {attack_memory(trials, dim) / 1e9:.3g} GB of memory for the black-box "
-            f"attack on {dim}-dimensional releases; this machine has {total / 1e9:.3g} GB: at most {largest:.2g} here"
+            f"attack on {dim}-dimensional releases; this process may use {total / 1e9:.3g} GB: "
+            f"at most {largest:.2g} here"
         )

@@ -129,5 +129,5 @@ def check_memory(plan: AuditPlan, config: Any, names: Names = KEYWORDS) -> None:
         option = plan.options()["trials"]
         raise names.error(
             f"{names(option)} {trials:g} needs about {trials * plan.bytes_per_trial / 1e9:.3g} GB of memory for the "
-            f"{plan.name} audit; this machine has {total / 1e9:.3g} GB: at most {largest:.2g} trials here"
+            f"{plan.name} audit; this process may use {total / 1e9:.3g} GB: at most {largest:.2g} trials here"
         )
