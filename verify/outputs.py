@@ -60,6 +60,31 @@ def file_identity(path: str | os.PathLike) -> tuple:
     return ("inode", info.st_dev, info.st_ino)
 
 
+#: The files SQLite and the sweep's lock keep beside a store (its write-ahead log, shared-memory index, rollback
+#: journal, writer's lock): inputs of every command that reads or writes the store, never outputs.
+STORE_COMPANIONS = {
+    "-wal": "the write-ahead log of the store",
+    "-shm": "the shared-memory index of the store",
+    "-journal": "the rollback journal of the store",
+    ".lock": "the lock file of the store",
+}
+
+
+def store_inputs(store: str | os.PathLike) -> dict[str, str]:
+    """The store and the files beside it that hold or guard its content, as inputs for :func:`check_outputs`.
+
+    Each companion is named after the path as given and after the file it resolves to (SQLite and the lock may use
+    either), so a symbolic link to the store, ``./`` or an absolute path all name the same files; an existing
+    companion is also found through a hard link (by device and inode, in :func:`file_identity`)."""
+    inputs = {"the store itself": str(store)}
+    resolved, spelled = os.path.realpath(store), os.path.abspath(store)
+    for suffix, what in STORE_COMPANIONS.items():
+        inputs[what] = resolved + suffix
+        if spelled != resolved:
+            inputs[f"{what} (named after the link {os.path.basename(spelled)!r})"] = spelled + suffix
+    return inputs
+
+
 def check_outputs(
     outputs: dict[str, str | None],
     inputs: dict[str, str | os.PathLike | None] | None = None,
