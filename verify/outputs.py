@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import errno
 import os
+import sys
 import tempfile
 from pathlib import Path
 
@@ -91,7 +92,10 @@ def check_outputs(
     pdfs: tuple[str, ...] = ("--report",),
 ) -> None:
     """Every output a command will write, checked before any work: writable (:func:`check_output_path`), no two
-    the same file (or both standard output, ``-``), none the same file as one of the command's inputs.
+    the same file (or both standard output, ``-``), none the same file as one of the command's inputs, none the file
+    of a module this process has imported (:func:`loaded_module_files`: the user's module, a helper it imported, a
+    package's ``__init__.py``).  A command that imports the user's code calls it again after the import, before the
+    audit: a module the import loaded is known only then.
 
     ``outputs`` and ``inputs`` map the option (or the input's description, such as ``"the deployment file"``) to
     the path given; None is not given.  ``pdfs``: options that write a PDF, which standard output cannot take.
@@ -116,3 +120,21 @@ def check_outputs(
             option = seen[identity]
             given = outputs[option]
             raise InputError(f"{option}: {given!r} is {what} this command reads; it would be overwritten")
+    modules = loaded_module_files() if seen.keys() - {("stdout",)} else {}
+    for identity, option in seen.items():
+        if identity in modules:
+            given = outputs[option]
+            raise InputError(
+                f"{option}: {given!r} is the file of the module {modules[identity]!r}, which this command imported; "
+                "it would be overwritten"
+            )
+
+
+def loaded_module_files() -> dict[tuple, str]:
+    """The :func:`file_identity` of the source file of every module imported so far, mapped to the module's name."""
+    files: dict[tuple, str] = {}
+    for name, module in list(sys.modules.items()):
+        path = getattr(module, "__file__", None)
+        if isinstance(path, str):
+            files.setdefault(file_identity(path), name)
+    return files
