@@ -194,7 +194,16 @@ def test_a_store_that_cannot_be_created_leaves_no_file(tmp_path, monkeypatch, ca
     sweep = ["sweep", str(tmp_path / "s.toml"), "--store", str(tmp_path / "s.sqlite"), "--workers", "1", "--quiet"]
     assert main(sweep) == 2
     assert "cannot write the store: database or disk is full" in _one_line(capsys)
-    assert sorted(p.name for p in tmp_path.iterdir() if not p.name.endswith(".lock")) == ["s.toml"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["s.toml"]  # no store, and no s.sqlite.lock either
+
+
+def test_a_file_refused_as_a_store_gets_no_lock_file_beside_it(tmp_path, capsys):
+    (tmp_path / "s.toml").write_text(SMALL_SWEEP)
+    (tmp_path / "notes.txt").write_text("my notes\n")
+    sweep = ["sweep", str(tmp_path / "s.toml"), "--store", str(tmp_path / "notes.txt"), "--workers", "1", "--quiet"]
+    assert main(sweep) == 2 and "notes.txt" in _one_line(capsys)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["notes.txt", "s.toml"]
+    assert (tmp_path / "notes.txt").read_text() == "my notes\n"
 
 
 @pytest.mark.parametrize(

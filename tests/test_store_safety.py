@@ -144,3 +144,17 @@ def test_sweep_refuses_the_files_beside_its_store_as_outputs(tmp_path, monkeypat
         err = capsys.readouterr().err
         assert err.count("\n") == 1 and "of the store this command reads" in err, err
         assert list(tmp_path.iterdir()) == []  # refused before the store was made
+
+
+def test_a_second_sweep_through_a_hard_link_of_the_store_is_refused(tmp_path):
+    spec = parse_toy_spec(toy_spec(2, 0.0))
+    path = tmp_path / "locked.sqlite"
+    first = Store.for_sweep(path, spec, resume=False)
+    os.link(path, tmp_path / "other-name.sqlite")  # another name, hence another .lock: the inode is locked
+    try:
+        with pytest.raises(SpecError, match="another pdp-audit sweep is writing it"):
+            Store.for_sweep(tmp_path / "other-name.sqlite", spec, resume=True)
+        assert not (tmp_path / "other-name.sqlite.lock").exists()  # the refused sweep's own lock file is gone
+    finally:
+        first.close()
+    Store.for_sweep(tmp_path / "other-name.sqlite", spec, resume=True).close()  # released when the first closed
