@@ -229,3 +229,12 @@ def test_workers_of_run_die_with_it(tmp_path, signal_name):
     for leftover in alive:  # clean up before failing
         leftover.kill()
     assert not alive, f"{len(alive)} worker(s) outlived the run"
+
+
+@pytest.mark.skipif(not os.path.isfile("/proc/version"), reason="needs Linux's /proc")
+def test_an_output_in_proc_is_named_as_the_kernel_file_system_it_is(tmp_path, capsys):
+    """It said 'No such file or directory' of /proc/version, a file that exists."""
+    assert main(["tau", "--d", "3", "--rho", "0.1", "--json", "/proc/version"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "'/proc' is on the kernel's proc file system" in err, err
+    assert "No such file" not in err

@@ -48,7 +48,34 @@ def _check_writable(path: str, option: str) -> None:
         with tempfile.TemporaryFile(dir=folder):
             pass
     except OSError as err:
+        kind = _virtual_file_system(folder)
+        if kind is not None:  # /proc says "No such file or directory" for a file it will not create
+            raise InputError(
+                f"{option}: cannot write {path!r}: {str(folder)!r} is on the kernel's {kind} file system, where no "
+                "report can be created; give a path on a disk"
+            ) from None
         raise InputError(f"{option}: cannot write {path!r}: {err.strerror or err}") from None
+
+
+#: File systems of the kernel's own, where a report (a new file beside the target, renamed over it) cannot be made.
+_VIRTUAL = frozenset({"proc", "sysfs", "cgroup", "cgroup2", "debugfs", "securityfs", "configfs", "tracefs"})
+
+
+def _virtual_file_system(folder: Path) -> str | None:
+    """The type of the kernel file system ``folder`` is on (``proc``, ``sysfs``, …), or None (a disk, or unknown):
+    the mount whose point is the longest prefix of the folder, from ``/proc/self/mounts``."""
+    try:
+        with open("/proc/self/mounts", encoding="utf-8", errors="replace") as mounts:
+            table = [line.split()[1:3] for line in mounts if len(line.split()) > 2]
+    except OSError:
+        return None
+    folder_text = str(folder).rstrip("/") + "/"
+    best = max(
+        ((point, kind) for point, kind in table if folder_text.startswith(point.rstrip("/") + "/")),
+        key=lambda entry: len(entry[0]),
+        default=None,
+    )
+    return best[1] if best is not None and best[1] in _VIRTUAL else None
 
 
 def file_identity(path: str | os.PathLike) -> tuple:
