@@ -19,6 +19,7 @@
 
 from __future__ import annotations
 
+import errno
 import os
 import shutil
 import stat
@@ -225,15 +226,41 @@ def writing_to(path: str | Path) -> Iterator[None]:
 
 
 def write_stdout(text: str) -> None:
-    """Write ``text`` to standard output and flush it; an OS error (a full disk behind a redirection) is an
-    :class:`OutputError` naming standard output.  A reader that left (a broken pipe) stays a BrokenPipeError."""
+    """Write ``text`` to standard output, every byte accounted for; an OS error (a full disk behind a redirection) is
+    an :class:`OutputError` naming standard output.  A reader that left (a broken pipe) stays a BrokenPipeError.
+
+    The bytes go to the file descriptor with ``os.write`` in a loop over short writes, not through Python's buffered
+    ``sys.stdout``: its BufferedWriter, given a short write on a nearly full disk, kept the rest and lost the ENOSPC
+    that followed, so a truncated JSON document exited 0.  A regular file behind the redirection is then fsync'ed:
+    a file system that reports a full disk only when the data is flushed (NFS, quotas) reports it here.  Where
+    standard output has no descriptor (captured by a test harness), the text goes through ``sys.stdout``."""
     try:
-        sys.stdout.write(text)
-        sys.stdout.flush()
+        descriptor = sys.stdout.fileno()
+    except (AttributeError, ValueError, OSError):  # io.UnsupportedOperation is an OSError and a ValueError
+        descriptor = None
+    try:
+        if descriptor is None:
+            sys.stdout.write(text)
+            sys.stdout.flush()
+            return
+        sys.stdout.flush()  # what was printed before comes first
+        _write_all(descriptor, text.encode(sys.stdout.encoding or "utf-8", sys.stdout.errors or "strict"))
     except BrokenPipeError:
         raise
     except OSError as err:
         raise OutputError(err.errno, err.strerror or str(err), STDOUT) from err
+
+
+def _write_all(descriptor: int, data: bytes) -> None:
+    """Every byte of ``data`` to ``descriptor`` (OSError if the system takes none), then fsync a regular file."""
+    view = memoryview(data)
+    while view:
+        written = os.write(descriptor, view)
+        if written <= 0:
+            raise OSError(errno.EIO, "the system accepted no byte", STDOUT)
+        view = view[written:]
+    if stat.S_ISREG(os.fstat(descriptor).st_mode):
+        os.fsync(descriptor)
 
 
 @contextmanager

@@ -108,6 +108,22 @@ def save_pages(pdf, pages) -> None:
 
     for page in pages:
         try:
+            escape_control_characters(page)
             pdf.savefig(page)
         finally:
             plt.close(page)
+
+
+_CONTROL = re.compile(r"[\x00-\x09\x0b-\x1f\x7f-\x9f]")  # C0 and C1 control characters but the newline
+
+
+def escape_control_characters(fig) -> None:
+    """Show every control character of the figure's text escaped (ESC as ``\\x1b``): a name read from a user's file
+    may hold one, which no font has a glyph for (matplotlib then warns on stderr, with the raw byte in the line).
+    Newlines stay: they break the lines of a text block."""
+    import matplotlib.text
+
+    for artist in fig.findobj(matplotlib.text.Text):
+        text = artist.get_text()
+        if isinstance(text, str) and _CONTROL.search(text):
+            artist.set_text(_CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}", text))

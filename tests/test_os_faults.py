@@ -2,8 +2,9 @@
 file that is a directory, a scheduler address that is none -- are one line naming the path, exit 2, and what was
 already published is kept (issue 27, item 4; each was exit 4 with a traceback on main).
 
-Faults are injected by monkeypatching (``os.replace``, the PDF writer's ``write``, ``sys.stdout``, the store's
-insert); no real tmpfs is needed.  A read-only store is simulated by a ``-shm`` path SQLite cannot create.
+Faults are injected by monkeypatching (``os.replace``, the PDF writer's ``write``, ``sys.stdout``, ``os.write``,
+the store's insert); standard output on a full disk is also tried on a real tmpfs where one can be mounted (root).
+A read-only store is simulated by a ``-shm`` path SQLite cannot create.
 """
 
 from __future__ import annotations
@@ -13,6 +14,8 @@ import io
 import os
 import shutil
 import sqlite3
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -142,6 +145,65 @@ def test_a_full_disk_behind_standard_output_is_one_line(published, monkeypatch, 
     assert "cannot write standard output: No space left on device" in _one_line(capsys)
 
 
+@pytest.fixture
+def nearly_full_tmpfs(tmp_path):
+    """A real 64 KiB tmpfs with 8 KiB left (root only: skipped where it cannot be mounted); unmounted afterwards."""
+    mount = tmp_path / "mnt"
+    mount.mkdir()
+    done = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=64k", "tmpfs", str(mount)], capture_output=True)
+    if done.returncode != 0:
+        pytest.skip("cannot mount a tmpfs here (needs root)")
+    try:
+        (mount / "fill").write_bytes(b"\0" * (56 * 1024))
+        yield mount
+    finally:
+        subprocess.run(["umount", "-l", str(mount)], check=False)
+
+
+def test_standard_output_filling_a_real_disk_is_exit_2_not_a_truncated_document(nearly_full_tmpfs):
+    """main exited 0 with the first 8 KiB of the document: Python's buffered stdout lost the ENOSPC at exit."""
+    command = [sys.executable, "-m", "pdp_audit.verify.cli", "schema"]
+    assert len(subprocess.run(command, capture_output=True).stdout) > 8 * 1024  # more than the disk has left
+    with open(nearly_full_tmpfs / "schema.json", "wb") as sink:
+        done = subprocess.run(command, stdout=sink, stderr=subprocess.PIPE, text=True)
+    assert done.returncode == 2, done.stderr
+    assert done.stderr == "pdp-audit: error: cannot write standard output: No space left on device\n"
+
+
+def _stdout_to_a_file(monkeypatch, tmp_path, fake_write) -> Path:
+    """sys.stdout on a real file (it has a descriptor), whose writes go through ``fake_write(real, fd, data)``."""
+    path = tmp_path / "stdout.txt"
+    sink = open(path, "w", encoding="utf-8")
+    monkeypatch.setattr("sys.stdout", sink)
+    real = os.write
+    monkeypatch.setattr(
+        os, "write", lambda fd, data: fake_write(real, fd, data) if fd == sink.fileno() else real(fd, data)
+    )
+    return path
+
+
+def test_short_writes_to_standard_output_deliver_every_byte(tmp_path, monkeypatch, capsys):
+    path = _stdout_to_a_file(monkeypatch, tmp_path, lambda real, fd, data: real(fd, bytes(data[:7])))
+    assert main(["schema"]) == 0
+    from pdp_audit.reports.json_report import run_schema_text
+
+    assert path.read_text(encoding="utf-8") == run_schema_text()
+
+
+def test_a_full_disk_after_part_of_standard_output_is_one_line(tmp_path, monkeypatch, capsys):
+    taken = []
+
+    def fills(real, fd, data):
+        if taken:
+            raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+        taken.append(real(fd, bytes(data[:4096])))
+        return taken[-1]
+
+    _stdout_to_a_file(monkeypatch, tmp_path, fills)
+    assert main(["schema"]) == 2
+    assert "cannot write standard output: No space left on device" in _one_line(capsys)
+
+
 def test_the_csv_alone_on_a_full_disk_keeps_the_earlier_csv(published, monkeypatch, capsys):
     store = make_toy_store(published / "toy.sqlite")
     real = Path.write_text
@@ -194,7 +256,16 @@ def test_a_store_that_cannot_be_created_leaves_no_file(tmp_path, monkeypatch, ca
     sweep = ["sweep", str(tmp_path / "s.toml"), "--store", str(tmp_path / "s.sqlite"), "--workers", "1", "--quiet"]
     assert main(sweep) == 2
     assert "cannot write the store: database or disk is full" in _one_line(capsys)
-    assert sorted(p.name for p in tmp_path.iterdir() if not p.name.endswith(".lock")) == ["s.toml"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["s.toml"]  # no store, and no s.sqlite.lock either
+
+
+def test_a_file_refused_as_a_store_gets_no_lock_file_beside_it(tmp_path, capsys):
+    (tmp_path / "s.toml").write_text(SMALL_SWEEP)
+    (tmp_path / "notes.txt").write_text("my notes\n")
+    sweep = ["sweep", str(tmp_path / "s.toml"), "--store", str(tmp_path / "notes.txt"), "--workers", "1", "--quiet"]
+    assert main(sweep) == 2 and "notes.txt" in _one_line(capsys)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["notes.txt", "s.toml"]
+    assert (tmp_path / "notes.txt").read_text() == "my notes\n"
 
 
 @pytest.mark.parametrize(

@@ -8,6 +8,7 @@ import json
 import os
 import shutil
 import stat
+import sys
 from pathlib import Path
 
 import pytest
@@ -76,6 +77,48 @@ def test_an_output_naming_an_input_is_refused_before_anything_runs(folder, capsy
     err = capsys.readouterr().err.strip()
     assert err.count("\n") == 0 and err.startswith(f"pdp-audit: error: {option}: ") and what in err, err
     assert snapshot(folder) == before  # not one byte written, no file made
+
+
+@pytest.fixture
+def helper_modules(folder):
+    """A target module that imports a helper module and a package (names unique to the test: sys.modules caches)."""
+    tag = f"t{os.getpid()}_{abs(hash(str(folder)))}"
+    (folder / f"helper_{tag}.py").write_text("X = 1\n", encoding="utf-8")
+    (folder / f"pkg_{tag}").mkdir()
+    (folder / f"pkg_{tag}" / "__init__.py").write_text("Y = 2\n", encoding="utf-8")
+    (folder / f"target_{tag}.py").write_text(
+        f"import helper_{tag}\nimport pkg_{tag}\nfrom mymech import make\n", encoding="utf-8"
+    )
+    yield tag
+    for name in (f"helper_{tag}", f"pkg_{tag}", f"target_{tag}", "mymech"):
+        sys.modules.pop(name, None)
+
+
+@pytest.mark.parametrize("output", ["helper_{tag}.py", "pkg_{tag}/__init__.py", "link.json"])
+def test_blackbox_refuses_to_write_over_a_module_its_target_imported(helper_modules, output, monkeypatch, capsys):
+    import pdp_audit.verify.api as api
+
+    monkeypatch.setattr(api, "audit_blackbox", lambda *a, **k: pytest.fail("the audit ran"))
+    os.symlink(f"pkg_{helper_modules}/__init__.py", "link.json")
+    before = {p: p.read_bytes() for p in Path().rglob("*.py")}
+    argv = ["blackbox", f"target_{helper_modules}:make", "--claim-epsilon", "1", "--claim-delta", "0"]
+    assert main([*argv, "--json", output.format(tag=helper_modules)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "which this command imported; it would be overwritten" in err, err
+    assert {p: p.read_bytes() for p in Path().rglob("*.py")} == before
+
+
+def test_certify_refuses_to_write_over_a_module_its_mechanism_imported(helper_modules, capsys):
+    (Path() / "own.toml").write_text(
+        f'mechanism = "target_{helper_modules}:make"\n[claim]\nepsilon = 1.0\ndelta = 1e-5\n[audit]\ntrials = 2000\n',
+        encoding="utf-8",
+    )
+    before = {p: p.read_bytes() for p in Path().rglob("*.py")}
+    argv = ["certify", "own.toml", "--quiet", "--report", "none", "--json", f"helper_{helper_modules}.py"]
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "which this command imported; it would be overwritten" in err, err
+    assert {p: p.read_bytes() for p in Path().rglob("*.py")} == before
 
 
 def test_a_link_to_an_input_is_the_input(folder, capsys):
@@ -186,3 +229,12 @@ def test_workers_of_run_die_with_it(tmp_path, signal_name):
     for leftover in alive:  # clean up before failing
         leftover.kill()
     assert not alive, f"{len(alive)} worker(s) outlived the run"
+
+
+@pytest.mark.skipif(not os.path.isfile("/proc/version"), reason="needs Linux's /proc")
+def test_an_output_in_proc_is_named_as_the_kernel_file_system_it_is(tmp_path, capsys):
+    """It said 'No such file or directory' of /proc/version, a file that exists."""
+    assert main(["tau", "--d", "3", "--rho", "0.1", "--json", "/proc/version"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "'/proc' is on the kernel's proc file system" in err, err
+    assert "No such file" not in err

@@ -1,7 +1,9 @@
 """The sweep store is never damaged by its readers, never written by two sweeps, and a damaged one is one line."""
 
 import hashlib
+import os
 import sqlite3
+from pathlib import Path
 
 import pytest
 
@@ -94,3 +96,65 @@ def test_a_second_sweep_on_the_same_store_is_refused(tmp_path):
     finally:
         first.close()
     Store.for_sweep(path, spec, resume=True).close()  # released when the first one closed
+
+
+def _spellings(store_path, suffix):
+    """The same companion file of the store under every spelling a user may give: name, ./name, absolute path,
+    a symbolic link to it, a hard link to it (made only when the companion exists)."""
+    companion = store_path.parent / (store_path.name + suffix)
+    os.symlink(companion.name, store_path.parent / f"sym{suffix}.json")
+    names = [companion.name, f"./{companion.name}", str(companion), f"sym{suffix}.json"]
+    if companion.exists():
+        os.link(companion, store_path.parent / f"hard{suffix}.json")
+        names.append(f"hard{suffix}.json")
+    return names
+
+
+@pytest.fixture
+def store_with_log(store_path, monkeypatch):
+    """A store whose last commit is still in its write-ahead log only (a writer is open and has not checkpointed)."""
+    monkeypatch.chdir(store_path.parent)
+    writer = sqlite3.connect(store_path, isolation_level=None)
+    writer.execute("PRAGMA wal_autocheckpoint=0")
+    writer.execute("INSERT INTO meta VALUES ('note', '\"only in the log\"')")
+    assert (store_path.parent / "toy.sqlite-wal").stat().st_size > 0
+    yield store_path
+    writer.close()
+
+
+@pytest.mark.parametrize("suffix", ["-wal", "-shm", "-journal", ".lock"])
+@pytest.mark.parametrize("option", ["--json", "--csv", "-o"])
+def test_report_refuses_the_files_beside_the_store_as_outputs(suffix, option, store_with_log, capsys):
+    folder = store_with_log.parent
+    for name in _spellings(store_with_log, suffix):
+        before = {p.name: p.read_bytes() for p in folder.iterdir() if p.is_file()}
+        assert main(["report", "toy.sqlite", "-o", "none", option, name, "--quiet"]) == 2, name
+        err = capsys.readouterr().err
+        assert err.count("\n") == 1 and "of the store this command reads" in err, err
+        assert {p.name: p.read_bytes() for p in folder.iterdir() if p.is_file()} == before
+    with sqlite3.connect(store_with_log) as db:  # the cell only in the log is still there
+        assert db.execute("SELECT value FROM meta WHERE key = 'note'").fetchone() is not None
+
+
+def test_sweep_refuses_the_files_beside_its_store_as_outputs(tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)
+    spec = Path(__file__).resolve().parents[1] / "examples" / "sweep-small.toml"
+    for outputs in (["--json", "S.sqlite-wal"], ["--report", "S.sqlite.lock"], ["--json", f"{tmp_path}/S.sqlite-shm"]):
+        assert main(["sweep", str(spec), "--store", "S.sqlite", "--quiet", *outputs]) == 2
+        err = capsys.readouterr().err
+        assert err.count("\n") == 1 and "of the store this command reads" in err, err
+        assert list(tmp_path.iterdir()) == []  # refused before the store was made
+
+
+def test_a_second_sweep_through_a_hard_link_of_the_store_is_refused(tmp_path):
+    spec = parse_toy_spec(toy_spec(2, 0.0))
+    path = tmp_path / "locked.sqlite"
+    first = Store.for_sweep(path, spec, resume=False)
+    os.link(path, tmp_path / "other-name.sqlite")  # another name, hence another .lock: the inode is locked
+    try:
+        with pytest.raises(SpecError, match="another pdp-audit sweep is writing it"):
+            Store.for_sweep(tmp_path / "other-name.sqlite", spec, resume=True)
+        assert not (tmp_path / "other-name.sqlite.lock").exists()  # the refused sweep's own lock file is gone
+    finally:
+        first.close()
+    Store.for_sweep(tmp_path / "other-name.sqlite", spec, resume=True).close()  # released when the first closed

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import errno
 import os
+import sys
 import tempfile
 from pathlib import Path
 
@@ -47,7 +48,34 @@ def _check_writable(path: str, option: str) -> None:
         with tempfile.TemporaryFile(dir=folder):
             pass
     except OSError as err:
+        kind = _virtual_file_system(folder)
+        if kind is not None:  # /proc says "No such file or directory" for a file it will not create
+            raise InputError(
+                f"{option}: cannot write {path!r}: {str(folder)!r} is on the kernel's {kind} file system, where no "
+                "report can be created; give a path on a disk"
+            ) from None
         raise InputError(f"{option}: cannot write {path!r}: {err.strerror or err}") from None
+
+
+#: File systems of the kernel's own, where a report (a new file beside the target, renamed over it) cannot be made.
+_VIRTUAL = frozenset({"proc", "sysfs", "cgroup", "cgroup2", "debugfs", "securityfs", "configfs", "tracefs"})
+
+
+def _virtual_file_system(folder: Path) -> str | None:
+    """The type of the kernel file system ``folder`` is on (``proc``, ``sysfs``, …), or None (a disk, or unknown):
+    the mount whose point is the longest prefix of the folder, from ``/proc/self/mounts``."""
+    try:
+        with open("/proc/self/mounts", encoding="utf-8", errors="replace") as mounts:
+            table = [line.split()[1:3] for line in mounts if len(line.split()) > 2]
+    except OSError:
+        return None
+    folder_text = str(folder).rstrip("/") + "/"
+    best = max(
+        ((point, kind) for point, kind in table if folder_text.startswith(point.rstrip("/") + "/")),
+        key=lambda entry: len(entry[0]),
+        default=None,
+    )
+    return best[1] if best is not None and best[1] in _VIRTUAL else None
 
 
 def file_identity(path: str | os.PathLike) -> tuple:
@@ -60,13 +88,41 @@ def file_identity(path: str | os.PathLike) -> tuple:
     return ("inode", info.st_dev, info.st_ino)
 
 
+#: The files SQLite and the sweep's lock keep beside a store (its write-ahead log, shared-memory index, rollback
+#: journal, writer's lock): inputs of every command that reads or writes the store, never outputs.
+STORE_COMPANIONS = {
+    "-wal": "the write-ahead log of the store",
+    "-shm": "the shared-memory index of the store",
+    "-journal": "the rollback journal of the store",
+    ".lock": "the lock file of the store",
+}
+
+
+def store_inputs(store: str | os.PathLike) -> dict[str, str]:
+    """The store and the files beside it that hold or guard its content, as inputs for :func:`check_outputs`.
+
+    Each companion is named after the path as given and after the file it resolves to (SQLite and the lock may use
+    either), so a symbolic link to the store, ``./`` or an absolute path all name the same files; an existing
+    companion is also found through a hard link (by device and inode, in :func:`file_identity`)."""
+    inputs = {"the store itself": str(store)}
+    resolved, spelled = os.path.realpath(store), os.path.abspath(store)
+    for suffix, what in STORE_COMPANIONS.items():
+        inputs[what] = resolved + suffix
+        if spelled != resolved:
+            inputs[f"{what} (named after the link {os.path.basename(spelled)!r})"] = spelled + suffix
+    return inputs
+
+
 def check_outputs(
     outputs: dict[str, str | None],
     inputs: dict[str, str | os.PathLike | None] | None = None,
     pdfs: tuple[str, ...] = ("--report",),
 ) -> None:
     """Every output a command will write, checked before any work: writable (:func:`check_output_path`), no two
-    the same file (or both standard output, ``-``), none the same file as one of the command's inputs.
+    the same file (or both standard output, ``-``), none the same file as one of the command's inputs, none the file
+    of a module this process has imported (:func:`loaded_module_files`: the user's module, a helper it imported, a
+    package's ``__init__.py``).  A command that imports the user's code calls it again after the import, before the
+    audit: a module the import loaded is known only then.
 
     ``outputs`` and ``inputs`` map the option (or the input's description, such as ``"the deployment file"``) to
     the path given; None is not given.  ``pdfs``: options that write a PDF, which standard output cannot take.
@@ -91,3 +147,21 @@ def check_outputs(
             option = seen[identity]
             given = outputs[option]
             raise InputError(f"{option}: {given!r} is {what} this command reads; it would be overwritten")
+    modules = loaded_module_files() if seen.keys() - {("stdout",)} else {}
+    for identity, option in seen.items():
+        if identity in modules:
+            given = outputs[option]
+            raise InputError(
+                f"{option}: {given!r} is the file of the module {modules[identity]!r}, which this command imported; "
+                "it would be overwritten"
+            )
+
+
+def loaded_module_files() -> dict[tuple, str]:
+    """The :func:`file_identity` of the source file of every module imported so far, mapped to the module's name."""
+    files: dict[tuple, str] = {}
+    for name, module in list(sys.modules.items()):
+        path = getattr(module, "__file__", None)
+        if isinstance(path, str):
+            files.setdefault(file_identity(path), name)
+    return files

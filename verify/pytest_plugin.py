@@ -34,7 +34,9 @@ claim to check (``closed-form``), never evidence.
 Each assertion is one family: Holm at ``--audit-alpha`` (default 1e-6) over its checks.  Its seed is
 derived from ``--audit-seed`` and the test's node id and the assertion's position in the test, so
 results do not depend on test order, selection or pytest-xdist.  ``--audit-report PATH`` writes all
-results, keyed by node id, to PATH.pdf and PATH.json at the end of the session; under xdist each worker
+results, keyed by node id, to PATH.pdf and PATH.json at the end of the session (a ``.pdf`` or ``.json`` suffix of
+PATH is dropped first; both files are written, and an existing one replaced, even when only one was named; neither
+may be a test file, a conftest or a module the session imported); under xdist each worker
 ships its records to the controller through ``workeroutput`` and the controller merges them, so the
 merged report is identical with or without ``-n``.
 """
@@ -96,7 +98,8 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         "--audit-report",
         default=None,
         metavar="PATH",
-        help="write all audit results to PATH.pdf and PATH.json (merged over xdist workers)",
+        help="write all audit results to PATH.pdf and PATH.json, both of them (PATH's .pdf or .json suffix dropped "
+        "first; an existing file at either path is replaced; merged over xdist workers)",
     )
     group.addoption(
         "--audit-strict",
@@ -112,15 +115,30 @@ def pytest_configure(config: pytest.Config) -> None:
     budget_from_options(config)  # checked now: one line naming the flag
     report = config.getoption("--audit-report")
     if report:  # checked now, not after the whole session has run
-        from pdp_audit.reports.audit_session import session_report_paths
-        from pdp_audit.verify.outputs import check_output_path
-
         try:
-            for target in session_report_paths(Path(config.invocation_params.dir) / report):
-                check_output_path(str(target), "--audit-report")
+            check_session_outputs(config, named_test_files(config))
         except InputError as err:
             raise pytest.UsageError(str(err)) from None
     config.pluginmanager.register(AuditSession(config), "pdp_audit_session")
+
+
+def named_test_files(config: pytest.Config) -> dict[str, Path]:
+    """The files named on the command line (``tests/test_x.py::test_y`` names tests/test_x.py), as inputs."""
+    here = Path(config.invocation_params.dir)
+    named = (here / str(arg).split("::", 1)[0] for arg in config.args)
+    return {f"the test file {path}": path for path in named if path.is_file()}
+
+
+def check_session_outputs(config: pytest.Config, inputs: dict[str, Path]) -> None:
+    """InputError unless ``--audit-report``'s PDF and the JSON written beside it may be written: neither one of
+    ``inputs`` (test files), nor a module the session imported (a collected test module, a conftest: see
+    :func:`pdp_audit.verify.outputs.check_outputs`)."""
+    from pdp_audit.reports.audit_session import session_report_paths
+    from pdp_audit.verify.outputs import check_outputs
+
+    json_path, pdf_path = session_report_paths(Path(config.invocation_params.dir) / config.getoption("--audit-report"))
+    outputs = {"--audit-report": str(pdf_path), "--audit-report (the JSON written beside the PDF)": str(json_path)}
+    check_outputs(outputs, inputs, pdfs=())
 
 
 @dataclass(frozen=True)
@@ -388,6 +406,7 @@ class AuditSession:
     def __init__(self, config: pytest.Config):
         self.config = config
         self.records: dict[tuple[str, int], dict] = {}
+        self.test_files: set[str] = set()  # of every test reported, relative to the rootdir (xdist's too)
 
     def add(self, record: dict) -> None:
         self.records[(record["nodeid"], record["index"])] = record
@@ -398,6 +417,10 @@ class AuditSession:
 
     def sorted_records(self) -> list[dict]:
         return [self.records[key] for key in sorted(self.records)]
+
+    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        """Note the file of every test run (the xdist controller gets its workers' reports, not their modules)."""
+        self.test_files.add(report.location[0])
 
     @pytest.hookimpl(optionalhook=True)
     def pytest_testnodedown(self, node, error) -> None:
@@ -416,6 +439,10 @@ class AuditSession:
             from pdp_audit.verify.checks import worst
 
             records = self.sorted_records()
+            try:  # again: the test modules are known now (under xdist, only from the records' node ids)
+                check_session_outputs(self.config, self._test_files(session, records))
+            except InputError as err:
+                pytest.exit(one_line(f"pdp-audit: {err}"), returncode=pytest.ExitCode.USAGE_ERROR)
             try:
                 self.written = write_session_report(
                     records, worst(r["verdict"] for r in records), Path(self.config.invocation_params.dir) / path
@@ -428,6 +455,15 @@ class AuditSession:
                     ),
                     returncode=pytest.ExitCode.USAGE_ERROR,
                 )
+
+    def _test_files(self, session: pytest.Session, records: list[dict]) -> dict[str, Path]:
+        """Every collected test file and every file a record's node id names, as inputs of the report."""
+        root = Path(self.config.rootpath)
+        paths = [Path(item.path) for item in session.items] + [root / r["nodeid"].split("::", 1)[0] for r in records]
+        paths += [root / name for name in sorted(self.test_files)]
+        files = named_test_files(self.config)
+        files.update((f"the test file {path}", path) for path in paths if path.is_file())
+        return files
 
     def pytest_terminal_summary(self, terminalreporter) -> None:
         if self.is_worker or not self.records:

@@ -102,8 +102,10 @@ def command_blackbox(args: argparse.Namespace) -> int:
 
     typed(args, *BLACKBOX_OPTIONS)
     check_outputs({"--json": args.json}, {"the module of TARGET": module_file(args.target)})
+    factory = load_factory(args.target)
+    check_outputs({"--json": args.json})  # again: the modules TARGET imported are known now, before the audit
     run = audit_blackbox(
-        load_factory(args.target),
+        factory,
         args.claim_epsilon,
         args.claim_delta,
         trials=args.trials,

@@ -7,7 +7,7 @@ import sys
 from pathlib import Path
 
 from pdp_audit.mechanisms.validation import InputError, shown
-from pdp_audit.verify.outputs import check_outputs
+from pdp_audit.verify.outputs import check_outputs, store_inputs
 
 
 def add_parser(subparsers) -> None:
@@ -37,7 +37,7 @@ def command_report(args: argparse.Namespace) -> int:
         raise InputError(f"pdp-audit report: STORE must name a sweep store file, got {args.store!r}")
     pdf = args.output or str(Path(args.store).with_suffix(".pdf"))
     outputs = {"--output": None if pdf.lower() == "none" else pdf, "--json": args.json, "--csv": args.csv}
-    check_outputs(outputs, {"the store itself": args.store}, pdfs=("--output",))
+    check_outputs(outputs, store_inputs(args.store), pdfs=("--output",))
     results = write_outputs(args.store, pdf, args.json, args.csv)  # one-line error if it is not a store
     if not args.quiet:
         counts = results.counts

@@ -9,7 +9,7 @@ from pathlib import Path
 
 from pdp_audit.mechanisms.validation import InputError, not_a_regular_file, shown
 from pdp_audit.verify.config import WORKERS, Option
-from pdp_audit.verify.outputs import check_outputs
+from pdp_audit.verify.outputs import check_outputs, store_inputs
 from pdp_audit.verify.plans.arguments import add_option, typed
 
 EXIT_INTERRUPTED = 130
@@ -67,6 +67,7 @@ def command_sweep(args: argparse.Namespace) -> int:
     store_path = args.store or f"{Path(args.spec).stem}.sqlite"
     data = sorted({str(c.parameters["data"]) for c in spec.cells if isinstance(c.parameters.get("data"), str)})
     inputs = {"the sweep spec": args.spec, **{f"a data file of the spec ({d})": d for d in data}}
+    inputs.update((what, path) for what, path in store_inputs(store_path).items() if what != "the store itself")
     check_outputs({"--store": store_path, "--report": args.report, "--json": args.json}, inputs)
     why = not_a_regular_file(store_path, "sweep store")
     if why is not None and why != "does not exist":  # a database is written in place, never through a FIFO

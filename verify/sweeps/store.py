@@ -104,11 +104,60 @@ class StoreWriteError(SpecError):
     """The store could not be written (a full disk, read-only media): one line; the committed cells are kept."""
 
 
-def _lock(path: str):
-    """An exclusive lock on the store's file + ``.lock`` for the writing sweep, or SpecError if another sweep holds
-    it.  The lock is named from the file the path resolves to, so a symbolic link (or another spelling) of the same
-    store finds the same lock.  A lock file that cannot be opened (a directory, read-only media) is SpecError too."""
+class _WriterLock:
+    """The writing sweep's exclusive locks on a store: ``flock`` on the file the path resolves to + ``.lock`` (there
+    before the store exists) and, once the store exists, ``flock`` on the store file itself, so a second sweep
+    through a hard link (another name of the same inode, hence another ``.lock``) is refused too.
+
+    ``flock`` locks are separate from the POSIX (``fcntl``) locks SQLite takes on the same file on Linux; the store
+    file's descriptor is closed only after SQLite's connection is (closing it earlier would drop SQLite's locks).
+    A ``.lock`` file this sweep created is removed by :meth:`close` when the sweep ``failed`` to open or create its
+    store (a full disk, ``--store notes.txt``): a refused command leaves no file behind."""
+
+    def __init__(self, path: str, lock_path: str, handle, made_lock_file: bool):
+        self.path, self.lock_path, self.made_lock_file = path, lock_path, made_lock_file
+        self.handles = [handle]
+
+    def hold_store_file(self) -> None:
+        """Lock the store file's own inode (SpecError if another sweep holds it, e.g. through a hard link)."""
+        if not os.path.isfile(self.path):  # opening a FIFO would block; a directory cannot be opened
+            return  # no store file to lock (yet): opening it as a store says what it is
+        try:
+            handle = open(self.path, "rb")
+        except OSError:
+            return  # SQLite says why it cannot open it
+        self.handles.append(handle)
+        _flock(handle, self.path, self.path)
+
+    def close(self, failed: bool = False) -> None:
+        if failed and self.made_lock_file:
+            try:
+                os.unlink(self.lock_path)
+            except OSError:
+                pass
+        while self.handles:
+            self.handles.pop().close()
+
+
+def _flock(handle, path: str, lock_path: str) -> None:
+    try:
+        fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        raise SpecError(
+            f"--store {path!r}: another pdp-audit sweep is writing it; wait for that one to finish, then rerun this "
+            "command with --resume (it will run only the cells still missing)"
+        ) from None
+    except OSError as err:
+        raise SpecError(f"--store {path!r}: cannot lock {lock_path!r}: {err.strerror or err}") from None
+
+
+def _lock(path: str) -> _WriterLock:
+    """The writer's :class:`_WriterLock` on the store at ``path``, or SpecError if another sweep holds it.  The
+    ``.lock`` is named from the file the path resolves to, so a symbolic link (or another spelling) of the same store
+    finds the same lock; an existing store file is locked itself too (a hard link).  A lock file that cannot be
+    opened (a directory, read-only media) is SpecError too."""
     lock_path = os.path.realpath(path) + ".lock"
+    made_lock_file = not os.path.lexists(lock_path)
     try:
         handle = open(lock_path, "a+")
     except OSError as err:
@@ -116,18 +165,19 @@ def _lock(path: str):
             f"--store {path!r}: cannot open its lock file {lock_path!r}: {err.strerror or err} (a sweep writes a "
             "store only while it holds this lock)"
         ) from None
+    lock = _WriterLock(path, lock_path, handle, made_lock_file)
     try:
-        fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
-    except BlockingIOError:
-        handle.close()
-        raise SpecError(
-            f"--store {path!r}: another pdp-audit sweep is writing it; wait for that one to finish, then rerun this "
-            "command with --resume (it will run only the cells still missing)"
-        ) from None
-    except OSError as err:
-        handle.close()
-        raise SpecError(f"--store {path!r}: cannot lock {lock_path!r}: {err.strerror or err}") from None
-    return handle
+        _flock(handle, path, lock_path)
+    except BaseException:
+        lock.made_lock_file = False  # another sweep holds this lock file: not ours to remove
+        lock.close()
+        raise
+    try:
+        lock.hold_store_file()  # an existing store: its inode too (another sweep may hold it through a hard link)
+    except BaseException:
+        lock.close(failed=True)
+        raise
+    return lock
 
 
 class Store:
@@ -151,12 +201,12 @@ class Store:
         try:
             return cls._for_sweep(path, spec, resume, lock)
         except sqlite3.Error as err:
-            lock.close()
+            lock.close(failed=True)
             if storage_problem(err) is None:
                 raise
             raise StoreWriteError(f"--store {path!r}: cannot write the store: {storage_problem(err)}") from None
         except BaseException:
-            lock.close()
+            lock.close(failed=True)
             raise
 
     @classmethod
@@ -185,6 +235,7 @@ class Store:
         new_file = not Path(path).exists()
         store = cls(path, _connect(path), lock)
         try:
+            lock.hold_store_file()  # the file exists now (WAL mode is written in its header)
             store._create(spec)
         except BaseException:  # a failed creation (disk full) leaves no empty or partial store file behind
             store.db.close()

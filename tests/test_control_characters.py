@@ -1,0 +1,39 @@
+"""Control characters of a user's names reach no font (issue 27, minor): the PDF shows them escaped, and matplotlib
+prints no ``Glyph 27 missing`` warning carrying the raw ESC byte onto the terminal."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import warnings
+
+SPEC = (
+    '[sweep]\nname = "n\\npdp-audit: CERTIFIED\\r\\u001b[2K\\u0085"\nmechanism = "gaussian"\nchecks = ["dp-forward"]\n'
+    "[fixed]\ntrials = 2000\n[grid]\nclaim_epsilon = [1.0]\n"
+)
+
+
+def test_a_page_with_control_characters_is_saved_without_a_warning_and_shows_them_escaped(tmp_path):
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    from matplotlib.backends.backend_pdf import PdfPages
+
+    from pdp_audit.reports.page_text import save_pages
+
+    fig = plt.figure()
+    label = fig.text(0.1, 0.5, "sweep a\x1b[2Kb\rc\x85d\te\nsecond line")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # a missing glyph is a UserWarning
+        with PdfPages(tmp_path / "p.pdf") as pdf:
+            save_pages(pdf, [fig])
+    assert label.get_text() == "sweep a\\x1b[2Kb\\x0dc\\x85d\\x09e\nsecond line"
+
+
+def test_a_sweep_named_with_an_escape_prints_nothing_on_stderr(tmp_path):
+    (tmp_path / "s1.toml").write_text(SPEC, encoding="utf-8")
+    command = [sys.executable, "-m", "pdp_audit.verify.cli", "sweep", "s1.toml", "--workers", "1", "--report", "s1.pdf"]
+    done = subprocess.run(command, cwd=tmp_path, capture_output=True, text=True)
+    assert done.returncode in (0, 1, 3) and (tmp_path / "s1.pdf").stat().st_size > 0, done.stderr
+    assert done.stderr == "", done.stderr
