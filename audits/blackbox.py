@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import contextlib
 import sys
+from concurrent.futures import Executor
 from dataclasses import dataclass
 from typing import Callable
 
@@ -28,7 +29,7 @@ from sklearn.linear_model import LogisticRegression
 from sklearn.preprocessing import StandardScaler
 
 from pdp_audit.audits.attack import PooledRankAttack, pooled_rank_attack
-from pdp_audit.audits.engine import run_blocks
+from pdp_audit.audits.engine import iter_blocks
 from pdp_audit.mechanisms.base import MalformedPair
 
 Sampler = Callable[[int, np.random.Generator], np.ndarray]
@@ -56,36 +57,55 @@ def checked_blackbox_releases(world: str, size: int, outputs) -> np.ndarray:
 
 
 class _Releases:
-    """Block work: ``size`` releases of ``world``, shape (size, d) (:func:`checked_blackbox_releases`), counted on
-    ``bar`` (a user's sampler may take minutes: the four passes over it show where the audit is)."""
+    """Block work: ``size`` releases of ``world``, shape (size, d) (:func:`checked_blackbox_releases`).  Picklable
+    when ``sample`` is (``--workers``): the blocks' numbers do not depend on where they ran."""
 
-    def __init__(self, sample: Sampler, world: str, bar=None, seen: dict | None = None):
-        self.sample, self.world, self.bar = sample, world, bar
-        self.seen = {} if seen is None else seen  # the first call's dimension, shared by the attack's four passes
+    def __init__(self, sample: Sampler, world: str):
+        self.sample, self.world = sample, world
 
     def __call__(self, size: int, rng: np.random.Generator) -> np.ndarray:
-        releases = checked_blackbox_releases(self.world, size, self.sample(size, rng))
-        call = f"sample({self.world!r}, {size})"
-        first = self.seen.setdefault("dimension", (releases.shape[1], call))
-        if releases.shape[1] != first[0]:
-            raise MalformedPair(
-                f"{call} released {releases.shape[1]} columns, {first[1]} released {first[0]}: a mechanism's "
-                "releases have one dimension"
-            )
-        if self.bar is not None:
-            self.bar.update(size)
-        return releases
+        return checked_blackbox_releases(self.world, size, self.sample(size, rng))
 
 
-def _progress_bar(trials: int, progress: bool):
-    """A bar of the 4 × ``trials`` releases the attack draws, on a terminal's stderr when ``progress``."""
+def _same_dimension(releases: np.ndarray, call: str, first: tuple[int, str]) -> None:
+    """A mechanism's releases have one dimension: ``first`` is (columns, call) of the first block drawn."""
+    if releases.shape[1] != first[0]:
+        raise MalformedPair(
+            f"{call} released {releases.shape[1]} columns, {first[1]} released {first[0]}: a mechanism's "
+            "releases have one dimension"
+        )
+
+
+class _Scores:
+    """Block work of the bounding pass: ``size`` fresh releases of ``world`` scored by the frozen ``statistic``;
+    only the scores leave the block (memory of one block of releases, whatever the budget)."""
+
+    def __init__(self, sample: Sampler, world: str, statistic: LearnedStatistic):
+        self.releases, self.statistic = _Releases(sample, world), statistic
+
+    def __call__(self, size: int, rng: np.random.Generator) -> np.ndarray:
+        releases = self.releases(size, rng)
+        _same_dimension(releases, f"sample({self.releases.world!r}, {size})", self.statistic.first_call)
+        return self.statistic(releases)
+
+
+def _progress_bar(total: int, progress: bool):
+    """A bar of the ``total`` releases the attack draws, on a terminal's stderr when ``progress``."""
     if not (progress and sys.stderr.isatty()):
         return contextlib.nullcontext(None)
     from tqdm import tqdm
 
     return tqdm(
-        total=4 * trials, desc="blackbox, releases drawn", unit="release", unit_scale=True, file=sys.stderr, leave=False
+        total=total, desc="blackbox, releases drawn", unit="release", unit_scale=True, file=sys.stderr, leave=False
     )
+
+
+def _counted(blocks, bar):
+    """The blocks, each counted on ``bar`` (its first axis) as it arrives."""
+    for block in blocks:
+        if bar is not None:
+            bar.update(len(block))
+        yield block
 
 
 #: Standardised releases are clipped to ±Z_MAX (never on the training split, where |z| ≤ √(n − 1) ≤ 1.5e4).
@@ -131,6 +151,33 @@ def _features(standardised: np.ndarray) -> np.ndarray:
 
 
 @dataclass(frozen=True)
+class LearnedStatistic:
+    """The frozen test statistic: the logistic regression's decision function of the standardised releases and
+    their squares, fitted on the training split.  ``first_call`` is (columns, call) of the first training block."""
+
+    standardise: Standardiser
+    scaler: StandardScaler
+    model: LogisticRegression
+    first_call: tuple[int, str]
+
+    def __call__(self, releases: np.ndarray) -> np.ndarray:
+        """The scores of (size, d) releases: row by row, so a block's scores are those of the same rows in any
+        larger array (the bound is the same streamed or in memory)."""
+        return self.model.decision_function(self.scaler.transform(_features(self.standardise(releases))))
+
+
+def learn_statistic(train_d: np.ndarray, train_dp: np.ndarray, first_call: tuple[int, str]):
+    """The statistic learned on the training releases of D (label 1) and D' (label 0), and its training accuracy."""
+    train = np.vstack([train_d, train_dp])
+    standardise = Standardiser.fit(train)
+    X = _features(standardise(train))
+    y = np.concatenate([np.ones(len(train_d)), np.zeros(len(train_dp))])
+    scaler = StandardScaler().fit(X)
+    model = LogisticRegression(max_iter=1000).fit(scaler.transform(X), y)
+    return LearnedStatistic(standardise, scaler, model, first_call), float(model.score(scaler.transform(X), y))
+
+
+@dataclass(frozen=True)
 class BlackBoxAttack:
     """The learned test and the ε lower bound of its scores on fresh releases."""
 
@@ -144,49 +191,73 @@ class BlackBoxAttack:
         return self.attack.epsilon_lower_bound_at(alpha)
 
 
-#: Peak memory of the attack per release per world, in bytes, for d-dimensional releases: a + b·d (1.5 × the
-#: 120 + 110·d measured with `/usr/bin/time` at 2e5 and 1e6 releases, d = 1 and 10: releases, features, scores).
+#: Peak memory of learning per training release per world, in bytes, for d-dimensional releases: a + b·d (1.5 ×
+#: the 120 + 110·d measured with `/usr/bin/time` at 2e5 and 1e6 releases, d = 1 and 10, when both splits were held:
+#: an upper bound for the training split alone: releases, features, the fit).
 MEMORY_PER_TRIAL = (180.0, 165.0)
+#: Peak memory of the bound per fresh release per world, in bytes, whatever d: its score (8) and the pooled-rank
+#: attack's working arrays (1.5 × the 8 + 100 measured with tracemalloc at 1e6; the releases are streamed in blocks).
+MEMORY_PER_SCORE = 160.0
 
 
-def attack_memory(trials: int, dim: int) -> float:
-    """The attack's peak memory in bytes for ``trials`` releases per world of dimension ``dim``."""
+def attack_memory(train_trials: int, dim: int, trials: int = 0) -> float:
+    """The attack's peak memory in bytes: ``train_trials`` releases per world of dimension ``dim`` held to learn, and
+    the scores of ``trials`` fresh ones per world (their releases are streamed: one block at a time)."""
     fixed, per_dimension = MEMORY_PER_TRIAL
-    return trials * (fixed + per_dimension * dim)
+    return train_trials * (fixed + per_dimension * dim) + trials * MEMORY_PER_SCORE
 
 
 def blackbox_attack(
-    sample_d: Sampler, sample_dprime: Sampler, trials: int, delta: float, seed: int, progress: bool = False
+    sample_d: Sampler,
+    sample_dprime: Sampler,
+    trials: int,
+    delta: float,
+    seed: int,
+    progress: bool = False,
+    *,
+    train_trials: int | None = None,
+    executor: Executor | None = None,
 ) -> BlackBoxAttack:
-    """Learn a statistic on ``trials`` releases per world, bound ε on ``trials`` fresh ones (seeded streams).
+    """Learn a statistic on ``train_trials`` releases per world (default ``trials``), bound ε on ``trials`` fresh ones.
 
-    Releases that are not a (size, d) array of finite numbers raise :class:`pdp_audit.mechanisms.base.MalformedPair`
-    (:func:`checked_blackbox_releases`), as do worlds of different dimensions.  ``progress``: a bar of the releases
-    drawn on stderr, where it is a terminal."""
-    seen: dict = {}
-    with _progress_bar(trials, progress) as bar:
-        train_d, train_dp, test_d, test_dp = (
-            run_blocks(_Releases(sampler, world, bar, seen), trials, seed, f"blackbox/{split}/{world}")
-            for split in ("train", "test")
-            for sampler, world in ((sample_d, "D"), (sample_dprime, "D'"))
-        )
-        return _attack(train_d, train_dp, test_d, test_dp, delta, seed)
-
-
-def _attack(train_d, train_dp, test_d, test_dp, delta: float, seed: int) -> BlackBoxAttack:
-    """The statistic learned on the training releases, and the ε lower bound from its scores on the test ones."""
-    train = np.vstack([train_d, train_dp])
-    standardise = Standardiser.fit(train)
-    X = _features(standardise(train))
-    y = np.concatenate([np.ones(len(train_d)), np.zeros(len(train_dp))])
-    scaler = StandardScaler().fit(X)
-    model = LogisticRegression(max_iter=1000).fit(scaler.transform(X), y)
-    scores_d = model.decision_function(scaler.transform(_features(standardise(test_d))))
-    scores_dp = model.decision_function(scaler.transform(_features(standardise(test_dp))))
+    Both passes draw seeded blocks (:mod:`pdp_audit.audits.engine`: streams ``blackbox/train/…`` and
+    ``blackbox/test/…``), through ``executor`` when given (the samplers must then be picklable): the numbers do not
+    depend on it.  The bounding pass is streamed: each block of fresh releases is scored by the frozen statistic
+    and only its scores are kept.  Releases that are not a (size, d) array of finite numbers raise
+    :class:`pdp_audit.mechanisms.base.MalformedPair` (:func:`checked_blackbox_releases`), as do worlds of different
+    dimensions.  ``progress``: a bar of the releases drawn on stderr, where it is a terminal."""
+    train_trials = trials if train_trials is None else int(train_trials)
+    worlds = ((sample_d, "D"), (sample_dprime, "D'"))
+    with _progress_bar(2 * (train_trials + trials), progress) as bar:
+        train, first = [], None
+        for sampler, world in worlds:
+            blocks = iter_blocks(_Releases(sampler, world), train_trials, seed, f"blackbox/train/{world}", executor)
+            releases, first = _training_releases(_counted(blocks, bar), world, first)
+            train.append(releases)
+        statistic, accuracy = learn_statistic(*train, first)
+        scores = [
+            _concatenated(
+                _counted(iter_blocks(_Scores(s, w, statistic), trials, seed, f"blackbox/test/{w}", executor), bar)
+            )
+            for s, w in worlds
+        ]
     return BlackBoxAttack(
-        pooled_rank_attack(scores_d, scores_dp, delta, seed),
-        len(train_d),
-        len(test_d),
-        int(train_d.shape[1]),
-        float(model.score(scaler.transform(X), y)),
+        pooled_rank_attack(scores[0], scores[1], delta, seed), train_trials, trials, statistic.first_call[0], accuracy
     )
+
+
+def _training_releases(blocks, world: str, first: tuple[int, str] | None):
+    """The training blocks of ``world`` in one array, each of the dimension of the first block drawn (``first``:
+    (columns, call) of the first block of the attack, None before it); returns (releases, first)."""
+    parts = []
+    for block in blocks:
+        call = f"sample({world!r}, {len(block)})"
+        first = first or (block.shape[1], call)
+        _same_dimension(block, call, first)
+        parts.append(block)
+    return np.concatenate(parts), first
+
+
+def _concatenated(blocks) -> np.ndarray:
+    parts = list(blocks)
+    return np.concatenate(parts) if parts else np.empty(0)

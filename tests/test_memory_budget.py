@@ -46,7 +46,7 @@ def test_a_budget_that_fits_is_accepted(small_machine):
 
 
 def test_the_black_box_refuses_releases_it_cannot_hold(small_machine):
-    """The attack keeps every release it learns from and tests on: 1e8 ten-dimensional releases per world."""
+    """The attack keeps every release it learns from: 1e8 ten-dimensional releases per world."""
 
     def sample_d(size, rng):
         return rng.normal(0.0, 1.0, (size, 10))
