@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from typing import Callable
 
 import numpy as np
+from sklearn.ensemble import HistGradientBoostingClassifier
 from sklearn.linear_model import LogisticRegression
 from sklearn.preprocessing import StandardScaler
 
@@ -167,7 +168,8 @@ class LearnedStatistic:
 
 
 def learn_statistic(train_d: np.ndarray, train_dp: np.ndarray, first_call: tuple[int, str]):
-    """The statistic learned on the training releases of D (label 1) and D' (label 0), and its training accuracy."""
+    """The logistic statistic learned on the training releases of D (label 1) and D' (label 0), and its training
+    accuracy."""
     train = np.vstack([train_d, train_dp])
     standardise = Standardiser.fit(train)
     X = _features(standardise(train))
@@ -178,14 +180,78 @@ def learn_statistic(train_d: np.ndarray, train_dp: np.ndarray, first_call: tuple
 
 
 @dataclass(frozen=True)
+class TreeStatistic:
+    """Gradient-boosted trees (scikit-learn's ``HistGradientBoostingClassifier``) on the raw releases: their
+    decision function (log-odds of D), row by row.  Trees split on thresholds of single coordinates, so they see
+    what no smooth function of [z, z²] sees: flags mixed with real values, interactions between coordinates."""
+
+    model: HistGradientBoostingClassifier
+    first_call: tuple[int, str]
+
+    def __call__(self, releases: np.ndarray) -> np.ndarray:
+        return self.model.decision_function(releases)
+
+
+def learn_trees(train_d: np.ndarray, train_dp: np.ndarray, first_call: tuple[int, str], seed: int):
+    """The tree statistic learned on the training releases (``seed``: its internal early-stopping split), and its
+    training accuracy."""
+    X = np.vstack([train_d, train_dp])
+    y = np.concatenate([np.ones(len(train_d)), np.zeros(len(train_dp))])
+    model = HistGradientBoostingClassifier(random_state=int(seed) % 2**32).fit(X, y)
+    return TreeStatistic(model, first_call), float(model.score(X, y))
+
+
+#: The statistics of a run: ``logistic`` alone, or ``select``: logistic and trees, the better on a validation split.
+STATISTICS = ("logistic", "select")
+#: The share of each world's training releases that ``select`` holds out to compare the learners.
+VALIDATION_SHARE = 0.25
+#: The level of the ε lower bound the learners are compared by on the validation split.
+SELECTION_ALPHA = 0.1
+
+
+def select_statistic(train_d: np.ndarray, train_dp: np.ndarray, first_call: tuple[int, str], delta: float, seed: int):
+    """Logistic and trees, each fitted on the first 1 − :data:`VALIDATION_SHARE` of each world's training releases;
+    kept: the one whose scores on the rest give the larger ε lower bound at :data:`SELECTION_ALPHA` (logistic on a
+    tie).  The choice depends on training draws only, so the scores of fresh releases are still independent draws
+    of a fixed statistic and the final bound stays valid (no union over the candidates is needed).  Returns
+    (statistic, training accuracy, its name, the validation bounds by name)."""
+    cut_d, cut_dp = (int(len(t) * (1 - VALIDATION_SHARE)) for t in (train_d, train_dp))
+    fit_d, fit_dp = train_d[:cut_d], train_dp[:cut_dp]
+    candidates = {
+        "logistic": learn_statistic(fit_d, fit_dp, first_call),
+        "trees": learn_trees(fit_d, fit_dp, first_call, seed),
+    }
+    bounds = {
+        name: pooled_rank_attack(stat(train_d[cut_d:]), stat(train_dp[cut_dp:]), delta, seed).epsilon_lower_bound_at(
+            SELECTION_ALPHA
+        )
+        for name, (stat, _) in candidates.items()
+    }
+    best = max(bounds, key=lambda name: (bounds[name], name == "logistic"))
+    return (*candidates[best], best, bounds)
+
+
+@dataclass(frozen=True)
+class AttackOptions:
+    """How the attack runs: the ``statistic`` (:data:`STATISTICS`) and the ``executor`` its blocks run on (None:
+    serially; the numbers do not depend on it)."""
+
+    statistic: str = "logistic"
+    executor: Executor | None = None
+
+
+@dataclass(frozen=True)
 class BlackBoxAttack:
-    """The learned test and the ε lower bound of its scores on fresh releases."""
+    """The learned test and the ε lower bound of its scores on fresh releases; ``statistic`` the learner kept, and
+    with ``select`` the validation bounds of each (empty otherwise)."""
 
     attack: PooledRankAttack
     train_per_world: int
     test_per_world: int
     dim: int
     train_accuracy: float
+    statistic: str = "logistic"
+    validation: tuple = ()
 
     def epsilon_lower_bound_at(self, alpha: float) -> float:
         return self.attack.epsilon_lower_bound_at(alpha)
@@ -216,17 +282,19 @@ def blackbox_attack(
     progress: bool = False,
     *,
     train_trials: int | None = None,
-    executor: Executor | None = None,
+    options: AttackOptions = AttackOptions(),
 ) -> BlackBoxAttack:
     """Learn a statistic on ``train_trials`` releases per world (default ``trials``), bound ε on ``trials`` fresh ones.
 
     Both passes draw seeded blocks (:mod:`pdp_audit.audits.engine`: streams ``blackbox/train/…`` and
-    ``blackbox/test/…``), through ``executor`` when given (the samplers must then be picklable): the numbers do not
-    depend on it.  The bounding pass is streamed: each block of fresh releases is scored by the frozen statistic
-    and only its scores are kept.  Releases that are not a (size, d) array of finite numbers raise
-    :class:`pdp_audit.mechanisms.base.MalformedPair` (:func:`checked_blackbox_releases`), as do worlds of different
-    dimensions.  ``progress``: a bar of the releases drawn on stderr, where it is a terminal."""
+    ``blackbox/test/…``), through ``options.executor`` when given (the samplers must then be picklable): the numbers
+    do not depend on it.  ``options.statistic``: the logistic test, or the better of it and trees on a validation
+    split of the training releases (:func:`select_statistic`).  The bounding pass is streamed: each block of fresh
+    releases is scored by the frozen statistic and only its scores are kept.  Releases that are not a (size, d)
+    array of finite numbers raise :class:`pdp_audit.mechanisms.base.MalformedPair` (:func:`checked_blackbox_releases`),
+    as do worlds of different dimensions.  ``progress``: a bar of the releases drawn on stderr (on a terminal)."""
     train_trials = trials if train_trials is None else int(train_trials)
+    executor = options.executor
     worlds = ((sample_d, "D"), (sample_dprime, "D'"))
     with _progress_bar(2 * (train_trials + trials), progress) as bar:
         train, first = [], None
@@ -234,16 +302,20 @@ def blackbox_attack(
             blocks = iter_blocks(_Releases(sampler, world), train_trials, seed, f"blackbox/train/{world}", executor)
             releases, first = _training_releases(_counted(blocks, bar), world, first)
             train.append(releases)
-        statistic, accuracy = learn_statistic(*train, first)
+        chosen, validation = "logistic", ()
+        if options.statistic == "select":
+            statistic, accuracy, chosen, bounds = select_statistic(*train, first, delta, seed)
+            validation = tuple(bounds.items())
+        else:
+            statistic, accuracy = learn_statistic(*train, first)
         scores = [
             _concatenated(
                 _counted(iter_blocks(_Scores(s, w, statistic), trials, seed, f"blackbox/test/{w}", executor), bar)
             )
             for s, w in worlds
         ]
-    return BlackBoxAttack(
-        pooled_rank_attack(scores[0], scores[1], delta, seed), train_trials, trials, statistic.first_call[0], accuracy
-    )
+    bound = pooled_rank_attack(scores[0], scores[1], delta, seed)
+    return BlackBoxAttack(bound, train_trials, trials, first[0], accuracy, chosen, validation)
 
 
 def _training_releases(blocks, world: str, first: tuple[int, str] | None):

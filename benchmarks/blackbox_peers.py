@@ -33,7 +33,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from peer_mechanisms import DPSNIPER_SAMPLES, PEERS, STATDP_SAMPLES, Peer  # noqa: E402
 
-from pdp_audit.audits.blackbox import blackbox_attack  # noqa: E402
+from pdp_audit.audits.blackbox import AttackOptions, blackbox_attack  # noqa: E402
 from pdp_audit.verify.processes import executor_for  # noqa: E402
 
 QUICK = ("Laplace", "NoisyHist2", "ReportNoisyMax3", "SVT4", "OneTimeRappor")
@@ -44,7 +44,9 @@ def _finite(x: float | None):
     return "inf" if x == float("inf") else x
 
 
-def run_one(peer: Peer, trials: int, train_trials: int, seed: int, workers: int = 1) -> dict:
+def run_one(
+    peer: Peer, trials: int, train_trials: int, seed: int, workers: int = 1, statistic: str = "logistic"
+) -> dict:
     """Our bounds for one mechanism, with the peers' published ones beside them."""
 
     tracemalloc.start()
@@ -57,7 +59,7 @@ def run_one(peer: Peer, trials: int, train_trials: int, seed: int, workers: int 
             0.0,
             seed,
             train_trials=train_trials,
-            executor=executor,
+            options=AttackOptions(statistic, executor),
         )
     seconds = time.perf_counter() - start
     peak = tracemalloc.get_traced_memory()[1]
@@ -80,6 +82,7 @@ def run_one(peer: Peer, trials: int, train_trials: int, seed: int, workers: int 
         "statdp_samples": STATDP_SAMPLES if peer.statdp else None,
         "train_per_world": result.train_per_world,
         "bound_per_world": result.test_per_world,
+        "statistic": result.statistic,
         "ratio_to_dpsniper": round(at_09 / best_peer, 3),
         "seconds": round(seconds, 2),
         "peak_mb": round(peak / 2**20, 1),
@@ -92,6 +95,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--train-trials", type=int, default=None, help="releases per world to learn (default trials)")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--workers", type=int, default=1)
+    parser.add_argument("--statistic", choices=("logistic", "select"), default="logistic")
     parser.add_argument("--only", nargs="*", default=None, help="mechanism names (default all 20)")
     parser.add_argument("--quick", action="store_true", help=f"1e4 per world on {', '.join(QUICK)}")
     args = parser.parse_args(argv)
@@ -99,7 +103,7 @@ def main(argv: list[str] | None = None) -> int:
     names = QUICK if args.quick else args.only
     chosen = [p for p in PEERS if names is None or p.name in names]
     for peer in chosen:
-        row = run_one(peer, trials, args.train_trials or trials, args.seed, args.workers)
+        row = run_one(peer, trials, args.train_trials or trials, args.seed, args.workers, args.statistic)
         print(json.dumps(row, ensure_ascii=False), flush=True)
     return 0
 

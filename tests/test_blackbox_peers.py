@@ -8,6 +8,7 @@ in-memory computation, and worker processes change no number.
 
 from __future__ import annotations
 
+import json
 import math
 import sys
 import textwrap
@@ -18,7 +19,7 @@ import numpy as np
 import pytest
 
 from pdp_audit.audits.attack import pooled_rank_attack
-from pdp_audit.audits.blackbox import _Releases, blackbox_attack, learn_statistic
+from pdp_audit.audits.blackbox import AttackOptions, _Releases, blackbox_attack, learn_statistic
 from pdp_audit.audits.engine import run_blocks
 from pdp_audit.verify.cli.main import main
 from pdp_audit.verify.processes import executor_for
@@ -114,7 +115,7 @@ def test_streamed_bound_is_the_in_memory_bound():
 def test_workers_and_separate_training_budget():
     serial = attack("ReportNoisyMax3", 70_000, 3, train_trials=20_000)
     with executor_for(2) as executor:
-        parallel = attack("ReportNoisyMax3", 70_000, 3, train_trials=20_000, executor=executor)
+        parallel = attack("ReportNoisyMax3", 70_000, 3, train_trials=20_000, options=AttackOptions(executor=executor))
     assert (serial.train_per_world, serial.test_per_world) == (20_000, 70_000)
     for alpha in (ALPHA, 0.1, 0.5):
         assert serial.epsilon_lower_bound_at(alpha) == parallel.epsilon_lower_bound_at(alpha)
@@ -144,3 +145,25 @@ def test_cli_workers_refuse_a_sampler_that_cannot_reach_them(tmp_path, monkeypat
     assert err.count("\n") == 0 and "workers" in err, err
     assert main(["blackbox", "lambda_mech:make", *common, "--train-trials", "50"]) == 2
     assert "--train-trials" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("name,seed", [("TruncatedGeometric", 21), ("SVT1", 22), ("ReportNoisyMax1", 23)])
+def test_a_statistic_selected_on_the_training_split_keeps_the_bound_valid(name, seed):
+    peer = BY_NAME[name]
+    limit = peer.exact_epsilon if peer.exact_epsilon is not None else peer.proved_epsilon
+    result = attack(name, 20_000, seed, options=AttackOptions("select"))
+    assert result.statistic in ("logistic", "trees") and dict(result.validation).keys() == {"logistic", "trees"}
+    assert result.epsilon_lower_bound_at(ALPHA) <= limit
+
+
+def test_cli_select_states_the_statistic_it_kept(tmp_path, monkeypatch):
+    (tmp_path / "peer_mech.py").write_text(
+        "import peer_mechanisms as pm\n\ndef hist2():\n    return pm.PEERS[3].pair\n"
+    )
+    monkeypatch.syspath_prepend(str(tmp_path))
+    out = tmp_path / "bb.json"
+    common = ["--claim-epsilon", "0.1", "--claim-delta", "0", "--trials", "4000", "--statistic", "select"]
+    assert main(["blackbox", "peer_mech:hist2", *common, "--json", str(out)]) == 1
+    doc = json.loads(out.read_text())
+    assert doc["statistic"] == "select" and doc["check"]["details"]["statistic"] in ("logistic", "trees")
+    assert "chosen on a validation quarter" in doc["check"]["note"]

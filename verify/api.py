@@ -233,9 +233,12 @@ def audit_blackbox_with(pair: Any, claim: tuple, trials: Any, seed: Any, progres
 
     epsilon, delta, trials, seed, alpha = _claim(claim[0], claim[1], trials, seed, claim[2], "refuted_delta")
     train_trials = budget.train_trials
+    if budget.statistic not in ("logistic", "select"):
+        raise InputError(f"statistic must be 'logistic' or 'select', got {budget.statistic!r}")
     budget = BlackBoxBudget(
         None if train_trials is None else pair_value("train_trials", train_trials),
         pair_value("workers", budget.workers),
+        budget.statistic,
     )
     if isinstance(pair, tuple) and len(pair) == 2 and all(callable(f) for f in pair):
         name = getattr(pair[0], "__qualname__", type(pair[0]).__name__)

@@ -21,7 +21,7 @@ import sys
 
 from pdp_audit.mechanisms.base import user_error
 from pdp_audit.mechanisms.validation import InputError, quoted, shown
-from pdp_audit.verify.config import PAIR_OPTIONS
+from pdp_audit.verify.config import PAIR_OPTIONS, Option
 from pdp_audit.verify.outputs import check_outputs
 from pdp_audit.verify.plans.arguments import add_option, typed
 
@@ -36,6 +36,14 @@ BLACKBOX_OPTIONS = (
     dataclasses.replace(PAIR_OPTIONS["seed"], help="root seed (default 0)"),
     dataclasses.replace(PAIR_OPTIONS["alpha"], help="false-alarm probability (default 1e-6)"),
     dataclasses.replace(PAIR_OPTIONS["workers"], help="worker processes (default 1; results do not depend on it)"),
+    Option(
+        "statistic",
+        "str",
+        "logistic",
+        "the learned test: logistic (default), or select: logistic or gradient-boosted trees, whichever bounds ε "
+        "higher on a validation quarter of the training releases",
+        choices=("logistic", "select"),  # pdp_audit.audits.blackbox.STATISTICS (not imported: scikit-learn is slow)
+    ),
 )
 
 
@@ -115,7 +123,7 @@ def command_blackbox(args: argparse.Namespace) -> int:
         args.trials,
         args.seed,
         True,  # a bar on a terminal only: a user's sampler may take minutes
-        BlackBoxBudget(args.train_trials, args.workers),
+        BlackBoxBudget(args.train_trials, args.workers, args.statistic),
     )
     (check,) = run.checks
     doc = {
@@ -124,6 +132,7 @@ def command_blackbox(args: argparse.Namespace) -> int:
         "claim": {"epsilon": args.claim_epsilon, "delta": args.claim_delta},
         "trials": args.trials,
         **({} if args.train_trials is None else {"train_trials": args.train_trials}),
+        **({} if args.statistic == "logistic" else {"statistic": args.statistic}),
         "seed": args.seed,
         "alpha": args.alpha,
         "check": check_to_dict(check),

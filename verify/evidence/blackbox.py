@@ -60,6 +60,7 @@ class BlackBoxBudget:
 
     train_trials: int | None = None
     workers: int = 1
+    statistic: str = "logistic"
 
 
 def blackbox_checks(
@@ -77,7 +78,7 @@ def blackbox_checks(
     returns no (size, d) array of finite numbers, or does not draw from its rng alone
     (:func:`pdp_audit.audits.rng_discipline.check_rng_discipline`), is the exact fail ``pair-protocol``; samplers
     that cannot be sent to worker processes with ``budget.workers`` > 1 are an InputError."""
-    from pdp_audit.audits.blackbox import blackbox_attack, checked_blackbox_releases
+    from pdp_audit.audits.blackbox import AttackOptions, blackbox_attack, checked_blackbox_releases
     from pdp_audit.verify.processes import executor_for
 
     train_trials = trials if budget.train_trials is None else budget.train_trials
@@ -92,7 +93,14 @@ def blackbox_checks(
             _check_picklable(sample_d, sample_dprime)
         with executor_for(budget.workers) as executor:
             result = blackbox_attack(
-                sample_d, sample_dprime, trials, delta, seed, progress, train_trials=train_trials, executor=executor
+                sample_d,
+                sample_dprime,
+                trials,
+                delta,
+                seed,
+                progress,
+                train_trials=train_trials,
+                options=AttackOptions(budget.statistic, executor),
             )
     except MalformedPair as err:
         return [malformed_check(str(err))]
@@ -113,16 +121,35 @@ def blackbox_checks(
             budget_hint=lambda ci: (
                 "A black-box audit can refute a claim but never certify it: no violation found at this budget."
             ),
-            note=(
-                f"Logistic regression on the outputs and their squares ({result.dim}-dimensional releases, "
-                "standardised on the training split), trained "
-                f"on {result.train_per_world:,} releases per world (training accuracy {result.train_accuracy:.4f}); "
-                f"ε bounded on {result.test_per_world:,} fresh releases per world (order statistics at fixed ranks, "
-                "union bound). The estimate is the bound at confidence 1/2."
-            ),
-            details={"train_per_world": result.train_per_world, "test_per_world": result.test_per_world},
+            note=_note(result),
+            details={
+                "train_per_world": result.train_per_world,
+                "test_per_world": result.test_per_world,
+                **(
+                    {"statistic": result.statistic, "validation_bounds": dict(result.validation)}
+                    if result.validation
+                    else {}
+                ),
+            },
         )
     ]
+
+
+def _note(result) -> str:
+    """What was learned and how ε was bounded (the logistic run's words unchanged)."""
+    learned = {
+        "logistic": f"Logistic regression on the outputs and their squares ({result.dim}-dimensional releases, "
+        "standardised on the training split)",
+        "trees": f"Gradient-boosted trees on the outputs ({result.dim}-dimensional releases)",
+    }[result.statistic]
+    if result.validation:
+        shown = ", ".join(f"{name} {bound:.4g}" for name, bound in result.validation)
+        learned += f", chosen on a validation quarter of the training releases (ε bounds at 0.9: {shown})"
+    return (
+        f"{learned}, trained on {result.train_per_world:,} releases per world (training accuracy "
+        f"{result.train_accuracy:.4f}); ε bounded on {result.test_per_world:,} fresh releases per world (order "
+        "statistics at fixed ranks, union bound). The estimate is the bound at confidence 1/2."
+    )
 
 
 def _check_attack_memory(sample_d, train_trials: int, trials: int) -> None:
