@@ -12,6 +12,12 @@ of the scores but that they are independent draws of a fixed statistic.  The bou
 learned, because the scores it is computed from are independent of the training draws; a poor classifier only
 makes it loose.
 
+The two passes are separate budgets (``train_trials`` releases per world to learn, ``trials`` fresh ones to bound),
+both drawn in the seeded blocks of :mod:`pdp_audit.audits.engine` (any executor gives the same numbers); the
+bounding pass is streamed: each block is scored by the frozen statistic and only the scores are kept.  With
+``select`` (:func:`select_statistic`), gradient-boosted trees compete with the logistic test on a validation split
+of the training releases; the choice uses training draws only, so the bound keeps its validity.
+
 A black-box audit can refute a claim (the lower bound exceeds the claimed ε) but never certify one: no sample of
 outputs proves that no better test exists.
 """

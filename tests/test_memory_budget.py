@@ -56,3 +56,26 @@ def test_the_black_box_refuses_releases_it_cannot_hold(small_machine):
 
     with pytest.raises(pdp_audit.InputError, match=r"^trials 1e\+08 needs about .* 10-dimensional releases"):
         pdp_audit.audit_blackbox((sample_d, sample_dprime), 1.0, 1e-5, trials=1e8)
+
+
+def test_the_black_box_memory_counts_training_releases_and_fresh_scores(small_machine, monkeypatch):
+    """Fresh releases are streamed (only their scores are kept): 1e7 of them per world fit where 1e7 ten-dimensional
+    training releases do not."""
+    from pdp_audit.audits import blackbox
+
+    def sample_d(size, rng):
+        return rng.normal(0.0, 1.0, (size, 10))
+
+    def sample_dprime(size, rng):
+        return rng.normal(0.1, 1.0, (size, 10))
+
+    refusal = r"^train-trials 1e\+07 and trials 100000 need about .* bytes per training release"
+    with pytest.raises(pdp_audit.InputError, match=refusal):
+        pdp_audit.audit_blackbox((sample_d, sample_dprime), 1.0, 1e-5, trials=1e5, train_trials=1e7)
+
+    def accepted(*args, **kwargs):
+        raise RuntimeError("accepted")
+
+    monkeypatch.setattr(blackbox, "blackbox_attack", accepted)
+    with pytest.raises(RuntimeError, match="accepted"):
+        pdp_audit.audit_blackbox((sample_d, sample_dprime), 1.0, 1e-5, trials=1e7, train_trials=1e5)
