@@ -19,7 +19,7 @@ import numpy as np
 import pytest
 
 from pdp_audit.audits.attack import pooled_rank_attack
-from pdp_audit.audits.blackbox import AttackOptions, _Releases, blackbox_attack, learn_statistic
+from pdp_audit.audits.blackbox import Atoms, AttackOptions, _Releases, blackbox_attack, learn_statistic
 from pdp_audit.audits.engine import run_blocks
 from pdp_audit.verify.cli.main import main
 from pdp_audit.verify.processes import executor_for
@@ -167,3 +167,18 @@ def test_cli_select_states_the_statistic_it_kept(tmp_path, monkeypatch):
     doc = json.loads(out.read_text())
     assert doc["statistic"] == "select" and doc["check"]["details"]["statistic"] in ("logistic", "trees")
     assert "chosen on a validation quarter" in doc["check"]["note"]
+
+
+def test_atoms_are_flags_beside_real_values_never_real_values_drawn_twice():
+    rng = np.random.default_rng(0)
+    n = 20_000
+    real = rng.standard_normal(n)
+    flagged = np.where(rng.random(n) < 0.3, -1000.0, np.where(rng.random(n) < 0.2, -2000.0, real))
+    three_valued = rng.integers(-1, 2, n).astype(float)
+    float32 = rng.standard_normal(n).astype(np.float32).astype(float)  # repeats by chance, far below 0.1%
+    atoms = Atoms.fit(np.column_stack([real, flagged, three_valued, float32]))
+    assert atoms.columns == (1,) and sorted(atoms.values[0]) == [-2000.0, -1000.0]
+    filled, indicators = atoms(np.array([[0.0, -1000.0, 1.0, 0.0], [0.0, 0.5, 0.0, 0.0]]))
+    assert filled[0, 1] == pytest.approx(real[flagged > -1000].mean()) and filled[1, 1] == 0.5
+    assert indicators.tolist() == [[1.0, 0.0], [0.0, 0.0]]
+    assert Atoms.fit(np.column_stack([real, three_valued])) is None  # the logistic features as before
