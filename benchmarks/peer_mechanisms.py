@@ -308,11 +308,13 @@ class Peer:
     claimed_epsilon: float = EPSILON
 
 
-def _v(x, n):
+def _repeated(x, n):
+    """The input vector (x, …, x) of n answers."""
     return (float(x),) * n
 
 
-def _half(a, b):
+def _halves(a, b):
+    """The 10 answers (a, …, a, b, …, b), five of each (DP-Sniper's sparse-vector patterns)."""
     return (float(a),) * 5 + (float(b),) * 5
 
 
@@ -350,7 +352,7 @@ PEERS = (
     ),
     Peer(
         "NoisyHist1",
-        PeerPair(noisy_hist1, (0, 1, 1, 1, 1), _v(1, 5)),
+        PeerPair(noisy_hist1, (0, 1, 1, 1, 1), _repeated(1, 5)),
         True,
         True,
         0.1,
@@ -360,7 +362,7 @@ PEERS = (
     ),
     Peer(
         "NoisyHist2",
-        PeerPair(noisy_hist2, (0, 1, 1, 1, 1), _v(1, 5)),
+        PeerPair(noisy_hist2, (0, 1, 1, 1, 1), _repeated(1, 5)),
         False,
         True,
         1 / EPSILON,
@@ -370,7 +372,7 @@ PEERS = (
     ),
     Peer(
         "ReportNoisyMax1",
-        PeerPair(report_noisy_max1, _v(1, 5), (0, 2, 2, 2, 2)),
+        PeerPair(report_noisy_max1, _repeated(1, 5), (0, 2, 2, 2, 2)),
         True,
         False,
         None,
@@ -380,7 +382,7 @@ PEERS = (
     ),
     Peer(
         "ReportNoisyMax2",
-        PeerPair(report_noisy_max2, _v(1, 5), (0, 2, 2, 2, 2)),
+        PeerPair(report_noisy_max2, _repeated(1, 5), (0, 2, 2, 2, 2)),
         True,
         False,
         None,
@@ -391,7 +393,7 @@ PEERS = (
     # the max of 5 Laplaces shifted by 1: loss → 5/b = 5ε/2 in the left tail
     Peer(
         "ReportNoisyMax3",
-        PeerPair(report_noisy_max3, _v(0, 5), _v(1, 5)),
+        PeerPair(report_noisy_max3, _repeated(0, 5), _repeated(1, 5)),
         False,
         True,
         5 * EPSILON / 2,
@@ -402,7 +404,7 @@ PEERS = (
     # exponential noise: the max is ≥ 1 on D, ≥ 2 on D'; outputs in [1, 2) only on D
     Peer(
         "ReportNoisyMax4",
-        PeerPair(report_noisy_max4, _v(1, 5), _v(2, 5)),
+        PeerPair(report_noisy_max4, _repeated(1, 5), _repeated(2, 5)),
         False,
         True,
         INF,
@@ -412,7 +414,7 @@ PEERS = (
     ),
     Peer(
         "SVT1",
-        PeerPair(Svt(1, 1, 0.5), _half(0, 1), _half(1, 0)),
+        PeerPair(Svt(1, 1, 0.5), _halves(0, 1), _halves(1, 0)),
         True,
         False,
         None,
@@ -422,7 +424,7 @@ PEERS = (
     ),
     Peer(
         "SVT2",
-        PeerPair(Svt(2, 1, 1.0), _half(0, 1), _half(1, 0)),
+        PeerPair(Svt(2, 1, 1.0), _halves(0, 1), _halves(1, 0)),
         True,
         False,
         None,
@@ -432,7 +434,7 @@ PEERS = (
     ),
     Peer(
         "SVT3",
-        PeerPair(Svt(3, 1, 1.0), _v(1, 10), _half(2, 0)),
+        PeerPair(Svt(3, 1, 1.0), _repeated(1, 10), _halves(2, 0)),
         False,
         False,
         INF,
@@ -442,7 +444,7 @@ PEERS = (
     ),
     Peer(
         "SVT4",
-        PeerPair(Svt(4, 1, 1.0), _v(1, 10), _half(2, 0)),
+        PeerPair(Svt(4, 1, 1.0), _repeated(1, 10), _halves(2, 0)),
         False,
         False,
         None,
@@ -452,7 +454,7 @@ PEERS = (
     ),
     Peer(
         "SVT5",
-        PeerPair(Svt(5, 1, 1.0), _half(2, 0), _v(1, 10)),
+        PeerPair(Svt(5, 1, 1.0), _halves(2, 0), _repeated(1, 10)),
         False,
         False,
         INF,
@@ -462,7 +464,7 @@ PEERS = (
     ),
     Peer(
         "SVT6",
-        PeerPair(Svt(6, 1, 1.0), _half(1, 0), _half(0, 1)),
+        PeerPair(Svt(6, 1, 1.0), _halves(1, 0), _halves(0, 1)),
         False,
         False,
         None,
@@ -472,7 +474,7 @@ PEERS = (
     ),
     Peer(
         "NumericalSVT",
-        PeerPair(NumericalSvt(2, 1.0), _v(2, 10), _v(1, 10)),
+        PeerPair(NumericalSvt(2, 1.0), _repeated(2, 10), _repeated(1, 10)),
         True,
         False,
         None,
@@ -506,7 +508,7 @@ PEERS = (
     # DP-Sniper's pair moves all 10 answers by 1, and the prefix sums are a bijection of them: the pair's loss is 10ε
     Peer(
         "PrefixSum",
-        PeerPair(prefix_sum, _v(1, 10), _v(0, 10)),
+        PeerPair(prefix_sum, _repeated(1, 10), _repeated(0, 10)),
         False,
         True,
         10 * EPSILON,
@@ -526,7 +528,7 @@ PEERS = (
     ),
     Peer(
         "SVT34Parallel",
-        PeerPair(SVT34, _v(1, 10), _half(2, 0)),
+        PeerPair(SVT34, _repeated(1, 10), _halves(2, 0)),
         False,
         False,
         INF,
