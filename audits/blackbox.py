@@ -12,6 +12,12 @@ of the scores but that they are independent draws of a fixed statistic.  The bou
 learned, because the scores it is computed from are independent of the training draws; a poor classifier only
 makes it loose.
 
+The two passes are separate budgets (``train_trials`` releases per world to learn, ``trials`` fresh ones to bound),
+both drawn in the seeded blocks of :mod:`pdp_audit.audits.engine` (any executor gives the same numbers); the
+bounding pass is streamed: each block is scored by the frozen statistic and only the scores are kept.  With
+``select`` (:func:`select_statistic`), gradient-boosted trees compete with the logistic test on a validation split
+of the training releases; the choice uses training draws only, so the bound keeps its validity.
+
 A black-box audit can refute a claim (the lower bound exceeds the claimed ε) but never certify one: no sample of
 outputs proves that no better test exists.
 """
@@ -20,15 +26,17 @@ from __future__ import annotations
 
 import contextlib
 import sys
+from concurrent.futures import Executor
 from dataclasses import dataclass
 from typing import Callable
 
 import numpy as np
+from sklearn.ensemble import HistGradientBoostingClassifier
 from sklearn.linear_model import LogisticRegression
 from sklearn.preprocessing import StandardScaler
 
 from pdp_audit.audits.attack import PooledRankAttack, pooled_rank_attack
-from pdp_audit.audits.engine import run_blocks
+from pdp_audit.audits.engine import iter_blocks
 from pdp_audit.mechanisms.base import MalformedPair
 
 Sampler = Callable[[int, np.random.Generator], np.ndarray]
@@ -56,36 +64,55 @@ def checked_blackbox_releases(world: str, size: int, outputs) -> np.ndarray:
 
 
 class _Releases:
-    """Block work: ``size`` releases of ``world``, shape (size, d) (:func:`checked_blackbox_releases`), counted on
-    ``bar`` (a user's sampler may take minutes: the four passes over it show where the audit is)."""
+    """Block work: ``size`` releases of ``world``, shape (size, d) (:func:`checked_blackbox_releases`).  Picklable
+    when ``sample`` is (``--workers``): the blocks' numbers do not depend on where they ran."""
 
-    def __init__(self, sample: Sampler, world: str, bar=None, seen: dict | None = None):
-        self.sample, self.world, self.bar = sample, world, bar
-        self.seen = {} if seen is None else seen  # the first call's dimension, shared by the attack's four passes
+    def __init__(self, sample: Sampler, world: str):
+        self.sample, self.world = sample, world
 
     def __call__(self, size: int, rng: np.random.Generator) -> np.ndarray:
-        releases = checked_blackbox_releases(self.world, size, self.sample(size, rng))
-        call = f"sample({self.world!r}, {size})"
-        first = self.seen.setdefault("dimension", (releases.shape[1], call))
-        if releases.shape[1] != first[0]:
-            raise MalformedPair(
-                f"{call} released {releases.shape[1]} columns, {first[1]} released {first[0]}: a mechanism's "
-                "releases have one dimension"
-            )
-        if self.bar is not None:
-            self.bar.update(size)
-        return releases
+        return checked_blackbox_releases(self.world, size, self.sample(size, rng))
 
 
-def _progress_bar(trials: int, progress: bool):
-    """A bar of the 4 × ``trials`` releases the attack draws, on a terminal's stderr when ``progress``."""
+def _same_dimension(releases: np.ndarray, call: str, first: tuple[int, str]) -> None:
+    """A mechanism's releases have one dimension: ``first`` is (columns, call) of the first block drawn."""
+    if releases.shape[1] != first[0]:
+        raise MalformedPair(
+            f"{call} released {releases.shape[1]} columns, {first[1]} released {first[0]}: a mechanism's "
+            "releases have one dimension"
+        )
+
+
+class _Scores:
+    """Block work of the bounding pass: ``size`` fresh releases of ``world`` scored by the frozen ``statistic``;
+    only the scores leave the block (memory of one block of releases, whatever the budget)."""
+
+    def __init__(self, sample: Sampler, world: str, statistic: LearnedStatistic):
+        self.releases, self.statistic = _Releases(sample, world), statistic
+
+    def __call__(self, size: int, rng: np.random.Generator) -> np.ndarray:
+        releases = self.releases(size, rng)
+        _same_dimension(releases, f"sample({self.releases.world!r}, {size})", self.statistic.first_call)
+        return self.statistic(releases)
+
+
+def _progress_bar(total: int, progress: bool):
+    """A bar of the ``total`` releases the attack draws, on a terminal's stderr when ``progress``."""
     if not (progress and sys.stderr.isatty()):
         return contextlib.nullcontext(None)
     from tqdm import tqdm
 
     return tqdm(
-        total=4 * trials, desc="blackbox, releases drawn", unit="release", unit_scale=True, file=sys.stderr, leave=False
+        total=total, desc="blackbox, releases drawn", unit="release", unit_scale=True, file=sys.stderr, leave=False
     )
+
+
+def _counted(blocks, bar):
+    """The blocks, each counted on ``bar`` (its first axis) as it arrives."""
+    for block in blocks:
+        if bar is not None:
+            bar.update(len(block))
+        yield block
 
 
 #: Standardised releases are clipped to ±Z_MAX (never on the training split, where |z| ≤ √(n − 1) ≤ 1.5e4).
@@ -130,63 +157,244 @@ def _features(standardised: np.ndarray) -> np.ndarray:
     return np.hstack([standardised, standardised**2])
 
 
+#: A value is an atom of a column when it makes at least this share of the column's training releases (and 10 of
+#: them): a point mass (a flag such as "aborted", a count) rather than a real number drawn twice by chance.
+ATOM_SHARE = 1e-3
+#: At most this many atoms per column, the most frequent first.
+MAX_ATOMS = 4
+
+
+@dataclass(frozen=True)
+class Atoms:
+    """Point masses of the releases, found on the training split: per column, the values (exact equality) that
+    carry at least :data:`ATOM_SHARE` of it.  A column of at most 3 values all atoms is left alone (z and z² already
+    span every function of 3 values); in any other column with atoms (a flag beside real numbers, a count of more
+    than 3 values), each atom gets an indicator feature and is replaced in the real-valued part by ``fill``, the mean
+    of the column's other training values (0 if none), so that a flag of −1000 does not swamp z and z² of the real
+    values beside it.  Fitted on training releases only, like every other part of the statistic."""
+
+    columns: tuple[int, ...]
+    values: tuple[np.ndarray, ...]
+    fill: tuple[float, ...]
+
+    @classmethod
+    def fit(cls, releases: np.ndarray) -> Atoms | None:
+        n = len(releases)
+        columns, values, fill = [], [], []
+        for j in range(releases.shape[1]):
+            found, counts = np.unique(releases[:, j], return_counts=True)
+            heavy = counts >= max(10, ATOM_SHARE * n)
+            atoms = found[heavy][np.argsort(-counts[heavy], kind="stable")][:MAX_ATOMS]
+            if atoms.size == 0 or (found.size <= 3 and heavy.all()):
+                continue
+            rest = releases[~np.isin(releases[:, j], atoms), j]
+            columns.append(j)
+            values.append(atoms)
+            fill.append(float(rest.mean()) if rest.size else 0.0)
+        return cls(tuple(columns), tuple(values), tuple(fill)) if columns else None
+
+    def __call__(self, releases: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """(the releases with each atom replaced by its column's fill, the atoms' indicators)."""
+        filled = releases.copy()
+        indicators = []
+        for j, atoms, fill in zip(self.columns, self.values, self.fill):
+            hits = releases[:, j][:, None] == atoms[None, :]
+            filled[hits.any(axis=1), j] = fill
+            indicators.append(hits.astype(float))
+        return filled, np.hstack(indicators)
+
+
+@dataclass(frozen=True)
+class LearnedStatistic:
+    """The frozen test statistic: the logistic regression's decision function of the standardised releases and
+    their squares (and of the indicators of their :class:`Atoms`, where there are any), fitted on the training
+    split.  ``first_call`` is (columns, call) of the first training block."""
+
+    standardise: Standardiser
+    scaler: StandardScaler
+    model: LogisticRegression
+    first_call: tuple[int, str]
+    atoms: Atoms | None = None
+
+    def features(self, releases: np.ndarray) -> np.ndarray:
+        if self.atoms is None:
+            return _features(self.standardise(releases))
+        filled, indicators = self.atoms(releases)
+        return np.hstack([_features(self.standardise(filled)), indicators])
+
+    def __call__(self, releases: np.ndarray) -> np.ndarray:
+        """The scores of (size, d) releases: row by row, so a block's scores are those of the same rows in any
+        larger array (the bound is the same streamed or in memory)."""
+        return self.model.decision_function(self.scaler.transform(self.features(releases)))
+
+
+def learn_statistic(train_d: np.ndarray, train_dp: np.ndarray, first_call: tuple[int, str]):
+    """The logistic statistic learned on the training releases of D (label 1) and D' (label 0), and its training
+    accuracy."""
+    train = np.vstack([train_d, train_dp])
+    atoms = Atoms.fit(train)
+    standardise = Standardiser.fit(train if atoms is None else atoms(train)[0])
+    unfitted = LearnedStatistic(standardise, StandardScaler(), LogisticRegression(max_iter=1000), first_call, atoms)
+    X = unfitted.features(train)
+    y = np.concatenate([np.ones(len(train_d)), np.zeros(len(train_dp))])
+    scaler = StandardScaler().fit(X)
+    model = LogisticRegression(max_iter=1000).fit(scaler.transform(X), y)
+    statistic = LearnedStatistic(standardise, scaler, model, first_call, atoms)
+    return statistic, float(model.score(scaler.transform(X), y))
+
+
+@dataclass(frozen=True)
+class TreeStatistic:
+    """Gradient-boosted trees (scikit-learn's ``HistGradientBoostingClassifier``) on the raw releases: their
+    decision function (log-odds of D), row by row.  Trees split on thresholds of single coordinates, so they see
+    what no smooth function of [z, z²] sees: flags mixed with real values, interactions between coordinates."""
+
+    model: HistGradientBoostingClassifier
+    first_call: tuple[int, str]
+
+    def __call__(self, releases: np.ndarray) -> np.ndarray:
+        return self.model.decision_function(releases)
+
+
+def learn_trees(train_d: np.ndarray, train_dp: np.ndarray, first_call: tuple[int, str], seed: int):
+    """The tree statistic learned on the training releases (``seed``: its internal early-stopping split), and its
+    training accuracy."""
+    X = np.vstack([train_d, train_dp])
+    y = np.concatenate([np.ones(len(train_d)), np.zeros(len(train_dp))])
+    model = HistGradientBoostingClassifier(random_state=int(seed) % 2**32).fit(X, y)
+    return TreeStatistic(model, first_call), float(model.score(X, y))
+
+
+#: The statistics of a run: ``logistic`` alone, or ``select``: logistic and trees, the better on a validation split.
+STATISTICS = ("logistic", "select")
+#: The share of each world's training releases that ``select`` holds out to compare the learners.
+VALIDATION_SHARE = 0.25
+#: The level of the ε lower bound the learners are compared by on the validation split.
+SELECTION_ALPHA = 0.1
+
+
+def select_statistic(train_d: np.ndarray, train_dp: np.ndarray, first_call: tuple[int, str], delta: float, seed: int):
+    """Logistic and trees, each fitted on the first 1 − :data:`VALIDATION_SHARE` of each world's training releases;
+    kept: the one whose scores on the rest give the larger ε lower bound at :data:`SELECTION_ALPHA` (logistic on a
+    tie).  The choice depends on training draws only, so the scores of fresh releases are still independent draws
+    of a fixed statistic and the final bound stays valid (no union over the candidates is needed).  Returns
+    (statistic, training accuracy, its name, the validation bounds by name)."""
+    cut_d, cut_dp = (int(len(t) * (1 - VALIDATION_SHARE)) for t in (train_d, train_dp))
+    fit_d, fit_dp = train_d[:cut_d], train_dp[:cut_dp]
+    candidates = {
+        "logistic": learn_statistic(fit_d, fit_dp, first_call),
+        "trees": learn_trees(fit_d, fit_dp, first_call, seed),
+    }
+    bounds = {
+        name: pooled_rank_attack(stat(train_d[cut_d:]), stat(train_dp[cut_dp:]), delta, seed).epsilon_lower_bound_at(
+            SELECTION_ALPHA
+        )
+        for name, (stat, _) in candidates.items()
+    }
+    best = max(bounds, key=lambda name: (bounds[name], name == "logistic"))
+    return (*candidates[best], best, bounds)
+
+
+@dataclass(frozen=True)
+class AttackOptions:
+    """How the attack runs: the ``statistic`` (:data:`STATISTICS`) and the ``executor`` its blocks run on (None:
+    serially; the numbers do not depend on it)."""
+
+    statistic: str = "logistic"
+    executor: Executor | None = None
+
+
 @dataclass(frozen=True)
 class BlackBoxAttack:
-    """The learned test and the ε lower bound of its scores on fresh releases."""
+    """The learned test and the ε lower bound of its scores on fresh releases; ``statistic`` the learner kept, and
+    with ``select`` the validation bounds of each (empty otherwise)."""
 
     attack: PooledRankAttack
     train_per_world: int
     test_per_world: int
     dim: int
     train_accuracy: float
+    statistic: str = "logistic"
+    validation: tuple = ()
 
     def epsilon_lower_bound_at(self, alpha: float) -> float:
         return self.attack.epsilon_lower_bound_at(alpha)
 
 
-#: Peak memory of the attack per release per world, in bytes, for d-dimensional releases: a + b·d (1.5 × the
-#: 120 + 110·d measured with `/usr/bin/time` at 2e5 and 1e6 releases, d = 1 and 10: releases, features, scores).
-MEMORY_PER_TRIAL = (180.0, 165.0)
+#: Peak memory of learning per training release per world, in bytes, for d-dimensional releases: a + b·d (1.5 ×
+#: the 120 + 110·d measured with `/usr/bin/time` at 2e5 and 1e6 releases, d = 1 and 10, when both splits were held
+#: and each column gave 2 features; b doubled since a column with atoms gives up to 2 + MAX_ATOMS: 1.65 GB traced
+#: at 1e6 releases of SVT3, 10 columns with 2 atoms each, within the 3.5 GB this allows).
+MEMORY_PER_TRIAL = (180.0, 330.0)
+#: Peak memory of the bound per fresh release per world, in bytes, whatever d: its score (8) and the pooled-rank
+#: attack's working arrays (1.5 × the 8 + 100 measured with tracemalloc at 1e6; the releases are streamed in blocks).
+MEMORY_PER_SCORE = 160.0
 
 
-def attack_memory(trials: int, dim: int) -> float:
-    """The attack's peak memory in bytes for ``trials`` releases per world of dimension ``dim``."""
+def attack_memory(train_trials: int, dim: int, trials: int = 0) -> float:
+    """The attack's peak memory in bytes: ``train_trials`` releases per world of dimension ``dim`` held to learn, and
+    the scores of ``trials`` fresh ones per world (their releases are streamed: one block at a time)."""
     fixed, per_dimension = MEMORY_PER_TRIAL
-    return trials * (fixed + per_dimension * dim)
+    return train_trials * (fixed + per_dimension * dim) + trials * MEMORY_PER_SCORE
 
 
 def blackbox_attack(
-    sample_d: Sampler, sample_dprime: Sampler, trials: int, delta: float, seed: int, progress: bool = False
+    sample_d: Sampler,
+    sample_dprime: Sampler,
+    trials: int,
+    delta: float,
+    seed: int,
+    progress: bool = False,
+    *,
+    train_trials: int | None = None,
+    options: AttackOptions = AttackOptions(),
 ) -> BlackBoxAttack:
-    """Learn a statistic on ``trials`` releases per world, bound ε on ``trials`` fresh ones (seeded streams).
+    """Learn a statistic on ``train_trials`` releases per world (default ``trials``), bound ε on ``trials`` fresh ones.
 
-    Releases that are not a (size, d) array of finite numbers raise :class:`pdp_audit.mechanisms.base.MalformedPair`
-    (:func:`checked_blackbox_releases`), as do worlds of different dimensions.  ``progress``: a bar of the releases
-    drawn on stderr, where it is a terminal."""
-    seen: dict = {}
-    with _progress_bar(trials, progress) as bar:
-        train_d, train_dp, test_d, test_dp = (
-            run_blocks(_Releases(sampler, world, bar, seen), trials, seed, f"blackbox/{split}/{world}")
-            for split in ("train", "test")
-            for sampler, world in ((sample_d, "D"), (sample_dprime, "D'"))
-        )
-        return _attack(train_d, train_dp, test_d, test_dp, delta, seed)
+    Both passes draw seeded blocks (:mod:`pdp_audit.audits.engine`: streams ``blackbox/train/…`` and
+    ``blackbox/test/…``), through ``options.executor`` when given (the samplers must then be picklable): the numbers
+    do not depend on it.  ``options.statistic``: the logistic test, or the better of it and trees on a validation
+    split of the training releases (:func:`select_statistic`).  The bounding pass is streamed: each block of fresh
+    releases is scored by the frozen statistic and only its scores are kept.  Releases that are not a (size, d)
+    array of finite numbers raise :class:`pdp_audit.mechanisms.base.MalformedPair` (:func:`checked_blackbox_releases`),
+    as do worlds of different dimensions.  ``progress``: a bar of the releases drawn on stderr (on a terminal)."""
+    train_trials = trials if train_trials is None else int(train_trials)
+    executor = options.executor
+    worlds = ((sample_d, "D"), (sample_dprime, "D'"))
+    with _progress_bar(2 * (train_trials + trials), progress) as bar:
+        train, first = [], None
+        for sampler, world in worlds:
+            blocks = iter_blocks(_Releases(sampler, world), train_trials, seed, f"blackbox/train/{world}", executor)
+            releases, first = _training_releases(_counted(blocks, bar), world, first)
+            train.append(releases)
+        chosen, validation = "logistic", ()
+        if options.statistic == "select":
+            statistic, accuracy, chosen, bounds = select_statistic(*train, first, delta, seed)
+            validation = tuple(bounds.items())
+        else:
+            statistic, accuracy = learn_statistic(*train, first)
+        scores = [
+            _concatenated(
+                _counted(iter_blocks(_Scores(s, w, statistic), trials, seed, f"blackbox/test/{w}", executor), bar)
+            )
+            for s, w in worlds
+        ]
+    bound = pooled_rank_attack(scores[0], scores[1], delta, seed)
+    return BlackBoxAttack(bound, train_trials, trials, first[0], accuracy, chosen, validation)
 
 
-def _attack(train_d, train_dp, test_d, test_dp, delta: float, seed: int) -> BlackBoxAttack:
-    """The statistic learned on the training releases, and the ε lower bound from its scores on the test ones."""
-    train = np.vstack([train_d, train_dp])
-    standardise = Standardiser.fit(train)
-    X = _features(standardise(train))
-    y = np.concatenate([np.ones(len(train_d)), np.zeros(len(train_dp))])
-    scaler = StandardScaler().fit(X)
-    model = LogisticRegression(max_iter=1000).fit(scaler.transform(X), y)
-    scores_d = model.decision_function(scaler.transform(_features(standardise(test_d))))
-    scores_dp = model.decision_function(scaler.transform(_features(standardise(test_dp))))
-    return BlackBoxAttack(
-        pooled_rank_attack(scores_d, scores_dp, delta, seed),
-        len(train_d),
-        len(test_d),
-        int(train_d.shape[1]),
-        float(model.score(scaler.transform(X), y)),
-    )
+def _training_releases(blocks, world: str, first: tuple[int, str] | None):
+    """The training blocks of ``world`` in one array, each of the dimension of the first block drawn (``first``:
+    (columns, call) of the first block of the attack, None before it); returns (releases, first)."""
+    parts = []
+    for block in blocks:
+        call = f"sample({world!r}, {len(block)})"
+        first = first or (block.shape[1], call)
+        _same_dimension(block, call, first)
+        parts.append(block)
+    return np.concatenate(parts), first
+
+
+def _concatenated(blocks) -> np.ndarray:
+    parts = list(blocks)
+    return np.concatenate(parts) if parts else np.empty(0)

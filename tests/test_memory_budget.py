@@ -46,7 +46,7 @@ def test_a_budget_that_fits_is_accepted(small_machine):
 
 
 def test_the_black_box_refuses_releases_it_cannot_hold(small_machine):
-    """The attack keeps every release it learns from and tests on: 1e8 ten-dimensional releases per world."""
+    """The attack keeps every release it learns from: 1e8 ten-dimensional releases per world."""
 
     def sample_d(size, rng):
         return rng.normal(0.0, 1.0, (size, 10))
@@ -74,3 +74,26 @@ def test_the_processs_own_limits_lower_the_memory_a_budget_may_use(monkeypatch):
     assert processes.physical_memory() == min(3 * 10**9, machine)
     monkeypatch.setattr(processes, "_cgroup_limit", lambda: 10**9)
     assert processes.physical_memory() == 10**9
+
+
+def test_the_black_box_memory_counts_training_releases_and_fresh_scores(small_machine, monkeypatch):
+    """Fresh releases are streamed (only their scores are kept): 1e7 of them per world fit where 1e7 ten-dimensional
+    training releases do not."""
+    from pdp_audit.audits import blackbox
+
+    def sample_d(size, rng):
+        return rng.normal(0.0, 1.0, (size, 10))
+
+    def sample_dprime(size, rng):
+        return rng.normal(0.1, 1.0, (size, 10))
+
+    refusal = r"^train-trials 1e\+07 and trials 100000 need about .* bytes per training release"
+    with pytest.raises(pdp_audit.InputError, match=refusal):
+        pdp_audit.audit_blackbox((sample_d, sample_dprime), 1.0, 1e-5, trials=1e5, train_trials=1e7)
+
+    def accepted(*args, **kwargs):
+        raise RuntimeError("accepted")
+
+    monkeypatch.setattr(blackbox, "blackbox_attack", accepted)
+    with pytest.raises(RuntimeError, match="accepted"):
+        pdp_audit.audit_blackbox((sample_d, sample_dprime), 1.0, 1e-5, trials=1e7, train_trials=1e5)

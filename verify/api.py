@@ -20,9 +20,7 @@ loads) stays light.
 from __future__ import annotations
 
 import os
-from typing import TYPE_CHECKING, Any, Callable, Mapping
-
-import numpy as np
+from typing import TYPE_CHECKING, Any, Mapping
 
 from pdp_audit.mechanisms.base import NeighbourPair
 from pdp_audit.mechanisms.validation import InputError
@@ -171,34 +169,6 @@ def audit_pair(
     return _decided(type(pair).__name__, evidence, alpha, parameters, seed)
 
 
-class _Samplers:
-    """A sampler-only pair from two functions ``(size, rng) -> releases`` (D, then D')."""
-
-    def __init__(self, sample_d: Callable, sample_dprime: Callable):
-        self.sample_d, self.sample_dprime = sample_d, sample_dprime
-
-    def sample(self, world: str, size: int, rng: np.random.Generator) -> np.ndarray:
-        return (self.sample_d if world == "D" else self.sample_dprime)(size, rng)
-
-
-class _UserSampler:
-    """``pair.sample(world, size, rng)`` behind a boundary: whatever the user's sampler raises (or a ``sys.exit`` in
-    it) is the pair's fault, :class:`~pdp_audit.mechanisms.base.MalformedPair` (the exact fail ``pair-protocol``,
-    one line naming the call), never our internal error."""
-
-    def __init__(self, pair: Any, world: str):
-        self.pair, self.world = pair, world
-
-    def __call__(self, size: int, rng: Any) -> Any:
-        from pdp_audit.mechanisms.base import MalformedPair
-
-        try:
-            return self.pair.sample(self.world, size, rng)
-        except (Exception, SystemExit) as err:
-            kind = f"sys.exit({err.code!r})" if isinstance(err, SystemExit) else f"{type(err).__name__}: {str(err)!r}"
-            raise MalformedPair(f"sample({self.world!r}, {size}) raised {kind}") from None
-
-
 def audit_blackbox(
     pair: Any,
     epsilon: float,
@@ -208,24 +178,27 @@ def audit_blackbox(
     seed: int = 0,
     alpha: float = DEFAULT_ALPHA,
     progress: bool = False,
+    train_trials: int | None = None,
 ) -> Run:
     """Try to refute an (ε, δ)-DP claim of a mechanism that can only be sampled.
 
-    A test of D against D' is learned on ``trials`` releases per world (a logistic regression on the releases and
-    their squares, in the spirit of DP-Sniper), frozen, and applied to as many fresh releases, on which ε is bounded
-    from below exactly as the white-box attack does (a joint exact test of both rates at pooled ranks fixed in
-    advance).  The bound is valid whatever was learned.  A black-box audit can refute a claim (verdict ``fail``,
-    exit code 1) or find no violation at this budget (``inconclusive``, 3); it never certifies.
+    A test of D against D' is learned on ``train_trials`` releases per world (a logistic regression on the releases
+    and their squares, in the spirit of DP-Sniper), frozen, and applied to ``trials`` fresh releases, streamed in
+    blocks (only their scores are kept), on which ε is bounded from below exactly as the white-box attack does (a
+    joint exact test of both rates at pooled ranks fixed in advance).  The bound is valid whatever was learned.
+    A black-box audit can refute a claim (verdict ``fail``, exit code 1) or find no violation at this budget
+    (``inconclusive``, 3); it never certifies.
 
     Args:
       pair: an object with ``sample(world, size, rng)`` (``world`` ``"D"`` or ``"D'"``; releases as a
         (size, d) array), or a tuple ``(sample_D, sample_D_prime)`` of functions ``(size, rng) -> releases``.
       epsilon: the claimed ε, finite and >= 0.
       delta: the claimed δ, in [0, 1).
-      trials: releases per world for training and as many for the bound, 100 to 1e8.
+      trials: fresh releases per world for the bound, 100 to 1e8.
       seed: root seed, >= 0.
       alpha: false-alarm probability, in [1e-50, 1).
       progress: show a bar of the releases drawn on stderr (where it is a terminal).
+      train_trials: releases per world to learn the test from, 100 to 1e8 (default: ``trials``).
 
     Returns:
       The decided :class:`~pdp_audit.reports.records.Run` with one check, ``blackbox-attack``; or the exact fail
@@ -249,23 +222,41 @@ def audit_blackbox(
         run = pdp_audit.audit_blackbox((sample_d, sample_d_prime), epsilon=1.0, delta=1e-5, trials=20_000)
         run.verdict  # 'fail': a mean shift of 2σ is far from (1, 1e-5)-DP
     """
-    epsilon, delta, trials, seed, alpha = _claim(epsilon, delta, trials, seed, alpha, "refuted_delta")
+    from pdp_audit.verify.evidence.blackbox import BlackBoxBudget
+
+    return audit_blackbox_with(pair, (epsilon, delta, alpha), trials, seed, progress, BlackBoxBudget(train_trials))
+
+
+def audit_blackbox_with(pair: Any, claim: tuple, trials: Any, seed: Any, progress: bool, budget: Any) -> Run:
+    """:func:`audit_blackbox` with its claim as (ε, δ, α) and the budget beyond ``trials`` as a
+    :class:`~pdp_audit.verify.evidence.pair_checks.BlackBoxBudget` (``train_trials``, ``workers``: results do not
+    depend on the workers; the samplers must then be picklable): what ``pdp-audit blackbox`` runs."""
+    from pdp_audit.verify.evidence.blackbox import BlackBoxBudget, BlackBoxSamplers, UserSampler, blackbox_checks
+
+    epsilon, delta, trials, seed, alpha = _claim(claim[0], claim[1], trials, seed, claim[2], "refuted_delta")
+    train_trials = budget.train_trials
+    if budget.statistic not in ("logistic", "select"):
+        raise InputError(f"statistic must be 'logistic' or 'select', got {budget.statistic!r}")
+    budget = BlackBoxBudget(
+        None if train_trials is None else pair_value("train_trials", train_trials),
+        pair_value("workers", budget.workers),
+        budget.statistic,
+    )
     if isinstance(pair, tuple) and len(pair) == 2 and all(callable(f) for f in pair):
         name = getattr(pair[0], "__qualname__", type(pair[0]).__name__)
-        pair = _Samplers(*pair)
+        pair = BlackBoxSamplers(*pair)
     else:
         _pair(pair, needs_loss=False)
         name = type(pair).__name__
-    from pdp_audit.verify.evidence.pair_checks import blackbox_checks
-
-    samplers = (_UserSampler(pair, "D"), _UserSampler(pair, "D'"))
-    evidence = blackbox_checks(*samplers, epsilon, delta, trials, seed, bool(progress))
+    samplers = (UserSampler(pair, "D"), UserSampler(pair, "D'"))
+    evidence = blackbox_checks(*samplers, epsilon, delta, trials, seed, bool(progress), budget)
     parameters = {
         "pair": f"{name}, as given",
         "claim": "DP (black box)",
         "epsilon": epsilon,
         "delta": delta,
         "trials": trials,
+        **({} if budget.train_trials is None else {"train_trials": budget.train_trials}),
     }
     return _decided(name, evidence, alpha, parameters, seed)
 

@@ -441,6 +441,7 @@ PAIR_OPTIONS = {
     "exact_delta": Option("exact_delta", "float", None, "a closed form of δ(ε)", range=REFUTED_DELTA),
     "rho": Option("rho", "float", None, "the claimed failure probability", range=Range(0, 1, True, True)),
     "trials": Option("trials", "int", 100_000, "samples per world", range=PAIR_TRIALS),
+    "train_trials": Option("train_trials", "int", None, "samples per world to learn from", range=PAIR_TRIALS),
     "seed": Option("seed", "int", 0, "root seed", range=SEED),
     "alpha": Option("alpha", "float", 1e-6, "false-alarm probability", range=ALPHA),
     "workers": Option("workers", "int", 1, "worker processes", range=WORKERS),

@@ -408,7 +408,8 @@ def certify_own(deployment, code_version: str) -> Run:
 
 def pair_evidence(pair: GuardedPair, kind: str, budget: OwnBudget, per_instance: bool) -> list:
     """The evidence ``pdp_audit.audit_pair`` (white-box) or ``pdp_audit.audit_blackbox`` (black-box) decides."""
-    from pdp_audit.verify.evidence.pair_checks import blackbox_checks, validated_dp_checks
+    from pdp_audit.verify.evidence.blackbox import blackbox_checks
+    from pdp_audit.verify.evidence.pair_checks import validated_dp_checks
 
     if kind == "white-box":
         return validated_dp_checks(pair, budget.epsilon, budget.delta, budget.trials, budget.seed, per_instance)

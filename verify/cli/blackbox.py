@@ -4,7 +4,9 @@
 
 ``FACTORY`` is called with no arguments and returns an object with ``sample(world, size, rng)`` (``world`` is
 "D" or "D'"; releases as a (size, d) array) -- a neighbouring pair without its privacy loss.  A test statistic is
-learned on ``--trials`` releases per world and ε is bounded on as many fresh ones (:mod:`pdp_audit.audits.blackbox`).
+learned on ``--train-trials`` releases per world (default ``--trials``) and ε is bounded on ``--trials`` fresh ones,
+streamed in blocks over ``--workers`` processes (:mod:`pdp_audit.audits.blackbox`; the numbers do not depend on
+the workers).
 Exit 1 when the claim is refuted, 3 when it is not (a black-box audit never certifies: it cannot exit 0).
 """
 
@@ -19,7 +21,7 @@ import sys
 
 from pdp_audit.mechanisms.base import user_error
 from pdp_audit.mechanisms.validation import InputError, quoted, shown
-from pdp_audit.verify.config import PAIR_OPTIONS
+from pdp_audit.verify.config import PAIR_OPTIONS, Option
 from pdp_audit.verify.outputs import check_outputs
 from pdp_audit.verify.plans.arguments import add_option, typed
 
@@ -27,9 +29,21 @@ from pdp_audit.verify.plans.arguments import add_option, typed
 BLACKBOX_OPTIONS = (
     dataclasses.replace(PAIR_OPTIONS["epsilon"], key="claim_epsilon", help="the claimed ε >= 0"),
     dataclasses.replace(PAIR_OPTIONS["refuted_delta"], key="claim_delta", help="the claimed δ in [0, 1)"),
-    dataclasses.replace(PAIR_OPTIONS["trials"], help="releases per world for training and for the bound (default 1e5)"),
+    dataclasses.replace(PAIR_OPTIONS["trials"], help="fresh releases per world for the bound (default 1e5)"),
+    dataclasses.replace(
+        PAIR_OPTIONS["train_trials"], help="releases per world to learn the test from (default: --trials)"
+    ),
     dataclasses.replace(PAIR_OPTIONS["seed"], help="root seed (default 0)"),
     dataclasses.replace(PAIR_OPTIONS["alpha"], help="false-alarm probability (default 1e-6)"),
+    dataclasses.replace(PAIR_OPTIONS["workers"], help="worker processes (default 1; results do not depend on it)"),
+    Option(
+        "statistic",
+        "str",
+        "logistic",
+        "the learned test: logistic (default), or select: logistic or gradient-boosted trees, whichever bounds ε "
+        "higher on a validation quarter of the training releases",
+        choices=("logistic", "select"),  # pdp_audit.audits.blackbox.STATISTICS (not imported: scikit-learn is slow)
+    ),
 )
 
 
@@ -47,7 +61,7 @@ def add_parser(subparsers) -> None:
         "sample(world, size, rng)",
     )
     for option in BLACKBOX_OPTIONS:
-        add_option(p, option, required=option.default is None)
+        add_option(p, option, required=option.key in ("claim_epsilon", "claim_delta"))
     p.add_argument("--json", default=None, help="write the decided check as JSON to this path (- = stdout)")
     p.set_defaults(handler=command_blackbox)
 
@@ -98,20 +112,20 @@ def load_factory(target: str):
 def command_blackbox(args: argparse.Namespace) -> int:
     """Run the black-box attack and report its check; 1 if refuted, 3 otherwise."""
     from pdp_audit.reports.json_report import check_to_dict
-    from pdp_audit.verify.api import audit_blackbox
+    from pdp_audit.verify.api import audit_blackbox_with
+    from pdp_audit.verify.evidence.blackbox import BlackBoxBudget
 
     typed(args, *BLACKBOX_OPTIONS)
     check_outputs({"--json": args.json}, {"the module of TARGET": module_file(args.target)})
     factory = load_factory(args.target)
     check_outputs({"--json": args.json})  # again: the modules TARGET imported are known now, before the audit
-    run = audit_blackbox(
+    run = audit_blackbox_with(
         factory,
-        args.claim_epsilon,
-        args.claim_delta,
-        trials=args.trials,
-        seed=args.seed,
-        alpha=args.alpha,
-        progress=True,  # on a terminal only: a user's sampler may take minutes
+        (args.claim_epsilon, args.claim_delta, args.alpha),
+        args.trials,
+        args.seed,
+        True,  # a bar on a terminal only: a user's sampler may take minutes
+        BlackBoxBudget(args.train_trials, args.workers, args.statistic),
     )
     (check,) = run.checks
     doc = {
@@ -119,6 +133,8 @@ def command_blackbox(args: argparse.Namespace) -> int:
         "target": args.target,
         "claim": {"epsilon": args.claim_epsilon, "delta": args.claim_delta},
         "trials": args.trials,
+        **({} if args.train_trials is None else {"train_trials": args.train_trials}),
+        **({} if args.statistic == "logistic" else {"statistic": args.statistic}),
         "seed": args.seed,
         "alpha": args.alpha,
         "check": check_to_dict(check),

@@ -1,0 +1,194 @@
+"""The black-box attack's check (:mod:`pdp_audit.audits.blackbox`) for ``pdp_audit.audit_blackbox``, ``pdp-audit
+blackbox`` and a user's sampler-only pair: the budget, the refusals made before any draw (memory, samplers that
+cannot reach worker processes) and the decided evidence."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Callable
+
+import numpy as np
+
+from pdp_audit.audits.rng_discipline import check_rng_discipline
+from pdp_audit.audits.stats import pvalue_by_inversion
+from pdp_audit.mechanisms.base import MalformedPair
+from pdp_audit.verify.checks import CheckSpec, Evidence
+from pdp_audit.verify.evidence.pair_checks import malformed_check
+
+
+class BlackBoxSamplers:
+    """A sampler-only pair from two functions ``(size, rng) -> releases`` (D, then D')."""
+
+    def __init__(self, sample_d: Callable, sample_dprime: Callable):
+        self.sample_d, self.sample_dprime = sample_d, sample_dprime
+
+    def sample(self, world: str, size: int, rng: np.random.Generator) -> np.ndarray:
+        return (self.sample_d if world == "D" else self.sample_dprime)(size, rng)
+
+
+class UserSampler:
+    """``pair.sample(world, size, rng)`` behind a boundary: whatever the user's sampler raises (or a ``sys.exit`` in
+    it) is the pair's fault, :class:`~pdp_audit.mechanisms.base.MalformedPair` (the exact fail ``pair-protocol``,
+    one line naming the call), never our internal error."""
+
+    def __init__(self, pair: Any, world: str):
+        self.pair, self.world = pair, world
+
+    def __call__(self, size: int, rng: Any) -> Any:
+        from pdp_audit.mechanisms.base import MalformedPair
+
+        try:
+            return self.pair.sample(self.world, size, rng)
+        except (Exception, SystemExit) as err:
+            kind = f"sys.exit({err.code!r})" if isinstance(err, SystemExit) else f"{type(err).__name__}: {str(err)!r}"
+            raise MalformedPair(f"sample({self.world!r}, {size}) raised {kind}") from None
+
+
+BLACKBOX = CheckSpec(
+    "blackbox-attack",
+    "Black-box attack (learned test)",
+    "",
+    "ε ≥ max over fixed thresholds of log((TPR − δ)/FPR), log((TNR − δ)/FNR) of the learned score",
+    "Kairouz et al. 2015 (DP trade-off); DP-Sniper (Bichsel et al. 2021)",
+)
+
+
+@dataclass(frozen=True)
+class BlackBoxBudget:
+    """The black-box attack's budget beyond ``trials``: releases per world to learn from (None: as many as
+    ``trials``) and worker processes (the numbers do not depend on them)."""
+
+    train_trials: int | None = None
+    workers: int = 1
+    statistic: str = "logistic"
+
+
+def blackbox_checks(
+    sample_d,
+    sample_dprime,
+    epsilon: float,
+    delta: float,
+    trials: int,
+    seed: int,
+    progress: bool = False,
+    budget: BlackBoxBudget = BlackBoxBudget(),
+) -> list[Evidence]:
+    """The black-box attack's check (:mod:`pdp_audit.audits.blackbox`): a fail when its ε lower bound exceeds the
+    claimed ε, otherwise inconclusive -- sampling outputs can refute a claim, never certify it.  A sampler that
+    returns no (size, d) array of finite numbers, or does not draw from its rng alone
+    (:func:`pdp_audit.audits.rng_discipline.check_rng_discipline`), is the exact fail ``pair-protocol``; samplers
+    that cannot be sent to worker processes with ``budget.workers`` > 1 are an InputError."""
+    from pdp_audit.audits.blackbox import AttackOptions, blackbox_attack, checked_blackbox_releases
+    from pdp_audit.verify.processes import executor_for
+
+    train_trials = trials if budget.train_trials is None else budget.train_trials
+
+    def sample(world: str, size: int, rng: np.random.Generator):
+        return (sample_d if world == "D" else sample_dprime)(size, rng)
+
+    try:
+        check_rng_discipline(sample, checked_blackbox_releases)
+        _check_attack_memory(sample_d, train_trials, trials)
+        if budget.workers > 1:
+            _check_picklable(sample_d, sample_dprime)
+        with executor_for(budget.workers) as executor:
+            result = blackbox_attack(
+                sample_d,
+                sample_dprime,
+                trials,
+                delta,
+                seed,
+                progress,
+                train_trials=train_trials,
+                options=AttackOptions(budget.statistic, executor),
+            )
+    except MalformedPair as err:
+        return [malformed_check(str(err))]
+    spec = CheckSpec(
+        BLACKBOX.id,
+        BLACKBOX.title,
+        f"No test of D vs D' has (FPR, TPR) outside the ({epsilon:g}, {delta:g})-DP region",
+        BLACKBOX.formula,
+        BLACKBOX.source,
+    )
+    return [
+        Evidence(
+            spec=spec,
+            estimate=result.epsilon_lower_bound_at(0.5),
+            pvalue=pvalue_by_inversion(result.epsilon_lower_bound_at, float(epsilon)),
+            interval=lambda alpha: (result.epsilon_lower_bound_at(alpha), float("inf")),
+            supports=lambda ci, alpha: False,
+            budget_hint=lambda ci: (
+                "A black-box audit can refute a claim but never certify it: no violation found at this budget."
+            ),
+            note=_note(result),
+            details={
+                "train_per_world": result.train_per_world,
+                "test_per_world": result.test_per_world,
+                **(
+                    {"statistic": result.statistic, "validation_bounds": dict(result.validation)}
+                    if result.validation
+                    else {}
+                ),
+            },
+        )
+    ]
+
+
+def _note(result) -> str:
+    """What was learned and how ε was bounded (the logistic run's words unchanged)."""
+    learned = {
+        "logistic": f"Logistic regression on the outputs and their squares ({result.dim}-dimensional releases, "
+        "standardised on the training split)",
+        "trees": f"Gradient-boosted trees on the outputs ({result.dim}-dimensional releases)",
+    }[result.statistic]
+    if result.validation:
+        shown = ", ".join(f"{name} {bound:.4g}" for name, bound in result.validation)
+        learned += f", chosen on a validation quarter of the training releases (ε bounds at 0.9: {shown})"
+    return (
+        f"{learned}, trained on {result.train_per_world:,} releases per world (training accuracy "
+        f"{result.train_accuracy:.4f}); ε bounded on {result.test_per_world:,} fresh releases per world (order "
+        "statistics at fixed ranks, union bound). The estimate is the bound at confidence 1/2."
+    )
+
+
+def _check_attack_memory(sample_d, train_trials: int, trials: int) -> None:
+    """Refuse, before the attack draws anything, a budget this machine cannot hold: the attack keeps the
+    ``train_trials`` releases it learns from and the scores of the ``trials`` fresh ones, whose releases it streams
+    (:func:`pdp_audit.audits.blackbox.attack_memory`)."""
+    from pdp_audit.audits.blackbox import attack_memory, checked_blackbox_releases
+    from pdp_audit.mechanisms.validation import InputError
+    from pdp_audit.verify.processes import MEMORY_SHARE, physical_memory
+
+    total = physical_memory()
+    dim = checked_blackbox_releases("D", 2, sample_d(2, np.random.default_rng(0))).shape[1]
+    need = attack_memory(train_trials, dim, trials)
+    if total and need > MEMORY_SHARE * total:
+        if train_trials == trials:
+            budget = f"trials {trials:g} needs"
+            most = f"at most {MEMORY_SHARE * total / attack_memory(1, dim, 1):.2g} here"
+        else:
+            budget = f"train-trials {train_trials:g} and trials {trials:g} need"
+            most = (
+                f"{attack_memory(1, dim):.3g} bytes per training release, {attack_memory(0, dim, 1):.3g} per fresh one"
+            )
+        raise InputError(
+            f"{budget} about {need / 1e9:.3g} GB of memory for the black-box attack on {dim}-dimensional releases; "
+            f"this process may use {total / 1e9:.3g} GB: {most}"
+        )
+
+
+def _check_picklable(*samplers) -> None:
+    """Worker processes receive the samplers by pickling: a lambda or a local function cannot be sent."""
+    import pickle
+
+    from pdp_audit.mechanisms.validation import InputError
+
+    for sampler in samplers:
+        try:
+            pickle.dumps(sampler)
+        except Exception as err:  # noqa: BLE001 - any pickling failure means the same thing here
+            raise InputError(
+                f"workers: the sampler cannot be sent to worker processes ({type(err).__name__}: {err}); define it at "
+                "module level, or use workers 1"
+            ) from None
