@@ -96,7 +96,8 @@ Z_MAX = 2.0**20
 class Standardiser:
     """z = clip((o / p − c) / s, −Z_MAX, Z_MAX) per coordinate, fitted on the training releases.
 
-    p is the power of two with max |o| < p on the training split (dividing by it is exact, and gives |o/p| < 1),
+    p = 2^e is the power of two with max |o| < p on the training split (o/p is computed as ldexp(o, −e): exact, no
+    overflow even where p itself is not a float64, e = 1024 for |o| ≥ 2^1023, and |o/p| < 1),
     c and s the mean and standard deviation of o/p there (s = 1 for a constant coordinate).  No sum or square is
     ever taken of a number above 1 in magnitude before standardising, so finite releases of any magnitude, 1e300 or
     1e-300, give finite features z and z² (and z² ≤ 2^40).  On the training split |z| ≤ √(n − 1) (Samuelson's
@@ -106,23 +107,28 @@ class Standardiser:
     the training split only: the scores of the test split stay independent draws of a fixed statistic.
     """
 
-    power: np.ndarray
+    exponent: np.ndarray  # e per coordinate: max |o| < 2^e on the training split
     centre: np.ndarray
     scale: np.ndarray
 
     @classmethod
     def fit(cls, releases: np.ndarray) -> Standardiser:
         largest = np.max(np.abs(releases), axis=0)
-        _, exponent = np.frexp(largest)  # largest = f·2^e with f in [0.5, 1): |o| < 2^e
-        power = np.where(largest > 0, np.ldexp(1.0, exponent), 1.0)
-        unit = releases / power
+        _, exponent = np.frexp(largest)  # largest = f·2^e with f in [0.5, 1): |o| < 2^e (e = 0 for largest = 0)
+        unit = cls._unit(releases, exponent)
         centre = unit.mean(axis=0)
         scale = unit.std(axis=0)
-        return cls(power, centre, np.where(scale > 0, scale, 1.0))
+        return cls(exponent, centre, np.where(scale > 0, scale, 1.0))
+
+    @staticmethod
+    def _unit(releases: np.ndarray, exponent: np.ndarray) -> np.ndarray:
+        """o · 2^−e, by ldexp: exact, and never forming 2^e itself, which overflows for e = 1024 (|o| ≥ 2^1023,
+        e.g. 1e308: the power of two was inf, every release 0, the bound 0)."""
+        return np.ldexp(releases, -exponent)
 
     def __call__(self, releases: np.ndarray) -> np.ndarray:
         with np.errstate(over="ignore"):
-            z = (releases / self.power - self.centre) / self.scale
+            z = (self._unit(releases, self.exponent) - self.centre) / self.scale
         return np.clip(z, -Z_MAX, Z_MAX)
 
 
