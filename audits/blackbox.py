@@ -29,7 +29,7 @@ from sklearn.preprocessing import StandardScaler
 
 from pdp_audit.audits.attack import PooledRankAttack, pooled_rank_attack
 from pdp_audit.audits.engine import run_blocks
-from pdp_audit.mechanisms.base import MalformedPair
+from pdp_audit.mechanisms.base import MalformedPair, returned_array
 
 Sampler = Callable[[int, np.random.Generator], np.ndarray]
 
@@ -39,12 +39,12 @@ def checked_blackbox_releases(world: str, size: int, outputs) -> np.ndarray:
     column), or :class:`pdp_audit.mechanisms.base.MalformedPair` naming the call: another shape, values that are not
     real numbers, or NaN or infinite releases (a learned test needs numbers to order)."""
     call = f"sample({world!r}, {size})"
-    out = np.asarray(outputs)
+    out = returned_array(call, outputs)
     if not np.issubdtype(out.dtype, np.number) or np.iscomplexobj(out):
         raise MalformedPair(f"{call} returned {out.dtype} values; expected real numbers")
     out = out.reshape(size, -1) if out.ndim == 1 and out.size == size else out
-    if out.ndim != 2 or out.shape[0] != size:
-        raise MalformedPair(f"{call} returned shape {out.shape}; expected ({size}, d)")
+    if out.ndim != 2 or out.shape[0] != size or out.shape[1] < 1:
+        raise MalformedPair(f"{call} returned shape {out.shape}; expected ({size}, d) with d >= 1")
     out = out.astype(float)
     bad = int(np.count_nonzero(~np.isfinite(out).all(axis=1)))
     if bad:

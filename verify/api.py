@@ -158,8 +158,11 @@ def audit_pair(
     _pair(pair)
     exact_delta = pair_value("exact_delta", exact_delta)
     from pdp_audit.verify.evidence.pair_checks import validated_dp_checks
+    from pdp_audit.verify.own_mechanism import GuardedPair
 
-    evidence = validated_dp_checks(pair, epsilon, delta, trials, seed, per_instance, exact_delta)
+    # whatever sample() or privacy_loss() raises (sys.exit included) is the pair's fault: the exact fail pair-protocol
+    guarded = GuardedPair(pair, type(pair).__name__)
+    evidence = validated_dp_checks(guarded, epsilon, delta, trials, seed, per_instance, exact_delta)
     parameters = {
         "pair": f"{type(pair).__name__}, as given",
         "claim": "per-instance DP" if per_instance else "DP",
