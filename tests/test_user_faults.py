@@ -4,6 +4,9 @@ the exact fail ``pair-protocol`` (or an InputError naming the sampler), never ou
 
 from __future__ import annotations
 
+import sys
+
+import numpy as np
 import pytest
 
 import pdp_audit
@@ -65,3 +68,31 @@ def test_a_privacy_loss_that_raises_or_exits_is_the_pairs_fault(raised, needle):
     """main let both through raw: a traceback (exit 4), and sys.exit(0) ended the audit with exit 0."""
     run = pdp_audit.audit_pair(Shift(loss_raises=raised), 1.0, 1e-5, trials=1000)
     assert needle in protocol_note(run)
+
+
+@pytest.mark.parametrize(
+    "holds,needle",
+    [
+        (lambda n, rng: np.full(n, np.nan), "returned float64 values; expected booleans"),
+        (lambda n, rng: np.full(n, 0.5), "returned float64 values; expected booleans"),
+        (lambda n, rng: np.full(n, 2), "returned int64 values; expected booleans"),
+        (lambda n, rng: np.ones((n, 1), dtype=bool), "returned shape (2000, 1); expected a boolean array"),
+        (lambda n, rng: 1 / 0, "(2000, rng) raised ZeroDivisionError: 'division by zero'"),
+        (lambda n, rng: sys.exit(0), "(2000, rng) raised SystemExit (sys.exit(0))"),
+        (lambda rng: 0.5, "(rng) returned float 0.5; expected a bool"),
+    ],
+)
+def test_a_coverage_sampler_that_returns_no_booleans_fails_naming_it(holds, needle):
+    """main cast what the sampler returned to bool: NaN, 0.5 and 2 are True, so every trial "held" and the claim
+    passed (as did the plugin's assert_coverage); its exceptions went through raw and a bad shape was a ValueError."""
+    run = pdp_audit.audit_coverage(holds, 0.05, trials=2000)
+    note = protocol_note(run)
+    assert needle in note and "<lambda>" in note, note
+    assert run.exit_code == 1
+
+
+def test_coverage_still_decides_a_boolean_sampler_and_refuses_an_array_of_numbers():
+    assert pdp_audit.audit_coverage(lambda n, rng: rng.random(n) < 0.99, 0.05, trials=2000).verdict == "pass"
+    assert pdp_audit.audit_coverage(lambda rng: bool(rng.random() < 0.5), 0.05, trials=200).verdict == "fail"
+    with pytest.raises(pdp_audit.InputError, match="holds: an array of outcomes must be boolean"):
+        pdp_audit.audit_coverage(np.full(100, 0.5), 0.05)

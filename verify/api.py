@@ -296,8 +296,12 @@ def audit_coverage(
     Returns:
       The decided :class:`~pdp_audit.reports.records.Run` with one check, ``coverage``.
 
+      A sampler that raises (``sys.exit`` included), or returns anything but a boolean array of shape (size,) (a
+      per-trial function: anything but a bool), is the exact fail ``pair-protocol`` naming the call: casting NaN,
+      0.5 or 2 to bool would make every trial hold.
+
     Raises:
-      InputError: an argument out of its range.
+      InputError: an argument out of its range, or an array of outcomes that is not boolean.
 
     Example::
 
@@ -313,7 +317,8 @@ def audit_coverage(
     from pdp_audit.verify.evidence.coverage import coverage_checks
 
     evidence = coverage_checks(holds, rho, trials, seed, exact_failure)
-    parameters = {"claim": "coverage", "rho": rho, "trials": int(evidence[0].details["trials"])}
+    drawn = evidence[0].details.get("trials", trials)  # a malformed sampler: the trials asked for
+    parameters = {"claim": "coverage", "rho": rho, "trials": int(drawn)}
     name = getattr(holds, "__name__", type(holds).__name__)
     return _decided(name, evidence, alpha, parameters, seed)
 
