@@ -15,7 +15,7 @@ import pytest
 from pdp_audit.mechanisms.validation import InputError
 from pdp_audit.verify.cli.main import main
 from pdp_audit.verify.sweeps.executors import execute_task
-from pdp_audit.verify.sweeps.spec import load_spec, tasks_for
+from pdp_audit.verify.sweeps.spec import canonical_json, cell_digest, load_spec, tasks_for
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
 SPEC = (
@@ -95,13 +95,18 @@ def test_a_store_with_the_old_gaussian_keys_is_not_resumed_but_still_reported(fo
     (folder / "data.csv").unlink()
     (folder / "spec.toml").write_text(SPEC.replace('data = "data.csv"\n', ""))
     _interrupted(folder)
-    with sqlite3.connect(folder / "s.sqlite") as db:  # as pdp-audit 0.1 wrote it
+    with sqlite3.connect(folder / "s.sqlite") as db:  # as pdp-audit 0.1 wrote it: ids the hash of the old keys
         spec = json.loads(db.execute("SELECT value FROM meta WHERE key = 'spec'").fetchone()[0])
         for cell in spec["cells"]:
             cell["parameters"]["sigma_scale"] = cell["parameters"].pop("noise_multiplier")
+            old_id, cell["id"] = cell["id"], cell_digest("gaussian", cell["parameters"]).hex()[:16]
+            db.execute(
+                "UPDATE cells SET cell_id = ?, parameters = ? WHERE cell_id = ?",
+                (cell["id"], canonical_json(cell["parameters"]), old_id),
+            )
         db.execute("UPDATE meta SET value = ? WHERE key = 'spec'", (json.dumps(spec),))
         identity = json.loads(db.execute("SELECT value FROM meta WHERE key = 'identity'").fetchone()[0])
-        identity["cells"] = ["0" * 16, "1" * 16]
+        identity["cells"] = sorted(cell["id"] for cell in spec["cells"])
         db.execute("UPDATE meta SET value = ? WHERE key = 'identity'", (json.dumps(identity),))
     capsys.readouterr()
     assert _sweep("--resume") == 2
