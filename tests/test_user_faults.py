@@ -96,3 +96,10 @@ def test_coverage_still_decides_a_boolean_sampler_and_refuses_an_array_of_number
     assert pdp_audit.audit_coverage(lambda rng: bool(rng.random() < 0.5), 0.05, trials=200).verdict == "fail"
     with pytest.raises(pdp_audit.InputError, match="holds: an array of outcomes must be boolean"):
         pdp_audit.audit_coverage(np.full(100, 0.5), 0.05)
+
+
+@pytest.mark.parametrize("pair", [None, object()])
+def test_check_pair_of_no_pair_is_an_input_error(pair):
+    """main: AttributeError ('NoneType' object has no attribute 'output_dim') from inside the contract suite."""
+    with pytest.raises(pdp_audit.InputError, match="pair must have sample\\(\\) and privacy_loss\\(\\)"):
+        pdp_audit.check_pair(pair)

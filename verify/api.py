@@ -336,12 +336,15 @@ def check_pair(pair: NeighbourPair) -> None:
 
     Raises:
       AssertionError: naming the first check that fails.
+      InputError: ``pair`` without ``sample`` and ``privacy_loss`` (None, say).
 
     Example::
 
         pdp_audit.check_pair(MyPair())  # None, or AssertionError("check_antisymmetry: ...")
     """
     from pdp_audit.verify.contract import check_pair as contract
+
+    _pair(pair)
 
     contract(pair)
 
