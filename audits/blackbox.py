@@ -37,7 +37,7 @@ from sklearn.preprocessing import StandardScaler
 
 from pdp_audit.audits.attack import PooledRankAttack, pooled_rank_attack
 from pdp_audit.audits.engine import iter_blocks
-from pdp_audit.mechanisms.base import MalformedPair
+from pdp_audit.mechanisms.base import MalformedPair, returned_array
 
 Sampler = Callable[[int, np.random.Generator], np.ndarray]
 
@@ -47,12 +47,12 @@ def checked_blackbox_releases(world: str, size: int, outputs) -> np.ndarray:
     column), or :class:`pdp_audit.mechanisms.base.MalformedPair` naming the call: another shape, values that are not
     real numbers, or NaN or infinite releases (a learned test needs numbers to order)."""
     call = f"sample({world!r}, {size})"
-    out = np.asarray(outputs)
+    out = returned_array(call, outputs)
     if not np.issubdtype(out.dtype, np.number) or np.iscomplexobj(out):
         raise MalformedPair(f"{call} returned {out.dtype} values; expected real numbers")
     out = out.reshape(size, -1) if out.ndim == 1 and out.size == size else out
-    if out.ndim != 2 or out.shape[0] != size:
-        raise MalformedPair(f"{call} returned shape {out.shape}; expected ({size}, d)")
+    if out.ndim != 2 or out.shape[0] != size or out.shape[1] < 1:
+        raise MalformedPair(f"{call} returned shape {out.shape}; expected ({size}, d) with d >= 1")
     out = out.astype(float)
     bad = int(np.count_nonzero(~np.isfinite(out).all(axis=1)))
     if bad:
@@ -123,7 +123,8 @@ Z_MAX = 2.0**20
 class Standardiser:
     """z = clip((o / p − c) / s, −Z_MAX, Z_MAX) per coordinate, fitted on the training releases.
 
-    p is the power of two with max |o| < p on the training split (dividing by it is exact, and gives |o/p| < 1),
+    p = 2^e is the power of two with max |o| < p on the training split (o/p is computed as ldexp(o, −e): exact, no
+    overflow even where p itself is not a float64, e = 1024 for |o| ≥ 2^1023, and |o/p| < 1),
     c and s the mean and standard deviation of o/p there (s = 1 for a constant coordinate).  No sum or square is
     ever taken of a number above 1 in magnitude before standardising, so finite releases of any magnitude, 1e300 or
     1e-300, give finite features z and z² (and z² ≤ 2^40).  On the training split |z| ≤ √(n − 1) (Samuelson's
@@ -133,23 +134,28 @@ class Standardiser:
     the training split only: the scores of the test split stay independent draws of a fixed statistic.
     """
 
-    power: np.ndarray
+    exponent: np.ndarray  # e per coordinate: max |o| < 2^e on the training split
     centre: np.ndarray
     scale: np.ndarray
 
     @classmethod
     def fit(cls, releases: np.ndarray) -> Standardiser:
         largest = np.max(np.abs(releases), axis=0)
-        _, exponent = np.frexp(largest)  # largest = f·2^e with f in [0.5, 1): |o| < 2^e
-        power = np.where(largest > 0, np.ldexp(1.0, exponent), 1.0)
-        unit = releases / power
+        _, exponent = np.frexp(largest)  # largest = f·2^e with f in [0.5, 1): |o| < 2^e (e = 0 for largest = 0)
+        unit = cls._unit(releases, exponent)
         centre = unit.mean(axis=0)
         scale = unit.std(axis=0)
-        return cls(power, centre, np.where(scale > 0, scale, 1.0))
+        return cls(exponent, centre, np.where(scale > 0, scale, 1.0))
+
+    @staticmethod
+    def _unit(releases: np.ndarray, exponent: np.ndarray) -> np.ndarray:
+        """o · 2^−e, by ldexp: exact, and never forming 2^e itself, which overflows for e = 1024 (|o| ≥ 2^1023,
+        e.g. 1e308: the power of two was inf, every release 0, the bound 0)."""
+        return np.ldexp(releases, -exponent)
 
     def __call__(self, releases: np.ndarray) -> np.ndarray:
         with np.errstate(over="ignore"):
-            z = (releases / self.power - self.centre) / self.scale
+            z = (self._unit(releases, self.exponent) - self.centre) / self.scale
         return np.clip(z, -Z_MAX, Z_MAX)
 
 

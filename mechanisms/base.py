@@ -71,10 +71,21 @@ def pair_attribute(pair: Any, name: str, owner: str = "the pair") -> Any:
         raise MalformedPair(f"{owner}: reading .{name} raised {user_error(err)}") from None
 
 
+def returned_array(call: str, returned: Any) -> np.ndarray:
+    """What ``call`` returned as a numpy array, or :class:`MalformedPair` naming the call where numpy cannot make one
+    (a tuple ``(array, 5)`` of ragged parts, an ``__array__`` of the user's that raises)."""
+    try:
+        return np.asarray(returned)
+    except (Exception, SystemExit) as err:
+        raise MalformedPair(
+            f"{call} returned a {type(returned).__name__} that is not an array of numbers ({user_error(err)})"
+        ) from None
+
+
 def checked_releases(pair: NeighbourPair, world: World, size: int, outputs) -> np.ndarray:
     """``outputs`` of ``pair.sample(world, size, …)`` as a float array, or :class:`MalformedPair` unless it has
     shape ``(size, output_dim)``."""
-    outputs = np.asarray(outputs)
+    outputs = returned_array(f"sample({world!r}, {size})", outputs)
     dim = pair_attribute(pair, "output_dim")
     if not isinstance(dim, (int, np.integer)) or isinstance(dim, bool) or dim < 1:
         raise MalformedPair(f"the pair's output_dim is {dim!r}; expected a whole number >= 1")
@@ -90,7 +101,7 @@ def checked_losses(world: World, size: int, losses) -> np.ndarray:
     """The privacy losses of ``size`` releases drawn on ``world``, or :class:`MalformedPair`: a shape other than
     ``(size,)``, NaN, or the impossible infinity of that world (−∞ under D says p_D(o) = 0 for a release drawn
     from D; +∞ under D' likewise)."""
-    losses = np.asarray(losses)
+    losses = returned_array(f"privacy_loss of {size} releases", losses)
     if losses.shape != (size,):
         raise MalformedPair(f"privacy_loss returned shape {losses.shape} for {size} releases; expected ({size},)")
     if not np.issubdtype(losses.dtype, np.number) or np.iscomplexobj(losses):

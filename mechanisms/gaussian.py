@@ -48,9 +48,12 @@ def _log_analytic_delta(epsilon, s):
     a = 0.5 / s - epsilon * s
     b = -0.5 / s - epsilon * s
     log_phi_a = special.log_ndtr(a)
-    gap = epsilon + special.log_ndtr(b) - log_phi_a
-    with np.errstate(divide="ignore"):
-        return np.where(gap >= 0, -np.inf, log_phi_a + np.log(-np.expm1(np.minimum(gap, 0.0))))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        # where Φ(a) underflows (log Φ(a) = −∞: εs or 1/(2s) beyond ~1e154) δ ≤ Φ(a) is 0 in float64; the gap there
+        # is −∞ − (−∞) = NaN, which must not become δ = NaN
+        gap = epsilon + special.log_ndtr(b) - log_phi_a
+        zero = (gap >= 0) | np.isneginf(log_phi_a)
+        return np.where(zero, -np.inf, log_phi_a + np.log(-np.expm1(np.minimum(gap, 0.0))))
 
 
 def analytic_delta(epsilon: float, sigma: float, sensitivity: float = 1.0) -> float:
@@ -76,6 +79,8 @@ def _expand_bracket(f, lo: float, hi: float, grow_hi: bool) -> tuple[float, floa
     for _ in range(200):
         if f(lo) * f(hi) <= 0:
             return lo, hi
+        if grow_hi and hi > np.finfo(float).max / 2:  # doubling would reach inf (and f(inf) is NaN)
+            break
         if grow_hi:
             lo, hi = hi, hi * 2
         else:
@@ -102,7 +107,13 @@ def analytic_epsilon(delta: float, sigma: float, sensitivity: float = 1.0) -> fl
 
     if f(0.0) <= 0:
         return 0.0
-    lo, hi = _expand_bracket(f, 0.0, max(1.0, 1.0 / s), grow_hi=True)
+    try:
+        lo, hi = _expand_bracket(f, 0.0, max(1.0, 1.0 / s), grow_hi=True)
+    except ArithmeticError:  # δ(ε) > δ at every float ε: the root, near 1/(2s²) + …, is beyond 1.8e308
+        raise InputError(
+            f"sigma: {sigma:g} with sensitivity {sensitivity:g} gives δ(ε) > {delta:g} at every finite ε "
+            "(σ/Δ is too small for any ε a float can hold)"
+        ) from None
     return optimize.brentq(f, lo, hi, xtol=1e-300, rtol=4 * np.finfo(float).eps, maxiter=500)
 
 
@@ -120,7 +131,13 @@ def analytic_sigma(epsilon: float, delta: float, sensitivity: float = 1.0) -> fl
     def f(s: float) -> float:
         return float(_log_analytic_delta(epsilon, s)) - log_target
 
-    lo, hi = _expand_bracket(f, 0.5, 1.0, grow_hi=f(1.0) > 0)
+    try:
+        lo, hi = _expand_bracket(f, 0.5, 1.0, grow_hi=f(1.0) > 0)
+    except ArithmeticError:  # the root lies beyond the 200 doublings or halvings of the search
+        raise InputError(
+            f"epsilon {epsilon:g} and delta {delta:g}: the calibrated σ/Δ lies outside [2^-200, 2^200], the range "
+            "searched (ε is far beyond what a Gaussian mechanism is calibrated for)"
+        ) from None
     return sensitivity * optimize.brentq(f, lo, hi, xtol=1e-300, rtol=4 * np.finfo(float).eps, maxiter=500)
 
 

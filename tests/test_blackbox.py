@@ -4,6 +4,7 @@ deflated mechanism, and it never certifies."""
 
 import json
 import textwrap
+import warnings
 
 import numpy as np
 import pytest
@@ -146,6 +147,23 @@ def test_no_magnitude_of_finite_release_crashes_the_black_box():
     }
     assert bounds[1.0] > 1.0, bounds  # refuted: a shift of 1 at σ = 0.3 is far from ε = 1
     assert all(b == pytest.approx(bounds[1.0], rel=1e-6) for b in bounds.values()), bounds
+
+
+def test_releases_at_the_top_of_float64_give_the_bound_of_every_other_magnitude():
+    """Releases ±1e308 (|o| ≥ 2^1023) made the standardising power of two 2^1024 = inf: an overflow warning, every
+    release 0 and the bound 0 where scale 1 gave 0.7647.  Signs of shifted normals, exact at every scale."""
+
+    def signs(scale, shift):
+        return lambda n, rng: scale * np.sign(rng.normal(shift, 1.0, size=(n, 1)))
+
+    bounds = {}
+    for scale in (1.0, 1e200, 1e308, float(np.finfo(float).max), 5e-324):
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            attack = blackbox_attack(signs(scale, 1.0), signs(scale, 0.0), 4000, DELTA, seed=5)
+        bounds[scale] = attack.epsilon_lower_bound_at(ALPHA)
+    assert bounds[1.0] > 0.3, bounds
+    assert all(b == pytest.approx(bounds[1.0], rel=1e-9) for b in bounds.values()), bounds
 
 
 BIG_MODULE = textwrap.dedent(

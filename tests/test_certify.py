@@ -171,6 +171,10 @@ BAD_DEPLOYMENTS = {
         f'mechanism = "gaussian"\n{CLAIM}[parameters]\ndata = "nowhere.csv"\n',
         "parameters.data: no such file",
     ),
+    "data an empty string": (  # main: "'.' is a directory", the deployment's folder
+        f'mechanism = "gaussian"\n{CLAIM}[parameters]\ndata = ""\n',
+        "parameters.data must name a CSV file, got an empty string",
+    ),
     "data not named": (f'mechanism = "gaussian"\n{CLAIM}', "[parameters] must name the deployed data"),
     "claim missing delta": ('mechanism = "gaussian"\n[claim]\nepsilon = 1.0\n', "[claim] needs delta"),
     "budget in parameters": (

@@ -63,6 +63,29 @@ def _spec_change(change):
     return damage
 
 
+def _insert_copy(db, cell_id: str) -> None:
+    """A copy of the first cell's row under another id (a cell the spec does not have)."""
+    columns = [row[1] for row in db.execute("PRAGMA table_info(cells)")]
+    row = list(db.execute("SELECT * FROM cells ORDER BY position LIMIT 1").fetchone())
+    row[columns.index("cell_id")] = cell_id
+    db.execute(f"INSERT INTO cells VALUES ({', '.join('?' * len(row))})", row)
+
+
+def _set_parameter(key: str, value):
+    def damage(db):
+        cell_id = _first_cell(db)[0]
+        parameters = json.loads(db.execute("SELECT parameters FROM cells WHERE cell_id = ?", (cell_id,)).fetchone()[0])
+        db.execute(
+            "UPDATE cells SET parameters = ? WHERE cell_id = ?", (json.dumps({**parameters, key: value}), cell_id)
+        )
+
+    return damage
+
+
+def _set_spec_cell(key: str, value):
+    return _spec_change(lambda s: s["cells"][1].update({key: value}))
+
+
 DAMAGES = {
     # the probe's five: an unknown verdict, checks null, a check without an id, parameters as a list, a string estimate
     "unknown cell verdict": (_set("verdict", "maybe"), "unknown verdict 'maybe'"),
@@ -89,6 +112,26 @@ DAMAGES = {
     "identity null": (_set_meta("identity", None), "its identity: must be a table, got null"),
     "spec source a number": (_set_meta("spec_source", 5), "its spec source: must be text"),
     "a newline in a verdict": (_set("verdict", "pass\npdp-audit: CERTIFIED"), "unknown verdict 'pass\\npdp-audit"),
+    # cells the spec does not have (issue 27, D6: each was reported, e.g. PASS with 5 of 4 cells done)
+    "an inserted cell": (lambda db: _insert_copy(db, "f" * 16), f"cell '{'f' * 16}': it is not one of the spec's 4"),
+    "a renamed cell": (
+        lambda db: db.execute("UPDATE cells SET cell_id = 'ab' WHERE position = 0"),
+        "cell 'ab': it is not",
+    ),
+    "a parameter edited": (_set_parameter("x", 7), "its parameters do not match its id"),
+    "a parameter of the wrong type": (_set_parameter("x", "two"), "its parameters do not match its id"),
+    "spec mechanism unknown": (
+        _spec_change(lambda s: s.update(mechanism="nope")),
+        "not the hash of the mechanism 'nope'",
+    ),
+    "spec parameter edited": (_set_spec_cell("parameters", {"x": 9, "sleep": 0.0}), "its id is not the hash"),
+    "spec cell id renamed": (_set_spec_cell("id", "0" * 16), "its id is not the hash"),
+    "spec position duplicated": (_set_spec_cell("position", 0), "its position 0 is not a position of its own in 0 … 3"),
+    "spec position out of range": (_set_spec_cell("position", 99), "its position 99 is not a position of its own"),
+    "cell position moved": (_set("position", "3"), "its position is 3, the spec's cell has 0"),
+    "cell position negative": (_set("position", "-5"), "its position is -5"),
+    # issue 27, D11: a cell without checks was PASS with --json and exit 4 with a PDF
+    "checks empty": (_set("checks", "[]"), "it has no checks"),
 }
 
 

@@ -78,3 +78,32 @@ def test_an_individuals_epsilon_solves_the_exact_profile_in_mpmath(sensitivity):
     profile = mp.ncdf(0.5 / s - epsilon * s) - mp.exp(epsilon) * mp.ncdf(-0.5 / s - epsilon * s)
     assert abs(profile - delta) / delta < 1e-11
     assert analytic_delta(epsilon, sigma, sensitivity) == pytest.approx(delta, rel=1e-11)
+
+
+def _wide_csv(path, columns: int, rows: int = 300) -> str:
+    header = ",".join(f"c{j}" for j in range(columns)) + ",label"
+    data = np.random.default_rng(0).uniform(-0.1, 0.1, size=(rows, columns + 1)).round(3)
+    data[:, -1] = np.arange(rows) % 2 * 2 - 1  # labels ±1 for the fitted audits
+    path.write_text(header + "\n" + "\n".join(",".join(map(str, r)) for r in data) + "\n")
+    return str(path)
+
+
+@pytest.mark.parametrize("audit,cap", [("gaussian", 100), ("objpert", 100), ("ssp", 200)])
+def test_data_wider_than_the_synthetic_cap_is_refused_before_work(audit, cap, tmp_path, capsys):
+    """main accepted any width: the Gaussian audit of 3 rows × 1,000 columns took 29 s and 1.8 GB, × 20,000 ran out
+    of memory (issue 27, D14).  --data is now capped at --synthetic's d, in one line, before any draw."""
+    import time
+
+    from pdp_audit.verify.cli.main import main
+
+    wide = _wide_csv(tmp_path / "wide.csv", cap + 1)
+    started = time.monotonic()
+    args = ["run", audit, "--trials", "2000", "--quiet", "--report", "none", "--data", wide, "--target-column", "label"]
+    assert main(args) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("pdp-audit: error: --data: ") and "wide.csv" in err, err
+    assert f"has {cap + 1} feature columns; this audit takes at most {cap}" in err and err.count("\n") == 1, err
+    assert time.monotonic() - started < 30  # refused before the audit's draws
+    # --synthetic's own cap is the same number
+    assert main(["run", audit, "--synthetic", f"{10 * cap},{cap + 1}", "--quiet", "--report", "none"]) == 2
+    assert f"d <= {cap}" in capsys.readouterr().err

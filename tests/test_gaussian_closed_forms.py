@@ -157,3 +157,32 @@ def test_example4_candidates_footnote():
     loss = g.GaussianPair(np.zeros(1), np.ones(1), 1.0).privacy_loss(np.array([[0.1]]))[0]
     assert sorted(g.example4_candidates(0.1, abs(loss), 1.0)) == pytest.approx([-0.8, 0.0])
     assert math.isclose(abs(loss), 0.4)
+
+
+@pytest.mark.parametrize("eps,sigma", [(1.0, 1e300), (1e300, 1.0), (1.0, 1e160), (1e200, 1e-100)])
+def test_delta_where_phi_underflows_is_zero_not_nan(eps, sigma):
+    """main: NaN with a RuntimeWarning (log Φ(a) − log Φ(b) = −∞ + ∞).  δ ≤ Φ(a), a = Δ/(2σ) − εσ/Δ, which mpmath
+    (Mills' ratio Φ(a) ≤ φ(a)/|a|) puts below the smallest normal float, so δ is 0 in float64."""
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        delta = g.analytic_delta(eps, sigma, 1.0)
+    a = mp.mpf(1) / (2 * mp.mpf(sigma)) - mp.mpf(eps) * mp.mpf(sigma)
+    bound = mp.exp(-(a**2) / 2) / (-a * mp.sqrt(2 * mp.pi))  # Φ(a) ≤ φ(a)/|a| for a < 0 (Mills' ratio)
+    assert bound < mp.mpf(2.2250738585072014e-308) and delta == 0.0, (delta, bound)
+
+
+def test_calibrations_beyond_the_range_searched_are_input_errors():
+    """main: gaussian_epsilon(0.999999, 1e-300) raised ArithmeticError("could not bracket the root") after NaN
+    warnings (its root, ≈ 1/(2σ²) = 5e599, is no float), as did gaussian_sigma(1e300, 1e-300)."""
+    import warnings
+
+    from pdp_audit.mechanisms.validation import InputError
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        with pytest.raises(InputError, match="sigma: 1e-300 with sensitivity 1 gives δ"):
+            g.analytic_epsilon(0.999999, 1e-300)
+        with pytest.raises(InputError, match="epsilon 1e\\+300 and delta 1e-300: the calibrated σ/Δ lies outside"):
+            g.analytic_sigma(1e300, 1e-300)

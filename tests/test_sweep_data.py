@@ -15,7 +15,7 @@ import pytest
 from pdp_audit.mechanisms.validation import InputError
 from pdp_audit.verify.cli.main import main
 from pdp_audit.verify.sweeps.executors import execute_task
-from pdp_audit.verify.sweeps.spec import load_spec, tasks_for
+from pdp_audit.verify.sweeps.spec import canonical_json, cell_digest, load_spec, tasks_for
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
 SPEC = (
@@ -89,19 +89,44 @@ def test_a_spec_naming_a_missing_data_file_is_refused_when_read(folder, capsys):
     assert not (folder / "s.sqlite").exists()
 
 
+@pytest.mark.parametrize(
+    "grid,content,needle",
+    [
+        ('target_column = ["nope"]', None, "target_column = 'nope': --target-column 'nope' is not a column of"),
+        ('query = ["sum"]', "a,b\n1,x\n", "line 2, column 'b'"),  # a cell that is no number
+        ('query = ["sum"]', "a,b\n1,inf\n", "non-finite value"),
+    ],
+)
+def test_data_a_cell_cannot_read_is_refused_when_the_spec_is_read(grid, content, needle, folder, capsys):
+    """main found a missing target column only after the first cell had run, and the store it left behind refused
+    the corrected spec both ways (issue 27, D12): now nothing runs and no store is made."""
+    if content is not None:
+        (folder / "data.csv").write_text(content)
+    (folder / "spec.toml").write_text(SPEC.replace("claim_epsilon = [1.0, 2.0]", grid))
+    assert _sweep() == 2
+    err = capsys.readouterr().err
+    assert "spec.toml: the cells with data = 'data.csv'" in err and needle in err and err.count("\n") == 1, err
+    assert not (folder / "s.sqlite").exists()
+
+
 def test_a_store_with_the_old_gaussian_keys_is_not_resumed_but_still_reported(folder, capsys):
     """Gaussian sweeps took their own keys (epsilon, sigma_scale, …) before they became `run gaussian`'s: such a
     store cannot be resumed (its cell ids name the old keys); the message says so, and `report` still reads it."""
     (folder / "data.csv").unlink()
     (folder / "spec.toml").write_text(SPEC.replace('data = "data.csv"\n', ""))
     _interrupted(folder)
-    with sqlite3.connect(folder / "s.sqlite") as db:  # as pdp-audit 0.1 wrote it
+    with sqlite3.connect(folder / "s.sqlite") as db:  # as pdp-audit 0.1 wrote it: ids the hash of the old keys
         spec = json.loads(db.execute("SELECT value FROM meta WHERE key = 'spec'").fetchone()[0])
         for cell in spec["cells"]:
             cell["parameters"]["sigma_scale"] = cell["parameters"].pop("noise_multiplier")
+            old_id, cell["id"] = cell["id"], cell_digest("gaussian", cell["parameters"]).hex()[:16]
+            db.execute(
+                "UPDATE cells SET cell_id = ?, parameters = ? WHERE cell_id = ?",
+                (cell["id"], canonical_json(cell["parameters"]), old_id),
+            )
         db.execute("UPDATE meta SET value = ? WHERE key = 'spec'", (json.dumps(spec),))
         identity = json.loads(db.execute("SELECT value FROM meta WHERE key = 'identity'").fetchone()[0])
-        identity["cells"] = ["0" * 16, "1" * 16]
+        identity["cells"] = sorted(cell["id"] for cell in spec["cells"])
         db.execute("UPDATE meta SET value = ? WHERE key = 'identity'", (json.dumps(identity),))
     capsys.readouterr()
     assert _sweep("--resume") == 2

@@ -156,8 +156,11 @@ def audit_pair(
     _pair(pair)
     exact_delta = pair_value("exact_delta", exact_delta)
     from pdp_audit.verify.evidence.pair_checks import validated_dp_checks
+    from pdp_audit.verify.own_mechanism import GuardedPair
 
-    evidence = validated_dp_checks(pair, epsilon, delta, trials, seed, per_instance, exact_delta)
+    # whatever sample() or privacy_loss() raises (sys.exit included) is the pair's fault: the exact fail pair-protocol
+    guarded = GuardedPair(pair, type(pair).__name__)
+    evidence = validated_dp_checks(guarded, epsilon, delta, trials, seed, per_instance, exact_delta)
     parameters = {
         "pair": f"{type(pair).__name__}, as given",
         "claim": "per-instance DP" if per_instance else "DP",
@@ -284,8 +287,12 @@ def audit_coverage(
     Returns:
       The decided :class:`~pdp_audit.reports.records.Run` with one check, ``coverage``.
 
+      A sampler that raises (``sys.exit`` included), or returns anything but a boolean array of shape (size,) (a
+      per-trial function: anything but a bool), is the exact fail ``pair-protocol`` naming the call: casting NaN,
+      0.5 or 2 to bool would make every trial hold.
+
     Raises:
-      InputError: an argument out of its range.
+      InputError: an argument out of its range, or an array of outcomes that is not boolean.
 
     Example::
 
@@ -301,7 +308,8 @@ def audit_coverage(
     from pdp_audit.verify.evidence.coverage import coverage_checks
 
     evidence = coverage_checks(holds, rho, trials, seed, exact_failure)
-    parameters = {"claim": "coverage", "rho": rho, "trials": int(evidence[0].details["trials"])}
+    drawn = evidence[0].details.get("trials", trials)  # a malformed sampler: the trials asked for
+    parameters = {"claim": "coverage", "rho": rho, "trials": int(drawn)}
     name = getattr(holds, "__name__", type(holds).__name__)
     return _decided(name, evidence, alpha, parameters, seed)
 
@@ -319,12 +327,15 @@ def check_pair(pair: NeighbourPair) -> None:
 
     Raises:
       AssertionError: naming the first check that fails.
+      InputError: ``pair`` without ``sample`` and ``privacy_loss`` (None, say).
 
     Example::
 
         pdp_audit.check_pair(MyPair())  # None, or AssertionError("check_antisymmetry: ...")
     """
     from pdp_audit.verify.contract import check_pair as contract
+
+    _pair(pair)
 
     contract(pair)
 

@@ -280,6 +280,8 @@ def _data_path(deployment: Deployment, key: str, value: Any) -> Any:
     """``data`` relative to the deployment file (must exist); other values unchanged."""
     if not isinstance(value, str):
         return value
+    if not value.strip():  # the folder itself ('.' is a directory) would name the wrong mistake
+        raise InputError(f"{_named(deployment.path)}: parameters.data must name a CSV file, got an empty string")
     path = deployment.folder / value
     why = not_a_regular_file(path, "CSV file")
     if why == "does not exist":

@@ -380,7 +380,32 @@ def data_fingerprints(cells: Sequence[Cell], where: str) -> dict[str, str]:
             fingerprints[path] = hashlib.sha256(Path(path).read_bytes()).hexdigest()
         except OSError as err:
             raise SpecError(f"{where}: data: cannot read {path!r}: {err.strerror or err}") from None
+    check_cells_data(cells, where)
     return fingerprints
+
+
+def check_cells_data(cells: Sequence[Cell], where: str) -> None:
+    """Each distinct use of a data file by the cells -- the file, its ``target_column`` and ``column`` -- read as a
+    cell will read it (:func:`pdp_audit.mechanisms.datasets.load_csv`): a file that does not parse, or a column it
+    does not have, is one SpecError now, before any cell runs and before the store is made (it was found only when
+    the cell ran, and the store left behind refused the corrected spec)."""
+    from pdp_audit.mechanisms.datasets import column_index, load_csv
+
+    uses = {
+        (c.parameters["data"], c.parameters.get("target_column"), c.parameters.get("column")): None
+        for c in cells
+        if isinstance(c.parameters.get("data"), str)
+    }
+    loaded: dict[tuple, Any] = {}
+    for path, target_column, column in uses:
+        named = f"data = {path!r}" + (f", target_column = {target_column!r}" if target_column is not None else "")
+        try:
+            if (path, target_column) not in loaded:
+                loaded[path, target_column] = load_csv(path, target_column)
+            if column is not None:
+                column_index(loaded[path, target_column], column)
+        except InputError as err:
+            raise SpecError(f"{where}: the cells with {named}: {err}") from None
 
 
 # --------------------------------------------------------------------------------------------------

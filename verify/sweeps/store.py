@@ -22,7 +22,14 @@ from typing import Any
 
 from pdp_audit.mechanisms.validation import not_a_regular_file, shown
 from pdp_audit.verify.sweeps.spec import SpecError, SweepSpec, canonical_json
-from pdp_audit.verify.sweeps.stored import check_cell, check_identity, check_spec, check_texts, decoded_row
+from pdp_audit.verify.sweeps.stored import (
+    check_cell,
+    check_cells_in_spec,
+    check_identity,
+    check_spec,
+    check_texts,
+    decoded_row,
+)
 
 STORE_SCHEMA = 1
 _TABLES = """
@@ -403,6 +410,7 @@ class Store:
         check_identity(self.path, identity)
         for record in rows:
             check_cell(self.path, record, spec["swept"])
+        check_cells_in_spec(self.path, spec, identity, rows)
         return rows
 
     # -- writing -------------------------------------------------------------------------------

@@ -76,6 +76,8 @@ def check_cell(path: str, record: dict, swept: list[str]) -> None:
     checks = record.get("checks")
     if not isinstance(checks, list):
         raise _damaged(path, where, f"its checks must be a list, got {_json_type(checks)}")
+    if not checks:  # every mechanism's cell decides at least one check: a verdict of none would be vacuous
+        raise _damaged(path, where, "it has no checks, so its verdict rests on nothing")
     for index, check in enumerate(checks):
         _check_check(path, f"{where}, checks[{index}]", check)
 
@@ -148,6 +150,61 @@ def check_spec(path: str, spec: Any) -> None:
         raise _damaged(path, where, f"cells must be a list, got {_json_type(cells)}")
     for index, cell in enumerate(cells):
         _check_spec_cell(path, f"{where}, cells[{index}]", cell, spec["swept"])
+    _check_spec_identities(path, spec["mechanism"], cells)
+
+
+def _cell_id(mechanism: str, parameters: dict) -> str | None:
+    """The id a cell of ``mechanism`` with ``parameters`` has (:func:`pdp_audit.verify.sweeps.spec.cell_digest`, the
+    first 16 hex digits), or None where the parameters have no canonical JSON (NaN)."""
+    from pdp_audit.verify.sweeps.spec import cell_digest
+
+    try:
+        return cell_digest(mechanism, parameters).hex()[:16]
+    except ValueError:
+        return None
+
+
+def _check_spec_identities(path: str, mechanism: str, cells: list[dict]) -> None:
+    """Each spec cell's id is the hash of the spec's mechanism and the cell's parameters (so an edited mechanism,
+    parameter or id shows), listed once, at a position of its own in 0 … len(cells) − 1."""
+    ids: set[str] = set()
+    positions: set[int] = set()
+    for cell in cells:
+        where = f"its spec, cell {quoted(cell['id'])}"
+        if _cell_id(mechanism, cell["parameters"]) != cell["id"]:
+            raise _damaged(
+                path, where, f"its id is not the hash of the mechanism {quoted(mechanism)} and its parameters"
+            )
+        if cell["id"] in ids:
+            raise _damaged(path, where, "it is listed twice")
+        if not 0 <= cell["position"] < len(cells) or cell["position"] in positions:
+            what = f"its position {cell['position']} is not a position of its own in 0 … {len(cells) - 1}"
+            raise _damaged(path, where, what)
+        ids.add(cell["id"])
+        positions.add(cell["position"])
+
+
+def check_cells_in_spec(path: str, spec: dict, identity: dict, rows: list[dict]) -> None:
+    """Every stored cell is one of the spec's cells, once, with that cell's parameters (so its id is their hash),
+    position and seed; the identity lists the spec's cells.  A cell inserted with a new id, a renamed id, edited
+    parameters or a moved position is DamagedStore naming it (it would be reported as a result of the spec)."""
+    by_id = {cell["id"]: cell for cell in spec["cells"]}
+    if set(identity["cells"]) != set(by_id):
+        raise _damaged(path, "its identity", "its cells are not the spec's cells")
+    seen: set[str] = set()
+    for record in rows:
+        where = _cell_name(record)
+        cell = by_id.get(record["cell_id"])
+        if cell is None:
+            raise _damaged(path, where, f"it is not one of the spec's {len(by_id)} cells")
+        if record["cell_id"] in seen:
+            raise _damaged(path, where, "it is stored twice")
+        seen.add(record["cell_id"])
+        if _cell_id(spec["mechanism"], record["parameters"]) != record["cell_id"]:
+            raise _damaged(path, where, "its parameters do not match its id (the hash of the mechanism and parameters)")
+        for key, spec_key in (("position", "position"), ("seed", "seed")):
+            if spec_key in cell and record[key] != cell[spec_key]:
+                raise _damaged(path, where, f"its {key} is {record[key]!r}, the spec's cell has {cell[spec_key]!r}")
 
 
 def _check_spec_cell(path: str, where: str, cell: Any, swept: list[str]) -> None:

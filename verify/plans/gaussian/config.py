@@ -25,10 +25,14 @@ from pdp_audit.verify.config import (
 CALIBRATIONS = ("analytic", "classical")
 
 
+#: The widest release of ``--synthetic`` (d), and of ``--data`` (its feature columns).
+MAX_SYNTHETIC_D = 100
+
+
 def _synthetic_size(size: tuple[int, int]) -> str | None:
     n, d = size
-    if not (2 <= n <= 100_000 and 1 <= d <= 100 and n * d <= 1_000_000):
-        return "needs 2 <= n <= 1e5, 1 <= d <= 100 and n·d <= 1e6"
+    if not (2 <= n <= 100_000 and 1 <= d <= MAX_SYNTHETIC_D and n * d <= 1_000_000):
+        return f"needs 2 <= n <= 1e5, 1 <= d <= {MAX_SYNTHETIC_D} and n·d <= 1e6"
     return None
 
 

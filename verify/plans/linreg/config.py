@@ -41,10 +41,14 @@ SPECIFIC = {
 }
 
 
+#: The most features of ``--synthetic`` (d), and of ``--data``.
+MAX_SYNTHETIC_D = 200
+
+
 def _synthetic_size(size: tuple[int, int]) -> str | None:
     n, d = size
-    if not (3 <= d + 2 <= n <= 10**6 and 1 <= d <= 200):
-        return "needs 1 <= d <= 200 and d + 2 <= n <= 1e6"
+    if not (3 <= d + 2 <= n <= 10**6 and 1 <= d <= MAX_SYNTHETIC_D):
+        return f"needs 1 <= d <= {MAX_SYNTHETIC_D} and d + 2 <= n <= 1e6"
     return None
 
 

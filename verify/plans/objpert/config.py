@@ -32,9 +32,15 @@ DEFAULT_SEARCH_TRIALS = 4000
 DEFAULT_SYNTHETIC = (200, 2)
 
 
+#: The most features of ``--synthetic`` (d), and of ``--data``.
+MAX_SYNTHETIC_D = 100
+
+
 def _synthetic_size(size: tuple[int, int]) -> str | None:
     n, d = size
-    return None if 2 <= n <= 100_000 and 1 <= d <= 100 else "needs 2 <= n <= 100000 and 1 <= d <= 100"
+    if 2 <= n <= 100_000 and 1 <= d <= MAX_SYNTHETIC_D:
+        return None
+    return f"needs 2 <= n <= 100000 and 1 <= d <= {MAX_SYNTHETIC_D}"
 
 
 @dataclass(frozen=True)
