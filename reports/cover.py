@@ -20,6 +20,12 @@ VERDICT_TEXT = {
     "fail": "FAIL — a guarantee is violated at the stated significance",
     "inconclusive": "INCONCLUSIVE — no violation found, but not every guarantee could be confirmed",
 }
+#: A certificate's banner: what the deployment may carry.
+CERTIFICATE_TEXT = {
+    "pass": "CERTIFIED — every guarantee is supported by the evidence",
+    "fail": "NOT CERTIFIED — a guarantee is violated at the stated significance",
+    "inconclusive": "UNDECIDED — no violation found, but not every guarantee could be confirmed",
+}
 
 
 def cover_page(run: Run) -> plt.Figure:
@@ -74,7 +80,7 @@ def _banner(run: Run) -> str:
         return f"NOT A CERTIFICATE — no violation found at the stated power ({fmt(trials)} releases per world)"
     if run.parameters.get("headline") and run.parameters.get("epsilon") is None:  # a bound, no claim to decide
         return "NO CLAIM TESTED — a lower bound only (it can refute a claim, never certify one)"
-    return VERDICT_TEXT[run.verdict]
+    return (CERTIFICATE_TEXT if c else VERDICT_TEXT)[run.verdict]
 
 
 _ROW = 0.017  # height of a guarantee's row on the cover
@@ -142,7 +148,9 @@ def _identity_lines(run: Run) -> list[tuple[str, dict]]:
         lines.append(
             (
                 f"Data fingerprint: sha256 {c.get('data_sha256', '—')}, shape {c.get('data_shape', '—')}.   "
-                f"Code: pdp-audit {c.get('code_version', '—')}.",
+                f"Code: pdp-audit {c.get('code_version', '—')}.   Deployment file "
+                f"{(c.get('deployment_file') or {}).get('path', '—')}: sha256 "
+                f"{(c.get('deployment_file') or {}).get('sha256', '—')}.",
                 {"size": 8.5, "family": "DejaVu Sans Mono"},
             )
         )
