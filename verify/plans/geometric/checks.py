@@ -15,32 +15,16 @@ a guarantee about the deployed release Q(D) + Z, Z two-sided geometric of scale 
 from __future__ import annotations
 
 from pdp_audit.verify.checks import CheckSpec, declare
+from pdp_audit.verify.plans.laplace.checks import pure_dp_specs
 
 SOURCE = "Ghosh, Roughgarden & Sundararajan 2012"
 
 CHECKS = declare(
-    CheckSpec(
-        "dp-forward",
-        "DP claim, δ_{{D‖D'}}(ε)",
-        "The mechanism is ({eps:g}, {delta:g})-DP: P_D(S) ≤ e^ε P_D'(S) + δ for all S",
-        "δ_{{D‖D'}}(ε) = P_D[L > ε] − e^ε P_D'[L > ε] ≤ δ",
-        "Definition D1; " + SOURCE,
-    ),
-    CheckSpec(
-        "dp-reverse",
-        "DP claim, δ_{{D'‖D}}(ε)",
-        "The mechanism is ({eps:g}, {delta:g})-DP: P_D'(S) ≤ e^ε P_D(S) + δ for all S",
-        "δ_{{D'‖D}}(ε) = P_D'[−L > ε] − e^ε P_D[−L > ε] ≤ δ",
-        "Definition D1; " + SOURCE,
-    ),
-    CheckSpec(
-        "loss-bound",
-        "Bounded privacy loss (pure DP)",
+    *pure_dp_specs(
+        SOURCE,
         "Every release o has |L(o)| ≤ ε = {eps:g} (the loss of the deployed scale is bounded by Δ/b = {eta:.4g})",
         "max over draws of |log P_D(o) − log P_D'(o)| ≤ ε",
-        SOURCE,
     ),
-    CheckSpec("tail-curve", "Exact δ(ε) curve vs Monte Carlo", "", "", SOURCE),
     CheckSpec(
         "pdp-median-individual",
         "pDP of the median individual",

@@ -23,29 +23,37 @@ from pdp_audit.verify.checks import CheckSpec, declare
 
 SOURCE = "Dwork, McSherry, Nissim & Smith 2006; Dwork & Roth 2014, Theorem 3.6"
 
+
+def pure_dp_specs(source: str, loss_claim: str, loss_formula: str) -> tuple[CheckSpec, ...]:
+    """The checks every pure-DP audit declares (the Laplace, geometric and randomized-response audits): its (ε, δ)
+    claim both ways, its bounded privacy loss (``loss_claim`` and ``loss_formula`` in the audit's own words: a
+    density or a probability mass) and its exact δ(ε) curve against Monte Carlo; ``source`` cites the mechanism."""
+    return (
+        CheckSpec(
+            "dp-forward",
+            "DP claim, δ_{{D‖D'}}(ε)",
+            "The mechanism is ({eps:g}, {delta:g})-DP: P_D(S) ≤ e^ε P_D'(S) + δ for all S",
+            "δ_{{D‖D'}}(ε) = P_D[L > ε] − e^ε P_D'[L > ε] ≤ δ",
+            "Definition D1; " + source,
+        ),
+        CheckSpec(
+            "dp-reverse",
+            "DP claim, δ_{{D'‖D}}(ε)",
+            "The mechanism is ({eps:g}, {delta:g})-DP: P_D'(S) ≤ e^ε P_D(S) + δ for all S",
+            "δ_{{D'‖D}}(ε) = P_D'[−L > ε] − e^ε P_D[−L > ε] ≤ δ",
+            "Definition D1; " + source,
+        ),
+        CheckSpec("loss-bound", "Bounded privacy loss (pure DP)", loss_claim, loss_formula, source),
+        CheckSpec("tail-curve", "Exact δ(ε) curve vs Monte Carlo", "", "", source),
+    )
+
+
 CHECKS = declare(
-    CheckSpec(
-        "dp-forward",
-        "DP claim, δ_{{D‖D'}}(ε)",
-        "The mechanism is ({eps:g}, {delta:g})-DP: P_D(S) ≤ e^ε P_D'(S) + δ for all S",
-        "δ_{{D‖D'}}(ε) = P_D[L > ε] − e^ε P_D'[L > ε] ≤ δ",
-        "Definition D1; " + SOURCE,
-    ),
-    CheckSpec(
-        "dp-reverse",
-        "DP claim, δ_{{D'‖D}}(ε)",
-        "The mechanism is ({eps:g}, {delta:g})-DP: P_D'(S) ≤ e^ε P_D(S) + δ for all S",
-        "δ_{{D'‖D}}(ε) = P_D'[−L > ε] − e^ε P_D[−L > ε] ≤ δ",
-        "Definition D1; " + SOURCE,
-    ),
-    CheckSpec(
-        "loss-bound",
-        "Bounded privacy loss (pure DP)",
+    *pure_dp_specs(
+        SOURCE,
         "Every release o has |L(o)| ≤ ε = {eps:g} (the loss of the deployed scale is bounded by ‖Δ‖_1/b = {eta:.4g})",
         "max over draws of |log p_D(o) − log p_D'(o)| ≤ ε",
-        SOURCE,
     ),
-    CheckSpec("tail-curve", "Exact δ(ε) curve vs Monte Carlo", "", "", SOURCE),
     CheckSpec(
         "pdp-median-individual",
         "pDP of the median individual",

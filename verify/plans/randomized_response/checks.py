@@ -17,32 +17,16 @@ neighbours differing in one individual's value:
 from __future__ import annotations
 
 from pdp_audit.verify.checks import CheckSpec, declare
+from pdp_audit.verify.plans.laplace.checks import pure_dp_specs
 
 SOURCE = "Warner 1965; Kairouz, Oh & Viswanath 2016"
 
 CHECKS = declare(
-    CheckSpec(
-        "dp-forward",
-        "DP claim, δ_{{D‖D'}}(ε)",
-        "The mechanism is ({eps:g}, {delta:g})-DP: P_D(S) ≤ e^ε P_D'(S) + δ for all S",
-        "δ_{{D‖D'}}(ε) = P_D[L > ε] − e^ε P_D'[L > ε] ≤ δ",
-        "Definition D1; " + SOURCE,
-    ),
-    CheckSpec(
-        "dp-reverse",
-        "DP claim, δ_{{D'‖D}}(ε)",
-        "The mechanism is ({eps:g}, {delta:g})-DP: P_D'(S) ≤ e^ε P_D(S) + δ for all S",
-        "δ_{{D'‖D}}(ε) = P_D'[−L > ε] − e^ε P_D[−L > ε] ≤ δ",
-        "Definition D1; " + SOURCE,
-    ),
-    CheckSpec(
-        "loss-bound",
-        "Bounded privacy loss (pure DP)",
+    *pure_dp_specs(
+        SOURCE,
         "Every report o has |L(o)| ≤ ε = {eps:g} (the loss of the deployed p is bounded by ε_r = {eta:.4g})",
         "max over draws of |log P_D(o) − log P_D'(o)| ≤ ε",
-        SOURCE,
     ),
-    CheckSpec("tail-curve", "Exact δ(ε) curve vs Monte Carlo", "", "", SOURCE),
     CheckSpec(
         "pdp-individual",
         "pDP of an individual",
