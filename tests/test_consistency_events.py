@@ -76,7 +76,7 @@ TWINS = {
     "rare-branch-finite-loss": (Shift(S_BRANCH), 1.0, 1e-3),
     "truncated-noise-untruncated-loss": (Shift(4.0), 1.0, 6e-4),
     "two-coordinates-loss-of-one": (Shift(analytic_sigma(1.0, 1e-6, math.sqrt(2)), d=2, view=True), 1.0, 1e-5),
-    "two-reports-loss-of-one": (Reports(0.5), 1.0, 1e-3),
+    "two-reports-loss-of-one": (Reports(1 / 3), 1.0, 1e-3),  # (2/3, 0)-DP: an atom at ε is certifiable only by a view
 }
 
 
@@ -121,7 +121,7 @@ def test_a_loss_for_sigma_three_percent_too_large_fails_at_the_default_budget_wi
     assert analytic_delta(2.0, 1.0) > 0.018 * 1.15
     verdict, checks, text = _verdicts(Shift(1.0, loss_sigma=1.03), 2.0, 0.018)
     assert verdict == "fail" and checks["loss-consistency"] == "fail", text
-    verdict, _, text = _verdicts(Shift(1.0), 2.0, 0.03)
+    verdict, _, text = _verdicts(Shift(1.0), 2.0, 0.04)  # the margin the loss-scale band needs at 1e5 and η = 1
     assert verdict == "pass", text
 
 

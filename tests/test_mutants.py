@@ -163,4 +163,5 @@ def test_two_reports_read_as_one_break_their_claim_and_the_twin_keeps_it():
     assert enumerated(1.0, 1.0) == pytest.approx(zoo.two_reports_delta(1.0, 1.0), abs=1e-12)
     assert zoo.two_reports_delta(1.0, 1.0) == pytest.approx(math.e * (math.e - 1) / (1 + math.e) ** 2)
     assert zoo.two_reports_delta(1.0, 1.0) > 300 * 1e-3
-    assert enumerated(0.5, 1.0) < 1e-15 and zoo.two_reports_delta(0.5, 1.0) == 0.0
+    twin = 0.5 / zoo.mutant_pairs.TWIN_MARGIN  # the twin's ε₀: two reports are (2ε₀, 0)-DP, below the claimed ε = 1
+    assert enumerated(twin, 1.0) < 1e-15 and zoo.two_reports_delta(twin, 1.0) == 0.0

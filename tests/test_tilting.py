@@ -209,13 +209,13 @@ def test_the_scale_identity_sees_a_loss_of_the_wrong_scale():
 
 
 def test_a_budget_hint_names_a_budget_that_decides():
-    """The hint of an inconclusive claim (Laplace (1, 0) claimed (1, 1e-3) at 5e3 releases) names more than the
+    """The hint of an inconclusive claim (Laplace (2/3, 0) claimed (1, 1e-3) at 5e3 releases) names more than the
     budget run, and 3× it decides (benchmarks/budget_hints.py measures more cases)."""
     from pdp_audit.verify.mutant_pairs import ShiftedLaplace
 
-    run = pdp_audit.audit_pair(ShiftedLaplace(1.0), 1.0, 1e-3, trials=5_000, seed=0)
+    run = pdp_audit.audit_pair(ShiftedLaplace(1.5), 1.0, 1e-3, trials=5_000, seed=0)
     assert run.verdict == "inconclusive"
     note = next(c.note for c in run.checks if c.verdict == "inconclusive")
     hint = float(note.split("About ")[1].split(" samples")[0])
     assert hint > 5_000
-    assert pdp_audit.audit_pair(ShiftedLaplace(1.0), 1.0, 1e-3, trials=int(3 * hint), seed=1).verdict == "pass"
+    assert pdp_audit.audit_pair(ShiftedLaplace(1.5), 1.0, 1e-3, trials=int(3 * hint), seed=1).verdict == "pass"

@@ -279,7 +279,11 @@ SIGMA_OVER = 3.67
 #: σ of the clipped-loss mutant: the Gaussian σ of (2.5, 5e-2), so that δ(2.5) = 5e-2 = 10× its claim.
 S_CLIP = g.analytic_sigma(2.5, 5e-2)
 #: Student's t scales: δ(1) ≈ 3.4e-3 at 1.1 (3.4× a claim of 1e-3), exactly 0 at 1.2 (the loss stays below 1).
-T_BROKEN, T_TWIN = 1.1, 1.2
+T_BROKEN, T_TWIN = 1.1, 1.4
+#: Twins whose loss has an atom at ε get this much more noise than the claim needs: without a noise view the draws
+#: pin the loss's scale only to about ±8% at 1e5 and ±20% at the quick zoo's 2e4 (pdp_audit.audits.loss_scale_band),
+#: so a mechanism exactly at its claimed ε with δ below that band's effect is certifiable only through its view.
+TWIN_MARGIN = 1.5
 
 
 def mutants(mutant, case) -> tuple:
@@ -304,15 +308,16 @@ def mutants(mutant, case) -> tuple:
         mutant(
             "releases-input-at-large-epsilon",
             "Laplace noise of scale 1e-3 on a sensitivity-1 query (the input, to three decimals), claimed (20, 1e-5): "
-            "δ(20) ≈ 1, where differences of plain intervals cannot refute once e^ε ≫ n",
+            "δ(20) ≈ 1, where differences of plain intervals cannot refute once e^ε ≫ n; the twin (scale 1/4) is (4, "
+            "0)-DP (where e^{−L} < 1/n no draw bounds a loss's scale from above: a loss near 20 needs a noise view)",
             ("dp-forward", "dp-reverse"),
             lambda: case(ShiftedLaplace(1e-3), 20.0, 1e-5),
-            lambda: case(ShiftedLaplace(1 / 20), 20.0, 1e-3),
+            lambda: case(ShiftedLaplace(1 / 4), 20.0, 1e-3),
         ),
         mutant(
             "student-t-scale-too-small",
             "Student-t(3) noise of scale 1.1 on a sensitivity-1 query claimed (1, 1e-3): heavy tails, true δ(1) ≈ "
-            "3.4e-3; the twin's scale 1.2 keeps the loss below 1 (δ(1) = 0)",
+            "3.4e-3; the twin's scale 1.4 keeps the loss below 0.82 (δ(1) = 0 with the margin a loss's scale needs)",
             ("dp-forward", "dp-reverse"),
             lambda: case(StudentT(T_BROKEN), 1.0, 1e-3),
             lambda: case(StudentT(T_TWIN), 1.0, 1e-3),
@@ -373,11 +378,11 @@ def mutants(mutant, case) -> tuple:
         ),
         mutant(
             "float32-laplace-scale-halved",
-            "A float32 Laplace release of a count with scale 1/(2ε) where 1/ε was meant, claim (1, 1e-3); the twin is "
-            "exactly (1, 0)-DP, its loss an atom at ε that float32 rounding spreads",
+            "A float32 Laplace release of a count with scale 1/(2ε) where 1/ε was meant, claim (1, 1e-3); the twin "
+            "(scale 1.5/ε) is (1/1.5, 0)-DP, its loss an atom that float32 rounding spreads",
             ("dp-forward", "dp-reverse"),
             lambda: case(LaplaceF32(0.5), 1.0, 1e-3),
-            lambda: case(LaplaceF32(1.0), 1.0, 1e-3),
+            lambda: case(LaplaceF32(TWIN_MARGIN), 1.0, 1e-3),
         ),
         mutant(
             "laplace-histogram-scale-0.8",

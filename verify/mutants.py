@@ -322,10 +322,10 @@ MUTANTS: tuple[Mutant, ...] = (
     Mutant(
         "laplace-scale-times-epsilon",
         "The Laplace mechanism with scale Δ·ε where Δ/ε was meant (b = 0.5 instead of 2 at ε = 0.5: a true ε of 2), "
-        "still claiming (0.5, 1e-2); the twin is exactly (0.5, 0)-DP, its loss an atom at ε",
+        "still claiming (0.5, 1e-2); the twin (b = 1.5/ε) is (0.5/1.5, 0)-DP, its loss an atom",
         ("dp-forward", "dp-reverse"),
         lambda: PairCase(LaplacePair(LAPLACE_EPSILON), LAPLACE_EPSILON, LAPLACE_DELTA),
-        lambda: PairCase(LaplacePair(1 / LAPLACE_EPSILON), LAPLACE_EPSILON, LAPLACE_DELTA),
+        lambda: PairCase(LaplacePair(mutant_pairs.TWIN_MARGIN / LAPLACE_EPSILON), LAPLACE_EPSILON, LAPLACE_DELTA),
     ),
     Mutant(
         "loss-sigma-not-squared",
@@ -456,10 +456,10 @@ MUTANTS: tuple[Mutant, ...] = (
         "two-reports-loss-of-one",
         "Two randomized-response reports at ε₀ = 1 whose privacy loss reads only the first (the exact loss of a "
         "post-processing): true δ(1) = e(e − 1)/(1 + e)² ≈ 0.34 against the claim (1, 1e-3); the twin, two reports "
-        "at ε₀ = 1/2 with the loss of both, is exactly (1, 0)-DP",
+        "at ε₀ = 1/3 with the loss of both, is (2/3, 0)-DP",
         ("loss-consistency",),
         lambda: PairCase(RandomizedResponse(1.0, loss_reports=1), delta=1e-3),
-        lambda: PairCase(RandomizedResponse(0.5), delta=1e-3),
+        lambda: PairCase(RandomizedResponse(0.5 / mutant_pairs.TWIN_MARGIN), delta=1e-3),
     ),
     Mutant(
         "goe-upper-triangle",

@@ -37,6 +37,7 @@ from pdp_audit.audits.consistency import LossConsistency, loss_consistency
 from pdp_audit.audits.consistency_output import EventConsistency, StreamedEventConsistency
 from pdp_audit.audits.consistency_scale import ScaleIdentity, StreamedScaleIdentity
 from pdp_audit.audits.engine import PrivacyLossSampler, iter_blocks, pair_loss_resolution, run_blocks
+from pdp_audit.audits.loss_scale_band import StreamedScaleBand
 from pdp_audit.audits.rng_discipline import check_rng_discipline
 from pdp_audit.audits.stats import pvalue_by_inversion
 from pdp_audit.audits.tails import StreamedTails, TailEstimate
@@ -54,9 +55,10 @@ from pdp_audit.verify.checks import CheckSpec, Evidence
 from pdp_audit.verify.evidence import builders, pair_figures
 from pdp_audit.verify.evidence.pair_claims import (
     StreamedHockeyMean,
+    atom_estimate,
+    band_estimates,
     importance_estimate,
     pair_claim_check,
-    plain_estimate,
 )
 
 #: Releases per world drawn through the noise view (and compared with as many from ``sample``).
@@ -279,6 +281,7 @@ class StreamedLosses:
     means: dict[str, StreamedHockeyMean]  # by direction: δ(ε) as one bounded mean, and the atom at +∞ (pair_claims)
     resolution: float = LOSS_RESOLUTION
     scale: ScaleIdentity | None = None
+    band: StreamedScaleBand | None = None  # the loss-scale band's sums (pdp_audit.audits.loss_scale_band)
 
 
 class ReleasesAndLosses(PrivacyLossSampler):
@@ -305,6 +308,7 @@ def stream_losses(pair, epsilon: float, trials: int, seed: int) -> StreamedLosse
     resolution = grid_through(pair_loss_resolution(pair), float(epsilon))
     consistency = StreamedEventConsistency(trials, trials, float(epsilon))
     scale = StreamedScaleIdentity()
+    band = StreamedScaleBand(epsilon, resolution)
     tails = StreamedTails(np.array([float(epsilon)]), 0.5, resolution)
     means = {"D||D'": StreamedHockeyMean(epsilon), "D'||D": StreamedHockeyMean(epsilon)}
     heads: dict[str, list[np.ndarray]] = {"D": [], "D'": []}
@@ -313,6 +317,7 @@ def stream_losses(pair, epsilon: float, trials: int, seed: int) -> StreamedLosse
         for world, losses, releases in (("D", block_d, releases_d), ("D'", block_dp, releases_dp)):
             consistency.add(world, losses, releases)
             scale.add(world, losses)
+            band.add(world, losses)
             tails.add(world, losses)
             if world == "D":
                 means["D||D'"].add(losses)
@@ -328,6 +333,7 @@ def stream_losses(pair, epsilon: float, trials: int, seed: int) -> StreamedLosse
         means,
         resolution,
         scale.result(),
+        band,
     )
 
 
@@ -376,19 +382,33 @@ def _claim_check(pair, spec: CheckSpec, streamed: StreamedLosses, direction: str
     the plain tails and the bounded mean of ``sample()``'s draws, and importance sampling through the noise view
     where plain draws cannot resolve δ."""
     (epsilon, delta), (trials, seed) = claim, budget
-    estimates = [plain_estimate(streamed.tails[direction]), *streamed.means[direction].estimates()]
+    hockey = streamed.means[direction]
+    atom = atom_estimate(hockey.infinite, hockey.n)
+    estimates = band_estimates(streamed.band.result(), direction) + ([atom] if atom is not None else [])
     tried = view_capable(pair) and not builders.plain_sampling_resolves(delta, trials)
     tail = None
     if tried and tilting.has_tilted_view(pair):
         tail = tilting.try_tilted_tail(pair, epsilon, direction, trials, seed, stream=f"tilted/{spec.id}")
     elif tried:
         tail = rare.try_rare_tail(pair, epsilon, direction, trials, seed, stream=f"rare/{spec.id}")
-    check = pair_claim_check(spec, estimates + ([importance_estimate(tail)] if tail is not None else []), *claim)
+    if tail is not None:
+        estimates.append(importance_estimate(tail, (hockey.infinite, hockey.n)))
+    check = pair_claim_check(spec, estimates, *claim)
     if tried and tail is None:
         return check.noted(builders.no_shift_note(trials) if not tilting.has_tilted_view(pair) else _NO_TILT)
     if isinstance(tail, tilting.TiltedTail):
         return check.noted(_tilt_note(tail))
+    if tail is None:
+        return check.noted(_band_note(streamed.band.result()))
     return check
+
+
+def _band_note(band) -> str:
+    """Why a correct loss may still leave the claim undecided (:mod:`pdp_audit.audits.loss_scale_band`)."""
+    return (
+        f"The upper bounds hold for every scale of the claimed loss the draws cannot refute: {band.describe(1e-6)}. "
+        "A noise view lets the loss be checked exactly."
+    )
 
 
 _NO_TILT = (

@@ -42,6 +42,7 @@ from typing import Callable
 import numpy as np
 
 from pdp_audit.audits import rare
+from pdp_audit.audits.loss_scale_band import ScaleBand
 from pdp_audit.audits.stats import clopper_pearson, pvalue_by_inversion
 from pdp_audit.audits.tails import TailEstimate
 from pdp_audit.verify.checks import CheckSpec, Evidence
@@ -156,20 +157,62 @@ def mean_estimate(mean: rare.BoundedMean) -> DeltaEstimate:
     )
 
 
-def importance_estimate(tail) -> DeltaEstimate:
+def importance_estimate(tail, revealing: tuple[int, int] = (0, 0)) -> DeltaEstimate:
     """The importance-sampled δ through the noise view (:class:`pdp_audit.audits.rare.RareTail`, or
-    :class:`pdp_audit.audits.tilting.TiltedTail`; upper bound +∞ unless its weight bound is certified)."""
-    return _importance(tail.delta, tail.certified)
+    :class:`pdp_audit.audits.tilting.TiltedTail`; upper bound +∞ unless its weight bound is certified).
+
+    ``revealing``: (k, n), the draws of ``sample()`` with L = +∞ (releases impossible in the other world) among n.
+    A view is a proposal for the finite part of the loss; where ``sample()`` drew such releases the view may not
+    produce them, so its upper bound does not speak for them: δ = P[L = +∞] + E_P[(1 − e^{ε − L})₊ 1{L < ∞}], and the
+    upper bound is the view's plus the Clopper–Pearson upper bound on P[L = +∞] (each at half the level).  Without
+    such draws nothing is added: a branch rarer than about 1/n that both the view and the loss omit is unseen."""
+    return _importance(tail.delta, tail.certified, revealing)
 
 
-def _importance(mean: rare.BoundedMean, certified: bool) -> DeltaEstimate:
+def _importance(mean: rare.BoundedMean, certified: bool, revealing: tuple[int, int] = (0, 0)) -> DeltaEstimate:
+    upper = mean.upper_bound if certified else (lambda a: math.inf)
+    count, draws = revealing
+    if certified and count > 0:
+
+        def upper(a: float) -> float:
+            atom = float(clopper_pearson(count, draws, a / 2, side="upper")[1])
+            return min(1.0, mean.upper_bound(a / 2) + atom)
+
+    def at_budget(n: int) -> DeltaEstimate:
+        scaled = (max(1, round(count * n / draws)), int(n)) if count > 0 else (0, 0)
+        return _importance(replace(mean, n=int(n)), certified, scaled)
+
+    return DeltaEstimate("importance sampling", mean.estimate, mean.n, mean.lower_bound, upper, at_budget)
+
+
+def band_estimates(band: ScaleBand, direction: str) -> list[DeltaEstimate]:
+    """The plain tails and the bounded mean of ``sample()``'s draws with their upper bounds taken over the band of
+    loss scales the draws cannot refute (:mod:`pdp_audit.audits.loss_scale_band`): a loss of the wrong scale cannot
+    lower them.  The tails' lower bound holds for any loss; the mean's is the claimed loss's own (module notes)."""
+    return [_band_tails(band, direction), _band_mean(band, direction)]
+
+
+def _band_tails(band: ScaleBand, direction: str) -> DeltaEstimate:
+    tails = band.tails(direction)
     return DeltaEstimate(
-        "importance sampling",
+        "plain tails",
+        float(tails.estimate[0]),
+        int(min(tails.n_p, tails.n_q)),
+        lambda a: tails.lower_bound(0, a),
+        lambda a: band.tails_upper(direction, a),
+        lambda n: _band_tails(band.at_budget(n), direction),
+    )
+
+
+def _band_mean(band: ScaleBand, direction: str) -> DeltaEstimate:
+    mean = band.mean(direction)
+    return DeltaEstimate(
+        "bounded mean",
         mean.estimate,
         mean.n,
         mean.lower_bound,
-        mean.upper_bound if certified else (lambda a: math.inf),
-        lambda n: _importance(replace(mean, n=int(n)), certified),
+        lambda a: band.mean_upper(direction, a),
+        lambda n: _band_mean(band.at_budget(n), direction),
     )
 
 
