@@ -9,6 +9,7 @@ that exist.  They run without MkDocs (CI builds the site itself with ``mkdocs bu
 
 from __future__ import annotations
 
+import argparse
 import importlib.util
 import re
 from pathlib import Path
@@ -19,8 +20,8 @@ import pdp_audit
 
 ROOT = Path(__file__).resolve().parents[1]
 DOCS = ROOT / "docs"
-# An option in prose: two dashes, a letter, then letters, digits and dashes (``--claim-epsilon``), not inside a word.
-OPTION = re.compile(r"(?<![\w-])--[a-z][a-z0-9-]*[a-z0-9]")
+# An option in prose: two dashes, a letter, then letters, digits, dashes (``--claim-epsilon``, ``--d``), not in a word.
+OPTION = re.compile(r"(?<![\w-])--[a-z](?:[a-z0-9-]*[a-z0-9])?")
 # Options of other programs that the pages quote, each with where it comes from.
 OTHER_PROGRAMS = {
     "--port": "dask scheduler",
@@ -181,3 +182,72 @@ def test_the_readme_holds_the_test_command_ci_runs():
     ci = (ROOT / ".ci" / "run").read_text(encoding="utf-8").splitlines()
     command = ci[ci.index('lap "the README\'s test command"') + 1].strip()
     assert command in (ROOT / "README.md").read_text(encoding="utf-8")
+
+
+# The audit pages' option tables (hand-written: they say what an option means) and the audits they describe.
+AUDIT_PAGES = {
+    "gaussian": ("gaussian",),
+    "objpert": ("objpert",),
+    "goe": ("goe-release",),
+    "linreg": ("output-perturbation", "ops", "adaops", "adassp", "ssp"),
+}
+
+
+def declared_default(audit: str, flag: str):
+    """The default of ``pdp-audit run AUDIT``'s ``flag``: its declared option's, else the parser's; where that is
+    None (resolved at run time), the text after "default:" in its help (``diabetes, unless --data``); None if none.
+    """
+    from pdp_audit.verify.plans.catalogue import plans_by_name
+
+    gen = generated()
+    options = {o.cli_flag: o for o in plans_by_name()[audit].options().values()}
+    (parser,) = [p for command, p in gen.cli_parsers() if command == f"pdp-audit run {audit}"]
+    (action,) = [a for a in parser._actions if flag in a.option_strings]
+    default = options[flag].default if flag in options else action.default
+    if default is None or default is False or default == argparse.SUPPRESS:
+        said = re.search(r"default: ([^)]*)", gen._help(parser, action))
+        return said.group(1) if said else None
+    return default
+
+
+def agrees(stated, declared) -> bool:
+    """A stated number equals the declared one; a stated word is the declared value or leads its help's default."""
+    if isinstance(declared, str):  # the help's words: the stated value must lead them
+        number = re.match(r"[-+]?\d+(\.\d+)?(e[-+]?\d+)?\b", declared)
+        if isinstance(stated, float):
+            return bool(number) and float(number.group(0)) == stated
+        return bool(re.match(rf"{re.escape(stated)}\b", declared))
+    return (
+        not isinstance(stated, str) and float(declared) == stated if isinstance(stated, float) else declared == stated
+    )
+
+
+def stated_defaults(cell: str) -> list:
+    """A default cell's values when it states plain values (``1, 1e-5``, `` `sum` ``), else [] (prose, a dash)."""
+    values = []
+    for token in (t.strip().strip("`") for t in cell.split(",")):
+        if re.fullmatch(r"[-+]?\d+(\.\d+)?(e[-+]?\d+)?", token):
+            values.append(float(token))
+        elif re.fullmatch(r"[a-z][a-z0-9-]*", token):
+            values.append(token)
+        else:
+            return []
+    return values
+
+
+def test_the_defaults_the_audit_pages_state_are_the_parsers():
+    compared = 0
+    for page, audits in AUDIT_PAGES.items():
+        text = (DOCS / "reference" / "audits" / f"{page}.md").read_text(encoding="utf-8")
+        for options, cell in re.findall(r"^\| (`--[^|]*`) \| .* \| ([^|]*) \|$", text, flags=re.M):
+            flags = OPTION.findall(options)
+            stated = stated_defaults(cell.strip())
+            if not stated:
+                continue
+            for audit in audits:
+                declared = [d for d in (declared_default(audit, f) for f in flags) if d is not None]
+                assert len(declared) == len(stated), (page, options, cell, audit, declared)
+                for want, have in zip(stated, declared):
+                    assert agrees(want, have), (page, options, cell, audit, have)
+                compared += 1
+    assert compared >= 30  # the tables state about 30 plain defaults: a parse that found none would prove nothing
