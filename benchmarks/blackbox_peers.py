@@ -17,7 +17,7 @@ peak of Python's traced allocations (tracemalloc, numpy included) during the run
 (or ``proved_epsilon``) would be invalid.
 
     python benchmarks/blackbox_peers.py --quick            # 1e4 per world, a few mechanisms (development)
-    python benchmarks/blackbox_peers.py --trials 1000000   # the table of the README
+    python benchmarks/blackbox_peers.py --trials 1000000   # the table of docs/how-to/blackbox.md
 """
 
 from __future__ import annotations

@@ -3,7 +3,7 @@
 Runs ``pdp-audit run NAME [options] --quiet --report none --json FILE`` (as ``python -m pdp_audit.verify.cli``)
 for each setting of every audit (:func:`runs`), one after the other, and prints one JSON line per run: {"audit",
 "case", "options", "verdict", "exit_code", "expected_exit_code", "seconds", "cpus", "guarantees", "failing"}.
-With ``--markdown PATH`` it also writes the table that README's "Certification on defaults" section shows.  Seconds are
+With ``--markdown PATH`` it also writes the table docs/benchmarks.md includes (generated).  Seconds are
 wall-clock on this machine with the default workers (every core; ``cpus`` in each line); they are reported,
 never asserted.
 
@@ -86,7 +86,7 @@ def run_one(audit: str, options: tuple[str, ...], workdir: Path) -> dict:
 
 
 def markdown(rows: list[dict]) -> str:
-    """The README table: one line per run."""
+    """The table of docs/benchmarks.md: one line per run."""
     lines = [
         "| audit | case | options | verdict | exit code | seconds | not passing |",
         "|---|---|---|---|---|---|---|",

@@ -11,7 +11,7 @@ properties, for every command line:
 * no RuntimeWarning (overflow, invalid value, division by zero) escapes from the computation.
 
 The default suite runs a short version (``FUZZ_EXAMPLES``, default 40 command lines, each run at its audit's small
-budget); ``--run-slow`` runs 2000 command lines (README, Reliability).
+budget); ``--run-slow`` runs 2000 command lines (docs/explanation/reliability.md).
 
 Issue 27's classes have their own properties (at the end): stores damaged at random places with random JSON,
 deployment files and sweep specs generated from the schema with hostile keys and values (control characters,
@@ -139,7 +139,7 @@ def _workspace(root: Path) -> None:
 
 def _tally(argv: list[str], rc: int) -> None:
     """With FUZZ_COUNTS=path, keep a running JSON count of command lines per subcommand and exit code (the
-    README's reliability numbers)."""
+    reliability numbers of docs/explanation/reliability.md)."""
     target = os.environ.get("FUZZ_COUNTS")
     if not target:
         return

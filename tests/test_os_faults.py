@@ -388,7 +388,8 @@ def test_a_store_that_cannot_be_read_is_named_as_such_not_as_a_foreign_file(tmp_
 
 
 def test_no_folder_is_made_for_a_store(tmp_path):
-    """The README promises exit 2 for a missing folder; the store itself made one (Store.for_sweep's mkdir)."""
+    """docs/explanation/reliability.md promises exit 2 for a missing folder; the store itself made one
+    (Store.for_sweep's mkdir)."""
     from pdp_audit.verify.sweeps.schema import SpecError
     from tests.sweep_toy import parse_toy_spec, toy_spec
 
