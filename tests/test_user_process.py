@@ -247,3 +247,20 @@ def test_what_the_child_raises_is_raised_here_with_its_traceback():
     assert isinstance(caught.value.__cause__, processes.ChildTraceback)
     assert "in work" in str(caught.value.__cause__)
     assert processes.in_user_process(lambda: os.getpid(), "x") != os.getpid()
+
+
+def test_a_message_the_parent_cannot_read_is_our_error_never_a_silent_exit():
+    """An exception class of a module only the child imported (the user's) cannot be unpickled here: exit 4 with
+    the reason (an internal error: the guards let the user's exception through), never "the code ended"."""
+
+    def work():
+        import types
+
+        module = types.ModuleType("only_in_the_child")
+        module.Fault = type("Fault", (Exception,), {"__module__": "only_in_the_child"})
+        sys.modules["only_in_the_child"] = module
+        raise module.Fault("cannot be unpickled here")
+
+    with pytest.raises(RuntimeError, match="could not be read here.*only_in_the_child"):
+        processes.in_user_process(work, "x")
+    assert "only_in_the_child" not in sys.modules

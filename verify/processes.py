@@ -232,9 +232,13 @@ def _receive(reader, child) -> tuple | None:
         ready = wait([reader, child.sentinel])
         if reader in ready:
             try:
-                return reader.recv()
-            except (EOFError, OSError, pickle.UnpicklingError):
+                data = reader.recv_bytes()
+            except (EOFError, OSError):  # ended mid-message, or before one
                 return None
+            try:
+                return pickle.loads(data)
+            except Exception as err:  # e.g. an exception class of the user's module, which this process never imported
+                return ("raised", RuntimeError(f"the child's message could not be read here: {err!r}"), "")
         if not reader.poll(0):  # the child is gone and sent nothing
             return None
 
