@@ -43,7 +43,8 @@ FAULTY = textwrap.dedent(
             thread = threading.Thread(target=exit)
             thread.start()
             thread.join()
-            time.sleep(5)  # os._exit in the thread ends the process meanwhile
+            if HOW == "thread_exit0":
+                time.sleep(5)  # os._exit in the thread ends the process meanwhile
         if HOW == "hang":
             open(os.environ["FAULT_MARK"], "w").close()  # the test's sign that the user's code runs
             time.sleep(600)
@@ -247,6 +248,12 @@ def test_what_the_child_raises_is_raised_here_with_its_traceback():
     assert isinstance(caught.value.__cause__, processes.ChildTraceback)
     assert "in work" in str(caught.value.__cause__)
     assert processes.in_user_process(lambda: os.getpid(), "x") != os.getpid()
+
+
+def test_a_sys_exit_that_reaches_the_child_is_the_users_fault_never_an_exit_0():
+    """Our code never exits in the child: a SystemExit that reaches its top came from the user's code."""
+    with pytest.raises(processes.InputError, match=r"^target: the code of 'x:y' called sys.exit\(0\) outside"):
+        processes.in_user_process(lambda: sys.exit(0), "target: the code of 'x:y'")
 
 
 def test_a_message_the_parent_cannot_read_is_our_error_never_a_silent_exit():
