@@ -259,3 +259,18 @@ def test_objpert_example_is_certified(tmp_path):
     certified = json.loads(out.read_text(encoding="utf-8"))["certified"]
     assert certified["data_source"] == "shipped" and certified["data_shape"] == [569, 31]
     assert certified["parameters"]["loss"] == "logistic"
+
+
+def test_a_deployment_certified_through_a_symbolic_link_records_the_file_it_resolves_to(tmp_path):
+    """main: the certificate named the link (``current.toml``), whose target the SHA-256 is of and which is
+    re-pointed at the next release; now the file itself, and the same bytes as certifying the file directly."""
+    toml = gaussian_example(tmp_path, "trials = 2e4")
+    (tmp_path / "current.toml").symlink_to(toml.name)
+    documents = []
+    for given in ("current.toml", "deploy.toml"):
+        out = tmp_path / f"via-{given}.json"
+        assert main(["certify", str(tmp_path / given), "--report", "none", "--json", str(out), "--quiet"]) in (0, 3)
+        documents.append(out.read_bytes())
+    assert documents[0] == documents[1]
+    record = json.loads(documents[0])["certified"]["deployment_file"]
+    assert record == {"path": "deploy.toml", "sha256": hashlib.sha256(toml.read_bytes()).hexdigest()}

@@ -44,6 +44,16 @@ def test_tau_prints_the_json_of_mechanisms_goe_tau(args, expected, capsys):
     assert doc["method"] == "exact"
 
 
+def test_tau_refuses_a_subnormal_sigma_in_one_line(capsys):
+    """main: --sigma 5e-324 printed τ = 1.5e-323 at d = 3, ρ = 0.1, where σ τ₁ is 1.96e-323 (σ has one bit)."""
+    unit = goe.tau(3, 0.1, 1.0, "auto").tau
+    assert main(["tau", "--d", "3", "--rho", "0.1", "--sigma", "5e-324"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.startswith("pdp-audit: error: --sigma") and ">= 1e-300" in err and "\n" not in err
+    assert main(["tau", "--d", "3", "--rho", "0.1", "--sigma", "1e-300"]) == 0  # the smallest accepted: still exact
+    assert json.loads(capsys.readouterr().out)["tau"] == pytest.approx(1e-300 * unit, rel=1e-14)
+
+
 def test_tau_k16_value_is_twelve_root_two(capsys):
     main(["tau", "--d", "50", "--rho", "8.465e-6"])
     doc = json.loads(capsys.readouterr().out)
@@ -69,8 +79,8 @@ def test_tau_large_d_is_labelled_tracy_widom(capsys, tmp_path):
         (["--d", "5", "--rho", "0"], "--rho must be a finite number in [2e-300, 1)"),
         (["--d", "5", "--rho", "1.5"], "--rho must be a finite number in [2e-300, 1)"),
         (["--d", "5", "--rho", "nan"], "--rho must be a finite number in [2e-300, 1)"),
-        (["--d", "5", "--rho", "0.1", "--sigma", "0"], "--sigma must be a finite number > 0, got"),
-        (["--d", "5", "--rho", "0.1", "--sigma", "-2"], "--sigma must be a finite number > 0, got"),
+        (["--d", "5", "--rho", "0.1", "--sigma", "0"], "--sigma must be a finite number >= 1e-300, got"),
+        (["--d", "5", "--rho", "0.1", "--sigma", "-2"], "--sigma must be a finite number >= 1e-300, got"),
         (["--d", "500", "--rho", "0.1", "--method", "exact"], "--method exact supports d <= 200"),
         (["--d", "5", "--rho", "0.1", "--method", "bogus"], "--method"),
         (["--rho", "0.1"], "--d"),

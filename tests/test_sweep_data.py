@@ -133,3 +133,37 @@ def test_a_store_with_the_old_gaussian_keys_is_not_resumed_but_still_reported(fo
     err = capsys.readouterr().err
     assert "holds Gaussian cells under the sweep keys of pdp-audit 0.1" in err and err.count("\n") == 1
     assert main(["report", "s.sqlite", "-o", "none", "--quiet"]) in (0, 1, 3)  # rendered, not refused
+
+
+def _wide_csv(path: Path, columns: int, target: bool = False) -> None:
+    """A CSV of 6 rows and ``columns`` numeric columns (``x0, x1, ...``), plus a column ``y`` if ``target``."""
+    names = [f"x{i}" for i in range(columns)] + (["y"] if target else [])
+    rows = [",".join(f"{0.001 * ((r + i) % 7):g}" for i in range(len(names))) for r in range(6)]
+    path.write_text(",".join(names) + "\n" + "\n".join(rows) + "\n", encoding="utf-8")
+
+
+@pytest.mark.parametrize(
+    "mechanism,cap,label_column,extra",
+    [
+        ("gaussian", 100, False, ""),
+        ("objpert", 100, True, ""),  # without target_column, the last column is the label
+        ("ssp", 200, True, 'target_column = "y"\n'),
+    ],
+)
+def test_the_data_width_cap_is_checked_when_the_spec_is_read(
+    tmp_path, monkeypatch, mechanism, cap, label_column, extra
+):
+    """main: a file one column too wide passed the spec and failed only when its cell ran (after the store was made:
+    the corrected spec was then refused by it); a file at the cap still passes."""
+    monkeypatch.chdir(tmp_path)  # a spec's data path is relative to the working folder
+    spec = f'[sweep]\nmechanism = "{mechanism}"\n[fixed]\ntrials = 2000\ndata = "wide.csv"\n{extra}'
+    (tmp_path / "spec.toml").write_text(spec + "[grid]\nclaim_epsilon = [1.0, 2.0]\n", encoding="utf-8")
+    extra_column = label_column and not extra  # objpert: the label is a column of the file, not a feature
+    _wide_csv(tmp_path / "wide.csv", cap + 1 + extra_column, target=bool(extra))
+    with pytest.raises(InputError) as refused:
+        load_spec("spec.toml")
+    message = str(refused.value)
+    assert f"has {cap + 1:,} feature columns; this audit takes at most {cap}" in message and "\n" not in message
+    assert message.startswith("spec.toml: the cells with data = 'wide.csv'"), message
+    _wide_csv(tmp_path / "wide.csv", cap + extra_column, target=bool(extra))
+    assert len(load_spec("spec.toml").cells) == 2

@@ -37,6 +37,7 @@ from __future__ import annotations
 import difflib
 import hashlib
 import json
+import os
 import sys
 from contextlib import nullcontext
 from dataclasses import dataclass, replace
@@ -347,8 +348,11 @@ def _file_record(deployment: Deployment) -> dict[str, str]:
 
 def deployment_name(deployment: Deployment) -> str:
     """The deployment file as a certificate records it: its file name, however its path was typed (``x.toml``,
-    ``./x.toml``, an absolute path), so the certificate's bytes depend on the file's content only."""
-    return deployment.path if deployment.path == MAPPING else Path(deployment.path).name
+    ``./x.toml``, an absolute path, a symbolic link to it), so the certificate's bytes depend on the file's content
+    only.  Through a link it is the name of the file the link resolves to -- the file whose bytes were hashed, which
+    a reviewer finds in the repository beside its SHA-256 -- not the link's (``current.toml`` is re-pointed at the
+    next release, and would then name another file)."""
+    return deployment.path if deployment.path == MAPPING else Path(os.path.realpath(deployment.path)).name
 
 
 def data_fingerprint(config: Any) -> tuple[str, str | None, str | None, list[int] | None]:

@@ -1,13 +1,21 @@
-"""The processes a run spreads its work over: a pool whose workers exit with their parent, one BLAS thread each."""
+"""The processes a run spreads its work over: a pool whose workers exit with their parent, one BLAS thread each;
+and the process the user's own code runs in (:func:`in_user_process`)."""
 
 from __future__ import annotations
 
+import multiprocessing
 import os
+import pickle
+import signal
+import sys
 import threading
 import time
+import traceback
 from concurrent.futures import ProcessPoolExecutor
 from contextlib import contextmanager
+from multiprocessing.connection import wait
 from pathlib import Path
+from typing import Any, Callable
 
 from pdp_audit.mechanisms.validation import InputError
 from pdp_audit.verify.config import WORKERS
@@ -116,3 +124,136 @@ def _block_worker_init() -> None:
 
     threadpool_limits(limits=1)
     exit_with_parent()
+
+
+# --- the user's code in a process of its own ----------------------------------------------------------------------
+
+#: Seconds a child given Ctrl-C (or SIGINT) has to unwind -- its private data copies are removed on the way out --
+#: before it is killed.
+CHILD_GRACE = 5.0
+
+
+def in_user_process(work: Callable[[], Any], target: str) -> Any:
+    """``work()`` -- the part of a command that runs the user's code: its import, factory, sampler, and the audit
+    around them -- in a child process; its result, or what it raised, re-raised here.  ``target`` names that code in
+    a message (``target: the code of 'mymod:make'``).
+
+    A child that ends without delivering either (``os._exit(0)``, a segfault, ``kill -9`` of itself in the user's
+    code) is one :class:`InputError` naming ``target`` and how the process ended: a command that could not decide
+    must never exit 0, and the fault is the user's code, not ours.  The child exits with this process
+    (:func:`exit_with_parent`, as the workers of ``--workers N`` do); on Ctrl-C here it is interrupted too and
+    waited for, so no process is left behind.  Its standard output and error are this process's own (the terminal).
+
+    The child is forked: ``work`` is a closure over the parsed arguments and the user's objects (nothing to pickle but
+    the result), and nothing is imported again (numpy, scipy, scikit-learn: ~1 s a spawn).  Forking is safe here:
+    the command has started no thread of its own before (the only threads pdp-audit starts run in the child or in
+    worker processes), and OpenBLAS re-creates its pool after a fork.  Without ``fork`` (Windows), ``work()`` runs
+    in this process."""
+    if "fork" not in multiprocessing.get_all_start_methods():  # pragma: no cover - not on POSIX
+        return work()
+    context = multiprocessing.get_context("fork")
+    reader, writer = context.Pipe(duplex=False)
+    child = context.Process(target=_deliver, args=(work, writer), name="pdp-audit-user-code")
+    child.start()  # flushes this process's stdout and stderr first: nothing printed so far is printed twice
+    writer.close()  # the child's copy is the only one left: end of file once it is gone
+    try:
+        message = _receive(reader, child)
+    except BaseException:  # Ctrl-C (or anything else) while waiting: the child goes first
+        reader.close()  # what it would still send is refused at once
+        _stop(child)
+        raise
+    reader.close()
+    child.join(CHILD_GRACE)  # it exits right after sending
+    _stop(child)
+    if message is None:
+        raise InputError(
+            f"{target} {_ending(child.exitcode)} before it delivered a result; this is a fault in that code"
+        )
+    kind, value, remote = message
+    if kind == "result":
+        return value
+    if isinstance(value, SystemExit):  # our code never exits in the child: sys.exit reached it from the user's code
+        raise InputError(
+            f"{target} called sys.exit({value.code!r}) outside the calls the audit guards; this is a fault in that code"
+        )
+    if remote:
+        raise value from ChildTraceback(remote)
+    raise value
+
+
+class ChildTraceback(Exception):
+    """The traceback of an exception raised in :func:`in_user_process`'s child, as text (shown as its cause)."""
+
+    def __str__(self) -> str:
+        return "\n" + self.args[0]
+
+
+def _ending(exitcode: int | None) -> str:
+    """How the child ended, in words: ``ended the audit process (killed by signal SIGSEGV)``."""
+    if exitcode is None:
+        return "left the audit process running"
+    if exitcode >= 0:
+        return f"ended the audit process (exit status {exitcode}, as os._exit({exitcode}) does)"
+    try:
+        name = signal.Signals(-exitcode).name
+    except ValueError:
+        name = str(-exitcode)
+    oom = "; SIGKILL is also how the system ends a process out of memory" if name == "SIGKILL" else ""
+    return f"ended the audit process (killed by signal {name}{oom})"
+
+
+def _deliver(work: Callable[[], Any], writer) -> None:
+    """In the child: ``work()``'s result (or what it raised) sent once, then exit at once -- no thread the user's
+    code left running keeps the command waiting."""
+    try:
+        exit_with_parent()
+        try:
+            message = ("result", work(), "")
+        except BaseException as err:  # sent to the parent, which raises it (Ctrl-C included)
+            message = ("raised", err, "".join(traceback.format_exception(err)))
+        try:
+            writer.send(message)
+        except (pickle.PicklingError, TypeError, AttributeError) as err:  # unpicklable: a bug of ours (exit 4)
+            writer.send(("raised", RuntimeError(f"the audit's result could not be sent: {err!r}"), message[2]))
+    except BaseException:  # the parent stopped listening (its Ctrl-C) or is gone: nothing to deliver, nothing to say
+        pass
+    finally:
+        for stream in (sys.stdout, sys.stderr):
+            try:
+                stream.flush()
+            except (OSError, ValueError):
+                pass
+        os._exit(0)
+
+
+def _receive(reader, child) -> tuple | None:
+    """The child's message, or None when it ended (or its pipe closed) without one."""
+    while True:
+        ready = wait([reader, child.sentinel])
+        if reader in ready:
+            try:
+                data = reader.recv_bytes()
+            except (EOFError, OSError):  # ended mid-message, or before one
+                return None
+            try:
+                return pickle.loads(data)
+            except Exception as err:  # e.g. an exception class of the user's module, which this process never imported
+                return ("raised", RuntimeError(f"the child's message could not be read here: {err!r}"), "")
+        if not reader.poll(0):  # the child is gone and sent nothing
+            return None
+
+
+def _stop(child) -> None:
+    """End the child if it still runs: a moment to end by itself (Ctrl-C on a terminal reached it too), then an
+    interrupt and :data:`CHILD_GRACE` seconds to unwind (its private data copies are removed on the way out), then
+    a kill; reaped either way."""
+    child.join(0.5)
+    if child.is_alive():
+        try:
+            os.kill(child.pid, signal.SIGINT)
+        except OSError:
+            pass
+        child.join(CHILD_GRACE)
+    if child.is_alive():
+        child.kill()
+        child.join()

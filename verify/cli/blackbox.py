@@ -7,7 +7,9 @@
 learned on ``--train-trials`` releases per world (default ``--trials``) and ε is bounded on ``--trials`` fresh ones,
 streamed in blocks over ``--workers`` processes (:mod:`pdp_audit.audits.blackbox`; the numbers do not depend on
 the workers).
-Exit 1 when the claim is refuted, 3 when it is not (a black-box audit never certifies: it cannot exit 0).
+Exit 1 when the claim is refuted, 3 when it is not (a black-box audit never certifies: it cannot exit 0).  The
+import, the factory and the audit run in a child process (:func:`pdp_audit.verify.processes.in_user_process`): a
+target that ends that process itself (``os._exit(0)``, a segfault) is exit 2 and one line naming it.
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ from pdp_audit.mechanisms.validation import InputError, quoted, shown
 from pdp_audit.verify.config import PAIR_OPTIONS, Option
 from pdp_audit.verify.outputs import check_outputs
 from pdp_audit.verify.plans.arguments import add_option, typed
+from pdp_audit.verify.processes import in_user_process
 
 #: The claim and budget of ``blackbox``: the options of ``pdp_audit.audit_blackbox``, with their ranges.
 BLACKBOX_OPTIONS = (
@@ -117,16 +120,20 @@ def command_blackbox(args: argparse.Namespace) -> int:
 
     typed(args, *BLACKBOX_OPTIONS)
     check_outputs({"--json": args.json}, {"the module of TARGET": module_file(args.target)})
-    factory = load_factory(args.target)
-    check_outputs({"--json": args.json})  # again: the modules TARGET imported are known now, before the audit
-    run = audit_blackbox_with(
-        factory,
-        (args.claim_epsilon, args.claim_delta, args.alpha),
-        args.trials,
-        args.seed,
-        True,  # a bar on a terminal only: a user's sampler may take minutes
-        BlackBoxBudget(args.train_trials, args.workers, args.statistic),
-    )
+
+    def audit():  # the user's code, behind a process boundary: an os._exit(0) in it cannot end this command with 0
+        factory = load_factory(args.target)
+        check_outputs({"--json": args.json})  # again: the modules TARGET imported are known now, before the audit
+        return audit_blackbox_with(
+            factory,
+            (args.claim_epsilon, args.claim_delta, args.alpha),
+            args.trials,
+            args.seed,
+            True,  # a bar on a terminal only: a user's sampler may take minutes
+            BlackBoxBudget(args.train_trials, args.workers, args.statistic),
+        )
+
+    run = in_user_process(audit, f"target: the code of {shown(args.target)}")
     (check,) = run.checks
     doc = {
         "schema": 1,

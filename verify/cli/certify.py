@@ -29,6 +29,7 @@ from pdp_audit.verify.joint_release import certify as certify_deployment
 from pdp_audit.verify.outputs import check_outputs
 from pdp_audit.verify.own_mechanism import is_own, module_file
 from pdp_audit.verify.plans.arguments import add_option, typed
+from pdp_audit.verify.processes import in_user_process
 
 #: ``--workers`` of certify: by default the deployment file's ``[audit] workers``, else 1.
 CERTIFY_WORKERS = WORKERS_OPTION.with_default(None)
@@ -81,8 +82,15 @@ def command_certify(args: argparse.Namespace) -> int:
         inputs[f"the data of release[{i}]"] = deployment.folder / data if isinstance(data, str) else None
     check_outputs({"--report": report, "--json": args.json}, inputs)
     start = time.perf_counter()
-    run = certify_deployment(deployment, workers=args.workers, progress=not args.quiet)
-    check_outputs({"--report": report, "--json": args.json})  # again: a module the mechanism's module imported
+
+    def audit():
+        run = certify_deployment(deployment, workers=args.workers, progress=not args.quiet)
+        check_outputs({"--report": report, "--json": args.json})  # again: a module the mechanism's module imported
+        return run
+
+    # the user's code behind a process boundary: an os._exit(0) or a segfault in it cannot end this command with 0
+    where = f"{shown(args.deployment)}: mechanism: the code of {shown(deployment.mechanism)}"
+    run = in_user_process(audit, where) if own else audit()
     write_run_reports(run, report, args.json)
     if not args.quiet and args.json != "-":
         print_certificate(run, args.deployment, time.perf_counter() - start, report)

@@ -18,15 +18,21 @@ import sys
 
 from pdp_audit.mechanisms.validation import InputError
 from pdp_audit.reports.files import atomic_path, write_stdout
-from pdp_audit.verify.config import POSITIVE, Option, Range
+from pdp_audit.verify.config import Option, Range
 from pdp_audit.verify.outputs import check_outputs
 from pdp_audit.verify.plans.arguments import add_option, typed
+
+#: σ of ``tau``: a normal double (with room), as δ and ρ are (:data:`pdp_audit.verify.config.DELTA`).
+SIGMA = Range(1e-300)
 
 TAU_OPTIONS = (
     Option("d", "int", None, "matrix dimension d >= 1", range=Range(1)),
     # ρ/2 must stay a normal double (see mechanisms.goe.MIN_TAIL)
     Option("rho", "float", None, "failure probability ρ in [2e-300, 1)", range=Range(2e-300, 1, open_high=True)),
-    Option("sigma", "float", 1.0, "noise scale σ₃ > 0 of Algorithm 6 (default: 1; τ scales linearly)", range=POSITIVE),
+    # τ = σ τ₁ is exact only for a normal σ: at σ = 5e-324 (subnormal: one significant bit) it was 60% off, silently
+    Option(
+        "sigma", "float", 1.0, "noise scale σ₃ >= 1e-300 of Algorithm 6 (default: 1; τ scales linearly)", range=SIGMA
+    ),
 )
 
 #: Largest d accepted with ``--method exact`` (the exact CDF costs ~d³ big-number products per evaluation:

@@ -50,7 +50,9 @@ class AuditPlan:
     false (the certification table, :mod:`benchmarks.certify_defaults`).  ``chunked``: a sweep may split one cell's
     blocks over its workers.  ``bytes_per_trial``: the growth of its peak memory per unit of ``trials`` at the
     other defaults (measured by ``benchmarks/memory.py``, rounded up): a budget this machine cannot hold is refused
-    before any work (:func:`check_memory`).
+    before any work (:func:`check_memory`).  ``data_check(path, dataset)``: given ``--data`` and its table as
+    ``load_csv(data, target_column)`` reads it, the InputError a run raises for the table's shape (its width cap),
+    so that a sweep refuses the file when its spec is read, not when the cell runs.
     """
 
     name: str
@@ -67,6 +69,7 @@ class AuditPlan:
     settings: tuple[Setting, ...] = ()
     chunked: bool = True
     bytes_per_trial: float = 0.0
+    data_check: Callable[[str, Any], None] | None = None
 
     def options(self) -> dict[str, Option]:
         """This audit's options by key, in the order ``pdp-audit run NAME --help`` lists them."""

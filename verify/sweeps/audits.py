@@ -118,4 +118,5 @@ def sweep_mechanism(plan: AuditPlan) -> SweepMechanism:
         description=f"pdp-audit run {plan.name}: {plan.help}",
         preload=(plan.audit.__module__.rpartition(".")[0] + ".evidence",),  # each family's heavy module
         chunked=plan.chunked,
+        check_data=plan.data_check,
     )

@@ -9,7 +9,7 @@ carry, so a sweep cell is checked by the same code, with the same words, as ever
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Callable
+from typing import Any, Callable
 
 from pdp_audit.mechanisms.validation import InputError
 from pdp_audit.verify.checks import id_matches
@@ -47,6 +47,7 @@ class SweepMechanism:
     description: str = ""
     preload: tuple[str, ...] = ()  # modules a forked worker should inherit already imported
     chunked: bool = False  # cell(..., executor=E) runs its sample chunks through E.map (see executors)
+    check_data: Callable[[str, Any], None] | None = None  # the audit's refusal of a data table's shape (its width)
 
     def has_check(self, check_id: str) -> bool:
         """Whether ``check_id`` is one of :attr:`checks` (:func:`pdp_audit.verify.checks.id_matches`); any id is, where

@@ -343,7 +343,7 @@ def parse_spec(
         if len({canonical_json(c.parameters[k]) for c in cells if k in c.parameters}) > 1
     ]
     spec = SweepSpec(sweep_name, mech_name, seed, alpha, checks, cells, swept, text, path, description, mechanism)
-    spec.data = data_fingerprints(cells, where)
+    spec.data = data_fingerprints(cells, where, mechanism.check_data)
     return spec
 
 
@@ -368,7 +368,7 @@ def _grid_label(point: dict) -> str:
     return "grid " + ", ".join(f"{k}={v!r}" for k, v in point.items()) if point else "[fixed]"
 
 
-def data_fingerprints(cells: Sequence[Cell], where: str) -> dict[str, str]:
+def data_fingerprints(cells: Sequence[Cell], where: str, check_data=None) -> dict[str, str]:
     """The SHA-256 of every data file the cells name (``data``), read now: a resumed sweep whose data changed is
     refused, and each cell audits exactly these bytes (:func:`pdp_audit.verify.sweeps.executors.execute_task`)."""
     fingerprints = {}
@@ -380,15 +380,17 @@ def data_fingerprints(cells: Sequence[Cell], where: str) -> dict[str, str]:
             fingerprints[path] = hashlib.sha256(Path(path).read_bytes()).hexdigest()
         except OSError as err:
             raise SpecError(f"{where}: data: cannot read {path!r}: {err.strerror or err}") from None
-    check_cells_data(cells, where)
+    check_cells_data(cells, where, check_data)
     return fingerprints
 
 
-def check_cells_data(cells: Sequence[Cell], where: str) -> None:
+def check_cells_data(cells: Sequence[Cell], where: str, check_data=None) -> None:
     """Each distinct use of a data file by the cells -- the file, its ``target_column`` and ``column`` -- read as a
     cell will read it (:func:`pdp_audit.mechanisms.datasets.load_csv`): a file that does not parse, or a column it
     does not have, is one SpecError now, before any cell runs and before the store is made (it was found only when
-    the cell ran, and the store left behind refused the corrected spec)."""
+    the cell ran, and the store left behind refused the corrected spec).  ``check_data(path, dataset)``: the audit's
+    own refusal of the table's shape (:attr:`pdp_audit.verify.plans.plan.AuditPlan.data_check`: the width cap of
+    ``--data``, 100 or 200 feature columns), applied now too."""
     from pdp_audit.mechanisms.datasets import column_index, load_csv
 
     uses = {
@@ -402,6 +404,8 @@ def check_cells_data(cells: Sequence[Cell], where: str) -> None:
         try:
             if (path, target_column) not in loaded:
                 loaded[path, target_column] = load_csv(path, target_column)
+                if check_data is not None:
+                    check_data(path, loaded[path, target_column])
             if column is not None:
                 column_index(loaded[path, target_column], column)
         except InputError as err:

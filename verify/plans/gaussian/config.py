@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from pdp_audit.mechanisms.datasets import SHIPPED
+from pdp_audit.mechanisms.datasets import SHIPPED, check_width
 from pdp_audit.verify.config import (
     ALPHA_OPTION,
     CLAIM_DELTA,
@@ -27,6 +27,11 @@ CALIBRATIONS = ("analytic", "classical")
 
 #: The widest release of ``--synthetic`` (d), and of ``--data`` (its feature columns).
 MAX_SYNTHETIC_D = 100
+
+
+def check_data_width(path: str, dataset) -> None:
+    """``--data``'s feature columns (the release's coordinates) at most :data:`MAX_SYNTHETIC_D` (InputError)."""
+    check_width(path, dataset.features, MAX_SYNTHETIC_D)
 
 
 def _synthetic_size(size: tuple[int, int]) -> str | None:

@@ -38,7 +38,7 @@ from pdp_audit.audits.engine import block_rng, sample_privacy_loss
 from pdp_audit.audits.tails import both_directions
 from pdp_audit.mechanisms import gaussian as g
 from pdp_audit.mechanisms import gaussian_mean as gm
-from pdp_audit.mechanisms.datasets import Dataset, check_width, load_csv, load_shipped, standardize, synthetic_rows
+from pdp_audit.mechanisms.datasets import Dataset, load_csv, load_shipped, standardize, synthetic_rows
 from pdp_audit.reports.records import Check, Run
 from pdp_audit.verify.checks import CheckSpec, Evidence, finalize, make_run
 from pdp_audit.verify.evidence import builders
@@ -46,7 +46,7 @@ from pdp_audit.verify.evidence.dp_claim import DpClaim, Draws
 from pdp_audit.verify.evidence.pair_checks import loss_consistency_check
 from pdp_audit.verify.plans.clipping import clipping_record
 from pdp_audit.verify.plans.gaussian.checks import CHECKS
-from pdp_audit.verify.plans.gaussian.config import MAX_SYNTHETIC_D, GaussianAuditConfig
+from pdp_audit.verify.plans.gaussian.config import GaussianAuditConfig, check_data_width
 from pdp_audit.verify.plans.gaussian.pages import per_instance_record
 from pdp_audit.verify.plans.gaussian.profile import dp_check_with_profile
 
@@ -63,7 +63,7 @@ def load_rows(config: GaussianAuditConfig) -> tuple[Dataset, np.ndarray]:
     """
     if config.data is not None:
         dataset = load_csv(config.data, config.target_column)
-        check_width(config.data, dataset.features, MAX_SYNTHETIC_D)
+        check_data_width(config.data, dataset)
         return dataset, dataset.features
     if config.synthetic is not None:  # iid N(0, 1) already: scaled, not standardised
         dataset = synthetic_rows(*config.synthetic, block_rng(config.seed, "synthetic-data", 0))

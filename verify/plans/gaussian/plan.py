@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pdp_audit.verify.plans.gaussian.checks import CHECKS, RUN_CHECKS
-from pdp_audit.verify.plans.gaussian.config import GaussianAuditConfig
+from pdp_audit.verify.plans.gaussian.config import GaussianAuditConfig, check_data_width
 from pdp_audit.verify.plans.plan import AuditPlan, Setting
 
 
@@ -26,4 +26,5 @@ PLAN = AuditPlan(
     smoke={"trials": 2000},
     settings=(Setting({}, {"sigma": 3.0}), Setting({"query": "mean"}, {"noise_multiplier": 0.8})),
     bytes_per_trial=170,  # 1.5 × the 112 that benchmarks/memory.py measured
+    data_check=check_data_width,
 )

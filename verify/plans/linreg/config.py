@@ -45,6 +45,13 @@ SPECIFIC = {
 MAX_SYNTHETIC_D = 200
 
 
+def check_data_width(path: str, dataset) -> None:
+    """``--data``'s feature columns (θ's coordinates) at most :data:`MAX_SYNTHETIC_D` (InputError)."""
+    from pdp_audit.mechanisms.datasets import check_width
+
+    check_width(path, dataset.features, MAX_SYNTHETIC_D)
+
+
 def _synthetic_size(size: tuple[int, int]) -> str | None:
     n, d = size
     if not (3 <= d + 2 <= n <= 10**6 and 1 <= d <= MAX_SYNTHETIC_D):

@@ -32,11 +32,11 @@ import numpy as np
 from pdp_audit.audits.engine import block_rng
 from pdp_audit.audits.linreg_profiles import RidgeBatch
 from pdp_audit.mechanisms import linreg as L
-from pdp_audit.mechanisms.datasets import check_width, load_csv
+from pdp_audit.mechanisms.datasets import load_csv
 from pdp_audit.mechanisms.linreg_data import load_regression, preprocess, synthetic_regression
 from pdp_audit.mechanisms.validation import InputError, shown
 from pdp_audit.verify.evidence.dp_claim import Draws
-from pdp_audit.verify.plans.linreg.config import MAX_SYNTHETIC_D, LinregAuditConfig
+from pdp_audit.verify.plans.linreg.config import LinregAuditConfig, check_data_width
 
 MAX_AXES = 12
 REMOVED_ROWS = 16
@@ -58,7 +58,7 @@ def load_data(config: LinregAuditConfig) -> tuple[np.ndarray, np.ndarray, str, s
         ds = load_csv(config.data, config.target_column)
         if ds.features.shape[1] < 1:
             raise InputError(f"--data: {shown(config.data)} has no feature column besides --target-column")
-        check_width(config.data, ds.features, MAX_SYNTHETIC_D)
+        check_data_width(config.data, ds)
         if len(ds.features) < ds.features.shape[1] + 2:
             raise InputError(
                 f"--data: {shown(config.data)} needs at least d + 2 = {ds.features.shape[1] + 2} rows, "

@@ -5,7 +5,7 @@ options).  The audit itself is :func:`pdp_audit.verify.plans.linreg.evidence.run
 from __future__ import annotations
 
 from pdp_audit.verify.plans.linreg.checks import CHECKS, RUN_CHECKS
-from pdp_audit.verify.plans.linreg.config import SPECIFIC, LinregAuditConfig
+from pdp_audit.verify.plans.linreg.config import SPECIFIC, LinregAuditConfig, check_data_width
 from pdp_audit.verify.plans.plan import AuditPlan, Setting
 
 HELP = {
@@ -56,6 +56,7 @@ def plan(name: str) -> AuditPlan:
         smoke={"trials": 2000, "search": 8, "synthetic": "200,3", "no_reproduce": True},
         settings=SETTINGS[name],
         bytes_per_trial=MEMORY[name],
+        data_check=check_data_width,
     )
 
 

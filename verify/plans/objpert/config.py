@@ -36,6 +36,18 @@ DEFAULT_SYNTHETIC = (200, 2)
 MAX_SYNTHETIC_D = 100
 
 
+def data_features(dataset):
+    """The feature columns X of ``--data``'s table: all but the last (the label) without ``--target-column``."""
+    return dataset.features[:, :-1] if dataset.target is None else dataset.features
+
+
+def check_data_width(path: str, dataset) -> None:
+    """``--data``'s feature columns (θ's coordinates) at most :data:`MAX_SYNTHETIC_D` (InputError)."""
+    from pdp_audit.mechanisms.datasets import check_width
+
+    check_width(path, data_features(dataset), MAX_SYNTHETIC_D)
+
+
 def _synthetic_size(size: tuple[int, int]) -> str | None:
     n, d = size
     if 2 <= n <= 100_000 and 1 <= d <= MAX_SYNTHETIC_D:

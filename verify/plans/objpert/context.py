@@ -13,14 +13,14 @@ from dataclasses import dataclass
 import numpy as np
 
 from pdp_audit.mechanisms import objpert as op
-from pdp_audit.mechanisms.datasets import check_width, load_csv
+from pdp_audit.mechanisms.datasets import load_csv
 from pdp_audit.mechanisms.glm_data import breast_cancer, margin_data
 from pdp_audit.mechanisms.validation import InputError, shown
 from pdp_audit.verify.plans.objpert.config import (
     DEFAULT_SYNTHETIC,
-    MAX_SYNTHETIC_D,
     READINGS,
     ObjPertAuditConfig,
+    check_data_width,
 )
 
 #: The synthetic data, the random instances of (a) and the Figure 1 data do not change with --seed.
@@ -66,7 +66,7 @@ def load_data(config: ObjPertAuditConfig) -> tuple[np.ndarray, np.ndarray, str]:
                 raise InputError(f"--data: {shown(config.data)} has no feature column besides --target-column")
         if len(X) < 2:
             raise InputError(f"--data: {shown(config.data)} needs at least 2 data rows")
-        check_width(config.data, X, MAX_SYNTHETIC_D)
+        check_data_width(config.data, dataset)
     elif config.dataset == "breast-cancer":
         X, y = breast_cancer("unit")
         description = (

@@ -6,7 +6,7 @@ from __future__ import annotations
 from pdp_audit.mechanisms.validation import InputError
 from pdp_audit.reports.records import Run
 from pdp_audit.verify.plans.objpert.checks import CHECKS, RUN_CHECKS
-from pdp_audit.verify.plans.objpert.config import ObjPertAuditConfig
+from pdp_audit.verify.plans.objpert.config import ObjPertAuditConfig, check_data_width
 from pdp_audit.verify.plans.plan import AuditPlan, Setting
 
 
@@ -37,4 +37,5 @@ PLAN = AuditPlan(
         Setting({"loss": "squared", "theta_radius": 1.0}),  # its certificate rests on the bounded domain: no deflation
     ),
     bytes_per_trial=11_000,  # 1.5 × the 7,229 that benchmarks/memory.py measured (θ and its Hessians per draw)
+    data_check=check_data_width,
 )
