@@ -9,8 +9,9 @@
   :func:`atomic_paths`: every file is complete before the first one is renamed into place.
 * A file that is replaced keeps its permissions (a new one gets the user's umask); folders are never created.
 * Temporaries are named ``.<name>.pdp-<pid>.<random>``; they are removed on every path we control
-  (exceptions, Ctrl-C), and those left by a killed process (whose pid is gone) are swept by the next
-  write to the same target.
+  (exceptions, Ctrl-C, SIGTERM and SIGHUP through the command's handler), and those left by a killed process
+  (whose pid is gone) are swept by the next write to the same target.  One for a FIFO or a device (written
+  through, never renamed into place) lies in the temporary folder with mode 0600.
 * An operating-system error while writing (a full disk, a read-only file system, a symbolic link loop, a quota)
   is an :class:`OutputError` naming the path as the caller gave it; the file that was at that path is left as it
   was (only complete temporaries are ever renamed into place).  Standard output goes through
@@ -81,7 +82,8 @@ def _temporary_for(target: Path) -> Iterator[Path]:
         sweep_stale_temporaries(target)
     fd, tmp = tempfile.mkstemp(prefix=f".{target.name}{TEMP_MARK}{os.getpid()}.", dir=directory)
     os.close(fd)
-    os.chmod(tmp, _mode_for(target))
+    if not special:  # it becomes the published file; one written through a FIFO stays 0600 in the temporary folder
+        os.chmod(tmp, _mode_for(target))
     try:
         yield Path(tmp)
     finally:

@@ -69,3 +69,28 @@ def test_temporaries_of_killed_writers_are_swept(tmp_path):
     with atomic_path(target) as tmp:
         tmp.write_text("done")
     assert not stale.exists() and alive.exists() and target.read_text() == "done"
+
+
+def test_the_temporary_of_a_fifo_is_readable_by_its_owner_only(tmp_path):
+    """Written through, never renamed into place: it stays 0600 in the temporary folder (it took the FIFO's 0644)."""
+    fifo = tmp_path / "pipe.json"
+    os.mkfifo(fifo, 0o644)
+    os.chmod(fifo, 0o644)
+    reader = threading.Thread(target=lambda: open(fifo).read())
+    reader.start()
+    with atomic_path(fifo) as tmp:
+        mode = stat.S_IMODE(os.stat(tmp).st_mode)
+        tmp.write_text("payload")
+    reader.join(timeout=10)
+    assert mode == 0o600 and not tmp.exists()
+
+
+def test_outputs_interrupted_by_sigterm_leave_no_temporary(tmp_path):
+    """SIGTERM reaches the writers as :class:`Terminated` (the command's handler): the same cleanup as Ctrl-C."""
+    from pdp_audit.verify.processes import Terminated
+
+    with pytest.raises(Terminated):
+        with atomic_paths(tmp_path / "out.pdf", tmp_path / "out.json") as (tmp_pdf, tmp_json):
+            tmp_json.write_text("{}")
+            raise Terminated(15)
+    assert os.listdir(tmp_path) == []

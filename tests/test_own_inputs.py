@@ -229,6 +229,7 @@ def test_workers_of_run_die_with_it(tmp_path, signal_name):
     for leftover in alive:  # clean up before failing
         leftover.kill()
     assert not alive, f"{len(alive)} worker(s) outlived the run"
+    assert process.returncode == -getattr(signal, signal_name)  # after its cleanup, the run still ends by the signal
 
 
 @pytest.mark.skipif(not os.path.isfile("/proc/version"), reason="needs Linux's /proc")

@@ -133,6 +133,24 @@ def test_ctrl_c_keeps_completed_cells_and_resume_finishes_the_rest(tmp_path):
     assert len(final) == 8 and all(final[k] == v for k, v in kept.items())
 
 
+def test_sigterm_keeps_completed_cells_and_ends_the_sweep_by_the_signal(tmp_path):
+    """SIGTERM runs the same cleanup as Ctrl-C (store closed, workers stopped), then the driver ends by the signal."""
+    psutil = pytest.importorskip("psutil")
+    args, process = start(tmp_path)
+    wait_for_cells(tmp_path / "g.sqlite", 1, process)
+    workers = psutil.Process(process.pid).children(recursive=True)
+    process.send_signal(signal.SIGTERM)
+    out, err = process.communicate(timeout=60)
+    gone, alive = psutil.wait_procs(workers, timeout=15)
+    for leftover in alive:  # clean up before failing
+        leftover.kill()
+    assert process.returncode == -signal.SIGTERM, err
+    assert err.strip().count("\n") == 0 and "SIGTERM" in err and "Traceback" not in err, err
+    assert not alive and 1 <= len(stored(tmp_path / "g.sqlite")) < 8
+    store_files = {"g.sqlite", "g.sqlite.lock", "g.sqlite-wal", "g.sqlite-shm"}  # SQLite's own, kept for --resume
+    assert {p.name for p in tmp_path.iterdir()} - store_files == {"g.toml"}  # no temporary of ours
+
+
 @pytest.mark.slow  # CI runs it in its fixed sample of slow tests (.ci/run)
 def test_kill_9_of_the_driver_leaves_a_store_that_resumes(tmp_path):
     psutil = pytest.importorskip("psutil")

@@ -250,12 +250,27 @@ def without_findings(run: Run) -> Run:
 
 
 def samples_to_decide(n: int, ci: Interval, estimate: float, threshold: float) -> str:
-    """Rough budget to separate an estimate from a threshold: intervals shrink like 1/√n."""
-    half_width = max(ci[1] - estimate, estimate - ci[0])
+    """Rough budget to separate an estimate from a threshold: intervals shrink like 1/√n, so N = n·(w/g)² where g is
+    the gap between estimate and threshold and w the interval's half-width, the larger of its two sides where both are
+    finite (``benchmarks/budget_hints_builtin.py`` measures it on the built-in audits: right within a factor of 3).
+
+    Only the side facing the threshold can cross it.  A side that is infinite -- the upper end of an importance-sampled
+    tail whose weights are not certified bounded (:mod:`pdp_audit.audits.rare`) -- never shrinks: with the estimate
+    below the threshold no budget decides, and above it the finite lower side sets w.  (Both sides were compared
+    before, and an infinite one was reported as an estimate sitting on the claimed value, whatever the gap.)"""
     gap = abs(threshold - estimate)
-    if gap == 0 or not math.isfinite(half_width):
+    if gap == 0:
         return "The estimate sits on the claimed value: no sample size can decide a claim that is exactly tight."
-    ratio = half_width / gap
+    facing = ci[1] - estimate if estimate < threshold else estimate - ci[0]
+    if not math.isfinite(facing):
+        return (
+            "No sample size can decide it: the interval's upper end is not certified (it stays infinite), so sampling "
+            "can refute the claim but never confirm it while the estimate lies below the claimed value."
+            if estimate < threshold
+            else "No sample size can decide it: the interval's lower end is unbounded."
+        )
+    sides = [side for side in (ci[1] - estimate, estimate - ci[0]) if math.isfinite(side)]
+    ratio = max(sides) / gap
     if ratio > 1e100:  # e.g. a claimed δ of 1e-250: (ratio)² would overflow, and no budget could reach it
         return "No feasible budget separates the estimate from the claimed value (more than 1e200 samples per world)."
     needed = max(n * ratio**2, 1.25 * n)  # never the budget that was just run: the estimate moves as n grows

@@ -29,7 +29,9 @@ guarantee, the pair's and each individual's, passes.
 **Data.**  A string parameter ``data`` names a file relative to the deployment file.  Its bytes are read once
 (:func:`pdp_audit.mechanisms.datasets.pinned_bytes`), fingerprinted (SHA-256, and the shape of its numeric table
 as for the built-in audits) and written to a private copy of the same file name, whose path the factory receives:
-the bytes the mechanism reads are the bytes fingerprinted, even if the file changes meanwhile.
+the bytes the mechanism reads are the bytes fingerprinted, even if the file changes meanwhile.  The copy (mode 0600,
+in a ``pdp-audit-data-*`` folder of mode 0700 in the temporary directory) is removed when the audit ends: normally,
+on an error, on Ctrl-C and, through :func:`pdp_audit.verify.processes.terminations_raise`, on SIGTERM or SIGHUP.
 
 **The user's code is behind a boundary.**  A module that cannot be imported (or raises while imported), a missing
 factory, a factory that raises or calls ``sys.exit``, that returns no pair, or whose pair's ``sample``,
@@ -47,6 +49,7 @@ import importlib.machinery
 import importlib.util
 import itertools
 import math
+import os
 import sys
 import tempfile
 from contextlib import ExitStack, contextmanager
@@ -346,8 +349,16 @@ def deployed_data(where: str, folder: Path, parameters: dict[str, Any]) -> Itera
         except InputError as err:
             raise InputError(f"{where}: parameters.data: {str(err).removeprefix('--data: ')}") from None
         copy = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="pdp-audit-data-"))) / path.name
-        copy.write_bytes(content)
+        private_copy(copy, content)
         yield {**parameters, "data": str(copy)}, ("file", data, hashlib.sha256(content).hexdigest(), shape)
+
+
+def private_copy(path: Path, content: bytes) -> None:
+    """Write ``content`` to the new file ``path``, readable by its owner only (0600, whatever the umask): it is a copy
+    of private data (``Path.write_bytes`` gave 0644 under the usual umask)."""
+    descriptor = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    with os.fdopen(descriptor, "wb") as sink:
+        sink.write(content)
 
 
 def check_values(where: str, table: dict[str, Any], prefix: str = "parameters") -> None:

@@ -1,5 +1,6 @@
 """The processes a run spreads its work over: a pool whose workers exit with their parent, one BLAS thread each;
-and the process the user's own code runs in (:func:`in_user_process`)."""
+the process the user's own code runs in (:func:`in_user_process`); and how the process ends on SIGTERM or SIGHUP
+(:func:`terminations_raise`)."""
 
 from __future__ import annotations
 
@@ -15,7 +16,7 @@ from concurrent.futures import ProcessPoolExecutor
 from contextlib import contextmanager
 from multiprocessing.connection import wait
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, Callable, Iterator, NoReturn
 
 from pdp_audit.mechanisms.validation import InputError
 from pdp_audit.verify.config import WORKERS
@@ -37,6 +38,9 @@ def executor_for(workers: int):
     pool = ProcessPoolExecutor(max_workers=workers, initializer=_block_worker_init)
     try:
         yield pool
+    except Terminated:  # end now: the workers exit with this process (exit_with_parent), their blocks unfinished
+        pool.shutdown(wait=False, cancel_futures=True)
+        raise
     except BaseException:
         pool.shutdown(wait=True, cancel_futures=True)
         raise
@@ -123,6 +127,7 @@ def _block_worker_init() -> None:
     from threadpoolctl import threadpool_limits
 
     threadpool_limits(limits=1)
+    default_terminations()
     exit_with_parent()
 
 
@@ -257,3 +262,64 @@ def _stop(child) -> None:
     if child.is_alive():
         child.kill()
         child.join()
+
+
+# --- ending on SIGTERM or SIGHUP ---------------------------------------------------------------------------------
+
+#: The signals that ask the command to end (``kill``, a closed terminal); Ctrl-C (SIGINT) is Python's
+#: KeyboardInterrupt already.
+TERMINATIONS = (signal.SIGTERM, signal.SIGHUP)
+
+
+class Terminated(BaseException):
+    """SIGTERM or SIGHUP arrived (``signum``).  Raised in the main thread like KeyboardInterrupt, so that every
+    ``finally`` and context manager runs -- the private copy of the user's data and the temporaries of half-written
+    reports are removed -- before the process ends by that signal (:func:`end_by`).  The default disposition of these
+    signals ends the process at once and left ``pdp-audit-data-*`` copies of private data in the temporary folder."""
+
+    def __init__(self, signum: int):
+        super().__init__(signum)
+        self.signum = signum
+
+
+@contextmanager
+def terminations_raise() -> Iterator[None]:
+    """While inside: SIGTERM and SIGHUP raise :class:`Terminated` in the main thread (a second one, while the first
+    is being cleaned up after, ends the process at once).  The handlers before are restored on leaving.  Outside the
+    main thread (where Python cannot install handlers) nothing changes."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def raise_terminated(signum: int, frame) -> None:
+        for each in TERMINATIONS:
+            signal.signal(each, signal.SIG_DFL)
+        raise Terminated(signum)
+
+    previous = {each: signal.signal(each, raise_terminated) for each in TERMINATIONS}
+    try:
+        yield
+    finally:
+        for each, handler in previous.items():
+            signal.signal(each, handler)
+
+
+def end_by(signum: int) -> NoReturn:
+    """End this process by ``signum`` with its default disposition, as if no handler had been installed: a shell
+    then reports 128 + signum (143 for SIGTERM, 129 for SIGHUP) and a parent sees death by that signal."""
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except (OSError, ValueError):  # a closed pipe or stream: nothing more can be said on it
+            pass
+    signal.signal(signum, signal.SIG_DFL)
+    os.kill(os.getpid(), signum)
+    time.sleep(1.0)  # the signal is delivered at once; this only covers a system that delays it
+    os._exit(128 + signum)
+
+
+def default_terminations() -> None:
+    """In a forked worker: SIGTERM and SIGHUP end it at once (it inherited its parent's :func:`terminations_raise`
+    handler, which would raise inside a block of work and leave the worker waiting)."""
+    for each in TERMINATIONS:
+        signal.signal(each, signal.SIG_DFL)

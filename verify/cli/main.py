@@ -4,7 +4,8 @@ Exit codes (from the guarantees only; paper findings never change them): 0 every
 1 a guarantee fails, 3 no fail but a guarantee is inconclusive,
 2 bad usage or input (one line on stderr naming the option and its valid range: an
 :class:`~pdp_audit.mechanisms.validation.InputError`), 4 an internal error (a bug of ours: the traceback is
-printed, and no verdict is claimed), 130 interrupted.
+printed, and no verdict is claimed), 130 interrupted (Ctrl-C).  SIGTERM and SIGHUP end the command by that signal
+(a shell reports 143 or 129) after the same cleanup as Ctrl-C: no temporary file of ours is left behind.
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ from __future__ import annotations
 import argparse
 import errno
 import os
+import signal
 import sys
 import time
 import traceback
@@ -36,6 +38,7 @@ from pdp_audit.verify.config import WORKERS_OPTION
 from pdp_audit.verify.outputs import check_outputs
 from pdp_audit.verify.plans.arguments import Parser, add_run_arguments, configure_from_args, typed
 from pdp_audit.verify.plans.catalogue import plans_by_name
+from pdp_audit.verify.processes import Terminated, end_by, terminations_raise
 
 # The subcommands besides ``list`` and ``run``, in the order ``--help`` shows them.
 COMMANDS = (certify, sweep, report, claims, tau, benchmark, schema, mutants, blackbox, canaries, examples)
@@ -147,7 +150,22 @@ def command_run(args: argparse.Namespace) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """The ``pdp-audit`` entry point; returns the exit code (see the module docstring)."""
+    """The ``pdp-audit`` entry point; returns the exit code (see the module docstring).  On SIGTERM or SIGHUP it
+    does not return: :class:`~pdp_audit.verify.processes.Terminated` unwinds every ``finally`` (temporaries removed)
+    and the process then ends by that signal."""
+    with terminations_raise():
+        try:
+            return _command(argv)
+        except Terminated as ended:
+            name = signal.Signals(ended.signum).name
+            try:
+                print(f"pdp-audit: {name} received; temporary files removed, no partial report left", file=sys.stderr)
+            except OSError:  # no one reads stderr any more (a closed terminal): end all the same
+                pass
+            end_by(ended.signum)
+
+
+def _command(argv: list[str] | None) -> int:
     try:
         args = build_parser().parse_args(argv)
         return args.handler(args)

@@ -24,7 +24,7 @@ from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
 
 from pdp_audit.mechanisms.validation import InputError
-from pdp_audit.verify.processes import MAX_WORKERS, exit_with_parent, started_workers
+from pdp_audit.verify.processes import MAX_WORKERS, default_terminations, exit_with_parent, started_workers
 
 MAX_RESTARTS_WITHOUT_PROGRESS = 3
 
@@ -136,6 +136,7 @@ def _worker_init() -> None:
 
     threadpool_limits(limits=1)
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    default_terminations()
     exit_with_parent()
 
 
