@@ -78,10 +78,11 @@ def command(args: argparse.Namespace, module_file, load_factory) -> int:
         args.statistic,
         _count(args.rounds, "rounds", 1, 10),
     ).checked()
-    check_outputs({"--json": args.json, "--report": report}, {"the module of TARGET": module_file(args.target)})
+    inputs = {"the module of TARGET": module_file(args.target), "--witness": args.witness}
+    check_outputs({"--json": args.json, "--report": report}, inputs)
     witness = read_witness(args.witness, args.target) if args.witness else None
     factory = load_factory(args.target, "release" if (args.search or _searched(witness)) else "sample")
-    check_outputs({"--json": args.json, "--report": report})
+    check_outputs({"--json": args.json, "--report": report}, {"--witness": args.witness})
     claim = (args.claim_epsilon, args.claim_delta, args.alpha)
     if witness is not None:
         return _recheck(args, factory, witness, claim, report)

@@ -173,6 +173,7 @@ def witness_document(target: str, claim: tuple, result, neighbours: str | None) 
         "pair_name": None if result.chosen is None else result.chosen.name,
         "statistic": statistic_to_data(final.learned),
         "threshold": _finite(final.attack.best_threshold(alpha)),
+        "threshold_calls": _calls(final.attack, alpha),
         "claim": {"epsilon": epsilon, "delta": delta},
         "alpha": alpha,
         "trials": final.test_per_world,
@@ -180,6 +181,12 @@ def witness_document(target: str, claim: tuple, result, neighbours: str | None) 
         "seed": result.final_seed,
         "epsilon_lower_bound": final.epsilon_lower_bound_at(alpha),
     }
+
+
+def _calls(attack, alpha: float) -> str:
+    """Which side of the threshold the best ramp calls which world (the pooled-rank attack's two directions)."""
+    direction = attack._best(alpha)[1]  # 0: the highest scores called D; 1: the lowest called D'
+    return "scores >= threshold called D" if direction == 0 else "scores <= threshold called D'"
 
 
 def _finite(value: float) -> float | None:
