@@ -249,3 +249,19 @@ def test_a_plain_run_with_a_report_is_the_plain_run_plus_its_witness(user_module
     assert reported == plain and witness["pair"] is None and witness["seed"] == 0
     assert main([*args[:2], "--witness", "rep.json", *args[2:], "--seed", "0", "--json", "again.json"]) == 1
     assert json.loads((user_module / "again.json").read_text())["check"]["ci"] == plain["check"]["ci"]
+
+
+class Raises:
+    dimension = 3
+
+    def release(self, answers, size, rng):
+        raise RuntimeError("my mechanism is broken")
+
+
+def test_a_mechanism_that_raises_is_its_own_fault_in_one_line():
+    outcome = pdp_audit.audit_blackbox_search(Raises(), 0.5, 0.0, options=SearchOptions(candidates=2, trials=1000))
+    (check,) = outcome.run.checks
+    assert check.id == "pair-protocol" and check.verdict == "fail" and outcome.witness is None
+    assert "my mechanism is broken" in check.note and "\n" not in check.note
+    with pytest.raises(InputError, match="dimension"):
+        pdp_audit.audit_blackbox_search(object(), 0.5, 0.0)
