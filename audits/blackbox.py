@@ -27,7 +27,7 @@ from __future__ import annotations
 import contextlib
 import sys
 from concurrent.futures import Executor
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Callable
 
 import numpy as np
@@ -322,6 +322,8 @@ class BlackBoxAttack:
     train_accuracy: float
     statistic: str = "logistic"
     validation: tuple = ()
+    #: the frozen statistic that scored the fresh releases (a witness serialises it: pdp_audit.audits.blackbox_witness)
+    learned: object = field(default=None, compare=False, repr=False)
 
     def epsilon_lower_bound_at(self, alpha: float) -> float:
         return self.attack.epsilon_lower_bound_at(alpha)
@@ -386,7 +388,7 @@ def blackbox_attack(
             for s, w in worlds
         ]
     bound = pooled_rank_attack(scores[0], scores[1], delta, seed)
-    return BlackBoxAttack(bound, train_trials, trials, first[0], accuracy, chosen, validation)
+    return BlackBoxAttack(bound, train_trials, trials, first[0], accuracy, chosen, validation, statistic)
 
 
 def _training_releases(blocks, world: str, first: tuple[int, str] | None):

@@ -526,3 +526,52 @@ def check_lines(checks: list[Check] | tuple[Check, ...]) -> list[str]:
         if c.verdict != "pass" and c.note:
             lines.append(f"      {c.note}")
     return lines
+
+
+# --------------------------------------------------------------------------------------------------
+# Black box: a search over neighbouring inputs, and a witness's re-check
+# --------------------------------------------------------------------------------------------------
+def audit_blackbox_search(
+    mechanism: Any, epsilon: float, delta: float, *, seed: int = 0, alpha: float = DEFAULT_ALPHA, options: Any = None
+) -> Any:
+    """Search neighbouring inputs of a sampled mechanism for a pair that refutes an (ε, δ)-DP claim.
+
+    Candidate pairs (the StatDP / DP-Sniper input patterns, random pairs, or optuna's proposals) are ranked by the
+    ε bound of a pilot attack on each; the chosen pair is attacked on fresh releases and that bound alone decides:
+    the pilots only select, so no correction for the search is needed (:mod:`pdp_audit.audits.blackbox_search`).
+
+    Args:
+      mechanism: an object with ``dimension`` (the dataset's length) and ``release(dataset, size, rng)``
+        (:class:`pdp_audit.audits.blackbox_search.SearchMechanism`).
+      epsilon: the claimed ε, finite and >= 0.
+      delta: the claimed δ, in [0, 1).
+      seed: root seed, >= 0 (pilots and the final attack draw from independent streams of it).
+      alpha: false-alarm probability, in [1e-50, 1).
+      options: a :class:`SearchOptions` (default: patterns under ``linf:1``, 16 candidates, pilots of 2e4
+        releases per world, 1e5 fresh releases per world for the bound).
+
+    Returns:
+      A :class:`~pdp_audit.verify.evidence.blackbox_witness.SearchOutcome`: ``run`` (verdict ``fail`` or
+      ``inconclusive``, never certified), ``result`` (the ranking, the chosen pair, the final attack) and
+      ``witness`` (the pair and the learned test as JSON-ready data).
+
+    Raises:
+      InputError: an argument or option out of its range, or a mechanism without ``dimension`` and ``release``.
+
+    Example::
+
+        import numpy as np
+        import pdp_audit
+
+        class NoisyMax:  # releases the noisy maximum: not 0.1-DP
+            dimension = 5
+            def release(self, answers, size, rng):
+                return np.max(answers + rng.laplace(scale=20.0, size=(size, 5)), axis=1)
+
+        outcome = pdp_audit.audit_blackbox_search(NoisyMax(), epsilon=0.1, delta=0.0)
+        outcome.result.chosen.name, outcome.run.verdict
+    """
+    from pdp_audit.verify.evidence.blackbox_witness import audit_blackbox_search_with
+
+    name = type(mechanism).__qualname__
+    return audit_blackbox_search_with(mechanism, (epsilon, delta, alpha), seed, options, name)

@@ -50,6 +50,7 @@ from pdp_audit.reports.json_report import package_version
 from pdp_audit.reports.records import Check, Run, Verdict
 from pdp_audit.verify.api import (
     audit_blackbox,
+    audit_blackbox_search,
     audit_canary_scores,
     audit_coverage,
     audit_one_run,
@@ -66,6 +67,7 @@ from pdp_audit.verify.api import (
     write_report,
 )
 from pdp_audit.verify.checks import EXIT_CODES
+from pdp_audit.verify.evidence.blackbox_witness import SearchOptions
 
 __version__: str = package_version()
 
@@ -75,9 +77,11 @@ __all__ = [
     "InputError",
     "NeighbourPair",
     "Run",
+    "SearchOptions",
     "Verdict",
     "__version__",
     "audit_blackbox",
+    "audit_blackbox_search",
     "audit_canary_scores",
     "audit_coverage",
     "audit_one_run",

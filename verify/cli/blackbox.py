@@ -23,6 +23,7 @@ import sys
 
 from pdp_audit.mechanisms.base import user_error
 from pdp_audit.mechanisms.validation import InputError, quoted, shown
+from pdp_audit.verify.cli import blackbox_search
 from pdp_audit.verify.config import PAIR_OPTIONS, Option
 from pdp_audit.verify.outputs import check_outputs
 from pdp_audit.verify.plans.arguments import add_option, typed
@@ -66,6 +67,7 @@ def add_parser(subparsers) -> None:
     for option in BLACKBOX_OPTIONS:
         add_option(p, option, required=option.key in ("claim_epsilon", "claim_delta"))
     p.add_argument("--json", default=None, help="write the decided check as JSON to this path (- = stdout)")
+    blackbox_search.add_search_arguments(p)
     p.set_defaults(handler=command_blackbox)
 
 
@@ -85,8 +87,9 @@ def module_file(target: str) -> str | None:
     return spec.origin if spec is not None and spec.has_location else None
 
 
-def load_factory(target: str):
-    """The object FACTORY() of ``MODULE:FACTORY``; one-line InputErrors for what cannot be loaded."""
+def load_factory(target: str, needs: str = "sample"):
+    """The object FACTORY() of ``MODULE:FACTORY``; one-line InputErrors for what cannot be loaded.  ``needs``:
+    ``sample`` (a pair) or ``release`` (a mechanism for ``--search``)."""
     module_name, _, attr = target.partition(":")
     if not module_name or not attr:
         raise InputError(f"target must be MODULE:FACTORY, got {target!r}")
@@ -107,7 +110,11 @@ def load_factory(target: str):
         pair = factory()
     except (Exception, SystemExit) as err:  # sys.exit(0) in the factory must not make a command that certifies
         raise InputError(f"target: {target}() raised {user_error(err)}") from None  # nothing exit 0
-    if not callable(getattr(pair, "sample", None)):
+    if needs == "release" and not callable(getattr(pair, "release", None)):
+        raise InputError(
+            f"target: {quoted(target + '()')} must return an object with dimension and release(dataset, size, rng)"
+        )
+    if needs == "sample" and not callable(getattr(pair, "sample", None)):
         raise InputError(f"target: {quoted(target + '()')} must return an object with sample(world, size, rng)")
     return pair
 
@@ -119,6 +126,8 @@ def command_blackbox(args: argparse.Namespace) -> int:
     from pdp_audit.verify.evidence.blackbox import BlackBoxBudget
 
     typed(args, *BLACKBOX_OPTIONS)
+    if blackbox_search.wanted(args):
+        return blackbox_search.command(args, module_file, load_factory)
     check_outputs({"--json": args.json}, {"the module of TARGET": module_file(args.target)})
 
     def audit():  # the user's code, behind a process boundary: an os._exit(0) in it cannot end this command with 0

@@ -1,0 +1,152 @@
+"""``pdp-audit blackbox`` with a search over neighbouring inputs, a witness re-check, or a PDF report.
+
+    pdp-audit blackbox mypkg.mech:make_mechanism --search patterns --neighbours linf:1 --candidates 16 \\
+        --claim-epsilon 0.1 --claim-delta 0 --json out.json --report out.pdf
+    pdp-audit blackbox mypkg.mech:make_mechanism --witness out.json --seed 7 --claim-epsilon 0.1 --claim-delta 0
+
+With ``--search``, ``FACTORY()`` returns a mechanism (:class:`pdp_audit.audits.blackbox_search.SearchMechanism`:
+``dimension`` and ``release(dataset, size, rng)``); candidate pairs are ranked on pilot attacks and the chosen one
+attacked on fresh releases.  ``--witness W.json`` re-applies the learned test of a blackbox JSON (or a bare witness)
+to fresh releases of the same target (``--seed``: choose one other than the run's).  ``--report R.pdf`` writes the
+PDF (banner, claim, the pair, the ROC of the test against the claim's region, the search's ranking); without
+``--search`` it attacks the pair ``FACTORY()`` returns, exactly as a plain run, and adds the witness to the JSON.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+
+from pdp_audit.mechanisms.validation import InputError, shown
+from pdp_audit.verify.outputs import check_outputs
+
+#: The search options of ``blackbox`` (besides the claim and budget of :data:`...blackbox.BLACKBOX_OPTIONS`).
+SEARCH_HELP = {
+    "--search": "search neighbouring inputs: patterns (StatDP/DP-Sniper input patterns), random (patterns, then random "
+    "pairs), optuna (TPE from the patterns; needs pdp-audit[search]); FACTORY() then returns a mechanism with "
+    "dimension and release(dataset, size, rng)",
+    "--neighbours": "the neighbour relation of the search: replace-one, add-remove, l1:R or linf:R (default linf:1)",
+    "--candidates": "candidate pairs the search tries at most (default 16)",
+    "--pilot-trials": "releases per world of each candidate's pilot attack (default 2e4)",
+    "--rounds": "rounds of successive halving of the candidates, each on twice the pilot releases (default 1)",
+    "--witness": "re-check the witness of this blackbox JSON (or bare witness) on fresh releases of TARGET",
+    "--report": "write the PDF report here",
+}
+
+
+def add_search_arguments(p: argparse.ArgumentParser) -> None:
+    """The search, witness and report flags of ``pdp-audit blackbox``."""
+    p.add_argument("--search", default=None, choices=("patterns", "random", "optuna"), help=SEARCH_HELP["--search"])
+    p.add_argument("--neighbours", default="linf:1", help=SEARCH_HELP["--neighbours"])
+    p.add_argument("--candidates", default="16", help=SEARCH_HELP["--candidates"])
+    p.add_argument("--pilot-trials", dest="pilot_trials", default="2e4", help=SEARCH_HELP["--pilot-trials"])
+    p.add_argument("--rounds", default="1", help=SEARCH_HELP["--rounds"])
+    p.add_argument("--witness", default=None, help=SEARCH_HELP["--witness"])
+    p.add_argument("--report", default=None, help=SEARCH_HELP["--report"])
+
+
+def wanted(args: argparse.Namespace) -> bool:
+    """Whether this run is a search, a witness re-check or a report (this module), not a plain run."""
+    return bool(args.search or args.witness or (args.report and args.report.lower() != "none"))
+
+
+def _count(text: str, name: str, low: int, high: int) -> int:
+    try:
+        value = float(text)
+    except ValueError:
+        value = float("nan")
+    if not (low <= value <= high and value == int(value)):
+        raise InputError(f"{name} must be an integer in [{low:g}, {high:g}], got {text!r}")
+    return int(value)
+
+
+def command(args: argparse.Namespace, module_file, load_factory) -> int:
+    """Run the search, the re-check or the reported attack of ``args`` (already typed); 1 refuted, 3 otherwise."""
+    from pdp_audit.verify.evidence.blackbox_witness import SearchOptions, read_witness
+
+    report = None if args.report is None or args.report.lower() == "none" else args.report
+    if args.witness and args.search:
+        raise InputError("--witness re-checks a stored test: it takes no --search")
+    options = SearchOptions(
+        args.search or "patterns",
+        args.neighbours,
+        _count(args.candidates, "candidates", 1, 10_000),
+        _count(args.pilot_trials, "pilot-trials", 100, 10**8),
+        args.trials,
+        args.train_trials,
+        args.workers,
+        args.statistic,
+        _count(args.rounds, "rounds", 1, 10),
+    ).checked()
+    inputs = {"the module of TARGET": module_file(args.target), "--witness": args.witness}
+    check_outputs({"--json": args.json, "--report": report}, inputs)
+    witness = read_witness(args.witness, args.target) if args.witness else None
+    factory = load_factory(args.target, "release" if (args.search or _searched(witness)) else "sample")
+    check_outputs({"--json": args.json, "--report": report}, {"--witness": args.witness})
+    claim = (args.claim_epsilon, args.claim_delta, args.alpha)
+    if witness is not None:
+        return _recheck(args, factory, witness, claim, report)
+    return _attack(args, factory, options, claim, report)
+
+
+def _searched(witness: dict | None) -> bool:
+    return bool(witness and witness.get("pair"))
+
+
+def _attack(args, factory, options, claim, report) -> int:
+    from pdp_audit.verify.evidence.blackbox_witness import audit_blackbox_search_with
+
+    outcome = audit_blackbox_search_with(factory, claim, args.seed, options, args.target, bool(args.search))
+    doc = {
+        "schema": 1,
+        "target": args.target,
+        "claim": {"epsilon": args.claim_epsilon, "delta": args.claim_delta},
+        "trials": args.trials,
+        **({} if args.train_trials is None else {"train_trials": args.train_trials}),
+        **({} if args.statistic == "logistic" else {"statistic": args.statistic}),
+        "seed": args.seed,
+        "alpha": args.alpha,
+        **outcome.documents(),
+    }
+    _publish(args, outcome, doc, report)
+    return outcome.run.exit_code
+
+
+def _recheck(args, factory, witness, claim, report) -> int:
+    from pdp_audit.verify.evidence.blackbox_witness import recheck_witness_with
+
+    outcome = recheck_witness_with(factory, witness, claim, args.trials, args.seed)
+    doc = {
+        "schema": 1,
+        "target": args.target,
+        "claim": {"epsilon": args.claim_epsilon, "delta": args.claim_delta},
+        "trials": args.trials,
+        "seed": args.seed,
+        "alpha": args.alpha,
+        "rechecked_witness": {"seed": witness.get("seed"), "epsilon_lower_bound": witness.get("epsilon_lower_bound")},
+        **outcome.documents(),
+    }
+    _publish(args, outcome, doc, report)
+    return outcome.run.exit_code
+
+
+def _publish(args, outcome, doc: dict, report: str | None) -> None:
+    from pdp_audit.reports.blackbox_report import render_blackbox_pdf
+    from pdp_audit.reports.publish import write_together
+
+    text = json.dumps(doc, indent=2, ensure_ascii=False, allow_nan=False) + "\n"
+    write_together(report, args.json, lambda tmp: render_blackbox_pdf(outcome.report_record(), tmp), text)
+    if args.json != "-":
+        (check,) = outcome.run.checks
+        head = f"pdp-audit blackbox {shown(args.target)}: {check.verdict.upper()}"
+        if check.id == "pair-protocol":
+            print(f"{head}  pair-protocol: {check.note}")
+        else:
+            lo = check.ci[0] if check.ci else float("nan")
+            chosen = f"  pair: {outcome.chosen_name}" if outcome.chosen_name else ""
+            print(
+                f"{head}  ε lower bound {lo:.4g} at confidence {check.level:.8g} (claim ε = {args.claim_epsilon:g})"
+                f"{chosen}"
+            )
+        if report:
+            print(f"  report: {shown(report)}")

@@ -1,0 +1,454 @@
+"""The neighbour search's check, the witness it writes and the witness's re-check (``pdp_audit.audit_blackbox_search``,
+``pdp-audit blackbox --search`` / ``--witness``).
+
+The check is the black-box attack's (``blackbox-attack``: a fail when the ε lower bound on fresh releases of the chosen
+pair exceeds the claim, otherwise inconclusive); :mod:`pdp_audit.audits.blackbox_search` says why the search needs no
+correction of the final level.  The witness (:func:`witness_document`) is the chosen pair, the learned test as data
+(:mod:`pdp_audit.audits.blackbox_witness`), the threshold of its best ramp, the budget and the seed of the fresh
+releases, and the target it was found on; :func:`recheck_checks` re-applies it to fresh releases.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from pdp_audit.audits.stats import pvalue_by_inversion
+from pdp_audit.mechanisms.base import MalformedPair
+from pdp_audit.mechanisms.validation import InputError
+from pdp_audit.verify.checks import CheckSpec, Evidence
+from pdp_audit.verify.config import pair_value
+from pdp_audit.verify.evidence.blackbox import BLACKBOX
+from pdp_audit.verify.evidence.pair_checks import malformed_check
+
+#: The witness format's version.
+WITNESS_SCHEMA = 1
+
+
+@dataclass(frozen=True)
+class SearchOptions:
+    """How :func:`pdp_audit.audit_blackbox_search` searches: the generator (``patterns``, ``random``, ``optuna``),
+    the neighbour relation (``replace-one``, ``add-remove``, ``l1:R``, ``linf:R``), at most ``candidates`` pairs each
+    attacked on ``pilot_trials`` releases per world, then the chosen pair on ``trials`` fresh releases per world
+    (learning on ``train_trials``, default ``trials``), over ``workers`` processes with the ``statistic``
+    (``logistic`` or ``select``)."""
+
+    search: str = "patterns"
+    neighbours: str = "linf:1"
+    candidates: int = 16
+    pilot_trials: int = 20_000
+    trials: int = 100_000
+    train_trials: int | None = None
+    workers: int = 1
+    statistic: str = "logistic"
+    rounds: int = 1
+
+    def checked(self) -> SearchOptions:
+        """The options with each value checked against its range (one-line InputErrors, before any draw)."""
+        from pdp_audit.audits.blackbox_search import SEARCHES, Neighbours
+
+        if self.search not in SEARCHES:
+            raise InputError(f"search must be one of {', '.join(SEARCHES)}, got {self.search!r}")
+        Neighbours.parse(self.neighbours)
+        if self.statistic not in ("logistic", "select"):
+            raise InputError(f"statistic must be 'logistic' or 'select', got {self.statistic!r}")
+        if not isinstance(self.candidates, (int, np.integer)) or not 1 <= self.candidates <= 10_000:
+            raise InputError(f"candidates must be an integer in [1, 10000], got {self.candidates!r}")
+        if not isinstance(self.rounds, (int, np.integer)) or not 1 <= self.rounds <= 10:
+            raise InputError(f"rounds must be an integer in [1, 10], got {self.rounds!r}")
+        return SearchOptions(
+            self.search,
+            self.neighbours,
+            int(self.candidates),
+            pair_value("trials", self.pilot_trials),
+            pair_value("trials", self.trials),
+            None if self.train_trials is None else pair_value("train_trials", self.train_trials),
+            pair_value("workers", self.workers),
+            self.statistic,
+            int(self.rounds),
+        )
+
+
+def bound_evidence(attack, epsilon: float, delta: float, note: str, details: dict) -> Evidence:
+    """The ``blackbox-attack`` evidence of a pooled-rank ``attack`` (re-evaluable at any α), with the empirical ROC
+    of its fresh scores against the claim's region as its figure (PDF only)."""
+    from pdp_audit.audits.blackbox_witness import roc_points
+    from pdp_audit.reports.records import Roc
+
+    fpr, tpr = roc_points(attack)
+
+    def figure(alpha: float) -> Roc:
+        bound = attack.epsilon_lower_bound_at(alpha)
+        label = "learned test on fresh releases (empirical ROC)"
+        return Roc(fpr, tpr, float(epsilon), float(delta), bound, 1 - alpha, curve_label=label)
+
+    spec = CheckSpec(
+        BLACKBOX.id,
+        BLACKBOX.title,
+        f"No test of D vs D' has (FPR, TPR) outside the ({epsilon:g}, {delta:g})-DP region",
+        BLACKBOX.formula,
+        BLACKBOX.source,
+    )
+    return Evidence(
+        spec=spec,
+        estimate=attack.epsilon_lower_bound_at(0.5),
+        pvalue=pvalue_by_inversion(attack.epsilon_lower_bound_at, float(epsilon)),
+        interval=lambda alpha: (attack.epsilon_lower_bound_at(alpha), float("inf")),
+        supports=lambda ci, alpha: False,
+        budget_hint=lambda ci: (
+            "A black-box audit can refute a claim but never certify it: no violation found at this budget."
+        ),
+        note=note,
+        details=details,
+        make_figure=figure,
+    )
+
+
+def search_checks(mechanism: Any, epsilon: float, delta: float, seed: int, options: SearchOptions):
+    """Run the search (:func:`pdp_audit.audits.blackbox_search.search_pairs`); returns (evidence, result or None):
+    the ``blackbox-attack`` check of the chosen pair, or the exact fail ``pair-protocol`` when the mechanism's
+    ``release`` raises or returns no (size, d) array of finite numbers."""
+    from pdp_audit.audits.blackbox import AttackOptions
+    from pdp_audit.audits.blackbox_search import Neighbours, SearchBudget, search_pairs
+    from pdp_audit.verify.processes import executor_for
+
+    neighbours = Neighbours.parse(options.neighbours)
+    if options.workers > 1:
+        _check_picklable(mechanism)
+    try:
+        with executor_for(options.workers) as executor:
+            budget = SearchBudget(
+                options.candidates,
+                options.pilot_trials,
+                options.trials,
+                options.train_trials,
+                AttackOptions(options.statistic, executor),
+                options.rounds,
+            )
+            result = search_pairs(mechanism, neighbours, options.search, delta, seed, budget)
+    except MalformedPair as err:
+        return [malformed_check(str(err))], None
+    final = result.final
+    halving = (
+        f", the better half attacked again on twice as many fresh pilot releases, {options.rounds - 1} times"
+        if options.rounds > 1
+        else ""
+    )
+    note = (
+        f"Search over neighbouring inputs ({options.search}, {neighbours}): {len(result.ranking)} candidate pairs "
+        f"ranked by the ε bound of a pilot attack on {options.pilot_trials:,} releases per world"
+        f"{halving}; the chosen pair "
+        f"({result.chosen.name}) attacked on fresh releases: a logistic test learned on {final.train_per_world:,} "
+        f"releases per world (training accuracy {final.train_accuracy:.4f}), ε bounded on {final.test_per_world:,} "
+        "fresh ones. The pilots only select the pair; the final bound is one test on fresh draws, valid at the "
+        "run's level. The estimate is the bound at confidence 1/2."
+    )
+    details = {
+        "search": options.search,
+        "neighbours": str(neighbours),
+        "candidates": len(result.ranking),
+        "pilot_trials": options.pilot_trials,
+        "chosen": result.chosen.name,
+        "train_per_world": final.train_per_world,
+        "test_per_world": final.test_per_world,
+    }
+    return [bound_evidence(final.attack, epsilon, delta, note, details)], result
+
+
+def witness_document(target: str, claim: tuple, result, neighbours: str | None) -> dict:
+    """The witness of a search ``result`` (or of one attack: ``result`` with ``chosen`` None) on ``target``: what
+    :func:`recheck_checks` needs, and the threshold of the best ramp at the claim's α."""
+    from pdp_audit.audits.blackbox_witness import statistic_to_data
+
+    epsilon, delta, alpha = claim
+    final = result.final
+    pair = None if result.chosen is None else {"D": list(result.chosen.d), "D'": list(result.chosen.dprime)}
+    return {
+        "schema": WITNESS_SCHEMA,
+        "target": target,
+        "neighbours": neighbours,
+        "pair": pair,
+        "pair_name": None if result.chosen is None else result.chosen.name,
+        "statistic": statistic_to_data(final.learned),
+        "threshold": _finite(final.attack.best_threshold(alpha)),
+        "threshold_calls": _calls(final.attack, alpha),
+        "claim": {"epsilon": epsilon, "delta": delta},
+        "alpha": alpha,
+        "trials": final.test_per_world,
+        "train_trials": final.train_per_world,
+        "seed": result.final_seed,
+        "epsilon_lower_bound": final.epsilon_lower_bound_at(alpha),
+    }
+
+
+def _calls(attack, alpha: float) -> str:
+    """Which side of the threshold the best ramp calls which world (the pooled-rank attack's two directions)."""
+    direction = attack._best(alpha)[1]  # 0: the highest scores called D; 1: the lowest called D'
+    return "scores >= threshold called D" if direction == 0 else "scores <= threshold called D'"
+
+
+def _finite(value: float) -> float | None:
+    return float(value) if np.isfinite(value) else None
+
+
+def read_witness(path: str, target: str) -> dict:
+    """The witness at ``path``, refused in one line when it is not one or was found on another target."""
+    import json
+
+    try:
+        with open(path, encoding="utf-8") as f:
+            doc = json.load(f)
+    except (OSError, ValueError) as err:
+        raise InputError(f"witness: cannot read {path!r} ({type(err).__name__}: {err})") from None
+    witness = doc.get("witness", doc) if isinstance(doc, dict) else None
+    if not isinstance(witness, dict) or witness.get("schema") != WITNESS_SCHEMA or "statistic" not in witness:
+        raise InputError(f"witness: {path!r} holds no witness (a blackbox JSON with 'witness', or the witness)")
+    if witness.get("target") != target:
+        raise InputError(
+            f"witness: found on target {witness.get('target')!r}, not {target!r}; a witness re-checks only its own "
+            "target"
+        )
+    return witness
+
+
+def recheck_checks(worlds: tuple, witness: dict, claim: tuple, trials: int, seed: int):
+    """The witness's test on ``trials`` fresh releases per world of ``worlds`` drawn with ``seed``; returns
+    (evidence, the pooled-rank attack or None)."""
+    from pdp_audit.audits.blackbox_witness import recheck
+
+    epsilon, delta, _ = claim
+    try:
+        attack = recheck(worlds, witness["statistic"], trials, delta, seed)
+    except MalformedPair as err:
+        return [malformed_check(str(err))], None
+    same = " (the witness's own seed: this reproduces its bound, it is not a fresh re-check)"
+    note = (
+        f"Re-check of a witness: the logistic test it stores, applied to {trials:,} fresh releases per world of "
+        f"{'its pair' if witness.get('pair') else 'the target pair'} drawn with seed {seed}"
+        f"{same if seed == witness.get('seed') else ''}; ε bounded as by the attack (order statistics at fixed "
+        f"ranks, union bound). The witness's own bound was {witness.get('epsilon_lower_bound')!r}."
+    )
+    return [bound_evidence(attack, epsilon, delta, note, {"witness_seed": witness.get("seed")})], attack
+
+
+def _check_picklable(mechanism: Any) -> None:
+    import pickle
+
+    try:
+        pickle.dumps(mechanism)
+    except Exception as err:  # noqa: BLE001 - any pickling failure means the same thing here
+        raise InputError(
+            f"workers: the mechanism cannot be sent to worker processes ({type(err).__name__}: {err}); define it at "
+            "module level, or use workers 1"
+        ) from None
+
+
+@dataclass(frozen=True)
+class SearchOutcome:
+    """A search, a plain attack with its witness, or a witness's re-check: the decided ``run``, the search's
+    ``result`` (:class:`pdp_audit.audits.blackbox_search.SearchResult`; ``chosen`` None for a plain attack, None
+    for a re-check or a broken protocol), the ``witness`` written (None for a re-check) and the pooled-rank
+    ``attack`` the bound came from."""
+
+    run: Any
+    result: Any = None
+    witness: dict | None = None
+    attack: Any = None
+
+    @property
+    def chosen_name(self) -> str | None:
+        chosen = getattr(self.result, "chosen", None)
+        return None if chosen is None else chosen.name
+
+    def documents(self) -> dict:
+        """The JSON fields beyond the run's parameters: the check, the search's ranking, the witness."""
+        from pdp_audit.reports.json_report import check_to_dict
+
+        (check,) = self.run.checks
+        doc: dict = {"check": check_to_dict(check)}
+        if self.result is not None and self.result.ranking:
+            doc["search"] = {
+                "chosen": self.result.chosen.name,
+                "ranking": [
+                    {
+                        "pair": r.candidate.name,
+                        "D": list(r.candidate.d),
+                        "D'": list(r.candidate.dprime),
+                        "pilot_bound": r.pilot_bound,
+                        "pilot_trials": r.pilot_trials,
+                    }
+                    for r in self.result.ranking
+                ],
+            }
+        if self.witness is not None:
+            doc["witness"] = self.witness
+        return doc
+
+    def report_record(self):
+        """The plain record :func:`pdp_audit.reports.blackbox_report.render_blackbox_pdf` renders."""
+        from pdp_audit.reports.blackbox_report import BlackBoxReport
+
+        pair, ranking = (), ()
+        if self.result is not None and self.result.chosen is not None:
+            c = self.result.chosen
+            pair = (f"pair chosen: {c.name}", f"D  = {_shown_vector(c.d)}", f"D' = {_shown_vector(c.dprime)}")
+            ranking = tuple(
+                f"{i + 1:>3}  {r.pilot_bound:>8.4f}  {r.pilot_trials:>9,}  {r.candidate.name[:36]:<36}  "
+                f"{_shown_vector(r.candidate.d, 32):<32}  {_shown_vector(r.candidate.dprime, 32)}"
+                for i, r in enumerate(self.result.ranking)
+            )
+        elif self.result is not None:
+            pair = ("pair: as the target's sample(world, size, rng) draws it (no search)",)
+        witness = ()
+        if self.witness is not None:
+            w = self.witness
+            stat = w["statistic"]
+            shape = (
+                f"logistic on {stat['dimension']} columns: {len(stat['coefficients'])} coefficients, "
+                f"{len(stat['atoms'])} columns with point masses"
+                if stat["kind"] == "logistic"
+                else "gradient-boosted trees (not stored as data: not re-checkable)"
+            )
+            witness = (
+                f"target: {w['target']}",
+                f"statistic: {shape}",
+                f"threshold of the best ramp: {w['threshold']!r}",
+                f"fresh releases: {w['trials']:,} per world, seed {w['seed']}; learned on {w['train_trials']:,}",
+            )
+        return BlackBoxReport(self.run, pair, ranking, witness)
+
+
+def _shown_vector(values, width: int = 120) -> str:
+    text = "(" + ", ".join(f"{v:g}" for v in values) + ")"
+    return text if len(text) <= width else text[: width - 1] + "…"
+
+
+def _decided(name: str, evidence: list, alpha: float, parameters: dict, seed: int):
+    from pdp_audit.verify.checks import finalize, make_run
+
+    return make_run(name, finalize(evidence, alpha), alpha, parameters, seed, paper_claims=True)
+
+
+def search_outcome(mechanism: Any, claim: tuple, seed: int, options: SearchOptions, target: str) -> SearchOutcome:
+    """The search on ``mechanism`` (``target``: its name, stored in the witness), decided at the claim's α."""
+    epsilon, delta, alpha = claim
+    evidence, result = search_checks(mechanism, epsilon, delta, seed, options)
+    parameters = {
+        "pair": f"searched: {options.search}, {options.neighbours}",
+        "claim": "DP (black box)",
+        "epsilon": epsilon,
+        "delta": delta,
+        "trials": options.trials,
+        "candidates": options.candidates,
+        "pilot_trials": options.pilot_trials,
+        **({"rounds": options.rounds} if options.rounds > 1 else {}),
+    }
+    run = _decided(type(mechanism).__name__, evidence, alpha, parameters, seed)
+    if result is None:
+        return SearchOutcome(run)
+    return SearchOutcome(run, result, witness_document(target, claim, result, options.neighbours), result.final.attack)
+
+
+def pair_outcome(pair: Any, claim: tuple, seed: int, options: SearchOptions, target: str) -> SearchOutcome:
+    """The plain attack on the pair ``pair.sample`` draws (the same draws and bound as ``audit_blackbox`` at the
+    same seed and budget), with its witness."""
+    from pdp_audit.audits.blackbox import AttackOptions, blackbox_attack, checked_blackbox_releases
+    from pdp_audit.audits.blackbox_search import SearchResult
+    from pdp_audit.audits.rng_discipline import check_rng_discipline
+    from pdp_audit.verify.evidence.blackbox import UserSampler, _check_attack_memory, _note
+    from pdp_audit.verify.processes import executor_for
+
+    epsilon, delta, alpha = claim
+    worlds = (UserSampler(pair, "D"), UserSampler(pair, "D'"))
+    train = options.trials if options.train_trials is None else options.train_trials
+    parameters = {
+        "pair": f"{type(pair).__name__}, as given",
+        "claim": "DP (black box)",
+        "epsilon": epsilon,
+        "delta": delta,
+        "trials": options.trials,
+        **({} if options.train_trials is None else {"train_trials": options.train_trials}),
+    }
+    try:
+        check_rng_discipline(pair.sample, checked_blackbox_releases)
+        _check_attack_memory(worlds[0], train, options.trials)
+        if options.workers > 1:
+            _check_picklable(pair)
+        with executor_for(options.workers) as executor:
+            attack = blackbox_attack(
+                *worlds,
+                options.trials,
+                delta,
+                seed,
+                train_trials=train,
+                options=AttackOptions(options.statistic, executor),
+            )
+    except MalformedPair as err:
+        return SearchOutcome(_decided(type(pair).__name__, [malformed_check(str(err))], alpha, parameters, seed))
+    note = _note(attack)  # the words of a plain run: the same attack, the same check
+    details = {
+        "train_per_world": attack.train_per_world,
+        "test_per_world": attack.test_per_world,
+        **({"statistic": attack.statistic, "validation_bounds": dict(attack.validation)} if attack.validation else {}),
+    }
+    run = _decided(
+        type(pair).__name__, [bound_evidence(attack.attack, epsilon, delta, note, details)], alpha, parameters, seed
+    )
+    result = SearchResult((), None, attack, seed)
+    return SearchOutcome(run, result, witness_document(target, claim, result, None), attack.attack)
+
+
+def recheck_outcome(target_object: Any, witness: dict, claim: tuple, trials: int, seed: int) -> SearchOutcome:
+    """The witness re-checked on ``trials`` fresh releases per world of its pair (a searched witness: the
+    mechanism's ``release`` on the stored datasets) or of the target's pair, drawn with ``seed``."""
+    from pdp_audit.audits.blackbox_search import DatasetSampler
+    from pdp_audit.verify.evidence.blackbox import UserSampler
+
+    pair = witness.get("pair")
+    if pair:
+        worlds = (
+            DatasetSampler(target_object, tuple(pair["D"]), "D"),
+            DatasetSampler(target_object, tuple(pair["D'"]), "D'"),
+        )
+    else:
+        worlds = (UserSampler(target_object, "D"), UserSampler(target_object, "D'"))
+    evidence, attack = recheck_checks(worlds, witness, claim, trials, seed)
+    parameters = {
+        "pair": f"{witness['target']}, the witness's pair",
+        "claim": "DP (black box)",
+        "epsilon": claim[0],
+        "delta": claim[1],
+        "trials": trials,
+    }
+    return SearchOutcome(_decided(type(target_object).__name__, evidence, claim[2], parameters, seed), attack=attack)
+
+
+def _checked_claim(claim: tuple, seed: Any) -> tuple[tuple[float, float, float], int]:
+    epsilon, delta, alpha = claim
+    checked = (pair_value("epsilon", epsilon), pair_value("refuted_delta", delta), pair_value("alpha", alpha))
+    return checked, pair_value("seed", seed)
+
+
+def audit_blackbox_search_with(target: Any, claim: tuple, seed: Any, options: Any, name: str, search: bool = True):
+    """:func:`pdp_audit.audit_blackbox_search` with the claim as (ε, δ, α) (``search`` False: the plain attack on
+    ``target.sample``'s pair at the budget of ``options``, with its witness); ``name``: the target's name stored in
+    the witness.  What ``pdp-audit blackbox --search / --report`` runs."""
+    claim, seed = _checked_claim(claim, seed)
+    options = (options or SearchOptions()).checked()
+    if not search:
+        if not callable(getattr(target, "sample", None)):
+            raise InputError("pair must have sample(world, size, rng)")
+        return pair_outcome(target, claim, seed, options, name)
+    dimension = getattr(target, "dimension", None)
+    if not callable(getattr(target, "release", None)) or not isinstance(dimension, (int, np.integer)) or dimension < 1:
+        raise InputError("mechanism: needs an integer dimension >= 1 and release(dataset, size, rng)")
+    return search_outcome(target, claim, seed, options, name)
+
+
+def recheck_witness_with(target: Any, witness: dict, claim: tuple, trials: Any, seed: Any) -> SearchOutcome:
+    """Re-apply ``witness``'s test to ``trials`` fresh releases per world drawn with ``seed``: what ``pdp-audit
+    blackbox --witness`` runs (the witness was read and matched to its target by :func:`read_witness`)."""
+    claim, seed = _checked_claim(claim, seed)
+    return recheck_outcome(target, witness, claim, pair_value("trials", trials), seed)
