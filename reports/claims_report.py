@@ -181,7 +181,7 @@ def _check_summary(check: Check) -> list[tuple[str, dict]]:
             f"[{check.id}] {check.title} — {check.verdict.upper()} ({role})",
             {"size": 8.5, "weight": "bold", "color": COLOURS[check.verdict], "gap": 0.002},
         ),
-        (lines[2][0], {"size": 7.5, "indent": 0.02, "gap": 0.0}),
+        (lines[3][0], {"size": 7.5, "indent": 0.02, "gap": 0.0}),
         ("Method: " + check.formula, {"size": 7.5, "indent": 0.02, "gap": 0.0}),
         (numbers, {"size": 7.5, "indent": 0.02, "gap": 0.0, "family": "DejaVu Sans Mono"}),
     ]
