@@ -47,6 +47,8 @@ def basis(check: Check) -> str:
     if not check.statistical:
         return "exact computation"
     how = _sampling(check)
+    if _is_attack(check):  # an attack bounds ε from below on fresh releases: sampling alone, whatever is exact
+        return f"attack on sampled releases{_level(check)}"
     if check.details.get("certified_delta") is not None:
         return f"certified analytic bound; {how} agrees"
     if check.exact is not None and not interval_decides(check):

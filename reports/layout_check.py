@@ -24,10 +24,10 @@ from typing import Iterator
 import matplotlib
 import matplotlib.axes
 import matplotlib.collections
-import matplotlib.path
 import matplotlib.legend
 import matplotlib.lines
 import matplotlib.patches
+import matplotlib.path
 import matplotlib.text
 from matplotlib.transforms import Bbox
 
@@ -111,12 +111,17 @@ def _data_paths(ax) -> Iterator[tuple[matplotlib.path.Path, bool]]:
 
 
 def _legend_over_data(fig, renderer) -> list[str]:
+    """Legends drawn over their axes' data, or over another axes (a neighbouring panel)."""
     problems = []
     for ax in fig.axes:
         legend = ax.get_legend()
         if legend is None or not legend.get_visible():
             continue
         box = legend.get_window_extent(renderer)
+        for other in fig.axes:
+            width, height = _overlap(box, other.bbox)
+            if other is not ax and width > 0 and height > 0:
+                problems.append(f"legend of {ax.get_title() or ax.get_ylabel()!r} over another axes")
         clip = ax.bbox  # data outside the axes is not drawn
         for path, filled in _data_paths(ax):
             if path.vertices.size == 0:

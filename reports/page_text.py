@@ -46,9 +46,32 @@ def fmt_ci(ci) -> str:
 _SUBSCRIPTED = re.compile(r"(?<![\\\w])([^\s$(),;:=\\]*[_^]\{[^{}\\]*\}(?:\([^()\s\\]*\))?)")
 
 
+#: Letters DejaVu Sans lacks, as mathtext (drawn from matplotlib's own math fonts): no tofu, no warning.
+MATH_GLYPHS = {
+    "𝒟": r"\mathcal{D}",
+    "𝒳": r"\mathcal{X}",
+    "𝒴": r"\mathcal{Y}",
+    "𝒵": r"\mathcal{Z}",
+    "𝒩": r"\mathcal{N}",
+    "⟂": r"\perp",
+}
+_MATH_SEGMENT = re.compile(r"((?<!\\)\$.*?(?<!\\)\$)")
+
+
+def _glyphs(segment: str, in_math: bool) -> str:
+    for glyph, command in MATH_GLYPHS.items():
+        segment = segment.replace(glyph, command + " " if in_math else f"${command}$")
+    return segment
+
+
 def math(text: str) -> str:
-    """``text`` for matplotlib: a literal ``$`` escaped, ``x_{…}`` and ``x^{…}`` typeset as mathtext."""
-    return _SUBSCRIPTED.sub(r"$\1$", text.replace("$", r"\$"))
+    """``text`` for matplotlib: a literal ``$`` escaped, ``x_{…}`` and ``x^{…}`` typeset as mathtext, and the letters
+    of :data:`MATH_GLYPHS` drawn as mathtext."""
+    typeset = _SUBSCRIPTED.sub(r"$\1$", text.replace("$", r"\$"))
+    if not any(glyph in typeset for glyph in MATH_GLYPHS):
+        return typeset
+    parts = _MATH_SEGMENT.split(typeset)  # odd parts are $…$ segments
+    return "".join(_glyphs(part, k % 2 == 1) for k, part in enumerate(parts))
 
 
 #: The width text may take on a page (figure fraction): A4 less margins of 0.07 on either side.
@@ -68,7 +91,7 @@ def word_width(word: str, size: float, family: str = "DejaVu Sans", weight: str 
     its characters' widths (each measured once) plus 2% for kerning, which can only be smaller."""
     from matplotlib import cbook
 
-    drawn = math(word)
+    drawn = word if "$" in word else math(word)  # a label may be typeset already
     if cbook.is_math_text(drawn):
         return _measured(drawn, size, family, weight, True)
     return 1.02 * sum(_measured(char, size, family, weight, False) for char in word)
@@ -121,8 +144,8 @@ def wrap_to_width(text: str, width_pt: float, size: float, family: str = "DejaVu
 
 def _wrapped(lines: list[tuple[str, dict]], width: int | None, room: float = TEXT_WIDTH) -> list[tuple[str, dict]]:
     """Each styled paragraph as its wrapped lines (a paragraph's last line carries its ``gap``): at most the style's
-    own ``width`` in characters (else ``width``, where given), and never wider than ``room`` (figure fraction, less the indent) as
-    measured in its font."""
+    own ``width`` in characters (else ``width``, where given), and never wider than ``room`` (figure fraction, less
+    the indent) as measured in its font."""
     out = []
     for text, style in lines:
         room_pt = (room - style.get("indent", 0)) * A4[0] * 72
@@ -140,9 +163,7 @@ def _wrapped(lines: list[tuple[str, dict]], width: int | None, room: float = TEX
 
 def text_height(lines: list[tuple[str, dict]], width: int | None = None, room: float = TEXT_WIDTH) -> float:
     """The height (figure coordinates) :func:`text_block` will take to write ``lines`` into ``room``."""
-    return sum(
-        style.get("size", 9) / 72 / A4[1] * 1.45 + style["gap"] for _, style in _wrapped(lines, width, room)
-    )
+    return sum(style.get("size", 9) / 72 / A4[1] * 1.45 + style["gap"] for _, style in _wrapped(lines, width, room))
 
 
 def text_block(

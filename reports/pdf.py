@@ -21,7 +21,7 @@ from pdp_audit.reports.cover import appendix_page, cover_continued, cover_page, 
 from pdp_audit.reports.files import atomic_path  # noqa: E402
 from pdp_audit.reports.json_report import library_versions, package_version  # noqa: E402
 from pdp_audit.reports.page_text import A4, COLOURS, RC, fmt, fmt_ci, save_pages, text_block, text_height  # noqa: E402
-from pdp_audit.reports.plots import plot  # noqa: E402
+from pdp_audit.reports.plots import legend_below, plot  # noqa: E402
 from pdp_audit.reports.records import Check, Clipping, Page, Run  # noqa: E402
 
 
@@ -159,7 +159,7 @@ def per_instance_page(run: Run) -> plt.Figure:
     ax.axvline(pi.claim_epsilon, color="#b35806", ls="--", lw=1.5, label="claimed ε")
     ax.set_xlabel(f"ε at δ = {pi.delta:g}")
     ax.set_ylabel("number of individuals")
-    ax.legend(fontsize=8)
+    legend_below(fig, ax, 8)
     return fig
 
 
