@@ -119,7 +119,7 @@ def _banner(run: Run) -> str:
 _CELL = 7  # points: the guarantees' table
 _HEADER = 0.02
 #: The guarantees' table: (left, width) of its columns -- guarantee, basis, reading, verdict.
-_COLUMNS = ((0.07, 0.15), (0.23, 0.30), (0.54, 0.32), (0.875, 0.06))
+_COLUMNS = ((0.07, 0.20), (0.28, 0.26), (0.55, 0.31), (0.875, 0.06))
 _GRID = 6.5  # points: the parameters' grid
 _GRID_COLUMNS = ((0.07, 0.28), (0.36, 0.28), (0.65, 0.28))
 

@@ -10,6 +10,8 @@ What is not flagged, on purpose:
 
 * overlaps of less than :data:`TOLERANCE_PT` in width or height: a text's box is its font's line box (ascent to
   descent), taller than its ink, so lines set 1.45 font sizes apart may touch without their glyphs doing so;
+* texts slanted at one angle whose lines lie at least a font size apart (:func:`_parallel_apart`): their upright
+  boxes overlap, their glyphs do not;
 * texts of one legend against the legend's own frame (they are inside it by construction), and shaded bands
   (``fill_between``) under a legend: only lines, markers, bars and scatter points count as data a legend may not
   cover.
@@ -29,6 +31,7 @@ import matplotlib.lines
 import matplotlib.patches
 import matplotlib.path
 import matplotlib.text
+import numpy as np
 from matplotlib.transforms import Bbox
 
 #: Overlaps thinner than this (points) are line boxes touching, not glyphs colliding.
@@ -134,6 +137,19 @@ def _legend_over_data(fig, renderer) -> list[str]:
     return problems
 
 
+def _parallel_apart(text, other, slack: float) -> bool:
+    """Whether two texts slanted at the same angle (a table's column names) lie on parallel lines at least a line
+    apart: their upright bounding boxes then overlap, their glyphs do not."""
+    angle = text.get_rotation()
+    if angle % 180 == 0 or other.get_rotation() != angle:
+        return False
+    a = text.get_transform().transform(text.get_position())
+    b = other.get_transform().transform(other.get_position())
+    normal = np.array([-np.sin(np.radians(angle)), np.cos(np.radians(angle))])
+    line = max(text.get_fontsize(), other.get_fontsize()) * text.figure.dpi / 72
+    return abs(float(np.dot(b - a, normal))) >= line - slack
+
+
 def page_problems(fig) -> list[str]:
     """What is wrong with the layout of the page ``fig``, one line each (empty: nothing)."""
     drawn, caught, renderer = _drawn_texts(fig)
@@ -155,7 +171,7 @@ def page_problems(fig) -> list[str]:
     for i, (text, box, owner) in enumerate(boxes):
         for other, other_box, other_owner in boxes[i + 1 :]:
             width, height = _overlap(box, other_box)
-            if width > slack and height > slack:
+            if width > slack and height > slack and not _parallel_apart(text, other, slack):
                 problems.append(f"texts overlap: {text.get_text()[:50]!r} and {other.get_text()[:50]!r}")
     return problems + _legend_over_data(fig, renderer)
 

@@ -314,7 +314,7 @@ def _plot_page(key, rows, panel_key, line_keys, panels, start: int) -> plt.Figur
             if r == 0 and panel_title:
                 ax.set_title(panel_title, fontsize=8.5)
             if col == 0:
-                ax.set_ylabel(f"{check_id}\n{'value' if kind == 'curves' else 'estimate'}", fontsize=7.5)
+                ax.set_ylabel(f"{check_id}\n{'value' if kind == 'curves' else _quantity(check_id)}", fontsize=7.5)
             if r < len(rows) - 1:
                 ax.set_xlabel("")
             if ax.get_legend():  # one legend for the page, below the panels (off the data)
@@ -348,6 +348,21 @@ def _page_legend(fig, axes, top: float) -> None:
             fontsize=7,
             frameon=False,
         )
+
+
+#: What a check's estimate is, for the y axis (by the end of its id); any other check: its estimate.
+QUANTITIES = {
+    "dp-forward": "δ(ε) estimate",
+    "dp-reverse": "δ(ε) estimate",
+    "lr-attack": "ε estimate (attack)",
+    "tail-curve": "smallest p-value",
+    "loss-law": "KS distance",
+    "loss-consistency": "likelihood ratio",
+}
+
+
+def _quantity(check_id: str) -> str:
+    return next((q for end, q in QUANTITIES.items() if check_id.endswith(end)), "estimate")
 
 
 def _share_y(axes) -> None:
