@@ -48,7 +48,7 @@ def basis(check: Check) -> str:
         return "exact computation"
     how = _sampling(check)
     if _is_attack(check):  # an attack bounds ε from below on fresh releases: sampling alone, whatever is exact
-        return f"attack on sampled releases{_level(check)}"
+        return f"attack on observed releases{_level(check)}"
     if check.details.get("certified_delta") is not None:
         return f"certified analytic bound; {how} agrees"
     if check.exact is not None and not interval_decides(check):
@@ -57,7 +57,9 @@ def basis(check: Check) -> str:
 
 
 def _is_attack(check: Check) -> bool:
-    return "count_tp" in check.details or check.id.endswith("attack")
+    """An attack bounds ε from below: the likelihood-ratio attack, or any check on ε whose interval is [lo, ∞]."""
+    one_sided = check.ci is not None and check.ci[1] == float("inf") and "epsilon" in check.id
+    return "count_tp" in check.details or check.id.endswith("attack") or one_sided
 
 
 def reading(check: Check) -> str:

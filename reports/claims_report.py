@@ -152,7 +152,7 @@ DETAIL_COLUMNS = ((0.15, 0.46), (0.62, 0.33))
 def _row_cells(row: dict) -> tuple[list[list[str]], list[list[str]]]:
     """A summary row, wrapped: (the first line's cells, the detail line's cells)."""
     label = AGREEMENT[row["agrees"]][0] if row["status"] == "checked" else "not run"
-    first = wrap_cells((row["id"], row["where"], row["verdict"], row["expected"], label), COLUMNS, SIZE)
+    first = wrap_cells((row["id"], row["where"], row["verdict"], row["expected"], label), COLUMNS, SIZE, bold=(0, 2, 4))
     detail = wrap_cells((row["statement"], row["key_number"] or row["reason"] or ""), DETAIL_COLUMNS, SIZE - 0.8)
     return first, detail
 

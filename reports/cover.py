@@ -119,7 +119,7 @@ def _banner(run: Run) -> str:
 _CELL = 7  # points: the guarantees' table
 _HEADER = 0.02
 #: The guarantees' table: (left, width) of its columns -- guarantee, basis, reading, verdict.
-_COLUMNS = ((0.07, 0.20), (0.28, 0.26), (0.55, 0.31), (0.875, 0.06))
+_COLUMNS = ((0.07, 0.18), (0.26, 0.26), (0.53, 0.29), (0.83, 0.11))
 _GRID = 6.5  # points: the parameters' grid
 _GRID_COLUMNS = ((0.07, 0.28), (0.36, 0.28), (0.65, 0.28))
 
@@ -259,7 +259,7 @@ def _central_figure(fig, run: Run, top: float) -> float:
 
 def _cells(check) -> list[list[str]]:
     """A guarantee's row: its id, what its verdict rests on, the number to take away, the verdict; wrapped."""
-    return wrap_cells((check.id, basis(check), reading(check), check.verdict.upper()), _COLUMNS, _CELL)
+    return wrap_cells((check.id, basis(check), reading(check), check.verdict.upper()), _COLUMNS, _CELL, bold=(3,))
 
 
 def _guarantee_rows(fig, checks, y: float) -> float:
@@ -323,7 +323,7 @@ def findings_line(run: Run) -> str:
     )
 
 
-_APPENDIX_COLUMNS = ((0.07, 0.22), (0.30, 0.56), (0.875, 0.06))
+_APPENDIX_COLUMNS = ((0.07, 0.22), (0.30, 0.52), (0.83, 0.11))
 
 
 def appendix_page(run: Run) -> list[plt.Figure]:
@@ -340,7 +340,7 @@ def appendix_page(run: Run) -> list[plt.Figure]:
     ]
     pages, fig, y = [], None, 0.0
     for check in run.findings:
-        row = wrap_cells((check.id, check.title, check.verdict.upper()), _APPENDIX_COLUMNS, 8)
+        row = wrap_cells((check.id, check.title, check.verdict.upper()), _APPENDIX_COLUMNS, 8, bold=(2,))
         if fig is None or y - row_height(row, 8) < 0.04:
             fig = plt.figure(figsize=A4)
             pages.append(fig)

@@ -36,8 +36,9 @@ from matplotlib.transforms import Bbox
 
 #: Overlaps thinner than this (points) are line boxes touching, not glyphs colliding.
 TOLERANCE_PT = 1.0
-#: Strings that mean a text was cut rather than fitted.
-TRUNCATION_MARKERS = ("[...]", "[…]")
+#: The string that means a text was cut rather than fitted (``textwrap.shorten``'s placeholder).  "[…]" is not one:
+#: the papers' formulas use it for a bracketed matrix, as in ``[…]^{-1}``.
+TRUNCATION_MARKERS = ("[...]",)
 
 
 def _drawn_texts(fig) -> tuple[list[tuple[matplotlib.text.Text, Bbox]], list[str], object]:

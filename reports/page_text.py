@@ -241,9 +241,13 @@ def line_height(size: float) -> float:
     return size / 72 / A4[1] * 1.4
 
 
-def wrap_cells(cells, columns, size: float, family: str = "DejaVu Sans") -> list[list[str]]:
-    """Each cell wrapped into its column: ``columns`` are (left, width) in figure coordinates."""
-    return [wrap_to_width(str(cell), width * A4[0] * 72, size, family) for cell, (_, width) in zip(cells, columns)]
+def wrap_cells(cells, columns, size: float, family: str = "DejaVu Sans", bold=()) -> list[list[str]]:
+    """Each cell wrapped into its column: ``columns`` are (left, width) in figure coordinates; ``bold``: the indices
+    of the cells drawn bold (measured so)."""
+    return [
+        wrap_to_width(str(cell), width * A4[0] * 72, size, family, "bold" if k in bold else "normal")
+        for k, (cell, (_, width)) in enumerate(zip(cells, columns))
+    ]
 
 
 def row_height(wrapped: list[list[str]], size: float) -> float:

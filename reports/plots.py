@@ -8,6 +8,7 @@ to 1.5; an ROC's allowed region is the (ε, δ)-DP trade-off TPR ≤ min(e^ε FP
 from __future__ import annotations
 
 import matplotlib.colors
+import matplotlib.ticker
 import numpy as np
 
 from pdp_audit.reports.page_text import A4, line_width, math
@@ -122,7 +123,11 @@ def _tail_curves(fig, data: TailCurves, box) -> None:
         ax.set_yscale("log")
         ax.set_ylim(floor, 1.5)
         ax.set_xlabel("ε")
-        ax.set_ylabel(f"δ(ε), {_direction(name)}")
+        if " " in name:  # a long panel name (sampling method and all) heads the panel; a y label has no room
+            ax.set_title(f"δ(ε), {name}", fontsize=8)
+            ax.set_ylabel("δ(ε)")
+        else:
+            ax.set_ylabel(f"δ(ε), {_direction(name)}")
         legend_below(fig, ax, 7)
 
 
@@ -223,6 +228,10 @@ def _lines(fig, data: Lines, box, compact: bool = False) -> None:
             ax.fill_between(x, series.lo, series.hi, color=line.get_color(), alpha=0.2)
     ax.set_xscale("log" if data.logx else "linear")
     ax.set_yscale("log" if data.logy else "linear")
+    for axis, log in ((ax.xaxis, data.logx), (ax.yaxis, data.logy)):
+        if log:  # plain numbers (2.4, not 2.4 × 10⁰): a range within a decade is labelled by its minor ticks
+            axis.set_major_formatter(_PLAIN)
+            axis.set_minor_formatter(_PLAIN)
     size = 7 if compact else None
     ax.set_xlabel(data.xlabel, fontsize=size)
     ax.set_ylabel(data.ylabel, fontsize=size)
@@ -230,6 +239,8 @@ def _lines(fig, data: Lines, box, compact: bool = False) -> None:
         ax.tick_params(labelsize=7)
     legend_below(fig, ax, 5.5 if compact else 8, room=0.03 if compact else 0.035)
 
+
+_PLAIN = matplotlib.ticker.FuncFormatter(lambda value, _: f"{value:g}")
 
 PLOTTERS = {
     TailCurves: _tail_curves,

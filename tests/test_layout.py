@@ -182,3 +182,29 @@ def test_mutants_report(tmp_path):
 @pytest.mark.slow
 def test_claims_report(tmp_path):
     assert _render(tmp_path, "claims --run --quick --report claims.pdf") == ""
+
+
+@pytest.mark.slow
+def test_plugin_session_report(tmp_path):
+    """The pytest plugin's ``--audit-report``: a passing and a failing assertion of one test."""
+    import json
+
+    from pdp_audit.mechanisms.gaussian import GaussianPair, analytic_sigma
+    from pdp_audit.reports.audit_session import write_session_report
+    from pdp_audit.verify import pytest_plugin
+
+    kept: list[dict] = []
+
+    class Session:
+        def add(self, record):
+            kept.append(record)
+
+    settings = pytest_plugin.Settings(trials=2000, seed=0, alpha=1e-6, strict=False)
+    audit = pytest_plugin.PrivacyAudit("tests/test_mine.py::test_release_is_dp", settings, Session())
+    audit.assert_dp(GaussianPair([0.0], [1.0], analytic_sigma(1.0, 1e-3)), epsilon=1.0, delta=1e-2)
+    with pytest.raises(pytest.fail.Exception):
+        audit.assert_dp(GaussianPair([0.0], [1.0], 0.3), epsilon=1.0, delta=1e-2)
+    found: list[str] = []
+    with checking_pages(found):
+        write_session_report(json.loads(json.dumps(kept)), "fail", tmp_path / "audit.pdf")
+    assert "\n".join(found) == ""
