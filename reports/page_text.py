@@ -64,14 +64,21 @@ def _glyphs(segment: str, in_math: bool) -> str:
     return segment
 
 
+# a one-letter superscript such as e^ε, σ^2 or R^d (not X^TX, 2^-32 or n^(…)): typeset as mathtext
+_SUPERSCRIPT = re.compile(r"(?<![\\\w$])([A-Za-zα-ωΑ-Ω0-9]+\^[A-Za-zα-ω0-9])(?![\w{])")
+
+
 def math(text: str) -> str:
-    """``text`` for matplotlib: a literal ``$`` escaped, ``x_{…}`` and ``x^{…}`` typeset as mathtext, and the letters
-    of :data:`MATH_GLYPHS` drawn as mathtext."""
+    """``text`` for matplotlib: a literal ``$`` escaped, ``x_{…}``, ``x^{…}`` and one-letter superscripts (``e^ε``)
+    typeset as mathtext, and the letters of :data:`MATH_GLYPHS` drawn as mathtext."""
     typeset = _SUBSCRIPTED.sub(r"$\1$", text.replace("$", r"\$"))
-    if not any(glyph in typeset for glyph in MATH_GLYPHS):
+    if "^" not in typeset and not any(glyph in typeset for glyph in MATH_GLYPHS):
         return typeset
     parts = _MATH_SEGMENT.split(typeset)  # odd parts are $…$ segments
-    return "".join(_glyphs(part, k % 2 == 1) for k, part in enumerate(parts))
+    return "".join(
+        _glyphs(part, True) if k % 2 else _glyphs(_SUPERSCRIPT.sub(r"$\1$", part), False)
+        for k, part in enumerate(parts)
+    )
 
 
 #: The width text may take on a page (figure fraction): A4 less margins of 0.07 on either side.
@@ -262,3 +269,13 @@ def draw_row(fig, y: float, wrapped: list[list[str]], columns, size: float, styl
         for k, line in enumerate(lines):
             fig.text(left, y - k * line_height(size), math(line), fontsize=size, va="top", **style)
     return y - row_height(wrapped, size)
+
+
+def page_chunks(items: list, first: int, per_page: int) -> list[list]:
+    """``items`` split into pages of ``first`` then ``per_page`` rows, never leaving a page with a single row when
+    the page before it can give one (an orphan row)."""
+    chunks = [items[:first]] + [items[i : i + per_page] for i in range(first, len(items), per_page)]
+    if len(chunks) > 1 and len(chunks[-1]) == 1 and len(chunks[-2]) > 2:
+        chunks[-1] = chunks[-2][-1:] + chunks[-1]
+        chunks[-2] = chunks[-2][:-1]
+    return chunks

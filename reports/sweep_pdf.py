@@ -16,7 +16,7 @@ from matplotlib.ticker import NullFormatter  # noqa: E402
 
 from pdp_audit.reports.files import atomic_path  # noqa: E402
 from pdp_audit.reports.json_report import library_versions, package_version  # noqa: E402
-from pdp_audit.reports.page_text import A4, COLOURS, RC, fmt, save_pages, text_block, verdict_banner  # noqa: E402
+from pdp_audit.reports.page_text import A4, COLOURS, RC, fmt, page_chunks, save_pages, text_block, verdict_banner  # noqa: E402
 from pdp_audit.reports.sweep_fits import exponent_pages  # noqa: E402
 from pdp_audit.reports.sweep_json import FWER_STATEMENT  # noqa: E402
 
@@ -152,14 +152,14 @@ def table_pages(results) -> list[plt.Figure]:
     for cell in spec["cells"]:
         record = stored.get(cell["id"])
         rows.append((cell, record))
-    pages = []
-    for start in range(0, max(len(rows), 1), ROWS_PER_PAGE):
+    pages, start = [], 0
+    for chunk in page_chunks(rows, ROWS_PER_PAGE, ROWS_PER_PAGE):
         fig = plt.figure(figsize=A4)
         y = text_block(
             fig,
             [
                 (
-                    f"Cells {start + 1}–{min(start + ROWS_PER_PAGE, len(rows))} of {len(rows)}",
+                    f"Cells {start + 1}–{start + len(chunk)} of {len(rows)}",
                     {"size": 14, "weight": "bold"},
                 ),
                 (
@@ -183,7 +183,7 @@ def table_pages(results) -> list[plt.Figure]:
         for j, cid in enumerate(checks):
             fig.text(x_checks0 + j * width, y, cid, fontsize=6.5, rotation=60, va="bottom", ha="left")
         y -= 0.012
-        for cell, record in rows[start : start + ROWS_PER_PAGE]:
+        for cell, record in chunk:
             fig.text(0.07, y, str(cell["position"] + 1), fontsize=7.5, va="top", color=GREY)
             for x, key in zip(xs_params, swept):
                 fig.text(x, y, _value(cell["parameters"].get(key, "—")), fontsize=7.5, va="top")
@@ -212,6 +212,7 @@ def table_pages(results) -> list[plt.Figure]:
                             weight="bold",
                         )
             y -= 0.0185
+        start += len(chunk)
         pages.append(fig)
     return pages
 
