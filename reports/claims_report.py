@@ -173,8 +173,8 @@ def _table(fig, rows: list[dict], y: float) -> None:
 
 
 def _entry_pages(entry: dict, checks: Sequence[Check]):
-    """An entry's page -- its statement, method and finding, each check's summary and the first figure among its
-    checks -- continued on further pages while its checks' summaries do not fit."""
+    """An entry's page -- its statement, method and finding, each check's summary, then the first figure among its
+    checks -- continued on further pages while they do not fit."""
     agree, colour = AGREEMENT[entry["agrees"]]
     lines = [
         (f"{entry['id']} — {entry['where']}", {"size": 13, "weight": "bold", "gap": 0.006}),
@@ -193,21 +193,25 @@ def _entry_pages(entry: dict, checks: Sequence[Check]):
         lines.append(("Ledger finding: " + entry["finding"], {"size": 7.5, "color": GREY, "gap": 0.01}))
     fig = plt.figure(figsize=A4)
     y = text_block(fig, lines, top=0.965)
-    figure = next((c.figure for c in checks if c.figure is not None), None)
-    bottom = 0.36 if figure is not None else 0.03
-    if figure is not None:
-        top = max(min(y - 0.03, bottom - 0.02), 0.2)
-        plot(fig, figure, (0.1, 0.05, 0.82, top - 0.05))
-        bottom = max(bottom, top + 0.02)
+    title = (f"{entry['id']} (continued)", {"size": 13, "weight": "bold", "gap": 0.01})
     for check in checks:
         summary = _check_summary(check)
-        if y - text_height(summary) < bottom:  # the rest on a page of its own
+        if y - text_height(summary) < 0.03:  # the rest on a page of its own
             yield fig
             fig = plt.figure(figsize=A4)
-            title = (f"{entry['id']} (continued)", {"size": 13, "weight": "bold", "gap": 0.01})
-            y, bottom = text_block(fig, [title], top=0.965), 0.03
+            y = text_block(fig, [title], top=0.965)
         y = text_block(fig, summary, top=y)
+    figure = next((c.figure for c in checks if c.figure is not None), None)
+    if figure is not None and y - 0.08 < _FIGURE_HEIGHT:  # no room left for a legible figure: a page of its own
+        yield fig
+        fig = plt.figure(figsize=A4)
+        y = text_block(fig, [title], top=0.965)
+    if figure is not None:
+        plot(fig, figure, (0.1, 0.05, 0.82, min(y - 0.03, 0.05 + 0.45) - 0.05))
     yield fig
+
+
+_FIGURE_HEIGHT = 0.3  # the least height (of the page) a check's figure is drawn in
 
 
 def _check_summary(check: Check) -> list[tuple[str, dict]]:

@@ -228,10 +228,11 @@ def _lines(fig, data: Lines, box, compact: bool = False) -> None:
             ax.fill_between(x, series.lo, series.hi, color=line.get_color(), alpha=0.2)
     ax.set_xscale("log" if data.logx else "linear")
     ax.set_yscale("log" if data.logy else "linear")
-    for axis, log in ((ax.xaxis, data.logx), (ax.yaxis, data.logy)):
-        if log:  # plain numbers (2.4, not 2.4 × 10⁰): a range within a decade is labelled by its minor ticks
+    for axis, log, limits in ((ax.xaxis, data.logx, ax.get_xlim()), (ax.yaxis, data.logy, ax.get_ylim())):
+        if log:  # plain numbers (2.4, not 2.4 × 10⁰); minor ticks labelled only where the axis spans a small range
             axis.set_major_formatter(_PLAIN)
-            axis.set_minor_formatter(_PLAIN)
+            narrow = limits[0] > 0 and limits[1] / limits[0] < 4
+            axis.set_minor_formatter(_PLAIN if narrow else matplotlib.ticker.NullFormatter())
     size = 7 if compact else None
     ax.set_xlabel(data.xlabel, fontsize=size)
     ax.set_ylabel(data.ylabel, fontsize=size)
