@@ -88,7 +88,7 @@ def reading(check: Check) -> str:
         return f"P[bound fails] ≤ {fmt(hi, 3)} (ρ = {fmt(d['rho'], 3)})"
     if "worst_ratio" in d:  # the sampled loss against the sampler: a likelihood ratio that should be 1
         return f"worst ratio {fmt(d['worst_ratio'], 3)} (1 if consistent); p = {fmt(check.pvalue, 3)}"
-    if "law" in d and hi is not None:  # Kolmogorov–Smirnov: the distance to the exact law; the interval ends at the critical value
+    if "law" in d and hi is not None:  # Kolmogorov–Smirnov: the interval ends at the critical value
         return f"KS distance {fmt(check.estimate, 3)} (critical value {fmt(hi, 3)})"
     if check.ci is None:
         return f"agreement test: p = {fmt(check.pvalue, 3)}"
