@@ -129,7 +129,10 @@ def line_width(line: str, size: float, family: str = "DejaVu Sans", weight: str 
 
 def wrap_to_width(text: str, width_pt: float, size: float, family: str = "DejaVu Sans", weight: str = "normal"):
     """``text`` broken at spaces into lines no wider than ``width_pt`` points, measured in the font it is drawn in;
-    a single word wider than that is broken between characters (never cut)."""
+    a single word wider than that is broken between characters (never cut).  A text that fits stays as it is (the
+    runs of spaces aligning a monospaced table kept)."""
+    if line_width(text, size, family, weight) <= width_pt:
+        return [text]
     lines: list[str] = []
     current = ""
     for word in (w for w in text.split(" ") if w):

@@ -36,14 +36,16 @@ def exponent_pages(results) -> list[plt.Figure]:
                 {"size": 8.5, "gap": 0.012},
             ),
         ]
-        mono = {"size": 7.5, "family": "DejaVu Sans Mono", "width": 140, "gap": 0}
-        lines.append((f"{'check':<26} {'x':<14} {'b':>8}  {'interval':<20} {'R²':>6} {'cells':>5}  group", mono))
+        mono = {"size": 7.5, "family": "DejaVu Sans Mono", "width": 200, "gap": 0}
+        wc = max([5] + [len(e.check) for e in fits])  # columns as wide as their longest entry: nothing cut
+        wx = max([1] + [len(e.parameter) for e in fits])
+        lines.append((f"{'check':<{wc}} {'x':<{wx}} {'b':>8}  {'interval':<20} {'R²':>6} {'cells':>5}  group", mono))
         for e in fits[start : start + per_page]:
             group = ", ".join(f"{k}={_value(v)}" for k, v in e.group.items()) or "all cells"
             interval = f"[{e.ci[0]:.3g}, {e.ci[1]:.3g}]"
             lines.append(
                 (
-                    f"{e.check[:26]:<26} {e.parameter[:14]:<14} {e.exponent:>8.3g}  {interval:<20} "
+                    f"{e.check:<{wc}} {e.parameter:<{wx}} {e.exponent:>8.3g}  {interval:<20} "
                     f"{e.r_squared:>6.3f} {e.points:>5}  {group}",
                     mono,
                 )
