@@ -16,7 +16,6 @@ The JSON keeps every record but the figures (as ``pdp-audit run --json`` does).
 from __future__ import annotations
 
 import json
-import textwrap
 from dataclasses import replace
 from pathlib import Path
 
@@ -29,7 +28,7 @@ from matplotlib.backends.backend_pdf import PdfPages  # noqa: E402
 from pdp_audit.reports.cover import VERDICT_TEXT  # noqa: E402
 from pdp_audit.reports.figure_json import figure_from_dict  # noqa: E402
 from pdp_audit.reports.json_report import check_from_dict, library_versions, package_version  # noqa: E402
-from pdp_audit.reports.page_text import A4, COLOURS, RC, save_pages, text_block, verdict_banner  # noqa: E402
+from pdp_audit.reports.page_text import A4, COLOURS, RC, save_pages, text_block, verdict_banner, wrap_to_width  # noqa: E402
 from pdp_audit.reports.pdf import run_pages  # noqa: E402
 from pdp_audit.reports.publish import write_together  # noqa: E402
 from pdp_audit.reports.records import Check, Run  # noqa: E402
@@ -105,7 +104,8 @@ def _cover(doc: dict) -> plt.Figure:
     for r in doc["assertions"]:
         fig.text(0.07, y, f"[{r['index']}]", fontsize=7.5, va="top")
         fig.text(0.86, y, r["verdict"].upper(), fontsize=7.5, va="top", weight="bold", color=COLOURS[r["verdict"]])
-        for line in textwrap.wrap(r["nodeid"], 88) + textwrap.wrap(r["header"], 88):
+        room = (0.84 - 0.16) * A4[0] * 72  # points, up to the verdict column
+        for line in wrap_to_width(r["nodeid"], room, 7.5) + wrap_to_width(r["header"], room, 7.5):
             fig.text(0.16, y, line, fontsize=7.5, va="top")
             y -= 0.015
         y -= 0.006

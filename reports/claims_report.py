@@ -12,7 +12,6 @@ files.
 from __future__ import annotations
 
 import json
-import textwrap
 from typing import Mapping, Sequence
 
 import matplotlib
@@ -21,29 +20,27 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 from matplotlib.backends.backend_pdf import PdfPages  # noqa: E402
 
-from pdp_audit.reports.page_text import A4, COLOURS, RC, fmt, fmt_ci, save_pages, text_block, verdict_banner  # noqa: E402
+from pdp_audit.reports.page_text import (  # noqa: E402
+    A4,
+    COLOURS,
+    RC,
+    draw_row,
+    fmt,
+    fmt_ci,
+    row_height,
+    save_pages,
+    text_block,
+    text_height,
+    verdict_banner,
+    wrap_cells,
+)
 from pdp_audit.reports.pdf import check_lines  # noqa: E402
 from pdp_audit.reports.plots import plot  # noqa: E402
 from pdp_audit.reports.publish import write_together  # noqa: E402
 from pdp_audit.reports.records import Check  # noqa: E402
 
 GREY = "#555555"
-NOT_RUN_PER_PAGE = 11  # entries not run, with statement and reason, that fit one page
-ROW = 0.0185  # height of a summary row (two lines of small text)
 AGREEMENT = {True: ("agrees", COLOURS["pass"]), False: ("DISAGREES", COLOURS["fail"]), None: ("undecided", GREY)}
-
-
-# Letters the report's font (DejaVu Sans) lacks, as the papers' plain equivalents (𝒳 is the data domain X, …).
-_MISSING_GLYPHS = str.maketrans({"𝒳": "X", "𝒴": "Y", "𝒟": "D", "𝒵": "Z", "𝒩": "N"})
-
-
-def _printable(doc):
-    """``doc`` with every string's missing glyphs replaced (the JSON keeps the original text)."""
-    if isinstance(doc, dict):
-        return {k: _printable(v) for k, v in doc.items()}
-    if isinstance(doc, list):
-        return [_printable(v) for v in doc]
-    return doc.translate(_MISSING_GLYPHS) if isinstance(doc, str) else doc
 
 
 def write_claims_report(
@@ -51,7 +48,7 @@ def write_claims_report(
 ) -> None:
     """Write the PDF and the JSON (``-``: stdout) together (both or neither)."""
     text = json.dumps(doc, indent=2, ensure_ascii=False, allow_nan=False) + "\n"
-    write_together(pdf, json_path, lambda tmp: _render(_printable(doc), checks, tmp), text)
+    write_together(pdf, json_path, lambda tmp: _render(doc, checks, tmp), text)
 
 
 def _render(doc: dict, checks: Mapping[str, Sequence[Check]], path) -> None:
@@ -62,25 +59,41 @@ def _render(doc: dict, checks: Mapping[str, Sequence[Check]], path) -> None:
 
 def _pages(doc: dict, checks: Mapping[str, Sequence[Check]]):
     entries = doc["entries"]
-    first = _cover_rows()
-    yield _summary_page(doc, entries[:first], cover=True)
-    for i in range(first, len(entries), _continued_rows()):
-        yield _summary_page(doc, entries[i : i + _continued_rows()], cover=False)
+    rows = [_row_cells(row) for row in entries]
+    chunks, start = [], 0
+    for room in _table_rooms(doc):
+        count = _rows_fitting(rows[start:], room)
+        chunks.append(entries[start : start + count])
+        start += count
+        if start >= len(entries):
+            break
+    for k, chunk in enumerate(chunks):
+        yield _summary_page(doc, chunk, cover=k == 0)
     for entry in entries:
         if entry["status"] == "checked":
-            yield _entry_page(entry, checks.get(entry["id"], ()), doc)
-    not_run = [e for e in entries if e["status"] != "checked"]
-    for i in range(0, len(not_run), NOT_RUN_PER_PAGE):
-        yield _not_run_page(not_run[i : i + NOT_RUN_PER_PAGE], first=i == 0)
+            yield from _entry_pages(entry, checks.get(entry["id"], ()))
+    yield from _not_run_pages([e for e in entries if e["status"] != "checked"])
     yield _appendix_page(doc)
 
 
-def _cover_rows() -> int:
-    return int((0.74 - 0.05) / ROW)
+def _table_rooms(doc: dict):
+    """The height each summary page has for its table: the cover's below its text and banner, then full pages."""
+    yield _COVER_TABLE_TOP - text_height(_cover_lines(doc)) - 0.05
+    while True:
+        yield 0.95 - 0.03 - 0.05
 
 
-def _continued_rows() -> int:
-    return int((0.9 - 0.05) / ROW)
+def _rows_fitting(rows: list, room: float) -> int:
+    """How many wrapped rows fit in ``room``; never all but one (no orphan row on a page of its own)."""
+    used, count = 0.016, 0
+    for row in rows:
+        used += row_height(row[0], SIZE) + row_height(row[1], SIZE - 0.8) + 0.002
+        if used > room:
+            break
+        count += 1
+    if count == len(rows) - 1 and count >= 2:
+        count -= 1
+    return max(count, 1)
 
 
 def _outcome(doc: dict) -> tuple[str, str]:
@@ -92,23 +105,35 @@ def _outcome(doc: dict) -> tuple[str, str]:
     return "pass", f"all agree with the ledger: {text}"
 
 
+def _cover_lines(doc: dict) -> list[tuple[str, dict]]:
+    c = doc["counts"]
+    budget = "quick budgets (--quick)" if doc["quick"] else "each audit's default budget"
+    return [
+        ("pdp-audit — the claims ledger, run", {"size": 18, "weight": "bold", "gap": 0.01}),
+        (
+            f"Every checkable statement of {PAPERS}, decided by a run of today's code: {budget}, seed "
+            f"{doc['seed']}, family-wise false-alarm probability α = {doc['alpha_per_audit']:g} per audit run. A "
+            "verdict is computed from the checks the entry cites; 'expected' is the verdict the ledger recorded with "
+            f"its finding, and 'agrees' compares the two. Not run: {c['not-simulable']} not simulable, "
+            f"{c['planned']} planned (reasons at the end).",
+            {"size": 9, "gap": 0.012},
+        ),
+    ]
+
+
+_COVER_TABLE_TOP = 0.965 - 0.08
+#: The papers the ledger's entries cite, by key.
+PAPERS = (
+    "[PDP] Y.-X. Wang, Per-instance differential privacy, Journal of Privacy and Confidentiality 9(1), 2019; "
+    "[RW] R. Redberg and Y.-X. Wang, Privately publishable per-instance privacy, NeurIPS 2021; "
+    "[LR] Y.-X. Wang, Revisiting differentially private linear regression, UAI 2018"
+)
+
+
 def _summary_page(doc: dict, rows: list[dict], cover: bool) -> plt.Figure:
     fig = plt.figure(figsize=A4)
     if cover:
-        c = doc["counts"]
-        budget = "quick budgets (--quick)" if doc["quick"] else "each audit's default budget"
-        lines = [
-            ("pdp-audit — the claims ledger, run", {"size": 18, "weight": "bold", "gap": 0.01}),
-            (
-                "Every checkable statement of [PDP] Wang 2017, [RW] Redberg & Wang 2021 and [LR] Wang 2018, decided "
-                f"by a run of today's code: {budget}, seed {doc['seed']}, family-wise false-alarm probability "
-                f"α = {doc['alpha_per_audit']:g} per audit run. A verdict is computed from the checks the entry "
-                "cites; 'expected' is the verdict the ledger recorded with its finding, and 'agrees' compares "
-                f"the two. Not run: {c['not-simulable']} not simulable, {c['planned']} planned (reasons at the end).",
-                {"size": 9, "gap": 0.012},
-            ),
-        ]
-        y = text_block(fig, lines, top=0.965)
+        y = text_block(fig, _cover_lines(doc), top=0.965)
         verdict_banner(fig, y, *_outcome(doc))
         y -= 0.08
     else:
@@ -117,29 +142,39 @@ def _summary_page(doc: dict, rows: list[dict], cover: bool) -> plt.Figure:
     return fig
 
 
+SIZE = 6.5  # points: the summary table
+#: (left, width) of the summary's columns: id, paper and place (the statement below), verdict, expected, agreement.
+COLUMNS = ((0.05, 0.09), (0.15, 0.46), (0.62, 0.10), (0.73, 0.10), (0.84, 0.11))
+#: The second line of a row: the statement as printed, and the key number or the reason it was not run.
+DETAIL_COLUMNS = ((0.15, 0.46), (0.62, 0.33))
+
+
+def _row_cells(row: dict) -> tuple[list[list[str]], list[list[str]]]:
+    """A summary row, wrapped: (the first line's cells, the detail line's cells)."""
+    label = AGREEMENT[row["agrees"]][0] if row["status"] == "checked" else "not run"
+    first = wrap_cells((row["id"], row["where"], row["verdict"], row["expected"], label), COLUMNS, SIZE, bold=(0, 2, 4))
+    detail = wrap_cells((row["statement"], row["key_number"] or row["reason"] or ""), DETAIL_COLUMNS, SIZE - 0.8)
+    return first, detail
+
+
 def _table(fig, rows: list[dict], y: float) -> None:
-    columns = ((0.05, "id"), (0.15, "paper, place / statement"), (0.62, "verdict"), (0.73, "expected"), (0.84, ""))
-    for x, name in columns:
+    for (x, _), name in zip(COLUMNS, ("id", "paper, place / statement", "verdict", "expected", "")):
         fig.text(x, y, name, fontsize=7.5, weight="bold", va="top")
-    y -= 0.014
+    y -= 0.016
     for row in rows:
-        verdict = row["verdict"]
-        colour = COLOURS.get(verdict, GREY)
-        label, agree_colour = AGREEMENT[row["agrees"]] if row["status"] == "checked" else ("not run", GREY)
-        fig.text(0.05, y, row["id"], fontsize=7, weight="bold", va="top")
-        fig.text(0.15, y, textwrap.shorten(row["where"], 80), fontsize=6.5, va="top")
-        fig.text(0.62, y, verdict, fontsize=7, va="top", color=colour, weight="bold")
-        fig.text(0.73, y, row["expected"], fontsize=7, va="top")
-        fig.text(0.84, y, label, fontsize=7, va="top", color=agree_colour, weight="bold")
-        detail = row["key_number"] or row["reason"] or ""
-        fig.text(0.15, y - 0.0085, textwrap.shorten(row["statement"], 95), fontsize=5.8, va="top", color=GREY)
-        if detail:
-            fig.text(0.62, y - 0.0085, textwrap.shorten(detail, 62), fontsize=5.6, va="top", color=GREY)
-        y -= ROW
+        colour = COLOURS.get(row["verdict"], GREY)
+        agree_colour = AGREEMENT[row["agrees"]][1] if row["status"] == "checked" else GREY
+        first, detail = _row_cells(row)
+        bold = {"weight": "bold"}
+        y = draw_row(
+            fig, y, first, COLUMNS, SIZE, [bold, {}, {**bold, "color": colour}, {}, {**bold, "color": agree_colour}]
+        )
+        y = draw_row(fig, y, detail, DETAIL_COLUMNS, SIZE - 0.8, [{"color": GREY}] * 2) - 0.002
 
 
-def _entry_page(entry: dict, checks: Sequence[Check], doc: dict) -> plt.Figure:
-    fig = plt.figure(figsize=A4)
+def _entry_pages(entry: dict, checks: Sequence[Check]):
+    """An entry's page -- its statement, method and finding, each check's summary, then the first figure among its
+    checks -- continued on further pages while they do not fit."""
     agree, colour = AGREEMENT[entry["agrees"]]
     lines = [
         (f"{entry['id']} — {entry['where']}", {"size": 13, "weight": "bold", "gap": 0.006}),
@@ -156,17 +191,27 @@ def _entry_page(entry: dict, checks: Sequence[Check], doc: dict) -> plt.Figure:
     ]
     if entry["finding"]:
         lines.append(("Ledger finding: " + entry["finding"], {"size": 7.5, "color": GREY, "gap": 0.01}))
-    y = text_block(fig, lines, top=0.965, width=120)
-    figure = next((c.figure for c in checks if c.figure is not None), None)
-    bottom = 0.36 if figure is not None else 0.03
+    fig = plt.figure(figsize=A4)
+    y = text_block(fig, lines, top=0.965)
+    title = (f"{entry['id']} (continued)", {"size": 13, "weight": "bold", "gap": 0.01})
     for check in checks:
-        if y < bottom + 0.05:
-            fig.text(0.07, y, "… (further checks: see the JSON)", fontsize=7.5, va="top", color=GREY)
-            break
-        y = text_block(fig, _check_summary(check), top=y, width=125)
+        summary = _check_summary(check)
+        if y - text_height(summary) < 0.03:  # the rest on a page of its own
+            yield fig
+            fig = plt.figure(figsize=A4)
+            y = text_block(fig, [title], top=0.965)
+        y = text_block(fig, summary, top=y)
+    figure = next((c.figure for c in checks if c.figure is not None), None)
+    if figure is not None and y - 0.08 < _FIGURE_HEIGHT:  # no room left for a legible figure: a page of its own
+        yield fig
+        fig = plt.figure(figsize=A4)
+        y = text_block(fig, [title], top=0.965)
     if figure is not None:
-        plot(fig, figure, (0.1, 0.05, 0.82, min(y - 0.03, bottom - 0.02) - 0.05))
-    return fig
+        plot(fig, figure, (0.1, 0.05, 0.82, min(y - 0.03, 0.05 + 0.45) - 0.05))
+    yield fig
+
+
+_FIGURE_HEIGHT = 0.3  # the least height (of the page) a check's figure is drawn in
 
 
 def _check_summary(check: Check) -> list[tuple[str, dict]]:
@@ -181,26 +226,34 @@ def _check_summary(check: Check) -> list[tuple[str, dict]]:
             f"[{check.id}] {check.title} — {check.verdict.upper()} ({role})",
             {"size": 8.5, "weight": "bold", "color": COLOURS[check.verdict], "gap": 0.002},
         ),
-        (lines[2][0], {"size": 7.5, "indent": 0.02, "gap": 0.0}),
+        (lines[3][0], {"size": 7.5, "indent": 0.02, "gap": 0.0}),
         ("Method: " + check.formula, {"size": 7.5, "indent": 0.02, "gap": 0.0}),
         (numbers, {"size": 7.5, "indent": 0.02, "gap": 0.0, "family": "DejaVu Sans Mono"}),
     ]
     if check.note:
-        out.append((textwrap.shorten(check.note, 600), {"size": 7, "indent": 0.02, "color": GREY, "gap": 0.0}))
+        out.append((check.note, {"size": 7, "indent": 0.02, "color": GREY, "gap": 0.0}))
     out[-1] = (out[-1][0], {**out[-1][1], "gap": 0.008})
     return out
 
 
-def _not_run_page(rows: list[dict], first: bool) -> plt.Figure:
-    fig = plt.figure(figsize=A4)
-    title = "Entries not run" + ("" if first else " (continued)")
-    lines = [(title, {"size": 13, "weight": "bold", "gap": 0.01})]
+def _not_run_pages(rows: list[dict]):
+    """The entries not run, with statement and reason, on as many pages as they take."""
+    fig, y = None, 0.0
     for row in rows:
-        lines.append((f"{row['id']} — {row['where']} — {row['verdict']}", {"size": 8.5, "weight": "bold"}))
-        lines.append((textwrap.shorten(row["statement"], 400), {"size": 7.5, "indent": 0.02}))
-        lines.append(("Why: " + (row["reason"] or ""), {"size": 7.5, "indent": 0.02, "color": GREY, "gap": 0.008}))
-    text_block(fig, lines, top=0.965, width=125)
-    return fig
+        lines = [
+            (f"{row['id']} — {row['where']} — {row['verdict']}", {"size": 8.5, "weight": "bold"}),
+            (row["statement"], {"size": 7.5, "indent": 0.02}),
+            ("Why: " + (row["reason"] or ""), {"size": 7.5, "indent": 0.02, "color": GREY, "gap": 0.008}),
+        ]
+        if fig is None or y - text_height(lines) < 0.03:
+            if fig is not None:
+                yield fig
+            fig = plt.figure(figsize=A4)
+            title = "Entries not run" + ("" if y == 0.0 else " (continued)")
+            y = text_block(fig, [(title, {"size": 13, "weight": "bold", "gap": 0.01})], top=0.965)
+        y = text_block(fig, lines, top=y)
+    if fig is not None:
+        yield fig
 
 
 def _appendix_page(doc: dict) -> plt.Figure:
@@ -227,5 +280,5 @@ def _appendix_page(doc: dict) -> plt.Figure:
             {"size": 8.5},
         ),
     ]
-    text_block(fig, lines, top=0.965, width=120)
+    text_block(fig, lines, top=0.965)
     return fig

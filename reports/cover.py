@@ -4,14 +4,23 @@ guarantee, the scope of the verdict), its continuation, and the title page of th
 
 from __future__ import annotations
 
-import textwrap
-
 import matplotlib
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
-from pdp_audit.reports.page_text import A4, COLOURS, fmt, fmt_ci, math, text_block, text_height, verdict_banner  # noqa: E402
+from pdp_audit.reports.check_reading import basis, reading  # noqa: E402
+from pdp_audit.reports.page_text import (  # noqa: E402
+    A4,
+    COLOURS,
+    draw_row,
+    fmt,
+    row_height,
+    text_block,
+    text_height,
+    verdict_banner,
+    wrap_cells,
+)
 from pdp_audit.reports.plots import draw_profile, draw_roc  # noqa: E402
 from pdp_audit.reports.records import Lines, Roc, Run, TailCurves  # noqa: E402
 
@@ -37,6 +46,7 @@ def cover_page(run: Run) -> plt.Figure:
     """
     fig = plt.figure(figsize=A4)
     y = text_block(fig, _identity_lines(run), top=0.965)
+    y = _parameter_grid(fig, run, y)
     verdict_banner(fig, y, run.verdict, _banner(run))
     y -= 0.075
     y = _central_figure(fig, run, y)
@@ -45,18 +55,41 @@ def cover_page(run: Run) -> plt.Figure:
     return fig
 
 
-def cover_continued(run: Run, first: int) -> plt.Figure:
-    """The guarantees the cover had no room for."""
-    fig = plt.figure(figsize=A4)
-    y = text_block(fig, [("Guarantees (continued)", {"size": 13, "weight": "bold", "gap": 0.01})])
-    _guarantee_rows(fig, run.checks[first:], y)
-    return fig
+_CONTINUED_TOP = 0.95 - 0.03  # below the continuation page's title
+
+
+def cover_continued(run: Run, first: int) -> list[plt.Figure]:
+    """The guarantees the cover had no room for, on as many pages as they take."""
+    pages, rest = [], list(run.checks[first:])
+    while rest:
+        fig = plt.figure(figsize=A4)
+        y = text_block(fig, [("Guarantees (continued)", {"size": 13, "weight": "bold", "gap": 0.01})])
+        count = _rows_fitting(rest, y - 0.05) or 1
+        _guarantee_rows(fig, rest[:count], y)
+        pages.append(fig)
+        rest = rest[count:]
+    return pages
+
+
+def _rows_fitting(checks, room: float) -> int:
+    """How many of ``checks``' rows fit in ``room`` (figure coordinates, the header included); never all but one
+    (a continuation page of a single row): then one fewer."""
+    used, count = _HEADER, 0
+    for check in checks:
+        used += row_height(_cells(check), _CELL)
+        if used > room:
+            break
+        count += 1
+    if count == len(checks) - 1 and count >= 2:
+        count -= 1
+    return count
 
 
 def cover_rows(run: Run) -> int:
     """How many guarantee rows fit on the cover (the rest go to :func:`cover_continued`)."""
-    top = 0.965 - text_height(_identity_lines(run)) - 0.075 - (_CENTRAL_HEIGHT if _profile(run) else 0)
-    return max(0, int((top - 0.03 - text_height(_scope_lines(run)) - 0.02) / _ROW) - 1)
+    top = 0.965 - text_height(_identity_lines(run)) - _grid_height(run) - 0.075
+    top -= _CENTRAL_HEIGHT if _profile(run) else 0
+    return _rows_fitting(run.checks, top - 0.03 - text_height(_scope_lines(run)) - 0.01)
 
 
 _CENTRAL_HEIGHT = 0.29
@@ -83,7 +116,12 @@ def _banner(run: Run) -> str:
     return (CERTIFICATE_TEXT if c else VERDICT_TEXT)[run.verdict]
 
 
-_ROW = 0.017  # height of a guarantee's row on the cover
+_CELL = 7  # points: the guarantees' table
+_HEADER = 0.02
+#: The guarantees' table: (left, width) of its columns -- guarantee, basis, reading, verdict.
+_COLUMNS = ((0.07, 0.18), (0.26, 0.26), (0.53, 0.29), (0.83, 0.11))
+_GRID = 6.5  # points: the parameters' grid
+_GRID_COLUMNS = ((0.07, 0.28), (0.36, 0.28), (0.65, 0.28))
 
 
 def _identity_lines(run: Run) -> list[tuple[str, dict]]:
@@ -156,16 +194,31 @@ def _identity_lines(run: Run) -> list[tuple[str, dict]]:
         )
     if run.findings is None or run.findings:  # an audit without paper statements (a user's pair) says nothing
         lines.append((findings_line(run), {"size": 8.5, "gap": 0.006}))
+    return lines
+
+
+def _parameter_cells(run: Run) -> list[list[list[str]]]:
+    """Every parameter set, ``key = value``, three to a row, each cell wrapped into its column (never cut)."""
+    p, c = run.parameters, run.certified
     # options left unset (None: another query's, a default drawn from elsewhere) stay in the JSON, off the cover
     listed = (c.get("parameters", p) if c else p).items()
-    shown = [(k, v) for k, v in listed if v is not None and k != "headline" and not isinstance(v, (dict, list))]
-    cells = [f"{k} = {textwrap.shorten(fmt(v, 6), 34)}" for k, v in shown]
-    width = 3
-    for i in range(0, len(cells), width):
-        row = "".join(cell[:44].ljust(46) for cell in cells[i : i + width])
-        lines.append((row, {"size": 6.5, "family": "DejaVu Sans Mono", "width": 160}))
-    lines[-1] = (lines[-1][0], {**lines[-1][1], "gap": 0.012})
-    return lines
+    said = ("headline", "dataset_description")  # stated in the lines above the grid
+    shown = [(k, v) for k, v in listed if v is not None and k not in said and not isinstance(v, (dict, list))]
+    cells = [f"{k} = {fmt(v, 6)}" for k, v in shown]
+    rows = [cells[i : i + 3] for i in range(0, len(cells), 3)]
+    return [wrap_cells(row, _GRID_COLUMNS, _GRID, "DejaVu Sans Mono") for row in rows]
+
+
+def _grid_height(run: Run) -> float:
+    return sum(row_height(row, _GRID) for row in _parameter_cells(run)) + 0.012
+
+
+def _parameter_grid(fig, run: Run, y: float) -> float:
+    """Draw the parameters' grid from ``y`` down; return the y below it."""
+    mono = {"family": "DejaVu Sans Mono"}
+    for row in _parameter_cells(run):
+        y = draw_row(fig, y, row, _GRID_COLUMNS, _GRID, [mono] * len(row))
+    return y - 0.012
 
 
 def _claim_text(p) -> str:
@@ -204,18 +257,20 @@ def _central_figure(fig, run: Run, top: float) -> float:
     return top - _CENTRAL_HEIGHT
 
 
+def _cells(check) -> list[list[str]]:
+    """A guarantee's row: its id, what its verdict rests on, the number to take away, the verdict; wrapped."""
+    return wrap_cells((check.id, basis(check), reading(check), check.verdict.upper()), _COLUMNS, _CELL, bold=(3,))
+
+
 def _guarantee_rows(fig, checks, y: float) -> float:
     """One row per guarantee of ``checks`` from ``y`` down; return the y below the last row."""
-    xs = (0.07, 0.27, 0.60, 0.70, 0.89)  # room for an interval of two signed 4-digit numbers
-    for x, h in zip(xs, ("guarantee", "title", "estimate", "interval", "verdict")):
+    header = ("guarantee", "basis of the verdict", "what the evidence shows", "verdict")
+    for (x, _), h in zip(_COLUMNS, header):
         fig.text(x, y, h, fontsize=8.5, weight="bold", va="top")
-    y -= 0.02
+    y -= _HEADER
     for check in checks:
-        row = (check.id, textwrap.shorten(check.title, 46), fmt(check.estimate, 3), fmt_ci(check.ci))
-        for x, cell in zip(xs, row):
-            fig.text(x, y, math(cell), fontsize=7.5, va="top")
-        fig.text(xs[-1], y, check.verdict.upper(), fontsize=7.5, va="top", color=COLOURS[check.verdict], weight="bold")
-        y -= _ROW
+        verdict = {"color": COLOURS[check.verdict], "weight": "bold"}
+        y = draw_row(fig, y, _cells(check), _COLUMNS, _CELL, [{}, {}, {}, verdict])
     return y
 
 
@@ -233,8 +288,9 @@ def _scope_lines(run: Run) -> list[tuple[str, dict]]:
     return [
         ("What this does and does not cover", {"size": 9.5, "weight": "bold"}),
         (
-            f"{neighbour} {exact} guarantees rest on exact mathematics (closed forms and identities computed by the "
-            f"suite, to floating-point tolerance); {sampled} rest on sampling, decided at family-wise false-alarm "
+            f"{neighbour} {_count(exact, 'guarantee rests', 'guarantees rest')} on exact mathematics (closed forms and "
+            f"identities computed by the suite, to floating-point tolerance); {_count(sampled, 'rests', 'rest')} on "
+            "sampling, decided at family-wise false-alarm "
             f"probability α = {fmt(run.alpha)} (simultaneous intervals at level 1 − α/{max(sampled, 1)}). "
             "PASS: the whole interval lies on the claim's side (or an exact closed form computed here satisfies the "
             "claim and the sampled estimate agrees with it); FAIL: the data contradict the claim at α; INCONCLUSIVE: "
@@ -244,6 +300,11 @@ def _scope_lines(run: Run) -> list[tuple[str, dict]]:
             {"size": 8, "width": 120},
         ),
     ]
+
+
+def _count(n: int, one: str, many: str) -> str:
+    """``n`` with the singular or plural words (1 guarantee rests, 2 guarantees rest)."""
+    return f"{n} {one if n == 1 else many}"
 
 
 def findings_line(run: Run) -> str:
@@ -262,24 +323,28 @@ def findings_line(run: Run) -> str:
     )
 
 
-def appendix_page(run: Run) -> plt.Figure:
-    """The title page of the appendix of paper findings: what they are, and one row per finding."""
-    fig = plt.figure(figsize=A4)
-    y = text_block(
-        fig,
-        [
-            ("Appendix: paper findings", {"size": 18, "weight": "bold", "gap": 0.01}),
-            (
-                "Statements checked as printed in the papers. Each has its own verdict, decided as a separate "
-                f"family of tests at α = {fmt(run.alpha)}; none of them is part of the deployment's verdict, "
-                "unless the audited configuration deploys the printed form (it is then listed among the guarantees).",
-                {"size": 9.5, "gap": 0.02},
-            ),
-        ],
-    )
+_APPENDIX_COLUMNS = ((0.07, 0.22), (0.30, 0.52), (0.83, 0.11))
+
+
+def appendix_page(run: Run) -> list[plt.Figure]:
+    """The title page of the appendix of paper findings: what they are, and one row per finding (continued on as
+    many pages as the rows take)."""
+    intro = [
+        ("Appendix: paper findings", {"size": 18, "weight": "bold", "gap": 0.01}),
+        (
+            "Statements checked as printed in the papers. Each has its own verdict, decided as a separate "
+            f"family of tests at α = {fmt(run.alpha)}; none of them is part of the deployment's verdict, "
+            "unless the audited configuration deploys the printed form (it is then listed among the guarantees).",
+            {"size": 9.5, "gap": 0.02},
+        ),
+    ]
+    pages, fig, y = [], None, 0.0
     for check in run.findings:
-        fig.text(0.07, y, check.id, fontsize=8, va="top")
-        fig.text(0.3, y, textwrap.shorten(check.title, 70), fontsize=8, va="top")
-        fig.text(0.88, y, check.verdict.upper(), fontsize=8, va="top", color=COLOURS[check.verdict], weight="bold")
-        y -= 0.019
-    return fig
+        row = wrap_cells((check.id, check.title, check.verdict.upper()), _APPENDIX_COLUMNS, 8, bold=(2,))
+        if fig is None or y - row_height(row, 8) < 0.04:
+            fig = plt.figure(figsize=A4)
+            pages.append(fig)
+            y = text_block(fig, intro if len(pages) == 1 else [("Paper findings (continued)", intro[0][1])])
+        verdict = {"color": COLOURS[check.verdict], "weight": "bold"}
+        y = draw_row(fig, y, row, _APPENDIX_COLUMNS, 8, [{}, {}, verdict])
+    return pages

@@ -17,7 +17,7 @@ import matplotlib.pyplot as plt  # noqa: E402
 from matplotlib.backends.backend_pdf import PdfPages  # noqa: E402
 
 from pdp_audit.reports.json_report import package_version  # noqa: E402
-from pdp_audit.reports.page_text import A4, COLOURS, RC, save_pages, text_block, verdict_banner  # noqa: E402
+from pdp_audit.reports.page_text import A4, COLOURS, RC, page_chunks, save_pages, text_block, verdict_banner  # noqa: E402
 from pdp_audit.reports.publish import write_together  # noqa: E402
 
 ROWS_PER_PAGE = 11
@@ -96,9 +96,7 @@ def write_mutants_report(doc: dict, pdf: str | None, json_path: str | None) -> N
 
 def _render(doc: dict, path) -> None:
     rows = doc["mutants"]
-    chunks = [rows[: ROWS_PER_PAGE - 2]] + [
-        rows[i : i + ROWS_PER_PAGE] for i in range(ROWS_PER_PAGE - 2, len(rows), ROWS_PER_PAGE)
-    ]
+    chunks = page_chunks(rows, ROWS_PER_PAGE - 2, ROWS_PER_PAGE)
     with (
         plt.rc_context(RC),
         PdfPages(path, metadata={"Creator": "pdp-audit", "Producer": "pdp-audit", "CreationDate": None}) as pdf,

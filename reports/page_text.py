@@ -8,6 +8,7 @@ pages share one look.
 
 from __future__ import annotations
 
+import functools
 import logging
 import re
 import textwrap
@@ -45,30 +46,143 @@ def fmt_ci(ci) -> str:
 _SUBSCRIPTED = re.compile(r"(?<![\\\w])([^\s$(),;:=\\]*[_^]\{[^{}\\]*\}(?:\([^()\s\\]*\))?)")
 
 
+#: Letters DejaVu Sans lacks, as mathtext (drawn from matplotlib's own math fonts): no tofu, no warning.
+MATH_GLYPHS = {
+    "𝒟": r"\mathcal{D}",
+    "𝒳": r"\mathcal{X}",
+    "𝒴": r"\mathcal{Y}",
+    "𝒵": r"\mathcal{Z}",
+    "𝒩": r"\mathcal{N}",
+    "⟂": r"\perp",
+}
+_MATH_SEGMENT = re.compile(r"((?<!\\)\$.*?(?<!\\)\$)")
+
+
+def _glyphs(segment: str, in_math: bool) -> str:
+    for glyph, command in MATH_GLYPHS.items():
+        segment = segment.replace(glyph, command + " " if in_math else f"${command}$")
+    return segment
+
+
+# a one-letter superscript such as e^ε, σ^2 or R^d (not X^TX, 2^-32 or n^(…)): typeset as mathtext
+_SUPERSCRIPT = re.compile(r"(?<![\\\w$])([A-Za-zα-ωΑ-Ω0-9]+\^[A-Za-zα-ω0-9])(?![\w{])")
+
+
 def math(text: str) -> str:
-    """``text`` for matplotlib: a literal ``$`` escaped, ``x_{…}`` and ``x^{…}`` typeset as mathtext."""
-    return _SUBSCRIPTED.sub(r"$\1$", text.replace("$", r"\$"))
+    """``text`` for matplotlib: a literal ``$`` escaped, ``x_{…}``, ``x^{…}`` and one-letter superscripts (``e^ε``)
+    typeset as mathtext, and the letters of :data:`MATH_GLYPHS` drawn as mathtext."""
+    typeset = _SUBSCRIPTED.sub(r"$\1$", text.replace("$", r"\$"))
+    if "^" not in typeset and not any(glyph in typeset for glyph in MATH_GLYPHS):
+        return typeset
+    parts = _MATH_SEGMENT.split(typeset)  # odd parts are $…$ segments
+    return "".join(
+        _glyphs(part, True) if k % 2 else _glyphs(_SUPERSCRIPT.sub(r"$\1$", part), False)
+        for k, part in enumerate(parts)
+    )
 
 
-def _wrapped(lines: list[tuple[str, dict]], width: int) -> list[tuple[str, dict]]:
-    """Each styled paragraph as its wrapped lines (a paragraph's last line carries its ``gap``)."""
+#: The width text may take on a page (figure fraction): A4 less margins of 0.07 on either side.
+TEXT_WIDTH = 0.86
+
+
+@functools.lru_cache(maxsize=None)
+def _font(size: float, family: str, weight: str):
+    from matplotlib.font_manager import FontProperties
+
+    return FontProperties(family=family, size=size, weight=weight)
+
+
+@functools.lru_cache(maxsize=200_000)
+def word_width(word: str, size: float, family: str = "DejaVu Sans", weight: str = "normal") -> float:
+    """The width (points) matplotlib draws ``word`` in: a mathtext token measured whole, plain text as the sum of
+    its characters' widths (each measured once) plus 2% for kerning, which can only be smaller."""
+    from matplotlib import cbook
+
+    drawn = word if "$" in word else math(word)  # a label may be typeset already
+    if cbook.is_math_text(drawn):
+        return _measured(drawn, size, family, weight, True)
+    return 1.02 * sum(_measured(char, size, family, weight, False) for char in word)
+
+
+@functools.lru_cache(maxsize=20_000)
+def _measured(text: str, size: float, family: str, weight: str, ismath: bool) -> float:
+    global _RENDERER
+    if _RENDERER is None:
+        from matplotlib.backends.backend_agg import RendererAgg
+
+        _RENDERER = RendererAgg(8, 8, 720)  # 720 dpi: widths in tenths of points, free of pixel rounding
+    if text == " ":
+        return _measured("x x", size, family, weight, False) - 2 * _measured("x", size, family, weight, False)
+    width, _, _ = _RENDERER.get_text_width_height_descent(text, _font(size, family, weight), ismath=ismath)
+    return float(width) / 10
+
+
+_RENDERER = None
+
+
+def line_width(line: str, size: float, family: str = "DejaVu Sans", weight: str = "normal") -> float:
+    """The width (points) of a line, as the sum of its words' and spaces' widths (kerning across a space is nil)."""
+    words = line.split(" ")
+    space = word_width("x x", size, family, weight) - 2 * word_width("x", size, family, weight)
+    return sum(word_width(w, size, family, weight) for w in words if w) + space * (len(words) - 1)
+
+
+def wrap_to_width(text: str, width_pt: float, size: float, family: str = "DejaVu Sans", weight: str = "normal"):
+    """``text`` broken at spaces into lines no wider than ``width_pt`` points, measured in the font it is drawn in;
+    a single word wider than that is broken between characters (never cut).  A text that fits stays as it is (the
+    runs of spaces aligning a monospaced table kept)."""
+    if line_width(text, size, family, weight) <= width_pt:
+        return [text]
+    lines: list[str] = []
+    current = ""
+    for word in (w for w in text.split(" ") if w):
+        while word_width(word, size, family, weight) > width_pt and len(word) > 1:  # a hash, a path: split it
+            cut = max(1, int(len(word) * width_pt / word_width(word, size, family, weight)) - 1)
+            if current:
+                lines.append(current)
+                current = ""
+            lines.append(word[:cut])
+            word = word[cut:]
+        candidate = f"{current} {word}" if current else word
+        if current and line_width(candidate, size, family, weight) > width_pt:
+            lines.append(current)
+            current = word
+        else:
+            current = candidate
+    return lines + [current] if current or not lines else lines
+
+
+def _wrapped(lines: list[tuple[str, dict]], width: int | None, room: float = TEXT_WIDTH) -> list[tuple[str, dict]]:
+    """Each styled paragraph as its wrapped lines (a paragraph's last line carries its ``gap``): at most the style's
+    own ``width`` in characters (else ``width``, where given), and never wider than ``room`` (figure fraction, less
+    the indent) as measured in its font."""
     out = []
     for text, style in lines:
-        rows = textwrap.wrap(text, width=style.get("width", width)) or [""]
+        room_pt = (room - style.get("indent", 0)) * A4[0] * 72
+        font = (style.get("size", 9), style.get("family", "DejaVu Sans"), style.get("weight", "normal"))
+        limit = style.get("width", width)  # a style's own width in characters, if any, is kept
+        rows = [
+            fitted
+            for row in (textwrap.wrap(text, width=limit) if limit else [text]) or [""]
+            for fitted in wrap_to_width(row, room_pt, *font)
+        ]
         last = len(rows) - 1
         out += [(row, {**style, "gap": style.get("gap", 0.004) if k == last else 0}) for k, row in enumerate(rows)]
     return out
 
 
-def text_height(lines: list[tuple[str, dict]], width: int = 100) -> float:
-    """The height (figure coordinates) :func:`text_block` will take to write ``lines``."""
-    return sum(style.get("size", 9) / 72 / A4[1] * 1.45 + style["gap"] for _, style in _wrapped(lines, width))
+def text_height(lines: list[tuple[str, dict]], width: int | None = None, room: float = TEXT_WIDTH) -> float:
+    """The height (figure coordinates) :func:`text_block` will take to write ``lines`` into ``room``."""
+    return sum(style.get("size", 9) / 72 / A4[1] * 1.45 + style["gap"] for _, style in _wrapped(lines, width, room))
 
 
-def text_block(fig, lines: list[tuple[str, dict]], top: float = 0.95, left: float = 0.07, width: int = 100) -> float:
-    """Write wrapped lines from ``top`` downwards; return the y where the text ended."""
+def text_block(
+    fig, lines: list[tuple[str, dict]], top: float = 0.95, left: float = 0.07, width: int | None = None, room: float = 0
+) -> float:
+    """Write wrapped lines from ``top`` downwards, each fitted into ``room`` (figure fraction; default: to the right
+    margin at 0.93); return the y where the text ended."""
     y = top
-    for line, style in _wrapped(lines, width):
+    for line, style in _wrapped(lines, width, room or 0.93 - left):
         size = style.get("size", 9)
         fig.text(
             left + style.get("indent", 0),
@@ -127,3 +241,44 @@ def escape_control_characters(fig) -> None:
         text = artist.get_text()
         if isinstance(text, str) and _CONTROL.search(text):
             artist.set_text(_CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}", text))
+
+
+# --- tables whose cells are wrapped to their column's measured width ------------------------------------------
+
+
+def line_height(size: float) -> float:
+    """The height (figure coordinates) of one line of text of ``size`` points in a table."""
+    return size / 72 / A4[1] * 1.4
+
+
+def wrap_cells(cells, columns, size: float, family: str = "DejaVu Sans", bold=()) -> list[list[str]]:
+    """Each cell wrapped into its column: ``columns`` are (left, width) in figure coordinates; ``bold``: the indices
+    of the cells drawn bold (measured so)."""
+    return [
+        wrap_to_width(str(cell), width * A4[0] * 72, size, family, "bold" if k in bold else "normal")
+        for k, (cell, (_, width)) in enumerate(zip(cells, columns))
+    ]
+
+
+def row_height(wrapped: list[list[str]], size: float) -> float:
+    """The height of a row of wrapped cells: its tallest cell, and a small gap below."""
+    return max(len(cell) for cell in wrapped) * line_height(size) + 0.0025
+
+
+def draw_row(fig, y: float, wrapped: list[list[str]], columns, size: float, styles=None) -> float:
+    """Draw a row of wrapped cells at height ``y`` (the top); ``styles``: extra keywords of each cell's text."""
+    styles = styles or [{}] * len(wrapped)
+    for lines, (left, _), style in zip(wrapped, columns, styles):
+        for k, line in enumerate(lines):
+            fig.text(left, y - k * line_height(size), math(line), fontsize=size, va="top", **style)
+    return y - row_height(wrapped, size)
+
+
+def page_chunks(items: list, first: int, per_page: int) -> list[list]:
+    """``items`` split into pages of ``first`` then ``per_page`` rows, never leaving a page with a single row when
+    the page before it can give one (an orphan row)."""
+    chunks = [items[:first]] + [items[i : i + per_page] for i in range(first, len(items), per_page)]
+    if len(chunks) > 1 and len(chunks[-1]) == 1 and len(chunks[-2]) > 2:
+        chunks[-1] = chunks[-2][-1:] + chunks[-1]
+        chunks[-2] = chunks[-2][:-1]
+    return chunks

@@ -16,11 +16,12 @@ import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 from matplotlib.backends.backend_pdf import PdfPages  # noqa: E402
 
+from pdp_audit.reports.check_reading import basis, reading  # noqa: E402
 from pdp_audit.reports.cover import appendix_page, cover_continued, cover_page, cover_rows  # noqa: E402
 from pdp_audit.reports.files import atomic_path  # noqa: E402
 from pdp_audit.reports.json_report import library_versions, package_version  # noqa: E402
 from pdp_audit.reports.page_text import A4, COLOURS, RC, fmt, fmt_ci, save_pages, text_block, text_height  # noqa: E402
-from pdp_audit.reports.plots import plot  # noqa: E402
+from pdp_audit.reports.plots import legend_below, plot  # noqa: E402
 from pdp_audit.reports.records import Check, Clipping, Page, Run  # noqa: E402
 
 
@@ -33,6 +34,7 @@ def check_lines(check: Check) -> list[tuple[str, dict]]:
             f"[{check.id}]  verdict: {check.verdict.upper()}{role}",
             {"size": 11, "weight": "bold", "color": COLOURS[check.verdict], "gap": 0.012},
         ),
+        (f"Basis of the verdict: {basis(check)}.   The evidence shows: {reading(check)}.", {"size": 9.5}),
         ("Claim: " + check.claim, {"size": 9.5}),
         ("Formula: " + check.formula, {"size": 9.5}),
         ("Source: " + check.source, {"size": 9.5, "gap": 0.012}),
@@ -157,7 +159,7 @@ def per_instance_page(run: Run) -> plt.Figure:
     ax.axvline(pi.claim_epsilon, color="#b35806", ls="--", lw=1.5, label="claimed ε")
     ax.set_xlabel(f"ε at δ = {pi.delta:g}")
     ax.set_ylabel("number of individuals")
-    ax.legend(fontsize=8)
+    legend_below(fig, ax, 8)
     return fig
 
 
@@ -215,13 +217,13 @@ def run_pages(run: Run, provenance: bool = True):
     """The run's pages in order; ``provenance=False`` leaves out the last (a session report states it once)."""
     yield cover_page(run)
     if cover_rows(run) < len(run.checks):
-        yield cover_continued(run, cover_rows(run))
+        yield from cover_continued(run, cover_rows(run))
     yield from (page() for page in check_pages(run.checks))
     if run.per_instance is not None:
         yield per_instance_page(run)
     yield from (figure_page(page) for page in run.pages if page.role == "guarantee")
     if run.findings:
-        yield appendix_page(run)
+        yield from appendix_page(run)
         yield from (page() for page in check_pages(run.findings))
         yield from (figure_page(page) for page in run.pages if page.role == "paper")
     if provenance:

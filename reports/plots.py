@@ -8,9 +8,10 @@ to 1.5; an ROC's allowed region is the (ε, δ)-DP trade-off TPR ≤ min(e^ε FP
 from __future__ import annotations
 
 import matplotlib.colors
+import matplotlib.ticker
 import numpy as np
 
-from pdp_audit.reports.page_text import math
+from pdp_audit.reports.page_text import A4, line_width, math
 from pdp_audit.reports.records import (
     CoverageFigure,
     Figure,
@@ -20,6 +21,33 @@ from pdp_audit.reports.records import (
     ScatterPanels,
     TailCurves,
 )
+
+
+def legend_below(fig, ax, size: float, room: float = 0.035) -> None:
+    """The axes' legend below it, off the data: the axes shrink from the bottom by the legend's height and ``room``
+    (figure coordinates) for the tick labels and the x label; two columns where the labels fit side by side."""
+    handles, labels = ax.get_legend_handles_labels()
+    if not labels:
+        return
+    left, bottom, width, height = ax.get_position().bounds
+    widest = max(line_width(label, size) for label in labels) + 3 * size  # the handle and its padding
+    ncol = 2 if len(labels) > 1 and 2 * widest < width * A4[0] * 72 else 1
+    rows = -(-len(labels) // ncol)
+    legend_height = (rows * size * 1.5 + 4) / 72 / A4[1]
+    ax.set_position((left, bottom + legend_height + room, width, height - legend_height - room))
+    ax.legend(
+        handles,
+        labels,
+        loc="lower center",
+        bbox_to_anchor=(left, bottom, width, legend_height),
+        bbox_transform=fig.transFigure,
+        ncol=ncol,
+        fontsize=size,
+        frameon=False,
+        borderaxespad=0,
+        handlelength=1.8,
+        columnspacing=1.0,
+    )
 
 
 def _floor(figure: TailCurves) -> float:
@@ -50,19 +78,27 @@ def draw_profile(fig, figure, box) -> None:
     ax = fig.add_axes(box)
     eps = np.asarray(figure.epsilons)
     floor = _floor(figure)
+    drawn: list[np.ndarray] = []  # exact curves already drawn: the same curve of two panels is listed once
     for (name, c), colour in zip(figure.curves.items(), ("#2166ac", "#b35806")):
         est, lo, hi, exact = (np.asarray(v, float) for v in (c.estimate, c.lo, c.hi, c.exact))
         ax.fill_between(eps, np.maximum(lo, floor), np.maximum(hi, floor), color=colour, alpha=0.2)
         ax.plot(eps, np.where(est > 0, est, np.nan), "o", ms=2.5, color=colour, label=f"estimate, {_direction(name)}")
-        if np.any(np.isfinite(exact)):
-            ax.plot(eps, np.maximum(exact, floor), "-", color=colour, lw=1, label=f"exact, {_direction(name)}")
+        if np.any(np.isfinite(exact)) and not any(np.array_equal(exact, d, equal_nan=True) for d in drawn):
+            label = "exact" if len(figure.curves) > 1 and _same_pair(figure) else f"exact, {_direction(name)}"
+            ax.plot(eps, np.maximum(exact, floor), "-", color=colour, lw=1, label=label)
+            drawn.append(exact)
     ax.plot([figure.epsilon_claim], [_claim_height(figure, floor)], "*", ms=11, color="#b2182b", label="claim (ε, δ)")
     ax.set_yscale("log")
     ax.set_ylim(floor, 1.5)
     ax.set_xlabel("ε")
     ax.set_ylabel("δ(ε)")
     ax.set_title(f"Privacy profile (intervals at {figure.level:.8g})", fontsize=8)
-    ax.legend(fontsize=6, loc="upper right")
+    legend_below(fig, ax, 6)
+
+
+def _same_pair(figure: TailCurves) -> bool:
+    """Whether every panel is one direction of one pair (plain and importance-sampled panels of it)."""
+    return len({name.split(",")[0] for name in figure.curves}) == 1
 
 
 def _tail_curves(fig, data: TailCurves, box) -> None:
@@ -87,8 +123,12 @@ def _tail_curves(fig, data: TailCurves, box) -> None:
         ax.set_yscale("log")
         ax.set_ylim(floor, 1.5)
         ax.set_xlabel("ε")
-        ax.set_ylabel(f"δ(ε), {_direction(name)}")
-        ax.legend(fontsize=7, loc="upper right")
+        if " " in name:  # a long panel name (sampling method and all) heads the panel; a y label has no room
+            ax.set_title(f"δ(ε), {name}", fontsize=8)
+            ax.set_ylabel("δ(ε)")
+        else:
+            ax.set_ylabel(f"δ(ε), {_direction(name)}")
+        legend_below(fig, ax, 7)
 
 
 def draw_roc(fig, data: Roc, box, compact: bool = False) -> None:
@@ -134,7 +174,7 @@ def _coverage(fig, data: CoverageFigure, box) -> None:
     ax.set_yticks([])
     ax.set_xlim(0, max(data.rho, data.hi) * 1.3)
     ax.set_xlabel(f"P[bound fails]  ({data.trials:,} draws)")
-    ax.legend(fontsize=7, loc="upper right")
+    legend_below(fig, ax, 7)
 
 
 def _histograms(fig, data: Histograms, box) -> None:
@@ -149,7 +189,7 @@ def _histograms(fig, data: Histograms, box) -> None:
         ax.axvline(marker.value, color=colour, lw=2, ls=marker.style, label=marker.label)
     ax.set_xlabel(data.xlabel)
     ax.set_ylabel(data.ylabel)
-    ax.legend(fontsize=8)
+    legend_below(fig, ax, 8)
 
 
 def _scatter_panels(fig, data: ScatterPanels, box) -> None:
@@ -188,15 +228,20 @@ def _lines(fig, data: Lines, box, compact: bool = False) -> None:
             ax.fill_between(x, series.lo, series.hi, color=line.get_color(), alpha=0.2)
     ax.set_xscale("log" if data.logx else "linear")
     ax.set_yscale("log" if data.logy else "linear")
+    for axis, log, limits in ((ax.xaxis, data.logx, ax.get_xlim()), (ax.yaxis, data.logy, ax.get_ylim())):
+        if log:  # plain numbers (2.4, not 2.4 × 10⁰); minor ticks labelled only where the axis spans a small range
+            axis.set_major_formatter(_PLAIN)
+            narrow = limits[0] > 0 and limits[1] / limits[0] < 4
+            axis.set_minor_formatter(_PLAIN if narrow else matplotlib.ticker.NullFormatter())
     size = 7 if compact else None
     ax.set_xlabel(data.xlabel, fontsize=size)
     ax.set_ylabel(data.ylabel, fontsize=size)
     if compact:
         ax.tick_params(labelsize=7)
-        ax.legend(fontsize=5.5, loc="lower left", framealpha=0.85)
-    else:
-        ax.legend(fontsize=8)
+    legend_below(fig, ax, 5.5 if compact else 8, room=0.03 if compact else 0.035)
 
+
+_PLAIN = matplotlib.ticker.FuncFormatter(lambda value, _: f"{value:g}")
 
 PLOTTERS = {
     TailCurves: _tail_curves,

@@ -16,7 +16,8 @@ from matplotlib.ticker import NullFormatter  # noqa: E402
 
 from pdp_audit.reports.files import atomic_path  # noqa: E402
 from pdp_audit.reports.json_report import library_versions, package_version  # noqa: E402
-from pdp_audit.reports.page_text import A4, COLOURS, RC, fmt, save_pages, text_block, verdict_banner  # noqa: E402
+from pdp_audit.reports.page_text import A4, COLOURS, RC, fmt, page_chunks, save_pages, text_block, verdict_banner  # noqa: E402
+from pdp_audit.reports.sweep_fits import exponent_pages  # noqa: E402
 from pdp_audit.reports.sweep_json import FWER_STATEMENT  # noqa: E402
 
 GREY = "#888888"
@@ -151,14 +152,14 @@ def table_pages(results) -> list[plt.Figure]:
     for cell in spec["cells"]:
         record = stored.get(cell["id"])
         rows.append((cell, record))
-    pages = []
-    for start in range(0, max(len(rows), 1), ROWS_PER_PAGE):
+    pages, start = [], 0
+    for chunk in page_chunks(rows, ROWS_PER_PAGE, ROWS_PER_PAGE):
         fig = plt.figure(figsize=A4)
         y = text_block(
             fig,
             [
                 (
-                    f"Cells {start + 1}–{min(start + ROWS_PER_PAGE, len(rows))} of {len(rows)}",
+                    f"Cells {start + 1}–{start + len(chunk)} of {len(rows)}",
                     {"size": 14, "weight": "bold"},
                 ),
                 (
@@ -182,7 +183,7 @@ def table_pages(results) -> list[plt.Figure]:
         for j, cid in enumerate(checks):
             fig.text(x_checks0 + j * width, y, cid, fontsize=6.5, rotation=60, va="bottom", ha="left")
         y -= 0.012
-        for cell, record in rows[start : start + ROWS_PER_PAGE]:
+        for cell, record in chunk:
             fig.text(0.07, y, str(cell["position"] + 1), fontsize=7.5, va="top", color=GREY)
             for x, key in zip(xs_params, swept):
                 fig.text(x, y, _value(cell["parameters"].get(key, "—")), fontsize=7.5, va="top")
@@ -211,6 +212,7 @@ def table_pages(results) -> list[plt.Figure]:
                             weight="bold",
                         )
             y -= 0.0185
+        start += len(chunk)
         pages.append(fig)
     return pages
 
@@ -297,7 +299,7 @@ def _plot_page(key, rows, panel_key, line_keys, panels, start: int) -> plt.Figur
         ],
     )
     top = 0.8
-    height = min(top - 0.05, 0.25 * len(rows))
+    height = min(top - 0.05 - _LEGEND_ROOM, 0.25 * len(rows))
     grid = fig.add_gridspec(
         len(rows), len(panels), left=0.11, right=0.96, bottom=top - height, top=top, hspace=0.45, wspace=0.3
     )
@@ -313,10 +315,10 @@ def _plot_page(key, rows, panel_key, line_keys, panels, start: int) -> plt.Figur
             if r == 0 and panel_title:
                 ax.set_title(panel_title, fontsize=8.5)
             if col == 0:
-                ax.set_ylabel(f"{check_id}\n{'value' if kind == 'curves' else 'estimate'}", fontsize=7.5)
+                ax.set_ylabel(f"{check_id}\n{'value' if kind == 'curves' else _quantity(check_id)}", fontsize=7.5)
             if r < len(rows) - 1:
                 ax.set_xlabel("")
-            if col and ax.get_legend():  # the first column's legend serves the row
+            if ax.get_legend():  # one legend for the page, below the panels (off the data)
                 ax.get_legend().remove()
             by_row.setdefault(r, []).append(ax)
         if values and min(values) > 0 and max(values) / min(values) >= 5:
@@ -324,7 +326,44 @@ def _plot_page(key, rows, panel_key, line_keys, panels, start: int) -> plt.Figur
                 ax.set_yscale("log")
     for axes in by_row.values():
         _share_y(axes)
+    _page_legend(fig, [ax for axes in by_row.values() for ax in axes], top - height - 0.05)
     return fig
+
+
+_LEGEND_ROOM = 0.1  # below the panels: their x labels, and the page's legend
+
+
+def _page_legend(fig, axes, top: float) -> None:
+    """One legend for every line of the page's panels (each label once), below them from ``top`` down."""
+    entries: dict[str, object] = {}
+    for ax in axes:
+        for handle, label in zip(*ax.get_legend_handles_labels()):
+            entries.setdefault(label, handle)
+    if entries:
+        fig.legend(
+            list(entries.values()),
+            list(entries),
+            loc="upper center",
+            bbox_to_anchor=(0.5, top),
+            ncol=3,
+            fontsize=7,
+            frameon=False,
+        )
+
+
+#: What a check's estimate is, for the y axis (by the end of its id); any other check: its estimate.
+QUANTITIES = {
+    "dp-forward": "δ(ε) estimate",
+    "dp-reverse": "δ(ε) estimate",
+    "lr-attack": "ε estimate (attack)",
+    "tail-curve": "smallest p-value",
+    "loss-law": "KS distance",
+    "loss-consistency": "likelihood ratio",
+}
+
+
+def _quantity(check_id: str) -> str:
+    return next((q for end, q in QUANTITIES.items() if check_id.endswith(end)), "estimate")
 
 
 def _share_y(axes) -> None:
@@ -438,7 +477,7 @@ def _plot_check(ax, cells, key, line_keys, check_id) -> None:
             color=LINE_COLOURS[index % len(LINE_COLOURS)],
             lw=0.9,
             zorder=1,
-            label=name if name and len(groups) <= 8 else None,
+            label=name or None,
         )
         for x, (_, check) in zip(xs, points):
             colour = COLOURS[check["verdict"]]
@@ -458,46 +497,10 @@ def _plot_check(ax, cells, key, line_keys, check_id) -> None:
             ax.axhline(known[0], color="black", ls="--", lw=0.8, label=f"claimed δ = {known[0]:g}")
         ax.set_yscale("symlog", linthresh=known[0])  # δ estimates span decades and may be slightly negative
         ax.set_ylim(bottom=-known[0])
+        ax.set_yticks([t for t in ax.get_yticks() if 0 <= t <= ax.get_ylim()[1]])  # δ ≥ 0: no negative tick
     if ax.get_legend_handles_labels()[0]:
         ax.legend(fontsize=6, loc="best")
     _finish_x(ax, cells, key)
-
-
-def exponent_pages(results) -> list[plt.Figure]:
-    """The fitted exponents (power laws of the estimates against each swept parameter), when the sweep has any."""
-    fits = results.exponents
-    if not fits:
-        return []
-    pages = []
-    per_page = 40
-    for start in range(0, len(fits), per_page):
-        fig = plt.figure(figsize=A4)
-        lines = [
-            ("Fitted exponents" + (" (continued)" if start else ""), {"size": 15, "weight": "bold"}),
-            (
-                "Each row fits one check's estimates y against one swept parameter x as a power law, "
-                "log y = a + b log x (least squares over the cells sharing the other swept parameters; Student-t "
-                f"interval on b at level 1 − {1 - fits[0].level:.0e}, as every test of the suite; non-positive "
-                "estimates left out). A rate statement such as ε_n ∝ n^(−1/4), or 'does not depend on n' (b = 0), "
-                "is read against the interval; a low R² says the curve is not a power law.",
-                {"size": 8.5, "gap": 0.012},
-            ),
-        ]
-        mono = {"size": 7.5, "family": "DejaVu Sans Mono", "width": 140, "gap": 0}
-        lines.append((f"{'check':<26} {'x':<14} {'b':>8}  {'interval':<20} {'R²':>6} {'cells':>5}  group", mono))
-        for e in fits[start : start + per_page]:
-            group = ", ".join(f"{k}={_value(v)}" for k, v in e.group.items()) or "all cells"
-            interval = f"[{e.ci[0]:.3g}, {e.ci[1]:.3g}]"
-            lines.append(
-                (
-                    f"{e.check[:26]:<26} {e.parameter[:14]:<14} {e.exponent:>8.3g}  {interval:<20} "
-                    f"{e.r_squared:>6.3f} {e.points:>5}  {group}",
-                    mono,
-                )
-            )
-        text_block(fig, lines)
-        pages.append(fig)
-    return pages
 
 
 def provenance_page(results) -> plt.Figure:
