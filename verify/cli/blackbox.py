@@ -128,6 +128,7 @@ def command_blackbox(args: argparse.Namespace) -> int:
         BlackBoxBudget(args.train_trials, args.workers, args.statistic),
     )
     (check,) = run.checks
+    check_outputs({"--json": args.json})  # and after the audit: a file the sampler read is an input too
     doc = {
         "schema": 1,
         "target": args.target,

@@ -33,7 +33,7 @@ from pdp_audit.verify.cli import (
 )
 from pdp_audit.verify.cli.warnings import print_warnings
 from pdp_audit.verify.config import WORKERS_OPTION
-from pdp_audit.verify.outputs import check_outputs
+from pdp_audit.verify.outputs import check_outputs, record_reads
 from pdp_audit.verify.plans.arguments import Parser, add_run_arguments, configure_from_args, typed
 from pdp_audit.verify.plans.catalogue import plans_by_name
 
@@ -149,6 +149,7 @@ def command_run(args: argparse.Namespace) -> int:
 def main(argv: list[str] | None = None) -> int:
     """The ``pdp-audit`` entry point; returns the exit code (see the module docstring)."""
     try:
+        record_reads()  # an output over a file the command read (the user's code too) is refused
         args = build_parser().parse_args(argv)
         return args.handler(args)
     except InputError as err:  # bad usage or input: one line naming the option or file

@@ -1,0 +1,137 @@
+"""Defects found by the third hostile pass over issue 27's classes (each test fails on the code before its fix).
+
+Budgets are small (2e4 draws per world); the user's mechanism is a Gaussian shift written as a module in a
+temporary folder, beside its deployment file.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from pdp_audit.verify.cli.main import main
+
+pytest_plugins = ["pytester"]
+
+#: A white-box pair N(0, 5²) vs N(1, 5²) whose factory reads the file its parameter ``source`` names.
+SHIFT = textwrap.dedent(
+    """
+    import numpy as np
+
+    class Shift:
+        output_dim = 1
+        def __init__(self, shift=1.0, width=1):
+            self.shift, self.output_dim = shift, width
+        def sample(self, world, size, rng):
+            outputs = 5.0 * rng.standard_normal((size, self.output_dim))
+            outputs[:, 0] += 0.0 if world == "D" else self.shift
+            return outputs
+        def privacy_loss(self, outputs):
+            o = np.asarray(outputs)[:, 0]
+            return ((o - self.shift) ** 2 - o ** 2) / 50.0
+
+    def make(source=None, width=1):
+        if source is not None:
+            np.genfromtxt(source, delimiter=",", names=True)  # read as the user's code reads its data
+        return Shift(width=width)
+    """
+)
+DEPLOY = """mechanism = "shift:make"
+[claim]
+epsilon = 1.0
+delta = 1e-5
+[parameters]
+{parameters}
+[audit]
+trials = 2e4
+"""
+
+
+def project(folder: Path, parameters: str = "", module: str = SHIFT) -> Path:
+    """``shift.py``, ``people.csv`` and ``deploy.toml`` in ``folder``; returns the deployment file."""
+    (folder / "shift.py").write_text(module, encoding="utf-8")
+    (folder / "people.csv").write_text("age,label\n" + "".join(f"{i / 50:.2f},{i % 2}\n" for i in range(50)))
+    toml = folder / "deploy.toml"
+    toml.write_text(DEPLOY.format(parameters=parameters), encoding="utf-8")
+    return toml
+
+
+def digest(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+# --- data loss: a file the user's code read is an input ------------------------------------------------------------
+
+
+@pytest.mark.parametrize("option", ["--json", "--report"])
+def test_certify_never_writes_over_a_file_the_factory_read_through_a_parameter_not_named_data(
+    tmp_path, monkeypatch, capsys, option
+):
+    """``source = "people.csv"`` is read by the user's factory, not pinned as ``data``: the old code wrote the
+    certificate over it (the user's data destroyed, exit 0)."""
+    toml = project(tmp_path, parameters=f'source = "{tmp_path / "people.csv"}"')
+    monkeypatch.chdir(tmp_path)
+    before = digest(tmp_path / "people.csv")
+    other = "--report" if option == "--json" else "--json"
+    code = main(["certify", str(toml), option, "./people.csv", other, str(tmp_path / "other.out"), "--quiet"])
+    err = capsys.readouterr().err
+    assert code == 2 and "a file this command read" in err and err.count("\n") == 1, err
+    assert digest(tmp_path / "people.csv") == before
+    assert not (tmp_path / "other.out").exists()  # every output or none
+
+
+def test_certify_still_writes_outputs_the_command_never_read(tmp_path, monkeypatch):
+    toml = project(tmp_path, parameters='source = "people.csv"')
+    monkeypatch.chdir(tmp_path)
+    assert main(["certify", str(toml), "--json", "cert.json", "--report", "none", "--quiet"]) == 3
+    assert (tmp_path / "cert.json").stat().st_size > 0
+
+
+def test_blackbox_never_writes_over_a_file_its_sampler_read(tmp_path, monkeypatch, capsys):
+    (tmp_path / "sampler_reads.py").write_text(
+        textwrap.dedent(
+            """
+            import numpy as np
+            class S:
+                def sample(self, world, size, rng):
+                    shift = np.loadtxt("shift.txt")  # read mid-audit, after the factory returned
+                    return rng.standard_normal((size, 1)) + (0.0 if world == "D" else float(shift))
+            def make():
+                return S()
+            """
+        )
+    )
+    (tmp_path / "shift.txt").write_text("1.0\n")
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    argv = ["blackbox", "sampler_reads:make", "--claim-epsilon", "1", "--claim-delta", "1e-5", "--trials", "2e3"]
+    assert main([*argv, "--json", "shift.txt"]) == 2
+    assert "a file this command read" in capsys.readouterr().err
+    assert (tmp_path / "shift.txt").read_text() == "1.0\n"
+
+
+def test_the_session_report_never_replaces_a_file_a_test_read(pytester):
+    """``--audit-report expected`` wrote expected.json over the fixture a test had just read (exit 0)."""
+    pytester.makepyfile(test_fixture="import json\n\ndef test_f():\n    assert json.load(open('expected.json'))['k']\n")
+    fixture = pytester.path / "expected.json"
+    fixture.write_text('{"k": 1}')
+    result = pytester.runpytest_subprocess("-p", "no:cacheprovider", "--audit-report", "expected")
+    output = result.stdout.str() + result.stderr.str()
+    assert result.ret == pytest.ExitCode.USAGE_ERROR and "a file this command read" in output, output
+    assert fixture.read_text() == '{"k": 1}'
+
+
+def test_under_xdist_the_controller_knows_the_files_its_workers_tests_read(pytester):
+    pytest.importorskip("xdist")
+    pytester.makepyfile(test_fixture="import json\n\ndef test_f():\n    assert json.load(open('expected.json'))['k']\n")
+    fixture = pytester.path / "expected.json"
+    fixture.write_text('{"k": 1}')
+    result = pytester.runpytest_subprocess("-p", "no:cacheprovider", "-n", "2", "--audit-report", "expected")
+    output = result.stdout.str() + result.stderr.str()
+    assert result.ret == pytest.ExitCode.USAGE_ERROR and "a file this command read" in output, output
+    assert fixture.read_text() == '{"k": 1}'
+    os.remove(fixture)
