@@ -135,3 +135,32 @@ def test_under_xdist_the_controller_knows_the_files_its_workers_tests_read(pytes
     assert result.ret == pytest.ExitCode.USAGE_ERROR and "a file this command read" in output, output
     assert fixture.read_text() == '{"k": 1}'
     os.remove(fixture)
+
+
+# --- the user's code: a BaseException of theirs ---------------------------------------------------------------------
+ESCAPES = "class Escape(BaseException):\n    pass\n\n"
+
+
+@pytest.mark.parametrize(
+    "factory",
+    [
+        "def make():\n    raise Escape('mine')\n",  # the factory
+        "raise Escape('on import')\n\ndef make():\n    pass\n",  # the module, while imported
+    ],
+)
+def test_a_base_exception_of_the_users_code_is_their_error_in_one_line(tmp_path, capsys, factory):
+    """A ``BaseException`` subclass (not Exception, not SystemExit) escaped the boundary: Python's traceback and
+    exit 1, which reads as "a guarantee fails"."""
+    toml = project(tmp_path, module=ESCAPES + factory)
+    assert main(["certify", str(toml), "--report", "none", "--quiet"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "Escape" in err and "Traceback" not in err, err
+
+
+def test_a_base_exception_of_a_blackbox_factory_is_their_error_in_one_line(tmp_path, monkeypatch, capsys):
+    (tmp_path / "escaping.py").write_text(ESCAPES + "def make():\n    raise Escape('mine')\n")
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    assert main(["blackbox", "escaping:make", "--claim-epsilon", "1", "--claim-delta", "1e-5", "--trials", "2e3"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "Escape" in err, err

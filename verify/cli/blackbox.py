@@ -93,7 +93,9 @@ def load_factory(target: str):
         module = importlib.import_module(module_name)
     except ImportError as err:
         raise InputError(f"target: cannot import module {module_name!r} ({err})") from None
-    except (Exception, SystemExit) as err:  # the user's module failed while it was imported: their code, their error
+    except BaseException as err:  # the user's module failed while it was imported: their code, their error
+        if isinstance(err, KeyboardInterrupt):  # Ctrl-C is the user's wish, not a fault
+            raise
         raise InputError(f"target: importing module {module_name!r} raised {user_error(err)}") from None
     finally:
         sys.path.remove(os.getcwd())
@@ -102,7 +104,9 @@ def load_factory(target: str):
         raise InputError(f"target: {module_name} has no callable {attr!r}")
     try:
         pair = factory()
-    except (Exception, SystemExit) as err:  # sys.exit(0) in the factory must not make a command that certifies
+    except BaseException as err:  # sys.exit(0) in the factory must not make a command that certifies
+        if isinstance(err, KeyboardInterrupt):  # Ctrl-C is the user's wish, not a fault
+            raise
         raise InputError(f"target: {target}() raised {user_error(err)}") from None  # nothing exit 0
     if not callable(getattr(pair, "sample", None)):
         raise InputError(f"target: {quoted(target + '()')} must return an object with sample(world, size, rng)")

@@ -173,6 +173,10 @@ def main(argv: list[str] | None = None) -> int:
         return EXIT_INTERRUPTED
     except Exception:  # a bug of ours, never a verdict (1) nor bad usage (2)
         return _internal_error()
+    except BaseException as err:  # neither Exception nor an exit: escaped from where no user code runs, so ours
+        if isinstance(err, SystemExit):  # argparse's --help and usage errors
+            raise
+        return _internal_error()  # Python's own handler would exit 1, which reads as "a guarantee fails"
 
 
 #: Conditions of the system rather than of our code, reported in one line even when the error names no file.
