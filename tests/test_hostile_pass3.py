@@ -8,6 +8,9 @@ from __future__ import annotations
 
 import hashlib
 import os
+import shlex
+import subprocess
+import sys
 import textwrap
 from pathlib import Path
 
@@ -188,3 +191,35 @@ def test_the_width_check_lets_every_width_that_fits_through(monkeypatch):
     check_block_memory(type("Pair", (), {"output_dim": 47})())
     with pytest.raises(InputError, match="output_dim 48"):
         check_block_memory(type("Pair", (), {"output_dim": 48})())
+
+
+# --- standard output closed ----------------------------------------------------------------------------------------
+def _cli_with_stdout_closed(tmp_path, *argv) -> subprocess.CompletedProcess:
+    command = " ".join(shlex.quote(a) for a in (sys.executable, "-m", "pdp_audit.verify.cli", *argv))
+    return subprocess.run(["bash", "-c", command + " >&-"], cwd=tmp_path, capture_output=True, text=True, timeout=300)
+
+
+def test_json_to_a_closed_standard_output_is_refused_before_the_work(tmp_path):
+    """``--json -`` with standard output closed (``>&-``) was AttributeError, exit 4, after the work."""
+    for name, shift in (("in.csv", 1.0), ("out.csv", 0.0)):
+        (tmp_path / name).write_text("score\n" + "".join(f"{shift + i / 100:.2f}\n" for i in range(100)))
+    result = _cli_with_stdout_closed(
+        tmp_path, "canaries", "--in-scores", "in.csv", "--out-scores", "out.csv", "--delta", "1e-5", "--json", "-"
+    )
+    assert result.returncode == 2 and "standard output ('-') is closed" in result.stderr, result.stderr
+    assert result.stderr.count("\n") == 1, result.stderr
+
+
+def test_a_factory_that_closes_standard_output_is_one_line(tmp_path):
+    """``os.close(1)`` in the user's factory: the summary's print raised EBADF, exit 4."""
+    module = SHIFT.replace("    if source is not None:", "    import os\n    os.close(1)\n    if source is not None:")
+    toml = project(tmp_path, module=module)
+    result = subprocess.run(
+        [sys.executable, "-m", "pdp_audit.verify.cli", "certify", str(toml), "--report", "none"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert result.returncode == 2 and "standard output: it was closed" in result.stderr, result.stderr
+    assert "Traceback" not in result.stderr

@@ -19,6 +19,8 @@ def check_output_path(path: str | None, option: str) -> None:
     created (tried for real: permissions alone do not tell, e.g. ``/proc`` for root) is refused.  An
     existing FIFO or character device passes: the report is written through it.
     """
+    if path == "-" and sys.stdout is None:  # `>&-`: refused before the work, not after it
+        raise InputError(f"{option}: standard output ('-') is closed; give a file path")
     if path is None or path == "-":
         return
     try:

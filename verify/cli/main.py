@@ -193,6 +193,8 @@ def os_error_line(err: OSError, argv: list[str] | None) -> str | None:
     OSError that names no path and is no condition of the system (a bug of ours: exit 4)."""
     from pdp_audit.reports.files import STDOUT, OutputError
 
+    if err.filename is None and err.errno == errno.EBADF and _stdout_closed():  # the user's code closed it
+        return "pdp-audit: error: cannot write standard output: it was closed while the command ran"
     if err.filename is None and err.errno not in SYSTEM_CONDITIONS:
         return None
     reason = err.strerror or type(err).__name__
@@ -207,6 +209,15 @@ def os_error_line(err: OSError, argv: list[str] | None) -> str | None:
         return one_line(f"pdp-audit: error: {where}cannot write {path}: {reason}{kept}")
     other = f" (and {quoted(err.filename2)})" if err.filename2 else ""
     return one_line(f"pdp-audit: error: {where}{quoted(err.filename)}{other}: {reason}")
+
+
+def _stdout_closed() -> bool:
+    """Whether standard output has no open file behind it any more (``os.close(1)`` in the user's module)."""
+    try:
+        os.fstat(sys.stdout.fileno())
+    except (AttributeError, ValueError, OSError):
+        return True
+    return False
 
 
 def _internal_error() -> int:
