@@ -223,3 +223,19 @@ def test_a_factory_that_closes_standard_output_is_one_line(tmp_path):
     )
     assert result.returncode == 2 and "standard output: it was closed" in result.stderr, result.stderr
     assert "Traceback" not in result.stderr
+
+
+def test_a_thread_the_factory_leaves_running_does_not_hang_the_command(tmp_path):
+    """A factory that starts a (non-daemon) thread that never ends: the certificate was written, then the command
+    hung forever waiting for the thread at exit."""
+    module = SHIFT.replace(
+        "    if source is not None:",
+        "    import threading, time\n    threading.Thread(target=time.sleep, args=(3600,)).start()\n"
+        "    if source is not None:",
+    )
+    toml = project(tmp_path, module=module)
+    command = [sys.executable, "-m", "pdp_audit.verify.cli", "certify", str(toml), "--report", "none"]
+    command += ["--json", "c.json"]
+    result = subprocess.run(command, cwd=tmp_path, capture_output=True, text=True, timeout=120)
+    assert result.returncode == 3 and "thread(s) still running" in result.stderr, result.stderr
+    assert (tmp_path / "c.json").stat().st_size > 0 and "NOT CERTIFIED" in result.stdout

@@ -13,6 +13,7 @@ import argparse
 import errno
 import os
 import sys
+import threading
 import time
 import traceback
 
@@ -148,6 +149,30 @@ def command_run(args: argparse.Namespace) -> int:
 
 def main(argv: list[str] | None = None) -> int:
     """The ``pdp-audit`` entry point; returns the exit code (see the module docstring)."""
+    code = _command(argv)
+    if argv is None:  # the process's own entry point (the console script, ``python -m``), not a caller's function
+        _exit_past_stray_threads(code)
+    return code
+
+
+def _exit_past_stray_threads(code: int) -> None:
+    """Exit now with ``code`` if threads the user's code started (not daemons) are still running: Python would wait
+    for them at exit, and a factory that started a thread that never ends made the command hang forever after its
+    certificate was written.  Everything printed is flushed first."""
+    stray = [t for t in threading.enumerate() if t is not threading.main_thread() and not t.daemon and t.is_alive()]
+    if not stray:
+        return
+    names = ", ".join(quoted(t.name) for t in stray[:3])
+    print(f"pdp-audit: {len(stray)} thread(s) still running ({names}); not waiting for them", file=sys.stderr)
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except (AttributeError, ValueError, OSError):
+            pass
+    os._exit(code)
+
+
+def _command(argv: list[str] | None) -> int:
     try:
         record_reads()  # an output over a file the command read (the user's code too) is refused
         args = build_parser().parse_args(argv)
