@@ -239,3 +239,24 @@ def test_a_thread_the_factory_leaves_running_does_not_hang_the_command(tmp_path)
     result = subprocess.run(command, cwd=tmp_path, capture_output=True, text=True, timeout=120)
     assert result.returncode == 3 and "thread(s) still running" in result.stderr, result.stderr
     assert (tmp_path / "c.json").stat().st_size > 0 and "NOT CERTIFIED" in result.stdout
+
+
+# --- contracts: a deployment's error names the file's key ----------------------------------------------------------
+EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
+
+
+@pytest.mark.parametrize(
+    "example, key",
+    [
+        ("deploy-gaussian.toml", "parameters.target_column"),
+        ("deploy-joint.toml", "release[1].parameters.target_column"),
+    ],
+)
+def test_a_bad_data_column_in_a_deployment_names_the_files_key(tmp_path, capsys, example, key):
+    """The CSV reader's message named ``--target-column``, an option of another command, not the file's key."""
+    (tmp_path / "deploy-data.csv").write_bytes((EXAMPLES / "deploy-data.csv").read_bytes())
+    text = (EXAMPLES / example).read_text(encoding="utf-8").replace('target_column = "label"', 'target_column = "nope"')
+    (tmp_path / "d.toml").write_text(text, encoding="utf-8")
+    assert main(["certify", str(tmp_path / "d.toml"), "--report", "none", "--quiet"]) == 2
+    err = capsys.readouterr().err
+    assert f"d.toml: {key} 'nope' is not a column" in err and "--target-column" not in err, err
