@@ -260,3 +260,20 @@ def test_a_bad_data_column_in_a_deployment_names_the_files_key(tmp_path, capsys,
     assert main(["certify", str(tmp_path / "d.toml"), "--report", "none", "--quiet"]) == 2
     err = capsys.readouterr().err
     assert f"d.toml: {key} 'nope' is not a column" in err and "--target-column" not in err, err
+
+
+def test_the_reads_recorded_are_the_opens_that_read_a_files_content(tmp_path):
+    from pdp_audit.verify import outputs
+
+    names = {"r": "r", "rb": "rb", "r+": "r+", "w": "w", "a": "a"}
+    for name in [*names, "rdwr", "trunc", "creat"]:
+        (tmp_path / name).write_text("x")
+    outputs.record_reads()
+    for name, mode in names.items():
+        open(tmp_path / name, mode).close()
+    for name, flags in (("rdwr", os.O_RDWR), ("trunc", os.O_RDWR | os.O_TRUNC), ("creat", os.O_RDWR | os.O_CREAT)):
+        os.close(os.open(tmp_path / name, flags))
+    read = {os.path.basename(p) for p in outputs.read_paths() if p.startswith(str(tmp_path))}
+    assert read == {"r", "rb", "r+", "rdwr"}
+    outputs.record_reads()  # a new command forgets them
+    assert not [p for p in outputs.read_paths() if p.startswith(str(tmp_path))]

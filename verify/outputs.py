@@ -204,10 +204,11 @@ def _on_audit_event(event: str, args: tuple) -> None:
         path, mode, flags = args
         if isinstance(path, int):
             return
-        if isinstance(mode, str):  # open() / io.open: the mode string
-            reading = not set(mode) & set("wax+")
-        else:  # os.open: the flags
-            reading = isinstance(flags, int) and flags & os.O_ACCMODE == os.O_RDONLY
+        if isinstance(mode, str):  # open() / io.open: the mode string ("r", "rb", "r+": the content is read)
+            reading = "r" in mode
+        else:  # os.open: read-only, or read-write of a file neither made (mkstemp, a lock) nor emptied here
+            access = flags & os.O_ACCMODE if isinstance(flags, int) else -1
+            reading = access == os.O_RDONLY or (access == os.O_RDWR and not flags & (os.O_TRUNC | os.O_CREAT))
         if reading:
             _READS.add(os.path.abspath(os.fsdecode(path)))
     except Exception:  # noqa: BLE001 - a path that cannot be decoded is no file a report could be written over
