@@ -277,3 +277,26 @@ def test_the_reads_recorded_are_the_opens_that_read_a_files_content(tmp_path):
     assert read == {"r", "rb", "r+", "rdwr"}
     outputs.record_reads()  # a new command forgets them
     assert not [p for p in outputs.read_paths() if p.startswith(str(tmp_path))]
+
+
+def test_examples_on_a_full_disk_leave_nothing_behind(tmp_path, monkeypatch, capsys):
+    """16 of the 22 examples were left in the folder on a full 64 KiB tmpfs (the last one cut short), and the next
+    attempt was refused because the folder was not empty."""
+    import errno
+
+    import pdp_audit.verify.cli.examples as examples
+
+    opened = []
+
+    def full_disk_open(path, mode="r", *args, **kwargs):
+        opened.append(path)
+        if len(opened) == 3:
+            raise OSError(errno.ENOSPC, "No space left on device")
+        return open(path, mode, *args, **kwargs)
+
+    monkeypatch.setattr(examples, "open", full_disk_open, raising=False)
+    assert main(["examples", str(tmp_path / "new" / "ex")]) == 2
+    assert "No space left on device; nothing was left there" in capsys.readouterr().err
+    assert not (tmp_path / "new").exists()
+    monkeypatch.undo()
+    assert main(["examples", str(tmp_path / "new" / "ex")]) == 0  # the next attempt is not refused
