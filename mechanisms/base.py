@@ -67,7 +67,9 @@ def pair_attribute(pair: Any, name: str, owner: str = "the pair") -> Any:
     :class:`MalformedPair` naming it -- the user's bug, never our internal error."""
     try:
         return getattr(pair, name, None)
-    except (Exception, SystemExit) as err:
+    except BaseException as err:
+        if isinstance(err, KeyboardInterrupt):  # Ctrl-C is the user's wish, not a fault
+            raise
         raise MalformedPair(f"{owner}: reading .{name} raised {user_error(err)}") from None
 
 
@@ -76,7 +78,9 @@ def returned_array(call: str, returned: Any) -> np.ndarray:
     (a tuple ``(array, 5)`` of ragged parts, an ``__array__`` of the user's that raises)."""
     try:
         return np.asarray(returned)
-    except (Exception, SystemExit) as err:
+    except BaseException as err:
+        if isinstance(err, KeyboardInterrupt):  # Ctrl-C is the user's wish, not a fault
+            raise
         raise MalformedPair(
             f"{call} returned a {type(returned).__name__} that is not an array of numbers ({user_error(err)})"
         ) from None

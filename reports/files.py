@@ -236,6 +236,8 @@ def write_stdout(text: str) -> None:
     that followed, so a truncated JSON document exited 0.  A regular file behind the redirection is then fsync'ed:
     a file system that reports a full disk only when the data is flushed (NFS, quotas) reports it here.  Where
     standard output has no descriptor (captured by a test harness), the text goes through ``sys.stdout``."""
+    if sys.stdout is None:  # started with standard output closed (`>&-`): Python then has no sys.stdout
+        raise OutputError(errno.EBADF, "it is closed", STDOUT)
     try:
         descriptor = sys.stdout.fileno()
     except (AttributeError, ValueError, OSError):  # io.UnsupportedOperation is an OSError and a ValueError

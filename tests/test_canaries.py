@@ -158,6 +158,7 @@ def test_cli_exit_codes_reports_and_reproducibility(tmp_path, capsys):
         ("score\n1\n", None, "1 value(s) in column 'score'; at least 2"),
         ("a,b\n1,2\n3,4\n", None, "2 columns ('a', 'b'); name the one to read with --column"),
         ("a,b\n1,2\n3,4\n", "c", "no column 'c'"),
+        ("score,score\n1,2\n3,4\n", "score", "2 columns are named 'score'"),  # the first was read, silently
     ],
 )
 def test_cli_bad_input_is_one_line_naming_file_row_and_column(tmp_path, capsys, content, column, needle):

@@ -132,6 +132,18 @@ DAMAGES = {
     "cell position negative": (_set("position", "-5"), "its position is -5"),
     # issue 27, D11: a cell without checks was PASS with --json and exit 4 with a PDF
     "checks empty": (_set("checks", "[]"), "it has no checks"),
+    # the third hostile pass: a verdict its checks do not decide was reported (PASS over a failing check), and
+    # JSON nested thousands deep was exit 4 (RecursionError)
+    "a failing check under a pass verdict": (
+        lambda db: _set_checks(db, lambda c: c.update(verdict="fail")),
+        "its verdict is 'pass', but its checks decide 'fail'",
+    ),
+    "a fail verdict no check decides": (_set("verdict", "fail"), "its verdict is 'fail', but its checks decide 'pass'"),
+    "checks nested deeply": (_set("checks", "[" * 100_000 + "]" * 100_000), "its checks is not JSON text"),
+    "spec nested deeply": (
+        lambda db: db.execute("UPDATE meta SET value = ? WHERE key = 'spec'", ("[" * 100_000 + "]" * 100_000,)),
+        "nested too deeply",
+    ),
 }
 
 
@@ -156,7 +168,9 @@ def test_report_on_a_damaged_store_is_one_line_naming_what_is_wrong(name, good_s
     assert not any((tmp_path / name).exists() for name in ("r.pdf", "r.json", "r.csv"))  # nothing half-made
 
 
-@pytest.mark.parametrize("name", ["unknown cell verdict", "check without id", "identity null"])
+@pytest.mark.parametrize(
+    "name", ["unknown cell verdict", "check without id", "identity null", "a failing check under a pass verdict"]
+)
 def test_resuming_a_damaged_store_is_refused_in_one_line(name, good_store, tmp_path, capsys, monkeypatch):
     damage, words = DAMAGES[name]
     path = _damaged_copy(good_store, tmp_path, damage)

@@ -39,10 +39,10 @@ import hashlib
 import json
 import os
 import sys
-from contextlib import nullcontext
+from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any, Iterator, Mapping
 
 import numpy as np
 
@@ -306,6 +306,22 @@ def _require_data(deployment: Deployment, plan) -> None:
         )
 
 
+@contextmanager
+def named_keys(plan: Any, names: Any) -> Iterator[None]:
+    """Inside the block, an InputError that names a command-line option of ``plan`` (the CSV reader's ``--data:
+    cannot read …``, ``--target-column 'x' is not a column …``) names the deployment file's key instead, after the
+    file: the user edits the key the message names."""
+    try:
+        yield
+    except InputError as err:
+        text = str(err)
+        for option in plan.options().values():
+            flag = option.cli_flag
+            if text.startswith((f"{flag}:", f"{flag} ")):
+                raise InputError(f"{names.where}{names(option)}{text[len(flag) :]}") from None
+        raise
+
+
 def deployment_config(deployment: Deployment) -> tuple[Any, int | None]:
     """The audit's config from the deployment (one-line errors naming the file and the key) and its workers."""
     values, workers = audit_values(deployment)
@@ -415,10 +431,11 @@ def certify_deployment(deployment: Deployment, workers: int | None = None, progr
         run = certify_own(deployment, package_version())
         return replace(run, certified={**run.certified, "deployment_file": _file_record(deployment)})
     config, deployed_workers = deployment_config(deployment)
-    data = getattr(config, "data", None)
-    with pinned_bytes(data) if data is not None else nullcontext():  # read once: the bytes fingerprinted are audited
-        certified = certificate(deployment, config)
-        run = plans_by_name()[deployment.mechanism].execute(config, workers or deployed_workers or 1, progress)
+    data, plan = getattr(config, "data", None), plans_by_name()[deployment.mechanism]
+    with named_keys(plan, in_file(deployment.path)):  # the reader of the data names --data; the file has a key
+        with pinned_bytes(data) if data is not None else nullcontext():  # read once: the bytes hashed are audited
+            certified = certificate(deployment, config)
+            run = plan.execute(config, workers or deployed_workers or 1, progress)
     if isinstance(deployment.parameters.get("data"), str):  # as written: relative to the deployment's folder
         run = replace(run, parameters={**run.parameters, "data": deployment.parameters["data"]})
     return replace(without_findings(run), certified=certified)

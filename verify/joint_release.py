@@ -52,7 +52,13 @@ from pdp_audit.reports.json_report import package_version
 from pdp_audit.reports.records import Line, Lines, Page, Run
 from pdp_audit.verify.checks import finalize, make_run
 from pdp_audit.verify.config import Names, values_of
-from pdp_audit.verify.deployment import Deployment, certify_deployment, data_fingerprint, deployment_name
+from pdp_audit.verify.deployment import (
+    Deployment,
+    certify_deployment,
+    data_fingerprint,
+    deployment_name,
+    named_keys,
+)
 from pdp_audit.verify.own_mechanism import own_budget
 from pdp_audit.verify.plans.catalogue import plans_by_name
 
@@ -129,6 +135,13 @@ def product_pair(pairs: list[Any]) -> ProductPair:
 # --- the releases' configs ---------------------------------------------------------------------------------------
 
 
+def release_names(deployment: Deployment, i: int) -> Names:
+    """How errors name release ``i``'s keys: ``deploy.toml: release[2].parameters.bins``."""
+    return Names(
+        lambda o: f"release[{i}].{o.in_table}" if o.table == "parameters" else o.in_table, f"{shown(deployment.path)}: "
+    )
+
+
 def release_configs(deployment: Deployment) -> list[Any]:
     """Each release's audit config, with the deployment's claim (one-line errors naming ``release[i]...``)."""
     where = shown(deployment.path)
@@ -154,10 +167,7 @@ def release_configs(deployment: Deployment) -> list[Any]:
             )
         values = {known[k].key: _data(deployment, i, v) if k == "data" else v for k, v in parameters.items()}
         claim = {o.key: deployment.claim[o.table_key] for o in plan.options().values() if o.table == "claim"}
-        names = Names(
-            lambda o, i=i: f"release[{i}].{o.in_table}" if o.table == "parameters" else o.in_table, f"{where}: "
-        )
-        configs.append(plan.configure({**values, **claim}, names))
+        configs.append(plan.configure({**values, **claim}, release_names(deployment, i)))
     return configs
 
 
@@ -195,8 +205,11 @@ def certify_joint(deployment: Deployment) -> Run:
     with ExitStack() as stack:  # every data file read once: the bytes fingerprinted are the bytes audited
         for path in sorted({c.data for c in configs if getattr(c, "data", None) is not None}):
             stack.enter_context(pinned_bytes(path))
-        fingerprints = [data_fingerprint(c) for c in configs]
-        pairs = [WORST_CASE_PAIRS[name].pair(config) for name, config in zip(names, configs)]
+        fingerprints, pairs = [], []
+        for i, (name, config) in enumerate(zip(names, configs), start=1):
+            with named_keys(plans_by_name()[name], release_names(deployment, i)):
+                fingerprints.append(data_fingerprint(config))
+                pairs.append(WORST_CASE_PAIRS[name].pair(config))
     joint = product_pair(pairs)
     evidence = validated_dp_checks(joint, budget.epsilon, budget.delta, budget.trials, budget.seed, False)
     checks = finalize(evidence, budget.alpha)

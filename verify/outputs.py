@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import errno
 import os
+import stat
 import sys
 import tempfile
 from pathlib import Path
@@ -18,6 +19,8 @@ def check_output_path(path: str | None, option: str) -> None:
     created (tried for real: permissions alone do not tell, e.g. ``/proc`` for root) is refused.  An
     existing FIFO or character device passes: the report is written through it.
     """
+    if path == "-" and sys.stdout is None:  # `>&-`: refused before the work, not after it
+        raise InputError(f"{option}: standard output ('-') is closed; give a file path")
     if path is None or path == "-":
         return
     try:
@@ -148,12 +151,18 @@ def check_outputs(
             given = outputs[option]
             raise InputError(f"{option}: {given!r} is {what} this command reads; it would be overwritten")
     modules = loaded_module_files() if seen.keys() - {("stdout",)} else {}
+    read = files_read() if seen.keys() - {("stdout",)} else {}
     for identity, option in seen.items():
+        given = outputs[option]
         if identity in modules:
-            given = outputs[option]
             raise InputError(
                 f"{option}: {given!r} is the file of the module {modules[identity]!r}, which this command imported; "
                 "it would be overwritten"
+            )
+        if identity in read:
+            raise InputError(
+                f"{option}: {given!r} is a file this command read (the user's code, a test or a parameter opened "
+                "it); it would be overwritten"
             )
 
 
@@ -165,3 +174,66 @@ def loaded_module_files() -> dict[tuple, str]:
         if isinstance(path, str):
             files.setdefault(file_identity(path), name)
     return files
+
+
+# --- the files a command read --------------------------------------------------------------------------------------
+#: Absolute paths of the files opened for reading since :func:`record_reads`, as the audit hook saw them opened.
+_READS: set[str] = set()
+_RECORDING = {"on": False, "hooked": False}
+
+
+def record_reads() -> None:
+    """Start (again, forgetting earlier ones) recording every file this process opens for reading.
+
+    A command's inputs are more than the paths it names: the user's factory may read a CSV named by any parameter
+    (``source = "people.csv"``), a test may read a fixture file; an output written over one of them destroys it.
+    Python raises an ``open`` audit event (PEP 578) for every ``open()``, ``os.open``, ``Path.read_bytes``,
+    ``numpy.loadtxt``/``genfromtxt``/``load`` and ``pandas.read_csv``; the hook notes the read-only ones.  Files
+    opened by C code without Python's ``open`` (SQLite's own files) are not seen; those are named inputs already."""
+    if not _RECORDING["hooked"]:
+        sys.addaudithook(_on_audit_event)
+        _RECORDING["hooked"] = True
+    _READS.clear()
+    _RECORDING["on"] = True
+
+
+def _on_audit_event(event: str, args: tuple) -> None:
+    if event != "open" or not _RECORDING["on"]:
+        return
+    try:  # never let the hook break the code that opens a file
+        path, mode, flags = args
+        if isinstance(path, int):
+            return
+        if isinstance(mode, str):  # open() / io.open: the mode string ("r", "rb", "r+": the content is read)
+            reading = "r" in mode
+        else:  # os.open: read-only, or read-write of a file neither made (mkstemp, a lock) nor emptied here
+            access = flags & os.O_ACCMODE if isinstance(flags, int) else -1
+            reading = access == os.O_RDONLY or (access == os.O_RDWR and not flags & (os.O_TRUNC | os.O_CREAT))
+        if reading:
+            _READS.add(os.path.abspath(os.fsdecode(path)))
+    except Exception:  # noqa: BLE001 - a path that cannot be decoded is no file a report could be written over
+        pass
+
+
+def add_reads(paths) -> None:
+    """Add files read elsewhere (the xdist workers of a pytest session) to :func:`files_read`."""
+    _READS.update(str(path) for path in paths)
+
+
+def read_paths() -> list[str]:
+    """The absolute paths recorded since :func:`record_reads`, sorted."""
+    return sorted(list(_READS))
+
+
+def files_read() -> dict[tuple, str]:
+    """The :func:`file_identity` of every regular file opened for reading since :func:`record_reads`, mapped to its
+    path (a device or FIFO read, such as ``/dev/urandom``, is no file a report replaces)."""
+    found: dict[tuple, str] = {}
+    for path in read_paths():
+        try:
+            info = os.stat(path)
+        except OSError:
+            continue
+        if stat.S_ISREG(info.st_mode):
+            found.setdefault(("inode", info.st_dev, info.st_ino), path)
+    return found

@@ -158,7 +158,9 @@ def module_file(folder: Path, mechanism: str) -> str | None:
     with importable(folder):
         try:
             spec = find_module(folder, mechanism.partition(":")[0])
-        except (Exception, SystemExit):  # a parent package that fails to import: load_factory says why
+        except BaseException as err:  # a parent package that fails to import: load_factory says why
+            if isinstance(err, KeyboardInterrupt):  # Ctrl-C is the user's wish, not a fault
+                raise
             return None
     return spec.origin if spec is not None and spec.has_location else None
 
@@ -179,7 +181,9 @@ def load_factory(where: str, folder: Path, mechanism: str) -> Factory:
     with importable(folder):
         try:
             spec = find_module(folder, module_name)
-        except (Exception, SystemExit) as err:
+        except BaseException as err:
+            if isinstance(err, KeyboardInterrupt):  # Ctrl-C is the user's wish, not a fault
+                raise
             raise InputError(f"{where}: mechanism: importing {module_name!r} raised {user_error(err)}") from None
         if spec is None or not spec.has_location or spec.origin is None:
             raise InputError(
@@ -194,7 +198,9 @@ def load_factory(where: str, folder: Path, mechanism: str) -> Factory:
                 exec(compile(source, spec.origin, "exec"), module.__dict__)
             else:  # pragma: no cover - an extension module: executed by its loader
                 spec.loader.exec_module(module)
-        except (Exception, SystemExit) as err:  # SyntaxError, ImportError, anything the module raises
+        except BaseException as err:  # SyntaxError, ImportError, anything the module raises
+            if isinstance(err, KeyboardInterrupt):  # Ctrl-C is the user's wish, not a fault
+                raise
             sys.modules.pop(module_name, None)
             raise InputError(f"{where}: mechanism: importing module {module_name!r} raised {user_error(err)}") from None
     function = module
@@ -210,7 +216,9 @@ def call_factory(where: str, factory: Factory, parameters: dict[str, Any]) -> An
     """``factory(**parameters)`` behind the boundary: what it raises (``sys.exit`` too) is one InputError."""
     try:
         return factory.function(**parameters)
-    except (Exception, SystemExit) as err:
+    except BaseException as err:
+        if isinstance(err, KeyboardInterrupt):  # Ctrl-C is the user's wish, not a fault
+            raise
         raise InputError(f"{where}: {factory.qualname}(**parameters) raised {user_error(err)}") from None
 
 
@@ -224,7 +232,9 @@ class _GuardedMethod:
     def __call__(self, *args: Any) -> Any:
         try:
             return self.method(*args)
-        except (Exception, SystemExit) as err:
+        except BaseException as err:
+            if isinstance(err, KeyboardInterrupt):  # Ctrl-C is the user's wish, not a fault
+                raise
             called = ", ".join(repr(a) if isinstance(a, (str, int)) else type(a).__name__ for a in args)
             raise MalformedPair(f"{self.name}({called}) raised {user_error(err)}") from None
 
@@ -300,7 +310,9 @@ def individuals(where: str, pair: Any, kind: str, owner: str) -> list[Individual
         return []
     try:
         items = list(itertools.islice(iter(per_instance()), MAX_INDIVIDUALS + 1))
-    except (Exception, SystemExit) as err:
+    except BaseException as err:
+        if isinstance(err, KeyboardInterrupt):  # Ctrl-C is the user's wish, not a fault
+            raise
         raise InputError(f"{where}: {owner}: per_instance() raised {user_error(err)}") from None
     if len(items) > MAX_INDIVIDUALS:
         raise InputError(

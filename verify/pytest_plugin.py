@@ -56,6 +56,8 @@ from pdp_audit.verify import api
 from pdp_audit.verify.config import PAIR_OPTIONS, pair_value
 
 RECORDS_KEY = "pdp_audit_records"
+#: The xdist workeroutput key of the files a worker's tests read (inputs of the report, see record_reads).
+READS_KEY = "pdp_audit_reads"
 MARKER = "audit: privacy audits of mechanisms with the privacy_audit fixture (pdp-audit); select with -m audit"
 
 
@@ -115,6 +117,9 @@ def pytest_configure(config: pytest.Config) -> None:
     budget_from_options(config)  # checked now: one line naming the flag
     report = config.getoption("--audit-report")
     if report:  # checked now, not after the whole session has run
+        from pdp_audit.verify.outputs import record_reads
+
+        record_reads()  # a file a test reads (a fixture) is an input of the report too
         try:
             check_session_outputs(config, named_test_files(config))
         except InputError as err:
@@ -425,13 +430,19 @@ class AuditSession:
     @pytest.hookimpl(optionalhook=True)
     def pytest_testnodedown(self, node, error) -> None:
         """xdist controller: take the records a worker shipped in its ``workeroutput``."""
+        from pdp_audit.verify.outputs import add_reads
+
         payload = getattr(node, "workeroutput", {}).get(RECORDS_KEY)
         for record in json.loads(payload) if payload else []:
             self.add(record)
+        add_reads(json.loads(getattr(node, "workeroutput", {}).get(READS_KEY) or "[]"))  # the files its tests read
 
     def pytest_sessionfinish(self, session: pytest.Session) -> None:
         if self.is_worker:
+            from pdp_audit.verify.outputs import read_paths
+
             self.config.workeroutput[RECORDS_KEY] = json.dumps(self.sorted_records())
+            self.config.workeroutput[READS_KEY] = json.dumps(read_paths())
             return
         path = self.config.getoption("--audit-report")
         if path:

@@ -99,7 +99,9 @@ def load_factory(target: str, needs: str = "sample"):
         module = importlib.import_module(module_name)
     except ImportError as err:
         raise InputError(f"target: cannot import module {module_name!r} ({err})") from None
-    except (Exception, SystemExit) as err:  # the user's module failed while it was imported: their code, their error
+    except BaseException as err:  # the user's module failed while it was imported: their code, their error
+        if isinstance(err, KeyboardInterrupt):  # Ctrl-C is the user's wish, not a fault
+            raise
         raise InputError(f"target: importing module {module_name!r} raised {user_error(err)}") from None
     finally:
         sys.path.remove(os.getcwd())
@@ -108,7 +110,9 @@ def load_factory(target: str, needs: str = "sample"):
         raise InputError(f"target: {module_name} has no callable {attr!r}")
     try:
         pair = factory()
-    except (Exception, SystemExit) as err:  # sys.exit(0) in the factory must not make a command that certifies
+    except BaseException as err:  # sys.exit(0) in the factory must not make a command that certifies
+        if isinstance(err, KeyboardInterrupt):  # Ctrl-C is the user's wish, not a fault
+            raise
         raise InputError(f"target: {target}() raised {user_error(err)}") from None  # nothing exit 0
     if needs == "release" and not callable(getattr(pair, "release", None)):
         raise InputError(
@@ -144,6 +148,7 @@ def command_blackbox(args: argparse.Namespace) -> int:
 
     run = in_user_process(audit, f"target: the code of {shown(args.target)}")
     (check,) = run.checks
+    check_outputs({"--json": args.json})  # and after the audit: a file the sampler read is an input too
     doc = {
         "schema": 1,
         "target": args.target,

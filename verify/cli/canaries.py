@@ -110,6 +110,8 @@ def _read_csv(path: str, where: str, column: str | None) -> tuple[np.ndarray, li
             names = ", ".join(quoted(h) for h in header[:6])
             raise InputError(f"{where}: {len(header)} columns ({names}); name the one to read with --column")
         index = 0
+    elif header.count(column) > 1:  # which one was meant cannot be known: the first was read, silently
+        raise InputError(f"{where}: {header.count(column)} columns are named {quoted(column)}; give each its own name")
     elif column in header:
         index = header.index(column)
     else:

@@ -54,12 +54,24 @@ def command_examples(args: argparse.Namespace) -> int:
         raise InputError(
             f"examples: {str(folder / existing[0])!r} already exists; nothing was written (choose an empty folder)"
         )
+    made = [parent for parent in (folder, *folder.parents) if not parent.exists()]  # the folders this call makes
+    written: list[Path] = []
     try:
         folder.mkdir(parents=True, exist_ok=True)
         for name, data in files.items():
             with open(folder / name, "xb") as out:  # "x": never replace a file created meanwhile
+                written.append(folder / name)
                 out.write(data)
-    except OSError as err:
-        raise InputError(f"examples: cannot write into {args.folder!r}: {err.strerror or err}") from None
+    except OSError as err:  # a full disk: every example or none (a half-written set would refuse the next attempt)
+        for path in written:
+            path.unlink(missing_ok=True)
+        for parent in made:
+            try:
+                parent.rmdir()
+            except OSError:
+                break
+        raise InputError(
+            f"examples: cannot write into {args.folder!r}: {err.strerror or err}; nothing was left there"
+        ) from None
     print(f"pdp-audit examples: {len(files)} files written to {folder}/: {', '.join(files)}")
     return 0

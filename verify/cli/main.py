@@ -15,6 +15,7 @@ import errno
 import os
 import signal
 import sys
+import threading
 import time
 import traceback
 
@@ -35,7 +36,7 @@ from pdp_audit.verify.cli import (
 )
 from pdp_audit.verify.cli.warnings import print_warnings
 from pdp_audit.verify.config import WORKERS_OPTION
-from pdp_audit.verify.outputs import check_outputs
+from pdp_audit.verify.outputs import check_outputs, record_reads
 from pdp_audit.verify.plans.arguments import Parser, add_run_arguments, configure_from_args, typed
 from pdp_audit.verify.plans.catalogue import plans_by_name
 from pdp_audit.verify.processes import Terminated, end_by, terminations_raise
@@ -155,7 +156,7 @@ def main(argv: list[str] | None = None) -> int:
     and the process then ends by that signal."""
     with terminations_raise():
         try:
-            return _command(argv)
+            code = _command(argv)
         except Terminated as ended:
             name = signal.Signals(ended.signum).name
             try:
@@ -163,10 +164,31 @@ def main(argv: list[str] | None = None) -> int:
             except OSError:  # no one reads stderr any more (a closed terminal): end all the same
                 pass
             end_by(ended.signum)
+    if argv is None:  # the process's own entry point (the console script, ``python -m``), not a caller's function
+        _exit_past_stray_threads(code)
+    return code
+
+
+def _exit_past_stray_threads(code: int) -> None:
+    """Exit now with ``code`` if threads the user's code started (not daemons) are still running: Python would wait
+    for them at exit, and a factory that started a thread that never ends made the command hang forever after its
+    certificate was written.  Everything printed is flushed first."""
+    stray = [t for t in threading.enumerate() if t is not threading.main_thread() and not t.daemon and t.is_alive()]
+    if not stray:
+        return
+    names = ", ".join(quoted(t.name) for t in stray[:3])
+    print(f"pdp-audit: {len(stray)} thread(s) still running ({names}); not waiting for them", file=sys.stderr)
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except (AttributeError, ValueError, OSError):
+            pass
+    os._exit(code)
 
 
 def _command(argv: list[str] | None) -> int:
     try:
+        record_reads()  # an output over a file the command read (the user's code too) is refused
         args = build_parser().parse_args(argv)
         return args.handler(args)
     except InputError as err:  # bad usage or input: one line naming the option or file
@@ -190,6 +212,10 @@ def _command(argv: list[str] | None) -> int:
         return EXIT_INTERRUPTED
     except Exception:  # a bug of ours, never a verdict (1) nor bad usage (2)
         return _internal_error()
+    except BaseException as err:  # neither Exception nor an exit: escaped from where no user code runs, so ours
+        if isinstance(err, SystemExit):  # argparse's --help and usage errors
+            raise
+        return _internal_error()  # Python's own handler would exit 1, which reads as "a guarantee fails"
 
 
 #: Conditions of the system rather than of our code, reported in one line even when the error names no file.
@@ -206,6 +232,8 @@ def os_error_line(err: OSError, argv: list[str] | None) -> str | None:
     OSError that names no path and is no condition of the system (a bug of ours: exit 4)."""
     from pdp_audit.reports.files import STDOUT, OutputError
 
+    if err.filename is None and err.errno == errno.EBADF and _stdout_closed():  # the user's code closed it
+        return "pdp-audit: error: cannot write standard output: it was closed while the command ran"
     if err.filename is None and err.errno not in SYSTEM_CONDITIONS:
         return None
     reason = err.strerror or type(err).__name__
@@ -220,6 +248,15 @@ def os_error_line(err: OSError, argv: list[str] | None) -> str | None:
         return one_line(f"pdp-audit: error: {where}cannot write {path}: {reason}{kept}")
     other = f" (and {quoted(err.filename2)})" if err.filename2 else ""
     return one_line(f"pdp-audit: error: {where}{quoted(err.filename)}{other}: {reason}")
+
+
+def _stdout_closed() -> bool:
+    """Whether standard output has no open file behind it any more (``os.close(1)`` in the user's module)."""
+    try:
+        os.fstat(sys.stdout.fileno())
+    except (AttributeError, ValueError, OSError):
+        return True
+    return False
 
 
 def _internal_error() -> int:

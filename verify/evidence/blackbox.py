@@ -39,7 +39,9 @@ class UserSampler:
 
         try:
             return self.pair.sample(self.world, size, rng)
-        except (Exception, SystemExit) as err:
+        except BaseException as err:
+            if isinstance(err, KeyboardInterrupt):  # Ctrl-C is the user's wish, not a fault
+                raise
             kind = f"sys.exit({err.code!r})" if isinstance(err, SystemExit) else f"{type(err).__name__}: {str(err)!r}"
             raise MalformedPair(f"sample({self.world!r}, {size}) raised {kind}") from None
 

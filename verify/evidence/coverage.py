@@ -25,7 +25,9 @@ def _called(fn, call: str, *args):
     naming the call, the exact fail ``pair-protocol`` -- never our internal error."""
     try:
         return fn(*args)
-    except (Exception, SystemExit) as err:
+    except BaseException as err:
+        if isinstance(err, KeyboardInterrupt):  # Ctrl-C is the user's wish, not a fault
+            raise
         raise MalformedPair(f"{call} raised {user_error(err)}") from None
 
 

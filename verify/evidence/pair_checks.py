@@ -260,6 +260,7 @@ def validated_dp_checks(
     its rng alone (:func:`pdp_audit.audits.rng_discipline.check_rng_discipline`, first), and ``closed-form`` when the
     user supplied one."""
     try:
+        check_block_memory(pair)
         check_rng_discipline(pair.sample, lambda world, size, out: checked_releases(pair, world, size, out))
         checks = dp_checks(pair, epsilon, delta, trials, seed, per_instance)
     except MalformedPair as err:
@@ -267,6 +268,32 @@ def validated_dp_checks(
     if exact_delta is not None:
         checks += closed_form_check(checks, float(exact_delta))
     return checks
+
+
+#: Copies of one block of releases alive at once while it is checked (the pair's array, its float copy, a slice).
+BLOCK_COPIES = 3
+
+
+def check_block_memory(pair) -> None:
+    """Refuse, before the pair draws anything, releases too wide for this machine: the checks stream the releases in
+    blocks of :data:`~pdp_audit.audits.engine.BLOCK_SIZE` rows whatever ``trials`` (the block size is part of the
+    seeding, so it cannot shrink), and a block of ``output_dim`` doubles is held a few times over.  An
+    ``output_dim`` of 200,000 needed 105 GB per block and died of MemoryError (exit 4) in the first probe."""
+    from pdp_audit.audits.engine import BLOCK_SIZE
+    from pdp_audit.mechanisms.base import pair_attribute
+    from pdp_audit.mechanisms.validation import InputError
+    from pdp_audit.verify.processes import MEMORY_SHARE, physical_memory
+
+    dim = pair_attribute(pair, "output_dim")
+    if not isinstance(dim, (int, np.integer)) or isinstance(dim, bool) or dim < 1:
+        return  # not a width: the pair-protocol check names it
+    total, per_dim = physical_memory(), BLOCK_SIZE * 8 * BLOCK_COPIES
+    if total and int(dim) * per_dim > MEMORY_SHARE * total:
+        raise InputError(
+            f"the pair's output_dim {int(dim):,}: each block of {BLOCK_SIZE:,} releases is held in about "
+            f"{int(dim) * per_dim / 1e9:.3g} GB of memory; this process may use {total / 1e9:.3g} GB: at most "
+            f"{int(MEMORY_SHARE * total / per_dim):,} dimensions here (release fewer, or audit a projection)"
+        )
 
 
 @dataclass(frozen=True)

@@ -365,7 +365,10 @@ class Store:
         row = self.db.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
         if row is None:
             raise KeyError(key)
-        return json.loads(row[0])
+        try:
+            return json.loads(row[0])
+        except RecursionError:  # arrays nested thousands deep: damaged, like any text that is not JSON
+            raise ValueError(f"the meta value {key!r} is nested too deeply to be JSON a store holds") from None
 
     def completed_ids(self) -> set[str]:
         return {row[0] for row in self.db.execute("SELECT cell_id FROM cells")}

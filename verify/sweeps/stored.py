@@ -50,7 +50,7 @@ def decoded_row(path: str, record: dict) -> dict:
     for column in JSON_COLUMNS:
         try:
             record[column] = json.loads(record[column])
-        except (TypeError, ValueError):
+        except (TypeError, ValueError, RecursionError):  # RecursionError: arrays nested thousands deep
             raise _damaged(path, _cell_name(record), f"its {column} is not JSON text") from None
     return record
 
@@ -80,6 +80,18 @@ def check_cell(path: str, record: dict, swept: list[str]) -> None:
         raise _damaged(path, where, "it has no checks, so its verdict rests on nothing")
     for index, check in enumerate(checks):
         _check_check(path, f"{where}, checks[{index}]", check)
+    decided = decided_verdict(checks)
+    if record["verdict"] != decided:  # a report states the verdict its checks decide, or refuses the store
+        raise _damaged(path, where, f"its verdict is {record['verdict']!r}, but its checks decide {decided!r}")
+
+
+def decided_verdict(checks: list[dict]) -> str:
+    """The verdict a cell's checks decide, as the sweep decided it when it stored the cell: the worst verdict of the
+    guarantees, or of the paper findings when the sweep asked for findings only."""
+    from pdp_audit.verify.checks import worst
+
+    guarantees = [c["verdict"] for c in checks if c.get("role", "guarantee") == "guarantee"]
+    return worst(guarantees or [c["verdict"] for c in checks])
 
 
 def _check_parameters(path: str, where: str, parameters: Any, swept: list[str]) -> None:
