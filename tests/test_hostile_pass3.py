@@ -211,7 +211,9 @@ def test_json_to_a_closed_standard_output_is_refused_before_the_work(tmp_path):
 
 
 def test_a_factory_that_closes_standard_output_is_one_line(tmp_path):
-    """``os.close(1)`` in the user's factory: the summary's print raised EBADF, exit 4."""
+    """``os.close(1)`` in the user's factory: the summary's print raised EBADF, exit 4.  The factory now runs in a
+    child process (verify/processes.in_user_process), so it closes the child's descriptor only: the command's own
+    standard output is intact and its summary is printed."""
     module = SHIFT.replace("    if source is not None:", "    import os\n    os.close(1)\n    if source is not None:")
     toml = project(tmp_path, module=module)
     result = subprocess.run(
@@ -221,7 +223,7 @@ def test_a_factory_that_closes_standard_output_is_one_line(tmp_path):
         text=True,
         timeout=300,
     )
-    assert result.returncode == 2 and "standard output: it was closed" in result.stderr, result.stderr
+    assert result.returncode == 3 and "NOT CERTIFIED" in result.stdout, result.stderr
     assert "Traceback" not in result.stderr
 
 
@@ -237,7 +239,8 @@ def test_a_thread_the_factory_leaves_running_does_not_hang_the_command(tmp_path)
     command = [sys.executable, "-m", "pdp_audit.verify.cli", "certify", str(toml), "--report", "none"]
     command += ["--json", "c.json"]
     result = subprocess.run(command, cwd=tmp_path, capture_output=True, text=True, timeout=120)
-    assert result.returncode == 3 and "thread(s) still running" in result.stderr, result.stderr
+    # the thread lives in the child process the user's code runs in, which ends once it has delivered its result
+    assert result.returncode == 3, result.stderr
     assert (tmp_path / "c.json").stat().st_size > 0 and "NOT CERTIFIED" in result.stdout
 
 

@@ -130,14 +130,15 @@ def command_blackbox(args: argparse.Namespace) -> int:
     from pdp_audit.verify.evidence.blackbox import BlackBoxBudget
 
     typed(args, *BLACKBOX_OPTIONS)
-    if blackbox_search.wanted(args):
-        return blackbox_search.command(args, module_file, load_factory)
+    if blackbox_search.wanted(args):  # the whole search in the child: its outcome holds the user's objects
+        target = f"target: the code of {shown(args.target)}"
+        return in_user_process(lambda: blackbox_search.command(args, module_file, load_factory), target)
     check_outputs({"--json": args.json}, {"the module of TARGET": module_file(args.target)})
 
     def audit():  # the user's code, behind a process boundary: an os._exit(0) in it cannot end this command with 0
         factory = load_factory(args.target)
         check_outputs({"--json": args.json})  # again: the modules TARGET imported are known now, before the audit
-        return audit_blackbox_with(
+        run = audit_blackbox_with(
             factory,
             (args.claim_epsilon, args.claim_delta, args.alpha),
             args.trials,
@@ -145,10 +146,11 @@ def command_blackbox(args: argparse.Namespace) -> int:
             True,  # a bar on a terminal only: a user's sampler may take minutes
             BlackBoxBudget(args.train_trials, args.workers, args.statistic),
         )
+        check_outputs({"--json": args.json})  # and after the audit: a file the sampler read (in this process) too
+        return run
 
     run = in_user_process(audit, f"target: the code of {shown(args.target)}")
     (check,) = run.checks
-    check_outputs({"--json": args.json})  # and after the audit: a file the sampler read is an input too
     doc = {
         "schema": 1,
         "target": args.target,

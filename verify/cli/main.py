@@ -213,7 +213,7 @@ def _command(argv: list[str] | None) -> int:
     except Exception:  # a bug of ours, never a verdict (1) nor bad usage (2)
         return _internal_error()
     except BaseException as err:  # neither Exception nor an exit: escaped from where no user code runs, so ours
-        if isinstance(err, SystemExit):  # argparse's --help and usage errors
+        if isinstance(err, (SystemExit, Terminated)):  # argparse's --help and usage errors; SIGTERM/SIGHUP (main)
             raise
         return _internal_error()  # Python's own handler would exit 1, which reads as "a guarantee fails"
 
