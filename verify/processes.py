@@ -153,8 +153,12 @@ def in_user_process(work: Callable[[], Any], target: str) -> Any:
     the result), and nothing is imported again (numpy, scipy, scikit-learn: ~1 s a spawn).  Forking is safe here:
     the command has started no thread of its own before (the only threads pdp-audit starts run in the child or in
     worker processes), and OpenBLAS re-creates its pool after a fork.  Without ``fork`` (Windows), ``work()`` runs
-    in this process."""
+    in this process; so it does when ``main`` is called inside a program that runs threads of its own (pytest-xdist's
+    workers, a notebook's kernel): a fork copies their locks, and a child that then starts GNU OpenMP (scikit-learn's
+    trees, after the host used them) waits forever -- measured as a hang of the suite before this rule."""
     if "fork" not in multiprocessing.get_all_start_methods():  # pragma: no cover - not on POSIX
+        return work()
+    if threading.active_count() > 1:  # a host with threads of its own (a test runner, a notebook): see below
         return work()
     context = multiprocessing.get_context("fork")
     reader, writer = context.Pipe(duplex=False)
