@@ -53,6 +53,13 @@ BLACKBOX = CheckSpec(
 )
 
 
+#: The event test's formula (:mod:`pdp_audit.audits.blackbox_events`).
+EVENT_FORMULA = (
+    "ε ≥ max over events S fixed before the fresh draws of log((P_lo(S) − δ)/Q_hi(S)) and log((Q_lo(S) − δ)/P_hi(S)), "
+    "Clopper–Pearson rates, Bonferroni over the events"
+)
+
+
 @dataclass(frozen=True)
 class BlackBoxBudget:
     """The black-box attack's budget beyond ``trials``: releases per world to learn from (None: as many as
@@ -115,7 +122,7 @@ def blackbox_checks(
         BLACKBOX.id,
         BLACKBOX.title,
         f"No test of D vs D' has (FPR, TPR) outside the ({epsilon:g}, {delta:g})-DP region",
-        BLACKBOX.formula,
+        EVENT_FORMULA if budget.statistic.startswith("events") else BLACKBOX.formula,
         BLACKBOX.source,
     )
     return [
@@ -137,6 +144,7 @@ def blackbox_checks(
                     if result.validation
                     else {}
                 ),
+                **_event_details(result),
             },
         )
     ]
@@ -159,6 +167,21 @@ def _note(result) -> str:
         f"{result.train_accuracy:.4f}); ε bounded on {result.test_per_world:,} fresh releases per world (order "
         "statistics at fixed ranks, union bound). The estimate is the bound at confidence 1/2."
     )
+
+
+def _event_details(result) -> dict:
+    """The events of the event test as data (empty for the other statistics): each event's side, threshold of the
+    kept score, and fresh counts, so that a reviewer can re-count them."""
+    events = getattr(result.attack, "events", None)
+    if events is None:
+        return {}
+    attack = result.attack
+    return {
+        "events": [
+            {"favours": "D" if e.favours_d else "D'", "threshold": e.threshold, "hits_d": kd, "hits_dprime": kdp}
+            for e, kd, kdp in zip(events, attack.hits_d, attack.hits_dp)
+        ]
+    }
 
 
 def _event_note(result) -> str:
