@@ -122,13 +122,13 @@ def _event_counts(scores_d: np.ndarray, scores_dp: np.ndarray, cuts: np.ndarray,
     return np.searchsorted(sdp, cuts, "right"), np.searchsorted(sd, cuts, "right")
 
 
-def _predicted(counts, sizes, fresh, delta: float, a: float) -> np.ndarray:
+def _predicted(counts, sizes, fresh, delta: float, a: float, level: float = PREDICTION_LEVEL) -> np.ndarray:
     """The bound at level ``a`` that events with validation ``counts`` = (favoured, other) of ``sizes`` predict at
-    ``fresh`` = (favoured, other) draws: the rates read cautiously (:data:`PREDICTION_LEVEL`; a small event seen 3
-    times in one world and never in the other must not predict an infinite ratio), 0 below
+    ``fresh`` = (favoured, other) draws: the rates read cautiously (``level``, :data:`PREDICTION_LEVEL`; a small
+    event seen 3 times in one world and never in the other must not predict an infinite ratio), 0 below
     :data:`MIN_EVENT_HITS`."""
-    lo = lower_rate(counts[0], sizes[0], PREDICTION_LEVEL)
-    hi = upper_rate(counts[1], sizes[1], PREDICTION_LEVEL)
+    lo = lower_rate(counts[0], sizes[0], level)
+    hi = upper_rate(counts[1], sizes[1], level)
     bound = event_epsilon(lo * fresh[0], fresh[0], hi * fresh[1], fresh[1], delta, a)
     return np.where(counts[0] >= MIN_EVENT_HITS, bound, 0.0)
 
@@ -154,10 +154,15 @@ def choose_events(shortlist: tuple, choice: tuple, fresh: tuple[int, int], delta
     for alpha in TUNED_AT:
         a = alpha / (2 * len(TUNED_AT))
         best, best_event = -1.0, None
+        # where no event predicts a positive bound read cautiously (a ratio near 1: parallel Laplace), the rates
+        # are read as they are, so that the events are still the likeliest to bound ε
+        level = PREDICTION_LEVEL
+        if not any(np.any(_predicted(counts[w], sizes[w], draws[w], delta, a, level) > 0) for w in (True, False)):
+            level = 0.5
         for way in (True, False):
-            on_a = _predicted(counts[way], sizes[way], draws[way], delta, a)
+            on_a = _predicted(counts[way], sizes[way], draws[way], delta, a, level)
             short = cuts[np.argsort(-on_a, kind="stable")[:SHORTLIST]]
-            on_b = _predicted(_event_counts(*choice, short, way), sizes_b[way], draws[way], delta, a)
+            on_b = _predicted(_event_counts(*choice, short, way), sizes_b[way], draws[way], delta, a, level)
             i = int(np.argmax(on_b))
             if on_b[i] > best:
                 best, best_event = float(on_b[i]), Event(float(short[i]), way)

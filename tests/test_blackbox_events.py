@@ -146,7 +146,11 @@ def test_cli_events_writes_the_event_and_its_counts(tmp_path, monkeypatch):
     assert main(["blackbox", "peer_mech:svt5", *common, "--json", str(out)]) == 1
     doc = json.loads(out.read_text())
     assert doc["statistic"] == "events" and "Exact event test" in doc["check"]["note"]
-    assert doc["check"]["details"]["train_per_world"] == 20_000
+    details = doc["check"]["details"]
+    assert details["train_per_world"] == 20_000 and details["test_per_world"] == 20_000
+    event = details["events"][0]  # the event as data: a reviewer can re-count it
+    assert event["favours"] in ("D", "D'") and 0 <= event["hits_dprime"] <= 20_000 and 0 <= event["hits_d"] <= 20_000
+    assert doc["check"]["formula"].startswith("ε ≥ max over events S fixed before the fresh draws")
 
 
 class TextbookLaplace:
