@@ -18,6 +18,9 @@ bounding pass is streamed: each block is scored by the frozen statistic and only
 ``select`` (:func:`select_statistic`), gradient-boosted trees compete with the logistic test on a validation split
 of the training releases; the choice uses training draws only, so the bound keeps its validity.
 
+With ``events`` (:mod:`pdp_audit.audits.blackbox_events`), the bound is instead the exact event test: a statistic and
+at most two threshold events chosen before the bounding draws, their rates bounded by Clopper–Pearson.
+
 A black-box audit can refute a claim (the lower bound exceeds the claimed ε) but never certify one: no sample of
 outputs proves that no better test exists.
 """
