@@ -18,6 +18,9 @@ bounding pass is streamed: each block is scored by the frozen statistic and only
 ``select`` (:func:`select_statistic`), gradient-boosted trees compete with the logistic test on a validation split
 of the training releases; the choice uses training draws only, so the bound keeps its validity.
 
+With ``events`` (:mod:`pdp_audit.audits.blackbox_events`), the bound is instead the exact event test: a statistic and
+at most two threshold events chosen before the bounding draws, their rates bounded by Clopper–Pearson.
+
 A black-box audit can refute a claim (the lower bound exceeds the claimed ε) but never certify one: no sample of
 outputs proves that no better test exists.
 """
@@ -271,8 +274,12 @@ def learn_trees(train_d: np.ndarray, train_dp: np.ndarray, first_call: tuple[int
     return TreeStatistic(model, first_call), float(model.score(X, y))
 
 
-#: The statistics of a run: ``logistic`` alone, or ``select``: logistic and trees, the better on a validation split.
-STATISTICS = ("logistic", "select")
+#: The statistics of a run: ``logistic`` alone, or ``select``: logistic and trees, the better on a validation split;
+#: ``events``: the exact event test of :mod:`pdp_audit.audits.blackbox_events` (statistic and events chosen on a
+#: validation split among logistic, trees, outcome and histogram scores; Clopper–Pearson on the fresh releases).
+#: ``events-numbers``: the same on the releases augmented with the structure of their numbers (integrality,
+#: fractional part, low bits of the significand: :func:`pdp_audit.audits.blackbox_features.number_structure`).
+STATISTICS = ("logistic", "select", "events", "events-numbers")
 #: The share of each world's training releases that ``select`` holds out to compare the learners.
 VALIDATION_SHARE = 0.25
 #: The level of the ε lower bound the learners are compared by on the validation split.
@@ -299,6 +306,17 @@ def select_statistic(train_d: np.ndarray, train_dp: np.ndarray, first_call: tupl
     }
     best = max(bounds, key=lambda name: (bounds[name], name == "logistic"))
     return (*candidates[best], best, bounds)
+
+
+#: The event test learns from at most this many releases per world unless told otherwise: its fresh pass keeps
+#: only counts, so its budget goes to fresh releases (a rate near 1% needs millions to bound a ratio near e^0.1).
+EVENT_TRAIN_TRIALS = 200_000
+
+
+def default_train_trials(trials: int, statistic: str) -> int:
+    """The training releases per world when none are given: ``trials`` (at most :data:`EVENT_TRAIN_TRIALS` for
+    the event test)."""
+    return min(trials, EVENT_TRAIN_TRIALS) if statistic.startswith("events") else trials
 
 
 @dataclass(frozen=True)
@@ -339,11 +357,18 @@ MEMORY_PER_TRIAL = (180.0, 330.0)
 MEMORY_PER_SCORE = 160.0
 
 
-def attack_memory(train_trials: int, dim: int, trials: int = 0) -> float:
+#: The event test keeps no fresh score, only the selection pass's: a quarter of ``trials`` releases per world, the
+#: scores of at most 5 candidates each (8 bytes), so 10 bytes per fresh release, with a margin.
+MEMORY_PER_SELECTION = 16.0
+
+
+def attack_memory(train_trials: int, dim: int, trials: int = 0, statistic: str = "logistic") -> float:
     """The attack's peak memory in bytes: ``train_trials`` releases per world of dimension ``dim`` held to learn, and
-    the scores of ``trials`` fresh ones per world (their releases are streamed: one block at a time)."""
+    the scores of ``trials`` fresh ones per world (their releases are streamed: one block at a time; the event test
+    keeps only their counts)."""
     fixed, per_dimension = MEMORY_PER_TRIAL
-    return train_trials * (fixed + per_dimension * dim) + trials * MEMORY_PER_SCORE
+    per_score = MEMORY_PER_SELECTION if statistic.startswith("events") else MEMORY_PER_SCORE
+    return train_trials * (fixed + per_dimension * dim) + trials * per_score
 
 
 def blackbox_attack(
@@ -366,16 +391,20 @@ def blackbox_attack(
     releases is scored by the frozen statistic and only its scores are kept.  Releases that are not a (size, d)
     array of finite numbers raise :class:`pdp_audit.mechanisms.base.MalformedPair` (:func:`checked_blackbox_releases`),
     as do worlds of different dimensions.  ``progress``: a bar of the releases drawn on stderr (on a terminal)."""
-    train_trials = trials if train_trials is None else int(train_trials)
+    train_trials = default_train_trials(trials, options.statistic) if train_trials is None else int(train_trials)
     executor = options.executor
     worlds = ((sample_d, "D"), (sample_dprime, "D'"))
-    with _progress_bar(2 * (train_trials + trials), progress) as bar:
+    selection = int(trials * 0.25) if options.statistic.startswith("events") else 0  # SELECTION_SHARE
+    with _progress_bar(2 * (train_trials + trials + selection), progress) as bar:
         train, first = [], None
         for sampler, world in worlds:
             blocks = iter_blocks(_Releases(sampler, world), train_trials, seed, f"blackbox/train/{world}", executor)
             releases, first = _training_releases(_counted(blocks, bar), world, first)
             train.append(releases)
         chosen, validation = "logistic", ()
+        if options.statistic in ("events", "events-numbers"):
+            numbers = options.statistic == "events-numbers"
+            return _event_attack(worlds, train, first, (trials, delta, seed, numbers), (executor, bar))
         if options.statistic == "select":
             statistic, accuracy, chosen, bounds = select_statistic(*train, first, delta, seed)
             validation = tuple(bounds.items())
@@ -389,6 +418,58 @@ def blackbox_attack(
         ]
     bound = pooled_rank_attack(scores[0], scores[1], delta, seed)
     return BlackBoxAttack(bound, train_trials, trials, first[0], accuracy, chosen, validation, statistic)
+
+
+def _event_attack(worlds, train, first, budget: tuple, running) -> BlackBoxAttack:
+    """The event test (:mod:`pdp_audit.audits.blackbox_events`): candidates fitted on the ``train`` releases, the
+    statistic and events chosen on trials·SELECTION_SHARE further releases per world (stream ``blackbox/select/…``:
+    only their candidates' scores are kept), ε bounded on ``budget`` = (trials, delta, seed, numbers) fresh
+    releases per world, of which only the event counts are kept (``numbers``: on the releases augmented by
+    :func:`pdp_audit.audits.blackbox_features.number_structure`); ``running`` = (executor, bar)."""
+    from pdp_audit.audits.blackbox_events import (
+        SELECTION_SHARE,
+        CandidateScores,
+        EventAttack,
+        EventHits,
+        _FreshBlocks,
+        candidate_scores,
+        select_events,
+    )
+    from pdp_audit.audits.blackbox_features import number_structure
+
+    trials, delta, seed, numbers = budget
+    executor, bar = running
+    if numbers:
+        train = [number_structure(t) for t in train]
+    learners = {
+        "logistic": lambda d, dp: learn_statistic(d, dp, first)[0],
+        "trees": lambda d, dp: learn_trees(d, dp, first, seed)[0],
+    }
+    candidates = candidate_scores(*train, learners)
+    names, scores = tuple(candidates), tuple(candidates.values())
+    fresh = {w: _FreshBlocks(_Releases(s, w), first, numbers) for s, w in worlds}
+    selected = max(int(trials * SELECTION_SHARE), 2)
+    selection = tuple(
+        _concatenated(
+            _counted(
+                iter_blocks(CandidateScores(fresh[w], scores), selected, seed, f"blackbox/select/{w}", executor), bar
+            )
+        )
+        for _, w in worlds
+    )
+    best, events, predicted = select_events(selection, names, (trials, trials), delta)
+    hits = []
+    for _, world in worlds:
+        total = np.zeros(len(events) + 1, dtype=np.int64)
+        work = EventHits(fresh[world], scores[best], events)
+        for block in iter_blocks(work, trials, seed, f"blackbox/test/{world}", executor):
+            total += block[0]
+            if bar is not None:
+                bar.update(int(block[0, -1]))
+        hits.append(tuple(int(h) for h in total[:-1]))
+    attack = EventAttack(events, hits[0], hits[1], trials, trials, delta)
+    validation = tuple((k, v[0]) for k, v in predicted.items())
+    return BlackBoxAttack(attack, len(train[0]), trials, first[0], float("nan"), names[best], validation)
 
 
 def _training_releases(blocks, world: str, first: tuple[int, str] | None):

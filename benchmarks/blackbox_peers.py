@@ -3,21 +3,25 @@
 The 20 mechanisms, their input pairs and the peers' published bounds are in :mod:`peer_mechanisms` (benchmark code,
 written from the definitions).  For each mechanism, :func:`pdp_audit.audits.blackbox.blackbox_attack` learns its test
 on ``--train-trials`` releases per world and bounds ε (pure DP, δ = 0) on ``--trials`` fresh ones; the one run gives
-the bound at confidence 0.9 (the peers' level) and at α = 1e-6 (the audit's default).  Prints one JSON line per
-mechanism::
+the bound at confidence 0.9 (the peers' level) and at α = 1e-6 (the audit's default).  ``--statistic events`` (the
+default here): the exact event test of :mod:`pdp_audit.audits.blackbox_events`, which learns on at most 2e5
+releases per world unless ``--train-trials`` says otherwise.  Prints one JSON line per mechanism::
 
     {"benchmark": "blackbox_peers", "mechanism", "correct", "claimed_epsilon", "exact_epsilon", "proved_epsilon",
      "bound_conf_0.9", "bound_alpha_1e-6", "refuted_at_1e-6", "dpsniper": {"logistic", "mlp"}, "statdp": [run 1,
      run 2], "dpsniper_samples": {"train", "bound"}, "statdp_samples": {...}, "train_per_world", "bound_per_world",
-     "ratio_to_dpsniper", "seconds", "peak_mb"}
+     "statistic_option", "statistic", "validation", "ratio_to_dpsniper", "seconds", "peak_mb"}
 
+``statistic`` is the statistic kept (with ``select`` or ``events``: chosen on the training releases; ``validation``
+its competitors' validation bounds, for ``events`` the bounds they predicted at the fresh budget at confidence 0.9).
 ``exact_epsilon`` is the pair's privacy loss where known (∞ where an output is impossible under one world), and
 null otherwise; ``ratio_to_dpsniper`` is our bound at 0.9 over DP-Sniper's better published bound; ``peak_mb`` the
 peak of Python's traced allocations (tracemalloc, numpy included) during the run.  A bound above ``exact_epsilon``
 (or ``proved_epsilon``) would be invalid.
 
     python benchmarks/blackbox_peers.py --quick            # 1e4 per world, a few mechanisms (development)
-    python benchmarks/blackbox_peers.py --trials 1000000   # the table of docs/how-to/blackbox.md
+    python benchmarks/blackbox_peers.py --trials 10000000 --train-trials 500000   # the table of docs/how-to/blackbox.md: 1/20 of
+                                                    # DP-Sniper's 10.7e6 + 2e8 releases per input
 """
 
 from __future__ import annotations
@@ -33,7 +37,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from peer_mechanisms import DPSNIPER_SAMPLES, PEERS, STATDP_SAMPLES, Peer  # noqa: E402
 
-from pdp_audit.audits.blackbox import AttackOptions, blackbox_attack  # noqa: E402
+from pdp_audit.audits.blackbox import STATISTICS, AttackOptions, blackbox_attack  # noqa: E402
 from pdp_audit.verify.processes import executor_for  # noqa: E402
 
 QUICK = ("Laplace", "NoisyHist2", "ReportNoisyMax3", "SVT4", "OneTimeRappor")
@@ -45,7 +49,7 @@ def _finite(x: float | None):
 
 
 def run_one(
-    peer: Peer, trials: int, train_trials: int, seed: int, workers: int = 1, statistic: str = "logistic"
+    peer: Peer, trials: int, train_trials: int | None, seed: int, workers: int = 1, statistic: str = "events"
 ) -> dict:
     """Our bounds for one mechanism, with the peers' published ones beside them."""
 
@@ -82,7 +86,9 @@ def run_one(
         "statdp_samples": STATDP_SAMPLES if peer.statdp else None,
         "train_per_world": result.train_per_world,
         "bound_per_world": result.test_per_world,
+        "statistic_option": statistic,
         "statistic": result.statistic,
+        "validation": {name: round(bound, 4) for name, bound in result.validation} or None,
         "ratio_to_dpsniper": round(at_09 / best_peer, 3),
         "seconds": round(seconds, 2),
         "peak_mb": round(peak / 2**20, 1),
@@ -95,7 +101,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--train-trials", type=int, default=None, help="releases per world to learn (default trials)")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--workers", type=int, default=1)
-    parser.add_argument("--statistic", choices=("logistic", "select"), default="logistic")
+    parser.add_argument("--statistic", choices=STATISTICS, default="events")
     parser.add_argument("--only", nargs="*", default=None, help="mechanism names (default all 20)")
     parser.add_argument("--quick", action="store_true", help=f"1e4 per world on {', '.join(QUICK)}")
     args = parser.parse_args(argv)
@@ -103,7 +109,7 @@ def main(argv: list[str] | None = None) -> int:
     names = QUICK if args.quick else args.only
     chosen = [p for p in PEERS if names is None or p.name in names]
     for peer in chosen:
-        row = run_one(peer, trials, args.train_trials or trials, args.seed, args.workers, args.statistic)
+        row = run_one(peer, trials, args.train_trials, args.seed, args.workers, args.statistic)
         print(json.dumps(row, ensure_ascii=False), flush=True)
     return 0
 

@@ -238,8 +238,10 @@ def audit_blackbox_with(pair: Any, claim: tuple, trials: Any, seed: Any, progres
 
     epsilon, delta, trials, seed, alpha = _claim(claim[0], claim[1], trials, seed, claim[2], "refuted_delta")
     train_trials = budget.train_trials
-    if budget.statistic not in ("logistic", "select"):
-        raise InputError(f"statistic must be 'logistic' or 'select', got {budget.statistic!r}")
+    if budget.statistic not in ("logistic", "select", "events", "events-numbers"):
+        raise InputError(
+            f"statistic must be 'logistic', 'select', 'events' or 'events-numbers', got {budget.statistic!r}"
+        )
     budget = BlackBoxBudget(
         None if train_trials is None else pair_value("train_trials", train_trials),
         pair_value("workers", budget.workers),

@@ -45,8 +45,16 @@ BLACKBOX_OPTIONS = (
         "str",
         "logistic",
         "the learned test: logistic (default), or select: logistic or gradient-boosted trees, whichever bounds ε "
-        "higher on a validation quarter of the training releases",
-        choices=("logistic", "select"),  # pdp_audit.audits.blackbox.STATISTICS (not imported: scikit-learn is slow)
+        "higher on a validation quarter of the training releases; or events: the exact event test (an event chosen "
+        "on the training releases among logistic, trees, outcome and histogram scores; Clopper-Pearson on the fresh "
+        "ones); or events-numbers: the same, the releases augmented with the structure of their numbers "
+        "(integrality, fractional part, low bits of the float64 significand)",
+        choices=(
+            "logistic",
+            "select",
+            "events",
+            "events-numbers",
+        ),  # pdp_audit.audits.blackbox.STATISTICS (not imported: scikit-learn is slow)
     ),
 )
 

@@ -55,6 +55,13 @@ BLACKBOX = CheckSpec(
 )
 
 
+#: The event test's formula (:mod:`pdp_audit.audits.blackbox_events`).
+EVENT_FORMULA = (
+    "ε ≥ max over events S fixed before the fresh draws of log((P_lo(S) − δ)/Q_hi(S)) and log((Q_lo(S) − δ)/P_hi(S)), "
+    "Clopper–Pearson rates, Bonferroni over the events"
+)
+
+
 @dataclass(frozen=True)
 class BlackBoxBudget:
     """The black-box attack's budget beyond ``trials``: releases per world to learn from (None: as many as
@@ -80,17 +87,24 @@ def blackbox_checks(
     returns no (size, d) array of finite numbers, or does not draw from its rng alone
     (:func:`pdp_audit.audits.rng_discipline.check_rng_discipline`), is the exact fail ``pair-protocol``; samplers
     that cannot be sent to worker processes with ``budget.workers`` > 1 are an InputError."""
-    from pdp_audit.audits.blackbox import AttackOptions, blackbox_attack, checked_blackbox_releases
+    from pdp_audit.audits.blackbox import (
+        AttackOptions,
+        blackbox_attack,
+        checked_blackbox_releases,
+        default_train_trials,
+    )
     from pdp_audit.verify.processes import executor_for
 
-    train_trials = trials if budget.train_trials is None else budget.train_trials
+    train_trials = (
+        default_train_trials(trials, budget.statistic) if budget.train_trials is None else budget.train_trials
+    )
 
     def sample(world: str, size: int, rng: np.random.Generator):
         return (sample_d if world == "D" else sample_dprime)(size, rng)
 
     try:
         check_rng_discipline(sample, checked_blackbox_releases)
-        _check_attack_memory(sample_d, train_trials, trials)
+        _check_attack_memory(sample_d, train_trials, trials, budget.statistic)
         if budget.workers > 1:
             _check_picklable(sample_d, sample_dprime)
         with executor_for(budget.workers) as executor:
@@ -110,7 +124,7 @@ def blackbox_checks(
         BLACKBOX.id,
         BLACKBOX.title,
         f"No test of D vs D' has (FPR, TPR) outside the ({epsilon:g}, {delta:g})-DP region",
-        BLACKBOX.formula,
+        EVENT_FORMULA if budget.statistic.startswith("events") else BLACKBOX.formula,
         BLACKBOX.source,
     )
     return [
@@ -132,6 +146,7 @@ def blackbox_checks(
                     if result.validation
                     else {}
                 ),
+                **_event_details(result),
             },
         )
     ]
@@ -139,6 +154,8 @@ def blackbox_checks(
 
 def _note(result) -> str:
     """What was learned and how ε was bounded (the logistic run's words unchanged)."""
+    if result.validation and not np.isfinite(result.train_accuracy):
+        return _event_note(result)
     learned = {
         "logistic": f"Logistic regression on the outputs and their squares ({result.dim}-dimensional releases, "
         "standardised on the training split)",
@@ -154,7 +171,42 @@ def _note(result) -> str:
     )
 
 
-def _check_attack_memory(sample_d, train_trials: int, trials: int) -> None:
+def _event_details(result) -> dict:
+    """The events of the event test as data (empty for the other statistics): each event's side, threshold of the
+    kept score, and fresh counts, so that a reviewer can re-count them."""
+    events = getattr(result.attack, "events", None)
+    if events is None:
+        return {}
+    attack = result.attack
+    return {
+        "events": [
+            {"favours": "D" if e.favours_d else "D'", "threshold": e.threshold, "hits_d": kd, "hits_dprime": kdp}
+            for e, kd, kdp in zip(events, attack.hits_d, attack.hits_dp)
+        ]
+    }
+
+
+def _event_note(result) -> str:
+    """The event test's note: the statistic kept, the events and their fresh counts."""
+    from pdp_audit.audits.blackbox_events import SELECTION_SHARE
+
+    attack = result.attack
+    shown = ", ".join(f"{name} {bound:.4g}" for name, bound in result.validation)
+    events = "; ".join(
+        f"{{score {'≥' if e.favours_d else '≤'} {e.threshold:.6g}}}: {kd:,} of D, {kdp:,} of D'"
+        for e, kd, kdp in zip(attack.events, attack.hits_d, attack.hits_dp)
+    )
+    return (
+        f"Exact event test: the {result.statistic} score ({result.dim}-dimensional releases), fitted on "
+        f"{result.train_per_world:,} training releases per world, chosen with its events on "
+        f"{int(result.test_per_world * SELECTION_SHARE):,} further releases per world (predicted ε bounds at 0.9: "
+        f"{shown}); events {events or 'none'} in {result.test_per_world:,} fresh releases per world; ε bounded by "
+        "Clopper–Pearson on each event's two rates, Bonferroni over the events. The estimate is the bound at "
+        "confidence 1/2."
+    )
+
+
+def _check_attack_memory(sample_d, train_trials: int, trials: int, statistic: str = "logistic") -> None:
     """Refuse, before the attack draws anything, a budget this machine cannot hold: the attack keeps the
     ``train_trials`` releases it learns from and the scores of the ``trials`` fresh ones, whose releases it streams
     (:func:`pdp_audit.audits.blackbox.attack_memory`)."""
@@ -164,7 +216,7 @@ def _check_attack_memory(sample_d, train_trials: int, trials: int) -> None:
 
     total = physical_memory()
     dim = checked_blackbox_releases("D", 2, sample_d(2, np.random.default_rng(0))).shape[1]
-    need = attack_memory(train_trials, dim, trials)
+    need = attack_memory(train_trials, dim, trials, statistic)
     if total and need > MEMORY_SHARE * total:
         if train_trials == trials:
             budget = f"trials {trials:g} needs"

@@ -1,0 +1,160 @@
+"""Scores for the black-box event test that fit discrete and independent outputs, learned on training releases only.
+
+* :class:`OutcomeScore` -- for discrete outputs (sparse-vector answers, report-noisy-max indices, counts, bit
+  vectors): each release is mapped to its *outcome*, the row with every value that is not an atom of its column
+  replaced by one marker (atoms: values drawn at least :data:`ATOM_MIN_COUNT` times in the column on the training
+  split), hashed to 64 bits; the score is the outcome's empirical log likelihood ratio
+  log((c_D + a)/n_D) − log((c_D' + a)/n_D') with a = :data:`SMOOTHING` (NaN for an outcome never seen in
+  training).  A threshold on it selects the outcomes whose ratio is largest: the most informative set of outcomes,
+  as in the Neyman–Pearson lemma for discrete laws.  A hash collision only merges outcomes into one fixed set: the
+  events built on it are still fixed before the fresh draws, so no collision can make a bound invalid.
+* :class:`HistogramScore` -- naive Bayes on per-column histograms: Σ_j log(p̂_j(bin)/q̂_j(bin)) over quantile bins
+  of each column (or of its first differences, ``differences``: a cumulative sum of independent noises, such as a
+  prefix sum, has independent increments), fitted on the training split.  For independent coordinates (parallel
+  Laplace, noisy histograms, RAPPOR bits) it is the exact log likelihood ratio up to the binning; for Laplace noise
+  its per-column step function is the sign test that linear features miss.
+
+Both are frozen functions of one release each (row by row), so the scores of fresh releases are independent draws
+of a fixed statistic, whatever the training draws were.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+#: A value is an atom of its column when the training split holds it at least this many times.
+ATOM_MIN_COUNT = 5
+#: Pseudo-count added to each outcome's or bin's count in each world before taking the ratio.
+SMOOTHING = 0.5
+#: The marker that replaces a value that is not an atom of its column (an arbitrary fixed 64-bit pattern).
+NOT_AN_ATOM = np.uint64(0x7FF8DEADBEEF0001)
+#: At most this many bins per column (quantiles of the pooled training releases).
+MAX_BINS = 64
+
+_MIX = (np.uint64(0xBF58476D1CE4E5B9), np.uint64(0x94D049BB133111EB))
+_STEP = np.uint64(0x9E3779B97F4A7C15)
+
+
+def _splitmix(x: np.ndarray) -> np.ndarray:
+    """SplitMix64's finaliser (Steele, Lea & Flood 2014): a bijection of 64-bit words that mixes every bit."""
+    x = (x ^ (x >> np.uint64(30))) * _MIX[0]
+    x = (x ^ (x >> np.uint64(27))) * _MIX[1]
+    return x ^ (x >> np.uint64(31))
+
+
+@dataclass(frozen=True)
+class OutcomeKeys:
+    """Per column, the sorted atoms found on the training split; maps releases to 64-bit outcome hashes."""
+
+    atoms: tuple[np.ndarray, ...]
+
+    @classmethod
+    def fit(cls, releases: np.ndarray) -> OutcomeKeys:
+        atoms = []
+        for column in releases.T:
+            values, counts = np.unique(column + 0.0, return_counts=True)  # + 0.0: −0.0 and 0.0 are one value
+            atoms.append(values[counts >= ATOM_MIN_COUNT])
+        return cls(tuple(atoms))
+
+    def __call__(self, releases: np.ndarray) -> np.ndarray:
+        h = np.zeros(len(releases), dtype=np.uint64)
+        for j, atoms in enumerate(self.atoms):
+            column = np.ascontiguousarray(releases[:, j] + 0.0)
+            word = np.where(np.isin(column, atoms), column.view(np.uint64), NOT_AN_ATOM)
+            h = _splitmix(h + _STEP + word)
+        return h
+
+    def any_atoms(self) -> bool:
+        return any(a.size for a in self.atoms)
+
+
+@dataclass(frozen=True)
+class OutcomeScore:
+    """The empirical log likelihood ratio of each release's outcome (:class:`OutcomeKeys`), NaN where unseen."""
+
+    keys: OutcomeKeys
+    table: np.ndarray  # sorted outcome hashes seen in training
+    log_ratio: np.ndarray  # their smoothed log ratios
+
+    @classmethod
+    def fit(cls, train_d: np.ndarray, train_dp: np.ndarray) -> OutcomeScore | None:
+        """None when no column has an atom, or when most training releases are outcomes seen only once (nothing to
+        rank: the outputs are real numbers)."""
+        keys = OutcomeKeys.fit(np.vstack([train_d, train_dp]))
+        if not keys.any_atoms():
+            return None
+        hd, hdp = keys(train_d), keys(train_dp)
+        table, inverse, counts = np.unique(np.concatenate([hd, hdp]), return_inverse=True, return_counts=True)
+        if np.sum(counts[counts >= 2]) < 0.5 * counts.sum():
+            return None
+        count_d = np.bincount(inverse[: len(hd)], minlength=table.size)
+        count_dp = np.bincount(inverse[len(hd) :], minlength=table.size)
+        ratio = np.log((count_d + SMOOTHING) / len(hd)) - np.log((count_dp + SMOOTHING) / len(hdp))
+        return cls(keys, table, ratio)
+
+    def __call__(self, releases: np.ndarray) -> np.ndarray:
+        h = self.keys(releases)
+        at = np.minimum(np.searchsorted(self.table, h), self.table.size - 1)
+        return np.where(self.table[at] == h, self.log_ratio[at], np.nan)
+
+
+@dataclass(frozen=True)
+class HistogramScore:
+    """Σ_j of the smoothed log ratio of the bin of column j (``differences``: of o_j − o_{j−1}, o_0 = 0)."""
+
+    edges: tuple[np.ndarray, ...]  # interior bin edges per column
+    log_ratio: tuple[np.ndarray, ...]
+    differences: bool = False
+
+    @staticmethod
+    def columns(releases: np.ndarray, differences: bool) -> np.ndarray:
+        return np.diff(releases, axis=1, prepend=0.0) if differences else releases
+
+    @classmethod
+    def fit(cls, train_d: np.ndarray, train_dp: np.ndarray, differences: bool = False) -> HistogramScore:
+        cd, cdp = cls.columns(train_d, differences), cls.columns(train_dp, differences)
+        edges, ratios = [], []
+        for j in range(cd.shape[1]):
+            pooled = np.concatenate([cd[:, j], cdp[:, j]])
+            values = np.unique(pooled)
+            if values.size <= MAX_BINS:
+                cut = (values[1:] + values[:-1]) / 2  # one bin per value
+            else:
+                cut = np.unique(np.quantile(pooled, np.arange(1, MAX_BINS) / MAX_BINS))
+            bins = cut.size + 1
+            count_d = np.bincount(np.searchsorted(cut, cd[:, j]), minlength=bins)
+            count_dp = np.bincount(np.searchsorted(cut, cdp[:, j]), minlength=bins)
+            edges.append(cut)
+            ratios.append(np.log((count_d + SMOOTHING) / len(cd)) - np.log((count_dp + SMOOTHING) / len(cdp)))
+        return cls(tuple(edges), tuple(ratios), differences)
+
+    def __call__(self, releases: np.ndarray) -> np.ndarray:
+        cols = self.columns(releases, self.differences)
+        total = np.zeros(len(releases))
+        for j, (cut, ratio) in enumerate(zip(self.edges, self.log_ratio)):
+            total += ratio[np.searchsorted(cut, cols[:, j])]
+        return total
+
+
+#: The low bits of a float64 significand that :func:`number_structure` exposes.
+LOW_BITS = 8
+
+
+def number_structure(releases: np.ndarray) -> np.ndarray:
+    """The releases with, per column, four columns on the structure of the number appended (``events-numbers``):
+    whether it is an integer, its fractional part o − ⌊o⌋, the value of the lowest :data:`LOW_BITS` bits of its
+    float64 significand, and the number of trailing zero bits of the significand (0–52).  A real-valued mechanism
+    leaves no trace in these, but a floating-point implementation can: Mironov (CCS 2012, "On significance of the
+    least significant bits for differential privacy") shows that the textbook Laplace sampler x + λ·sign·ln(u)
+    reaches different sets of doubles for different x, so its low bits reveal x.  A fixed function of each release:
+    a statistic of the augmented releases is a statistic of the releases."""
+    bits = np.ascontiguousarray(releases + 0.0).view(np.uint64)
+    significand = bits & np.uint64((1 << 52) - 1)
+    low = (significand & np.uint64((1 << LOW_BITS) - 1)).astype(float)
+    lowest_one = significand & (~significand + np.uint64(1))  # the lowest set bit (0 for a zero significand)
+    _, exponent = np.frexp(lowest_one.astype(float))
+    trailing = np.where(significand == 0, 52.0, exponent - 1.0)
+    whole = np.floor(releases)
+    return np.hstack([releases, (releases == whole).astype(float), releases - whole, low, trailing])

@@ -1,0 +1,191 @@
+"""The exact event test of the black-box audit (pdp_audit.audits.blackbox_events, blackbox_features).
+
+Statistical tests at α = 1e-6 with fixed seeds: the bound never exceeds the exact (or proved) ε of a correct
+mechanism of the peers' benchmark, and broken mechanisms are refuted (the bound above the claim is exactly what the
+validity tests forbid for the correct ones).  The Clopper–Pearson rates are checked against scipy's binomtest, and
+the coverage of the bound against simulation.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import mpmath as mp
+import numpy as np
+import pytest
+from scipy.stats import binomtest
+
+from pdp_audit.audits.blackbox import AttackOptions, blackbox_attack
+from pdp_audit.audits.blackbox_events import Event, EventAttack, lower_rate, upper_rate
+from pdp_audit.audits.blackbox_features import HistogramScore, OutcomeKeys, OutcomeScore
+from pdp_audit.verify.cli.main import main
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
+import peer_mechanisms as pm  # noqa: E402
+
+ALPHA = 1e-6
+BY_NAME = {p.name: p for p in pm.PEERS}
+EVENTS = AttackOptions("events")
+
+
+def attack(name: str, trials: int, seed: int, train_trials: int | None = None):
+    pair = BY_NAME[name].pair
+    return blackbox_attack(
+        pair.sample_world("D"), pair.sample_world("D'"), trials, 0.0, seed, train_trials=train_trials, options=EVENTS
+    )
+
+
+@pytest.mark.parametrize("hits,n", [(0, 100), (3, 100), (50, 100), (100, 100), (1234, 100_000), (7, 10**7)])
+def test_clopper_pearson_rates_have_their_binomial_tails(hits, n):
+    """At the lower end p_lo, P(X ≥ k) ≤ 0.05; at the upper end q_hi, P(X ≤ k) ≤ 0.05 (valid), each within 1e-6 of
+    0.05 (tight), the binomial tails computed independently as regularised incomplete beta functions in mpmath at
+    40 digits; scipy's binomtest agrees to 1e-7."""
+    mp.mp.dps = 40
+    lo, hi = float(lower_rate(hits, n, 0.05)), float(upper_rate(hits, n, 0.05))
+    if hits > 0:
+        tail = mp.betainc(hits, n - hits + 1, 0, lo, regularized=True)  # P(X ≥ k) at p = lo
+        assert 0.05 * (1 - 1e-6) <= tail <= 0.05
+    if hits < n:
+        tail = 1 - mp.betainc(hits + 1, n - hits, 0, hi, regularized=True)  # P(X ≤ k) at p = hi
+        assert 0.05 * (1 - 1e-6) <= tail <= 0.05
+    ci = binomtest(hits, n).proportion_ci(0.9, method="exact")
+    assert (lo, hi) == pytest.approx((ci.low, ci.high), rel=1e-7, abs=1e-15)
+
+
+def test_the_event_bound_covers_at_its_level():
+    """A fixed event with P(S) = 0.02, Q(S) = 0.02·e^-0.2 (ε = 0.2 exactly on it): over 4,000 seeded repetitions at
+    α = 0.05 the bound exceeds 0.2 in at most α of them (255 is 1e-6 above the binomial mean of 200); with Q(S)
+    halved (ε = 0.69) the same count is far above 255 -- so the check can fail."""
+    rng = np.random.default_rng(0)
+    n, reps, p = 200_000, 4_000, 0.02
+    for q, broken in ((p * np.exp(-0.2), False), (p / 2, True)):
+        hits_d, hits_dp = rng.binomial(n, p, reps), rng.binomial(n, q, reps)
+        bounds = [
+            EventAttack((Event(0.0, True),), (int(a),), (int(b),), n, n, 0.0).epsilon_lower_bound_at(0.05)
+            for a, b in zip(hits_d, hits_dp)
+        ]
+        exceed = int(np.sum(np.array(bounds) > 0.2))
+        assert (exceed > 255) == broken, exceed
+
+
+def test_delta_form_is_the_rate_difference_at_the_given_epsilon():
+    attack_ = EventAttack((Event(1.0, False),), (100,), (400,), 10_000, 10_000, 0.0)
+    lo, hi = float(lower_rate(400, 10_000, 0.05)), float(upper_rate(100, 10_000, 0.05))
+    assert attack_.delta_lower_bound_at(0.1, 0.5) == pytest.approx(lo - np.exp(0.5) * hi, rel=1e-12)
+    assert attack_.epsilon_lower_bound_at(0.1) == pytest.approx(np.log(lo / hi), rel=1e-12)
+
+
+def test_outcome_keys_tell_rows_apart_and_merge_non_atoms():
+    rows = np.array([[0.0, 1.0], [-0.0, 1.0], [1.0, 0.0], [0.0, 1.0], [0.37, 1.0], [0.41, 1.0]] * 5)
+    keys = OutcomeKeys.fit(rows)
+    h = keys(rows[:6])
+    assert h[0] == h[1] == h[3] and h[0] != h[2]  # −0.0 is 0.0; the order of the columns matters
+    assert h[4] != h[5]  # 0.37 and 0.41 are drawn 5 times each: atoms
+    few = OutcomeKeys.fit(rows[:12])(rows[4:6])  # drawn twice each: not atoms, one outcome "a real number"
+    assert few[0] == few[1]
+
+
+def test_outcome_score_is_the_empirical_log_ratio_and_nan_where_unseen():
+    rng = np.random.default_rng(1)
+    d, dp = rng.integers(0, 4, (20_000, 2)).astype(float), rng.integers(0, 3, (20_000, 2)).astype(float)
+    score = OutcomeScore.fit(d, dp)
+    both = np.array([[0.0, 0.0], [3.0, 3.0], [7.0, 7.0]])
+    s = score(both)
+    count_d = np.sum((d == both[0]).all(axis=1))
+    count_dp = np.sum((dp == both[0]).all(axis=1))
+    assert s[0] == pytest.approx(np.log((count_d + 0.5) / (count_dp + 0.5)), rel=1e-12)
+    assert s[1] > 3 and np.isnan(s[2])  # (3, 3) only under D; (7, 7) never seen
+    assert OutcomeScore.fit(rng.standard_normal((5_000, 1)), rng.standard_normal((5_000, 1))) is None
+
+
+def test_histogram_score_of_independent_bits_is_their_summed_log_ratio():
+    rng = np.random.default_rng(2)
+    n, p, q = 200_000, np.array([0.7, 0.5, 0.2]), np.array([0.3, 0.5, 0.2])
+    d, dp = (rng.random((n, 3)) < p).astype(float), (rng.random((n, 3)) < q).astype(float)
+    score = HistogramScore.fit(d, dp)
+    exact = np.log(p / q).sum(), np.log((1 - p) / (1 - q)).sum()
+    assert score(np.ones((1, 3)))[0] == pytest.approx(exact[0], abs=0.03)
+    assert score(np.zeros((1, 3)))[0] == pytest.approx(exact[1], abs=0.03)
+
+
+VALID = [
+    ("TruncatedGeometric", 31),
+    ("ReportNoisyMax1", 32),
+    ("SVT1", 33),
+    ("OneTimeRappor", 34),
+    ("NumericalSVT", 35),
+    ("LaplaceParallel", 36),
+]
+
+
+@pytest.mark.parametrize("name,seed", VALID)
+def test_event_bound_never_exceeds_the_exact_epsilon_of_a_correct_mechanism(name, seed):
+    peer = BY_NAME[name]
+    limit = peer.exact_epsilon if peer.exact_epsilon is not None else peer.proved_epsilon
+    result = attack(name, 200_000, seed, train_trials=20_000)
+    assert result.statistic in ("logistic", "trees", "histograms", "increments", "outcomes")
+    for alpha in (ALPHA, 0.1):
+        assert result.epsilon_lower_bound_at(alpha) <= limit, (name, alpha, result)
+
+
+@pytest.mark.parametrize("name,trials", [("ReportNoisyMax4", 200_000), ("SVT5", 20_000), ("SVT4", 1_500_000)])
+def test_event_test_refutes_incorrect_variants(name, trials):
+    bound = attack(name, trials, 41, train_trials=30_000).epsilon_lower_bound_at(ALPHA)
+    assert bound > BY_NAME[name].claimed_epsilon, (name, bound)
+
+
+def test_cli_events_writes_the_event_and_its_counts(tmp_path, monkeypatch):
+    (tmp_path / "peer_mech.py").write_text(
+        "import peer_mechanisms as pm\n\ndef svt5():\n    return pm.PEERS[12].pair\n"
+    )
+    monkeypatch.syspath_prepend(str(tmp_path))
+    out = tmp_path / "bb.json"
+    common = ["--claim-epsilon", "0.1", "--claim-delta", "0", "--trials", "20000", "--statistic", "events"]
+    assert main(["blackbox", "peer_mech:svt5", *common, "--json", str(out)]) == 1
+    doc = json.loads(out.read_text())
+    assert doc["statistic"] == "events" and "Exact event test" in doc["check"]["note"]
+    details = doc["check"]["details"]
+    assert details["train_per_world"] == 20_000 and details["test_per_world"] == 20_000
+    event = details["events"][0]  # the event as data: a reviewer can re-count it
+    assert event["favours"] in ("D", "D'") and 0 <= event["hits_dprime"] <= 20_000 and 0 <= event["hits_d"] <= 20_000
+    assert doc["check"]["formula"].startswith("ε ≥ max over events S fixed before the fresh draws")
+
+
+class TextbookLaplace:
+    """Mironov's (CCS 2012) textbook floating-point Laplace: x − λ·sign(r)·ln(1 − 2|r|), r uniform in [−½, ½) as a
+    double.  As a real-valued mechanism it is (1/λ)-DP for inputs 0 and 1; as floats, x = 1 rounds the sum to
+    doubles whose last significand bit is 0 three times in four, x = 0 half the time."""
+
+    def __init__(self, x: float, scale: float = 10.0):
+        self.x, self.scale = x, scale
+
+    def __call__(self, size, rng):
+        r = rng.random(size) - 0.5
+        return (self.x - self.scale * np.sign(r) * np.log(1 - 2 * np.abs(r)))[:, None]
+
+
+def test_number_structure_finds_mironovs_float_laplace_leak():
+    """Claimed ε = 0.1 (λ = 10): refuted at α = 1e-6 with the number-structure features; without them the same
+    budget sees only the real-valued Laplace, ε ≤ 0.1."""
+    pair = (TextbookLaplace(0.0), TextbookLaplace(1.0))
+    found = blackbox_attack(*pair, 50_000, 0.0, 51, train_trials=20_000, options=AttackOptions("events-numbers"))
+    assert found.epsilon_lower_bound_at(ALPHA) > 1.0, found
+    plain = blackbox_attack(*pair, 50_000, 0.0, 51, train_trials=20_000, options=EVENTS)
+    assert plain.epsilon_lower_bound_at(ALPHA) <= 0.1, plain
+
+
+def test_number_structure_keeps_the_bound_valid_on_integer_outputs():
+    peer = BY_NAME["TruncatedGeometric"]
+    pair = peer.pair
+    result = blackbox_attack(
+        pair.sample_world("D"),
+        pair.sample_world("D'"),
+        200_000,
+        0.0,
+        52,
+        train_trials=20_000,
+        options=AttackOptions("events-numbers"),
+    )
+    assert result.epsilon_lower_bound_at(ALPHA) <= peer.exact_epsilon, result
