@@ -101,7 +101,8 @@ def word_width(word: str, size: float, family: str = "DejaVu Sans", weight: str 
     drawn = word if "$" in word else math(word)  # a label may be typeset already
     if cbook.is_math_text(drawn):
         return _measured(drawn, size, family, weight, True)
-    return 1.02 * sum(_measured(char, size, family, weight, False) for char in word)
+    # a control character (a newline, an escape from a sweep's name) has no glyph: it is escaped before drawing
+    return 1.02 * sum(_measured(char, size, family, weight, False) for char in word if char.isprintable())
 
 
 @functools.lru_cache(maxsize=20_000)

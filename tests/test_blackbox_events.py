@@ -137,13 +137,13 @@ def test_event_test_refutes_incorrect_variants(name, trials):
 
 
 def test_cli_events_writes_the_event_and_its_counts(tmp_path, monkeypatch):
-    (tmp_path / "peer_mech.py").write_text(
+    (tmp_path / "peer_mech_events.py").write_text(
         "import peer_mechanisms as pm\n\ndef svt5():\n    return pm.PEERS[12].pair\n"
     )
     monkeypatch.syspath_prepend(str(tmp_path))
     out = tmp_path / "bb.json"
     common = ["--claim-epsilon", "0.1", "--claim-delta", "0", "--trials", "20000", "--statistic", "events"]
-    assert main(["blackbox", "peer_mech:svt5", *common, "--json", str(out)]) == 1
+    assert main(["blackbox", "peer_mech_events:svt5", *common, "--json", str(out)]) == 1
     doc = json.loads(out.read_text())
     assert doc["statistic"] == "events" and "Exact event test" in doc["check"]["note"]
     details = doc["check"]["details"]
