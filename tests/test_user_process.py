@@ -239,7 +239,21 @@ def test_a_well_behaved_target_gives_the_bytes_it_gave_in_process(user_folder, m
     assert cert_child == cert_parent.read_bytes()
 
 
-def test_what_the_child_raises_is_raised_here_with_its_traceback():
+@pytest.fixture
+def forking(monkeypatch):
+    """The boundary forks only in a process without other threads (a pytest-xdist worker has some): these tests'
+    work starts no OpenMP pool, so forking from the test process is safe, and the fork path is what they test."""
+    monkeypatch.setattr(processes.threading, "active_count", lambda: 1)
+
+
+def test_a_host_with_threads_of_its_own_runs_the_work_here(monkeypatch):
+    """A fork from a host with threads (a test runner, a notebook) could deadlock the child (GNU OpenMP after the
+    host used scikit-learn's trees hung the suite): there the work runs in this process."""
+    monkeypatch.setattr(processes.threading, "active_count", lambda: 3)
+    assert processes.in_user_process(lambda: os.getpid(), "x") == os.getpid()
+
+
+def test_what_the_child_raises_is_raised_here_with_its_traceback(forking):
     def work():
         raise ZeroDivisionError("in the child")
 
@@ -250,13 +264,13 @@ def test_what_the_child_raises_is_raised_here_with_its_traceback():
     assert processes.in_user_process(lambda: os.getpid(), "x") != os.getpid()
 
 
-def test_a_sys_exit_that_reaches_the_child_is_the_users_fault_never_an_exit_0():
+def test_a_sys_exit_that_reaches_the_child_is_the_users_fault_never_an_exit_0(forking):
     """Our code never exits in the child: a SystemExit that reaches its top came from the user's code."""
     with pytest.raises(processes.InputError, match=r"^target: the code of 'x:y' called sys.exit\(0\) outside"):
         processes.in_user_process(lambda: sys.exit(0), "target: the code of 'x:y'")
 
 
-def test_a_message_the_parent_cannot_read_is_our_error_never_a_silent_exit():
+def test_a_message_the_parent_cannot_read_is_our_error_never_a_silent_exit(forking):
     """An exception class of a module only the child imported (the user's) cannot be unpickled here: exit 4 with
     the reason (an internal error: the guards let the user's exception through), never "the code ended"."""
 
