@@ -99,9 +99,14 @@ class Neighbours:
 
 
 def _is_sub(a: np.ndarray, b: np.ndarray) -> bool:
-    """The smaller multiset of rows is the larger with one row removed."""
+    """The smaller multiset of rows is the larger with one row removed: sorted, they agree up to the first place
+    they differ, and past it the larger runs one ahead (O(n log n); trying every removal was O(n²))."""
     small, large = sorted((np.sort(a), np.sort(b)), key=len)
-    return any(np.array_equal(np.delete(large, i), small) for i in range(large.size))
+    if large.size != small.size + 1:
+        return False
+    differ = np.flatnonzero(large[:-1] != small)
+    i = int(differ[0]) if differ.size else small.size
+    return bool(np.array_equal(large[:i], small[:i]) and np.array_equal(large[i + 1 :], small[i:]))
 
 
 @dataclass(frozen=True)
@@ -213,7 +218,9 @@ class DatasetSampler:
     def __call__(self, size: int, rng: np.random.Generator) -> Any:
         try:
             return self.mechanism.release(np.asarray(self.dataset, dtype=float), size, rng)
-        except (Exception, SystemExit) as err:
+        except BaseException as err:  # a BaseException of the user's code is theirs too (as UserSampler's)
+            if isinstance(err, KeyboardInterrupt):  # Ctrl-C is the user's wish, not a fault
+                raise
             kind = f"sys.exit({err.code!r})" if isinstance(err, SystemExit) else f"{type(err).__name__}: {str(err)!r}"
             raise MalformedPair(f"release({self.world}, {size}) raised {kind}") from None
 
@@ -375,8 +382,13 @@ def _pattern_params(pattern: Candidate, neighbours: Neighbours, vector: bool) ->
 
 
 def _domain(mechanism: Any) -> tuple[float, float]:
-    domain = getattr(mechanism, "domain", (0.0, 1.0))
-    lo, hi = (float(v) for v in domain)
+    try:  # the user's attribute: whatever reading or converting it raises is theirs, in one line
+        domain = getattr(mechanism, "domain", (0.0, 1.0))
+        lo, hi = (float(v) for v in domain)
+    except Exception as err:  # noqa: BLE001
+        raise InputError(
+            f"the mechanism's domain must be (low, high), finite with low < high ({type(err).__name__}: {str(err)!r})"
+        ) from None
     if not (math.isfinite(lo) and math.isfinite(hi) and lo < hi):
         raise InputError(f"the mechanism's domain must be (low, high), finite with low < high, got {domain!r}")
     return lo, hi

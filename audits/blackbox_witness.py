@@ -16,6 +16,7 @@ and cannot be re-checked.
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import numpy as np
@@ -66,6 +67,9 @@ def statistic_from_data(data: dict) -> LearnedStatistic:
     logistic one or whose arrays do not fit together)."""
     if data.get("kind") != "logistic":
         raise InputError(f"witness: a {data.get('kind')!r} statistic is not stored as data and cannot be re-checked")
+    if data.get("features") not in (FEATURES, list(FEATURES)):  # the re-check computes FEATURES, nothing else
+        raise InputError("witness: the statistic's 'features' are not the ones this version computes (edited?)")
+    _check_numbers(data)
     try:
         dim = int(data["dimension"])
         standardise = Standardiser(
@@ -84,7 +88,7 @@ def statistic_from_data(data: dict) -> LearnedStatistic:
         mean, scale = np.asarray(data["feature_mean"], float), np.asarray(data["feature_scale"], float)
         coef = np.asarray(data["coefficients"], float)
         intercept = float(data["intercept"])
-    except (KeyError, TypeError, ValueError) as err:
+    except (KeyError, TypeError, ValueError, OverflowError) as err:
         raise InputError(f"witness: the statistic is malformed ({type(err).__name__}: {err})") from None
     width = 2 * dim + sum(len(a) for a in (atoms.values if atoms else ()))
     if not (standardise.exponent.size == standardise.centre.size == standardise.scale.size == dim) or not (
@@ -98,6 +102,34 @@ def statistic_from_data(data: dict) -> LearnedStatistic:
     model.coef_, model.intercept_, model.classes_ = coef[None, :], np.array([intercept]), np.array([0.0, 1.0])
     model.n_features_in_ = width
     return LearnedStatistic(standardise, scaler, model, (dim, "the witness's releases"), atoms)
+
+
+#: The largest |exponent| of the standardising power of two: a double's exponents lie in [-1074, 1023].
+MAX_EXPONENT = 1100
+
+
+def _check_numbers(data: dict) -> None:
+    """Every number of a stored statistic must be one :func:`statistic_to_data` can write: finite, not a boolean,
+    the exponents integers within a double's range and the scales (which divide) > 0.  A damaged or edited value
+    would otherwise reach scikit-learn as an infinity (an internal error) or give every release the same score (a
+    re-check that cannot refute, reported as a bound)."""
+
+    def numbers(key: str) -> list:
+        value = data.get(key)
+        values = value if isinstance(value, list) else [value]
+        if not all(isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v) for v in values):
+            raise InputError(f"witness: the statistic's {key!r} must hold finite numbers")
+        return values
+
+    for key in ("centre", "coefficients", "feature_mean", "intercept"):
+        numbers(key)
+    for key in ("scale", "feature_scale"):
+        if not all(v > 0 for v in numbers(key)):
+            raise InputError(f"witness: the statistic's {key!r} must be > 0 (a scale divides)")
+    if not all(isinstance(v, int) and abs(v) <= MAX_EXPONENT for v in numbers("exponent")):
+        raise InputError(f"witness: the statistic's 'exponent' must hold integers in [-{MAX_EXPONENT}, {MAX_EXPONENT}]")
+    if not (isinstance(data.get("dimension"), int) and not isinstance(data.get("dimension"), bool)):
+        raise InputError(f"witness: the statistic's 'dimension' must be an integer, got {data.get('dimension')!r}")
 
 
 def fresh_scores_bound(worlds: tuple, statistic: Any, trials: int, delta: float, seed: int, executor=None):

@@ -10,6 +10,7 @@ releases, and the target it was found on; :func:`recheck_checks` re-applies it t
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import Any
 
@@ -19,7 +20,7 @@ from pdp_audit.audits.stats import pvalue_by_inversion
 from pdp_audit.mechanisms.base import MalformedPair
 from pdp_audit.mechanisms.validation import InputError
 from pdp_audit.verify.checks import CheckSpec, Evidence
-from pdp_audit.verify.config import pair_value
+from pdp_audit.verify.config import PAIR_TRIALS, pair_value
 from pdp_audit.verify.evidence.blackbox import BLACKBOX
 from pdp_audit.verify.evidence.pair_checks import malformed_check
 
@@ -58,6 +59,12 @@ class SearchOptions:
             raise InputError(f"candidates must be an integer in [1, 10000], got {self.candidates!r}")
         if not isinstance(self.rounds, (int, np.integer)) or not 1 <= self.rounds <= 10:
             raise InputError(f"rounds must be an integer in [1, 10], got {self.rounds!r}")
+        last = pair_value("trials", self.pilot_trials) * 2 ** (int(self.rounds) - 1)
+        if last > PAIR_TRIALS.high:  # each round doubles the pilot: its last must be a budget a run accepts
+            raise InputError(
+                f"pilot-trials × 2^(rounds − 1) (the last round's pilot) must be at most {PAIR_TRIALS.high:g}, got "
+                f"{last:g} ({self.pilot_trials:g} and {int(self.rounds)} rounds)"
+            )
         return SearchOptions(
             self.search,
             self.neighbours,
@@ -118,6 +125,7 @@ def search_checks(mechanism: Any, epsilon: float, delta: float, seed: int, optio
     if options.workers > 1:
         _check_picklable(mechanism)
     try:
+        _check_first_pair(mechanism, neighbours, options)
         with executor_for(options.workers) as executor:
             budget = SearchBudget(
                 options.candidates,
@@ -194,13 +202,24 @@ def _finite(value: float) -> float | None:
 
 
 def read_witness(path: str, target: str) -> dict:
-    """The witness at ``path``, refused in one line when it is not one or was found on another target."""
+    """The witness at ``path``, refused in one line when it is not one, was found on another target, or was damaged
+    or edited into something the re-check cannot trust (:func:`_checked_pair`; the statistic's numbers are checked
+    by :func:`pdp_audit.audits.blackbox_witness.statistic_from_data`).  A FIFO or device is named, never read."""
     import json
+
+    from pdp_audit.mechanisms.validation import not_a_regular_file
+
+    why = not_a_regular_file(path, "witness JSON file")
+    if why is not None and why != "does not exist":
+        raise InputError(f"witness: {path!r} {why}")
+
+    def no_constant(name: str):  # NaN and Infinity are no JSON numbers: the file was not written by blackbox
+        raise ValueError(f"{name} is not a JSON number")
 
     try:
         with open(path, encoding="utf-8") as f:
-            doc = json.load(f)
-    except (OSError, ValueError) as err:
+            doc = json.load(f, parse_constant=no_constant)
+    except (OSError, ValueError, RecursionError) as err:  # RecursionError: arrays nested beyond the parser's depth
         raise InputError(f"witness: cannot read {path!r} ({type(err).__name__}: {err})") from None
     witness = doc.get("witness", doc) if isinstance(doc, dict) else None
     if not isinstance(witness, dict) or witness.get("schema") != WITNESS_SCHEMA or "statistic" not in witness:
@@ -210,7 +229,40 @@ def read_witness(path: str, target: str) -> dict:
             f"witness: found on target {witness.get('target')!r}, not {target!r}; a witness re-checks only its own "
             "target"
         )
+    if not isinstance(witness["statistic"], dict):
+        raise InputError(f"witness: the statistic is malformed (a {type(witness['statistic']).__name__}, not a table)")
+    _checked_pair(witness)
     return witness
+
+
+def _checked_pair(witness: dict) -> None:
+    """A searched witness's pair must be what the search could have chosen: two lists of finite numbers (not
+    booleans) that are neighbours under the witness's own relation.  An edited pair (datasets far apart, of other
+    lengths) would otherwise be re-checked as if it were a neighbouring pair: a refutation of nothing."""
+    from pdp_audit.audits.blackbox_search import Neighbours
+
+    pair = witness.get("pair")
+    if pair is None:
+        return
+    if not isinstance(pair, dict) or set(pair) != {"D", "D'"}:
+        raise InputError("witness: 'pair' must be null or a table of the datasets 'D' and \"D'\"")
+    for world, values in pair.items():
+        if not (
+            isinstance(values, list)
+            and values
+            and all(isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v) for v in values)
+        ):
+            raise InputError(f"witness: pair[{world!r}] must be a non-empty list of finite numbers")
+    relation = witness.get("neighbours")
+    if not isinstance(relation, str):
+        raise InputError(f"witness: a searched witness names its neighbour relation, got {relation!r}")
+    try:
+        neighbours = Neighbours.parse(relation)
+    except InputError as err:
+        raise InputError(f"witness: {err}") from None
+    d, dprime = np.asarray(pair["D"], float), np.asarray(pair["D'"], float)
+    if not neighbours.holds(d, dprime):
+        raise InputError(f"witness: its pair is not neighbouring under its relation {relation!r}: it was edited")
 
 
 def recheck_checks(worlds: tuple, witness: dict, claim: tuple, trials: int, seed: int):
@@ -331,6 +383,26 @@ def _decided(name: str, evidence: list, alpha: float, parameters: dict, seed: in
     return make_run(name, finalize(evidence, alpha), alpha, parameters, seed, paper_claims=True)
 
 
+def _check_first_pair(mechanism: Any, neighbours: Any, options: SearchOptions) -> None:
+    """Before any pilot, what a plain run checks of its pair, on the search's first pattern: that ``release`` draws
+    from the generator it is given (:func:`pdp_audit.audits.rng_discipline.check_rng_discipline`; a mechanism
+    that ignores it would be bounded on one block counted many times) and that the largest pilot (``pilot_trials``
+    doubled each further round) and the final attack fit in memory at the releases' dimension (a release too wide
+    is refused before the first pilot, as a plain run refuses it)."""
+    from pdp_audit.audits.blackbox import checked_blackbox_releases, default_train_trials
+    from pdp_audit.audits.blackbox_search import DatasetSampler, _domain, pattern_candidates
+    from pdp_audit.audits.rng_discipline import check_rng_discipline
+    from pdp_audit.verify.evidence.blackbox import _check_attack_memory
+
+    first = pattern_candidates(int(mechanism.dimension), neighbours, _domain(mechanism))[0]
+    worlds = {"D": DatasetSampler(mechanism, first.d, "D"), "D'": DatasetSampler(mechanism, first.dprime, "D'")}
+    check_rng_discipline(lambda world, size, rng: worlds[world](size, rng), checked_blackbox_releases)
+    pilot = options.pilot_trials * 2 ** (options.rounds - 1)
+    _check_attack_memory(worlds["D"], pilot, pilot, options.statistic)
+    train = default_train_trials(options.trials, options.statistic) if options.train_trials is None else None
+    _check_attack_memory(worlds["D"], options.train_trials or train, options.trials, options.statistic)
+
+
 def search_outcome(mechanism: Any, claim: tuple, seed: int, options: SearchOptions, target: str) -> SearchOutcome:
     """The search on ``mechanism`` (``target``: its name, stored in the witness), decided at the claim's α."""
     epsilon, delta, alpha = claim
@@ -408,6 +480,12 @@ def recheck_outcome(target_object: Any, witness: dict, claim: tuple, trials: int
 
     pair = witness.get("pair")
     if pair:
+        _check_mechanism(target_object, 0)
+        if max(len(pair["D"]), len(pair["D'"])) != int(target_object.dimension):
+            raise InputError(
+                f"witness: its pair holds datasets of {len(pair['D'])} and {len(pair[chr(68) + chr(39)])} answers; the "
+                f"mechanism's dimension is {int(target_object.dimension)}"
+            )
         worlds = (
             DatasetSampler(target_object, tuple(pair["D"]), "D"),
             DatasetSampler(target_object, tuple(pair["D'"]), "D'"),
@@ -441,10 +519,42 @@ def audit_blackbox_search_with(target: Any, claim: tuple, seed: Any, options: An
         if not callable(getattr(target, "sample", None)):
             raise InputError("pair must have sample(world, size, rng)")
         return pair_outcome(target, claim, seed, options, name)
-    dimension = getattr(target, "dimension", None)
-    if not callable(getattr(target, "release", None)) or not isinstance(dimension, (int, np.integer)) or dimension < 1:
-        raise InputError("mechanism: needs an integer dimension >= 1 and release(dataset, size, rng)")
+    _check_mechanism(target, options.candidates)
     return search_outcome(target, claim, seed, options, name)
+
+
+#: Bytes a candidate pair holds per answer of the mechanism's dataset: two tuples of Python floats (a pointer and a
+#: float object each, 32 bytes), the arrays ``release`` receives and the witness's JSON text of the chosen pair.
+PAIR_BYTES_PER_ANSWER = 2 * (32 + 8 + 25)
+#: Candidates the pattern search holds at most, whatever ``candidates`` asks (pattern_candidates makes 16 or fewer).
+PATTERNS_HELD = 16
+
+
+def _check_mechanism(target: Any, candidates: int) -> None:
+    """Refuse, before any release, a mechanism the search cannot use: no ``release``, a ``dimension`` that is not an
+    integer >= 1 (a bool is not: ``True`` would be read as 1), an attribute that raises when read (the user's
+    property: their fault, one line), or datasets too long for the candidate pairs the search holds to fit in three
+    quarters of this process's memory (each pair holds two datasets of ``dimension`` answers:
+    :data:`PAIR_BYTES_PER_ANSWER` bytes per answer)."""
+    from pdp_audit.verify.processes import MEMORY_SHARE, physical_memory
+
+    usage = "mechanism: needs an integer dimension >= 1 and release(dataset, size, rng)"
+    try:
+        dimension, release = getattr(target, "dimension", None), getattr(target, "release", None)
+    except Exception as err:  # noqa: BLE001 - the user's property raised: theirs, named in one line
+        raise InputError(f"{usage}; reading them raised {type(err).__name__}: {str(err)!r}") from None
+    if not callable(release) or isinstance(dimension, bool) or not isinstance(dimension, (int, np.integer)):
+        raise InputError(usage)
+    if dimension < 1:
+        raise InputError(f"{usage}, got dimension {int(dimension)}")
+    total = physical_memory()
+    need = int(dimension) * PAIR_BYTES_PER_ANSWER * (candidates + PATTERNS_HELD)
+    if total and need > MEMORY_SHARE * total:
+        most = int(MEMORY_SHARE * total / (PAIR_BYTES_PER_ANSWER * (candidates + PATTERNS_HELD)))
+        raise InputError(
+            f"mechanism: dimension {int(dimension):,} needs about {need / 1e9:.3g} GB for the search's candidate pairs "
+            f"({candidates} candidates); this process may use {total / 1e9:.3g} GB: at most {most:,} answers here"
+        )
 
 
 def recheck_witness_with(target: Any, witness: dict, claim: tuple, trials: Any, seed: Any) -> SearchOutcome:

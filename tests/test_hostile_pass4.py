@@ -1,0 +1,262 @@
+"""Defects found by the fourth hostile pass over issue 27's classes (each test fails on the code before its fix).
+
+The pass aimed at the newer paths of ``blackbox``: ``--search`` with a faulty ``release(dataset, size, rng)``, and
+``--witness`` files that are damaged or edited.  Budgets are small (at most 2e3 releases per world).
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import os
+import textwrap
+import threading
+import time
+
+import numpy as np
+import pytest
+
+import pdp_audit
+from pdp_audit.audits.blackbox_search import Neighbours
+from pdp_audit.mechanisms.validation import InputError
+from pdp_audit.verify.cli.main import main
+from pdp_audit.verify.evidence.blackbox_witness import SearchOptions, read_witness
+
+SMALL = SearchOptions(candidates=1, pilot_trials=1000, trials=1000)
+
+MODULE = textwrap.dedent(
+    """
+    import numpy as np
+
+    class NoisySum:
+        dimension = 4
+        def release(self, answers, size, rng):
+            return answers.sum() + rng.laplace(scale=2.0, size=(size, 1))
+
+    def leaky():
+        return NoisySum()
+    """
+)
+
+
+# --- the user's mechanism under --search ---------------------------------------------------------------------------
+
+
+class _Mine(BaseException):
+    """Not an Exception: the old search let it through as our internal error (a local class cannot even be pickled
+    back across the process boundary)."""
+
+
+class RaisesBase:
+    dimension = 2
+
+    def release(self, answers, size, rng):
+        raise _Mine("mine")
+
+
+def test_a_base_exception_of_release_is_the_mechanisms_fault():
+    outcome = pdp_audit.audit_blackbox_search(RaisesBase(), 0.5, 0.0, options=SMALL)
+    (check,) = outcome.run.checks
+    assert check.id == "pair-protocol" and check.verdict == "fail" and "_Mine" in check.note
+
+
+class DimensionRaises:
+    @property
+    def dimension(self):
+        raise RuntimeError("cannot tell")
+
+    def release(self, answers, size, rng):
+        return rng.standard_normal((size, 1))
+
+
+class DimensionTrue:
+    dimension = True
+
+    def release(self, answers, size, rng):
+        return rng.standard_normal((size, 1))
+
+
+def test_a_dimension_that_raises_when_read_is_one_line():
+    with pytest.raises(InputError, match="RuntimeError: 'cannot tell'"):
+        pdp_audit.audit_blackbox_search(DimensionRaises(), 0.5, 0.0, options=SMALL)
+
+
+def test_a_boolean_dimension_is_refused():
+    with pytest.raises(InputError, match="integer dimension"):
+        pdp_audit.audit_blackbox_search(DimensionTrue(), 0.5, 0.0, options=SMALL)
+
+
+class Huge:
+    dimension = 10**12
+
+    def release(self, answers, size, rng):
+        raise AssertionError("never called: refused before any release")
+
+
+def test_a_dimension_whose_candidate_pairs_cannot_fit_is_refused_before_work():
+    """The old search built the patterns (np.ones(10**12)) first: a MemoryError, or at 10**9 the kernel's kill."""
+    with pytest.raises(InputError, match=r"dimension 1,000,000,000,000 needs about .* GB"):
+        pdp_audit.audit_blackbox_search(Huge(), 0.5, 0.0, options=SMALL)
+
+
+class FixedSeed:
+    """Draws from a generator of its own, seeded on every call: every block is the same block."""
+
+    dimension = 2
+
+    def release(self, answers, size, rng):
+        return answers.sum() + np.random.default_rng(0).laplace(scale=2.0, size=(size, 1))
+
+
+def test_a_release_that_ignores_its_generator_fails_as_a_plain_run_does():
+    """A plain run's pair is probed (rng_discipline); the old search was not, and reported 'inconclusive'."""
+    outcome = pdp_audit.audit_blackbox_search(FixedSeed(), 0.5, 0.0, options=SMALL)
+    (check,) = outcome.run.checks
+    assert check.id == "pair-protocol" and check.verdict == "fail", check.note
+
+
+class Wide:
+    """Releases of 50 columns; a call beyond the probes' sizes is a pilot already drawing."""
+
+    dimension = 2
+
+    def release(self, answers, size, rng):
+        if size > 1000:
+            raise AssertionError("a pilot ran: the budget was not checked first")
+        return rng.standard_normal((size, 50))
+
+
+def test_a_pilot_that_cannot_fit_in_memory_is_refused_before_it_draws(monkeypatch):
+    monkeypatch.setattr("pdp_audit.verify.processes.physical_memory", lambda: 10**8)
+    options = SearchOptions(candidates=1, pilot_trials=100_000, trials=1000)
+    with pytest.raises(InputError, match="GB of memory for the black-box attack on 50-dimensional releases"):
+        pdp_audit.audit_blackbox_search(Wide(), 0.5, 0.0, options=options)
+
+
+def test_the_last_rounds_pilot_is_a_budget_a_run_accepts():
+    with pytest.raises(InputError, match="last round's pilot"):
+        SearchOptions(pilot_trials=10**8, rounds=2).checked()
+    assert SearchOptions(pilot_trials=10**7, rounds=4).checked().rounds == 4
+
+
+@pytest.mark.parametrize("n", [1, 2, 7, 50])
+def test_add_remove_neighbours_agree_with_trying_every_removal(n):
+    rng = np.random.default_rng(n)
+    relation = Neighbours("add-remove")
+    for _ in range(200):
+        large = rng.integers(0, 3, n + 1).astype(float)
+        small = np.delete(large, rng.integers(0, n + 1))
+        if rng.random() < 0.5:
+            small[rng.integers(0, n)] = rng.integers(0, 3)
+        brute = any(np.array_equal(np.sort(np.delete(large, i)), np.sort(small)) for i in range(n + 1))
+        assert relation.holds(large, small) == brute == relation.holds(small, large)
+    assert not relation.holds(np.zeros(n), np.zeros(n)) and not relation.holds(np.zeros(n + 2), np.zeros(n))
+
+
+def test_add_remove_neighbours_of_a_long_dataset_are_checked_in_n_log_n():
+    """The old check deleted each row in turn (O(n²)): minutes at 1e5 answers, for every candidate."""
+    large = np.arange(200_000, dtype=float)
+    start = time.perf_counter()
+    assert Neighbours("add-remove").holds(large, large[:-1])  # the last row removed: the old loop tried all
+    assert time.perf_counter() - start < 2.0
+
+
+# --- damaged and edited witnesses ----------------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def witnesses(tmp_path_factory):
+    """A searched witness of ``mech:leaky`` (its JSON) in a folder that holds the module."""
+    folder = tmp_path_factory.mktemp("witness")
+    (folder / "mech.py").write_text(MODULE)
+    here = os.getcwd()
+    os.chdir(folder)
+    try:
+        args = ["blackbox", "mech:leaky", "--search", "patterns", "--candidates", "1", "--pilot-trials", "1000"]
+        code = main([*args, "--trials", "2000", "--claim-epsilon", "0.5", "--claim-delta", "0", "--json", "w.json"])
+        assert code in (1, 3)
+    finally:
+        os.chdir(here)
+    return folder
+
+
+def _edit(doc, change):
+    doc = copy.deepcopy(doc)
+    change(doc["witness"])
+    return doc
+
+
+def _pair(value):
+    return lambda w: w.update(pair=value)
+
+
+def _statistic(**values):
+    return lambda w: w["statistic"].update(values)
+
+
+EDITS = {
+    "far pair": (_pair({"D": [0, 0, 0, 0], "D'": [100, 100, 100, 100]}), "not neighbouring"),
+    "short pair": (_pair({"D": [0, 0], "D'": [1, 0]}), "dimension is 4"),
+    "strings in the pair": (_pair({"D": ["a"] * 4, "D'": [1] * 4}), "finite numbers"),
+    "pair a list": (_pair([1, 2]), "'pair' must be null"),
+    "pair a string": (_pair("x"), "'pair' must be null"),
+    "pair without D": (_pair({"D'": [1] * 4}), "'pair' must be null"),
+    "relation unknown": (lambda w: w.update(neighbours="zzz"), "witness: neighbours must be"),
+    "statistic null": (lambda w: w.update(statistic=None), "statistic is malformed"),
+    "statistic a string": (lambda w: w.update(statistic="logistic"), "statistic is malformed"),
+    "exponent 1e30": (_statistic(exponent=[10**30] * 4), "'exponent'"),
+    "feature scale 0": (
+        lambda w: w["statistic"].update(feature_scale=[0.0] * len(w["statistic"]["feature_scale"])),
+        "'feature_scale' must be > 0",
+    ),
+    "intercept a boolean": (_statistic(intercept=True), "'intercept'"),
+    "other features": (_statistic(features="cubes"), "'features'"),
+    "dimension a string": (_statistic(dimension="4"), "'dimension'"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(EDITS))
+def test_an_edited_witness_is_refused_in_one_line(witnesses, monkeypatch, capsys, name):
+    """Before: tracebacks (exit 4) for a pair or statistic of the wrong type, and re-checks of pairs that are not
+    neighbours (a refutation of nothing) or of another length (the mechanism blamed)."""
+    change, words = EDITS[name]
+    doc = json.loads((witnesses / "w.json").read_text())
+    (witnesses / "edited.json").write_text(json.dumps(_edit(doc, change)))
+    monkeypatch.chdir(witnesses)
+    argv = ["blackbox", "mech:leaky", "--witness", "edited.json", "--trials", "1000", "--seed", "7"]
+    assert main([*argv, "--claim-epsilon", "0.5", "--claim-delta", "0"]) == 2
+    err = capsys.readouterr().err
+    assert words in err and err.count("\n") == 1, err
+
+
+@pytest.mark.parametrize(
+    "text, words",
+    [("[" * 100_000 + "]" * 100_000, "RecursionError"), ('{"witness": {"schema": 1, "x": NaN}}', "NaN is not")],
+)
+def test_a_witness_file_nested_too_deep_or_holding_nan_is_one_line(tmp_path, text, words):
+    (tmp_path / "w.json").write_text(text)
+    with pytest.raises(InputError, match=words):
+        read_witness(str(tmp_path / "w.json"), "mech:leaky")
+
+
+def test_a_fifo_given_as_witness_is_named_and_never_read(tmp_path):
+    """The old code opened it: blocked until a writer came (here a thread writes '{}' after 2 s, so the old code
+    fails this test instead of hanging)."""
+    fifo = tmp_path / "w.json"
+    os.mkfifo(fifo)
+
+    def writer():
+        time.sleep(2)
+        with open(fifo, "w") as f:
+            f.write("{}")
+
+    thread = threading.Thread(target=writer, daemon=True)
+    thread.start()
+    try:
+        with pytest.raises(InputError, match="FIFO"):
+            read_witness(str(fifo), "mech:leaky")
+    finally:
+        if thread.is_alive():  # the new code never opened it: let the writer's open return
+            with open(fifo):
+                pass
+        thread.join(5)
