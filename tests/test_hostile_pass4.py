@@ -9,9 +9,13 @@ from __future__ import annotations
 import copy
 import json
 import os
+import signal
+import subprocess
+import sys
 import textwrap
 import threading
 import time
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -268,8 +272,6 @@ def test_a_fifo_given_as_witness_is_named_and_never_read(tmp_path):
 def test_the_cgroup_limit_is_read_once_per_process(monkeypatch):
     """Loading a sweep spec checks each cell's budget against physical_memory(); the old code read
     /proc/self/cgroup and memory.max again for every cell (60% of 87 s for a spec of 100k cells)."""
-    from pathlib import Path
-
     from pdp_audit.verify import processes
 
     reads = []
@@ -279,3 +281,71 @@ def test_the_cgroup_limit_is_read_once_per_process(monkeypatch):
     first = [processes.physical_memory() for _ in range(5)]
     assert len(set(first)) == 1
     assert sum(path == "/proc/self/cgroup" for path in reads) <= 1, reads
+
+
+# --- no process left behind --------------------------------------------------------------------------------------
+
+BUSY = textwrap.dedent(
+    """
+    import time
+
+    class Busy:
+        def sample(self, world, size, rng):
+            if size > 1000:  # a block in a worker (the probes draw 1000 or fewer): long, as a real sampler's can be
+                time.sleep(10)
+            return rng.standard_normal((size, 1)) + (0.0 if world == "D" else 1.0)
+
+    def make():
+        return Busy()
+    """
+)
+
+
+def _descendants(pid: int) -> set[int]:
+    found, frontier = set(), {pid}
+    while frontier:
+        parents, frontier = frontier, set()
+        for entry in Path("/proc").iterdir():
+            if entry.name.isdigit():
+                try:
+                    fields = (entry / "stat").read_text().rpartition(")")[2].split()
+                except OSError:
+                    continue
+                if int(fields[1]) in parents and int(entry.name) not in found:
+                    frontier.add(int(entry.name))
+        found |= frontier
+    return found
+
+
+def _running(pid: int) -> bool:
+    """Running: not gone and no zombie (a zombie nobody reaps in a container counts as gone)."""
+    try:
+        return (Path("/proc") / str(pid) / "stat").read_text().rpartition(")")[2].split()[0] != "Z"
+    except OSError:
+        return False
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="reads /proc")
+@pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGHUP])
+def test_a_terminated_command_and_its_busy_workers_are_gone_within_a_second(tmp_path, signum):
+    """Before: the command passed SIGTERM on as an interrupt, so its child waited for the running blocks of its
+    workers (5.8 s measured), and the workers, busy, noticed their parent's end 0.4-1.3 s later."""
+    (tmp_path / "busy.py").write_text(BUSY)
+    command = [sys.executable, "-m", "pdp_audit.verify.cli", "blackbox", "busy:make", "--claim-epsilon", "1"]
+    command += ["--claim-delta", "1e-5", "--trials", "1e5", "--workers", "2"]
+    proc = subprocess.Popen(command, cwd=tmp_path, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    deadline = time.monotonic() + 120
+    while len(_descendants(proc.pid)) < 3:  # the child running the user's code and its two workers
+        assert proc.poll() is None and time.monotonic() < deadline, proc.communicate()
+        time.sleep(0.1)
+    time.sleep(1.0)  # the workers are drawing blocks
+    tree = _descendants(proc.pid) | {proc.pid}
+    start = time.monotonic()
+    proc.send_signal(signum)
+    while any(_running(pid) for pid in tree) and time.monotonic() - start < 30:
+        time.sleep(0.02)
+    took = time.monotonic() - start
+    proc.communicate()
+    assert proc.returncode == -signum
+    assert took < 2.0, took
