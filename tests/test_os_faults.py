@@ -259,6 +259,23 @@ def test_a_store_that_cannot_be_created_leaves_no_file(tmp_path, monkeypatch, ca
     assert sorted(p.name for p in tmp_path.iterdir()) == ["s.toml"]  # no store, and no s.sqlite.lock either
 
 
+def test_a_store_whose_creation_fails_leaves_no_wal_or_shm_beside_it(tmp_path, monkeypatch, capsys):
+    """On a full tmpfs (hostile pass 4) SQLite could not remove its -wal and -shm on close: the failed creation
+    removed the store and left those two behind.  Here the failing creation leaves them as the full disk did."""
+    (tmp_path / "s.toml").write_text(SMALL_SWEEP)
+
+    def full(self, spec):
+        for suffix in ("-wal", "-shm"):
+            Path(self.path + suffix).write_bytes(b"\0" * 32)
+        raise sqlite3.OperationalError("disk I/O error")
+
+    monkeypatch.setattr(Store, "_create", full)
+    sweep = ["sweep", str(tmp_path / "s.toml"), "--store", str(tmp_path / "s.sqlite"), "--workers", "1", "--quiet"]
+    assert main(sweep) == 2
+    _one_line(capsys)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["s.toml"]
+
+
 def test_a_file_refused_as_a_store_gets_no_lock_file_beside_it(tmp_path, capsys):
     (tmp_path / "s.toml").write_text(SMALL_SWEEP)
     (tmp_path / "notes.txt").write_text("my notes\n")

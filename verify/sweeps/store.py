@@ -239,15 +239,17 @@ class Store:
                 store.db.close()
                 raise
             return store
-        new_file = not Path(path).exists()
+        # the store and the files SQLite keeps beside it that this creation makes (a full disk stops SQLite from
+        # removing its -wal and -shm on close: they were left behind, the store itself removed)
+        made = [Path(path + suffix) for suffix in ("", "-wal", "-shm", "-journal") if not Path(path + suffix).exists()]
         store = cls(path, _connect(path), lock)
         try:
             lock.hold_store_file()  # the file exists now (WAL mode is written in its header)
             store._create(spec)
         except BaseException:  # a failed creation (disk full) leaves no empty or partial store file behind
             store.db.close()
-            if new_file:
-                Path(path).unlink(missing_ok=True)
+            for file in made:
+                file.unlink(missing_ok=True)
             raise
         return store
 
