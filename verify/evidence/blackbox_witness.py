@@ -396,11 +396,11 @@ def _check_first_pair(mechanism: Any, neighbours: Any, options: SearchOptions) -
 
     first = pattern_candidates(int(mechanism.dimension), neighbours, _domain(mechanism))[0]
     worlds = {"D": DatasetSampler(mechanism, first.d, "D"), "D'": DatasetSampler(mechanism, first.dprime, "D'")}
-    check_rng_discipline(lambda world, size, rng: worlds[world](size, rng), checked_blackbox_releases)
-    pilot = options.pilot_trials * 2 ** (options.rounds - 1)
+    pilot = options.pilot_trials * 2 ** (options.rounds - 1)  # memory first: it draws 2 releases, the probe 18,000
     _check_attack_memory(worlds["D"], pilot, pilot, options.statistic)
     train = default_train_trials(options.trials, options.statistic) if options.train_trials is None else None
     _check_attack_memory(worlds["D"], options.train_trials or train, options.trials, options.statistic)
+    check_rng_discipline(lambda world, size, rng: worlds[world](size, rng), checked_blackbox_releases)
 
 
 def search_outcome(mechanism: Any, claim: tuple, seed: int, options: SearchOptions, target: str) -> SearchOutcome:
