@@ -91,7 +91,8 @@ class Neighbours:
             return abs(d.size - dprime.size) == 1 and _is_sub(d, dprime)
         if d.size != dprime.size:
             return False
-        diff = np.abs(d - dprime)
+        with np.errstate(over="ignore", invalid="ignore"):  # 1e308 - (-1e308) is inf: no neighbour, no warning
+            diff = np.abs(d - dprime)
         if self.kind == "replace-one":
             return int(np.count_nonzero(diff)) <= 1
         size = diff.max(initial=0.0) if self.kind == "linf" else diff.sum()

@@ -157,6 +157,16 @@ def test_add_remove_neighbours_agree_with_trying_every_removal(n):
     assert not relation.holds(np.zeros(n), np.zeros(n)) and not relation.holds(np.zeros(n + 2), np.zeros(n))
 
 
+def test_datasets_at_the_ends_of_the_doubles_are_no_neighbours_and_raise_no_warning():
+    """A witness's pair of 1e308 and -1e308 printed an overflow RuntimeWarning: three stderr lines, not one."""
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert not Neighbours("linf", 1.0).holds(np.full(4, 1e308), np.full(4, -1e308))
+        assert not Neighbours("l1", 1.0).holds(np.full(4, 1e308), np.full(4, -1e308))
+
+
 def test_add_remove_neighbours_of_a_long_dataset_are_checked_in_n_log_n():
     """The old check deleted each row in turn (O(n²)): minutes at 1e5 answers, for every candidate."""
     large = np.arange(200_000, dtype=float)
