@@ -366,7 +366,7 @@ MEMORY_PER_SCORE = 160.0
 
 
 #: The event test keeps no fresh score, only the selection pass's: a quarter of ``trials`` releases per world, the
-#: scores of at most 5 candidates each (8 bytes), so 10 bytes per fresh release, with a margin.
+#: scores of at most 6 candidates each (8 bytes), so 12 bytes per fresh release, with a margin.
 MEMORY_PER_SELECTION = 16.0
 
 
