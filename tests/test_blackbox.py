@@ -250,25 +250,29 @@ def test_a_slow_sampler_shows_how_many_releases_are_drawn(monkeypatch):
         assert ("/280k" in terminal.getvalue()) is shown  # 4 × 70,000 releases
 
 
-def test_a_run_that_names_no_budget_is_the_event_test_at_4e6(tmp_path, monkeypatch, capsys):
+def test_a_run_that_names_no_budget_is_the_event_test_at_the_declared_default(tmp_path, monkeypatch, capsys):
     """The defaults of `pdp-audit blackbox` and `pdp_audit.audit_blackbox` (one declaration,
-    pdp_audit.audits.blackbox_defaults): the event test on 4e6 fresh releases per world (the logistic test at 1e5
-    missed three incorrect variants of the peers' benchmark); a search, witness or report keeps the logistic test
-    at 1e5, the test its witness records.  The audit itself is replaced by one that reports what it was given."""
+    pdp_audit.audits.blackbox_defaults): the event test on millions of fresh releases per world (the logistic test
+    at 1e5 missed three incorrect variants of the peers' benchmark); a search, witness or report keeps the logistic
+    test at 1e5, the test its witness records.  The audit itself is replaced by one that reports what it was
+    given."""
     import pdp_audit
     import pdp_audit.verify.api as api
+    from pdp_audit.audits.blackbox_defaults import DEFAULT_TRIALS
     from pdp_audit.mechanisms.validation import InputError
+
+    assert DEFAULT_TRIALS >= 8_000_000  # 4e6 left SVT3 unrefuted on one seed of three (docs/how-to/blackbox.md)
 
     def given(pair, claim, trials, seed, progress, budget):
         raise InputError(f"given trials={trials} statistic={budget.statistic}")
 
     monkeypatch.setattr(api, "audit_blackbox_with", given)
-    with pytest.raises(InputError, match="^given trials=4000000 statistic=events$"):
+    with pytest.raises(InputError, match=f"^given trials={DEFAULT_TRIALS} statistic=events$"):
         pdp_audit.audit_blackbox(gaussian_samplers(1.0), 1.0, DELTA)
     (tmp_path / "user_mech.py").write_text(MODULE)
     monkeypatch.syspath_prepend(str(tmp_path))
     assert main(["blackbox", "user_mech:correct", "--claim-epsilon", "1", "--claim-delta", "1e-5"]) == 2
-    assert "given trials=4000000 statistic=events" in capsys.readouterr().err
+    assert f"given trials={DEFAULT_TRIALS} statistic=events" in capsys.readouterr().err
     assert (
         main(
             [

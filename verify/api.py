@@ -204,7 +204,7 @@ def audit_blackbox(
         (size, d) array), or a tuple ``(sample_D, sample_D_prime)`` of functions ``(size, rng) -> releases``.
       epsilon: the claimed ε, finite and >= 0.
       delta: the claimed δ, in [0, 1).
-      trials: fresh releases per world for the bound, 100 to 1e8 (default 4e6).
+      trials: fresh releases per world for the bound, 100 to 1e8 (default 8e6).
       seed: root seed, >= 0.
       alpha: false-alarm probability, in [1e-50, 1).
       progress: show a bar of the releases drawn on stderr (where it is a terminal).
