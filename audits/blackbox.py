@@ -39,6 +39,12 @@ from sklearn.linear_model import LogisticRegression
 from sklearn.preprocessing import StandardScaler
 
 from pdp_audit.audits.attack import PooledRankAttack, pooled_rank_attack
+from pdp_audit.audits.blackbox_defaults import (  # noqa: F401 (STATISTICS, DEFAULT_TRIALS: re-exported)
+    DEFAULT_STATISTIC,
+    DEFAULT_TRIALS,
+    EVENT_TRAIN_TRIALS,
+    STATISTICS,
+)
 from pdp_audit.audits.engine import iter_blocks
 from pdp_audit.mechanisms.base import MalformedPair, returned_array
 
@@ -262,7 +268,18 @@ class TreeStatistic:
     first_call: tuple[int, str]
 
     def __call__(self, releases: np.ndarray) -> np.ndarray:
-        return self.model.decision_function(releases)
+        with one_openmp_thread():
+            return self.model.decision_function(releases)
+
+
+def one_openmp_thread():
+    """scikit-learn's trees on one OpenMP thread (threadpoolctl, scikit-learn's own dependency).  Their OpenMP
+    threads wait for each other at every split: on 2 cores shared with other work (load 6) fitting trees on 2e4
+    releases per world took 96 s with the 2 threads OpenMP starts and 3.6 s with one (measured 2026-11-24), and
+    ``--workers`` already runs one process per core.  The trees (and so the bound) do not depend on the threads."""
+    from threadpoolctl import threadpool_limits
+
+    return threadpool_limits(limits=1, user_api="openmp")
 
 
 def learn_trees(train_d: np.ndarray, train_dp: np.ndarray, first_call: tuple[int, str], seed: int):
@@ -270,16 +287,12 @@ def learn_trees(train_d: np.ndarray, train_dp: np.ndarray, first_call: tuple[int
     training accuracy."""
     X = np.vstack([train_d, train_dp])
     y = np.concatenate([np.ones(len(train_d)), np.zeros(len(train_dp))])
-    model = HistGradientBoostingClassifier(random_state=int(seed) % 2**32).fit(X, y)
-    return TreeStatistic(model, first_call), float(model.score(X, y))
+    with one_openmp_thread():
+        model = HistGradientBoostingClassifier(random_state=int(seed) % 2**32).fit(X, y)
+        accuracy = float(model.score(X, y))
+    return TreeStatistic(model, first_call), accuracy
 
 
-#: The statistics of a run: ``logistic`` alone, or ``select``: logistic and trees, the better on a validation split;
-#: ``events``: the exact event test of :mod:`pdp_audit.audits.blackbox_events` (statistic and events chosen on a
-#: validation split among logistic, trees, outcome and histogram scores; Clopper–Pearson on the fresh releases).
-#: ``events-numbers``: the same on the releases augmented with the structure of their numbers (integrality,
-#: fractional part, low bits of the significand: :func:`pdp_audit.audits.blackbox_features.number_structure`).
-STATISTICS = ("logistic", "select", "events", "events-numbers")
 #: The share of each world's training releases that ``select`` holds out to compare the learners.
 VALIDATION_SHARE = 0.25
 #: The level of the ε lower bound the learners are compared by on the validation split.
@@ -308,11 +321,6 @@ def select_statistic(train_d: np.ndarray, train_dp: np.ndarray, first_call: tupl
     return (*candidates[best], best, bounds)
 
 
-#: The event test learns from at most this many releases per world unless told otherwise: its fresh pass keeps
-#: only counts, so its budget goes to fresh releases (a rate near 1% needs millions to bound a ratio near e^0.1).
-EVENT_TRAIN_TRIALS = 200_000
-
-
 def default_train_trials(trials: int, statistic: str) -> int:
     """The training releases per world when none are given: ``trials`` (at most :data:`EVENT_TRAIN_TRIALS` for
     the event test)."""
@@ -321,10 +329,10 @@ def default_train_trials(trials: int, statistic: str) -> int:
 
 @dataclass(frozen=True)
 class AttackOptions:
-    """How the attack runs: the ``statistic`` (:data:`STATISTICS`) and the ``executor`` its blocks run on (None:
-    serially; the numbers do not depend on it)."""
+    """How the attack runs: the ``statistic`` (:data:`STATISTICS`; default :data:`DEFAULT_STATISTIC`, the event
+    test) and the ``executor`` its blocks run on (None: serially; the numbers do not depend on it)."""
 
-    statistic: str = "logistic"
+    statistic: str = DEFAULT_STATISTIC
     executor: Executor | None = None
 
 
@@ -358,7 +366,7 @@ MEMORY_PER_SCORE = 160.0
 
 
 #: The event test keeps no fresh score, only the selection pass's: a quarter of ``trials`` releases per world, the
-#: scores of at most 5 candidates each (8 bytes), so 10 bytes per fresh release, with a margin.
+#: scores of at most 6 candidates each (8 bytes), so 12 bytes per fresh release, with a margin.
 MEMORY_PER_SELECTION = 16.0
 
 

@@ -12,7 +12,8 @@ hold with probability ≥ 1 − α (the reverse direction swaps the worlds).  Th
 (Bichsel et al. 2021, §V), made exact.
 
 Choice of S, before any bounding draw.  Each candidate statistic (a learned score: logistic, trees, the empirical
-likelihood ratio of discrete outcomes, per-column histograms; :mod:`pdp_audit.audits.blackbox_features`) is fitted
+likelihood ratio of discrete outcomes, per-column histograms, pooled over the columns or not;
+:mod:`pdp_audit.audits.blackbox_features`) is fitted
 on the training releases.  A selection pass then draws :data:`SELECTION_SHARE` × n further releases per world
 (apart from the training and the bounding ones; only the candidates' scores are kept).  On its first half, for
 each candidate, each direction and each level of :data:`TUNED_AT`, the :data:`SHORTLIST` threshold events
@@ -272,14 +273,15 @@ def candidate_scores(fit_d: np.ndarray, fit_dp: np.ndarray, learners: dict) -> d
     ``learners`` (name → fit(releases of D, releases of D') → score; :mod:`pdp_audit.audits.blackbox` passes its
     logistic test and trees) on its first :data:`LEARNER_TRIALS` releases per world, the outcome score (discrete
     outputs only) and the per-column histogram scores (of the columns, and of their first differences when there
-    are several)."""
-    from pdp_audit.audits.blackbox_features import HistogramScore, OutcomeScore
+    are several, and pooled over the columns: :class:`~pdp_audit.audits.blackbox_features.PooledHistogramScore`)."""
+    from pdp_audit.audits.blackbox_features import HistogramScore, OutcomeScore, PooledHistogramScore
 
     few_d, few_dp = fit_d[:LEARNER_TRIALS], fit_dp[:LEARNER_TRIALS]  # the learners' time grows with their data
     found = {name: fit(few_d, few_dp) for name, fit in learners.items()}
     found["histograms"] = HistogramScore.fit(fit_d, fit_dp)
     if fit_d.shape[1] > 1:
         found["increments"] = HistogramScore.fit(fit_d, fit_dp, differences=True)
+        found["pooled"] = PooledHistogramScore.fit(fit_d, fit_dp)
     outcomes = OutcomeScore.fit(fit_d, fit_dp)
     if outcomes is not None:
         found["outcomes"] = outcomes

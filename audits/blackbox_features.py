@@ -14,7 +14,10 @@
   Laplace, noisy histograms, RAPPOR bits) it is the exact log likelihood ratio up to the binning; for Laplace noise
   its per-column step function is the sign test that linear features miss.
 
-Both are frozen functions of one release each (row by row), so the scores of fresh releases are independent draws
+* :class:`PooledHistogramScore` -- the same with one ratio per quantile-bin rank, estimated from all columns'
+  counts together: for many columns that each move a little (parallel Laplace).
+
+All are frozen functions of one release each (row by row), so the scores of fresh releases are independent draws
 of a fixed statistic, whatever the training draws were.
 """
 
@@ -135,6 +138,56 @@ class HistogramScore:
         total = np.zeros(len(releases))
         for j, (cut, ratio) in enumerate(zip(self.edges, self.log_ratio)):
             total += ratio[np.searchsorted(cut, cols[:, j])]
+        return total
+
+
+#: Quantile bins per column of :class:`PooledHistogramScore` (each bin's ratio is estimated from every column's
+#: releases in it, so fewer, fuller bins than :data:`MAX_BINS`).
+POOLED_BINS = 16
+
+
+@dataclass(frozen=True)
+class PooledHistogramScore:
+    """Σ_j r(b_j(o_j)): each column cut at its own training quantiles into :data:`POOLED_BINS` bins b_j, and one
+    smoothed log ratio r per bin *rank*, estimated from the counts of all columns together.
+
+    Why: where many columns each carry a tiny part of the difference (20 parallel Laplace copies, each
+    e^0.005-close), a per-column histogram estimates each bin's ratio from that column alone and its noise swamps the
+    signal (log-ratio standard error √(2/c) for c releases per bin: 0.025 at 2e5 releases and 64 bins, against
+    0.005), whereas columns that move alike pool their counts (√20 less noise, and 4× fewer bins).  For such
+    columns the optimal test Σ_j log(p(o_j)/q(o_j)) is of this form up to the binning (Laplace: a clipped linear
+    function of each o_j, here a step at the median).  Where the columns do not move alike it is merely another
+    candidate, which the selection pass (on releases apart from the training ones) leaves unchosen.  Fitted on
+    training releases only: a frozen function of one release."""
+
+    edges: tuple[np.ndarray, ...]  # interior quantile edges per column
+    log_ratio: np.ndarray  # per bin rank
+
+    @classmethod
+    def fit(cls, train_d: np.ndarray, train_dp: np.ndarray) -> PooledHistogramScore:
+        bins = POOLED_BINS
+        count_d, count_dp = np.zeros(bins), np.zeros(bins)
+        edges = []
+        for j in range(train_d.shape[1]):
+            pooled = np.concatenate([train_d[:, j], train_dp[:, j]])
+            cut = np.quantile(pooled, np.arange(1, bins) / bins)
+            edges.append(cut)
+            count_d += np.bincount(cls._rank(cut, train_d[:, j]), minlength=bins)
+            count_dp += np.bincount(cls._rank(cut, train_dp[:, j]), minlength=bins)
+        n_d, n_dp = count_d.sum(), count_dp.sum()
+        ratio = np.log((count_d + SMOOTHING) / n_d) - np.log((count_dp + SMOOTHING) / n_dp)
+        return cls(tuple(edges), ratio)
+
+    @staticmethod
+    def _rank(cut: np.ndarray, column: np.ndarray) -> np.ndarray:
+        """The bin of each value: ties at an edge (an atom) go to the middle of the bins it spans, so that a
+        repeated value has one bin whatever the quantiles' rounding."""
+        return (np.searchsorted(cut, column, "left") + np.searchsorted(cut, column, "right")) // 2
+
+    def __call__(self, releases: np.ndarray) -> np.ndarray:
+        total = np.zeros(len(releases))
+        for j, cut in enumerate(self.edges):
+            total += self.log_ratio[self._rank(cut, releases[:, j])]
         return total
 
 

@@ -9,12 +9,14 @@ import warnings
 import numpy as np
 import pytest
 
-from pdp_audit.audits.blackbox import blackbox_attack
+from pdp_audit.audits.blackbox import AttackOptions, blackbox_attack
 from pdp_audit.mechanisms import gaussian as g
 from pdp_audit.verify import pytest_plugin
 from pdp_audit.verify.cli.main import main
 
 ALPHA, DELTA = 1e-6, 1e-5
+#: The tests of the logistic test's own properties name it: the default statistic is the event test.
+LOGISTIC = AttackOptions("logistic")
 
 
 def gaussian_samplers(sigma, shift=1.0, d=1):
@@ -25,7 +27,8 @@ def gaussian_samplers(sigma, shift=1.0, d=1):
 @pytest.mark.parametrize("sigma,d", [(g.analytic_sigma(1.0, DELTA), 1), (1.0, 3), (0.5, 1)])
 def test_bound_is_valid_on_white_box_mechanisms(sigma, d):
     exact = g.analytic_epsilon(DELTA, sigma)
-    bound = blackbox_attack(*gaussian_samplers(sigma, d=d), 50_000, DELTA, seed=1).epsilon_lower_bound_at(ALPHA)
+    bound = blackbox_attack(*gaussian_samplers(sigma, d=d), 50_000, DELTA, seed=1, options=LOGISTIC)
+    bound = bound.epsilon_lower_bound_at(ALPHA)
     assert 0 < bound <= exact, (bound, exact)
     if sigma <= 1.0:
         assert bound > 0.3 * exact  # a learned linear test comes within a factor ~2 of the optimal one
@@ -35,7 +38,7 @@ def test_a_variance_change_is_seen_through_the_quadratic_features():
     """D: N(0, 1), D': N(0, 3²) -- equal means; the optimal test thresholds o²."""
     d = lambda n, rng: rng.standard_normal((n, 1))  # noqa: E731
     dp = lambda n, rng: 3 * rng.standard_normal((n, 1))  # noqa: E731
-    assert blackbox_attack(d, dp, 20_000, DELTA, seed=2).epsilon_lower_bound_at(ALPHA) > 1.0
+    assert blackbox_attack(d, dp, 20_000, DELTA, seed=2, options=LOGISTIC).epsilon_lower_bound_at(ALPHA) > 1.0
 
 
 def _audit(strict=False):
@@ -142,7 +145,9 @@ def test_no_magnitude_of_finite_release_crashes_the_black_box():
     computed from releases standardised on the training split (a power of two, then mean and sd), so the learned
     test -- and, the scores being ranked, the bound -- is the same at every scale."""
     bounds = {
-        scale: blackbox_attack(*scaled_samplers(scale), 20_000, DELTA, seed=3).epsilon_lower_bound_at(ALPHA)
+        scale: blackbox_attack(*scaled_samplers(scale), 20_000, DELTA, seed=3, options=LOGISTIC).epsilon_lower_bound_at(
+            ALPHA
+        )
         for scale in (1.0, 1e160, 1e-160, 1e300)
     }
     assert bounds[1.0] > 1.0, bounds  # refuted: a shift of 1 at σ = 0.3 is far from ε = 1
@@ -160,7 +165,7 @@ def test_releases_at_the_top_of_float64_give_the_bound_of_every_other_magnitude(
     for scale in (1.0, 1e200, 1e308, float(np.finfo(float).max), 5e-324):
         with warnings.catch_warnings():
             warnings.simplefilter("error")
-            attack = blackbox_attack(signs(scale, 1.0), signs(scale, 0.0), 4000, DELTA, seed=5)
+            attack = blackbox_attack(signs(scale, 1.0), signs(scale, 0.0), 4000, DELTA, seed=5, options=LOGISTIC)
         bounds[scale] = attack.epsilon_lower_bound_at(ALPHA)
     assert bounds[1.0] > 0.3, bounds
     assert all(b == pytest.approx(bounds[1.0], rel=1e-9) for b in bounds.values()), bounds
@@ -240,6 +245,56 @@ def test_a_slow_sampler_shows_how_many_releases_are_drawn(monkeypatch):
 
     for terminal, shown in ((Terminal(), True), (io.StringIO(), False)):
         monkeypatch.setattr(sys, "stderr", terminal)
-        blackbox_attack(*gaussian_samplers(1.0), 70_000, DELTA, seed=1, progress=True)
+        blackbox_attack(*gaussian_samplers(1.0), 70_000, DELTA, seed=1, progress=True, options=LOGISTIC)
         assert ("blackbox, releases drawn" in terminal.getvalue()) is shown
         assert ("/280k" in terminal.getvalue()) is shown  # 4 × 70,000 releases
+
+
+def test_a_run_that_names_no_budget_is_the_event_test_at_the_declared_default(tmp_path, monkeypatch, capsys):
+    """The defaults of `pdp-audit blackbox` and `pdp_audit.audit_blackbox` (one declaration,
+    pdp_audit.audits.blackbox_defaults): the event test on millions of fresh releases per world (the logistic test
+    at 1e5 missed three incorrect variants of the peers' benchmark); a search, witness or report keeps the logistic
+    test at 1e5, the test its witness records.  The audit itself is replaced by one that reports what it was
+    given."""
+    import pdp_audit
+    import pdp_audit.verify.api as api
+    from pdp_audit.audits.blackbox_defaults import DEFAULT_TRIALS
+    from pdp_audit.mechanisms.validation import InputError
+
+    assert DEFAULT_TRIALS >= 8_000_000  # 4e6 left SVT3 unrefuted on one seed of three (docs/how-to/blackbox.md)
+
+    def given(pair, claim, trials, seed, progress, budget):
+        raise InputError(f"given trials={trials} statistic={budget.statistic}")
+
+    monkeypatch.setattr(api, "audit_blackbox_with", given)
+    with pytest.raises(InputError, match=f"^given trials={DEFAULT_TRIALS} statistic=events$"):
+        pdp_audit.audit_blackbox(gaussian_samplers(1.0), 1.0, DELTA)
+    (tmp_path / "user_mech.py").write_text(MODULE)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    assert main(["blackbox", "user_mech:correct", "--claim-epsilon", "1", "--claim-delta", "1e-5"]) == 2
+    assert f"given trials={DEFAULT_TRIALS} statistic=events" in capsys.readouterr().err
+    assert (
+        main(
+            [
+                "blackbox",
+                "user_mech:correct",
+                "--claim-epsilon",
+                "1",
+                "--claim-delta",
+                "1e-5",
+                "--trials",
+                "2e4",
+                "--statistic",
+                "logistic",
+            ]
+        )
+        == 2
+    )
+    assert "given trials=20000 statistic=logistic" in capsys.readouterr().err
+    from pdp_audit.verify.cli.blackbox import BLACKBOX_OPTIONS, resolved
+    from pdp_audit.verify.cli.main import build_parser
+    from pdp_audit.verify.plans.arguments import typed
+
+    argv = ["blackbox", "m:f", "--claim-epsilon", "1", "--claim-delta", "0", "--search", "patterns"]
+    args = resolved(typed(build_parser().parse_args(argv), *BLACKBOX_OPTIONS))
+    assert (args.trials, args.statistic) == (100_000, "logistic")

@@ -19,7 +19,7 @@ from scipy.stats import binomtest
 
 from pdp_audit.audits.blackbox import AttackOptions, blackbox_attack
 from pdp_audit.audits.blackbox_events import Event, EventAttack, lower_rate, upper_rate
-from pdp_audit.audits.blackbox_features import HistogramScore, OutcomeKeys, OutcomeScore
+from pdp_audit.audits.blackbox_features import HistogramScore, OutcomeKeys, OutcomeScore, PooledHistogramScore
 from pdp_audit.verify.cli.main import main
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
@@ -110,6 +110,25 @@ def test_histogram_score_of_independent_bits_is_their_summed_log_ratio():
     assert score(np.zeros((1, 3)))[0] == pytest.approx(exact[1], abs=0.03)
 
 
+def test_pooled_histograms_see_many_columns_that_each_move_a_little():
+    """20 Laplace columns each shifted by 1 at scale 200 (DP-Sniper's parallel Laplace: a log ratio within ±0.005
+    per column).  Per-column histograms estimate each of 64 bins' ratios from one column (noise √(2/c) ≈ 0.025 at
+    3e3 releases per bin, five times the signal); the pooled score estimates 16 bins' from all 20 columns.  On 1e6
+    fresh releases per world (standard error of a separation ≈ 0.0014) the pooled score separates the worlds by
+    more than twice the per-column one (measured 0.015 and 0.020 against 0.0033 and 0.0044 on two seeds; the
+    optimal per-column sign test: 0.018 and 0.025)."""
+    rng = np.random.default_rng(7)
+    d, dp = 1.0 + rng.laplace(scale=200.0, size=(200_000, 20)), rng.laplace(scale=200.0, size=(200_000, 20))
+    pooled, columns = PooledHistogramScore.fit(d, dp), HistogramScore.fit(d, dp)
+    fresh_d, fresh_dp = 1.0 + rng.laplace(scale=200.0, size=(10**6, 20)), rng.laplace(scale=200.0, size=(10**6, 20))
+
+    def separation(score):
+        a, b = score(fresh_d), score(fresh_dp)
+        return (a.mean() - b.mean()) / np.sqrt((a.var() + b.var()) / 2)
+
+    assert separation(pooled) > 2 * separation(columns), (separation(pooled), separation(columns))
+
+
 VALID = [
     ("TruncatedGeometric", 31),
     ("ReportNoisyMax1", 32),
@@ -125,7 +144,7 @@ def test_event_bound_never_exceeds_the_exact_epsilon_of_a_correct_mechanism(name
     peer = BY_NAME[name]
     limit = peer.exact_epsilon if peer.exact_epsilon is not None else peer.proved_epsilon
     result = attack(name, 200_000, seed, train_trials=20_000)
-    assert result.statistic in ("logistic", "trees", "histograms", "increments", "outcomes")
+    assert result.statistic in ("logistic", "trees", "histograms", "increments", "pooled", "outcomes")
     for alpha in (ALPHA, 0.1):
         assert result.epsilon_lower_bound_at(alpha) <= limit, (name, alpha, result)
 

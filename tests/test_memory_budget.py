@@ -46,7 +46,7 @@ def test_a_budget_that_fits_is_accepted(small_machine):
 
 
 def test_the_black_box_refuses_releases_it_cannot_hold(small_machine):
-    """The attack keeps every release it learns from: 1e8 ten-dimensional releases per world."""
+    """The logistic attack keeps every release it learns from: 1e8 ten-dimensional releases per world."""
 
     def sample_d(size, rng):
         return rng.normal(0.0, 1.0, (size, 10))
@@ -55,7 +55,7 @@ def test_the_black_box_refuses_releases_it_cannot_hold(small_machine):
         return rng.normal(0.1, 1.0, (size, 10))
 
     with pytest.raises(pdp_audit.InputError, match=r"^trials 1e\+08 needs about .* 10-dimensional releases"):
-        pdp_audit.audit_blackbox((sample_d, sample_dprime), 1.0, 1e-5, trials=1e8)
+        pdp_audit.audit_blackbox((sample_d, sample_dprime), 1.0, 1e-5, trials=1e8, statistic="logistic")
 
 
 def test_the_processs_own_limits_lower_the_memory_a_budget_may_use(monkeypatch):

@@ -22,6 +22,9 @@ from __future__ import annotations
 import os
 from typing import TYPE_CHECKING, Any, Mapping
 
+from pdp_audit.audits.blackbox_defaults import DEFAULT_STATISTIC as BLACKBOX_STATISTIC
+from pdp_audit.audits.blackbox_defaults import DEFAULT_TRIALS as BLACKBOX_TRIALS
+from pdp_audit.audits.blackbox_defaults import STATISTICS
 from pdp_audit.mechanisms.base import NeighbourPair
 from pdp_audit.mechanisms.validation import InputError
 from pdp_audit.reports.records import Check, Run
@@ -177,18 +180,22 @@ def audit_blackbox(
     epsilon: float,
     delta: float,
     *,
-    trials: int = DEFAULT_TRIALS,
+    trials: int = BLACKBOX_TRIALS,
     seed: int = 0,
     alpha: float = DEFAULT_ALPHA,
     progress: bool = False,
     train_trials: int | None = None,
+    statistic: str = BLACKBOX_STATISTIC,
 ) -> Run:
     """Try to refute an (ε, δ)-DP claim of a mechanism that can only be sampled.
 
-    A test of D against D' is learned on ``train_trials`` releases per world (a logistic regression on the releases
-    and their squares, in the spirit of DP-Sniper), frozen, and applied to ``trials`` fresh releases, streamed in
-    blocks (only their scores are kept), on which ε is bounded from below exactly as the white-box attack does (a
-    joint exact test of both rates at pooled ranks fixed in advance).  The bound is valid whatever was learned.
+    By default (``statistic="events"``), the exact event test: candidate statistics (a logistic regression on the
+    releases and their squares in the spirit of DP-Sniper, gradient-boosted trees, the likelihood ratio of repeated
+    outcomes, per-column histograms) are learned on ``train_trials`` releases per world, a statistic and at most two
+    threshold events are chosen on a quarter of ``trials`` further releases, and each event's two rates are bounded
+    by Clopper–Pearson on ``trials`` fresh releases, of which only counts are kept.  ``statistic="logistic"``: the
+    logistic test alone, its scores on the fresh releases bounded as the white-box attack does (a joint exact test
+    of both rates at pooled ranks fixed in advance).  The bound is valid whatever was learned.
     A black-box audit can refute a claim (verdict ``fail``, exit code 1) or find no violation at this budget
     (``inconclusive``, 3); it never certifies.
 
@@ -197,11 +204,14 @@ def audit_blackbox(
         (size, d) array), or a tuple ``(sample_D, sample_D_prime)`` of functions ``(size, rng) -> releases``.
       epsilon: the claimed ε, finite and >= 0.
       delta: the claimed δ, in [0, 1).
-      trials: fresh releases per world for the bound, 100 to 1e8.
+      trials: fresh releases per world for the bound, 100 to 1e8 (default 8e6).
       seed: root seed, >= 0.
       alpha: false-alarm probability, in [1e-50, 1).
       progress: show a bar of the releases drawn on stderr (where it is a terminal).
-      train_trials: releases per world to learn the test from, 100 to 1e8 (default: ``trials``).
+      train_trials: releases per world to learn the test from, 100 to 1e8 (default: ``trials``, at most 2e5 for
+        the event test).
+      statistic: ``events`` (default), ``events-numbers``, ``logistic`` or ``select`` (``pdp-audit blackbox
+        --statistic``).
 
     Returns:
       The decided :class:`~pdp_audit.reports.records.Run` with one check, ``blackbox-attack``; or the exact fail
@@ -227,7 +237,8 @@ def audit_blackbox(
     """
     from pdp_audit.verify.evidence.blackbox import BlackBoxBudget
 
-    return audit_blackbox_with(pair, (epsilon, delta, alpha), trials, seed, progress, BlackBoxBudget(train_trials))
+    budget = BlackBoxBudget(train_trials, statistic=statistic)
+    return audit_blackbox_with(pair, (epsilon, delta, alpha), trials, seed, progress, budget)
 
 
 def audit_blackbox_with(pair: Any, claim: tuple, trials: Any, seed: Any, progress: bool, budget: Any) -> Run:
@@ -238,10 +249,8 @@ def audit_blackbox_with(pair: Any, claim: tuple, trials: Any, seed: Any, progres
 
     epsilon, delta, trials, seed, alpha = _claim(claim[0], claim[1], trials, seed, claim[2], "refuted_delta")
     train_trials = budget.train_trials
-    if budget.statistic not in ("logistic", "select", "events", "events-numbers"):
-        raise InputError(
-            f"statistic must be 'logistic', 'select', 'events' or 'events-numbers', got {budget.statistic!r}"
-        )
+    if budget.statistic not in STATISTICS:
+        raise InputError(f"statistic must be one of {', '.join(STATISTICS)}, got {budget.statistic!r}")
     budget = BlackBoxBudget(
         None if train_trials is None else pair_value("train_trials", train_trials),
         pair_value("workers", budget.workers),

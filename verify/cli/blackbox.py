@@ -21,6 +21,14 @@ import json
 import os
 import sys
 
+from pdp_audit.audits.blackbox_defaults import (
+    DEFAULT_STATISTIC,
+    DEFAULT_TRIALS,
+    EVENT_TRAIN_TRIALS,
+    SEARCH_STATISTIC,
+    SEARCH_TRIALS,
+    STATISTICS,
+)
 from pdp_audit.mechanisms.base import user_error
 from pdp_audit.mechanisms.validation import InputError, quoted, shown
 from pdp_audit.verify.cli import blackbox_search
@@ -33,9 +41,16 @@ from pdp_audit.verify.processes import in_user_process
 BLACKBOX_OPTIONS = (
     dataclasses.replace(PAIR_OPTIONS["epsilon"], key="claim_epsilon", help="the claimed ε >= 0"),
     dataclasses.replace(PAIR_OPTIONS["refuted_delta"], key="claim_delta", help="the claimed δ in [0, 1)"),
-    dataclasses.replace(PAIR_OPTIONS["trials"], help="fresh releases per world for the bound (default 1e5)"),
     dataclasses.replace(
-        PAIR_OPTIONS["train_trials"], help="releases per world to learn the test from (default: --trials)"
+        PAIR_OPTIONS["trials"],
+        default=None,
+        help=f"fresh releases per world for the bound (default {DEFAULT_TRIALS:.0e}; with --search, --witness or "
+        f"--report {SEARCH_TRIALS:.0e})".replace("e+0", "e"),
+    ),
+    dataclasses.replace(
+        PAIR_OPTIONS["train_trials"],
+        help=f"releases per world to learn the test from (default: --trials, at most {EVENT_TRAIN_TRIALS:.0e} for "
+        "the event test)".replace("e+0", "e"),
     ),
     dataclasses.replace(PAIR_OPTIONS["seed"], help="root seed (default 0)"),
     dataclasses.replace(PAIR_OPTIONS["alpha"], help="false-alarm probability (default 1e-6)"),
@@ -43,20 +58,30 @@ BLACKBOX_OPTIONS = (
     Option(
         "statistic",
         "str",
-        "logistic",
-        "the learned test: logistic (default), or select: logistic or gradient-boosted trees, whichever bounds ε "
-        "higher on a validation quarter of the training releases; or events: the exact event test (an event chosen "
-        "on the training releases among logistic, trees, outcome and histogram scores; Clopper-Pearson on the fresh "
-        "ones); or events-numbers: the same, the releases augmented with the structure of their numbers "
-        "(integrality, fractional part, low bits of the float64 significand)",
-        choices=(
-            "logistic",
-            "select",
-            "events",
-            "events-numbers",
-        ),  # pdp_audit.audits.blackbox.STATISTICS (not imported: scikit-learn is slow)
+        None,
+        "the test: events (default; with --search, --witness or --report: logistic, the test a witness records): "
+        "the exact event test (an event chosen among logistic, trees, outcome and histogram scores fitted on the "
+        "training releases, on a quarter of --trials further releases; Clopper-Pearson on --trials fresh ones, only "
+        "their counts kept); events-numbers: the same, the releases augmented with the structure of their numbers "
+        "(integrality, fractional part, low bits of the float64 significand); logistic: a logistic regression on "
+        "the releases and their squares, bounded at pooled ranks; select: logistic or gradient-boosted trees, "
+        "whichever bounds ε higher on a validation quarter of the training releases",
+        choices=STATISTICS,
     ),
 )
+
+
+def resolved(args: argparse.Namespace) -> argparse.Namespace:
+    """``args`` with ``--trials`` and ``--statistic`` given their defaults where not given: those of
+    :mod:`pdp_audit.audits.blackbox_defaults` for a plain run, those of
+    :class:`~pdp_audit.verify.evidence.blackbox_witness.SearchOptions` for a search, witness or report (whose
+    witness records the logistic test)."""
+    plain = not blackbox_search.wanted(args)
+    if args.trials is None:
+        args.trials = DEFAULT_TRIALS if plain else SEARCH_TRIALS
+    if args.statistic is None:
+        args.statistic = DEFAULT_STATISTIC if plain else SEARCH_STATISTIC
+    return args
 
 
 def add_parser(subparsers) -> None:
@@ -137,7 +162,7 @@ def command_blackbox(args: argparse.Namespace) -> int:
     from pdp_audit.verify.api import audit_blackbox_with
     from pdp_audit.verify.evidence.blackbox import BlackBoxBudget
 
-    typed(args, *BLACKBOX_OPTIONS)
+    resolved(typed(args, *BLACKBOX_OPTIONS))
     if blackbox_search.wanted(args):  # the whole search in the child: its outcome holds the user's objects
         target = f"target: the code of {shown(args.target)}"
         return in_user_process(lambda: blackbox_search.command(args, module_file, load_factory), target)
@@ -165,7 +190,7 @@ def command_blackbox(args: argparse.Namespace) -> int:
         "claim": {"epsilon": args.claim_epsilon, "delta": args.claim_delta},
         "trials": args.trials,
         **({} if args.train_trials is None else {"train_trials": args.train_trials}),
-        **({} if args.statistic == "logistic" else {"statistic": args.statistic}),
+        "statistic": args.statistic,
         "seed": args.seed,
         "alpha": args.alpha,
         "check": check_to_dict(check),

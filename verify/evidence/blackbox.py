@@ -9,6 +9,7 @@ from typing import Any, Callable
 
 import numpy as np
 
+from pdp_audit.audits.blackbox_defaults import DEFAULT_STATISTIC
 from pdp_audit.audits.rng_discipline import check_rng_discipline
 from pdp_audit.audits.stats import pvalue_by_inversion
 from pdp_audit.mechanisms.base import MalformedPair
@@ -64,12 +65,13 @@ EVENT_FORMULA = (
 
 @dataclass(frozen=True)
 class BlackBoxBudget:
-    """The black-box attack's budget beyond ``trials``: releases per world to learn from (None: as many as
-    ``trials``) and worker processes (the numbers do not depend on them)."""
+    """The black-box attack's budget beyond ``trials``: releases per world to learn from (None: the attack's default,
+    :func:`pdp_audit.audits.blackbox.default_train_trials`), worker processes (the numbers do not depend on them)
+    and the statistic (default :data:`pdp_audit.audits.blackbox_defaults.DEFAULT_STATISTIC`)."""
 
     train_trials: int | None = None
     workers: int = 1
-    statistic: str = "logistic"
+    statistic: str = DEFAULT_STATISTIC
 
 
 def blackbox_checks(

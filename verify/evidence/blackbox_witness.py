@@ -16,6 +16,7 @@ from typing import Any
 
 import numpy as np
 
+from pdp_audit.audits.blackbox_defaults import SEARCH_STATISTIC, SEARCH_TRIALS
 from pdp_audit.audits.stats import pvalue_by_inversion
 from pdp_audit.mechanisms.base import MalformedPair
 from pdp_audit.mechanisms.validation import InputError
@@ -40,10 +41,10 @@ class SearchOptions:
     neighbours: str = "linf:1"
     candidates: int = 16
     pilot_trials: int = 20_000
-    trials: int = 100_000
+    trials: int = SEARCH_TRIALS
     train_trials: int | None = None
     workers: int = 1
-    statistic: str = "logistic"
+    statistic: str = SEARCH_STATISTIC
     rounds: int = 1
 
     def checked(self) -> SearchOptions:
