@@ -31,6 +31,7 @@ from typing import Any, Iterator, Protocol
 import numpy as np
 
 from pdp_audit.audits.blackbox import AttackOptions, BlackBoxAttack, blackbox_attack
+from pdp_audit.audits.blackbox_defaults import SEARCH_STATISTIC
 from pdp_audit.mechanisms.base import MalformedPair
 from pdp_audit.mechanisms.validation import InputError
 
@@ -236,7 +237,7 @@ class SearchBudget:
     pilot_trials: int = 20_000
     trials: int = 100_000
     train_trials: int | None = None
-    options: AttackOptions = AttackOptions()
+    options: AttackOptions = AttackOptions(SEARCH_STATISTIC)  # the test a witness records and re-checks
     rounds: int = 1
 
 

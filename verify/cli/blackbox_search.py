@@ -103,7 +103,7 @@ def _attack(args, factory, options, claim, report) -> int:
         "claim": {"epsilon": args.claim_epsilon, "delta": args.claim_delta},
         "trials": args.trials,
         **({} if args.train_trials is None else {"train_trials": args.train_trials}),
-        **({} if args.statistic == "logistic" else {"statistic": args.statistic}),
+        "statistic": args.statistic,  # always named, as a plain run does (its default differs)
         "seed": args.seed,
         "alpha": args.alpha,
         **outcome.documents(),
