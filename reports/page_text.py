@@ -68,11 +68,13 @@ _SUPERSCRIPT = re.compile(r"(?<![\\\w$])([A-Za-zα-ωΑ-Ω0-9]+\^[A-Za-zα-ω0-9
 
 
 # a parenthesised exponent such as n^(−1/4) or log(n)^(1/2): typeset as n^{−1/4} (the parentheses dropped)
-_PAREN_SUPERSCRIPT = re.compile(r"(?<![\\\w$])([A-Za-zα-ωΑ-Ω0-9]+|[A-Za-z]+\([^()$\s]{1,8}\))\^\(([^()$\s]{1,12})\)")
+_PAREN_SUPERSCRIPT = re.compile(r"(?<![\\\w$])([A-Za-zα-ωΑ-Ωℝ0-9]+|[A-Za-z]+\([^()$\s]{1,8}\))\^\(([^()$\s]{1,12})\)")
+# the same after a closing parenthesis, (log(1/ρ))^(2/3): the exponent alone is typeset
+_CLOSED_SUPERSCRIPT = re.compile(r"\)\^\(([^()$\s]{1,12})\)")
 
 
 def _superscripts(part: str) -> str:
-    part = _PAREN_SUPERSCRIPT.sub(r"$\1^{\2}$", part)
+    part = _CLOSED_SUPERSCRIPT.sub(r")$^{\1}$", _PAREN_SUPERSCRIPT.sub(r"$\1^{\2}$", part))
     return _SUPERSCRIPT.sub(r"$\1$", part)
 
 
@@ -142,13 +144,15 @@ _HEX = re.compile(r"[0-9a-f]{32,}")
 
 def _cut(word: str, width_pt: float, size: float, family: str, weight: str) -> int:
     """Where to split a word wider than the line: a digest at a multiple of :data:`HEX_GROUP` digits (so that a
-    reader can compare it group by group), anything else at the last character that fits."""
+    reader can compare it group by group), an identifier after its last hyphen, slash, underscore or dot that fits
+    (``thm5-variance-`` / ``loss-consistency``), anything else at the last character that fits."""
     cut = max(1, int(len(word) * width_pt / word_width(word, size, family, weight)) - 1)
     digest = _HEX.search(word)
     if digest and digest.start() < cut:
         whole = digest.start() + (cut - digest.start()) // HEX_GROUP * HEX_GROUP
         return whole if whole > 0 else cut
-    return cut
+    joint = max(word.rfind(mark, 0, cut) for mark in "-/_.")  # an identifier: after its last joint that fits
+    return joint + 1 if joint > 0 else cut
 
 
 def wrap_to_width(

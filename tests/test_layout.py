@@ -238,6 +238,8 @@ def test_a_parenthesised_exponent_is_typeset():
     from pdp_audit.reports.page_text import math
 
     assert math("the rate n^(−1/4) is claimed") == "the rate $n^{−1/4}$ is claimed"
+    assert math("2e^(−ε²/2)/ε") == "$2e^{−ε²/2}$/ε"
+    assert math("(log(1/ρ))^(2/3)") == "(log(1/ρ))$^{2/3}$"
     assert math("2^-32") == "2^-32"  # not an exponent in parentheses: left as written
     assert _problems(lambda fig: fig.text(0.1, 0.5, math("rate n^(−1/4)"))) == []
 
@@ -305,3 +307,12 @@ def test_the_plugin_cover_lists_every_assertion_over_continuation_pages():
             plt.close(fig)
     assert len(pages) > 1 and problems == []
     assert all(f"[{k}]" in texts for k in range(60)) and not any("continued on" in t for t in texts)
+
+
+def test_a_check_id_too_wide_for_its_column_breaks_after_a_hyphen():
+    """ "thm5-variance-loss-conside" / "ncy" in the guarantees table: an identifier breaks at a joint."""
+    from pdp_audit.reports.page_text import word_width, wrap_to_width
+
+    name = "thm5-variance-loss-consistency"
+    rows = wrap_to_width(name, 0.8 * word_width(name, 7.5), 7.5)
+    assert "".join(rows) == name and all(row.endswith("-") for row in rows[:-1]), rows
