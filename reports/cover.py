@@ -249,11 +249,15 @@ def _central_figure(fig, run: Run, top: float) -> float:
     bottom = top - _CENTRAL_HEIGHT + 0.06
     if profile is not None and roc is not None:
         draw_profile(fig, profile, (0.09, bottom, 0.37, box_height))
-        profile_axes = fig.axes[-1]  # shrunk from below for its legend: the ROC beside it takes the same height
+        profile_axes = fig.axes[-1]
         draw_roc(fig, roc, (0.58, bottom, 0.37, box_height), compact=True)
-        _, y0, _, height = profile_axes.get_position().bounds
-        left, _, width, _ = fig.axes[-1].get_position().bounds
-        fig.axes[-1].set_position((left, y0, width, height))
+        # each shrunk from below for its legend: both take the smaller height, so that the two panels align
+        panels = (profile_axes, fig.axes[-1])
+        upper = min(ax.get_position().y1 for ax in panels)
+        low = max(ax.get_position().y0 for ax in panels)
+        for ax in panels:
+            left, _, width, _ = ax.get_position().bounds
+            ax.set_position((left, low, width, upper - low))
     elif profile is not None:
         draw_profile(fig, profile, (0.09, bottom, 0.84, box_height))
     else:

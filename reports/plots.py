@@ -153,7 +153,10 @@ def draw_roc(fig, data: Roc, box, compact: bool = False) -> None:
     if compact:
         title = f"Attack ROC; ε lower bound {data.epsilon_lower_bound:.3g}"
     ax.set_title(title, fontsize=8 if compact else 9)
-    ax.legend(fontsize=6 if compact else 7, loc="upper left")
+    if compact:  # the cover's small panel: below it, as the profile beside it (a steep ROC fills the upper left)
+        legend_below(fig, ax, 5.5, room=0.042)  # room for 10⁻⁶ tick labels and the x label
+    else:
+        ax.legend(fontsize=7, loc="upper left")
 
 
 def _coverage(fig, data: CoverageFigure, box) -> None:

@@ -260,10 +260,11 @@ def test_the_cover_profile_and_roc_panels_have_the_same_height():
 
     with plt.rc_context(RC):
         fig = _page()
-        _central_figure(fig, Run(), 0.7)
+        below = _central_figure(fig, Run(), 0.7)
         (_, y0, _, h0), (_, y1, _, h1) = (ax.get_position().bounds for ax in fig.axes)
         plt.close(fig)
     assert (y0, h0) == pytest.approx((y1, h1))
+    assert below == pytest.approx(0.7 - 0.29) and y0 > below  # the table below starts where it did
 
 
 def test_categories_label_each_case_and_bound_the_y_axis():
