@@ -81,9 +81,11 @@ def assertion_run(record: dict) -> Run:
     )
 
 
-def _cover(doc: dict) -> plt.Figure:
-    """The session's first page: the overall verdict, then one row per assertion (its test named once)."""
+def _cover(doc: dict) -> list[plt.Figure]:
+    """The session's first page: the overall verdict, then one row per assertion (its test named once); the rows
+    that do not fit go on to pages headed "Assertions (continued)", never cut (the last row ends the table)."""
     fig = plt.figure(figsize=A4)
+    pages = [fig]
     counts = doc["counts"]
     y = text_block(
         fig,
@@ -97,22 +99,27 @@ def _cover(doc: dict) -> plt.Figure:
         ],
     )
     verdict_banner(fig, y, doc["verdict"], VERDICT_TEXT[doc["verdict"]])
-    y -= 0.085
-    for x, head in zip((0.07, 0.16, 0.86), ("assertion", "test and claim", "verdict")):
-        fig.text(x, y, head, fontsize=8.5, weight="bold", va="top")
-    y -= 0.02
+    y = _header(fig, y - 0.085)
+    room = (0.84 - 0.16) * A4[0] * 72  # points, up to the verdict column
     for r in doc["assertions"]:
+        lines = wrap_to_width(r["nodeid"], room, 7.5) + wrap_to_width(r["header"], room, 7.5)
+        if y - 0.015 * len(lines) - 0.006 < 0.05:  # the row does not fit: a continuation page
+            fig = plt.figure(figsize=A4)
+            pages.append(fig)
+            y = _header(fig, text_block(fig, [("Assertions (continued)", {"size": 13, "weight": "bold"})]))
         fig.text(0.07, y, f"[{r['index']}]", fontsize=7.5, va="top")
         fig.text(0.86, y, r["verdict"].upper(), fontsize=7.5, va="top", weight="bold", color=COLOURS[r["verdict"]])
-        room = (0.84 - 0.16) * A4[0] * 72  # points, up to the verdict column
-        for line in wrap_to_width(r["nodeid"], room, 7.5) + wrap_to_width(r["header"], room, 7.5):
+        for line in lines:
             fig.text(0.16, y, line, fontsize=7.5, va="top")
             y -= 0.015
         y -= 0.006
-        if y < 0.08:
-            fig.text(0.07, y, "… (continued on the assertions' pages)", fontsize=7.5, va="top")
-            break
-    return fig
+    return pages
+
+
+def _header(fig, y: float) -> float:
+    for x, head in zip((0.07, 0.16, 0.86), ("assertion", "test and claim", "verdict")):
+        fig.text(x, y, head, fontsize=8.5, weight="bold", va="top")
+    return y - 0.02
 
 
 def _provenance(doc: dict) -> plt.Figure:
@@ -147,7 +154,7 @@ def session_report_paths(path: str | Path) -> tuple[Path, Path]:
 
 def _session_pages(doc: dict, records: list[dict]):
     """The session cover, every assertion's pages as ``pdp-audit run`` draws them, the seeds and versions."""
-    yield _cover(doc)
+    yield from _cover(doc)
     for record in sorted(records, key=lambda r: (r["nodeid"], r["index"])):
         yield from run_pages(assertion_run(record), provenance=False)
     yield _provenance(doc)

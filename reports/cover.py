@@ -249,7 +249,15 @@ def _central_figure(fig, run: Run, top: float) -> float:
     bottom = top - _CENTRAL_HEIGHT + 0.06
     if profile is not None and roc is not None:
         draw_profile(fig, profile, (0.09, bottom, 0.37, box_height))
+        profile_axes = fig.axes[-1]
         draw_roc(fig, roc, (0.58, bottom, 0.37, box_height), compact=True)
+        # each shrunk from below for its legend: both take the smaller height, so that the two panels align
+        panels = (profile_axes, fig.axes[-1])
+        upper = min(ax.get_position().y1 for ax in panels)
+        low = max(ax.get_position().y0 for ax in panels)
+        for ax in panels:
+            left, _, width, _ = ax.get_position().bounds
+            ax.set_position((left, low, width, upper - low))
     elif profile is not None:
         draw_profile(fig, profile, (0.09, bottom, 0.84, box_height))
     else:

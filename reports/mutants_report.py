@@ -1,8 +1,10 @@
 """The mutant zoo's detection table as JSON and a one-table PDF (``pdp-audit mutants``).
 
 The document is plain data: ``{"mutants": [{"id", "description", "expected", "caught_by", "trials", "verdict",
-"twin_verdict", "twin_not_passing"}], "caught", "total", "seed", "alpha", "version"}``.  No timestamps or
-timings, so the same seed and budget give byte-identical files.
+"twin_verdict", "twin_not_passing", "mutant_evidence", "twin_evidence"}], "caught", "total", "seed", "alpha",
+"version"}``; each ``*_evidence`` is the deciding check's numbers
+(:func:`pdp_audit.verify.mutants.deciding_numbers`).  No timestamps or timings, so the same seed and budget give
+byte-identical files.
 """
 
 from __future__ import annotations
@@ -17,10 +19,19 @@ import matplotlib.pyplot as plt  # noqa: E402
 from matplotlib.backends.backend_pdf import PdfPages  # noqa: E402
 
 from pdp_audit.reports.json_report import package_version  # noqa: E402
-from pdp_audit.reports.page_text import A4, COLOURS, RC, page_chunks, save_pages, text_block, verdict_banner  # noqa: E402
+from pdp_audit.reports.page_text import (  # noqa: E402
+    A4,
+    COLOURS,
+    RC,
+    page_chunks,
+    save_pages,
+    text_block,
+    verdict_banner,
+    wrap_to_width,
+)
 from pdp_audit.reports.publish import write_together  # noqa: E402
 
-ROWS_PER_PAGE = 11
+ROWS_PER_PAGE = 9
 
 
 def mutants_document(rows: list[dict], seed: int, alpha: float) -> dict:
@@ -84,8 +95,26 @@ def _page(doc: dict, rows: list[dict], first: bool) -> plt.Figure:
             va="top",
             family="DejaVu Sans Mono",
         )
+        for role in ("mutant", "twin"):
+            numbers = _numbers(r.get(f"{role}_evidence"))
+            room = 0.84 * A4[0] * 72
+            for line in (
+                wrap_to_width(f"{role + ' evidence:':<17}{numbers}", room, 7, "DejaVu Sans Mono") if numbers else ()
+            ):
+                fig.text(0.09, y - 0.014, line, fontsize=7, va="top", family="DejaVu Sans Mono")
+                y -= 0.014
         y -= 0.028
     return fig
+
+
+def _numbers(evidence: dict | None) -> str:
+    """A deciding check's numbers on one line: what it shows, its estimate and its simultaneous interval."""
+    if not evidence:
+        return ""
+    interval = evidence.get("interval")
+    shown = "" if interval is None else " [" + ", ".join("∞" if v is None else f"{v:.3g}" for v in interval) + "]"
+    estimate = "" if evidence.get("estimate") is None else f"; estimate {evidence['estimate']:.3g}{shown}"
+    return f"{evidence['check']} {evidence['verdict'].upper()}: {evidence['reading']}{estimate}"
 
 
 def write_mutants_report(doc: dict, pdf: str | None, json_path: str | None) -> None:

@@ -11,7 +11,6 @@ from __future__ import annotations
 import functools
 import logging
 import re
-import textwrap
 from typing import Any
 
 import matplotlib.patches
@@ -64,8 +63,19 @@ def _glyphs(segment: str, in_math: bool) -> str:
     return segment
 
 
-# a one-letter superscript such as e^ε, σ^2 or R^d (not X^TX, 2^-32 or n^(…)): typeset as mathtext
+# a one-letter superscript such as e^ε, σ^2 or R^d (not X^TX or 2^-32; n^(…) is _PAREN_SUPERSCRIPT's): mathtext
 _SUPERSCRIPT = re.compile(r"(?<![\\\w$])([A-Za-zα-ωΑ-Ω0-9]+\^[A-Za-zα-ω0-9])(?![\w{])")
+
+
+# a parenthesised exponent such as n^(−1/4) or log(n)^(1/2): typeset as n^{−1/4} (the parentheses dropped)
+_PAREN_SUPERSCRIPT = re.compile(r"(?<![\\\w$])([A-Za-zα-ωΑ-Ωℝ0-9]+|[A-Za-z]+\([^()$\s]{1,8}\))\^\(([^()$\s]{1,12})\)")
+# the same after a closing parenthesis, (log(1/ρ))^(2/3): the exponent alone is typeset
+_CLOSED_SUPERSCRIPT = re.compile(r"\)\^\(([^()$\s]{1,12})\)")
+
+
+def _superscripts(part: str) -> str:
+    part = _CLOSED_SUPERSCRIPT.sub(r")$^{\1}$", _PAREN_SUPERSCRIPT.sub(r"$\1^{\2}$", part))
+    return _SUPERSCRIPT.sub(r"$\1$", part)
 
 
 def math(text: str) -> str:
@@ -76,8 +86,7 @@ def math(text: str) -> str:
         return typeset
     parts = _MATH_SEGMENT.split(typeset)  # odd parts are $…$ segments
     return "".join(
-        _glyphs(part, True) if k % 2 else _glyphs(_SUPERSCRIPT.sub(r"$\1$", part), False)
-        for k, part in enumerate(parts)
+        _glyphs(part, True) if k % 2 else _glyphs(_superscripts(part), False) for k, part in enumerate(parts)
     )
 
 
@@ -128,24 +137,52 @@ def line_width(line: str, size: float, family: str = "DejaVu Sans", weight: str 
     return sum(word_width(w, size, family, weight) for w in words if w) + space * (len(words) - 1)
 
 
-def wrap_to_width(text: str, width_pt: float, size: float, family: str = "DejaVu Sans", weight: str = "normal"):
-    """``text`` broken at spaces into lines no wider than ``width_pt`` points, measured in the font it is drawn in;
-    a single word wider than that is broken between characters (never cut).  A text that fits stays as it is (the
-    runs of spaces aligning a monospaced table kept)."""
-    if line_width(text, size, family, weight) <= width_pt:
+#: a hexadecimal digest (a SHA-256): split, where it must be, only into whole groups of this many digits
+HEX_GROUP = 16
+_HEX = re.compile(r"[0-9a-f]{32,}")
+
+
+def _cut(word: str, width_pt: float, size: float, family: str, weight: str) -> int:
+    """Where to split a word wider than the line: a digest at a multiple of :data:`HEX_GROUP` digits (so that a
+    reader can compare it group by group), an identifier after its last hyphen, slash, underscore or dot that fits
+    (``thm5-variance-`` / ``loss-consistency``), anything else at the last character that fits."""
+    cut = max(1, int(len(word) * width_pt / word_width(word, size, family, weight)) - 1)
+    digest = _HEX.search(word)
+    if digest and digest.start() < cut:
+        whole = digest.start() + (cut - digest.start()) // HEX_GROUP * HEX_GROUP
+        return whole if whole > 0 else cut
+    joint = max(word.rfind(mark, 0, cut) for mark in "-/_.")  # an identifier: after its last joint that fits
+    return joint + 1 if joint > 0 else cut
+
+
+def wrap_to_width(
+    text: str,
+    width_pt: float,
+    size: float,
+    family: str = "DejaVu Sans",
+    weight: str = "normal",
+    max_chars: int | None = None,
+):
+    """``text`` broken at spaces into lines no wider than ``width_pt`` points, measured in the font it is drawn in,
+    and no longer than ``max_chars`` characters where given (both limits at once, so that a paragraph never ends a
+    line with a stray word); a single word wider than the line is broken between characters (never cut), a digest
+    only between groups of :data:`HEX_GROUP` digits.  A text that fits stays as it is (the runs of spaces aligning
+    a monospaced table kept)."""
+    if line_width(text, size, family, weight) <= width_pt and (max_chars is None or len(text) <= max_chars):
         return [text]
     lines: list[str] = []
     current = ""
     for word in (w for w in text.split(" ") if w):
         while word_width(word, size, family, weight) > width_pt and len(word) > 1:  # a hash, a path: split it
-            cut = max(1, int(len(word) * width_pt / word_width(word, size, family, weight)) - 1)
+            cut = _cut(word, width_pt, size, family, weight)
             if current:
                 lines.append(current)
                 current = ""
             lines.append(word[:cut])
             word = word[cut:]
         candidate = f"{current} {word}" if current else word
-        if current and line_width(candidate, size, family, weight) > width_pt:
+        too_long = max_chars is not None and len(candidate) > max_chars
+        if current and (too_long or line_width(candidate, size, family, weight) > width_pt):
             lines.append(current)
             current = word
         else:
@@ -162,11 +199,9 @@ def _wrapped(lines: list[tuple[str, dict]], width: int | None, room: float = TEX
         room_pt = (room - style.get("indent", 0)) * A4[0] * 72
         font = (style.get("size", 9), style.get("family", "DejaVu Sans"), style.get("weight", "normal"))
         limit = style.get("width", width)  # a style's own width in characters, if any, is kept
-        rows = [
-            fitted
-            for row in (textwrap.wrap(text, width=limit) if limit else [text]) or [""]
-            for fitted in wrap_to_width(row, room_pt, *font)
-        ]
+        if limit:  # as textwrap did: a newline or tab in a paragraph is a space
+            text = text.translate({ord("\n"): " ", ord("\t"): " "}).strip()
+        rows = wrap_to_width(text, room_pt, *font, max_chars=limit) if text else [""]
         last = len(rows) - 1
         out += [(row, {**style, "gap": style.get("gap", 0.004) if k == last else 0}) for k, row in enumerate(rows)]
     return out

@@ -153,7 +153,10 @@ def draw_roc(fig, data: Roc, box, compact: bool = False) -> None:
     if compact:
         title = f"Attack ROC; ε lower bound {data.epsilon_lower_bound:.3g}"
     ax.set_title(title, fontsize=8 if compact else 9)
-    ax.legend(fontsize=6 if compact else 7, loc="upper left")
+    if compact:  # the cover's small panel: below it, as the profile beside it (a steep ROC fills the upper left)
+        legend_below(fig, ax, 5.5, room=0.042)  # room for 10⁻⁶ tick labels and the x label
+    else:
+        ax.legend(fontsize=7, loc="upper left")
 
 
 def _coverage(fig, data: CoverageFigure, box) -> None:
@@ -221,13 +224,16 @@ def _scatter_panels(fig, data: ScatterPanels, box) -> None:
 def _lines(fig, data: Lines, box, compact: bool = False) -> None:
     """Labelled series with optional bands; ``compact`` (the cover's small panel) shrinks labels and legend."""
     ax = fig.add_axes(box)
-    for series in data.series:
+    if data.categories is not None:
+        _categorical(ax, data)
+    for series in data.series if data.categories is None else ():
         x = np.asarray(series.x if series.x is not None else data.x, float)
         (line,) = ax.plot(x, series.y, marker=series.marker, ms=3, label=series.label, ls=series.style)
         if series.lo is not None:
             ax.fill_between(x, series.lo, series.hi, color=line.get_color(), alpha=0.2)
-    ax.set_xscale("log" if data.logx else "linear")
-    ax.set_yscale("log" if data.logy else "linear")
+    if data.categories is None:  # (setting a scale resets the named ticks of categories)
+        ax.set_xscale("log" if data.logx else "linear")
+        ax.set_yscale("log" if data.logy else "linear")
     for axis, log, limits in ((ax.xaxis, data.logx, ax.get_xlim()), (ax.yaxis, data.logy, ax.get_ylim())):
         if log:  # plain numbers (2.4, not 2.4 × 10⁰); minor ticks labelled only where the axis spans a small range
             axis.set_major_formatter(_PLAIN)
@@ -239,6 +245,43 @@ def _lines(fig, data: Lines, box, compact: bool = False) -> None:
     if compact:
         ax.tick_params(labelsize=7)
     legend_below(fig, ax, 5.5 if compact else 8, room=0.03 if compact else 0.035)
+
+
+def _categorical(ax, data: Lines) -> None:
+    """Each series' value and interval at each named case as a point with an error bar, the series side by side;
+    a series without an interval (a claimed level) as a horizontal line.  On a log axis an interval reaching 0 is
+    drawn down to the axis' floor, a decade below the smallest positive value."""
+    names = list(data.categories or ())
+    x = np.arange(1, len(names) + 1, dtype=float)
+    ranged = [s for s in data.series if s.lo is not None]
+    values = np.concatenate([np.asarray(v, float) for s in data.series for v in (s.y, s.lo, s.hi) if v is not None])
+    positive = values[np.isfinite(values) & (values > 0)]
+    floor = positive.min() / 10 if data.logy and positive.size else 0.0
+    ax.set_yscale("log" if data.logy and positive.size else "linear")
+    for k, series in enumerate(data.series):
+        y = np.asarray(series.y, float)
+        if series.lo is None:
+            if data.logy and not y[0] > 0:  # δ = 0 has no place on a log axis: the page's text states it
+                continue
+            ax.axhline(y[0], ls=series.style or "--", color=f"C{k}", lw=1, label=series.label)
+            continue
+        shift = (ranged.index(series) - (len(ranged) - 1) / 2) * 0.12
+        lo, hi = (np.maximum(np.asarray(v, float), floor) for v in (series.lo, series.hi))
+        shown = np.maximum(y, floor)
+        ax.errorbar(
+            x + shift,
+            shown,
+            yerr=(shown - lo, hi - shown),
+            fmt=series.marker or "o",
+            ms=4,
+            capsize=3,
+            color=f"C{k}",
+            label=f"{series.label} (estimate, interval)",
+        )
+    ax.set_xticks(x, names, fontsize=7)
+    ax.set_xlim(0.5, len(names) + 0.5)
+    if data.logy and positive.size:
+        ax.set_ylim(floor / 2, positive.max() * 3)
 
 
 _PLAIN = matplotlib.ticker.FuncFormatter(lambda value, _: f"{value:g}")

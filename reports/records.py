@@ -152,6 +152,9 @@ class Lines:
     ylabel: str = ""
     logx: bool = False
     logy: bool = False
+    #: names of the x positions 1, 2, …: discrete cases (individuals), each series' interval drawn as an error bar
+    #: at each (a band between two individuals would mean nothing) and the y axis fitted to the intervals
+    categories: Sequence[str] | None = None
 
 
 Figure = Union[TailCurves, Roc, CoverageFigure, Histograms, ScatterPanels, Lines]

@@ -117,9 +117,7 @@ def cover_page(results) -> plt.Figure:
         values = sorted({_value(c["parameters"].get(key, "—")) for c in spec["cells"]}, key=_sort_key)
         more.append((f"{key}: " + ", ".join(values), {"size": 9.5, "indent": 0.02}))
     more.append(("Fixed parameters", {"size": 11, "weight": "bold"}))
-    more.append(
-        (", ".join(f"{k} = {_value(v)}" for k, v in fixed.items()) or "—", {"size": 9.5, "indent": 0.02, "gap": 0.015})
-    )
+    more.append((_fixed_text(fixed), {"size": 9.5, "indent": 0.02, "gap": 0.015}))
     more.append(("How to read a verdict", {"size": 11, "weight": "bold"}))
     more.append(
         (
@@ -133,6 +131,16 @@ def cover_page(results) -> plt.Figure:
     )
     text_block(fig, more, top=y)
     return fig
+
+
+def _fixed_text(fixed: dict) -> str:
+    """The fixed parameters as "k = v", a default left open (``None``: resolved per cell, e.g. σ calibrated, or not
+    applicable, e.g. ``data`` of a shipped dataset) named once as such rather than printed as "None"."""
+    given = ", ".join(f"{k} = {_value(v)}" for k, v in fixed.items() if v is not None) or "—"
+    open_ = [k for k, v in fixed.items() if v is None]
+    return given + (
+        f"; left to their defaults (resolved per cell or not applicable): {', '.join(open_)}" if open_ else ""
+    )
 
 
 def _sort_key(text: str):

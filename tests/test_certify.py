@@ -274,3 +274,16 @@ def test_a_deployment_certified_through_a_symbolic_link_records_the_file_it_reso
     assert documents[0] == documents[1]
     record = json.loads(documents[0])["certified"]["deployment_file"]
     assert record == {"path": "deploy.toml", "sha256": hashlib.sha256(toml.read_bytes()).hexdigest()}
+
+
+def test_a_certificate_states_resolved_parameters_never_null():
+    """`sigma: null`, `lam: null` (a default left open) become the values the run used; one that did not apply
+    is omitted."""
+    from pdp_audit.verify.deployment import resolved_parameters
+
+    written = {"sigma": None, "lam": None, "loss": "logistic", "unused": None}
+    assert resolved_parameters(written, {"sigma": 0.504, "lam": 0.25}) == {
+        "sigma": 0.504,
+        "lam": 0.25,
+        "loss": "logistic",
+    }

@@ -251,3 +251,14 @@ def test_the_defaults_the_audit_pages_state_are_the_parsers():
                     assert agrees(want, have), (page, options, cell, audit, have)
                 compared += 1
     assert compared >= 30  # the tables state about 30 plain defaults: a parse that found none would prove nothing
+
+
+def test_sphinx_roles_of_the_docstrings_render_as_code():
+    """mkdocstrings rendered ":func:`x`" as ":func:" and the name in code; the hook drops the role."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("roles", Path(__file__).parents[1] / "docs/hooks/roles.py")
+    roles = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(roles)
+    html = "see :func:<code>pdp_audit.audit_pair</code> and :class:<code>~pdp_audit.reports.records.Run</code>."
+    assert roles.on_page_content(html) == "see <code>pdp_audit.audit_pair</code> and <code>Run</code>."

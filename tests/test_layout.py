@@ -208,3 +208,112 @@ def test_plugin_session_report(tmp_path):
     with checking_pages(found):
         write_session_report(json.loads(json.dumps(kept)), "fail", tmp_path / "audit.pdf")
     assert "\n".join(found) == ""
+
+
+# --- defects found by reading the pages (each test fails on the code before its fix) -----------------------
+
+
+def test_a_paragraph_with_a_character_limit_has_no_stray_short_line():
+    """Wrapping at a character limit and then at the measured width left one-word lines ("0 guarantees rest" /
+    "on exact mathematics"): both limits apply at once, so every line but the last is at least half full."""
+    from pdp_audit.reports.page_text import _wrapped
+
+    text = "The DP guarantees are checked at the neighbouring pair own.make(**parameters), as returned. " * 6
+    rows = [row for row, _ in _wrapped([(text, {"size": 8, "width": 120})], None)]
+    assert len(rows) > 2
+    assert all(len(row) >= 60 for row in rows[:-1]), rows
+
+
+def test_a_digest_is_split_only_between_groups_of_sixteen_digits():
+    from pdp_audit.reports.page_text import HEX_GROUP, wrap_to_width
+
+    digest = "0123456789abcdef" * 4
+    rows = wrap_to_width(f"sha256 {digest} shape [300, 4]", 150, 9, "DejaVu Sans Mono")
+    pieces = [word for row in rows for word in row.split() if set(word) <= set("0123456789abcdef") and len(word) > 8]
+    assert "".join(pieces) == digest and len(pieces) > 1
+    assert all(len(piece) % HEX_GROUP == 0 for piece in pieces), pieces
+
+
+def test_a_parenthesised_exponent_is_typeset():
+    from pdp_audit.reports.page_text import math
+
+    assert math("the rate n^(−1/4) is claimed") == "the rate $n^{−1/4}$ is claimed"
+    assert math("2e^(−ε²/2)/ε") == "$2e^{−ε²/2}$/ε"
+    assert math("(log(1/ρ))^(2/3)") == "(log(1/ρ))$^{2/3}$"
+    assert math("2^-32") == "2^-32"  # not an exponent in parentheses: left as written
+    assert _problems(lambda fig: fig.text(0.1, 0.5, math("rate n^(−1/4)"))) == []
+
+
+def test_the_cover_profile_and_roc_panels_have_the_same_height():
+    from pdp_audit.reports.cover import _central_figure
+    from pdp_audit.reports.records import Line, Lines, Roc
+
+    class Check:
+        def __init__(self, figure):
+            self.figure = figure
+
+    profile = Lines([Line("δ(ε)", [0.1, 0.01], x=[0.5, 1.0]), Line("claim", [1e-5, 1e-5], x=[0.5, 1.0])])
+    roc = Roc(fpr=[1e-6, 1], tpr=[0, 1], epsilon_claim=1.0, delta_claim=1e-5, epsilon_lower_bound=0.5, level=0.99)
+
+    class Run:
+        checks = [Check(profile), Check(roc)]
+
+    with plt.rc_context(RC):
+        fig = _page()
+        below = _central_figure(fig, Run(), 0.7)
+        (_, y0, _, h0), (_, y1, _, h1) = (ax.get_position().bounds for ax in fig.axes)
+        plt.close(fig)
+    assert (y0, h0) == pytest.approx((y1, h1))
+    assert below == pytest.approx(0.7 - 0.29) and y0 > below  # the table below starts where it did
+
+
+def test_categories_label_each_case_and_bound_the_y_axis():
+    """The per-instance figure: an error bar per individual, her name on the x axis, the log y axis fitted to the
+    intervals (a claimed δ far above them no longer squeezes them into a sliver)."""
+    from pdp_audit.reports.plots import plot
+    from pdp_audit.reports.records import Line, Lines
+
+    lines = [
+        Line("dp-forward", [1e-9, 0.0], x=[1, 2], lo=[0.0, 0.0], hi=[2e-9, 1e-9]),
+        Line("claimed δ = 1e-05", [1e-5, 1e-5], marker="", style="--"),
+    ]
+    figure = Lines(lines, x=[1, 2], xlabel="individual", ylabel="δ", logy=True, categories=["ann", "bob"])
+    with plt.rc_context(RC):
+        fig = _page()
+        plot(fig, figure, (0.1, 0.2, 0.8, 0.5))
+        ax = fig.axes[0]
+        fig.canvas.draw()
+        names = [t.get_text() for t in ax.get_xticklabels()]
+        low, high = ax.get_ylim()
+        problems = page_problems(fig)
+        plt.close(fig)
+    assert names == ["ann", "bob"] and problems == []
+    assert ax.get_yscale() == "log" and 1e-11 <= low < 1e-9 and 1e-5 < high <= 1e-4  # a decade around the data
+
+
+def test_the_plugin_cover_lists_every_assertion_over_continuation_pages():
+    """60 assertions: each row on a cover page (none cut with "… continued on the assertions' pages")."""
+    from pdp_audit.reports.audit_session import _cover
+
+    rows = [
+        {"index": k, "nodeid": f"tests/test_m.py::test_{k}", "header": "assert_dp (1, 1e-5)", "verdict": "pass"}
+        for k in range(60)
+    ]
+    doc = {"counts": {"pass": 60, "inconclusive": 0, "fail": 0}, "assertions": rows, "verdict": "pass"}
+    with plt.rc_context(RC):
+        pages = _cover(doc)
+        texts = [t.get_text() for fig in pages for t in fig.texts]
+        problems = [p for fig in pages for p in page_problems(fig)]
+        for fig in pages:
+            plt.close(fig)
+    assert len(pages) > 1 and problems == []
+    assert all(f"[{k}]" in texts for k in range(60)) and not any("continued on" in t for t in texts)
+
+
+def test_a_check_id_too_wide_for_its_column_breaks_after_a_hyphen():
+    """ "thm5-variance-loss-conside" / "ncy" in the guarantees table: an identifier breaks at a joint."""
+    from pdp_audit.reports.page_text import word_width, wrap_to_width
+
+    name = "thm5-variance-loss-consistency"
+    rows = wrap_to_width(name, 0.8 * word_width(name, 7.5), 7.5)
+    assert "".join(rows) == name and all(row.endswith("-") for row in rows[:-1]), rows

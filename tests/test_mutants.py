@@ -165,3 +165,15 @@ def test_two_reports_read_as_one_break_their_claim_and_the_twin_keeps_it():
     assert zoo.two_reports_delta(1.0, 1.0) > 300 * 1e-3
     twin = 0.5 / zoo.mutant_pairs.TWIN_MARGIN  # the twin's ε₀: two reports are (2ε₀, 0)-DP, below the claimed ε = 1
     assert enumerated(twin, 1.0) < 1e-15 and zoo.two_reports_delta(twin, 1.0) == 0.0
+
+
+def test_the_report_carries_the_deciding_numbers_of_mutant_and_twin():
+    """The mutants report showed verdicts only: each row now has the deciding check's estimate, interval and the
+    claim it is held to, for the mutant and (the same check) for its twin."""
+    outcome = zoo.run_mutant(zoo.MUTANTS[0], 2000, seed=0)
+    row = json.loads(json.dumps(outcome.to_dict(), allow_nan=False))
+    mutant, twin = row["mutant_evidence"], row["twin_evidence"]
+    assert mutant["check"] in row["caught_by"] and mutant["verdict"] == "fail"
+    low, high = mutant["interval"]
+    assert low <= mutant["estimate"] <= high and low > mutant["claimed"]["delta_claim"]  # a FAIL: above δ
+    assert twin["check"] == mutant["check"] and twin["verdict"] == "pass"

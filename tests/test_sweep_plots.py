@@ -65,3 +65,10 @@ def test_the_parameter_with_fewest_values_gets_the_columns_and_too_many_values_b
     assert len(joined) == 12  # one line per d, each through n = 10 and 100
     against_d = pages[1]
     assert len(against_d.get_axes()) == 2  # columns per mode again; n is a line
+
+
+def test_fixed_parameters_left_to_defaults_are_named_not_printed_as_none():
+    from pdp_audit.reports.sweep_pdf import _fixed_text
+
+    text = _fixed_text({"sensitivity": 1, "sigma": None, "data": None})
+    assert "None" not in text and text.startswith("sensitivity = 1") and "sigma, data" in text

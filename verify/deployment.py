@@ -438,4 +438,17 @@ def certify_deployment(deployment: Deployment, workers: int | None = None, progr
             run = plan.execute(config, workers or deployed_workers or 1, progress)
     if isinstance(deployment.parameters.get("data"), str):  # as written: relative to the deployment's folder
         run = replace(run, parameters={**run.parameters, "data": deployment.parameters["data"]})
-    return replace(without_findings(run), certified=certified)
+    resolved = resolved_parameters(certified["parameters"], run.parameters)
+    return replace(without_findings(run), certified={**certified, "parameters": resolved})
+
+
+def resolved_parameters(written: dict[str, Any], used: dict[str, Any]) -> dict[str, Any]:
+    """The certificate's parameters with each default left open (``None``: "calibrate σ", "λ from Theorem 5")
+    replaced by the value the run resolved and used, and one that did not apply to the run (still ``None``)
+    omitted: a certificate states what was deployed, never ``null``."""
+    out = {}
+    for key, value in written.items():
+        value = used.get(key) if value is None else value
+        if value is not None:
+            out[key] = value
+    return out

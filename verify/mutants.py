@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import math
 import zlib
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Callable
 
 import numpy as np
@@ -83,6 +83,7 @@ class Outcome:
     caught_by: tuple[str, ...]
     twin_verdict: str
     twin_failing: tuple[str, ...]
+    evidence: dict = field(default_factory=dict)  # {"mutant"|"twin": the deciding check's numbers}
 
     @property
     def ok(self) -> bool:
@@ -98,6 +99,8 @@ class Outcome:
             "verdict": self.verdict,
             "twin_verdict": self.twin_verdict,
             "twin_not_passing": list(self.twin_failing),
+            "mutant_evidence": self.evidence.get("mutant"),
+            "twin_evidence": self.evidence.get("twin"),
         }
 
 
@@ -514,7 +517,35 @@ def run_mutant(mutant: Mutant, trials: int, seed: int = 0, alpha: float = 1e-6) 
         tuple(c.id for c in broken if c.verdict == "fail"),
         worst(c.verdict for c in twin),
         tuple(c.id for c in twin if c.verdict != "pass"),
+        {"mutant": (first := deciding_numbers(broken)), "twin": deciding_numbers(twin, first and first["check"])},
     )
+
+
+def deciding_numbers(checks: list[Check], prefer: str | None = None) -> dict | None:
+    """The numbers of the check that decides a case's verdict (its first failing check, else its first
+    inconclusive one, else the check ``prefer`` names (the twin: the check that decided its mutant), else its first
+    statistical one): its id, estimate, simultaneous interval (an infinite end:
+    ``None``), the claim's δ or ρ where it has one, and the reading the cover prints ("δ(1) ≤ 0.021")."""
+    from pdp_audit.reports.check_reading import reading
+
+    order = [c for v in ("fail", "inconclusive") for c in checks if c.verdict == v]
+    order += [c for c in checks if c.id == prefer] + [c for c in checks if c.statistical]
+    if not (order or checks):
+        return None
+    check = (order or checks)[0]
+
+    def finite(value):
+        return float(value) if value is not None and math.isfinite(value) else None
+
+    details = check.details or {}
+    return {
+        "check": check.id,
+        "verdict": check.verdict,
+        "estimate": finite(check.estimate),
+        "interval": None if check.ci is None else [finite(check.ci[0]), finite(check.ci[1])],
+        "claimed": {k: finite(details[k]) for k in ("delta_claim", "rho", "epsilon") if k in details},
+        "reading": reading(check),
+    }
 
 
 def run_zoo(trials: int, seed: int = 0, alpha: float = 1e-6) -> list[Outcome]:
