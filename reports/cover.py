@@ -149,6 +149,11 @@ def _identity_lines(run: Run) -> list[tuple[str, dict]]:
     if c and "factory" in c:  # a user's mechanism: what code was certified
         module = c["module_file"]
         lines.append((f"Mechanism: {c['factory']} (module file {module['name']}, sha256 {module['sha256']})", mono))
+        helpers = c.get("helper_modules", [])  # the modules it is written across, beside the deployment
+        for helper in helpers[:3]:  # a page holds a few; the JSON holds every one
+            lines.append((f"Helper module: {helper['name']}, sha256 {helper['sha256']}", mono))
+        if len(helpers) > 3:
+            lines.append((f"and {len(helpers) - 3} more helper modules (listed with their sha256 in the JSON)", mono))
     if c and c.get("releases"):  # several releases: certified as one
         listed = "; ".join(f"{i}. {r['mechanism']} on {r['data'] or '—'}" for i, r in enumerate(c["releases"], 1))
         lines.append(

@@ -18,6 +18,7 @@ from pdp_audit.verify.cli.main import main
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
 PUBLIC = [
     "EXIT_CODES",
+    "BlackBoxBudget",
     "Check",
     "InputError",
     "NeighbourPair",
@@ -259,3 +260,18 @@ def test_the_gaussian_calibration_is_exact_and_validated():
     assert pdp_audit.gaussian_sigma(1.0, 1e-5, sensitivity=2.0) == pytest.approx(2 * sigma, rel=1e-12)
     with pytest.raises(pdp_audit.InputError, match="delta must be in"):
         pdp_audit.gaussian_sigma(1.0, 0.0)
+
+
+def test_audit_blackbox_takes_its_statistic_and_training_budget_as_one_record():
+    """``budget=pdp_audit.BlackBoxBudget(...)`` reaches the attack (the logistic test's check says so); anything else
+    as the budget is refused in one line before a release is drawn."""
+
+    def shifted(mean):
+        return lambda size, rng: rng.normal(mean, 1.0, size=(size, 1))
+
+    run = pdp_audit.audit_blackbox(
+        (shifted(3.0), shifted(0.0)), 1.0, 1e-5, trials=5_000, budget=pdp_audit.BlackBoxBudget(statistic="logistic")
+    )
+    assert run.verdict == "fail" and "learned test" in run.checks[0].title
+    with pytest.raises(pdp_audit.InputError, match="^budget must be a pdp_audit.BlackBoxBudget, got dict$"):
+        pdp_audit.audit_blackbox((shifted(3.0), shifted(0.0)), 1.0, 1e-5, budget={"statistic": "logistic"})

@@ -267,3 +267,29 @@ def test_the_shipped_example_is_a_valid_deployment_of_a_users_mechanism():
     pair = call_factory("example", factory, {**deployment.parameters, "data": str(EXAMPLES / "deploy-data.csv")})
     assert kind_of("example", pair, "make") == "white-box"
     assert [p.id for p in individuals("example", pair, "white-box", "make")] == ["row-1", "row-2", "row-3"]
+
+
+def test_the_helper_modules_a_mechanism_is_written_across_are_fingerprinted(tmp_path):
+    """The factory's module imports the histogram from a helper beside it, which imports a second one: both are on
+    the certificate with the SHA-256 of their bytes, and editing a helper changes its hash (a certificate that named
+    the factory's module alone was the same for different code)."""
+    folder = tmp_path / "user"
+    toml = project(folder, module="from helper import make  # noqa: F401\n")
+    lazy = "SCALE = 1.0\n"
+    (folder / "helper.py").write_text(
+        "import lazyhelper  # noqa: F401\n" + HISTOGRAM,
+        encoding="utf-8",
+    )
+    (folder / "lazyhelper.py").write_text(lazy, encoding="utf-8")
+    for name in ("helper", "lazyhelper"):  # this process may hold an earlier test's modules of these names
+        sys.modules.pop(name, None)
+    code, document = certify(toml)
+    digest = {name: hashlib.sha256((folder / name).read_bytes()).hexdigest() for name in ("helper.py", "lazyhelper.py")}
+    assert code == 0
+    assert document["certified"]["helper_modules"] == [{"name": n, "sha256": d} for n, d in sorted(digest.items())]
+    (folder / "lazyhelper.py").write_text(lazy + "# edited\n", encoding="utf-8")
+    for name in ("helper", "lazyhelper"):
+        sys.modules.pop(name, None)
+    _, edited = certify(toml)
+    hashes = {h["name"]: h["sha256"] for h in edited["certified"]["helper_modules"]}
+    assert hashes["helper.py"] == digest["helper.py"] and hashes["lazyhelper.py"] != digest["lazyhelper.py"]

@@ -31,7 +31,14 @@ ALLOWED = {
 # Lowest first: the records and verdict rules, evidence constructors, the audit plans, sweeps, the
 # ledger, deployment files, and the entry points on top.
 VERIFY_LEVELS = (
-    ("verify.checks", "verify.config", "verify.outputs", "verify.processes", "verify.calibration"),
+    (
+        "verify.checks",
+        "verify.config",
+        "verify.outputs",
+        "verify.processes",
+        "verify.calibration",
+        "verify.module_fingerprints",
+    ),
     ("verify.evidence", "verify.contract", "verify.mutant_pairs"),
     ("verify.plans",),
     ("verify.sweeps",),

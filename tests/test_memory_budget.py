@@ -55,7 +55,9 @@ def test_the_black_box_refuses_releases_it_cannot_hold(small_machine):
         return rng.normal(0.1, 1.0, (size, 10))
 
     with pytest.raises(pdp_audit.InputError, match=r"^trials 1e\+08 needs about .* 10-dimensional releases"):
-        pdp_audit.audit_blackbox((sample_d, sample_dprime), 1.0, 1e-5, trials=1e8, statistic="logistic")
+        pdp_audit.audit_blackbox(
+            (sample_d, sample_dprime), 1.0, 1e-5, trials=1e8, budget=pdp_audit.BlackBoxBudget(statistic="logistic")
+        )
 
 
 def test_the_processs_own_limits_lower_the_memory_a_budget_may_use(monkeypatch):
@@ -89,11 +91,15 @@ def test_the_black_box_memory_counts_training_releases_and_fresh_scores(small_ma
 
     refusal = r"^train-trials 1e\+07 and trials 100000 need about .* bytes per training release"
     with pytest.raises(pdp_audit.InputError, match=refusal):
-        pdp_audit.audit_blackbox((sample_d, sample_dprime), 1.0, 1e-5, trials=1e5, train_trials=1e7)
+        pdp_audit.audit_blackbox(
+            (sample_d, sample_dprime), 1.0, 1e-5, trials=1e5, budget=pdp_audit.BlackBoxBudget(train_trials=1e7)
+        )
 
     def accepted(*args, **kwargs):
         raise RuntimeError("accepted")
 
     monkeypatch.setattr(blackbox, "blackbox_attack", accepted)
     with pytest.raises(RuntimeError, match="accepted"):
-        pdp_audit.audit_blackbox((sample_d, sample_dprime), 1.0, 1e-5, trials=1e7, train_trials=1e5)
+        pdp_audit.audit_blackbox(
+            (sample_d, sample_dprime), 1.0, 1e-5, trials=1e7, budget=pdp_audit.BlackBoxBudget(train_trials=1e5)
+        )

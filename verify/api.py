@@ -22,7 +22,6 @@ from __future__ import annotations
 import os
 from typing import TYPE_CHECKING, Any, Mapping
 
-from pdp_audit.audits.blackbox_defaults import DEFAULT_STATISTIC as BLACKBOX_STATISTIC
 from pdp_audit.audits.blackbox_defaults import DEFAULT_TRIALS as BLACKBOX_TRIALS
 from pdp_audit.audits.blackbox_defaults import STATISTICS
 from pdp_audit.mechanisms.base import NeighbourPair
@@ -184,8 +183,7 @@ def audit_blackbox(
     seed: int = 0,
     alpha: float = DEFAULT_ALPHA,
     progress: bool = False,
-    train_trials: int | None = None,
-    statistic: str = BLACKBOX_STATISTIC,
+    budget: Any = None,
 ) -> Run:
     """Try to refute an (ε, δ)-DP claim of a mechanism that can only be sampled.
 
@@ -208,10 +206,11 @@ def audit_blackbox(
       seed: root seed, >= 0.
       alpha: false-alarm probability, in [1e-50, 1).
       progress: show a bar of the releases drawn on stderr (where it is a terminal).
-      train_trials: releases per world to learn the test from, 100 to 1e8 (default: ``trials``, at most 2e5 for
-        the event test).
-      statistic: ``events`` (default), ``events-numbers``, ``logistic`` or ``select`` (``pdp-audit blackbox
-        --statistic``).
+      budget: a :class:`BlackBoxBudget` (default ``BlackBoxBudget()``): ``statistic`` -- ``events`` (default),
+        ``events-numbers``, ``logistic`` or ``select`` (``pdp-audit blackbox --statistic``); ``train_trials`` --
+        releases per world to learn the test from, 100 to 1e8 (default: ``trials``, at most 2e5 for the event
+        test); ``workers`` -- processes drawing the releases (the numbers do not depend on them; the samplers must
+        then be picklable).
 
     Returns:
       The decided :class:`~pdp_audit.reports.records.Run` with one check, ``blackbox-attack``; or the exact fail
@@ -237,7 +236,10 @@ def audit_blackbox(
     """
     from pdp_audit.verify.evidence.blackbox import BlackBoxBudget
 
-    budget = BlackBoxBudget(train_trials, statistic=statistic)
+    if budget is None:
+        budget = BlackBoxBudget()
+    elif not isinstance(budget, BlackBoxBudget):
+        raise InputError(f"budget must be a pdp_audit.BlackBoxBudget, got {type(budget).__name__}")
     return audit_blackbox_with(pair, (epsilon, delta, alpha), trials, seed, progress, budget)
 
 

@@ -64,6 +64,7 @@ from pdp_audit.mechanisms.validation import InputError, not_a_regular_file, quot
 from pdp_audit.reports.records import Line, Lines, Page, Run
 from pdp_audit.verify.checks import finalize, make_run
 from pdp_audit.verify.config import PAIR_OPTIONS, in_file, parse
+from pdp_audit.verify.module_fingerprints import HelperModules
 
 #: The most individuals of ``per_instance()`` one certificate audits (each costs as much as the pair itself).
 MAX_INDIVIDUALS = 20
@@ -391,6 +392,8 @@ def certify_own(deployment, code_version: str) -> Run:
     where = shown(deployment.path)
     budget = own_budget(deployment)
     factory = load_factory(where, deployment.folder, deployment.mechanism)
+    helpers = HelperModules(deployment.folder, deployment.mechanism.partition(":")[0])
+    helpers.update()  # the helpers the factory's module imported, hashed before any of its code runs again
     with deployed_data(where, deployment.folder, deployment.parameters) as (arguments, fingerprint):
         pair = call_factory(where, factory, arguments)
         kind = kind_of(where, pair, f"{factory.qualname}()")
@@ -409,6 +412,7 @@ def certify_own(deployment, code_version: str) -> Run:
         **({"data": deployment.parameters["data"]} if fingerprint[0] == "file" else {}),
         "individuals": len(people),
     }
+    helpers.update()  # and those imported lazily, by the factory or the sampler
     checks = finalize(evidence, budget.alpha)
     pages = [per_instance_page(checks, people, budget, kind)] if people else []
     run = make_run(deployment.mechanism, checks, budget.alpha, parameters, budget.seed, pages=pages, paper_claims=True)
@@ -417,6 +421,7 @@ def certify_own(deployment, code_version: str) -> Run:
         "mechanism": deployment.mechanism,
         "factory": factory.qualname,
         "module_file": {"name": factory.file_name, "sha256": factory.sha256},
+        "helper_modules": helpers.records(),
         "evidence": kind,
         "claim": dict(deployment.claim),
         "parameters": dict(deployment.parameters),

@@ -67,12 +67,14 @@ from pdp_audit.verify.api import (
     write_report,
 )
 from pdp_audit.verify.checks import EXIT_CODES
+from pdp_audit.verify.evidence.blackbox import BlackBoxBudget
 from pdp_audit.verify.evidence.blackbox_witness import SearchOptions
 
 __version__: str = package_version()
 
 __all__ = [
     "EXIT_CODES",
+    "BlackBoxBudget",
     "Check",
     "InputError",
     "NeighbourPair",

@@ -65,9 +65,17 @@ EVENT_FORMULA = (
 
 @dataclass(frozen=True)
 class BlackBoxBudget:
-    """The black-box attack's budget beyond ``trials``: releases per world to learn from (None: the attack's default,
-    :func:`pdp_audit.audits.blackbox.default_train_trials`), worker processes (the numbers do not depend on them)
-    and the statistic (default :data:`pdp_audit.audits.blackbox_defaults.DEFAULT_STATISTIC`)."""
+    """The black-box attack's budget beyond ``trials`` (``pdp_audit.audit_blackbox(..., budget=)``).
+
+    Attributes:
+      train_trials: releases per world to learn the test from, 100 to 1e8 (None: ``trials``, at most 2e5 for the
+        event test).
+      workers: processes drawing the releases, >= 1 (the numbers do not depend on them; the samplers must then be
+        picklable).
+      statistic: ``events`` (the default: the exact event test, Clopper–Pearson on fresh releases), ``events-numbers``
+        (the same with the structure of the numbers as features), ``logistic`` or ``select`` (logistic or
+        gradient-boosted trees, chosen on a validation split).
+    """
 
     train_trials: int | None = None
     workers: int = 1

@@ -1,0 +1,57 @@
+"""The fingerprints of the code a certificate certifies: the factory's module (hashed from the bytes executed, in
+:func:`pdp_audit.verify.own_mechanism.load_factory`) and every other module the audit loaded from the deployment's
+folder -- the helpers a user's mechanism is written across.  Without them, editing a helper the factory imports would
+give a certificate with the same hashes for different code.
+
+A helper is hashed when it is first seen loaded (after the factory's module ran, and again after the audit, for
+modules imported lazily), so a file rewritten later in the run is recorded as it was when imported.  Modules under a
+``site-packages`` or ``dist-packages`` folder (a virtual environment kept beside the deployment) are installed
+libraries, not the user's mechanism, and are left out, as are compiled extension modules (no source to hash) and
+pdp-audit's own modules.  A helper that cannot be read when it is first seen is refused: its code cannot be named.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import sys
+from pathlib import Path
+
+from pdp_audit.mechanisms.validation import InputError
+
+#: Folders whose modules are installed libraries, not part of the mechanism.
+INSTALLED = frozenset({"site-packages", "dist-packages"})
+
+
+class HelperModules:
+    """The modules loaded from ``folder`` other than the factory's ``module_name``, each hashed at first sight."""
+
+    def __init__(self, folder: Path, module_name: str):
+        self.folder = folder.resolve()
+        self.module_name = module_name
+        self.seen: dict[str, str] = {}  # path relative to the folder -> sha256 of its bytes when first seen
+
+    def update(self) -> None:
+        """Hash every helper module loaded now that was not seen before."""
+        for name, module in list(sys.modules.items()):
+            origin = getattr(module, "__file__", None)
+            ours = name == "pdp_audit" or name.startswith("pdp_audit.")  # an editable install beside the file
+            if ours or name == self.module_name or not isinstance(origin, str) or not origin.endswith(".py"):
+                continue
+            try:
+                path = Path(origin).resolve()
+                relative = path.relative_to(self.folder)
+            except (OSError, ValueError):  # elsewhere (the standard library, installed packages, ours)
+                continue
+            if INSTALLED.intersection(relative.parts) or relative.as_posix() in self.seen:
+                continue
+            try:
+                self.seen[relative.as_posix()] = hashlib.sha256(path.read_bytes()).hexdigest()
+            except OSError as err:  # removed since it was imported: code a certificate cannot name
+                raise InputError(
+                    f"the mechanism's helper module {relative.as_posix()!r} cannot be read to fingerprint it "
+                    f"({err.strerror or type(err).__name__})"
+                ) from None
+
+    def records(self) -> list[dict[str, str]]:
+        """``[{"name": path relative to the folder, "sha256": ...}]``, sorted by name."""
+        return [{"name": name, "sha256": digest} for name, digest in sorted(self.seen.items())]
