@@ -50,9 +50,14 @@ def cover_page(run: Run) -> plt.Figure:
     verdict_banner(fig, y, run.verdict, _banner(run))
     y -= 0.075
     y = _central_figure(fig, run, y)
-    _guarantee_rows(fig, run.checks[: cover_rows(run)], y)
-    text_block(fig, _scope_lines(run), top=0.03 + text_height(_scope_lines(run)))
+    y = _guarantee_rows(fig, run.checks[: cover_rows(run)], y)
+    # right below the table, not pinned to the page's foot: a short table left a third of the page empty above it
+    # (cover_rows keeps room for it, so it never runs below 0.03)
+    text_block(fig, _scope_lines(run), top=max(y - _SCOPE_GAP, 0.03 + text_height(_scope_lines(run))))
     return fig
+
+
+_SCOPE_GAP = 0.025  # between the guarantees' table and the scope paragraph
 
 
 _CONTINUED_TOP = 0.95 - 0.03  # below the continuation page's title
@@ -131,7 +136,7 @@ def _identity_lines(run: Run) -> list[tuple[str, dict]]:
     if c and c.get("evidence") == "black-box":
         title = f"pdp-audit black-box audit — {run.mechanism}"
     mono = {"size": 8.5, "family": "DejaVu Sans Mono"}
-    data = p.get("dataset_description") or p.get("dataset") or p.get("data") or "—"
+    data = p.get("dataset_description") or p.get("dataset") or p.get("data")
     lines = [(title, {"size": 18, "weight": "bold", "gap": 0.008})]
     if run.subject:
         lines.append((run.subject, {"size": 9, "family": "DejaVu Sans Mono", "width": 92}))
@@ -139,11 +144,12 @@ def _identity_lines(run: Run) -> list[tuple[str, dict]]:
         (
             f"Claim: {_claim_text(p)}.   Seed {run.seed}.   "
             f"Family-wise false-alarm probability α = {fmt(run.alpha)} (Holm over "
-            f"{sum(x.statistical for x in run.checks)} statistical guarantees).",
+            f"{_count(sum(x.statistical for x in run.checks), 'statistical guarantee', 'statistical guarantees')}).",
             {"size": 9.5},
         ),
-        (f"Data: {data}", {"size": 9.5}),
     ]
+    if data:  # a run without data (a black-box target, a pair given as is) has no "Data: —" line
+        lines.append((f"Data: {data}", {"size": 9.5}))
     if p.get("headline"):  # an audit that bounds rather than decides leads with its bound
         lines.append((p["headline"], {"size": 10.5, "weight": "bold", "width": 80}))
     if c and "factory" in c:  # a user's mechanism: what code was certified

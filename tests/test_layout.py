@@ -107,11 +107,15 @@ def test_a_legend_over_the_data_is_found():
 def _render(tmp_path: Path, command: str) -> str:
     """Run ``pdp-audit COMMAND`` in-process in ``tmp_path`` with every saved page checked; its problems, one a
     line (empty: none)."""
+    from pdp_audit.verify.cli import blackbox as blackbox_cli
     from pdp_audit.verify.cli.main import main
 
     found: list[str] = []
     with checking_pages(found), pytest.MonkeyPatch.context() as patch:
         patch.chdir(tmp_path)
+        # ``blackbox`` writes its PDF in the child process that runs the user's code, where the pages checked would
+        # be lost with the child: run that work here (as without fork)
+        patch.setattr(blackbox_cli, "in_user_process", lambda work, target: work())
         try:
             main(shlex.split(command))
         except SystemExit as stop:
@@ -143,6 +147,30 @@ def test_canary_report(tmp_path):
     np.savetxt(tmp_path / "in.csv", rng.normal(1, 1, 300))
     np.savetxt(tmp_path / "out.csv", rng.normal(0, 1, 300))
     command = "canaries --in-scores in.csv --out-scores out.csv --delta 1e-5 --claim-epsilon 1 --report c.pdf"
+    assert _render(tmp_path, command) == ""
+
+
+BLACKBOX_TARGET = """
+import numpy as np
+
+class NoisySum:
+    dimension = 4
+    def release(self, answers, size, rng):
+        return answers.sum() + rng.laplace(scale=2.0, size=(size, 1))
+
+def leaky():
+    return NoisySum()
+"""
+
+
+def test_blackbox_search_report(tmp_path, monkeypatch):
+    """``pdp-audit blackbox --search --report``: cover, the attack's page, the pair and its witness, the ranking."""
+    (tmp_path / "bb_target.py").write_text(BLACKBOX_TARGET)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    command = (
+        "blackbox bb_target:leaky --search patterns --neighbours linf:1 --candidates 6 --pilot-trials 500 "
+        "--trials 2000 --statistic logistic --claim-epsilon 0.5 --claim-delta 0 --report bb.pdf"
+    )
     assert _render(tmp_path, command) == ""
 
 
@@ -317,3 +345,59 @@ def test_a_check_id_too_wide_for_its_column_breaks_after_a_hyphen():
     name = "thm5-variance-loss-consistency"
     rows = wrap_to_width(name, 0.8 * word_width(name, 7.5), 7.5)
     assert "".join(rows) == name and all(row.endswith("-") for row in rows[:-1]), rows
+
+
+def _one_check_run(**parameters):
+    from pdp_audit.reports.records import Check, Run
+
+    check = Check(
+        id="blackbox-attack",
+        title="Black-box attack",
+        claim="No test of D vs D' has (FPR, TPR) outside the region",
+        formula="ε ≥ log((TPR − δ)/FPR)",
+        source="Kairouz et al. 2015",
+        verdict="fail",
+        pvalue=1e-9,
+        ci=(0.7, float("inf")),
+        level=0.999999,
+    )
+    return Run("NoisySum", [check], "fail", 1, 1e-6, {"claim": "DP (black box)", **parameters}, 0)
+
+
+def test_the_scope_follows_a_short_guarantees_table_and_no_data_is_no_data_line():
+    """The black-box and canary covers: the scope paragraph sat at the page's foot, a third of the page below a
+    one-row table; a run without data said "Data: —"; "Holm over 1 statistical guarantees"."""
+    from pdp_audit.reports.cover import cover_page
+
+    with plt.rc_context(RC):
+        fig = cover_page(_one_check_run(pair="GaussianPair, as given"))
+        problems = page_problems(fig)
+        texts = {t.get_text(): t.get_position()[1] for t in fig.texts}
+        plt.close(fig)
+    assert problems == []
+    table = texts["blackbox-attack"]  # the table's only row
+    scope = texts["What this does and does not cover"]
+    assert 0 < table - scope < 0.08, (table, scope)
+    assert not any(t.startswith("Data:") for t in texts)
+    assert "(Holm over 1 statistical guarantee)." in " ".join(texts)  # the claim's line, wrapped
+
+
+def test_the_ranking_rows_line_up_with_their_header():
+    """A page's rows lose their leading spaces when drawn: the rank, right-aligned in 3 characters under a header of
+    4, shifted every row's columns left of the header's ("D" over the middle of the vectors)."""
+    import pdp_audit
+    from pdp_audit.reports.blackbox_report import report_pages
+    from pdp_audit.verify.evidence.blackbox_witness import SearchOptions
+
+    class NoisySum:
+        dimension = 2
+
+        def release(self, answers, size, rng):
+            return answers.sum() + rng.laplace(scale=2.0, size=(size, 1))
+
+    options = SearchOptions(candidates=3, pilot_trials=300, trials=1000)
+    outcome = pdp_audit.audit_blackbox_search(NoisySum(), 0.5, 0.0, seed=0, options=options)
+    header, *rows = report_pages(outcome.report_record())[-1].rows
+    assert rows and all(row == row.lstrip() for row in (header, *rows))
+    column = header.index(" D ") + 1  # where the D vectors start
+    assert all(row[column] == "(" and row[column - 2 : column] == "  " for row in rows), (header, rows)
