@@ -76,16 +76,24 @@ def cover_continued(run: Run, first: int) -> list[plt.Figure]:
     return pages
 
 
+#: The fewest rows a continuation page should hold: a page of two or three rows reads as a stray.
+MIN_CONTINUED_ROWS = 4
+
+
 def _rows_fitting(checks, room: float) -> int:
-    """How many of ``checks``' rows fit in ``room`` (figure coordinates, the header included); never all but one
-    (a continuation page of a single row): then one fewer."""
+    """How many of ``checks``' rows fit in ``room`` (figure coordinates, the header included), with the break moved
+    up so the rows left over fill at least :data:`MIN_CONTINUED_ROWS` on the next page where this page keeps as many;
+    otherwise never all but one (a continuation page of a single row): then one fewer."""
     used, count = _HEADER, 0
     for check in checks:
         used += row_height(_cells(check), _CELL)
         if used > room:
             break
         count += 1
-    if count == len(checks) - 1 and count >= 2:
+    left = len(checks) - count
+    if 0 < left < MIN_CONTINUED_ROWS and count - (MIN_CONTINUED_ROWS - left) >= MIN_CONTINUED_ROWS:
+        return count - (MIN_CONTINUED_ROWS - left)
+    if left == 1 and count >= 2:
         count -= 1
     return count
 

@@ -401,3 +401,42 @@ def test_the_ranking_rows_line_up_with_their_header():
     assert rows and all(row == row.lstrip() for row in (header, *rows))
     column = header.index(" D ") + 1  # where the D vectors start
     assert all(row[column] == "(" and row[column - 2 : column] == "  " for row in rows), (header, rows)
+
+
+def test_a_check_decided_by_a_certified_bound_leads_with_it_not_an_open_interval():
+    """ObjPert's dp-forward page read "Estimate 5.49e-26 … Interval [0, ∞]" beside a PASS: the certified bound that
+    decides it (page 1's basis) was only in the note.  Now the deciding number comes first and an interval open
+    above is shown as its certified lower end."""
+    from pdp_audit.reports.pdf import check_lines
+    from pdp_audit.reports.records import Check
+
+    certified = Check(
+        id="thm5-variance-dp-forward",
+        title="DP forward",
+        claim="(1, 1e-05)-DP",
+        formula="δ(ε) ≤ δ",
+        source="[RW] Theorem 5",
+        verdict="pass",
+        estimate=5.49e-26,
+        pvalue=1.0,
+        ci=(0.0, float("inf")),
+        level=0.9999998,
+        details={"epsilon": 1.0, "delta_claim": 1e-5, "certified_delta": 1.26e-19, "sampling": "importance"},
+    )
+    text = " ".join(line for line, _ in check_lines(certified))
+    assert "[0, ∞]" not in text and "Decides: δ(1) ≤ 1.26e-19 (certified)" in text, text
+    assert text.index("Decides: δ(1)") < text.index("5.49e-26")  # the deciding number first
+
+
+def test_a_continuation_page_of_guarantees_holds_at_least_four_rows_when_the_break_can_move():
+    """The Gaussian run's and the built-in certificate's page 2 held two or three rows: the break moves up so the
+    continuation holds MIN_CONTINUED_ROWS, where page 1 keeps as many; a single row is still never left alone."""
+    from pdp_audit.reports import cover
+
+    checks = [_one_check_run().checks[0]] * 12
+    one = cover.row_height(cover._cells(checks[0]), cover._CELL)
+    room = cover._HEADER + 9.5 * one  # nine rows fit
+    assert cover._rows_fitting(checks, room) == 8  # 9 + 3 would leave three: 8 + 4
+    assert cover._rows_fitting(checks[:10], room) == 6  # 9 + 1: 6 + 4
+    assert cover._rows_fitting(checks[:5], cover._HEADER + 4.5 * one) == 3  # 4 + 1, page 1 too short to give 3: 3 + 2
+    assert cover._rows_fitting(checks[:9], room) == 9  # all fit: no break
