@@ -126,11 +126,9 @@ def evidence_lines(check: Check) -> list[str]:
     if check.details.get("certified_delta") is not None:
         return [f"Decides: {reading(check)}.", f"Sampling, which must agree: {_sampled(check)}."]
     if check.exact is not None and not interval_decides(check):
-        return [
-            f"Decides: the closed form {fmt(check.exact, 6)}.",
-            f"Sampling, which must agree: {_sampled(check)}.",
-        ]
-    if check.ci is None:  # a test of agreement: its p-value against α decides, not an interval
+        closed = reading(check) if "delta_claim" in check.details else f"the closed form {fmt(check.exact, 6)}"
+        return [f"Decides: {closed}.", f"Sampling, which must agree: {_sampled(check)}."]
+    if check.ci is None or "law" in check.details:  # a p-value, or a distance against its critical value, decides
         return [f"Decides: {_sampling(check)}, {reading(check)}."]
     closed = f"; closed form {fmt(check.exact, 6)}" if check.exact is not None else ""
     return [f"Decides: {_sampling(check)}, {_sampled(check)}{closed}."]
