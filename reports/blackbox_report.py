@@ -28,8 +28,8 @@ class BlackBoxReport:
 
 PAIR_TEXT = (
     "The neighbouring pair the bound is about, and the witness: the learned test, stored as data in the JSON "
-    "(features, coefficients, threshold), which `pdp-audit blackbox TARGET --witness JSON --seed S` re-applies to "
-    "fresh releases of the same target."
+    "(features, coefficients, threshold), which “pdp-audit blackbox TARGET --witness JSON --seed S” re-applies "
+    "to fresh releases of the same target."
 )
 RANKING_TEXT = (
     "Each candidate pair was attacked on a pilot budget and ranked by that attack's ε lower bound at confidence "

@@ -11,11 +11,17 @@ number with its symbol (δ(ε) ≤ …, ε ≥ …, P[fails] ≤ …, p = …), 
   with it (:mod:`pdp_audit.verify.checks`' rule); where the interval does lie on that side, the sampling decides;
 * otherwise sampling decides: plain Monte Carlo, or importance sampling (``details["sampling"]``), at the stated
   simultaneous confidence.
+
+The check's page leads its numbers with the one that decides (:func:`evidence_lines`): a certified bound or closed
+form first and the sampling that must agree with it second; a sampled interval with no finite upper end (only its
+lower end certified) is shown as that lower end, never as "[0, ∞]" beside a PASS.
 """
 
 from __future__ import annotations
 
-from pdp_audit.reports.page_text import fmt
+import math
+
+from pdp_audit.reports.page_text import fmt, fmt_ci
 from pdp_audit.reports.records import Check
 
 
@@ -93,3 +99,36 @@ def reading(check: Check) -> str:
     if check.ci is None:
         return f"agreement test: p = {fmt(check.pvalue, 3)}"
     return f"{fmt(check.estimate, 3)} in [{fmt(lo, 3)}, {fmt(hi, 3)}]"
+
+
+def _sampled(check: Check) -> str:
+    """The sampled estimate and its interval; an interval open above is its certified lower end alone."""
+    lo, hi = check.ci if check.ci is not None else (None, None)
+    estimate = f"estimate {fmt(check.estimate, 6)}"
+    if check.ci is None:
+        return estimate
+    if hi is None or math.isinf(hi):
+        return f"{estimate}, certified lower end {fmt(lo, 4)}{_level(check)} (no upper end is certified)"
+    return f"{estimate}, interval {fmt_ci(check.ci)}{_level(check)}"
+
+
+def evidence_lines(check: Check) -> list[str]:
+    """The check page's numbers, the deciding one first (consistent with :func:`basis` on page 1)."""
+    if not check.statistical:
+        closed = f"; closed form {fmt(check.exact, 6)}" if check.exact is not None else ""
+        return [f"Computed: {fmt(check.estimate, 6)}{closed}."]
+    if _is_attack(check):
+        lo = check.ci[0] if check.ci is not None else None
+        return [
+            f"Decides: the attack's lower bound ε ≥ {fmt(lo, 4)}{_level(check)}; "
+            f"its estimate (at confidence 1/2) {fmt(check.estimate, 6)}."
+        ]
+    if check.details.get("certified_delta") is not None:
+        return [f"Decides: {reading(check)}.", f"Sampling, which must agree: {_sampled(check)}."]
+    if check.exact is not None and not interval_decides(check):
+        closed = reading(check) if "delta_claim" in check.details else f"the closed form {fmt(check.exact, 6)}"
+        return [f"Decides: {closed}.", f"Sampling, which must agree: {_sampled(check)}."]
+    if check.ci is None or "law" in check.details:  # a p-value, or a distance against its critical value, decides
+        return [f"Decides: {_sampling(check)}, {reading(check)}."]
+    closed = f"; closed form {fmt(check.exact, 6)}" if check.exact is not None else ""
+    return [f"Decides: {_sampling(check)}, {_sampled(check)}{closed}."]

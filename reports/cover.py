@@ -50,9 +50,14 @@ def cover_page(run: Run) -> plt.Figure:
     verdict_banner(fig, y, run.verdict, _banner(run))
     y -= 0.075
     y = _central_figure(fig, run, y)
-    _guarantee_rows(fig, run.checks[: cover_rows(run)], y)
-    text_block(fig, _scope_lines(run), top=0.03 + text_height(_scope_lines(run)))
+    y = _guarantee_rows(fig, run.checks[: cover_rows(run)], y)
+    # right below the table, not pinned to the page's foot: a short table left a third of the page empty above it
+    # (cover_rows keeps room for it, so it never runs below 0.03)
+    text_block(fig, _scope_lines(run), top=max(y - _SCOPE_GAP, 0.03 + text_height(_scope_lines(run))))
     return fig
+
+
+_SCOPE_GAP = 0.025  # between the guarantees' table and the scope paragraph
 
 
 _CONTINUED_TOP = 0.95 - 0.03  # below the continuation page's title
@@ -71,16 +76,24 @@ def cover_continued(run: Run, first: int) -> list[plt.Figure]:
     return pages
 
 
+#: The fewest rows a continuation page should hold: a page of two or three rows reads as a stray.
+MIN_CONTINUED_ROWS = 4
+
+
 def _rows_fitting(checks, room: float) -> int:
-    """How many of ``checks``' rows fit in ``room`` (figure coordinates, the header included); never all but one
-    (a continuation page of a single row): then one fewer."""
+    """How many of ``checks``' rows fit in ``room`` (figure coordinates, the header included), with the break moved
+    up so the rows left over fill at least :data:`MIN_CONTINUED_ROWS` on the next page where this page keeps as many;
+    otherwise never all but one (a continuation page of a single row): then one fewer."""
     used, count = _HEADER, 0
     for check in checks:
         used += row_height(_cells(check), _CELL)
         if used > room:
             break
         count += 1
-    if count == len(checks) - 1 and count >= 2:
+    left = len(checks) - count
+    if 0 < left < MIN_CONTINUED_ROWS and count - (MIN_CONTINUED_ROWS - left) >= MIN_CONTINUED_ROWS:
+        return count - (MIN_CONTINUED_ROWS - left)
+    if left == 1 and count >= 2:
         count -= 1
     return count
 
@@ -131,7 +144,7 @@ def _identity_lines(run: Run) -> list[tuple[str, dict]]:
     if c and c.get("evidence") == "black-box":
         title = f"pdp-audit black-box audit — {run.mechanism}"
     mono = {"size": 8.5, "family": "DejaVu Sans Mono"}
-    data = p.get("dataset_description") or p.get("dataset") or p.get("data") or "—"
+    data = p.get("dataset_description") or p.get("dataset") or p.get("data")
     lines = [(title, {"size": 18, "weight": "bold", "gap": 0.008})]
     if run.subject:
         lines.append((run.subject, {"size": 9, "family": "DejaVu Sans Mono", "width": 92}))
@@ -139,11 +152,12 @@ def _identity_lines(run: Run) -> list[tuple[str, dict]]:
         (
             f"Claim: {_claim_text(p)}.   Seed {run.seed}.   "
             f"Family-wise false-alarm probability α = {fmt(run.alpha)} (Holm over "
-            f"{sum(x.statistical for x in run.checks)} statistical guarantees).",
+            f"{_count(sum(x.statistical for x in run.checks), 'statistical guarantee', 'statistical guarantees')}).",
             {"size": 9.5},
         ),
-        (f"Data: {data}", {"size": 9.5}),
     ]
+    if data:  # a run without data (a black-box target, a pair given as is) has no "Data: —" line
+        lines.append((f"Data: {data}", {"size": 9.5}))
     if p.get("headline"):  # an audit that bounds rather than decides leads with its bound
         lines.append((p["headline"], {"size": 10.5, "weight": "bold", "width": 80}))
     if c and "factory" in c:  # a user's mechanism: what code was certified

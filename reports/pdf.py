@@ -16,17 +16,17 @@ import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 from matplotlib.backends.backend_pdf import PdfPages  # noqa: E402
 
-from pdp_audit.reports.check_reading import basis, reading  # noqa: E402
+from pdp_audit.reports.check_reading import basis, evidence_lines, reading  # noqa: E402
 from pdp_audit.reports.cover import appendix_page, cover_continued, cover_page, cover_rows  # noqa: E402
 from pdp_audit.reports.files import atomic_path  # noqa: E402
 from pdp_audit.reports.json_report import library_versions, package_version  # noqa: E402
-from pdp_audit.reports.page_text import A4, COLOURS, RC, fmt, fmt_ci, save_pages, text_block, text_height  # noqa: E402
+from pdp_audit.reports.page_text import A4, COLOURS, RC, fmt, save_pages, text_block, text_height  # noqa: E402
 from pdp_audit.reports.plots import legend_below, plot  # noqa: E402
 from pdp_audit.reports.records import Check, Clipping, Page, Run  # noqa: E402
 
 
 def check_lines(check: Check) -> list[tuple[str, dict]]:
-    """A check's text: title, verdict, claim, formula, source, estimate, interval, p-values, note."""
+    """A check's text: title, verdict, claim, formula, source, the deciding number then the others, p-values, note."""
     role = "" if check.role == "guarantee" else "  (paper finding: not part of the verdict)"
     return [
         (f"{check.title}", {"size": 15, "weight": "bold"}),
@@ -38,11 +38,7 @@ def check_lines(check: Check) -> list[tuple[str, dict]]:
         ("Claim: " + check.claim, {"size": 9.5}),
         ("Formula: " + check.formula, {"size": 9.5}),
         ("Source: " + check.source, {"size": 9.5, "gap": 0.012}),
-        (f"Estimate: {fmt(check.estimate, 6)}    exact (closed form): {fmt(check.exact, 6)}", {"size": 9.5}),
-        (
-            f"Interval: {fmt_ci(check.ci)}" + (f" at confidence {check.level:.10g}" if check.level else ""),
-            {"size": 9.5},
-        ),
+        *((line, {"size": 9.5}) for line in evidence_lines(check)),
         (
             f"p-value of 'claim holds': {fmt(check.pvalue)}    Holm-adjusted: {fmt(check.adjusted_pvalue)}"
             if check.statistical

@@ -107,11 +107,15 @@ def test_a_legend_over_the_data_is_found():
 def _render(tmp_path: Path, command: str) -> str:
     """Run ``pdp-audit COMMAND`` in-process in ``tmp_path`` with every saved page checked; its problems, one a
     line (empty: none)."""
+    from pdp_audit.verify.cli import blackbox as blackbox_cli
     from pdp_audit.verify.cli.main import main
 
     found: list[str] = []
     with checking_pages(found), pytest.MonkeyPatch.context() as patch:
         patch.chdir(tmp_path)
+        # ``blackbox`` writes its PDF in the child process that runs the user's code, where the pages checked would
+        # be lost with the child: run that work here (as without fork)
+        patch.setattr(blackbox_cli, "in_user_process", lambda work, target: work())
         try:
             main(shlex.split(command))
         except SystemExit as stop:
@@ -143,6 +147,30 @@ def test_canary_report(tmp_path):
     np.savetxt(tmp_path / "in.csv", rng.normal(1, 1, 300))
     np.savetxt(tmp_path / "out.csv", rng.normal(0, 1, 300))
     command = "canaries --in-scores in.csv --out-scores out.csv --delta 1e-5 --claim-epsilon 1 --report c.pdf"
+    assert _render(tmp_path, command) == ""
+
+
+BLACKBOX_TARGET = """
+import numpy as np
+
+class NoisySum:
+    dimension = 4
+    def release(self, answers, size, rng):
+        return answers.sum() + rng.laplace(scale=2.0, size=(size, 1))
+
+def leaky():
+    return NoisySum()
+"""
+
+
+def test_blackbox_search_report(tmp_path, monkeypatch):
+    """``pdp-audit blackbox --search --report``: cover, the attack's page, the pair and its witness, the ranking."""
+    (tmp_path / "bb_target.py").write_text(BLACKBOX_TARGET)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    command = (
+        "blackbox bb_target:leaky --search patterns --neighbours linf:1 --candidates 6 --pilot-trials 500 "
+        "--trials 2000 --statistic logistic --claim-epsilon 0.5 --claim-delta 0 --report bb.pdf"
+    )
     assert _render(tmp_path, command) == ""
 
 
@@ -317,3 +345,98 @@ def test_a_check_id_too_wide_for_its_column_breaks_after_a_hyphen():
     name = "thm5-variance-loss-consistency"
     rows = wrap_to_width(name, 0.8 * word_width(name, 7.5), 7.5)
     assert "".join(rows) == name and all(row.endswith("-") for row in rows[:-1]), rows
+
+
+def _one_check_run(**parameters):
+    from pdp_audit.reports.records import Check, Run
+
+    check = Check(
+        id="blackbox-attack",
+        title="Black-box attack",
+        claim="No test of D vs D' has (FPR, TPR) outside the region",
+        formula="ε ≥ log((TPR − δ)/FPR)",
+        source="Kairouz et al. 2015",
+        verdict="fail",
+        pvalue=1e-9,
+        ci=(0.7, float("inf")),
+        level=0.999999,
+    )
+    return Run("NoisySum", [check], "fail", 1, 1e-6, {"claim": "DP (black box)", **parameters}, 0)
+
+
+def test_the_scope_follows_a_short_guarantees_table_and_no_data_is_no_data_line():
+    """The black-box and canary covers: the scope paragraph sat at the page's foot, a third of the page below a
+    one-row table; a run without data said "Data: —"; "Holm over 1 statistical guarantees"."""
+    from pdp_audit.reports.cover import cover_page
+
+    with plt.rc_context(RC):
+        fig = cover_page(_one_check_run(pair="GaussianPair, as given"))
+        problems = page_problems(fig)
+        texts = {t.get_text(): t.get_position()[1] for t in fig.texts}
+        plt.close(fig)
+    assert problems == []
+    table = texts["blackbox-attack"]  # the table's only row
+    scope = texts["What this does and does not cover"]
+    assert 0 < table - scope < 0.08, (table, scope)
+    assert not any(t.startswith("Data:") for t in texts)
+    assert "(Holm over 1 statistical guarantee)." in " ".join(texts)  # the claim's line, wrapped
+
+
+def test_the_ranking_rows_line_up_with_their_header():
+    """A page's rows lose their leading spaces when drawn: the rank, right-aligned in 3 characters under a header of
+    4, shifted every row's columns left of the header's ("D" over the middle of the vectors)."""
+    import pdp_audit
+    from pdp_audit.reports.blackbox_report import report_pages
+    from pdp_audit.verify.evidence.blackbox_witness import SearchOptions
+
+    class NoisySum:
+        dimension = 2
+
+        def release(self, answers, size, rng):
+            return answers.sum() + rng.laplace(scale=2.0, size=(size, 1))
+
+    options = SearchOptions(candidates=3, pilot_trials=300, trials=1000)
+    outcome = pdp_audit.audit_blackbox_search(NoisySum(), 0.5, 0.0, seed=0, options=options)
+    header, *rows = report_pages(outcome.report_record())[-1].rows
+    assert rows and all(row == row.lstrip() for row in (header, *rows))
+    column = header.index(" D ") + 1  # where the D vectors start
+    assert all(row[column] == "(" and row[column - 2 : column] == "  " for row in rows), (header, rows)
+
+
+def test_a_check_decided_by_a_certified_bound_leads_with_it_not_an_open_interval():
+    """ObjPert's dp-forward page read "Estimate 5.49e-26 … Interval [0, ∞]" beside a PASS: the certified bound that
+    decides it (page 1's basis) was only in the note.  Now the deciding number comes first and an interval open
+    above is shown as its certified lower end."""
+    from pdp_audit.reports.pdf import check_lines
+    from pdp_audit.reports.records import Check
+
+    certified = Check(
+        id="thm5-variance-dp-forward",
+        title="DP forward",
+        claim="(1, 1e-05)-DP",
+        formula="δ(ε) ≤ δ",
+        source="[RW] Theorem 5",
+        verdict="pass",
+        estimate=5.49e-26,
+        pvalue=1.0,
+        ci=(0.0, float("inf")),
+        level=0.9999998,
+        details={"epsilon": 1.0, "delta_claim": 1e-5, "certified_delta": 1.26e-19, "sampling": "importance"},
+    )
+    text = " ".join(line for line, _ in check_lines(certified))
+    assert "[0, ∞]" not in text and "Decides: δ(1) ≤ 1.26e-19 (certified)" in text, text
+    assert text.index("Decides: δ(1)") < text.index("5.49e-26")  # the deciding number first
+
+
+def test_a_continuation_page_of_guarantees_holds_at_least_four_rows_when_the_break_can_move():
+    """The Gaussian run's and the built-in certificate's page 2 held two or three rows: the break moves up so the
+    continuation holds MIN_CONTINUED_ROWS, where page 1 keeps as many; a single row is still never left alone."""
+    from pdp_audit.reports import cover
+
+    checks = [_one_check_run().checks[0]] * 12
+    one = cover.row_height(cover._cells(checks[0]), cover._CELL)
+    room = cover._HEADER + 9.5 * one  # nine rows fit
+    assert cover._rows_fitting(checks, room) == 8  # 9 + 3 would leave three: 8 + 4
+    assert cover._rows_fitting(checks[:10], room) == 6  # 9 + 1: 6 + 4
+    assert cover._rows_fitting(checks[:5], cover._HEADER + 4.5 * one) == 3  # 4 + 1, page 1 too short to give 3: 3 + 2
+    assert cover._rows_fitting(checks[:9], room) == 9  # all fit: no break

@@ -348,12 +348,12 @@ class SearchOutcome:
             c = self.result.chosen
             pair = (f"pair chosen: {c.name}", f"D  = {_shown_vector(c.d)}", f"D' = {_shown_vector(c.dprime)}")
             ranking = tuple(
-                f"{i + 1:>3}  {r.pilot_bound:>8.4f}  {r.pilot_trials:>9,}  {r.candidate.name[:36]:<36}  "
+                f"{i + 1:<4}  {r.pilot_bound:>8.4f}  {r.pilot_trials:>9,}  {r.candidate.name[:36]:<36}  "
                 f"{_shown_vector(r.candidate.d, 32):<32}  {_shown_vector(r.candidate.dprime, 32)}"
                 for i, r in enumerate(self.result.ranking)
             )
         elif self.result is not None:
-            pair = ("pair: as the target's sample(world, size, rng) draws it (no search)",)
+            pair = ("pair: the target's two worlds D and D', as its sample(world, size, rng) draws them (no search)",)
         witness = ()
         if self.witness is not None:
             w = self.witness
@@ -367,7 +367,7 @@ class SearchOutcome:
             witness = (
                 f"target: {w['target']}",
                 f"statistic: {shape}",
-                f"threshold of the best ramp: {w['threshold']!r}",
+                f"threshold on the learned score: {w['threshold']:.6g} (to full precision in the JSON)",
                 f"fresh releases: {w['trials']:,} per world, seed {w['seed']}; learned on {w['train_trials']:,}",
             )
         return BlackBoxReport(self.run, pair, ranking, witness)
@@ -409,7 +409,7 @@ def search_outcome(mechanism: Any, claim: tuple, seed: int, options: SearchOptio
     epsilon, delta, alpha = claim
     evidence, result = search_checks(mechanism, epsilon, delta, seed, options)
     parameters = {
-        "pair": f"searched: {options.search}, {options.neighbours}",
+        "pair": f"chosen by a search ({options.search}, {options.neighbours})",
         "claim": "DP (black box)",
         "epsilon": epsilon,
         "delta": delta,
