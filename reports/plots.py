@@ -147,8 +147,11 @@ def draw_roc(fig, data: Roc, box, compact: bool = False) -> None:
     ax.set_xscale("log")
     ax.set_xlim(1e-6, 1)
     ax.set_ylim(0, 1)
-    ax.set_xlabel(data.xlabel)
-    ax.set_ylabel(data.ylabel)
+    size = 7 if compact else None  # the cover's panel: the profile's sizes (a 10-point y label overran its top)
+    ax.set_xlabel(data.xlabel, fontsize=size)
+    ax.set_ylabel(data.ylabel, fontsize=size)
+    if compact:
+        ax.tick_params(labelsize=7)
     title = f"ε lower bound of the attack: {data.epsilon_lower_bound:.4g} (confidence {data.level:.8g})"
     if compact:
         title = f"Attack ROC; ε lower bound {data.epsilon_lower_bound:.3g}"
