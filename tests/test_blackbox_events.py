@@ -18,7 +18,7 @@ import pytest
 from scipy.stats import binomtest
 
 from pdp_audit.audits.blackbox import AttackOptions, blackbox_attack
-from pdp_audit.audits.blackbox_events import Event, EventAttack, lower_rate, upper_rate
+from pdp_audit.audits.blackbox_events import Event, EventAttack, choose_events, event_epsilon, lower_rate, upper_rate
 from pdp_audit.audits.blackbox_features import HistogramScore, OutcomeKeys, OutcomeScore, PooledHistogramScore
 from pdp_audit.verify.cli.main import main
 
@@ -68,6 +68,28 @@ def test_the_event_bound_covers_at_its_level():
         ]
         exceed = int(np.sum(np.array(bounds) > 0.2))
         assert (exceed > 255) == broken, exceed
+
+
+def test_the_choice_singles_out_a_rare_outcome_that_carries_the_leak():
+    """A discrete score: outcome 2 is rare (P = 1%, log ratio 0.15), outcome 1 common (P = 5%, log ratio 0.06).  On
+    1e6 fresh releases per world the rare outcome alone bounds ε at 0.109 (confidence 0.9, Bonferroni over 2
+    events), both together at 0.059.  Each selection half holds the exact rates (125,000 releases per world), so the
+    choice must be the rare outcome; the cautious reading of the choice half (level 0.05) chose both outcomes
+    (SVT1's shortfall)."""
+    h, n, (p1, r1), (p2, r2) = 125_000, 1_000_000, (0.01, 0.15), (0.05, 0.06)
+
+    def half(rare, common):
+        k1, k2 = round(rare * h), round(common * h)
+        return np.concatenate([np.full(k1, 2.0), np.full(k2, 1.0), np.zeros(h - k1 - k2)])
+
+    q1, q2 = p1 * np.exp(-r1), p2 * np.exp(-r2)
+    scores = (half(p1, p2), half(q1, q2))
+    a = 0.1 / 4
+    rare = float(event_epsilon(p1 * n, n, q1 * n, n, 0.0, a))
+    both = float(event_epsilon((p1 + p2) * n, n, (q1 + q2) * n, n, 0.0, a))
+    assert rare > both + 0.03  # the premise: the rare outcome is the better event
+    chosen = choose_events(scores, scores, (n, n), 0.0)
+    assert chosen.events[0] == Event(2.0, True)
 
 
 def test_delta_form_is_the_rate_difference_at_the_given_epsilon():
