@@ -21,7 +21,8 @@ peak of Python's traced allocations (tracemalloc, numpy included) during the run
 
     python benchmarks/blackbox_peers.py --quick            # 1e4 per world, a few mechanisms (development)
     python benchmarks/blackbox_peers.py --trials 10000000 --train-trials 500000
-    # the table of docs/how-to/blackbox.md: 1/20 of DP-Sniper's 10.7e6 + 2e8 releases per input
+    # the table of docs/how-to/blackbox.md: training 5e5 + selection 2.5e6 + fresh 1e7 = 1.3e7 per world,
+    # about 1/16 of DP-Sniper's 10.7e6 + 2e8 releases per input
 """
 
 from __future__ import annotations
