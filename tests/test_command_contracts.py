@@ -159,6 +159,7 @@ def test_the_sweep_pdf_depends_on_the_sweep_not_on_its_store(tmp_path, capsys):
     assert (tmp_path / "a.pdf").read_bytes() == (tmp_path / "b.pdf").read_bytes()
 
 
+@pytest.mark.slow  # 21-23 s of the suite on 2 cores: --run-slow (CI's time limit)
 def test_the_certificate_does_not_depend_on_how_its_path_was_typed(tmp_path, monkeypatch):
     """main recorded the path as typed (deployment_file.path, and the data path joined to it in the run's
     parameters): `certify x.toml`, `certify ./x.toml` and an absolute path gave three different certificates."""

@@ -492,6 +492,7 @@ def _check_fault(command: str, fault: str, where: str, toy_store: Path, capsys, 
     assert kept and not left, f"{command} {fault} {where}: an earlier file changed or a temporary was left ({left})"
 
 
+@pytest.mark.slow  # 21-23 s of the suite on 2 cores: --run-slow (CI's time limit)
 @settings(max_examples=int(os.environ.get("FUZZ_FAULTS", "12")), **FUZZ_SETTINGS)
 @given(command=st.sampled_from(sorted(PUBLISHING)), fault=OS_FAULTS, where=st.sampled_from(["replace", "pdf", "text"]))
 def test_os_faults_while_publishing_are_one_line_and_keep_what_was_there(

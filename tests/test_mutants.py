@@ -28,15 +28,19 @@ def test_the_zoo_covers_at_least_thirty_five_distinct_bugs():
     assert len(ids) >= 35 and len(set(ids)) == len(ids)
 
 
-def test_cli_table_json_and_pdf(tmp_path, capsys):
+def test_cli_table_json_and_pdf(tmp_path, monkeypatch, capsys):
+    """The command's table, JSON and PDF, on four mutants of different audits (each mutant of the zoo is run by
+    the test above; the whole zoo through the command took 54 s of the suite)."""
+    chosen = ("noise-halved", "ops-transposed-cholesky", "laplace-scale-times-epsilon", "two-reports-loss-of-one")
+    monkeypatch.setattr(zoo, "MUTANTS", tuple(m for m in zoo.MUTANTS if m.id in chosen))
     out, pdf = tmp_path / "m.json", tmp_path / "m.pdf"
     assert main(["mutants", "--quick", "--json", str(out), "--report", str(pdf)]) == 0
     doc = json.loads(out.read_text())
-    assert doc["caught"] == doc["total"] == len(zoo.MUTANTS)
+    assert doc["caught"] == doc["total"] == len(chosen)
     row = doc["mutants"][0]
     assert {"id", "description", "caught_by", "trials", "verdict"} <= set(row) and row["trials"] == zoo.QUICK_TRIALS
     assert pdf.read_bytes().startswith(b"%PDF")
-    assert "17 of 17 caught" in capsys.readouterr().out.replace(str(len(zoo.MUTANTS)), "17")
+    assert "4 of 4 caught" in capsys.readouterr().out
 
 
 def test_a_missed_mutant_makes_the_command_fail(tmp_path, monkeypatch, capsys):

@@ -121,6 +121,7 @@ def test_strict_turns_inconclusive_into_failure(user_suite):
     result.stdout.fnmatch_lines(["*INCONCLUSIVE*", "*--audit-strict: inconclusive counts as failure*"])
 
 
+@pytest.mark.slow  # 21-23 s of the suite on 2 cores: --run-slow (CI's time limit)
 def test_bad_options_are_usage_errors(pytester):
     pytester.makepyfile(test_nothing="def test_nothing():\n    pass\n")
     assert pytester.runpytest_subprocess("--audit-trials", "1e6").ret == 0

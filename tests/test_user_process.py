@@ -264,10 +264,22 @@ def test_what_the_child_raises_is_raised_here_with_its_traceback(forking):
     assert processes.in_user_process(lambda: os.getpid(), "x") != os.getpid()
 
 
-def test_a_sys_exit_that_reaches_the_child_is_the_users_fault_never_an_exit_0(forking):
-    """Our code never exits in the child: a SystemExit that reaches its top came from the user's code."""
-    with pytest.raises(processes.InputError, match=r"^target: the code of 'x:y' called sys.exit\(0\) outside"):
-        processes.in_user_process(lambda: sys.exit(0), "target: the code of 'x:y'")
+def test_a_sys_exit_that_reaches_the_child_is_the_users_fault_never_an_exit_0():
+    """Our code never exits in the child: a SystemExit that reaches its top came from the user's code.  Run in a
+    fresh single-threaded interpreter, where the boundary forks as the command line's does (forced inside a
+    pytest-xdist worker, whose threads the fork drops, the full suite twice reported the code as None: not
+    explained yet)."""
+    script = (
+        "import sys\n"
+        "from pdp_audit.verify import processes\n"
+        "try:\n"
+        "    processes.in_user_process(lambda: sys.exit(0), \"target: the code of 'x:y'\")\n"
+        "except processes.InputError as err:\n"
+        "    print(err)\n"
+    )
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.startswith("target: the code of 'x:y' called sys.exit(0) outside"), done.stdout
 
 
 def test_a_message_the_parent_cannot_read_is_our_error_never_a_silent_exit(forking):
