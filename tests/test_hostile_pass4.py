@@ -25,6 +25,7 @@ from pdp_audit.audits.blackbox_search import Neighbours
 from pdp_audit.mechanisms.validation import InputError
 from pdp_audit.verify.cli.main import main
 from pdp_audit.verify.evidence.blackbox_witness import SearchOptions, read_witness
+from tests.test_user_process import alive, children_of
 
 SMALL = SearchOptions(candidates=1, pilot_trials=1000, trials=1000)
 
@@ -311,30 +312,6 @@ BUSY = textwrap.dedent(
 )
 
 
-def _descendants(pid: int) -> set[int]:
-    found, frontier = set(), {pid}
-    while frontier:
-        parents, frontier = frontier, set()
-        for entry in Path("/proc").iterdir():
-            if entry.name.isdigit():
-                try:
-                    fields = (entry / "stat").read_text().rpartition(")")[2].split()
-                except OSError:
-                    continue
-                if int(fields[1]) in parents and int(entry.name) not in found:
-                    frontier.add(int(entry.name))
-        found |= frontier
-    return found
-
-
-def _running(pid: int) -> bool:
-    """Running: not gone and no zombie (a zombie nobody reaps in a container counts as gone)."""
-    try:
-        return (Path("/proc") / str(pid) / "stat").read_text().rpartition(")")[2].split()[0] != "Z"
-    except OSError:
-        return False
-
-
 @pytest.mark.slow
 @pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="reads /proc")
 @pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGHUP])
@@ -346,14 +323,14 @@ def test_a_terminated_command_and_its_busy_workers_are_gone_within_a_second(tmp_
     command += ["--claim-delta", "1e-5", "--trials", "1e5", "--workers", "2"]
     proc = subprocess.Popen(command, cwd=tmp_path, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     deadline = time.monotonic() + 120
-    while len(_descendants(proc.pid)) < 3:  # the child running the user's code and its two workers
+    while len(children_of(proc.pid)) < 3:  # the child running the user's code and its two workers
         assert proc.poll() is None and time.monotonic() < deadline, proc.communicate()
         time.sleep(0.1)
     time.sleep(1.0)  # the workers are drawing blocks
-    tree = _descendants(proc.pid) | {proc.pid}
+    tree = children_of(proc.pid) | {proc.pid}
     start = time.monotonic()
     proc.send_signal(signum)
-    while any(_running(pid) for pid in tree) and time.monotonic() - start < 30:
+    while any(alive(pid) for pid in tree) and time.monotonic() - start < 30:
         time.sleep(0.02)
     took = time.monotonic() - start
     proc.communicate()
