@@ -255,7 +255,7 @@ def _binomial_window(m: int, p: float) -> tuple[int, int, float]:
     return lo, hi, outside
 
 
-def _poisson_upper(mean: float, miss: float) -> int:
+def poisson_upper(mean: float, miss: float) -> int:
     """The smallest integer j with P(Poisson(mean) > j) ≤ ``miss``."""
     target = math.log(miss)
     lo, hi = int(mean), int(mean + 10 * math.sqrt(mean) + 20)
@@ -274,7 +274,7 @@ def _excess_law(mean_j: float, first: int) -> tuple[np.ndarray, np.ndarray, floa
     computation)."""
     if mean_j <= 0:
         return np.zeros(1, dtype=int), np.zeros(1), 0.0
-    top = int(min(first, _poisson_upper(mean_j, _EXCESS_MISS)))
+    top = int(min(first, poisson_upper(mean_j, _EXCESS_MISS)))
     lo = int(min(top, max(0.0, math.floor(mean_j - _WINDOW_SD * math.sqrt(mean_j) - 10))))
     values = np.arange(lo, top + 1)
     mass = stats.poisson.pmf(values, mean_j)

@@ -38,14 +38,14 @@ from sklearn.ensemble import HistGradientBoostingClassifier
 from sklearn.linear_model import LogisticRegression
 from sklearn.preprocessing import StandardScaler
 
-from pdp_audit.audits.attack import PooledRankAttack, pooled_rank_attack
+from pdp_audit.audits.attack import PooledRankAttack, poisson_mean_within, pooled_rank_attack
 from pdp_audit.audits.blackbox_defaults import (  # noqa: F401 (STATISTICS, DEFAULT_TRIALS: re-exported)
     DEFAULT_STATISTIC,
     DEFAULT_TRIALS,
     EVENT_TRAIN_TRIALS,
     STATISTICS,
 )
-from pdp_audit.audits.engine import iter_blocks
+from pdp_audit.audits.engine import block_rng, iter_blocks
 from pdp_audit.mechanisms.base import MalformedPair, returned_array
 
 Sampler = Callable[[int, np.random.Generator], np.ndarray]
@@ -454,7 +454,7 @@ def _event_attack(worlds, train, first, budget: tuple, running) -> BlackBoxAttac
         "trees": lambda d, dp: learn_trees(d, dp, first, seed)[0],
     }
     candidates = candidate_scores(*train, learners)
-    names, scores = tuple(candidates), tuple(candidates.values())
+    scores = tuple(candidates.values())
     fresh = {w: _FreshBlocks(_Releases(s, w), first, numbers) for s, w in worlds}
     selected = max(int(trials * SELECTION_SHARE), 2)
     selection = tuple(
@@ -465,19 +465,23 @@ def _event_attack(worlds, train, first, budget: tuple, running) -> BlackBoxAttac
         )
         for _, w in worlds
     )
-    best, events, predicted = select_events(selection, names, (trials, trials), delta)
-    hits = []
+    mean = poisson_mean_within(trials)  # the fresh releases per world number Poisson(mean) ≤ trials (or bound 0)
+    chosen, score, events, predicted = select_events(selection, candidates, (mean, mean), delta)
+    hits, drawn = [], []
     for _, world in worlds:
+        size = int(block_rng(seed, f"blackbox/poisson/{world}", 0).poisson(mean))
+        drawn.append(size)
         total = np.zeros(len(events) + 1, dtype=np.int64)
-        work = EventHits(fresh[world], scores[best], events)
-        for block in iter_blocks(work, trials, seed, f"blackbox/test/{world}", executor):
+        work = EventHits(fresh[world], score, events)
+        for block in iter_blocks(work, min(size, trials), seed, f"blackbox/test/{world}", executor):
             total += block[0]
             if bar is not None:
                 bar.update(int(block[0, -1]))
         hits.append(tuple(int(h) for h in total[:-1]))
-    attack = EventAttack(events, hits[0], hits[1], trials, trials, delta)
+    within = all(size <= trials for size in drawn)
+    attack = EventAttack(events, hits[0], hits[1], *drawn, delta, mean, mean, within)
     validation = tuple((k, v[0]) for k, v in predicted.items())
-    return BlackBoxAttack(attack, len(train[0]), trials, first[0], float("nan"), names[best], validation)
+    return BlackBoxAttack(attack, len(train[0]), trials, first[0], float("nan"), chosen, validation)
 
 
 def _training_releases(blocks, world: str, first: tuple[int, str] | None):

@@ -49,6 +49,16 @@ def _finite(x: float | None):
     return "inf" if x == float("inf") else x
 
 
+def _events(attack) -> list | None:
+    """The event test's events and their fresh counts (None for the other statistics)."""
+    if not hasattr(attack, "events"):
+        return None
+    return [
+        {"favours": "D" if e.favours_d else "D'", "threshold": e.threshold, "hits_d": kd, "hits_dprime": kdp}
+        for e, kd, kdp in zip(attack.events, attack.hits_d, attack.hits_dp)
+    ]
+
+
 def run_one(
     peer: Peer, trials: int, train_trials: int | None, seed: int, workers: int = 1, statistic: str = "events"
 ) -> dict:
@@ -90,6 +100,7 @@ def run_one(
         "statistic_option": statistic,
         "statistic": result.statistic,
         "validation": {name: round(bound, 4) for name, bound in result.validation} or None,
+        "events": _events(result.attack),
         "ratio_to_dpsniper": round(at_09 / best_peer, 3),
         "seconds": round(seconds, 2),
         "peak_mb": round(peak / 2**20, 1),

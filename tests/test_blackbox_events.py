@@ -18,7 +18,7 @@ import pytest
 from scipy.stats import binomtest
 
 from pdp_audit.audits.blackbox import AttackOptions, blackbox_attack
-from pdp_audit.audits.blackbox_events import Event, EventAttack, choose_events, event_epsilon, lower_rate, upper_rate
+from pdp_audit.audits.blackbox_events import Event, EventAttack, choose_events, lower_rate, ratio_epsilon, upper_rate
 from pdp_audit.audits.blackbox_features import HistogramScore, OutcomeKeys, OutcomeScore, PooledHistogramScore
 from pdp_audit.verify.cli.main import main
 
@@ -55,25 +55,58 @@ def test_clopper_pearson_rates_have_their_binomial_tails(hits, n):
 
 
 def test_the_event_bound_covers_at_its_level():
-    """A fixed event with P(S) = 0.02, Q(S) = 0.02·e^-0.2 (ε = 0.2 exactly on it): over 4,000 seeded repetitions at
-    α = 0.05 the bound exceeds 0.2 in at most α of them (255 is 1e-6 above the binomial mean of 200); with Q(S)
-    halved (ε = 0.69) the same count is far above 255 -- so the check can fail."""
+    """A fixed event with P(S) = 0.02, Q(S) = 0.02·e^-0.2 (ε = 0.2 exactly on it), Poisson counts of means λP(S)
+    and λQ(S) as the Poissonised fresh pass draws them: over 4,000 seeded repetitions at α = 0.05 the bound exceeds
+    0.2 in at most α of them (255 is 1e-6 above the binomial mean of 200), and in more than 100 (the test is not
+    conservative by far); with Q(S) halved (ε = 0.69) the same count is far above 255 -- so the check can fail."""
     rng = np.random.default_rng(0)
-    n, reps, p = 200_000, 4_000, 0.02
+    lam, reps, p = 200_000.0, 4_000, 0.02
     for q, broken in ((p * np.exp(-0.2), False), (p / 2, True)):
-        hits_d, hits_dp = rng.binomial(n, p, reps), rng.binomial(n, q, reps)
+        hits_d, hits_dp = rng.poisson(lam * p, reps), rng.poisson(lam * q, reps)
         bounds = [
-            EventAttack((Event(0.0, True),), (int(a),), (int(b),), n, n, 0.0).epsilon_lower_bound_at(0.05)
+            EventAttack((Event(0.0, True),), (int(a),), (int(b),), 0, 0, 0.0, lam, lam).epsilon_lower_bound_at(0.05)
             for a, b in zip(hits_d, hits_dp)
         ]
         exceed = int(np.sum(np.array(bounds) > 0.2))
         assert (exceed > 255) == broken, exceed
+        assert broken or exceed > 100, exceed
+
+
+def test_the_event_bound_with_delta_covers_at_its_level():
+    """δ = 1e-4 carried by a point mass: P(S) = Q(S)·e^0.2 + δ on the event.  At α = 0.05 over 4,000 repetitions
+    the bound exceeds 0.2 in at most 255 (the excess allowance and the binomial each get α/2); with the point mass
+    ten times δ, far more often."""
+    rng = np.random.default_rng(1)
+    lam, reps, q, delta = 2e6, 4_000, 0.01, 1e-4
+    for mass, broken in ((delta, False), (10 * delta, True)):
+        p = q * np.exp(0.2) + mass
+        hits_d, hits_dp = rng.poisson(lam * p, reps), rng.poisson(lam * q, reps)
+        attack_ = [
+            EventAttack((Event(0.0, True),), (int(a),), (int(b),), 0, 0, delta, lam, lam)
+            for a, b in zip(hits_d, hits_dp)
+        ]
+        exceed = int(np.sum(np.array([a.epsilon_lower_bound_at(0.05) for a in attack_]) > 0.2))
+        assert (exceed > 255) == broken, exceed
+
+
+def test_the_ratio_test_is_the_clopper_pearson_bound_of_the_share_of_d_and_tighter_than_two_intervals():
+    """At δ = 0 the bound is logit of the exact binomial lower end of A successes in A + B trials (checked against
+    mpmath's regularised incomplete beta, 40 digits); on 2,000 and 1,800 hits it is above what dividing two
+    Clopper–Pearson ends at α/2 each gives."""
+    mp.mp.dps = 40
+    a_hits, b_hits, alpha = 2_000, 1_800, 0.1
+    bound = float(ratio_epsilon(a_hits, b_hits, 1e6, 1e6, 0.0, alpha))
+    share = np.exp(bound) / (1 + np.exp(bound))
+    tail = mp.betainc(a_hits, b_hits + 1, 0, share, regularized=True)  # P(Bin(K, share) ≥ A) = I_share(A, K − A + 1)
+    assert alpha * (1 - 1e-6) <= tail <= alpha
+    divided = np.log(float(lower_rate(a_hits, 1e6, alpha / 2)) / float(upper_rate(b_hits, 1e6, alpha / 2)))
+    assert bound > divided + 0.02, (bound, divided)
 
 
 def test_the_choice_singles_out_a_rare_outcome_that_carries_the_leak():
     """A discrete score: outcome 2 is rare (P = 1%, log ratio 0.15), outcome 1 common (P = 5%, log ratio 0.06).  On
-    1e6 fresh releases per world the rare outcome alone bounds ε at 0.109 (confidence 0.9, Bonferroni over 2
-    events), both together at 0.059.  Each selection half holds the exact rates (125,000 releases per world), so the
+    1e6 fresh releases per world the rare outcome alone bounds ε at 0.12 (confidence 0.9, Bonferroni over 2
+    events), both together at 0.07.  Each selection half holds the exact rates (125,000 releases per world), so the
     choice must be the rare outcome; the cautious reading of the choice half (level 0.05) chose both outcomes
     (SVT1's shortfall)."""
     h, n, (p1, r1), (p2, r2) = 125_000, 1_000_000, (0.01, 0.15), (0.05, 0.06)
@@ -84,19 +117,28 @@ def test_the_choice_singles_out_a_rare_outcome_that_carries_the_leak():
 
     q1, q2 = p1 * np.exp(-r1), p2 * np.exp(-r2)
     scores = (half(p1, p2), half(q1, q2))
-    a = 0.1 / 4
-    rare = float(event_epsilon(p1 * n, n, q1 * n, n, 0.0, a))
-    both = float(event_epsilon((p1 + p2) * n, n, (q1 + q2) * n, n, 0.0, a))
+    a = 0.1 / 2
+    rare = float(ratio_epsilon(p1 * n, q1 * n, n, n, 0.0, a))
+    both = float(ratio_epsilon((p1 + p2) * n, (q1 + q2) * n, n, n, 0.0, a))
     assert rare > both + 0.03  # the premise: the rare outcome is the better event
     chosen = choose_events(scores, scores, (n, n), 0.0)
     assert chosen.events[0] == Event(2.0, True)
 
 
-def test_delta_form_is_the_rate_difference_at_the_given_epsilon():
-    attack_ = EventAttack((Event(1.0, False),), (100,), (400,), 10_000, 10_000, 0.0)
-    lo, hi = float(lower_rate(400, 10_000, 0.05)), float(upper_rate(100, 10_000, 0.05))
-    assert attack_.delta_lower_bound_at(0.1, 0.5) == pytest.approx(lo - np.exp(0.5) * hi, rel=1e-12)
-    assert attack_.epsilon_lower_bound_at(0.1) == pytest.approx(np.log(lo / hi), rel=1e-12)
+def test_delta_form_is_the_largest_delta_the_test_rejects():
+    """The δ lower bound at ε is the largest δ whose test (excess allowance at α/2, binomial at α/2) rejects ε: just
+    below it the ε bound at that δ is above ε, just above it not."""
+    attack_ = EventAttack((Event(1.0, False),), (1_000,), (4_000,), 0, 0, 0.0, 1e5, 1e5)
+    found = attack_.delta_lower_bound_at(0.1, 0.5)
+    assert found > 0
+    for factor, above in ((0.98, True), (1.02, False)):
+        at = EventAttack((Event(1.0, False),), (1_000,), (4_000,), 0, 0, found * factor, 1e5, 1e5)
+        assert (at.epsilon_lower_bound_at(0.1) > 0.5) == above, factor
+
+
+def test_an_attack_whose_poisson_size_overran_the_budget_bounds_nothing():
+    attack_ = EventAttack((Event(1.0, True),), (5_000,), (100,), 0, 0, 0.0, 1e5, 1e5, poissonised=False)
+    assert attack_.epsilon_lower_bound_at(0.1) == 0.0 and attack_.delta_lower_bound_at(0.1, 0.1) == 0.0
 
 
 def test_outcome_keys_tell_rows_apart_and_merge_non_atoms():
@@ -230,3 +272,17 @@ def test_number_structure_keeps_the_bound_valid_on_integer_outputs():
         options=AttackOptions("events-numbers"),
     )
     assert result.epsilon_lower_bound_at(ALPHA) <= peer.exact_epsilon, result
+
+
+def test_an_outcome_ranking_refitted_on_more_draws_counts_them_in():
+    """The refitted score's ratios are those of a fit on the training and the further releases together (for the
+    outcomes seen in training); positions of unseen outcomes (NaN) are left out."""
+    rng = np.random.default_rng(3)
+    train_d, train_dp = rng.integers(0, 4, (5_000, 2)).astype(float), rng.integers(0, 4, (5_000, 2)).astype(float)
+    more_d, more_dp = rng.integers(0, 4, (20_000, 2)).astype(float), rng.integers(1, 4, (15_000, 2)).astype(float)
+    score = OutcomeScore.fit(train_d, train_dp)
+    refitted = score.refitted(score.index(more_d), score.index(more_dp))
+    direct = OutcomeScore.fit(np.vstack([train_d, more_d]), np.vstack([train_dp, more_dp]))
+    probe = np.array([[0.0, 0.0], [1.0, 2.0], [3.0, 3.0]])
+    assert refitted(probe) == pytest.approx(direct(probe), rel=1e-12)
+    assert not np.allclose(score(probe), refitted(probe))  # the further draws moved the ratios

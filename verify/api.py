@@ -190,8 +190,9 @@ def audit_blackbox(
     By default (``statistic="events"``), the exact event test: candidate statistics (a logistic regression on the
     releases and their squares in the spirit of DP-Sniper, gradient-boosted trees, the likelihood ratio of repeated
     outcomes, per-column histograms) are learned on ``train_trials`` releases per world, a statistic and at most two
-    threshold events are chosen on a quarter of ``trials`` further releases, and each event's two rates are bounded
-    by Clopper–Pearson on ``trials`` fresh releases, of which only counts are kept.  ``statistic="logistic"``: the
+    threshold events are chosen on a quarter of ``trials`` further releases, and each event's two counts on about
+    ``trials`` fresh releases (a Poisson number), of which only counts are kept, are tested jointly: the exact
+    binomial bound on the share of D among the releases in the event.  ``statistic="logistic"``: the
     logistic test alone, its scores on the fresh releases bounded as the white-box attack does (a joint exact test
     of both rates at pooled ranks fixed in advance).  The bound is valid whatever was learned.
     A black-box audit can refute a claim (verdict ``fail``, exit code 1) or find no violation at this budget

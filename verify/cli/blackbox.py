@@ -61,8 +61,9 @@ BLACKBOX_OPTIONS = (
         None,
         "the test: events (default; with --search, --witness or --report: logistic, the test a witness records): "
         "the exact event test (an event chosen among logistic, trees, outcome and histogram scores fitted on the "
-        "training releases, on a quarter of --trials further releases; Clopper-Pearson on --trials fresh ones, only "
-        "their counts kept); events-numbers: the same, the releases augmented with the structure of their numbers "
+        "training releases, on a quarter of --trials further releases; an exact joint test of each event's two "
+        "counts on about --trials fresh ones, only their counts kept); events-numbers: the same, the releases "
+        "augmented with the structure of their numbers "
         "(integrality, fractional part, low bits of the float64 significand); logistic: a logistic regression on "
         "the releases and their squares, bounded at pooled ranks; select: logistic or gradient-boosted trees, "
         "whichever bounds ε higher on a validation quarter of the training releases",

@@ -58,8 +58,8 @@ BLACKBOX = CheckSpec(
 
 #: The event test's formula (:mod:`pdp_audit.audits.blackbox_events`).
 EVENT_FORMULA = (
-    "ε ≥ max over events S fixed before the fresh draws of log((P_lo(S) − δ)/Q_hi(S)) and log((Q_lo(S) − δ)/P_hi(S)), "
-    "Clopper–Pearson rates, Bonferroni over the events"
+    "ε ≥ max over events S fixed before the fresh draws of logit(π_lo(S)) + log(μ/λ): π_lo the exact binomial lower "
+    "bound on the share of D among the Poissonised releases in S (less δ's excess), Bonferroni over the events"
 )
 
 
@@ -72,7 +72,7 @@ class BlackBoxBudget:
         event test).
       workers: processes drawing the releases, >= 1 (the numbers do not depend on them; the samplers must then be
         picklable).
-      statistic: ``events`` (the default: the exact event test, Clopper–Pearson on fresh releases), ``events-numbers``
+      statistic: ``events`` (the default: the exact event test on fresh releases), ``events-numbers``
         (the same with the structure of the numbers as features), ``logistic`` or ``select`` (logistic or
         gradient-boosted trees, chosen on a validation split).
     """
@@ -210,8 +210,10 @@ def _event_note(result) -> str:
         f"Exact event test: the {result.statistic} score ({result.dim}-dimensional releases), fitted on "
         f"{result.train_per_world:,} training releases per world, chosen with its events on "
         f"{int(result.test_per_world * SELECTION_SHARE):,} further releases per world (predicted ε bounds at 0.9: "
-        f"{shown}); events {events or 'none'} in {result.test_per_world:,} fresh releases per world; ε bounded by "
-        "Clopper–Pearson on each event's two rates, Bonferroni over the events. The estimate is the bound at "
+        f"{shown}); events {events or 'none'} in {attack.n:,} fresh releases of D and {attack.m:,} of D' "
+        f"(Poisson numbers of mean {attack.mean_d:,.0f}); ε bounded by "
+        "an exact test of each event's two counts jointly (the share of D among the releases in it, Poissonised "
+        "sizes), Bonferroni over the events. The estimate is the bound at "
         "confidence 1/2."
     )
 
