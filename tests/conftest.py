@@ -1,5 +1,6 @@
 import functools
 import os
+import signal
 import zlib
 
 import pytest
@@ -7,6 +8,15 @@ import pytest
 # Every statistical test in this suite is calibrated to a false-alarm probability of at most 1e-6
 # (OpenDP's convention) and runs with a fixed seed, so a failure is a real finding, not bad luck.
 FALSE_ALARM = 1e-6
+
+
+def pytest_configure(config):
+    """Commands the tests start must get Ctrl-C as a user's would.  A suite started in the background of a shell
+    without job control inherits SIGINT *ignored*, and an ignored signal stays ignored across exec: every command
+    a test starts would then shrug off the SIGINT the interrupt tests send (seen: three such tests hung or exited
+    1).  A handler of our own is reset to the default in the children at exec."""
+    if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
 
 
 def pytest_addoption(parser):
