@@ -537,3 +537,15 @@ PEERS = (
         (0.1371, 0.1963),
     ),
 )
+
+
+def from_environment() -> PeerPair:
+    """The pair of the mechanism named by the environment variable ``PDP_PEER`` (a factory for ``pdp-audit blackbox
+    peer_mechanisms:from_environment``, run from this folder: ``benchmarks/blackbox_peers.py --cli``)."""
+    import os
+
+    by_name = {peer.name: peer.pair for peer in PEERS}
+    name = os.environ.get("PDP_PEER", "")
+    if name not in by_name:
+        raise KeyError(f"PDP_PEER must name one of {', '.join(by_name)}, got {name!r}")
+    return by_name[name]
