@@ -50,11 +50,13 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from typing import Callable
 
 import numpy as np
 from scipy.stats import beta
 
 from pdp_audit.audits.attack import poisson_mean_within, poisson_upper
+from pdp_audit.audits.engine import block_rng, iter_blocks
 
 #: The selection pass draws this share of the bounding budget ``trials`` per world (in addition to it).
 SELECTION_SHARE = 0.25
@@ -277,6 +279,52 @@ class EventAttack:
             mean = poisson_mean_within(lo, a) if lo > 0 else -math.log1p(-a)  # P(Poisson(mean) > lo) ≤ a
             best = max(best, mean / mean_for)
         return best
+
+
+@dataclass(frozen=True, eq=False)
+class EventStatistic:
+    """What the event test froze before its bounding draws: the kept candidate's ``name`` (``logistic``, ``trees``,
+    ``histograms``, ``increments``, ``pooled`` or ``outcomes``), its ``score`` (a function of a block of releases,
+    row by row), the ``events`` on that score, the releases' ``dimension`` and ``numbers``: whether the score reads
+    the releases augmented by :func:`pdp_audit.audits.blackbox_features.number_structure` (``events-numbers``).  A
+    witness writes it as data (:func:`pdp_audit.audits.blackbox_witness.events_to_data`)."""
+
+    name: str
+    score: Callable[[np.ndarray], np.ndarray]
+    events: tuple[Event, ...]
+    dimension: int
+    numbers: bool = False
+
+    @property
+    def width(self) -> int:
+        """The columns the score reads: the releases', and four more per column with ``numbers``."""
+        return self.dimension * (5 if self.numbers else 1)
+
+
+def bound_events(fresh: dict, statistic: EventStatistic, budget: tuple, running: tuple = (None, None)) -> EventAttack:
+    """The bounding pass: the fresh releases of each world (``fresh``: world → :class:`_FreshBlocks`) counted in
+    the frozen ``statistic``'s events.  ``budget`` = (trials, delta, seed): the numbers of releases are Poisson of
+    the largest mean λ with P(Poisson(λ) > trials) ≤ 1e-9, drawn from the stream ``blackbox/poisson/{world}`` (block
+    0), and the releases from ``blackbox/test/{world}`` in seeded blocks (any executor: the same counts); when a
+    number exceeds ``trials`` only ``trials`` are drawn and the bound is 0 (module docstring, step 1).  ``running``
+    = (executor, progress bar or None).  The attack's pass and a witness's re-check are this one function: the same
+    seed gives the same counts."""
+    trials, delta, seed = budget
+    executor, bar = running
+    mean = poisson_mean_within(trials)
+    hits, drawn = [], []
+    for world in ("D", "D'"):
+        size = int(block_rng(seed, f"blackbox/poisson/{world}", 0).poisson(mean))
+        drawn.append(size)
+        total = np.zeros(len(statistic.events) + 1, dtype=np.int64)
+        work = EventHits(fresh[world], statistic.score, statistic.events)
+        for block in iter_blocks(work, min(size, trials), seed, f"blackbox/test/{world}", executor):
+            total += block[0]
+            if bar is not None:
+                bar.update(int(block[0, -1]))
+        hits.append(tuple(int(h) for h in total[:-1]))
+    within = all(size <= trials for size in drawn)
+    return EventAttack(statistic.events, hits[0], hits[1], *drawn, delta, mean, mean, within)
 
 
 class _FreshBlocks:

@@ -10,7 +10,6 @@ releases, and the target it was found on; :func:`recheck_checks` re-applies it t
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 from typing import Any
 
@@ -19,7 +18,7 @@ import numpy as np
 from pdp_audit.audits.blackbox_defaults import SEARCH_STATISTIC, SEARCH_TRIALS
 from pdp_audit.audits.stats import pvalue_by_inversion
 from pdp_audit.mechanisms.base import MalformedPair
-from pdp_audit.mechanisms.validation import InputError
+from pdp_audit.mechanisms.validation import InputError, finite_number
 from pdp_audit.verify.checks import CheckSpec, Evidence
 from pdp_audit.verify.config import PAIR_TRIALS, pair_value
 from pdp_audit.verify.evidence.blackbox import BLACKBOX
@@ -251,7 +250,7 @@ def _checked_pair(witness: dict) -> None:
         if not (
             isinstance(values, list)
             and values
-            and all(isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v) for v in values)
+            and all(finite_number(v) for v in values)
         ):
             raise InputError(f"witness: pair[{world!r}] must be a non-empty list of finite numbers")
     relation = witness.get("neighbours")
