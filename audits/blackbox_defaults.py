@@ -34,8 +34,13 @@ DEFAULT_TRIALS = 8_000_000
 #: only counts, so its budget goes to fresh releases (a rate near 1% needs millions to bound a ratio near e^0.1).
 EVENT_TRAIN_TRIALS = 200_000
 
-#: A search over neighbouring inputs, a witness's re-check and a reported run (``--search``, ``--witness``,
-#: ``--report``; :class:`pdp_audit.verify.evidence.blackbox_witness.SearchOptions`) attack with the logistic test,
-#: the one a witness records as data and re-checks, on this many fresh releases per world unless told otherwise.
+#: A search over neighbouring inputs (``--search``; :class:`pdp_audit.verify.evidence.blackbox_witness.
+#: SearchOptions`) attacks its chosen pair with this statistic on this many fresh releases per world unless told
+#: otherwise (a witness records and re-checks every statistic; a run with ``--report`` or ``--witness`` alone uses
+#: the plain run's defaults above).
 SEARCH_STATISTIC = "logistic"
 SEARCH_TRIALS = 100_000
+
+#: The search's pilots (each candidate pair attacked on ``--pilot-trials`` releases per world to rank the pairs)
+#: use this statistic: the pilots only select, and ...
+PILOT_STATISTIC = "logistic"

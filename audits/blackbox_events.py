@@ -257,6 +257,15 @@ class EventAttack:
         a = alpha / max(len(self.events), 1)
         return max((float(ratio_epsilon(*counts, self.delta, a)) for counts in self._oriented()), default=0.0)
 
+    def best_event(self, alpha: float) -> Event | None:
+        """The event whose bound is the largest at confidence 1 − ``alpha`` (the first on a tie; None without
+        events)."""
+        if not self.events:
+            return None
+        a = alpha / len(self.events)
+        bounds = [float(ratio_epsilon(*counts, self.delta, a)) for counts in self._oriented()]
+        return self.events[int(np.argmax(bounds))]
+
     def delta_lower_bound_at(self, alpha: float, epsilon: float) -> float:
         """The δ lower bound at ``epsilon``: the largest δ the test rejects with ε (level split as at δ > 0: a/2 to
         the excess, a/2 to the binomial), over the events; 0 if none."""
@@ -325,6 +334,48 @@ def bound_events(fresh: dict, statistic: EventStatistic, budget: tuple, running:
         hits.append(tuple(int(h) for h in total[:-1]))
     within = all(size <= trials for size in drawn)
     return EventAttack(statistic.events, hits[0], hits[1], *drawn, delta, mean, mean, within)
+
+
+@dataclass(frozen=True)
+class EventReading:
+    """One event of an :class:`EventAttack` as a reader sees it (display only; the bound is
+    :meth:`EventAttack.epsilon_lower_bound_at`): ``rate`` = B/μ, its rate in the world it disfavours (B of that
+    world's releases fell in it, of Poisson mean μ), with the exact Poisson interval ``rate_interval``;
+    ``log_ratio`` = log((A/λ)/(B/μ)), the log ratio of its two rates, with the joint test's interval at δ = 0
+    (the Clopper–Pearson ends of the share of the favoured world among the A + B releases in it, as logits plus
+    log(μ/λ)); ``bound``: the event's ε bound with the attack's δ -- each at the level α/K of one side of the
+    bound."""
+
+    favours_d: bool
+    threshold: float
+    rate: float
+    rate_interval: tuple[float, float]
+    log_ratio: float
+    log_ratio_interval: tuple[float, float]
+    bound: float
+
+
+def event_readings(attack: EventAttack, alpha: float) -> tuple[EventReading, ...]:
+    """The :class:`EventReading` of each of the ``attack``'s events at confidence 1 − ``alpha`` (Bonferroni over the
+    events, as the bound)."""
+    from scipy.stats import gamma
+
+    a = alpha / max(len(attack.events), 1)
+    out = []
+    for event, (hits_for, hits_against, mean_for, mean_against) in zip(attack.events, attack._oriented()):
+        low = float(gamma.ppf(a, hits_against)) if hits_against > 0 else 0.0
+        high = float(gamma.isf(a, hits_against + 1))
+        total = hits_for + hits_against
+        with np.errstate(divide="ignore", invalid="ignore"):
+            shift = math.log(mean_against / mean_for)
+            ends = [float(r) for r in (lower_rate(hits_for, total, a), upper_rate(hits_for, total, a))]
+            logits = tuple(float(np.log(r) - np.log1p(-r) + shift) for r in ends)
+            ratio = float(np.log(hits_for / mean_for) - np.log(hits_against / mean_against))
+        bound = float(ratio_epsilon(hits_for, hits_against, mean_for, mean_against, attack.delta, a))
+        rate = (hits_against / mean_against, (low / mean_against, high / mean_against))
+        bound = bound if attack.poissonised else 0.0  # a budget overrun bounds nothing (step 1)
+        out.append(EventReading(event.favours_d, event.threshold, *rate, ratio, logits, bound))
+    return tuple(out)
 
 
 class _FreshBlocks:

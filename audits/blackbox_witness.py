@@ -128,16 +128,25 @@ def fresh_scores_bound(worlds: tuple, statistic: Any, trials: int, delta: float,
     return pooled_rank_attack(scores[0], scores[1], delta, seed)
 
 
+def rebuilt_test(data: Any) -> Any:
+    """The test a witness's ``statistic`` holds, rebuilt and checked (InputError, one line, for one that is damaged,
+    edited or not stored as data): an :class:`~pdp_audit.audits.blackbox_events.EventStatistic`, or the
+    pooled-rank test's score."""
+    if not isinstance(data, dict):
+        raise InputError(f"witness: the statistic is malformed (a {type(data).__name__}, not a table)")
+    return events_from_data(data) if data.get("kind") == "events" else statistic_from_data(data)
+
+
 def recheck(worlds: tuple[Sampler, Sampler], data: dict, trials: int, delta: float, seed: int, executor=None):
     """The witness's test (``data``) re-applied to ``trials`` fresh releases per world drawn with ``seed``: a
     :class:`PooledRankAttack` for a logistic or trees score, an
     :class:`~pdp_audit.audits.blackbox_events.EventAttack` for the event test."""
-    if data.get("kind") == "events":
-        statistic = events_from_data(data)
+    statistic = rebuilt_test(data)
+    if isinstance(statistic, EventStatistic):
         first = (statistic.dimension, "the witness's releases")
         fresh = {w: _FreshBlocks(_Releases(s, w), first, statistic.numbers) for s, w in zip(worlds, ("D", "D'"))}
         return bound_events(fresh, statistic, (trials, delta, seed), (executor, None))
-    return fresh_scores_bound(worlds, statistic_from_data(data), trials, delta, seed, executor)
+    return fresh_scores_bound(worlds, statistic, trials, delta, seed, executor)
 
 
 def roc_points(attack: PooledRankAttack) -> tuple[np.ndarray, np.ndarray]:
