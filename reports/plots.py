@@ -171,7 +171,7 @@ def _event_limits(data: EventRates) -> tuple[tuple[float, float], tuple[float, f
     ratios += [data.epsilon_claim, data.epsilon_lower_bound, 0.0]
     low, high = min(ratios), max(ratios)
     pad = 0.12 * (high - low) if high > low else 0.1
-    return (min(rates, default=1e-3) / 4, 1.0), (low - pad, high + pad)
+    return (min(min(rates, default=1.0) / 4, 1e-2), 1.0), (low - pad, high + pad)  # at least two decades
 
 
 def draw_event_rates(fig, data: EventRates, box, compact: bool = False) -> None:

@@ -202,8 +202,9 @@ def _event_figure(attack, epsilon: float, delta: float):
 
     def figure(alpha: float) -> EventRates:
         points = tuple(
-            EventPoint(event_label(r.favours_d, r.threshold), r.rate, r.rate_interval, r.log_ratio, *r[5:])
+            EventPoint(label, r.rate, r.rate_interval, r.log_ratio, r.log_ratio_interval, r.bound)
             for r in event_readings(attack, alpha)
+            for label in (event_label(r.favours_d, r.threshold),)
         )
         return EventRates(points, epsilon, delta, attack.epsilon_lower_bound_at(alpha), 1 - alpha)
 

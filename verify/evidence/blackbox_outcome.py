@@ -90,6 +90,9 @@ class SearchOutcome:
                 ),
                 f"fresh releases: {w['trials']:,} per world, seed {w['seed']}; learned on {w['train_trials']:,}",
             )
+            if self.rechecked is not None:
+                here = f"{self.run.parameters.get('trials', 0):,} fresh releases per world, seed {self.run.seed}"
+                witness = (*witness[:-1], f"the witness's run: {witness[-1]}", f"this re-check: {here}")
             statistic = statistic_rows(w["statistic"])
         return BlackBoxReport(self.run, pair, ranking, witness, statistic)
 
