@@ -47,8 +47,7 @@ DEFINITIONS = {
     "internal node go to left if o[feature] <= threshold, to right if o[feature] > threshold (a NaN goes left iff "
     "missing_left); a leaf has feature, left and right -1",
     "histograms": "per column j (of the first differences o_j - o_(j-1), o_0 = 0, when differences): the bin "
-    "b = number of edges_j below the value (a value equal to an edge counts it as below only if it exceeds it: "
-    "searchsorted left); score = sum_j log_ratio_j[b]",
+    "b = the number of edges_j strictly below the value; score = sum_j log_ratio_j[b]",
     "pooled": "per column j: b = floor((number of edges_j < o_j + number of edges_j <= o_j) / 2); "
     "score = sum_j log_ratio[b]",
     "outcomes": "h = 0; for each column j: w = the 64 bits of o_j + 0.0 if it equals one of atoms_j, else "

@@ -200,6 +200,10 @@ def read_witness(path: str, target: str) -> dict:
             doc = json.load(f, parse_constant=no_constant)
     except (OSError, ValueError, RecursionError) as err:  # RecursionError: arrays nested beyond the parser's depth
         raise InputError(f"witness: cannot read {path!r} ({type(err).__name__}: {err})") from None
+    if isinstance(doc, dict) and "witness" not in doc and "check" in doc:
+        raise InputError(
+            f"witness: {path!r} is the JSON of a run that wrote no witness; a run with --report or --search writes one"
+        )
     witness = doc.get("witness", doc) if isinstance(doc, dict) else None
     if not isinstance(witness, dict) or "statistic" not in witness or not isinstance(witness.get("schema"), int):
         raise InputError(f"witness: {path!r} holds no witness (a blackbox JSON with 'witness', or the witness)")
