@@ -139,6 +139,31 @@ def test_a_recheck_with_the_runs_seed_reproduces_its_bound_bit_for_bit(monkeypat
     assert (other.n, other.hits_d) != (run.attack.n, run.attack.hits_d)
 
 
+class World:
+    """One world of :data:`MIXED` as a picklable sampler (worker processes receive it)."""
+
+    def __init__(self, name: str):
+        self.name = name
+
+    def __call__(self, size: int, rng: np.random.Generator) -> np.ndarray:
+        return MIXED.sample(self.name, size, rng)
+
+
+def test_a_recheck_over_worker_processes_counts_what_a_serial_one_counts(monkeypatch):
+    """The re-check's blocks are seeded by identity: two workers give the serial counts and bound (more than one
+    block per world, so that the blocks run apart)."""
+    from pdp_audit.verify.processes import executor_for
+
+    only(monkeypatch, "histograms")
+    worlds = (World("D"), World("D'"))
+    run = blackbox_attack(*worlds, 4000, 0.0, 1, options=AttackOptions("events"))
+    data = through_json(statistic_to_data(run.learned))
+    serial = recheck(worlds, data, 150_000, 0.0, 2)
+    with executor_for(2) as executor:
+        parallel = recheck(worlds, data, 150_000, 0.0, 2, executor)
+    assert parallel == serial and serial.n > 65_536
+
+
 # --- damaged witnesses ---------------------------------------------------------------------------------------
 
 

@@ -129,7 +129,7 @@ def _attack(args, factory, options, claim, report) -> int:
 def _recheck(args, factory, witness, claim, report) -> int:
     from pdp_audit.verify.evidence.blackbox_witness import recheck_witness_with
 
-    outcome = recheck_witness_with(factory, witness, claim, args.trials, args.seed)
+    outcome = recheck_witness_with(factory, witness, claim, args.trials, args.seed, args.workers)
     doc = {
         "schema": 1,
         "target": args.target,

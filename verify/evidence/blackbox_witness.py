@@ -256,14 +256,14 @@ def _checked_pair(witness: dict) -> None:
         raise InputError(f"witness: its pair is not neighbouring under its relation {relation!r}: it was edited")
 
 
-def recheck_checks(worlds: tuple, witness: dict, claim: tuple, trials: int, seed: int):
-    """The witness's test on ``trials`` fresh releases per world of ``worlds`` drawn with ``seed``; returns
-    (evidence, the attack or None)."""
+def recheck_checks(worlds: tuple, witness: dict, claim: tuple, trials: int, seed: int, executor=None):
+    """The witness's test on ``trials`` fresh releases per world of ``worlds`` drawn with ``seed`` (in blocks on
+    ``executor``: the same numbers); returns (evidence, the attack or None)."""
     from pdp_audit.audits.blackbox_witness import recheck
 
     epsilon, delta, _ = claim
     try:
-        attack = recheck(worlds, witness["statistic"], trials, delta, seed)
+        attack = recheck(worlds, witness["statistic"], trials, delta, seed, executor)
     except MalformedPair as err:
         return [malformed_check(str(err))], None
     stat = witness["statistic"]
@@ -393,11 +393,13 @@ def pair_outcome(pair: Any, claim: tuple, seed: int, options: SearchOptions, tar
     return SearchOutcome(run, result, witness_document(target, claim, result, None), attack.attack)
 
 
-def recheck_outcome(target_object: Any, witness: dict, claim: tuple, trials: int, seed: int) -> SearchOutcome:
-    """The witness re-checked on ``trials`` fresh releases per world of its pair (a searched witness: the
-    mechanism's ``release`` on the stored datasets) or of the target's pair, drawn with ``seed``."""
+def recheck_outcome(target_object: Any, witness: dict, claim: tuple, budget: tuple[int, int, int]) -> SearchOutcome:
+    """The witness re-checked on ``budget`` = (trials, seed, workers): ``trials`` fresh releases per world of its
+    pair (a searched witness: the mechanism's ``release`` on the stored datasets) or of the target's pair, drawn
+    with ``seed`` over ``workers`` processes (the same numbers)."""
     from pdp_audit.audits.blackbox_search import DatasetSampler
     from pdp_audit.verify.evidence.blackbox import UserSampler
+    from pdp_audit.verify.processes import executor_for
 
     pair = witness.get("pair")
     if pair:
@@ -413,7 +415,11 @@ def recheck_outcome(target_object: Any, witness: dict, claim: tuple, trials: int
         )
     else:
         worlds = (UserSampler(target_object, "D"), UserSampler(target_object, "D'"))
-    evidence, attack = recheck_checks(worlds, witness, claim, trials, seed)
+    trials, seed, workers = budget
+    if workers > 1:
+        _check_picklable(target_object)
+    with executor_for(workers) as executor:
+        evidence, attack = recheck_checks(worlds, witness, claim, trials, seed, executor)
     parameters = {
         "pair": f"{witness['target']}, the witness's pair",
         "claim": "DP (black box)",
@@ -479,8 +485,10 @@ def _check_mechanism(target: Any, candidates: int) -> None:
         )
 
 
-def recheck_witness_with(target: Any, witness: dict, claim: tuple, trials: Any, seed: Any) -> SearchOutcome:
+def recheck_witness_with(
+    target: Any, witness: dict, claim: tuple, trials: Any, seed: Any, workers: Any = 1
+) -> SearchOutcome:
     """Re-apply ``witness``'s test to ``trials`` fresh releases per world drawn with ``seed``: what ``pdp-audit
     blackbox --witness`` runs (the witness was read and matched to its target by :func:`read_witness`)."""
     claim, seed = _checked_claim(claim, seed)
-    return recheck_outcome(target, witness, claim, pair_value("trials", trials), seed)
+    return recheck_outcome(target, witness, claim, (pair_value("trials", trials), seed, pair_value("workers", workers)))
