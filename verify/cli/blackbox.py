@@ -45,8 +45,11 @@ BLACKBOX_OPTIONS = (
     dataclasses.replace(
         PAIR_OPTIONS["trials"],
         default=None,
-        help=f"fresh releases per world for the bound (default {DEFAULT_TRIALS:.0e}; with --search "
-        f"{SEARCH_TRIALS:.0e}; with --witness the witness's own)".replace("e+0", "e"),
+        help=(
+            f"fresh releases per world for the bound (default {DEFAULT_TRIALS:.0e}"
+            + ("" if SEARCH_TRIALS == DEFAULT_TRIALS else f"; with --search {SEARCH_TRIALS:.0e}")
+            + "; with --witness the witness's own)"
+        ).replace("e+0", "e"),
     ),
     dataclasses.replace(
         PAIR_OPTIONS["train_trials"],
@@ -60,8 +63,10 @@ BLACKBOX_OPTIONS = (
         "statistic",
         "str",
         None,
-        f"the test: {DEFAULT_STATISTIC} (default; with --search: {SEARCH_STATISTIC}, its pilots {PILOT_STATISTIC}; "
-        "--witness re-applies the witness's own test): events: the exact event test (an event chosen among "
+        f"the test: {DEFAULT_STATISTIC} (default"
+        + ("" if SEARCH_STATISTIC == DEFAULT_STATISTIC else f"; with --search {SEARCH_STATISTIC}")
+        + f"; a search's pilots use {PILOT_STATISTIC}; --witness re-applies the witness's own test): events: the "
+        "exact event test (an event chosen among "
         "logistic, trees, outcome and histogram scores fitted on the training releases, on a quarter of --trials "
         "further releases; an exact joint test of each event's two "
         "counts on about --trials fresh ones, only their counts kept); events-numbers: the same, the releases "

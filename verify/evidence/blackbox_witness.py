@@ -34,7 +34,9 @@ class SearchOptions:
     the neighbour relation (``replace-one``, ``add-remove``, ``l1:R``, ``linf:R``), at most ``candidates`` pairs each
     attacked on ``pilot_trials`` releases per world, then the chosen pair on ``trials`` fresh releases per world
     (learning on ``train_trials``, default: the attack's for its statistic), over ``workers`` processes with the
-    ``statistic`` (:data:`~pdp_audit.audits.blackbox_defaults.STATISTICS`) and the pilots' ``pilot_statistic``."""
+    ``statistic`` (:data:`~pdp_audit.audits.blackbox_defaults.STATISTICS`; default the plain run's, the event test at
+    8e6) and the pilots' ``pilot_statistic`` (default logistic: :mod:`pdp_audit.audits.blackbox_defaults` says
+    why)."""
 
     search: str = "patterns"
     neighbours: str = "linf:1"
