@@ -188,13 +188,13 @@ def pair():
 """
 
 
-EVENT_RUN = "blackbox ev_target:pair --trials 3000 --claim-epsilon 0.2 --claim-delta 1e-6"
+EVENT_RUN = "blackbox ev_layout:pair --trials 3000 --claim-epsilon 0.2 --claim-delta 1e-6"
 
 
 def test_blackbox_event_report(tmp_path, monkeypatch):
     """``pdp-audit blackbox --report`` of the event test (the default): the cover's and the check's events against the
     claim's region, the pair and its witness, the witness's test."""
-    (tmp_path / "ev_target.py").write_text(EVENT_TARGET)
+    (tmp_path / "ev_layout.py").write_text(EVENT_TARGET)
     monkeypatch.syspath_prepend(str(tmp_path))
     assert _render(tmp_path, f"{EVENT_RUN} --report ev.pdf") == ""
 
@@ -204,7 +204,7 @@ def test_blackbox_event_recheck_report(tmp_path, monkeypatch):
     """The re-check of an event test's witness, reported: the witness's run and the re-check's own budget named."""
     from pdp_audit.verify.cli.main import main
 
-    (tmp_path / "ev_target.py").write_text(EVENT_TARGET)
+    (tmp_path / "ev_layout.py").write_text(EVENT_TARGET)
     monkeypatch.syspath_prepend(str(tmp_path))
     monkeypatch.chdir(tmp_path)
     assert main([*EVENT_RUN.split(), "--json", "ev.json", "--report", "ev.pdf"]) == 1
