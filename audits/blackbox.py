@@ -45,7 +45,7 @@ from pdp_audit.audits.blackbox_defaults import (  # noqa: F401 (STATISTICS, DEFA
     EVENT_TRAIN_TRIALS,
     STATISTICS,
 )
-from pdp_audit.audits.engine import block_rng, iter_blocks
+from pdp_audit.audits.engine import iter_blocks
 from pdp_audit.mechanisms.base import MalformedPair, returned_array
 
 Sampler = Callable[[int, np.random.Generator], np.ndarray]
@@ -437,9 +437,9 @@ def _event_attack(worlds, train, first, budget: tuple, running) -> BlackBoxAttac
     from pdp_audit.audits.blackbox_events import (
         SELECTION_SHARE,
         CandidateScores,
-        EventAttack,
-        EventHits,
+        EventStatistic,
         _FreshBlocks,
+        bound_events,
         candidate_scores,
         select_events,
     )
@@ -467,21 +467,10 @@ def _event_attack(worlds, train, first, budget: tuple, running) -> BlackBoxAttac
     )
     mean = poisson_mean_within(trials)  # the fresh releases per world number Poisson(mean) ≤ trials (or bound 0)
     chosen, score, events, predicted = select_events(selection, candidates, (mean, mean), delta)
-    hits, drawn = [], []
-    for _, world in worlds:
-        size = int(block_rng(seed, f"blackbox/poisson/{world}", 0).poisson(mean))
-        drawn.append(size)
-        total = np.zeros(len(events) + 1, dtype=np.int64)
-        work = EventHits(fresh[world], score, events)
-        for block in iter_blocks(work, min(size, trials), seed, f"blackbox/test/{world}", executor):
-            total += block[0]
-            if bar is not None:
-                bar.update(int(block[0, -1]))
-        hits.append(tuple(int(h) for h in total[:-1]))
-    within = all(size <= trials for size in drawn)
-    attack = EventAttack(events, hits[0], hits[1], *drawn, delta, mean, mean, within)
+    frozen = EventStatistic(chosen, score, events, first[0], numbers)
+    attack = bound_events(fresh, frozen, (trials, delta, seed), (executor, bar))
     validation = tuple((k, v[0]) for k, v in predicted.items())
-    return BlackBoxAttack(attack, len(train[0]), trials, first[0], float("nan"), chosen, validation)
+    return BlackBoxAttack(attack, len(train[0]), trials, first[0], float("nan"), chosen, validation, frozen)
 
 
 def _training_releases(blocks, world: str, first: tuple[int, str] | None):

@@ -50,11 +50,13 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from typing import Callable
 
 import numpy as np
 from scipy.stats import beta
 
 from pdp_audit.audits.attack import poisson_mean_within, poisson_upper
+from pdp_audit.audits.engine import block_rng, iter_blocks
 
 #: The selection pass draws this share of the bounding budget ``trials`` per world (in addition to it).
 SELECTION_SHARE = 0.25
@@ -255,6 +257,15 @@ class EventAttack:
         a = alpha / max(len(self.events), 1)
         return max((float(ratio_epsilon(*counts, self.delta, a)) for counts in self._oriented()), default=0.0)
 
+    def best_event(self, alpha: float) -> Event | None:
+        """The event whose bound is the largest at confidence 1 − ``alpha`` (the first on a tie; None without
+        events)."""
+        if not self.events:
+            return None
+        a = alpha / len(self.events)
+        bounds = [float(ratio_epsilon(*counts, self.delta, a)) for counts in self._oriented()]
+        return self.events[int(np.argmax(bounds))]
+
     def delta_lower_bound_at(self, alpha: float, epsilon: float) -> float:
         """The δ lower bound at ``epsilon``: the largest δ the test rejects with ε (level split as at δ > 0: a/2 to
         the excess, a/2 to the binomial), over the events; 0 if none."""
@@ -277,6 +288,94 @@ class EventAttack:
             mean = poisson_mean_within(lo, a) if lo > 0 else -math.log1p(-a)  # P(Poisson(mean) > lo) ≤ a
             best = max(best, mean / mean_for)
         return best
+
+
+@dataclass(frozen=True, eq=False)
+class EventStatistic:
+    """What the event test froze before its bounding draws: the kept candidate's ``name`` (``logistic``, ``trees``,
+    ``histograms``, ``increments``, ``pooled`` or ``outcomes``), its ``score`` (a function of a block of releases,
+    row by row), the ``events`` on that score, the releases' ``dimension`` and ``numbers``: whether the score reads
+    the releases augmented by :func:`pdp_audit.audits.blackbox_features.number_structure` (``events-numbers``).  A
+    witness writes it as data (:func:`pdp_audit.audits.blackbox_witness.events_to_data`)."""
+
+    name: str
+    score: Callable[[np.ndarray], np.ndarray]
+    events: tuple[Event, ...]
+    dimension: int
+    numbers: bool = False
+
+    @property
+    def width(self) -> int:
+        """The columns the score reads: the releases', and four more per column with ``numbers``."""
+        return self.dimension * (5 if self.numbers else 1)
+
+
+def bound_events(fresh: dict, statistic: EventStatistic, budget: tuple, running: tuple = (None, None)) -> EventAttack:
+    """The bounding pass: the fresh releases of each world (``fresh``: world → :class:`_FreshBlocks`) counted in
+    the frozen ``statistic``'s events.  ``budget`` = (trials, delta, seed): the numbers of releases are Poisson of
+    the largest mean λ with P(Poisson(λ) > trials) ≤ 1e-9, drawn from the stream ``blackbox/poisson/{world}`` (block
+    0), and the releases from ``blackbox/test/{world}`` in seeded blocks (any executor: the same counts); when a
+    number exceeds ``trials`` only ``trials`` are drawn and the bound is 0 (module docstring, step 1).  ``running``
+    = (executor, progress bar or None).  The attack's pass and a witness's re-check are this one function: the same
+    seed gives the same counts."""
+    trials, delta, seed = budget
+    executor, bar = running
+    mean = poisson_mean_within(trials)
+    hits, drawn = [], []
+    for world in ("D", "D'"):
+        size = int(block_rng(seed, f"blackbox/poisson/{world}", 0).poisson(mean))
+        drawn.append(size)
+        total = np.zeros(len(statistic.events) + 1, dtype=np.int64)
+        work = EventHits(fresh[world], statistic.score, statistic.events)
+        for block in iter_blocks(work, min(size, trials), seed, f"blackbox/test/{world}", executor):
+            total += block[0]
+            if bar is not None:
+                bar.update(int(block[0, -1]))
+        hits.append(tuple(int(h) for h in total[:-1]))
+    within = all(size <= trials for size in drawn)
+    return EventAttack(statistic.events, hits[0], hits[1], *drawn, delta, mean, mean, within)
+
+
+@dataclass(frozen=True)
+class EventReading:
+    """One event of an :class:`EventAttack` as a reader sees it (display only; the bound is
+    :meth:`EventAttack.epsilon_lower_bound_at`): ``rate`` = B/μ, its rate in the world it disfavours (B of that
+    world's releases fell in it, of Poisson mean μ), with the exact Poisson interval ``rate_interval``;
+    ``log_ratio`` = log((A/λ)/(B/μ)), the log ratio of its two rates, with the joint test's interval at δ = 0
+    (the Clopper–Pearson ends of the share of the favoured world among the A + B releases in it, as logits plus
+    log(μ/λ)); ``bound``: the event's ε bound with the attack's δ -- each at the level α/K of one side of the
+    bound."""
+
+    favours_d: bool
+    threshold: float
+    rate: float
+    rate_interval: tuple[float, float]
+    log_ratio: float
+    log_ratio_interval: tuple[float, float]
+    bound: float
+
+
+def event_readings(attack: EventAttack, alpha: float) -> tuple[EventReading, ...]:
+    """The :class:`EventReading` of each of the ``attack``'s events at confidence 1 − ``alpha`` (Bonferroni over the
+    events, as the bound)."""
+    from scipy.stats import gamma
+
+    a = alpha / max(len(attack.events), 1)
+    out = []
+    for event, (hits_for, hits_against, mean_for, mean_against) in zip(attack.events, attack._oriented()):
+        low = float(gamma.ppf(a, hits_against)) if hits_against > 0 else 0.0
+        high = float(gamma.isf(a, hits_against + 1))
+        total = hits_for + hits_against
+        with np.errstate(divide="ignore", invalid="ignore"):
+            shift = math.log(mean_against / mean_for)
+            ends = [float(r) for r in (lower_rate(hits_for, total, a), upper_rate(hits_for, total, a))]
+            logits = tuple(float(np.log(r) - np.log1p(-r) + shift) for r in ends)
+            ratio = float(np.log(hits_for / mean_for) - np.log(hits_against / mean_against))
+        bound = float(ratio_epsilon(hits_for, hits_against, mean_for, mean_against, attack.delta, a))
+        rate = (hits_against / mean_against, (low / mean_against, high / mean_against))
+        bound = bound if attack.poissonised else 0.0  # a budget overrun bounds nothing (step 1)
+        out.append(EventReading(event.favours_d, event.threshold, *rate, ratio, logits, bound))
+    return tuple(out)
 
 
 class _FreshBlocks:

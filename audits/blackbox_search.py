@@ -24,6 +24,7 @@ pair found is a pair of neighbours, so a bound above the claimed ε refutes the 
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from dataclasses import dataclass
 from typing import Any, Iterator, Protocol
@@ -31,7 +32,7 @@ from typing import Any, Iterator, Protocol
 import numpy as np
 
 from pdp_audit.audits.blackbox import AttackOptions, BlackBoxAttack, blackbox_attack
-from pdp_audit.audits.blackbox_defaults import SEARCH_STATISTIC
+from pdp_audit.audits.blackbox_defaults import PILOT_STATISTIC, SEARCH_STATISTIC, SEARCH_TRIALS
 from pdp_audit.mechanisms.base import MalformedPair
 from pdp_audit.mechanisms.validation import InputError
 
@@ -230,15 +231,22 @@ class DatasetSampler:
 @dataclass(frozen=True)
 class SearchBudget:
     """The search's budget: ``pilot_trials`` releases per world both to learn and to bound each candidate's pilot,
-    ``candidates`` pairs at most, the final attack's ``trials`` and ``train_trials`` (None: ``trials``), the
-    ``options`` of every attack (statistic, executor), and ``rounds`` of successive halving (:func:`halved`)."""
+    ``candidates`` pairs at most, the final attack's ``trials`` and ``train_trials`` (None: the attack's default
+    for its statistic), the final attack's ``options`` (statistic, executor), ``rounds`` of successive halving
+    (:func:`halved`) and the pilots' statistic (``pilot_statistic``)."""
 
     candidates: int = 16
     pilot_trials: int = 20_000
-    trials: int = 100_000
+    trials: int = SEARCH_TRIALS
     train_trials: int | None = None
-    options: AttackOptions = AttackOptions(SEARCH_STATISTIC)  # the test a witness records and re-checks
+    options: AttackOptions = AttackOptions(SEARCH_STATISTIC)
     rounds: int = 1
+    pilot_statistic: str = PILOT_STATISTIC
+
+    @property
+    def pilot_options(self) -> AttackOptions:
+        """The pilots' attack options: :attr:`pilot_statistic` on the final attack's executor."""
+        return AttackOptions(self.pilot_statistic, self.options.executor)
 
 
 @dataclass(frozen=True)
@@ -289,7 +297,7 @@ def pilot_bound(mechanism: Any, candidate: Candidate, delta: float, seed: int, b
         delta,
         seed,
         train_trials=budget.pilot_trials,
-        options=budget.options,
+        options=budget.pilot_options,
     )
     return attack.epsilon_lower_bound_at(PILOT_ALPHA)
 
@@ -314,7 +322,7 @@ def halved(mechanism: Any, tried: list[Ranked], delta: float, seed: int, budget:
         survivors, gone = ranking[:keep], ranking[keep:]
         dropped = gone + dropped
         pilot *= 2
-        stage = SearchBudget(budget.candidates, pilot, budget.trials, budget.train_trials, budget.options)
+        stage = dataclasses.replace(budget, pilot_trials=pilot)
         ranking = _ranked(
             [
                 Ranked(

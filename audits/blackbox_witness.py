@@ -1,135 +1,119 @@
-"""The witness of a black-box attack: the learned test as data, re-checkable on fresh releases.
+"""The witness of a black-box attack: the frozen test as data, re-checkable on fresh releases.
 
 A black-box bound says "this test separates D from D' this well"; the witness is that test, written out so that a
-reviewer can re-run it without our training draws: the pair, the logistic statistic as numbers (the standardiser's
-power-of-two exponents, centres and scales per column, the point masses and their fills, the feature scaler's means
-and scales, the coefficients and intercept: :class:`pdp_audit.audits.blackbox.LearnedStatistic` exactly) and the
-threshold of the best ramp.  :func:`statistic_from_data` rebuilds the identical statistic (JSON keeps every float64
-exactly: Python writes the shortest repr that reads back to the same number), and :func:`recheck` scores fresh
-releases with it through the same seeded streams as the attack's bounding pass: the same seed gives the same bound
-bit for bit, another seed an independent re-check.  The re-check's bound is valid for the same reason the attack's
-is: the statistic is fixed before the fresh releases are drawn.
+reviewer can re-run it without our training draws (:mod:`pdp_audit.audits.blackbox_score_data`: every score the
+attack can freeze, as numbers).  Two tests:
 
-Gradient-boosted trees (``--statistic select`` may keep them) are not written as data here: their witness says so
-and cannot be re-checked.
+* the pooled-rank test (``--statistic logistic`` or ``select``): the logistic score, or the gradient-boosted trees
+  ``select`` kept, bounded at fixed pooled ranks of the fresh scores (:func:`fresh_scores_bound`);
+* the exact event test (``events``, ``events-numbers``; :mod:`pdp_audit.audits.blackbox_events`): the kept score,
+  whether it reads the releases augmented by the structure of their numbers, and the chosen events (threshold and
+  direction), whose fresh counts are tested jointly (:func:`pdp_audit.audits.blackbox_events.bound_events`).
+
+:func:`statistic_from_data` and :func:`events_from_data` rebuild the identical test (JSON keeps every float64
+exactly: Python writes the shortest repr that reads back to the same number), and :func:`recheck` applies it to
+fresh releases through the same seeded streams as the attack's bounding pass: the same seed gives the same bound
+bit for bit, another seed an independent re-check.  The re-check's bound is valid for the same reason the attack's
+is: the test is fixed before the fresh releases are drawn.
 """
 
 from __future__ import annotations
 
-import math
 from typing import Any
 
 import numpy as np
-from sklearn.linear_model import LogisticRegression
-from sklearn.preprocessing import StandardScaler
 
 from pdp_audit.audits.attack import PooledRankAttack, pooled_rank_attack
-from pdp_audit.audits.blackbox import Atoms, LearnedStatistic, Sampler, Standardiser, _Scores
-from pdp_audit.audits.engine import iter_blocks
-from pdp_audit.mechanisms.validation import InputError
-
-#: What a logistic witness's features are, in words (its ``features`` field).
-FEATURES = (
-    "per column j of a release o: z_j = clip((o_j·2^-exponent_j - centre_j) / scale_j, -2^20, 2^20), computed after "
-    "each atom of the column is replaced by its fill; features [z_1..z_d, z_1^2..z_d^2, then one indicator per atom]; "
-    "score = sum_k coefficients_k (feature_k - feature_mean_k) / feature_scale_k + intercept"
+from pdp_audit.audits.blackbox import LearnedStatistic, Sampler, TreeStatistic, _Releases, _Scores
+from pdp_audit.audits.blackbox_events import TUNED_AT, Event, EventStatistic, _FreshBlocks, bound_events
+from pdp_audit.audits.blackbox_score_data import (  # noqa: F401 (FEATURES, MAX_EXPONENT: re-exported)
+    FEATURES,
+    MAX_EXPONENT,
+    FrozenScore,
+    logistic_from_data,
+    score_from_data,
+    score_to_data,
 )
+from pdp_audit.audits.engine import iter_blocks
+from pdp_audit.mechanisms.validation import InputError, finite_number
+
+#: The candidates the event test may keep (:func:`pdp_audit.audits.blackbox_events.candidate_scores`).
+EVENT_SCORES = ("logistic", "trees", "histograms", "increments", "pooled", "outcomes")
+#: What an ``events-numbers`` score reads, in words (its ``releases`` field).
+NUMBERS = (
+    "each release o of d columns followed, per column, by four: o_j is an integer (1 or 0), o_j - floor(o_j), the "
+    "value of the lowest 8 bits of the float64 significand, its number of trailing zero bits (0-52): 5d columns"
+)
+#: The most columns a witness's releases may have (a plain run refuses far fewer for memory).
+MAX_DIMENSION = 1 << 20
 
 
 def statistic_to_data(statistic: Any) -> dict:
-    """The statistic as JSON-ready data (logistic), or ``{"kind": "trees", "recheckable": False}``."""
-    if not isinstance(statistic, LearnedStatistic):
-        return {"kind": "trees", "recheckable": False}
-    s, atoms = statistic.standardise, statistic.atoms
+    """The frozen test of an attack as JSON-ready data: a logistic or trees score of the pooled-rank test, or the
+    event test's :class:`~pdp_audit.audits.blackbox_events.EventStatistic` (:func:`events_to_data`)."""
+    if isinstance(statistic, EventStatistic):
+        return events_to_data(statistic)
+    if isinstance(statistic, (LearnedStatistic, TreeStatistic)):
+        return score_to_data(statistic, statistic.first_call[0])
+    raise TypeError(f"no data form for a {type(statistic).__name__} statistic")
+
+
+def statistic_from_data(data: dict) -> Any:
+    """The pooled-rank test's score of :func:`statistic_to_data`'s data: a
+    :class:`~pdp_audit.audits.blackbox.LearnedStatistic`, or the trees as a
+    :class:`~pdp_audit.audits.blackbox_score_data.FrozenScore` (InputError, one line, for anything else)."""
+    kind = data.get("kind")
+    if kind == "logistic":
+        return logistic_from_data(data)
+    if kind == "trees":
+        width = data.get("dimension")
+        if not (isinstance(width, int) and not isinstance(width, bool) and 1 <= width <= MAX_DIMENSION):
+            raise InputError(f"witness: the statistic's 'dimension' must be an integer in [1, {MAX_DIMENSION}]")
+        return FrozenScore(score_from_data(data, width), (width, "the witness's releases"))
+    raise InputError(f"witness: a {kind!r} statistic is not stored as data and cannot be re-checked")
+
+
+def events_to_data(statistic: EventStatistic) -> dict:
+    """The event test's frozen statistic as data: the kept score (``chosen``: its candidate's name; ``score``: it
+    as data, reading ``dimension`` columns, or 5 × that with ``numbers``) and the chosen events."""
     return {
-        "kind": "logistic",
+        "kind": "events",
         "recheckable": True,
-        "features": FEATURES,
-        "dimension": int(statistic.first_call[0]),
-        "exponent": [int(v) for v in s.exponent],
-        "centre": [float(v) for v in s.centre],
-        "scale": [float(v) for v in s.scale],
-        "atoms": []
-        if atoms is None
-        else [
-            {"column": int(j), "values": [float(v) for v in values], "fill": float(fill)}
-            for j, values, fill in zip(atoms.columns, atoms.values, atoms.fill)
+        "chosen": statistic.name,
+        "dimension": int(statistic.dimension),
+        "numbers": bool(statistic.numbers),
+        **({"releases": NUMBERS} if statistic.numbers else {}),
+        "score": score_to_data(statistic.score, statistic.width),
+        "events": [
+            {"favours": "D" if e.favours_d else "D'", "threshold": float(e.threshold)} for e in statistic.events
         ],
-        "feature_mean": [float(v) for v in statistic.scaler.mean_],
-        "feature_scale": [float(v) for v in statistic.scaler.scale_],
-        "coefficients": [float(v) for v in statistic.model.coef_[0]],
-        "intercept": float(statistic.model.intercept_[0]),
     }
 
 
-def statistic_from_data(data: dict) -> LearnedStatistic:
-    """The :class:`LearnedStatistic` of :func:`statistic_to_data`'s data (InputError for a witness that is not a
-    logistic one or whose arrays do not fit together)."""
-    if data.get("kind") != "logistic":
-        raise InputError(f"witness: a {data.get('kind')!r} statistic is not stored as data and cannot be re-checked")
-    if data.get("features") not in (FEATURES, list(FEATURES)):  # the re-check computes FEATURES, nothing else
-        raise InputError("witness: the statistic's 'features' are not the ones this version computes (edited?)")
-    _check_numbers(data)
-    try:
-        dim = int(data["dimension"])
-        standardise = Standardiser(
-            np.asarray(data["exponent"], dtype=int), np.asarray(data["centre"], float), np.asarray(data["scale"], float)
-        )
-        rows = data["atoms"]
-        atoms = (
-            Atoms(
-                tuple(int(a["column"]) for a in rows),
-                tuple(np.asarray(a["values"], float) for a in rows),
-                tuple(float(a["fill"]) for a in rows),
-            )
-            if rows
-            else None
-        )
-        mean, scale = np.asarray(data["feature_mean"], float), np.asarray(data["feature_scale"], float)
-        coef = np.asarray(data["coefficients"], float)
-        intercept = float(data["intercept"])
-    except (KeyError, TypeError, ValueError, OverflowError) as err:
-        raise InputError(f"witness: the statistic is malformed ({type(err).__name__}: {err})") from None
-    width = 2 * dim + sum(len(a) for a in (atoms.values if atoms else ()))
-    if not (standardise.exponent.size == standardise.centre.size == standardise.scale.size == dim) or not (
-        mean.size == scale.size == coef.size == width
-    ):
-        raise InputError(f"witness: the statistic's arrays do not fit {dim}-dimensional releases")
-    scaler = StandardScaler()
-    scaler.mean_, scaler.scale_, scaler.var_ = mean, scale, scale**2
-    scaler.n_features_in_, scaler.n_samples_seen_ = width, 2
-    model = LogisticRegression()
-    model.coef_, model.intercept_, model.classes_ = coef[None, :], np.array([intercept]), np.array([0.0, 1.0])
-    model.n_features_in_ = width
-    return LearnedStatistic(standardise, scaler, model, (dim, "the witness's releases"), atoms)
-
-
-#: The largest |exponent| of the standardising power of two: a double's exponents lie in [-1074, 1023].
-MAX_EXPONENT = 1100
-
-
-def _check_numbers(data: dict) -> None:
-    """Every number of a stored statistic must be one :func:`statistic_to_data` can write: finite, not a boolean,
-    the exponents integers within a double's range and the scales (which divide) > 0.  A damaged or edited value
-    would otherwise reach scikit-learn as an infinity (an internal error) or give every release the same score (a
-    re-check that cannot refute, reported as a bound)."""
-
-    def numbers(key: str) -> list:
-        value = data.get(key)
-        values = value if isinstance(value, list) else [value]
-        if not all(isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v) for v in values):
-            raise InputError(f"witness: the statistic's {key!r} must hold finite numbers")
-        return values
-
-    for key in ("centre", "coefficients", "feature_mean", "intercept"):
-        numbers(key)
-    for key in ("scale", "feature_scale"):
-        if not all(v > 0 for v in numbers(key)):
-            raise InputError(f"witness: the statistic's {key!r} must be > 0 (a scale divides)")
-    if not all(isinstance(v, int) and abs(v) <= MAX_EXPONENT for v in numbers("exponent")):
-        raise InputError(f"witness: the statistic's 'exponent' must hold integers in [-{MAX_EXPONENT}, {MAX_EXPONENT}]")
-    if not (isinstance(data.get("dimension"), int) and not isinstance(data.get("dimension"), bool)):
-        raise InputError(f"witness: the statistic's 'dimension' must be an integer, got {data.get('dimension')!r}")
+def events_from_data(data: dict) -> EventStatistic:
+    """The :class:`~pdp_audit.audits.blackbox_events.EventStatistic` of :func:`events_to_data`'s data, every field
+    checked (InputError, one line, for a damaged or edited one)."""
+    dimension, numbers, chosen = data.get("dimension"), data.get("numbers"), data.get("chosen")
+    if not (isinstance(dimension, int) and not isinstance(dimension, bool) and 1 <= dimension <= MAX_DIMENSION):
+        raise InputError(f"witness: the statistic's 'dimension' must be an integer in [1, {MAX_DIMENSION}]")
+    if not isinstance(numbers, bool) or (numbers and data.get("releases") != NUMBERS):
+        raise InputError("witness: the statistic's 'numbers' must be true or false (with true, 'releases' as written)")
+    if chosen not in EVENT_SCORES:
+        raise InputError(f"witness: the statistic's 'chosen' must be one of {', '.join(EVENT_SCORES)}, got {chosen!r}")
+    rows = data.get("events")
+    if not isinstance(rows, list) or len(rows) > len(TUNED_AT):
+        raise InputError(f"witness: the statistic's 'events' must be a list of at most {len(TUNED_AT)} events")
+    events = []
+    for row in rows:
+        if not (
+            isinstance(row, dict)
+            and row.get("favours") in ("D", "D'")
+            and finite_number(row.get("threshold"))
+        ):
+            raise InputError('witness: each event must be {"favours": "D" or "D\'", "threshold": a finite number}')
+        events.append(Event(float(row["threshold"]), row["favours"] == "D"))
+    width = dimension * (5 if numbers else 1)
+    return EventStatistic(chosen, score_from_data(data.get("score"), width), tuple(events), dimension, numbers)
 
 
 def fresh_scores_bound(worlds: tuple, statistic: Any, trials: int, delta: float, seed: int, executor=None):
@@ -144,9 +128,25 @@ def fresh_scores_bound(worlds: tuple, statistic: Any, trials: int, delta: float,
     return pooled_rank_attack(scores[0], scores[1], delta, seed)
 
 
+def rebuilt_test(data: Any) -> Any:
+    """The test a witness's ``statistic`` holds, rebuilt and checked (InputError, one line, for one that is damaged,
+    edited or not stored as data): an :class:`~pdp_audit.audits.blackbox_events.EventStatistic`, or the
+    pooled-rank test's score."""
+    if not isinstance(data, dict):
+        raise InputError(f"witness: the statistic is malformed (a {type(data).__name__}, not a table)")
+    return events_from_data(data) if data.get("kind") == "events" else statistic_from_data(data)
+
+
 def recheck(worlds: tuple[Sampler, Sampler], data: dict, trials: int, delta: float, seed: int, executor=None):
-    """The witness's statistic (``data``) re-applied to ``trials`` fresh releases per world drawn with ``seed``."""
-    return fresh_scores_bound(worlds, statistic_from_data(data), trials, delta, seed, executor)
+    """The witness's test (``data``) re-applied to ``trials`` fresh releases per world drawn with ``seed``: a
+    :class:`PooledRankAttack` for a logistic or trees score, an
+    :class:`~pdp_audit.audits.blackbox_events.EventAttack` for the event test."""
+    statistic = rebuilt_test(data)
+    if isinstance(statistic, EventStatistic):
+        first = (statistic.dimension, "the witness's releases")
+        fresh = {w: _FreshBlocks(_Releases(s, w), first, statistic.numbers) for s, w in zip(worlds, ("D", "D'"))}
+        return bound_events(fresh, statistic, (trials, delta, seed), (executor, None))
+    return fresh_scores_bound(worlds, statistic, trials, delta, seed, executor)
 
 
 def roc_points(attack: PooledRankAttack) -> tuple[np.ndarray, np.ndarray]:

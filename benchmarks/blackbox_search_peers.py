@@ -1,6 +1,7 @@
 """The neighbour search on the benchmark's incorrect mechanisms: refuted without being handed DP-Sniper's pair?
 
-    python benchmarks/blackbox_search_peers.py --trials 1000000 --pilot-trials 20000 [--only SVT3,SVT4]
+    python benchmarks/blackbox_search_peers.py --trials 1000000 --pilot-trials 20000 [--only SVT3,SVT4] \
+        [--statistic events] [--pilot-statistic logistic]
 
 Each incorrect mechanism of :mod:`peer_mechanisms` is given to :func:`pdp_audit.audits.blackbox_search.search_pairs`
 as ``release(dataset, size, rng)`` with the benchmark's neighbouring (each answer moves by at most 1: ``linf:1``)
@@ -23,6 +24,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from peer_mechanisms import PEERS  # noqa: E402
 
+from pdp_audit.audits.blackbox import AttackOptions  # noqa: E402
+from pdp_audit.audits.blackbox_defaults import PILOT_STATISTIC, SEARCH_STATISTIC  # noqa: E402
 from pdp_audit.audits.blackbox_search import Neighbours, SearchBudget, search_pairs  # noqa: E402
 
 
@@ -58,13 +61,21 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--rounds", type=int, default=1)
     parser.add_argument("--only", default="")
+    parser.add_argument("--statistic", default=SEARCH_STATISTIC, help="the final attack's statistic")
+    parser.add_argument("--pilot-statistic", default=PILOT_STATISTIC, help="the pilots' statistic")
     args = parser.parse_args()
     wanted = set(filter(None, args.only.split(",")))
     for peer in PEERS:
         if peer.correct or (wanted and peer.name not in wanted):
             continue
         start = time.perf_counter()
-        budget = SearchBudget(pilot_trials=args.pilot_trials, trials=args.trials, rounds=args.rounds)
+        budget = SearchBudget(
+            pilot_trials=args.pilot_trials,
+            trials=args.trials,
+            options=AttackOptions(args.statistic),
+            rounds=args.rounds,
+            pilot_statistic=args.pilot_statistic,
+        )
         result = search_pairs(mechanism(peer.name), Neighbours("linf", 1.0), "patterns", 0.0, args.seed, budget)
         bound = result.final.epsilon_lower_bound_at(args.alpha)
         pair = (result.chosen.d, result.chosen.dprime)
@@ -77,6 +88,9 @@ def main() -> None:
             "pilot_trials": args.pilot_trials,
             "rounds": args.rounds,
             "trials": args.trials,
+            "statistic": args.statistic,
+            "pilot_statistic": args.pilot_statistic,
+            "kept": result.final.statistic,
             "bound": round(bound, 4),
             "claimed": peer.claimed_epsilon,
             "refuted": bound > peer.claimed_epsilon,

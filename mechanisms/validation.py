@@ -55,6 +55,18 @@ def not_a_regular_file(path: str | os.PathLike, what: str = "file") -> str | Non
     return None
 
 
+def finite_number(value: object) -> bool:
+    """Whether ``value`` read from a JSON document is a number that is finite as a float64: an int or float, not a
+    boolean (JSON's ``true`` is no number), and not an integer beyond a double's range (``1e400`` written as digits
+    reads as a Python int that ``math.isfinite`` cannot convert: it raised OverflowError, an internal error)."""
+    if not isinstance(value, (int, float)) or isinstance(value, bool):
+        return False
+    try:
+        return math.isfinite(value)
+    except OverflowError:
+        return False
+
+
 def _number(name: str, value, valid: str) -> float:
     try:
         return float(value)

@@ -21,8 +21,8 @@ from pdp_audit.reports.page_text import (  # noqa: E402
     verdict_banner,
     wrap_cells,
 )
-from pdp_audit.reports.plots import draw_profile, draw_roc  # noqa: E402
-from pdp_audit.reports.records import Lines, Roc, Run, TailCurves  # noqa: E402
+from pdp_audit.reports.plots import draw_event_rates, draw_profile, draw_roc  # noqa: E402
+from pdp_audit.reports.records import EventRates, Lines, Roc, Run, TailCurves  # noqa: E402
 
 VERDICT_TEXT = {
     "pass": "PASS — every guarantee is supported by the evidence",
@@ -254,8 +254,13 @@ def _claim_text(p) -> str:
 def _profile(run: Run):
     """The (privacy profile, ROC) the cover draws: the first guarantee carrying each (None where absent)."""
     profile = next((c.figure for c in run.checks if isinstance(c.figure, (TailCurves, Lines))), None)
-    roc = next((c.figure for c in run.checks if isinstance(c.figure, Roc)), None)
+    roc = next((c.figure for c in run.checks if isinstance(c.figure, (Roc, EventRates))), None)
     return (profile, roc) if profile is not None or roc is not None else None
+
+
+def _draw_attack(fig, figure, box) -> None:
+    """The cover's small attack panel: an ROC, or the events of the black-box event test."""
+    (draw_event_rates if isinstance(figure, EventRates) else draw_roc)(fig, figure, box, compact=True)
 
 
 def _central_figure(fig, run: Run, top: float) -> float:
@@ -269,7 +274,7 @@ def _central_figure(fig, run: Run, top: float) -> float:
     if profile is not None and roc is not None:
         draw_profile(fig, profile, (0.09, bottom, 0.37, box_height))
         profile_axes = fig.axes[-1]
-        draw_roc(fig, roc, (0.58, bottom, 0.37, box_height), compact=True)
+        _draw_attack(fig, roc, (0.58, bottom, 0.37, box_height))
         # each shrunk from below for its legend: both take the smaller height, so that the two panels align
         panels = (profile_axes, fig.axes[-1])
         upper = min(ax.get_position().y1 for ax in panels)
@@ -280,7 +285,7 @@ def _central_figure(fig, run: Run, top: float) -> float:
     elif profile is not None:
         draw_profile(fig, profile, (0.09, bottom, 0.84, box_height))
     else:
-        draw_roc(fig, roc, (0.09, bottom, 0.84, box_height), compact=True)
+        _draw_attack(fig, roc, (0.09, bottom, 0.84, box_height))
     return top - _CENTRAL_HEIGHT
 
 

@@ -26,6 +26,8 @@ FIGURE_TYPES = {
         records.TailCurve,
         records.TailCurves,
         records.Roc,
+        records.EventPoint,
+        records.EventRates,
         records.CoverageFigure,
         records.Series,
         records.Marker,

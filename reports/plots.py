@@ -14,6 +14,7 @@ import numpy as np
 from pdp_audit.reports.page_text import A4, line_width, math
 from pdp_audit.reports.records import (
     CoverageFigure,
+    EventRates,
     Figure,
     Histograms,
     Lines,
@@ -162,6 +163,59 @@ def draw_roc(fig, data: Roc, box, compact: bool = False) -> None:
         ax.legend(fontsize=7, loc="upper left")
 
 
+def _event_limits(data: EventRates) -> tuple[tuple[float, float], tuple[float, float]]:
+    """The axes' (x, y) limits of :func:`draw_event_rates`: every finite positive rate and finite log ratio drawn,
+    the claim's ε and the bound, with a margin (an infinite end of an interval is drawn to the edge)."""
+    rates = [v for p in data.events for v in (p.rate, *p.rate_interval) if np.isfinite(v) and v > 0]
+    ratios = [v for p in data.events for v in (p.log_ratio, *p.log_ratio_interval) if np.isfinite(v)]
+    ratios += [data.epsilon_claim, data.epsilon_lower_bound, 0.0]
+    low, high = min(ratios), max(ratios)
+    pad = 0.12 * (high - low) if high > low else 0.1
+    return (min(min(rates, default=1.0) / 4, 1e-2), 1.0), (low - pad, high + pad)  # at least two decades
+
+
+def draw_event_rates(fig, data: EventRates, box, compact: bool = False) -> None:
+    """Each event of the black-box event test at (Q(S), log P(S)/Q(S)) with its intervals, against the region the
+    claim allows (log(P/Q) ≤ log(e^ε + δ/Q)) and the bound; ``compact``: the cover's small panel.  An event with no
+    release of the disfavoured world is drawn at the upper end of its rate; an infinite end reaches the edge."""
+    ax = fig.add_axes(box)
+    (x_low, x_high), (y_low, y_high) = _event_limits(data)
+    grid = np.geomspace(x_low, x_high, 400)
+    allowed = np.minimum(np.log(np.exp(data.epsilon_claim) + data.delta_claim / grid), y_high)
+    e, d = data.epsilon_claim, data.delta_claim
+    ax.fill_between(grid, y_low, allowed, color="#d9f0d3", label=f"allowed by ({e:g}, {d:g})-DP: P(S) ≤ e^ε Q(S) + δ")
+    for k, point in enumerate(data.events):
+        x = point.rate if point.rate > 0 else point.rate_interval[1]
+        lo, hi = (float(np.clip(v, y_low, y_high)) for v in point.log_ratio_interval)
+        y = float(np.clip(point.log_ratio, lo, hi)) if not np.isnan(point.log_ratio) else (lo + hi) / 2
+        x_lo, x_hi = max(point.rate_interval[0], x_low), min(point.rate_interval[1], x_high)
+        ax.errorbar(
+            [x],
+            [y],
+            xerr=[[x - min(x_lo, x)], [max(x_hi, x) - x]],
+            yerr=[[y - lo], [hi - y]],
+            fmt="os"[k % 2],
+            ms=4 if compact else 5,
+            capsize=3,
+            color=f"C{k}",
+            label=f"{point.label}: ε ≥ {point.bound:.4g}",
+        )
+    bound = data.epsilon_lower_bound
+    ax.axhline(bound, ls="--", lw=1, color="#b2182b", label=f"ε lower bound {bound:.4g} (confidence {data.level:.8g})")
+    ax.set_xscale("log")
+    ax.set_xlim(x_low, x_high)
+    ax.set_ylim(y_low, y_high)
+    size = 7 if compact else None
+    ax.set_xlabel("Q(S): the event's rate in the world it disfavours", fontsize=size)
+    ax.set_ylabel("log P(S)/Q(S)", fontsize=size)
+    if compact:
+        ax.tick_params(labelsize=7)
+        ax.set_title(f"Events of the attack; ε lower bound {bound:.3g}", fontsize=8)
+    else:
+        ax.set_title(f"ε lower bound of the event test: {bound:.4g} (confidence {data.level:.8g})", fontsize=9)
+    legend_below(fig, ax, 5.5 if compact else 7, room=0.042 if compact else 0.035)
+
+
 def _coverage(fig, data: CoverageFigure, box) -> None:
     ax = fig.add_axes((box[0], box[1] + box[3] * 0.45, box[2], box[3] * 0.45))
     rate = data.failure_rate
@@ -292,6 +346,7 @@ _PLAIN = matplotlib.ticker.FuncFormatter(lambda value, _: f"{value:g}")
 PLOTTERS = {
     TailCurves: _tail_curves,
     Roc: draw_roc,
+    EventRates: draw_event_rates,
     CoverageFigure: _coverage,
     Histograms: _histograms,
     ScatterPanels: _scatter_panels,

@@ -67,6 +67,32 @@ class Roc:
 
 
 @_frozen
+class EventPoint:
+    """One event S of the black-box event test, oriented so that P is the rate of the world it favours and Q of the
+    other: ``rate`` = Q(S) and its interval, ``log_ratio`` = log(P(S)/Q(S)) and its interval (±inf where a count
+    is 0), ``bound`` its ε lower bound, ``label`` what S is."""
+
+    label: str
+    rate: float
+    rate_interval: Interval
+    log_ratio: float
+    log_ratio_interval: Interval
+    bound: float
+
+
+@_frozen
+class EventRates:
+    """The events of the black-box event test against the region an (ε, δ)-DP claim allows: every set S has
+    P(S) ≤ e^ε Q(S) + δ (each world's rate in turn as P), i.e. log(P(S)/Q(S)) ≤ log(e^ε + δ/Q(S))."""
+
+    events: Sequence[EventPoint]
+    epsilon_claim: float
+    delta_claim: float
+    epsilon_lower_bound: float
+    level: float
+
+
+@_frozen
 class CoverageFigure:
     """An observed failure rate with its interval against the claimed maximum ρ (and the exact rate, if known)."""
 
@@ -157,7 +183,7 @@ class Lines:
     categories: Sequence[str] | None = None
 
 
-Figure = Union[TailCurves, Roc, CoverageFigure, Histograms, ScatterPanels, Lines]
+Figure = Union[TailCurves, Roc, EventRates, CoverageFigure, Histograms, ScatterPanels, Lines]
 
 
 # --- checks, pages, runs ---------------------------------------------------------------------------------

@@ -253,9 +253,9 @@ def test_a_slow_sampler_shows_how_many_releases_are_drawn(monkeypatch):
 def test_a_run_that_names_no_budget_is_the_event_test_at_the_declared_default(tmp_path, monkeypatch, capsys):
     """The defaults of `pdp-audit blackbox` and `pdp_audit.audit_blackbox` (one declaration,
     pdp_audit.audits.blackbox_defaults): the event test on millions of fresh releases per world (the logistic test
-    at 1e5 missed three incorrect variants of the peers' benchmark); a search, witness or report keeps the logistic
-    test at 1e5, the test its witness records.  The audit itself is replaced by one that reports what it was
-    given."""
+    at 1e5 missed three incorrect variants of the peers' benchmark); a search or a report attacks with the same test
+    (a witness records it), a witness's re-check on the witness's own budget.  The audit itself is replaced by one
+    that reports what it was given."""
     import pdp_audit
     import pdp_audit.verify.api as api
     from pdp_audit.audits.blackbox_defaults import DEFAULT_TRIALS
@@ -295,6 +295,9 @@ def test_a_run_that_names_no_budget_is_the_event_test_at_the_declared_default(tm
     from pdp_audit.verify.cli.main import build_parser
     from pdp_audit.verify.plans.arguments import typed
 
-    argv = ["blackbox", "m:f", "--claim-epsilon", "1", "--claim-delta", "0", "--search", "patterns"]
-    args = resolved(typed(build_parser().parse_args(argv), *BLACKBOX_OPTIONS))
-    assert (args.trials, args.statistic) == (100_000, "logistic")
+    argv = ["blackbox", "m:f", "--claim-epsilon", "1", "--claim-delta", "0"]
+    for flags in (["--search", "patterns"], ["--report", "r.pdf"]):  # a search or a report: the plain run's test
+        args = resolved(typed(build_parser().parse_args([*argv, *flags]), *BLACKBOX_OPTIONS))
+        assert (args.trials, args.statistic) == (DEFAULT_TRIALS, "events")
+    args = resolved(typed(build_parser().parse_args([*argv, "--witness", "w.json"]), *BLACKBOX_OPTIONS))
+    assert args.trials is None  # the witness's own budget, read with the witness

@@ -157,7 +157,7 @@ def test_cli_search_witness_and_refusal(user_module, capsys):
     assert main([*args, "--json", str(out)]) == 1
     doc = json.loads(out.read_text())
     witness = doc["witness"]
-    assert witness["target"] == "search_mech:leaky" and witness["statistic"]["kind"] == "logistic"
+    assert witness["target"] == "search_mech:leaky" and witness["statistic"]["kind"] == "events"  # the default
     assert doc["search"]["ranking"][0]["pair"] == doc["search"]["chosen"] == witness["pair_name"]
     again = user_module / "w.json"
     recheck_args = ["blackbox", "search_mech:leaky", "--witness", str(out), *COMMON[:6]]
@@ -241,8 +241,7 @@ PAIR_MODULE = textwrap.dedent(
 
 def test_a_plain_run_with_a_report_is_the_plain_run_plus_its_witness(user_module):
     (user_module / "pair_mech.py").write_text(PAIR_MODULE)
-    # the logistic test named: a plain run's default is the event test, which a report does not draw (it falls
-    # back to the logistic test, the one a witness can record)
+    # the logistic test named (the event test's report: tests/test_blackbox_event_witness.py)
     args = ["blackbox", "pair_mech:deflated", "--claim-epsilon", "1", "--claim-delta", "1e-5", "--trials", "20000"]
     args += ["--statistic", "logistic"]
     assert main([*args, "--json", "plain.json"]) == 1

@@ -188,6 +188,8 @@ def witnesses(tmp_path_factory):
     os.chdir(folder)
     try:
         args = ["blackbox", "mech:leaky", "--search", "patterns", "--candidates", "1", "--pilot-trials", "1000"]
+        args += ["--statistic", "logistic"]  # the logistic witness's fields are edited below (the event test's: in
+        # tests/test_blackbox_event_witness.py)
         code = main([*args, "--trials", "2000", "--claim-epsilon", "0.5", "--claim-delta", "0", "--json", "w.json"])
         assert code in (1, 3)
     finally:

@@ -174,6 +174,54 @@ def test_blackbox_search_report(tmp_path, monkeypatch):
     assert _render(tmp_path, command) == ""
 
 
+EVENT_TARGET = """
+import numpy as np
+
+class Mixed:
+    def sample(self, world, size, rng):
+        shift = 0.0 if world == "D" else 0.4
+        count = rng.binomial(6, 0.5 - shift / 8, size)
+        return np.column_stack([count, rng.laplace(shift, 1.0, size), rng.laplace(shift, 1.0, size)])
+
+def pair():
+    return Mixed()
+"""
+
+
+EVENT_RUN = "blackbox ev_layout:pair --trials 3000 --claim-epsilon 0.2 --claim-delta 1e-6"
+
+
+def test_blackbox_event_report(tmp_path, monkeypatch):
+    """``pdp-audit blackbox --report`` of the event test (the default): the cover's and the check's events against the
+    claim's region, the pair and its witness, the witness's test."""
+    (tmp_path / "ev_layout.py").write_text(EVENT_TARGET)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    assert _render(tmp_path, f"{EVENT_RUN} --report ev.pdf") == ""
+
+
+@pytest.mark.slow
+def test_blackbox_event_recheck_report(tmp_path, monkeypatch):
+    """The re-check of an event test's witness, reported: the witness's run and the re-check's own budget named."""
+    from pdp_audit.verify.cli.main import main
+
+    (tmp_path / "ev_layout.py").write_text(EVENT_TARGET)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.chdir(tmp_path)
+    assert main([*EVENT_RUN.split(), "--json", "ev.json", "--report", "ev.pdf"]) == 1
+    assert _render(tmp_path, f"{EVENT_RUN} --witness ev.json --seed 5 --report re.pdf") == ""
+
+
+def test_blackbox_event_search_report(tmp_path, monkeypatch):
+    """``--search --statistic events --report``: the searched pair's events, its witness and the ranking."""
+    (tmp_path / "bb_target.py").write_text(BLACKBOX_TARGET)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    command = (
+        "blackbox bb_target:leaky --search patterns --neighbours linf:1 --candidates 3 --pilot-trials 500 "
+        "--trials 2000 --statistic events-numbers --claim-epsilon 0.5 --claim-delta 0 --report bb.pdf"
+    )
+    assert _render(tmp_path, command) == ""
+
+
 @pytest.mark.slow
 def test_gaussian_run_report(tmp_path):
     assert _render(tmp_path, "run gaussian --trials 3000 --report g.pdf --quiet") == ""

@@ -562,7 +562,8 @@ def audit_blackbox_search(
       seed: root seed, >= 0 (pilots and the final attack draw from independent streams of it).
       alpha: false-alarm probability, in [1e-50, 1).
       options: a :class:`SearchOptions` (default: patterns under ``linf:1``, 16 candidates, pilots of 2e4
-        releases per world, 1e5 fresh releases per world for the bound).
+        releases per world with the logistic test, the chosen pair attacked as a plain run attacks its pair: the
+        event test on 8e6 fresh releases per world).
 
     Returns:
       A :class:`~pdp_audit.verify.evidence.blackbox_witness.SearchOutcome`: ``run`` (verdict ``fail`` or

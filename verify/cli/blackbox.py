@@ -25,6 +25,7 @@ from pdp_audit.audits.blackbox_defaults import (
     DEFAULT_STATISTIC,
     DEFAULT_TRIALS,
     EVENT_TRAIN_TRIALS,
+    PILOT_STATISTIC,
     SEARCH_STATISTIC,
     SEARCH_TRIALS,
     STATISTICS,
@@ -44,8 +45,11 @@ BLACKBOX_OPTIONS = (
     dataclasses.replace(
         PAIR_OPTIONS["trials"],
         default=None,
-        help=f"fresh releases per world for the bound (default {DEFAULT_TRIALS:.0e}; with --search, --witness or "
-        f"--report {SEARCH_TRIALS:.0e})".replace("e+0", "e"),
+        help=(
+            f"fresh releases per world for the bound (default {DEFAULT_TRIALS:.0e}"
+            + ("" if SEARCH_TRIALS == DEFAULT_TRIALS else f"; with --search {SEARCH_TRIALS:.0e}")
+            + "; with --witness the witness's own)"
+        ).replace("e+0", "e"),
     ),
     dataclasses.replace(
         PAIR_OPTIONS["train_trials"],
@@ -59,9 +63,12 @@ BLACKBOX_OPTIONS = (
         "statistic",
         "str",
         None,
-        "the test: events (default; with --search, --witness or --report: logistic, the test a witness records): "
-        "the exact event test (an event chosen among logistic, trees, outcome and histogram scores fitted on the "
-        "training releases, on a quarter of --trials further releases; an exact joint test of each event's two "
+        f"the test: {DEFAULT_STATISTIC} (default"
+        + ("" if SEARCH_STATISTIC == DEFAULT_STATISTIC else f"; with --search {SEARCH_STATISTIC}")
+        + f"; a search's pilots use {PILOT_STATISTIC}; --witness re-applies the witness's own test): events: the "
+        "exact event test (an event chosen among "
+        "logistic, trees, outcome and histogram scores fitted on the training releases, on a quarter of --trials "
+        "further releases; an exact joint test of each event's two "
         "counts on about --trials fresh ones, only their counts kept); events-numbers: the same, the releases "
         "augmented with the structure of their numbers "
         "(integrality, fractional part, low bits of the float64 significand); logistic: a logistic regression on "
@@ -73,15 +80,14 @@ BLACKBOX_OPTIONS = (
 
 
 def resolved(args: argparse.Namespace) -> argparse.Namespace:
-    """``args`` with ``--trials`` and ``--statistic`` given their defaults where not given: those of
-    :mod:`pdp_audit.audits.blackbox_defaults` for a plain run, those of
-    :class:`~pdp_audit.verify.evidence.blackbox_witness.SearchOptions` for a search, witness or report (whose
-    witness records the logistic test)."""
-    plain = not blackbox_search.wanted(args)
-    if args.trials is None:
-        args.trials = DEFAULT_TRIALS if plain else SEARCH_TRIALS
+    """``args`` with ``--trials`` and ``--statistic`` given their defaults where not given
+    (:mod:`pdp_audit.audits.blackbox_defaults`): a plain run's, with or without ``--report`` (a report adds pages
+    and a witness, never another verdict), or a search's; a re-check's ``--trials`` is left to the witness's own
+    (:func:`pdp_audit.verify.cli.blackbox_search.command`)."""
+    if args.trials is None and not args.witness:
+        args.trials = SEARCH_TRIALS if args.search else DEFAULT_TRIALS
     if args.statistic is None:
-        args.statistic = DEFAULT_STATISTIC if plain else SEARCH_STATISTIC
+        args.statistic = SEARCH_STATISTIC if args.search else DEFAULT_STATISTIC
     return args
 
 

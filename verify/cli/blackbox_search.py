@@ -6,8 +6,10 @@
 
 With ``--search``, ``FACTORY()`` returns a mechanism (:class:`pdp_audit.audits.blackbox_search.SearchMechanism`:
 ``dimension`` and ``release(dataset, size, rng)``); candidate pairs are ranked on pilot attacks and the chosen one
-attacked on fresh releases.  ``--witness W.json`` re-applies the learned test of a blackbox JSON (or a bare witness)
-to fresh releases of the same target (``--seed``: choose one other than the run's).  ``--report R.pdf`` writes the
+attacked on fresh releases.  ``--witness W.json`` re-applies the frozen test of a blackbox JSON (or a bare witness:
+a logistic or trees score and its threshold, or the event test's score and events) to fresh releases of the same
+target, by default as many as the witness was bounded on (``--seed``: choose one other than the run's; the run's
+own reproduces its bound bit for bit).  ``--report R.pdf`` writes the
 PDF (banner, claim, the pair, the ROC of the test against the claim's region, the search's ranking); without
 ``--search`` it attacks the pair ``FACTORY()`` returns, exactly as a plain run, and adds the witness to the JSON.
 """
@@ -67,6 +69,11 @@ def command(args: argparse.Namespace, module_file, load_factory) -> int:
     report = None if args.report is None or args.report.lower() == "none" else args.report
     if args.witness and args.search:
         raise InputError("--witness re-checks a stored test: it takes no --search")
+    inputs = {"the module of TARGET": module_file(args.target), "--witness": args.witness}
+    check_outputs({"--json": args.json, "--report": report}, inputs)
+    witness = read_witness(args.witness, args.target) if args.witness else None
+    if witness is not None and args.trials is None:  # the witness's own budget: the same seed reproduces its bound
+        args.trials = _witness_trials(witness)
     options = SearchOptions(
         args.search or "patterns",
         args.neighbours,
@@ -78,15 +85,22 @@ def command(args: argparse.Namespace, module_file, load_factory) -> int:
         args.statistic,
         _count(args.rounds, "rounds", 1, 10),
     ).checked()
-    inputs = {"the module of TARGET": module_file(args.target), "--witness": args.witness}
-    check_outputs({"--json": args.json, "--report": report}, inputs)
-    witness = read_witness(args.witness, args.target) if args.witness else None
     factory = load_factory(args.target, "release" if (args.search or _searched(witness)) else "sample")
     check_outputs({"--json": args.json, "--report": report}, {"--witness": args.witness})
     claim = (args.claim_epsilon, args.claim_delta, args.alpha)
     if witness is not None:
         return _recheck(args, factory, witness, claim, report)
     return _attack(args, factory, options, claim, report)
+
+
+def _witness_trials(witness: dict) -> int:
+    """The fresh releases per world the witness was bounded on, checked as ``--trials`` is."""
+    from pdp_audit.verify.config import pair_value
+
+    try:
+        return pair_value("trials", witness.get("trials"))
+    except (InputError, TypeError, ValueError) as err:
+        raise InputError(f"witness: its 'trials' ({err})") from None
 
 
 def _searched(witness: dict | None) -> bool:
@@ -115,7 +129,7 @@ def _attack(args, factory, options, claim, report) -> int:
 def _recheck(args, factory, witness, claim, report) -> int:
     from pdp_audit.verify.evidence.blackbox_witness import recheck_witness_with
 
-    outcome = recheck_witness_with(factory, witness, claim, args.trials, args.seed)
+    outcome = recheck_witness_with(factory, witness, claim, args.trials, args.seed, args.workers)
     doc = {
         "schema": 1,
         "target": args.target,

@@ -130,36 +130,85 @@ def blackbox_checks(
             )
     except MalformedPair as err:
         return [malformed_check(str(err))]
+    return [attack_evidence(result.attack, (epsilon, delta), _note(result), attack_details(result))]
+
+
+def attack_details(result) -> dict:
+    """The check's details of a :class:`~pdp_audit.audits.blackbox.BlackBoxAttack`: the budgets, the statistic
+    kept and its validation bounds (``select`` and the event test), the events and their fresh counts."""
+    return {
+        "train_per_world": result.train_per_world,
+        "test_per_world": result.test_per_world,
+        **({"statistic": result.statistic, "validation_bounds": dict(result.validation)} if result.validation else {}),
+        **_event_details(result),
+    }
+
+
+def attack_evidence(attack, claim: tuple[float, float], note: str, details: dict) -> Evidence:
+    """The ``blackbox-attack`` evidence of a bound's attack, re-evaluable at any α: a pooled-rank attack (the
+    logistic or trees score; its figure the empirical ROC of the fresh scores against the claim's region) or an
+    :class:`~pdp_audit.audits.blackbox_events.EventAttack` (its figure the events' rates against the region): a
+    fail when the ε lower bound exceeds the claimed ε, otherwise inconclusive -- never a pass."""
+    from pdp_audit.audits.blackbox_events import EventAttack
+
+    epsilon, delta = claim
+    events = isinstance(attack, EventAttack)
     spec = CheckSpec(
         BLACKBOX.id,
         BLACKBOX.title,
         f"No test of D vs D' has (FPR, TPR) outside the ({epsilon:g}, {delta:g})-DP region",
-        EVENT_FORMULA if budget.statistic.startswith("events") else BLACKBOX.formula,
+        EVENT_FORMULA if events else BLACKBOX.formula,
         BLACKBOX.source,
     )
-    return [
-        Evidence(
-            spec=spec,
-            estimate=result.epsilon_lower_bound_at(0.5),
-            pvalue=pvalue_by_inversion(result.epsilon_lower_bound_at, float(epsilon)),
-            interval=lambda alpha: (result.epsilon_lower_bound_at(alpha), float("inf")),
-            supports=lambda ci, alpha: False,
-            budget_hint=lambda ci: (
-                "A black-box audit can refute a claim but never certify it: no violation found at this budget."
-            ),
-            note=_note(result),
-            details={
-                "train_per_world": result.train_per_world,
-                "test_per_world": result.test_per_world,
-                **(
-                    {"statistic": result.statistic, "validation_bounds": dict(result.validation)}
-                    if result.validation
-                    else {}
-                ),
-                **_event_details(result),
-            },
+    return Evidence(
+        spec=spec,
+        estimate=attack.epsilon_lower_bound_at(0.5),
+        pvalue=pvalue_by_inversion(attack.epsilon_lower_bound_at, float(epsilon)),
+        interval=lambda alpha: (attack.epsilon_lower_bound_at(alpha), float("inf")),
+        supports=lambda ci, alpha: False,
+        budget_hint=lambda ci: (
+            "A black-box audit can refute a claim but never certify it: no violation found at this budget."
+        ),
+        note=note,
+        details=details,
+        make_figure=(_event_figure if events else _roc_figure)(attack, float(epsilon), float(delta)),
+    )
+
+
+def _roc_figure(attack, epsilon: float, delta: float):
+    """The empirical ROC of a pooled-rank attack's fresh scores against the claim's region (PDF only)."""
+    from pdp_audit.audits.blackbox_witness import roc_points
+    from pdp_audit.reports.records import Roc
+
+    fpr, tpr = roc_points(attack)
+
+    def figure(alpha: float) -> Roc:
+        label = "learned test on fresh releases (empirical ROC)"
+        return Roc(fpr, tpr, epsilon, delta, attack.epsilon_lower_bound_at(alpha), 1 - alpha, curve_label=label)
+
+    return figure
+
+
+def event_label(favours_d: bool, threshold: float) -> str:
+    """An event in words: the scores it holds and the world it favours."""
+    return f"{{score {'≥' if favours_d else '≤'} {threshold:.6g}}}, favours {'D' if favours_d else chr(68) + chr(39)}"
+
+
+def _event_figure(attack, epsilon: float, delta: float):
+    """The event test's events at (Q(S), log P(S)/Q(S)) with their intervals at the bound's level, against the
+    claim's region (PDF only; :func:`pdp_audit.audits.blackbox_events.event_readings`)."""
+    from pdp_audit.audits.blackbox_events import event_readings
+    from pdp_audit.reports.records import EventPoint, EventRates
+
+    def figure(alpha: float) -> EventRates:
+        points = tuple(
+            EventPoint(label, r.rate, r.rate_interval, r.log_ratio, r.log_ratio_interval, r.bound)
+            for r in event_readings(attack, alpha)
+            for label in (event_label(r.favours_d, r.threshold),)
         )
-    ]
+        return EventRates(points, epsilon, delta, attack.epsilon_lower_bound_at(alpha), 1 - alpha)
+
+    return figure
 
 
 def _note(result) -> str:
@@ -182,12 +231,15 @@ def _note(result) -> str:
 
 
 def _event_details(result) -> dict:
-    """The events of the event test as data (empty for the other statistics): each event's side, threshold of the
-    kept score, and fresh counts, so that a reviewer can re-count them."""
-    events = getattr(result.attack, "events", None)
+    return event_details(result.attack)
+
+
+def event_details(attack) -> dict:
+    """The events of an event test's ``attack`` as data (empty for the other tests): each event's side, threshold
+    of the kept score, and fresh counts, so that a reviewer can re-count them."""
+    events = getattr(attack, "events", None)
     if events is None:
         return {}
-    attack = result.attack
     return {
         "events": [
             {"favours": "D" if e.favours_d else "D'", "threshold": e.threshold, "hits_d": kd, "hits_dprime": kdp}

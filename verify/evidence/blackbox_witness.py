@@ -3,30 +3,29 @@
 
 The check is the black-box attack's (``blackbox-attack``: a fail when the ε lower bound on fresh releases of the chosen
 pair exceeds the claim, otherwise inconclusive); :mod:`pdp_audit.audits.blackbox_search` says why the search needs no
-correction of the final level.  The witness (:func:`witness_document`) is the chosen pair, the learned test as data
-(:mod:`pdp_audit.audits.blackbox_witness`), the threshold of its best ramp, the budget and the seed of the fresh
-releases, and the target it was found on; :func:`recheck_checks` re-applies it to fresh releases.
+correction of the final level.  The witness (:func:`witness_document`) is the chosen pair, the frozen test as data
+(:mod:`pdp_audit.audits.blackbox_witness`: the logistic or trees score and the threshold of its best ramp, or the
+event test's score and events), the budget and the seed of the fresh releases, and the target it was found on;
+:func:`recheck_checks` re-applies it to fresh releases.
 """
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
-from pdp_audit.audits.blackbox_defaults import SEARCH_STATISTIC, SEARCH_TRIALS
-from pdp_audit.audits.stats import pvalue_by_inversion
+from pdp_audit.audits.blackbox_defaults import PILOT_STATISTIC, SEARCH_STATISTIC, SEARCH_TRIALS, STATISTICS
 from pdp_audit.mechanisms.base import MalformedPair
-from pdp_audit.mechanisms.validation import InputError
-from pdp_audit.verify.checks import CheckSpec, Evidence
+from pdp_audit.mechanisms.validation import InputError, finite_number
 from pdp_audit.verify.config import PAIR_TRIALS, pair_value
-from pdp_audit.verify.evidence.blackbox import BLACKBOX
+from pdp_audit.verify.evidence.blackbox import attack_details, attack_evidence, event_details
+from pdp_audit.verify.evidence.blackbox_outcome import SearchOutcome
 from pdp_audit.verify.evidence.pair_checks import malformed_check
 
-#: The witness format's version.
-WITNESS_SCHEMA = 1
+#: The witness format's version: 2 since the event test's statistic is stored (schema 1 held the logistic test).
+WITNESS_SCHEMA = 2
 
 
 @dataclass(frozen=True)
@@ -34,8 +33,10 @@ class SearchOptions:
     """How :func:`pdp_audit.audit_blackbox_search` searches: the generator (``patterns``, ``random``, ``optuna``),
     the neighbour relation (``replace-one``, ``add-remove``, ``l1:R``, ``linf:R``), at most ``candidates`` pairs each
     attacked on ``pilot_trials`` releases per world, then the chosen pair on ``trials`` fresh releases per world
-    (learning on ``train_trials``, default ``trials``), over ``workers`` processes with the ``statistic``
-    (``logistic`` or ``select``)."""
+    (learning on ``train_trials``, default: the attack's for its statistic), over ``workers`` processes with the
+    ``statistic`` (:data:`~pdp_audit.audits.blackbox_defaults.STATISTICS`; default the plain run's, the event test at
+    8e6) and the pilots' ``pilot_statistic`` (default logistic: :mod:`pdp_audit.audits.blackbox_defaults` says
+    why)."""
 
     search: str = "patterns"
     neighbours: str = "linf:1"
@@ -46,6 +47,7 @@ class SearchOptions:
     workers: int = 1
     statistic: str = SEARCH_STATISTIC
     rounds: int = 1
+    pilot_statistic: str = PILOT_STATISTIC
 
     def checked(self) -> SearchOptions:
         """The options with each value checked against its range (one-line InputErrors, before any draw)."""
@@ -54,8 +56,9 @@ class SearchOptions:
         if self.search not in SEARCHES:
             raise InputError(f"search must be one of {', '.join(SEARCHES)}, got {self.search!r}")
         Neighbours.parse(self.neighbours)
-        if self.statistic not in ("logistic", "select"):
-            raise InputError(f"statistic must be 'logistic' or 'select', got {self.statistic!r}")
+        for name, value in (("statistic", self.statistic), ("pilot statistic", self.pilot_statistic)):
+            if value not in STATISTICS:
+                raise InputError(f"{name} must be one of {', '.join(STATISTICS)}, got {value!r}")
         if not isinstance(self.candidates, (int, np.integer)) or not 1 <= self.candidates <= 10_000:
             raise InputError(f"candidates must be an integer in [1, 10000], got {self.candidates!r}")
         if not isinstance(self.rounds, (int, np.integer)) or not 1 <= self.rounds <= 10:
@@ -76,42 +79,8 @@ class SearchOptions:
             pair_value("workers", self.workers),
             self.statistic,
             int(self.rounds),
+            self.pilot_statistic,
         )
-
-
-def bound_evidence(attack, epsilon: float, delta: float, note: str, details: dict) -> Evidence:
-    """The ``blackbox-attack`` evidence of a pooled-rank ``attack`` (re-evaluable at any α), with the empirical ROC
-    of its fresh scores against the claim's region as its figure (PDF only)."""
-    from pdp_audit.audits.blackbox_witness import roc_points
-    from pdp_audit.reports.records import Roc
-
-    fpr, tpr = roc_points(attack)
-
-    def figure(alpha: float) -> Roc:
-        bound = attack.epsilon_lower_bound_at(alpha)
-        label = "learned test on fresh releases (empirical ROC)"
-        return Roc(fpr, tpr, float(epsilon), float(delta), bound, 1 - alpha, curve_label=label)
-
-    spec = CheckSpec(
-        BLACKBOX.id,
-        BLACKBOX.title,
-        f"No test of D vs D' has (FPR, TPR) outside the ({epsilon:g}, {delta:g})-DP region",
-        BLACKBOX.formula,
-        BLACKBOX.source,
-    )
-    return Evidence(
-        spec=spec,
-        estimate=attack.epsilon_lower_bound_at(0.5),
-        pvalue=pvalue_by_inversion(attack.epsilon_lower_bound_at, float(epsilon)),
-        interval=lambda alpha: (attack.epsilon_lower_bound_at(alpha), float("inf")),
-        supports=lambda ci, alpha: False,
-        budget_hint=lambda ci: (
-            "A black-box audit can refute a claim but never certify it: no violation found at this budget."
-        ),
-        note=note,
-        details=details,
-        make_figure=figure,
-    )
 
 
 def search_checks(mechanism: Any, epsilon: float, delta: float, seed: int, options: SearchOptions):
@@ -120,6 +89,7 @@ def search_checks(mechanism: Any, epsilon: float, delta: float, seed: int, optio
     ``release`` raises or returns no (size, d) array of finite numbers."""
     from pdp_audit.audits.blackbox import AttackOptions
     from pdp_audit.audits.blackbox_search import Neighbours, SearchBudget, search_pairs
+    from pdp_audit.verify.evidence.blackbox import _note
     from pdp_audit.verify.processes import executor_for
 
     neighbours = Neighbours.parse(options.neighbours)
@@ -135,6 +105,7 @@ def search_checks(mechanism: Any, epsilon: float, delta: float, seed: int, optio
                 options.train_trials,
                 AttackOptions(options.statistic, executor),
                 options.rounds,
+                options.pilot_statistic,
             )
             result = search_pairs(mechanism, neighbours, options.search, delta, seed, budget)
     except MalformedPair as err:
@@ -147,23 +118,21 @@ def search_checks(mechanism: Any, epsilon: float, delta: float, seed: int, optio
     )
     note = (
         f"Search over neighbouring inputs ({options.search}, {neighbours}): {len(result.ranking)} candidate pairs "
-        f"ranked by the ε bound of a pilot attack on {options.pilot_trials:,} releases per world"
-        f"{halving}; the chosen pair "
-        f"({result.chosen.name}) attacked on fresh releases: a logistic test learned on {final.train_per_world:,} "
-        f"releases per world (training accuracy {final.train_accuracy:.4f}), ε bounded on {final.test_per_world:,} "
-        "fresh ones. The pilots only select the pair; the final bound is one test on fresh draws, valid at the "
-        "run's level. The estimate is the bound at confidence 1/2."
+        f"ranked by the ε bound of a pilot attack ({options.pilot_statistic}) on {options.pilot_trials:,} releases "
+        f"per world{halving}; the chosen pair ({result.chosen.name}) attacked on fresh releases. The pilots only "
+        "select the pair; the final bound is one test on fresh draws, valid at the run's level. "
+        f"{_note(final)}"
     )
     details = {
         "search": options.search,
         "neighbours": str(neighbours),
         "candidates": len(result.ranking),
         "pilot_trials": options.pilot_trials,
+        "pilot_statistic": options.pilot_statistic,
         "chosen": result.chosen.name,
-        "train_per_world": final.train_per_world,
-        "test_per_world": final.test_per_world,
+        **attack_details(final),
     }
-    return [bound_evidence(final.attack, epsilon, delta, note, details)], result
+    return [attack_evidence(final.attack, (epsilon, delta), note, details)], result
 
 
 def witness_document(target: str, claim: tuple, result, neighbours: str | None) -> dict:
@@ -181,8 +150,7 @@ def witness_document(target: str, claim: tuple, result, neighbours: str | None) 
         "pair": pair,
         "pair_name": None if result.chosen is None else result.chosen.name,
         "statistic": statistic_to_data(final.learned),
-        "threshold": _finite(final.attack.best_threshold(alpha)),
-        "threshold_calls": _calls(final.attack, alpha),
+        **_threshold(final.attack, alpha),
         "claim": {"epsilon": epsilon, "delta": delta},
         "alpha": alpha,
         "trials": final.test_per_world,
@@ -192,10 +160,21 @@ def witness_document(target: str, claim: tuple, result, neighbours: str | None) 
     }
 
 
-def _calls(attack, alpha: float) -> str:
-    """Which side of the threshold the best ramp calls which world (the pooled-rank attack's two directions)."""
+def _threshold(attack, alpha: float) -> dict:
+    """The threshold of the test's best side at the claim's α, and which world it calls: the pooled-rank attack's
+    best ramp, or the event test's event of the largest bound (all its events are in the statistic)."""
+    from pdp_audit.audits.blackbox_events import EventAttack
+
+    if isinstance(attack, EventAttack):
+        event = attack.best_event(alpha)
+        if event is None:
+            return {"threshold": None, "threshold_calls": "no event"}
+        calls = "the event scores >= threshold, favouring D" if event.favours_d else "the event scores <= threshold, "
+        calls += "" if event.favours_d else "favouring D'"
+        return {"threshold": _finite(event.threshold), "threshold_calls": calls}
     direction = attack._best(alpha)[1]  # 0: the highest scores called D; 1: the lowest called D'
-    return "scores >= threshold called D" if direction == 0 else "scores <= threshold called D'"
+    calls = "scores >= threshold called D" if direction == 0 else "scores <= threshold called D'"
+    return {"threshold": _finite(attack.best_threshold(alpha)), "threshold_calls": calls}
 
 
 def _finite(value: float) -> float | None:
@@ -208,6 +187,7 @@ def read_witness(path: str, target: str) -> dict:
     by :func:`pdp_audit.audits.blackbox_witness.statistic_from_data`).  A FIFO or device is named, never read."""
     import json
 
+    from pdp_audit.audits.blackbox_witness import rebuilt_test
     from pdp_audit.mechanisms.validation import not_a_regular_file
 
     why = not_a_regular_file(path, "witness JSON file")
@@ -222,9 +202,20 @@ def read_witness(path: str, target: str) -> dict:
             doc = json.load(f, parse_constant=no_constant)
     except (OSError, ValueError, RecursionError) as err:  # RecursionError: arrays nested beyond the parser's depth
         raise InputError(f"witness: cannot read {path!r} ({type(err).__name__}: {err})") from None
+    if isinstance(doc, dict) and "witness" not in doc and "check" in doc:
+        raise InputError(
+            f"witness: {path!r} is the JSON of a run that wrote no witness; a run with --report or --search writes one"
+        )
     witness = doc.get("witness", doc) if isinstance(doc, dict) else None
-    if not isinstance(witness, dict) or witness.get("schema") != WITNESS_SCHEMA or "statistic" not in witness:
+    if not isinstance(witness, dict) or "statistic" not in witness or not isinstance(witness.get("schema"), int):
         raise InputError(f"witness: {path!r} holds no witness (a blackbox JSON with 'witness', or the witness)")
+    schema = witness["schema"]
+    if schema != WITNESS_SCHEMA:
+        age = "an older" if schema < WITNESS_SCHEMA else "a newer"
+        raise InputError(
+            f"witness: {path!r} is of schema {schema}, written by {age} pdp-audit; this version reads schema "
+            f"{WITNESS_SCHEMA}: run the attack again with it"
+        )
     if witness.get("target") != target:
         raise InputError(
             f"witness: found on target {witness.get('target')!r}, not {target!r}; a witness re-checks only its own "
@@ -233,6 +224,7 @@ def read_witness(path: str, target: str) -> dict:
     if not isinstance(witness["statistic"], dict):
         raise InputError(f"witness: the statistic is malformed (a {type(witness['statistic']).__name__}, not a table)")
     _checked_pair(witness)
+    rebuilt_test(witness["statistic"])  # every number checked now, before the target is loaded or any release drawn
     return witness
 
 
@@ -251,7 +243,7 @@ def _checked_pair(witness: dict) -> None:
         if not (
             isinstance(values, list)
             and values
-            and all(isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v) for v in values)
+            and all(finite_number(v) for v in values)
         ):
             raise InputError(f"witness: pair[{world!r}] must be a non-empty list of finite numbers")
     relation = witness.get("neighbours")
@@ -266,24 +258,33 @@ def _checked_pair(witness: dict) -> None:
         raise InputError(f"witness: its pair is not neighbouring under its relation {relation!r}: it was edited")
 
 
-def recheck_checks(worlds: tuple, witness: dict, claim: tuple, trials: int, seed: int):
-    """The witness's test on ``trials`` fresh releases per world of ``worlds`` drawn with ``seed``; returns
-    (evidence, the pooled-rank attack or None)."""
+def recheck_checks(worlds: tuple, witness: dict, claim: tuple, trials: int, seed: int, executor=None):
+    """The witness's test on ``trials`` fresh releases per world of ``worlds`` drawn with ``seed`` (in blocks on
+    ``executor``: the same numbers); returns (evidence, the attack or None)."""
     from pdp_audit.audits.blackbox_witness import recheck
 
     epsilon, delta, _ = claim
     try:
-        attack = recheck(worlds, witness["statistic"], trials, delta, seed)
+        attack = recheck(worlds, witness["statistic"], trials, delta, seed, executor)
     except MalformedPair as err:
         return [malformed_check(str(err))], None
+    stat = witness["statistic"]
+    if stat["kind"] == "events":
+        test = (
+            f"the event test it stores (the {stat['chosen']} score and its {len(stat['events'])} events, each "
+            "event's fresh counts tested jointly with Poissonised sizes, Bonferroni over the events)"
+        )
+    else:
+        test = f"the {stat['kind']} test it stores (ε bounded at fixed pooled ranks of the fresh scores, union bound)"
     same = " (the witness's own seed: this reproduces its bound, it is not a fresh re-check)"
     note = (
-        f"Re-check of a witness: the logistic test it stores, applied to {trials:,} fresh releases per world of "
+        f"Re-check of a witness: {test}, applied to {trials:,} fresh releases per world of "
         f"{'its pair' if witness.get('pair') else 'the target pair'} drawn with seed {seed}"
-        f"{same if seed == witness.get('seed') else ''}; ε bounded as by the attack (order statistics at fixed "
-        f"ranks, union bound). The witness's own bound was {witness.get('epsilon_lower_bound')!r}."
+        f"{same if seed == witness.get('seed') else ''}. The witness's own bound was "
+        f"{witness.get('epsilon_lower_bound')!r}."
     )
-    return [bound_evidence(attack, epsilon, delta, note, {"witness_seed": witness.get("seed")})], attack
+    details = {"witness_seed": witness.get("seed"), **event_details(attack)}
+    return [attack_evidence(attack, (epsilon, delta), note, details)], attack
 
 
 def _check_picklable(mechanism: Any) -> None:
@@ -296,86 +297,6 @@ def _check_picklable(mechanism: Any) -> None:
             f"workers: the mechanism cannot be sent to worker processes ({type(err).__name__}: {err}); define it at "
             "module level, or use workers 1"
         ) from None
-
-
-@dataclass(frozen=True)
-class SearchOutcome:
-    """A search, a plain attack with its witness, or a witness's re-check: the decided ``run``, the search's
-    ``result`` (:class:`pdp_audit.audits.blackbox_search.SearchResult`; ``chosen`` None for a plain attack, None
-    for a re-check or a broken protocol), the ``witness`` written (None for a re-check) and the pooled-rank
-    ``attack`` the bound came from."""
-
-    run: Any
-    result: Any = None
-    witness: dict | None = None
-    attack: Any = None
-
-    @property
-    def chosen_name(self) -> str | None:
-        chosen = getattr(self.result, "chosen", None)
-        return None if chosen is None else chosen.name
-
-    def documents(self) -> dict:
-        """The JSON fields beyond the run's parameters: the check, the search's ranking, the witness."""
-        from pdp_audit.reports.json_report import check_to_dict
-
-        (check,) = self.run.checks
-        doc: dict = {"check": check_to_dict(check)}
-        if self.result is not None and self.result.ranking:
-            doc["search"] = {
-                "chosen": self.result.chosen.name,
-                "ranking": [
-                    {
-                        "pair": r.candidate.name,
-                        "D": list(r.candidate.d),
-                        "D'": list(r.candidate.dprime),
-                        "pilot_bound": r.pilot_bound,
-                        "pilot_trials": r.pilot_trials,
-                    }
-                    for r in self.result.ranking
-                ],
-            }
-        if self.witness is not None:
-            doc["witness"] = self.witness
-        return doc
-
-    def report_record(self):
-        """The plain record :func:`pdp_audit.reports.blackbox_report.render_blackbox_pdf` renders."""
-        from pdp_audit.reports.blackbox_report import BlackBoxReport
-
-        pair, ranking = (), ()
-        if self.result is not None and self.result.chosen is not None:
-            c = self.result.chosen
-            pair = (f"pair chosen: {c.name}", f"D  = {_shown_vector(c.d)}", f"D' = {_shown_vector(c.dprime)}")
-            ranking = tuple(
-                f"{i + 1:<4}  {r.pilot_bound:>8.4f}  {r.pilot_trials:>9,}  {r.candidate.name[:36]:<36}  "
-                f"{_shown_vector(r.candidate.d, 32):<32}  {_shown_vector(r.candidate.dprime, 32)}"
-                for i, r in enumerate(self.result.ranking)
-            )
-        elif self.result is not None:
-            pair = ("pair: the target's two worlds D and D', as its sample(world, size, rng) draws them (no search)",)
-        witness = ()
-        if self.witness is not None:
-            w = self.witness
-            stat = w["statistic"]
-            shape = (
-                f"logistic on {stat['dimension']} columns: {len(stat['coefficients'])} coefficients, "
-                f"{len(stat['atoms'])} columns with point masses"
-                if stat["kind"] == "logistic"
-                else "gradient-boosted trees (not stored as data: not re-checkable)"
-            )
-            witness = (
-                f"target: {w['target']}",
-                f"statistic: {shape}",
-                f"threshold on the learned score: {w['threshold']:.6g} (to full precision in the JSON)",
-                f"fresh releases: {w['trials']:,} per world, seed {w['seed']}; learned on {w['train_trials']:,}",
-            )
-        return BlackBoxReport(self.run, pair, ranking, witness)
-
-
-def _shown_vector(values, width: int = 120) -> str:
-    text = "(" + ", ".join(f"{v:g}" for v in values) + ")"
-    return text if len(text) <= width else text[: width - 1] + "…"
 
 
 def _decided(name: str, evidence: list, alpha: float, parameters: dict, seed: int):
@@ -398,7 +319,8 @@ def _check_first_pair(mechanism: Any, neighbours: Any, options: SearchOptions) -
     first = pattern_candidates(int(mechanism.dimension), neighbours, _domain(mechanism))[0]
     worlds = {"D": DatasetSampler(mechanism, first.d, "D"), "D'": DatasetSampler(mechanism, first.dprime, "D'")}
     pilot = options.pilot_trials * 2 ** (options.rounds - 1)  # memory first: it draws 2 releases, the probe 18,000
-    _check_attack_memory(worlds["D"], pilot, pilot, options.statistic)
+    pilot_train = default_train_trials(pilot, options.pilot_statistic)
+    _check_attack_memory(worlds["D"], pilot_train, pilot, options.pilot_statistic)
     train = default_train_trials(options.trials, options.statistic) if options.train_trials is None else None
     _check_attack_memory(worlds["D"], options.train_trials or train, options.trials, options.statistic)
     check_rng_discipline(lambda world, size, rng: worlds[world](size, rng), checked_blackbox_releases)
@@ -427,7 +349,12 @@ def search_outcome(mechanism: Any, claim: tuple, seed: int, options: SearchOptio
 def pair_outcome(pair: Any, claim: tuple, seed: int, options: SearchOptions, target: str) -> SearchOutcome:
     """The plain attack on the pair ``pair.sample`` draws (the same draws and bound as ``audit_blackbox`` at the
     same seed and budget), with its witness."""
-    from pdp_audit.audits.blackbox import AttackOptions, blackbox_attack, checked_blackbox_releases
+    from pdp_audit.audits.blackbox import (
+        AttackOptions,
+        blackbox_attack,
+        checked_blackbox_releases,
+        default_train_trials,
+    )
     from pdp_audit.audits.blackbox_search import SearchResult
     from pdp_audit.audits.rng_discipline import check_rng_discipline
     from pdp_audit.verify.evidence.blackbox import UserSampler, _check_attack_memory, _note
@@ -435,7 +362,8 @@ def pair_outcome(pair: Any, claim: tuple, seed: int, options: SearchOptions, tar
 
     epsilon, delta, alpha = claim
     worlds = (UserSampler(pair, "D"), UserSampler(pair, "D'"))
-    train = options.trials if options.train_trials is None else options.train_trials
+    train = options.train_trials
+    train = default_train_trials(options.trials, options.statistic) if train is None else train
     parameters = {
         "pair": f"{type(pair).__name__}, as given",
         "claim": "DP (black box)",
@@ -446,7 +374,7 @@ def pair_outcome(pair: Any, claim: tuple, seed: int, options: SearchOptions, tar
     }
     try:
         check_rng_discipline(pair.sample, checked_blackbox_releases)
-        _check_attack_memory(worlds[0], train, options.trials)
+        _check_attack_memory(worlds[0], train, options.trials, options.statistic)
         if options.workers > 1:
             _check_picklable(pair)
         with executor_for(options.workers) as executor:
@@ -460,24 +388,20 @@ def pair_outcome(pair: Any, claim: tuple, seed: int, options: SearchOptions, tar
             )
     except MalformedPair as err:
         return SearchOutcome(_decided(type(pair).__name__, [malformed_check(str(err))], alpha, parameters, seed))
-    note = _note(attack)  # the words of a plain run: the same attack, the same check
-    details = {
-        "train_per_world": attack.train_per_world,
-        "test_per_world": attack.test_per_world,
-        **({"statistic": attack.statistic, "validation_bounds": dict(attack.validation)} if attack.validation else {}),
-    }
-    run = _decided(
-        type(pair).__name__, [bound_evidence(attack.attack, epsilon, delta, note, details)], alpha, parameters, seed
-    )
+    # the words, details and evidence of a plain run: the same attack, the same check
+    evidence = attack_evidence(attack.attack, (epsilon, delta), _note(attack), attack_details(attack))
+    run = _decided(type(pair).__name__, [evidence], alpha, parameters, seed)
     result = SearchResult((), None, attack, seed)
     return SearchOutcome(run, result, witness_document(target, claim, result, None), attack.attack)
 
 
-def recheck_outcome(target_object: Any, witness: dict, claim: tuple, trials: int, seed: int) -> SearchOutcome:
-    """The witness re-checked on ``trials`` fresh releases per world of its pair (a searched witness: the
-    mechanism's ``release`` on the stored datasets) or of the target's pair, drawn with ``seed``."""
+def recheck_outcome(target_object: Any, witness: dict, claim: tuple, budget: tuple[int, int, int]) -> SearchOutcome:
+    """The witness re-checked on ``budget`` = (trials, seed, workers): ``trials`` fresh releases per world of its
+    pair (a searched witness: the mechanism's ``release`` on the stored datasets) or of the target's pair, drawn
+    with ``seed`` over ``workers`` processes (the same numbers)."""
     from pdp_audit.audits.blackbox_search import DatasetSampler
     from pdp_audit.verify.evidence.blackbox import UserSampler
+    from pdp_audit.verify.processes import executor_for
 
     pair = witness.get("pair")
     if pair:
@@ -493,7 +417,11 @@ def recheck_outcome(target_object: Any, witness: dict, claim: tuple, trials: int
         )
     else:
         worlds = (UserSampler(target_object, "D"), UserSampler(target_object, "D'"))
-    evidence, attack = recheck_checks(worlds, witness, claim, trials, seed)
+    trials, seed, workers = budget
+    if workers > 1:
+        _check_picklable(target_object)
+    with executor_for(workers) as executor:
+        evidence, attack = recheck_checks(worlds, witness, claim, trials, seed, executor)
     parameters = {
         "pair": f"{witness['target']}, the witness's pair",
         "claim": "DP (black box)",
@@ -501,7 +429,8 @@ def recheck_outcome(target_object: Any, witness: dict, claim: tuple, trials: int
         "delta": claim[1],
         "trials": trials,
     }
-    return SearchOutcome(_decided(type(target_object).__name__, evidence, claim[2], parameters, seed), attack=attack)
+    run = _decided(type(target_object).__name__, evidence, claim[2], parameters, seed)
+    return SearchOutcome(run, attack=attack, rechecked=witness)
 
 
 def _checked_claim(claim: tuple, seed: Any) -> tuple[tuple[float, float, float], int]:
@@ -558,8 +487,10 @@ def _check_mechanism(target: Any, candidates: int) -> None:
         )
 
 
-def recheck_witness_with(target: Any, witness: dict, claim: tuple, trials: Any, seed: Any) -> SearchOutcome:
+def recheck_witness_with(
+    target: Any, witness: dict, claim: tuple, trials: Any, seed: Any, workers: Any = 1
+) -> SearchOutcome:
     """Re-apply ``witness``'s test to ``trials`` fresh releases per world drawn with ``seed``: what ``pdp-audit
     blackbox --witness`` runs (the witness was read and matched to its target by :func:`read_witness`)."""
     claim, seed = _checked_claim(claim, seed)
-    return recheck_outcome(target, witness, claim, pair_value("trials", trials), seed)
+    return recheck_outcome(target, witness, claim, (pair_value("trials", trials), seed, pair_value("workers", workers)))

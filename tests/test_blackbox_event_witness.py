@@ -1,0 +1,370 @@
+"""The event test's witness: its frozen statistic as data (audits/blackbox_score_data.py, audits/blackbox_trees.py,
+audits/blackbox_witness.py), its re-check through the attack's own bounding pass, its refusal when damaged, and
+``pdp-audit blackbox --statistic events --report/--json`` then ``--witness`` end to end.
+
+Every score kind is written to JSON text and read back, and must give bit-identical scores; the trees are evaluated
+by our traversal and must give scikit-learn's numbers bit for bit; a re-check with the run's seed must give its
+bound bit for bit.  Budgets are small (at most 2e4 releases per world)."""
+
+from __future__ import annotations
+
+import copy
+import json
+import textwrap
+
+import numpy as np
+import pytest
+from sklearn.ensemble import HistGradientBoostingClassifier
+
+from pdp_audit.audits import blackbox_events
+from pdp_audit.audits.blackbox import AttackOptions, blackbox_attack, learn_statistic, learn_trees
+from pdp_audit.audits.blackbox_events import Event, EventAttack, EventStatistic
+from pdp_audit.audits.blackbox_features import HistogramScore, OutcomeScore, PooledHistogramScore, number_structure
+from pdp_audit.audits.blackbox_score_data import score_from_data, score_to_data
+from pdp_audit.audits.blackbox_trees import from_model
+from pdp_audit.audits.blackbox_witness import events_from_data, events_to_data, recheck, statistic_to_data
+from pdp_audit.mechanisms.validation import InputError
+from pdp_audit.verify.cli.main import main
+from pdp_audit.verify.evidence.blackbox_witness import WITNESS_SCHEMA, read_witness
+
+
+class Mixed:
+    """Three columns: a count (binomial, so outcomes repeat) and two Laplace answers; D' moves each a little."""
+
+    def sample(self, world: str, size: int, rng: np.random.Generator) -> np.ndarray:
+        shift = 0.0 if world == "D" else 0.3
+        count = rng.binomial(4, 0.5 - shift / 6, size)
+        return np.column_stack([count, rng.laplace(shift, 1.0, size), rng.laplace(shift, 1.0, size)])
+
+    def world(self, name: str):
+        return lambda size, rng: self.sample(name, size, rng)
+
+
+MIXED = Mixed()
+
+
+def releases(world: str, size: int, seed: int) -> np.ndarray:
+    return MIXED.sample(world, size, np.random.default_rng(seed))
+
+
+def through_json(data: dict) -> dict:
+    """``data`` written as JSON text and read back, as a witness file is."""
+    return json.loads(json.dumps(data, allow_nan=False))
+
+
+def fitted(kind: str, train_d: np.ndarray, train_dp: np.ndarray):
+    first = (train_d.shape[1], "the training releases")
+    if kind == "logistic":
+        return learn_statistic(train_d, train_dp, first)[0]
+    if kind == "trees":
+        return learn_trees(train_d, train_dp, first, 0)[0]
+    if kind in ("histograms", "increments"):
+        return HistogramScore.fit(train_d, train_dp, differences=kind == "increments")
+    if kind == "pooled":
+        return PooledHistogramScore.fit(train_d, train_dp)
+    score = OutcomeScore.fit(train_d, train_dp)  # refitted on more releases, as the selection pass does
+    return score.refitted(score.index(releases("D", 3000, 5)), score.index(releases("D'", 3000, 6)))
+
+
+KINDS = ("logistic", "trees", "histograms", "increments", "pooled", "outcomes")
+
+
+@pytest.mark.parametrize(
+    "kind, numbers", [(k, False) for k in KINDS] + [(k, True) for k in KINDS if k != "outcomes"]
+)  # (with the numbers' structure every outcome is new: no outcome score)
+def test_every_score_round_trips_through_json_to_bit_identical_scores(kind, numbers):
+    """Before: only the logistic score had a data form (``statistic_to_data`` wrote ``{"kind": "trees",
+    "recheckable": false}`` for trees, and nothing for the others)."""
+    augment = number_structure if numbers else (lambda x: x)
+    train_d, train_dp = augment(releases("D", 4000, 1)), augment(releases("D'", 4000, 2))
+    score = fitted(kind, train_d, train_dp)
+    fresh = augment(np.vstack([releases("D", 3000, 3), releases("D'", 3000, 4), [[9.0, 0.5, -0.5]]]))  # 9: unseen
+    rebuilt = score_from_data(through_json(score_to_data(score, train_d.shape[1])), train_d.shape[1])
+    expected, got = score(fresh), rebuilt(fresh)
+    assert np.array_equal(expected, got, equal_nan=True)
+    assert np.unique(expected[np.isfinite(expected)]).size > 3  # a score that tells releases apart
+    if kind == "outcomes":
+        assert np.isnan(got[-1])  # an outcome never seen is in no event, rebuilt or not
+
+
+def test_our_tree_traversal_gives_scikit_learns_scores_bit_for_bit_with_missing_values():
+    """Trees fitted where a column has NaNs: splits that send NaN left or right, and scikit-learn's +inf threshold
+    (every number left, only NaN right), written as the largest double.  Fails when the traversal compares with
+    < instead of <=, ignores the missing-goes-left flag, or adds the baseline last."""
+    rng = np.random.default_rng(0)
+    x = np.vstack([releases("D", 3000, 7), releases("D'", 2000, 8)])
+    y = np.r_[np.ones(3000), np.zeros(2000)]  # unequal: a baseline log(3/2), added first as scikit-learn does
+    x[rng.random(len(x)) < 0.2 * (y + 0.5), 1] = np.nan  # missing more often in D: a split on NaN pays
+    x[:, 0] = np.round(x[:, 0])  # a count: thresholds between its values, values on both sides
+    model = HistGradientBoostingClassifier(max_iter=30, random_state=0).fit(x, y)
+    ensemble = from_model(model, 3)
+    on_edges = np.repeat(x[:1], sum(int(np.sum(t.left >= 0)) for t in ensemble.trees), axis=0)
+    at = [(f, v) for t in ensemble.trees for f, v, left in zip(t.feature, t.threshold, t.left) if left >= 0]
+    for row, (f, v) in zip(on_edges, at):  # a value equal to a split's threshold goes left
+        row[f] = v
+    fresh = np.vstack([x[::7], on_edges, [[np.nan, np.nan, np.nan], [2.0, 1e300, -1e300]]])
+    assert np.array_equal(model.decision_function(fresh), ensemble(fresh))
+    assert any(t.missing_left.any() for t in ensemble.trees) and any(not t.missing_left.all() for t in ensemble.trees)
+
+
+def only(monkeypatch, name: str) -> None:
+    """The event test with one candidate score: ``name``."""
+    real = blackbox_events.candidate_scores
+
+    def one(fit_d, fit_dp, learners):
+        found = real(fit_d, fit_dp, learners)
+        return {name: found[name]}
+
+    monkeypatch.setattr(blackbox_events, "candidate_scores", one)
+
+
+@pytest.mark.parametrize(
+    "kind, statistic",
+    [(k, "events") for k in KINDS] + [("trees", "events-numbers"), ("histograms", "events-numbers")],
+)
+def test_a_recheck_with_the_runs_seed_reproduces_its_bound_bit_for_bit(monkeypatch, kind, statistic):
+    """The witness's test through JSON text, re-applied with the run's seed: the same Poisson sizes, the same counts
+    in each event, the same bound; with another seed, other draws (an independent re-check).  Before: the event
+    test's attack stored no statistic (``learned`` None), and ``recheck`` read only a logistic one."""
+    only(monkeypatch, kind)
+    worlds = (MIXED.world("D"), MIXED.world("D'"))
+    run = blackbox_attack(*worlds, 8000, 1e-4, 3, options=AttackOptions(statistic))
+    assert run.statistic == kind and run.attack.events
+    data = through_json(statistic_to_data(run.learned))
+    again = recheck(worlds, data, 8000, 1e-4, 3)
+    assert isinstance(again, EventAttack) and again == run.attack
+    for alpha in (0.5, 1e-6):
+        assert again.epsilon_lower_bound_at(alpha) == run.epsilon_lower_bound_at(alpha)
+    other = recheck(worlds, data, 8000, 1e-4, 4)
+    assert (other.n, other.hits_d) != (run.attack.n, run.attack.hits_d)
+
+
+class World:
+    """One world of :data:`MIXED` as a picklable sampler (worker processes receive it)."""
+
+    def __init__(self, name: str):
+        self.name = name
+
+    def __call__(self, size: int, rng: np.random.Generator) -> np.ndarray:
+        return MIXED.sample(self.name, size, rng)
+
+
+def test_a_recheck_over_worker_processes_counts_what_a_serial_one_counts(monkeypatch):
+    """The re-check's blocks are seeded by identity: two workers give the serial counts and bound (more than one
+    block per world, so that the blocks run apart)."""
+    from pdp_audit.verify.processes import executor_for
+
+    only(monkeypatch, "histograms")
+    worlds = (World("D"), World("D'"))
+    run = blackbox_attack(*worlds, 4000, 0.0, 1, options=AttackOptions("events"))
+    data = through_json(statistic_to_data(run.learned))
+    serial = recheck(worlds, data, 150_000, 0.0, 2)
+    with executor_for(2) as executor:
+        parallel = recheck(worlds, data, 150_000, 0.0, 2, executor)
+    assert parallel == serial and serial.n > 65_536
+
+
+# --- damaged witnesses ---------------------------------------------------------------------------------------
+
+
+def witness_of(kind: str) -> dict:
+    """A witness of the event test on ``kind``'s score, as ``blackbox --report`` writes it (no search)."""
+    train_d, train_dp = releases("D", 3000, 1), releases("D'", 3000, 2)
+    events = (Event(0.25, True), Event(-0.5, False))
+    statistic = EventStatistic(kind, fitted(kind, train_d, train_dp), events, 3)
+    return {
+        "schema": WITNESS_SCHEMA,
+        "target": "mod:make",
+        "neighbours": None,
+        "pair": None,
+        "pair_name": None,
+        "statistic": through_json(events_to_data(statistic)),
+        "threshold": 0.25,
+        "threshold_calls": "the event scores >= threshold, favouring D",
+        "claim": {"epsilon": 0.5, "delta": 0.0},
+        "alpha": 1e-6,
+        "trials": 8000,
+        "train_trials": 3000,
+        "seed": 0,
+        "epsilon_lower_bound": 0.1,
+    }
+
+
+@pytest.fixture(scope="module")
+def base_witnesses():
+    return {kind: witness_of(kind) for kind in ("trees", "histograms", "pooled", "outcomes", "logistic")}
+
+
+def _set(path: str, value):
+    """Set the field at ``path`` (keys and indices joined by '/') of the witness to ``value``."""
+
+    def change(witness):
+        *parents, last = path.split("/")
+        node = witness
+        for key in parents:
+            node = node[int(key)] if isinstance(node, list) else node[key]
+        if isinstance(node, list):
+            node[int(last)] = value
+        else:
+            node[last] = value
+
+    return change
+
+
+DAMAGES = {
+    "schema 1": ("trees", _set("schema", 1), "schema 1, written by an older"),
+    "schema 3": ("trees", _set("schema", 3), "schema 3, written by a newer"),
+    "event favours X": ("trees", _set("statistic/events/0/favours", "X"), "each event must be"),
+    "event threshold a string": ("trees", _set("statistic/events/1/threshold", "0.5"), "each event must be"),
+    "event threshold 1e400": ("trees", _set("statistic/events/0/threshold", 10**400), "each event must be"),
+    "three events": ("trees", lambda w: w["statistic"]["events"].append(w["statistic"]["events"][0]), "at most 2"),
+    "numbers a string": ("trees", _set("statistic/numbers", "yes"), "'numbers' must be true or false"),
+    "numbers without their words": ("trees", _set("statistic/numbers", True), "'numbers' must be true or false"),
+    "dimension 0": ("trees", _set("statistic/dimension", 0), "'dimension' must be an integer"),
+    "dimension 4": ("trees", _set("statistic/dimension", 4), "the trees read 3 columns, the releases give 4"),
+    "chosen unknown": ("trees", _set("statistic/chosen", "magic"), "'chosen' must be one of"),
+    "score kind unknown": ("trees", _set("statistic/score/kind", "forest"), "unknown score kind"),
+    "score a list": ("trees", _set("statistic/score", []), "the score is malformed"),
+    "trees definition edited": ("trees", _set("statistic/score/definition", "x"), "'definition' is not the one"),
+    "tree node its own child": ("trees", _set("statistic/score/trees/0/left/0", 0), "do not form a tree"),
+    "tree feature out of range": ("trees", _set("statistic/score/trees/0/feature/0", 7), "do not form a tree"),
+    "tree arrays of two lengths": ("trees", _set("statistic/score/trees/0/value", [0.0]), "one equal length"),
+    "tree threshold a boolean": ("trees", _set("statistic/score/trees/0/threshold/0", True), "finite numbers"),
+    "tree missing_left a number": ("trees", _set("statistic/score/trees/0/missing_left/0", 1), "true/false"),
+    "trees baseline NaN-like": ("trees", _set("statistic/score/baseline", "nan"), "'baseline' must be"),
+    "no trees": ("trees", _set("statistic/score/trees", []), "1 to 10000 trees"),
+    "histogram edges unsorted": ("histograms", _set("statistic/score/edges/1", [1.0, 0.0]), "sorted lists"),
+    "histogram ratios short": ("histograms", _set("statistic/score/log_ratio/0", [0.0]), "one more value"),
+    "histogram columns missing": ("histograms", _set("statistic/score/edges", [[0.0]]), "one list per column"),
+    "pooled ratio a string": ("pooled", _set("statistic/score/log_ratio/0", "x"), "finite numbers"),
+    "pooled edges unsorted": ("pooled", _set("statistic/score/edges/0/0", 1e9), "sorted lists"),
+    "outcome key not hex": ("outcomes", _set("statistic/score/table/0", "zz" * 8), "16 hexadecimal digits"),
+    "outcome keys repeated": ("outcomes", lambda w: _dup_key(w), "increasing"),
+    "outcome counts negative": ("outcomes", _set("statistic/score/counts_d/0", -1), "counts (integers >= 0)"),
+    "outcome atoms infinite": ("outcomes", _set("statistic/score/atoms/0", [10**400]), "finite numbers"),
+    "logistic scale 0": ("logistic", lambda w: _zero_scale(w), "must be > 0"),
+    "logistic of 5 columns": ("logistic", _set("statistic/score/dimension", 5), "do not fit 5-dimensional"),
+}
+
+
+def _dup_key(witness):
+    table = witness["statistic"]["score"]["table"]
+    table[1] = table[0]
+
+
+def _zero_scale(witness):
+    score = witness["statistic"]["score"]
+    score["feature_scale"] = [0.0] * len(score["feature_scale"])
+
+
+@pytest.mark.parametrize("name", sorted(DAMAGES))
+def test_a_damaged_event_witness_is_refused_in_one_line(base_witnesses, tmp_path, name):
+    kind, change, words = DAMAGES[name]
+    witness = copy.deepcopy(base_witnesses[kind])
+    change(witness)
+    path = tmp_path / "w.json"
+    path.write_text(json.dumps({"witness": witness}))
+    with pytest.raises(InputError, match="^witness: ") as caught:
+        read_witness(str(path), "mod:make")
+    message = str(caught.value)
+    assert words in message and "\n" not in message, message
+
+
+def test_the_undamaged_witnesses_are_read(base_witnesses, tmp_path):
+    """The damages above are refused for what they change: each base witness is read as it is."""
+    for kind, witness in base_witnesses.items():
+        (tmp_path / f"{kind}.json").write_text(json.dumps(witness))
+        assert read_witness(str(tmp_path / f"{kind}.json"), "mod:make") == witness
+        assert events_from_data(witness["statistic"]).name == kind
+
+
+# --- the command line ---------------------------------------------------------------------------------------
+
+MODULE = textwrap.dedent(
+    """
+    import numpy as np
+
+    class Shifted:
+        def sample(self, world, size, rng):
+            return (0.0 if world == "D" else 0.8) + rng.laplace(scale=1.0, size=(size, 1))
+
+    def make():
+        return Shifted()
+    """
+)
+
+
+CLAIM = ["--claim-epsilon", "0.5", "--claim-delta", "0"]
+RUN = ["blackbox", "ev_target:make", *CLAIM, "--trials", "3000"]
+
+
+@pytest.fixture(scope="module")
+def reported(tmp_path_factory):
+    """A folder holding the target's module and the outputs of its run with ``--report rep.pdf --json rep.json``
+    (no ``--statistic``: the plain run's default, the event test)."""
+    folder = tmp_path_factory.mktemp("events")
+    (folder / "ev_target.py").write_text(MODULE)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.chdir(folder)
+        patch.syspath_prepend(str(folder))
+        assert main([*RUN, "--json", "rep.json", "--report", "rep.pdf"]) == 1
+    return folder
+
+
+@pytest.fixture
+def target(reported, monkeypatch):
+    monkeypatch.chdir(reported)
+    monkeypatch.syspath_prepend(str(reported))
+    return reported
+
+
+def test_a_reported_event_run_is_the_plain_run_plus_its_witness(target):
+    """``--report`` without ``--statistic``: the plain run's event test at the given budget, the same JSON as the
+    plain run plus the witness.  Before: a report fell back to the logistic test, whose verdict could differ."""
+    assert main([*RUN, "--json", "plain.json"]) == 1
+    plain, reported = (json.loads((target / f).read_text()) for f in ("plain.json", "rep.json"))
+    witness = reported.pop("witness")
+    assert reported == plain and plain["statistic"] == "events"
+    assert witness["statistic"]["kind"] == "events" and witness["schema"] == WITNESS_SCHEMA
+    assert (target / "rep.pdf").read_bytes()[:5] == b"%PDF-"
+
+
+def test_the_witness_rechecked_with_its_own_seed_reproduces_the_bound(target):
+    """No ``--trials``: the witness's own budget; no ``--seed``: 0, the run's; the same counts, the same bound."""
+    run = json.loads((target / "rep.json").read_text())
+    assert main(["blackbox", "ev_target:make", *CLAIM, "--witness", "rep.json", "--json", "same.json"]) == 1
+    same = json.loads((target / "same.json").read_text())
+    assert same["trials"] == 3000 and same["check"]["ci"] == run["check"]["ci"]
+    assert same["check"]["details"]["events"] == run["check"]["details"]["events"]
+
+
+def test_the_witness_rechecked_with_another_seed_is_an_independent_recheck_with_a_report(target):
+    run = json.loads((target / "rep.json").read_text())
+    argv = ["blackbox", "ev_target:make", *CLAIM, "--witness", "rep.json", "--seed", "9", "--json", "other.json"]
+    assert main([*argv, "--report", "other.pdf"]) == 1
+    other = json.loads((target / "other.json").read_text())
+    assert other["check"]["ci"] != run["check"]["ci"] and other["check"]["ci"][0] > 0.5
+    assert other["rechecked_witness"] == {"seed": 0, "epsilon_lower_bound": run["witness"]["epsilon_lower_bound"]}
+
+
+def test_a_plain_runs_json_is_refused_as_a_witness_in_one_line(target):
+    """A plain run writes no witness: its JSON (schema 1, a statistic named by a string) was read as a witness of an
+    older schema."""
+    assert main([*RUN, "--json", "plain.json"]) == 1
+    with pytest.raises(InputError, match="a run that wrote no witness; a run with --report or --search writes one"):
+        read_witness("plain.json", "ev_target:make")
+
+
+def test_a_damaged_event_witness_on_the_command_line_is_one_line_exit_2(target, capsys):
+    doc = json.loads((target / "rep.json").read_text())
+    doc["witness"]["statistic"]["events"][0]["favours"] = "nobody"
+    (target / "bad.json").write_text(json.dumps(doc))
+    capsys.readouterr()
+    assert main(["blackbox", "ev_target:make", *CLAIM, "--witness", "bad.json"]) == 2
+    err = capsys.readouterr().err
+    assert "each event must be" in err and err.count("\n") == 1, err
+
+
+def test_the_event_report_is_byte_identical_for_the_same_seed(target):
+    assert main([*RUN, "--report", "again.pdf"]) == 1
+    assert (target / "again.pdf").read_bytes() == (target / "rep.pdf").read_bytes()
