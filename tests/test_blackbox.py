@@ -235,7 +235,7 @@ def test_a_dimension_that_changes_with_the_block_size_is_the_pairs_fault():
 
 def test_a_slow_sampler_shows_how_many_releases_are_drawn(monkeypatch):
     """On a terminal the black box shows a bar of the 4 × trials releases it draws (a user's sampler may take
-    minutes; main showed nothing); never where stderr is a file or a pipe."""
+    minutes; main showed nothing), named by the pass drawing them; never where stderr is a file or a pipe."""
     import io
     import sys
 
@@ -246,7 +246,7 @@ def test_a_slow_sampler_shows_how_many_releases_are_drawn(monkeypatch):
     for terminal, shown in ((Terminal(), True), (io.StringIO(), False)):
         monkeypatch.setattr(sys, "stderr", terminal)
         blackbox_attack(*gaussian_samplers(1.0), 70_000, DELTA, seed=1, progress=True, options=LOGISTIC)
-        assert ("blackbox, releases drawn" in terminal.getvalue()) is shown
+        assert ("blackbox, training releases" in terminal.getvalue()) is shown
         assert ("/280k" in terminal.getvalue()) is shown  # 4 × 70,000 releases
 
 
