@@ -77,6 +77,8 @@ def command(args: argparse.Namespace, module_file, load_factory) -> int:
         args.workers,
         args.statistic,
         _count(args.rounds, "rounds", 1, 10),
+        args.scheduler,
+        args.dask_local,
     ).checked()
     inputs = {"the module of TARGET": module_file(args.target), "--witness": args.witness}
     check_outputs({"--json": args.json, "--report": report}, inputs)
@@ -96,7 +98,8 @@ def _searched(witness: dict | None) -> bool:
 def _attack(args, factory, options, claim, report) -> int:
     from pdp_audit.verify.evidence.blackbox_witness import audit_blackbox_search_with
 
-    outcome = audit_blackbox_search_with(factory, claim, args.seed, options, args.target, bool(args.search))
+    # bars on a terminal only, as a plain run shows them: pilots, then the final attack's releases
+    outcome = audit_blackbox_search_with(factory, claim, args.seed, options, args.target, bool(args.search), True)
     doc = {
         "schema": 1,
         "target": args.target,
