@@ -45,6 +45,7 @@ from pdp_audit.audits.blackbox_defaults import (  # noqa: F401 (STATISTICS, DEFA
     EVENT_TRAIN_TRIALS,
     STATISTICS,
 )
+from pdp_audit.audits.blackbox_events import selection_size
 from pdp_audit.audits.engine import iter_blocks
 from pdp_audit.mechanisms.base import MalformedPair, returned_array
 
@@ -105,15 +106,21 @@ class _Scores:
         return self.statistic(releases)
 
 
-def _progress_bar(total: int, progress: bool):
-    """A bar of the ``total`` releases the attack draws, on a terminal's stderr when ``progress``."""
+def _progress_bar(total: int, progress: bool, desc: str = "blackbox, training releases", unit: str = "release"):
+    """A bar of the ``total`` releases the attack draws (or of another ``unit``: counted as they are, where releases
+    are shown as 1.3M), on a terminal's stderr when ``progress`` (nothing elsewhere: a file, a pipe)."""
     if not (progress and sys.stderr.isatty()):
         return contextlib.nullcontext(None)
     from tqdm import tqdm
 
-    return tqdm(
-        total=total, desc="blackbox, releases drawn", unit="release", unit_scale=True, file=sys.stderr, leave=False
-    )
+    scaled = unit == "release"
+    return tqdm(total=total, desc=desc, unit=unit, unit_scale=scaled, file=sys.stderr, leave=False, dynamic_ncols=True)
+
+
+def _stage(bar, name: str) -> None:
+    """Name the pass whose releases ``bar`` now counts (training, selection, fresh)."""
+    if bar is not None:
+        bar.set_description(f"blackbox, {name} releases", refresh=True)
 
 
 def _counted(blocks, bar):
@@ -365,18 +372,22 @@ MEMORY_PER_TRIAL = (180.0, 330.0)
 MEMORY_PER_SCORE = 160.0
 
 
-#: The event test keeps no fresh score, only the selection pass's: a quarter of ``trials`` releases per world, the
-#: scores of at most 6 candidates each (8 bytes), so 12 bytes per fresh release, with a margin.
-MEMORY_PER_SELECTION = 16.0
+#: The event test keeps no fresh score, only the selection pass's (:func:`selection_size` releases per world, at most
+#: 2.5e6 whatever ``trials``): per selection release per world, the scores of at most 6 candidates in both worlds
+#: (96 bytes) and the sorted copies the choice of events makes of one candidate's (about 5 × 16), with a margin.
+MEMORY_PER_SELECTION = 192.0
 
 
 def attack_memory(train_trials: int, dim: int, trials: int = 0, statistic: str = "logistic") -> float:
     """The attack's peak memory in bytes: ``train_trials`` releases per world of dimension ``dim`` held to learn, and
-    the scores of ``trials`` fresh ones per world (their releases are streamed: one block at a time; the event test
-    keeps only their counts)."""
+    the scores of ``trials`` fresh ones per world (their releases are streamed: one block at a time); the event test
+    keeps only counts of its fresh releases, and the scores of its selection pass, whose size is capped."""
     fixed, per_dimension = MEMORY_PER_TRIAL
-    per_score = MEMORY_PER_SELECTION if statistic.startswith("events") else MEMORY_PER_SCORE
-    return train_trials * (fixed + per_dimension * dim) + trials * per_score
+    if statistic.startswith("events"):
+        kept = selection_size(trials) * MEMORY_PER_SELECTION if trials else 0.0
+    else:
+        kept = trials * MEMORY_PER_SCORE
+    return train_trials * (fixed + per_dimension * dim) + kept
 
 
 def blackbox_attack(
@@ -398,13 +409,15 @@ def blackbox_attack(
     split of the training releases (:func:`select_statistic`).  The bounding pass is streamed: each block of fresh
     releases is scored by the frozen statistic and only its scores are kept.  Releases that are not a (size, d)
     array of finite numbers raise :class:`pdp_audit.mechanisms.base.MalformedPair` (:func:`checked_blackbox_releases`),
-    as do worlds of different dimensions.  ``progress``: a bar of the releases drawn on stderr (on a terminal)."""
+    as do worlds of different dimensions.  ``progress``: a bar of the releases drawn on stderr (on a terminal), named
+    by the pass drawing them (training, selection, fresh)."""
     train_trials = default_train_trials(trials, options.statistic) if train_trials is None else int(train_trials)
     executor = options.executor
     worlds = ((sample_d, "D"), (sample_dprime, "D'"))
-    selection = int(trials * 0.25) if options.statistic.startswith("events") else 0  # SELECTION_SHARE
+    selection = selection_size(trials) if options.statistic.startswith("events") else 0
     with _progress_bar(2 * (train_trials + trials + selection), progress) as bar:
         train, first = [], None
+        _stage(bar, "training")
         for sampler, world in worlds:
             blocks = iter_blocks(_Releases(sampler, world), train_trials, seed, f"blackbox/train/{world}", executor)
             releases, first = _training_releases(_counted(blocks, bar), world, first)
@@ -418,6 +431,7 @@ def blackbox_attack(
             validation = tuple(bounds.items())
         else:
             statistic, accuracy = learn_statistic(*train, first)
+        _stage(bar, "fresh")
         scores = [
             _concatenated(
                 _counted(iter_blocks(_Scores(s, w, statistic), trials, seed, f"blackbox/test/{w}", executor), bar)
@@ -430,12 +444,12 @@ def blackbox_attack(
 
 def _event_attack(worlds, train, first, budget: tuple, running) -> BlackBoxAttack:
     """The event test (:mod:`pdp_audit.audits.blackbox_events`): candidates fitted on the ``train`` releases, the
-    statistic and events chosen on trials·SELECTION_SHARE further releases per world (stream ``blackbox/select/…``:
-    only their candidates' scores are kept), ε bounded on ``budget`` = (trials, delta, seed, numbers) fresh
-    releases per world, of which only the event counts are kept (``numbers``: on the releases augmented by
-    :func:`pdp_audit.audits.blackbox_features.number_structure`); ``running`` = (executor, bar)."""
+    statistic and events chosen on :func:`~pdp_audit.audits.blackbox_events.selection_size` further releases per
+    world (stream ``blackbox/select/…``: only their candidates' scores are kept, in one array per world), ε bounded
+    on ``budget`` = (trials, delta, seed, numbers) fresh releases per world, of which only the event counts are kept
+    (``numbers``: on the releases augmented by :func:`pdp_audit.audits.blackbox_features.number_structure`);
+    ``running`` = (executor, bar)."""
     from pdp_audit.audits.blackbox_events import (
-        SELECTION_SHARE,
         CandidateScores,
         EventStatistic,
         _FreshBlocks,
@@ -456,17 +470,21 @@ def _event_attack(worlds, train, first, budget: tuple, running) -> BlackBoxAttac
     candidates = candidate_scores(*train, learners)
     scores = tuple(candidates.values())
     fresh = {w: _FreshBlocks(_Releases(s, w), first, numbers) for s, w in worlds}
-    selected = max(int(trials * SELECTION_SHARE), 2)
+    selected = selection_size(trials)
+    _stage(bar, "selection")
     selection = tuple(
-        _concatenated(
+        _filled(
             _counted(
                 iter_blocks(CandidateScores(fresh[w], scores), selected, seed, f"blackbox/select/{w}", executor), bar
-            )
+            ),
+            selected,
         )
         for _, w in worlds
     )
     mean = poisson_mean_within(trials)  # the fresh releases per world number Poisson(mean) ≤ trials (or bound 0)
     chosen, score, events, predicted = select_events(selection, candidates, (mean, mean), delta)
+    del selection  # the fresh pass keeps counts only
+    _stage(bar, "fresh")
     frozen = EventStatistic(chosen, score, events, first[0], numbers)
     attack = bound_events(fresh, frozen, (trials, delta, seed), (executor, bar))
     validation = tuple((k, v[0]) for k, v in predicted.items())
@@ -483,6 +501,18 @@ def _training_releases(blocks, world: str, first: tuple[int, str] | None):
         _same_dimension(block, call, first)
         parts.append(block)
     return np.concatenate(parts), first
+
+
+def _filled(blocks, n: int) -> np.ndarray:
+    """The ``n`` rows of ``blocks`` in one array, filled as they arrive (no list of blocks beside it)."""
+    out = None
+    at = 0
+    for block in blocks:
+        if out is None:
+            out = np.empty((n, *block.shape[1:]), dtype=block.dtype)
+        out[at : at + len(block)] = block
+        at += len(block)
+    return out if out is not None else np.empty(0)
 
 
 def _concatenated(blocks) -> np.ndarray:

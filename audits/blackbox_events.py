@@ -27,19 +27,19 @@ two intervals, each paying for its own noise):
 Choice of S, before any bounding draw.  Each candidate statistic (a learned score: logistic, trees, the empirical
 likelihood ratio of discrete outcomes, per-column histograms, pooled over the columns or not;
 :mod:`pdp_audit.audits.blackbox_features`) is fitted on the training releases.  A selection pass then draws
-:data:`SELECTION_SHARE` × n further releases per world (apart from the training and the bounding ones; only the
-candidates' scores are kept), split in halves.  For a score of many values: on the first half, for each
-direction and each level of :data:`TUNED_AT`, the :data:`SHORTLIST` threshold events S = {score ≥ t} (favouring
-D) or {score ≤ t} (favouring D') whose rates, read cautiously (:data:`PREDICTION_LEVEL`) and scaled to the
-bounding draws, *predict* the largest bound; on the second half, the best of those, its rates read as they are
-(:data:`CHOICE_LEVEL`: unbiased, being independent of the shortlist).  (A shortlist on one half and a choice on
-the other keep the choice from being the maximum over thousands of noisy thresholds: on SVT3 with the choice on
-the training split alone, predictions of 0.33 gave 0.16.)  For a score of at most :data:`DISCRETE_VALUES` values
-(a discrete output: SVT1's 11 outcomes), and for the outcome score, whose ranking of the outcomes is refitted on
-the first half (the training split alone is too small to rank rare outcomes), the few events -- for outcomes, the
-prefix sets of the outcomes ranked by likelihood ratio, the Neyman–Pearson sets -- are chosen on the first half
-and judged on the second (:data:`JUDGE_LEVEL`).  Kept: the candidate whose events' predictions (their merit,
-summed over the levels) are largest, with its best event at each level -- at most K = len(TUNED_AT) events.
+:data:`SELECTION_SHARE` × n further releases per world, at most :data:`SELECTION_MAX` (:func:`selection_size`; apart
+from the training and the bounding ones; only the candidates' scores are kept), split in halves.  For a score of many
+values: on the first half, for each direction and each level of :data:`TUNED_AT`, the :data:`SHORTLIST` threshold events
+S = {score ≥ t} (favouring D) or {score ≤ t} (favouring D') whose rates, read cautiously (:data:`PREDICTION_LEVEL`) and
+scaled to the bounding draws, *predict* the largest bound; on the second half, the best of those, its rates read as they
+are (:data:`CHOICE_LEVEL`: unbiased, being independent of the shortlist).  (A shortlist on one half and a choice on the
+other keep the choice from being the maximum over thousands of noisy thresholds: on SVT3 with the choice on the training
+split alone, predictions of 0.33 gave 0.16.)  For a score of at most :data:`DISCRETE_VALUES` values (a discrete output:
+SVT1's 11 outcomes), and for the outcome score, whose ranking of the outcomes is refitted on the first half (the
+training split alone is too small to rank rare outcomes), the few events -- for outcomes, the prefix sets of the
+outcomes ranked by likelihood ratio, the Neyman–Pearson sets -- are chosen on the first half and judged on the second
+(:data:`JUDGE_LEVEL`).  Kept: the candidate whose events' predictions (their merit, summed over the levels) are largest,
+with its best event at each level -- at most K = len(TUNED_AT) events.
 
 Validity: the selection sees training and selection draws only, so the K events are fixed sets when the bounding
 draws are made; the bound at α is the largest over the K events of the bound at α/K (Bonferroni over the events
@@ -58,8 +58,21 @@ from scipy.stats import beta
 from pdp_audit.audits.attack import poisson_mean_within, poisson_upper
 from pdp_audit.audits.engine import block_rng, iter_blocks
 
-#: The selection pass draws this share of the bounding budget ``trials`` per world (in addition to it).
+#: The selection pass draws this share of the bounding budget ``trials`` per world (in addition to it) ...
 SELECTION_SHARE = 0.25
+#: ... and at most this many releases per world: the share of the benchmark's 1e7 (docs/how-to/blackbox.md; every
+#: budget up to 1e7 is unchanged), so that the scores it keeps (8 bytes per candidate, at most 6 candidates: 240 MB
+#: for both worlds) do not grow with the budget, which may reach 1e9.  At 4e7 the uncapped pass (1e7 per world)
+#: bounded ε within 0.6% of the capped one on 4 benchmark mechanisms (docs/how-to/blackbox.md, "Budgets up to 1e9").
+SELECTION_MAX = 2_500_000
+
+
+def selection_size(trials: int) -> int:
+    """The selection pass's releases per world for a bounding budget of ``trials``: :data:`SELECTION_SHARE` of it,
+    at most :data:`SELECTION_MAX` (at least 2: one per half)."""
+    return max(min(int(trials * SELECTION_SHARE), SELECTION_MAX), 2)
+
+
 #: Events kept per direction from the first half of the validation split for the second half to choose from.
 SHORTLIST = 8
 #: The levels each chosen event is tuned for (one event per level; the bound uses all, Bonferroni).
@@ -321,10 +334,10 @@ def bound_events(fresh: dict, statistic: EventStatistic, budget: tuple, running:
     trials, delta, seed = budget
     executor, bar = running
     mean = poisson_mean_within(trials)
-    hits, drawn = [], []
-    for world in ("D", "D'"):
-        size = int(block_rng(seed, f"blackbox/poisson/{world}", 0).poisson(mean))
-        drawn.append(size)
+    hits, drawn = [], [int(block_rng(seed, f"blackbox/poisson/{world}", 0).poisson(mean)) for world in ("D", "D'")]
+    if bar is not None:  # the bar counted trials per world: the draws are Poisson, at most trials
+        bar.total += sum(min(size, trials) for size in drawn) - 2 * trials
+    for world, size in zip(("D", "D'"), drawn):
         total = np.zeros(len(statistic.events) + 1, dtype=np.int64)
         work = EventHits(fresh[world], statistic.score, statistic.events)
         for block in iter_blocks(work, min(size, trials), seed, f"blackbox/test/{world}", executor):

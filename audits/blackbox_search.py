@@ -31,7 +31,7 @@ from typing import Any, Iterator, Protocol
 
 import numpy as np
 
-from pdp_audit.audits.blackbox import AttackOptions, BlackBoxAttack, blackbox_attack
+from pdp_audit.audits.blackbox import AttackOptions, BlackBoxAttack, _progress_bar, blackbox_attack
 from pdp_audit.audits.blackbox_defaults import PILOT_STATISTIC, SEARCH_STATISTIC, SEARCH_TRIALS
 from pdp_audit.mechanisms.base import MalformedPair
 from pdp_audit.mechanisms.validation import InputError
@@ -233,7 +233,8 @@ class SearchBudget:
     """The search's budget: ``pilot_trials`` releases per world both to learn and to bound each candidate's pilot,
     ``candidates`` pairs at most, the final attack's ``trials`` and ``train_trials`` (None: the attack's default
     for its statistic), the final attack's ``options`` (statistic, executor), ``rounds`` of successive halving
-    (:func:`halved`) and the pilots' statistic (``pilot_statistic``)."""
+    (:func:`halved`), the pilots' statistic (``pilot_statistic``), and ``progress``: bars on a terminal's stderr,
+    of the pilot attacks and of the final attack's releases."""
 
     candidates: int = 16
     pilot_trials: int = 20_000
@@ -242,6 +243,7 @@ class SearchBudget:
     options: AttackOptions = AttackOptions(SEARCH_STATISTIC)
     rounds: int = 1
     pilot_statistic: str = PILOT_STATISTIC
+    progress: bool = False
 
     @property
     def pilot_options(self) -> AttackOptions:
@@ -307,7 +309,9 @@ def _ranked(tried: list[Ranked]) -> list[Ranked]:
     return [tried[i] for i in sorted(range(len(tried)), key=lambda i: (-tried[i].pilot_bound, i))]
 
 
-def halved(mechanism: Any, tried: list[Ranked], delta: float, seed: int, budget: SearchBudget) -> list[Ranked]:
+def halved(
+    mechanism: Any, tried: list[Ranked], delta: float, seed: int, budget: SearchBudget, bar=None
+) -> list[Ranked]:
     """Successive halving (Karnin, Koren & Somekh 2013): for each round after the first, the better half of the
     previous round's candidates (at least 2) is attacked again on twice the pilot budget of fresh pilot releases
     (streams of their own), and ranked by that round's bound.  Returns the survivors of the last round first
@@ -323,11 +327,13 @@ def halved(mechanism: Any, tried: list[Ranked], delta: float, seed: int, budget:
         dropped = gone + dropped
         pilot *= 2
         stage = dataclasses.replace(budget, pilot_trials=pilot)
+        if bar is not None:
+            bar.total += len(survivors)
         ranking = _ranked(
             [
                 Ranked(
                     r.candidate,
-                    pilot_bound(mechanism, r.candidate, delta, derived_seed(seed, 3, round_, i), stage),
+                    _counted_pilot(bar, mechanism, r.candidate, delta, derived_seed(seed, 3, round_, i), stage),
                     pilot,
                 )
                 for i, r in enumerate(survivors)
@@ -336,9 +342,20 @@ def halved(mechanism: Any, tried: list[Ranked], delta: float, seed: int, budget:
     return ranking + dropped
 
 
-def optuna_candidates(mechanism: Any, neighbours: Neighbours, delta: float, seed: int, budget: SearchBudget):
+def _counted_pilot(bar, *pilot) -> float:
+    """:func:`pilot_bound` of ``pilot`` = (mechanism, candidate, delta, seed, budget), counted on ``bar``."""
+    bound = pilot_bound(*pilot)
+    if bar is not None:
+        bar.update(1)
+    return bound
+
+
+def optuna_candidates(
+    mechanism: Any, neighbours: Neighbours, delta: float, seed: int, budget: SearchBudget, bar=None
+) -> list[Ranked]:
     """Candidates proposed by optuna's TPE sampler (seeded) maximising the pilot bound, the patterns enqueued
-    first; returns the (candidate, pilot bound) of every trial.  One-line InputError without optuna."""
+    first; returns the (candidate, pilot bound) of every trial (each pilot counted on ``bar``, if any).  One-line
+    InputError without optuna."""
     try:
         import optuna
     except ImportError:
@@ -368,7 +385,7 @@ def optuna_candidates(mechanism: Any, neighbours: Neighbours, delta: float, seed
         d, dprime = to_pair(params)
         name = trial.user_attrs.get("pattern", f"optuna {trial.number}")
         candidate = Candidate(name, tuple(map(float, d)), tuple(map(float, dprime)))
-        bound = pilot_bound(mechanism, candidate, delta, pilot_seed(seed, trial.number), budget)
+        bound = _counted_pilot(bar, mechanism, candidate, delta, pilot_seed(seed, trial.number), budget)
         tried.append(Ranked(candidate, bound, budget.pilot_trials))
         return bound
 
@@ -408,27 +425,33 @@ def search_pairs(mechanism: Any, neighbours: Neighbours, search: str, delta: flo
     """Rank the candidates of ``search`` on their pilots and attack the best on fresh releases (module docstring:
     the final bound is one level-α test of the chosen pair).  Returns a :class:`SearchResult`."""
     n, domain = int(mechanism.dimension), _domain(mechanism)
-    if search == "optuna":
-        tried = optuna_candidates(mechanism, neighbours, delta, seed, budget)
-    else:
-        if search == "patterns":
-            candidates = pattern_candidates(n, neighbours, domain)[: budget.candidates]
+    with _progress_bar(0, budget.progress, "blackbox search, pilot attacks", "pilot") as bar:
+        if search == "optuna":
+            if bar is not None:
+                bar.total = budget.candidates
+            tried = optuna_candidates(mechanism, neighbours, delta, seed, budget, bar)
         else:
-            candidates = random_candidates(n, neighbours, domain, budget.candidates, seed)
-        tried = [
-            Ranked(c, pilot_bound(mechanism, c, delta, pilot_seed(seed, i), budget), budget.pilot_trials)
-            for i, c in enumerate(candidates)
-        ]
+            if search == "patterns":
+                candidates = pattern_candidates(n, neighbours, domain)[: budget.candidates]
+            else:
+                candidates = random_candidates(n, neighbours, domain, budget.candidates, seed)
+            if bar is not None:
+                bar.total = len(candidates)
+            tried = [
+                Ranked(c, _counted_pilot(bar, mechanism, c, delta, pilot_seed(seed, i), budget), budget.pilot_trials)
+                for i, c in enumerate(candidates)
+            ]
+        ranking = tuple(halved(mechanism, tried, delta, seed, budget, bar))
     for ranked in tried:  # our generators' promise, checked: a pair outside the relation would prove nothing
         d, dprime = np.asarray(ranked.candidate.d), np.asarray(ranked.candidate.dprime)
         assert neighbours.holds(d, dprime), ranked.candidate
-    ranking = tuple(halved(mechanism, tried, delta, seed, budget))
     chosen = ranking[0].candidate
     final = blackbox_attack(
         *_samplers(mechanism, chosen),
         budget.trials,
         delta,
         final_seed(seed),
+        budget.progress,
         train_trials=budget.train_trials,
         options=budget.options,
     )

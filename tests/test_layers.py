@@ -36,6 +36,7 @@ VERIFY_LEVELS = (
         "verify.config",
         "verify.outputs",
         "verify.processes",
+        "verify.dask_cluster",
         "verify.calibration",
         "verify.module_fingerprints",
     ),

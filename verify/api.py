@@ -44,13 +44,14 @@ DEFAULT_ALPHA = PAIR_OPTIONS["alpha"].default
 # Arguments
 # --------------------------------------------------------------------------------------------------
 def _claim(
-    epsilon: Any, delta: Any, trials: Any, seed: Any, alpha: Any, delta_range: str = "delta"
+    epsilon: Any, delta: Any, trials: Any, seed: Any, alpha: Any, delta_range: str = "delta", budget: str = "trials"
 ) -> tuple[float, float, int, int, float]:
-    """The claim and budget of a pair function, each checked against its declared range (one-line errors)."""
+    """The claim and budget of a pair function, each checked against its declared range (one-line errors;
+    ``budget``: the range of ``trials``, ``blackbox_trials`` for a black box)."""
     return (
         pair_value("epsilon", epsilon),
         pair_value(delta_range, delta),
-        pair_value("trials", trials),
+        pair_value(budget, trials),
         pair_value("seed", seed),
         pair_value("alpha", alpha),
     )
@@ -203,15 +204,17 @@ def audit_blackbox(
         (size, d) array), or a tuple ``(sample_D, sample_D_prime)`` of functions ``(size, rng) -> releases``.
       epsilon: the claimed ε, finite and >= 0.
       delta: the claimed δ, in [0, 1).
-      trials: fresh releases per world for the bound, 100 to 1e8 (default 8e6).
+      trials: fresh releases per world for the bound, 100 to 1e9 (default 8e6; the event test's memory does not
+        grow with it).
       seed: root seed, >= 0.
       alpha: false-alarm probability, in [1e-50, 1).
       progress: show a bar of the releases drawn on stderr (where it is a terminal).
       budget: a :class:`BlackBoxBudget` (default ``BlackBoxBudget()``): ``statistic`` -- ``events`` (default),
         ``events-numbers``, ``logistic`` or ``select`` (``pdp-audit blackbox --statistic``); ``train_trials`` --
         releases per world to learn the test from, 100 to 1e8 (default: ``trials``, at most 2e5 for the event
-        test); ``workers`` -- processes drawing the releases (the numbers do not depend on them; the samplers must
-        then be picklable).
+        test); ``workers`` -- processes drawing the releases, or ``scheduler`` (a Dask scheduler's address) or
+        ``dask_local`` (a Dask LocalCluster of N processes started for the run): where the blocks of releases are
+        drawn (the numbers do not depend on it; the samplers must then be picklable).
 
     Returns:
       The decided :class:`~pdp_audit.reports.records.Run` with one check, ``blackbox-attack``; or the exact fail
@@ -248,16 +251,21 @@ def audit_blackbox_with(pair: Any, claim: tuple, trials: Any, seed: Any, progres
     """:func:`audit_blackbox` with its claim as (ε, δ, α) and the budget beyond ``trials`` as a
     :class:`~pdp_audit.verify.evidence.pair_checks.BlackBoxBudget` (``train_trials``, ``workers``: results do not
     depend on the workers; the samplers must then be picklable): what ``pdp-audit blackbox`` runs."""
+    from pdp_audit.verify.dask_cluster import checked_place
     from pdp_audit.verify.evidence.blackbox import BlackBoxBudget, BlackBoxSamplers, UserSampler, blackbox_checks
 
-    epsilon, delta, trials, seed, alpha = _claim(claim[0], claim[1], trials, seed, claim[2], "refuted_delta")
+    epsilon, delta, trials, seed, alpha = _claim(
+        claim[0], claim[1], trials, seed, claim[2], "refuted_delta", "blackbox_trials"
+    )
     train_trials = budget.train_trials
     if budget.statistic not in STATISTICS:
         raise InputError(f"statistic must be one of {', '.join(STATISTICS)}, got {budget.statistic!r}")
+    workers = pair_value("workers", budget.workers)
     budget = BlackBoxBudget(
         None if train_trials is None else pair_value("train_trials", train_trials),
-        pair_value("workers", budget.workers),
+        workers,
         budget.statistic,
+        *checked_place(workers, budget.scheduler, budget.dask_local),
     )
     if isinstance(pair, tuple) and len(pair) == 2 and all(callable(f) for f in pair):
         name = getattr(pair[0], "__qualname__", type(pair[0]).__name__)
@@ -562,8 +570,8 @@ def audit_blackbox_search(
       seed: root seed, >= 0 (pilots and the final attack draw from independent streams of it).
       alpha: false-alarm probability, in [1e-50, 1).
       options: a :class:`SearchOptions` (default: patterns under ``linf:1``, 16 candidates, pilots of 2e4
-        releases per world with the logistic test, the chosen pair attacked as a plain run attacks its pair: the
-        event test on 8e6 fresh releases per world).
+        releases per world with the logistic test, the chosen pair attacked by the event test on 8e6 fresh
+        releases per world; ``workers``, ``scheduler`` or ``dask_local``: where the blocks are drawn).
 
     Returns:
       A :class:`~pdp_audit.verify.evidence.blackbox_witness.SearchOutcome`: ``run`` (verdict ``fail`` or

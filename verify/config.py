@@ -90,6 +90,11 @@ PAIR_EPSILON = Range(0)
 PAIR_DELTA = Range(0, 1, open_high=True)
 REFUTED_DELTA = PAIR_DELTA
 PAIR_TRIALS = Range(100, 1e8)
+#: The fresh releases per world of a black-box audit (``audit_blackbox``, ``pdp-audit blackbox --trials``): up to
+#: 1e9, since the event test keeps only counts of them (its memory does not grow with the budget); the logistic test
+#: keeps their scores and is refused before any draw where they do not fit (the memory check of
+#: :mod:`pdp_audit.verify.evidence.blackbox`).
+BLACKBOX_TRIALS = Range(100, 1e9)
 
 
 @dataclass(frozen=True)
@@ -441,6 +446,7 @@ PAIR_OPTIONS = {
     "exact_delta": Option("exact_delta", "float", None, "a closed form of δ(ε)", range=REFUTED_DELTA),
     "rho": Option("rho", "float", None, "the claimed failure probability", range=Range(0, 1, True, True)),
     "trials": Option("trials", "int", 100_000, "samples per world", range=PAIR_TRIALS),
+    "blackbox_trials": Option("trials", "int", None, "fresh releases per world", range=BLACKBOX_TRIALS),
     "train_trials": Option("train_trials", "int", None, "samples per world to learn from", range=PAIR_TRIALS),
     "seed": Option("seed", "int", 0, "root seed", range=SEED),
     "alpha": Option("alpha", "float", 1e-6, "false-alarm probability", range=ALPHA),

@@ -34,6 +34,7 @@ from pdp_audit.mechanisms.base import user_error
 from pdp_audit.mechanisms.validation import InputError, quoted, shown
 from pdp_audit.verify.cli import blackbox_search
 from pdp_audit.verify.config import PAIR_OPTIONS, Option
+from pdp_audit.verify.dask_cluster import DASK_LOCAL, SCHEDULER
 from pdp_audit.verify.outputs import check_outputs
 from pdp_audit.verify.plans.arguments import add_option, typed
 from pdp_audit.verify.processes import in_user_process
@@ -43,10 +44,10 @@ BLACKBOX_OPTIONS = (
     dataclasses.replace(PAIR_OPTIONS["epsilon"], key="claim_epsilon", help="the claimed ε >= 0"),
     dataclasses.replace(PAIR_OPTIONS["refuted_delta"], key="claim_delta", help="the claimed δ in [0, 1)"),
     dataclasses.replace(
-        PAIR_OPTIONS["trials"],
+        PAIR_OPTIONS["blackbox_trials"],
         default=None,
         help=(
-            f"fresh releases per world for the bound (default {DEFAULT_TRIALS:.0e}"
+            f"fresh releases per world for the bound, up to 1e9 (default {DEFAULT_TRIALS:.0e}"
             + ("" if SEARCH_TRIALS == DEFAULT_TRIALS else f"; with --search {SEARCH_TRIALS:.0e}")
             + "; with --witness the witness's own)"
         ).replace("e+0", "e"),
@@ -58,7 +59,6 @@ BLACKBOX_OPTIONS = (
     ),
     dataclasses.replace(PAIR_OPTIONS["seed"], help="root seed (default 0)"),
     dataclasses.replace(PAIR_OPTIONS["alpha"], help="false-alarm probability (default 1e-6)"),
-    dataclasses.replace(PAIR_OPTIONS["workers"], help="worker processes (default 1; results do not depend on it)"),
     Option(
         "statistic",
         "str",
@@ -76,6 +76,14 @@ BLACKBOX_OPTIONS = (
         "whichever bounds ε higher on a validation quarter of the training releases",
         choices=STATISTICS,
     ),
+)
+
+
+#: Where the blocks of releases are drawn: worker processes, or Dask (the options of ``sweep``, declared once).
+PLACE_OPTIONS = (
+    dataclasses.replace(PAIR_OPTIONS["workers"], help="worker processes (default 1; results do not depend on it)"),
+    SCHEDULER,
+    DASK_LOCAL,
 )
 
 
@@ -106,6 +114,9 @@ def add_parser(subparsers) -> None:
     )
     for option in BLACKBOX_OPTIONS:
         add_option(p, option, required=option.key in ("claim_epsilon", "claim_delta"))
+    where = p.add_mutually_exclusive_group()  # as sweep's: where the blocks run (the numbers do not depend on it)
+    for option in PLACE_OPTIONS:
+        add_option(where, option)
     p.add_argument("--json", default=None, help="write the decided check as JSON to this path (- = stdout)")
     blackbox_search.add_search_arguments(p)
     p.set_defaults(handler=command_blackbox)
@@ -169,7 +180,7 @@ def command_blackbox(args: argparse.Namespace) -> int:
     from pdp_audit.verify.api import audit_blackbox_with
     from pdp_audit.verify.evidence.blackbox import BlackBoxBudget
 
-    resolved(typed(args, *BLACKBOX_OPTIONS))
+    resolved(typed(args, *BLACKBOX_OPTIONS, *PLACE_OPTIONS))
     if blackbox_search.wanted(args):  # the whole search in the child: its outcome holds the user's objects
         target = f"target: the code of {shown(args.target)}"
         return in_user_process(lambda: blackbox_search.command(args, module_file, load_factory), target)
@@ -184,7 +195,7 @@ def command_blackbox(args: argparse.Namespace) -> int:
             args.trials,
             args.seed,
             True,  # a bar on a terminal only: a user's sampler may take minutes
-            BlackBoxBudget(args.train_trials, args.workers, args.statistic),
+            BlackBoxBudget(args.train_trials, args.workers, args.statistic, args.scheduler, args.dask_local),
         )
         check_outputs({"--json": args.json})  # and after the audit: a file the sampler read (in this process) too
         return run

@@ -75,15 +75,17 @@ def command(args: argparse.Namespace, module_file, load_factory) -> int:
     if witness is not None and args.trials is None:  # the witness's own budget: the same seed reproduces its bound
         args.trials = _witness_trials(witness)
     options = SearchOptions(
-        args.search or "patterns",
-        args.neighbours,
-        _count(args.candidates, "candidates", 1, 10_000),
-        _count(args.pilot_trials, "pilot-trials", 100, 10**8),
-        args.trials,
-        args.train_trials,
-        args.workers,
-        args.statistic,
-        _count(args.rounds, "rounds", 1, 10),
+        search=args.search or "patterns",
+        neighbours=args.neighbours,
+        candidates=_count(args.candidates, "candidates", 1, 10_000),
+        pilot_trials=_count(args.pilot_trials, "pilot-trials", 100, 10**8),
+        trials=args.trials,
+        train_trials=args.train_trials,
+        workers=args.workers,
+        statistic=args.statistic,
+        rounds=_count(args.rounds, "rounds", 1, 10),
+        scheduler=args.scheduler,
+        dask_local=args.dask_local,
     ).checked()
     factory = load_factory(args.target, "release" if (args.search or _searched(witness)) else "sample")
     check_outputs({"--json": args.json, "--report": report}, {"--witness": args.witness})
@@ -110,7 +112,8 @@ def _searched(witness: dict | None) -> bool:
 def _attack(args, factory, options, claim, report) -> int:
     from pdp_audit.verify.evidence.blackbox_witness import audit_blackbox_search_with
 
-    outcome = audit_blackbox_search_with(factory, claim, args.seed, options, args.target, bool(args.search))
+    # bars on a terminal only, as a plain run shows them: pilots, then the final attack's releases
+    outcome = audit_blackbox_search_with(factory, claim, args.seed, options, args.target, bool(args.search), True)
     doc = {
         "schema": 1,
         "target": args.target,

@@ -9,22 +9,15 @@ from pathlib import Path
 
 from pdp_audit.mechanisms.validation import InputError, not_a_regular_file, shown
 from pdp_audit.verify.config import WORKERS, Option
+from pdp_audit.verify.dask_cluster import DASK_LOCAL, SCHEDULER
 from pdp_audit.verify.outputs import check_outputs, store_inputs
 from pdp_audit.verify.plans.arguments import add_option, typed
 
 EXIT_INTERRUPTED = 130
 
-#: Where a sweep runs: local processes, or the workers of a Dask LocalCluster (a scheduler's address is text).
+#: Where a sweep runs: local processes, or Dask (:data:`pdp_audit.verify.dask_cluster.SCHEDULER`, ``DASK_LOCAL``).
 SWEEP_WORKERS = Option(
     "workers", "int", None, "local worker processes (default: the number of cores; 1 = serial)", range=WORKERS
-)
-DASK_LOCAL = Option(
-    "dask_local",
-    "int",
-    None,
-    "start a Dask LocalCluster of N worker processes (needs pdp-audit[dask])",
-    range=WORKERS,
-    metavar="N",
 )
 
 
@@ -38,11 +31,7 @@ def add_parser(subparsers) -> None:
     p.add_argument("spec", help="sweep spec (TOML); `pdp-audit examples DIR` writes examples of them")
     where = p.add_mutually_exclusive_group()
     add_option(where, SWEEP_WORKERS)
-    where.add_argument(
-        "--scheduler",
-        default=None,
-        help="address of a running Dask scheduler, e.g. tcp://host:8786 (needs pdp-audit[dask])",
-    )
+    add_option(where, SCHEDULER)
     add_option(where, DASK_LOCAL)
     p.add_argument(
         "--store", default=None, help="results store (default: SPEC's stem + .sqlite, in the current directory)"
@@ -62,7 +51,7 @@ def command_sweep(args: argparse.Namespace) -> int:
     from pdp_audit.verify.sweeps.spec import load_spec, run_sweep
     from pdp_audit.verify.sweeps.store import Store
 
-    typed(args, SWEEP_WORKERS, DASK_LOCAL)
+    typed(args, SWEEP_WORKERS, SCHEDULER, DASK_LOCAL)  # --scheduler read as an address, before any store is made
     spec = load_spec(args.spec)
     store_path = args.store or f"{Path(args.spec).stem}.sqlite"
     data = sorted({str(c.parameters["data"]) for c in spec.cells if isinstance(c.parameters.get("data"), str)})
@@ -72,14 +61,10 @@ def command_sweep(args: argparse.Namespace) -> int:
     why = not_a_regular_file(store_path, "sweep store")
     if why is not None and why != "does not exist":  # a database is written in place, never through a FIFO
         raise InputError(f"--store: {store_path!r} {why}")
-    if args.scheduler is not None:
-        from pdp_audit.verify.sweeps.executors import check_scheduler_address
-
-        check_scheduler_address(args.scheduler)  # before any store is made
     if args.scheduler is not None or args.dask_local is not None:
-        from pdp_audit.verify.sweeps.executors import _distributed
+        from pdp_audit.verify.dask_cluster import distributed_module
 
-        _distributed()  # a one-line error now, before any store is made, if Dask is missing
+        distributed_module()  # a one-line error now, before any store is made, if Dask is missing
     store = Store.for_sweep(store_path, spec, args.resume)
     older = sorted({v for (v,) in store.db.execute("SELECT DISTINCT code_version FROM cells")} - {store.code_version})
     if older and not args.quiet:

@@ -75,11 +75,18 @@ class BlackBoxBudget:
       statistic: ``events`` (the default: the exact event test on fresh releases), ``events-numbers``
         (the same with the structure of the numbers as features), ``logistic`` or ``select`` (logistic or
         gradient-boosted trees, chosen on a validation split).
+      scheduler: the address of a running Dask scheduler whose workers draw the releases (``--scheduler``; the
+        samplers' module must be importable there), or None.
+      dask_local: draw the releases on a Dask LocalCluster of this many worker processes, started for the run and
+        closed after it (``--dask-local``), or None.  At most one of ``workers`` > 1, ``scheduler`` and
+        ``dask_local``; the numbers are the same on each (needs ``pdp-audit[dask]``).
     """
 
     train_trials: int | None = None
     workers: int = 1
     statistic: str = DEFAULT_STATISTIC
+    scheduler: str | None = None
+    dask_local: int | None = None
 
 
 def blackbox_checks(
@@ -103,7 +110,7 @@ def blackbox_checks(
         checked_blackbox_releases,
         default_train_trials,
     )
-    from pdp_audit.verify.processes import executor_for
+    from pdp_audit.verify.dask_cluster import block_executor
 
     train_trials = (
         default_train_trials(trials, budget.statistic) if budget.train_trials is None else budget.train_trials
@@ -113,11 +120,12 @@ def blackbox_checks(
         return (sample_d if world == "D" else sample_dprime)(size, rng)
 
     try:
+        _check_attack_memory(sample_d, train_trials, trials, budget.statistic)  # before the probes' draws
         check_rng_discipline(sample, checked_blackbox_releases)
-        _check_attack_memory(sample_d, train_trials, trials, budget.statistic)
         if budget.workers > 1:
             _check_picklable(sample_d, sample_dprime)
-        with executor_for(budget.workers) as executor:
+        shipped = {sampler_name(s): s for s in (sample_d, sample_dprime)}
+        with block_executor(budget.workers, budget.scheduler, budget.dask_local, shipped) as executor:
             result = blackbox_attack(
                 sample_d,
                 sample_dprime,
@@ -250,7 +258,7 @@ def event_details(attack) -> dict:
 
 def _event_note(result) -> str:
     """The event test's note: the statistic kept, the events and their fresh counts."""
-    from pdp_audit.audits.blackbox_events import SELECTION_SHARE
+    from pdp_audit.audits.blackbox_events import selection_size
 
     attack = result.attack
     shown = ", ".join(f"{name} {bound:.4g}" for name, bound in result.validation)
@@ -261,7 +269,7 @@ def _event_note(result) -> str:
     return (
         f"Exact event test: the {result.statistic} score ({result.dim}-dimensional releases), fitted on "
         f"{result.train_per_world:,} training releases per world, chosen with its events on "
-        f"{int(result.test_per_world * SELECTION_SHARE):,} further releases per world (predicted ε bounds at 0.9: "
+        f"{selection_size(result.test_per_world):,} further releases per world (predicted ε bounds at 0.9: "
         f"{shown}); events {events or 'none'} in {attack.n:,} fresh releases of D and {attack.m:,} of D' "
         f"(Poisson numbers of mean {attack.mean_d:,.0f}); ε bounded by "
         "an exact test of each event's two counts jointly (the share of D among the releases in it, Poissonised "
@@ -282,9 +290,10 @@ def _check_attack_memory(sample_d, train_trials: int, trials: int, statistic: st
     dim = checked_blackbox_releases("D", 2, sample_d(2, np.random.default_rng(0))).shape[1]
     need = attack_memory(train_trials, dim, trials, statistic)
     if total and need > MEMORY_SHARE * total:
-        if train_trials == trials:
+        if train_trials in (trials, 0):  # one budget (0: a witness's re-check learns nothing)
             budget = f"trials {trials:g} needs"
-            most = f"at most {MEMORY_SHARE * total / attack_memory(1, dim, 1):.2g} here"
+            per_trial = attack_memory(1 if train_trials else 0, dim, 1, statistic)
+            most = f"at most {MEMORY_SHARE * total / per_trial:.2g} here"
         else:
             budget = f"train-trials {train_trials:g} and trials {trials:g} need"
             most = (
@@ -294,6 +303,17 @@ def _check_attack_memory(sample_d, train_trials: int, trials: int, statistic: st
             f"{budget} about {need / 1e9:.3g} GB of memory for the black-box attack on {dim}-dimensional releases; "
             f"this process may use {total / 1e9:.3g} GB: {most}"
         )
+
+
+def sampler_name(sampler) -> str:
+    """The user's code behind a sampler, as a message names it: ``Pair.sample`` (a pair's method), ``sample_d``."""
+    pair = getattr(sampler, "pair", None)
+    if pair is not None:
+        inner = getattr(pair, "sample_d" if sampler.world == "D" else "sample_dprime", None)
+        if isinstance(pair, BlackBoxSamplers) and inner is not None:
+            return f"the sampler {getattr(inner, '__qualname__', type(inner).__name__)}"
+        return f"the sampler {type(pair).__name__}.sample"
+    return f"the sampler {getattr(sampler, '__qualname__', type(sampler).__name__)}"
 
 
 def _check_picklable(*samplers) -> None:

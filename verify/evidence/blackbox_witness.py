@@ -33,10 +33,11 @@ class SearchOptions:
     """How :func:`pdp_audit.audit_blackbox_search` searches: the generator (``patterns``, ``random``, ``optuna``),
     the neighbour relation (``replace-one``, ``add-remove``, ``l1:R``, ``linf:R``), at most ``candidates`` pairs each
     attacked on ``pilot_trials`` releases per world, then the chosen pair on ``trials`` fresh releases per world
-    (learning on ``train_trials``, default: the attack's for its statistic), over ``workers`` processes with the
-    ``statistic`` (:data:`~pdp_audit.audits.blackbox_defaults.STATISTICS`; default the plain run's, the event test at
-    8e6) and the pilots' ``pilot_statistic`` (default logistic: :mod:`pdp_audit.audits.blackbox_defaults` says
-    why)."""
+    (learning on ``train_trials``, default: the attack's for its statistic), over ``workers`` processes, or on Dask
+    (``scheduler``, a scheduler's address, or ``dask_local``, a LocalCluster of N processes: as
+    :class:`pdp_audit.BlackBoxBudget`), with the ``statistic`` (:data:`~pdp_audit.audits.blackbox_defaults.STATISTICS`;
+    default the plain run's, the event test at 8e6) and the pilots' ``pilot_statistic`` (default logistic:
+    :mod:`pdp_audit.audits.blackbox_defaults` says why)."""
 
     search: str = "patterns"
     neighbours: str = "linf:1"
@@ -48,6 +49,8 @@ class SearchOptions:
     statistic: str = SEARCH_STATISTIC
     rounds: int = 1
     pilot_statistic: str = PILOT_STATISTIC
+    scheduler: str | None = None
+    dask_local: int | None = None
 
     def checked(self) -> SearchOptions:
         """The options with each value checked against its range (one-line InputErrors, before any draw)."""
@@ -69,35 +72,40 @@ class SearchOptions:
                 f"pilot-trials × 2^(rounds − 1) (the last round's pilot) must be at most {PAIR_TRIALS.high:g}, got "
                 f"{last:g} ({self.pilot_trials:g} and {int(self.rounds)} rounds)"
             )
+        from pdp_audit.verify.dask_cluster import checked_place
+
+        workers = pair_value("workers", self.workers)
         return SearchOptions(
             self.search,
             self.neighbours,
             int(self.candidates),
             pair_value("trials", self.pilot_trials),
-            pair_value("trials", self.trials),
+            pair_value("blackbox_trials", self.trials),
             None if self.train_trials is None else pair_value("train_trials", self.train_trials),
-            pair_value("workers", self.workers),
+            workers,
             self.statistic,
             int(self.rounds),
             self.pilot_statistic,
+            *checked_place(workers, self.scheduler, self.dask_local),
         )
 
 
-def search_checks(mechanism: Any, epsilon: float, delta: float, seed: int, options: SearchOptions):
+def search_checks(mechanism: Any, epsilon: float, delta: float, seed: int, options: SearchOptions, progress=False):
     """Run the search (:func:`pdp_audit.audits.blackbox_search.search_pairs`); returns (evidence, result or None):
     the ``blackbox-attack`` check of the chosen pair, or the exact fail ``pair-protocol`` when the mechanism's
     ``release`` raises or returns no (size, d) array of finite numbers."""
     from pdp_audit.audits.blackbox import AttackOptions
     from pdp_audit.audits.blackbox_search import Neighbours, SearchBudget, search_pairs
+    from pdp_audit.verify.dask_cluster import block_executor
     from pdp_audit.verify.evidence.blackbox import _note
-    from pdp_audit.verify.processes import executor_for
 
     neighbours = Neighbours.parse(options.neighbours)
     if options.workers > 1:
         _check_picklable(mechanism)
     try:
         _check_first_pair(mechanism, neighbours, options)
-        with executor_for(options.workers) as executor:
+        shipped = {f"the mechanism {type(mechanism).__name__}": mechanism}
+        with block_executor(options.workers, options.scheduler, options.dask_local, shipped) as executor:
             budget = SearchBudget(
                 options.candidates,
                 options.pilot_trials,
@@ -106,6 +114,7 @@ def search_checks(mechanism: Any, epsilon: float, delta: float, seed: int, optio
                 AttackOptions(options.statistic, executor),
                 options.rounds,
                 options.pilot_statistic,
+                progress,
             )
             result = search_pairs(mechanism, neighbours, options.search, delta, seed, budget)
     except MalformedPair as err:
@@ -262,9 +271,12 @@ def recheck_checks(worlds: tuple, witness: dict, claim: tuple, trials: int, seed
     """The witness's test on ``trials`` fresh releases per world of ``worlds`` drawn with ``seed`` (in blocks on
     ``executor``: the same numbers); returns (evidence, the attack or None)."""
     from pdp_audit.audits.blackbox_witness import recheck
+    from pdp_audit.verify.evidence.blackbox import _check_attack_memory
 
     epsilon, delta, _ = claim
     try:
+        kind = "events" if witness["statistic"].get("kind") == "events" else "logistic"
+        _check_attack_memory(worlds[0], 0, trials, kind)  # a logistic re-check keeps the fresh scores
         attack = recheck(worlds, witness["statistic"], trials, delta, seed, executor)
     except MalformedPair as err:
         return [malformed_check(str(err))], None
@@ -326,10 +338,13 @@ def _check_first_pair(mechanism: Any, neighbours: Any, options: SearchOptions) -
     check_rng_discipline(lambda world, size, rng: worlds[world](size, rng), checked_blackbox_releases)
 
 
-def search_outcome(mechanism: Any, claim: tuple, seed: int, options: SearchOptions, target: str) -> SearchOutcome:
-    """The search on ``mechanism`` (``target``: its name, stored in the witness), decided at the claim's α."""
+def search_outcome(
+    mechanism: Any, claim: tuple, seed: int, options: SearchOptions, target: str, progress: bool = False
+) -> SearchOutcome:
+    """The search on ``mechanism`` (``target``: its name, stored in the witness), decided at the claim's α
+    (``progress``: bars of the pilots and of the final attack's releases on a terminal)."""
     epsilon, delta, alpha = claim
-    evidence, result = search_checks(mechanism, epsilon, delta, seed, options)
+    evidence, result = search_checks(mechanism, epsilon, delta, seed, options, progress)
     parameters = {
         "pair": f"chosen by a search ({options.search}, {options.neighbours})",
         "claim": "DP (black box)",
@@ -346,7 +361,9 @@ def search_outcome(mechanism: Any, claim: tuple, seed: int, options: SearchOptio
     return SearchOutcome(run, result, witness_document(target, claim, result, options.neighbours), result.final.attack)
 
 
-def pair_outcome(pair: Any, claim: tuple, seed: int, options: SearchOptions, target: str) -> SearchOutcome:
+def pair_outcome(
+    pair: Any, claim: tuple, seed: int, options: SearchOptions, target: str, progress: bool = False
+) -> SearchOutcome:
     """The plain attack on the pair ``pair.sample`` draws (the same draws and bound as ``audit_blackbox`` at the
     same seed and budget), with its witness."""
     from pdp_audit.audits.blackbox import (
@@ -357,8 +374,8 @@ def pair_outcome(pair: Any, claim: tuple, seed: int, options: SearchOptions, tar
     )
     from pdp_audit.audits.blackbox_search import SearchResult
     from pdp_audit.audits.rng_discipline import check_rng_discipline
-    from pdp_audit.verify.evidence.blackbox import UserSampler, _check_attack_memory, _note
-    from pdp_audit.verify.processes import executor_for
+    from pdp_audit.verify.dask_cluster import block_executor
+    from pdp_audit.verify.evidence.blackbox import UserSampler, _check_attack_memory, _note, sampler_name
 
     epsilon, delta, alpha = claim
     worlds = (UserSampler(pair, "D"), UserSampler(pair, "D'"))
@@ -373,16 +390,18 @@ def pair_outcome(pair: Any, claim: tuple, seed: int, options: SearchOptions, tar
         **({} if options.train_trials is None else {"train_trials": options.train_trials}),
     }
     try:
-        check_rng_discipline(pair.sample, checked_blackbox_releases)
         _check_attack_memory(worlds[0], train, options.trials, options.statistic)
+        check_rng_discipline(pair.sample, checked_blackbox_releases)
         if options.workers > 1:
             _check_picklable(pair)
-        with executor_for(options.workers) as executor:
+        shipped = {sampler_name(worlds[0]): pair}
+        with block_executor(options.workers, options.scheduler, options.dask_local, shipped) as executor:
             attack = blackbox_attack(
                 *worlds,
                 options.trials,
                 delta,
                 seed,
+                progress,
                 train_trials=train,
                 options=AttackOptions(options.statistic, executor),
             )
@@ -439,18 +458,20 @@ def _checked_claim(claim: tuple, seed: Any) -> tuple[tuple[float, float, float],
     return checked, pair_value("seed", seed)
 
 
-def audit_blackbox_search_with(target: Any, claim: tuple, seed: Any, options: Any, name: str, search: bool = True):
+def audit_blackbox_search_with(
+    target: Any, claim: tuple, seed: Any, options: Any, name: str, search: bool = True, progress: bool = False
+):
     """:func:`pdp_audit.audit_blackbox_search` with the claim as (ε, δ, α) (``search`` False: the plain attack on
     ``target.sample``'s pair at the budget of ``options``, with its witness); ``name``: the target's name stored in
-    the witness.  What ``pdp-audit blackbox --search / --report`` runs."""
+    the witness; ``progress``: bars on a terminal.  What ``pdp-audit blackbox --search / --report`` runs."""
     claim, seed = _checked_claim(claim, seed)
     options = (options or SearchOptions()).checked()
     if not search:
         if not callable(getattr(target, "sample", None)):
             raise InputError("pair must have sample(world, size, rng)")
-        return pair_outcome(target, claim, seed, options, name)
+        return pair_outcome(target, claim, seed, options, name, progress)
     _check_mechanism(target, options.candidates)
-    return search_outcome(target, claim, seed, options, name)
+    return search_outcome(target, claim, seed, options, name, progress)
 
 
 #: Bytes a candidate pair holds per answer of the mechanism's dataset: two tuples of Python floats (a pointer and a
@@ -493,4 +514,6 @@ def recheck_witness_with(
     """Re-apply ``witness``'s test to ``trials`` fresh releases per world drawn with ``seed``: what ``pdp-audit
     blackbox --witness`` runs (the witness was read and matched to its target by :func:`read_witness`)."""
     claim, seed = _checked_claim(claim, seed)
-    return recheck_outcome(target, witness, claim, (pair_value("trials", trials), seed, pair_value("workers", workers)))
+    return recheck_outcome(
+        target, witness, claim, (pair_value("blackbox_trials", trials), seed, pair_value("workers", workers))
+    )

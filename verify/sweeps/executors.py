@@ -24,13 +24,15 @@ from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
 
 from pdp_audit.mechanisms.validation import InputError
+from pdp_audit.verify.dask_cluster import (
+    MissingDependency,  # noqa: F401 (re-exported: where sweeps found it)
+    connect,
+    disconnect,
+    distributed_module,
+)
 from pdp_audit.verify.processes import MAX_WORKERS, default_terminations, exit_with_parent, started_workers
 
 MAX_RESTARTS_WITHOUT_PROGRESS = 3
-
-
-class MissingDependency(InputError):
-    """An optional dependency is not installed (one line, exit code 2)."""
 
 
 def execute_task(task, chunk_executor=None) -> dict:
@@ -264,48 +266,6 @@ def _stop(pool: ProcessPoolExecutor, clean: bool) -> None:
         process.join(timeout=5)
 
 
-def _distributed():
-    try:
-        import distributed
-    except ImportError:
-        raise MissingDependency('Dask executors need Dask: pip install "pdp-audit[dask]"') from None
-    return distributed
-
-
-def check_scheduler_address(address: str) -> None:
-    """InputError naming ``--scheduler`` unless ``address`` reads as a Dask scheduler's address (``tcp://host:8786``,
-    ``host:8786``); checked by Dask's own parser before any store is made, without a connection or a name lookup."""
-    import warnings
-
-    distributed = _distributed()
-    try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")  # e.g. Dask's FutureWarning on importing a removed protocol
-            _, port = distributed.comm.get_address_host_port(address)
-    except Exception as err:  # ValueError, mostly; a backend may raise what it likes
-        raise InputError(
-            f"--scheduler: {address!r} is not the address of a Dask scheduler (such as tcp://host:8786): {err}"
-        ) from None
-    if not 0 < port < 65536:
-        raise InputError(f"--scheduler: {address!r}: port {port} is not in [1, 65535]")
-
-
-def _numpy_friendly_workers():
-    """Dask's configuration for the worker processes a LocalCluster spawns, without ``MALLOC_TRIM_THRESHOLD_``.
-
-    Dask's nannies set glibc's trim threshold to 64 KiB by default, which also switches off glibc's adaptive mmap
-    threshold: every large numpy temporary is then a fresh mmap, paid in page faults.  Our cells allocate such
-    arrays in every block; measured (benchmarks/bench_sweep.py, Gaussian cells of 2e6 samples per world on 2
-    cores) a cell took 18.5 s in a default Dask worker against 12.7 s in a local process, and 11.8 s without the
-    setting.  The BLAS and OpenMP thread counts (1) are kept.
-    """
-    import dask
-
-    environ = dict(dask.config.get("distributed.nanny.pre-spawn-environ", {}))
-    environ.pop("MALLOC_TRIM_THRESHOLD_", None)
-    return dask.config.set({"distributed.nanny.pre-spawn-environ": environ})
-
-
 class DaskExecutor:
     """Cells as Dask tasks: on an existing scheduler (``address``) or a LocalCluster of ``local_workers`` processes."""
 
@@ -314,34 +274,7 @@ class DaskExecutor:
     ):
         import logging
 
-        distributed = _distributed()
-        self.cluster = None
-        if local_workers is not None:
-            options = dict(
-                n_workers=local_workers,
-                threads_per_worker=1,
-                processes=True,
-                dashboard_address=":0",
-                silence_logs=logging.ERROR,
-            )
-            options.update(cluster_options or {})
-            # Worker processes inherit an ignored SIGINT: Ctrl-C (sent to the whole process group)
-            # reaches the driver only, which then closes the cluster cleanly.
-            previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
-            try:
-                with _numpy_friendly_workers():
-                    self.cluster = distributed.LocalCluster(**options)
-            finally:
-                signal.signal(signal.SIGINT, previous)
-            self.client = distributed.Client(self.cluster)
-            self.client.wait_for_workers(local_workers, timeout=120)
-            self.description = f"Dask LocalCluster ({local_workers} worker processes)"
-        else:
-            try:
-                self.client = distributed.Client(address, timeout="15s")
-            except (OSError, TimeoutError, ValueError, TypeError) as err:
-                raise InputError(f"--scheduler: cannot reach a Dask scheduler at {address!r}: {err}") from None
-            self.description = f"Dask scheduler {address}"
+        self.client, self.cluster, self.description = connect(address, local_workers, cluster_options)
         self.resubmissions = 0
         self.chunked_cells = 0
         # An interrupted client logs a spurious traceback from tornado's callback; keep stderr to one line.
@@ -352,7 +285,7 @@ class DaskExecutor:
     def run(self, tasks):
         import uuid
 
-        distributed = _distributed()
+        distributed = distributed_module()
         token = uuid.uuid4().hex[:8]
         tasks = list(tasks)
         futures = {}
@@ -390,17 +323,9 @@ class DaskExecutor:
                 future.cancel()
 
     def close(self) -> None:
-        import logging
-
-        quiet = logging.getLogger("distributed")
-        level = quiet.level
-        quiet.setLevel(logging.CRITICAL)  # closing after Ctrl-C logs lost connections: expected
         try:
-            self.client.close()
-            if self.cluster is not None:
-                self.cluster.close()
+            disconnect(self.client, self.cluster)
         finally:
-            quiet.setLevel(level)
             self._tornado.setLevel(self._tornado_level)
 
 
