@@ -80,7 +80,7 @@ def _peak_mb() -> float:
 def run_one(peer: Peer, trials: int | None, train_trials: int | None, seed: int, workers: int, statistic: str):
     """Our bounds for one mechanism, with the peers' published ones beside them (run in this process)."""
     from pdp_audit.audits.blackbox import AttackOptions, blackbox_attack
-    from pdp_audit.audits.blackbox_events import SELECTION_SHARE
+    from pdp_audit.audits.blackbox_events import selection_size
     from pdp_audit.verify.processes import executor_for
 
     trials = DEFAULT_TRIALS if trials is None else trials
@@ -99,7 +99,7 @@ def run_one(peer: Peer, trials: int | None, train_trials: int | None, seed: int,
     at_09, at_1e6 = result.epsilon_lower_bound_at(0.1), result.epsilon_lower_bound_at(1e-6)
     best_peer = max(peer.dpsniper.values())
     events = statistic.startswith("events")
-    selected = getattr(result, "select_per_world", int(trials * SELECTION_SHARE) if events else 0)
+    selected = selection_size(trials) if events else 0
     drawn = result.train_per_world + selected + result.test_per_world
     return {
         "benchmark": "blackbox_peers",
