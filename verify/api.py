@@ -211,7 +211,7 @@ def audit_blackbox(
       progress: show a bar of the releases drawn on stderr (where it is a terminal).
       budget: a :class:`BlackBoxBudget` (default ``BlackBoxBudget()``): ``statistic`` -- ``events`` (default),
         ``events-numbers``, ``logistic`` or ``select`` (``pdp-audit blackbox --statistic``); ``train_trials`` --
-        releases per world to learn the test from, 100 to 1e8 (default: ``trials``, at most 2e5 for the event
+        releases per world to learn the test from, 100 to 1e8 (default: ``trials``, at most 5e5 for the event
         test); ``workers`` -- processes drawing the releases, or ``scheduler`` (a Dask scheduler's address) or
         ``dask_local`` (a Dask LocalCluster of N processes started for the run): where the blocks of releases are
         drawn (the numbers do not depend on it; the samplers must then be picklable).

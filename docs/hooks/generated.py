@@ -9,6 +9,8 @@ A page holds a marker ``<!-- generated: NAME -->`` and this hook replaces it wit
   audit's declared options (``AuditPlan.options()``, the declaration the command line is generated from);
 * ``json-schema``: the top-level properties of the published JSON Schemas (``reports/schema/*.json``);
 * ``changelog``: CHANGELOG.md, its links into ``docs/`` made relative;
+* ``blackbox-peers``, ``blackbox-peers-cli``: the tables ``benchmarks/blackbox_peers.py --markdown
+  benchmarks/blackbox_peers.md`` (and ``--cli --markdown benchmarks/blackbox_peers_cli.md``) wrote;
 * ``certify-defaults``: the table ``benchmarks/certify_defaults.py --markdown benchmarks/certify_defaults.md``
   wrote (a benchmark run's output, committed with the code it measured).
 
@@ -156,9 +158,9 @@ def json_schema_markdown() -> str:
     return "\n".join(out)
 
 
-def certify_defaults_markdown() -> str:
-    """The certification table exactly as the benchmark wrote it."""
-    return (ROOT / "benchmarks" / "certify_defaults.md").read_text(encoding="utf-8")
+def benchmark_markdown(name: str):
+    """A generator of the table ``benchmarks/NAME.md`` exactly as its benchmark wrote it."""
+    return lambda: (ROOT / "benchmarks" / f"{name}.md").read_text(encoding="utf-8")
 
 
 def changelog_markdown() -> str:
@@ -171,7 +173,9 @@ GENERATORS = {
     "cli": cli_markdown,
     "deployment-keys": deployment_keys_markdown,
     "json-schema": json_schema_markdown,
-    "certify-defaults": certify_defaults_markdown,
+    "certify-defaults": benchmark_markdown("certify_defaults"),
+    "blackbox-peers": benchmark_markdown("blackbox_peers"),
+    "blackbox-peers-cli": benchmark_markdown("blackbox_peers_cli"),
 }
 
 

@@ -68,7 +68,7 @@ class BlackBoxBudget:
     """The black-box attack's budget beyond ``trials`` (``pdp_audit.audit_blackbox(..., budget=)``).
 
     Attributes:
-      train_trials: releases per world to learn the test from, 100 to 1e8 (None: ``trials``, at most 2e5 for the
+      train_trials: releases per world to learn the test from, 100 to 1e8 (None: ``trials``, at most 5e5 for the
         event test).
       workers: processes drawing the releases, >= 1 (the numbers do not depend on them; the samplers must then be
         picklable).
