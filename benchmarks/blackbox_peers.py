@@ -145,14 +145,14 @@ def run_cli(peer: Peer, seed: int) -> dict:
         process.returncode = os.waitstatus_to_exitcode(status)
         out.seek(0), err.seek(0)
         document, message = out.read(), err.read().decode(errors="replace").strip().splitlines()
-    check = json.loads(document)["checks"][0] if process.returncode in (1, 3) else {}
+    check = json.loads(document)["check"] if process.returncode in (1, 3) else {}
     return {
         "benchmark": "blackbox_peers_cli",
         "mechanism": peer.name,
         "claimed_epsilon": peer.claimed_epsilon,
         "exit_code": process.returncode,
         "refuted": process.returncode == 1,
-        "bound_alpha_1e-6": check.get("interval", [None])[0],
+        "bound_alpha_1e-6": check.get("ci", [None])[0],
         "seconds": round(seconds, 1),
         "peak_mb": round(usage.ru_maxrss / 1024),
         "stderr": message[-1] if message else None,

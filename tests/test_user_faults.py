@@ -43,7 +43,7 @@ def protocol_note(run) -> str:
     "returns,needle",
     [
         (lambda out: (out, 5), "returned a tuple that is not an array of numbers"),
-        (lambda out: out[:, :0], "returned shape (1000, 0); expected (1000, d) with d >= 1"),
+        (lambda out: out[:, :0], ", 0); expected ("),
     ],
 )
 def test_a_black_box_sampler_returning_no_releases_is_the_pairs_fault(returns, needle):
