@@ -27,7 +27,12 @@ from matplotlib.backends.backend_pdf import PdfPages  # noqa: E402
 
 from pdp_audit.reports.cover import VERDICT_TEXT  # noqa: E402
 from pdp_audit.reports.figure_json import figure_from_dict  # noqa: E402
-from pdp_audit.reports.json_report import check_from_dict, library_versions, package_version  # noqa: E402
+from pdp_audit.reports.json_report import (  # noqa: E402
+    check_from_dict,
+    code_version,
+    library_versions,
+    package_version,
+)
 from pdp_audit.reports.page_text import A4, COLOURS, RC, save_pages, text_block, verdict_banner, wrap_to_width  # noqa: E402
 from pdp_audit.reports.pdf import run_pages  # noqa: E402
 from pdp_audit.reports.publish import write_together  # noqa: E402
@@ -51,6 +56,7 @@ def session_document(records: list[dict], verdict: str) -> dict:
         "counts": {v: sum(r["verdict"] == v for r in records) for v in VERDICTS},
         "assertions": [_without_figures(r) for r in records],
         "version": package_version(),
+        "code_version": code_version(),
         "versions": library_versions(),
     }
 
@@ -132,7 +138,7 @@ def _provenance(doc: dict) -> plt.Figure:
             (f"{r['nodeid']} [{r['index']}]: seed {r['seed']}, α {r['alpha']:g}, trials {r['trials']:,}", mono)
         )
     lines.append(("", {}))
-    lines.append((f"pdp-audit {doc['version']}", mono))
+    lines.append((f"pdp-audit {doc.get('code_version', doc['version'])}", mono))
     lines.append(("versions: " + ", ".join(f"{k} {v}" for k, v in doc["versions"].items()), mono))
     lines.append(
         (

@@ -18,7 +18,7 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 from matplotlib.backends.backend_pdf import PdfPages  # noqa: E402
 
-from pdp_audit.reports.json_report import package_version  # noqa: E402
+from pdp_audit.reports.json_report import code_version, package_version  # noqa: E402
 from pdp_audit.reports.page_text import (  # noqa: E402
     A4,
     COLOURS,
@@ -45,6 +45,7 @@ def mutants_document(rows: list[dict], seed: int, alpha: float) -> dict:
         "alpha": alpha,
         "mutants": rows,
         "version": package_version(),
+        "code_version": code_version(),
     }
 
 

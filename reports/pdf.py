@@ -19,7 +19,7 @@ from matplotlib.backends.backend_pdf import PdfPages  # noqa: E402
 from pdp_audit.reports.check_reading import basis, evidence_lines, reading  # noqa: E402
 from pdp_audit.reports.cover import appendix_page, cover_continued, cover_page, cover_rows  # noqa: E402
 from pdp_audit.reports.files import atomic_path  # noqa: E402
-from pdp_audit.reports.json_report import library_versions, package_version  # noqa: E402
+from pdp_audit.reports.json_report import code_version, library_versions  # noqa: E402
 from pdp_audit.reports.page_text import A4, COLOURS, RC, fmt, save_pages, text_block, text_height  # noqa: E402
 from pdp_audit.reports.plots import legend_below, plot  # noqa: E402
 from pdp_audit.reports.records import Check, Clipping, Page, Run  # noqa: E402
@@ -168,7 +168,7 @@ def provenance_page(run: Run) -> plt.Figure:
     lines.append(("", {}))
     lines.append(
         (
-            f"seed: {run.seed}    family-wise α: {run.alpha:g}    pdp-audit {package_version()}",
+            f"seed: {run.seed}    family-wise α: {run.alpha:g}    pdp-audit {code_version()}",
             {"size": 9, "family": "DejaVu Sans Mono"},
         )
     )

@@ -15,7 +15,7 @@ from matplotlib.backends.backend_pdf import PdfPages  # noqa: E402
 from matplotlib.ticker import NullFormatter  # noqa: E402
 
 from pdp_audit.reports.files import atomic_path  # noqa: E402
-from pdp_audit.reports.json_report import library_versions, package_version  # noqa: E402
+from pdp_audit.reports.json_report import code_version, library_versions  # noqa: E402
 from pdp_audit.reports.page_text import A4, COLOURS, RC, fmt, page_chunks, save_pages, text_block, verdict_banner  # noqa: E402
 from pdp_audit.reports.sweep_fits import exponent_pages  # noqa: E402
 from pdp_audit.reports.sweep_json import FWER_STATEMENT  # noqa: E402
@@ -529,9 +529,9 @@ def provenance_page(results) -> plt.Figure:
             f"per cell: {fmt(spec['alpha_per_cell'])}",
             mono,
         ),
-        ("code versions of the stored cells: " + (", ".join(results.code_versions) or "—"), mono),
+        ("code versions of the stored cells: " + ("; ".join(results.code_versions) or "—"), mono),
         (
-            f"report rendered by pdp-audit {package_version()}; "
+            f"report rendered by pdp-audit {code_version()}; "
             + ", ".join(f"{k} {v}" for k, v in library_versions().items()),
             mono,
         ),
