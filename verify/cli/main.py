@@ -56,7 +56,9 @@ def build_parser() -> Parser:
     ``handler`` (a function of the parsed arguments returning the exit code) as a default.
     """
     parser = Parser(prog="pdp-audit", description="Certify (per-instance) differential-privacy claims by simulation.")
-    parser.add_argument("--version", action="version", version=version_text(), help="the version and the commit it was built from")
+    parser.add_argument(
+        "--version", action="version", version=version_text(), help="the version and the commit it was built from"
+    )
     sub = parser.add_subparsers(dest="command", required=True, parser_class=Parser)
     sub.add_parser("list", help="what can be audited").set_defaults(handler=lambda args: command_list())
     run = sub.add_parser("run", help="audit one mechanism and write a PDF/JSON report")
