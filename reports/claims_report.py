@@ -20,13 +20,12 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 from matplotlib.backends.backend_pdf import PdfPages  # noqa: E402
 
+from pdp_audit.reports.check_reading import basis, evidence_lines, reading  # noqa: E402
 from pdp_audit.reports.page_text import (  # noqa: E402
     A4,
     COLOURS,
     RC,
     draw_row,
-    fmt,
-    fmt_ci,
     row_height,
     save_pages,
     text_block,
@@ -34,7 +33,6 @@ from pdp_audit.reports.page_text import (  # noqa: E402
     verdict_banner,
     wrap_cells,
 )
-from pdp_audit.reports.pdf import check_lines  # noqa: E402
 from pdp_audit.reports.plots import plot  # noqa: E402
 from pdp_audit.reports.publish import write_together  # noqa: E402
 from pdp_audit.reports.records import Check  # noqa: E402
@@ -215,20 +213,20 @@ _FIGURE_HEIGHT = 0.3  # the least height (of the page) a check's figure is drawn
 
 
 def _check_summary(check: Check) -> list[tuple[str, dict]]:
-    """A check in four lines: id, verdict and role; claim; numbers with the interval; note."""
-    lines = check_lines(check)
+    """A check in a few lines: id, verdict and role; claim; method; what the verdict stands on and reads, then its
+    numbers, the deciding one first -- as a run report's page 1 and check page read them
+    (:mod:`pdp_audit.reports.check_reading`); note."""
     role = "guarantee" if check.role == "guarantee" else "paper statement"
-    numbers = f"estimate {fmt(check.estimate, 6)}   exact {fmt(check.exact, 6)}   interval {fmt_ci(check.ci)}"
-    if check.level:
-        numbers += f" at confidence {check.level:.10g}"
+    indented = {"size": 7.5, "indent": 0.02, "gap": 0.0}
     out = [
         (
             f"[{check.id}] {check.title} — {check.verdict.upper()} ({role})",
             {"size": 8.5, "weight": "bold", "color": COLOURS[check.verdict], "gap": 0.002},
         ),
-        (lines[3][0], {"size": 7.5, "indent": 0.02, "gap": 0.0}),
-        ("Method: " + check.formula, {"size": 7.5, "indent": 0.02, "gap": 0.0}),
-        (numbers, {"size": 7.5, "indent": 0.02, "gap": 0.0, "family": "DejaVu Sans Mono"}),
+        ("Claim: " + check.claim, indented),
+        ("Method: " + check.formula, indented),
+        (f"Basis of the verdict: {basis(check)}. The evidence shows: {reading(check)}.", indented),
+        *((line, indented) for line in evidence_lines(check)),
     ]
     if check.note:
         out.append((check.note, {"size": 7, "indent": 0.02, "color": GREY, "gap": 0.0}))
@@ -263,7 +261,7 @@ def _appendix_page(doc: dict) -> plt.Figure:
         ("Appendix: seeds, versions, commands", {"size": 13, "weight": "bold", "gap": 0.01}),
         (
             f"seed {doc['seed']}; {'quick budgets' if doc['quick'] else 'default budgets'}; α = "
-            f"{doc['alpha_per_audit']:g} per audit run; pdp-audit {doc['version']}",
+            f"{doc['alpha_per_audit']:g} per audit run; pdp-audit {doc.get('code_version', doc['version'])}",
             {"size": 8.5},
         ),
         ("versions: " + ", ".join(f"{k} {v}" for k, v in doc["versions"].items()), {"size": 8, "gap": 0.012}),

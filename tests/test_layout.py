@@ -272,6 +272,27 @@ def test_a_parenthesised_exponent_is_typeset():
     assert _problems(lambda fig: fig.text(0.1, 0.5, math("rate n^(−1/4)"))) == []
 
 
+def test_nested_spaced_and_subscripted_scripts_are_typeset():
+    """The claims PDF printed λ_n^(−1/2), Π_(j<i), e^(−log(2/δ)), n^(a/4 − 1/2), E_𝒟 and μ̄^p as typed."""
+    from pdp_audit.reports.page_text import math, wrap_to_width
+
+    assert math("1 + n^(1/2)λ_n^(−1/2)") == "1 + $n^{1/2}$λ$_{n}^{−1/2}$"
+    assert math("δ̃ = Σ_i δ_i Π_(j<i) e^(ε_j)") == "δ̃ = Σ$_{i}$ δ$_{i}$ Π$_{j<i}$ $e^{ε_j}$"
+    assert math("½‖θ − θ*‖²_((XᵀX)⁻¹)") == "½‖θ − θ*‖²$_{(XᵀX)⁻¹}$"
+    assert math("2e^(−log(2/δ))/log(2/δ)") == "2e$^{−log(2/δ)}$/log(2/δ)"
+    assert math("Ce^(−cdt^(3/2))") == "Ce$^{−cdt^{3/2}}$"
+    assert math("O(n^(a/2 − 1/4))") == r"O(n$^{a/2\,−\,1/4}$)"
+    assert math("E_𝒟[e^(2ε)] and μ̄^p(x)") == r"E$_{\mathcal{D} }$[$e^{2ε}$] and μ̄$^{p}$(x)"
+    assert math("λ_min(XᵀX) of stage-lr-adaops-lambda_min") == r"λ$_{\mathrm{min}}$(XᵀX) of stage-lr-adaops-lambda_min"
+    assert math("sigma_source = analytic, theorem10_constant_C, X^TX, 2^-32") == (
+        "sigma_source = analytic, theorem10_constant_C, X^TX, 2^-32"  # identifiers and non-exponents stay
+    )
+    rows = wrap_to_width("the general rate is n^(−1/4 + a/2) " * 6, 200, 9)
+    assert all(row.count("(") == row.count(")") for row in rows), rows  # a spaced exponent is never split
+    lines = [("λ_n^(−1/2), Π_(j<i) e^(ε_j), ‖θ‖²_((XᵀX)⁻¹), Ce^(−cdt^(3/2)), E_𝒟[e^(2ε(Z,z))] ≤ 1", {"size": 9})]
+    assert _problems(lambda fig: text_block(fig, lines * 3)) == []
+
+
 def test_the_cover_profile_and_roc_panels_have_the_same_height():
     from pdp_audit.reports.cover import _central_figure
     from pdp_audit.reports.records import Line, Lines, Roc

@@ -399,7 +399,7 @@ def _with_figures(claims: list, heads: dict, epsilon: float, delta: float) -> li
             pair_figures.figure_note(heads, "plain Monte Carlo δ̂(ε) of both directions")
         ),
         replace(reverse, make_figure=pair_figures.roc_figure(heads, epsilon, delta)).noted(
-            pair_figures.figure_note(heads, "the ROC of the likelihood-ratio attack")
+            pair_figures.figure_note(heads, "the ROC of the likelihood-ratio attack testing D' against D")
         ),
     ]
 
@@ -453,7 +453,8 @@ def _tilt_note(tail: tilting.TiltedTail) -> str:
     )
     return (
         f"Importance sampling: {t.law} noise exponentially tilted (τ = {t.tau:.3g}) toward the largest losses, "
-        f"sup L = {t.eta:.6g} under the view; the upper bound is {how} (audits/tilting.py)."
+        f"sup L = {t.eta:.6g} under the view; the upper bound is {how} (exponential tilting, Siegmund 1976; Bucklew "
+        "2004, ch. 5; empirical Bernstein interval on the bounded weights)."
     )
 
 

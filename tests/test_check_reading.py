@@ -1,0 +1,74 @@
+"""What a check's page, page 1 and the claims ledger's summary say a check shows
+(:mod:`pdp_audit.reports.check_reading`): never a number that contradicts the verdict beside it, never a basis the
+check did not stand on."""
+
+from __future__ import annotations
+
+from pdp_audit.reports.check_reading import basis, evidence_lines, key_number, reading
+from pdp_audit.reports.records import Check
+
+
+def check(verdict: str, **fields) -> Check:
+    base = dict(id="c", title="t", claim="c", formula="f", source="s", verdict=verdict)
+    return Check(**{**base, **fields})
+
+
+def test_a_failed_closed_form_delta_reads_above_the_claim():
+    """Lemma 2.4 of the claims run read "δ(0.00119) = 0.0054 (closed form) ≤ δ = 1e-05" beside its FAIL."""
+    failed = check(
+        "fail",
+        estimate=0.00539,
+        exact=0.0054,
+        ci=(0.00495, 0.00582),
+        pvalue=1e-60,
+        level=0.9999995,
+        details={"epsilon": 0.00119, "delta_claim": 1e-5, "sampling": "importance"},
+    )
+    assert basis(failed) == "closed form; importance sampling agrees"
+    assert reading(failed) == "δ(0.00119) = 0.0054 (closed form) > δ = 1e-05"
+    assert evidence_lines(failed)[0] == "Decides: δ(0.00119) = 0.0054 (closed form) > δ = 1e-05."
+
+
+def test_a_failed_sampled_bound_reads_its_lower_end_above_the_claim():
+    """K16 read "P[bound fails] ≤ 1 (ρ = 8.46e-06)" beside its FAIL: an upper end says nothing against a claim."""
+    failed = check("fail", estimate=1.0, ci=(0.9971, 1.0), pvalue=0.0, level=0.999999, details={"rho": 8.46e-6})
+    assert reading(failed) == "P[bound fails] ≥ 0.997 > ρ = 8.46e-06"
+    delta = check("fail", estimate=0.02, ci=(0.015, 0.025), pvalue=0.0, details={"epsilon": 1.0, "delta_claim": 1e-5})
+    assert reading(delta) == "δ(1) ≥ 0.015 > δ = 1e-05"
+    undecided = check("inconclusive", estimate=0.0, ci=(0.0, 1.2e-4), pvalue=0.5, details={"delta_claim": 1e-5})
+    assert reading(undecided) == "δ(ε) in [0, 0.00012], which contains δ = 1e-05"
+
+
+def test_a_pass_decided_by_a_closed_failure_rate_reads_it_not_the_wider_interval():
+    """Corollary 23 read "P[bound fails] ≤ 0.0109 (ρ = 0.01)" beside its PASS: the closed form 0.00723 decided."""
+    passed = check("pass", estimate=0.0072, exact=0.00723, ci=(0.00446, 0.0109), pvalue=1.0, details={"rho": 0.01})
+    assert basis(passed) == "closed form; Monte Carlo agrees"
+    assert reading(passed) == "P[bound fails] = 0.00723 (closed form) ≤ ρ = 0.01"
+
+
+def test_a_fitted_exponent_is_no_exact_computation():
+    """The ledger's rate checks read "exact computation", "holds" and "closed form -0.25" (the claimed exponent)."""
+    fit = check(
+        "pass",
+        estimate=-0.492,
+        exact=-0.125,
+        ci=(-0.747, -0.238),
+        level=1 - 1e-6,
+        details={"points": [[1000, 0.1]], "relation": "<=", "x": "n_rows"},
+    )
+    assert basis(fit) == "power-law fit over the sweep's cells at confidence 0.999999"
+    assert reading(fit) == "exponent -0.492 in [-0.747, -0.238], not above the claimed bound -0.125"
+    assert "closed form" not in " ".join(evidence_lines(fit))
+
+
+def test_a_check_that_tested_nothing_says_so():
+    untested = check("inconclusive", note="The guarantee does not apply: its hypothesis did not hold.")
+    assert basis(untested) == "nothing tested (see the note)"
+    assert reading(untested) == key_number(untested) == "nothing tested"
+
+
+def test_the_claims_key_number_is_the_pages_reading():
+    exact = check("fail", estimate=0.0967, details={"threshold": 0.5})
+    assert key_number(exact) == "computed 0.0967 (violated)"
+    sampled = check("pass", estimate=0.0075, ci=(0.00117, 0.0238), pvalue=1.0, details={"rho": 0.03})
+    assert key_number(sampled) == reading(sampled) == "P[bound fails] ≤ 0.0238 (ρ = 0.03)"
