@@ -82,8 +82,11 @@ def _untested(check: Check) -> bool:
     return check.verdict == "inconclusive" and check.estimate is None and check.ci is None and check.pvalue is None
 
 
-def _against(value: float | None, bound: float) -> str:
-    """``≤`` or ``>``: how a number compares with the claimed bound it is read against."""
+def _against(check: Check, value: float | None, bound: float) -> str:
+    """``≤`` or ``>``: how a closed form compares with the claimed bound, as the verdict decided it (a calibrated
+    mechanism's closed form equals δ to rounding: the checks' tolerance passes it)."""
+    if check.verdict in ("pass", "fail"):
+        return "≤" if check.verdict == "pass" else ">"
     return "≤" if value is not None and value <= bound else ">"
 
 
@@ -93,7 +96,8 @@ def _bounded(at: str, check: Check, bound: float, name: str) -> str:
     interval holding it (undecided)."""
     lo, hi = check.ci if check.ci is not None else (None, None)
     if check.exact is not None and not interval_decides(check):
-        return f"{at} = {fmt(check.exact, 3)} (closed form) {_against(check.exact, bound)} {name} = {fmt(bound, 3)}"
+        relation = _against(check, check.exact, bound)
+        return f"{at} = {fmt(check.exact, 3)} (closed form) {relation} {name} = {fmt(bound, 3)}"
     if check.verdict == "fail" and lo is not None and lo > bound:
         return f"{at} ≥ {fmt(lo, 3)} > {name} = {fmt(bound, 3)}"
     if check.verdict == "inconclusive" and lo is not None and hi is not None:

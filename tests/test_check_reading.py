@@ -72,3 +72,36 @@ def test_the_claims_key_number_is_the_pages_reading():
     assert key_number(exact) == "computed 0.0967 (violated)"
     sampled = check("pass", estimate=0.0075, ci=(0.00117, 0.0238), pvalue=1.0, details={"rho": 0.03})
     assert key_number(sampled) == reading(sampled) == "P[bound fails] ≤ 0.0238 (ρ = 0.03)"
+
+
+def test_a_calibrated_closed_form_equal_to_delta_reads_as_its_pass():
+    """The Gaussian run at its analytic calibration read "δ(1) = 1e-05 (closed form) > δ = 1e-05" beside its PASS:
+    the closed form is δ to rounding, and the checks' tolerance passes it."""
+    calibrated = check(
+        "pass",
+        estimate=1.0e-5,
+        exact=1.0000000000001e-5,
+        ci=(0.9e-5, 1.1e-5),
+        pvalue=1.0,
+        details={"epsilon": 1.0, "delta_claim": 1e-5, "sampling": "importance"},
+    )
+    assert reading(calibrated) == "δ(1) = 1e-05 (closed form) ≤ δ = 1e-05"
+
+
+def test_declared_checks_cite_papers_and_methods_not_files_or_internal_labels():
+    """Sources read "Definition D1" (a label of the suite's own design notes) and a note "(audits/tilting.py)": a
+    reader has neither.  Every declared check's text cites a paper or names a method."""
+    import re
+
+    from pdp_audit.verify.ledger.rates import RATES
+    from pdp_audit.verify.plans.catalogue import plans_by_name
+
+    texts = [
+        (plan.name, spec.id, getattr(spec, field))
+        for plan in plans_by_name().values()
+        for spec in plan.checks.values()
+        for field in ("title", "claim", "formula", "source")
+    ]
+    texts += [("claims", r.id, t) for r in RATES.values() for t in (r.title, r.claim, r.formula, r.source, r.reading)]
+    unreadable = re.compile(r"Definition D\d|\b[\w/]+\.py\b|tests/|benchmarks/|::")
+    assert [t for t in texts if unreadable.search(t[2])] == []
