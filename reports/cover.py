@@ -307,18 +307,30 @@ def _scope_lines(run: Run) -> list[tuple[str, dict]]:
     sampled = len(run.checks) - exact
     target = run.parameters.get("worst_case_target") or run.parameters.get("pair")
     neighbour = (
-        f"The DP guarantees are checked at the neighbouring pair {target}."
+        f"The DP guarantees are checked at the neighbouring pair: {target}."
         if target
         else "The DP guarantees are checked at the worst neighbour the audit searched for, not one proven worst; "
         "each check's page says which pair it used."
     )
+    level = f"1 − α/{sampled}" if sampled > 1 else "1 − α"
+    sampling = (
+        f"on sampling, decided at family-wise false-alarm probability α = {fmt(run.alpha)} (simultaneous intervals "
+        f"at level {level}). "
+    )
+    exact_part = (
+        f"{_count(exact, 'guarantee rests', 'guarantees rest')} on exact mathematics (closed forms and identities "
+        "computed by the suite, to floating-point tolerance)"
+    )
+    if exact and sampled:
+        basis_text = f"{exact_part}; {_count(sampled, 'rests', 'rest')} {sampling}"
+    elif exact:
+        basis_text = f"{exact_part}. "
+    else:
+        basis_text = f"{'The guarantee rests' if sampled == 1 else f'All {sampled} guarantees rest'} {sampling}"
     return [
         ("What this does and does not cover", {"size": 9.5, "weight": "bold"}),
         (
-            f"{neighbour} {_count(exact, 'guarantee rests', 'guarantees rest')} on exact mathematics (closed forms and "
-            f"identities computed by the suite, to floating-point tolerance); {_count(sampled, 'rests', 'rest')} on "
-            "sampling, decided at family-wise false-alarm "
-            f"probability α = {fmt(run.alpha)} (simultaneous intervals at level 1 − α/{max(sampled, 1)}). "
+            f"{neighbour} {basis_text}"
             "PASS: the whole interval lies on the claim's side (or an exact closed form computed here satisfies the "
             "claim and the sampled estimate agrees with it); FAIL: the data contradict the claim at α; INCONCLUSIVE: "
             "neither, and the page says what budget decides it. Out of scope: floating-point and timing side "

@@ -51,7 +51,7 @@ _PAREN_SUPERSCRIPT = re.compile(r"(?<![\\\w$])([A-Za-zα-ωΑ-Ωℝ0-9]+|[A-Za-z
 _CLOSED_SUPERSCRIPT = re.compile(r"\)\^\(([^()$\s]{1,12})\)")
 # a short subscript on a one-letter base (primed, starred or squared: θ*_λ, χ²_d) or an operator: λ_n, E_𝒟, P_D'
 _BASE = r"(?:(?:(?<=[ΣΠ])|(?<![\w\-./'’]))[A-Za-zα-ωΑ-ΩΣΠ][*²ᵀ\u0302\u0303\u0304]*|\b(?:max|min|sup|inf))"
-_SUBSCRIPT = re.compile(rf"({_BASE})_((?:[A-Za-z0-9α-ω]{{1,3}}|[𝒟𝒳𝒴𝒵])'{{0,2}})(?![\w])")
+_SUBSCRIPT = re.compile(rf"({_BASE})_((?:[A-Za-z0-9α-ω]'{{0,2}}){{1,3}}|[𝒟𝒳𝒴𝒵]'{{0,2}})(?![\w])")
 _SCRIPT_LIMIT = 48  # characters a parenthesised script may hold
 
 

@@ -293,7 +293,8 @@ def _plot_page(key, rows, panel_key, line_keys, panels, start: int) -> plt.Figur
         [
             (f"Estimates against {key}" + (" (continued)" if start else ""), {"size": 15, "weight": "bold"}),
             (
-                "Each point is one cell's estimate with its interval (level 1 − α_cell/m); colour = the check's "
+                "Each point is one cell's estimate with its simultaneous interval (level 1 − α_{cell}/m, m the "
+                "cell's statistical checks); colour = the check's "
                 f"verdict; {split}{lines}."
                 + (
                     " A 'value' row plots the absolute quantities its check compares (the curves of the paper's "

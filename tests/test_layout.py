@@ -283,6 +283,7 @@ def test_nested_spaced_and_subscripted_scripts_are_typeset():
     assert math("Ce^(−cdt^(3/2))") == "Ce$^{−cdt^{3/2}}$"
     assert math("O(n^(a/2 − 1/4))") == r"O(n$^{a/2\,−\,1/4}$)"
     assert math("E_𝒟[e^(2ε)] and μ̄^p(x)") == r"E$_{\mathcal{D} }$[$e^{2ε}$] and μ̄$^{p}$(x)"
+    assert math("P_D'[L_D'D > ε]") == "P$_{D'}$[L$_{D'D}$ > ε]"  # the reverse loss's subscript whole
     assert math("λ_min(XᵀX) of stage-lr-adaops-lambda_min") == r"λ$_{\mathrm{min}}$(XᵀX) of stage-lr-adaops-lambda_min"
     assert math("sigma_source = analytic, theorem10_constant_C, X^TX, 2^-32") == (
         "sigma_source = analytic, theorem10_constant_C, X^TX, 2^-32"  # identifiers and non-exponents stay
@@ -291,6 +292,25 @@ def test_nested_spaced_and_subscripted_scripts_are_typeset():
     assert all(row.count("(") == row.count(")") for row in rows), rows  # a spaced exponent is never split
     lines = [("λ_n^(−1/2), Π_(j<i) e^(ε_j), ‖θ‖²_((XᵀX)⁻¹), Ce^(−cdt^(3/2)), E_𝒟[e^(2ε(Z,z))] ≤ 1", {"size": 9})]
     assert _problems(lambda fig: text_block(fig, lines * 3)) == []
+
+
+def test_the_scope_paragraph_counts_in_words_and_names_the_pair_in_words():
+    """An own mechanism's certificate read "checked at the neighbouring pair own_histogram.make(**parameters), as
+    returned. 0 guarantees rest on exact mathematics …": Python in prose, and a count of none."""
+    from types import SimpleNamespace
+
+    from pdp_audit.reports.cover import _scope_lines
+
+    def run(exact: int, sampled: int, pair: str):
+        checks = [SimpleNamespace(statistical=False)] * exact + [SimpleNamespace(statistical=True)] * sampled
+        return SimpleNamespace(checks=checks, parameters={"pair": pair}, alpha=1e-6)
+
+    own = _scope_lines(run(0, 16, "the one own_histogram.make returns for the deployment's parameters"))[1][0]
+    assert "0 guarantees" not in own and "All 16 guarantees rest on sampling" in own and "1 − α/16" in own
+    assert "neighbouring pair: the one own_histogram.make returns" in own
+    one = _scope_lines(run(0, 1, "Pair, as given"))[1][0]
+    assert "The guarantee rests on sampling" in one and "level 1 − α)" in one
+    assert "1 guarantee rests on exact mathematics" in _scope_lines(run(1, 9, "x"))[1][0]
 
 
 def test_the_cover_profile_and_roc_panels_have_the_same_height():

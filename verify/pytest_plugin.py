@@ -22,7 +22,7 @@ claim to check (``closed-form``), never evidence.
   intervals below that when the pair exposes a Gaussian noise view;
   :func:`pdp_audit.verify.evidence.builders.dp_claim_check`);
 * ``assert_pdp(pair, ε, δ)`` -- the same inequalities, stated as the per-instance claim about the one
-  (D, z) the pair was built from (Wang 2019, Definition 2.4);
+  (D, z) the pair was built from (Wang 2019, §2);
 * ``assert_dp_blackbox(sample_D, sample_D_prime, ε, δ)`` -- for a mechanism that can only be sampled: a
   learned test (:mod:`pdp_audit.audits.blackbox`) tries to refute the claim; it can fail or be inconclusive, never pass;
 * ``run(NAME, **options)`` -- any built-in audit (``pdp-audit run NAME``) with its ``run`` options, asserting on

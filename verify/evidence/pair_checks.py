@@ -377,7 +377,7 @@ def dp_checks(pair, epsilon: float, delta: float, trials: int, seed: int, per_in
     view = noise_view_check(pair, streamed.heads, seed, streamed.resolution)
     checks += [view] if view is not None else []
     kind = "pDP for this (D, z)" if per_instance else "DP"
-    source = "Wang 2019, Definition 2.4 (per-instance DP)" if per_instance else "Dwork & Roth 2014, Definition 2.4"
+    source = "Wang 2019, §2 (per-instance DP)" if per_instance else "Dwork & Roth 2014, Definition 2.4"
     for suffix, direction, (p, q) in (("forward", "D||D'", ("D", "D'")), ("reverse", "D'||D", ("D'", "D"))):
         spec = CheckSpec(
             f"{'pdp' if per_instance else 'dp'}-{suffix}",
