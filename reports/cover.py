@@ -244,6 +244,8 @@ def _claim_text(p) -> str:
     """The claim as the cover states it: (ε, δ)-DP, or the claim an assertion of the pytest plugin names (per-instance
     DP, DP of a black box, the coverage of an event)."""
     kind = p.get("claim")
+    if p.get("epsilon") is None and p.get("claim_epsilon") is not None:  # a sweep cell's names (the plugin's grid)
+        p = {**p, "epsilon": p["claim_epsilon"], "delta": p.get("claim_delta", p.get("delta"))}
     if kind == "coverage":
         return f"an event holds with probability ≥ 1 − ρ, ρ = {fmt(p.get('rho'))}"
     if p.get("epsilon") is None and p.get("delta") is not None:  # a lower bound without a claim to refute

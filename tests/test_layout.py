@@ -313,6 +313,16 @@ def test_the_scope_paragraph_counts_in_words_and_names_the_pair_in_words():
     assert "1 guarantee rests on exact mathematics" in _scope_lines(run(1, 9, "x"))[1][0]
 
 
+def test_a_plugin_grid_runs_claim_is_stated():
+    """The session report's page of `privacy_audit.run("ops", claim_epsilon=0.5, …)` read "Claim: (—, —)-DP":
+    its parameters carry the sweep's names."""
+    from pdp_audit.reports.cover import _claim_text
+
+    assert _claim_text({"audit": "ops", "claim_epsilon": 0.5, "claim_delta": 1e-5}) == "(0.5, 1e-05)-DP"
+    stated = _claim_text({"epsilon": 1.0, "delta": 1e-6, "claim": "pDP for this (D, z)"})
+    assert stated == "(1, 1e-06)-pDP for this (D, z)"
+
+
 def test_the_cover_profile_and_roc_panels_have_the_same_height():
     from pdp_audit.reports.cover import _central_figure
     from pdp_audit.reports.records import Line, Lines, Roc

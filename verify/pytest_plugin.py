@@ -363,7 +363,9 @@ class PrivacyAudit:
         header = f"run {audit} ({given or 'defaults'})"
         trials = int(cell.parameters.get("trials") or 0)
         claim = {"audit": audit, "options": dict(options), "cell_id": cell.cell_id}
-        parameters = {"audit": audit, **dict(cell.parameters)}
+        # the run's own parameters, as `pdp-audit run` states them (the claim's ε and δ, the data it resolved: a
+        # cell's options named the default data set beside the synthetic data it ran on)
+        parameters = {"audit": audit, **dict(result.get("parameters") or cell.parameters)}
         return self._assert(
             DecidedAssertion(
                 "run", header, decided, result["verdict"], trials, index, cell.seed, alpha, claim, audit, parameters
