@@ -314,6 +314,8 @@ def _scope_lines(run: Run) -> list[tuple[str, dict]]:
         else "The DP guarantees are checked at the worst neighbour the audit searched for, not one proven worst; "
         "each check's page says which pair it used."
     )
+    if run.parameters.get("claim") == "coverage":  # the plugin's assert_coverage: an event, no pair
+        neighbour = "The claim is the test's own event, checked on draws of it; no neighbouring pair is involved."
     level = f"1 − α/{sampled}" if sampled > 1 else "1 − α"
     sampling = (
         f"on sampling, decided at family-wise false-alarm probability α = {fmt(run.alpha)} (simultaneous intervals "

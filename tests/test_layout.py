@@ -311,6 +311,8 @@ def test_the_scope_paragraph_counts_in_words_and_names_the_pair_in_words():
     one = _scope_lines(run(0, 1, "Pair, as given"))[1][0]
     assert "The guarantee rests on sampling" in one and "level 1 − α)" in one
     assert "1 guarantee rests on exact mathematics" in _scope_lines(run(1, 9, "x"))[1][0]
+    coverage = SimpleNamespace(checks=[SimpleNamespace(statistical=True)], parameters={"claim": "coverage"}, alpha=1e-6)
+    assert "DP guarantees are checked" not in _scope_lines(coverage)[1][0]  # an event's claim: no pair to check at
 
 
 def test_a_plugin_grid_runs_claim_is_stated():
