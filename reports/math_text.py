@@ -49,9 +49,21 @@ _CLOSED_LETTER = re.compile(r"(?<=[^\s$\\^_])\^([A-Za-zα-ω0-9])(?![\w{])")
 _PAREN_SUPERSCRIPT = re.compile(r"(?<![\\\w$])([A-Za-zα-ωΑ-Ωℝ0-9]+|[A-Za-z]+\([^()$\s]{1,8}\))\^\(([^()$\s]{1,12})\)")
 # the same after a closing parenthesis, (log(1/ρ))^(2/3): the exponent alone is typeset
 _CLOSED_SUPERSCRIPT = re.compile(r"\)\^\(([^()$\s]{1,12})\)")
-# a short subscript on a one-letter base (primed, starred or squared: θ*_λ, χ²_d) or an operator: λ_n, E_𝒟, P_D'
-_BASE = r"(?:(?:(?<=[ΣΠ])|(?<![\w\-./'’]))[A-Za-zα-ωΑ-ΩΣΠ][*²ᵀ\u0302\u0303\u0304]*|\b(?:max|min|sup|inf))"
-_SUBSCRIPT = re.compile(rf"({_BASE})_((?:[A-Za-z0-9α-ω]'{{0,2}}){{1,3}}|[𝒟𝒳𝒴𝒵]'{{0,2}})(?![\w])")
+# A short subscript on a one-letter base or an operator: λ_n, E_𝒟, P_D', θ*_λ, χ²_d, F⁻¹_λ1, I_d, max_i.  A Latin
+# base stands alone (never inside an identifier such as lambda_min or n_rows: no letter, digit, _, - or . before it);
+# a Greek one may follow other symbols (dγ_n, Δλ_min, 8ρ_max), as no identifier of code holds a Greek letter, and
+# takes a word too (δ_exact, λ_ObjPert, ε_Thm17).  A squared subscript keeps its square (λ_n²).
+_MARKS = "*²ᵀᵖᴾ\u0302\u0303\u0304⁻¹"
+_LATIN = rf"(?:(?<![A-Za-z0-9_\-./])[A-Za-z][{_MARKS}]*|\b(?:max|min|sup|inf|mean|median))"
+_GREEK = rf"(?<![_\-.])[α-ωΑ-Ω][0-9]?[{_MARKS}]*"
+_SHORT = r"(?:[A-Za-z0-9α-ω]'{0,2}){1,3}"
+_END = r"(?![A-Za-z0-9α-ωΑ-Ω_])"
+_SUBSCRIPT = re.compile(
+    rf"({_LATIN}|{_GREEK})_(?:([𝒟𝒳𝒴𝒵]'{{0,2}})|({_SHORT}){_END})"  # E_𝒟e^(2ε): the script letter ends itself
+    rf"|({_GREEK})_()([A-Za-z][A-Za-z0-9]{{3,9}}){_END}"
+)
+# a norm's subscript: ‖H‖_F, ‖θ‖²_K, ‖·‖_A
+_NORM_SUBSCRIPT = re.compile(rf"(‖[²]?)_([A-Za-z0-9]{{1,3}}){_END}")
 _SCRIPT_LIMIT = 48  # characters a parenthesised script may hold
 
 
@@ -126,9 +138,10 @@ def _parenthesised_scripts(part: str, all_scripts: bool = True) -> str:
 
 
 def _subscript(match: re.Match) -> str:
-    base, sub = match.group(1), match.group(2)
+    base = match.group(1) or match.group(4) or ""
+    sub = match.group(2) or match.group(3) or match.group(6) or ""
     letters = sub.rstrip("'")
-    if len(letters) > 1 and letters.isascii() and letters.isalpha() and letters.islower():  # λ_min: a word, upright
+    if len(letters) > 1 and letters.isascii() and letters.isalpha() and not letters.isupper():  # λ_min: upright
         sub = rf"\mathrm{{{letters}}}" + sub[len(letters) :]
     return f"{base}$_{{{sub}}}$"
 
@@ -141,7 +154,7 @@ def _superscripts(part: str) -> str:
     for k in range(0, len(segments), 2):
         plain = _CLOSED_LETTER.sub(r"$^{\1}$", _parenthesised_scripts(segments[k]))
         segments[k] = "".join(
-            _SUBSCRIPT.sub(_subscript, piece) if j % 2 == 0 else piece
+            _NORM_SUBSCRIPT.sub(r"\1$_{\2}$", _SUBSCRIPT.sub(_subscript, piece)) if j % 2 == 0 else piece
             for j, piece in enumerate(_MATH_SEGMENT.split(plain))
         )
     return "".join(segments)

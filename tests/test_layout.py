@@ -284,6 +284,13 @@ def test_nested_spaced_and_subscripted_scripts_are_typeset():
     assert math("O(n^(a/2 − 1/4))") == r"O(n$^{a/2\,−\,1/4}$)"
     assert math("E_𝒟[e^(2ε)] and μ̄^p(x)") == r"E$_{\mathcal{D} }$[$e^{2ε}$] and μ̄$^{p}$(x)"
     assert math("P_D'[L_D'D > ε]") == "P$_{D'}$[L$_{D'D}$ > ε]"  # the reverse loss's subscript whole
+    assert math("1/λ_n and λ_n² and δ_exact/δ and ‖H‖_F²") == (
+        r"1/λ$_{n}$ and λ$_{n}$² and δ$_{\mathrm{exact}}$/δ and ‖H‖$_{F}$²"
+    )
+    assert math("dγ_n, βI_d, 8ρ_max, F⁻¹_λ1(x), ε_Thm17") == (
+        r"dγ$_{n}$, βI$_{d}$, 8ρ$_{\mathrm{max}}$, F⁻¹$_{λ1}$(x), ε$_{Thm17}$"
+    )
+    assert math("n_rows, x_train, a/b_c.toml, F_unit") == "n_rows, x_train, a/b_c.toml, F_unit"  # names stay
     assert math("λ_min(XᵀX) of stage-lr-adaops-lambda_min") == r"λ$_{\mathrm{min}}$(XᵀX) of stage-lr-adaops-lambda_min"
     assert math("sigma_source = analytic, theorem10_constant_C, X^TX, 2^-32") == (
         "sigma_source = analytic, theorem10_constant_C, X^TX, 2^-32"  # identifiers and non-exponents stay
