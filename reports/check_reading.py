@@ -66,15 +66,24 @@ def basis(check: Check) -> str:
         return f"attack on observed releases{_level(check)}"
     if check.details.get("certified_delta") is not None:
         return f"certified analytic bound; {how} agrees"
-    if check.exact is not None and not interval_decides(check):
+    if _closed_bound_decides(check):
+        return f"closed-form bound; {how} agrees"
+    if check.exact is not None and not interval_decides(check) and check.verdict != "inconclusive":
         return f"closed form; {how} agrees"
-    return f"{how}{_level(check)}"
+    return f"{how}{_level(check)}"  # an undecided check with a closed form: sampling could not settle it
 
 
 def _is_attack(check: Check) -> bool:
     """An attack bounds ε from below: the likelihood-ratio attack, or any check on ε whose interval is [lo, ∞]."""
     one_sided = check.ci is not None and check.ci[1] == float("inf") and "epsilon" in check.id
     return "count_tp" in check.details or check.id.endswith("attack") or one_sided
+
+
+def _closed_bound_decides(check: Check) -> bool:
+    """A pass that stands on a closed-form upper bound of the failure probability (the sampled interval, wider than
+    ρ, only agrees with it)."""
+    upper = check.details.get("closed_form_upper")
+    return check.verdict == "pass" and isinstance(upper, (int, float)) and not interval_decides(check)
 
 
 def _untested(check: Check) -> bool:
@@ -97,7 +106,10 @@ def _bounded(at: str, check: Check, bound: float, name: str) -> str:
     lo, hi = check.ci if check.ci is not None else (None, None)
     if check.exact is not None and not interval_decides(check):
         relation = _against(check, check.exact, bound)
-        return f"{at} = {fmt(check.exact, 3)} (closed form) {relation} {name} = {fmt(bound, 3)}"
+        text = f"{at} = {fmt(check.exact, 3)} (closed form) {relation} {name} = {fmt(bound, 3)}"
+        if check.verdict == "inconclusive" and lo is not None and hi is not None:
+            text += f"; sampled in [{fmt(lo, 3)}, {fmt(hi, 3)}], undecided"
+        return text
     if check.verdict == "fail" and lo is not None and lo > bound:
         return f"{at} ≥ {fmt(lo, 3)} > {name} = {fmt(bound, 3)}"
     if check.verdict == "inconclusive" and lo is not None and hi is not None:
@@ -138,6 +150,8 @@ def reading(check: Check) -> str:
             return text
         return _bounded(at, check, d["delta_claim"], "δ")
     if "rho" in d and hi is not None:
+        if _closed_bound_decides(check):
+            return f"P[bound fails] ≤ {fmt(d['closed_form_upper'], 3)} (closed-form bound) ≤ ρ = {fmt(d['rho'], 3)}"
         return _bounded("P[bound fails]", check, d["rho"], "ρ")
     if "worst_ratio" in d:  # the sampled loss against the sampler: a likelihood ratio that should be 1
         return f"worst ratio {fmt(d['worst_ratio'], 3)} (1 if consistent); p = {fmt(check.pvalue, 3)}"
@@ -175,8 +189,8 @@ def _sampled(check: Check) -> str:
 
 def evidence_lines(check: Check) -> list[str]:
     """The check page's numbers, the deciding one first (consistent with :func:`basis` on page 1)."""
-    if _untested(check):
-        return ["Nothing was tested: the note says why."]
+    if _untested(check):  # basis and reading say so; the note says why
+        return []
     if _is_fit(check):
         return [
             f"Decides: the fitted exponent {fmt(check.estimate, 4)}, interval {fmt_ci(check.ci)}{_level(check)}, "
@@ -189,9 +203,9 @@ def evidence_lines(check: Check) -> list[str]:
         lo = check.ci[0] if check.ci is not None else None
         estimate = "" if check.estimate is None else f"; its estimate (at confidence 1/2) {fmt(check.estimate, 6)}"
         return [f"Decides: the attack's lower bound ε ≥ {fmt(lo, 4)}{_level(check)}{estimate}."]
-    if check.details.get("certified_delta") is not None:
+    if check.details.get("certified_delta") is not None or _closed_bound_decides(check):
         return [f"Decides: {reading(check)}.", f"Sampling, which must agree: {_sampled(check)}."]
-    if check.exact is not None and not interval_decides(check):
+    if check.exact is not None and not interval_decides(check) and check.verdict != "inconclusive":
         d = check.details
         printed = f" (printed {fmt(d['printed'], 6)})" if isinstance(d.get("printed"), (int, float)) else ""
         closed = f"the closed form {fmt(check.exact, 6)}{printed}"

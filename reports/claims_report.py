@@ -200,12 +200,14 @@ def _entry_pages(entry: dict, checks: Sequence[Check]):
             y = text_block(fig, [title], top=0.965)
         y = text_block(fig, summary, top=y)
     figure = next((c.figure for c in checks if c.figure is not None), None)
+    bottom = 0.05  # below the entry's text, the figure ends at the page's foot
     if figure is not None and y - 0.08 < _FIGURE_HEIGHT:  # no room left for a legible figure: a page of its own
         yield fig
         fig = plt.figure(figsize=A4)
         y = text_block(fig, [title], top=0.965)
+        bottom = y - 0.04 - 0.45  # right below the title, not at the foot of an empty page
     if figure is not None:
-        plot(fig, figure, (0.1, 0.05, 0.82, min(y - 0.03, 0.05 + 0.45) - 0.05))
+        plot(fig, figure, (0.1, bottom, 0.82, min(y - 0.03, bottom + 0.45) - bottom))
     yield fig
 
 

@@ -105,3 +105,37 @@ def test_declared_checks_cite_papers_and_methods_not_files_or_internal_labels():
     texts += [("claims", r.id, t) for r in RATES.values() for t in (r.title, r.claim, r.formula, r.source, r.reading)]
     unreadable = re.compile(r"Definition D\d|\b[\w/]+\.py\b|tests/|benchmarks/|::")
     assert [t for t in texts if unreadable.search(t[2])] == []
+
+
+def test_a_pass_on_a_closed_form_upper_bound_reads_the_bound():
+    """Proposition 21 read "P[bound fails] ≤ 0.0126 (ρ = 0.01)" beside its PASS: the pass stands on the closed-form
+    bound P[fail] ≤ P[‖N‖₂ > λ/2] ≤ 0.01, which the sampled interval only has to meet."""
+    passed = check(
+        "pass",
+        estimate=0.0015,
+        ci=(2.76e-6, 0.0126),
+        pvalue=1.0,
+        level=0.99999994,
+        details={"rho": 0.01, "closed_form_upper": 0.00998},
+    )
+    assert basis(passed) == "closed-form bound; Monte Carlo agrees"
+    assert reading(passed) == "P[bound fails] ≤ 0.00998 (closed-form bound) ≤ ρ = 0.01"
+    assert evidence_lines(passed)[0] == "Decides: P[bound fails] ≤ 0.00998 (closed-form bound) ≤ ρ = 0.01."
+
+
+def test_an_undecided_check_beside_a_closed_form_is_read_as_sampling_that_could_not_settle_it():
+    """AdaSSP's per-release budgets (Q52) read "closed form; importance sampling agrees" beside INCONCLUSIVE."""
+    undecided = check(
+        "inconclusive",
+        estimate=3.49e-6,
+        exact=3.47e-6,
+        ci=(3.26e-6, 3.72e-6),
+        pvalue=0.3,
+        level=0.9999995,
+        details={"epsilon": 0.333, "delta_claim": 3.33e-6, "sampling": "importance"},
+    )
+    assert basis(undecided) == "importance sampling at confidence 0.9999995"
+    assert reading(undecided) == (
+        "δ(0.333) = 3.47e-06 (closed form) > δ = 3.33e-06; sampled in [3.26e-06, 3.72e-06], undecided"
+    )
+    assert evidence_lines(undecided)[0].startswith("Decides: importance sampling, estimate")

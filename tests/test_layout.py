@@ -332,6 +332,30 @@ def test_a_plugin_grid_runs_claim_is_stated():
     assert stated == "(1, 1e-06)-pDP for this (D, z)"
 
 
+def test_a_claims_figure_on_a_page_of_its_own_sits_below_the_title():
+    """RW-Thm5's figure went to a page of its own and was drawn at the foot of the page, its top half empty."""
+    from pdp_audit.reports.claims_report import _entry_pages
+    from pdp_audit.reports.records import Check, CoverageFigure
+
+    figure = CoverageFigure(failure_rate=0.001, lo=0.0005, hi=0.002, rho=0.01, exact=None, trials=10_000, level=0.99)
+    long = "a long note on how the check was decided, " * 30
+    checks = [
+        Check(id=f"c{k}", title="t", claim="c", formula="f", source="s", verdict="pass", estimate=0.001,
+              ci=(0.0005, 0.002), pvalue=1.0, level=0.99, note=long, details={"rho": 0.01}, figure=figure)
+        for k in range(4)
+    ]
+    entry = {"id": "K1", "where": "[PDP] Fig. 1", "verdict": "pass", "expected": "pass", "agrees": True,
+             "statement": "s", "command": "pdp-audit run x", "rerun": "pdp-audit claims --run --only K1", "finding": ""}
+    with plt.rc_context(RC):
+        pages = list(_entry_pages(entry, checks))
+        last = pages[-1]
+        assert len(pages) >= 2 and last.axes, len(pages)
+        assert min(ax.get_position().y0 for ax in last.axes) > 0.5  # right below the title (0.305 at the foot)
+        assert page_problems(last) == []
+        for page in pages:
+            plt.close(page)
+
+
 def test_the_cover_profile_and_roc_panels_have_the_same_height():
     from pdp_audit.reports.cover import _central_figure
     from pdp_audit.reports.records import Line, Lines, Roc
