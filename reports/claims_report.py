@@ -35,7 +35,7 @@ from pdp_audit.reports.page_text import (  # noqa: E402
 )
 from pdp_audit.reports.plots import plot  # noqa: E402
 from pdp_audit.reports.publish import write_together  # noqa: E402
-from pdp_audit.reports.records import Check  # noqa: E402
+from pdp_audit.reports.records import Check, TailCurves  # noqa: E402
 
 GREY = "#555555"
 AGREEMENT = {True: ("agrees", COLOURS["pass"]), False: ("DISAGREES", COLOURS["fail"]), None: ("undecided", GREY)}
@@ -201,7 +201,7 @@ def _entry_pages(entry: dict, checks: Sequence[Check]):
         y = text_block(fig, summary, top=y)
     figure = next((c.figure for c in checks if c.figure is not None), None)
     bottom = 0.05  # below the entry's text, the figure ends at the page's foot
-    if figure is not None and y - 0.08 < _FIGURE_HEIGHT:  # no room left for a legible figure: a page of its own
+    if figure is not None and y - 0.08 < _figure_height(figure):  # no room for it legible: a page of its own
         yield fig
         fig = plt.figure(figsize=A4)
         y = text_block(fig, [title], top=0.965)
@@ -212,6 +212,12 @@ def _entry_pages(entry: dict, checks: Sequence[Check]):
 
 
 _FIGURE_HEIGHT = 0.3  # the least height (of the page) a check's figure is drawn in
+
+
+def _figure_height(figure) -> float:
+    """The least height a figure is legible in: :data:`_FIGURE_HEIGHT`, 0.2 per panel of stacked δ(ε) panels (two
+    panels in 0.3 were strips a centimetre high: RW-Thm11)."""
+    return max(_FIGURE_HEIGHT, 0.2 * len(figure.curves)) if isinstance(figure, TailCurves) else _FIGURE_HEIGHT
 
 
 def _check_summary(check: Check) -> list[tuple[str, dict]]:

@@ -354,6 +354,32 @@ def test_a_claims_figure_on_a_page_of_its_own_sits_below_the_title():
         assert page_problems(last) == []
         for page in pages:
             plt.close(page)
+    from pdp_audit.reports.claims_report import _figure_height
+    from pdp_audit.reports.records import TailCurves
+
+    two_panels = TailCurves([0.0, 1.0], {"D||D', plain": None, "D||D', importance sampling": None}, 0.99, 1.0, 1e-5)
+    assert _figure_height(two_panels) == 0.4  # RW-Thm11's two δ(ε) panels were strips in 0.3 of the page
+
+
+def test_mutant_rows_whose_readings_wrap_stay_on_their_page():
+    """A fixed nine rows a page ran off the page's foot once failed readings wrap ("δ(20) ≥ 0.98 > δ = 1e-05")."""
+    from pdp_audit.reports.mutants_report import _chunks, _page
+
+    reading = "δ(20) in [0, 0.968], which contains δ = 1e-05 at the deployed noise scale of the release"
+    evidence = {"check": "dp-forward", "verdict": "inconclusive", "estimate": 0.5, "interval": [0.0, 0.968]}
+    row = {
+        "id": "mutant", "verdict": "fail", "twin_verdict": "inconclusive", "caught_by": ["dp-forward"], "trials": 2000,
+        "twin_not_passing": ["dp-forward"], "description": "a plausible bug of a release, described at length " * 3,
+        "mutant_evidence": {**evidence, "reading": reading}, "twin_evidence": {**evidence, "reading": reading},
+    }
+    doc = {"total": 14, "caught": 0, "seed": 0, "alpha": 1e-6, "mutants": [dict(row, id=f"m{k}") for k in range(14)]}
+    chunks = _chunks(doc)
+    assert sum(len(c) for c in chunks) == 14 and len(chunks) > 2
+    with plt.rc_context(RC):
+        for k, chunk in enumerate(chunks):
+            fig = _page(doc, chunk, first=k == 0)
+            assert page_problems(fig) == [], k
+            plt.close(fig)
 
 
 def test_the_cover_profile_and_roc_panels_have_the_same_height():
@@ -419,7 +445,7 @@ def test_the_plugin_cover_lists_every_assertion_over_continuation_pages():
         for fig in pages:
             plt.close(fig)
     assert len(pages) > 1 and problems == []
-    assert all(f"[{k}]" in texts for k in range(60)) and not any("continued on" in t for t in texts)
+    assert all(str(k) in texts for k in range(1, 61)) and not any("continued on" in t for t in texts)  # numbered
 
 
 def test_a_check_id_too_wide_for_its_column_breaks_after_a_hyphen():
