@@ -164,7 +164,7 @@ def classical_epsilon(delta: float, sigma: float, sensitivity: float = 1.0) -> f
 
 
 def per_instance_epsilons(sensitivities: np.ndarray, delta: float, sigma: float) -> np.ndarray:
-    """Exact pDP ε of every individual at δ: the analytic Gaussian ε at her own ‖Δ_z‖ ([RW] Definition D2;
+    """Exact pDP ε of every individual at δ: the analytic Gaussian ε at her own ‖Δ_z‖ (per-instance DP, Wang 2019, §2;
     Balle & Wang 2018, Theorem 8).
 
     The root of log δ(ε; σ/‖Δ_z‖) = log δ for all individuals at once (scipy's vectorised bracketed root finder,

@@ -27,7 +27,12 @@ from matplotlib.backends.backend_pdf import PdfPages  # noqa: E402
 
 from pdp_audit.reports.cover import VERDICT_TEXT  # noqa: E402
 from pdp_audit.reports.figure_json import figure_from_dict  # noqa: E402
-from pdp_audit.reports.json_report import check_from_dict, library_versions, package_version  # noqa: E402
+from pdp_audit.reports.json_report import (  # noqa: E402
+    check_from_dict,
+    code_version,
+    library_versions,
+    package_version,
+)
 from pdp_audit.reports.page_text import A4, COLOURS, RC, save_pages, text_block, verdict_banner, wrap_to_width  # noqa: E402
 from pdp_audit.reports.pdf import run_pages  # noqa: E402
 from pdp_audit.reports.publish import write_together  # noqa: E402
@@ -51,6 +56,7 @@ def session_document(records: list[dict], verdict: str) -> dict:
         "counts": {v: sum(r["verdict"] == v for r in records) for v in VERDICTS},
         "assertions": [_without_figures(r) for r in records],
         "version": package_version(),
+        "code_version": code_version(),
         "versions": library_versions(),
     }
 
@@ -66,8 +72,16 @@ def _check(data: dict) -> Check:
     return check if figure is None else replace(check, figure=figure_from_dict(figure))
 
 
-def assertion_run(record: dict) -> Run:
-    """The :class:`Run` an assertion was decided as, rebuilt from its record (``subject``: its test and index)."""
+def _named(record: dict, number: int | None = None) -> str:
+    """An assertion as the pages name it: its number in the session (the cover's #), its test, and its place in the
+    test where it is not the test's first (the JSON's ``index`` counts from 0)."""
+    where = record["nodeid"] + (f", the test's assertion {record['index'] + 1}" if record["index"] else "")
+    return f"Assertion {number}: {where}" if number is not None else f"Test {where}"
+
+
+def assertion_run(record: dict, number: int | None = None) -> Run:
+    """The :class:`Run` an assertion was decided as, rebuilt from its record (``subject``: its number in the
+    session, its test and its place in the test)."""
     return Run(
         mechanism=record.get("mechanism") or record["kind"],
         checks=tuple(_check(c) for c in record["checks"]),
@@ -77,7 +91,7 @@ def assertion_run(record: dict) -> Run:
         parameters=record.get("parameters") or {},
         seed=record["seed"],
         findings=(),
-        subject=f"Test {record['nodeid']}, assertion {record['index']}: {record['header']}",
+        subject=f"{_named(record, number)}: {record['header']}",
     )
 
 
@@ -101,13 +115,14 @@ def _cover(doc: dict) -> list[plt.Figure]:
     verdict_banner(fig, y, doc["verdict"], VERDICT_TEXT[doc["verdict"]])
     y = _header(fig, y - 0.085)
     room = (0.84 - 0.16) * A4[0] * 72  # points, up to the verdict column
-    for r in doc["assertions"]:
-        lines = wrap_to_width(r["nodeid"], room, 7.5) + wrap_to_width(r["header"], room, 7.5)
+    for number, r in enumerate(doc["assertions"], 1):
+        test = r["nodeid"] + (f", the test's assertion {r['index'] + 1}" if r["index"] else "")
+        lines = wrap_to_width(test, room, 7.5) + wrap_to_width(r["header"], room, 7.5)
         if y - 0.015 * len(lines) - 0.006 < 0.05:  # the row does not fit: a continuation page
             fig = plt.figure(figsize=A4)
             pages.append(fig)
             y = _header(fig, text_block(fig, [("Assertions (continued)", {"size": 13, "weight": "bold"})]))
-        fig.text(0.07, y, f"[{r['index']}]", fontsize=7.5, va="top")
+        fig.text(0.07, y, str(number), fontsize=7.5, va="top")
         fig.text(0.86, y, r["verdict"].upper(), fontsize=7.5, va="top", weight="bold", color=COLOURS[r["verdict"]])
         for line in lines:
             fig.text(0.16, y, line, fontsize=7.5, va="top")
@@ -117,7 +132,7 @@ def _cover(doc: dict) -> list[plt.Figure]:
 
 
 def _header(fig, y: float) -> float:
-    for x, head in zip((0.07, 0.16, 0.86), ("assertion", "test and claim", "verdict")):
+    for x, head in zip((0.07, 0.16, 0.86), ("#", "test and claim", "verdict")):
         fig.text(x, y, head, fontsize=8.5, weight="bold", va="top")
     return y - 0.02
 
@@ -127,12 +142,10 @@ def _provenance(doc: dict) -> plt.Figure:
     fig = plt.figure(figsize=A4)
     mono = {"size": 8, "family": "DejaVu Sans Mono"}
     lines = [("Seeds and versions", {"size": 15, "weight": "bold", "gap": 0.01})]
-    for r in doc["assertions"]:
-        lines.append(
-            (f"{r['nodeid']} [{r['index']}]: seed {r['seed']}, α {r['alpha']:g}, trials {r['trials']:,}", mono)
-        )
+    for number, r in enumerate(doc["assertions"], 1):
+        lines.append((f"{_named(r, number)}: seed {r['seed']}, α {r['alpha']:g}, trials {r['trials']:,}", mono))
     lines.append(("", {}))
-    lines.append((f"pdp-audit {doc['version']}", mono))
+    lines.append((f"pdp-audit {doc.get('code_version', doc['version'])}", mono))
     lines.append(("versions: " + ", ".join(f"{k} {v}" for k, v in doc["versions"].items()), mono))
     lines.append(
         (
@@ -155,8 +168,9 @@ def session_report_paths(path: str | Path) -> tuple[Path, Path]:
 def _session_pages(doc: dict, records: list[dict]):
     """The session cover, every assertion's pages as ``pdp-audit run`` draws them, the seeds and versions."""
     yield from _cover(doc)
-    for record in sorted(records, key=lambda r: (r["nodeid"], r["index"])):
-        yield from run_pages(assertion_run(record), provenance=False)
+    ordered = sorted(records, key=lambda r: (r["nodeid"], r["index"]))  # the cover's order: its numbers
+    for number, record in enumerate(ordered, 1):
+        yield from run_pages(assertion_run(record, number), provenance=False)
     yield _provenance(doc)
 
 

@@ -20,13 +20,12 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 from matplotlib.backends.backend_pdf import PdfPages  # noqa: E402
 
+from pdp_audit.reports.check_reading import basis, evidence_lines, reading  # noqa: E402
 from pdp_audit.reports.page_text import (  # noqa: E402
     A4,
     COLOURS,
     RC,
     draw_row,
-    fmt,
-    fmt_ci,
     row_height,
     save_pages,
     text_block,
@@ -34,10 +33,9 @@ from pdp_audit.reports.page_text import (  # noqa: E402
     verdict_banner,
     wrap_cells,
 )
-from pdp_audit.reports.pdf import check_lines  # noqa: E402
 from pdp_audit.reports.plots import plot  # noqa: E402
 from pdp_audit.reports.publish import write_together  # noqa: E402
-from pdp_audit.reports.records import Check  # noqa: E402
+from pdp_audit.reports.records import Check, TailCurves  # noqa: E402
 
 GREY = "#555555"
 AGREEMENT = {True: ("agrees", COLOURS["pass"]), False: ("DISAGREES", COLOURS["fail"]), None: ("undecided", GREY)}
@@ -202,33 +200,41 @@ def _entry_pages(entry: dict, checks: Sequence[Check]):
             y = text_block(fig, [title], top=0.965)
         y = text_block(fig, summary, top=y)
     figure = next((c.figure for c in checks if c.figure is not None), None)
-    if figure is not None and y - 0.08 < _FIGURE_HEIGHT:  # no room left for a legible figure: a page of its own
+    bottom = 0.05  # below the entry's text, the figure ends at the page's foot
+    if figure is not None and y - 0.08 < _figure_height(figure):  # no room for it legible: a page of its own
         yield fig
         fig = plt.figure(figsize=A4)
         y = text_block(fig, [title], top=0.965)
+        bottom = y - 0.04 - 0.45  # right below the title, not at the foot of an empty page
     if figure is not None:
-        plot(fig, figure, (0.1, 0.05, 0.82, min(y - 0.03, 0.05 + 0.45) - 0.05))
+        plot(fig, figure, (0.1, bottom, 0.82, min(y - 0.03, bottom + 0.45) - bottom))
     yield fig
 
 
 _FIGURE_HEIGHT = 0.3  # the least height (of the page) a check's figure is drawn in
 
 
+def _figure_height(figure) -> float:
+    """The least height a figure is legible in: :data:`_FIGURE_HEIGHT`, 0.2 per panel of stacked δ(ε) panels (two
+    panels in 0.3 were strips a centimetre high: RW-Thm11)."""
+    return max(_FIGURE_HEIGHT, 0.2 * len(figure.curves)) if isinstance(figure, TailCurves) else _FIGURE_HEIGHT
+
+
 def _check_summary(check: Check) -> list[tuple[str, dict]]:
-    """A check in four lines: id, verdict and role; claim; numbers with the interval; note."""
-    lines = check_lines(check)
+    """A check in a few lines: id, verdict and role; claim; method; what the verdict stands on and reads, then its
+    numbers, the deciding one first -- as a run report's page 1 and check page read them
+    (:mod:`pdp_audit.reports.check_reading`); note."""
     role = "guarantee" if check.role == "guarantee" else "paper statement"
-    numbers = f"estimate {fmt(check.estimate, 6)}   exact {fmt(check.exact, 6)}   interval {fmt_ci(check.ci)}"
-    if check.level:
-        numbers += f" at confidence {check.level:.10g}"
+    indented = {"size": 7.5, "indent": 0.02, "gap": 0.0}
     out = [
         (
             f"[{check.id}] {check.title} — {check.verdict.upper()} ({role})",
             {"size": 8.5, "weight": "bold", "color": COLOURS[check.verdict], "gap": 0.002},
         ),
-        (lines[3][0], {"size": 7.5, "indent": 0.02, "gap": 0.0}),
-        ("Method: " + check.formula, {"size": 7.5, "indent": 0.02, "gap": 0.0}),
-        (numbers, {"size": 7.5, "indent": 0.02, "gap": 0.0, "family": "DejaVu Sans Mono"}),
+        ("Claim: " + check.claim, indented),
+        ("Method: " + check.formula, indented),
+        (f"Basis of the verdict: {basis(check)}. The evidence shows: {reading(check)}.", indented),
+        *((line, indented) for line in evidence_lines(check)),
     ]
     if check.note:
         out.append((check.note, {"size": 7, "indent": 0.02, "color": GREY, "gap": 0.0}))
@@ -263,7 +269,7 @@ def _appendix_page(doc: dict) -> plt.Figure:
         ("Appendix: seeds, versions, commands", {"size": 13, "weight": "bold", "gap": 0.01}),
         (
             f"seed {doc['seed']}; {'quick budgets' if doc['quick'] else 'default budgets'}; α = "
-            f"{doc['alpha_per_audit']:g} per audit run; pdp-audit {doc['version']}",
+            f"{doc['alpha_per_audit']:g} per audit run; pdp-audit {doc.get('code_version', doc['version'])}",
             {"size": 8.5},
         ),
         ("versions: " + ", ".join(f"{k} {v}" for k, v in doc["versions"].items()), {"size": 8, "gap": 0.012}),

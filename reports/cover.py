@@ -244,6 +244,8 @@ def _claim_text(p) -> str:
     """The claim as the cover states it: (ε, δ)-DP, or the claim an assertion of the pytest plugin names (per-instance
     DP, DP of a black box, the coverage of an event)."""
     kind = p.get("claim")
+    if p.get("epsilon") is None and p.get("claim_epsilon") is not None:  # a sweep cell's names (the plugin's grid)
+        p = {**p, "epsilon": p["claim_epsilon"], "delta": p.get("claim_delta", p.get("delta"))}
     if kind == "coverage":
         return f"an event holds with probability ≥ 1 − ρ, ρ = {fmt(p.get('rho'))}"
     if p.get("epsilon") is None and p.get("delta") is not None:  # a lower bound without a claim to refute
@@ -312,18 +314,32 @@ def _scope_lines(run: Run) -> list[tuple[str, dict]]:
     sampled = len(run.checks) - exact
     target = run.parameters.get("worst_case_target") or run.parameters.get("pair")
     neighbour = (
-        f"The DP guarantees are checked at the neighbouring pair {target}."
+        f"The DP guarantees are checked at the neighbouring pair: {target}."
         if target
         else "The DP guarantees are checked at the worst neighbour the audit searched for, not one proven worst; "
         "each check's page says which pair it used."
     )
+    if run.parameters.get("claim") == "coverage":  # the plugin's assert_coverage: an event, no pair
+        neighbour = "The claim is the test's own event, checked on draws of it; no neighbouring pair is involved."
+    level = f"1 − α/{sampled}" if sampled > 1 else "1 − α"
+    sampling = (
+        f"on sampling, decided at family-wise false-alarm probability α = {fmt(run.alpha)} (simultaneous intervals "
+        f"at level {level}). "
+    )
+    exact_part = (
+        f"{_count(exact, 'guarantee rests', 'guarantees rest')} on exact mathematics (closed forms and identities "
+        "computed by the suite, to floating-point tolerance)"
+    )
+    if exact and sampled:
+        basis_text = f"{exact_part}; {_count(sampled, 'rests', 'rest')} {sampling}"
+    elif exact:
+        basis_text = f"{exact_part}. "
+    else:
+        basis_text = f"{'The guarantee rests' if sampled == 1 else f'All {sampled} guarantees rest'} {sampling}"
     return [
         ("What this does and does not cover", {"size": 9.5, "weight": "bold"}),
         (
-            f"{neighbour} {_count(exact, 'guarantee rests', 'guarantees rest')} on exact mathematics (closed forms and "
-            f"identities computed by the suite, to floating-point tolerance); {_count(sampled, 'rests', 'rest')} on "
-            "sampling, decided at family-wise false-alarm "
-            f"probability α = {fmt(run.alpha)} (simultaneous intervals at level 1 − α/{max(sampled, 1)}). "
+            f"{neighbour} {basis_text}"
             "PASS: the whole interval lies on the claim's side (or an exact closed form computed here satisfies the "
             "claim and the sampled estimate agrees with it); FAIL: the data contradict the claim at α; INCONCLUSIVE: "
             "neither, and the page says what budget decides it. Out of scope: floating-point and timing side "

@@ -10,6 +10,7 @@ from typing import Any
 
 import numpy as np
 
+from pdp_audit.reports.code_commit import code_commit
 from pdp_audit.reports.files import atomic_path, write_stdout
 from pdp_audit.reports.records import Check, Run
 
@@ -24,6 +25,13 @@ def package_version() -> str:
         return metadata.version("pdp-audit")
     except metadata.PackageNotFoundError:
         return "0+unknown"
+
+
+def code_version() -> str:
+    """The version and the commit it was built from, as every report, certificate and ``--version`` says it:
+    ``0.1.0 (git 1a2b3c4d5e6f)``, ``0.1.0 (git 1a2b3c4d5e6f+dirty)`` or ``0.1.0 (commit unknown)``
+    (:mod:`pdp_audit.reports.code_commit`)."""
+    return f"{package_version()} ({code_commit()})"
 
 
 def library_versions() -> dict[str, str]:
@@ -125,6 +133,7 @@ def run_to_dict(run: Run) -> dict[str, Any]:
             "pages": [{"title": page.title, "text": page.text, "role": page.role} for page in run.pages],
             "seed": run.seed,
             "version": package_version(),
+            "code_version": code_version(),
             "versions": library_versions(),
         }
     )

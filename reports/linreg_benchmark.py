@@ -15,7 +15,7 @@ import numpy as np  # noqa: E402
 from matplotlib.backends.backend_pdf import PdfPages  # noqa: E402
 
 from pdp_audit.reports.files import atomic_path, write_stdout  # noqa: E402
-from pdp_audit.reports.json_report import clean, library_versions, package_version  # noqa: E402
+from pdp_audit.reports.json_report import clean, code_version, library_versions, package_version  # noqa: E402
 from pdp_audit.reports.page_text import A4, RC, save_pages, text_block  # noqa: E402
 
 DP = ("OPS", "SSP", "AdaOPS", "AdaSSP")
@@ -23,7 +23,9 @@ DP = ("OPS", "SSP", "AdaOPS", "AdaSSP")
 
 def document(result: dict) -> dict:
     """The JSON document: the benchmark's result with the package and library versions."""
-    return clean({**result, "version": package_version(), "versions": library_versions()})
+    return clean(
+        {**result, "version": package_version(), "code_version": code_version(), "versions": library_versions()}
+    )
 
 
 def write_json(result: dict, path: str) -> None:
@@ -120,7 +122,7 @@ def _provenance_page(result: dict) -> plt.Figure:
         ("Protocol, data and versions", {"size": 15, "weight": "bold", "gap": 0.01}),
         (
             f"folds: {result['folds']}   releases per fold: {result['draws']}   seed: {result['seed']}   "
-            f"pdp-audit {package_version()}",
+            f"pdp-audit {code_version()}",
             {"size": 9, "family": "DejaVu Sans Mono"},
         ),
     ]

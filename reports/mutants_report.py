@@ -18,20 +18,18 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 from matplotlib.backends.backend_pdf import PdfPages  # noqa: E402
 
-from pdp_audit.reports.json_report import package_version  # noqa: E402
+from pdp_audit.reports.json_report import code_version, package_version  # noqa: E402
 from pdp_audit.reports.page_text import (  # noqa: E402
     A4,
     COLOURS,
     RC,
-    page_chunks,
     save_pages,
     text_block,
+    text_height,
     verdict_banner,
     wrap_to_width,
 )
 from pdp_audit.reports.publish import write_together  # noqa: E402
-
-ROWS_PER_PAGE = 9
 
 
 def mutants_document(rows: list[dict], seed: int, alpha: float) -> dict:
@@ -45,11 +43,12 @@ def mutants_document(rows: list[dict], seed: int, alpha: float) -> dict:
         "alpha": alpha,
         "mutants": rows,
         "version": package_version(),
+        "code_version": code_version(),
     }
 
 
-def _page(doc: dict, rows: list[dict], first: bool) -> plt.Figure:
-    fig = plt.figure(figsize=A4)
+def _heading(doc: dict, first: bool) -> list[tuple[str, dict]]:
+    rows = doc["mutants"]
     lines = [
         ("pdp-audit — mutant zoo" + ("" if first else " (continued)"), {"size": 18, "weight": "bold", "gap": 0.01})
     ]
@@ -63,7 +62,44 @@ def _page(doc: dict, rows: list[dict], first: bool) -> plt.Figure:
                 {"size": 9.5, "gap": 0.01},
             )
         )
-    y = text_block(fig, lines)
+    return lines
+
+
+def _evidence_lines(r: dict) -> list[str]:
+    """The mutant's and its twin's deciding numbers, wrapped to the page."""
+    room = 0.84 * A4[0] * 72
+    lines = []
+    for role in ("mutant", "twin"):
+        numbers = _numbers(r.get(f"{role}_evidence"))
+        if numbers:
+            lines += wrap_to_width(f"{role + ' evidence:':<17}{numbers}", room, 7, "DejaVu Sans Mono")
+    return lines
+
+
+def _row_height(r: dict) -> float:
+    """The height a row takes (figure fraction), as :func:`_page` draws it."""
+    return 0.018 + 0.014 * (len(textwrap.wrap(r["description"], 110)) + len(_evidence_lines(r))) + 0.028
+
+
+def _chunks(doc: dict) -> list[list[dict]]:
+    """The rows of each page, as many as fit above the page's foot (readings that wrap make rows taller: a fixed
+    count per page ran off the bottom)."""
+    top = {first: 0.95 - text_height(_heading(doc, first)) - (0.08 if first else 0.0) for first in (True, False)}
+    chunks: list[list[dict]] = [[]]
+    y = top[True]
+    for r in doc["mutants"]:
+        height = _row_height(r)
+        if chunks[-1] and y - height < 0.03:
+            chunks.append([])
+            y = top[False]
+        chunks[-1].append(r)
+        y -= height
+    return chunks
+
+
+def _page(doc: dict, rows: list[dict], first: bool) -> plt.Figure:
+    fig = plt.figure(figsize=A4)
+    y = text_block(fig, _heading(doc, first))
     if first:
         ok = doc["caught"] == doc["total"]
         verdict_banner(fig, y, "pass" if ok else "fail", f"{doc['caught']} of {doc['total']} mutants caught")
@@ -95,14 +131,9 @@ def _page(doc: dict, rows: list[dict], first: bool) -> plt.Figure:
             va="top",
             family="DejaVu Sans Mono",
         )
-        for role in ("mutant", "twin"):
-            numbers = _numbers(r.get(f"{role}_evidence"))
-            room = 0.84 * A4[0] * 72
-            for line in (
-                wrap_to_width(f"{role + ' evidence:':<17}{numbers}", room, 7, "DejaVu Sans Mono") if numbers else ()
-            ):
-                fig.text(0.09, y - 0.014, line, fontsize=7, va="top", family="DejaVu Sans Mono")
-                y -= 0.014
+        for line in _evidence_lines(r):
+            fig.text(0.09, y - 0.014, line, fontsize=7, va="top", family="DejaVu Sans Mono")
+            y -= 0.014
         y -= 0.028
     return fig
 
@@ -124,8 +155,7 @@ def write_mutants_report(doc: dict, pdf: str | None, json_path: str | None) -> N
 
 
 def _render(doc: dict, path) -> None:
-    rows = doc["mutants"]
-    chunks = page_chunks(rows, ROWS_PER_PAGE - 2, ROWS_PER_PAGE)
+    chunks = _chunks(doc)
     with (
         plt.rc_context(RC),
         PdfPages(path, metadata={"Creator": "pdp-audit", "Producer": "pdp-audit", "CreationDate": None}) as pdf,

@@ -1,9 +1,9 @@
 """The common ground of the suite's PDF pages: A4 size, verdict colours, matplotlib settings, numbers and text.
 
-Text is written with matplotlib (no TeX): :func:`math` typesets ``x_{…}`` and ``x^{…}`` tokens as mathtext, and
-:func:`text_block` writes wrapped, styled paragraphs down a page.  Every PDF writer of the suite
-(:mod:`pdp_audit.reports.pdf`, the sweep, claims, mutants, benchmark and session reports) builds on these, so all
-pages share one look.
+Text is written with matplotlib (no TeX): :func:`math` (:mod:`pdp_audit.reports.math_text`) typesets the scripts of
+plain-text mathematics as mathtext, and :func:`text_block` writes wrapped, styled paragraphs down a page.  Every PDF
+writer of the suite (:mod:`pdp_audit.reports.pdf`, the sweep, claims, mutants, benchmark and session reports) builds
+on these, so all pages share one look.
 """
 
 from __future__ import annotations
@@ -15,6 +15,8 @@ from typing import Any
 
 import matplotlib.patches
 import numpy as np
+
+from pdp_audit.reports.math_text import bind_scripts, math  # noqa: F401 (math: the pages' one, imported from here)
 
 # matplotlib's font subsetting (fontTools) warns on stderr that the embedded DejaVu fonts' timestamps are
 # "very low" and reads them as Unix times; harmless for the PDF, noise for a user reading the run's output.
@@ -39,55 +41,6 @@ def fmt(value: Any, digits: int = 4) -> str:
 def fmt_ci(ci) -> str:
     """An interval as ``[lo, hi]`` with :func:`fmt`, or — when there is none."""
     return "—" if ci is None else f"[{fmt(ci[0])}, {fmt(ci[1])}]"
-
-
-# a token such as δ_{D‖D'}(ε) or e^{ε}; no backslash, so nothing in it can be read as a mathtext command
-_SUBSCRIPTED = re.compile(r"(?<![\\\w])([^\s$(),;:=\\]*[_^]\{[^{}\\]*\}(?:\([^()\s\\]*\))?)")
-
-
-#: Letters DejaVu Sans lacks, as mathtext (drawn from matplotlib's own math fonts): no tofu, no warning.
-MATH_GLYPHS = {
-    "𝒟": r"\mathcal{D}",
-    "𝒳": r"\mathcal{X}",
-    "𝒴": r"\mathcal{Y}",
-    "𝒵": r"\mathcal{Z}",
-    "𝒩": r"\mathcal{N}",
-    "⟂": r"\perp",
-}
-_MATH_SEGMENT = re.compile(r"((?<!\\)\$.*?(?<!\\)\$)")
-
-
-def _glyphs(segment: str, in_math: bool) -> str:
-    for glyph, command in MATH_GLYPHS.items():
-        segment = segment.replace(glyph, command + " " if in_math else f"${command}$")
-    return segment
-
-
-# a one-letter superscript such as e^ε, σ^2 or R^d (not X^TX or 2^-32; n^(…) is _PAREN_SUPERSCRIPT's): mathtext
-_SUPERSCRIPT = re.compile(r"(?<![\\\w$])([A-Za-zα-ωΑ-Ω0-9]+\^[A-Za-zα-ω0-9])(?![\w{])")
-
-
-# a parenthesised exponent such as n^(−1/4) or log(n)^(1/2): typeset as n^{−1/4} (the parentheses dropped)
-_PAREN_SUPERSCRIPT = re.compile(r"(?<![\\\w$])([A-Za-zα-ωΑ-Ωℝ0-9]+|[A-Za-z]+\([^()$\s]{1,8}\))\^\(([^()$\s]{1,12})\)")
-# the same after a closing parenthesis, (log(1/ρ))^(2/3): the exponent alone is typeset
-_CLOSED_SUPERSCRIPT = re.compile(r"\)\^\(([^()$\s]{1,12})\)")
-
-
-def _superscripts(part: str) -> str:
-    part = _CLOSED_SUPERSCRIPT.sub(r")$^{\1}$", _PAREN_SUPERSCRIPT.sub(r"$\1^{\2}$", part))
-    return _SUPERSCRIPT.sub(r"$\1$", part)
-
-
-def math(text: str) -> str:
-    """``text`` for matplotlib: a literal ``$`` escaped, ``x_{…}``, ``x^{…}`` and one-letter superscripts (``e^ε``)
-    typeset as mathtext, and the letters of :data:`MATH_GLYPHS` drawn as mathtext."""
-    typeset = _SUBSCRIPTED.sub(r"$\1$", text.replace("$", r"\$"))
-    if "^" not in typeset and not any(glyph in typeset for glyph in MATH_GLYPHS):
-        return typeset
-    parts = _MATH_SEGMENT.split(typeset)  # odd parts are $…$ segments
-    return "".join(
-        _glyphs(part, True) if k % 2 else _glyphs(_superscripts(part), False) for k, part in enumerate(parts)
-    )
 
 
 #: The width text may take on a page (figure fraction): A4 less margins of 0.07 on either side.
@@ -170,6 +123,7 @@ def wrap_to_width(
     a monospaced table kept)."""
     if line_width(text, size, family, weight) <= width_pt and (max_chars is None or len(text) <= max_chars):
         return [text]
+    text = bind_scripts(text)  # a script such as n^(a/4 − 1/2) is never broken across lines
     lines: list[str] = []
     current = ""
     for word in (w for w in text.split(" ") if w):

@@ -19,7 +19,7 @@ from matplotlib.backends.backend_pdf import PdfPages  # noqa: E402
 from pdp_audit.reports.check_reading import basis, evidence_lines, reading  # noqa: E402
 from pdp_audit.reports.cover import appendix_page, cover_continued, cover_page, cover_rows  # noqa: E402
 from pdp_audit.reports.files import atomic_path  # noqa: E402
-from pdp_audit.reports.json_report import library_versions, package_version  # noqa: E402
+from pdp_audit.reports.json_report import code_version, library_versions  # noqa: E402
 from pdp_audit.reports.page_text import A4, COLOURS, RC, fmt, save_pages, text_block, text_height  # noqa: E402
 from pdp_audit.reports.plots import legend_below, plot  # noqa: E402
 from pdp_audit.reports.records import Check, Clipping, Page, Run  # noqa: E402
@@ -135,7 +135,8 @@ def per_instance_page(run: Run) -> plt.Figure:
             ("Per-instance privacy: every individual's ε", {"size": 15, "weight": "bold"}),
             (
                 f"For each of the {eps.size} individuals z in the dataset, the exact per-instance ε at δ = "
-                f"{pi.delta:g}: the analytic Gaussian ε at her own {pi.sensitivity_label} (Definition D2). "
+                f"{pi.delta:g}: the analytic Gaussian ε at her own {pi.sensitivity_label} "
+                "(per-instance DP, Wang 2019, §2). "
                 + per_instance_wording(eps, pi.dp_epsilon, run.clipping),
                 {"size": 9.5},
             ),
@@ -168,7 +169,7 @@ def provenance_page(run: Run) -> plt.Figure:
     lines.append(("", {}))
     lines.append(
         (
-            f"seed: {run.seed}    family-wise α: {run.alpha:g}    pdp-audit {package_version()}",
+            f"seed: {run.seed}    family-wise α: {run.alpha:g}    pdp-audit {code_version()}",
             {"size": 9, "family": "DejaVu Sans Mono"},
         )
     )

@@ -110,15 +110,16 @@ def _tail_curves(fig, data: TailCurves, box) -> None:
         ax = fig.add_axes((box[0], box[1] + (len(curves) - 1 - i) * height + 0.04, box[2], height - 0.06))
         floor = _floor(data)
         est, lo, hi, exact = (np.asarray(v) for v in (c.estimate, c.lo, c.hi, c.exact))
+        sampled = "importance-sampling" if "importance" in name else "Monte Carlo"  # the panel's own method
         ax.fill_between(
             eps,
             np.maximum(lo, floor),
             np.maximum(hi, floor),
             color="#92c5de",
             alpha=0.6,
-            label=f"Monte Carlo interval ({data.level:.8g})",
+            label=f"{sampled} interval ({data.level:.8g})",
         )
-        ax.plot(eps, np.where(est > 0, est, np.nan), "o", ms=3, color="#2166ac", label="Monte Carlo estimate δ̂(ε)")
+        ax.plot(eps, np.where(est > 0, est, np.nan), "o", ms=3, color="#2166ac", label=f"{sampled} estimate δ̂(ε)")
         ax.plot(eps, np.maximum(exact, floor), "-", color="black", lw=1.2, label="exact δ(ε)")
         ax.plot([data.epsilon_claim], [_claim_height(data, floor)], "*", ms=12, color="#b2182b", label="claim (ε, δ)")
         ax.set_yscale("log")

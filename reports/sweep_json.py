@@ -10,7 +10,7 @@ import json
 from typing import Any
 
 from pdp_audit.reports.files import atomic_path, write_stdout
-from pdp_audit.reports.json_report import clean, library_versions, package_version
+from pdp_audit.reports.json_report import clean, code_version, library_versions, package_version
 
 SWEEP_SCHEMA_VERSION = 1
 FWER_STATEMENT = (
@@ -61,6 +61,7 @@ def sweep_to_dict(results) -> dict[str, Any]:
             ],
             "code_versions": results.code_versions,
             "version": package_version(),
+            "code_version": code_version(),
             "versions": library_versions(),
         }
     )

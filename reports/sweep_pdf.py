@@ -15,7 +15,7 @@ from matplotlib.backends.backend_pdf import PdfPages  # noqa: E402
 from matplotlib.ticker import NullFormatter  # noqa: E402
 
 from pdp_audit.reports.files import atomic_path  # noqa: E402
-from pdp_audit.reports.json_report import library_versions, package_version  # noqa: E402
+from pdp_audit.reports.json_report import code_version, library_versions  # noqa: E402
 from pdp_audit.reports.page_text import A4, COLOURS, RC, fmt, page_chunks, save_pages, text_block, verdict_banner  # noqa: E402
 from pdp_audit.reports.sweep_fits import exponent_pages  # noqa: E402
 from pdp_audit.reports.sweep_json import FWER_STATEMENT  # noqa: E402
@@ -293,7 +293,8 @@ def _plot_page(key, rows, panel_key, line_keys, panels, start: int) -> plt.Figur
         [
             (f"Estimates against {key}" + (" (continued)" if start else ""), {"size": 15, "weight": "bold"}),
             (
-                "Each point is one cell's estimate with its interval (level 1 − α_cell/m); colour = the check's "
+                "Each point is one cell's estimate with its simultaneous interval (level 1 − α_{cell}/m, m the "
+                "cell's statistical checks); colour = the check's "
                 f"verdict; {split}{lines}."
                 + (
                     " A 'value' row plots the absolute quantities its check compares (the curves of the paper's "
@@ -529,9 +530,9 @@ def provenance_page(results) -> plt.Figure:
             f"per cell: {fmt(spec['alpha_per_cell'])}",
             mono,
         ),
-        ("code versions of the stored cells: " + (", ".join(results.code_versions) or "—"), mono),
+        ("code versions of the stored cells: " + ("; ".join(results.code_versions) or "—"), mono),
         (
-            f"report rendered by pdp-audit {package_version()}; "
+            f"report rendered by pdp-audit {code_version()}; "
             + ", ".join(f"{k} {v}" for k, v in library_versions().items()),
             mono,
         ),

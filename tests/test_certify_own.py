@@ -110,6 +110,7 @@ def test_a_users_laplace_histogram_is_certified_from_the_command_line(tmp_path):
     # pure DP: the δ a pass certifies is stated, the largest upper end of the DP checks' intervals
     upper = max(c["ci"][1] for c in document["checks"] if c["id"].startswith("dp-"))
     assert document["parameters"]["delta_certified"] == upper > 0
+    assert document["parameters"]["pair"] == "the one mymod.make returns for the deployment's parameters"  # words
     assert pdf.read_bytes().startswith(b"%PDF")
 
 

@@ -320,6 +320,116 @@ def test_a_parenthesised_exponent_is_typeset():
     assert _problems(lambda fig: fig.text(0.1, 0.5, math("rate n^(−1/4)"))) == []
 
 
+def test_nested_spaced_and_subscripted_scripts_are_typeset():
+    """The claims PDF printed λ_n^(−1/2), Π_(j<i), e^(−log(2/δ)), n^(a/4 − 1/2), E_𝒟 and μ̄^p as typed."""
+    from pdp_audit.reports.page_text import math, wrap_to_width
+
+    assert math("1 + n^(1/2)λ_n^(−1/2)") == "1 + $n^{1/2}$λ$_{n}^{−1/2}$"
+    assert math("δ̃ = Σ_i δ_i Π_(j<i) e^(ε_j)") == "δ̃ = Σ$_{i}$ δ$_{i}$ Π$_{j<i}$ $e^{ε_j}$"
+    assert math("½‖θ − θ*‖²_((XᵀX)⁻¹)") == "½‖θ − θ*‖²$_{(XᵀX)⁻¹}$"
+    assert math("2e^(−log(2/δ))/log(2/δ)") == "2e$^{−log(2/δ)}$/log(2/δ)"
+    assert math("Ce^(−cdt^(3/2))") == "Ce$^{−cdt^{3/2}}$"
+    assert math("O(n^(a/2 − 1/4))") == r"O(n$^{a/2\,−\,1/4}$)"
+    assert math("E_𝒟[e^(2ε)] and μ̄^p(x)") == r"E$_{\mathcal{D} }$[$e^{2ε}$] and μ̄$^{p}$(x)"
+    assert math("P_D'[L_D'D > ε]") == "P$_{D'}$[L$_{D'D}$ > ε]"  # the reverse loss's subscript whole
+    assert math("1/λ_n and λ_n² and δ_exact/δ and ‖H‖_F²") == (
+        r"1/λ$_{n}$ and λ$_{n}$² and δ$_{\mathrm{exact}}$/δ and ‖H‖$_{F}$²"
+    )
+    assert math("dγ_n, βI_d, 8ρ_max, F⁻¹_λ1(x), ε_Thm17") == (
+        r"dγ$_{n}$, βI$_{d}$, 8ρ$_{\mathrm{max}}$, F⁻¹$_{λ1}$(x), ε$_{Thm17}$"
+    )
+    assert math("n_rows, x_train, a/b_c.toml, F_unit") == "n_rows, x_train, a/b_c.toml, F_unit"  # names stay
+    assert math("λ_min(XᵀX) of stage-lr-adaops-lambda_min") == r"λ$_{\mathrm{min}}$(XᵀX) of stage-lr-adaops-lambda_min"
+    assert math("sigma_source = analytic, theorem10_constant_C, X^TX, 2^-32") == (
+        "sigma_source = analytic, theorem10_constant_C, X^TX, 2^-32"  # identifiers and non-exponents stay
+    )
+    rows = wrap_to_width("the general rate is n^(−1/4 + a/2) " * 6, 200, 9)
+    assert all(row.count("(") == row.count(")") for row in rows), rows  # a spaced exponent is never split
+    lines = [("λ_n^(−1/2), Π_(j<i) e^(ε_j), ‖θ‖²_((XᵀX)⁻¹), Ce^(−cdt^(3/2)), E_𝒟[e^(2ε(Z,z))] ≤ 1", {"size": 9})]
+    assert _problems(lambda fig: text_block(fig, lines * 3)) == []
+
+
+def test_the_scope_paragraph_counts_in_words_and_names_the_pair_in_words():
+    """An own mechanism's certificate read "checked at the neighbouring pair own_histogram.make(**parameters), as
+    returned. 0 guarantees rest on exact mathematics …": Python in prose, and a count of none."""
+    from types import SimpleNamespace
+
+    from pdp_audit.reports.cover import _scope_lines
+
+    def run(exact: int, sampled: int, pair: str):
+        checks = [SimpleNamespace(statistical=False)] * exact + [SimpleNamespace(statistical=True)] * sampled
+        return SimpleNamespace(checks=checks, parameters={"pair": pair}, alpha=1e-6)
+
+    own = _scope_lines(run(0, 16, "the one own_histogram.make returns for the deployment's parameters"))[1][0]
+    assert "0 guarantees" not in own and "All 16 guarantees rest on sampling" in own and "1 − α/16" in own
+    assert "neighbouring pair: the one own_histogram.make returns" in own
+    one = _scope_lines(run(0, 1, "Pair, as given"))[1][0]
+    assert "The guarantee rests on sampling" in one and "level 1 − α)" in one
+    assert "1 guarantee rests on exact mathematics" in _scope_lines(run(1, 9, "x"))[1][0]
+    coverage = SimpleNamespace(checks=[SimpleNamespace(statistical=True)], parameters={"claim": "coverage"}, alpha=1e-6)
+    assert "DP guarantees are checked" not in _scope_lines(coverage)[1][0]  # an event's claim: no pair to check at
+
+
+def test_a_plugin_grid_runs_claim_is_stated():
+    """The session report's page of `privacy_audit.run("ops", claim_epsilon=0.5, …)` read "Claim: (—, —)-DP":
+    its parameters carry the sweep's names."""
+    from pdp_audit.reports.cover import _claim_text
+
+    assert _claim_text({"audit": "ops", "claim_epsilon": 0.5, "claim_delta": 1e-5}) == "(0.5, 1e-05)-DP"
+    stated = _claim_text({"epsilon": 1.0, "delta": 1e-6, "claim": "pDP for this (D, z)"})
+    assert stated == "(1, 1e-06)-pDP for this (D, z)"
+
+
+def test_a_claims_figure_on_a_page_of_its_own_sits_below_the_title():
+    """RW-Thm5's figure went to a page of its own and was drawn at the foot of the page, its top half empty."""
+    from pdp_audit.reports.claims_report import _entry_pages
+    from pdp_audit.reports.records import Check, CoverageFigure
+
+    figure = CoverageFigure(failure_rate=0.001, lo=0.0005, hi=0.002, rho=0.01, exact=None, trials=10_000, level=0.99)
+    long = "a long note on how the check was decided, " * 30
+    checks = [
+        Check(id=f"c{k}", title="t", claim="c", formula="f", source="s", verdict="pass", estimate=0.001,
+              ci=(0.0005, 0.002), pvalue=1.0, level=0.99, note=long, details={"rho": 0.01}, figure=figure)
+        for k in range(4)
+    ]
+    entry = {"id": "K1", "where": "[PDP] Fig. 1", "verdict": "pass", "expected": "pass", "agrees": True,
+             "statement": "s", "command": "pdp-audit run x", "rerun": "pdp-audit claims --run --only K1", "finding": ""}
+    with plt.rc_context(RC):
+        pages = list(_entry_pages(entry, checks))
+        last = pages[-1]
+        assert len(pages) >= 2 and last.axes, len(pages)
+        assert min(ax.get_position().y0 for ax in last.axes) > 0.5  # right below the title (0.305 at the foot)
+        assert page_problems(last) == []
+        for page in pages:
+            plt.close(page)
+    from pdp_audit.reports.claims_report import _figure_height
+    from pdp_audit.reports.records import TailCurves
+
+    two_panels = TailCurves([0.0, 1.0], {"D||D', plain": None, "D||D', importance sampling": None}, 0.99, 1.0, 1e-5)
+    assert _figure_height(two_panels) == 0.4  # RW-Thm11's two δ(ε) panels were strips in 0.3 of the page
+
+
+def test_mutant_rows_whose_readings_wrap_stay_on_their_page():
+    """A fixed nine rows a page ran off the page's foot once failed readings wrap ("δ(20) ≥ 0.98 > δ = 1e-05")."""
+    from pdp_audit.reports.mutants_report import _chunks, _page
+
+    reading = "δ(20) in [0, 0.968], which contains δ = 1e-05 at the deployed noise scale of the release"
+    evidence = {"check": "dp-forward", "verdict": "inconclusive", "estimate": 0.5, "interval": [0.0, 0.968]}
+    row = {
+        "id": "mutant", "verdict": "fail", "twin_verdict": "inconclusive", "caught_by": ["dp-forward"], "trials": 2000,
+        "twin_not_passing": ["dp-forward"], "description": "a plausible bug of a release, described at length " * 3,
+        "mutant_evidence": {**evidence, "reading": reading}, "twin_evidence": {**evidence, "reading": reading},
+    }
+    doc = {"total": 14, "caught": 0, "seed": 0, "alpha": 1e-6, "mutants": [dict(row, id=f"m{k}") for k in range(14)]}
+    chunks = _chunks(doc)
+    assert sum(len(c) for c in chunks) == 14 and len(chunks) > 2
+    with plt.rc_context(RC):
+        for k, chunk in enumerate(chunks):
+            fig = _page(doc, chunk, first=k == 0)
+            assert page_problems(fig) == [], k
+            plt.close(fig)
+
+
 def test_the_cover_profile_and_roc_panels_have_the_same_height():
     from pdp_audit.reports.cover import _central_figure
     from pdp_audit.reports.records import Line, Lines, Roc
@@ -383,7 +493,7 @@ def test_the_plugin_cover_lists_every_assertion_over_continuation_pages():
         for fig in pages:
             plt.close(fig)
     assert len(pages) > 1 and problems == []
-    assert all(f"[{k}]" in texts for k in range(60)) and not any("continued on" in t for t in texts)
+    assert all(str(k) in texts for k in range(1, 61)) and not any("continued on" in t for t in texts)  # numbered
 
 
 def test_a_check_id_too_wide_for_its_column_breaks_after_a_hyphen():

@@ -385,3 +385,17 @@ def test_workers_do_not_change_results(tmp_path):
             ]
         )
     assert a.read_bytes() == b.read_bytes()
+
+
+def test_search_candidates_name_their_base_data_set_in_words():
+    """A session report's note read "worst: add x = v_min + θ̂ direction, y = -1 to aligned": "aligned" is one of the
+    search's base data sets, named in the note as "n rows aligned with e₁"."""
+    from pdp_audit.verify.plans.linreg.context import candidates, make_bases
+
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(40, 3))
+    X /= np.linalg.norm(X, axis=1, keepdims=True)
+    labels = [t.label for t in candidates(make_bases(X, np.clip(X[:, 0], -1, 1), 10.0), 1.0, 200)]
+    assert any(label.endswith(" to the aligned copy") for label in labels)
+    assert any(label.endswith(" to the singular copy") for label in labels)
+    assert not any(label.endswith((" to aligned", " to singular", " to data")) for label in labels)

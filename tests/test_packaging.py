@@ -3,6 +3,7 @@ names (``verify``, ``reports``, ``mechanisms``) still running pytest with the pl
 
 from __future__ import annotations
 
+import shutil
 import subprocess
 import sys
 import textwrap
@@ -11,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from pdp_audit.reports.code_commit import git_commit
 from pdp_audit.verify.deployment import tomllib  # tomli on Python 3.10
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -75,6 +77,8 @@ def test_the_wheel_installs_only_the_namespace_and_its_data(wheel):
     for folder in FOLDERS:
         for source in (ROOT / folder).rglob("*.py"):
             assert source.relative_to(ROOT).as_posix() in shipped_sources, source
+    built = zipfile.ZipFile(wheel).read("pdp_audit/reports/_build_commit.py").decode()
+    assert f"COMMIT = {(git_commit(ROOT) or 'commit unknown')!r}" in built  # this tree's, +dirty as it is now
     metadata = next(n for n in names if n.endswith(".dist-info/METADATA"))
     text = zipfile.ZipFile(wheel).read(metadata).decode()
     assert "License-Expression: Apache-2.0" in text
@@ -121,3 +125,23 @@ def test_a_user_project_with_verify_reports_and_mechanisms_packages_runs_its_tes
     )
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
     assert "2 passed" in done.stdout and "pdp-audit privacy assertions" in done.stdout
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(shutil.which("git") is None or not (ROOT / ".git").exists(), reason="needs a git checkout")
+def test_a_wheel_built_without_git_says_commit_unknown(tmp_path):
+    """An sdist has no .git: its wheel (the tracked files, copied) names no commit rather than one it cannot know."""
+    files = subprocess.run(["git", "-C", str(ROOT), "ls-files"], capture_output=True, text=True, check=True).stdout
+    tree = tmp_path / "pdp-audit-0.1.0"
+    for name in files.splitlines():
+        if (ROOT / name).is_file():
+            (tree / name).parent.mkdir(parents=True, exist_ok=True)
+            (tree / name).write_bytes((ROOT / name).read_bytes())
+    done = subprocess.run(
+        [sys.executable, "-m", "pip", "wheel", "--no-deps", "--quiet", "-w", str(tmp_path / "dist"), str(tree)],
+        capture_output=True,
+        text=True,
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    (built,) = (tmp_path / "dist").glob("pdp_audit-*.whl")
+    assert "COMMIT = 'commit unknown'" in zipfile.ZipFile(built).read("pdp_audit/reports/_build_commit.py").decode()

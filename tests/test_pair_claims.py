@@ -128,3 +128,19 @@ def test_the_integrand_mean_is_delta():
     streamed.add(losses)
     lo, hi = streamed.result().interval(1e-6)
     assert lo <= lap.laplace_delta(0.4, 1.0, 1.0) <= hi
+
+
+def test_the_reverse_checks_roc_tests_d_prime_against_d():
+    """The reverse check (δ_{D'‖D}) drew the forward attack's ROC and labelled its y axis "output of D called D"."""
+    from pdp_audit.audits.attack import likelihood_ratio_attack
+    from pdp_audit.verify.evidence.pair_figures import roc_figure
+
+    rng = np.random.default_rng(0)
+    heads = {"D": rng.normal(0.5, 1.0, 4000), "D'": rng.exponential(1.0, 4000) - 1.5}  # not mirror images
+    roc = roc_figure(heads, 1.0, 1e-5)(1e-3)
+    assert "D' called D'" in roc.ylabel and "D called D'" in roc.xlabel and "D' against D" in roc.curve_label
+    reverse = likelihood_ratio_attack(-heads["D'"], -heads["D"], 1e-5, 1e-3).roc
+    assert np.isin(roc.tpr, reverse.tpr).all() and np.isin(roc.fpr, reverse.fpr).all()
+    run = pdp_audit.audit_pair(GaussianWithView(4.0), 1.0, 1e-2, trials=20_000)
+    figure = next(c for c in run.checks if c.id == "dp-reverse").figure
+    assert "D' called D'" in figure.ylabel

@@ -330,6 +330,8 @@ def test_run_asserts_on_a_built_in_audit_with_the_sweep_cells_numbers(pytester):
     result.stdout.fnmatch_lines(["*SpecError: privacy_audit.run('ops'): unknown option 'trails' for 'ops'*"])
     result.stdout.fnmatch_lines(["*pdp-audit: run ops (trials=5000, search=8, noise_multiplier=0.3): FAIL*"])
     plugin = json.loads((pytester.path / "run.json").read_text())["assertions"]
+    # the run's own parameters, as `pdp-audit run` states them (its page read "Claim: (—, —)-DP" from the options)
+    assert all({"epsilon", "delta", "dataset_description"} <= set(a["parameters"]) for a in plugin), plugin
     spec = pytester.path / "s.toml"
     spec.write_text(  # two cells at α = 2e-6 / 2: the plugin's default --audit-alpha per test
         "[sweep]\nmechanism = 'ops'\nalpha = 2e-6\n[fixed]\ntrials = 5000\nsearch = 8\n"

@@ -47,6 +47,14 @@ def test_grid_is_a_cartesian_product_plus_explicit_cells():
     assert spec.alpha_per_cell == pytest.approx(1e-6 / 5)
 
 
+def test_the_spec_keeps_its_toml_text_for_the_reports_provenance_page():
+    """The sweep report's "Spec (TOML):" was empty: the length check of name and description reused the name of
+    the TOML text, so the spec stored the description (usually empty) as its source."""
+    text = GAUSS.replace("[sweep]", '[sweep]\ndescription = "a description"', 1)
+    assert "a description" in text
+    assert parse_spec(text).source == text and parse_spec(GAUSS).source == GAUSS
+
+
 def test_cell_identity_and_seed_depend_on_parameters_not_position():
     small = parse_spec(GAUSS)
     big = parse_spec(

@@ -127,7 +127,7 @@ def audit_pair(
       seed: root seed, >= 0; the same seed gives the same numbers.
       alpha: family-wise false-alarm probability of the run, in [1e-50, 1).
       per_instance: state the claim as per-instance DP of the one (D, z) the pair was built from (Wang 2019,
-        Definition 2.4): the checks are ``pdp-forward`` and ``pdp-reverse``.
+        §2): the checks are ``pdp-forward`` and ``pdp-reverse``.
       exact_delta: a closed form of δ(ε) you believe in.  It is a claim to check (``closed-form`` fails where the
         samples exclude it), never evidence: no DP check passes because of it.
 

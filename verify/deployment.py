@@ -47,7 +47,7 @@ from typing import Any, Iterator, Mapping
 import numpy as np
 
 from pdp_audit.mechanisms.validation import InputError, not_a_regular_file, quoted, shown
-from pdp_audit.reports.json_report import package_version
+from pdp_audit.reports.json_report import code_version
 from pdp_audit.reports.records import Run
 from pdp_audit.verify.config import WORKERS_OPTION, in_file, parse, values_of
 from pdp_audit.verify.own_mechanism import check_target, is_own
@@ -353,7 +353,7 @@ def certificate(deployment: Deployment, config: Any) -> dict[str, Any]:
         "data_sha256": digest,
         "data_shape": shape,
         "evidence": "built-in",
-        "code_version": package_version(),
+        "code_version": code_version(),
         "deployment_file": _file_record(deployment),
     }
 
@@ -428,7 +428,7 @@ def certify_deployment(deployment: Deployment, workers: int | None = None, progr
     if is_own(deployment.mechanism):  # a user's factory: pdp_audit.audit_pair's (or audit_blackbox's) checks
         from pdp_audit.verify.own_mechanism import certify_own
 
-        run = certify_own(deployment, package_version())
+        run = certify_own(deployment, code_version())
         return replace(run, certified={**run.certified, "deployment_file": _file_record(deployment)})
     config, deployed_workers = deployment_config(deployment)
     data, plan = getattr(config, "data", None), plans_by_name()[deployment.mechanism]

@@ -48,7 +48,7 @@ from typing import Any, Callable
 import numpy as np
 
 from pdp_audit.mechanisms.validation import InputError, not_a_regular_file, quoted, shown
-from pdp_audit.reports.json_report import package_version
+from pdp_audit.reports.json_report import code_version
 from pdp_audit.reports.records import Line, Lines, Page, Run
 from pdp_audit.verify.checks import finalize, make_run
 from pdp_audit.verify.config import Names, values_of
@@ -262,7 +262,7 @@ def _certified(deployment: Deployment, configs: list[Any], fingerprints: list[tu
         "data": first["data"] if same else None,
         "data_sha256": first["data_sha256"] if same else None,
         "data_shape": first["data_shape"] if same else None,
-        "code_version": package_version(),
+        "code_version": code_version(),
         "deployment_file": {"path": deployment_name(deployment), "sha256": deployment.sha256},
     }
 

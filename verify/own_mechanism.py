@@ -22,7 +22,7 @@ the code hashed.  ``factory(**parameters)`` returns a pair:
   can refute a claim, never certify it: the verdict is ``fail`` or ``inconclusive``, never ``pass``).
 
 A pair with ``per_instance()`` yielding ``(id, pair)`` items has each individual's pair audited too, as a
-per-instance DP claim at the same (ε, δ) and budget (Wang 2019, Definition 2.4); at most :data:`MAX_INDIVIDUALS`
+per-instance DP claim at the same (ε, δ) and budget (Wang 2019, §2); at most :data:`MAX_INDIVIDUALS`
 individuals.  Every check is a guarantee of one family (Holm at ``alpha``): the certificate passes only when every
 guarantee, the pair's and each individual's, passes.
 
@@ -404,7 +404,7 @@ def certify_own(deployment, code_version: str) -> Run:
         for person in people:
             evidence += [_of(e, person.id) for e in pair_evidence(person.pair, kind, budget, per_instance=True)]
     parameters = {
-        "pair": f"{factory.qualname}(**parameters), as returned",
+        "pair": f"the one {factory.qualname} returns for the deployment's parameters",
         "claim": "DP" if kind == "white-box" else "DP (black box)",
         "epsilon": budget.epsilon,
         "delta": budget.delta,
@@ -487,7 +487,7 @@ def per_instance_page(checks, people: list[Individual], budget: OwnBudget, kind:
     return Page(
         "Per-instance privacy: each individual's guarantee",
         f"Each of the {len(people)} individuals of per_instance() has her own pair (D, D ± z), audited as a "
-        f"{claim}-per-instance DP claim (Wang 2019, Definition 2.4) with the same budget as the mechanism "
+        f"{claim}-per-instance DP claim (Wang 2019, §2) with the same budget as the mechanism "
         f"({budget.trials:,} draws per world) and decided in the same family of tests (Holm at α = {budget.alpha:g}): "
         "the certificate passes only when every individual's guarantees pass. Each row: the estimate and the "
         "simultaneous interval of each of her DP checks, and her verdict"

@@ -22,7 +22,7 @@ claim to check (``closed-form``), never evidence.
   intervals below that when the pair exposes a Gaussian noise view;
   :func:`pdp_audit.verify.evidence.builders.dp_claim_check`);
 * ``assert_pdp(pair, ε, δ)`` -- the same inequalities, stated as the per-instance claim about the one
-  (D, z) the pair was built from (Wang 2019, Definition 2.4);
+  (D, z) the pair was built from (Wang 2019, §2);
 * ``assert_dp_blackbox(sample_D, sample_D_prime, ε, δ)`` -- for a mechanism that can only be sampled: a
   learned test (:mod:`pdp_audit.audits.blackbox`) tries to refute the claim; it can fail or be inconclusive, never pass;
 * ``run(NAME, **options)`` -- any built-in audit (``pdp-audit run NAME``) with its ``run`` options, asserting on
@@ -363,7 +363,9 @@ class PrivacyAudit:
         header = f"run {audit} ({given or 'defaults'})"
         trials = int(cell.parameters.get("trials") or 0)
         claim = {"audit": audit, "options": dict(options), "cell_id": cell.cell_id}
-        parameters = {"audit": audit, **dict(cell.parameters)}
+        # the run's own parameters, as `pdp-audit run` states them (the claim's ε and δ, the data it resolved: a
+        # cell's options named the default data set beside the synthetic data it ran on)
+        parameters = {"audit": audit, **dict(result.get("parameters") or cell.parameters)}
         return self._assert(
             DecidedAssertion(
                 "run", header, decided, result["verdict"], trials, index, cell.seed, alpha, claim, audit, parameters

@@ -56,7 +56,9 @@ def build_parser() -> Parser:
     ``handler`` (a function of the parsed arguments returning the exit code) as a default.
     """
     parser = Parser(prog="pdp-audit", description="Certify (per-instance) differential-privacy claims by simulation.")
-    parser.add_argument("--version", action="version", version=version_text(), help="the version (and git commit)")
+    parser.add_argument(
+        "--version", action="version", version=version_text(), help="the version and the commit it was built from"
+    )
     sub = parser.add_subparsers(dest="command", required=True, parser_class=Parser)
     sub.add_parser("list", help="what can be audited").set_defaults(handler=lambda args: command_list())
     run = sub.add_parser("run", help="audit one mechanism and write a PDF/JSON report")
@@ -70,29 +72,11 @@ def build_parser() -> Parser:
 
 
 def version_text() -> str:
-    """``pdp-audit X.Y.Z``, with the commit when the package runs from a git checkout (an editable install)."""
-    from pdp_audit.reports.json_report import package_version
+    """``pdp-audit 0.1.0 (git 1a2b3c4d5e6f)``: the version and the commit, as every report and certificate says them
+    (``+dirty`` after a commit whose tree had changes; ``commit unknown`` for a build without git)."""
+    from pdp_audit.reports.json_report import code_version
 
-    return f"pdp-audit {package_version()}{_git_commit()}"
-
-
-def _git_commit() -> str:
-    """`` (git abc1234)`` (``, uncommitted changes`` when the work tree differs), or "" outside a checkout."""
-    import subprocess
-    from pathlib import Path
-
-    root = Path(__file__).resolve().parents[2]  # the folder holding verify/: a checkout, or site-packages/pdp_audit
-    if not (root / ".git").exists():
-        return ""
-    try:
-        git = ["git", "-C", str(root)]
-        commit = subprocess.run([*git, "rev-parse", "--short", "HEAD"], capture_output=True, text=True, timeout=10)
-        dirty = subprocess.run([*git, "status", "--porcelain", "-uno"], capture_output=True, text=True, timeout=10)
-    except (OSError, subprocess.SubprocessError):  # no git on PATH: the version alone
-        return ""
-    if commit.returncode != 0:
-        return ""
-    return f" (git {commit.stdout.strip()}{', uncommitted changes' if dirty.stdout.strip() else ''})"
+    return f"pdp-audit {code_version()}"
 
 
 def command_list() -> int:

@@ -69,7 +69,7 @@ def command_sweep(args: argparse.Namespace) -> int:
     older = sorted({v for (v,) in store.db.execute("SELECT DISTINCT code_version FROM cells")} - {store.code_version})
     if older and not args.quiet:
         print(
-            f"pdp-audit: warning: {shown(store_path)} holds cells computed by other code ({', '.join(older)}; this is "
+            f"pdp-audit: warning: {shown(store_path)} holds cells computed by other code ({'; '.join(older)}; this is "
             f"{store.code_version}); the report lists every code version",
             file=sys.stderr,
         )

@@ -377,7 +377,7 @@ def dp_checks(pair, epsilon: float, delta: float, trials: int, seed: int, per_in
     view = noise_view_check(pair, streamed.heads, seed, streamed.resolution)
     checks += [view] if view is not None else []
     kind = "pDP for this (D, z)" if per_instance else "DP"
-    source = "Wang 2019, Definition 2.4 (per-instance DP)" if per_instance else "Dwork & Roth 2014, Definition 2.4"
+    source = "Wang 2019, §2 (per-instance DP)" if per_instance else "Dwork & Roth 2014, Definition 2.4"
     for suffix, direction, (p, q) in (("forward", "D||D'", ("D", "D'")), ("reverse", "D'||D", ("D'", "D"))):
         spec = CheckSpec(
             f"{'pdp' if per_instance else 'dp'}-{suffix}",
@@ -399,7 +399,7 @@ def _with_figures(claims: list, heads: dict, epsilon: float, delta: float) -> li
             pair_figures.figure_note(heads, "plain Monte Carlo δ̂(ε) of both directions")
         ),
         replace(reverse, make_figure=pair_figures.roc_figure(heads, epsilon, delta)).noted(
-            pair_figures.figure_note(heads, "the ROC of the likelihood-ratio attack")
+            pair_figures.figure_note(heads, "the ROC of the likelihood-ratio attack testing D' against D")
         ),
     ]
 
@@ -453,7 +453,8 @@ def _tilt_note(tail: tilting.TiltedTail) -> str:
     )
     return (
         f"Importance sampling: {t.law} noise exponentially tilted (τ = {t.tau:.3g}) toward the largest losses, "
-        f"sup L = {t.eta:.6g} under the view; the upper bound is {how} (audits/tilting.py)."
+        f"sup L = {t.eta:.6g} under the view; the upper bound is {how} (exponential tilting, Siegmund 1976; Bucklew "
+        "2004, ch. 5; empirical Bernstein interval on the bounded weights)."
     )
 
 

@@ -7,8 +7,9 @@ The DP checks of a pair stream ``trials`` losses per world and keep the first
 * **profile** (on the forward check) -- plain Monte Carlo δ̂(ε) = P̂_D[L > ε] − e^ε P̂_D'[L > ε] in both directions
   on a grid of ε around the claim, with Clopper–Pearson intervals at the check's level
   (:func:`pdp_audit.audits.tails.both_directions`); the exact curve where the user supplied none is unknown (NaN);
-* **ROC** (on the reverse check) -- the Neyman–Pearson attack thresholding the loss
-  (:func:`pdp_audit.audits.attack.likelihood_ratio_attack`) against the region the claim allows.
+* **ROC** (on the reverse check, δ_{D'‖D}) -- the Neyman–Pearson attack testing D' against D, thresholding the
+  reverse loss −L = log p_D'/p_D (:func:`pdp_audit.audits.attack.likelihood_ratio_attack`), against the region the
+  claim allows: the roles of D and D' are the check's.
 
 They are figures only: the verdict rests on every draw (and importance sampling where plain draws cannot resolve δ),
 never on these.
@@ -46,10 +47,11 @@ def profile_figure(heads: dict[str, np.ndarray], epsilon: float, delta: float) -
 
 
 def roc_figure(heads: dict[str, np.ndarray], epsilon: float, delta: float) -> Callable[[float], Roc]:
-    """The ROC of the likelihood-ratio attack on ``heads`` (400 points, log-spaced in the false-positive rate)."""
+    """The ROC of the likelihood-ratio attack of the reverse direction on ``heads`` (400 points, log-spaced in the
+    false-positive rate): releases of D' are the positives, scored by their reverse loss −L."""
 
     def figure(alpha: float) -> Roc:
-        attack = likelihood_ratio_attack(heads["D"], heads["D'"], delta, alpha)
+        attack = likelihood_ratio_attack(-heads["D'"], -heads["D"], delta, alpha)
         roc = attack.roc
         keep = np.unique(np.concatenate([np.searchsorted(roc.fpr, np.geomspace(1e-7, 1, 400)), [roc.fpr.size - 1]]))
         keep = keep[keep < roc.fpr.size]
@@ -60,6 +62,9 @@ def roc_figure(heads: dict[str, np.ndarray], epsilon: float, delta: float) -> Ca
             delta_claim=delta,
             epsilon_lower_bound=attack.epsilon_lower_bound_at(alpha),
             level=1 - alpha,
+            curve_label="likelihood-ratio attack testing D' against D (empirical ROC)",
+            xlabel="false-positive rate (output of D called D')",
+            ylabel="true-positive rate (output of D' called D')",
         )
 
     return figure

@@ -54,6 +54,16 @@ class Rate:
     relation: str = "="  # "=" or "<=" (an upper bound)
     where: tuple[tuple[str, Any], ...] = ()  # only the cells whose parameters take these values
     reading: str = ""  # how the statement is read (the note's first sentence)
+    x_label: str = ""  # x and y as a reader names them (the note, the figure's axes); default: the names above
+    y_label: str = ""
+
+    @property
+    def x_name(self) -> str:
+        return self.x_label or self.x
+
+    @property
+    def y_name(self) -> str:
+        return self.y_label or self.y.removeprefix("check:") + (" (estimate)" if self.y.startswith("check:") else "")
 
 
 #: Every rate check the ledger cites, by id.
@@ -73,6 +83,8 @@ RATES: dict[str, Rate] = {
             -0.25,
             reading="Read as the rate of the exact pDP-for-all ε (the largest pDP ε over unit-norm targets outside "
             "the data, |y| = 1), γ = √n, λ = 1e-12 (λ_n = 0), synthetic data with d = 5.",
+            x_label="n (rows of the data)",
+            y_label="pDP-for-all ε",
         ),
         Rate(
             "k4-general",
@@ -88,6 +100,8 @@ RATES: dict[str, Rate] = {
             relation="<=",
             reading="Read as an upper bound: √(γ_n log(2/δ)/λ_n) bounds (4.5)'s leading term "
             "√(γ_n log(2/δ)/(λ_n + λ_min)) for every data set; it is attained only where λ_min(XᵀX) ≲ λ_n.",
+            x_label="n (rows of the data)",
+            y_label="pDP-for-all ε",
         ),
         Rate(
             "k6-dp-constant",
@@ -103,6 +117,8 @@ RATES: dict[str, Rate] = {
             reading="Read as 'the DP ε does not grow with n' (bounded), measured by the largest ε over the audit's "
             "adversarial search (data and adversarial bases, among them K5's n identical rows along e₁, y = 1), "
             "a lower estimate of the DP ε.",
+            x_label="n (rows of the data)",
+            y_label="largest DP ε found",
         ),
         *(
             Rate(
@@ -120,6 +136,8 @@ RATES: dict[str, Rate] = {
                 reading=f"Read as: the ratio of the largest released bound max_z ε̄₁ᴾ to the largest true ex-post pDP "
                 f"max_z ε₁ at one release (finding k21-worst-case of each cell) has exponent 0 in {axis}, "
                 f"{'d = 50' if axis == 'n' else 'n = 1000'}, δ = ρ = 1e-6.",
+                x_label="n (rows of the data)" if axis == "n" else "d (dimension)",
+                y_label="max ε̄₁ᴾ / max ε₁",
             )
             for axis, spec, figure in (("n", "examples/rw-figure-4.toml", 4), ("d", "examples/rw-figure-5.toml", 5))
             for mode in ("independent", "dependent")
@@ -229,7 +247,7 @@ def rate_check(rate: Rate, run: SweepRun) -> Check:
     fit = fit_exponent([p[0] for p in pts], [p[1] for p in pts])
     used = [p for p in pts if p[0] > 0 and p[1] > 0]
     group = ", ".join(f"{k} = {v}" for k, v in rate.where)
-    quantity = rate.y.removeprefix("check:") + (" (estimate)" if rate.y.startswith("check:") else "")
+    quantity, x_name = rate.y_name, rate.x_name
     details = {
         "spec": rate.spec,
         "x": rate.x,
@@ -245,7 +263,7 @@ def rate_check(rate: Rate, run: SweepRun) -> Check:
         why = (
             f"not run at --quick budgets ({len(run.spec.cells)} cells): undecided; the full run decides it"
             if run.quick_skipped
-            else f"no power law can be fitted: {len(used)} cells with positive {rate.x} and {quantity}"
+            else f"no power law can be fitted: {len(used)} cells with positive {x_name} and {quantity}"
         )
         return Check(
             **common, verdict="inconclusive", exact=rate.claimed, note=f"{rate.reading} {why}.", details=details
@@ -259,9 +277,10 @@ def rate_check(rate: Rate, run: SweepRun) -> Check:
         rule = f"an upper bound: fail iff the whole interval lies above the claimed exponent {rate.claimed:g}"
     xs = [p[0] for p in used]
     note = (
-        f"{rate.reading} Fitted log {quantity} = a + b log {rate.x} over {len(used)} cells of {rate.spec}"
+        f"{rate.reading} Fitted log({quantity}) = a + b log {x_name.split(' (')[0]} over {len(used)} cells of the "
+        f"shipped sweep {rate.spec.removeprefix('examples/')}"
         + (f" ({group})" if group else "")
-        + f", {rate.x} from {min(xs):.4g} to {max(xs):.4g}: b = {b:.4g}, interval [{lo:.4g}, {hi:.4g}] at level "
+        + f", {x_name} from {min(xs):.4g} to {max(xs):.4g}: b = {b:.4g}, interval [{lo:.4g}, {hi:.4g}] at level "
         f"1 − 1e-6, R² = {r2:.4f}; {rule}."
     )
     a = _intercept([p[0] for p in used], [p[1] for p in used], b)
@@ -277,7 +296,7 @@ def rate_check(rate: Rate, run: SweepRun) -> Check:
                 style="--",
             ),
         ],
-        xlabel=rate.x,
+        xlabel=x_name,
         ylabel=quantity,
         logx=True,
         logy=True,

@@ -32,6 +32,7 @@ import shlex
 from dataclasses import dataclass, field
 from typing import Any, Mapping, Sequence
 
+from pdp_audit.reports.check_reading import key_number as check_key_number
 from pdp_audit.reports.records import Check, Run
 from pdp_audit.verify.checks import VERDICT_ORDER, worst
 from pdp_audit.verify.ledger import rates
@@ -245,16 +246,10 @@ def decide(entry: Entry, runs: dict[str, Run], commands: dict[str, AuditCommand]
 
 
 def key_number(checks: Sequence[Check]) -> str:
-    """The number a reader looks at first: the worst check's estimate, its interval and the exact value."""
+    """The number a reader looks at first: the worst check's, read as its own page reads it
+    (:func:`pdp_audit.reports.check_reading.key_number`)."""
     check = max(checks, key=lambda c: VERDICT_ORDER[c.verdict])
-    parts = [check.id]
-    if check.estimate is not None:
-        parts.append(f"estimate {check.estimate:.4g}")
-    if check.ci is not None:
-        parts.append(f"CI [{check.ci[0]:.4g}, {check.ci[1]:.4g}]")
-    if check.exact is not None:
-        parts.append(f"exact {check.exact:.4g}")
-    return " ".join(parts)
+    return f"{check.id}: {check_key_number(check)}"
 
 
 def run_ledger(entries: Sequence[Entry], seed: int, quick: bool, executor, on_audit=None) -> LedgerRun:
@@ -293,7 +288,7 @@ def document(result: LedgerRun) -> dict:
     """The JSON document other tools read (see the claims issue): entries with verdict, expectation, agreement and
     the full records of the checks that decided them; the audit commands; seed and version.  No timings, so the
     same seed gives byte-identical files."""
-    from pdp_audit.reports.json_report import check_to_dict, library_versions, package_version
+    from pdp_audit.reports.json_report import check_to_dict, code_version, library_versions, package_version
 
     entries = []
     for d in result.decisions:
@@ -329,5 +324,6 @@ def document(result: LedgerRun) -> dict:
         "quick": result.quick,
         "seed": result.seed,
         "version": package_version(),
+        "code_version": code_version(),
         "versions": library_versions(),
     }

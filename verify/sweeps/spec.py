@@ -244,13 +244,13 @@ def parse_spec(
     if not isinstance(description, str):
         raise fail(f"sweep.description must be a string, got {description!r}")
     # both are printed on the report's cover page (a 1 MB description took 83 s to lay out, off the page)
-    for key, text, most in (
+    for key, printed, most in (  # not `text`: that is the spec's TOML, stored with every sweep
         ("name", sweep_name, NAME_CHARACTERS),
         ("description", description, DESCRIPTION_CHARACTERS),
     ):
-        if len(text) > most:
+        if len(printed) > most:
             raise fail(
-                f"sweep.{key} must be at most {most} characters (it is printed on the cover page), got {len(text)}"
+                f"sweep.{key} must be at most {most} characters (it is printed on the cover page), got {len(printed)}"
             )
     spec_names = Names(lambda o: f"sweep.{o.key}", where=f"{where}: ")
     seed = value(Option("seed", "int", 0, "", range=SEED), sweep.get("seed", 0), spec_names)

@@ -54,15 +54,17 @@ CREATE TABLE IF NOT EXISTS cells (
 
 @functools.lru_cache(maxsize=1)  # once per process: a worker reports it with every cell it runs
 def code_version() -> str:
-    """The package version and a hash of the code that computes results (mechanisms, audits, verify)."""
-    from pdp_audit.reports.json_report import package_version
+    """The version and commit, as every report says them, and a hash of the code that computes results (mechanisms,
+    audits, verify): ``0.1.0 (git 1a2b3c4d5e6f), sources 0123456789ab``.  The hash tells two uncommitted trees (or two
+    builds without git) apart, which the commit alone cannot."""
+    from pdp_audit.reports.json_report import code_version as version_and_commit
 
     root = Path(__file__).resolve().parents[2]
     digest = hashlib.sha256()
     for package in ("mechanisms", "audits", "verify"):
         for path in sorted((root / package).rglob("*.py")):
             digest.update(path.relative_to(root).as_posix().encode() + b"\0" + path.read_bytes())
-    return f"{package_version()}+{digest.hexdigest()[:12]}"
+    return f"{version_and_commit()}, sources {digest.hexdigest()[:12]}"
 
 
 def _connect(path: str, read_only: bool = False) -> sqlite3.Connection:

@@ -97,7 +97,7 @@ def q14_xxt_printed(rng) -> Outcome:
 
 
 def _q14_bias(rng, corrected: bool) -> Outcome:
-    """The exact bias λ_n²‖(XᵀX + λ_nI)⁻¹θ0‖² over λ_n²d²‖θ0‖²/n² at λ_min(XᵀX) = d/n as printed, or = n/d
+    """The exact bias λ_n²‖(XᵀX + λ_n I)⁻¹θ0‖² over λ_n²d²‖θ0‖²/n² at λ_min(XᵀX) = d/n as printed, or = n/d
     (``corrected``), for n from 10² to 10⁶."""
     d, lam_n, theta = 4, 3.0, np.ones(4) / 2
     rates, worst, where = [], 0.0, ""
@@ -133,7 +133,7 @@ def _q14_bias(rng, corrected: bool) -> Outcome:
     CheckSpec(
         "q14-omega-d-over-n",
         "Prop. 4.3(3)'s condition λ_min = Ω(d/n) as printed",
-        "λ_min(XᵀX) ≥ d/n ⇒ λ_n²‖(XᵀX + λ_nI)⁻¹θ0‖² = O(λ_n²d²‖θ0‖²/n²)",
+        "λ_min(XᵀX) ≥ d/n ⇒ λ_n²‖(XᵀX + λ_n I)⁻¹θ0‖² = O(λ_n²d²‖θ0‖²/n²)",
         "the exact bias term over its O(·) rate on data sets with λ_min(XᵀX) = d/n, n from 10² to 10⁶ (fail when the "
         "ratio grows without bound), and with λ_min = n/d (the evident correction)",
         "[PDP] Prop. 4.3(3) (Q14)",
@@ -150,7 +150,7 @@ def q14_omega_d_over_n(rng) -> Outcome:
     CheckSpec(
         "q14-n-over-d",
         "Prop. 4.3(3)'s rate under λ_min ≥ n/d",
-        "λ_min(XᵀX) ≥ n/d ⇒ λ_n²‖(XᵀX + λ_nI)⁻¹θ0‖² ≤ λ_n²d²‖θ0‖²/n²",
+        "λ_min(XᵀX) ≥ n/d ⇒ λ_n²‖(XᵀX + λ_n I)⁻¹θ0‖² ≤ λ_n²d²‖θ0‖²/n²",
         "the exact bias term over λ_n²d²‖θ0‖²/n² on random data sets with λ_min(XᵀX) ≥ n/d; ratio ≤ 1",
         "[PDP] Prop. 4.3(3) (Q14, corrected)",
         role="paper",
@@ -282,7 +282,7 @@ def _q22(rng, corrected: bool) -> Outcome:
     CheckSpec(
         "q22-a5-printed",
         "(A.5) as used: (y − xᵀθ̂)² ≤ 2κd",
-        "λ_min(XᵀX + λ_nI) ≥ n/(dκ), ‖x_i‖ ≤ 1, |y_i| ≤ 1 ⇒ (y − xᵀθ̂)² ≤ 2κd",
+        "λ_min(XᵀX + λ_n I) ≥ n/(dκ), ‖x_i‖ ≤ 1, |y_i| ≤ 1 ⇒ (y − xᵀθ̂)² ≤ 2κd",
         "an exact instance: X = √h·(orthonormal ±1/√n columns), h = n/(dκ), y = √n·(first column), x = −θ̂/‖θ̂‖, "
         "y = 1, for d ∈ {1, 2, 4} and κ ∈ {1, 1.5}",
         "[PDP] Prop. 4.4 proof (A.5) (Q22)",
@@ -299,7 +299,7 @@ def q22_a5_printed(rng) -> Outcome:
     CheckSpec(
         "q22-a5-corrected",
         "(A.5) with Lemma A.1: |y − xᵀθ̂| ≤ 1 + √(2dκ)",
-        "λ_min(XᵀX + λ_nI) ≥ n/(dκ), ‖x‖ ≤ 1, |y| ≤ 1 ⇒ |y − xᵀθ̂| ≤ 1 + √(2dκ)",
+        "λ_min(XᵀX + λ_n I) ≥ n/(dκ), ‖x‖ ≤ 1, |y| ≤ 1 ⇒ |y − xᵀθ̂| ≤ 1 + √(2dκ)",
         "the worst residual (x = ∓θ̂/‖θ̂‖) over (1 + √(2dκ)) on random and adversarial data sets; ratio ≤ 1",
         "[PDP] Prop. 4.4 proof (A.5), Lemma A.1 (Q22)",
         role="paper",

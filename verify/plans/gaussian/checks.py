@@ -41,14 +41,14 @@ CHECKS = declare(
         "DP claim, δ_{{D‖D'}}(ε)",
         "The mechanism is ({eps:g}, {delta:g})-DP: P_D(S) ≤ e^ε P_D'(S) + δ for all S",
         "δ_{{D‖D'}}(ε) = P_D[L > ε] − e^ε P_D'[L > ε] ≤ δ",
-        "Definition D1; " + SOURCE_BW,
+        "(ε, δ)-DP: Dwork & Roth 2014, Definition 2.4; " + SOURCE_BW,
     ),
     CheckSpec(
         "dp-reverse",
         "DP claim, δ_{{D'‖D}}(ε)",
         "The mechanism is ({eps:g}, {delta:g})-DP: P_D'(S) ≤ e^ε P_D(S) + δ for all S",
         "δ_{{D'‖D}}(ε) = P_D'[−L > ε] − e^ε P_D[−L > ε] ≤ δ",
-        "Definition D1; " + SOURCE_BW,
+        "(ε, δ)-DP: Dwork & Roth 2014, Definition 2.4; " + SOURCE_BW,
     ),
     CheckSpec("tail-curve", "Exact δ(ε) curve vs Monte Carlo", "", "", SOURCE_BW),
     CheckSpec("loss-law", "Law of the privacy loss", "", "", "[RW] Theorem 22 (derived law)"),
@@ -106,7 +106,7 @@ CHECKS = declare(
         "Row {index} (‖Δ_z‖ = {sensitivity:.4g}) has ({eps_i:.4g}, {delta:g})-pDP, the analytic ε at her own "
         "sensitivity",
         "δ_{{D‖D−z}}(ε_z) ≤ δ",
-        "Definition D2; " + SOURCE_BW,
+        "per-instance DP: Wang 2019, §2; " + SOURCE_BW,
     ),
 )
 

@@ -30,7 +30,7 @@ CHECKS = declare(
         "pDP of the median individual",
         "Row {index} (moves the query by |m_z| = {sensitivity:g}) has ({eps_i:.4g}, {delta:g})-pDP, ε_z = |m_z|/b",
         "δ_{{D‖D−z}}(ε_z) ≤ δ",
-        "Definition D2; " + SOURCE,
+        "per-instance DP: Wang 2019, §2; " + SOURCE,
     ),
 )
 

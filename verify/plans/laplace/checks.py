@@ -34,14 +34,14 @@ def pure_dp_specs(source: str, loss_claim: str, loss_formula: str) -> tuple[Chec
             "DP claim, δ_{{D‖D'}}(ε)",
             "The mechanism is ({eps:g}, {delta:g})-DP: P_D(S) ≤ e^ε P_D'(S) + δ for all S",
             "δ_{{D‖D'}}(ε) = P_D[L > ε] − e^ε P_D'[L > ε] ≤ δ",
-            "Definition D1; " + source,
+            "(ε, δ)-DP: Dwork & Roth 2014, Definition 2.4; " + source,
         ),
         CheckSpec(
             "dp-reverse",
             "DP claim, δ_{{D'‖D}}(ε)",
             "The mechanism is ({eps:g}, {delta:g})-DP: P_D'(S) ≤ e^ε P_D(S) + δ for all S",
             "δ_{{D'‖D}}(ε) = P_D'[−L > ε] − e^ε P_D[−L > ε] ≤ δ",
-            "Definition D1; " + source,
+            "(ε, δ)-DP: Dwork & Roth 2014, Definition 2.4; " + source,
         ),
         CheckSpec("loss-bound", "Bounded privacy loss (pure DP)", loss_claim, loss_formula, source),
         CheckSpec("tail-curve", "Exact δ(ε) curve vs Monte Carlo", "", "", source),
@@ -59,7 +59,7 @@ CHECKS = declare(
         "pDP of the median individual",
         "Row {index} (‖Δ_z‖_1 = {sensitivity:.4g}) has ({eps_i:.4g}, {delta:g})-pDP, ε_z = ‖Δ_z‖_1/b",
         "δ_{{D‖D−z}}(ε_z) ≤ δ",
-        "Definition D2; " + SOURCE,
+        "per-instance DP: Wang 2019, §2; " + SOURCE,
     ),
 )
 

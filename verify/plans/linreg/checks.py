@@ -29,14 +29,14 @@ DP_FORWARD = CheckSpec(
     "DP claim at the worst neighbour, δ_{{D‖D'}}(ε)",
     "{name} (joint release of every stage) is ({epsilon:g}, {delta:g})-DP at the worst neighbour found",
     "δ_{{D‖D'}}(ε) = P_D[L > ε] − e^ε P_D'[L > ε] ≤ δ",
-    "Definition D1; {source}",
+    "(ε, δ)-DP: Dwork & Roth 2014, Definition 2.4; {source}",
 )
 DP_REVERSE = CheckSpec(
     "dp-reverse",
     "DP claim at the worst neighbour, δ_{{D'‖D}}(ε)",
     "{name} (joint release of every stage) is ({epsilon:g}, {delta:g})-DP at the worst neighbour found",
     "δ_{{D'‖D}}(ε) = P_D'[−L > ε] − e^ε P_D[−L > ε] ≤ δ",
-    "Definition D1; {source}",
+    "(ε, δ)-DP: Dwork & Roth 2014, Definition 2.4; {source}",
 )
 # claim and formula left empty: the attack's generic text (pdp_audit.verify.evidence.builders.attack_check)
 LR_ATTACK = CheckSpec("lr-attack", "Likelihood-ratio attack at the worst neighbour", "", "", "{source}")
@@ -47,7 +47,7 @@ DP_CONDITIONAL_FORWARD = CheckSpec(
     "DP claim, conditional Monte Carlo, δ_{{D‖D'}}(ε)",
     "{name} is ({epsilon:g}, {delta:g})-DP at the worst neighbour found ({target})",
     "δ(ε) = E_{{released scalars}}[δ_OPS(ε − L₁₂ | schedule)] ≤ δ (last stage exact given the earlier releases)",
-    "Definition D1; {source}",
+    "(ε, δ)-DP: Dwork & Roth 2014, Definition 2.4; {source}",
 )
 DP_CONDITIONAL_REVERSE = CheckSpec(
     "dp-conditional-reverse",

@@ -170,6 +170,10 @@ def make_bases(X: np.ndarray, y: np.ndarray, aligned_scale: float) -> dict[str, 
     }
 
 
+#: The base data sets as a candidate's name says them ("add x = e_1, y = +1 to the aligned copy").
+BASE_WORDS = {"data": "data", "singular": "singular copy", "aligned": "aligned copy"}
+
+
 def _unit(v: np.ndarray) -> np.ndarray | None:
     norm = np.linalg.norm(v)
     return None if norm < 1e-12 else v / norm
@@ -202,14 +206,14 @@ def candidates(bases: dict, lam: float, limit: int) -> list[Target]:
         items: list[Target] = []
         for label, x in directions:
             for yz in (1.0, -1.0):
-                items.append(Target(f"add x = {label}, y = {yz:+g} to {name}", name, "add", x, yz))
+                items.append(Target(f"add x = {label}, y = {yz:+g} to the {BASE_WORDS[name]}", name, "add", x, yz))
         if name == "data":
             resid = y - X @ theta
             lev = np.einsum("ij,ij->i", X @ np.linalg.inv(gram + max(lam, 1e-6) * np.eye(d)), X)
             for i in np.argsort(-lev * np.abs(resid))[:REMOVED_ROWS]:
-                items.append(Target(f"remove row {i} of data", name, "remove", X[i], float(y[i]), int(i)))
+                items.append(Target(f"remove row {i} of the data", name, "remove", X[i], float(y[i]), int(i)))
         else:
-            items.append(Target(f"remove row 0 of {name}", name, "remove", X[0], float(y[0]), 0))
+            items.append(Target(f"remove row 0 of the {BASE_WORDS[name]}", name, "remove", X[0], float(y[0]), 0))
         per_base.append(items)
     out: list[Target] = []
     for k in range(max(len(items) for items in per_base)):

@@ -92,8 +92,9 @@ def search_note(cands, scores, how: str, worst: int) -> tuple[str, dict]:
     top = [{"target": cands[i].label, "score": float(scores[i])} for i in order[:5]]
     unrunnable = int(np.sum(np.isnan(scores)))
     note = (
-        f"Adversarial search: {len(cands)} candidate neighbours on 3 base data sets (the data; its copy with XᵀX "
-        f"singular along e₁; n rows aligned with e₁ and y = 1), scored by {how}; worst: {cands[worst].label} "
+        f"Adversarial search: {len(cands)} candidate neighbours on 3 base data sets (the data; the singular copy, "
+        f"with XᵀX singular along e₁; the aligned copy, n rows aligned with e₁ and y = 1), scored by {how}; worst: "
+        f"{cands[worst].label} "
         f"(score {scores[worst]:.4g})."
         + (
             f" {unrunnable} candidates could not be run (the printed algorithm is undefined there)."

@@ -112,7 +112,7 @@ def run_objpert_audit(config: ObjPertAuditConfig, executor: Executor | None = No
             "the released mechanism (--sigma)",
             f"ObjPert at σ = {config.sigma:.4g}",
             config.sigma,
-            "Definition D1 at --sigma; " + SOURCE_THM5,
+            "(ε, δ)-DP at --sigma: Dwork & Roth 2014, Definition 2.4; " + SOURCE_THM5,
         )
         settings.append(dp_setting(problem, audited, config, cert_ok, executor, progress))
     for s in settings:

@@ -155,7 +155,7 @@ def k17_checks(figure: Figure1) -> list[Evidence]:
             estimate=log_ratio,
             note=(
                 f"Exact log-density ratio {log_ratio:.5g} at σ = {sigma:.4g}, λ = 1 (density ratio "
-                f"e^{log_ratio:.0f}); the exact density is ObjPert's change-of-variables density."
+                f"e^({log_ratio:.0f})); the exact density is ObjPert's change-of-variables density."
             ),
             log_density_ratio=log_ratio,
         )

@@ -33,7 +33,7 @@ CHECKS = declare(
         "Row {index} (value {value} changed to {other}) has ({eps_i:.4g}, {delta:g})-pDP, ε_z = ε_r: every "
         "individual's is the same",
         "δ_{{D‖D'}}(ε_z) ≤ δ, D' with row {index}'s value changed",
-        "Definition D2; " + SOURCE,
+        "per-instance DP: Wang 2019, §2; " + SOURCE,
     ),
 )
 
