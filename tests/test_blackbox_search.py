@@ -182,6 +182,8 @@ def test_cli_bad_search_options_are_one_line(user_module, capsys):
         assert needle in err and len(err.strip().splitlines()) == 1, err
 
 
+# slow: fast elsewhere (the search's JSON determinism; every report's bytes are seeded the same way)
+@pytest.mark.slow
 def test_pdf_is_byte_identical_for_the_same_seed(user_module):
     args = ["blackbox", "search_mech:leaky", "--search", "patterns", *COMMON, "--candidates", "6"]
     assert main([*args, "--report", "a.pdf"]) == 1

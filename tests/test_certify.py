@@ -57,6 +57,8 @@ def write(folder: Path, text: str, name: str = "deploy.toml") -> Path:
 # --- the certificate -----------------------------------------------------------------------------------------
 
 
+# slow: fast elsewhere (the wheel smoke test certifies it, reads page 1's fingerprint)
+@pytest.mark.slow
 def test_gaussian_example_is_certified_with_its_data_fingerprint(tmp_path):
     toml = gaussian_example(tmp_path)
     pdf, out = tmp_path / "certificate.pdf", tmp_path / "certificate.json"
@@ -86,6 +88,8 @@ def test_gaussian_example_is_certified_with_its_data_fingerprint(tmp_path):
     assert all(check["role"] == "guarantee" for check in document["checks"])
 
 
+# slow: fast elsewhere (the wheel smoke test certifies the example twice, cmp)
+@pytest.mark.slow
 def test_same_seed_gives_byte_identical_certificates(tmp_path):
     toml = gaussian_example(tmp_path, budget="trials = 2e4")
     first, second = tmp_path / "a", tmp_path / "b"

@@ -116,7 +116,9 @@ def test_squared_loss_dp_passes_on_its_exact_profile(tmp_path):
 # ------------------------------------------------------------------------------------------------
 # privacy-report
 # ------------------------------------------------------------------------------------------------
-@pytest.mark.parametrize("mode", ["independent", "dependent", "adaptive"])
+@pytest.mark.parametrize(
+    "mode", ["independent", *(pytest.param(m, marks=pytest.mark.slow) for m in ("dependent", "adaptive"))]
+)
 def test_privacy_report_default_options_pass(tmp_path, mode):
     code, doc = cli(tmp_path, "privacy-report", *PR_SMALL, "--mode", mode)
     assert code == 0, [(c["id"], c["verdict"]) for c in doc["checks"] if c["verdict"] != "pass"]
@@ -138,9 +140,9 @@ def test_privacy_report_paper_findings_and_deployed_gradient_bound():
     "args,failing",
     [
         (["--mode", "dependent", "--noise-scale2", "0.5"], "thm10-dp-forward"),
-        (["--mode", "dependent", "--noise-scale3", "0.05"], "thm10-dp-forward"),
+        pytest.param(["--mode", "dependent", "--noise-scale3", "0.05"], "thm10-dp-forward", marks=pytest.mark.slow),
         (["--mode", "independent", "--sigma", "0.5"], "objpert-dp-forward"),
-        (["--mode", "adaptive", "--noise-scale2", "0.5"], "thm10-dp-forward"),
+        pytest.param(["--mode", "adaptive", "--noise-scale2", "0.5"], "thm10-dp-forward", marks=pytest.mark.slow),
         (["--mode", "adaptive", "--sigma4", "1"], "thm11-dp-forward"),
     ],
 )

@@ -211,6 +211,8 @@ def test_a_sampler_that_raises_mid_audit_is_the_pair_protocol_fail(tmp_path):
     )
 
 
+# slow: fast elsewhere (path spellings: test_command_contracts; a certificate's bytes: the wheel smoke test's cmp)
+@pytest.mark.slow
 def test_the_certificate_does_not_depend_on_the_path_or_the_folder(tmp_path, monkeypatch):
     toml = project(tmp_path / "user", parameters="individuals = 1")
     outputs = []

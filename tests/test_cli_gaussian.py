@@ -58,6 +58,8 @@ def test_json_fields(calibrated):
     assert doc["parameters"]["sigma"] == pytest.approx(analytic_sigma(1.0, 1e-5))
 
 
+# slow: fast elsewhere (the wheel smoke test runs it with the installed command)
+@pytest.mark.slow
 def test_half_sigma_fails_through_the_cli(tmp_path):
     sigma = analytic_sigma(1.0, 1e-5) / 2  # true δ(1) = 0.010, a thousand times the claim: one block of samples
     result = run_cli(
@@ -193,6 +195,8 @@ def test_user_csv_runs(tmp_path):
     assert code in (0, 3) and doc["parameters"]["n_rows"] == 60 and doc["parameters"]["dimension"] == 2
 
 
+# slow: fast elsewhere (test_workers runs every audit with 1 and 2 workers)
+@pytest.mark.slow
 def test_same_seed_same_bytes_whatever_the_workers(tmp_path):
     common = ["run", "gaussian", "--trials", "70000", "--seed", "9", "--quiet"]  # two blocks of 2^16: one per worker
     main(common + ["--report", str(tmp_path / "a.pdf"), "--json", str(tmp_path / "a.json")])

@@ -97,6 +97,8 @@ def test_this_checkout_is_named_by_every_surface():
         assert code_commit.code_commit().startswith("git " + git(ROOT, "rev-parse", "--short=12", "HEAD"))
 
 
+# slow: fast elsewhere (the wheel smoke test reads the commit on a certificate's page 1 and JSON)
+@pytest.mark.slow
 def test_a_certificate_names_the_commit_on_page_one_and_in_its_json(tmp_path, monkeypatch):
     from tests.test_certify import gaussian_example
 

@@ -171,6 +171,8 @@ def tw_sup_error(d: int, offsets: np.ndarray) -> float:
     return float(np.max(np.abs(goe.largest_eigenvalue_cdf(xs, d) - [goe.largest_eigenvalue_cdf_tw(x, d) for x in xs])))
 
 
+# slow: fast elsewhere (test_tracy_widom_moments and the smaller dimensions)
+@pytest.mark.slow
 def test_tracy_widom_close_to_exact_at_d100():
     # stated tolerance: sup |F_TW - F_exact| <= 0.05 on the edge window (measured 0.034 at d = 100,
     # the O(d^(-2/3)) finite-size error) and tau within 1% (measured 0.27% at rho = 0.1, 0.39% at 8.5e-6)

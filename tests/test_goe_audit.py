@@ -172,6 +172,8 @@ def test_run_reports_both_k16_readings_and_tau(small_run):
     assert [p["title"] for p in doc["pages"]][1].startswith("τ of Lemma 20")
 
 
+# slow: fast elsewhere (test_certify_gaussian's deflated sigma3; the zoo's goe mutants)
+@pytest.mark.slow
 def test_halved_sigma3_fails_through_the_cli(tmp_path):
     # Exact calibration σ₃ = analytic σ at sensitivity β/√2, then halved: Algorithm 6 is no longer (1, 1e-5)-DP
     # (exact δ(1) ≈ 0.01), while Analyze Gauss keeps its own calibration.

@@ -128,6 +128,8 @@ def test_the_session_report_never_replaces_a_file_a_test_read(pytester):
     assert fixture.read_text() == '{"k": 1}'
 
 
+# slow: fast elsewhere (xdist sessions: test_pytest_plugin's and test_plugin_outputs' xdist tests)
+@pytest.mark.slow
 def test_under_xdist_the_controller_knows_the_files_its_workers_tests_read(pytester):
     pytest.importorskip("xdist")
     pytester.makepyfile(test_fixture="import json\n\ndef test_f():\n    assert json.load(open('expected.json'))['k']\n")
@@ -155,6 +157,17 @@ def test_a_base_exception_of_the_users_code_is_their_error_in_one_line(tmp_path,
     """A ``BaseException`` subclass (not Exception, not SystemExit) escaped the boundary: Python's traceback and
     exit 1, which reads as "a guarantee fails"."""
     toml = project(tmp_path, module=ESCAPES + factory)
+    assert main(["certify", str(toml), "--report", "none", "--quiet"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "Escape" in err and "Traceback" not in err, err
+
+
+def test_a_user_exception_is_their_error_after_dask_is_imported(tmp_path, capsys):
+    """main, in the suite's order: importing dask.distributed installs tblib's pickling of exceptions with their
+    chain; the InputError naming ``Escape`` (raised from None, Escape still its context) then could not be sent
+    from the child (exit 4, "the audit's result could not be sent")."""
+    pytest.importorskip("distributed")
+    toml = project(tmp_path, module=ESCAPES + "raise Escape('on import')\n\ndef make():\n    pass\n")
     assert main(["certify", str(toml), "--report", "none", "--quiet"]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "Escape" in err and "Traceback" not in err, err

@@ -41,7 +41,10 @@ def run_json(tmp_path, *args) -> tuple[int, dict]:
 # --- CLI end to end -----------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("mechanism", MECHANISMS)
+# slow but the first: each mechanism's audit runs in process in test_linreg.py and the zoo; the CLI path is one
+@pytest.mark.parametrize(
+    "mechanism", [MECHANISMS[0], *(pytest.param(m, marks=pytest.mark.slow) for m in MECHANISMS[1:])]
+)
 def test_cli_each_mechanism(mechanism, tmp_path):
     """Exit code matches the verdict; JSON fields; a correctly calibrated mechanism never fails its DP checks."""
     pdf = tmp_path / "r.pdf"

@@ -81,8 +81,8 @@ def test_the_bounded_mean_grows_with_the_scale():
 
 def test_a_scale_refuted_everywhere_gives_no_upper_bound():
     band = StreamedScaleBand(EPSILON)
-    band.add("D", np.full(1_000_000, 0.5))  # L = 0.5 under both worlds: no scale s > 0 makes it a privacy loss
-    band.add("D'", np.full(1_000_000, 0.5))
+    band.add("D", np.full(100_000, 0.5))  # L = 0.5 under both worlds: no scale s > 0 makes it a privacy loss
+    band.add("D'", np.full(100_000, 0.5))
     result = band.result()
     assert result.band(1e-6) is None and result.mean_upper("D||D'", 1e-6) == 1.0
 

@@ -34,6 +34,8 @@ def test_only_names_known_mutants(capsys):
     assert len(err) == 1 and "no-such-bug" in err[0], err
 
 
+# slow: fast elsewhere (the wheel smoke test runs two mutants, --json; test_layout's mutants report reads the PDF)
+@pytest.mark.slow
 def test_cli_table_json_and_pdf(tmp_path, monkeypatch, capsys):
     """The command's table, JSON and PDF, on four mutants of different audits (each mutant of the zoo is run by
     the test above; the whole zoo through the command took 54 s of the suite)."""

@@ -51,6 +51,8 @@ def verdicts(doc) -> dict:
 # ------------------------------------------------------------------------------------------------
 # CLI end to end
 # ------------------------------------------------------------------------------------------------
+# slow: fast elsewhere (the zoo's objpert twins pass; test_broken_calibration_fails_through_the_cli)
+@pytest.mark.slow
 def test_default_audit_end_to_end(tmp_path):
     pdf = tmp_path / "objpert.pdf"
     path = tmp_path / "audit.json"

@@ -73,7 +73,10 @@ def _pdf_writer_fails(monkeypatch) -> None:
     monkeypatch.setattr(backend_pdf.PdfFile, "write", full)
 
 
-@pytest.mark.parametrize("code", [errno.ENOSPC, errno.EROFS, errno.ELOOP])
+# one errno in the fast run: the others take the same path
+@pytest.mark.parametrize(
+    "code", [errno.ENOSPC, *(pytest.param(c, marks=pytest.mark.slow) for c in (errno.EROFS, errno.ELOOP))]
+)
 def test_run_reports_failing_to_publish_are_one_line_and_keep_the_earlier_files(code, published, monkeypatch, capsys):
     _replace_fails(monkeypatch, code)
     assert main([*RUN, "--report", "r.pdf", "--json", "r.json"]) == 2
@@ -82,7 +85,7 @@ def test_run_reports_failing_to_publish_are_one_line_and_keep_the_earlier_files(
     _unchanged(published)
 
 
-@pytest.mark.parametrize("earlier", [True, False])
+@pytest.mark.parametrize("earlier", [True, pytest.param(False, marks=pytest.mark.slow)])
 def test_a_second_output_failing_to_publish_takes_the_first_back(earlier, published, monkeypatch, capsys):
     """main renamed the PDF into place, then failed to rename the JSON: a new PDF beside the earlier JSON (or a
     PDF alone), i.e. two files that describe different runs.  Every output is published, or none."""

@@ -35,8 +35,10 @@ def _refused(pytester, suite, result) -> str:
     [
         ("rep.pdf", "test_h.py", "rep.pdf"),  # the PDF through a link to the running test module
         ("rep2.json", "test_h.py", "rep2.pdf"),  # the JSON written beside the PDF, never named
-        ("c.json", "conftest.py", "c"),
-        ("h.pdf", "helper_of_conftest.py", "h.pdf"),  # a module of the session's folder that pytest imported
+        pytest.param("c.json", "conftest.py", "c", marks=pytest.mark.slow),  # slow: the same refusal as the first two
+        pytest.param(
+            "h.pdf", "helper_of_conftest.py", "h.pdf", marks=pytest.mark.slow
+        ),  # a module of the session's folder that pytest imported
     ],
 )
 def test_the_session_report_never_replaces_a_test_file_or_a_module_the_session_imported(

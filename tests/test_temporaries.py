@@ -65,7 +65,11 @@ def leftovers(temp: Path, reports: Path) -> list[str]:
     return sorted([p.name for p in temp.glob("pdp-audit-data-*")] + [p.name for p in reports.glob(".*.pdp-*")])
 
 
-@pytest.mark.parametrize("signal_name", ["SIGTERM", "SIGHUP", "SIGINT"])
+# SIGTERM in the fast run; SIGHUP and SIGINT take the same handler
+@pytest.mark.parametrize(
+    "signal_name",
+    ["SIGTERM", pytest.param("SIGHUP", marks=pytest.mark.slow), pytest.param("SIGINT", marks=pytest.mark.slow)],
+)
 def test_a_signal_removes_the_private_copy_of_the_data(tmp_path, signal_name):
     """SIGTERM left ``pdp-audit-data-*`` (a copy of the user's private data) in the temporary folder: the default
     disposition ran no cleanup.  The process must still end as that signal says (death by it; 130 for Ctrl-C)."""

@@ -221,7 +221,7 @@ def in_process(work, target):
     return work()
 
 
-@pytest.mark.parametrize("workers", ["1", "2"])
+@pytest.mark.parametrize("workers", ["1", pytest.param("2", marks=pytest.mark.slow)])  # workers: test_workers
 def test_a_well_behaved_target_gives_the_bytes_it_gave_in_process(user_folder, monkeypatch, workers):
     args = ["blackbox", "faulty_user:make", *CLAIM, "--workers", workers]
     assert cli(user_folder, *args, "--json", "child.json").returncode == 3

@@ -11,7 +11,13 @@ SMALL = ["--seed", "3", "--quiet", "--report", "none"]
 OPTIONS = {plan.name: command_line(plan, dict(plan.smoke)) for plan in PLANS}
 
 
-@pytest.mark.parametrize("audit", sorted(OPTIONS))
+#: the three longest of these runs (6-12 s each on a CI core) in the slow run; the engine is the same for all
+SLOW_WORKER_AUDITS = {"privacy-report", "adaops", "goe-release"}
+
+
+@pytest.mark.parametrize(
+    "audit", [pytest.param(a, marks=pytest.mark.slow) if a in SLOW_WORKER_AUDITS else a for a in sorted(OPTIONS)]
+)
 def test_workers_do_not_change_the_results(audit, tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     outputs = {}

@@ -242,6 +242,10 @@ def _deliver(work: Callable[[], Any], writer) -> None:
             message = ("result", work(), "")
         except BaseException as err:  # sent to the parent, which raises it (Ctrl-C included)
             message = ("raised", err, "".join(traceback.format_exception(err)))
+            # the traceback travels as text: once dask.distributed is imported, tblib pickles an exception with its
+            # chain, and a chained exception of a class in the user's module (raised ... from None keeps it as the
+            # context) cannot be pickled here nor read by the parent -- an internal error for the user's fault
+            err.__cause__ = err.__context__ = err.__traceback__ = None
         try:
             writer.send(message)
         except (pickle.PicklingError, TypeError, AttributeError) as err:  # unpicklable: a bug of ours (exit 4)
