@@ -1,6 +1,5 @@
-"""The layout of every report page: no text off the page or outside its axes, no two texts overlapping, no legend
-over the data, no missing glyph or other matplotlib warning, no truncation marker
-(:mod:`pdp_audit.reports.layout_check`).
+"""Report pages: no text off the page or outside its axes, no two texts overlapping, no legend over the data, no
+missing glyph or other matplotlib warning, no truncation marker (:mod:`pdp_audit.reports.layout_check`).
 
 The check is first shown to fail on pages broken on purpose, then run over every page of every report type at tiny
 budgets (each report is written by the command a user runs, in-process, so every writer's pages are checked as they
@@ -211,6 +210,7 @@ def test_blackbox_event_recheck_report(tmp_path, monkeypatch):
     assert _render(tmp_path, f"{EVENT_RUN} --witness ev.json --seed 5 --report re.pdf") == ""
 
 
+@pytest.mark.slow  # fast elsewhere: the event report's and the search report's pages above
 def test_blackbox_event_search_report(tmp_path, monkeypatch):
     """``--search --statistic events --report``: the searched pair's events, its witness and the ranking."""
     (tmp_path / "bb_target.py").write_text(BLACKBOX_TARGET)

@@ -56,6 +56,8 @@ def test_a_test_file_named_on_the_command_line_is_refused_before_the_session(pyt
     assert "1 passed" not in output  # refused at configuration: no test ran
 
 
+# slow: fast elsewhere (the refusal: the tests above; an xdist session: test_pytest_plugin's)
+@pytest.mark.slow
 def test_under_xdist_the_controller_refuses_a_test_module_it_never_imported(pytester, suite):
     pytest.importorskip("xdist")
     os.symlink("test_h.py", pytester.path / "rep.pdf")

@@ -377,7 +377,7 @@ class LaplacePair:
         return (np.abs(outputs[:, 0] - 1.0) - np.abs(outputs[:, 0])) / self.b
 
 
-@pytest.mark.parametrize("epsilon", [0.1, 1.0])
+@pytest.mark.parametrize("epsilon", [pytest.param(0.1, marks=pytest.mark.slow), 1.0])  # one ε in the fast run
 def test_a_loss_with_an_atom_at_epsilon_passes_and_its_deflated_twin_fails(epsilon):
     """(ε, 0)-DP exactly, so the atom L = ε sits on the claim: compared bit for bit, its rounding noise used to
     split it between L ≤ ε and L > ε differently in the two worlds (δ̂ ≈ 0.03 and a loss-consistency fail)."""
