@@ -57,6 +57,8 @@ def wheel(tmp_path_factory) -> Path:
     return built
 
 
+# slow: fast elsewhere (the wheel smoke test builds and installs the wheel and looks for these folders)
+@pytest.mark.slow
 def test_the_wheel_installs_only_the_namespace_and_its_data(wheel):
     names = zipfile.ZipFile(wheel).namelist()
     tops = {n.split("/")[0] for n in names}
@@ -85,6 +87,8 @@ def test_the_wheel_installs_only_the_namespace_and_its_data(wheel):
     assert any(n.endswith(".dist-info/licenses/LICENSE") for n in names)
 
 
+# slow: fast elsewhere (the wheel smoke test runs such a project's tests)
+@pytest.mark.slow
 def test_a_user_project_with_verify_reports_and_mechanisms_packages_runs_its_tests(tmp_path):
     """Such a project stopped at pytest's start-up when the wheel installed top-level ``verify`` and ``reports``."""
     for package in ("verify", "reports", "mechanisms"):

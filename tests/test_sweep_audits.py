@@ -110,6 +110,8 @@ def test_an_ops_sweep_fails_its_deflated_cells_and_matches_run(tmp_path):
     assert [c["estimate"] for c in run["checks"]] == [c["estimate"] for c in cell["checks"]]
 
 
+# slow: fast elsewhere (test_sweep_executors' two processes; test_workers)
+@pytest.mark.slow
 def test_serial_and_parallel_sweeps_of_an_audit_are_identical(tmp_path):
     one = _sweep(tmp_path, OPS, "--workers", "1")[1]
     two = _sweep(tmp_path, OPS, "--workers", "2")[1]
