@@ -88,6 +88,8 @@ def test_broken_mechanism_fails_with_a_readable_message_and_the_report_is_writte
     assert doc["verdict"] == "fail" and doc["counts"] == {"pass": 2, "inconclusive": 1, "fail": 1}
 
 
+# slow: 20 s; the records and the report without xdist: the tests above
+@pytest.mark.slow
 def test_under_xdist_the_broken_mechanism_fails_and_the_workers_records_are_merged(user_suite):
     result = user_suite.runpytest_subprocess(*ARGS, "-n", "2", "--audit-report", "parallel.pdf")
     result.assert_outcomes(passed=2, failed=1, skipped=1)
@@ -319,6 +321,8 @@ def test_bad_option(privacy_audit):
 """
 
 
+# slow: a sweep cell is its run: test_sweep_audits
+@pytest.mark.slow
 def test_run_asserts_on_a_built_in_audit_with_the_sweep_cells_numbers(pytester):
     """privacy_audit.run is the cell of `pdp-audit sweep` with the same options: same seed, same numbers."""
     from pdp_audit.verify.cli.main import main

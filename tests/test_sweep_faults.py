@@ -116,7 +116,7 @@ def wait_for_cells(path, at_least, process, timeout=60):
     raise AssertionError("the sweep made no progress")
 
 
-# slow: fast elsewhere (a signal ending a sweep: the SIGTERM test below, kill -9 in CI's fixed slow test)
+# slow: fast elsewhere (a signal ending a sweep: the SIGTERM test below, kill -9 in the slow run)
 @pytest.mark.slow
 def test_ctrl_c_keeps_completed_cells_and_resume_finishes_the_rest(tmp_path):
     args, process = start(tmp_path)
