@@ -174,6 +174,8 @@ def test_histogram_score_of_independent_bits_is_their_summed_log_ratio():
     assert score(np.zeros((1, 3)))[0] == pytest.approx(exact[1], abs=0.03)
 
 
+# slow: 10 s; the pooled statistic's power is measured by benchmarks/blackbox_peers.py, LaplaceParallel
+@pytest.mark.slow
 def test_pooled_histograms_see_many_columns_that_each_move_a_little():
     """20 Laplace columns each shifted by 1 at scale 200 (DP-Sniper's parallel Laplace: a log ratio within ±0.005
     per column).  Per-column histograms estimate each of 64 bins' ratios from one column (noise √(2/c) ≈ 0.025 at

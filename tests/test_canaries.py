@@ -119,6 +119,8 @@ def test_report_none_writes_no_pdf_as_in_every_command(tmp_path, monkeypatch, ca
     assert not (tmp_path / "none").exists() and "report:" not in capsys.readouterr().out
 
 
+# slow: the wheel smoke test runs the command's exit codes 3, 1 and 2 and its PDF
+@pytest.mark.slow
 def test_cli_exit_codes_reports_and_reproducibility(tmp_path, capsys):
     files = _write_scores(tmp_path, n=2_000)
     report, doc = tmp_path / "c.pdf", tmp_path / "c.json"
