@@ -308,6 +308,13 @@ def environ(folder: Path, how: str = "") -> dict:
     return {**os.environ, "FAULT_HOW": how, "FAULT_MARKS": str(folder / "marks")}
 
 
+def run_command(folder: Path, *args: str, how: str = "") -> subprocess.CompletedProcess:
+    """``pdp-audit blackbox`` on the user's module in ``folder``, its sampler faulting as ``how`` says."""
+    return subprocess.run(
+        command(folder, *args), cwd=folder, env=environ(folder, how), capture_output=True, text=True, timeout=300
+    )
+
+
 def workers_gone(folder: Path, seconds: float = 10.0) -> list[int]:
     """The Dask workers that ran the sampler (their pids marked) and are still alive after ``seconds``."""
     pids = [int(p.name) for p in (folder / "marks").iterdir()]
@@ -322,11 +329,8 @@ def workers_gone(folder: Path, seconds: float = 10.0) -> list[int]:
 def test_cli_dask_local_gives_the_bytes_of_worker_processes_and_leaves_no_worker(user_folder):
     """A module of the current folder reaches the LocalCluster's workers (their path starts with that folder, as
     the command imported it); 13-25 s measured on 2 shared cores (the cluster starts in 2-5 s)."""
-    run = dict(cwd=user_folder, capture_output=True, text=True, timeout=300)
-    local = subprocess.run(command(user_folder, "--workers", "2", "--json", "w.json"), env=environ(user_folder), **run)
-    dask = subprocess.run(
-        command(user_folder, "--dask-local", "2", "--json", "d.json"), env=environ(user_folder), **run
-    )
+    local = run_command(user_folder, "--workers", "2", "--json", "w.json")
+    dask = run_command(user_folder, "--dask-local", "2", "--json", "d.json")
     assert local.returncode == dask.returncode == 1, (local, dask)
     assert (user_folder / "w.json").read_bytes() == (user_folder / "d.json").read_bytes()
     assert dask.stderr == "" and dask.stdout == local.stdout
@@ -335,14 +339,7 @@ def test_cli_dask_local_gives_the_bytes_of_worker_processes_and_leaves_no_worker
 
 @pytest.mark.slow
 def test_a_sampler_that_raises_on_a_dask_worker_is_the_pairs_fault_and_leaves_no_worker(user_folder):
-    done = subprocess.run(
-        command(user_folder, "--dask-local", "2"),
-        cwd=user_folder,
-        env=environ(user_folder, "raise"),
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
+    done = run_command(user_folder, "--dask-local", "2", how="raise")
     assert done.returncode == 1 and "pair-protocol" in done.stdout and "broken on a worker" in done.stdout, done
     assert done.stderr == ""
     assert not workers_gone(user_folder)
@@ -352,14 +349,7 @@ def test_a_sampler_that_raises_on_a_dask_worker_is_the_pairs_fault_and_leaves_no
 def test_a_sampler_that_kills_its_dask_workers_is_one_line_exit_2(user_folder):
     """Dask retries the block on a fresh worker 3 times, then gives up (KilledWorker): the user's code, not ours
     (20-34 s measured)."""
-    done = subprocess.run(
-        command(user_folder, "--dask-local", "2"),
-        cwd=user_folder,
-        env=environ(user_folder, "segv"),
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
+    done = run_command(user_folder, "--dask-local", "2", how="segv")
     assert done.returncode == 2, done
     assert done.stderr.count("\n") == 1 and "the Dask workers running the sampler Pair.sample died" in done.stderr
     assert not workers_gone(user_folder)
