@@ -12,8 +12,8 @@ import json
 import numpy as np
 from timing import best_rate
 
-from pdp_audit.audits.engine import sample_privacy_loss
 from pdp_audit.mechanisms.gaussian import GaussianPair
+from pdp_audit.verify.estimators.engine import sample_privacy_loss
 
 N = 4_000_000
 

@@ -2,7 +2,7 @@
 
 Prints one JSON line: {"benchmark": "linreg_adaops_plv", "samples_per_s", "naive_samples_per_s", "ratio", ...}.
 Setting: n = 10000, d = 20 synthetic data (preprocessed), an added unit-norm target, ε = 1, δ = 1e-6.
-The vectorised path is :func:`pdp_audit.audits.engine.sample_privacy_loss` on
+The vectorised path is :func:`pdp_audit.verify.estimators.engine.sample_privacy_loss` on
 :class:`pdp_audit.mechanisms.linreg_adaptive.LRAdaOPSPair` (one eigendecomposition per world, every trial batched in the
 eigenbasis).  The baseline, measured in the same process, runs one trial at a time with scipy/numpy per trial: solve for
 θ̂_λ in both worlds, draw θ̃ with ``rng.multivariate_normal`` and evaluate the three stage densities with
@@ -17,10 +17,10 @@ import numpy as np
 from scipy import linalg, stats
 from timing import best_rate
 
-from pdp_audit.audits.engine import sample_privacy_loss
 from pdp_audit.mechanisms import linreg as L
 from pdp_audit.mechanisms import linreg_adaptive as A
 from pdp_audit.mechanisms.linreg_data import preprocess, synthetic_regression
+from pdp_audit.verify.estimators.engine import sample_privacy_loss
 
 N, D = 10_000, 20
 EPS, DELTA = 1.0, 1e-6

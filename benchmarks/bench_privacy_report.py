@@ -2,7 +2,7 @@
 
 Setting ([RW] §4.1): synthetic logistic data, n = 1000, d = 50; budget (ε₁, ε₂, ε₃) = (0.2, 0.7, 0.1), δ = 1e-6,
 ρ = 0.01 (exact τ), λ raised to Algorithm 2's 2σ₃τ.  One *trial* = one repetition of the pipeline as the audit runs
-it (:class:`pdp_audit.audits.privacy_report_trials.PipelineTrials`): draw b, the GOE matrix, the gradient noise; solve
+it (:class:`pdp_audit.audits.privacy_report.trials.PipelineTrials`): draw b, the GOE matrix, the gradient noise; solve
 ObjPert exactly (batched Newton); form H, the releases, the report and the exact ε₁ of Corollary 7 for all n rows and an
 added individual; the generalized eigenvalues of Propositions 12/21 and ‖N‖₂ -- followed by the coverage counts of the
 audit's checks.  The same-run baseline is ObjPert's batched solve alone on the same noise.
@@ -27,9 +27,9 @@ import numpy as np
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
 
-from pdp_audit.audits.coverage import coverage_of  # noqa: E402
-from pdp_audit.audits.privacy_report_trials import PipelineTrials, run_trials  # noqa: E402
+from pdp_audit.audits.privacy_report.trials import PipelineTrials, run_trials  # noqa: E402
 from pdp_audit.mechanisms import privacy_report as pr  # noqa: E402
+from pdp_audit.verify.estimators.coverage import coverage_of  # noqa: E402
 
 
 def make_work(n: int, d: int) -> PipelineTrials:

@@ -6,7 +6,7 @@ scratch, until the two-sided interval at confidence 1 − 1e-6 has relative half
 at the first ε whose time to solution (all its doublings) exceeds the budget, or once δ̂ < 1e-30.
 Reports the smallest δ̂ reached, with its ε, draws per world and seconds.
 
-* importance sampling: :func:`pdp_audit.audits.rare.rare_tail`, empirical Bernstein interval (for ObjPert the
+* importance sampling: :func:`pdp_audit.verify.estimators.rare.rare_tail`, empirical Bernstein interval (for ObjPert the
   upper end assumes the event lies in the dominating half-space, which is not certified: reported);
 * plain Monte Carlo (same run, same workers): counts of L > ε in both worlds, Clopper–Pearson.
 
@@ -24,11 +24,11 @@ from concurrent.futures import Executor, ProcessPoolExecutor
 
 import numpy as np
 
-from pdp_audit.audits.engine import run_blocks
-from pdp_audit.audits.rare import rare_tail
-from pdp_audit.audits.tails import TailEstimate
 from pdp_audit.mechanisms import gaussian as g
 from pdp_audit.mechanisms.catalogue import registered
+from pdp_audit.verify.estimators.engine import run_blocks
+from pdp_audit.verify.estimators.rare import rare_tail
+from pdp_audit.verify.estimators.tails import TailEstimate
 
 ALPHA = 1e-6
 TARGET = 0.25

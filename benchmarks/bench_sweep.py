@@ -64,7 +64,7 @@ def main() -> None:
     parser.add_argument("--repeats", type=int, default=2)
     parser.add_argument("--no-dask", action="store_true")
     args = parser.parse_args()
-    import pdp_audit.verify.plans.gaussian.evidence  # noqa: F401  (imported once here, inherited by forked workers)
+    import pdp_audit.audits.gaussian.evidence  # noqa: F401  (imported once here, inherited by forked workers)
 
     text = spec_text(args.cells, int(args.trials))
     with tempfile.TemporaryDirectory() as tmp:

@@ -1,10 +1,11 @@
 """The black-box audit on DP-Sniper's and StatDP's benchmark: our ε lower bounds beside theirs.
 
 The 20 mechanisms, their input pairs and the peers' published bounds are in :mod:`peer_mechanisms` (benchmark code,
-written from the definitions).  For each mechanism, :func:`pdp_audit.audits.blackbox.blackbox_attack` learns its test
+written from the definitions).  For each mechanism, :func:`pdp_audit.audits.blackbox.attack.blackbox_attack` learns its
+test
 and bounds ε (pure DP, δ = 0) on fresh releases; the one run gives the bound at confidence 0.9 (the peers' level)
 and at α = 1e-6 (the audit's default).  The budgets are the audit's own defaults unless ``--trials`` /
-``--train-trials`` say otherwise (:mod:`pdp_audit.audits.blackbox_defaults`), so the table is what a user's
+``--train-trials`` say otherwise (:mod:`pdp_audit.audits.blackbox.defaults`), so the table is what a user's
 ``pdp-audit blackbox`` run does.  Each mechanism runs in a fresh Python process: its ``seconds`` (wall clock, the
 attack alone) and ``peak_mb`` (the process's peak resident memory, imports included) are not shared with the others.
 Prints one JSON line per mechanism::
@@ -51,7 +52,7 @@ sys.path.insert(0, str(HERE))
 
 from peer_mechanisms import DPSNIPER_SAMPLES, PEERS, STATDP_SAMPLES, Peer  # noqa: E402
 
-from pdp_audit.audits.blackbox_defaults import DEFAULT_STATISTIC, DEFAULT_TRIALS, STATISTICS  # noqa: E402
+from pdp_audit.audits.blackbox.defaults import DEFAULT_STATISTIC, DEFAULT_TRIALS, STATISTICS  # noqa: E402
 
 QUICK = ("Laplace", "NoisyHist2", "ReportNoisyMax3", "SVT4", "OneTimeRappor")
 BY_NAME = {p.name: p for p in PEERS}
@@ -79,9 +80,9 @@ def _peak_mb() -> float:
 
 def run_one(peer: Peer, trials: int | None, train_trials: int | None, seed: int, workers: int, statistic: str):
     """Our bounds for one mechanism, with the peers' published ones beside them (run in this process)."""
-    from pdp_audit.audits.blackbox import AttackOptions, blackbox_attack
-    from pdp_audit.audits.blackbox_events import selection_size
-    from pdp_audit.verify.processes import executor_for
+    from pdp_audit.audits.blackbox.attack import AttackOptions, blackbox_attack
+    from pdp_audit.audits.blackbox.events import selection_size
+    from pdp_audit.verify.core.processes import executor_for
 
     trials = DEFAULT_TRIALS if trials is None else trials
     start = time.perf_counter()

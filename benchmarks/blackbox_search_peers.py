@@ -3,7 +3,7 @@
     python benchmarks/blackbox_search_peers.py --trials 1000000 --pilot-trials 20000 [--only SVT3,SVT4] \
         [--statistic events] [--pilot-statistic logistic]
 
-Each incorrect mechanism of :mod:`peer_mechanisms` is given to :func:`pdp_audit.audits.blackbox_search.search_pairs`
+Each incorrect mechanism of :mod:`peer_mechanisms` is given to :func:`pdp_audit.audits.blackbox.search.search_pairs`
 as ``release(dataset, size, rng)`` with the benchmark's neighbouring (each answer moves by at most 1: ``linf:1``)
 and the generic pattern generator; one JSON line per mechanism: the pair chosen on the pilots, whether it is
 DP-Sniper's (either order), the final bound at α = 1e-6 on fresh releases, refuted or not, seconds.  Also a module
@@ -24,14 +24,14 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from peer_mechanisms import PEERS  # noqa: E402
 
-from pdp_audit.audits.blackbox import AttackOptions  # noqa: E402
-from pdp_audit.audits.blackbox_defaults import PILOT_STATISTIC, SEARCH_STATISTIC  # noqa: E402
-from pdp_audit.audits.blackbox_search import Neighbours, SearchBudget, search_pairs  # noqa: E402
+from pdp_audit.audits.blackbox.attack import AttackOptions  # noqa: E402
+from pdp_audit.audits.blackbox.defaults import PILOT_STATISTIC, SEARCH_STATISTIC  # noqa: E402
+from pdp_audit.audits.blackbox.search import Neighbours, SearchBudget, search_pairs  # noqa: E402
 
 
 @dataclass(frozen=True)
 class PeerMechanism:
-    """A benchmark mechanism as a :class:`pdp_audit.audits.blackbox_search.SearchMechanism` (no pair given)."""
+    """A benchmark mechanism as a :class:`pdp_audit.audits.blackbox.search.SearchMechanism` (no pair given)."""
 
     function: Callable
     dimension: int

@@ -30,7 +30,7 @@ import time
 
 import pdp_audit
 from pdp_audit.mechanisms import gaussian as g
-from pdp_audit.verify import mutant_pairs as pairs
+from pdp_audit.mechanisms import mutant_pairs as pairs
 from pdp_audit.verify import mutants as zoo
 
 HINT = re.compile(r"About ([0-9.]+e[+-]?[0-9]+) samples per world \(now ([0-9.]+e[+-]?[0-9]+)\)")

@@ -2,7 +2,7 @@
 
 ``benchmarks/budget_hints.py`` measures the hints of a user's pair (``pair_claims.budget_to_decide``); the built-in
 audits (``pdp-audit run gaussian|laplace|geometric|randomized-response|objpert``) name theirs with
-:func:`pdp_audit.verify.checks.samples_to_decide` (hockey-stick tails, importance-sampled tails, coverage rates).
+:func:`pdp_audit.verify.core.checks.samples_to_decide` (hockey-stick tails, importance-sampled tails, coverage rates).
 Each case below is a built-in audit at a claim near its boundary and a budget ``n`` where some guarantee is
 inconclusive.  For every inconclusive check that names a budget N, the same command is run (``--repeats`` seeds) at
 N/3 and at 3N and that check's verdict is read: the hint is *right within a factor of 3* when every run at 3N decides

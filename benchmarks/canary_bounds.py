@@ -4,11 +4,12 @@ Two settings, one JSON line per setting, each the mean over seeds of bound / tru
 
 * ``two_column`` (``pdp_audit.audit_canary_scores``): in- and out-canary scores are exact privacy losses of the
   Gaussian mechanism (Δ = 1, noise σ) drawn from D and D', n per side; ours is
-  :func:`pdp_audit.audits.attack.pooled_rank_attack`, jax's ``CanaryScoreAuditor.epsilon_clopper_pearson``
+  :func:`pdp_audit.verify.estimators.attack.pooled_rank_attack`, jax's ``CanaryScoreAuditor.epsilon_clopper_pearson``
   (Bonferroni thresholds, both inequalities: ``one_sided=False``); confidence 1 − 1e-6, δ = 1e-5.
 * ``one_run`` (``pdp_audit.audit_one_run``): m canaries, each included with probability 1/2; an included canary's
   score is a loss drawn from D, an excluded one's from D' (or, ``rr``, randomised response at ε: the bit flipped
-  with probability 1/(1 + e^ε), δ = 0); ours is :mod:`pdp_audit.audits.one_run` (guesses on a 16-pair grid, union
+  with probability 1/(1 + e^ε), δ = 0); ours is :mod:`pdp_audit.audits.canaries.one_run` (guesses on a 16-pair grid,
+  union
   bound), jax's ``epsilon_one_run`` (k₋ = 0, Bonferroni over thresholds) on the same scores split by the bits;
   confidence 0.95 as in Steinke et al., δ = 1e-5 (Gaussian) or 0 (rr).
 * ``example`` (with ``--example``): the scores of ``examples/canaries/train.py`` (DP-SGD logistic regression),
@@ -33,10 +34,10 @@ from pathlib import Path
 import numpy as np
 from epsilon_lower_bounds import jax_auditing
 
-from pdp_audit.audits.attack import pooled_rank_attack
-from pdp_audit.audits.engine import sample_privacy_loss
-from pdp_audit.audits.one_run import one_run_attack
+from pdp_audit.audits.canaries.one_run import one_run_attack
 from pdp_audit.mechanisms import gaussian as g
+from pdp_audit.verify.estimators.attack import pooled_rank_attack
+from pdp_audit.verify.estimators.engine import sample_privacy_loss
 
 
 def gaussian_pair(sigma: float):

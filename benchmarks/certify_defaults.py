@@ -24,8 +24,8 @@ from pathlib import Path
 
 def runs() -> list[tuple[str, str, tuple[str, ...]]]:
     """(audit, case, options) of every setting each audit's descriptor certifies: "correct" runs it, "deflated"
-    shrinks the noise until the claim is false (:attr:`pdp_audit.verify.plans.plan.AuditPlan.settings`)."""
-    from pdp_audit.verify.plans.catalogue import PLANS
+    shrinks the noise until the claim is false (:attr:`pdp_audit.verify.core.plan.AuditPlan.settings`)."""
+    from pdp_audit.verify.catalogue.plans import PLANS
 
     out = []
     for plan in PLANS:

@@ -9,12 +9,14 @@ seeds of the bound divided by the true ε, "order_over_jax", "pooled_over_jax" (
 "seeds"} -- a bound above the true ε would be invalid.
 
 * ``split_half``: the threshold chosen on one half of the samples (the best of 256 candidates at geometric FPR
-  levels), the bound evaluated on the other half (:func:`pdp_audit.audits.attack.epsilon_lower_bound`): what the audits
+  levels), the bound evaluated on the other half (:func:`pdp_audit.verify.estimators.attack.epsilon_lower_bound`): what
+  the audits
   used before, kept here as the baseline;
-* ``order_statistic``: :func:`pdp_audit.audits.attack.order_statistic_attack` (all samples, thresholds at fixed ranks of
+* ``order_statistic``: :func:`pdp_audit.verify.estimators.attack.order_statistic_attack` (all samples, thresholds at
+  fixed ranks of
   the order statistics, exact Beta laws, union bound: what the audits used before ``pooled_rank``);
-* ``pooled_rank``: :func:`pdp_audit.audits.attack.likelihood_ratio_attack`, i.e.
-:func:`pdp_audit.audits.attack.pooled_rank_attack`
+* ``pooled_rank``: :func:`pdp_audit.verify.estimators.attack.likelihood_ratio_attack`, i.e.
+:func:`pdp_audit.verify.estimators.attack.pooled_rank_attack`
   (Poissonised samples, a joint exact test of both rates on ramps of pooled ranks, union bound: what the audits
   use);
 * ``jax_bonferroni``: jax-privacy's ``CanaryScoreAuditor.epsilon_clopper_pearson`` with its default
@@ -40,9 +42,9 @@ from pathlib import Path
 
 import numpy as np
 
-from pdp_audit.audits.attack import epsilon_lower_bound, likelihood_ratio_attack, order_statistic_attack
-from pdp_audit.audits.engine import sample_privacy_loss
 from pdp_audit.mechanisms import gaussian as g
+from pdp_audit.verify.estimators.attack import epsilon_lower_bound, likelihood_ratio_attack, order_statistic_attack
+from pdp_audit.verify.estimators.engine import sample_privacy_loss
 
 ALPHA, DELTA = 1e-6, 1e-5
 

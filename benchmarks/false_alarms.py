@@ -3,7 +3,8 @@
 Each correct mechanism -- the twins of the mutant zoo (:mod:`pdp_audit.verify.mutants`): the analytic, the classical and
 the sensitivity-correct Gaussian, the Gaussian with a noise view, One-Posterior-Sample, the Laplace mechanism with
 1.5× the noise its claim needs (an atom of the loss below ε: without a noise view the draws pin a loss's scale only to a
-band, :mod:`pdp_audit.audits.loss_scale_band`), Corollary 23's ex-post bound, Student-t noise (heavy tails), the Laplace
+band, :mod:`pdp_audit.verify.estimators.loss_scale_band`), Corollary 23's ex-post bound, Student-t noise (heavy tails),
+the Laplace
 mechanism claimed pure (δ = 0) and at ε = 20, two randomized-response reports (discrete), float32 releases of
 the Gaussian and Laplace mechanisms, and Laplace and geometric histograms with their noise views (decided at (1, 1e-6)
 by exponential tilting) -- is audited ``--seeds`` times (default
@@ -23,9 +24,9 @@ import argparse
 import json
 import time
 
-from pdp_audit.audits.stats import clopper_pearson
 from pdp_audit.verify import mutants as zoo
-from pdp_audit.verify.checks import worst
+from pdp_audit.verify.core.checks import worst
+from pdp_audit.verify.estimators.stats import clopper_pearson
 
 #: The correct mechanisms: the twin of each named mutant (distinct mechanisms only).
 TWINS_OF = (

@@ -4,7 +4,7 @@ dimension, so the defaults, not the smoke budgets, are measured).
 
 Prints one JSON line per audit: {"benchmark": "memory", "audit", "trials": [low, high], "peak_mb": [low, high],
 "bytes_per_trial", "declared"} -- ``declared`` is the plan's ``bytes_per_trial``, which must not be below the
-measurement (a budget the machine cannot hold is refused up front from it: :func:`pdp_audit.verify.plans.plan.
+measurement (a budget the machine cannot hold is refused up front from it: :func:`pdp_audit.verify.core.plan.
 check_memory`).  Exits 1 when a declared value is below what was measured.
 
     python benchmarks/memory.py [--only gaussian laplace] [--trials 20000 100000]
@@ -18,9 +18,9 @@ import os
 import subprocess
 import sys
 
-from pdp_audit.verify.config import exact_text
-from pdp_audit.verify.plans.arguments import command_line
-from pdp_audit.verify.plans.catalogue import plans_by_name
+from pdp_audit.verify.catalogue.arguments import command_line
+from pdp_audit.verify.catalogue.plans import plans_by_name
+from pdp_audit.verify.core.config import exact_text
 
 
 def peak_bytes(argv: list[str]) -> int:

@@ -2,7 +2,7 @@
 
 Benchmark code, not product code: each mechanism is a release function ``release(inputs, size, rng)`` returning a
 (size, d) array, wrapped with DP-Sniper's input pair (D, D') in :class:`PeerPair`, whose ``sample(world, size,
-rng)`` is what :func:`pdp_audit.audit_blackbox` and :func:`pdp_audit.audits.blackbox.blackbox_attack` sample.
+rng)`` is what :func:`pdp_audit.audit_blackbox` and :func:`pdp_audit.audits.blackbox.attack.blackbox_attack` sample.
 
 Sources (the definitions; no code was copied):
 

@@ -128,7 +128,7 @@ LOSS_RESOLUTION = 2.0**-32
 #: A loss computed from releases with machine epsilon ``eps`` carries absolute rounding noise of a few ulps of the terms
 #: it is a difference of (|o|/b of a Laplace loss, z²/2 of a Gaussian one): trusted to ``ROUNDING_ULPS · eps``, which
 #: allows terms up to 2^9 in magnitude.  The affinity tolerance and weight slack of the noise view use it
-#: (:mod:`pdp_audit.audits.rare`).
+#: (:mod:`pdp_audit.verify.estimators.rare`).
 ROUNDING_ULPS = 2.0**10
 #: Losses are rounded to multiples of ``RESOLUTION_ULPS · eps`` (at least 2^-32): :func:`loss_resolution`.
 RESOLUTION_ULPS = 2.0**13

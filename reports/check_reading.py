@@ -8,7 +8,7 @@ number with its symbol (δ(ε) ≤ …, ε ≥ …, P[fails] ≤ …, p = …), 
 * an exact check (no p-value) is decided by computation, to floating-point tolerance;
 * a certified analytic bound (``details["certified_delta"]``) decides with sampling only required to agree;
 * a closed form (``exact``) decides where the interval alone does not lie on the claim's side and sampling agrees
-  with it (:mod:`pdp_audit.verify.checks`' rule); where the interval does lie on that side, the sampling decides;
+  with it (:mod:`pdp_audit.verify.core.checks`' rule); where the interval does lie on that side, the sampling decides;
 * otherwise sampling decides: plain Monte Carlo, or importance sampling (``details["sampling"]``), at the stated
   simultaneous confidence.
 

@@ -6,8 +6,8 @@ import os
 import signal
 import time
 
-from pdp_audit.audits.engine import block_rng
-from pdp_audit.verify.config import Option, Range
+from pdp_audit.verify.core.config import Option, Range
+from pdp_audit.verify.estimators.engine import block_rng
 from pdp_audit.verify.sweeps.catalogue import SWEEPS
 from pdp_audit.verify.sweeps.schema import SweepMechanism
 from pdp_audit.verify.sweeps.spec import parse_spec

@@ -6,7 +6,9 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from pdp_audit.audits.attack import (
+from pdp_audit.mechanisms import gaussian as g
+from pdp_audit.verify.core.checks import CheckSpec, Evidence, finalize
+from pdp_audit.verify.estimators.attack import (
     balanced_accuracy_bound,
     epsilon_lower_bound,
     likelihood_ratio_attack,
@@ -15,12 +17,10 @@ from pdp_audit.audits.attack import (
     pooled_rank_attack,
     ramp_tail_bound,
 )
-from pdp_audit.audits.coverage import coverage_of
-from pdp_audit.audits.engine import block_rng, block_sizes, sample_privacy_loss
-from pdp_audit.audits.stats import binomial_pvalue_exceeds, clopper_pearson, holm, pvalue_by_inversion
-from pdp_audit.audits.tails import both_directions
-from pdp_audit.mechanisms import gaussian as g
-from pdp_audit.verify.checks import CheckSpec, Evidence, finalize
+from pdp_audit.verify.estimators.coverage import coverage_of
+from pdp_audit.verify.estimators.engine import block_rng, block_sizes, sample_privacy_loss
+from pdp_audit.verify.estimators.stats import binomial_pvalue_exceeds, clopper_pearson, holm, pvalue_by_inversion
+from pdp_audit.verify.estimators.tails import both_directions
 
 FALSE_ALARM = 1e-6
 

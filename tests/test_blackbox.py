@@ -1,4 +1,4 @@
-"""Black-box mode (audits/blackbox.py, `pdp-audit blackbox`, `assert_dp_blackbox`): validated on white-box
+"""Black-box mode (audits/blackbox/attack.py, `pdp-audit blackbox`, `assert_dp_blackbox`): validated on white-box
 mechanisms -- its ε lower bound never exceeds the exact ε (false alarm 1e-6, fixed seeds), it refutes a
 deflated mechanism, and it never certifies."""
 
@@ -9,7 +9,7 @@ import warnings
 import numpy as np
 import pytest
 
-from pdp_audit.audits.blackbox import AttackOptions, blackbox_attack
+from pdp_audit.audits.blackbox.attack import AttackOptions, blackbox_attack
 from pdp_audit.mechanisms import gaussian as g
 from pdp_audit.verify import pytest_plugin
 from pdp_audit.verify.cli.main import main
@@ -253,13 +253,13 @@ def test_a_slow_sampler_shows_how_many_releases_are_drawn(monkeypatch):
 
 def test_a_run_that_names_no_budget_is_the_event_test_at_the_declared_default(tmp_path, monkeypatch, capsys):
     """The defaults of `pdp-audit blackbox` and `pdp_audit.audit_blackbox` (one declaration,
-    pdp_audit.audits.blackbox_defaults): the event test on millions of fresh releases per world (the logistic test
+    pdp_audit.audits.blackbox.defaults): the event test on millions of fresh releases per world (the logistic test
     at 1e5 missed three incorrect variants of the peers' benchmark); a search or a report attacks with the same test
     (a witness records it), a witness's re-check on the witness's own budget.  The audit itself is replaced by one
     that reports what it was given."""
     import pdp_audit
     import pdp_audit.verify.api as api
-    from pdp_audit.audits.blackbox_defaults import DEFAULT_TRIALS
+    from pdp_audit.audits.blackbox.defaults import DEFAULT_TRIALS
     from pdp_audit.mechanisms.validation import InputError
 
     assert DEFAULT_TRIALS >= 8_000_000  # 4e6 left SVT3 unrefuted on one seed of three (docs/how-to/blackbox.md)
@@ -292,9 +292,9 @@ def test_a_run_that_names_no_budget_is_the_event_test_at_the_declared_default(tm
         == 2
     )
     assert "given trials=20000 statistic=logistic" in capsys.readouterr().err
+    from pdp_audit.verify.catalogue.arguments import typed
     from pdp_audit.verify.cli.blackbox import BLACKBOX_OPTIONS, resolved
     from pdp_audit.verify.cli.main import build_parser
-    from pdp_audit.verify.plans.arguments import typed
 
     argv = ["blackbox", "m:f", "--claim-epsilon", "1", "--claim-delta", "0"]
     for flags in (["--search", "patterns"], ["--report", "r.pdf"]):  # a search or a report: the plain run's test

@@ -1,7 +1,7 @@
 """Black-box budgets up to 1e9 in flat memory, and progress on a terminal (issue 30, "streamed and parallel").
 
 The event test keeps only counts of its fresh releases, and the scores of a selection pass whose size is capped
-(:data:`pdp_audit.audits.blackbox_events.SELECTION_MAX`: it was a quarter of ``trials``, 12 GB of scores at 1e9); the
+(:data:`pdp_audit.audits.blackbox.events.SELECTION_MAX`: it was a quarter of ``trials``, 12 GB of scores at 1e9); the
 logistic test keeps a score per fresh release and is refused in one line before the attack's draws where they do not
 fit.  Each pass (training, selection, fresh; a search's pilots) names itself on a bar on a terminal, and nothing is
 written where stderr is not one."""
@@ -15,11 +15,12 @@ import numpy as np
 import pytest
 
 import pdp_audit
-from pdp_audit.audits import blackbox, blackbox_events
-from pdp_audit.audits.blackbox import AttackOptions, attack_memory, blackbox_attack
-from pdp_audit.audits.blackbox_search import Neighbours, SearchBudget, search_pairs
-from pdp_audit.verify import processes
+from pdp_audit.audits.blackbox import attack as blackbox
+from pdp_audit.audits.blackbox import events as blackbox_events
+from pdp_audit.audits.blackbox.attack import AttackOptions, attack_memory, blackbox_attack
+from pdp_audit.audits.blackbox.search import Neighbours, SearchBudget, search_pairs
 from pdp_audit.verify.cli.main import main
+from pdp_audit.verify.core import processes
 
 
 def shifted(size, rng):
@@ -123,7 +124,7 @@ class NoisySum:
 
 
 def test_a_searchs_pilots_show_themselves_on_a_terminal(monkeypatch):
-    from pdp_audit.audits import blackbox_search
+    from pdp_audit.audits.blackbox import search as blackbox_search
 
     bars = kept_bars(monkeypatch, blackbox_search)
     terminal = Terminal()

@@ -1,5 +1,5 @@
 """The black-box audit's blocks on Dask (issue 30, "streamed and parallel"): ``pdp-audit blackbox --scheduler ADDR``
-and ``--dask-local N`` (the options of ``sweep``, declared once in :mod:`pdp_audit.verify.dask_cluster`), and
+and ``--dask-local N`` (the options of ``sweep``, declared once in :mod:`pdp_audit.verify.core.dask_cluster`), and
 ``BlackBoxBudget(scheduler=, dask_local=)`` / ``SearchOptions(...)`` in Python.  The numbers are those of a serial
 run and of ``--workers 2``, bit for bit; a sampler Dask cannot send or load is one line naming it; no process is
 left behind after a success, an error, Ctrl-C or SIGTERM."""
@@ -20,10 +20,10 @@ import numpy as np
 import pytest
 
 import pdp_audit
+from pdp_audit.audits.blackbox.search_check import SearchOptions
 from pdp_audit.reports.json_report import check_to_dict
-from pdp_audit.verify import dask_cluster
 from pdp_audit.verify.cli.main import main
-from pdp_audit.verify.evidence.blackbox_witness import SearchOptions
+from pdp_audit.verify.core import dask_cluster
 from tests.test_user_process import alive, children_of
 
 pytest.importorskip("distributed")
@@ -213,7 +213,7 @@ class _Client:
 def test_dask_blocks_come_in_order_few_in_flight_and_their_work_is_sent_once():
     """Memory flat in the number of blocks: at most 2 tasks per worker thread in flight, whatever their number; the
     work every block shares (sampler, frozen statistic) sent once, not once per block."""
-    from pdp_audit.audits.engine import iter_blocks, run_blocks
+    from pdp_audit.verify.estimators.engine import iter_blocks, run_blocks
 
     class Work:
         def __call__(self, size, rng):

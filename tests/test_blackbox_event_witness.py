@@ -1,5 +1,5 @@
-"""The event test's witness: its frozen statistic as data (audits/blackbox_score_data.py, audits/blackbox_trees.py,
-audits/blackbox_witness.py), its re-check through the attack's own bounding pass, its refusal when damaged, and
+"""The event test's witness: its frozen statistic as data (audits/blackbox/score_data.py, audits/blackbox/trees.py,
+audits/blackbox/witness.py), its re-check through the attack's own bounding pass, its refusal when damaged, and
 ``pdp-audit blackbox --statistic events --report/--json`` then ``--witness`` end to end.
 
 Every score kind is written to JSON text and read back, and must give bit-identical scores; the trees are evaluated
@@ -16,16 +16,16 @@ import numpy as np
 import pytest
 from sklearn.ensemble import HistGradientBoostingClassifier
 
-from pdp_audit.audits import blackbox_events
-from pdp_audit.audits.blackbox import AttackOptions, blackbox_attack, learn_statistic, learn_trees
-from pdp_audit.audits.blackbox_events import Event, EventAttack, EventStatistic
-from pdp_audit.audits.blackbox_features import HistogramScore, OutcomeScore, PooledHistogramScore, number_structure
-from pdp_audit.audits.blackbox_score_data import score_from_data, score_to_data
-from pdp_audit.audits.blackbox_trees import from_model
-from pdp_audit.audits.blackbox_witness import events_from_data, events_to_data, recheck, statistic_to_data
+from pdp_audit.audits.blackbox import events as blackbox_events
+from pdp_audit.audits.blackbox.attack import AttackOptions, blackbox_attack, learn_statistic, learn_trees
+from pdp_audit.audits.blackbox.events import Event, EventAttack, EventStatistic
+from pdp_audit.audits.blackbox.features import HistogramScore, OutcomeScore, PooledHistogramScore, number_structure
+from pdp_audit.audits.blackbox.score_data import score_from_data, score_to_data
+from pdp_audit.audits.blackbox.search_check import WITNESS_SCHEMA, read_witness
+from pdp_audit.audits.blackbox.trees import from_model
+from pdp_audit.audits.blackbox.witness import events_from_data, events_to_data, recheck, statistic_to_data
 from pdp_audit.mechanisms.validation import InputError
 from pdp_audit.verify.cli.main import main
-from pdp_audit.verify.evidence.blackbox_witness import WITNESS_SCHEMA, read_witness
 
 
 class Mixed:
@@ -152,7 +152,7 @@ class World:
 def test_a_recheck_over_worker_processes_counts_what_a_serial_one_counts(monkeypatch):
     """The re-check's blocks are seeded by identity: two workers give the serial counts and bound (more than one
     block per world, so that the blocks run apart)."""
-    from pdp_audit.verify.processes import executor_for
+    from pdp_audit.verify.core.processes import executor_for
 
     only(monkeypatch, "histograms")
     worlds = (World("D"), World("D'"))

@@ -1,4 +1,4 @@
-"""The exact event test of the black-box audit (pdp_audit.audits.blackbox_events, blackbox_features).
+"""The exact event test of the black-box audit (pdp_audit.audits.blackbox.events, blackbox_features).
 
 Statistical tests at α = 1e-6 with fixed seeds: the bound never exceeds the exact (or proved) ε of a correct
 mechanism of the peers' benchmark, and broken mechanisms are refuted (the bound above the claim is exactly what the
@@ -17,9 +17,9 @@ import numpy as np
 import pytest
 from scipy.stats import binomtest
 
-from pdp_audit.audits.blackbox import AttackOptions, blackbox_attack
-from pdp_audit.audits.blackbox_events import Event, EventAttack, choose_events, lower_rate, ratio_epsilon, upper_rate
-from pdp_audit.audits.blackbox_features import HistogramScore, OutcomeKeys, OutcomeScore, PooledHistogramScore
+from pdp_audit.audits.blackbox.attack import AttackOptions, blackbox_attack
+from pdp_audit.audits.blackbox.events import Event, EventAttack, choose_events, lower_rate, ratio_epsilon, upper_rate
+from pdp_audit.audits.blackbox.features import HistogramScore, OutcomeKeys, OutcomeScore, PooledHistogramScore
 from pdp_audit.verify.cli.main import main
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))

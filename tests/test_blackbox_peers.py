@@ -18,11 +18,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from pdp_audit.audits.attack import pooled_rank_attack
-from pdp_audit.audits.blackbox import Atoms, AttackOptions, _Releases, blackbox_attack, learn_statistic
-from pdp_audit.audits.engine import run_blocks
+from pdp_audit.audits.blackbox.attack import Atoms, AttackOptions, _Releases, blackbox_attack, learn_statistic
 from pdp_audit.verify.cli.main import main
-from pdp_audit.verify.processes import executor_for
+from pdp_audit.verify.core.processes import executor_for
+from pdp_audit.verify.estimators.attack import pooled_rank_attack
+from pdp_audit.verify.estimators.engine import run_blocks
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
 import peer_mechanisms as pm  # noqa: E402
@@ -196,7 +196,7 @@ def test_the_default_budget_refutes_the_variants_the_logistic_default_missed(nam
     logistic test at 1e5 releases per world, which left these three unrefuted; the default now is the event test
     at millions (no statistic and no trials given here)."""
     import pdp_audit
-    from pdp_audit.audits.blackbox_defaults import DEFAULT_TRIALS
+    from pdp_audit.audits.blackbox.defaults import DEFAULT_TRIALS
 
     peer = BY_NAME[name]
     run = pdp_audit.audit_blackbox(peer.pair, peer.claimed_epsilon, 0.0, seed=31, alpha=ALPHA)

@@ -1,5 +1,5 @@
-"""The neighbour search, the witness and the black-box PDF (audits/blackbox_search.py, audits/blackbox_witness.py,
-verify/evidence/blackbox_witness.py, reports/blackbox_report.py, ``pdp-audit blackbox --search/--witness/--report``).
+"""The neighbour search, the witness and the black-box PDF (audits/blackbox/search.py, audits/blackbox/witness.py,
+audits/blackbox/search_check.py, reports/blackbox_report.py, ``pdp-audit blackbox --search/--witness/--report``).
 
 Statistical tests at α = 1e-6 with fixed seeds; the search's power is shown on a mechanism that is correct on the
 obvious pair (one answer moved) and leaks only where every answer moves the same way."""
@@ -16,7 +16,7 @@ import numpy as np
 import pytest
 
 import pdp_audit
-from pdp_audit.audits.blackbox_search import (
+from pdp_audit.audits.blackbox.search import (
     DatasetSampler,
     Neighbours,
     SearchBudget,
@@ -24,10 +24,10 @@ from pdp_audit.audits.blackbox_search import (
     random_candidates,
     search_pairs,
 )
-from pdp_audit.audits.blackbox_witness import recheck, statistic_to_data
+from pdp_audit.audits.blackbox.search_check import SearchOptions, read_witness
+from pdp_audit.audits.blackbox.witness import recheck, statistic_to_data
 from pdp_audit.mechanisms.validation import InputError
 from pdp_audit.verify.cli.main import main
-from pdp_audit.verify.evidence.blackbox_witness import SearchOptions, read_witness
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
 import blackbox_search_peers as bsp  # noqa: E402

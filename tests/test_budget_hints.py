@@ -1,4 +1,4 @@
-"""The budget an inconclusive check of a built-in audit names (:func:`pdp_audit.verify.checks.samples_to_decide`).
+"""The budget an inconclusive check of a built-in audit names (:func:`pdp_audit.verify.core.checks.samples_to_decide`).
 
 The interval is recomputed independently here (Clopper–Pearson bounds from scipy's beta quantiles) at the hinted
 budget N with the same observed frequency: at 3N it must lie on one side of the threshold, at N/3 it must not
@@ -15,7 +15,7 @@ import re
 import pytest
 from scipy.stats import beta
 
-from pdp_audit.verify.checks import samples_to_decide
+from pdp_audit.verify.core.checks import samples_to_decide
 
 ALPHA = 1e-6  # the audits' default family-wise level: intervals at 1 − α
 HINT = re.compile(r"About ([0-9.]+e[+-]?[0-9]+) samples per world")

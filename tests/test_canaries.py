@@ -13,11 +13,11 @@ import pytest
 from scipy import stats
 
 import pdp_audit
-from pdp_audit.audits.attack import pooled_rank_attack
-from pdp_audit.audits.canaries import auroc, tpr_at_fpr
-from pdp_audit.audits.engine import sample_privacy_loss
+from pdp_audit.audits.canaries.membership import auroc, tpr_at_fpr
 from pdp_audit.mechanisms import gaussian as g
 from pdp_audit.verify.cli.main import main
+from pdp_audit.verify.estimators.attack import pooled_rank_attack
+from pdp_audit.verify.estimators.engine import sample_privacy_loss
 
 ALPHA, DELTA = 1e-6, 1e-5
 

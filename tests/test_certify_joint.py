@@ -16,10 +16,10 @@ import numpy as np
 import pytest
 
 import pdp_audit
-from pdp_audit.audits.rare import has_noise_view
 from pdp_audit.mechanisms.gaussian import GaussianPair
 from pdp_audit.mechanisms.laplace import LaplacePair
 from pdp_audit.verify.cli.main import main
+from pdp_audit.verify.estimators.rare import has_noise_view
 from pdp_audit.verify.joint_release import product_pair
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"

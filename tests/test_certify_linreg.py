@@ -5,7 +5,7 @@
   (``adaops --algorithm pdp --printed``) is a guarantee and fails the run;
 * each audit passes with its calibrated noise and fails (a DP guarantee) with its noise deflated by
   ``--noise-multiplier``, at small budgets that still decide; the full defaults are ``slow``;
-* the AdaOPS certificate (conditional Monte Carlo with the last stage exact, :func:`pdp_audit.audits.linreg_profiles.
+* the AdaOPS certificate (conditional Monte Carlo with the last stage exact, :func:`pdp_audit.audits.linreg.profiles.
   conditional_profile`) against an independent computation: numerical quadrature of the same conditional
   integral over the one released scalar of [PDP] Algorithm 1 (scipy), and plain sampling of the joint release
   where plain sampling resolves δ;
@@ -23,16 +23,16 @@ import numpy as np
 import pytest
 from scipy import integrate, stats
 
-from pdp_audit.audits import linreg_profiles as P
-from pdp_audit.audits.engine import sample_privacy_loss
-from pdp_audit.audits.tails import both_directions
+from pdp_audit.audits.linreg import checks as C
+from pdp_audit.audits.linreg import profiles as P
+from pdp_audit.audits.linreg.context import LinregAuditConfig
+from pdp_audit.audits.linreg.evidence import run_linreg_audit
 from pdp_audit.mechanisms import linreg as L
 from pdp_audit.mechanisms import linreg_adaptive as A
 from pdp_audit.reports.records import TailCurves
 from pdp_audit.verify.cli.main import main
-from pdp_audit.verify.plans.linreg import checks as C
-from pdp_audit.verify.plans.linreg.context import LinregAuditConfig
-from pdp_audit.verify.plans.linreg.evidence import run_linreg_audit
+from pdp_audit.verify.estimators.engine import sample_privacy_loss
+from pdp_audit.verify.estimators.tails import both_directions
 
 SMALL = ["--synthetic", "60,3", "--search", "16", "--no-reproduce"]
 GUARANTEE_IDS = {"dp-forward", "dp-reverse", "lr-attack", "dp-conditional-forward", "dp-conditional-reverse"}
@@ -148,7 +148,7 @@ def _pdp_adaops_pair():
 
 def test_conditional_profile_matches_quadrature():
     """[PDP] Algorithm 1 releases one scalar before OPS: δ(ε) = ∫ φ(ξ) δ_OPS(ε − L₁(ξ) | λ_n(ξ)) dξ, computed here
-    by adaptive quadrature from the exact OPS profile (pdp_audit.audits.linreg_profiles.ops_hockey), must lie in the
+    by adaptive quadrature from the exact OPS profile (pdp_audit.audits.linreg.profiles.ops_hockey), must lie in the
     certificate's interval at 1 − 1e-6, in both directions and at several ε."""
     pair, batch = _pdp_adaops_pair()
     epsilons = np.array([0.25, 0.5, 1.0])

@@ -89,12 +89,13 @@ def test_a_calibrated_closed_form_equal_to_delta_reads_as_its_pass():
 
 
 def test_declared_checks_cite_papers_and_methods_not_files_or_internal_labels():
-    """Sources read "Definition D1" (a label of the suite's own design notes) and a note "(audits/tilting.py)": a
+    """Sources read "Definition D1" (a label of the suite's own design notes) and a note
+    "(verify/estimators/tilting.py)": a
     reader has neither.  Every declared check's text cites a paper or names a method."""
     import re
 
+    from pdp_audit.verify.catalogue.plans import plans_by_name
     from pdp_audit.verify.ledger.rates import RATES
-    from pdp_audit.verify.plans.catalogue import plans_by_name
 
     texts = [
         (plan.name, spec.id, getattr(spec, field))

@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
+from pdp_audit.audits.gaussian.plan import PLAN as GAUSSIAN
 from pdp_audit.verify.cli import main as cli
-from pdp_audit.verify.plans.gaussian.plan import PLAN as GAUSSIAN
-from pdp_audit.verify.plans.plan import AuditPlan
+from pdp_audit.verify.core.plan import AuditPlan
 
 
 def _plan(execute) -> AuditPlan:

@@ -69,8 +69,8 @@ def test_a_dollars_csv_warns_everywhere(dollars, capsys):
 
 
 def test_the_cover_carries_the_warning_only_when_the_share_is_large(dollars):
-    from pdp_audit.verify.plans.gaussian.config import GaussianAuditConfig
-    from pdp_audit.verify.plans.gaussian.evidence import gaussian_run, setup
+    from pdp_audit.audits.gaussian.config import GaussianAuditConfig
+    from pdp_audit.audits.gaussian.evidence import gaussian_run, setup
 
     warned = setup(GaussianAuditConfig(data=str(dollars / "d.csv"), trials=2000))
     shipped = setup(GaussianAuditConfig(trials=2000))

@@ -1,6 +1,7 @@
 """The shape of the package's code, read from its source (issue 25: small modules, short parameter lists).
 
-* No module of the package folders is longer than :data:`MAX_MODULE_LINES` lines.
+* A module holds one concept; one longer than :data:`MAX_MODULE_LINES` lines is named in a warning (a prompt to look
+  for a second concept inside it, not a rule to split files by length).
 * No function takes more than :data:`MAX_PARAMETERS` parameters (``self``/``cls`` not counted; positional-only,
   keyword-only, ``*args`` and ``**kwargs`` each count): parameters that travel together are a frozen record whose
   docstring says what it holds.  The ``__init__`` that ``@dataclass`` generates for such a record is not in the source,
@@ -10,6 +11,7 @@
 from __future__ import annotations
 
 import ast
+import warnings
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -59,12 +61,24 @@ def test_the_count_skips_self_and_counts_every_kind_of_parameter():
     assert parameter_names(method) == ["a", "b", "d", "*c", "**e"]
 
 
-def test_no_module_is_longer_than_600_lines():
-    """The package's modules and the tests' alike (a test module is one concept too)."""
-    tests = sorted((ROOT / "tests").rglob("*.py"))
-    long = {
+def long_modules(paths: list[Path]) -> dict[str, int]:
+    """``{path: lines}`` of the modules over :data:`MAX_MODULE_LINES` lines."""
+    return {
         str(p.relative_to(ROOT)): n
-        for p in [*sources(), *tests]
+        for p in paths
         if (n := len(p.read_text(encoding="utf-8").splitlines())) > MAX_MODULE_LINES
     }
-    assert not long, f"modules over {MAX_MODULE_LINES} lines: {long}"
+
+
+def test_long_modules_are_named_in_a_warning():
+    """The package's modules and the tests' alike (a test module is one concept too)."""
+    long = long_modules([*sources(), *sorted((ROOT / "tests").rglob("*.py"))])
+    if long:
+        warnings.warn(f"modules over {MAX_MODULE_LINES} lines (one concept each?): {long}", UserWarning, stacklevel=1)
+
+
+def test_a_long_module_is_found(tmp_path, monkeypatch):
+    monkeypatch.setattr(f"{__name__}.ROOT", tmp_path)
+    (tmp_path / "m.py").write_text("x = 1\n" * (MAX_MODULE_LINES + 1))
+    (tmp_path / "s.py").write_text("x = 1\n")
+    assert long_modules([tmp_path / "m.py", tmp_path / "s.py"]) == {"m.py": MAX_MODULE_LINES + 1}

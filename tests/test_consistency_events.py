@@ -16,7 +16,7 @@ import pytest
 
 import pdp_audit
 from pdp_audit.mechanisms.gaussian import analytic_delta, analytic_sigma
-from pdp_audit.verify.mutant_pairs import RareBranch, Shift, Truncated
+from pdp_audit.mechanisms.mutant_pairs import RareBranch, Shift, Truncated
 
 TRIALS = 100_000
 
@@ -103,7 +103,7 @@ def test_the_correct_twin_passes(name):
 def test_a_loss_written_for_a_sigma_three_percent_too_large_fails():
     """Sampler and noise view at σ, loss at 1.03σ: importance sampling through the loss puts δ(6) at ~0.3 of
     its true 2e-5, under the claim 1e-5.  At 1e5 releases per world it fails twice over: the scale identity
-    (audits/consistency_scale.py) fails loss-consistency at η = 1/σ ≈ 1.35 (p 1e-12 to 3e-9 over 6 seeds; the
+    (verify/estimators/consistency_scale.py) fails loss-consistency at η = 1/σ ≈ 1.35 (p 1e-12 to 3e-9 over 6 seeds; the
     events alone needed 1e6), and the view -- a translation of its Gaussian noise -- has an exact loss that the
     claimed one differs from on every release (noise-view, at any budget)."""
     assert analytic_delta(6.0, S_SCALE) == pytest.approx(2e-5)
@@ -117,7 +117,8 @@ def test_a_loss_written_for_a_sigma_three_percent_too_large_fails():
 def test_a_loss_for_sigma_three_percent_too_large_fails_at_the_default_budget_without_a_view():
     """No view, η = 1: the loss for 1.03σ puts δ(2) at 0.0153 where the sampler's is 0.0209 (exact), above the claim
     0.018, and the bounded mean's interval [0.0134, 0.0172] would pass it (it did, 4 of 4 seeds, before the scale
-    identity); the scale identity (audits/consistency_scale.py) fails loss-consistency at 1e5 (4 of 4 seeds)."""
+    identity); the scale identity (verify/estimators/consistency_scale.py) fails loss-consistency at 1e5 (4 of 4
+    seeds)."""
     assert analytic_delta(2.0, 1.0) > 0.018 * 1.15
     verdict, checks, text = _verdicts(Shift(1.0, loss_sigma=1.03), 2.0, 0.018)
     assert verdict == "fail" and checks["loss-consistency"] == "fail", text
@@ -127,8 +128,8 @@ def test_a_loss_for_sigma_three_percent_too_large_fails_at_the_default_budget_wi
 
 def test_the_events_stream_with_the_numbers_of_the_draws_in_memory():
     """Block by block (the plugin's path) or all at once: the same test, the same numbers."""
-    from pdp_audit.audits.consistency_output import event_consistency
-    from pdp_audit.audits.engine import block_rng, block_sizes
+    from pdp_audit.verify.estimators.consistency_output import event_consistency
+    from pdp_audit.verify.estimators.engine import block_rng, block_sizes
     from pdp_audit.verify.evidence.pair_checks import ReleasesAndLosses, stream_losses
 
     pair, trials = Reports(1.0, loss_reports=1), 2 * 65_536 + 77
@@ -145,8 +146,8 @@ def test_the_events_stream_with_the_numbers_of_the_draws_in_memory():
 def test_memory_of_the_release_pilot_is_bounded():
     """Releases kept for the pilot: at most RELEASE_PILOT_MAX rows of COORDINATES_KEPT columns per world,
     whatever the number of draws or the release's dimension."""
-    from pdp_audit.audits import consistency_events as ce
-    from pdp_audit.audits.consistency_output import StreamedEventConsistency
+    from pdp_audit.verify.estimators import consistency_events as ce
+    from pdp_audit.verify.estimators.consistency_output import StreamedEventConsistency
 
     test = StreamedEventConsistency(10**8, 10**8, 1.0)
     rng = np.random.default_rng(0)

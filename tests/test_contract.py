@@ -1,11 +1,11 @@
-"""Every mechanism of the catalogue, now and later, runs the common contract (verify/contract.py)."""
+"""Every mechanism of the catalogue, now and later, runs the common contract (verify/evidence/contract.py)."""
 
 import numpy as np
 import pytest
 
 from pdp_audit.mechanisms.catalogue import registered
 from pdp_audit.mechanisms.gaussian import GaussianPair
-from pdp_audit.verify import contract
+from pdp_audit.verify.evidence import contract
 
 PAIRS = [
     pytest.param(pair, id=f"{name}-{i}")
@@ -59,10 +59,10 @@ def test_check_pair_tests_the_identities_on_events_of_the_release():
     """The contract suite runs audit_pair's loss-consistency (events of the release, the scale identity): the exact
     loss of a post-processing (one coordinate of a two-coordinate release) passes every identity on bins of L, and
     fails here; the pair whose loss reads both coordinates passes."""
-    from pdp_audit.audits.consistency import loss_consistency
-    from pdp_audit.audits.engine import PrivacyLossSampler, run_blocks
     from pdp_audit.mechanisms.gaussian import analytic_sigma
-    from pdp_audit.verify.mutant_pairs import Shift
+    from pdp_audit.mechanisms.mutant_pairs import Shift
+    from pdp_audit.verify.estimators.consistency import loss_consistency
+    from pdp_audit.verify.estimators.engine import PrivacyLossSampler, run_blocks
 
     sigma = analytic_sigma(1.0, 6e-5, np.sqrt(2))
     broken = Shift(sigma, d=2, loss_coordinates=1)

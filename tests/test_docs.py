@@ -197,7 +197,7 @@ def declared_default(audit: str, flag: str):
     """The default of ``pdp-audit run AUDIT``'s ``flag``: its declared option's, else the parser's; where that is
     None (resolved at run time), the text after "default:" in its help (``diabetes, unless --data``); None if none.
     """
-    from pdp_audit.verify.plans.catalogue import plans_by_name
+    from pdp_audit.verify.catalogue.plans import plans_by_name
 
     gen = generated()
     options = {o.cli_flag: o for o in plans_by_name()[audit].options().values()}

@@ -87,7 +87,7 @@ def test_the_temporary_of_a_fifo_is_readable_by_its_owner_only(tmp_path):
 
 def test_outputs_interrupted_by_sigterm_leave_no_temporary(tmp_path):
     """SIGTERM reaches the writers as :class:`Terminated` (the command's handler): the same cleanup as Ctrl-C."""
-    from pdp_audit.verify.processes import Terminated
+    from pdp_audit.verify.core.processes import Terminated
 
     with pytest.raises(Terminated):
         with atomic_paths(tmp_path / "out.pdf", tmp_path / "out.json") as (tmp_pdf, tmp_json):

@@ -12,8 +12,8 @@ import numpy as np
 import pytest
 
 from pdp_audit.mechanisms import geometric as geo
+from pdp_audit.verify.catalogue.plans import plans_by_name
 from pdp_audit.verify.cli import main as cli
-from pdp_audit.verify.plans.catalogue import plans_by_name
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
 

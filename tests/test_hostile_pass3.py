@@ -186,7 +186,7 @@ def test_a_base_exception_of_a_blackbox_factory_is_their_error_in_one_line(tmp_p
 def test_releases_too_wide_for_this_machine_are_refused_before_any_draw(tmp_path, monkeypatch, capsys):
     """An ``output_dim`` of 200,000 died of MemoryError (exit 4) in the first probe under a 2 GB limit; here the
     limit is made 100 MB, where a block of 65,536 releases of 2,000 doubles (held three times: 3.1 GB) cannot fit."""
-    import pdp_audit.verify.processes as processes
+    import pdp_audit.verify.core.processes as processes
 
     monkeypatch.setattr(processes, "physical_memory", lambda: 100_000_000)
     toml = project(tmp_path, parameters="width = 2000")
@@ -196,7 +196,7 @@ def test_releases_too_wide_for_this_machine_are_refused_before_any_draw(tmp_path
 
 
 def test_the_width_check_lets_every_width_that_fits_through(monkeypatch):
-    import pdp_audit.verify.processes as processes
+    import pdp_audit.verify.core.processes as processes
     from pdp_audit.mechanisms.validation import InputError
     from pdp_audit.verify.evidence.pair_checks import check_block_memory
 
@@ -279,7 +279,7 @@ def test_a_bad_data_column_in_a_deployment_names_the_files_key(tmp_path, capsys,
 
 
 def test_the_reads_recorded_are_the_opens_that_read_a_files_content(tmp_path):
-    from pdp_audit.verify import outputs
+    from pdp_audit.verify.core import outputs
 
     names = {"r": "r", "rb": "rb", "r+": "r+", "w": "w", "a": "a"}
     for name in [*names, "rdwr", "trunc", "creat"]:

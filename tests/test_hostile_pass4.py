@@ -21,10 +21,10 @@ import numpy as np
 import pytest
 
 import pdp_audit
-from pdp_audit.audits.blackbox_search import Neighbours
+from pdp_audit.audits.blackbox.search import Neighbours
+from pdp_audit.audits.blackbox.search_check import SearchOptions, read_witness
 from pdp_audit.mechanisms.validation import InputError
 from pdp_audit.verify.cli.main import main
-from pdp_audit.verify.evidence.blackbox_witness import SearchOptions, read_witness
 from tests.test_user_process import alive, children_of
 
 SMALL = SearchOptions(candidates=1, pilot_trials=1000, trials=1000)
@@ -132,7 +132,7 @@ class Wide:
 
 
 def test_a_pilot_that_cannot_fit_in_memory_is_refused_before_it_draws(monkeypatch):
-    monkeypatch.setattr("pdp_audit.verify.processes.physical_memory", lambda: 10**8)
+    monkeypatch.setattr("pdp_audit.verify.core.processes.physical_memory", lambda: 10**8)
     options = SearchOptions(candidates=1, pilot_trials=100_000, trials=1000)
     with pytest.raises(InputError, match="GB of memory for the black-box attack on 50-dimensional releases"):
         pdp_audit.audit_blackbox_search(Wide(), 0.5, 0.0, options=options)
@@ -285,7 +285,7 @@ def test_a_fifo_given_as_witness_is_named_and_never_read(tmp_path):
 def test_the_cgroup_limit_is_read_once_per_process(monkeypatch):
     """Loading a sweep spec checks each cell's budget against physical_memory(); the old code read
     /proc/self/cgroup and memory.max again for every cell (60% of 87 s for a spec of 100k cells)."""
-    from pdp_audit.verify import processes
+    from pdp_audit.verify.core import processes
 
     reads = []
     real = Path.read_text

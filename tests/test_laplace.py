@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from pdp_audit.mechanisms import laplace as lap
-from pdp_audit.verify.plans.catalogue import plans_by_name
+from pdp_audit.verify.catalogue.plans import plans_by_name
 
 
 def _quadrature_delta(epsilon: float, eta: float) -> float:

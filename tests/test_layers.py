@@ -1,12 +1,15 @@
-"""The layering of the four packages, read from the import statements (function-level ones included).
+"""The layering of the packages, read from the import statements (function-level ones included).
 
-    mechanisms  <-  audits  <-  verify  ->  reports        (all installed under pdp_audit; the API on top)
+    mechanisms  <-  verify (lower levels)  <-  audits  <-  verify (upper levels)      reports (all under pdp_audit)
 
-* ``mechanisms`` imports only ``mechanisms``; ``audits`` only ``mechanisms`` and ``audits``;
-  ``reports`` only ``reports`` (it renders plain records and knows no mathematics or verdict rule).
-* Inside ``verify`` a module imports only modules of its own level or below (:data:`VERIFY_LEVELS`).
+* ``mechanisms`` imports only ``mechanisms``; ``reports`` only ``reports`` (it renders plain records and knows no
+  mathematics or verdict rule).
+* ``verify`` and ``audits`` are one ladder of levels (:data:`LEVELS`, lowest first): a module imports only modules of
+  its own level or below, and ``mechanisms`` and ``reports``.  The estimators, lowest, import only ``mechanisms``.
+* An audit (``audits.<name>``) imports no other audit: what two audits share lives in the framework's lower levels.
+  :data:`AUDITS_BUILT_ON` names the one exception with its reason.
 * ``pdp_audit`` (the public API, ``src/pdp_audit``) may import the four; none of them imports it.
-* Every import of ours names the installed module (``pdp_audit.verify.checks``): the folders' own names
+* Every import of ours names the installed module (``pdp_audit.verify.core.checks``): the folders' own names
   (``verify``, ``reports``, …) do not exist in an installed wheel.
 * No cycle of imports between modules, at any depth.
 """
@@ -23,30 +26,30 @@ NAMESPACE = "pdp_audit"
 PACKAGES = ("mechanisms", "audits", "verify", "reports")
 ALLOWED = {
     "mechanisms": {"mechanisms"},
-    "audits": {"mechanisms", "audits"},
     "reports": {"reports"},
+    "audits": set(PACKAGES),
     "verify": set(PACKAGES),
     NAMESPACE: set(PACKAGES),
 }
-# Lowest first: the records and verdict rules, evidence constructors, the audit plans, sweeps, the
-# ledger, deployment files, and the entry points on top.
-VERIFY_LEVELS = (
-    (
-        "verify.checks",
-        "verify.config",
-        "verify.outputs",
-        "verify.processes",
-        "verify.dask_cluster",
-        "verify.calibration",
-        "verify.module_fingerprints",
-    ),
-    ("verify.evidence", "verify.contract", "verify.mutant_pairs"),
-    ("verify.plans",),
+#: The ladder, lowest first: the framework's lower levels (estimators; records, options and plans; evidence), the
+#: audits, then the framework's upper levels (the catalogue of plans, sweeps, the ledger and deployments, the API, and
+#: the entry points on top).  The folders are the levels: one subpackage (or entry module) per rung.
+LEVELS = (
+    ("verify.estimators",),
+    ("verify.core",),
+    ("verify.evidence",),
+    ("audits",),
+    ("verify.catalogue",),
     ("verify.sweeps",),
     ("verify.ledger", "verify.deployment", "verify.own_mechanism", "verify.joint_release", "verify.mutants"),
-    ("verify.api",),
+    ("verify.api", "verify.calibration"),
     ("verify.cli", "verify.pytest_plugin"),
 )
+#: The estimators import nothing of the framework: they estimate, the levels above decide.
+ESTIMATORS_IMPORT = {"mechanisms", "verify.estimators"}
+#: Audits built on another audit's mechanism, with the reason.  The privacy report of [RW] Algorithms 2-5 is published
+#: by ObjPert ([RW] Algorithm 1): its evidence re-uses ObjPert's solved releases and exact loss.
+AUDITS_BUILT_ON = {"audits.privacy_report": {"audits.objpert"}}
 
 
 def module_name(path: Path) -> str:
@@ -94,7 +97,7 @@ def imports_of(path: Path, modules: dict[str, Path]) -> set[str]:
 
 
 def _unqualified(module: str) -> str:
-    """``pdp_audit.verify.checks`` -> ``verify.checks`` (the layer rules are about the four packages)."""
+    """``pdp_audit.verify.core.checks`` -> ``verify.checks`` (the layer rules are about the four packages)."""
     return module.removeprefix(NAMESPACE + ".")
 
 
@@ -103,11 +106,18 @@ def graph() -> dict[str, set[str]]:
     return {name: {m for m in imports_of(path, modules) if m in modules} for name, path in modules.items()}
 
 
-def verify_level(module: str) -> int | None:
-    for level, prefixes in enumerate(VERIFY_LEVELS):
+def level(module: str) -> int | None:
+    """The rung of ``module`` in :data:`LEVELS` (None for ``mechanisms``, ``reports`` and the API)."""
+    for rung, prefixes in enumerate(LEVELS):
         if any(module == p or module.startswith(p + ".") for p in prefixes):
-            return level
+            return rung
     return None
+
+
+def audit_of(module: str) -> str | None:
+    """``audits.gaussian`` for ``audits.gaussian.evidence``; None outside an audit's folder."""
+    parts = module.split(".")
+    return ".".join(parts[:2]) if parts[0] == "audits" and len(parts) > 1 else None
 
 
 def wrong_direction(edges: dict[str, set[str]]) -> list[str]:
@@ -118,13 +128,24 @@ def wrong_direction(edges: dict[str, set[str]]) -> list[str]:
             if target == NAMESPACE:
                 problems.append(f"{source} imports {NAMESPACE} (the public API imports the packages, not the reverse)")
                 continue
-            if target.split(".")[0] not in ALLOWED[top]:
-                problems.append(f"{source} imports {target} ({top} may import only {sorted(ALLOWED[top])})")
-            elif top == "verify" and target.startswith("verify"):
-                here, there = verify_level(source), verify_level(target)
-                if here is not None and there is not None and there > here:
-                    problems.append(f"{source} (level {here}) imports {target} (level {there})")
+            problem = _rule_broken(source, target, top)
+            if problem:
+                problems.append(f"{source} imports {target} ({problem})")
     return problems
+
+
+def _rule_broken(source: str, target: str, top: str) -> str | None:
+    if target.split(".")[0] not in ALLOWED[top]:
+        return f"{top} may import only {sorted(ALLOWED[top])}"
+    here, there = level(source), level(target)
+    if here is not None and there is not None and there > here:
+        return f"level {here} imports level {there}"
+    if here == 0 and not any(target == p or target.startswith(p + ".") for p in ESTIMATORS_IMPORT):
+        return f"an estimator imports only {sorted(ESTIMATORS_IMPORT)}"
+    mine, theirs = audit_of(source), audit_of(target)
+    if mine and theirs and mine != theirs and theirs not in AUDITS_BUILT_ON.get(mine, ()):
+        return "an audit imports no other audit"
+    return None
 
 
 def cycles(edges: dict[str, set[str]]) -> list[list[str]]:
@@ -162,9 +183,15 @@ def cycles(edges: dict[str, set[str]]) -> list[list[str]]:
     return found
 
 
-def test_every_module_is_in_a_verify_level():
-    unplaced = [m for m in our_modules() if m.startswith("verify.") and verify_level(m) is None]
-    assert not unplaced, f"place these modules in VERIFY_LEVELS: {unplaced}"
+def test_every_module_is_in_a_level():
+    unplaced = [m for m in our_modules() if m.startswith(("verify.", "audits.")) and level(m) is None]
+    assert not unplaced, f"place these modules in LEVELS: {unplaced}"
+
+
+def test_every_audit_is_a_folder():
+    loose = [m for m in our_modules() if m.startswith("audits.") and audit_of(m) == m and not (ROOT / "audits" /
+             m.split(".")[1]).is_dir()]
+    assert not loose, f"an audit is a folder under audits/: {loose}"
 
 
 def bare_imports(modules: dict[str, Path]) -> list[str]:
@@ -185,7 +212,7 @@ def test_every_import_names_the_installed_module():
 
 def test_a_bare_import_is_caught(tmp_path):
     source = tmp_path / "m.py"
-    source.write_text("def f():\n    from verify import checks\n    import pdp_audit.audits.engine\n")
+    source.write_text("def f():\n    from verify import checks\n    import pdp_audit.verify.estimators.engine\n")
     assert bare_imports({"mechanisms.m": source}) == ["mechanisms.m: imports verify"]
 
 
@@ -202,10 +229,12 @@ def test_no_import_cycles():
 @pytest.mark.parametrize(
     "edges, expected",
     [
-        ({"mechanisms.a": {"verify.checks"}}, "mechanisms.a imports verify.checks"),
-        ({"reports.pdf": {"verify.checks"}}, "reports.pdf imports verify.checks"),
-        ({"audits.x": {"reports.records"}}, "audits.x imports reports.records"),
-        ({"verify.checks": {"verify.cli.main"}}, "verify.checks (level 0) imports verify.cli.main (level 6)"),
+        ({"mechanisms.a": {"verify.core.checks"}}, "mechanisms.a imports verify.core.checks"),
+        ({"reports.pdf": {"verify.core.checks"}}, "reports.pdf imports verify.core.checks"),
+        ({"verify.estimators.rare": {"reports.records"}}, "verify.estimators.rare imports reports.records (an"),
+        ({"verify.core.checks": {"verify.cli.main"}}, "verify.core.checks imports verify.cli.main (level 1 imports"),
+        ({"verify.evidence.builders": {"audits.gaussian.plan"}}, "verify.evidence.builders imports audits.gaussian"),
+        ({"audits.laplace.config": {"audits.gaussian.config"}}, "audits.laplace.config imports audits.gaussian.con"),
         ({"verify.api": {"pdp_audit"}}, "verify.api imports pdp_audit"),
     ],
 )
@@ -221,7 +250,7 @@ def test_the_cycle_finder_catches_a_cycle():
 def test_function_level_imports_are_read(tmp_path, monkeypatch):
     source = tmp_path / "mechanisms" / "m.py"
     source.parent.mkdir()
-    source.write_text("def f():\n    from pdp_audit.verify import checks\n    import pdp_audit.audits.engine\n")
+    source.write_text("def f():\n    from pdp_audit.verify.core import checks\n    import pdp_audit.verify.estimators.rare\n")  # noqa: E501
     monkeypatch.setattr(f"{__name__}.ROOT", tmp_path)
-    modules = {"verify.checks": Path("x"), "audits.engine": Path("y")}
-    assert imports_of(source, modules) == {"verify.checks", "audits.engine"}
+    modules = {"verify.core.checks": Path("x"), "verify.estimators.rare": Path("y")}
+    assert imports_of(source, modules) == {"verify.core.checks", "verify.estimators.rare"}

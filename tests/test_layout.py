@@ -544,8 +544,8 @@ def test_the_ranking_rows_line_up_with_their_header():
     """A page's rows lose their leading spaces when drawn: the rank, right-aligned in 3 characters under a header of
     4, shifted every row's columns left of the header's ("D" over the middle of the vectors)."""
     import pdp_audit
+    from pdp_audit.audits.blackbox.search_check import SearchOptions
     from pdp_audit.reports.blackbox_report import report_pages
-    from pdp_audit.verify.evidence.blackbox_witness import SearchOptions
 
     class NoisySum:
         dimension = 2

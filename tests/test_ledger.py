@@ -10,10 +10,10 @@ import pytest
 from pdp_audit.mechanisms import gaussian as g
 from pdp_audit.mechanisms import goe
 from pdp_audit.mechanisms import objpert as op
+from pdp_audit.verify.catalogue.plans import plans_by_name
 from pdp_audit.verify.cli.main import main
 from pdp_audit.verify.ledger import entries as ledger
 from pdp_audit.verify.ledger.findings import Template, render
-from pdp_audit.verify.plans.catalogue import plans_by_name
 
 THEORY = Path(__file__).resolve().parents[1] / ".." / "shared" / "design" / "THEORY.md"
 
@@ -190,7 +190,7 @@ def test_duplicate_ids_are_rejected():
 # --------------------------------------------------------------------------------------------------
 def _run(audit: str, **options):
     """The audit at its smoke budget (its plan's) with ``options`` and the paper's statements, built as every way
-    in builds it (:meth:`~pdp_audit.verify.plans.plan.AuditPlan.configure`)."""
+    in builds it (:meth:`~pdp_audit.verify.core.plan.AuditPlan.configure`)."""
     plan = plans_by_name()[audit]
     return lambda: plan.run(plan.configure({**plan.smoke, **options, "paper_claims": True}))
 
@@ -278,7 +278,7 @@ def test_checked_entries_name_existing_check_ids(audit, audit_runs):
 )
 def test_every_check_a_run_produces_is_declared_by_its_plan(audit, audit_runs):
     """``[sweep] checks`` is checked against the plan's ids when the spec is read (its checks and the ids its runs
-    build, :attr:`~pdp_audit.verify.plans.plan.AuditPlan.run_checks`): a run must produce no other id, or a spec could
+    build, :attr:`~pdp_audit.verify.core.plan.AuditPlan.run_checks`): a run must produce no other id, or a spec could
     not select it."""
     plan = plans_by_name()[audit]
     undeclared = sorted({c.id for c in _all_checks(audit_runs(audit)) if not plan.has_check(c.id)})

@@ -170,7 +170,7 @@ def test_every_check_the_subject_modules_declare_is_listed_once():
 
 def test_each_check_draws_its_instances_from_its_own_stream():
     """A check's random instances depend on the seed and its id only: computed alone or beside others, the same."""
-    from pdp_audit.audits.engine import block_rng
+    from pdp_audit.verify.estimators.engine import block_rng
 
     alone = lemmas.evidence(3, ["smw"])
     beside = [e for e in lemmas.evidence(3, ["smw-printed", "det-lemma", "smw"]) if e.spec.id == "smw"]

@@ -146,7 +146,7 @@ def test_bad_parameters(data):
 def test_k30_for_free_reads_the_trend_and_fails_when_the_excess_grows():
     """fig3-dp-for-free passes when r − 1 falls over the last decade of n and fails when it grows (as OPS's does at
     its fixed calibration in the reproduction)."""
-    from pdp_audit.verify.plans.linreg.reproductions import _for_free_check
+    from pdp_audit.audits.linreg.reproductions import _for_free_check
 
     ns = (100, 1000, 10_000, 100_000, 1_000_000)
     falling = [(30.0, 0.0), (300.0, 0.0), (400.0, 0.0), (25.0, 0.0), (6.0, 0.0)]
@@ -161,8 +161,8 @@ def test_k30_for_free_reads_the_trend_and_fails_when_the_excess_grows():
 def test_fig3_relative_efficiency_decides_at_its_level_and_needs_enough_data_sets():
     """fig3-relative-efficiency: passes when every adaptive r − 1 is clearly below 1, fails when one is clearly
     above, and stays inconclusive with the figure's 5 data sets (4 degrees of freedom: a wide t-interval at 1e-6)."""
-    from pdp_audit.verify.checks import finalize
-    from pdp_audit.verify.plans.linreg.reproductions import FIG3_EPSILONS, FIG3_METHODS, efficiency_check
+    from pdp_audit.audits.linreg.reproductions import FIG3_EPSILONS, FIG3_METHODS, efficiency_check
+    from pdp_audit.verify.core.checks import finalize
 
     rng = np.random.default_rng(0)
 
@@ -182,8 +182,8 @@ def test_fig3_relative_efficiency_decides_at_its_level_and_needs_enough_data_set
 
 
 def test_figure_n_is_validated_before_any_work():
-    from pdp_audit.verify.config import COMMAND_LINE
-    from pdp_audit.verify.plans.catalogue import plans_by_name
+    from pdp_audit.verify.catalogue.plans import plans_by_name
+    from pdp_audit.verify.core.config import COMMAND_LINE
 
     plan = plans_by_name()["adassp"]
     with pytest.raises(ValueError, match=r"--figure-n must be a whole number in \[12, 1e6\], got 5"):

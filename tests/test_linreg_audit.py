@@ -15,13 +15,13 @@ import sys
 import numpy as np
 import pytest
 
-from pdp_audit.audits import linreg_profiles as P
-from pdp_audit.audits import rare
-from pdp_audit.audits.linreg_views import view_of
+from pdp_audit.audits.linreg import profiles as P
+from pdp_audit.audits.linreg.views import view_of
 from pdp_audit.mechanisms import linreg as L
 from pdp_audit.mechanisms import linreg_adaptive as A
 from pdp_audit.mechanisms import linreg_bounds as B
 from pdp_audit.verify.cli.main import main
+from pdp_audit.verify.estimators import rare
 
 SMALL = ["--synthetic", "80,3", "--trials", "5000", "--search", "32", "--no-reproduce"]
 MECHANISMS = ("output-perturbation", "ops", "adaops", "adassp", "ssp")
@@ -393,7 +393,7 @@ def test_workers_do_not_change_results(tmp_path):
 def test_search_candidates_name_their_base_data_set_in_words():
     """A session report's note read "worst: add x = v_min + θ̂ direction, y = -1 to aligned": "aligned" is one of the
     search's base data sets, named in the note as "n rows aligned with e₁"."""
-    from pdp_audit.verify.plans.linreg.context import candidates, make_bases
+    from pdp_audit.audits.linreg.context import candidates, make_bases
 
     rng = np.random.default_rng(0)
     X = rng.normal(size=(40, 3))

@@ -1,4 +1,5 @@
-"""A loss of the wrong scale cannot lower δ's upper bound: the band of loss scales (pdp_audit.audits.loss_scale_band).
+"""A loss of the wrong scale cannot lower δ's upper bound: the band of loss scales
+(pdp_audit.verify.estimators.loss_scale_band).
 
 The class the band closes: a Gaussian loss written for σ 3% too large, at η = ‖Δ‖/σ = 0.5, where no identity test on
 1e5 draws refutes it (p ≈ 0.003–0.02) and δ(0.1) computed with it is 6% low (0.150 against the sampler's 0.159).
@@ -15,8 +16,8 @@ import pytest
 from scipy import stats
 
 import pdp_audit
-from pdp_audit.audits.loss_scale_band import ONE, SCALE_GRID, StreamedScaleBand
-from pdp_audit.verify.mutant_pairs import RareLeak, Shift
+from pdp_audit.mechanisms.mutant_pairs import RareLeak, Shift
+from pdp_audit.verify.estimators.loss_scale_band import ONE, SCALE_GRID, StreamedScaleBand
 
 SIGMA, EPSILON = 2.0, 0.1  # η = 0.5
 

@@ -6,10 +6,10 @@ from __future__ import annotations
 import pytest
 
 import pdp_audit
-from pdp_audit.verify import processes
+from pdp_audit.verify.catalogue.plans import PLANS
 from pdp_audit.verify.cli.main import main
-from pdp_audit.verify.plans import plan as plan_module
-from pdp_audit.verify.plans.catalogue import PLANS
+from pdp_audit.verify.core import plan as plan_module
+from pdp_audit.verify.core import processes
 
 
 @pytest.fixture
@@ -81,7 +81,7 @@ def test_the_processs_own_limits_lower_the_memory_a_budget_may_use(monkeypatch):
 def test_the_black_box_memory_counts_training_releases_and_fresh_scores(small_machine, monkeypatch):
     """Fresh releases are streamed (only their scores are kept): 1e7 of them per world fit where 1e7 ten-dimensional
     training releases do not."""
-    from pdp_audit.audits import blackbox
+    from pdp_audit.audits.blackbox import attack as blackbox
 
     def sample_d(size, rng):
         return rng.normal(0.0, 1.0, (size, 10))

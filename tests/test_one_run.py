@@ -1,4 +1,4 @@
-"""The one-run audit (Steinke, Nasr & Jagielski 2023; audits/one_run.py, `pdp-audit canaries --one-run`,
+"""The one-run audit (Steinke, Nasr & Jagielski 2023; audits/canaries/one_run.py, `pdp-audit canaries --one-run`,
 `pdp_audit.audit_one_run`): its tail bound against an independent exact computation, its validity on mechanisms
 of known ε (randomised response, where the bound is nearly tight, and the Gaussian mechanism), a bound that ignores
 δ caught by the same test, and the command's exit codes and one-line errors."""
@@ -14,10 +14,10 @@ import numpy as np
 import pytest
 
 import pdp_audit
-from pdp_audit.audits.engine import sample_privacy_loss
-from pdp_audit.audits.one_run import epsilon_lower_bound, guess_grid, one_run_attack, tail_bound
+from pdp_audit.audits.canaries.one_run import epsilon_lower_bound, guess_grid, one_run_attack, tail_bound
 from pdp_audit.mechanisms import gaussian as g
 from pdp_audit.verify.cli.main import main
+from pdp_audit.verify.estimators.engine import sample_privacy_loss
 
 ALPHA = 1e-6
 

@@ -302,7 +302,7 @@ def test_an_output_that_is_a_loop_of_links_is_refused_before_any_work(argv, publ
     make_toy_store(published / "toy.sqlite")
     os.symlink("loop2", published / "loop")
     os.symlink("loop", published / "loop2")
-    monkeypatch.setattr("pdp_audit.verify.plans.plan.AuditPlan.execute", _no_work)
+    monkeypatch.setattr("pdp_audit.verify.core.plan.AuditPlan.execute", _no_work)
     assert main(argv) == 2
     assert "'loop' is a loop of symbolic links" in _one_line(capsys)
     _unchanged(published)

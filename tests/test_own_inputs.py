@@ -168,7 +168,7 @@ def test_a_replaced_report_keeps_its_permissions(folder):
 def test_a_certificate_fingerprints_the_bytes_it_audited(folder, monkeypatch):
     """The data file is replaced after it was read, before the audit parses it: the certificate and the audit
     must both be about the bytes that were read (before: the hash and shape of one file, the audit of another)."""
-    from pdp_audit.verify.plans.plan import AuditPlan
+    from pdp_audit.verify.core.plan import AuditPlan
 
     original = (folder / "deploy-data.csv").read_bytes()
     execute = AuditPlan.execute

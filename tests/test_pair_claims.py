@@ -14,10 +14,10 @@ from scipy import integrate, optimize, stats
 import pdp_audit
 from pdp_audit.mechanisms import gaussian as g
 from pdp_audit.mechanisms import laplace as lap
-from pdp_audit.verify import mutant_pairs as zoo
+from pdp_audit.mechanisms import mutant_pairs as zoo
+from pdp_audit.mechanisms.mutant_pairs import GaussianWithView, RareLeak, StudentT
+from pdp_audit.mechanisms.mutant_pairs import ShiftedLaplace as Laplace
 from pdp_audit.verify.evidence.pair_claims import StreamedHockeyMean, hockey_integrand
-from pdp_audit.verify.mutant_pairs import GaussianWithView, RareLeak, StudentT
-from pdp_audit.verify.mutant_pairs import ShiftedLaplace as Laplace
 
 CLAIM = (1.0, 1e-5)
 
@@ -67,13 +67,13 @@ def test_releasing_the_input_fails_at_a_large_epsilon():
     run = pdp_audit.audit_pair(Laplace(scale), 20.0, 1e-5)
     assert _verdicts(run)["dp-forward"] == "fail"
     # (4, 0)-DP passes; a loss near 20 would not without a noise view: where e^{−L} < 1/n the draws cannot bound the
-    # loss's scale from above (pdp_audit.audits.loss_scale_band), and the claim would rest on the loss alone
+    # loss's scale from above (pdp_audit.verify.estimators.loss_scale_band), and the claim would rest on the loss alone
     assert pdp_audit.audit_pair(Laplace(1 / 4), 20.0, 1e-3).verdict == "pass"
     assert pdp_audit.audit_pair(Laplace(1.15 / 20), 20.0, 1e-3).verdict == "inconclusive"
 
 
 def test_the_zoo_pairs_break_their_claims_exactly():
-    """The broken guarantees of the users'-pair mutants (verify/mutant_pairs.py), computed exactly."""
+    """The broken guarantees of the users'-pair mutants (mechanisms/mutant_pairs.py), computed exactly."""
     assert g.analytic_delta(1.0, zoo.SIGMA_OVER) == pytest.approx(1.3e-5, rel=0.01)
     assert _t_delta(1.0, zoo.T_BROKEN) > 3 * 1e-3 and _t_delta(1.0, zoo.T_TWIN) == 0.0
     assert lap.laplace_delta(1.0, 1 / 1.1, 1.0) == pytest.approx(1 - np.exp(-0.05))
@@ -132,7 +132,7 @@ def test_the_integrand_mean_is_delta():
 
 def test_the_reverse_checks_roc_tests_d_prime_against_d():
     """The reverse check (δ_{D'‖D}) drew the forward attack's ROC and labelled its y axis "output of D called D"."""
-    from pdp_audit.audits.attack import likelihood_ratio_attack
+    from pdp_audit.verify.estimators.attack import likelihood_ratio_attack
     from pdp_audit.verify.evidence.pair_figures import roc_figure
 
     rng = np.random.default_rng(0)

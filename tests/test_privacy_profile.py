@@ -8,11 +8,11 @@ importance sampler's details (``shift_norm``), and the plain tails' counts other
 import numpy as np
 import pytest
 
-from pdp_audit.audits.attack import likelihood_ratio_attack
-from pdp_audit.audits.engine import sample_privacy_loss
-from pdp_audit.audits.tails import hockey_stick
 from pdp_audit.mechanisms import gaussian as g
-from pdp_audit.verify.checks import CheckSpec
+from pdp_audit.verify.core.checks import CheckSpec
+from pdp_audit.verify.estimators.attack import likelihood_ratio_attack
+from pdp_audit.verify.estimators.engine import sample_privacy_loss
+from pdp_audit.verify.estimators.tails import hockey_stick
 from pdp_audit.verify.evidence import builders
 from pdp_audit.verify.evidence import privacy_profile as pp
 from pdp_audit.verify.evidence.dp_claim import DpClaim, Draws

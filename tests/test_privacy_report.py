@@ -13,15 +13,15 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from pdp_audit.audits import privacy_report_trials as tr
+from pdp_audit.audits.privacy_report import trials as tr
+from pdp_audit.audits.privacy_report.evidence import PrivacyReportAuditConfig, run_privacy_report_audit
 from pdp_audit.mechanisms import analyze_gauss as ag
 from pdp_audit.mechanisms import gaussian as g
 from pdp_audit.mechanisms import objpert as op
 from pdp_audit.mechanisms import privacy_report as pr
 from pdp_audit.mechanisms.losses import get_loss
-from pdp_audit.verify import contract
 from pdp_audit.verify.cli.main import main
-from pdp_audit.verify.plans.privacy_report.evidence import PrivacyReportAuditConfig, run_privacy_report_audit
+from pdp_audit.verify.evidence import contract
 
 DELTA, RHO = 1e-6, 0.01
 
@@ -375,9 +375,9 @@ def test_bad_input_is_one_line_exit_2(args, needle, capsys):
 def test_figure_pages_render(tmp_path):
     from dataclasses import replace
 
+    from pdp_audit.audits.privacy_report import pages as figs
     from pdp_audit.reports.pdf import write_pdf
     from pdp_audit.reports.records import Lines
-    from pdp_audit.verify.plans.privacy_report import pages as figs
 
     checks, pages = figs.all_pages(0)
     assert len(pages) == 6 and all(isinstance(p.figure, Lines) for p in pages)

@@ -12,8 +12,8 @@ import json
 import numpy as np
 import pytest
 
+from pdp_audit.audits.coverage.evidence import coverage_outcomes
 from pdp_audit.verify import pytest_plugin
-from pdp_audit.verify.evidence.coverage import coverage_outcomes
 
 pytest_plugins = ["pytester"]
 
@@ -386,7 +386,8 @@ def test_a_loss_with_an_atom_at_epsilon_passes_and_its_deflated_twin_fails(epsil
     """(ε, 0)-DP exactly, so the atom L = ε sits on the claim: compared bit for bit, its rounding noise used to
     split it between L ≤ ε and L > ε differently in the two worlds (δ̂ ≈ 0.03 and a loss-consistency fail)."""
     # never a fail of the correct mechanism; a pass needs a noise view or a margin: without a view the draws pin the
-    # loss's scale only to a band, and an atom at ε makes δ jump with the scale (pdp_audit.audits.loss_scale_band)
+    # loss's scale only to a band, and an atom at ε makes δ jump with the scale
+    # (pdp_audit.verify.estimators.loss_scale_band)
     verdict, message = _outcome(LaplacePair(1 / epsilon), epsilon, 1e-3)
     assert verdict in ("pass", "skip") and "[loss-consistency] PASS" in message, message
     margin = 1.5 if epsilon >= 1 else 3.0  # small losses pin their scale less (the band reaches ×2.2–2.7 at ε = 0.1)
@@ -399,9 +400,9 @@ def test_a_loss_with_an_atom_at_epsilon_passes_and_its_deflated_twin_fails(epsil
 def test_streamed_losses_give_the_numbers_of_the_losses_in_memory():
     """The plugin never holds a world's losses (memory bounded below the cap); what it computes block by block
     equals the in-memory computation on the same draws."""
-    from pdp_audit.audits.consistency_output import event_consistency
-    from pdp_audit.audits.engine import block_rng, block_sizes, sample_privacy_loss
-    from pdp_audit.audits.tails import both_directions
+    from pdp_audit.verify.estimators.consistency_output import event_consistency
+    from pdp_audit.verify.estimators.engine import block_rng, block_sizes, sample_privacy_loss
+    from pdp_audit.verify.estimators.tails import both_directions
     from pdp_audit.verify.evidence.pair_checks import ReleasesAndLosses, stream_losses
 
     pair, trials = LaplacePair(1.0), 3 * 65_536 + 123

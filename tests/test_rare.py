@@ -1,4 +1,5 @@
-"""Rare-event tails (audits/rare.py): importance sampling against exact curves, plain Monte Carlo, broken weights.
+"""Rare-event tails (verify/estimators/rare.py): importance sampling against exact curves, plain Monte Carlo, broken
+weights.
 
 Every statistical assertion uses fixed seeds and a family-wise false-alarm probability ≤ 1e-6: the
 m comparisons of a test are Bonferroni-corrected, each interval at confidence 1 − 1e-6/m.
@@ -10,14 +11,14 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from pdp_audit.audits import rare
-from pdp_audit.audits.engine import sample_privacy_loss
-from pdp_audit.audits.tails import hockey_stick
 from pdp_audit.mechanisms import gaussian as g
 from pdp_audit.mechanisms.analyze_gauss import GoeAnalyzeGaussPair
 from pdp_audit.mechanisms.catalogue import registered
-from pdp_audit.verify.checks import CheckSpec, finalize
 from pdp_audit.verify.cli.main import main
+from pdp_audit.verify.core.checks import CheckSpec, finalize
+from pdp_audit.verify.estimators import rare
+from pdp_audit.verify.estimators.engine import sample_privacy_loss
+from pdp_audit.verify.estimators.tails import hockey_stick
 from pdp_audit.verify.evidence import builders
 from pdp_audit.verify.evidence.dp_claim import DpClaim
 

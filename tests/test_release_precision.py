@@ -1,5 +1,5 @@
 """Precision by dtype (issue 26, item 5): the loss resolution (mechanisms/base.py) and the noise view's affinity
-tolerance and escape slack (audits/rare.py) follow the floating-point type of the releases.
+tolerance and escape slack (verify/estimators/rare.py) follow the floating-point type of the releases.
 
 On main, float32 releases of correct mechanisms were inconclusive at 1e5 releases per world: the loss resolution
 2^-32 split the atom of a Laplace loss that float32 rounding spreads over ~1e-7, and the affinity tolerance 1e-8 (and
@@ -16,7 +16,6 @@ import numpy as np
 import pytest
 
 import pdp_audit
-from pdp_audit.audits import rare
 from pdp_audit.mechanisms.base import (
     LOSS_RESOLUTION,
     at_loss_resolution,
@@ -24,7 +23,8 @@ from pdp_audit.mechanisms.base import (
     loss_resolution,
     release_epsilon,
 )
-from pdp_audit.verify.mutant_pairs import GaussianF32, LaplaceF32
+from pdp_audit.mechanisms.mutant_pairs import GaussianF32, LaplaceF32
+from pdp_audit.verify.estimators import rare
 
 TRIALS = 100_000
 F32_EPS, F64_EPS = float(np.finfo(np.float32).eps), float(np.finfo(np.float64).eps)

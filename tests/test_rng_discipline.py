@@ -1,5 +1,6 @@
 """A pair must draw its releases from the generator it is given, and from it only (issue 26, item 4):
-audits/rng_discipline.py, run before the main draws by ``audit_pair``/``assert_dp``, the contract suite and the
+verify/estimators/rng_discipline.py, run before the main draws by ``audit_pair``/``assert_dp``, the contract suite and
+the
 black-box route.
 
 Pairs that break it -- global ``np.random``, a generator of the pair's own, reseeding on every call, a small set of
@@ -17,10 +18,10 @@ import numpy as np
 import pytest
 
 import pdp_audit
-from pdp_audit.audits import rng_discipline as rd
 from pdp_audit.mechanisms.base import MalformedPair
-from pdp_audit.verify.mutant_pairs import DrawsGaussian as Gaussian
-from pdp_audit.verify.mutant_pairs import GlobalNumpy, OwnGenerator, Reseeding
+from pdp_audit.mechanisms.mutant_pairs import DrawsGaussian as Gaussian
+from pdp_audit.mechanisms.mutant_pairs import GlobalNumpy, OwnGenerator, Reseeding
+from pdp_audit.verify.estimators import rng_discipline as rd
 
 
 class FewSeeds(Gaussian):

@@ -305,7 +305,7 @@ def broken_cell(parameters: dict, seed: int, alpha: float, checks=None) -> dict:
 
 def test_a_cell_error_that_is_not_bad_input_stays_an_internal_error(tmp_path):
     from pdp_audit.mechanisms.validation import InputError
-    from pdp_audit.verify.config import Option, Range
+    from pdp_audit.verify.core.config import Option, Range
     from pdp_audit.verify.sweeps.executors import SerialExecutor
     from pdp_audit.verify.sweeps.schema import SweepMechanism
     from pdp_audit.verify.sweeps.spec import run_sweep

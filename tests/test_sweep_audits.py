@@ -5,10 +5,10 @@ import json
 import numpy as np
 import pytest
 
+from pdp_audit.verify.catalogue.arguments import command_line
+from pdp_audit.verify.catalogue.plans import PLANS, plans_by_name
 from pdp_audit.verify.cli.main import main
-from pdp_audit.verify.config import values_of
-from pdp_audit.verify.plans.arguments import command_line
-from pdp_audit.verify.plans.catalogue import PLANS, plans_by_name
+from pdp_audit.verify.core.config import values_of
 from pdp_audit.verify.sweeps import audits
 from pdp_audit.verify.sweeps.catalogue import SWEEPS
 from pdp_audit.verify.sweeps.rates import fit_exponent

@@ -1,5 +1,6 @@
-"""Importance sampling for Laplace and two-sided geometric noise (audits/tilting.py), the translation view's checks
-(audits/view_structure.py) and the scale identity of the loss (audits/consistency_scale.py).
+"""Importance sampling for Laplace and two-sided geometric noise (verify/estimators/tilting.py), the translation view's
+checks
+(verify/estimators/view_structure.py) and the scale identity of the loss (verify/estimators/consistency_scale.py).
 
 Exact values are independent computations: δ(ε) of the Laplace histogram by nested quadrature split at the loss's
 kinks, of the geometric one by direct summation over the integer lattice.  Statistical assertions use fixed seeds and
@@ -16,9 +17,9 @@ import pytest
 from scipy import integrate
 
 import pdp_audit
-from pdp_audit.audits import tilting, view_structure
-from pdp_audit.audits.consistency_scale import scale_identity
-from pdp_audit.verify.mutant_pairs import NoisyHistogram
+from pdp_audit.mechanisms.mutant_pairs import NoisyHistogram
+from pdp_audit.verify.estimators import tilting, view_structure
+from pdp_audit.verify.estimators.consistency_scale import scale_identity
 
 ALPHA = 1e-6
 
@@ -213,7 +214,7 @@ def test_the_scale_identity_sees_a_loss_of_the_wrong_scale():
 def test_a_budget_hint_names_a_budget_that_decides():
     """The hint of an inconclusive claim (Laplace (2/3, 0) claimed (1, 1e-3) at 5e3 releases) names more than the
     budget run, and 3× it decides (benchmarks/budget_hints.py measures more cases)."""
-    from pdp_audit.verify.mutant_pairs import ShiftedLaplace
+    from pdp_audit.mechanisms.mutant_pairs import ShiftedLaplace
 
     run = pdp_audit.audit_pair(ShiftedLaplace(1.5), 1.0, 1e-3, trials=5_000, seed=0)
     assert run.verdict == "inconclusive"

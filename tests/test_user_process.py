@@ -1,6 +1,6 @@
 """The user's code behind a process boundary (issue #27, D15): ``pdp-audit blackbox MODULE:FACTORY`` and ``pdp-audit
 certify`` of a ``module:factory`` deployment run the user's import, factory and sampler in a child process
-(:func:`pdp_audit.verify.processes.in_user_process`).  An ``os._exit(0)``, a ``kill -9`` of itself, a segfault in
+(:func:`pdp_audit.verify.core.processes.in_user_process`).  An ``os._exit(0)``, a ``kill -9`` of itself, a segfault in
 that code ended the whole command (exit 0, 137, 139: on main ``os._exit(0)`` was a command that certified nothing
 exiting 0); now it is exit 2 and one line naming the code and how its process ended, and nothing is written.  A
 killed command leaves no process behind, and a well-behaved target gives the bytes it gave in-process."""
@@ -18,10 +18,10 @@ from pathlib import Path
 
 import pytest
 
-from pdp_audit.verify import processes
 from pdp_audit.verify.cli import blackbox as blackbox_cli
 from pdp_audit.verify.cli import certify as certify_cli
 from pdp_audit.verify.cli.main import main
+from pdp_audit.verify.core import processes
 
 #: A user's module whose import, factory or sampler misbehaves as the environment says (FAULT_WHERE, FAULT_HOW).
 FAULTY = textwrap.dedent(

@@ -6,7 +6,7 @@ Every way into the suite goes through these functions: the pytest plugin's asser
 Each returns a :class:`~pdp_audit.reports.records.Run`: the decided checks, the verdict and the exit code the
 command line would give, which :func:`write_report` renders as the same PDF and JSON.
 
-Verdicts (see :mod:`pdp_audit.verify.checks`): a check **fails** when the samples contradict its claim at the
+Verdicts (see :mod:`pdp_audit.verify.core.checks`): a check **fails** when the samples contradict its claim at the
 run's family-wise false-alarm probability ``alpha`` (Holm's step-down over the run's statistical checks), **passes**
 when its whole confidence interval lies on the claim's side, and is **inconclusive** otherwise.  Exit codes: 0 every
 guarantee passes, 1 one fails, 3 none fails but one is inconclusive.
@@ -22,14 +22,14 @@ from __future__ import annotations
 import os
 from typing import TYPE_CHECKING, Any, Mapping
 
-from pdp_audit.audits.blackbox_defaults import DEFAULT_TRIALS as BLACKBOX_TRIALS
-from pdp_audit.audits.blackbox_defaults import STATISTICS
+from pdp_audit.audits.blackbox.defaults import DEFAULT_TRIALS as BLACKBOX_TRIALS
+from pdp_audit.audits.blackbox.defaults import STATISTICS
+from pdp_audit.audits.canaries.evidence import audit_canary_scores, audit_one_run  # noqa: F401 (re-exported)
 from pdp_audit.mechanisms.base import NeighbourPair
 from pdp_audit.mechanisms.validation import InputError
 from pdp_audit.reports.records import Check, Run
 from pdp_audit.verify.calibration import gaussian_delta, gaussian_epsilon, gaussian_sigma  # noqa: F401 (re-exported)
-from pdp_audit.verify.config import PAIR_OPTIONS, pair_value
-from pdp_audit.verify.evidence.canaries import audit_canary_scores, audit_one_run  # noqa: F401 (re-exported)
+from pdp_audit.verify.core.config import PAIR_OPTIONS, pair_value
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas
@@ -75,7 +75,7 @@ def _pair(pair: Any, needs_loss: bool = True) -> None:
 def _decided(mechanism: str, evidence: list, alpha: float, parameters: dict, seed: int) -> Run:
     """Decide ``evidence`` as one family (Holm at ``alpha``) into a run record (a user's pair has no paper
     statements: its findings are empty, not "not asked for")."""
-    from pdp_audit.verify.checks import finalize, make_run
+    from pdp_audit.verify.core.checks import finalize, make_run
 
     return make_run(mechanism, finalize(evidence, alpha), alpha, parameters, seed, paper_claims=True)
 
@@ -108,11 +108,12 @@ def audit_pair(
     ``release_from_noise``) or Laplace / two-sided geometric (``noise_law``, ``noise_scale``, ``noise_dim``,
     ``release_from_noise``) -- the view releases what ``sample`` releases (Kolmogorov–Smirnov and Mood's scale test;
     for a view that adds its noise to a centre per world, also: the loss is the view's exact loss, and ``sample``'s
-    noise has the declared law, :mod:`pdp_audit.audits.view_structure`).  Then ``dp-forward`` and ``dp-reverse``
+    noise has the declared law, :mod:`pdp_audit.verify.estimators.view_structure`).  Then ``dp-forward`` and
+    ``dp-reverse``
     (``pdp-*`` with ``per_instance``): δ(ε) ≤ δ in each direction, decided from every estimate of δ(ε) of
     ``trials`` draws of ``sample`` at once -- the plain hockey-stick tails, δ(ε) as one bounded mean
     E_D[(1 − e^{ε−L})₊], the atom at L = +∞ -- and, where δ·trials < 30, importance sampling through the noise view
-    (exponential tilting for Laplace and geometric noise, :mod:`pdp_audit.audits.tilting`) beside them
+    (exponential tilting for Laplace and geometric noise, :mod:`pdp_audit.verify.estimators.tilting`) beside them
     (:mod:`pdp_audit.verify.evidence.pair_claims`).  A DP check passes only when the upper end of their intersected
     interval is at most δ; it fails when the lower end exceeds δ or the estimates contradict each other.
 
@@ -238,7 +239,7 @@ def audit_blackbox(
         run = pdp_audit.audit_blackbox((sample_d, sample_d_prime), epsilon=1.0, delta=1e-5, trials=20_000)
         run.verdict  # 'fail': a mean shift of 2σ is far from (1, 1e-5)-DP
     """
-    from pdp_audit.verify.evidence.blackbox import BlackBoxBudget
+    from pdp_audit.audits.blackbox.evidence import BlackBoxBudget
 
     if budget is None:
         budget = BlackBoxBudget()
@@ -251,8 +252,8 @@ def audit_blackbox_with(pair: Any, claim: tuple, trials: Any, seed: Any, progres
     """:func:`audit_blackbox` with its claim as (ε, δ, α) and the budget beyond ``trials`` as a
     :class:`~pdp_audit.verify.evidence.pair_checks.BlackBoxBudget` (``train_trials``, ``workers``: results do not
     depend on the workers; the samplers must then be picklable): what ``pdp-audit blackbox`` runs."""
-    from pdp_audit.verify.dask_cluster import checked_place
-    from pdp_audit.verify.evidence.blackbox import BlackBoxBudget, BlackBoxSamplers, UserSampler, blackbox_checks
+    from pdp_audit.audits.blackbox.evidence import BlackBoxBudget, BlackBoxSamplers, UserSampler, blackbox_checks
+    from pdp_audit.verify.core.dask_cluster import checked_place
 
     epsilon, delta, trials, seed, alpha = _claim(
         claim[0], claim[1], trials, seed, claim[2], "refuted_delta", "blackbox_trials"
@@ -327,7 +328,7 @@ def audit_coverage(
     """
     rho = pair_value("rho", rho)
     trials, seed, alpha = pair_value("trials", trials), pair_value("seed", seed), pair_value("alpha", alpha)
-    from pdp_audit.verify.evidence.coverage import coverage_checks
+    from pdp_audit.audits.coverage.evidence import coverage_checks
 
     evidence = coverage_checks(holds, rho, trials, seed, exact_failure)
     drawn = evidence[0].details.get("trials", trials)  # a malformed sampler: the trials asked for
@@ -355,7 +356,7 @@ def check_pair(pair: NeighbourPair) -> None:
 
         pdp_audit.check_pair(MyPair())  # None, or AssertionError("check_antisymmetry: ...")
     """
-    from pdp_audit.verify.contract import check_pair as contract
+    from pdp_audit.verify.evidence.contract import check_pair as contract
 
     _pair(pair)
 
@@ -369,7 +370,7 @@ def list_audits() -> dict[str, str]:
 
         sorted(pdp_audit.list_audits())[:3]  # ['adaops', 'adassp', 'gaussian']
     """
-    from pdp_audit.verify.plans.catalogue import plans_by_name
+    from pdp_audit.verify.catalogue.plans import plans_by_name
 
     return {name: plan.help for name, plan in plans_by_name().items()}
 
@@ -408,8 +409,8 @@ def run_audit(
         run.exit_code  # 0
         pdp_audit.write_report(run, pdf="gaussian.pdf")
     """
-    from pdp_audit.verify.checks import without_findings
-    from pdp_audit.verify.plans.catalogue import plans_by_name
+    from pdp_audit.verify.catalogue.plans import plans_by_name
+    from pdp_audit.verify.core.checks import without_findings
 
     plans = plans_by_name()
     if name not in plans:
@@ -485,7 +486,7 @@ def write_report(run: Run, pdf: str | os.PathLike | None = None, json: str | os.
         pdp_audit.write_report(run, pdf="audit.pdf", json="audit.json")
     """
     from pdp_audit.reports.publish import write_run_reports
-    from pdp_audit.verify.outputs import check_outputs
+    from pdp_audit.verify.core.outputs import check_outputs
 
     if not isinstance(run, Run):
         raise InputError(f"run must be a pdp_audit.Run, got {type(run).__name__}")
@@ -560,11 +561,11 @@ def audit_blackbox_search(
 
     Candidate pairs (the StatDP / DP-Sniper input patterns, random pairs, or optuna's proposals) are ranked by the
     ε bound of a pilot attack on each; the chosen pair is attacked on fresh releases and that bound alone decides:
-    the pilots only select, so no correction for the search is needed (:mod:`pdp_audit.audits.blackbox_search`).
+    the pilots only select, so no correction for the search is needed (:mod:`pdp_audit.audits.blackbox.search`).
 
     Args:
       mechanism: an object with ``dimension`` (the dataset's length) and ``release(dataset, size, rng)``
-        (:class:`pdp_audit.audits.blackbox_search.SearchMechanism`).
+        (:class:`pdp_audit.audits.blackbox.search.SearchMechanism`).
       epsilon: the claimed ε, finite and >= 0.
       delta: the claimed δ, in [0, 1).
       seed: root seed, >= 0 (pilots and the final attack draw from independent streams of it).
@@ -574,7 +575,7 @@ def audit_blackbox_search(
         releases per world; ``workers``, ``scheduler`` or ``dask_local``: where the blocks are drawn).
 
     Returns:
-      A :class:`~pdp_audit.verify.evidence.blackbox_witness.SearchOutcome`: ``run`` (verdict ``fail`` or
+      A :class:`~pdp_audit.audits.blackbox.search_check.SearchOutcome`: ``run`` (verdict ``fail`` or
       ``inconclusive``, never certified), ``result`` (the ranking, the chosen pair, the final attack) and
       ``witness`` (the pair and the learned test as JSON-ready data).
 
@@ -594,7 +595,7 @@ def audit_blackbox_search(
         outcome = pdp_audit.audit_blackbox_search(NoisyMax(), epsilon=0.1, delta=0.0)
         outcome.result.chosen.name, outcome.run.verdict
     """
-    from pdp_audit.verify.evidence.blackbox_witness import audit_blackbox_search_with
+    from pdp_audit.audits.blackbox.search_check import audit_blackbox_search_with
 
     name = type(mechanism).__qualname__
     return audit_blackbox_search_with(mechanism, (epsilon, delta, alpha), seed, options, name)

@@ -49,9 +49,9 @@ import numpy as np
 from pdp_audit.mechanisms.validation import InputError, not_a_regular_file, quoted, shown
 from pdp_audit.reports.json_report import code_version
 from pdp_audit.reports.records import Run
-from pdp_audit.verify.config import WORKERS_OPTION, in_file, parse, values_of
+from pdp_audit.verify.catalogue.plans import plans_by_name
+from pdp_audit.verify.core.config import WORKERS_OPTION, in_file, parse, values_of
 from pdp_audit.verify.own_mechanism import check_target, is_own
-from pdp_audit.verify.plans.catalogue import plans_by_name
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -423,7 +423,7 @@ def certify_deployment(deployment: Deployment, workers: int | None = None, progr
     workers``.
     """
     from pdp_audit.mechanisms.datasets import pinned_bytes
-    from pdp_audit.verify.checks import without_findings
+    from pdp_audit.verify.core.checks import without_findings
 
     if is_own(deployment.mechanism):  # a user's factory: pdp_audit.audit_pair's (or audit_blackbox's) checks
         from pdp_audit.verify.own_mechanism import certify_own

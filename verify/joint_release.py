@@ -32,7 +32,7 @@ z.  For each release here the pair at any z is a post-processing (a Markov kerne
 worst-case pair: for the Gaussian mechanism the pair at z is a Gaussian shift of norm ‖Δ_z‖₂ ≤ C, a post-processing
 of the shift C·e₁ (rotate, then add independent noise along the shift to shrink its norm: Dong, Roth & Su 2022,
 Gaussian DP, Prop. 2.8 / Blackwell), and for the Laplace mechanism the audit's own worst case
-(:mod:`pdp_audit.verify.plans.laplace.evidence`: all of ‖Δ_z‖₁ = C on one coordinate).  Applying the releases'
+(:mod:`pdp_audit.audits.laplace.evidence`: all of ‖Δ_z‖₁ = C on one coordinate).  Applying the releases'
 kernels coordinate-wise maps the product of the worst-case pairs onto the product at z, so by the data-processing
 inequality of the hockey-stick divergence δ_z(ε) ≤ δ_worst(ε) for every z and ε: the product pair is a sound
 neighbour.  It is also attained when one row is worst for every release (the same data and clip direction, or
@@ -50,8 +50,9 @@ import numpy as np
 from pdp_audit.mechanisms.validation import InputError, not_a_regular_file, quoted, shown
 from pdp_audit.reports.json_report import code_version
 from pdp_audit.reports.records import Line, Lines, Page, Run
-from pdp_audit.verify.checks import finalize, make_run
-from pdp_audit.verify.config import Names, values_of
+from pdp_audit.verify.catalogue.plans import plans_by_name
+from pdp_audit.verify.core.checks import finalize, make_run
+from pdp_audit.verify.core.config import Names, values_of
 from pdp_audit.verify.deployment import (
     Deployment,
     certify_deployment,
@@ -60,20 +61,19 @@ from pdp_audit.verify.deployment import (
     named_keys,
 )
 from pdp_audit.verify.own_mechanism import own_budget
-from pdp_audit.verify.plans.catalogue import plans_by_name
 
 #: Draws per world of each profile drawn on the certificate's page (a figure, not evidence).
 PROFILE_DRAWS = 100_000
 
 
 def _gaussian_pair(config: Any) -> Any:
-    from pdp_audit.verify.plans.gaussian.evidence import setup, worst_case_pair
+    from pdp_audit.audits.gaussian.evidence import setup, worst_case_pair
 
     return worst_case_pair(setup(config))[1]
 
 
 def _laplace_pair(config: Any) -> Any:
-    from pdp_audit.verify.plans.laplace.evidence import setup, worst_case_pair
+    from pdp_audit.audits.laplace.evidence import setup, worst_case_pair
 
     return worst_case_pair(setup(config))
 
@@ -127,7 +127,7 @@ class GaussianProductPair(ProductPair):
 
 def product_pair(pairs: list[Any]) -> ProductPair:
     """The joint release of ``pairs``, with the Gaussian noise view where every release has one."""
-    from pdp_audit.audits.rare import has_noise_view
+    from pdp_audit.verify.estimators.rare import has_noise_view
 
     return GaussianProductPair(pairs) if all(has_noise_view(p) for p in pairs) else ProductPair(pairs)
 
@@ -270,7 +270,7 @@ def _certified(deployment: Deployment, configs: list[Any], fingerprints: list[tu
 def hockey_stick_profile(pair: Any, grid: np.ndarray, draws: int, seed: int, stream: str) -> np.ndarray:
     """max of δ_{D‖D'}(ε) = E_D[(1 − e^{ε−L})₊] and δ_{D'‖D}(ε) = E_D'[(1 − e^{ε+L})₊] on ``grid`` (Monte Carlo;
     Balle et al. 2018, Theorem 5), from ``draws`` losses per world."""
-    from pdp_audit.audits.engine import sample_privacy_loss
+    from pdp_audit.verify.estimators.engine import sample_privacy_loss
 
     loss_d = sample_privacy_loss(pair, "D", draws, seed, stream)
     loss_dp = sample_privacy_loss(pair, "D'", draws, seed, stream)

@@ -25,14 +25,14 @@ from typing import Callable
 import numpy as np
 from scipy import linalg, stats
 
-from pdp_audit.audits.coverage import coverage_of
 from pdp_audit.mechanisms import analyze_gauss as ag
 from pdp_audit.mechanisms import gaussian as g
 from pdp_audit.mechanisms import linreg as lr
+from pdp_audit.mechanisms import mutant_pairs
 from pdp_audit.mechanisms import objpert as op
 from pdp_audit.mechanisms.objpert_solver import theta_rows
-from pdp_audit.verify import mutant_pairs
-from pdp_audit.verify.checks import Check, CheckSpec, finalize, worst
+from pdp_audit.verify.core.checks import Check, CheckSpec, finalize, worst
+from pdp_audit.verify.estimators.coverage import coverage_of
 from pdp_audit.verify.evidence import builders
 from pdp_audit.verify.evidence.pair_checks import validated_dp_checks
 
@@ -492,7 +492,7 @@ def audit_case(case: PairCase | CoverageCase, trials: int, seed: int, alpha: flo
     if isinstance(case, PairCase):
         evidence = validated_dp_checks(case.pair, case.epsilon, case.delta, trials, seed, per_instance=False)
     else:
-        from pdp_audit.audits.engine import run_blocks
+        from pdp_audit.verify.estimators.engine import run_blocks
 
         outcomes = run_blocks(case.holds, trials, seed, "mutant/coverage").astype(bool)
         spec = CheckSpec(

@@ -31,14 +31,14 @@ guarantee, the pair's and each individual's, passes.
 as for the built-in audits) and written to a private copy of the same file name, whose path the factory receives:
 the bytes the mechanism reads are the bytes fingerprinted, even if the file changes meanwhile.  The copy (mode 0600,
 in a ``pdp-audit-data-*`` folder of mode 0700 in the temporary directory) is removed when the audit ends: normally,
-on an error, on Ctrl-C and, through :func:`pdp_audit.verify.processes.terminations_raise`, on SIGTERM or SIGHUP.
+on an error, on Ctrl-C and, through :func:`pdp_audit.verify.core.processes.terminations_raise`, on SIGTERM or SIGHUP.
 
 **The user's code is behind a boundary.**  A module that cannot be imported (or raises while imported), a missing
 factory, a factory that raises or calls ``sys.exit``, that returns no pair, or whose pair's ``sample``,
 ``privacy_loss`` or ``per_instance`` raises on a first small probe is one :class:`InputError` naming the user's
 function (exit 2), before any long computation.  What the user's code raises later, mid-audit, is the exact fail
 ``pair-protocol`` (the pair broke its protocol), never an internal error.  ``pdp-audit certify`` runs all of this
-in a child process (:func:`pdp_audit.verify.processes.in_user_process`): user code that ends the process itself
+in a child process (:func:`pdp_audit.verify.core.processes.in_user_process`): user code that ends the process itself
 (``os._exit(0)``, a segfault) is one InputError naming the code and how its process ended, never exit 0.
 """
 
@@ -62,9 +62,9 @@ import numpy as np
 from pdp_audit.mechanisms.base import MalformedPair, checked_releases, pair_attribute, user_error
 from pdp_audit.mechanisms.validation import InputError, not_a_regular_file, quoted, shown
 from pdp_audit.reports.records import Line, Lines, Page, Run
-from pdp_audit.verify.checks import finalize, make_run
-from pdp_audit.verify.config import PAIR_OPTIONS, in_file, parse
-from pdp_audit.verify.module_fingerprints import HelperModules
+from pdp_audit.verify.core.checks import finalize, make_run
+from pdp_audit.verify.core.config import PAIR_OPTIONS, in_file, parse
+from pdp_audit.verify.core.module_fingerprints import HelperModules
 
 #: The most individuals of ``per_instance()`` one certificate audits (each costs as much as the pair itself).
 MAX_INDIVIDUALS = 20
@@ -438,7 +438,7 @@ def certify_own(deployment, code_version: str) -> Run:
 
 def pair_evidence(pair: GuardedPair, kind: str, budget: OwnBudget, per_instance: bool) -> list:
     """The evidence ``pdp_audit.audit_pair`` (white-box) or ``pdp_audit.audit_blackbox`` (black-box) decides."""
-    from pdp_audit.verify.evidence.blackbox import blackbox_checks
+    from pdp_audit.audits.blackbox.evidence import blackbox_checks
     from pdp_audit.verify.evidence.pair_checks import validated_dp_checks
 
     if kind == "white-box":

@@ -24,7 +24,8 @@ claim to check (``closed-form``), never evidence.
 * ``assert_pdp(pair, ε, δ)`` -- the same inequalities, stated as the per-instance claim about the one
   (D, z) the pair was built from (Wang 2019, §2);
 * ``assert_dp_blackbox(sample_D, sample_D_prime, ε, δ)`` -- for a mechanism that can only be sampled: a
-  learned test (:mod:`pdp_audit.audits.blackbox`) tries to refute the claim; it can fail or be inconclusive, never pass;
+  learned test (:mod:`pdp_audit.audits.blackbox.attack`) tries to refute the claim; it can fail or be inconclusive,
+  never pass;
 * ``run(NAME, **options)`` -- any built-in audit (``pdp-audit run NAME``) with its ``run`` options, asserting on
   its verdict; the same cell, seed and numbers as ``pdp-audit sweep`` (see :meth:`PrivacyAudit.run`);
 * ``assert_coverage(holds, ρ)`` -- an event "holds with probability ≥ 1 − ρ": exact binomial test of
@@ -53,7 +54,7 @@ import pytest
 
 from pdp_audit.mechanisms.validation import InputError, one_line
 from pdp_audit.verify import api
-from pdp_audit.verify.config import PAIR_OPTIONS, pair_value
+from pdp_audit.verify.core.config import PAIR_OPTIONS, pair_value
 
 RECORDS_KEY = "pdp_audit_records"
 #: The xdist workeroutput key of the files a worker's tests read (inputs of the report, see record_reads).
@@ -78,7 +79,7 @@ _BUDGET_FLAGS = {
 
 def budget_from_options(config: pytest.Config) -> dict:
     """The session's trials, seed and alpha from the command line, checked as the API checks them."""
-    from pdp_audit.verify.config import COMMAND_LINE, Names
+    from pdp_audit.verify.core.config import COMMAND_LINE, Names
 
     budget = {}
     for flag, (name, _, _) in _BUDGET_FLAGS.items():
@@ -117,7 +118,7 @@ def pytest_configure(config: pytest.Config) -> None:
     budget_from_options(config)  # checked now: one line naming the flag
     report = config.getoption("--audit-report")
     if report:  # checked now, not after the whole session has run
-        from pdp_audit.verify.outputs import record_reads
+        from pdp_audit.verify.core.outputs import record_reads
 
         record_reads()  # a file a test reads (a fixture) is an input of the report too
         try:
@@ -137,9 +138,9 @@ def named_test_files(config: pytest.Config) -> dict[str, Path]:
 def check_session_outputs(config: pytest.Config, inputs: dict[str, Path]) -> None:
     """InputError unless ``--audit-report``'s PDF and the JSON written beside it may be written: neither one of
     ``inputs`` (test files), nor a module the session imported (a collected test module, a conftest: see
-    :func:`pdp_audit.verify.outputs.check_outputs`)."""
+    :func:`pdp_audit.verify.core.outputs.check_outputs`)."""
     from pdp_audit.reports.audit_session import session_report_paths
-    from pdp_audit.verify.outputs import check_outputs
+    from pdp_audit.verify.core.outputs import check_outputs
 
     json_path, pdf_path = session_report_paths(Path(config.invocation_params.dir) / config.getoption("--audit-report"))
     outputs = {"--audit-report": str(pdf_path), "--audit-report (the JSON written beside the PDF)": str(json_path)}
@@ -314,7 +315,8 @@ class PrivacyAudit:
     ) -> "AuditOutcome":
         """Try to refute (ε, δ)-DP of a mechanism that can only be sampled: ``sample_D(size, rng)`` and
         ``sample_D_prime(size, rng)`` return (size, d) releases.  A test statistic is learned on ``trials``
-        releases per world and ε bounded on as many fresh ones (:mod:`pdp_audit.audits.blackbox`).  Fails when the claim
+        releases per world and ε bounded on as many fresh ones (:mod:`pdp_audit.audits.blackbox.attack`).  Fails when
+        the claim
         is refuted; otherwise inconclusive (a skip, or a failure under ``--audit-strict``): it never passes."""
         run = api.audit_blackbox(
             (sample_D, sample_D_prime),
@@ -432,7 +434,7 @@ class AuditSession:
     @pytest.hookimpl(optionalhook=True)
     def pytest_testnodedown(self, node, error) -> None:
         """xdist controller: take the records a worker shipped in its ``workeroutput``."""
-        from pdp_audit.verify.outputs import add_reads
+        from pdp_audit.verify.core.outputs import add_reads
 
         payload = getattr(node, "workeroutput", {}).get(RECORDS_KEY)
         for record in json.loads(payload) if payload else []:
@@ -441,7 +443,7 @@ class AuditSession:
 
     def pytest_sessionfinish(self, session: pytest.Session) -> None:
         if self.is_worker:
-            from pdp_audit.verify.outputs import read_paths
+            from pdp_audit.verify.core.outputs import read_paths
 
             self.config.workeroutput[RECORDS_KEY] = json.dumps(self.sorted_records())
             self.config.workeroutput[READS_KEY] = json.dumps(read_paths())
@@ -449,7 +451,7 @@ class AuditSession:
         path = self.config.getoption("--audit-report")
         if path:
             from pdp_audit.reports.audit_session import write_session_report
-            from pdp_audit.verify.checks import worst
+            from pdp_audit.verify.core.checks import worst
 
             records = self.sorted_records()
             try:  # again: the test modules are known now (under xdist, only from the records' node ids)

@@ -124,7 +124,7 @@ def cli_markdown() -> str:
 
 def deployment_keys_markdown() -> str:
     """For every built-in audit, the keys a deployment file may set, by table, from the audit's declared options."""
-    from pdp_audit.verify.plans.catalogue import plans_by_name
+    from pdp_audit.verify.catalogue.plans import plans_by_name
 
     out = []
     for name, plan in plans_by_name().items():

@@ -44,6 +44,8 @@ with one line naming the argument and its valid range.
 
 from __future__ import annotations
 
+from pdp_audit.audits.blackbox.evidence import BlackBoxBudget
+from pdp_audit.audits.blackbox.search_check import SearchOptions
 from pdp_audit.mechanisms.base import NeighbourPair
 from pdp_audit.mechanisms.validation import InputError
 from pdp_audit.reports.json_report import package_version
@@ -66,9 +68,7 @@ from pdp_audit.verify.api import (
     run_audit,
     write_report,
 )
-from pdp_audit.verify.checks import EXIT_CODES
-from pdp_audit.verify.evidence.blackbox import BlackBoxBudget
-from pdp_audit.verify.evidence.blackbox_witness import SearchOptions
+from pdp_audit.verify.core.checks import EXIT_CODES
 
 __version__: str = package_version()
 

@@ -1,6 +1,6 @@
 """``pdp-audit benchmark linreg``: cross-validated utility of the DP linear-regression mechanisms
 ([LR] Tables 3–4 style) on every bundled regression data set and/or a user CSV
-(:mod:`pdp_audit.verify.plans.linreg.benchmark`)."""
+(:mod:`pdp_audit.audits.linreg.benchmark`)."""
 
 from __future__ import annotations
 
@@ -8,11 +8,11 @@ import argparse
 import sys
 import time
 
+from pdp_audit.audits.linreg.benchmark_config import BenchmarkConfig
 from pdp_audit.mechanisms.linreg_data import REGRESSION_DATASETS
-from pdp_audit.verify.config import COMMAND_LINE, build, options
-from pdp_audit.verify.outputs import check_outputs
-from pdp_audit.verify.plans.arguments import add_option
-from pdp_audit.verify.plans.linreg.benchmark_config import BenchmarkConfig
+from pdp_audit.verify.catalogue.arguments import add_option
+from pdp_audit.verify.core.config import COMMAND_LINE, build, options
+from pdp_audit.verify.core.outputs import check_outputs
 
 
 def _datasets(values: list[str]) -> tuple[str, ...]:
@@ -46,8 +46,8 @@ def add_parser(subparsers) -> None:
 
 def command_benchmark_linreg(args: argparse.Namespace) -> int:
     """Run the benchmark, write its JSON and PDF, print a summary; returns the exit code (0)."""
+    from pdp_audit.audits.linreg.benchmark import run_benchmark
     from pdp_audit.reports import linreg_benchmark as report
-    from pdp_audit.verify.plans.linreg.benchmark import run_benchmark
 
     path = args.report or "pdp-audit-benchmark-linreg.pdf"
     outputs = {"--report": None if path.lower() == "none" else path, "--json": args.json}

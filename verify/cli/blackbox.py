@@ -5,10 +5,10 @@
 ``FACTORY`` is called with no arguments and returns an object with ``sample(world, size, rng)`` (``world`` is
 "D" or "D'"; releases as a (size, d) array) -- a neighbouring pair without its privacy loss.  A test statistic is
 learned on ``--train-trials`` releases per world (default ``--trials``) and ε is bounded on ``--trials`` fresh ones,
-streamed in blocks over ``--workers`` processes (:mod:`pdp_audit.audits.blackbox`; the numbers do not depend on
+streamed in blocks over ``--workers`` processes (:mod:`pdp_audit.audits.blackbox.attack`; the numbers do not depend on
 the workers).
 Exit 1 when the claim is refuted, 3 when it is not (a black-box audit never certifies: it cannot exit 0).  The
-import, the factory and the audit run in a child process (:func:`pdp_audit.verify.processes.in_user_process`): a
+import, the factory and the audit run in a child process (:func:`pdp_audit.verify.core.processes.in_user_process`): a
 target that ends that process itself (``os._exit(0)``, a segfault) is exit 2 and one line naming it.
 """
 
@@ -21,7 +21,7 @@ import json
 import os
 import sys
 
-from pdp_audit.audits.blackbox_defaults import (
+from pdp_audit.audits.blackbox.defaults import (
     DEFAULT_STATISTIC,
     DEFAULT_TRIALS,
     EVENT_TRAIN_TRIALS,
@@ -32,12 +32,12 @@ from pdp_audit.audits.blackbox_defaults import (
 )
 from pdp_audit.mechanisms.base import user_error
 from pdp_audit.mechanisms.validation import InputError, quoted, shown
+from pdp_audit.verify.catalogue.arguments import add_option, typed
 from pdp_audit.verify.cli import blackbox_search
-from pdp_audit.verify.config import PAIR_OPTIONS, Option
-from pdp_audit.verify.dask_cluster import DASK_LOCAL, SCHEDULER
-from pdp_audit.verify.outputs import check_outputs
-from pdp_audit.verify.plans.arguments import add_option, typed
-from pdp_audit.verify.processes import in_user_process
+from pdp_audit.verify.core.config import PAIR_OPTIONS, Option
+from pdp_audit.verify.core.dask_cluster import DASK_LOCAL, SCHEDULER
+from pdp_audit.verify.core.outputs import check_outputs
+from pdp_audit.verify.core.processes import in_user_process
 
 #: The claim and budget of ``blackbox``: the options of ``pdp_audit.audit_blackbox``, with their ranges.
 BLACKBOX_OPTIONS = (
@@ -89,7 +89,7 @@ PLACE_OPTIONS = (
 
 def resolved(args: argparse.Namespace) -> argparse.Namespace:
     """``args`` with ``--trials`` and ``--statistic`` given their defaults where not given
-    (:mod:`pdp_audit.audits.blackbox_defaults`): a plain run's, with or without ``--report`` (a report adds pages
+    (:mod:`pdp_audit.audits.blackbox.defaults`): a plain run's, with or without ``--report`` (a report adds pages
     and a witness, never another verdict), or a search's; a re-check's ``--trials`` is left to the witness's own
     (:func:`pdp_audit.verify.cli.blackbox_search.command`)."""
     if args.trials is None and not args.witness:
@@ -176,9 +176,9 @@ def load_factory(target: str, needs: str = "sample"):
 
 def command_blackbox(args: argparse.Namespace) -> int:
     """Run the black-box attack and report its check; 1 if refuted, 3 otherwise."""
+    from pdp_audit.audits.blackbox.evidence import BlackBoxBudget
     from pdp_audit.reports.json_report import check_to_dict
     from pdp_audit.verify.api import audit_blackbox_with
-    from pdp_audit.verify.evidence.blackbox import BlackBoxBudget
 
     resolved(typed(args, *BLACKBOX_OPTIONS, *PLACE_OPTIONS))
     if blackbox_search.wanted(args):  # the whole search in the child: its outcome holds the user's objects

@@ -4,7 +4,7 @@
         --claim-epsilon 0.1 --claim-delta 0 --json out.json --report out.pdf
     pdp-audit blackbox mypkg.mech:make_mechanism --witness out.json --seed 7 --claim-epsilon 0.1 --claim-delta 0
 
-With ``--search``, ``FACTORY()`` returns a mechanism (:class:`pdp_audit.audits.blackbox_search.SearchMechanism`:
+With ``--search``, ``FACTORY()`` returns a mechanism (:class:`pdp_audit.audits.blackbox.search.SearchMechanism`:
 ``dimension`` and ``release(dataset, size, rng)``); candidate pairs are ranked on pilot attacks and the chosen one
 attacked on fresh releases.  ``--witness W.json`` re-applies the frozen test of a blackbox JSON (or a bare witness:
 a logistic or trees score and its threshold, or the event test's score and events) to fresh releases of the same
@@ -20,7 +20,7 @@ import argparse
 import json
 
 from pdp_audit.mechanisms.validation import InputError, shown
-from pdp_audit.verify.outputs import check_outputs
+from pdp_audit.verify.core.outputs import check_outputs
 
 #: The search options of ``blackbox`` (besides the claim and budget of :data:`...blackbox.BLACKBOX_OPTIONS`).
 SEARCH_HELP = {
@@ -64,7 +64,7 @@ def _count(text: str, name: str, low: int, high: int) -> int:
 
 def command(args: argparse.Namespace, module_file, load_factory) -> int:
     """Run the search, the re-check or the reported attack of ``args`` (already typed); 1 refuted, 3 otherwise."""
-    from pdp_audit.verify.evidence.blackbox_witness import SearchOptions, read_witness
+    from pdp_audit.audits.blackbox.search_check import SearchOptions, read_witness
 
     report = None if args.report is None or args.report.lower() == "none" else args.report
     if args.witness and args.search:
@@ -97,7 +97,7 @@ def command(args: argparse.Namespace, module_file, load_factory) -> int:
 
 def _witness_trials(witness: dict) -> int:
     """The fresh releases per world the witness was bounded on, checked as ``--trials`` is."""
-    from pdp_audit.verify.config import pair_value
+    from pdp_audit.verify.core.config import pair_value
 
     try:
         return pair_value("trials", witness.get("trials"))
@@ -110,7 +110,7 @@ def _searched(witness: dict | None) -> bool:
 
 
 def _attack(args, factory, options, claim, report) -> int:
-    from pdp_audit.verify.evidence.blackbox_witness import audit_blackbox_search_with
+    from pdp_audit.audits.blackbox.search_check import audit_blackbox_search_with
 
     # bars on a terminal only, as a plain run shows them: pilots, then the final attack's releases
     outcome = audit_blackbox_search_with(factory, claim, args.seed, options, args.target, bool(args.search), True)
@@ -130,7 +130,7 @@ def _attack(args, factory, options, claim, report) -> int:
 
 
 def _recheck(args, factory, witness, claim, report) -> int:
-    from pdp_audit.verify.evidence.blackbox_witness import recheck_witness_with
+    from pdp_audit.audits.blackbox.search_check import recheck_witness_with
 
     outcome = recheck_witness_with(factory, witness, claim, args.trials, args.seed, args.workers)
     doc = {

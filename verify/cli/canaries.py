@@ -21,9 +21,9 @@ from array import array
 import numpy as np
 
 from pdp_audit.mechanisms.validation import InputError, quoted, shown
-from pdp_audit.verify.config import PAIR_OPTIONS
-from pdp_audit.verify.outputs import check_outputs
-from pdp_audit.verify.plans.arguments import add_option, typed
+from pdp_audit.verify.catalogue.arguments import add_option, typed
+from pdp_audit.verify.core.config import PAIR_OPTIONS
+from pdp_audit.verify.core.outputs import check_outputs
 
 CANARY_OPTIONS = (
     dataclasses.replace(PAIR_OPTIONS["delta"], help="the δ of the bound (and of the claim), in [0, 1)"),
@@ -162,8 +162,8 @@ def _inputs(args: argparse.Namespace) -> dict[str, str | None]:
 
 def command_canaries(args: argparse.Namespace) -> int:
     """Read the scores, bound ε, write the reports; 1 if the claim is refuted, 3 otherwise."""
+    from pdp_audit.audits.canaries.evidence import audit_canary_scores, audit_one_run
     from pdp_audit.reports.publish import write_run_reports
-    from pdp_audit.verify.evidence.canaries import audit_canary_scores, audit_one_run
 
     typed(args, *CANARY_OPTIONS)
     inputs = _inputs(args)

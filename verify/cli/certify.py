@@ -22,14 +22,14 @@ import argparse
 import time
 
 from pdp_audit.mechanisms.validation import shown
+from pdp_audit.verify.catalogue.arguments import add_option, typed
 from pdp_audit.verify.cli.warnings import print_warnings
-from pdp_audit.verify.config import WORKERS_OPTION
+from pdp_audit.verify.core.config import WORKERS_OPTION
+from pdp_audit.verify.core.outputs import check_outputs
+from pdp_audit.verify.core.processes import in_user_process
 from pdp_audit.verify.deployment import load_deployment
 from pdp_audit.verify.joint_release import certify as certify_deployment
-from pdp_audit.verify.outputs import check_outputs
 from pdp_audit.verify.own_mechanism import is_own, module_file
-from pdp_audit.verify.plans.arguments import add_option, typed
-from pdp_audit.verify.processes import in_user_process
 
 #: ``--workers`` of certify: by default the deployment file's ``[audit] workers``, else 1.
 CERTIFY_WORKERS = WORKERS_OPTION.with_default(None)

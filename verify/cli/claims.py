@@ -19,10 +19,10 @@ import sys
 import textwrap
 
 from pdp_audit.mechanisms.validation import InputError, shown
-from pdp_audit.verify.config import SEED_OPTION, WORKERS_OPTION
+from pdp_audit.verify.catalogue.arguments import add_option, typed
+from pdp_audit.verify.core.config import SEED_OPTION, WORKERS_OPTION
+from pdp_audit.verify.core.outputs import check_outputs
 from pdp_audit.verify.ledger import entries as ledger
-from pdp_audit.verify.outputs import check_outputs
-from pdp_audit.verify.plans.arguments import add_option, typed
 
 #: ``claims --run --workers``: by default one worker per core.
 CLAIMS_WORKERS = WORKERS_OPTION.with_default(None)

@@ -20,7 +20,8 @@ import time
 import traceback
 
 from pdp_audit.mechanisms.validation import InputError, one_line, quoted, shown
-from pdp_audit.verify.checks import without_findings
+from pdp_audit.verify.catalogue.arguments import Parser, add_run_arguments, configure_from_args, typed
+from pdp_audit.verify.catalogue.plans import plans_by_name
 from pdp_audit.verify.cli import (
     benchmark,
     blackbox,
@@ -35,11 +36,10 @@ from pdp_audit.verify.cli import (
     tau,
 )
 from pdp_audit.verify.cli.warnings import print_warnings
-from pdp_audit.verify.config import WORKERS_OPTION
-from pdp_audit.verify.outputs import check_outputs, record_reads
-from pdp_audit.verify.plans.arguments import Parser, add_run_arguments, configure_from_args, typed
-from pdp_audit.verify.plans.catalogue import plans_by_name
-from pdp_audit.verify.processes import Terminated, end_by, terminations_raise
+from pdp_audit.verify.core.checks import without_findings
+from pdp_audit.verify.core.config import WORKERS_OPTION
+from pdp_audit.verify.core.outputs import check_outputs, record_reads
+from pdp_audit.verify.core.processes import Terminated, end_by, terminations_raise
 
 # The subcommands besides ``list`` and ``run``, in the order ``--help`` shows them.
 COMMANDS = (certify, sweep, report, claims, tau, benchmark, schema, mutants, blackbox, canaries, examples)
@@ -136,7 +136,8 @@ def command_run(args: argparse.Namespace) -> int:
 
 def main(argv: list[str] | None = None) -> int:
     """The ``pdp-audit`` entry point; returns the exit code (see the module docstring).  On SIGTERM or SIGHUP it
-    does not return: :class:`~pdp_audit.verify.processes.Terminated` unwinds every ``finally`` (temporaries removed)
+    does not return: :class:`~pdp_audit.verify.core.processes.Terminated` unwinds every ``finally`` (temporaries
+    removed)
     and the process then ends by that signal."""
     with terminations_raise():
         try:

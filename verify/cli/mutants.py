@@ -12,9 +12,9 @@ from __future__ import annotations
 import argparse
 
 from pdp_audit.mechanisms.validation import InputError
-from pdp_audit.verify.config import ALPHA_OPTION, SEED_OPTION, Option, Range
-from pdp_audit.verify.outputs import check_outputs
-from pdp_audit.verify.plans.arguments import add_option, typed
+from pdp_audit.verify.catalogue.arguments import add_option, typed
+from pdp_audit.verify.core.config import ALPHA_OPTION, SEED_OPTION, Option, Range
+from pdp_audit.verify.core.outputs import check_outputs
 
 #: ``--trials`` of the zoo: releases per world of each mutant and twin (default: 1e5, 2e4 with --quick).
 MUTANT_TRIALS = Option("trials", "int", None, "releases per world (overrides --quick)", range=Range(1000, 1e7))

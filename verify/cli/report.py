@@ -7,7 +7,7 @@ import sys
 from pathlib import Path
 
 from pdp_audit.mechanisms.validation import InputError, shown
-from pdp_audit.verify.outputs import check_outputs, store_inputs
+from pdp_audit.verify.core.outputs import check_outputs, store_inputs
 
 
 def add_parser(subparsers) -> None:

@@ -8,14 +8,14 @@ import sys
 from pathlib import Path
 
 from pdp_audit.mechanisms.validation import InputError, not_a_regular_file, shown
-from pdp_audit.verify.config import WORKERS, Option
-from pdp_audit.verify.dask_cluster import DASK_LOCAL, SCHEDULER
-from pdp_audit.verify.outputs import check_outputs, store_inputs
-from pdp_audit.verify.plans.arguments import add_option, typed
+from pdp_audit.verify.catalogue.arguments import add_option, typed
+from pdp_audit.verify.core.config import WORKERS, Option
+from pdp_audit.verify.core.dask_cluster import DASK_LOCAL, SCHEDULER
+from pdp_audit.verify.core.outputs import check_outputs, store_inputs
 
 EXIT_INTERRUPTED = 130
 
-#: Where a sweep runs: local processes, or Dask (:data:`pdp_audit.verify.dask_cluster.SCHEDULER`, ``DASK_LOCAL``).
+#: Where a sweep runs: local processes, or Dask (:data:`pdp_audit.verify.core.dask_cluster.SCHEDULER`, ``DASK_LOCAL``).
 SWEEP_WORKERS = Option(
     "workers", "int", None, "local worker processes (default: the number of cores; 1 = serial)", range=WORKERS
 )
@@ -62,7 +62,7 @@ def command_sweep(args: argparse.Namespace) -> int:
     if why is not None and why != "does not exist":  # a database is written in place, never through a FIFO
         raise InputError(f"--store: {store_path!r} {why}")
     if args.scheduler is not None or args.dask_local is not None:
-        from pdp_audit.verify.dask_cluster import distributed_module
+        from pdp_audit.verify.core.dask_cluster import distributed_module
 
         distributed_module()  # a one-line error now, before any store is made, if Dask is missing
     store = Store.for_sweep(store_path, spec, args.resume)

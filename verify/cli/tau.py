@@ -18,11 +18,11 @@ import sys
 
 from pdp_audit.mechanisms.validation import InputError
 from pdp_audit.reports.files import atomic_path, write_stdout
-from pdp_audit.verify.config import Option, Range
-from pdp_audit.verify.outputs import check_outputs
-from pdp_audit.verify.plans.arguments import add_option, typed
+from pdp_audit.verify.catalogue.arguments import add_option, typed
+from pdp_audit.verify.core.config import Option, Range
+from pdp_audit.verify.core.outputs import check_outputs
 
-#: σ of ``tau``: a normal double (with room), as δ and ρ are (:data:`pdp_audit.verify.config.DELTA`).
+#: σ of ``tau``: a normal double (with room), as δ and ρ are (:data:`pdp_audit.verify.core.config.DELTA`).
 SIGMA = Range(1e-300)
 
 TAU_OPTIONS = (
@@ -92,8 +92,8 @@ def describe(result: dict) -> str:
 
 def command_tau(args: argparse.Namespace) -> int:
     """Compute τ for the parsed options and print or write its JSON (exit code 0)."""
-    from pdp_audit.audits.engine import one_blas_thread
     from pdp_audit.mechanisms.goe import tau
+    from pdp_audit.verify.estimators.engine import one_blas_thread
 
     validate(args)
     with one_blas_thread():  # the Tracy–Widom kernel is a small eigenproblem: BLAS threads only slow it down

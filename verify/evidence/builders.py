@@ -1,8 +1,8 @@
 """Reusable check constructors: one per kind of evidence, shared by every mechanism's audit.
 
-Each takes the :class:`pdp_audit.verify.checks.CheckSpec` its family declared and returns an
-:class:`pdp_audit.verify.checks.Evidence` whose p-value tests the null hypothesis "the claim holds";
-:func:`pdp_audit.verify.checks.finalize` turns them into verdicts for the whole run.  The constructors of the
+Each takes the :class:`pdp_audit.verify.core.checks.CheckSpec` its family declared and returns an
+:class:`pdp_audit.verify.core.checks.Evidence` whose p-value tests the null hypothesis "the claim holds";
+:func:`pdp_audit.verify.core.checks.finalize` turns them into verdicts for the whole run.  The constructors of the
 generic checks (tail curve, loss law, attack) supply the claim and formula text a spec leaves empty.
 """
 
@@ -15,13 +15,13 @@ from typing import Callable, Sequence
 import numpy as np
 from scipy import stats
 
-from pdp_audit.audits import rare
-from pdp_audit.audits.attack import LABEL_CONVENTION, THRESHOLD_ALPHA, AttackResult
-from pdp_audit.audits.coverage import Coverage
-from pdp_audit.audits.stats import clopper_pearson, pvalue_by_inversion
-from pdp_audit.audits.tails import TailEstimate
 from pdp_audit.reports.records import CoverageFigure, Roc, TailCurve, TailCurves
-from pdp_audit.verify.checks import CheckSpec, Evidence, samples_to_decide
+from pdp_audit.verify.core.checks import CheckSpec, Evidence, samples_to_decide
+from pdp_audit.verify.estimators import rare
+from pdp_audit.verify.estimators.attack import LABEL_CONVENTION, THRESHOLD_ALPHA, AttackResult
+from pdp_audit.verify.estimators.coverage import Coverage
+from pdp_audit.verify.estimators.stats import clopper_pearson, pvalue_by_inversion
+from pdp_audit.verify.estimators.tails import TailEstimate
 from pdp_audit.verify.evidence.dp_claim import DpClaim
 
 CLOSED_FORM_RTOL = 1e-9
@@ -43,7 +43,8 @@ def tail_claim_check(
     delta_claim: float,
     exact: float | None = None,
 ) -> Evidence:
-    """Claim δ_{P‖Q}(ε) ≤ δ_claim at one ε, from the hockey-stick estimate of :mod:`pdp_audit.audits.tails`."""
+    """Claim δ_{P‖Q}(ε) ≤ δ_claim at one ε, from the hockey-stick estimate of
+    :mod:`pdp_audit.verify.estimators.tails`."""
     index = int(np.argmin(np.abs(tails.epsilons - epsilon)))
     if not math.isclose(tails.epsilons[index], epsilon, rel_tol=1e-12, abs_tol=1e-12):
         raise ValueError(f"epsilon {epsilon} is not on the tail grid")
@@ -323,7 +324,7 @@ def rare_tail_claim_check(
     delta_claim: float,
     exact: float | None = None,
 ) -> Evidence:
-    """Claim δ_{P‖Q}(ε) ≤ δ_claim from an importance-sampled tail (:mod:`pdp_audit.audits.rare`).
+    """Claim δ_{P‖Q}(ε) ≤ δ_claim from an importance-sampled tail (:mod:`pdp_audit.verify.estimators.rare`).
 
     The interval is the empirical Bernstein interval of the bounded importance-sampling integrand
     δ = E_μ[r(w)(1 − e^{ε−ℓ})₊] (Maurer & Pontil 2009, Thm 4); the p-value of "the claim holds" inverts
@@ -386,7 +387,7 @@ def dp_claim_check(
 
     Plain sampling (:func:`tail_claim_check` on ``plain``, a tail estimate or a function computing it
     only when needed) is used when δ_claim · trials ≥ 30 or the pair has no Gaussian noise-level view;
-    otherwise :func:`pdp_audit.audits.rare.rare_tail` draws ``trials`` shifted samples (stream ``rare/<id>``)
+    otherwise :func:`pdp_audit.verify.estimators.rare.rare_tail` draws ``trials`` shifted samples (stream ``rare/<id>``)
     and :func:`rare_tail_claim_check` decides.
     """
     spec, direction, epsilon, delta_claim = claim.spec, claim.direction, claim.epsilon, claim.delta

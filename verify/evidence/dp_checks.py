@@ -15,9 +15,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from pdp_audit.audits.engine import sample_privacy_loss
 from pdp_audit.mechanisms.base import NeighbourPair
-from pdp_audit.verify.checks import CheckSpec
+from pdp_audit.verify.core.checks import CheckSpec
+from pdp_audit.verify.estimators.engine import sample_privacy_loss
 
 
 def dp_specs(

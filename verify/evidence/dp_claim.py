@@ -10,7 +10,7 @@ from __future__ import annotations
 from concurrent.futures import Executor
 from dataclasses import dataclass
 
-from pdp_audit.verify.checks import CheckSpec
+from pdp_audit.verify.core.checks import CheckSpec
 
 
 @dataclass(frozen=True)

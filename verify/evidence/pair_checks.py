@@ -1,25 +1,30 @@
 """Checks that a pair is what it says before its claims are trusted (a user's pair above all).
 
 * ``loss-consistency`` -- the loss is the privacy loss of the sampler: the change-of-measure identities with
-  bounded summands.  A built-in audit's exact pair is checked on bins of L (:mod:`pdp_audit.audits.consistency`,
+  bounded summands.  A built-in audit's exact pair is checked on bins of L
+  (:mod:`pdp_audit.verify.estimators.consistency`,
   :func:`loss_consistency_check`); a user's pair on events of its releases, intersected with the sign of L
-  (:mod:`pdp_audit.audits.consistency_output`: adaptive bins of L down to its extreme quantiles, at ±ε and on its
+  (:mod:`pdp_audit.verify.estimators.consistency_output`: adaptive bins of L down to its extreme quantiles, at ±ε and
+  on its
   atoms; bins of the release's coordinates; bins of a classifier's score learned on a pilot split).  A loss
   written for another σ, another neighbour or swapped worlds, clipped, blind to a rare branch or to truncation,
   or the loss of a post-processing of the release (a coordinate or a report ignored) fails here, whatever its
   tails claim.
 * ``noise-view`` -- where a pair exposes a noise view that importance sampling relies on (Gaussian:
-  :func:`pdp_audit.audits.rare.noise_view`; Laplace or two-sided geometric: :mod:`pdp_audit.audits.tilting`),
+  :func:`pdp_audit.verify.estimators.rare.noise_view`; Laplace or two-sided geometric:
+  :mod:`pdp_audit.verify.estimators.tilting`),
   releases through the view and through ``sample`` must have the same privacy-loss law: two-sample
   Kolmogorov–Smirnov on the losses of both, and Mood's test of equal scale (a view a few per cent narrower than the
   sampler moves δ's tail most and hides from KS); where the view adds its noise to a centre per world, also the
   view's exact loss against ``privacy_loss`` and a one-sample scale test of ``sample()``'s noise
-  (:mod:`pdp_audit.audits.view_structure`).
+  (:mod:`pdp_audit.verify.estimators.view_structure`).
 
 Malformed releases or losses (shape, NaN, impossible infinities) never reach a check: sampling raises
-:class:`pdp_audit.mechanisms.base.MalformedPair` (:class:`pdp_audit.audits.engine.PrivacyLossSampler`), and the
+:class:`pdp_audit.mechanisms.base.MalformedPair` (:class:`pdp_audit.verify.estimators.engine.PrivacyLossSampler`), and
+the
 assertion is the exact fail ``pair-protocol``; so is a pair that does not draw from the generator it is given, and
-from it only (:func:`pdp_audit.audits.rng_discipline.check_rng_discipline`, before the main draws).  The two checks
+from it only (:func:`pdp_audit.verify.estimators.rng_discipline.check_rng_discipline`, before the main draws).  The two
+checks
 above are statistical: their p-values join the family of the claim they guard (Holm), so the family's false-alarm
 rate holds.  :func:`validated_dp_checks` is what the pytest plugin and the mutant zoo run on a pair; a closed form
 the user supplies is a claim (``closed-form``), never evidence.
@@ -32,15 +37,6 @@ from dataclasses import dataclass, replace
 import numpy as np
 from scipy import stats
 
-from pdp_audit.audits import rare, tilting, view_structure
-from pdp_audit.audits.consistency import LossConsistency, loss_consistency
-from pdp_audit.audits.consistency_output import EventConsistency, StreamedEventConsistency
-from pdp_audit.audits.consistency_scale import ScaleIdentity, StreamedScaleIdentity
-from pdp_audit.audits.engine import PrivacyLossSampler, iter_blocks, pair_loss_resolution, run_blocks
-from pdp_audit.audits.loss_scale_band import StreamedScaleBand
-from pdp_audit.audits.rng_discipline import check_rng_discipline
-from pdp_audit.audits.stats import pvalue_by_inversion
-from pdp_audit.audits.tails import StreamedTails, TailEstimate
 from pdp_audit.mechanisms.base import (
     LOSS_RESOLUTION,
     MalformedPair,
@@ -51,7 +47,16 @@ from pdp_audit.mechanisms.base import (
     loss_resolution,
     release_epsilon,
 )
-from pdp_audit.verify.checks import CheckSpec, Evidence
+from pdp_audit.verify.core.checks import CheckSpec, Evidence
+from pdp_audit.verify.estimators import rare, tilting, view_structure
+from pdp_audit.verify.estimators.consistency import LossConsistency, loss_consistency
+from pdp_audit.verify.estimators.consistency_output import EventConsistency, StreamedEventConsistency
+from pdp_audit.verify.estimators.consistency_scale import ScaleIdentity, StreamedScaleIdentity
+from pdp_audit.verify.estimators.engine import PrivacyLossSampler, iter_blocks, pair_loss_resolution, run_blocks
+from pdp_audit.verify.estimators.loss_scale_band import StreamedScaleBand
+from pdp_audit.verify.estimators.rng_discipline import check_rng_discipline
+from pdp_audit.verify.estimators.stats import pvalue_by_inversion
+from pdp_audit.verify.estimators.tails import StreamedTails, TailEstimate
 from pdp_audit.verify.evidence import builders, pair_figures
 from pdp_audit.verify.evidence.pair_claims import (
     StreamedHockeyMean,
@@ -114,7 +119,8 @@ def consistency_evidence(
     scale: ScaleIdentity | None = None,
 ) -> Evidence:
     """``loss-consistency`` from the test's bins or events (``draws_per_world``: the draws it was given per
-    world), and for a user's pair the scale identity (:mod:`pdp_audit.audits.consistency_scale`; Bonferroni over
+    world), and for a user's pair the scale identity (:mod:`pdp_audit.verify.estimators.consistency_scale`; Bonferroni
+    over
     the two tests)."""
     worst = test.worst
     ratio = 1.0
@@ -154,14 +160,16 @@ class _ViewLoss:
         else:
             w = rng.standard_normal((size, int(self.view.noise_dim)))
             losses = rare.whitened_loss(self.view, self.world, 1.0, w)
-        # at the resolution of the losses drawn through sample() (pdp_audit.audits.engine.PrivacyLossSampler): an atom
+        # at the resolution of the losses drawn through sample()
+        # (pdp_audit.verify.estimators.engine.PrivacyLossSampler): an atom
         # of the loss must not look spread on one side of the comparison and whole on the other
         return at_loss_resolution(losses, self.resolution)
 
 
 def view_capable(pair) -> bool:
     """Whether ``pair`` has a noise view importance sampling can draw from: the Gaussian view
-    (:func:`pdp_audit.audits.rare.rare_capable`) or a Laplace or geometric one (:mod:`pdp_audit.audits.tilting`).
+    (:func:`pdp_audit.verify.estimators.rare.rare_capable`) or a Laplace or geometric one
+    (:mod:`pdp_audit.verify.estimators.tilting`).
     MalformedPair for a declared view whose law or scale is out of range."""
     if tilting.has_tilted_view(pair):
         tilting.rates(pair)
@@ -212,7 +220,8 @@ def noise_view_check(
 
 
 def _view_structure(view, draws: int, seed: int) -> view_structure.StructureResult | None:
-    """The translation view's checks (:mod:`pdp_audit.audits.view_structure`): the loss is the view's exact loss,
+    """The translation view's checks (:mod:`pdp_audit.verify.estimators.view_structure`): the loss is the view's exact
+    loss,
     and ``sample()``'s noise has the declared law (releases drawn through ``sample()`` in their own streams)."""
     law = tilting.declared_law(view) or "gaussian"
     if law == "gaussian" and not rare.has_noise_view(view):  # an adapted view (mean/noise_sd): nothing declared
@@ -257,7 +266,8 @@ def validated_dp_checks(
 ) -> list[Evidence]:
     """Everything an assertion about a user's pair rests on: the pair's validation and its two DP checks
     (:func:`dp_checks`), the exact fail ``pair-protocol`` instead when the pair is malformed or does not draw from
-    its rng alone (:func:`pdp_audit.audits.rng_discipline.check_rng_discipline`, first), and ``closed-form`` when the
+    its rng alone (:func:`pdp_audit.verify.estimators.rng_discipline.check_rng_discipline`, first), and ``closed-form``
+    when the
     user supplied one."""
     try:
         check_block_memory(pair)
@@ -276,13 +286,14 @@ BLOCK_COPIES = 3
 
 def check_block_memory(pair) -> None:
     """Refuse, before the pair draws anything, releases too wide for this machine: the checks stream the releases in
-    blocks of :data:`~pdp_audit.audits.engine.BLOCK_SIZE` rows whatever ``trials`` (the block size is part of the
+    blocks of :data:`~pdp_audit.verify.estimators.engine.BLOCK_SIZE` rows whatever ``trials`` (the block size is part
+    of the
     seeding, so it cannot shrink), and a block of ``output_dim`` doubles is held a few times over.  An
     ``output_dim`` of 200,000 needed 105 GB per block and died of MemoryError (exit 4) in the first probe."""
-    from pdp_audit.audits.engine import BLOCK_SIZE
     from pdp_audit.mechanisms.base import pair_attribute
     from pdp_audit.mechanisms.validation import InputError
-    from pdp_audit.verify.processes import MEMORY_SHARE, physical_memory
+    from pdp_audit.verify.core.processes import MEMORY_SHARE, physical_memory
+    from pdp_audit.verify.estimators.engine import BLOCK_SIZE
 
     dim = pair_attribute(pair, "output_dim")
     if not isinstance(dim, (int, np.integer)) or isinstance(dim, bool) or dim < 1:
@@ -308,11 +319,12 @@ class StreamedLosses:
     means: dict[str, StreamedHockeyMean]  # by direction: δ(ε) as one bounded mean, and the atom at +∞ (pair_claims)
     resolution: float = LOSS_RESOLUTION
     scale: ScaleIdentity | None = None
-    band: StreamedScaleBand | None = None  # the loss-scale band's sums (pdp_audit.audits.loss_scale_band)
+    band: StreamedScaleBand | None = None  # the loss-scale band's sums (pdp_audit.verify.estimators.loss_scale_band)
 
 
 class ReleasesAndLosses(PrivacyLossSampler):
-    """Block work: the releases of :class:`pdp_audit.audits.engine.PrivacyLossSampler` (same draws, same checks,
+    """Block work: the releases of :class:`pdp_audit.verify.estimators.engine.PrivacyLossSampler` (same draws, same
+    checks,
     same rounding of the losses) together with their losses."""
 
     def __call__(self, size: int, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
@@ -327,10 +339,12 @@ class ReleasesAndLosses(PrivacyLossSampler):
 def stream_losses(pair, epsilon: float, trials: int, seed: int) -> StreamedLosses:
     """One pass over the blocks of both worlds (stream ``plugin/<world>``), interleaved.  Memory is bounded
     whatever ``trials``: a few blocks, :data:`VIEW_SAMPLES` losses, and the consistency test's pilot (at most
-    :data:`pdp_audit.audits.consistency_events.RELEASE_PILOT_MAX` releases of at most
-    :data:`pdp_audit.audits.consistency_events.COORDINATES_KEPT` coordinates per world, and the pilot's losses);
+    :data:`pdp_audit.verify.estimators.consistency_events.RELEASE_PILOT_MAX` releases of at most
+    :data:`pdp_audit.verify.estimators.consistency_events.COORDINATES_KEPT` coordinates per world, and the pilot's
+    losses);
     the test's events are tallied on every draw past the pilot.  Losses and ε are compared at the resolution of
-    the pair's floating-point type (:func:`pdp_audit.audits.engine.pair_loss_resolution`), on a grid through ±ε
+    the pair's floating-point type (:func:`pdp_audit.verify.estimators.engine.pair_loss_resolution`), on a grid through
+    ±ε
     where that type is coarser than float64 (:func:`pdp_audit.mechanisms.base.grid_through`)."""
     resolution = grid_through(pair_loss_resolution(pair), float(epsilon))
     consistency = StreamedEventConsistency(trials, trials, float(epsilon))
@@ -431,7 +445,7 @@ def _claim_check(pair, spec: CheckSpec, streamed: StreamedLosses, direction: str
 
 
 def _band_note(band) -> str:
-    """Why a correct loss may still leave the claim undecided (:mod:`pdp_audit.audits.loss_scale_band`)."""
+    """Why a correct loss may still leave the claim undecided (:mod:`pdp_audit.verify.estimators.loss_scale_band`)."""
     return (
         f"The upper bounds hold for every scale of the claimed loss the draws cannot refute: {band.describe(1e-6)}. "
         "A noise view lets the loss be checked exactly."

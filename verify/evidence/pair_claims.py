@@ -4,7 +4,7 @@ A claim δ_{P‖Q}(ε) ≤ δ about a pair the user wrote is decided from up to 
 with one-sided confidence bounds valid on its own:
 
 * **plain tails** of ``sample()``'s draws: δ̂ = P̂_P[L > ε] − e^ε P̂_Q[L > ε], Clopper–Pearson on each term
-  (:mod:`pdp_audit.audits.tails`).  Its lower bound is valid for *any* function L (every event S gives
+  (:mod:`pdp_audit.verify.estimators.tails`).  Its lower bound is valid for *any* function L (every event S gives
   P(S) − e^ε Q(S) ≤ δ), so no error in the loss can hide a violation it sees;
 * **one bounded mean** of ``sample()``'s draws of the world P alone:
 
@@ -16,7 +16,8 @@ with one-sided confidence bounds valid on its own:
   ``loss-consistency`` tests in the same family;
 * **the atom at L = +∞** (releases impossible in the other world), where ``sample()`` drew any: δ ≥ P_P[L = +∞];
 * **importance sampling** through the pair's noise view, where δ is too small for plain draws
-  (:mod:`pdp_audit.audits.rare` for Gaussian noise, :mod:`pdp_audit.audits.tilting` for Laplace and two-sided
+  (:mod:`pdp_audit.verify.estimators.rare` for Gaussian noise, :mod:`pdp_audit.verify.estimators.tilting` for Laplace
+  and two-sided
   geometric noise): a proposal, never a replacement -- it tightens the interval only where it agrees with the two
   estimates of ``sample()``.
 
@@ -41,11 +42,11 @@ from typing import Callable
 
 import numpy as np
 
-from pdp_audit.audits import rare
-from pdp_audit.audits.loss_scale_band import ScaleBand
-from pdp_audit.audits.stats import clopper_pearson, pvalue_by_inversion
-from pdp_audit.audits.tails import TailEstimate
-from pdp_audit.verify.checks import CheckSpec, Evidence
+from pdp_audit.verify.core.checks import CheckSpec, Evidence
+from pdp_audit.verify.estimators import rare
+from pdp_audit.verify.estimators.loss_scale_band import ScaleBand
+from pdp_audit.verify.estimators.stats import clopper_pearson, pvalue_by_inversion
+from pdp_audit.verify.estimators.tails import TailEstimate
 
 #: The largest budget a hint names: beyond it, "no feasible budget".
 HINT_CAP = 1e12
@@ -158,8 +159,8 @@ def mean_estimate(mean: rare.BoundedMean) -> DeltaEstimate:
 
 
 def importance_estimate(tail, revealing: tuple[int, int] = (0, 0)) -> DeltaEstimate:
-    """The importance-sampled δ through the noise view (:class:`pdp_audit.audits.rare.RareTail`, or
-    :class:`pdp_audit.audits.tilting.TiltedTail`; upper bound +∞ unless its weight bound is certified).
+    """The importance-sampled δ through the noise view (:class:`pdp_audit.verify.estimators.rare.RareTail`, or
+    :class:`pdp_audit.verify.estimators.tilting.TiltedTail`; upper bound +∞ unless its weight bound is certified).
 
     ``revealing``: (k, n), the draws of ``sample()`` with L = +∞ (releases impossible in the other world) among n.
     A view is a proposal for the finite part of the loss; where ``sample()`` drew such releases the view may not
@@ -187,7 +188,8 @@ def _importance(mean: rare.BoundedMean, certified: bool, revealing: tuple[int, i
 
 def band_estimates(band: ScaleBand, direction: str) -> list[DeltaEstimate]:
     """The plain tails and the bounded mean of ``sample()``'s draws with their upper bounds taken over the band of
-    loss scales the draws cannot refute (:mod:`pdp_audit.audits.loss_scale_band`): a loss of the wrong scale cannot
+    loss scales the draws cannot refute (:mod:`pdp_audit.verify.estimators.loss_scale_band`): a loss of the wrong scale
+    cannot
     lower them.  The tails' lower bound holds for any loss; the mean's is the claimed loss's own (module notes)."""
     return [_band_tails(band, direction), _band_mean(band, direction)]
 

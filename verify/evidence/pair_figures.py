@@ -6,9 +6,11 @@ The DP checks of a pair stream ``trials`` losses per world and keep the first
 
 * **profile** (on the forward check) -- plain Monte Carlo δ̂(ε) = P̂_D[L > ε] − e^ε P̂_D'[L > ε] in both directions
   on a grid of ε around the claim, with Clopper–Pearson intervals at the check's level
-  (:func:`pdp_audit.audits.tails.both_directions`); the exact curve where the user supplied none is unknown (NaN);
+  (:func:`pdp_audit.verify.estimators.tails.both_directions`); the exact curve where the user supplied none is unknown
+  (NaN);
 * **ROC** (on the reverse check, δ_{D'‖D}) -- the Neyman–Pearson attack testing D' against D, thresholding the
-  reverse loss −L = log p_D'/p_D (:func:`pdp_audit.audits.attack.likelihood_ratio_attack`), against the region the
+  reverse loss −L = log p_D'/p_D (:func:`pdp_audit.verify.estimators.attack.likelihood_ratio_attack`), against the
+  region the
   claim allows: the roles of D and D' are the check's.
 
 They are figures only: the verdict rests on every draw (and importance sampling where plain draws cannot resolve δ),
@@ -21,9 +23,9 @@ from typing import Callable
 
 import numpy as np
 
-from pdp_audit.audits.attack import likelihood_ratio_attack
-from pdp_audit.audits.tails import both_directions
 from pdp_audit.reports.records import Roc, TailCurve, TailCurves
+from pdp_audit.verify.estimators.attack import likelihood_ratio_attack
+from pdp_audit.verify.estimators.tails import both_directions
 
 #: Grid points of the profile between ε = 0 and its top (the claimed ε is added).
 GRID_POINTS = 17

@@ -5,9 +5,9 @@ L = log p_D/p_D' of ``trials`` draws per world, by
 
 * **plain Monte Carlo** where δ·n ≥ 30 expected exceedances resolve it, where the pair has no Gaussian noise-level
   view, or where its family does without importance sampling: the hockey-stick tails
-  δ̂(ε) = P̂_P[L > ε] − e^ε P̂_Q[L > ε] with Clopper–Pearson intervals (:mod:`pdp_audit.audits.tails`);
+  δ̂(ε) = P̂_P[L > ε] − e^ε P̂_Q[L > ε] with Clopper–Pearson intervals (:mod:`pdp_audit.verify.estimators.tails`);
 * else **importance sampling** at the dominating point of {L > ε} in the whitened noise
-  (:mod:`pdp_audit.audits.rare`): δ = E_μ[r(w)(1 − e^{ε−L})₊] with exact likelihood-ratio weights r and the
+  (:mod:`pdp_audit.verify.estimators.rare`): δ = E_μ[r(w)(1 − e^{ε−L})₊] with exact likelihood-ratio weights r and the
   empirical Bernstein interval of Maurer & Pontil 2009 (both ends certified where the loss is affine in the noise,
   the lower end only otherwise), ``trials`` draws on the stream ``rare/<check id>``.  A loss flat in the noise
   offers no shift: plain Monte Carlo then decides.
@@ -33,9 +33,9 @@ from typing import Mapping
 
 import numpy as np
 
-from pdp_audit.audits import rare
-from pdp_audit.audits.tails import TailEstimate, hockey_stick
-from pdp_audit.verify.checks import Evidence
+from pdp_audit.verify.core.checks import Evidence
+from pdp_audit.verify.estimators import rare
+from pdp_audit.verify.estimators.tails import TailEstimate, hockey_stick
 from pdp_audit.verify.evidence import builders
 from pdp_audit.verify.evidence.dp_claim import DpClaim, Draws
 
@@ -64,7 +64,8 @@ class ProfilePlan:
 @dataclass(frozen=True)
 class PrivacyProfile:
     """δ(ε) of one direction of a pair on the grid: plain Monte Carlo ``tails``, importance-sampled ``points``
-    (grid index → :class:`pdp_audit.audits.rare.RareTail`, in grid order) and the known ``curve`` (None: unknown)."""
+    (grid index → :class:`pdp_audit.verify.estimators.rare.RareTail`, in grid order) and the known ``curve`` (None:
+    unknown)."""
 
     claim: DpClaim
     grid: np.ndarray

@@ -1,7 +1,7 @@
 """Figures of a privacy profile (:class:`pdp_audit.verify.evidence.privacy_profile.PrivacyProfile`): δ(ε) of one
 direction of a pair on its grid of ε, against the claim.
 
-Each is a ``make_figure`` of :class:`pdp_audit.verify.checks.Evidence`, drawn at the check's level once the run is
+Each is a ``make_figure`` of :class:`pdp_audit.verify.core.checks.Evidence`, drawn at the check's level once the run is
 decided (intervals at confidence 1 − alpha):
 
 * :func:`tail_curves_figure` -- :class:`pdp_audit.reports.records.TailCurves`, one panel of plain Monte Carlo δ̂(ε)

@@ -73,8 +73,8 @@ _OPTION = re.compile(r"^[a-z][a-z0-9_]*$")
 def option_arguments(audit: str, options: Mapping[str, Any]) -> list[str]:
     """Run options as ``pdp-audit run AUDIT`` spells them, from its declared options:
     ``{"claim_delta": 1e-6, "no_reproduce": True}`` -> ``--claim-delta 1e-6 --no-reproduce``."""
-    from pdp_audit.verify.plans.arguments import command_line
-    from pdp_audit.verify.plans.catalogue import plans_by_name
+    from pdp_audit.verify.catalogue.arguments import command_line
+    from pdp_audit.verify.catalogue.plans import plans_by_name
 
     return command_line(plans_by_name()[audit], dict(options))
 

@@ -22,7 +22,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Mapping
 
-from pdp_audit.verify.config import exact_text
+from pdp_audit.verify.core.config import exact_text
 
 VERDICTS = ("pass", "fail", "inconclusive")
 _NAME = r"[A-Za-z][A-Za-z0-9_.@-]*"

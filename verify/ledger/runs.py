@@ -3,7 +3,8 @@
 An entry of status ``checked`` names the checks of one audit that decide it.  The run mode executes each
 audit the selected entries cite **once** -- with ``--paper-claims`` when any of them cites a paper statement,
 which adds the findings and leaves every guarantee's number unchanged (each role is its own family of tests,
-:func:`pdp_audit.verify.checks.finalize`) -- on the sweep executors, in parallel over audits, and decides each entry
+:func:`pdp_audit.verify.core.checks.finalize`) -- on the sweep executors, in parallel over audits, and decides each
+entry
 from the checks it cites:
 
 * ``fail`` when one of its checks fails, ``pass`` when all pass, ``inconclusive`` otherwise;
@@ -34,7 +35,7 @@ from typing import Any, Mapping, Sequence
 
 from pdp_audit.reports.check_reading import key_number as check_key_number
 from pdp_audit.reports.records import Check, Run
-from pdp_audit.verify.checks import VERDICT_ORDER, worst
+from pdp_audit.verify.core.checks import VERDICT_ORDER, worst
 from pdp_audit.verify.ledger import rates
 from pdp_audit.verify.ledger.entries import LEMMAS, SWEEP, Entry, option_arguments
 from pdp_audit.verify.sweeps.spec import CellTask
@@ -53,7 +54,7 @@ def audit_argv(audit: str, options: Mapping[str, Any], paper_claims: bool, seed:
 def run_cited_audit(audit: str, options: Mapping[str, Any], paper_claims: bool, seed: int, quick: bool) -> Run:
     """Run one audit of ``pdp-audit run`` in this process, as the entries citing it ask: the only place the ledger
     starts an audit.  Its config is built from the entries' options, the audit's ``--quick`` budget, the seed and
-    ``paper_claims`` as every other way in builds it (:meth:`~pdp_audit.verify.plans.plan.AuditPlan.configure`)."""
+    ``paper_claims`` as every other way in builds it (:meth:`~pdp_audit.verify.core.plan.AuditPlan.configure`)."""
     plan = _plan(audit)
     budget = plan.quick if quick else {}
     config = plan.configure({**budget, **options, "seed": seed, **plan.paper_option(paper_claims)})
@@ -61,7 +62,7 @@ def run_cited_audit(audit: str, options: Mapping[str, Any], paper_claims: bool, 
 
 
 def _plan(audit: str):
-    from pdp_audit.verify.plans.catalogue import plans_by_name
+    from pdp_audit.verify.catalogue.plans import plans_by_name
 
     return plans_by_name()[audit]
 

@@ -3,7 +3,7 @@
 One declaration serves ``run``, ``certify``, ``sweep``, the pytest plugin, the API and the ledger: a spec's
 ``[fixed]``, ``[grid]`` and ``[[cells]]`` keys are the audit's option keys (``claim_epsilon``, ``trials``,
 ``synthetic = "200,5"``, ``noise_multiplier``, ``repetitions``, ``mode``, ``d``, ``lambda``, …; a flag is a boolean,
-``no_figures = true``), read from its config (:meth:`pdp_audit.verify.plans.plan.AuditPlan.options`).  Every cell is
+``no_figures = true``), read from its config (:meth:`pdp_audit.verify.core.plan.AuditPlan.options`).  Every cell is
 built into the audit's config when the spec is read, so a bad value is a one-line error naming the cell before any
 cell runs.  Not sweepable, because the sweep sets them: ``seed`` (each cell's seed comes from its identity),
 ``alpha`` (the sweep's family-wise α split over its cells) and ``paper_claims``, which is on exactly when
@@ -22,8 +22,8 @@ import functools
 from typing import Any
 
 from pdp_audit.mechanisms.validation import InputError
-from pdp_audit.verify.config import in_spec
-from pdp_audit.verify.plans.plan import AuditPlan
+from pdp_audit.verify.core.config import in_spec
+from pdp_audit.verify.core.plan import AuditPlan
 from pdp_audit.verify.sweeps.schema import Schema, SpecError, SweepMechanism
 
 #: Options a sweep sets itself (see the module docstring).
@@ -36,7 +36,7 @@ def schema_for(plan: AuditPlan) -> Schema:
 
 
 def _plan(name: str) -> AuditPlan:
-    from pdp_audit.verify.plans.catalogue import plans_by_name
+    from pdp_audit.verify.catalogue.plans import plans_by_name
 
     return plans_by_name()[name]
 
@@ -83,7 +83,7 @@ def paper_checks(name: str) -> set[str]:
 def cell(name: str, parameters: dict, seed: int, alpha: float, checks=None, executor=None) -> dict:
     """One cell: the audit ``name`` run with the cell's options, seed and α; its checks as in the JSON report."""
     from pdp_audit.reports.json_report import check_to_dict, clean
-    from pdp_audit.verify.checks import worst
+    from pdp_audit.verify.core.checks import worst
 
     plan = _plan(name)
     paper = checks is not None and any(c in plan.paper_checks() for c in checks)

@@ -3,7 +3,7 @@ sweeping over its own options (:mod:`pdp_audit.verify.sweeps.audits`)."""
 
 from __future__ import annotations
 
-from pdp_audit.verify.plans.catalogue import PLANS
+from pdp_audit.verify.catalogue.plans import PLANS
 from pdp_audit.verify.sweeps import audits
 from pdp_audit.verify.sweeps.schema import SweepMechanism
 

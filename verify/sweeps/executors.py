@@ -24,13 +24,13 @@ from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
 
 from pdp_audit.mechanisms.validation import InputError
-from pdp_audit.verify.dask_cluster import (
+from pdp_audit.verify.core.dask_cluster import (
     MissingDependency,  # noqa: F401 (re-exported: where sweeps found it)
     connect,
     disconnect,
     distributed_module,
 )
-from pdp_audit.verify.processes import MAX_WORKERS, default_terminations, exit_with_parent, started_workers
+from pdp_audit.verify.core.processes import MAX_WORKERS, default_terminations, exit_with_parent, started_workers
 
 MAX_RESTARTS_WITHOUT_PROGRESS = 3
 

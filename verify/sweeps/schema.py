@@ -2,7 +2,7 @@
 
 A :class:`SweepMechanism` is plain data; :mod:`pdp_audit.verify.sweeps.catalogue` makes one per audit from its
 descriptor, and a caller may pass its own to :func:`pdp_audit.verify.sweeps.spec.parse_spec` (the tests' toys).
-Its parameters are :class:`~pdp_audit.verify.config.Option` records: the declaration an audit's config fields
+Its parameters are :class:`~pdp_audit.verify.core.config.Option` records: the declaration an audit's config fields
 carry, so a sweep cell is checked by the same code, with the same words, as every other way in.
 """
 
@@ -12,8 +12,8 @@ from dataclasses import dataclass
 from typing import Any, Callable
 
 from pdp_audit.mechanisms.validation import InputError
-from pdp_audit.verify.checks import id_matches
-from pdp_audit.verify.config import Option
+from pdp_audit.verify.core.checks import id_matches
+from pdp_audit.verify.core.config import Option
 
 
 class SpecError(InputError):
@@ -50,7 +50,8 @@ class SweepMechanism:
     check_data: Callable[[str, Any], None] | None = None  # the audit's refusal of a data table's shape (its width)
 
     def has_check(self, check_id: str) -> bool:
-        """Whether ``check_id`` is one of :attr:`checks` (:func:`pdp_audit.verify.checks.id_matches`); any id is, where
+        """Whether ``check_id`` is one of :attr:`checks` (:func:`pdp_audit.verify.core.checks.id_matches`); any id is,
+        where
         the mechanism declares none."""
         return not self.checks or any(id_matches(declared, check_id) for declared in self.checks)
 

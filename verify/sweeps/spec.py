@@ -53,7 +53,7 @@ from typing import Any, Callable, Sequence
 import numpy as np
 
 from pdp_audit.mechanisms.validation import InputError, not_a_regular_file, quoted, shown
-from pdp_audit.verify.config import ALPHA, SEED, Names, Option, canonical, in_spec, number_text, parse
+from pdp_audit.verify.core.config import ALPHA, SEED, Names, Option, canonical, in_spec, number_text, parse
 from pdp_audit.verify.sweeps.catalogue import SWEEPS
 from pdp_audit.verify.sweeps.schema import CellFunction, SpecError, SweepMechanism
 
@@ -389,7 +389,7 @@ def check_cells_data(cells: Sequence[Cell], where: str, check_data=None) -> None
     cell will read it (:func:`pdp_audit.mechanisms.datasets.load_csv`): a file that does not parse, or a column it
     does not have, is one SpecError now, before any cell runs and before the store is made (it was found only when
     the cell ran, and the store left behind refused the corrected spec).  ``check_data(path, dataset)``: the audit's
-    own refusal of the table's shape (:attr:`pdp_audit.verify.plans.plan.AuditPlan.data_check`: the width cap of
+    own refusal of the table's shape (:attr:`pdp_audit.verify.core.plan.AuditPlan.data_check`: the width cap of
     ``--data``, 100 or 200 feature columns), applied now too."""
     from pdp_audit.mechanisms.datasets import column_index, load_csv
 
@@ -453,13 +453,13 @@ class SweepOutcome:
 
     @property
     def verdict(self) -> str:
-        from pdp_audit.verify.checks import worst
+        from pdp_audit.verify.core.checks import worst
 
         return worst(self.verdicts.values())
 
     @property
     def exit_code(self) -> int:
-        from pdp_audit.verify.checks import EXIT_CODES
+        from pdp_audit.verify.core.checks import EXIT_CODES
 
         return EXIT_CODES[self.verdict]
 

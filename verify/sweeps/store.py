@@ -550,7 +550,7 @@ class SweepResults:
     @property
     def verdict(self) -> str:
         """Worst verdict over the cells; a sweep with missing cells is at best inconclusive."""
-        from pdp_audit.verify.checks import worst
+        from pdp_audit.verify.core.checks import worst
 
         verdicts = [c["verdict"] for c in self.cells] + (["inconclusive"] if self.missing else [])
         return worst(verdicts)

@@ -88,7 +88,7 @@ def check_cell(path: str, record: dict, swept: list[str]) -> None:
 def decided_verdict(checks: list[dict]) -> str:
     """The verdict a cell's checks decide, as the sweep decided it when it stored the cell: the worst verdict of the
     guarantees, or of the paper findings when the sweep asked for findings only."""
-    from pdp_audit.verify.checks import worst
+    from pdp_audit.verify.core.checks import worst
 
     guarantees = [c["verdict"] for c in checks if c.get("role", "guarantee") == "guarantee"]
     return worst(guarantees or [c["verdict"] for c in checks])

@@ -19,7 +19,7 @@ found with the instance that produced it.  One module per subject:
 * :mod:`.lr_algorithms` -- [LR] Algorithms 1–2: the constants their proofs account with;
 * :mod:`.ops` -- [LR] App. D and F: OPS's pDP, Lemma 12's sensitivity, Proposition 18, the calibrations.
 
-Each check's :class:`~pdp_audit.verify.checks.CheckSpec` is declared beside its function
+Each check's :class:`~pdp_audit.verify.core.checks.CheckSpec` is declared beside its function
 (:func:`~pdp_audit.verify.ledger.lemmas.exact.exact_check`), and each draws its random instances from its own
 stream, keyed by the seed and its id: a check's numbers do not depend on which other checks run.  :data:`LEMMAS`
 lists every check.
@@ -33,7 +33,7 @@ from __future__ import annotations
 from typing import Iterable
 
 from pdp_audit.reports.records import Run
-from pdp_audit.verify.checks import Evidence, declare, finalize, make_run
+from pdp_audit.verify.core.checks import Evidence, declare, finalize, make_run
 from pdp_audit.verify.ledger.lemmas import (
     generalisation,
     identities,

@@ -21,8 +21,8 @@ from typing import Any, Callable, Mapping
 import mpmath
 import numpy as np
 
-from pdp_audit.audits.engine import block_rng
-from pdp_audit.verify.checks import CheckSpec, Evidence
+from pdp_audit.verify.core.checks import CheckSpec, Evidence
+from pdp_audit.verify.estimators.engine import block_rng
 
 DIGITS = 50
 IDENTITY_PASS = 1e-30  # relative difference at 50 digits: rounding is ~1e-48

@@ -15,7 +15,7 @@ import math
 import numpy as np
 from scipy import stats
 
-from pdp_audit.verify.checks import CheckSpec
+from pdp_audit.verify.core.checks import CheckSpec
 from pdp_audit.verify.ledger.lemmas.exact import (
     INEQUALITY_SLACK,
     Outcome,

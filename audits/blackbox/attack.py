@@ -1,0 +1,521 @@
+"""Black-box auditing: ε lower bounds for a mechanism that can only be sampled.
+
+Without the exact privacy loss the Neyman–Pearson test is unknown, so a test statistic is *learned* on a
+training split, in the spirit of DP-Sniper (Bichsel, Steffen, Bogunovic & Vechev 2021): a logistic regression of
+"released on D" against "released on D'" on the standardised outputs and their squares (linear and quadratic
+features: it recovers the optimal test of Gaussian releases whose means or variances differ; see
+:class:`Standardiser` for why no magnitude of finite release can overflow them), fitted on the training split
+alone.  The statistic is then frozen and applied to fresh releases of both worlds, and ε is bounded from
+those scores exactly as for the white-box attack (:func:`pdp_audit.verify.estimators.attack.pooled_rank_attack`:
+Poissonised
+samples, a joint exact test of both rates on ramps of pooled ranks fixed in advance, union bound), which assumes nothing
+of the scores but that they are independent draws of a fixed statistic.  The bound is valid whatever the classifier
+learned, because the scores it is computed from are independent of the training draws; a poor classifier only
+makes it loose.
+
+The two passes are separate budgets (``train_trials`` releases per world to learn, ``trials`` fresh ones to bound),
+both drawn in the seeded blocks of :mod:`pdp_audit.verify.estimators.engine` (any executor gives the same numbers); the
+bounding pass is streamed: each block is scored by the frozen statistic and only the scores are kept.  With
+``select`` (:func:`select_statistic`), gradient-boosted trees compete with the logistic test on a validation split
+of the training releases; the choice uses training draws only, so the bound keeps its validity.
+
+With ``events`` (:mod:`pdp_audit.audits.blackbox.events`), the bound is instead the exact event test: a statistic and
+at most two threshold events chosen before the bounding draws, their rates bounded by Clopper–Pearson.
+
+A black-box audit can refute a claim (the lower bound exceeds the claimed ε) but never certify one: no sample of
+outputs proves that no better test exists.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import sys
+from concurrent.futures import Executor
+from dataclasses import dataclass, field
+from typing import Callable
+
+import numpy as np
+from sklearn.ensemble import HistGradientBoostingClassifier
+from sklearn.linear_model import LogisticRegression
+from sklearn.preprocessing import StandardScaler
+
+from pdp_audit.audits.blackbox.defaults import (  # noqa: F401 (STATISTICS, DEFAULT_TRIALS: re-exported)
+    DEFAULT_STATISTIC,
+    DEFAULT_TRIALS,
+    EVENT_TRAIN_TRIALS,
+    STATISTICS,
+)
+from pdp_audit.audits.blackbox.events import selection_size
+from pdp_audit.mechanisms.base import MalformedPair, returned_array
+from pdp_audit.verify.estimators.attack import PooledRankAttack, poisson_mean_within, pooled_rank_attack
+from pdp_audit.verify.estimators.engine import iter_blocks
+
+Sampler = Callable[[int, np.random.Generator], np.ndarray]
+
+
+def checked_blackbox_releases(world: str, size: int, outputs) -> np.ndarray:
+    """``outputs`` of ``sample(world, size, …)`` as a float array of shape (size, d) (a vector of ``size`` is one
+    column), or :class:`pdp_audit.mechanisms.base.MalformedPair` naming the call: another shape, values that are not
+    real numbers, or NaN or infinite releases (a learned test needs numbers to order)."""
+    call = f"sample({world!r}, {size})"
+    out = returned_array(call, outputs)
+    if not np.issubdtype(out.dtype, np.number) or np.iscomplexobj(out):
+        raise MalformedPair(f"{call} returned {out.dtype} values; expected real numbers")
+    out = out.reshape(size, -1) if out.ndim == 1 and out.size == size else out
+    if out.ndim != 2 or out.shape[0] != size or out.shape[1] < 1:
+        raise MalformedPair(f"{call} returned shape {out.shape}; expected ({size}, d) with d >= 1")
+    out = out.astype(float)
+    bad = int(np.count_nonzero(~np.isfinite(out).all(axis=1)))
+    if bad:
+        raise MalformedPair(
+            f"{call} returned {bad:,} of {size:,} releases with NaN or infinite values; a black-box audit needs "
+            "finite releases"
+        )
+    return out
+
+
+class _Releases:
+    """Block work: ``size`` releases of ``world``, shape (size, d) (:func:`checked_blackbox_releases`).  Picklable
+    when ``sample`` is (``--workers``): the blocks' numbers do not depend on where they ran."""
+
+    def __init__(self, sample: Sampler, world: str):
+        self.sample, self.world = sample, world
+
+    def __call__(self, size: int, rng: np.random.Generator) -> np.ndarray:
+        return checked_blackbox_releases(self.world, size, self.sample(size, rng))
+
+
+def _same_dimension(releases: np.ndarray, call: str, first: tuple[int, str]) -> None:
+    """A mechanism's releases have one dimension: ``first`` is (columns, call) of the first block drawn."""
+    if releases.shape[1] != first[0]:
+        raise MalformedPair(
+            f"{call} released {releases.shape[1]} columns, {first[1]} released {first[0]}: a mechanism's "
+            "releases have one dimension"
+        )
+
+
+class _Scores:
+    """Block work of the bounding pass: ``size`` fresh releases of ``world`` scored by the frozen ``statistic``;
+    only the scores leave the block (memory of one block of releases, whatever the budget)."""
+
+    def __init__(self, sample: Sampler, world: str, statistic: LearnedStatistic):
+        self.releases, self.statistic = _Releases(sample, world), statistic
+
+    def __call__(self, size: int, rng: np.random.Generator) -> np.ndarray:
+        releases = self.releases(size, rng)
+        _same_dimension(releases, f"sample({self.releases.world!r}, {size})", self.statistic.first_call)
+        return self.statistic(releases)
+
+
+def _progress_bar(total: int, progress: bool, desc: str = "blackbox, training releases", unit: str = "release"):
+    """A bar of the ``total`` releases the attack draws (or of another ``unit``: counted as they are, where releases
+    are shown as 1.3M), on a terminal's stderr when ``progress`` (nothing elsewhere: a file, a pipe)."""
+    if not (progress and sys.stderr.isatty()):
+        return contextlib.nullcontext(None)
+    from tqdm import tqdm
+
+    scaled = unit == "release"
+    return tqdm(total=total, desc=desc, unit=unit, unit_scale=scaled, file=sys.stderr, leave=False, dynamic_ncols=True)
+
+
+def _stage(bar, name: str) -> None:
+    """Name the pass whose releases ``bar`` now counts (training, selection, fresh)."""
+    if bar is not None:
+        bar.set_description(f"blackbox, {name} releases", refresh=True)
+
+
+def _counted(blocks, bar):
+    """The blocks, each counted on ``bar`` (its first axis) as it arrives."""
+    for block in blocks:
+        if bar is not None:
+            bar.update(len(block))
+        yield block
+
+
+#: Standardised releases are clipped to ±Z_MAX (never on the training split, where |z| ≤ √(n − 1) ≤ 1.5e4).
+Z_MAX = 2.0**20
+
+
+@dataclass(frozen=True)
+class Standardiser:
+    """z = clip((o / p − c) / s, −Z_MAX, Z_MAX) per coordinate, fitted on the training releases.
+
+    p = 2^e is the power of two with max |o| < p on the training split (o/p is computed as ldexp(o, −e): exact, no
+    overflow even where p itself is not a float64, e = 1024 for |o| ≥ 2^1023, and |o/p| < 1),
+    c and s the mean and standard deviation of o/p there (s = 1 for a constant coordinate).  No sum or square is
+    ever taken of a number above 1 in magnitude before standardising, so finite releases of any magnitude, 1e300 or
+    1e-300, give finite features z and z² (and z² ≤ 2^40).  On the training split |z| ≤ √(n − 1) (Samuelson's
+    inequality: no value lies more than √(n − 1) standard deviations from the mean of n), so the clip acts only on
+    fresh releases beyond the training range, where it keeps the statistic finite.  The statistic learned from
+    [z, z²] is the one learned from [o, o²] (each is an affine function of the other's span), and like it depends on
+    the training split only: the scores of the test split stay independent draws of a fixed statistic.
+    """
+
+    exponent: np.ndarray  # e per coordinate: max |o| < 2^e on the training split
+    centre: np.ndarray
+    scale: np.ndarray
+
+    @classmethod
+    def fit(cls, releases: np.ndarray) -> Standardiser:
+        largest = np.max(np.abs(releases), axis=0)
+        _, exponent = np.frexp(largest)  # largest = f·2^e with f in [0.5, 1): |o| < 2^e (e = 0 for largest = 0)
+        unit = cls._unit(releases, exponent)
+        centre = unit.mean(axis=0)
+        scale = unit.std(axis=0)
+        return cls(exponent, centre, np.where(scale > 0, scale, 1.0))
+
+    @staticmethod
+    def _unit(releases: np.ndarray, exponent: np.ndarray) -> np.ndarray:
+        """o · 2^−e, by ldexp: exact, and never forming 2^e itself, which overflows for e = 1024 (|o| ≥ 2^1023,
+        e.g. 1e308: the power of two was inf, every release 0, the bound 0)."""
+        return np.ldexp(releases, -exponent)
+
+    def __call__(self, releases: np.ndarray) -> np.ndarray:
+        with np.errstate(over="ignore"):
+            z = (self._unit(releases, self.exponent) - self.centre) / self.scale
+        return np.clip(z, -Z_MAX, Z_MAX)
+
+
+def _features(standardised: np.ndarray) -> np.ndarray:
+    return np.hstack([standardised, standardised**2])
+
+
+#: A value is an atom of a column when it makes at least this share of the column's training releases (and 10 of
+#: them): a point mass (a flag such as "aborted", a count) rather than a real number drawn twice by chance.
+ATOM_SHARE = 1e-3
+#: At most this many atoms per column, the most frequent first.
+MAX_ATOMS = 4
+
+
+@dataclass(frozen=True)
+class Atoms:
+    """Point masses of the releases, found on the training split: per column, the values (exact equality) that
+    carry at least :data:`ATOM_SHARE` of it.  A column of at most 3 values all atoms is left alone (z and z² already
+    span every function of 3 values); in any other column with atoms (a flag beside real numbers, a count of more
+    than 3 values), each atom gets an indicator feature and is replaced in the real-valued part by ``fill``, the mean
+    of the column's other training values (0 if none), so that a flag of −1000 does not swamp z and z² of the real
+    values beside it.  Fitted on training releases only, like every other part of the statistic."""
+
+    columns: tuple[int, ...]
+    values: tuple[np.ndarray, ...]
+    fill: tuple[float, ...]
+
+    @classmethod
+    def fit(cls, releases: np.ndarray) -> Atoms | None:
+        n = len(releases)
+        columns, values, fill = [], [], []
+        for j in range(releases.shape[1]):
+            found, counts = np.unique(releases[:, j], return_counts=True)
+            heavy = counts >= max(10, ATOM_SHARE * n)
+            atoms = found[heavy][np.argsort(-counts[heavy], kind="stable")][:MAX_ATOMS]
+            if atoms.size == 0 or (found.size <= 3 and heavy.all()):
+                continue
+            rest = releases[~np.isin(releases[:, j], atoms), j]
+            columns.append(j)
+            values.append(atoms)
+            fill.append(float(rest.mean()) if rest.size else 0.0)
+        return cls(tuple(columns), tuple(values), tuple(fill)) if columns else None
+
+    def __call__(self, releases: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """(the releases with each atom replaced by its column's fill, the atoms' indicators)."""
+        filled = releases.copy()
+        indicators = []
+        for j, atoms, fill in zip(self.columns, self.values, self.fill):
+            hits = releases[:, j][:, None] == atoms[None, :]
+            filled[hits.any(axis=1), j] = fill
+            indicators.append(hits.astype(float))
+        return filled, np.hstack(indicators)
+
+
+@dataclass(frozen=True)
+class LearnedStatistic:
+    """The frozen test statistic: the logistic regression's decision function of the standardised releases and
+    their squares (and of the indicators of their :class:`Atoms`, where there are any), fitted on the training
+    split.  ``first_call`` is (columns, call) of the first training block."""
+
+    standardise: Standardiser
+    scaler: StandardScaler
+    model: LogisticRegression
+    first_call: tuple[int, str]
+    atoms: Atoms | None = None
+
+    def features(self, releases: np.ndarray) -> np.ndarray:
+        if self.atoms is None:
+            return _features(self.standardise(releases))
+        filled, indicators = self.atoms(releases)
+        return np.hstack([_features(self.standardise(filled)), indicators])
+
+    def __call__(self, releases: np.ndarray) -> np.ndarray:
+        """The scores of (size, d) releases: row by row, so a block's scores are those of the same rows in any
+        larger array (the bound is the same streamed or in memory)."""
+        return self.model.decision_function(self.scaler.transform(self.features(releases)))
+
+
+def learn_statistic(train_d: np.ndarray, train_dp: np.ndarray, first_call: tuple[int, str]):
+    """The logistic statistic learned on the training releases of D (label 1) and D' (label 0), and its training
+    accuracy."""
+    train = np.vstack([train_d, train_dp])
+    atoms = Atoms.fit(train)
+    standardise = Standardiser.fit(train if atoms is None else atoms(train)[0])
+    unfitted = LearnedStatistic(standardise, StandardScaler(), LogisticRegression(max_iter=1000), first_call, atoms)
+    X = unfitted.features(train)
+    y = np.concatenate([np.ones(len(train_d)), np.zeros(len(train_dp))])
+    scaler = StandardScaler().fit(X)
+    model = LogisticRegression(max_iter=1000).fit(scaler.transform(X), y)
+    statistic = LearnedStatistic(standardise, scaler, model, first_call, atoms)
+    return statistic, float(model.score(scaler.transform(X), y))
+
+
+@dataclass(frozen=True)
+class TreeStatistic:
+    """Gradient-boosted trees (scikit-learn's ``HistGradientBoostingClassifier``) on the raw releases: their
+    decision function (log-odds of D), row by row.  Trees split on thresholds of single coordinates, so they see
+    what no smooth function of [z, z²] sees: flags mixed with real values, interactions between coordinates."""
+
+    model: HistGradientBoostingClassifier
+    first_call: tuple[int, str]
+
+    def __call__(self, releases: np.ndarray) -> np.ndarray:
+        with one_openmp_thread():
+            return self.model.decision_function(releases)
+
+
+def one_openmp_thread():
+    """scikit-learn's trees on one OpenMP thread (threadpoolctl, scikit-learn's own dependency).  Their OpenMP
+    threads wait for each other at every split: on 2 cores shared with other work (load 6) fitting trees on 2e4
+    releases per world took 96 s with the 2 threads OpenMP starts and 3.6 s with one (measured 2026-11-24), and
+    ``--workers`` already runs one process per core.  The trees (and so the bound) do not depend on the threads."""
+    from threadpoolctl import threadpool_limits
+
+    return threadpool_limits(limits=1, user_api="openmp")
+
+
+def learn_trees(train_d: np.ndarray, train_dp: np.ndarray, first_call: tuple[int, str], seed: int):
+    """The tree statistic learned on the training releases (``seed``: its internal early-stopping split), and its
+    training accuracy."""
+    X = np.vstack([train_d, train_dp])
+    y = np.concatenate([np.ones(len(train_d)), np.zeros(len(train_dp))])
+    with one_openmp_thread():
+        model = HistGradientBoostingClassifier(random_state=int(seed) % 2**32).fit(X, y)
+        accuracy = float(model.score(X, y))
+    return TreeStatistic(model, first_call), accuracy
+
+
+#: The share of each world's training releases that ``select`` holds out to compare the learners.
+VALIDATION_SHARE = 0.25
+#: The level of the ε lower bound the learners are compared by on the validation split.
+SELECTION_ALPHA = 0.1
+
+
+def select_statistic(train_d: np.ndarray, train_dp: np.ndarray, first_call: tuple[int, str], delta: float, seed: int):
+    """Logistic and trees, each fitted on the first 1 − :data:`VALIDATION_SHARE` of each world's training releases;
+    kept: the one whose scores on the rest give the larger ε lower bound at :data:`SELECTION_ALPHA` (logistic on a
+    tie).  The choice depends on training draws only, so the scores of fresh releases are still independent draws
+    of a fixed statistic and the final bound stays valid (no union over the candidates is needed).  Returns
+    (statistic, training accuracy, its name, the validation bounds by name)."""
+    cut_d, cut_dp = (int(len(t) * (1 - VALIDATION_SHARE)) for t in (train_d, train_dp))
+    fit_d, fit_dp = train_d[:cut_d], train_dp[:cut_dp]
+    candidates = {
+        "logistic": learn_statistic(fit_d, fit_dp, first_call),
+        "trees": learn_trees(fit_d, fit_dp, first_call, seed),
+    }
+    bounds = {
+        name: pooled_rank_attack(stat(train_d[cut_d:]), stat(train_dp[cut_dp:]), delta, seed).epsilon_lower_bound_at(
+            SELECTION_ALPHA
+        )
+        for name, (stat, _) in candidates.items()
+    }
+    best = max(bounds, key=lambda name: (bounds[name], name == "logistic"))
+    return (*candidates[best], best, bounds)
+
+
+def default_train_trials(trials: int, statistic: str) -> int:
+    """The training releases per world when none are given: ``trials`` (at most :data:`EVENT_TRAIN_TRIALS` for
+    the event test)."""
+    return min(trials, EVENT_TRAIN_TRIALS) if statistic.startswith("events") else trials
+
+
+@dataclass(frozen=True)
+class AttackOptions:
+    """How the attack runs: the ``statistic`` (:data:`STATISTICS`; default :data:`DEFAULT_STATISTIC`, the event
+    test) and the ``executor`` its blocks run on (None: serially; the numbers do not depend on it)."""
+
+    statistic: str = DEFAULT_STATISTIC
+    executor: Executor | None = None
+
+
+@dataclass(frozen=True)
+class BlackBoxAttack:
+    """The learned test and the ε lower bound of its scores on fresh releases; ``statistic`` the learner kept, and
+    with ``select`` the validation bounds of each (empty otherwise)."""
+
+    attack: PooledRankAttack
+    train_per_world: int
+    test_per_world: int
+    dim: int
+    train_accuracy: float
+    statistic: str = "logistic"
+    validation: tuple = ()
+    #: the frozen statistic that scored the fresh releases (a witness serialises it: pdp_audit.audits.blackbox.witness)
+    learned: object = field(default=None, compare=False, repr=False)
+
+    def epsilon_lower_bound_at(self, alpha: float) -> float:
+        return self.attack.epsilon_lower_bound_at(alpha)
+
+
+#: Peak memory of learning per training release per world, in bytes, for d-dimensional releases: a + b·d (1.5 ×
+#: the 120 + 110·d measured with `/usr/bin/time` at 2e5 and 1e6 releases, d = 1 and 10, when both splits were held
+#: and each column gave 2 features; b doubled since a column with atoms gives up to 2 + MAX_ATOMS: 1.65 GB traced
+#: at 1e6 releases of SVT3, 10 columns with 2 atoms each, within the 3.5 GB this allows).
+MEMORY_PER_TRIAL = (180.0, 330.0)
+#: Peak memory of the bound per fresh release per world, in bytes, whatever d: its score (8) and the pooled-rank
+#: attack's working arrays (1.5 × the 8 + 100 measured with tracemalloc at 1e6; the releases are streamed in blocks).
+MEMORY_PER_SCORE = 160.0
+
+
+#: The event test keeps no fresh score, only the selection pass's (:func:`selection_size` releases per world, at most
+#: 2.5e6 whatever ``trials``): per selection release per world, the scores of at most 6 candidates in both worlds
+#: (96 bytes) and the sorted copies the choice of events makes of one candidate's (about 5 × 16), with a margin.
+MEMORY_PER_SELECTION = 192.0
+
+
+def attack_memory(train_trials: int, dim: int, trials: int = 0, statistic: str = "logistic") -> float:
+    """The attack's peak memory in bytes: ``train_trials`` releases per world of dimension ``dim`` held to learn, and
+    the scores of ``trials`` fresh ones per world (their releases are streamed: one block at a time); the event test
+    keeps only counts of its fresh releases, and the scores of its selection pass, whose size is capped."""
+    fixed, per_dimension = MEMORY_PER_TRIAL
+    if statistic.startswith("events"):
+        kept = selection_size(trials) * MEMORY_PER_SELECTION if trials else 0.0
+    else:
+        kept = trials * MEMORY_PER_SCORE
+    return train_trials * (fixed + per_dimension * dim) + kept
+
+
+def blackbox_attack(
+    sample_d: Sampler,
+    sample_dprime: Sampler,
+    trials: int,
+    delta: float,
+    seed: int,
+    progress: bool = False,
+    *,
+    train_trials: int | None = None,
+    options: AttackOptions = AttackOptions(),
+) -> BlackBoxAttack:
+    """Learn a statistic on ``train_trials`` releases per world (default ``trials``), bound ε on ``trials`` fresh ones.
+
+    Both passes draw seeded blocks (:mod:`pdp_audit.verify.estimators.engine`: streams ``blackbox/train/…`` and
+    ``blackbox/test/…``), through ``options.executor`` when given (the samplers must then be picklable): the numbers
+    do not depend on it.  ``options.statistic``: the logistic test, or the better of it and trees on a validation
+    split of the training releases (:func:`select_statistic`).  The bounding pass is streamed: each block of fresh
+    releases is scored by the frozen statistic and only its scores are kept.  Releases that are not a (size, d)
+    array of finite numbers raise :class:`pdp_audit.mechanisms.base.MalformedPair` (:func:`checked_blackbox_releases`),
+    as do worlds of different dimensions.  ``progress``: a bar of the releases drawn on stderr (on a terminal), named
+    by the pass drawing them (training, selection, fresh)."""
+    train_trials = default_train_trials(trials, options.statistic) if train_trials is None else int(train_trials)
+    executor = options.executor
+    worlds = ((sample_d, "D"), (sample_dprime, "D'"))
+    selection = selection_size(trials) if options.statistic.startswith("events") else 0
+    with _progress_bar(2 * (train_trials + trials + selection), progress) as bar:
+        train, first = [], None
+        _stage(bar, "training")
+        for sampler, world in worlds:
+            blocks = iter_blocks(_Releases(sampler, world), train_trials, seed, f"blackbox/train/{world}", executor)
+            releases, first = _training_releases(_counted(blocks, bar), world, first)
+            train.append(releases)
+        chosen, validation = "logistic", ()
+        if options.statistic in ("events", "events-numbers"):
+            numbers = options.statistic == "events-numbers"
+            return _event_attack(worlds, train, first, (trials, delta, seed, numbers), (executor, bar))
+        if options.statistic == "select":
+            statistic, accuracy, chosen, bounds = select_statistic(*train, first, delta, seed)
+            validation = tuple(bounds.items())
+        else:
+            statistic, accuracy = learn_statistic(*train, first)
+        _stage(bar, "fresh")
+        scores = [
+            _concatenated(
+                _counted(iter_blocks(_Scores(s, w, statistic), trials, seed, f"blackbox/test/{w}", executor), bar)
+            )
+            for s, w in worlds
+        ]
+    bound = pooled_rank_attack(scores[0], scores[1], delta, seed)
+    return BlackBoxAttack(bound, train_trials, trials, first[0], accuracy, chosen, validation, statistic)
+
+
+def _event_attack(worlds, train, first, budget: tuple, running) -> BlackBoxAttack:
+    """The event test (:mod:`pdp_audit.audits.blackbox.events`): candidates fitted on the ``train`` releases, the
+    statistic and events chosen on :func:`~pdp_audit.audits.blackbox.events.selection_size` further releases per
+    world (stream ``blackbox/select/…``: only their candidates' scores are kept, in one array per world), ε bounded
+    on ``budget`` = (trials, delta, seed, numbers) fresh releases per world, of which only the event counts are kept
+    (``numbers``: on the releases augmented by :func:`pdp_audit.audits.blackbox.features.number_structure`);
+    ``running`` = (executor, bar)."""
+    from pdp_audit.audits.blackbox.events import (
+        CandidateScores,
+        EventStatistic,
+        _FreshBlocks,
+        bound_events,
+        candidate_scores,
+        select_events,
+    )
+    from pdp_audit.audits.blackbox.features import number_structure
+
+    trials, delta, seed, numbers = budget
+    executor, bar = running
+    if numbers:
+        train = [number_structure(t) for t in train]
+    learners = {
+        "logistic": lambda d, dp: learn_statistic(d, dp, first)[0],
+        "trees": lambda d, dp: learn_trees(d, dp, first, seed)[0],
+    }
+    candidates = candidate_scores(*train, learners)
+    scores = tuple(candidates.values())
+    fresh = {w: _FreshBlocks(_Releases(s, w), first, numbers) for s, w in worlds}
+    selected = selection_size(trials)
+    _stage(bar, "selection")
+    selection = tuple(
+        _filled(
+            _counted(
+                iter_blocks(CandidateScores(fresh[w], scores), selected, seed, f"blackbox/select/{w}", executor), bar
+            ),
+            selected,
+        )
+        for _, w in worlds
+    )
+    mean = poisson_mean_within(trials)  # the fresh releases per world number Poisson(mean) ≤ trials (or bound 0)
+    chosen, score, events, predicted = select_events(selection, candidates, (mean, mean), delta)
+    del selection  # the fresh pass keeps counts only
+    _stage(bar, "fresh")
+    frozen = EventStatistic(chosen, score, events, first[0], numbers)
+    attack = bound_events(fresh, frozen, (trials, delta, seed), (executor, bar))
+    validation = tuple((k, v[0]) for k, v in predicted.items())
+    return BlackBoxAttack(attack, len(train[0]), trials, first[0], float("nan"), chosen, validation, frozen)
+
+
+def _training_releases(blocks, world: str, first: tuple[int, str] | None):
+    """The training blocks of ``world`` in one array, each of the dimension of the first block drawn (``first``:
+    (columns, call) of the first block of the attack, None before it); returns (releases, first)."""
+    parts = []
+    for block in blocks:
+        call = f"sample({world!r}, {len(block)})"
+        first = first or (block.shape[1], call)
+        _same_dimension(block, call, first)
+        parts.append(block)
+    return np.concatenate(parts), first
+
+
+def _filled(blocks, n: int) -> np.ndarray:
+    """The ``n`` rows of ``blocks`` in one array, filled as they arrive (no list of blocks beside it)."""
+    out = None
+    at = 0
+    for block in blocks:
+        if out is None:
+            out = np.empty((n, *block.shape[1:]), dtype=block.dtype)
+        out[at : at + len(block)] = block
+        at += len(block)
+    return out if out is not None else np.empty(0)
+
+
+def _concatenated(blocks) -> np.ndarray:
+    parts = list(blocks)
+    return np.concatenate(parts) if parts else np.empty(0)

@@ -1,0 +1,514 @@
+"""The exact event test of the black-box audit: an event chosen before the bounding draws, its two counts tested
+jointly on fresh ones.
+
+(ε, δ)-DP of the pair means P(S) ≤ e^ε Q(S) + δ and Q(S) ≤ e^ε P(S) + δ for *every* set of outputs S (Dwork &
+Roth 2014, Def. 2.4); more finely, P = P_g + P_e with P_g ≤ e^ε Q as measures and P_e of mass ≤ δ (Kairouz, Oh
+& Viswanath 2015).  For one set S fixed before the fresh draws the audit tests the *ratio* of its two rates, not
+each rate apart (DP-Sniper's final step, Bichsel et al. 2021, §V, bounds each rate by Clopper–Pearson and divides:
+two intervals, each paying for its own noise):
+
+1. Poissonisation.  The fresh releases per world number N ~ Poisson(λ) and M ~ Poisson(μ) (λ = μ the largest
+   mean with P(Poisson > ``trials``) ≤ 1e-9; drawn from their own seeded stream, independent of the releases; if
+   either exceeds ``trials`` the bound is 0: power, never level).  The releases in S then form independent Poisson
+   counts, of means λP(S) and μQ(S).
+2. Conditioning [Kingman 1993, §5.2].  Given the K = A + B releases in S (A of D, B of D'), each of those from
+   λP_g or μQ is from D independently with probability ≤ π(ε) = λe^ε/(λe^ε + μ) (dP_g ≤ e^ε dQ); the releases
+   from P_e number J_S ≤ J ~ Poisson(≤ λδ), independent of the labels.  So A ≤ J + W(K) with W(K) | K ~
+   Binomial(K, π(ε)) [the walk of pdp_audit.verify.estimators.attack's module docstring, step 3].
+3. Test.  With j the smallest integer with P(J > j) ≤ a/2 (j = 0 and all of a to the binomial when δ = 0), ε is
+   rejected when the Clopper–Pearson lower bound on the binomial rate from A − j successes of K trials at level
+   a/2 (a at δ = 0) exceeds π(ε): the largest ε rejected is
+
+       ε ≥ logit(π_lo) + log(μ/λ),        π_lo = Beta(A − j, K − A + j + 1) quantile at a (or a/2),
+
+   and the reverse direction swaps the worlds.  Its noise is that of log(A/B), √(1/A + 1/B), where dividing two
+   Clopper–Pearson ends pays 1/√A + 1/√B: √2 narrower for an event of equal counts.
+
+Choice of S, before any bounding draw.  Each candidate statistic (a learned score: logistic, trees, the empirical
+likelihood ratio of discrete outcomes, per-column histograms, pooled over the columns or not;
+:mod:`pdp_audit.audits.blackbox.features`) is fitted on the training releases.  A selection pass then draws
+:data:`SELECTION_SHARE` × n further releases per world, at most :data:`SELECTION_MAX` (:func:`selection_size`; apart
+from the training and the bounding ones; only the candidates' scores are kept), split in halves.  For a score of many
+values: on the first half, for each direction and each level of :data:`TUNED_AT`, the :data:`SHORTLIST` threshold events
+S = {score ≥ t} (favouring D) or {score ≤ t} (favouring D') whose rates, read cautiously (:data:`PREDICTION_LEVEL`) and
+scaled to the bounding draws, *predict* the largest bound; on the second half, the best of those, its rates read as they
+are (:data:`CHOICE_LEVEL`: unbiased, being independent of the shortlist).  (A shortlist on one half and a choice on the
+other keep the choice from being the maximum over thousands of noisy thresholds: on SVT3 with the choice on the training
+split alone, predictions of 0.33 gave 0.16.)  For a score of at most :data:`DISCRETE_VALUES` values (a discrete output:
+SVT1's 11 outcomes), and for the outcome score, whose ranking of the outcomes is refitted on the first half (the
+training split alone is too small to rank rare outcomes), the few events -- for outcomes, the prefix sets of the
+outcomes ranked by likelihood ratio, the Neyman–Pearson sets -- are chosen on the first half and judged on the second
+(:data:`JUDGE_LEVEL`).  Kept: the candidate whose events' predictions (their merit, summed over the levels) are largest,
+with its best event at each level -- at most K = len(TUNED_AT) events.
+
+Validity: the selection sees training and selection draws only, so the K events are fixed sets when the bounding
+draws are made; the bound at α is the largest over the K events of the bound at α/K (Bonferroni over the events
+tested on the bounding draws).  Whatever was learned, a poor choice only makes the bound loose.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Callable
+
+import numpy as np
+from scipy.stats import beta
+
+from pdp_audit.verify.estimators.attack import poisson_mean_within, poisson_upper
+from pdp_audit.verify.estimators.engine import block_rng, iter_blocks
+
+#: The selection pass draws this share of the bounding budget ``trials`` per world (in addition to it) ...
+SELECTION_SHARE = 0.25
+#: ... and at most this many releases per world: the share of the benchmark's 1e7 (docs/how-to/blackbox.md; every
+#: budget up to 1e7 is unchanged), so that the scores it keeps (8 bytes per candidate, at most 6 candidates: 240 MB
+#: for both worlds) do not grow with the budget, which may reach 1e9.  At 4e7 the uncapped pass (1e7 per world)
+#: bounded ε within 0.6% of the capped one on 4 benchmark mechanisms (docs/how-to/blackbox.md, "Budgets up to 1e9").
+SELECTION_MAX = 2_500_000
+
+
+def selection_size(trials: int) -> int:
+    """The selection pass's releases per world for a bounding budget of ``trials``: :data:`SELECTION_SHARE` of it,
+    at most :data:`SELECTION_MAX` (at least 2: one per half)."""
+    return max(min(int(trials * SELECTION_SHARE), SELECTION_MAX), 2)
+
+
+#: Events kept per direction from the first half of the validation split for the second half to choose from.
+SHORTLIST = 8
+#: The levels each chosen event is tuned for (one event per level; the bound uses all, Bonferroni).
+TUNED_AT = (0.1, 1e-6)
+#: The logistic test and the trees learn from at most this many releases per world (their fitting time grows with
+#: it; the outcome and histogram scores, which only count, use the whole fitting part).
+LEARNER_TRIALS = 100_000
+#: The validation rates are read at this level (lower for the favoured world, upper for the other) to predict a
+#: fresh bound, so that events seen a handful of times do not win on noise (a level near 0 predicts nothing at
+#: all from a validation split much smaller than the fresh budget: 1e-3 predicted 0 for every event of SVT1).
+PREDICTION_LEVEL = 0.05
+#: The second half of the selection pass chooses among the shortlisted events with their rates read at this level:
+#: 0.5, the point estimates (the shortlist keeps noisy small events out; 0.05 here left SVT1 at 0.068, 0.79×
+#: DP-Sniper's, preferring larger events than its best outcomes).  The statistics are ranked by their chosen events'
+#: predictions at :data:`PREDICTION_LEVEL`.
+CHOICE_LEVEL = 0.5
+#: A judge apart from the choice reads the chosen events' rates one standard error down (Φ(−1)): the statistics are
+#: ranked by the largest of a handful of such readings, which gains about that much by luck, and an event seen a few
+#: dozen times must not outrank one seen thousands of times on its luck (SVT3‖SVT4's outcome score: an event of 30
+#: judged releases predicted 0.38 and gave 0.13); the full cautious reading (:data:`PREDICTION_LEVEL`) marked SVT1's
+#: best outcome down by twice its noise against larger, worse events.
+JUDGE_LEVEL = 0.1587
+#: An event is a candidate only if the validation releases of the world it favours fall in it this many times.
+MIN_EVENT_HITS = 10
+#: A score of at most this many distinct values on the selection pass (a discrete output's) has its events chosen on
+#: the whole pass: no more than 2 × this many events, all of which the choice can read.
+DISCRETE_VALUES = 16
+#: At most this many thresholds of a score are tried on the validation split (its quantiles).
+MAX_THRESHOLDS = 4096
+
+
+#: Relative widening of each Clopper–Pearson end: scipy's Beta quantiles are accurate to ~1e-10 relative (checked
+#: against mpmath in tests/test_blackbox_events.py), so the widened end keeps its tail at or below the level.
+ROUNDING = 1e-9
+
+
+def lower_rate(hits, n, a):
+    """Clopper–Pearson: the a quantile of Beta(k, n − k + 1), 0 for k = 0 (vectorised, real k allowed)."""
+    hits = np.asarray(hits, float)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        lo = beta.ppf(a, np.maximum(hits, 1e-300), n - hits + 1)
+    return np.where(hits > 0, lo * (1 - ROUNDING), 0.0)
+
+
+def upper_rate(hits, n, a):
+    """Clopper–Pearson: the 1 − a quantile of Beta(k + 1, n − k), 1 for k = n."""
+    hits = np.asarray(hits, float)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        hi = beta.isf(a, hits + 1, np.maximum(n - hits, 1e-300))
+    return np.where(hits < n, np.minimum(hi * (1 + ROUNDING), 1.0), 1.0)
+
+
+def ratio_epsilon(hits_for, hits_against, mean_for: float, mean_against: float, delta: float, a: float):
+    """The largest ε the joint test of one event rejects at level ``a`` (module docstring, steps 1–3):
+    logit(π_lo) + log(μ/λ), π_lo the Clopper–Pearson lower end of A − j successes in K = A + B trials, where A =
+    ``hits_for`` (of the favoured world, Poisson mean λ = ``mean_for``), B = ``hits_against`` (mean μ) and j the
+    excess allowance of δ (0 at δ = 0; else the level is split, a/2 to it and a/2 to the binomial).  Vectorised
+    over the hits (real counts allowed: the predictions of :func:`_predicted`); 0 where not positive."""
+    hits_for, hits_against = np.asarray(hits_for, float), np.asarray(hits_against, float)
+    excess = 0
+    if delta > 0:
+        a = a / 2
+        excess = poisson_upper(mean_for * delta, a)
+    lo = lower_rate(hits_for - excess, hits_for + hits_against, a)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        eps = np.log(lo) - np.log1p(-lo) + math.log(mean_against / mean_for)
+    return np.where(np.isfinite(eps) & (eps > 0), eps, 0.0)
+
+
+@dataclass(frozen=True)
+class Event:
+    """S = {score ≥ threshold} when ``favours_d`` (the bound is on P(S)/Q(S)), else {score ≤ threshold} (on
+    Q(S)/P(S)); a NaN score (an outcome never seen in training) is in no event."""
+
+    threshold: float
+    favours_d: bool
+
+    def members(self, scores: np.ndarray) -> np.ndarray:
+        with np.errstate(invalid="ignore"):
+            return scores >= self.threshold if self.favours_d else scores <= self.threshold
+
+
+@dataclass(frozen=True)
+class EventChoice:
+    """The events chosen on the validation split for one statistic and the bounds they predict (one per level of
+    :data:`TUNED_AT`)."""
+
+    events: tuple[Event, ...]
+    predicted: tuple[float, ...]
+
+    @property
+    def merit(self) -> float:
+        return float(sum(self.predicted))
+
+
+def _event_counts(scores_d: np.ndarray, scores_dp: np.ndarray, cuts: np.ndarray, favours_d: bool):
+    """The counts of {score ≥ t} (``favours_d``) or {score ≤ t} at each cut t: (in the favoured world, in the
+    other); NaN scores are in no event."""
+    sd, sdp = np.sort(scores_d[np.isfinite(scores_d)]), np.sort(scores_dp[np.isfinite(scores_dp)])
+    if favours_d:
+        return sd.size - np.searchsorted(sd, cuts, "left"), sdp.size - np.searchsorted(sdp, cuts, "left")
+    return np.searchsorted(sdp, cuts, "right"), np.searchsorted(sd, cuts, "right")
+
+
+def _predicted(counts, sizes, fresh, delta: float, a: float, level: float = PREDICTION_LEVEL) -> np.ndarray:
+    """The bound at level ``a`` that events with validation ``counts`` = (favoured, other) of ``sizes`` predict at
+    ``fresh`` = (favoured, other) Poisson means of the bounding draws: the rates read cautiously (``level``,
+    :data:`PREDICTION_LEVEL`; a small event seen 3 times in one world and never in the other must not predict an
+    infinite ratio), 0 below :data:`MIN_EVENT_HITS`."""
+    lo = lower_rate(counts[0], sizes[0], level)
+    hi = upper_rate(counts[1], sizes[1], level)
+    bound = ratio_epsilon(lo * fresh[0], hi * fresh[1], fresh[0], fresh[1], delta, a)
+    return np.where(counts[0] >= MIN_EVENT_HITS, bound, 0.0)
+
+
+def choose_events(shortlist: tuple, choice: tuple, fresh: tuple[float, float], delta: float, judge=None) -> EventChoice:
+    """For each level α of :data:`TUNED_AT`, a threshold event of the score: the :data:`SHORTLIST` events (each
+    direction) that predict the largest bound at α/K on the ``shortlist`` scores (of D, of D') read cautiously
+    (:data:`PREDICTION_LEVEL`), then among them the one that predicts the largest on the ``choice`` scores read as
+    they are (:data:`CHOICE_LEVEL`); duplicates merged.  The chosen events' predicted bounds (their merit, by which
+    the statistics are ranked) are read on the ``judge`` scores one standard error down when a judge is given
+    (draws apart from the choice: :data:`JUDGE_LEVEL`), else on the ``choice`` scores cautiously (the best of a few
+    noisy readings is not taken at its luck).  ``fresh`` = (λ, μ): the Poisson means of the fresh draws the
+    prediction is for."""
+    pooled = np.concatenate(shortlist)
+    pooled = pooled[np.isfinite(pooled)]
+    if pooled.size == 0:
+        return EventChoice((), ())
+    cuts = np.unique(pooled)
+    if cuts.size > MAX_THRESHOLDS:
+        cuts = np.unique(np.quantile(pooled, np.linspace(0, 1, MAX_THRESHOLDS)))
+    # with a judge apart, its point estimates are unbiased for the chosen events; without, the choice's readings are
+    # of the events it maximised over, and are read cautiously
+    judge, merit_level = (choice, PREDICTION_LEVEL) if judge is None else (judge, JUDGE_LEVEL)
+    draws = {True: fresh, False: fresh[::-1]}
+    counts = {way: _event_counts(*shortlist, cuts, way) for way in (True, False)}
+    events, predicted = [], []
+    for alpha in TUNED_AT:
+        a = alpha / len(TUNED_AT)
+        best, best_event = -1.0, None
+        # where no event predicts a positive bound read cautiously (a ratio near 1: parallel Laplace), the rates
+        # are read as they are, so that the events are still the likeliest to bound ε
+        level = PREDICTION_LEVEL
+        if not any(np.any(_predicted(counts[w], _sizes(shortlist, w), draws[w], delta, a, level) > 0) for w in draws):
+            level = 0.5
+        for way in (True, False):
+            on_a = _predicted(counts[way], _sizes(shortlist, way), draws[way], delta, a, level)
+            short = cuts[np.argsort(-on_a, kind="stable")[:SHORTLIST]]
+            on_b = _predicted(
+                _event_counts(*choice, short, way), _sizes(choice, way), draws[way], delta, a, CHOICE_LEVEL
+            )
+            i = int(np.argmax(on_b))
+            if on_b[i] > best:
+                best, best_event = float(on_b[i]), Event(float(short[i]), way)
+        counts_j = _event_counts(*judge, np.array([best_event.threshold]), best_event.favours_d)
+        way = best_event.favours_d
+        merit = _predicted(counts_j, _sizes(judge, way), draws[way], delta, a, merit_level)
+        predicted.append(float(merit[0]))
+        if best_event not in events:
+            events.append(best_event)
+    return EventChoice(tuple(events), tuple(predicted))
+
+
+def _sizes(scores: tuple, favours_d: bool) -> tuple[int, int]:
+    """(releases of the favoured world, of the other) among ``scores`` = (of D, of D')."""
+    return (len(scores[0]), len(scores[1])) if favours_d else (len(scores[1]), len(scores[0]))
+
+
+@dataclass(frozen=True)
+class EventAttack:
+    """The fresh counts of the chosen events: ``hits_d[i]`` of the ``n`` releases of D and ``hits_dp[i]`` of the
+    ``m`` of D' fall in event i, ``n`` ~ Poisson(``mean_d``) and ``m`` ~ Poisson(``mean_dp``) (``poissonised``
+    False when either exceeded the budget: the bound is then 0); the bound is Bonferroni over the events (module
+    docstring)."""
+
+    events: tuple[Event, ...]
+    hits_d: tuple[int, ...]
+    hits_dp: tuple[int, ...]
+    n: int
+    m: int
+    delta: float
+    mean_d: float
+    mean_dp: float
+    poissonised: bool = True
+
+    def _oriented(self):
+        """Per event: (hits of the favoured world, of the other, their Poisson means)."""
+        for event, kd, kdp in zip(self.events, self.hits_d, self.hits_dp):
+            yield (kd, kdp, self.mean_d, self.mean_dp) if event.favours_d else (kdp, kd, self.mean_dp, self.mean_d)
+
+    def epsilon_lower_bound_at(self, alpha: float) -> float:
+        """The ε lower bound at confidence 1 − ``alpha`` (0 when no event gives a positive one)."""
+        if not self.poissonised:
+            return 0.0
+        a = alpha / max(len(self.events), 1)
+        return max((float(ratio_epsilon(*counts, self.delta, a)) for counts in self._oriented()), default=0.0)
+
+    def best_event(self, alpha: float) -> Event | None:
+        """The event whose bound is the largest at confidence 1 − ``alpha`` (the first on a tie; None without
+        events)."""
+        if not self.events:
+            return None
+        a = alpha / len(self.events)
+        bounds = [float(ratio_epsilon(*counts, self.delta, a)) for counts in self._oriented()]
+        return self.events[int(np.argmax(bounds))]
+
+    def delta_lower_bound_at(self, alpha: float, epsilon: float) -> float:
+        """The δ lower bound at ``epsilon``: the largest δ the test rejects with ε (level split as at δ > 0: a/2 to
+        the excess, a/2 to the binomial), over the events; 0 if none."""
+        if not self.poissonised:
+            return 0.0
+        a = alpha / (2 * max(len(self.events), 1))
+        best = 0.0
+        for hits_for, hits_against, mean_for, mean_against in self._oriented():
+            pi = mean_for * math.exp(epsilon) / (mean_for * math.exp(epsilon) + mean_against)
+
+            def rejects(j: int) -> bool:  # with an excess allowance of j (fewer rejections as j grows)
+                return bool(lower_rate(hits_for - j, hits_for + hits_against, a) > pi)
+
+            if hits_for == 0 or not rejects(0):
+                continue
+            lo, hi = 0, hits_for  # rejects(lo), not rejects(hi): the largest j that rejects is lo at the end
+            while hi - lo > 1:
+                mid = (lo + hi) // 2
+                lo, hi = (mid, hi) if rejects(mid) else (lo, mid)
+            mean = poisson_mean_within(lo, a) if lo > 0 else -math.log1p(-a)  # P(Poisson(mean) > lo) ≤ a
+            best = max(best, mean / mean_for)
+        return best
+
+
+@dataclass(frozen=True, eq=False)
+class EventStatistic:
+    """What the event test froze before its bounding draws: the kept candidate's ``name`` (``logistic``, ``trees``,
+    ``histograms``, ``increments``, ``pooled`` or ``outcomes``), its ``score`` (a function of a block of releases,
+    row by row), the ``events`` on that score, the releases' ``dimension`` and ``numbers``: whether the score reads
+    the releases augmented by :func:`pdp_audit.audits.blackbox.features.number_structure` (``events-numbers``).  A
+    witness writes it as data (:func:`pdp_audit.audits.blackbox.witness.events_to_data`)."""
+
+    name: str
+    score: Callable[[np.ndarray], np.ndarray]
+    events: tuple[Event, ...]
+    dimension: int
+    numbers: bool = False
+
+    @property
+    def width(self) -> int:
+        """The columns the score reads: the releases', and four more per column with ``numbers``."""
+        return self.dimension * (5 if self.numbers else 1)
+
+
+def bound_events(fresh: dict, statistic: EventStatistic, budget: tuple, running: tuple = (None, None)) -> EventAttack:
+    """The bounding pass: the fresh releases of each world (``fresh``: world → :class:`_FreshBlocks`) counted in
+    the frozen ``statistic``'s events.  ``budget`` = (trials, delta, seed): the numbers of releases are Poisson of
+    the largest mean λ with P(Poisson(λ) > trials) ≤ 1e-9, drawn from the stream ``blackbox/poisson/{world}`` (block
+    0), and the releases from ``blackbox/test/{world}`` in seeded blocks (any executor: the same counts); when a
+    number exceeds ``trials`` only ``trials`` are drawn and the bound is 0 (module docstring, step 1).  ``running``
+    = (executor, progress bar or None).  The attack's pass and a witness's re-check are this one function: the same
+    seed gives the same counts."""
+    trials, delta, seed = budget
+    executor, bar = running
+    mean = poisson_mean_within(trials)
+    hits, drawn = [], [int(block_rng(seed, f"blackbox/poisson/{world}", 0).poisson(mean)) for world in ("D", "D'")]
+    if bar is not None:  # the bar counted trials per world: the draws are Poisson, at most trials
+        bar.total += sum(min(size, trials) for size in drawn) - 2 * trials
+    for world, size in zip(("D", "D'"), drawn):
+        total = np.zeros(len(statistic.events) + 1, dtype=np.int64)
+        work = EventHits(fresh[world], statistic.score, statistic.events)
+        for block in iter_blocks(work, min(size, trials), seed, f"blackbox/test/{world}", executor):
+            total += block[0]
+            if bar is not None:
+                bar.update(int(block[0, -1]))
+        hits.append(tuple(int(h) for h in total[:-1]))
+    within = all(size <= trials for size in drawn)
+    return EventAttack(statistic.events, hits[0], hits[1], *drawn, delta, mean, mean, within)
+
+
+@dataclass(frozen=True)
+class EventReading:
+    """One event of an :class:`EventAttack` as a reader sees it (display only; the bound is
+    :meth:`EventAttack.epsilon_lower_bound_at`): ``rate`` = B/μ, its rate in the world it disfavours (B of that
+    world's releases fell in it, of Poisson mean μ), with the exact Poisson interval ``rate_interval``;
+    ``log_ratio`` = log((A/λ)/(B/μ)), the log ratio of its two rates, with the joint test's interval at δ = 0
+    (the Clopper–Pearson ends of the share of the favoured world among the A + B releases in it, as logits plus
+    log(μ/λ)); ``bound``: the event's ε bound with the attack's δ -- each at the level α/K of one side of the
+    bound."""
+
+    favours_d: bool
+    threshold: float
+    rate: float
+    rate_interval: tuple[float, float]
+    log_ratio: float
+    log_ratio_interval: tuple[float, float]
+    bound: float
+
+
+def event_readings(attack: EventAttack, alpha: float) -> tuple[EventReading, ...]:
+    """The :class:`EventReading` of each of the ``attack``'s events at confidence 1 − ``alpha`` (Bonferroni over the
+    events, as the bound)."""
+    from scipy.stats import gamma
+
+    a = alpha / max(len(attack.events), 1)
+    out = []
+    for event, (hits_for, hits_against, mean_for, mean_against) in zip(attack.events, attack._oriented()):
+        low = float(gamma.ppf(a, hits_against)) if hits_against > 0 else 0.0
+        high = float(gamma.isf(a, hits_against + 1))
+        total = hits_for + hits_against
+        with np.errstate(divide="ignore", invalid="ignore"):
+            shift = math.log(mean_against / mean_for)
+            ends = [float(r) for r in (lower_rate(hits_for, total, a), upper_rate(hits_for, total, a))]
+            logits = tuple(float(np.log(r) - np.log1p(-r) + shift) for r in ends)
+            ratio = float(np.log(hits_for / mean_for) - np.log(hits_against / mean_against))
+        bound = float(ratio_epsilon(hits_for, hits_against, mean_for, mean_against, attack.delta, a))
+        rate = (hits_against / mean_against, (low / mean_against, high / mean_against))
+        bound = bound if attack.poissonised else 0.0  # a budget overrun bounds nothing (step 1)
+        out.append(EventReading(event.favours_d, event.threshold, *rate, ratio, logits, bound))
+    return tuple(out)
+
+
+class _FreshBlocks:
+    """Blocks of ``size`` releases of ``world`` (``releases``: the checked block work of
+    :mod:`pdp_audit.audits.blackbox.attack`), of the dimension of the first training block (``first_call``), augmented
+    by
+    :func:`pdp_audit.audits.blackbox.features.number_structure` when ``numbers``."""
+
+    def __init__(self, releases, first_call: tuple[int, str], numbers: bool = False):
+        self.releases, self.first_call, self.numbers = releases, first_call, numbers
+
+    def block(self, size: int, rng: np.random.Generator) -> np.ndarray:
+        from pdp_audit.mechanisms.base import MalformedPair
+
+        block = self.releases(size, rng)
+        if block.shape[1] != self.first_call[0]:
+            raise MalformedPair(
+                f"sample({self.releases.world!r}, {size}) released {block.shape[1]} columns, {self.first_call[1]} "
+                f"released {self.first_call[0]}: a mechanism's releases have one dimension"
+            )
+        if self.numbers:
+            from pdp_audit.audits.blackbox.features import number_structure
+
+            block = number_structure(block)
+        return block
+
+
+class CandidateScores(_FreshBlocks):
+    """Block work of the selection pass: the scores of each candidate statistic (``scores``, a tuple) on ``size``
+    fresh releases, shape (size, len(scores)); only the scores leave the block."""
+
+    def __init__(self, fresh: _FreshBlocks, scores: tuple):
+        super().__init__(fresh.releases, fresh.first_call, fresh.numbers)
+        self.scores = scores
+
+    def __call__(self, size: int, rng: np.random.Generator) -> np.ndarray:
+        block = self.block(size, rng)
+        return np.column_stack([score(block) for score in self.scores])
+
+
+class EventHits(_FreshBlocks):
+    """Block work of the bounding pass: ``size`` fresh releases scored by the frozen ``score``; returns one row:
+    the count in each of the ``events``, then ``size``."""
+
+    def __init__(self, fresh: _FreshBlocks, score, events: tuple[Event, ...]):
+        super().__init__(fresh.releases, fresh.first_call, fresh.numbers)
+        self.score, self.events = score, events
+
+    def __call__(self, size: int, rng: np.random.Generator) -> np.ndarray:
+        scores = self.score(self.block(size, rng))
+        return np.array([[*(np.count_nonzero(e.members(scores)) for e in self.events), size]], dtype=np.int64)
+
+
+def candidate_scores(fit_d: np.ndarray, fit_dp: np.ndarray, learners: dict) -> dict:
+    """The statistics the event test chooses among, fitted on the fitting part of the training split: the
+    ``learners`` (name → fit(releases of D, releases of D') → score; :mod:`pdp_audit.audits.blackbox.attack` passes its
+    logistic test and trees) on its first :data:`LEARNER_TRIALS` releases per world, the outcome score (discrete
+    outputs only) and the per-column histogram scores (of the columns, and of their first differences when there
+    are several, and pooled over the columns: :class:`~pdp_audit.audits.blackbox.features.PooledHistogramScore`)."""
+    from pdp_audit.audits.blackbox.features import HistogramScore, OutcomeIndex, OutcomeScore, PooledHistogramScore
+
+    few_d, few_dp = fit_d[:LEARNER_TRIALS], fit_dp[:LEARNER_TRIALS]  # the learners' time grows with their data
+    found = {name: fit(few_d, few_dp) for name, fit in learners.items()}
+    found["histograms"] = HistogramScore.fit(fit_d, fit_dp)
+    if fit_d.shape[1] > 1:
+        found["increments"] = HistogramScore.fit(fit_d, fit_dp, differences=True)
+        found["pooled"] = PooledHistogramScore.fit(fit_d, fit_dp)
+    outcomes = OutcomeScore.fit(fit_d, fit_dp)
+    if outcomes is not None:
+        found["outcomes"] = OutcomeIndex(outcomes)  # ranked again on the selection's first half
+    return found
+
+
+def _halves(scores: tuple[np.ndarray, np.ndarray]) -> tuple[tuple, tuple]:
+    """(first halves, second halves) of the scores (of D, of D')."""
+    d, dp = scores
+    return (d[: len(d) // 2], dp[: len(dp) // 2]), (d[len(d) // 2 :], dp[len(dp) // 2 :])
+
+
+def _candidate_choice(selection: tuple[np.ndarray, np.ndarray], c: int, candidate, fresh, delta: float):
+    """Candidate ``c``'s events and merit, and the frozen score they are events of: (choice, score).
+
+    A score of many values: events shortlisted on the first half of the selection pass, chosen and judged on the
+    second (:func:`choose_events`).  A score of at most :data:`DISCRETE_VALUES` values (a discrete output), or an
+    outcome ranking (:class:`~pdp_audit.audits.blackbox.features.OutcomeIndex`, refitted on the first half: the
+    training split alone is too small to rank rare outcomes -- SVT1's best outcome, P ≈ 0.024 at a ratio e^0.088,
+    ranks below the next, e^0.070, about one time in three there): its few events are all read and chosen on the
+    first half, at their point estimates, and judged on the second, so that the merit by which the statistics
+    are ranked is not the luckiest reading of the events it chose among."""
+    from pdp_audit.audits.blackbox.features import OutcomeIndex
+
+    scores = (selection[0][:, c], selection[1][:, c])
+    first, second = _halves(scores)
+    if isinstance(candidate, OutcomeIndex):
+        candidate = candidate.score.refitted(*first)
+        first, second = ((candidate.of_index(x[0]), candidate.of_index(x[1])) for x in (first, second))
+    elif not _is_discrete(scores):
+        return choose_events(first, second, fresh, delta), candidate
+    return choose_events(first, first, fresh, delta, judge=second), candidate
+
+
+def _is_discrete(scores: tuple[np.ndarray, np.ndarray]) -> bool:
+    """At most :data:`DISCRETE_VALUES` distinct scores (checked on a few first)."""
+    d, dp = scores
+    if np.unique(np.concatenate([d[:4096], dp[:4096]])).size > DISCRETE_VALUES:
+        return False
+    return np.unique(np.concatenate([d, dp])).size <= DISCRETE_VALUES
+
+
+def select_events(selection: tuple[np.ndarray, np.ndarray], candidates: dict, fresh, delta: float):
+    """The statistic and events of the event test (module docstring), chosen on the ``selection`` scores: for each
+    world, an array (releases, candidates) of the ``candidates``' (name → score) scores on releases drawn apart
+    from the training and the bounding ones; the first half of each shortlists events, the second chooses among
+    them (:func:`choose_events`; a discrete score's or an outcome ranking's: :func:`_candidate_choice`).
+    Returns (the name of the statistic kept, the frozen score the fresh releases are counted with, its events, the
+    predicted bounds by name)."""
+    chosen = [
+        _candidate_choice(selection, c, candidate, fresh, delta) for c, candidate in enumerate(candidates.values())
+    ]
+    choices, frozen = [choice for choice, _ in chosen], [score for _, score in chosen]
+    names = tuple(candidates)
+    best = max(range(len(names)), key=lambda c: choices[c].merit)  # the first listed on a tie
+    return names[best], frozen[best], choices[best].events, {name: c.predicted for name, c in zip(names, choices)}

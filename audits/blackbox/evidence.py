@@ -1,0 +1,333 @@
+"""The black-box attack's check (:mod:`pdp_audit.audits.blackbox.attack`) for ``pdp_audit.audit_blackbox``, ``pdp-audit
+blackbox`` and a user's sampler-only pair: the budget, the refusals made before any draw (memory, samplers that
+cannot reach worker processes) and the decided evidence."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Callable
+
+import numpy as np
+
+from pdp_audit.audits.blackbox.defaults import DEFAULT_STATISTIC
+from pdp_audit.mechanisms.base import MalformedPair
+from pdp_audit.verify.core.checks import CheckSpec, Evidence
+from pdp_audit.verify.estimators.rng_discipline import check_rng_discipline
+from pdp_audit.verify.estimators.stats import pvalue_by_inversion
+from pdp_audit.verify.evidence.pair_checks import malformed_check
+
+
+class BlackBoxSamplers:
+    """A sampler-only pair from two functions ``(size, rng) -> releases`` (D, then D')."""
+
+    def __init__(self, sample_d: Callable, sample_dprime: Callable):
+        self.sample_d, self.sample_dprime = sample_d, sample_dprime
+
+    def sample(self, world: str, size: int, rng: np.random.Generator) -> np.ndarray:
+        return (self.sample_d if world == "D" else self.sample_dprime)(size, rng)
+
+
+class UserSampler:
+    """``pair.sample(world, size, rng)`` behind a boundary: whatever the user's sampler raises (or a ``sys.exit`` in
+    it) is the pair's fault, :class:`~pdp_audit.mechanisms.base.MalformedPair` (the exact fail ``pair-protocol``,
+    one line naming the call), never our internal error."""
+
+    def __init__(self, pair: Any, world: str):
+        self.pair, self.world = pair, world
+
+    def __call__(self, size: int, rng: Any) -> Any:
+        from pdp_audit.mechanisms.base import MalformedPair
+
+        try:
+            return self.pair.sample(self.world, size, rng)
+        except BaseException as err:
+            if isinstance(err, KeyboardInterrupt):  # Ctrl-C is the user's wish, not a fault
+                raise
+            kind = f"sys.exit({err.code!r})" if isinstance(err, SystemExit) else f"{type(err).__name__}: {str(err)!r}"
+            raise MalformedPair(f"sample({self.world!r}, {size}) raised {kind}") from None
+
+
+BLACKBOX = CheckSpec(
+    "blackbox-attack",
+    "Black-box attack (learned test)",
+    "",
+    "ε ≥ max over fixed thresholds of log((TPR − δ)/FPR), log((TNR − δ)/FNR) of the learned score",
+    "Kairouz et al. 2015 (DP trade-off); DP-Sniper (Bichsel et al. 2021)",
+)
+
+
+#: The event test's formula (:mod:`pdp_audit.audits.blackbox.events`).
+EVENT_FORMULA = (
+    "ε ≥ max over events S fixed before the fresh draws of logit(π_lo(S)) + log(μ/λ): π_lo the exact binomial lower "
+    "bound on the share of D among the Poissonised releases in S (less δ's excess), Bonferroni over the events"
+)
+
+
+@dataclass(frozen=True)
+class BlackBoxBudget:
+    """The black-box attack's budget beyond ``trials`` (``pdp_audit.audit_blackbox(..., budget=)``).
+
+    Attributes:
+      train_trials: releases per world to learn the test from, 100 to 1e8 (None: ``trials``, at most 5e5 for the
+        event test).
+      workers: processes drawing the releases, >= 1 (the numbers do not depend on them; the samplers must then be
+        picklable).
+      statistic: ``events`` (the default: the exact event test on fresh releases), ``events-numbers``
+        (the same with the structure of the numbers as features), ``logistic`` or ``select`` (logistic or
+        gradient-boosted trees, chosen on a validation split).
+      scheduler: the address of a running Dask scheduler whose workers draw the releases (``--scheduler``; the
+        samplers' module must be importable there), or None.
+      dask_local: draw the releases on a Dask LocalCluster of this many worker processes, started for the run and
+        closed after it (``--dask-local``), or None.  At most one of ``workers`` > 1, ``scheduler`` and
+        ``dask_local``; the numbers are the same on each (needs ``pdp-audit[dask]``).
+    """
+
+    train_trials: int | None = None
+    workers: int = 1
+    statistic: str = DEFAULT_STATISTIC
+    scheduler: str | None = None
+    dask_local: int | None = None
+
+
+def blackbox_checks(
+    sample_d,
+    sample_dprime,
+    epsilon: float,
+    delta: float,
+    trials: int,
+    seed: int,
+    progress: bool = False,
+    budget: BlackBoxBudget = BlackBoxBudget(),
+) -> list[Evidence]:
+    """The black-box attack's check (:mod:`pdp_audit.audits.blackbox.attack`): a fail when its ε lower bound exceeds the
+    claimed ε, otherwise inconclusive -- sampling outputs can refute a claim, never certify it.  A sampler that
+    returns no (size, d) array of finite numbers, or does not draw from its rng alone
+    (:func:`pdp_audit.verify.estimators.rng_discipline.check_rng_discipline`), is the exact fail ``pair-protocol``;
+    samplers
+    that cannot be sent to worker processes with ``budget.workers`` > 1 are an InputError."""
+    from pdp_audit.audits.blackbox.attack import (
+        AttackOptions,
+        blackbox_attack,
+        checked_blackbox_releases,
+        default_train_trials,
+    )
+    from pdp_audit.verify.core.dask_cluster import block_executor
+
+    train_trials = (
+        default_train_trials(trials, budget.statistic) if budget.train_trials is None else budget.train_trials
+    )
+
+    def sample(world: str, size: int, rng: np.random.Generator):
+        return (sample_d if world == "D" else sample_dprime)(size, rng)
+
+    try:
+        _check_attack_memory(sample_d, train_trials, trials, budget.statistic)  # before the probes' draws
+        check_rng_discipline(sample, checked_blackbox_releases)
+        if budget.workers > 1:
+            _check_picklable(sample_d, sample_dprime)
+        shipped = {sampler_name(s): s for s in (sample_d, sample_dprime)}
+        with block_executor(budget.workers, budget.scheduler, budget.dask_local, shipped) as executor:
+            result = blackbox_attack(
+                sample_d,
+                sample_dprime,
+                trials,
+                delta,
+                seed,
+                progress,
+                train_trials=train_trials,
+                options=AttackOptions(budget.statistic, executor),
+            )
+    except MalformedPair as err:
+        return [malformed_check(str(err))]
+    return [attack_evidence(result.attack, (epsilon, delta), _note(result), attack_details(result))]
+
+
+def attack_details(result) -> dict:
+    """The check's details of a :class:`~pdp_audit.audits.blackbox.attack.BlackBoxAttack`: the budgets, the statistic
+    kept and its validation bounds (``select`` and the event test), the events and their fresh counts."""
+    return {
+        "train_per_world": result.train_per_world,
+        "test_per_world": result.test_per_world,
+        **({"statistic": result.statistic, "validation_bounds": dict(result.validation)} if result.validation else {}),
+        **_event_details(result),
+    }
+
+
+def attack_evidence(attack, claim: tuple[float, float], note: str, details: dict) -> Evidence:
+    """The ``blackbox-attack`` evidence of a bound's attack, re-evaluable at any α: a pooled-rank attack (the
+    logistic or trees score; its figure the empirical ROC of the fresh scores against the claim's region) or an
+    :class:`~pdp_audit.audits.blackbox.events.EventAttack` (its figure the events' rates against the region): a
+    fail when the ε lower bound exceeds the claimed ε, otherwise inconclusive -- never a pass."""
+    from pdp_audit.audits.blackbox.events import EventAttack
+
+    epsilon, delta = claim
+    events = isinstance(attack, EventAttack)
+    spec = CheckSpec(
+        BLACKBOX.id,
+        BLACKBOX.title,
+        f"No test of D vs D' has (FPR, TPR) outside the ({epsilon:g}, {delta:g})-DP region",
+        EVENT_FORMULA if events else BLACKBOX.formula,
+        BLACKBOX.source,
+    )
+    return Evidence(
+        spec=spec,
+        estimate=attack.epsilon_lower_bound_at(0.5),
+        pvalue=pvalue_by_inversion(attack.epsilon_lower_bound_at, float(epsilon)),
+        interval=lambda alpha: (attack.epsilon_lower_bound_at(alpha), float("inf")),
+        supports=lambda ci, alpha: False,
+        budget_hint=lambda ci: (
+            "A black-box audit can refute a claim but never certify it: no violation found at this budget."
+        ),
+        note=note,
+        details=details,
+        make_figure=(_event_figure if events else _roc_figure)(attack, float(epsilon), float(delta)),
+    )
+
+
+def _roc_figure(attack, epsilon: float, delta: float):
+    """The empirical ROC of a pooled-rank attack's fresh scores against the claim's region (PDF only)."""
+    from pdp_audit.audits.blackbox.witness import roc_points
+    from pdp_audit.reports.records import Roc
+
+    fpr, tpr = roc_points(attack)
+
+    def figure(alpha: float) -> Roc:
+        label = "learned test on fresh releases (empirical ROC)"
+        return Roc(fpr, tpr, epsilon, delta, attack.epsilon_lower_bound_at(alpha), 1 - alpha, curve_label=label)
+
+    return figure
+
+
+def event_label(favours_d: bool, threshold: float) -> str:
+    """An event in words: the scores it holds and the world it favours."""
+    return f"{{score {'≥' if favours_d else '≤'} {threshold:.6g}}}, favours {'D' if favours_d else chr(68) + chr(39)}"
+
+
+def _event_figure(attack, epsilon: float, delta: float):
+    """The event test's events at (Q(S), log P(S)/Q(S)) with their intervals at the bound's level, against the
+    claim's region (PDF only; :func:`pdp_audit.audits.blackbox.events.event_readings`)."""
+    from pdp_audit.audits.blackbox.events import event_readings
+    from pdp_audit.reports.records import EventPoint, EventRates
+
+    def figure(alpha: float) -> EventRates:
+        points = tuple(
+            EventPoint(label, r.rate, r.rate_interval, r.log_ratio, r.log_ratio_interval, r.bound)
+            for r in event_readings(attack, alpha)
+            for label in (event_label(r.favours_d, r.threshold),)
+        )
+        return EventRates(points, epsilon, delta, attack.epsilon_lower_bound_at(alpha), 1 - alpha)
+
+    return figure
+
+
+def _note(result) -> str:
+    """What was learned and how ε was bounded (the logistic run's words unchanged)."""
+    if result.validation and not np.isfinite(result.train_accuracy):
+        return _event_note(result)
+    learned = {
+        "logistic": f"Logistic regression on the outputs and their squares ({result.dim}-dimensional releases, "
+        "standardised on the training split)",
+        "trees": f"Gradient-boosted trees on the outputs ({result.dim}-dimensional releases)",
+    }[result.statistic]
+    if result.validation:
+        shown = ", ".join(f"{name} {bound:.4g}" for name, bound in result.validation)
+        learned += f", chosen on a validation quarter of the training releases (ε bounds at 0.9: {shown})"
+    return (
+        f"{learned}, trained on {result.train_per_world:,} releases per world (training accuracy "
+        f"{result.train_accuracy:.4f}); ε bounded on {result.test_per_world:,} fresh releases per world (order "
+        "statistics at fixed ranks, union bound). The estimate is the bound at confidence 1/2."
+    )
+
+
+def _event_details(result) -> dict:
+    return event_details(result.attack)
+
+
+def event_details(attack) -> dict:
+    """The events of an event test's ``attack`` as data (empty for the other tests): each event's side, threshold
+    of the kept score, and fresh counts, so that a reviewer can re-count them."""
+    events = getattr(attack, "events", None)
+    if events is None:
+        return {}
+    return {
+        "events": [
+            {"favours": "D" if e.favours_d else "D'", "threshold": e.threshold, "hits_d": kd, "hits_dprime": kdp}
+            for e, kd, kdp in zip(events, attack.hits_d, attack.hits_dp)
+        ]
+    }
+
+
+def _event_note(result) -> str:
+    """The event test's note: the statistic kept, the events and their fresh counts."""
+    from pdp_audit.audits.blackbox.events import selection_size
+
+    attack = result.attack
+    shown = ", ".join(f"{name} {bound:.4g}" for name, bound in result.validation)
+    events = "; ".join(
+        f"{{score {'≥' if e.favours_d else '≤'} {e.threshold:.6g}}}: {kd:,} of D, {kdp:,} of D'"
+        for e, kd, kdp in zip(attack.events, attack.hits_d, attack.hits_dp)
+    )
+    return (
+        f"Exact event test: the {result.statistic} score ({result.dim}-dimensional releases), fitted on "
+        f"{result.train_per_world:,} training releases per world, chosen with its events on "
+        f"{selection_size(result.test_per_world):,} further releases per world (predicted ε bounds at 0.9: "
+        f"{shown}); events {events or 'none'} in {attack.n:,} fresh releases of D and {attack.m:,} of D' "
+        f"(Poisson numbers of mean {attack.mean_d:,.0f}); ε bounded by "
+        "an exact test of each event's two counts jointly (the share of D among the releases in it, Poissonised "
+        "sizes), Bonferroni over the events. The estimate is the bound at "
+        "confidence 1/2."
+    )
+
+
+def _check_attack_memory(sample_d, train_trials: int, trials: int, statistic: str = "logistic") -> None:
+    """Refuse, before the attack draws anything, a budget this machine cannot hold: the attack keeps the
+    ``train_trials`` releases it learns from and the scores of the ``trials`` fresh ones, whose releases it streams
+    (:func:`pdp_audit.audits.blackbox.attack.attack_memory`)."""
+    from pdp_audit.audits.blackbox.attack import attack_memory, checked_blackbox_releases
+    from pdp_audit.mechanisms.validation import InputError
+    from pdp_audit.verify.core.processes import MEMORY_SHARE, physical_memory
+
+    total = physical_memory()
+    dim = checked_blackbox_releases("D", 2, sample_d(2, np.random.default_rng(0))).shape[1]
+    need = attack_memory(train_trials, dim, trials, statistic)
+    if total and need > MEMORY_SHARE * total:
+        if train_trials in (trials, 0):  # one budget (0: a witness's re-check learns nothing)
+            budget = f"trials {trials:g} needs"
+            per_trial = attack_memory(1 if train_trials else 0, dim, 1, statistic)
+            most = f"at most {MEMORY_SHARE * total / per_trial:.2g} here"
+        else:
+            budget = f"train-trials {train_trials:g} and trials {trials:g} need"
+            most = (
+                f"{attack_memory(1, dim):.3g} bytes per training release, {attack_memory(0, dim, 1):.3g} per fresh one"
+            )
+        raise InputError(
+            f"{budget} about {need / 1e9:.3g} GB of memory for the black-box attack on {dim}-dimensional releases; "
+            f"this process may use {total / 1e9:.3g} GB: {most}"
+        )
+
+
+def sampler_name(sampler) -> str:
+    """The user's code behind a sampler, as a message names it: ``Pair.sample`` (a pair's method), ``sample_d``."""
+    pair = getattr(sampler, "pair", None)
+    if pair is not None:
+        inner = getattr(pair, "sample_d" if sampler.world == "D" else "sample_dprime", None)
+        if isinstance(pair, BlackBoxSamplers) and inner is not None:
+            return f"the sampler {getattr(inner, '__qualname__', type(inner).__name__)}"
+        return f"the sampler {type(pair).__name__}.sample"
+    return f"the sampler {getattr(sampler, '__qualname__', type(sampler).__name__)}"
+
+
+def _check_picklable(*samplers) -> None:
+    """Worker processes receive the samplers by pickling: a lambda or a local function cannot be sent."""
+    import pickle
+
+    from pdp_audit.mechanisms.validation import InputError
+
+    for sampler in samplers:
+        try:
+            pickle.dumps(sampler)
+        except Exception as err:  # noqa: BLE001 - any pickling failure means the same thing here
+            raise InputError(
+                f"workers: the sampler cannot be sent to worker processes ({type(err).__name__}: {err}); define it at "
+                "module level, or use workers 1"
+            ) from None

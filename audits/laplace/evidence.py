@@ -1,0 +1,205 @@
+"""The audit of the Laplace mechanism: the evidence for every check of :mod:`pdp_audit.verify.evidence.pure_dp_specs`.
+
+The mechanism releases the L1-clipped sum (or the count) of a real dataset plus b·Lap(0, 1) on each coordinate.  The
+DP claim is audited at a worst-case neighbour: a row on the L1 clip sphere with all its mass on one coordinate
+(‖Δ_z‖_1 = C), whose privacy profile δ(ε) = max(0, 1 − e^{(ε−η)/2}) is known exactly
+(:mod:`pdp_audit.mechanisms.laplace`).  Each DP or pDP check is decided by
+:func:`pdp_audit.verify.evidence.profile_checks.dp_check_with_profile` from plain hockey-stick tails (Laplace noise
+has no Gaussian noise view to importance-sample); a pass of a pure claim (δ = 0) rests on the exact δ(ε) = 0 of the
+bounded loss together with an interval consistent with it (the suite's closed-form rule), and ``loss-bound`` checks
+the bound itself on every draw.
+"""
+
+from __future__ import annotations
+
+from concurrent.futures import Executor
+from dataclasses import asdict, dataclass, replace
+
+import numpy as np
+
+from pdp_audit.audits.laplace.config import HISTOGRAM_KEYS, LaplaceAuditConfig
+from pdp_audit.mechanisms import laplace as lap
+from pdp_audit.mechanisms import laplace_queries as lq
+from pdp_audit.mechanisms.datasets import Dataset, column_index, load_csv, load_shipped, standardize
+from pdp_audit.reports.records import Run
+from pdp_audit.verify.core.checks import CheckSpec, Evidence, finalize, make_run
+from pdp_audit.verify.evidence import pure_dp as pure
+from pdp_audit.verify.evidence.clipping import clipping_record
+from pdp_audit.verify.evidence.pure_dp_specs import CHECKS
+
+#: The options of one query only (None under the others).
+QUERY_KEYS = ("mean_split", *HISTOGRAM_KEYS)
+
+#: The worst neighbour each query is audited at (added to D).
+WORST_CASE = {
+    "sum": "a row on the L1 clip sphere on one coordinate (‖Δ_z‖_1 = C), added",
+    "count": "a row on the L1 clip sphere on one coordinate (‖Δ_z‖_1 = C), added",
+    "mean": "a row on the L1 clip sphere on one coordinate, added: the sum moves by C, the count by 1",
+    "histogram": "a row in the first bin, added: one count moves by 1",
+}
+
+
+def _spec(check_id: str, **values) -> CheckSpec:
+    return CHECKS[check_id].fill(**values)
+
+
+@dataclass(frozen=True)
+class LaplaceSetup:
+    """The audited mechanism on its data: the rows the query sees and the deployed scale b."""
+
+    dataset: Dataset
+    rows: np.ndarray
+    query: lap.L1Query | lq.MeanQuery | lq.HistogramQuery
+    calibrated: float | np.ndarray
+    scale: float | np.ndarray  # per coordinate for the mean's (sum, count)
+
+    @property
+    def mechanism(self) -> lap.LaplaceMechanism:
+        scale = self.scale if np.ndim(self.scale) == 0 else tuple(float(b) for b in self.scale)
+        return lap.LaplaceMechanism(self.query, scale)
+
+
+def setup(config: LaplaceAuditConfig) -> LaplaceSetup:
+    """Load ``config``'s data (shipped data z-scored, and for the sum and the mean scaled so that 90% of rows lie
+    inside the L1 clip ball; a user CSV as is) and set the scale: ``--scale``, or Δ/ε, times the noise multiplier
+    (the mean: its two calibrated scales, :func:`pdp_audit.mechanisms.laplace_queries.mean_scales`)."""
+    if config.data is not None:
+        dataset = load_csv(config.data, config.target_column)
+        rows = dataset.features
+    else:
+        dataset = load_shipped(config.dataset)
+        rows = standardize(dataset.features)
+        if config.query != "histogram":  # a histogram bins the z-scores themselves
+            rows = rows * (config.sensitivity / np.quantile(np.abs(rows).sum(axis=1), 0.9))
+    if config.query == "mean":
+        query = lq.MeanQuery(config.sensitivity)
+        calibrated = lq.mean_scales(config.epsilon, config.sensitivity, config.mean_split, rows.shape[1])
+        return LaplaceSetup(dataset, rows, query, calibrated, calibrated * config.noise_multiplier)
+    if config.query == "histogram":
+        edges = np.linspace(config.bin_low, config.bin_high, config.bins + 1)
+        query = lq.HistogramQuery(column_index(dataset, config.column), tuple(float(e) for e in edges))
+    else:
+        query = lap.L1Query(config.query, config.sensitivity if config.query == "sum" else 1.0)
+    calibrated = lap.laplace_scale(config.epsilon, query.sensitivity)
+    scale = (config.scale if config.scale is not None else calibrated) * config.noise_multiplier
+    return LaplaceSetup(dataset, rows, query, calibrated, scale)
+
+
+def run_laplace_audit(config: LaplaceAuditConfig, executor: Executor | None = None, progress: bool = False) -> Run:
+    """Every check of the Laplace audit, decided together at family-wise error ``config.alpha``."""
+    s = setup(config)
+    checks = finalize(laplace_evidence(config, s, executor, progress), config.alpha)
+    # the options of another query stay off the record (unset: None)
+    options = {key: value for key, value in asdict(config).items() if key not in QUERY_KEYS or value is not None}
+    parameters = {
+        **options,
+        **_scale_parameters(s),
+        "dataset_description": s.dataset.description,
+        "n_rows": int(len(s.rows)),
+        "dimension": int(s.rows.shape[1]),
+        "worst_case_target": WORST_CASE[config.query],
+    }
+    if config.query == "histogram":
+        parameters["histogram_column"] = s.dataset.columns[s.query.column] if s.dataset.columns else s.query.column
+    run = make_run("laplace", checks, config.alpha, parameters, config.seed)
+    clip = None if config.query in ("count", "histogram") else s.query.clip  # only the sum and the mean clip rows
+    return replace(run, clipping=clipping_record(s.rows, clip, order=1))
+
+
+def _scale_parameters(s: LaplaceSetup) -> dict:
+    """The deployed and calibrated scales (the mean: one pair per released part) and the query's sensitivity."""
+    if np.ndim(s.scale) == 0:
+        return {"scale": s.scale, "calibrated_scale": s.calibrated, "query_sensitivity": s.query.sensitivity}
+    return {
+        "scale": None,
+        "sum_scale": float(s.scale[0]),
+        "count_scale": float(s.scale[-1]),
+        "calibrated_sum_scale": float(s.calibrated[0]),
+        "calibrated_count_scale": float(s.calibrated[-1]),
+        "query_sensitivity": s.query.clip,
+    }
+
+
+def exact_profile(pair: lap.LaplacePair) -> pure.Profile:
+    """The pair's exact δ(ε) and its inverse, where Δ_z lies on at most two coordinates (one: the closed form of
+    :mod:`pdp_audit.mechanisms.laplace`; two: :func:`pdp_audit.mechanisms.laplace_queries.two_coordinate_delta`),
+    else unknown.  δ(ε) = 0 from ε within :data:`~pdp_audit.verify.evidence.pure_dp.BOUND_ROUNDING` below the
+    bound η_z = ‖Δ_z‖_1/b."""
+    bounds = pair.coordinate_bounds[pair.delta_z != 0]
+    eta = pair.loss_bound
+    if bounds.size <= 1:
+        return pure.bounded_profile(
+            lambda e: lap.laplace_delta(e, 1.0, eta), lambda d: lap.laplace_epsilon(d, 1.0, eta), eta
+        )
+    if bounds.size == 2:
+        eta_1, eta_2 = (float(b) for b in bounds)
+        return pure.bounded_profile(
+            lambda e: lq.two_coordinate_delta(e, eta_1, eta_2),
+            lambda d: lq.two_coordinate_epsilon(d, eta_1, eta_2),
+            eta,
+        )
+    return pure.Profile()
+
+
+def worst_case_pair(s: LaplaceSetup) -> lap.LaplacePair:
+    """The worst-case neighbour's pair (:func:`_worst_target` added): the audit decides it; a joint release
+    (:mod:`pdp_audit.verify.joint_release`) takes it as this release's part."""
+    return s.mechanism.pair(s.rows, _worst_target(s), "add")
+
+
+def laplace_evidence(
+    config: LaplaceAuditConfig, s: LaplaceSetup, executor: Executor | None = None, progress: bool = False
+) -> list[Evidence]:
+    """The evidence of every check, not yet decided."""
+    eps, delta = config.epsilon, config.delta
+    pair = worst_case_pair(s)
+    loss_bound = _spec("loss-bound", eps=eps, eta=pair.loss_bound)
+    if isinstance(s.query, lq.MeanQuery):  # two scales: the bound is the sum over the released parts
+        loss_bound = replace(
+            loss_bound,
+            claim=f"Every release o has |L(o)| ≤ ε = {eps:g} (the loss of the deployed scales is bounded by "
+            f"C/b_s + 1/b_c = {pair.loss_bound:.4g})",
+        )
+    specs = pure.PureSpecs(
+        _spec("dp-forward", eps=eps, delta=delta),
+        _spec("dp-reverse", eps=eps, delta=delta),
+        loss_bound,
+        _spec("tail-curve"),
+    )
+    budget = pure.Budget.of(config, executor)
+    return [
+        *pure.pure_dp_checks(specs, pair, eps, budget, exact_profile(pair), progress),
+        _per_instance_check(s, budget),
+    ]
+
+
+def _worst_target(s: LaplaceSetup) -> np.ndarray:
+    """The worst row to add: all of C on the first coordinate (sum, mean; any row for a count), or a value in the
+    first bin (histogram)."""
+    target = np.zeros(s.rows.shape[1])
+    if isinstance(s.query, lq.HistogramQuery):
+        target[s.query.column] = s.query.edges[0]
+    else:
+        target[0] = s.query.clip if isinstance(s.query, lq.MeanQuery) else s.query.sensitivity
+    return target
+
+
+def _per_instance_check(s: LaplaceSetup, budget: pure.Budget) -> Evidence:
+    """The pure pDP claim of a typical individual (median ‖Δ_z‖_1, removed from D): ε_z = ‖Δ_z‖_1/b (the mean:
+    ‖clip(z)‖_1/b_s + 1/b_c, ordered by the sum's part)."""
+    if isinstance(s.query, lq.MeanQuery):
+        sens = lap.L1Query("sum", s.query.clip).per_instance_sensitivities(s.rows)
+    else:
+        sens = s.query.per_instance_sensitivities(s.rows)
+    index = int(np.argsort(sens)[len(sens) // 2])
+    pair = s.mechanism.pair(s.rows, s.rows[index], "remove")
+    eps_i = pair.loss_bound  # ‖Δ_z‖_1/b of the released values themselves (the row's norm can differ in the last ulp)
+    spec = _spec("pdp-median-individual", index=index, sensitivity=sens[index], eps_i=eps_i, delta=budget.delta)
+    if isinstance(s.query, lq.MeanQuery):  # the count moves too: ε_z adds 1/b_c
+        spec = replace(
+            spec,
+            claim=f"Row {index} (‖clip(z)‖_1 = {sens[index]:.4g}) has ({eps_i:.4g}, {budget.delta:g})-pDP, "
+            "ε_z = ‖clip(z)‖_1/b_s + 1/b_c",
+        )
+    losses = pure.sampled_losses(pair, budget, "median-individual")
+    return pure.dp_check(spec, pair, losses, "D||D'", eps_i, budget, exact_profile(pair))

@@ -1,0 +1,260 @@
+"""Repetitions of the whole pipeline ObjPert → privacy report, batched, with every quantity the coverage
+checks of :mod:`pdp_audit.audits.privacy_report.evidence` need.
+
+One *repetition* draws ObjPert's noise b, then the report's noise (GOE matrix Z, gradient noise e, the
+λ_min noise) and a uniformly random row of D, in that order, from the block's generator; solves ObjPert
+exactly (batched Newton, :mod:`pdp_audit.mechanisms.objpert`); forms H = ∇²J(θ̂ᴾ; D), the releases and the report
+for every row of D and for one out-of-sample individual; and compares the report with the exact ex-post
+pDP ε₁ of Corollary 7.  The all-x matrix inequalities of Propositions 12 and 21 are decided through the
+eigenvalues of the generalized problem: with H = LLᵀ and P = L⁻¹(Ĥ − H)L⁻ᵀ,
+
+    a xᵀĤ⁻¹x ≤ xᵀH⁻¹x ≤ c xᵀĤ⁻¹x  for all x   ⟺   1/c ≤ 1 + λ_i(P) ≤ 1/a  for all i   (Ĥ ≻ 0),
+
+and the regularised version with Ĥ + τσ₃I in place of Ĥ.  Each repetition returns one row of
+:data:`COLUMNS`; blocks are seeded by :mod:`pdp_audit.verify.estimators.engine`, so results depend on the seed only.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from pdp_audit.mechanisms import objpert as op
+from pdp_audit.mechanisms import privacy_report as pr
+from pdp_audit.verify.estimators.engine import run_blocks
+
+#: Repetitions per seeded block (part of the code version: results depend on it).
+REPETITION_BLOCK = 256
+#: Repetitions processed together inside a block (memory: CHUNK·(n+1)·d doubles).
+CHUNK = 64
+
+TARGETS = ("median", "added", "random")
+_TARGET_FIELDS = ("eps1", "bar", "bar_printed", "log_true", "log_bar", "add_statement", "add_proof")
+COLUMNS: tuple[str, ...] = tuple(f"{t}_{f}" for t in TARGETS for f in _TARGET_FIELDS) + (
+    "random_index",
+    "norm_N",
+    "p_min",
+    "p_max",
+    "preg_min",
+    "preg_max",
+    "lambda_min",
+    "lambda_raw",
+    "prop15_uniform_fail",
+    "prop15_l1_fail",
+    "prop15_alg2_fail",
+    "prop15_uniform_lower_fail",
+    "users_lower_fail",
+)
+INDEX = {name: i for i, name in enumerate(COLUMNS)}
+
+
+class PipelineTrials:
+    """Picklable block work: ``size`` repetitions of ObjPert → report on (X, y) → rows of :data:`COLUMNS`.
+
+    ``median`` is the index of the designated in-sample target (removed neighbour), ``x_new, y_new`` the
+    out-of-sample one (added neighbour).
+    """
+
+    def __init__(
+        self,
+        X: np.ndarray,
+        y: np.ndarray,
+        cal: pr.ReportCalibration,
+        median: int,
+        x_new: np.ndarray,
+        y_new: float,
+        need_lambda_min: bool = False,
+        rtol: float = 1e-10,
+    ):
+        self.X, self.y, self.cal = np.asarray(X, float), np.asarray(y, float), cal
+        self.n, self.d = self.X.shape
+        self.median = int(median)
+        self.Xall = np.vstack([self.X, np.asarray(x_new, float)[None]])
+        self.yall = np.append(self.y, float(y_new))
+        self.member = np.append(np.ones(self.n, bool), False)
+        self.xn2 = np.einsum("ij,ij->i", self.Xall, self.Xall)
+        self.xn = np.sqrt(self.xn2)
+        self.xn1 = np.abs(self.Xall).sum(axis=1)
+        self.need_lambda_min = bool(need_lambda_min or cal.mode == "adaptive")
+        self.rtol = rtol
+        self._pair = None
+
+    def __getstate__(self):
+        state = dict(self.__dict__)
+        state["_pair"] = None  # rebuilt (and its reference solution recomputed) in each worker
+        return state
+
+    @property
+    def pair(self) -> op.ObjPertPair:
+        if self._pair is None:
+            cal = self.cal
+            self._pair = op.ObjPertPair(
+                self.X,
+                self.y,
+                self.X[0],
+                self.y[0],
+                relation="remove",
+                mechanism=op.ObjPertMechanism(cal.lam, cal.sigma, cal.loss),
+                rtol=self.rtol,
+            )
+        return self._pair
+
+    def draw(self, size: int, rng: np.random.Generator) -> dict[str, np.ndarray]:
+        """All randomness of ``size`` repetitions, in a fixed order."""
+        cal, d = self.cal, self.d
+        draws = {"b": cal.sigma * rng.standard_normal((size, d))}
+        if cal.mode != "independent":
+            draws["N"] = pr.goe_noise(d, cal.sigma3 * cal.noise_scale3, rng, size)
+            draws["e"] = cal.sigma2 * cal.noise_scale2 * rng.standard_normal((size, d))
+        if cal.mode == "adaptive":
+            draws["xi4"] = rng.standard_normal(size)
+        draws["random"] = rng.integers(0, self.n, size=size)
+        return draws
+
+    def __call__(self, size: int, rng: np.random.Generator) -> np.ndarray:
+        from threadpoolctl import threadpool_limits
+
+        # d×d factorisations and n×d GEMMs are too small for threaded BLAS: one thread is ~3× faster (measured,
+        # benchmarks/bench_privacy_report.py); parallelism comes from --workers.
+        with threadpool_limits(limits=1, user_api="blas"):
+            return self._run(size, rng)
+
+    def _run(self, size: int, rng: np.random.Generator) -> np.ndarray:
+        draws = self.draw(size, rng)
+        theta = self.pair.release_from_noise("D", draws["b"])
+        out = np.full((size, len(COLUMNS)), np.nan)
+        for lo in range(0, size, CHUNK):
+            sl = slice(lo, min(size, lo + CHUNK))
+            out[sl] = self._chunk(theta[sl], {k: v[sl] for k, v in draws.items()})
+        return out
+
+    # ------------------------------------------------------------------------------------------
+    def _chunk(self, theta: np.ndarray, dr: dict[str, np.ndarray]) -> np.ndarray:
+        cal, loss = self.cal, self.pair.loss
+        c, d, n = theta.shape[0], self.d, self.n
+        rows = np.arange(c)
+        out = np.full((c, len(COLUMNS)), np.nan)
+        H = self.pair.obj_d.hessian(theta)
+        t = theta @ self.Xall.T
+        f1, f2 = loss.f1(t, self.yall), loss.f2(t, self.yall)
+        L = np.linalg.cholesky(H)
+        Linv = np.linalg.inv(L)
+        mu = quadratic_forms(self.Xall, np.swapaxes(Linv, 1, 2) @ Linv)  # xᵀH⁻¹x, H⁻¹ = L⁻ᵀL⁻¹
+        b = dr["b"]
+        xb = b @ self.Xall.T
+        eps1 = pr.objpert_epsilon(f1, f2, self.xn2, xb, mu, cal.sigma, self.member)
+        pm = np.where(self.member, -1.0, 1.0)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            log_true = np.abs(np.log1p(pm * f2 * mu))
+        q = pr.normal_quantile(cal.rho)
+        lam_min = np.linalg.eigvalsh(H)[:, 0] if self.need_lambda_min else np.full(c, np.nan)
+        out[:, INDEX["lambda_min"]] = lam_min
+
+        if cal.mode == "independent":
+            mu_bar = self.xn2 / cal.lam
+            gbar = pr.gbar_independent(f1, self.xn, cal.sigma, q)
+            gbar_printed = gbar
+        else:
+            N = dr["N"]
+            H_hat = H + N
+            P = Linv @ N @ np.swapaxes(Linv, 1, 2)
+            ev = np.linalg.eigvalsh(P)
+            out[:, INDEX["p_min"]], out[:, INDEX["p_max"]] = ev[:, 0], ev[:, -1]
+            evN = np.linalg.eigvalsh(N)
+            out[:, INDEX["norm_N"]] = np.maximum(-evN[:, 0], evN[:, -1])
+            mu_hat = _masked_quadratic(H_hat, self.Xall, ev[:, 0] > -1)  # Ĥ = L(I + P)Lᵀ ≻ 0 ⟺ λ_min(P) > −1
+            xj = (-b + dr["e"]) @ self.Xall.T  # (J^P)ᵀx, J^P = ∇J(θ̂ᴾ; D) + e = −b + e
+            both = (
+                cal.mode == "dependent"
+            )  # Algorithm 2 takes the minimum with the data-independent bound, Algorithm 4 does not
+            gbar = pr.gbar_dependent(f1, xj, self.xn, cal.sigma, cal.sigma2, q, cal.readings.gradient, both)
+            gbar_printed = pr.gbar_dependent(f1, xj, self.xn, cal.sigma, cal.sigma2, q, "printed", both)
+            if cal.mode == "dependent":
+                mu_bar = pr.mu_bar_dependent(mu_hat, self.xn2, cal.lam, cal.readings.leverage_minimum)
+            else:
+                ts3 = cal.tau_sigma3
+                Preg = P + ts3 * (Linv @ np.swapaxes(Linv, 1, 2))
+                evr = np.linalg.eigvalsh(Preg)
+                out[:, INDEX["preg_min"]], out[:, INDEX["preg_max"]] = evr[:, 0], evr[:, -1]
+                mu_reg = _masked_quadratic(H_hat + ts3 * np.eye(d), self.Xall, evr[:, 0] > -1)
+                raw = lam_min + cal.sigma4 * dr["xi4"]
+                out[:, INDEX["lambda_raw"]] = raw
+                lam_hat = (
+                    raw
+                    if cal.readings.lambda_hat == "raw"
+                    else pr.lambda_hat_shifted(raw, cal.lam, cal.sigma4, cal.rho)
+                )
+                mu_bar = pr.mu_bar_adaptive(mu_hat, mu_reg, self.xn2, lam_hat[:, None], ts3)
+
+        log_bar = pr.log_term(f2, mu_bar)
+        bar = pr.report_epsilon1(log_bar, f1, self.xn2, gbar, cal.sigma)
+        bar_printed = pr.report_epsilon1(log_bar, f1, self.xn2, gbar_printed, cal.sigma)
+        finite_s2 = math.isfinite(cal.sigma2)
+        add_stmt = (
+            pr.theorem10_additive(f1, self.xn, cal.sigma, cal.sigma2, cal.rho, "statement")
+            if finite_s2
+            else np.zeros_like(f1)
+        )
+        add_proof = pr.theorem10_additive(
+            f1, self.xn, cal.sigma, cal.sigma2 if finite_s2 else math.inf, cal.rho, "proof"
+        )
+        fields = {
+            "eps1": eps1,
+            "bar": bar,
+            "bar_printed": bar_printed,
+            "log_true": log_true,
+            "log_bar": log_bar,
+            "add_statement": add_stmt,
+            "add_proof": add_proof,
+        }
+        cols = {"median": np.full(c, self.median), "added": np.full(c, n), "random": dr["random"]}
+        for target, idx in cols.items():
+            for name, arr in fields.items():
+                out[:, INDEX[f"{target}_{name}"]] = arr[rows, idx]
+        out[:, INDEX["random_index"]] = dr["random"]
+        users = slice(0, n)
+        out[:, INDEX["users_lower_fail"]] = np.any(eps1[:, users] > bar[:, users], axis=1)
+
+        if cal.mode == "dependent":
+            # Proposition 15: (1) the uniform report (union-bound quantile over the n users); (2) the l1 third term;
+            # (3) read literally: Algorithm 2's per-individual report, all users at once (lower bound).
+            qn = pr.proposition15_quantile(cal.rho, n)
+            gbar_u = pr.gbar_dependent(f1, xj, self.xn, cal.sigma, cal.sigma2, qn, cal.readings.gradient)
+            bar_u = pr.report_epsilon1(log_bar, f1, self.xn2, gbar_u, cal.sigma)
+            add15 = pr.proposition15_additive(f1, self.xn, cal.sigma2, n, cal.rho)
+            lower_u = eps1 > bar_u
+            fail_u = lower_u | (bar_u > 12 * eps1 + add15)
+            l1 = pr.proposition15_l1_term(f1, self.xn1, cal.sigma, d, cal.rho)
+            bar_l1 = log_bar + f1**2 * self.xn2 / (2 * cal.sigma**2) + l1
+            fail_l1 = (eps1 > bar_l1) | (bar_l1 > 12 * eps1 + l1)
+            out[:, INDEX["prop15_uniform_fail"]] = np.any(fail_u[:, users], axis=1)
+            out[:, INDEX["prop15_uniform_lower_fail"]] = np.any(lower_u[:, users], axis=1)
+            out[:, INDEX["prop15_l1_fail"]] = np.any(fail_l1[:, users], axis=1)
+            out[:, INDEX["prop15_alg2_fail"]] = out[:, INDEX["users_lower_fail"]]
+        return out
+
+
+def quadratic_forms(X: np.ndarray, M: np.ndarray) -> np.ndarray:
+    """xᵀM_t x for every row x of X (k, d) and every stacked M (T, d, d): one GEMM X·[M_1 … M_T], shape (T, k).
+
+    (A broadcast ``M @ X.T`` runs numpy's non-BLAS loop here and is ~50× slower.)"""
+    T, d, _ = M.shape
+    R = (X @ np.ascontiguousarray(np.swapaxes(M, 0, 1)).reshape(d, T * d)).reshape(X.shape[0], T, d)
+    return np.einsum("ktj,kj->tk", R, X)
+
+
+def _masked_quadratic(A: np.ndarray, X: np.ndarray, pd: np.ndarray) -> np.ndarray:
+    """xᵀA⁻¹x for each stacked A (rows of X), +∞ where A is not positive definite (no bound)."""
+    out = np.full((A.shape[0], X.shape[0]), np.inf)
+    if np.any(pd):
+        out[pd] = quadratic_forms(X, np.linalg.inv(A[pd]))
+    return out
+
+
+def run_trials(
+    work: PipelineTrials, repetitions: int, seed: int, stream: str = "pipeline", executor=None, progress: bool = False
+) -> dict[str, np.ndarray]:
+    """``repetitions`` repetitions of the pipeline; returns column name → array."""
+    table = run_blocks(work, repetitions, seed, stream, executor, progress, block_size=REPETITION_BLOCK)
+    return {name: table[:, i] for i, name in enumerate(COLUMNS)}

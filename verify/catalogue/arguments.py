@@ -1,0 +1,160 @@
+"""The command line of ``pdp-audit run NAME``, generated from the audit's config: its options, and the ones that
+say where and how a run goes (workers, outputs) -- which are not part of the audit.
+
+The parser only collects text: every value is parsed and checked by :func:`pdp_audit.verify.core.config.build`, the same
+function that builds the config from a deployment file, a sweep cell or keywords, so the command line accepts and
+refuses exactly what they do, with the same words.
+"""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+from pdp_audit.mechanisms.validation import InputError, quoted
+from pdp_audit.verify.core.config import COMMAND_LINE, WORKERS_OPTION, Option, parse
+from pdp_audit.verify.core.plan import AuditPlan
+
+
+class Parser(argparse.ArgumentParser):
+    """An argument parser whose errors raise :class:`InputError` (one line, exit 2) instead of exiting.
+
+    It keeps what it declares, as data for its readers (the CLI fuzz test): ``arguments``, every action added to it
+    or to one of its groups, in order (``-h`` first), and ``commands``, its subcommands' parsers by name (empty for a
+    leaf command).
+    """
+
+    def __init__(self, *args: Any, **kwargs: Any):
+        self.arguments: list[argparse.Action] = []
+        self.commands: dict[str, argparse.ArgumentParser] = {}
+        super().__init__(*args, **kwargs)
+
+    def add_argument(self, *args: Any, **kwargs: Any) -> argparse.Action:
+        action = super().add_argument(*args, **kwargs)
+        self.arguments.append(action)
+        return action
+
+    def add_argument_group(self, *args: Any, **kwargs: Any) -> Any:
+        """An argument group whose arguments this parser keeps too."""
+        return self._keeping(super().add_argument_group(*args, **kwargs))
+
+    def add_mutually_exclusive_group(self, **kwargs: Any) -> Any:
+        """A group of mutually exclusive arguments, which this parser keeps too."""
+        return self._keeping(super().add_mutually_exclusive_group(**kwargs))
+
+    def _keeping(self, group: Any) -> Any:
+        """``group``, its ``add_argument`` also appending each action to :attr:`arguments`."""
+        add_to_group = group.add_argument
+
+        def add_argument(*names: Any, **options: Any) -> argparse.Action:
+            action = add_to_group(*names, **options)
+            self.arguments.append(action)
+            return action
+
+        group.add_argument = add_argument
+        return group
+
+    def add_subparsers(self, **kwargs: Any) -> Any:
+        """The subcommands' action; the parsers it adds are this parser's ``commands``."""
+        action = super().add_subparsers(**kwargs)
+        self.commands = action.choices  # name -> parser, filled by each add_parser
+        return action
+
+    def error(self, message: str):  # one line, no usage dump
+        raise InputError(f"{self.prog}: {message}")
+
+    def parse_args(self, args=None, namespace=None):
+        """As argparse's, with the arguments it does not know quoted in the message (a newline in one stays
+        ``\\n``: the error is one line whatever was typed)."""
+        parsed, extras = self.parse_known_args(args, namespace)
+        if extras:
+            self.error("unrecognized arguments: " + " ".join(quoted(a) for a in extras))
+        return parsed
+
+
+def _metavar(option: Option) -> str | None:
+    if option.metavar:
+        return option.metavar
+    if option.choices:
+        return "{" + ",".join(option.choices) + "}"
+    return option.key.upper()
+
+
+def add_option(parser: Any, option: Option, required: bool = False) -> None:
+    """``option`` on ``parser`` (or an argument group): a flag for a bool, else one value kept as text (parsed by
+    :func:`pdp_audit.verify.core.config.parse`, as every other way in parses it); nothing when not given."""
+    if option.kind == "bool":
+        parser.add_argument(
+            option.cli_flag,
+            dest=option.key,
+            action="store_const",
+            const=not option.default,
+            default=argparse.SUPPRESS,
+            help=option.help,
+        )
+        return
+    parser.add_argument(
+        option.cli_flag,
+        dest=option.key,
+        default=argparse.SUPPRESS,
+        metavar=_metavar(option),
+        help=option.help,
+        required=required,
+    )
+
+
+def typed(args: argparse.Namespace, *declared: Option) -> argparse.Namespace:
+    """``args`` with each of ``declared`` parsed and range checked (its default when not given), one line naming
+    the flag otherwise: a command's own options get the words and ranges of the audits' options."""
+    for option in declared:
+        text = getattr(args, option.key, None)
+        setattr(args, option.key, option.default if text is None else parse(option, text, COMMAND_LINE))
+    return args
+
+
+def add_run_arguments(parser: argparse.ArgumentParser, plan: AuditPlan) -> argparse.ArgumentParser:
+    """``parser`` as ``pdp-audit run NAME``'s: the audit's options (from its config), then where the run goes."""
+    for option in plan.options().values():
+        if option.cli:
+            add_option(parser, option)
+    add_option(parser, WORKERS_OPTION)
+    parser.add_argument(
+        "--report", default=None, help="PDF report path (default: pdp-audit-<mechanism>.pdf; 'none' to skip)"
+    )
+    parser.add_argument("--json", default=None, help="JSON results path, or - for stdout")
+    parser.add_argument("--quiet", action="store_true", help="no progress or summary on stderr/stdout")
+    return parser
+
+
+def command_line(plan: AuditPlan, values: dict[str, Any]) -> list[str]:
+    """``values`` of ``plan``'s options as ``pdp-audit run NAME`` spells them (a true flag alone, a false one left
+    out; numbers in their shortest form): what reports and the ledger show, never parsed back by us."""
+    from pdp_audit.verify.core.config import KEYWORDS, canonical, exact_text
+
+    known = plan.options()
+    argv: list[str] = []
+    for key, value in values.items():
+        option = known[key]
+        if option.kind == "bool":
+            argv += [option.cli_flag] if value else []
+        elif value is not None:
+            value = canonical(option, parse(option, value, KEYWORDS))
+            argv += [option.cli_flag, value if isinstance(value, str) else exact_text(value)]
+    return argv
+
+
+def run_parser(name: str) -> Parser:
+    """The whole parser of ``pdp-audit run NAME`` (its prog names the command, as in the CLI's messages)."""
+    from pdp_audit.verify.catalogue.plans import plans_by_name
+
+    return add_run_arguments(Parser(prog=f"pdp-audit run {name}"), plans_by_name()[name])
+
+
+def given_options(plan: AuditPlan, args: argparse.Namespace) -> dict[str, Any]:
+    """The audit options the command line gave, as text (what :func:`configure_from_args` builds from)."""
+    return {key: value for key, value in vars(args).items() if key in plan.options()}
+
+
+def configure_from_args(plan: AuditPlan, args: argparse.Namespace) -> Any:
+    """The audit's config from a parsed ``run`` command line (one-line errors naming the flags)."""
+    return plan.configure(given_options(plan, args), COMMAND_LINE)

@@ -1,0 +1,280 @@
+"""Checks and verdicts: a claim declared as data, the evidence about it, and the rules that decide it.
+
+Every check has a **role**.  A ``guarantee`` is what the deployed release relies on (its DP in both
+directions, the pDP values and bounds it publishes, the identities its calibration rests on): the run's
+verdict and exit code come from guarantees only.  A ``paper`` check is a statement checked as printed in
+a paper -- a finding reported beside the verdict, never inside it, unless the user's configuration deploys
+that printed form (:meth:`CheckSpec.deployed`), which makes it a guarantee.  Each role is decided as its
+own family of tests, so asking for paper findings never changes a guarantee's verdict or interval.
+
+An audit family declares each claim once as a :class:`CheckSpec` (id, title, claim, formula, source) in
+its ``audits/<family>/checks.py``.  Its evidence module pairs a spec with Monte Carlo or exact
+evidence as an :class:`Evidence`; :func:`finalize` decides every piece of evidence of a run together
+and returns the frozen :class:`pdp_audit.reports.records.Check` records that reports render:
+
+* **fail** -- the data show a violation at the run's family-wise significance ``alpha``
+  (Holm's step-down over every statistical check of the run, via statsmodels);
+* **pass** -- not failed, and the evidence supports the claim: the whole confidence interval lies on
+  the claim's side, or an exact closed form satisfies the claim *and* the Monte Carlo interval is
+  consistent with that closed form (a closed form alone is never evidence);
+* **inconclusive** -- otherwise, with a sentence on what budget would decide it.
+
+Confidence intervals are reported at the Bonferroni level ``1 − alpha/m`` (m = number of
+statistical checks), so all intervals of a run hold simultaneously with probability ≥ 1 − alpha.
+Exact (deterministic) checks carry no p-value and decide their verdict themselves.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass, field, replace
+from typing import Any, Callable, Iterable, Literal, Mapping, Sequence
+
+from pdp_audit.reports.records import Check, Figure, Interval, Page, PerInstance, Run, Verdict
+
+Role = Literal["guarantee", "paper"]
+Sampling = Literal["plain", "importance"]
+ROLES: tuple[Role, ...] = ("guarantee", "paper")
+VERDICT_ORDER = {"pass": 0, "inconclusive": 1, "fail": 2}
+EXIT_CODES = {"pass": 0, "fail": 1, "inconclusive": 3}
+
+
+@dataclass(frozen=True)
+class CheckSpec:
+    """What a check claims, declared as data.
+
+    Text fields may hold ``{name}`` placeholders for the run's parameters; :meth:`fill` substitutes them.
+    ``role`` is ``guarantee`` (decides the run's verdict) or ``paper`` (a statement as printed: a finding).
+    """
+
+    id: str
+    title: str
+    claim: str
+    formula: str
+    source: str
+    role: Role = "guarantee"
+
+    def __post_init__(self) -> None:
+        if self.role not in ROLES:
+            raise ValueError(f"check {self.id}: role must be one of {ROLES}, got {self.role!r}")
+
+    def deployed(self, option: str) -> CheckSpec:
+        """This printed statement as a guarantee, because the user's configuration (``option``) deploys it."""
+        if self.role == "guarantee":
+            return self
+        return replace(self, role="guarantee", source=f"{self.source} (deployed: {option})")
+
+    def fill(self, **values: Any) -> CheckSpec:
+        """This spec with ``{name}`` placeholders of every text field formatted from ``values``."""
+        return replace(
+            self,
+            **{name: getattr(self, name).format(**values) for name in ("id", "title", "claim", "formula", "source")},
+        )
+
+
+def declare(*specs: CheckSpec) -> dict[str, CheckSpec]:
+    """A family's checks by id (ids must be unique)."""
+    table = {spec.id: spec for spec in specs}
+    if len(table) != len(specs):
+        raise ValueError("duplicate check ids in a family's declaration")
+    return table
+
+
+#: The checks every audit builds at one neighbouring pair, each id after the family's prefix (``<prefix>dp-forward``):
+#: the DP tails both ways and the attack (:func:`pdp_audit.verify.evidence.dp_checks.dp_specs`), and the
+#: loss-consistency check that guards them (:func:`pdp_audit.verify.evidence.pair_checks.loss_consistency_check`).
+PAIR_CHECKS = ("dp-forward", "dp-reverse", "lr-attack", "loss-consistency")
+
+
+def id_matches(declared: str, check_id: str) -> bool:
+    """Whether ``check_id`` is an id of the ``declared`` one: equal to it, where a ``{…}`` part of ``declared`` stands
+    for any non-empty text a run fills in (``stage-{slug}`` matches ``stage-ssp-xtx``)."""
+    pattern = ".+".join(re.escape(part) for part in re.split(r"\{[^{}]*\}", declared))
+    return re.fullmatch(pattern, check_id) is not None
+
+
+@dataclass(frozen=True)
+class Evidence:
+    """A claim and the evidence about it, not yet decided.
+
+    Statistical evidence sets ``pvalue`` (of the null hypothesis "the claim holds"), ``interval``
+    (confidence bounds at a given alpha) and ``supports`` (does this interval support the claim?);
+    their level is known only when the whole run is finalized, hence functions of alpha.
+    Exact evidence sets ``verdict`` directly and leaves ``pvalue`` as ``None``.
+    ``sampling`` says how a claim on δ(ε) was decided: ``plain`` (hockey-stick tails of plain draws) or
+    ``importance`` (importance sampling at the dominating point); None for evidence of any other kind.
+    """
+
+    spec: CheckSpec
+    estimate: float | None = None
+    exact: float | None = None
+    pvalue: float | None = None
+    interval: Callable[[float], Interval] | None = None
+    supports: Callable[[Interval | None, float], bool] | None = None
+    budget_hint: Callable[..., str] | None = None  # (ci) -> text, or (ci, alpha) -> text with ``hint_alpha``
+    make_figure: Callable[[float], Figure] | None = None
+    verdict: Verdict | None = None
+    note: str = ""
+    details: Mapping[str, Any] = field(default_factory=dict)
+    figure: Figure | None = None
+    sampling: Sampling | None = None
+    hint_alpha: bool = False
+
+    @property
+    def id(self) -> str:
+        return self.spec.id
+
+    @property
+    def statistical(self) -> bool:
+        return self.pvalue is not None
+
+    def noted(self, text: str, before: bool = False) -> Evidence:
+        """This evidence with ``text`` added to its note (after it, or before it)."""
+        parts = (text, self.note) if before else (self.note, text)
+        return replace(self, note=" ".join(parts).strip())
+
+    def retitled(self, title: str) -> Evidence:
+        return replace(self, spec=replace(self.spec, title=title))
+
+    def with_details(self, **details: Any) -> Evidence:
+        return replace(self, details={**self.details, **details})
+
+
+def worst(verdicts: Iterable[Verdict]) -> Verdict:
+    """The most severe verdict (fail > inconclusive > pass); inconclusive when there is none."""
+    verdicts = list(verdicts)
+    return max(verdicts, key=VERDICT_ORDER.__getitem__) if verdicts else "inconclusive"
+
+
+def finalize(evidence: Sequence[Evidence], alpha: float) -> list[Check]:
+    """Decide every verdict of a run, each role at family-wise error ``alpha`` (see the module docstring)."""
+    decided: dict[int, Check] = {}
+    for role in ROLES:
+        decided.update(_decide_family([e for e in evidence if e.spec.role == role], alpha))
+    return [decided[id(e)] for e in evidence]
+
+
+def _decide_family(evidence: Sequence[Evidence], alpha: float) -> dict[int, Check]:
+    """Holm's step-down over the statistical checks of ``evidence``; exact checks keep their own verdict."""
+    from pdp_audit.verify.estimators.stats import (
+        holm,  # statsmodels: not at import (the pytest plugin imports this module)
+    )
+
+    statistical = [e for e in evidence if e.statistical]
+    reject, adjusted = holm([e.pvalue for e in statistical], alpha)
+    per_check_alpha = alpha / max(1, len(statistical))
+    decided = {
+        id(e): _decide(e, rejected, adj, per_check_alpha) for e, rejected, adj in zip(statistical, reject, adjusted)
+    }
+    checks = {}
+    for e in evidence:
+        fields = decided.get(id(e), {"verdict": e.verdict, "note": e.note})
+        if fields["verdict"] is None:
+            raise ValueError(f"check {e.id} has neither a p-value nor a verdict")
+        figure = e.make_figure(per_check_alpha) if e.make_figure is not None else e.figure
+        checks[id(e)] = Check(
+            id=e.spec.id,
+            title=e.spec.title,
+            claim=e.spec.claim,
+            formula=e.spec.formula,
+            source=e.spec.source,
+            role=e.spec.role,
+            estimate=e.estimate,
+            exact=e.exact,
+            pvalue=e.pvalue,
+            details=e.details,
+            figure=figure,
+            **fields,
+        )
+    return checks
+
+
+def _decide(e: Evidence, rejected: bool, adjusted: float, alpha: float) -> dict[str, Any]:
+    ci = e.interval(alpha) if e.interval else None
+    note = e.note
+    if rejected:
+        verdict = "fail"
+    elif e.supports is not None and e.supports(ci, alpha):
+        verdict = "pass"
+    else:
+        verdict = "inconclusive"
+        if e.budget_hint is not None:
+            note = (note + " " + (e.budget_hint(ci, alpha) if e.hint_alpha else e.budget_hint(ci))).strip()
+    return {"verdict": verdict, "note": note, "ci": ci, "level": 1 - alpha, "adjusted_pvalue": adjusted}
+
+
+def make_run(
+    mechanism: str,
+    checks: Sequence[Check],
+    alpha: float,
+    parameters: Mapping[str, Any],
+    seed: int,
+    per_instance: PerInstance | None = None,
+    pages: Sequence[Page] = (),
+    paper_claims: bool = True,
+) -> Run:
+    """The run record: guarantees in ``checks``, paper findings apart; verdict and exit code from guarantees.
+
+    With ``paper_claims`` false the paper findings and pages are left out (``findings`` is None: not run).
+    """
+    guarantees = tuple(c for c in checks if c.role == "guarantee")
+    verdict = worst(c.verdict for c in guarantees)
+    certified = delta_certified(guarantees) if verdict == "pass" and parameters.get("delta") == 0 else None
+    if certified is not None:  # a pure claim: what its pass certifies, stated (sampling cannot prove δ = 0)
+        parameters = {**parameters, "delta_certified": certified}
+    return Run(
+        mechanism=mechanism,
+        checks=guarantees,
+        findings=tuple(c for c in checks if c.role == "paper") if paper_claims else None,
+        verdict=verdict,
+        exit_code=EXIT_CODES[verdict],
+        alpha=alpha,
+        parameters=parameters,
+        seed=seed,
+        per_instance=per_instance,
+        pages=tuple(p for p in pages if paper_claims or p.role == "guarantee"),
+    )
+
+
+def delta_certified(checks: Sequence[Check]) -> float | None:
+    """What a pure claim's pass certifies (δ = 0 cannot be proven by sampling): the largest upper end of the DP
+    checks' intervals (None where none has one)."""
+    upper = [c.ci[1] for c in checks if c.id.endswith(("dp-forward", "dp-reverse")) and c.ci is not None]
+    return max(upper) if upper else None
+
+
+def without_findings(run: Run) -> Run:
+    """``run`` as if its paper findings had not been asked for (verdict and guarantees unchanged); a run of an audit
+    that has no paper statements keeps its empty findings (there is nothing it could have been asked for)."""
+    findings = () if run.findings == () else None
+    return replace(run, findings=findings, pages=tuple(p for p in run.pages if p.role == "guarantee"))
+
+
+def samples_to_decide(n: int, ci: Interval, estimate: float, threshold: float) -> str:
+    """Rough budget to separate an estimate from a threshold: intervals shrink like 1/√n, so N = n·(w/g)² where g is
+    the gap between estimate and threshold and w the interval's half-width, the larger of its two sides where both are
+    finite (``benchmarks/budget_hints_builtin.py`` measures it on the built-in audits: right within a factor of 3).
+
+    Only the side facing the threshold can cross it.  A side that is infinite -- the upper end of an importance-sampled
+    tail whose weights are not certified bounded (:mod:`pdp_audit.verify.estimators.rare`) -- never shrinks: with the
+    estimate
+    below the threshold no budget decides, and above it the finite lower side sets w.  (Both sides were compared
+    before, and an infinite one was reported as an estimate sitting on the claimed value, whatever the gap.)"""
+    gap = abs(threshold - estimate)
+    if gap == 0:
+        return "The estimate sits on the claimed value: no sample size can decide a claim that is exactly tight."
+    facing = ci[1] - estimate if estimate < threshold else estimate - ci[0]
+    if not math.isfinite(facing):
+        return (
+            "No sample size can decide it: the interval's upper end is not certified (it stays infinite), so sampling "
+            "can refute the claim but never confirm it while the estimate lies below the claimed value."
+            if estimate < threshold
+            else "No sample size can decide it: the interval's lower end is unbounded."
+        )
+    sides = [side for side in (ci[1] - estimate, estimate - ci[0]) if math.isfinite(side)]
+    ratio = max(sides) / gap
+    if ratio > 1e100:  # e.g. a claimed δ of 1e-250: (ratio)² would overflow, and no budget could reach it
+        return "No feasible budget separates the estimate from the claimed value (more than 1e200 samples per world)."
+    needed = max(n * ratio**2, 1.25 * n)  # never the budget that was just run: the estimate moves as n grows
+    return f"About {needed:.1e} samples per world (now {n:.1e}) would separate the estimate from the claimed value."

@@ -1,0 +1,136 @@
+"""What one audit is, in one place: its descriptor.
+
+Each family under ``audits/<family>/`` declares its config (``config.py``: a frozen dataclass whose fields are
+the audit's options, :mod:`pdp_audit.verify.core.config`) and its :class:`AuditPlan` (``plan.py``);
+:mod:`pdp_audit.verify.catalogue.plans` lists the plans in an explicit tuple, and every way in -- ``pdp-audit run``,
+``certify``, ``sweep``, the pytest plugin, the Python API, the claims ledger -- builds the config from a mapping
+with :func:`pdp_audit.verify.core.config.build` and runs it with :meth:`AuditPlan.execute`.  Nothing registers itself on
+import.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from concurrent.futures import Executor
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any, Callable, Mapping
+
+from pdp_audit.mechanisms.datasets import pinned_bytes
+from pdp_audit.reports.records import Run
+from pdp_audit.verify.core import processes
+from pdp_audit.verify.core.checks import CheckSpec, id_matches
+from pdp_audit.verify.core.config import KEYWORDS, Names, Option, build, options
+from pdp_audit.verify.core.processes import MEMORY_SHARE, executor_for
+
+
+@dataclass(frozen=True)
+class Setting:
+    """A setting the audit certifies (``options``, on top of the defaults) and, where one exists, options that
+    deflate its noise until the claim is false (``deflated``): the rows of the certification table."""
+
+    options: Mapping[str, Any] = field(default_factory=dict)
+    deflated: Mapping[str, Any] | None = None
+
+
+@dataclass(frozen=True)
+class AuditPlan:
+    """One runnable audit.
+
+    ``config``: the frozen config type (its fields are the options).  ``audit(config, executor, progress)`` runs it
+    and returns the decided :class:`~pdp_audit.reports.records.Run` (``executor``: None for serial, or anything with
+    ``map``, over which the audit spreads its seeded blocks).  ``checks``: the family's declared checks, by id;
+    ``run_checks``: the ids a run builds beyond them (the checks at a pair under a prefix, a claim checked both ways);
+    a ``{…}`` part of an id stands for a value the run fills in (``stage-{slug}``), and one run produces some of them
+    only.  ``fixed``: config attributes this audit sets
+    (``mechanism`` of a linear-regression audit); ``hidden``: options of a shared config this audit does not have.
+    ``cost``: run time at the defaults relative to the Gaussian audit's (schedules the longest first).  ``quick``:
+    the budget ``pdp-audit claims --run --quick`` gives it; ``smoke``: the smallest budget that still runs every code
+    path (tests, fuzzing); ``settings``: the settings it certifies, each with the options that make its DP claim
+    false (the certification table, :mod:`benchmarks.certify_defaults`).  ``chunked``: a sweep may split one cell's
+    blocks over its workers.  ``bytes_per_trial``: the growth of its peak memory per unit of ``trials`` at the
+    other defaults (measured by ``benchmarks/memory.py``, rounded up): a budget this machine cannot hold is refused
+    before any work (:func:`check_memory`).  ``data_check(path, dataset)``: given ``--data`` and its table as
+    ``load_csv(data, target_column)`` reads it, the InputError a run raises for the table's shape (its width cap),
+    so that a sweep refuses the file when its spec is read, not when the cell runs.
+    """
+
+    name: str
+    help: str
+    config: type
+    audit: Callable[..., Run]
+    checks: Mapping[str, CheckSpec]
+    run_checks: tuple[str, ...] = ()
+    fixed: Mapping[str, Any] = field(default_factory=dict)
+    hidden: frozenset[str] = frozenset()
+    cost: float = 1.0
+    quick: Mapping[str, Any] = field(default_factory=dict)
+    smoke: Mapping[str, Any] = field(default_factory=dict)
+    settings: tuple[Setting, ...] = ()
+    chunked: bool = True
+    bytes_per_trial: float = 0.0
+    data_check: Callable[[str, Any], None] | None = None
+
+    def options(self) -> dict[str, Option]:
+        """This audit's options by key, in the order ``pdp-audit run NAME --help`` lists them."""
+        return {key: o for key, o in options(self.config).items() if key not in self.hidden}
+
+    def configure(self, values: Mapping[str, Any], names: Names = KEYWORDS) -> Any:
+        """The audit's config from option values (defaults for the rest), checked before any work -- its memory
+        included (:func:`check_memory`)."""
+        config = build(self.config, values, names, known=self.options(), extra=self.fixed)
+        check_memory(self, config, names)
+        return config
+
+    def paper_option(self, paper_claims: bool) -> dict[str, bool]:
+        """``paper_claims`` as an option value for :meth:`configure`, where the audit has paper statements to check
+        (an audit without them has no such option: there is nothing to ask for)."""
+        return {"paper_claims": bool(paper_claims)} if "paper_claims" in self.options() else {}
+
+    def execute(self, config: Any, workers: int = 1, progress: bool = False) -> Run:
+        """Run the audit on ``workers`` processes (the numbers do not depend on it)."""
+        with executor_for(workers) as executor:
+            return self.run(config, executor, progress)
+
+    def run(self, config: Any, executor: Executor | None = None, progress: bool = False) -> Run:
+        """Run the audit on ``executor`` (None: in this process).
+
+        A data file is read once (:func:`~pdp_audit.mechanisms.datasets.pinned_bytes`) and recorded by what was
+        audited, not by how its path was typed: its file name and the SHA-256 of the bytes parsed, so ``--data
+        d.csv``, ``./d.csv`` and an absolute path give the same report bytes.
+        """
+        data = getattr(config, "data", None)
+        if data is None:
+            return self.audit(config, executor=executor, progress=progress)
+        with pinned_bytes(data) as content:
+            run = self.audit(config, executor=executor, progress=progress)
+        recorded = {"data": Path(data).name, "data_sha256": hashlib.sha256(content).hexdigest()}
+        return replace(run, parameters={**run.parameters, **recorded})
+
+    def check_ids(self) -> tuple[str, ...]:
+        """Every id a run of this audit may produce, as declared (``{…}``: a value the run fills in)."""
+        return (*self.checks, *self.run_checks)
+
+    def has_check(self, check_id: str) -> bool:
+        """Whether a run of this audit may produce ``check_id`` (:func:`pdp_audit.verify.core.checks.id_matches`)."""
+        return any(id_matches(declared, check_id) for declared in self.check_ids())
+
+    def paper_checks(self) -> set[str]:
+        """The ids of the paper statements (findings) the family declares."""
+        return {check_id for check_id, spec in self.checks.items() if spec.role == "paper"}
+
+
+def check_memory(plan: AuditPlan, config: Any, names: Names = KEYWORDS) -> None:
+    """Refuse, in one line naming ``trials``, a budget whose draws would not fit in :data:`MEMORY_SHARE` of this
+    machine's memory (the audits keep every privacy loss they sample: the tails, the consistency bins and the
+    figures are computed from them), rather than let it die of MemoryError after minutes of work."""
+    total, trials = processes.physical_memory(), getattr(config, "trials", None)
+    if not total or not plan.bytes_per_trial or trials is None:
+        return
+    largest = MEMORY_SHARE * total / plan.bytes_per_trial
+    if trials > largest:
+        option = plan.options()["trials"]
+        raise names.error(
+            f"{names(option)} {trials:g} needs about {trials * plan.bytes_per_trial / 1e9:.3g} GB of memory for the "
+            f"{plan.name} audit; this process may use {total / 1e9:.3g} GB: at most {largest:.2g} trials here"
+        )

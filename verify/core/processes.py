@@ -1,0 +1,355 @@
+"""The processes a run spreads its work over: a pool whose workers exit with their parent, one BLAS thread each;
+the process the user's own code runs in (:func:`in_user_process`); and how the process ends on SIGTERM or SIGHUP
+(:func:`terminations_raise`)."""
+
+from __future__ import annotations
+
+import functools
+import multiprocessing
+import os
+import pickle
+import signal
+import sys
+import threading
+import time
+import traceback
+from concurrent.futures import ProcessPoolExecutor
+from contextlib import contextmanager
+from multiprocessing.connection import wait
+from pathlib import Path
+from typing import Any, Callable, Iterator, NoReturn
+
+from pdp_audit.mechanisms.validation import InputError
+from pdp_audit.verify.core.config import WORKERS
+
+#: The most worker processes a run may ask for (each is a process with its own memory).
+MAX_WORKERS = int(WORKERS.high)
+
+
+@contextmanager
+def executor_for(workers: int):
+    """None (serial) for one worker, else a process pool whose workers die with this process; results are
+    identical either way.  On an error or Ctrl-C the blocks not yet started are cancelled."""
+    if not 1 <= workers <= MAX_WORKERS:
+        raise InputError(f"--workers must be in [1, {MAX_WORKERS}], got {workers}")
+    workers = started_workers(workers)
+    if workers == 1:
+        yield None
+        return
+    pool = ProcessPoolExecutor(max_workers=workers, initializer=_block_worker_init)
+    try:
+        yield pool
+    except Terminated:  # end now: the workers exit with this process (exit_with_parent), their blocks unfinished
+        pool.shutdown(wait=False, cancel_futures=True)
+        raise
+    except BaseException:
+        pool.shutdown(wait=True, cancel_futures=True)
+        raise
+    pool.shutdown(wait=True)
+
+
+#: The share of this machine's physical memory one audit may plan to use (the rest: the system, other processes).
+MEMORY_SHARE = 0.75
+
+
+def physical_memory() -> int | None:
+    """The memory this process may use, in bytes: the machine's physical memory, lowered by the process's own limits
+    -- ``ulimit -v`` (RLIMIT_AS, RLIMIT_DATA) and its control group's ``memory.max`` (v2) or
+    ``memory.limit_in_bytes`` (v1), as a container sets them -- (None where the system says nothing).  A budget
+    checked against the machine alone died of MemoryError under a 3 GB ``ulimit -v`` after 69 s of work."""
+    limits = [_machine_memory(), *_resource_limits(), _cgroup_limit()]
+    known = [limit for limit in limits if limit is not None and limit > 0]
+    return min(known) if known else None
+
+
+def _machine_memory() -> int | None:
+    try:
+        return int(os.sysconf("SC_PAGE_SIZE")) * int(os.sysconf("SC_PHYS_PAGES"))
+    except (AttributeError, ValueError, OSError):
+        return None
+
+
+def _resource_limits() -> list[int | None]:
+    try:
+        import resource
+    except ImportError:  # pragma: no cover - not on POSIX
+        return []
+    soft = [resource.getrlimit(kind)[0] for kind in (resource.RLIMIT_AS, resource.RLIMIT_DATA)]
+    return [limit if limit != resource.RLIM_INFINITY else None for limit in soft]
+
+
+@functools.lru_cache(maxsize=1)
+def _cgroup_limit() -> int | None:
+    """This process's control-group memory limit (None without one, or where it cannot be read).  Read once per
+    process: every cell of a sweep spec checks its budget, and reading the cgroup files again for each was 60% of
+    loading a spec of 100k cells (87 s; hostile pass 4).  A limit changed while the command runs is not seen."""
+    try:
+        lines = Path("/proc/self/cgroup").read_text().splitlines()
+    except OSError:
+        return None
+    for line in lines:
+        hierarchy, controllers, path = (line.split(":", 2) + ["", ""])[:3]
+        if hierarchy == "0" and controllers == "":  # cgroup v2
+            candidates = [Path("/sys/fs/cgroup") / path.lstrip("/") / "memory.max", Path("/sys/fs/cgroup/memory.max")]
+        elif "memory" in controllers.split(","):  # cgroup v1
+            base = Path("/sys/fs/cgroup/memory")
+            candidates = [base / path.lstrip("/") / "memory.limit_in_bytes", base / "memory.limit_in_bytes"]
+        else:
+            continue
+        for candidate in candidates:
+            try:
+                text = candidate.read_text().strip()
+            except OSError:
+                continue
+            if text.isdigit() and int(text) < 1 << 60:  # "max", or v1's "no limit" of 2^63 rounded to pages
+                return int(text)
+    return None
+
+
+def started_workers(workers: int) -> int:
+    """The processes worth starting for ``workers``: at most this machine's cores (the blocks are CPU-bound, each
+    process holds its own copy of the data, and the numbers never depend on the count: ``--workers 256`` on two cores
+    started 256 processes of ~150 MB each)."""
+    return max(1, min(int(workers), os.cpu_count() or 1))
+
+
+def exit_with_parent() -> None:
+    """In a worker process: exit as soon as the process that started it is gone (killed with -9, SIGTERM or SIGHUP,
+    so that nothing would collect the work): on Linux the kernel kills it when its parent ends
+    (``prctl(PR_SET_PDEATHSIG, SIGKILL)``: at once, where the thread below needs the interpreter's lock, which a
+    worker busy in a block held for up to 2 s after its parent was gone); elsewhere, and as a fallback, a thread
+    checks the parent twice a second."""
+    parent = os.getppid()
+    _die_with_parent()
+
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(0.5)
+        os._exit(1)
+
+    threading.Thread(target=watch, name="pdp-audit-parent-watch", daemon=True).start()
+
+
+def _die_with_parent() -> None:
+    """Linux only: ask the kernel to send SIGKILL to this process when its parent ends (PR_SET_PDEATHSIG = 1)."""
+    if not sys.platform.startswith("linux"):
+        return
+    try:
+        import ctypes
+
+        ctypes.CDLL(None, use_errno=True).prctl(1, int(signal.SIGKILL), 0, 0, 0)
+    except (OSError, AttributeError):  # no libc to call: the watching thread still ends it
+        pass
+
+
+def _block_worker_init() -> None:
+    """A worker of ``--workers N``: one BLAS thread (one worker per core already), and gone with its parent."""
+    from threadpoolctl import threadpool_limits
+
+    threadpool_limits(limits=1)
+    default_terminations()
+    exit_with_parent()
+
+
+# --- the user's code in a process of its own ----------------------------------------------------------------------
+
+#: Seconds a child given Ctrl-C (or SIGINT) has to unwind -- its private data copies are removed on the way out --
+#: before it is killed.
+CHILD_GRACE = 5.0
+
+
+def in_user_process(work: Callable[[], Any], target: str) -> Any:
+    """``work()`` -- the part of a command that runs the user's code: its import, factory, sampler, and the audit
+    around them -- in a child process; its result, or what it raised, re-raised here.  ``target`` names that code in
+    a message (``target: the code of 'mymod:make'``).
+
+    A child that ends without delivering either (``os._exit(0)``, a segfault, ``kill -9`` of itself in the user's
+    code) is one :class:`InputError` naming ``target`` and how the process ended: a command that could not decide
+    must never exit 0, and the fault is the user's code, not ours.  The child exits with this process
+    (:func:`exit_with_parent`, as the workers of ``--workers N`` do); on Ctrl-C here it is interrupted too and
+    waited for, so no process is left behind.  Its standard output and error are this process's own (the terminal).
+
+    The child is forked: ``work`` is a closure over the parsed arguments and the user's objects (nothing to pickle but
+    the result), and nothing is imported again (numpy, scipy, scikit-learn: ~1 s a spawn).  Forking is safe here:
+    the command has started no thread of its own before (the only threads pdp-audit starts run in the child or in
+    worker processes), and OpenBLAS re-creates its pool after a fork.  Without ``fork`` (Windows), ``work()`` runs
+    in this process; so it does when ``main`` is called inside a program that runs threads of its own (pytest-xdist's
+    workers, a notebook's kernel): a fork copies their locks, and a child that then starts GNU OpenMP (scikit-learn's
+    trees, after the host used them) waits forever -- measured as a hang of the suite before this rule."""
+    if "fork" not in multiprocessing.get_all_start_methods():  # pragma: no cover - not on POSIX
+        return work()
+    if threading.active_count() > 1:  # a host with threads of its own (a test runner, a notebook): see below
+        return work()
+    context = multiprocessing.get_context("fork")
+    reader, writer = context.Pipe(duplex=False)
+    child = context.Process(target=_deliver, args=(work, writer), name="pdp-audit-user-code")
+    child.start()  # flushes this process's stdout and stderr first: nothing printed so far is printed twice
+    writer.close()  # the child's copy is the only one left: end of file once it is gone
+    try:
+        message = _receive(reader, child)
+    except BaseException as err:  # Ctrl-C (or anything else) while waiting: the child goes first
+        reader.close()  # what it would still send is refused at once
+        # SIGTERM/SIGHUP here are passed on as they came: the child then ends at once too (its workers' blocks
+        # unfinished, executor_for), where an interrupt waits for the running blocks (5.6 s measured with --workers 2)
+        _stop(child, err.signum if isinstance(err, Terminated) else signal.SIGINT)
+        raise
+    reader.close()
+    child.join(CHILD_GRACE)  # it exits right after sending
+    _stop(child)
+    if message is None:
+        raise InputError(
+            f"{target} {_ending(child.exitcode)} before it delivered a result; this is a fault in that code"
+        )
+    kind, value, remote = message
+    if kind == "result":
+        return value
+    if isinstance(value, SystemExit):  # our code never exits in the child: sys.exit reached it from the user's code
+        raise InputError(
+            f"{target} called sys.exit({value.code!r}) outside the calls the audit guards; this is a fault in that code"
+        )
+    if remote:
+        raise value from ChildTraceback(remote)
+    raise value
+
+
+class ChildTraceback(Exception):
+    """The traceback of an exception raised in :func:`in_user_process`'s child, as text (shown as its cause)."""
+
+    def __str__(self) -> str:
+        return "\n" + self.args[0]
+
+
+def _ending(exitcode: int | None) -> str:
+    """How the child ended, in words: ``ended the audit process (killed by signal SIGSEGV)``."""
+    if exitcode is None:
+        return "left the audit process running"
+    if exitcode >= 0:
+        return f"ended the audit process (exit status {exitcode}, as os._exit({exitcode}) does)"
+    try:
+        name = signal.Signals(-exitcode).name
+    except ValueError:
+        name = str(-exitcode)
+    oom = "; SIGKILL is also how the system ends a process out of memory" if name == "SIGKILL" else ""
+    return f"ended the audit process (killed by signal {name}{oom})"
+
+
+def _deliver(work: Callable[[], Any], writer) -> None:
+    """In the child: ``work()``'s result (or what it raised) sent once, then exit at once -- no thread the user's
+    code left running keeps the command waiting."""
+    try:
+        exit_with_parent()
+        try:
+            message = ("result", work(), "")
+        except BaseException as err:  # sent to the parent, which raises it (Ctrl-C included)
+            message = ("raised", err, "".join(traceback.format_exception(err)))
+            # the traceback travels as text: once dask.distributed is imported, tblib pickles an exception with its
+            # chain, and a chained exception of a class in the user's module (raised ... from None keeps it as the
+            # context) cannot be pickled here nor read by the parent -- an internal error for the user's fault
+            err.__cause__ = err.__context__ = err.__traceback__ = None
+        try:
+            writer.send(message)
+        except (pickle.PicklingError, TypeError, AttributeError) as err:  # unpicklable: a bug of ours (exit 4)
+            writer.send(("raised", RuntimeError(f"the audit's result could not be sent: {err!r}"), message[2]))
+    except BaseException:  # the parent stopped listening (its Ctrl-C) or is gone: nothing to deliver, nothing to say
+        pass
+    finally:
+        for stream in (sys.stdout, sys.stderr):
+            try:
+                stream.flush()
+            except (OSError, ValueError):
+                pass
+        os._exit(0)
+
+
+def _receive(reader, child) -> tuple | None:
+    """The child's message, or None when it ended (or its pipe closed) without one."""
+    while True:
+        ready = wait([reader, child.sentinel])
+        if reader in ready:
+            try:
+                data = reader.recv_bytes()
+            except (EOFError, OSError):  # ended mid-message, or before one
+                return None
+            try:
+                return pickle.loads(data)
+            except Exception as err:  # e.g. an exception class of the user's module, which this process never imported
+                return ("raised", RuntimeError(f"the child's message could not be read here: {err!r}"), "")
+        if not reader.poll(0):  # the child is gone and sent nothing
+            return None
+
+
+def _stop(child, signum: int = signal.SIGINT) -> None:
+    """End the child if it still runs: a moment to end by itself (Ctrl-C on a terminal reached it too), then
+    ``signum`` (an interrupt, or the SIGTERM/SIGHUP this process got) and :data:`CHILD_GRACE` seconds to unwind (its
+    private data copies are removed on the way out), then a kill; reaped either way."""
+    child.join(0.5)
+    if child.is_alive():
+        try:
+            os.kill(child.pid, signum)
+        except OSError:
+            pass
+        child.join(CHILD_GRACE)
+    if child.is_alive():
+        child.kill()
+        child.join()
+
+
+# --- ending on SIGTERM or SIGHUP ---------------------------------------------------------------------------------
+
+#: The signals that ask the command to end (``kill``, a closed terminal); Ctrl-C (SIGINT) is Python's
+#: KeyboardInterrupt already.
+TERMINATIONS = (signal.SIGTERM, signal.SIGHUP)
+
+
+class Terminated(BaseException):
+    """SIGTERM or SIGHUP arrived (``signum``).  Raised in the main thread like KeyboardInterrupt, so that every
+    ``finally`` and context manager runs -- the private copy of the user's data and the temporaries of half-written
+    reports are removed -- before the process ends by that signal (:func:`end_by`).  The default disposition of these
+    signals ends the process at once and left ``pdp-audit-data-*`` copies of private data in the temporary folder."""
+
+    def __init__(self, signum: int):
+        super().__init__(signum)
+        self.signum = signum
+
+
+@contextmanager
+def terminations_raise() -> Iterator[None]:
+    """While inside: SIGTERM and SIGHUP raise :class:`Terminated` in the main thread (a second one, while the first
+    is being cleaned up after, ends the process at once).  The handlers before are restored on leaving.  Outside the
+    main thread (where Python cannot install handlers) nothing changes."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def raise_terminated(signum: int, frame) -> None:
+        for each in TERMINATIONS:
+            signal.signal(each, signal.SIG_DFL)
+        raise Terminated(signum)
+
+    previous = {each: signal.signal(each, raise_terminated) for each in TERMINATIONS}
+    try:
+        yield
+    finally:
+        for each, handler in previous.items():
+            signal.signal(each, handler)
+
+
+def end_by(signum: int) -> NoReturn:
+    """End this process by ``signum`` with its default disposition, as if no handler had been installed: a shell
+    then reports 128 + signum (143 for SIGTERM, 129 for SIGHUP) and a parent sees death by that signal."""
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except (OSError, ValueError):  # a closed pipe or stream: nothing more can be said on it
+            pass
+    signal.signal(signum, signal.SIG_DFL)
+    os.kill(os.getpid(), signum)
+    time.sleep(1.0)  # the signal is delivered at once; this only covers a system that delays it
+    os._exit(128 + signum)
+
+
+def default_terminations() -> None:
+    """In a forked worker: SIGTERM and SIGHUP end it at once (it inherited its parent's :func:`terminations_raise`
+    handler, which would raise inside a block of work and leave the worker waiting)."""
+    for each in TERMINATIONS:
+        signal.signal(each, signal.SIG_DFL)

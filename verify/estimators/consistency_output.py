@@ -1,0 +1,334 @@
+"""Loss-consistency of a user's pair on events of the release: the identities of
+:mod:`pdp_audit.verify.estimators.consistency_events`, tested with bounded summands, streamed with bounded memory.
+
+Every event E -- a cell A ∩ {L > 0} or A ∩ {L ≤ 0} of a family of bins, or a tail {L > t} (t ≥ 0) or
+{L ≤ t} (t ≤ 0) of the loss bins (a union of cells: against a loss of the wrong scale, whose errors on
+neighbouring bins add up) -- compares the frequency of E ⊂ {L > 0} under D' (E ⊂ {L ≤ 0}: under D) with the mean
+of e^{−|L|}1{o ∈ E} under the other world; both are means of summands in [0, 1].  The frequency gets an exact
+Clopper–Pearson interval at level 1 − a.  The weighted mean, whose summands lie in [0, w_hi] with w_lo ≤ e^{−|L|}
+≤ w_hi on E (on a bin (lo, hi] ⊂ (0, ∞) of L, [e^{−hi}, e^{−lo}]; [0, 1] on a cell of another family), gets the
+intersection of two intervals at level 1 − a/2 each: the empirical Bernstein interval of Maurer & Pontil (2009,
+Thm 4) for the summands divided by w_hi (in [0, 1]), scaled back, and [w_lo·p_lo, w_hi·p_hi] for the exact
+Clopper–Pearson interval [p_lo, p_hi] of the frequency of E in that world (tight on atoms and thin bins of L,
+where the Bernstein term 7 log(8/a)/3n dominates).  Under the identity the frequency interval misses the common
+value with probability ≤ a and the weighted one with probability ≤ a, so "the intervals are disjoint, or the
+weighted one is empty" has probability ≤ 2a: the event's p-value is 2a* for the smallest such a (found for all
+events at once by bisection in log a, rounded up).  The test's p-value is Bonferroni's over the events fixed by
+the pilot (those that hold at least one pilot draw), so its false-alarm probability is at most its p-value
+whatever the number of events; it joins the Holm family of the claim it guards.
+
+The pilot is the first :func:`pdp_audit.verify.estimators.consistency.pilot_size` draws of each world, as in the test on
+bins of L; only the draws after it are tested, all of them (the tally is streamed).  Memory: the pilot's losses,
+at most :data:`pdp_audit.verify.estimators.consistency_events.RELEASE_PILOT_MAX` releases ×
+:data:`pdp_audit.verify.estimators.consistency_events.COORDINATES_KEPT` coordinates per world, a block, and three
+numbers
+per cell -- whatever the number of draws.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+from scipy import stats
+
+from pdp_audit.verify.estimators.consistency import WORLDS, pilot_size
+from pdp_audit.verify.estimators.consistency_events import (
+    RELEASE_PILOT_MAX,
+    Bins,
+    CoordinateBins,
+    ScoreBins,
+    kept_coordinates,
+    loss_bins,
+)
+from pdp_audit.verify.estimators.engine import BLOCK_SIZE
+from pdp_audit.verify.estimators.rare import BoundedMean
+from pdp_audit.verify.estimators.stats import PVALUE_FLOOR
+
+
+@dataclass(frozen=True)
+class EventComparison:
+    """One event: ``count`` of ``n`` draws of ``frequency_world`` in it, against the mean of e^{−|L|}1{o ∈ E}
+    on the other world (``weighted``; ``members`` of its draws in E, where the weight lies in ``weight_range``)."""
+
+    event: str
+    frequency_world: str
+    count: int
+    n: int
+    weighted: BoundedMean
+    members: int
+    weight_range: tuple[float, float]
+    p: float
+
+    @property
+    def frequency(self) -> float:
+        return self.count / self.n if self.n else 0.0
+
+    def pvalue(self) -> float:
+        return self.p
+
+
+@dataclass(frozen=True)
+class EventConsistency:
+    """The events' comparisons; :attr:`pvalue` of "L is the privacy loss of the sampler" (Bonferroni over
+    ``tested`` events, fixed by the pilot)."""
+
+    bins: tuple[EventComparison, ...]
+    tested: int
+    families: tuple[tuple[str, int], ...]
+    noun = "events"
+
+    @property
+    def pvalue(self) -> float:
+        if not self.bins:
+            return 1.0
+        return min(1.0, self.tested * min(b.p for b in self.bins))
+
+    @property
+    def worst(self) -> EventComparison | None:
+        return min(self.bins, key=lambda b: b.p) if self.bins else None
+
+    def describe(self) -> str:
+        """The worst event in words: which probability, its two estimates and their ratio."""
+        b = self.worst
+        if b is None:
+            return "no event had draws"
+        other = "D'" if b.frequency_world == "D" else "D"
+        weight = "e^{L}" if b.frequency_world == "D" else "e^{−L}"
+        ratio = b.weighted.estimate / b.frequency if b.frequency > 0 else math.inf
+        return (
+            f"E = {{{b.event}}}, P_{b.frequency_world}(E) = {b.frequency:.4g} sampled against "
+            f"E_{other}[{weight}·1_E] = {b.weighted.estimate:.4g} (ratio {ratio:.4g})"
+        )
+
+
+@dataclass(frozen=True)
+class _Event:
+    """A tested event: its text, the range of e^{−|L|} on it, its side (1: ⊂ {L > 0}) and the tallied cells
+    (family bins on that side) whose union it is."""
+
+    text: str
+    weight_range: tuple[float, float]
+    side: int
+    cells: np.ndarray
+
+
+class _Events:
+    """The event families fixed by the pilot: the cell of each draw in each family (2·bin + 1{L > 0}, offset
+    per family), and the events tested -- each cell, and the tails {L > t} and {L ≤ −t} of the loss bins
+    (unions of cells: against a loss of the wrong scale, whose errors on neighbouring bins add up)."""
+
+    def __init__(self, pilot: dict[str, tuple[np.ndarray, np.ndarray]], pilot_losses: np.ndarray, epsilon):
+        self.loss = loss_bins(pilot_losses, epsilon)
+        self.families: list[tuple[str, Bins]] = [("L", self.loss)]
+        self.coordinates = self.score = None
+        if pilot["D"][0].shape[1] > 0:
+            self.coordinates = CoordinateBins(pilot["D"][0], pilot["D'"][0])
+            self.score = ScoreBins(pilot)
+            self.families += [(f"o[{j}]", b) for j, b in zip(self.coordinates.columns, self.coordinates.bins)]
+            self.families += [("s(o)", self.score.bins)]
+        self.offsets = np.concatenate([[0], np.cumsum([2 * b.size for _, b in self.families])])
+
+    @property
+    def total(self) -> int:
+        return int(self.offsets[-1])
+
+    @property
+    def sizes(self) -> tuple[tuple[str, int], ...]:
+        return tuple((name, b.size) for name, b in self.families)
+
+    def index(self, coordinates: np.ndarray, losses: np.ndarray) -> np.ndarray:
+        """(rows, families): the cell of each draw in each family."""
+        labels = [self.loss.labels(losses)]
+        if self.coordinates is not None:
+            labels += [*self.coordinates.labels(coordinates).T, self.score.labels(coordinates, losses)]
+        side = (losses > 0).astype(np.int64)
+        return np.column_stack([self.offsets[f] + 2 * label + side for f, label in enumerate(labels)])
+
+    def events(self) -> list[_Event]:
+        """Every cell, then the loss tails of more than one bin."""
+        out = []
+        for f, (name, bins) in enumerate(self.families):
+            for label in range(bins.size):
+                lo, hi = bins.bounds(label)
+                where = f"= {hi:.6g}" if lo == np.nextafter(hi, -np.inf) else f"∈ ({lo:.4g}, {hi:.4g}]"
+                for side in (0, 1):
+                    cell = np.array([self.offsets[f] + 2 * label + side])
+                    if f == 0 and (hi <= 0 if side else lo >= 0):
+                        continue  # a bin of L on the other side of 0: the cell is empty
+                    if f == 0:
+                        weights = (math.exp(-hi), math.exp(-max(lo, 0.0))) if side else (math.exp(lo), math.exp(hi))
+                        out.append(_Event(f"L {where}", _widened(weights), side, cell))
+                    else:
+                        sign = "L > 0" if side else "L ≤ 0"
+                        out.append(_Event(f"{name} {where} and {sign}", (0.0, 1.0), side, cell))
+        bounds = [self.loss.bounds(label) for label in range(self.loss.size)]
+        positive = [label for label, (lo, _) in enumerate(bounds) if lo >= 0]
+        negative = [label for label, (_, hi) in enumerate(bounds) if hi <= 0]
+        for label in positive[:-1]:
+            lo = bounds[label][0]
+            cells = 2 * np.arange(label, self.loss.size) + 1
+            out.append(_Event(f"L > {lo:.4g}", _widened((0.0, math.exp(-lo))), 1, cells))
+        for label in negative[1:]:
+            hi = bounds[label][1]
+            out.append(_Event(f"L ≤ {hi:.4g}", _widened((0.0, math.exp(hi))), 0, 2 * np.arange(label + 1)))
+        return out
+
+
+def _widened(weights: tuple[float, float]) -> tuple[float, float]:
+    """A weight range widened by 1e-12 (relative) against the rounding of exp."""
+    return weights[0] * (1 - 1e-12), min(1.0, weights[1] * (1 + 1e-12))
+
+
+def _clopper_pearson(count: np.ndarray, n: np.ndarray, a: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Exact two-sided intervals at level 1 − a, elementwise (a an array too)."""
+    with np.errstate(invalid="ignore"):
+        lo = np.where(count > 0, stats.beta.ppf(a / 2, np.maximum(count, 1), n - count + 1), 0.0)
+        hi = np.where(count < n, stats.beta.isf(a / 2, count + 1, np.maximum(n - count, 1)), 1.0)
+    return np.nan_to_num(lo, nan=0.0), np.nan_to_num(hi, nan=1.0)
+
+
+def _separation(a, freq, weighted) -> np.ndarray:
+    """How far apart the intervals at level 1 − a are (> 0: disjoint, or the weighted interval empty)."""
+    count, n = freq
+    members, total, squares, n_w, w_lo, w_hi = weighted
+    f_lo, f_hi = _clopper_pearson(count, n, a)
+    mean = total / n_w
+    variance = np.maximum((squares - n_w * mean**2) / np.maximum(n_w - 1, 1), 0.0)
+    log_term = np.log(8 / a)  # Maurer–Pontil at a/4 on each side: two-sided at a/2
+    # Maurer–Pontil on the summands divided by their bound w_hi (in [0, 1]), scaled back
+    radius = np.sqrt(2 * variance * log_term / n_w) + w_hi * 7 * log_term / (3 * np.maximum(n_w - 1, 1))
+    p_lo, p_hi = _clopper_pearson(members, n_w, a / 2)
+    lo = np.maximum(np.maximum(mean - radius, 0.0), w_lo * p_lo)
+    hi = np.minimum(np.minimum(mean + radius, w_hi), w_hi * p_hi)
+    return np.maximum.reduce([f_lo - hi, lo - f_hi, lo - hi])
+
+
+def event_pvalues(freq, weighted) -> np.ndarray:
+    """2a*, a* the smallest a at which :func:`_separation` is positive, for every event (bisection in log a;
+    the a returned is on the disjoint side, so the p-value is conservative)."""
+    size = np.asarray(freq[0]).size
+    lo, hi = np.full(size, math.log(PVALUE_FLOOR)), np.full(size, math.log(0.5 - 1e-12))
+    never = _separation(np.exp(hi), freq, weighted) <= 0
+    floor = _separation(np.exp(lo), freq, weighted) > 0
+    for _ in range(48):
+        mid = (lo + hi) / 2
+        disjoint = _separation(np.exp(mid), freq, weighted) > 0
+        hi, lo = np.where(disjoint, mid, hi), np.where(disjoint, lo, mid)
+    return np.where(never, 1.0, np.where(floor, 2 * PVALUE_FLOOR, np.minimum(1.0, 2 * np.exp(hi))))
+
+
+class StreamedEventConsistency:
+    """The test of the module notes on draws fed a block at a time (losses and the releases they are the losses
+    of), in draw order per world; the worlds interleaved (a world's draws past its pilot wait until both pilots
+    are complete).  The result is the same for any cut of the draws into blocks of
+    :data:`pdp_audit.verify.estimators.engine.BLOCK_SIZE` aligned to the first draw.  ``epsilon``: the claimed ε (bins
+    of L
+    are cut at ±ε), or None."""
+
+    def __init__(self, n_d: int, n_dp: int, epsilon: float | None = None):
+        self.pilot_sizes = {"D": pilot_size(n_d), "D'": pilot_size(n_dp)}
+        self.epsilon = epsilon
+        self.pilot_losses: dict[str, list[np.ndarray]] = {w: [] for w in WORLDS}
+        self.pilot_releases: dict[str, list[np.ndarray]] = {w: [] for w in WORLDS}
+        self.waiting: dict[str, list[tuple[np.ndarray, np.ndarray]]] = {w: [] for w in WORLDS}
+        self.seen = dict.fromkeys(WORLDS, 0)
+        self.events: _Events | None = None
+        self.tested: list[_Event] = []
+        self.sums: dict[str, np.ndarray] = {}
+        self.n = dict.fromkeys(WORLDS, 0)
+
+    def add(self, world: str, losses: np.ndarray, releases: np.ndarray) -> None:
+        losses, coordinates = np.asarray(losses, float), kept_coordinates(releases)
+        start, self.seen[world] = self.seen[world], self.seen[world] + losses.size
+        cut = int(np.clip(self.pilot_sizes[world] - start, 0, losses.size))
+        if cut:
+            self.pilot_losses[world].append(losses[:cut])
+            room = max(0, RELEASE_PILOT_MAX - start)
+            self.pilot_releases[world].append(coordinates[: min(cut, room)])
+        if cut < losses.size:
+            self.waiting[world].append((losses[cut:], coordinates[cut:]))
+        if self.events is None and all(self.seen[w] >= self.pilot_sizes[w] for w in WORLDS):
+            self._fix_events()
+        if self.events is not None:
+            for w in WORLDS:
+                for block_losses, block_coordinates in self.waiting[w]:
+                    self._tally(w, block_losses, block_coordinates)
+                self.waiting[w] = []
+
+    def _fix_events(self) -> None:
+        losses = {w: np.concatenate(self.pilot_losses[w] or [np.empty(0)]) for w in WORLDS}
+        pilot = {}
+        for w in WORLDS:
+            coordinates = self.pilot_releases[w]
+            coordinates = np.vstack(coordinates) if coordinates else np.empty((0, 0))
+            pilot[w] = (coordinates, losses[w][: coordinates.shape[0]])
+        if min(pilot[w][0].shape[0] for w in WORLDS) < 2:
+            pilot = {w: (np.empty((pilot[w][1].size, 0)), pilot[w][1]) for w in WORLDS}
+        self.events = _Events(pilot, np.concatenate([losses[w] for w in WORLDS]), self.epsilon)
+        # the events tested: those the pilot reached (the loss bins on all pilot losses, the others on the
+        # pilot releases kept)
+        reached = np.zeros(self.events.total, dtype=bool)
+        for w in WORLDS:
+            reached[self.events.index(*pilot[w]).ravel()] = True
+            reached[2 * self.events.loss.labels(losses[w]) + (losses[w] > 0)] = True
+        self.tested = [e for e in self.events.events() if reached[e.cells].any()]
+        self.sums = {w: np.zeros((3, self.events.total)) for w in WORLDS}
+        self.pilot_losses = self.pilot_releases = {w: [] for w in WORLDS}
+
+    def _tally(self, world: str, losses: np.ndarray, coordinates: np.ndarray) -> None:
+        """Count of draws, sum and sum of squares of e^{−|L|} per event (bincount: the same order every run)."""
+        index = self.events.index(coordinates, losses)
+        weights = np.exp(-np.abs(losses))
+        flat = index.ravel()
+        repeated = np.repeat(weights, index.shape[1])
+        total = self.events.total
+        self.sums[world][0] += np.bincount(flat, minlength=total)
+        self.sums[world][1] += np.bincount(flat, weights=repeated, minlength=total)
+        self.sums[world][2] += np.bincount(flat, weights=repeated**2, minlength=total)
+        self.n[world] += losses.size
+
+    def result(self) -> EventConsistency:
+        if self.events is None:
+            raise ValueError("fewer draws than the pilot needs")
+        side = np.array([e.side for e in self.tested])  # 1: E ⊂ {L > 0}, frequency under D', weights under D
+        sums = {w: np.array([self.sums[w][:, e.cells].sum(axis=1) for e in self.tested]).T for w in WORLDS}
+        count = np.where(side == 1, sums["D'"][0], sums["D"][0])
+        members, total, squares = (np.where(side == 1, sums["D"][k], sums["D'"][k]) for k in range(3))
+        n_freq = np.where(side == 1, self.n["D'"], self.n["D"]).astype(float)
+        n_w = np.where(side == 1, self.n["D"], self.n["D'"]).astype(float)
+        w_lo, w_hi = (np.array([e.weight_range[k] for e in self.tested]) for k in (0, 1))
+        if min(self.n.values()) < 2:
+            pvalues = np.ones(side.size)
+        else:
+            pvalues = event_pvalues((count, n_freq), (members, total, squares, n_w, w_lo, w_hi))
+        comparisons = []
+        for k, event in enumerate(self.tested):
+            nw = int(n_w[k])
+            mean = total[k] / nw if nw else 0.0
+            variance = max((squares[k] - nw * mean**2) / (nw - 1), 0.0) if nw > 1 else 0.0
+            comparisons.append(
+                EventComparison(
+                    event.text,
+                    "D'" if event.side else "D",
+                    int(count[k]),
+                    int(n_freq[k]),
+                    BoundedMean(nw, mean, variance, 1.0),
+                    int(members[k]),
+                    event.weight_range,
+                    float(pvalues[k]),
+                )
+            )
+        return EventConsistency(tuple(comparisons), len(self.tested), self.events.sizes)
+
+
+def event_consistency(losses: dict[str, np.ndarray], releases: dict[str, np.ndarray], epsilon=None):
+    """The test of the module notes on draws in memory (``losses[world]``, ``releases[world]`` in draw order):
+    the same numbers as :class:`StreamedEventConsistency` fed the draws' blocks."""
+    test = StreamedEventConsistency(losses["D"].size, losses["D'"].size, epsilon)
+    for start in range(0, max(losses["D"].size, losses["D'"].size, 1), BLOCK_SIZE):
+        for world in WORLDS:
+            block = slice(start, start + BLOCK_SIZE)
+            test.add(world, np.asarray(losses[world], float)[block], np.asarray(releases[world])[block])
+    return test.result()

@@ -1,0 +1,129 @@
+"""Does a pair draw its releases from the generator it is given, and from it only?
+
+Every number of an audit rests on the engine's promise (:mod:`pdp_audit.verify.estimators.engine`): block ``b`` of a
+stream
+holds independent releases determined by that block's generator.  A pair can break it without any wrong shape or
+value:
+
+* it draws from another source (global ``np.random``, a generator of its own, the clock): two identical runs give
+  different numbers, and nothing says which one to believe;
+* it reseeds itself on every call (``np.random.default_rng(0)`` inside ``sample``): every block is the same block,
+  so 1e7 releases are 65,536 counted 153 times and every interval is too narrow by a factor of 12;
+* it seeds itself from a small set of seeds: the same, less often.
+
+:func:`check_rng_discipline` calls ``sample(world, n, rng)`` with n = :data:`PROBE_SIZE` on each world before the
+main draws, with generators seeded from fixed constants (the outcome depends on the pair alone):
+
+1. twice with generators in the same state: the releases must be identical, byte for byte (a pair that draws
+   from its generator only is a function of the generator's state; this part never raises for such a pair);
+2. on :data:`PROBE_STATES` distinct generator states -- fresh generators with different seeds, and two successive
+   calls on one generator -- no two of these arrays may be identical, unless the array is too uniform to tell
+   (below).
+
+**False alarms.**  For a pair that consumes its generator, arrays drawn from distinct generator states are
+independent (as the generator's streams are), each of n iid rows of the release law P (any law: continuous,
+discrete, mixed).  Let a be an array
+whose distinct rows v_1, …, v_m occur k_1, …, k_m times.  Its probability is Π_l P(v_l)^{k_l}, and with
+Σ_l P(v_l) ≤ 1 this is at most max_{x ∈ simplex} Π_l x_l^{k_l} = Π_l (k_l/n)^{k_l} = e^{−n Ĥ(a)}, Ĥ(a) the entropy
+(nats) of the array's empirical law of rows.  Two independent arrays A, B are then identical and of empirical
+entropy ≥ h with probability Σ_{a: Ĥ(a) ≥ h} P(a)² ≤ max_{a: Ĥ(a) ≥ h} P(a) ≤ e^{−nh}.  Identity is therefore
+reported only when nĤ ≥ :data:`MIN_ENTROPY_NATS` = 40, and over the 2·C(8, 2) = 56 comparisons of a probe the
+false-alarm probability is at most 56·e^{−40} ≈ 2.4e-16, whatever the pair's law.  For scale: 1000 continuous
+releases have nĤ = 1000·log 1000 ≈ 6,900, 1000 fair coin flips 693, 1000 flips with 10 heads about 56.
+
+**Deterministic releases are not refused.**  An array with nĤ < 40 (in particular a constant one: the mechanism
+adds no noise, or almost never any) is iid draws of a point mass as far as anyone can tell, and sampling it is
+valid: the DP checks then decide -- a deterministic release that differs between D and D' has an infinite loss and
+δ(ε) = 1, a fail; one that does not is (0, 0)-DP.  What is refused is a release that varies from row to row and
+repeats from call to call: no generator drives it.  A pair choosing among K internal seeds is caught when two of
+the probe's eight states pick the same one (certainly for K ≤ 7; with probability 1 − Π_{i<8}(1 − i/K) otherwise).
+
+Cost: 1 + PROBE_STATES = 9 calls of ``sample(world, 1000)`` per world, one array held at a time (each is kept as a
+digest and its row entropy).
+"""
+
+from __future__ import annotations
+
+import hashlib
+from typing import Callable
+
+import numpy as np
+
+from pdp_audit.mechanisms.base import WORLDS, MalformedPair
+
+#: Releases per call of the probe.
+PROBE_SIZE = 1000
+#: Distinct generator states the probe draws from per world: seeds 0 to 6, and a second call on seed 1's generator.
+PROBE_STATES = 8
+#: Identical arrays are reported only when n·Ĥ (the log of the inverse of the largest probability any law can give
+#: such an array) reaches this many nats: module notes.
+MIN_ENTROPY_NATS = 40.0
+#: Entropy of the generators' fixed seeds (the probe's outcome depends on the pair alone).
+PROBE_ENTROPY = 0x5EED_2026
+
+Sampler = Callable[[str, int, np.random.Generator], np.ndarray]
+
+
+def probe_generator(index: int) -> np.random.Generator:
+    """The probe's generator number ``index`` (fixed seeds)."""
+    return np.random.default_rng(np.random.SeedSequence(PROBE_ENTROPY, spawn_key=(index,)))
+
+
+def row_entropy_nats(releases: np.ndarray) -> float:
+    """n·Ĥ: the number of rows times the entropy (nats) of the empirical law of the rows of ``releases``, rows
+    compared byte for byte (−log of the largest probability any law of rows gives this array: module notes)."""
+    rows = np.ascontiguousarray(releases)
+    n = rows.shape[0]
+    if n == 0:
+        return 0.0
+    width = rows.dtype.itemsize * int(np.prod(rows.shape[1:], dtype=np.int64))
+    if width == 0:
+        return 0.0
+    keys = rows.reshape(n, -1).view(np.dtype((np.void, width))).ravel()
+    _, counts = np.unique(keys, return_counts=True)
+    return float(-np.sum(counts * np.log(counts / n)))
+
+
+def _fingerprint(releases: np.ndarray) -> tuple:
+    """What identifies an array for the probe: shape, type and a digest of its bytes."""
+    rows = np.ascontiguousarray(releases)
+    return rows.shape, rows.dtype.str, hashlib.blake2b(rows.tobytes(), digest_size=16).digest()
+
+
+def check_rng_discipline(sample: Sampler, checked: Callable[[str, int, object], np.ndarray] | None = None) -> None:
+    """Raise :class:`pdp_audit.mechanisms.base.MalformedPair` unless ``sample(world, n, rng)`` draws from ``rng`` and
+    only from it (module notes: what is called, and why a correct pair fails it with probability ≤ 2.4e-16).
+    ``checked(world, size, releases)`` validates and normalises each call's releases (shapes: it raises
+    MalformedPair itself); by default they are taken as returned."""
+    n = PROBE_SIZE
+
+    def draw(world: str, rng: np.random.Generator) -> tuple[tuple, float]:
+        out = sample(world, n, rng)
+        releases = np.asarray(checked(world, n, out) if checked is not None else out)
+        return _fingerprint(releases), row_entropy_nats(releases)
+
+    for world in WORLDS:
+        name = f"sample({world!r}, {n})"
+        first = draw(world, probe_generator(0))
+        if first[0] != draw(world, probe_generator(0))[0]:
+            raise MalformedPair(
+                f"{name} returned different releases for the same rng seed: the pair draws from a source other than "
+                "its rng (global np.random, a generator of its own, the clock)"
+            )
+        shared = probe_generator(1)
+        once, again = draw(world, shared), draw(world, shared)
+        if once[0] == again[0] and once[1] >= MIN_ENTROPY_NATS:
+            raise MalformedPair(
+                f"{name} returned identical releases on two successive calls with one generator: the pair reseeds "
+                "itself on every call (its releases do not depend on the state of its rng)"
+            )
+        seen = {}
+        draws = [("seed 0", first), ("seed 1", once), ("seed 1, next call", again)]
+        draws += [(f"seed {i}", draw(world, probe_generator(i))) for i in range(2, PROBE_STATES - 1)]
+        for label, (key, entropy) in draws:
+            if key in seen and entropy >= MIN_ENTROPY_NATS:
+                raise MalformedPair(
+                    f"{name} returned identical releases for two different seeds ({seen[key]} and {label}): the pair "
+                    "ignores its rng (it seeds itself, from a constant or a small set of seeds)"
+                )
+            seen.setdefault(key, label)

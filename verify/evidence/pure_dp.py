@@ -1,0 +1,150 @@
+"""The evidence of a pure (ε, 0)-DP claim on a pair whose privacy loss is bounded: the Laplace audit's, shared by
+the geometric and randomized-response audits.
+
+A pair here has ``loss_bound`` η, with |L(o)| ≤ η for every release o (each mechanism's module proves it): then
+δ(ε) = 0 for every ε ≥ η, both ways (P_D(S) = ∫_S p_D ≤ e^η ∫_S p_D' for every event S).  The checks:
+
+* ``dp-forward``, ``dp-reverse`` -- δ(ε) ≤ δ at the audited pair from plain hockey-stick tails of the exact losses
+  (:func:`pdp_audit.verify.evidence.profile_checks.dp_check_with_profile`), with the pair's exact profile where
+  known; a pass of δ = 0 rests on the exact δ(ε) = 0 together with an interval consistent with it (the suite's
+  closed-form rule);
+* ``loss-bound`` -- |L| ≤ ε on every draw of both worlds: the bound pure DP rests on;
+* ``loss-consistency`` -- the privacy loss is the sampler's (likelihood-ratio identities), on the same draws;
+* ``tail-curve`` -- the Monte Carlo δ̂(ε) agrees with the exact profile on a grid.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from typing import Callable
+
+import numpy as np
+
+from pdp_audit.mechanisms.base import LOSS_RESOLUTION
+from pdp_audit.verify.core.checks import CheckSpec, Evidence
+from pdp_audit.verify.estimators.engine import sample_privacy_loss
+from pdp_audit.verify.estimators.tails import both_directions
+from pdp_audit.verify.evidence import builders
+from pdp_audit.verify.evidence.dp_claim import DpClaim, Draws
+from pdp_audit.verify.evidence.pair_checks import loss_consistency_check
+from pdp_audit.verify.evidence.privacy_profile import bound_supported
+from pdp_audit.verify.evidence.profile_checks import dp_check_with_profile, profile_grid
+
+#: Relative slack of ``loss-bound``: the loss is a sum of d differences of |·|, each rounded to a few ulp.
+LOSS_BOUND_RTOL = 1e-9
+#: An ε within this relative distance (4 ulps) below a pair's bound η is the bound: a scale calibrated as b = Δ/ε
+#: gives back Δ/b = ε only up to rounding (3/(3/0.7) = 0.7000000000000001), where δ(ε) = 0 exactly.
+BOUND_ROUNDING = 2.0**-50
+
+
+@dataclass(frozen=True)
+class Profile:
+    """A pair's exact privacy profile δ(ε) and its inverse ε(δ), where known (None: only δ = 0 from the bound on)."""
+
+    delta: Callable[[float], float] | None = None
+    epsilon: Callable[[float], float] | None = None
+
+
+def bounded_profile(delta: Callable[[float], float], epsilon: Callable[[float], float], eta: float) -> Profile:
+    """``delta`` made exactly 0 from ε within :data:`BOUND_ROUNDING` below the loss bound ``eta``."""
+    return Profile(lambda e: 0.0 if e >= eta * (1 - BOUND_ROUNDING) else delta(e), epsilon)
+
+
+@dataclass(frozen=True)
+class Budget:
+    """What every check draws with: ``trials`` per world, the root ``seed``, the family-wise ``alpha``, the claimed
+    ``delta`` and the executor the seeded blocks run on."""
+
+    trials: int
+    seed: int
+    alpha: float
+    delta: float
+    executor: object = None
+
+    @classmethod
+    def of(cls, config, executor=None) -> Budget:
+        return cls(config.trials, config.seed, config.alpha, config.delta, executor)
+
+
+def sampled_losses(pair, budget: Budget, stream: str, progress: bool = False) -> tuple[np.ndarray, np.ndarray]:
+    """The exact privacy losses of ``budget.trials`` releases of ``pair`` under D and under D' (seeded ``stream``)."""
+    return tuple(
+        sample_privacy_loss(pair, world, budget.trials, budget.seed, stream, budget.executor, progress)
+        for world in ("D", "D'")
+    )
+
+
+def dp_check(spec: CheckSpec, pair, losses, direction: str, epsilon: float, budget: Budget, profile: Profile):
+    """δ_{direction}(ε) ≤ δ at ``pair`` from its plain tails, with its privacy profile (module notes)."""
+    check = dp_check_with_profile(
+        DpClaim(spec, direction, epsilon, budget.delta),
+        pair,
+        losses,
+        Draws(budget.trials, budget.seed, budget.alpha, budget.executor),
+        exact_delta=profile.delta,
+        exact_epsilon=profile.epsilon,
+    )
+    if profile.delta is None and epsilon >= pair.loss_bound:  # δ(ε) = 0 beyond the bound, proved for every pair
+        check = with_exact_zero(check, budget.delta)
+    return check
+
+
+def with_exact_zero(check: Evidence, delta: float) -> Evidence:
+    """``check`` resting, like a pair with a known profile, on the exact δ(ε) = 0 of a bounded loss (ε ≥ η): a pass
+    needs the interval consistent with it (:func:`pdp_audit.verify.evidence.privacy_profile.bound_supported`)."""
+    return replace(check, exact=0.0, supports=lambda ci, alpha: bound_supported(ci, delta, 0.0))
+
+
+def loss_bound_check(spec: CheckSpec, loss_d: np.ndarray, loss_dp: np.ndarray, epsilon: float, eta: float):
+    """|L(o)| ≤ ε on every draw of both worlds: the bound pure DP rests on (attained where the loss has atoms at ±η).
+
+    The losses arrive rounded to the resolution R = 2^-32 at which they are compared
+    (:func:`pdp_audit.mechanisms.base.at_loss_resolution`): the bound is checked to ε(1 + 1e-9) + R/2, which matters
+    only for an ε near R (at ε = 1e-6 rounding alone moves an atom at ε by up to 1.2e-4 of it)."""
+    largest = float(max(np.max(np.abs(loss_d)), np.max(np.abs(loss_dp))))
+    relative = epsilon * (1 + LOSS_BOUND_RTOL)
+    holds = largest <= relative + LOSS_RESOLUTION / 2
+    rounding = " and half the loss resolution 2^-32" if relative < largest <= relative + LOSS_RESOLUTION / 2 else ""
+    return builders.exact_check(
+        spec,
+        holds=holds,
+        estimate=largest,
+        note=f"Largest |L| over {loss_d.size + loss_dp.size:,} releases of both worlds: {largest:.6g} "
+        f"(claimed ε = {epsilon:g}, relative tolerance {LOSS_BOUND_RTOL:g}{rounding}).",
+        largest_loss=largest,
+        loss_bound=eta,
+    )
+
+
+@dataclass(frozen=True)
+class PureSpecs:
+    """The filled specs of the claim's checks at the worst pair."""
+
+    forward: CheckSpec
+    reverse: CheckSpec
+    loss_bound: CheckSpec
+    tail_curve: CheckSpec
+
+
+def pure_dp_checks(
+    specs: PureSpecs, pair, epsilon: float, budget: Budget, profile: Profile, progress: bool = False
+) -> list[Evidence]:
+    """``dp-forward``, ``dp-reverse``, ``loss-bound``, ``loss-consistency`` and ``tail-curve`` at the worst ``pair``
+    (its exact ``profile`` is the same in both directions), from one set of draws (stream ``dp-pair``)."""
+    loss_d, loss_dp = sampled_losses(pair, budget, "dp-pair", progress)
+    grid = profile_grid(epsilon, max(budget.delta, 1e-12), profile.epsilon)
+    curve = np.array([profile.delta(e) for e in grid])
+    losses = (loss_d, loss_dp)
+    return [
+        dp_check(specs.forward, pair, losses, "D||D'", epsilon, budget, profile),
+        dp_check(specs.reverse, pair, losses, "D'||D", epsilon, budget, profile),
+        loss_bound_check(specs.loss_bound, loss_d, loss_dp, epsilon, pair.loss_bound),
+        loss_consistency_check(loss_d, loss_dp, guards=specs.forward),
+        builders.tail_curve_check(
+            specs.tail_curve,
+            both_directions(loss_d, loss_dp, grid, budget.alpha),
+            {"D||D'": curve, "D'||D": curve},
+            epsilon,
+            budget.delta,
+        ),
+    ]
