@@ -271,7 +271,7 @@ def test_a_sys_exit_that_reaches_the_child_is_the_users_fault_never_an_exit_0():
     explained yet)."""
     script = (
         "import sys\n"
-        "from pdp_audit.verify import processes\n"
+        "from pdp_audit.verify.core import processes\n"
         "try:\n"
         "    processes.in_user_process(lambda: sys.exit(0), \"target: the code of 'x:y'\")\n"
         "except processes.InputError as err:\n"
