@@ -181,28 +181,6 @@ def ops_gap_exact(X: np.ndarray, y: np.ndarray, gamma: float, lam: float) -> flo
 # --- exact privacy profiles ----------------------------------------------------------------------
 
 
-def gaussian_mechanism_delta(eps: float | np.ndarray, s: float) -> np.ndarray:
-    """Exact ``δ(ε)`` of the Gaussian mechanism with whitened sensitivity ``s = Δ/σ``
-    (Balle & Wang 2018, Thm 8): ``Φ(s/2 - ε/s) - e^ε Φ(-s/2 - ε/s)``; symmetric in the two directions."""
-    eps = np.asarray(eps, float)
-    if s <= 0:
-        return np.zeros_like(eps)
-    return np.maximum(special.ndtr(s / 2 - eps / s) - np.exp(eps + special.log_ndtr(-s / 2 - eps / s)), 0.0)
-
-
-def gaussian_mechanism_epsilon(delta: float, s: float) -> float:
-    """Smallest ``ε >= 0`` with ``gaussian_mechanism_delta(ε, s) <= δ``."""
-    delta = check_delta(delta)
-    if gaussian_mechanism_delta(0.0, s) <= delta:
-        return 0.0
-    hi = 1.0
-    while gaussian_mechanism_delta(hi, s) > delta:
-        hi *= 2
-    return float(
-        optimize.brentq(lambda e: float(gaussian_mechanism_delta(e, s)) - delta, 0.0, hi, xtol=1e-13, rtol=1e-13)
-    )
-
-
 def _prob_outside(c: float, m: float, v: float) -> float:
     """``P(s^2 > c)`` for ``s ~ N(m, v)``."""
     if c <= 0:

@@ -15,7 +15,6 @@ The JSON keeps every record but the figures (as ``pdp-audit run --json`` does).
 
 from __future__ import annotations
 
-import json
 from dataclasses import replace
 from pathlib import Path
 
@@ -27,6 +26,7 @@ from matplotlib.backends.backend_pdf import PdfPages  # noqa: E402
 
 from pdp_audit.reports.cover import VERDICT_TEXT  # noqa: E402
 from pdp_audit.reports.figure_json import figure_from_dict  # noqa: E402
+from pdp_audit.reports.files import json_text
 from pdp_audit.reports.json_report import (  # noqa: E402
     check_from_dict,
     code_version,
@@ -185,6 +185,6 @@ def write_session_report(records: list[dict], verdict: str, path: Path) -> list[
             with PdfPages(tmp, metadata={"Creator": "pdp-audit", "Producer": "pdp-audit", "CreationDate": None}) as pdf:
                 save_pages(pdf, _session_pages(doc, records))
 
-    text = json.dumps(doc, indent=2, ensure_ascii=False, allow_nan=False) + "\n"
+    text = json_text(doc)
     write_together(str(pdf_path), str(json_path), render, text)
     return [pdf_path, json_path]

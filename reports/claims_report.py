@@ -11,7 +11,6 @@ files.
 
 from __future__ import annotations
 
-import json
 from typing import Mapping, Sequence
 
 import matplotlib
@@ -21,6 +20,7 @@ import matplotlib.pyplot as plt  # noqa: E402
 from matplotlib.backends.backend_pdf import PdfPages  # noqa: E402
 
 from pdp_audit.reports.check_reading import basis, evidence_lines, reading  # noqa: E402
+from pdp_audit.reports.files import json_text
 from pdp_audit.reports.page_text import (  # noqa: E402
     A4,
     COLOURS,
@@ -45,7 +45,7 @@ def write_claims_report(
     doc: dict, checks: Mapping[str, Sequence[Check]], pdf: str | None, json_path: str | None
 ) -> None:
     """Write the PDF and the JSON (``-``: stdout) together (both or neither)."""
-    text = json.dumps(doc, indent=2, ensure_ascii=False, allow_nan=False) + "\n"
+    text = json_text(doc)
     write_together(pdf, json_path, lambda tmp: _render(doc, checks, tmp), text)
 
 

@@ -272,3 +272,11 @@ def atomic_path(path: str | Path) -> Iterator[Path]:
     """Yield a temporary path for ``path``'s content; publish it only if the block succeeds."""
     with atomic_paths(path) as (tmp,):
         yield tmp
+
+
+def json_text(document) -> str:
+    """A JSON document as every report writes it: indented by 2, non-ASCII kept (ε, δ), NaN and infinities refused
+    (a report never holds a number JSON cannot), one newline at the end."""
+    import json
+
+    return json.dumps(document, indent=2, ensure_ascii=False, allow_nan=False) + "\n"

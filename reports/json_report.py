@@ -11,7 +11,7 @@ from typing import Any
 import numpy as np
 
 from pdp_audit.reports.code_commit import code_commit
-from pdp_audit.reports.files import atomic_path, write_stdout
+from pdp_audit.reports.files import atomic_path, json_text, write_stdout
 from pdp_audit.reports.records import Check, Run
 
 SCHEMA_VERSION = 2  # 2: checks carry a role; paper findings apart; certificates add "certified" (optional)
@@ -151,7 +151,7 @@ def run_schema() -> dict[str, Any]:
 
 def dumps(run: Run) -> str:
     """The run's JSON text, byte-identical for the same run."""
-    return json.dumps(run_to_dict(run), indent=2, sort_keys=False, ensure_ascii=False, allow_nan=False) + "\n"
+    return json_text(run_to_dict(run))
 
 
 def write_json(run: Run, path: str) -> None:

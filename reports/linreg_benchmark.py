@@ -5,8 +5,6 @@ Byte-identical for identical results (no timestamps; fixed fonts and sizes); wri
 
 from __future__ import annotations
 
-import json
-
 import matplotlib
 
 matplotlib.use("Agg")
@@ -14,7 +12,7 @@ import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 from matplotlib.backends.backend_pdf import PdfPages  # noqa: E402
 
-from pdp_audit.reports.files import atomic_path, write_stdout  # noqa: E402
+from pdp_audit.reports.files import atomic_path, json_text, write_stdout  # noqa: E402
 from pdp_audit.reports.json_report import clean, code_version, library_versions, package_version  # noqa: E402
 from pdp_audit.reports.page_text import A4, RC, save_pages, text_block  # noqa: E402
 
@@ -30,7 +28,7 @@ def document(result: dict) -> dict:
 
 def write_json(result: dict, path: str) -> None:
     """Write :func:`document` as JSON to ``path`` (atomically), or to stdout for ``-``."""
-    text = json.dumps(document(result), indent=2, ensure_ascii=False, allow_nan=False) + "\n"
+    text = json_text(document(result))
     if path == "-":
         write_stdout(text)
         return

@@ -9,7 +9,6 @@ byte-identical files.
 
 from __future__ import annotations
 
-import json
 import textwrap
 
 import matplotlib
@@ -18,6 +17,7 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 from matplotlib.backends.backend_pdf import PdfPages  # noqa: E402
 
+from pdp_audit.reports.files import json_text
 from pdp_audit.reports.json_report import code_version, package_version  # noqa: E402
 from pdp_audit.reports.page_text import (  # noqa: E402
     A4,
@@ -150,7 +150,7 @@ def _numbers(evidence: dict | None) -> str:
 
 def write_mutants_report(doc: dict, pdf: str | None, json_path: str | None) -> None:
     """Write the PDF and the JSON (``-``: stdout) together (:func:`pdp_audit.reports.publish.write_together`)."""
-    text = json.dumps(doc, indent=2, ensure_ascii=False, allow_nan=False) + "\n"
+    text = json_text(doc)
     write_together(pdf, json_path, lambda tmp: _render(doc, tmp), text)
 
 

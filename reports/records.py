@@ -19,13 +19,10 @@ Role = Literal["guarantee", "paper"]  # decides the verdict, or a statement as p
 Interval = tuple[float, float]
 ArrayLike = Any  # a numpy array or a sequence of numbers
 
-_frozen = dataclass(frozen=True, eq=False)
-
-
 # --- figures -------------------------------------------------------------------------------------------
 
 
-@_frozen
+@dataclass(frozen=True, eq=False)  # records compare by identity: their arrays have no ==
 class TailCurve:
     """δ(ε) of one direction: the Monte Carlo estimate, its interval and the exact curve, on a grid of ε."""
 
@@ -35,7 +32,7 @@ class TailCurve:
     exact: ArrayLike
 
 
-@_frozen
+@dataclass(frozen=True, eq=False)  # records compare by identity: their arrays have no ==
 class TailCurves:
     """One panel per direction (``curves`` keyed by the direction's name, e.g. ``D||D'``), with the claim point."""
 
@@ -46,7 +43,7 @@ class TailCurves:
     delta_claim: float
 
 
-@_frozen
+@dataclass(frozen=True, eq=False)  # records compare by identity: their arrays have no ==
 class Roc:
     """The empirical ROC of the likelihood-ratio attack against the region an (ε, δ)-DP claim allows.
 
@@ -66,7 +63,7 @@ class Roc:
     region_label: str = ""  # default: "allowed by (ε, δ)-DP"
 
 
-@_frozen
+@dataclass(frozen=True, eq=False)  # records compare by identity: their arrays have no ==
 class EventPoint:
     """One event S of the black-box event test, oriented so that P is the rate of the world it favours and Q of the
     other: ``rate`` = Q(S) and its interval, ``log_ratio`` = log(P(S)/Q(S)) and its interval (±inf where a count
@@ -80,7 +77,7 @@ class EventPoint:
     bound: float
 
 
-@_frozen
+@dataclass(frozen=True, eq=False)  # records compare by identity: their arrays have no ==
 class EventRates:
     """The events of the black-box event test against the region an (ε, δ)-DP claim allows: every set S has
     P(S) ≤ e^ε Q(S) + δ (each world's rate in turn as P), i.e. log(P(S)/Q(S)) ≤ log(e^ε + δ/Q(S))."""
@@ -92,7 +89,7 @@ class EventRates:
     level: float
 
 
-@_frozen
+@dataclass(frozen=True, eq=False)  # records compare by identity: their arrays have no ==
 class CoverageFigure:
     """An observed failure rate with its interval against the claimed maximum ρ (and the exact rate, if known)."""
 
@@ -105,7 +102,7 @@ class CoverageFigure:
     exact: float | None = None
 
 
-@_frozen
+@dataclass(frozen=True, eq=False)  # records compare by identity: their arrays have no ==
 class Series:
     """A labelled sample of values, drawn as a histogram."""
 
@@ -113,7 +110,7 @@ class Series:
     values: ArrayLike
 
 
-@_frozen
+@dataclass(frozen=True, eq=False)  # records compare by identity: their arrays have no ==
 class Marker:
     """A labelled vertical line at ``value`` (matplotlib line style ``style``)."""
 
@@ -122,7 +119,7 @@ class Marker:
     style: str = "-"
 
 
-@_frozen
+@dataclass(frozen=True, eq=False)  # records compare by identity: their arrays have no ==
 class Histograms:
     """Overlaid histograms on shared bins from ``xmin`` to just above the largest value or marker."""
 
@@ -134,7 +131,7 @@ class Histograms:
     bins: int = 50
 
 
-@_frozen
+@dataclass(frozen=True, eq=False)  # records compare by identity: their arrays have no ==
 class Panel:
     """One scatter plot of ``(x, y)`` coloured by ``c``, with an optional arrow from the origin."""
 
@@ -145,7 +142,7 @@ class Panel:
     arrow: Sequence[float] | None = None
 
 
-@_frozen
+@dataclass(frozen=True, eq=False)  # records compare by identity: their arrays have no ==
 class ScatterPanels:
     """A grid of scatter panels on one shared colour scale (logarithmic if ``log_colour``)."""
 
@@ -155,7 +152,7 @@ class ScatterPanels:
     log_colour: bool = False
 
 
-@_frozen
+@dataclass(frozen=True, eq=False)  # records compare by identity: their arrays have no ==
 class Line:
     """One curve ``y`` against ``x`` (or the figure's shared ``x``), with an optional band ``lo``–``hi``."""
 
@@ -168,7 +165,7 @@ class Line:
     style: str = "-"
 
 
-@_frozen
+@dataclass(frozen=True, eq=False)  # records compare by identity: their arrays have no ==
 class Lines:
     """Several curves on one axis (shared ``x`` unless a line has its own)."""
 
@@ -189,7 +186,7 @@ Figure = Union[TailCurves, Roc, EventRates, CoverageFigure, Histograms, ScatterP
 # --- checks, pages, runs ---------------------------------------------------------------------------------
 
 
-@_frozen
+@dataclass(frozen=True, eq=False)  # records compare by identity: their arrays have no ==
 class Check:
     """One decided claim: what it states (words, formula, source), the evidence and the verdict.
 
@@ -219,7 +216,7 @@ class Check:
         return self.pvalue is not None
 
 
-@_frozen
+@dataclass(frozen=True, eq=False)  # records compare by identity: their arrays have no ==
 class Page:
     """An extra report page: a title, explanatory text, table ``rows`` (one line each) and at most one figure.
 
@@ -233,7 +230,7 @@ class Page:
     rows: Sequence[str] = ()
 
 
-@_frozen
+@dataclass(frozen=True, eq=False)  # records compare by identity: their arrays have no ==
 class PerInstance:
     """Every individual's exact pDP ε and its Corollary 23 bound, against the mechanism's DP ε and the claim."""
 
@@ -260,7 +257,7 @@ class PerInstance:
         }
 
 
-@_frozen
+@dataclass(frozen=True, eq=False)  # records compare by identity: their arrays have no ==
 class Clipping:
     """How many rows the query's clip bound changed: ``clipped`` of ``rows`` had ``norm`` norm above ``bound``, a
     ``share`` of them; ``warning`` is the sentence the report shows when the share is large (above 20%; else None)."""
@@ -284,7 +281,7 @@ class Clipping:
         }
 
 
-@_frozen
+@dataclass(frozen=True, eq=False)  # records compare by identity: their arrays have no ==
 class Run:
     """The decided checks of one audit run, with the verdict and exit code :mod:`verify` assigned them.
 

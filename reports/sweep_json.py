@@ -6,10 +6,9 @@ spec and seed give byte-identical JSON run serially, on local processes or on Da
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
-from pdp_audit.reports.files import atomic_path, write_stdout
+from pdp_audit.reports.files import atomic_path, json_text, write_stdout
 from pdp_audit.reports.json_report import clean, code_version, library_versions, package_version
 
 SWEEP_SCHEMA_VERSION = 1
@@ -69,7 +68,7 @@ def sweep_to_dict(results) -> dict[str, Any]:
 
 def dumps(results) -> str:
     """The sweep's JSON document as text (indented, UTF-8, no NaN)."""
-    return json.dumps(sweep_to_dict(results), indent=2, ensure_ascii=False, allow_nan=False) + "\n"
+    return json_text(sweep_to_dict(results))
 
 
 def write_sweep_json(results, path: str) -> None:

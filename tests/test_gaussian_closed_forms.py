@@ -186,3 +186,17 @@ def test_calibrations_beyond_the_range_searched_are_input_errors():
             g.analytic_epsilon(0.999999, 1e-300)
         with pytest.raises(InputError, match="epsilon 1e\\+300 and delta 1e-300: the calibrated σ/Δ lies outside"):
             g.analytic_sigma(1e300, 1e-300)
+
+
+def test_whitened_delta_and_epsilon_against_mpmath():
+    """The vectorised forms the linear-regression audits use: the same δ(ε) at s = Δ/σ (relative 1e-12 of δ where δ is
+    above 1e-300), 0 at s = 0, and the bisection's ε within its relative 1e-12 of the mpmath root."""
+    eps = np.array([c[0] for c in CASES])
+    s = np.array([c[2] / c[1] for c in CASES])
+    got = g.whitened_delta(eps, s)
+    want = np.array([float(mp_delta(*c)) for c in CASES])
+    assert np.allclose(got, want, rtol=1e-12, atol=0.0)
+    assert g.whitened_delta(1.0, 0.0) == 0.0
+    for delta, sens in [(1e-5, 0.27), (1e-8, 1.0), (1e-3, 3.0)]:
+        root = mp.findroot(lambda e: mp_delta(e, 1, sens) - delta, g.analytic_epsilon(delta, 1.0, sens))
+        assert float(g.whitened_epsilon(delta, sens)[0]) == pytest.approx(float(root), rel=2e-12)

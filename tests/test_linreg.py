@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 from scipy import integrate, stats
 
+from pdp_audit.mechanisms import gaussian as G
 from pdp_audit.mechanisms import linreg as L
 from pdp_audit.mechanisms import linreg_adaptive as A
 from pdp_audit.mechanisms import linreg_bounds as B
@@ -348,7 +349,7 @@ def test_eq34_lines(data):
 
 
 def test_gaussian_profile_vs_mc(data):
-    """``gaussian_mechanism_delta`` equals the MC hockey-stick of an output-perturbation pair (shared A:
+    """``whitened_delta`` equals the MC hockey-stick of an output-perturbation pair (shared A:
     a Gaussian mechanism with ``s = sqrt(γ) Δ_A``).  MC of a [0,1] variable, N = 400000: Hoeffding
     radius sqrt(log(2/1e-6)/(2N)) = 0.0043 (false alarm <= 1e-6)."""
     X, y = data
@@ -357,7 +358,7 @@ def test_gaussian_profile_vs_mc(data):
     loss = pair.privacy_loss(pair.sample("D", 400000, np.random.default_rng(1)))
     for eps in (0.0, 0.5, 1.0):
         mc = np.mean(np.maximum(0, 1 - np.exp(eps - loss)))
-        assert abs(mc - float(B.gaussian_mechanism_delta(eps, s))) < 0.0043
+        assert abs(mc - float(G.whitened_delta(eps, s))) < 0.0043
 
 
 def test_ops_exact_delta_vs_mc_and_quadrature(data):
@@ -462,9 +463,9 @@ def test_lemma24_eq33(data):
                 th_p = L.ridge(*nb.with_target)
                 D = B.eq34_sensitivity(nb.X, nb.y, nb.x, nb.yz, Am, 0.0, 2)
                 s = np.sqrt(gamma) * D
-                r24 = max(r24, float(B.gaussian_mechanism_delta(B.lemma24_epsilon(D, gamma, delta), s)) / delta)
+                r24 = max(r24, float(G.whitened_delta(B.lemma24_epsilon(D, gamma, delta), s)) / delta)
                 g, H = -2 * (nb.yz - nb.x @ th_p) * nb.x, 2 * nb.X.T @ nb.X  # Lemma 3.1 for ℓ = (y - x^Tθ)^2
-                r33 = max(r33, float(B.gaussian_mechanism_delta(B.eq33_epsilon(g, H, Am, delta), s)) / delta)
+                r33 = max(r33, float(G.whitened_delta(B.eq33_epsilon(g, H, Am, delta), s)) / delta)
             worst[(gamma, delta)] = (r24, r33)
             print(f"γ={gamma} δ={delta}: max δ_exact/δ Lemma 2.4 {r24:.3g}, (3.3) {r33:.3g}")
     assert worst[(0.1, 1e-6)][0] > 100 and worst[(1.0, 1e-6)][0] > 1 and worst[(10.0, 1e-6)][0] < 1

@@ -17,6 +17,7 @@ import pytest
 
 from pdp_audit.audits.linreg import profiles as P
 from pdp_audit.audits.linreg.views import view_of
+from pdp_audit.mechanisms import gaussian as G
 from pdp_audit.mechanisms import linreg as L
 from pdp_audit.mechanisms import linreg_adaptive as A
 from pdp_audit.mechanisms import linreg_bounds as B
@@ -277,8 +278,8 @@ def test_ops_profile_matches_mechanisms(data):
     want = [B.ops_exact_epsilon(X, y, xs[j], yz, gamma, lam, 1e-5) for j, yz in enumerate((1.0, -1.0, 1.0, -1.0))]
     np.testing.assert_allclose(eps, want, rtol=1e-9)
     np.testing.assert_allclose(
-        P.gaussian_epsilon(1e-5, [0.1, 1.0, 3.0]),
-        [B.gaussian_mechanism_epsilon(1e-5, s) for s in (0.1, 1.0, 3.0)],
+        G.whitened_epsilon(1e-5, [0.1, 1.0, 3.0]),
+        [G.analytic_epsilon(1e-5, 1.0, s) for s in (0.1, 1.0, 3.0)],
         rtol=1e-10,
     )
 
@@ -337,7 +338,7 @@ def test_noise_views_reproduce_the_exact_profile(data):
     s = view.whitened_sensitivity()
     tail = rare.rare_tail(view, 1.0, "D||D'", 100_000, 0)
     lo, hi = tail.interval(1e-6)
-    assert tail.certified and lo <= float(P.gaussian_delta(1.0, s)) <= hi
+    assert tail.certified and lo <= float(G.whitened_delta(1.0, s)) <= hi
 
 
 # --- default-size audits on the bundled data (slow) ------------------------------------------------

@@ -17,7 +17,8 @@ from pdp_audit.mechanisms import laplace as lap
 from pdp_audit.mechanisms import mutant_pairs as zoo
 from pdp_audit.mechanisms.mutant_pairs import GaussianWithView, RareLeak, StudentT
 from pdp_audit.mechanisms.mutant_pairs import ShiftedLaplace as Laplace
-from pdp_audit.verify.evidence.pair_claims import StreamedHockeyMean, hockey_integrand
+from pdp_audit.verify.estimators.tails import hockey_integrand
+from pdp_audit.verify.evidence.pair_claims import StreamedHockeyMean
 
 CLAIM = (1.0, 1e-5)
 

@@ -27,7 +27,8 @@ from pdp_audit.audits.blackbox.defaults import STATISTICS
 from pdp_audit.audits.canaries.evidence import audit_canary_scores, audit_one_run  # noqa: F401 (re-exported)
 from pdp_audit.mechanisms.base import NeighbourPair
 from pdp_audit.mechanisms.validation import InputError
-from pdp_audit.reports.records import Check, Run
+from pdp_audit.reports.records import Run
+from pdp_audit.reports.run_text import describe  # noqa: F401 (re-exported)
 from pdp_audit.verify.calibration import gaussian_delta, gaussian_epsilon, gaussian_sigma  # noqa: F401 (re-exported)
 from pdp_audit.verify.core.config import PAIR_OPTIONS, pair_value
 
@@ -520,35 +521,6 @@ def read_sweep(path: str | os.PathLike) -> pandas.DataFrame:
     from pdp_audit.verify.sweeps.store import read_frame
 
     return read_frame(os.fspath(path))
-
-
-def describe(run: Run) -> str:
-    """A readable account of a run: its verdict, then each check's claim, formula, estimate, interval and
-    Holm-adjusted p-value (the note of each check that did not pass).
-
-    Example::
-
-        print(pdp_audit.describe(run))
-    """
-    lines = [f"pdp-audit: {run.mechanism}: {run.verdict.upper()} (exit code {run.exit_code})"]
-    lines += check_lines(run.checks)
-    lines.append(f"  (seed {run.seed}, false-alarm probability α = {run.alpha:g}, Holm over the run's checks)")
-    return "\n".join(lines)
-
-
-def check_lines(checks: list[Check] | tuple[Check, ...]) -> list[str]:
-    """Two lines per check (three with its note when it did not pass), as :func:`describe` prints them."""
-    lines = []
-    for c in checks:
-        ci = "" if c.ci is None else f", interval [{c.ci[0]:.4g}, {c.ci[1]:.4g}] at confidence {c.level:.10g}"
-        adj = "" if c.adjusted_pvalue is None else f", Holm-adjusted p-value {c.adjusted_pvalue:.3g}"
-        lines.append(f"  [{c.id}] {c.verdict.upper()}: {c.claim}")
-        estimate = "—" if c.estimate is None else f"{c.estimate:.4g}"
-        exact = "" if c.exact is None else f"; exact {c.exact:.4g}"
-        lines.append(f"      {c.formula}; estimate {estimate}{ci}{adj}{exact}")
-        if c.verdict != "pass" and c.note:
-            lines.append(f"      {c.note}")
-    return lines
 
 
 # --------------------------------------------------------------------------------------------------

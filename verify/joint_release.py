@@ -271,12 +271,12 @@ def hockey_stick_profile(pair: Any, grid: np.ndarray, draws: int, seed: int, str
     """max of δ_{D‖D'}(ε) = E_D[(1 − e^{ε−L})₊] and δ_{D'‖D}(ε) = E_D'[(1 − e^{ε+L})₊] on ``grid`` (Monte Carlo;
     Balle et al. 2018, Theorem 5), from ``draws`` losses per world."""
     from pdp_audit.verify.estimators.engine import sample_privacy_loss
+    from pdp_audit.verify.estimators.tails import hockey_integrand
 
     loss_d = sample_privacy_loss(pair, "D", draws, seed, stream)
     loss_dp = sample_privacy_loss(pair, "D'", draws, seed, stream)
-    with np.errstate(over="ignore"):  # e^{ε−L} = ∞ where L ≪ ε: the term is 0
-        forward = [np.mean(np.clip(1 - np.exp(e - loss_d), 0, None)) for e in grid]
-        reverse = [np.mean(np.clip(1 - np.exp(e + loss_dp), 0, None)) for e in grid]
+    forward = [np.mean(hockey_integrand(loss_d, e)) for e in grid]
+    reverse = [np.mean(hockey_integrand(-loss_dp, e)) for e in grid]
     return np.maximum(forward, reverse)
 
 

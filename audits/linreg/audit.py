@@ -28,10 +28,10 @@ import numpy as np
 from pdp_audit.audits.linreg import builders
 from pdp_audit.audits.linreg.checks import STAGE_BUDGET
 from pdp_audit.audits.linreg.context import Context, LinregAuditConfig, Target
-from pdp_audit.audits.linreg.profiles import gaussian_delta, gaussian_epsilon
 from pdp_audit.audits.linreg.views import view_of
 from pdp_audit.mechanisms import linreg as L
 from pdp_audit.mechanisms import linreg_adaptive as A
+from pdp_audit.mechanisms.gaussian import whitened_delta, whitened_epsilon
 from pdp_audit.reports.records import Page
 from pdp_audit.verify.core.checks import Evidence
 from pdp_audit.verify.estimators.engine import sample_privacy_loss
@@ -153,8 +153,8 @@ class MechanismAudit:
             spec = STAGE_BUDGET.fill(
                 slug=name.replace("/", "-"), release=name, s=s, epsilon_k=ek, delta_k=dk, source=self.source
             )
-            exact_ratio = float(gaussian_delta(ek, s)) / dk
-            exact_epsilon = float(gaussian_epsilon(dk, s)[0])
+            exact_ratio = float(whitened_delta(ek, s)) / dk
+            exact_epsilon = float(whitened_epsilon(dk, s)[0])
             check = builders.gaussian_release_check(
                 spec,
                 s,
@@ -179,11 +179,11 @@ class GaussianAudit(MechanismAudit):
         return np.array([view_of(self.pair(ctx.neighbours(t))).whitened_sensitivity() for t in targets])
 
     def target_deltas(self, ctx, targets, eps):
-        delta = gaussian_delta(eps, self.sensitivities(ctx, targets))
+        delta = whitened_delta(eps, self.sensitivities(ctx, targets))
         return np.column_stack([delta, delta])
 
     def target_epsilons(self, ctx, targets, delta):
-        return gaussian_epsilon(delta, self.sensitivities(ctx, targets))
+        return whitened_epsilon(delta, self.sensitivities(ctx, targets))
 
     def attack_exact(self, ctx, target):
         return builders.gaussian_attack_exact(float(self.sensitivities(ctx, [target])[0]), self.config.delta)

@@ -29,9 +29,8 @@ import numpy as np
 from scipy import stats
 
 from pdp_audit.audits.linreg.checks import DP_FORWARD, DP_REVERSE, LR_ATTACK
-from pdp_audit.audits.linreg.profiles import gaussian_delta, gaussian_epsilon
 from pdp_audit.audits.linreg.views import view_of
-from pdp_audit.mechanisms.gaussian import GaussianPair
+from pdp_audit.mechanisms.gaussian import GaussianPair, whitened_delta, whitened_epsilon
 from pdp_audit.reports.records import Histograms, Marker, Series, TailCurve, TailCurves
 from pdp_audit.verify.core.checks import CheckSpec, Evidence, samples_to_decide
 from pdp_audit.verify.estimators import rare
@@ -177,7 +176,7 @@ def gaussian_attack_exact(s: float, delta: float) -> tuple[float, list]:
     for fpr in (1e-3, 1e-2, 1e-1, 0.5):
         t = -(s**2) / 2 + s * stats.norm.isf(fpr)
         points.append((float(t), float(stats.norm.sf((t - s**2 / 2) / s)), fpr))
-    return float(gaussian_epsilon(delta, s)[0]), points
+    return float(whitened_epsilon(delta, s)[0]), points
 
 
 def roc_points(
@@ -337,7 +336,7 @@ def gaussian_release_check(
     :data:`pdp_audit.audits.linreg.checks.STAGE_BUDGET`.
     """
     pair = GaussianPair(np.zeros(1), np.array([float(s)]), 1.0)
-    exact = float(gaussian_delta(epsilon, s))
+    exact = float(whitened_delta(epsilon, s))
     check = tail_check(DpClaim(spec, "D||D'", epsilon, delta), pair, draws, exact)
     return check.noted(note, before=True).with_details(
         whitened_sensitivity=float(s), epsilon_k=float(epsilon), delta_k=float(delta), exact_over_delta_k=exact / delta

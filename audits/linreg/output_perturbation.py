@@ -14,10 +14,10 @@ from pdp_audit.audits.linreg import builders, reproductions
 from pdp_audit.audits.linreg.audit import SRC_PDP, GaussianAudit
 from pdp_audit.audits.linreg.checks import EQ33, EQ34_LINE1, EQ34_LINE2, LEMMA24, LEMMA31
 from pdp_audit.audits.linreg.context import offdata_targets
-from pdp_audit.audits.linreg.profiles import gaussian_delta
 from pdp_audit.mechanisms import gaussian as G
 from pdp_audit.mechanisms import linreg as L
 from pdp_audit.mechanisms import linreg_bounds as B
+from pdp_audit.mechanisms.gaussian import whitened_delta
 from pdp_audit.verify.evidence import builders as generic
 
 
@@ -79,7 +79,7 @@ class OutputPerturbationAudit(GaussianAudit):
         )
 
         def exact_at(eps):
-            dd = gaussian_delta(eps, s)
+            dd = whitened_delta(eps, s)
             return np.column_stack([dd, dd])
 
         def make_pair(k, targets=targets):

@@ -51,36 +51,6 @@ LOG_FLOOR = -745.0  # exp of anything below underflows to 0
 # --------------------------------------------------------------------------------------------
 # Gaussian mechanism (shared covariance)
 # --------------------------------------------------------------------------------------------
-def gaussian_delta(eps, s) -> np.ndarray:
-    """Exact δ(ε) of a Gaussian mechanism with whitened sensitivity ``s`` (broadcast over both)."""
-    eps, s = np.broadcast_arrays(np.asarray(eps, float), np.asarray(s, float))
-    safe = np.where(s > 0, s, 1.0)
-    with np.errstate(over="ignore", invalid="ignore"):
-        out = special.ndtr(safe / 2 - eps / safe) - np.exp(
-            np.maximum(eps + special.log_ndtr(-safe / 2 - eps / safe), LOG_FLOOR)
-        )
-    return np.where(s > 0, np.maximum(out, 0.0), 0.0)
-
-
-def gaussian_epsilon(delta: float, s) -> np.ndarray:
-    """Smallest ε ≥ 0 with :func:`gaussian_delta` ≤ δ, by vectorised bisection (relative 1e-12).
-
-    The upper bracket s²/2 + s√(2 log(1/δ)) is valid because P[L > ε] ≤ δ there (Gaussian tail)."""
-    s = np.atleast_1d(np.asarray(s, float))
-    lo = np.zeros_like(s)
-    hi = s**2 / 2 + s * np.sqrt(2 * np.log(1 / delta)) + 1e-12
-    for _ in range(100):
-        mid = 0.5 * (lo + hi)
-        bad = gaussian_delta(mid, s) > delta
-        lo, hi = np.where(bad, mid, lo), np.where(bad, hi, mid)
-        if np.all(hi - lo <= 1e-12 * np.maximum(hi, 1e-300)):
-            break
-    return np.where(gaussian_delta(0.0, s) <= delta, 0.0, hi)
-
-
-# --------------------------------------------------------------------------------------------
-# OPS: exact hockey-stick divergences through the scalar s = y_z − xᵀθ
-# --------------------------------------------------------------------------------------------
 def _log_prob_outside(c, m, v):
     """log P(s² > c) for s ~ N(m, v) (c ≤ 0 gives 0)."""
     c, m, v = np.broadcast_arrays(np.asarray(c, float), np.asarray(m, float), np.asarray(v, float))

@@ -38,9 +38,10 @@ from pdp_audit.audits.linreg.checks import (
     FIG3_EFFICIENCY,
     FIG3_FOR_FREE,
 )
-from pdp_audit.audits.linreg.profiles import RidgeBatch, gaussian_epsilon, loo_batch, ops_epsilon
+from pdp_audit.audits.linreg.profiles import RidgeBatch, loo_batch, ops_epsilon
 from pdp_audit.mechanisms import linreg as L
 from pdp_audit.mechanisms import linreg_adaptive as A
+from pdp_audit.mechanisms.gaussian import whitened_epsilon
 from pdp_audit.mechanisms.linreg_bounds import ridge_global_sensitivity
 from pdp_audit.mechanisms.linreg_calibration import RowBounds, ops_calibration
 from pdp_audit.mechanisms.linreg_data import synthetic_regression
@@ -110,9 +111,9 @@ def _fig1_numbers(seed: int, sigma: float) -> dict:
     n, lam, delta = FIG1["n"], FIG1["lam"], FIG1["delta"]
     glob = ridge_global_sensitivity(n, lam)
     shifts = loo_batch(X, y).at(np.full(n, lam))["shift"]
-    pdp = gaussian_epsilon(delta, shifts / sigma)
-    for_all = float(gaussian_epsilon(delta, _sup_shift(X, y, lam, seed) / sigma)[0])
-    dp = float(gaussian_epsilon(delta, glob / sigma)[0])
+    pdp = whitened_epsilon(delta, shifts / sigma)
+    for_all = float(whitened_epsilon(delta, _sup_shift(X, y, lam, seed) / sigma)[0])
+    dp = float(whitened_epsilon(delta, glob / sigma)[0])
     return {"pdp": pdp, "for_all": for_all, "dp": dp, "global_sensitivity": glob}
 
 
@@ -158,14 +159,14 @@ def pdp_figures_1_2_left(config) -> tuple[list[Evidence], list[Page]]:
     sup = _sup_shift(X, y, FIG1["lam"], config.seed)
     rows = []
     for sigma in FIG2_SIGMAS:
-        e = gaussian_epsilon(FIG1["delta"], shifts / sigma)
+        e = whitened_epsilon(FIG1["delta"], shifts / sigma)
         rows.append(
             (
-                float(gaussian_epsilon(FIG1["delta"], f1["global_sensitivity"] / sigma)[0]),
+                float(whitened_epsilon(FIG1["delta"], f1["global_sensitivity"] / sigma)[0]),
                 np.quantile(e, [0.25, 0.5, 0.75]),
                 float(e.max()),
                 float(e.mean()),
-                float(gaussian_epsilon(FIG1["delta"], sup / sigma)[0]),
+                float(whitened_epsilon(FIG1["delta"], sup / sigma)[0]),
             )
         )
     worst_ratio = min(r[0] / r[3] for r in rows)

@@ -44,33 +44,89 @@ with one line naming the argument and its valid range.
 
 from __future__ import annotations
 
-from pdp_audit.audits.blackbox.evidence import BlackBoxBudget
-from pdp_audit.audits.blackbox.search_check import SearchOptions
-from pdp_audit.mechanisms.base import NeighbourPair
-from pdp_audit.mechanisms.validation import InputError
-from pdp_audit.reports.json_report import package_version
-from pdp_audit.reports.records import Check, Run, Verdict
-from pdp_audit.verify.api import (
-    audit_blackbox,
-    audit_blackbox_search,
-    audit_canary_scores,
-    audit_coverage,
-    audit_one_run,
-    audit_pair,
-    certify,
-    check_pair,
-    describe,
-    gaussian_delta,
-    gaussian_epsilon,
-    gaussian_sigma,
-    list_audits,
-    read_sweep,
-    run_audit,
-    write_report,
-)
-from pdp_audit.verify.core.checks import EXIT_CODES
+import importlib
+from typing import TYPE_CHECKING, Any
 
-__version__: str = package_version()
+if TYPE_CHECKING:  # what a type checker and an IDE see; at run time each name is imported on first use
+    from pdp_audit.audits.blackbox.evidence import BlackBoxBudget
+    from pdp_audit.audits.blackbox.search_check import SearchOptions
+    from pdp_audit.mechanisms.base import NeighbourPair
+    from pdp_audit.mechanisms.validation import InputError
+    from pdp_audit.reports.records import Check, Run, Verdict
+    from pdp_audit.verify.api import (
+        audit_blackbox,
+        audit_blackbox_search,
+        audit_canary_scores,
+        audit_coverage,
+        audit_one_run,
+        audit_pair,
+        certify,
+        check_pair,
+        describe,
+        gaussian_delta,
+        gaussian_epsilon,
+        gaussian_sigma,
+        list_audits,
+        read_sweep,
+        run_audit,
+        write_report,
+    )
+    from pdp_audit.verify.core.checks import EXIT_CODES
+
+    __version__: str
+
+#: Where each public name lives.  ``import pdp_audit`` loads none of them (PEP 562): a command that only asks for
+#: ``--version`` or ``--help``, or a test collecting its plugin, pays for numpy alone.
+_HOMES = {
+    "BlackBoxBudget": "pdp_audit.audits.blackbox.evidence",
+    "SearchOptions": "pdp_audit.audits.blackbox.search_check",
+    "NeighbourPair": "pdp_audit.mechanisms.base",
+    "InputError": "pdp_audit.mechanisms.validation",
+    "Check": "pdp_audit.reports.records",
+    "Run": "pdp_audit.reports.records",
+    "Verdict": "pdp_audit.reports.records",
+    "EXIT_CODES": "pdp_audit.verify.core.checks",
+    **{
+        name: "pdp_audit.verify.api"
+        for name in (
+            "audit_blackbox",
+            "audit_blackbox_search",
+            "audit_canary_scores",
+            "audit_coverage",
+            "audit_one_run",
+            "audit_pair",
+            "certify",
+            "check_pair",
+            "describe",
+            "gaussian_delta",
+            "gaussian_epsilon",
+            "gaussian_sigma",
+            "list_audits",
+            "read_sweep",
+            "run_audit",
+            "write_report",
+        )
+    },
+}
+
+
+def __getattr__(name: str) -> Any:
+    """A public name, imported from its module on first use and kept in this namespace."""
+    if name == "__version__":
+        from pdp_audit.reports.json_report import package_version
+
+        value = package_version()
+    elif name in _HOMES:
+        value = getattr(importlib.import_module(_HOMES[name]), name)
+    else:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *__all__})
+
 
 __all__ = [
     "EXIT_CODES",

@@ -11,6 +11,7 @@ import time
 from pdp_audit.audits.linreg.benchmark_config import BenchmarkConfig
 from pdp_audit.mechanisms.linreg_data import REGRESSION_DATASETS
 from pdp_audit.verify.catalogue.arguments import add_option
+from pdp_audit.verify.cli.commands import COMMAND_HELP
 from pdp_audit.verify.core.config import COMMAND_LINE, build, options
 from pdp_audit.verify.core.outputs import check_outputs
 
@@ -22,7 +23,7 @@ def _datasets(values: list[str]) -> tuple[str, ...]:
 
 def add_parser(subparsers) -> None:
     """Add ``benchmark linreg`` and its options to the CLI's subcommands."""
-    p = subparsers.add_parser("benchmark", help="utility benchmarks of the mechanisms (test error, not privacy)")
+    p = subparsers.add_parser("benchmark", help=COMMAND_HELP["benchmark"])
     which = p.add_subparsers(dest="benchmark", required=True, parser_class=type(p))
     q = which.add_parser(
         "linreg",

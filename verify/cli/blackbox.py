@@ -17,7 +17,6 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import importlib
-import json
 import os
 import sys
 
@@ -32,8 +31,10 @@ from pdp_audit.audits.blackbox.defaults import (
 )
 from pdp_audit.mechanisms.base import user_error
 from pdp_audit.mechanisms.validation import InputError, quoted, shown
+from pdp_audit.reports.files import json_text
 from pdp_audit.verify.catalogue.arguments import add_option, typed
 from pdp_audit.verify.cli import blackbox_search
+from pdp_audit.verify.cli.commands import COMMAND_HELP
 from pdp_audit.verify.core.config import PAIR_OPTIONS, Option
 from pdp_audit.verify.core.dask_cluster import DASK_LOCAL, SCHEDULER
 from pdp_audit.verify.core.outputs import check_outputs
@@ -103,7 +104,7 @@ def add_parser(subparsers) -> None:
     """Add ``pdp-audit blackbox`` to the CLI's subparsers."""
     p = subparsers.add_parser(
         "blackbox",
-        help="try to refute a DP claim of a mechanism that can only be sampled (never certifies)",
+        help=COMMAND_HELP["blackbox"],
         description="Learn a test of D vs D' on sampled releases and bound ε on fresh ones; exit 1 if the claim is "
         "refuted, 3 otherwise.",
     )
@@ -213,7 +214,7 @@ def command_blackbox(args: argparse.Namespace) -> int:
         "alpha": args.alpha,
         "check": check_to_dict(check),
     }
-    text = json.dumps(doc, indent=2, ensure_ascii=False, allow_nan=False) + "\n"
+    text = json_text(doc)
     if args.json == "-":
         from pdp_audit.reports.files import write_stdout
 

@@ -17,9 +17,9 @@ PDF (banner, claim, the pair, the ROC of the test against the claim's region, th
 from __future__ import annotations
 
 import argparse
-import json
 
 from pdp_audit.mechanisms.validation import InputError, shown
+from pdp_audit.reports.files import json_text
 from pdp_audit.verify.core.outputs import check_outputs
 
 #: The search options of ``blackbox`` (besides the claim and budget of :data:`...blackbox.BLACKBOX_OPTIONS`).
@@ -151,7 +151,7 @@ def _publish(args, outcome, doc: dict, report: str | None) -> None:
     from pdp_audit.reports.blackbox_report import render_blackbox_pdf
     from pdp_audit.reports.publish import write_together
 
-    text = json.dumps(doc, indent=2, ensure_ascii=False, allow_nan=False) + "\n"
+    text = json_text(doc)
     write_together(report, args.json, lambda tmp: render_blackbox_pdf(outcome.report_record(), tmp), text)
     if args.json != "-":
         (check,) = outcome.run.checks

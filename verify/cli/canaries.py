@@ -22,6 +22,7 @@ import numpy as np
 
 from pdp_audit.mechanisms.validation import InputError, quoted, shown
 from pdp_audit.verify.catalogue.arguments import add_option, typed
+from pdp_audit.verify.cli.commands import COMMAND_HELP
 from pdp_audit.verify.core.config import PAIR_OPTIONS
 from pdp_audit.verify.core.outputs import check_outputs
 
@@ -39,7 +40,7 @@ def add_parser(subparsers) -> None:
     """Add ``pdp-audit canaries`` to the CLI's subparsers."""
     p = subparsers.add_parser(
         "canaries",
-        help="bound ε from a training run's canary scores (refutes a claim, never certifies)",
+        help=COMMAND_HELP["canaries"],
         description="The ε lower bound canary scores prove, with the ROC, TPR at low FPR and AUROC; exit 1 if "
         "--claim-epsilon is refuted, 3 otherwise (also without a claim: scores never certify).",
     )

@@ -23,6 +23,7 @@ import time
 
 from pdp_audit.mechanisms.validation import shown
 from pdp_audit.verify.catalogue.arguments import add_option, typed
+from pdp_audit.verify.cli.commands import COMMAND_HELP
 from pdp_audit.verify.cli.warnings import print_warnings
 from pdp_audit.verify.core.config import WORKERS_OPTION
 from pdp_audit.verify.core.outputs import check_outputs
@@ -42,7 +43,7 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
     """Add ``pdp-audit certify``; it parses deployments with the ``run <mechanism>`` parsers already added."""
     p = subparsers.add_parser(
         "certify",
-        help="certify a deployment file: mechanism, exact parameters, data and (ε, δ) claim",
+        help=COMMAND_HELP["certify"],
         description="Run the guarantees of `pdp-audit run <mechanism>` on exactly the parameters, data and claim of "
         "a TOML deployment file and write a certificate (PDF and JSON) with the data's and the file's SHA-256. "
         "Exit 0 certified, 1 a guarantee fails, 3 a guarantee undecided, 2 bad input.",

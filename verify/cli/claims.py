@@ -13,13 +13,14 @@ A bad value exits 2 with one line on stderr (via the CLI's usage-error path).
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import sys
 import textwrap
 
 from pdp_audit.mechanisms.validation import InputError, shown
+from pdp_audit.reports.files import json_text
 from pdp_audit.verify.catalogue.arguments import add_option, typed
+from pdp_audit.verify.cli.commands import COMMAND_HELP
 from pdp_audit.verify.core.config import SEED_OPTION, WORKERS_OPTION
 from pdp_audit.verify.core.outputs import check_outputs
 from pdp_audit.verify.ledger import entries as ledger
@@ -49,7 +50,7 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
     """Add ``pdp-audit claims`` to the subcommands."""
     p = subparsers.add_parser(
         "claims",
-        help="the claims ledger: every checkable claim of the papers and what the suite found",
+        help=COMMAND_HELP["claims"],
         description="List the claims ledger: the checkable claims (K1–K36), printed ambiguities (Q1–Q53) and numbered "
         "results of [PDP], [RW] and [LR], each with what the suite found.",
     )
@@ -143,9 +144,9 @@ def command_claims(args: argparse.Namespace) -> int:
         from pdp_audit.reports.files import atomic_path
 
         with atomic_path(args.json) as tmp:
-            tmp.write_text(json.dumps(doc, ensure_ascii=False, indent=2, allow_nan=False) + "\n", encoding="utf-8")
+            tmp.write_text(json_text(doc), encoding="utf-8")
     if args.json == "-":
-        text = json.dumps(doc, ensure_ascii=False, indent=2, allow_nan=False)
+        text = json_text(doc).rstrip("\n")  # print() adds it back
     else:
         text = render_table(entries, full=bool(args.only)) + (f"\n  json: {shown(args.json)}" if args.json else "")
     try:

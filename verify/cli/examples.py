@@ -17,6 +17,7 @@ from importlib import resources
 from pathlib import Path
 
 from pdp_audit.mechanisms.validation import InputError
+from pdp_audit.verify.cli.commands import COMMAND_HELP
 
 PACKAGE = "pdp_audit.examples"
 
@@ -25,7 +26,7 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
     """Add ``pdp-audit examples`` to the subcommands."""
     p = subparsers.add_parser(
         "examples",
-        help="write the shipped examples (deployment files, sweep specs, test files) into a folder",
+        help=COMMAND_HELP["examples"],
         description="Copy the shipped examples into DIR (created if needed). Existing files are never replaced.",
     )
     p.add_argument("folder", metavar="DIR", nargs="?", default="pdp-audit-examples", help="(default: %(default)s)")

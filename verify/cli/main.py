@@ -20,55 +20,71 @@ import time
 import traceback
 
 from pdp_audit.mechanisms.validation import InputError, one_line, quoted, shown
+from pdp_audit.reports.run_text import summary_lines
 from pdp_audit.verify.catalogue.arguments import Parser, add_run_arguments, configure_from_args, typed
-from pdp_audit.verify.catalogue.plans import plans_by_name
-from pdp_audit.verify.cli import (
-    benchmark,
-    blackbox,
-    canaries,
-    certify,
-    claims,
-    examples,
-    mutants,
-    report,
-    schema,
-    sweep,
-    tau,
-)
+from pdp_audit.verify.cli.commands import COMMAND_HELP
 from pdp_audit.verify.cli.warnings import print_warnings
 from pdp_audit.verify.core.checks import without_findings
 from pdp_audit.verify.core.config import WORKERS_OPTION
 from pdp_audit.verify.core.outputs import check_outputs, record_reads
 from pdp_audit.verify.core.processes import Terminated, end_by, terminations_raise
 
-# The subcommands besides ``list`` and ``run``, in the order ``--help`` shows them.
-COMMANDS = (certify, sweep, report, claims, tau, benchmark, schema, mutants, blackbox, canaries, examples)
+#: The arguments that need nothing but the command's names and help: no audit is imported for them.
+LIGHT_ARGUMENTS = frozenset({"-h", "--help", "--version"})
 
 EXIT_USAGE = 2
 EXIT_INTERNAL_ERROR = 4
 EXIT_INTERRUPTED = 130
 
 
-def build_parser() -> Parser:
-    """``list`` and ``run`` are built in; the other subcommands are the modules of :data:`COMMANDS`.
+def build_parser(light: bool = False) -> Parser:
+    """``list`` and ``run`` are built in; the other subcommands are the modules of :func:`command_modules`.
 
     A command module exposes ``add_parser(subparsers)``, which adds its subparser and sets
-    ``handler`` (a function of the parsed arguments returning the exit code) as a default.
+    ``handler`` (a function of the parsed arguments returning the exit code) as a default.  ``light``: the
+    subcommands by name and help only (:data:`~pdp_audit.verify.cli.commands.COMMAND_HELP`), enough for
+    ``--help`` and ``--version``, with no audit imported.
     """
     parser = Parser(prog="pdp-audit", description="Certify (per-instance) differential-privacy claims by simulation.")
     parser.add_argument(
         "--version", action="version", version=version_text(), help="the version and the commit it was built from"
     )
     sub = parser.add_subparsers(dest="command", required=True, parser_class=Parser)
-    sub.add_parser("list", help="what can be audited").set_defaults(handler=lambda args: command_list())
-    run = sub.add_parser("run", help="audit one mechanism and write a PDF/JSON report")
+    if light:
+        for name, text in COMMAND_HELP.items():
+            sub.add_parser(name, help=text)
+        return parser
+    from pdp_audit.verify.catalogue.plans import plans_by_name
+
+    sub.add_parser("list", help=COMMAND_HELP["list"]).set_defaults(handler=lambda args: command_list())
+    run = sub.add_parser("run", help=COMMAND_HELP["run"])
     run.set_defaults(handler=command_run)
     mechanisms = run.add_subparsers(dest="mechanism", required=True, parser_class=Parser)
     for name, audit in plans_by_name().items():
         add_run_arguments(mechanisms.add_parser(name, help=audit.help), audit)
-    for module in COMMANDS:
+    for module in command_modules():
         module.add_parser(sub)
     return parser
+
+
+def command_modules() -> tuple:
+    """The subcommands besides ``list`` and ``run``, in the order ``--help`` shows them (imported when a command
+    runs, not for ``--help``)."""
+    from pdp_audit.verify.cli import (
+        benchmark,
+        blackbox,
+        canaries,
+        certify,
+        claims,
+        examples,
+        mutants,
+        report,
+        schema,
+        sweep,
+        tau,
+    )
+
+    return (certify, sweep, report, claims, tau, benchmark, schema, mutants, blackbox, canaries, examples)
 
 
 def version_text() -> str:
@@ -82,6 +98,7 @@ def version_text() -> str:
 def command_list() -> int:
     """``pdp-audit list``: the audits ``run`` offers and the mechanisms of the contract suite."""
     from pdp_audit.mechanisms.catalogue import registered
+    from pdp_audit.verify.catalogue.plans import plans_by_name
 
     audits = plans_by_name()
     print("Audits (pdp-audit run NAME):")
@@ -94,25 +111,14 @@ def command_list() -> int:
 
 
 def print_summary(run, elapsed: float) -> None:
-    """One line for the run's verdict, one per guarantee and one per paper finding (if asked for), on stdout."""
-    print(f"pdp-audit run {run.mechanism}: {run.verdict.upper()} ({elapsed:.1f} s)")
-    for check in run.checks:
-        print(_summary_line(check))
-    if run.findings:
-        print("  paper findings (statements as printed; not part of the verdict):")
-        for check in run.findings:
-            print(_summary_line(check))
-
-
-def _summary_line(check) -> str:
-    ci = "" if check.ci is None else f"  CI [{check.ci[0]:.4g}, {check.ci[1]:.4g}]"
-    est = "" if check.estimate is None else f"estimate {check.estimate:.4g}"
-    return f"  {check.verdict.upper():13s} {check.id:24s} {est}{ci}"
+    """The run's summary (:func:`pdp_audit.reports.run_text.summary_lines`) on stdout."""
+    print("\n".join(summary_lines(run, elapsed)))
 
 
 def command_run(args: argparse.Namespace) -> int:
     """``pdp-audit run NAME``: build the audit's config, check the outputs, run it, write its reports; the exit code."""
     from pdp_audit.reports.publish import write_run_reports
+    from pdp_audit.verify.catalogue.plans import plans_by_name
 
     plan = plans_by_name()[args.mechanism]
     config = configure_from_args(plan, args)
@@ -174,7 +180,8 @@ def _exit_past_stray_threads(code: int) -> None:
 def _command(argv: list[str] | None) -> int:
     try:
         record_reads()  # an output over a file the command read (the user's code too) is refused
-        args = build_parser().parse_args(argv)
+        given = sys.argv[1:] if argv is None else argv
+        args = build_parser(light=set(given) <= LIGHT_ARGUMENTS).parse_args(argv)
         return args.handler(args)
     except InputError as err:  # bad usage or input: one line naming the option or file
         message = one_line(str(err))  # whatever a file, a key or an argument held: one line

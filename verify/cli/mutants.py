@@ -13,6 +13,7 @@ import argparse
 
 from pdp_audit.mechanisms.validation import InputError
 from pdp_audit.verify.catalogue.arguments import add_option, typed
+from pdp_audit.verify.cli.commands import COMMAND_HELP
 from pdp_audit.verify.core.config import ALPHA_OPTION, SEED_OPTION, Option, Range
 from pdp_audit.verify.core.outputs import check_outputs
 
@@ -24,7 +25,7 @@ def add_parser(subparsers) -> None:
     """Add ``pdp-audit mutants`` to the CLI's subparsers."""
     p = subparsers.add_parser(
         "mutants",
-        help="the mutant zoo: plausible bugs the suite must catch, and their correct twins",
+        help=COMMAND_HELP["mutants"],
         description="Audit every mutant of the zoo and its correct twin; exit 0 when every mutant fails and every "
         "twin passes.",
     )

@@ -7,6 +7,7 @@ import sys
 from pathlib import Path
 
 from pdp_audit.mechanisms.validation import InputError, shown
+from pdp_audit.verify.cli.commands import COMMAND_HELP
 from pdp_audit.verify.core.outputs import check_outputs, store_inputs
 
 
@@ -14,7 +15,7 @@ def add_parser(subparsers) -> None:
     """Add ``pdp-audit report`` to the subcommands."""
     p = subparsers.add_parser(
         "report",
-        help="render a sweep store (results.sqlite) as a PDF and/or JSON report",
+        help=COMMAND_HELP["report"],
         description="Render any sweep store, complete or partial.",
     )
     p.add_argument("store", help="a store written by pdp-audit sweep")

@@ -10,12 +10,14 @@ from __future__ import annotations
 
 import argparse
 
+from pdp_audit.verify.cli.commands import COMMAND_HELP
+
 
 def add_parser(subparsers) -> argparse.ArgumentParser:
     """Add ``pdp-audit schema`` to the subcommands."""
     p = subparsers.add_parser(
         "schema",
-        help="print the JSON Schema of the run and certificate JSON",
+        help=COMMAND_HELP["schema"],
         description="Print the JSON Schema (draft 2020-12) that every `run --json` and `certify --json` document "
         "follows.",
     )

@@ -9,6 +9,7 @@ from pathlib import Path
 
 from pdp_audit.mechanisms.validation import InputError, not_a_regular_file, shown
 from pdp_audit.verify.catalogue.arguments import add_option, typed
+from pdp_audit.verify.cli.commands import COMMAND_HELP
 from pdp_audit.verify.core.config import WORKERS, Option
 from pdp_audit.verify.core.dask_cluster import DASK_LOCAL, SCHEDULER
 from pdp_audit.verify.core.outputs import check_outputs, store_inputs
@@ -25,7 +26,7 @@ def add_parser(subparsers) -> None:
     """Add ``pdp-audit sweep`` to the subcommands."""
     p = subparsers.add_parser(
         "sweep",
-        help="run a parameter sweep from a TOML spec into a SQLite store",
+        help=COMMAND_HELP["sweep"],
         description="Run every cell of a sweep spec (cells already in --store are kept with --resume).",
     )
     p.add_argument("spec", help="sweep spec (TOML); `pdp-audit examples DIR` writes examples of them")

@@ -19,6 +19,7 @@ import sys
 from pdp_audit.mechanisms.validation import InputError
 from pdp_audit.reports.files import atomic_path, write_stdout
 from pdp_audit.verify.catalogue.arguments import add_option, typed
+from pdp_audit.verify.cli.commands import COMMAND_HELP
 from pdp_audit.verify.core.config import Option, Range
 from pdp_audit.verify.core.outputs import check_outputs
 
@@ -44,7 +45,7 @@ def add_parser(subparsers) -> None:
     """Add ``pdp-audit tau`` to the CLI's subparsers."""
     p = subparsers.add_parser(
         "tau",
-        help="τ of [RW] Lemma 20: P[‖N‖₂ ≤ τ] ≥ 1 − ρ for Algorithm 6's GOE noise",
+        help=COMMAND_HELP["tau"],
         description="Quantile τ = F⁻¹(1 − ρ/2) of the largest eigenvalue of N = σ (Z + Zᵀ)/√2 (Algorithm 6's noise; "
         "[RW] Lemma 20), so that P[‖N‖₂ ≤ τ] ≥ 1 − ρ. Exact (Chiani 2014) for d ≤ 100, Tracy–Widom above. "
         "Prints the JSON {d, rho, sigma, tau, method}.",

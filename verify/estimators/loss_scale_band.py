@@ -48,7 +48,7 @@ import numpy as np
 from pdp_audit.mechanisms.base import LOSS_RESOLUTION
 from pdp_audit.verify.estimators.rare import BoundedMean
 from pdp_audit.verify.estimators.stats import clopper_pearson
-from pdp_audit.verify.estimators.tails import TailEstimate, exceedances
+from pdp_audit.verify.estimators.tails import TailEstimate, exceedances, hockey_integrand
 
 
 def _scale_grid() -> np.ndarray:
@@ -106,11 +106,6 @@ def _scale_identity_values(world: str, scaled: np.ndarray) -> np.ndarray:
     return (values + 0.25) / 1.25
 
 
-def _hockey_values(losses: np.ndarray, epsilon: float) -> np.ndarray:
-    with np.errstate(over="ignore", invalid="ignore"):
-        return np.maximum(0.0, -np.expm1(np.minimum(epsilon - losses, 0.0)))
-
-
 class StreamedScaleBand:
     """The band's ingredients fed blocks of (rounded) losses of either world: per grid scale s, the scale
     identity's two means for s·L, the bounded means E_P[(1 − e^{ε − sL})₊] of both directions, and the counts of
@@ -132,7 +127,7 @@ class StreamedScaleBand:
             scaled = SCALE_GRID[:, None] * losses[None, :]
         self.identity[world].add(_scale_identity_values(world, scaled))
         direction, sign = ("D||D'", 1.0) if world == "D" else ("D'||D", -1.0)
-        self.hockey[direction].add(_hockey_values(sign * scaled, self.epsilon))
+        self.hockey[direction].add(hockey_integrand(sign * scaled, self.epsilon))
         thresholds = self.epsilon / SCALE_GRID
         self.above[world] += exceedances(losses, thresholds, self.resolution)
         self.below[world] += exceedances(-losses, thresholds, self.resolution)

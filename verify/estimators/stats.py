@@ -1,7 +1,10 @@
 """Statistics behind every verdict: exact binomial intervals and p-values, Holm's correction.
 
-Clopper–Pearson intervals come from statsmodels (``method="beta"``); they are exact, i.e. their
-coverage is at least the nominal level for every true proportion.
+Clopper–Pearson intervals are the beta quantiles of Clopper & Pearson (1934), computed as statsmodels'
+``proportion_confint(method="beta")`` computes them (the same scipy calls, so the same bits; tested against it); they
+are exact, i.e. their coverage is at least the nominal level for every true proportion.  Holm's step-down procedure
+(Holm 1979) is statsmodels' ``multipletests(method="holm")`` in a few lines of numpy, likewise tested against it:
+importing statsmodels took a third of a second of every command's start.
 """
 
 from __future__ import annotations
@@ -11,8 +14,6 @@ from typing import Callable, Literal
 
 import numpy as np
 from scipy import optimize, stats
-from statsmodels.stats.multitest import multipletests
-from statsmodels.stats.proportion import proportion_confint
 
 Side = Literal["two-sided", "lower", "upper"]
 
@@ -31,7 +32,9 @@ def clopper_pearson(count, nobs, alpha: float, side: Side = "two-sided") -> tupl
     count = np.asarray(count, dtype=float)
     nobs = np.broadcast_to(np.asarray(nobs, dtype=float), count.shape)
     two_sided_alpha = alpha if side == "two-sided" else 2 * alpha
-    lo, hi = proportion_confint(count, nobs, alpha=two_sided_alpha, method="beta")
+    with np.errstate(divide="ignore", invalid="ignore"):  # the degenerate ends (count 0 or nobs) are set below
+        lo = stats.beta.ppf(two_sided_alpha / 2, count, nobs - count + 1)
+        hi = stats.beta.isf(two_sided_alpha / 2, count + 1, nobs - count)
     lo = np.where(count == 0, 0.0, np.nan_to_num(lo, nan=0.0))
     hi = np.where(count == nobs, 1.0, np.nan_to_num(hi, nan=1.0))
     if side == "upper":
@@ -67,8 +70,20 @@ def pvalue_by_inversion(lower_bound: Callable[[float], float], threshold: float)
 
 
 def holm(pvalues: list[float], alpha: float) -> tuple[list[bool], list[float]]:
-    """Holm's step-down procedure (statsmodels): which nulls are rejected, and the adjusted p-values."""
+    """Holm's step-down procedure: which nulls are rejected, and the adjusted p-values.
+
+    With the p-values sorted, p_(1) ≤ … ≤ p_(m), the nulls (1) … (k−1) are rejected where k is the first index with
+    p_(k) > α/(m − k + 1); the adjusted p-value of (i) is min(1, max_{j≤i} (m − j + 1) p_(j)) (Holm 1979).
+    """
     if not pvalues:
         return [], []
-    reject, adjusted, _, _ = multipletests(pvalues, alpha=alpha, method="holm")
+    values = np.asarray(pvalues)
+    order = np.argsort(values)
+    ordered = values[order]
+    factors = np.arange(len(ordered), 0, -1)
+    kept = np.nonzero(ordered > alpha / factors)[0]
+    first_kept = kept[0] if kept.size else len(ordered)
+    reject, adjusted = np.empty(len(ordered), dtype=bool), np.empty(len(ordered))
+    reject[order] = np.arange(len(ordered)) < first_kept
+    adjusted[order] = np.minimum(np.maximum.accumulate(ordered * factors), 1.0)
     return [bool(r) for r in reject], [float(p) for p in adjusted]

@@ -25,6 +25,15 @@ from pdp_audit.mechanisms.base import LOSS_RESOLUTION, at_loss_resolution
 from pdp_audit.verify.estimators.stats import clopper_pearson
 
 
+def hockey_integrand(losses: np.ndarray, epsilon: float) -> np.ndarray:
+    """(1 − e^{ε − L})₊ ∈ [0, 1] of each loss L (1 at L = +∞, 0 at L = −∞): its mean under P is δ_{P‖Q}(ε).
+
+    Computed as −expm1(min(ε − L, 0)), exact near L = ε where 1 − e^{ε−L} would lose its digits to cancellation.
+    """
+    with np.errstate(over="ignore", invalid="ignore"):
+        return np.maximum(0.0, -np.expm1(np.minimum(float(epsilon) - np.asarray(losses, float), 0.0)))
+
+
 def exceedances(losses: np.ndarray, thresholds: np.ndarray, resolution: float = LOSS_RESOLUTION) -> np.ndarray:
     """#{L > t} for each threshold t (one sort, then binary search), t rounded as the sampled losses are
     (:func:`pdp_audit.mechanisms.base.at_loss_resolution` at ``resolution``, that of the losses): an atom of the loss

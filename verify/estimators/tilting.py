@@ -72,6 +72,7 @@ import numpy as np
 from pdp_audit.mechanisms.base import MalformedPair, release_epsilon
 from pdp_audit.verify.estimators.engine import BLOCK_SIZE, block_rng, block_sizes
 from pdp_audit.verify.estimators.rare import DIRECTIONS, BoundedMean, affine_rtol
+from pdp_audit.verify.estimators.tails import hockey_integrand
 
 #: The noise laws a view may declare (``noise_law``); a view without one is Gaussian.
 LAWS = ("gaussian", "laplace", "geometric")
@@ -287,8 +288,8 @@ class TiltedSampler:
         scale = 1 + np.abs(form) + np.sum(t.lam * (np.abs(noise) + np.abs(t.offsets)), axis=1)
         moved = np.abs(releases - t.centre - noise) > t.rtol * (1 + np.abs(t.centre) + np.abs(noise))
         structure = ~moved.any(axis=1) & (np.abs(loss - form) <= t.rtol * scale)  # NaN compares False: an escape
+        h = hockey_integrand(np.nan_to_num(loss, nan=np.inf), t.epsilon)
         with np.errstate(over="ignore", invalid="ignore"):
-            h = np.maximum(0.0, -np.expm1(np.minimum(t.epsilon - np.nan_to_num(loss, nan=np.inf), 0.0)))
             scaled = np.where(h > 0, h * np.exp(np.minimum(log_r - t.log_bound, 700.0)), 0.0)
         escapes = int(np.sum(~structure | (scaled > 1 + BOUND_SLACK)))
         values = np.minimum(scaled, 1.0)

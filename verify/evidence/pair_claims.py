@@ -46,7 +46,7 @@ from pdp_audit.verify.core.checks import CheckSpec, Evidence
 from pdp_audit.verify.estimators import rare
 from pdp_audit.verify.estimators.loss_scale_band import ScaleBand
 from pdp_audit.verify.estimators.stats import clopper_pearson, pvalue_by_inversion
-from pdp_audit.verify.estimators.tails import TailEstimate
+from pdp_audit.verify.estimators.tails import TailEstimate, hockey_integrand
 
 #: The largest budget a hint names: beyond it, "no feasible budget".
 HINT_CAP = 1e12
@@ -54,12 +54,6 @@ HINT_CAP = 1e12
 HINT_STEP = 1.25
 
 Bound = Callable[[float], float]
-
-
-def hockey_integrand(losses: np.ndarray, epsilon: float) -> np.ndarray:
-    """(1 − e^{ε − L})₊ ∈ [0, 1] of each loss L (1 at L = +∞, 0 at L = −∞): its mean under P is δ_{P‖Q}(ε)."""
-    with np.errstate(over="ignore", invalid="ignore"):
-        return np.maximum(0.0, -np.expm1(np.minimum(float(epsilon) - np.asarray(losses, float), 0.0)))
 
 
 class StreamedHockeyMean:

@@ -1,0 +1,52 @@
+"""A run as text, for a terminal or a log: :func:`describe` (each check's claim, formula, estimate, interval and
+Holm-adjusted p-value; ``pdp_audit.describe`` and the pytest plugin's messages) and :func:`summary_lines` (one line a
+check, as ``pdp-audit run`` prints them).  Plain records in, strings out: one place that words a verdict."""
+
+from __future__ import annotations
+
+from pdp_audit.reports.records import Check, Run
+
+
+def describe(run: Run) -> str:
+    """A readable account of a run: its verdict, then each check's claim, formula, estimate, interval and
+    Holm-adjusted p-value (the note of each check that did not pass).
+
+    Example::
+
+        print(pdp_audit.describe(run))
+    """
+    lines = [f"pdp-audit: {run.mechanism}: {run.verdict.upper()} (exit code {run.exit_code})"]
+    lines += check_lines(run.checks)
+    lines.append(f"  (seed {run.seed}, false-alarm probability α = {run.alpha:g}, Holm over the run's checks)")
+    return "\n".join(lines)
+
+
+def check_lines(checks: list[Check] | tuple[Check, ...]) -> list[str]:
+    """Two lines per check (three with its note when it did not pass), as :func:`describe` prints them."""
+    lines = []
+    for c in checks:
+        ci = "" if c.ci is None else f", interval [{c.ci[0]:.4g}, {c.ci[1]:.4g}] at confidence {c.level:.10g}"
+        adj = "" if c.adjusted_pvalue is None else f", Holm-adjusted p-value {c.adjusted_pvalue:.3g}"
+        lines.append(f"  [{c.id}] {c.verdict.upper()}: {c.claim}")
+        estimate = "—" if c.estimate is None else f"{c.estimate:.4g}"
+        exact = "" if c.exact is None else f"; exact {c.exact:.4g}"
+        lines.append(f"      {c.formula}; estimate {estimate}{ci}{adj}{exact}")
+        if c.verdict != "pass" and c.note:
+            lines.append(f"      {c.note}")
+    return lines
+
+
+def summary_lines(run: Run, elapsed: float) -> list[str]:
+    """What ``pdp-audit run`` prints: one line for the run's verdict, one per guarantee and one per paper finding."""
+    lines = [f"pdp-audit run {run.mechanism}: {run.verdict.upper()} ({elapsed:.1f} s)"]
+    lines += [_summary_line(check) for check in run.checks]
+    if run.findings:
+        lines.append("  paper findings (statements as printed; not part of the verdict):")
+        lines += [_summary_line(check) for check in run.findings]
+    return lines
+
+
+def _summary_line(check: Check) -> str:
+    ci = "" if check.ci is None else f"  CI [{check.ci[0]:.4g}, {check.ci[1]:.4g}]"
+    est = "" if check.estimate is None else f"estimate {check.estimate:.4g}"
+    return f"  {check.verdict.upper():13s} {check.id:24s} {est}{ci}"

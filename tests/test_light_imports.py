@@ -1,0 +1,55 @@
+"""``import pdp_audit``, ``pdp-audit --version`` and ``pdp-audit --help`` stay light: the public names are imported on
+first use (PEP 562), and the top-level parser needs only the commands' names and help.  Each check runs in a fresh
+interpreter, since this process has long imported everything."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+import pdp_audit
+from pdp_audit.verify.cli.main import build_parser
+
+HEAVY = ("scipy", "scipy.stats", "scipy.optimize", "statsmodels", "pandas", "sklearn", "matplotlib", "mpmath")
+
+
+def loaded_after(code: str) -> list[str]:
+    """The modules of :data:`HEAVY` a fresh interpreter has loaded after running ``code``."""
+    probe = f"import sys\n{code}\nimport json\nprint(json.dumps([m for m in {HEAVY!r} if m in sys.modules]))"
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def test_import_pdp_audit_loads_no_heavy_module():
+    assert loaded_after("import pdp_audit") == []
+
+
+@pytest.mark.parametrize("argument", ["--version", "--help"])
+def test_version_and_help_load_no_heavy_module(argument):
+    code = (
+        "import contextlib, io\nfrom pdp_audit.verify.cli.main import main\n"
+        f"with contextlib.redirect_stdout(io.StringIO()):\n    try:\n        main([{argument!r}])\n"
+        "    except SystemExit:\n        pass"
+    )
+    assert loaded_after(code) == []
+
+
+def test_the_probe_sees_a_heavy_import():
+    assert "scipy.stats" in loaded_after("import pdp_audit\npdp_audit.gaussian_sigma(1.0, 1e-5)")
+
+
+def test_every_public_name_resolves_and_nothing_else_does():
+    for name in pdp_audit.__all__:
+        assert getattr(pdp_audit, name) is not None, name
+    assert set(pdp_audit.__all__) <= set(dir(pdp_audit))
+    with pytest.raises(AttributeError, match="no attribute 'audit_everything'"):
+        pdp_audit.audit_everything  # noqa: B018
+
+
+def test_the_light_parser_shows_what_the_full_one_shows():
+    """The commands' help is declared once (``verify/cli/commands.py``): ``--help`` reads the same either way."""
+    assert build_parser(light=True).format_help() == build_parser().format_help()
