@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from pdp_audit.audits.gaussian.plan import PLAN as GAUSSIAN
+from pdp_audit.verify.catalogue import plans as catalogue
 from pdp_audit.verify.cli import main as cli
 from pdp_audit.verify.core.plan import AuditPlan
 
@@ -23,7 +24,7 @@ def audit_must_not_run(monkeypatch):
     def execute(args):
         raise AssertionError("the audit ran although its output path is unusable")
 
-    monkeypatch.setattr(cli, "plans_by_name", lambda: {"gaussian": _plan(execute)})
+    monkeypatch.setattr(catalogue, "plans_by_name", lambda: {"gaussian": _plan(execute)})
 
 
 @pytest.mark.parametrize(
@@ -56,7 +57,7 @@ def test_an_internal_error_is_exit_4_with_its_traceback(monkeypatch, tmp_path, c
     def execute(args):
         raise ZeroDivisionError("a bug of ours")
 
-    monkeypatch.setattr(cli, "plans_by_name", lambda: {"gaussian": _plan(execute)})
+    monkeypatch.setattr(catalogue, "plans_by_name", lambda: {"gaussian": _plan(execute)})
     monkeypatch.chdir(tmp_path)
     assert cli.main(["run", "gaussian"]) == cli.EXIT_INTERNAL_ERROR == 4
     err = capsys.readouterr().err
@@ -67,7 +68,7 @@ def test_a_value_error_inside_the_audit_is_not_reported_as_bad_usage(monkeypatch
     def execute(args):
         raise ValueError("matrix is singular")  # an internal failure, not the user's input
 
-    monkeypatch.setattr(cli, "plans_by_name", lambda: {"gaussian": _plan(execute)})
+    monkeypatch.setattr(catalogue, "plans_by_name", lambda: {"gaussian": _plan(execute)})
     monkeypatch.chdir(tmp_path)
     assert cli.main(["run", "gaussian"]) == 4
 

@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 from scipy import optimize
 
+from pdp_audit.mechanisms import gaussian as G
 from pdp_audit.mechanisms import linreg as L
 from pdp_audit.mechanisms import linreg_adaptive as A
 from pdp_audit.mechanisms import linreg_bounds as B
@@ -54,10 +55,10 @@ def test_stage_claims():
     [PDP] Alg. 1 ``sqrt(log(4/δ))/(ε/2)`` for ``(ε/2, δ/2)``, SSP App. C.1); at ε = 0.1 all hold."""
     for eps, expect_fail in ((1.0, True), (0.1, False)):
         for name, (s, ek, dk) in A.stage_claims(eps, 1e-6, 10).items():
-            ratio = float(B.gaussian_mechanism_delta(ek, s)) / dk
+            ratio = float(G.whitened_delta(ek, s)) / dk
             print(
                 f"ε={eps} {name}: exact δ(ε_k)/δ_k = {ratio:.3g}, "
-                f"exact ε(δ_k) = {B.gaussian_mechanism_epsilon(dk, s):.4g} vs ε_k = {ek:.4g}"
+                f"exact ε(δ_k) = {G.analytic_epsilon(dk, 1.0, s):.4g} vs ε_k = {ek:.4g}"
             )
             assert (ratio > 1.5) if expect_fail else (ratio < 0.5)
 

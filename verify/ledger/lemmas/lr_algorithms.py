@@ -124,7 +124,7 @@ def q44_ops_step_budget() -> Outcome:
 def _step2_release(scaled: bool, note: str) -> Outcome:
     """Step 2's release of λ_min with noise √log(6/δ)/(ε/4) (times ‖𝒳‖² when ``scaled``): the largest exact δ(ε/4)
     over ‖𝒳‖ ∈ {0.5, 1, 2, 5} relative to its value at ‖𝒳‖ = 1, and the sensitivity ‖𝒳‖² attained on an instance."""
-    from pdp_audit.mechanisms.linreg_bounds import gaussian_mechanism_delta
+    from pdp_audit.mechanisms.gaussian import whitened_delta
 
     worst, where = 0.0, ""
     for bound in (0.5, 1.0, 2.0, 5.0):
@@ -132,8 +132,8 @@ def _step2_release(scaled: bool, note: str) -> Outcome:
             for delta in (1e-3, 1e-6, 1e-9):
                 c = math.log(6 / delta)
                 sd = math.sqrt(c) / (eps / 4) * (bound**2 if scaled else 1.0)
-                reference = float(gaussian_mechanism_delta(eps / 4, eps / 4 / math.sqrt(c)))  # ‖𝒳‖ = 1
-                value = float(gaussian_mechanism_delta(eps / 4, bound**2 / sd)) / reference
+                reference = float(whitened_delta(eps / 4, eps / 4 / math.sqrt(c)))  # ‖𝒳‖ = 1
+                value = float(whitened_delta(eps / 4, bound**2 / sd)) / reference
                 if value >= worst:
                     worst, where = value, f"‖𝒳‖ = {bound}, ε = {eps}, δ = {delta:g}"
     gap_instance = np.diag([1.0, 10.0, 10.0])  # XᵀX with λ_min = 1 isolated by a gap 9 ≥ ‖𝒳‖² = 4
