@@ -222,3 +222,39 @@ def test_a_budget_hint_names_a_budget_that_decides():
     hint = float(note.split("About ")[1].split(" samples")[0])
     assert hint > 5_000
     assert pdp_audit.audit_pair(ShiftedLaplace(1.5), 1.0, 1e-3, trials=int(3 * hint), seed=1).verdict == "pass"
+
+
+class WideLaplace:
+    """Laplace noise over ``d`` coordinates, D shifted by 1/d on each: L1 sensitivity 1, a pure (1/b, 0) pair whose
+    loss bound Σ|1/d|/b rounds a hair above 1 at d = 1000 (so tilting is tried, with log Z ≈ 1700)."""
+
+    noise_law = "laplace"
+
+    def __init__(self, d: int = 1000, scale: float = 1.0):
+        self.noise_dim = self.output_dim = d
+        self.noise_scale = scale
+        self.shift = np.full(d, 1.0 / d)
+
+    def centre(self, world):
+        return self.shift if world == "D" else np.zeros(self.noise_dim)
+
+    def sample(self, world, size, rng):
+        return self.centre(world) + rng.laplace(0.0, self.noise_scale, (size, self.noise_dim))
+
+    def release_from_noise(self, world, noise):
+        return self.centre(world) + noise
+
+    def privacy_loss(self, outputs):
+        gaps = np.abs(outputs - self.centre("D'")) - np.abs(outputs - self.centre("D"))
+        return np.sum(gaps, axis=1) / self.noise_scale
+
+
+def test_a_tilt_whose_bound_overflows_falls_back_to_plain_draws():
+    """main: math.exp(log B) with log B ≈ 1700 raised OverflowError, an internal error on a correct pair."""
+    pair = WideLaplace()
+    assert tilting.tilt_for(pair, 1.0, "D||D'").log_bound > tilting.MAX_LOG_BOUND
+    tail, reason = tilting.try_tilted_tail(pair, 1.0, "D||D'", 2_000, seed=0, stream="t")
+    assert tail is None and "unbounded below 1" in reason
+    run = pdp_audit.audit_pair(pair, 1.0, 1e-6, trials=1_000)
+    assert run.verdict == "inconclusive"  # correct (δ(1) = 0), but 1e3 plain draws cannot bound δ by 1e-6
+    assert all("No tilt of the noise view was used (the weights' bound" in c.note for c in run.checks if "dp-" in c.id)

@@ -24,13 +24,14 @@ from typing import TYPE_CHECKING, Any, Mapping
 
 from pdp_audit.audits.blackbox.defaults import DEFAULT_TRIALS as BLACKBOX_TRIALS
 from pdp_audit.audits.blackbox.defaults import STATISTICS
-from pdp_audit.audits.canaries.evidence import audit_canary_scores, audit_one_run  # noqa: F401 (re-exported)
+from pdp_audit.audits.canaries import evidence as canaries
 from pdp_audit.mechanisms.base import NeighbourPair
 from pdp_audit.mechanisms.validation import InputError
 from pdp_audit.reports.records import Run
 from pdp_audit.reports.run_text import describe  # noqa: F401 (re-exported)
 from pdp_audit.verify.calibration import gaussian_delta, gaussian_epsilon, gaussian_sigma  # noqa: F401 (re-exported)
 from pdp_audit.verify.core.config import PAIR_OPTIONS, pair_value
+from pdp_audit.verify.core.float_rules import with_own_float_rules
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas
@@ -39,6 +40,9 @@ if TYPE_CHECKING:  # pragma: no cover
 DEFAULT_TRIALS = PAIR_OPTIONS["trials"].default
 #: The family-wise false-alarm probability of a run when ``alpha`` is not given.
 DEFAULT_ALPHA = PAIR_OPTIONS["alpha"].default
+#: The canary audits, under the API's floating-point rules like every public function.
+audit_canary_scores = with_own_float_rules(canaries.audit_canary_scores)
+audit_one_run = with_own_float_rules(canaries.audit_one_run)
 
 
 # --------------------------------------------------------------------------------------------------
@@ -84,6 +88,7 @@ def _decided(mechanism: str, evidence: list, alpha: float, parameters: dict, see
 # --------------------------------------------------------------------------------------------------
 # Pairs: a user's own mechanism
 # --------------------------------------------------------------------------------------------------
+@with_own_float_rules
 def audit_pair(
     pair: NeighbourPair,
     epsilon: float,
@@ -177,6 +182,7 @@ def audit_pair(
     return _decided(type(pair).__name__, evidence, alpha, parameters, seed)
 
 
+@with_own_float_rules
 def audit_blackbox(
     pair: Any,
     epsilon: float,
@@ -288,6 +294,7 @@ def audit_blackbox_with(pair: Any, claim: tuple, trials: Any, seed: Any, progres
     return _decided(name, evidence, alpha, parameters, seed)
 
 
+@with_own_float_rules
 def audit_coverage(
     holds: Any,
     rho: float,
@@ -338,6 +345,7 @@ def audit_coverage(
     return _decided(name, evidence, alpha, parameters, seed)
 
 
+@with_own_float_rules
 def check_pair(pair: NeighbourPair) -> None:
     """Run the contract suite every built-in mechanism passes on ``pair`` (cf. scikit-learn's ``check_estimator``).
 
@@ -376,6 +384,7 @@ def list_audits() -> dict[str, str]:
     return {name: plan.help for name, plan in plans_by_name().items()}
 
 
+@with_own_float_rules
 def run_audit(
     name: str,
     *,
@@ -423,6 +432,7 @@ def run_audit(
     return run if paper_claims else without_findings(run)
 
 
+@with_own_float_rules
 def certify(
     deployment: str | os.PathLike | Mapping[str, Any], *, workers: int | None = None, progress: bool = False
 ) -> Run:
@@ -526,6 +536,7 @@ def read_sweep(path: str | os.PathLike) -> pandas.DataFrame:
 # --------------------------------------------------------------------------------------------------
 # Black box: a search over neighbouring inputs, and a witness's re-check
 # --------------------------------------------------------------------------------------------------
+@with_own_float_rules
 def audit_blackbox_search(
     mechanism: Any, epsilon: float, delta: float, *, seed: int = 0, alpha: float = DEFAULT_ALPHA, options: Any = None
 ) -> Any:

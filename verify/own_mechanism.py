@@ -64,6 +64,7 @@ from pdp_audit.mechanisms.validation import InputError, not_a_regular_file, quot
 from pdp_audit.reports.records import Line, Lines, Page, Run
 from pdp_audit.verify.core.checks import finalize, make_run
 from pdp_audit.verify.core.config import PAIR_OPTIONS, in_file, parse
+from pdp_audit.verify.core.float_rules import user_float_rules
 from pdp_audit.verify.core.module_fingerprints import HelperModules
 
 #: The most individuals of ``per_instance()`` one certificate audits (each costs as much as the pair itself).
@@ -216,7 +217,8 @@ def load_factory(where: str, folder: Path, mechanism: str) -> Factory:
 def call_factory(where: str, factory: Factory, parameters: dict[str, Any]) -> Any:
     """``factory(**parameters)`` behind the boundary: what it raises (``sys.exit`` too) is one InputError."""
     try:
-        return factory.function(**parameters)
+        with user_float_rules():  # an np.seterr in the factory stays there
+            return factory.function(**parameters)
     except BaseException as err:
         if isinstance(err, KeyboardInterrupt):  # Ctrl-C is the user's wish, not a fault
             raise
@@ -231,8 +233,12 @@ class _GuardedMethod:
         self.method, self.name = method, name
 
     def __call__(self, *args: Any) -> Any:
+        # the user's code gets its own copy of every array we pass it: a privacy_loss that writes into its input
+        # must not change the releases the checks compare afterwards (a correct pair failed noise-view so)
+        owned = [np.array(a, copy=True) if isinstance(a, np.ndarray) else a for a in args]
         try:
-            return self.method(*args)
+            with user_float_rules():
+                return self.method(*owned)
         except BaseException as err:
             if isinstance(err, KeyboardInterrupt):  # Ctrl-C is the user's wish, not a fault
                 raise

@@ -26,6 +26,7 @@ from pdp_audit.verify.cli.commands import COMMAND_HELP
 from pdp_audit.verify.cli.warnings import print_warnings
 from pdp_audit.verify.core.checks import without_findings
 from pdp_audit.verify.core.config import WORKERS_OPTION
+from pdp_audit.verify.core.float_rules import own_float_rules
 from pdp_audit.verify.core.outputs import check_outputs, record_reads
 from pdp_audit.verify.core.processes import Terminated, end_by, terminations_raise
 
@@ -182,7 +183,8 @@ def _command(argv: list[str] | None) -> int:
         record_reads()  # an output over a file the command read (the user's code too) is refused
         given = sys.argv[1:] if argv is None else argv
         args = build_parser(light=set(given) <= LIGHT_ARGUMENTS).parse_args(argv)
-        return args.handler(args)
+        with own_float_rules():  # whatever np.seterr or warning filter the user's module sets
+            return args.handler(args)
     except InputError as err:  # bad usage or input: one line naming the option or file
         message = one_line(str(err))  # whatever a file, a key or an argument held: one line
         print(message if message.startswith("pdp-audit") else f"pdp-audit: error: {message}", file=sys.stderr)

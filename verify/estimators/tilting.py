@@ -328,10 +328,18 @@ class TiltedTail:
         return self.delta.upper_bound(alpha) if self.certified else math.inf
 
 
+#: log B beyond which the tilted bound is useless (δ ≤ B·(mean + radius) cannot fall below 1 for any budget of at
+#: most 1e9 draws once B > 1e9/log(2/α) ≈ e^17) and e^B no longer a double (e^709.8): only plain draws decide then.
+#: Reached by a Laplace view over a thousand coordinates whose loss bound rounds a hair above ε (log Z ≈ 1700).
+MAX_LOG_BOUND = 700.0
+
+
 def tilted_tail(view, epsilon: float, direction: str, n: int, seed: int, stream: str = "tilted") -> TiltedTail:
     """δ(ε) in one direction from ``n`` proposal draws (module notes); block j draws from
     ``block_rng(seed, f"{stream}/{direction}", j)``."""
     tilt = tilt_for(view, epsilon, direction)
+    if tilt.log_bound > MAX_LOG_BOUND:
+        raise NoTilt(f"the weights' bound B = e^{tilt.log_bound:.4g} leaves δ unbounded below 1 at any budget")
     work = TiltedSampler(view, tilt)
     name = f"{stream}/{direction}"
     rows = np.concatenate([work(size, block_rng(seed, name, b)) for b, size in enumerate(block_sizes(n, BLOCK_SIZE))])
@@ -346,9 +354,12 @@ def tilted_tail(view, epsilon: float, direction: str, n: int, seed: int, stream:
     return TiltedTail(float(epsilon), direction, tilt, delta, int(rows[:, 3].sum()))
 
 
-def try_tilted_tail(view, epsilon: float, direction: str, n: int, seed: int, stream: str) -> TiltedTail | None:
-    """:func:`tilted_tail`, or None where the view is not a translation of its noise (only plain draws decide)."""
+def try_tilted_tail(
+    view, epsilon: float, direction: str, n: int, seed: int, stream: str
+) -> tuple[TiltedTail | None, str]:
+    """:func:`tilted_tail` and "", or None and why no tilt applies (the view is not a translation of its noise, or
+    its weights cannot bound δ below 1): only plain draws decide then."""
     try:
-        return tilted_tail(view, epsilon, direction, n, seed, stream)
-    except NoTilt:
-        return None
+        return tilted_tail(view, epsilon, direction, n, seed, stream), ""
+    except NoTilt as reason:
+        return None, str(reason)

@@ -427,16 +427,16 @@ def _claim_check(pair, spec: CheckSpec, streamed: StreamedLosses, direction: str
     atom = atom_estimate(hockey.infinite, hockey.n)
     estimates = band_estimates(streamed.band.result(), direction) + ([atom] if atom is not None else [])
     tried = view_capable(pair) and not builders.plain_sampling_resolves(delta, trials)
-    tail = None
+    tail, untilted = None, ""
     if tried and tilting.has_tilted_view(pair):
-        tail = tilting.try_tilted_tail(pair, epsilon, direction, trials, seed, stream=f"tilted/{spec.id}")
+        tail, untilted = tilting.try_tilted_tail(pair, epsilon, direction, trials, seed, stream=f"tilted/{spec.id}")
     elif tried:
         tail = rare.try_rare_tail(pair, epsilon, direction, trials, seed, stream=f"rare/{spec.id}")
     if tail is not None:
         estimates.append(importance_estimate(tail, (hockey.infinite, hockey.n)))
     check = pair_claim_check(spec, estimates, *claim)
     if tried and tail is None:
-        return check.noted(builders.no_shift_note(trials) if not tilting.has_tilted_view(pair) else _NO_TILT)
+        return check.noted(builders.no_shift_note(trials) if not tilting.has_tilted_view(pair) else _no_tilt(untilted))
     if isinstance(tail, tilting.TiltedTail):
         return check.noted(_tilt_note(tail))
     if tail is None:
@@ -452,10 +452,8 @@ def _band_note(band) -> str:
     )
 
 
-_NO_TILT = (
-    "The noise view's releases are not its noise plus a centre (or the worlds' centres are off the geometric law's "
-    "lattice): no tilt was used, and plain samples decide."
-)
+def _no_tilt(reason: str) -> str:
+    return f"No tilt of the noise view was used ({reason}), and plain samples decide."
 
 
 def _tilt_note(tail: tilting.TiltedTail) -> str:

@@ -1,0 +1,82 @@
+"""The user's code and the caller's process state cannot corrupt an audit: a ``privacy_loss`` that writes into its
+input, a caller's ``np.seterr(all="raise")`` or warnings-as-errors, a pair that changes ``np.seterr`` itself.  Each
+case failed on the code before it (named in its docstring); the verdicts are those of the correct pairs."""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pytest
+
+import pdp_audit
+
+
+class GaussianShift:
+    """N(1, s²) against N(0, s²), with its Gaussian noise view; the loss (o − 1/2)/s²."""
+
+    output_dim = noise_dim = 1
+
+    def __init__(self, s: float):
+        self.s = self.noise_sigma = s
+
+    def centre(self, world):
+        return 1.0 if world == "D" else 0.0
+
+    def sample(self, world, size, rng):
+        return self.centre(world) + self.s * rng.standard_normal((size, 1))
+
+    def release_from_noise(self, world, noise):
+        return self.centre(world) + noise
+
+    def privacy_loss(self, outputs):
+        return (outputs[:, 0] - 0.5) / self.s**2
+
+
+class InPlaceLoss(GaussianShift):
+    """The same loss, computed by writing into the array it is given."""
+
+    def privacy_loss(self, outputs):
+        outputs -= 0.5
+        outputs /= self.s**2
+        return outputs[:, 0]
+
+
+class SetsRaise(GaussianShift):
+    """A sampler that turns every floating-point condition into an error for the whole process."""
+
+    def sample(self, world, size, rng):
+        np.seterr(all="raise")
+        return super().sample(world, size, rng)
+
+
+def test_a_loss_that_writes_into_its_input_is_audited_as_the_pair_it_is():
+    """main: noise-view FAILED (the releases compared after privacy_loss were the ones it had overwritten)."""
+    s = 1.1 * pdp_audit.gaussian_sigma(1.0, 1e-6)
+    run = pdp_audit.audit_pair(InPlaceLoss(s), 1.0, 1e-6, trials=20_000)
+    assert {c.id: c.verdict for c in run.checks}["noise-view"] == "pass"
+    assert run.verdict != "fail"
+
+
+@pytest.mark.parametrize("caller", ["seterr", "warnings"])
+def test_the_callers_floating_point_state_does_not_reach_our_arithmetic(caller):
+    """main: np.seterr(all="raise") made an underflow in an interval's label a FloatingPointError out of audit_pair;
+    the caller's state is as it was afterwards."""
+    before = np.geterr()
+    with np.errstate(all="raise"), warnings.catch_warnings():
+        if caller == "warnings":
+            np.seterr(all="warn")
+            warnings.simplefilter("error")
+        run = pdp_audit.audit_pair(GaussianShift(4.0), 1.0, 1e-3, trials=20_000)
+        inside = np.geterr()
+    assert run.verdict == "pass"
+    assert inside == ({k: "raise" for k in before} if caller == "seterr" else {k: "warn" for k in before})
+    assert np.geterr() == before
+
+
+def test_a_pair_that_sets_seterr_changes_nothing_outside_its_call():
+    """main: the sampler's np.seterr(all="raise") stayed set for the rest of the audit (FloatingPointError, exit 4)."""
+    before = np.geterr()
+    run = pdp_audit.audit_pair(SetsRaise(4.0), 1.0, 1e-3, trials=20_000)
+    assert run.verdict == "pass"
+    assert np.geterr() == before
