@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any, Mapping
 
 from pdp_audit.audits.blackbox.defaults import DEFAULT_TRIALS as BLACKBOX_TRIALS
 from pdp_audit.audits.blackbox.defaults import STATISTICS
-from pdp_audit.audits.canaries import evidence as canaries
+from pdp_audit.audits.canaries.evidence import audit_canary_scores, audit_one_run  # noqa: F401 (re-exported)
 from pdp_audit.mechanisms.base import NeighbourPair
 from pdp_audit.mechanisms.validation import InputError
 from pdp_audit.reports.records import Run
@@ -40,9 +40,6 @@ if TYPE_CHECKING:  # pragma: no cover
 DEFAULT_TRIALS = PAIR_OPTIONS["trials"].default
 #: The family-wise false-alarm probability of a run when ``alpha`` is not given.
 DEFAULT_ALPHA = PAIR_OPTIONS["alpha"].default
-#: The canary audits, under the API's floating-point rules like every public function.
-audit_canary_scores = with_own_float_rules(canaries.audit_canary_scores)
-audit_one_run = with_own_float_rules(canaries.audit_one_run)
 
 
 # --------------------------------------------------------------------------------------------------

@@ -18,6 +18,7 @@ from pdp_audit.mechanisms.validation import InputError
 from pdp_audit.reports.records import Page, Roc, Run
 from pdp_audit.verify.core.checks import CheckSpec, Evidence, finalize, make_run
 from pdp_audit.verify.core.config import pair_value
+from pdp_audit.verify.core.float_rules import with_own_float_rules
 
 ASSUMPTIONS = (
     "What the bound assumes. (1) Independent canaries: every score is an independent draw, an in-canary's from the "
@@ -194,6 +195,7 @@ def canary_evidence(
     return evidence, pages
 
 
+@with_own_float_rules  # a public function (pdp_audit.audit_canary_scores)
 def audit_canary_scores(
     in_scores: Any,
     out_scores: Any,
@@ -253,6 +255,7 @@ def audit_canary_scores(
     return make_run("canary scores", checks, alpha, parameters, seed, pages=pages)
 
 
+@with_own_float_rules  # a public function (pdp_audit.audit_one_run)
 def audit_one_run(
     scores: Any,
     included: Any,
