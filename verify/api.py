@@ -51,11 +51,11 @@ def _claim(
     """The claim and budget of a pair function, each checked against its declared range (one-line errors;
     ``budget``: the range of ``trials``, ``blackbox_trials`` for a black box)."""
     return (
-        pair_value("epsilon", epsilon),
-        pair_value(delta_range, delta),
-        pair_value(budget, trials),
-        pair_value("seed", seed),
-        pair_value("alpha", alpha),
+        pair_value("epsilon", epsilon, required=True),
+        pair_value(delta_range, delta, required=True),
+        pair_value(budget, trials, required=budget == "trials"),  # a black box's None: its default budget
+        pair_value("seed", seed, required=True),
+        pair_value("alpha", alpha, required=True),
     )
 
 
@@ -331,8 +331,8 @@ def audit_coverage(
         run = pdp_audit.audit_coverage(lambda size, rng: np.abs(rng.standard_normal(size)) <= 2.576, rho=0.01)
         run.verdict  # 'inconclusive': the claim is exactly tight, no sample size can confirm it
     """
-    rho = pair_value("rho", rho)
-    trials, seed, alpha = pair_value("trials", trials), pair_value("seed", seed), pair_value("alpha", alpha)
+    rho, trials = pair_value("rho", rho, required=True), pair_value("trials", trials, required=True)
+    seed, alpha = pair_value("seed", seed, required=True), pair_value("alpha", alpha, required=True)
     from pdp_audit.audits.coverage.evidence import coverage_checks
 
     evidence = coverage_checks(holds, rho, trials, seed, exact_failure)

@@ -237,7 +237,8 @@ def audit_canary_scores(
                                             claim_epsilon=1.0)
         run.exit_code  # 1: a 2σ shift is far from (1, 1e-5)-DP
     """
-    delta, alpha, seed = pair_value("delta", delta), pair_value("alpha", alpha), pair_value("seed", seed)
+    delta, alpha = pair_value("delta", delta, required=True), pair_value("alpha", alpha, required=True)
+    seed = pair_value("seed", seed, required=True)
     claim = None if claim_epsilon is None else pair_value("epsilon", claim_epsilon)
     pos, neg = scores_array(in_scores, "in_scores"), scores_array(out_scores, "out_scores")
     evidence, pages = canary_evidence(pos, neg, delta, claim, seed)
@@ -302,7 +303,8 @@ def audit_one_run(
     """
     from pdp_audit.audits.canaries.one_run import one_run_attack
 
-    delta, alpha, seed = pair_value("delta", delta), pair_value("alpha", alpha), pair_value("seed", seed)
+    delta, alpha = pair_value("delta", delta, required=True), pair_value("alpha", alpha, required=True)
+    seed = pair_value("seed", seed, required=True)
     claim = None if claim_epsilon is None else pair_value("epsilon", claim_epsilon)
     values = scores_array(scores, "scores")
     bits = inclusion_array(included, "included", values.size)

@@ -311,6 +311,9 @@ def build(
     for key in values:
         if key not in known:
             raise names.error(unknown_option(key, known, names))
+    for key, value in values.items():  # None is "not given" only where the option's default is None
+        if value is None and known[key].default is not None:
+            raise names.error(f"{names(known[key])} must be {known[key].valid()}, got None")
     parsed = {key: parse(known[key], value, names) for key, value in values.items()}
     _one_per_group(known, {k: v for k, v in parsed.items() if v is not None and v is not False}, names)
     attributes = attribute_of(config_type)
@@ -470,6 +473,10 @@ PAIR_OPTIONS = {
 }
 
 
-def pair_value(name: str, value: Any, names: Names = KEYWORDS) -> Any:
-    """``value`` of the pair option ``name`` (:data:`PAIR_OPTIONS`) checked, as :func:`parse` does."""
-    return parse(PAIR_OPTIONS[name], value, names)
+def pair_value(name: str, value: Any, names: Names = KEYWORDS, required: bool = False) -> Any:
+    """``value`` of the pair option ``name`` (:data:`PAIR_OPTIONS`) checked, as :func:`parse` does; ``required``:
+    None refused too (where None would otherwise reach the audit's arithmetic, a TypeError after the first draws)."""
+    option = PAIR_OPTIONS[name]
+    if value is None and required:
+        raise names.error(f"{names(option)} must be {option.valid()}, got None")
+    return parse(option, value, names)
