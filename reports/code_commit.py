@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import functools
 import subprocess
+from importlib import metadata
 from pathlib import Path
 
 #: What the wheel is built from, relative to the checkout: a change to any of these makes the build "+dirty".
@@ -71,3 +72,18 @@ def code_commit() -> str:
     except ImportError:
         return UNKNOWN
     return COMMIT if isinstance(COMMIT, str) and COMMIT else UNKNOWN
+
+
+def package_version() -> str:
+    """The installed pdp-audit version (``0+unknown`` when run from a source tree without installing)."""
+    try:
+        return metadata.version("pdp-audit")
+    except metadata.PackageNotFoundError:
+        return "0+unknown"
+
+
+def code_version() -> str:
+    """The version and the commit it was built from, as every report, certificate and ``--version`` says it:
+    ``0.1.0 (git 1a2b3c4d5e6f)``, ``0.1.0 (git 1a2b3c4d5e6f+dirty)`` or ``0.1.0 (commit unknown)``
+    (:mod:`pdp_audit.reports.code_commit`)."""
+    return f"{package_version()} ({code_commit()})"

@@ -10,28 +10,13 @@ from typing import Any
 
 import numpy as np
 
-from pdp_audit.reports.code_commit import code_commit
+from pdp_audit.reports.code_commit import code_commit, code_version, package_version  # noqa: F401 (re-exported)
 from pdp_audit.reports.files import atomic_path, json_text, write_stdout
 from pdp_audit.reports.records import Check, Run
 
 SCHEMA_VERSION = 2  # 2: checks carry a role; paper findings apart; certificates add "certified" (optional)
 SCHEMA_RESOURCE = "schema/run.schema.json"  # inside the reports package (package data)
 _LIBRARIES = ("numpy", "scipy", "statsmodels", "matplotlib", "mpmath")
-
-
-def package_version() -> str:
-    """The installed pdp-audit version (``0+unknown`` when run from a source tree without installing)."""
-    try:
-        return metadata.version("pdp-audit")
-    except metadata.PackageNotFoundError:
-        return "0+unknown"
-
-
-def code_version() -> str:
-    """The version and the commit it was built from, as every report, certificate and ``--version`` says it:
-    ``0.1.0 (git 1a2b3c4d5e6f)``, ``0.1.0 (git 1a2b3c4d5e6f+dirty)`` or ``0.1.0 (commit unknown)``
-    (:mod:`pdp_audit.reports.code_commit`)."""
-    return f"{package_version()} ({code_commit()})"
 
 
 def library_versions() -> dict[str, str]:

@@ -19,16 +19,12 @@ import threading
 import time
 import traceback
 
+# Only what `pdp-audit --help` and `--version` need is imported here (no numpy, no audit): the rest where it is used.
 from pdp_audit.mechanisms.validation import InputError, one_line, quoted, shown
-from pdp_audit.reports.run_text import summary_lines
-from pdp_audit.verify.catalogue.arguments import Parser, add_run_arguments, configure_from_args, typed
+from pdp_audit.reports.code_commit import code_version
 from pdp_audit.verify.cli.commands import COMMAND_HELP
-from pdp_audit.verify.cli.warnings import print_warnings
-from pdp_audit.verify.core.checks import without_findings
-from pdp_audit.verify.core.config import WORKERS_OPTION
-from pdp_audit.verify.core.float_rules import own_float_rules
-from pdp_audit.verify.core.outputs import check_outputs, record_reads
-from pdp_audit.verify.core.processes import Terminated, end_by, terminations_raise
+from pdp_audit.verify.core.outputs import record_reads
+from pdp_audit.verify.core.parser import Parser
 
 #: The arguments that need nothing but the command's names and help: no audit is imported for them.
 LIGHT_ARGUMENTS = frozenset({"-h", "--help", "--version"})
@@ -55,6 +51,7 @@ def build_parser(light: bool = False) -> Parser:
         for name, text in COMMAND_HELP.items():
             sub.add_parser(name, help=text)
         return parser
+    from pdp_audit.verify.catalogue.arguments import add_run_arguments
     from pdp_audit.verify.catalogue.plans import plans_by_name
 
     sub.add_parser("list", help=COMMAND_HELP["list"]).set_defaults(handler=lambda args: command_list())
@@ -91,8 +88,6 @@ def command_modules() -> tuple:
 def version_text() -> str:
     """``pdp-audit 0.1.0 (git 1a2b3c4d5e6f)``: the version and the commit, as every report and certificate says them
     (``+dirty`` after a commit whose tree had changes; ``commit unknown`` for a build without git)."""
-    from pdp_audit.reports.json_report import code_version
-
     return f"pdp-audit {code_version()}"
 
 
@@ -113,13 +108,20 @@ def command_list() -> int:
 
 def print_summary(run, elapsed: float) -> None:
     """The run's summary (:func:`pdp_audit.reports.run_text.summary_lines`) on stdout."""
+    from pdp_audit.reports.run_text import summary_lines
+
     print("\n".join(summary_lines(run, elapsed)))
 
 
 def command_run(args: argparse.Namespace) -> int:
     """``pdp-audit run NAME``: build the audit's config, check the outputs, run it, write its reports; the exit code."""
     from pdp_audit.reports.publish import write_run_reports
+    from pdp_audit.verify.catalogue.arguments import configure_from_args, typed
     from pdp_audit.verify.catalogue.plans import plans_by_name
+    from pdp_audit.verify.cli.warnings import print_warnings
+    from pdp_audit.verify.core.checks import without_findings
+    from pdp_audit.verify.core.config import WORKERS_OPTION
+    from pdp_audit.verify.core.outputs import check_outputs
 
     plan = plans_by_name()[args.mechanism]
     config = configure_from_args(plan, args)
@@ -146,6 +148,10 @@ def main(argv: list[str] | None = None) -> int:
     does not return: :class:`~pdp_audit.verify.core.processes.Terminated` unwinds every ``finally`` (temporaries
     removed)
     and the process then ends by that signal."""
+    if _light(argv):  # --help, --version or nothing: no worker, no file, nothing for a signal to clean up
+        return _command(argv)
+    from pdp_audit.verify.core.processes import Terminated, end_by, terminations_raise
+
     with terminations_raise():
         try:
             code = _command(argv)
@@ -159,6 +165,11 @@ def main(argv: list[str] | None = None) -> int:
     if argv is None:  # the process's own entry point (the console script, ``python -m``), not a caller's function
         _exit_past_stray_threads(code)
     return code
+
+
+def _light(argv: list[str] | None) -> bool:
+    """Whether the arguments need only the commands' names and help (:data:`LIGHT_ARGUMENTS`, or none at all)."""
+    return set(sys.argv[1:] if argv is None else argv) <= LIGHT_ARGUMENTS
 
 
 def _exit_past_stray_threads(code: int) -> None:
@@ -181,8 +192,9 @@ def _exit_past_stray_threads(code: int) -> None:
 def _command(argv: list[str] | None) -> int:
     try:
         record_reads()  # an output over a file the command read (the user's code too) is refused
-        given = sys.argv[1:] if argv is None else argv
-        args = build_parser(light=set(given) <= LIGHT_ARGUMENTS).parse_args(argv)
+        args = build_parser(light=_light(argv)).parse_args(argv)
+        from pdp_audit.verify.core.float_rules import own_float_rules
+
         with own_float_rules():  # whatever np.seterr or warning filter the user's module sets
             return args.handler(args)
     except InputError as err:  # bad usage or input: one line naming the option or file
@@ -206,8 +218,12 @@ def _command(argv: list[str] | None) -> int:
         return EXIT_INTERRUPTED
     except Exception:  # a bug of ours, never a verdict (1) nor bad usage (2)
         return _internal_error()
+    except SystemExit:  # argparse's --help and --version
+        raise
     except BaseException as err:  # neither Exception nor an exit: escaped from where no user code runs, so ours
-        if isinstance(err, (SystemExit, Terminated)):  # argparse's --help and usage errors; SIGTERM/SIGHUP (main)
+        from pdp_audit.verify.core.processes import Terminated
+
+        if isinstance(err, Terminated):  # SIGTERM/SIGHUP: main ends the process by that signal
             raise
         return _internal_error()  # Python's own handler would exit 1, which reads as "a guarantee fails"
 

@@ -1,0 +1,65 @@
+"""The argument parser of every ``pdp-audit`` command: errors are one-line InputErrors (exit 2), and what it declares
+is kept as data for its readers.  Standard library only, so that ``pdp-audit --help`` stays light."""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+from pdp_audit.mechanisms.validation import InputError, quoted
+
+
+class Parser(argparse.ArgumentParser):
+    """An argument parser whose errors raise :class:`InputError` (one line, exit 2) instead of exiting.
+
+    It keeps what it declares, as data for its readers (the CLI fuzz test): ``arguments``, every action added to it
+    or to one of its groups, in order (``-h`` first), and ``commands``, its subcommands' parsers by name (empty for a
+    leaf command).
+    """
+
+    def __init__(self, *args: Any, **kwargs: Any):
+        self.arguments: list[argparse.Action] = []
+        self.commands: dict[str, argparse.ArgumentParser] = {}
+        super().__init__(*args, **kwargs)
+
+    def add_argument(self, *args: Any, **kwargs: Any) -> argparse.Action:
+        action = super().add_argument(*args, **kwargs)
+        self.arguments.append(action)
+        return action
+
+    def add_argument_group(self, *args: Any, **kwargs: Any) -> Any:
+        """An argument group whose arguments this parser keeps too."""
+        return self._keeping(super().add_argument_group(*args, **kwargs))
+
+    def add_mutually_exclusive_group(self, **kwargs: Any) -> Any:
+        """A group of mutually exclusive arguments, which this parser keeps too."""
+        return self._keeping(super().add_mutually_exclusive_group(**kwargs))
+
+    def _keeping(self, group: Any) -> Any:
+        """``group``, its ``add_argument`` also appending each action to :attr:`arguments`."""
+        add_to_group = group.add_argument
+
+        def add_argument(*names: Any, **options: Any) -> argparse.Action:
+            action = add_to_group(*names, **options)
+            self.arguments.append(action)
+            return action
+
+        group.add_argument = add_argument
+        return group
+
+    def add_subparsers(self, **kwargs: Any) -> Any:
+        """The subcommands' action; the parsers it adds are this parser's ``commands``."""
+        action = super().add_subparsers(**kwargs)
+        self.commands = action.choices  # name -> parser, filled by each add_parser
+        return action
+
+    def error(self, message: str):  # one line, no usage dump
+        raise InputError(f"{self.prog}: {message}")
+
+    def parse_args(self, args=None, namespace=None):
+        """As argparse's, with the arguments it does not know quoted in the message (a newline in one stays
+        ``\\n``: the error is one line whatever was typed)."""
+        parsed, extras = self.parse_known_args(args, namespace)
+        if extras:
+            self.error("unrecognized arguments: " + " ".join(quoted(a) for a in extras))
+        return parsed
