@@ -28,8 +28,6 @@ outputs proves that no better test exists.
 
 from __future__ import annotations
 
-import contextlib
-import sys
 from concurrent.futures import Executor
 from dataclasses import dataclass, field
 from typing import Callable
@@ -49,6 +47,7 @@ from pdp_audit.audits.blackbox.events import selection_size
 from pdp_audit.mechanisms.base import MalformedPair, returned_array
 from pdp_audit.verify.estimators.attack import PooledRankAttack, poisson_mean_within, pooled_rank_attack
 from pdp_audit.verify.estimators.engine import iter_blocks
+from pdp_audit.verify.estimators.progress import progress_bar
 
 Sampler = Callable[[int, np.random.Generator], np.ndarray]
 
@@ -110,12 +109,7 @@ class _Scores:
 def _progress_bar(total: int, progress: bool, desc: str = "blackbox, training releases", unit: str = "release"):
     """A bar of the ``total`` releases the attack draws (or of another ``unit``: counted as they are, where releases
     are shown as 1.3M), on a terminal's stderr when ``progress`` (nothing elsewhere: a file, a pipe)."""
-    if not (progress and sys.stderr.isatty()):
-        return contextlib.nullcontext(None)
-    from tqdm import tqdm
-
-    scaled = unit == "release"
-    return tqdm(total=total, desc=desc, unit=unit, unit_scale=scaled, file=sys.stderr, leave=False, dynamic_ncols=True)
+    return progress_bar(total, desc, unit, progress, unit_scale=unit == "release")
 
 
 def _stage(bar, name: str) -> None:

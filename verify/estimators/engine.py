@@ -8,7 +8,6 @@ chunk, worker or order it ran in.  Changing the number of workers never changes 
 
 from __future__ import annotations
 
-import sys
 import zlib
 from concurrent.futures import Executor
 from contextlib import contextmanager
@@ -27,6 +26,7 @@ from pdp_audit.mechanisms.base import (
     loss_resolution,
     release_epsilon,
 )
+from pdp_audit.verify.estimators.progress import with_progress
 
 BLOCK_SIZE = 1 << 16
 
@@ -105,11 +105,7 @@ def iter_blocks(
     block, whatever ``n``)."""
     jobs = [(work, seed, stream, b, size) for b, size in enumerate(block_sizes(n, block_size))]
     results = executor.map(_run_block, jobs) if executor is not None else map(_run_block, jobs)
-    if progress and len(jobs) > 4 and sys.stderr.isatty():
-        from tqdm import tqdm
-
-        results = tqdm(results, total=len(jobs), desc=stream, unit="block", file=sys.stderr, leave=False)
-    return iter(results)
+    return with_progress(results, len(jobs), stream, "block", progress and len(jobs) > 4)
 
 
 class PrivacyLossSampler:

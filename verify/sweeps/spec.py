@@ -45,7 +45,6 @@ import hashlib
 import itertools
 import json
 import math
-import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Sequence
@@ -54,6 +53,7 @@ import numpy as np
 
 from pdp_audit.mechanisms.validation import InputError, not_a_regular_file, quoted, shown
 from pdp_audit.verify.core.config import ALPHA, SEED, Names, Option, canonical, in_spec, number_text, parse
+from pdp_audit.verify.estimators.progress import progress_bar
 from pdp_audit.verify.sweeps.catalogue import SWEEPS
 from pdp_audit.verify.sweeps.schema import CellFunction, SpecError, SweepMechanism
 
@@ -500,22 +500,10 @@ def run_sweep(
             importlib.import_module(module)
     done = store.completed_ids()
     pending = [c for c in spec.cells if c.cell_id not in done]
-    bar = None
-    if progress and pending:
-        from tqdm import tqdm
-
-        bar = tqdm(
-            total=len(spec.cells),
-            initial=len(spec.cells) - len(pending),
-            unit="cell",
-            desc=spec.name,
-            file=sys.stderr,
-            delay=2.0,
-            dynamic_ncols=True,
-            leave=False,
-        )
     ran = 0
-    try:
+    cells = len(spec.cells)
+    shown = progress and bool(pending)
+    with progress_bar(cells, spec.name, "cell", shown, initial=cells - len(pending), delay=2.0) as bar:
         # closing(): a stop (Ctrl-C, an error) shuts the executor's workers down at once
         with contextlib.closing(executor.run(tasks_for(spec, pending))) as results:
             for task, outcome in results:
@@ -525,9 +513,6 @@ def run_sweep(
                     bar.update(1)
                 if on_cell is not None:
                     on_cell(task, outcome)
-    finally:
-        if bar is not None:
-            bar.close()
     return SweepOutcome(
         spec,
         store.path,
