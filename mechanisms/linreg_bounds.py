@@ -3,7 +3,7 @@ they are audited against.
 
 * [PDP] Lemma 2.4, eq. (3.3) and eq. (3.4) (output perturbation), Theorem 4.1, Remark 4.2 and
   Proposition 4.3 (OPS): the closed forms exactly as printed (the findings they lead to are in the
-  claims ledger, :mod:`pdp_audit.verify.ledger.table`);
+  claims ledger, :mod:`pdp_audit.verify.ledger.entries`);
 * derived exact values the printed ones are compared with (:func:`ops_mse_exact`, :func:`ops_gap_exact`);
 * exact privacy profiles: the Gaussian mechanism (Balle & Wang 2018, Thm 8) and OPS through the scalar
   ``y_z - x^Tθ`` (:func:`ops_exact_delta`).

@@ -254,7 +254,7 @@ def audit_blackbox(
 
 def audit_blackbox_with(pair: Any, claim: tuple, trials: Any, seed: Any, progress: bool, budget: Any) -> Run:
     """:func:`audit_blackbox` with its claim as (ε, δ, α) and the budget beyond ``trials`` as a
-    :class:`~pdp_audit.verify.evidence.pair_checks.BlackBoxBudget` (``train_trials``, ``workers``: results do not
+    :class:`~pdp_audit.audits.blackbox.evidence.BlackBoxBudget` (``train_trials``, ``workers``: results do not
     depend on the workers; the samplers must then be picklable): what ``pdp-audit blackbox`` runs."""
     from pdp_audit.audits.blackbox.evidence import BlackBoxBudget, BlackBoxSamplers, UserSampler, blackbox_checks
     from pdp_audit.verify.core.dask_cluster import checked_place

@@ -7,7 +7,7 @@ importance sampling where plain sampling cannot resolve δ (:mod:`pdp_audit.audi
 privacy profile of the pair.  Where the loss has a certified bound (:mod:`pdp_audit.mechanisms.objpert_certificate`), a
 check passes when that bound satisfies the claim *and* the Monte Carlo interval is consistent with it (its lower
 end does not exceed the bound) -- the suite's rule for closed forms.  The squared loss has no certified bound
-(its f′ is unbounded on R^d) but an exact δ(ε) (:func:`pdp_audit.mechanisms.objpert_certificate.squared_loss_delta`).
+(its f′ is unbounded on R^d) but an exact δ(ε) (:func:`pdp_audit.mechanisms.objpert_certificate.squared_loss_profile`).
 """
 
 from __future__ import annotations
