@@ -53,7 +53,7 @@ AUDITS_BUILT_ON = {"audits.privacy_report": {"audits.objpert"}}
 
 
 def module_name(path: Path) -> str:
-    """The installed name of a source file, without the namespace (``verify.checks``; ``pdp_audit`` for the API)."""
+    """The installed name of a source file, without the namespace (``verify.core.checks``; ``pdp_audit`` for the API)."""
     parts = path.relative_to(ROOT).with_suffix("").parts
     if parts[0] == "src":
         parts = parts[1:]
@@ -97,7 +97,7 @@ def imports_of(path: Path, modules: dict[str, Path]) -> set[str]:
 
 
 def _unqualified(module: str) -> str:
-    """``pdp_audit.verify.core.checks`` -> ``verify.checks`` (the layer rules are about the four packages)."""
+    """``pdp_audit.verify.core.checks`` -> ``verify.core.checks`` (the layer rules are about the four packages)."""
     return module.removeprefix(NAMESPACE + ".")
 
 
@@ -195,7 +195,7 @@ def test_every_audit_is_a_folder():
 
 
 def bare_imports(modules: dict[str, Path]) -> list[str]:
-    """Imports of a folder's own name (``verify.checks``): they work in a checkout, whose root is on sys.path,
+    """Imports of a folder's own name (``verify.core.checks``): they work in a checkout, whose root is on sys.path,
     and fail from a wheel, where only ``pdp_audit`` is installed."""
     return [
         f"{name}: imports {imported}"

@@ -66,7 +66,7 @@ MARKER = "audit: privacy audits of mechanisms with the privacy_audit fixture (pd
 # --------------------------------------------------------------------------------------------
 # Options and registration
 # --------------------------------------------------------------------------------------------
-# The largest budget per assertion (verify.config.PAIR_TRIALS): 1e8 samples per world (about 20 s for a Gaussian
+# The largest budget per assertion (verify.core.config.PAIR_TRIALS): 1e8 samples per world (about 20 s for a Gaussian
 # pair).  Losses are streamed a block at a time (pdp_audit.verify.evidence.pair_checks.stream_losses): peak resident
 # memory of a pytest process with one assertion measured at 158 MB for 1e6 and 162 MB for 1e7 and 1e8 per world.
 
