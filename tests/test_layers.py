@@ -53,7 +53,7 @@ AUDITS_BUILT_ON = {"audits.privacy_report": {"audits.objpert"}}
 
 
 def module_name(path: Path) -> str:
-    """The installed name of a source file, without the namespace (``verify.core.checks``; ``pdp_audit`` for the API)."""
+    """The installed name of a source file, without the namespace (``verify.core.checks``; ``pdp_audit``: the API)."""
     parts = path.relative_to(ROOT).with_suffix("").parts
     if parts[0] == "src":
         parts = parts[1:]
