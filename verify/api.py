@@ -417,16 +417,13 @@ def run_audit(
         pdp_audit.write_report(run, pdf="gaussian.pdf")
     """
     from pdp_audit.verify.catalogue.plans import plans_by_name
-    from pdp_audit.verify.core.checks import without_findings
-
     plans = plans_by_name()
     if name not in plans:
         raise InputError(f"name must be an audit of `pdp-audit list` ({', '.join(plans)}), got {name!r}")
     workers = pair_value("workers", workers)
     plan = plans[name]
     config = plan.configure({**options, "seed": seed, "alpha": alpha, **plan.paper_option(paper_claims)})
-    run = plan.execute(config, workers=workers, progress=bool(progress))
-    return run if paper_claims else without_findings(run)
+    return plan.execute(config, workers=workers, progress=bool(progress))
 
 
 @with_own_float_rules

@@ -119,7 +119,6 @@ def command_run(args: argparse.Namespace) -> int:
     from pdp_audit.verify.catalogue.arguments import configure_from_args, typed
     from pdp_audit.verify.catalogue.plans import plans_by_name
     from pdp_audit.verify.cli.warnings import print_warnings
-    from pdp_audit.verify.core.checks import without_findings
     from pdp_audit.verify.core.config import WORKERS_OPTION
     from pdp_audit.verify.core.outputs import check_outputs
 
@@ -131,8 +130,6 @@ def command_run(args: argparse.Namespace) -> int:
     check_outputs(outputs, {"the data file (--data)": getattr(config, "data", None)})
     start = time.perf_counter()
     run = plan.execute(config, workers=args.workers, progress=not args.quiet)
-    if not config.paper_claims:
-        run = without_findings(run)
     write_run_reports(run, None if report.lower() == "none" else report, args.json)
     if not args.quiet and args.json != "-":
         print_summary(run, time.perf_counter() - start)

@@ -19,7 +19,7 @@ from typing import Any, Callable, Mapping
 from pdp_audit.mechanisms.datasets import pinned_bytes
 from pdp_audit.reports.records import Run
 from pdp_audit.verify.core import processes
-from pdp_audit.verify.core.checks import CheckSpec, id_matches
+from pdp_audit.verify.core.checks import CheckSpec, id_matches, without_findings
 from pdp_audit.verify.core.config import KEYWORDS, Names, Option, build, options
 from pdp_audit.verify.core.processes import MEMORY_SHARE, executor_for
 
@@ -88,9 +88,11 @@ class AuditPlan:
         return {"paper_claims": bool(paper_claims)} if "paper_claims" in self.options() else {}
 
     def execute(self, config: Any, workers: int = 1, progress: bool = False) -> Run:
-        """Run the audit on ``workers`` processes (the numbers do not depend on it)."""
+        """Run the audit on ``workers`` processes (the numbers do not depend on it), its paper findings left out
+        unless the config asks for them: what ``pdp-audit run``, ``pdp_audit.run_audit`` and ``certify`` return."""
         with executor_for(workers) as executor:
-            return self.run(config, executor, progress)
+            run = self.run(config, executor, progress)
+        return run if config.paper_claims else without_findings(run)
 
     def run(self, config: Any, executor: Executor | None = None, progress: bool = False) -> Run:
         """Run the audit on ``executor`` (None: in this process).
