@@ -1,13 +1,14 @@
-"""The build's one hook: every wheel records the git commit it was built from, so that a certificate made by an
-installed wheel names its code as a checkout's would (``pdp-audit 0.1.0 (git 1a2b3c4d5e6f)``).
+"""The build's two additions to pyproject.toml: the list of packages, found on disk (:func:`packages`: a new audit's
+folder under ``audits/`` needs no line anywhere else), and the git commit every wheel records, so that a certificate
+made by an installed wheel names its code as a checkout's would (``pdp-audit 0.1.0 (git 1a2b3c4d5e6f)``).
 
-Everything else is declared in pyproject.toml.  ``build_py`` writes ``pdp_audit/reports/_build_commit.py`` into the
-build folder (never into the source tree): ``COMMIT = "git <12 hex digits>"``, ``+dirty`` after it when a packaged
-file differs from the commit, or ``"commit unknown"`` when the tree has no git (a wheel built from an sdist).  The
-commit is found by :func:`pdp_audit.reports.code_commit.git_commit`, loaded by its path (the package is not
-installed while it is built).  setuptools-scm was not used: it derives the version from git tags (no tag would make
-0.1.0 a ``0.1.dev…`` version, and the commit a local ``+g…`` part of it), while the version here is declared and the
-commit is provenance beside it.
+``build_py`` writes ``pdp_audit/reports/_build_commit.py`` into the build folder (never into the source tree):
+``COMMIT = "git <12 hex digits>"``, ``+dirty`` after it when a packaged file differs from the commit, or
+``"commit unknown"`` when the tree has no git (a wheel built from an sdist).  The commit is found by
+:func:`pdp_audit.reports.code_commit.git_commit`, loaded by its path (the package is not installed while it is
+built).  setuptools-scm was not used: it derives the version from git tags (no tag would make 0.1.0 a ``0.1.dev…``
+version, and the commit a local ``+g…`` part of it), while the version here is declared and the commit is provenance
+beside it.
 """
 
 import importlib.util
@@ -49,4 +50,19 @@ class BuildPyWithCommit(build_py):
         return outputs if getattr(self, "editable_mode", False) else [*outputs, str(Path(self.build_lib) / GENERATED)]
 
 
-setup(cmdclass={"build_py": BuildPyWithCommit})
+#: The checkout's folders installed under ``pdp_audit`` (pyproject.toml's package-dir maps each to pdp_audit.<folder>).
+FOLDERS = ("mechanisms", "audits", "verify", "reports", "examples")
+
+
+def packages(root: Path = HERE) -> list[str]:
+    """``pdp_audit``, every folder holding an ``__init__.py`` below :data:`FOLDERS` as ``pdp_audit.<its path>``
+    (``pdp_audit.audits.gaussian``), and ``pdp_audit.reports.schema`` (package data only: the JSON Schemas)."""
+    found = [
+        "pdp_audit." + ".".join(init.parent.relative_to(root).parts)
+        for folder in FOLDERS
+        for init in sorted((root / folder).rglob("__init__.py"))
+    ]
+    return ["pdp_audit", *found, "pdp_audit.reports.schema"]
+
+
+setup(cmdclass={"build_py": BuildPyWithCommit}, packages=packages())

@@ -3,6 +3,7 @@ names (``verify``, ``reports``, ``mechanisms``) still running pytest with the pl
 
 from __future__ import annotations
 
+import runpy
 import shutil
 import subprocess
 import sys
@@ -23,16 +24,33 @@ def pyproject() -> dict:
     return tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
 
 
-def test_every_package_folder_is_listed_and_mapped_into_the_namespace():
-    setuptools = pyproject()["tool"]["setuptools"]
-    listed = set(setuptools["packages"])
+def setup_arguments(monkeypatch) -> dict:
+    """The keyword arguments setup.py hands setuptools, read by running it with ``setup`` captured."""
+    import setuptools
+
+    captured = {}
+    monkeypatch.setattr(setuptools, "setup", lambda **kwargs: captured.update(kwargs))
+    runpy.run_path(str(ROOT / "setup.py"), run_name="pdp_audit_setup_probe")
+    return captured
+
+
+def test_every_package_folder_is_found_and_mapped_into_the_namespace(monkeypatch, tmp_path):
+    """setup.py finds the packages on disk (a new audit's folder needs no line in pyproject.toml); a folder made here
+    with an __init__.py is found, one without is not."""
+    found = setup_arguments(monkeypatch)["packages"]
     on_disk = {"pdp_audit"} | {
         "pdp_audit." + ".".join(init.parent.relative_to(ROOT).parts)
         for folder in FOLDERS
         for init in (ROOT / folder).rglob("__init__.py")
     }
-    assert on_disk - listed == set(), "add these packages to [tool.setuptools] packages in pyproject.toml"
-    assert all(name.startswith("pdp_audit") for name in listed)
+    assert set(found) == on_disk | {"pdp_audit.reports.schema"} and len(found) == len(set(found))
+    module = runpy.run_path(str(ROOT / "setup.py"), run_name="pdp_audit_setup_probe")
+    (tmp_path / "audits" / "dp_sgd").mkdir(parents=True)
+    (tmp_path / "audits" / "dp_sgd" / "__init__.py").write_text("")
+    (tmp_path / "audits" / "notes").mkdir()
+    assert module["packages"](tmp_path) == ["pdp_audit", "pdp_audit.audits.dp_sgd", "pdp_audit.reports.schema"]
+    setuptools = pyproject()["tool"]["setuptools"]
+    assert "packages" not in setuptools
     assert setuptools["package-dir"] == {"pdp_audit": "src/pdp_audit", **{f"pdp_audit.{f}": f for f in FOLDERS}}
 
 
