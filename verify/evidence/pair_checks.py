@@ -280,8 +280,9 @@ def validated_dp_checks(
     return checks
 
 
-#: Copies of one block of releases alive at once while it is checked (the pair's array, its float copy, a slice).
-BLOCK_COPIES = 3
+#: Copies of one block of releases alive at once while it is checked (the pair's array, its float copy, a slice, and
+#: the copy the pair's privacy_loss is given: its own, so that writing into it changes nothing of ours).
+BLOCK_COPIES = 4
 
 
 def check_block_memory(pair) -> None:
