@@ -185,14 +185,14 @@ def test_a_base_exception_of_a_blackbox_factory_is_their_error_in_one_line(tmp_p
 # --- budgets: releases too wide for one block -----------------------------------------------------------------------
 def test_releases_too_wide_for_this_machine_are_refused_before_any_draw(tmp_path, monkeypatch, capsys):
     """An ``output_dim`` of 200,000 died of MemoryError (exit 4) in the first probe under a 2 GB limit; here the
-    limit is made 100 MB, where a block of 65,536 releases of 2,000 doubles (held three times: 3.1 GB) cannot fit."""
+    limit is made 100 MB, where a block of 65,536 releases of 2,000 doubles (held four times: 4.2 GB) cannot fit."""
     import pdp_audit.verify.core.processes as processes
 
     monkeypatch.setattr(processes, "physical_memory", lambda: 100_000_000)
     toml = project(tmp_path, parameters="width = 2000")
     assert main(["certify", str(toml), "--report", "none", "--quiet"]) == 2
     err = capsys.readouterr().err
-    assert err.count("\n") == 1 and "output_dim 2,000" in err and "at most 47 dimensions" in err, err
+    assert err.count("\n") == 1 and "output_dim 2,000" in err and "at most 35 dimensions" in err, err
 
 
 def test_the_width_check_lets_every_width_that_fits_through(monkeypatch):
@@ -200,10 +200,10 @@ def test_the_width_check_lets_every_width_that_fits_through(monkeypatch):
     from pdp_audit.mechanisms.validation import InputError
     from pdp_audit.verify.evidence.pair_checks import check_block_memory
 
-    monkeypatch.setattr(processes, "physical_memory", lambda: 100_000_000)  # 0.75 × 1e8 / (65,536 × 8 × 3) = 47.7
-    check_block_memory(type("Pair", (), {"output_dim": 47})())
-    with pytest.raises(InputError, match="output_dim 48"):
-        check_block_memory(type("Pair", (), {"output_dim": 48})())
+    monkeypatch.setattr(processes, "physical_memory", lambda: 100_000_000)  # 0.75 × 1e8 / (65,536 × 8 × 4) = 35.8
+    check_block_memory(type("Pair", (), {"output_dim": 35})())
+    with pytest.raises(InputError, match="output_dim 36"):
+        check_block_memory(type("Pair", (), {"output_dim": 36})())
 
 
 # --- standard output closed ----------------------------------------------------------------------------------------
