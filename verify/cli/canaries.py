@@ -20,7 +20,7 @@ from array import array
 
 import numpy as np
 
-from pdp_audit.mechanisms.validation import InputError, quoted, shown
+from pdp_audit.mechanisms.validation import InputError, not_a_regular_file, quoted, shown
 from pdp_audit.verify.catalogue.arguments import add_option, typed
 from pdp_audit.verify.cli.commands import COMMAND_HELP
 from pdp_audit.verify.core.config import PAIR_OPTIONS
@@ -70,6 +70,9 @@ def read_column(path: str, option: str, column: str | None, bits: bool = False) 
     """The numbers of one column of ``path`` (CSV with a header, or a 1-D ``.npy``); one-line InputErrors naming
     ``option``, the file, the row and the column for anything else (and for fewer than 2 values)."""
     where = f"{option}: {shown(path)}"
+    problem = not_a_regular_file(path, "CSV or .npy file")
+    if problem is not None:  # a FIFO blocked forever, /dev/zero was read until MemoryError
+        raise InputError(f"{where} {problem}")
     if str(path).lower().endswith(".npy"):
         values = _read_npy(path, where)  # a vector: the column options name CSV columns only
         lines = None
@@ -110,14 +113,19 @@ def _read_csv(path: str, where: str, column: str | None) -> tuple[np.ndarray, np
                 raise InputError(
                     f"{where}: empty file; expected a header row naming the column, then one score per row"
                 )
-            index, name = _column_index([cell.strip() for cell in first], where, column)
+            header = [cell.strip() for cell in first]
+            _check_header(header, where)
+            index, name = _column_index(header, where, column)
             values, lines = array("d"), array("q")
             for row in rows:
                 if not any(cell.strip() for cell in row):
                     continue  # a blank line holds no canary
                 label = f"row {len(values) + 1} (line {rows.line_num})"  # the row-th value, on this line of the file
-                if len(row) <= index:
-                    raise InputError(f"{where}: {label} has {len(row)} field(s), no column {name}")
+                if len(row) != len(header):  # "0,75" in a decimal-comma locale read as 0 before
+                    raise InputError(
+                        f"{where}: {label} has {len(row)} field(s) and the header {len(header)}; one value per field "
+                        "(a decimal comma, such as 0,75, splits a number in two: write 0.75)"
+                    )
                 text = row[index].strip()
                 try:
                     value = float(text)
@@ -129,6 +137,20 @@ def _read_csv(path: str, where: str, column: str | None) -> tuple[np.ndarray, np
         except (csv.Error, UnicodeDecodeError) as err:
             raise InputError(f"{where}: not a readable CSV file ({err})") from None
     return np.frombuffer(values, dtype=float).copy(), np.frombuffer(lines, dtype=np.int64).copy(), name
+
+
+def _check_header(header: list[str], where: str) -> None:
+    """A header names its columns: a first row of numbers is a file without one (``np.savetxt`` writes none), whose
+    first score would otherwise be taken for the column's name and lost."""
+    for cell in header:
+        try:
+            float(cell)
+        except ValueError:
+            return
+    raise InputError(
+        f"{where}: the first row is {', '.join(quoted(c) for c in header[:3])}, a number, not a header; add a row "
+        "naming the column (np.savetxt(..., header='score', comments=''))"
+    )
 
 
 def _column_index(header: list[str], where: str, column: str | None) -> tuple[int, str]:
