@@ -143,8 +143,8 @@ def _small(examples: Path, name: str, old: str, new: str) -> Path:
 
 def test_canary_report(tmp_path):
     rng = np.random.default_rng(0)
-    np.savetxt(tmp_path / "in.csv", rng.normal(1, 1, 300))
-    np.savetxt(tmp_path / "out.csv", rng.normal(0, 1, 300))
+    np.savetxt(tmp_path / "in.csv", rng.normal(1, 1, 300), header="score", comments="")
+    np.savetxt(tmp_path / "out.csv", rng.normal(0, 1, 300), header="score", comments="")
     command = "canaries --in-scores in.csv --out-scores out.csv --delta 1e-5 --claim-epsilon 1 --report c.pdf"
     assert _render(tmp_path, command) == ""
 
