@@ -162,6 +162,25 @@ def loss_resolution(eps: float = float(np.finfo(np.float64).eps)) -> float:
     return max(LOSS_RESOLUTION, RESOLUTION_ULPS * float(eps))
 
 
+#: The coarsest loss resolution whatever the type: float32's (2^13·2^-23), or ε/64 where that is coarser.
+COARSEST_RESOLUTION = 2.0**-10
+SEPARATION = 64
+
+
+def separating_resolution(resolution: float, epsilon: float) -> float:
+    """``resolution`` capped at max(2^-10, |ε|/64): never coarser than the losses the claim at ε must separate.
+
+    2^13·eps is 8 for float16 (and 64 for bfloat16): every loss of a correct pair rounded to 0 and its DP checks
+    failed.  The atoms that rounding keeps whole are computed with a few ulps of noise of the *loss's* arithmetic;
+    a low-precision release's loss is either computed exactly from its values (an atom such as |o − 1| − |o| = −1 is
+    exact in float16) or in float64, so a step of ε/64 (at least float32's 2^-10) keeps them whole and moves δ(ε) by
+    at most the mass within ε/128 of ε times e^ε − e^{ε(1 − 1/128)}.  float64 and float32 are unchanged (their
+    resolution is already at most 2^-10)."""
+    eps = abs(float(epsilon))
+    cap = max(COARSEST_RESOLUTION, eps / SEPARATION) if math.isfinite(eps) else COARSEST_RESOLUTION
+    return min(float(resolution), cap)
+
+
 #: The grid through ±ε cuts ε into a multiple of the first of these that is at most ε/R: :func:`grid_through`.
 GRID_DIVISORS = (840, 420, 120, 60, 24, 12, 6, 2, 1)
 

@@ -83,7 +83,13 @@ class L1Query(Query):
 
 
 class LaplacePair:
-    """The Laplace mechanism on a neighbouring pair: o ~ q_D + b·Lap(0, 1)^d versus q_D' + b·Lap(0, 1)^d."""
+    """The Laplace mechanism on a neighbouring pair: o ~ q_D + b·Lap(0, 1)^d versus q_D' + b·Lap(0, 1)^d.
+
+    It declares its Laplace noise view (``noise_law``, ``noise_scale``, ``noise_dim``, ``release_from_noise``), and
+    ``sample`` draws the noise as the view's replay does, so an audit of it as a pair (a joint release) may rest a
+    pure claim on the bounded-loss proof (:mod:`pdp_audit.verify.estimators.view_replay`)."""
+
+    noise_law = "laplace"
 
     def __init__(self, q_d: np.ndarray, q_dprime: np.ndarray, scale: float | np.ndarray):
         """``scale``: one b for every coordinate, or a vector of per-coordinate scales b_i (a joint release such as
@@ -98,7 +104,14 @@ class LaplacePair:
             self.scale = np.asarray(scale, dtype=float)
             if self.scale.shape != self.q_d.shape or not np.all(self.scale > 0):
                 raise InputError("scale must be positive, one per coordinate of the release")
-        self.output_dim = self.q_d.size
+        self.output_dim = self.noise_dim = self.q_d.size
+
+    @property
+    def noise_scale(self) -> float | np.ndarray:
+        return self.scale
+
+    def release_from_noise(self, world: World, noise: np.ndarray) -> np.ndarray:
+        return self.mean(world) + noise
 
     @property
     def delta_z(self) -> np.ndarray:

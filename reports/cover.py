@@ -9,6 +9,7 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
+from pdp_audit.reports.certified_claim import certified_claim, proven_pure  # noqa: E402
 from pdp_audit.reports.check_reading import basis, reading  # noqa: E402
 from pdp_audit.reports.page_text import (  # noqa: E402
     A4,
@@ -126,7 +127,9 @@ def _banner(run: Run) -> str:
         return f"NOT A CERTIFICATE — no violation found at the stated power ({fmt(trials)} releases per world)"
     if run.parameters.get("headline") and run.parameters.get("epsilon") is None:  # a bound, no claim to decide
         return "NO CLAIM TESTED — a lower bound only (it can refute a claim, never certify one)"
-    return (CERTIFICATE_TEXT if c else VERDICT_TEXT)[run.verdict]
+    words = (CERTIFICATE_TEXT if c else VERDICT_TEXT)[run.verdict]
+    claim = certified_claim(run.checks)
+    return words if claim is None else f"{words.split(' — ')[0]} — {claim.text()}"
 
 
 _CELL = 7  # points: the guarantees' table
@@ -179,7 +182,16 @@ def _identity_lines(run: Run) -> list[tuple[str, dict]]:
         )
     if c and "evidence" in c:  # on what evidence
         lines.append((f"Evidence: {EVIDENCE_TEXT[c['evidence']]}.", {"size": 9.5}))
-    if p.get("delta_certified") is not None:  # a pure claim passed: what it certifies
+    if p.get("delta_certified") is not None and proven_pure(run.checks):
+        lines.append(
+            (
+                f"Pure DP claimed (δ = 0) and proven at ε = {fmt(p.get('epsilon'))}: the pair's Laplace or geometric "
+                "noise view replays sample() exactly, and its privacy loss, verified on every draw, never exceeds ε "
+                "(the bounded-loss proof; in real arithmetic -- floating-point effects on the release are outside it).",
+                {"size": 9.5},
+            )
+        )
+    elif p.get("delta_certified") is not None:  # a pure claim passed: what it certifies
         bounded = any(x.id == "loss-bound" and x.verdict == "pass" for x in run.checks)
         lines.append(
             (

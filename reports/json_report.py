@@ -10,6 +10,7 @@ from typing import Any
 
 import numpy as np
 
+from pdp_audit.reports.certified_claim import certified_claim
 from pdp_audit.reports.code_commit import code_commit, code_version, package_version  # noqa: F401 (re-exported)
 from pdp_audit.reports.files import atomic_path, json_text, write_stdout
 from pdp_audit.reports.records import Check, Run
@@ -101,6 +102,8 @@ def run_to_dict(run: Run) -> dict[str, Any]:
     per_instance = run.per_instance.summary() if run.per_instance is not None else None
     findings = None if run.findings is None else [check_to_dict(c) for c in run.findings]
     certified = {} if run.certified is None else {"certified": run.certified}
+    claim = certified_claim(run.checks)
+    certified_text = {} if claim is None else {"certified_claim": claim.to_dict()}
     clipping = {} if run.clipping is None else {"clipping": run.clipping.summary()}
     return clean(
         {
@@ -108,6 +111,7 @@ def run_to_dict(run: Run) -> dict[str, Any]:
             "mechanism": run.mechanism,
             "verdict": run.verdict,
             "exit_code": run.exit_code,
+            **certified_text,
             **certified,
             "alpha": run.alpha,
             "checks": [check_to_dict(c) for c in run.checks],

@@ -4,7 +4,15 @@ check, as ``pdp-audit run`` prints them).  Plain records in, strings out: one pl
 
 from __future__ import annotations
 
+from pdp_audit.reports.certified_claim import certified_claim
 from pdp_audit.reports.records import Check, Run
+
+
+def verdict_words(verdict: str, checks) -> str:
+    """``PASS``, and what a pair's claim certified where it decides one: ``PASS: (1, 3.3e-11)-DP certified``
+    (:mod:`pdp_audit.reports.certified_claim`)."""
+    claim = certified_claim(checks)
+    return verdict.upper() + ("" if claim is None else f": {claim.text()}")
 
 
 def describe(run: Run) -> str:
@@ -15,7 +23,7 @@ def describe(run: Run) -> str:
 
         print(pdp_audit.describe(run))
     """
-    lines = [f"pdp-audit: {run.mechanism}: {run.verdict.upper()} (exit code {run.exit_code})"]
+    lines = [f"pdp-audit: {run.mechanism}: {verdict_words(run.verdict, run.checks)} (exit code {run.exit_code})"]
     lines += check_lines(run.checks)
     lines.append(f"  (seed {run.seed}, false-alarm probability α = {run.alpha:g}, Holm over the run's checks)")
     return "\n".join(lines)
@@ -38,7 +46,7 @@ def check_lines(checks: list[Check] | tuple[Check, ...]) -> list[str]:
 
 def summary_lines(run: Run, elapsed: float) -> list[str]:
     """What ``pdp-audit run`` prints: one line for the run's verdict, one per guarantee and one per paper finding."""
-    lines = [f"pdp-audit run {run.mechanism}: {run.verdict.upper()} ({elapsed:.1f} s)"]
+    lines = [f"pdp-audit run {run.mechanism}: {verdict_words(run.verdict, run.checks)} ({elapsed:.1f} s)"]
     lines += [_summary_line(check) for check in run.checks]
     if run.findings:
         lines.append("  paper findings (statements as printed; not part of the verdict):")

@@ -94,9 +94,10 @@ def test_a_deflated_release_is_refused(tmp_path):
 def test_a_pure_joint_release_states_the_delta_it_certifies(tmp_path):
     text = LAPLACE.format(scale=1.0) + LAPLACE.format(scale=2.0) + CLAIM.format(epsilon=1.6, delta=0.0)
     code, document = certify(deployment(tmp_path, text))
-    assert code == 0  # ε = 1 + 1/2 = 1.5 ≤ 1.6 exactly
+    assert code == 0  # ε = 1 + 1/2 = 1.5 ≤ 1.6 exactly: proven (the joint Laplace view replays, sup L = 1.5)
     upper = max(c["ci"][1] for c in document["checks"] if c["id"].startswith("dp-"))
-    assert document["parameters"]["delta_certified"] == upper > 0
+    assert document["parameters"]["delta_certified"] == upper == 0
+    assert document["certified_claim"]["delta"] == 0 and document["certified_claim"]["covers_claim"]
 
 
 def test_releases_of_different_data_keep_each_fingerprint(tmp_path):

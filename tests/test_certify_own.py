@@ -53,6 +53,21 @@ HISTOGRAM = textwrap.dedent(
         return Histogram(counts, which[0], scale, loss_scale or scale, rows)
     """
 )
+#: The same histogram with its Laplace noise view, drawn as the suite replays it: a pure claim is proven.
+VIEWED = (
+    HISTOGRAM.replace("class Histogram:\n", 'class Histogram:\n    noise_law = "laplace"\n\n')
+    .replace(
+        "        self.output_dim = counts.size\n",
+        "        self.output_dim = self.noise_dim = counts.size\n        self.noise_scale = scale\n",
+    )
+    .replace(
+        "    def privacy_loss(self, outputs):",
+        "    def release_from_noise(self, world, noise):\n"
+        "        return (self.counts if world == 'D' else self.neighbour) + noise\n\n"
+        "    def privacy_loss(self, outputs):",
+    )
+)
+assert VIEWED.count("noise") == 6, "the view's lines were not added"
 #: The same histogram without its privacy loss: a black-box pair.
 BLACKBOX = HISTOGRAM.replace("def privacy_loss", "def _not_the_loss")
 DEPLOY = """mechanism = "{mechanism}"
@@ -67,7 +82,7 @@ trials = 2e4
 """
 
 
-def project(folder: Path, module: str = HISTOGRAM, parameters: str = "", delta: str = "0.0", name="mymod") -> Path:
+def project(folder: Path, module: str = VIEWED, parameters: str = "", delta: str = "0.0", name="mymod") -> Path:
     """The user's folder: ``<name>.py``, ``data.csv`` (50 rows in [0, 1)) and ``deploy.toml``; the deployment."""
     folder.mkdir(parents=True, exist_ok=True)
     (folder / f"{name}.py").write_text(module, encoding="utf-8")
@@ -92,7 +107,7 @@ def test_a_users_laplace_histogram_is_certified_from_the_command_line(tmp_path, 
     stdout = capsys.readouterr().out
     assert "CERTIFIED" in stdout and "mymod.make" in stdout
     document = json.loads(out.read_text(encoding="utf-8"))
-    assert [c["id"] for c in document["checks"]] == ["loss-consistency", "dp-forward", "dp-reverse"]
+    assert [c["id"] for c in document["checks"]] == ["loss-consistency", "noise-view", "dp-forward", "dp-reverse"]
     certified = document["certified"]
     assert certified["mechanism"] == "mymod:make" and certified["factory"] == "mymod.make"
     module = (tmp_path / "user" / "mymod.py").read_bytes()
@@ -102,9 +117,17 @@ def test_a_users_laplace_histogram_is_certified_from_the_command_line(tmp_path, 
     assert certified["data"] == "data.csv" and certified["parameters"] == {"data": "data.csv"}
     assert certified["evidence"] == "white-box" and certified["claim"] == {"epsilon": 1.0, "delta": 0.0}
     assert certified["audit"] == {"trials": 20_000, "seed": 0, "alpha": 1e-6}
-    # pure DP: the δ a pass certifies is stated, the largest upper end of the DP checks' intervals
+    # pure DP, proven: the Laplace view replays sample() and its loss never exceeds ε, so δ̄ = 0 is certified
     upper = max(c["ci"][1] for c in document["checks"] if c["id"].startswith("dp-"))
-    assert document["parameters"]["delta_certified"] == upper > 0
+    assert document["parameters"]["delta_certified"] == upper == 0
+    assert document["certified_claim"] == {
+        "epsilon": 1.0,
+        "delta": 0.0,
+        "kind": "DP",
+        "claimed_delta": 0.0,
+        "covers_claim": True,
+    }
+    assert "CERTIFIED: (1, 0)-DP certified" in stdout
     assert document["parameters"]["pair"] == "the one mymod.make returns for the deployment's parameters"  # words
 
 
@@ -149,8 +172,8 @@ def test_per_instance_pairs_are_each_audited_on_their_own_page(tmp_path):
 
 
 def test_a_broken_individual_fails_the_certificate(tmp_path):
-    broken = HISTOGRAM.replace("removed, self.scale, self.loss_scale)", "removed, 0.4, 0.4)")  # hers: too little noise
-    assert broken != HISTOGRAM
+    broken = VIEWED.replace("removed, self.scale, self.loss_scale)", "removed, 0.4, 0.4)")  # hers: too little noise
+    assert broken != VIEWED
     code, document = certify(project(tmp_path, module=broken, parameters="individuals = 1"))
     assert code == 1
     verdicts = {c["id"]: c["verdict"] for c in document["checks"]}
@@ -274,7 +297,7 @@ def test_the_helper_modules_a_mechanism_is_written_across_are_fingerprinted(tmp_
     toml = project(folder, module="from helper import make  # noqa: F401\n")
     lazy = "SCALE = 1.0\n"
     (folder / "helper.py").write_text(
-        "import lazyhelper  # noqa: F401\n" + HISTOGRAM,
+        "import lazyhelper  # noqa: F401\n" + VIEWED,
         encoding="utf-8",
     )
     (folder / "lazyhelper.py").write_text(lazy, encoding="utf-8")

@@ -102,11 +102,14 @@ def test_a_band_open_above_takes_the_limit_of_large_scales():
 def test_a_view_does_not_speak_for_revealing_releases_it_omits():
     """RareLeak: with probability 1e-5 sample() releases its input (L = ±∞); the noise view omits that branch.
     True δ(1) ≈ 1e-5, 10× the claim.  Where sample() drew such a release, importance sampling's upper bound gets
-    the atom's Clopper–Pearson bound added, so the claim is not passed (it passed 3 of 3 seeds before)."""
+    the atom's Clopper–Pearson bound added; where the view's replay drew one, the view is not used at all
+    (:mod:`pdp_audit.verify.estimators.view_replay`): either way the claim is not passed (it passed 3 of 3 seeds
+    before either).  Seed 2's main draws hold no leak; its replay does."""
     for seed in (0, 2):
         run = pdp_audit.audit_pair(RareLeak(5.0, 1e-5), 1.0, 1e-6, seed=seed)
         forward = next(c for c in run.checks if c.id == "dp-forward")
-        assert forward.details["estimates"].get("atom at L = +∞", 0) > 0
+        replay = next(c for c in run.checks if c.id == "noise-view").details["replay"]
+        assert forward.details["estimates"].get("atom at L = +∞", 0) > 0 or replay["mismatches"] > 0
         assert forward.verdict != "pass"
     twin = pdp_audit.audit_pair(RareLeak(5.0, 0.0), 1.0, 1e-6)
     assert twin.verdict == "pass"

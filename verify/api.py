@@ -125,8 +125,9 @@ def audit_pair(
         ``world`` ``"D"`` or ``"D'"``, drawing only from ``rng``; ``privacy_loss(outputs)`` returning the exact
         log p_D(o) − log p_D'(o) of each row (:class:`~pdp_audit.mechanisms.base.NeighbourPair`).
       epsilon: the claimed ε, finite and >= 0.
-      delta: the claimed δ, in [0, 1).  δ = 0 (pure DP) cannot be proven by sampling: a pass then certifies the
-        δ upper bound its interval states (the check's ``ci``), and says so in its note.
+      delta: the claimed δ, in [0, 1).  δ = 0 (pure DP) cannot be shown by sampling: it passes only with the
+        bounded-loss proof of a Laplace or geometric view that replays ``sample`` exactly, and is otherwise
+        inconclusive, naming the (ε, δ̄) the draws certify.
       trials: samples per world, 100 to 1e8 (memory does not grow with it).
       seed: root seed, >= 0; the same seed gives the same numbers.
       alpha: family-wise false-alarm probability of the run, in [1e-50, 1).
@@ -417,6 +418,7 @@ def run_audit(
         pdp_audit.write_report(run, pdf="gaussian.pdf")
     """
     from pdp_audit.verify.catalogue.plans import plans_by_name
+
     plans = plans_by_name()
     if name not in plans:
         raise InputError(f"name must be an audit of `pdp-audit list` ({', '.join(plans)}), got {name!r}")

@@ -125,11 +125,31 @@ class GaussianProductPair(ProductPair):
         return np.concatenate([p.release_from_noise(world, n) for p, n in zip(self.pairs, self._parts(noise))], axis=1)
 
 
+class LaplaceProductPair(ProductPair):
+    """A :class:`ProductPair` of pairs that all declare a Laplace noise view: the view is theirs side by side (the
+    replay draws the parts' noise one after the other, as :meth:`ProductPair.sample` does)."""
+
+    noise_law = "laplace"
+
+    def __init__(self, pairs: list[Any]):
+        super().__init__(pairs)
+        self.noise_dim = self.output_dim
+        self.noise_scale = np.concatenate([np.broadcast_to(p.noise_scale, (d,)) for p, d in zip(pairs, self.dims)])
+
+    def release_from_noise(self, world: str, noise: np.ndarray) -> np.ndarray:
+        noise = np.atleast_2d(noise)
+        return np.concatenate([p.release_from_noise(world, n) for p, n in zip(self.pairs, self._parts(noise))], axis=1)
+
+
 def product_pair(pairs: list[Any]) -> ProductPair:
-    """The joint release of ``pairs``, with the Gaussian noise view where every release has one."""
+    """The joint release of ``pairs``, with the Gaussian or Laplace noise view where every release has one."""
     from pdp_audit.verify.estimators.rare import has_noise_view
 
-    return GaussianProductPair(pairs) if all(has_noise_view(p) for p in pairs) else ProductPair(pairs)
+    if all(has_noise_view(p) for p in pairs):
+        return GaussianProductPair(pairs)
+    if all(getattr(p, "noise_law", None) == "laplace" for p in pairs):
+        return LaplaceProductPair(pairs)
+    return ProductPair(pairs)
 
 
 # --- the releases' configs ---------------------------------------------------------------------------------------

@@ -218,21 +218,29 @@ class UpperTriangleGoe(ag.GoeAnalyzeGaussPair):
         super().__init__(h, delta, sigma3, neighbour)
         self.noise_sd = np.full(self.output_dim, self.sigma3)
 
+    def _noise(self, size, rng):  # vech of the upper triangle: iid N(0, σ₃²), drawn as the view's replay draws it
+        return self.noise_sd * rng.standard_normal((size, self.output_dim))
+
+
+class ReplayedGoe(ag.GoeAnalyzeGaussPair):
+    """Algorithm 6's release with its noise drawn in the coordinates of its noise view -- vech(Z + Zᵀ)/√2 has
+    independent coordinates of sd √2σ₃ (diagonal) and σ₃: the same law as the literal draw of Z, but one the view's
+    replay reproduces (:mod:`pdp_audit.verify.estimators.view_replay`), so importance sampling may rest on it."""
+
     def _noise(self, size, rng):
-        upper = np.triu(self.sigma3 * rng.standard_normal((size, self.d, self.d)))
-        return ag.vech(upper + np.swapaxes(np.triu(upper, 1), -1, -2))
+        return self.noise_sd * rng.standard_normal((size, self.output_dim))
 
 
 #: Algorithm 6's σ₃ for (1, 1e-6)-DP over ‖H_x‖_F ≤ 1 (exact: whitened sensitivity 1/√2, Balle & Wang).
 GOE_SIGMA3 = g.analytic_sigma(EPSILON, TWIN_DELTA, 1 / math.sqrt(2))
 
 
-def _goe(cls=ag.GoeAnalyzeGaussPair) -> ag.GoeAnalyzeGaussPair:
+def _goe(cls=None) -> ag.GoeAnalyzeGaussPair:
     """The release of XᵀX (d = 2, four rows in the unit ball) at :data:`GOE_SIGMA3`, the neighbour adding the
     record x = (1, 0): ΔH = xxᵀ lies on the diagonal, the case the missing √2 hurts most."""
     X = np.array([[0.6, 0.3], [-0.2, 0.5], [0.4, -0.4], [0.1, 0.9]])
     x = np.array([1.0, 0.0])
-    return cls(X.T @ X, np.outer(x, x), GOE_SIGMA3, "add")
+    return (cls or ReplayedGoe)(X.T @ X, np.outer(x, x), GOE_SIGMA3, "add")
 
 
 class LaplacePair:

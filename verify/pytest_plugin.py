@@ -53,7 +53,7 @@ from typing import Sequence
 import pytest
 
 from pdp_audit.mechanisms.validation import InputError, one_line
-from pdp_audit.reports.run_text import check_lines
+from pdp_audit.reports.run_text import check_lines, verdict_words
 from pdp_audit.verify import api
 from pdp_audit.verify.core.config import PAIR_OPTIONS, pair_value
 
@@ -176,7 +176,7 @@ def assertion_seed(root: int, nodeid: str, index: int) -> int:
 # --------------------------------------------------------------------------------------------
 def describe(checks, verdict: str, header: str, settings: Settings, trials: int) -> str:
     """A readable multi-line account of one assertion (used in failure messages)."""
-    lines = [f"pdp-audit: {header}: {verdict.upper()}", *check_lines(checks)]
+    lines = [f"pdp-audit: {header}: {verdict_words(verdict, checks)}", *check_lines(checks)]
     lines.append(
         f"  ({trials:,} samples, seed {settings.seed}, false-alarm probability α = {settings.alpha:g}, "
         f"Holm over {len(checks)} checks)"

@@ -46,9 +46,10 @@ from pdp_audit.mechanisms.base import (
     grid_through,
     loss_resolution,
     release_epsilon,
+    separating_resolution,
 )
 from pdp_audit.verify.core.checks import CheckSpec, Evidence
-from pdp_audit.verify.estimators import rare, tilting, view_structure
+from pdp_audit.verify.estimators import rare, tilting, view_replay, view_structure
 from pdp_audit.verify.estimators.consistency import LossConsistency, loss_consistency
 from pdp_audit.verify.estimators.consistency_output import EventConsistency, StreamedEventConsistency
 from pdp_audit.verify.estimators.consistency_scale import ScaleIdentity, StreamedScaleIdentity
@@ -64,6 +65,7 @@ from pdp_audit.verify.evidence.pair_claims import (
     band_estimates,
     importance_estimate,
     pair_claim_check,
+    proof_estimate,
 )
 
 #: Releases per world drawn through the noise view (and compared with as many from ``sample``).
@@ -177,11 +179,26 @@ def view_capable(pair) -> bool:
     return rare.rare_capable(pair)
 
 
+def replay_view(pair, seed: int, trials: int) -> view_replay.Replay | None:
+    """Whether ``sample()`` is exactly its declared view (:mod:`pdp_audit.verify.estimators.view_replay`), over at
+    most ``trials`` rows per world; None for a pair without a view."""
+    if not view_capable(pair):
+        return None
+    law = tilting.declared_law(pair) or "gaussian"
+    view = pair if tilting.has_tilted_view(pair) else rare.noise_view(pair)
+    return view_replay.replay(pair, view, law, seed, trials)
+
+
 def noise_view_check(
-    pair, losses: dict[str, np.ndarray], seed: int, resolution: float = LOSS_RESOLUTION
+    pair,
+    losses: dict[str, np.ndarray],
+    seed: int,
+    resolution: float = LOSS_RESOLUTION,
+    replayed: view_replay.Replay | None = None,
 ) -> Evidence | None:
     """``noise-view`` for a pair with a noise view (None without one); ``losses``: draws of the loss via
-    ``sample()`` per world, rounded at ``resolution``.  The p-value is Bonferroni's over the two worlds."""
+    ``sample()`` per world, rounded at ``resolution``; ``replayed``: the replay's outcome, stated in the note (a
+    view that does not replay is not a fail -- it is not used).  The p-value is Bonferroni's over the two worlds."""
     if not view_capable(pair):
         return None
     view = pair if tilting.has_tilted_view(pair) else rare.noise_view(pair)
@@ -201,10 +218,13 @@ def noise_view_check(
         f"{min(VIEW_SAMPLES, int(np.size(losses[worst_world]))):,} releases each way). A fail means the "
         "importance sampler would audit another mechanism than sample()."
     )
-    extra = {}
+    extra: dict = {}
     if structure is not None:
         note += " " + structure.describe()
         extra = {"loss_mismatches": structure.mismatches, "noise_scale_pvalues": structure.scale_pvalues}
+    if replayed is not None:
+        note += " " + replayed.describe()
+        extra["replay"] = {"rows_per_world": replayed.rows, "mismatches": replayed.mismatches, "exact": replayed.exact}
     return Evidence(
         spec=NOISE_VIEW,
         estimate=float(results[worst_world].statistic),
@@ -347,7 +367,7 @@ def stream_losses(pair, epsilon: float, trials: int, seed: int) -> StreamedLosse
     the pair's floating-point type (:func:`pdp_audit.verify.estimators.engine.pair_loss_resolution`), on a grid through
     ±ε
     where that type is coarser than float64 (:func:`pdp_audit.mechanisms.base.grid_through`)."""
-    resolution = grid_through(pair_loss_resolution(pair), float(epsilon))
+    resolution = grid_through(separating_resolution(pair_loss_resolution(pair), float(epsilon)), float(epsilon))
     consistency = StreamedEventConsistency(trials, trials, float(epsilon))
     scale = StreamedScaleIdentity()
     band = StreamedScaleBand(epsilon, resolution)
@@ -389,7 +409,8 @@ def dp_checks(pair, epsilon: float, delta: float, trials: int, seed: int, per_in
     """
     streamed = stream_losses(pair, epsilon, trials, seed)
     checks = [consistency_evidence(streamed.consistency, trials, PAIR_LOSS_CONSISTENCY, streamed.scale)]
-    view = noise_view_check(pair, streamed.heads, seed, streamed.resolution)
+    replayed = replay_view(pair, seed, trials)
+    view = noise_view_check(pair, streamed.heads, seed, streamed.resolution, replayed)
     checks += [view] if view is not None else []
     kind = "pDP for this (D, z)" if per_instance else "DP"
     source = "Wang 2019, §2 (per-instance DP)" if per_instance else "Dwork & Roth 2014, Definition 2.4"
@@ -401,7 +422,8 @@ def dp_checks(pair, epsilon: float, delta: float, trials: int, seed: int, per_in
             f"δ_{{{p}‖{q}}}(ε) = P_{p}[L_{p}{q} > ε] − e^ε P_{q}[L_{p}{q} > ε] ≤ δ",
             source,
         )
-        checks.append(_claim_check(pair, spec, streamed, direction, (float(epsilon), float(delta)), (trials, seed)))
+        claim = (float(epsilon), float(delta))
+        checks.append(_claim_check(pair, spec, streamed, direction, claim, (trials, seed), replayed))
     return checks[:-2] + _with_figures(checks[-2:], streamed.heads, float(epsilon), float(delta))
 
 
@@ -419,15 +441,21 @@ def _with_figures(claims: list, heads: dict, epsilon: float, delta: float) -> li
     ]
 
 
-def _claim_check(pair, spec: CheckSpec, streamed: StreamedLosses, direction: str, claim, budget) -> Evidence:
+def _claim_check(
+    pair, spec: CheckSpec, streamed: StreamedLosses, direction: str, claim, budget, replayed=None
+) -> Evidence:
     """The DP check of one direction from every estimate of δ(ε) (:mod:`pdp_audit.verify.evidence.pair_claims`):
     the plain tails and the bounded mean of ``sample()``'s draws, and importance sampling through the noise view
-    where plain draws cannot resolve δ."""
+    where plain draws cannot resolve δ -- only a view that replays ``sample()`` exactly (``replayed``,
+    :mod:`pdp_audit.verify.estimators.view_replay`): a bound on another law than the sampler's certifies nothing.
+    A replayed Laplace or geometric translation view whose loss bound η is at most ε adds the bounded-loss proof
+    δ(ε) = 0 (:func:`pdp_audit.verify.evidence.pair_claims.proof_estimate`)."""
     (epsilon, delta), (trials, seed) = claim, budget
     hockey = streamed.means[direction]
     atom = atom_estimate(hockey.infinite, hockey.n)
     estimates = band_estimates(streamed.band.result(), direction) + ([atom] if atom is not None else [])
-    tried = view_capable(pair) and not builders.plain_sampling_resolves(delta, trials)
+    wanted = view_capable(pair) and not builders.plain_sampling_resolves(delta, trials)
+    tried = wanted and replayed is not None and replayed.exact
     tail, untilted = None, ""
     if tried and tilting.has_tilted_view(pair):
         tail, untilted = tilting.try_tilted_tail(pair, epsilon, direction, trials, seed, stream=f"tilted/{spec.id}")
@@ -435,7 +463,12 @@ def _claim_check(pair, spec: CheckSpec, streamed: StreamedLosses, direction: str
         tail = rare.try_rare_tail(pair, epsilon, direction, trials, seed, stream=f"rare/{spec.id}")
     if tail is not None:
         estimates.append(importance_estimate(tail, (hockey.infinite, hockey.n)))
+    proof = _bounded_loss_proof(tail)
+    if proof is not None:
+        estimates.append(proof)
     check = pair_claim_check(spec, estimates, *claim)
+    if wanted and not tried and replayed is not None:
+        return check.noted(replayed.describe())
     if tried and tail is None:
         return check.noted(builders.no_shift_note(trials) if not tilting.has_tilted_view(pair) else _no_tilt(untilted))
     if isinstance(tail, tilting.TiltedTail):
@@ -443,6 +476,18 @@ def _claim_check(pair, spec: CheckSpec, streamed: StreamedLosses, direction: str
     if tail is None:
         return check.noted(_band_note(streamed.band.result()))
     return check
+
+
+def _bounded_loss_proof(tail):
+    """The proof δ(ε) = 0 where the tilted tail verified the L1 form on every draw of a replayed view and its loss
+    bound η = Σλ|d| is at most ε (to the releases' rounding slack): the view's law is then (η, 0)-DP exactly (Dwork
+    & Roth 2014, Theorem 3.6, for any ε ≥ η), and the replay makes it the sampler's.  None otherwise."""
+    if not isinstance(tail, tilting.TiltedTail) or not tail.certified:
+        return None
+    t = tail.tilt
+    if t.eta > t.epsilon + 4 * t.rtol * (1 + t.eta):
+        return None
+    return proof_estimate(t.eta, tail.n)
 
 
 def _band_note(band) -> str:

@@ -26,8 +26,11 @@ the upper bound the smallest of their upper bounds (Bonferroni: all k hold toget
 claim fails when that lower bound exceeds δ (p-value ``p_claim`` by inversion); it also fails when the estimates
 contradict each other -- the intersection of their intervals empty (``p_disagree``): then the noise view or the loss
 is not the sampler's, and no estimate can be trusted.  The check's p-value is 2·min(p_claim, p_disagree) (valid for
-both nulls together).  It passes when the upper bound is at most δ.  A pure claim (δ = 0) can never be shown by
-sampling: it passes when nothing contradicts it, and the note states the δ upper bound actually certified.
+both nulls together).  It passes when the upper bound is at most δ -- for a pure claim (δ = 0) too: sampling
+alone never gives an upper bound of 0, so a pure claim passes only with a **bounded-loss proof**
+(:func:`proof_estimate`: a Laplace or geometric translation view that replays ``sample()`` exactly, whose loss is
+verified to be the view's L1 loss on every draw and bounded by ε), and is otherwise inconclusive at best, with the
+(ε, δ̄) the draws do certify stated.
 
 **Budget hint.**  An inconclusive check names the budget its own estimates predict (:func:`budget_to_decide`):
 each estimate recomputed at N draws with its point estimate held, the smallest N = n·1.25^j that decides.  Measured
@@ -180,6 +183,20 @@ def _importance(mean: rare.BoundedMean, certified: bool, revealing: tuple[int, i
     return DeltaEstimate("importance sampling", mean.estimate, mean.n, mean.lower_bound, upper, at_budget)
 
 
+def proof_estimate(eta: float, n: int) -> DeltaEstimate:
+    """δ(ε) = 0 by proof: the replayed view's law is (η, 0)-DP with η ≤ ε (its loss is bounded by η everywhere), so
+    both bounds are 0; ``n``: the draws the structure was verified on.  Estimates of ``sample()`` that see δ > 0
+    contradict it, and the check fails."""
+    return DeltaEstimate(
+        f"bounded-loss proof (sup L = {eta:.6g})",
+        0.0,
+        int(n),
+        lambda a: 0.0,
+        lambda a: 0.0,
+        lambda size: proof_estimate(eta, size),
+    )
+
+
 def band_estimates(band: ScaleBand, direction: str) -> list[DeltaEstimate]:
     """The plain tails and the bounded mean of ``sample()``'s draws with their upper bounds taken over the band of
     loss scales the draws cannot refute (:mod:`pdp_audit.verify.estimators.loss_scale_band`): a loss of the wrong scale
@@ -230,23 +247,29 @@ def pair_claim_check(spec: CheckSpec, estimates: list[DeltaEstimate], epsilon: f
     p_claim = pvalue_by_inversion(lower, float(delta_claim))
     p_disagree = pvalue_by_inversion(lambda a: lower(a / 2) - upper(a / 2), 0.0)
     best = next((e for e in estimates if e.name == "importance sampling"), estimates[-1] if estimates else None)
-    pure = delta_claim == 0
+    proven = any(e.name.startswith("bounded-loss proof") for e in estimates)
 
     def interval(alpha: float) -> tuple[float, float]:
         return lower(alpha / 2), upper(alpha / 2)
 
     def supports(ci, alpha) -> bool:
-        return ci is not None and (ci[1] <= delta_claim or (pure and ci[0] <= ci[1]))
+        return ci is not None and ci[1] <= delta_claim
 
     names = ", ".join(e.name for e in estimates)
     note = (
         f"Decided by {names} together ({len(estimates)} estimates of δ(ε), each at level 1 − α/{len(estimates)}; "
         "the interval is their intersection, and estimates that contradict each other fail the check)."
     )
-    if pure:
+    if delta_claim == 0 and proven:
         note += (
-            " A pure claim (δ = 0) cannot be proven by sampling: a pass certifies only δ(ε) ≤ the interval's upper "
-            "end at the run's confidence."
+            " The pure claim rests on the bounded-loss proof: the view replays sample() exactly and its loss, "
+            "verified on every draw, never exceeds ε (in real arithmetic; floating-point effects on the release, "
+            "Mironov 2012, are outside it)."
+        )
+    elif delta_claim == 0:
+        note += (
+            " A pure claim (δ = 0) cannot be shown by sampling: it needs a Laplace or geometric noise view that "
+            "replays sample() exactly with sup L ≤ ε; the draws certify only δ(ε) ≤ the interval's upper end."
         )
     return Evidence(
         spec=spec,
@@ -254,7 +277,7 @@ def pair_claim_check(spec: CheckSpec, estimates: list[DeltaEstimate], epsilon: f
         pvalue=min(1.0, 2 * min(p_claim, p_disagree)),
         interval=interval,
         supports=supports,
-        budget_hint=lambda ci, alpha: budget_to_decide(estimates, delta_claim, alpha),
+        budget_hint=lambda ci, alpha: _hint(estimates, delta_claim, alpha, proven),
         hint_alpha=True,
         sampling="importance" if best.name == "importance sampling" else "plain",
         note=note,
@@ -267,6 +290,19 @@ def pair_claim_check(spec: CheckSpec, estimates: list[DeltaEstimate], epsilon: f
             "pvalue_disagreement": p_disagree,
         },
     )
+
+
+def _hint(estimates: list[DeltaEstimate], delta_claim: float, alpha: float, proven: bool) -> str:
+    """:func:`budget_to_decide`, except for a pure claim without its proof: no budget passes it, so none is named
+    unless the estimates predict a fail."""
+    hint = budget_to_decide(estimates, delta_claim, alpha)
+    predicts_fail = "lie above" in hint
+    if delta_claim == 0 and not proven and not predicts_fail:
+        return (
+            "No budget of draws can pass a pure claim (δ = 0) without a bounded-loss proof; claim the (ε, δ) the "
+            "draws certify, or declare a Laplace or geometric noise view that replays sample() exactly."
+        )
+    return hint
 
 
 def budget_to_decide(estimates: list[DeltaEstimate], delta_claim: float, alpha: float) -> str:
