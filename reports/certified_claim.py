@@ -70,6 +70,22 @@ def certified_claim(checks: Sequence[Check]) -> CertifiedClaim | None:
     return None
 
 
+def reproducible(checks: Sequence[Check]) -> bool:
+    """False where the sampler drew from a source of its own (a check's ``details["reproducible"]`` is False:
+    :func:`pdp_audit.verify.estimators.rng_discipline.check_rng_discipline`)."""
+    return not any((c.details or {}).get("reproducible") is False for c in checks)
+
+
+def verdict_suffix(checks: Sequence[Check]) -> str:
+    """What follows a verdict's word on every line that states it: the (ε, δ̄) certified, and "not reproducible"
+    where the sampler draws from its own source (``: (1, 0)-DP certified; not reproducible …``)."""
+    claim = certified_claim(checks)
+    parts = [] if claim is None else [claim.text()]
+    if not reproducible(checks):
+        parts.append("not reproducible (the sampler draws from its own source)")
+    return "" if not parts else ": " + "; ".join(parts)
+
+
 def proven_pure(checks: Sequence[Check]) -> bool:
     """Whether a pair's pure claim rests on the bounded-loss proof in both directions (each DP check lists it among
     its estimates: :func:`pdp_audit.verify.evidence.pair_claims.proof_estimate`)."""

@@ -9,7 +9,7 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
-from pdp_audit.reports.certified_claim import certified_claim, proven_pure  # noqa: E402
+from pdp_audit.reports.certified_claim import proven_pure, verdict_suffix  # noqa: E402
 from pdp_audit.reports.check_reading import basis, reading  # noqa: E402
 from pdp_audit.reports.page_text import (  # noqa: E402
     A4,
@@ -128,8 +128,8 @@ def _banner(run: Run) -> str:
     if run.parameters.get("headline") and run.parameters.get("epsilon") is None:  # a bound, no claim to decide
         return "NO CLAIM TESTED — a lower bound only (it can refute a claim, never certify one)"
     words = (CERTIFICATE_TEXT if c else VERDICT_TEXT)[run.verdict]
-    claim = certified_claim(run.checks)
-    return words if claim is None else f"{words.split(' — ')[0]} — {claim.text()}"
+    suffix = verdict_suffix(run.checks)
+    return words if not suffix else f"{words.split(' — ')[0]} — {suffix[2:]}"
 
 
 _CELL = 7  # points: the guarantees' table

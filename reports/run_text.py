@@ -4,15 +4,14 @@ check, as ``pdp-audit run`` prints them).  Plain records in, strings out: one pl
 
 from __future__ import annotations
 
-from pdp_audit.reports.certified_claim import certified_claim
+from pdp_audit.reports.certified_claim import verdict_suffix
 from pdp_audit.reports.records import Check, Run
 
 
 def verdict_words(verdict: str, checks) -> str:
-    """``PASS``, and what a pair's claim certified where it decides one: ``PASS: (1, 3.3e-11)-DP certified``
-    (:mod:`pdp_audit.reports.certified_claim`)."""
-    claim = certified_claim(checks)
-    return verdict.upper() + ("" if claim is None else f": {claim.text()}")
+    """``PASS``, and what it certified where it decides a pair's claim: ``PASS: (1, 3.3e-11)-DP certified``, with
+    "not reproducible" where the sampler draws from its own source (:mod:`pdp_audit.reports.certified_claim`)."""
+    return verdict.upper() + verdict_suffix(checks)
 
 
 def describe(run: Run) -> str:

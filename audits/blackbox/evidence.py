@@ -14,7 +14,7 @@ from pdp_audit.mechanisms.base import MalformedPair
 from pdp_audit.verify.core.checks import CheckSpec, Evidence
 from pdp_audit.verify.estimators.rng_discipline import check_rng_discipline
 from pdp_audit.verify.estimators.stats import pvalue_by_inversion
-from pdp_audit.verify.evidence.pair_checks import malformed_check
+from pdp_audit.verify.evidence.pair_checks import malformed_check, not_reproducible
 
 
 class BlackBoxSamplers:
@@ -122,7 +122,7 @@ def blackbox_checks(
 
     try:
         _check_attack_memory(sample_d, train_trials, trials, budget.statistic)  # before the probes' draws
-        check_rng_discipline(sample, checked_blackbox_releases)
+        why = check_rng_discipline(sample, checked_blackbox_releases)
         if budget.workers > 1:
             _check_picklable(sample_d, sample_dprime)
         shipped = {sampler_name(s): s for s in (sample_d, sample_dprime)}
@@ -139,7 +139,9 @@ def blackbox_checks(
             )
     except MalformedPair as err:
         return [malformed_check(str(err))]
-    return [attack_evidence(result.attack, (epsilon, delta), _note(result), attack_details(result))]
+    return not_reproducible(
+        [attack_evidence(result.attack, (epsilon, delta), _note(result), attack_details(result))], why
+    )
 
 
 def attack_details(result) -> dict:

@@ -22,7 +22,7 @@ import argparse
 import time
 
 from pdp_audit.mechanisms.validation import shown
-from pdp_audit.reports.certified_claim import certified_claim
+from pdp_audit.reports.certified_claim import verdict_suffix
 from pdp_audit.verify.catalogue.arguments import add_option, typed
 from pdp_audit.verify.cli.commands import COMMAND_HELP
 from pdp_audit.verify.cli.warnings import print_warnings
@@ -106,8 +106,7 @@ def print_certificate(run, deployment: str, elapsed: float, report: str | None) 
     outcome = OUTCOME[run.exit_code]
     if run.certified.get("evidence") == "black-box" and run.exit_code != 1:
         outcome = BLACKBOX_OUTCOME
-    claim = certified_claim(run.checks)
-    outcome += "" if claim is None else f": {claim.text()}"
+    outcome += verdict_suffix(run.checks)
     print(f"pdp-audit certify {shown(deployment)} ({run.mechanism}): {outcome} ({elapsed:.1f} s)")
     for check in run.checks:
         est = "" if check.estimate is None else f"estimate {check.estimate:.4g}"

@@ -143,9 +143,16 @@ def _die_with_parent() -> None:
 
 
 def _block_worker_init() -> None:
-    """A worker of ``--workers N``: one BLAS thread (one worker per core already), and gone with its parent."""
+    """A worker of ``--workers N``: one BLAS thread (one worker per core already), gone with its parent, and its own
+    state of numpy's and Python's global generators -- forked workers inherit one state, and a sampler that draws
+    from them (diffprivlib's default ``random_state``) would repeat the same releases in every worker."""
+    import random
+
+    import numpy as np
     from threadpoolctl import threadpool_limits
 
+    np.random.seed()  # from the operating system's entropy; the parent's own state is untouched
+    random.seed()
     threadpool_limits(limits=1)
     default_terminations()
     exit_with_parent()

@@ -6,7 +6,7 @@ holds independent releases determined by that block's generator.  A pair can bre
 value:
 
 * it draws from another source (global ``np.random``, a generator of its own, the clock): two identical runs give
-  different numbers, and nothing says which one to believe;
+  different numbers -- independent draws all the same, so this is stated (*not reproducible*), not refused;
 * it reseeds itself on every call (``np.random.default_rng(0)`` inside ``sample``): every block is the same block,
   so 1e7 releases are 65,536 counted 153 times and every interval is too narrow by a factor of 12;
 * it seeds itself from a small set of seeds: the same, less often.
@@ -14,8 +14,10 @@ value:
 :func:`check_rng_discipline` calls ``sample(world, n, rng)`` with n = :data:`PROBE_SIZE` on each world before the
 main draws, with generators seeded from fixed constants (the outcome depends on the pair alone):
 
-1. twice with generators in the same state: the releases must be identical, byte for byte (a pair that draws
-   from its generator only is a function of the generator's state; this part never raises for such a pair);
+1. twice with generators in the same state: the releases of a pair that draws from its generator only are
+   identical, byte for byte.  Different ones mean a source of its own (OpenDP's cryptographic sampler,
+   diffprivlib's default ``random_state``): its draws are independent all the same, so the audit runs and says
+   it is *not reproducible* (a property of the run, not a privacy failure);
 2. on :data:`PROBE_STATES` distinct generator states -- fresh generators with different seeds, and two successive
    calls on one generator -- no two of these arrays may be identical, unless the array is too uniform to tell
    (below).
@@ -90,12 +92,24 @@ def _fingerprint(releases: np.ndarray) -> tuple:
     return rows.shape, rows.dtype.str, hashlib.blake2b(rows.tobytes(), digest_size=16).digest()
 
 
-def check_rng_discipline(sample: Sampler, checked: Callable[[str, int, object], np.ndarray] | None = None) -> None:
-    """Raise :class:`pdp_audit.mechanisms.base.MalformedPair` unless ``sample(world, n, rng)`` draws from ``rng`` and
-    only from it (module notes: what is called, and why a correct pair fails it with probability ≤ 2.4e-16).
-    ``checked(world, size, releases)`` validates and normalises each call's releases (shapes: it raises
+#: What a run says of a sampler that draws from a source of its own (:func:`check_rng_discipline`'s return value).
+NOT_REPRODUCIBLE = (
+    "not reproducible: {name} returned different releases for the same rng seed -- the sampler draws from a source "
+    "of its own (a cryptographic generator as OpenDP's, numpy's global one as diffprivlib's default random_state, "
+    "the clock); the statistics stand (its draws are independent), but a rerun with the same seed gives other numbers"
+)
+
+
+def check_rng_discipline(sample: Sampler, checked: Callable[[str, int, object], np.ndarray] | None = None) -> str:
+    """Raise :class:`pdp_audit.mechanisms.base.MalformedPair` when ``sample(world, n, rng)`` repeats itself -- the
+    same releases from distinct generator states, which no statistic may count as independent draws (module notes:
+    what is called, and why a correct pair fails it with probability ≤ 2.4e-16).  A sampler that gives *different*
+    releases for the same seed draws from a source of its own: its draws are still independent, so it is audited,
+    and the reason it is not reproducible is returned (:data:`NOT_REPRODUCIBLE`; "" for a pair that draws from its
+    rng alone).  ``checked(world, size, releases)`` validates and normalises each call's releases (shapes: it raises
     MalformedPair itself); by default they are taken as returned."""
     n = PROBE_SIZE
+    why = ""
 
     def draw(world: str, rng: np.random.Generator) -> tuple[tuple, float]:
         out = sample(world, n, rng)
@@ -106,10 +120,7 @@ def check_rng_discipline(sample: Sampler, checked: Callable[[str, int, object], 
         name = f"sample({world!r}, {n})"
         first = draw(world, probe_generator(0))
         if first[0] != draw(world, probe_generator(0))[0]:
-            raise MalformedPair(
-                f"{name} returned different releases for the same rng seed: the pair draws from a source other than "
-                "its rng (global np.random, a generator of its own, the clock)"
-            )
+            why = why or NOT_REPRODUCIBLE.format(name=name)
         shared = probe_generator(1)
         once, again = draw(world, shared), draw(world, shared)
         if once[0] == again[0] and once[1] >= MIN_ENTROPY_NATS:
@@ -127,3 +138,4 @@ def check_rng_discipline(sample: Sampler, checked: Callable[[str, int, object], 
                     "ignores its rng (it seeds itself, from a constant or a small set of seeds)"
                 )
             seen.setdefault(key, label)
+    return why

@@ -291,13 +291,23 @@ def validated_dp_checks(
     user supplied one."""
     try:
         check_block_memory(pair)
-        check_rng_discipline(pair.sample, lambda world, size, out: checked_releases(pair, world, size, out))
-        checks = dp_checks(pair, epsilon, delta, trials, seed, per_instance)
+        why = check_rng_discipline(pair.sample, lambda world, size, out: checked_releases(pair, world, size, out))
+        checks = not_reproducible(dp_checks(pair, epsilon, delta, trials, seed, per_instance), why)
     except MalformedPair as err:
         checks = [malformed_check(str(err))]
     if exact_delta is not None:
         checks += closed_form_check(checks, float(exact_delta))
     return checks
+
+
+def not_reproducible(checks: list, why: str) -> list:
+    """``checks`` marked as drawn from a sampler of its own source (``details["reproducible"]`` False and ``why`` in
+    each note: :func:`pdp_audit.verify.estimators.rng_discipline.check_rng_discipline`); unchanged for ``why`` "".
+    Their verdicts stand: the draws are independent, only a rerun's numbers differ."""
+    if not why:
+        return checks
+    said = why[0].upper() + why[1:] + "."
+    return [c.with_details(reproducible=False).noted(said, before=True) for c in checks]
 
 
 #: Copies of one block of releases alive at once while it is checked (the pair's array, its float copy, a slice, and
