@@ -76,12 +76,13 @@ def reproducible(checks: Sequence[Check]) -> bool:
     return not any((c.details or {}).get("reproducible") is False for c in checks)
 
 
-def verdict_suffix(checks: Sequence[Check]) -> str:
+def verdict_suffix(checks: Sequence[Check], with_reproducibility: bool = True) -> str:
     """What follows a verdict's word on every line that states it: the (ε, δ̄) certified, and "not reproducible"
-    where the sampler draws from its own source (``: (1, 0)-DP certified; not reproducible …``)."""
+    where the sampler draws from its own source (``: (1, 0)-DP certified; not reproducible …``; a PDF's banner
+    leaves the latter to a line of its own)."""
     claim = certified_claim(checks)
     parts = [] if claim is None else [claim.text()]
-    if not reproducible(checks):
+    if with_reproducibility and not reproducible(checks):
         parts.append("not reproducible (the sampler draws from its own source)")
     return "" if not parts else ": " + "; ".join(parts)
 

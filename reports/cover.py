@@ -9,7 +9,7 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
-from pdp_audit.reports.certified_claim import proven_pure, verdict_suffix  # noqa: E402
+from pdp_audit.reports.certified_claim import proven_pure, reproducible, verdict_suffix  # noqa: E402
 from pdp_audit.reports.check_reading import basis, reading  # noqa: E402
 from pdp_audit.reports.page_text import (  # noqa: E402
     A4,
@@ -128,7 +128,7 @@ def _banner(run: Run) -> str:
     if run.parameters.get("headline") and run.parameters.get("epsilon") is None:  # a bound, no claim to decide
         return "NO CLAIM TESTED — a lower bound only (it can refute a claim, never certify one)"
     words = (CERTIFICATE_TEXT if c else VERDICT_TEXT)[run.verdict]
-    suffix = verdict_suffix(run.checks)
+    suffix = verdict_suffix(run.checks, with_reproducibility=False)
     return words if not suffix else f"{words.split(' — ')[0]} — {suffix[2:]}"
 
 
@@ -171,12 +171,23 @@ def _identity_lines(run: Run) -> list[tuple[str, dict]]:
             lines.append((f"Helper module: {helper['name']}, sha256 {helper['sha256']}", mono))
         if len(helpers) > 3:
             lines.append((f"and {len(helpers) - 3} more helper modules (listed with their sha256 in the JSON)", mono))
+        named = ", ".join(f"{lib['name']} {lib['version']}" for lib in c.get("libraries", []))
+        if named:  # the installed libraries it is written on (their RECORD's sha256 in the JSON)
+            lines.append((f"Libraries: {named}", mono))
     if c and c.get("releases"):  # several releases: certified as one
         listed = "; ".join(f"{i}. {r['mechanism']} on {r['data'] or '—'}" for i, r in enumerate(c["releases"], 1))
         lines.append(
             (
                 f"Releases, certified as one joint release (the product of their worst-case pairs; its privacy loss "
                 f"is the sum of theirs): {listed}.",
+                {"size": 9.5},
+            )
+        )
+    if not reproducible(run.checks):  # a sampler of its own source: the verdict stands, the numbers do not repeat
+        lines.append(
+            (
+                "Not reproducible: the sampler returned different releases for the same rng seed -- it draws from a "
+                "source of its own. Its draws are independent, so the verdict stands; a rerun gives other numbers.",
                 {"size": 9.5},
             )
         )

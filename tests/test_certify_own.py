@@ -313,3 +313,19 @@ def test_the_helper_modules_a_mechanism_is_written_across_are_fingerprinted(tmp_
     _, edited = certify(toml)
     hashes = {h["name"]: h["sha256"] for h in edited["certified"]["helper_modules"]}
     assert hashes["helper.py"] == digest["helper.py"] and hashes["lazyhelper.py"] != digest["lazyhelper.py"]
+
+
+def test_the_certificate_names_the_libraries_the_mechanism_is_written_on(tmp_path, capsys):
+    """A mechanism written on an installed library (here pandas, standing for OpenDP or diffprivlib) puts it on the
+    certificate with its version and the SHA-256 of its RECORD; numpy and scipy are under ``versions`` already."""
+    from importlib import metadata
+
+    module = VIEWED.replace("import numpy as np\n", "import numpy as np\nimport pandas as pd  # noqa: F401\n", 1)
+    code, document = certify(project(tmp_path, module=module))
+    assert code == 0
+    (library,) = document["certified"]["libraries"]
+    assert library["name"] == "pandas" and library["version"] == metadata.version("pandas")
+    record = metadata.distribution("pandas").read_text("RECORD")
+    assert library["record_sha256"] == hashlib.sha256(record.encode("utf-8")).hexdigest()
+    code, document = certify(project(tmp_path / "plain"))
+    assert code == 0 and document["certified"]["libraries"] == []

@@ -65,7 +65,7 @@ from pdp_audit.reports.records import Line, Lines, Page, Run
 from pdp_audit.verify.core.checks import finalize, make_run
 from pdp_audit.verify.core.config import PAIR_OPTIONS, in_file, parse
 from pdp_audit.verify.core.float_rules import user_float_rules
-from pdp_audit.verify.core.module_fingerprints import HelperModules
+from pdp_audit.verify.core.module_fingerprints import HelperModules, libraries
 
 #: The most individuals of ``per_instance()`` one certificate audits (each costs as much as the pair itself).
 MAX_INDIVIDUALS = 20
@@ -428,6 +428,7 @@ def certify_own(deployment, code_version: str) -> Run:
         "factory": factory.qualname,
         "module_file": {"name": factory.file_name, "sha256": factory.sha256},
         "helper_modules": helpers.records(),
+        "libraries": libraries(helpers.modules(), (pair,)),
         "evidence": kind,
         "claim": dict(deployment.claim),
         "parameters": dict(deployment.parameters),

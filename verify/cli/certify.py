@@ -117,6 +117,9 @@ def print_certificate(run, deployment: str, elapsed: float, report: str | None) 
         print(f"  mechanism: {data['factory']} ({module['name']} sha256 {module['sha256']}; {data['evidence']})")
         for helper in data.get("helper_modules", ()):
             print(f"  helper module: {shown(helper['name'])} sha256 {helper['sha256']}")
+        for library in data.get("libraries", ()):
+            record = library["record_sha256"] or "—"
+            print(f"  library: {library['name']} {library['version']} (RECORD sha256 {record})")
     for i, release in enumerate(data.get("releases", ()), start=1):
         print(
             f"  release[{i}]: {release['mechanism']} on {shown(release['data'] or 'none')} "

@@ -52,6 +52,65 @@ class HelperModules:
                     f"({err.strerror or type(err).__name__})"
                 ) from None
 
+    def modules(self) -> list:
+        """The factory's module and every helper seen, as loaded now."""
+        loaded = []
+        for module in list(sys.modules.values()):
+            origin = getattr(module, "__file__", None)
+            if not isinstance(origin, str):
+                continue
+            try:
+                relative = Path(origin).resolve().relative_to(self.folder).as_posix()
+            except (OSError, ValueError):
+                continue
+            if relative in self.seen or getattr(module, "__name__", "") == self.module_name:
+                loaded.append(module)
+        return loaded
+
     def records(self) -> list[dict[str, str]]:
         """``[{"name": path relative to the folder, "sha256": ...}]``, sorted by name."""
         return [{"name": name, "sha256": digest} for name, digest in sorted(self.seen.items())]
+
+
+def libraries(modules: list, objects: tuple = ()) -> list[dict[str, str]]:
+    """The installed distributions the mechanism is written on: those providing the top-level packages that
+    ``modules`` (the factory's module and its helpers) refer to -- a module imported by name, or any global whose
+    ``__module__`` names one (``from diffprivlib.mechanisms import Laplace``) -- and the classes of ``objects`` (the
+    pair, along its MRO).  The standard library, pdp-audit and the core dependencies already listed under
+    ``versions`` are left out.  Each as ``{"name", "version", "record_sha256"}``: the SHA-256 of the distribution's
+    RECORD, which lists every installed file with its own hash (so an upgrade, or a file changed in place and
+    recorded, changes it; "" where the distribution has no RECORD).  A library upgrade that changes a sampler
+    then changes the certificate.  Sorted by name."""
+    tops: set[str] = set()
+    for module in modules:
+        for value in list(vars(module).values()):
+            name = value.__name__ if isinstance(value, type(sys)) else getattr(value, "__module__", None)
+            if isinstance(name, str) and name:
+                tops.add(name.partition(".")[0])
+    for obj in objects:
+        tops.update(c.__module__.partition(".")[0] for c in type(obj).__mro__)
+    found = {}
+    for dist_name in sorted({d for top in tops for d in _providers().get(top, ())}):
+        if dist_name.lower().replace("_", "-") in LISTED_ELSEWHERE:
+            continue
+        found[dist_name] = _record(dist_name)
+    return [found[name] for name in sorted(found, key=str.lower)]
+
+
+#: Distributions a certificate already names (pdp-audit's own version, and ``versions``).
+LISTED_ELSEWHERE = frozenset({"pdp-audit", "numpy", "scipy", "statsmodels", "matplotlib", "mpmath"})
+
+
+def _providers() -> dict:
+    from importlib import metadata
+
+    return metadata.packages_distributions()
+
+
+def _record(name: str) -> dict[str, str]:
+    from importlib import metadata
+
+    dist = metadata.distribution(name)
+    record = dist.read_text("RECORD") or ""
+    digest = hashlib.sha256(record.encode("utf-8")).hexdigest() if record else ""
+    return {"name": dist.metadata["Name"] or name, "version": dist.version, "record_sha256": digest}
