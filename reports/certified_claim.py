@@ -78,13 +78,13 @@ def reproducible(checks: Sequence[Check]) -> bool:
 
 def verdict_suffix(checks: Sequence[Check], with_reproducibility: bool = True) -> str:
     """What follows a verdict's word on every line that states it: the (ε, δ̄) certified, and "not reproducible"
-    where the sampler draws from its own source (``: (1, 0)-DP certified; not reproducible …``; a PDF's banner
+    where the sampler draws from its own source (``: (1, 0)-DP certified (not reproducible: …)``; a PDF's banner
     leaves the latter to a line of its own)."""
     claim = certified_claim(checks)
-    parts = [] if claim is None else [claim.text()]
+    said = "" if claim is None else f": {claim.text()}"
     if with_reproducibility and not reproducible(checks):
-        parts.append("not reproducible (the sampler draws from its own source)")
-    return "" if not parts else ": " + "; ".join(parts)
+        said += " (not reproducible: the sampler draws from its own source)"
+    return said
 
 
 def proven_pure(checks: Sequence[Check]) -> bool:

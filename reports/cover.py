@@ -129,7 +129,7 @@ def _banner(run: Run) -> str:
         return "NO CLAIM TESTED — a lower bound only (it can refute a claim, never certify one)"
     words = (CERTIFICATE_TEXT if c else VERDICT_TEXT)[run.verdict]
     suffix = verdict_suffix(run.checks, with_reproducibility=False)
-    return words if not suffix else f"{words.split(' — ')[0]} — {suffix[2:]}"
+    return words if not suffix else f"{words.split(' — ')[0]} — {suffix.removeprefix(': ')}"
 
 
 _CELL = 7  # points: the guarantees' table
