@@ -291,6 +291,89 @@ class LaplaceF32:
 
 
 #: The Gaussian σ of a claim (1, δ) at the worst case, for δ = 1e-5 (the claim) and 1e-6 (twins, with a margin).
+class GaussianF16Cells:
+    """A count plus Gaussian noise released in float16, with the *exact* loss of a float16 release: the log ratio of
+    the two worlds' masses of its rounding cell (the midpoints to its float16 neighbours), from log Φ -- not the
+    density.  ``sampler_sigma`` breaks the sampler (its loss stays that of ``sigma``)."""
+
+    output_dim = 1
+
+    def __init__(self, sigma: float, sampler_sigma: float | None = None):
+        self.sigma, self.sampler_sigma = sigma, sampler_sigma or sigma
+
+    def sample(self, world, size, rng):
+        centre = 0.0 if world == "D" else 1.0
+        return (centre + self.sampler_sigma * rng.standard_normal((size, 1))).astype(np.float16)
+
+    def privacy_loss(self, outputs):
+        from scipy.special import log_ndtr
+
+        o = np.asarray(outputs, dtype=np.float16)[:, 0]
+        lo = (o.astype(float) + np.nextafter(o, np.float16(-np.inf)).astype(float)) / 2
+        hi = (o.astype(float) + np.nextafter(o, np.float16(np.inf)).astype(float)) / 2
+
+        def log_mass(centre):
+            a, b = (lo - centre) / self.sigma, (hi - centre) / self.sigma
+            left = b <= 0  # a difference of CDFs on the left, of survival functions on the right: no cancellation
+            big = np.where(left, log_ndtr(b), log_ndtr(-a))
+            small = np.where(left, log_ndtr(a), log_ndtr(-b))
+            return big + np.log1p(-np.exp(small - big))
+
+        return log_mass(0.0) - log_mass(1.0)
+
+
+class LaplaceF16:
+    """A count plus Laplace noise of scale 1 (``sampler_scale`` breaks it) released in float16, its loss in float16
+    arithmetic: exact on every cell off [0, 1] (the atoms ±1 are exact in float16)."""
+
+    output_dim = 1
+
+    def __init__(self, sampler_scale: float = 1.0):
+        self.sampler_scale = sampler_scale
+
+    def sample(self, world, size, rng):
+        return ((0.0 if world == "D" else 1.0) + rng.laplace(0.0, self.sampler_scale, (size, 1))).astype(np.float16)
+
+    def privacy_loss(self, outputs):
+        o = outputs[:, 0]
+        return np.abs(o - np.float16(1)) - np.abs(o)
+
+
+class InPlaceLoss(GaussianWithView):
+    """:class:`GaussianWithView` whose ``privacy_loss`` writes into the array it is given (it centres it in place): a
+    correct pair the suite must not fail for reusing that array."""
+
+    def privacy_loss(self, outputs):
+        outputs -= 0.5  # in place: o − 1/2
+        return -outputs[:, 0] / self.sigma**2
+
+
+class WideLaplace:
+    """A histogram of ``bins`` counts with Laplace noise and its view, one count moved by one: exactly (1/b, 0)-DP;
+    over a thousand coordinates the view's loss bound sums to 1/b plus rounding (issue: log Z ≈ 1700 overflowed)."""
+
+    noise_law = "laplace"
+
+    def __init__(self, scale: float, bins: int = 1000):
+        self.noise_scale, self.noise_dim, self.output_dim = scale, bins, bins
+        self.base = np.full(bins, 10.0)
+        self.moved = self.base.copy()
+        self.moved[0] += 1.0
+
+    def centre(self, world):
+        return self.base if world == "D" else self.moved
+
+    def sample(self, world, size, rng):
+        return self.release_from_noise(world, rng.laplace(0.0, self.noise_scale, (size, self.noise_dim)))
+
+    def release_from_noise(self, world, noise):
+        return self.centre(world) + noise
+
+    def privacy_loss(self, outputs):
+        o = np.atleast_2d(outputs)
+        return np.sum(np.abs(o - self.moved) - np.abs(o - self.base), axis=1) / self.noise_scale
+
+
 SIGMA_CLAIM, SIGMA_TWIN = g.analytic_sigma(1.0, 1e-5), g.analytic_sigma(1.0, 1e-6)
 #: σ whose true δ(1) is ≈ 1.3e-5 (1.3× the claim; tests/test_pair_claims.py computes it): the narrow view's sampler.
 SIGMA_OVER = 3.67
