@@ -146,3 +146,15 @@ def test_the_reverse_checks_roc_tests_d_prime_against_d():
     run = pdp_audit.audit_pair(GaussianWithView(4.0), 1.0, 1e-2, trials=20_000)
     figure = next(c for c in run.checks if c.id == "dp-reverse").figure
     assert "D' called D'" in figure.ylabel
+
+
+def test_a_hint_never_predicts_a_pass_while_an_estimate_exceeds_the_claim():
+    """140 of 1e5 draws impossible under D' (δ ≥ 1.4e-3) beside a bounded mean of 0 (a loss that omits them),
+    claimed δ = 1e-3: the mean's upper bound is below the claim already, and the hint used to predict a pass for a
+    mechanism over its claim; it now names the budget at which the atom fails it."""
+    from pdp_audit.verify.estimators.rare import BoundedMean
+    from pdp_audit.verify.evidence.pair_claims import atom_estimate, budget_to_decide, mean_estimate
+
+    estimates = [mean_estimate(BoundedMean(100_000, 0.0, 0.0, 1.0)), atom_estimate(140, 100_000)]
+    hint = budget_to_decide(estimates, 1e-3, 1e-6)
+    assert "lie above the claimed δ" in hint, hint

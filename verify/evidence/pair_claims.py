@@ -315,12 +315,16 @@ def budget_to_decide(estimates: list[DeltaEstimate], delta_claim: float, alpha: 
     if any(e.at_budget is None for e in estimates) or n < 1:
         return ""
     size = float(n)
+    above = any(e.value > delta_claim for e in estimates)
     while size < HINT_CAP:
         size *= HINT_STEP
         scaled = [e.at_budget(int(size * e.n / n)) for e in estimates]
         lower, upper = _combined(scaled)
-        if upper(alpha / 2) <= delta_claim or lower(alpha / 2) > delta_claim:
-            side = "below" if upper(alpha / 2) <= delta_claim else "above"
+        # an estimate whose value exceeds the claim (an atom at L = +∞ beside a loss that omits it) fails the claim
+        # at a large enough budget: never predict a pass then, however small another estimate's upper bound
+        passes = upper(alpha / 2) <= delta_claim and not above
+        if lower(alpha / 2) > delta_claim or passes:
+            side = "above" if lower(alpha / 2) > delta_claim else "below"
             return (
                 f"About {size:.1e} samples per world (now {n:.1e}) would decide it, if the estimates stay where "
                 f"they are (the interval would then lie {side} the claimed δ)."
