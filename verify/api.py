@@ -30,8 +30,27 @@ from pdp_audit.mechanisms.validation import InputError
 from pdp_audit.reports.records import Run
 from pdp_audit.reports.run_text import describe  # noqa: F401 (re-exported)
 from pdp_audit.verify.calibration import gaussian_delta, gaussian_epsilon, gaussian_sigma  # noqa: F401 (re-exported)
-from pdp_audit.verify.core.config import PAIR_OPTIONS, pair_value
+
+# What the interfaces (``pdp-audit``'s commands in verify/cli, the pytest plugin) use of the framework, imported from
+# here and nowhere else: the declared options and the words errors name them in, the parsers generated from them,
+# and the checks of a command's files.  None of these is public (``pdp_audit.__all__`` does not list them).
+from pdp_audit.verify.catalogue.arguments import add_option, add_run_arguments, typed  # noqa: F401
+from pdp_audit.verify.core.config import (  # noqa: F401
+    ALPHA_OPTION,
+    COMMAND_LINE,
+    PAIR_OPTIONS,
+    SEED_OPTION,
+    WORKERS,
+    WORKERS_OPTION,
+    Names,
+    Option,
+    Range,
+    build,
+    pair_value,
+)
+from pdp_audit.verify.core.config import options as declared_options  # noqa: F401
 from pdp_audit.verify.core.float_rules import with_own_float_rules
+from pdp_audit.verify.core.outputs import add_reads, check_outputs, read_paths, record_reads, store_inputs  # noqa: F401
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas
@@ -416,13 +435,54 @@ def run_audit(
         run.exit_code  # 0
         pdp_audit.write_report(run, pdf="gaussian.pdf")
     """
-    from pdp_audit.verify.catalogue.plans import plans_by_name
-    plans = plans_by_name()
+    plans = audit_plans()
     if name not in plans:
         raise InputError(f"name must be an audit of `pdp-audit list` ({', '.join(plans)}), got {name!r}")
     workers = pair_value("workers", workers)
     plan = plans[name]
     config = plan.configure({**options, "seed": seed, "alpha": alpha, **plan.paper_option(paper_claims)})
+    return run_config(plan, config, workers, progress)
+
+
+def run_cell(audit: str, seed: int, alpha: float, options: Mapping[str, Any], checks: Any, where: str) -> tuple:
+    """The cell of ``pdp-audit sweep`` with ``mechanism = audit``, root seed ``seed`` and ``options`` (keywords,
+    errors naming ``where``), run at ``alpha`` with the check ids ``checks`` selected (None: all): ``(cell, alpha,
+    result)`` with ``alpha`` as checked, what the pytest plugin's ``privacy_audit.run`` asserts on."""
+    from pdp_audit.verify.sweeps.catalogue import SWEEPS
+    from pdp_audit.verify.sweeps.spec import cell_from_options
+
+    mechanisms = {m.name: m for m in SWEEPS}
+    if audit not in mechanisms:
+        raise ValueError(f"audit must be one of {', '.join(sorted(mechanisms))}, got {audit!r}")
+    alpha = pair_value("alpha", alpha)
+    mechanism = mechanisms[audit]
+    cell = cell_from_options(mechanism, seed, options, where)
+    selected = tuple(checks) if checks else None
+    unknown = [c for c in selected or () if not mechanism.has_check(c)]
+    if unknown:
+        raise ValueError(f"checks: {audit!r} has no check {unknown[0]!r} (valid: {mechanism.valid_checks()})")
+    return cell, alpha, mechanism.cell(dict(cell.parameters), cell.seed, alpha, selected)
+
+
+def audit_plans() -> dict:
+    """Every built-in audit's :class:`~pdp_audit.verify.core.plan.AuditPlan` by its ``run`` name, in the order
+    ``pdp-audit list`` shows them: what :func:`run_audit` runs and ``pdp-audit run NAME`` generates its parser from."""
+    from pdp_audit.verify.catalogue.plans import plans_by_name
+
+    return plans_by_name()
+
+
+def command_line_config(plan: Any, args: Any) -> Any:
+    """The config of ``plan`` from a parsed ``pdp-audit run NAME`` command line (its defaults for the rest), every
+    value checked before any work, errors naming the flags."""
+    from pdp_audit.verify.catalogue.arguments import configure_from_args
+
+    return configure_from_args(plan, args)
+
+
+def run_config(plan: Any, config: Any, workers: int = 1, progress: bool = False) -> Run:
+    """Run ``plan`` on its ``config`` (:func:`command_line_config`) over ``workers`` processes: the decided run
+    :func:`run_audit` returns and ``pdp-audit run NAME`` reports."""
     return plan.execute(config, workers=workers, progress=bool(progress))
 
 
@@ -460,8 +520,7 @@ def certify(
         run = pdp_audit.certify("deploy.toml")
         run.exit_code, run.certified["data_sha256"]
     """
-    from pdp_audit.verify.deployment import deployment_from_mapping, load_deployment
-    from pdp_audit.verify.joint_release import certify as certify_deployment
+    from pdp_audit.verify.deployment import deployment_from_mapping
 
     if isinstance(deployment, Mapping):
         loaded = deployment_from_mapping(deployment)
@@ -469,7 +528,23 @@ def certify(
         loaded = load_deployment(os.fspath(deployment))
     else:
         raise InputError(f"deployment must be a file path or a mapping, got {type(deployment).__name__}")
-    return certify_deployment(loaded, workers=workers, progress=progress)
+    return certify_loaded(loaded, workers=workers, progress=progress)
+
+
+def load_deployment(path: str) -> Any:
+    """The deployment file at ``path``, its structure checked (one-line errors naming the file and the key):
+    :class:`pdp_audit.verify.deployment.Deployment`, what ``pdp-audit certify`` checks its files against."""
+    from pdp_audit.verify.deployment import load_deployment as load
+
+    return load(path)
+
+
+def certify_loaded(deployment: Any, workers: int | None = None, progress: bool = False) -> Run:
+    """Certify a loaded deployment (:func:`load_deployment`): what :func:`certify` and ``pdp-audit certify``
+    return."""
+    from pdp_audit.verify.joint_release import certify as certify_deployment
+
+    return certify_deployment(deployment, workers=workers, progress=progress)
 
 
 def write_report(run: Run, pdf: str | os.PathLike | None = None, json: str | os.PathLike | None = None) -> None:
@@ -490,14 +565,19 @@ def write_report(run: Run, pdf: str | os.PathLike | None = None, json: str | os.
 
         pdp_audit.write_report(run, pdf="audit.pdf", json="audit.json")
     """
-    from pdp_audit.reports.publish import write_run_reports
-    from pdp_audit.verify.core.outputs import check_outputs
-
     if not isinstance(run, Run):
         raise InputError(f"run must be a pdp_audit.Run, got {type(run).__name__}")
     pdf = None if pdf is None else os.fspath(pdf)
     json = None if json is None else os.fspath(json)
     check_outputs({"pdf": pdf, "json": json}, pdfs=("pdf",))
+    publish(run, pdf, json)
+
+
+def publish(run: Run, pdf: str | None, json: str | None) -> None:
+    """Write a run's PDF and JSON (``"-"``: standard output) to paths its caller checked already, in its own words
+    (``--report``, ``--json``): both complete before either replaces what was there."""
+    from pdp_audit.reports.publish import write_run_reports
+
     write_run_reports(run, pdf, json)
 
 

@@ -32,12 +32,10 @@ from pdp_audit.audits.blackbox.defaults import (
 from pdp_audit.mechanisms.base import user_error
 from pdp_audit.mechanisms.validation import InputError, quoted, shown
 from pdp_audit.reports.files import json_text
-from pdp_audit.verify.catalogue.arguments import add_option, typed
+from pdp_audit.verify.api import PAIR_OPTIONS, Option, add_option, check_outputs, typed
 from pdp_audit.verify.cli import blackbox_search
 from pdp_audit.verify.cli.commands import COMMAND_HELP
-from pdp_audit.verify.core.config import PAIR_OPTIONS, Option
 from pdp_audit.verify.core.dask_cluster import DASK_LOCAL, SCHEDULER
-from pdp_audit.verify.core.outputs import check_outputs
 from pdp_audit.verify.core.processes import in_user_process
 
 #: The claim and budget of ``blackbox``: the options of ``pdp_audit.audit_blackbox``, with their ranges.

@@ -21,10 +21,8 @@ from array import array
 import numpy as np
 
 from pdp_audit.mechanisms.validation import InputError, not_a_regular_file, quoted, shown
-from pdp_audit.verify.catalogue.arguments import add_option, typed
+from pdp_audit.verify.api import PAIR_OPTIONS, add_option, check_outputs, typed
 from pdp_audit.verify.cli.commands import COMMAND_HELP
-from pdp_audit.verify.core.config import PAIR_OPTIONS
-from pdp_audit.verify.core.outputs import check_outputs
 
 CANARY_OPTIONS = (
     dataclasses.replace(PAIR_OPTIONS["delta"], help="the δ of the bound (and of the claim), in [0, 1)"),
@@ -185,8 +183,7 @@ def _inputs(args: argparse.Namespace) -> dict[str, str | None]:
 
 def command_canaries(args: argparse.Namespace) -> int:
     """Read the scores, bound ε, write the reports; 1 if the claim is refuted, 3 otherwise."""
-    from pdp_audit.audits.canaries.evidence import audit_canary_scores, audit_one_run
-    from pdp_audit.reports.publish import write_run_reports
+    from pdp_audit.verify.api import audit_canary_scores, audit_one_run, publish
 
     typed(args, *CANARY_OPTIONS)
     inputs = _inputs(args)
@@ -210,7 +207,7 @@ def command_canaries(args: argparse.Namespace) -> int:
         pos = read_column(args.in_scores, "--in-scores", args.column)
         neg = read_column(args.out_scores, "--out-scores", args.column)
         run = audit_canary_scores(pos, neg, args.delta, **options)
-    write_run_reports(run, args.report, args.json)
+    publish(run, args.report, args.json)
     if args.json != "-":
         print(_summary(run, args))
         if args.report:
