@@ -45,7 +45,7 @@ LEVELS = (
     ("audits",),
     ("verify.catalogue",),
     ("verify.sweeps",),
-    ("verify.ledger", "verify.deployment", "verify.own_mechanism", "verify.joint_release", "verify.mutants"),
+    ("verify.ledger", "verify.deployment", "verify.mutants"),
     ("verify.api", "verify.calibration"),
     ("verify.cli", "verify.pytest_plugin"),
 )

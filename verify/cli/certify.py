@@ -7,10 +7,10 @@ its parameters; the guarantees decide the certificate (paper findings are never 
 ``certified``: the mechanism, every parameter with defaults resolved, the claim, the budget, the data's SHA-256
 and shape, the code version and the deployment file's SHA-256.
 
-A user's own mechanism (``mechanism = "module:factory"``, :mod:`pdp_audit.verify.own_mechanism`) is decided by
+A user's own mechanism (``mechanism = "module:factory"``, :mod:`pdp_audit.audits.pair.deployed`) is decided by
 ``pdp_audit.audit_pair``'s checks, or, for a sampler-only pair, by the black-box attack, which never certifies
 (exit 3 when nothing is refuted).  ``[[release]]`` tables certify several releases as one joint release
-(:mod:`pdp_audit.verify.joint_release`).
+(:mod:`pdp_audit.audits.joint`).
 
 Exit codes: 0 certified (every guarantee passes), 1 a guarantee fails, 3 no fail but a guarantee undecided,
 2 usage or input error (one line naming the file and key), 4 internal error.
@@ -21,12 +21,12 @@ from __future__ import annotations
 import argparse
 import time
 
+from pdp_audit.audits.pair.deployed import is_own, module_file
 from pdp_audit.mechanisms.validation import shown
 from pdp_audit.verify import api
 from pdp_audit.verify.cli.commands import COMMAND_HELP
 from pdp_audit.verify.cli.warnings import print_warnings
 from pdp_audit.verify.core.processes import in_user_process
-from pdp_audit.verify.own_mechanism import is_own, module_file
 
 #: ``--workers`` of certify: by default the deployment file's ``[audit] workers``, else 1.
 CERTIFY_WORKERS = api.WORKERS_OPTION.with_default(None)

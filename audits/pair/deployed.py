@@ -59,9 +59,10 @@ from typing import Any, Iterator
 
 import numpy as np
 
+from pdp_audit.audits.pair.pages import per_instance_page
 from pdp_audit.mechanisms.base import MalformedPair, checked_releases, pair_attribute, user_error
 from pdp_audit.mechanisms.validation import InputError, not_a_regular_file, quoted, shown
-from pdp_audit.reports.records import Line, Lines, Page, Run
+from pdp_audit.reports.records import Run
 from pdp_audit.verify.core.checks import finalize, make_run
 from pdp_audit.verify.core.config import PAIR_OPTIONS, in_file, parse
 from pdp_audit.verify.core.float_rules import user_float_rules
@@ -393,8 +394,11 @@ def check_values(where: str, table: dict[str, Any], prefix: str = "parameters") 
             raise InputError(f"{where}: {quoted(name)} must be a number, string, boolean, array or table, got {value}")
 
 
-def certify_own(deployment, code_version: str) -> Run:
-    """Certify the deployment's own mechanism (see the module notes): the decided run with its ``certified``."""
+def certify_own(deployment, code_version: str, blackbox_checks: Any) -> Run:
+    """Certify the deployment's own mechanism (see the module notes): the decided run with its ``certified``.
+    ``blackbox_checks``: the black-box audit's evidence
+    (:func:`pdp_audit.audits.blackbox.evidence.blackbox_checks`), which decides a pair with ``sample`` only; the
+    deployments that reach both audits pass it in (an audit imports no other audit)."""
     where = shown(deployment.path)
     budget = own_budget(deployment)
     factory = load_factory(where, deployment.folder, deployment.mechanism)
@@ -406,9 +410,9 @@ def certify_own(deployment, code_version: str) -> Run:
         guarded = GuardedPair(pair, factory.qualname)
         probe(where, guarded, kind, factory.qualname)
         people = individuals(where, pair, kind, factory.qualname)
-        evidence = pair_evidence(guarded, kind, budget, per_instance=False)
+        evidence = pair_evidence(guarded, kind, budget, False, blackbox_checks)
         for person in people:
-            evidence += [_of(e, person.id) for e in pair_evidence(person.pair, kind, budget, per_instance=True)]
+            evidence += [_of(e, person.id) for e in pair_evidence(person.pair, kind, budget, True, blackbox_checks)]
     parameters = {
         "pair": f"the one {factory.qualname} returns for the deployment's parameters",
         "claim": "DP" if kind == "white-box" else "DP (black box)",
@@ -442,9 +446,9 @@ def certify_own(deployment, code_version: str) -> Run:
     return replace(run, certified=certified)
 
 
-def pair_evidence(pair: GuardedPair, kind: str, budget: OwnBudget, per_instance: bool) -> list:
-    """The evidence ``pdp_audit.audit_pair`` (white-box) or ``pdp_audit.audit_blackbox`` (black-box) decides."""
-    from pdp_audit.audits.blackbox.evidence import blackbox_checks
+def pair_evidence(pair: GuardedPair, kind: str, budget: OwnBudget, per_instance: bool, blackbox_checks: Any) -> list:
+    """The evidence ``pdp_audit.audit_pair`` (white-box) or ``pdp_audit.audit_blackbox`` (black-box, through
+    ``blackbox_checks``) decides."""
     from pdp_audit.verify.evidence.pair_checks import validated_dp_checks
 
     if kind == "white-box":
@@ -453,55 +457,7 @@ def pair_evidence(pair: GuardedPair, kind: str, budget: OwnBudget, per_instance:
     return blackbox_checks(*samplers, budget.epsilon, budget.delta, budget.trials, budget.seed)
 
 
-def _fmt(value: float | None) -> str:
-    return "—" if value is None else f"{value:.3g}"
-
-
 def _of(evidence, ident: str):
     """An individual's evidence: ``<id>/<check>``, its title naming her."""
     spec = replace(evidence.spec, id=f"{ident}/{evidence.spec.id}", title=f"individual {ident}: {evidence.spec.title}")
     return replace(evidence, spec=spec)
-
-
-def per_instance_page(checks, people: list[Individual], budget: OwnBudget, kind: str) -> Page:
-    """Each individual's estimate and interval of her DP checks (δ(ε) per direction, or the black-box ε bound) and
-    her verdict (the worst of her checks)."""
-    rows, series = [f"{'individual':<26}each DP check: estimate [simultaneous interval]   verdict"], {}
-    for k, person in enumerate(people):
-        own = [c for c in checks if c.id.startswith(person.id + "/")]
-        verdict = next((v for v in ("fail", "inconclusive") if any(c.verdict == v for c in own)), "pass")
-        cells = []
-        for c in own:
-            if c.id.endswith(("-forward", "-reverse", "blackbox-attack")):
-                name = c.id.rpartition("/")[2]
-                lo, hi = c.ci if c.ci is not None else (float("nan"), float("nan"))
-                cells.append(f"{name} {_fmt(c.estimate)} [{_fmt(lo)}, {_fmt(hi)}]")
-                series.setdefault(name, []).append((k + 1, c.estimate, lo, hi))
-        rows.append(f"{person.id[:24]:<26}{'   '.join(cells)}   {verdict.upper()}")
-    lines = [Line(name, y, x=x, lo=lo, hi=hi) for name, (x, y, lo, hi) in ((n, zip(*ps)) for n, ps in series.items())]
-    if kind == "white-box":
-        lines.append(Line(f"claimed δ = {budget.delta:g}", [budget.delta] * len(people), marker="", style="--"))
-    figure = Lines(
-        lines,
-        x=list(range(1, len(people) + 1)),
-        xlabel="individual (as in the table)",
-        ylabel="δ(ε) at the claimed ε (log scale)" if kind == "white-box" else "ε lower bound",
-        logy=kind == "white-box",  # intervals of 1e-9 beside a claimed δ of 1e-5: each visible on a log axis
-        categories=[p.id[:12] for p in people],
-    )
-    claim = f"({budget.epsilon:g}, {budget.delta:g})"
-    return Page(
-        "Per-instance privacy: each individual's guarantee",
-        f"Each of the {len(people)} individuals of per_instance() has her own pair (D, D ± z), audited as a "
-        f"{claim}-per-instance DP claim (Wang 2019, §2) with the same budget as the mechanism "
-        f"({budget.trials:,} draws per world) and decided in the same family of tests (Holm at α = {budget.alpha:g}): "
-        "the certificate passes only when every individual's guarantees pass. Each row: the estimate and the "
-        "simultaneous interval of each of her DP checks, and her verdict"
-        + (
-            " (in the figure, an estimate or interval end of 0 is drawn at the axis' floor)."
-            if kind == "white-box"
-            else "."
-        ),
-        figure,
-        rows=tuple(rows),
-    )
