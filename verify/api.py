@@ -148,7 +148,7 @@ def run_audit(
     return run_config(plan, config, workers, progress)
 
 
-def run_cell(audit: str, seed: int, alpha: float, options: Mapping[str, Any], checks: Any, where: str) -> tuple:
+def run_cell(audit: str, seed: int, alpha: float, options: dict[str, Any], checks: Any, where: str) -> tuple:
     """The cell of ``pdp-audit sweep`` with ``mechanism = audit``, root seed ``seed`` and ``options`` (keywords,
     errors naming ``where``), run at ``alpha`` with the check ids ``checks`` selected (None: all): ``(cell, alpha,
     result)`` with ``alpha`` as checked, what the pytest plugin's ``privacy_audit.run`` asserts on."""
@@ -166,6 +166,14 @@ def run_cell(audit: str, seed: int, alpha: float, options: Mapping[str, Any], ch
     if unknown:
         raise ValueError(f"checks: {audit!r} has no check {unknown[0]!r} (valid: {mechanism.valid_checks()})")
     return cell, alpha, mechanism.cell(dict(cell.parameters), cell.seed, alpha, selected)
+
+
+def kind_options(name: str) -> tuple:
+    """The options the user-facing audit kind ``name`` declares (:data:`pdp_audit.verify.catalogue.kinds.KINDS`):
+    what its command parses, with their ranges."""
+    from pdp_audit.verify.catalogue.kinds import kinds_by_name
+
+    return kinds_by_name()[name].options
 
 
 def audit_plans() -> dict:

@@ -40,10 +40,11 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Mapping
 
-from pdp_audit.audits.pair.deployed import check_target, is_own, own_budget
+from pdp_audit.audits.pair.deployed import check_target, is_own
 from pdp_audit.mechanisms.validation import InputError, not_a_regular_file, quoted, shown
 from pdp_audit.reports.json_report import code_version
 from pdp_audit.reports.records import Run
+from pdp_audit.verify.catalogue.kinds import deployed_kind
 from pdp_audit.verify.catalogue.plans import plans_by_name
 from pdp_audit.verify.core.config import WORKERS_OPTION, in_file, parse, values_of
 from pdp_audit.verify.core.data_fingerprint import data_fingerprint
@@ -359,22 +360,15 @@ def certify_deployment(deployment: Deployment, workers: int | None = None, progr
 
     The deployment becomes the audit's config (:func:`deployment_config`: every option, default and rule is the one
     ``run`` has; errors name the file and the key) before any computation.  ``workers`` overrides ``[audit]
-    workers``.  A user's own mechanism is certified by :func:`pdp_audit.audits.pair.deployed.certify_own`, several
-    releases as one by :func:`pdp_audit.audits.joint.certificate.certify_joint`.
+    workers``.  A deployment of a user-facing kind (a user's own mechanism, several releases as one:
+    :func:`pdp_audit.verify.catalogue.kinds.deployed_kind`) is certified by its kind.
     """
     from pdp_audit.mechanisms.datasets import pinned_bytes
     from pdp_audit.verify.core.checks import without_findings
 
-    if deployment.releases:  # one joint release: the product of the releases' worst-case pairs
-        from pdp_audit.audits.joint.certificate import certify_joint
-
-        run = certify_joint(deployment, own_budget(deployment), plans_by_name())
-        return replace(run, certified={**run.certified, "deployment_file": _file_record(deployment)})
-    if is_own(deployment.mechanism):  # a user's factory: pdp_audit.audit_pair's (or audit_blackbox's) checks
-        from pdp_audit.audits.blackbox.evidence import blackbox_checks
-        from pdp_audit.audits.pair.deployed import certify_own
-
-        run = certify_own(deployment, code_version(), blackbox_checks)
+    kind = deployed_kind(deployment)
+    if kind is not None:  # a joint release, a user's factory: the kind's certificate
+        run = kind.certify(deployment)
         return replace(run, certified={**run.certified, "deployment_file": _file_record(deployment)})
     config, deployed_workers = deployment_config(deployment)
     data, plan = getattr(config, "data", None), plans_by_name()[deployment.mechanism]

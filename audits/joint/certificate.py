@@ -21,12 +21,12 @@ from pdp_audit.reports.records import Run
 from pdp_audit.verify.core.checks import finalize, make_run
 from pdp_audit.verify.core.config import Names, values_of
 from pdp_audit.verify.core.data_fingerprint import data_fingerprint
-from pdp_audit.verify.core.plan import AuditPlan, named_keys
+from pdp_audit.verify.core.plan import AuditPlan, WorstCase, named_keys
 
 
-def joinable(plans: dict[str, AuditPlan]) -> dict[str, AuditPlan]:
-    """The plans of ``plans`` that can be one release of a joint release (those with a worst-case pair)."""
-    return {name: plan for name, plan in plans.items() if plan.worst_case is not None}
+def joinable(plans: dict[str, AuditPlan]) -> dict[str, tuple[AuditPlan, WorstCase]]:
+    """The plans of ``plans`` that can be one release of a joint release, each with its worst-case pair."""
+    return {name: (plan, plan.worst_case) for name, plan in plans.items() if plan.worst_case is not None}
 
 
 def release_names(deployment: Any, i: int) -> Names:
@@ -48,8 +48,7 @@ def release_configs(deployment: Any, plans: dict[str, AuditPlan]) -> list[Any]:
                 f"{where}: release[{i}].mechanism {name!r} cannot be part of a joint release; one of "
                 f"{', '.join(sorted(releasable))}"
             )
-        plan = releasable[name]
-        noise = plan.worst_case.noise
+        plan, noise = releasable[name][0], releasable[name][1].noise
         known = {o.table_key or o.key: o for o in plan.options().values() if o.table == "parameters"}
         for key in parameters:
             if key not in known:
@@ -88,6 +87,7 @@ def certify_joint(deployment: Any, budget: Any, plans: dict[str, AuditPlan]) -> 
     from pdp_audit.verify.evidence.pair_checks import validated_dp_checks
 
     configs = release_configs(deployment, plans)
+    releasable = joinable(plans)
     names = [name for name, _ in deployment.releases]
     with ExitStack() as stack:  # every data file read once: the bytes fingerprinted are the bytes audited
         for path in sorted({c.data for c in configs if getattr(c, "data", None) is not None}):
@@ -96,7 +96,7 @@ def certify_joint(deployment: Any, budget: Any, plans: dict[str, AuditPlan]) -> 
         for i, (name, config) in enumerate(zip(names, configs), start=1):
             with named_keys(plans[name], release_names(deployment, i)):
                 fingerprints.append(data_fingerprint(config))
-                pairs.append(plans[name].worst_case.pair(config))
+                pairs.append(releasable[name][1].pair(config))
     joint = product_pair(pairs)
     evidence = validated_dp_checks(joint, budget.epsilon, budget.delta, budget.trials, budget.seed, False)
     checks = finalize(evidence, budget.alpha)

@@ -59,26 +59,17 @@ from typing import Any, Iterator
 
 import numpy as np
 
+from pdp_audit.audits.pair.config import OwnBudget, own_budget
 from pdp_audit.audits.pair.pages import per_instance_page
 from pdp_audit.mechanisms.base import MalformedPair, checked_releases, pair_attribute, user_error
 from pdp_audit.mechanisms.validation import InputError, not_a_regular_file, quoted, shown
 from pdp_audit.reports.records import Run
 from pdp_audit.verify.core.checks import finalize, make_run
-from pdp_audit.verify.core.config import PAIR_OPTIONS, in_file, parse
 from pdp_audit.verify.core.float_rules import user_float_rules
 from pdp_audit.verify.core.module_fingerprints import HelperModules
 
 #: The most individuals of ``per_instance()`` one certificate audits (each costs as much as the pair itself).
 MAX_INDIVIDUALS = 20
-#: [claim] and [audit] of a user's mechanism: the options of ``pdp_audit.audit_pair`` (δ = 0 allowed).
-OWN_OPTIONS = {
-    "epsilon": replace(PAIR_OPTIONS["epsilon"], table="claim"),
-    "delta": replace(PAIR_OPTIONS["delta"], table="claim"),
-    "trials": replace(PAIR_OPTIONS["trials"], table="audit"),
-    "seed": replace(PAIR_OPTIONS["seed"], table="audit"),
-    "alpha": replace(PAIR_OPTIONS["alpha"], table="audit"),
-    "workers": replace(PAIR_OPTIONS["workers"], table="audit"),
-}
 #: The methods of a user's pair that run the user's code mid-audit (behind :class:`GuardedPair`).
 GUARDED = ("sample", "privacy_loss", "release_from_noise")
 EVIDENCE = {
@@ -102,32 +93,6 @@ def check_target(where: str, mechanism: str) -> None:
             f"{where}: mechanism {quoted(mechanism)} must be an audit of `pdp-audit list` or MODULE:FACTORY "
             '(e.g. "histogram:make", the function make of histogram.py beside the deployment file)'
         )
-
-
-@dataclass(frozen=True)
-class OwnBudget:
-    """The claim and the certification's budget of a user's mechanism."""
-
-    epsilon: float
-    delta: float
-    trials: int
-    seed: int
-    alpha: float
-
-
-def own_budget(deployment) -> OwnBudget:
-    """[claim] and [audit] checked against the ranges of ``pdp_audit.audit_pair`` (errors name the file and key)."""
-    names = in_file(deployment.path)
-    for key in deployment.audit:
-        if key not in OWN_OPTIONS or OWN_OPTIONS[key].table != "audit":
-            raise InputError(
-                f"{shown(deployment.path)}: unknown key {quoted('audit.' + key)}; [audit] of a user's mechanism has "
-                "trials, seed, alpha, workers"
-            )
-    values = {**deployment.claim, **deployment.audit}
-    parsed = {k: parse(o, values.get(k, o.default), names) for k, o in OWN_OPTIONS.items() if k != "workers"}
-    parse(OWN_OPTIONS["workers"], deployment.audit.get("workers"), names)  # checked; a user's pair runs in-process
-    return OwnBudget(**parsed)
 
 
 # --- the user's module and factory -------------------------------------------------------------------------
@@ -206,7 +171,7 @@ def load_factory(where: str, folder: Path, mechanism: str) -> Factory:
                 raise
             sys.modules.pop(module_name, None)
             raise InputError(f"{where}: mechanism: importing module {module_name!r} raised {user_error(err)}") from None
-    function = module
+    function: Any = module
     for name in attr.split("."):
         function = getattr(function, name, None)
     if not callable(function):

@@ -15,7 +15,8 @@ def _fmt(value: float | None) -> str:
 def per_instance_page(checks: list, people: list, budget: Any, kind: str) -> Page:
     """Each individual's estimate and interval of her DP checks (δ(ε) per direction, or the black-box ε bound) and
     her verdict (the worst of her checks)."""
-    rows, series = [f"{'individual':<26}each DP check: estimate [simultaneous interval]   verdict"], {}
+    rows = [f"{'individual':<26}each DP check: estimate [simultaneous interval]   verdict"]
+    series: dict[str, list] = {}
     for k, person in enumerate(people):
         own = [c for c in checks if c.id.startswith(person.id + "/")]
         verdict = next((v for v in ("fail", "inconclusive") if any(c.verdict == v for c in own)), "pass")

@@ -14,24 +14,18 @@ from __future__ import annotations
 
 import argparse
 import csv
-import dataclasses
 import math
 from array import array
 
 import numpy as np
 
 from pdp_audit.mechanisms.validation import InputError, not_a_regular_file, quoted, shown
-from pdp_audit.verify.api import PAIR_OPTIONS, add_option, check_outputs, typed
+from pdp_audit.verify import api
+from pdp_audit.verify.api import add_option, check_outputs, typed
 from pdp_audit.verify.cli.commands import COMMAND_HELP
 
-CANARY_OPTIONS = (
-    dataclasses.replace(PAIR_OPTIONS["delta"], help="the δ of the bound (and of the claim), in [0, 1)"),
-    dataclasses.replace(
-        PAIR_OPTIONS["epsilon"], key="claim_epsilon", help="a claimed ε >= 0 to refute (default: none tested)"
-    ),
-    dataclasses.replace(PAIR_OPTIONS["alpha"], help="false-alarm probability (default 1e-6)"),
-    dataclasses.replace(PAIR_OPTIONS["seed"], help="seed of the subsample sizes and tie-breaking (default 0)"),
-)
+#: The bound's δ, the claim, α and the seed: the canary kind's options (:mod:`pdp_audit.audits.canaries.config`).
+CANARY_OPTIONS = api.kind_options("canaries")
 
 
 def add_parser(subparsers) -> None:
