@@ -52,7 +52,10 @@ LEVELS = (
 #: The estimators import nothing of the framework: they estimate, the levels above decide.
 ESTIMATORS_IMPORT = {"mechanisms", "verify.estimators"}
 #: Audits built on another audit's mechanism, with the reason.  The privacy report of [RW] Algorithms 2-5 is published
-#: by ObjPert ([RW] Algorithm 1): its evidence re-uses ObjPert's solved releases and exact loss.
+#: by ObjPert ([RW] Algorithm 1): its evidence re-uses ObjPert's solved releases and exact loss.  What it re-uses is
+#: ObjPert's own DP audit (``audits/objpert/dp.py`` with the adversarial-neighbour search, Theorem 8's certificate and
+#: the importance-sampled profile it stands on: about 800 lines of one mechanism's audit), so it cannot move down:
+#: ``verify/`` holds no mechanism's audit, and ``mechanisms/`` cannot draw through the estimators or decide checks.
 AUDITS_BUILT_ON = {"audits.privacy_report": {"audits.objpert"}}
 #: The interfaces (the ``pdp-audit`` command, the pytest plugin) and what they reach only through ``verify.api``: how a
 #: config is built and its options named, where a command may write, and which audits there are.

@@ -168,6 +168,18 @@ def run_cell(audit: str, seed: int, alpha: float, options: dict[str, Any], check
     return cell, alpha, mechanism.cell(dict(cell.parameters), cell.seed, alpha, selected)
 
 
+def user_code(deployment: Any) -> tuple[bool, str | None]:
+    """Whether certifying the loaded ``deployment`` runs the user's code (a user's ``module:factory``: its kind's
+    ``user_code``, :data:`pdp_audit.verify.catalogue.kinds.KINDS`) and the source file of that code (None where
+    none is found): what ``pdp-audit certify`` runs behind a process boundary and never writes over."""
+    from pdp_audit.verify.catalogue.kinds import deployed_kind
+
+    kind = deployed_kind(deployment)
+    if kind is None or kind.user_code is None:
+        return False, None
+    return True, kind.user_code(deployment)
+
+
 def kind_options(name: str) -> tuple:
     """The options the user-facing audit kind ``name`` declares (:data:`pdp_audit.verify.catalogue.kinds.KINDS`):
     what its command parses, with their ranges."""

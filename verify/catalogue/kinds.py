@@ -22,7 +22,7 @@ from pdp_audit.audits.canaries.evidence import audit_canary_scores
 from pdp_audit.audits.coverage.audit import audit_coverage
 from pdp_audit.audits.pair.audit import audit_pair
 from pdp_audit.audits.pair.config import OWN_OPTIONS
-from pdp_audit.audits.pair.deployed import is_own
+from pdp_audit.audits.pair.deployed import is_own, module_file
 from pdp_audit.reports.records import Run
 from pdp_audit.verify.core.config import Option
 
@@ -31,7 +31,9 @@ from pdp_audit.verify.core.config import Option
 class AuditKind:
     """One user-facing audit kind.  ``audit``: its entry function (``pdp_audit.audit_pair``, …); ``options``: the
     options it declares (its config); ``deployed(deployment)``: whether a deployment file describes an audit of this
-    kind, ``certify(deployment)`` its certificate (both None for a kind no deployment file describes)."""
+    kind, ``certify(deployment)`` its certificate (both None for a kind no deployment file describes);
+    ``user_code(deployment)``: for a kind whose certificate runs the user's code, the source file of that code (None
+    where none is found), which ``pdp-audit certify`` never writes over and runs behind a process boundary."""
 
     name: str
     help: str
@@ -39,6 +41,7 @@ class AuditKind:
     options: tuple[Option, ...] = ()
     deployed: Callable[[Any], bool] | None = None
     certify: Callable[[Any], Run] | None = None
+    user_code: Callable[[Any], str | None] | None = None
 
 
 def _certify_own(deployment: Any) -> Run:
@@ -69,6 +72,10 @@ def _is_own(deployment: Any) -> bool:
     return is_own(deployment.mechanism)
 
 
+def _own_module(deployment: Any) -> str | None:
+    return module_file(deployment.folder, deployment.mechanism)
+
+
 KINDS: tuple[AuditKind, ...] = (
     AuditKind(
         "joint",
@@ -85,6 +92,7 @@ KINDS: tuple[AuditKind, ...] = (
         tuple(OWN_OPTIONS.values()),
         _is_own,
         _certify_own,
+        _own_module,
     ),
     AuditKind("blackbox", "a mechanism that can only be sampled", audit_blackbox, BLACKBOX_OPTIONS),
     AuditKind("canaries", "a training run's canary scores", audit_canary_scores, CANARY_OPTIONS),

@@ -21,7 +21,6 @@ from __future__ import annotations
 import argparse
 import time
 
-from pdp_audit.audits.pair.deployed import is_own, module_file
 from pdp_audit.mechanisms.validation import shown
 from pdp_audit.verify import api
 from pdp_audit.verify.cli.commands import COMMAND_HELP
@@ -64,14 +63,14 @@ def command_certify(args: argparse.Namespace) -> int:
     return the exit code."""
     api.typed(args, CERTIFY_WORKERS)
     deployment = api.load_deployment(args.deployment)
-    own = is_own(deployment.mechanism)
+    own, module = api.user_code(deployment)
     report = args.report or f"certificate-{deployment.mechanism.replace(':', '.') if own else deployment.mechanism}.pdf"
     report = None if report.lower() == "none" else report
     data = deployment.parameters.get("data")
     inputs = {
         "the deployment file": args.deployment,
         "the deployed data (parameters.data)": deployment.folder / data if isinstance(data, str) else None,
-        "the mechanism's module": module_file(deployment.folder, deployment.mechanism) if own else None,
+        "the mechanism's module": module,
     }
     for i, (_, parameters) in enumerate(deployment.releases, start=1):
         data = parameters.get("data")
