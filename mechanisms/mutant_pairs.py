@@ -449,21 +449,6 @@ def mutants(mutant, case) -> tuple:
             lambda: case(Shift(4.0), 1.0, 5e-3),
         ),
         mutant(
-            "global-numpy-rng",
-            "sample() draws from the global np.random state instead of the rng it is given: two runs with one seed "
-            "give different numbers",
-            ("pair-protocol",),
-            lambda: case(GlobalNumpy(SIGMA_TWIN), 1.0, 1e-2),
-            lambda: case(DrawsGaussian(SIGMA_TWIN), 1.0, 1e-2),
-        ),
-        mutant(
-            "own-generator",
-            "sample() draws from a generator the pair created once, ignoring the rng it is given",
-            ("pair-protocol",),
-            lambda: case(OwnGenerator(SIGMA_TWIN), 1.0, 1e-2),
-            lambda: case(DrawsGaussian(SIGMA_TWIN), 1.0, 1e-2),
-        ),
-        mutant(
             "reseeds-every-call",
             "sample() reseeds a generator of its own on every call: every block of draws is the same block, 1e5 "
             "releases counted from a few thousand distinct ones",

@@ -258,6 +258,7 @@ def test_a_run_that_names_no_budget_is_the_event_test_at_the_declared_default(tm
     (a witness records it), a witness's re-check on the witness's own budget.  The audit itself is replaced by one
     that reports what it was given."""
     import pdp_audit
+    import pdp_audit.audits.blackbox.audit as home
     import pdp_audit.verify.api as api
     from pdp_audit.audits.blackbox.defaults import DEFAULT_TRIALS
     from pdp_audit.mechanisms.validation import InputError
@@ -267,7 +268,8 @@ def test_a_run_that_names_no_budget_is_the_event_test_at_the_declared_default(tm
     def given(pair, claim, trials, seed, progress, budget):
         raise InputError(f"given trials={trials} statistic={budget.statistic}")
 
-    monkeypatch.setattr(api, "audit_blackbox_with", given)
+    for module in (home, api):  # where pdp_audit.audit_blackbox calls it, and where the command does
+        monkeypatch.setattr(module, "audit_blackbox_with", given)
     with pytest.raises(InputError, match=f"^given trials={DEFAULT_TRIALS} statistic=events$"):
         pdp_audit.audit_blackbox(gaussian_samplers(1.0), 1.0, DELTA)
     (tmp_path / "user_mech.py").write_text(MODULE)

@@ -19,7 +19,8 @@ import pytest
 
 from pdp_audit.reports.json_report import run_schema
 from pdp_audit.verify.cli.main import main
-from pdp_audit.verify.deployment import canonical_table_sha256, deployment_config, load_deployment
+from pdp_audit.verify.core.data_fingerprint import canonical_table_sha256
+from pdp_audit.verify.deployment import deployment_config, load_deployment
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLES = ROOT / "examples"

@@ -17,9 +17,9 @@ import numpy as np
 import pytest
 
 import pdp_audit
+from pdp_audit.audits.pair.deployed import MAX_INDIVIDUALS
 from pdp_audit.reports.cover import _banner
 from pdp_audit.verify.cli.main import main
-from pdp_audit.verify.own_mechanism import MAX_INDIVIDUALS
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
 
@@ -276,9 +276,10 @@ def test_bad_deployments_of_a_users_mechanism_are_one_line(tmp_path, capsys, tex
 def test_the_shipped_example_is_a_valid_deployment_of_a_users_mechanism():
     """examples/deploy-own.toml and own_histogram.py (shipped by `pdp-audit examples`) load, and the factory's pair
     is white-box with three individuals (the audit itself is the command of docs/how-to/own-mechanism.md)."""
+    from pdp_audit.audits.pair.config import own_budget
+    from pdp_audit.audits.pair.deployed import call_factory, individuals, kind_of, load_factory
     from pdp_audit.verify.cli.examples import shipped_examples
     from pdp_audit.verify.deployment import load_deployment
-    from pdp_audit.verify.own_mechanism import call_factory, individuals, kind_of, load_factory, own_budget
 
     assert {"own_histogram.py", "deploy-own.toml"} <= set(shipped_examples())
     deployment = load_deployment(str(EXAMPLES / "deploy-own.toml"))

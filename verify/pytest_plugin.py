@@ -55,7 +55,7 @@ import pytest
 from pdp_audit.mechanisms.validation import InputError, one_line
 from pdp_audit.reports.run_text import check_lines, verdict_words
 from pdp_audit.verify import api
-from pdp_audit.verify.core.config import PAIR_OPTIONS, pair_value
+from pdp_audit.verify.api import PAIR_OPTIONS, pair_value
 
 RECORDS_KEY = "pdp_audit_records"
 #: The xdist workeroutput key of the files a worker's tests read (inputs of the report, see record_reads).
@@ -80,11 +80,9 @@ _BUDGET_FLAGS = {
 
 def budget_from_options(config: pytest.Config) -> dict:
     """The session's trials, seed and alpha from the command line, checked as the API checks them."""
-    from pdp_audit.verify.core.config import COMMAND_LINE, Names
-
     budget = {}
     for flag, (name, _, _) in _BUDGET_FLAGS.items():
-        names = Names(lambda option, flag=flag: flag, text=COMMAND_LINE.text)
+        names = api.Names(lambda option, flag=flag: flag, text=api.COMMAND_LINE.text)
         try:
             budget[name] = pair_value(name, config.getoption(flag), names)
         except InputError as err:
@@ -119,9 +117,7 @@ def pytest_configure(config: pytest.Config) -> None:
     budget_from_options(config)  # checked now: one line naming the flag
     report = config.getoption("--audit-report")
     if report:  # checked now, not after the whole session has run
-        from pdp_audit.verify.core.outputs import record_reads
-
-        record_reads()  # a file a test reads (a fixture) is an input of the report too
+        api.record_reads()  # a file a test reads (a fixture) is an input of the report too
         try:
             check_session_outputs(config, named_test_files(config))
         except InputError as err:
@@ -141,11 +137,10 @@ def check_session_outputs(config: pytest.Config, inputs: dict[str, Path]) -> Non
     ``inputs`` (test files), nor a module the session imported (a collected test module, a conftest: see
     :func:`pdp_audit.verify.core.outputs.check_outputs`)."""
     from pdp_audit.reports.audit_session import session_report_paths
-    from pdp_audit.verify.core.outputs import check_outputs
 
     json_path, pdf_path = session_report_paths(Path(config.invocation_params.dir) / config.getoption("--audit-report"))
     outputs = {"--audit-report": str(pdf_path), "--audit-report (the JSON written beside the PDF)": str(json_path)}
-    check_outputs(outputs, inputs, pdfs=())
+    api.check_outputs(outputs, inputs, pdfs=())
 
 
 @dataclass(frozen=True)
@@ -346,20 +341,10 @@ class PrivacyAudit:
         ``[sweep] checks`` does.  Bad options raise :class:`~pdp_audit.mechanisms.validation.InputError` naming them.
         """
         from pdp_audit.reports.json_report import check_from_dict
-        from pdp_audit.verify.sweeps.catalogue import SWEEPS
-        from pdp_audit.verify.sweeps.spec import cell_from_options
 
-        mechanisms = {m.name: m for m in SWEEPS}
-        if audit not in mechanisms:
-            raise ValueError(f"audit must be one of {', '.join(sorted(mechanisms))}, got {audit!r}")
-        alpha = self.settings.alpha if alpha is None else pair_value("alpha", alpha)
-        mechanism = mechanisms[audit]
-        cell = cell_from_options(mechanism, self.settings.seed, options, f"privacy_audit.run({audit!r})")
-        selected = tuple(checks) if checks else None
-        unknown = [c for c in selected or () if not mechanism.has_check(c)]
-        if unknown:
-            raise ValueError(f"checks: {audit!r} has no check {unknown[0]!r} (valid: {mechanism.valid_checks()})")
-        result = mechanism.cell(dict(cell.parameters), cell.seed, alpha, selected)
+        where = f"privacy_audit.run({audit!r})"
+        given_alpha = self.settings.alpha if alpha is None else alpha
+        cell, alpha, result = api.run_cell(audit, self.settings.seed, given_alpha, options, checks, where)
         index = self._taken()  # the position in the test; the seed is the cell's (as in a sweep)
         decided = [check_from_dict(c) for c in result["checks"]]
         given = ", ".join(f"{k}={v!r}" for k, v in options.items())
@@ -435,19 +420,15 @@ class AuditSession:
     @pytest.hookimpl(optionalhook=True)
     def pytest_testnodedown(self, node, error) -> None:
         """xdist controller: take the records a worker shipped in its ``workeroutput``."""
-        from pdp_audit.verify.core.outputs import add_reads
-
         payload = getattr(node, "workeroutput", {}).get(RECORDS_KEY)
         for record in json.loads(payload) if payload else []:
             self.add(record)
-        add_reads(json.loads(getattr(node, "workeroutput", {}).get(READS_KEY) or "[]"))  # the files its tests read
+        api.add_reads(json.loads(getattr(node, "workeroutput", {}).get(READS_KEY) or "[]"))  # the files its tests read
 
     def pytest_sessionfinish(self, session: pytest.Session) -> None:
         if self.is_worker:
-            from pdp_audit.verify.core.outputs import read_paths
-
             self.config.workeroutput[RECORDS_KEY] = json.dumps(self.sorted_records())
-            self.config.workeroutput[READS_KEY] = json.dumps(read_paths())
+            self.config.workeroutput[READS_KEY] = json.dumps(api.read_paths())
             return
         path = self.config.getoption("--audit-report")
         if path:

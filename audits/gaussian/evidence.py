@@ -217,7 +217,7 @@ def sigma_source(config: GaussianAuditConfig) -> str:
 
 def worst_case_pair(s: GaussianSetup) -> tuple[np.ndarray, Any]:
     """The worst-case neighbour (the row added, and the pair): a row on the clip sphere, so ‖Δ_z‖ = C (the sum's
-    and the mean's) or 1 (the count's).  The audit decides it; a joint release (:mod:`pdp_audit.verify.joint_release`)
+    and the mean's) or 1 (the count's).  The audit decides it; a joint release (:mod:`pdp_audit.audits.joint`)
     takes it as this release's part."""
     target = np.zeros(s.rows.shape[1])
     target[0] = s.query.sensitivity

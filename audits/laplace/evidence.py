@@ -143,7 +143,7 @@ def exact_profile(pair: lap.LaplacePair) -> pure.Profile:
 
 def worst_case_pair(s: LaplaceSetup) -> lap.LaplacePair:
     """The worst-case neighbour's pair (:func:`_worst_target` added): the audit decides it; a joint release
-    (:mod:`pdp_audit.verify.joint_release`) takes it as this release's part."""
+    (:mod:`pdp_audit.audits.joint`) takes it as this release's part."""
     return s.mechanism.pair(s.rows, _worst_target(s), "add")
 
 

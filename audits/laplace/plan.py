@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pdp_audit.audits.laplace.config import LaplaceAuditConfig
-from pdp_audit.verify.core.plan import AuditPlan, Setting
+from pdp_audit.verify.core.plan import AuditPlan, Setting, WorstCase
 from pdp_audit.verify.evidence.pure_dp_specs import CHECKS, RUN_CHECKS
 
 
@@ -12,6 +12,13 @@ def audit(config: LaplaceAuditConfig, executor=None, progress: bool = False):
     from pdp_audit.audits.laplace.evidence import run_laplace_audit
 
     return run_laplace_audit(config, executor=executor, progress=progress)
+
+
+def worst_case_pair(config: LaplaceAuditConfig):
+    """The pair the audit decides, at its worst-case neighbour: this release's part of a joint release."""
+    from pdp_audit.audits.laplace.evidence import setup, worst_case_pair
+
+    return worst_case_pair(setup(config))
 
 
 PLAN = AuditPlan(
@@ -31,4 +38,5 @@ PLAN = AuditPlan(
         Setting({"query": "histogram"}, {"noise_multiplier": 0.5}),
     ),
     bytes_per_trial=250,  # 1.5 × the 165 that benchmarks/memory.py measured
+    worst_case=WorstCase(worst_case_pair, "scale"),
 )

@@ -10,10 +10,8 @@ import time
 
 from pdp_audit.audits.linreg.benchmark_config import BenchmarkConfig
 from pdp_audit.mechanisms.linreg_data import REGRESSION_DATASETS
-from pdp_audit.verify.catalogue.arguments import add_option
+from pdp_audit.verify.api import COMMAND_LINE, add_option, build, check_outputs, declared_options
 from pdp_audit.verify.cli.commands import COMMAND_HELP
-from pdp_audit.verify.core.config import COMMAND_LINE, build, options
-from pdp_audit.verify.core.outputs import check_outputs
 
 
 def _datasets(values: list[str]) -> tuple[str, ...]:
@@ -37,7 +35,7 @@ def add_parser(subparsers) -> None:
         metavar="NAME",
         help=f"bundled data sets (default: all: {', '.join(REGRESSION_DATASETS)}); 'none' for the CSV only",
     )
-    for option in options(BenchmarkConfig).values():
+    for option in declared_options(BenchmarkConfig).values():
         add_option(q, option)
     q.add_argument("--report", default=None, help="PDF path (default: pdp-audit-benchmark-linreg.pdf; 'none' to skip)")
     q.add_argument("--json", default=None, help="JSON path, or - for stdout")
@@ -54,7 +52,7 @@ def command_benchmark_linreg(args: argparse.Namespace) -> int:
     outputs = {"--report": None if path.lower() == "none" else path, "--json": args.json}
     check_outputs(outputs, {"the data file (--data)": getattr(args, "data", None)})  # before minutes of work
     datasets = tuple(REGRESSION_DATASETS) if args.datasets is None else _datasets(args.datasets)
-    given = {key: getattr(args, key) for key in options(BenchmarkConfig) if hasattr(args, key)}
+    given = {key: getattr(args, key) for key in declared_options(BenchmarkConfig) if hasattr(args, key)}
     config = build(BenchmarkConfig, given, COMMAND_LINE, extra={"datasets": datasets})
     start = time.perf_counter()
     result = run_benchmark(config)

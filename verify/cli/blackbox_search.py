@@ -20,7 +20,7 @@ import argparse
 
 from pdp_audit.mechanisms.validation import InputError, shown
 from pdp_audit.reports.files import json_text
-from pdp_audit.verify.core.outputs import check_outputs
+from pdp_audit.verify.api import check_outputs
 
 #: The search options of ``blackbox`` (besides the claim and budget of :data:`...blackbox.BLACKBOX_OPTIONS`).
 SEARCH_HELP = {
@@ -97,7 +97,7 @@ def command(args: argparse.Namespace, module_file, load_factory) -> int:
 
 def _witness_trials(witness: dict) -> int:
     """The fresh releases per world the witness was bounded on, checked as ``--trials`` is."""
-    from pdp_audit.verify.core.config import pair_value
+    from pdp_audit.verify.api import pair_value
 
     try:
         return pair_value("trials", witness.get("trials"))

@@ -14,26 +14,18 @@ from __future__ import annotations
 
 import argparse
 import csv
-import dataclasses
 import math
 from array import array
 
 import numpy as np
 
 from pdp_audit.mechanisms.validation import InputError, not_a_regular_file, quoted, shown
-from pdp_audit.verify.catalogue.arguments import add_option, typed
+from pdp_audit.verify import api
+from pdp_audit.verify.api import add_option, check_outputs, typed
 from pdp_audit.verify.cli.commands import COMMAND_HELP
-from pdp_audit.verify.core.config import PAIR_OPTIONS
-from pdp_audit.verify.core.outputs import check_outputs
 
-CANARY_OPTIONS = (
-    dataclasses.replace(PAIR_OPTIONS["delta"], help="the δ of the bound (and of the claim), in [0, 1)"),
-    dataclasses.replace(
-        PAIR_OPTIONS["epsilon"], key="claim_epsilon", help="a claimed ε >= 0 to refute (default: none tested)"
-    ),
-    dataclasses.replace(PAIR_OPTIONS["alpha"], help="false-alarm probability (default 1e-6)"),
-    dataclasses.replace(PAIR_OPTIONS["seed"], help="seed of the subsample sizes and tie-breaking (default 0)"),
-)
+#: The bound's δ, the claim, α and the seed: the canary kind's options (:mod:`pdp_audit.audits.canaries.config`).
+CANARY_OPTIONS = api.kind_options("canaries")
 
 
 def add_parser(subparsers) -> None:
@@ -185,8 +177,7 @@ def _inputs(args: argparse.Namespace) -> dict[str, str | None]:
 
 def command_canaries(args: argparse.Namespace) -> int:
     """Read the scores, bound ε, write the reports; 1 if the claim is refuted, 3 otherwise."""
-    from pdp_audit.audits.canaries.evidence import audit_canary_scores, audit_one_run
-    from pdp_audit.reports.publish import write_run_reports
+    from pdp_audit.verify.api import audit_canary_scores, audit_one_run, publish
 
     typed(args, *CANARY_OPTIONS)
     inputs = _inputs(args)
@@ -210,7 +201,7 @@ def command_canaries(args: argparse.Namespace) -> int:
         pos = read_column(args.in_scores, "--in-scores", args.column)
         neg = read_column(args.out_scores, "--out-scores", args.column)
         run = audit_canary_scores(pos, neg, args.delta, **options)
-    write_run_reports(run, args.report, args.json)
+    publish(run, args.report, args.json)
     if args.json != "-":
         print(_summary(run, args))
         if args.report:

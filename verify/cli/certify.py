@@ -7,10 +7,10 @@ its parameters; the guarantees decide the certificate (paper findings are never 
 ``certified``: the mechanism, every parameter with defaults resolved, the claim, the budget, the data's SHA-256
 and shape, the code version and the deployment file's SHA-256.
 
-A user's own mechanism (``mechanism = "module:factory"``, :mod:`pdp_audit.verify.own_mechanism`) is decided by
+A user's own mechanism (``mechanism = "module:factory"``, :mod:`pdp_audit.audits.pair.deployed`) is decided by
 ``pdp_audit.audit_pair``'s checks, or, for a sampler-only pair, by the black-box attack, which never certifies
 (exit 3 when nothing is refuted).  ``[[release]]`` tables certify several releases as one joint release
-(:mod:`pdp_audit.verify.joint_release`).
+(:mod:`pdp_audit.audits.joint`).
 
 Exit codes: 0 certified (every guarantee passes), 1 a guarantee fails, 3 no fail but a guarantee undecided,
 2 usage or input error (one line naming the file and key), 4 internal error.
@@ -23,18 +23,13 @@ import time
 
 from pdp_audit.mechanisms.validation import shown
 from pdp_audit.reports.certified_claim import verdict_suffix
-from pdp_audit.verify.catalogue.arguments import add_option, typed
+from pdp_audit.verify import api
 from pdp_audit.verify.cli.commands import COMMAND_HELP
 from pdp_audit.verify.cli.warnings import print_warnings
-from pdp_audit.verify.core.config import WORKERS_OPTION
-from pdp_audit.verify.core.outputs import check_outputs
 from pdp_audit.verify.core.processes import in_user_process
-from pdp_audit.verify.deployment import load_deployment
-from pdp_audit.verify.joint_release import certify as certify_deployment
-from pdp_audit.verify.own_mechanism import is_own, module_file
 
 #: ``--workers`` of certify: by default the deployment file's ``[audit] workers``, else 1.
-CERTIFY_WORKERS = WORKERS_OPTION.with_default(None)
+CERTIFY_WORKERS = api.WORKERS_OPTION.with_default(None)
 
 OUTCOME = {0: "CERTIFIED", 1: "NOT CERTIFIED (a guarantee fails)", 3: "NOT CERTIFIED (a guarantee is undecided)"}
 BLACKBOX_OUTCOME = "NOT CERTIFIED (black box: no violation found at the stated power; this is not a certificate)"
@@ -58,42 +53,41 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
         "--report", default=None, help="certificate PDF path (default: certificate-<mechanism>.pdf; 'none' to skip)"
     )
     p.add_argument("--json", default=None, help="certificate JSON path, or - for stdout")
-    add_option(p, CERTIFY_WORKERS)
+    api.add_option(p, CERTIFY_WORKERS)
     p.add_argument("--quiet", action="store_true", help="no progress or summary")
     p.set_defaults(handler=command_certify)
     return p
 
 
 def command_certify(args: argparse.Namespace) -> int:
-    """Check the outputs and the deployment, run its guarantees, write the certificate, return the exit code."""
-    from pdp_audit.reports.publish import write_run_reports
-
-    typed(args, CERTIFY_WORKERS)
-    deployment = load_deployment(args.deployment)
-    own = is_own(deployment.mechanism)
+    """Check the outputs and the deployment, run its guarantees (:func:`pdp_audit.certify`), write the certificate,
+    return the exit code."""
+    api.typed(args, CERTIFY_WORKERS)
+    deployment = api.load_deployment(args.deployment)
+    own, module = api.user_code(deployment)
     report = args.report or f"certificate-{deployment.mechanism.replace(':', '.') if own else deployment.mechanism}.pdf"
     report = None if report.lower() == "none" else report
     data = deployment.parameters.get("data")
     inputs = {
         "the deployment file": args.deployment,
         "the deployed data (parameters.data)": deployment.folder / data if isinstance(data, str) else None,
-        "the mechanism's module": module_file(deployment.folder, deployment.mechanism) if own else None,
+        "the mechanism's module": module,
     }
     for i, (_, parameters) in enumerate(deployment.releases, start=1):
         data = parameters.get("data")
         inputs[f"the data of release[{i}]"] = deployment.folder / data if isinstance(data, str) else None
-    check_outputs({"--report": report, "--json": args.json}, inputs)
+    api.check_outputs({"--report": report, "--json": args.json}, inputs)
     start = time.perf_counter()
 
     def audit():
-        run = certify_deployment(deployment, workers=args.workers, progress=not args.quiet)
-        check_outputs({"--report": report, "--json": args.json})  # again: a module the mechanism's module imported
+        run = api.certify_loaded(deployment, workers=args.workers, progress=not args.quiet)
+        api.check_outputs({"--report": report, "--json": args.json})  # again: a module the mechanism's module imported
         return run
 
     # the user's code behind a process boundary: an os._exit(0) or a segfault in it cannot end this command with 0
     where = f"{shown(args.deployment)}: mechanism: the code of {shown(deployment.mechanism)}"
     run = in_user_process(audit, where) if own else audit()
-    write_run_reports(run, report, args.json)
+    api.publish(run, report, args.json)
     if not args.quiet and args.json != "-":
         print_certificate(run, args.deployment, time.perf_counter() - start, report)
     if not args.quiet:

@@ -19,10 +19,8 @@ import textwrap
 
 from pdp_audit.mechanisms.validation import InputError, shown
 from pdp_audit.reports.files import json_text
-from pdp_audit.verify.catalogue.arguments import add_option, typed
+from pdp_audit.verify.api import SEED_OPTION, WORKERS_OPTION, add_option, check_outputs, typed
 from pdp_audit.verify.cli.commands import COMMAND_HELP
-from pdp_audit.verify.core.config import SEED_OPTION, WORKERS_OPTION
-from pdp_audit.verify.core.outputs import check_outputs
 from pdp_audit.verify.ledger import entries as ledger
 
 #: ``claims --run --workers``: by default one worker per core.

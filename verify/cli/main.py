@@ -23,7 +23,6 @@ import traceback
 from pdp_audit.mechanisms.validation import InputError, one_line, quoted, shown
 from pdp_audit.reports.code_commit import code_version
 from pdp_audit.verify.cli.commands import COMMAND_HELP
-from pdp_audit.verify.core.outputs import record_reads
 from pdp_audit.verify.core.parser import Parser
 
 #: The arguments that need nothing but the command's names and help: no audit is imported for them.
@@ -51,15 +50,14 @@ def build_parser(light: bool = False) -> Parser:
         for name, text in COMMAND_HELP.items():
             sub.add_parser(name, help=text)
         return parser
-    from pdp_audit.verify.catalogue.arguments import add_run_arguments
-    from pdp_audit.verify.catalogue.plans import plans_by_name
+    from pdp_audit.verify import api
 
     sub.add_parser("list", help=COMMAND_HELP["list"]).set_defaults(handler=lambda args: command_list())
     run = sub.add_parser("run", help=COMMAND_HELP["run"])
     run.set_defaults(handler=command_run)
     mechanisms = run.add_subparsers(dest="mechanism", required=True, parser_class=Parser)
-    for name, audit in plans_by_name().items():
-        add_run_arguments(mechanisms.add_parser(name, help=audit.help), audit)
+    for name, audit in api.audit_plans().items():
+        api.add_run_arguments(mechanisms.add_parser(name, help=audit.help), audit)
     for module in command_modules():
         module.add_parser(sub)
     return parser
@@ -94,12 +92,11 @@ def version_text() -> str:
 def command_list() -> int:
     """``pdp-audit list``: the audits ``run`` offers and the mechanisms of the contract suite."""
     from pdp_audit.mechanisms.catalogue import registered
-    from pdp_audit.verify.catalogue.plans import plans_by_name
+    from pdp_audit.verify.api import list_audits
 
-    audits = plans_by_name()
     print("Audits (pdp-audit run NAME):")
-    for name, audit in audits.items():
-        print(f"  {name:24s} {audit.help}")
+    for name, text in list_audits().items():
+        print(f"  {name:24s} {text}")
     print("\nRegistered mechanisms (common contract suite):")
     for name, mech in registered().items():
         print(f"  {name:24s} {mech.description}")
@@ -114,23 +111,20 @@ def print_summary(run, elapsed: float) -> None:
 
 
 def command_run(args: argparse.Namespace) -> int:
-    """``pdp-audit run NAME``: build the audit's config, check the outputs, run it, write its reports; the exit code."""
-    from pdp_audit.reports.publish import write_run_reports
-    from pdp_audit.verify.catalogue.arguments import configure_from_args, typed
-    from pdp_audit.verify.catalogue.plans import plans_by_name
+    """``pdp-audit run NAME``: :func:`pdp_audit.run_audit` with the command line's words -- the audit's config built
+    and the outputs checked before it runs, its reports written after; the exit code."""
+    from pdp_audit.verify import api
     from pdp_audit.verify.cli.warnings import print_warnings
-    from pdp_audit.verify.core.config import WORKERS_OPTION
-    from pdp_audit.verify.core.outputs import check_outputs
 
-    plan = plans_by_name()[args.mechanism]
-    config = configure_from_args(plan, args)
-    typed(args, WORKERS_OPTION)
+    plan = api.audit_plans()[args.mechanism]
+    config = api.command_line_config(plan, args)
+    api.typed(args, api.WORKERS_OPTION)
     report = args.report or f"pdp-audit-{args.mechanism}.pdf"
     outputs = {"--report": None if report.lower() == "none" else report, "--json": args.json}
-    check_outputs(outputs, {"the data file (--data)": getattr(config, "data", None)})
+    api.check_outputs(outputs, {"the data file (--data)": getattr(config, "data", None)})
     start = time.perf_counter()
-    run = plan.execute(config, workers=args.workers, progress=not args.quiet)
-    write_run_reports(run, None if report.lower() == "none" else report, args.json)
+    run = api.run_config(plan, config, workers=args.workers, progress=not args.quiet)
+    api.publish(run, None if report.lower() == "none" else report, args.json)
     if not args.quiet and args.json != "-":
         print_summary(run, time.perf_counter() - start)
         if report.lower() != "none":
@@ -188,7 +182,10 @@ def _exit_past_stray_threads(code: int) -> None:
 
 def _command(argv: list[str] | None) -> int:
     try:
-        record_reads()  # an output over a file the command read (the user's code too) is refused
+        if not _light(argv):  # an output over a file the command read (the user's code too) is refused
+            from pdp_audit.verify.api import record_reads
+
+            record_reads()
         args = build_parser(light=_light(argv)).parse_args(argv)
         from pdp_audit.verify.core.float_rules import own_float_rules
 

@@ -12,10 +12,8 @@ from __future__ import annotations
 import argparse
 
 from pdp_audit.mechanisms.validation import InputError
-from pdp_audit.verify.catalogue.arguments import add_option, typed
+from pdp_audit.verify.api import ALPHA_OPTION, SEED_OPTION, Option, Range, add_option, check_outputs, typed
 from pdp_audit.verify.cli.commands import COMMAND_HELP
-from pdp_audit.verify.core.config import ALPHA_OPTION, SEED_OPTION, Option, Range
-from pdp_audit.verify.core.outputs import check_outputs
 
 #: ``--trials`` of the zoo: releases per world of each mutant and twin (default: 1e5, 2e4 with --quick).
 MUTANT_TRIALS = Option("trials", "int", None, "releases per world (overrides --quick)", range=Range(1000, 1e7))

@@ -7,8 +7,8 @@ import sys
 from pathlib import Path
 
 from pdp_audit.mechanisms.validation import InputError, shown
+from pdp_audit.verify.api import check_outputs, store_inputs
 from pdp_audit.verify.cli.commands import COMMAND_HELP
-from pdp_audit.verify.core.outputs import check_outputs, store_inputs
 
 
 def add_parser(subparsers) -> None:

@@ -8,11 +8,9 @@ import sys
 from pathlib import Path
 
 from pdp_audit.mechanisms.validation import InputError, not_a_regular_file, shown
-from pdp_audit.verify.catalogue.arguments import add_option, typed
+from pdp_audit.verify.api import WORKERS, Option, add_option, check_outputs, store_inputs, typed
 from pdp_audit.verify.cli.commands import COMMAND_HELP
-from pdp_audit.verify.core.config import WORKERS, Option
 from pdp_audit.verify.core.dask_cluster import DASK_LOCAL, SCHEDULER
-from pdp_audit.verify.core.outputs import check_outputs, store_inputs
 
 EXIT_INTERRUPTED = 130
 

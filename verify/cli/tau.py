@@ -18,10 +18,8 @@ import sys
 
 from pdp_audit.mechanisms.validation import InputError
 from pdp_audit.reports.files import atomic_path, write_stdout
-from pdp_audit.verify.catalogue.arguments import add_option, typed
+from pdp_audit.verify.api import Option, Range, add_option, check_outputs, typed
 from pdp_audit.verify.cli.commands import COMMAND_HELP
-from pdp_audit.verify.core.config import Option, Range
-from pdp_audit.verify.core.outputs import check_outputs
 
 #: σ of ``tau``: a normal double (with room), as δ and ρ are (:data:`pdp_audit.verify.core.config.DELTA`).
 SIGMA = Range(1e-300)

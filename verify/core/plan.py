@@ -12,11 +12,13 @@ from __future__ import annotations
 
 import hashlib
 from concurrent.futures import Executor
+from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any, Callable, Mapping
+from typing import Any, Callable, Iterator, Mapping
 
 from pdp_audit.mechanisms.datasets import pinned_bytes
+from pdp_audit.mechanisms.validation import InputError
 from pdp_audit.reports.records import Run
 from pdp_audit.verify.core import processes
 from pdp_audit.verify.core.checks import CheckSpec, id_matches, without_findings
@@ -31,6 +33,16 @@ class Setting:
 
     options: Mapping[str, Any] = field(default_factory=dict)
     deflated: Mapping[str, Any] | None = None
+
+
+@dataclass(frozen=True)
+class WorstCase:
+    """How an audit's config gives the worst-case neighbouring pair its run decides (``pair(config)``), and the
+    option that holds the noise it ships (``noise``): what a joint release of several audits' releases takes as this
+    release's part (:mod:`pdp_audit.audits.joint`)."""
+
+    pair: Callable[[Any], Any]
+    noise: str
 
 
 @dataclass(frozen=True)
@@ -52,7 +64,8 @@ class AuditPlan:
     other defaults (measured by ``benchmarks/memory.py``, rounded up): a budget this machine cannot hold is refused
     before any work (:func:`check_memory`).  ``data_check(path, dataset)``: given ``--data`` and its table as
     ``load_csv(data, target_column)`` reads it, the InputError a run raises for the table's shape (its width cap),
-    so that a sweep refuses the file when its spec is read, not when the cell runs.
+    so that a sweep refuses the file when its spec is read, not when the cell runs.  ``worst_case``: where the audit
+    can be one release of a joint release, its :class:`WorstCase`.
     """
 
     name: str
@@ -70,6 +83,7 @@ class AuditPlan:
     chunked: bool = True
     bytes_per_trial: float = 0.0
     data_check: Callable[[str, Any], None] | None = None
+    worst_case: WorstCase | None = None
 
     def options(self) -> dict[str, Option]:
         """This audit's options by key, in the order ``pdp-audit run NAME --help`` lists them."""
@@ -136,3 +150,19 @@ def check_memory(plan: AuditPlan, config: Any, names: Names = KEYWORDS) -> None:
             f"{names(option)} {trials:g} needs about {trials * plan.bytes_per_trial / 1e9:.3g} GB of memory for the "
             f"{plan.name} audit; this process may use {total / 1e9:.3g} GB: at most {largest:.2g} trials here"
         )
+
+
+@contextmanager
+def named_keys(plan: Any, names: Any) -> Iterator[None]:
+    """Inside the block, an InputError that names a command-line option of ``plan`` (the CSV reader's ``--data:
+    cannot read …``, ``--target-column 'x' is not a column …``) names the deployment file's key instead, after the
+    file: the user edits the key the message names."""
+    try:
+        yield
+    except InputError as err:
+        text = str(err)
+        for option in plan.options().values():
+            flag = option.cli_flag
+            if text.startswith((f"{flag}:", f"{flag} ")):
+                raise InputError(f"{names.where}{names(option)}{text[len(flag) :]}") from None
+        raise

@@ -59,25 +59,17 @@ from typing import Any, Iterator
 
 import numpy as np
 
+from pdp_audit.audits.pair.config import OwnBudget, own_budget
+from pdp_audit.audits.pair.pages import per_instance_page
 from pdp_audit.mechanisms.base import MalformedPair, checked_releases, pair_attribute, user_error
 from pdp_audit.mechanisms.validation import InputError, not_a_regular_file, quoted, shown
-from pdp_audit.reports.records import Line, Lines, Page, Run
+from pdp_audit.reports.records import Run
 from pdp_audit.verify.core.checks import finalize, make_run
-from pdp_audit.verify.core.config import PAIR_OPTIONS, in_file, parse
 from pdp_audit.verify.core.float_rules import user_float_rules
 from pdp_audit.verify.core.module_fingerprints import HelperModules, libraries
 
 #: The most individuals of ``per_instance()`` one certificate audits (each costs as much as the pair itself).
 MAX_INDIVIDUALS = 20
-#: [claim] and [audit] of a user's mechanism: the options of ``pdp_audit.audit_pair`` (δ = 0 allowed).
-OWN_OPTIONS = {
-    "epsilon": replace(PAIR_OPTIONS["epsilon"], table="claim"),
-    "delta": replace(PAIR_OPTIONS["delta"], table="claim"),
-    "trials": replace(PAIR_OPTIONS["trials"], table="audit"),
-    "seed": replace(PAIR_OPTIONS["seed"], table="audit"),
-    "alpha": replace(PAIR_OPTIONS["alpha"], table="audit"),
-    "workers": replace(PAIR_OPTIONS["workers"], table="audit"),
-}
 #: The methods of a user's pair that run the user's code mid-audit (behind :class:`GuardedPair`).
 GUARDED = ("sample", "privacy_loss", "release_from_noise")
 EVIDENCE = {
@@ -101,32 +93,6 @@ def check_target(where: str, mechanism: str) -> None:
             f"{where}: mechanism {quoted(mechanism)} must be an audit of `pdp-audit list` or MODULE:FACTORY "
             '(e.g. "histogram:make", the function make of histogram.py beside the deployment file)'
         )
-
-
-@dataclass(frozen=True)
-class OwnBudget:
-    """The claim and the certification's budget of a user's mechanism."""
-
-    epsilon: float
-    delta: float
-    trials: int
-    seed: int
-    alpha: float
-
-
-def own_budget(deployment) -> OwnBudget:
-    """[claim] and [audit] checked against the ranges of ``pdp_audit.audit_pair`` (errors name the file and key)."""
-    names = in_file(deployment.path)
-    for key in deployment.audit:
-        if key not in OWN_OPTIONS or OWN_OPTIONS[key].table != "audit":
-            raise InputError(
-                f"{shown(deployment.path)}: unknown key {quoted('audit.' + key)}; [audit] of a user's mechanism has "
-                "trials, seed, alpha, workers"
-            )
-    values = {**deployment.claim, **deployment.audit}
-    parsed = {k: parse(o, values.get(k, o.default), names) for k, o in OWN_OPTIONS.items() if k != "workers"}
-    parse(OWN_OPTIONS["workers"], deployment.audit.get("workers"), names)  # checked; a user's pair runs in-process
-    return OwnBudget(**parsed)
 
 
 # --- the user's module and factory -------------------------------------------------------------------------
@@ -205,7 +171,7 @@ def load_factory(where: str, folder: Path, mechanism: str) -> Factory:
                 raise
             sys.modules.pop(module_name, None)
             raise InputError(f"{where}: mechanism: importing module {module_name!r} raised {user_error(err)}") from None
-    function = module
+    function: Any = module
     for name in attr.split("."):
         function = getattr(function, name, None)
     if not callable(function):
@@ -393,8 +359,11 @@ def check_values(where: str, table: dict[str, Any], prefix: str = "parameters") 
             raise InputError(f"{where}: {quoted(name)} must be a number, string, boolean, array or table, got {value}")
 
 
-def certify_own(deployment, code_version: str) -> Run:
-    """Certify the deployment's own mechanism (see the module notes): the decided run with its ``certified``."""
+def certify_own(deployment, code_version: str, blackbox_checks: Any) -> Run:
+    """Certify the deployment's own mechanism (see the module notes): the decided run with its ``certified``.
+    ``blackbox_checks``: the black-box audit's evidence
+    (:func:`pdp_audit.audits.blackbox.evidence.blackbox_checks`), which decides a pair with ``sample`` only; the
+    deployments that reach both audits pass it in (an audit imports no other audit)."""
     where = shown(deployment.path)
     budget = own_budget(deployment)
     factory = load_factory(where, deployment.folder, deployment.mechanism)
@@ -406,9 +375,9 @@ def certify_own(deployment, code_version: str) -> Run:
         guarded = GuardedPair(pair, factory.qualname)
         probe(where, guarded, kind, factory.qualname)
         people = individuals(where, pair, kind, factory.qualname)
-        evidence = pair_evidence(guarded, kind, budget, per_instance=False)
+        evidence = pair_evidence(guarded, kind, budget, False, blackbox_checks)
         for person in people:
-            evidence += [_of(e, person.id) for e in pair_evidence(person.pair, kind, budget, per_instance=True)]
+            evidence += [_of(e, person.id) for e in pair_evidence(person.pair, kind, budget, True, blackbox_checks)]
     parameters = {
         "pair": f"the one {factory.qualname} returns for the deployment's parameters",
         "claim": "DP" if kind == "white-box" else "DP (black box)",
@@ -443,9 +412,9 @@ def certify_own(deployment, code_version: str) -> Run:
     return replace(run, certified=certified)
 
 
-def pair_evidence(pair: GuardedPair, kind: str, budget: OwnBudget, per_instance: bool) -> list:
-    """The evidence ``pdp_audit.audit_pair`` (white-box) or ``pdp_audit.audit_blackbox`` (black-box) decides."""
-    from pdp_audit.audits.blackbox.evidence import blackbox_checks
+def pair_evidence(pair: GuardedPair, kind: str, budget: OwnBudget, per_instance: bool, blackbox_checks: Any) -> list:
+    """The evidence ``pdp_audit.audit_pair`` (white-box) or ``pdp_audit.audit_blackbox`` (black-box, through
+    ``blackbox_checks``) decides."""
     from pdp_audit.verify.evidence.pair_checks import validated_dp_checks
 
     if kind == "white-box":
@@ -454,55 +423,7 @@ def pair_evidence(pair: GuardedPair, kind: str, budget: OwnBudget, per_instance:
     return blackbox_checks(*samplers, budget.epsilon, budget.delta, budget.trials, budget.seed)
 
 
-def _fmt(value: float | None) -> str:
-    return "—" if value is None else f"{value:.3g}"
-
-
 def _of(evidence, ident: str):
     """An individual's evidence: ``<id>/<check>``, its title naming her."""
     spec = replace(evidence.spec, id=f"{ident}/{evidence.spec.id}", title=f"individual {ident}: {evidence.spec.title}")
     return replace(evidence, spec=spec)
-
-
-def per_instance_page(checks, people: list[Individual], budget: OwnBudget, kind: str) -> Page:
-    """Each individual's estimate and interval of her DP checks (δ(ε) per direction, or the black-box ε bound) and
-    her verdict (the worst of her checks)."""
-    rows, series = [f"{'individual':<26}each DP check: estimate [simultaneous interval]   verdict"], {}
-    for k, person in enumerate(people):
-        own = [c for c in checks if c.id.startswith(person.id + "/")]
-        verdict = next((v for v in ("fail", "inconclusive") if any(c.verdict == v for c in own)), "pass")
-        cells = []
-        for c in own:
-            if c.id.endswith(("-forward", "-reverse", "blackbox-attack")):
-                name = c.id.rpartition("/")[2]
-                lo, hi = c.ci if c.ci is not None else (float("nan"), float("nan"))
-                cells.append(f"{name} {_fmt(c.estimate)} [{_fmt(lo)}, {_fmt(hi)}]")
-                series.setdefault(name, []).append((k + 1, c.estimate, lo, hi))
-        rows.append(f"{person.id[:24]:<26}{'   '.join(cells)}   {verdict.upper()}")
-    lines = [Line(name, y, x=x, lo=lo, hi=hi) for name, (x, y, lo, hi) in ((n, zip(*ps)) for n, ps in series.items())]
-    if kind == "white-box":
-        lines.append(Line(f"claimed δ = {budget.delta:g}", [budget.delta] * len(people), marker="", style="--"))
-    figure = Lines(
-        lines,
-        x=list(range(1, len(people) + 1)),
-        xlabel="individual (as in the table)",
-        ylabel="δ(ε) at the claimed ε (log scale)" if kind == "white-box" else "ε lower bound",
-        logy=kind == "white-box",  # intervals of 1e-9 beside a claimed δ of 1e-5: each visible on a log axis
-        categories=[p.id[:12] for p in people],
-    )
-    claim = f"({budget.epsilon:g}, {budget.delta:g})"
-    return Page(
-        "Per-instance privacy: each individual's guarantee",
-        f"Each of the {len(people)} individuals of per_instance() has her own pair (D, D ± z), audited as a "
-        f"{claim}-per-instance DP claim (Wang 2019, §2) with the same budget as the mechanism "
-        f"({budget.trials:,} draws per world) and decided in the same family of tests (Holm at α = {budget.alpha:g}): "
-        "the certificate passes only when every individual's guarantees pass. Each row: the estimate and the "
-        "simultaneous interval of each of her DP checks, and her verdict"
-        + (
-            " (in the figure, an estimate or interval end of 0 is drawn at the axis' floor)."
-            if kind == "white-box"
-            else "."
-        ),
-        figure,
-        rows=tuple(rows),
-    )

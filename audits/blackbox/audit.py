@@ -1,0 +1,175 @@
+"""The black-box audits of a user's mechanism: :func:`audit_blackbox` (``pdp_audit.audit_blackbox``, the pytest
+plugin's ``assert_dp_blackbox``, ``pdp-audit blackbox``) and :func:`audit_blackbox_search` (a search over
+neighbouring inputs), their arguments checked before any release is drawn."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pdp_audit.audits.blackbox.defaults import DEFAULT_TRIALS as BLACKBOX_TRIALS
+from pdp_audit.audits.blackbox.defaults import STATISTICS
+from pdp_audit.mechanisms.validation import InputError
+from pdp_audit.reports.records import Run
+from pdp_audit.verify.core.config import pair_value
+from pdp_audit.verify.core.float_rules import with_own_float_rules
+from pdp_audit.verify.evidence.user_audits import DEFAULT_ALPHA, check_protocol, claim_values, decided
+
+
+@with_own_float_rules
+def audit_blackbox(
+    pair: Any,
+    epsilon: float,
+    delta: float,
+    *,
+    trials: int = BLACKBOX_TRIALS,
+    seed: int = 0,
+    alpha: float = DEFAULT_ALPHA,
+    progress: bool = False,
+    budget: Any = None,
+) -> Run:
+    """Try to refute an (ε, δ)-DP claim of a mechanism that can only be sampled.
+
+    By default (``statistic="events"``), the exact event test: candidate statistics (a logistic regression on the
+    releases and their squares in the spirit of DP-Sniper, gradient-boosted trees, the likelihood ratio of repeated
+    outcomes, per-column histograms) are learned on ``train_trials`` releases per world, a statistic and at most two
+    threshold events are chosen on a quarter of ``trials`` further releases, and each event's two counts on about
+    ``trials`` fresh releases (a Poisson number), of which only counts are kept, are tested jointly: the exact
+    binomial bound on the share of D among the releases in the event.  ``statistic="logistic"``: the
+    logistic test alone, its scores on the fresh releases bounded as the white-box attack does (a joint exact test
+    of both rates at pooled ranks fixed in advance).  The bound is valid whatever was learned.
+    A black-box audit can refute a claim (verdict ``fail``, exit code 1) or find no violation at this budget
+    (``inconclusive``, 3); it never certifies.
+
+    Args:
+      pair: an object with ``sample(world, size, rng)`` (``world`` ``"D"`` or ``"D'"``; releases as a
+        (size, d) array), or a tuple ``(sample_D, sample_D_prime)`` of functions ``(size, rng) -> releases``.
+      epsilon: the claimed ε, finite and >= 0.
+      delta: the claimed δ, in [0, 1).
+      trials: fresh releases per world for the bound, 100 to 1e9 (default 8e6; the event test's memory does not
+        grow with it).
+      seed: root seed, >= 0.
+      alpha: false-alarm probability, in [1e-50, 1).
+      progress: show a bar of the releases drawn on stderr (where it is a terminal).
+      budget: a :class:`BlackBoxBudget` (default ``BlackBoxBudget()``): ``statistic`` -- ``events`` (default),
+        ``events-numbers``, ``logistic`` or ``select`` (``pdp-audit blackbox --statistic``); ``train_trials`` --
+        releases per world to learn the test from, 100 to 1e8 (default: ``trials``, at most 5e5 for the event
+        test); ``workers`` -- processes drawing the releases, or ``scheduler`` (a Dask scheduler's address) or
+        ``dask_local`` (a Dask LocalCluster of N processes started for the run): where the blocks of releases are
+        drawn (the numbers do not depend on it; the samplers must then be picklable).
+
+    Returns:
+      The decided :class:`~pdp_audit.reports.records.Run` with one check, ``blackbox-attack``; or the exact fail
+      ``pair-protocol`` for a sampler that returns no (size, d) array of finite numbers or does not draw from its
+      ``rng`` alone.
+
+    Raises:
+      InputError: an argument out of its range, or a pair without ``sample``.
+
+    Example::
+
+        import numpy as np
+        import pdp_audit
+
+        def sample_d(size, rng):
+            return rng.normal(1.0, 0.5, size=(size, 1))
+
+        def sample_d_prime(size, rng):
+            return rng.normal(0.0, 0.5, size=(size, 1))
+
+        run = pdp_audit.audit_blackbox((sample_d, sample_d_prime), epsilon=1.0, delta=1e-5, trials=20_000)
+        run.verdict  # 'fail': a mean shift of 2σ is far from (1, 1e-5)-DP
+    """
+    from pdp_audit.audits.blackbox.evidence import BlackBoxBudget
+
+    if budget is None:
+        budget = BlackBoxBudget()
+    elif not isinstance(budget, BlackBoxBudget):
+        raise InputError(f"budget must be a pdp_audit.BlackBoxBudget, got {type(budget).__name__}")
+    return audit_blackbox_with(pair, (epsilon, delta, alpha), trials, seed, progress, budget)
+
+
+def audit_blackbox_with(pair: Any, claim: tuple, trials: Any, seed: Any, progress: bool, budget: Any) -> Run:
+    """:func:`audit_blackbox` with its claim as (ε, δ, α) and the budget beyond ``trials`` as a
+    :class:`~pdp_audit.audits.blackbox.evidence.BlackBoxBudget` (``train_trials``, ``workers``: results do not
+    depend on the workers; the samplers must then be picklable): what ``pdp-audit blackbox`` runs."""
+    from pdp_audit.audits.blackbox.evidence import BlackBoxBudget, BlackBoxSamplers, UserSampler, blackbox_checks
+    from pdp_audit.verify.core.dask_cluster import checked_place
+
+    epsilon, delta, trials, seed, alpha = claim_values(
+        claim[0], claim[1], trials, seed, claim[2], "refuted_delta", "blackbox_trials"
+    )
+    train_trials = budget.train_trials
+    if budget.statistic not in STATISTICS:
+        raise InputError(f"statistic must be one of {', '.join(STATISTICS)}, got {budget.statistic!r}")
+    workers = pair_value("workers", budget.workers)
+    budget = BlackBoxBudget(
+        None if train_trials is None else pair_value("train_trials", train_trials),
+        workers,
+        budget.statistic,
+        *checked_place(workers, budget.scheduler, budget.dask_local),
+    )
+    if isinstance(pair, tuple) and len(pair) == 2 and all(callable(f) for f in pair):
+        name = getattr(pair[0], "__qualname__", type(pair[0]).__name__)
+        pair = BlackBoxSamplers(*pair)
+    else:
+        check_protocol(pair, needs_loss=False)
+        name = type(pair).__name__
+    samplers = (UserSampler(pair, "D"), UserSampler(pair, "D'"))
+    evidence = blackbox_checks(*samplers, epsilon, delta, trials, seed, bool(progress), budget)
+    parameters = {
+        "pair": f"{name}, as given",
+        "claim": "DP (black box)",
+        "epsilon": epsilon,
+        "delta": delta,
+        "trials": trials,
+        **({} if budget.train_trials is None else {"train_trials": budget.train_trials}),
+    }
+    return decided(name, evidence, alpha, parameters, seed)
+
+
+@with_own_float_rules
+def audit_blackbox_search(
+    mechanism: Any, epsilon: float, delta: float, *, seed: int = 0, alpha: float = DEFAULT_ALPHA, options: Any = None
+) -> Any:
+    """Search neighbouring inputs of a sampled mechanism for a pair that refutes an (ε, δ)-DP claim.
+
+    Candidate pairs (the StatDP / DP-Sniper input patterns, random pairs, or optuna's proposals) are ranked by the
+    ε bound of a pilot attack on each; the chosen pair is attacked on fresh releases and that bound alone decides:
+    the pilots only select, so no correction for the search is needed (:mod:`pdp_audit.audits.blackbox.search`).
+
+    Args:
+      mechanism: an object with ``dimension`` (the dataset's length) and ``release(dataset, size, rng)``
+        (:class:`pdp_audit.audits.blackbox.search.SearchMechanism`).
+      epsilon: the claimed ε, finite and >= 0.
+      delta: the claimed δ, in [0, 1).
+      seed: root seed, >= 0 (pilots and the final attack draw from independent streams of it).
+      alpha: false-alarm probability, in [1e-50, 1).
+      options: a :class:`SearchOptions` (default: patterns under ``linf:1``, 16 candidates, pilots of 2e4
+        releases per world with the logistic test, the chosen pair attacked by the event test on 8e6 fresh
+        releases per world; ``workers``, ``scheduler`` or ``dask_local``: where the blocks are drawn).
+
+    Returns:
+      A :class:`~pdp_audit.audits.blackbox.search_check.SearchOutcome`: ``run`` (verdict ``fail`` or
+      ``inconclusive``, never certified), ``result`` (the ranking, the chosen pair, the final attack) and
+      ``witness`` (the pair and the learned test as JSON-ready data).
+
+    Raises:
+      InputError: an argument or option out of its range, or a mechanism without ``dimension`` and ``release``.
+
+    Example::
+
+        import numpy as np
+        import pdp_audit
+
+        class NoisyMax:  # releases the noisy maximum: not 0.1-DP
+            dimension = 5
+            def release(self, answers, size, rng):
+                return np.max(answers + rng.laplace(scale=20.0, size=(size, 5)), axis=1)
+
+        outcome = pdp_audit.audit_blackbox_search(NoisyMax(), epsilon=0.1, delta=0.0)
+        outcome.result.chosen.name, outcome.run.verdict
+    """
+    from pdp_audit.audits.blackbox.search_check import audit_blackbox_search_with
+
+    name = type(mechanism).__qualname__
+    return audit_blackbox_search_with(mechanism, (epsilon, delta, alpha), seed, options, name)

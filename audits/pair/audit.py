@@ -1,0 +1,107 @@
+"""The audit of a user's white-box pair: :func:`audit_pair` (``pdp_audit.audit_pair``, the pytest plugin's
+``assert_dp`` and ``assert_pdp``) -- the pair validated, then its (ε, δ)-DP claim decided, in one family of tests."""
+
+from __future__ import annotations
+
+from pdp_audit.mechanisms.base import NeighbourPair
+from pdp_audit.reports.records import Run
+from pdp_audit.verify.core.config import pair_value
+from pdp_audit.verify.core.float_rules import with_own_float_rules
+from pdp_audit.verify.evidence.user_audits import DEFAULT_ALPHA, DEFAULT_TRIALS, check_protocol, claim_values, decided
+
+
+@with_own_float_rules
+def audit_pair(
+    pair: NeighbourPair,
+    epsilon: float,
+    delta: float,
+    *,
+    trials: int = DEFAULT_TRIALS,
+    seed: int = 0,
+    alpha: float = DEFAULT_ALPHA,
+    per_instance: bool = False,
+    exact_delta: float | None = None,
+) -> Run:
+    """Audit an (ε, δ)-DP claim of a neighbouring pair: δ_{D‖D'}(ε) ≤ δ and δ_{D'‖D}(ε) ≤ δ.
+
+    What ``privacy_audit.assert_dp`` (and, with ``per_instance=True``, ``assert_pdp``) decides, without pytest.
+    The pair is validated before its claim is trusted, in the same family of tests: releases of shape
+    (n, ``output_dim``) and losses of shape (n,) without NaN or impossible infinities, and releases that do not
+    repeat (a probe of fixed seeds before the main draws: distinct generator states give distinct releases), else the
+    exact fail ``pair-protocol`` -- a sampler that gives different releases for the same seed draws from a source of
+    its own (OpenDP, diffprivlib's default): it is audited and said not reproducible;
+    ``loss-consistency``: ``privacy_loss`` is the loss of ``sample``'s releases (the change-of-measure identities on
+    events of the release: bins of the loss into its tails, at ±ε and on its atoms, bins of coordinates and of a
+    classifier's score learned on a pilot split, each on either side of L = 0, and a scale identity of L);
+    ``noise-view``: where the pair exposes a noise view -- Gaussian (``noise_dim``, ``noise_sigma``,
+    ``release_from_noise``) or Laplace / two-sided geometric (``noise_law``, ``noise_scale``, ``noise_dim``,
+    ``release_from_noise``) -- the view releases what ``sample`` releases (Kolmogorov–Smirnov and Mood's scale test;
+    for a view that adds its noise to a centre per world, also: the loss is the view's exact loss, and ``sample``'s
+    noise has the declared law, :mod:`pdp_audit.verify.estimators.view_structure`); a view is used for a bound only
+    where it replays ``sample`` exactly (:mod:`pdp_audit.verify.estimators.view_replay`).  Then ``dp-forward`` and
+    ``dp-reverse``
+    (``pdp-*`` with ``per_instance``): δ(ε) ≤ δ in each direction, decided from every estimate of δ(ε) of
+    ``trials`` draws of ``sample`` at once -- the plain hockey-stick tails, δ(ε) as one bounded mean
+    E_D[(1 − e^{ε−L})₊], the atom at L = +∞ -- and, where δ·trials < 30, importance sampling through the noise view
+    (exponential tilting for Laplace and geometric noise, :mod:`pdp_audit.verify.estimators.tilting`) beside them
+    (:mod:`pdp_audit.verify.evidence.pair_claims`).  A DP check passes only when the upper end of their intersected
+    interval is at most δ; it fails when the lower end exceeds δ or the estimates contradict each other.
+
+    Args:
+      pair: the mechanism on (D, D'): ``sample(world, size, rng)`` returning a (size, ``output_dim``) array for
+        ``world`` ``"D"`` or ``"D'"``, drawing only from ``rng``; ``privacy_loss(outputs)`` returning the exact
+        log p_D(o) − log p_D'(o) of each row (:class:`~pdp_audit.mechanisms.base.NeighbourPair`).
+      epsilon: the claimed ε, finite and >= 0.
+      delta: the claimed δ, in [0, 1).  δ = 0 (pure DP) cannot be shown by sampling: it passes only with the
+        bounded-loss proof of a Laplace or geometric view that replays ``sample`` exactly, and is otherwise
+        inconclusive, naming the (ε, δ̄) the draws certify.
+      trials: samples per world, 100 to 1e8 (memory does not grow with it).
+      seed: root seed, >= 0; the same seed gives the same numbers.
+      alpha: family-wise false-alarm probability of the run, in [1e-50, 1).
+      per_instance: state the claim as per-instance DP of the one (D, z) the pair was built from (Wang 2019,
+        §2): the checks are ``pdp-forward`` and ``pdp-reverse``.
+      exact_delta: a closed form of δ(ε) you believe in.  It is a claim to check (``closed-form`` fails where the
+        samples exclude it), never evidence: no DP check passes because of it.
+
+    Returns:
+      The decided :class:`~pdp_audit.reports.records.Run` (``mechanism`` is the pair's class name).
+
+    Raises:
+      InputError: an argument out of its range, or a pair without ``sample`` and ``privacy_loss``.
+
+    Example::
+
+        import numpy as np
+        import pdp_audit
+
+        class Gaussian:  # a sum with sensitivity 1, released with N(0, σ²) noise
+            output_dim = 1
+            def __init__(self, sigma):
+                self.sigma = sigma
+            def sample(self, world, size, rng):
+                return (1.0 if world == "D" else 0.0) + self.sigma * rng.standard_normal((size, 1))
+            def privacy_loss(self, outputs):
+                o = outputs[:, 0]
+                return ((o - 0.0) ** 2 - (o - 1.0) ** 2) / (2 * self.sigma**2)
+
+        run = pdp_audit.audit_pair(Gaussian(sigma=4.0), epsilon=1.0, delta=1e-3)
+        run.verdict  # 'pass'
+    """
+    epsilon, delta, trials, seed, alpha = claim_values(epsilon, delta, trials, seed, alpha)
+    check_protocol(pair)
+    exact_delta = pair_value("exact_delta", exact_delta)
+    from pdp_audit.audits.pair.deployed import GuardedPair
+    from pdp_audit.verify.evidence.pair_checks import validated_dp_checks
+
+    # whatever sample() or privacy_loss() raises (sys.exit included) is the pair's fault: the exact fail pair-protocol
+    guarded = GuardedPair(pair, type(pair).__name__)
+    evidence = validated_dp_checks(guarded, epsilon, delta, trials, seed, per_instance, exact_delta)
+    parameters = {
+        "pair": f"{type(pair).__name__}, as given",
+        "claim": "per-instance DP" if per_instance else "DP",
+        "epsilon": epsilon,
+        "delta": delta,
+        "trials": trials,
+        "exact_delta": exact_delta,
+    }
+    return decided(type(pair).__name__, evidence, alpha, parameters, seed)
