@@ -270,12 +270,13 @@ def test_a_run_that_names_no_budget_is_the_event_test_at_the_declared_default(tm
 
     for module in (home, api):  # where pdp_audit.audit_blackbox calls it, and where the command does
         monkeypatch.setattr(module, "audit_blackbox_with", given)
-    with pytest.raises(InputError, match=f"^given trials={DEFAULT_TRIALS} statistic=events$"):
+    # no budget named: None, which audit_blackbox_with fits to the sampler's speed (8e6 for a fast one: below)
+    with pytest.raises(InputError, match="^given trials=None statistic=events$"):
         pdp_audit.audit_blackbox(gaussian_samplers(1.0), 1.0, DELTA)
     (tmp_path / "user_mech.py").write_text(MODULE)
     monkeypatch.syspath_prepend(str(tmp_path))
     assert main(["blackbox", "user_mech:correct", "--claim-epsilon", "1", "--claim-delta", "1e-5"]) == 2
-    assert f"given trials={DEFAULT_TRIALS} statistic=events" in capsys.readouterr().err
+    assert "given trials=None statistic=events" in capsys.readouterr().err
     assert (
         main(
             [
@@ -304,3 +305,23 @@ def test_a_run_that_names_no_budget_is_the_event_test_at_the_declared_default(tm
         assert (args.trials, args.statistic) == (DEFAULT_TRIALS, "events")
     args = resolved(typed(build_parser().parse_args([*argv, "--witness", "w.json"]), *BLACKBOX_OPTIONS))
     assert args.trials is None  # the witness's own budget, read with the witness
+
+
+def test_the_default_budget_is_fitted_to_a_slow_sampler_and_said():
+    """A sampler at 100 µs a release (a library tool called once per release): the default 8e6 would draw 2.1e7
+    releases in 35 minutes; it is lowered to what fits 8 minutes, and says so.  A fast sampler keeps the default."""
+    import time
+
+    from pdp_audit.audits.blackbox import time_budget as tb
+    from pdp_audit.audits.blackbox.defaults import DEFAULT_TRIALS
+
+    def slow(size, rng):
+        time.sleep(size * 1e-4)
+        return rng.normal(size=(size, 1))
+
+    fitted = tb.fitted_budget((slow, slow), "events", workers=1)
+    assert fitted.lowered and tb.MIN_TRIALS <= fitted.trials < DEFAULT_TRIALS / 4
+    assert 2 * tb.releases_per_world(fitted.trials, "events") * fitted.seconds_per_release <= tb.TIME_BUDGET_S
+    assert fitted.describe().startswith("Budget lowered to fit about 8 min:")
+    fast = tb.fitted_budget(gaussian_samplers(1.0), "events", workers=1)
+    assert not fast.lowered and fast.trials == DEFAULT_TRIALS

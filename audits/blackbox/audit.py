@@ -6,7 +6,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from pdp_audit.audits.blackbox.defaults import DEFAULT_TRIALS as BLACKBOX_TRIALS
 from pdp_audit.audits.blackbox.defaults import STATISTICS
 from pdp_audit.mechanisms.validation import InputError
 from pdp_audit.reports.records import Run
@@ -21,7 +20,7 @@ def audit_blackbox(
     epsilon: float,
     delta: float,
     *,
-    trials: int = BLACKBOX_TRIALS,
+    trials: int | None = None,
     seed: int = 0,
     alpha: float = DEFAULT_ALPHA,
     progress: bool = False,
@@ -45,8 +44,9 @@ def audit_blackbox(
         (size, d) array), or a tuple ``(sample_D, sample_D_prime)`` of functions ``(size, rng) -> releases``.
       epsilon: the claimed ε, finite and >= 0.
       delta: the claimed δ, in [0, 1).
-      trials: fresh releases per world for the bound, 100 to 1e9 (default 8e6; the event test's memory does not
-        grow with it).
+      trials: fresh releases per world for the bound, 100 to 1e9 (the event test's memory does not grow with it).
+        Default: 8e6, lowered for a slow sampler to what fits about 8 minutes on the run's workers (timed before
+        the run; the check's note and the ``trials`` parameter say so: :mod:`pdp_audit.audits.blackbox.time_budget`).
       seed: root seed, >= 0.
       alpha: false-alarm probability, in [1e-50, 1).
       progress: show a bar of the releases drawn on stderr (where it is a terminal).
@@ -115,7 +115,11 @@ def audit_blackbox_with(pair: Any, claim: tuple, trials: Any, seed: Any, progres
         check_protocol(pair, needs_loss=False)
         name = type(pair).__name__
     samplers = (UserSampler(pair, "D"), UserSampler(pair, "D'"))
+    fitted = _fitted(samplers, trials, budget, bool(progress))
+    trials = trials if fitted is None else fitted.trials
     evidence = blackbox_checks(*samplers, epsilon, delta, trials, seed, bool(progress), budget)
+    if fitted is not None and fitted.lowered:
+        evidence = [e.noted(fitted.describe()).with_details(fitted_budget=fitted.describe()) for e in evidence]
     parameters = {
         "pair": f"{name}, as given",
         "claim": "DP (black box)",
@@ -125,6 +129,25 @@ def audit_blackbox_with(pair: Any, claim: tuple, trials: Any, seed: Any, progres
         **({} if budget.train_trials is None else {"train_trials": budget.train_trials}),
     }
     return decided(name, evidence, alpha, parameters, seed)
+
+
+def _fitted(samplers: tuple, trials: Any, budget: Any, progress: bool):
+    """The default budget fitted to the samplers' speed (None where ``trials`` was given, or where timing them
+    fails: the checks then name the sampler's fault), stated on stderr before the run when ``progress``."""
+    import sys
+
+    from pdp_audit.audits.blackbox.time_budget import fitted_budget
+    from pdp_audit.mechanisms.base import MalformedPair
+
+    if trials is not None:
+        return None
+    try:
+        fitted = fitted_budget(samplers, budget.statistic, max(budget.workers, 1))
+    except MalformedPair:
+        return None
+    if progress:
+        print(f"pdp-audit blackbox: {fitted.describe()}", file=sys.stderr, flush=True)
+    return fitted
 
 
 @with_own_float_rules

@@ -50,11 +50,14 @@ PLACE_OPTIONS = (
 
 def resolved(args: argparse.Namespace) -> argparse.Namespace:
     """``args`` with ``--trials`` and ``--statistic`` given their defaults where not given
-    (:mod:`pdp_audit.audits.blackbox.defaults`): a plain run's, with or without ``--report`` (a report adds pages
-    and a witness, never another verdict), or a search's; a re-check's ``--trials`` is left to the witness's own
+    (:mod:`pdp_audit.audits.blackbox.defaults`): a report's (a report adds pages and a witness, never another
+    verdict) or a search's -- a plain run's ``--trials`` stays None, fitted to the sampler's speed by the API
+    (:mod:`pdp_audit.audits.blackbox.time_budget`); a re-check's ``--trials`` is left to the witness's own
     (:func:`pdp_audit.verify.cli.blackbox_search.command`)."""
-    if args.trials is None and not args.witness:
+    reported = bool(args.report and args.report.lower() != "none")
+    if args.trials is None and not args.witness and (args.search or reported):
         args.trials = SEARCH_TRIALS if args.search else DEFAULT_TRIALS
+    # a plain run without --trials keeps None: the API fits the default to the sampler's speed and says so
     if args.statistic is None:
         args.statistic = SEARCH_STATISTIC if args.search else DEFAULT_STATISTIC
     return args
@@ -162,6 +165,7 @@ def command_blackbox(args: argparse.Namespace) -> int:
         return run
 
     run = in_user_process(audit, f"target: the code of {shown(args.target)}")
+    args.trials = run.parameters.get("trials", args.trials)  # the default, fitted to the sampler where it was slow
     (check,) = run.checks
     doc = {
         "schema": 1,
