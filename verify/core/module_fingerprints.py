@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import hashlib
 import sys
+from collections.abc import Mapping
 from pathlib import Path
 
 from pdp_audit.mechanisms.validation import InputError
@@ -101,7 +102,7 @@ def libraries(modules: list, objects: tuple = ()) -> list[dict[str, str]]:
 LISTED_ELSEWHERE = frozenset({"pdp-audit", "numpy", "scipy", "statsmodels", "matplotlib", "mpmath"})
 
 
-def _providers() -> dict:
+def _providers() -> Mapping[str, list[str]]:
     from importlib import metadata
 
     return metadata.packages_distributions()
