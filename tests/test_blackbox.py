@@ -3,6 +3,7 @@ mechanisms -- its ε lower bound never exceeds the exact ε (false alarm 1e-6, f
 deflated mechanism, and it never certifies."""
 
 import json
+import sys
 import textwrap
 import warnings
 
@@ -325,3 +326,31 @@ def test_the_default_budget_is_fitted_to_a_slow_sampler_and_said():
     assert fitted.describe().startswith("Budget lowered to fit about 8 min:")
     fast = tb.fitted_budget(gaussian_samplers(1.0), "events", workers=1)
     assert not fast.lowered and fast.trials == DEFAULT_TRIALS
+
+
+def test_a_sampler_may_import_a_module_beside_it_lazily(tmp_path, monkeypatch):
+    """``pdp-audit blackbox`` put the current folder on sys.path only while TARGET's module loaded: a sample()
+    importing its sibling lazily raised ModuleNotFoundError and a correct mechanism was reported as refuted (exit
+    1); it is inconclusive now, as a correct mechanism's black-box run is."""
+    (tmp_path / "lazy_bb.py").write_text(
+        textwrap.dedent(
+            """
+            import numpy as np
+
+            class Pair:
+                def sample(self, world, size, rng):
+                    import lazy_bb_sibling  # imported only when the audit draws
+
+                    return rng.normal(lazy_bb_sibling.SHIFT if world == "D" else 0.0, 5.0, size=(size, 1))
+
+            def make():
+                return Pair()
+            """
+        ),
+        encoding="utf-8",
+    )
+    (tmp_path / "lazy_bb_sibling.py").write_text("SHIFT = 1.0\n", encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+    sys.modules.pop("lazy_bb_sibling", None)
+    code = main(["blackbox", "lazy_bb:make", "--claim-epsilon", "1", "--claim-delta", "1e-5", "--trials", "2e4"])
+    assert code == 3

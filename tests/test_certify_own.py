@@ -330,3 +330,25 @@ def test_the_certificate_names_the_libraries_the_mechanism_is_written_on(tmp_pat
     assert library["record_sha256"] == hashlib.sha256(record.encode("utf-8")).hexdigest()
     code, document = certify(project(tmp_path / "plain"))
     assert code == 0 and document["certified"]["libraries"] == []
+
+
+LAZY_SIBLING = VIEWED.replace(
+    "    def privacy_loss(self, outputs):",
+    "    def noise_scale_of(self):\n"
+    "        import lazy_sibling  # imported only when the audit calls privacy_loss\n\n"
+    "        return lazy_sibling.SCALE\n\n"
+    "    def privacy_loss(self, outputs):",
+    1,
+).replace("/ self.loss_scale", "/ (self.loss_scale * self.noise_scale_of())")
+
+
+def test_a_sampler_may_import_a_module_beside_it_lazily(tmp_path):
+    """The folder was importable only while the factory's module loaded: a loss that imported its sibling lazily
+    raised ModuleNotFoundError mid-audit and a correct mechanism was blamed (exit 2); it stays importable now."""
+    toml = project(tmp_path, module=LAZY_SIBLING, name="lazymod")
+    (tmp_path / "lazy_sibling.py").write_text("SCALE = 1.0\n", encoding="utf-8")
+    sys.modules.pop("lazy_sibling", None)
+    code, document = certify(toml)
+    assert code == 0, document
+    assert [h["name"] for h in document["certified"]["helper_modules"]] == ["lazy_sibling.py"]
+    assert str(tmp_path.resolve()) not in sys.path  # and not left behind in an API caller's process

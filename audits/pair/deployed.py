@@ -10,9 +10,10 @@
     [audit]                           # trials (per world, and per individual), seed, alpha
     trials = 1e5
 
-The deployment file's folder is importable while the module is imported (it is first on ``sys.path`` then, and
-removed afterwards).  The module's source bytes are read once, hashed (SHA-256) and executed: the code certified is
-the code hashed.  ``factory(**parameters)`` returns a pair:
+The deployment file's folder is importable for the whole audit (first on ``sys.path`` from the module's import to
+the certificate, then removed), so a sampler may import a module beside it lazily.  The module's source bytes are
+read once, hashed (SHA-256) and executed: the code certified is the code hashed.
+``factory(**parameters)`` returns a pair:
 
 * **white-box** -- ``sample(world, size, rng)``, ``privacy_loss(outputs)`` and ``output_dim`` (the
   :class:`~pdp_audit.mechanisms.base.NeighbourPair` protocol): decided as :func:`pdp_audit.audit_pair` decides it
@@ -366,6 +367,13 @@ def certify_own(deployment, code_version: str, blackbox_checks: Any) -> Run:
     deployments that reach both audits pass it in (an audit imports no other audit)."""
     where = shown(deployment.path)
     budget = own_budget(deployment)
+    # the folder stays importable for the whole audit, not only while the module loads: a sample() that imports a
+    # sibling module lazily got ModuleNotFoundError, and a correct mechanism was reported as the user's fault
+    with importable(deployment.folder):
+        return _certify_own(deployment, code_version, blackbox_checks, where, budget)
+
+
+def _certify_own(deployment, code_version: str, blackbox_checks: Any, where: str, budget: Any) -> Run:
     factory = load_factory(where, deployment.folder, deployment.mechanism)
     helpers = HelperModules(deployment.folder, deployment.mechanism.partition(":")[0])
     helpers.update()  # the helpers the factory's module imported, hashed before any of its code runs again

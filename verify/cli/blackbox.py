@@ -151,6 +151,9 @@ def command_blackbox(args: argparse.Namespace) -> int:
     check_outputs({"--json": args.json}, {"the module of TARGET": module_file(args.target)})
 
     def audit():  # the user's code, behind a process boundary: an os._exit(0) in it cannot end this command with 0
+        # the current folder stays importable while the sampler runs (a lazy import of a module beside TARGET's);
+        # this is the child's sys.path, gone with it
+        sys.path.insert(0, os.getcwd())
         factory = load_factory(args.target)
         check_outputs({"--json": args.json})  # again: the modules TARGET imported are known now, before the audit
         run = audit_blackbox_with(
