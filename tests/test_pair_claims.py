@@ -158,3 +158,15 @@ def test_a_hint_never_predicts_a_pass_while_an_estimate_exceeds_the_claim():
     estimates = [mean_estimate(BoundedMean(100_000, 0.0, 0.0, 1.0)), atom_estimate(140, 100_000)]
     hint = budget_to_decide(estimates, 1e-3, 1e-6)
     assert "lie above the claimed δ" in hint, hint
+
+
+def test_bounds_on_delta_stay_in_the_unit_interval():
+    """`run laplace` printed `CI [-4.381e-05, 1.612e-05]` for a δ: a lower end below 0 (lo_P − e^ε hi_Q).  The
+    bounds are clipped to [0, 1], where δ lies -- the same statement, and no decision changes (claims are ≥ 0)."""
+    from pdp_audit.verify.estimators.tails import hockey_stick
+
+    rng = np.random.default_rng(0)
+    tails = hockey_stick(rng.normal(0, 0.1, 20_000), rng.normal(0, 0.1, 20_000), np.array([0.05, 3.0]), 1e-6)
+    low, high = tails.interval()
+    assert np.all(low >= 0) and np.all(high <= 1) and low[1] == 0.0
+    assert tails.lower_bound(0, 1e-6) >= 0 and 0 <= tails.upper_bound(1, 1e-6) <= 1

@@ -70,19 +70,25 @@ class TailEstimate:
         alpha = self.alpha if alpha is None else alpha
         lo_p, hi_p = clopper_pearson(self.count_p, self.n_p, alpha / 2)
         lo_q, hi_q = clopper_pearson(self.count_q, self.n_q, alpha / 2)
-        return lo_p - _scaled(self.epsilons, hi_q), hi_p - _scaled(self.epsilons, lo_q)
+        # δ is a probability: a bound outside [0, 1] says nothing more than the end of [0, 1] (and read as a δ < 0)
+        return _unit(lo_p - _scaled(self.epsilons, hi_q)), _unit(hi_p - _scaled(self.epsilons, lo_q))
 
     def lower_bound(self, index: int, alpha: float) -> float:
         """One-sided (1 − alpha) lower bound on δ(ε_index): lo_P − e^ε hi_Q, each at 1 − alpha/2."""
         lo_p, _ = clopper_pearson(self.count_p[index], self.n_p, alpha / 2, side="lower")
         _, hi_q = clopper_pearson(self.count_q[index], self.n_q, alpha / 2, side="upper")
-        return float(lo_p - _scaled(self.epsilons[index], hi_q))
+        return float(_unit(lo_p - _scaled(self.epsilons[index], hi_q)))
 
     def upper_bound(self, index: int, alpha: float) -> float:
         """One-sided (1 − alpha) upper bound on δ(ε_index): hi_P − e^ε lo_Q, each at 1 − alpha/2."""
         _, hi_p = clopper_pearson(self.count_p[index], self.n_p, alpha / 2, side="upper")
         lo_q, _ = clopper_pearson(self.count_q[index], self.n_q, alpha / 2, side="lower")
-        return float(hi_p - _scaled(self.epsilons[index], lo_q))
+        return float(_unit(hi_p - _scaled(self.epsilons[index], lo_q)))
+
+
+def _unit(bound):
+    """A bound on δ clipped to [0, 1], where δ lies: the same statement, never a negative δ on a report."""
+    return np.clip(bound, 0.0, 1.0)
 
 
 def hockey_stick(
