@@ -13,10 +13,10 @@ say, (1, 0.032) -- and says that the claim itself is not.  A failed run certifie
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 from typing import Sequence
 
+from pdp_audit.reports.numbers import round_up
 from pdp_audit.reports.records import Check
 
 #: The checks that decide a pair's claim, by kind of claim.
@@ -103,13 +103,3 @@ def proven_pure(checks: Sequence[Check]) -> bool:
 def _decidable(check: Check) -> bool:
     details = check.details or {}
     return check.ci is not None and "epsilon" in details and "delta_claim" in details
-
-
-def round_up(value: float, digits: int = 2) -> float:
-    """``value`` rounded up to ``digits`` significant digits (0 stays 0): never below ``value``."""
-    if value <= 0:
-        return 0.0
-    exponent = math.floor(math.log10(value)) - digits + 1
-    mantissa = math.ceil(value / 10.0**exponent)
-    rounded = float(f"{mantissa}e{exponent}")
-    return rounded if rounded >= value else float(f"{mantissa + 1}e{exponent}")

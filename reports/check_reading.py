@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import math
 
-from pdp_audit.reports.page_text import fmt, fmt_ci
+from pdp_audit.reports.page_text import fmt, fmt_ci, fmt_level
 from pdp_audit.reports.records import Check
 
 
@@ -30,7 +30,7 @@ def _sampling(check: Check) -> str:
 
 
 def _level(check: Check) -> str:
-    return f" at confidence {check.level:.8g}" if check.level else ""
+    return f" at confidence {fmt_level(check.level)}" if check.level else ""
 
 
 def _threshold(check: Check) -> float | None:

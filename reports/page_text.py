@@ -17,6 +17,7 @@ import matplotlib.patches
 import numpy as np
 
 from pdp_audit.reports.math_text import bind_scripts, math  # noqa: F401 (math: the pages' one, imported from here)
+from pdp_audit.reports.numbers import fmt_level  # noqa: F401 (the pages' one, imported from here)
 
 # matplotlib's font subsetting (fontTools) warns on stderr that the embedded DejaVu fonts' timestamps are
 # "very low" and reads them as Unix times; harmless for the PDF, noise for a user reading the run's output.

@@ -11,7 +11,7 @@ import matplotlib.colors
 import matplotlib.ticker
 import numpy as np
 
-from pdp_audit.reports.page_text import A4, line_width, math
+from pdp_audit.reports.page_text import A4, fmt_level, line_width, math
 from pdp_audit.reports.records import (
     CoverageFigure,
     EventRates,
@@ -154,7 +154,7 @@ def draw_roc(fig, data: Roc, box, compact: bool = False) -> None:
     ax.set_ylabel(data.ylabel, fontsize=size)
     if compact:
         ax.tick_params(labelsize=7)
-    title = f"ε lower bound of the attack: {data.epsilon_lower_bound:.4g} (confidence {data.level:.8g})"
+    title = f"ε lower bound of the attack: {data.epsilon_lower_bound:.4g} (confidence {fmt_level(data.level)})"
     if compact:
         title = f"Attack ROC; ε lower bound {data.epsilon_lower_bound:.3g}"
     ax.set_title(title, fontsize=8 if compact else 9)
@@ -202,7 +202,8 @@ def draw_event_rates(fig, data: EventRates, box, compact: bool = False) -> None:
             label=f"{point.label}: ε ≥ {point.bound:.4g}",
         )
     bound = data.epsilon_lower_bound
-    ax.axhline(bound, ls="--", lw=1, color="#b2182b", label=f"ε lower bound {bound:.4g} (confidence {data.level:.8g})")
+    label = f"ε lower bound {bound:.4g} (confidence {fmt_level(data.level)})"
+    ax.axhline(bound, ls="--", lw=1, color="#b2182b", label=label)
     ax.set_xscale("log")
     ax.set_xlim(x_low, x_high)
     ax.set_ylim(y_low, y_high)
@@ -213,7 +214,7 @@ def draw_event_rates(fig, data: EventRates, box, compact: bool = False) -> None:
         ax.tick_params(labelsize=7)
         ax.set_title(f"Events of the attack; ε lower bound {bound:.3g}", fontsize=8)
     else:
-        ax.set_title(f"ε lower bound of the event test: {bound:.4g} (confidence {data.level:.8g})", fontsize=9)
+        ax.set_title(f"ε lower bound of the event test: {bound:.4g} (confidence {fmt_level(data.level)})", fontsize=9)
     legend_below(fig, ax, 5.5 if compact else 7, room=0.042 if compact else 0.035)
 
 

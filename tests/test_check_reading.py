@@ -56,7 +56,7 @@ def test_a_fitted_exponent_is_no_exact_computation():
         level=1 - 1e-6,
         details={"points": [[1000, 0.1]], "relation": "<=", "x": "n_rows"},
     )
-    assert basis(fit) == "power-law fit over the sweep's cells at confidence 0.999999"
+    assert basis(fit) == "power-law fit over the sweep's cells at confidence 1 − 1e-6"
     assert reading(fit) == "exponent -0.492 in [-0.747, -0.238], not above the claimed bound -0.125"
     assert "closed form" not in " ".join(evidence_lines(fit))
 
@@ -135,7 +135,7 @@ def test_an_undecided_check_beside_a_closed_form_is_read_as_sampling_that_could_
         level=0.9999995,
         details={"epsilon": 0.333, "delta_claim": 3.33e-6, "sampling": "importance"},
     )
-    assert basis(undecided) == "importance sampling at confidence 0.9999995"
+    assert basis(undecided) == "importance sampling at confidence 1 − 5e-7"
     assert reading(undecided) == (
         "δ(0.333) = 3.47e-06 (closed form) > δ = 3.33e-06; sampled in [3.26e-06, 3.72e-06], undecided"
     )

@@ -16,7 +16,8 @@ import numpy as np
 import pytest
 
 import pdp_audit
-from pdp_audit.reports.certified_claim import certified_claim, round_up
+from pdp_audit.reports.certified_claim import certified_claim
+from pdp_audit.reports.numbers import round_up
 from pdp_audit.verify.estimators import view_replay
 
 TRIALS = 20_000
@@ -181,3 +182,12 @@ def test_the_certified_delta_is_rounded_up_never_down():
         assert rounded >= value and Decimal(repr(rounded)) <= Decimal(repr(float(value))) * Decimal("1.11")
         assert len(f"{rounded:.3g}".replace("e", " ").split()[0].replace(".", "").lstrip("0").rstrip("0")) <= 2
     assert round_up(0.0) == 0.0 and round_up(0.03133) == 0.032 and math.isclose(round_up(3.3e-11), 3.3e-11)
+
+
+def test_confidence_levels_read_as_their_distance_from_one():
+    """Levels were printed as 0.99999975; a reader compares 1 − level with α.  The distance is rounded up (the
+    level never reads higher than it is), after the binary noise of 1 − level is dropped."""
+    from pdp_audit.reports.numbers import fmt_level
+
+    assert fmt_level(1 - 2.5e-7) == "1 − 2.5e-7" and fmt_level(1 - 1e-6 / 3) == "1 − 3.4e-7"
+    assert fmt_level(0.999999) == "1 − 1e-6" and fmt_level(0.95) == "0.95"

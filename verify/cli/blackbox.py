@@ -29,6 +29,7 @@ from pdp_audit.audits.blackbox.defaults import (
 from pdp_audit.mechanisms.base import user_error
 from pdp_audit.mechanisms.validation import InputError, quoted, shown
 from pdp_audit.reports.files import json_text
+from pdp_audit.reports.numbers import fmt_level
 from pdp_audit.verify import api
 from pdp_audit.verify.api import PAIR_OPTIONS, add_option, check_outputs, typed
 from pdp_audit.verify.cli import blackbox_search
@@ -202,4 +203,4 @@ def _summary(args: argparse.Namespace, check) -> str:
     if check.id == "pair-protocol":
         return f"{head}  pair-protocol: {check.note}"
     lo = check.ci[0] if check.ci else float("nan")
-    return f"{head}  ε lower bound {lo:.4g} at confidence {check.level:.8g} (claim ε = {args.claim_epsilon:g})"
+    return f"{head}  ε lower bound {lo:.4g} at confidence {fmt_level(check.level)} (claim ε = {args.claim_epsilon:g})"

@@ -20,6 +20,7 @@ import argparse
 
 from pdp_audit.mechanisms.validation import InputError, shown
 from pdp_audit.reports.files import json_text
+from pdp_audit.reports.numbers import fmt_level
 from pdp_audit.verify.api import check_outputs
 
 #: The search options of ``blackbox`` (besides the claim and budget of :data:`...blackbox.BLACKBOX_OPTIONS`).
@@ -162,8 +163,8 @@ def _publish(args, outcome, doc: dict, report: str | None) -> None:
             lo = check.ci[0] if check.ci else float("nan")
             chosen = f"  pair: {outcome.chosen_name}" if outcome.chosen_name else ""
             print(
-                f"{head}  ε lower bound {lo:.4g} at confidence {check.level:.8g} (claim ε = {args.claim_epsilon:g})"
-                f"{chosen}"
+                f"{head}  ε lower bound {lo:.4g} at confidence {fmt_level(check.level)} "
+                f"(claim ε = {args.claim_epsilon:g}){chosen}"
             )
         if report:
             print(f"  report: {shown(report)}")

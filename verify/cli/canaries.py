@@ -20,6 +20,7 @@ from array import array
 import numpy as np
 
 from pdp_audit.mechanisms.validation import InputError, not_a_regular_file, quoted, shown
+from pdp_audit.reports.numbers import fmt_level
 from pdp_audit.verify import api
 from pdp_audit.verify.api import add_option, check_outputs, typed
 from pdp_audit.verify.cli.commands import COMMAND_HELP
@@ -215,6 +216,6 @@ def _summary(run, args: argparse.Namespace) -> str:
     claim = "no claim tested" if args.claim_epsilon is None else f"claim ε = {args.claim_epsilon:g}"
     mode = "canaries --one-run" if args.one_run else "canaries"
     return (
-        f"pdp-audit {mode}: {check.verdict.upper()}  ε lower bound {lo:.4g} at confidence {check.level:.8g}, "
+        f"pdp-audit {mode}: {check.verdict.upper()}  ε lower bound {lo:.4g} at confidence {fmt_level(check.level)}, "
         f"δ = {args.delta:g} ({claim})"
     )
