@@ -51,7 +51,7 @@ def cover_page(run: Run) -> plt.Figure:
     verdict_banner(fig, y, run.verdict, _banner(run))
     y -= 0.075
     y = _central_figure(fig, run, y)
-    y = _guarantee_rows(fig, run.checks[: cover_rows(run)], y)
+    y = _guarantee_rows(fig, run.checks[: cover_rows(run)], y, len(run.checks))
     # right below the table, not pinned to the page's foot: a short table left a third of the page empty above it
     # (cover_rows keeps room for it, so it never runs below 0.03)
     text_block(fig, _scope_lines(run), top=max(y - _SCOPE_GAP, 0.03 + text_height(_scope_lines(run))))
@@ -154,8 +154,7 @@ def _identity_lines(run: Run) -> list[tuple[str, dict]]:
     lines += [
         (
             f"Claim: {_claim_text(p)}.   Seed {run.seed}.   "
-            f"Family-wise false-alarm probability α = {fmt(run.alpha)} (Holm over "
-            f"{_count(sum(x.statistical for x in run.checks), 'statistical guarantee', 'statistical guarantees')}).",
+            f"Family-wise false-alarm probability α = {fmt(run.alpha)} (Holm over {_holm_count(run.checks)}).",
             {"size": 9.5},
         ),
     ]
@@ -319,9 +318,19 @@ def _cells(check) -> list[list[str]]:
     return wrap_cells((check.id, basis(check), reading(check), check.verdict.upper()), _COLUMNS, _CELL, bold=(3,))
 
 
-def _guarantee_rows(fig, checks, y: float) -> float:
-    """One row per guarantee of ``checks`` from ``y`` down; return the y below the last row."""
-    header = ("guarantee", "basis of the verdict", "what the evidence shows", "verdict")
+def _holm_count(checks) -> str:
+    """"4 statistical guarantees", or "the 9 statistical guarantees of 10" where some are exact: the count agrees
+    with the rows the table lists."""
+    statistical = sum(x.statistical for x in checks)
+    said = _count(statistical, "statistical guarantee", "statistical guarantees")
+    return said if statistical == len(checks) else f"the {said} of {len(checks)}"
+
+
+def _guarantee_rows(fig, checks, y: float, total: int | None = None) -> float:
+    """One row per guarantee of ``checks`` from ``y`` down; return the y below the last row.  ``total``: the run's
+    guarantees where the table continues overleaf (its header then says how many it holds)."""
+    first = "guarantee" if total is None or total == len(checks) else f"guarantee ({len(checks)} of {total})"
+    header = (first, "basis of the verdict", "what the evidence shows", "verdict")
     for (x, _), h in zip(_COLUMNS, header):
         fig.text(x, y, h, fontsize=8.5, weight="bold", va="top")
     y -= _HEADER

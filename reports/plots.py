@@ -93,7 +93,7 @@ def draw_profile(fig, figure, box) -> None:
     ax.set_ylim(floor, 1.5)
     ax.set_xlabel("ε")
     ax.set_ylabel("δ(ε)")
-    ax.set_title(f"Privacy profile (intervals at {figure.level:.8g})", fontsize=8)
+    ax.set_title(f"Privacy profile (intervals at {fmt_level(figure.level)})", fontsize=8)
     legend_below(fig, ax, 6)
 
 
@@ -117,7 +117,7 @@ def _tail_curves(fig, data: TailCurves, box) -> None:
             np.maximum(hi, floor),
             color="#92c5de",
             alpha=0.6,
-            label=f"{sampled} interval ({data.level:.8g})",
+            label=f"{sampled} interval ({fmt_level(data.level)})",
         )
         ax.plot(eps, np.where(est > 0, est, np.nan), "o", ms=3, color="#2166ac", label=f"{sampled} estimate δ̂(ε)")
         ax.plot(eps, np.maximum(exact, floor), "-", color="black", lw=1.2, label="exact δ(ε)")
@@ -228,7 +228,7 @@ def _coverage(fig, data: CoverageFigure, box) -> None:
         fmt="o",
         color="#2166ac",
         capsize=6,
-        label=f"observed failure rate, interval at {data.level:.8g}",
+        label=f"observed failure rate, interval at {fmt_level(data.level)}",
     )
     ax.axvline(data.rho, color="#b2182b", lw=2, label=f"claimed maximum ρ = {data.rho:g}")
     if data.exact is not None:

@@ -19,6 +19,7 @@ from typing import Callable
 
 import numpy as np
 
+from pdp_audit.reports.numbers import fmt_level
 from pdp_audit.reports.records import Line, Lines, TailCurve, TailCurves
 from pdp_audit.verify.evidence.privacy_profile import PrivacyProfile
 
@@ -72,7 +73,7 @@ def log_lines_figure(profile: PrivacyProfile, curve_label: str, where: str, floo
         lo, hi = tails.interval(alpha)
         series = [
             Line(
-                label=f"plain Monte Carlo δ̂(ε), {int(tails.n_p):,} per world, interval at {1 - alpha:.8g}",
+                label=f"plain Monte Carlo δ̂(ε), {int(tails.n_p):,} per world, interval at {fmt_level(1 - alpha)}",
                 x=list(map(float, grid)),
                 y=shown(tails.estimate),
                 lo=shown(np.maximum(lo, lowest)),
