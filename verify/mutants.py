@@ -496,9 +496,15 @@ COVERAGE = CheckSpec("coverage", "Published high-probability bound", "", "P[boun
 
 
 def audit_case(case: PairCase | CoverageCase, trials: int, seed: int, alpha: float) -> list[Check]:
-    """The decided checks of one case (one Holm family at ``alpha``)."""
+    """The decided checks of one case (one Holm family at ``alpha``), a pair audited exactly as
+    :func:`pdp_audit.audit_pair` audits a user's: behind :class:`~pdp_audit.audits.pair.deployed.GuardedPair`
+    (its faults are the pair's, and its code gets its own copy of every array -- a loss that writes into its input
+    failed every run of the false-alarm benchmark without it)."""
     if isinstance(case, PairCase):
-        evidence = validated_dp_checks(case.pair, case.epsilon, case.delta, trials, seed, per_instance=False)
+        from pdp_audit.audits.pair.deployed import GuardedPair
+
+        pair = GuardedPair(case.pair, type(case.pair).__name__)
+        evidence = validated_dp_checks(pair, case.epsilon, case.delta, trials, seed, per_instance=False)
     else:
         from pdp_audit.verify.estimators.engine import run_blocks
 
