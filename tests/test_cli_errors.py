@@ -297,3 +297,16 @@ def test_a_tiny_goe_sensitivity_leaves_the_importance_points_out_of_the_figure(c
     argv = ["run", "goe-release", "--beta", "1e-12", "--trials", "2000", "--matrices", "1000", "--report", "none"]
     assert cli.main(argv) in (0, 1, 3)
     capsys.readouterr()
+
+
+def test_a_value_given_without_its_option_is_named():
+    """`pdp-audit tau 50` said only that --d and --rho were required: the 50 is the mistake."""
+    from pdp_audit.mechanisms.validation import InputError
+    from pdp_audit.verify.cli.main import build_parser
+
+    said = r"required: --d, --rho \(got '50' on its own: every option is named, as in --d 50\)"
+    with pytest.raises(InputError, match=said):
+        build_parser().parse_args(["tau", "50"])
+    with pytest.raises(InputError) as missing:  # a command's own positional is not a stray value
+        build_parser().parse_args(["blackbox", "module:factory"])
+    assert "on its own" not in str(missing.value)

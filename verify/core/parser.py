@@ -53,8 +53,32 @@ class Parser(argparse.ArgumentParser):
         self.commands = action.choices  # name -> parser, filled by each add_parser
         return action
 
+    def parse_known_args(self, args=None, namespace=None):
+        """As argparse's, keeping the arguments given (:meth:`error` names a stray one)."""
+        import sys
+
+        self.given = list(sys.argv[1:] if args is None else args)
+        return super().parse_known_args(args, namespace)
+
     def error(self, message: str):  # one line, no usage dump
+        required = "the following arguments are required: "
+        stray = self._stray()
+        if message.startswith(required) and stray:  # `tau 50`: the 50 is the problem, not only the missing options
+            first = message[len(required) :].split(",")[0].strip()
+            message += f" (got {quoted(stray)} on its own: every option is named, as in {first} {stray})"
         raise InputError(f"{self.prog}: {message}")
+
+    def _stray(self) -> str | None:
+        """The first argument given that is neither an option, nor the value following one, nor one of the command's
+        positional arguments (None if none)."""
+        previous, positionals = "", sum(not action.option_strings for action in self._actions)
+        for token in getattr(self, "given", []):
+            if not token.startswith("-") and not (previous.startswith("-") and "=" not in previous):
+                if positionals == 0:
+                    return token
+                positionals -= 1
+            previous = token
+        return None
 
     def parse_args(self, args=None, namespace=None):
         """As argparse's, with the arguments it does not know quoted in the message (a newline in one stays
