@@ -68,7 +68,7 @@ def test_broken_mechanism_fails_with_a_readable_message_and_the_report_is_writte
             "*test_broken*",
             "pdp-audit: (1, 1e-05) DP claim of GaussianPair: FAIL",
             "*[[]dp-forward] FAIL: The pair is (1, 1e-05)-DP*",
-            "*estimate *, interval [[]*, *[]] at confidence 0.99999975, Holm-adjusted p-value*",
+            "*estimate *, interval [[]*, *[]] at confidence 1 − 2.5e-7, Holm-adjusted p-value*",
             "*20,000 samples, seed 5, false-alarm probability α = 1e-06*",
         ]
     )
