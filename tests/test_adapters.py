@@ -61,6 +61,16 @@ def test_diffprivlib_gaussian_analytic_certifies_with_margin_and_fails_at_twice_
     assert broken.exit_code == 1 and _verdicts(broken)["dp-forward"] == "fail"
 
 
+def test_diffprivlib_gaussian_analytic_at_1_2_times_its_sensitivity_fails_its_own_claim(dpl):
+    """At 1.2× the sensitivity the mechanism is (1, 1.4e-4)-DP: its own claim (1, 1e-5) is refuted at 1e6 draws
+    (interval [7.4e-5, 3.0e-4]); with the margin of the test above it would rightly be certified."""
+    from pdp_audit.mechanisms.adapters.diffprivlib import MechanismPair
+
+    mechanism = dpl.GaussianAnalytic(epsilon=1.0, delta=1e-5, sensitivity=1.0)
+    run = pdp_audit.audit_pair(MechanismPair(mechanism, 0.0, 1.2), 1.0, 1e-5, trials=20 * TRIALS)
+    assert run.exit_code == 1 and _verdicts(run)["dp-forward"] == "fail"
+
+
 def test_a_diffprivlib_mechanism_left_at_its_own_random_state_is_audited_not_refused(dpl):
     from pdp_audit.mechanisms.adapters.diffprivlib import MechanismPair
 

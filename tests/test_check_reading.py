@@ -140,3 +140,17 @@ def test_an_undecided_check_beside_a_closed_form_is_read_as_sampling_that_could_
         "δ(0.333) = 3.47e-06 (closed form) > δ = 3.33e-06; sampled in [3.26e-06, 3.72e-06], undecided"
     )
     assert evidence_lines(undecided)[0].startswith("Decides: importance sampling, estimate")
+
+
+def test_page_one_says_how_many_guarantees_it_holds_and_counts_like_its_rows():
+    """A table that continues overleaf says so in its header ("guarantee (6 of 10)"), and the Holm count names the
+    statistical guarantees among all the rows ("the 6 statistical guarantees of 10"): page 1 read "Holm over 9
+    statistical guarantees" above 10 rows, and stopped after 6 of them with no word of the rest."""
+    from pdp_audit.reports.cover import _holm_count
+
+    class Row:
+        def __init__(self, statistical):
+            self.statistical = statistical
+
+    assert _holm_count([Row(True)] * 4) == "4 statistical guarantees"
+    assert _holm_count([Row(True)] * 9 + [Row(False)]) == "the 9 statistical guarantees of 10"

@@ -598,17 +598,3 @@ def test_a_continuation_page_of_guarantees_holds_at_least_four_rows_when_the_bre
     assert cover._rows_fitting(checks[:10], room) == 6  # 9 + 1: 6 + 4
     assert cover._rows_fitting(checks[:5], cover._HEADER + 4.5 * one) == 3  # 4 + 1, page 1 too short to give 3: 3 + 2
     assert cover._rows_fitting(checks[:9], room) == 9  # all fit: no break
-
-
-def test_page_one_says_how_many_guarantees_it_holds_and_counts_like_its_rows():
-    """A table that continues overleaf says so in its header ("guarantee (6 of 10)"), and the Holm count names the
-    statistical guarantees among all the rows ("the 6 statistical guarantees of 10"): page 1 read "Holm over 9
-    statistical guarantees" above 10 rows, and stopped after 6 of them with no word of the rest."""
-    from pdp_audit.reports.cover import _holm_count
-
-    class Row:
-        def __init__(self, statistical):
-            self.statistical = statistical
-
-    assert _holm_count([Row(True)] * 4) == "4 statistical guarantees"
-    assert _holm_count([Row(True)] * 9 + [Row(False)]) == "the 9 statistical guarantees of 10"
