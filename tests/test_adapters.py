@@ -102,3 +102,20 @@ def test_opendp_gaussian_certifies_its_own_zcdp_claim_with_margin(dp):
     assert pair.sigma == pytest.approx(4.0) and 0 < epsilon < 1.0 and delta == 1e-3  # OpenDP's conversion: 0.688
     run = pdp_audit.audit_pair(pair, epsilon, 1e-2, trials=TRIALS)
     assert run.exit_code == 0, pdp_audit.describe(run)
+
+
+def test_a_diffprivlib_tool_is_audited_as_a_black_box(dpl):
+    """tools.mean on 50 values in [0, 1] and the same with one more row at 1: at ε = 1 no violation is found (a
+    black box never certifies: inconclusive); the same tool run at ε = 50 while (1, 1e-5) is claimed is refuted."""
+    import numpy as np
+    from diffprivlib import tools
+
+    from pdp_audit.mechanisms.adapters.diffprivlib import ToolPair
+
+    data = np.linspace(0.0, 1.0, 50)
+    neighbour = np.append(data, 1.0)
+    correct = ToolPair(tools.mean, data, neighbour, epsilon=1.0, bounds=(0.0, 1.0))
+    run = pdp_audit.audit_blackbox(correct, 1.0, 1e-5, trials=20_000)
+    assert run.exit_code == 3 and all(c.details["reproducible"] is False for c in run.checks)
+    leaky = ToolPair(tools.mean, data, neighbour, epsilon=50.0, bounds=(0.0, 1.0))
+    assert pdp_audit.audit_blackbox(leaky, 1.0, 1e-5, trials=20_000).exit_code == 1

@@ -18,7 +18,11 @@ with (its ``_scale`` after one draw where it has one, else the documented formul
 The loss is the library's scale turned into a density ratio: ``loss-consistency`` checks it against the draws.  The
 claim (:attr:`MechanismPair.claim`) is the mechanism's (ε, δ); a pair whose values differ by more than Δ (a
 sensitivity misdeclared) is what the audit refutes.  Other mechanisms (``Exponential``, ``Binary``, the bounded and
-truncated Laplace variants) are not adapted: audit them black-box, with ``sample`` only.
+truncated Laplace variants) are not adapted as white-box pairs: audit them black-box, with ``sample`` only.
+
+**Tools** (``diffprivlib.tools.mean``, ``var``, ``histogram``, …) have no exact loss here: :class:`ToolPair` runs one
+on two neighbouring datasets as a black-box pair (``pdp_audit.audit_blackbox``, ``pdp-audit blackbox``), one call a
+release (120–190 µs for ``tools.mean``: the black box fits its default budget to that speed).
 """
 
 from __future__ import annotations
@@ -92,3 +96,31 @@ def noise_scale(mechanism) -> float:
     if kind == "Gaussian":
         return sensitivity * math.sqrt(2 * math.log(1.25 / delta)) / eps
     raise InputError(f"diffprivlib.{kind}: its noise scale could not be read")
+
+
+class ToolPair:
+    """``tool(data, **options)`` on a dataset (world D) and its neighbour (D'), as a black-box pair: ``sample`` only.
+
+    Args:
+      tool: a diffprivlib tool, e.g. ``diffprivlib.tools.mean``.
+      data, neighbour: the two datasets (arrays the tool accepts).
+      options: the tool's keyword arguments as deployed (``epsilon``, ``bounds``, …); a ``random_state`` given here
+        is kept, else the tool draws from its own (not reproducible).
+
+    Each release is flattened to one row (a histogram's counts, a scalar's one value)."""
+
+    def __init__(self, tool, data, neighbour, **options):
+        self.tool, self.options = tool, options
+        self.data = {"D": data, "D'": neighbour}
+
+    def sample(self, world: str, size: int, rng: np.random.Generator) -> np.ndarray:
+        rows = [
+            np.ravel(np.asarray(_first(self.tool(self.data[world], **self.options)), dtype=float))
+            for _ in range(int(size))
+        ]
+        return np.asarray(rows, dtype=float).reshape(int(size), -1)
+
+
+def _first(release):
+    """A tool's release (``histogram`` returns (counts, edges): the counts are the release)."""
+    return release[0] if isinstance(release, tuple) else release

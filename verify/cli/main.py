@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import argparse
 import errno
+import importlib.util
 import os
 import signal
 import sys
@@ -100,7 +101,19 @@ def command_list() -> int:
     print("\nRegistered mechanisms (common contract suite):")
     for name, mech in registered().items():
         print(f"  {name:24s} {mech.description}")
+    print("\nLibrary adapters (pdp_audit.mechanisms.adapters; pip install 'pdp-audit[libraries]'):")
+    for name, (library, text) in ADAPTERS.items():
+        installed = "installed" if importlib.util.find_spec(library) is not None else "not installed"
+        print(f"  {name:26s} {text} ({library}: {installed})")
     return 0
+
+
+#: The library adapters ``list`` names: class -> (the library it needs, one line on what it wraps).
+ADAPTERS = {
+    "opendp.MeasurementPair": ("opendp", "an OpenDP Measurement (Laplace, Gaussian) on two inputs, white-box"),
+    "diffprivlib.MechanismPair": ("diffprivlib", "a diffprivlib Laplace, Geometric or Gaussian mechanism, white-box"),
+    "diffprivlib.ToolPair": ("diffprivlib", "a diffprivlib tool (tools.mean, …) on two datasets, black-box"),
+}
 
 
 def print_summary(run, elapsed: float) -> None:
