@@ -85,10 +85,12 @@ def test_opendp_laplace_certifies_and_fails_on_a_sensitivity_2_pair(dp):
     laplace = dp.m.make_laplace(dp.atom_domain(T=float, nan=False), dp.absolute_distance(T=float), scale=1.0)
     pair = MeasurementPair(laplace, 0.0, 1.0)
     assert pair.claim == (1.0, 0.0)
-    correct = pdp_audit.audit_pair(pair, 1.1, 1e-3, trials=TRIALS)
+    # unseedable, so no seed pins this run: the margin is wide (the loss-scale band at 5e4 reached 1.1× in one CI
+    # run, leaving (1.1, 1e-3) undecided); at sensitivity 2 the true δ(1.3) is 0.30
+    correct = pdp_audit.audit_pair(pair, 1.3, 1e-2, trials=TRIALS)
     assert correct.exit_code == 0, pdp_audit.describe(correct)
     assert "(not reproducible: the sampler draws from its own source)" in pdp_audit.describe(correct)
-    broken = pdp_audit.audit_pair(MeasurementPair(laplace, 0.0, 2.0), 1.1, 1e-3, trials=TRIALS)
+    broken = pdp_audit.audit_pair(MeasurementPair(laplace, 0.0, 2.0), 1.3, 1e-2, trials=TRIALS)
     assert broken.exit_code == 1 and _verdicts(broken)["dp-forward"] == "fail"
     assert "pair-protocol" not in _verdicts(broken)
 
