@@ -23,7 +23,7 @@ from pdp_audit.mechanisms.base import (
     loss_resolution,
     release_epsilon,
 )
-from pdp_audit.mechanisms.mutant_pairs import GaussianF32, LaplaceF32
+from pdp_audit.mechanisms.mutant_pairs import GaussianF16Cells, GaussianF32, LaplaceF16, LaplaceF32
 from pdp_audit.verify.estimators import rare
 
 TRIALS = 100_000
@@ -116,54 +116,6 @@ def test_the_float32_view_is_affine_and_its_draws_do_not_escape():
     tail = rare.rare_tail(view, 1.0, "D||D'", 20_000, seed=1)
     assert tail.point.affine and tail.point.release_epsilon == F32_EPS
     assert tail.escapes == 0 and tail.certified
-
-
-class GaussianF16Cells:
-    """A count plus Gaussian noise, released in float16, with the *exact* loss of a float16 release: the log ratio of
-    the two worlds' masses of its rounding cell [lo, hi] (the midpoints to its float16 neighbours), from scipy's
-    log Φ -- not the continuous density.  ``sampler_sigma`` breaks the sampler (its loss stays that of ``sigma``)."""
-
-    output_dim = 1
-
-    def __init__(self, sigma: float, sampler_sigma: float | None = None):
-        self.sigma, self.sampler_sigma = sigma, sampler_sigma or sigma
-
-    def sample(self, world, size, rng):
-        centre = 0.0 if world == "D" else 1.0
-        return (centre + self.sampler_sigma * rng.standard_normal((size, 1))).astype(np.float16)
-
-    def privacy_loss(self, outputs):
-        from scipy.special import log_ndtr
-
-        o = np.asarray(outputs, dtype=np.float16)[:, 0]
-        lo = (o.astype(float) + np.nextafter(o, np.float16(-np.inf)).astype(float)) / 2
-        hi = (o.astype(float) + np.nextafter(o, np.float16(np.inf)).astype(float)) / 2
-
-        def log_mass(centre):
-            a, b = (lo - centre) / self.sigma, (hi - centre) / self.sigma
-            upper = b <= 0  # difference of CDFs on the left, of survival functions on the right: no cancellation
-            big = np.where(upper, log_ndtr(b), log_ndtr(-a))
-            small = np.where(upper, log_ndtr(a), log_ndtr(-b))
-            return big + np.log1p(-np.exp(small - big))
-
-        return log_mass(0.0) - log_mass(1.0)
-
-
-class LaplaceF16:
-    """A count plus Laplace noise of scale 1 released in float16, its loss in float16 arithmetic: exact on every cell
-    off [0, 1] (the atoms ±1 are exact in float16)."""
-
-    output_dim = 1
-
-    def __init__(self, sampler_scale: float = 1.0):
-        self.sampler_scale = sampler_scale
-
-    def sample(self, world, size, rng):
-        return ((0.0 if world == "D" else 1.0) + rng.laplace(0.0, self.sampler_scale, (size, 1))).astype(np.float16)
-
-    def privacy_loss(self, outputs):
-        o = outputs[:, 0]
-        return np.abs(o - np.float16(1)) - np.abs(o)
 
 
 def test_the_float16_loss_resolution_separates_the_losses():

@@ -70,33 +70,35 @@ class ProductPair:
         return np.sum([p.privacy_loss(part) for p, part in zip(self.pairs, self._parts(outputs))], axis=0)
 
 
-class GaussianProductPair(ProductPair):
-    """A :class:`ProductPair` of pairs that all have the noise-level view: the view is theirs side by side."""
+class _ViewedProduct(ProductPair):
+    """A :class:`ProductPair` whose releases all have a noise view: the view is theirs side by side, its noise
+    coordinates laid out as the releases' (the replay draws the parts' noise one after the other, as
+    :meth:`ProductPair.sample` does).  ``scale``: the attribute holding each part's noise scale."""
+
+    scale = ""
 
     def __init__(self, pairs: list[Any]):
         super().__init__(pairs)
         self.noise_dim = self.output_dim
-        self.noise_sigma = np.concatenate([np.broadcast_to(p.noise_sigma, (d,)) for p, d in zip(pairs, self.dims)])
+        scales = [np.broadcast_to(getattr(p, self.scale), (d,)) for p, d in zip(pairs, self.dims)]
+        setattr(self, self.scale, np.concatenate(scales))
 
     def release_from_noise(self, world: str, noise: np.ndarray) -> np.ndarray:
         noise = np.atleast_2d(noise)
         return np.concatenate([p.release_from_noise(world, n) for p, n in zip(self.pairs, self._parts(noise))], axis=1)
 
 
-class LaplaceProductPair(ProductPair):
-    """A :class:`ProductPair` of pairs that all declare a Laplace noise view: the view is theirs side by side (the
-    replay draws the parts' noise one after the other, as :meth:`ProductPair.sample` does)."""
+class GaussianProductPair(_ViewedProduct):
+    """A :class:`ProductPair` of pairs that all have the Gaussian noise-level view (``noise_sigma``)."""
+
+    scale = "noise_sigma"
+
+
+class LaplaceProductPair(_ViewedProduct):
+    """A :class:`ProductPair` of pairs that all declare a Laplace noise view (``noise_scale``)."""
 
     noise_law = "laplace"
-
-    def __init__(self, pairs: list[Any]):
-        super().__init__(pairs)
-        self.noise_dim = self.output_dim
-        self.noise_scale = np.concatenate([np.broadcast_to(p.noise_scale, (d,)) for p, d in zip(pairs, self.dims)])
-
-    def release_from_noise(self, world: str, noise: np.ndarray) -> np.ndarray:
-        noise = np.atleast_2d(noise)
-        return np.concatenate([p.release_from_noise(world, n) for p, n in zip(self.pairs, self._parts(noise))], axis=1)
+    scale = "noise_scale"
 
 
 def product_pair(pairs: list[Any]) -> ProductPair:
