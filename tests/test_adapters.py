@@ -108,7 +108,8 @@ def test_opendp_gaussian_certifies_its_own_zcdp_claim_with_margin(dp):
 
 def test_a_diffprivlib_tool_is_audited_as_a_black_box(dpl):
     """tools.mean on 50 values in [0, 1] and the same with one more row at 1: at ε = 1 no violation is found (a
-    black box never certifies: inconclusive); the same tool run at ε = 50 while (1, 1e-5) is claimed is refuted."""
+    black box never certifies: inconclusive), reproducibly (seeded); the same tool run at ε = 50 while (1, 1e-5) is
+    claimed is refuted, also left to draw from its own generator (not reproducible)."""
     import numpy as np
     from diffprivlib import tools
 
@@ -118,6 +119,124 @@ def test_a_diffprivlib_tool_is_audited_as_a_black_box(dpl):
     neighbour = np.append(data, 1.0)
     correct = ToolPair(tools.mean, data, neighbour, epsilon=1.0, bounds=(0.0, 1.0))
     run = pdp_audit.audit_blackbox(correct, 1.0, 1e-5, trials=20_000)
-    assert run.exit_code == 3 and all(c.details["reproducible"] is False for c in run.checks)
-    leaky = ToolPair(tools.mean, data, neighbour, epsilon=50.0, bounds=(0.0, 1.0))
-    assert pdp_audit.audit_blackbox(leaky, 1.0, 1e-5, trials=20_000).exit_code == 1
+    assert run.exit_code == 3 and all(c.details.get("reproducible", True) for c in run.checks)
+    leaky = ToolPair(tools.mean, data, neighbour, seeded=False, epsilon=50.0, bounds=(0.0, 1.0))
+    run = pdp_audit.audit_blackbox(leaky, 1.0, 1e-5, trials=20_000)
+    assert run.exit_code == 1 and all(c.details["reproducible"] is False for c in run.checks)
+
+
+def test_a_tool_pair_is_seeded_and_spends_nothing_from_the_default_accountant(dpl):
+    import numpy as np
+    from diffprivlib import BudgetAccountant
+
+    from pdp_audit.mechanisms.adapters.diffprivlib_tools import histogram
+
+    pair, spent = histogram(), len(BudgetAccountant.load_default(None).spent_budget)
+    first, again = (pair.sample("D", 3, np.random.default_rng(7)) for _ in range(2))
+    assert np.array_equal(first, again) and first.shape == (3, 10)
+    assert len(BudgetAccountant.load_default(None).spent_budget) == spent
+
+
+def test_the_histogram_factory_is_not_refuted_and_its_substitution_pair_is(dpl):
+    """tools.histogram is calibrated for add/remove neighbours: with one record added no violation of (1, 1e-5) is
+    found; with one record moved between bins two counts change, the pair is 2-DP and the claim is refuted."""
+    from pdp_audit.mechanisms.adapters.diffprivlib_tools import histogram
+
+    assert pdp_audit.audit_blackbox(histogram(), 1.0, 1e-5, trials=5_000).exit_code == 3
+    assert pdp_audit.audit_blackbox(histogram(substitution=True), 1.0, 1e-5, trials=5_000).exit_code == 1
+
+
+def test_pdp_audit_list_names_the_tool_factories_and_each_resolves(capsys):
+    import importlib
+
+    from pdp_audit.verify.cli.main import main
+
+    assert main(["list"]) == 0
+    out = capsys.readouterr().out
+    for name in ("diffprivlib_tools:histogram", "diffprivlib_tools:count_nonzero"):
+        assert name in out
+        module, factory = name.split(":")
+        assert callable(getattr(importlib.import_module(f"pdp_audit.mechanisms.adapters.{module}"), factory))
+
+
+def _misdeclared(make_pair, claim, gaps, trials=TRIALS):
+    """Audits of the pair at each gap (a multiple of the declared sensitivity): each must fail on privacy."""
+    for gap in gaps:
+        run = pdp_audit.audit_pair(make_pair(gap), *claim, trials=trials)
+        assert run.exit_code == 1 and "fail" in (_verdicts(run)["dp-forward"], _verdicts(run)["dp-reverse"]), gap
+        assert _verdicts(run)["loss-consistency"] == "pass"  # the loss is exact at every gap: privacy decides
+
+
+def test_diffprivlib_laplace_truncated_certifies_and_its_misdeclared_twins_fail(dpl):
+    """Clipped to [0, 3], inputs 1 and 1 + gap: exact δ(1.1) = 0 at gap 1, 0.049 at 1.2, 0.36 at 2 (quadrature of
+    the law in :mod:`~pdp_audit.mechanisms.adapters.diffprivlib_laws`, atoms at the bounds included)."""
+    from pdp_audit.mechanisms.adapters.diffprivlib import MechanismPair
+
+    def pair(gap):
+        return MechanismPair(dpl.LaplaceTruncated(epsilon=1.0, sensitivity=1.0, lower=0.0, upper=3.0), 1.0, 1 + gap)
+
+    assert pair(1).claim == (1.0, 0.0)
+    correct = pdp_audit.audit_pair(pair(1), 1.1, 1e-3, trials=TRIALS)
+    assert correct.exit_code == 0, pdp_audit.describe(correct)
+    _misdeclared(pair, (1.1, 1e-3), (1.2, 2.0))
+
+
+def test_diffprivlib_laplace_bounded_domain_certifies_at_its_worst_edge_and_misdeclared_twins_fail(dpl):
+    """On [0, 3] the library's scale is 1.52 (not Δ/ε = 1: the conditioning costs privacy near the edges).  Inputs
+    0.15 and 0.15 + gap: the loss reaches 0.93 at gap 1 (δ(1) = 0); exact δ(1) = 0.0084 at gap 1.2 and 0.10 at
+    gap 2 (inputs 2.75, 0.75) -- the bounded domain is conservative inside, so the 1.2× violation sits at an edge."""
+    from pdp_audit.mechanisms.adapters.diffprivlib import MechanismPair
+
+    def pair(gap):
+        mechanism = dpl.LaplaceBoundedDomain(epsilon=1.0, sensitivity=1.0, lower=0.0, upper=3.0)
+        return MechanismPair(mechanism, 0.15, 0.15 + gap) if gap < 2 else MechanismPair(mechanism, 2.75, 0.75)
+
+    correct = pdp_audit.audit_pair(pair(1), 1.0, 1e-3, trials=4 * TRIALS)
+    assert correct.exit_code == 0, pdp_audit.describe(correct)
+    _misdeclared(pair, (1.0, 1e-3), (1.2, 2.0))
+
+
+def test_diffprivlib_laplace_bounded_domain_without_its_normaliser_is_refuted_by_loss_consistency(dpl):
+    """The loss of the plain Laplace (the conditioning's log C(v') − log C(v) = 0.27 left out) is not the law the
+    library draws: loss-consistency fails, so the normaliser the adapter adds is checked, not trusted."""
+    from pdp_audit.mechanisms.adapters import diffprivlib_laws as laws
+    from pdp_audit.mechanisms.adapters.diffprivlib import MechanismPair, noise_scale
+
+    mechanism = dpl.LaplaceBoundedDomain(epsilon=1.0, sensitivity=1.0, lower=0.0, upper=3.0)
+    pair, scale = MechanismPair(mechanism, 0.15, 1.15), noise_scale(mechanism)
+    pair._loss = lambda o: laws.laplace_loss(o, 0.15, 1.15, scale)
+    run = pdp_audit.audit_pair(pair, 1.0, 1e-3, trials=TRIALS)
+    assert run.exit_code == 1 and _verdicts(run)["loss-consistency"] == "fail"
+
+
+def test_diffprivlib_exponential_certifies_and_its_misdeclared_twins_fail(dpl):
+    """Eight candidates scored 0 on D; on D' candidate 0 loses and the others gain gap × Δ.  Exact: the loss reaches
+    0.918 at gap 1 (δ(1.1) = 0); at gap 1.2 δ(1) = 0.0129 (the mechanism's own ε refuted; at 1.1 it is only
+    1.07e-3), at gap 2 δ(1.1) = 0.068."""
+    from pdp_audit.mechanisms.adapters.diffprivlib import MechanismPair
+
+    def pair(gap):
+        utility = [0.0] * 8
+        mechanism = dpl.Exponential(epsilon=1.0, sensitivity=1.0, utility=utility)
+        return MechanismPair(mechanism, utility, [-gap] + [gap] * 7)
+
+    assert pair(1).claim == (1.0, 0.0)
+    # a discrete loss's scale band is wide: at 5e4 it reached 1.2× (0.918 × 1.2 > 1.1, inconclusive), at 2e5 1.12×
+    correct = pdp_audit.audit_pair(pair(1), 1.1, 1e-3, trials=4 * TRIALS)
+    assert correct.exit_code == 0, pdp_audit.describe(correct)
+    _misdeclared(pair, (1.0, 1e-3), (1.2,))
+    _misdeclared(pair, (1.1, 1e-3), (2.0,))
+
+
+def test_diffprivlib_binary_certifies_and_run_at_a_larger_epsilon_fails(dpl):
+    """Randomised response has no sensitivity: its twins run at 1.2ε and 2ε while ε = 1 is declared (exact δ(1.1)
+    = 0, 0.073, 0.52)."""
+    from pdp_audit.mechanisms.adapters.diffprivlib import MechanismPair
+
+    def pair(factor):
+        return MechanismPair(dpl.Binary(epsilon=factor, value0="no", value1="yes"), "no", "yes")
+
+    assert pair(1.0).claim == (1.0, 0.0)
+    correct = pdp_audit.audit_pair(pair(1.0), 1.1, 1e-3, trials=TRIALS)
+    assert correct.exit_code == 0, pdp_audit.describe(correct)
+    _misdeclared(pair, (1.1, 1e-3), (1.2, 2.0))

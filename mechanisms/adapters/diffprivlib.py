@@ -7,91 +7,179 @@ copy of the mechanism a ``numpy.random.RandomState`` seeded from ``rng`` -- diff
 ``Generator`` -- so the audit is reproducible; with ``seeded=False`` the mechanism keeps its own ``random_state``
 (numpy's global generator by default) and the audit says it is not reproducible.
 
-**The loss** of the noise the mechanism adds, from its own parameters (ε, δ, sensitivity Δ) and the scale it draws
-with (its ``_scale`` after one draw where it has one, else the documented formula):
+**The loss** of the release, from the mechanism's own parameters (ε, δ, sensitivity Δ, bounds) and the scale it
+draws with (its ``_scale`` where it has one, else the documented formula); each law follows the library's sampler
+(:mod:`pdp_audit.mechanisms.adapters.diffprivlib_laws`):
 
 * ``Laplace``: b = Δ/(ε − log(1 − δ)) (Holohan et al. 2018), L(o) = (|o − v'| − |o − v|)/b;
+* ``LaplaceTruncated``: the same release clipped to [l, u], atoms at the bounds (their tail masses' log-ratio);
+* ``LaplaceBoundedDomain``: Laplace of the library's ``_find_scale()`` conditioned on [l, u] (rejection sampling),
+  the inputs clipped first: the Laplace loss plus log C(v') − log C(v), C the mass of [l, u];
 * ``Geometric``: P(k) ∝ e^{−ε|k|/Δ}, L(o) = ε(|o − v'| − |o − v|)/Δ;
 * ``Gaussian`` (σ = Δ√(2 log(1.25/δ))/ε) and ``GaussianAnalytic`` (Balle & Wang 2018):
-  L(o) = [(o − v')² − (o − v)²]/(2σ²).
+  L(o) = [(o − v')² − (o − v)²]/(2σ²);
+* ``Exponential``: the inputs are two utility lists, the release a candidate's index, L(i) = log p_i − log p'_i with
+  p_i ∝ μ_i e^{εu_i/((2 − m)Δ)};
+* ``Binary``: the inputs are two labels, the release 1 for ``value1``, L = ±ε.
 
-The loss is the library's scale turned into a density ratio: ``loss-consistency`` checks it against the draws.  The
+The loss is the library's sampler turned into a density ratio: ``loss-consistency`` checks it against the draws.  The
 claim (:attr:`MechanismPair.claim`) is the mechanism's (ε, δ); a pair whose values differ by more than Δ (a
-sensitivity misdeclared) is what the audit refutes.  Other mechanisms (``Exponential``, ``Binary``, the bounded and
-truncated Laplace variants) are not adapted as white-box pairs: audit them black-box, with ``sample`` only.
+sensitivity misdeclared) is what the audit refutes.  No pair declares a noise view: diffprivlib draws its Laplace
+from four uniforms, its bounded variants by clipping or rejection, so none replays the canonical draws
+(:mod:`pdp_audit.verify.estimators.view_replay`); a tight claim is decided from the draws alone (certify with a
+margin).  Other mechanisms (``Staircase``, ``Snapping``, ``Uniform``, ``Bingham``, ``Vector``, ``PermuteAndFlip``,
+…) are not adapted: audit them black-box, with ``sample`` only.
 
 **Tools** (``diffprivlib.tools.mean``, ``var``, ``histogram``, …) have no exact loss here: :class:`ToolPair` runs one
 on two neighbouring datasets as a black-box pair (``pdp_audit.audit_blackbox``, ``pdp-audit blackbox``), one call a
-release (120–190 µs for ``tools.mean``: the black box fits its default budget to that speed).
+release (120–190 µs for ``tools.mean``: the black box fits its default budget to that speed), seeded through a
+``RandomState`` like the mechanisms; :mod:`pdp_audit.mechanisms.adapters.diffprivlib_tools` makes such pairs for
+``tools.histogram`` and ``tools.count_nonzero`` on a dataset and its neighbour.
 """
 
 from __future__ import annotations
 
 import copy
+import inspect
 import math
 
 import numpy as np
 
+from pdp_audit.mechanisms.adapters import diffprivlib_laws as laws
 from pdp_audit.mechanisms.validation import InputError
 
-#: The adapted mechanisms and the family of their noise.
-LAWS = {"Laplace": "laplace", "Geometric": "laplace", "Gaussian": "gaussian", "GaussianAnalytic": "gaussian"}
+#: The adapted mechanisms and the law of their releases (:mod:`pdp_audit.mechanisms.adapters.diffprivlib_laws`).
+LAWS = {
+    "Laplace": "laplace",
+    "Geometric": "geometric",
+    "Gaussian": "gaussian",
+    "GaussianAnalytic": "gaussian",
+    "LaplaceTruncated": "truncated",
+    "LaplaceBoundedDomain": "bounded",
+    "Exponential": "exponential",
+    "Binary": "binary",
+}
 
 
 class MechanismPair:
     """``mechanism.randomise`` on ``value`` (world D) and ``value_prime`` (D'), scalar releases.
 
     Args:
-      mechanism: a diffprivlib ``Laplace``, ``Geometric``, ``Gaussian`` or ``GaussianAnalytic``.
-      value, value_prime: the two inputs (their difference is the sensitivity the pair exercises).
+      mechanism: a diffprivlib mechanism named in :data:`LAWS`.
+      value, value_prime: the two inputs (their difference is the sensitivity the pair exercises): numbers; for
+        ``Exponential`` the two utility lists (one score per candidate; the release is the candidate's index); for
+        ``Binary`` two of its labels (the release is 1 for ``value1``, 0 for ``value0``).
       seeded: draw from a ``RandomState`` seeded from the audit's generator (reproducible), or from the
         mechanism's own ``random_state``.
     """
 
     output_dim = 1
 
-    def __init__(self, mechanism, value: float, value_prime: float, seeded: bool = True):
+    def __init__(self, mechanism, value, value_prime, seeded: bool = True):
         kind = type(mechanism).__name__
         if kind not in LAWS:
             raise InputError(f"diffprivlib.{kind} is not adapted (one of {', '.join(LAWS)}): audit it black-box")
         self.mechanism, self.kind, self.law, self.seeded = mechanism, kind, LAWS[kind], seeded
         self.values = {"D": value, "D'": value_prime}
-        self.v, self.v_prime = float(value), float(value_prime)
-        self.scale = noise_scale(mechanism)
+        self.worlds = {world: _world_mechanism(mechanism, kind, v) for world, v in self.values.items()}
         self.claim = (float(mechanism.epsilon), float(mechanism.delta))
+        self._loss = _law(mechanism, kind, value, value_prime)
 
-    def _drawing(self, rng: np.random.Generator):
+    def _drawing(self, world: str, rng: np.random.Generator):
+        mechanism = self.worlds[world]
         if not self.seeded:
-            return self.mechanism
-        drawing = copy.copy(self.mechanism)
+            return mechanism
+        drawing = copy.copy(mechanism)
         drawing.random_state = np.random.RandomState(int(rng.integers(2**32)))
         drawing._rng = drawing.random_state  # what randomise draws from (set once, in __init__, by the library)
         return drawing
 
     def sample(self, world: str, size: int, rng: np.random.Generator) -> np.ndarray:
-        mechanism, value = self._drawing(rng), self.values[world]
-        return np.asarray([mechanism.randomise(value) for _ in range(int(size))], dtype=float)[:, None]
+        mechanism = self._drawing(world, rng)
+        value = None if self.kind == "Exponential" else self.values[world]
+        draws = [mechanism.randomise(value) for _ in range(int(size))]
+        if self.kind == "Binary":
+            draws = [release == self.mechanism.value1 for release in draws]
+        return np.asarray(draws, dtype=float)[:, None]
 
     def privacy_loss(self, outputs: np.ndarray) -> np.ndarray:
-        o = np.atleast_2d(np.asarray(outputs, dtype=float))[:, 0]
-        if self.law == "laplace":
-            return (np.abs(o - self.v_prime) - np.abs(o - self.v)) / self.scale
-        return ((o - self.v_prime) ** 2 - (o - self.v) ** 2) / (2 * self.scale**2)
+        return self._loss(np.atleast_2d(np.asarray(outputs, dtype=float))[:, 0])
+
+
+def _world_mechanism(mechanism, kind: str, value):
+    """The mechanism a world runs: itself, or for ``Exponential`` a copy scoring that world's utility (its
+    candidates' labels dropped, so the release is the index)."""
+    if kind != "Exponential":
+        return mechanism
+    world = copy.copy(mechanism)
+    world.utility, world.candidates = list(value), None
+    world._check_utility_candidates_measure(world.utility, None, world.measure)
+    world._probabilities = world._find_probabilities(
+        world.epsilon, world.sensitivity, world.utility, world.monotonic, world.measure
+    )
+    return world
+
+
+def _law(mechanism, kind: str, value, value_prime):
+    """o ↦ log p_D(o) − log p_D'(o) of the library's sampler (:mod:`.diffprivlib_laws`)."""
+    law = LAWS[kind]
+    if law == "exponential":
+        return _table_loss(_exponential_table(mechanism, value, value_prime))
+    if law == "binary":
+        return _table_loss(_binary_table(mechanism, value, value_prime))
+    v, v_prime, scale = float(value), float(value_prime), noise_scale(mechanism)
+    if law == "gaussian":
+        return lambda o: ((o - v_prime) ** 2 - (o - v) ** 2) / (2 * scale**2)
+    if law in ("laplace", "geometric"):
+        return lambda o: laws.laplace_loss(o, v, v_prime, scale)
+    bounds = (float(mechanism.lower), float(mechanism.upper))
+    if law == "truncated":
+        return lambda o: laws.truncated_laplace_loss(o, v, v_prime, scale, *bounds)
+    return lambda o: laws.bounded_domain_loss(o, v, v_prime, scale, *bounds)
+
+
+def _table_loss(table: np.ndarray):
+    """The loss of a release that is an index into ``table`` (a candidate, a label)."""
+    return lambda o: table[o.astype(int)]
+
+
+def _exponential_table(mechanism, utility, utility_prime) -> np.ndarray:
+    """log p_i − log p'_i per candidate of ``Exponential`` on the two utility lists."""
+    if not float(mechanism.sensitivity) > 0 or math.isinf(float(mechanism.epsilon)):
+        raise InputError("diffprivlib.Exponential with sensitivity 0 or ε = inf is not adapted: audit it black-box")
+    if len(utility) != len(utility_prime) or len(utility) != len(mechanism.utility):
+        raise InputError("the two utility lists must have one score per candidate of the mechanism")
+    args = (float(mechanism.epsilon), float(mechanism.sensitivity), mechanism.monotonic, mechanism.measure)
+    return laws.exponential_log_probabilities(utility, *args) - laws.exponential_log_probabilities(utility_prime, *args)
+
+
+def _binary_table(mechanism, label, label_prime) -> np.ndarray:
+    """log P(o) − log P'(o), o = 0 (``value0``), 1 (``value1``), of ``Binary`` on the two labels."""
+    labels = (mechanism.value0, mechanism.value1)
+    if label not in labels or label_prime not in labels:
+        raise InputError(f"diffprivlib.Binary's inputs are its labels {labels}, got {label!r} and {label_prime!r}")
+    eps = float(mechanism.epsilon)
+    return laws.binary_log_probabilities(eps, labels.index(label)) - laws.binary_log_probabilities(
+        eps, labels.index(label_prime)
+    )
 
 
 def noise_scale(mechanism) -> float:
-    """The scale the mechanism draws with: b (Laplace), Δ/ε (Geometric: e^{−|k|/b}), σ (Gaussian)."""
+    """The scale the mechanism draws with: b (Laplace and its bounded variants), Δ/ε (Geometric: e^{−|k|/b}), σ
+    (Gaussian)."""
     kind = type(mechanism).__name__
     eps, delta, sensitivity = float(mechanism.epsilon), float(mechanism.delta), float(mechanism.sensitivity)
     if kind == "Geometric":
         return sensitivity / eps
     probe = copy.copy(mechanism)
     probe.random_state = probe._rng = np.random.RandomState(0)
-    probe.randomise(0 if kind == "Geometric" else 0.0)  # sets _scale where the library computes it lazily
+    if kind == "LaplaceBoundedDomain":
+        return float(probe._find_scale())  # what randomise sets _scale to on its first call
+    probe.randomise(0.0)  # sets _scale where the library computes it lazily
     scale = getattr(probe, "_scale", None)
     if scale is not None:
         return float(scale)
-    if kind == "Laplace":
+    if kind in ("Laplace", "LaplaceTruncated"):
         return sensitivity / (eps - math.log(1 - delta))
     if kind == "Gaussian":
         return sensitivity * math.sqrt(2 * math.log(1.25 / delta)) / eps
@@ -104,20 +192,32 @@ class ToolPair:
     Args:
       tool: a diffprivlib tool, e.g. ``diffprivlib.tools.mean``.
       data, neighbour: the two datasets (arrays the tool accepts).
-      options: the tool's keyword arguments as deployed (``epsilon``, ``bounds``, …); a ``random_state`` given here
-        is kept, else the tool draws from its own (not reproducible).
+      seeded: give each call of ``sample`` a ``RandomState`` seeded from the audit's generator (reproducible; every
+        diffprivlib tool takes ``random_state``), or leave the tool to draw from its own (not reproducible).  A
+        ``random_state`` among ``options`` is kept either way.
+      options: the tool's keyword arguments as deployed (``epsilon``, ``bounds``, …).
 
-    Each release is flattened to one row (a histogram's counts, a scalar's one value)."""
+    Each release is flattened to one row (a histogram's counts, a scalar's one value).  Unless ``options`` names an
+    ``accountant``, each call of ``sample`` gives the tool a fresh ``BudgetAccountant`` of its own: the audit's
+    millions of calls are not spent from (nor appended to) the process's default accountant."""
 
-    def __init__(self, tool, data, neighbour, **options):
-        self.tool, self.options = tool, options
+    def __init__(self, tool, data, neighbour, seeded: bool = True, **options):
+        self.tool, self.options, self.seeded = tool, options, seeded
         self.data = {"D": data, "D'": neighbour}
 
+    def _call_options(self, rng: np.random.Generator) -> dict:
+        from diffprivlib.accountant import BudgetAccountant
+
+        options = dict(self.options)
+        if self.seeded and "random_state" not in options:
+            options["random_state"] = np.random.RandomState(int(rng.integers(2**32)))
+        if "accountant" not in options and "accountant" in inspect.signature(self.tool).parameters:
+            options["accountant"] = BudgetAccountant()
+        return options
+
     def sample(self, world: str, size: int, rng: np.random.Generator) -> np.ndarray:
-        rows = [
-            np.ravel(np.asarray(_first(self.tool(self.data[world], **self.options)), dtype=float))
-            for _ in range(int(size))
-        ]
+        options, data = self._call_options(rng), self.data[world]
+        rows = [np.ravel(np.asarray(_first(self.tool(data, **options)), dtype=float)) for _ in range(int(size))]
         return np.asarray(rows, dtype=float).reshape(int(size), -1)
 
 

@@ -104,15 +104,21 @@ def command_list() -> int:
     print("\nLibrary adapters (pdp_audit.mechanisms.adapters; pip install 'pdp-audit[libraries]'):")
     for name, (library, text) in ADAPTERS.items():
         installed = "installed" if importlib.util.find_spec(library) is not None else "not installed"
-        print(f"  {name:26s} {text} ({library}: {installed})")
+        print(f"  {name:32s} {text} ({library}: {installed})")
+    print("  (a factory NAME:F is audited as pdp-audit blackbox pdp_audit.mechanisms.adapters.NAME:F)")
     return 0
 
 
 #: The library adapters ``list`` names: class -> (the library it needs, one line on what it wraps).
 ADAPTERS = {
     "opendp.MeasurementPair": ("opendp", "an OpenDP Measurement (Laplace, Gaussian) on two inputs, white-box"),
-    "diffprivlib.MechanismPair": ("diffprivlib", "a diffprivlib Laplace, Geometric or Gaussian mechanism, white-box"),
+    "diffprivlib.MechanismPair": (
+        "diffprivlib",
+        "a diffprivlib mechanism (Laplace, bounded Laplace, Geometric, Gaussian, Exponential, Binary), white-box",
+    ),
     "diffprivlib.ToolPair": ("diffprivlib", "a diffprivlib tool (tools.mean, …) on two datasets, black-box"),
+    "diffprivlib_tools:histogram": ("diffprivlib", "tools.histogram, a dataset and one record more (blackbox)"),
+    "diffprivlib_tools:count_nonzero": ("diffprivlib", "tools.count_nonzero, likewise (blackbox)"),
 }
 
 
