@@ -2,6 +2,7 @@
 mechanisms -- its ε lower bound never exceeds the exact ε (false alarm 1e-6, fixed seeds), it refutes a
 deflated mechanism, and it never certifies."""
 
+import functools
 import json
 import sys
 import textwrap
@@ -326,6 +327,45 @@ def test_the_default_budget_is_fitted_to_a_slow_sampler_and_said():
     assert fitted.describe().startswith("Budget lowered to fit about 8 min:")
     fast = tb.fitted_budget(gaussian_samplers(1.0), "events", workers=1)
     assert not fast.lowered and fast.trials == DEFAULT_TRIALS
+
+
+def test_a_run_that_names_no_workers_uses_the_cores_for_a_slow_sampler_that_pickles(monkeypatch):
+    """Workers None (``pdp-audit blackbox`` without ``--workers``): below the measured threshold one process; above
+    it the available cores where the sampler pickles, else one process and a line saying why.  The cost is given,
+    not timed: the choice is what is tested."""
+    from pdp_audit.audits.blackbox import time_budget as tb
+
+    monkeypatch.setattr(tb, "available_cores", lambda: 4)
+    pair = g.GaussianPair(np.zeros(1), np.ones(1), 1.0)
+    samplers = (functools.partial(pair.sample, "D"), functools.partial(pair.sample, "D'"))
+    slow = 2 * tb.PARALLEL_FROM_S
+    assert tb.fitted_budget(samplers, "events", None, 20_000, cost=tb.PARALLEL_FROM_S / 2).workers == 1
+    chosen = tb.fitted_budget(samplers, "events", None, 20_000, cost=slow)
+    assert chosen.workers == 4 and "Workers: 4 (the available cores)" in chosen.statement("events")
+    assert "45,000 releases drawn per world in all" in chosen.statement("events")  # 2e4 + 5e3 + 2e4
+    local = (lambda size, rng: rng.normal(size=(size, 1)),) * 2
+    serial = tb.fitted_budget(local, "events", None, 20_000, cost=slow)
+    assert serial.workers == 1 and "does not pickle" in serial.statement("events")
+    assert tb.fitted_budget(samplers, "events", 3, 20_000, cost=slow).workers == 3  # named workers are kept
+
+
+def test_the_command_leaves_the_workers_to_the_run_and_states_its_budget(tmp_path, monkeypatch, capfd):
+    """Without --workers the command hands None to the audit (a search and a witness re-check run in one process);
+    a plain run states its budget, releases and minutes, on stderr before it starts, --trials given or not."""
+    from pdp_audit.audits.blackbox.time_budget import PARALLEL_FROM_S
+    from pdp_audit.verify.catalogue.arguments import typed
+    from pdp_audit.verify.cli.blackbox import BLACKBOX_OPTIONS, PLACE_OPTIONS, resolved
+    from pdp_audit.verify.cli.main import build_parser
+
+    assert f"slower than {PARALLEL_FROM_S * 1e6:.0f} µs a release" in PLACE_OPTIONS[0].help  # the one threshold
+    argv = ["blackbox", "m:f", "--claim-epsilon", "1", "--claim-delta", "0"]
+    for flags, workers in (([], None), (["--workers", "2"], 2), (["--search", "patterns"], 1)):
+        args = resolved(typed(build_parser().parse_args([*argv, *flags]), *BLACKBOX_OPTIONS, *PLACE_OPTIONS))
+        assert args.workers == workers, flags
+    (tmp_path / "user_mech.py").write_text(MODULE)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    assert main(["blackbox", "user_mech:correct", "--claim-epsilon", "1", "--claim-delta", "1e-5", "--trials", "2e3"])
+    assert "Budget: 2,000 fresh releases per world, about" in capfd.readouterr().err
 
 
 def test_a_sampler_may_import_a_module_beside_it_lazily(tmp_path, monkeypatch):

@@ -352,3 +352,18 @@ def test_a_sampler_may_import_a_module_beside_it_lazily(tmp_path):
     assert code == 0, document
     assert [h["name"] for h in document["certified"]["helper_modules"]] == ["lazy_sibling.py"]
     assert str(tmp_path.resolve()) not in sys.path  # and not left behind in an API caller's process
+
+
+def test_certify_states_a_white_box_budget_before_it_draws_and_only_when_asked(tmp_path, monkeypatch, capsys):
+    """With progress (``pdp-audit certify`` without --quiet) the releases per world, the measured cost of one
+    (sample and privacy_loss) and the minutes they make are said on stderr before the audit; without, nothing."""
+    project(tmp_path)
+    monkeypatch.chdir(tmp_path)
+    document = {"mechanism": "mymod:make", "claim": {"epsilon": 1.0, "delta": 0.0}, "parameters": {"data": "data.csv"}}
+    document["audit"] = {"trials": 20_000}
+    pdp_audit.certify(document, progress=True)
+    said = capsys.readouterr().err
+    assert "pdp-audit certify: Budget: 20,000 releases per world (one pass for every check)" in said
+    assert " a release, in this process (one core)" in said
+    pdp_audit.certify(document)
+    assert "Budget" not in capsys.readouterr().err

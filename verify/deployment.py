@@ -368,7 +368,7 @@ def certify_deployment(deployment: Deployment, workers: int | None = None, progr
 
     kind = deployed_kind(deployment)
     if kind is not None:  # a joint release, a user's factory: the kind's certificate
-        run = kind.certify(deployment)
+        run = kind.certify(deployment, progress)
         return replace(run, certified={**run.certified, "deployment_file": _file_record(deployment)})
     config, deployed_workers = deployment_config(deployment)
     data, plan = getattr(config, "data", None), plans_by_name()[deployment.mechanism]

@@ -4,6 +4,7 @@ neighbouring inputs), their arguments checked before any release is drawn."""
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Any
 
 from pdp_audit.audits.blackbox.defaults import STATISTICS
@@ -101,7 +102,8 @@ def audit_blackbox_with(pair: Any, claim: tuple, trials: Any, seed: Any, progres
     train_trials = budget.train_trials
     if budget.statistic not in STATISTICS:
         raise InputError(f"statistic must be one of {', '.join(STATISTICS)}, got {budget.statistic!r}")
-    workers = pair_value("workers", budget.workers)
+    auto = budget.workers is None  # the run chooses: the cores for a slow sampler that pickles (time_budget)
+    workers = 1 if auto else pair_value("workers", budget.workers)
     budget = BlackBoxBudget(
         None if train_trials is None else pair_value("train_trials", train_trials),
         workers,
@@ -115,8 +117,10 @@ def audit_blackbox_with(pair: Any, claim: tuple, trials: Any, seed: Any, progres
         check_protocol(pair, needs_loss=False)
         name = type(pair).__name__
     samplers = (UserSampler(pair, "D"), UserSampler(pair, "D'"))
-    fitted = _fitted(samplers, trials, budget, bool(progress))
-    trials = trials if fitted is None else fitted.trials
+    auto = auto and budget.scheduler is None and budget.dask_local is None
+    fitted = _fitted(samplers, trials, budget, bool(progress), auto)
+    if fitted is not None:
+        trials, budget = fitted.trials, dataclasses.replace(budget, workers=fitted.workers)
     evidence = blackbox_checks(*samplers, epsilon, delta, trials, seed, bool(progress), budget)
     if fitted is not None and fitted.lowered:
         evidence = [e.noted(fitted.describe()).with_details(fitted_budget=fitted.describe()) for e in evidence]
@@ -131,23 +135,26 @@ def audit_blackbox_with(pair: Any, claim: tuple, trials: Any, seed: Any, progres
     return decided(name, evidence, alpha, parameters, seed)
 
 
-def _fitted(samplers: tuple, trials: Any, budget: Any, progress: bool):
-    """The default budget fitted to the samplers' speed (None where ``trials`` was given, or where timing them
-    fails: the checks then name the sampler's fault), stated on stderr before the run when ``progress``."""
+def _fitted(samplers: tuple, trials: Any, budget: Any, progress: bool, auto: bool):
+    """The samplers timed where it matters (``trials`` not given, the workers to choose, or a budget to state):
+    the default budget fitted to their speed, the workers chosen where ``auto``, and the plan stated on stderr
+    before the run when ``progress`` (:mod:`pdp_audit.audits.blackbox.time_budget`).  None where nothing needs the
+    timing, or where timing fails (the checks then name the sampler's fault)."""
     import sys
 
     from pdp_audit.audits.blackbox.time_budget import fitted_budget
     from pdp_audit.mechanisms.base import MalformedPair
 
-    if trials is not None:
+    if trials is not None and not auto and not progress:
         return None
     try:
-        fitted = fitted_budget(samplers, budget.statistic, max(budget.workers, 1))
+        fitted = fitted_budget(samplers, budget.statistic, None if auto else budget.workers, trials)
     except MalformedPair:
         return None
     if progress:
-        print(f"pdp-audit blackbox: {fitted.describe()}", file=sys.stderr, flush=True)
+        print(f"pdp-audit blackbox: {fitted.statement(budget.statistic)}", file=sys.stderr, flush=True)
     return fitted
+
 
 
 @with_own_float_rules

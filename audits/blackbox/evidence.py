@@ -71,7 +71,9 @@ class BlackBoxBudget:
       train_trials: releases per world to learn the test from, 100 to 1e8 (None: ``trials``, at most 5e5 for the
         event test).
       workers: processes drawing the releases, >= 1 (the numbers do not depend on them; the samplers must then be
-        picklable).
+        picklable), or None: the run chooses -- the available cores for a sampler slower than
+        :data:`~pdp_audit.audits.blackbox.time_budget.PARALLEL_FROM_S` a release that pickles, else 1, stated
+        before the run (``pdp-audit blackbox`` without ``--workers``).
       statistic: ``events`` (the default: the exact event test on fresh releases), ``events-numbers``
         (the same with the structure of the numbers as features), ``logistic`` or ``select`` (logistic or
         gradient-boosted trees, chosen on a validation split).
@@ -83,7 +85,7 @@ class BlackBoxBudget:
     """
 
     train_trials: int | None = None
-    workers: int = 1
+    workers: int | None = 1
     statistic: str = DEFAULT_STATISTIC
     scheduler: str | None = None
     dask_local: int | None = None

@@ -4,46 +4,66 @@ The default (:data:`~pdp_audit.audits.blackbox.defaults.DEFAULT_TRIALS`, 8e6 fre
 learn from and 2e6 to choose events: 1.05e7 per world) takes about a minute for a vectorised numpy sampler.  A
 library tool called once per release is another matter: diffprivlib's ``tools.mean`` costs 120–175 µs a call, and
 the default was 45–60 minutes of CPU.  So a run that names no ``trials`` first times the sampler (after a warm-up
-call, two calls of :data:`PROBE_RELEASES` per world) and, where the default would take longer than
-:data:`TIME_BUDGET_S` on the workers it has, lowers ``trials`` to what fits -- never below :data:`MIN_TRIALS`.  The
+call, then a timed call of up to 2,000 releases per world: ``user_audits.sampler_cost``) and, where the default
+would take longer than :data:`TIME_BUDGET_S` on the workers it has, lowers ``trials`` to what fits -- never below
+:data:`MIN_TRIALS`.  The
 run says so (the check's note, its ``trials`` parameter, and a line on stderr before it starts): a black box can
 only refute, so a smaller budget costs power, never validity.  ``trials`` given explicitly is always kept.
+
+**Workers.**  A run that names no workers (``pdp-audit blackbox`` without ``--workers``; ``BlackBoxBudget(workers=
+None)``) draws with the available cores when the sampler costs at least :data:`PARALLEL_FROM_S` a release and
+pickles (worker processes receive it by pickling), else in one process -- and says which and why.  The threshold is
+measured by ``benchmarks/slow_sampler_workers.py`` (its result: ``benchmarks/slow_sampler_workers.json``): below it
+the workers' start and the releases' transfer cost more than the draws they share.  The numbers never depend on the
+workers, so choosing them changes no result, only the wall time.
 """
 
 from __future__ import annotations
 
-import time
+import os
+import pickle
 from dataclasses import dataclass
 
-import numpy as np
-
 from pdp_audit.audits.blackbox.defaults import DEFAULT_TRIALS
+from pdp_audit.verify.evidence.user_audits import duration, per_release, sampler_cost
 
 #: Wall-clock time a default run may plan for (on its workers), in seconds.
 TIME_BUDGET_S = 480.0
 #: The smallest default a slow sampler is lowered to (fresh releases per world).
 MIN_TRIALS = 20_000
-#: Releases per world of each timed call.
-PROBE_RELEASES = 2_000
+#: Cost a release from which a run that names no workers draws with the available cores (module notes).
+PARALLEL_FROM_S = 20e-6
 
 
 @dataclass(frozen=True)
 class FittedBudget:
-    """``trials`` fresh releases per world, the sampler's measured cost a release, and the planned minutes."""
+    """``trials`` fresh releases per world, the sampler's measured cost a release, the planned minutes on
+    ``workers`` processes (and ``why_workers``, where the run chose them), and whether the default was lowered."""
 
     trials: int
     seconds_per_release: float
     minutes: float
     lowered: bool
+    workers: int = 1
+    why_workers: str = ""
 
     def describe(self) -> str:
-        cost = f"{self.seconds_per_release * 1e6:.3g} µs a release"
+        cost = per_release(self.seconds_per_release)
+        place = f" on {self.workers} worker processes" if self.workers > 1 else ""
         if not self.lowered:
-            return f"Budget: {self.trials:,} fresh releases per world, about {self.minutes:.1f} min at {cost}."
+            plan = f"about {duration(self.minutes)}{place} at {cost}"
+            return f"Budget: {self.trials:,} fresh releases per world, {plan}."
         return (
-            f"Budget lowered to fit about {TIME_BUDGET_S / 60:.0f} min: {self.trials:,} fresh releases per world "
-            f"(default {DEFAULT_TRIALS:,}) at {cost}, measured before the run; a smaller budget can miss a violation "
-            "the default would see (give trials to insist)."
+            f"Budget lowered to fit about {TIME_BUDGET_S / 60:.0f} min{place}: {self.trials:,} fresh releases per "
+            f"world (default {DEFAULT_TRIALS:,}) at {cost}, measured before the run; a smaller budget can miss a "
+            "violation the default would see (give trials to insist)."
+        )
+
+    def statement(self, statistic: str) -> str:
+        """What stderr says before the run: the budget, the releases drawn in all, and the workers chosen."""
+        drawn = int(releases_per_world(self.trials, statistic))
+        return " ".join(
+            part for part in (self.describe(), f"{drawn:,} releases drawn per world in all.", self.why_workers) if part
         )
 
 
@@ -55,17 +75,46 @@ def releases_per_world(trials: int, statistic: str) -> float:
     return default_train_trials(trials, statistic) + selection + trials
 
 
-def fitted_budget(samplers, statistic: str, workers: int) -> FittedBudget:
-    """Time ``samplers`` (one ``(size, rng)`` function per world) and fit the default budget (module notes)."""
-    rng = np.random.default_rng(0)
-    cost = 0.0
-    for sample in samplers:
-        sample(16, rng)  # warm-up: imports and caches of the first call are not the per-release cost
-        start = time.perf_counter()
-        sample(PROBE_RELEASES, rng)
-        cost = max(cost, (time.perf_counter() - start) / PROBE_RELEASES)
-    seconds = lambda trials: 2 * releases_per_world(trials, statistic) * cost / max(1, workers)  # noqa: E731
-    trials = DEFAULT_TRIALS
-    while trials > MIN_TRIALS and seconds(trials) > TIME_BUDGET_S:
-        trials = max(MIN_TRIALS, int(trials * 0.8) // 1000 * 1000)
-    return FittedBudget(trials, cost, seconds(trials) / 60, trials < DEFAULT_TRIALS)
+def available_cores() -> int:
+    """The cores this process may run on (its affinity where the system says, else the machine's)."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:  # not on Linux
+        return max(1, os.cpu_count() or 1)
+
+
+def chosen_workers(samplers, cost: float) -> tuple[int, str]:
+    """The workers of a run that names none, and why (module notes)."""
+    cores = available_cores()
+    if cost < PARALLEL_FROM_S or cores < 2:
+        return 1, ""
+    try:
+        pickle.dumps(tuple(samplers))
+    except Exception as err:  # noqa: BLE001 - any pickling failure means the same thing here
+        return 1, (
+            f"Workers: one process -- the sampler is slower than {PARALLEL_FROM_S * 1e6:.3g} µs a release, but it "
+            f"does not pickle ({type(err).__name__}), so it cannot be sent to worker processes (define it at module "
+            "level to use the cores)."
+        )
+    return cores, (
+        f"Workers: {cores} (the available cores): the sampler takes at least {PARALLEL_FROM_S * 1e6:.3g} µs a "
+        "release; the numbers do not depend on them."
+    )
+
+
+def fitted_budget(
+    samplers, statistic: str, workers: int | None, trials: int | None = None, cost: float | None = None
+) -> FittedBudget:
+    """Time ``samplers`` (one ``(size, rng)`` function per world; or take their measured ``cost``), choose the
+    workers where ``workers`` is None, and fit the default budget where ``trials`` is None (module notes)."""
+    cost = sampler_cost(samplers) if cost is None else cost
+    why = ""
+    if workers is None:
+        workers, why = chosen_workers(samplers, cost)
+    seconds = lambda n: 2 * releases_per_world(n, statistic) * cost / max(1, workers)  # noqa: E731
+    if trials is not None:
+        return FittedBudget(int(trials), cost, seconds(int(trials)) / 60, False, workers, why)
+    fitted = DEFAULT_TRIALS
+    while fitted > MIN_TRIALS and seconds(fitted) > TIME_BUDGET_S:
+        fitted = max(MIN_TRIALS, int(fitted * 0.8) // 1000 * 1000)
+    return FittedBudget(fitted, cost, seconds(fitted) / 60, fitted < DEFAULT_TRIALS, workers, why)

@@ -360,20 +360,22 @@ def check_values(where: str, table: dict[str, Any], prefix: str = "parameters") 
             raise InputError(f"{where}: {quoted(name)} must be a number, string, boolean, array or table, got {value}")
 
 
-def certify_own(deployment, code_version: str, blackbox_checks: Any) -> Run:
+def certify_own(deployment, code_version: str, blackbox_checks: Any, progress: bool = False) -> Run:
     """Certify the deployment's own mechanism (see the module notes): the decided run with its ``certified``.
     ``blackbox_checks``: the black-box audit's evidence
     (:func:`pdp_audit.audits.blackbox.evidence.blackbox_checks`), which decides a pair with ``sample`` only; the
-    deployments that reach both audits pass it in (an audit imports no other audit)."""
+    deployments that reach both audits pass it in (an audit imports no other audit).  ``progress``: the budget
+    stated on stderr before the draws (:func:`stated_budget`) and a bar with the estimated time on a terminal."""
     where = shown(deployment.path)
     budget = own_budget(deployment)
     # the folder stays importable for the whole audit, not only while the module loads: a sample() that imports a
     # sibling module lazily got ModuleNotFoundError, and a correct mechanism was reported as the user's fault
     with importable(deployment.folder):
-        return _certify_own(deployment, code_version, blackbox_checks, where, budget)
+        return _certify_own(deployment, code_version, blackbox_checks, where, (budget, progress))
 
 
-def _certify_own(deployment, code_version: str, blackbox_checks: Any, where: str, budget: Any) -> Run:
+def _certify_own(deployment, code_version: str, blackbox_checks: Any, where: str, planned: tuple) -> Run:
+    budget, progress = planned
     factory = load_factory(where, deployment.folder, deployment.mechanism)
     helpers = HelperModules(deployment.folder, deployment.mechanism.partition(":")[0])
     helpers.update()  # the helpers the factory's module imported, hashed before any of its code runs again
@@ -383,7 +385,10 @@ def _certify_own(deployment, code_version: str, blackbox_checks: Any, where: str
         guarded = GuardedPair(pair, factory.qualname)
         probe(where, guarded, kind, factory.qualname)
         people = individuals(where, pair, kind, factory.qualname)
-        evidence = pair_evidence(guarded, kind, budget, False, blackbox_checks)
+        if progress:
+            stated = stated_budget(guarded, kind, budget, len(people))
+            print(f"pdp-audit certify: {stated}", file=sys.stderr, flush=True)
+        evidence = pair_evidence(guarded, kind, budget, False, blackbox_checks, progress)
         for person in people:
             evidence += [_of(e, person.id) for e in pair_evidence(person.pair, kind, budget, True, blackbox_checks)]
     parameters = {
@@ -420,15 +425,44 @@ def _certify_own(deployment, code_version: str, blackbox_checks: Any, where: str
     return replace(run, certified=certified)
 
 
-def pair_evidence(pair: GuardedPair, kind: str, budget: OwnBudget, per_instance: bool, blackbox_checks: Any) -> list:
+def pair_evidence(
+    pair: GuardedPair, kind: str, budget: OwnBudget, per_instance: bool, blackbox_checks: Any, progress: bool = False
+) -> list:
     """The evidence ``pdp_audit.audit_pair`` (white-box) or ``pdp_audit.audit_blackbox`` (black-box, through
     ``blackbox_checks``) decides."""
     from pdp_audit.verify.evidence.pair_checks import validated_dp_checks
 
+    claim = (budget.epsilon, budget.delta, budget.trials, budget.seed)
     if kind == "white-box":
-        return validated_dp_checks(pair, budget.epsilon, budget.delta, budget.trials, budget.seed, per_instance)
-    samplers = [lambda size, rng, world=world: pair.sample(world, size, rng) for world in ("D", "D'")]
-    return blackbox_checks(*samplers, budget.epsilon, budget.delta, budget.trials, budget.seed)
+        return validated_dp_checks(pair, *claim, per_instance, progress=progress)
+    return blackbox_checks(*_samplers(pair), *claim, progress)
+
+
+def _samplers(pair: Any, loss: bool = False) -> list:
+    """One ``(size, rng)`` function per world: ``sample``, followed by ``privacy_loss`` with ``loss``."""
+    if loss:
+        return [lambda n, rng, w=world: pair.privacy_loss(pair.sample(w, n, rng)) for world in ("D", "D'")]
+    return [lambda n, rng, w=world: pair.sample(w, n, rng) for world in ("D", "D'")]
+
+
+def stated_budget(pair: GuardedPair, kind: str, budget: OwnBudget, individuals: int) -> str:
+    """What certify says before it draws: the releases per world, the cost of one (``sample`` and, white-box,
+    ``privacy_loss``, timed on up to 2,000 per world) and the minutes they make.  A white-box pair is audited in
+    this process, on one core: its checks draw in one pass whose blocks are seeded by identity, and the user's pair
+    is not sent to worker processes (a black-box one is drawn as the black box draws, in this process too)."""
+    from pdp_audit.verify.evidence.user_audits import duration, per_release, sampler_cost
+
+    try:
+        cost = sampler_cost(_samplers(pair, loss=kind == "white-box"))
+    except MalformedPair:
+        return "Budget: the pair could not be timed (its checks say why)."
+    releases = budget.trials * (1 + individuals)
+    drawn = "one pass for every check" if kind == "white-box" else "beside those the black box learns from"
+    minutes = 2 * releases * cost / 60
+    return (
+        f"Budget: {releases:,} releases per world ({drawn}{', and one per individual' if individuals else ''}), "
+        f"the draws take about {duration(minutes)} at {per_release(cost)}, in this process (one core)."
+    )
 
 
 def _of(evidence, ident: str):

@@ -31,7 +31,7 @@ from pdp_audit.verify.core.config import Option
 class AuditKind:
     """One user-facing audit kind.  ``audit``: its entry function (``pdp_audit.audit_pair``, …); ``options``: the
     options it declares (its config); ``deployed(deployment)``: whether a deployment file describes an audit of this
-    kind, ``certify(deployment)`` its certificate (both None for a kind no deployment file describes);
+    kind, ``certify(deployment, progress)`` its certificate (both None for a kind no deployment file describes);
     ``user_code(deployment)``: for a kind whose certificate runs the user's code, the source file of that code (None
     where none is found), which ``pdp-audit certify`` never writes over and runs behind a process boundary."""
 
@@ -40,21 +40,21 @@ class AuditKind:
     audit: Callable[..., Any]
     options: tuple[Option, ...] = ()
     deployed: Callable[[Any], bool] | None = None
-    certify: Callable[[Any], Run] | None = None
+    certify: Callable[[Any, bool], Run] | None = None
     user_code: Callable[[Any], str | None] | None = None
 
 
-def _certify_own(deployment: Any) -> Run:
+def _certify_own(deployment: Any, progress: bool = False) -> Run:
     """A user's ``module:factory``: its pair decided by ``audit_pair``'s checks, a sampler-only pair by the
-    black-box audit's."""
+    black-box audit's (``progress``: the budget stated and a bar on stderr)."""
     from pdp_audit.audits.blackbox.evidence import blackbox_checks
     from pdp_audit.audits.pair.deployed import certify_own
     from pdp_audit.reports.json_report import code_version
 
-    return certify_own(deployment, code_version(), blackbox_checks)
+    return certify_own(deployment, code_version(), blackbox_checks, progress)
 
 
-def _certify_joint(deployment: Any) -> Run:
+def _certify_joint(deployment: Any, progress: bool = False) -> Run:
     """``[[release]]`` tables: the product of the releases' worst-case pairs, at the [claim] and [audit] a user's
     mechanism states."""
     from pdp_audit.audits.joint.certificate import certify_joint

@@ -43,7 +43,12 @@ BLACKBOX_OPTIONS = api.kind_options("blackbox")
 
 #: Where the blocks of releases are drawn: worker processes, or Dask (the options of ``sweep``, declared once).
 PLACE_OPTIONS = (
-    dataclasses.replace(PAIR_OPTIONS["workers"], help="worker processes (default 1; results do not depend on it)"),
+    dataclasses.replace(
+        PAIR_OPTIONS["workers"],
+        default=None,
+        help="worker processes (default: the available cores for a sampler slower than 20 µs a release that "
+        "pickles, else 1; a search or witness re-check: 1; results do not depend on it)",
+    ),
     SCHEDULER,
     DASK_LOCAL,
 )
@@ -61,6 +66,8 @@ def resolved(args: argparse.Namespace) -> argparse.Namespace:
     # a plain run without --trials keeps None: the API fits the default to the sampler's speed and says so
     if args.statistic is None:
         args.statistic = SEARCH_STATISTIC if args.search else DEFAULT_STATISTIC
+    if getattr(args, "workers", 1) is None and blackbox_search.wanted(args):
+        args.workers = 1  # a plain run chooses its workers from the sampler's speed (time_budget); these do not
     return args
 
 

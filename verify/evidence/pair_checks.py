@@ -282,17 +282,24 @@ def _scale_test(sampled: np.ndarray, via_view: np.ndarray) -> float:
 
 
 def validated_dp_checks(
-    pair, epsilon: float, delta: float, trials: int, seed: int, per_instance: bool, exact_delta: float | None = None
+    pair,
+    epsilon: float,
+    delta: float,
+    trials: int,
+    seed: int,
+    per_instance: bool,
+    exact_delta: float | None = None,
+    progress: bool = False,
 ) -> list[Evidence]:
     """Everything an assertion about a user's pair rests on: the pair's validation and its two DP checks
     (:func:`dp_checks`), the exact fail ``pair-protocol`` instead when the pair is malformed or does not draw from
     its rng alone (:func:`pdp_audit.verify.estimators.rng_discipline.check_rng_discipline`, first), and ``closed-form``
-    when the
-    user supplied one."""
+    when the user supplied one.  ``progress``: a bar of the main pass's blocks, with its estimated time, on a
+    terminal's stderr."""
     try:
         check_block_memory(pair)
         why = check_rng_discipline(pair.sample, lambda world, size, out: checked_releases(pair, world, size, out))
-        checks = not_reproducible(dp_checks(pair, epsilon, delta, trials, seed, per_instance), why)
+        checks = not_reproducible(dp_checks(pair, epsilon, delta, trials, seed, per_instance, progress), why)
     except MalformedPair as err:
         checks = [malformed_check(str(err))]
     if exact_delta is not None:
@@ -367,7 +374,7 @@ class ReleasesAndLosses(PrivacyLossSampler):
         return outputs, at_loss_resolution(losses, resolution)
 
 
-def stream_losses(pair, epsilon: float, trials: int, seed: int) -> StreamedLosses:
+def stream_losses(pair, epsilon: float, trials: int, seed: int, progress: bool = False) -> StreamedLosses:
     """One pass over the blocks of both worlds (stream ``plugin/<world>``), interleaved.  Memory is bounded
     whatever ``trials``: a few blocks, :data:`VIEW_SAMPLES` losses, and the consistency test's pilot (at most
     :data:`pdp_audit.verify.estimators.consistency_events.RELEASE_PILOT_MAX` releases of at most
@@ -384,7 +391,11 @@ def stream_losses(pair, epsilon: float, trials: int, seed: int) -> StreamedLosse
     tails = StreamedTails(np.array([float(epsilon)]), 0.5, resolution)
     means = {"D||D'": StreamedHockeyMean(epsilon), "D'||D": StreamedHockeyMean(epsilon)}
     heads: dict[str, list[np.ndarray]] = {"D": [], "D'": []}
-    blocks = {w: iter_blocks(ReleasesAndLosses(pair, w, resolution), trials, seed, f"plugin/{w}") for w in heads}
+    shown = {"D": progress, "D'": False}  # one bar, D's: the worlds' blocks are drawn in lockstep
+    blocks = {
+        w: iter_blocks(ReleasesAndLosses(pair, w, resolution), trials, seed, f"plugin/{w}", progress=shown[w])
+        for w in heads
+    }
     for (releases_d, block_d), (releases_dp, block_dp) in zip(blocks["D"], blocks["D'"]):
         for world, losses, releases in (("D", block_d, releases_d), ("D'", block_dp, releases_dp)):
             consistency.add(world, losses, releases)
@@ -409,7 +420,9 @@ def stream_losses(pair, epsilon: float, trials: int, seed: int) -> StreamedLosse
     )
 
 
-def dp_checks(pair, epsilon: float, delta: float, trials: int, seed: int, per_instance: bool) -> list:
+def dp_checks(
+    pair, epsilon: float, delta: float, trials: int, seed: int, per_instance: bool, progress: bool = False
+) -> list:
     """The pair's validation (``loss-consistency``, and ``noise-view`` where it has one) and the two
     hockey-stick checks δ_{D‖D'}(ε) ≤ δ and δ_{D'‖D}(ε) ≤ δ (plain, or importance-sampled through the view).
 
@@ -417,7 +430,7 @@ def dp_checks(pair, epsilon: float, delta: float, trials: int, seed: int, per_in
     impossible infinities.  The losses are streamed (:func:`stream_losses`): memory does not grow with
     ``trials``.
     """
-    streamed = stream_losses(pair, epsilon, trials, seed)
+    streamed = stream_losses(pair, epsilon, trials, seed, progress)
     checks = [consistency_evidence(streamed.consistency, trials, PAIR_LOSS_CONSISTENCY, streamed.scale)]
     replayed = replay_view(pair, seed, trials)
     view = noise_view_check(pair, streamed.heads, seed, streamed.resolution, replayed)

@@ -3,7 +3,10 @@ checks, with the ranges and one-line errors of the declared pair options, and th
 
 from __future__ import annotations
 
+import time
 from typing import Any
+
+import numpy as np
 
 from pdp_audit.mechanisms.validation import InputError
 from pdp_audit.reports.records import Run
@@ -13,6 +16,36 @@ from pdp_audit.verify.core.config import PAIR_OPTIONS, pair_value
 DEFAULT_TRIALS = PAIR_OPTIONS["trials"].default
 #: The family-wise false-alarm probability of a run when ``alpha`` is not given.
 DEFAULT_ALPHA = PAIR_OPTIONS["alpha"].default
+#: Releases per world a user's sampler is timed on before a run states its budget (fewer for a sampler so slow that
+#: they would take over PROBE_SECONDS).
+PROBE_RELEASES = 2_000
+PROBE_SECONDS = 2.0
+
+
+def sampler_cost(samplers) -> float:
+    """Seconds a release of the slower of ``samplers`` (one ``(size, rng)`` function per world, drawing from a fixed
+    generator of their own), after a warm-up call: what a run's budget statement and its choice of workers rest on."""
+    rng = np.random.default_rng(0)
+    cost = 0.0
+    for sample in samplers:
+        start = time.perf_counter()
+        sample(16, rng)  # warm-up: imports and caches of the first call are not the per-release cost
+        guess = (time.perf_counter() - start) / 16
+        probe = int(min(PROBE_RELEASES, max(16, PROBE_SECONDS / max(guess, 1e-9))))
+        start = time.perf_counter()
+        sample(probe, rng)
+        cost = max(cost, (time.perf_counter() - start) / probe)
+    return cost
+
+
+def per_release(seconds: float) -> str:
+    """A release's cost as a person reads it: µs, or ms from a millisecond."""
+    return f"{seconds * 1e3:.3g} ms a release" if seconds >= 1e-3 else f"{seconds * 1e6:.3g} µs a release"
+
+
+def duration(minutes: float) -> str:
+    """``minutes`` as a person reads them: seconds below a minute."""
+    return f"{minutes * 60:.0f} s" if minutes < 1 else f"{minutes:.1f} min"
 
 
 def claim_values(
