@@ -15,32 +15,39 @@ is the **L1 form**
 
     ℓ(n) = Σ_j λ_j (|n_j + d_j| − |n_j|),     d = c_P − c_Q,                                          (1)
 
-whose supremum is η = Σ_j λ_j|d_j| (pure (η, 0)-DP).  With s_j = sign(d_j), a_j = |d_j| and the clipped coordinate
-v_j = max(s_j n_j, −a_j) ∈ [−a_j, ∞), each term is λ_j a_j + 2λ_j min(0, v_j), so
+whose supremum is η = Σ_j λ_j|d_j| (pure (η, 0)-DP).  With s_j = sign(d_j), a_j = |d_j| and the doubly clipped
+coordinate w_j = min(max(s_j n_j, −a_j), 0) ∈ [−a_j, 0] -- the only part of n_j the loss depends on -- each term is
+λ_j a_j + 2λ_j w_j, so
 
-    ℓ(n) = η + 2 Σ_j λ_j min(0, v_j),     ℓ > ε  ⟺  Σ_j λ_j min(0, v_j) > −m,   m = (η − ε)/2.          (2)
+    ℓ(n) = η + 2 Σ_j λ_j w_j,     ℓ > ε  ⟺  Σ_j λ_j w_j > −m,   m = (η − ε)/2.                              (2)
 
-**The tilted proposal** (exponential tilting, Siegmund 1976; Bucklew 2004, ch. 5) is f tilted along the clipped
-coordinates, θ_j = τλ_j (0 ≤ τ < 1 keeps it normalisable):
+**The tilted proposal** (exponential tilting, Siegmund 1976; Bucklew 2004, ch. 5) is f tilted along w, where the
+loss grows, θ_j = τλ_j with any τ ≥ 0 (w is bounded, so every τ is normalisable):
 
-    g(n) = f(n) e^{Σ θ_j v_j} / Z(τ),     Z(τ) = Π_j E_f[e^{θ_j v_j}],     r(n) = f/g = Z(τ) e^{−Σ θ_j v_j},   (3)
+    g(n) = f(n) e^{Σ θ_j w_j} / Z(τ),     Z(τ) = Π_j E_f[e^{θ_j w_j}] ≤ 1,     r(n) = f/g = Z(τ) e^{−Σ θ_j w_j},   (3)
 
-a product law drawn exactly piece by piece (y = s_j n_j ≥ 0, −a_j ≤ y < 0, y < −a_j are three exponential or
-geometric pieces), so the likelihood ratio r is exact.  τ is chosen so that the proposal's mean loss is ε (the
-saddle point, found by bisection on a fixed-seed pilot), or 0 where the event is empty under (1) (ε ≥ η).
+a product law drawn exactly piece by piece (y = s_j n_j ≥ 0 keeps f's law, −a_j ≤ y < 0 is f tilted by e^{θ_j y},
+y < −a_j is f's tail, each an exponential or geometric piece), so the likelihood ratio r is exact.  Everything is
+computed in logs (log Z is a sum of log-sum-exps of the pieces), so nothing overflows at any dimension.  Tilting
+along the loss's own coordinate w, not along s_j n_j, matters: past w_j = 0 the loss saturates, and a tilt that
+pushes n_j further (the earlier proposal, e^{θ max(s n, −a)} with τ < 1) spends its draws where the loss no longer
+grows and leaves weights Z e^{−θ s n} of huge spread (a 20-count geometric histogram at δ(0.9) = 1.5e-7: estimates
+1e11 too small, upper bound 2e10).  τ minimises the bound (4) below, log Z(τ) + τm: Chernoff's bound on
+P_f[Σ λ_j w_j > −m], whose minimiser is the saddle point where the proposal's mean loss is ε (computed from the
+closed form of log Z, no pilot draws); τ = 0 where ε ≥ η (the event is empty but for rounding).
 
 **Is a weight bound needed?  Yes.**  The empirical Bernstein interval (:func:`pdp_audit.verify.estimators.rare.
 empirical_bernstein_radius`) needs the summands X = (1 − e^{ε−ℓ})₊ r(n) in a known [0, B]: without one, a region the
 proposal rarely visits could carry any share of δ and no finite sample can bound it.  Two bounds exist:
 
-* a *global* one, whatever the loss: v_j ≥ −a_j gives r ≤ Z(τ) e^{τη} (the clipping is what makes it finite; the
-  plain exponential tilt e^{−θᵀn} is unbounded as n_j → −∞).  It exceeds 1, so it bounds δ no better than plain
-  draws of the world's own law (about log(1/α)/n): it is used for nothing but the lower bound's clipping;
-* a *structural* one on the event: under (1)–(2), on {ℓ > ε}, Σθ_j v_j ≥ τ Σλ_j min(0, v_j) > −τm, and
-  (1 − e^{ε−ℓ})₊ ≤ κ = (1 − e^{ε−η})₊, so
+* a *global* one, whatever the loss: w_j ≥ −a_j gives r ≤ Z(τ) e^{τη}.  It may exceed 1, so it bounds δ no better
+  than plain draws of the world's own law (about log(1/α)/n): it is used for nothing but the lower bound's clipping;
+* a *structural* one on the event: under (1)–(2), on {ℓ > ε}, Σθ_j w_j > −τm, and (1 − e^{ε−ℓ})₊ ≤
+  κ = (1 − e^{ε−η})₊, so
 
-      X ≤ B = κ Z(τ) e^{τ max(m, 0)}.                                                                  (4)
+      X ≤ B = κ Z(τ) e^{τ max(m, 0)} ≤ κ.                                                              (4)
 
+  B is never rounded below the smallest normal double (an underflow to 0 would certify δ = 0 by sampling).
   This is the same kind of assumption as the Gaussian view's: there the half-space bound holds because the loss is
   affine in the noise, which is verified at 8 random points and otherwise assumed.  Here the L1 form (1) of the
   *claimed* loss, and the translation, are verified on **every** proposal draw (at the releases' precision,
@@ -50,13 +57,11 @@ proposal rarely visits could carry any share of δ and no finite sample can boun
   is an *escape*: then the upper bound is +∞ (``certified`` False) and only the lower bound is used.
 
 The lower bound is valid whatever the loss (summands are clipped at B, which only lowers the mean).  The upper
-bound is valid for the view's law under the verified structure; the view's law is tested against ``sample()``
-(``noise-view``: KS and Mood's scale test on losses drawn from the declared law) and the claimed loss against the
-sampler (``loss-consistency``), and the importance-sampled interval is only ever intersected with the plain
-estimates of ``sample()``'s own draws (:mod:`pdp_audit.verify.evidence.pair_claims`).  What no check at 1e5 draws
-sees -- a branch of ``sample()`` rarer than about 1e-4 that the view and the loss both omit -- this interval cannot
-see either.  For a correct pure-DP pair (ε ≥ η) κ is of order t, so the interval is [0, about 1e-11]: the δ it
-certifies is that upper end, under the verified structure, never "δ = 0".
+bound is valid for the view's law under the verified structure, so it is the sampler's only where the view *replays*
+``sample()`` exactly (:mod:`pdp_audit.verify.estimators.view_replay`): :mod:`pdp_audit.verify.evidence.pair_checks`
+tilts no other view, and the interval is only ever intersected with the plain estimates of ``sample()``'s own draws
+(:mod:`pdp_audit.verify.evidence.pair_claims`).  For a correct pure-DP pair (ε ≥ η) κ is of order t, so the interval
+is [0, about 1e-11]: sampling never certifies "δ = 0" (the bounded-loss proof of ``pair_checks`` does).
 
 Sampling is seeded by the block engine (block j of stream ``s`` draws from ``block_rng(seed, s, j)``), so results
 depend on the seed only.
@@ -65,9 +70,10 @@ depend on the seed only.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
+from scipy import optimize
 
 from pdp_audit.mechanisms.base import MalformedPair, release_epsilon
 from pdp_audit.verify.estimators.engine import BLOCK_SIZE, block_rng, block_sizes
@@ -77,9 +83,8 @@ from pdp_audit.verify.estimators.tails import hockey_integrand
 #: The noise laws a view may declare (``noise_law``); a view without one is Gaussian.
 LAWS = ("gaussian", "laplace", "geometric")
 TILTED_LAWS = ("laplace", "geometric")
-#: Largest tilt τ: the proposal's weights have variance Z(τ)Z(−τ)-like growth as τ → 1.
-TAU_MAX = 0.9
-PILOT_DRAWS = 4096
+#: The range of log τ searched for the smallest bound (4).
+LOG_TAU_RANGE = (-12.0, 60.0)
 BOUND_SLACK = 1e-9
 
 
@@ -128,50 +133,53 @@ def view_losses(view, world: str, size: int, rng: np.random.Generator) -> np.nda
 
 
 # ------------------------------------------------------------------------------------------------------------------
-# The clipped tilt of one coordinate: three pieces of y = s·n
+# The clipped tilt of one coordinate: three pieces of y = s·n, in log space
 # ------------------------------------------------------------------------------------------------------------------
 @dataclass(frozen=True)
 class _Pieces:
-    """Unnormalised masses of y ≥ 0, −a ≤ y < 0 (integer law: −a ≤ y ≤ −1) and y < −a under f e^{θv}, and
-    log Z = log E_f[e^{θ v}] (θ = τλ)."""
+    """Logs of the unnormalised masses of y ≥ 0, −a ≤ y < 0 (integer law: −a ≤ y ≤ −1) and y < −a under f e^{θw},
+    w = min(max(y, −a), 0), and log Z = log E_f[e^{θ w}] ≤ 0 (θ = τλ)."""
 
-    masses: np.ndarray  # (3, k)
+    log_masses: np.ndarray  # (3, k)
     log_z: np.ndarray  # (k,)
 
 
 def _pieces(law: str, lam: np.ndarray, a: np.ndarray, tau: np.ndarray) -> _Pieces:
-    up, down = lam * (1 - tau), lam * (1 + tau)
-    if law == "laplace":  # ∫ of (λ/2) e^{−λ|y|} e^{θ max(y, −a)} over each piece
-        masses = np.array([1 / up, -np.expm1(-down * a) / down, np.exp(-down * a) / lam]) * (lam / 2)
-    else:  # Σ of (1−q)/(1+q) q^{|y|} e^{θ max(y, −a)} over each piece, q = e^{−λ}
-        norm = np.tanh(lam / 2)  # (1 − q)/(1 + q)
-        r2 = np.exp(-down)
-        masses = np.array(
-            [
-                1 / -np.expm1(-up),
-                r2 * -np.expm1(-down * a) / -np.expm1(-down),
-                np.exp(-down * a - lam) / -np.expm1(-lam),
+    down = lam * (1 + tau)
+    with np.errstate(divide="ignore"):  # a = 0: the middle piece is empty (log mass −∞)
+        if law == "laplace":  # ∫ of (λ/2) e^{−λ|y|} e^{θ w} over each piece
+            logs = [
+                np.full(lam.shape, -math.log(2)),
+                np.log(lam / 2) + np.log(-np.expm1(-down * a)) - np.log(down),
+                -math.log(2) - down * a,
             ]
-        )
-        masses = masses * norm
-    return _Pieces(masses, np.log(masses.sum(axis=0)))
+        else:  # Σ of (1−q)/(1+q) q^{|y|} e^{θ w} over each piece, q = e^{−λ}
+            log_norm = np.log(np.tanh(lam / 2))  # (1 − q)/(1 + q)
+            logs = [
+                -np.log1p(np.exp(-lam)),
+                log_norm - down + np.log(-np.expm1(-down * a)) - np.log(-np.expm1(-down)),
+                log_norm - down * a - lam - np.log(-np.expm1(-lam)),
+            ]
+    log_masses = np.array(logs)
+    return _Pieces(log_masses, np.logaddexp.reduce(log_masses, axis=0))
 
 
 def _draw_tilted(law: str, lam: np.ndarray, a: np.ndarray, tau: np.ndarray, size: int, rng) -> np.ndarray:
-    """``size`` draws of y = s·n under the clipped tilt of each coordinate (exact inversion within each piece)."""
+    """``size`` draws of y = s·n under the clipped tilt of each coordinate (exact inversion within each piece): y ≥ 0
+    keeps f's law, −a ≤ y < 0 is f tilted by e^{θy}, y < −a is f's tail shifted by −a."""
     k = lam.size
-    masses = _pieces(law, lam, a, tau).masses
-    cut = np.cumsum(masses / masses.sum(axis=0), axis=0)
+    pieces = _pieces(law, lam, a, tau)
+    cut = np.cumsum(np.exp(pieces.log_masses - pieces.log_z), axis=0)
     u = rng.random((size, k))
     piece = (u > cut[0]).astype(int) + (u > cut[1])
     e1, e2 = rng.random((size, k)), rng.random((size, k))
-    up, down = lam * (1 - tau), lam * (1 + tau)
+    down = lam * (1 + tau)
     if law == "laplace":
-        pos = -np.log1p(-e1) / up
+        pos = -np.log1p(-e1) / lam
         mid = -(-np.log1p(-e2 * -np.expm1(-down * a)) / down)
         low = -a - (-np.log1p(-e1) / lam)
     else:
-        pos = np.floor(np.log1p(-e1) / -up)  # geometric on {0, 1, …} of ratio e^{−up}
+        pos = np.floor(np.log1p(-e1) / -lam)  # geometric on {0, 1, …} of ratio e^{−λ}
         mid = -(1 + np.floor(np.log1p(-e2 * -np.expm1(-down * a)) / -down))  # {−a, …, −1}, ratio e^{−down}
         mid = np.maximum(mid, -a)  # rounding at the last unit of the inversion
         low = -a - 1 - np.floor(np.log1p(-e1) / -lam)
@@ -211,26 +219,33 @@ class Tilt:
 
     @property
     def log_z(self) -> float:
+        """log Z(τ) of (3), ≤ 0: a sum of logs, finite at any dimension."""
         return float(_pieces(self.law, self.lam, np.abs(self.offsets), self.taus).log_z.sum())
 
     @property
+    def margin(self) -> float:
+        """m of (2) with the rounding slack t = 4ρ(1 + η): (η + t − ε)/2, at least 0."""
+        return max((self.eta + 4 * self.rtol * (1 + self.eta) - self.epsilon) / 2, 0.0)
+
+    @property
     def log_bound(self) -> float:
-        """log B of (4), with the rounding slack t = 4ρ(1 + η) in κ = 1 − e^{min(ε − η, 0) − t} and m (so B > 0: a
-        pure pair's bound is of order t, never 0)."""
+        """log B of (4), with the rounding slack t in κ = 1 − e^{min(ε − η, 0) − t} and m (so B > 0: a pure pair's
+        bound is of order t, never 0).  At most log κ ≤ 0: no overflow at any dimension."""
         slack = 4 * self.rtol * (1 + self.eta)
         kappa = -math.expm1(min(self.epsilon - self.eta, 0.0) - slack)
-        return math.log(kappa) + self.log_z + self.tau * max((self.eta + slack - self.epsilon) / 2, 0.0)
+        return math.log(kappa) + self.log_z + self.tau * self.margin
 
     def form(self, noise: np.ndarray) -> np.ndarray:
         """ℓ of (1) at each row of ``noise``."""
         return np.sum(self.lam * (np.abs(noise + self.offsets) - np.abs(noise)), axis=1)
 
     def draw(self, size: int, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
-        """Noise rows from the proposal g of (3) and their log weights log r."""
+        """Noise rows from the proposal g of (3) and their log weights log r = log Z − Σθ_j w_j."""
         s, a = np.sign(self.offsets), np.abs(self.offsets)
         y = _draw_tilted(self.law, self.lam, a, self.taus, size, rng)
         noise = np.where(s == 0, y, s * y)  # y has the untilted law where d_j = 0 (a_j = 0, τ_j = 0 ⇒ f)
-        return noise, self.log_z - (np.maximum(y, -a) * self.taus * self.lam).sum(axis=1)
+        w = np.clip(y, -a, 0.0)
+        return noise, self.log_z - (w * self.taus * self.lam).sum(axis=1)
 
 
 def _translation_offsets(view, law: str, lam: np.ndarray, world: str, other: str) -> tuple[np.ndarray, np.ndarray]:
@@ -245,8 +260,9 @@ def _translation_offsets(view, law: str, lam: np.ndarray, world: str, other: str
 
 
 def tilt_for(view, epsilon: float, direction: str) -> Tilt:
-    """The proposal of one direction: offsets from the view at zero noise, τ by bisection so that the proposal's mean
-    L1-form loss is ε (0 where ε ≥ η, :data:`TAU_MAX` where even that mean is below ε)."""
+    """The proposal of one direction: offsets from the view at zero noise, and τ minimising the bound (4),
+    log Z(τ) + τm -- Chernoff's bound on P_f[Σλ_j w_j > −m], whose minimiser is the saddle point where the proposal's
+    mean loss is ε (Bucklew 2004, ch. 5); 0 where ε ≥ η (the event is empty but for rounding)."""
     law, lam = declared_law(view), rates(view)
     world, sign = DIRECTIONS[direction]
     other = "D'" if world == "D" else "D"
@@ -257,19 +273,13 @@ def tilt_for(view, epsilon: float, direction: str) -> Tilt:
     if not np.any(offsets) or epsilon >= tilt.eta:
         return tilt
 
-    def mean_loss(tau: float) -> float:
-        trial = Tilt(law, world, sign, lam, offsets, centre, float(epsilon), tau, rtol)
-        return float(trial.form(trial.draw(PILOT_DRAWS, np.random.default_rng(20261124))[0]).mean())
+    def log_bound(log_tau: float) -> float:
+        return replace(tilt, tau=math.exp(log_tau)).log_bound
 
-    lo, hi = 0.0, TAU_MAX
-    if mean_loss(lo) >= epsilon:
-        return tilt
-    if mean_loss(hi) < epsilon:
-        lo = hi
-    for _ in range(30 if lo < hi else 0):
-        mid = (lo + hi) / 2
-        lo, hi = (mid, hi) if mean_loss(mid) < epsilon else (lo, mid)
-    return Tilt(law, world, sign, lam, offsets, centre, float(epsilon), lo, rtol)
+    # log B is convex in τ, hence unimodal in log τ; τ spans e^-12 (ε far below η) to e^60 (m of order 1e-16).
+    found = optimize.minimize_scalar(log_bound, bounds=LOG_TAU_RANGE, method="bounded", options={"xatol": 1e-6})
+    best = replace(tilt, tau=math.exp(float(found.x)))
+    return best if best.log_bound < tilt.log_bound else tilt
 
 
 class TiltedSampler:
@@ -289,8 +299,9 @@ class TiltedSampler:
         moved = np.abs(releases - t.centre - noise) > t.rtol * (1 + np.abs(t.centre) + np.abs(noise))
         structure = ~moved.any(axis=1) & (np.abs(loss - form) <= t.rtol * scale)  # NaN compares False: an escape
         h = hockey_integrand(np.nan_to_num(loss, nan=np.inf), t.epsilon)
+        log_bound = max(t.log_bound, math.log(MIN_BOUND))
         with np.errstate(over="ignore", invalid="ignore"):
-            scaled = np.where(h > 0, h * np.exp(np.minimum(log_r - t.log_bound, 700.0)), 0.0)
+            scaled = np.where(h > 0, h * np.exp(np.minimum(log_r - log_bound, 700.0)), 0.0)
         escapes = int(np.sum(~structure | (scaled > 1 + BOUND_SLACK)))
         values = np.minimum(scaled, 1.0)
         mean = float(values.mean())
@@ -328,18 +339,15 @@ class TiltedTail:
         return self.delta.upper_bound(alpha) if self.certified else math.inf
 
 
-#: log B beyond which the tilted bound is useless (δ ≤ B·(mean + radius) cannot fall below 1 for any budget of at
-#: most 1e9 draws once B > 1e9/log(2/α) ≈ e^17) and e^B no longer a double (e^709.8): only plain draws decide then.
-#: Reached by a Laplace view over a thousand coordinates whose loss bound rounds a hair above ε (log Z ≈ 1700).
-MAX_LOG_BOUND = 700.0
+#: The smallest B used (the smallest normal double): a bound that underflows is rounded up, never to 0, so sampling
+#: never certifies δ = 0 (only the bounded-loss proof does).
+MIN_BOUND = 2.2250738585072014e-308
 
 
 def tilted_tail(view, epsilon: float, direction: str, n: int, seed: int, stream: str = "tilted") -> TiltedTail:
     """δ(ε) in one direction from ``n`` proposal draws (module notes); block j draws from
     ``block_rng(seed, f"{stream}/{direction}", j)``."""
     tilt = tilt_for(view, epsilon, direction)
-    if tilt.log_bound > MAX_LOG_BOUND:
-        raise NoTilt(f"the weights' bound B = e^{tilt.log_bound:.4g} leaves δ unbounded below 1 at any budget")
     work = TiltedSampler(view, tilt)
     name = f"{stream}/{direction}"
     rows = np.concatenate([work(size, block_rng(seed, name, b)) for b, size in enumerate(block_sizes(n, BLOCK_SIZE))])
@@ -350,7 +358,9 @@ def tilted_tail(view, epsilon: float, direction: str, n: int, seed: int, stream:
         mean += gap * nb / total
         m2 += m2b + gap * gap * count * nb / total
         count = total
-    delta = BoundedMean(int(count), float(mean), float(m2 / max(count - 1, 1)), math.exp(tilt.log_bound))
+    delta = BoundedMean(
+        int(count), float(mean), float(m2 / max(count - 1, 1)), max(math.exp(tilt.log_bound), MIN_BOUND)
+    )
     return TiltedTail(float(epsilon), direction, tilt, delta, int(rows[:, 3].sum()))
 
 
@@ -358,7 +368,7 @@ def try_tilted_tail(
     view, epsilon: float, direction: str, n: int, seed: int, stream: str
 ) -> tuple[TiltedTail | None, str]:
     """:func:`tilted_tail` and "", or None and why no tilt applies (the view is not a translation of its noise, or
-    its weights cannot bound δ below 1): only plain draws decide then."""
+    its offsets are off the geometric lattice): only plain draws decide then."""
     try:
         return tilted_tail(view, epsilon, direction, n, seed, stream), ""
     except NoTilt as reason:
