@@ -17,7 +17,7 @@ import pytest
 from scipy import integrate, stats
 
 import pdp_audit
-from pdp_audit.mechanisms.mutant_pairs import NoisyHistogram
+from pdp_audit.mechanisms.mutant_pairs import MovedCounts, NoisyHistogram
 from pdp_audit.verify.estimators import tilting, view_structure
 from pdp_audit.verify.estimators.consistency_scale import scale_identity
 
@@ -270,29 +270,8 @@ def test_a_wide_pure_laplace_is_proven_at_a_small_budget():
     assert broken.verdict == "fail", pdp_audit.describe(broken)
 
 
-class AllCounts:
-    """``d`` counts each one larger on D than on D' (a record in every count), plus two-sided geometric noise of scale
-    b per count: η = d/b, and the loss η − 2λK, K = #{counts whose noise is ≤ −1 on D}, K ~ Binomial(d, q/(1 + q))."""
-
-    noise_law = "geometric"
-
-    def __init__(self, d: int = 20, scale: float = 20.0):
-        self.noise_dim = self.output_dim = d
-        self.noise_scale = scale
-
-    def centre(self, world):
-        return np.full(self.noise_dim, 1.0 if world == "D" else 0.0)
-
-    def sample(self, world, size, rng):
-        noise = tilting.draw_noise("geometric", np.full(self.noise_dim, 1 / self.noise_scale), size, rng)
-        return self.release_from_noise(world, noise)
-
-    def release_from_noise(self, world, noise):
-        return self.centre(world) + noise
-
-    def privacy_loss(self, outputs):
-        gaps = np.abs(outputs - self.centre("D'")) - np.abs(outputs - self.centre("D"))
-        return np.sum(gaps, axis=1) / self.noise_scale
+class AllCounts(MovedCounts):
+    """:class:`pdp_audit.mechanisms.mutant_pairs.MovedCounts` with its exact δ(ε)."""
 
     def exact_delta(self, epsilon: float) -> float:
         """δ(ε) = Σ_k P(K = k)(1 − e^{ε − η + 2λk})₊ (scipy's binomial pmf; both directions are equal by symmetry)."""
