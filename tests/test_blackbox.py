@@ -261,18 +261,17 @@ def test_a_run_that_names_no_budget_is_the_event_test_at_the_declared_default(tm
     that reports what it was given."""
     import pdp_audit
     import pdp_audit.audits.blackbox.audit as home
-    import pdp_audit.verify.api as api
     from pdp_audit.audits.blackbox.defaults import DEFAULT_TRIALS
     from pdp_audit.mechanisms.validation import InputError
 
     assert DEFAULT_TRIALS >= 8_000_000  # 4e6 left SVT3 unrefuted on one seed of three (docs/how-to/blackbox.md)
 
-    def given(pair, claim, trials, seed, progress, budget):
+    def given(samplers, trials, budget, progress):
         raise InputError(f"given trials={trials} statistic={budget.statistic}")
 
-    for module in (home, api):  # where pdp_audit.audit_blackbox calls it, and where the command does
-        monkeypatch.setattr(module, "audit_blackbox_with", given)
-    # no budget named: None, which audit_blackbox_with fits to the sampler's speed (8e6 for a fast one: below)
+    # where the kind's run fits the budget, whether pdp_audit.audit_blackbox or the command called it
+    monkeypatch.setattr(home, "_fitted", given)
+    # no budget named: None, which the run fits to the sampler's speed (8e6 for a fast one: below)
     with pytest.raises(InputError, match="^given trials=None statistic=events$"):
         pdp_audit.audit_blackbox(gaussian_samplers(1.0), 1.0, DELTA)
     (tmp_path / "user_mech.py").write_text(MODULE)

@@ -25,11 +25,8 @@ from __future__ import annotations
 import os
 from typing import TYPE_CHECKING, Any, Mapping
 
-from pdp_audit.audits.blackbox.audit import (  # noqa: F401 (re-exported)
-    audit_blackbox,
-    audit_blackbox_search,
-    audit_blackbox_with,
-)
+from pdp_audit.audits.blackbox.audit import audit_blackbox, audit_blackbox_search  # noqa: F401 (re-exported)
+from pdp_audit.audits.blackbox.config import command_defaults as blackbox_defaults  # noqa: F401
 from pdp_audit.audits.canaries.evidence import audit_canary_scores, audit_one_run  # noqa: F401 (re-exported)
 from pdp_audit.audits.coverage.audit import audit_coverage  # noqa: F401 (re-exported)
 from pdp_audit.audits.pair.audit import audit_pair  # noqa: F401 (re-exported)
@@ -59,6 +56,7 @@ from pdp_audit.verify.core.config import (  # noqa: F401
 from pdp_audit.verify.core.config import options as declared_options  # noqa: F401
 from pdp_audit.verify.core.float_rules import with_own_float_rules
 from pdp_audit.verify.core.outputs import add_reads, check_outputs, read_paths, record_reads, store_inputs  # noqa: F401
+from pdp_audit.verify.core.processes import in_user_process  # noqa: F401
 from pdp_audit.verify.evidence.user_audits import DEFAULT_ALPHA, DEFAULT_TRIALS, check_protocol  # noqa: F401
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -182,10 +180,26 @@ def user_code(deployment: Any) -> tuple[bool, str | None]:
 
 def kind_options(name: str) -> tuple:
     """The options the user-facing audit kind ``name`` declares (:data:`pdp_audit.verify.catalogue.kinds.KINDS`):
-    what its command parses, with their ranges."""
+    the fields of its config, what its command's flags are generated from."""
     from pdp_audit.verify.catalogue.kinds import kinds_by_name
 
     return kinds_by_name()[name].options
+
+
+def kind_config(name: str, values: Mapping[str, Any], names: Names | None = None, target: Any = None) -> Any:
+    """The config of the user-facing audit kind ``name`` from option values in the caller's words (``names``; the
+    API's keywords by default), checked before any work: what a command, a deployment file and a sweep cell build
+    a kind's audit from (:meth:`~pdp_audit.verify.core.plan.KindPlan.configure`)."""
+    from pdp_audit.verify.catalogue.kinds import kinds_by_name
+
+    return kinds_by_name()[name].plan.configure(values, names, target)
+
+
+def run_kind(name: str, config: Any, progress: bool = False) -> Run:
+    """Run the user-facing audit kind ``name`` on its ``config`` (:func:`kind_config`)."""
+    from pdp_audit.verify.catalogue.kinds import kinds_by_name
+
+    return kinds_by_name()[name].plan.execute(config, progress)
 
 
 def audit_plans() -> dict:

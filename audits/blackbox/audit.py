@@ -7,12 +7,13 @@ from __future__ import annotations
 import dataclasses
 from typing import Any
 
-from pdp_audit.audits.blackbox.defaults import STATISTICS
+from pdp_audit.audits.blackbox.config import KEYWORDS, BlackBoxAuditConfig
+from pdp_audit.audits.blackbox.defaults import DEFAULT_STATISTIC
 from pdp_audit.mechanisms.validation import InputError
 from pdp_audit.reports.records import Run
-from pdp_audit.verify.core.config import pair_value
+from pdp_audit.verify.core.config import Names, build
 from pdp_audit.verify.core.float_rules import with_own_float_rules
-from pdp_audit.verify.evidence.user_audits import DEFAULT_ALPHA, check_protocol, claim_values, decided
+from pdp_audit.verify.evidence.user_audits import DEFAULT_ALPHA, check_protocol, decided
 
 
 @with_own_float_rules
@@ -86,30 +87,26 @@ def audit_blackbox(
         budget = BlackBoxBudget()
     elif not isinstance(budget, BlackBoxBudget):
         raise InputError(f"budget must be a pdp_audit.BlackBoxBudget, got {type(budget).__name__}")
-    return audit_blackbox_with(pair, (epsilon, delta, alpha), trials, seed, progress, budget)
+    values = {"claim_epsilon": epsilon, "claim_delta": delta, "trials": trials, "seed": seed, "alpha": alpha}
+    values.update(dataclasses.asdict(budget))
+    config = build(BlackBoxAuditConfig, values, Names(lambda o: KEYWORDS.get(o.key, o.key)), extra={"target": pair})
+    return run_blackbox(config, bool(progress))
 
 
-def audit_blackbox_with(pair: Any, claim: tuple, trials: Any, seed: Any, progress: bool, budget: Any) -> Run:
-    """:func:`audit_blackbox` with its claim as (ε, δ, α) and the budget beyond ``trials`` as a
-    :class:`~pdp_audit.audits.blackbox.evidence.BlackBoxBudget` (``train_trials``, ``workers``: results do not
-    depend on the workers; the samplers must then be picklable): what ``pdp-audit blackbox`` runs."""
+def run_blackbox(config: BlackBoxAuditConfig, progress: bool = False) -> Run:
+    """The black-box audit of ``config.target`` (what :func:`audit_blackbox` and ``pdp-audit blackbox`` run, through
+    the plan :mod:`pdp_audit.audits.blackbox.plan`).  ``trials`` None is the default budget fitted to the samplers'
+    speed, whatever the way in."""
     from pdp_audit.audits.blackbox.evidence import BlackBoxBudget, BlackBoxSamplers, UserSampler, blackbox_checks
     from pdp_audit.verify.core.dask_cluster import checked_place
 
-    epsilon, delta, trials, seed, alpha = claim_values(
-        claim[0], claim[1], trials, seed, claim[2], "refuted_delta", "blackbox_trials"
-    )
-    train_trials = budget.train_trials
-    if budget.statistic not in STATISTICS:
-        raise InputError(f"statistic must be one of {', '.join(STATISTICS)}, got {budget.statistic!r}")
-    auto = budget.workers is None  # the run chooses: the cores for a slow sampler that pickles (time_budget)
-    workers = 1 if auto else pair_value("workers", budget.workers)
+    statistic = DEFAULT_STATISTIC if config.statistic is None else config.statistic
+    auto = config.workers is None  # the run chooses: the cores for a slow sampler that pickles (time_budget)
+    workers = 1 if auto else config.workers
     budget = BlackBoxBudget(
-        None if train_trials is None else pair_value("train_trials", train_trials),
-        workers,
-        budget.statistic,
-        *checked_place(workers, budget.scheduler, budget.dask_local),
+        config.train_trials, workers, statistic, *checked_place(workers, config.scheduler, config.dask_local)
     )
+    pair = config.target
     if isinstance(pair, tuple) and len(pair) == 2 and all(callable(f) for f in pair):
         name = getattr(pair[0], "__qualname__", type(pair[0]).__name__)
         pair = BlackBoxSamplers(*pair)
@@ -118,10 +115,12 @@ def audit_blackbox_with(pair: Any, claim: tuple, trials: Any, seed: Any, progres
         name = type(pair).__name__
     samplers = (UserSampler(pair, "D"), UserSampler(pair, "D'"))
     auto = auto and budget.scheduler is None and budget.dask_local is None
-    fitted = _fitted(samplers, trials, budget, bool(progress), auto)
+    fitted = _fitted(samplers, config.trials, budget, bool(progress), auto)
+    trials: Any = config.trials  # None, where timing failed: the checks name the sampler's fault
     if fitted is not None:
         trials, budget = fitted.trials, dataclasses.replace(budget, workers=fitted.workers)
-    evidence = blackbox_checks(*samplers, epsilon, delta, trials, seed, bool(progress), budget)
+    epsilon, delta = config.claim_epsilon, config.claim_delta
+    evidence = blackbox_checks(*samplers, epsilon, delta, trials, config.seed, bool(progress), budget)
     if fitted is not None and fitted.lowered:
         evidence = [e.noted(fitted.describe()).with_details(fitted_budget=fitted.describe()) for e in evidence]
     parameters = {
@@ -132,7 +131,7 @@ def audit_blackbox_with(pair: Any, claim: tuple, trials: Any, seed: Any, progres
         "trials": trials,
         **({} if budget.train_trials is None else {"train_trials": budget.train_trials}),
     }
-    return decided(name, evidence, alpha, parameters, seed)
+    return decided(name, evidence, config.alpha, parameters, config.seed)
 
 
 def _fitted(samplers: tuple, trials: Any, budget: Any, progress: bool, auto: bool):
@@ -154,7 +153,6 @@ def _fitted(samplers: tuple, trials: Any, budget: Any, progress: bool, auto: boo
     if progress:
         print(f"pdp-audit blackbox: {fitted.statement(budget.statistic)}", file=sys.stderr, flush=True)
     return fitted
-
 
 
 @with_own_float_rules

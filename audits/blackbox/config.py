@@ -1,10 +1,13 @@
-"""The options of the black-box audit as ``pdp-audit blackbox`` takes them: the claim and the budget of
-``pdp_audit.audit_blackbox``, with the ranges of the pair options and the defaults of
+"""The options of the black-box audit, declared once: the claim and the budget of ``pdp_audit.audit_blackbox``
+(its keywords and :class:`~pdp_audit.audits.blackbox.evidence.BlackBoxBudget`), the flags of ``pdp-audit
+blackbox`` and a sweep cell's keys, with the ranges of the pair options and the defaults of
 :mod:`pdp_audit.audits.blackbox.defaults`."""
 
 from __future__ import annotations
 
 import dataclasses
+from dataclasses import dataclass, field
+from typing import Any
 
 from pdp_audit.audits.blackbox.defaults import (
     DEFAULT_STATISTIC,
@@ -15,12 +18,15 @@ from pdp_audit.audits.blackbox.defaults import (
     SEARCH_TRIALS,
     STATISTICS,
 )
-from pdp_audit.verify.core.config import PAIR_OPTIONS, Option
+from pdp_audit.verify.core.config import PAIR_OPTIONS, AuditConfig, Option, option, options
+from pdp_audit.verify.core.dask_cluster import DASK_LOCAL, SCHEDULER
 
-#: The claim and budget of ``blackbox``: the options of ``pdp_audit.audit_blackbox``, with their ranges.
-BLACKBOX_OPTIONS = (
-    dataclasses.replace(PAIR_OPTIONS["epsilon"], key="claim_epsilon", help="the claimed ε >= 0"),
-    dataclasses.replace(PAIR_OPTIONS["refuted_delta"], key="claim_delta", help="the claimed δ in [0, 1)"),
+#: The claim and budget of ``blackbox``, in the order ``pdp-audit blackbox --help`` lists them.
+_CLAIM_AND_BUDGET = (
+    dataclasses.replace(PAIR_OPTIONS["epsilon"], key="claim_epsilon", help="the claimed ε >= 0", required=True),
+    dataclasses.replace(
+        PAIR_OPTIONS["refuted_delta"], key="claim_delta", help="the claimed δ in [0, 1)", required=True
+    ),
     dataclasses.replace(
         PAIR_OPTIONS["blackbox_trials"],
         default=None,
@@ -35,8 +41,8 @@ BLACKBOX_OPTIONS = (
         help=f"releases per world to learn the test from (default: --trials, at most {EVENT_TRAIN_TRIALS:.0e} for "
         "the event test)".replace("e+0", "e"),
     ),
-    dataclasses.replace(PAIR_OPTIONS["seed"], help="root seed (default 0)"),
-    dataclasses.replace(PAIR_OPTIONS["alpha"], help="false-alarm probability (default 1e-6)"),
+    dataclasses.replace(PAIR_OPTIONS["seed"], help="root seed (default 0)", required=True),
+    dataclasses.replace(PAIR_OPTIONS["alpha"], help="false-alarm probability (default 1e-6)", required=True),
     Option(
         "statistic",
         "str",
@@ -55,3 +61,62 @@ BLACKBOX_OPTIONS = (
         choices=STATISTICS,
     ),
 )
+
+#: Where the blocks of releases are drawn: worker processes, or Dask (the options of ``sweep``, declared once).
+PLACE_OPTIONS = (
+    dataclasses.replace(
+        PAIR_OPTIONS["workers"],
+        default=None,
+        help="worker processes (default: the available cores for a sampler slower than 20 µs a release that "
+        "pickles, else 1; a search or witness re-check: 1; results do not depend on it)",
+    ),
+    SCHEDULER,
+    DASK_LOCAL,
+)
+_EPSILON, _DELTA, _TRIALS, _TRAIN, _SEED, _ALPHA, _STATISTIC = _CLAIM_AND_BUDGET
+_WORKERS, _SCHEDULER, _DASK_LOCAL = PLACE_OPTIONS
+
+
+@dataclass(frozen=True)
+class BlackBoxAuditConfig(AuditConfig):
+    """An (ε, δ)-DP claim of ``target`` -- an object with ``sample(world, size, rng)`` or a tuple of two samplers
+    ``(size, rng) -> releases`` -- tried on ``trials`` fresh releases per world (None: the default budget, fitted
+    to the sampler's speed, :mod:`pdp_audit.audits.blackbox.time_budget`) with a test learned on
+    ``train_trials``; ``statistic`` None: :data:`~pdp_audit.audits.blackbox.defaults.DEFAULT_STATISTIC`; the blocks
+    drawn on ``workers`` processes, a Dask ``scheduler`` or a ``dask_local`` cluster (at most one of them)."""
+
+    claim_epsilon: float = option(_EPSILON)
+    claim_delta: float = option(_DELTA)
+    trials: int | None = option(_TRIALS)
+    train_trials: int | None = option(_TRAIN)
+    seed: int = option(_SEED)
+    alpha: float = option(_ALPHA)
+    statistic: str | None = option(_STATISTIC)
+    workers: int = option(_WORKERS)
+    scheduler: str | None = option(_SCHEDULER)
+    dask_local: int | None = option(_DASK_LOCAL)
+    target: Any = field(default=None, compare=False, repr=False)
+
+
+#: The claim and budget of ``blackbox`` (without where the blocks are drawn: :data:`PLACE_OPTIONS`).
+BLACKBOX_OPTIONS = tuple(o for o in options(BlackBoxAuditConfig).values() if o not in PLACE_OPTIONS)
+#: How ``pdp_audit.audit_blackbox`` names the claim: its arguments ``epsilon`` and ``delta``.
+KEYWORDS = {"claim_epsilon": "epsilon", "claim_delta": "delta"}
+
+
+def command_defaults(
+    trials: int | None, statistic: str | None, workers: int | None, search: bool, reported: bool, witness: bool
+) -> tuple:
+    """``trials``, ``statistic`` and ``workers`` of a black-box run where not given, by the one rule every way in
+    follows: a plain attack, from the API, the command or a deployment file, keeps ``trials`` None -- the default
+    budget fitted to the sampler's speed -- and ``workers`` None -- chosen from it
+    (:mod:`pdp_audit.audits.blackbox.time_budget`); a search's final attack and a reported attack (which adds pages
+    and a witness, never another verdict) run the fixed default of :mod:`pdp_audit.audits.blackbox.defaults` on one
+    process; a witness's re-check its own budget, read with the witness, on one process."""
+    if trials is None and not witness and (search or reported):
+        trials = SEARCH_TRIALS if search else DEFAULT_TRIALS
+    if statistic is None:
+        statistic = SEARCH_STATISTIC if search else DEFAULT_STATISTIC
+    if workers is None and (search or reported or witness):
+        workers = 1
+    return trials, statistic, workers

@@ -14,10 +14,11 @@ from typing import Any
 
 import numpy as np
 
+from pdp_audit.audits.canaries.config import CanaryAuditConfig, CanaryScores, OneRunScores
 from pdp_audit.mechanisms.validation import InputError
 from pdp_audit.reports.records import Page, Roc, Run
 from pdp_audit.verify.core.checks import CheckSpec, Evidence, finalize, make_run
-from pdp_audit.verify.core.config import pair_value
+from pdp_audit.verify.core.config import build
 from pdp_audit.verify.core.float_rules import with_own_float_rules
 
 ASSUMPTIONS = (
@@ -237,10 +238,18 @@ def audit_canary_scores(
                                             claim_epsilon=1.0)
         run.exit_code  # 1: a 2σ shift is far from (1, 1e-5)-DP
     """
-    delta, alpha = pair_value("delta", delta, required=True), pair_value("alpha", alpha, required=True)
-    seed = pair_value("seed", seed, required=True)
-    claim = None if claim_epsilon is None else pair_value("epsilon", claim_epsilon)
-    pos, neg = scores_array(in_scores, "in_scores"), scores_array(out_scores, "out_scores")
+    values = {"delta": delta, "claim_epsilon": claim_epsilon, "alpha": alpha, "seed": seed}
+    return run_canaries(build(CanaryAuditConfig, values, extra={"target": CanaryScores(in_scores, out_scores)}))
+
+
+def run_canaries(config: CanaryAuditConfig, progress: bool = False) -> Run:
+    """The canary audit of ``config`` (what :func:`audit_canary_scores` and :func:`audit_one_run` run; the plan:
+    :mod:`pdp_audit.audits.canaries.plan`)."""
+    if isinstance(config.target, OneRunScores):
+        return _run_one_run(config)
+    delta, alpha, seed, claim = config.delta, config.alpha, config.seed, config.claim_epsilon
+    pos = scores_array(config.target.in_scores, "in_scores")
+    neg = scores_array(config.target.out_scores, "out_scores")
     evidence, pages = canary_evidence(pos, neg, delta, claim, seed)
     parameters = {
         "audit": "canary scores",
@@ -301,13 +310,19 @@ def audit_one_run(
         run = pdp_audit.audit_one_run(scores, included, 1e-7, alpha=0.05, claim_epsilon=1.0)
         run.exit_code  # 1
     """
+    values = {"delta": delta, "claim_epsilon": claim_epsilon, "alpha": alpha, "seed": seed}
+    target = OneRunScores(scores, included, guesses)
+    return run_canaries(build(CanaryAuditConfig, values, extra={"target": target}))
+
+
+def _run_one_run(config: CanaryAuditConfig) -> Run:
+    """The one-run audit of ``config.target`` (:class:`OneRunScores`)."""
     from pdp_audit.audits.canaries.one_run import one_run_attack
 
-    delta, alpha = pair_value("delta", delta, required=True), pair_value("alpha", alpha, required=True)
-    seed = pair_value("seed", seed, required=True)
-    claim = None if claim_epsilon is None else pair_value("epsilon", claim_epsilon)
-    values = scores_array(scores, "scores")
-    bits = inclusion_array(included, "included", values.size)
+    delta, alpha, seed, claim = config.delta, config.alpha, config.seed, config.claim_epsilon
+    values = scores_array(config.target.scores, "scores")
+    bits = inclusion_array(config.target.included, "included", values.size)
+    guesses = config.target.guesses
     if guesses is not None:
         guesses = _guesses(guesses, values.size)
     attack = one_run_attack(values, bits, delta, guesses, seed)

@@ -5,8 +5,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from pdp_audit.audits.coverage.config import CoverageAuditConfig
 from pdp_audit.reports.records import Run
-from pdp_audit.verify.core.config import pair_value
+from pdp_audit.verify.core.config import build
 from pdp_audit.verify.core.float_rules import with_own_float_rules
 from pdp_audit.verify.evidence.user_audits import DEFAULT_ALPHA, DEFAULT_TRIALS, decided
 
@@ -51,12 +52,18 @@ def audit_coverage(
         run = pdp_audit.audit_coverage(lambda size, rng: np.abs(rng.standard_normal(size)) <= 2.576, rho=0.01)
         run.verdict  # 'inconclusive': the claim is exactly tight, no sample size can confirm it
     """
-    rho, trials = pair_value("rho", rho, required=True), pair_value("trials", trials, required=True)
-    seed, alpha = pair_value("seed", seed, required=True), pair_value("alpha", alpha, required=True)
+    values = {"rho": rho, "trials": trials, "seed": seed, "alpha": alpha}
+    return run_coverage(build(CoverageAuditConfig, values, extra={"target": holds, "exact_failure": exact_failure}))
+
+
+def run_coverage(config: CoverageAuditConfig, progress: bool = False) -> Run:
+    """The coverage audit of ``config.target`` (what :func:`audit_coverage` runs; the plan:
+    :mod:`pdp_audit.audits.coverage.plan`)."""
     from pdp_audit.audits.coverage.evidence import coverage_checks
 
-    evidence = coverage_checks(holds, rho, trials, seed, exact_failure)
+    holds, trials = config.target, config.trials
+    evidence = coverage_checks(holds, config.rho, trials, config.seed, config.exact_failure)
     drawn = evidence[0].details.get("trials", trials)  # a malformed sampler: the trials asked for
-    parameters = {"claim": "coverage", "rho": rho, "trials": int(drawn)}
+    parameters = {"claim": "coverage", "rho": config.rho, "trials": int(drawn)}
     name = getattr(holds, "__name__", type(holds).__name__)
-    return decided(name, evidence, alpha, parameters, seed)
+    return decided(name, evidence, config.alpha, parameters, config.seed)

@@ -3,11 +3,12 @@
 
 from __future__ import annotations
 
+from pdp_audit.audits.pair.config import PairAuditConfig
 from pdp_audit.mechanisms.base import NeighbourPair
 from pdp_audit.reports.records import Run
-from pdp_audit.verify.core.config import pair_value
+from pdp_audit.verify.core.config import build
 from pdp_audit.verify.core.float_rules import with_own_float_rules
-from pdp_audit.verify.evidence.user_audits import DEFAULT_ALPHA, DEFAULT_TRIALS, check_protocol, claim_values, decided
+from pdp_audit.verify.evidence.user_audits import DEFAULT_ALPHA, DEFAULT_TRIALS, check_protocol, decided
 
 
 @with_own_float_rules
@@ -87,21 +88,29 @@ def audit_pair(
         run = pdp_audit.audit_pair(Gaussian(sigma=4.0), epsilon=1.0, delta=1e-3)
         run.verdict  # 'pass'
     """
-    epsilon, delta, trials, seed, alpha = claim_values(epsilon, delta, trials, seed, alpha)
+    values = {"epsilon": epsilon, "delta": delta, "trials": trials, "seed": seed, "alpha": alpha}
+    values.update(per_instance=bool(per_instance), exact_delta=exact_delta)
+    return run_pair(build(PairAuditConfig, values, extra={"target": pair}))
+
+
+def run_pair(config: PairAuditConfig, progress: bool = False) -> Run:
+    """The audit of ``config.target`` at the claim and budget of ``config`` (what :func:`audit_pair` runs, and
+    every other way in through the pair's plan, :mod:`pdp_audit.audits.pair.plan`)."""
+    pair = config.target
     check_protocol(pair)
-    exact_delta = pair_value("exact_delta", exact_delta)
     from pdp_audit.audits.pair.deployed import GuardedPair
     from pdp_audit.verify.evidence.pair_checks import validated_dp_checks
 
     # whatever sample() or privacy_loss() raises (sys.exit included) is the pair's fault: the exact fail pair-protocol
     guarded = GuardedPair(pair, type(pair).__name__)
-    evidence = validated_dp_checks(guarded, epsilon, delta, trials, seed, per_instance, exact_delta)
+    budget = (config.epsilon, config.delta, config.trials, config.seed)
+    evidence = validated_dp_checks(guarded, *budget, config.per_instance, config.exact_delta)
     parameters = {
         "pair": f"{type(pair).__name__}, as given",
-        "claim": "per-instance DP" if per_instance else "DP",
-        "epsilon": epsilon,
-        "delta": delta,
-        "trials": trials,
-        "exact_delta": exact_delta,
+        "claim": "per-instance DP" if config.per_instance else "DP",
+        "epsilon": config.epsilon,
+        "delta": config.delta,
+        "trials": config.trials,
+        "exact_delta": config.exact_delta,
     }
-    return decided(type(pair).__name__, evidence, alpha, parameters, seed)
+    return decided(type(pair).__name__, evidence, config.alpha, parameters, config.seed)

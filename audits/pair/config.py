@@ -1,45 +1,50 @@
-"""The claim and budget of a user's mechanism in a deployment file -- its [claim] and [audit] tables, the options of
-``pdp_audit.audit_pair`` (δ = 0 allowed) -- and of a joint release, which states them the same way."""
+"""The options of the audit of a user's white-box pair, declared once: the claim (ε, δ; δ = 0 allowed), the budget
+and what the claim is about -- what ``pdp_audit.audit_pair`` takes as keywords, a deployment file of a user's
+mechanism as its [claim] and [audit] tables (a joint release states them the same way), and a sweep cell as keys."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
+from typing import Any
 
 from pdp_audit.mechanisms.validation import InputError, quoted, shown
-from pdp_audit.verify.core.config import PAIR_OPTIONS, in_file, parse
-
-#: [claim] and [audit] of a user's mechanism: the options of ``pdp_audit.audit_pair`` (δ = 0 allowed).
-OWN_OPTIONS = {
-    "epsilon": replace(PAIR_OPTIONS["epsilon"], table="claim"),
-    "delta": replace(PAIR_OPTIONS["delta"], table="claim"),
-    "trials": replace(PAIR_OPTIONS["trials"], table="audit"),
-    "seed": replace(PAIR_OPTIONS["seed"], table="audit"),
-    "alpha": replace(PAIR_OPTIONS["alpha"], table="audit"),
-    "workers": replace(PAIR_OPTIONS["workers"], table="audit"),
-}
+from pdp_audit.verify.core.config import PAIR_OPTIONS, AuditConfig, Option, build, in_file, option, options
 
 
 @dataclass(frozen=True)
-class OwnBudget:
-    """The claim and the certification's budget of a user's mechanism."""
+class PairAuditConfig(AuditConfig):
+    """An (ε, δ)-DP claim of a neighbouring pair (``target``: the pair, a
+    :class:`~pdp_audit.mechanisms.base.NeighbourPair`; None for a deployment, whose pairs its certificate makes),
+    decided on ``trials`` draws per world at family-wise false-alarm probability ``alpha``; ``per_instance``: the
+    claim is per-instance DP of the one (D, z) the pair was built from (Wang 2019, §2); ``exact_delta``: a closed
+    form of δ(ε) to check, never evidence.  ``workers`` is checked and recorded: a user's pair runs in-process."""
 
-    epsilon: float
-    delta: float
-    trials: int
-    seed: int
-    alpha: float
+    epsilon: float = option(PAIR_OPTIONS["epsilon"], table="claim", required=True)
+    delta: float = option(PAIR_OPTIONS["delta"], table="claim", required=True)
+    trials: int = option(PAIR_OPTIONS["trials"], table="audit", required=True)
+    seed: int = option(PAIR_OPTIONS["seed"], table="audit", required=True)
+    alpha: float = option(PAIR_OPTIONS["alpha"], table="audit", required=True)
+    workers: int = option(PAIR_OPTIONS["workers"], table="audit")
+    per_instance: bool = option(
+        Option("per_instance", "bool", False, "per-instance DP of the pair's (D, z)", table="none", cli=False)
+    )
+    exact_delta: float | None = option(replace(PAIR_OPTIONS["exact_delta"], table="none", cli=False))
+    target: Any = field(default=None, compare=False, repr=False)
 
 
-def own_budget(deployment) -> OwnBudget:
-    """[claim] and [audit] checked against the ranges of ``pdp_audit.audit_pair`` (errors name the file and key)."""
-    names = in_file(deployment.path)
+#: [claim] and [audit] of a user's mechanism: the options a deployment file sets.
+OWN_OPTIONS = {key: o for key, o in options(PairAuditConfig).items() if o.table != "none"}
+
+
+def own_budget(deployment) -> PairAuditConfig:
+    """[claim] and [audit] as the pair audit's config, checked against its ranges (errors name the file and key)."""
+    audit_keys = [key for key, o in OWN_OPTIONS.items() if o.table == "audit"]
     for key in deployment.audit:
-        if key not in OWN_OPTIONS or OWN_OPTIONS[key].table != "audit":
+        if key not in audit_keys:
             raise InputError(
                 f"{shown(deployment.path)}: unknown key {quoted('audit.' + key)}; [audit] of a user's mechanism has "
-                "trials, seed, alpha, workers"
+                f"{', '.join(audit_keys)}"
             )
     values = {**deployment.claim, **deployment.audit}
-    parsed = {k: parse(o, values.get(k, o.default), names) for k, o in OWN_OPTIONS.items() if k != "workers"}
-    parse(OWN_OPTIONS["workers"], deployment.audit.get("workers"), names)  # checked; a user's pair runs in-process
-    return OwnBudget(**parsed)
+    ordered = {key: values[key] for key in OWN_OPTIONS if key in values}  # errors in declaration order
+    return build(PairAuditConfig, ordered, in_file(deployment.path), known=OWN_OPTIONS)

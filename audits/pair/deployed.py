@@ -60,7 +60,7 @@ from typing import Any, Iterator
 
 import numpy as np
 
-from pdp_audit.audits.pair.config import OwnBudget, own_budget
+from pdp_audit.audits.pair.config import PairAuditConfig, own_budget
 from pdp_audit.audits.pair.pages import per_instance_page
 from pdp_audit.mechanisms.base import MalformedPair, checked_releases, pair_attribute, user_error
 from pdp_audit.mechanisms.validation import InputError, not_a_regular_file, quoted, shown
@@ -426,7 +426,12 @@ def _certify_own(deployment, code_version: str, blackbox_checks: Any, where: str
 
 
 def pair_evidence(
-    pair: GuardedPair, kind: str, budget: OwnBudget, per_instance: bool, blackbox_checks: Any, progress: bool = False
+    pair: GuardedPair,
+    kind: str,
+    budget: PairAuditConfig,
+    per_instance: bool,
+    blackbox_checks: Any,
+    progress: bool = False,
 ) -> list:
     """The evidence ``pdp_audit.audit_pair`` (white-box) or ``pdp_audit.audit_blackbox`` (black-box, through
     ``blackbox_checks``) decides."""
@@ -445,7 +450,7 @@ def _samplers(pair: Any, loss: bool = False) -> list:
     return [lambda n, rng, w=world: pair.sample(w, n, rng) for world in ("D", "D'")]
 
 
-def stated_budget(pair: GuardedPair, kind: str, budget: OwnBudget, individuals: int) -> str:
+def stated_budget(pair: GuardedPair, kind: str, budget: PairAuditConfig, individuals: int) -> str:
     """What certify says before it draws: the releases per world, the cost of one (``sample`` and, white-box,
     ``privacy_loss``, timed on up to 2,000 per world) and the minutes they make.  A white-box pair is audited in
     this process, on one core: its checks draw in one pass whose blocks are seeded by identity, and the user's pair

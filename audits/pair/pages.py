@@ -1,5 +1,6 @@
 """The page a certificate of a user's mechanism adds for ``per_instance()``: each individual's guarantee
-(``people``: :class:`pdp_audit.audits.pair.deployed.Individual`; ``budget``: its ``OwnBudget``)."""
+(``people``: :class:`pdp_audit.audits.pair.deployed.Individual`; ``budget``: its
+:class:`~pdp_audit.audits.pair.config.PairAuditConfig`)."""
 
 from __future__ import annotations
 

@@ -1,47 +1,59 @@
-"""The user-facing audit kinds, as an explicit tuple beside the built-in audits' plans (:mod:`.plans`): a user's
-white-box pair, a black box, canary scores, a coverage claim and a joint release.
+"""The user-facing audit kinds, as an explicit tuple beside the built-in audits' plans (:mod:`.plans`): a joint
+release, a user's white-box pair, a black box, canary scores and a coverage claim.
 
-Each kind lives in its folder of ``audits/`` and is one :class:`AuditKind` here: its entry function (what the
-public API exports), the options it declares (``audits/<kind>/config.py``: what its command and deployment tables
-take, with their ranges), and, for a kind a deployment file can describe, how such a file is recognised and
-certified.  The API, the command line and :mod:`pdp_audit.verify.deployment` dispatch on :data:`KINDS`; a new kind
-is its folder and one line here.  What one kind needs of another (the black-box evidence of a user's sampler-only
-pair, the claim and budget a joint release states as a user's mechanism does) is passed to it here: an audit
-imports no other audit.
+Each kind lives in its folder of ``audits/`` -- its frozen config (``config.py``: the claim and the budget as
+options built by :func:`pdp_audit.verify.core.config.build`, and the target audited) and its descriptor
+(``plan.py``: a :class:`~pdp_audit.verify.core.plan.KindPlan`) -- and is one :class:`AuditKind` line here, which
+adds, for a kind a deployment file can describe, how such a file is recognised and certified.  The API's functions,
+the commands, deployment files and the pytest plugin build a kind's config through its one declaration and run it
+through its plan; a new kind is its folder and one line here.  What one kind needs of another (the black-box evidence
+of a user's sampler-only pair, the built-in plans a joint release is made of) is passed to it here: an audit imports
+no other audit.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Callable
 
-from pdp_audit.audits.blackbox.audit import audit_blackbox
-from pdp_audit.audits.blackbox.config import BLACKBOX_OPTIONS
-from pdp_audit.audits.canaries.config import CANARY_OPTIONS
-from pdp_audit.audits.canaries.evidence import audit_canary_scores
-from pdp_audit.audits.coverage.audit import audit_coverage
-from pdp_audit.audits.pair.audit import audit_pair
-from pdp_audit.audits.pair.config import OWN_OPTIONS
+from pdp_audit.audits.blackbox import plan as blackbox
+from pdp_audit.audits.canaries import plan as canaries
+from pdp_audit.audits.coverage import plan as coverage
+from pdp_audit.audits.pair import plan as pair
+from pdp_audit.audits.pair.config import PairAuditConfig, own_budget
 from pdp_audit.audits.pair.deployed import is_own, module_file
 from pdp_audit.reports.records import Run
 from pdp_audit.verify.core.config import Option
+from pdp_audit.verify.core.plan import KindPlan
 
 
 @dataclass(frozen=True)
 class AuditKind:
-    """One user-facing audit kind.  ``audit``: its entry function (``pdp_audit.audit_pair``, …); ``options``: the
-    options it declares (its config); ``deployed(deployment)``: whether a deployment file describes an audit of this
-    kind, ``certify(deployment, progress)`` its certificate (both None for a kind no deployment file describes);
-    ``user_code(deployment)``: for a kind whose certificate runs the user's code, the source file of that code (None
-    where none is found), which ``pdp-audit certify`` never writes over and runs behind a process boundary."""
+    """One user-facing audit kind.  ``plan``: its descriptor (:class:`~pdp_audit.verify.core.plan.KindPlan`: its
+    config, whose fields are its options, and its run); ``deployed(deployment)``: whether a deployment file
+    describes an audit of this kind, ``certify(deployment, progress)`` its
+    certificate (both None for a kind no deployment
+    file describes); ``user_code(deployment)``: for a kind whose certificate runs the user's code, the source file
+    of that code (None where none is found), which ``pdp-audit certify`` never writes over and runs behind a process
+    boundary."""
 
-    name: str
-    help: str
-    audit: Callable[..., Any]
-    options: tuple[Option, ...] = ()
+    plan: KindPlan
     deployed: Callable[[Any], bool] | None = None
     certify: Callable[[Any, bool], Run] | None = None
     user_code: Callable[[Any], str | None] | None = None
+
+    @property
+    def name(self) -> str:
+        return self.plan.name
+
+    @property
+    def help(self) -> str:
+        return self.plan.help
+
+    @property
+    def options(self) -> tuple[Option, ...]:
+        """The options it declares: its config's fields."""
+        return tuple(self.plan.options().values())
 
 
 def _certify_own(deployment: Any, progress: bool = False) -> Run:
@@ -54,14 +66,21 @@ def _certify_own(deployment: Any, progress: bool = False) -> Run:
     return certify_own(deployment, code_version(), blackbox_checks, progress)
 
 
-def _certify_joint(deployment: Any, progress: bool = False) -> Run:
-    """``[[release]]`` tables: the product of the releases' worst-case pairs, at the [claim] and [audit] a user's
-    mechanism states."""
+def _run_joint(config: PairAuditConfig, progress: bool = False) -> Run:
+    """``[[release]]`` tables (``config.target``: the deployment): the product of the releases' worst-case pairs,
+    at the [claim] and [audit] a user's mechanism states (``config``)."""
     from pdp_audit.audits.joint.certificate import certify_joint
-    from pdp_audit.audits.pair.config import own_budget
     from pdp_audit.verify.catalogue.plans import plans_by_name
 
-    return certify_joint(deployment, own_budget(deployment), plans_by_name())
+    return certify_joint(config.target, config, plans_by_name())
+
+
+#: A joint release: the claim and budget of a user's pair, its target the deployment file's releases.
+JOINT = KindPlan("joint", "several releases certified as one", PairAuditConfig, _run_joint)
+
+
+def _certify_joint(deployment: Any, progress: bool = False) -> Run:
+    return JOINT.execute(replace(own_budget(deployment), target=deployment), progress)
 
 
 def _is_joint(deployment: Any) -> bool:
@@ -77,26 +96,11 @@ def _own_module(deployment: Any) -> str | None:
 
 
 KINDS: tuple[AuditKind, ...] = (
-    AuditKind(
-        "joint",
-        "several releases certified as one",
-        _certify_joint,
-        tuple(OWN_OPTIONS.values()),
-        _is_joint,
-        _certify_joint,
-    ),
-    AuditKind(
-        "pair",
-        "a user's white-box pair (or module:factory)",
-        audit_pair,
-        tuple(OWN_OPTIONS.values()),
-        _is_own,
-        _certify_own,
-        _own_module,
-    ),
-    AuditKind("blackbox", "a mechanism that can only be sampled", audit_blackbox, BLACKBOX_OPTIONS),
-    AuditKind("canaries", "a training run's canary scores", audit_canary_scores, CANARY_OPTIONS),
-    AuditKind("coverage", "an event that holds with probability at least 1 − ρ", audit_coverage),
+    AuditKind(JOINT, _is_joint, _certify_joint),
+    AuditKind(pair.PLAN, _is_own, _certify_own, _own_module),
+    AuditKind(blackbox.PLAN),
+    AuditKind(canaries.PLAN),
+    AuditKind(coverage.PLAN),
 )
 
 

@@ -15,59 +15,51 @@ target that ends that process itself (``os._exit(0)``, a segfault) is exit 2 and
 from __future__ import annotations
 
 import argparse
-import dataclasses
 import importlib
 import os
 import sys
+from dataclasses import replace
 
-from pdp_audit.audits.blackbox.defaults import (
-    DEFAULT_STATISTIC,
-    DEFAULT_TRIALS,
-    SEARCH_STATISTIC,
-    SEARCH_TRIALS,
-)
 from pdp_audit.mechanisms.base import user_error
 from pdp_audit.mechanisms.validation import InputError, quoted, shown
 from pdp_audit.reports.files import json_text
 from pdp_audit.reports.numbers import fmt_level
 from pdp_audit.verify import api
-from pdp_audit.verify.api import PAIR_OPTIONS, add_option, check_outputs, typed
+from pdp_audit.verify.api import COMMAND_LINE, add_option, check_outputs, in_user_process
 from pdp_audit.verify.cli import blackbox_search
 from pdp_audit.verify.cli.commands import COMMAND_HELP
-from pdp_audit.verify.core.dask_cluster import DASK_LOCAL, SCHEDULER
-from pdp_audit.verify.core.processes import in_user_process
 
+#: Where the blocks of releases are drawn (a group of its own on the command line: one of them).
+PLACE_KEYS = ("workers", "scheduler", "dask_local")
 #: The claim and budget of ``blackbox``: the black-box kind's options (:mod:`pdp_audit.audits.blackbox.config`).
-BLACKBOX_OPTIONS = api.kind_options("blackbox")
-
-
+BLACKBOX_OPTIONS = tuple(o for o in api.kind_options("blackbox") if o.key not in PLACE_KEYS)
 #: Where the blocks of releases are drawn: worker processes, or Dask (the options of ``sweep``, declared once).
-PLACE_OPTIONS = (
-    dataclasses.replace(
-        PAIR_OPTIONS["workers"],
-        default=None,
-        help="worker processes (default: the available cores for a sampler slower than 20 µs a release that "
-        "pickles, else 1; a search or witness re-check: 1; results do not depend on it)",
-    ),
-    SCHEDULER,
-    DASK_LOCAL,
-)
+PLACE_OPTIONS = tuple(o for o in api.kind_options("blackbox") if o.key in PLACE_KEYS)
+
+
+def configured(args: argparse.Namespace):
+    """The black-box kind's config from the command line (every flag checked once, in its words), and ``args``
+    holding its values with ``--trials`` and ``--statistic`` resolved by the kind's one rule
+    (:func:`pdp_audit.verify.api.blackbox_defaults`)."""
+    keys = [o.key for o in (*BLACKBOX_OPTIONS, *PLACE_OPTIONS)]
+    config = api.kind_config(
+        "blackbox", {k: getattr(args, k) for k in keys if getattr(args, k, None) is not None}, COMMAND_LINE
+    )
+    for key in keys:
+        setattr(args, key, getattr(config, key))
+    resolved(args)
+    return replace(config, trials=args.trials, statistic=args.statistic, workers=args.workers)
 
 
 def resolved(args: argparse.Namespace) -> argparse.Namespace:
-    """``args`` with ``--trials`` and ``--statistic`` given their defaults where not given
-    (:mod:`pdp_audit.audits.blackbox.defaults`): a report's (a report adds pages and a witness, never another
-    verdict) or a search's -- a plain run's ``--trials`` stays None, fitted to the sampler's speed by the API
-    (:mod:`pdp_audit.audits.blackbox.time_budget`); a re-check's ``--trials`` is left to the witness's own
-    (:func:`pdp_audit.verify.cli.blackbox_search.command`)."""
+    """``args`` with ``--trials`` and ``--statistic`` given their defaults where not given, by the black-box
+    kind's one rule (:func:`pdp_audit.verify.api.blackbox_defaults`)."""
     reported = bool(args.report and args.report.lower() != "none")
-    if args.trials is None and not args.witness and (args.search or reported):
-        args.trials = SEARCH_TRIALS if args.search else DEFAULT_TRIALS
-    # a plain run without --trials keeps None: the API fits the default to the sampler's speed and says so
-    if args.statistic is None:
-        args.statistic = SEARCH_STATISTIC if args.search else DEFAULT_STATISTIC
-    if getattr(args, "workers", 1) is None and blackbox_search.wanted(args):
-        args.workers = 1  # a plain run chooses its workers from the sampler's speed (time_budget); these do not
+    args.trials, args.statistic, workers = api.blackbox_defaults(
+        args.trials, args.statistic, getattr(args, "workers", None), bool(args.search), reported, bool(args.witness)
+    )
+    if workers is not None:
+        args.workers = workers
     return args
 
 
@@ -148,11 +140,9 @@ def load_factory(target: str, needs: str = "sample"):
 
 def command_blackbox(args: argparse.Namespace) -> int:
     """Run the black-box attack and report its check; 1 if refuted, 3 otherwise."""
-    from pdp_audit.audits.blackbox.evidence import BlackBoxBudget
     from pdp_audit.reports.json_report import check_to_dict
-    from pdp_audit.verify.api import audit_blackbox_with
 
-    resolved(typed(args, *BLACKBOX_OPTIONS, *PLACE_OPTIONS))
+    config = configured(args)
     if blackbox_search.wanted(args):  # the whole search in the child: its outcome holds the user's objects
         target = f"target: the code of {shown(args.target)}"
         return in_user_process(lambda: blackbox_search.command(args, module_file, load_factory), target)
@@ -164,14 +154,8 @@ def command_blackbox(args: argparse.Namespace) -> int:
         sys.path.insert(0, os.getcwd())
         factory = load_factory(args.target)
         check_outputs({"--json": args.json})  # again: the modules TARGET imported are known now, before the audit
-        run = audit_blackbox_with(
-            factory,
-            (args.claim_epsilon, args.claim_delta, args.alpha),
-            args.trials,
-            args.seed,
-            True,  # a bar on a terminal only: a user's sampler may take minutes
-            BlackBoxBudget(args.train_trials, args.workers, args.statistic, args.scheduler, args.dask_local),
-        )
+        # a bar on a terminal only: a user's sampler may take minutes
+        run = api.run_kind("blackbox", replace(config, target=factory), progress=True)
         check_outputs({"--json": args.json})  # and after the audit: a file the sampler read (in this process) too
         return run
 

@@ -108,7 +108,8 @@ class Option:
     tuple; canonical form the string).  ``choices`` restricts strings; ``range`` numbers; ``check`` is a further
     test of one value returning the reason it is wrong (or None).  ``table``: where a deployment file sets it
     (``claim``, ``parameters`` or ``audit`` for the budgets).  ``group``: options of one group exclude each other.
-    ``cli``: shown on the command line (False for what only mappings set).
+    ``cli``: shown on the command line (False for what only mappings set).  ``required``: None is refused in the
+    option's words (a user-facing audit's claim), where it would otherwise reach the audit's arithmetic.
     """
 
     key: str
@@ -125,6 +126,7 @@ class Option:
     metavar: str | None = None
     cli: bool = True
     negate: bool = False  # a "no_…" flag: the config's attribute holds the opposite (``no_figures`` -> figures)
+    required: bool = False  # None refused (a claim's ε and δ: no default would be a claim the user made)
 
     @property
     def cli_flag(self) -> str:
@@ -219,6 +221,8 @@ def parse(option: Option, value: Any, names: Names) -> Any:
         return names.error(f"{names(option)} must be {option.valid()}, got {given}")
 
     if value is None:
+        if option.required:
+            raise bad()
         return None
     if option.kind == "bool":
         if not isinstance(value, bool):
@@ -312,7 +316,7 @@ def build(
         if key not in known:
             raise names.error(unknown_option(key, known, names))
     for key, value in values.items():  # None is "not given" only where the option's default is None
-        if value is None and known[key].default is not None:
+        if value is None and known[key].default is not None and not known[key].required:  # (required: in order)
             raise names.error(f"{names(known[key])} must be {known[key].valid()}, got None")
     parsed = {key: parse(known[key], value, names) for key, value in values.items()}
     _one_per_group(known, {k: v for k, v in parsed.items() if v is not None and v is not False}, names)
@@ -477,6 +481,4 @@ def pair_value(name: str, value: Any, names: Names = KEYWORDS, required: bool = 
     """``value`` of the pair option ``name`` (:data:`PAIR_OPTIONS`) checked, as :func:`parse` does; ``required``:
     None refused too (where None would otherwise reach the audit's arithmetic, a TypeError after the first draws)."""
     option = PAIR_OPTIONS[name]
-    if value is None and required:
-        raise names.error(f"{names(option)} must be {option.valid()}, got None")
-    return parse(option, value, names)
+    return parse(dataclasses.replace(option, required=True) if required else option, value, names)

@@ -166,3 +166,44 @@ def named_keys(plan: Any, names: Any) -> Iterator[None]:
             if text.startswith((f"{flag}:", f"{flag} ")):
                 raise InputError(f"{names.where}{names(option)}{text[len(flag) :]}") from None
         raise
+
+
+@dataclass(frozen=True)
+class KindPlan:
+    """One user-facing audit: the audit of what the user hands us -- a white-box pair, a sampler, canary scores, an
+    event -- entered by a function of the API (``pdp_audit.audit_pair`` …), a command of its own, a deployment file,
+    the pytest plugin or a sweep cell rather than by ``pdp-audit run NAME``.
+
+    ``config``: its frozen config type (:class:`~pdp_audit.verify.core.config.AuditConfig`): the claim and the
+    budget as options, and ``target`` -- what is audited, not an option (an object of the user's, set by the way
+    in).  ``audit(config, progress)`` runs it and returns the decided :class:`~pdp_audit.reports.records.Run`.
+    ``keywords``: the API's names of options whose keyword is not their key (``epsilon`` for ``claim_epsilon``), so
+    that an error names the argument the caller typed.  Every way in builds the config with :meth:`configure`
+    (:func:`pdp_audit.verify.core.config.build`) and runs it with :meth:`execute`.
+    """
+
+    name: str
+    help: str
+    config: type
+    audit: Callable[..., Run]
+    keywords: Mapping[str, str] = field(default_factory=dict)
+
+    def options(self) -> dict[str, Option]:
+        """The audit's options by key, in declaration order."""
+        return options(self.config)
+
+    def keyword_names(self) -> Names:
+        """The API's words for the options (its keywords)."""
+        return Names(lambda o: self.keywords.get(o.key, o.key))
+
+    def configure(self, values: Mapping[str, Any], names: Names | None = None, target: Any = None) -> Any:
+        """The config from option values (defaults for the rest; ``names``: the caller's words, the API's keywords
+        by default) with ``target``, checked before any work."""
+        names = self.keyword_names() if names is None else names
+        ordered = {key: values[key] for key in self.options() if key in values}  # errors in declaration order
+        ordered.update({key: value for key, value in values.items() if key not in ordered})  # unknown: refused
+        return build(self.config, ordered, names, extra={"target": target})
+
+    def execute(self, config: Any, progress: bool = False) -> Run:
+        """Run the audit of ``config``."""
+        return self.audit(config, progress=progress)
