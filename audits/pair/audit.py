@@ -88,7 +88,7 @@ def audit_pair(
         run = pdp_audit.audit_pair(Gaussian(sigma=4.0), epsilon=1.0, delta=1e-3)
         run.verdict  # 'pass'
     """
-    values = {"epsilon": epsilon, "delta": delta, "trials": trials, "seed": seed, "alpha": alpha}
+    values: dict[str, Any] = {"epsilon": epsilon, "delta": delta, "trials": trials, "seed": seed, "alpha": alpha}
     values.update(per_instance=bool(per_instance), exact_delta=exact_delta)
     return run_pair(build(PairAuditConfig, values, extra={"target": pair}))
 
