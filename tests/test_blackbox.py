@@ -266,7 +266,7 @@ def test_a_run_that_names_no_budget_is_the_event_test_at_the_declared_default(tm
 
     assert DEFAULT_TRIALS >= 8_000_000  # 4e6 left SVT3 unrefuted on one seed of three (docs/how-to/blackbox.md)
 
-    def given(samplers, trials, budget, progress):
+    def given(samplers, trials, budget, progress, auto=False):
         raise InputError(f"given trials={trials} statistic={budget.statistic}")
 
     # where the kind's run fits the budget, whether pdp_audit.audit_blackbox or the command called it
