@@ -140,10 +140,10 @@ def test_a_diffprivlib_tool_is_audited_as_a_black_box(dpl):
     data = np.linspace(0.0, 1.0, 50)
     neighbour = np.append(data, 1.0)
     correct = ToolPair(tools.mean, data, neighbour, epsilon=1.0, bounds=(0.0, 1.0))
-    run = pdp_audit.audit_blackbox(correct, 1.0, 1e-5, trials=20_000)
+    run = pdp_audit.audit_blackbox(correct, 1.0, 1e-5, trials=5_000)
     assert run.exit_code == 3 and all(c.details.get("reproducible", True) for c in run.checks)
     leaky = ToolPair(tools.mean, data, neighbour, seeded=False, epsilon=50.0, bounds=(0.0, 1.0))
-    run = pdp_audit.audit_blackbox(leaky, 1.0, 1e-5, trials=20_000)
+    run = pdp_audit.audit_blackbox(leaky, 1.0, 1e-5, trials=5_000)
     assert run.exit_code == 1 and all(c.details["reproducible"] is False for c in run.checks)
 
 
