@@ -190,6 +190,7 @@ AUDIT_PAGES = {
     "objpert": ("objpert",),
     "goe": ("goe-release",),
     "linreg": ("output-perturbation", "ops", "adaops", "adassp", "ssp"),
+    "dp-sgd": ("dp-sgd",),
 }
 
 

@@ -6,6 +6,7 @@ A new mechanism's audit: one folder in ``audits/`` (its ``config.py`` declares t
 
 from __future__ import annotations
 
+from pdp_audit.audits.dp_sgd import plan as dp_sgd
 from pdp_audit.audits.gaussian import plan as gaussian
 from pdp_audit.audits.geometric import plan as geometric
 from pdp_audit.audits.goe import plan as goe
@@ -25,6 +26,7 @@ PLANS: tuple[AuditPlan, ...] = (
     laplace.PLAN,
     geometric.PLAN,
     randomized_response.PLAN,
+    dp_sgd.PLAN,
 )
 
 

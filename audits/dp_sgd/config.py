@@ -1,0 +1,95 @@
+"""The options of ``pdp-audit run dp-sgd``, declared once: the claim, the training configuration and the budget."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from pdp_audit.mechanisms.subsampled_gaussian import NEIGHBOURS
+from pdp_audit.verify.core.config import (
+    ALPHA_OPTION,
+    CLAIM_DELTA,
+    CLAIM_EPSILON,
+    PAPER_CLAIMS,
+    SEED_OPTION,
+    TRIALS,
+    TRIALS_OPTION,
+    AuditConfig,
+    Option,
+    OptionNames,
+    Range,
+    option,
+)
+
+#: Noise multipliers σ whose T-step losses stay inside double precision (e^{1/(2σ²)} per hit); sample rates q < 1
+#: (q = 1 is the Gaussian mechanism, composed: `run gaussian`).
+NOISE_MULTIPLIER = Range(0.3, 1e3)
+SAMPLE_RATE = Range(0, 1, open_low=True, open_high=True)
+STEPS = Range(1, 1e6)
+#: T × trials: the per-step draws of one direction (about 3e6 a second on one core).
+MAX_DRAWS = 2e10
+
+
+@dataclass(frozen=True)
+class DpSgdAuditConfig(AuditConfig):
+    """The options of ``pdp-audit run dp-sgd``: a DP-SGD run's (σ, q, T), its neighbouring relation, the accountant's
+    claim (ε, δ) and the budget.
+
+    Each of T steps samples every record with probability q (Poisson sampling), clips each sampled gradient to L2
+    norm C and adds N(0, σ²C²I) to their sum; the audit decides δ(ε) ≤ δ of the T-fold composition of the
+    dominating pair (:mod:`pdp_audit.mechanisms.subsampled_gaussian`), both directions.
+    """
+
+    epsilon: float = option(
+        CLAIM_EPSILON,
+        default=1.6,
+        help="claimed ε of the whole training run, e.g. an accountant's (default: 1.6; the default run's exact ε is "
+        "1.515)",
+    )
+    delta: float = option(CLAIM_DELTA)
+    noise_multiplier: float = option(
+        Option(
+            "noise_multiplier",
+            "float",
+            1.1,
+            "noise multiplier σ: the noise's standard deviation over the clip norm C (default: 1.1)",
+            range=NOISE_MULTIPLIER,
+        )
+    )
+    sample_rate: float = option(
+        Option(
+            "sample_rate",
+            "float",
+            0.01,
+            "Poisson sample rate q: each record's probability of being in a batch (default: 0.01)",
+            range=SAMPLE_RATE,
+        )
+    )
+    steps: int = option(Option("steps", "int", 1000, "number of noisy steps T (default: 1000)", range=STEPS))
+    neighbours: str = option(
+        Option(
+            "neighbours",
+            "str",
+            "add-remove",
+            "neighbouring datasets: one record added or removed, or one record replaced (default: add-remove)",
+            choices=NEIGHBOURS,
+        )
+    )
+    trials: int = option(
+        TRIALS_OPTION,
+        default=20_000,
+        help="T-step privacy losses sampled per direction (default: 2e4)",
+        range=TRIALS,
+    )
+    seed: int = option(SEED_OPTION)
+    alpha: float = option(ALPHA_OPTION)
+    paper_claims: bool = option(
+        PAPER_CLAIMS, help="also report the exact-reference finding: the FFT composition's bracket on the exact ε"
+    )
+
+    def check(self, names: OptionNames) -> None:
+        """The rules between options (each option's own range is checked where it is declared)."""
+        if self.steps * self.trials > MAX_DRAWS:
+            raise names.error(
+                f"{names.steps} × {names.trials} must be at most {MAX_DRAWS:.0e} per-step draws (hours of sampling), "
+                f"got {self.steps * self.trials:.3g}"
+            )
