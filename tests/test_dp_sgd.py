@@ -245,3 +245,32 @@ def test_bad_options_are_one_line_errors(values, message):
 def test_the_mechanism_refuses_parameters_outside_its_range():
     with pytest.raises(InputError, match="sample rate"):
         sg.SubsampledGaussian(1.0, 0.0)
+
+
+def test_an_accountant_that_is_not_installed_is_refused_in_one_line(monkeypatch):
+    from pdp_audit.mechanisms import accountants
+
+    monkeypatch.setattr(accountants.importlib.util, "find_spec", lambda name: None)
+    with pytest.raises(InputError, match=r"^accountant dp-accounting-pld needs the dp-accounting package"):
+        plans_by_name()["dp-sgd"].configure({"accountant": "dp-accounting-pld"})
+
+
+def test_an_accountant_and_a_claimed_epsilon_exclude_each_other(monkeypatch):
+    from pdp_audit.mechanisms import accountants
+
+    monkeypatch.setattr(accountants, "available", lambda name: True)
+    with pytest.raises(InputError, match="give one of claim_epsilon and accountant, not both"):
+        plans_by_name()["dp-sgd"].configure({"accountant": "dp-accounting-rdp", "claim_epsilon": 2.0})
+
+
+def test_the_accountants_epsilon_is_the_claim_decided():
+    """dp-accounting's PLD ε (installed: benchmarks' separate environment) lies in the reference's bracket, and
+    its RDP ε (an upper bound) certifies."""
+    pytest.importorskip("dp_accounting")
+    from pdp_audit.mechanisms.accountants import accountant_epsilon
+
+    low, high = _exact_epsilon(1.0, 0.05, 100)
+    assert low <= accountant_epsilon("dp-accounting-pld", 1.0, 0.05, 100, 1e-5, "add-remove") <= high
+    run = _run(accountant="dp-accounting-rdp", noise_multiplier=1.0, sample_rate=0.05, steps=100, trials=5000)
+    assert run.verdict == "pass" and run.parameters["claim_source"].startswith("accountant dp-accounting-rdp")
+    assert run.parameters["epsilon"] > high

@@ -232,6 +232,11 @@ def test_objpert_run_report(tmp_path):
     assert _render(tmp_path, "run objpert --trials 1000 --paper-claims --report o.pdf --quiet") == ""
 
 
+def test_dp_sgd_run_report(tmp_path):
+    command = "run dp-sgd --steps 20 --trials 1000 --paper-claims --report d.pdf --quiet"
+    assert _render(tmp_path, command) == ""
+
+
 @pytest.mark.slow
 def test_certificate_of_a_built_in_audit(examples):
     spec = _small(examples, "deploy-gaussian.toml", "trials = 1e6", "trials = 3000")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from pdp_audit.mechanisms import accountants
 from pdp_audit.mechanisms.subsampled_gaussian import NEIGHBOURS
 from pdp_audit.verify.core.config import (
     ALPHA_OPTION,
@@ -25,6 +26,8 @@ from pdp_audit.verify.core.config import (
 NOISE_MULTIPLIER = Range(0.3, 1e3)
 SAMPLE_RATE = Range(0, 1, open_low=True, open_high=True)
 STEPS = Range(1, 1e6)
+#: The claim's default ε (the default run's exact ε is 1.515).
+CLAIM_EPSILON_DEFAULT = 1.6
 #: T × trials: the per-step draws of one direction (about 3e6 a second on one core).
 MAX_DRAWS = 2e10
 
@@ -41,7 +44,7 @@ class DpSgdAuditConfig(AuditConfig):
 
     epsilon: float = option(
         CLAIM_EPSILON,
-        default=1.6,
+        default=CLAIM_EPSILON_DEFAULT,
         help="claimed ε of the whole training run, e.g. an accountant's (default: 1.6; the default run's exact ε is "
         "1.515)",
     )
@@ -74,6 +77,17 @@ class DpSgdAuditConfig(AuditConfig):
             choices=NEIGHBOURS,
         )
     )
+    accountant: str | None = option(
+        Option(
+            "accountant",
+            "str",
+            None,
+            "take the claimed ε from this accountant library at --claim-delta (installed separately; instead of "
+            "--claim-epsilon)",
+            choices=tuple(accountants.ACCOUNTANTS),
+            table="claim",
+        )
+    )
     trials: int = option(
         TRIALS_OPTION,
         default=20_000,
@@ -88,6 +102,11 @@ class DpSgdAuditConfig(AuditConfig):
 
     def check(self, names: OptionNames) -> None:
         """The rules between options (each option's own range is checked where it is declared)."""
+        if self.accountant is not None:
+            if self.epsilon != CLAIM_EPSILON_DEFAULT:
+                raise names.error(f"give one of {names.epsilon} and {names.accountant}, not both")
+            if not accountants.available(self.accountant):
+                raise names.error(f"{names.accountant} {self.accountant} {accountants.missing(self.accountant)}")
         if self.steps * self.trials > MAX_DRAWS:
             raise names.error(
                 f"{names.steps} × {names.trials} must be at most {MAX_DRAWS:.0e} per-step draws (hours of sampling), "

@@ -14,13 +14,14 @@ from __future__ import annotations
 
 import math
 from concurrent.futures import Executor
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from functools import partial
 
 import numpy as np
 
 from pdp_audit.audits.dp_sgd.checks import CHECKS
 from pdp_audit.audits.dp_sgd.config import DpSgdAuditConfig
+from pdp_audit.mechanisms import accountants
 from pdp_audit.mechanisms import pld_composition as pld
 from pdp_audit.mechanisms import subsampled_gaussian as sg
 from pdp_audit.reports.records import Line, Lines, Run
@@ -72,6 +73,13 @@ def reference(pair: sg.SubsampledGaussian, steps: int, epsilon: float) -> Refere
 def run_dp_sgd_audit(config: DpSgdAuditConfig, executor: Executor | None = None, progress: bool = False) -> Run:
     """Every check of the DP-SGD audit, decided together at family-wise error ``config.alpha``."""
     pair = sg.SubsampledGaussian(config.noise_multiplier, config.sample_rate, config.neighbours)
+    source = "--claim-epsilon"
+    if config.accountant is not None:  # the claim is the library's ε: decided like any claimed ε
+        epsilon = accountants.accountant_epsilon(
+            config.accountant, pair.sigma, pair.q, config.steps, config.delta, config.neighbours
+        )
+        source = f"accountant {config.accountant} (ε = {epsilon:.6g})"
+        config = replace(config, epsilon=epsilon, accountant=None)
     ref = reference(pair, config.steps, config.epsilon)
     checks = finalize(dp_sgd_evidence(config, pair, ref, executor, progress), config.alpha)
     low, high = ref.epsilon_bounds(config.delta)
@@ -81,6 +89,7 @@ def run_dp_sgd_audit(config: DpSgdAuditConfig, executor: Executor | None = None,
         "dominating_pair": _pair_text(pair),
         "exact_epsilon_low": low,
         "exact_epsilon_high": high,
+        "claim_source": source,
     }
     return make_run("dp-sgd", checks, config.alpha, parameters, config.seed)
 
