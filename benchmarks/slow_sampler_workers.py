@@ -9,7 +9,12 @@ wall time at cost 0); on N idle cores they save (1 − 1/N) of the draws' time, 
 overhead / (releases drawn × (1 − 1/N)) a release -- the modelled threshold, which a loaded machine (no idle core
 to gain) cannot show as a speed-up; where some cost's ratio is below 0.8 the line also names the measured one.
 
+With ``--white-box`` the same for a white-box pair (``audit_pair``'s checks at ``--trials`` per world, its pass of
+``sample`` and ``privacy_loss`` on 1 and N workers): the threshold both audits share (one rule,
+:func:`pdp_audit.verify.evidence.user_audits.chosen_workers`).
+
     python benchmarks/slow_sampler_workers.py [--trials 20000] [--workers 2] [--runs 2] [--costs 0 3 10 30 100]
+        [--white-box]
 """
 
 from __future__ import annotations
@@ -39,6 +44,15 @@ class BusySampler:
         return (1.0 if world == "D" else 0.0) + rng.laplace(0.0, 1.0, (int(size), 1))
 
 
+class BusyPair(BusySampler):
+    """The same releases with their exact privacy loss (Laplace of scale 1, sensitivity 1): a white-box pair."""
+
+    output_dim = 1
+
+    def privacy_loss(self, outputs: np.ndarray) -> np.ndarray:
+        return np.abs(outputs[:, 0]) - np.abs(outputs[:, 0] - 1.0)
+
+
 def loops_per_microsecond() -> float:
     start, n, total = time.perf_counter(), 2_000_000, 0
     for _ in range(n):
@@ -46,12 +60,19 @@ def loops_per_microsecond() -> float:
     return n / ((time.perf_counter() - start) * 1e6)
 
 
-def wall(cost_us: float, per_us: float, trials: int, workers: int) -> float:
-    from pdp_audit.audits.blackbox.audit import audit_blackbox_with
+def wall(cost_us: float, per_us: float, trials: int, workers: int, white_box: bool = False) -> float:
+    from pdp_audit.audits.blackbox.audit import audit_blackbox
+    from pdp_audit.audits.pair.audit import run_pair
+    from pdp_audit.audits.pair.config import PairAuditConfig
+    from pdp_audit.verify.core.config import build
 
-    pair = BusySampler(int(round(cost_us * per_us)))
+    loops = int(round(cost_us * per_us))
     start = time.perf_counter()
-    audit_blackbox_with(pair, (1.0, 1e-5, 1e-6), trials, 0, False, BlackBoxBudget(workers=workers))
+    if white_box:
+        values = {"epsilon": 1.0, "delta": 1e-5, "trials": trials, "seed": 0, "alpha": 1e-6, "workers": workers}
+        run_pair(build(PairAuditConfig, values, extra={"target": BusyPair(loops)}))
+    else:
+        audit_blackbox(BusySampler(loops), 1.0, 1e-5, trials=trials, alpha=1e-6, budget=BlackBoxBudget(workers=workers))
     return time.perf_counter() - start
 
 
@@ -61,21 +82,23 @@ def main() -> None:
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--runs", type=int, default=2)
     parser.add_argument("--costs", type=float, nargs="+", default=[0.0, 3.0, 10.0, 30.0, 100.0])
+    parser.add_argument("--white-box", action="store_true", help="a white-box pair's audit (audit_pair's checks)")
     args = parser.parse_args()
     per_us, threshold, overhead = loops_per_microsecond(), None, None
-    wall(0.0, per_us, 2_000, args.workers)  # warm-up: imports, the first pool's start
+    white = args.white_box
+    wall(0.0, per_us, 2_000, args.workers, white)  # warm-up: imports, the first pool's start
     for cost in args.costs:
         serial, parallel = [], []
         for _ in range(args.runs):
-            serial.append(wall(cost, per_us, args.trials, 1))
-            parallel.append(wall(cost, per_us, args.trials, args.workers))
+            serial.append(wall(cost, per_us, args.trials, 1, white))
+            parallel.append(wall(cost, per_us, args.trials, args.workers, white))
         ratio = statistics.median(parallel) / statistics.median(serial)
         if threshold is None and ratio < 0.8 and cost > 0:
             threshold = cost
         if cost == 0:
             overhead = statistics.median(parallel) - statistics.median(serial)
         line = {
-            "benchmark": "slow_sampler_workers",
+            "benchmark": "slow_sampler_workers" + ("_white_box" if white else ""),
             "cost_us_per_release": cost,
             "trials": args.trials,
             "workers": args.workers,
@@ -85,10 +108,11 @@ def main() -> None:
             "load": round(os.getloadavg()[0], 1),
         }
         print(json.dumps(line), flush=True)
-    drawn = 2 * (args.trials + args.trials / 4 + args.trials)  # training, selection and fresh releases, both worlds
+    # training, selection and fresh releases of both worlds; a white-box pass: trials per world
+    drawn = 2 * args.trials if white else 2 * (args.trials + args.trials / 4 + args.trials)
     modelled = None if overhead is None else max(overhead, 0.0) / (drawn * (1 - 1 / args.workers)) * 1e6
     summary = {
-        "benchmark": "slow_sampler_workers_threshold",
+        "benchmark": "slow_sampler_workers_threshold" + ("_white_box" if white else ""),
         "overhead_s": None if overhead is None else round(overhead, 2),
         "modelled_threshold_us_per_release": None if modelled is None else round(modelled, 1),
         "measured_threshold_us_per_release": threshold,

@@ -333,12 +333,13 @@ def test_a_run_that_names_no_workers_uses_the_cores_for_a_slow_sampler_that_pick
     it the available cores where the sampler pickles, else one process and a line saying why.  The cost is given,
     not timed: the choice is what is tested."""
     from pdp_audit.audits.blackbox import time_budget as tb
+    from pdp_audit.verify.evidence import user_audits
 
-    monkeypatch.setattr(tb, "available_cores", lambda: 4)
+    monkeypatch.setattr(user_audits, "available_cores", lambda: 4)
     pair = g.GaussianPair(np.zeros(1), np.ones(1), 1.0)
     samplers = (functools.partial(pair.sample, "D"), functools.partial(pair.sample, "D'"))
-    slow = 2 * tb.PARALLEL_FROM_S
-    assert tb.fitted_budget(samplers, "events", None, 20_000, cost=tb.PARALLEL_FROM_S / 2).workers == 1
+    slow = 2 * user_audits.PARALLEL_FROM_S
+    assert tb.fitted_budget(samplers, "events", None, 20_000, cost=user_audits.PARALLEL_FROM_S / 2).workers == 1
     chosen = tb.fitted_budget(samplers, "events", None, 20_000, cost=slow)
     assert chosen.workers == 4 and "Workers: 4 (the available cores)" in chosen.statement("events")
     assert "45,000 releases drawn per world in all" in chosen.statement("events")  # 2e4 + 5e3 + 2e4
@@ -351,10 +352,10 @@ def test_a_run_that_names_no_workers_uses_the_cores_for_a_slow_sampler_that_pick
 def test_the_command_leaves_the_workers_to_the_run_and_states_its_budget(tmp_path, monkeypatch, capfd):
     """Without --workers the command hands None to the audit (a search and a witness re-check run in one process);
     a plain run states its budget, releases and minutes, on stderr before it starts, --trials given or not."""
-    from pdp_audit.audits.blackbox.time_budget import PARALLEL_FROM_S
     from pdp_audit.verify.catalogue.arguments import typed
     from pdp_audit.verify.cli.blackbox import BLACKBOX_OPTIONS, PLACE_OPTIONS, resolved
     from pdp_audit.verify.cli.main import build_parser
+    from pdp_audit.verify.evidence.user_audits import PARALLEL_FROM_S
 
     assert f"slower than {PARALLEL_FROM_S * 1e6:.0f} µs a release" in PLACE_OPTIONS[0].help  # the one threshold
     argv = ["blackbox", "m:f", "--claim-epsilon", "1", "--claim-delta", "0"]

@@ -72,7 +72,7 @@ class BlackBoxBudget:
         event test).
       workers: processes drawing the releases, >= 1 (the numbers do not depend on them; the samplers must then be
         picklable), or None: the run chooses -- the available cores for a sampler slower than
-        :data:`~pdp_audit.audits.blackbox.time_budget.PARALLEL_FROM_S` a release that pickles, else 1, stated
+        :data:`~pdp_audit.verify.evidence.user_audits.PARALLEL_FROM_S` a release that pickles, else 1, stated
         before the run (``pdp-audit blackbox`` without ``--workers``).
       statistic: ``events`` (the default: the exact event test on fresh releases), ``events-numbers``
         (the same with the structure of the numbers as features), ``logistic`` or ``select`` (logistic or

@@ -11,28 +11,30 @@ run says so (the check's note, its ``trials`` parameter, and a line on stderr be
 only refute, so a smaller budget costs power, never validity.  ``trials`` given explicitly is always kept.
 
 **Workers.**  A run that names no workers (``pdp-audit blackbox`` without ``--workers``; ``BlackBoxBudget(workers=
-None)``) draws with the available cores when the sampler costs at least :data:`PARALLEL_FROM_S` a release and
-pickles (worker processes receive it by pickling), else in one process -- and says which and why.  The threshold is
-measured by ``benchmarks/slow_sampler_workers.py`` (its result: ``benchmarks/slow_sampler_workers.json``): below it
-the workers' start and the releases' transfer cost more than the draws they share.  The numbers never depend on the
-workers, so choosing them changes no result, only the wall time.
+None)``) draws with the available cores when the sampler costs at least
+:data:`~pdp_audit.verify.evidence.user_audits.PARALLEL_FROM_S` a release and pickles (worker processes receive it by
+pickling), else in one process -- and says which and why.  The rule and its threshold are shared with the audit of a
+white-box pair (:func:`pdp_audit.verify.evidence.user_audits.chosen_workers`), measured by
+``benchmarks/slow_sampler_workers.py`` (its result: ``benchmarks/slow_sampler_workers.json``): below it the workers'
+start and the releases' transfer cost more than the draws they share.  The numbers never depend on the workers, so
+choosing them changes no result, only the wall time.
 """
 
 from __future__ import annotations
 
-import os
-import pickle
 from dataclasses import dataclass
 
 from pdp_audit.audits.blackbox.defaults import DEFAULT_TRIALS
+from pdp_audit.verify.evidence import user_audits
 from pdp_audit.verify.evidence.user_audits import duration, per_release, sampler_cost
 
 #: Wall-clock time a default run may plan for (on its workers), in seconds.
 TIME_BUDGET_S = 480.0
 #: The smallest default a slow sampler is lowered to (fresh releases per world).
 MIN_TRIALS = 20_000
-#: Cost a release from which a run that names no workers draws with the available cores (module notes).
-PARALLEL_FROM_S = 20e-6
+#: The cost a release from which a run that names no workers uses the cores: the one threshold, shared with a
+#: white-box pair's audit (named here too, as the docs' spans and the benchmark's record name it).
+PARALLEL_FROM_S = user_audits.PARALLEL_FROM_S
 
 
 @dataclass(frozen=True)
@@ -75,31 +77,10 @@ def releases_per_world(trials: int, statistic: str) -> float:
     return default_train_trials(trials, statistic) + selection + trials
 
 
-def available_cores() -> int:
-    """The cores this process may run on (its affinity where the system says, else the machine's)."""
-    try:
-        return max(1, len(os.sched_getaffinity(0)))
-    except AttributeError:  # not on Linux
-        return max(1, os.cpu_count() or 1)
-
-
 def chosen_workers(samplers, cost: float) -> tuple[int, str]:
-    """The workers of a run that names none, and why (module notes)."""
-    cores = available_cores()
-    if cost < PARALLEL_FROM_S or cores < 2:
-        return 1, ""
-    try:
-        pickle.dumps(tuple(samplers))
-    except Exception as err:  # noqa: BLE001 - any pickling failure means the same thing here
-        return 1, (
-            f"Workers: one process -- the sampler is slower than {PARALLEL_FROM_S * 1e6:.3g} µs a release, but it "
-            f"does not pickle ({type(err).__name__}), so it cannot be sent to worker processes (define it at module "
-            "level to use the cores)."
-        )
-    return cores, (
-        f"Workers: {cores} (the available cores): the sampler takes at least {PARALLEL_FROM_S * 1e6:.3g} µs a "
-        "release; the numbers do not depend on them."
-    )
+    """The workers of a run that names none, and why: the rule a white-box pair's audit follows too
+    (:func:`pdp_audit.verify.evidence.user_audits.chosen_workers`)."""
+    return user_audits.chosen_workers(tuple(samplers), cost)
 
 
 def fitted_budget(

@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from pdp_audit.audits.pair.config import PairAuditConfig
 from pdp_audit.mechanisms.base import NeighbourPair
 from pdp_audit.reports.records import Run
@@ -47,6 +49,11 @@ def audit_pair(
     (exponential tilting for Laplace and geometric noise, :mod:`pdp_audit.verify.estimators.tilting`) beside them
     (:mod:`pdp_audit.verify.evidence.pair_claims`).  A DP check passes only when the upper end of their intersected
     interval is at most δ; it fails when the lower end exceeds δ or the estimates contradict each other.
+
+    The pass of ``sample`` and ``privacy_loss`` is drawn on the available cores where the pair costs at least
+    :data:`~pdp_audit.verify.evidence.user_audits.PARALLEL_FROM_S` a release (timed after the rng probe, on up to
+    2,000 releases per world) and pickles, else in this process (:func:`pdp_audit.audits.pair.deployed.pair_workers`;
+    a deployment file's ``[audit] workers`` names them): the numbers never depend on the workers.
 
     Args:
       pair: the mechanism on (D, D'): ``sample(world, size, rng)`` returning a (size, ``output_dim``) array for
@@ -98,13 +105,23 @@ def run_pair(config: PairAuditConfig, progress: bool = False) -> Run:
     every other way in through the pair's plan, :mod:`pdp_audit.audits.pair.plan`)."""
     pair = config.target
     check_protocol(pair)
-    from pdp_audit.audits.pair.deployed import GuardedPair
-    from pdp_audit.verify.evidence.pair_checks import validated_dp_checks
+    import sys
+
+    from pdp_audit.audits.pair.deployed import GuardedPair, pair_workers
+    from pdp_audit.verify.evidence.pair_checks import MainPass, validated_dp_checks
 
     # whatever sample() or privacy_loss() raises (sys.exit included) is the pair's fault: the exact fail pair-protocol
     guarded = GuardedPair(pair, type(pair).__name__)
+
+    def workers() -> int:  # chosen where not named (after the rng probe), and said with progress
+        place = pair_workers(guarded, config.workers)
+        if progress and place.why:
+            print(f"pdp-audit: {place.why}", file=sys.stderr, flush=True)
+        return place.workers
+
     budget = (config.epsilon, config.delta, config.trials, config.seed)
-    evidence = validated_dp_checks(guarded, *budget, config.per_instance, config.exact_delta)
+    drawing = MainPass(progress, workers)
+    evidence = validated_dp_checks(guarded, *budget, config.per_instance, config.exact_delta, drawing)
     parameters = {
         "pair": f"{type(pair).__name__}, as given",
         "claim": "per-instance DP" if config.per_instance else "DP",

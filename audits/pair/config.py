@@ -17,14 +17,24 @@ class PairAuditConfig(AuditConfig):
     :class:`~pdp_audit.mechanisms.base.NeighbourPair`; None for a deployment, whose pairs its certificate makes),
     decided on ``trials`` draws per world at family-wise false-alarm probability ``alpha``; ``per_instance``: the
     claim is per-instance DP of the one (D, z) the pair was built from (Wang 2019, §2); ``exact_delta``: a closed
-    form of δ(ε) to check, never evidence.  ``workers`` is checked and recorded: a user's pair runs in-process."""
+    form of δ(ε) to check, never evidence.  ``workers``: the processes drawing the pass of ``sample`` and
+    ``privacy_loss`` (None: chosen, :func:`pdp_audit.audits.pair.deployed.pair_workers`; the numbers never depend on
+    them)."""
 
     epsilon: float = option(PAIR_OPTIONS["epsilon"], table="claim", required=True)
     delta: float = option(PAIR_OPTIONS["delta"], table="claim", required=True)
     trials: int = option(PAIR_OPTIONS["trials"], table="audit", required=True)
     seed: int = option(PAIR_OPTIONS["seed"], table="audit", required=True)
     alpha: float = option(PAIR_OPTIONS["alpha"], table="audit", required=True)
-    workers: int = option(PAIR_OPTIONS["workers"], table="audit")
+    workers: int | None = option(
+        replace(
+            PAIR_OPTIONS["workers"],
+            default=None,
+            help="worker processes drawing sample and privacy_loss (default: the available cores for a pair slow "
+            "enough to gain from them, at the measured threshold, that pickles, else 1; results do not depend on it)",
+        ),
+        table="audit",
+    )
     per_instance: bool = option(
         Option("per_instance", "bool", False, "per-instance DP of the pair's (D, z)", table="none", cli=False)
     )

@@ -45,6 +45,7 @@ in a child process (:func:`pdp_audit.verify.core.processes.in_user_process`): us
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import importlib.machinery
 import importlib.util
@@ -221,6 +222,10 @@ class GuardedPair:
     def __init__(self, pair: Any, owner: str):
         self._pair, self._owner = pair, owner
 
+    def __reduce__(self) -> tuple:
+        # sent to worker processes as the pair and its owner (pickle's own lookups would reach __getattr__ first)
+        return (GuardedPair, (self._pair, self._owner))
+
     def __getattr__(self, attr: str) -> Any:
         value = pair_attribute(self._pair, attr, self._owner)
         if value is None:
@@ -385,12 +390,24 @@ def _certify_own(deployment, code_version: str, blackbox_checks: Any, where: str
         guarded = GuardedPair(pair, factory.qualname)
         probe(where, guarded, kind, factory.qualname)
         people = individuals(where, pair, kind, factory.qualname)
+        # the workers are chosen before the draws where a budget is stated (its statement names them), else after
+        # the pair's rng probe (pair_checks.MainPass)
+        place = pair_workers(guarded, budget.workers, timed=True) if progress and kind == "white-box" else None
         if progress:
-            stated = stated_budget(guarded, kind, budget, len(people))
+            stated = stated_budget(guarded, kind, budget, len(people), place)
             print(f"pdp-audit certify: {stated}", file=sys.stderr, flush=True)
-        evidence = pair_evidence(guarded, kind, budget, False, blackbox_checks, progress)
-        for person in people:
-            evidence += [_of(e, person.id) for e in pair_evidence(person.pair, kind, budget, True, blackbox_checks)]
+        chosen: list[int] = [] if place is None else [place.workers]
+
+        def workers() -> int:
+            if not chosen:
+                chosen.append(pair_workers(guarded, budget.workers).workers)
+            return chosen[0]
+
+        evidence = pair_evidence(guarded, kind, budget, False, blackbox_checks, (progress, workers))
+        for person in people:  # at the mechanism's workers where the individual's pair pickles too
+            shipped = functools.partial(_shippable, person.pair, workers)
+            found = pair_evidence(person.pair, kind, budget, True, blackbox_checks, (False, shipped))
+            evidence += [_of(e, person.id) for e in found]
     parameters = {
         "pair": f"the one {factory.qualname} returns for the deployment's parameters",
         "claim": "DP" if kind == "white-box" else "DP (black box)",
@@ -431,16 +448,31 @@ def pair_evidence(
     budget: PairAuditConfig,
     per_instance: bool,
     blackbox_checks: Any,
-    progress: bool = False,
+    running: tuple = (False, 1),
 ) -> list:
     """The evidence ``pdp_audit.audit_pair`` (white-box) or ``pdp_audit.audit_blackbox`` (black-box, through
-    ``blackbox_checks``) decides."""
-    from pdp_audit.verify.evidence.pair_checks import validated_dp_checks
+    ``blackbox_checks``, in this process) decides; ``running``: (progress, the white-box pass's workers: a number or
+    a function choosing them, :class:`pdp_audit.verify.evidence.pair_checks.MainPass`)."""
+    from pdp_audit.verify.evidence.pair_checks import MainPass, validated_dp_checks
 
+    progress, workers = running
     claim = (budget.epsilon, budget.delta, budget.trials, budget.seed)
     if kind == "white-box":
-        return validated_dp_checks(pair, *claim, per_instance, progress=progress)
+        return validated_dp_checks(pair, *claim, per_instance, drawing=MainPass(progress, workers))
     return blackbox_checks(*_samplers(pair), *claim, progress)
+
+
+def _shippable(pair: Any, workers: Any) -> int:
+    """``workers()`` (those of the mechanism's own pair) for an individual's pair that pickles, else 1."""
+    import pickle
+
+    if workers() == 1:
+        return 1
+    try:
+        pickle.dumps(pair)
+    except Exception:  # noqa: BLE001 - any pickling failure means the same thing here
+        return 1
+    return workers()
 
 
 def _samplers(pair: Any, loss: bool = False) -> list:
@@ -450,24 +482,60 @@ def _samplers(pair: Any, loss: bool = False) -> list:
     return [lambda n, rng, w=world: pair.sample(w, n, rng) for world in ("D", "D'")]
 
 
-def stated_budget(pair: GuardedPair, kind: str, budget: PairAuditConfig, individuals: int) -> str:
+@dataclass(frozen=True)
+class PairWorkers:
+    """The processes a white-box pair's pass draws on, why (one sentence; "" where the user named them), and the
+    measured cost of a release of ``sample`` and ``privacy_loss`` (None where nothing was timed)."""
+
+    workers: int
+    why: str = ""
+    cost: float | None = None
+
+
+def pair_workers(pair: Any, workers: int | None, timed: bool = False) -> PairWorkers:
+    """``workers`` where the user named them, else chosen by the rule the black box follows
+    (:func:`pdp_audit.verify.evidence.user_audits.chosen_workers`): the available cores for a pair whose ``sample``
+    and ``privacy_loss`` cost at least ``PARALLEL_FROM_S`` a release and that pickles, one process otherwise.  The
+    pair is timed only where that decides (or ``timed``: a budget to state); a pair that raises while timed gets one
+    process (its checks say why).  The numbers never depend on the workers."""
+    from pdp_audit.verify.evidence.user_audits import available_cores, chosen_workers, sampler_cost
+
+    if workers is not None and not timed:
+        return PairWorkers(int(workers))
+    if workers is None and not timed and available_cores() < 2:
+        return PairWorkers(1, "Workers: one process -- this process may run on one core only.")
+    try:
+        cost = sampler_cost(_samplers(pair, loss=True))
+    except MalformedPair:
+        return PairWorkers(1 if workers is None else int(workers), "")
+    if workers is not None:
+        return PairWorkers(int(workers), "", cost)
+    chosen, why = chosen_workers(pair, cost, "the pair (sample and privacy_loss)")
+    return PairWorkers(chosen, why, cost)
+
+
+def stated_budget(pair: GuardedPair, kind: str, budget: PairAuditConfig, individuals: int, place=None) -> str:
     """What certify says before it draws: the releases per world, the cost of one (``sample`` and, white-box,
-    ``privacy_loss``, timed on up to 2,000 per world) and the minutes they make.  A white-box pair is audited in
-    this process, on one core: its checks draw in one pass whose blocks are seeded by identity, and the user's pair
-    is not sent to worker processes (a black-box one is drawn as the black box draws, in this process too)."""
+    ``privacy_loss``, timed on up to 2,000 per world), the minutes they make and, white-box, the workers of the pass
+    (``place``, a :class:`PairWorkers` with its cost) and why.  A black-box pair is drawn as the black box draws, in
+    this process."""
     from pdp_audit.verify.evidence.user_audits import duration, per_release, sampler_cost
 
     try:
-        cost = sampler_cost(_samplers(pair, loss=kind == "white-box"))
+        cost = place.cost if place is not None and place.cost is not None else None
+        cost = sampler_cost(_samplers(pair, loss=kind == "white-box")) if cost is None else cost
     except MalformedPair:
         return "Budget: the pair could not be timed (its checks say why)."
     releases = budget.trials * (1 + individuals)
     drawn = "one pass for every check" if kind == "white-box" else "beside those the black box learns from"
-    minutes = 2 * releases * cost / 60
-    return (
+    workers = place.workers if place is not None else 1
+    where = f"on {workers} worker processes" if workers > 1 else "in this process (one core)"
+    minutes = 2 * releases * cost / 60 / workers
+    said = (
         f"Budget: {releases:,} releases per world ({drawn}{', and one per individual' if individuals else ''}), "
-        f"the draws take about {duration(minutes)} at {per_release(cost)}, in this process (one core)."
+        f"the draws take about {duration(minutes)} at {per_release(cost)}, {where}."
     )
+    return f"{said} {place.why}" if place is not None and place.why else said
 
 
 def _of(evidence, ident: str):

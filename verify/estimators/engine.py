@@ -9,6 +9,7 @@ chunk, worker or order it ran in.  Changing the number of workers never changes 
 from __future__ import annotations
 
 import zlib
+from collections import deque
 from concurrent.futures import Executor
 from contextlib import contextmanager
 from typing import Callable, Iterator
@@ -106,6 +107,24 @@ def iter_blocks(
     jobs = [(work, seed, stream, b, size) for b, size in enumerate(block_sizes(n, block_size))]
     results = executor.map(_run_block, jobs) if executor is not None else map(_run_block, jobs)
     return with_progress(results, len(jobs), stream, "block", progress and len(jobs) > 4)
+
+
+class Windowed:
+    """``executor``'s ``map`` with at most ``window`` blocks submitted ahead of the one consumed.  ``Executor.map``
+    submits every block at once: two worlds' passes zipped on one pool would hold all of D's blocks in memory before
+    the first of D' ran; here the memory is ``window`` blocks a pass, whatever ``n``.  Results come in order."""
+
+    def __init__(self, executor: Executor, window: int):
+        self.executor, self.window = executor, max(1, int(window))
+
+    def map(self, fn: Callable, jobs) -> Iterator:
+        pending: deque = deque()
+        for job in jobs:
+            pending.append(self.executor.submit(fn, job))
+            if len(pending) >= self.window:
+                yield pending.popleft().result()
+        while pending:
+            yield pending.popleft().result()
 
 
 class PrivacyLossSampler:

@@ -33,6 +33,7 @@ the user supplies is a claim (``closed-form``), never evidence.
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
+from typing import Callable
 
 import numpy as np
 from scipy import stats
@@ -53,7 +54,13 @@ from pdp_audit.verify.estimators import rare, tilting, view_replay, view_structu
 from pdp_audit.verify.estimators.consistency import LossConsistency, loss_consistency
 from pdp_audit.verify.estimators.consistency_output import EventConsistency, StreamedEventConsistency
 from pdp_audit.verify.estimators.consistency_scale import ScaleIdentity, StreamedScaleIdentity
-from pdp_audit.verify.estimators.engine import PrivacyLossSampler, iter_blocks, pair_loss_resolution, run_blocks
+from pdp_audit.verify.estimators.engine import (
+    PrivacyLossSampler,
+    Windowed,
+    iter_blocks,
+    pair_loss_resolution,
+    run_blocks,
+)
 from pdp_audit.verify.estimators.loss_scale_band import StreamedScaleBand
 from pdp_audit.verify.estimators.rng_discipline import check_rng_discipline
 from pdp_audit.verify.estimators.stats import pvalue_by_inversion
@@ -281,6 +288,17 @@ def _scale_test(sampled: np.ndarray, via_view: np.ndarray) -> float:
     return pvalue if np.isfinite(pvalue) else 1.0  # all ranks tied: Mood's statistic has no variance
 
 
+@dataclass(frozen=True)
+class MainPass:
+    """How the main pass of ``sample`` and ``privacy_loss`` (:func:`stream_losses`) is drawn: ``progress``, a bar of
+    its blocks with the estimated time on a terminal's stderr; ``workers``, its processes -- a number, or a function
+    choosing them, called once the pair has passed the rng probe (a pair is timed only after it has shown it draws
+    from its rng alone).  The numbers never depend on either."""
+
+    progress: bool = False
+    workers: int | Callable[[], int] = 1
+
+
 def validated_dp_checks(
     pair,
     epsilon: float,
@@ -289,17 +307,18 @@ def validated_dp_checks(
     seed: int,
     per_instance: bool,
     exact_delta: float | None = None,
-    progress: bool = False,
+    drawing: MainPass = MainPass(),
 ) -> list[Evidence]:
     """Everything an assertion about a user's pair rests on: the pair's validation and its two DP checks
     (:func:`dp_checks`), the exact fail ``pair-protocol`` instead when the pair is malformed or does not draw from
     its rng alone (:func:`pdp_audit.verify.estimators.rng_discipline.check_rng_discipline`, first), and ``closed-form``
-    when the user supplied one.  ``progress``: a bar of the main pass's blocks, with its estimated time, on a
-    terminal's stderr."""
+    when the user supplied one.  ``drawing``: how the main pass is drawn (:class:`MainPass`)."""
     try:
         check_block_memory(pair)
         why = check_rng_discipline(pair.sample, lambda world, size, out: checked_releases(pair, world, size, out))
-        checks = not_reproducible(dp_checks(pair, epsilon, delta, trials, seed, per_instance, progress), why)
+        workers = drawing.workers() if callable(drawing.workers) else drawing.workers
+        found = dp_checks(pair, epsilon, delta, trials, seed, per_instance, drawing.progress, workers)
+        checks = not_reproducible(found, why)
     except MalformedPair as err:
         checks = [malformed_check(str(err))]
     if exact_delta is not None:
@@ -374,7 +393,9 @@ class ReleasesAndLosses(PrivacyLossSampler):
         return outputs, at_loss_resolution(losses, resolution)
 
 
-def stream_losses(pair, epsilon: float, trials: int, seed: int, progress: bool = False) -> StreamedLosses:
+def stream_losses(
+    pair, epsilon: float, trials: int, seed: int, progress: bool = False, workers: int = 1
+) -> StreamedLosses:
     """One pass over the blocks of both worlds (stream ``plugin/<world>``), interleaved.  Memory is bounded
     whatever ``trials``: a few blocks, :data:`VIEW_SAMPLES` losses, and the consistency test's pilot (at most
     :data:`pdp_audit.verify.estimators.consistency_events.RELEASE_PILOT_MAX` releases of at most
@@ -383,7 +404,39 @@ def stream_losses(pair, epsilon: float, trials: int, seed: int, progress: bool =
     the test's events are tallied on every draw past the pilot.  Losses and ε are compared at the resolution of
     the pair's floating-point type (:func:`pdp_audit.verify.estimators.engine.pair_loss_resolution`), on a grid through
     ±ε
-    where that type is coarser than float64 (:func:`pdp_audit.mechanisms.base.grid_through`)."""
+    where that type is coarser than float64 (:func:`pdp_audit.mechanisms.base.grid_through`).
+
+    ``workers`` > 1: the blocks are drawn by that many processes (the pair must pickle), a few blocks ahead of the
+    pass (:class:`pdp_audit.verify.estimators.engine.Windowed`); each block is seeded by its identity, so the numbers
+    are the same on any number of workers.  The pass of ``sample`` and ``privacy_loss`` is the audit's cost; the
+    view's checks and importance sampling, where a pair has a view, draw in this process."""
+    from pdp_audit.verify.core.dask_cluster import block_executor
+
+    if workers > 1:
+        _check_picklable(pair)
+    with block_executor(workers, shipped={"the pair": pair}) as executor:
+        pool = None if executor is None else Windowed(executor, 2 * workers)
+        return _stream_losses(pair, epsilon, trials, seed, (progress, pool))
+
+
+def _check_picklable(pair) -> None:
+    """Worker processes receive the pair by pickling: a pair of a class defined in a function cannot be sent (one
+    line, before its blocks are submitted)."""
+    import pickle
+
+    from pdp_audit.mechanisms.validation import InputError
+
+    try:
+        pickle.dumps(pair)
+    except Exception as err:  # noqa: BLE001 - any pickling failure means the same thing here
+        raise InputError(
+            f"workers: the pair cannot be sent to worker processes ({type(err).__name__}: {err}); define its class at "
+            "module level, or use workers 1"
+        ) from None
+
+
+def _stream_losses(pair, epsilon: float, trials: int, seed: int, running: tuple) -> StreamedLosses:
+    progress, pool = running
     resolution = grid_through(separating_resolution(pair_loss_resolution(pair), float(epsilon)), float(epsilon))
     consistency = StreamedEventConsistency(trials, trials, float(epsilon))
     scale = StreamedScaleIdentity()
@@ -393,7 +446,7 @@ def stream_losses(pair, epsilon: float, trials: int, seed: int, progress: bool =
     heads: dict[str, list[np.ndarray]] = {"D": [], "D'": []}
     shown = {"D": progress, "D'": False}  # one bar, D's: the worlds' blocks are drawn in lockstep
     blocks = {
-        w: iter_blocks(ReleasesAndLosses(pair, w, resolution), trials, seed, f"plugin/{w}", progress=shown[w])
+        w: iter_blocks(ReleasesAndLosses(pair, w, resolution), trials, seed, f"plugin/{w}", pool, shown[w])
         for w in heads
     }
     for (releases_d, block_d), (releases_dp, block_dp) in zip(blocks["D"], blocks["D'"]):
@@ -421,16 +474,23 @@ def stream_losses(pair, epsilon: float, trials: int, seed: int, progress: bool =
 
 
 def dp_checks(
-    pair, epsilon: float, delta: float, trials: int, seed: int, per_instance: bool, progress: bool = False
+    pair,
+    epsilon: float,
+    delta: float,
+    trials: int,
+    seed: int,
+    per_instance: bool,
+    progress: bool = False,
+    workers: int = 1,
 ) -> list:
     """The pair's validation (``loss-consistency``, and ``noise-view`` where it has one) and the two
     hockey-stick checks δ_{D‖D'}(ε) ≤ δ and δ_{D'‖D}(ε) ≤ δ (plain, or importance-sampled through the view).
 
     Sampling raises :class:`pdp_audit.mechanisms.base.MalformedPair` for releases or losses of the wrong shape, NaN or
     impossible infinities.  The losses are streamed (:func:`stream_losses`): memory does not grow with
-    ``trials``.
+    ``trials``; ``workers``: the processes its pass draws on (the same numbers).
     """
-    streamed = stream_losses(pair, epsilon, trials, seed, progress)
+    streamed = stream_losses(pair, epsilon, trials, seed, progress, workers)
     checks = [consistency_evidence(streamed.consistency, trials, PAIR_LOSS_CONSISTENCY, streamed.scale)]
     replayed = replay_view(pair, seed, trials)
     view = noise_view_check(pair, streamed.heads, seed, streamed.resolution, replayed)

@@ -3,6 +3,8 @@ checks, with the ranges and one-line errors of the declared pair options, and th
 
 from __future__ import annotations
 
+import os
+import pickle
 import time
 from typing import Any
 
@@ -20,6 +22,11 @@ DEFAULT_ALPHA = PAIR_OPTIONS["alpha"].default
 #: they would take over PROBE_SECONDS).
 PROBE_RELEASES = 2_000
 PROBE_SECONDS = 2.0
+#: Cost a release from which a run that names no workers draws with the available cores (a black box's sampler; a
+#: white-box pair's ``sample`` and ``privacy_loss``): below it the workers' start and the releases' transfer cost more
+#: than the draws they share.  Measured by ``benchmarks/slow_sampler_workers.py`` (its result:
+#: ``benchmarks/slow_sampler_workers.json``).
+PARALLEL_FROM_S = 20e-6
 
 
 def sampler_cost(samplers) -> float:
@@ -36,6 +43,38 @@ def sampler_cost(samplers) -> float:
         sample(probe, rng)
         cost = max(cost, (time.perf_counter() - start) / probe)
     return cost
+
+
+def available_cores() -> int:
+    """The cores this process may run on (its affinity where the system says, else the machine's)."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:  # not on Linux
+        return max(1, os.cpu_count() or 1)
+
+
+def chosen_workers(shipped: Any, cost: float, what: str = "the sampler") -> tuple[int, str]:
+    """The workers of a run that names none, and why (one sentence): the available cores where ``what`` costs at
+    least :data:`PARALLEL_FROM_S` a release (``cost``, from :func:`sampler_cost`) and ``shipped`` -- what the worker
+    processes receive -- pickles; one process otherwise.  The numbers never depend on the workers (the block engine
+    seeds each block by its identity), so the choice changes only the wall time."""
+    cores = available_cores()
+    threshold = f"{PARALLEL_FROM_S * 1e6:.3g} µs a release"
+    if cost < PARALLEL_FROM_S:
+        return 1, f"Workers: one process -- {what} costs less than {threshold}: workers would cost more than they save."
+    if cores < 2:
+        return 1, "Workers: one process -- this process may run on one core only."
+    try:
+        pickle.dumps(shipped)
+    except Exception as err:  # noqa: BLE001 - any pickling failure means the same thing here
+        return 1, (
+            f"Workers: one process -- {what} costs at least {threshold}, but it does not pickle "
+            f"({type(err).__name__}), so it cannot be sent to worker processes (define it at module level to use the "
+            "cores)."
+        )
+    return cores, (
+        f"Workers: {cores} (the available cores): {what} costs at least {threshold}; the numbers do not depend on them."
+    )
 
 
 def per_release(seconds: float) -> str:
