@@ -82,16 +82,22 @@ def paper_checks(name: str) -> set[str]:
 
 def cell(name: str, parameters: dict, seed: int, alpha: float, checks=None, executor=None) -> dict:
     """One cell: the audit ``name`` run with the cell's options, seed and α; its checks as in the JSON report."""
-    from pdp_audit.reports.json_report import check_to_dict, clean
-    from pdp_audit.verify.core.checks import worst
-
     plan = _plan(name)
     paper = checks is not None and any(c in plan.paper_checks() for c in checks)
     run = plan.run(configure(plan, parameters, seed, alpha, paper), executor=executor)
+    return _result(name, run, checks, plan.checks)
+
+
+def _result(name: str, run: Any, checks: Any, declared: Any) -> dict:
+    """A cell's verdict and checks (those of ``checks``, all where None), as in the JSON report; an id the run did
+    not produce and the audit does not declare is refused."""
+    from pdp_audit.reports.json_report import check_to_dict, clean
+    from pdp_audit.verify.core.checks import worst
+
     guarantees = [c for c in run.checks if checks is None or c.id in checks]
     findings = [c for c in (run.findings or ()) if checks is not None and c.id in checks]
     produced = [c.id for c in (*run.checks, *(run.findings or ()))]
-    unknown = [c for c in checks or () if c not in produced and c not in plan.checks]
+    unknown = [c for c in checks or () if c not in produced and c not in declared]
     if unknown or not (guarantees or findings):  # a typo must not silently shrink the sweep's checks
         raise SpecError(
             f"sweep.checks: `run {name}` has no check {(unknown or list(checks))[0]!r} here; it produced: "
@@ -119,4 +125,58 @@ def sweep_mechanism(plan: AuditPlan) -> SweepMechanism:
         preload=(plan.audit.__module__.rpartition(".")[0] + ".evidence",),  # each family's heavy module
         chunked=plan.chunked,
         check_data=plan.data_check,
+    )
+
+
+# --------------------------------------------------------------------------------------------------
+# The user-facing kinds a sweep reaches: a cell names the user's code by an option (``factory`` of ``pair``)
+# --------------------------------------------------------------------------------------------------
+#: Options of a kind a sweep does not take: where its blocks run is the sweep's (its workers, one cell each).
+NOT_SWEPT = SET_BY_THE_SWEEP | {"workers"}
+
+
+def _kind(name: str) -> Any:
+    from pdp_audit.verify.catalogue.kinds import kinds_by_name
+
+    return kinds_by_name()[name].plan
+
+
+def kind_schema(plan: Any) -> Schema:
+    """The sweepable options of the user-facing kind ``plan`` (:class:`~pdp_audit.verify.core.plan.KindPlan`)."""
+    return {key: o for key, o in plan.options().items() if key not in NOT_SWEPT}
+
+
+def kind_normalize(name: str, target: str, parameters: dict, keys: set, where: str) -> dict:
+    """Check a cell of the kind ``name`` by building its config from the keys the spec set; ``target``: the option
+    naming the user's code, which a cell must give."""
+    plan = _kind(name)
+    if target not in keys:
+        option = plan.options()[target]
+        raise SpecError(f"{where}: {target} is required ({option.help})")
+    try:
+        plan.configure({k: v for k, v in parameters.items() if k in keys}, in_spec(where))
+    except InputError as err:
+        raise SpecError(str(err)) from None
+    return parameters
+
+
+def kind_cell(name: str, parameters: dict, seed: int, alpha: float, checks=None, executor=None) -> dict:
+    """One cell of the kind ``name``: its config built from the cell's options (as the API's function builds it),
+    run through its plan in the worker."""
+    plan = _kind(name)
+    known = plan.options()
+    given = {k: v for k, v in parameters.items() if k in known and v != known[k].default}
+    run = plan.execute(plan.configure({**given, "seed": seed, "alpha": alpha}))
+    return _result(name, run, checks, ())
+
+
+def kind_sweep_mechanism(plan: Any, target: str) -> SweepMechanism:
+    """The :class:`SweepMechanism` of the user-facing kind ``plan``, whose cells name the user's code by the option
+    ``target``."""
+    return SweepMechanism(
+        plan.name,
+        functools.partial(kind_cell, plan.name),
+        kind_schema(plan),
+        normalize=functools.partial(kind_normalize, plan.name, target),
+        description=f"{plan.help}: {target} = MODULE:FACTORY",
     )

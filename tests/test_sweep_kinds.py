@@ -1,0 +1,114 @@
+"""A sweep cell reaches a user-facing audit through its kind's config: ``mechanism = "pair"`` with ``factory =
+"MODULE:FACTORY"`` audits the pair the factory returns exactly as ``pdp_audit.audit_pair`` does (the same config,
+the same run), and a bad cell is one line naming the cell and the key before any cell runs."""
+
+from __future__ import annotations
+
+import sys
+import textwrap
+
+import pytest
+
+import pdp_audit
+from pdp_audit.reports.json_report import check_to_dict, clean
+from pdp_audit.verify.sweeps.spec import SpecError, parse_spec
+
+MODULE = textwrap.dedent(
+    """
+    import numpy as np
+
+    class Gaussian:
+        output_dim = 1
+
+        def __init__(self, sigma):
+            self.sigma = sigma
+
+        def sample(self, world, size, rng):
+            return (1.0 if world == "D" else 0.0) + self.sigma * rng.standard_normal((size, 1))
+
+        def privacy_loss(self, outputs):
+            o = outputs[:, 0]
+            return (o**2 - (o - 1.0) ** 2) / (2 * self.sigma**2)
+
+    def make():
+        return Gaussian(4.0)
+
+    def make_leaky():
+        return Gaussian(0.5)
+    """
+)
+
+SPEC = """
+[sweep]
+name = "pairs"
+mechanism = "pair"
+seed = 0
+alpha = 4e-6
+
+[fixed]
+trials = 2000
+delta = 1e-3
+
+[grid]
+factory = ["sweep_pairs:make", "sweep_pairs:make_leaky"]
+epsilon = [1.0, 2.0]
+"""
+
+
+@pytest.fixture()
+def user_folder(tmp_path, monkeypatch):
+    (tmp_path / "sweep_pairs.py").write_text(MODULE)
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    yield tmp_path
+    sys.modules.pop("sweep_pairs", None)  # the cells' loader registers the module, as an import does
+
+
+def test_a_sweep_cell_of_a_users_pair_is_audit_pair_at_the_cells_seed(user_folder):
+    import sweep_pairs
+
+    spec = parse_spec(SPEC)
+    assert len(spec.cells) == 4
+    verdicts = {}
+    for cell in spec.cells:
+        p = cell.parameters
+        result = spec.kind.cell(dict(p), cell.seed, spec.alpha_per_cell, None)
+        pair = getattr(sweep_pairs, p["factory"].partition(":")[2])()
+        run = pdp_audit.audit_pair(
+            pair, p["epsilon"], p["delta"], trials=p["trials"], seed=cell.seed, alpha=spec.alpha_per_cell
+        )
+        assert result["checks"] == [clean(check_to_dict(c)) for c in run.checks]
+        verdicts[p["factory"], p["epsilon"]] = result["verdict"]
+    assert verdicts["sweep_pairs:make_leaky", 1.0] == "fail"  # σ = 0.5 at sensitivity 1 is far from (1, 1e-3)
+    assert verdicts["sweep_pairs:make", 1.0] != "fail" and verdicts["sweep_pairs:make", 2.0] != "fail"
+
+
+@pytest.mark.parametrize(
+    "change, needle",
+    [
+        ('factory = ["sweep_pairs:make", "sweep_pairs:make_leaky"]\n', "factory is required"),
+        ('"sweep_pairs:make_leaky"', '"sweep_pairs"'),  # no colon: not MODULE:FACTORY
+        ("delta = 1e-3", "delta = 1.5"),
+        ("trials = 2000", "trials = 10"),
+        ("epsilon = [1.0, 2.0]", "epsilon = [1.0, -2.0]"),
+    ],
+)
+def test_a_bad_cell_of_a_pair_sweep_is_one_line_naming_the_key(user_folder, change, needle):
+    text = SPEC.replace(change, "") if needle == "factory is required" else SPEC.replace(change, needle)
+    with pytest.raises(SpecError) as err:
+        parse_spec(text, where="s.toml")
+    message = str(err.value)
+    assert "\n" not in message and message.startswith("s.toml")
+    key = {"factory is required": "factory", '"sweep_pairs"': "factory", "delta = 1.5": "delta"}.get(needle)
+    assert (key or needle.split()[0]) in message
+
+
+def test_a_sweep_cell_of_a_pair_sets_neither_seed_alpha_nor_workers(user_folder):
+    with pytest.raises(SpecError, match="unknown"):
+        parse_spec(SPEC.replace("delta = 1e-3", "delta = 1e-3\nworkers = 2"), where="s.toml")
+
+
+def test_canary_errors_name_the_keyword_the_caller_typed():
+    """``audit_canary_scores(..., claim_epsilon=-1)`` named ``epsilon``, an argument it does not have."""
+    with pytest.raises(pdp_audit.InputError, match=r"^claim_epsilon must be a finite number >= 0, got -1$"):
+        pdp_audit.audit_canary_scores([1.0, 2.0, 3.0], [0.0, 1.0, 2.0], 1e-5, claim_epsilon=-1)
