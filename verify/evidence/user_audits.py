@@ -1,5 +1,6 @@
-"""What the audits of a user's code share (a white-box pair, a black box, a coverage claim): their arguments'
-checks, with the ranges and one-line errors of the declared pair options, and the decision of their evidence."""
+"""What the audits of a user's code share (a white-box pair, a black box, a coverage claim): the protocol check of
+the user's object, the defaults of the declared pair options, and the decision of their evidence (their claims and
+budgets are checked by their configs, ``audits/<kind>/config.py``)."""
 
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ import numpy as np
 
 from pdp_audit.mechanisms.validation import InputError
 from pdp_audit.reports.records import Run
-from pdp_audit.verify.core.config import PAIR_OPTIONS, pair_value
+from pdp_audit.verify.core.config import PAIR_OPTIONS
 
 #: Samples per world of a pair assertion when ``trials`` is not given (the pytest plugin's ``--audit-trials``).
 DEFAULT_TRIALS = PAIR_OPTIONS["trials"].default
@@ -85,20 +86,6 @@ def per_release(seconds: float) -> str:
 def duration(minutes: float) -> str:
     """``minutes`` as a person reads them: seconds below a minute."""
     return f"{minutes * 60:.0f} s" if minutes < 1 else f"{minutes:.1f} min"
-
-
-def claim_values(
-    epsilon: Any, delta: Any, trials: Any, seed: Any, alpha: Any, delta_range: str = "delta", budget: str = "trials"
-) -> tuple[float, float, int, int, float]:
-    """The claim and budget of a pair function, each checked against its declared range (one-line errors;
-    ``budget``: the range of ``trials``, ``blackbox_trials`` for a black box)."""
-    return (
-        pair_value("epsilon", epsilon, required=True),
-        pair_value(delta_range, delta, required=True),
-        pair_value(budget, trials, required=budget == "trials"),  # a black box's None: its default budget
-        pair_value("seed", seed, required=True),
-        pair_value("alpha", alpha, required=True),
-    )
 
 
 def check_protocol(pair: Any, needs_loss: bool = True) -> None:
