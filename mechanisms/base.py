@@ -58,8 +58,25 @@ def user_error(err: BaseException) -> str:
     """An exception raised by the user's code, in one line: its type and its message quoted (a message with a newline
     must not print a second line, which could forge a verdict in a CI log)."""
     if isinstance(err, SystemExit):
-        return f"SystemExit (sys.exit({err.code!r}))"
-    return f"{type(err).__name__}: {str(err)!r}"
+        return f"SystemExit (sys.exit({_cut(_text(err.code, repr))}))"
+    return f"{type(err).__name__}: {_cut(repr(_text(err, str)))}"
+
+
+#: The longest message of the user's exception shown (a 10 MB message made a 10 MB verdict line).
+USER_MESSAGE_CHARS = 300
+
+
+def _text(value: object, how) -> str:
+    """``how(value)`` (``str`` or ``repr``), or a placeholder where the user's ``__str__``/``__repr__`` raises
+    (that was an internal error, exit 4, and a KeyboardInterrupt raised there read as Ctrl-C)."""
+    try:
+        return how(value)
+    except BaseException as err:  # noqa: BLE001 (whatever their method raises, the fault being reported stays theirs)
+        return f"<its message could not be formed: {type(err).__name__}>"
+
+
+def _cut(text: str) -> str:
+    return text if len(text) <= USER_MESSAGE_CHARS else f"{text[:USER_MESSAGE_CHARS]}… ({len(text):,} characters)"
 
 
 def pair_attribute(pair: Any, name: str, owner: str = "the pair") -> Any:

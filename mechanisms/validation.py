@@ -8,8 +8,10 @@ exception is an internal error.  It lives here, in the lowest layer, so that eve
 from __future__ import annotations
 
 import math
+import numbers
 import os
 import stat
+import sys
 
 
 class InputError(ValueError):
@@ -68,10 +70,25 @@ def finite_number(value: object) -> bool:
 
 
 def _number(name: str, value, valid: str) -> float:
+    """``value`` as a float if it is a real number (numpy's scalars and 0-d arrays of real numbers included); a
+    string, bytes, a boolean or a complex number is none (``float("1")`` and ``float(True)`` read them as numbers
+    before), and an integer beyond the doubles (``10**400``) is refused in one line, not an OverflowError."""
+    np = sys.modules.get("numpy")  # a value of numpy's exists only once numpy is loaded (--version loads none)
+    real = isinstance(value, numbers.Real) or (
+        np is not None and isinstance(value, np.ndarray) and value.ndim == 0 and value.dtype.kind in "iuf"
+    )
+    if not real or isinstance(value, bool) or (np is not None and isinstance(value, np.bool_)):
+        raise InputError(f"{name} must be {valid}, got {_shown_value(value)}")
     try:
         return float(value)
-    except (TypeError, ValueError):
-        raise InputError(f"{name} must be {valid}, got {value!r}") from None
+    except (OverflowError, TypeError, ValueError):
+        raise InputError(f"{name} must be {valid}, got {_shown_value(value)}") from None
+
+
+def _shown_value(value: object) -> str:
+    """``repr(value)``, at most 80 characters (an integer of 400 digits is named by its length)."""
+    text = repr(value)
+    return text if len(text) <= 80 else f"{text[:40]}… ({len(text)} characters)"
 
 
 def positive(name: str, value: float, why: str = "") -> float:

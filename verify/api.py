@@ -57,7 +57,7 @@ from pdp_audit.verify.core.config import options as declared_options  # noqa: F4
 from pdp_audit.verify.core.float_rules import with_own_float_rules
 from pdp_audit.verify.core.outputs import add_reads, check_outputs, read_paths, record_reads, store_inputs  # noqa: F401
 from pdp_audit.verify.core.processes import in_user_process  # noqa: F401
-from pdp_audit.verify.evidence.user_audits import DEFAULT_ALPHA, DEFAULT_TRIALS, check_protocol  # noqa: F401
+from pdp_audit.verify.evidence.user_audits import DEFAULT_ALPHA, DEFAULT_TRIALS, check_protocol, flag  # noqa: F401
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas
@@ -138,9 +138,10 @@ def run_audit(
         pdp_audit.write_report(run, pdf="gaussian.pdf")
     """
     plans = audit_plans()
-    if name not in plans:
+    if not isinstance(name, str) or name not in plans:  # a list raised TypeError (unhashable)
         raise InputError(f"name must be an audit of `pdp-audit list` ({', '.join(plans)}), got {name!r}")
     workers = pair_value("workers", workers)
+    paper_claims, progress = flag("paper_claims", paper_claims), flag("progress", progress)
     plan = plans[name]
     config = plan.configure({**options, "seed": seed, "alpha": alpha, **plan.paper_option(paper_claims)})
     return run_config(plan, config, workers, progress)
@@ -342,4 +343,6 @@ def read_sweep(path: str | os.PathLike) -> pandas.DataFrame:
     """
     from pdp_audit.verify.sweeps.store import read_frame
 
+    if not isinstance(path, (str, os.PathLike)):  # None or a number raised TypeError out of os.fspath
+        raise InputError(f"path must be the path of a sweep store, got {path!r}"[:200])
     return read_frame(os.fspath(path))

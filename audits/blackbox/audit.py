@@ -13,7 +13,7 @@ from pdp_audit.mechanisms.validation import InputError
 from pdp_audit.reports.records import Run
 from pdp_audit.verify.core.config import Names, build
 from pdp_audit.verify.core.float_rules import with_own_float_rules
-from pdp_audit.verify.evidence.user_audits import DEFAULT_ALPHA, check_protocol, decided
+from pdp_audit.verify.evidence.user_audits import DEFAULT_ALPHA, check_protocol, decided, flag
 
 
 @with_own_float_rules
@@ -90,7 +90,7 @@ def audit_blackbox(
     values = {"claim_epsilon": epsilon, "claim_delta": delta, "trials": trials, "seed": seed, "alpha": alpha}
     values.update(dataclasses.asdict(budget))
     config = build(BlackBoxAuditConfig, values, Names(lambda o: KEYWORDS.get(o.key, o.key)), extra={"target": pair})
-    return run_blackbox(config, bool(progress))
+    return run_blackbox(config, flag("progress", progress))
 
 
 def run_blackbox(config: BlackBoxAuditConfig, progress: bool = False) -> Run:

@@ -36,15 +36,16 @@ class UserSampler:
         self.pair, self.world = pair, world
 
     def __call__(self, size: int, rng: Any) -> Any:
-        from pdp_audit.mechanisms.base import MalformedPair
+        from pdp_audit.mechanisms.base import MalformedPair, user_error
+        from pdp_audit.verify.core.float_rules import user_float_rules
 
         try:
-            return self.pair.sample(self.world, size, rng)
+            with user_float_rules():  # what the sampler sets of the process's state is undone
+                return self.pair.sample(self.world, size, rng)
         except BaseException as err:
             if isinstance(err, KeyboardInterrupt):  # Ctrl-C is the user's wish, not a fault
                 raise
-            kind = f"sys.exit({err.code!r})" if isinstance(err, SystemExit) else f"{type(err).__name__}: {str(err)!r}"
-            raise MalformedPair(f"sample({self.world!r}, {size}) raised {kind}") from None
+            raise MalformedPair(f"sample({self.world!r}, {size}) raised {user_error(err)}") from None
 
 
 BLACKBOX = CheckSpec(

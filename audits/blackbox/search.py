@@ -33,8 +33,9 @@ import numpy as np
 
 from pdp_audit.audits.blackbox.attack import AttackOptions, BlackBoxAttack, _progress_bar, blackbox_attack
 from pdp_audit.audits.blackbox.defaults import PILOT_STATISTIC, SEARCH_STATISTIC, SEARCH_TRIALS
-from pdp_audit.mechanisms.base import MalformedPair
+from pdp_audit.mechanisms.base import MalformedPair, user_error
 from pdp_audit.mechanisms.validation import InputError
+from pdp_audit.verify.core.float_rules import user_float_rules
 
 
 class SearchMechanism(Protocol):
@@ -220,12 +221,12 @@ class DatasetSampler:
 
     def __call__(self, size: int, rng: np.random.Generator) -> Any:
         try:
-            return self.mechanism.release(np.asarray(self.dataset, dtype=float), size, rng)
+            with user_float_rules():  # what the mechanism sets of the process's state is undone
+                return self.mechanism.release(np.asarray(self.dataset, dtype=float), size, rng)
         except BaseException as err:  # a BaseException of the user's code is theirs too (as UserSampler's)
             if isinstance(err, KeyboardInterrupt):  # Ctrl-C is the user's wish, not a fault
                 raise
-            kind = f"sys.exit({err.code!r})" if isinstance(err, SystemExit) else f"{type(err).__name__}: {str(err)!r}"
-            raise MalformedPair(f"release({self.world}, {size}) raised {kind}") from None
+            raise MalformedPair(f"release({self.world}, {size}) raised {user_error(err)}") from None
 
 
 @dataclass(frozen=True)

@@ -10,6 +10,8 @@ it), never certify one: without a claim, or when the bound stays below it, the v
 from __future__ import annotations
 
 import math
+import numbers
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 import numpy as np
@@ -57,9 +59,11 @@ def scores_array(values: Any, name: str, minimum: int = 2) -> np.ndarray:
         array = np.asarray(values)
     except (TypeError, ValueError) as err:  # ragged or otherwise not an array
         raise InputError(f"{name}: not an array of numbers ({err})") from None
+    if np.ma.is_masked(values):  # np.asarray drops the mask: the masked scores were audited as if they were data
+        raise InputError(f"{name}: a masked array with masked scores; drop them (values.compressed()) or fill them")
     if array.ndim != 1:
         raise InputError(f"{name}: expected a 1-D array of scores, got shape {array.shape}")
-    if not (np.issubdtype(array.dtype, np.number) or array.dtype == bool) or np.iscomplexobj(array):
+    if not real_dtype(array.dtype):
         raise InputError(f"{name}: expected real numbers, got {array.dtype} values")
     if array.size < minimum:
         raise InputError(f"{name}: {array.size} scores; at least {minimum} are needed")
@@ -68,6 +72,13 @@ def scores_array(values: Any, name: str, minimum: int = 2) -> np.ndarray:
     if bad.size:
         raise InputError(f"{name}: row {int(bad[0])} is {float(array[bad[0]])!r}; scores must be finite numbers")
     return array
+
+
+def real_dtype(dtype: np.dtype) -> bool:
+    """Whether scores of ``dtype`` are real numbers: integers or floats.  Booleans, complex numbers, timedeltas
+    and datetimes (numpy counts timedelta64 as an integer type: a duration's nanoseconds were read as its score),
+    strings and objects are not."""
+    return dtype.kind in "iuf"
 
 
 def inclusion_array(values: Any, name: str, size: int) -> np.ndarray:
@@ -391,11 +402,33 @@ def _headline(check, alpha: float, delta: float) -> str:
 
 
 def _guesses(guesses: Any, m: int) -> tuple[int, int]:
-    try:
-        k_in, k_out = (int(g) for g in guesses)
-        exact = all(float(g) == int(g) for g in guesses)
-    except (TypeError, ValueError):
-        raise InputError(f"guesses must be two whole numbers (k+, k-), got {guesses!r}") from None
-    if not exact or k_in < 0 or k_out < 0 or not 1 <= k_in + k_out <= m:
-        raise InputError(f"guesses: (k+, k-) = {tuple(guesses)!r}; need k+, k- >= 0 and 1 <= k+ + k- <= m = {m}")
+    """``guesses`` as (k₊, k₋): two whole numbers (numpy's integers and whole floats too), checked against ``m``.
+    A string ("12"), bytes, a mapping or booleans are no pair of numbers (they were read digit by digit, by their
+    keys, as 1 and 0), and inf or 10**400 is one line, not an OverflowError."""
+    bad = InputError(f"guesses must be two whole numbers (k+, k-), got {_short(guesses)}")
+    if isinstance(guesses, (str, bytes, Mapping)) or not isinstance(guesses, Iterable):
+        raise bad
+    items = tuple(guesses)
+    if len(items) != 2:
+        raise bad
+    whole = []
+    for g in items:
+        if isinstance(g, (bool, np.bool_)) or not isinstance(g, numbers.Real):
+            raise bad
+        if isinstance(g, numbers.Integral):
+            whole.append(int(g))
+            continue
+        value = float(g)
+        if not (math.isfinite(value) and value.is_integer()):
+            raise bad
+        whole.append(int(value))
+    k_in, k_out = whole
+    if k_in < 0 or k_out < 0 or not 1 <= k_in + k_out <= m:
+        raise InputError(f"guesses: (k+, k-) = {_short(tuple(whole))}; need k+, k- >= 0 and 1 <= k+ + k- <= m = {m}")
     return k_in, k_out
+
+
+def _short(value: Any) -> str:
+    """``repr(value)`` cut to 80 characters (a guess of 10**400 is 401 digits)."""
+    text = repr(value)
+    return text if len(text) <= 80 else f"{text[:60]}… ({len(text)} characters)"

@@ -11,6 +11,7 @@ import numpy as np
 from pdp_audit.mechanisms.base import MalformedPair, returned_array, user_error
 from pdp_audit.mechanisms.validation import InputError
 from pdp_audit.verify.core.checks import CheckSpec, Evidence
+from pdp_audit.verify.core.float_rules import user_float_rules
 from pdp_audit.verify.estimators.coverage import coverage_of
 from pdp_audit.verify.estimators.engine import run_blocks
 from pdp_audit.verify.evidence import builders
@@ -24,7 +25,8 @@ def _called(fn, call: str, *args):
     """``fn(*args)``, whatever it raises (``sys.exit`` included) being the user's fault: :class:`MalformedPair`
     naming the call, the exact fail ``pair-protocol`` -- never our internal error."""
     try:
-        return fn(*args)
+        with user_float_rules():  # what the user's function sets of the process's state is undone
+            return fn(*args)
     except BaseException as err:
         if isinstance(err, KeyboardInterrupt):  # Ctrl-C is the user's wish, not a fault
             raise

@@ -10,7 +10,7 @@ from pdp_audit.mechanisms.base import NeighbourPair
 from pdp_audit.reports.records import Run
 from pdp_audit.verify.core.config import build
 from pdp_audit.verify.core.float_rules import with_own_float_rules
-from pdp_audit.verify.evidence.user_audits import DEFAULT_ALPHA, DEFAULT_TRIALS, check_protocol, decided
+from pdp_audit.verify.evidence.user_audits import DEFAULT_ALPHA, DEFAULT_TRIALS, check_protocol, decided, flag
 
 
 @with_own_float_rules
@@ -96,7 +96,7 @@ def audit_pair(
         run.verdict  # 'pass'
     """
     values: dict[str, Any] = {"epsilon": epsilon, "delta": delta, "trials": trials, "seed": seed, "alpha": alpha}
-    values.update(per_instance=bool(per_instance), exact_delta=exact_delta)
+    values.update(per_instance=flag("per_instance", per_instance), exact_delta=exact_delta)
     return run_pair(build(PairAuditConfig, values, extra={"target": pair}))
 
 

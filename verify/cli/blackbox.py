@@ -105,13 +105,16 @@ def module_file(target: str) -> str | None:
 def load_factory(target: str, needs: str = "sample"):
     """The object FACTORY() of ``MODULE:FACTORY``; one-line InputErrors for what cannot be loaded.  ``needs``:
     ``sample`` (a pair) or ``release`` (a mechanism for ``--search``)."""
+    from pdp_audit.verify.core.float_rules import user_float_rules
+
     module_name, _, attr = target.partition(":")
     if not module_name or not attr:
         raise InputError(f"target must be MODULE:FACTORY, got {target!r}")
     # the current folder first, as `python -m` would: a console script's sys.path starts at its own bin folder
     sys.path.insert(0, os.getcwd())
     try:
-        module = importlib.import_module(module_name)
+        with user_float_rules():  # what the module sets of the process's state while it loads is undone
+            module = importlib.import_module(module_name)
     except ImportError as err:
         raise InputError(f"target: cannot import module {module_name!r} ({err})") from None
     except BaseException as err:  # the user's module failed while it was imported: their code, their error
@@ -124,7 +127,8 @@ def load_factory(target: str, needs: str = "sample"):
     if not callable(factory):
         raise InputError(f"target: {module_name} has no callable {attr!r}")
     try:
-        pair = factory()
+        with user_float_rules():  # an np.seterr, a recursion limit, sys.path emptied: undone for our code
+            pair = factory()
     except BaseException as err:  # sys.exit(0) in the factory must not make a command that certifies
         if isinstance(err, KeyboardInterrupt):  # Ctrl-C is the user's wish, not a fault
             raise

@@ -15,6 +15,7 @@ from __future__ import annotations
 import argparse
 import csv
 import math
+import os
 from array import array
 
 import numpy as np
@@ -24,6 +25,13 @@ from pdp_audit.reports.numbers import fmt_level
 from pdp_audit.verify import api
 from pdp_audit.verify.api import add_option, check_outputs, typed
 from pdp_audit.verify.cli.commands import COMMAND_HELP
+from pdp_audit.verify.core.processes import MEMORY_SHARE, physical_memory
+
+#: The largest CSV of scores read (checked before reading; about 50 million scores of 20 characters a row).
+CSV_CAP = 2**30
+
+#: Peak memory of the audit per score, read and audited (hostile pass 4: 1.9 GB peak for 2e7 scores).
+BYTES_PER_SCORE = 100
 
 #: The bound's δ, the claim, α and the seed: the canary kind's options (:mod:`pdp_audit.audits.canaries.config`).
 CANARY_OPTIONS = api.kind_options("canaries")
@@ -66,11 +74,17 @@ def read_column(path: str, option: str, column: str | None, bits: bool = False) 
     problem = not_a_regular_file(path, "CSV or .npy file")
     if problem is not None:  # a FIFO blocked forever, /dev/zero was read until MemoryError
         raise InputError(f"{where} {problem}")
+    size = os.stat(path).st_size
     if str(path).lower().endswith(".npy"):
         values = _read_npy(path, where)  # a vector: the column options name CSV columns only
         lines = None
         name = "the array"
     else:
+        if size > CSV_CAP:  # checked before any read: a sparse 4 GiB file was read for 66 s before its error
+            raise InputError(
+                f"{where}: {size / 2**30:.1f} GiB; a CSV of scores is read up to {CSV_CAP // 2**30} GiB (about 50 "
+                "million scores): save more as a .npy array (np.save)"
+            )
         values, lines, name = _read_csv(path, where, column)
     if values.size < 2:
         raise InputError(f"{where}: {values.size} value(s) in column {name}; at least 2 are needed")
@@ -84,15 +98,25 @@ def read_column(path: str, option: str, column: str | None, bits: bool = False) 
 
 
 def _read_npy(path: str, where: str) -> np.ndarray:
+    """The 1-D array of real numbers (integers or floats) in ``path``; its shape, type and size are checked from its
+    header before the data is read: a header claiming 2e9 doubles (a 16 GB sparse file) had the process killed for
+    memory, and timedeltas and booleans were read as scores."""
     try:
-        array = np.load(path, allow_pickle=False)
-    except ValueError as err:
+        array = np.load(path, mmap_mode="r", allow_pickle=False)  # the header only; data is read by the copy below
+    except (ValueError, OSError, EOFError) as err:
         raise InputError(f"{where}: not a numeric .npy array ({err})") from None
     if not isinstance(array, np.ndarray) or array.ndim != 1:
         raise InputError(f"{where}: expected a 1-D array, got shape {getattr(array, 'shape', '?')}")
-    if not (np.issubdtype(array.dtype, np.number) or array.dtype == bool) or np.iscomplexobj(array):
-        raise InputError(f"{where}: expected real numbers, got {array.dtype} values")
-    return array.astype(float)
+    if array.dtype.kind not in "iuf":  # the API's rule (audit_canary_scores): real numbers only
+        raise InputError(f"{where}: expected real numbers (integers or floats), got {array.dtype} values")
+    memory = physical_memory()
+    needed = BYTES_PER_SCORE * array.size
+    if memory is not None and needed > MEMORY_SHARE * memory:
+        raise InputError(
+            f"{where}: {array.size:,} scores need about {needed / 2**30:.1f} GiB to audit; this process may use "
+            f"{MEMORY_SHARE * memory / 2**30:.1f} GiB"
+        )
+    return np.array(array, dtype=float)
 
 
 def _read_csv(path: str, where: str, column: str | None) -> tuple[np.ndarray, np.ndarray, str]:
@@ -121,6 +145,8 @@ def _read_csv(path: str, where: str, column: str | None) -> tuple[np.ndarray, np
                     )
                 text = row[index].strip()
                 try:
+                    if "_" in text:  # Python's float reads "1_5" as 15; no CSV writer groups digits so
+                        raise ValueError(text)
                     value = float(text)
                 except ValueError:
                     what = "empty" if not text else f"{quoted(text[:40])} is not a number"

@@ -158,6 +158,8 @@ def main(argv: list[str] | None = None) -> int:
     does not return: :class:`~pdp_audit.verify.core.processes.Terminated` unwinds every ``finally`` (temporaries
     removed)
     and the process then ends by that signal."""
+    if argv is None:  # the process's own streams (never a caller's): whatever their encoding, every line prints
+        _escape_what_streams_cannot_encode()
     if _light(argv):  # --help, --version or nothing: no worker, no file, nothing for a signal to clean up
         return _command(argv)
     from pdp_audit.verify.core.processes import Terminated, end_by, terminations_raise
@@ -175,6 +177,17 @@ def main(argv: list[str] | None = None) -> int:
     if argv is None:  # the process's own entry point (the console script, ``python -m``), not a caller's function
         _exit_past_stray_threads(code)
     return code
+
+
+def _escape_what_streams_cannot_encode() -> None:
+    """Standard output and error write a character their encoding lacks as an escape (``ε`` as ``\\u03b5``; in
+    JSON the same string): under ``PYTHONIOENCODING=ascii`` or a C locale without UTF-8 mode, printing a verdict
+    line with its ε raised UnicodeEncodeError, exit 4, after the audit was done."""
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.reconfigure(errors="backslashreplace")
+        except (AttributeError, ValueError, OSError):  # not a text stream of io's (None, closed, replaced)
+            pass
 
 
 def _light(argv: list[str] | None) -> bool:
@@ -223,7 +236,16 @@ def _command(argv: list[str] | None) -> int:
             return _internal_error()
         print(line, file=sys.stderr)
         return EXIT_USAGE
-    except KeyboardInterrupt:
+    except KeyboardInterrupt as err:
+        from pdp_audit.verify.core.processes import raised_without_signal
+
+        if raised_without_signal(err):  # raised by the code under audit (it ran in this process): its fault
+            print(
+                "pdp-audit: error: the code under audit raised KeyboardInterrupt, but no interrupt (SIGINT) reached "
+                "pdp-audit; this is a fault in that code",
+                file=sys.stderr,
+            )
+            return EXIT_USAGE
         print(
             "pdp-audit: interrupted; reports are written only when complete, so no partial file was left",
             file=sys.stderr,

@@ -5,12 +5,15 @@ NumPy's error handling (``np.seterr``) and Python's warning filters are process 
 computations into a FloatingPointError out of ``audit_pair``, and a factory that set them did the same to a
 certificate.  Every public entry point runs under :func:`own_float_rules` (every floating-point condition ignored:
 our code checks finiteness where it matters, and a warning of ours is noise on the user's terminal), and every call
-into the user's code under :func:`user_float_rules`, so that what that code sets is undone when it returns.
+into the user's code under :func:`user_float_rules`, so that what that code sets is undone when it returns (with
+the recursion limit, ``sys.path`` and the standard streams, which our code relies on as much).
 """
 
 from __future__ import annotations
 
 import functools
+import os
+import sys
 import warnings
 from contextlib import contextmanager
 from typing import Any, Callable, Iterator, TypeVar
@@ -41,6 +44,36 @@ def with_own_float_rules(function: F) -> F:
 
 @contextmanager
 def user_float_rules() -> Iterator[None]:
-    """Around a call into the user's code: whatever ``np.seterr`` it calls is undone when it returns."""
-    with np.errstate():
-        yield
+    """Around a call into the user's code: the process state it may change and our code relies on is given back
+    when it returns (or raises) -- ``np.seterr``, the warning filters, the recursion limit, the entries of
+    ``sys.path`` (theirs added are kept) and standard output and error.  A factory that lowered the recursion limit
+    to 60, emptied ``sys.path`` or closed ``sys.stderr`` made our own code fail after it: exit 4, an internal
+    error, for the user's change."""
+    limit = sys.getrecursionlimit()
+    path = list(sys.path)
+    streams = sys.stdout, sys.stderr
+    try:
+        with np.errstate(), warnings.catch_warnings():
+            yield
+    finally:
+        sys.setrecursionlimit(limit)
+        sys.path.extend(entry for entry in path if entry not in sys.path)
+        sys.stdout, sys.stderr = (_usable(now, before) for now, before in zip((sys.stdout, sys.stderr), streams))
+
+
+def _usable(stream: Any, before: Any) -> Any:
+    """``stream`` if it can still be written to, else the stream that was there before (or a new one on its file
+    descriptor, where the user's code closed that object)."""
+    for candidate in (stream, before):
+        if candidate is not None and not getattr(candidate, "closed", True):
+            return candidate
+    try:
+        fd = before.fileno() if before is not None else None
+    except (OSError, ValueError, AttributeError):
+        fd = None
+    if fd is None:
+        return open(os.devnull, "w", encoding="utf-8")  # noqa: SIM115 (the process's stream from now on)
+    try:
+        return open(fd, "w", encoding="utf-8", errors="backslashreplace", closefd=False)  # noqa: SIM115
+    except OSError:
+        return open(os.devnull, "w", encoding="utf-8")  # noqa: SIM115

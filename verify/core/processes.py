@@ -189,20 +189,21 @@ def in_user_process(work: Callable[[], Any], target: str) -> Any:
         return work()
     context = multiprocessing.get_context("fork")
     reader, writer = context.Pipe(duplex=False)
-    child = context.Process(target=_deliver, args=(work, writer), name="pdp-audit-user-code")
+    child = context.Process(target=_deliver, args=(work, writer, target), name="pdp-audit-user-code")
     child.start()  # flushes this process's stdout and stderr first: nothing printed so far is printed twice
     writer.close()  # the child's copy is the only one left: end of file once it is gone
+    group = _own_group(child.pid)
     try:
         message = _receive(reader, child)
     except BaseException as err:  # Ctrl-C (or anything else) while waiting: the child goes first
         reader.close()  # what it would still send is refused at once
         # SIGTERM/SIGHUP here are passed on as they came: the child then ends at once too (its workers' blocks
         # unfinished, executor_for), where an interrupt waits for the running blocks (5.6 s measured with --workers 2)
-        _stop(child, err.signum if isinstance(err, Terminated) else signal.SIGINT)
+        _stop(child, err.signum if isinstance(err, Terminated) else signal.SIGINT, group)
         raise
     reader.close()
     child.join(CHILD_GRACE)  # it exits right after sending
-    _stop(child)
+    _stop(child, signal.SIGINT, group)
     if message is None:
         raise InputError(
             f"{target} {_ending(child.exitcode)} before it delivered a result; this is a fault in that code"
@@ -240,14 +241,22 @@ def _ending(exitcode: int | None) -> str:
     return f"ended the audit process (killed by signal {name}{oom})"
 
 
-def _deliver(work: Callable[[], Any], writer) -> None:
+def _deliver(work: Callable[[], Any], writer, target: str) -> None:
     """In the child: ``work()``'s result (or what it raised) sent once, then exit at once -- no thread the user's
-    code left running keeps the command waiting."""
+    code left running keeps the command waiting.  A KeyboardInterrupt that no SIGINT caused was raised by the user's
+    code (:func:`raised_without_signal`): one InputError naming ``target``, not "interrupted"."""
     try:
         exit_with_parent()
+        try:  # the audit's own process group: what the user's code starts in it ends with the audit (_end_group)
+            os.setpgid(0, 0)
+        except OSError:
+            pass
         try:
             message = ("result", work(), "")
         except BaseException as err:  # sent to the parent, which raises it (Ctrl-C included)
+            if raised_without_signal(err):
+                err = InputError(f"{target} raised KeyboardInterrupt, but no interrupt (SIGINT) reached the audit; "
+                                 "this is a fault in that code")
             message = ("raised", err, "".join(traceback.format_exception(err)))
             # the traceback travels as text: once dask.distributed is imported, tblib pickles an exception with its
             # chain, and a chained exception of a class in the user's module (raised ... from None keeps it as the
@@ -263,7 +272,7 @@ def _deliver(work: Callable[[], Any], writer) -> None:
         for stream in (sys.stdout, sys.stderr):
             try:
                 stream.flush()
-            except (OSError, ValueError):
+            except Exception:  # closed, or replaced by None or anything else by the user's code
                 pass
         os._exit(0)
 
@@ -285,20 +294,71 @@ def _receive(reader, child) -> tuple | None:
             return None
 
 
-def _stop(child, signum: int = signal.SIGINT) -> None:
-    """End the child if it still runs: a moment to end by itself (Ctrl-C on a terminal reached it too), then
-    ``signum`` (an interrupt, or the SIGTERM/SIGHUP this process got) and :data:`CHILD_GRACE` seconds to unwind (its
-    private data copies are removed on the way out), then a kill; reaped either way."""
-    child.join(0.5)
+def _stop(child, signum: int = signal.SIGINT, group: bool = False) -> None:
+    """End the child if it still runs: a moment to end by itself (unless it has a ``group`` of its own, which
+    Ctrl-C on a terminal does not reach), then ``signum`` (an interrupt, or the SIGTERM/SIGHUP this process got) to
+    it -- to its whole group, with the processes the user's code started -- and :data:`CHILD_GRACE` seconds to unwind
+    (its private data copies are removed on the way out), then a kill; reaped either way, and then whatever is
+    left of its group ended (:func:`_end_group`)."""
+    child.join(0 if group else 0.5)
     if child.is_alive():
         try:
-            os.kill(child.pid, signum)
+            os.killpg(child.pid, signum) if group else os.kill(child.pid, signum)
         except OSError:
             pass
         child.join(CHILD_GRACE)
     if child.is_alive():
         child.kill()
         child.join()
+    if group:
+        _end_group(child.pid)
+
+
+def _own_group(pid: int) -> bool:
+    """Make the child ``pid`` the leader of a process group of its own (it does so too, first thing: whichever
+    comes first); whether it is one -- never signal a group that is this process's own."""
+    try:
+        os.setpgid(pid, pid)
+    except OSError:  # it did so already (EACCES after it ran), or it is gone
+        pass
+    try:
+        return os.getpgid(pid) == pid != os.getpgrp()
+    except OSError:  # ended already: nothing of its group to wait for but what _end_group finds
+        return False
+
+
+#: Seconds the processes left in the audit's group get to end on SIGTERM before they are killed.
+GROUP_GRACE = 0.5
+
+
+def _end_group(pgid: int) -> None:
+    """End what is left of the audit's process group once its leader is gone: the processes the user's factory or
+    sampler started (a helper server, a ``multiprocessing`` child, a shell's background job) -- SIGTERM, then
+    SIGKILL after :data:`GROUP_GRACE` seconds.  A ``helper started by the factory outlived SIGTERM of certify``
+    before.  Processes that left the group (``setsid``, ``start_new_session=True``) are beyond it."""
+
+    def alive() -> bool:
+        try:
+            os.killpg(pgid, 0)
+        except ProcessLookupError:
+            return False
+        except OSError:
+            return True
+        return True
+
+    if not alive():
+        return
+    try:
+        os.killpg(pgid, signal.SIGTERM)
+    except OSError:
+        return
+    deadline = time.monotonic() + GROUP_GRACE
+    while alive() and time.monotonic() < deadline:
+        time.sleep(0.02)
+    try:
+        os.killpg(pgid, signal.SIGKILL)
+    except OSError:
+        pass
 
 
 # --- ending on SIGTERM or SIGHUP ---------------------------------------------------------------------------------
@@ -322,8 +382,9 @@ class Terminated(BaseException):
 @contextmanager
 def terminations_raise() -> Iterator[None]:
     """While inside: SIGTERM and SIGHUP raise :class:`Terminated` in the main thread (a second one, while the first
-    is being cleaned up after, ends the process at once).  The handlers before are restored on leaving.  Outside the
-    main thread (where Python cannot install handlers) nothing changes."""
+    is being cleaned up after, ends the process at once), and a SIGINT is recorded before it raises
+    KeyboardInterrupt as Python's own handler does (:func:`raised_without_signal`).  The handlers before are
+    restored on leaving.  Outside the main thread (where Python cannot install handlers) nothing changes."""
     if threading.current_thread() is not threading.main_thread():
         yield
         return
@@ -333,12 +394,38 @@ def terminations_raise() -> Iterator[None]:
             signal.signal(each, signal.SIG_DFL)
         raise Terminated(signum)
 
+    def record_interrupt(signum: int, frame) -> None:
+        _SIGINT.received = True
+        signal.default_int_handler(signum, frame)
+
     previous = {each: signal.signal(each, raise_terminated) for each in TERMINATIONS}
+    if signal.getsignal(signal.SIGINT) is signal.default_int_handler:  # an ignored SIGINT (`cmd &`) stays ignored
+        previous[signal.SIGINT] = signal.signal(signal.SIGINT, record_interrupt)
+    recording, _SIGINT.recording, _SIGINT.received = _SIGINT.recording, signal.SIGINT in previous, False
     try:
         yield
     finally:
+        _SIGINT.recording = recording
         for each, handler in previous.items():
             signal.signal(each, handler)
+
+
+class _SigintRecord:
+    """Whether :func:`terminations_raise` records SIGINT in this process, and whether one arrived (a forked child
+    has its own copy)."""
+
+    recording = False
+    received = False
+
+
+_SIGINT = _SigintRecord()
+
+
+def raised_without_signal(err: BaseException) -> bool:
+    """Whether ``err`` is a KeyboardInterrupt that no SIGINT caused while SIGINT was recorded: only code raises it
+    so, and our code never does -- the user's ``raise KeyboardInterrupt`` (or one from its ``__str__``) read as
+    Ctrl-C, exit 130 "interrupted", before."""
+    return isinstance(err, KeyboardInterrupt) and _SIGINT.recording and not _SIGINT.received
 
 
 def end_by(signum: int) -> NoReturn:

@@ -88,6 +88,14 @@ def duration(minutes: float) -> str:
     return f"{minutes * 60:.0f} s" if minutes < 1 else f"{minutes:.1f} min"
 
 
+def flag(name: str, value: Any) -> bool:
+    """``value`` of a yes/no keyword (``per_instance``, ``progress``, ``paper_claims``) if it is a boolean; a string
+    is none (``per_instance="no"`` ran the per-instance audit, as every non-empty string is true)."""
+    if type(value).__name__ not in ("bool", "bool_"):  # Python's and numpy's booleans, nothing else
+        raise InputError(f"{name} must be True or False, got {value!r}"[:200])
+    return bool(value)
+
+
 def check_protocol(pair: Any, needs_loss: bool = True) -> None:
     """InputError unless ``pair`` has ``sample`` (and ``privacy_loss``, with ``needs_loss``) to call."""
     from pdp_audit.mechanisms.base import MalformedPair, pair_attribute
