@@ -27,7 +27,6 @@ import socket
 import subprocess
 import sys
 import tempfile
-import textwrap
 import time
 from pathlib import Path
 
@@ -128,7 +127,6 @@ def canary_files(env: Env) -> None:
                 ok, why = False, f"silent wrong: bound {got[0]} vs {reference[0]} from the same scores ({got[1]})"
         record(f"canaries:{name}", "canary-files", why.split(":")[0], ok, why)
 
-    enc = lambda s, e: s.encode(e)  # noqa: E731
     file_case("utf8", plain.encode())
     file_case("utf8-bom", codecs.BOM_UTF8 + plain.encode())
     file_case("utf16-le-bom", plain.encode("utf-16"))
@@ -481,7 +479,7 @@ USER_HOOKS = [
     ("str-raises", "class E(Exception):\n        def __str__(self): raise RuntimeError('str')\n    raise E()", "fault"),
     (
         "repr-raises-name",
-        "class E(Exception):\n        def __repr__(self): raise KeyboardInterrupt\n        def __str__(self): raise KeyboardInterrupt\n    raise E()",
+        "class E(Exception):\n        def __repr__(self): raise KeyboardInterrupt\n        def __str__(self): raise KeyboardInterrupt\n    raise E()",  # noqa: E501
         "fault",
     ),
     ("huge-message", "raise ValueError('x' * 10_000_000)", "fault"),
@@ -524,17 +522,17 @@ USER_HOOKS = [
     ),
     (
         "multiprocessing-child",
-        "import multiprocessing as mp\n    p = mp.get_context('fork').Process(target=time.sleep, args=(300,)); p.start(); note(p.pid)",
+        "import multiprocessing as mp\n    p = mp.get_context('fork').Process(target=time.sleep, args=(300,)); p.start(); note(p.pid)",  # noqa: E501
         "process",
     ),
     (
         "multiprocessing-daemon",
-        "import multiprocessing as mp\n    p = mp.get_context('spawn').Process(target=time.sleep, args=(300,), daemon=True); p.start(); note(p.pid)",
+        "import multiprocessing as mp\n    p = mp.get_context('spawn').Process(target=time.sleep, args=(300,), daemon=True); p.start(); note(p.pid)",  # noqa: E501
         "process",
     ),
     (
         "shell-background",
-        "p = subprocess.Popen('sleep 300 & echo $!', shell=True, stdout=subprocess.PIPE, text=True); note(int(p.stdout.readline()))",
+        "p = subprocess.Popen('sleep 300 & echo $!', shell=True, stdout=subprocess.PIPE, text=True); note(int(p.stdout.readline()))",  # noqa: E501
         "process",
     ),
 ]
@@ -618,7 +616,7 @@ def user_code(env: Env) -> None:
                     elif left:
                         ok, why = (
                             False,
-                            f"{len(left)} of {len(started)} processes the user's code started outlived the command by 1 s: {why}",
+                            f"{len(left)} of {len(started)} processes the user's code started outlived the command by 1 s: {why}",  # noqa: E501
                         )
                     pids.unlink(missing_ok=True)
                 (w / "out.json").unlink(missing_ok=True)
