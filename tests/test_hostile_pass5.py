@@ -355,3 +355,11 @@ def test_a_signal_ends_the_processes_the_users_code_started_within_a_second(tmp_
         for pid in pids:
             if alive(pid):
                 os.kill(pid, signal.SIGKILL)
+
+
+def test_a_sigint_the_users_code_sends_itself_is_its_fault(tmp_path):
+    """It reached the audit's process alone (pdp-audit was never interrupted): "interrupted", exit 130, before."""
+    line = one_line_exit_2(
+        cli(user(tmp_path, "import signal; os.kill(os.getpid(), signal.SIGINT)"), *command("blackbox"))
+    )
+    assert "the code of mine:make was interrupted by a SIGINT that did not reach pdp-audit" in line

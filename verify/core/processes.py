@@ -211,6 +211,11 @@ def in_user_process(work: Callable[[], Any], target: str) -> Any:
     kind, value, remote = message
     if kind == "result":
         return value
+    if raised_without_signal(value):  # a SIGINT reached the child alone: sent by the code under audit to itself
+        raise InputError(
+            f"{target} was interrupted by a SIGINT that did not reach pdp-audit (sent to the audit's process "
+            "alone); this is a fault in that code"
+        )
     if isinstance(value, SystemExit):  # our code never exits in the child: sys.exit reached it from the user's code
         raise InputError(
             f"{target} called sys.exit({value.code!r}) outside the calls the audit guards; this is a fault in that code"
