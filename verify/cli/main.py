@@ -184,9 +184,11 @@ def _escape_what_streams_cannot_encode() -> None:
     JSON the same string): under ``PYTHONIOENCODING=ascii`` or a C locale without UTF-8 mode, printing a verdict
     line with its ε raised UnicodeEncodeError, exit 4, after the audit was done."""
     for stream in (sys.stdout, sys.stderr):
+        reconfigure = getattr(stream, "reconfigure", None)  # io's text streams have it (not None, not a replacement)
         try:
-            stream.reconfigure(errors="backslashreplace")
-        except (AttributeError, ValueError, OSError):  # not a text stream of io's (None, closed, replaced)
+            if reconfigure is not None:
+                reconfigure(errors="backslashreplace")
+        except (ValueError, OSError):  # closed
             pass
 
 
