@@ -260,8 +260,10 @@ def _deliver(work: Callable[[], Any], writer, target: str) -> None:
             message = ("result", work(), "")
         except BaseException as err:  # sent to the parent, which raises it (Ctrl-C included)
             if raised_without_signal(err):
-                err = InputError(f"{target} raised KeyboardInterrupt, but no interrupt (SIGINT) reached the audit; "
-                                 "this is a fault in that code")
+                err = InputError(
+                    f"{target} raised KeyboardInterrupt, but no interrupt (SIGINT) reached the audit; "
+                    "this is a fault in that code"
+                )
             message = ("raised", err, "".join(traceback.format_exception(err)))
             # the traceback travels as text: once dask.distributed is imported, tblib pickles an exception with its
             # chain, and a chained exception of a class in the user's module (raised ... from None keeps it as the
@@ -332,37 +334,15 @@ def _own_group(pid: int) -> bool:
         return False
 
 
-#: Seconds the processes left in the audit's group get to end on SIGTERM before they are killed.
-GROUP_GRACE = 0.5
-
-
 def _end_group(pgid: int) -> None:
     """End what is left of the audit's process group once its leader is gone: the processes the user's factory or
-    sampler started (a helper server, a ``multiprocessing`` child, a shell's background job) -- SIGTERM, then
-    SIGKILL after :data:`GROUP_GRACE` seconds.  A ``helper started by the factory outlived SIGTERM of certify``
-    before.  Processes that left the group (``setsid``, ``start_new_session=True``) are beyond it."""
-
-    def alive() -> bool:
-        try:
-            os.killpg(pgid, 0)
-        except ProcessLookupError:
-            return False
-        except OSError:
-            return True
-        return True
-
-    if not alive():
-        return
-    try:
-        os.killpg(pgid, signal.SIGTERM)
-    except OSError:
-        return
-    deadline = time.monotonic() + GROUP_GRACE
-    while alive() and time.monotonic() < deadline:
-        time.sleep(0.02)
+    sampler started (a helper server, a ``multiprocessing`` child, a shell's background job), killed at once -- the
+    audit is over, and a forked helper that inherited our SIGTERM handler printed a traceback when asked politely.
+    A helper started by the factory outlived ``certify`` (and held its output pipes open) before.  Processes that
+    left the group (``setsid``, ``start_new_session=True``) are beyond it."""
     try:
         os.killpg(pgid, signal.SIGKILL)
-    except OSError:
+    except OSError:  # none left (ProcessLookupError), or none of ours
         pass
 
 
