@@ -51,7 +51,7 @@ SENSITIVITY = 1 / 101  # adding one value in [0, 1] to 100 moves the mean by at 
 @pytest.mark.audit
 def test_worst_case_neighbour_is_dp(privacy_audit):
     # Calibrated with a margin (δ = 1e-7 for a claim of 1e-6): a claim that is exactly tight can never be
-    # confirmed by sampling; it would come out inconclusive and the test would be skipped.
+    # confirmed by sampling; it would come out inconclusive and the test would be reported UNDECIDED.
     sigma = pdp_audit.gaussian_sigma(1.0, 1e-7, SENSITIVITY)
     pair = NoisyMean(DATA, z=1.0 if DATA.mean() < 0.5 else 0.0, sigma=sigma)
     privacy_audit.assert_dp(pair, epsilon=1.0, delta=1e-6)

@@ -117,12 +117,22 @@ def test_report_none_writes_no_pdf_as_in_every_command(tmp_path, monkeypatch, ca
     monkeypatch.chdir(tmp_path)
     assert main(["canaries", *files, "--delta", "1e-5", "--report", "none"]) == 3
     assert not (tmp_path / "none").exists() and "report:" not in capsys.readouterr().out
+    assert not (tmp_path / "pdp-audit-canaries.pdf").exists()
+
+
+def test_a_report_is_written_by_default_as_run_and_certify_write_one(tmp_path, monkeypatch, capsys):
+    files = _write_scores(tmp_path, n=2_000)
+    monkeypatch.chdir(tmp_path)
+    assert main(["canaries", *files, "--delta", "1e-5"]) == 3
+    assert (tmp_path / "pdp-audit-canaries.pdf").read_bytes().startswith(b"%PDF")
+    assert "report: pdp-audit-canaries.pdf" in capsys.readouterr().out
 
 
 # slow: the wheel smoke test runs the command's exit codes 3, 1 and 2 and its PDF
 @pytest.mark.slow
-def test_cli_exit_codes_reports_and_reproducibility(tmp_path, capsys):
+def test_cli_exit_codes_reports_and_reproducibility(tmp_path, monkeypatch, capsys):
     files = _write_scores(tmp_path, n=2_000)
+    monkeypatch.chdir(tmp_path)  # runs without --report write pdp-audit-canaries.pdf here
     report, doc = tmp_path / "c.pdf", tmp_path / "c.json"
     args = [*files, "--delta", "1e-5", "--report", str(report), "--json", str(doc)]
     assert main(["canaries", *args]) == 3

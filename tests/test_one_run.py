@@ -136,8 +136,9 @@ def _write_run(tmp_path, epsilon=3.0, m=5_000):
     return ["--one-run", "--scores", run, "--column", "score", "--inclusion", run, "--inclusion-column", "included"]
 
 
-def test_cli_exit_codes_and_report(tmp_path, capsys):
+def test_cli_exit_codes_and_report(tmp_path, monkeypatch, capsys):
     args = [*_write_run(tmp_path), "--delta", "0", "--alpha", "0.05"]
+    monkeypatch.chdir(tmp_path)  # runs without --report write pdp-audit-canaries.pdf here
     report, doc = tmp_path / "o.pdf", tmp_path / "o.json"
     assert main(["canaries", *args, "--claim-epsilon", "1", "--report", str(report), "--json", str(doc)]) == 1
     assert "FAIL" in capsys.readouterr().out and report.read_bytes().startswith(b"%PDF")
@@ -167,9 +168,10 @@ def test_cli_bad_bits_and_mismatched_files_are_one_line(tmp_path, capsys):
     assert "--in-scores belongs to the two-column mode" in capsys.readouterr().err
 
 
-def test_the_example_training_run_writes_scores_the_one_run_audit_bounds(tmp_path, capsys):
+def test_the_example_training_run_writes_scores_the_one_run_audit_bounds(tmp_path, monkeypatch, capsys):
     """examples/canaries/train.py (DP-SGD in numpy): its files go through the command; a noisy run leaks a
     measurable ε through memorised canaries, a run without canaries' signal (noise multiplier 50) does not."""
+    monkeypatch.chdir(tmp_path)  # the audit writes pdp-audit-canaries.pdf here
     from pdp_audit.examples.canaries import train
 
     assert train.main(["--out", str(tmp_path / "leaky")]) == 0

@@ -187,7 +187,7 @@ def test_sweep_stores_one_row_per_cell_and_fails_the_deflated_cells(done):
             scale * cell["effective_parameters"]["calibrated_sigma"]
         )
     db = sqlite3.connect(out / "g.sqlite")
-    assert db.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+    assert db.execute("PRAGMA journal_mode").fetchone()[0] == "delete"  # WAL while the sweep wrote; one file now
     assert db.execute("SELECT COUNT(*), COUNT(DISTINCT cell_id) FROM cells").fetchone() == (4, 4)
     row = db.execute("SELECT parameters, seed, code_version, estimates, checks, verdict FROM cells LIMIT 1").fetchone()
     assert (
@@ -366,3 +366,19 @@ def test_a_cell_computed_by_other_code_is_refused_and_the_store_keeps_the_rest(t
         assert len(store.completed_ids()) == len(spec.cells)
     finally:
         store.close()
+
+
+def test_a_finished_sweep_and_its_report_leave_the_store_as_one_file(tmp_path):
+    """No ``-wal``, ``-shm`` or ``.lock`` beside a store once its sweep has ended, nor after ``pdp-audit report``
+    read it (a read-only connection to a WAL store made both and could not remove them); ``--resume`` writes it
+    again."""
+    spec = tmp_path / "g.toml"
+    spec.write_text(GAUSS.replace("noise_multiplier = [0.5, 1.0]", "noise_multiplier = [1.0]"))
+    store = ["--store", str(tmp_path / "g.sqlite")]
+    assert main(["sweep", str(spec), "--workers", "1", "--quiet", *store]) in (0, 1, 3)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["g.sqlite", "g.toml"]
+    assert main(["report", str(tmp_path / "g.sqlite"), "-o", str(tmp_path / "r.pdf")]) in (0, 1, 3)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["g.sqlite", "g.toml", "r.pdf"]
+    assert main(["sweep", str(spec), "--workers", "1", "--quiet", "--resume", *store]) in (0, 1, 3)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["g.sqlite", "g.toml", "r.pdf"]
+    assert len(load_results(tmp_path / "g.sqlite").cells) == 2

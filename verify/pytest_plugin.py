@@ -8,8 +8,8 @@ Registered through the ``pytest11`` entry point ``pdp_audit``, so installing pdp
 
 The ``privacy_audit`` fixture runs the suite's checks on a :class:`pdp_audit.mechanisms.base.NeighbourPair` and
 fails the test with a readable message on a **fail** verdict; an **inconclusive** one is not green: the
-test is skipped with the reason and the budget that would decide it (``--audit-strict`` makes it a
-failure); every verdict is recorded.
+test is reported as UNDECIDED (its own outcome in pytest's closing line, not a skip) with the reason and the budget
+that would decide it (``--audit-strict`` makes it a failure); every verdict is recorded.
 
 Every DP assertion first validates the pair: releases and losses of the right shape, no NaN and no
 impossible infinity (else the exact fail ``pair-protocol``), the loss consistent with the sampler
@@ -109,6 +109,21 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         default=False,
         help="fail tests whose privacy assertion is inconclusive (default: record only)",
     )
+
+
+#: ends the skip message of an inconclusive assertion: how :func:`pytest_report_teststatus` knows it (xdist ships a
+#: worker's report to the controller as data, with its message and without the exception that made it)
+UNDECIDED_NOTE = "inconclusive: not evidence of the claim; --audit-strict makes this a failure"
+
+
+def pytest_report_teststatus(report: pytest.TestReport, config: pytest.Config):
+    """An inconclusive privacy assertion is its own outcome, never a skip: ``U`` in the progress line, ``UNDECIDED``
+    with ``-v`` and "N undecided" in pytest's closing line ("1 passed, 1 undecided"), so a claim the draws could
+    not decide is not mistaken for a test that did not apply.  pytest's exit code is unchanged (0 unless a test
+    failed); ``--audit-strict`` makes it a failure."""
+    if report.skipped and isinstance(report.longrepr, tuple) and report.longrepr[2].endswith(f"({UNDECIDED_NOTE})"):
+        return "undecided", "U", ("UNDECIDED", {"yellow": True})
+    return None
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -269,8 +284,8 @@ class PrivacyAudit:
                 message + ("\n  (--audit-strict: inconclusive counts as failure)" if verdict != "fail" else ""),
                 pytrace=False,
             )
-        if verdict == "inconclusive":  # not green: a skip with the reason and the budget that would decide it
-            pytest.skip(message + "\n  (inconclusive: not evidence of the claim; --audit-strict makes this a failure)")
+        if verdict == "inconclusive":  # not green: reported as UNDECIDED (pytest_report_teststatus), not a skip
+            pytest.skip(f"{message}\n  ({UNDECIDED_NOTE})")
         return AuditOutcome(verdict, checks, message)
 
     def assert_dp(

@@ -62,7 +62,9 @@ def add_parser(subparsers) -> None:
     p.add_argument("--inclusion-column", default=None, help="the CSV column holding the inclusion bits")
     for option in CANARY_OPTIONS:
         add_option(p, option, required=option.key == "delta")
-    p.add_argument("--report", default=None, help="write the PDF report here (none: no PDF, the default)")
+    p.add_argument(
+        "--report", default=None, help=f"the PDF report (default: {DEFAULT_REPORT}, as run and certify write one; 'none' to skip)"
+    )
     p.add_argument("--json", default=None, help="write the JSON report here (- = stdout)")
     p.set_defaults(handler=command_canaries)
 
@@ -202,13 +204,18 @@ def _inputs(args: argparse.Namespace) -> dict[str, str | None]:
     return {flag: given[flag] for flag in wanted}
 
 
+#: the PDF ``pdp-audit canaries`` writes unless ``--report`` names another (or ``none``), in the working folder
+DEFAULT_REPORT = "pdp-audit-canaries.pdf"
+
+
 def command_canaries(args: argparse.Namespace) -> int:
     """Read the scores, bound ε, write the reports; 1 if the claim is refuted, 3 otherwise."""
     from pdp_audit.verify.api import audit_canary_scores, audit_one_run, publish
 
     typed(args, *CANARY_OPTIONS)
     inputs = _inputs(args)
-    if args.report is not None and args.report.lower() == "none":  # as every command spells "no PDF"
+    args.report = args.report or DEFAULT_REPORT  # a report by default, as `run` and `certify` write one
+    if args.report.lower() == "none":  # as every command spells "no PDF"
         args.report = None
     check_outputs({"--report": args.report, "--json": args.json}, {f"the file of {k}": v for k, v in inputs.items()})
     options = {"alpha": args.alpha, "claim_epsilon": args.claim_epsilon, "seed": args.seed}

@@ -68,7 +68,7 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
     )
     run = p.add_argument_group("run mode (decide every entry from a run of today's code)")
     run.add_argument("--run", action="store_true", help="run the checks each entry cites and decide it")
-    run.add_argument("--quick", action="store_true", help="small budgets (minutes; more inconclusive verdicts)")
+    run.add_argument("--quick", action="store_true", help="small budgets (more inconclusive verdicts)")
     add_option(run, SEED_OPTION)
     add_option(run, CLAIMS_WORKERS)
     run.add_argument("--report", default=None, help="PDF path (default: claims.pdf; 'none' to skip)")

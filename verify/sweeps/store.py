@@ -120,8 +120,10 @@ class _WriterLock:
 
     ``flock`` locks are separate from the POSIX (``fcntl``) locks SQLite takes on the same file on Linux; the store
     file's descriptor is closed only after SQLite's connection is (closing it earlier would drop SQLite's locks).
-    A ``.lock`` file this sweep created is removed by :meth:`close` when the sweep ``failed`` to open or create its
-    store (a full disk, ``--store notes.txt``): a refused command leaves no file behind."""
+    The ``.lock`` file is removed by :meth:`close` -- when the sweep ends (its lock still held while it goes, so no
+    other sweep can hold it then), and when the sweep ``failed`` to open or create its store (a full disk, ``--store
+    notes.txt``) if it made the file: a sweep leaves no file but its store behind.  Since a lock file can be removed,
+    :func:`_lock` checks after locking that the path still names the file it locked, and locks anew if not."""
 
     def __init__(self, path: str, lock_path: str, handle, made_lock_file: bool):
         self.path, self.lock_path, self.made_lock_file = path, lock_path, made_lock_file
@@ -139,7 +141,7 @@ class _WriterLock:
         _flock(handle, self.path, self.path)
 
     def close(self, failed: bool = False) -> None:
-        if failed and self.made_lock_file:
+        if self.made_lock_file or not failed:  # a failed sweep removes only a lock file it made itself
             try:
                 os.unlink(self.lock_path)
             except OSError:
@@ -161,6 +163,27 @@ def _flock(handle, path: str, lock_path: str) -> None:
 
 
 def _lock(path: str) -> _WriterLock:
+    """The writer's lock (:func:`_lock_once`), taken again while a finishing sweep removed the lock file between our
+    opening it and locking it (we would hold the lock of a file no longer at the path)."""
+    for _ in range(8):
+        lock = _lock_once(path)
+        if _still_at_path(lock.handles[0], lock.lock_path):
+            return lock
+        lock.made_lock_file = False  # the file at the path now is another sweep's
+        lock.close(failed=True)
+    raise SpecError(f"--store {path!r}: its lock file {path + '.lock'!r} keeps being replaced; is another sweep "
+                    "starting and ending on this store?")
+
+
+def _still_at_path(handle, lock_path: str) -> bool:
+    try:
+        named, held = os.stat(lock_path), os.fstat(handle.fileno())
+    except OSError:
+        return False
+    return (named.st_dev, named.st_ino) == (held.st_dev, held.st_ino)
+
+
+def _lock_once(path: str) -> _WriterLock:
     """The writer's :class:`_WriterLock` on the store at ``path``, or SpecError if another sweep holds it.  The
     ``.lock`` is named from the file the path resolves to, so a symbolic link (or another spelling) of the same store
     finds the same lock; an existing store file is locked itself too (a hard link).  A lock file that cannot be
@@ -179,7 +202,7 @@ def _lock(path: str) -> _WriterLock:
         _flock(handle, path, lock_path)
     except BaseException:
         lock.made_lock_file = False  # another sweep holds this lock file: not ours to remove
-        lock.close()
+        lock.close(failed=True)
         raise
     try:
         lock.hold_store_file()  # an existing store: its inode too (another sweep may hold it through a hard link)
@@ -339,7 +362,15 @@ class Store:
         )
 
     def close(self) -> None:
-        """Close the connection and release the writer's lock."""
+        """Close the connection and release the writer's lock.  A writer leaves the store as one file: its
+        journal mode back to DELETE, so SQLite folds the write-ahead log into the file and removes ``-wal`` and
+        ``-shm`` (a reader's ``mode=ro`` connection to a WAL store would create both and could not remove them);
+        the next writer (``--resume``) sets WAL again.  Where a reader holds the store open, it stays in WAL."""
+        if self._lock is not None:
+            try:
+                self.db.execute("PRAGMA journal_mode=DELETE")
+            except sqlite3.Error:
+                pass
         self.db.close()
         if self._lock is not None:
             self._lock.close()

@@ -1,0 +1,328 @@
+"""The durations the README, the docs and the help texts state, measured: every one of them is a record here.
+
+Each :class:`Measurement` is a whole command as a user runs it (in a fresh folder outside the checkout, after
+``pdp-audit examples examples``), or one call timed in-process; running it appends one JSON line to
+``benchmarks/durations.jsonl`` (replacing the record of the same name): its wall and CPU seconds (the command's
+own and its children's), the exit code, and what they were measured on -- cores, the 1-minute load average when it
+started, the date and the code's version.  ``--write-docs`` then rewrites every span
+
+    <!-- measured: NAME [FIELD] -->text<!-- /measured -->
+
+of the README and the docs from those records (FIELD: ``summary`` (default), ``wall``, ``cpu``, ``per_call``,
+``date``, ``load_1min``, ``cores``), so a duration in the docs is a record's rendering, never typed by hand.  A
+duration the product declares rather than measures (a time target) is a span ``<!-- seconds: pdp_audit.….NAME
+-->text<!-- /seconds -->`` rendered from that constant.
+``tests/test_measured_durations.py`` fails on a duration outside such a span, on a span that disagrees with its
+record, and on a help text that states a duration at all.
+
+    python benchmarks/durations.py --list
+    python benchmarks/durations.py [--only NAME ...] [--slow] [--write-docs]
+
+Slow measurements (the test suite, the long sweeps, library tools) run only when named or with ``--slow``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime
+import json
+import os
+import platform
+import re
+import resource
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable
+
+ROOT = Path(__file__).resolve().parents[1]
+RECORDS = ROOT / "benchmarks" / "durations.jsonl"
+#: the files whose durations are spans of this script's records (tests/test_measured_durations.py reads the same)
+DOC_FILES = (
+    "README.md",
+    "docs/index.md",
+    "docs/getting-started.md",
+    "docs/development.md",
+    "docs/how-to/*.md",
+    "docs/benchmarks.md",
+    "docs/explanation/mutants-and-false-alarms.md",
+    "docs/reference/**/*.md",
+)
+SPAN = re.compile(r"<!-- measured: ([a-z0-9-]+)(?: ([a-z_]+))? -->(.*?)<!-- /measured -->", re.S)
+#: a duration the product declares (a time target, not a measurement): rendered from the constant in seconds
+CONSTANT = re.compile(r"<!-- seconds: ([\w.]+) -->(.*?)<!-- /seconds -->", re.S)
+
+
+@dataclass(frozen=True)
+class Measurement:
+    """One thing the docs time.  ``command``: argv run in the prepared folder (``{python}`` is this interpreter,
+    ``{root}`` the checkout, for the test suite); or ``call``: a function returning seconds per call.  ``needs``:
+    modules that must import (else the measurement is skipped, said so); ``slow``: run only when named or with
+    ``--slow``."""
+
+    name: str
+    what: str
+    command: tuple[str, ...] = ()
+    call: Callable[[], float] | None = None
+    needs: tuple[str, ...] = ()
+    slow: bool = False
+    cwd_root: bool = False
+    env: dict[str, str] = field(default_factory=dict)
+
+
+def _diffprivlib_randomise() -> float:
+    """Seconds per ``randomise`` call of diffprivlib's Laplace mechanism (best of 5 runs of 2e4 calls)."""
+    from diffprivlib.mechanisms import Laplace
+
+    mechanism = Laplace(epsilon=1.0, sensitivity=1.0, random_state=0)
+    return _best_per_call(lambda: mechanism.randomise(0.0), 20_000)
+
+
+def _diffprivlib_tools_mean() -> float:
+    """Seconds per ``tools.mean`` call on 100 values (best of 5 runs of 500 calls)."""
+    import numpy as np
+    from diffprivlib import tools
+
+    data = np.random.default_rng(0).uniform(0, 1, 100)
+    return _best_per_call(lambda: tools.mean(data, epsilon=1.0, bounds=(0, 1), random_state=0), 500)
+
+
+def _opendp_laplace() -> float:
+    """Seconds per release of OpenDP's scalar Laplace measurement (best of 5 runs of 5e3 calls)."""
+    import opendp.prelude as dp
+
+    dp.enable_features("contrib")
+    measurement = dp.m.make_laplace(dp.atom_domain(T=float, nan=False), dp.absolute_distance(T=float), scale=1.0)
+    return _best_per_call(lambda: measurement(0.0), 5_000)
+
+
+def _best_per_call(fn: Callable[[], object], calls: int, repeats: int = 5) -> float:
+    best = float("inf")
+    for _ in range(repeats):
+        start = time.perf_counter()
+        for _ in range(calls):
+            fn()
+        best = min(best, (time.perf_counter() - start) / calls)
+    return best
+
+
+CLI = ("{python}", "-m", "pdp_audit.verify.cli")
+MEASUREMENTS: tuple[Measurement, ...] = (
+    Measurement("run-gaussian", "the README's first command: the Gaussian audit at its defaults",
+                (*CLI, "run", "gaussian")),
+    Measurement("certify-gaussian", "Quickstart 1: certify examples/deploy-gaussian.toml",
+                (*CLI, "certify", "examples/deploy-gaussian.toml")),
+    Measurement("sweep-small", "Quickstart 3: the 6-cell sweep with its report",
+                (*CLI, "sweep", "examples/sweep-small.toml", "--report", "sweep-small.pdf")),
+    Measurement("mutants-quick", "the mutant zoo at its quick budget", (*CLI, "mutants", "--quick")),
+    Measurement("audit-grid", "the plugin's grid of audits (examples/test_audit_grid.py)",
+                ("{python}", "-m", "pytest", "-n", "auto", "-q", "-p", "no:cacheprovider", "-m", "audit",
+                 "--audit-report", "audit-grid", "examples/test_audit_grid.py")),
+    Measurement("canaries-train", "the shipped DP-SGD example writing its canaries' scores",
+                ("{python}", "-m", "pdp_audit.examples.canaries.train", "--out", "scores")),
+    Measurement("mutants", "the mutant zoo at its default budget", (*CLI, "mutants"), slow=True),
+    Measurement("tau-exact-d100", "the exact τ of Algorithm 6's noise at d = 100",
+                (*CLI, "tau", "--d", "100", "--rho", "1e-6")),
+    Measurement("sweep-100-dask", "the 100-cell sweep on a local Dask cluster of 2 workers",
+                (*CLI, "sweep", "examples/sweep-100.toml", "--dask-local", "2"), needs=("distributed",), slow=True),
+    Measurement("rw-figure-5", "[RW] Figure 5 as a sweep (50 cells)",
+                (*CLI, "sweep", "examples/rw-figure-5.toml", "--report", "rw-figure-5.pdf"), slow=True),
+    Measurement("lr-figure-3", "[LR] Figure 3 as a sweep (9 values of n)",
+                (*CLI, "sweep", "examples/lr-figure-3.toml", "--report", "lr-figure-3.pdf"), slow=True),
+    Measurement("test-suite", "the README's test command in the checkout",
+                ("{python}", "-m", "pytest", "-n", "auto", "-q", "-p", "no:cacheprovider"), slow=True, cwd_root=True),
+    Measurement("diffprivlib-randomise", "one diffprivlib Laplace randomise call", call=_diffprivlib_randomise,
+                needs=("diffprivlib",)),
+    Measurement("diffprivlib-tools-mean", "one diffprivlib tools.mean call on 100 values",
+                call=_diffprivlib_tools_mean, needs=("diffprivlib",)),
+    Measurement("opendp-laplace", "one release of OpenDP's scalar Laplace measurement", call=_opendp_laplace,
+                needs=("opendp",)),
+)
+
+
+def code_version() -> str:
+    out = subprocess.run(["git", "-C", str(ROOT), "rev-parse", "--short=12", "HEAD"], capture_output=True, text=True)
+    return f"git {out.stdout.strip()}" if out.returncode == 0 else "commit unknown"
+
+
+def machine() -> dict:
+    return {"cores": os.cpu_count(), "load_1min": round(os.getloadavg()[0], 1), "arch": platform.machine(),
+            "python": platform.python_version()}
+
+
+def run_command(m: Measurement, folder: Path) -> dict:
+    """Wall and CPU seconds of ``m.command`` (its own and its children's CPU: resource usage of the children)."""
+    argv = [part.format(python=sys.executable, root=ROOT) for part in m.command]
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    start = time.perf_counter()
+    done = subprocess.run(argv, cwd=ROOT if m.cwd_root else folder, stdout=subprocess.DEVNULL,
+                          stderr=subprocess.PIPE, text=True, env={**os.environ, **m.env})
+    wall = time.perf_counter() - start
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    return {"command": " ".join(m.command).replace("{python}", "python"), "wall_s": round(wall, 2),
+            "cpu_s": round(cpu, 2), "exit_code": done.returncode}
+
+
+def measure(m: Measurement, folder: Path) -> dict | None:
+    missing = [module for module in m.needs if not _imports(module)]
+    if missing:
+        print(f"skipped {m.name}: {', '.join(missing)} not installed", file=sys.stderr)
+        return None
+    record = {"name": m.name, "what": m.what, **machine()}
+    record["date"] = datetime.datetime.now(datetime.timezone.utc).date().isoformat()
+    if m.call is not None:
+        record["per_call_s"] = float(f"{m.call():.3g}")
+    else:
+        record.update(run_command(m, folder))
+    record["code_version"] = code_version()
+    return record
+
+
+def _imports(module: str) -> bool:
+    import importlib.util
+
+    return importlib.util.find_spec(module) is not None
+
+
+def load_records(path: Path = RECORDS) -> dict[str, dict]:
+    if not path.exists():
+        return {}
+    return {r["name"]: r for r in map(json.loads, path.read_text(encoding="utf-8").splitlines()) if r}
+
+
+def save_records(records: dict[str, dict], path: Path = RECORDS) -> None:
+    lines = [json.dumps(records[name], sort_keys=True, ensure_ascii=False) for name in sorted(records)]
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+
+
+# ---- rendering: what a span shows of its record ----
+
+def human_seconds(seconds: float) -> str:
+    """``180 µs``, ``4.2 ms``, ``42 s``, ``8 min 48 s``, ``1 h 5 min``: two significant digits below a minute."""
+    if seconds < 1e-3:
+        return f"{_two_digits(seconds * 1e6)} µs"
+    if seconds < 1:
+        return f"{_two_digits(seconds * 1e3)} ms"
+    if seconds < 59.5:
+        return f"{_two_digits(seconds)} s"
+    minutes, rest = divmod(round(seconds), 60)
+    if minutes < 60:
+        return f"{minutes} min {rest} s" if rest else f"{minutes} min"
+    hours, minutes = divmod(minutes, 60)
+    return f"{hours} h {minutes} min" if minutes else f"{hours} h"
+
+
+def _two_digits(value: float) -> str:
+    """``value`` to two significant digits, written without an exponent (184 → 180, 0.74 → 0.74)."""
+    return f"{float(f'{value:.2g}'):g}"
+
+
+def render(record: dict, part: str = "summary") -> str:
+    """The text of a span: ``summary`` says what, how long and on what; the others one value."""
+    if part == "wall":
+        return human_seconds(record["wall_s"])
+    if part == "cpu":
+        return human_seconds(record["cpu_s"])
+    if part == "per_call":
+        return human_seconds(record["per_call_s"])
+    if part in ("date", "load_1min", "cores"):
+        return str(record[part])
+    if part != "summary":
+        raise ValueError(f"unknown part {part!r} of a measured span")
+    on = f"on {record['cores']} cores at load {record['load_1min']}, {record['date']}"
+    if "per_call_s" in record:
+        return f"{human_seconds(record['per_call_s'])} a call ({on})"
+    return f"{human_seconds(record['wall_s'])} wall, {human_seconds(record['cpu_s'])} CPU ({on})"
+
+
+def doc_paths(root: Path = ROOT) -> list[Path]:
+    return sorted(p for pattern in DOC_FILES for p in root.glob(pattern))
+
+
+def declared_seconds(dotted: str) -> float:
+    """The value of a constant of pdp_audit named ``package.module.NAME`` (seconds)."""
+    import importlib
+
+    module, _, name = dotted.rpartition(".")
+    return float(getattr(importlib.import_module(module), name))
+
+
+def write_docs(records: dict[str, dict], root: Path = ROOT) -> list[str]:
+    """Rewrite every span of :data:`DOC_FILES` from ``records`` (and every declared constant's span from its
+    value); the names of spans with no record."""
+    unknown = []
+
+    def constant(match: re.Match) -> str:
+        value = human_seconds(declared_seconds(match.group(1)))
+        return f"<!-- seconds: {match.group(1)} -->{value}<!-- /seconds -->"
+
+    def replace(match: re.Match) -> str:
+        name, part = match.group(1), match.group(2) or "summary"
+        if name not in records:
+            unknown.append(name)
+            return match.group(0)
+        suffix = f" {match.group(2)}" if match.group(2) else ""
+        return f"<!-- measured: {name}{suffix} -->{render(records[name], part)}<!-- /measured -->"
+
+    for path in doc_paths(root):
+        text = path.read_text(encoding="utf-8")
+        new = CONSTANT.sub(constant, SPAN.sub(replace, text))
+        if new != text:
+            path.write_text(new, encoding="utf-8")
+    return unknown
+
+
+def prepared_folder() -> Path:
+    """A fresh folder outside the checkout holding ``examples/`` as ``pdp-audit examples`` writes it."""
+    folder = Path(tempfile.mkdtemp(prefix="pdp-durations-"))
+    subprocess.run([sys.executable, "-m", "pdp_audit.verify.cli", "examples", "examples"], cwd=folder, check=True,
+                   stdout=subprocess.DEVNULL)
+    return folder
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--only", nargs="+", metavar="NAME", help="these measurements (slow ones included)")
+    parser.add_argument("--slow", action="store_true", help="the slow measurements too")
+    parser.add_argument("--list", action="store_true", help="name every measurement and stop")
+    parser.add_argument("--write-docs", action="store_true", help="rewrite the docs' measured spans afterwards")
+    parser.add_argument("--no-run", action="store_true", help="measure nothing (with --write-docs: rewrite only)")
+    args = parser.parse_args(argv)
+    if args.list:
+        for m in MEASUREMENTS:
+            print(f"{m.name:24} {'slow' if m.slow else '    '}  {m.what}")
+        return 0
+    names = {m.name for m in MEASUREMENTS}
+    unknown = sorted(set(args.only or ()) - names)
+    if unknown:
+        parser.error(f"--only: no measurement named {', '.join(unknown)} (see --list)")
+    chosen = [] if args.no_run else [
+        m for m in MEASUREMENTS if (m.name in args.only if args.only else (args.slow or not m.slow))
+    ]
+    records = load_records()
+    folder = prepared_folder() if chosen else None
+    try:
+        for m in chosen:
+            record = measure(m, folder)
+            if record is not None:
+                print(json.dumps(record, sort_keys=True, ensure_ascii=False), flush=True)
+                records[m.name] = record
+                save_records(records)
+    finally:
+        if folder is not None:
+            shutil.rmtree(folder, ignore_errors=True)
+    if args.write_docs:
+        missing = write_docs(records)
+        if missing:
+            print(f"spans with no record: {', '.join(sorted(set(missing)))}", file=sys.stderr)
+            return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

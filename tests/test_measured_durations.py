@@ -1,0 +1,176 @@
+"""Every duration the README, the user's pages of the docs and the help texts state is a benchmark's measurement.
+
+``benchmarks/durations.py`` times each command the docs speak of and keeps one record per command in
+``benchmarks/durations.jsonl`` (wall and CPU seconds, cores, load, date, code version); the docs state durations
+only inside ``<!-- measured: NAME [PART] -->…<!-- /measured -->`` spans, which ``--write-docs`` renders from those
+records.  These tests fail on a duration typed outside a span (code blocks included: a comment such as "~10 s" is
+a claim a newcomer reads), on a span that disagrees with its record or names none, and on a help text that states
+a duration at all (``--help`` cannot carry a measurement's provenance).
+"""
+
+from __future__ import annotations
+
+import argparse
+import functools
+import importlib.util
+import re
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+
+_NUMBER_WORDS = "one|two|three|four|five|six|seven|eight|nine|ten|twenty|thirty|forty|fifty|half an?|an?|a few|several"
+_NUMBER = rf"(?:\d[\d.,]*(?:\s?[–-]\s?\d[\d.,]*)?½?\s?|½\s?|(?:{_NUMBER_WORDS})\s)"
+_UNIT = r"(?:µs|us|ms|s|sec|secs|seconds?|min|mins|minutes?|h|hrs?|hours?)"
+#: a stated duration: "42 s", "~10 s", "about ten seconds", "8 min", "an hour", "2–3 s", "1½ min"
+DURATION = re.compile(
+    rf"(?<![\w.^/-])(?:~|about |under |≈ ?)?{_NUMBER}{_UNIT}(?![\w/])"
+    rf"|\b(?:\d+|{_NUMBER_WORDS})-(?:second|minute|hour)\b"
+)
+#: words that are not durations although the pattern matches them ("a second pass", "a few s")
+_NOT_DURATIONS = re.compile(r"(?:an?|a few|several) (?:s|h|second|secs?)")
+#: in a help text any time word is a duration claim ("(seconds)" for --quick was 712 s for a newcomer)
+HELP_DURATION = re.compile(rf"{DURATION.pattern}|\((?:a few |several )?(?:seconds|minutes|hours)\b", re.I)
+
+
+@functools.cache
+def durations_module():
+    """benchmarks/durations.py, loaded by its path (benchmarks/ is no package); registered first, as dataclasses
+    look their module up in sys.modules."""
+    spec = importlib.util.spec_from_file_location("bench_durations", ROOT / "benchmarks" / "durations.py")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+def stated_durations(text: str) -> list[str]:
+    """The durations ``text`` states outside measured spans."""
+    bare = durations_module().CONSTANT.sub("", durations_module().SPAN.sub("", text))
+    return [m.group(0) for m in DURATION.finditer(bare) if not _NOT_DURATIONS.fullmatch(m.group(0))]
+
+
+def test_the_pattern_sees_the_durations_the_docs_used_to_type():
+    typed = ("6 cells, ~10 s; exit 1", "in about ten seconds and", "about 9 minutes on 2 cores", "(an hour; add",
+             "took 8 min 48 s", "at 184 µs, gets", "take 24 s and 2–3 s.", "about 1½ min", "a five-minute tour")
+    for text in typed:
+        assert stated_durations(text), text
+    for text in ("as it is", "a second pass", "the 1e5 s-values", "ε = 1.5", "10 ones", "a 2-core machine",
+                 "<!-- measured: run-gaussian -->42 s wall<!-- /measured -->"):
+        assert not stated_durations(text), text
+
+
+def test_no_page_states_a_duration_outside_a_measured_span():
+    durations = durations_module()
+    typed = {
+        str(path.relative_to(ROOT)): found
+        for path in durations.doc_paths(ROOT)
+        if (found := stated_durations(path.read_text(encoding="utf-8")))
+    }
+    assert not typed, f"durations typed by hand (measure them in benchmarks/durations.py): {typed}"
+
+
+def test_every_span_is_its_records_rendering():
+    durations = durations_module()
+    records = durations.load_records()
+    wrong = []
+    for path in durations.doc_paths(ROOT):
+        for match in durations.SPAN.finditer(path.read_text(encoding="utf-8")):
+            name, part, text = match.group(1), match.group(2) or "summary", match.group(3)
+            if name not in records:
+                wrong.append(f"{path.name}: {name} has no record")
+            elif durations.render(records[name], part) != text:
+                wrong.append(f"{path.name}: {name} reads {text!r}, its record {durations.render(records[name], part)!r}")
+        for match in durations.CONSTANT.finditer(path.read_text(encoding="utf-8")):
+            declared = durations.human_seconds(durations.declared_seconds(match.group(1)))
+            if declared != match.group(2):
+                wrong.append(f"{path.name}: {match.group(1)} reads {match.group(2)!r}, the code declares {declared!r}")
+    assert not wrong, "run `python benchmarks/durations.py --write-docs --no-run`: " + "; ".join(wrong)
+
+
+def test_every_record_says_what_it_was_measured_on():
+    durations = durations_module()
+    records = durations.load_records()
+    assert records
+    names = {m.name for m in durations.MEASUREMENTS}
+    for name, record in records.items():
+        assert name in names, f"{name}: a record no measurement of benchmarks/durations.py makes"
+        for key in ("cores", "load_1min", "date", "code_version", "arch"):
+            assert key in record, f"{name}: no {key}"
+        assert ("per_call_s" in record) != ("wall_s" in record)
+        if "wall_s" in record:
+            assert record["exit_code"] in (0, 1), f"{name}: exit {record['exit_code']}"
+
+
+@pytest.mark.parametrize(
+    ("seconds", "text"),
+    [(1.84e-4, "180 µs"), (0.0042, "4.2 ms"), (42.4, "42 s"), (9.96, "10 s"), (528, "8 min 48 s"),
+     (540, "9 min"), (3900, "1 h 5 min")],
+)
+def test_durations_read_as_a_person_writes_them(seconds, text):
+    assert durations_module().human_seconds(seconds) == text
+
+
+def test_write_docs_rewrites_a_stale_span_and_keeps_the_rest(tmp_path):
+    durations = durations_module()
+    page = tmp_path / "README.md"
+    page.write_text("Runs in <!-- measured: x wall -->1 s<!-- /measured --> (see <!-- measured: x -->?<!-- /measured -->).\n")
+    record = {"name": "x", "wall_s": 42.4, "cpu_s": 15.0, "cores": 2, "load_1min": 0.3, "date": "2026-11-25"}
+    assert durations.write_docs({"x": record}, tmp_path) == []
+    assert page.read_text() == (
+        "Runs in <!-- measured: x wall -->42 s<!-- /measured --> (see <!-- measured: x -->42 s wall, 15 s CPU "
+        "(on 2 cores at load 0.3, 2026-11-25)<!-- /measured -->).\n"
+    )
+    assert durations.write_docs({}, tmp_path) == ["x", "x"]
+
+
+def help_texts(parser: argparse.ArgumentParser, path: str) -> list[tuple[str, str]]:
+    texts = [(path, parser.description or ""), (path, parser.epilog or "")]
+    for action in parser._actions:
+        texts.append((f"{path} {'/'.join(action.option_strings) or action.dest}", action.help or ""))
+        if isinstance(action, argparse._SubParsersAction):
+            for name, sub in action.choices.items():
+                texts += help_texts(sub, f"{path} {name}")
+    return texts
+
+
+def plugin_help_texts() -> list[tuple[str, str]]:
+    """The help of every option the pytest plugin adds (``pytest --help`` shows them)."""
+    texts: list[tuple[str, str]] = []
+
+    class Group:
+        def addoption(self, *flags, **kwargs):
+            texts.append((f"pytest {'/'.join(flags)}", kwargs.get("help", "")))
+
+    class Parser(Group):
+        def getgroup(self, *args, **kwargs):
+            return Group()
+
+        def addini(self, name, help="", **kwargs):  # noqa: A002 - pytest's keyword
+            texts.append((f"pytest ini {name}", help))
+
+    from pdp_audit.verify import pytest_plugin
+
+    pytest_plugin.pytest_addoption(Parser())
+    return texts
+
+
+def test_no_help_text_states_a_duration():
+    from pdp_audit.verify.cli.main import build_parser
+
+    stated = [
+        f"{where}: {m.group(0)!r}"
+        for where, text in [*help_texts(build_parser(), "pdp-audit"), *plugin_help_texts()]
+        for m in HELP_DURATION.finditer(text)
+        if not _NOT_DURATIONS.fullmatch(m.group(0))
+    ]
+    assert not stated, stated
+
+
+def test_the_help_check_sees_a_duration():
+    parser = argparse.ArgumentParser(description="x")
+    parser.add_argument("--quick", help="2e4 releases per world instead of 1e5 (seconds)")
+    parser.add_argument("--slow", help="takes about 20 s")
+    assert len([m for _, t in help_texts(parser, "p") for m in HELP_DURATION.finditer(t)]) == 2
