@@ -263,3 +263,19 @@ def test_sphinx_roles_of_the_docstrings_render_as_code():
     spec.loader.exec_module(roles)
     html = "see :func:<code>pdp_audit.audit_pair</code> and :class:<code>~pdp_audit.reports.records.Run</code>."
     assert roles.on_page_content(html) == "see <code>pdp_audit.audit_pair</code> and <code>Run</code>."
+
+
+def _blocks(markdown: str, start: str, end: str | None, language: str) -> list[str]:
+    section = markdown[markdown.index(start) : markdown.index(end) if end else None]
+    return re.findall(rf"```{language}\n(.*?)```", section, re.S)
+
+
+def test_getting_started_runs_the_readmes_quickstarts_as_written():
+    """The wheel smoke test runs the README's quickstarts verbatim (.ci/wheel-smoke); getting-started repeats them,
+    so its blocks must be the README's, letter for letter (they had drifted: `pdp-audit examples examples` there
+    exited 2 in a checkout, and its sweep named examples/ in a folder that had none)."""
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    started = (DOCS / "getting-started.md").read_text(encoding="utf-8")
+    assert _blocks(started, "**1. Certify", "**2. Test", "bash") == _blocks(readme, "## Quickstart 1", "## Quickstart 2", "bash")
+    assert _blocks(started, "**2. Test", "**3. Run", "python")[0] == _blocks(readme, "## Quickstart 2", "## Quickstart 3", "python")[0]
+    assert _blocks(started, "**3. Run", "## A tour", "bash") == _blocks(readme, "## Quickstart 3", "## Documentation", "bash")
