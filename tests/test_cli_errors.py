@@ -310,3 +310,20 @@ def test_a_value_given_without_its_option_is_named():
     with pytest.raises(InputError) as missing:  # a command's own positional is not a stray value
         build_parser().parse_args(["blackbox", "module:factory"])
     assert "on its own" not in str(missing.value)
+
+
+def test_no_hint_installs_pdp_audit_from_an_index():
+    """pdp-audit is on no package index: a hint `pip install "pdp-audit[dask]"` fails for every user who follows
+    it.  Hints name the packages themselves (`pip install "dask[distributed]"`, `pip install optuna`)."""
+    import re
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1]
+    hints = [
+        f"{path.relative_to(root)}:{number}"
+        for folder in ("verify", "audits", "mechanisms", "src", "reports")
+        for path in sorted((root / folder).rglob("*.py"))
+        for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
+        if re.search(r"pdp-audit\[\w+\]", line)
+    ]
+    assert not hints, hints

@@ -82,7 +82,7 @@ class BlackBoxBudget:
         samplers' module must be importable there), or None.
       dask_local: draw the releases on a Dask LocalCluster of this many worker processes, started for the run and
         closed after it (``--dask-local``), or None.  At most one of ``workers`` > 1, ``scheduler`` and
-        ``dask_local``; the numbers are the same on each (needs ``pdp-audit[dask]``).
+        ``dask_local``; the numbers are the same on each (needs Dask: ``pip install 'dask[distributed]'``).
     """
 
     train_trials: int | None = None

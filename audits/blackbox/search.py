@@ -10,7 +10,7 @@ with a neighbour relation (:class:`Neighbours`), and a generator proposes candid
   for datasets of rows the analogous replace-one and add-remove patterns (:func:`pattern_candidates`);
 * ``random``: the patterns, then pairs drawn at random within the relation (:func:`random_candidates`);
 * ``optuna``: the patterns enqueued first, then optuna's TPE sampler proposing pairs that maximise the pilot bound
-  (:func:`optuna_candidates`; optuna is the optional extra ``pdp-audit[search]``).
+  (:func:`optuna_candidates`; optuna: ``pip install optuna``).
 
 **Validity.**  Every candidate is attacked on a *pilot* budget (its own seeded streams) and ranked by the pilot's ε
 lower bound at :data:`PILOT_ALPHA`; the final bound is then the attack of the chosen pair on *fresh* releases
@@ -360,7 +360,7 @@ def optuna_candidates(
     try:
         import optuna
     except ImportError:
-        raise InputError("search optuna needs optuna: pip install 'pdp-audit[search]'") from None
+        raise InputError("search optuna needs optuna: pip install optuna") from None
     optuna.logging.set_verbosity(optuna.logging.WARNING)
     n, domain = int(mechanism.dimension), _domain(mechanism)
     vector = neighbours.kind in ("l1", "linf")

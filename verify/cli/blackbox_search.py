@@ -26,7 +26,7 @@ from pdp_audit.verify.api import check_outputs
 #: The search options of ``blackbox`` (besides the claim and budget of :data:`...blackbox.BLACKBOX_OPTIONS`).
 SEARCH_HELP = {
     "--search": "search neighbouring inputs: patterns (StatDP/DP-Sniper input patterns), random (patterns, then random "
-    "pairs), optuna (TPE from the patterns; needs pdp-audit[search]); FACTORY() then returns a mechanism with "
+    "pairs), optuna (TPE from the patterns; needs optuna: pip install optuna); FACTORY() then returns a mechanism with "
     "dimension and release(dataset, size, rng)",
     "--neighbours": "the neighbour relation of the search: replace-one, add-remove, l1:R or linf:R (default linf:1)",
     "--candidates": "candidate pairs the search tries at most (default 16)",

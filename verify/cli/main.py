@@ -101,7 +101,7 @@ def command_list() -> int:
     print("\nRegistered mechanisms (common contract suite):")
     for name, mech in registered().items():
         print(f"  {name:24s} {mech.description}")
-    print("\nLibrary adapters (pdp_audit.mechanisms.adapters; pip install 'pdp-audit[libraries]'):")
+    print("\nLibrary adapters (pdp_audit.mechanisms.adapters; pip install opendp diffprivlib 'scikit-learn<1.8'):")
     for name, (library, text) in ADAPTERS.items():
         installed = "installed" if importlib.util.find_spec(library) is not None else "not installed"
         print(f"  {name:32s} {text} ({library}: {installed})")

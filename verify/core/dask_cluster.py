@@ -29,7 +29,7 @@ def distributed_module():
     try:
         import distributed
     except ImportError:
-        raise MissingDependency('Dask executors need Dask: pip install "pdp-audit[dask]"') from None
+        raise MissingDependency('Dask executors need Dask: pip install "dask[distributed]"') from None
     return distributed
 
 
@@ -56,14 +56,14 @@ SCHEDULER = Option(
     "scheduler",
     "str",
     None,
-    "address of a running Dask scheduler, e.g. tcp://host:8786 (needs pdp-audit[dask])",
+    "address of a running Dask scheduler, e.g. tcp://host:8786 (needs Dask: pip install 'dask[distributed]')",
     check=scheduler_problem,
 )
 DASK_LOCAL = Option(
     "dask_local",
     "int",
     None,
-    "start a Dask LocalCluster of N worker processes (needs pdp-audit[dask])",
+    "start a Dask LocalCluster of N worker processes (needs Dask: pip install 'dask[distributed]')",
     range=WORKERS,
     metavar="N",
 )
