@@ -9,7 +9,8 @@ Each test is the cell of ``pdp-audit sweep`` with the same options (``privacy_au
 computes the same numbers: the same seeds (root seed ``--audit-seed`` = the spec's ``seed``, 0) and the same α
 per cell (the spec's family-wise α is 6 × 1e-6, the plugin's ``--audit-alpha``, split over its 6 cells).
 The grid audits One-Posterior-Sample ([LR] App. F) on the bundled diabetes data and on synthetic data at three
-claimed ε; every cell is correct, so every test passes (or is reported UNDECIDED when inconclusive, which is not a pass).
+claimed ε; every cell is correct, so every test passes (or is reported UNDECIDED when inconclusive, which is not
+a pass).
 """
 
 import pytest

@@ -82,7 +82,8 @@ def test_every_span_is_its_records_rendering():
             if name not in records:
                 wrong.append(f"{path.name}: {name} has no record")
             elif durations.render(records[name], part) != text:
-                wrong.append(f"{path.name}: {name} reads {text!r}, its record {durations.render(records[name], part)!r}")
+                rendered = durations.render(records[name], part)
+                wrong.append(f"{path.name}: {name} reads {text!r}, its record {rendered!r}")
         for match in durations.CONSTANT.finditer(path.read_text(encoding="utf-8")):
             declared = durations.human_seconds(durations.declared_seconds(match.group(1)))
             if declared != match.group(2):
@@ -116,7 +117,9 @@ def test_durations_read_as_a_person_writes_them(seconds, text):
 def test_write_docs_rewrites_a_stale_span_and_keeps_the_rest(tmp_path):
     durations = durations_module()
     page = tmp_path / "README.md"
-    page.write_text("Runs in <!-- measured: x wall -->1 s<!-- /measured --> (see <!-- measured: x -->?<!-- /measured -->).\n")
+    page.write_text(
+        "Runs in <!-- measured: x wall -->1 s<!-- /measured --> (see <!-- measured: x -->?<!-- /measured -->).\n"
+    )
     record = {"name": "x", "wall_s": 42.4, "cpu_s": 15.0, "cores": 2, "load_1min": 0.3, "date": "2026-11-25"}
     assert durations.write_docs({"x": record}, tmp_path) == []
     assert page.read_text() == (

@@ -63,7 +63,9 @@ def add_parser(subparsers) -> None:
     for option in CANARY_OPTIONS:
         add_option(p, option, required=option.key == "delta")
     p.add_argument(
-        "--report", default=None, help=f"the PDF report (default: {DEFAULT_REPORT}, as run and certify write one; 'none' to skip)"
+        "--report",
+        default=None,
+        help=f"the PDF report (default: {DEFAULT_REPORT}, as run and certify write one; 'none' to skip)",
     )
     p.add_argument("--json", default=None, help="write the JSON report here (- = stdout)")
     p.set_defaults(handler=command_canaries)
