@@ -283,3 +283,22 @@ def test_getting_started_runs_the_readmes_quickstarts_as_written():
     ]
     for ours, theirs in pairs:
         assert _blocks(started, *ours)[0] == _blocks(readme, *theirs)[0], ours
+
+
+def prose_paragraphs(markdown: str) -> list[str]:
+    """The paragraphs of ``markdown`` that are prose: not code, tables, lists or headings."""
+    markdown = re.sub(r"```.*?```", "", markdown, flags=re.S)
+    paragraphs = re.split(r"\n\s*\n", markdown)
+    return [p for p in paragraphs if p.strip() and not re.match(r"(\s|[|#*>-]|\d+\.)", p)]  # indented: a list's
+
+
+def test_how_to_paragraphs_are_recipes_not_walls_of_text():
+    """A how-to is steps and short paragraphs (the own-mechanism page had 300–570-word paragraphs mixing the recipe
+    with the history of each check; those details live in docs/explanation/pair-checks.md now)."""
+    long = {
+        f"{path.name}: {' '.join(p.split()[:8])}… ({len(p.split())} words)"
+        for path in sorted((DOCS / "how-to").glob("*.md")) + [DOCS / "getting-started.md"]
+        for p in prose_paragraphs(path.read_text(encoding="utf-8"))
+        if len(p.split()) > 200
+    }
+    assert not long, long
