@@ -83,12 +83,23 @@ def _diffprivlib_randomise() -> float:
 
 
 def _diffprivlib_tools_mean() -> float:
-    """Seconds per ``tools.mean`` call on 100 values (best of 5 runs of 500 calls)."""
+    """Seconds per ``tools.mean`` call on 50 values, the how-to's ToolPair (best of 5 runs of 500 calls)."""
     import numpy as np
     from diffprivlib import tools
 
-    data = np.random.default_rng(0).uniform(0, 1, 100)
+    data = np.linspace(0.0, 1.0, 50)
     return _best_per_call(lambda: tools.mean(data, epsilon=1.0, bounds=(0, 1), random_state=0), 500)
+
+
+def _diffprivlib_tools_histogram() -> float:
+    """Seconds per ``tools.histogram`` call, the factory ``diffprivlib_tools.histogram``'s (best of 5 runs of 200)."""
+    from pdp_audit.mechanisms.adapters import diffprivlib_tools
+
+    pair = diffprivlib_tools.histogram()
+    import numpy as np
+
+    rng = np.random.default_rng(0)
+    return _best_per_call(lambda: pair.sample("D", 1, rng), 200)
 
 
 def _opendp_laplace() -> float:
@@ -98,6 +109,55 @@ def _opendp_laplace() -> float:
     dp.enable_features("contrib")
     measurement = dp.m.make_laplace(dp.atom_domain(T=float, nan=False), dp.absolute_distance(T=float), scale=1.0)
     return _best_per_call(lambda: measurement(0.0), 5_000)
+
+
+def _opendp_laplace_vector() -> float:
+    """Seconds per coordinate of OpenDP's Laplace measurement on a vector of 1,000 (best of 5 runs of 50 calls)."""
+    import opendp.prelude as dp
+
+    dp.enable_features("contrib")
+    domain = dp.vector_domain(dp.atom_domain(T=float, nan=False), size=1000)
+    measurement = dp.m.make_laplace(domain, dp.l1_distance(T=float), scale=1.0)
+    return _best_per_call(lambda: measurement([0.0] * 1000), 50) / 1000
+
+
+def _audit_once(pair_of: Callable[[], object]) -> float:
+    """Seconds of one ``audit_pair(pair, 1.1, 1e-3)`` at 1e5 releases per world (the how-to's example)."""
+    import pdp_audit
+
+    pair = pair_of()
+    return _best_per_call(lambda: pdp_audit.audit_pair(pair, 1.1, 1e-3, trials=100_000), 1, repeats=1)
+
+
+def _audit_opendp_laplace() -> float:
+    import opendp.prelude as dp
+
+    from pdp_audit.mechanisms.adapters.opendp import MeasurementPair
+
+    dp.enable_features("contrib")
+    laplace = dp.m.make_laplace(dp.atom_domain(T=float, nan=False), dp.absolute_distance(T=float), scale=1.0)
+    return _audit_once(lambda: MeasurementPair(laplace, 0.0, 1.0))
+
+
+def _audit_opendp_laplace_batched() -> float:
+    import opendp.prelude as dp
+
+    from pdp_audit.mechanisms.adapters.opendp import MeasurementPair
+
+    dp.enable_features("contrib")
+    laplace = dp.m.make_laplace(dp.atom_domain(T=float, nan=False), dp.absolute_distance(T=float), scale=1.0)
+    vector = dp.m.make_laplace(
+        dp.vector_domain(dp.atom_domain(T=float, nan=False)), dp.l1_distance(T=float), scale=1.0
+    )
+    return _audit_once(lambda: MeasurementPair(laplace, 0.0, 1.0, batched=vector))
+
+
+def _audit_diffprivlib_laplace() -> float:
+    from diffprivlib.mechanisms import Laplace
+
+    from pdp_audit.mechanisms.adapters.diffprivlib import MechanismPair
+
+    return _audit_once(lambda: MechanismPair(Laplace(epsilon=1.0, sensitivity=1.0), 0.0, 1.0))
 
 
 def _best_per_call(fn: Callable[[], object], calls: int, repeats: int = 5) -> float:
@@ -137,10 +197,20 @@ MEASUREMENTS: tuple[Measurement, ...] = (
                 ("{python}", "-m", "pytest", "-n", "auto", "-q", "-p", "no:cacheprovider"), slow=True, cwd_root=True),
     Measurement("diffprivlib-randomise", "one diffprivlib Laplace randomise call", call=_diffprivlib_randomise,
                 needs=("diffprivlib",)),
-    Measurement("diffprivlib-tools-mean", "one diffprivlib tools.mean call on 100 values",
+    Measurement("diffprivlib-tools-mean", "one diffprivlib tools.mean call on 50 values",
                 call=_diffprivlib_tools_mean, needs=("diffprivlib",)),
+    Measurement("diffprivlib-tools-histogram", "one release of the diffprivlib_tools.histogram factory's pair",
+                call=_diffprivlib_tools_histogram, needs=("diffprivlib",)),
     Measurement("opendp-laplace", "one release of OpenDP's scalar Laplace measurement", call=_opendp_laplace,
                 needs=("opendp",)),
+    Measurement("opendp-laplace-vector", "one coordinate of OpenDP's Laplace measurement on a vector of 1,000",
+                call=_opendp_laplace_vector, needs=("opendp",)),
+    Measurement("audit-opendp-laplace", "audit_pair of the how-to's OpenDP Laplace pair at 1e5 per world",
+                call=_audit_opendp_laplace, needs=("opendp",)),
+    Measurement("audit-opendp-laplace-batched", "the same audit through the vectorised path (batched=)",
+                call=_audit_opendp_laplace_batched, needs=("opendp",)),
+    Measurement("audit-diffprivlib-laplace", "audit_pair of the how-to's diffprivlib Laplace pair at 1e5 per world",
+                call=_audit_diffprivlib_laplace, needs=("diffprivlib",)),
 )
 
 
