@@ -15,7 +15,7 @@ a pass).
 
 import pytest
 
-OPTIONS = {"trials": 20_000, "search": 32}  # small budgets: the whole grid takes about a minute on 2 cores
+OPTIONS = {"trials": 20_000, "search": 32}  # small budgets (the grid's time: docs/how-to/own-mechanism.md)
 GRID = [
     {"claim_epsilon": epsilon, **data}
     for epsilon in (0.5, 1.0, 2.0)

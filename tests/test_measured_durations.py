@@ -72,6 +72,17 @@ def test_no_page_states_a_duration_outside_a_measured_span():
     assert not typed, f"durations typed by hand (measure them in benchmarks/durations.py): {typed}"
 
 
+def test_the_shipped_examples_state_no_duration():
+    """`pdp-audit examples` copies these files into the user's folder, where no record can back a comment's
+    "~10 s" (sweep-100.toml said "a few minutes"; it took 13 minutes at load 11): they point to the docs."""
+    typed = {
+        path.name: found
+        for path in sorted((ROOT / "examples").rglob("*"))
+        if path.suffix in (".toml", ".py", ".yml") and (found := stated_durations(path.read_text(encoding="utf-8")))
+    }
+    assert not typed, typed
+
+
 def test_every_span_is_its_records_rendering():
     durations = durations_module()
     records = durations.load_records()
