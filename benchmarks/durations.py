@@ -381,6 +381,7 @@ def main(argv: list[str] | None = None) -> int:
             record = measure(m, folder)
             if record is not None:
                 print(json.dumps(record, sort_keys=True, ensure_ascii=False), flush=True)
+                records = load_records()  # the file now: another run of this script may have added a record since
                 records[m.name] = record
                 save_records(records)
     finally:
