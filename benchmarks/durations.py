@@ -53,6 +53,12 @@ DOC_FILES = (
     "docs/reference/**/*.md",
 )
 SPAN = re.compile(r"<!-- measured: ([a-z0-9-]+)(?: ([a-z_]+))? -->(.*?)<!-- /measured -->", re.S)
+#: the durations the product declares (time targets and thresholds, not measurements), in seconds: the only ones a
+#: help text may state, and only as the constant's rendering (tests/test_measured_durations.py)
+DECLARED = (
+    "pdp_audit.audits.blackbox.time_budget.TIME_BUDGET_S",
+    "pdp_audit.audits.blackbox.time_budget.PARALLEL_FROM_S",
+)
 #: a duration the product declares (a time target, not a measurement): rendered from the constant in seconds
 CONSTANT = re.compile(r"<!-- seconds: ([\w.]+) -->(.*?)<!-- /seconds -->", re.S)
 
