@@ -87,6 +87,10 @@ def run_dp_sgd_audit(config: DpSgdAuditConfig, executor: Executor | None = None,
         **asdict(config),
         "clip_norm": "C (every quantity is in units of C)",
         "dominating_pair": _pair_text(pair),
+        # the cover's scope line: this pair dominates every two neighbouring datasets (not a searched worst case)
+        "worst_case_target": f"the dominating pair of one step of clipped, Poisson-subsampled Gaussian noise for "
+        f"{config.neighbours} neighbours, composed over T = {config.steps} steps (Zhu, Dong & Wang 2022): "
+        f"{_pair_text(pair)}",
         "exact_epsilon_low": low,
         "exact_epsilon_high": high,
         "claim_source": source,
