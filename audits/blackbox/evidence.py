@@ -126,10 +126,11 @@ def blackbox_checks(
     try:
         _check_attack_memory(sample_d, train_trials, trials, budget.statistic)  # before the probes' draws
         why = check_rng_discipline(sample, checked_blackbox_releases)
-        if budget.workers > 1:
+        workers = 1 if budget.workers is None else budget.workers  # None: the caller chose none (one process)
+        if workers > 1:
             _check_picklable(sample_d, sample_dprime)
         shipped = {sampler_name(s): s for s in (sample_d, sample_dprime)}
-        with block_executor(budget.workers, budget.scheduler, budget.dask_local, shipped) as executor:
+        with block_executor(workers, budget.scheduler, budget.dask_local, shipped) as executor:
             result = blackbox_attack(
                 sample_d,
                 sample_dprime,
