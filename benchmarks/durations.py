@@ -245,8 +245,10 @@ def run_command(m: Measurement, folder: Path) -> dict:
     argv = [part.format(python=sys.executable, root=ROOT) for part in m.command]
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
-    done = subprocess.run(argv, cwd=ROOT if m.cwd_root else folder, stdout=subprocess.DEVNULL,
-                          stderr=subprocess.PIPE, text=True, env={**os.environ, **m.env})
+    log = Path(tempfile.gettempdir()) / f"pdp-durations-{m.name}.log"  # what the command printed, for a look
+    with open(log, "w", encoding="utf-8") as out:
+        done = subprocess.run(argv, cwd=ROOT if m.cwd_root else folder, stdout=out, stderr=subprocess.STDOUT,
+                              env={**os.environ, **m.env})
     wall = time.perf_counter() - start
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
