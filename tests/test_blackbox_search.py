@@ -105,7 +105,7 @@ def test_a_bad_relation_is_one_line(text):
 
 def test_optuna_missing_is_one_line(monkeypatch):
     monkeypatch.setitem(sys.modules, "optuna", None)  # import optuna now raises ImportError
-    with pytest.raises(InputError, match=r"pip install 'pdp-audit\[search\]'"):
+    with pytest.raises(InputError, match=r"pip install optuna"):
         search_pairs(NoisySum(2.0), Neighbours("linf", 1.0), "optuna", 0.0, 0, BUDGET)
 
 

@@ -269,7 +269,7 @@ def test_missing_dask_is_a_one_line_error(tmp_path, monkeypatch):
     spec.write_text(GAUSS)
     from pdp_audit.verify.sweeps.executors import MissingDependency, make_executor
 
-    with pytest.raises(MissingDependency, match=r'pip install "pdp-audit\[dask\]"'):
+    with pytest.raises(MissingDependency, match=r'pip install "dask\[distributed\]"'):
         make_executor(dask_local=2)
     assert main(["sweep", str(spec), "--dask-local", "2", "--store", str(tmp_path / "s.sqlite")]) == 2
     assert not (tmp_path / "s.sqlite").exists()

@@ -97,7 +97,13 @@ def run_blackbox(config: BlackBoxAuditConfig, progress: bool = False) -> Run:
     """The black-box audit of ``config.target`` (what :func:`audit_blackbox` and ``pdp-audit blackbox`` run, through
     the plan :mod:`pdp_audit.audits.blackbox.plan`).  ``trials`` None is the default budget fitted to the samplers'
     speed, whatever the way in."""
-    from pdp_audit.audits.blackbox.evidence import BlackBoxBudget, BlackBoxSamplers, UserSampler, blackbox_checks
+    from pdp_audit.audits.blackbox.evidence import (
+        BlackBoxBudget,
+        BlackBoxSamplers,
+        UserSampler,
+        blackbox_checks,
+        check_picklable,
+    )
     from pdp_audit.verify.core.dask_cluster import checked_place
 
     statistic = DEFAULT_STATISTIC if config.statistic is None else config.statistic
@@ -114,6 +120,8 @@ def run_blackbox(config: BlackBoxAuditConfig, progress: bool = False) -> Run:
         check_protocol(pair, needs_loss=False)
         name = type(pair).__name__
     samplers = (UserSampler(pair, "D"), UserSampler(pair, "D'"))
+    if not auto and workers > 1:  # named workers the samplers cannot reach: one line, before the budget is stated
+        check_picklable(*samplers)
     auto = auto and budget.scheduler is None and budget.dask_local is None
     fitted = _fitted(samplers, config.trials, budget, bool(progress), auto)
     trials: Any = config.trials  # None, where timing failed: the checks name the sampler's fault

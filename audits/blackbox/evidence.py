@@ -128,7 +128,7 @@ def blackbox_checks(
         why = check_rng_discipline(sample, checked_blackbox_releases)
         workers = 1 if budget.workers is None else budget.workers  # None: the caller chose none (one process)
         if workers > 1:
-            _check_picklable(sample_d, sample_dprime)
+            check_picklable(sample_d, sample_dprime)
         shipped = {sampler_name(s): s for s in (sample_d, sample_dprime)}
         with block_executor(workers, budget.scheduler, budget.dask_local, shipped) as executor:
             result = blackbox_attack(
@@ -323,7 +323,7 @@ def sampler_name(sampler) -> str:
     return f"the sampler {getattr(sampler, '__qualname__', type(sampler).__name__)}"
 
 
-def _check_picklable(*samplers) -> None:
+def check_picklable(*samplers) -> None:
     """Worker processes receive the samplers by pickling: a lambda or a local function cannot be sent."""
     import pickle
 
