@@ -18,6 +18,22 @@ class InputError(ValueError):
     """Bad user input: the message names the parameter (or file) and the valid range, in one line."""
 
 
+def check_picklable(what: str, fix: str, *objects: object) -> None:
+    """InputError unless every object pickles: worker processes receive a user's pair, sampler or mechanism by
+    pickling, and a lambda or a class defined in a function cannot be sent (one line, before any block is
+    submitted).  ``what`` names the object in the message ("pair"), ``fix`` says how to make it picklable."""
+    import pickle
+
+    for obj in objects:
+        try:
+            pickle.dumps(obj)
+        except Exception as err:  # noqa: BLE001 - any pickling failure means the same thing here
+            raise InputError(
+                f"workers: the {what} cannot be sent to worker processes ({type(err).__name__}: {err}); {fix}, or "
+                "use workers 1"
+            ) from None
+
+
 def quoted(text: object) -> str:
     """A string from a file, a key or a user's argument as an error message shows it: ``repr``-style, so that a
     line break, a carriage return or any other control character is escaped and the message stays one line."""

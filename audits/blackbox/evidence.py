@@ -324,16 +324,7 @@ def sampler_name(sampler) -> str:
 
 
 def check_picklable(*samplers) -> None:
-    """Worker processes receive the samplers by pickling: a lambda or a local function cannot be sent."""
-    import pickle
+    """A lambda or a local function cannot be sent to worker processes (one line)."""
+    from pdp_audit.mechanisms.validation import check_picklable as picklable
 
-    from pdp_audit.mechanisms.validation import InputError
-
-    for sampler in samplers:
-        try:
-            pickle.dumps(sampler)
-        except Exception as err:  # noqa: BLE001 - any pickling failure means the same thing here
-            raise InputError(
-                f"workers: the sampler cannot be sent to worker processes ({type(err).__name__}: {err}); define it at "
-                "module level, or use workers 1"
-            ) from None
+    picklable("sampler", "define it at module level", *samplers)

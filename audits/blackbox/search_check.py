@@ -300,15 +300,9 @@ def recheck_checks(worlds: tuple, witness: dict, claim: tuple, trials: int, seed
 
 
 def _check_picklable(mechanism: Any) -> None:
-    import pickle
+    from pdp_audit.mechanisms.validation import check_picklable
 
-    try:
-        pickle.dumps(mechanism)
-    except Exception as err:  # noqa: BLE001 - any pickling failure means the same thing here
-        raise InputError(
-            f"workers: the mechanism cannot be sent to worker processes ({type(err).__name__}: {err}); define it at "
-            "module level, or use workers 1"
-        ) from None
+    check_picklable("mechanism", "define it at module level", mechanism)
 
 
 def _decided(name: str, evidence: list, alpha: float, parameters: dict, seed: int):

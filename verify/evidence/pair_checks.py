@@ -420,19 +420,10 @@ def stream_losses(
 
 
 def _check_picklable(pair) -> None:
-    """Worker processes receive the pair by pickling: a pair of a class defined in a function cannot be sent (one
-    line, before its blocks are submitted)."""
-    import pickle
+    """A pair of a class defined in a function cannot be sent to worker processes (one line)."""
+    from pdp_audit.mechanisms.validation import check_picklable
 
-    from pdp_audit.mechanisms.validation import InputError
-
-    try:
-        pickle.dumps(pair)
-    except Exception as err:  # noqa: BLE001 - any pickling failure means the same thing here
-        raise InputError(
-            f"workers: the pair cannot be sent to worker processes ({type(err).__name__}: {err}); define its class at "
-            "module level, or use workers 1"
-        ) from None
+    check_picklable("pair", "define its class at module level", pair)
 
 
 def _stream_losses(pair, epsilon: float, trials: int, seed: int, running: tuple) -> StreamedLosses:
