@@ -6,8 +6,9 @@ the sensitivity-correct Gaussian, the Gaussian with a noise view, One-Posterior-
 band, :mod:`pdp_audit.verify.estimators.loss_scale_band`), Corollary 23's ex-post bound, Student-t noise (heavy tails),
 the Laplace
 mechanism claimed pure (δ = 0) and at ε = 20, two randomized-response reports (discrete), float32 releases of
-the Gaussian and Laplace mechanisms, and Laplace and geometric histograms with their noise views (decided at (1, 1e-6)
-by exponential tilting) -- is audited ``--seeds`` times (default
+the Gaussian and Laplace mechanisms, Laplace and geometric histograms with their noise views (decided at (1, 1e-6)
+by exponential tilting), and a geometric count with its view claimed (1, 1e-6) (the twin of a count that reveals
+its input) -- is audited ``--seeds`` times (default
 200) at the plugin's default budget (1e5 releases per world, family-wise α = 1e-6 per run), each run with its own
 root seed.  Prints one JSON line per mechanism:
 {"benchmark": "false_alarms", "mechanism", "runs", "fail", "inconclusive", "fail_rate", "fail_rate_upper"
@@ -49,6 +50,7 @@ TWINS_OF = (
     "float32-laplace-scale-halved",  # a float32 Laplace release, (2/3, 0)-DP: its atom spread by rounding
     "laplace-histogram-scale-0.8",  # a Laplace histogram with its Laplace view, exactly (1, 0)-DP, claim (1, 1e-6)
     "geometric-histogram-scale-0.8",  # the same with two-sided geometric noise and view (discrete, tilted)
+    "geometric-count-reveals-input",  # a geometric count with its view, (1, 0)-DP by its proof, claim (1, 1e-6)
 )
 
 

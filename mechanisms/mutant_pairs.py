@@ -1,11 +1,14 @@
 """Mutants of users' own pairs (the classes that passed before ``sample()`` became the truth): a noise view that
 omits a rare branch of the sampler, a view narrower than the sampler, a release of the input claimed at a large ε,
-a heavy-tailed mechanism over its claim, and a pure claim broken by a scale too small.
+a heavy-tailed mechanism over its claim, a discrete count that now and then reveals its input, many geometric counts
+over a small claimed δ, and a pure claim broken by a scale too small.
 
-Each is a pair as a user writes it -- ``sample`` and the exact ``privacy_loss``, some with a Gaussian noise view
-(``noise_dim``, ``noise_sigma``, ``release_from_noise``) -- audited by
+Each is a pair as a user writes it -- ``sample`` and the exact ``privacy_loss``, some with a noise view (Gaussian:
+``noise_dim``, ``noise_sigma``, ``release_from_noise``; Laplace or geometric: ``noise_law``, ``noise_scale``) --
+audited by
 :func:`pdp_audit.verify.evidence.pair_checks.validated_dp_checks`.  Their true δ(ε) are computed exactly in
-``tests/test_pair_claims.py`` (closed forms of the Gaussian and Laplace profiles, quadrature for Student's t).
+``tests/test_pair_claims.py`` (closed forms of the Gaussian and Laplace profiles, quadrature for Student's t,
+enumeration of the geometric laws).
 """
 
 from __future__ import annotations
@@ -402,6 +405,40 @@ class MovedCounts:
         return np.sum(gaps, axis=1) / self.noise_scale
 
 
+class RevealingCount:
+    """A count (1 on D, 0 on D') plus two-sided geometric noise of scale b, with its geometric view: exactly
+    (1/b, 0)-DP -- except that with probability ``p`` a debug path releases the exact count marked by a half
+    (x + 1/2), a release the other world never makes (L = ±∞; the view omits that path).  True δ(ε) = p for
+    ε ≥ 1/b: the draws impossible under D' decide it by their count alone
+    (:func:`pdp_audit.verify.evidence.pair_claims.atom_estimate`)."""
+
+    noise_law = "geometric"
+    noise_dim = output_dim = 1
+
+    def __init__(self, scale: float = 1.0, p: float = 0.0):
+        self.noise_scale, self.p = scale, p
+
+    @staticmethod
+    def count(world: str) -> float:
+        return 1.0 if world == "D" else 0.0
+
+    def sample(self, world, size, rng):
+        # the noise first, as the view's replay draws it: at p = 0 the view replays the sampler exactly
+        q = -np.expm1(-1.0 / self.noise_scale)
+        releases = self.release_from_noise(world, (rng.geometric(q, (size, 1)) - rng.geometric(q, (size, 1))) * 1.0)
+        releases[rng.random(size) < self.p, 0] = self.count(world) + 0.5
+        return releases
+
+    def release_from_noise(self, world, noise):
+        return self.count(world) + np.asarray(noise, dtype=float)
+
+    def privacy_loss(self, outputs):
+        o = np.asarray(outputs)[:, 0]
+        revealed = o != np.round(o)  # a marked count: 1.5 only on D, 0.5 only on D'
+        geometric = (np.abs(o) - np.abs(o - 1.0)) / self.noise_scale
+        return np.where(revealed, np.where(o > 1.0, np.inf, -np.inf), geometric)
+
+
 SIGMA_CLAIM, SIGMA_TWIN = g.analytic_sigma(1.0, 1e-5), g.analytic_sigma(1.0, 1e-6)
 #: σ whose true δ(1) is ≈ 1.3e-5 (1.3× the claim; tests/test_pair_claims.py computes it): the narrow view's sampler.
 SIGMA_OVER = 3.67
@@ -414,6 +451,10 @@ T_BROKEN, T_TWIN = 1.1, 1.4
 #: (pdp_audit.verify.estimators.loss_scale_band),
 #: so a mechanism exactly at its claimed ε with δ below that band's effect is certifiable only through its view.
 TWIN_MARGIN = 1.5
+#: The revealing path's probability: about 100 of 1e5 draws (20 of the quick zoo's 2e4) impossible in the other world.
+REVEALING_P = 1e-3
+#: MovedCounts' scales: 16 gives δ(0.9) = 3.5e-5 (35× a claim of 1e-6), 20 gives 1.5e-7 (tests/test_pair_claims.py).
+MOVED_BROKEN, MOVED_TWIN = 16.0, 20.0
 
 
 def mutants(mutant, case) -> tuple:
@@ -515,6 +556,25 @@ def mutants(mutant, case) -> tuple:
             ("dp-forward", "dp-reverse"),
             lambda: case(NoisyHistogram(1.0, 0.8, "geometric"), 1.0, 1e-6),
             lambda: case(NoisyHistogram(1.0, 1.0, "geometric"), 1.0, 1e-6),
+        ),
+        mutant(
+            "geometric-count-reveals-input",
+            "A count with two-sided geometric noise of scale 1 (exactly (1, 0)-DP, with its view) whose debug path "
+            "releases the exact count marked by a half with probability 1e-3, a release the other input never makes "
+            "(L = ±∞) and the view omits: true δ(1) = 1e-3 against a claim of 1e-6, refuted by that count alone; the "
+            "twin without the debug path passes by its bounded-loss proof",
+            ("dp-forward", "dp-reverse"),
+            lambda: case(RevealingCount(1.0, REVEALING_P), 1.0, 1e-6),
+            lambda: case(RevealingCount(1.0), 1.0, 1e-6),
+        ),
+        mutant(
+            "geometric-counts-scale-too-small",
+            "20 counts each moved by one (a record in every count) with two-sided geometric noise of scale 16 where "
+            "20 = d/η was needed, claimed (0.9, 1e-6) with its view: δ(0.9) = 3.5e-5; the twin (scale 20, δ(0.9) = "
+            "1.5e-7) is decided by the tilt along the loss",
+            ("dp-forward", "dp-reverse"),
+            lambda: case(MovedCounts(20, MOVED_BROKEN), 0.9, 1e-6),
+            lambda: case(MovedCounts(20, MOVED_TWIN), 0.9, 1e-6),
         ),
         mutant(
             "pure-claim-scale-too-small",

@@ -87,6 +87,55 @@ def test_the_zoo_pairs_break_their_claims_exactly():
     assert lap.laplace_delta(1.0, 0.5, 1.0) > 100 * 1e-3  # float32-laplace-scale-halved
 
 
+def _geometric_delta(epsilon: float, scale: float, counts: int, reveal: float = 0.0) -> float:
+    """Exact δ_{D‖D'}(ε) of ``counts`` counts each one larger on D, two-sided geometric noise of ``scale`` (pmf
+    (1 − q)/(1 + q)·q^|n|, q = e^{−1/b}, enumerated over |n| ≤ 60b), by convolving each count's loss law;
+    ``reveal``: the probability of a release impossible under D' (L = +∞, contributes 1)."""
+    q, n = np.exp(-1.0 / scale), np.arange(-int(60 * scale), int(60 * scale) + 1)
+    pmf = (1 - q) / (1 + q) * q ** np.abs(n)
+    steps = np.abs(1 + n) - np.abs(n)  # one count's loss times b on D: o = 1 + n against the centres 0 and 1
+    law = {0: 1.0}
+    for _ in range(counts):
+        moved: dict[int, float] = {}
+        for total, mass in law.items():
+            for step in (-1, 1):
+                moved[total + step] = moved.get(total + step, 0.0) + mass * float(pmf[steps == step].sum())
+        law = moved
+    finite = sum(mass * max(0.0, 1 - np.exp(epsilon - total / scale)) for total, mass in law.items())
+    return reveal + (1 - reveal) * finite
+
+
+def test_the_geometric_zoo_pairs_break_their_claims_exactly():
+    """geometric-count-reveals-input: δ(1) = 1e-3 (1000× the claim 1e-6), its twin (1, 0)-DP exactly;
+    geometric-counts-scale-too-small: δ(0.9) = 3.5e-5 (35×), its twin 1.5e-7 -- by enumeration here, against the
+    binomial closed form of :class:`MovedCounts`."""
+    assert _geometric_delta(1.0, 1.0, 1, zoo.REVEALING_P) == pytest.approx(1e-3, rel=1e-12)
+    assert _geometric_delta(1.0, 1.0, 1) == 0.0
+    broken, twin = (_geometric_delta(0.9, b, 20) for b in (zoo.MOVED_BROKEN, zoo.MOVED_TWIN))
+    for b, value in ((zoo.MOVED_BROKEN, broken), (zoo.MOVED_TWIN, twin)):
+        lam, q = 1 / b, np.exp(-1 / b)
+        k = np.arange(21)
+        closed = np.sum(stats.binom.pmf(k, 20, q / (1 + q)) * np.clip(1 - np.exp(0.9 - (20 - 2 * k) * lam), 0, None))
+        assert value == pytest.approx(closed, rel=1e-9)
+    assert broken == pytest.approx(3.54e-5, rel=0.01) and twin == pytest.approx(1.49e-7, rel=0.01)
+
+
+def test_draws_impossible_in_the_other_world_refute_a_claim_by_their_count_alone():
+    """A geometric count that releases its input marked by a half with probability 1e-3 (zoo:
+    geometric-count-reveals-input), claimed (1, 1e-6), default budget 1e5, seed 0: about 100 draws with L = +∞
+    refute δ = 1e-6 by their count alone (exact binomial p-value < 1e-200, at α/6 of the check's α); the twin
+    without the debug path passes (its bounded-loss proof)."""
+    run = pdp_audit.audit_pair(zoo.RevealingCount(1.0, zoo.REVEALING_P), 1.0, 1e-6, seed=0)
+    for check in (c for c in run.checks if c.id in ("dp-forward", "dp-reverse")):
+        atom = check.details["atom"]
+        assert check.verdict == "fail" and 50 < atom["count"] < 200 and atom["split"] == 6
+        assert atom["pvalue"] < 1e-200 and check.ci[0] > 100 * 1e-6
+        assert "The atom at L = +∞ alone" in check.note and "α/6 of the check's α" in check.note
+    twin = pdp_audit.audit_pair(zoo.RevealingCount(1.0), 1.0, 1e-6, seed=0)
+    assert twin.verdict == "pass", _verdicts(twin)
+    assert all("atom" not in c.details for c in twin.checks if c.id.startswith("dp-"))
+
+
 def test_a_heavy_tailed_violation_is_decided_at_the_default_budget():
     s_broken = optimize.brentq(lambda s: _t_delta(1.0, s) - 2.3e-3, 0.3, 50)
     # correct with the margin the loss-scale band needs at 1e5 (δ(1/1.2) = 0.3e-3 ⇒ δ(1) ≤ 0.3e-3 for a loss 1.2× off)
@@ -151,13 +200,13 @@ def test_the_reverse_checks_roc_tests_d_prime_against_d():
 def test_a_hint_never_predicts_a_pass_while_an_estimate_exceeds_the_claim():
     """140 of 1e5 draws impossible under D' (δ ≥ 1.4e-3) beside a bounded mean of 0 (a loss that omits them),
     claimed δ = 1e-3: the mean's upper bound is below the claim already, and the hint used to predict a pass for a
-    mechanism over its claim; it now names the budget at which the atom fails it."""
+    mechanism over its claim; it now names the budget of a fail (the atom's, or the estimates' contradiction)."""
     from pdp_audit.verify.estimators.rare import BoundedMean
-    from pdp_audit.verify.evidence.pair_claims import atom_estimate, budget_to_decide, mean_estimate
+    from pdp_audit.verify.evidence.pair_claims import CONTRADICTION, atom_estimate, budget_to_decide, mean_estimate
 
     estimates = [mean_estimate(BoundedMean(100_000, 0.0, 0.0, 1.0)), atom_estimate(140, 100_000)]
     hint = budget_to_decide(estimates, 1e-3, 1e-6)
-    assert "lie above the claimed δ" in hint, hint
+    assert ("lie above the claimed δ" in hint or CONTRADICTION in hint) and "below" not in hint, hint
 
 
 def test_bounds_on_delta_stay_in_the_unit_interval():
@@ -170,3 +219,30 @@ def test_bounds_on_delta_stay_in_the_unit_interval():
     low, high = tails.interval()
     assert np.all(low >= 0) and np.all(high <= 1) and low[1] == 0.0
     assert tails.lower_bound(0, 1e-6) >= 0 and 0 <= tails.upper_bound(1, 1e-6) <= 1
+
+
+def test_a_hint_never_predicts_a_pass_where_the_estimates_would_contradict_each_other():
+    """70 of 1e5 draws impossible under D' (δ ≥ 7e-4) beside a bounded mean of 0 (a loss that omits them), claimed
+    δ = 1e-3: every value is below the claim, and the hint predicted a pass at 1.2e5 -- where the mean's upper bound
+    falls below the atom's lower bound and the check fails by their contradiction.  It now predicts that fail, and
+    the check recomputed from the estimates at 3× the hinted budget does fail (at a third of it, not yet)."""
+    import re
+
+    from pdp_audit.verify.core.checks import CheckSpec
+    from pdp_audit.verify.estimators.rare import BoundedMean
+    from pdp_audit.verify.evidence.pair_claims import (
+        CONTRADICTION,
+        atom_estimate,
+        budget_to_decide,
+        mean_estimate,
+        pair_claim_check,
+    )
+
+    estimates = [mean_estimate(BoundedMean(100_000, 0.0, 0.0, 1.0)), atom_estimate(70, 100_000)]
+    spec = CheckSpec("dp-forward", "claim", "", "", "")
+    assert pair_claim_check(spec, estimates, 1.0, 1e-3).pvalue > 1e-6  # inconclusive now
+    hint = budget_to_decide(estimates, 1e-3, 1e-6)
+    assert CONTRADICTION in hint and "below" not in hint, hint
+    budget = float(re.search(r"About ([0-9.e+]+) samples", hint).group(1))
+    at = [pair_claim_check(spec, [e.at_budget(int(f * budget)) for e in estimates], 1.0, 1e-3) for f in (3, 1 / 3)]
+    assert at[0].pvalue <= 1e-6 < at[1].pvalue, [c.pvalue for c in at]

@@ -14,7 +14,10 @@ with one-sided confidence bounds valid on its own:
   Thm 4).  A total leak is δ ≈ 1 at any ε, and a moderate violation is seen without the subtraction of two
   intervals that makes plain tails blind once e^ε is large.  It rests on L being the pair's privacy loss, which
   ``loss-consistency`` tests in the same family;
-* **the atom at L = +∞** (releases impossible in the other world), where ``sample()`` drew any: δ ≥ P_P[L = +∞];
+* **the atom at L = +∞** (releases impossible in the other world), where ``sample()`` drew any: δ ≥ P_P[L = +∞],
+  decided by that count alone -- a one-sided Clopper–Pearson bound on c of n draws, with no e^ε·Q term to subtract
+  and no variance to estimate, at α/(2k) of the check's α (below): a release revealing the world with probability
+  1e-3 refutes δ = 1e-6 at p ≈ 1e-60 from 1e5 draws (zoo: ``geometric-count-reveals-input``);
 * **importance sampling** through the pair's noise view, where δ is too small for plain draws
   (:mod:`pdp_audit.verify.estimators.rare` for Gaussian noise, :mod:`pdp_audit.verify.estimators.tilting` for Laplace
   and two-sided
@@ -48,13 +51,17 @@ import numpy as np
 from pdp_audit.verify.core.checks import CheckSpec, Evidence
 from pdp_audit.verify.estimators import rare
 from pdp_audit.verify.estimators.loss_scale_band import ScaleBand
-from pdp_audit.verify.estimators.stats import clopper_pearson, pvalue_by_inversion
+from pdp_audit.verify.estimators.stats import binomial_pvalue_exceeds, clopper_pearson, pvalue_by_inversion
 from pdp_audit.verify.estimators.tails import TailEstimate, hockey_integrand
 
 #: The largest budget a hint names: beyond it, "no feasible budget".
 HINT_CAP = 1e12
 #: Budgets a hint tries: the current one times 1.25^j.
 HINT_STEP = 1.25
+#: The name of the estimate from the draws impossible in the other world (:func:`atom_estimate`).
+ATOM = "atom at L = +∞"
+#: How a hint names a predicted fail by contradiction: the estimates' intervals would no longer meet.
+CONTRADICTION = "the estimates' intervals would then no longer meet, a contradiction that fails the check"
 
 Bound = Callable[[float], float]
 
@@ -140,7 +147,7 @@ def atom_estimate(infinite: int, n: int) -> DeltaEstimate | None:
     def at_budget(size: int) -> DeltaEstimate:
         return atom_estimate(max(1, round(infinite * size / n)), int(size))
 
-    return DeltaEstimate("atom at L = +∞", infinite / n, n, lower, lambda a: 1.0, at_budget)
+    return DeltaEstimate(ATOM, infinite / n, n, lower, lambda a: 1.0, at_budget)
 
 
 def mean_estimate(mean: rare.BoundedMean) -> DeltaEstimate:
@@ -271,6 +278,14 @@ def pair_claim_check(spec: CheckSpec, estimates: list[DeltaEstimate], epsilon: f
             " A pure claim (δ = 0) cannot be shown by sampling: it needs a Laplace or geometric noise view that "
             "replays sample() exactly with sup L ≤ ε; the draws certify only δ(ε) ≤ the interval's upper end."
         )
+    atom = _atom_alone(estimates, delta_claim)
+    if atom:
+        note += (
+            f" The atom at L = +∞ alone: {atom['count']:,} of {atom['draws']:,} draws are impossible in the other "
+            f"world, so δ(ε) ≥ P[L = +∞]; its Clopper–Pearson lower bound tests the claim with α/{atom['split']} "
+            f"of the check's α (half to the claim, half to the estimates' agreement, then {len(estimates)} "
+            f"estimates): P[Bin(n, δ) ≥ {atom['count']:,}] = {atom['pvalue']:.3g} at the claimed δ."
+        )
     return Evidence(
         spec=spec,
         estimate=best.value,
@@ -288,15 +303,33 @@ def pair_claim_check(spec: CheckSpec, estimates: list[DeltaEstimate], epsilon: f
             "draws": {e.name: e.n for e in estimates},
             "pvalue_claim": p_claim,
             "pvalue_disagreement": p_disagree,
+            **({"atom": atom} if atom else {}),
         },
     )
+
+
+def _atom_alone(estimates: list[DeltaEstimate], delta_claim: float) -> dict | None:
+    """The atom at L = +∞ as a test of its own: its count c of n draws, the exact binomial p-value P[Bin(n, δ) ≥ c]
+    of the claimed δ (the Clopper–Pearson lower bound at level 1 − a excludes δ exactly when that p-value is at most
+    a), and its share of the check's α: 1/(2k) (the check's p-value is 2·min(p_claim, p_disagree), and the claim's
+    side is Bonferroni over the k estimates).  None without such draws."""
+    atom = next((e for e in estimates if e.name == ATOM), None)
+    if atom is None:
+        return None
+    count = round(atom.value * atom.n)
+    return {
+        "count": count,
+        "draws": atom.n,
+        "pvalue": binomial_pvalue_exceeds(count, atom.n, float(delta_claim)),
+        "split": 2 * len(estimates),
+    }
 
 
 def _hint(estimates: list[DeltaEstimate], delta_claim: float, alpha: float, proven: bool) -> str:
     """:func:`budget_to_decide`, except for a pure claim without its proof: no budget passes it, so none is named
     unless the estimates predict a fail."""
     hint = budget_to_decide(estimates, delta_claim, alpha)
-    predicts_fail = "lie above" in hint
+    predicts_fail = "lie above" in hint or CONTRADICTION in hint
     if delta_claim == 0 and not proven and not predicts_fail:
         return (
             "No budget of draws can pass a pure claim (δ = 0) without a bounded-loss proof; claim the (ε, δ) the "
@@ -310,7 +343,9 @@ def budget_to_decide(estimates: list[DeltaEstimate], delta_claim: float, alpha: 
     point estimate (frequencies, mean and variance) stayed put at N draws per world -- Clopper–Pearson bounds of
     scaled counts shrink like 1/N where nothing was seen and like 1/√N elsewhere, empirical Bernstein bounds with
     both terms -- and the smallest N = n·1.25^j whose intersected interval at level 1 − α lies on one side of the
-    claim is named (``benchmarks/budget_hints.py`` measures how right this is)."""
+    claim, or whose estimates' intervals no longer meet (a fail by contradiction), is named
+    (``benchmarks/budget_hints.py`` measures how right this is).  A pass is never predicted while an estimate's value
+    exceeds the claim or the estimates would contradict each other: the interval must lie below the claim."""
     n = min(e.n for e in estimates)
     if any(e.at_budget is None for e in estimates) or n < 1:
         return ""
@@ -320,13 +355,21 @@ def budget_to_decide(estimates: list[DeltaEstimate], delta_claim: float, alpha: 
         size *= HINT_STEP
         scaled = [e.at_budget(int(size * e.n / n)) for e in estimates]
         lower, upper = _combined(scaled)
-        # an estimate whose value exceeds the claim (an atom at L = +∞ beside a loss that omits it) fails the claim
-        # at a large enough budget: never predict a pass then, however small another estimate's upper bound
-        passes = upper(alpha / 2) <= delta_claim and not above
-        if lower(alpha / 2) > delta_claim or passes:
-            side = "above" if lower(alpha / 2) > delta_claim else "below"
-            return (
-                f"About {size:.1e} samples per world (now {n:.1e}) would decide it, if the estimates stay where "
-                f"they are (the interval would then lie {side} the claimed δ)."
-            )
+        low, high = lower(alpha / 2), upper(alpha / 2)
+        # a pass needs the whole interval below the claim and every estimate with it: an estimate whose value
+        # exceeds the claim (an atom at L = +∞ beside a loss that omits it) fails it at a large enough budget, and
+        # estimates whose intervals stop meeting fail it by their contradiction (p_disagree ≤ α/2, as
+        # pair_claim_check decides it) -- never predict a pass then
+        if low > delta_claim:
+            outcome = "the interval would then lie above the claimed δ"
+        elif lower(alpha / 4) > upper(alpha / 4):
+            outcome = CONTRADICTION
+        elif high <= delta_claim and not above:
+            outcome = "the interval would then lie below the claimed δ"
+        else:
+            continue
+        return (
+            f"About {size:.1e} samples per world (now {n:.1e}) would decide it, if the estimates stay where "
+            f"they are ({outcome})."
+        )
     return f"No budget up to {HINT_CAP:.0e} samples per world would decide it at the present estimates."
