@@ -120,6 +120,20 @@ ONE_RUN_SPEC = CheckSpec(
     "P[W ≥ v] ≤ f(v) + 2mδ·max_i (f(v−i) − f(v))/i, f(v) = P[Bin(k₊+k₋, e^ε/(1+e^ε)) ≥ v]",
     "Steinke, Nasr & Jagielski 2023, Privacy auditing with one (1) training run, Theorem 3.1",
 )
+FDP_SPEC = CheckSpec(
+    "one-run-fdp-epsilon",
+    "μ-GDP (f-DP) lower bound from one training run",
+    "",
+    "μ-GDP rejected when r₀ + h₀ > k/m: r_v = τv/m, h_v = τ(k−v)/m, h_i = max(h_{i+1}, Φ(Φ⁻¹(r_{i+1}) − μ)), "
+    "r_i = r_{i+1} + i/(k−i)·(h_i − h_{i+1}); ε at δ of the largest μ rejected",
+    "Mahloujifar, Melis & Chaudhuri 2025, Auditing f-Differential Privacy in One Run (ICML), the guessing game "
+    "with abstentions; pdp_audit.audits.canaries.fdp_one_run",
+    role="paper",
+)
+FDP_NOTE = (
+    "A finding, never the verdict: it bounds the ε of a run whose privacy curve is Gaussian-shaped (μ-GDP); an "
+    "(ε, δ)-DP run need not be μ-GDP, so it refutes a Gaussian guarantee at the claimed ε, not the (ε, δ) claim."
+)
 
 
 def canary_evidence(
@@ -308,7 +322,9 @@ def audit_one_run(
 
     Returns:
       The decided Run with one check, ``one-run-epsilon``: ``fail`` (exit 1) when the bound exceeds the claim,
-      ``inconclusive`` (3) otherwise.
+      ``inconclusive`` (3) otherwise.  For δ > 0 its findings hold ``one-run-fdp-epsilon``, never the verdict: the
+      largest μ-GDP the same guesses reject by Mahloujifar, Melis & Chaudhuri's f-DP analysis (ICML 2025;
+      :mod:`pdp_audit.audits.canaries.fdp_one_run`) and its ε at δ (``details["mu_lower_bound"]``).
 
     Raises:
       InputError: an argument out of its range, bits that are not 0/1, or scores that are not finite.
@@ -383,9 +399,61 @@ def _run_one_run(config: CanaryAuditConfig) -> Run:
         "guesses": "grid" if guesses is None else f"{guesses[0]} {guesses[1]}",
     }
     pages = (Page("Assumptions, and what the bound is not", ONE_RUN_ASSUMPTIONS),)
-    checks = finalize([evidence], alpha)
+    found = [] if delta == 0 else [fdp_evidence(attack, delta, claim, alpha)]
+    checks = finalize([evidence, *found], alpha)
     parameters["headline"] = _headline(checks[0], alpha, delta)
     return make_run("one training run", checks, alpha, parameters, seed, pages=pages)
+
+
+def fdp_evidence(attack, delta: float, claim_epsilon: float | None, alpha: float) -> Evidence:
+    """The f-DP finding of a one-run audit (Mahloujifar, Melis & Chaudhuri 2025): on the guesses of ``attack`` (the
+    same guess sets and union bound as the (ε, δ) check), the largest μ-GDP rejected and its ε at ``delta``
+    (:mod:`pdp_audit.audits.canaries.fdp_one_run`).  Its claim, where ε is claimed, is the μ-GDP whose ε at δ is the
+    claimed ε; its p-value is the smallest α at which a guess set rejects that μ (times the number of sets).  The
+    finding is the only one of its family, so ``alpha`` (the run's) is its level."""
+    from functools import lru_cache
+
+    from pdp_audit.audits.canaries.fdp_one_run import best_mu, claim_pvalue, gdp_epsilon
+    from pdp_audit.mechanisms.gaussian import analytic_sigma
+
+    sets = [(kp + km, c) for (kp, km), c in zip(attack.pairs, attack.correct)]
+
+    @lru_cache(maxsize=None)
+    def best(level: float) -> tuple[float, int]:
+        return best_mu(attack.m, sets, level)
+
+    def epsilon_at(level: float) -> float:
+        return gdp_epsilon(best(level)[0], delta)
+
+    pvalue, claim_mu = 1.0, None
+    if claim_epsilon is not None:
+        claim_mu = 1.0 / analytic_sigma(claim_epsilon, delta)
+        pvalue = claim_pvalue(attack.m, sets, claim_mu)
+    mu, j = best(alpha)
+    (kp, km), c = attack.pairs[j], attack.correct[j]
+    found = f"μ ≥ {mu:.4g}, best guesses k₊ = {kp}, k₋ = {km}: {c} of {kp + km} correct" if mu > 0 else "no μ rejected"
+    claim_text = (
+        f"{NO_CLAIM} at δ = {delta:g}, for a Gaussian-shaped (μ-GDP) run"
+        if claim_epsilon is None
+        else f"The training run is μ-GDP with μ = {claim_mu:.4g}, whose ε at δ = {delta:g} is the claimed "
+        f"{claim_epsilon:g}: the guesses obey the paper's f-DP recursion"
+    )
+    return Evidence(
+        spec=CheckSpec(FDP_SPEC.id, FDP_SPEC.title, claim_text, FDP_SPEC.formula, FDP_SPEC.source, FDP_SPEC.role),
+        estimate=epsilon_at(0.5),
+        pvalue=pvalue,
+        interval=lambda a: (epsilon_at(a), math.inf),
+        supports=lambda ci, a: False,
+        note=f"{found} (at the run's α); the interval is the ε at δ = {delta:g} of that μ-GDP, the estimate the "
+        f"bound at confidence 1/2. {FDP_NOTE}",
+        details={
+            "claim_tested": claim_epsilon is not None,
+            "claim_mu": claim_mu,
+            "mu_lower_bound": mu,
+            "mu_estimate": best(0.5)[0],
+            "best_guesses": [kp, km],
+        },
+    )
 
 
 def _headline(check, alpha: float, delta: float) -> str:

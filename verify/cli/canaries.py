@@ -250,7 +250,14 @@ def _summary(run, args: argparse.Namespace) -> str:
     lo = check.ci[0] if check.ci else math.nan
     claim = "no claim tested" if args.claim_epsilon is None else f"claim ε = {args.claim_epsilon:g}"
     mode = "canaries --one-run" if args.one_run else "canaries"
-    return (
+    line = (
         f"pdp-audit {mode}: {check.verdict.upper()}  ε lower bound {lo:.4g} at confidence {fmt_level(check.level)}, "
         f"δ = {args.delta:g} ({claim})"
     )
+    for finding in run.findings or ():
+        if finding.id == "one-run-fdp-epsilon":  # the f-DP one-run bound (Mahloujifar, Melis & Chaudhuri 2025)
+            line += (
+                f"\n  f-DP finding: μ-GDP rejected up to μ = {finding.details['mu_lower_bound']:.4g}, ε ≥ "
+                f"{finding.ci[0]:.4g} at δ = {args.delta:g} for a Gaussian-shaped run ({finding.verdict})"
+            )
+    return line
