@@ -193,3 +193,84 @@ def test_cli_refuses_npy_that_is_not_a_vector_and_outputs_over_inputs(tmp_path, 
     assert main(["canaries", *files]) == 2  # --delta is required
     assert main(["canaries", *files, "--delta", "1e-5", "--scores", files[1]]) == 2
     assert "--one-run" in capsys.readouterr().err
+
+
+def _ranked_by_lexsort(pos, neg, delta, seed):
+    """The pooled-rank counts as first written: both subsets pooled and ranked by (score, uniform) with one lexsort
+    (the independent computation the merge of the sorted subsets must reproduce exactly)."""
+    rng = np.random.default_rng(seed)
+    n, m = pos.size, neg.size
+    attack = pooled_rank_attack(pos, neg, delta, seed)  # for λ and the ranks only
+    size_pos, size_neg = int(rng.poisson(attack.lam_pos)), int(rng.poisson(attack.lam_neg))
+    if not attack.poissonised:  # a Poisson size above the sample: no ranking (bound 0)
+        return attack.top_pos, attack.bottom_neg, attack.top_scores, attack.bottom_scores
+    scores = np.concatenate([pos[rng.permutation(n)[:size_pos]], neg[rng.permutation(m)[:size_neg]]])
+    order = np.lexsort((rng.random(scores.size), scores))[::-1]
+    is_pos = np.concatenate([np.ones(size_pos, bool), np.zeros(size_neg, bool)])[order]
+    top = np.concatenate([[0], np.cumsum(is_pos)])
+    bottom = np.concatenate([[0], np.cumsum(~is_pos[::-1])])
+    at = np.minimum(attack.ranks, scores.size)
+    return top[at], bottom[at], scores[order][at - 1], scores[order][::-1][at - 1]
+
+
+@pytest.mark.parametrize(
+    "kind", ["continuous", "ties within and across", "signed zeros", "one value", "infinite", "small"]
+)
+def test_pooled_ranks_from_the_sorted_scores_are_the_lexsort_ranks(kind):
+    """The counts and scores at the fixed ranks, from one sort per score set (given or not), equal bit for bit those
+    of one lexsort of the pooled subsets with the tie-breaking uniforms; ties across the sets, ±0 and infinities
+    take the uniforms' order."""
+    rng = np.random.default_rng(11)
+    n, m = (7, 5) if kind == "small" else (3000, 2000)
+    pos, neg = rng.normal(0.5, 1, n), rng.normal(0, 1, m)
+    if kind == "ties within and across":
+        pos, neg = np.round(pos, 1), np.round(neg, 1)
+    elif kind == "signed zeros":
+        pos[:50], neg[:40] = -0.0, 0.0
+        pos[50:60] = 0.0
+    elif kind == "one value":
+        pos, neg = np.ones(n), np.ones(m)
+    elif kind == "infinite":
+        pos[:30], neg[:20] = np.inf, -np.inf
+    for seed in range(6):
+        expected = _ranked_by_lexsort(pos, neg, 1e-5, seed)
+        for given in (None, (np.sort(pos), np.sort(neg))):
+            attack = pooled_rank_attack(pos, neg, 1e-5, seed, sorted_scores=given)
+            got = (attack.top_pos, attack.bottom_neg, attack.top_scores, attack.bottom_scores)
+            for a, b in zip(got, expected):
+                assert a.tobytes() == b.tobytes(), (kind, seed)
+
+
+@pytest.mark.parametrize("decimals", [None, 1, 0])
+def test_auroc_roc_and_rates_from_sorted_scores_are_sklearns_and_the_sorts(decimals):
+    """The AUROC equals scikit-learn's ``roc_auc_score`` bit for bit (same corners, same trapezoids), the thinned ROC
+    the one of ``attack.roc_curve`` and the rates at low FPR those computed from unsorted scores."""
+    from sklearn.metrics import roc_auc_score
+
+    from pdp_audit.audits.canaries.membership import thinned_roc
+    from pdp_audit.verify.estimators.attack import roc_curve
+
+    rng = np.random.default_rng(5)
+    for n, m in ((2, 2), (3, 7), (2000, 3000)):
+        pos, neg = rng.normal(0.7, 1, n), rng.normal(0, 1, m)
+        if decimals is not None:
+            pos, neg = np.round(pos, decimals), np.round(neg, decimals)
+        ranked = (np.sort(pos), np.sort(neg))
+        labels = np.concatenate([np.ones(n), np.zeros(m)])
+        assert auroc(*ranked, presorted=True) == float(roc_auc_score(labels, np.concatenate([pos, neg])))
+        roc = roc_curve(pos, neg)
+        keep = np.unique(np.concatenate([np.searchsorted(roc.fpr, np.geomspace(1e-7, 1, 400)), [roc.fpr.size - 1]]))
+        fpr, tpr = thinned_roc(*ranked, presorted=True)
+        assert fpr.tobytes() == roc.fpr[keep].tobytes() and tpr.tobytes() == roc.tpr[keep].tobytes()
+        for f in (1e-3, 1e-2, 1e-1):
+            r = tpr_at_fpr(*ranked, f, presorted=True)
+            desc = np.sort(neg)[::-1]
+            k = int(np.floor(f * m + 1e-9))
+            if k < 1 or k >= m:
+                assert r is None
+                continue
+            assert (r.threshold, r.true_positives, r.false_positives) == (
+                float(desc[k]),
+                int(np.sum(pos > desc[k])),
+                int(np.sum(neg > desc[k])),
+            )

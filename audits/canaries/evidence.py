@@ -145,10 +145,13 @@ def canary_evidence(
 
     # a stream of its own (not default_rng(seed)): scores a user drew with the same small seed must not share the
     # uniforms of the Poisson sizes, subsets and tie-breaking
-    attack = pooled_rank_attack(in_scores, out_scores, delta, np.random.SeedSequence([seed, CANARY_STREAM]))
-    rates = [tpr_at_fpr(in_scores, out_scores, f) for f in FPR_LEVELS]
-    area = auroc(in_scores, out_scores)
-    fpr, tpr = thinned_roc(in_scores, out_scores)
+    # one sort per score set: the attack's subsets, the ROC, the AUROC and the rates all start from it
+    ranked = (np.sort(in_scores), np.sort(out_scores))
+    stream = np.random.SeedSequence([seed, CANARY_STREAM])
+    attack = pooled_rank_attack(in_scores, out_scores, delta, stream, sorted_scores=ranked)
+    rates = [tpr_at_fpr(*ranked, f, presorted=True) for f in FPR_LEVELS]
+    area = auroc(*ranked, presorted=True)
+    fpr, tpr = thinned_roc(*ranked, presorted=True)
 
     def figure(alpha: float) -> Roc:
         bound = attack.epsilon_lower_bound_at(alpha)

@@ -50,19 +50,22 @@ class TprAtFpr:
         return self.false_positives / self.n_out
 
 
-def tpr_at_fpr(in_scores, out_scores, fpr: float, confidence: float = TPR_CONFIDENCE) -> TprAtFpr | None:
-    """The TPR of the rule at nominal FPR ``fpr`` (module docstring), or None when ⌊fpr·m⌋ = 0."""
-    pos, neg = np.asarray(in_scores, float), np.sort(np.asarray(out_scores, float))[::-1]
+def tpr_at_fpr(
+    in_scores, out_scores, fpr: float, confidence: float = TPR_CONFIDENCE, presorted: bool = False
+) -> TprAtFpr | None:
+    """The TPR of the rule at nominal FPR ``fpr`` (module docstring), or None when ⌊fpr·m⌋ = 0.  ``presorted``:
+    both arrays are sorted in increasing order already (the counts are then two binary searches)."""
+    pos, neg = _sorted(in_scores, presorted), _sorted(out_scores, presorted)
     k = int(math.floor(fpr * neg.size + 1e-9))
     if k < 1 or k >= neg.size:
         return None
-    threshold = float(neg[k])
-    tp = int(np.count_nonzero(pos > threshold))
+    threshold = float(neg[neg.size - 1 - k])  # the (k+1)-th largest out-score
+    tp = pos.size - int(np.searchsorted(pos, threshold, "right"))
     lo, hi = clopper_pearson(tp, pos.size, 1 - confidence)
     return TprAtFpr(
         fpr,
         threshold,
-        int(np.count_nonzero(neg > threshold)),
+        neg.size - int(np.searchsorted(neg, threshold, "right")),
         neg.size,
         tp,
         pos.size,
@@ -72,20 +75,41 @@ def tpr_at_fpr(in_scores, out_scores, fpr: float, confidence: float = TPR_CONFID
     )
 
 
-def auroc(in_scores, out_scores) -> float:
-    """The area under the empirical ROC (ties count one half): scikit-learn's ``roc_auc_score``."""
-    from sklearn.metrics import roc_auc_score
+def auroc(in_scores, out_scores, presorted: bool = False) -> float:
+    """The area under the empirical ROC (ties count one half), computed as scikit-learn's ``roc_auc_score`` does
+    (its ``roc_curve`` with ``drop_intermediate``: the corners of the ROC, then the trapezoidal rule), from the
+    counts of :func:`roc_counts` (one merge of the sorted scores instead of its own sort and label checks)."""
+    from scipy.integrate import trapezoid
 
-    pos, neg = np.asarray(in_scores, float), np.asarray(out_scores, float)
-    labels = np.concatenate([np.ones(pos.size), np.zeros(neg.size)])
-    return float(roc_auc_score(labels, np.concatenate([pos, neg])))
+    tps, fps = (c.astype(float) for c in roc_counts(_sorted(in_scores, presorted), _sorted(out_scores, presorted)))
+    if fps.size > 2:  # drop the points collinear with their neighbours (they add no area)
+        corner = (np.diff(fps, 2) != 0) | (np.diff(tps, 2) != 0)
+        keep = np.flatnonzero(np.concatenate([[True], corner, [True]]))
+        tps, fps = tps[keep], fps[keep]
+    tps, fps = np.concatenate([[0.0], tps]), np.concatenate([[0.0], fps])
+    return float(trapezoid(tps / tps[-1], fps / fps[-1]))
 
 
-def thinned_roc(in_scores, out_scores, points: int = 400) -> tuple[np.ndarray, np.ndarray]:
+def roc_counts(sorted_in: np.ndarray, sorted_out: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(in-scores ≥ t, out-scores ≥ t) at every distinct score t, highest t first, from the two score arrays
+    sorted in increasing order (a stable sort of two sorted runs is one linear merge)."""
+    pooled = np.concatenate([sorted_in, sorted_out])
+    order = np.argsort(pooled, kind="stable")
+    ascending, is_in = pooled[order], order < sorted_in.size
+    start = np.flatnonzero(np.concatenate([[True], ascending[1:] != ascending[:-1]]))  # first of each distinct value
+    in_below = np.concatenate([[0], np.cumsum(is_in)])[start]
+    return (sorted_in.size - in_below)[::-1], (sorted_out.size - (start - in_below))[::-1]
+
+
+def thinned_roc(in_scores, out_scores, points: int = 400, presorted: bool = False) -> tuple[np.ndarray, np.ndarray]:
     """(FPR, TPR) of "score ≥ t" at every distinct score, kept at about ``points`` geometric FPRs (for a plot)."""
-    from pdp_audit.verify.estimators.attack import roc_curve
+    pos, neg = _sorted(in_scores, presorted), _sorted(out_scores, presorted)
+    tps, fps = roc_counts(pos, neg)
+    tpr, fpr = np.concatenate([[0.0], tps / pos.size]), np.concatenate([[0.0], fps / neg.size])
+    keep = np.unique(np.concatenate([np.searchsorted(fpr, np.geomspace(1e-7, 1, points)), [fpr.size - 1]]))
+    keep = keep[keep < fpr.size]
+    return fpr[keep], tpr[keep]
 
-    roc = roc_curve(np.asarray(in_scores, float), np.asarray(out_scores, float))
-    keep = np.unique(np.concatenate([np.searchsorted(roc.fpr, np.geomspace(1e-7, 1, points)), [roc.fpr.size - 1]]))
-    keep = keep[keep < roc.fpr.size]
-    return roc.fpr[keep], roc.tpr[keep]
+
+def _sorted(scores, presorted: bool) -> np.ndarray:
+    return np.asarray(scores, float) if presorted else np.sort(np.asarray(scores, float))
