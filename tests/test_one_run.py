@@ -196,3 +196,52 @@ def test_tie_breaking_never_reuses_the_users_coins():
     scores = np.where(truthful, included, ~included).astype(float)
     correct = one_run_attack(scores, included, 0.0, guesses=(500, 0), seed=0).correct[0]
     assert 316 < correct < 416, correct  # Binomial(500, 0.731): 366 ± 9.9; 5 sd either side (p < 1e-6)
+
+
+def _tail_bound_over_every_i(m: int, r: int, v: int, epsilon: float, delta: float) -> float:
+    """The tail bound with its δ term maximised over every i = 1..v (the computation as first written, O(v))."""
+    from scipy import special, stats
+
+    q = float(special.expit(epsilon))
+    f_v = float(stats.binom.sf(v - 1, r, q))
+    i = np.arange(1, v + 1)
+    extra = float(np.max((stats.binom.sf(v - i - 1, r, q) - f_v) / i))
+    return min(1.0, (f_v + 2 * m * delta * extra) * (1 + 1e-9))
+
+
+def test_the_delta_term_maximised_on_a_window_is_the_maximum_over_every_i():
+    """For v above the full-maximum cut-off the δ term is maximised on a window found by bisection (the running
+    mean of a log-concave pmf is unimodal); it equals the maximum over all v values of i bit for bit, at counts
+    near the rejection boundary (f(v) from 1e-12 to 1/2) and far from it."""
+    from scipy import special, stats
+
+    rng = np.random.default_rng(2)
+    for _ in range(30):
+        r = int(rng.integers(9_000, 200_000))
+        epsilon = float(rng.uniform(0.0, 5.0))
+        q = float(special.expit(epsilon))
+        near = int(stats.binom.isf(10 ** -rng.uniform(0.3, 12), r, q)) + 1  # f(v) between 1e-12 and 1/2
+        for v in (near, int(rng.integers(4_097, r + 1))):
+            if v <= 4_096 or v > r:
+                continue
+            delta = 10 ** float(rng.uniform(-12, -4))
+            assert tail_bound(10**6, r, v, epsilon, delta) == _tail_bound_over_every_i(10**6, r, v, epsilon, delta)
+
+
+def test_the_ranking_shared_by_the_guess_sets_is_each_sets_own_lexsort():
+    """The correct guesses of every grid pair, from one ranking (a plain sort where no scores tie), equal those of
+    the per-pair lexsort with the tie-breaking uniforms, with and without ties."""
+    from pdp_audit.audits.canaries.one_run import TIE_STREAM
+
+    rng = np.random.default_rng(4)
+    for decimals in (None, 1, 0):
+        included = rng.random(3_000) < 0.5
+        scores = rng.normal(included * 1.0, 1.0)
+        if decimals is not None:
+            scores = np.round(scores, decimals)
+        for seed in range(3):
+            order = np.lexsort((np.random.default_rng([seed, TIE_STREAM]).random(scores.size), scores))
+            attack = one_run_attack(scores, included, 0.0, seed=seed)
+            for (k_in, k_out), correct in zip(attack.pairs, attack.correct):
+                top, bottom = order[scores.size - k_in :] if k_in else order[:0], order[:k_out]
+                assert correct == int(np.sum(included[top])) + int(np.sum(~included[bottom]))

@@ -33,13 +33,19 @@ and the bound is the largest over the grid at α/|grid| each (union bound).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import functools
+import math
+from dataclasses import dataclass, field
 
 import numpy as np
 from scipy import special, stats
 
 #: Relative margin on the exact binomial tails (floating-point rounding of scipy's incomplete beta).
 _RELATIVE_MARGIN = 1e-9
+#: max_i of the δ term: every i up to this many correct guesses, else a window of ±_CHORD_WINDOW around the
+#: maximiser (:func:`_chord_window`).
+_FULL_CHORDS = 4096
+_CHORD_WINDOW = 256
 #: Geometric values of k₊ in the grid (each with k₋ = 0 and k₋ = k₊).
 GRID_POINTS = 8
 #: The key of the tie-breaking stream (``default_rng([seed, TIE_STREAM])``), distinct from ``default_rng(seed)``.
@@ -48,6 +54,7 @@ TIE_STREAM = 0x6F6E6572756E  # "onerun"
 EPSILON_MAX = 40.0
 
 
+@functools.lru_cache(maxsize=4096)  # the bisections at each α and each grid pair revisit the same dyadic ε
 def tail_bound(m: int, guesses: int, correct: int, epsilon: float, delta: float) -> float:
     """Steinke et al.'s bound on P[W ≥ ``correct``] for ``guesses`` guesses among ``m`` canaries under (ε, δ)-DP
     (module docstring), capped at 1."""
@@ -57,10 +64,36 @@ def tail_bound(m: int, guesses: int, correct: int, epsilon: float, delta: float)
     f_v = float(stats.binom.sf(correct - 1, guesses, q))
     value = f_v
     if delta > 0:
-        i = np.arange(1, correct + 1)
+        i = _chord_window(guesses, correct, q)
         f_below = stats.binom.sf(correct - i - 1, guesses, q)  # P[Bin ≥ v − i]
         value += 2 * m * delta * float(np.max((f_below - f_v) / i))
     return min(1.0, value * (1 + _RELATIVE_MARGIN))
+
+
+def _chord_window(guesses: int, correct: int, q: float) -> np.ndarray:
+    """The i of max_{i=1..v} (f(v − i) − f(v))/i to evaluate: all of 1..v up to ``_FULL_CHORDS``, else a window
+    of ±``_CHORD_WINDOW`` around the maximiser, found in O(log v) steps.
+
+    Why the window holds the maximum: (f(v − i) − f(v))/i = (1/i) Σ_{j=1..i} b(v − j), the mean of the first i
+    values of g(j) = b(v − j), b the Binomial(r, q) pmf, which is log-concave, so g rises up to j₀ = v − mode and
+    falls after it.  The running mean S(i) of a sequence that rises then falls rises while the next value exceeds
+    it, and once g(i + 1) ≤ S(i) at some i ≥ j₀ it falls for good (S(i + 1) lies between g(i + 1) and S(i), and
+    g(i + 2) ≤ g(i + 1)).  So S is unimodal, its maximiser is the first i ≥ j₀ − 1 with S(i + 1) ≤ S(i), and a
+    bisection on that predicate finds it; the window (computed with the same tails as the full maximum) absorbs
+    the rounding of the predicate, which uses Cephes' ``bdtrc`` for speed."""
+    v = correct
+    if v <= _FULL_CHORDS:
+        return np.arange(1, v + 1)
+
+    def mean_below(i: int) -> float:  # S(i), up to rounding
+        return (float(special.bdtrc(v - i - 1, guesses, q)) - float(special.bdtrc(v - 1, guesses, q))) / i
+
+    mode = math.floor((guesses + 1) * q)
+    lo, hi = max(1, min(v - 1, v - mode - 2)), v  # S rises on 1..lo; hi: "no fall found before v"
+    while lo < hi:
+        mid = (lo + hi) // 2
+        lo, hi = (lo, mid) if mean_below(mid + 1) <= mean_below(mid) else (mid + 1, hi)
+    return np.arange(max(1, lo - _CHORD_WINDOW), min(v, lo + _CHORD_WINDOW) + 1)
 
 
 def epsilon_lower_bound(m: int, guesses: int, correct: int, delta: float, alpha: float) -> float:
@@ -98,11 +131,24 @@ def correct_guesses(scores: np.ndarray, included: np.ndarray, k_in: int, k_out: 
     The uniforms come from a stream of their own, ``default_rng([seed, TIE_STREAM])``, never ``default_rng(seed)``:
     coins drawn as ``default_rng(0).random(m) < 0.5`` with the default seed 0 would otherwise be the very uniforms
     that break the ties, and the guesses would depend on the inclusion bits, which the theorem excludes."""
-    rng = np.random.default_rng([seed, TIE_STREAM])
-    order = np.lexsort((rng.random(scores.size), scores))  # increasing (score, uniform)
-    top = order[scores.size - k_in :] if k_in > 0 else order[:0]
-    bottom = order[:k_out]
-    return int(np.sum(included[top])) + int(np.sum(~included[bottom]))
+    return _count_correct(ranked_inclusion(scores, included, seed), k_in, k_out)
+
+
+def ranked_inclusion(scores: np.ndarray, included: np.ndarray, seed: int) -> np.ndarray:
+    """The inclusion bits in increasing order of (score, uniform) (:func:`correct_guesses`' ranking), sorted once
+    for every guess set.  Where no two scores tie the uniforms decide nothing and a plain sort gives the same
+    order; otherwise they are drawn and the pairs lexsorted."""
+    order = np.argsort(scores)
+    ranked = scores[order]
+    if ranked.size and (np.isnan(ranked[-1]) or np.any(ranked[1:] == ranked[:-1])):
+        rng = np.random.default_rng([seed, TIE_STREAM])
+        order = np.lexsort((rng.random(scores.size), scores))  # increasing (score, uniform)
+    return included[order]
+
+
+def _count_correct(ranked: np.ndarray, k_in: int, k_out: int) -> int:
+    top = ranked[ranked.size - k_in :] if k_in > 0 else ranked[:0]
+    return int(np.sum(top)) + int(np.sum(~ranked[:k_out]))
 
 
 @dataclass(frozen=True)
@@ -114,18 +160,22 @@ class OneRunAttack:
     pairs: tuple[tuple[int, int], ...]  # (k₊, k₋) of each guess set tried
     correct: tuple[int, ...]  # correct guesses of each
     fixed: bool  # True: one pair given by the user (all of α)
+    _cache: dict = field(default_factory=dict, compare=False, repr=False)  # α -> best(α): the report asks 3 times
 
     def epsilon_lower_bound_at(self, alpha: float) -> float:
         return self.best(alpha)[0]
 
     def best(self, alpha: float) -> tuple[float, int]:
         """(bound, index of the pair achieving it) at ``alpha``, split evenly over the pairs (union bound)."""
-        share = alpha / len(self.pairs)
-        bounds = [
-            epsilon_lower_bound(self.m, kp + km, c, self.delta, share) for (kp, km), c in zip(self.pairs, self.correct)
-        ]
-        j = int(np.argmax(bounds))
-        return float(bounds[j]), j
+        if alpha not in self._cache:
+            share = alpha / len(self.pairs)
+            bounds = [
+                epsilon_lower_bound(self.m, kp + km, c, self.delta, share)
+                for (kp, km), c in zip(self.pairs, self.correct)
+            ]
+            j = int(np.argmax(bounds))
+            self._cache[alpha] = (float(bounds[j]), j)
+        return self._cache[alpha]
 
 
 def one_run_attack(
@@ -134,5 +184,6 @@ def one_run_attack(
     """Count the correct guesses of every (k₊, k₋) tried (``guesses``, or :func:`guess_grid`)."""
     scores, included = np.asarray(scores, float), np.asarray(included, bool)
     pairs = [tuple(guesses)] if guesses is not None else guess_grid(scores.size)
-    correct = tuple(correct_guesses(scores, included, kp, km, seed) for kp, km in pairs)
+    ranked = ranked_inclusion(scores, included, seed)
+    correct = tuple(_count_correct(ranked, kp, km) for kp, km in pairs)
     return OneRunAttack(scores.size, float(delta), tuple(pairs), correct, guesses is not None)
