@@ -336,6 +336,9 @@ class AttackOptions:
 
     statistic: str = DEFAULT_STATISTIC
     executor: Executor | None = None
+    #: (the claimed ε, the audit's α): the event test's fresh pass drawn in rounds and stopped once decided
+    #: (:mod:`pdp_audit.audits.blackbox.anytime`); None: the whole budget in one pass
+    stop_at: tuple[float, float] | None = None
 
 
 @dataclass(frozen=True)
@@ -420,7 +423,8 @@ def blackbox_attack(
         chosen, validation = "logistic", ()
         if options.statistic in ("events", "events-numbers"):
             numbers = options.statistic == "events-numbers"
-            return _event_attack(worlds, train, first, (trials, delta, seed, numbers), (executor, bar))
+            running = (executor, bar, options.stop_at)
+            return _event_attack(worlds, train, first, (trials, delta, seed, numbers), running)
         if options.statistic == "select":
             statistic, accuracy, chosen, bounds = select_statistic(*train, first, delta, seed)
             validation = tuple(bounds.items())
@@ -443,7 +447,8 @@ def _event_attack(worlds, train, first, budget: tuple, running) -> BlackBoxAttac
     world (stream ``blackbox/select/…``: only their candidates' scores are kept, in one array per world), ε bounded
     on ``budget`` = (trials, delta, seed, numbers) fresh releases per world, of which only the event counts are kept
     (``numbers``: on the releases augmented by :func:`pdp_audit.audits.blackbox.features.number_structure`);
-    ``running`` = (executor, bar)."""
+    ``running`` = (executor, bar, stop_at): with ``stop_at`` = (claimed ε, α) the fresh pass is drawn in rounds and
+    stopped once decided (:func:`pdp_audit.audits.blackbox.anytime.bound_events_anytime`)."""
     from pdp_audit.audits.blackbox.events import (
         CandidateScores,
         EventStatistic,
@@ -455,7 +460,7 @@ def _event_attack(worlds, train, first, budget: tuple, running) -> BlackBoxAttac
     from pdp_audit.audits.blackbox.features import number_structure
 
     trials, delta, seed, numbers = budget
-    executor, bar = running
+    executor, bar, stop_at = running
     if numbers:
         train = [number_structure(t) for t in train]
     learners = {
@@ -481,7 +486,12 @@ def _event_attack(worlds, train, first, budget: tuple, running) -> BlackBoxAttac
     del selection  # the fresh pass keeps counts only
     _stage(bar, "fresh")
     frozen = EventStatistic(chosen, score, events, first[0], numbers)
-    attack = bound_events(fresh, frozen, (trials, delta, seed), (executor, bar))
+    if stop_at is None:
+        attack = bound_events(fresh, frozen, (trials, delta, seed), (executor, bar))
+    else:
+        from pdp_audit.audits.blackbox.anytime import bound_events_anytime
+
+        attack = bound_events_anytime(fresh, frozen, (trials, delta, seed), stop_at, (executor, bar))
     validation = tuple((k, v[0]) for k, v in predicted.items())
     return BlackBoxAttack(attack, len(train[0]), trials, first[0], float("nan"), chosen, validation, frozen)
 

@@ -57,7 +57,10 @@ def audit_blackbox(
         releases per world to learn the test from, 100 to 1e8 (default: ``trials``, at most 5e5 for the event
         test); ``workers`` -- processes drawing the releases, or ``scheduler`` (a Dask scheduler's address) or
         ``dask_local`` (a Dask LocalCluster of N processes started for the run): where the blocks of releases are
-        drawn (the numbers do not depend on it; the samplers must then be picklable).
+        drawn (the numbers do not depend on it; the samplers must then be picklable); ``early_stop`` -- the event
+        test's fresh releases drawn in rounds and the pass stopped once the claim is refuted or every event is shown
+        within it at ``alpha``, ``trials`` the maximum (the check's details record the releases drawn and why it
+        stopped; False: the whole budget, ``--no-early-stop``).
 
     Returns:
       The decided :class:`~pdp_audit.reports.records.Run` with one check, ``blackbox-attack``; or the exact fail
@@ -110,7 +113,11 @@ def run_blackbox(config: BlackBoxAuditConfig, progress: bool = False) -> Run:
     auto = config.workers is None  # the run chooses: the cores for a slow sampler that pickles (time_budget)
     workers = 1 if auto else config.workers
     budget = BlackBoxBudget(
-        config.train_trials, workers, statistic, *checked_place(workers, config.scheduler, config.dask_local)
+        config.train_trials,
+        workers,
+        statistic,
+        *checked_place(workers, config.scheduler, config.dask_local),
+        early_stop=config.early_stop,
     )
     pair = config.target
     if isinstance(pair, tuple) and len(pair) == 2 and all(callable(f) for f in pair):
@@ -128,7 +135,7 @@ def run_blackbox(config: BlackBoxAuditConfig, progress: bool = False) -> Run:
     if fitted is not None:
         trials, budget = fitted.trials, dataclasses.replace(budget, workers=fitted.workers)
     epsilon, delta = config.claim_epsilon, config.claim_delta
-    evidence = blackbox_checks(*samplers, epsilon, delta, trials, config.seed, bool(progress), budget)
+    evidence = blackbox_checks(samplers, epsilon, delta, trials, config.seed, bool(progress), budget, config.alpha)
     if fitted is not None and fitted.lowered:
         evidence = [e.noted(fitted.describe()).with_details(fitted_budget=fitted.describe()) for e in evidence]
     parameters = {

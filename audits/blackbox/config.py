@@ -12,6 +12,7 @@ from typing import Any
 from pdp_audit.audits.blackbox.defaults import (
     DEFAULT_STATISTIC,
     DEFAULT_TRIALS,
+    EARLY_STOP,
     EVENT_TRAIN_TRIALS,
     PILOT_STATISTIC,
     SEARCH_STATISTIC,
@@ -60,6 +61,20 @@ _CLAIM_AND_BUDGET = (
         "whichever bounds ε higher on a validation quarter of the training releases",
         choices=STATISTICS,
     ),
+    Option(
+        "early_stop",
+        "bool",
+        EARLY_STOP,
+        (
+            "draw the fresh releases in rounds and stop once decided"
+            if not EARLY_STOP
+            else "draw the whole fresh budget in one pass (default: draw it in rounds and stop once decided)"
+        )
+        + ": the claim refuted, or every event shown within it, at α (an anytime-valid bound, a confidence "
+        "sequence; --trials the maximum; the event test only)",
+        table="audit",
+        flag="--no-early-stop" if EARLY_STOP else None,
+    ),
 )
 
 #: Where the blocks of releases are drawn: worker processes, or Dask (the options of ``sweep``, declared once).
@@ -73,7 +88,7 @@ PLACE_OPTIONS = (
     SCHEDULER,
     DASK_LOCAL,
 )
-_EPSILON, _DELTA, _TRIALS, _TRAIN, _SEED, _ALPHA, _STATISTIC = _CLAIM_AND_BUDGET
+_EPSILON, _DELTA, _TRIALS, _TRAIN, _SEED, _ALPHA, _STATISTIC, _EARLY_STOP = _CLAIM_AND_BUDGET
 _WORKERS, _SCHEDULER, _DASK_LOCAL = PLACE_OPTIONS
 
 
@@ -82,7 +97,8 @@ class BlackBoxAuditConfig(AuditConfig):
     """An (ε, δ)-DP claim of ``target`` -- an object with ``sample(world, size, rng)`` or a tuple of two samplers
     ``(size, rng) -> releases`` -- tried on ``trials`` fresh releases per world (None: the default budget, fitted
     to the sampler's speed, :mod:`pdp_audit.audits.blackbox.time_budget`) with a test learned on
-    ``train_trials``; ``statistic`` None: :data:`~pdp_audit.audits.blackbox.defaults.DEFAULT_STATISTIC`; the blocks
+    ``train_trials``; ``statistic`` None: :data:`~pdp_audit.audits.blackbox.defaults.DEFAULT_STATISTIC`; ``early_stop``:
+    the event test's fresh pass stopped once decided (:mod:`pdp_audit.audits.blackbox.anytime`); the blocks
     drawn on ``workers`` processes, a Dask ``scheduler`` or a ``dask_local`` cluster (at most one of them)."""
 
     claim_epsilon: float = option(_EPSILON)
@@ -92,6 +108,7 @@ class BlackBoxAuditConfig(AuditConfig):
     seed: int = option(_SEED)
     alpha: float = option(_ALPHA)
     statistic: str | None = option(_STATISTIC)
+    early_stop: bool = option(_EARLY_STOP)
     workers: int = option(_WORKERS)
     scheduler: str | None = option(_SCHEDULER)
     dask_local: int | None = option(_DASK_LOCAL)

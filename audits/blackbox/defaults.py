@@ -55,3 +55,8 @@ SEARCH_TRIALS = DEFAULT_TRIALS
 #: 0.222, SVT3‖SVT4 0.107 against 0.147, SVT3 0.058 against 0.086; NoisyHist2 11.2 against 9.1): at 2e4 releases the
 #: event test's selection pass is too small to rank pairs by.
 PILOT_STATISTIC = "logistic"
+
+#: Whether a plain run's fresh pass is drawn in rounds and stopped as soon as it decides (refuted, or every event
+#: shown within the claim), the budget its maximum (:mod:`pdp_audit.audits.blackbox.anytime`); ``False``: the whole
+#: budget in one pass, the bound Clopper–Pearson's (``early_stop=False``; seeded outputs as before issue 43).
+EARLY_STOP = False

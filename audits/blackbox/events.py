@@ -268,7 +268,12 @@ class EventAttack:
         if not self.poissonised:
             return 0.0
         a = alpha / max(len(self.events), 1)
-        return max((float(ratio_epsilon(*counts, self.delta, a)) for counts in self._oriented()), default=0.0)
+        return max((self.event_bound(*counts, a) for counts in self._oriented()), default=0.0)
+
+    def event_bound(self, hits_for: int, hits_against: int, mean_for: float, mean_against: float, a: float) -> float:
+        """One event's ε bound at level ``a`` from its oriented counts (:func:`ratio_epsilon`; the anytime-valid
+        fresh pass, :mod:`pdp_audit.audits.blackbox.anytime`, reads its confidence sequence instead)."""
+        return float(ratio_epsilon(hits_for, hits_against, mean_for, mean_against, self.delta, a))
 
     def best_event(self, alpha: float) -> Event | None:
         """The event whose bound is the largest at confidence 1 − ``alpha`` (the first on a tie; None without
@@ -276,7 +281,7 @@ class EventAttack:
         if not self.events:
             return None
         a = alpha / len(self.events)
-        bounds = [float(ratio_epsilon(*counts, self.delta, a)) for counts in self._oriented()]
+        bounds = [self.event_bound(*counts, a) for counts in self._oriented()]
         return self.events[int(np.argmax(bounds))]
 
     def delta_lower_bound_at(self, alpha: float, epsilon: float) -> float:
@@ -384,7 +389,7 @@ def event_readings(attack: EventAttack, alpha: float) -> tuple[EventReading, ...
             ends = [float(r) for r in (lower_rate(hits_for, total, a), upper_rate(hits_for, total, a))]
             logits = tuple(float(np.log(r) - np.log1p(-r) + shift) for r in ends)
             ratio = float(np.log(hits_for / mean_for) - np.log(hits_against / mean_against))
-        bound = float(ratio_epsilon(hits_for, hits_against, mean_for, mean_against, attack.delta, a))
+        bound = attack.event_bound(hits_for, hits_against, mean_for, mean_against, a)
         rate = (hits_against / mean_against, (low / mean_against, high / mean_against))
         bound = bound if attack.poissonised else 0.0  # a budget overrun bounds nothing (step 1)
         out.append(EventReading(event.favours_d, event.threshold, *rate, ratio, logits, bound))

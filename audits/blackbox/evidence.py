@@ -9,7 +9,7 @@ from typing import Any, Callable
 
 import numpy as np
 
-from pdp_audit.audits.blackbox.defaults import DEFAULT_STATISTIC
+from pdp_audit.audits.blackbox.defaults import DEFAULT_STATISTIC, EARLY_STOP
 from pdp_audit.mechanisms.base import MalformedPair
 from pdp_audit.verify.core.checks import CheckSpec, Evidence
 from pdp_audit.verify.estimators.rng_discipline import check_rng_discipline
@@ -64,6 +64,14 @@ EVENT_FORMULA = (
 )
 
 
+#: The event test's formula when its fresh pass stopped once decided (:mod:`pdp_audit.audits.blackbox.anytime`).
+ANYTIME_FORMULA = (
+    "ε ≥ max over events S fixed before the fresh draws of logit(π_lo(S)): π_lo the lower end of a confidence "
+    "sequence (Robbins' beta-binomial mixture) on the share of D among the releases in S, drawn in Poisson rounds and "
+    "valid at every round at once (less δ's excess), Bonferroni over the events"
+)
+
+
 @dataclass(frozen=True)
 class BlackBoxBudget:
     """The black-box attack's budget beyond ``trials`` (``pdp_audit.audit_blackbox(..., budget=)``).
@@ -83,6 +91,9 @@ class BlackBoxBudget:
       dask_local: draw the releases on a Dask LocalCluster of this many worker processes, started for the run and
         closed after it (``--dask-local``), or None.  At most one of ``workers`` > 1, ``scheduler`` and
         ``dask_local``; the numbers are the same on each (needs Dask: ``pip install 'dask[distributed]'``).
+      early_stop: the event test's fresh releases drawn in rounds and the pass stopped as soon as the claim is refuted
+        or every event is shown within it at α, ``trials`` the maximum (an anytime-valid bound:
+        :mod:`pdp_audit.audits.blackbox.anytime`); False: the whole budget in one pass (``--no-early-stop``).
     """
 
     train_trials: int | None = None
@@ -90,24 +101,28 @@ class BlackBoxBudget:
     statistic: str = DEFAULT_STATISTIC
     scheduler: str | None = None
     dask_local: int | None = None
+    early_stop: bool = EARLY_STOP
 
 
 def blackbox_checks(
-    sample_d,
-    sample_dprime,
+    samplers: tuple,
     epsilon: float,
     delta: float,
     trials: int,
     seed: int,
     progress: bool = False,
     budget: BlackBoxBudget = BlackBoxBudget(),
+    alpha: float | None = None,
 ) -> list[Evidence]:
     """The black-box attack's check (:mod:`pdp_audit.audits.blackbox.attack`): a fail when its ε lower bound exceeds the
-    claimed ε, otherwise inconclusive -- sampling outputs can refute a claim, never certify it.  A sampler that
+    claimed ε, otherwise inconclusive -- sampling outputs can refute a claim, never certify it.  ``samplers``: (of D,
+    of D'), each ``(size, rng) -> releases``.  A sampler that
     returns no (size, d) array of finite numbers, or does not draw from its rng alone
     (:func:`pdp_audit.verify.estimators.rng_discipline.check_rng_discipline`), is the exact fail ``pair-protocol``;
     samplers
-    that cannot be sent to worker processes with ``budget.workers`` > 1 are an InputError."""
+    that cannot be sent to worker processes with ``budget.workers`` > 1 are an InputError.  With
+    ``budget.early_stop`` and the audit's ``alpha`` the event test's fresh pass stops once decided at ``alpha``
+    (without ``alpha``: the whole budget)."""
     from pdp_audit.audits.blackbox.attack import (
         AttackOptions,
         blackbox_attack,
@@ -116,6 +131,7 @@ def blackbox_checks(
     )
     from pdp_audit.verify.core.dask_cluster import block_executor
 
+    sample_d, sample_dprime = samplers
     train_trials = (
         default_train_trials(trials, budget.statistic) if budget.train_trials is None else budget.train_trials
     )
@@ -123,6 +139,7 @@ def blackbox_checks(
     def sample(world: str, size: int, rng: np.random.Generator):
         return (sample_d if world == "D" else sample_dprime)(size, rng)
 
+    stop_at = (float(epsilon), float(alpha)) if budget.early_stop and alpha is not None else None
     try:
         _check_attack_memory(sample_d, train_trials, trials, budget.statistic)  # before the probes' draws
         why = check_rng_discipline(sample, checked_blackbox_releases)
@@ -139,7 +156,7 @@ def blackbox_checks(
                 seed,
                 progress,
                 train_trials=train_trials,
-                options=AttackOptions(budget.statistic, executor),
+                options=AttackOptions(budget.statistic, executor, stop_at),
             )
     except MalformedPair as err:
         return [malformed_check(str(err))]
@@ -156,6 +173,24 @@ def attack_details(result) -> dict:
         "test_per_world": result.test_per_world,
         **({"statistic": result.statistic, "validation_bounds": dict(result.validation)} if result.validation else {}),
         **_event_details(result),
+        **_stopping_details(result.attack),
+    }
+
+
+def _stopping_details(attack) -> dict:
+    """An early-stopped fresh pass's record (:mod:`pdp_audit.audits.blackbox.anytime`): the fresh releases drawn of
+    each world, of at most ``max_per_world``, the rounds and why it stopped; nothing for a fixed pass."""
+    from pdp_audit.audits.blackbox.anytime import AnytimeEventAttack
+
+    if not isinstance(attack, AnytimeEventAttack):
+        return {}
+    return {
+        "early_stop": {
+            "fresh_drawn": {"D": attack.n, "D'": attack.m},
+            "max_per_world": attack.trials,
+            "rounds": attack.rounds,
+            "stopped": attack.stopped,
+        }
     }
 
 
@@ -164,15 +199,17 @@ def attack_evidence(attack, claim: tuple[float, float], note: str, details: dict
     logistic or trees score; its figure the empirical ROC of the fresh scores against the claim's region) or an
     :class:`~pdp_audit.audits.blackbox.events.EventAttack` (its figure the events' rates against the region): a
     fail when the ε lower bound exceeds the claimed ε, otherwise inconclusive -- never a pass."""
+    from pdp_audit.audits.blackbox.anytime import AnytimeEventAttack
     from pdp_audit.audits.blackbox.events import EventAttack
 
     epsilon, delta = claim
     events = isinstance(attack, EventAttack)
+    formula = ANYTIME_FORMULA if isinstance(attack, AnytimeEventAttack) else EVENT_FORMULA
     spec = CheckSpec(
         BLACKBOX.id,
         BLACKBOX.title,
         f"No test of D vs D' has (FPR, TPR) outside the ({epsilon:g}, {delta:g})-DP region",
-        EVENT_FORMULA if events else BLACKBOX.formula,
+        formula if events else BLACKBOX.formula,
         BLACKBOX.source,
     )
     return Evidence(
@@ -281,7 +318,27 @@ def _event_note(result) -> str:
         f"(Poisson numbers of mean {attack.mean_d:,.0f}); ε bounded by "
         "an exact test of each event's two counts jointly (the share of D among the releases in it, Poissonised "
         "sizes), Bonferroni over the events. The estimate is the bound at "
-        "confidence 1/2."
+        "confidence 1/2." + _stopping_note(attack)
+    )
+
+
+def _stopping_note(attack) -> str:
+    """What an early-stopped fresh pass adds to the note (nothing for a fixed pass)."""
+    from pdp_audit.audits.blackbox.anytime import AnytimeEventAttack
+
+    if not isinstance(attack, AnytimeEventAttack):
+        return ""
+    why = {
+        "refuted": "once the claim was refuted",
+        "within-claim": "once every event was shown within the claim",
+        "budget": "at the budget",
+        "no-events": "before any round: no event was chosen",
+    }[attack.stopped]
+    return (
+        f" The fresh releases were drawn in {attack.rounds} Poisson round{'s' if attack.rounds != 1 else ''} of at "
+        f"most {attack.trials:,} per world in all, and the pass stopped {why}; each event's share is bounded by an "
+        "anytime-valid confidence sequence (a beta-binomial mixture, Robbins 1970) instead of the exact test, valid at "
+        "the stopping time."
     )
 
 

@@ -459,7 +459,7 @@ def pair_evidence(
     claim = (budget.epsilon, budget.delta, budget.trials, budget.seed)
     if kind == "white-box":
         return validated_dp_checks(pair, *claim, per_instance, drawing=MainPass(progress, workers))
-    return blackbox_checks(*_samplers(pair), *claim, progress)
+    return blackbox_checks(tuple(_samplers(pair)), *claim, progress)
 
 
 def _shippable(pair: Any, workers: Any) -> int:

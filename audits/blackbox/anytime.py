@@ -1,0 +1,169 @@
+"""The event test's fresh pass drawn in rounds, re-read after each, and stopped as soon as it decides (issue 43).
+
+The fixed pass (:func:`pdp_audit.audits.blackbox.events.bound_events`) draws N ~ Poisson(λ) releases of D and
+M ~ Poisson(λ) of D' and bounds each event's share of D among its releases by Clopper–Pearson, which is valid at one
+sample size only.  Here the same budget is drawn in rounds r = 1, 2, … of Poisson means λ_r (:func:`round_means`:
+from :data:`FIRST_ROUND`, growing by :data:`GROWTH`, summing to λ), N_r ~ Poisson(λ_r) releases of D and
+M_r ~ Poisson(λ_r) of D' in round r (the numbers from the stream ``blackbox/rounds/{world}``, block r; the releases
+from ``blackbox/fresh/{world}/{r}``, so that any executor gives the same counts).
+
+Why the rounds keep the event test exact.  Read as a Poisson process in time, the releases of both worlds in one
+event S arrive as a Poisson process, each labelled D independently of the arrival times (Kingman 1993, §5.2, the
+marking theorem), with probability p_g ≤ π(ε) = e^ε / (1 + e^ε) for the part of P below e^ε Q (equal means in each
+round), besides at most J ~ Poisson(≤ λδ) releases of the excess mass of D, J counted over the whole budget (module
+docstring of :mod:`pdp_audit.audits.blackbox.events`, steps 1–3).  The labels of the non-excess releases in S, in
+order of arrival, are therefore i.i.d. Bernoulli(p_g), whatever the round sizes.  After round r, with A_r of D and
+B_r of D' in S, the successes of that Bernoulli sequence are at least A_r − j (j the Poisson quantile of λδ at level
+a/2, for every r at once since J_r ≤ J) and its failures exactly B_r.  The binomial confidence sequence of
+:mod:`pdp_audit.verify.estimators.confidence_sequences` (Robbins' mixture; its lower end non-decreasing in the
+successes) at level a/2 (a at δ = 0) then bounds p_g from below at every round at once, so
+
+    ε ≥ logit(lo(A_r − j, B_r; a/2))       for every round r simultaneously, with probability ≥ 1 − a,
+
+and Bonferroni over the K events (a = α/K) makes the largest of them an ε lower bound at level α at any round, in
+particular at one chosen by looking at the counts.  The pass stops after the first round where that bound at the
+audit's α exceeds the claimed ε (``refuted``), where every event's share is shown below π(ε) at that level, so that
+no later round could refute the claim except with probability at most α (``within-claim``), or where the next round
+would exceed ``trials`` releases of a world (``budget``; its numbers are drawn apart from the releases, so stopping on
+them is no look at the labels).  The rounds' means sum to the λ of the fixed pass: a pass that never stops draws
+about as many releases as it.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from pdp_audit.audits.blackbox.events import EventAttack, EventHits
+from pdp_audit.verify.estimators.attack import poisson_mean_within, poisson_upper
+from pdp_audit.verify.estimators.confidence_sequences import binomial_lower, binomial_upper
+from pdp_audit.verify.estimators.engine import block_rng, iter_blocks
+
+#: The first round's Poisson mean of releases per world (a mechanism far from its claim is refuted in it) ...
+FIRST_ROUND = 4096.0
+#: ... and the growth of the rounds' means: a pass stopped in round r drew at most GROWTH times what it needed.
+GROWTH = 1.5
+#: The stopping rule reads the bound at this fraction of α, so that the check's p-value (a bisection in log α to
+#: 1e-6: :func:`pdp_audit.verify.estimators.stats.pvalue_by_inversion`) is at most α when the pass says refuted.
+STOP_MARGIN = 0.999
+#: Why a pass stopped (``no-events``: the selection chose no event, so no fresh release could bound ε).
+STOPPED = ("refuted", "within-claim", "budget", "no-events")
+
+
+def round_means(total: float) -> list[float]:
+    """The Poisson means of the rounds, per world: :data:`FIRST_ROUND`, then each :data:`GROWTH` times the last,
+    the last cut so that they sum to ``total``."""
+    means: list[float] = []
+    size, drawn = FIRST_ROUND, 0.0
+    while total - drawn > 0:
+        step = min(size, total - drawn)
+        means.append(step)
+        drawn += step
+        size *= GROWTH
+    return means
+
+
+@dataclass(frozen=True)
+class AnytimeEventAttack(EventAttack):
+    """The fresh counts of the chosen events after the rounds drawn (``n``, ``m`` releases of D and D', of Poisson
+    means ``mean_d`` = ``mean_dp``, the rounds' means summed), bounded by the confidence sequence (module docstring):
+    ``horizon`` the Poisson mean of every round the budget allowed (the excess J is counted over it), ``rounds``
+    the rounds drawn, ``stopped`` why the pass stopped (:data:`STOPPED`) and ``trials`` the budget, per world."""
+
+    horizon: float = 0.0
+    rounds: int = 0
+    stopped: str = "budget"
+    trials: int = 0
+
+    def event_bound(self, hits_for: int, hits_against: int, mean_for: float, mean_against: float, a: float) -> float:
+        """logit(lo(A − j, B; a')) + log(μ/λ): the lower end of the confidence sequence of the event's share of the
+        favoured world (a' = a/2 and j the excess allowance at δ > 0, else a' = a and j = 0)."""
+        excess = 0
+        if self.delta > 0:
+            a = a / 2
+            excess = poisson_upper(self.horizon * self.delta, a)
+        successes = hits_for - excess
+        if successes <= 0:
+            return 0.0
+        lo = binomial_lower(successes, successes + hits_against, a)
+        if lo <= 0:
+            return 0.0
+        eps = math.log(lo) - math.log1p(-lo) + math.log(mean_against / mean_for)
+        return eps if math.isfinite(eps) and eps > 0 else 0.0
+
+    def delta_lower_bound_at(self, alpha: float, epsilon: float) -> float:
+        """The δ lower bound at ``epsilon``: the largest δ whose excess allowance still lets the confidence sequence
+        reject ε (level split a/2, a/2 as at δ > 0), over the events; 0 if none."""
+        a = alpha / (2 * max(len(self.events), 1))
+        pi = 1 / (1 + math.exp(-epsilon))
+        best = 0.0
+        for hits_for, hits_against, _, _ in self._oriented():
+
+            def rejects(j: int) -> bool:
+                return hits_for - j > 0 and binomial_lower(hits_for - j, hits_for - j + hits_against, a) > pi
+
+            if not rejects(0):
+                continue
+            lo, hi = 0, hits_for  # rejects(lo), not rejects(hi)
+            while hi - lo > 1:
+                mid = (lo + hi) // 2
+                lo, hi = (mid, hi) if rejects(mid) else (lo, mid)
+            mean = poisson_mean_within(lo, a) if lo > 0 else -math.log1p(-a)
+            best = max(best, mean / self.horizon)
+        return best
+
+    def within_claim(self, epsilon: float, alpha: float) -> bool:
+        """Every event's share of the world it favours is below π(ε) at level α/K (the upper end of its confidence
+        sequence, from all its releases): no later round refutes ε except with probability at most α."""
+        a = alpha / max(len(self.events), 1)
+        pi = 1 / (1 + math.exp(-epsilon))
+        return all(binomial_upper(kf, kf + ka, a) < pi for kf, ka, _, _ in self._oriented())
+
+
+def bound_events_anytime(fresh: dict, statistic, budget: tuple, stop_at: tuple, running: tuple = (None, None)):
+    """The fresh pass in rounds (module docstring): ``fresh`` world → the fresh blocks of
+    :mod:`pdp_audit.audits.blackbox.events`, ``statistic`` the frozen :class:`~pdp_audit.audits.blackbox.events.
+    EventStatistic`, ``budget`` = (trials, delta, seed), ``stop_at`` = (the claimed ε, the audit's α), ``running``
+    = (executor, progress bar or None).  Returns the :class:`AnytimeEventAttack` of the rounds drawn."""
+    trials, delta, seed = budget
+    epsilon, alpha = stop_at
+    executor, bar = running
+    horizon = poisson_mean_within(trials)
+    worlds = ("D", "D'")
+    events = statistic.events
+    hits = {w: np.zeros(len(events) + 1, dtype=np.int64) for w in worlds}
+    drawn, stopped, rounds = 0.0, "budget" if events else "no-events", 0
+    attack = _attack(events, hits, delta, (drawn, horizon), (rounds, stopped, trials))
+    for r, mean in enumerate(round_means(horizon) if events else []):
+        sizes = {w: int(block_rng(seed, f"blackbox/rounds/{w}", r).poisson(mean)) for w in worlds}
+        if any(hits[w][-1] + sizes[w] > trials for w in worlds):
+            break
+        for w in worlds:
+            work = EventHits(fresh[w], statistic.score, events)
+            for block in iter_blocks(work, sizes[w], seed, f"blackbox/fresh/{w}/{r}", executor):
+                hits[w] += block[0]
+                if bar is not None:
+                    bar.update(int(block[0, -1]))
+        drawn, rounds = drawn + mean, r + 1
+        attack = _attack(events, hits, delta, (drawn, horizon), (rounds, "budget", trials))
+        if attack.epsilon_lower_bound_at(alpha * STOP_MARGIN) > epsilon:
+            stopped = "refuted"
+        elif attack.within_claim(epsilon, alpha):
+            stopped = "within-claim"
+        if stopped != "budget":
+            break
+    if bar is not None:  # the bar counted the whole budget
+        bar.total -= 2 * trials - int(hits["D"][-1] + hits["D'"][-1])
+        bar.refresh()
+    return _attack(events, hits, delta, (drawn, horizon), (rounds, stopped, trials)) if rounds else attack
+
+
+def _attack(events, hits: dict, delta: float, means: tuple, state: tuple) -> AnytimeEventAttack:
+    (drawn, horizon), (rounds, stopped, trials) = means, state
+    d, dp = hits["D"], hits["D'"]
+    return AnytimeEventAttack(
+        events, tuple(int(h) for h in d[:-1]), tuple(int(h) for h in dp[:-1]), int(d[-1]), int(dp[-1]), delta,
+        drawn, drawn, True, horizon=horizon, rounds=rounds, stopped=stopped, trials=trials,
+    )

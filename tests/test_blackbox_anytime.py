@@ -1,0 +1,141 @@
+"""The black-box event test's fresh pass stopped once decided (pdp_audit.audits.blackbox.anytime, issue 43): its level
+under every reading of the rounds, a fixed-n reading of the same rounds shown to fail that test, and the audit's
+record of the releases drawn and why it stopped, the same on one process and on two."""
+
+from __future__ import annotations
+
+import json
+import math
+import textwrap
+
+import numpy as np
+import pytest
+from scipy.stats import binom
+
+import pdp_audit
+from pdp_audit.audits.blackbox.anytime import FIRST_ROUND, GROWTH, AnytimeEventAttack, round_means
+from pdp_audit.audits.blackbox.events import Event, EventAttack
+from pdp_audit.reports.json_report import check_to_dict
+from pdp_audit.verify.cli.main import main
+
+#: Simulated passes per level test, at a loose level; a pass misses when some round's bound exceeds the true ε.
+PASSES, LOOSE = 2000, 0.1
+#: P(Binomial(PASSES, LOOSE) > ALLOWED) ≤ 1e-6: a valid reading (miss probability ≤ LOOSE a pass) fails w.p. ≤ 1e-6.
+ALLOWED = int(binom.isf(1e-6, PASSES, LOOSE))
+#: The simulated event: its rate in D' and the mechanism's true ε (the share of D in it is then exactly π(ε)).
+RATE, EPSILON, HORIZON = 0.02, 0.5, 300_000.0
+
+
+class Shift:
+    """Laplace(1, 1) on D, Laplace(0, 1) on D' (ε = 1; module level: picklable for worker processes)."""
+
+    def sample(self, world, size, rng):
+        return rng.laplace(1.0 if world == "D" else 0.0, 1.0, size=(size, 1))
+
+
+def test_round_means_sum_to_the_budget():
+    means = round_means(1e6)
+    assert means[0] == FIRST_ROUND and math.isclose(sum(means), 1e6)
+    assert all(b == pytest.approx(a * GROWTH) for a, b in zip(means[:-2], means[1:-1]))
+    assert round_means(50.0) == [50.0]
+
+
+def _paths(seed: int, delta: float) -> np.ndarray:
+    """Cumulative (A, B) after each round of PASSES simulated passes: the event's releases of D (those below e^ε Q,
+    and the excess of mass δ, all in the event) and of D', Poisson in each round of :func:`round_means`."""
+    rng = np.random.default_rng(seed)
+    means = np.array(round_means(HORIZON))
+    below = rng.poisson(means * RATE * math.exp(EPSILON), (PASSES, means.size))
+    excess = rng.poisson(means * delta, (PASSES, means.size))
+    against = rng.poisson(means * RATE, (PASSES, means.size))
+    return np.cumsum(np.stack([below + excess, against], axis=-1), axis=1)
+
+
+def _misses(paths: np.ndarray, delta: float, make) -> int:
+    """Passes in which the bound at LOOSE exceeds the true ε after some round (what a stopping rule would take)."""
+    event = (Event(0.0, True),)
+    misses = 0
+    for path in paths:
+        for hits_d, hits_dp in path:
+            if make(event, int(hits_d), int(hits_dp), delta).epsilon_lower_bound_at(LOOSE) > EPSILON:
+                misses += 1
+                break
+    return misses
+
+
+def _anytime(event, hits_d, hits_dp, delta):
+    return AnytimeEventAttack(event, (hits_d,), (hits_dp,), 0, 0, delta, 1.0, 1.0, horizon=HORIZON)
+
+
+def _fixed(event, hits_d, hits_dp, delta):
+    return EventAttack(event, (hits_d,), (hits_dp,), 0, 0, delta, HORIZON, HORIZON)
+
+
+@pytest.mark.parametrize("delta, seed", [(0.0, 1), (2e-4, 2)])
+def test_the_bound_read_after_every_round_keeps_its_level(delta, seed):
+    """At the boundary of the claim (the share of D exactly π(ε), plus an excess of mass δ at δ > 0), the
+    confidence sequence's bound exceeds ε after some round in at most LOOSE of the passes (false alarm ≤ 1e-6)."""
+    assert _misses(_paths(seed, delta), delta, _anytime) <= ALLOWED
+
+
+def test_the_fixed_n_bound_read_after_every_round_fails_the_same_test():
+    """The broken reading: the exact (Clopper–Pearson) bound of the fixed pass, valid at one sample size, re-read
+    after every round and taken the first time it exceeds ε, misses far more often than LOOSE."""
+    assert _misses(_paths(1, 0.0), 0.0, _fixed) > ALLOWED
+
+
+def _run(early_stop: bool, **budget):
+    budget = pdp_audit.BlackBoxBudget(train_trials=20_000, early_stop=early_stop, **budget)
+    return pdp_audit.audit_blackbox(Shift(), 0.5, 0.0, trials=400_000, seed=3, budget=budget)
+
+
+def test_a_clear_violation_is_refuted_in_the_first_rounds():
+    run = _run(True)
+    check = run.checks[0]
+    record = check.details["early_stop"]
+    assert run.verdict == "fail" and record["stopped"] == "refuted"
+    assert record["max_per_world"] == 400_000 and max(record["fresh_drawn"].values()) < 400_000 / 10
+    assert "anytime-valid confidence sequence" in check.note and "Poisson round" in check.note
+
+
+def test_the_fixed_budget_run_records_nothing_new():
+    """early_stop=False is the run as it was: no record of rounds, the whole budget drawn."""
+    check = _run(False).checks[0]
+    assert "early_stop" not in check.details and "anytime" not in check.note
+
+
+@pytest.mark.slow  # worker processes start slowly on a loaded machine; the streams are keyed by round and block
+def test_worker_processes_give_the_numbers_of_one_process():
+    one = json.dumps(check_to_dict(_run(True).checks[0]), sort_keys=True)
+    assert json.dumps(check_to_dict(_run(True, workers=2).checks[0]), sort_keys=True) == one
+
+
+MODULE = textwrap.dedent(
+    """
+    import numpy as np
+
+    class Leaky:
+        def sample(self, world, size, rng):
+            return rng.laplace(1.0 if world == "D" else 0.0, 1.0, size=(size, 1))
+
+    def leaky():
+        return Leaky()
+    """
+)
+
+
+def test_the_command_line_flag(tmp_path, monkeypatch):
+    from pdp_audit.audits.blackbox.config import BlackBoxAuditConfig
+    from pdp_audit.verify.core.config import options
+
+    option = options(BlackBoxAuditConfig)["early_stop"]
+    (tmp_path / "leaky_mech.py").write_text(MODULE)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    out = tmp_path / "bb.json"
+    argv = ["blackbox", "leaky_mech:leaky", "--claim-epsilon", "0.5", "--claim-delta", "0", "--trials", "200000"]
+    argv += ["--train-trials", "20000", "--workers", "1", "--json", str(out)]
+    assert main(argv + ([] if option.default else [option.cli_flag])) == 1
+    details = json.loads(out.read_text())["check"]["details"]
+    assert details["early_stop"]["stopped"] == "refuted"
+    assert main(argv + ([option.cli_flag] if option.default else [])) == 1
+    assert "early_stop" not in json.loads(out.read_text())["check"]["details"]
