@@ -5,7 +5,8 @@
 writes into OUT: ``install.sh`` (the first line of the top block: a venv, ``pip install .`` and ``pdp-audit run
 gaussian``; its second line, the test suite, is CI's own step), ``quickstart1.sh``, ``quickstart2.py`` (the Python
 block), ``my_mechanism.py`` (that block without the three lines that run it, as the README says),
-``test_privacy.py`` (the plugin block), ``quickstart3.sh`` (every line of the sweep block but the Dask one) and
+``test_privacy.py`` (the plugin block), ``quickstart2-plugin.sh`` (the command the README runs it with),
+``quickstart3.sh`` (every line of the sweep block but the Dask one) and
 ``quickstart3-dask.sh`` (that line alone: its 100 cells are run on a spec cut to tiny budgets).  Each block must be
 where the README's headings put it: a README edited out of shape fails here, naming what it missed.
 """
@@ -37,7 +38,11 @@ def main(readme: str, out: str) -> None:
     (folder / "install.sh").write_text(top[0] + "\n", encoding="utf-8")
     first = section(text, "## Quickstart 1", "## Quickstart 2")
     (folder / "quickstart1.sh").write_text(blocks(first, "bash")[0], encoding="utf-8")
-    mechanism, tests = blocks(section(text, "## Quickstart 2", "## Quickstart 3"), "python")[:2]
+    second = section(text, "## Quickstart 2", "## Quickstart 3")
+    mechanism, tests = blocks(second, "python")[:2]
+    plugin = re.findall(r"`([^`]*pytest test_privacy\.py)`", second)
+    assert len(plugin) == 1, plugin
+    (folder / "quickstart2-plugin.sh").write_text(plugin[0] + "\n", encoding="utf-8")
     (folder / "quickstart2.py").write_text(mechanism, encoding="utf-8")
     class_alone = "\n".join(mechanism.rstrip("\n").split("\n")[:-3]) + "\n"
     (folder / "my_mechanism.py").write_text(class_alone, encoding="utf-8")
