@@ -19,6 +19,7 @@ from pathlib import Path
 
 
 def section(text: str, start: str, end: str) -> str:
+    """The README from heading ``start`` to heading ``end``; exits naming them when either is gone."""
     try:
         return text[text.index(start) : text.index(end)]
     except ValueError:
@@ -26,10 +27,12 @@ def section(text: str, start: str, end: str) -> str:
 
 
 def blocks(text: str, language: str) -> list[str]:
+    """The fenced code blocks of ``language`` in ``text``, in order."""
     return re.findall(rf"```{language}\n(.*?)```", text, re.S)
 
 
 def main(readme: str, out: str) -> None:
+    """Write the files named in the module's docstring into ``out``."""
     text = Path(readme).read_text(encoding="utf-8")
     folder = Path(out)
     folder.mkdir(parents=True, exist_ok=True)
