@@ -175,6 +175,7 @@ def test_the_example_training_run_writes_scores_the_one_run_audit_bounds(tmp_pat
     from pdp_audit.examples.canaries import train
 
     assert train.main(["--out", str(tmp_path / "leaky")]) == 0
+    assert (tmp_path / "leaky" / "deploy.toml").exists()  # the default configuration has its claim
     run = str(tmp_path / "leaky" / "one_run.csv")
     args = ["--one-run", "--scores", run, "--column", "score", "--inclusion", run, "--inclusion-column", "included"]
     assert main(["canaries", *args, "--delta", "1e-5", "--alpha", "0.05", "--claim-epsilon", "0.5"]) == 1
@@ -184,6 +185,25 @@ def test_the_example_training_run_writes_scores_the_one_run_audit_bounds(tmp_pat
     assert main(["canaries", *args, "--delta", "1e-5", "--alpha", "0.05", "--claim-epsilon", "0.5"]) == 3
     pos = str(tmp_path / "leaky" / "in_scores.csv")
     assert main(["canaries", "--in-scores", pos, "--out-scores", pos.replace("in_", "out_"), "--delta", "1e-5"]) == 3
+
+
+def test_the_example_writes_its_configuration_as_a_deployment_file(tmp_path):
+    """train.py writes deploy.toml beside its scores: a DP-SGD deployment of exactly its σ, q, T and the claim,
+    checked as `certify` checks it; with σ, q or T changed and no --claim-epsilon it writes none (the default claim
+    is for the defaults only)."""
+    from pdp_audit.examples.canaries import train
+    from pdp_audit.verify.api import load_deployment
+    from pdp_audit.verify.deployment import deployment_config
+
+    assert train.main(["--out", str(tmp_path / "a"), "--steps", "5", "--claim-epsilon", "3.5"]) == 0
+    deployment = load_deployment(str(tmp_path / "a" / "deploy.toml"))
+    config, _ = deployment_config(deployment)
+    assert deployment.mechanism == "dp-sgd" and (config.epsilon, config.delta) == (3.5, 1e-5)
+    assert (config.noise_multiplier, config.sample_rate, config.steps) == (0.5, 0.1, 5)
+    assert config.neighbours == "add-remove"
+    assert train.main(["--out", str(tmp_path / "b"), "--steps", "5"]) == 0
+    assert not (tmp_path / "b" / "deploy.toml").exists() and (tmp_path / "b" / "one_run.csv").exists()
+    assert train.DEFAULT_CONFIGURATION == {"noise_multiplier": 0.5, "sample_rate": 0.1, "steps": 300}
 
 
 def test_tie_breaking_never_reuses_the_users_coins():

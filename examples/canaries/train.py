@@ -11,9 +11,14 @@ gradient of the logistic loss clipped to L2 norm ``--clip``, Gaussian noise of s
 is the log-likelihood of its label under the final model (higher = more member-like).
 
 Writes ``one_run.csv`` (columns ``score``, ``included``: every canary of this one run), ``in_scores.csv`` and
-``out_scores.csv`` (column ``score``: the included and the excluded canaries).  The one-run audit is the one whose
-assumptions hold for canaries of a single run; the two-column audit assumes independent canaries (for example one
-canary per training run), so on these files it illustrates the report, not a guarantee.
+``out_scores.csv`` (column ``score``: the included and the excluded canaries), and ``deploy.toml``: the training
+configuration (σ, q, T, add/remove neighbours) and the accountant's claim (``--claim-epsilon`` at
+``--claim-delta``) as a DP-SGD deployment file (the format of ``examples/deploy-dp-sgd.toml``), for
+``pdp-audit certify`` and for ``pdp-audit canaries --one-run ... --dp-sgd deploy.toml`` (not written when σ, q or T
+differ from the defaults and no ``--claim-epsilon`` is given: the default claim is for the defaults only).  The
+one-run audit is the one whose assumptions hold for canaries of a single run; the two-column audit assumes
+independent canaries (for example one canary per training run), so on these files it illustrates the report, not a
+guarantee.
 """
 
 from __future__ import annotations
@@ -22,6 +27,12 @@ import argparse
 from pathlib import Path
 
 import numpy as np
+
+#: The training configuration the default claim is for, and that claim: the exact ε of (σ, q, T) = (0.5, 0.1, 300)
+#: at δ = 1e-5 lies in [57.32, 57.56] (the exact reference of ``pdp-audit certify deploy.toml``); 58 is
+#: what an accountant would print, rounded up.
+DEFAULT_CONFIGURATION = {"noise_multiplier": 0.5, "sample_rate": 0.1, "steps": 300}
+DEFAULT_CLAIM = (58.0, 1e-5)
 
 
 def log_sigmoid(z: np.ndarray) -> np.ndarray:
@@ -56,7 +67,17 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--noise-multiplier", type=float, default=0.5)
     parser.add_argument("--learning-rate", type=float, default=2.0)
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument(
+        "--claim-epsilon",
+        type=float,
+        default=None,
+        help="the ε your accountant printed for this run, written into deploy.toml (default: 58, for the default "
+        "noise multiplier, sample rate and steps only)",
+    )
+    parser.add_argument("--claim-delta", type=float, default=DEFAULT_CLAIM[1], help="the claim's δ (default: 1e-5)")
     args = parser.parse_args(argv)
+    if args.claim_epsilon is None and all(getattr(args, key) == v for key, v in DEFAULT_CONFIGURATION.items()):
+        args.claim_epsilon = DEFAULT_CLAIM[0]
     rng = np.random.default_rng(args.seed)
     truth = rng.normal(size=args.dim) / np.sqrt(args.dim)
     x = rng.normal(size=(args.examples, args.dim))
@@ -75,13 +96,38 @@ def main(argv: list[str] | None = None) -> int:
     )
     (out / "in_scores.csv").write_text("score\n" + "".join(f"{s!r}\n" for s in scores[included].tolist()))
     (out / "out_scores.csv").write_text("score\n" + "".join(f"{s!r}\n" for s in scores[~included].tolist()))
+    written = "deploy.toml and the scores" if args.claim_epsilon is not None else "scores (no deploy.toml: no claim)"
+    if args.claim_epsilon is not None:
+        (out / "deploy.toml").write_text(deployment(args))
     accuracy = float(np.mean((x @ weights > 0) == (y == 1)))
     print(
         f"trained on {args.examples} examples + {int(included.sum())} of {args.canaries} canaries "
         f"(noise multiplier {args.noise_multiplier:g}, {args.steps} steps at rate {args.sample_rate:g}); "
-        f"training accuracy {accuracy:.3f}; scores in {out}/"
+        f"training accuracy {accuracy:.3f}; {written} in {out}/"
     )
     return 0
+
+
+def deployment(args: argparse.Namespace) -> str:
+    """The run's configuration and claim as a DP-SGD deployment file (``examples/deploy-dp-sgd.toml``'s keys)."""
+    return (
+        "# The DP-SGD configuration of this training run and its accountant's claim, written by\n"
+        "# pdp_audit.examples.canaries.train; certify it with `pdp-audit certify deploy.toml`, or put it beside the\n"
+        "# canaries' bound with `pdp-audit canaries --one-run ... --dp-sgd deploy.toml`.\n\n"
+        'mechanism = "dp-sgd"\n\n'
+        "[claim]\n"
+        f"epsilon = {args.claim_epsilon!r}\n"
+        f"delta = {args.claim_delta!r}\n\n"
+        "[parameters]\n"
+        f"noise_multiplier = {args.noise_multiplier!r}\n"
+        f"sample_rate = {args.sample_rate!r}\n"
+        f"steps = {args.steps}\n"
+        'neighbours = "add-remove"          # each record, canaries too, is in a batch with probability q\n\n'
+        "[audit]\n"
+        "trials = 2e4\n"
+        "seed = 0\n"
+        "alpha = 1e-6\n"
+    )
 
 
 if __name__ == "__main__":
