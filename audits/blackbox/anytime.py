@@ -21,7 +21,16 @@ successes) at level a/2 (a at δ = 0) then bounds p_g from below at every round 
     ε ≥ logit(lo(A_r − j, B_r; a/2))       for every round r simultaneously, with probability ≥ 1 − a,
 
 and Bonferroni over the K events (a = α/K) makes the largest of them an ε lower bound at level α at any round, in
-particular at one chosen by looking at the counts.  The pass stops after the first round where that bound at the
+particular at one chosen by looking at the counts.
+
+Half the level is kept for the budget's end.  The confidence sequence is wider than the exact interval at the same
+n (about 1.3× at 1e5 releases in an event: ``benchmarks/confidence_sequences.py``), which would cost the hardest
+violations their refutation at the full budget.  So the binomial level is split: half to the confidence sequence,
+read after every round, and half to the exact test of the fixed pass (Clopper–Pearson on A − j successes of A + B),
+read only when every round of the budget has been drawn -- the counts of the whole budget, N ~ Poisson(λ) as in the
+fixed pass, at a sample size fixed in advance.  The union bound over the two keeps the level, whatever the rounds at
+which the first was read; at the budget the bound is the larger of the two, the exact one at half the level (about
+3% wider than the fixed pass's at α = 1e-6).  The pass stops after the first round where that bound at the
 audit's α exceeds the claimed ε (``refuted``), where every event's share is shown below π(ε) at that level, so that
 no later round could refute the claim except with probability at most α (``within-claim``), or where the next round
 would exceed ``trials`` releases of a world (``budget``; its numbers are drawn apart from the releases, so stopping on
@@ -31,12 +40,13 @@ about as many releases as it.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from dataclasses import dataclass
 
 import numpy as np
 
-from pdp_audit.audits.blackbox.events import EventAttack, EventHits
+from pdp_audit.audits.blackbox.events import EventAttack, EventHits, lower_rate
 from pdp_audit.verify.estimators.attack import poisson_mean_within, poisson_upper
 from pdp_audit.verify.estimators.confidence_sequences import binomial_lower, binomial_upper
 from pdp_audit.verify.estimators.engine import block_rng, iter_blocks
@@ -70,16 +80,19 @@ class AnytimeEventAttack(EventAttack):
     """The fresh counts of the chosen events after the rounds drawn (``n``, ``m`` releases of D and D', of Poisson
     means ``mean_d`` = ``mean_dp``, the rounds' means summed), bounded by the confidence sequence (module docstring):
     ``horizon`` the Poisson mean of every round the budget allowed (the excess J is counted over it), ``rounds``
-    the rounds drawn, ``stopped`` why the pass stopped (:data:`STOPPED`) and ``trials`` the budget, per world."""
+    the rounds drawn, ``stopped`` why the pass stopped (:data:`STOPPED`), ``trials`` the budget, per world, and
+    ``complete`` whether every round of the budget was drawn (the exact test of the whole budget is then read too)."""
 
     horizon: float = 0.0
     rounds: int = 0
     stopped: str = "budget"
     trials: int = 0
+    complete: bool = False
 
     def event_bound(self, hits_for: int, hits_against: int, mean_for: float, mean_against: float, a: float) -> float:
-        """logit(lo(A − j, B; a')) + log(μ/λ): the lower end of the confidence sequence of the event's share of the
-        favoured world (a' = a/2 and j the excess allowance at δ > 0, else a' = a and j = 0)."""
+        """logit(lo) + log(μ/λ), lo the larger of the confidence sequence's lower end lo(A − j, B; b/2) and, once the
+        budget is complete, the exact one (Clopper–Pearson, A − j of A + B at b/2): the event's share of the favoured
+        world (b = a/2 and j the excess allowance at δ > 0, else b = a and j = 0; module docstring)."""
         excess = 0
         if self.delta > 0:
             a = a / 2
@@ -87,7 +100,9 @@ class AnytimeEventAttack(EventAttack):
         successes = hits_for - excess
         if successes <= 0:
             return 0.0
-        lo = binomial_lower(successes, successes + hits_against, a)
+        lo = binomial_lower(successes, successes + hits_against, a / 2)
+        if self.complete:
+            lo = max(lo, float(lower_rate(successes, hits_for + hits_against, a / 2)))
         if lo <= 0:
             return 0.0
         eps = math.log(lo) - math.log1p(-lo) + math.log(mean_against / mean_for)
@@ -95,14 +110,15 @@ class AnytimeEventAttack(EventAttack):
 
     def delta_lower_bound_at(self, alpha: float, epsilon: float) -> float:
         """The δ lower bound at ``epsilon``: the largest δ whose excess allowance still lets the confidence sequence
-        reject ε (level split a/2, a/2 as at δ > 0), over the events; 0 if none."""
+        reject ε (level split a/2 to the excess, a/4 to the sequence, as :meth:`event_bound` at δ > 0), over the
+        events; 0 if none."""
         a = alpha / (2 * max(len(self.events), 1))
         pi = 1 / (1 + math.exp(-epsilon))
         best = 0.0
         for hits_for, hits_against, _, _ in self._oriented():
 
-            def rejects(j: int) -> bool:
-                return hits_for - j > 0 and binomial_lower(hits_for - j, hits_for - j + hits_against, a) > pi
+            def rejects(j: int) -> bool:  # the confidence sequence's half of the binomial level
+                return hits_for - j > 0 and binomial_lower(hits_for - j, hits_for - j + hits_against, a / 2) > pi
 
             if not rejects(0):
                 continue
@@ -136,7 +152,8 @@ def bound_events_anytime(fresh: dict, statistic, budget: tuple, stop_at: tuple, 
     hits = {w: np.zeros(len(events) + 1, dtype=np.int64) for w in worlds}
     drawn, stopped, rounds = 0.0, "budget" if events else "no-events", 0
     attack = _attack(events, hits, delta, (drawn, horizon), (rounds, stopped, trials))
-    for r, mean in enumerate(round_means(horizon) if events else []):
+    means = round_means(horizon) if events else []
+    for r, mean in enumerate(means):
         sizes = {w: int(block_rng(seed, f"blackbox/rounds/{w}", r).poisson(mean)) for w in worlds}
         if any(hits[w][-1] + sizes[w] > trials for w in worlds):
             break
@@ -147,7 +164,7 @@ def bound_events_anytime(fresh: dict, statistic, budget: tuple, stop_at: tuple, 
                 if bar is not None:
                     bar.update(int(block[0, -1]))
         drawn, rounds = drawn + mean, r + 1
-        attack = _attack(events, hits, delta, (drawn, horizon), (rounds, "budget", trials))
+        attack = _attack(events, hits, delta, (drawn, horizon), (rounds, "budget", trials), rounds == len(means))
         if attack.epsilon_lower_bound_at(alpha * STOP_MARGIN) > epsilon:
             stopped = "refuted"
         elif attack.within_claim(epsilon, alpha):
@@ -157,13 +174,13 @@ def bound_events_anytime(fresh: dict, statistic, budget: tuple, stop_at: tuple, 
     if bar is not None:  # the bar counted the whole budget
         bar.total -= 2 * trials - int(hits["D"][-1] + hits["D'"][-1])
         bar.refresh()
-    return _attack(events, hits, delta, (drawn, horizon), (rounds, stopped, trials)) if rounds else attack
+    return dataclasses.replace(attack, stopped=stopped)
 
 
-def _attack(events, hits: dict, delta: float, means: tuple, state: tuple) -> AnytimeEventAttack:
+def _attack(events, hits: dict, delta: float, means: tuple, state: tuple, complete: bool = False):
     (drawn, horizon), (rounds, stopped, trials) = means, state
     d, dp = hits["D"], hits["D'"]
     return AnytimeEventAttack(
         events, tuple(int(h) for h in d[:-1]), tuple(int(h) for h in dp[:-1]), int(d[-1]), int(dp[-1]), delta,
-        drawn, drawn, True, horizon=horizon, rounds=rounds, stopped=stopped, trials=trials,
+        drawn, drawn, True, horizon=horizon, rounds=rounds, stopped=stopped, trials=trials, complete=complete,
     )
