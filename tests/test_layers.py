@@ -45,7 +45,7 @@ LEVELS = (
     ("audits",),
     ("verify.catalogue",),
     ("verify.sweeps",),
-    ("verify.ledger", "verify.deployment", "verify.mutants"),
+    ("verify.ledger", "verify.deployment", "verify.mutants", "verify.training_run"),
     ("verify.api", "verify.calibration"),
     ("verify.cli", "verify.pytest_plugin"),
 )

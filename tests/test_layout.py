@@ -149,6 +149,36 @@ def test_canary_report(tmp_path):
     assert _render(tmp_path, command) == ""
 
 
+def test_one_run_report_with_its_f_dp_finding(tmp_path):
+    rng = np.random.default_rng(0)
+    bits = rng.random(2000) < 0.5
+    scores = (1.0 * bits + rng.standard_normal(2000)).tolist()
+    (tmp_path / "run.csv").write_text("score,included\n" + "".join(f"{s!r},{int(b)}\n" for s, b in zip(scores, bits)))
+    command = (
+        "canaries --one-run --scores run.csv --column score --inclusion run.csv --inclusion-column included "
+        "--delta 1e-5 --alpha 0.05 --report o.pdf"
+    )
+    assert _render(tmp_path, command) == ""
+
+
+def test_training_run_report(tmp_path):
+    """``canaries --one-run … --dp-sgd deploy.toml``: the page of both bounds (issue 46, item 2), with the check's
+    and the finding's pages."""
+    rng = np.random.default_rng(0)
+    bits = rng.random(2000) < 0.5
+    scores = (1.0 * bits + rng.standard_normal(2000)).tolist()
+    (tmp_path / "run.csv").write_text("score,included\n" + "".join(f"{s!r},{int(b)}\n" for s, b in zip(scores, bits)))
+    (tmp_path / "deploy.toml").write_text(
+        'mechanism = "dp-sgd"\n[claim]\nepsilon = 0.5\ndelta = 1e-5\n[parameters]\nnoise_multiplier = 1.1\n'
+        "sample_rate = 0.01\nsteps = 20\n[audit]\ntrials = 1000\n"
+    )
+    command = (
+        "canaries --one-run --scores run.csv --column score --inclusion run.csv --inclusion-column included "
+        "--delta 1e-5 --alpha 0.05 --dp-sgd deploy.toml --report t.pdf"
+    )
+    assert _render(tmp_path, command) == ""
+
+
 BLACKBOX_TARGET = """
 import numpy as np
 

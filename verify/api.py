@@ -286,6 +286,21 @@ def certify_loaded(deployment: Any, workers: int | None = None, progress: bool =
     return certify_deployment(deployment, workers=workers, progress=progress)
 
 
+def dp_sgd_deployment(path: str, delta: float) -> Any:
+    """A DP-SGD deployment file checked for ``canaries --dp-sgd`` (:mod:`pdp_audit.verify.training_run`)."""
+    from pdp_audit.verify.training_run import dp_sgd_deployment as checked
+
+    return checked(path, delta)
+
+
+def training_run_report(canary_run: Run, deployment: Any, progress: bool = False) -> Run:
+    """The canary run with the page of both bounds: the deployment certified (as :func:`certify_loaded`) beside the
+    canaries' lower bound (:func:`pdp_audit.verify.training_run.training_run_report`)."""
+    from pdp_audit.verify.training_run import training_run_report as report
+
+    return report(canary_run, certify_loaded(deployment, progress=progress))
+
+
 def write_report(run: Run, pdf: str | os.PathLike | None = None, json: str | os.PathLike | None = None) -> None:
     """Write a run's PDF report and/or JSON document, both complete before either replaces what was there.
 

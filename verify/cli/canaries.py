@@ -58,6 +58,13 @@ def add_parser(subparsers) -> None:
         default=None,
         help="--one-run: guess 'in' for the K_IN highest and 'out' for the K_OUT lowest scores (default: a fixed grid)",
     )
+    p.add_argument(
+        "--dp-sgd",
+        default=None,
+        metavar="DEPLOY.toml",
+        help="a DP-SGD deployment file of this training run: its certified upper bound on the report's first page, "
+        "beside the canaries' lower bound (its claim's delta must be --delta; its epsilon is the claim tested)",
+    )
     p.add_argument("--column", default=None, help="the CSV column holding the scores")
     p.add_argument("--inclusion-column", default=None, help="the CSV column holding the inclusion bits")
     for option in CANARY_OPTIONS:
@@ -220,6 +227,9 @@ def command_canaries(args: argparse.Namespace) -> int:
     if args.report.lower() == "none":  # as every command spells "no PDF"
         args.report = None
     check_outputs({"--report": args.report, "--json": args.json}, {f"the file of {k}": v for k, v in inputs.items()})
+    deployment = None if args.dp_sgd is None else api.dp_sgd_deployment(args.dp_sgd, args.delta)
+    if deployment is not None and args.claim_epsilon is None:  # the accountant's claim is the one the canaries test
+        args.claim_epsilon = deployment.claim.get("epsilon")
     options = {"alpha": args.alpha, "claim_epsilon": args.claim_epsilon, "seed": args.seed}
     if args.one_run:
         scores = read_column(args.scores, "--scores", args.column)
@@ -237,6 +247,8 @@ def command_canaries(args: argparse.Namespace) -> int:
         pos = read_column(args.in_scores, "--in-scores", args.column)
         neg = read_column(args.out_scores, "--out-scores", args.column)
         run = audit_canary_scores(pos, neg, args.delta, **options)
+    if deployment is not None:
+        run = api.training_run_report(run, deployment)
     publish(run, args.report, args.json)
     if args.json != "-":
         print(_summary(run, args))
@@ -254,6 +266,12 @@ def _summary(run, args: argparse.Namespace) -> str:
         f"pdp-audit {mode}: {check.verdict.upper()}  ε lower bound {lo:.4g} at confidence {fmt_level(check.level)}, "
         f"δ = {args.delta:g} ({claim})"
     )
+    dp_sgd = run.parameters.get("dp_sgd")
+    if dp_sgd is not None:  # canaries --dp-sgd: the first page's rows, the upper bound first
+        from pdp_audit.verify.training_run import page_rows
+
+        line += "".join(f"\n  {row}" for row in page_rows(dp_sgd["upper"], dp_sgd["lower"]))
+        return line
     for finding in run.findings or ():
         if finding.id == "one-run-fdp-epsilon":  # the f-DP one-run bound (Mahloujifar, Melis & Chaudhuri 2025)
             line += (
