@@ -168,3 +168,15 @@ def test_no_signal_no_bound():
     run = pdp_audit.audit_one_run(rng.standard_normal(2000), bits, 1e-5, alpha=0.05)
     assert run.findings[0].ci[0] == 0.0 or run.findings[0].details["mu_lower_bound"] < 0.2
     assert math.isinf(run.findings[0].ci[1])
+
+
+def test_on_the_shipped_examples_scores_the_f_dp_bound_is_at_least_the_eps_delta_one(tmp_path):
+    """Issue 46's done-when: on examples/canaries/train.py's scores (δ = 1e-5, α = 0.05) the f-DP finding's ε is ≥
+    the (ε, δ) check's (measured: 1.25 against 0.971)."""
+    from pdp_audit.examples.canaries import train
+
+    assert train.main(["--out", str(tmp_path)]) == 0
+    rows = np.loadtxt(tmp_path / "one_run.csv", delimiter=",", skiprows=1)
+    run = pdp_audit.audit_one_run(rows[:, 0], rows[:, 1], 1e-5, alpha=0.05)
+    (check,), (finding,) = run.checks, run.findings
+    assert check.ci[0] > 0.5 and finding.ci[0] >= check.ci[0]
