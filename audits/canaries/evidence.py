@@ -140,7 +140,14 @@ def canary_evidence(
     in_scores: np.ndarray, out_scores: np.ndarray, delta: float, claim_epsilon: float | None, seed: int
 ) -> tuple[Evidence, tuple[Page, ...]]:
     """The check of :func:`audit_canary_scores` and its pages (the assumptions and the membership statistics)."""
-    from pdp_audit.audits.canaries.membership import FPR_LEVELS, TPR_CONFIDENCE, auroc, thinned_roc, tpr_at_fpr
+    from pdp_audit.audits.canaries.membership import (
+        FPR_LEVELS,
+        TPR_CONFIDENCE,
+        auroc_of_counts,
+        roc_counts,
+        thinned_roc_of_counts,
+        tpr_at_fpr,
+    )
     from pdp_audit.verify.estimators.attack import pooled_rank_attack
 
     # a stream of its own (not default_rng(seed)): scores a user drew with the same small seed must not share the
@@ -150,8 +157,9 @@ def canary_evidence(
     stream = np.random.SeedSequence([seed, CANARY_STREAM])
     attack = pooled_rank_attack(in_scores, out_scores, delta, stream, sorted_scores=ranked)
     rates = [tpr_at_fpr(*ranked, f, presorted=True) for f in FPR_LEVELS]
-    area = auroc(*ranked, presorted=True)
-    fpr, tpr = thinned_roc(*ranked, presorted=True)
+    counts = roc_counts(*ranked)
+    area = auroc_of_counts(*counts)
+    fpr, tpr = thinned_roc_of_counts(*counts, in_scores.size, out_scores.size)
 
     def figure(alpha: float) -> Roc:
         bound = attack.epsilon_lower_bound_at(alpha)

@@ -77,11 +77,17 @@ def tpr_at_fpr(
 
 def auroc(in_scores, out_scores, presorted: bool = False) -> float:
     """The area under the empirical ROC (ties count one half), computed as scikit-learn's ``roc_auc_score`` does
-    (its ``roc_curve`` with ``drop_intermediate``: the corners of the ROC, then the trapezoidal rule), from the
-    counts of :func:`roc_counts` (one merge of the sorted scores instead of its own sort and label checks)."""
+    (:func:`auroc_of_counts`)."""
+    return auroc_of_counts(*roc_counts(_sorted(in_scores, presorted), _sorted(out_scores, presorted)))
+
+
+def auroc_of_counts(in_above: np.ndarray, out_above: np.ndarray) -> float:
+    """The AUROC from :func:`roc_counts` as scikit-learn's ``roc_auc_score`` computes it (its ``roc_curve`` with
+    ``drop_intermediate``: the corners of the ROC, then scipy's trapezoidal rule), the same bits, without its own
+    sort and label checks."""
     from scipy.integrate import trapezoid
 
-    tps, fps = (c.astype(float) for c in roc_counts(_sorted(in_scores, presorted), _sorted(out_scores, presorted)))
+    tps, fps = in_above.astype(float), out_above.astype(float)
     if fps.size > 2:  # drop the points collinear with their neighbours (they add no area)
         corner = (np.diff(fps, 2) != 0) | (np.diff(tps, 2) != 0)
         keep = np.flatnonzero(np.concatenate([[True], corner, [True]]))
@@ -104,8 +110,14 @@ def roc_counts(sorted_in: np.ndarray, sorted_out: np.ndarray) -> tuple[np.ndarra
 def thinned_roc(in_scores, out_scores, points: int = 400, presorted: bool = False) -> tuple[np.ndarray, np.ndarray]:
     """(FPR, TPR) of "score ≥ t" at every distinct score, kept at about ``points`` geometric FPRs (for a plot)."""
     pos, neg = _sorted(in_scores, presorted), _sorted(out_scores, presorted)
-    tps, fps = roc_counts(pos, neg)
-    tpr, fpr = np.concatenate([[0.0], tps / pos.size]), np.concatenate([[0.0], fps / neg.size])
+    return thinned_roc_of_counts(*roc_counts(pos, neg), pos.size, neg.size, points)
+
+
+def thinned_roc_of_counts(
+    in_above: np.ndarray, out_above: np.ndarray, n_in: int, n_out: int, points: int = 400
+) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`thinned_roc` from :func:`roc_counts` of ``n_in`` in- and ``n_out`` out-scores."""
+    tpr, fpr = np.concatenate([[0.0], in_above / n_in]), np.concatenate([[0.0], out_above / n_out])
     keep = np.unique(np.concatenate([np.searchsorted(fpr, np.geomspace(1e-7, 1, points)), [fpr.size - 1]]))
     keep = keep[keep < fpr.size]
     return fpr[keep], tpr[keep]
