@@ -9,9 +9,10 @@ started, the date and the code's version.  ``--write-docs`` then rewrites every 
     <!-- measured: NAME [FIELD] -->text<!-- /measured -->
 
 of the README and the docs from those records (FIELD: ``summary`` (default), ``wall``, ``cpu``, ``per_call``,
-``date``, ``load_1min``, ``cores``), so a duration in the docs is a record's rendering, never typed by hand.  A
+``date``, ``load_1min``, ``cores``, ``peak``: the command's peak resident memory), so a duration or a memory size in
+the docs is a record's rendering, never typed by hand.  A
 duration the product declares rather than measures (a time target) is a span ``<!-- seconds: pdp_audit.….NAME
--->text<!-- /seconds -->`` rendered from that constant.
+-->text<!-- /seconds -->`` rendered from that constant; a size it declares, ``<!-- bytes: … -->``.
 ``tests/test_measured_durations.py`` fails on a duration outside such a span, on a span that disagrees with its
 record, and on a help text that states a duration at all.
 
@@ -29,7 +30,6 @@ import json
 import os
 import platform
 import re
-import resource
 import shutil
 import subprocess
 import sys
@@ -61,12 +61,15 @@ DECLARED = (
 )
 #: a duration the product declares (a time target, not a measurement): rendered from the constant in seconds
 CONSTANT = re.compile(r"<!-- seconds: ([\w.]+) -->(.*?)<!-- /seconds -->", re.S)
+#: a size the product declares (what it budgets per item), rendered from the constant in bytes
+BYTES_CONSTANT = re.compile(r"<!-- bytes: ([\w.]+) -->(.*?)<!-- /bytes -->", re.S)
 
 
 @dataclass(frozen=True)
 class Measurement:
     """One thing the docs time.  ``command``: argv run in the prepared folder (``{python}`` is this interpreter,
-    ``{root}`` the checkout, for the test suite); or ``call``: a function returning seconds per call.  ``needs``:
+    ``{root}`` the checkout, for the test suite; ``files``: written into that folder first, name to text); or
+    ``call``: a function returning seconds per call.  ``needs``:
     modules that must import (else the measurement is skipped, said so); ``slow``: run only when named or with
     ``--slow``."""
 
@@ -78,6 +81,7 @@ class Measurement:
     slow: bool = False
     cwd_root: bool = False
     env: dict[str, str] = field(default_factory=dict)
+    files: dict[str, str] = field(default_factory=dict)
 
 
 def _diffprivlib_randomise() -> float:
@@ -177,6 +181,30 @@ def _best_per_call(fn: Callable[[], object], calls: int, repeats: int = 5) -> fl
 
 
 CLI = ("{python}", "-m", "pdp_audit.verify.cli")
+#: a sampler costing next to nothing a release (a Laplace shifted by 2: it fails a (1, 1e-5) claim), for the black
+#: box's memory at a large budget
+CHEAP_SAMPLER = {"cheap.py": """class Shifted:
+    def sample(self, world, size, rng):
+        return rng.laplace(2.0 if world == "D" else 0.0, 1.0, size=(size, 1))
+
+
+def make():
+    return Shifted()
+"""}
+#: the how-to's diffprivlib ``tools.mean`` on 50 values and its add/remove neighbour, as a black box's factory
+DIFFPRIVLIB_MEAN = {"dp_mean.py": """import numpy as np
+from diffprivlib import tools
+
+from pdp_audit.mechanisms.adapters.diffprivlib import ToolPair
+
+
+def make():
+    data = np.linspace(0.0, 1.0, 50)
+    return ToolPair(tools.mean, data, np.append(data, 1.0), epsilon=1.0, bounds=(0.0, 1.0))
+"""}
+PLUGIN_EXAMPLE = ("{python}", "-m", "pytest", "-q", "-p", "no:cacheprovider", "-m", "audit",
+                  "examples/test_my_mechanism.py")
+BLACKBOX_CHEAP = (*CLI, "blackbox", "cheap:make", "--claim-epsilon", "1", "--claim-delta", "1e-5", "--report", "none")
 MEASUREMENTS: tuple[Measurement, ...] = (
     Measurement("run-gaussian", "the README's first command: the Gaussian audit at its defaults",
                 (*CLI, "run", "gaussian")),
@@ -209,6 +237,19 @@ MEASUREMENTS: tuple[Measurement, ...] = (
                 (*CLI, "sweep", "examples/rw-figure-5.toml", "--report", "rw-figure-5.pdf"), slow=True),
     Measurement("lr-figure-3", "[LR] Figure 3 as a sweep (9 values of n)",
                 (*CLI, "sweep", "examples/lr-figure-3.toml", "--report", "lr-figure-3.pdf"), slow=True),
+    Measurement("plugin-peak-1e6", "the plugin's example tests at --audit-trials 1e6 (peak memory of pytest)",
+                (*PLUGIN_EXAMPLE, "--audit-trials", "1e6"), slow=True),
+    Measurement("plugin-peak-1e7", "the plugin's example tests at --audit-trials 1e7 (peak memory of pytest)",
+                (*PLUGIN_EXAMPLE, "--audit-trials", "1e7"), slow=True),
+    Measurement("blackbox-peak-1e6", "the black box on a cheap sampler at 1e6 releases a world (peak memory)",
+                (*BLACKBOX_CHEAP, "--trials", "1e6"), files=CHEAP_SAMPLER, slow=True),
+    Measurement("blackbox-peak-1e7", "the black box on a cheap sampler at 1e7 releases a world (peak memory)",
+                (*BLACKBOX_CHEAP, "--trials", "1e7"), files=CHEAP_SAMPLER, slow=True),
+    Measurement("blackbox-peak-1e8", "the black box on a cheap sampler at 1e8 releases a world (peak memory)",
+                (*BLACKBOX_CHEAP, "--trials", "1e8"), files=CHEAP_SAMPLER, slow=True),
+    Measurement("blackbox-diffprivlib-mean", "the black box on diffprivlib's tools.mean at the default budget",
+                (*CLI, "blackbox", "dp_mean:make", "--claim-epsilon", "1", "--claim-delta", "1e-5", "--report", "none"),
+                files=DIFFPRIVLIB_MEAN, needs=("diffprivlib",), slow=True),
     Measurement("test-suite", "the README's test command in the checkout",
                 ("{python}", "-m", "pytest", "-n", "auto", "-q", "-p", "no:cacheprovider"), slow=True, cwd_root=True),
     Measurement("diffprivlib-randomise", "one diffprivlib Laplace randomise call", call=_diffprivlib_randomise,
@@ -243,17 +284,20 @@ def machine() -> dict:
 def run_command(m: Measurement, folder: Path) -> dict:
     """Wall and CPU seconds of ``m.command`` (its own and its children's CPU: resource usage of the children)."""
     argv = [part.format(python=sys.executable, root=ROOT) for part in m.command]
-    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    for name, text in m.files.items():  # what the command needs beside the examples (a sampler's module)
+        (folder / name).write_text(text, encoding="utf-8")
     start = time.perf_counter()
     log = Path(tempfile.gettempdir()) / f"pdp-durations-{m.name}.log"  # what the command printed, for a look
     with open(log, "w", encoding="utf-8") as out:
-        done = subprocess.run(argv, cwd=ROOT if m.cwd_root else folder, stdout=out, stderr=subprocess.STDOUT,
-                              env={**os.environ, **m.env})
+        process = subprocess.Popen(argv, cwd=ROOT if m.cwd_root else folder, stdout=out, stderr=subprocess.STDOUT,
+                                   env={**os.environ, **m.env})
+        # wait4: this command's own usage, its reaped children's included (ru_maxrss: the largest of them, KiB)
+        _, status, usage = os.wait4(process.pid, 0)
+        process.returncode = os.waitstatus_to_exitcode(status)
     wall = time.perf_counter() - start
-    after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
     return {"command": " ".join(m.command).replace("{python}", "python"), "wall_s": round(wall, 2),
-            "cpu_s": round(cpu, 2), "exit_code": done.returncode}
+            "cpu_s": round(usage.ru_utime + usage.ru_stime, 2), "exit_code": process.returncode,
+            "peak_rss_mb": round(usage.ru_maxrss / 1024)}
 
 
 def measure(m: Measurement, folder: Path) -> dict | None:
@@ -318,6 +362,8 @@ def render(record: dict, part: str = "summary") -> str:
         return human_seconds(record["cpu_s"])
     if part == "per_call":
         return human_seconds(record["per_call_s"])
+    if part == "peak":
+        return f"{record['peak_rss_mb']} MB"
     if part in ("date", "load_1min", "cores"):
         return str(record[part])
     if part != "summary":
@@ -340,6 +386,11 @@ def declared_seconds(dotted: str) -> float:
     return float(getattr(importlib.import_module(module), name))
 
 
+def declared_bytes(dotted: str) -> str:
+    """The rendering of a size constant of pdp_audit named ``package.module.NAME`` (bytes): ``160 bytes``."""
+    return f"{declared_seconds(dotted):g} bytes"
+
+
 def write_docs(records: dict[str, dict], root: Path = ROOT) -> list[str]:
     """Rewrite every span of :data:`DOC_FILES` from ``records`` (and every declared constant's span from its
     value); the names of spans with no record."""
@@ -357,9 +408,12 @@ def write_docs(records: dict[str, dict], root: Path = ROOT) -> list[str]:
         suffix = f" {match.group(2)}" if match.group(2) else ""
         return f"<!-- measured: {name}{suffix} -->{render(records[name], part)}<!-- /measured -->"
 
+    def size(match: re.Match) -> str:
+        return f"<!-- bytes: {match.group(1)} -->{declared_bytes(match.group(1))}<!-- /bytes -->"
+
     for path in doc_paths(root):
         text = path.read_text(encoding="utf-8")
-        new = CONSTANT.sub(constant, SPAN.sub(replace, text))
+        new = BYTES_CONSTANT.sub(size, CONSTANT.sub(constant, SPAN.sub(replace, text)))
         if new != text:
             path.write_text(new, encoding="utf-8")
     return unknown

@@ -5,7 +5,8 @@
 only inside ``<!-- measured: NAME [PART] -->…<!-- /measured -->`` spans, which ``--write-docs`` renders from those
 records.  These tests fail on a duration typed outside a span (code blocks included: a comment such as "~10 s" is
 a claim a newcomer reads), on a span that disagrees with its record or names none, and on a help text that states
-a duration at all (``--help`` cannot carry a measurement's provenance).
+a duration at all (``--help`` cannot carry a measurement's provenance).  Memory sizes likewise: a record's ``peak``
+(the command's peak resident memory) or a size the product declares (``<!-- bytes: … -->``), never typed.
 """
 
 from __future__ import annotations
@@ -35,6 +36,10 @@ _NOT_DURATIONS = re.compile(r"(?:an?|a few|several) (?:s|h|second|secs?)")
 HELP_DURATION = re.compile(rf"{DURATION.pattern}|\((?:a few |several )?(?:seconds|minutes|hours)\b", re.I)
 
 
+#: a stated memory size: "158 MB", "1.5 GiB", "160 bytes" (a record's ``peak`` or a declared constant's span only)
+SIZE = re.compile(r"(?<![\w.])\d[\d.,]*\s?(?:[kKMGT]i?B|bytes)\b")
+
+
 @functools.cache
 def durations_module():
     """benchmarks/durations.py, loaded by its path (benchmarks/ is no package); registered first, as dataclasses
@@ -48,8 +53,36 @@ def durations_module():
 
 def stated_durations(text: str) -> list[str]:
     """The durations ``text`` states outside measured spans."""
-    bare = durations_module().CONSTANT.sub("", durations_module().SPAN.sub("", text))
+    durations = durations_module()
+    bare = durations.BYTES_CONSTANT.sub("", durations.CONSTANT.sub("", durations.SPAN.sub("", text)))
     return [m.group(0) for m in DURATION.finditer(bare) if not _NOT_DURATIONS.fullmatch(m.group(0))]
+
+
+def stated_sizes(text: str) -> list[str]:
+    """The memory sizes ``text`` states outside measured spans and declared constants' spans."""
+    durations = durations_module()
+    bare = durations.BYTES_CONSTANT.sub("", durations.CONSTANT.sub("", durations.SPAN.sub("", text)))
+    return SIZE.findall(bare)
+
+
+def test_the_size_pattern_sees_the_sizes_the_docs_used_to_type():
+    typed = ("(158 MB peak for the whole pytest process", "330 MB peak resident at 1e7", "about 160 bytes a release",
+             "capped at 1 GiB", "a 4.2GB file")
+    for text in typed:
+        assert stated_sizes(text), text
+    for text in ("1e6 releases", "MB of", "<!-- measured: plugin-peak-1e6 peak -->158 MB<!-- /measured -->",
+                 "<!-- bytes: pdp_audit.audits.blackbox.attack.MEMORY_PER_SCORE -->160 bytes<!-- /bytes -->"):
+        assert not stated_sizes(text), text
+
+
+def test_no_page_states_a_size_outside_a_span():
+    durations = durations_module()
+    typed = {
+        str(path.relative_to(ROOT)): found
+        for path in durations.doc_paths(ROOT)
+        if (found := stated_sizes(path.read_text(encoding="utf-8")))
+    }
+    assert not typed, f"sizes typed by hand (measure them in benchmarks/durations.py): {typed}"
 
 
 def test_the_pattern_sees_the_durations_the_docs_used_to_type():
@@ -97,6 +130,10 @@ def test_every_span_is_its_records_rendering():
                 wrong.append(f"{path.name}: {name} reads {text!r}, its record {rendered!r}")
         for match in durations.CONSTANT.finditer(path.read_text(encoding="utf-8")):
             declared = durations.human_seconds(durations.declared_seconds(match.group(1)))
+            if declared != match.group(2):
+                wrong.append(f"{path.name}: {match.group(1)} reads {match.group(2)!r}, the code declares {declared!r}")
+        for match in durations.BYTES_CONSTANT.finditer(path.read_text(encoding="utf-8")):
+            declared = durations.declared_bytes(match.group(1))
             if declared != match.group(2):
                 wrong.append(f"{path.name}: {match.group(1)} reads {match.group(2)!r}, the code declares {declared!r}")
     assert not wrong, "run `python benchmarks/durations.py --write-docs --no-run`: " + "; ".join(wrong)
