@@ -180,3 +180,21 @@ def test_on_the_shipped_examples_scores_the_f_dp_bound_is_at_least_the_eps_delta
     run = pdp_audit.audit_one_run(rows[:, 0], rows[:, 1], 1e-5, alpha=0.05)
     (check,), (finding,) = run.checks, run.findings
     assert check.ci[0] > 0.5 and finding.ci[0] >= check.ci[0]
+
+
+def test_the_curve_of_a_profile_is_below_the_gaussian_curve_and_close_to_it():
+    """Dong, Roth & Su's f from μ-GDP's own profile on a grid of 400 ε is ≤ G_μ (a weaker hypothesis) and within
+    1e-4 of it; in the recursion it rejects no more than G_μ (its p-value is at least G_μ's)."""
+    from pdp_audit.mechanisms.gaussian import whitened_delta
+    from pdp_audit.mechanisms.tradeoff import ProfileTradeoff
+
+    mu = 1.0
+    eps = np.linspace(0, 8, 400)
+    curve = ProfileTradeoff(eps, whitened_delta(eps, mu))
+    x = np.concatenate([np.geomspace(1e-8, 1e-2, 20), np.linspace(0.01, 1, 50)])
+    exact = special.ndtr(special.ndtri(1 - x) - mu)
+    assert np.all(curve(x) <= exact + 1e-12) and np.max(exact - curve(x)) < 1e-4
+    sets = [(100, 80), (300, 200)]
+    profile_p = F.claim_pvalue(1000, sets, 0.0, curve.inverse_blowup)
+    gaussian_p = F.claim_pvalue(1000, sets, mu)
+    assert gaussian_p <= profile_p <= 1.0 and profile_p < 1.5 * gaussian_p + 1e-3

@@ -53,6 +53,7 @@ def test_both_bounds_in_one_report(run_files, capsys):
     assert upper["verdict"] in ("pass", "inconclusive")
     assert lower["check"] == "one-run-epsilon" and lower["epsilon"] <= lower["fdp_epsilon"]
     assert both["gap"]["difference"] == pytest.approx(upper["exact_epsilon_high"] - lower["epsilon"])
+    assert both["curve"]["rejected"] is True  # a μ = 1 game is far from this configuration's curve
     assert [p["title"] for p in doc["pages"]][0].startswith("The training run")
     out = capsys.readouterr().out
     assert "Upper  accountant's claim (0.5, 1e-05)" in out and "Lower  canaries, one-run-epsilon" in out
@@ -82,3 +83,23 @@ def test_bad_deployments_are_one_line_before_any_work(run_files, capsys):
     (run_files / "bad.toml").write_text(DEPLOY.format(epsilon=0.5).replace("steps = 20", "steps = 0"))
     assert main([*ARGS, "--delta", "1e-5", "--dp-sgd", "bad.toml"]) == 2
     assert "steps" in capsys.readouterr().err
+
+
+def test_the_configurations_curve_is_not_rejected_by_canaries_without_signal():
+    """Scores independent of the coins cannot reject any curve (p = 1); scores of a μ = 1 Gaussian game reject the
+    curve of (σ, q, T) = (1.1, 0.01, 20), whose ε at 1e-5 is about 0.33 (μ-GDP with μ ≈ 0.05)."""
+    from types import SimpleNamespace
+
+    import pdp_audit
+    from pdp_audit.verify.training_run import curve_test
+
+    config = SimpleNamespace(
+        parameters={"noise_multiplier": 1.1, "sample_rate": 0.01, "steps": 20, "neighbours": "add-remove",
+                    "epsilon": 0.5, "exact_epsilon_high": 0.3312}  # fmt: skip
+    )
+    rng = np.random.default_rng(5)
+    bits = rng.random(2000) < 0.5
+    quiet = pdp_audit.audit_one_run(rng.standard_normal(2000), bits, 1e-5, alpha=0.05)
+    assert curve_test(quiet, config) == {"pvalue": 1.0, "rejected": False, "alpha": 0.05}
+    leaky = pdp_audit.audit_one_run(1.0 * bits + rng.standard_normal(2000), bits, 1e-5, alpha=0.05)
+    assert curve_test(leaky, config)["rejected"] is True

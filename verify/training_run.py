@@ -18,12 +18,16 @@ import dataclasses
 import math
 from typing import Any
 
+import numpy as np
+
 from pdp_audit.mechanisms.validation import InputError, shown
 from pdp_audit.reports.certified_claim import certified_claim
 from pdp_audit.reports.records import Page, Run
 from pdp_audit.verify.deployment import Deployment, deployment_config, load_deployment
 
 TITLE = "The training run: certified upper bound and the canaries' lower bound"
+#: Points of the ε grid of the configuration's profile, from 0 to CURVE_SPAN × the exact ε (at least CURVE_FLOOR).
+CURVE_POINTS, CURVE_SPAN, CURVE_FLOOR = 400, 4.0, 8.0
 
 
 def dp_sgd_deployment(path: str, delta: float) -> Deployment:
@@ -89,6 +93,30 @@ def gap(upper: float | None, lower: float) -> dict[str, Any]:
     }
 
 
+def curve_test(canary_run: Run, dp_run: Run) -> dict[str, Any] | None:
+    """The p-value of "the run is f-DP for the configuration's trade-off curve" from the one-run guesses of
+    ``canary_run`` (None for a two-column run): δ(ε) is the upper end of the FFT reference's certified bracket, the
+    larger of both directions, on a grid of ε (a supremum over fewer curves: a weaker hypothesis, module notes)."""
+    from pdp_audit.audits.canaries.fdp_one_run import claim_pvalue
+    from pdp_audit.audits.dp_sgd.evidence import reference
+    from pdp_audit.mechanisms import subsampled_gaussian as sg
+    from pdp_audit.mechanisms.tradeoff import ProfileTradeoff
+
+    (check,) = canary_run.checks
+    if check.id != "one-run-epsilon":
+        return None
+    p, details = dp_run.parameters, check.details
+    pair = sg.SubsampledGaussian(p["noise_multiplier"], p["sample_rate"], p["neighbours"])
+    ref = reference(pair, p["steps"], p["epsilon"])
+    top = max(CURVE_FLOOR, CURVE_SPAN * float(p.get("exact_epsilon_high") or p["epsilon"]))
+    epsilons = np.linspace(0.0, top, CURVE_POINTS)
+    deltas = [max(ref.delta_bounds(d, float(e))[1] for d in sg.DIRECTIONS) for e in epsilons]
+    curve = ProfileTradeoff(epsilons, deltas)
+    sets = [(sum(pair_), c) for pair_, c in zip(details["guesses"], details["correct"])]
+    pvalue = claim_pvalue(details["m"], sets, 0.0, curve.inverse_blowup)
+    return {"pvalue": pvalue, "rejected": pvalue <= canary_run.alpha, "alpha": canary_run.alpha}
+
+
 def training_run_report(canary_run: Run, dp_run: Run) -> Run:
     """The canary run with the page of both bounds first among its pages and ``parameters["dp_sgd"]`` (the upper
     side, the lower side and the gap).  The verdict and exit code stay the canaries' (the page states the
@@ -96,8 +124,15 @@ def training_run_report(canary_run: Run, dp_run: Run) -> Run:
     upper, lower = upper_side(dp_run), lower_side(canary_run)
     best_lower = max(lower["epsilon"], lower.get("fdp_epsilon", 0.0))
     reference = upper["exact_epsilon_high"]
-    summary = {"upper": upper, "lower": lower, "gap": gap(reference, lower["epsilon"])}
-    page = Page(TITLE, page_text(upper, lower, summary["gap"], best_lower), rows=page_rows(upper, lower))
+    summary = {
+        "upper": upper,
+        "lower": lower,
+        "gap": gap(reference, lower["epsilon"]),
+        "curve": curve_test(canary_run, dp_run),
+    }
+    page = Page(
+        TITLE, page_text(upper, lower, summary["gap"], best_lower), rows=page_rows(upper, lower, summary["curve"])
+    )
     parameters = {**canary_run.parameters, "dp_sgd": summary}
     return dataclasses.replace(canary_run, pages=(page, *canary_run.pages), parameters=parameters)
 
@@ -110,8 +145,8 @@ def _verdict_words(upper: dict[str, Any]) -> str:
     return said
 
 
-def page_rows(upper: dict[str, Any], lower: dict[str, Any]) -> tuple[str, ...]:
-    """The page's table: one row a bound, the upper ones first."""
+def page_rows(upper: dict[str, Any], lower: dict[str, Any], curve: dict[str, Any] | None = None) -> tuple[str, ...]:
+    """The page's table: one row a bound, the upper ones first, then the test of the configuration's curve."""
     low, high = upper["exact_epsilon_low"], upper["exact_epsilon_high"]
     rows = [
         f"Upper  accountant's claim ({upper['epsilon']:g}, {upper['delta']:g}): {_verdict_words(upper)} "
@@ -119,13 +154,17 @@ def page_rows(upper: dict[str, Any], lower: dict[str, Any]) -> tuple[str, ...]:
     ]
     if high is not None:
         rows.append(f"Upper  exact ε at δ = {upper['delta']:g} of the configuration: in [{low:.4g}, {high:.4g}]")
-    rows.append(
-        f"Lower  canaries, {lower['check']}: ε ≥ {lower['epsilon']:.4g} at confidence {lower['level']:.6g}"
-    )
+    rows.append(f"Lower  canaries, {lower['check']}: ε ≥ {lower['epsilon']:.4g} at confidence {lower['level']:.6g}")
     if "fdp_epsilon" in lower:
         rows.append(
             f"Lower  canaries, f-DP finding (Gaussian-shaped run): ε ≥ {lower['fdp_epsilon']:.4g} "
             f"(μ ≥ {lower['fdp_mu']:.4g})"
+        )
+    if curve is not None:
+        outcome = "REJECTED: INCONSISTENT with this run" if curve["rejected"] else "not rejected"
+        rows.append(
+            f"Both   the configuration's trade-off curve, tested by the canaries' guesses: {outcome} "
+            f"(p = {curve['pvalue']:.3g}, α = {curve['alpha']:g})"
         )
     return tuple(rows)
 

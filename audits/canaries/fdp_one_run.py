@@ -111,14 +111,17 @@ def mu_lower_bound(m: int, guesses: int, correct: int, alpha: float, family: Fam
     return _largest_rejected(lambda mu: rejects(m, guesses, correct, alpha, mu, family), 0.0, MU_MAX, MU_TOLERANCE)
 
 
-def smallest_rejecting_level(m: int, guesses: int, correct: int, mu: float, below: float = 1.0) -> float:
+def smallest_rejecting_level(
+    m: int, guesses: int, correct: int, mu: float, below: float = 1.0, family: Family = gaussian_inverse_blowup
+) -> float:
     """The smallest level τ ≤ ``below`` (on grids in log τ to 0.1%: a rejecting τ, never below the true one) at which
-    v = ``correct`` of k = ``guesses`` rejects μ-GDP; ``below`` itself if it does not reject there."""
-    if not rejects(m, guesses, correct, below, mu):
+    v = ``correct`` of k = ``guesses`` rejects the curve of parameter ``mu``; ``below`` itself if it does not reject
+    there."""
+    if not rejects(m, guesses, correct, below, mu, family):
         return below
 
     def rejected_at(log_ratio: np.ndarray) -> np.ndarray:
-        return rejects(m, guesses, correct, below * np.exp(-log_ratio), mu)
+        return rejects(m, guesses, correct, below * np.exp(-log_ratio), mu, family)
 
     # the largest −log(τ/below) rejected, i.e. the smallest τ, down to 1e-300
     return float(below * math.exp(-_largest_rejected(rejected_at, 0.0, -math.log(1e-300 / below), 1e-3)))
@@ -137,12 +140,13 @@ def best_mu(m: int, sets, alpha: float, family: Family = gaussian_inverse_blowup
     return best, index
 
 
-def claim_pvalue(m: int, sets, mu: float) -> float:
-    """The smallest α at which one of the guess ``sets`` rejects μ-GDP at α/len(sets): len(sets) times the smallest
-    rejecting level of a set (capped at 1); a set that does not reject below the smallest so far is not searched."""
+def claim_pvalue(m: int, sets, mu: float, family: Family = gaussian_inverse_blowup) -> float:
+    """The smallest α at which one of the guess ``sets`` rejects the curve of parameter ``mu`` (μ-GDP by default) at
+    α/len(sets): len(sets) times the smallest rejecting level of a set (capped at 1); a set that does not reject
+    below the smallest so far is not searched."""
     smallest = 1.0
     for k, v in sets:
-        smallest = smallest_rejecting_level(m, k, v, mu, below=smallest)
+        smallest = smallest_rejecting_level(m, k, v, mu, smallest, family)
     return min(1.0, len(sets) * smallest)
 
 

@@ -270,7 +270,7 @@ def _summary(run, args: argparse.Namespace) -> str:
     if dp_sgd is not None:  # canaries --dp-sgd: the first page's rows, the upper bound first
         from pdp_audit.verify.training_run import page_rows
 
-        line += "".join(f"\n  {row}" for row in page_rows(dp_sgd["upper"], dp_sgd["lower"]))
+        line += "".join(f"\n  {row}" for row in page_rows(dp_sgd["upper"], dp_sgd["lower"], dp_sgd["curve"]))
         return line
     for finding in run.findings or ():
         if finding.id == "one-run-fdp-epsilon":  # the f-DP one-run bound (Mahloujifar, Melis & Chaudhuri 2025)
