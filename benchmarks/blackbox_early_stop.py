@@ -3,10 +3,11 @@
 For each mechanism -- some of DP-Sniper's incorrect variants (:mod:`peer_mechanisms`) and a Laplace mechanism whose
 noise is a quarter of what its claim needs (it leaks 4x) -- the event test runs twice in this process on the same
 seed and budget: the fixed pass (the whole ``--trials``, Clopper–Pearson) and the pass in rounds stopped at
-α = 1e-6.  One JSON line per mechanism: the releases drawn per world by each (training, selection and fresh; the
-training and selection passes are the same in both), the fresh ones alone, their ratio, both bounds at α = 1e-6,
-both verdicts (refuted or not), why the stopped pass stopped, and the wall-clock seconds of each (the load beside
-them: the machine may be shared; the stopped pass runs first and pays the process's warm-up).
+α = 1e-6.  One JSON line per mechanism: the releases drawn per world by each (training, selection and fresh, a
+pilot's included), the fresh ones alone, their ratio, both bounds at α = 1e-6, both verdicts (refuted or not), why
+the stopped pass stopped and which stage decided (from 1e6 fresh releases a pilot attack runs first:
+:func:`pdp_audit.audits.blackbox.attack._staged_attack`), and the wall-clock seconds of each (the load beside them:
+the machine may be shared; the stopped pass runs first and pays the process's warm-up).
 
     python benchmarks/blackbox_early_stop.py                       # 4 mechanisms at 1e6 fresh releases per world
     python benchmarks/blackbox_early_stop.py --trials 8000000 --mechanisms SVT3   # the default budget
@@ -58,11 +59,10 @@ def _samplers(name: str):
 
 
 def run_one(name: str, trials: int, seed: int) -> dict:
-    from pdp_audit.audits.blackbox.attack import AttackOptions, blackbox_attack, default_train_trials
+    from pdp_audit.audits.blackbox.attack import AttackOptions, blackbox_attack
     from pdp_audit.audits.blackbox.events import selection_size
 
     sample_d, sample_dp, claimed = _samplers(name)
-    fixed_draws = default_train_trials(trials, "events") + selection_size(trials)
     row: dict = {"benchmark": "blackbox_early_stop", "mechanism": name, "claimed_epsilon": claimed, "trials": trials}
     for mode, stop_at in (("early", (claimed, ALPHA)), ("fixed", None)):  # the first pays the warm-up
         start = time.perf_counter()
@@ -71,13 +71,14 @@ def run_one(name: str, trials: int, seed: int) -> dict:
         attack = result.attack
         fresh = max(attack.n, attack.m)
         bound = result.epsilon_lower_bound_at(ALPHA)
+        before = getattr(attack, "before", 0)  # a staged attack's pilot, when the full attack ran after it
         row[mode] = {
             "fresh_per_world": fresh,
-            "releases_per_world": fixed_draws + fresh,
+            "releases_per_world": before + result.train_per_world + selection_size(result.test_per_world) + fresh,
             "bound_alpha_1e-6": round(bound, 4),
             "refuted": bound > claimed,
             "seconds": round(seconds, 1),
-            **({"stopped": attack.stopped, "rounds": attack.rounds} if stop_at else {}),
+            **({"stopped": attack.stopped, "rounds": attack.rounds, "stage": attack.stage} if stop_at else {}),
         }
     row["fresh_ratio"] = round(row["early"]["fresh_per_world"] / row["fixed"]["fresh_per_world"], 4)
     row["releases_ratio"] = round(row["early"]["releases_per_world"] / row["fixed"]["releases_per_world"], 4)

@@ -14,6 +14,7 @@ from scipy.stats import binom
 
 import pdp_audit
 from pdp_audit.audits.blackbox.anytime import FIRST_ROUND, GROWTH, AnytimeEventAttack, round_means
+from pdp_audit.audits.blackbox.attack import PILOT_TRAIN, STAGED_FROM
 from pdp_audit.audits.blackbox.events import Event, EventAttack
 from pdp_audit.reports.json_report import check_to_dict
 from pdp_audit.verify.cli.main import main
@@ -104,6 +105,20 @@ def test_the_fixed_budget_run_records_nothing_new():
     """early_stop=False is the run as it was: no record of rounds, the whole budget drawn."""
     check = _run(False).checks[0]
     assert "early_stop" not in check.details and "anytime" not in check.note
+
+
+def test_a_large_budget_is_staged_behind_a_pilot():
+    """From STAGED_FROM fresh releases a pilot attack runs first, at half the level: a clear violation is refuted by
+    it alone; a claim it cannot refute (here one that holds) is decided by the full attack, at the other half."""
+    budget = pdp_audit.BlackBoxBudget(early_stop=True)
+    run = pdp_audit.audit_blackbox(Shift(), 0.5, 0.0, trials=STAGED_FROM, seed=3, budget=budget)
+    record = run.checks[0].details["early_stop"]
+    assert run.verdict == "fail" and record["stage"] == "pilot" and record["stopped"] == "refuted"
+    assert run.checks[0].details["train_per_world"] == PILOT_TRAIN and max(record["fresh_drawn"].values()) < 10_000
+    run = pdp_audit.audit_blackbox(Shift(), 1.5, 0.0, trials=STAGED_FROM, seed=3, budget=budget)
+    record = run.checks[0].details["early_stop"]
+    assert run.verdict == "inconclusive" and record["stage"] == "full" and record["pilot_per_world"] > 0
+    assert record["stopped"] == "within-claim"
 
 
 @pytest.mark.slow  # worker processes start slowly on a loaded machine; the streams are keyed by round and block

@@ -21,7 +21,12 @@ successes) at level a/2 (a at δ = 0) then bounds p_g from below at every round 
     ε ≥ logit(lo(A_r − j, B_r; a/2))       for every round r simultaneously, with probability ≥ 1 − a,
 
 and Bonferroni over the K events (a = α/K) makes the largest of them an ε lower bound at level α at any round, in
-particular at one chosen by looking at the counts.
+particular at one chosen by looking at the counts.  The pass stops after the first round where that bound at the
+audit's α exceeds the claimed ε (``refuted``), where every event's share is shown below π(ε) at that level, so that
+no later round could refute the claim except with probability at most α (``within-claim``), or where the next round
+would exceed ``trials`` releases of a world (``budget``; its numbers are drawn apart from the releases, so stopping on
+them is no look at the labels).  The rounds' means sum to the λ of the fixed pass: a pass that never stops draws
+about as many releases as it.
 
 Half the level is kept for the budget's end.  The confidence sequence is wider than the exact interval at the same
 n (about 1.3× at 1e5 releases in an event: ``benchmarks/confidence_sequences.py``), which would cost the hardest
@@ -30,12 +35,11 @@ read after every round, and half to the exact test of the fixed pass (Clopper–
 read only when every round of the budget has been drawn -- the counts of the whole budget, N ~ Poisson(λ) as in the
 fixed pass, at a sample size fixed in advance.  The union bound over the two keeps the level, whatever the rounds at
 which the first was read; at the budget the bound is the larger of the two, the exact one at half the level (about
-3% wider than the fixed pass's at α = 1e-6).  The pass stops after the first round where that bound at the
-audit's α exceeds the claimed ε (``refuted``), where every event's share is shown below π(ε) at that level, so that
-no later round could refute the claim except with probability at most α (``within-claim``), or where the next round
-would exceed ``trials`` releases of a world (``budget``; its numbers are drawn apart from the releases, so stopping on
-them is no look at the labels).  The rounds' means sum to the λ of the fixed pass: a pass that never stops draws
-about as many releases as it.
+3% wider than the fixed pass's at α = 1e-6).
+
+A large budget is staged (:func:`pdp_audit.audits.blackbox.attack._staged_attack`): a small pilot attack, with its
+own training, selection and fresh streams, at half of α, and the full attack at the other half only when the pilot
+did not refute; the pass's ``share`` of the level says which half each spends.
 """
 
 from __future__ import annotations
@@ -80,19 +84,27 @@ class AnytimeEventAttack(EventAttack):
     """The fresh counts of the chosen events after the rounds drawn (``n``, ``m`` releases of D and D', of Poisson
     means ``mean_d`` = ``mean_dp``, the rounds' means summed), bounded by the confidence sequence (module docstring):
     ``horizon`` the Poisson mean of every round the budget allowed (the excess J is counted over it), ``rounds``
-    the rounds drawn, ``stopped`` why the pass stopped (:data:`STOPPED`), ``trials`` the budget, per world, and
-    ``complete`` whether every round of the budget was drawn (the exact test of the whole budget is then read too)."""
+    the rounds drawn, ``stopped`` why the pass stopped (:data:`STOPPED`), ``trials`` the budget, per world,
+    ``complete`` whether every round of the budget was drawn (the exact test of the whole budget is then read too),
+    and ``share`` the part of the level this pass may spend (1/2 for each stage of a staged attack:
+    :func:`pdp_audit.audits.blackbox.attack.blackbox_attack`), ``before`` the releases per world its earlier stage drew
+    (training, selection and fresh), ``stage`` which: ``single`` (no stages), ``pilot`` or ``full``."""
 
     horizon: float = 0.0
     rounds: int = 0
     stopped: str = "budget"
     trials: int = 0
     complete: bool = False
+    share: float = 1.0
+    before: int = 0
+    stage: str = "single"
 
     def event_bound(self, hits_for: int, hits_against: int, mean_for: float, mean_against: float, a: float) -> float:
         """logit(lo) + log(μ/λ), lo the larger of the confidence sequence's lower end lo(A − j, B; b/2) and, once the
         budget is complete, the exact one (Clopper–Pearson, A − j of A + B at b/2): the event's share of the favoured
-        world (b = a/2 and j the excess allowance at δ > 0, else b = a and j = 0; module docstring)."""
+        world (b = a/2 and j the excess allowance at δ > 0, else b = a and j = 0; module docstring), a taken at this
+        pass's ``share`` of it."""
+        a = a * self.share
         excess = 0
         if self.delta > 0:
             a = a / 2
@@ -112,7 +124,7 @@ class AnytimeEventAttack(EventAttack):
         """The δ lower bound at ``epsilon``: the largest δ whose excess allowance still lets the confidence sequence
         reject ε (level split a/2 to the excess, a/4 to the sequence, as :meth:`event_bound` at δ > 0), over the
         events; 0 if none."""
-        a = alpha / (2 * max(len(self.events), 1))
+        a = alpha * self.share / (2 * max(len(self.events), 1))
         pi = 1 / (1 + math.exp(-epsilon))
         best = 0.0
         for hits_for, hits_against, _, _ in self._oriented():
@@ -133,16 +145,25 @@ class AnytimeEventAttack(EventAttack):
     def within_claim(self, epsilon: float, alpha: float) -> bool:
         """Every event's share of the world it favours is below π(ε) at level α/K (the upper end of its confidence
         sequence, from all its releases): no later round refutes ε except with probability at most α."""
-        a = alpha / max(len(self.events), 1)
+        a = alpha * self.share / max(len(self.events), 1)
         pi = 1 / (1 + math.exp(-epsilon))
         return all(binomial_upper(kf, kf + ka, a) < pi for kf, ka, _, _ in self._oriented())
 
 
-def bound_events_anytime(fresh: dict, statistic, budget: tuple, stop_at: tuple, running: tuple = (None, None)):
+def bound_events_anytime(
+    fresh: dict,
+    statistic,
+    budget: tuple,
+    stop_at: tuple,
+    running: tuple = (None, None),
+    stage: tuple = ("blackbox", 1.0),
+):
     """The fresh pass in rounds (module docstring): ``fresh`` world → the fresh blocks of
     :mod:`pdp_audit.audits.blackbox.events`, ``statistic`` the frozen :class:`~pdp_audit.audits.blackbox.events.
     EventStatistic`, ``budget`` = (trials, delta, seed), ``stop_at`` = (the claimed ε, the audit's α), ``running``
-    = (executor, progress bar or None).  Returns the :class:`AnytimeEventAttack` of the rounds drawn."""
+    = (executor, progress bar or None), ``stage`` = (the streams' prefix, the share of α this pass may spend).
+    Returns the :class:`AnytimeEventAttack` of the rounds drawn."""
+    prefix, share = stage
     trials, delta, seed = budget
     epsilon, alpha = stop_at
     executor, bar = running
@@ -151,20 +172,21 @@ def bound_events_anytime(fresh: dict, statistic, budget: tuple, stop_at: tuple, 
     events = statistic.events
     hits = {w: np.zeros(len(events) + 1, dtype=np.int64) for w in worlds}
     drawn, stopped, rounds = 0.0, "budget" if events else "no-events", 0
-    attack = _attack(events, hits, delta, (drawn, horizon), (rounds, stopped, trials))
+    attack = _attack(events, hits, delta, (drawn, horizon), (rounds, stopped, trials), share=share)
     means = round_means(horizon) if events else []
     for r, mean in enumerate(means):
-        sizes = {w: int(block_rng(seed, f"blackbox/rounds/{w}", r).poisson(mean)) for w in worlds}
+        sizes = {w: int(block_rng(seed, f"{prefix}/rounds/{w}", r).poisson(mean)) for w in worlds}
         if any(hits[w][-1] + sizes[w] > trials for w in worlds):
             break
         for w in worlds:
             work = EventHits(fresh[w], statistic.score, events)
-            for block in iter_blocks(work, sizes[w], seed, f"blackbox/fresh/{w}/{r}", executor):
+            for block in iter_blocks(work, sizes[w], seed, f"{prefix}/fresh/{w}/{r}", executor):
                 hits[w] += block[0]
                 if bar is not None:
                     bar.update(int(block[0, -1]))
         drawn, rounds = drawn + mean, r + 1
-        attack = _attack(events, hits, delta, (drawn, horizon), (rounds, "budget", trials), rounds == len(means))
+        state = (rounds, "budget", trials)
+        attack = _attack(events, hits, delta, (drawn, horizon), state, rounds == len(means), share)
         if attack.epsilon_lower_bound_at(alpha * STOP_MARGIN) > epsilon:
             stopped = "refuted"
         elif attack.within_claim(epsilon, alpha):
@@ -177,10 +199,11 @@ def bound_events_anytime(fresh: dict, statistic, budget: tuple, stop_at: tuple, 
     return dataclasses.replace(attack, stopped=stopped)
 
 
-def _attack(events, hits: dict, delta: float, means: tuple, state: tuple, complete: bool = False):
+def _attack(events, hits: dict, delta: float, means: tuple, state: tuple, complete: bool = False, share: float = 1.0):
     (drawn, horizon), (rounds, stopped, trials) = means, state
     d, dp = hits["D"], hits["D'"]
     return AnytimeEventAttack(
         events, tuple(int(h) for h in d[:-1]), tuple(int(h) for h in dp[:-1]), int(d[-1]), int(dp[-1]), delta,
         drawn, drawn, True, horizon=horizon, rounds=rounds, stopped=stopped, trials=trials, complete=complete,
+        share=share,
     )

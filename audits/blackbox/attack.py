@@ -28,6 +28,7 @@ outputs proves that no better test exists.
 
 from __future__ import annotations
 
+import dataclasses
 from concurrent.futures import Executor
 from dataclasses import dataclass, field
 from typing import Callable
@@ -339,6 +340,8 @@ class AttackOptions:
     #: (the claimed ε, the audit's α): the event test's fresh pass drawn in rounds and stopped once decided
     #: (:mod:`pdp_audit.audits.blackbox.anytime`); None: the whole budget in one pass
     stop_at: tuple[float, float] | None = None
+    #: the streams' prefix and the share of α of one stage of a staged attack (:func:`_staged_attack`)
+    stage: tuple[str, float] = ("blackbox", 1.0)
 
 
 @dataclass(frozen=True)
@@ -410,20 +413,24 @@ def blackbox_attack(
     as do worlds of different dimensions.  ``progress``: a bar of the releases drawn on stderr (on a terminal), named
     by the pass drawing them (training, selection, fresh)."""
     train_trials = default_train_trials(trials, options.statistic) if train_trials is None else int(train_trials)
+    if options.stop_at is not None and options.stage[1] == 1 and trials >= STAGED_FROM:
+        if options.statistic.startswith("events"):
+            return _staged_attack((sample_d, sample_dprime), (trials, train_trials, delta, seed), progress, options)
     executor = options.executor
+    prefix = options.stage[0]
     worlds = ((sample_d, "D"), (sample_dprime, "D'"))
     selection = selection_size(trials) if options.statistic.startswith("events") else 0
     with _progress_bar(2 * (train_trials + trials + selection), progress) as bar:
         train, first = [], None
         _stage(bar, "training")
         for sampler, world in worlds:
-            blocks = iter_blocks(_Releases(sampler, world), train_trials, seed, f"blackbox/train/{world}", executor)
+            blocks = iter_blocks(_Releases(sampler, world), train_trials, seed, f"{prefix}/train/{world}", executor)
             releases, first = _training_releases(_counted(blocks, bar), world, first)
             train.append(releases)
         chosen, validation = "logistic", ()
         if options.statistic in ("events", "events-numbers"):
             numbers = options.statistic == "events-numbers"
-            running = (executor, bar, options.stop_at)
+            running = (executor, bar, options.stop_at, options.stage)
             return _event_attack(worlds, train, first, (trials, delta, seed, numbers), running)
         if options.statistic == "select":
             statistic, accuracy, chosen, bounds = select_statistic(*train, first, delta, seed)
@@ -439,6 +446,44 @@ def blackbox_attack(
         ]
     bound = pooled_rank_attack(scores[0], scores[1], delta, seed)
     return BlackBoxAttack(bound, train_trials, trials, first[0], accuracy, chosen, validation, statistic)
+
+
+#: A stopped attack (``stop_at``) on at least this many fresh releases per world is staged: a pilot first ...
+STAGED_FROM = 1_000_000
+#: ... learning from at most this many releases per world, its events bounded on at most this many fresh ones
+#: (its selection pass a quarter of that), the pilot and the full attack each at half the level.
+PILOT_TRAIN, PILOT_TRIALS = 50_000, 250_000
+
+
+def _staged_attack(samplers: tuple, budget: tuple, progress: bool, options: AttackOptions) -> BlackBoxAttack:
+    """A pilot attack at half the level (streams ``blackbox/pilot/…``: training, selection and fresh releases apart
+    from the full attack's), and only when it does not refute the claim the full attack at the other half (streams
+    ``blackbox/…``).  The claim is refuted at α when either refutes it at α/2 (a union bound over two independent
+    tests: each bounds ε at its half whenever it stops), so a clear violation costs the pilot's releases, not the
+    budget's.  ``budget`` = (trials, train_trials, delta, seed)."""
+    trials, train_trials, delta, seed = budget
+    pilot = blackbox_attack(
+        *samplers,
+        min(trials, PILOT_TRIALS),
+        delta,
+        seed,
+        progress,
+        train_trials=min(train_trials, PILOT_TRAIN),
+        options=dataclasses.replace(options, stage=("blackbox/pilot", 0.5)),
+    )
+    if pilot.attack.stopped == "refuted":
+        return dataclasses.replace(pilot, attack=dataclasses.replace(pilot.attack, stage="pilot"))
+    full = blackbox_attack(
+        *samplers,
+        trials,
+        delta,
+        seed,
+        progress,
+        train_trials=train_trials,
+        options=dataclasses.replace(options, stage=("blackbox", 0.5)),
+    )
+    before = pilot.train_per_world + selection_size(pilot.test_per_world) + max(pilot.attack.n, pilot.attack.m)
+    return dataclasses.replace(full, attack=dataclasses.replace(full.attack, before=before, stage="full"))
 
 
 def _event_attack(worlds, train, first, budget: tuple, running) -> BlackBoxAttack:
@@ -460,7 +505,7 @@ def _event_attack(worlds, train, first, budget: tuple, running) -> BlackBoxAttac
     from pdp_audit.audits.blackbox.features import number_structure
 
     trials, delta, seed, numbers = budget
-    executor, bar, stop_at = running
+    executor, bar, stop_at, stage = running
     if numbers:
         train = [number_structure(t) for t in train]
     learners = {
@@ -475,7 +520,7 @@ def _event_attack(worlds, train, first, budget: tuple, running) -> BlackBoxAttac
     selection = tuple(
         _filled(
             _counted(
-                iter_blocks(CandidateScores(fresh[w], scores), selected, seed, f"blackbox/select/{w}", executor), bar
+                iter_blocks(CandidateScores(fresh[w], scores), selected, seed, f"{stage[0]}/select/{w}", executor), bar
             ),
             selected,
         )
@@ -491,7 +536,7 @@ def _event_attack(worlds, train, first, budget: tuple, running) -> BlackBoxAttac
     else:
         from pdp_audit.audits.blackbox.anytime import bound_events_anytime
 
-        attack = bound_events_anytime(fresh, frozen, (trials, delta, seed), stop_at, (executor, bar))
+        attack = bound_events_anytime(fresh, frozen, (trials, delta, seed), stop_at, (executor, bar), stage)
     validation = tuple((k, v[0]) for k, v in predicted.items())
     return BlackBoxAttack(attack, len(train[0]), trials, first[0], float("nan"), chosen, validation, frozen)
 

@@ -190,6 +190,8 @@ def _stopping_details(attack) -> dict:
             "max_per_world": attack.trials,
             "rounds": attack.rounds,
             "stopped": attack.stopped,
+            "stage": attack.stage,
+            **({"pilot_per_world": attack.before} if attack.stage == "full" else {}),
         }
     }
 
@@ -334,7 +336,14 @@ def _stopping_note(attack) -> str:
         "budget": "at the budget",
         "no-events": "before any round: no event was chosen",
     }[attack.stopped]
-    return (
+    stage = {
+        "single": "",
+        "pilot": " A pilot attack (its own training, selection and fresh releases, at half the level) refuted the "
+        "claim; the full attack was not run.",
+        "full": f" A pilot attack ({attack.before:,} releases per world, half the level) did not refute the claim; "
+        "this attack, at the other half, decides.",
+    }[attack.stage]
+    return stage + (
         f" The fresh releases were drawn in {attack.rounds} Poisson round{'s' if attack.rounds != 1 else ''} of at "
         f"most {attack.trials:,} per world in all, and the pass stopped {why}; each event's share is bounded by an "
         "anytime-valid confidence sequence (a beta-binomial mixture, Robbins 1970) instead of the exact test, valid at "
