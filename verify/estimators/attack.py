@@ -496,8 +496,12 @@ class PooledRankAttack:
         x0 = math.log(lam_a / lam_b)  # logit π₀ at ε = 0
         top = x0 + _MAX_LOGIT_SPAN
 
+        seen: dict[float, float] = {}  # Brent's method starts at the walk's bracket ends and returns a point it tried
+
         def excess(x: float) -> float:
-            return ramp_tail_bound(t, sizes, weights, x, c) - log_gamma
+            if x not in seen:
+                seen[x] = ramp_tail_bound(t, sizes, weights, x, c) - log_gamma
+            return seen[x]
 
         lo, step = min(max(guess, x0), top), 0.02
         if excess(lo) > 0:  # the guess is rejected too little: walk down to a point that is rejected
