@@ -89,6 +89,9 @@ MAX_ABS_VALUE = 1e100
 
 #: Data files read once by :func:`pinned_bytes`, by resolved path: while pinned, every reader parses these bytes.
 _PINNED: dict[str, bytes] = {}
+#: Tables parsed from pinned bytes by :func:`table_shape` (header, values), by resolved path: handed over to the
+#: next :func:`load_csv` of the file (and forgotten then, or when the file is unpinned).
+_PARSED: dict[str, tuple[list[str], np.ndarray]] = {}
 
 
 @contextmanager
@@ -115,6 +118,7 @@ def pinned_bytes(path: str | Path) -> Iterator[bytes]:
         yield content
     finally:
         _PINNED.pop(key, None)
+        _PARSED.pop(key, None)
 
 
 def _check_data_file(path: Path) -> None:
@@ -138,9 +142,11 @@ def load_csv(path: str | Path, target_column: str | None = None) -> Dataset:
     Anything that cannot be read faithfully is one :class:`InputError` naming ``--data``, the line and the column.
     """
     path = Path(path)
-    if os.path.realpath(path) not in _PINNED:
+    key = os.path.realpath(path)
+    if key not in _PINNED:
         _check_data_file(path)
-    header, values = _read_table(path)
+    parsed = _PARSED.pop(key, None) if key in _PINNED else None
+    header, values = parsed if parsed is not None else _read_table(path)
     if not np.all(np.isfinite(values)):
         row, column = (int(i) for i in np.argwhere(~np.isfinite(values))[0])
         raise InputError(
@@ -170,6 +176,18 @@ def load_csv(path: str | Path, target_column: str | None = None) -> Dataset:
             )
     description = f"user CSV {path.name}: {len(values)} rows, {values.shape[1]} feature columns"
     return Dataset(path.stem, values, target, description, tuple(columns))
+
+
+def table_shape(path: str | Path) -> list[int]:
+    """[rows, columns] of the numeric table of ``path``, every column counted, as :func:`load_csv` reads it (its
+    errors too).  While the file is pinned the parsed table is kept for the next :func:`load_csv` of it, which
+    then parses nothing: a certificate's fingerprint and its audit read a large file once.  That reader owns the
+    array (it is handed over, not shared): nothing another reader does can change it."""
+    dataset = load_csv(path)
+    key = os.path.realpath(path)
+    if key in _PINNED:
+        _PARSED[key] = (list(dataset.columns), dataset.features)
+    return list(dataset.features.shape)
 
 
 def check_width(path: str | Path, features: np.ndarray, most: int) -> None:

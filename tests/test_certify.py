@@ -292,3 +292,31 @@ def test_a_certificate_states_resolved_parameters_never_null():
         "lam": 0.25,
         "loss": "logistic",
     }
+
+
+def test_the_certificate_and_its_audit_parse_the_data_file_once(tmp_path, monkeypatch):
+    """The fingerprint's parse of the pinned CSV is handed to the audit (one parse, not two), and the certificate
+    is byte for byte the one of two parses."""
+    from pdp_audit.mechanisms import datasets
+
+    class Forgetful(dict):  # the cache that keeps nothing: every reader parses, as before
+        def __setitem__(self, key, value) -> None:
+            pass
+
+    toml = gaussian_example(tmp_path, budget="trials = 2e4")
+    parses = []
+    read_table = datasets._read_table
+    monkeypatch.setattr(datasets, "_read_table", lambda path: parses.append(path) or read_table(path))
+    outputs = []
+    for name in ("once", "twice"):
+        folder = tmp_path / name
+        folder.mkdir()
+        parses.clear()
+        if name == "twice":
+            monkeypatch.setattr(datasets, "_PARSED", Forgetful())
+        out = folder / "certificate.json"
+        assert main(["certify", str(toml), "--report", "none", "--json", str(out), "--quiet"]) == 0
+        assert len(parses) == (1 if name == "once" else 2)
+        assert not datasets._PARSED  # nothing kept once the file is unpinned
+        outputs.append(out.read_bytes())
+    assert outputs[0] == outputs[1]

@@ -19,10 +19,10 @@ def data_fingerprint(config: Any) -> tuple[str, str | None, str | None, list[int
     """(source, name, sha256, shape) of the data the run uses: ``file``, ``shipped`` or ``generated``."""
     data = getattr(config, "data", None)
     if data is not None:
-        from pdp_audit.mechanisms.datasets import load_csv, pinned_bytes
+        from pdp_audit.mechanisms.datasets import pinned_bytes, table_shape
 
         with pinned_bytes(data) as content:  # the pinned bytes when certifying: those the audit parses
-            shape = list(load_csv(data).features.shape)
+            shape = table_shape(data)  # pinned by the certification: its audit then reads this parse
             return "file", data, hashlib.sha256(content).hexdigest(), shape
     name = getattr(config, "dataset", None)
     if getattr(config, "synthetic", None) is not None:  # drawn by the audit itself, whatever the dataset's default
