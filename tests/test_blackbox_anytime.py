@@ -121,6 +121,22 @@ def test_a_large_budget_is_staged_behind_a_pilot():
     assert record["stopped"] == "within-claim"
 
 
+def test_a_time_limit_stops_the_fresh_pass_after_a_round():
+    """A limit that has passed when the first round is read: the run stops there and reports what it supports."""
+    budget = pdp_audit.BlackBoxBudget(train_trials=20_000, time_limit=1e-9)
+    run = pdp_audit.audit_blackbox(Shift(), 1.0, 0.0, trials=400_000, seed=3, budget=budget)  # ε = 1: undecided
+    record = run.checks[0].details["early_stop"]
+    assert run.verdict == "inconclusive" and record["stopped"] == "time-limit" and record["rounds"] == 1
+    assert "at the time limit" in run.checks[0].note
+
+
+def test_a_time_limit_out_of_range_is_one_line(capsys):
+    argv = ["blackbox", "leaky_mech:leaky", "--claim-epsilon", "1", "--claim-delta", "0", "--time-limit", "0"]
+    assert main(argv) == 2  # refused before the target is imported
+    err = capsys.readouterr().err.strip()
+    assert "--time-limit" in err and "> 0" in err and len(err.splitlines()) == 1
+
+
 @pytest.mark.slow  # worker processes start slowly on a loaded machine; the streams are keyed by round and block
 def test_worker_processes_give_the_numbers_of_one_process():
     one = json.dumps(check_to_dict(_run(True).checks[0]), sort_keys=True)

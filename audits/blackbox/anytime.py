@@ -46,6 +46,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
+import time
 from dataclasses import dataclass
 
 import numpy as np
@@ -63,7 +64,8 @@ GROWTH = 1.5
 #: 1e-6: :func:`pdp_audit.verify.estimators.stats.pvalue_by_inversion`) is at most α when the pass says refuted.
 STOP_MARGIN = 0.999
 #: Why a pass stopped (``no-events``: the selection chose no event, so no fresh release could bound ε).
-STOPPED = ("refuted", "within-claim", "budget", "no-events")
+#: ``time-limit``: the run's time limit passed (``--time-limit``).
+STOPPED = ("refuted", "within-claim", "budget", "no-events", "time-limit")
 
 
 def round_means(total: float) -> list[float]:
@@ -160,12 +162,14 @@ def bound_events_anytime(
 ):
     """The fresh pass in rounds (module docstring): ``fresh`` world → the fresh blocks of
     :mod:`pdp_audit.audits.blackbox.events`, ``statistic`` the frozen :class:`~pdp_audit.audits.blackbox.events.
-    EventStatistic`, ``budget`` = (trials, delta, seed), ``stop_at`` = (the claimed ε, the audit's α), ``running``
+    EventStatistic`, ``budget`` = (trials, delta, seed), ``stop_at`` = (the claimed ε, the audit's α, and optionally
+    a deadline on :func:`time.monotonic`, after which no further round is drawn), ``running``
     = (executor, progress bar or None), ``stage`` = (the streams' prefix, the share of α this pass may spend).
     Returns the :class:`AnytimeEventAttack` of the rounds drawn."""
     prefix, share = stage
     trials, delta, seed = budget
-    epsilon, alpha = stop_at
+    epsilon, alpha, *rest = stop_at
+    deadline = rest[0] if rest else None
     executor, bar = running
     horizon = poisson_mean_within(trials)
     worlds = ("D", "D'")
@@ -191,6 +195,8 @@ def bound_events_anytime(
             stopped = "refuted"
         elif attack.within_claim(epsilon, alpha):
             stopped = "within-claim"
+        elif deadline is not None and time.monotonic() > deadline:
+            stopped = "time-limit"
         if stopped != "budget":
             break
     if bar is not None:  # the bar counted the whole budget

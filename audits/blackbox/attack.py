@@ -337,9 +337,9 @@ class AttackOptions:
 
     statistic: str = DEFAULT_STATISTIC
     executor: Executor | None = None
-    #: (the claimed ε, the audit's α): the event test's fresh pass drawn in rounds and stopped once decided
-    #: (:mod:`pdp_audit.audits.blackbox.anytime`); None: the whole budget in one pass
-    stop_at: tuple[float, float] | None = None
+    #: (the claimed ε, the audit's α[, a deadline on time.monotonic]): the event test's fresh pass drawn in rounds
+    #: and stopped once decided (:mod:`pdp_audit.audits.blackbox.anytime`); None: the whole budget in one pass
+    stop_at: tuple | None = None
     #: the streams' prefix and the share of α of one stage of a staged attack (:func:`_staged_attack`)
     stage: tuple[str, float] = ("blackbox", 1.0)
 
@@ -471,7 +471,7 @@ def _staged_attack(samplers: tuple, budget: tuple, progress: bool, options: Atta
         train_trials=min(train_trials, PILOT_TRAIN),
         options=dataclasses.replace(options, stage=("blackbox/pilot", 0.5)),
     )
-    if pilot.attack.stopped == "refuted":
+    if pilot.attack.stopped in ("refuted", "time-limit"):
         return dataclasses.replace(pilot, attack=dataclasses.replace(pilot.attack, stage="pilot"))
     full = blackbox_attack(
         *samplers,

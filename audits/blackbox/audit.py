@@ -60,7 +60,9 @@ def audit_blackbox(
         drawn (the numbers do not depend on it; the samplers must then be picklable); ``early_stop`` -- the event
         test's fresh releases drawn in rounds and the pass stopped once the claim is refuted or every event is shown
         within it at ``alpha``, ``trials`` the maximum (the check's details record the releases drawn and why it
-        stopped; False: the whole budget, ``--no-early-stop``).
+        stopped; False: the whole budget, ``--no-early-stop``); ``time_limit`` -- seconds after which the fresh
+        releases stop and the run reports what they support (``--time-limit``; the result then depends on the
+        machine's speed).
 
     Returns:
       The decided :class:`~pdp_audit.reports.records.Run` with one check, ``blackbox-attack``; or the exact fail
@@ -118,6 +120,7 @@ def run_blackbox(config: BlackBoxAuditConfig, progress: bool = False) -> Run:
         statistic,
         *checked_place(workers, config.scheduler, config.dask_local),
         early_stop=config.early_stop,
+        time_limit=config.time_limit,
     )
     pair = config.target
     if isinstance(pair, tuple) and len(pair) == 2 and all(callable(f) for f in pair):

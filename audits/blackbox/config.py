@@ -19,7 +19,7 @@ from pdp_audit.audits.blackbox.defaults import (
     SEARCH_TRIALS,
     STATISTICS,
 )
-from pdp_audit.verify.core.config import PAIR_OPTIONS, AuditConfig, Option, option, options
+from pdp_audit.verify.core.config import PAIR_OPTIONS, POSITIVE, AuditConfig, Option, option, options
 from pdp_audit.verify.core.dask_cluster import DASK_LOCAL, SCHEDULER
 
 #: The claim and budget of ``blackbox``, in the order ``pdp-audit blackbox --help`` lists them.
@@ -75,6 +75,16 @@ _CLAIM_AND_BUDGET = (
         table="audit",
         flag="--no-early-stop" if EARLY_STOP else None,
     ),
+    Option(
+        "time_limit",
+        "float",
+        None,
+        "seconds from the start after which the fresh releases stop, > 0: the run reports what the releases drawn "
+        "by then support (drawn in rounds as with --early-stop, whose anytime-valid bound keeps α; the result then "
+        "depends on the machine's speed)",
+        range=POSITIVE,
+        table="audit",
+    ),
 )
 
 #: Where the blocks of releases are drawn: worker processes, or Dask (the options of ``sweep``, declared once).
@@ -88,7 +98,7 @@ PLACE_OPTIONS = (
     SCHEDULER,
     DASK_LOCAL,
 )
-_EPSILON, _DELTA, _TRIALS, _TRAIN, _SEED, _ALPHA, _STATISTIC, _EARLY_STOP = _CLAIM_AND_BUDGET
+_EPSILON, _DELTA, _TRIALS, _TRAIN, _SEED, _ALPHA, _STATISTIC, _EARLY_STOP, _TIME_LIMIT = _CLAIM_AND_BUDGET
 _WORKERS, _SCHEDULER, _DASK_LOCAL = PLACE_OPTIONS
 
 
@@ -109,6 +119,7 @@ class BlackBoxAuditConfig(AuditConfig):
     alpha: float = option(_ALPHA)
     statistic: str | None = option(_STATISTIC)
     early_stop: bool = option(_EARLY_STOP)
+    time_limit: float | None = option(_TIME_LIMIT)
     workers: int = option(_WORKERS)
     scheduler: str | None = option(_SCHEDULER)
     dask_local: int | None = option(_DASK_LOCAL)

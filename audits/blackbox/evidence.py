@@ -4,6 +4,7 @@ cannot reach worker processes) and the decided evidence."""
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass
 from typing import Any, Callable
 
@@ -94,6 +95,8 @@ class BlackBoxBudget:
       early_stop: the event test's fresh releases drawn in rounds and the pass stopped as soon as the claim is refuted
         or every event is shown within it at α, ``trials`` the maximum (an anytime-valid bound:
         :mod:`pdp_audit.audits.blackbox.anytime`); False: the whole budget in one pass (``--no-early-stop``).
+      time_limit: seconds from the start of the attack after which its fresh releases stop (drawn in rounds, as with
+        ``early_stop``: the bound at the stopping time keeps its level), > 0, or None: no limit.
     """
 
     train_trials: int | None = None
@@ -102,6 +105,7 @@ class BlackBoxBudget:
     scheduler: str | None = None
     dask_local: int | None = None
     early_stop: bool = EARLY_STOP
+    time_limit: float | None = None
 
 
 def blackbox_checks(
@@ -139,7 +143,10 @@ def blackbox_checks(
     def sample(world: str, size: int, rng: np.random.Generator):
         return (sample_d if world == "D" else sample_dprime)(size, rng)
 
-    stop_at = (float(epsilon), float(alpha)) if budget.early_stop and alpha is not None else None
+    stop_at = None
+    if (budget.early_stop or budget.time_limit is not None) and alpha is not None:
+        deadline = None if budget.time_limit is None else time.monotonic() + budget.time_limit
+        stop_at = (float(epsilon), float(alpha), deadline)
     try:
         _check_attack_memory(sample_d, train_trials, trials, budget.statistic)  # before the probes' draws
         why = check_rng_discipline(sample, checked_blackbox_releases)
@@ -335,11 +342,13 @@ def _stopping_note(attack) -> str:
         "within-claim": "once every event was shown within the claim",
         "budget": "at the budget",
         "no-events": "before any round: no event was chosen",
+        "time-limit": "at the time limit",
     }[attack.stopped]
     stage = {
         "single": "",
-        "pilot": " A pilot attack (its own training, selection and fresh releases, at half the level) refuted the "
-        "claim; the full attack was not run.",
+        "pilot": " A pilot attack (its own training, selection and fresh releases, at half the level) "
+        + ("refuted the claim" if attack.stopped == "refuted" else "reached the time limit")
+        + "; the full attack was not run.",
         "full": f" A pilot attack ({attack.before:,} releases per world, half the level) did not refute the claim; "
         "this attack, at the other half, decides.",
     }[attack.stage]
