@@ -137,6 +137,16 @@ def test_a_time_limit_out_of_range_is_one_line(capsys):
     assert "--time-limit" in err and "> 0" in err and len(err.splitlines()) == 1
 
 
+@pytest.mark.parametrize("flag", [["--early-stop"], ["--time-limit", "60"]])
+@pytest.mark.parametrize("other", [["--search", "patterns"], ["--report", "r.pdf"]])
+def test_stopping_flags_with_a_search_or_a_report_are_one_line(flag, other, capsys):
+    """The search's and the report's attacks draw the whole budget (the witness re-counts it): refused, not ignored."""
+    argv = ["blackbox", "leaky_mech:leaky", "--claim-epsilon", "1", "--claim-delta", "0", *flag, *other]
+    assert main(argv) == 2
+    err = capsys.readouterr().err.strip()
+    assert flag[0] in err and len(err.splitlines()) == 1
+
+
 @pytest.mark.slow  # worker processes start slowly on a loaded machine; the streams are keyed by round and block
 def test_worker_processes_give_the_numbers_of_one_process():
     one = json.dumps(check_to_dict(_run(True).checks[0]), sort_keys=True)

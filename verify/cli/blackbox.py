@@ -147,6 +147,10 @@ def command_blackbox(args: argparse.Namespace) -> int:
     from pdp_audit.reports.json_report import check_to_dict
 
     config = configured(args)
+    if blackbox_search.wanted(args) and (args.early_stop or args.time_limit is not None):
+        flag = "--early-stop" if args.early_stop else "--time-limit"
+        raise InputError(f"{flag} stops a plain run's fresh pass; --search, --witness and --report draw the whole "
+                         "budget")
     if blackbox_search.wanted(args):  # the whole search in the child: its outcome holds the user's objects
         target = f"target: the code of {shown(args.target)}"
         return in_user_process(lambda: blackbox_search.command(args, module_file, load_factory), target)
