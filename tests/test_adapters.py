@@ -262,3 +262,27 @@ def test_diffprivlib_binary_certifies_and_run_at_a_larger_epsilon_fails(dpl):
     correct = pdp_audit.audit_pair(pair(1.0), 1.1, 1e-3, trials=TRIALS)
     assert correct.exit_code == 0, pdp_audit.describe(correct)
     _misdeclared(pair, (1.1, 1e-3), (1.2, 2.0))
+
+
+def test_adapter_pairs_reach_worker_processes(dp, dpl):
+    """A slow adapter pair is drawn on the available cores only if it pickles: an OpenDP measurement travels as
+    OpenDP's own serialisation (its pointers do not pickle), a diffprivlib mechanism at its default random_state
+    without its system entropy source (the worker gets its own).  Audited on two named workers, each passes."""
+    import pickle
+
+    from pdp_audit.mechanisms.adapters.diffprivlib import MechanismPair
+    from pdp_audit.mechanisms.adapters.opendp import MeasurementPair
+
+    laplace = dp.m.make_laplace(dp.atom_domain(T=float, nan=False), dp.absolute_distance(T=float), scale=1.0)
+    vector = dp.m.make_laplace(dp.vector_domain(dp.atom_domain(T=float, nan=False)), dp.l1_distance(T=float), scale=1.0)
+    pairs = {
+        "opendp": MeasurementPair(laplace, 0.0, 1.0, batched=vector),
+        "diffprivlib": MechanismPair(dpl.Laplace(epsilon=1.0, sensitivity=1.0), 0.0, 1.0, seeded=False),
+    }
+    for name, pair in pairs.items():
+        copy = pickle.loads(pickle.dumps(pair))
+        outputs = copy.sample("D", 1000, None)
+        assert outputs.shape == (1000, 1) and len(set(outputs[:, 0])) == 1000, name
+        assert (copy.privacy_loss(outputs) == pair.privacy_loss(outputs)).all(), name
+        run = pdp_audit.audit_pair(pair, 1.3, 1e-2, trials=TRIALS, workers=2)
+        assert run.exit_code == 0, (name, pdp_audit.describe(run))

@@ -277,6 +277,7 @@ def test_getting_started_runs_the_readmes_quickstarts_as_written():
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
     started = (DOCS / "getting-started.md").read_text(encoding="utf-8")
     pairs = [
+        (("## Install", "## Three quickstarts", "bash"), ("# pdp-audit", "## What it does", "bash")),
         (("**1. Certify", "**2. Test", "bash"), ("## Quickstart 1", "## Quickstart 2", "bash")),
         (("**2. Test", "**3. Run", "python"), ("## Quickstart 2", "## Quickstart 3", "python")),
         (("**3. Run", "## A tour", "bash"), ("## Quickstart 3", "## Documentation", "bash")),

@@ -42,6 +42,9 @@ from __future__ import annotations
 import copy
 import inspect
 import math
+import random
+from dataclasses import dataclass
+from typing import Callable
 
 import numpy as np
 
@@ -94,6 +97,21 @@ class MechanismPair:
         drawing._rng = drawing.random_state  # what randomise draws from (set once, in __init__, by the library)
         return drawing
 
+    def __getstate__(self) -> dict:
+        """What a worker process receives: the mechanisms without their system entropy source (``random.SystemRandom``,
+        diffprivlib's default, has no state to pickle); the worker gives each its own (:meth:`__setstate__`).  A
+        seeded pair replaces the source at every draw anyway."""
+        state = dict(self.__dict__)
+        state["mechanism"] = _without_system_source(self.mechanism)
+        state["worlds"] = {world: _without_system_source(m) for world, m in self.worlds.items()}
+        return state
+
+    def __setstate__(self, state: dict) -> None:
+        state = dict(state)
+        state["mechanism"] = _with_system_source(state["mechanism"])
+        state["worlds"] = {world: _with_system_source(m) for world, m in state["worlds"].items()}
+        self.__dict__.update(state)
+
     def sample(self, world: str, size: int, rng: np.random.Generator) -> np.ndarray:
         mechanism = self._drawing(world, rng)
         value = None if self.kind == "Exponential" else self.values[world]
@@ -104,6 +122,22 @@ class MechanismPair:
 
     def privacy_loss(self, outputs: np.ndarray) -> np.ndarray:
         return self._loss(np.atleast_2d(np.asarray(outputs, dtype=float))[:, 0])
+
+
+def _without_system_source(mechanism):
+    """A copy of ``mechanism`` whose system entropy source is a marker (None), for pickling."""
+    if not isinstance(getattr(mechanism, "_rng", None), random.SystemRandom):
+        return mechanism
+    bare = copy.copy(mechanism)
+    bare._rng = None
+    return bare
+
+
+def _with_system_source(mechanism):
+    """``mechanism`` given a system entropy source of this process where it was sent without one."""
+    if getattr(mechanism, "_rng", False) is None and getattr(mechanism, "random_state", None) is None:
+        mechanism._rng = random.SystemRandom()
+    return mechanism
 
 
 def _world_mechanism(mechanism, kind: str, value):
@@ -121,7 +155,7 @@ def _world_mechanism(mechanism, kind: str, value):
 
 
 def _law(mechanism, kind: str, value, value_prime):
-    """o ↦ log p_D(o) − log p_D'(o) of the library's sampler (:mod:`.diffprivlib_laws`)."""
+    """o ↦ log p_D(o) − log p_D'(o) of the library's sampler (:mod:`.diffprivlib_laws`), a picklable callable."""
     law = LAWS[kind]
     if law == "exponential":
         return _table_loss(_exponential_table(mechanism, value, value_prime))
@@ -129,18 +163,38 @@ def _law(mechanism, kind: str, value, value_prime):
         return _table_loss(_binary_table(mechanism, value, value_prime))
     v, v_prime, scale = float(value), float(value_prime), noise_scale(mechanism)
     if law == "gaussian":
-        return lambda o: ((o - v_prime) ** 2 - (o - v) ** 2) / (2 * scale**2)
+        return _Loss(_gaussian_loss, (v, v_prime, scale))
     if law in ("laplace", "geometric"):
-        return lambda o: laws.laplace_loss(o, v, v_prime, scale)
+        return _Loss(laws.laplace_loss, (v, v_prime, scale))
     bounds = (float(mechanism.lower), float(mechanism.upper))
     if law == "truncated":
-        return lambda o: laws.truncated_laplace_loss(o, v, v_prime, scale, *bounds)
-    return lambda o: laws.bounded_domain_loss(o, v, v_prime, scale, *bounds)
+        return _Loss(laws.truncated_laplace_loss, (v, v_prime, scale, *bounds))
+    return _Loss(laws.bounded_domain_loss, (v, v_prime, scale, *bounds))
+
+
+@dataclass(frozen=True)
+class _Loss:
+    """``function(o, *args)``: a loss with its parameters bound, which pickles (a closure would not, and a pair goes
+    to worker processes by pickling)."""
+
+    function: Callable[..., np.ndarray]
+    args: tuple
+
+    def __call__(self, o: np.ndarray) -> np.ndarray:
+        return self.function(o, *self.args)
+
+
+def _gaussian_loss(o: np.ndarray, v: float, v_prime: float, scale: float) -> np.ndarray:
+    return ((o - v_prime) ** 2 - (o - v) ** 2) / (2 * scale**2)
+
+
+def _table_lookup(o: np.ndarray, table: np.ndarray) -> np.ndarray:
+    return table[o.astype(int)]
 
 
 def _table_loss(table: np.ndarray):
     """The loss of a release that is an index into ``table`` (a candidate, a label)."""
-    return lambda o: table[o.astype(int)]
+    return _Loss(_table_lookup, (table,))
 
 
 def _exponential_table(mechanism, utility, utility_prime) -> np.ndarray:

@@ -25,6 +25,10 @@ by the library's own accounting).  That the library draws each coordinate as it 
 ours: ``loss-consistency`` checks the draws against the scalar measurement's loss like any other; the audit is then
 of the batched measurement's draws (the pair's ``batched`` names it).
 
+**Workers.**  A pair goes to worker processes (a slow measurement is drawn on the available cores) through OpenDP's
+own ``dp.serialize``/``dp.deserialize``: a measurement built from the library's constructors pickles; one OpenDP
+cannot serialise (a user-defined function inside it) is drawn in one process, which the audit says.
+
 **The claim** (:attr:`MeasurementPair.claim`): (ε, 0) from a pure map; from a zCDP map, the ε OpenDP's own
 ``make_zCDP_to_approxDP`` gives at the δ asked for.  A deployment may claim something else (a margin: without a
 noise view that replays the sampler, a loss with an atom exactly at ε, as Laplace's, is inconclusive).
@@ -114,6 +118,31 @@ class MeasurementPair:
         argument = value if self.scalar else list(np.asarray(value).tolist())
         rows = [self.measurement(argument) for _ in range(int(size))]
         return np.asarray(rows, dtype=float).reshape(int(size), self.output_dim)
+
+    def __getstate__(self) -> dict:
+        """What a worker process receives: the measurements in OpenDP's own serialisation (a ``Measurement`` holds
+        pointers pickle cannot carry; ``dp.serialize`` records the constructors and their arguments) and the optional
+        features enabled here, which the worker enables before rebuilding them."""
+        import opendp.mod as mod
+        import opendp.prelude as dp
+
+        state = dict(self.__dict__)
+        try:
+            state["measurement"] = dp.serialize(self.measurement)
+            state["batched"] = None if self.batched is None else dp.serialize(self.batched)
+        except Exception as err:  # noqa: BLE001 - a measurement OpenDP cannot serialise cannot go to a worker
+            raise TypeError(f"OpenDP cannot serialize the measurement: {err}") from None
+        state["opendp_features"] = sorted(mod.GLOBAL_FEATURES)
+        return state
+
+    def __setstate__(self, state: dict) -> None:
+        import opendp.prelude as dp
+
+        state = dict(state)
+        dp.enable_features(*state.pop("opendp_features"))
+        state["measurement"] = dp.deserialize(state["measurement"])
+        state["batched"] = None if state["batched"] is None else dp.deserialize(state["batched"])
+        self.__dict__.update(state)
 
     def privacy_loss(self, outputs: np.ndarray) -> np.ndarray:
         """log p_D(o) − log p_D'(o) of the law the output measure names (module notes)."""
