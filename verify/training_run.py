@@ -124,15 +124,9 @@ def training_run_report(canary_run: Run, dp_run: Run) -> Run:
     upper, lower = upper_side(dp_run), lower_side(canary_run)
     best_lower = max(lower["epsilon"], lower.get("fdp_epsilon", 0.0))
     reference = upper["exact_epsilon_high"]
-    summary = {
-        "upper": upper,
-        "lower": lower,
-        "gap": gap(reference, lower["epsilon"]),
-        "curve": curve_test(canary_run, dp_run),
-    }
-    page = Page(
-        TITLE, page_text(upper, lower, summary["gap"], best_lower), rows=page_rows(upper, lower, summary["curve"])
-    )
+    stated_gap, curve = gap(reference, lower["epsilon"]), curve_test(canary_run, dp_run)
+    summary = {"upper": upper, "lower": lower, "gap": stated_gap, "curve": curve}
+    page = Page(TITLE, page_text(upper, lower, stated_gap, best_lower), rows=page_rows(upper, lower, curve))
     parameters = {**canary_run.parameters, "dp_sgd": summary}
     return dataclasses.replace(canary_run, pages=(page, *canary_run.pages), parameters=parameters)
 
