@@ -1,4 +1,5 @@
-"""Anytime-valid confidence sequences for a binomial rate: intervals that hold at every sample size at once.
+"""Anytime-valid confidence sequences -- of a binomial rate (a mixture martingale) and of a bounded mean (betting):
+intervals that hold at every sample size at once.
 
 A fixed-n interval (Clopper–Pearson) covers the rate at the one sample size it was computed for; re-read after
 every block of draws, and the run stopped the first time it excludes a value, it excludes the true rate far more
@@ -30,6 +31,9 @@ p0/(1 − p0)) exceeds 1 when s ≥ n p0), so coupling a Bernoulli(p) sequence b
 probability under any p ≤ p0 is at most that under p0, at most α.  The lower end is non-decreasing in the successes
 at fixed failures (tested), which lets a caller subtract an allowance from the successes (the δ excess of the event
 test, :mod:`pdp_audit.audits.blackbox.events`) and keep the bound valid.
+
+Bounded means (:func:`betting_interval`, :func:`log_hedged_capital`): the hedged betting capital of Waudby-Smith &
+Ramdas (2023, JRSS-B, §4), described beside its code below.
 """
 
 from __future__ import annotations
@@ -118,3 +122,80 @@ def binomial_sequence(successes: float, trials: float, alpha: float, prior: floa
     """(lo, hi): the confidence sequence's interval at ``trials`` draws; over every ``trials`` of one run of draws at
     once, it holds the rate with probability ≥ 1 − ``alpha`` (Ville's inequality; module docstring)."""
     return binomial_lower(successes, trials, alpha, prior), binomial_upper(successes, trials, alpha, prior)
+
+
+# --- Bounded means: the betting confidence sequence -------------------------------------------------------------
+#
+# Waudby-Smith & Ramdas (2023), "Estimating means of bounded random variables by betting", JRSS-B 86(1), §4: for
+# X_1, X_2, … in [0, 1] with conditional mean m, the capital of a gambler betting a predictable fraction λ_i on X_i
+# exceeding m, K⁺_t(m) = Π (1 + λ⁺_i(m)(X_i − m)), and of one betting on it falling short, K⁻_t(m) =
+# Π (1 − λ⁻_i(m)(X_i − m)), are nonnegative martingales under m (each factor has conditional mean 1 and is
+# ≥ 1 − c > 0 with λ⁺_i ≤ c/m, λ⁻_i ≤ c/(1 − m)); so is the hedged capital K_t(m) = ½K⁺_t(m) + ½K⁻_t(m) (their §4.2,
+# θ = ½), and by Ville's inequality {m : K_t(m) < 1/α} holds the mean at every t at once with probability ≥ 1 − α.
+# The bets are their predictable plug-in (their eq. (26)): λ_i = min(√(2 log(2/α) / (σ̂²_{i−1} i log(1 + i))), c),
+# c = ½, with μ̂_i = (½ + Σ_{j≤i} X_j)/(i + 1) and σ̂²_i = (¼ + Σ_{j≤i} (X_j − μ̂_j)²)/(i + 1).
+
+#: The largest bet a unit of capital may stake, as a fraction of what the mean allows (their c).
+BET_CAP = 0.5
+
+
+def predictable_bets(x: np.ndarray, alpha: float) -> np.ndarray:
+    """The predictable plug-in bets λ_1 … λ_t of the draws ``x`` (in [0, 1]): λ_i reads X_1 … X_{i−1} only."""
+    x = np.asarray(x, dtype=float)
+    t = np.arange(1, x.size + 1)
+    means = (0.5 + np.cumsum(x)) / (t + 1)  # μ̂_i
+    variances = (0.25 + np.cumsum((x - means) ** 2)) / (t + 1)  # σ̂²_i
+    previous = np.concatenate([[0.25], variances[:-1]])  # σ̂²_{i−1}
+    return np.minimum(np.sqrt(2 * math.log(2 / alpha) / (previous * t * np.log1p(t))), BET_CAP)
+
+
+def log_hedged_capital(x: np.ndarray, means: np.ndarray, alpha: float) -> np.ndarray:
+    """log K_t(m) of the hedged capital process for every t (rows) and every candidate mean m of ``means``
+    (columns); the draws ``x`` in [0, 1], the bets :func:`predictable_bets` at ``alpha``."""
+    x = np.asarray(x, dtype=float)[:, None]
+    m = np.asarray(means, dtype=float)[None, :]
+    bets = predictable_bets(x[:, 0], alpha)[:, None]
+    with np.errstate(divide="ignore"):
+        up = np.cumsum(np.log1p(np.minimum(bets, BET_CAP / m) * (x - m)), axis=0)
+        down = np.cumsum(np.log1p(-np.minimum(bets, BET_CAP / (1 - m)) * (x - m)), axis=0)
+    return np.logaddexp(up, down) - math.log(2)
+
+
+def betting_interval(x: np.ndarray, alpha: float, grid: int = 1024) -> tuple[float, float]:
+    """The betting confidence sequence's interval after all the draws ``x`` (in [0, 1]) at level ``alpha``.
+
+    In a cell [g, h] of candidate means K⁺ falls and K⁻ rises with m (each factor does), so K(m) ≥ ½K⁺(h) + ½K⁻(g)
+    there: a cell where that bound reaches 1/α holds no point of the sequence's set.  The capital is evaluated at
+    ``grid`` + 1 points of [0, 1], then again at ``grid`` + 1 points of the first and of the last cell left open, and
+    the interval runs from the first open sub-cell to the end of the last (a resolution of 1/grid²)."""
+    _check(0, 0, alpha)
+    x = np.asarray(x, dtype=float)
+    if x.size == 0:
+        return 0.0, 1.0
+    bets = predictable_bets(x, alpha)
+    cells = _open_cells(x, bets, np.linspace(0.0, 1.0, grid + 1), -math.log(alpha))
+    if not cells:  # every cell excluded: the sequence has failed here (probability ≤ α); report the mean
+        mean = float(x.mean())
+        return mean, mean
+    first = _open_cells(x, bets, np.linspace(*cells[0], grid + 1), -math.log(alpha))
+    last = _open_cells(x, bets, np.linspace(*cells[-1], grid + 1), -math.log(alpha))
+    return (first or cells)[0][0], (last or cells)[-1][1]
+
+
+def _open_cells(x: np.ndarray, bets: np.ndarray, points: np.ndarray, level: float) -> list[tuple[float, float]]:
+    """The cells [points[k], points[k + 1]] whose lower bound on log K stays below ``level`` (in order)."""
+    inner = np.clip(points, 1e-12, 1 - 1e-12)  # the caps c/m and c/(1 − m) at the ends
+    up, down = np.empty(points.size), np.empty(points.size)
+    for at in range(0, points.size, _CHUNK):  # (draws × points) at most _CHUNK points wide: bounded memory
+        m = inner[None, at : at + _CHUNK]
+        with np.errstate(divide="ignore"):
+            up[at : at + _CHUNK] = np.log1p(np.minimum(bets[:, None], BET_CAP / m) * (x[:, None] - m)).sum(axis=0)
+            down[at : at + _CHUNK] = np.log1p(-np.minimum(bets[:, None], BET_CAP / (1 - m)) * (x[:, None] - m)).sum(
+                axis=0
+            )
+    floor = np.logaddexp(up[1:], down[:-1]) - math.log(2)
+    return [(float(points[k]), float(points[k + 1])) for k in np.flatnonzero(floor < level)]
+
+
+#: Candidate means evaluated at once (memory of draws × _CHUNK floats).
+_CHUNK = 64
