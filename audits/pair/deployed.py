@@ -392,7 +392,8 @@ def _certify_own(deployment, code_version: str, blackbox_checks: Any, where: str
         people = individuals(where, pair, kind, factory.qualname)
         # the workers are chosen before the draws where a budget is stated (its statement names them), else after
         # the pair's rng probe (pair_checks.MainPass)
-        place = pair_workers(guarded, budget.workers, timed=True) if progress and kind == "white-box" else None
+        white = kind == "white-box"
+        place = pair_workers(guarded, budget.workers, timed=True, loss=white) if progress else None
         if progress:
             stated = stated_budget(guarded, kind, budget, len(people), place)
             print(f"pdp-audit certify: {stated}", file=sys.stderr, flush=True)
@@ -400,7 +401,7 @@ def _certify_own(deployment, code_version: str, blackbox_checks: Any, where: str
 
         def workers() -> int:
             if not chosen:
-                chosen.append(pair_workers(guarded, budget.workers).workers)
+                chosen.append(pair_workers(guarded, budget.workers, loss=white).workers)
             return chosen[0]
 
         evidence = pair_evidence(guarded, kind, budget, False, blackbox_checks, (progress, workers))
@@ -451,15 +452,17 @@ def pair_evidence(
     running: tuple = (False, 1),
 ) -> list:
     """The evidence ``pdp_audit.audit_pair`` (white-box) or ``pdp_audit.audit_blackbox`` (black-box, through
-    ``blackbox_checks``, in this process) decides; ``running``: (progress, the white-box pass's workers: a number or
-    a function choosing them, :class:`pdp_audit.verify.evidence.pair_checks.MainPass`)."""
+    ``blackbox_checks(samplers, ε, δ, trials, seed, progress, workers=…)``) decides; ``running``: (progress, the
+    workers of the pass: a number or a function choosing them, :class:`pdp_audit.verify.evidence.pair_checks.MainPass`
+    white-box, the black box's releases otherwise)."""
     from pdp_audit.verify.evidence.pair_checks import MainPass, validated_dp_checks
 
     progress, workers = running
     claim = (budget.epsilon, budget.delta, budget.trials, budget.seed)
     if kind == "white-box":
         return validated_dp_checks(pair, *claim, per_instance, drawing=MainPass(progress, workers))
-    return blackbox_checks(tuple(_samplers(pair)), *claim, progress)
+    chosen = workers() if callable(workers) else workers
+    return blackbox_checks(tuple(_samplers(pair)), *claim, progress, workers=chosen)
 
 
 def _shippable(pair: Any, workers: Any) -> int:
@@ -477,9 +480,21 @@ def _shippable(pair: Any, workers: Any) -> int:
 
 def _samplers(pair: Any, loss: bool = False) -> list:
     """One ``(size, rng)`` function per world: ``sample``, followed by ``privacy_loss`` with ``loss``."""
-    if loss:
-        return [lambda n, rng, w=world: pair.privacy_loss(pair.sample(w, n, rng)) for world in ("D", "D'")]
-    return [lambda n, rng, w=world: pair.sample(w, n, rng) for world in ("D", "D'")]
+    return [WorldSampler(pair, world, loss) for world in ("D", "D'")]
+
+
+@dataclass(frozen=True)
+class WorldSampler:
+    """``(size, rng) -> pair.sample(world, size, rng)`` (its losses with ``loss``): a sampler of one world that
+    pickles where the pair does, so worker processes can draw it (a lambda could not be sent)."""
+
+    pair: Any
+    world: str
+    loss: bool = False
+
+    def __call__(self, size: int, rng: Any) -> Any:
+        releases = self.pair.sample(self.world, size, rng)
+        return self.pair.privacy_loss(releases) if self.loss else releases
 
 
 @dataclass(frozen=True)
@@ -492,12 +507,13 @@ class PairWorkers:
     cost: float | None = None
 
 
-def pair_workers(pair: Any, workers: int | None, timed: bool = False) -> PairWorkers:
+def pair_workers(pair: Any, workers: int | None, timed: bool = False, loss: bool = True) -> PairWorkers:
     """``workers`` where the user named them, else chosen by the rule the black box follows
     (:func:`pdp_audit.verify.evidence.user_audits.chosen_workers`): the available cores for a pair whose ``sample``
-    and ``privacy_loss`` cost at least ``PARALLEL_FROM_S`` a release and that pickles, one process otherwise.  The
-    pair is timed only where that decides (or ``timed``: a budget to state); a pair that raises while timed gets one
-    process (its checks say why).  The numbers never depend on the workers."""
+    and ``privacy_loss`` (``sample`` alone without ``loss``: a black-box pair) cost at least ``PARALLEL_FROM_S`` a
+    release and that pickles, one process otherwise.  The pair is timed only where that decides (or ``timed``: a
+    budget to state); a pair that raises while timed gets one process (its checks say why).  The numbers never depend
+    on the workers."""
     from pdp_audit.verify.evidence.user_audits import available_cores, chosen_workers, sampler_cost
 
     if workers is not None and not timed:
@@ -505,20 +521,19 @@ def pair_workers(pair: Any, workers: int | None, timed: bool = False) -> PairWor
     if workers is None and not timed and available_cores() < 2:
         return PairWorkers(1, "Workers: one process -- this process may run on one core only.")
     try:
-        cost = sampler_cost(_samplers(pair, loss=True))
+        cost = sampler_cost(_samplers(pair, loss=loss))
     except MalformedPair:
         return PairWorkers(1 if workers is None else int(workers), "")
     if workers is not None:
         return PairWorkers(int(workers), "", cost)
-    chosen, why = chosen_workers(pair, cost, "the pair (sample and privacy_loss)")
+    chosen, why = chosen_workers(pair, cost, "the pair (sample and privacy_loss)" if loss else "the sampler")
     return PairWorkers(chosen, why, cost)
 
 
 def stated_budget(pair: GuardedPair, kind: str, budget: PairAuditConfig, individuals: int, place=None) -> str:
     """What certify says before it draws: the releases per world, the cost of one (``sample`` and, white-box,
     ``privacy_loss``, timed on up to 2,000 per world), the minutes they make and, white-box, the workers of the pass
-    (``place``, a :class:`PairWorkers` with its cost) and why.  A black-box pair is drawn as the black box draws, in
-    this process."""
+    (``place``, a :class:`PairWorkers` with its cost) and why; a black-box pair's ``sample`` alone is timed."""
     from pdp_audit.verify.evidence.user_audits import duration, per_release, sampler_cost
 
     try:

@@ -59,11 +59,18 @@ class AuditKind:
 def _certify_own(deployment: Any, progress: bool = False) -> Run:
     """A user's ``module:factory``: its pair decided by ``audit_pair``'s checks, a sampler-only pair by the
     black-box audit's (``progress``: the budget stated and a bar on stderr)."""
-    from pdp_audit.audits.blackbox.evidence import blackbox_checks
     from pdp_audit.audits.pair.deployed import certify_own
     from pdp_audit.reports.json_report import code_version
 
-    return certify_own(deployment, code_version(), blackbox_checks, progress)
+    return certify_own(deployment, code_version(), _blackbox_evidence, progress)
+
+
+def _blackbox_evidence(samplers: tuple, epsilon, delta, trials, seed, progress: bool, workers: int = 1) -> list:
+    """The black-box audit's evidence of a sampler-only pair, its releases drawn by ``workers`` processes (the
+    numbers do not depend on them)."""
+    from pdp_audit.audits.blackbox.evidence import BlackBoxBudget, blackbox_checks
+
+    return blackbox_checks(samplers, epsilon, delta, trials, seed, progress, BlackBoxBudget(workers=workers))
 
 
 def _run_joint(config: PairAuditConfig, progress: bool = False) -> Run:
