@@ -147,6 +147,25 @@ def test_stopping_flags_with_a_search_or_a_report_are_one_line(flag, other, caps
     assert flag[0] in err and len(err.splitlines()) == 1
 
 
+#: End-to-end runs of a claim that holds exactly (Laplace(1) against Laplace(0) of scale 1 claimed 1-DP) at LOOSE,
+#: and the refutations allowed: P(Binomial(RUNS, LOOSE) > this) ≤ 1e-6.
+RUNS = 200
+RUNS_ALLOWED = int(binom.isf(1e-6, RUNS, LOOSE))
+
+
+@pytest.mark.slow  # 200 whole audits (training, selection and the stopped pass)
+def test_a_claim_that_holds_is_refuted_at_most_at_its_level_end_to_end():
+    """The whole pipeline stopped on what it sees -- the events chosen, the rounds read, the stop -- refutes a claim
+    that holds exactly in at most LOOSE of the runs (false alarm ≤ 1e-6 by the binomial tail)."""
+    budget = pdp_audit.BlackBoxBudget(train_trials=2_000, early_stop=True, workers=1)
+    refuted = sum(
+        pdp_audit.audit_blackbox(Shift(), 1.0, 0.0, trials=20_000, seed=seed, alpha=LOOSE, budget=budget).verdict
+        == "fail"
+        for seed in range(RUNS)
+    )
+    assert refuted <= RUNS_ALLOWED
+
+
 @pytest.mark.slow  # worker processes start slowly on a loaded machine; the streams are keyed by round and block
 def test_worker_processes_give_the_numbers_of_one_process():
     one = json.dumps(check_to_dict(_run(True).checks[0]), sort_keys=True)

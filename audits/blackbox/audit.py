@@ -114,11 +114,13 @@ def run_blackbox(config: BlackBoxAuditConfig, progress: bool = False) -> Run:
     statistic = DEFAULT_STATISTIC if config.statistic is None else config.statistic
     auto = config.workers is None  # the run chooses: the cores for a slow sampler that pickles (time_budget)
     workers = 1 if auto else config.workers
+    scheduler, dask_local = checked_place(workers, config.scheduler, config.dask_local)
     budget = BlackBoxBudget(
         config.train_trials,
         workers,
         statistic,
-        *checked_place(workers, config.scheduler, config.dask_local),
+        scheduler,
+        dask_local,
         early_stop=config.early_stop,
         time_limit=config.time_limit,
     )
