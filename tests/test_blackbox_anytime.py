@@ -101,6 +101,12 @@ def test_a_clear_violation_is_refuted_in_the_first_rounds():
     assert "anytime-valid confidence sequence" in check.note and "Poisson round" in check.note
 
 
+def test_the_budget_stated_before_the_run_is_a_maximum(capsys):
+    budget = pdp_audit.BlackBoxBudget(train_trials=20_000, early_stop=True, workers=1)
+    pdp_audit.audit_blackbox(Shift(), 0.5, 0.0, trials=400_000, seed=3, progress=True, budget=budget)
+    assert "at most these: the run stops once decided" in capsys.readouterr().err
+
+
 def test_the_fixed_budget_run_records_nothing_new():
     """early_stop=False is the run as it was: no record of rounds, the whole budget drawn."""
     check = _run(False).checks[0]

@@ -171,7 +171,10 @@ def _fitted(samplers: tuple, trials: Any, budget: Any, progress: bool, auto: boo
     except MalformedPair:
         return None
     if progress:
-        print(f"pdp-audit blackbox: {fitted.statement(budget.statistic)}", file=sys.stderr, flush=True)
+        statement = fitted.statement(budget.statistic)
+        if budget.early_stop or budget.time_limit is not None:  # the budget is then a maximum
+            statement += " The fresh releases are at most these: the run stops once decided."
+        print(f"pdp-audit blackbox: {statement}", file=sys.stderr, flush=True)
     return fitted
 
 
