@@ -64,16 +64,24 @@ Family = Callable[[np.ndarray, np.ndarray], np.ndarray]
 
 def recursion_total(m: int, guesses: int, correct: int, tau, mu, family: Family = gaussian_inverse_blowup):
     """r_0 + h_0 of the paper's recursion (module docstring) at levels ``tau`` for the curves of parameters ``mu``
-    (broadcast together; one pass for all); > k/m rejects.  The loop stops once every r + h exceeds k/m: both only
-    grow as i falls (h_i ≥ h_{i+1}), so those rejections are already decided."""
+    (broadcast together; one pass for all); > k/m rejects.
+
+    The loop stops once each point is decided; which points reject is the full loop's, bit for bit:
+    * r + h > k/m: both only grow as i falls (h_i ≥ h_{i+1}, and r_i ≥ r_{i+1} in floating point too), so the point
+      rejects; its returned total is then some value > k/m, not the full loop's;
+    * h_i = h_{i+1} (ψ(r_{i+1}) ≤ h_{i+1}): then r_i = r_{i+1} + (i/(k − i)) · 0 = r_{i+1} exactly, so the next step
+      sees the same (r, h, μ) and again changes nothing: the state is a fixed point for every remaining i and its
+      total is the full loop's.  Most points reach one (ψ(r) stops moving in the last bit) long before i = 0: a
+      guess set that does not reject a large μ does so at the first step."""
     k, v = guesses, correct
     tau, mu = np.broadcast_arrays(np.asarray(tau, float), np.asarray(mu, float))
     r, h = tau * v / m, tau * (k - v) / m
     limit = k / m
     for i in range(v - 1, -1, -1):
         h_next = np.maximum(h, family(r, mu))
+        fixed = h_next == h
         r, h = r + i / (k - i) * (h_next - h), h_next
-        if np.all(r + h > limit):
+        if np.all(fixed | (r + h > limit)):
             break
     return r + h
 
