@@ -4,6 +4,7 @@ case failed on the code before it (named in its docstring); the verdicts are tho
 
 from __future__ import annotations
 
+import sys
 import warnings
 
 import numpy as np
@@ -80,3 +81,27 @@ def test_a_pair_that_sets_seterr_changes_nothing_outside_its_call():
     run = pdp_audit.audit_pair(SetsRaise(4.0), 1.0, 1e-3, trials=20_000)
     assert run.verdict == "pass"
     assert np.geterr() == before
+
+
+class PoisonsModules(GaussianShift):
+    """A sampler that pops scipy from ``sys.modules``, blocks scipy.stats and a module of ours not yet imported."""
+
+    def sample(self, world, size, rng):
+        sys.modules.pop("scipy", None)
+        sys.modules["scipy.stats"] = None
+        sys.modules["pdp_audit.not_imported_yet"] = None
+        return super().sample(world, size, rng)
+
+
+def test_a_pair_that_poisons_sys_modules_changes_nothing_our_code_imports():
+    """The hostile pass's `sys.modules['scipy.stats'] = None` in a factory or sampler made our next import fail:
+    exit 4, an internal error, for the user's change.  Every module imported before the call is back after it."""
+    before = dict(sys.modules)
+    try:
+        run = pdp_audit.audit_pair(PoisonsModules(4.0), 1.0, 1e-3, trials=20_000)
+        assert run.verdict == "pass", pdp_audit.describe(run)
+        assert sys.modules["scipy"] is before["scipy"] and sys.modules["scipy.stats"] is before["scipy.stats"]
+        assert "pdp_audit.not_imported_yet" not in sys.modules
+    finally:
+        sys.modules.update({k: v for k, v in before.items() if sys.modules.get(k) is not v})
+        sys.modules.pop("pdp_audit.not_imported_yet", None)

@@ -303,11 +303,17 @@ with open("pids", "a") as handle:
 """
 
 
+#: the same helper in a session of its own: beyond the audit's process group (ended as an orphan of the command)
+HELPER_SETSID = HELPER.replace('["sleep", "300"]', '["sleep", "300"], start_new_session=True')
+
+
 @pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="reads /proc")
+@pytest.mark.parametrize("helper", [HELPER, HELPER_SETSID], ids=["in-group", "setsid"])
 @pytest.mark.parametrize("kind", ["blackbox", "certify"])
-def test_a_process_the_users_code_started_ends_with_the_audit(tmp_path, kind):
-    """A helper started by the factory outlived the command (and held its output pipes open: a reader waited)."""
-    folder = user(tmp_path, HELPER)
+def test_a_process_the_users_code_started_ends_with_the_audit(tmp_path, kind, helper):
+    """A helper started by the factory outlived the command (and held its output pipes open: a reader waited); one
+    started with ``setsid`` outlived it still, beyond the audit's process group."""
+    folder = user(tmp_path, helper)
     with open(tmp_path / "err.txt", "w") as err:  # a file, not a pipe the helper would hold open
         code = subprocess.run(
             [sys.executable, "-m", "pdp_audit.verify.cli", *command(kind)],

@@ -6,7 +6,7 @@ computations into a FloatingPointError out of ``audit_pair``, and a factory that
 certificate.  Every public entry point runs under :func:`own_float_rules` (every floating-point condition ignored:
 our code checks finiteness where it matters, and a warning of ours is noise on the user's terminal), and every call
 into the user's code under :func:`user_float_rules`, so that what that code sets is undone when it returns (with
-the recursion limit, ``sys.path`` and the standard streams, which our code relies on as much).
+the recursion limit, ``sys.path``, ``sys.modules`` and the standard streams, which our code relies on as much).
 """
 
 from __future__ import annotations
@@ -46,12 +46,14 @@ def with_own_float_rules(function: F) -> F:
 def user_float_rules() -> Iterator[None]:
     """Around a call into the user's code: the process state it may change and our code relies on is given back
     when it returns (or raises) -- ``np.seterr``, the warning filters, the recursion limit, the entries of
-    ``sys.path`` (theirs added are kept) and standard output and error.  A factory that lowered the recursion limit
-    to 60, emptied ``sys.path`` or closed ``sys.stderr`` made our own code fail after it: exit 4, an internal
-    error, for the user's change."""
+    ``sys.path`` (theirs added are kept), the modules already imported, and standard output and error.  A factory
+    that lowered the recursion limit to 60, emptied ``sys.path``, closed ``sys.stderr`` or set
+    ``sys.modules["scipy.stats"] = None`` made our own code fail after it: exit 4, an internal error, for the
+    user's change."""
     limit = sys.getrecursionlimit()
     path = list(sys.path)
     streams = sys.stdout, sys.stderr
+    modules = dict(sys.modules)
     try:
         with np.errstate(), warnings.catch_warnings():
             yield
@@ -59,6 +61,25 @@ def user_float_rules() -> Iterator[None]:
         sys.setrecursionlimit(limit)
         sys.path.extend(entry for entry in path if entry not in sys.path)
         sys.stdout, sys.stderr = (_usable(now, before) for now, before in zip((sys.stdout, sys.stderr), streams))
+        _restore_modules(modules)
+
+
+#: The packages our code imports, some lazily: a user's ``sys.modules[name] = None`` for one of them (an import
+#: blocked before we made it) is undone; the user's own blocks of other packages are theirs to keep.
+OURS = ("pdp_audit", "numpy", "scipy", "statsmodels", "matplotlib", "pandas", "sklearn", "mpmath", "tqdm")
+
+
+def _restore_modules(before: dict[str, Any]) -> None:
+    """``sys.modules`` as our code needs it after a call into the user's code: every module that was imported before
+    is there again (a factory that popped ``scipy`` or set ``sys.modules["scipy.stats"] = None`` made our next import
+    fail: exit 4 for the user's change), and an import of ours the call blocked is unblocked.  Modules the user's code
+    imported stay."""
+    for name, module in before.items():
+        if sys.modules.get(name) is not module and module is not None:
+            sys.modules[name] = module
+    for name in [n for n, m in sys.modules.items() if m is None and n not in before]:
+        if name.partition(".")[0] in OURS:
+            del sys.modules[name]
 
 
 def _usable(stream: Any, before: Any) -> Any:

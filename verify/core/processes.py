@@ -187,6 +187,12 @@ def in_user_process(work: Callable[[], Any], target: str) -> Any:
         return work()
     if threading.active_count() > 1:  # a host with threads of its own (a test runner, a notebook): see below
         return work()
+    with _reaping_orphans():
+        return _in_child(work, target)
+
+
+def _in_child(work: Callable[[], Any], target: str) -> Any:
+    """:func:`in_user_process`'s fork, wait and delivery."""
     context = multiprocessing.get_context("fork")
     reader, writer = context.Pipe(duplex=False)
     child = context.Process(target=_deliver, args=(work, writer, target), name="pdp-audit-user-code")
@@ -339,10 +345,79 @@ def _end_group(pgid: int) -> None:
     sampler started (a helper server, a ``multiprocessing`` child, a shell's background job), killed at once -- the
     audit is over, and a forked helper that inherited our SIGTERM handler printed a traceback when asked politely.
     A helper started by the factory outlived ``certify`` (and held its output pipes open) before.  Processes that
-    left the group (``setsid``, ``start_new_session=True``) are beyond it."""
+    left the group (``setsid``, ``start_new_session=True``) are ended as orphans (:func:`_reaping_orphans`)."""
     try:
         os.killpg(pgid, signal.SIGKILL)
     except OSError:  # none left (ProcessLookupError), or none of ours
+        pass
+
+
+@contextmanager
+def _reaping_orphans() -> Iterator[None]:
+    """While the audit's child runs, this process is the subreaper of its descendants (Linux:
+    ``prctl(PR_SET_CHILD_SUBREAPER)``): a process the user's code started in a session of its own (``setsid``,
+    ``start_new_session=True``) -- beyond the audit's process group -- becomes this process's child when its parent
+    ends, instead of init's.  When the child is done, every child this process gained meanwhile is killed and reaped,
+    and the flag is given back.  Such a helper outlived ``certify`` and its signals before."""
+    previous = _subreaper(True)
+    if previous is None:  # not Linux, or no prctl: the process group is all that is ended
+        yield
+        return
+    before = _children()
+    try:
+        yield
+    finally:
+        try:
+            for _ in range(16):  # a killed orphan's own children become ours in turn
+                orphans = _children() - before
+                if not orphans:
+                    break
+                for pid in orphans:
+                    _kill_and_reap(pid)
+        finally:
+            _subreaper(previous)
+
+
+def _subreaper(on: bool) -> bool | None:
+    """Set whether this process is a child subreaper (PR_SET_CHILD_SUBREAPER = 36); what it was before
+    (PR_GET_CHILD_SUBREAPER = 37), or None where that cannot be asked."""
+    if not sys.platform.startswith("linux"):
+        return None
+    try:
+        import ctypes
+
+        libc = ctypes.CDLL(None, use_errno=True)
+        was = ctypes.c_int(0)
+        if libc.prctl(37, ctypes.byref(was), 0, 0, 0) != 0 or libc.prctl(36, int(on), 0, 0, 0) != 0:
+            return None
+    except (OSError, AttributeError):
+        return None
+    return bool(was.value)
+
+
+def _children() -> set[int]:
+    """The process ids whose parent is this process (from /proc)."""
+    me, found = os.getpid(), set()
+    try:
+        entries = [entry.name for entry in os.scandir("/proc") if entry.name.isdigit()]
+    except OSError:
+        return found
+    for name in entries:
+        try:
+            with open(f"/proc/{name}/stat", encoding="ascii", errors="replace") as handle:
+                parent = int(handle.read().rpartition(")")[2].split()[1])
+        except (OSError, ValueError, IndexError):
+            continue
+        if parent == me:
+            found.add(int(name))
+    return found
+
+
+def _kill_and_reap(pid: int) -> None:
+    try:
+        os.kill(pid, signal.SIGKILL)
+        os.waitpid(pid, 0)
+    except (ProcessLookupError, ChildProcessError):  # gone already, or reaped by whoever started it here
         pass
 
 
