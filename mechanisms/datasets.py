@@ -121,9 +121,15 @@ def pinned_bytes(path: str | Path) -> Iterator[bytes]:
         _PARSED.pop(key, None)
 
 
+#: The largest data file read, checked from its size before any read: the file is held in memory with its parsed
+#: values (about twice its size at the peak), and every accepted input must run in bounded memory.
+DATA_FILE_CAP = 4 * 2**30
+
+
 def _check_data_file(path: Path) -> None:
-    """InputError naming ``--data`` unless ``path`` is a regular file (a FIFO would block, a directory is none)."""
-    why = not_a_regular_file(path, "CSV file")
+    """InputError naming ``--data`` unless ``path`` is a regular file (a FIFO would block, a directory is none) of at
+    most :data:`DATA_FILE_CAP` bytes."""
+    why = not_a_regular_file(path, "CSV file", cap=DATA_FILE_CAP)
     if why == "does not exist":
         raise InputError(f"--data: no such file {str(path)!r}")
     if why is not None:

@@ -56,12 +56,14 @@ def one_line(message: str) -> str:
     return "".join(ch if ch.isprintable() else ch.encode("unicode_escape").decode("ascii") for ch in message)
 
 
-def not_a_regular_file(path: str | os.PathLike, what: str = "file") -> str | None:
+def not_a_regular_file(path: str | os.PathLike, what: str = "file", cap: int | None = None) -> str | None:
     """Why ``path`` cannot be read as an input file, as the words that follow it in a message (``"is a directory,
     not a CSV file"``), or None for (a link to) an existing regular file.  A FIFO, socket or device is named for
-    what it is: reading one blocks or never ends, and it is no missing file."""
+    what it is: reading one blocks or never ends, and it is no missing file.  ``cap``: the most bytes such a file
+    is read up to, checked from its size before any read (a sparse 16 GB file was read until memory ran out)."""
     try:
-        mode = os.stat(path).st_mode
+        info = os.stat(path)
+        mode = info.st_mode
     except FileNotFoundError:
         return "does not exist"
     except OSError as err:  # a loop of links, a name too long, a permission
@@ -70,6 +72,8 @@ def not_a_regular_file(path: str | os.PathLike, what: str = "file") -> str | Non
         return f"is a directory, not a {what}"
     if not stat.S_ISREG(mode):
         return f"is not a regular file (a FIFO, a socket or a device); give a {what}"
+    if cap is not None and info.st_size > cap:
+        return f"is {info.st_size / 2**30:.1f} GiB; a {what} is read up to {cap / 2**30:g} GiB"
     return None
 
 
