@@ -255,6 +255,25 @@ def test_an_accountant_that_is_not_installed_is_refused_in_one_line(monkeypatch)
         plans_by_name()["dp-sgd"].configure({"accountant": "dp-accounting-pld"})
 
 
+def test_opacus_not_installed_is_refused_in_one_line(monkeypatch):
+    from pdp_audit.mechanisms import accountants
+
+    monkeypatch.setattr(accountants.importlib.util, "find_spec", lambda name: None)
+    with pytest.raises(InputError, match=r"^accountant opacus-prv needs the opacus package \(pip install opacus\)$"):
+        plans_by_name()["dp-sgd"].configure({"accountant": "opacus-prv"})
+
+
+@pytest.mark.parametrize("name", ["opacus-rdp", "opacus-prv"])
+def test_an_opacus_accountant_with_replace_one_neighbours_is_refused_in_one_line(name):
+    """Opacus accounts add/remove neighbours only: refused before any work, whether or not Opacus is installed."""
+    with pytest.raises(InputError, match=rf"^accountant {name} accounts add-remove neighbours only .*not replace-one"):
+        plans_by_name()["dp-sgd"].configure({"accountant": name, "neighbours": "replace-one"})
+    from pdp_audit.mechanisms.accountants import accountant_epsilon
+
+    with pytest.raises(InputError, match="add-remove neighbours only"):
+        accountant_epsilon(name, 1.1, 0.01, 1000, 1e-5, "replace-one")
+
+
 def test_an_accountant_and_a_claimed_epsilon_exclude_each_other(monkeypatch):
     from pdp_audit.mechanisms import accountants
 
@@ -274,3 +293,29 @@ def test_the_accountants_epsilon_is_the_claim_decided():
     run = _run(accountant="dp-accounting-rdp", noise_multiplier=1.0, sample_rate=0.05, steps=100, trials=5000)
     assert run.verdict == "pass" and run.parameters["claim_source"].startswith("accountant dp-accounting-rdp")
     assert run.parameters["epsilon"] > high
+
+
+def _opacus_printed_epsilon(accountant, sigma, q, steps, delta):
+    """What a training loop's accountant prints: ``steps`` calls of ``step`` and ``get_epsilon(δ)``."""
+    for _ in range(steps):
+        accountant.step(noise_multiplier=sigma, sample_rate=q)
+    return accountant.get_epsilon(delta)
+
+
+def test_opacus_epsilon_is_the_claim_decided():
+    """Opacus' RDP and PRV ε for (1.1, 0.01, 1000) at δ = 1e-5, as a training loop gets them, are the audit's claims;
+    both lie above the exact ε (RDP's is an upper bound; PRV's the upper end of its error interval) and certify.
+    The PRV claim 1.5255 sits 0.4% above the exact ε's bracket: at the default budget (2e4 samples per direction,
+    seed 0) the forward interval's upper end is just under 1e-5, so this is the default run a user gets."""
+    accountants = pytest.importorskip("opacus.accountants")
+    low, high = _exact_epsilon(1.1, 0.01, 1000)
+    for name, accountant, trials in (
+        ("opacus-rdp", accountants.RDPAccountant(), 5000),
+        ("opacus-prv", accountants.PRVAccountant(), 20_000),
+    ):
+        printed = _opacus_printed_epsilon(accountant, 1.1, 0.01, 1000, 1e-5)
+        run = _run(accountant=name, trials=trials, seed=0)
+        assert run.parameters["epsilon"] == pytest.approx(printed, rel=1e-12)
+        assert run.parameters["claim_source"].startswith(f"accountant {name}")
+        assert printed > high
+        assert run.verdict == "pass", [(c.id, c.verdict, c.ci) for c in run.checks]

@@ -83,7 +83,7 @@ class DpSgdAuditConfig(AuditConfig):
             "str",
             None,
             "take the claimed ε from this accountant library at --claim-delta (installed separately; instead of "
-            "--claim-epsilon)",
+            "--claim-epsilon; Opacus' accountants: add-remove neighbours only)",
             choices=tuple(accountants.ACCOUNTANTS),
             table="claim",
         )
@@ -105,6 +105,11 @@ class DpSgdAuditConfig(AuditConfig):
         if self.accountant is not None:
             if self.epsilon != CLAIM_EPSILON_DEFAULT:
                 raise names.error(f"give one of {names.epsilon} and {names.accountant}, not both")
+            reason = accountants.unaccounted(self.accountant, self.neighbours)
+            if reason is not None:
+                raise names.error(
+                    f"{names.accountant} {self.accountant} {reason}: give {names.epsilon} or dp-accounting-pld instead"
+                )
             if not accountants.available(self.accountant):
                 raise names.error(f"{names.accountant} {self.accountant} {accountants.missing(self.accountant)}")
         if self.steps * self.trials > MAX_DRAWS:
