@@ -384,3 +384,32 @@ def test_an_interrupted_or_terminated_dask_run_leaves_no_process_behind(user_fol
         time.sleep(0.1)
     assert not [pid for pid in descendants if alive(pid)]
     assert not workers_gone(user_folder, 0)
+
+
+def test_a_sampler_importing_its_sibling_lazily_runs_on_a_local_dask_cluster(tmp_path):
+    """Issue 42 item 2 on Dask: the LocalCluster's workers unpickle the user's sampler and import the module beside
+    it when it first draws (its folder is first on their sys.path); a correct mechanism is inconclusive, never
+    refuted for a ModuleNotFoundError on a worker."""
+    (tmp_path / "lazy_dask.py").write_text(
+        textwrap.dedent(
+            """
+            class Pair:
+                def sample(self, world, size, rng):
+                    import lazy_dask_sibling  # imported only when a worker draws
+
+                    return rng.normal(lazy_dask_sibling.SHIFT if world == "D" else 0.0, 5.0, size=(size, 1))
+
+            def make():
+                return Pair()
+            """
+        ),
+        encoding="utf-8",
+    )
+    (tmp_path / "lazy_dask_sibling.py").write_text("SHIFT = 1.0\n", encoding="utf-8")
+    done = subprocess.run(
+        [sys.executable, "-m", "pdp_audit.verify.cli", "blackbox", "lazy_dask:make", *CLAIM, "--trials", "2e4",
+         "--dask-local", "1", "--report", "none"],
+        cwd=tmp_path, capture_output=True, text=True, timeout=300,
+    )
+    assert done.returncode == 3, done.stderr[-2000:]
+    assert "INCONCLUSIVE" in done.stdout + done.stderr
