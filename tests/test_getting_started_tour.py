@@ -40,14 +40,17 @@ def at_tiny_budget(words: list[str], folder: Path) -> list[str]:
 
 
 def cli(words: list[str]) -> list[str]:
-    """``pdp-audit …`` as this interpreter's module (the console script may not be on PATH in a checkout)."""
-    return [sys.executable, "-m", "pdp_audit.verify.cli", *words[1:]] if words[0] == "pdp-audit" else words
+    """``pdp-audit …`` as this interpreter's module (the console script may not be on PATH in a checkout), and
+    ``python …`` as this interpreter."""
+    if words[0] == "pdp-audit":
+        return [sys.executable, "-m", "pdp_audit.verify.cli", *words[1:]]
+    return [sys.executable, *words[1:]] if words[0] == "python" else words
 
 
 def test_the_tour_is_a_list_of_commands_each_with_its_comment():
     lines = tour_lines()
     assert lines[0].startswith("pdp-audit examples tour && cd tour")
-    assert all(line.startswith("pdp-audit ") for line in lines)
+    assert all(line.startswith(("pdp-audit ", "python -m pdp_audit.")) for line in lines)
 
 
 @pytest.mark.slow  # the whole tour at 2e4 trials: minutes (about 9 at load 9)

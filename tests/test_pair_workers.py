@@ -41,12 +41,17 @@ def local_pair():
 
 
 def named(pair, **budget):
-    """``audit_pair(pair, 1.0, 1e-3, workers=…)``: workers named, as a deployment's ``[audit] workers`` names them."""
-    return pdp_audit.audit_pair(pair, 1.0, 1e-3, seed=0, alpha=1e-6, **budget)
+    """``audit_pair(pair, 1.0, 1e-3)`` with its workers named, as a deployment's ``[audit] workers`` names them."""
+    from pdp_audit.audits.pair.audit import run_pair
+    from pdp_audit.audits.pair.config import PairAuditConfig
+    from pdp_audit.verify.core.config import build
+
+    values = {"epsilon": 1.0, "delta": 1e-3, "seed": 0, "alpha": 1e-6, **budget}
+    return run_pair(build(PairAuditConfig, values, extra={"target": pair}))
 
 
 @pytest.mark.parametrize("workers", [0, -1, 1.5, "2", True, 10**400, float("inf")])
-def test_audit_pair_refuses_bad_workers_before_any_draw(workers):
+def test_named_workers_out_of_range_are_refused_before_any_draw(workers):
     from pdp_audit.mechanisms.validation import InputError
 
     class Counting(Laplace):
@@ -57,7 +62,7 @@ def test_audit_pair_refuses_bad_workers_before_any_draw(workers):
             return super().sample(world, size, rng)
 
     with pytest.raises(InputError, match=r"^workers"):
-        pdp_audit.audit_pair(Counting(), 1.0, 1e-3, trials=2_000, workers=workers)
+        named(Counting(), trials=2_000, workers=workers)
     assert Counting.calls == 0
 
 

@@ -24,7 +24,6 @@ def audit_pair(
     alpha: float = DEFAULT_ALPHA,
     per_instance: bool = False,
     exact_delta: float | None = None,
-    workers: int | None = None,
 ) -> Run:
     """Audit an (ε, δ)-DP claim of a neighbouring pair: δ_{D‖D'}(ε) ≤ δ and δ_{D'‖D}(ε) ≤ δ.
 
@@ -71,10 +70,6 @@ def audit_pair(
         §2): the checks are ``pdp-forward`` and ``pdp-reverse``.
       exact_delta: a closed form of δ(ε) you believe in.  It is a claim to check (``closed-form`` fails where the
         samples exclude it), never evidence: no DP check passes because of it.
-      workers: processes drawing the main pass of ``sample`` and ``privacy_loss``, 1 to the cores' limit; None
-        (default): the available cores for a pair that costs at least ``PARALLEL_FROM_S`` a release and pickles, else
-        1.  A named ``workers`` > 1 with a pair that does not pickle is refused in one line before any draw.  The
-        numbers never depend on it.
 
     Returns:
       The decided :class:`~pdp_audit.reports.records.Run` (``mechanism`` is the pair's class name).
@@ -101,7 +96,7 @@ def audit_pair(
         run.verdict  # 'pass'
     """
     values: dict[str, Any] = {"epsilon": epsilon, "delta": delta, "trials": trials, "seed": seed, "alpha": alpha}
-    values.update(per_instance=flag("per_instance", per_instance), exact_delta=exact_delta, workers=workers)
+    values.update(per_instance=flag("per_instance", per_instance), exact_delta=exact_delta)
     return run_pair(build(PairAuditConfig, values, extra={"target": pair}))
 
 
