@@ -270,9 +270,13 @@ def test_adapter_pairs_reach_worker_processes(dp, dpl):
     without its system entropy source (the worker gets its own).  Audited on two named workers, each passes."""
     import pickle
 
+    from pdp_audit.audits.pair.audit import run_pair
+    from pdp_audit.audits.pair.config import PairAuditConfig
     from pdp_audit.mechanisms.adapters.diffprivlib import MechanismPair
     from pdp_audit.mechanisms.adapters.opendp import MeasurementPair
+    from pdp_audit.verify.core.config import build
 
+    CLAIM = {"epsilon": 1.3, "delta": 1e-2, "trials": 20_000, "seed": 0, "alpha": 1e-6}
     laplace = dp.m.make_laplace(dp.atom_domain(T=float, nan=False), dp.absolute_distance(T=float), scale=1.0)
     vector = dp.m.make_laplace(dp.vector_domain(dp.atom_domain(T=float, nan=False)), dp.l1_distance(T=float), scale=1.0)
     pairs = {
@@ -284,5 +288,6 @@ def test_adapter_pairs_reach_worker_processes(dp, dpl):
         outputs = copy.sample("D", 1000, None)
         assert outputs.shape == (1000, 1) and len(set(outputs[:, 0])) == 1000, name
         assert (copy.privacy_loss(outputs) == pair.privacy_loss(outputs)).all(), name
-        run = pdp_audit.audit_pair(pair, 1.3, 1e-2, trials=TRIALS, workers=2)
+        config = build(PairAuditConfig, {**CLAIM, "workers": 2}, extra={"target": pair})  # [audit] workers = 2
+        run = run_pair(config)
         assert run.exit_code == 0, (name, pdp_audit.describe(run))
