@@ -39,7 +39,6 @@ import math
 from dataclasses import dataclass
 
 import numpy as np
-from scipy import special, stats
 
 from pdp_audit.mechanisms.validation import InputError
 
@@ -90,6 +89,8 @@ class SubsampledGaussian:
 
     def log_density(self, world: str, x: np.ndarray) -> np.ndarray:
         """log p_world(x) from the mixture's definition (an independent path to the loss, for the tests)."""
+        from scipy import stats  # imported here: every command's parser imports this module, scipy.stats is slow
+
         x = np.asarray(x, float)
         base = stats.norm.logpdf(x, 0.0, self.sigma)
         if world == "D":
@@ -100,6 +101,8 @@ class SubsampledGaussian:
 
     def cdf(self, world: str, x: np.ndarray, upper: bool = False) -> np.ndarray:
         """P_world[X ≤ x] (``upper``: P_world[X > x], computed directly for precision in the right tail)."""
+        from scipy import stats
+
         f = stats.norm.sf if upper else stats.norm.cdf
         x = np.asarray(x, float)
         other = 1.0 if world == "D" else (-1.0 if self.replace else None)
@@ -145,6 +148,8 @@ class TiltedStep:
     def _log_weights(self) -> np.ndarray:
         """log C(a, k)(1 − q)^{a−k} q^k e^{k(k−1)/(2σ²)}, k = 0..a: the unnormalised weights of φR_s^a's components
         (φ(x) e^{k(±2x−1)/(2σ²)} = e^{k(k−1)/(2σ²)} φ(x ∓ k))."""
+        from scipy import special
+
         sigma, q, a = self.pair.sigma, self.pair.q, int(self.a)
         k = np.arange(a + 1, dtype=float)
         return (
@@ -158,11 +163,15 @@ class TiltedStep:
 
     def mixture(self) -> tuple[np.ndarray, np.ndarray]:
         """The components of φR_s^a: (means ±k, log weights normalised to sum 1), k = 0..a."""
+        from scipy import special
+
         log_w = self._log_weights()
         return self.s * np.arange(log_w.size, dtype=float), log_w - special.logsumexp(log_w)
 
     def log_normaliser(self) -> float:
         """log Z_a = log ∫ φ R_s^a (closed form: the unnormalised mixture weights' sum)."""
+        from scipy import special
+
         return float(special.logsumexp(self._log_weights()))
 
     def log_acceptance(self, x: np.ndarray) -> np.ndarray:
@@ -174,6 +183,8 @@ class TiltedStep:
     def log_mgf(self) -> float:
         """log M(θ) = log E_p[e^{θℓ}] = log Z_a − b log(1 − q) + log E_mixture[((1 − q)/R_t)^b], the last by
         Gauss–Hermite quadrature per component (exact when b = 0)."""
+        from scipy import special
+
         log_m = self.log_normaliser()
         if self.b == 0 or self.t == 0:
             return log_m
