@@ -291,3 +291,16 @@ def test_adapter_pairs_reach_worker_processes(dp, dpl):
         config = build(PairAuditConfig, {**CLAIM, "workers": 2}, extra={"target": pair})  # [audit] workers = 2
         run = run_pair(config)
         assert run.exit_code == 0, (name, pdp_audit.describe(run))
+
+
+def test_an_unseeded_mechanism_with_its_own_generator_state_stays_in_one_process(dpl):
+    """Copies of a fixed ``random_state`` in two workers would repeat each other's releases: such a pair does not
+    pickle, so the audit draws it in one process (and says why)."""
+    import pickle
+
+    from pdp_audit.mechanisms.adapters.diffprivlib import MechanismPair
+
+    pair = MechanismPair(dpl.Laplace(epsilon=1.0, sensitivity=1.0, random_state=3), 0.0, 1.0, seeded=False)
+    with pytest.raises(TypeError, match="generator state of its own"):
+        pickle.dumps(pair)
+    pickle.dumps(MechanismPair(dpl.Laplace(epsilon=1.0, sensitivity=1.0, random_state=3), 0.0, 1.0))  # seeded: sent

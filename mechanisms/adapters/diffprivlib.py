@@ -100,7 +100,12 @@ class MechanismPair:
     def __getstate__(self) -> dict:
         """What a worker process receives: the mechanisms without their system entropy source (``random.SystemRandom``,
         diffprivlib's default, has no state to pickle); the worker gives each its own (:meth:`__setstate__`).  A
-        seeded pair replaces the source at every draw anyway."""
+        seeded pair replaces the source at every draw anyway.  An unseeded pair whose mechanism keeps a generator
+        state of its own (a ``random_state`` the user fixed) is not sent: every worker would get a copy of that state
+        and repeat the others' releases, which the audit's statistics take as independent."""
+        if not self.seeded and not all(_system_source(m) for m in (self.mechanism, *self.worlds.values())):
+            raise TypeError("the mechanism draws from a generator state of its own (its random_state): copies in "
+                            "worker processes would repeat each other's releases")
         state = dict(self.__dict__)
         state["mechanism"] = _without_system_source(self.mechanism)
         state["worlds"] = {world: _without_system_source(m) for world, m in self.worlds.items()}
@@ -124,9 +129,14 @@ class MechanismPair:
         return self._loss(np.atleast_2d(np.asarray(outputs, dtype=float))[:, 0])
 
 
+def _system_source(mechanism) -> bool:
+    """Whether ``mechanism`` draws from the system's entropy (diffprivlib's default), which no copy repeats."""
+    return isinstance(getattr(mechanism, "_rng", None), random.SystemRandom)
+
+
 def _without_system_source(mechanism):
     """A copy of ``mechanism`` whose system entropy source is a marker (None), for pickling."""
-    if not isinstance(getattr(mechanism, "_rng", None), random.SystemRandom):
+    if not _system_source(mechanism):
         return mechanism
     bare = copy.copy(mechanism)
     bare._rng = None
