@@ -300,3 +300,57 @@ def test_a_small_delta_claim_of_many_geometric_counts_is_decided_at_the_default_
     run = pdp_audit.audit_pair(correct, 0.9, 1e-6, seed=0)
     assert run.verdict == "pass", pdp_audit.describe(run)
     assert {c.id: c.verdict for c in pdp_audit.audit_pair(broken, 0.9, 1e-6, seed=0).checks}["dp-forward"] == "fail"
+
+
+class FlaggedHistogram(NoisyHistogram):
+    """:class:`NoisyHistogram` whose release carries two more columns the noise does not move -- a version tag
+    before the counts and a flag after them -- equal in both worlds unless ``leaky_flag`` (then the flag is the world:
+    the releases tell the worlds apart, δ(ε) = 1)."""
+
+    def __init__(self, law: str = "laplace", factor: float = 1.0, leaky_flag: bool = False):
+        super().__init__(1.0, factor, law)
+        self.output_dim = self.noise_dim + 2
+        self.leaky_flag = leaky_flag
+
+    def _framed(self, world, counts):
+        flag = 1.0 if (self.leaky_flag and world == "D'") else 0.0
+        rows = counts.shape[0]
+        return np.column_stack([np.full(rows, 3.0), counts, np.full(rows, flag)])
+
+    def sample(self, world, size, rng):
+        return self._framed(world, super().sample(world, size, rng))
+
+    def release_from_noise(self, world, noise):
+        return self._framed(world, super().release_from_noise(world, noise))
+
+    def privacy_loss(self, outputs):
+        counts = super().privacy_loss(outputs[:, 1:-1])
+        return np.where(outputs[:, -1] == 0, counts, np.inf)
+
+
+@pytest.mark.parametrize("law", ["laplace", "geometric"])
+def test_a_view_with_columns_the_noise_does_not_move_is_tilted(law):
+    """The counts placed between a constant tag and a flag: the probe finds the counts' columns, the tilted interval
+    covers the exact δ(0.99) (the histogram's, ≈ 2.5e-3) as tightly as without the extra columns, and every draw
+    verifies the structure.  A flag that tells the worlds apart is no translation of one law: no tilt, and why."""
+    pair = FlaggedHistogram(law)
+    exact = EXACT[law](0.99, pair.noise_scale)
+    tail = tilting.tilted_tail(pair, 0.99, "D||D'", 100_000, seed=3)
+    assert tail.certified and tail.escapes == 0
+    assert list(tail.tilt.columns) == list(range(1, pair.noise_dim + 1))
+    lo, hi = tail.lower_bound(ALPHA / 2), tail.upper_bound(ALPHA / 2)
+    assert lo <= exact <= hi and hi - lo < 0.35 * exact, (lo, exact, hi)
+    tail, reason = tilting.try_tilted_tail(FlaggedHistogram(law, leaky_flag=True), 0.99, "D||D'", 1_000, 0, "t")
+    assert tail is None and "column the noise does not move" in reason
+
+
+def test_a_flagged_view_is_proven_pure_and_its_narrow_twin_fails():
+    """The flagged Laplace histogram at its own pure ε: (1, 0) certified by the bounded-loss proof through the tilt
+    (before the probe: undecided, a hint of 2e10 draws); 0.8× the noise fails; a sampler 3% narrower than its flagged
+    view fails noise-view, as without the flag."""
+    run = pdp_audit.audit_pair(FlaggedHistogram(), 1.0, 0.0, trials=20_000, seed=0)
+    assert run.verdict == "pass", pdp_audit.describe(run)
+    forward = next(c for c in run.checks if c.id == "dp-forward")
+    assert "bounded-loss proof" in forward.note and forward.ci[1] == 0
+    broken = pdp_audit.audit_pair(FlaggedHistogram(factor=0.8), 1.0, 1e-6, trials=20_000, seed=0)
+    assert {c.id: c.verdict for c in broken.checks}["dp-forward"] == "fail", pdp_audit.describe(broken)

@@ -10,7 +10,9 @@ or a length-k vector), ``noise_dim`` k and ``release_from_noise(world, noise)``;
     geometric:  P(n) = (1 − q)/(1 + q) q^{|n|}, q = e^{−λ}, n integer (the discrete Laplace law).
 
 Both have log f(n) = const − λ|n|.  When the view is a translation, ``release_from_noise(world, n) = c_world + n``
-(verified on every draw), the privacy loss of the view's law in the direction P‖Q (P the world drawn, Q the other)
+(verified on every draw; the release may also carry columns constant in the noise, such as a flag or a version
+tag, equal in both worlds: n's coordinates are then placed in their columns, found by one probe and verified on every
+draw like the rest), the privacy loss of the view's law in the direction P‖Q (P the world drawn, Q the other)
 is the **L1 form**
 
     ℓ(n) = Σ_j λ_j (|n_j + d_j| − |n_j|),     d = c_P − c_Q,                                          (1)
@@ -206,6 +208,8 @@ class Tilt:
     epsilon: float
     tau: float
     rtol: float
+    #: The release column of each noise coordinate, None when the release is the noise plus a centre (k columns).
+    columns: np.ndarray | None = None
 
     @property
     def eta(self) -> float:
@@ -239,6 +243,14 @@ class Tilt:
         """ℓ of (1) at each row of ``noise``."""
         return np.sum(self.lam * (np.abs(noise + self.offsets) - np.abs(noise)), axis=1)
 
+    def embed(self, noise: np.ndarray) -> np.ndarray:
+        """``noise`` placed in the release's columns (0 in the columns constant in the noise)."""
+        if self.columns is None:
+            return noise
+        placed = np.zeros((noise.shape[0], self.centre.size))
+        placed[:, self.columns] = noise
+        return placed
+
     def draw(self, size: int, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
         """Noise rows from the proposal g of (3) and their log weights log r = log Z − Σθ_j w_j."""
         s, a = np.sign(self.offsets), np.abs(self.offsets)
@@ -248,15 +260,54 @@ class Tilt:
         return noise, self.log_z - (w * self.taus * self.lam).sum(axis=1)
 
 
-def _translation_offsets(view, law: str, lam: np.ndarray, world: str, other: str) -> tuple[np.ndarray, np.ndarray]:
+NOT_A_TRANSLATION = "the view's releases are not its noise coordinates plus a centre"
+#: The relative tolerance of the probe that places the noise coordinates (a proposal only: every draw re-verifies).
+PROBE_RTOL = 1e-6
+
+
+def _translation_offsets(
+    view, law: str, lam: np.ndarray, world: str, other: str
+) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
+    """d = c_P − c_Q on the noise coordinates, the centre c_P of the whole release, and the column of each noise
+    coordinate (None: the release is the noise plus a centre)."""
     zero = np.zeros((1, lam.size))
     centres = {w: np.asarray(view.release_from_noise(w, zero), dtype=float) for w in (world, other)}
-    if any(c.shape != (1, lam.size) or not np.all(np.isfinite(c)) for c in centres.values()):
-        raise NoTilt("the view's releases are not its noise coordinates plus a centre")
-    offsets = (centres[world] - centres[other])[0]
-    if law == "geometric" and not np.allclose(offsets, np.round(offsets), rtol=0, atol=1e-9):
+    shapes = {c.shape for c in centres.values()}
+    usable = all(c.ndim == 2 and c.shape[1] >= lam.size and np.all(np.isfinite(c)) for c in centres.values())
+    if len(shapes) != 1 or not usable:
+        raise NoTilt(NOT_A_TRANSLATION)
+    columns = None if centres[world].shape[1] == lam.size else _noise_columns(view, world, centres[world][0], lam.size)
+    gap = (centres[world] - centres[other])[0]
+    if columns is not None:
+        fixed = np.ones(gap.size, dtype=bool)
+        fixed[columns] = False
+        if np.any(gap[fixed] != 0):
+            raise NoTilt("the worlds' releases differ in a column the noise does not move: no translation of one law")
+        gap = gap[columns]
+    if law == "geometric" and not np.allclose(gap, np.round(gap), rtol=0, atol=1e-9):
         raise NoTilt("the worlds' centres differ off the integer lattice: the geometric supports differ")
-    return (np.round(offsets) if law == "geometric" else offsets), centres[world][0]
+    return (np.round(gap) if law == "geometric" else gap), centres[world][0], columns
+
+
+def _noise_columns(view, world: str, centre: np.ndarray, k: int) -> np.ndarray:
+    """The column of each noise coordinate in a release wider than the noise, from one probe: the noise 1, 2, …, k
+    (distinct integers, on both laws' supports) released once; each coordinate must appear in exactly one column and
+    every other column must not move.  NoTilt otherwise."""
+    probe = np.arange(1.0, k + 1.0)
+    moved = np.asarray(view.release_from_noise(world, probe[None, :]), dtype=float)
+    if moved.shape != (1, centre.size) or not np.all(np.isfinite(moved)):
+        raise NoTilt(NOT_A_TRANSLATION)
+    shift = moved[0] - centre
+    index = np.round(shift)
+    tolerance = PROBE_RTOL * (1 + np.abs(centre) + np.abs(index))
+    if np.any(np.abs(shift - index) > tolerance) or np.any((index < 0) | (index > k)):
+        raise NoTilt(NOT_A_TRANSLATION)
+    placed = np.flatnonzero(index > 0)
+    if placed.size != k or np.unique(index[placed]).size != k:
+        raise NoTilt(NOT_A_TRANSLATION)
+    columns = np.empty(k, dtype=np.intp)
+    columns[index[placed].astype(np.intp) - 1] = placed
+    return columns
 
 
 def tilt_for(view, epsilon: float, direction: str) -> Tilt:
@@ -266,10 +317,10 @@ def tilt_for(view, epsilon: float, direction: str) -> Tilt:
     law, lam = declared_law(view), rates(view)
     world, sign = DIRECTIONS[direction]
     other = "D'" if world == "D" else "D"
-    offsets, centre = _translation_offsets(view, law, lam, world, other)
+    offsets, centre, columns = _translation_offsets(view, law, lam, world, other)
     releases = view.release_from_noise(world, np.zeros((1, lam.size)))
     rtol = affine_rtol(release_epsilon(np.asarray(releases), np.asarray(view.privacy_loss(releases))))
-    tilt = Tilt(law, world, sign, lam, offsets, centre, float(epsilon), 0.0, rtol)
+    tilt = Tilt(law, world, sign, lam, offsets, centre, float(epsilon), 0.0, rtol, columns)
     if not np.any(offsets) or epsilon >= tilt.eta:
         return tilt
 
@@ -296,7 +347,8 @@ class TiltedSampler:
         loss = t.sign * np.asarray(self.view.privacy_loss(releases), dtype=float)
         form = t.form(noise)
         scale = 1 + np.abs(form) + np.sum(t.lam * (np.abs(noise) + np.abs(t.offsets)), axis=1)
-        moved = np.abs(releases - t.centre - noise) > t.rtol * (1 + np.abs(t.centre) + np.abs(noise))
+        placed = t.embed(noise)
+        moved = np.abs(releases - t.centre - placed) > t.rtol * (1 + np.abs(t.centre) + np.abs(placed))
         structure = ~moved.any(axis=1) & (np.abs(loss - form) <= t.rtol * scale)  # NaN compares False: an escape
         h = hockey_integrand(np.nan_to_num(loss, nan=np.inf), t.epsilon)
         log_bound = max(t.log_bound, math.log(MIN_BOUND))

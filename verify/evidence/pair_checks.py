@@ -544,7 +544,9 @@ def _claim_check(
     if wanted and not tried and replayed is not None:
         return check.noted(replayed.describe())
     if tried and tail is None:
-        return check.noted(builders.no_shift_note(trials) if not tilting.has_tilted_view(pair) else _no_tilt(untilted))
+        if not tilting.has_tilted_view(pair):
+            return check.noted(builders.no_shift_note(trials))
+        return check.noted(_no_tilt(untilted, streamed.band.result()))
     if isinstance(tail, tilting.TiltedTail):
         return check.noted(_tilt_note(tail))
     if tail is None:
@@ -572,8 +574,13 @@ def _band_note(band) -> str:
     )
 
 
-def _no_tilt(reason: str) -> str:
-    return f"No tilt of the noise view was used ({reason}), and plain samples decide."
+def _no_tilt(reason: str, band) -> str:
+    """Why the view's importance sampler was not used; the plain samples' bounds then hold for every scale of the
+    claimed loss the draws cannot refute (the band), as for a pair without a view."""
+    return (
+        f"No tilt of the noise view was used ({reason}): the plain samples decide, and their upper bounds hold for "
+        f"every scale of the claimed loss the draws cannot refute: {band.describe(1e-6)}."
+    )
 
 
 def _tilt_note(tail: tilting.TiltedTail) -> str:
