@@ -66,6 +66,7 @@ from pdp_audit.verify.estimators.rng_discipline import check_rng_discipline
 from pdp_audit.verify.estimators.stats import pvalue_by_inversion
 from pdp_audit.verify.estimators.tails import StreamedTails, TailEstimate
 from pdp_audit.verify.evidence import builders, pair_figures
+from pdp_audit.verify.evidence import pair_sequential as sequential
 from pdp_audit.verify.evidence.pair_claims import (
     StreamedHockeyMean,
     atom_estimate,
@@ -297,6 +298,11 @@ class MainPass:
 
     progress: bool = False
     workers: int | Callable[[], int] = 1
+    stop: sequential.Stopping | None = None
+
+    def chosen_workers(self) -> int:
+        """The processes of the pass (``workers`` called where it is a function)."""
+        return self.workers() if callable(self.workers) else self.workers
 
 
 def validated_dp_checks(
@@ -316,8 +322,8 @@ def validated_dp_checks(
     try:
         check_block_memory(pair)
         why = check_rng_discipline(pair.sample, lambda world, size, out: checked_releases(pair, world, size, out))
-        workers = drawing.workers() if callable(drawing.workers) else drawing.workers
-        found = dp_checks(pair, epsilon, delta, trials, seed, per_instance, drawing.progress, workers)
+        workers = drawing.chosen_workers()
+        found = dp_checks(pair, epsilon, delta, trials, seed, per_instance, replace(drawing, workers=workers))
         checks = not_reproducible(found, why)
     except MalformedPair as err:
         checks = [malformed_check(str(err))]
@@ -370,7 +376,7 @@ class StreamedLosses:
     block: the consistency test, the tails at ε both ways, the first :data:`VIEW_SAMPLES` losses per world and the
     resolution the losses were rounded at."""
 
-    consistency: EventConsistency
+    consistency: EventConsistency | None  # None: a sequential pass stopped before the test's pilot completed
     tails: dict[str, TailEstimate]
     heads: dict[str, np.ndarray]
     means: dict[str, StreamedHockeyMean]  # by direction: δ(ε) as one bounded mean, and the atom at +∞ (pair_claims)
@@ -428,40 +434,68 @@ def _check_picklable(pair) -> None:
 
 def _stream_losses(pair, epsilon: float, trials: int, seed: int, running: tuple) -> StreamedLosses:
     progress, pool = running
-    resolution = grid_through(separating_resolution(pair_loss_resolution(pair), float(epsilon)), float(epsilon))
-    consistency = StreamedEventConsistency(trials, trials, float(epsilon))
-    scale = StreamedScaleIdentity()
-    band = StreamedScaleBand(epsilon, resolution)
-    tails = StreamedTails(np.array([float(epsilon)]), 0.5, resolution)
-    means = {"D||D'": StreamedHockeyMean(epsilon), "D'||D": StreamedHockeyMean(epsilon)}
-    heads: dict[str, list[np.ndarray]] = {"D": [], "D'": []}
+    state = _PassState(pair, epsilon, trials)
     shown = {"D": progress, "D'": False}  # one bar, D's: the worlds' blocks are drawn in lockstep
     blocks = {
-        w: iter_blocks(ReleasesAndLosses(pair, w, resolution), trials, seed, f"plugin/{w}", pool, shown[w])
-        for w in heads
+        w: iter_blocks(ReleasesAndLosses(pair, w, state.resolution), trials, seed, f"plugin/{w}", pool, shown[w])
+        for w in WORLDS
     }
-    for (releases_d, block_d), (releases_dp, block_dp) in zip(blocks["D"], blocks["D'"]):
-        for world, losses, releases in (("D", block_d, releases_d), ("D'", block_dp, releases_dp)):
-            consistency.add(world, losses, releases)
-            scale.add(world, losses)
-            band.add(world, losses)
-            tails.add(world, losses)
+    for block_d, block_dp in zip(blocks["D"], blocks["D'"]):
+        state.add(block_d, block_dp)
+    return state.result()
+
+
+#: The worlds of a pass, in the order their blocks are added.
+WORLDS = ("D", "D'")
+
+
+class _PassState:
+    """What the checks need of the draws of a pass so far (:class:`StreamedLosses`), fed the blocks of both worlds
+    in lockstep; ``trials``: the draws per world the pass may reach (the consistency test's pilot is sized from it)."""
+
+    def __init__(self, pair, epsilon: float, trials: int):
+        self.resolution = grid_through(
+            separating_resolution(pair_loss_resolution(pair), float(epsilon)), float(epsilon)
+        )
+        self.consistency = StreamedEventConsistency(trials, trials, float(epsilon))
+        self.scale = StreamedScaleIdentity()
+        self.band = StreamedScaleBand(epsilon, self.resolution)
+        self.tails = StreamedTails(np.array([float(epsilon)]), 0.5, self.resolution)
+        self.means = {"D||D'": StreamedHockeyMean(epsilon), "D'||D": StreamedHockeyMean(epsilon)}
+        self.heads: dict[str, list[np.ndarray]] = {"D": [], "D'": []}
+
+    def add(self, block_d: tuple, block_dp: tuple) -> None:
+        """One block of each world: (releases, losses)."""
+        (releases_d, losses_d), (releases_dp, losses_dp) = block_d, block_dp
+        for world, losses, releases in (("D", losses_d, releases_d), ("D'", losses_dp, releases_dp)):
+            self.consistency.add(world, losses, releases)
+            self.scale.add(world, losses)
+            self.band.add(world, losses)
+            self.tails.add(world, losses)
             if world == "D":
-                means["D||D'"].add(losses)
+                self.means["D||D'"].add(losses)
             else:
-                means["D'||D"].add(-losses)
-            kept = sum(h.size for h in heads[world])
+                self.means["D'||D"].add(-losses)
+            kept = sum(h.size for h in self.heads[world])
             if kept < VIEW_SAMPLES:
-                heads[world].append(losses[: VIEW_SAMPLES - kept])
-    return StreamedLosses(
-        consistency.result(),
-        tails.result(),
-        {w: np.concatenate(h) for w, h in heads.items()},
-        means,
-        resolution,
-        scale.result(),
-        band,
-    )
+                self.heads[world].append(losses[: VIEW_SAMPLES - kept])
+
+    @property
+    def piloted(self) -> bool:
+        """Whether the consistency test's pilot is complete (its events fixed): before, it has no result."""
+        return self.consistency.events is not None
+
+    def result(self) -> StreamedLosses:
+        """The draws so far (the accumulators are shared, not copied: read the result before adding more)."""
+        return StreamedLosses(
+            self.consistency.result() if self.piloted else None,
+            self.tails.result(),
+            {w: np.concatenate(h) for w, h in self.heads.items()},
+            self.means,
+            self.resolution,
+            self.scale.result(),
+            self.band,
+        )
 
 
 def dp_checks(
@@ -471,20 +505,36 @@ def dp_checks(
     trials: int,
     seed: int,
     per_instance: bool,
-    progress: bool = False,
-    workers: int = 1,
+    drawing: MainPass = MainPass(),
 ) -> list:
     """The pair's validation (``loss-consistency``, and ``noise-view`` where it has one) and the two
     hockey-stick checks δ_{D‖D'}(ε) ≤ δ and δ_{D'‖D}(ε) ≤ δ (plain, or importance-sampled through the view).
 
     Sampling raises :class:`pdp_audit.mechanisms.base.MalformedPair` for releases or losses of the wrong shape, NaN or
     impossible infinities.  The losses are streamed (:func:`stream_losses`): memory does not grow with
-    ``trials``; ``workers``: the processes its pass draws on (the same numbers).
+    ``trials``; ``drawing``: the processes its pass draws on (a number: the same numbers on any), its progress bar,
+    and, with ``drawing.stop``, the pass drawn in looks and stopped once decided
+    (:mod:`pdp_audit.verify.evidence.pair_sequential`), ``trials`` its maximum.
     """
-    streamed = stream_losses(pair, epsilon, trials, seed, progress, workers)
-    checks = [consistency_evidence(streamed.consistency, trials, PAIR_LOSS_CONSISTENCY, streamed.scale)]
+    claim, budget = (float(epsilon), float(delta)), (trials, seed)
+    if drawing.stop is not None:
+        return _sequential_checks(pair, claim, budget, per_instance, drawing)
+    streamed = stream_losses(pair, epsilon, trials, seed, drawing.progress, drawing.chosen_workers())
     replayed = replay_view(pair, seed, trials)
     view = noise_view_check(pair, streamed.heads, seed, streamed.resolution, replayed)
+    checks = _checks_of(pair, streamed, claim, budget, per_instance, (replayed, view))
+    return checks[:-2] + _with_figures(checks[-2:], streamed.heads, float(epsilon), float(delta))
+
+
+def _checks_of(pair, streamed: StreamedLosses, claim: tuple, budget: tuple, per_instance: bool, views: tuple) -> list:
+    """The checks of the draws ``streamed``: ``loss-consistency``, ``noise-view`` and the two DP checks; ``budget`` =
+    (the draws per world, seed), ``views`` = (the view's replay, :func:`replay_view`; its check,
+    :func:`noise_view_check`, or None)."""
+    (epsilon, delta), (trials, seed), (replayed, view) = claim, budget, views
+    if streamed.consistency is None:
+        checks = [_unpiloted(trials)]
+    else:
+        checks = [consistency_evidence(streamed.consistency, trials, PAIR_LOSS_CONSISTENCY, streamed.scale)]
     checks += [view] if view is not None else []
     kind = "pDP for this (D, z)" if per_instance else "DP"
     source = "Wang 2019, §2 (per-instance DP)" if per_instance else "Dwork & Roth 2014, Definition 2.4"
@@ -496,9 +546,66 @@ def dp_checks(
             f"δ_{{{p}‖{q}}}(ε) = P_{p}[L_{p}{q} > ε] − e^ε P_{q}[L_{p}{q} > ε] ≤ δ",
             source,
         )
-        claim = (float(epsilon), float(delta))
-        checks.append(_claim_check(pair, spec, streamed, direction, claim, (trials, seed), replayed))
-    return checks[:-2] + _with_figures(checks[-2:], streamed.heads, float(epsilon), float(delta))
+        checks.append(_claim_check(pair, spec, streamed, direction, (epsilon, delta), (trials, seed), replayed))
+    return checks
+
+
+def _unpiloted(drawn: int) -> Evidence:
+    """``loss-consistency`` of a sequential pass stopped (by a fail elsewhere) before the test's pilot completed."""
+    return Evidence(
+        spec=PAIR_LOSS_CONSISTENCY,
+        estimate=float("nan"),
+        verdict="inconclusive",
+        note=f"Not tested: the run stopped after {drawn:,} draws per world, before the test's pilot completed.",
+        details={"draws_per_world": int(drawn)},
+    )
+
+
+def _sequential_checks(pair, claim: tuple, budget: tuple, per_instance: bool, drawing: MainPass) -> list:
+    """The checks of a pass drawn in looks, read after each at its share of the level and stopped once decided
+    (:mod:`pdp_audit.verify.evidence.pair_sequential`).  The noise view is checked after every look until its
+    :data:`VIEW_SAMPLES` heads are full, then kept (its own draws do not grow with the pass)."""
+    from pdp_audit.verify.core.dask_cluster import block_executor
+
+    (epsilon, delta), (trials, seed) = claim, budget
+    workers, stop = drawing.chosen_workers(), drawing.stop
+    sizes = sequential.looks(trials)
+    shares = sequential.look_shares(len(sizes))
+    replayed = replay_view(pair, seed, trials)
+    views: dict = {}
+
+    def view_of(streamed: StreamedLosses):
+        full = min(h.size for h in streamed.heads.values()) >= VIEW_SAMPLES
+        if not (full and "full" in views):
+            views["full" if full else "part"] = noise_view_check(
+                pair, streamed.heads, seed, streamed.resolution, replayed
+            )
+        return views["full" if full else "part"]
+
+    if workers > 1:
+        _check_picklable(pair)
+    state, drawn, why = _PassState(pair, epsilon, trials), 0, "budget"
+    with block_executor(workers, shipped={"the pair": pair}) as executor:
+        pool = None if executor is None else Windowed(executor, 2 * workers)
+        for look, (size, share) in enumerate(zip(sizes, shares)):
+            blocks = {
+                w: iter_blocks(
+                    ReleasesAndLosses(pair, w, state.resolution), size - drawn, seed, f"plugin/{w}/look/{look}", pool
+                )
+                for w in WORLDS
+            }
+            for block_d, block_dp in zip(blocks["D"], blocks["D'"]):
+                state.add(block_d, block_dp)
+            drawn, streamed = size, state.result()
+            checks = _checks_of(pair, streamed, claim, (drawn, seed), per_instance, (replayed, view_of(streamed)))
+            found = sequential.stopped([sequential.at_look(c, share) for c in checks], stop, look == len(sizes) - 1)
+            if found is not None:
+                why = found
+                break
+    checks = [sequential.at_look(c, share) for c in checks]
+    said = sequential.record(drawn, trials, look + 1, len(sizes), why)
+    checks = [c.with_details(early_stop=said) for c in checks]
+    return checks[:-2] + _with_figures(checks[-2:], streamed.heads, epsilon, delta)
 
 
 def _with_figures(claims: list, heads: dict, epsilon: float, delta: float) -> list:

@@ -1,0 +1,112 @@
+"""The pair audit's sequential main pass (issue 43, :mod:`pdp_audit.verify.evidence.pair_sequential`): the looks and
+their shares of the level keep the false-alarm probability whenever the run stops, a clear answer stops early, and the
+record says how many draws were used and why."""
+
+from __future__ import annotations
+
+import math
+import time
+
+import numpy as np
+import pytest
+from scipy import stats
+
+from pdp_audit.verify.core.checks import CheckSpec, Evidence, finalize
+from pdp_audit.verify.evidence import pair_sequential as sequential
+from pdp_audit.verify.evidence.pair_checks import MainPass, validated_dp_checks
+from pdp_audit.verify.mutants import gaussian
+
+SPEC = CheckSpec("rate", "A rate at most p0", "", "", "")
+
+
+def test_the_schedule_ends_at_the_budget_and_its_shares_sum_to_one():
+    sizes = sequential.looks(100_000)
+    assert sizes[0] == sequential.FIRST_LOOK and sizes[-1] == 100_000
+    assert all(b > a for a, b in zip(sizes, sizes[1:]))
+    assert all(b <= math.ceil(a * sequential.GROWTH) + 1 for a, b in zip(sizes, sizes[1:-1]))
+    assert sequential.looks(1_000) == (1_000,)
+    for count in (1, 2, len(sizes)):
+        shares = sequential.look_shares(count)
+        assert len(shares) == count and math.isclose(sum(shares), 1.0)
+    assert sequential.look_shares(len(sizes))[-1] == sequential.FINAL_SHARE
+
+
+def _false_fails(share_of, runs: int, alpha: float, seed: int) -> int:
+    """Runs (of ``runs``) that refute "rate ≤ p0" with draws of rate exactly p0, read after every look of the
+    default schedule through :func:`pair_sequential.at_look` at the share ``share_of(r, K)`` and stopped at the first
+    refutation: the exact binomial p-value of the draws so far, decided as a one-check family (p ≤ α)."""
+    rng = np.random.default_rng(seed)
+    p0, sizes = 0.01, sequential.looks(100_000)
+    counts, drawn = np.zeros(runs, dtype=np.int64), 0
+    refuted = np.zeros(runs, dtype=bool)
+    for r, size in enumerate(sizes):
+        counts += rng.binomial(size - drawn, p0, size=runs)
+        drawn = size
+        pvalues = stats.binom.sf(counts - 1, size, p0)
+        share = share_of(r, len(sizes))
+        read = np.array([sequential.at_look(Evidence(SPEC, pvalue=float(p)), share).pvalue for p in pvalues])
+        refuted |= read <= alpha
+    return int(refuted.sum())
+
+
+RUNS, ALPHA = 4_000, 0.05
+#: The most false alarms a procedure of level ALPHA gives in RUNS runs except with probability ≤ 1e-6.
+MOST = int(stats.binom.isf(1e-6, RUNS, ALPHA))
+
+
+def test_reading_every_look_at_its_share_keeps_alpha_and_the_fixed_n_reading_does_not():
+    """Each run's false-alarm probability is at most ALPHA (the union bound over the looks), so more than MOST of
+    RUNS independent runs refuting has probability ≤ 1e-6 (fixed seed).  The broken reading -- the fixed-n p-value
+    re-read at the full α after every look -- exceeds MOST on the same draws: the test catches it."""
+    valid = _false_fails(lambda r, k: sequential.look_shares(k)[r], RUNS, ALPHA, seed=43)
+    broken = _false_fails(lambda r, k: 1.0, RUNS, ALPHA, seed=43)
+    assert valid <= MOST, (valid, MOST)
+    assert broken > MOST, (broken, MOST)
+
+
+def test_a_look_reads_pvalues_and_intervals_at_its_share():
+    e = Evidence(SPEC, pvalue=0.01, interval=lambda a: (a, 1 - a))
+    read = sequential.at_look(e, 0.05)
+    assert read.pvalue == pytest.approx(0.2) and read.interval(0.1) == pytest.approx((0.005, 0.995))
+    assert sequential.at_look(Evidence(SPEC, pvalue=0.5), 0.05).pvalue == 1.0
+    exact = Evidence(SPEC, verdict="pass")
+    assert sequential.at_look(exact, 0.05) is exact
+
+
+def _audit(pair, claim: tuple, stop, trials: int = 100_000, seed: int = 0):
+    evidence = validated_dp_checks(pair, *claim, trials, seed, False, drawing=MainPass(stop=stop))
+    return finalize(evidence, 1e-6)
+
+
+def test_a_correct_gaussian_with_a_margin_passes_early_and_says_so():
+    checks = _audit(gaussian(2 * 3.731), (1.0, 1e-5), sequential.Stopping(1e-6))  # σ twice what (1, 1e-5) needs
+    assert {c.verdict for c in checks} == {"pass"}
+    record = checks[-1].details["early_stop"]
+    assert record["stopped"] == "passed" and record["drawn_per_world"] <= 100_000 / 3
+    assert record["max_per_world"] == 100_000 and record["of_looks"] == len(sequential.looks(100_000))
+    again = _audit(gaussian(2 * 3.731), (1.0, 1e-5), sequential.Stopping(1e-6))
+    assert [(c.verdict, c.estimate, c.ci, c.pvalue) for c in again] == [
+        (c.verdict, c.estimate, c.ci, c.pvalue) for c in checks
+    ]
+
+
+def test_a_clear_violation_fails_at_the_first_look():
+    checks = _audit(gaussian(1.0), (1.0, 1e-3), sequential.Stopping(1e-6))  # δ(1) ≈ 0.13
+    assert {c.id: c.verdict for c in checks}["dp-forward"] == "fail"
+    record = checks[-1].details["early_stop"]
+    assert record == {**record, "stopped": "failed", "looks": 1, "drawn_per_world": sequential.FIRST_LOOK}
+    assert {c.id: c.verdict for c in checks}["loss-consistency"] == "inconclusive"  # stopped before its pilot
+
+
+def test_a_passed_deadline_stops_after_the_first_look_and_reports_its_draws():
+    stop = sequential.Stopping(1e-6, deadline=time.monotonic() - 1.0, early_stop=False)
+    checks = _audit(gaussian(2 * 3.731), (1.0, 1e-5), stop)
+    record = checks[-1].details["early_stop"]
+    assert record["stopped"] == "time-limit" and record["drawn_per_world"] == sequential.FIRST_LOOK
+    assert record["level_share"] == sequential.look_shares(record["of_looks"])[0]
+
+
+def test_the_fixed_pass_is_the_default():
+    assert sequential.Stopping.of(1e-6, False, None) is None
+    assert sequential.Stopping.of(1e-6, True, None) == sequential.Stopping(1e-6)
+    assert "early_stop" not in _audit(gaussian(1.0), (1.0, 1e-3), None, trials=5_000)[-1].details

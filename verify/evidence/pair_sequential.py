@@ -1,0 +1,135 @@
+"""The main pass of a user's pair drawn in looks, every guarantee re-read after each, and the run stopped as soon as it
+is decided (issue 43): the budget ``trials`` becomes a maximum.
+
+**Looks.**  The draws per world are taken in a schedule fixed before the first draw (:func:`looks`): n_1 =
+:data:`FIRST_LOOK`, each look :data:`GROWTH` times the last, the last cut at ``trials`` -- K looks in all (11 for
+the default 1e5).  Look r draws its n_r − n_{r−1} releases of each world from the streams ``plugin/{world}/look/{r}``
+(block-seeded by their identity, so any workers give the same numbers), and after it every check of the run is built
+from the n_r draws of each world exactly as the fixed pass builds it from ``trials`` (each look's evidence is a valid
+fixed-n test at n_r).
+
+**Why stopping at a look keeps α.**  Each look r spends a share w_r of the level, Σ_r w_r = 1 (:func:`look_shares`:
+half at the last look, so that an audit that runs to its budget loses little against the fixed pass, and the other
+half spread evenly over the earlier ones).  A check read at look r reports the p-value p_r / w_r and the interval
+the fixed pass would report at level a·w_r (:func:`at_look`).  For any stopping time τ taking values among the looks
+-- one chosen by reading the verdicts, the clock, anything --
+
+    P(p_τ / w_τ ≤ a) ≤ Σ_r P(p_r ≤ a·w_r) ≤ Σ_r a·w_r = a,
+
+and likewise the interval at τ holds the true value with probability ≥ 1 − a: the union bound over the looks
+(Bonferroni over a fixed finite schedule of interim analyses; Jennison & Turnbull 2000, *Group Sequential Methods*,
+§1.3 and ch. 3: a level spent in fixed shares over the planned looks).  The reports of every look together form a
+confidence sequence over the schedule, so the run's checks, decided as one family by Holm at α
+(:func:`pdp_audit.verify.core.checks.finalize`), keep their family-wise false-alarm probability α whenever the run
+stops.  The price: at a look other than the last the level is a/(2(K − 1)) (a 1e-6 α costs about 10% of interval
+width at 1e5 draws), at the last a/2 (about 2–4%: ``benchmarks/pair_early_stop.py``).  The broken alternative --
+the fixed-n report re-read after every look at the full α -- raises the false alarms several-fold (the test
+``tests/test_pair_early_stop.py`` shows both).
+
+**Stopping.**  After each look the run is decided at α (:func:`stopped`): ``failed`` -- some check fails (a
+refutation at α is final: later draws cannot undo it); ``passed`` -- every check passes; ``time-limit`` -- the run's
+deadline passed (``--time-limit``), and the checks report what the draws so far support; ``budget`` -- the last look.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from dataclasses import dataclass, replace
+
+from pdp_audit.verify.core.checks import Evidence, finalize
+
+#: The first look's draws per world (a gross violation is refuted there) ...
+FIRST_LOOK = 2048
+#: ... and the growth of the looks: a run stopped at look r drew at most GROWTH times what it needed.
+GROWTH = 1.5
+#: The share of the level kept for the last look (the budget's end).
+FINAL_SHARE = 0.5
+#: Why a run stopped.
+STOPPED = ("passed", "failed", "budget", "time-limit")
+
+
+@dataclass(frozen=True)
+class Stopping:
+    """How a sequential main pass stops: ``alpha``, the run's family-wise false-alarm probability at which its
+    checks are decided after each look; ``deadline``, a :func:`time.monotonic` time after which no further look is
+    drawn (None: none); ``early_stop``: stop once decided (False: only the deadline stops the pass early)."""
+
+    alpha: float
+    deadline: float | None = None
+    early_stop: bool = True
+
+    @classmethod
+    def of(cls, alpha: float, early_stop: bool, time_limit: float | None) -> Stopping | None:
+        """The stopping of a run with these options (the clock starts now); None: the fixed pass."""
+        if not early_stop and time_limit is None:
+            return None
+        deadline = None if time_limit is None else time.monotonic() + float(time_limit)
+        return cls(float(alpha), deadline, bool(early_stop))
+
+
+def looks(trials: int) -> tuple[int, ...]:
+    """The draws per world after each look (module notes): :data:`FIRST_LOOK`, then ×:data:`GROWTH` (rounded up),
+    the last ``trials``."""
+    sizes: list[int] = []
+    size = float(FIRST_LOOK)
+    while math.ceil(size) < trials:
+        sizes.append(math.ceil(size))
+        size *= GROWTH
+    return (*sizes, int(trials))
+
+
+def look_shares(count: int) -> tuple[float, ...]:
+    """The level's share w_r of each of ``count`` looks: :data:`FINAL_SHARE` at the last and the rest evenly over the
+    others (1 for a single look); they sum to 1."""
+    if count == 1:
+        return (1.0,)
+    early = (1 - FINAL_SHARE) / (count - 1)
+    return (*([early] * (count - 1)), FINAL_SHARE)
+
+
+def at_look(evidence: Evidence, share: float) -> Evidence:
+    """``evidence`` read at a look of level share ``share``: p-value p/w (at most 1), intervals and the budget hint at
+    level a·w.  Exact evidence (no p-value) is unchanged."""
+    if evidence.pvalue is None:
+        return evidence
+    interval, hint = evidence.interval, evidence.budget_hint
+    return replace(
+        evidence,
+        pvalue=min(1.0, evidence.pvalue / share),
+        interval=None if interval is None else (lambda a: interval(a * share)),
+        budget_hint=_hint_at(hint, share) if hint is not None and evidence.hint_alpha else hint,
+    )
+
+
+def _hint_at(hint, share: float):
+    return lambda ci, a: hint(ci, a * share)
+
+
+def stopped(evidence: list[Evidence], stop: Stopping, last: bool) -> str | None:
+    """Why the pass stops after a look whose checks (read :func:`at_look`) are ``evidence``, or None to draw the next
+    look (module notes)."""
+    if stop.early_stop:
+        verdicts = {c.verdict for c in finalize([replace(e, make_figure=None) for e in evidence], stop.alpha)}
+        if "fail" in verdicts:
+            return "failed"
+        if verdicts == {"pass"}:
+            return "passed"
+    if last:
+        return "budget"
+    if stop.deadline is not None and time.monotonic() > stop.deadline:
+        return "time-limit"
+    return None
+
+
+def record(drawn: int, trials: int, look: int, count: int, why: str) -> dict:
+    """``details["early_stop"]`` of each check of a sequential pass: the draws per world used, of at most ``trials``,
+    the looks drawn of the schedule's, why it stopped and the level share of the look it stopped at."""
+    return {
+        "drawn_per_world": int(drawn),
+        "max_per_world": int(trials),
+        "looks": int(look),
+        "of_looks": int(count),
+        "stopped": why,
+        "level_share": look_shares(count)[look - 1],
+    }
