@@ -13,7 +13,6 @@ from dataclasses import dataclass, field
 from threading import Lock
 
 import numpy as np
-from scipy.linalg.blas import dtrsv
 
 from pdp_audit.mechanisms.validation import InputError
 
@@ -56,6 +55,8 @@ def cholesky_logdet(H: np.ndarray) -> np.ndarray:
 
 def _per_system(LT: np.ndarray, x: np.ndarray, trans: int) -> np.ndarray:
     """``L⁻¹x`` (``trans=0``) or ``L⁻ᵀx`` (``trans=1``) column by column of x (d, T), one BLAS trsv each."""
+    from scipy.linalg.blas import dtrsv  # scipy where it is used: the plans' parsers import this module
+
     for t in range(x.shape[1]):
         x[:, t] = dtrsv(LT[:, :, t], x[:, t], lower=1, trans=trans)
     return x

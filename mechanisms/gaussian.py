@@ -20,8 +20,6 @@ from dataclasses import dataclass
 from typing import Literal
 
 import numpy as np
-from scipy import optimize, special, stats
-from scipy.optimize import elementwise
 
 from pdp_audit.mechanisms.base import RegisteredMechanism, World, check_world, neighbour_rows
 from pdp_audit.mechanisms.validation import InputError, nonnegative, positive, probability
@@ -45,6 +43,8 @@ def _log_analytic_delta(epsilon, s):
     the factored form avoids the cancellation of the difference when both terms are tiny.  Where the gap is
     ≥ 0 (only through rounding as ε → ∞) δ is 0: log δ = −∞.
     """
+    from scipy import special  # scipy where it is used: every command's parser imports this module (the plans')
+
     a = 0.5 / s - epsilon * s
     b = -0.5 / s - epsilon * s
     log_phi_a = special.log_ndtr(a)
@@ -141,6 +141,8 @@ def analytic_epsilon(delta: float, sigma: float, sensitivity: float = 1.0) -> fl
             f"sigma: {sigma:g} with sensitivity {sensitivity:g} gives δ(ε) > {delta:g} at every finite ε "
             "(σ/Δ is too small for any ε a float can hold)"
         ) from None
+    from scipy import optimize
+
     return optimize.brentq(f, lo, hi, xtol=1e-300, rtol=4 * np.finfo(float).eps, maxiter=500)
 
 
@@ -165,6 +167,8 @@ def analytic_sigma(epsilon: float, delta: float, sensitivity: float = 1.0) -> fl
             f"epsilon {epsilon:g} and delta {delta:g}: the calibrated σ/Δ lies outside [2^-200, 2^200], the range "
             "searched (ε is far beyond what a Gaussian mechanism is calibrated for)"
         ) from None
+    from scipy import optimize
+
     return sensitivity * optimize.brentq(f, lo, hi, xtol=1e-300, rtol=4 * np.finfo(float).eps, maxiter=500)
 
 
@@ -208,6 +212,8 @@ def per_instance_epsilons(sensitivities: np.ndarray, delta: float, sigma: float)
     needs_root = _log_analytic_delta(0.0, s) > log_target  # else δ(0) ≤ δ already: ε = 0
     ratio = 1.0 / s[needs_root]
     upper = ratio**2 / 2 + ratio * math.sqrt(2 * math.log(1 / delta))
+    from scipy.optimize import elementwise
+
     root = elementwise.find_root(
         lambda eps, s_: _log_analytic_delta(eps, s_) - log_target,
         (np.zeros_like(upper), upper),
@@ -241,6 +247,8 @@ def corollary23_pdp_epsilon(delta: float, sigma: float, delta_norm):
     Printed twice identically (Q32); this is the printed expression.  ``delta_norm`` may be an array (one bound per
     individual, computed elementwise with the same operations).
     """
+    from scipy import stats
+
     delta = probability("delta", delta)
     return delta_norm**2 / (2 * sigma**2) + delta_norm * stats.norm.isf(delta) / sigma
 
@@ -253,6 +261,8 @@ def corollary23_ex_post_bound(
     ‖Δ_z‖²/(2σ²) + ‖Δ_z‖ Φ⁻¹(1 − ρ/2) / σ          (``form="quantile"``)
     ≤ ‖Δ_z‖²/(2σ²) + ‖Δ_z‖ √(2 log(2/ρ)) / σ      (``form="log"``).
     """
+    from scipy import stats
+
     rho = probability("rho", rho)
     z = stats.norm.isf(rho / 2) if form == "quantile" else math.sqrt(2 * math.log(2 / rho))
     return delta_norm**2 / (2 * sigma**2) + delta_norm * z / sigma
@@ -268,6 +278,8 @@ def corollary23_exact_failure_probability(
     """
     eta = delta_norm / sigma
     c = (corollary23_ex_post_bound(rho, sigma, delta_norm, form) - eta**2 / 2) / eta
+    from scipy import stats
+
     return float(stats.norm.sf(c) + stats.norm.sf(eta + c))
 
 
@@ -283,6 +295,8 @@ def optimal_test_tpr(fpr: np.ndarray, delta_norm: float, sigma: float) -> np.nda
     The log-likelihood ratio is monotone in the projection of o on Δ, which is N(0, 1) vs N(η, 1) in
     units of σ: TPR = Φ(η − Φ⁻¹(1 − FPR)) (the Gaussian trade-off curve of Dong, Roth & Su 2019).
     """
+    from scipy import stats
+
     eta = delta_norm / sigma
     return stats.norm.sf(stats.norm.isf(np.asarray(fpr, dtype=float)) - eta)
 
@@ -292,6 +306,8 @@ def optimal_test_threshold(fpr: float, delta_norm: float, sigma: float) -> float
 
     Under D' the loss L is N(−η²/2, η²) (η = ‖Δ‖/σ), so L > −η²/2 + η Φ⁻¹(1 − FPR) has rate FPR there.
     """
+    from scipy import stats
+
     eta = delta_norm / sigma
     return -(eta**2) / 2 + eta * stats.norm.isf(fpr)
 

@@ -30,7 +30,6 @@ from typing import Literal
 
 import mpmath
 import numpy as np
-from scipy import optimize, special, stats
 
 from pdp_audit.mechanisms.validation import InputError, positive, probability
 
@@ -298,6 +297,8 @@ def _tw1_log_cdf_and_sf(s: float) -> tuple[float, float]:
     eigenvalues ``mu`` of the symmetrised matrix, ``log F = sum log1p(-mu)``, and
     ``1 - F = -expm1(log F)``: no cancellation in the upper tail, where ``mu`` are tiny.
     """
+    from scipy import special  # imported here: every command's parser imports this module (through the GOE config)
+
     length = max(8.0, 2.0 * (16.0 - s))
     t, w = _gauss_legendre_unit()
     x = s + length * t
@@ -329,6 +330,8 @@ def tracy_widom1_quantile(p: float) -> float:
         def g(s: float) -> float:
             return _tw1_log_cdf_and_sf(s)[0] - math.log(p)
 
+        from scipy import optimize
+
         return float(optimize.brentq(g, -8.0, 60.0, xtol=1e-13, rtol=1e-13))
     return tracy_widom1_upper_quantile(1.0 - p)
 
@@ -351,6 +354,8 @@ def tracy_widom1_upper_quantile(q: float) -> float:
 
     # log(1 - F_1(s)) ≈ −(2/3)s^{3/2} far in the tail: this upper end lies just beyond the root for every q > 0
     upper = min(max(60.0, (1.5 * -tail) ** (2 / 3) + 5.0), 103.0)  # 1 − F_1(103) ≈ 5e-306 > 0 in double precision
+    from scipy import optimize
+
     return float(optimize.brentq(g, -8.0, upper, xtol=1e-13, rtol=1e-13))
 
 
@@ -387,6 +392,8 @@ class BinomialEstimate:
 def _binomial_estimate(successes: int, trials: int, level: float) -> BinomialEstimate:
     if not 0.0 < level < 1.0:
         raise InputError(f"level must be in (0, 1), got {level!r}")
+    from scipy import stats
+
     ci = stats.binomtest(int(successes), int(trials)).proportion_ci(confidence_level=level, method="exact")
     return BinomialEstimate(int(successes), int(trials), successes / trials, float(ci.low), float(ci.high), level)
 
@@ -479,6 +486,8 @@ def _tau_unit_exact(d: int, rho: float, dps: int | None) -> float:
     while g_hi > 0:
         hi, step = hi + step, 2 * step
         g_hi = g(hi)
+    from scipy import optimize
+
     return float(optimize.brentq(g, lo, hi, xtol=1e-13, rtol=1e-13))
 
 

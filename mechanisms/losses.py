@@ -20,7 +20,6 @@ from dataclasses import dataclass
 from typing import Callable
 
 import numpy as np
-from scipy import special
 
 from pdp_audit.mechanisms.validation import InputError
 
@@ -87,6 +86,8 @@ class LogisticLoss(GLMLoss):
         return np.logaddexp(0.0, -y * t)
 
     def f1(self, t, y):
+        from scipy import special  # scipy where it is used: every command's parser imports this module
+
         return -y * special.expit(-y * t)
 
     def f2(self, t, y):
@@ -96,6 +97,8 @@ class LogisticLoss(GLMLoss):
     def f_f1(self, t, y):
         """Both with one ``exp``, one ``log1p`` and one ``expit`` per element, in place:
         with ``u = −y t``, ``f = max(u, 0) + log1p(e^{−|u|})`` and ``f' = −y·s(u)``."""
+        from scipy import special
+
         u = -y * t
         f = np.abs(u)
         np.negative(f, out=f)

@@ -11,7 +11,6 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from scipy import stats
 
 from pdp_audit.mechanisms import gaussian as g
 from pdp_audit.mechanisms import goe
@@ -103,6 +102,8 @@ def theorem13_constant(tau_sigma3: float, beta: float) -> float:
 
 def proposition15_quantile(rho: float, n: int) -> float:
     """Φ⁻¹(1 − ρ/(4n)): with it both third-term bounds of the report hold for all n users at once w.p. ≥ 1 − ρ."""
+    from scipy import stats  # scipy where it is used: the privacy report's config imports this module
+
     return float(stats.norm.isf(probability("rho", rho) / (4 * n)))
 
 

@@ -16,8 +16,6 @@ from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from typing import Literal
 
-from scipy import stats
-
 from pdp_audit.mechanisms import gaussian as g
 from pdp_audit.mechanisms import goe
 from pdp_audit.mechanisms import objpert as op
@@ -39,6 +37,8 @@ def glm_loss(loss) -> GLMLoss:
 
 def normal_quantile(rho: float) -> float:
     """Φ⁻¹(1 − ρ/2): the two-sided Gaussian quantile used throughout Algorithms 2, 4 and 5."""
+    from scipy import stats  # scipy where it is used: the privacy report's config imports this module
+
     return float(stats.norm.isf(probability("rho", rho) / 2))
 
 

@@ -11,6 +11,7 @@ import sys
 import pytest
 
 import pdp_audit
+from pdp_audit.verify.cli.commands import COMMAND_HELP
 from pdp_audit.verify.cli.main import build_parser
 
 HEAVY = ("scipy", "scipy.stats", "scipy.optimize", "statsmodels", "pandas", "sklearn", "matplotlib", "mpmath")
@@ -40,7 +41,7 @@ def test_version_and_help_load_not_even_numpy(argument):
 
 
 def test_the_probe_sees_a_heavy_import():
-    assert "scipy.stats" in loaded_after("import pdp_audit\npdp_audit.gaussian_sigma(1.0, 1e-5)")
+    assert "scipy.optimize" in loaded_after("import pdp_audit\npdp_audit.gaussian_sigma(1.0, 1e-5)")
 
 
 def test_every_public_name_resolves_and_nothing_else_does():
@@ -54,3 +55,36 @@ def test_every_public_name_resolves_and_nothing_else_does():
 def test_the_light_parser_shows_what_the_full_one_shows():
     """The commands' help is declared once (``verify/cli/commands.py``): ``--help`` reads the same either way."""
     assert build_parser(light=True).format_help() == build_parser().format_help()
+
+
+#: What a subcommand's ``--help`` must not load: its parser needs the audits' configs, never their mathematics.
+SOLVERS = ("scipy.optimize", "scipy.stats", "statsmodels", "pandas", "sklearn", "matplotlib")
+
+
+def test_run_help_loads_no_solver():
+    """``run NAME --help`` builds every audit's parser from its config: the configs import no scipy.stats/optimize
+    (the GOE config took ``mechanisms.goe`` and its scipy at module level: a second of import for the help)."""
+    code = (
+        "import contextlib, io\nfrom pdp_audit.verify.cli.main import main\n"
+        "with contextlib.redirect_stdout(io.StringIO()):\n    try:\n        main(['run', 'gaussian', '--help'])\n"
+        "    except SystemExit:\n        pass"
+    )
+    assert loaded_after(code, SOLVERS) == []
+
+
+def test_other_commands_help_loads_no_solver():
+    """Every other subcommand's parser is built alone (``build_parser(only=NAME)``), so its help imports no plan."""
+    names = [name for name in COMMAND_HELP if name not in ("list", "run")]
+    code = (
+        "from pdp_audit.verify.cli.main import build_parser\n"
+        f"for name in {names!r}:\n    build_parser(only=name).commands[name].format_help()"
+    )
+    assert loaded_after(code, SOLVERS) == []
+
+
+def test_a_command_built_alone_reads_as_in_the_full_parser():
+    full = build_parser()
+    for name in COMMAND_HELP:
+        alone = build_parser(only=name)
+        assert alone.format_help() == full.format_help()
+        assert alone.commands[name].format_help() == full.commands[name].format_help(), name

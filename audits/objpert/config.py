@@ -4,8 +4,8 @@ and the budgets."""
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-from pdp_audit.mechanisms.losses import GLMLoss, PseudoHuberLoss, get_loss
 from pdp_audit.verify.core.config import (
     ALPHA_OPTION,
     CLAIM_DELTA,
@@ -22,6 +22,9 @@ from pdp_audit.verify.core.config import (
     Range,
     option,
 )
+
+if TYPE_CHECKING:
+    from pdp_audit.mechanisms.losses import GLMLoss
 
 LOSSES = ("logistic", "squared", "huber")
 READINGS = ("printed", "variance")
@@ -193,4 +196,6 @@ class ObjPertAuditConfig(AuditConfig):
 
     def loss_object(self) -> GLMLoss:
         """The loss object named by ``loss`` (pseudo-Huber of width ``huber_kappa`` for ``huber``)."""
+        from pdp_audit.mechanisms.losses import PseudoHuberLoss, get_loss  # scipy: not for every command's parser
+
         return PseudoHuberLoss(self.huber_kappa) if self.loss == "huber" else get_loss(self.loss)

@@ -34,13 +34,16 @@ EXIT_INTERNAL_ERROR = 4
 EXIT_INTERRUPTED = 130
 
 
-def build_parser(light: bool = False) -> Parser:
-    """``list`` and ``run`` are built in; the other subcommands are the modules of :func:`command_modules`.
+def build_parser(light: bool = False, only: str | None = None) -> Parser:
+    """``list`` and ``run`` are built in; the other subcommands are the modules of :func:`command_module`.
 
     A command module exposes ``add_parser(subparsers)``, which adds its subparser and sets
     ``handler`` (a function of the parsed arguments returning the exit code) as a default.  ``light``: the
     subcommands by name and help only (:data:`~pdp_audit.verify.cli.commands.COMMAND_HELP`), enough for
-    ``--help`` and ``--version``, with no audit imported.
+    ``--help`` and ``--version``, with no audit imported.  ``only``: that subcommand built in full and the others
+    by name and help, which parses a command line naming it as the full parser does (argparse reads the
+    subparser of the name given, no other), without importing the other commands' modules: ``pdp-audit certify
+    --help`` imports no audit's plan.
     """
     parser = Parser(prog="pdp-audit", description="Certify (per-instance) differential-privacy claims by simulation.")
     parser.add_argument(
@@ -51,37 +54,34 @@ def build_parser(light: bool = False) -> Parser:
         for name, text in COMMAND_HELP.items():
             sub.add_parser(name, help=text)
         return parser
+    full = set(COMMAND_HELP) if only is None else {only}
+    for name in COMMAND_HELP:  # in the order --help lists them
+        if name not in full:
+            sub.add_parser(name, help=COMMAND_HELP[name])
+        elif name == "list":
+            sub.add_parser("list", help=COMMAND_HELP["list"]).set_defaults(handler=lambda args: command_list())
+        elif name == "run":
+            add_run_parser(sub)
+        else:
+            command_module(name).add_parser(sub)
+    return parser
+
+
+def add_run_parser(sub) -> None:
+    """``pdp-audit run NAME``: one subparser an audit of the catalogue, its options generated from its config."""
     from pdp_audit.verify import api
 
-    sub.add_parser("list", help=COMMAND_HELP["list"]).set_defaults(handler=lambda args: command_list())
     run = sub.add_parser("run", help=COMMAND_HELP["run"])
     run.set_defaults(handler=command_run)
     mechanisms = run.add_subparsers(dest="mechanism", required=True, parser_class=Parser)
     for name, audit in api.audit_plans().items():
         api.add_run_arguments(mechanisms.add_parser(name, help=audit.help), audit)
-    for module in command_modules():
-        module.add_parser(sub)
-    return parser
 
 
-def command_modules() -> tuple:
-    """The subcommands besides ``list`` and ``run``, in the order ``--help`` shows them (imported when a command
-    runs, not for ``--help``)."""
-    from pdp_audit.verify.cli import (
-        benchmark,
-        blackbox,
-        canaries,
-        certify,
-        claims,
-        examples,
-        mutants,
-        report,
-        schema,
-        sweep,
-        tau,
-    )
-
-    return (certify, sweep, report, claims, tau, benchmark, schema, mutants, blackbox, canaries, examples)
+def command_module(name: str):
+    """The module of a subcommand besides ``list`` and ``run`` (``verify/cli/NAME.py``), imported when that
+    command runs or shows its help, not for another's."""
+    return importlib.import_module(f"pdp_audit.verify.cli.{name}")
 
 
 def version_text() -> str:
@@ -197,6 +197,13 @@ def _light(argv: list[str] | None) -> bool:
     return set(sys.argv[1:] if argv is None else argv) <= LIGHT_ARGUMENTS
 
 
+def _named_command(argv: list[str] | None) -> str | None:
+    """The subcommand the command line names first (``certify`` of ``pdp-audit certify d.toml``), or None when its
+    first word is none (an option or a misspelling: the full parser then says so in argparse's words)."""
+    words = sys.argv[1:] if argv is None else argv
+    return words[0] if words and words[0] in COMMAND_HELP else None
+
+
 def _exit_past_stray_threads(code: int) -> None:
     """Exit now with ``code`` if threads the user's code started (not daemons) are still running: Python would wait
     for them at exit, and a factory that started a thread that never ends made the command hang forever after its
@@ -220,7 +227,7 @@ def _command(argv: list[str] | None) -> int:
             from pdp_audit.verify.api import record_reads
 
             record_reads()
-        args = build_parser(light=_light(argv)).parse_args(argv)
+        args = build_parser(light=_light(argv), only=_named_command(argv)).parse_args(argv)
         from pdp_audit.verify.core.float_rules import own_float_rules
 
         with own_float_rules():  # whatever np.seterr or warning filter the user's module sets

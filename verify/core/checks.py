@@ -13,7 +13,7 @@ evidence as an :class:`Evidence`; :func:`finalize` decides every piece of eviden
 and returns the frozen :class:`pdp_audit.reports.records.Check` records that reports render:
 
 * **fail** -- the data show a violation at the run's family-wise significance ``alpha``
-  (Holm's step-down over every statistical check of the run, via statsmodels);
+  (Holm's step-down over every statistical check of the run, :func:`~pdp_audit.verify.estimators.stats.holm`);
 * **pass** -- not failed, and the evidence supports the claim: the whole confidence interval lies on
   the claim's side, or an exact closed form satisfies the claim *and* the Monte Carlo interval is
   consistent with that closed form (a closed form alone is never evidence);
@@ -157,9 +157,7 @@ def finalize(evidence: Sequence[Evidence], alpha: float) -> list[Check]:
 
 def _decide_family(evidence: Sequence[Evidence], alpha: float) -> dict[int, Check]:
     """Holm's step-down over the statistical checks of ``evidence``; exact checks keep their own verdict."""
-    from pdp_audit.verify.estimators.stats import (
-        holm,  # statsmodels: not at import (the pytest plugin imports this module)
-    )
+    from pdp_audit.verify.estimators.stats import holm  # scipy: not at import (the pytest plugin imports this module)
 
     statistical = [e for e in evidence if e.statistical]
     reject, adjusted = holm([e.pvalue for e in statistical], alpha)
