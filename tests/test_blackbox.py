@@ -246,6 +246,10 @@ def test_a_slow_sampler_shows_how_many_releases_are_drawn(monkeypatch):
         def isatty(self):
             return True
 
+    from pdp_audit.verify.estimators import progress
+
+    monkeypatch.setattr(progress, "DELAY", 0.0)  # at once: the pass may end before the delay that hides short ones
+    monkeypatch.delenv(progress.ENV, raising=False)
     for terminal, shown in ((Terminal(), True), (io.StringIO(), False)):
         monkeypatch.setattr(sys, "stderr", terminal)
         blackbox_attack(*gaussian_samplers(1.0), 70_000, DELTA, seed=1, progress=True, options=LOGISTIC)

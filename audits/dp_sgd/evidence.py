@@ -27,6 +27,7 @@ from pdp_audit.mechanisms import subsampled_gaussian as sg
 from pdp_audit.reports.records import Line, Lines, Run
 from pdp_audit.verify.core.checks import CheckSpec, Evidence, finalize, make_run, samples_to_decide
 from pdp_audit.verify.estimators.composition import ComposedTail, composed_tail
+from pdp_audit.verify.estimators.progress import with_progress
 from pdp_audit.verify.evidence import builders
 
 #: The two sides of each relation, in words.
@@ -186,7 +187,8 @@ def _profile_figure(tail: ComposedTail, config: DpSgdAuditConfig, ref: Reference
     direction = tail.direction.split("/")[-1]
     top = 1.5 * max(config.epsilon, ref.profiles[direction].epsilon_bounds(config.delta)[1])
     grid = np.linspace(0.0, top, FIGURE_POINTS)
-    bounds = np.array([ref.delta_bounds(direction, float(e)) for e in grid])
+    points = with_progress(grid, len(grid), f"dp-sgd, exact δ(ε) of {direction}", "point")  # where the audit asked
+    bounds = np.array([ref.delta_bounds(direction, float(e)) for e in points])
     lowest = config.delta * 1e-4
 
     def shown(values) -> list:

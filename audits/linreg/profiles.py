@@ -42,6 +42,7 @@ from scipy import special
 from pdp_audit.mechanisms import linreg_adaptive as A
 from pdp_audit.mechanisms.linreg_adaptive import UnrunnableError
 from pdp_audit.verify.estimators.engine import BLOCK_SIZE, block_rng, block_sizes
+from pdp_audit.verify.estimators.progress import with_progress
 from pdp_audit.verify.estimators.rare import BoundedMean, _combine
 
 Kind = Literal["add", "remove"]
@@ -377,7 +378,8 @@ def conditional_profile(
     jobs = [
         (pair, batch, epsilons, int(seed), stream, b, size) for b, size in enumerate(block_sizes(draws, block_size))
     ]
-    blocks = list(executor.map(_conditional_block, jobs) if executor is not None else map(_conditional_block, jobs))
+    mapped = executor.map(_conditional_block, jobs) if executor is not None else map(_conditional_block, jobs)
+    blocks = list(with_progress(mapped, len(jobs), stream, "block"))  # a bar where the audit asked for progress
     out: dict[str, list[BoundedMean]] = {}
     for i, name in enumerate(("D||D'", "D'||D")):
         means = []

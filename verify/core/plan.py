@@ -24,6 +24,7 @@ from pdp_audit.verify.core import processes
 from pdp_audit.verify.core.checks import CheckSpec, id_matches, without_findings
 from pdp_audit.verify.core.config import KEYWORDS, Names, Option, build, options
 from pdp_audit.verify.core.processes import MEMORY_SHARE, executor_for
+from pdp_audit.verify.estimators.progress import asking
 
 
 @dataclass(frozen=True)
@@ -117,8 +118,9 @@ class AuditPlan:
         """
         data = getattr(config, "data", None)
         if data is None:
-            return self.audit(config, executor=executor, progress=progress)
-        with pinned_bytes(data) as content:
+            with asking(progress):
+                return self.audit(config, executor=executor, progress=progress)
+        with pinned_bytes(data) as content, asking(progress):
             run = self.audit(config, executor=executor, progress=progress)
         recorded = {"data": Path(data).name, "data_sha256": hashlib.sha256(content).hexdigest()}
         return replace(run, parameters={**run.parameters, **recorded})
@@ -205,5 +207,6 @@ class KindPlan:
         return build(self.config, ordered, names, extra={"target": target})
 
     def execute(self, config: Any, progress: bool = False) -> Run:
-        """Run the audit of ``config``."""
-        return self.audit(config, progress=progress)
+        """Run the audit of ``config`` (``progress``: bars of its passes on stderr, as for :meth:`AuditPlan.run`)."""
+        with asking(progress):
+            return self.audit(config, progress=progress)

@@ -81,13 +81,15 @@ def run_blocks(
     seed: int,
     stream: str,
     executor: Executor | None = None,
-    progress: bool = False,
+    progress: bool | None = None,
     block_size: int = BLOCK_SIZE,
 ) -> np.ndarray:
     """Concatenate ``work(size, rng)`` over the blocks of ``n`` draws of ``stream``.
 
     ``work`` returns an array whose first axis has length ``size``.  With an ``executor`` the blocks
-    run in parallel (``work`` must then be picklable); the result is identical either way.
+    run in parallel (``work`` must then be picklable); the result is identical either way.  ``progress``: a bar of
+    the blocks on stderr (None: where the audit running this pass asked for one,
+    :func:`pdp_audit.verify.estimators.progress.asking`).
     """
     results = list(iter_blocks(work, n, seed, stream, executor, progress, block_size))
     return np.concatenate(results) if results else np.empty(0)
@@ -99,14 +101,14 @@ def iter_blocks(
     seed: int,
     stream: str,
     executor: Executor | None = None,
-    progress: bool = False,
+    progress: bool | None = None,
     block_size: int = BLOCK_SIZE,
 ) -> Iterator[np.ndarray]:
     """The blocks of :func:`run_blocks` one at a time, in order (lazily without an executor: memory of a
     block, whatever ``n``)."""
     jobs = [(work, seed, stream, b, size) for b, size in enumerate(block_sizes(n, block_size))]
     results = executor.map(_run_block, jobs) if executor is not None else map(_run_block, jobs)
-    return with_progress(results, len(jobs), stream, "block", progress and len(jobs) > 4)
+    return with_progress(results, len(jobs), stream, "block", progress)
 
 
 class Windowed:
@@ -171,7 +173,7 @@ def sample_privacy_loss(
     seed: int,
     stream: str = "plv",
     executor: Executor | None = None,
-    progress: bool = False,
+    progress: bool | None = None,
 ) -> np.ndarray:
     """``n`` exact privacy-loss samples ``log p_D(o) - log p_D'(o)`` with ``o`` released on ``world``."""
     return run_blocks(PrivacyLossSampler(pair, world), n, seed, f"{stream}/{world}", executor, progress)

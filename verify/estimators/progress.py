@@ -1,24 +1,67 @@
-"""Progress bars of the long passes (blocks of draws, the black box's releases, a sweep's cells): tqdm on standard
-error when it is a terminal, nothing at all on a file or a pipe (a log keeps no carriage-return debris).  One place
-decides where a bar goes and how it looks; the passes only say what they count."""
+"""Progress of the long passes and commands (blocks of draws, the black box's releases, a sweep's cells, the mutant
+zoo, the claims ledger): one tqdm bar on standard error, with its total, rate and estimated time left.
+
+Where a bar goes is decided here once.  A command asks for progress (``progress=True``; ``--quiet`` asks for
+none), and an audit asked for it says so for every pass it runs (:func:`asking`: a pass given no ``progress`` of its
+own follows the audit's).  A bar is shown only where standard error is a terminal -- nothing on a file or a pipe, so
+a log keeps no carriage-return debris, and standard output, the JSON and the reports never see one -- unless the
+environment variable ``PDP_AUDIT_PROGRESS`` says otherwise: ``1`` shows the bars wherever progress is asked for (a
+log that wants them), ``0`` never.  A bar appears only after :data:`DELAY` seconds, so a short pass shows nothing,
+and tqdm redraws it at most every :data:`MININTERVAL` seconds, so an update between two redraws costs a comparison.
+"""
 
 from __future__ import annotations
 
 import contextlib
+import os
 import sys
+from contextvars import ContextVar
 from typing import Any, ContextManager, Iterable, Iterator
 
+#: The environment variable that forces the bars on (``1``) or off (``0``) where a command asks for progress.
+ENV = "PDP_AUDIT_PROGRESS"
+#: Seconds a bar waits before it appears (a pass that ends sooner never shows one).
+DELAY = 1.0
+#: Seconds between two redraws of a bar, at most one in between (tqdm's rate limit).
+MININTERVAL = 0.2
+_ON, _OFF = ("1", "yes", "true", "on"), ("0", "no", "false", "off")
+_ASKED: ContextVar[bool] = ContextVar("pdp_audit_progress", default=False)
 
-def shows_progress(progress: bool) -> bool:
-    """Whether a pass asked for ``progress`` gets a bar: only on a terminal's stderr."""
-    return bool(progress) and sys.stderr.isatty()
+
+@contextlib.contextmanager
+def asking(progress: bool) -> Iterator[None]:
+    """Inside the block, a pass given no ``progress`` of its own (None) shows a bar where ``progress`` is true: an
+    audit says once whether its command asked for progress, not through every function between it and its passes
+    (a context variable: a thread or a worker process starts without the ask)."""
+    token = _ASKED.set(bool(progress))
+    try:
+        yield
+    finally:
+        _ASKED.reset(token)
+
+
+def forced() -> bool | None:
+    """What ``PDP_AUDIT_PROGRESS`` says: True (bars wherever progress is asked for), False (none) or None (unset or
+    not a yes/no word: standard error decides)."""
+    value = os.environ.get(ENV, "").strip().lower()
+    return True if value in _ON else False if value in _OFF else None
+
+
+def shows_progress(progress: bool | None) -> bool:
+    """Whether a pass asked for ``progress`` (None: as its audit was, :func:`asking`) gets a bar: on a terminal's
+    stderr, or where :func:`forced` says so."""
+    if not (_ASKED.get() if progress is None else progress):
+        return False
+    say = forced()
+    return sys.stderr.isatty() if say is None else say
 
 
 def progress_bar(
-    total: int, desc: str, unit: str, progress: bool, *, initial: int = 0, delay: float = 0.0, unit_scale: bool = False
+    total: int | None, desc: str, unit: str, progress: bool | None = None, *, initial: int = 0, unit_scale: bool = False
 ) -> ContextManager[Any]:
     """A bar of ``total`` ``unit``s named ``desc`` (a context manager giving the tqdm bar, or None where no bar is
-    shown: :func:`shows_progress`); ``delay``: seconds before it appears, ``unit_scale``: counts as 1.3M."""
+    shown: :func:`shows_progress`); ``unit_scale``: counts as 1.3M.  With a total tqdm shows the count of it, the
+    rate and the estimated time left; the bar clears itself when it closes."""
     if not shows_progress(progress):
         return contextlib.nullcontext(None)
     from tqdm import tqdm
@@ -29,17 +72,31 @@ def progress_bar(
         desc=desc,
         unit=unit,
         unit_scale=unit_scale,
-        delay=delay,
+        delay=DELAY,
+        mininterval=MININTERVAL,
         file=sys.stderr,
         leave=False,
         dynamic_ncols=True,
     )
 
 
-def with_progress(items: Iterable[Any], total: int, desc: str, unit: str, progress: bool) -> Iterator[Any]:
+def with_progress(
+    items: Iterable[Any], total: int, desc: str, unit: str, progress: bool | None = None
+) -> Iterator[Any]:
     """``items`` one by one, each counted on a bar (:func:`progress_bar`) that closes when they run out."""
     with progress_bar(total, desc, unit, progress) as bar:
         for item in items:
             yield item
             if bar is not None:
                 bar.update(1)
+
+
+def say(line: str, file: Any = None) -> None:
+    """Print ``line`` (to standard error by default) above any bar shown: tqdm clears the bars, writes the line and
+    its newline, and redraws them, so a command's own lines and its bars do not overwrite each other on a terminal;
+    the bytes written are those of ``print(line, file=file)``."""
+    from tqdm import tqdm
+
+    out = sys.stderr if file is None else file
+    tqdm.write(line, file=out)
+    out.flush()

@@ -82,6 +82,7 @@ from scipy import optimize
 
 from pdp_audit.mechanisms.base import ROUNDING_ULPS, World, release_epsilon
 from pdp_audit.verify.estimators.engine import BLOCK_SIZE, block_rng, block_sizes
+from pdp_audit.verify.estimators.progress import with_progress
 
 Direction = Literal["D||D'", "D'||D"]
 DIRECTIONS: dict[str, tuple[World, float]] = {"D||D'": ("D", 1.0), "D'||D": ("D'", -1.0)}
@@ -490,7 +491,8 @@ def rare_tail(
     work = blocks.sampler(view, direction, point)
     name = f"{stream}/{direction}"
     jobs = [(work, int(seed), name, b, size) for b, size in enumerate(block_sizes(n, blocks.block_size))]
-    rows = np.concatenate(list(executor.map(_run, jobs) if executor is not None else map(_run, jobs)))
+    mapped = executor.map(_run, jobs) if executor is not None else map(_run, jobs)
+    rows = np.concatenate(list(with_progress(mapped, len(jobs), name, "block")))  # a bar where the audit asked
     count, means, m2 = _combine(rows)
     variances = m2 / max(count - 1, 1)
     b = math.exp(point.log_weight_bound)

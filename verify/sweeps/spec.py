@@ -503,7 +503,7 @@ def run_sweep(
     ran = 0
     cells = len(spec.cells)
     shown = progress and bool(pending)
-    with progress_bar(cells, spec.name, "cell", shown, initial=cells - len(pending), delay=2.0) as bar:
+    with progress_bar(cells, spec.name, "cell", shown, initial=cells - len(pending)) as bar:
         # closing(): a stop (Ctrl-C, an error) shuts the executor's workers down at once
         with contextlib.closing(executor.run(tasks_for(spec, pending))) as results:
             for task, outcome in results:
