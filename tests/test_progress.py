@@ -122,3 +122,25 @@ def timeless(text: str) -> str:
     import re
 
     return re.sub(r"\(\d+(\.\d+)? s\)", "(… s)", text)
+
+
+def test_a_sequential_pass_shows_one_bar_to_its_cap_and_its_numbers_do_not_change(monkeypatch, at_once):
+    """The white-box pass drawn in looks (pair_checks._sequential_checks): one bar of the releases per world, its
+    total the budget (the pass may stop before it), counted block by block; the checks the same without it."""
+    from pdp_audit.verify.evidence import pair_sequential as sequential
+    from pdp_audit.verify.evidence.pair_checks import MainPass, validated_dp_checks
+    from pdp_audit.verify.mutants import gaussian
+
+    def audit(shown: bool):
+        drawing = MainPass(shown, stop=sequential.Stopping(1e-6))
+        return validated_dp_checks(gaussian(1.0), 1.0, 1e-3, 100_000, 0, False, drawing=drawing)  # fails at once
+
+    terminal = Terminal()
+    monkeypatch.setattr(sys, "stderr", terminal)
+    shown = audit(True)
+    assert "plugin, releases per world (at most)" in terminal.getvalue()
+    assert "/100k [" in terminal.getvalue(), terminal.getvalue()
+    quiet = audit(False)
+    assert repr([(e.spec.id, e.estimate, e.details) for e in shown]) == repr(
+        [(e.spec.id, e.estimate, e.details) for e in quiet]
+    )  # repr: nan == nan

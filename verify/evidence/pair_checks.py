@@ -62,6 +62,7 @@ from pdp_audit.verify.estimators.engine import (
     run_blocks,
 )
 from pdp_audit.verify.estimators.loss_scale_band import StreamedScaleBand
+from pdp_audit.verify.estimators.progress import progress_bar
 from pdp_audit.verify.estimators.rng_discipline import check_rng_discipline
 from pdp_audit.verify.estimators.stats import pvalue_by_inversion
 from pdp_audit.verify.estimators.tails import StreamedTails, TailEstimate
@@ -585,17 +586,26 @@ def _sequential_checks(pair, claim: tuple, budget: tuple, per_instance: bool, dr
     if workers > 1:
         _check_picklable(pair)
     state, drawn, why = _PassState(pair, epsilon, trials), 0, "budget"
-    with block_executor(workers, shipped={"the pair": pair}) as executor:
+    # one bar for the whole pass, at the block level: its total the cap (the pass may stop before it)
+    counted = progress_bar(trials, "plugin, releases per world (at most)", "release", drawing.progress, unit_scale=True)
+    with block_executor(workers, shipped={"the pair": pair}) as executor, counted as bar:
         pool = None if executor is None else Windowed(executor, 2 * workers)
         for look, (size, share) in enumerate(zip(sizes, shares)):
             blocks = {
                 w: iter_blocks(
-                    ReleasesAndLosses(pair, w, state.resolution), size - drawn, seed, f"plugin/{w}/look/{look}", pool
+                    ReleasesAndLosses(pair, w, state.resolution),
+                    size - drawn,
+                    seed,
+                    f"plugin/{w}/look/{look}",
+                    pool,
+                    False,
                 )
                 for w in WORLDS
             }
             for block_d, block_dp in zip(blocks["D"], blocks["D'"]):
                 state.add(block_d, block_dp)
+                if bar is not None:
+                    bar.update(len(block_d[1]))
             drawn, streamed = size, state.result()
             checks = _checks_of(pair, streamed, claim, (drawn, seed), per_instance, (replayed, view_of(streamed)))
             found = sequential.stopped([sequential.at_look(c, share) for c in checks], stop, look == len(sizes) - 1)
