@@ -22,6 +22,7 @@ PUBLIC = [
     "Check",
     "InputError",
     "NeighbourPair",
+    "PairBudget",
     "Run",
     "SearchOptions",
     "Verdict",

@@ -11,10 +11,18 @@ import numpy as np
 import pytest
 from scipy import stats
 
+import pdp_audit
 from pdp_audit.verify.core.checks import CheckSpec, Evidence, finalize
 from pdp_audit.verify.evidence import pair_sequential as sequential
 from pdp_audit.verify.evidence.pair_checks import MainPass, validated_dp_checks
 from pdp_audit.verify.mutants import gaussian
+
+
+def json_report(run) -> str:
+    from pdp_audit.reports.json_report import dumps
+
+    return dumps(run)
+
 
 SPEC = CheckSpec("rate", "A rate at most p0", "", "", "")
 
@@ -73,6 +81,17 @@ def test_a_look_reads_pvalues_and_intervals_at_its_share():
     assert sequential.at_look(exact, 0.05) is exact
 
 
+def test_a_pass_stops_only_from_the_floor_and_a_fail_at_any_look():
+    stop = sequential.Stopping(1e-6)
+    passing = [Evidence(SPEC, pvalue=1.0, interval=lambda a: (0.0, 0.0), supports=lambda ci, a: True)]
+    failing = [Evidence(SPEC, pvalue=1e-12, interval=lambda a: (0.0, 0.0), supports=lambda ci, a: True)]
+    floor = math.ceil(sequential.PASS_FLOOR * 100_000)
+    assert sequential.stopped(passing, stop, floor - 1, 100_000) is None
+    assert sequential.stopped(passing, stop, floor, 100_000) == "passed"
+    assert sequential.stopped(failing, stop, sequential.FIRST_LOOK, 100_000) == "failed"
+    assert sequential.stopped(passing, sequential.Stopping(1e-6, early_stop=False), 100_000, 100_000) == "budget"
+
+
 def _audit(pair, claim: tuple, stop, trials: int = 100_000, seed: int = 0):
     evidence = validated_dp_checks(pair, *claim, trials, seed, False, drawing=MainPass(stop=stop))
     return finalize(evidence, 1e-6)
@@ -110,3 +129,47 @@ def test_the_fixed_pass_is_the_default():
     assert sequential.Stopping.of(1e-6, False, None) is None
     assert sequential.Stopping.of(1e-6, True, None) == sequential.Stopping(1e-6)
     assert "early_stop" not in _audit(gaussian(1.0), (1.0, 1e-3), None, trials=5_000)[-1].details
+
+
+# --- reached from the API, a deployment file and a sweep's keys: one config (audits/pair/config.py) ---------------
+def test_audit_pair_takes_a_pair_budget_and_records_the_draws_it_used():
+    run = pdp_audit.audit_pair(gaussian(2 * 3.731), 1.0, 1e-5, trials=pdp_audit.PairBudget(early_stop=True))
+    assert run.verdict == "pass" and run.parameters["early_stop"] is True and run.parameters["trials"] == 100_000
+    record = run.checks[-1].details["early_stop"]
+    assert record["stopped"] == "passed" and record["drawn_per_world"] < 100_000
+
+
+def test_a_pair_budget_without_stopping_is_the_fixed_pass_byte_for_byte():
+    plain = pdp_audit.audit_pair(gaussian(1.0), 1.0, 1e-3, trials=5_000, seed=2)
+    budget = pdp_audit.audit_pair(gaussian(1.0), 1.0, 1e-3, trials=pdp_audit.PairBudget(5_000, workers=1), seed=2)
+    assert json_report(plain) == json_report(budget)
+
+
+@pytest.mark.parametrize(
+    "field, value, words",
+    [
+        ("workers", 0, "workers must be a whole number in [1, 256], got 0"),
+        ("time_limit", 0.0, "time_limit must be a finite number > 0, got 0.0"),
+        ("early_stop", "yes", "early_stop must be true or false, got 'yes'"),
+        ("trials", 10, "trials must be a whole number in [100, 1e8], got 10"),
+    ],
+)
+def test_a_pair_budget_is_checked_on_construction_in_one_line(field, value, words):
+    with pytest.raises(pdp_audit.InputError) as error:
+        pdp_audit.PairBudget(**{field: value})
+    assert str(error.value) == words
+
+
+def test_a_deployment_states_early_stop_and_time_limit_in_its_audit_table(tmp_path):
+    from pdp_audit.audits.pair.config import OWN_OPTIONS, own_budget
+    from pdp_audit.verify.deployment import load_deployment
+
+    assert {"early_stop", "time_limit", "workers"} <= set(OWN_OPTIONS)
+    toml = tmp_path / "deploy.toml"
+    text = 'mechanism = "mymod:make"\n[claim]\nepsilon = 1.0\ndelta = 1e-5\n[audit]\nearly_stop = true\ntime_limit = '
+    toml.write_text(text + "60\n", encoding="utf-8")
+    budget = own_budget(load_deployment(str(toml)))
+    assert budget.early_stop is True and budget.time_limit == 60.0
+    toml.write_text(text + "-1\n", encoding="utf-8")
+    with pytest.raises(pdp_audit.InputError, match="audit.time_limit must be a finite number > 0"):
+        own_budget(load_deployment(str(toml)))

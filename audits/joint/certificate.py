@@ -22,6 +22,7 @@ from pdp_audit.verify.core.checks import finalize, make_run
 from pdp_audit.verify.core.config import Names, values_of
 from pdp_audit.verify.core.data_fingerprint import data_fingerprint
 from pdp_audit.verify.core.plan import AuditPlan, WorstCase, named_keys
+from pdp_audit.verify.evidence import pair_sequential as sequential
 
 
 def joinable(plans: dict[str, AuditPlan]) -> dict[str, tuple[AuditPlan, WorstCase]]:
@@ -84,7 +85,7 @@ def certify_joint(deployment: Any, budget: Any, plans: dict[str, AuditPlan]) -> 
     release's profile beside the joint one.  ``plans``: the audits' plans by name.  The certificate's
     ``deployment_file`` is the deployment's to add."""
     from pdp_audit.mechanisms.datasets import pinned_bytes
-    from pdp_audit.verify.evidence.pair_checks import validated_dp_checks
+    from pdp_audit.verify.evidence.pair_checks import MainPass, validated_dp_checks
 
     configs = release_configs(deployment, plans)
     releasable = joinable(plans)
@@ -98,7 +99,9 @@ def certify_joint(deployment: Any, budget: Any, plans: dict[str, AuditPlan]) -> 
                 fingerprints.append(data_fingerprint(config))
                 pairs.append(releasable[name][1].pair(config))
     joint = product_pair(pairs)
-    evidence = validated_dp_checks(joint, budget.epsilon, budget.delta, budget.trials, budget.seed, False)
+    stop = sequential.Stopping.of(budget.alpha, budget.early_stop, budget.time_limit)  # [audit] early_stop, time_limit
+    claim = (budget.epsilon, budget.delta, budget.trials, budget.seed)
+    evidence = validated_dp_checks(joint, *claim, False, drawing=MainPass(stop=stop))
     checks = finalize(evidence, budget.alpha)
     parameters = {
         "pair": "the product of the releases' worst-case pairs (each the one its own audit decides)",
@@ -106,6 +109,7 @@ def certify_joint(deployment: Any, budget: Any, plans: dict[str, AuditPlan]) -> 
         "epsilon": budget.epsilon,
         "delta": budget.delta,
         "trials": budget.trials,
+        **sequential.stated(budget.early_stop, budget.time_limit),
         "releases": " + ".join(names),
     }
     certified = _certified(deployment, configs, fingerprints, budget, plans)
@@ -144,7 +148,12 @@ def _certified(deployment: Any, configs: list[Any], fingerprints: list[tuple], b
         "releases": releases,
         "claim": dict(deployment.claim),
         "parameters": flat,
-        "audit": {"trials": budget.trials, "seed": budget.seed, "alpha": budget.alpha},
+        "audit": {
+            "trials": budget.trials,
+            "seed": budget.seed,
+            "alpha": budget.alpha,
+            **sequential.stated(budget.early_stop, budget.time_limit),
+        },
         "data_source": first["data_source"] if same else "releases",
         "data": first["data"] if same else None,
         "data_sha256": first["data_sha256"] if same else None,

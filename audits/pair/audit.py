@@ -3,9 +3,10 @@
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Any
 
-from pdp_audit.audits.pair.config import PairAuditConfig
+from pdp_audit.audits.pair.config import PairAuditConfig, PairBudget
 from pdp_audit.mechanisms.base import NeighbourPair
 from pdp_audit.reports.records import Run
 from pdp_audit.verify.core.config import build
@@ -19,7 +20,7 @@ def audit_pair(
     epsilon: float,
     delta: float,
     *,
-    trials: int = DEFAULT_TRIALS,
+    trials: int | PairBudget = DEFAULT_TRIALS,
     seed: int = 0,
     alpha: float = DEFAULT_ALPHA,
     per_instance: bool = False,
@@ -63,7 +64,11 @@ def audit_pair(
       delta: the claimed δ, in [0, 1).  δ = 0 (pure DP) cannot be shown by sampling: it passes only with the
         bounded-loss proof of a Laplace or geometric view that replays ``sample`` exactly, and is otherwise
         inconclusive, naming the (ε, δ̄) the draws certify.
-      trials: samples per world, 100 to 1e8 (memory does not grow with it).
+      trials: samples per world, 100 to 1e8 (memory does not grow with it); or a :class:`PairBudget` -- the samples
+        with the workers drawing them and when the pass stops: ``PairBudget(trials=1e6, early_stop=True)`` draws in
+        looks and stops once every check is decided at ``alpha``, at most 1e6 a world (``details["early_stop"]`` of
+        each check: the draws used and why it stopped); ``time_limit=`` stops it after that many seconds with what
+        the draws by then support.
       seed: root seed, >= 0; the same seed gives the same numbers.
       alpha: family-wise false-alarm probability of the run, in [1e-50, 1).
       per_instance: state the claim as per-instance DP of the one (D, z) the pair was built from (Wang 2019,
@@ -95,7 +100,8 @@ def audit_pair(
         run = pdp_audit.audit_pair(Gaussian(sigma=4.0), epsilon=1.0, delta=1e-3)
         run.verdict  # 'pass'
     """
-    values: dict[str, Any] = {"epsilon": epsilon, "delta": delta, "trials": trials, "seed": seed, "alpha": alpha}
+    values: dict[str, Any] = {"epsilon": epsilon, "delta": delta, "seed": seed, "alpha": alpha}
+    values.update(dataclasses.asdict(trials) if isinstance(trials, PairBudget) else {"trials": trials})
     values.update(per_instance=flag("per_instance", per_instance), exact_delta=exact_delta)
     return run_pair(build(PairAuditConfig, values, extra={"target": pair}))
 
@@ -109,6 +115,9 @@ def run_pair(config: PairAuditConfig, progress: bool = False) -> Run:
 
     from pdp_audit.audits.pair.deployed import GuardedPair, pair_workers
     from pdp_audit.verify.evidence.pair_checks import MainPass, validated_dp_checks
+    from pdp_audit.verify.evidence.pair_sequential import Stopping, stated
+
+    stop = Stopping.of(config.alpha, config.early_stop, config.time_limit)  # the time limit counts from here
 
     # whatever sample() or privacy_loss() raises (sys.exit included) is the pair's fault: the exact fail pair-protocol
     guarded = GuardedPair(pair, type(pair).__name__)
@@ -120,7 +129,7 @@ def run_pair(config: PairAuditConfig, progress: bool = False) -> Run:
         return place.workers
 
     budget = (config.epsilon, config.delta, config.trials, config.seed)
-    drawing = MainPass(progress, workers)
+    drawing = MainPass(progress, workers, stop)
     evidence = validated_dp_checks(guarded, *budget, config.per_instance, config.exact_delta, drawing)
     parameters = {
         "pair": f"{type(pair).__name__}, as given",
@@ -129,6 +138,7 @@ def run_pair(config: PairAuditConfig, progress: bool = False) -> Run:
         "delta": config.delta,
         "trials": config.trials,
         "exact_delta": config.exact_delta,
+        **stated(config.early_stop, config.time_limit),
     }
     return decided(type(pair).__name__, evidence, config.alpha, parameters, config.seed)
 

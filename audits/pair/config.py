@@ -10,6 +10,7 @@ from typing import Any
 from pdp_audit.mechanisms.validation import InputError, quoted, shown
 from pdp_audit.verify.core.config import (
     PAIR_OPTIONS,
+    POSITIVE,
     AuditConfig,
     Option,
     OptionNames,
@@ -18,6 +19,59 @@ from pdp_audit.verify.core.config import (
     option,
     options,
 )
+
+#: The budget of a pair's audit beyond its seed and level: the draws (with early stopping, their maximum), the
+#: processes drawing them, and when the pass stops -- declared once, for :class:`PairAuditConfig` and
+#: :class:`PairBudget` alike.
+_TRIALS = replace(PAIR_OPTIONS["trials"], table="audit", required=True)
+_WORKERS = replace(
+    PAIR_OPTIONS["workers"],
+    default=None,
+    help="worker processes drawing sample and privacy_loss (default: the available cores for a pair slow "
+    "enough to gain from them, at the measured threshold, that pickles, else 1; results do not depend on it)",
+    table="audit",
+)
+_EARLY_STOP = Option(
+    "early_stop",
+    "bool",
+    False,
+    "draw the pass of sample and privacy_loss in looks and stop once every check is decided at α (a fail, or every "
+    "check passing); --trials the maximum; each look spends a fixed share of α, so the verdicts keep their level",
+    table="audit",
+)
+_TIME_LIMIT = Option(
+    "time_limit",
+    "float",
+    None,
+    "seconds from the start after which no further look of the pass is drawn, > 0: the run reports what the draws by "
+    "then support at α (drawn in looks as with early_stop; the result then depends on the machine's speed)",
+    range=POSITIVE,
+    table="audit",
+)
+
+
+@dataclass(frozen=True)
+class PairBudget(AuditConfig):
+    """The budget of ``pdp_audit.audit_pair(..., trials=PairBudget(...))``: checked on construction, one line naming
+    the field and its range.
+
+    Attributes:
+      trials: samples per world, 100 to 1e8; with ``early_stop`` or ``time_limit`` the maximum.
+      workers: processes drawing ``sample`` and ``privacy_loss``, >= 1 (the pair must then pickle), or None: the
+        available cores for a pair slow enough to gain from them that pickles, else 1.  The numbers never depend on
+        them.
+      early_stop: draw in looks and stop as soon as every check is decided at α
+        (:mod:`pdp_audit.verify.evidence.pair_sequential`; ``details["early_stop"]`` of each check records the draws
+        used and why the pass stopped); False: the whole budget in one pass (the default, and the numbers of
+        earlier versions).
+      time_limit: seconds from the start of the audit after which no further look is drawn, > 0 (drawn in looks as
+        with ``early_stop``, so the verdicts keep their level), or None: no limit.
+    """
+
+    trials: int = option(_TRIALS)
+    workers: int | None = option(_WORKERS)
+    early_stop: bool = option(_EARLY_STOP)
+    time_limit: float | None = option(_TIME_LIMIT)
 
 
 @dataclass(frozen=True)
@@ -28,22 +82,17 @@ class PairAuditConfig(AuditConfig):
     claim is per-instance DP of the one (D, z) the pair was built from (Wang 2019, §2); ``exact_delta``: a closed
     form of δ(ε) to check, never evidence.  ``workers``: the processes drawing the pass of ``sample`` and
     ``privacy_loss`` (None: chosen, :func:`pdp_audit.audits.pair.deployed.pair_workers`; the numbers never depend on
-    them)."""
+    them); ``early_stop``, ``time_limit``: the pass drawn in looks and stopped once decided or at the limit
+    (:class:`PairBudget`)."""
 
     epsilon: float = option(PAIR_OPTIONS["epsilon"], table="claim", required=True)
     delta: float = option(PAIR_OPTIONS["delta"], table="claim", required=True)
-    trials: int = option(PAIR_OPTIONS["trials"], table="audit", required=True)
+    trials: int = option(_TRIALS)
     seed: int = option(PAIR_OPTIONS["seed"], table="audit", required=True)
     alpha: float = option(PAIR_OPTIONS["alpha"], table="audit", required=True)
-    workers: int | None = option(
-        replace(
-            PAIR_OPTIONS["workers"],
-            default=None,
-            help="worker processes drawing sample and privacy_loss (default: the available cores for a pair slow "
-            "enough to gain from them, at the measured threshold, that pickles, else 1; results do not depend on it)",
-        ),
-        table="audit",
-    )
+    workers: int | None = option(_WORKERS)
+    early_stop: bool = option(_EARLY_STOP)
+    time_limit: float | None = option(_TIME_LIMIT)
     per_instance: bool = option(
         Option("per_instance", "bool", False, "per-instance DP of the pair's (D, z)", table="none", cli=False)
     )

@@ -69,6 +69,7 @@ from pdp_audit.reports.records import Run
 from pdp_audit.verify.core.checks import finalize, make_run
 from pdp_audit.verify.core.float_rules import user_float_rules
 from pdp_audit.verify.core.module_fingerprints import HelperModules, libraries
+from pdp_audit.verify.evidence import pair_sequential as sequential
 
 #: The most individuals of ``per_instance()`` one certificate audits (each costs as much as the pair itself).
 MAX_INDIVIDUALS = 20
@@ -404,10 +405,11 @@ def _certify_own(deployment, code_version: str, blackbox_checks: Any, where: str
                 chosen.append(pair_workers(guarded, budget.workers, loss=white).workers)
             return chosen[0]
 
-        evidence = pair_evidence(guarded, kind, budget, False, blackbox_checks, (progress, workers))
+        stop = sequential.Stopping.of(budget.alpha, budget.early_stop, budget.time_limit)  # one clock for every pass
+        evidence = pair_evidence(guarded, kind, budget, False, blackbox_checks, (progress, workers, stop))
         for person in people:  # at the mechanism's workers where the individual's pair pickles too
             shipped = functools.partial(_shippable, person.pair, workers)
-            found = pair_evidence(person.pair, kind, budget, True, blackbox_checks, (False, shipped))
+            found = pair_evidence(person.pair, kind, budget, True, blackbox_checks, (False, shipped, stop))
             evidence += [_of(e, person.id) for e in found]
     parameters = {
         "pair": f"the one {factory.qualname} returns for the deployment's parameters",
@@ -415,6 +417,7 @@ def _certify_own(deployment, code_version: str, blackbox_checks: Any, where: str
         "epsilon": budget.epsilon,
         "delta": budget.delta,
         "trials": budget.trials,
+        **sequential.stated(budget.early_stop, budget.time_limit),
         **({"data": deployment.parameters["data"]} if fingerprint[0] == "file" else {}),
         "individuals": len(people),
     }
@@ -432,7 +435,12 @@ def _certify_own(deployment, code_version: str, blackbox_checks: Any, where: str
         "evidence": kind,
         "claim": dict(deployment.claim),
         "parameters": dict(deployment.parameters),
-        "audit": {"trials": budget.trials, "seed": budget.seed, "alpha": budget.alpha},
+        "audit": {
+            "trials": budget.trials,
+            "seed": budget.seed,
+            "alpha": budget.alpha,
+            **sequential.stated(budget.early_stop, budget.time_limit),
+        },
         "individuals": [p.id for p in people],
         "data_source": source,
         "data": data,
@@ -449,18 +457,19 @@ def pair_evidence(
     budget: PairAuditConfig,
     per_instance: bool,
     blackbox_checks: Any,
-    running: tuple = (False, 1),
+    running: tuple = (False, 1, None),
 ) -> list:
     """The evidence ``pdp_audit.audit_pair`` (white-box) or ``pdp_audit.audit_blackbox`` (black-box, through
     ``blackbox_checks(samplers, ε, δ, trials, seed, progress, workers=…)``) decides; ``running``: (progress, the
     workers of the pass: a number or a function choosing them, :class:`pdp_audit.verify.evidence.pair_checks.MainPass`
-    white-box, the black box's releases otherwise)."""
+    white-box, the black box's releases otherwise; the white-box pass's
+    :class:`~pdp_audit.verify.evidence.pair_sequential.Stopping`, or None: the fixed pass)."""
     from pdp_audit.verify.evidence.pair_checks import MainPass, validated_dp_checks
 
-    progress, workers = running
+    progress, workers, stop = running
     claim = (budget.epsilon, budget.delta, budget.trials, budget.seed)
     if kind == "white-box":
-        return validated_dp_checks(pair, *claim, per_instance, drawing=MainPass(progress, workers))
+        return validated_dp_checks(pair, *claim, per_instance, drawing=MainPass(progress, workers, stop))
     chosen = workers() if callable(workers) else workers
     return blackbox_checks(tuple(_samplers(pair)), *claim, progress, workers=chosen)
 

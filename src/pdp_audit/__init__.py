@@ -50,6 +50,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:  # what a type checker and an IDE see; at run time each name is imported on first use
     from pdp_audit.audits.blackbox.evidence import BlackBoxBudget
     from pdp_audit.audits.blackbox.search_check import SearchOptions
+    from pdp_audit.audits.pair.config import PairBudget
     from pdp_audit.mechanisms.base import NeighbourPair
     from pdp_audit.mechanisms.validation import InputError
     from pdp_audit.reports.records import Check, Run, Verdict
@@ -80,6 +81,7 @@ if TYPE_CHECKING:  # what a type checker and an IDE see; at run time each name i
 _HOMES = {
     "BlackBoxBudget": "pdp_audit.audits.blackbox.evidence",
     "SearchOptions": "pdp_audit.audits.blackbox.search_check",
+    "PairBudget": "pdp_audit.audits.pair.config",
     "NeighbourPair": "pdp_audit.mechanisms.base",
     "InputError": "pdp_audit.mechanisms.validation",
     "Check": "pdp_audit.reports.records",
@@ -134,6 +136,7 @@ __all__ = [
     "Check",
     "InputError",
     "NeighbourPair",
+    "PairBudget",
     "Run",
     "SearchOptions",
     "Verdict",

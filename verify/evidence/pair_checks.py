@@ -452,7 +452,8 @@ WORLDS = ("D", "D'")
 
 class _PassState:
     """What the checks need of the draws of a pass so far (:class:`StreamedLosses`), fed the blocks of both worlds
-    in lockstep; ``trials``: the draws per world the pass may reach (the consistency test's pilot is sized from it)."""
+    in lockstep; ``trials``: the draws per world the consistency test's pilot is sized from (the pass's, for the
+    fixed pass)."""
 
     def __init__(self, pair, epsilon: float, trials: int):
         self.resolution = grid_through(
@@ -585,7 +586,7 @@ def _sequential_checks(pair, claim: tuple, budget: tuple, per_instance: bool, dr
 
     if workers > 1:
         _check_picklable(pair)
-    state, drawn, why = _PassState(pair, epsilon, trials), 0, "budget"
+    state, drawn, why = _PassState(pair, epsilon, sequential.piloted_as(trials)), 0, "budget"
     # one bar for the whole pass, at the block level: its total the cap (the pass may stop before it)
     counted = progress_bar(trials, "plugin, releases per world (at most)", "release", drawing.progress, unit_scale=True)
     with block_executor(workers, shipped={"the pair": pair}) as executor, counted as bar:
@@ -608,7 +609,7 @@ def _sequential_checks(pair, claim: tuple, budget: tuple, per_instance: bool, dr
                     bar.update(len(block_d[1]))
             drawn, streamed = size, state.result()
             checks = _checks_of(pair, streamed, claim, (drawn, seed), per_instance, (replayed, view_of(streamed)))
-            found = sequential.stopped([sequential.at_look(c, share) for c in checks], stop, look == len(sizes) - 1)
+            found = sequential.stopped([sequential.at_look(c, share) for c in checks], stop, drawn, trials)
             if found is not None:
                 why = found
                 break
