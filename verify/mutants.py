@@ -495,16 +495,22 @@ def case_seed(root: int, mutant_id: str, role: str) -> int:
 COVERAGE = CheckSpec("coverage", "Published high-probability bound", "", "P[bound fails] ≤ ρ", "the mechanism's report")
 
 
-def audit_case(case: PairCase | CoverageCase, trials: int, seed: int, alpha: float) -> list[Check]:
+def audit_case(
+    case: PairCase | CoverageCase, trials: int, seed: int, alpha: float, early_stop: bool = False
+) -> list[Check]:
     """The decided checks of one case (one Holm family at ``alpha``), a pair audited exactly as
     :func:`pdp_audit.audit_pair` audits a user's: behind :class:`~pdp_audit.audits.pair.deployed.GuardedPair`
     (its faults are the pair's, and its code gets its own copy of every array -- a loss that writes into its input
-    failed every run of the false-alarm benchmark without it)."""
+    failed every run of the false-alarm benchmark without it).  ``early_stop``: a pair's pass drawn in looks and
+    stopped once decided, ``trials`` the maximum (:mod:`pdp_audit.verify.evidence.pair_sequential`)."""
     if isinstance(case, PairCase):
         from pdp_audit.audits.pair.deployed import GuardedPair
+        from pdp_audit.verify.evidence.pair_checks import MainPass
+        from pdp_audit.verify.evidence.pair_sequential import Stopping
 
         pair = GuardedPair(case.pair, type(case.pair).__name__)
-        evidence = validated_dp_checks(pair, case.epsilon, case.delta, trials, seed, per_instance=False)
+        drawing = MainPass(stop=Stopping.of(alpha, early_stop, None))
+        evidence = validated_dp_checks(pair, case.epsilon, case.delta, trials, seed, False, drawing=drawing)
     else:
         from pdp_audit.verify.estimators.engine import run_blocks
 
