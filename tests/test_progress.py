@@ -102,19 +102,35 @@ def test_a_line_said_is_the_bytes_print_writes(monkeypatch, at_once):
 def test_pdp_audit_run_shows_its_passes_and_writes_the_same_outputs(tmp_path, monkeypatch, capsys, at_once):
     """`pdp-audit run` (every built-in plan goes through AuditPlan.run): bars with their totals on stderr when forced,
     and stdout (its timing aside) and the JSON byte for byte those of a run without them."""
-    from pdp_audit.verify.cli.main import main
+    out = tmp_path / "run.json"
+    argv = ["run", "laplace", "--trials", "2000", "--report", "none", "--json", str(out)]
+    seen = forced_and_not(monkeypatch, capsys, argv, [out])
+    assert "dp-pair/D: " in seen["1"][3] and "/1 [" in seen["1"][3], seen["1"][3]
+    assert "block" not in seen["0"][3]
 
-    outputs = {}
+
+def test_pdp_audit_sweep_counts_its_cells(tmp_path, monkeypatch, capsys, at_once):
+    """`pdp-audit sweep` (processes and Dask alike: the bar is run_sweep's, over whatever executor): cells done out
+    of the spec's, with the rate and the estimated time left; the JSON unchanged by it."""
+    spec = tmp_path / "spec.toml"
+    spec.write_text(
+        '[sweep]\nname = "tiny"\nmechanism = "laplace"\nseed = 0\nalpha = 1e-6\n'
+        "[fixed]\ntrials = 1000\n[grid]\nclaim_epsilon = [0.5, 1.0]\n"
+    )
+    out = tmp_path / "sweep.json"
+    seen = {}
     for forced in ("1", "0"):
+        from pdp_audit.verify.cli.main import main
+
         monkeypatch.setenv(progress.ENV, forced)
-        out = tmp_path / f"run{forced}.json"
-        args = ["run", "laplace", "--trials", "2000", "--report", "none", "--json", str(out)]
-        assert main(args) == 0
+        store = tmp_path / "store.sqlite"
+        store.unlink(missing_ok=True)  # both runs compute every cell
+        code = main(["sweep", str(spec), "--store", str(store), "--json", str(out), "--workers", "1"])
         captured = capsys.readouterr()
-        outputs[forced] = (out.read_bytes(), timeless(captured.out), captured.err)
-    assert outputs["1"][:2] == outputs["0"][:2]
-    assert "dp-pair/D: " in outputs["1"][2] and "/1 [" in outputs["1"][2], outputs["1"][2]
-    assert "block" not in outputs["0"][2]
+        seen[forced] = (code, out.read_text(), captured.err)
+    assert seen["1"][:2] == seen["0"][:2]
+    assert "tiny: " in seen["1"][2] and "/2 [" in seen["1"][2], seen["1"][2]
+    assert "tiny: " not in seen["0"][2]
 
 
 def timeless(text: str) -> str:
@@ -144,3 +160,46 @@ def test_a_sequential_pass_shows_one_bar_to_its_cap_and_its_numbers_do_not_chang
     assert repr([(e.spec.id, e.estimate, e.details) for e in shown]) == repr(
         [(e.spec.id, e.estimate, e.details) for e in quiet]
     )  # repr: nan == nan
+
+
+def forced_and_not(monkeypatch, capsys, argv: list, paths: list) -> dict:
+    """``pdp-audit ARGV`` with the bars forced on (PDP_AUDIT_PROGRESS=1) and off (0): by forced value, (return code,
+    stdout without its timings, the bytes of ``paths``, stderr)."""
+    from pdp_audit.verify.cli.main import main
+
+    seen = {}
+    for forced in ("1", "0"):
+        monkeypatch.setenv(progress.ENV, forced)
+        code = main(argv)
+        captured = capsys.readouterr()
+        seen[forced] = (code, timeless(captured.out), [p.read_bytes() for p in paths], captured.err)
+    assert seen["1"][:3] == seen["0"][:3]
+    return seen
+
+
+def test_pdp_audit_mutants_counts_the_mutants_done(tmp_path, monkeypatch, capsys, at_once):
+    """`pdp-audit mutants`: a bar of the mutants done out of those chosen; its table on stdout, above the bar, and
+    the JSON unchanged by it.  The zoo's audits are stood in for (their own passes follow `run`'s)."""
+    from pdp_audit.verify import mutants as zoo
+
+    def outcome(mutant, trials, seed, alpha):
+        return zoo.Outcome(mutant, trials, "fail", ("dp-forward",), "pass", ())
+
+    monkeypatch.setattr(zoo, "run_mutant", outcome)
+    out = tmp_path / "mutants.json"
+    argv = ["mutants", "--trials", "1000", "--only", "noise-halved", "swapped-worlds", "--json", str(out)]
+    seen = forced_and_not(monkeypatch, capsys, argv, [out])
+    assert seen["1"][1].count("  caught  ") == 2
+    assert "pdp-audit mutants: " in seen["1"][3] and "/2 [" in seen["1"][3], seen["1"][3]
+    assert seen["0"][3] == ""
+
+
+def test_pdp_audit_claims_run_counts_the_audits_and_keeps_its_lines(tmp_path, monkeypatch, capsys, at_once):
+    """`pdp-audit claims --run`: a bar of the audits done out of those the entries cite, beside its own "ran …"
+    lines (stderr, as before); the JSON and stdout unchanged by it."""
+    out = tmp_path / "claims.json"
+    argv = ["claims", "--run", "--only", "RW-Lem24", "--report", "none", "--json", str(out), "--workers", "1"]
+    seen = forced_and_not(monkeypatch, capsys, argv, [out])
+    assert "pdp-audit claims --run: " in seen["1"][3] and "/1 [" in seen["1"][3], seen["1"][3]
+    assert "  ran lemmas (" in seen["1"][3] and "  ran lemmas (" in seen["0"][3]
+    assert "claims --run:" not in seen["0"][3]

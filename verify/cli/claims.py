@@ -21,6 +21,7 @@ from pdp_audit.mechanisms.validation import InputError, shown
 from pdp_audit.reports.files import json_text
 from pdp_audit.verify.api import SEED_OPTION, WORKERS_OPTION, add_option, check_outputs, typed
 from pdp_audit.verify.cli.commands import COMMAND_HELP
+from pdp_audit.verify.estimators.progress import say
 from pdp_audit.verify.ledger import entries as ledger
 
 #: ``claims --run --workers``: by default one worker per core.
@@ -187,10 +188,10 @@ def command_claims_run(args: argparse.Namespace) -> int:
 
     def progress(audit: str, outcome: dict) -> None:
         if not quiet:
-            print(f"  ran {audit} ({outcome['elapsed']:.1f} s)", file=sys.stderr, flush=True)
+            say(f"  ran {audit} ({outcome['elapsed']:.1f} s)")  # above the bar of the audits done
 
     try:
-        result = run_ledger(entries, args.seed, args.quick, executor, on_audit=progress)
+        result = run_ledger(entries, args.seed, args.quick, executor, on_audit=progress, progress=not quiet)
     finally:
         executor.close()
     doc = document(result)

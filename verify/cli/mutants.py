@@ -10,10 +10,12 @@ one line per mutant and exits 0 when every mutant fails and every twin passes, 1
 from __future__ import annotations
 
 import argparse
+import sys
 
 from pdp_audit.mechanisms.validation import InputError
 from pdp_audit.verify.api import ALPHA_OPTION, SEED_OPTION, Option, Range, add_option, check_outputs, typed
 from pdp_audit.verify.cli.commands import COMMAND_HELP
+from pdp_audit.verify.estimators.progress import asking, progress_bar, say
 
 #: ``--trials`` of the zoo: releases per world of each mutant and twin (default: 1e5, 2e4 with --quick).
 MUTANT_TRIALS = Option("trials", "int", None, "releases per world (overrides --quick)", range=Range(1000, 1e7))
@@ -32,7 +34,7 @@ def add_parser(subparsers) -> None:
         add_option(p, option)
     p.add_argument("--json", default=None, help="write the table as JSON to this path (- = stdout)")
     p.add_argument("--report", default=None, help="write the table as a PDF to this path ('none', as for run: no PDF)")
-    p.add_argument("--quiet", action="store_true", help="no table on stdout")
+    p.add_argument("--quiet", action="store_true", help="no table on stdout and no progress on stderr")
     p.add_argument("--only", nargs="+", metavar="ID", default=None, help="only these mutants (ids as the table prints)")
     p.set_defaults(handler=command_mutants)
 
@@ -55,16 +57,18 @@ def command_mutants(args: argparse.Namespace) -> int:
         chosen = tuple(m for m in zoo.MUTANTS if m.id in args.only)
     check_outputs({"--json": args.json, "--report": args.report})
     rows = []
-    for mutant in chosen:
-        outcome = zoo.run_mutant(mutant, trials, args.seed, args.alpha)
-        rows.append(outcome.to_dict())
-        if not args.quiet and args.json != "-":
-            mark = "caught" if outcome.ok else "MISSED"
-            print(
-                f"  {mark:7s} {mutant.id:28s} mutant {outcome.verdict:12s} by {', '.join(outcome.caught_by) or '—'}; "
-                f"twin {outcome.twin_verdict}",
-                flush=True,
-            )
+    shown = not args.quiet  # a bar of the mutants done, with the estimated time left, on a terminal's stderr
+    with asking(shown), progress_bar(len(chosen), "pdp-audit mutants", "mutant", shown) as bar:
+        for mutant in chosen:
+            outcome = zoo.run_mutant(mutant, trials, args.seed, args.alpha)
+            rows.append(outcome.to_dict())
+            if not args.quiet and args.json != "-":
+                mark = "caught" if outcome.ok else "MISSED"
+                caught_by = ", ".join(outcome.caught_by) or "—"
+                twin = outcome.twin_verdict
+                say(f"  {mark:7s} {mutant.id:28s} mutant {outcome.verdict:12s} by {caught_by}; twin {twin}", sys.stdout)
+            if bar is not None:
+                bar.update(1)
     doc = mutants_document(rows, args.seed, args.alpha)
     write_mutants_report(doc, args.report, args.json)
     if not args.quiet and args.json != "-":

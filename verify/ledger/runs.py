@@ -36,6 +36,7 @@ from typing import Any, Mapping, Sequence
 from pdp_audit.reports.check_reading import key_number as check_key_number
 from pdp_audit.reports.records import Check, Run
 from pdp_audit.verify.core.checks import VERDICT_ORDER, worst
+from pdp_audit.verify.estimators.progress import progress_bar
 from pdp_audit.verify.ledger import rates
 from pdp_audit.verify.ledger.entries import LEMMAS, SWEEP, Entry, option_arguments
 from pdp_audit.verify.sweeps.spec import CellTask
@@ -253,8 +254,11 @@ def key_number(checks: Sequence[Check]) -> str:
     return f"{check.id}: {check_key_number(check)}"
 
 
-def run_ledger(entries: Sequence[Entry], seed: int, quick: bool, executor, on_audit=None) -> LedgerRun:
-    """Run every audit the entries cite on ``executor`` and decide every entry."""
+def run_ledger(
+    entries: Sequence[Entry], seed: int, quick: bool, executor, on_audit=None, progress: bool = False
+) -> LedgerRun:
+    """Run every audit the entries cite on ``executor`` and decide every entry (``on_audit(label, outcome)`` after
+    each audit or sweep cell; ``progress``: a bar of them, with the estimated time left, on a terminal's stderr)."""
     import contextlib
 
     commands = audit_commands(entries, seed, quick)
@@ -262,7 +266,9 @@ def run_ledger(entries: Sequence[Entry], seed: int, quick: bool, executor, on_au
     cells = [t for run in sweeps.values() for t in run.tasks()]
     runs: dict[str, Run | SweepChecks] = {}
     done = dict.fromkeys(sweeps, 0)
-    with contextlib.closing(executor.run([*tasks(commands), *cells])) as results:
+    todo = [*tasks(commands), *cells]
+    counted = progress_bar(len(todo), "pdp-audit claims --run", "audit", progress)
+    with contextlib.closing(executor.run(todo)) as results, counted as bar:
         for task, outcome in results:
             key = task.cell_id.split("#", 1)[0]
             if key in sweeps:  # a sweep cell: the progress line names the sweep and how many of its cells are done
@@ -274,6 +280,8 @@ def run_ledger(entries: Sequence[Entry], seed: int, quick: bool, executor, on_au
                 label = task.cell_id
             if on_audit is not None:
                 on_audit(label, outcome)
+            if bar is not None:
+                bar.update(1)
     runs.update(rate_checks(entries, sweeps))
     by_key = {c.key: c for c in commands}
     decisions = [decide(e, runs, by_key, quick) for e in entries]
