@@ -1,0 +1,94 @@
+"""The block engine's fast paths give the numbers of the forms they replace, bit for bit (issue 44): the rounding at
+the loss resolution without its ``|L| < 2^20`` test, the scalar Gaussian loss without einsum, the one-pass check
+of a block's losses, and blocks gathered into one array instead of concatenated."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from pdp_audit.mechanisms.base import LOSS_RESOLUTION, MalformedPair, at_loss_resolution, checked_losses
+from pdp_audit.mechanisms.gaussian import GaussianPair
+from pdp_audit.verify.estimators.engine import gathered
+
+EDGES = [np.inf, -np.inf, np.nan, -0.0, 0.0, 5e-324, 2.0**20, -(2.0**20), 2.0**20 - 2.0**-33, 1e308, -1e300, 2.0**-33]
+
+
+def general_rounding(losses: np.ndarray, resolution: float) -> np.ndarray:
+    """The rounding as it was written before the fast path (base.at_loss_resolution's general form)."""
+    with np.errstate(invalid="ignore", over="ignore"):
+        return np.where(np.abs(losses) < 2.0**20, np.rint(losses / resolution) * resolution, losses)
+
+
+def bits(array: np.ndarray) -> np.ndarray:
+    return np.ascontiguousarray(array, dtype=np.float64).view(np.uint64)
+
+
+@pytest.mark.parametrize("resolution", [LOSS_RESOLUTION, 2.0**-40, 2.0**-10, 1e-3])
+def test_rounding_is_the_general_form_bit_for_bit(resolution):
+    rng = np.random.default_rng(44)
+    for scale in 10.0 ** np.arange(-12, 9, 2.0):
+        losses = rng.standard_normal(4000) * scale
+        with np.errstate(over="ignore"):
+            huge = losses * 1e300
+        for block in (losses, np.concatenate([losses, EDGES, huge])):
+            with np.errstate(over="ignore"):
+                fast = at_loss_resolution(block, resolution)
+            assert np.array_equal(bits(fast), bits(general_rounding(block, resolution)))
+
+
+def test_the_check_above_is_not_blind():
+    """A rounding half an ulp of the grid off is told apart (the comparison is of bits, not of values)."""
+    losses = np.random.default_rng(1).standard_normal(1000)
+    assert not np.array_equal(bits(general_rounding(losses, 2.0**-32)), bits(general_rounding(losses, 2.0**-31)))
+    assert not np.array_equal(bits(np.array([0.0])), bits(np.array([-0.0])))
+
+
+def einsum_loss(pair: GaussianPair, outputs: np.ndarray) -> np.ndarray:
+    """GaussianPair.privacy_loss's general (vector) form, applied to 1-d releases."""
+    offset = outputs - pair._centres["D"]
+    quad_d = np.einsum("ij,ij->i", offset, offset)
+    np.subtract(outputs, pair._centres["D'"], out=offset)
+    loss = np.einsum("ij,ij->i", offset, offset)
+    loss -= quad_d
+    loss *= 1 / (2 * pair.sigma**2)
+    return loss
+
+
+def test_scalar_gaussian_loss_is_the_einsum_form_bit_for_bit():
+    rng = np.random.default_rng(7)
+    for _ in range(60):
+        scale = 10.0 ** rng.uniform(-3, 6)
+        pair = GaussianPair([rng.normal() * scale], [rng.normal() * scale], 10.0 ** rng.uniform(-3, 3))
+        for world, size in (("D", 10_007), ("D'", 1)):
+            outputs = pair.sample(world, size, rng)
+            assert np.array_equal(bits(pair.privacy_loss(outputs)), bits(einsum_loss(pair, outputs)))
+
+
+@pytest.mark.parametrize(("world", "bad"), [("D", -np.inf), ("D'", np.inf), ("D", np.nan), ("D'", np.nan)])
+def test_one_pass_loss_check_still_refuses(world, bad):
+    with pytest.raises(MalformedPair, match="NaN" if np.isnan(bad) else "cannot be impossible"):
+        checked_losses(world, 3, np.array([0.0, bad, 1.0]))
+
+
+def test_possible_infinities_and_empty_blocks_pass():
+    assert checked_losses("D", 2, np.array([np.inf, 1.0]))[0] == np.inf
+    assert checked_losses("D'", 2, np.array([-np.inf, 1.0]))[0] == -np.inf
+    assert checked_losses("D", 0, np.array([])).size == 0
+
+
+@pytest.mark.parametrize(
+    "blocks",
+    [
+        [np.arange(3.0), np.arange(2.0)],
+        [np.ones((3, 2)), np.ones((2, 2))],
+        [np.arange(3), np.arange(2.0)],  # another type: concatenated, as before
+        [np.arange(3, dtype=np.float32), np.arange(2.0)],
+        [np.arange(3.0), np.arange(3.0)],  # another length than planned
+        [[1.0, 2.0, 3.0], [4.0, 5.0]],
+    ],
+)
+def test_gathered_is_concatenate(blocks):
+    expected = np.concatenate(blocks)
+    got = gathered(iter(blocks), [3, 2])
+    assert got.dtype == expected.dtype and got.shape == expected.shape and np.array_equal(got, expected)
