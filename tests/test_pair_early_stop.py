@@ -6,16 +6,20 @@ from __future__ import annotations
 
 import math
 import time
+from pathlib import Path
 
 import numpy as np
 import pytest
 from scipy import stats
 
 import pdp_audit
+from pdp_audit.verify.cli.main import main
 from pdp_audit.verify.core.checks import CheckSpec, Evidence, finalize
 from pdp_audit.verify.evidence import pair_sequential as sequential
 from pdp_audit.verify.evidence.pair_checks import MainPass, validated_dp_checks
 from pdp_audit.verify.mutants import gaussian
+
+EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
 
 
 def json_report(run) -> str:
@@ -173,3 +177,33 @@ def test_a_deployment_states_early_stop_and_time_limit_in_its_audit_table(tmp_pa
     toml.write_text(text + "-1\n", encoding="utf-8")
     with pytest.raises(pdp_audit.InputError, match="audit.time_limit must be a finite number > 0"):
         own_budget(load_deployment(str(toml)))
+
+
+def test_certify_early_stop_and_time_limit_set_the_deployments_audit_table(tmp_path, capsys):
+    """``pdp-audit certify --early-stop``: the user's Laplace histogram (pure claim, proven by its view) passes at a
+    look before its 2e4 budget, and the certificate states the stopping; a built-in mechanism refuses the flags."""
+    from tests.test_certify_own import certify, project
+
+    code, document = certify(project(tmp_path / "user"), "--early-stop", "--time-limit", "600")
+    assert code == 0 and document["certified"]["audit"] == {
+        "trials": 20_000,
+        "seed": 0,
+        "alpha": 1e-6,
+        "early_stop": True,
+        "time_limit": 600.0,
+    }
+    record = document["checks"][-1]["details"]["early_stop"]
+    assert record["stopped"] == "passed" and record["drawn_per_world"] < 20_000
+    builtin = str(EXAMPLES / "deploy-gaussian.toml")
+    assert main(["certify", builtin, "--report", "none", "--quiet", "--early-stop"]) == 2
+    assert "--early-stop: only a user's mechanism" in capsys.readouterr().err
+    assert main(["certify", builtin, "--report", "none", "--quiet", "--time-limit", "0"]) == 2
+    assert "--time-limit must be a finite number > 0, got 0" in capsys.readouterr().err
+
+
+def test_a_sampler_only_deployment_passes_early_stop_to_the_black_box(tmp_path):
+    from tests.test_certify_own import BLACKBOX, certify, project
+
+    code, document = certify(project(tmp_path, module=BLACKBOX, parameters="scale = 0.1"), "--early-stop")
+    assert code == 1 and document["certified"]["audit"]["early_stop"] is True
+    assert document["checks"][0]["details"]["early_stop"]["stopped"] == "refuted"

@@ -22,7 +22,7 @@ from pdp_audit.verify.core.config import (
 
 #: The budget of a pair's audit beyond its seed and level: the draws (with early stopping, their maximum), the
 #: processes drawing them, and when the pass stops -- declared once, for :class:`PairAuditConfig` and
-#: :class:`PairBudget` alike.
+#: :class:`PairBudget` alike (and ``pdp-audit certify --early-stop --time-limit``, which set a deployment's [audit]).
 _TRIALS = replace(PAIR_OPTIONS["trials"], table="audit", required=True)
 _WORKERS = replace(
     PAIR_OPTIONS["workers"],
@@ -31,20 +31,20 @@ _WORKERS = replace(
     "enough to gain from them, at the measured threshold, that pickles, else 1; results do not depend on it)",
     table="audit",
 )
-_EARLY_STOP = Option(
+EARLY_STOP_OPTION = Option(
     "early_stop",
     "bool",
     False,
     "draw the pass of sample and privacy_loss in looks and stop once every check is decided at α (a fail, or every "
-    "check passing); --trials the maximum; each look spends a fixed share of α, so the verdicts keep their level",
+    "check passing); the trials the maximum; each look spends a fixed share of α, so the verdicts keep their level",
     table="audit",
 )
-_TIME_LIMIT = Option(
+TIME_LIMIT_OPTION = Option(
     "time_limit",
     "float",
     None,
     "seconds from the start after which no further look of the pass is drawn, > 0: the run reports what the draws by "
-    "then support at α (drawn in looks as with early_stop; the result then depends on the machine's speed)",
+    "then support at α (drawn in looks as with early stopping; the result then depends on the machine's speed)",
     range=POSITIVE,
     table="audit",
 )
@@ -70,8 +70,8 @@ class PairBudget(AuditConfig):
 
     trials: int = option(_TRIALS)
     workers: int | None = option(_WORKERS)
-    early_stop: bool = option(_EARLY_STOP)
-    time_limit: float | None = option(_TIME_LIMIT)
+    early_stop: bool = option(EARLY_STOP_OPTION)
+    time_limit: float | None = option(TIME_LIMIT_OPTION)
 
 
 @dataclass(frozen=True)
@@ -91,8 +91,8 @@ class PairAuditConfig(AuditConfig):
     seed: int = option(PAIR_OPTIONS["seed"], table="audit", required=True)
     alpha: float = option(PAIR_OPTIONS["alpha"], table="audit", required=True)
     workers: int | None = option(_WORKERS)
-    early_stop: bool = option(_EARLY_STOP)
-    time_limit: float | None = option(_TIME_LIMIT)
+    early_stop: bool = option(EARLY_STOP_OPTION)
+    time_limit: float | None = option(TIME_LIMIT_OPTION)
     per_instance: bool = option(
         Option("per_instance", "bool", False, "per-instance DP of the pair's (D, z)", table="none", cli=False)
     )
@@ -124,6 +124,15 @@ def _is_target(text: str) -> bool:
 
 #: [claim] and [audit] of a user's mechanism: the options a deployment file sets.
 OWN_OPTIONS = {key: o for key, o in options(PairAuditConfig).items() if o.table != "none"}
+
+
+def with_stopping(deployment, early_stop: bool, time_limit: float | None):
+    """``deployment`` with ``[audit] early_stop`` (where ``early_stop``) and ``time_limit`` (where given) set: what
+    ``pdp-audit certify --early-stop --time-limit`` mean, so that they reach the pass by the file's one path."""
+    audit = dict(deployment.audit)
+    audit.update({"early_stop": True} if early_stop else {})
+    audit.update({"time_limit": time_limit} if time_limit is not None else {})
+    return replace(deployment, audit=audit)
 
 
 def own_budget(deployment) -> PairAuditConfig:

@@ -460,7 +460,7 @@ def pair_evidence(
     running: tuple = (False, 1, None),
 ) -> list:
     """The evidence ``pdp_audit.audit_pair`` (white-box) or ``pdp_audit.audit_blackbox`` (black-box, through
-    ``blackbox_checks(samplers, ε, δ, trials, seed, progress, workers=…)``) decides; ``running``: (progress, the
+    ``blackbox_checks(samplers, ε, δ, trials, seed, progress, workers=…, stop=…)``) decides; ``running``: (progress, the
     workers of the pass: a number or a function choosing them, :class:`pdp_audit.verify.evidence.pair_checks.MainPass`
     white-box, the black box's releases otherwise; the white-box pass's
     :class:`~pdp_audit.verify.evidence.pair_sequential.Stopping`, or None: the fixed pass)."""
@@ -471,7 +471,7 @@ def pair_evidence(
     if kind == "white-box":
         return validated_dp_checks(pair, *claim, per_instance, drawing=MainPass(progress, workers, stop))
     chosen = workers() if callable(workers) else workers
-    return blackbox_checks(tuple(_samplers(pair)), *claim, progress, workers=chosen)
+    return blackbox_checks(tuple(_samplers(pair)), *claim, progress, workers=chosen, stop=stop)
 
 
 def _shippable(pair: Any, workers: Any) -> int:

@@ -65,12 +65,22 @@ def _certify_own(deployment: Any, progress: bool = False) -> Run:
     return certify_own(deployment, code_version(), _blackbox_evidence, progress)
 
 
-def _blackbox_evidence(samplers: tuple, epsilon, delta, trials, seed, progress: bool, workers: int = 1) -> list:
+def _blackbox_evidence(
+    samplers: tuple, epsilon, delta, trials, seed, progress: bool, workers: int = 1, stop: Any = None
+) -> list:
     """The black-box audit's evidence of a sampler-only pair, its releases drawn by ``workers`` processes (the
-    numbers do not depend on them)."""
+    numbers do not depend on them); ``stop``: the deployment's [audit] early_stop and time_limit
+    (:class:`~pdp_audit.verify.evidence.pair_sequential.Stopping`: its α, deadline and early stop), which the event
+    test's fresh pass keeps (:mod:`pdp_audit.audits.blackbox.anytime`), or None."""
+    import time
+
     from pdp_audit.audits.blackbox.evidence import BlackBoxBudget, blackbox_checks
 
-    return blackbox_checks(samplers, epsilon, delta, trials, seed, progress, BlackBoxBudget(workers=workers))
+    if stop is None:
+        return blackbox_checks(samplers, epsilon, delta, trials, seed, progress, BlackBoxBudget(workers=workers))
+    left = None if stop.deadline is None else max(stop.deadline - time.monotonic(), 1e-3)
+    budget = BlackBoxBudget(workers=workers, early_stop=stop.early_stop, time_limit=left)
+    return blackbox_checks(samplers, epsilon, delta, trials, seed, progress, budget, stop.alpha)
 
 
 def _run_joint(config: PairAuditConfig, progress: bool = False) -> Run:

@@ -5,8 +5,8 @@ is decided (issue 43): the budget ``trials`` becomes a maximum.
 :data:`FIRST_LOOK`, each look :data:`GROWTH` times the last, the last cut at ``trials`` -- K looks in all (11 for
 the default 1e5).  Look r draws its n_r − n_{r−1} releases of each world from the streams ``plugin/{world}/look/{r}``
 (block-seeded by their identity, so any workers give the same numbers), and after it every check of the run is built
-from the n_r draws of each world exactly as the fixed pass builds it from ``trials`` (each look's evidence is a valid
-fixed-n test at n_r).
+from the n_r draws of each world as the fixed pass builds it from ``trials``, the consistency test's pilot sized
+from a fixed share of the budget (:func:`piloted_as`): each look's evidence is a valid fixed-n test at n_r.
 
 **Why stopping at a look keeps α.**  Each look r spends a share w_r of the level, Σ_r w_r = 1 (:func:`look_shares`:
 half at the last look, so that an audit that runs to its budget loses little against the fixed pass, and the other
@@ -21,16 +21,16 @@ and likewise the interval at τ holds the true value with probability ≥ 1 − 
 §1.3 and ch. 3: a level spent in fixed shares over the planned looks).  The reports of every look together form a
 confidence sequence over the schedule, so the run's checks, decided as one family by Holm at α
 (:func:`pdp_audit.verify.core.checks.finalize`), keep their family-wise false-alarm probability α whenever the run
-stops.  The price: at a look other than the last the level is a/(2(K − 1)) (a 1e-6 α costs about 10% of interval
-width at 1e5 draws), at the last a/2 (about 2–4%: ``benchmarks/pair_early_stop.py``).  The broken alternative --
-the fixed-n report re-read after every look at the full α -- raises the false alarms several-fold (the test
-``tests/test_pair_early_stop.py`` shows both).
+stops.  The price: at a look other than the last the level is a/(2(K − 1)) (at α = 1e-6 and 1e5 draws, intervals
+9–16% wider than the fixed pass's on the same draws), at the last a/2 (1–2% wider: ``benchmarks/pair_early_stop.py
+--part width``).  The broken alternative -- the fixed-n report re-read after every look at the full α -- raises the
+false alarms several-fold (``tests/test_pair_early_stop.py`` shows both).
 
 **Stopping.**  After each look the run is decided at α (:func:`stopped`): ``failed`` -- some check fails (a
 refutation at α is final: later draws cannot undo it); ``passed`` -- every check passes, from the first look of
-:data:`PASS_FLOOR` of the budget on (the checks that guard the pair decide only by refuting, and keep there the power
-of a fixed pass of that size); ``time-limit`` -- the run's
-deadline passed (``--time-limit``), and the checks report what the draws so far support; ``budget`` -- the last look.
+:data:`PASS_FLOOR` of the budget on (the checks that guard the pair decide only by refuting, and keep there about the
+power of a fixed pass of that size); ``time-limit`` -- the run's deadline passed (``--time-limit``), and the checks
+report what the draws so far support; ``budget`` -- the last look.
 """
 
 from __future__ import annotations
