@@ -394,3 +394,20 @@ def test_certify_chooses_workers_for_a_slow_black_box_sampler_and_says_so(tmp_pa
     pdp_audit.certify(document, progress=True)
     said = capsys.readouterr().err
     assert "on 2 worker processes" in said, said
+
+
+def test_a_black_box_deployment_without_trials_gets_the_black_box_default(tmp_path, monkeypatch, capsys):
+    """A sampler-only deployment whose [audit] names no trials was drawn at the white-box pair's default (1e5),
+    whatever `pdp-audit blackbox` would have drawn for the same sampler; it now gets the black box's default budget,
+    fitted to the sampler's speed (here timed as 50 ms a release: the fit's floor), stated and recorded."""
+    from pdp_audit.audits.blackbox import time_budget
+
+    monkeypatch.setattr(time_budget, "sampler_cost", lambda samplers: 0.05)
+    project(tmp_path, module=BLACKBOX)
+    monkeypatch.chdir(tmp_path)
+    document = {"mechanism": "mymod:make", "claim": {"epsilon": 1.0, "delta": 0.0}, "parameters": {"data": "data.csv"}}
+    run = pdp_audit.certify(document, progress=True)
+    assert run.certified["audit"]["trials"] == time_budget.MIN_TRIALS == run.parameters["trials"]
+    assert f"Budget: {time_budget.MIN_TRIALS:,} releases per world" in capsys.readouterr().err
+    document["audit"] = {"trials": 2_000}  # a budget the file names is kept
+    assert pdp_audit.certify(document).certified["audit"]["trials"] == 2_000

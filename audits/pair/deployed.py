@@ -366,21 +366,32 @@ def check_values(where: str, table: dict[str, Any], prefix: str = "parameters") 
             raise InputError(f"{where}: {quoted(name)} must be a number, string, boolean, array or table, got {value}")
 
 
-def certify_own(deployment, code_version: str, blackbox_checks: Any, progress: bool = False) -> Run:
+@dataclass(frozen=True)
+class SamplerAudit:
+    """What the certificate of a sampler-only pair needs of the black-box audit, passed in by the catalogue (an
+    audit imports no other audit): ``checks(samplers, ε, δ, trials, seed, progress, workers=…)``, its evidence
+    (:func:`pdp_audit.audits.blackbox.evidence.blackbox_checks`), and ``default_trials(samplers, workers, runs)``,
+    its default fresh budget fitted to the samplers' speed for ``runs`` audits (the mechanism's and one per
+    individual), as ``pdp-audit blackbox`` fits it -- the budget of a deployment whose ``[audit]`` names none."""
+
+    checks: Any
+    default_trials: Any
+
+
+def certify_own(deployment, code_version: str, blackbox: SamplerAudit, progress: bool = False) -> Run:
     """Certify the deployment's own mechanism (see the module notes): the decided run with its ``certified``.
-    ``blackbox_checks``: the black-box audit's evidence
-    (:func:`pdp_audit.audits.blackbox.evidence.blackbox_checks`), which decides a pair with ``sample`` only; the
-    deployments that reach both audits pass it in (an audit imports no other audit).  ``progress``: the budget
-    stated on stderr before the draws (:func:`stated_budget`) and a bar with the estimated time on a terminal."""
+    ``blackbox``: the black-box audit (:class:`SamplerAudit`), which decides a pair with ``sample`` only; the
+    deployments that reach both audits pass it in.  ``progress``: the budget stated on stderr before the draws
+    (:func:`stated_budget`) and a bar with the estimated time on a terminal."""
     where = shown(deployment.path)
     budget = own_budget(deployment)
     # the folder stays importable for the whole audit, not only while the module loads: a sample() that imports a
     # sibling module lazily got ModuleNotFoundError, and a correct mechanism was reported as the user's fault
     with importable(deployment.folder):
-        return _certify_own(deployment, code_version, blackbox_checks, where, (budget, progress))
+        return _certify_own(deployment, code_version, blackbox, where, (budget, progress))
 
 
-def _certify_own(deployment, code_version: str, blackbox_checks: Any, where: str, planned: tuple) -> Run:
+def _certify_own(deployment, code_version: str, blackbox: SamplerAudit, where: str, planned: tuple) -> Run:
     budget, progress = planned
     factory = load_factory(where, deployment.folder, deployment.mechanism)
     helpers = HelperModules(deployment.folder, deployment.mechanism.partition(":")[0])
@@ -395,9 +406,6 @@ def _certify_own(deployment, code_version: str, blackbox_checks: Any, where: str
         # the pair's rng probe (pair_checks.MainPass)
         white = kind == "white-box"
         place = pair_workers(guarded, budget.workers, timed=True, loss=white) if progress else None
-        if progress:
-            stated = stated_budget(guarded, kind, budget, len(people), place)
-            print(f"pdp-audit certify: {stated}", file=sys.stderr, flush=True)
         chosen: list[int] = [] if place is None else [place.workers]
 
         def workers() -> int:
@@ -405,11 +413,16 @@ def _certify_own(deployment, code_version: str, blackbox_checks: Any, where: str
                 chosen.append(pair_workers(guarded, budget.workers, loss=white).workers)
             return chosen[0]
 
+        if not white and "trials" not in deployment.audit:  # the black box's default budget, as `blackbox` has
+            budget = _sampler_budget(guarded, budget, blackbox, workers(), 1 + len(people))
+        if progress:
+            stated = stated_budget(guarded, kind, budget, len(people), place)
+            print(f"pdp-audit certify: {stated}", file=sys.stderr, flush=True)
         stop = sequential.Stopping.of(budget.alpha, budget.early_stop, budget.time_limit)  # one clock for every pass
-        evidence = pair_evidence(guarded, kind, budget, False, blackbox_checks, (progress, workers, stop))
+        evidence = pair_evidence(guarded, kind, budget, False, blackbox.checks, (progress, workers, stop))
         for person in people:  # at the mechanism's workers where the individual's pair pickles too
             shipped = functools.partial(_shippable, person.pair, workers)
-            found = pair_evidence(person.pair, kind, budget, True, blackbox_checks, (False, shipped, stop))
+            found = pair_evidence(person.pair, kind, budget, True, blackbox.checks, (False, shipped, stop))
             evidence += [_of(e, person.id) for e in found]
     parameters = {
         "pair": f"the one {factory.qualname} returns for the deployment's parameters",
@@ -449,6 +462,16 @@ def _certify_own(deployment, code_version: str, blackbox_checks: Any, where: str
         "code_version": code_version,
     }
     return replace(run, certified=certified)
+
+
+def _sampler_budget(pair: GuardedPair, budget: PairAuditConfig, blackbox: SamplerAudit, workers: int, runs: int):
+    """``budget`` with the black box's default fresh releases for ``runs`` audits of ``pair``'s samplers on
+    ``workers`` processes; unchanged where the samplers cannot be timed (the checks then say why)."""
+    try:
+        trials = blackbox.default_trials(tuple(_samplers(pair)), workers, runs)
+    except MalformedPair:
+        return budget
+    return replace(budget, trials=int(trials))
 
 
 def pair_evidence(

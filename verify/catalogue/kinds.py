@@ -21,7 +21,7 @@ from pdp_audit.audits.canaries import plan as canaries
 from pdp_audit.audits.coverage import plan as coverage
 from pdp_audit.audits.pair import plan as pair
 from pdp_audit.audits.pair.config import PairAuditConfig, own_budget
-from pdp_audit.audits.pair.deployed import is_own, module_file
+from pdp_audit.audits.pair.deployed import SamplerAudit, is_own, module_file
 from pdp_audit.reports.records import Run
 from pdp_audit.verify.core.config import Option
 from pdp_audit.verify.core.plan import KindPlan
@@ -62,7 +62,7 @@ def _certify_own(deployment: Any, progress: bool = False) -> Run:
     from pdp_audit.audits.pair.deployed import certify_own
     from pdp_audit.reports.json_report import code_version
 
-    return certify_own(deployment, code_version(), _blackbox_evidence, progress)
+    return certify_own(deployment, code_version(), SamplerAudit(_blackbox_evidence, _blackbox_default_trials), progress)
 
 
 def _blackbox_evidence(
@@ -81,6 +81,17 @@ def _blackbox_evidence(
     left = None if stop.deadline is None else max(stop.deadline - time.monotonic(), 1e-3)
     budget = BlackBoxBudget(workers=workers, early_stop=stop.early_stop, time_limit=left)
     return blackbox_checks(samplers, epsilon, delta, trials, seed, progress, budget, stop.alpha)
+
+
+def _blackbox_default_trials(samplers: tuple, workers: int, runs: int) -> int:
+    """The black box's default fresh releases per world for ``runs`` audits of ``samplers`` on ``workers``
+    processes: its default budget, lowered to fit its time target as ``pdp-audit blackbox`` lowers it (the runs'
+    draws together)."""
+    from pdp_audit.audits.blackbox.defaults import DEFAULT_STATISTIC
+    from pdp_audit.audits.blackbox.time_budget import fitted_budget, sampler_cost
+
+    cost = sampler_cost(samplers) * runs
+    return fitted_budget(samplers, DEFAULT_STATISTIC, workers, None, cost=cost).trials
 
 
 def _run_joint(config: PairAuditConfig, progress: bool = False) -> Run:
