@@ -16,7 +16,11 @@ root seed.  Prints one JSON line per mechanism:
 The target: observed fail rate ≤ nominal (no run may fail: at this many runs a single fail would already be far
 above 1e-6), inconclusive rare enough that the default budget decides.
 
+With ``--early-stop`` each pair's pass is drawn in looks and stopped once decided (``--trials`` the maximum:
+:mod:`pdp_audit.verify.evidence.pair_sequential`); each line adds the median draws per world the runs used.
+
     python benchmarks/false_alarms.py --seeds 200
+    python benchmarks/false_alarms.py --seeds 200 --early-stop
     python benchmarks/false_alarms.py --seeds 100 --shard 0/2 &
     python benchmarks/false_alarms.py --seeds 100 --shard 1/2
 """
@@ -25,6 +29,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import statistics
 import time
 from typing import Callable
 
@@ -87,6 +92,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--wide-seeds", type=int, default=10, help="runs of the 1000-bin Laplace (default 10)")
     parser.add_argument("--only", default="", help="run the mechanisms whose name contains this text")
     parser.add_argument("--shard", default="0/1", help="i/n: every n-th mechanism from the i-th (parallel runs)")
+    parser.add_argument("--early-stop", action="store_true", help="draw each pass in looks, stopped once decided")
     args = parser.parse_args(argv)
     total = {"runs": 0, "fail": 0, "inconclusive": 0}
     shard, shards = (int(x) for x in args.shard.split("/"))
@@ -94,10 +100,12 @@ def main(argv: list[str] | None = None) -> int:
         if args.only not in name or index % shards != shard:
             continue
         start = time.perf_counter()
-        verdicts = []
+        verdicts, drawn = [], []
         for seed in range(runs):
-            checks = zoo.audit_case(twin(), args.trials, zoo.case_seed(seed, name, "false-alarm"), args.alpha)
+            seed_of = zoo.case_seed(seed, name, "false-alarm")
+            checks = zoo.audit_case(twin(), args.trials, seed_of, args.alpha, early_stop=args.early_stop)
             verdicts.append(worst(c.verdict for c in checks))
+            drawn += [c.details["early_stop"]["drawn_per_world"] for c in checks[:1] if "early_stop" in c.details]
         fails, inconclusive = verdicts.count("fail"), verdicts.count("inconclusive")
         upper = float(clopper_pearson(fails, len(verdicts), 0.05, side="upper")[1])
         print(
@@ -113,6 +121,7 @@ def main(argv: list[str] | None = None) -> int:
                     "nominal_alpha": args.alpha,
                     "inconclusive_rate": inconclusive / len(verdicts),
                     "seconds": round(time.perf_counter() - start, 1),
+                    **({"median_drawn_per_world": statistics.median(drawn)} if drawn else {}),
                 }
             ),
             flush=True,

@@ -4,6 +4,7 @@ record says how many draws were used and why."""
 
 from __future__ import annotations
 
+import json
 import math
 import time
 from pathlib import Path
@@ -207,3 +208,11 @@ def test_a_sampler_only_deployment_passes_early_stop_to_the_black_box(tmp_path):
     code, document = certify(project(tmp_path, module=BLACKBOX, parameters="scale = 0.1"), "--early-stop")
     assert code == 1 and document["certified"]["audit"]["early_stop"] is True
     assert document["checks"][0]["details"]["early_stop"]["stopped"] == "refuted"
+
+
+def test_the_zoo_with_early_stop_still_catches_and_records_the_draws(tmp_path, capsys):
+    out = tmp_path / "zoo.json"
+    assert main(["mutants", "--only", "noise-halved", "--early-stop", "--json", str(out), "--quiet"]) == 0
+    (row,) = json.loads(out.read_text(encoding="utf-8"))["mutants"]
+    assert row["verdict"] == "fail" and row["twin_verdict"] == "pass" and row["trials"] == 100_000
+    assert row["drawn_per_world"]["mutant"] == sequential.FIRST_LOOK and row["drawn_per_world"]["twin"] < 100_000

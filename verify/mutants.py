@@ -84,6 +84,7 @@ class Outcome:
     twin_verdict: str
     twin_failing: tuple[str, ...]
     evidence: dict = field(default_factory=dict)  # {"mutant"|"twin": the deciding check's numbers}
+    drawn: dict = field(default_factory=dict)  # {"mutant"|"twin": draws per world used} of a pass in looks
 
     @property
     def ok(self) -> bool:
@@ -101,6 +102,7 @@ class Outcome:
             "twin_not_passing": list(self.twin_failing),
             "mutant_evidence": self.evidence.get("mutant"),
             "twin_evidence": self.evidence.get("twin"),
+            **({"drawn_per_world": dict(self.drawn)} if self.drawn else {}),
         }
 
 
@@ -526,10 +528,12 @@ def audit_case(
     return finalize(evidence, alpha)
 
 
-def run_mutant(mutant: Mutant, trials: int, seed: int = 0, alpha: float = 1e-6) -> Outcome:
-    """Audit the mutant and its twin."""
-    broken = audit_case(mutant.broken(), trials, case_seed(seed, mutant.id, "mutant"), alpha)
-    twin = audit_case(mutant.twin(), trials, case_seed(seed, mutant.id, "twin"), alpha)
+def run_mutant(mutant: Mutant, trials: int, seed: int = 0, alpha: float = 1e-6, early_stop: bool = False) -> Outcome:
+    """Audit the mutant and its twin (``early_stop``: each pair's pass drawn in looks and stopped once decided,
+    ``trials`` the maximum; the outcome then records the draws per world each used)."""
+    broken = audit_case(mutant.broken(), trials, case_seed(seed, mutant.id, "mutant"), alpha, early_stop)
+    twin = audit_case(mutant.twin(), trials, case_seed(seed, mutant.id, "twin"), alpha, early_stop)
+    drawn = {role: _drawn(checks) for role, checks in (("mutant", broken), ("twin", twin))}
     return Outcome(
         mutant,
         trials,
@@ -538,7 +542,14 @@ def run_mutant(mutant: Mutant, trials: int, seed: int = 0, alpha: float = 1e-6) 
         worst(c.verdict for c in twin),
         tuple(c.id for c in twin if c.verdict != "pass"),
         {"mutant": (first := deciding_numbers(broken)), "twin": deciding_numbers(twin, first and first["check"])},
+        drawn if early_stop else {},
     )
+
+
+def _drawn(checks: list[Check]) -> int | None:
+    """The draws per world a pass in looks used (None: no pass was read -- a coverage case, or a pair that broke
+    the protocol first)."""
+    return next((c.details["early_stop"]["drawn_per_world"] for c in checks if "early_stop" in c.details), None)
 
 
 def deciding_numbers(checks: list[Check], prefer: str | None = None) -> dict | None:
@@ -568,6 +579,6 @@ def deciding_numbers(checks: list[Check], prefer: str | None = None) -> dict | N
     }
 
 
-def run_zoo(trials: int, seed: int = 0, alpha: float = 1e-6) -> list[Outcome]:
+def run_zoo(trials: int, seed: int = 0, alpha: float = 1e-6, early_stop: bool = False) -> list[Outcome]:
     """Every mutant of :data:`MUTANTS` and its twin, in order."""
-    return [run_mutant(m, trials, seed, alpha) for m in MUTANTS]
+    return [run_mutant(m, trials, seed, alpha, early_stop) for m in MUTANTS]

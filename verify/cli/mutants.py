@@ -4,7 +4,9 @@
 
 Audits every mutant (a plausible bug, the mechanism still claiming its guarantee) and its correct twin, prints
 one line per mutant and exits 0 when every mutant fails and every twin passes, 1 otherwise.  ``--quick`` uses
-2e4 releases per world; the default is 1e5.  ``--only ID ...`` audits those mutants alone.
+2e4 releases per world; the default is 1e5.  ``--only ID ...`` audits those mutants alone.  ``--early-stop`` draws
+each pair's pass in looks and stops it once decided (the releases per world the maximum; the JSON records the draws
+each used: :mod:`pdp_audit.verify.evidence.pair_sequential`).
 """
 
 from __future__ import annotations
@@ -13,7 +15,16 @@ import argparse
 import sys
 
 from pdp_audit.mechanisms.validation import InputError
-from pdp_audit.verify.api import ALPHA_OPTION, SEED_OPTION, Option, Range, add_option, check_outputs, typed
+from pdp_audit.verify.api import (
+    ALPHA_OPTION,
+    EARLY_STOP_OPTION,
+    SEED_OPTION,
+    Option,
+    Range,
+    add_option,
+    check_outputs,
+    typed,
+)
 from pdp_audit.verify.cli.commands import COMMAND_HELP
 from pdp_audit.verify.estimators.progress import asking, progress_bar, say
 
@@ -30,7 +41,7 @@ def add_parser(subparsers) -> None:
         "twin passes.",
     )
     p.add_argument("--quick", action="store_true", help="2e4 releases per world instead of 1e5")
-    for option in (MUTANT_TRIALS, SEED_OPTION, ALPHA_OPTION):
+    for option in (MUTANT_TRIALS, SEED_OPTION, ALPHA_OPTION, EARLY_STOP_OPTION):
         add_option(p, option)
     p.add_argument("--json", default=None, help="write the table as JSON to this path (- = stdout)")
     p.add_argument("--report", default=None, help="write the table as a PDF to this path ('none', as for run: no PDF)")
@@ -44,7 +55,7 @@ def command_mutants(args: argparse.Namespace) -> int:
     from pdp_audit.reports.mutants_report import mutants_document, write_mutants_report
     from pdp_audit.verify import mutants as zoo
 
-    typed(args, MUTANT_TRIALS, SEED_OPTION, ALPHA_OPTION)
+    typed(args, MUTANT_TRIALS, SEED_OPTION, ALPHA_OPTION, EARLY_STOP_OPTION)
     trials = args.trials or (zoo.QUICK_TRIALS if args.quick else zoo.TRIALS)
     if args.report is not None and args.report.lower() == "none":  # as every other command reads it
         args.report = None
@@ -60,7 +71,7 @@ def command_mutants(args: argparse.Namespace) -> int:
     shown = not args.quiet  # a bar of the mutants done, with the estimated time left, on a terminal's stderr
     with asking(shown), progress_bar(len(chosen), "pdp-audit mutants", "mutant", shown) as bar:
         for mutant in chosen:
-            outcome = zoo.run_mutant(mutant, trials, args.seed, args.alpha)
+            outcome = zoo.run_mutant(mutant, trials, args.seed, args.alpha, args.early_stop)
             rows.append(outcome.to_dict())
             if not args.quiet and args.json != "-":
                 mark = "caught" if outcome.ok else "MISSED"
