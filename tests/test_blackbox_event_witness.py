@@ -19,7 +19,13 @@ from sklearn.ensemble import HistGradientBoostingClassifier
 from pdp_audit.audits.blackbox import events as blackbox_events
 from pdp_audit.audits.blackbox.attack import AttackOptions, blackbox_attack, learn_statistic, learn_trees
 from pdp_audit.audits.blackbox.events import Event, EventAttack, EventStatistic
-from pdp_audit.audits.blackbox.features import HistogramScore, OutcomeScore, PooledHistogramScore, number_structure
+from pdp_audit.audits.blackbox.features import (
+    HistogramScore,
+    OutcomeScore,
+    PooledHistogramScore,
+    number_structure,
+    sorted_position,
+)
 from pdp_audit.audits.blackbox.score_data import score_from_data, score_to_data
 from pdp_audit.audits.blackbox.search_check import WITNESS_SCHEMA, read_witness
 from pdp_audit.audits.blackbox.trees import from_model
@@ -105,6 +111,34 @@ def test_our_tree_traversal_gives_scikit_learns_scores_bit_for_bit_with_missing_
     fresh = np.vstack([x[::7], on_edges, [[np.nan, np.nan, np.nan], [2.0, 1e300, -1e300]]])
     assert np.array_equal(model.decision_function(fresh), ensemble(fresh))
     assert any(t.missing_left.any() for t in ensemble.trees) and any(not t.missing_left.all() for t in ensemble.trees)
+
+
+def test_one_column_trees_as_a_step_function_give_scikit_learns_scores_bit_for_bit():
+    """On one column the tree statistic looks its scores up in the step function of the trees (StepFunction):
+    scikit-learn's numbers bit for bit, at random releases, at every threshold and at the doubles either side of
+    each, and beyond the extreme ones.  Fails when the lookup takes the interval to the right of a threshold (x = t
+    goes left), or evaluates the last interval at the last threshold."""
+    x = np.round(np.vstack([releases("D", 3000, 7), releases("D'", 3000, 8)])[:, 1:2] * 4) / 4  # ties on edges
+    statistic = learn_trees(x[:3000], x[3000:], (1, "the training releases"), 0)[0]
+    cuts = statistic.steps.cuts
+    assert cuts.size > 10
+    fresh = np.concatenate([x[:, 0], cuts, np.nextafter(cuts, np.inf), np.nextafter(cuts, -np.inf), [-1e300, 1e300]])
+    expected = statistic.model.decision_function(fresh[:, None])
+    assert np.array_equal(statistic(fresh[:, None]).view(np.int64), expected.view(np.int64))
+    assert learn_trees(releases("D", 500, 1), releases("D'", 500, 2), (3, "three columns"), 0)[0].steps is None
+
+
+@pytest.mark.parametrize("side", ["left", "right"])
+def test_sorted_position_is_numpys_searchsorted(side):
+    """The histogram scores' branchless search (features.sorted_position) against numpy's: edges of every size up
+    to a few powers of two, repeated edges, values on the edges and either side, ±∞ and NaN.  Fails on a padding
+    that is not +∞, a level too few, or NaN not placed after every edge."""
+    rng = np.random.default_rng(11)
+    for size in (0, 1, 2, 3, 31, 32, 33, 63, 64, 65, 1000):
+        cut = np.sort(np.round(rng.normal(size=size), 1))  # repeated edges
+        x = np.concatenate([rng.normal(size=2000) * 2, cut, np.nextafter(cut, 9), np.nextafter(cut, -9)])
+        x = np.concatenate([x, [np.inf, -np.inf, np.nan, 0.0, -0.0]])
+        assert np.array_equal(sorted_position(cut, x, side), np.searchsorted(cut, x, side)), size
 
 
 def only(monkeypatch, name: str) -> None:

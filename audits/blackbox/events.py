@@ -168,10 +168,17 @@ class EventChoice:
         return float(sum(self.predicted))
 
 
-def _event_counts(scores_d: np.ndarray, scores_dp: np.ndarray, cuts: np.ndarray, favours_d: bool):
+def _finite_sorted(scores: tuple) -> tuple[np.ndarray, np.ndarray]:
+    """The finite scores of D and of D', each sorted: what :func:`_event_counts` reads (sorted once per split of
+    the selection pass, not once per count: the sorts were most of the choice's time)."""
+    return tuple(np.sort(s[np.isfinite(s)]) for s in scores)
+
+
+def _event_counts(ordered: tuple[np.ndarray, np.ndarray], cuts: np.ndarray, favours_d: bool):
     """The counts of {score ≥ t} (``favours_d``) or {score ≤ t} at each cut t: (in the favoured world, in the
-    other); NaN scores are in no event."""
-    sd, sdp = np.sort(scores_d[np.isfinite(scores_d)]), np.sort(scores_dp[np.isfinite(scores_dp)])
+    other), from ``ordered`` = the finite scores of D and of D', sorted (:func:`_finite_sorted`); NaN scores are in
+    no event."""
+    sd, sdp = ordered
     if favours_d:
         return sd.size - np.searchsorted(sd, cuts, "left"), sdp.size - np.searchsorted(sdp, cuts, "left")
     return np.searchsorted(sdp, cuts, "right"), np.searchsorted(sd, cuts, "right")
@@ -208,7 +215,10 @@ def choose_events(shortlist: tuple, choice: tuple, fresh: tuple[float, float], d
     # of the events it maximised over, and are read cautiously
     judge, merit_level = (choice, PREDICTION_LEVEL) if judge is None else (judge, JUDGE_LEVEL)
     draws = {True: fresh, False: fresh[::-1]}
-    counts = {way: _event_counts(*shortlist, cuts, way) for way in (True, False)}
+    short_ordered = _finite_sorted(shortlist)
+    choice_ordered = short_ordered if choice is shortlist else _finite_sorted(choice)
+    judge_ordered = choice_ordered if judge is choice else _finite_sorted(judge)
+    counts = {way: _event_counts(short_ordered, cuts, way) for way in (True, False)}
     events, predicted = [], []
     for alpha in TUNED_AT:
         a = alpha / len(TUNED_AT)
@@ -222,12 +232,12 @@ def choose_events(shortlist: tuple, choice: tuple, fresh: tuple[float, float], d
             on_a = _predicted(counts[way], _sizes(shortlist, way), draws[way], delta, a, level)
             short = cuts[np.argsort(-on_a, kind="stable")[:SHORTLIST]]
             on_b = _predicted(
-                _event_counts(*choice, short, way), _sizes(choice, way), draws[way], delta, a, CHOICE_LEVEL
+                _event_counts(choice_ordered, short, way), _sizes(choice, way), draws[way], delta, a, CHOICE_LEVEL
             )
             i = int(np.argmax(on_b))
             if on_b[i] > best:
                 best, best_event = float(on_b[i]), Event(float(short[i]), way)
-        counts_j = _event_counts(*judge, np.array([best_event.threshold]), best_event.favours_d)
+        counts_j = _event_counts(judge_ordered, np.array([best_event.threshold]), best_event.favours_d)
         way = best_event.favours_d
         merit = _predicted(counts_j, _sizes(judge, way), draws[way], delta, a, merit_level)
         predicted.append(float(merit[0]))
