@@ -216,3 +216,14 @@ def test_the_zoo_with_early_stop_still_catches_and_records_the_draws(tmp_path, c
     (row,) = json.loads(out.read_text(encoding="utf-8"))["mutants"]
     assert row["verdict"] == "fail" and row["twin_verdict"] == "pass" and row["trials"] == 100_000
     assert row["drawn_per_world"]["mutant"] == sequential.FIRST_LOOK and row["drawn_per_world"]["twin"] < 100_000
+
+
+def test_a_stopped_pass_is_the_same_on_one_and_two_workers():
+    runs = [
+        pdp_audit.audit_pair(
+            gaussian(2 * 3.731), 1.0, 1e-5, trials=pdp_audit.PairBudget(30_000, workers=w, early_stop=True)
+        )
+        for w in (1, 2)
+    ]
+    assert json_report(runs[0]) == json_report(runs[1])
+    assert runs[0].checks[-1].details["early_stop"]["drawn_per_world"] < 30_000
