@@ -266,13 +266,21 @@ def neighbour_rows(data, target, relation: str = "add") -> tuple[np.ndarray, np.
     must be a row of D).  One-line InputErrors otherwise."""
     data = np.atleast_2d(np.asarray(data, dtype=float))
     target = np.asarray(target, dtype=float).ravel()
+    return data, neighbour_of(data, data, target, relation, target)
+
+
+def neighbour_of(rows: np.ndarray, data: np.ndarray, target: np.ndarray, relation: str, row) -> np.ndarray:
+    """D±z of a row-by-row transform of the data (the rows a query sees, clipped): ``rows`` (the transform of each
+    row of ``data``) with ``row`` (that of ``target``) appended, or without the row of ``target``'s first copy in
+    ``data`` -- as :func:`neighbour_rows` makes D±z of the rows themselves, so the transform is not run again on
+    D±z (bit for bit the same rows: each is transformed on its own).  ``data`` and ``target`` as float arrays."""
     if relation == "add":
-        return data, np.vstack([data, target])
+        return np.vstack([rows, row])
     if relation == "remove":
         hits = np.flatnonzero(np.all(data == target, axis=1))
         if hits.size == 0:
             raise InputError("relation='remove' needs a target that is a row of the dataset")
-        return data, np.delete(data, hits[0], axis=0)
+        return np.delete(rows, hits[0], axis=0)
     raise InputError(f"relation must be 'add' or 'remove', got {relation!r}")
 
 

@@ -21,7 +21,7 @@ from typing import Literal
 
 import numpy as np
 
-from pdp_audit.mechanisms.base import RegisteredMechanism, World, check_world, neighbour_rows
+from pdp_audit.mechanisms.base import RegisteredMechanism, World, check_world, neighbour_of, neighbour_rows
 from pdp_audit.mechanisms.validation import InputError, nonnegative, positive, probability
 
 QueryKind = Literal["sum", "count"]
@@ -349,11 +349,25 @@ class Query:
         data = np.atleast_2d(np.asarray(data, dtype=float))
         if self.kind == "count":
             return np.array([float(len(data))])
-        return self.clipped(data).sum(axis=0) if len(data) else np.zeros(data.shape[1])
+        return self.of_clipped(self.clipped(data)) if len(data) else np.zeros(data.shape[1])
 
     def clipped(self, rows: np.ndarray) -> np.ndarray:
         """The rows as the sum sees them: scaled into the ball of radius ``clip`` (L2 here)."""
         return clip_rows(rows, self.clip)
+
+    def of_clipped(self, clipped: np.ndarray) -> np.ndarray:
+        """The sum of rows clipped already (:meth:`clipped`)."""
+        return clipped.sum(axis=0) if len(clipped) else np.zeros(clipped.shape[1])
+
+    def neighbour_sums(
+        self, data: np.ndarray, target: np.ndarray, relation: Relation, clipped: np.ndarray
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """The sums of D and D±z from D's rows ``clipped`` (:meth:`clipped` of ``data``): each row is clipped on its
+        own, so D±z's clipped rows are D's and z's, and a large D is clipped once, not once a pair and world."""
+        data = np.atleast_2d(np.asarray(data, dtype=float))
+        target = np.asarray(target, dtype=float).ravel()
+        neighbour = neighbour_of(clipped, data, target, relation, self.clipped(target))
+        return self.of_clipped(clipped), self.of_clipped(neighbour)
 
     @property
     def sensitivity(self) -> float:
@@ -449,17 +463,23 @@ class GaussianMechanism:
     def __post_init__(self) -> None:
         positive("sigma", self.sigma)
 
-    def pair(self, data: np.ndarray, target: np.ndarray, relation: Relation = "add") -> GaussianPair:
-        """The pair (D, D±z): ``relation="add"`` appends ``target``; ``"remove"`` deletes it (it must be a row of D)."""
+    def pair(
+        self, data: np.ndarray, target: np.ndarray, relation: Relation = "add", clipped: np.ndarray | None = None
+    ) -> GaussianPair:
+        """The pair (D, D±z): ``relation="add"`` appends ``target``; ``"remove"`` deletes it (it must be a row of D).
+        ``clipped``: the sum's clipped rows of ``data`` where the caller has them (:meth:`Query.neighbour_sums`)."""
+        if clipped is not None and self.query.kind == "sum":
+            return GaussianPair(*self.query.neighbour_sums(data, target, relation, clipped), self.sigma)
         data, neighbour = neighbour_rows(data, target, relation)
         return GaussianPair(self.query(data), self.query(neighbour), self.sigma)
 
-    def per_instance_sensitivities(self, data: np.ndarray) -> np.ndarray:
-        """‖Δ_z‖ for every row z of ``data`` (removing z, or equally adding a copy of it)."""
+    def per_instance_sensitivities(self, data: np.ndarray, clipped: np.ndarray | None = None) -> np.ndarray:
+        """‖Δ_z‖ for every row z of ``data`` (removing z, or equally adding a copy of it); ``clipped`` as in
+        :meth:`pair`."""
         data = np.atleast_2d(np.asarray(data, dtype=float))
         if self.query.kind == "count":
             return np.ones(len(data))
-        return np.linalg.norm(self.query.clipped(data), axis=1)
+        return np.linalg.norm(self.query.clipped(data) if clipped is None else clipped, axis=1)
 
 
 def _example_pairs(rng: np.random.Generator) -> list[GaussianPair]:

@@ -133,18 +133,26 @@ class GaussianMeanMechanism:
         """μ at the worst neighbour, ‖clip_C(z)‖ = C."""
         return joint_mu(self.clip, self.sigma_sum, self.sigma_count)
 
-    def pair(self, data: np.ndarray, target: np.ndarray, relation: str = "add") -> JointGaussianPair:
-        """The joint pair of (D, D±z): ``"add"`` appends ``target``, ``"remove"`` deletes it (a row of D)."""
-        data, neighbour = neighbour_rows(data, target, relation)
+    def pair(
+        self, data: np.ndarray, target: np.ndarray, relation: str = "add", clipped: np.ndarray | None = None
+    ) -> JointGaussianPair:
+        """The joint pair of (D, D±z): ``"add"`` appends ``target``, ``"remove"`` deletes it (a row of D).
+        ``clipped``: the sum's clipped rows of ``data`` where the caller has them (clipped once, not again)."""
         total, count = Query("sum", self.clip), Query("count")
-        return JointGaussianPair(
-            GaussianPair(total(data), total(neighbour), self.sigma_sum),
-            GaussianPair(count(data), count(neighbour), self.sigma_count),
-        )
+        if clipped is None:
+            data, neighbour = neighbour_rows(data, target, relation)
+            sums, counts = (total(data), total(neighbour)), (count(data), count(neighbour))
+        else:  # D±z's count from D's: one row more or less (neighbour_sums checked that a removed row is one of D)
+            sums = total.neighbour_sums(data, target, relation, clipped)
+            size = float(len(clipped))
+            counts = (np.array([size]), np.array([size + (1.0 if relation == "add" else -1.0)]))
+        return JointGaussianPair(GaussianPair(*sums, self.sigma_sum), GaussianPair(*counts, self.sigma_count))
 
-    def per_instance_sensitivities(self, data: np.ndarray) -> np.ndarray:
-        """μ_z of every row z: sqrt((‖clip_C(z)‖/σ_s)² + (1/σ_c)²)."""
-        norms = np.linalg.norm(Query("sum", self.clip).clipped(np.atleast_2d(data)), axis=1)
+    def per_instance_sensitivities(self, data: np.ndarray, clipped: np.ndarray | None = None) -> np.ndarray:
+        """μ_z of every row z: sqrt((‖clip_C(z)‖/σ_s)² + (1/σ_c)²); ``clipped`` as in :meth:`pair`."""
+        if clipped is None:
+            clipped = Query("sum", self.clip).clipped(np.atleast_2d(data))
+        norms = np.linalg.norm(clipped, axis=1)
         return np.hypot(norms / self.sigma_sum, 1.0 / self.sigma_count)
 
 

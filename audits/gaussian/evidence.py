@@ -27,6 +27,7 @@ from __future__ import annotations
 
 from concurrent.futures import Executor
 from dataclasses import asdict, dataclass, replace
+from functools import cached_property
 from typing import Any, Sequence
 
 import numpy as np
@@ -100,6 +101,12 @@ class GaussianSetup:
     def mechanism(self) -> g.GaussianMechanism | gm.GaussianMeanMechanism:
         return self.mean if self.mean is not None else g.GaussianMechanism(self.query, self.sigma)
 
+    @cached_property
+    def clipped(self) -> np.ndarray | None:
+        """The rows as the sum sees them, clipped once for every pair and sensitivity of the run (None for a count,
+        which clips nothing): on 1e6 rows, clipping was a norm and a product of the whole matrix six times over."""
+        return None if self.query.kind == "count" else self.query.clipped(self.rows)
+
     @property
     def closed_form_scale(self) -> tuple[float, float]:
         """(sensitivity, σ) of the isotropic Gaussian closed forms at the worst neighbour: the query's (Δ, σ), or for
@@ -152,7 +159,7 @@ def gaussian_run(config: GaussianAuditConfig, s: GaussianSetup, checks: Sequence
     """The run record of decided ``checks``: parameters and the per-instance summary of every individual."""
     rows, dataset, sigma, calibrated = s.rows, s.dataset, s.sigma, s.calibrated
     S, closed_sigma = s.closed_form_scale
-    sensitivities = s.mechanism.per_instance_sensitivities(rows)
+    sensitivities = s.mechanism.per_instance_sensitivities(rows, s.clipped)
     parameters = {
         **asdict(config),
         "sigma": sigma,
@@ -221,14 +228,14 @@ def worst_case_pair(s: GaussianSetup) -> tuple[np.ndarray, Any]:
     takes it as this release's part."""
     target = np.zeros(s.rows.shape[1])
     target[0] = s.query.sensitivity
-    return target, s.mechanism.pair(s.rows, target, "add")
+    return target, s.mechanism.pair(s.rows, target, "add", s.clipped)
 
 
 def gaussian_evidence(
     config: GaussianAuditConfig, s: GaussianSetup, executor: Executor | None = None, progress: bool = False
 ) -> list[Evidence]:
     """The evidence of every check, not yet decided (a sweep decides it at its own per-cell α)."""
-    rows, mechanism = s.rows, s.mechanism
+    mechanism = s.mechanism
     S, sigma = s.closed_form_scale  # closed forms of the (whitened, for the mean) isotropic Gaussian release
     eps, delta, n, seed = config.epsilon, config.delta, config.trials, config.seed
 
@@ -269,7 +276,7 @@ def gaussian_evidence(
         _cor23_coverage_check(loss_d, S, sigma, config.rho),
         dp_check(_spec("cor23-pdp", delta=delta, eps_cor23=eps_cor23), "D||D'", eps_cor23),
         _theorem22_check(pair, seed),
-        _per_instance_check(mechanism, rows, config, executor),
+        _per_instance_check(mechanism, s, config, executor),
     ]
     classical = _spec(
         "classical-calibration",
@@ -354,10 +361,10 @@ def _classical_calibration_check(spec: CheckSpec, s: GaussianSetup, target, conf
     if s.mean is not None:
         unit = g.classical_sigma(config.epsilon, config.delta, 1.0)
         mean = gm.GaussianMeanMechanism(query.clip, *gm.equal_mu_sigmas(unit, query.clip))
-        pair = mean.pair(rows, target, "add")
+        pair = mean.pair(rows, target, "add", s.clipped)
         return _pair_check(spec, pair, 1.0, mean.worst_mu, config.epsilon, config, "classical", executor)
     sigma_c = g.classical_sigma(config.epsilon, config.delta, query.sensitivity)
-    pair = g.GaussianMechanism(query, sigma_c).pair(rows, target, "add")
+    pair = g.GaussianMechanism(query, sigma_c).pair(rows, target, "add", s.clipped)
     return _pair_check(spec, pair, sigma_c, query.sensitivity, config.epsilon, config, "classical", executor)
 
 
@@ -415,11 +422,12 @@ def _example4_check(config: GaussianAuditConfig, size: int = 100_000):
     )
 
 
-def _per_instance_check(mechanism, rows: np.ndarray, config: GaussianAuditConfig, executor):
+def _per_instance_check(mechanism, s: GaussianSetup, config: GaussianAuditConfig, executor):
     """The pDP claim of a typical individual (median sensitivity, removed from D), audited like DP."""
-    sens = mechanism.per_instance_sensitivities(rows)
+    rows = s.rows
+    sens = mechanism.per_instance_sensitivities(rows, s.clipped)
     index = int(np.argsort(sens)[len(sens) // 2])
     eps_i = g.analytic_epsilon(config.delta, mechanism.sigma, sens[index])
-    pair = mechanism.pair(rows, rows[index], "remove")
+    pair = mechanism.pair(rows, rows[index], "remove", s.clipped)
     spec = _spec("pdp-median-individual", index=index, sensitivity=sens[index], eps_i=eps_i, delta=config.delta)
     return _pair_check(spec, pair, mechanism.sigma, float(sens[index]), eps_i, config, "median-individual", executor)
