@@ -277,9 +277,10 @@ def test_the_shipped_example_is_a_valid_deployment_of_a_users_mechanism():
     """examples/deploy-own.toml and own_histogram.py (shipped by `pdp-audit examples`) load, and the factory's pair
     is white-box with three individuals (the audit itself is the command of docs/how-to/own-mechanism.md)."""
     from pdp_audit.audits.pair.config import own_budget
-    from pdp_audit.audits.pair.deployed import call_factory, individuals, kind_of, load_factory
+    from pdp_audit.audits.pair.deployed import individuals, kind_of
     from pdp_audit.verify.cli.examples import shipped_examples
     from pdp_audit.verify.deployment import load_deployment
+    from pdp_audit.verify.evidence.user_code import call_factory, load_factory
 
     assert {"own_histogram.py", "deploy-own.toml"} <= set(shipped_examples())
     deployment = load_deployment(str(EXAMPLES / "deploy-own.toml"))

@@ -112,3 +112,54 @@ def test_canary_errors_name_the_keyword_the_caller_typed():
     """``audit_canary_scores(..., claim_epsilon=-1)`` named ``epsilon``, an argument it does not have."""
     with pytest.raises(pdp_audit.InputError, match=r"^claim_epsilon must be a finite number >= 0, got -1$"):
         pdp_audit.audit_canary_scores([1.0, 2.0, 3.0], [0.0, 1.0, 2.0], 1e-5, claim_epsilon=-1)
+
+
+BLACKBOX_SPEC = """
+[sweep]
+name = "samplers"
+mechanism = "blackbox"
+seed = 0
+alpha = 2e-6
+
+[fixed]
+trials = 20000
+claim_delta = 1e-6
+
+[grid]
+factory = ["sweep_pairs:make", "sweep_pairs:make_leaky"]
+claim_epsilon = [1.0]
+"""
+
+
+def test_a_sweep_cell_of_a_sampler_is_audit_blackbox_at_the_cells_seed(user_folder):
+    """``mechanism = "blackbox"``: the factory's pair sampled only, exactly as ``pdp_audit.audit_blackbox`` audits it
+    at the cell's seed and α (σ = 0.5 at sensitivity 1 refuted at ε = 1, σ = 4 not)."""
+    import sweep_pairs
+
+    spec = parse_spec(BLACKBOX_SPEC)
+    verdicts = {}
+    for cell in spec.cells:
+        p = cell.parameters
+        result = spec.kind.cell(dict(p), cell.seed, spec.alpha_per_cell, None)
+        pair = getattr(sweep_pairs, p["factory"].partition(":")[2])()
+        run = pdp_audit.audit_blackbox(
+            pair, p["claim_epsilon"], p["claim_delta"], trials=p["trials"], seed=cell.seed, alpha=spec.alpha_per_cell
+        )
+        assert result["checks"] == [clean(check_to_dict(c)) for c in run.checks]
+        verdicts[p["factory"]] = result["verdict"]
+    assert verdicts == {"sweep_pairs:make_leaky": "fail", "sweep_pairs:make": "inconclusive"}
+
+
+@pytest.mark.parametrize(
+    "change, key",
+    [("trials = 20000\n", "trials"), ("claim_delta = 1e-6", "time_limit"), ("claim_delta = 1e-6", "dask_local")],
+)
+def test_a_black_box_cell_names_its_budget_and_nothing_machine_dependent(user_folder, change, key):
+    """A cell's numbers must not depend on the machine: its trials are required (the black box's default budget is
+    fitted to the sampler's speed) and a time limit or a Dask cluster is not a cell's to set."""
+    extra = {"trials": "", "time_limit": "claim_delta = 1e-6\ntime_limit = 5"}
+    extra["dask_local"] = "claim_delta = 1e-6\ndask_local = 2"
+    with pytest.raises(SpecError) as err:
+        parse_spec(BLACKBOX_SPEC.replace(change, extra[key]), where="s.toml")
+    message = str(err.value)
+    assert "\n" not in message and message.startswith("s.toml") and key in message

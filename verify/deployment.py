@@ -40,7 +40,6 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Mapping
 
-from pdp_audit.audits.pair.deployed import check_target, is_own
 from pdp_audit.mechanisms.validation import InputError, not_a_regular_file, quoted, shown
 from pdp_audit.reports.json_report import code_version
 from pdp_audit.reports.records import Run
@@ -49,6 +48,7 @@ from pdp_audit.verify.catalogue.plans import plans_by_name
 from pdp_audit.verify.core.config import WORKERS_OPTION, in_file, parse, values_of
 from pdp_audit.verify.core.data_fingerprint import data_fingerprint
 from pdp_audit.verify.core.plan import named_keys
+from pdp_audit.verify.evidence.user_code import check_target, is_own
 
 if sys.version_info >= (3, 11):
     import tomllib

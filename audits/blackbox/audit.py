@@ -124,7 +124,9 @@ def run_blackbox(config: BlackBoxAuditConfig, progress: bool = False) -> Run:
         early_stop=config.early_stop,
         time_limit=config.time_limit,
     )
-    pair = config.target
+    from pdp_audit.verify.evidence.user_code import made_pair
+
+    pair = config.target if config.factory is None else made_pair(config.factory)  # a sweep cell names its factory
     if isinstance(pair, tuple) and len(pair) == 2 and all(callable(f) for f in pair):
         name = getattr(pair[0], "__qualname__", type(pair[0]).__name__)
         pair = BlackBoxSamplers(*pair)

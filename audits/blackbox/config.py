@@ -19,7 +19,7 @@ from pdp_audit.audits.blackbox.defaults import (
     SEARCH_TRIALS,
     STATISTICS,
 )
-from pdp_audit.verify.core.config import PAIR_OPTIONS, POSITIVE, AuditConfig, Option, option, options
+from pdp_audit.verify.core.config import PAIR_OPTIONS, POSITIVE, AuditConfig, Option, OptionNames, option, options
 from pdp_audit.verify.core.dask_cluster import DASK_LOCAL, SCHEDULER
 
 #: The claim and budget of ``blackbox``, in the order ``pdp-audit blackbox --help`` lists them.
@@ -123,7 +123,12 @@ class BlackBoxAuditConfig(AuditConfig):
     workers: int = option(_WORKERS)
     scheduler: str | None = option(_SCHEDULER)
     dask_local: int | None = option(_DASK_LOCAL)
+    factory: str | None = option(PAIR_OPTIONS["factory"])
     target: Any = field(default=None, compare=False, repr=False)
+
+    def check(self, names: OptionNames) -> None:
+        if self.target is not None and self.factory is not None:
+            raise names.error(f"give the pair or {names.factory}, not both")
 
 
 #: The claim and budget of ``blackbox`` (without where the blocks are drawn: :data:`PLACE_OPTIONS`).

@@ -109,6 +109,8 @@ def audit_pair(
 def run_pair(config: PairAuditConfig, progress: bool = False) -> Run:
     """The audit of ``config.target`` at the claim and budget of ``config`` (what :func:`audit_pair` runs, and
     every other way in through the pair's plan, :mod:`pdp_audit.audits.pair.plan`)."""
+    from pdp_audit.verify.evidence.user_code import made_pair
+
     pair = config.target if config.factory is None else made_pair(config.factory)
     check_protocol(pair)
     import sys
@@ -142,12 +144,3 @@ def run_pair(config: PairAuditConfig, progress: bool = False) -> Run:
     }
     return decided(type(pair).__name__, evidence, config.alpha, parameters, config.seed)
 
-
-def made_pair(factory: str) -> Any:
-    """The pair ``MODULE:FACTORY()`` returns, the module found in the current folder first (a sweep cell's
-    ``factory``); what the import or the call raises is one InputError naming ``factory``."""
-    from pathlib import Path
-
-    from pdp_audit.audits.pair.deployed import call_factory, load_factory
-
-    return call_factory("factory", load_factory("factory", Path.cwd(), factory), {})

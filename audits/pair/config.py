@@ -97,29 +97,13 @@ class PairAuditConfig(AuditConfig):
         Option("per_instance", "bool", False, "per-instance DP of the pair's (D, z)", table="none", cli=False)
     )
     exact_delta: float | None = option(replace(PAIR_OPTIONS["exact_delta"], table="none", cli=False))
-    factory: str | None = option(
-        Option(
-            "factory",
-            "str",
-            None,
-            "MODULE:FACTORY (a module of the current folder or an installed one) whose call returns the pair: what a "
-            "sweep cell audits",
-            check=lambda text: None if _is_target(text) else "must be MODULE:FACTORY (e.g. mymod:make)",
-            table="none",
-            cli=False,
-        )
-    )
+    factory: str | None = option(PAIR_OPTIONS["factory"])
     target: Any = field(default=None, compare=False, repr=False)
 
     def check(self, names: OptionNames) -> None:
         if self.target is not None and self.factory is not None:
             raise names.error(f"give the pair or {names.factory}, not both")
 
-
-def _is_target(text: str) -> bool:
-    """``module:factory`` with a dotted module name and a (dotted) attribute."""
-    module, colon, attr = text.partition(":")
-    return bool(colon) and all(name.isidentifier() for name in (*module.split("."), *attr.split(".")))
 
 
 #: [claim] and [audit] of a user's mechanism: the options a deployment file sets.

@@ -47,8 +47,6 @@ from __future__ import annotations
 
 import functools
 import hashlib
-import importlib.machinery
-import importlib.util
 import itertools
 import math
 import os
@@ -70,6 +68,7 @@ from pdp_audit.verify.core.checks import finalize, make_run
 from pdp_audit.verify.core.float_rules import user_float_rules
 from pdp_audit.verify.core.module_fingerprints import HelperModules, libraries
 from pdp_audit.verify.evidence import pair_sequential as sequential
+from pdp_audit.verify.evidence.user_code import call_factory, importable, load_factory
 
 #: The most individuals of ``per_instance()`` one certificate audits (each costs as much as the pair itself).
 MAX_INDIVIDUALS = 20
@@ -80,118 +79,6 @@ EVIDENCE = {
     "dp-reverse on sample() and its exact privacy_loss()",
     "black-box": "black-box: a learned test of D against D' on sample()'s releases (can refute, never certify)",
 }
-
-
-def is_own(mechanism: str) -> bool:
-    """Whether a deployment's ``mechanism`` names a user's factory (``module:factory``) rather than an audit."""
-    return ":" in mechanism
-
-
-def check_target(where: str, mechanism: str) -> None:
-    """``module:factory`` with a dotted module name and a (dotted) attribute; one-line InputError otherwise."""
-    module, _, attr = mechanism.partition(":")
-    names = module.split(".") + attr.split(".")
-    if not all(name.isidentifier() for name in names):
-        raise InputError(
-            f"{where}: mechanism {quoted(mechanism)} must be an audit of `pdp-audit list` or MODULE:FACTORY "
-            '(e.g. "histogram:make", the function make of histogram.py beside the deployment file)'
-        )
-
-
-# --- the user's module and factory -------------------------------------------------------------------------
-
-
-@contextmanager
-def importable(folder: Path) -> Iterator[str]:
-    """``folder`` first on ``sys.path`` inside the block, removed afterwards."""
-    entry = str(folder.resolve())
-    sys.path.insert(0, entry)
-    try:
-        yield entry
-    finally:
-        if entry in sys.path:
-            sys.path.remove(entry)
-
-
-def find_module(folder: Path, module_name: str) -> Any:
-    """The module's spec: a top-level module beside the deployment file first (never one of the same name imported
-    earlier from elsewhere), else as ``import`` finds it (importing its parent packages).  Call inside
-    :func:`importable`."""
-    if "." not in module_name:
-        spec = importlib.machinery.PathFinder.find_spec(module_name, [str(folder.resolve())])
-        if spec is not None:
-            return spec
-    return importlib.util.find_spec(module_name)
-
-
-def module_file(folder: Path, mechanism: str) -> str | None:
-    """The source file of the mechanism's module as :func:`load_factory` finds it (None if none is found)."""
-    with importable(folder):
-        try:
-            spec = find_module(folder, mechanism.partition(":")[0])
-        except BaseException as err:  # a parent package that fails to import: load_factory says why
-            if isinstance(err, KeyboardInterrupt):  # Ctrl-C is the user's wish, not a fault
-                raise
-            return None
-    return spec.origin if spec is not None and spec.has_location else None
-
-
-@dataclass(frozen=True)
-class Factory:
-    """The user's factory, its qualified name (``module.function``) and its module's file name and SHA-256."""
-
-    function: Any
-    qualname: str
-    file_name: str
-    sha256: str
-
-
-def load_factory(where: str, folder: Path, mechanism: str) -> Factory:
-    """Import the module of ``module:factory`` from ``folder`` (or the installed ones) and find the factory."""
-    module_name, _, attr = mechanism.partition(":")
-    with importable(folder):
-        try:
-            spec = find_module(folder, module_name)
-        except BaseException as err:
-            if isinstance(err, KeyboardInterrupt):  # Ctrl-C is the user's wish, not a fault
-                raise
-            raise InputError(f"{where}: mechanism: importing {module_name!r} raised {user_error(err)}") from None
-        if spec is None or not spec.has_location or spec.origin is None:
-            raise InputError(
-                f"{where}: mechanism: no module {module_name!r} beside the deployment file or installed "
-                f"(expected {module_name.replace('.', '/')}.py in {str(folder)!r})"
-            )
-        source = Path(spec.origin).read_bytes()
-        module = importlib.util.module_from_spec(spec)
-        sys.modules[module_name] = module  # as an import does (dataclasses and pickling look modules up there)
-        try:
-            if spec.origin.endswith(".py"):  # the bytes hashed are the bytes executed
-                exec(compile(source, spec.origin, "exec"), module.__dict__)
-            else:  # pragma: no cover - an extension module: executed by its loader
-                spec.loader.exec_module(module)
-        except BaseException as err:  # SyntaxError, ImportError, anything the module raises
-            if isinstance(err, KeyboardInterrupt):  # Ctrl-C is the user's wish, not a fault
-                raise
-            sys.modules.pop(module_name, None)
-            raise InputError(f"{where}: mechanism: importing module {module_name!r} raised {user_error(err)}") from None
-    function: Any = module
-    for name in attr.split("."):
-        function = getattr(function, name, None)
-    if not callable(function):
-        raise InputError(f"{where}: mechanism: module {module_name!r} ({spec.origin}) has no callable {attr!r}")
-    qualname = f"{module_name}.{getattr(function, '__qualname__', attr)}"
-    return Factory(function, qualname, Path(spec.origin).name, hashlib.sha256(source).hexdigest())
-
-
-def call_factory(where: str, factory: Factory, parameters: dict[str, Any]) -> Any:
-    """``factory(**parameters)`` behind the boundary: what it raises (``sys.exit`` too) is one InputError."""
-    try:
-        with user_float_rules():  # an np.seterr in the factory stays there
-            return factory.function(**parameters)
-    except BaseException as err:
-        if isinstance(err, KeyboardInterrupt):  # Ctrl-C is the user's wish, not a fault
-            raise
-        raise InputError(f"{where}: {factory.qualname}(**parameters) raised {user_error(err)}") from None
 
 
 # --- the pair behind a boundary ------------------------------------------------------------------------------

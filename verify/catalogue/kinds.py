@@ -21,10 +21,11 @@ from pdp_audit.audits.canaries import plan as canaries
 from pdp_audit.audits.coverage import plan as coverage
 from pdp_audit.audits.pair import plan as pair
 from pdp_audit.audits.pair.config import PairAuditConfig, own_budget
-from pdp_audit.audits.pair.deployed import SamplerAudit, is_own, module_file
+from pdp_audit.audits.pair.deployed import SamplerAudit
 from pdp_audit.reports.records import Run
 from pdp_audit.verify.core.config import Option
 from pdp_audit.verify.core.plan import KindPlan
+from pdp_audit.verify.evidence.user_code import is_own, module_file
 
 
 @dataclass(frozen=True)

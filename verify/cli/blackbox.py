@@ -32,7 +32,7 @@ from pdp_audit.verify.cli.commands import COMMAND_HELP
 #: Where the blocks of releases are drawn (a group of its own on the command line: one of them).
 PLACE_KEYS = ("workers", "scheduler", "dask_local")
 #: The claim and budget of ``blackbox``: the black-box kind's options (:mod:`pdp_audit.audits.blackbox.config`).
-BLACKBOX_OPTIONS = tuple(o for o in api.kind_options("blackbox") if o.key not in PLACE_KEYS)
+BLACKBOX_OPTIONS = tuple(o for o in api.kind_options("blackbox") if o.key not in PLACE_KEYS and o.cli)
 #: Where the blocks of releases are drawn: worker processes, or Dask (the options of ``sweep``, declared once).
 PLACE_OPTIONS = tuple(o for o in api.kind_options("blackbox") if o.key in PLACE_KEYS)
 

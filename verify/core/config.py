@@ -474,7 +474,23 @@ PAIR_OPTIONS = {
     "seed": Option("seed", "int", 0, "root seed", range=SEED),
     "alpha": Option("alpha", "float", 1e-6, "false-alarm probability", range=ALPHA),
     "workers": Option("workers", "int", 1, "worker processes", range=WORKERS),
+    "factory": Option(
+        "factory",
+        "str",
+        None,
+        "MODULE:FACTORY (a module of the current folder or an installed one) whose call returns the pair: what a "
+        "sweep cell audits",
+        check=lambda text: None if _is_target(text) else "must be MODULE:FACTORY (e.g. mymod:make)",
+        table="none",
+        cli=False,
+    ),
 }
+
+
+def _is_target(text: str) -> bool:
+    """``module:factory`` with a dotted module name and a (dotted) attribute."""
+    module, colon, attr = text.partition(":")
+    return bool(colon) and all(name.isidentifier() for name in (*module.split("."), *attr.split(".")))
 
 
 def pair_value(name: str, value: Any, names: Names = KEYWORDS, required: bool = False) -> Any:

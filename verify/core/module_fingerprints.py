@@ -1,5 +1,5 @@
 """The fingerprints of the code a certificate certifies: the factory's module (hashed from the bytes executed, in
-:func:`pdp_audit.audits.pair.deployed.load_factory`) and every other module the audit loaded from the deployment's
+:func:`pdp_audit.verify.evidence.user_code.load_factory`) and every other module the audit loaded from the deployment's
 folder -- the helpers a user's mechanism is written across.  Without them, editing a helper the factory imports would
 give a certificate with the same hashes for different code.
 

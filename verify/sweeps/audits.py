@@ -131,8 +131,9 @@ def sweep_mechanism(plan: AuditPlan) -> SweepMechanism:
 # --------------------------------------------------------------------------------------------------
 # The user-facing kinds a sweep reaches: a cell names the user's code by an option (``factory`` of ``pair``)
 # --------------------------------------------------------------------------------------------------
-#: Options of a kind a sweep does not take: where its blocks run is the sweep's (its workers, one cell each).
-NOT_SWEPT = SET_BY_THE_SWEEP | {"workers"}
+#: Options of a kind a sweep does not take: where its blocks run is the sweep's (its workers, one cell each), and a
+#: time limit would make a cell's numbers depend on the machine's speed.
+NOT_SWEPT = SET_BY_THE_SWEEP | {"workers", "scheduler", "dask_local", "time_limit"}
 
 
 def _kind(name: str) -> Any:
@@ -146,13 +147,13 @@ def kind_schema(plan: Any) -> Schema:
     return {key: o for key, o in plan.options().items() if key not in NOT_SWEPT}
 
 
-def kind_normalize(name: str, target: str, parameters: dict, keys: set, where: str) -> dict:
-    """Check a cell of the kind ``name`` by building its config from the keys the spec set; ``target``: the option
-    naming the user's code, which a cell must give."""
+def kind_normalize(name: str, required: tuple, parameters: dict, keys: set, where: str) -> dict:
+    """Check a cell of the kind ``name`` by building its config from the keys the spec set; ``required``: the
+    options a cell must give (the one naming the user's code first)."""
     plan = _kind(name)
-    if target not in keys:
-        option = plan.options()[target]
-        raise SpecError(f"{where}: {target} is required ({option.help})")
+    for key in required:
+        if key not in keys:
+            raise SpecError(f"{where}: {key} is required ({plan.options()[key].help})")
     try:
         plan.configure({k: v for k, v in parameters.items() if k in keys}, in_spec(where))
     except InputError as err:
@@ -170,13 +171,14 @@ def kind_cell(name: str, parameters: dict, seed: int, alpha: float, checks=None,
     return _result(name, run, checks, ())
 
 
-def kind_sweep_mechanism(plan: Any, target: str) -> SweepMechanism:
+def kind_sweep_mechanism(plan: Any, target: str, required: tuple = ()) -> SweepMechanism:
     """The :class:`SweepMechanism` of the user-facing kind ``plan``, whose cells name the user's code by the option
-    ``target``."""
+    ``target`` and must give the options ``required`` too (a black box's ``trials``: its default budget is fitted
+    to the machine's speed, and a sweep's cells are reproducible)."""
     return SweepMechanism(
         plan.name,
         functools.partial(kind_cell, plan.name),
         kind_schema(plan),
-        normalize=functools.partial(kind_normalize, plan.name, target),
-        description=f"{plan.help}: {target} = MODULE:FACTORY",
+        normalize=functools.partial(kind_normalize, plan.name, (target, *required)),
+        description=f"{plan.help}: {target} = MODULE:FACTORY" + "".join(f", {key} required" for key in required),
     )

@@ -1,6 +1,7 @@
 """The mechanisms ``pdp-audit sweep`` can run, as an explicit tuple: every audit ``pdp-audit run`` offers, each
-sweeping over its own options, and the user-facing audit of a user's pair (``mechanism = "pair"``, the pair named
-by ``factory = "MODULE:FACTORY"``), built through the same config as ``pdp_audit.audit_pair``
+sweeping over its own options, and the user-facing audits of a user's code -- a white-box pair (``mechanism =
+"pair"``) and a black box (``mechanism = "blackbox"``, with its ``trials``), the pair named by ``factory =
+"MODULE:FACTORY"`` -- built through the same configs as ``pdp_audit.audit_pair`` and ``pdp_audit.audit_blackbox``
 (:mod:`pdp_audit.verify.sweeps.audits`)."""
 
 from __future__ import annotations
@@ -13,4 +14,5 @@ from pdp_audit.verify.sweeps.schema import SweepMechanism
 SWEEPS: tuple[SweepMechanism, ...] = (
     *(audits.sweep_mechanism(plan) for plan in PLANS),
     audits.kind_sweep_mechanism(kinds_by_name()["pair"].plan, "factory"),
+    audits.kind_sweep_mechanism(kinds_by_name()["blackbox"].plan, "factory", required=("trials",)),
 )
