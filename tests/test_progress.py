@@ -162,7 +162,7 @@ def test_a_sequential_pass_shows_one_bar_to_its_cap_and_its_numbers_do_not_chang
     )  # repr: nan == nan
 
 
-def forced_and_not(monkeypatch, capsys, argv: list, paths: list) -> dict:
+def forced_and_not(monkeypatch, capture, argv: list, paths: list) -> dict:
     """``pdp-audit ARGV`` with the bars forced on (PDP_AUDIT_PROGRESS=1) and off (0): by forced value, (return code,
     stdout without its timings, the bytes of ``paths``, stderr)."""
     from pdp_audit.verify.cli.main import main
@@ -171,7 +171,7 @@ def forced_and_not(monkeypatch, capsys, argv: list, paths: list) -> dict:
     for forced in ("1", "0"):
         monkeypatch.setenv(progress.ENV, forced)
         code = main(argv)
-        captured = capsys.readouterr()
+        captured = capture.readouterr()
         seen[forced] = (code, timeless(captured.out), [p.read_bytes() for p in paths], captured.err)
     assert seen["1"][:3] == seen["0"][:3]
     return seen
@@ -203,3 +203,45 @@ def test_pdp_audit_claims_run_counts_the_audits_and_keeps_its_lines(tmp_path, mo
     assert "pdp-audit claims --run: " in seen["1"][3] and "/1 [" in seen["1"][3], seen["1"][3]
     assert "  ran lemmas (" in seen["1"][3] and "  ran lemmas (" in seen["0"][3]
     assert "claims --run:" not in seen["0"][3]
+
+
+def test_pdp_audit_certify_counts_the_pairs_and_shows_their_passes(tmp_path, monkeypatch, capfd, at_once):
+    """`pdp-audit certify` of a user's `module:factory`: a bar of the pairs audited (the deployment's, then each
+    individual's) over the bars of their passes; the certificate's JSON and stdout unchanged by them (the user's
+    code runs in a forked child: its stderr is read at the descriptor)."""
+    from importlib import resources
+
+    examples = resources.files("pdp_audit.examples")
+    for name in ("own_histogram.py", "deploy-data.csv"):
+        (tmp_path / name).write_bytes(examples.joinpath(name).read_bytes())
+    deployment = examples.joinpath("deploy-own.toml").read_text().replace("trials = 2e5", "trials = 1000")
+    (tmp_path / "deploy.toml").write_text(deployment.replace("individuals = 3", "individuals = 0"))
+    monkeypatch.chdir(tmp_path)
+    out = tmp_path / "certificate.json"
+    argv = ["certify", "deploy.toml", "--report", "none", "--json", str(out)]
+    seen = forced_and_not(monkeypatch, capfd, argv, [out])
+    assert "pdp-audit certify, pairs audited: " in seen["1"][3] and "/1 [" in seen["1"][3], seen["1"][3]
+    assert "plugin" in seen["1"][3]  # the pass of a pair, under the bar of the pairs
+    assert "pairs audited" not in seen["0"][3]
+
+
+class Shifted:
+    """A sampler one unit apart between the worlds (a black box)."""
+
+    def sample(self, world, size, rng):
+        return (1.0 if world == "D" else 0.0) + rng.laplace(scale=1.0, size=(size, 1))
+
+
+def make_shifted() -> Shifted:
+    return Shifted()
+
+
+def test_pdp_audit_blackbox_shows_its_passes_and_writes_the_same_json(tmp_path, monkeypatch, capfd, at_once):
+    """`pdp-audit blackbox`: a bar of the releases drawn, named by its pass, with the total; the JSON and stdout
+    unchanged by it (the sampler runs in a forked child: its stderr is read at the descriptor)."""
+    out = tmp_path / "blackbox.json"
+    argv = ["blackbox", f"{__name__}:make_shifted", "--claim-epsilon", "0.5", "--claim-delta", "0"]
+    argv += ["--trials", "2000", "--train-trials", "1000", "--json", str(out)]
+    seen = forced_and_not(monkeypatch, capfd, argv, [out])
+    assert "blackbox, training releases" in seen["1"][3] and "/7.00k [" in seen["1"][3], seen["1"][3]
+    assert "release/s" not in seen["0"][3]

@@ -67,6 +67,7 @@ from pdp_audit.reports.records import Run
 from pdp_audit.verify.core.checks import finalize, make_run
 from pdp_audit.verify.core.float_rules import user_float_rules
 from pdp_audit.verify.core.module_fingerprints import HelperModules, libraries
+from pdp_audit.verify.estimators.progress import progress_bar
 from pdp_audit.verify.evidence import pair_sequential as sequential
 from pdp_audit.verify.evidence.user_code import call_factory, importable, load_factory
 
@@ -306,11 +307,15 @@ def _certify_own(deployment, code_version: str, blackbox: SamplerAudit, where: s
             stated = stated_budget(guarded, kind, budget, len(people), place)
             print(f"pdp-audit certify: {stated}", file=sys.stderr, flush=True)
         stop = sequential.Stopping.of(budget.alpha, budget.early_stop, budget.time_limit)  # one clock for every pass
-        evidence = pair_evidence(guarded, kind, budget, False, blackbox.checks, (progress, workers, stop))
-        for person in people:  # at the mechanism's workers where the individual's pair pickles too
-            shipped = functools.partial(_shippable, person.pair, workers)
-            found = pair_evidence(person.pair, kind, budget, True, blackbox.checks, (False, shipped, stop))
-            evidence += [_of(e, person.id) for e in found]
+        # a bar of the pairs audited (the deployment's, then each individual's, on the same budget), over their passes'
+        with progress_bar(1 + len(people), "pdp-audit certify, pairs audited", "pair", progress) as bar:
+            evidence = pair_evidence(guarded, kind, budget, False, blackbox.checks, (progress, workers, stop))
+            for person in people:  # at the mechanism's workers where the individual's pair pickles too
+                if bar is not None:
+                    bar.update(1)
+                shipped = functools.partial(_shippable, person.pair, workers)
+                found = pair_evidence(person.pair, kind, budget, True, blackbox.checks, (progress, shipped, stop))
+                evidence += [_of(e, person.id) for e in found]
     parameters = {
         "pair": f"the one {factory.qualname} returns for the deployment's parameters",
         "claim": "DP" if kind == "white-box" else "DP (black box)",

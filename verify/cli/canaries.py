@@ -248,7 +248,7 @@ def command_canaries(args: argparse.Namespace) -> int:
         neg = read_column(args.out_scores, "--out-scores", args.column)
         run = audit_canary_scores(pos, neg, args.delta, **options)
     if deployment is not None:
-        run = api.training_run_report(run, deployment)
+        run = api.training_run_report(run, deployment, progress=True)  # bars of the certification on a terminal
     publish(run, args.report, args.json)
     if args.json != "-":
         print(_summary(run, args))
