@@ -182,7 +182,7 @@ def test_pdp_audit_mutants_counts_the_mutants_done(tmp_path, monkeypatch, capsys
     the JSON unchanged by it.  The zoo's audits are stood in for (their own passes follow `run`'s)."""
     from pdp_audit.verify import mutants as zoo
 
-    def outcome(mutant, trials, seed, alpha):
+    def outcome(mutant, trials, seed, alpha, *early_stop):
         return zoo.Outcome(mutant, trials, "fail", ("dp-forward",), "pass", ())
 
     monkeypatch.setattr(zoo, "run_mutant", outcome)
