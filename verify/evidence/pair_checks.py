@@ -565,8 +565,8 @@ def _unpiloted(drawn: int) -> Evidence:
 
 def _sequential_checks(pair, claim: tuple, budget: tuple, per_instance: bool, drawing: MainPass) -> list:
     """The checks of a pass drawn in looks, read after each at its share of the level and stopped once decided
-    (:mod:`pdp_audit.verify.evidence.pair_sequential`).  The noise view is checked after every look until its
-    :data:`VIEW_SAMPLES` heads are full, then kept (its own draws do not grow with the pass)."""
+    (:mod:`pdp_audit.verify.evidence.pair_sequential`).  The noise view is checked at the first look and at each look
+    that may pass until its :data:`VIEW_SAMPLES` heads are full, the last check read again between."""
     from pdp_audit.verify.core.dask_cluster import block_executor
 
     (epsilon, delta), (trials, seed) = claim, budget
@@ -576,13 +576,14 @@ def _sequential_checks(pair, claim: tuple, budget: tuple, per_instance: bool, dr
     replayed = replay_view(pair, seed, trials)
     views: dict = {}
 
-    def view_of(streamed: StreamedLosses):
+    def view_of(streamed: StreamedLosses, drawn: int):
+        # its own VIEW_SAMPLES draws cost the same at every look (a wide pair's most): checked at the first look, then
+        # at each look that may pass until its heads are full; between, the last check is read again (valid: it is a
+        # fixed-n test, read at the look's share)
         full = min(h.size for h in streamed.heads.values()) >= VIEW_SAMPLES
-        if not (full and "full" in views):
-            views["full" if full else "part"] = noise_view_check(
-                pair, streamed.heads, seed, streamed.resolution, replayed
-            )
-        return views["full" if full else "part"]
+        if "last" not in views or (not views.get("full") and (full or drawn >= sequential.PASS_FLOOR * trials)):
+            views.update(last=noise_view_check(pair, streamed.heads, seed, streamed.resolution, replayed), full=full)
+        return views["last"]
 
     if workers > 1:
         _check_picklable(pair)
@@ -608,7 +609,8 @@ def _sequential_checks(pair, claim: tuple, budget: tuple, per_instance: bool, dr
                 if bar is not None:
                     bar.update(len(block_d[1]))
             drawn, streamed = size, state.result()
-            checks = _checks_of(pair, streamed, claim, (drawn, seed), per_instance, (replayed, view_of(streamed)))
+            views_now = (replayed, view_of(streamed, drawn))
+            checks = _checks_of(pair, streamed, claim, (drawn, seed), per_instance, views_now)
             found = sequential.stopped([sequential.at_look(c, share) for c in checks], stop, drawn, trials)
             if found is not None:
                 why = found
