@@ -7,12 +7,12 @@ pair_sequential`) against the fixed pass of the whole budget (issue 43).  One JS
 * ``mutants``: every pair mutant of the zoo (:mod:`pdp_audit.verify.mutants`; its coverage mutants have no pair
   pass) with early stopping, at the zoo's default budget: caught or not, the draws per world it used; then a summary
   line (all caught, the median draws per mutant and its ratio to the budget).  ``--twins`` audits the correct twins
-  too (each must pass).
+  too (each must pass); ``--baseline`` times the fixed pass of the whole budget too, on the same seed.
 * ``width``: the interval of the DP checks at the full budget, read at the last look's share of α, and at an
   earlier look's, against the fixed pass's interval on the same draws (the price of stopping, goal ≤ 1.3×).
 
     python benchmarks/pair_early_stop.py --part gaussian
-    python benchmarks/pair_early_stop.py --part mutants [--only ID ...] [--twins]
+    python benchmarks/pair_early_stop.py --part mutants [--only ID ...] [--twins] [--baseline]
     python benchmarks/pair_early_stop.py --part width
 """
 
@@ -124,7 +124,7 @@ def part_gaussian() -> None:
         )
 
 
-def part_mutants(only: list[str] | None, twins: bool, trials: int) -> None:
+def part_mutants(only: list[str] | None, twins: bool, trials: int, baseline: bool = False) -> None:
     from pdp_audit.verify.mutants import MUTANTS, PairCase, audit_case, case_seed
 
     drawn_all, caught_all = [], True
@@ -151,6 +151,11 @@ def part_mutants(only: list[str] | None, twins: bool, trials: int) -> None:
         if twins:
             twin = audit_case(mutant.twin(), trials, case_seed(0, mutant.id, "twin"), ALPHA, early_stop=True)
             line |= {"twin_verdict": _verdict(twin), "twin_drawn_per_world": _drawn(twin, trials)}
+        if baseline:  # the fixed pass of the whole budget, same seed, in this process after the stopped one
+            start = time.perf_counter()
+            fixed = audit_case(case, trials, case_seed(0, mutant.id, "mutant"), ALPHA)
+            line |= {"fixed_caught": _verdict(fixed) == "fail", "fixed_seconds": round(time.perf_counter() - start, 2)}
+            line["speedup"] = round(line["fixed_seconds"] / max(seconds, 1e-3), 1)
         print(json.dumps(line | {"load": load()}), flush=True)
     median = statistics.median(drawn_all) if drawn_all else None
     summary = {
@@ -207,12 +212,13 @@ def main() -> None:
     parser.add_argument("--part", choices=("gaussian", "mutants", "width"), required=True)
     parser.add_argument("--only", nargs="+", default=None, help="mutant ids")
     parser.add_argument("--twins", action="store_true", help="audit the mutants' correct twins too")
+    parser.add_argument("--baseline", action="store_true", help="time each mutant's fixed pass too (same seed)")
     parser.add_argument("--trials", type=int, default=TRIALS, help="the mutants' budget per world")
     args = parser.parse_args()
     if args.part == "gaussian":
         part_gaussian()
     elif args.part == "mutants":
-        part_mutants(args.only, args.twins, args.trials)
+        part_mutants(args.only, args.twins, args.trials, args.baseline)
     else:
         part_width()
 

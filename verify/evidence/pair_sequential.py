@@ -126,7 +126,9 @@ def stopped(evidence: list[Evidence], stop: Stopping, drawn: int, trials: int) -
     :func:`at_look`) are ``evidence``, or None to draw the next look (module notes; a pass only from
     :data:`PASS_FLOOR` of the budget on)."""
     if stop.early_stop:
-        verdicts = {c.verdict for c in finalize([replace(e, make_figure=None) for e in evidence], stop.alpha)}
+        # verdicts only: no figure, no budget hint (the hint of an inconclusive check costs most of a look's reading)
+        bare = [replace(e, make_figure=None, budget_hint=None) for e in evidence]
+        verdicts = {c.verdict for c in finalize(bare, stop.alpha)}
         if "fail" in verdicts:
             return "failed"
         if verdicts == {"pass"} and drawn >= PASS_FLOOR * trials:
