@@ -174,6 +174,11 @@ def _finite_sorted(scores: tuple) -> tuple[np.ndarray, np.ndarray]:
     return tuple(np.sort(s[np.isfinite(s)]) for s in scores)
 
 
+def _distinct(ordered: np.ndarray) -> int:
+    """The number of distinct values of a sorted array (equal as ``np.unique`` counts them: −0.0 == 0.0)."""
+    return int(ordered.size and 1 + np.count_nonzero(ordered[1:] != ordered[:-1]))
+
+
 def _event_counts(ordered: tuple[np.ndarray, np.ndarray], cuts: np.ndarray, favours_d: bool):
     """The counts of {score ≥ t} (``favours_d``) or {score ≤ t} at each cut t: (in the favoured world, in the
     other), from ``ordered`` = the finite scores of D and of D', sorted (:func:`_finite_sorted`); NaN scores are in
@@ -184,13 +189,36 @@ def _event_counts(ordered: tuple[np.ndarray, np.ndarray], cuts: np.ndarray, favo
     return np.searchsorted(sdp, cuts, "right"), np.searchsorted(sd, cuts, "right")
 
 
-def _predicted(counts, sizes, fresh, delta: float, a: float, level: float = PREDICTION_LEVEL) -> np.ndarray:
+def _read_rates(counts, sizes, level: float) -> tuple[np.ndarray, np.ndarray]:
+    """The rates of events with validation ``counts`` = (favoured, other) of ``sizes`` read at ``level``: the
+    favoured world's low, the other's high (Clopper–Pearson)."""
+    return lower_rate(counts[0], sizes[0], level), upper_rate(counts[1], sizes[1], level)
+
+
+def _few_event_counts(scores: tuple, cuts: np.ndarray, favours_d: bool):
+    """:func:`_event_counts` of the scores (of D, of D') as they are, for a few cuts (the shortlist's, the chosen
+    event): a pass over the finite scores a cut costs less than sorting them."""
+    favoured, other = (s[np.isfinite(s)] for s in (scores if favours_d else scores[::-1]))
+    inside = np.greater_equal if favours_d else np.less_equal
+    return tuple(np.array([np.count_nonzero(inside(s, t)) for t in cuts], dtype=np.intp) for s in (favoured, other))
+
+
+def _quantile_input(pooled: np.ndarray, ordered: tuple[np.ndarray, np.ndarray]) -> np.ndarray:
+    """What ``np.quantile`` reads for the cuts: the pooled finite scores merged in order from the two sorted worlds
+    (a merge of two runs, not a selection of thousands of order statistics).  Equal doubles are the same bits but
+    for −0.0 and 0.0, whose order a selection leaves to its algorithm: with both, ``pooled`` as it is."""
+    merged = np.sort(np.concatenate(ordered), kind="stable")
+    zeros = merged[merged == 0]
+    signs = np.signbit(zeros)
+    return pooled if signs.any() and not signs.all() else merged
+
+
+def _predicted(counts, sizes, fresh, delta: float, a: float, level: float = PREDICTION_LEVEL, rates=None) -> np.ndarray:
     """The bound at level ``a`` that events with validation ``counts`` = (favoured, other) of ``sizes`` predict at
     ``fresh`` = (favoured, other) Poisson means of the bounding draws: the rates read cautiously (``level``,
     :data:`PREDICTION_LEVEL`; a small event seen 3 times in one world and never in the other must not predict an
-    infinite ratio), 0 below :data:`MIN_EVENT_HITS`."""
-    lo = lower_rate(counts[0], sizes[0], level)
-    hi = upper_rate(counts[1], sizes[1], level)
+    infinite ratio), 0 below :data:`MIN_EVENT_HITS`.  ``rates``: :func:`_read_rates` of the same, where known."""
+    lo, hi = _read_rates(counts, sizes, level) if rates is None else rates
     bound = ratio_epsilon(lo * fresh[0], hi * fresh[1], fresh[0], fresh[1], delta, a)
     return np.where(counts[0] >= MIN_EVENT_HITS, bound, 0.0)
 
@@ -208,17 +236,24 @@ def choose_events(shortlist: tuple, choice: tuple, fresh: tuple[float, float], d
     pooled = pooled[np.isfinite(pooled)]
     if pooled.size == 0:
         return EventChoice((), ())
-    cuts = np.unique(pooled)
-    if cuts.size > MAX_THRESHOLDS:
-        cuts = np.unique(np.quantile(pooled, np.linspace(0, 1, MAX_THRESHOLDS)))
+    short_ordered = _finite_sorted(shortlist)
+    # the pooled scores have at least as many values as either world's: past MAX_THRESHOLDS, no need to list them
+    many = max(_distinct(s) for s in short_ordered) > MAX_THRESHOLDS
+    cuts = None if many else np.unique(pooled)
+    if many or cuts.size > MAX_THRESHOLDS:
+        cuts = np.unique(np.quantile(_quantile_input(pooled, short_ordered), np.linspace(0, 1, MAX_THRESHOLDS)))
     # with a judge apart, its point estimates are unbiased for the chosen events; without, the choice's readings are
     # of the events it maximised over, and are read cautiously
     judge, merit_level = (choice, PREDICTION_LEVEL) if judge is None else (judge, JUDGE_LEVEL)
     draws = {True: fresh, False: fresh[::-1]}
-    short_ordered = _finite_sorted(shortlist)
-    choice_ordered = short_ordered if choice is shortlist else _finite_sorted(choice)
-    judge_ordered = choice_ordered if judge is choice else _finite_sorted(judge)
     counts = {way: _event_counts(short_ordered, cuts, way) for way in (True, False)}
+    rates: dict = {}  # the shortlist's rates by (direction, level): the same at every α (Beta quantiles are slow)
+
+    def on_shortlist(way: bool, level: float, a: float) -> np.ndarray:
+        if (way, level) not in rates:
+            rates[way, level] = _read_rates(counts[way], _sizes(shortlist, way), level)
+        return _predicted(counts[way], _sizes(shortlist, way), draws[way], delta, a, level, rates[way, level])
+
     events, predicted = [], []
     for alpha in TUNED_AT:
         a = alpha / len(TUNED_AT)
@@ -226,18 +261,19 @@ def choose_events(shortlist: tuple, choice: tuple, fresh: tuple[float, float], d
         # where no event predicts a positive bound read cautiously (a ratio near 1: parallel Laplace), the rates
         # are read as they are, so that the events are still the likeliest to bound ε
         level = PREDICTION_LEVEL
-        if not any(np.any(_predicted(counts[w], _sizes(shortlist, w), draws[w], delta, a, level) > 0) for w in draws):
+        cautious = {way: on_shortlist(way, level, a) for way in draws}
+        if not any(np.any(cautious[w] > 0) for w in draws):
             level = 0.5
         for way in (True, False):
-            on_a = _predicted(counts[way], _sizes(shortlist, way), draws[way], delta, a, level)
+            on_a = cautious[way] if level == PREDICTION_LEVEL else on_shortlist(way, level, a)
             short = cuts[np.argsort(-on_a, kind="stable")[:SHORTLIST]]
             on_b = _predicted(
-                _event_counts(choice_ordered, short, way), _sizes(choice, way), draws[way], delta, a, CHOICE_LEVEL
+                _few_event_counts(choice, short, way), _sizes(choice, way), draws[way], delta, a, CHOICE_LEVEL
             )
             i = int(np.argmax(on_b))
             if on_b[i] > best:
                 best, best_event = float(on_b[i]), Event(float(short[i]), way)
-        counts_j = _event_counts(judge_ordered, np.array([best_event.threshold]), best_event.favours_d)
+        counts_j = _few_event_counts(judge, np.array([best_event.threshold]), best_event.favours_d)
         way = best_event.favours_d
         merit = _predicted(counts_j, _sizes(judge, way), draws[way], delta, a, merit_level)
         predicted.append(float(merit[0]))
