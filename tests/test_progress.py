@@ -245,3 +245,24 @@ def test_pdp_audit_blackbox_shows_its_passes_and_writes_the_same_json(tmp_path, 
     seen = forced_and_not(monkeypatch, capfd, argv, [out])
     assert "blackbox, training releases" in seen["1"][3] and "/7.00k [" in seen["1"][3], seen["1"][3]
     assert "release/s" not in seen["0"][3]
+
+
+def test_pdp_audit_canaries_counts_its_stages(tmp_path, monkeypatch, capsys, at_once):
+    """`pdp-audit canaries` (scores, and --one-run): a bar of the stages of the bound (millions of scores take a
+    while; nothing in them has a count of its own), with the total; the JSON and stdout unchanged by it."""
+    import numpy as np
+
+    rng = np.random.default_rng(0)
+    for name, values in (("in", rng.normal(1, 1, 2000)), ("out", rng.normal(0, 1, 2000))):
+        np.save(tmp_path / f"{name}.npy", values)
+    np.save(tmp_path / "scores.npy", rng.normal(0, 1, 2000))
+    np.save(tmp_path / "bits.npy", rng.integers(0, 2, 2000))
+    out = tmp_path / "canaries.json"
+    common = ["--delta", "1e-5", "--claim-epsilon", "1", "--report", "none", "--json", str(out)]
+    scores = ["canaries", "--in-scores", str(tmp_path / "in.npy"), "--out-scores", str(tmp_path / "out.npy")]
+    one_run = ["canaries", "--one-run", "--scores", str(tmp_path / "scores.npy")]
+    one_run += ["--inclusion", str(tmp_path / "bits.npy")]
+    for argv, name in ((scores, "canaries, 4,000 scores: "), (one_run, "canaries --one-run, 2,000 canaries: ")):
+        seen = forced_and_not(monkeypatch, capsys, [*argv, *common], [out])
+        assert name in seen["1"][3] and "stage" in seen["1"][3], seen["1"][3]
+        assert seen["0"][3] == ""

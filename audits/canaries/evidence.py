@@ -22,6 +22,7 @@ from pdp_audit.reports.records import Page, Roc, Run
 from pdp_audit.verify.core.checks import CheckSpec, Evidence, finalize, make_run
 from pdp_audit.verify.core.config import build
 from pdp_audit.verify.core.float_rules import with_own_float_rules
+from pdp_audit.verify.estimators.progress import progress_bar
 
 ASSUMPTIONS = (
     "What the bound assumes. (1) Independent canaries: every score is an independent draw, an in-canary's from the "
@@ -137,9 +138,10 @@ FDP_NOTE = (
 
 
 def canary_evidence(
-    in_scores: np.ndarray, out_scores: np.ndarray, delta: float, claim_epsilon: float | None, seed: int
+    in_scores: np.ndarray, out_scores: np.ndarray, delta: float, claim_epsilon: float | None, seed: int, bar=None
 ) -> tuple[Evidence, tuple[Page, ...]]:
-    """The check of :func:`audit_canary_scores` and its pages (the assumptions and the membership statistics)."""
+    """The check of :func:`audit_canary_scores` and its pages (the assumptions and the membership statistics);
+    ``bar``: a progress bar counting its two stages (the attack, the ROC), or None."""
     from pdp_audit.audits.canaries.membership import (
         FPR_LEVELS,
         TPR_CONFIDENCE,
@@ -156,10 +158,12 @@ def canary_evidence(
     ranked = (np.sort(in_scores), np.sort(out_scores))
     stream = np.random.SeedSequence([seed, CANARY_STREAM])
     attack = pooled_rank_attack(in_scores, out_scores, delta, stream, sorted_scores=ranked)
+    _advance(bar)
     rates = [tpr_at_fpr(*ranked, f, presorted=True) for f in FPR_LEVELS]
     counts = roc_counts(*ranked)
     area = auroc_of_counts(*counts)
     fpr, tpr = thinned_roc_of_counts(*counts, in_scores.size, out_scores.size)
+    _advance(bar)
 
     def figure(alpha: float) -> Roc:
         bound = attack.epsilon_lower_bound_at(alpha)
@@ -282,11 +286,14 @@ def run_canaries(config: CanaryAuditConfig, progress: bool = False) -> Run:
     """The canary audit of ``config`` (what :func:`audit_canary_scores` and :func:`audit_one_run` run; the plan:
     :mod:`pdp_audit.audits.canaries.plan`)."""
     if isinstance(config.target, OneRunScores):
-        return _run_one_run(config)
+        return _run_one_run(config, progress)
     delta, alpha, seed, claim = config.delta, config.alpha, config.seed, config.claim_epsilon
     pos = scores_array(config.target.in_scores, "in_scores")
     neg = scores_array(config.target.out_scores, "out_scores")
-    evidence, pages = canary_evidence(pos, neg, delta, claim, seed)
+    # the stages of millions of scores (sorts, the attack's bound, the ROC, the decision) on a bar where asked
+    with progress_bar(3, f"canaries, {pos.size + neg.size:,} scores", "stage", progress or None) as bar:
+        evidence, pages = canary_evidence(pos, neg, delta, claim, seed, bar)
+        checks = finalize([evidence], alpha)
     parameters = {
         "audit": "canary scores",
         "pair": "in-canaries (D) against out-canaries (D'), as scored",
@@ -296,7 +303,6 @@ def run_canaries(config: CanaryAuditConfig, progress: bool = False) -> Run:
         "epsilon": claim,
         "delta": delta,
     }
-    checks = finalize([evidence], alpha)
     parameters["headline"] = _headline(checks[0], alpha, delta)
     return make_run("canary scores", checks, alpha, parameters, seed, pages=pages)
 
@@ -353,17 +359,30 @@ def audit_one_run(
     return run_canaries(build(CanaryAuditConfig, values, extra={"target": target}))
 
 
-def _run_one_run(config: CanaryAuditConfig) -> Run:
-    """The one-run audit of ``config.target`` (:class:`OneRunScores`)."""
+def _advance(bar) -> None:
+    """One stage done on ``bar`` (None: no bar shown)."""
+    if bar is not None:
+        bar.update(1)
+
+
+def _run_one_run(config: CanaryAuditConfig, progress: bool = False) -> Run:
+    """The one-run audit of ``config.target`` (:class:`OneRunScores`); ``progress``: a bar of its stages (the
+    ranking, the bound, the f-DP finding, the decision) where asked (:mod:`pdp_audit.verify.estimators.progress`)."""
+    values = scores_array(config.target.scores, "scores")
+    with progress_bar(4, f"canaries --one-run, {values.size:,} canaries", "stage", progress or None) as bar:
+        return _one_run(config, values, bar)
+
+
+def _one_run(config: CanaryAuditConfig, values: np.ndarray, bar) -> Run:
     from pdp_audit.audits.canaries.one_run import one_run_attack
 
     delta, alpha, seed, claim = config.delta, config.alpha, config.seed, config.claim_epsilon
-    values = scores_array(config.target.scores, "scores")
     bits = inclusion_array(config.target.included, "included", values.size)
     guesses = config.target.guesses
     if guesses is not None:
         guesses = _guesses(guesses, values.size)
     attack = one_run_attack(values, bits, delta, guesses, seed)
+    _advance(bar)
     share = (
         "the guesses given, with all of α"
         if attack.fixed
@@ -410,7 +429,9 @@ def _run_one_run(config: CanaryAuditConfig) -> Run:
         "guesses": "grid" if guesses is None else f"{guesses[0]} {guesses[1]}",
     }
     pages = (Page("Assumptions, and what the bound is not", ONE_RUN_ASSUMPTIONS),)
+    _advance(bar)
     found = [] if delta == 0 else [fdp_evidence(attack, delta, claim, alpha)]
+    _advance(bar)
     checks = finalize([evidence, *found], alpha)
     parameters["headline"] = _headline(checks[0], alpha, delta)
     return make_run("one training run", checks, alpha, parameters, seed, pages=pages)

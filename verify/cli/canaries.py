@@ -26,6 +26,7 @@ from pdp_audit.verify import api
 from pdp_audit.verify.api import add_option, check_outputs, typed
 from pdp_audit.verify.cli.commands import COMMAND_HELP
 from pdp_audit.verify.core.processes import MEMORY_SHARE, physical_memory
+from pdp_audit.verify.estimators.progress import asking
 
 #: The largest CSV of scores read (checked before reading; about 50 million scores of 20 characters a row).
 CSV_CAP = 2**30
@@ -240,13 +241,15 @@ def command_canaries(args: argparse.Namespace) -> int:
                 f"{scores.size} scores; give one bit per score"
             )
         guesses = None if args.guesses is None else tuple(args.guesses)
-        run = audit_one_run(scores, bits, args.delta, guesses=guesses, **options)
+        with asking(True):  # a bar of its stages on a terminal (millions of canaries take a while)
+            run = audit_one_run(scores, bits, args.delta, guesses=guesses, **options)
     else:
         if args.inclusion_column is not None:
             raise InputError("--inclusion-column belongs to the --one-run mode")
         pos = read_column(args.in_scores, "--in-scores", args.column)
         neg = read_column(args.out_scores, "--out-scores", args.column)
-        run = audit_canary_scores(pos, neg, args.delta, **options)
+        with asking(True):
+            run = audit_canary_scores(pos, neg, args.delta, **options)
     if deployment is not None:
         run = api.training_run_report(run, deployment, progress=True)  # bars of the certification on a terminal
     publish(run, args.report, args.json)
