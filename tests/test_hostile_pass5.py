@@ -332,6 +332,43 @@ def test_a_process_the_users_code_started_ends_with_the_audit(tmp_path, kind, he
                 os.kill(pid, signal.SIGKILL)
 
 
+#: a non-daemon ``multiprocessing`` child of the sampler: a worker process joins it when it exits
+HELPER_MULTIPROCESSING = """
+import multiprocessing
+child = multiprocessing.get_context("fork").Process(target=time.sleep, args=(300,))
+child.start()
+with open("pids", "a") as handle:
+    handle.write(f"{child.pid}\\n")
+"""
+
+
+@pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="reads /proc")
+@pytest.mark.parametrize("kind", ["blackbox", "certify"])
+def test_a_multiprocessing_child_of_the_sampler_does_not_hold_the_workers(tmp_path, kind):
+    """With two workers, each worker's exit joined the non-daemon child the sampler started (Python's multiprocessing
+    does so at exit): the pool, and the command, waited the child's 300 s (hostile pass 5 on 7686df7: timed out)."""
+    folder = user(tmp_path, HELPER_MULTIPROCESSING)
+    (folder / "deploy.toml").write_text(DEPLOY + "workers = 2\n")
+    argv = [*command(kind), *(["--workers", "2"] if kind == "blackbox" else [])]
+    with open(tmp_path / "err.txt", "w") as err:
+        code = subprocess.run(
+            [sys.executable, "-m", "pdp_audit.verify.cli", *argv],
+            cwd=folder,
+            stdout=subprocess.DEVNULL,
+            stderr=err,
+            timeout=120,
+            env={**os.environ, "HOOK_WHERE": "sample"},
+        ).returncode
+    assert code in (0, 3), (tmp_path / "err.txt").read_text()[-2000:]
+    pids = started(tmp_path)
+    try:
+        assert pids and not any(alive(pid) for pid in pids)
+    finally:
+        for pid in pids:
+            if alive(pid):
+                os.kill(pid, signal.SIGKILL)
+
+
 @pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="reads /proc")
 @pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGINT])
 def test_a_signal_ends_the_processes_the_users_code_started_within_a_second(tmp_path, signum):

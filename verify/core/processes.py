@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import functools
 import multiprocessing
+import multiprocessing.util
 import os
 import pickle
 import signal
@@ -156,6 +157,16 @@ def _block_worker_init() -> None:
     threadpool_limits(limits=1)
     default_terminations()
     exit_with_parent()
+    # before the worker's exit joins the non-daemon multiprocessing children the user's sampler started (a helper
+    # sleeping 300 s kept the pool, and with it the command, waiting), they are ended: the audit is over
+    multiprocessing.util.Finalize(None, _end_user_children, exitpriority=100)
+
+
+def _end_user_children() -> None:
+    """Kill and reap the ``multiprocessing`` children of this worker process: only the user's code starts any."""
+    for child in multiprocessing.active_children():
+        child.kill()
+        child.join(1.0)
 
 
 # --- the user's code in a process of its own ----------------------------------------------------------------------
