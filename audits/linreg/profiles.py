@@ -123,7 +123,7 @@ def bisect_epsilon(delta_of, delta: float, size: int, hi: float = 1.0, iteration
         if not bad.any():
             break
         top = np.where(bad, 2 * top, top)
-    for _ in range(iterations):
+    for _ in with_progress(range(iterations), iterations, "linreg, ε by bisection", "step"):  # where asked
         mid = 0.5 * (lo + top)
         bad = delta_of(mid) > delta
         lo, top = np.where(bad, mid, lo), np.where(bad, top, mid)

@@ -297,7 +297,7 @@ class MainPass:
     choosing them, called once the pair has passed the rng probe (a pair is timed only after it has shown it draws
     from its rng alone).  The numbers never depend on either."""
 
-    progress: bool = False
+    progress: bool | None = None  # None: as the audit running the pass was asked (progress.asking)
     workers: int | Callable[[], int] = 1
     stop: sequential.Stopping | None = None
 
@@ -401,7 +401,7 @@ class ReleasesAndLosses(PrivacyLossSampler):
 
 
 def stream_losses(
-    pair, epsilon: float, trials: int, seed: int, progress: bool = False, workers: int = 1
+    pair, epsilon: float, trials: int, seed: int, progress: bool | None = False, workers: int = 1
 ) -> StreamedLosses:
     """One pass over the blocks of both worlds (stream ``plugin/<world>``), interleaved.  Memory is bounded
     whatever ``trials``: a few blocks, :data:`VIEW_SAMPLES` losses, and the consistency test's pilot (at most
