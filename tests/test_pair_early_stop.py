@@ -21,6 +21,7 @@ from pdp_audit.verify.evidence.pair_checks import MainPass, validated_dp_checks
 from pdp_audit.verify.mutants import gaussian
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
+pytest_plugins = ["pytester"]
 
 
 def json_report(run) -> str:
@@ -227,3 +228,27 @@ def test_a_stopped_pass_is_the_same_on_one_and_two_workers():
     ]
     assert json_report(runs[0]) == json_report(runs[1])
     assert runs[0].checks[-1].details["early_stop"]["drawn_per_world"] < 30_000
+
+
+PLUGIN_TESTS = """
+import numpy as np
+import pytest
+from pdp_audit.mechanisms.gaussian import GaussianPair, analytic_sigma
+
+
+@pytest.mark.audit
+def test_correct(privacy_audit):
+    privacy_audit.assert_dp(GaussianPair(np.zeros(1), np.ones(1), 2 * analytic_sigma(1.0, 1e-5)), 1.0, 1e-5)
+
+
+@pytest.mark.audit
+def test_broken(privacy_audit):
+    privacy_audit.assert_dp(GaussianPair(np.zeros(1), np.ones(1), analytic_sigma(1.0, 1e-5) / 5), 1.0, 1e-5)
+"""
+
+
+def test_the_pytest_plugin_stops_its_white_box_assertions_with_audit_early_stop(pytester):
+    pytester.makepyfile(test_user=PLUGIN_TESTS)
+    result = pytester.runpytest_subprocess("-m", "audit", "--audit-early-stop", "-p", "no:cacheprovider")
+    result.assert_outcomes(passed=1, failed=1)
+    result.stdout.fnmatch_lines(["*2,048 of at most 100,000 samples, failed*"])

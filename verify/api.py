@@ -30,7 +30,12 @@ from pdp_audit.audits.blackbox.config import command_defaults as blackbox_defaul
 from pdp_audit.audits.canaries.evidence import audit_canary_scores, audit_one_run  # noqa: F401 (re-exported)
 from pdp_audit.audits.coverage.audit import audit_coverage  # noqa: F401 (re-exported)
 from pdp_audit.audits.pair.audit import audit_pair  # noqa: F401 (re-exported)
-from pdp_audit.audits.pair.config import EARLY_STOP_OPTION, TIME_LIMIT_OPTION, with_stopping  # noqa: F401
+from pdp_audit.audits.pair.config import (  # noqa: F401
+    EARLY_STOP_OPTION,
+    TIME_LIMIT_OPTION,
+    PairBudget,
+    with_stopping,
+)
 from pdp_audit.mechanisms.base import NeighbourPair
 from pdp_audit.mechanisms.validation import InputError
 from pdp_audit.reports.records import Run

@@ -104,6 +104,13 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         "first; an existing file at either path is replaced; merged over xdist workers)",
     )
     group.addoption(
+        "--audit-early-stop",
+        action="store_true",
+        default=False,
+        help="draw each white-box assertion's pass in looks and stop it once decided, --audit-trials the maximum "
+        "(each look spends a fixed share of the false-alarm probability: the verdicts keep their level)",
+    )
+    group.addoption(
         "--audit-strict",
         action="store_true",
         default=False,
@@ -166,11 +173,13 @@ class Settings:
     seed: int
     alpha: float
     strict: bool
+    early_stop: bool = False  # --audit-early-stop: white-box passes in looks (pdp_audit.PairBudget(early_stop=True))
 
     @classmethod
     def from_config(cls, config: pytest.Config) -> "Settings":
         budget = budget_from_options(config)
-        return cls(budget["trials"], budget["seed"], budget["alpha"], config.getoption("--audit-strict"))
+        strict, early = config.getoption("--audit-strict"), config.getoption("--audit-early-stop")
+        return cls(budget["trials"], budget["seed"], budget["alpha"], strict, early)
 
 
 # --------------------------------------------------------------------------------------------
@@ -187,8 +196,12 @@ def assertion_seed(root: int, nodeid: str, index: int) -> int:
 def describe(checks, verdict: str, header: str, settings: Settings, trials: int) -> str:
     """A readable multi-line account of one assertion (used in failure messages)."""
     lines = [f"pdp-audit: {header}: {verdict_words(verdict, checks)}", *check_lines(checks)]
+    stopped = next((c.details["early_stop"] for c in checks if c.details and "early_stop" in c.details), None)
+    samples = f"{trials:,} samples"
+    if stopped is not None:  # --audit-early-stop: the draws used, of the budget, and why the pass stopped
+        samples = f"{stopped['drawn_per_world']:,} of at most {samples}, {stopped['stopped']}"
     lines.append(
-        f"  ({trials:,} samples, seed {settings.seed}, false-alarm probability α = {settings.alpha:g}, "
+        f"  ({samples}, seed {settings.seed}, false-alarm probability α = {settings.alpha:g}, "
         f"Holm over {len(checks)} checks)"
     )
     return "\n".join(lines)
@@ -306,11 +319,12 @@ class PrivacyAudit:
         return self._dp("pdp", pair, epsilon, delta, exact_delta, trials)
 
     def _dp(self, kind: str, pair, epsilon, delta, exact_delta, trials) -> "AuditOutcome":
+        budget = self._trials(trials)
         run = api.audit_pair(
             pair,
             epsilon,
             delta,
-            trials=self._trials(trials),
+            trials=api.PairBudget(budget, early_stop=True) if self.settings.early_stop else budget,
             seed=self._seed(),
             alpha=self.settings.alpha,
             per_instance=kind == "pdp",
