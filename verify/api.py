@@ -46,6 +46,7 @@ from pdp_audit.verify.calibration import gaussian_delta, gaussian_epsilon, gauss
 # here and nowhere else: the declared options and the words errors name them in, the parsers generated from them,
 # and the checks of a command's files.  None of these is public (``pdp_audit.__all__`` does not list them).
 from pdp_audit.verify.catalogue.arguments import add_option, add_run_arguments, typed  # noqa: F401
+from pdp_audit.verify.core.checks import without_figures  # noqa: F401 (for the commands)
 from pdp_audit.verify.core.config import (  # noqa: F401
     ALPHA_OPTION,
     COMMAND_LINE,

@@ -101,11 +101,16 @@ class GaussianSetup:
     def mechanism(self) -> g.GaussianMechanism | gm.GaussianMeanMechanism:
         return self.mean if self.mean is not None else g.GaussianMechanism(self.query, self.sigma)
 
-    @cached_property
     def clipped(self) -> np.ndarray | None:
-        """The rows as the sum sees them, clipped once for every pair and sensitivity of the run (None for a count,
-        which clips nothing): on 1e6 rows, clipping was a norm and a product of the whole matrix six times over."""
+        """The rows as the sum sees them (None for a count, which clips nothing), for the evidence to build its pairs
+        from (clipping a 1e6-row matrix is a norm and a product: it was done for every pair and world).  Not kept:
+        a copy of the data for the whole run raised the run's peak memory."""
         return None if self.query.kind == "count" else self.query.clipped(self.rows)
+
+    @cached_property
+    def sensitivities(self) -> np.ndarray:
+        """Every row's per-instance sensitivity (the per-instance check and the run's record both read it)."""
+        return self.mechanism.per_instance_sensitivities(self.rows)
 
     @property
     def closed_form_scale(self) -> tuple[float, float]:
@@ -159,7 +164,7 @@ def gaussian_run(config: GaussianAuditConfig, s: GaussianSetup, checks: Sequence
     """The run record of decided ``checks``: parameters and the per-instance summary of every individual."""
     rows, dataset, sigma, calibrated = s.rows, s.dataset, s.sigma, s.calibrated
     S, closed_sigma = s.closed_form_scale
-    sensitivities = s.mechanism.per_instance_sensitivities(rows, s.clipped)
+    sensitivities = s.sensitivities
     parameters = {
         **asdict(config),
         "sigma": sigma,
@@ -222,13 +227,13 @@ def sigma_source(config: GaussianAuditConfig) -> str:
     return source
 
 
-def worst_case_pair(s: GaussianSetup) -> tuple[np.ndarray, Any]:
+def worst_case_pair(s: GaussianSetup, clipped: np.ndarray | None = None) -> tuple[np.ndarray, Any]:
     """The worst-case neighbour (the row added, and the pair): a row on the clip sphere, so ‖Δ_z‖ = C (the sum's
     and the mean's) or 1 (the count's).  The audit decides it; a joint release (:mod:`pdp_audit.audits.joint`)
-    takes it as this release's part."""
+    takes it as this release's part.  ``clipped``: :meth:`GaussianSetup.clipped`, where the caller has it."""
     target = np.zeros(s.rows.shape[1])
     target[0] = s.query.sensitivity
-    return target, s.mechanism.pair(s.rows, target, "add", s.clipped)
+    return target, s.mechanism.pair(s.rows, target, "add", clipped)
 
 
 def gaussian_evidence(
@@ -236,10 +241,12 @@ def gaussian_evidence(
 ) -> list[Evidence]:
     """The evidence of every check, not yet decided (a sweep decides it at its own per-cell α)."""
     mechanism = s.mechanism
+    s.sensitivities  # noqa: B018 (computed now, before the clipped rows below exist: one copy of the data at a time)
+    clipped = s.clipped()
     S, sigma = s.closed_form_scale  # closed forms of the (whitened, for the mean) isotropic Gaussian release
     eps, delta, n, seed = config.epsilon, config.delta, config.trials, config.seed
 
-    target, pair = worst_case_pair(s)
+    target, pair = worst_case_pair(s, clipped)
 
     def losses(p, stream):
         return (
@@ -276,7 +283,7 @@ def gaussian_evidence(
         _cor23_coverage_check(loss_d, S, sigma, config.rho),
         dp_check(_spec("cor23-pdp", delta=delta, eps_cor23=eps_cor23), "D||D'", eps_cor23),
         _theorem22_check(pair, seed),
-        _per_instance_check(mechanism, s, config, executor),
+        _per_instance_check(mechanism, s, clipped, config, executor),
     ]
     classical = _spec(
         "classical-calibration",
@@ -286,12 +293,14 @@ def gaussian_evidence(
     )
     if config.deploys_classical:
         evidence.append(
-            _classical_calibration_check(classical.deployed("--calibration classical"), s, target, config, executor)
+            _classical_calibration_check(
+                classical.deployed("--calibration classical"), s, target, config, executor, clipped
+            )
         )
     if config.paper_claims:
         evidence.append(dp_check(_spec("classical-epsilon", delta=delta, eps_classical=eps_app_d), "D||D'", eps_app_d))
         if not config.deploys_classical:
-            evidence.append(_classical_calibration_check(classical, s, target, config, executor))
+            evidence.append(_classical_calibration_check(classical, s, target, config, executor, clipped))
         evidence.append(_example4_check(config))
     return evidence
 
@@ -354,17 +363,17 @@ def _pair_check(spec: CheckSpec, pair, sigma: float, sensitivity: float, epsilon
     )
 
 
-def _classical_calibration_check(spec: CheckSpec, s: GaussianSetup, target, config, executor):
+def _classical_calibration_check(spec: CheckSpec, s: GaussianSetup, target, config, executor, clipped=None):
     """Dwork & Roth's σ = Δ√(2 log(1.25/δ))/ε gives (ε, δ)-DP at the worst-case neighbour (proved for ε < 1); for
     the mean, the joint release at that σ per unit sensitivity, split by the equal-μ rule."""
     query, rows = s.query, s.rows
     if s.mean is not None:
         unit = g.classical_sigma(config.epsilon, config.delta, 1.0)
         mean = gm.GaussianMeanMechanism(query.clip, *gm.equal_mu_sigmas(unit, query.clip))
-        pair = mean.pair(rows, target, "add", s.clipped)
+        pair = mean.pair(rows, target, "add", clipped)
         return _pair_check(spec, pair, 1.0, mean.worst_mu, config.epsilon, config, "classical", executor)
     sigma_c = g.classical_sigma(config.epsilon, config.delta, query.sensitivity)
-    pair = g.GaussianMechanism(query, sigma_c).pair(rows, target, "add", s.clipped)
+    pair = g.GaussianMechanism(query, sigma_c).pair(rows, target, "add", clipped)
     return _pair_check(spec, pair, sigma_c, query.sensitivity, config.epsilon, config, "classical", executor)
 
 
@@ -422,12 +431,11 @@ def _example4_check(config: GaussianAuditConfig, size: int = 100_000):
     )
 
 
-def _per_instance_check(mechanism, s: GaussianSetup, config: GaussianAuditConfig, executor):
+def _per_instance_check(mechanism, s: GaussianSetup, clipped, config: GaussianAuditConfig, executor):
     """The pDP claim of a typical individual (median sensitivity, removed from D), audited like DP."""
-    rows = s.rows
-    sens = mechanism.per_instance_sensitivities(rows, s.clipped)
+    rows, sens = s.rows, s.sensitivities
     index = int(np.argsort(sens)[len(sens) // 2])
     eps_i = g.analytic_epsilon(config.delta, mechanism.sigma, sens[index])
-    pair = mechanism.pair(rows, rows[index], "remove", s.clipped)
+    pair = mechanism.pair(rows, rows[index], "remove", clipped)
     spec = _spec("pdp-median-individual", index=index, sensitivity=sens[index], eps_i=eps_i, delta=config.delta)
     return _pair_check(spec, pair, mechanism.sigma, float(sens[index]), eps_i, config, "median-individual", executor)

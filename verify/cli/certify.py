@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import argparse
 import time
+from contextlib import nullcontext
 
 from pdp_audit.mechanisms.validation import shown
 from pdp_audit.reports.certified_claim import verdict_suffix
@@ -95,7 +96,8 @@ def command_certify(args: argparse.Namespace) -> int:
     start = time.perf_counter()
 
     def audit():
-        run = api.certify_loaded(deployment, workers=args.workers, progress=not args.quiet)
+        with api.without_figures() if report is None else nullcontext():  # no PDF: nothing draws them
+            run = api.certify_loaded(deployment, workers=args.workers, progress=not args.quiet)
         api.check_outputs({"--report": report, "--json": args.json})  # again: a module the mechanism's module imported
         return run
 

@@ -19,6 +19,7 @@ import sys
 import threading
 import time
 import traceback
+from contextlib import nullcontext
 
 # Only what `pdp-audit --help` and `--version` need is imported here (no numpy, no audit): the rest where it is used.
 from pdp_audit.mechanisms.validation import InputError, one_line, quoted, shown
@@ -142,7 +143,8 @@ def command_run(args: argparse.Namespace) -> int:
     outputs = {"--report": None if report.lower() == "none" else report, "--json": args.json}
     api.check_outputs(outputs, {"the data file (--data)": getattr(config, "data", None)})
     start = time.perf_counter()
-    run = api.run_config(plan, config, workers=args.workers, progress=not args.quiet)
+    with api.without_figures() if outputs["--report"] is None else nullcontext():  # no PDF: nothing draws them
+        run = api.run_config(plan, config, workers=args.workers, progress=not args.quiet)
     api.publish(run, None if report.lower() == "none" else report, args.json)
     if not args.quiet and args.json != "-":
         print_summary(run, time.perf_counter() - start)

@@ -28,8 +28,10 @@ from __future__ import annotations
 
 import math
 import re
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass, field, replace
-from typing import Any, Callable, Iterable, Literal, Mapping, Sequence
+from typing import Any, Callable, Iterable, Iterator, Literal, Mapping, Sequence
 
 from pdp_audit.reports.records import Check, Figure, Interval, Page, PerInstance, Run, Verdict
 
@@ -147,6 +149,24 @@ def worst(verdicts: Iterable[Verdict]) -> Verdict:
     return max(verdicts, key=VERDICT_ORDER.__getitem__) if verdicts else "inconclusive"
 
 
+#: Whether the checks' figures are drawn: only a PDF shows them (the JSON leaves them out), so a command whose report
+#: is ``none`` draws none, nor samples the points only a figure shows (:func:`without_figures`).
+FIGURES = ContextVar("pdp_audit_figures", default=True)
+
+
+@contextmanager
+def without_figures() -> Iterator[None]:
+    """Inside the block no figure is drawn (every check's ``figure`` is None) and no point only a figure shows is
+    sampled; everything else -- verdicts, estimates, details, notes, the JSON -- is what it is with figures.  For a
+    caller that writes no PDF of the run (``--report none``); an API caller may write one later, so the API keeps
+    them."""
+    token = FIGURES.set(False)
+    try:
+        yield
+    finally:
+        FIGURES.reset(token)
+
+
 def finalize(evidence: Sequence[Evidence], alpha: float) -> list[Check]:
     """Decide every verdict of a run, each role at family-wise error ``alpha`` (see the module docstring)."""
     decided: dict[int, Check] = {}
@@ -170,7 +190,7 @@ def _decide_family(evidence: Sequence[Evidence], alpha: float) -> dict[int, Chec
         fields = decided.get(id(e), {"verdict": e.verdict, "note": e.note})
         if fields["verdict"] is None:
             raise ValueError(f"check {e.id} has neither a p-value nor a verdict")
-        figure = e.make_figure(per_check_alpha) if e.make_figure is not None else e.figure
+        figure = e.make_figure(per_check_alpha) if e.make_figure is not None and FIGURES.get() else e.figure
         checks[id(e)] = Check(
             id=e.spec.id,
             title=e.spec.title,

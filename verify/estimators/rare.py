@@ -505,6 +505,15 @@ class NoDominatingPoint(ArithmeticError):
     """The privacy loss is flat in the noise (numerically): there is no shift for importance sampling to use."""
 
 
+def has_dominating_point(pair, epsilon: float, direction: str) -> bool:
+    """Whether :func:`try_rare_tail` finds a shift at ``epsilon`` (it samples only then): decided before any draw."""
+    try:
+        dominating_point(noise_view(pair), epsilon, direction)
+    except NoDominatingPoint:
+        return False
+    return True
+
+
 def try_rare_tail(
     pair, epsilon: float, direction: str, n: int, seed: int, stream: str = "rare", executor: Executor | None = None
 ) -> RareTail | None:

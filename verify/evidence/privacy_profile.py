@@ -33,7 +33,7 @@ from typing import Mapping
 
 import numpy as np
 
-from pdp_audit.verify.core.checks import Evidence
+from pdp_audit.verify.core.checks import FIGURES, Evidence
 from pdp_audit.verify.estimators import rare
 from pdp_audit.verify.estimators.tails import TailEstimate, hockey_stick
 from pdp_audit.verify.evidence import builders
@@ -71,7 +71,7 @@ class PrivacyProfile:
     grid: np.ndarray
     tails: TailEstimate
     curve: np.ndarray | None
-    points: Mapping[int, rare.RareTail]
+    points: Mapping[int, rare.RareTail | None]  # None: a point no figure draws, so none was sampled
     importance_draws: int = 0  # draws of each point other than the verdict's own (0: no points were sought)
 
     @property
@@ -154,10 +154,16 @@ def _decided(claim: DpClaim, tails: TailEstimate, tail: rare.RareTail | None, pl
 
 def _with_figure_points(profile: PrivacyProfile, pair, draws: Draws, n: int) -> PrivacyProfile:
     """``profile`` with an importance-sampled point of ``n`` draws at every grid ε > 0 that has a dominating shift
-    (the others are left out of the figure), the verdict's own point kept."""
-    points = dict(profile.points)
+    (the others are left out of the figure), the verdict's own point kept.  Where no figure is drawn
+    (:func:`~pdp_audit.verify.core.checks.without_figures`) only whether each point exists is found (its ε goes into
+    the check's details and note) and nothing is sampled: the point itself is None, read by no one."""
+    points: dict[int, rare.RareTail | None] = dict(profile.points)
+    drawn = FIGURES.get()
     for i in map(int, np.flatnonzero(profile.grid > 0)):
-        if i not in points:
+        if i not in points and not drawn:
+            if rare.has_dominating_point(pair, float(profile.grid[i]), profile.claim.direction):
+                points[i] = None
+        elif i not in points:
             stream = f"profile/{profile.claim.spec.id}/{i}"
             point = rare.try_rare_tail(
                 pair, float(profile.grid[i]), profile.claim.direction, n, draws.seed, stream, draws.executor
