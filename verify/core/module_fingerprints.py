@@ -91,7 +91,8 @@ def libraries(modules: list, objects: tuple = ()) -> list[dict[str, str]]:
     for obj in objects:
         tops.update(c.__module__.partition(".")[0] for c in type(obj).__mro__)
     found = {}
-    for dist_name in sorted({d for top in tops for d in _providers().get(top, ())}):
+    providers = _providers()  # one scan of every installed distribution's files, not one per top-level name
+    for dist_name in sorted({d for top in tops for d in providers.get(top, ())}):
         if dist_name.lower().replace("_", "-") in LISTED_ELSEWHERE:
             continue
         found[dist_name] = _record(dist_name)
