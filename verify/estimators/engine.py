@@ -111,6 +111,8 @@ def gathered(blocks: Iterator, sizes: list[int]) -> np.ndarray:
             return np.concatenate([*done, block, *blocks])
         out[at : at + size] = block
         at += size
+    if out is None:  # no block came: what concatenating none says
+        return np.concatenate([])
     return out
 
 
