@@ -105,7 +105,7 @@ def test_pdp_audit_run_shows_its_passes_and_writes_the_same_outputs(tmp_path, mo
     out = tmp_path / "run.json"
     argv = ["run", "laplace", "--trials", "2000", "--report", "none", "--json", str(out)]
     seen = forced_and_not(monkeypatch, capsys, argv, [out])
-    assert "dp-pair/D: " in seen["1"][3] and "/1 [" in seen["1"][3], seen["1"][3]
+    assert "laplace: dp-pair/D: " in seen["1"][3] and "/1 [" in seen["1"][3], seen["1"][3]
     assert "block" not in seen["0"][3]
 
 
@@ -266,3 +266,13 @@ def test_pdp_audit_canaries_counts_its_stages(tmp_path, monkeypatch, capsys, at_
         seen = forced_and_not(monkeypatch, capsys, [*argv, *common], [out])
         assert name in seen["1"][3] and "stage" in seen["1"][3], seen["1"][3]
         assert seen["0"][3] == ""
+
+
+def test_a_pass_says_whose_it_is(monkeypatch, at_once):
+    terminal = Terminal()
+    monkeypatch.setattr(sys, "stderr", terminal)
+    with asking(True, "gaussian"):
+        list(with_progress(range(2), 2, "rare/D||D'", "block"))
+        with asking(True):  # a nested ask without a label keeps the audit's
+            list(with_progress(range(2), 2, "dp-pair/D", "block"))
+    assert "gaussian: rare/D||D'" in terminal.getvalue() and "gaussian: dp-pair/D" in terminal.getvalue()

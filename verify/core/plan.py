@@ -118,9 +118,9 @@ class AuditPlan:
         """
         data = getattr(config, "data", None)
         if data is None:
-            with asking(progress):
+            with asking(progress, self.name):
                 return self.audit(config, executor=executor, progress=progress)
-        with pinned_bytes(data) as content, asking(progress):
+        with pinned_bytes(data) as content, asking(progress, self.name):
             run = self.audit(config, executor=executor, progress=progress)
         recorded = {"data": Path(data).name, "data_sha256": hashlib.sha256(content).hexdigest()}
         return replace(run, parameters={**run.parameters, **recorded})

@@ -26,18 +26,21 @@ DELAY = 1.0
 MININTERVAL = 0.2
 _ON, _OFF = ("1", "yes", "true", "on"), ("0", "no", "false", "off")
 _ASKED: ContextVar[bool] = ContextVar("pdp_audit_progress", default=False)
+_LABEL: ContextVar[str] = ContextVar("pdp_audit_progress_label", default="")
 
 
 @contextlib.contextmanager
-def asking(progress: bool) -> Iterator[None]:
+def asking(progress: bool, label: str = "") -> Iterator[None]:
     """Inside the block, a pass given no ``progress`` of its own (None) shows a bar where ``progress`` is true: an
     audit says once whether its command asked for progress, not through every function between it and its passes
-    (a context variable: a thread or a worker process starts without the ask)."""
-    token = _ASKED.set(bool(progress))
+    (a context variable: a thread or a worker process starts without the ask).  ``label``: the audit's name, put
+    before every bar's own (``gaussian: rare/D||D'``), so a pass says whose it is."""
+    tokens = _ASKED.set(bool(progress)), _LABEL.set(label or _LABEL.get())
     try:
         yield
     finally:
-        _ASKED.reset(token)
+        _LABEL.reset(tokens[1])
+        _ASKED.reset(tokens[0])
 
 
 def forced() -> bool | None:
@@ -66,10 +69,11 @@ def progress_bar(
         return contextlib.nullcontext(None)
     from tqdm import tqdm
 
+    label = _LABEL.get()
     return tqdm(
         total=total,
         initial=initial,
-        desc=desc,
+        desc=f"{label}: {desc}" if label else desc,
         unit=unit,
         unit_scale=unit_scale,
         delay=DELAY,
