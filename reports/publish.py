@@ -7,7 +7,6 @@ from typing import Callable, Mapping
 
 from pdp_audit.reports.files import atomic_paths, write_stdout, writing_to
 from pdp_audit.reports.json_report import dumps
-from pdp_audit.reports.pdf import render_pdf
 from pdp_audit.reports.records import Run
 
 
@@ -37,5 +36,12 @@ def write_together(
 
 
 def write_run_reports(run: Run, pdf: str | None, json_path: str | None) -> None:
-    """Write the run's PDF and JSON (:func:`write_together`)."""
-    write_together(pdf, json_path, lambda tmp: render_pdf(run, tmp), dumps(run) if json_path else "")
+    """Write the run's PDF and JSON (:func:`write_together`); the PDF's renderer (matplotlib) is imported only for
+    a PDF: a second of a ``--report none`` command went to importing it."""
+
+    def render(tmp: Path) -> None:
+        from pdp_audit.reports.pdf import render_pdf
+
+        render_pdf(run, tmp)
+
+    write_together(pdf, json_path, render, dumps(run) if json_path else "")
