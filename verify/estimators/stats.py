@@ -32,15 +32,19 @@ def clopper_pearson(count, nobs, alpha: float, side: Side = "two-sided") -> tupl
     count = np.asarray(count, dtype=float)
     nobs = np.broadcast_to(np.asarray(nobs, dtype=float), count.shape)
     two_sided_alpha = alpha if side == "two-sided" else 2 * alpha
+    # a one-sided bound computes its own end only: the other is fixed, and the tail-curve and pair checks invert
+    # one-sided bounds thousands of times per audit (each beta quantile is most of a call's cost)
     with np.errstate(divide="ignore", invalid="ignore"):  # the degenerate ends (count 0 or nobs) are set below
-        lo = stats.beta.ppf(two_sided_alpha / 2, count, nobs - count + 1)
-        hi = stats.beta.isf(two_sided_alpha / 2, count + 1, nobs - count)
-    lo = np.where(count == 0, 0.0, np.nan_to_num(lo, nan=0.0))
-    hi = np.where(count == nobs, 1.0, np.nan_to_num(hi, nan=1.0))
-    if side == "upper":
-        lo = np.zeros_like(lo)
-    elif side == "lower":
-        hi = np.ones_like(hi)
+        if side == "upper":
+            lo = np.zeros(count.shape)
+        else:
+            lo = stats.beta.ppf(two_sided_alpha / 2, count, nobs - count + 1)
+            lo = np.where(count == 0, 0.0, np.nan_to_num(lo, nan=0.0))
+        if side == "lower":
+            hi = np.ones(count.shape)
+        else:
+            hi = stats.beta.isf(two_sided_alpha / 2, count + 1, nobs - count)
+            hi = np.where(count == nobs, 1.0, np.nan_to_num(hi, nan=1.0))
     return lo, hi
 
 
