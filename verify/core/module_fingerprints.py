@@ -30,6 +30,21 @@ class HelperModules:
         self.folder = folder.resolve()
         self.module_name = module_name
         self.seen: dict[str, str] = {}  # path relative to the folder -> sha256 of its bytes when first seen
+        # a module's file resolved once per audit, not at every pass over sys.modules (thousands of entries in a
+        # host such as pytest; each resolution is a system call per path component)
+        self._resolved: dict[str, Path | None] = {}
+
+    def _relative(self, origin: str) -> tuple[Path, Path] | None:
+        """``origin`` resolved and relative to the folder, or None when it lies elsewhere or cannot be resolved."""
+        if origin not in self._resolved:
+            try:
+                self._resolved[origin] = Path(origin).resolve()
+            except OSError:
+                self._resolved[origin] = None
+        path = self._resolved[origin]
+        if path is None or not path.is_relative_to(self.folder):
+            return None
+        return path, path.relative_to(self.folder)
 
     def update(self) -> None:
         """Hash every helper module loaded now that was not seen before."""
@@ -38,11 +53,10 @@ class HelperModules:
             ours = name == "pdp_audit" or name.startswith("pdp_audit.")  # an editable install beside the file
             if ours or name == self.module_name or not isinstance(origin, str) or not origin.endswith(".py"):
                 continue
-            try:
-                path = Path(origin).resolve()
-                relative = path.relative_to(self.folder)
-            except (OSError, ValueError):  # elsewhere (the standard library, installed packages, ours)
+            found = self._relative(origin)
+            if found is None:  # elsewhere (the standard library, installed packages, ours)
                 continue
+            path, relative = found
             if INSTALLED.intersection(relative.parts) or relative.as_posix() in self.seen:
                 continue
             try:
@@ -60,10 +74,10 @@ class HelperModules:
             origin = getattr(module, "__file__", None)
             if not isinstance(origin, str):
                 continue
-            try:
-                relative = Path(origin).resolve().relative_to(self.folder).as_posix()
-            except (OSError, ValueError):
+            found = self._relative(origin)
+            if found is None:
                 continue
+            relative = found[1].as_posix()
             if relative in self.seen or getattr(module, "__name__", "") == self.module_name:
                 loaded.append(module)
         return loaded
