@@ -532,7 +532,7 @@ def _checks_of(pair, streamed: StreamedLosses, claim: tuple, budget: tuple, per_
     """The checks of the draws ``streamed``: ``loss-consistency``, ``noise-view`` and the two DP checks; ``budget`` =
     (the draws per world, seed), ``views`` = (the view's replay, :func:`replay_view`; its check,
     :func:`noise_view_check`, or None)."""
-    (epsilon, delta), (trials, seed), (replayed, view) = claim, budget, views
+    (epsilon, delta), trials, (replayed, view) = claim, budget[0], views
     if streamed.consistency is None:
         checks = [_unpiloted(trials)]
     else:
@@ -548,7 +548,7 @@ def _checks_of(pair, streamed: StreamedLosses, claim: tuple, budget: tuple, per_
             f"δ_{{{p}‖{q}}}(ε) = P_{p}[L_{p}{q} > ε] − e^ε P_{q}[L_{p}{q} > ε] ≤ δ",
             source,
         )
-        checks.append(_claim_check(pair, spec, streamed, direction, (epsilon, delta), (trials, seed), replayed))
+        checks.append(_claim_check(pair, spec, streamed, direction, (epsilon, delta), budget, replayed))
     return checks
 
 
@@ -566,7 +566,10 @@ def _unpiloted(drawn: int) -> Evidence:
 def _sequential_checks(pair, claim: tuple, budget: tuple, per_instance: bool, drawing: MainPass) -> list:
     """The checks of a pass drawn in looks, read after each at its share of the level and stopped once decided
     (:mod:`pdp_audit.verify.evidence.pair_sequential`).  The noise view is checked at the first look and at each look
-    that may pass until its :data:`VIEW_SAMPLES` heads are full, the last check read again between."""
+    that may pass until its :data:`VIEW_SAMPLES` heads are full, the last check read again between; the importance
+    sampled tails through it are drawn (as many as the look's draws) at every other look and at each look that may
+    pass, the last ones read again between (each a valid fixed-n estimate, read at the look's share): their draws
+    add up to about twice the last look's, not three times."""
     from pdp_audit.verify.core.dask_cluster import block_executor
 
     (epsilon, delta), (trials, seed) = claim, budget
@@ -575,6 +578,7 @@ def _sequential_checks(pair, claim: tuple, budget: tuple, per_instance: bool, dr
     shares = sequential.look_shares(len(sizes))
     replayed = replay_view(pair, seed, trials)
     views: dict = {}
+    tails: dict = {}  # the importance-sampled tails by (check, draws): redrawn at the looks the view is checked
 
     def view_of(streamed: StreamedLosses, drawn: int):
         # its own VIEW_SAMPLES draws cost the same at every look (a wide pair's most): checked at the first look, then
@@ -610,7 +614,9 @@ def _sequential_checks(pair, claim: tuple, budget: tuple, per_instance: bool, dr
                     bar.update(len(block_d[1]))
             drawn, streamed = size, state.result()
             views_now = (replayed, view_of(streamed, drawn))
-            checks = _checks_of(pair, streamed, claim, (drawn, seed), per_instance, views_now)
+            if look % 2 == 0 or drawn >= sequential.PASS_FLOOR * trials:  # every other look, and each that may pass
+                tails_at = drawn
+            checks = _checks_of(pair, streamed, claim, (drawn, seed, (tails_at, tails)), per_instance, views_now)
             found = sequential.stopped([sequential.at_look(c, share) for c in checks], stop, drawn, trials)
             if found is not None:
                 why = found
@@ -643,18 +649,25 @@ def _claim_check(
     where plain draws cannot resolve δ -- only a view that replays ``sample()`` exactly (``replayed``,
     :mod:`pdp_audit.verify.estimators.view_replay`): a bound on another law than the sampler's certifies nothing.
     A replayed Laplace or geometric translation view whose loss bound η is at most ε adds the bounded-loss proof
-    δ(ε) = 0 (:func:`pdp_audit.verify.evidence.pair_claims.proof_estimate`)."""
-    (epsilon, delta), (trials, seed) = claim, budget
+    δ(ε) = 0 (:func:`pdp_audit.verify.evidence.pair_claims.proof_estimate`).  ``budget``: (draws per world, seed),
+    and for a pass in looks (the view's draws per world, the tails drawn so far by (check, draws)): a look reads
+    the tail of its last refresh again (:func:`_sequential_checks`)."""
+    (epsilon, delta), (trials, seed, *looked) = claim, budget
+    viewed, memo = looked[0] if looked else (trials, None)
     hockey = streamed.means[direction]
     atom = atom_estimate(hockey.infinite, hockey.n)
     estimates = band_estimates(streamed.band.result(), direction) + ([atom] if atom is not None else [])
     wanted = view_capable(pair) and not builders.plain_sampling_resolves(delta, trials)
     tried = wanted and replayed is not None and replayed.exact
     tail, untilted = None, ""
-    if tried and tilting.has_tilted_view(pair):
-        tail, untilted = tilting.try_tilted_tail(pair, epsilon, direction, trials, seed, stream=f"tilted/{spec.id}")
+    if tried and memo is not None and (spec.id, viewed) in memo:
+        tail, untilted = memo[(spec.id, viewed)]
+    elif tried and tilting.has_tilted_view(pair):
+        tail, untilted = tilting.try_tilted_tail(pair, epsilon, direction, viewed, seed, stream=f"tilted/{spec.id}")
     elif tried:
-        tail = rare.try_rare_tail(pair, epsilon, direction, trials, seed, stream=f"rare/{spec.id}")
+        tail = rare.try_rare_tail(pair, epsilon, direction, viewed, seed, stream=f"rare/{spec.id}")
+    if tried and memo is not None:
+        memo[(spec.id, viewed)] = (tail, untilted)
     if tail is not None:
         estimates.append(importance_estimate(tail, (hockey.infinite, hockey.n)))
     proof = _bounded_loss_proof(tail)
