@@ -26,12 +26,14 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
-import mpmath
 import numpy as np
 
 from pdp_audit.mechanisms.validation import InputError, positive, probability
+
+if TYPE_CHECKING:  # mpmath and scipy are imported where they are used: the GOE config imports this module for every
+    import mpmath  # command's parser (run NAME --help), which needs EXACT_MAX_D alone
 
 #: Largest d for which :func:`tau` uses the exact CDF by default.
 EXACT_MAX_D = 100
@@ -97,6 +99,7 @@ def _bits(dps: int) -> int:
 
 def _fixed(value: mpmath.mpf, bits: int) -> int:
     """``round(value * 2**bits)`` of an mpf (exact: only the binary exponent moves)."""
+    import mpmath
     return int(mpmath.nint(mpmath.ldexp(value, bits)))
 
 
@@ -109,6 +112,7 @@ def _scales(n: int, dps: int) -> tuple[int, ...]:
     ``F_unit = 2^(-n/2) Pf(S A S)`` and the scaled entries are O(2^n) instead of O(Gamma(n)).
     Independent of u, hence cached per (n, precision).
     """
+    import mpmath
     bits = _bits(dps)
     with mpmath.workdps(dps + 20):
         scale = [_fixed(1 / mpmath.gamma(mpmath.mpf(i) / 2), bits) for i in range(1, n + 1)]
@@ -131,6 +135,7 @@ def _skew_matrix(u: mpmath.mpf, n: int, dps: int) -> np.ndarray:
     ``u = +inf`` is handled as the limit (E = 0, Phi = 1, erfc = 2), so F(+inf) = 1 is a real check
     of the normalising constant rather than a special case.
     """
+    import mpmath
     bits = _bits(dps)
     one = 1 << bits
     with mpmath.workdps(dps + 20):
@@ -199,6 +204,7 @@ def _pfaffian(a: np.ndarray, bits: int) -> mpmath.mpf:
     and swapping index k+1 with j (rows and columns) flips the sign.  Pivoting on the largest
     ``|A[k, j]|`` keeps the multipliers bounded.  Cost ~ n^3/6 fixed-point products.
     """
+    import mpmath
     a = a.copy()
     n = a.shape[0]
     sign = 1
@@ -234,6 +240,7 @@ def unit_goe_cdf_mp(u: float | mpmath.mpf, n: int, dps: int | None = None) -> mp
     precision ``dps`` (default :func:`default_dps`), so that ``1 - F`` keeps its relative accuracy in
     the far upper tail.
     """
+    import mpmath
     n = _check_d(n)
     if mpmath.isnan(u):
         raise InputError("x must not be NaN")
@@ -262,6 +269,7 @@ def largest_eigenvalue_cdf(x: float | np.ndarray, d: int, *, dps: int | None = N
     ``F_G(x) = F_unit(x / sqrt(2))`` (Chiani 2014, Theorem 2).  d = 1: ``Phi(x/sqrt(2))``.
     ``x`` may be a scalar (float returned) or an array (elementwise).
     """
+    import mpmath
     d = _check_d(d)
     if dps is not None:
         _check_dps(dps)
@@ -466,6 +474,7 @@ def _tau_unit_exact(d: int, rho: float, dps: int | None) -> float:
     a handful of evaluations) and keeps the relative accuracy of tiny ``rho``.  Extra digits
     ``-log10(rho)`` keep ``1 - F`` relatively accurate.  Bracket grown from the Tracy-Widom guess.
     """
+    import mpmath
     target = math.log(rho / 2.0)
     extra = int(math.ceil(-math.log10(rho)))
 

@@ -58,12 +58,12 @@ def test_the_light_parser_shows_what_the_full_one_shows():
 
 
 #: What a subcommand's ``--help`` must not load: its parser needs the audits' configs, never their mathematics.
-SOLVERS = ("scipy.optimize", "scipy.stats", "statsmodels", "pandas", "sklearn", "matplotlib")
+SOLVERS = ("scipy", "mpmath", "statsmodels", "pandas", "sklearn", "matplotlib")
 
 
 def test_run_help_loads_no_solver():
-    """``run NAME --help`` builds every audit's parser from its config: the configs import no scipy.stats/optimize
-    (the GOE config took ``mechanisms.goe`` and its scipy at module level: a second of import for the help)."""
+    """``run NAME --help`` builds every audit's parser from its config: the configs import no scipy or mpmath (the
+    GOE config took ``mechanisms.goe`` and its scipy and mpmath at module level: a second of import for the help)."""
     code = (
         "import contextlib, io\nfrom pdp_audit.verify.cli.main import main\n"
         "with contextlib.redirect_stdout(io.StringIO()):\n    try:\n        main(['run', 'gaussian', '--help'])\n"

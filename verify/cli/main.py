@@ -23,7 +23,6 @@ from contextlib import nullcontext
 
 # Only what `pdp-audit --help` and `--version` need is imported here (no numpy, no audit): the rest where it is used.
 from pdp_audit.mechanisms.validation import InputError, one_line, quoted, shown
-from pdp_audit.reports.code_commit import code_version
 from pdp_audit.verify.cli.commands import COMMAND_HELP
 from pdp_audit.verify.core.parser import Parser
 
@@ -48,7 +47,7 @@ def build_parser(light: bool = False, only: str | None = None) -> Parser:
     """
     parser = Parser(prog="pdp-audit", description="Certify (per-instance) differential-privacy claims by simulation.")
     parser.add_argument(
-        "--version", action="version", version=version_text(), help="the version and the commit it was built from"
+        "--version", action=VersionAction, help="the version and the commit it was built from"
     )
     sub = parser.add_subparsers(dest="command", required=True, parser_class=Parser)
     if light:
@@ -85,9 +84,20 @@ def command_module(name: str):
     return importlib.import_module(f"pdp_audit.verify.cli.{name}")
 
 
+class VersionAction(argparse._VersionAction):
+    """``--version``: argparse's, its text (the package's metadata and the commit, :func:`version_text`) read when it
+    is asked for, not while every command's parser is built (importlib.metadata: a tenth of a second of each)."""
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        self.version = version_text()
+        super().__call__(parser, namespace, values, option_string)
+
+
 def version_text() -> str:
     """``pdp-audit 0.1.0 (git 1a2b3c4d5e6f)``: the version and the commit, as every report and certificate says them
     (``+dirty`` after a commit whose tree had changes; ``commit unknown`` for a build without git)."""
+    from pdp_audit.reports.code_commit import code_version
+
     return f"pdp-audit {code_version()}"
 
 
