@@ -253,7 +253,11 @@ def _read_csv_numbers(path: Path) -> tuple[list[str], np.ndarray] | None:
         table = pd.read_csv(_source(path), header=0, dtype=float, **common, **rounding)
     except Exception:  # whatever it is, the reader of text cells names it
         return None
-    values = np.ascontiguousarray(table.to_numpy(dtype=float))
+    # one C-ordered copy, a column at a time: to_numpy interleaved the columns into a copy and C order took a second
+    # (a 1e6 x 30 file then peaked 229 MB higher, beside its pinned bytes, than pandas' own parse)
+    values = np.empty(table.shape)
+    for j in range(table.shape[1]):
+        values[:, j] = table.iloc[:, j].to_numpy(dtype=float)
     # a short row (NaN-filled), or a longer data row than the header (pandas then makes the first column the
     # index, shifting every cell): the text reader refuses these with the line and the column
     shifted = not isinstance(table.index, pd.RangeIndex) or table.shape[1] != len(header)
