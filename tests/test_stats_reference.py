@@ -39,6 +39,25 @@ def test_clopper_pearson_vectorised_matches_elementwise():
         assert (l_, h) == tuple(float(x) for x in clopper_pearson(c, 100, 1e-6))
 
 
+@pytest.mark.parametrize("side", ["two-sided", "lower", "upper"])
+@pytest.mark.parametrize("alpha", [1e-60, 1e-6, 0.05, 0.999])
+def test_clopper_pearson_is_scipys_public_beta_quantiles_bit_for_bit(side, alpha):
+    """The bounds call the beta distribution's own quantile hooks on the valid parameters, skipping scipy's generic
+    wrapper: the same bits as ``stats.beta.ppf``/``isf`` on arrays with fractional, degenerate and impossible
+    counts (above nobs, negative: NaN from the wrapper, an end of [0, 1] here as before)."""
+    from scipy import stats
+
+    nobs = 2000.0
+    counts = np.array([-1.0, 0.0, 0.5, 1.0, 7.25, 999.0, 1999.0, 1999.5, 2000.0, 2001.0, 1e4])
+    q = (alpha if side == "two-sided" else 2 * alpha) / 2
+    with np.errstate(divide="ignore", invalid="ignore"):
+        ref_lo = np.where(counts == 0, 0.0, np.nan_to_num(stats.beta.ppf(q, counts, nobs - counts + 1), nan=0.0))
+        ref_hi = np.where(counts == nobs, 1.0, np.nan_to_num(stats.beta.isf(q, counts + 1, nobs - counts), nan=1.0))
+    lo, hi = clopper_pearson(counts, nobs, alpha, side)
+    assert lo.tobytes() == (np.zeros_like(ref_lo) if side == "upper" else ref_lo).tobytes()
+    assert hi.tobytes() == (np.ones_like(ref_hi) if side == "lower" else ref_hi).tobytes()
+
+
 @settings(max_examples=40, deadline=None)  # statsmodels' multipletests costs ~50 ms a call
 @given(
     pvalues=st.lists(

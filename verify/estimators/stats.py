@@ -38,14 +38,28 @@ def clopper_pearson(count, nobs, alpha: float, side: Side = "two-sided") -> tupl
         if side == "upper":
             lo = np.zeros(count.shape)
         else:
-            lo = stats.beta.ppf(two_sided_alpha / 2, count, nobs - count + 1)
+            lo = _beta_quantile(stats.beta._ppf, two_sided_alpha / 2, count, nobs - count + 1)
             lo = np.where(count == 0, 0.0, np.nan_to_num(lo, nan=0.0))
         if side == "lower":
             hi = np.ones(count.shape)
         else:
-            hi = stats.beta.isf(two_sided_alpha / 2, count + 1, nobs - count)
+            hi = _beta_quantile(stats.beta._isf, two_sided_alpha / 2, count + 1, nobs - count)
             hi = np.where(count == nobs, 1.0, np.nan_to_num(hi, nan=1.0))
     return lo, hi
+
+
+def _beta_quantile(quantile: Callable, q: float, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """``stats.beta.ppf(q, a, b)`` (``quantile`` = ``stats.beta._ppf``) or ``isf`` (``_isf``), for 0 < q < 1, in
+    the same bits without the generic wrapper: the wrapper computes exactly ``quantile`` (the distribution's own hook)
+    on the valid parameters (a, b > 0) and NaN elsewhere, but its argument checks and broadcasting cost several times
+    the quantile's own computation, and every tail-curve check inverts thousands of these bounds (a sweep cell's
+    largest cost)."""
+    valid = (a > 0) & (b > 0)
+    out = np.full(a.shape, np.nan)
+    if valid.all():
+        return quantile(q, a, b) + 0.0  # + 0.0 as the wrapper's ``* scale + loc``: a −0.0 becomes 0.0
+    out[valid] = quantile(q, a[valid], b[valid]) + 0.0
+    return out
 
 
 def binomial_pvalue_exceeds(count: int, nobs: int, p0: float) -> float:
