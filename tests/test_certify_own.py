@@ -412,3 +412,12 @@ def test_a_black_box_deployment_without_trials_gets_the_black_box_default(tmp_pa
     assert f"Budget: {time_budget.MIN_TRIALS:,} releases per world" in capsys.readouterr().err
     document["audit"] = {"trials": 2_000}  # a budget the file names is kept
     assert pdp_audit.certify(document).certified["audit"]["trials"] == 2_000
+
+
+def test_certify_workers_flag_reaches_a_users_mechanism(tmp_path, monkeypatch, capfd):
+    """``pdp-audit certify --workers 2`` was dropped for a ``module:factory`` (only ``[audit] workers`` reached it):
+    the pass was drawn in one process, whatever the flag said."""
+    toml = project(tmp_path, module=BLACKBOX, parameters="scale = 0.1")
+    monkeypatch.chdir(tmp_path)
+    main(["certify", str(toml), "--report", "none", "--json", str(tmp_path / "c.json"), "--workers", "2"])
+    assert "on 2 worker processes" in capfd.readouterr().err  # the user's code runs in a forked child

@@ -368,6 +368,8 @@ def certify_deployment(deployment: Deployment, workers: int | None = None, progr
 
     kind = deployed_kind(deployment)
     if kind is not None:  # a joint release, a user's factory: the kind's certificate
+        if workers is not None:  # --workers reaches the kind as the file's [audit] workers (it was dropped)
+            deployment = replace(deployment, audit={**deployment.audit, "workers": workers})
         run = kind.certify(deployment, progress)
         return replace(run, certified={**run.certified, "deployment_file": _file_record(deployment)})
     config, deployed_workers = deployment_config(deployment)
