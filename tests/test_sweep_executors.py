@@ -118,6 +118,31 @@ def test_dask_cluster_matches_serial_bitwise(serial, uneven, tmp_path):
         cluster.close()
 
 
+def test_a_local_cluster_forked_from_here_matches_serial_bitwise(serial, tmp_path):
+    """``--dask-local``'s workers are forked once the sweep's modules are imported here (no import in any cell): they
+    start with those modules and one BLAS thread, and give the serial bytes."""
+    pytest.importorskip("distributed")
+    preload = parse_toy_spec(SPEC).kind.preload
+    executor = DaskExecutor(local_workers=2, preload=preload)
+    try:
+        started = executor.client.run(_worker_state, preload)
+        assert all(state == (True, {1}) for state in started.values()), started
+        _, rows, doc = sweep_with(Reversed(executor), tmp_path / "f.sqlite")
+        assert rows == serial[1] and doc == serial[2]
+    finally:
+        executor.close()
+
+
+def _worker_state(modules):
+    """On a worker: whether ``modules`` are imported, and its BLAS libraries' thread counts."""
+    import sys
+
+    from threadpoolctl import threadpool_info
+
+    threads = {i["num_threads"] for i in threadpool_info() if i["user_api"] == "blas"}
+    return all(m in sys.modules for m in modules), threads
+
+
 def test_a_cell_is_the_same_in_any_grid(tmp_path):
     # The same cell inside a bigger grid gets the same seed and the same estimates (its alpha, hence
     # its intervals, shrink with the number of cells: Bonferroni over cells).  Cell identity and seeding do not

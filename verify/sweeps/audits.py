@@ -112,6 +112,13 @@ def _result(name: str, run: Any, checks: Any, declared: Any) -> dict:
     )
 
 
+def _preload(plan: AuditPlan) -> tuple[str, ...]:
+    """The modules a sweep's workers should start with: the family's evidence module (its heavy imports), and
+    scikit-learn's loaders where a cell may load a shipped data set (imported on a cell's first load otherwise)."""
+    evidence = plan.audit.__module__.rpartition(".")[0] + ".evidence"
+    return (evidence, "sklearn.datasets") if "dataset" in plan.options() else (evidence,)
+
+
 def sweep_mechanism(plan: AuditPlan) -> SweepMechanism:
     """The :class:`SweepMechanism` of ``pdp-audit run <plan.name>``."""
     return SweepMechanism(
@@ -122,7 +129,7 @@ def sweep_mechanism(plan: AuditPlan) -> SweepMechanism:
         cost=functools.partial(cost, plan.name),
         checks=plan.check_ids(),  # a cell refuses an id its run did not produce (stage-{slug} of another release)
         description=f"pdp-audit run {plan.name}: {plan.help}",
-        preload=(plan.audit.__module__.rpartition(".")[0] + ".evidence",),  # each family's heavy module
+        preload=_preload(plan),
         chunked=plan.chunked,
         check_data=plan.data_check,
     )
