@@ -6,6 +6,11 @@ asserted): efficiency T1 / (2 T2) ≥ 0.9; Dask LocalCluster time / local-proces
 (cluster start-up reported separately).
 
     python benchmarks/bench_sweep.py [--cells 8] [--trials 4e5] [--repeats 2] [--no-dask]
+
+``--small TRIALS`` measures the README's sweep instead (``examples/sweep-100.toml`` with ``trials`` = TRIALS; issue
+44 used 2e3, cells of a few tenths of a second): the whole ``pdp-audit sweep`` command timed as a process, serially,
+on ``--workers 2`` and on ``--dask-local 2`` (cluster start and close included), interleaved, best of ``--repeats``;
+one JSON line with the ratios to serial and Dask's overhead over local processes (target ≤ 0.10).
 """
 
 from __future__ import annotations
@@ -57,13 +62,61 @@ def best(executor, text: str, directory: Path, repeats: int) -> float:
     return min(timed(executor, text, directory) for _ in range(repeats))
 
 
+def small_sweep(trials: float, repeats: int) -> None:
+    """The README's 100-cell sweep at ``trials``, each way of running it timed as a whole command (module docstring)."""
+    import re
+    import subprocess
+    import sys
+    from importlib.resources import files
+
+    text = (files("pdp_audit.examples") / "sweep-100.toml").read_text()
+    text = re.sub(r"(?m)^trials = .*$", f"trials = {trials:g}", text)
+    ways = {"serial": ["--workers", "1"], "local_2": ["--workers", "2"], "dask_local_2": ["--dask-local", "2"]}
+    best: dict[str, float] = {}
+    with tempfile.TemporaryDirectory() as tmp:
+        spec = Path(tmp) / "sweep-100.toml"
+        spec.write_text(text)
+        for attempt in range(repeats):
+            for way, flags in ways.items():
+                store = Path(tmp) / f"{way}-{attempt}.sqlite"
+                argv = [sys.executable, "-m", "pdp_audit.verify.cli", "sweep", str(spec), "--store", str(store)]
+                start = time.perf_counter()
+                done = subprocess.run([*argv, *flags, "--quiet"], cwd=tmp, capture_output=True, text=True)
+                elapsed = time.perf_counter() - start
+                if done.returncode not in (0, 1, 3):  # a verdict; anything else is the benchmark's failure
+                    raise SystemExit(f"{way}: exit {done.returncode}: {done.stderr.strip()[-400:]}")
+                best[way] = min(best.get(way, float("inf")), elapsed)
+    print(
+        json.dumps(
+            {
+                "benchmark": "sweep_small_executors",
+                "spec": "examples/sweep-100.toml",
+                "trials": trials,
+                **{f"t_{way}_s": round(t, 3) for way, t in best.items()},
+                "speedup_local_2": round(best["serial"] / best["local_2"], 3),
+                "speedup_dask_local_2": round(best["serial"] / best["dask_local_2"], 3),
+                "dask_overhead": round(best["dask_local_2"] / best["local_2"] - 1, 3),
+                "target": 0.10,
+                "repeats": repeats,
+                "cores": os.cpu_count(),
+                "loadavg_1min": round(os.getloadavg()[0], 2),
+            }
+        ),
+        flush=True,
+    )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--cells", type=int, default=8)
     parser.add_argument("--trials", type=float, default=4e5)
     parser.add_argument("--repeats", type=int, default=2)
     parser.add_argument("--no-dask", action="store_true")
+    parser.add_argument("--small", type=float, default=None, metavar="TRIALS", help="the README's sweep at TRIALS")
     args = parser.parse_args()
+    if args.small is not None:
+        small_sweep(args.small, args.repeats)
+        return
     import pdp_audit.audits.gaussian.evidence  # noqa: F401  (imported once here, inherited by forked workers)
 
     text = spec_text(args.cells, int(args.trials))
