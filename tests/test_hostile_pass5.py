@@ -400,6 +400,42 @@ def test_a_signal_ends_the_processes_the_users_code_started_within_a_second(tmp_
                 os.kill(pid, signal.SIGKILL)
 
 
+@pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="reads /proc")
+def test_a_second_sigterm_still_ends_a_helper_in_a_session_of_its_own(tmp_path):
+    """A second SIGTERM while the first was cleaned up after ended the command at once, before the orphans of the
+    audit's child were killed: the factory's ``setsid`` helper outlived it (hostile pass 5, rerun on ed5ca62, under
+    load).  Here the factory also ignores SIGTERM, so the first one's cleanup waits for the child and the second
+    surely arrives during it."""
+    ignoring = HELPER_SETSID + "import signal\nsignal.signal(signal.SIGTERM, signal.SIG_IGN)\n"
+    folder = user(tmp_path, ignoring)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "pdp_audit.verify.cli", *command("blackbox")],
+        cwd=folder,
+        env={**os.environ, "SLOW": "1"},
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    deadline = time.monotonic() + 120
+    while not started(folder):
+        assert proc.poll() is None and time.monotonic() < deadline, proc.communicate()
+        time.sleep(0.1)
+    time.sleep(0.5)
+    proc.send_signal(signal.SIGTERM)
+    time.sleep(1.0)
+    proc.send_signal(signal.SIGTERM)
+    assert proc.wait(timeout=60) == -signal.SIGTERM
+    ended = time.monotonic()
+    pids = started(folder)
+    try:
+        while any(alive(pid) for pid in pids) and time.monotonic() < ended + 1.0:
+            time.sleep(0.05)
+        assert not any(alive(pid) for pid in pids)
+    finally:
+        for pid in pids:
+            if alive(pid):
+                os.kill(pid, signal.SIGKILL)
+
+
 def test_a_sigint_the_users_code_sends_itself_is_its_fault(tmp_path):
     """It reached the audit's process alone (pdp-audit was never interrupted): "interrupted", exit 130, before."""
     line = one_line_exit_2(

@@ -210,6 +210,12 @@ def _in_child(work: Callable[[], Any], target: str) -> Any:
     child.start()  # flushes this process's stdout and stderr first: nothing printed so far is printed twice
     writer.close()  # the child's copy is the only one left: end of file once it is gone
     group = _own_group(child.pid)
+    with _on_second_termination(lambda: _kill_at_once(child.pid, group)):
+        return _delivered(child, reader, target, group)
+
+
+def _delivered(child, reader, target: str, group: bool) -> Any:
+    """The child's result or what it raised (see :func:`in_user_process`), the child stopped either way."""
     try:
         message = _receive(reader, child)
     except BaseException as err:  # Ctrl-C (or anything else) while waiting: the child goes first
@@ -375,8 +381,17 @@ def _reaping_orphans() -> Iterator[None]:
         yield
         return
     before = _children()
+
+    def kill_orphans() -> None:  # a second SIGTERM: no time to reap, but nothing left behind
+        for pid in _children() - before:
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except OSError:
+                pass
+
     try:
-        yield
+        with _on_second_termination(kill_orphans):
+            yield
     finally:
         try:
             for _ in range(16):  # a killed orphan's own children become ours in turn
@@ -424,6 +439,44 @@ def _children() -> set[int]:
     return found
 
 
+#: What a second SIGTERM or SIGHUP, arriving while the first is cleaned up after, must still do before the process
+#: ends at once: kill the audit's child and its group, then the orphans this process became the subreaper of (the
+#: innermost first).  Without it a helper the user's code started in a session of its own outlived a double SIGTERM.
+_AT_ONCE: list[Callable[[], None]] = []
+
+
+@contextmanager
+def _on_second_termination(cleanup: Callable[[], None]) -> Iterator[None]:
+    _AT_ONCE.append(cleanup)
+    try:
+        yield
+    finally:
+        _AT_ONCE.remove(cleanup)
+
+
+def _kill_at_once(pid: int, group: bool) -> None:
+    """SIGKILL the audit's child (its whole group where it leads one) and reap it, so that what it started in a
+    session of its own is this process's orphan before the orphans are killed."""
+    try:
+        os.killpg(pid, signal.SIGKILL) if group else os.kill(pid, signal.SIGKILL)
+        os.waitpid(pid, 0)
+    except (OSError, ChildProcessError):
+        pass
+
+
+def _end_at_once(signum: int, frame) -> None:
+    """The handler of a second SIGTERM or SIGHUP: the cleanups of :data:`_AT_ONCE`, then the end by that signal (a
+    third one ends the process with no cleanup at all)."""
+    for each in TERMINATIONS:
+        signal.signal(each, signal.SIG_DFL)
+    for cleanup in reversed(list(_AT_ONCE)):
+        try:
+            cleanup()
+        except BaseException:  # noqa: BLE001 - ending now: whatever failed, the rest still runs
+            pass
+    end_by(signum)
+
+
 def _kill_and_reap(pid: int) -> None:
     try:
         os.kill(pid, signal.SIGKILL)
@@ -453,16 +506,17 @@ class Terminated(BaseException):
 @contextmanager
 def terminations_raise() -> Iterator[None]:
     """While inside: SIGTERM and SIGHUP raise :class:`Terminated` in the main thread (a second one, while the first
-    is being cleaned up after, ends the process at once), and a SIGINT is recorded before it raises
-    KeyboardInterrupt as Python's own handler does (:func:`raised_without_signal`).  The handlers before are
-    restored on leaving.  Outside the main thread (where Python cannot install handlers) nothing changes."""
+    is being cleaned up after, ends the process at once, its child and orphans killed first: :func:`_end_at_once`),
+    and a SIGINT is recorded before it raises KeyboardInterrupt as Python's own handler does
+    (:func:`raised_without_signal`).  The handlers before are restored on leaving.  Outside the main thread (where
+    Python cannot install handlers) nothing changes."""
     if threading.current_thread() is not threading.main_thread():
         yield
         return
 
     def raise_terminated(signum: int, frame) -> None:
         for each in TERMINATIONS:
-            signal.signal(each, signal.SIG_DFL)
+            signal.signal(each, _end_at_once)
         raise Terminated(signum)
 
     def record_interrupt(signum: int, frame) -> None:
