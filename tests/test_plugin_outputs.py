@@ -1,5 +1,7 @@
 """The pytest plugin's ``--audit-report`` never writes over the session's own files (issue 27): not a collected test
-module, not a conftest, not through a symbolic link, and the JSON written beside the PDF is checked like the PDF."""
+module, not a conftest, not through a symbolic link, and the JSON written beside the PDF is checked like the PDF.
+The sessions run in this process (pytester's runpytest_inprocess): the refusals are the plugin's configuration, not a
+process boundary; the xdist one runs its own processes."""
 
 from __future__ import annotations
 
@@ -45,13 +47,13 @@ def test_the_session_report_never_replaces_a_test_file_or_a_module_the_session_i
     pytester, suite, link, target, report
 ):
     os.symlink(target, pytester.path / link)
-    result = pytester.runpytest_subprocess("-p", "no:cacheprovider", "--audit-report", report)
+    result = pytester.runpytest_inprocess("-p", "no:cacheprovider", "--audit-report", report)
     _refused(pytester, suite, result)
 
 
 def test_a_test_file_named_on_the_command_line_is_refused_before_the_session(pytester, suite):
     os.symlink("test_h.py", pytester.path / "rep.pdf")
-    result = pytester.runpytest_subprocess("-p", "no:cacheprovider", "--audit-report", "rep.pdf", "test_h.py::test_h")
+    result = pytester.runpytest_inprocess("-p", "no:cacheprovider", "--audit-report", "rep.pdf", "test_h.py::test_h")
     output = _refused(pytester, suite, result)
     assert "1 passed" not in output  # refused at configuration: no test ran
 
@@ -66,5 +68,5 @@ def test_under_xdist_the_controller_refuses_a_test_module_it_never_imported(pyte
 
 
 def test_the_help_says_both_files_are_written_and_replaced(pytester):
-    help_text = " ".join(pytester.runpytest_subprocess("--help").stdout.str().split())
+    help_text = " ".join(pytester.runpytest_inprocess("--help").stdout.str().split())
     assert "PATH.pdf and PATH.json, both of them" in help_text and "is replaced" in help_text, help_text

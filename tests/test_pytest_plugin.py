@@ -1,4 +1,5 @@
-"""The pytest plugin (verify/pytest_plugin.py), run as a user would: a small test file in a subprocess.
+"""The pytest plugin (verify/pytest_plugin.py), run as a user would: a small test file in a subprocess (in this
+process where an option's meaning, not the process, is tested: --audit-strict).
 
 The user file audits a correct Gaussian mechanism (σ for δ = 1e-6, claim 1e-5: must pass), a broken one (σ at a
 fifth of the calibrated value, δ(1) ≈ 0.26 against a claim of 1e-5: must fail with a readable message), a tight
@@ -127,7 +128,7 @@ def test_merged_report_is_byte_identical_with_or_without_xdist(user_suite):
 
 
 def test_strict_turns_inconclusive_into_failure(user_suite):
-    result = user_suite.runpytest_subprocess(*ARGS, "--audit-strict", "-k", "tight")
+    result = user_suite.runpytest_inprocess(*ARGS, "--audit-strict", "-k", "tight")  # no process boundary tested
     result.assert_outcomes(failed=1)
     result.stdout.fnmatch_lines(["*INCONCLUSIVE*", "*--audit-strict: inconclusive counts as failure*"])
 
