@@ -22,6 +22,7 @@ import functools
 from typing import Any
 
 from pdp_audit.mechanisms.validation import InputError
+from pdp_audit.verify.core.checks import without_figures
 from pdp_audit.verify.core.config import in_spec
 from pdp_audit.verify.core.plan import AuditPlan
 from pdp_audit.verify.sweeps.schema import Schema, SpecError, SweepMechanism
@@ -84,7 +85,8 @@ def cell(name: str, parameters: dict, seed: int, alpha: float, checks=None, exec
     """One cell: the audit ``name`` run with the cell's options, seed and α; its checks as in the JSON report."""
     plan = _plan(name)
     paper = checks is not None and any(c in plan.paper_checks() for c in checks)
-    run = plan.run(configure(plan, parameters, seed, alpha, paper), executor=executor)
+    with without_figures():  # a cell keeps its checks' JSON only: no figure, no point only a figure shows
+        run = plan.run(configure(plan, parameters, seed, alpha, paper), executor=executor)
     return _result(name, run, checks, plan.checks)
 
 
@@ -174,7 +176,8 @@ def kind_cell(name: str, parameters: dict, seed: int, alpha: float, checks=None,
     plan = _kind(name)
     known = plan.options()
     given = {k: v for k, v in parameters.items() if k in known and v != known[k].default}
-    run = plan.execute(plan.configure({**given, "seed": seed, "alpha": alpha}))
+    with without_figures():  # as in cell()
+        run = plan.execute(plan.configure({**given, "seed": seed, "alpha": alpha}))
     return _result(name, run, checks, ())
 
 
