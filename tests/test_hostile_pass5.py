@@ -313,17 +313,23 @@ HELPER_SETSID = HELPER.replace('["sleep", "300"]', '["sleep", "300"], start_new_
 def test_a_process_the_users_code_started_ends_with_the_audit(tmp_path, kind, helper):
     """A helper started by the factory outlived the command (and held its output pipes open: a reader waited); one
     started with ``setsid`` outlived it still, beyond the audit's process group."""
-    folder = user(tmp_path, helper)
-    with open(tmp_path / "err.txt", "w") as err:  # a file, not a pipe the helper would hold open
+    ends_leaving_nothing(user(tmp_path, helper), command(kind), timeout=300)
+
+
+def ends_leaving_nothing(folder: Path, argv, timeout: float, **env: str) -> None:
+    """The command run in ``folder`` ends undecided or certified (its stderr to a file, not a pipe the helpers would
+    hold open) within ``timeout`` seconds, and no process the helpers wrote to ``pids`` is alive."""
+    with open(folder / "err.txt", "w") as err:
         code = subprocess.run(
-            [sys.executable, "-m", "pdp_audit.verify.cli", *command(kind)],
+            [sys.executable, "-m", "pdp_audit.verify.cli", *argv],
             cwd=folder,
             stdout=subprocess.DEVNULL,
             stderr=err,
-            timeout=300,
+            timeout=timeout,
+            env={**os.environ, **env},
         ).returncode
-    assert code in (0, 3), (tmp_path / "err.txt").read_text()[-2000:]
-    pids = started(tmp_path)
+    assert code in (0, 3), (folder / "err.txt").read_text()[-2000:]
+    pids = started(folder)
     try:
         assert pids and not any(alive(pid) for pid in pids)
     finally:
@@ -350,23 +356,7 @@ def test_a_multiprocessing_child_of_the_sampler_does_not_hold_the_workers(tmp_pa
     folder = user(tmp_path, HELPER_MULTIPROCESSING)
     (folder / "deploy.toml").write_text(DEPLOY + "workers = 2\n")
     argv = [*command(kind), *(["--workers", "2"] if kind == "blackbox" else [])]
-    with open(tmp_path / "err.txt", "w") as err:
-        code = subprocess.run(
-            [sys.executable, "-m", "pdp_audit.verify.cli", *argv],
-            cwd=folder,
-            stdout=subprocess.DEVNULL,
-            stderr=err,
-            timeout=120,
-            env={**os.environ, "HOOK_WHERE": "sample"},
-        ).returncode
-    assert code in (0, 3), (tmp_path / "err.txt").read_text()[-2000:]
-    pids = started(tmp_path)
-    try:
-        assert pids and not any(alive(pid) for pid in pids)
-    finally:
-        for pid in pids:
-            if alive(pid):
-                os.kill(pid, signal.SIGKILL)
+    ends_leaving_nothing(folder, argv, timeout=120, HOOK_WHERE="sample")
 
 
 def signalled_blackbox(folder: Path, *signals: tuple[int, float]) -> int:
