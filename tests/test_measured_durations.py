@@ -51,18 +51,33 @@ def durations_module():
     return module
 
 
+@functools.cache
+def results_span() -> re.Pattern:
+    """The spans of docs/benchmarks.md's tables generated from the benchmarks' records (benchmarks/results.py;
+    tests/test_benchmark_results.py compares them with the records): their seconds are records' renderings."""
+    spec = importlib.util.spec_from_file_location("bench_results", ROOT / "benchmarks" / "results.py")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules.setdefault(spec.name, module)
+    spec.loader.exec_module(module)
+    return module.SPAN
+
+
+def unmeasured(text: str) -> str:
+    """``text`` without the spans rendered from records or from the product's declared constants."""
+    durations = durations_module()
+    spans = (durations.SPAN, durations.CONSTANT, durations.BYTES_CONSTANT, results_span())
+    return functools.reduce(lambda rest, span: span.sub("", rest), spans, text)
+
+
 def stated_durations(text: str) -> list[str]:
     """The durations ``text`` states outside measured spans."""
-    durations = durations_module()
-    bare = durations.BYTES_CONSTANT.sub("", durations.CONSTANT.sub("", durations.SPAN.sub("", text)))
+    bare = unmeasured(text)
     return [m.group(0) for m in DURATION.finditer(bare) if not _NOT_DURATIONS.fullmatch(m.group(0))]
 
 
 def stated_sizes(text: str) -> list[str]:
     """The memory sizes ``text`` states outside measured spans and declared constants' spans."""
-    durations = durations_module()
-    bare = durations.BYTES_CONSTANT.sub("", durations.CONSTANT.sub("", durations.SPAN.sub("", text)))
-    return SIZE.findall(bare)
+    return SIZE.findall(unmeasured(text))
 
 
 def test_the_size_pattern_sees_the_sizes_the_docs_used_to_type():
