@@ -504,7 +504,8 @@ def audit_case(
     :func:`pdp_audit.audit_pair` audits a user's: behind :class:`~pdp_audit.audits.pair.deployed.GuardedPair`
     (its faults are the pair's, and its code gets its own copy of every array -- a loss that writes into its input
     failed every run of the false-alarm benchmark without it).  ``early_stop``: a pair's pass drawn in looks and
-    stopped once decided, ``trials`` the maximum (:mod:`pdp_audit.verify.evidence.pair_sequential`)."""
+    stopped once decided, ``trials`` the maximum (:mod:`pdp_audit.verify.evidence.pair_sequential`); a coverage
+    case's draws likewise, decided by a confidence sequence (:mod:`pdp_audit.verify.evidence.coverage_sequential`)."""
     if isinstance(case, PairCase):
         from pdp_audit.audits.pair.deployed import GuardedPair
         from pdp_audit.verify.evidence.pair_checks import MainPass
@@ -514,18 +515,32 @@ def audit_case(
         drawing = MainPass(stop=Stopping.of(alpha, early_stop, None))
         evidence = validated_dp_checks(pair, case.epsilon, case.delta, trials, seed, False, drawing=drawing)
     else:
-        from pdp_audit.verify.estimators.engine import run_blocks
-
-        outcomes = run_blocks(case.holds, trials, seed, "mutant/coverage").astype(bool)
-        spec = CheckSpec(
-            COVERAGE.id,
-            COVERAGE.title,
-            f"The {case.claim} holds with probability ≥ 1 − ρ (ρ = {case.rho:g})",
-            COVERAGE.formula,
-            COVERAGE.source,
-        )
-        evidence = [builders.coverage_check(spec, coverage_of(outcomes, case.rho))]
+        evidence = [_coverage_evidence(case, trials, seed, alpha, early_stop)]
     return finalize(evidence, alpha)
+
+
+def _coverage_evidence(case: CoverageCase, trials: int, seed: int, alpha: float, early_stop: bool):
+    """The coverage check of ``case``: its failures counted over ``trials`` draws (Clopper–Pearson), or with
+    ``early_stop`` drawn in looks and decided by a confidence sequence, ``trials`` the maximum
+    (:mod:`pdp_audit.verify.evidence.coverage_sequential`)."""
+    spec = CheckSpec(
+        COVERAGE.id,
+        COVERAGE.title,
+        f"The {case.claim} holds with probability ≥ 1 − ρ (ρ = {case.rho:g})",
+        COVERAGE.formula,
+        COVERAGE.source,
+    )
+    if early_stop:
+        from pdp_audit.verify.evidence.coverage_sequential import sequential_coverage_check
+        from pdp_audit.verify.evidence.pair_sequential import Stopping
+
+        return sequential_coverage_check(
+            spec, case.holds, case.rho, (trials, seed, "mutant/coverage"), Stopping(float(alpha))
+        )
+    from pdp_audit.verify.estimators.engine import run_blocks
+
+    outcomes = run_blocks(case.holds, trials, seed, "mutant/coverage").astype(bool)
+    return builders.coverage_check(spec, coverage_of(outcomes, case.rho))
 
 
 def run_mutant(mutant: Mutant, trials: int, seed: int = 0, alpha: float = 1e-6, early_stop: bool = False) -> Outcome:
@@ -547,7 +562,7 @@ def run_mutant(mutant: Mutant, trials: int, seed: int = 0, alpha: float = 1e-6, 
 
 
 def _drawn(checks: list[Check]) -> int | None:
-    """The draws per world a pass in looks used (None: no pass was read -- a coverage case, or a pair that broke
+    """The draws per world a pass in looks used (a coverage case: its draws; None: no pass was read -- a pair that broke
     the protocol first)."""
     return next((c.details["early_stop"]["drawn_per_world"] for c in checks if "early_stop" in c.details), None)
 

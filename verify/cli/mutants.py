@@ -6,7 +6,8 @@ Audits every mutant (a plausible bug, the mechanism still claiming its guarantee
 one line per mutant and exits 0 when every mutant fails and every twin passes, 1 otherwise.  ``--quick`` uses
 2e4 releases per world; the default is 1e5.  ``--only ID ...`` audits those mutants alone.  ``--early-stop`` draws
 each pair's pass in looks and stops it once decided (the releases per world the maximum; the JSON records the draws
-each used: :mod:`pdp_audit.verify.evidence.pair_sequential`).
+each used: :mod:`pdp_audit.verify.evidence.pair_sequential`), and a coverage case's draws likewise
+(:mod:`pdp_audit.verify.evidence.coverage_sequential`).
 """
 
 from __future__ import annotations
