@@ -20,6 +20,7 @@ import math
 
 import numpy as np
 
+from pdp_audit.audits.privacy_report import screening
 from pdp_audit.mechanisms import objpert as op
 from pdp_audit.mechanisms import privacy_report as pr
 from pdp_audit.verify.estimators.engine import run_blocks
@@ -79,10 +80,12 @@ class PipelineTrials:
         self.need_lambda_min = bool(need_lambda_min or cal.mode == "adaptive")
         self.rtol = rtol
         self._pair = None
+        self._reference: tuple[np.ndarray, float, np.ndarray] | None = None
 
     def __getstate__(self):
         state = dict(self.__dict__)
         state["_pair"] = None  # rebuilt (and its reference solution recomputed) in each worker
+        state["_reference"] = None
         return state
 
     @property
@@ -129,76 +132,112 @@ class PipelineTrials:
             out[sl] = self._chunk(theta[sl], {k: v[sl] for k, v in draws.items()})
         return out
 
+    @property
+    def reference(self) -> tuple[np.ndarray, float, np.ndarray]:
+        """H₀ = ∇²J(θ̂; D) at the non-private fit, λ_min(H₀) and the leverages xᵀH₀⁻¹x of every row (cached; the
+        screen of :mod:`pdp_audit.audits.privacy_report.screening` bounds each repetition's leverages by them)."""
+        if self._reference is None:
+            H0 = self.pair.obj_d.hessian(self.pair.reference("D")[0][None])[0]
+            lam0 = float(np.linalg.eigvalsh(H0)[0])
+            mu0 = np.einsum("ij,ji->i", self.Xall, np.linalg.solve(H0, self.Xall.T))
+            self._reference = (H0, lam0, mu0)
+        return self._reference
+
     # ------------------------------------------------------------------------------------------
     def _chunk(self, theta: np.ndarray, dr: dict[str, np.ndarray]) -> np.ndarray:
+        """The rows of :data:`COLUMNS` for the repetitions θ̂ᴾ = ``theta`` with their draws ``dr``."""
         cal, loss = self.cal, self.pair.loss
         c, d, n = theta.shape[0], self.d, self.n
-        rows = np.arange(c)
         out = np.full((c, len(COLUMNS)), np.nan)
         H = self.pair.obj_d.hessian(theta)
         t = theta @ self.Xall.T
-        f1, f2 = loss.f1(t, self.yall), loss.f2(t, self.yall)
+        st = _State(loss.f1(t, self.yall), loss.f2(t, self.yall), dr["b"] @ self.Xall.T)
         L = np.linalg.cholesky(H)
         Linv = np.linalg.inv(L)
-        mu = quadratic_forms(self.Xall, np.swapaxes(Linv, 1, 2) @ Linv)  # xᵀH⁻¹x, H⁻¹ = L⁻ᵀL⁻¹
-        b = dr["b"]
-        xb = b @ self.Xall.T
-        eps1 = pr.objpert_epsilon(f1, f2, self.xn2, xb, mu, cal.sigma, self.member)
-        pm = np.where(self.member, -1.0, 1.0)
-        with np.errstate(invalid="ignore", divide="ignore"):
-            log_true = np.abs(np.log1p(pm * f2 * mu))
-        q = pr.normal_quantile(cal.rho)
+        st.Hinv = np.swapaxes(Linv, 1, 2) @ Linv  # H⁻¹ = L⁻ᵀL⁻¹
         lam_min = np.linalg.eigvalsh(H)[:, 0] if self.need_lambda_min else np.full(c, np.nan)
         out[:, INDEX["lambda_min"]] = lam_min
-
-        if cal.mode == "independent":
-            mu_bar = self.xn2 / cal.lam
-            gbar = pr.gbar_independent(f1, self.xn, cal.sigma, q)
-            gbar_printed = gbar
-        else:
+        if cal.mode != "independent":
             N = dr["N"]
             H_hat = H + N
             P = Linv @ N @ np.swapaxes(Linv, 1, 2)
             ev = np.linalg.eigvalsh(P)
-            out[:, INDEX["p_min"]], out[:, INDEX["p_max"]] = ev[:, 0], ev[:, -1]
+            out[:, INDEX["p_min"]], out[:, INDEX["p_max"]] = st.spectrum = ev[:, 0], ev[:, -1]
             evN = np.linalg.eigvalsh(N)
             out[:, INDEX["norm_N"]] = np.maximum(-evN[:, 0], evN[:, -1])
-            mu_hat = _masked_quadratic(H_hat, self.Xall, ev[:, 0] > -1)  # Ĥ = L(I + P)Lᵀ ≻ 0 ⟺ λ_min(P) > −1
-            xj = (-b + dr["e"]) @ self.Xall.T  # (J^P)ᵀx, J^P = ∇J(θ̂ᴾ; D) + e = −b + e
-            both = (
-                cal.mode == "dependent"
-            )  # Algorithm 2 takes the minimum with the data-independent bound, Algorithm 4 does not
-            gbar = pr.gbar_dependent(f1, xj, self.xn, cal.sigma, cal.sigma2, q, cal.readings.gradient, both)
-            gbar_printed = pr.gbar_dependent(f1, xj, self.xn, cal.sigma, cal.sigma2, q, "printed", both)
-            if cal.mode == "dependent":
-                mu_bar = pr.mu_bar_dependent(mu_hat, self.xn2, cal.lam, cal.readings.leverage_minimum)
-            else:
+            st.hat = _Inverses(H_hat, ev[:, 0] > -1)  # Ĥ = L(I + P)Lᵀ ≻ 0 ⟺ λ_min(P) > −1
+            st.xj = (-dr["b"] + dr["e"]) @ self.Xall.T  # (J^P)ᵀx, J^P = ∇J(θ̂ᴾ; D) + e = −b + e
+            if cal.mode == "adaptive":
                 ts3 = cal.tau_sigma3
                 Preg = P + ts3 * (Linv @ np.swapaxes(Linv, 1, 2))
                 evr = np.linalg.eigvalsh(Preg)
-                out[:, INDEX["preg_min"]], out[:, INDEX["preg_max"]] = evr[:, 0], evr[:, -1]
-                mu_reg = _masked_quadratic(H_hat + ts3 * np.eye(d), self.Xall, evr[:, 0] > -1)
+                out[:, INDEX["preg_min"]], out[:, INDEX["preg_max"]] = st.reg_spectrum = evr[:, 0], evr[:, -1]
+                st.reg = _Inverses(H_hat + ts3 * np.eye(d), evr[:, 0] > -1)
                 raw = lam_min + cal.sigma4 * dr["xi4"]
                 out[:, INDEX["lambda_raw"]] = raw
-                lam_hat = (
+                st.lam_hat = (
                     raw
                     if cal.readings.lambda_hat == "raw"
                     else pr.lambda_hat_shifted(raw, cal.lam, cal.sigma4, cal.rho)
                 )
-                mu_bar = pr.mu_bar_adaptive(mu_hat, mu_reg, self.xn2, lam_hat[:, None], ts3)
 
+        # Every user's decision from certified intervals; exactly: the targets and the users left open.
+        events = self._screen(H, st)
+        unsettled = np.flatnonzero(np.any([pairs.any(axis=0) for _, pairs in events.values()], axis=0))
+        cols = np.unique(np.concatenate([[self.median, n], dr["random"], unsettled]))
+        fields, exact_events = self._exact(st, cols)
+        rows = np.arange(c)
+        targets = {"median": np.full(c, self.median), "added": np.full(c, n), "random": dr["random"]}
+        for target, idx in targets.items():
+            pos = np.searchsorted(cols, idx)
+            for name, arr in fields.items():
+                out[:, INDEX[f"{target}_{name}"]] = arr[rows, pos]
+        out[:, INDEX["random_index"]] = dr["random"]
+        users = cols < n
+        for name, (settled, pairs) in events.items():
+            out[:, INDEX[name]] = settled | np.any(pairs[:, cols[users]] & exact_events[name][:, users], axis=1)
+        if cal.mode == "dependent":
+            out[:, INDEX["prop15_alg2_fail"]] = out[:, INDEX["users_lower_fail"]]
+        return out
+
+    def _exact(self, st: _State, cols: np.ndarray) -> tuple[dict[str, np.ndarray], dict[str, np.ndarray]]:
+        """The report's quantities (the target fields) and the users' events, exactly, for the rows ``cols`` of
+        D ∪ {z} (the leverages by :func:`quadratic_forms`: the same products, bit for bit, as for all rows)."""
+        cal = self.cal
+        X, xn, xn2 = self.Xall[cols], self.xn[cols], self.xn2[cols]
+        f1, f2 = st.f1[:, cols], st.f2[:, cols]
+        member = self.member[cols]
+        mu = quadratic_forms(X, st.Hinv)
+        eps1 = pr.objpert_epsilon(f1, f2, xn2, st.xb[:, cols], mu, cal.sigma, member)
+        pm = np.where(member, -1.0, 1.0)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            log_true = np.abs(np.log1p(pm * f2 * mu))
+        q = pr.normal_quantile(cal.rho)
+        if cal.mode == "independent":
+            mu_bar = xn2 / cal.lam
+            gbar = pr.gbar_independent(f1, xn, cal.sigma, q)
+            gbar_printed = gbar
+        else:
+            mu_hat = st.hat.quadratic(X)
+            xj = st.xj[:, cols]
+            both = cal.mode == "dependent"  # Algorithm 2 takes the minimum with the data-independent bound, 4 not
+            gbar = pr.gbar_dependent(f1, xj, xn, cal.sigma, cal.sigma2, q, cal.readings.gradient, both)
+            gbar_printed = pr.gbar_dependent(f1, xj, xn, cal.sigma, cal.sigma2, q, "printed", both)
+            if cal.mode == "dependent":
+                mu_bar = pr.mu_bar_dependent(mu_hat, xn2, cal.lam, cal.readings.leverage_minimum)
+            else:
+                mu_reg = st.reg.quadratic(X)
+                mu_bar = pr.mu_bar_adaptive(mu_hat, mu_reg, xn2, st.lam_hat[:, None], cal.tau_sigma3)
         log_bar = pr.log_term(f2, mu_bar)
-        bar = pr.report_epsilon1(log_bar, f1, self.xn2, gbar, cal.sigma)
-        bar_printed = pr.report_epsilon1(log_bar, f1, self.xn2, gbar_printed, cal.sigma)
+        bar = pr.report_epsilon1(log_bar, f1, xn2, gbar, cal.sigma)
+        bar_printed = pr.report_epsilon1(log_bar, f1, xn2, gbar_printed, cal.sigma)
         finite_s2 = math.isfinite(cal.sigma2)
         add_stmt = (
-            pr.theorem10_additive(f1, self.xn, cal.sigma, cal.sigma2, cal.rho, "statement")
+            pr.theorem10_additive(f1, xn, cal.sigma, cal.sigma2, cal.rho, "statement")
             if finite_s2
             else np.zeros_like(f1)
         )
-        add_proof = pr.theorem10_additive(
-            f1, self.xn, cal.sigma, cal.sigma2 if finite_s2 else math.inf, cal.rho, "proof"
-        )
+        add_proof = pr.theorem10_additive(f1, xn, cal.sigma, cal.sigma2 if finite_s2 else math.inf, cal.rho, "proof")
         fields = {
             "eps1": eps1,
             "bar": bar,
@@ -208,31 +247,114 @@ class PipelineTrials:
             "add_statement": add_stmt,
             "add_proof": add_proof,
         }
-        cols = {"median": np.full(c, self.median), "added": np.full(c, n), "random": dr["random"]}
-        for target, idx in cols.items():
-            for name, arr in fields.items():
-                out[:, INDEX[f"{target}_{name}"]] = arr[rows, idx]
-        out[:, INDEX["random_index"]] = dr["random"]
-        users = slice(0, n)
-        out[:, INDEX["users_lower_fail"]] = np.any(eps1[:, users] > bar[:, users], axis=1)
-
+        events = {"users_lower_fail": eps1 > bar}
         if cal.mode == "dependent":
             # Proposition 15: (1) the uniform report (union-bound quantile over the n users); (2) the l1 third term;
             # (3) read literally: Algorithm 2's per-individual report, all users at once (lower bound).
-            qn = pr.proposition15_quantile(cal.rho, n)
-            gbar_u = pr.gbar_dependent(f1, xj, self.xn, cal.sigma, cal.sigma2, qn, cal.readings.gradient)
-            bar_u = pr.report_epsilon1(log_bar, f1, self.xn2, gbar_u, cal.sigma)
-            add15 = pr.proposition15_additive(f1, self.xn, cal.sigma2, n, cal.rho)
+            qn = pr.proposition15_quantile(cal.rho, self.n)
+            gbar_u = pr.gbar_dependent(f1, xj, xn, cal.sigma, cal.sigma2, qn, cal.readings.gradient)
+            bar_u = pr.report_epsilon1(log_bar, f1, xn2, gbar_u, cal.sigma)
+            add15 = pr.proposition15_additive(f1, xn, cal.sigma2, self.n, cal.rho)
             lower_u = eps1 > bar_u
-            fail_u = lower_u | (bar_u > 12 * eps1 + add15)
-            l1 = pr.proposition15_l1_term(f1, self.xn1, cal.sigma, d, cal.rho)
-            bar_l1 = log_bar + f1**2 * self.xn2 / (2 * cal.sigma**2) + l1
-            fail_l1 = (eps1 > bar_l1) | (bar_l1 > 12 * eps1 + l1)
-            out[:, INDEX["prop15_uniform_fail"]] = np.any(fail_u[:, users], axis=1)
-            out[:, INDEX["prop15_uniform_lower_fail"]] = np.any(lower_u[:, users], axis=1)
-            out[:, INDEX["prop15_l1_fail"]] = np.any(fail_l1[:, users], axis=1)
-            out[:, INDEX["prop15_alg2_fail"]] = out[:, INDEX["users_lower_fail"]]
+            events["prop15_uniform_lower_fail"] = lower_u
+            events["prop15_uniform_fail"] = lower_u | (bar_u > 12 * eps1 + add15)
+            l1 = pr.proposition15_l1_term(f1, self.xn1[cols], cal.sigma, self.d, cal.rho)
+            bar_l1 = log_bar + f1**2 * xn2 / (2 * cal.sigma**2) + l1
+            events["prop15_l1_fail"] = (eps1 > bar_l1) | (bar_l1 > 12 * eps1 + l1)
+        return fields, events
+
+    def _screen(self, H: np.ndarray, st: _State) -> dict[str, tuple[np.ndarray, np.ndarray]]:
+        """The users' events of :meth:`_exact` from certified intervals (:mod:`~.screening`): per event, the
+        repetitions it certainly holds on and the (repetition, user) pairs left to compute exactly."""
+        cal, n = self.cal, self.n
+        users = slice(0, n)
+        f1, f2, xn, xn2 = st.f1[:, users], st.f2[:, users], self.xn[users], self.xn2[users]
+        H0, lam0, mu0 = self.reference
+        mu = screening.leverage_interval(mu0[users], H, H0, lam0)
+        s2 = cal.sigma**2
+        t2 = f1**2 * xn2 / (2 * s2)
+        eps1 = screening.epsilon1_interval(mu, f2, t2 + f1 * st.xb[:, users] / s2)
+        q = pr.normal_quantile(cal.rho)
+        if cal.mode == "independent":
+            log_bar = pr.log_term(f2, xn2 / cal.lam)
+            log_bar = screening.Interval(log_bar, log_bar)
+            gbar = pr.gbar_independent(f1, xn, cal.sigma, q)
+        else:
+            xj = st.xj[:, users]
+            both = cal.mode == "dependent"
+            gbar = pr.gbar_dependent(f1, xj, xn, cal.sigma, cal.sigma2, q, cal.readings.gradient, both)
+            log_bar = self._log_bar_interval(mu, f2, xn2, st)
+        bar = log_bar.scaled(1.0, t2 + np.abs(gbar) / s2)
+        lower = screening.greater(eps1, bar)
+        events = {"users_lower_fail": lower}
+        if cal.mode == "dependent":
+            qn = pr.proposition15_quantile(cal.rho, n)
+            gbar_u = pr.gbar_dependent(f1, xj, xn, cal.sigma, cal.sigma2, qn, cal.readings.gradient)
+            bar_u = log_bar.scaled(1.0, t2 + np.abs(gbar_u) / s2)
+            add15 = pr.proposition15_additive(f1, xn, cal.sigma2, n, cal.rho)
+            lower_u = screening.greater(eps1, bar_u)
+            events["prop15_uniform_lower_fail"] = lower_u
+            events["prop15_uniform_fail"] = lower_u | screening.greater(bar_u, eps1.scaled(12.0, add15))
+            l1 = pr.proposition15_l1_term(f1, self.xn1[users], cal.sigma, self.d, cal.rho)
+            bar_l1 = log_bar.scaled(1.0, t2 + l1)
+            events["prop15_l1_fail"] = screening.greater(eps1, bar_l1) | screening.greater(
+                bar_l1, eps1.scaled(12.0, l1)
+            )
+        return {name: screening.settle(decision) for name, decision in events.items()}
+
+    def _log_bar_interval(
+        self, mu: screening.Interval, f2: np.ndarray, xn2: np.ndarray, st: _State
+    ) -> screening.Interval:
+        """|log(1 − f''μ̄)| over the leverage intervals (μ̄ monotone in μ̂ and the regularised leverage)."""
+        cal = self.cal
+        mu_hat = screening.relative_interval(mu, *st.spectrum)
+        if cal.mode == "dependent":
+            ends = [pr.mu_bar_dependent(m, xn2, cal.lam, cal.readings.leverage_minimum) for m in (mu_hat.lo, mu_hat.hi)]
+        else:
+            mu_reg = screening.relative_interval(mu, *st.reg_spectrum)
+            lam_hat = st.lam_hat[:, None]
+            with np.errstate(invalid="ignore", divide="ignore"):
+                ends = [
+                    pr.mu_bar_adaptive(a, b, xn2, lam_hat, cal.tau_sigma3)
+                    for a, b in ((mu_hat.lo, mu_reg.lo), (mu_hat.hi, mu_reg.hi))
+                ]
+        a, b = (pr.log_term(f2, m) for m in ends)
+        lo, hi = np.minimum(a, b), np.maximum(a, b)
+        if cal.mode == "adaptive":  # μ̄ is monotone only for λ̂ > 0; elsewhere only |log(…)| ≥ 0 is certain
+            positive = (st.lam_hat > 0)[:, None]
+            lo, hi = np.where(positive, lo, 0.0), np.where(positive, hi, np.inf)
+        return screening.Interval(lo, hi)
+
+
+class _Inverses:
+    """The inverses of the stacked matrices ``A`` where ``pd`` (positive definite); xᵀA⁻¹x is +∞ elsewhere (no
+    bound)."""
+
+    def __init__(self, A: np.ndarray, pd: np.ndarray):
+        self.pd = pd
+        self.inv = np.linalg.inv(A[pd]) if np.any(pd) else None
+        self.size = A.shape[0]
+
+    def quadratic(self, X: np.ndarray) -> np.ndarray:
+        out = np.full((self.size, X.shape[0]), np.inf)
+        if self.inv is not None:
+            out[self.pd] = quadratic_forms(X, self.inv)
         return out
+
+
+class _State:
+    """What one chunk's exact and screened evaluations share: f', f'' at xᵀθ̂ᴾ and bᵀx for every row of D ∪ {z},
+    H⁻¹, and (data-dependent reports) (J^P)ᵀx, the spectra and inverses of Ĥ (and of Ĥ + τσ₃I)."""
+
+    def __init__(self, f1: np.ndarray, f2: np.ndarray, xb: np.ndarray):
+        self.f1, self.f2, self.xb = f1, f2, xb
+        self.Hinv: np.ndarray
+        self.xj: np.ndarray
+        self.spectrum: tuple[np.ndarray, np.ndarray]
+        self.reg_spectrum: tuple[np.ndarray, np.ndarray]
+        self.hat: _Inverses
+        self.reg: _Inverses
+        self.lam_hat: np.ndarray
 
 
 def quadratic_forms(X: np.ndarray, M: np.ndarray) -> np.ndarray:
@@ -242,14 +364,6 @@ def quadratic_forms(X: np.ndarray, M: np.ndarray) -> np.ndarray:
     T, d, _ = M.shape
     R = (X @ np.ascontiguousarray(np.swapaxes(M, 0, 1)).reshape(d, T * d)).reshape(X.shape[0], T, d)
     return np.einsum("ktj,kj->tk", R, X)
-
-
-def _masked_quadratic(A: np.ndarray, X: np.ndarray, pd: np.ndarray) -> np.ndarray:
-    """xᵀA⁻¹x for each stacked A (rows of X), +∞ where A is not positive definite (no bound)."""
-    out = np.full((A.shape[0], X.shape[0]), np.inf)
-    if np.any(pd):
-        out[pd] = quadratic_forms(X, np.linalg.inv(A[pd]))
-    return out
 
 
 def run_trials(

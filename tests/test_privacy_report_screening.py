@@ -1,0 +1,81 @@
+"""The screen of the privacy-report pipeline (:mod:`pdp_audit.audits.privacy_report.screening`): its certified
+intervals contain the exact leverages and ε₁ (computed independently, by dense solves), and the table it produces
+is the one computed with every user's leverages exactly -- and differs when the screen is broken."""
+
+import numpy as np
+import pytest
+
+from pdp_audit.audits.privacy_report import screening
+from pdp_audit.audits.privacy_report import trials as tr
+from pdp_audit.mechanisms import privacy_report as pr
+
+DELTA, RHO = 1e-6, 0.01
+BUDGETS = {"dependent": (0.2, 0.7, 0.1), "adaptive": "0.5,1,1,1", "independent": (0.3,)}
+
+
+def _work(mode: str, n: int = 200, d: int = 8) -> tr.PipelineTrials:
+    X, y = pr.synthetic_logistic(n + 1, d, np.random.default_rng(11))
+    cal = pr.calibrate(mode, BUDGETS[mode], d, DELTA, RHO)
+    return tr.PipelineTrials(X[:-1], y[:-1], cal, 3, X[-1], float(y[-1]))
+
+
+def _leverages(X: np.ndarray, A: np.ndarray) -> np.ndarray:
+    """xᵀA_t⁻¹x by dense solves (independent of the pipeline's inverses and GEMMs), shape (T, k)."""
+    return np.stack([np.einsum("ij,ji->i", X, np.linalg.solve(a, X.T)) for a in A])
+
+
+def test_intervals_contain_the_exact_leverages_and_epsilon1():
+    work = _work("dependent")
+    rng = np.random.default_rng(5)
+    draws = work.draw(40, rng)
+    theta = work.pair.release_from_noise("D", draws["b"])
+    H = work.pair.obj_d.hessian(theta)
+    H0, lam0, mu0 = work.reference
+    X = work.X
+    mu = _leverages(X, H)
+    box = screening.leverage_interval(mu0[: work.n], H, H0, lam0)
+    assert np.all((box.lo <= mu) & (mu <= box.hi))
+    assert np.max(box.hi / box.lo) < 1.1  # narrow: what makes the screen settle almost every user
+    Linv = np.linalg.inv(np.linalg.cholesky(H))
+    P = Linv @ draws["N"] @ np.swapaxes(Linv, 1, 2)
+    ev = np.linalg.eigvalsh(P)
+    hat = screening.relative_interval(box, ev[:, 0], ev[:, -1])
+    mu_hat = _leverages(X, H + draws["N"])
+    pd = ev[:, 0] > -1
+    assert pd.any()
+    assert np.all((hat.lo[pd] <= mu_hat[pd]) & (mu_hat[pd] <= hat.hi[pd]))
+    assert np.all(np.isinf(hat.lo[~pd]))
+    # ε₁ of Corollary 7 at the exact leverage lies in the interval
+    t = theta @ X.T
+    f1, f2 = work.pair.loss.f1(t, work.y), work.pair.loss.f2(t, work.y)
+    xb = draws["b"] @ X.T
+    eps1 = pr.objpert_epsilon(f1, f2, work.xn2[: work.n], xb, mu, work.cal.sigma, True)
+    s2 = work.cal.sigma**2
+    interval = screening.epsilon1_interval(box, f2, f1**2 * work.xn2[: work.n] / (2 * s2) + f1 * xb / s2)
+    assert np.all((interval.lo <= eps1) & (eps1 <= interval.hi))
+    # a broken bound (H taken for H₀: r = 0) misses the exact leverages
+    broken = screening.leverage_interval(mu0[: work.n], H, H, lam0)
+    assert not np.all((broken.lo <= mu) & (mu <= broken.hi))
+
+
+def _table(work: tr.PipelineTrials, seed: int = 9) -> np.ndarray:
+    return tr.run_blocks(work, 192, seed, "screen", block_size=96)
+
+
+@pytest.mark.parametrize("mode", ["dependent", "adaptive", "independent"])
+def test_screened_table_equals_every_user_computed_exactly(mode, monkeypatch):
+    work = _work(mode)
+    screened = _table(work)
+    with monkeypatch.context() as m:  # no pair settled: every user's leverages computed exactly
+
+        def nothing_settled(decision):
+            return np.zeros(decision.certain.shape[0], bool), np.ones_like(decision.certain)
+
+        m.setattr(screening, "settle", nothing_settled)
+        exact = _table(_work(mode))
+    np.testing.assert_array_equal(screened, exact)
+    events = [c for c in tr.COLUMNS if c.endswith("_fail")]
+    assert np.nansum(exact[:, [tr.INDEX[c] for c in events]]) > 0  # the comparison decides something
+    # a screen that claims certainty it does not have changes the decisions
+    monkeypatch.setattr(screening, "SLACK", -0.9)
+    assert not np.array_equal(_table(_work(mode)), exact)
