@@ -93,5 +93,5 @@ def epsilon1_interval(mu: Interval, f2: np.ndarray, rest: np.ndarray) -> Interva
 
 def settle(decision: Decision) -> tuple[np.ndarray, np.ndarray]:
     """(repetitions that certainly have a failing user, (repetition, user) pairs still to compute exactly)."""
-    settled = decision.certain.any(axis=1)
+    settled = np.asarray(decision.certain.any(axis=1))
     return settled, decision.possible & ~settled[:, None]
