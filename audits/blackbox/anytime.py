@@ -37,9 +37,9 @@ fixed pass, at a sample size fixed in advance.  The union bound over the two kee
 which the first was read; at the budget the bound is the larger of the two, the exact one at half the level (about
 3% wider than the fixed pass's at α = 1e-6).
 
-A large budget is staged (:func:`pdp_audit.audits.blackbox.attack._staged_attack`): a small pilot attack, with its
-own training, selection and fresh streams, at half of α, and the full attack at the other half only when the pilot
-did not refute; the pass's ``share`` of the level says which half each spends.
+A large budget is staged (:mod:`pdp_audit.audits.blackbox.stages`): a small pilot attack and larger ones, each with
+its own training, selection and fresh streams and its share of α fixed before the first draw, the attack of the full
+budget last, at half of α; the pass's ``share`` of the level says which part each spends.
 """
 
 from __future__ import annotations
@@ -88,9 +88,9 @@ class AnytimeEventAttack(EventAttack):
     ``horizon`` the Poisson mean of every round the budget allowed (the excess J is counted over it), ``rounds``
     the rounds drawn, ``stopped`` why the pass stopped (:data:`STOPPED`), ``trials`` the budget, per world,
     ``complete`` whether every round of the budget was drawn (the exact test of the whole budget is then read too),
-    and ``share`` the part of the level this pass may spend (1/2 for each stage of a staged attack:
-    :func:`pdp_audit.audits.blackbox.attack.blackbox_attack`), ``before`` the releases per world its earlier stage drew
-    (training, selection and fresh), ``stage`` which: ``single`` (no stages), ``pilot`` or ``full``."""
+    and ``share`` the part of the level this pass may spend (a stage's of a staged attack:
+    :mod:`pdp_audit.audits.blackbox.stages`), ``before`` the releases per world its earlier stages drew (training,
+    selection and fresh), ``stage`` which: ``single`` (no stages), ``pilot``, ``middle`` or ``full``."""
 
     horizon: float = 0.0
     rounds: int = 0

@@ -45,6 +45,14 @@ from pdp_audit.audits.blackbox.defaults import (  # noqa: F401 (STATISTICS, DEFA
     STATISTICS,
 )
 from pdp_audit.audits.blackbox.events import selection_size
+from pdp_audit.audits.blackbox.stages import (  # noqa: F401 (PILOT_TRAIN, PILOT_TRIALS: re-exported)
+    PILOT_TRAIN,
+    PILOT_TRIALS,
+    STAGED_FROM,
+    Stage,
+    run_stages,
+    stage_schedule,
+)
 from pdp_audit.audits.blackbox.trees import StepFunction
 from pdp_audit.mechanisms.base import MalformedPair, returned_array
 from pdp_audit.verify.estimators.attack import PooledRankAttack, poisson_mean_within, pooled_rank_attack
@@ -423,7 +431,7 @@ def blackbox_attack(
     as do worlds of different dimensions.  ``progress``: a bar of the releases drawn on stderr (on a terminal), named
     by the pass drawing them (training, selection, fresh)."""
     train_trials = default_train_trials(trials, options.statistic) if train_trials is None else int(train_trials)
-    if options.stop_at is not None and options.stage[1] == 1 and trials >= STAGED_FROM:
+    if options.stop_at is not None and options.stage[1] == 1 and trials >= STAGED_FROM:  # not inside a stage
         if options.statistic.startswith("events"):
             return _staged_attack((sample_d, sample_dprime), (trials, train_trials, delta, seed), progress, options)
     executor = options.executor
@@ -458,42 +466,28 @@ def blackbox_attack(
     return BlackBoxAttack(bound, train_trials, trials, first[0], accuracy, chosen, validation, statistic)
 
 
-#: A stopped attack (``stop_at``) on at least this many fresh releases per world is staged: a pilot first ...
-STAGED_FROM = 1_000_000
-#: ... learning from at most this many releases per world, its events bounded on at most this many fresh ones
-#: (its selection pass a quarter of that), the pilot and the full attack each at half the level.
-PILOT_TRAIN, PILOT_TRIALS = 50_000, 250_000
-
-
 def _staged_attack(samplers: tuple, budget: tuple, progress: bool, options: AttackOptions) -> BlackBoxAttack:
-    """A pilot attack at half the level (streams ``blackbox/pilot/…``: training, selection and fresh releases apart
-    from the full attack's), and only when it does not refute the claim the full attack at the other half (streams
-    ``blackbox/…``).  The claim is refuted at α when either refutes it at α/2 (a union bound over two independent
-    tests: each bounds ε at its half whenever it stops), so a clear violation costs the pilot's releases, not the
-    budget's.  ``budget`` = (trials, train_trials, delta, seed)."""
+    """The stages of :func:`pdp_audit.audits.blackbox.stages.stage_schedule`, each a whole attack (its own training,
+    selection and fresh streams) at its share of the level, run until one refutes the claim
+    (:func:`~pdp_audit.audits.blackbox.stages.run_stages`; the level: that module's docstring).  ``budget`` =
+    (trials, train_trials, delta, seed)."""
     trials, train_trials, delta, seed = budget
-    pilot = blackbox_attack(
-        *samplers,
-        min(trials, PILOT_TRIALS),
-        delta,
-        seed,
-        progress,
-        train_trials=min(train_trials, PILOT_TRAIN),
-        options=dataclasses.replace(options, stage=("blackbox/pilot", 0.5)),
-    )
-    if pilot.attack.stopped in ("refuted", "time-limit"):
-        return dataclasses.replace(pilot, attack=dataclasses.replace(pilot.attack, stage="pilot"))
-    full = blackbox_attack(
-        *samplers,
-        trials,
-        delta,
-        seed,
-        progress,
-        train_trials=train_trials,
-        options=dataclasses.replace(options, stage=("blackbox", 0.5)),
-    )
-    before = pilot.train_per_world + selection_size(pilot.test_per_world) + max(pilot.attack.n, pilot.attack.m)
-    return dataclasses.replace(full, attack=dataclasses.replace(full.attack, before=before, stage="full"))
+
+    def attack(stage: Stage) -> BlackBoxAttack:
+        return blackbox_attack(
+            *samplers,
+            stage.trials,
+            delta,
+            seed,
+            progress,
+            train_trials=stage.train_trials,
+            options=dataclasses.replace(options, stage=(stage.prefix, stage.share)),
+        )
+
+    def drawn(result: BlackBoxAttack) -> int:
+        return result.train_per_world + selection_size(result.test_per_world) + max(result.attack.n, result.attack.m)
+
+    return run_stages(stage_schedule(trials, train_trials), attack, drawn)
 
 
 def _event_attack(worlds, train, first, budget: tuple, running) -> BlackBoxAttack:

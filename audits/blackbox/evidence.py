@@ -198,7 +198,7 @@ def _stopping_details(attack) -> dict:
             "rounds": attack.rounds,
             "stopped": attack.stopped,
             "stage": attack.stage,
-            **({"pilot_per_world": attack.before} if attack.stage == "full" else {}),
+            **({"pilot_per_world": attack.before} if attack.stage in ("middle", "full") else {}),
         }
     }
 
@@ -344,19 +344,39 @@ def _stopping_note(attack) -> str:
         "no-events": "before any round: no event was chosen",
         "time-limit": "at the time limit",
     }[attack.stopped]
-    stage = {
-        "single": "",
-        "pilot": " A pilot attack (its own training, selection and fresh releases, at half the level) "
-        + ("refuted the claim" if attack.stopped == "refuted" else "reached the time limit")
-        + "; the full attack was not run.",
-        "full": f" A pilot attack ({attack.before:,} releases per world, half the level) did not refute the claim; "
-        "this attack, at the other half, decides.",
-    }[attack.stage]
+    stage = _stage_note(attack)
     return stage + (
         f" The fresh releases were drawn in {attack.rounds} Poisson round{'s' if attack.rounds != 1 else ''} of at "
         f"most {attack.trials:,} per world in all, and the pass stopped {why}; each event's share is bounded by an "
         "anytime-valid confidence sequence (a beta-binomial mixture, Robbins 1970) instead of the exact test, valid at "
         "the stopping time."
+    )
+
+
+def _stage_note(attack) -> str:
+    """What a staged attack's deciding stage (:mod:`pdp_audit.audits.blackbox.stages`) adds to the note: the words of
+    two stages as before the middle stages came (a pilot and the full attack, half the level each)."""
+    from pdp_audit.audits.blackbox.stages import stage_schedule
+
+    share = "half the level" if attack.share == 0.5 else f"1/{round(1 / attack.share)} of the level"
+    if attack.stage == "single":
+        return ""
+    if attack.stage == "full":
+        stages = len(stage_schedule(attack.trials, 0))
+        earlier = "A pilot attack" if stages == 2 else f"{stages - 1} earlier stages"
+        return (
+            f" {earlier} ({attack.before:,} releases per world, half the level{'' if stages == 2 else ' in all'}) "
+            "did not refute the claim; this attack, at the other half, decides."
+        )
+    done = "refuted the claim" if attack.stopped == "refuted" else "reached the time limit"
+    if attack.stage == "pilot":
+        return (
+            f" A pilot attack (its own training, selection and fresh releases, at {share}) {done}; the full attack "
+            "was not run."
+        )
+    return (
+        f" Earlier stages ({attack.before:,} releases per world) did not refute the claim; a larger one (its own "
+        f"training, selection and fresh releases, at {share}) {done}; the full attack was not run."
     )
 
 

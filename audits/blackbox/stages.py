@@ -1,0 +1,107 @@
+"""A stopped black-box attack in stages of growing size, so that its training and selection are sized to the
+difficulty (issue 43, item 4).
+
+Why.  The stopped fresh pass (:mod:`pdp_audit.audits.blackbox.anytime`) ends as soon as the claim is refuted, but the
+releases that learn the statistic and choose its events are drawn before it, in full: at the default budget 5e5
+training and 2e6 selection releases per world, drawn whether the violation needs them or not.  A run that stops
+after 1.6e6 fresh releases then draws 4.1e6 (besides a pilot's), most of them to choose events for a budget it never
+reads.
+
+The schedule (:func:`stage_schedule`), fixed by ``trials`` and ``train_trials`` alone, before the first release is
+drawn: stage 1, the pilot, bounds on at most :data:`PILOT_TRIALS` fresh releases per world (learning from
+:data:`PILOT_TRAIN`); each further stage on :data:`STAGE_GROWTH` times as many as the last, while that is at most a
+quarter of ``trials``, learning from an eighth of its fresh budget (at least the pilot's, at most ``train_trials``);
+the last stage is the attack of the run's own budget (``trials``, ``train_trials``), its streams those of an
+unstaged attack (``blackbox/…``; the earlier stages' ``blackbox/pilot/…``, ``blackbox/stage2/…``, …).  Each stage is
+a whole attack: its own training, selection and fresh releases, its events chosen on its own selection pass, its
+fresh pass stopped once decided.  Stage k spends the share s_k of the level: the last 1/2, the one before it 1/4, and
+so on halving, the pilot as much as the stage after it, so that s_1 + … + s_S = 1 (two stages: a half each).  The
+run stops at the first stage that refutes the claim (or reaches a time limit); the last stage's verdict is the run's.
+
+Level.  Let the claim hold.  Given everything drawn before stage k's fresh pass (the earlier stages, whether stage k
+is reached at all, its own training and selection), stage k's events are fixed sets and its fresh releases are new
+independent draws of the two worlds, so its stopped pass refutes the claim with probability at most α·s_k whatever it
+stops on (:mod:`pdp_audit.verify.estimators.confidence_sequences` and the module docstring of
+:mod:`pdp_audit.audits.blackbox.anytime`, at level α·s_k); averaging over what came before, the same holds
+unconditionally for the event "stage k is reached and refutes".  The run refutes only through one of these events, so
+by the union bound over the S stages of a schedule fixed in advance
+
+    P(the run refutes a claim that holds) ≤ α·s_1 + … + α·s_S = α.
+
+Nothing here re-reads a stage at more than its share: reading each stage at the full α (the broken version
+``tests/test_blackbox_stages.py`` shows failing) would allow up to S·α.
+
+Price.  A claim the earlier stages cannot refute draws their releases besides the budget's: at the default 8e6,
+the pilot's at most 362,500 and the second stage's at most 2,750,000 per world (+30% of the 10,485,434 an
+unstaged run draws); a violation the second stage refutes draws at most 3,112,500 in all.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+from typing import Callable
+
+#: A stopped attack on at least this many fresh releases per world is staged ...
+STAGED_FROM = 1_000_000
+#: ... its first stage, the pilot, learning from at most this many releases per world, its events bounded on at most
+#: this many fresh ones (its selection pass a quarter of that) ...
+PILOT_TRAIN, PILOT_TRIALS = 50_000, 250_000
+#: ... each further stage this many times the last's fresh releases, while that is at most a quarter of the budget
+#: (measured 2026-11-26, seed 0, α = 1e-6, ``benchmarks/blackbox_early_stop.py --trials 8000000 --early-only``: the
+#: stage of 2e6 fresh releases learning from 2.5e5, at a quarter of the level, refuted SVT3‖SVT4, SVT4 and SVT3 after
+#: 308,290, 1,055,084 and 1,991,640 fresh releases, 1,418,408, 2,165,202 and 3,101,758 per world in all, against
+#: 4,447,315, 4,447,315 and 6,443,208 with the pilot and the full attack alone) ...
+STAGE_GROWTH = 8
+#: ... learning from this share of its fresh budget (at least PILOT_TRAIN, at most the run's ``train_trials``).
+STAGE_TRAIN_SHARE = 1 / 8
+
+
+@dataclass(frozen=True)
+class Stage:
+    """One stage of a schedule: its streams' ``prefix``, its ``name`` in the run's record (``pilot``, ``middle`` or
+    ``full``), its fresh and training budgets per world and its ``share`` of the level."""
+
+    prefix: str
+    name: str
+    trials: int
+    train_trials: int
+    share: float
+
+
+def stage_schedule(trials: int, train_trials: int) -> tuple[Stage, ...]:
+    """The stages of a stopped attack of ``trials`` fresh and ``train_trials`` training releases per world (module
+    docstring); one stage, the attack itself at the whole level, below :data:`STAGED_FROM`."""
+    if trials < STAGED_FROM:
+        return (Stage("blackbox", "single", trials, train_trials, 1.0),)
+    sizes = [PILOT_TRIALS]
+    while sizes[-1] * STAGE_GROWTH <= trials / 4:
+        sizes.append(sizes[-1] * STAGE_GROWTH)
+    shares = [0.5 ** (len(sizes) - k + 1) for k in range(len(sizes))]  # the last before the full attack's: 1/4
+    shares[0] = shares[1] if len(shares) > 1 else 0.5  # the pilot as much as the stage after it: the sum is 1
+    early = [
+        Stage(
+            "blackbox/pilot" if k == 0 else f"blackbox/stage{k + 1}",
+            "pilot" if k == 0 else "middle",
+            min(trials, size),
+            min(train_trials, PILOT_TRAIN if k == 0 else max(PILOT_TRAIN, int(size * STAGE_TRAIN_SHARE))),
+            share,
+        )
+        for k, (size, share) in enumerate(zip(sizes, shares))
+    ]
+    return (*early, Stage("blackbox", "full", trials, train_trials, 0.5))
+
+
+def run_stages(schedule: tuple[Stage, ...], attack: Callable, drawn: Callable):
+    """The stages of ``schedule`` in order, ``attack(stage)`` each (a black-box attack whose ``attack`` is an
+    :class:`~pdp_audit.audits.blackbox.anytime.AnytimeEventAttack`), until one refutes the claim or reaches a time
+    limit, or the last has run: that stage's attack, recording its ``stage`` name and ``before``, the releases per world
+    the earlier stages drew (``drawn(result)`` each)."""
+    before = 0
+    for stage in schedule:
+        result = attack(stage)
+        if stage is schedule[-1] or result.attack.stopped in ("refuted", "time-limit"):
+            recorded = dataclasses.replace(result.attack, before=before, stage=stage.name)
+            return dataclasses.replace(result, attack=recorded)
+        before += drawn(result)
+    raise ValueError("an empty schedule")

@@ -1,0 +1,132 @@
+"""A stopped black-box attack in stages (pdp_audit.audits.blackbox.stages, issue 43): the schedule fixed by the budget,
+its shares of the level summing to 1, the level of the run over every stage under the union bound, and the same run
+with each stage read at the full level shown to fail that test."""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from dataclasses import dataclass
+
+import numpy as np
+import pytest
+from scipy.stats import binom
+
+from pdp_audit.audits.blackbox.anytime import AnytimeEventAttack, round_means
+from pdp_audit.audits.blackbox.events import Event
+from pdp_audit.audits.blackbox.stages import (
+    PILOT_TRAIN,
+    PILOT_TRIALS,
+    STAGED_FROM,
+    Stage,
+    run_stages,
+    stage_schedule,
+)
+
+#: Simulated runs per level test, at a loose level; a run errs when some stage refutes a claim that holds.
+RUNS, LOOSE = 1000, 0.5
+#: P(Binomial(RUNS, LOOSE) > ALLOWED) ≤ 1e-6: a valid run (error probability ≤ LOOSE) fails w.p. ≤ 1e-6.
+ALLOWED = int(binom.isf(1e-6, RUNS, LOOSE))
+#: Each simulated stage's event: its rate in D', the mechanism's true ε (the share of D in it exactly π(ε): the claim
+#: holds with no slack), and the Poisson mean of the stage's fresh releases per world.
+RATE, EPSILON, HORIZON = 0.02, 0.5, 300_000.0
+#: A budget of five stages (shares 1/16, 1/16, 1/8, 1/4, 1/2), where reading each at the full level errs most.
+TRIALS = 1_000_000_000
+
+
+@pytest.mark.parametrize("trials", [STAGED_FROM, 4_000_000, 8_000_000, 16_000_000, TRIALS])
+def test_the_shares_of_a_schedule_sum_to_the_level(trials):
+    stages = stage_schedule(trials, 500_000)
+    assert math.fsum(s.share for s in stages) == 1.0
+    assert stages[-1] == Stage("blackbox", "full", trials, 500_000, 0.5)  # the unstaged attack's streams
+    assert stages[0] == Stage("blackbox/pilot", "pilot", PILOT_TRIALS, PILOT_TRAIN, stages[0].share)
+    assert all(a.trials < b.trials and a.train_trials <= b.train_trials for a, b in zip(stages, stages[1:]))
+    assert len({s.prefix for s in stages}) == len(stages)  # each stage draws from streams of its own
+
+
+def test_budgets_below_eight_million_keep_the_two_stages_of_before():
+    """A pilot and the full attack at half the level each, from STAGED_FROM; one stage below it."""
+    assert [s.share for s in stage_schedule(4_000_000, 500_000)] == [0.5, 0.5]
+    assert stage_schedule(STAGED_FROM - 1, 500_000) == (Stage("blackbox", "single", STAGED_FROM - 1, 500_000, 1.0),)
+    assert [(s.name, s.trials, s.share) for s in stage_schedule(8_000_000, 500_000)] == [
+        ("pilot", 250_000, 0.25),
+        ("middle", 2_000_000, 0.25),
+        ("full", 8_000_000, 0.5),
+    ]
+
+
+@dataclass(frozen=True)
+class _Result:
+    """What :func:`run_stages` reads of a stage's attack."""
+
+    attack: AnytimeEventAttack
+    train_per_world: int = 0
+
+
+def test_the_run_stops_at_the_first_stage_that_refutes_and_counts_the_earlier_ones():
+    stages = stage_schedule(TRIALS, 500_000)
+    bare = AnytimeEventAttack((), (), (), 0, 0, 0.0, 1.0, 1.0)
+    outcomes = {"blackbox/pilot": "budget", "blackbox/stage2": "within-claim", "blackbox/stage3": "refuted"}
+    ran = []
+
+    def attack(stage):
+        ran.append(stage.prefix)
+        return _Result(dataclasses.replace(bare, stopped=outcomes.get(stage.prefix, "budget")), stage.train_trials)
+
+    result = run_stages(stages, attack, lambda r: r.train_per_world)
+    assert ran == ["blackbox/pilot", "blackbox/stage2", "blackbox/stage3"]
+    assert result.attack.stage == "middle" and result.attack.before == stages[0].train_trials + stages[1].train_trials
+    ran.clear()
+    outcomes.clear()
+    assert run_stages(stages, attack, lambda r: 1).attack.stage == "full" and len(ran) == len(stages)
+
+
+def _refutes(share: float, seed: int) -> np.ndarray:
+    """For each of RUNS simulated stages at the boundary of the claim (the event's share of D exactly π(ε), Poisson
+    counts in the rounds of :func:`round_means`): whether its stopped pass, read at ``share`` of LOOSE after every
+    round (the confidence sequence; the exact test too after the last), refutes ε."""
+    rng = np.random.default_rng(seed)
+    means = np.array(round_means(HORIZON))
+    for_d = rng.poisson(means * RATE * math.exp(EPSILON), (RUNS, means.size))
+    against = rng.poisson(means * RATE, (RUNS, means.size))
+    paths = np.cumsum(np.stack([for_d, against], axis=-1), axis=1)
+    event = (Event(0.0, True),)
+    out = np.zeros(RUNS, dtype=bool)
+    for i, path in enumerate(paths):
+        for r, (hits_d, hits_dp) in enumerate(path):
+            attack = AnytimeEventAttack(
+                event, (int(hits_d),), (int(hits_dp),), 0, 0, 0.0, 1.0, 1.0, horizon=HORIZON,
+                complete=r == len(path) - 1, share=share,
+            )  # fmt: skip
+            if attack.epsilon_lower_bound_at(LOOSE) > EPSILON:
+                out[i] = True
+                break
+    return out
+
+
+def _wrong_runs(read_share) -> int:
+    """Simulated runs of the TRIALS schedule (each stage's pass independent, as each stage's fresh draws are) in which
+    :func:`run_stages` ends refuting a claim that holds, each stage read at ``read_share(stage)`` of LOOSE."""
+    stages = stage_schedule(TRIALS, 500_000)
+    refutes = {s.prefix: _refutes(read_share(s), seed) for seed, s in enumerate(stages)}
+    bare = AnytimeEventAttack((), (), (), 0, 0, 0.0, 1.0, 1.0)
+    wrong = 0
+    for run in range(RUNS):
+
+        def attack(stage, run=run):
+            return _Result(dataclasses.replace(bare, stopped="refuted" if refutes[stage.prefix][run] else "budget"))
+
+        wrong += run_stages(stages, attack, lambda r: 0).attack.stopped == "refuted"
+    return wrong
+
+
+def test_the_staged_run_keeps_its_level_over_every_stage():
+    """At the boundary of the claim, the run that stops at the first stage refuting at its share refutes in at most
+    LOOSE of the runs (false alarm ≤ 1e-6): the union bound of the module docstring."""
+    assert _wrong_runs(lambda stage: stage.share) <= ALLOWED
+
+
+def test_every_stage_read_at_the_full_level_fails_the_same_test():
+    """The broken version: each of the five stages read at the whole level, as if it were the only one, refutes a
+    claim that holds far more often than LOOSE."""
+    assert _wrong_runs(lambda stage: 1.0) > ALLOWED
