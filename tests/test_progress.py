@@ -276,3 +276,71 @@ def test_a_pass_says_whose_it_is(monkeypatch, at_once):
         with asking(True):  # a nested ask without a label keeps the audit's
             list(with_progress(range(2), 2, "dp-pair/D", "block"))
     assert "gaussian: rare/D||D'" in terminal.getvalue() and "gaussian: dp-pair/D" in terminal.getvalue()
+
+
+def test_the_whole_audit_bar_counts_the_draws_of_every_pass(monkeypatch, at_once):
+    """audit_bar: the passes' blocks advance it by their sizes (the last block too: counted as it comes), planned()
+    adds to its total, an audit inside another's bar shares it, and nothing of it exists where no bar is shown."""
+    from pdp_audit.verify.estimators.engine import run_blocks
+
+    monkeypatch.setattr(sys, "stderr", Terminal())
+    with asking(True, "demo"), progress.audit_bar() as bar:
+        assert progress.planning()
+        progress.planned(1500)
+        with progress.audit_bar() as inner:
+            assert inner is bar
+            progress.planned(500)
+        run_blocks(lambda size, rng: rng.random(size), 1_300, 0, "s", block_size=512)  # blocks 512, 512, 276
+        list(with_progress(iter("ab"), 2, "other", "block", False, [300, 400]))  # its own bar off: still counted
+        assert (bar.n, bar.total) == (2000, 2000)
+    assert "demo: the audit's draws" in sys.stderr.getvalue()
+    with asking(False), progress.audit_bar() as none:
+        assert none is None and not progress.planning()
+        progress.planned(10)  # nothing to add to
+    assert not progress.planning()
+
+
+class _Recorded:
+    """tqdm bars whose last count and total are kept by description (what a test of a whole audit reads)."""
+
+    def __init__(self, monkeypatch):
+        import tqdm
+
+        seen = self.seen = {}
+
+        class Recording(tqdm.tqdm):
+            def close(self):
+                seen.setdefault(self.desc, (self.n, self.total))
+                super().close()
+
+        monkeypatch.setattr(tqdm, "tqdm", Recording)
+
+
+@pytest.mark.parametrize(
+    "options", [{}, {"query": "mean", "paper_claims": True}, {"calibration": "classical", "query": "count"}]
+)
+def test_a_gaussian_audit_plans_exactly_the_draws_it_takes(monkeypatch, at_once, options):
+    """The Gaussian audit's whole-audit bar: its total, planned before the first draw, is the draws its passes take
+    (each DP check's importance-sampled tail and profile points included), so the time left is that of the audit."""
+    from pdp_audit.verify.catalogue.plans import plans_by_name
+
+    monkeypatch.setenv(progress.ENV, "1")
+    monkeypatch.setattr(sys, "stderr", io.StringIO())
+    recorded = _Recorded(monkeypatch)
+    plan = plans_by_name()["gaussian"]
+    plan.execute(plan.configure({"trials": 2000, **options}), 1, True)
+    done, total = recorded.seen["gaussian: the audit's draws"]
+    assert done == total and total >= 3 * 2 * 2000
+
+
+def test_pdp_audit_run_gaussian_shows_one_bar_of_the_audit_and_writes_the_same_outputs(
+    tmp_path, monkeypatch, capsys, at_once
+):
+    """`pdp-audit run gaussian`: the whole audit's bar with its total and time left on stderr when forced; stdout and
+    the JSON byte for byte those of a run without bars."""
+    out = tmp_path / "run.json"
+    argv = ["run", "gaussian", "--trials", "2000", "--report", "none", "--json", str(out)]
+    seen = forced_and_not(monkeypatch, capsys, argv, [out])
+    # 2 pairs × 2 worlds × 2000 draws, and the claims' importance-sampled tails; no report: no figure points
+    assert "gaussian: the audit's draws: " in seen["1"][3] and "/16.0k [" in seen["1"][3], seen["1"][3]
+    assert "the audit's draws" not in seen["0"][3]

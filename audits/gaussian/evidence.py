@@ -44,12 +44,13 @@ from pdp_audit.verify.core.checks import CheckSpec, Evidence, finalize, make_run
 from pdp_audit.verify.estimators.attack import likelihood_ratio_attack
 from pdp_audit.verify.estimators.coverage import coverage_of
 from pdp_audit.verify.estimators.engine import block_rng, sample_privacy_loss
+from pdp_audit.verify.estimators.progress import planned, planning
 from pdp_audit.verify.estimators.tails import both_directions
 from pdp_audit.verify.evidence import builders
 from pdp_audit.verify.evidence.clipping import clipping_record
 from pdp_audit.verify.evidence.dp_claim import DpClaim, Draws
 from pdp_audit.verify.evidence.pair_checks import loss_consistency_check
-from pdp_audit.verify.evidence.profile_checks import dp_check_with_profile
+from pdp_audit.verify.evidence.profile_checks import dp_check_with_profile, profile_draws
 
 
 def _spec(check_id: str, **values) -> CheckSpec:
@@ -247,6 +248,8 @@ def gaussian_evidence(
     eps, delta, n, seed = config.epsilon, config.delta, config.trials, config.seed
 
     target, pair = worst_case_pair(s, clipped)
+    if planning():
+        planned(_planned_draws(config, s, pair, (target, clipped)))
 
     def losses(p, stream):
         return (
@@ -303,6 +306,32 @@ def gaussian_evidence(
             evidence.append(_classical_calibration_check(classical, s, target, config, executor, clipped))
         evidence.append(_example4_check(config))
     return evidence
+
+
+def _planned_draws(config: GaussianAuditConfig, s: GaussianSetup, pair, where: tuple[np.ndarray, Any]) -> int:
+    """The draws :func:`gaussian_evidence` takes, before it takes any (the whole audit's progress bar): ``trials``
+    per world at each pair audited (the worst case, the median individual, the classical σ where it runs) and what
+    each DP check's profile adds (:func:`~pdp_audit.verify.evidence.profile_checks.profile_draws`).  The fixed
+    100,000-release draws of the exact checks (Theorem 22, Example 4) are not counted."""
+    target, clipped = where
+    n, delta = config.trials, config.delta
+    S, sigma = s.closed_form_scale
+    eps_cor23, eps_app_d = g.corollary23_pdp_epsilon(delta, sigma, S), g.classical_epsilon(delta, sigma, S)
+    claims = [("D||D'", config.epsilon), ("D'||D", config.epsilon), ("D||D'", eps_cor23)]
+    claims += [("D||D'", eps_app_d)] if config.paper_claims else []
+    spec = _spec("dp-forward", eps=config.epsilon, delta=delta)
+
+    def profile(pair, direction: str, epsilon: float, noise: float, sensitivity: float) -> int:
+        claim = DpClaim(spec, direction, float(epsilon), delta)
+        return profile_draws(claim, pair, n, lambda d: g.analytic_epsilon(d, noise, sensitivity))
+
+    total = 2 * n + sum(profile(pair, direction, e, sigma, S) for direction, e in claims)
+    _, median, eps_i, sensitivity = _median_individual(s.mechanism, s, clipped, config)
+    total += 2 * n + profile(median, "D||D'", eps_i, s.mechanism.sigma, sensitivity)
+    if config.deploys_classical or config.paper_claims:
+        classical, noise, sensitivity = _classical_pair(s, target, config, clipped)
+        total += 2 * n + profile(classical, "D||D'", config.epsilon, noise, sensitivity)
+    return total
 
 
 def _loss_law_check(loss_d: np.ndarray, S: float, sigma: float, eta: str):
@@ -366,15 +395,19 @@ def _pair_check(spec: CheckSpec, pair, sigma: float, sensitivity: float, epsilon
 def _classical_calibration_check(spec: CheckSpec, s: GaussianSetup, target, config, executor, clipped=None):
     """Dwork & Roth's σ = Δ√(2 log(1.25/δ))/ε gives (ε, δ)-DP at the worst-case neighbour (proved for ε < 1); for
     the mean, the joint release at that σ per unit sensitivity, split by the equal-μ rule."""
+    pair, noise, sensitivity = _classical_pair(s, target, config, clipped)
+    return _pair_check(spec, pair, noise, sensitivity, config.epsilon, config, "classical", executor)
+
+
+def _classical_pair(s: GaussianSetup, target, config, clipped=None) -> tuple[Any, float, float]:
+    """The worst-case pair at the classical σ, its noise and its sensitivity (those of its closed forms)."""
     query, rows = s.query, s.rows
     if s.mean is not None:
         unit = g.classical_sigma(config.epsilon, config.delta, 1.0)
         mean = gm.GaussianMeanMechanism(query.clip, *gm.equal_mu_sigmas(unit, query.clip))
-        pair = mean.pair(rows, target, "add", clipped)
-        return _pair_check(spec, pair, 1.0, mean.worst_mu, config.epsilon, config, "classical", executor)
+        return mean.pair(rows, target, "add", clipped), 1.0, mean.worst_mu
     sigma_c = g.classical_sigma(config.epsilon, config.delta, query.sensitivity)
-    pair = g.GaussianMechanism(query, sigma_c).pair(rows, target, "add", clipped)
-    return _pair_check(spec, pair, sigma_c, query.sensitivity, config.epsilon, config, "classical", executor)
+    return g.GaussianMechanism(query, sigma_c).pair(rows, target, "add", clipped), sigma_c, query.sensitivity
 
 
 def _theorem22_check(pair, seed: int, size: int = 100_000):
@@ -433,9 +466,14 @@ def _example4_check(config: GaussianAuditConfig, size: int = 100_000):
 
 def _per_instance_check(mechanism, s: GaussianSetup, clipped, config: GaussianAuditConfig, executor):
     """The pDP claim of a typical individual (median sensitivity, removed from D), audited like DP."""
+    index, pair, eps_i, sensitivity = _median_individual(mechanism, s, clipped, config)
+    spec = _spec("pdp-median-individual", index=index, sensitivity=sensitivity, eps_i=eps_i, delta=config.delta)
+    return _pair_check(spec, pair, mechanism.sigma, sensitivity, eps_i, config, "median-individual", executor)
+
+
+def _median_individual(mechanism, s: GaussianSetup, clipped, config: GaussianAuditConfig):
+    """The typical individual's row index, its pair (removed from D), its ε_i at the claimed δ and its sensitivity."""
     rows, sens = s.rows, s.sensitivities
     index = int(np.argsort(sens)[len(sens) // 2])
     eps_i = g.analytic_epsilon(config.delta, mechanism.sigma, sens[index])
-    pair = mechanism.pair(rows, rows[index], "remove", clipped)
-    spec = _spec("pdp-median-individual", index=index, sensitivity=sens[index], eps_i=eps_i, delta=config.delta)
-    return _pair_check(spec, pair, mechanism.sigma, float(sens[index]), eps_i, config, "median-individual", executor)
+    return index, mechanism.pair(rows, rows[index], "remove", clipped), eps_i, sens[index]

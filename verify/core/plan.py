@@ -24,7 +24,7 @@ from pdp_audit.verify.core import processes
 from pdp_audit.verify.core.checks import CheckSpec, id_matches, without_findings
 from pdp_audit.verify.core.config import KEYWORDS, Names, Option, build, options
 from pdp_audit.verify.core.processes import MEMORY_SHARE, executor_for
-from pdp_audit.verify.estimators.progress import asking
+from pdp_audit.verify.estimators.progress import asking, audit_bar
 
 
 @dataclass(frozen=True)
@@ -112,15 +112,17 @@ class AuditPlan:
     def run(self, config: Any, executor: Executor | None = None, progress: bool = False) -> Run:
         """Run the audit on ``executor`` (None: in this process).
 
-        A data file is read once (:func:`~pdp_audit.mechanisms.datasets.pinned_bytes`) and recorded by what was
+        ``progress``: the bars of its passes and one of the whole audit, with the rate and the time left
+        (:func:`pdp_audit.verify.estimators.progress.audit_bar`), on stderr.  A data file is read once
+        (:func:`~pdp_audit.mechanisms.datasets.pinned_bytes`) and recorded by what was
         audited, not by how its path was typed: its file name and the SHA-256 of the bytes parsed, so ``--data
         d.csv``, ``./d.csv`` and an absolute path give the same report bytes.
         """
         data = getattr(config, "data", None)
         if data is None:
-            with asking(progress, self.name):
+            with asking(progress, self.name), audit_bar():
                 return self.audit(config, executor=executor, progress=progress)
-        with pinned_bytes(data) as content, asking(progress, self.name):
+        with pinned_bytes(data) as content, asking(progress, self.name), audit_bar():
             run = self.audit(config, executor=executor, progress=progress)
         recorded = {"data": Path(data).name, "data_sha256": hashlib.sha256(content).hexdigest()}
         return replace(run, parameters={**run.parameters, **recorded})

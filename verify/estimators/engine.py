@@ -127,9 +127,10 @@ def iter_blocks(
 ) -> Iterator[np.ndarray]:
     """The blocks of :func:`run_blocks` one at a time, in order (lazily without an executor: memory of a
     block, whatever ``n``)."""
-    jobs = [(work, seed, stream, b, size) for b, size in enumerate(block_sizes(n, block_size))]
+    sizes = block_sizes(n, block_size)
+    jobs = [(work, seed, stream, b, size) for b, size in enumerate(sizes)]
     results = executor.map(_run_block, jobs) if executor is not None else map(_run_block, jobs)
-    return with_progress(results, len(jobs), stream, "block", progress)
+    return with_progress(results, len(jobs), stream, "block", progress, sizes)
 
 
 class Windowed:

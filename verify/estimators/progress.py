@@ -8,6 +8,12 @@ a log keeps no carriage-return debris, and standard output, the JSON and the rep
 environment variable ``PDP_AUDIT_PROGRESS`` says otherwise: ``1`` shows the bars wherever progress is asked for (a
 log that wants them), ``0`` never.  A bar appears only after :data:`DELAY` seconds, so a short pass shows nothing,
 and tqdm redraws it at most every :data:`MININTERVAL` seconds, so an update between two redraws costs a comparison.
+
+A built-in audit also shows one bar for the whole audit (:func:`audit_bar`, opened by
+:meth:`pdp_audit.verify.core.plan.AuditPlan.run`): its unit is a draw, every pass's blocks advance it as they come
+(:func:`with_progress` given the blocks' sizes), and its total is what the audit plans before its first draw
+(:func:`planned`: the draws of every pass it will run, so a pass weighs what it draws), whence the rate and the
+time left of the whole command.  An audit that plans nothing shows the count and the rate.
 """
 
 from __future__ import annotations
@@ -16,7 +22,7 @@ import contextlib
 import os
 import sys
 from contextvars import ContextVar
-from typing import Any, ContextManager, Iterable, Iterator
+from typing import Any, ContextManager, Iterable, Iterator, Sequence
 
 #: The environment variable that forces the bars on (``1``) or off (``0``) where a command asks for progress.
 ENV = "PDP_AUDIT_PROGRESS"
@@ -27,6 +33,8 @@ MININTERVAL = 0.2
 _ON, _OFF = ("1", "yes", "true", "on"), ("0", "no", "false", "off")
 _ASKED: ContextVar[bool] = ContextVar("pdp_audit_progress", default=False)
 _LABEL: ContextVar[str] = ContextVar("pdp_audit_progress_label", default="")
+#: The bar of the whole audit running in this context (None: none shown).
+_AUDIT: ContextVar[Any] = ContextVar("pdp_audit_audit_bar", default=None)
 
 
 @contextlib.contextmanager
@@ -85,14 +93,55 @@ def progress_bar(
 
 
 def with_progress(
-    items: Iterable[Any], total: int, desc: str, unit: str, progress: bool | None = None
+    items: Iterable[Any],
+    total: int,
+    desc: str,
+    unit: str,
+    progress: bool | None = None,
+    units: Sequence[int] | None = None,
 ) -> Iterator[Any]:
-    """``items`` one by one, each counted on a bar (:func:`progress_bar`) that closes when they run out."""
+    """``items`` one by one, each counted on a bar (:func:`progress_bar`) that closes when they run out.  ``units``:
+    the draws of each item (a block's size), which advance the whole audit's bar (:func:`audit_bar`) as each item
+    comes -- before it is handed on, so that a consumer that stops at the last item still counts it."""
+    audit = _AUDIT.get() if units is not None else None
     with progress_bar(total, desc, unit, progress) as bar:
-        for item in items:
+        for k, item in enumerate(items):
+            if audit is not None:
+                audit.update(units[k])  # type: ignore[index]
             yield item
             if bar is not None:
                 bar.update(1)
+
+
+@contextlib.contextmanager
+def audit_bar(progress: bool | None = None) -> Iterator[Any]:
+    """One bar of the whole audit inside the block (the tqdm bar, or None where none is shown: :func:`shows_progress`;
+    inside another audit's bar, that one: a command's audits share its bar).  Its unit is a draw; its total grows by
+    what :func:`planned` is told; the passes advance it (:func:`with_progress`)."""
+    outer = _AUDIT.get()
+    if outer is not None:
+        yield outer
+        return
+    with progress_bar(None, "the audit's draws", "draw", progress, unit_scale=True) as bar:
+        token = _AUDIT.set(bar)
+        try:
+            yield bar
+        finally:
+            _AUDIT.reset(token)
+
+
+def planning() -> bool:
+    """Whether a whole audit's bar is shown here, so that working out the draws it plans (:func:`planned`) is worth
+    its cost (none where no bar is shown)."""
+    return _AUDIT.get() is not None
+
+
+def planned(draws: int) -> None:
+    """Add ``draws`` to the total of the whole audit's bar (nothing where none is shown): an audit says, before its
+    first draw, what its passes will draw."""
+    bar = _AUDIT.get()
+    if bar is not None:
+        bar.total = (bar.total or 0) + int(draws)  # shown at the next update (a refresh would skip DELAY)
 
 
 def say(line: str, file: Any = None) -> None:

@@ -492,7 +492,8 @@ def rare_tail(
     name = f"{stream}/{direction}"
     jobs = [(work, int(seed), name, b, size) for b, size in enumerate(block_sizes(n, blocks.block_size))]
     mapped = executor.map(_run, jobs) if executor is not None else map(_run, jobs)
-    rows = np.concatenate(list(with_progress(mapped, len(jobs), name, "block")))  # a bar where the audit asked
+    sizes = [job[4] for job in jobs]
+    rows = np.concatenate(list(with_progress(mapped, len(jobs), name, "block", None, sizes)))  # where the audit asked
     count, means, m2 = _combine(rows)
     variances = m2 / max(count - 1, 1)
     b = math.exp(point.log_weight_bound)

@@ -134,6 +134,26 @@ def dp_check_with_profile(
     return check, profile
 
 
+def planned_draws(claim: DpClaim, pair, trials: int, plan: ProfilePlan) -> int:
+    """The draws :func:`dp_check_with_profile` takes beyond the ``trials`` losses per world it is given, decided as
+    it decides them and before any draw: the claim's importance-sampled tail (``trials``) where plain sampling cannot
+    resolve it and the loss has a dominating point, and ``figure_draws`` for every other grid point that has one where
+    figures are drawn.  What a whole audit's progress bar plans
+    (:func:`pdp_audit.verify.estimators.progress.planned`)."""
+    if not (plan.importance and rare.rare_capable(pair)):
+        return 0
+    direction = claim.direction
+    own = not builders.plain_sampling_resolves(claim.delta, trials)
+    own = own and rare.has_dominating_point(pair, float(claim.epsilon), direction)
+    drawn = int(trials) if own else 0
+    if plan.figure_draws > 0 and FIGURES.get():
+        skipped = claim_index(plan.grid, claim.epsilon) if own else None
+        points = [int(i) for i in np.flatnonzero(plan.grid > 0) if i != skipped]
+        shifted = sum(rare.has_dominating_point(pair, float(plan.grid[i]), direction) for i in points)
+        drawn += min(int(trials), plan.figure_draws) * int(shifted)
+    return drawn
+
+
 def _claim_tail(claim: DpClaim, pair, draws: Draws) -> rare.RareTail | None:
     """Importance-sampled δ at the claimed ε (None where the loss offers no shift)."""
     return rare.try_rare_tail(

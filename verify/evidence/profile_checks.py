@@ -82,6 +82,13 @@ def dp_check_with_profile(
     )
 
 
+def profile_draws(claim: DpClaim, pair, trials: int, exact_epsilon: Callable[[float], float] | None = None) -> int:
+    """The draws :func:`dp_check_with_profile` of ``claim`` at ``pair`` takes beyond its ``trials`` losses per world
+    (:func:`pdp_audit.verify.evidence.privacy_profile.planned_draws` on the same grid), decided before any draw."""
+    grid = profile_grid(claim.epsilon, claim.delta, exact_epsilon)
+    return pp.planned_draws(claim, pair, trials, pp.ProfilePlan(grid, figure_draws=IS_FIGURE_DRAWS))
+
+
 def _figure_note(check: Evidence, profile: pp.PrivacyProfile) -> str:
     """What the verdict rests on, and what the figure shows."""
     sampled = check.sampling == "importance"
