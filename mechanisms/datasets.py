@@ -5,6 +5,7 @@ No network is used at run time: the real datasets are the copies bundled with sc
 
 from __future__ import annotations
 
+import hashlib
 import io
 import math
 import os
@@ -88,38 +89,108 @@ def load_shipped(name: str) -> Dataset:
 MAX_ABS_VALUE = 1e100
 
 
-#: Data files read once by :func:`pinned_bytes`, by resolved path: while pinned, every reader parses these bytes.
-_PINNED: dict[str, bytes] = {}
-#: Tables parsed from pinned bytes by :func:`table_shape` (header, values), by resolved path: handed over to the
+@dataclass
+class PinnedFile:
+    """A data file pinned by :func:`pinned_file`: every parse of it inside the block hashes the bytes it parses.
+
+    The first read fixes :attr:`sha256` (a parse, or the digest asked for before any parse); a later read whose bytes
+    differ (the file was replaced meanwhile) is refused in one line, so the digest a certificate records names exactly
+    the bytes audited -- without holding them: the bytes are hashed as the parser reads them and then dropped (they
+    were held for the whole certification: 195 MB beside the table of a 1e6 x 30 CSV).  ``content``: the bytes
+    themselves while a caller of :func:`pinned_bytes` holds them (every parse then reads those)."""
+
+    path: Path
+    content: bytes | None = None
+    digest: str | None = None
+
+    @property
+    def sha256(self) -> str:
+        """The SHA-256 (hex) of the bytes parsed, or of the file's bytes now if nothing parsed it yet."""
+        if self.digest is None:
+            self.settle(_content_sha256(self.content) if self.content is not None else _file_sha256(self.path))
+        assert self.digest is not None
+        return self.digest
+
+    def settle(self, digest: str) -> None:
+        """Record the digest of bytes just read: the first fixes :attr:`sha256`; a different one is refused."""
+        if self.digest is None:
+            self.digest = digest
+        elif digest != self.digest:
+            raise InputError(
+                f"--data: {shown(self.path)} changed while it was being read (SHA-256 {self.digest[:12]}… first, "
+                f"{digest[:12]}… then); run again once the file stays unchanged"
+            )
+
+
+#: Data files pinned by :func:`pinned_file`, by resolved path.
+_PINNED: dict[str, PinnedFile] = {}
+#: Tables parsed from pinned files by :func:`table_shape` (header, values), by resolved path: handed over to the
 #: next :func:`load_csv` of the file (and forgotten then, or when the file is unpinned).
 _PARSED: dict[str, tuple[list[str], np.ndarray]] = {}
 
 
 @contextmanager
-def pinned_bytes(path: str | Path) -> Iterator[bytes]:
-    """Read the data file at ``path`` once; inside the block :func:`load_csv` parses these bytes, never the file.
-
-    A certificate hashes the bytes it yields: the bytes hashed are then the bytes parsed and audited, even if the
-    file is replaced meanwhile (the file was read three times: for its shape, its hash and the audit).
-    """
+def pinned_file(path: str | Path) -> Iterator[PinnedFile]:
+    """Pin the data file at ``path``: inside the block every parse of it is hashed and must match the first
+    (:class:`PinnedFile`), so ``sha256`` names the bytes audited even if the file is replaced meanwhile.  A file
+    pinned by a caller already yields that pin, still pinned after this block."""
     path = Path(path)
     key = os.path.realpath(path)
-    if key in _PINNED:  # pinned by a caller already: those bytes, still pinned after this block
+    if key in _PINNED:
         yield _PINNED[key]
         return
     _check_data_file(path)
+    pin = _PINNED[key] = PinnedFile(path)
     try:
-        content = path.read_bytes()
+        yield pin
+    finally:
+        _PINNED.pop(key, None)
+        _PARSED.pop(key, None)
+
+
+@contextmanager
+def pinned_bytes(path: str | Path) -> Iterator[bytes]:
+    """Read the data file at ``path`` once and pin it (:func:`pinned_file`); inside the block :func:`load_csv`
+    parses these bytes, never the file: for a caller that needs the bytes themselves (a private copy of them, their
+    digest against a record)."""
+    outer = _PINNED.get(os.path.realpath(path))
+    if outer is not None and outer.content is not None:  # held by a caller already
+        yield outer.content
+        return
+    with pinned_file(path) as pin:
+        content = _read_bytes(Path(path))
+        if outer is not None:  # inside a caller's pin: these bytes must be those it parsed (or fix its digest)
+            pin.settle(_content_sha256(content))
+        pin.content = content
+        try:
+            yield content
+        finally:
+            pin.content = None
+
+
+def _read_bytes(path: Path) -> bytes:
+    try:
+        return path.read_bytes()
     except FileNotFoundError:
         raise InputError(f"--data: no such file {str(path)!r}") from None
     except OSError as err:
         raise InputError(f"--data: cannot read {str(path)!r}: {err.strerror or err}") from None
-    _PINNED[key] = content
+
+
+def _content_sha256(content: bytes) -> str:
+    return hashlib.sha256(content).hexdigest()
+
+
+def _file_sha256(path: Path) -> str:
+    """The SHA-256 of the file's bytes, read a megabyte at a time."""
+    digest = hashlib.sha256()
     try:
-        yield content
-    finally:
-        _PINNED.pop(key, None)
-        _PARSED.pop(key, None)
+        with open(path, "rb") as handle:
+            while chunk := handle.read(2**20):
+                digest.update(chunk)
+    except OSError as err:
+        raise InputError(f"--data: cannot read {str(path)!r}: {err.strerror or err}") from None
+    return digest.hexdigest()
 
 
 #: The largest data file read, checked from its size before any read: the file is held in memory with its parsed
@@ -138,9 +209,16 @@ def _check_data_file(path: Path) -> None:
 
 
 def _source(path: Path):
-    """What pandas reads for ``path``: its pinned bytes, or the file."""
-    pinned = _PINNED.get(os.path.realpath(path))
-    return path if pinned is None else io.BytesIO(pinned)
+    """What the text and Parquet readers parse for ``path``: the file, or where it is pinned the bytes held, or else
+    its bytes read now and hashed into the pin (:meth:`PinnedFile.settle`)."""
+    pin = _PINNED.get(os.path.realpath(path))
+    if pin is None:
+        return path
+    if pin.content is not None:
+        return io.BytesIO(pin.content)
+    content = _read_bytes(path)
+    pin.settle(_content_sha256(content))
+    return io.BytesIO(content)
 
 
 def load_csv(path: str | Path, target_column: str | None = None) -> Dataset:
@@ -177,7 +255,7 @@ def load_csv(path: str | Path, target_column: str | None = None) -> Dataset:
                 f"(columns: {', '.join(quoted(name) for name in header)})"
             )
         j = header.index(target_column)
-        target, values = values[:, j], np.delete(values, j, axis=1)
+        target, values = values[:, j].copy(), np.delete(values, j, axis=1)  # not a view keeping the table
         del columns[j]
         if values.shape[1] == 0:
             raise InputError(
@@ -240,30 +318,65 @@ def _read_csv_numbers(path: Path) -> tuple[list[str], np.ndarray] | None:
 
     Reading 1e6 × 30 cells as Python strings took 3 GB; parsed to floats they take 240 MB.  The parser is
     correctly rounded -- the same doubles as Python's ``float`` -- by default from pandas 3 on, with
-    ``float_precision="round_trip"`` before.
+    ``float_precision="round_trip"`` before.  It reads the file through :class:`_Scan` -- one pass hashes a pinned
+    file's bytes and finds any letter below the header (then the parse is not used) -- and the header is parsed
+    from the header line the scan kept.
     """
     import pandas as pd
 
-    if not _plain_numbers(path):
+    pin = _PINNED.get(os.path.realpath(path))
+    held = pin.content if pin is not None else None
+    try:
+        source: io.RawIOBase | io.BufferedIOBase = io.BytesIO(held) if held is not None else open(path, "rb", 0)
+    except OSError:  # the text reader names what is wrong with the file
         return None
     common = {"keep_default_na": False, "na_filter": False, "encoding": "utf-8-sig", "skip_blank_lines": True}
     rounding = {} if int(pd.__version__.split(".")[0]) >= 3 else {"float_precision": "round_trip"}
-    try:
-        header = pd.read_csv(_source(path), header=None, nrows=1, dtype=str, **common).iloc[0].tolist()
-        table = pd.read_csv(_source(path), header=0, dtype=float, **common, **rounding)
-    except Exception:  # whatever it is, the reader of text cells names it
+    with source:
+        scan = _Scan(source, hashed=pin is not None and held is None)
+        stream = io.BufferedReader(scan, 2**20)
+        try:
+            table = pd.read_csv(stream, header=0, dtype=float, **common, **rounding)
+            line = scan.header_line() if not stream.read(1) else None  # None: the parser stopped before the end
+            header = pd.read_csv(io.BytesIO(line), header=None, nrows=1, dtype=str, **common) if line else None
+        except Exception:  # whatever it is, the reader of text cells names it
+            return None
+    if header is None or not scan.plain_numbers():
         return None
-    # one C-ordered copy, a column at a time: to_numpy interleaved the columns into a copy and C order took a second
-    # (a 1e6 x 30 file then peaked 229 MB higher, beside its pinned bytes, than pandas' own parse)
-    values = np.empty(table.shape)
-    for j in range(table.shape[1]):
-        values[:, j] = table.iloc[:, j].to_numpy(dtype=float)
+    names = [str(name) for name in header.iloc[0].tolist()]
     # a short row (NaN-filled), or a longer data row than the header (pandas then makes the first column the
     # index, shifting every cell): the text reader refuses these with the line and the column
-    shifted = not isinstance(table.index, pd.RangeIndex) or table.shape[1] != len(header)
-    if table.shape[0] == 0 or shifted or np.isnan(values).any():
+    shifted = not isinstance(table.index, pd.RangeIndex) or table.shape[1] != len(names)
+    if table.shape[0] == 0 or shifted:
         return None
-    return [str(name) for name in header], values
+    values, nan = _rows_of(table)
+    if nan:
+        return None
+    if scan.digest is not None:  # a pinned file: these bytes are those its certificate names
+        pin.settle(scan.digest.hexdigest())  # type: ignore[union-attr]
+    return names, values
+
+
+#: Rows copied at a time by :func:`_rows_of` (a block of 30 columns is 480 KB: it stays in the cache).
+_ROWS_BLOCK = 2048
+
+
+def _rows_of(table) -> tuple[np.ndarray, bool]:
+    """The parsed table as one C-ordered array, and whether it holds a NaN (pandas' mark of a short row).
+
+    Each column is pandas' own array (a view: no copy of the table), copied into the rows a cache-sized block of
+    rows at a time.  A column at a time wrote every row's cache line once per column (0.8 s for 1e6 x 30);
+    ``to_numpy`` interleaved the frame's column blocks into a second copy before C order took a third.
+    """
+    columns = [table.iloc[:, j].to_numpy(dtype=float) for j in range(table.shape[1])]
+    values = np.empty(table.shape)
+    nan = False
+    for start in range(0, len(values), _ROWS_BLOCK):
+        block = values[start : start + _ROWS_BLOCK]
+        for j, column in enumerate(columns):
+            block[:, j] = column[start : start + _ROWS_BLOCK]
+        nan = nan or bool(np.isnan(block).any())
+    return values, nan
 
 
 #: A letter in a data row other than an exponent's: pandas would read ``True``/``false`` as 1/0, ``inf``, ``nan``...
@@ -271,20 +384,56 @@ _WORD = re.compile(rb"[A-DF-Za-df-z]")
 #: Every byte but those of :data:`_WORD`: ``bytes.translate`` deletes them and leaves the letters, in a tenth of the
 #: time the regular expression took to scan 200 MB (1.1 s), and without a copy of the data.
 _NOT_WORD = bytes(c for c in range(256) if _WORD.match(bytes([c])) is None)
+#: What may come before the header line (a BOM, blank lines): no letter is among them.
+_BLANK = b"\xef\xbb\xbf\r\n\t "
 
 
-def _plain_numbers(path: Path) -> bool:
-    """Whether the rows below the header hold no letter but an exponent's ``e``: the only files the float reader
-    may parse (pandas reads ``True`` as 1.0 where Python's ``float`` refuses it)."""
-    pinned = _PINNED.get(os.path.realpath(path))
-    try:
-        content = pinned if pinned is not None else path.read_bytes()
-    except OSError:  # the text reader names what is wrong with the file
-        return False
-    body = content.lstrip(b"\xef\xbb\xbf\r\n\t ")
-    start = body.find(b"\n") + 1 if b"\n" in body else len(body)
-    # no letter below the header: the body has as many as the header (counted without slicing off a copy)
-    return len(body.translate(None, _NOT_WORD)) == len(body[:start].translate(None, _NOT_WORD))
+class _Scan(io.RawIOBase):
+    """A data file's bytes as the parser reads them, scanned on the way (one pass): their SHA-256 (``hashed``: a
+    pinned file's), their count of letters (:data:`_WORD`) and the head of the file up to the end of the header
+    line (the first line after any BOM and blank lines).
+
+    The letters decide whether the float reader's parse may be used (:meth:`plain_numbers`): pandas reads ``True``
+    as 1.0 where Python's ``float`` refuses it, so no letter but an exponent's may appear below the header.
+    """
+
+    def __init__(self, source: io.RawIOBase | io.BufferedIOBase, hashed: bool):
+        self.source = source
+        self.digest = hashlib.sha256() if hashed else None
+        self.letters = 0
+        self.head = bytearray()
+        self.header_end: int | None = None  # past the header line's newline, once read
+        self.ended = False
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer) -> int:  # type: ignore[override]
+        read = self.source.readinto(buffer) or 0
+        if not read:
+            self.ended = True
+            return 0
+        chunk = bytes(memoryview(buffer)[:read])
+        if self.digest is not None:
+            self.digest.update(chunk)
+        self.letters += len(chunk.translate(None, _NOT_WORD))
+        if self.header_end is None:
+            self.head += chunk
+            newline = self.head.find(b"\n", len(self.head) - len(self.head.lstrip(_BLANK)))
+            self.header_end = newline + 1 if newline >= 0 else None
+        return read
+
+    def header_line(self) -> bytes | None:
+        """The bytes up to the end of the header line (the whole file if it has one line), or None if the line has
+        not ended in what was read."""
+        if self.header_end is not None:
+            return bytes(self.head[: self.header_end])
+        return bytes(self.head) if self.ended else None
+
+    def plain_numbers(self) -> bool:
+        """Whether every letter read is in the header line: no letter but an exponent's below it."""
+        line = self.header_line()
+        return line is not None and len(line.translate(None, _NOT_WORD)) == self.letters
 
 
 def _read_csv(path: Path) -> tuple[list[str], np.ndarray]:

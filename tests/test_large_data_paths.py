@@ -3,6 +3,8 @@ float reader's gate) is the regular expression's, and a JSON-only report imports
 
 from __future__ import annotations
 
+import hashlib
+import io
 import random
 import subprocess
 import sys
@@ -16,15 +18,26 @@ def regex_gate(content: bytes) -> bool:
     return datasets._WORD.search(body, body.find(b"\n") + 1 if b"\n" in body else len(body)) is None
 
 
-def test_letter_scan_is_the_regular_expression(tmp_path):
+def scanned(content: bytes, buffer: int) -> datasets._Scan:
+    """``content`` read to its end through the scan, ``buffer`` bytes at a time (the header line may span reads)."""
+    scan = datasets._Scan(io.BytesIO(content), hashed=True)
+    while scan.readinto(bytearray(buffer)):
+        pass
+    return scan
+
+
+def test_letter_scan_is_the_regular_expression():
+    """The scan the float reader's parse goes through decides as the regular expression did, whatever the size of
+    the reads, and hashes every byte it hands on."""
     rng = random.Random(44)
     alphabet = b"0123456789.,-+eE \n\r\txyzTrueFalsnaNif\xef\xbb\xbf\xff"
-    path = tmp_path / "d.csv"
     answers = set()
     for _ in range(3000):
         content = bytes(rng.choice(alphabet) for _ in range(rng.randint(0, 40)))
-        path.write_bytes(content)
-        assert datasets._plain_numbers(path) == regex_gate(content), content
+        for buffer in (1, 3, 64):
+            scan = scanned(content, buffer)
+            assert scan.plain_numbers() == regex_gate(content), (content, buffer)
+            assert scan.digest.hexdigest() == hashlib.sha256(content).hexdigest()
         answers.add(regex_gate(content))
     assert answers == {True, False}  # both outcomes were exercised
 

@@ -186,6 +186,33 @@ def test_a_certificate_fingerprints_the_bytes_it_audited(folder, monkeypatch):
     assert certified["parameters"]["n_rows"] == 300  # the audit parsed the same bytes
 
 
+def test_a_data_file_replaced_between_two_parses_is_refused(folder, monkeypatch, capsys):
+    """A pinned file's bytes are hashed as they are parsed, not held: where the audit parses the file again (the
+    fingerprint's parse not handed over) and finds other bytes, the run stops in one line, exit 2 -- never a
+    certificate naming one file's digest beside the audit of another."""
+    from pdp_audit.mechanisms import datasets
+    from pdp_audit.verify.core.plan import AuditPlan
+
+    class Forgetful(dict):  # the hand-over cache that keeps nothing: the audit parses the file again
+        def __setitem__(self, key, value) -> None:
+            pass
+
+    original = (folder / "deploy-data.csv").read_bytes()
+    execute = AuditPlan.execute
+
+    def replaced_then_executed(self, config, *args, **kwargs):
+        rows = original.decode().splitlines()
+        (folder / "deploy-data.csv").write_text("\n".join(rows[:11]) + "\n")
+        return execute(self, config, *args, **kwargs)
+
+    monkeypatch.setattr(datasets, "_PARSED", Forgetful())
+    monkeypatch.setattr(AuditPlan, "execute", replaced_then_executed)
+    assert main(["certify", "deploy.toml", "--report", "none", "--json", "cert.json", "--quiet"]) == 2
+    err = capsys.readouterr().err
+    assert "deploy-data.csv changed while it was being read" in err and err.count("\n") == 1, err
+    assert not (folder / "cert.json").exists()
+
+
 def test_one_writer_per_store_whatever_the_path_spelling(tmp_path):
     from pdp_audit.verify.sweeps.schema import SpecError
     from pdp_audit.verify.sweeps.store import _lock

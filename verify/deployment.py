@@ -363,7 +363,7 @@ def certify_deployment(deployment: Deployment, workers: int | None = None, progr
     workers``.  A deployment of a user-facing kind (a user's own mechanism, several releases as one:
     :func:`pdp_audit.verify.catalogue.kinds.deployed_kind`) is certified by its kind.
     """
-    from pdp_audit.mechanisms.datasets import pinned_bytes
+    from pdp_audit.mechanisms.datasets import pinned_file
     from pdp_audit.verify.core.checks import without_findings
 
     kind = deployed_kind(deployment)
@@ -375,7 +375,7 @@ def certify_deployment(deployment: Deployment, workers: int | None = None, progr
     config, deployed_workers = deployment_config(deployment)
     data, plan = getattr(config, "data", None), plans_by_name()[deployment.mechanism]
     with named_keys(plan, in_file(deployment.path)):  # the reader of the data names --data; the file has a key
-        with pinned_bytes(data) if data is not None else nullcontext():  # read once: the bytes hashed are audited
+        with pinned_file(data) if data is not None else nullcontext():  # the bytes hashed are the bytes audited
             certified = certificate(deployment, config)
             run = plan.execute(config, workers or deployed_workers or 1, progress)
     if isinstance(deployment.parameters.get("data"), str):  # as written: relative to the deployment's folder

@@ -19,11 +19,11 @@ def data_fingerprint(config: Any) -> tuple[str, str | None, str | None, list[int
     """(source, name, sha256, shape) of the data the run uses: ``file``, ``shipped`` or ``generated``."""
     data = getattr(config, "data", None)
     if data is not None:
-        from pdp_audit.mechanisms.datasets import pinned_bytes, table_shape
+        from pdp_audit.mechanisms.datasets import pinned_file, table_shape
 
-        with pinned_bytes(data) as content:  # the pinned bytes when certifying: those the audit parses
-            shape = table_shape(data)  # pinned by the certification: its audit then reads this parse
-            return "file", data, hashlib.sha256(content).hexdigest(), shape
+        with pinned_file(data) as pinned:  # pinned by the certification: its audit then reads this parse
+            shape = table_shape(data)
+            return "file", data, pinned.sha256, shape  # the digest of the bytes parsed
     name = getattr(config, "dataset", None)
     if getattr(config, "synthetic", None) is not None:  # drawn by the audit itself, whatever the dataset's default
         return "generated", "synthetic", None, None

@@ -10,14 +10,13 @@ import.
 
 from __future__ import annotations
 
-import hashlib
 from concurrent.futures import Executor
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Callable, Iterator, Mapping
 
-from pdp_audit.mechanisms.datasets import pinned_bytes
+from pdp_audit.mechanisms.datasets import pinned_file
 from pdp_audit.mechanisms.validation import InputError
 from pdp_audit.reports.records import Run
 from pdp_audit.verify.core import processes
@@ -113,8 +112,8 @@ class AuditPlan:
         """Run the audit on ``executor`` (None: in this process).
 
         ``progress``: the bars of its passes and one of the whole audit, with the rate and the time left
-        (:func:`pdp_audit.verify.estimators.progress.audit_bar`), on stderr.  A data file is read once
-        (:func:`~pdp_audit.mechanisms.datasets.pinned_bytes`) and recorded by what was
+        (:func:`pdp_audit.verify.estimators.progress.audit_bar`), on stderr.  A data file is pinned
+        (:func:`~pdp_audit.mechanisms.datasets.pinned_file`) and recorded by what was
         audited, not by how its path was typed: its file name and the SHA-256 of the bytes parsed, so ``--data
         d.csv``, ``./d.csv`` and an absolute path give the same report bytes.
         """
@@ -122,9 +121,9 @@ class AuditPlan:
         if data is None:
             with asking(progress, self.name), audit_bar():
                 return self.audit(config, executor=executor, progress=progress)
-        with pinned_bytes(data) as content, asking(progress, self.name), audit_bar():
+        with pinned_file(data) as pinned, asking(progress, self.name), audit_bar():
             run = self.audit(config, executor=executor, progress=progress)
-        recorded = {"data": Path(data).name, "data_sha256": hashlib.sha256(content).hexdigest()}
+            recorded = {"data": Path(data).name, "data_sha256": pinned.sha256}
         return replace(run, parameters={**run.parameters, **recorded})
 
     def check_ids(self) -> tuple[str, ...]:
