@@ -44,7 +44,7 @@ def coverage_counts(t: dict, rho: float) -> dict:
         "report-valid": t["random_eps1"] > t["random_bar"],
         "thm10-accuracy": (t["median_eps1"] > t["median_bar"])
         | (t["median_bar"] > 12 * t["median_eps1"] + t["median_add_statement"]),
-        "prop21": (t["p_min"] < -0.5) | (t["p_max"] > 0.5),
+        "prop21": t["prop21_fail"] > 0,
         "prop15-uniform": t["prop15_uniform_fail"] > 0,
     }
     return {k: coverage_of(~v, rho).failures for k, v in events.items()}

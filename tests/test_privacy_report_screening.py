@@ -79,3 +79,25 @@ def test_screened_table_equals_every_user_computed_exactly(mode, monkeypatch):
     # a screen that claims certainty it does not have changes the decisions
     monkeypatch.setattr(screening, "SLACK", -0.9)
     assert not np.array_equal(_table(_work(mode)), exact)
+
+
+def test_spectral_certificates_agree_with_the_eigenvalues():
+    rng = np.random.default_rng(8)
+    d = 12
+    N = pr.goe_noise(d, 1.0, rng, 400)
+    ev = np.linalg.eigvalsh(N)
+    norm = np.maximum(-ev[:, 0], ev[:, -1])
+    lower = screening.norm_lower_bound(N)
+    assert np.all(lower <= norm) and np.median(lower / norm) > 0.95
+    A = rng.standard_normal((400, d, d))
+    H = A @ np.swapaxes(A, 1, 2) + d * np.eye(d)
+    Linv = np.linalg.inv(np.linalg.cholesky(H))
+    p = np.linalg.eigvalsh(Linv @ N @ np.swapaxes(Linv, 1, 2))
+    for t in np.quantile(norm, [0.1, 0.5, 0.9]):
+        inside = screening.pencil_inside(N, None, t)
+        assert np.array_equal(inside, norm < t)  # no eigenvalue within 1e-9 of t in this sample
+        np.testing.assert_array_equal(tr._norm_exceeds(N, t, lower), norm > t)
+        # a lower bound that is not one (inflated) decides wrongly
+        assert not np.array_equal(tr._norm_exceeds(N, t, 1.3 * norm), norm > t)
+    for t in np.quantile(np.maximum(-p[:, 0], p[:, -1]), [0.2, 0.8]):
+        np.testing.assert_array_equal(screening.pencil_inside(N, H, t), (p[:, 0] > -t) & (p[:, -1] < t))

@@ -95,3 +95,32 @@ def settle(decision: Decision) -> tuple[np.ndarray, np.ndarray]:
     """(repetitions that certainly have a failing user, (repetition, user) pairs still to compute exactly)."""
     settled = np.asarray(decision.certain.any(axis=1))
     return settled, decision.possible & ~settled[:, None]
+
+
+# --------------------------------------------------------------------------------------------
+# the spectral events: ‖N‖₂ against a threshold (Lemma 20), P's extremes against ±½ (Proposition 21)
+# --------------------------------------------------------------------------------------------
+def norm_lower_bound(N: np.ndarray, steps: int = 8) -> np.ndarray:
+    """A lower bound on ‖N_t‖₂ for stacked symmetric N (T, d, d): √(‖Nv‖²/‖v‖²) after ``steps`` power iterations
+    with N² from a fixed start (any v bounds ‖N‖₂ from below; the iterations make it close)."""
+    v = np.broadcast_to(np.linspace(1.0, 2.0, N.shape[-1]), N.shape[:-1]).copy()
+    for _ in range(steps):
+        v = np.matmul(N, np.matmul(N, v[..., None]))[..., 0]
+        v /= np.linalg.norm(v, axis=1, keepdims=True)
+    w = np.matmul(N, v[..., None])[..., 0]
+    return np.linalg.norm(w, axis=1) * (1 - SLACK)  # ‖v‖ = 1
+
+
+def pencil_inside(N: np.ndarray, B: np.ndarray | None, t: float) -> np.ndarray:
+    """Whether certainly −tB ≺ N ≺ tB (B = I where None), per stacked matrix: both (1 − SLACK)tB ∓ N have a
+    Cholesky factor (for B = H ≻ 0 this is −t < λ_i(L⁻¹NL⁻ᵀ) < t, the generalized eigenvalues).  Where a
+    factorisation fails the event is left to the eigenvalues (it may still hold within the margin)."""
+    from scipy.linalg.lapack import dpotrf  # per matrix: numpy's stacked Cholesky raises for the whole stack
+
+    s = (1 - SLACK) * t
+    base = s * (np.eye(N.shape[-1]) if B is None else B)
+    out = np.zeros(N.shape[0], bool)
+    for i in range(N.shape[0]):
+        b = base if B is None else base[i]
+        out[i] = dpotrf(b - N[i], lower=1, clean=0)[1] == 0 and dpotrf(b + N[i], lower=1, clean=0)[1] == 0
+    return out

@@ -17,6 +17,7 @@ and the regularised version with Ĥ + τσ₃I in place of Ĥ.  Each repetition 
 from __future__ import annotations
 
 import math
+from functools import cached_property
 
 import numpy as np
 
@@ -34,7 +35,9 @@ TARGETS = ("median", "added", "random")
 _TARGET_FIELDS = ("eps1", "bar", "bar_printed", "log_true", "log_bar", "add_statement", "add_proof")
 COLUMNS: tuple[str, ...] = tuple(f"{t}_{f}" for t in TARGETS for f in _TARGET_FIELDS) + (
     "random_index",
-    "norm_N",
+    "lemma20_fail",
+    "lemma20_printed_fail",
+    "prop21_fail",
     "p_min",
     "p_max",
     "preg_min",
@@ -132,6 +135,16 @@ class PipelineTrials:
             out[sl] = self._chunk(theta[sl], {k: v[sl] for k, v in draws.items()})
         return out
 
+    @cached_property
+    def lemma20_thresholds(self) -> list[tuple[str, float]]:
+        """Lemma 20's events ‖N‖₂ > τσ₃: the run's τ, and (τ of Algorithm 6 only) the printed unit-GOE τ/√2, as
+        :func:`pdp_audit.audits.privacy_report.statements.lemma20_checks` states them."""
+        cal = self.cal
+        out = [("lemma20_fail", cal.tau * cal.sigma3)]
+        if cal.readings.tau == "algorithm6":
+            out.append(("lemma20_printed_fail", cal.exact_tau / math.sqrt(2) * cal.sigma3))
+        return out
+
     @property
     def reference(self) -> tuple[np.ndarray, float, np.ndarray]:
         """H₀ = ∇²J(θ̂; D) at the non-private fit, λ_min(H₀) and the leverages xᵀH₀⁻¹x of every row (cached; the
@@ -160,12 +173,24 @@ class PipelineTrials:
         if cal.mode != "independent":
             N = dr["N"]
             H_hat = H + N
-            P = Linv @ N @ np.swapaxes(Linv, 1, 2)
-            ev = np.linalg.eigvalsh(P)
-            out[:, INDEX["p_min"]], out[:, INDEX["p_max"]] = st.spectrum = ev[:, 0], ev[:, -1]
-            evN = np.linalg.eigvalsh(N)
-            out[:, INDEX["norm_N"]] = np.maximum(-evN[:, 0], evN[:, -1])
-            st.hat = _Inverses(H_hat, ev[:, 0] > -1)  # Ĥ = L(I + P)Lᵀ ≻ 0 ⟺ λ_min(P) > −1
+            norm_lo = screening.norm_lower_bound(N)
+            for column, threshold in self.lemma20_thresholds:
+                out[:, INDEX[column]] = _norm_exceeds(N, threshold, norm_lo)
+            if cal.mode == "dependent":  # Proposition 21's P only where two Cholesky factorisations do not decide
+                p_min, p_max = np.full(c, -0.5), np.full(c, 0.5)
+                open_ = ~screening.pencil_inside(N, H, 0.5)
+                if np.any(open_):
+                    Lo = Linv[open_]
+                    ev = np.linalg.eigvalsh(Lo @ N[open_] @ np.swapaxes(Lo, 1, 2))
+                    p_min[open_], p_max[open_] = ev[:, 0], ev[:, -1]
+                    out[open_, INDEX["p_min"]], out[open_, INDEX["p_max"]] = ev[:, 0], ev[:, -1]
+                out[:, INDEX["prop21_fail"]] = (p_min < -0.5) | (p_max > 0.5)
+            else:
+                P = Linv @ N @ np.swapaxes(Linv, 1, 2)
+                ev = np.linalg.eigvalsh(P)
+                out[:, INDEX["p_min"]], out[:, INDEX["p_max"]] = p_min, p_max = ev[:, 0], ev[:, -1]
+            st.spectrum = p_min, p_max  # exact, or the certified (−½, ½)
+            st.hat = _Inverses(H_hat, p_min > -1)  # Ĥ = L(I + P)Lᵀ ≻ 0 ⟺ λ_min(P) > −1
             st.xj = (-dr["b"] + dr["e"]) @ self.Xall.T  # (J^P)ᵀx, J^P = ∇J(θ̂ᴾ; D) + e = −b + e
             if cal.mode == "adaptive":
                 ts3 = cal.tau_sigma3
@@ -324,6 +349,19 @@ class PipelineTrials:
             positive = (st.lam_hat > 0)[:, None]
             lo, hi = np.where(positive, lo, 0.0), np.where(positive, hi, np.inf)
         return screening.Interval(lo, hi)
+
+
+def _norm_exceeds(N: np.ndarray, threshold: float, norm_lo: np.ndarray) -> np.ndarray:
+    """‖N_t‖₂ > threshold per stacked N: certain above the power-iteration bound ``norm_lo``, certainly not where
+    ±N ≺ threshold·I factorise; the eigenvalues of the rest."""
+    above = norm_lo > threshold * (1 + screening.SLACK)
+    out = above.astype(float)
+    rest = np.flatnonzero(~above)
+    rest = rest[~screening.pencil_inside(N[rest], None, threshold)]
+    if rest.size:
+        ev = np.linalg.eigvalsh(N[rest])
+        out[rest] = np.maximum(-ev[:, 0], ev[:, -1]) > threshold
+    return out
 
 
 class _Inverses:
