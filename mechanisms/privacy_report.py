@@ -249,7 +249,10 @@ def goe_noise(d: int, sigma3: float, rng: np.random.Generator, size: int | None 
     """Algorithm 6's noise σ₃(Z + Zᵀ)/√2, all d² entries of Z drawn."""
     shape = (d, d) if size is None else (size, d, d)
     z = rng.standard_normal(shape)
-    return sigma3 * (z + np.swapaxes(z, -1, -2)) / math.sqrt(2.0)
+    noise = z + np.swapaxes(z, -1, -2)
+    noise *= sigma3  # in place: the same products as σ₃(Z + Zᵀ)/√2, without two more temporaries
+    noise /= math.sqrt(2.0)
+    return noise
 
 
 @dataclass

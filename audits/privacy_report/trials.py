@@ -136,6 +136,11 @@ class PipelineTrials:
         return out
 
     @cached_property
+    def quantiles(self) -> tuple[float, float]:
+        """Φ⁻¹(1 − ρ/2) of the report and Proposition 15's union-bound Φ⁻¹(1 − ρ/(4n)) (each a scipy call)."""
+        return pr.normal_quantile(self.cal.rho), pr.proposition15_quantile(self.cal.rho, self.n)
+
+    @cached_property
     def lemma20_thresholds(self) -> list[tuple[str, float]]:
         """Lemma 20's events ‖N‖₂ > τσ₃: the run's τ, and (τ of Algorithm 6 only) the printed unit-GOE τ/√2, as
         :func:`pdp_audit.audits.privacy_report.statements.lemma20_checks` states them."""
@@ -237,7 +242,7 @@ class PipelineTrials:
         pm = np.where(member, -1.0, 1.0)
         with np.errstate(invalid="ignore", divide="ignore"):
             log_true = np.abs(np.log1p(pm * f2 * mu))
-        q = pr.normal_quantile(cal.rho)
+        q, qn = self.quantiles
         if cal.mode == "independent":
             mu_bar = xn2 / cal.lam
             gbar = pr.gbar_independent(f1, xn, cal.sigma, q)
@@ -276,7 +281,6 @@ class PipelineTrials:
         if cal.mode == "dependent":
             # Proposition 15: (1) the uniform report (union-bound quantile over the n users); (2) the l1 third term;
             # (3) read literally: Algorithm 2's per-individual report, all users at once (lower bound).
-            qn = pr.proposition15_quantile(cal.rho, self.n)
             gbar_u = pr.gbar_dependent(f1, xj, xn, cal.sigma, cal.sigma2, qn, cal.readings.gradient)
             bar_u = pr.report_epsilon1(log_bar, f1, xn2, gbar_u, cal.sigma)
             add15 = pr.proposition15_additive(f1, xn, cal.sigma2, self.n, cal.rho)
@@ -299,7 +303,7 @@ class PipelineTrials:
         s2 = cal.sigma**2
         t2 = f1**2 * xn2 / (2 * s2)
         eps1 = screening.epsilon1_interval(mu, f2, t2 + f1 * st.xb[:, users] / s2)
-        q = pr.normal_quantile(cal.rho)
+        q, qn = self.quantiles
         if cal.mode == "independent":
             log_bar = pr.log_term(f2, xn2 / cal.lam)
             log_bar = screening.Interval(log_bar, log_bar)
@@ -313,7 +317,6 @@ class PipelineTrials:
         lower = screening.greater(eps1, bar)
         events = {"users_lower_fail": lower}
         if cal.mode == "dependent":
-            qn = pr.proposition15_quantile(cal.rho, n)
             gbar_u = pr.gbar_dependent(f1, xj, xn, cal.sigma, cal.sigma2, qn, cal.readings.gradient)
             bar_u = log_bar.scaled(1.0, t2 + np.abs(gbar_u) / s2)
             add15 = pr.proposition15_additive(f1, xn, cal.sigma2, n, cal.rho)
