@@ -130,3 +130,25 @@ def test_every_stage_read_at_the_full_level_fails_the_same_test():
     """The broken version: each of the five stages read at the whole level, as if it were the only one, refutes a
     claim that holds far more often than LOOSE."""
     assert _wrong_runs(lambda stage: 1.0) > ALLOWED
+
+
+@pytest.mark.parametrize(
+    "stage, trials, share, says",
+    [
+        ("pilot", 4_000_000, 0.5, "A pilot attack (its own training, selection and fresh releases, at half the level)"),
+        ("pilot", 8_000_000, 0.25, "A pilot attack (its own training, selection and fresh releases, at 1/4 of"),
+        ("middle", 8_000_000, 0.25, "Earlier stages (362,500 releases per world) did not refute the claim; a larger"),
+        ("full", 4_000_000, 0.5, "A pilot attack (362,500 releases per world, half the level) did not refute"),
+        ("full", 8_000_000, 0.5, "2 earlier stages (362,500 releases per world, half the level in all) did not"),
+    ],
+)
+def test_the_note_names_the_stage_that_decided_and_its_share(stage, trials, share, says):
+    from pdp_audit.audits.blackbox.evidence import _stopping_details, _stopping_note
+
+    attack = AnytimeEventAttack(
+        (Event(0.0, True),), (10,), (5,), 1000, 1000, 0.0, 1000.0, 1000.0, stopped="refuted", trials=trials,
+        share=share, before=362_500 if stage != "pilot" else 0, stage=stage,
+    )  # fmt: skip
+    assert says in _stopping_note(attack)
+    record = _stopping_details(attack)["early_stop"]
+    assert record["stage"] == stage and record.get("pilot_per_world", 0) == attack.before
