@@ -152,3 +152,16 @@ def test_the_note_names_the_stage_that_decided_and_its_share(stage, trials, shar
     assert says in _stopping_note(attack)
     record = _stopping_details(attack)["early_stop"]
     assert record["stage"] == stage and record.get("pilot_per_world", 0) == attack.before
+
+
+def test_the_plan_stated_before_a_stopped_run_counts_the_earlier_stages():
+    """The most a stopped run may draw: every stage's training, selection and fresh releases (at 8e6: the pilot's
+    362,500, the middle stage's 2,750,000 and the full attack's 10,500,000), not the full attack's alone."""
+    import pdp_audit
+    from pdp_audit.audits.blackbox.audit import _staged
+    from pdp_audit.audits.blackbox.time_budget import FittedBudget
+
+    budget = pdp_audit.BlackBoxBudget(early_stop=True)
+    stated = _staged(FittedBudget(8_000_000, 1e-7, 1.0, False), budget)
+    assert stated.endswith("at most 13,612,500 releases per world in all.")
+    assert _staged(FittedBudget(STAGED_FROM - 1, 1e-7, 1.0, False), budget) == "."

@@ -175,9 +175,29 @@ def _fitted(samplers: tuple, trials: Any, budget: Any, progress: bool, auto: boo
     if progress:
         statement = fitted.statement(budget.statistic)
         if budget.early_stop or budget.time_limit is not None:  # the budget is then a maximum
-            statement += " The fresh releases are at most these: the run stops once decided."
+            statement += " The fresh releases are at most these: the run stops once decided" + _staged(fitted, budget)
         print(f"pdp-audit blackbox: {statement}", file=sys.stderr, flush=True)
     return fitted
+
+
+def _staged(fitted: Any, budget: Any) -> str:
+    """The end of the stated plan of a stopped run: its earlier stages' releases, drawn before the full attack's when
+    none of them decides (:mod:`pdp_audit.audits.blackbox.stages`), counted in the most it may draw in all."""
+    from pdp_audit.audits.blackbox.attack import default_train_trials
+    from pdp_audit.audits.blackbox.events import selection_size
+    from pdp_audit.audits.blackbox.stages import stage_schedule
+
+    if not budget.statistic.startswith("events"):
+        return "."
+    train = budget.train_trials
+    if train is None:
+        train = default_train_trials(fitted.trials, budget.statistic)
+    stages = stage_schedule(fitted.trials, train)
+    if len(stages) == 1:
+        return "."
+    most = sum(s.train_trials + selection_size(s.trials) + s.trials for s in stages)
+    earlier = "a pilot attack" if len(stages) == 2 else f"{len(stages) - 1} smaller attacks"
+    return f"; {earlier} first, so at most {most:,} releases per world in all."
 
 
 @with_own_float_rules
