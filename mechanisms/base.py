@@ -277,11 +277,17 @@ def neighbour_of(rows: np.ndarray, data: np.ndarray, target: np.ndarray, relatio
     if relation == "add":
         return np.vstack([rows, row])
     if relation == "remove":
-        hits = np.flatnonzero(np.all(data == target, axis=1))
-        if hits.size == 0:
-            raise InputError("relation='remove' needs a target that is a row of the dataset")
-        return np.delete(rows, hits[0], axis=0)
+        return np.delete(rows, removed_index(data, target), axis=0)
     raise InputError(f"relation must be 'add' or 'remove', got {relation!r}")
+
+
+def removed_index(data: np.ndarray, target: np.ndarray) -> int:
+    """The index of ``target``'s first copy in ``data``, the row ``relation="remove"`` deletes; a one-line InputError
+    if it is not a row of the data set."""
+    hits = np.flatnonzero(np.all(data == target, axis=1))
+    if hits.size == 0:
+        raise InputError("relation='remove' needs a target that is a row of the dataset")
+    return int(hits[0])
 
 
 class SwappedPair:

@@ -23,6 +23,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from pdp_audit.mechanisms.row_reductions import row_norms
+
 #: Share of clipped rows above which a report warns (see the module notes for why 20%).
 LARGE_CLIPPED_SHARE = 0.20
 #: Relative excess of a row's norm over the bound below which the row counts as on the bound, not clipped.
@@ -62,10 +64,12 @@ class ClippedRows:
         )
 
 
-def clipped_rows(rows: np.ndarray, bound: float, order: int = 2) -> ClippedRows:
+def clipped_rows(rows: np.ndarray, bound: float, order: int = 2, norms: np.ndarray | None = None) -> ClippedRows:
     """Count the rows of ``rows`` whose L``order`` norm exceeds ``bound`` (by more than :data:`ROUNDING` relative):
-    the rows a query clipping to ``bound`` in that norm changes."""
+    the rows a query clipping to ``bound`` in that norm changes.  ``norms``: those norms, where the caller has
+    them."""
     rows = np.atleast_2d(np.asarray(rows, dtype=float))
-    norms = np.linalg.norm(rows, ord=order, axis=1) if rows.shape[1] else np.zeros(len(rows))
+    if norms is None:
+        norms = row_norms(rows, order) if rows.shape[1] else np.zeros(len(rows))
     clipped = int(np.count_nonzero(norms > bound * (1 + ROUNDING)))
     return ClippedRows(clipped, int(len(rows)), float(bound), f"L{order}")

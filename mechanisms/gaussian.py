@@ -21,7 +21,15 @@ from typing import Literal
 
 import numpy as np
 
-from pdp_audit.mechanisms.base import RegisteredMechanism, World, check_world, neighbour_of, neighbour_rows
+from pdp_audit.mechanisms.base import (
+    RegisteredMechanism,
+    World,
+    check_world,
+    neighbour_of,
+    neighbour_rows,
+    removed_index,
+)
+from pdp_audit.mechanisms.row_reductions import row_norms, sum_with, sum_without, sums_in_order
 from pdp_audit.mechanisms.validation import InputError, nonnegative, positive, probability
 
 QueryKind = Literal["sum", "count"]
@@ -326,11 +334,23 @@ def example4_candidates(output: float, ex_post_epsilon: float, sigma: float) -> 
 # --------------------------------------------------------------------------------------------
 # Queries and the mechanism
 # --------------------------------------------------------------------------------------------
-def clip_rows(rows: np.ndarray, bound: float) -> np.ndarray:
-    """Scale each row into the L2 ball of radius ``bound`` (rows inside are unchanged)."""
+def clip_rows(rows: np.ndarray, bound: float, norms: np.ndarray | None = None) -> np.ndarray:
+    """Scale each row into the L2 ball of radius ``bound`` (rows inside are unchanged); ``norms``: the rows' L2 norms
+    where the caller has them (:func:`~pdp_audit.mechanisms.row_reductions.row_norms`)."""
     rows = np.atleast_2d(np.asarray(rows, dtype=float))
-    norms = np.linalg.norm(rows, axis=1, keepdims=True)
-    return rows * np.minimum(1.0, bound / np.maximum(norms, np.finfo(float).tiny))
+    return rows * clip_scale(rows, bound, norms)[:, None]
+
+
+def clip_scale(rows: np.ndarray, bound: float, norms: np.ndarray | None = None) -> np.ndarray:
+    """The factor :func:`clip_rows` scales each row by: min(1, bound / ‖row‖)."""
+    norms = row_norms(np.atleast_2d(rows)) if norms is None else norms
+    return np.minimum(1.0, bound / np.maximum(norms, np.finfo(float).tiny))
+
+
+def clipped_norms(rows: np.ndarray, bound: float, norms: np.ndarray | None = None) -> np.ndarray:
+    """``np.linalg.norm(clip_rows(rows, bound), axis=1)`` without storing the clipped rows."""
+    rows = np.atleast_2d(np.asarray(rows, dtype=float))
+    return row_norms(rows, scale=clip_scale(rows, bound, norms))
 
 
 @dataclass(frozen=True)
@@ -351,9 +371,10 @@ class Query:
             return np.array([float(len(data))])
         return self.of_clipped(self.clipped(data)) if len(data) else np.zeros(data.shape[1])
 
-    def clipped(self, rows: np.ndarray) -> np.ndarray:
-        """The rows as the sum sees them: scaled into the ball of radius ``clip`` (L2 here)."""
-        return clip_rows(rows, self.clip)
+    def clipped(self, rows: np.ndarray, norms: np.ndarray | None = None) -> np.ndarray:
+        """The rows as the sum sees them: scaled into the ball of radius ``clip`` (L2 here); ``norms`` as in
+        :func:`clip_rows`."""
+        return clip_rows(rows, self.clip, norms)
 
     def of_clipped(self, clipped: np.ndarray) -> np.ndarray:
         """The sum of rows clipped already (:meth:`clipped`)."""
@@ -363,11 +384,20 @@ class Query:
         self, data: np.ndarray, target: np.ndarray, relation: Relation, clipped: np.ndarray
     ) -> tuple[np.ndarray, np.ndarray]:
         """The sums of D and D±z from D's rows ``clipped`` (:meth:`clipped` of ``data``): each row is clipped on its
-        own, so D±z's clipped rows are D's and z's, and a large D is clipped once, not once a pair and world."""
+        own, so D±z's clipped rows are D's and z's, and a large D is clipped once, not once a pair and world.  D±z's
+        sum comes from D's without a copy of the rows where the order of the additions allows it
+        (:mod:`pdp_audit.mechanisms.row_reductions`): the same doubles as the sum of D±z's rows."""
         data = np.atleast_2d(np.asarray(data, dtype=float))
         target = np.asarray(target, dtype=float).ravel()
-        neighbour = neighbour_of(clipped, data, target, relation, self.clipped(target))
-        return self.of_clipped(clipped), self.of_clipped(neighbour)
+        if not sums_in_order(clipped) or len(clipped) < 1:
+            neighbour = neighbour_of(clipped, data, target, relation, self.clipped(target))
+            return self.of_clipped(clipped), self.of_clipped(neighbour)
+        if relation not in ("add", "remove"):
+            raise InputError(f"relation must be 'add' or 'remove', got {relation!r}")
+        total = self.of_clipped(clipped)
+        if relation == "add":
+            return total, sum_with(total, self.clipped(target)[0])
+        return total, sum_without(clipped, removed_index(data, target))
 
     @property
     def sensitivity(self) -> float:
@@ -473,13 +503,15 @@ class GaussianMechanism:
         data, neighbour = neighbour_rows(data, target, relation)
         return GaussianPair(self.query(data), self.query(neighbour), self.sigma)
 
-    def per_instance_sensitivities(self, data: np.ndarray, clipped: np.ndarray | None = None) -> np.ndarray:
+    def per_instance_sensitivities(
+        self, data: np.ndarray, clipped: np.ndarray | None = None, norms: np.ndarray | None = None
+    ) -> np.ndarray:
         """‖Δ_z‖ for every row z of ``data`` (removing z, or equally adding a copy of it); ``clipped`` as in
-        :meth:`pair`."""
+        :meth:`pair`, ``norms`` (the rows' own) as in :func:`clip_rows`."""
         data = np.atleast_2d(np.asarray(data, dtype=float))
         if self.query.kind == "count":
             return np.ones(len(data))
-        return np.linalg.norm(self.query.clipped(data) if clipped is None else clipped, axis=1)
+        return clipped_norms(data, self.query.clip, norms) if clipped is None else row_norms(clipped)
 
 
 def _example_pairs(rng: np.random.Generator) -> list[GaussianPair]:

@@ -41,7 +41,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from pdp_audit.mechanisms.base import RegisteredMechanism, World, check_world, neighbour_rows
-from pdp_audit.mechanisms.gaussian import GaussianPair, Query
+from pdp_audit.mechanisms.gaussian import GaussianPair, Query, clipped_norms
+from pdp_audit.mechanisms.row_reductions import row_norms
 from pdp_audit.mechanisms.validation import positive
 
 #: The equal-μ rule's share of the combined μ² given to each part.
@@ -148,12 +149,14 @@ class GaussianMeanMechanism:
             counts = (np.array([size]), np.array([size + (1.0 if relation == "add" else -1.0)]))
         return JointGaussianPair(GaussianPair(*sums, self.sigma_sum), GaussianPair(*counts, self.sigma_count))
 
-    def per_instance_sensitivities(self, data: np.ndarray, clipped: np.ndarray | None = None) -> np.ndarray:
-        """μ_z of every row z: sqrt((‖clip_C(z)‖/σ_s)² + (1/σ_c)²); ``clipped`` as in :meth:`pair`."""
-        if clipped is None:
-            clipped = Query("sum", self.clip).clipped(np.atleast_2d(data))
-        norms = np.linalg.norm(clipped, axis=1)
-        return np.hypot(norms / self.sigma_sum, 1.0 / self.sigma_count)
+    def per_instance_sensitivities(
+        self, data: np.ndarray, clipped: np.ndarray | None = None, norms: np.ndarray | None = None
+    ) -> np.ndarray:
+        """μ_z of every row z: sqrt((‖clip_C(z)‖/σ_s)² + (1/σ_c)²); ``clipped`` as in :meth:`pair`, ``norms`` (the
+        rows' own) as in :func:`~pdp_audit.mechanisms.gaussian.clip_rows`."""
+        data = np.atleast_2d(np.asarray(data, dtype=float))
+        clipped_norm = clipped_norms(data, self.clip, norms) if clipped is None else row_norms(clipped)
+        return np.hypot(clipped_norm / self.sigma_sum, 1.0 / self.sigma_count)
 
 
 def _example_pairs(rng: np.random.Generator) -> list[JointGaussianPair]:

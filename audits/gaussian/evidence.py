@@ -39,6 +39,7 @@ from pdp_audit.audits.gaussian.pages import per_instance_record
 from pdp_audit.mechanisms import gaussian as g
 from pdp_audit.mechanisms import gaussian_mean as gm
 from pdp_audit.mechanisms.datasets import Dataset, load_csv, load_shipped, standardize, synthetic_rows
+from pdp_audit.mechanisms.row_reductions import row_norms
 from pdp_audit.reports.records import Check, Run
 from pdp_audit.verify.core.checks import CheckSpec, Evidence, finalize, make_run
 from pdp_audit.verify.estimators.attack import likelihood_ratio_attack
@@ -106,12 +107,19 @@ class GaussianSetup:
         """The rows as the sum sees them (None for a count, which clips nothing), for the evidence to build its pairs
         from (clipping a 1e6-row matrix is a norm and a product: it was done for every pair and world).  Not kept:
         a copy of the data for the whole run raised the run's peak memory."""
-        return None if self.query.kind == "count" else self.query.clipped(self.rows)
+        return None if self.query.kind == "count" else self.query.clipped(self.rows, self.row_norms)
+
+    @cached_property
+    def row_norms(self) -> np.ndarray:
+        """Every row's L2 norm, computed once: the clip, the sensitivities and the clipping record read it."""
+        return row_norms(self.rows)
 
     @cached_property
     def sensitivities(self) -> np.ndarray:
         """Every row's per-instance sensitivity (the per-instance check and the run's record both read it)."""
-        return self.mechanism.per_instance_sensitivities(self.rows)
+        if self.query.kind == "count":
+            return self.mechanism.per_instance_sensitivities(self.rows)
+        return self.mechanism.per_instance_sensitivities(self.rows, norms=self.row_norms)
 
     @property
     def closed_form_scale(self) -> tuple[float, float]:
@@ -192,7 +200,7 @@ def gaussian_run(config: GaussianAuditConfig, s: GaussianSetup, checks: Sequence
         paper_claims=config.paper_claims,
     )
     clip = None if s.query.kind == "count" else s.query.clip  # a count clips nothing
-    return replace(run, clipping=clipping_record(rows, clip, order=2))
+    return replace(run, clipping=clipping_record(rows, clip, order=2, norms=None if clip is None else s.row_norms))
 
 
 def _mean_parameters(s: GaussianSetup) -> dict:

@@ -10,10 +10,13 @@ from pdp_audit.mechanisms.clipping import clipped_rows
 from pdp_audit.reports.records import Clipping
 
 
-def clipping_record(rows: np.ndarray, bound: float | None, order: int) -> Clipping | None:
+def clipping_record(
+    rows: np.ndarray, bound: float | None, order: int, norms: np.ndarray | None = None
+) -> Clipping | None:
     """The share of ``rows`` whose L``order`` norm the clip ``bound`` changes; None for a query that clips
-    nothing (a count, a histogram: ``bound`` None)."""
+    nothing (a count, a histogram: ``bound`` None).  ``norms``: the rows' L``order`` norms, where the caller has
+    them."""
     if bound is None:
         return None
-    counted = clipped_rows(rows, bound, order=order)
+    counted = clipped_rows(rows, bound, order=order, norms=norms)
     return Clipping(counted.clipped, counted.rows, counted.bound, counted.norm, counted.share, counted.warning)
