@@ -252,3 +252,62 @@ def test_the_pytest_plugin_stops_its_white_box_assertions_with_audit_early_stop(
     result = pytester.runpytest_subprocess("-m", "audit", "--audit-early-stop", "-p", "no:cacheprovider")
     result.assert_outcomes(passed=1, failed=1)
     result.stdout.fnmatch_lines(["*2,048 of at most 100,000 samples, failed*"])
+
+
+class _WrongScaleLoss:
+    """N(1, σ²) against N(0, σ²) whose privacy_loss is 1.3 times the true one: the consistency test refutes it, at a
+    look past its pilot (the screened reading's other branch: an event separated at the screen's level)."""
+
+    output_dim = 1
+    sigma = 4.0
+
+    def sample(self, world, size, rng):
+        return (1.0 if world == "D" else 0.0) + self.sigma * rng.standard_normal((size, 1))
+
+    def privacy_loss(self, outputs):
+        o = outputs[:, 0]
+        return 1.3 * (o**2 - (o - 1.0) ** 2) / (2 * self.sigma**2)
+
+
+@pytest.mark.parametrize("make, claim", [(lambda: gaussian(2 * 3.731), (1.0, 1e-5)), (_WrongScaleLoss, (1.0, 1e-3))])
+def test_screened_looks_decide_and_report_as_the_full_reading(monkeypatch, make, claim):
+    """The looks before the last read the consistency test screened at α·w (a placeholder p-value above it): the
+    pass stops at the same look with the same numbers, byte for byte, as when every look is read in full."""
+    from pdp_audit.verify.estimators.consistency_output import StreamedEventConsistency
+
+    def shown(checks):
+        return repr([(c.id, c.verdict, c.estimate, c.pvalue, c.ci, c.note, dict(c.details)) for c in checks])
+
+    screened = _audit(make(), claim, sequential.Stopping(1e-6))
+    full = StreamedEventConsistency.result
+    monkeypatch.setattr(StreamedEventConsistency, "result", lambda self, screen=None: full(self))
+    assert shown(_audit(make(), claim, sequential.Stopping(1e-6))) == shown(screened)
+    record = screened[-1].details["early_stop"]
+    assert record["looks"] > 1 and record["stopped"] in ("passed", "failed")
+
+
+def test_event_pvalues_screened_are_exact_below_the_screen_and_placeholders_above():
+    """event_pvalues(..., screen=a): the exact p-values bit for bit where some event is separated at a, else ones --
+    and then every exact p-value exceeds 2a (what lets a reader compare them with any level up to 2a)."""
+    from pdp_audit.verify.estimators.consistency_output import event_pvalues
+
+    rng, seen = np.random.default_rng(5), {"screened": 0, "exact": 0}
+    for _ in range(40):
+        k, n = 6, int(rng.integers(2_000, 200_000))
+        p = rng.uniform(0.01, 0.3, k)
+        skew = np.ones(k)
+        skew[0] = rng.choice([1.0, 1.03, 1.1, 1.5])  # consistent, or one event a little or much off
+        count = rng.binomial(n, p).astype(float)
+        members = rng.binomial(n, np.clip(p * skew, 0, 1)).astype(float)  # weights 1: the weighted mean is members/n
+        freq = (count, np.full(k, float(n)))
+        weighted = (members, members, members, np.full(k, float(n)), np.full(k, 0.999), np.ones(k))
+        exact = event_pvalues(freq, weighted)
+        for screen in (1e-12, 1e-7, 1e-3):
+            got = event_pvalues(freq, weighted, screen)
+            if np.all(got == 1.0) and not np.all(exact == 1.0):
+                seen["screened"] += 1
+                assert np.all(exact > 2 * screen)
+            else:
+                seen["exact"] += 1
+                assert got.tobytes() == exact.tobytes()
+    assert min(seen.values()) >= 10  # both branches, many times

@@ -94,3 +94,19 @@ def test_the_comparison_catches_a_wrong_holm(broken):
     else:
         raw = ordered * np.arange(len(ordered), 0, -1)
         assert not np.array_equal(np.minimum(raw, 1), np.sort(adjusted))
+
+
+def test_beta_quantiles_with_a_level_per_element_are_scipys_bit_for_bit():
+    """beta_ppf/beta_isf (one level per element, what the consistency test's bisection asks) give the bits of
+    ``stats.beta.ppf``/``isf``, invalid parameters NaN as there."""
+    from scipy import stats
+
+    from pdp_audit.verify.estimators.stats import beta_isf, beta_ppf
+
+    rng = np.random.default_rng(3)
+    q = np.exp(rng.uniform(np.log(1e-300), np.log(0.5), 400))
+    a, b = rng.integers(1, 10**6, 400).astype(float), rng.integers(1, 10**6, 400).astype(float)
+    a[:5], b[5:10] = 0.0, -1.0
+    with np.errstate(invalid="ignore"):
+        assert beta_ppf(q, a, b).tobytes() == stats.beta.ppf(q, a, b).tobytes()
+        assert beta_isf(q, a, b).tobytes() == stats.beta.isf(q, a, b).tobytes()

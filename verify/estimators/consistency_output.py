@@ -31,7 +31,6 @@ import math
 from dataclasses import dataclass
 
 import numpy as np
-from scipy import stats
 
 from pdp_audit.verify.estimators.consistency import WORLDS, pilot_size
 from pdp_audit.verify.estimators.consistency_events import (
@@ -44,7 +43,7 @@ from pdp_audit.verify.estimators.consistency_events import (
 )
 from pdp_audit.verify.estimators.engine import BLOCK_SIZE
 from pdp_audit.verify.estimators.rare import BoundedMean
-from pdp_audit.verify.estimators.stats import PVALUE_FLOOR
+from pdp_audit.verify.estimators.stats import PVALUE_FLOOR, beta_isf, beta_ppf
 
 
 @dataclass(frozen=True)
@@ -182,10 +181,12 @@ def _widened(weights: tuple[float, float]) -> tuple[float, float]:
 
 
 def _clopper_pearson(count: np.ndarray, n: np.ndarray, a: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Exact two-sided intervals at level 1 − a, elementwise (a an array too)."""
+    """Exact two-sided intervals at level 1 − a, elementwise (a an array too): scipy's beta quantiles bit for bit,
+    through their hooks (:func:`~pdp_audit.verify.estimators.stats.beta_ppf`; the wrapper's checks were most of the
+    reading of a pass in looks after each look, 700 calls a pass in its bisection)."""
     with np.errstate(invalid="ignore"):
-        lo = np.where(count > 0, stats.beta.ppf(a / 2, np.maximum(count, 1), n - count + 1), 0.0)
-        hi = np.where(count < n, stats.beta.isf(a / 2, count + 1, np.maximum(n - count, 1)), 1.0)
+        lo = np.where(count > 0, beta_ppf(a / 2, np.maximum(count, 1), n - count + 1), 0.0)
+        hi = np.where(count < n, beta_isf(a / 2, count + 1, np.maximum(n - count, 1)), 1.0)
     return np.nan_to_num(lo, nan=0.0), np.nan_to_num(hi, nan=1.0)
 
 
@@ -205,10 +206,17 @@ def _separation(a, freq, weighted) -> np.ndarray:
     return np.maximum.reduce([f_lo - hi, lo - f_hi, lo - hi])
 
 
-def event_pvalues(freq, weighted) -> np.ndarray:
+def event_pvalues(freq, weighted, screen: float | None = None) -> np.ndarray:
     """2a*, a* the smallest a at which :func:`_separation` is positive, for every event (bisection in log a;
-    the a returned is on the disjoint side, so the p-value is conservative)."""
+    the a returned is on the disjoint side, so the p-value is conservative).
+
+    ``screen``: a level a below which the caller reads no p-value.  Where no event's intervals are disjoint at a
+    (one evaluation instead of the bisection's fifty), every a* exceeds it (the separation grows with a) and so does
+    every 2a*, at least twice it: each p-value is returned as 1, a placeholder on the same side of every level up to
+    2a (a stopped pass reads its looks so, :func:`pdp_audit.verify.evidence.pair_checks._sequential_checks`)."""
     size = np.asarray(freq[0]).size
+    if screen is not None and (screen <= 0 or not np.any(_separation(np.full(size, screen), freq, weighted) > 0)):
+        return np.ones(size)
     lo, hi = np.full(size, math.log(PVALUE_FLOOR)), np.full(size, math.log(0.5 - 1e-12))
     never = _separation(np.exp(hi), freq, weighted) <= 0
     floor = _separation(np.exp(lo), freq, weighted) > 0
@@ -289,7 +297,11 @@ class StreamedEventConsistency:
         self.sums[world][2] += np.bincount(flat, weights=repeated**2, minlength=total)
         self.n[world] += losses.size
 
-    def result(self) -> EventConsistency:
+    def result(self, screen: float | None = None) -> EventConsistency:
+        """The test on the draws so far.  ``screen``: the largest p-value of the test its reader compares with any
+        level; where the events show it cannot be reached, their p-values are placeholders of 1 and the test's is 1,
+        on the same side of every level up to ``screen`` as the exact one (:func:`event_pvalues`: each event screened
+        at a level just above screen / (2 · tested), so that the Bonferroni p-value exceeds ``screen``)."""
         if self.events is None:
             raise ValueError("fewer draws than the pilot needs")
         side = np.array([e.side for e in self.tested])  # 1: E ⊂ {L > 0}, frequency under D', weights under D
@@ -302,7 +314,8 @@ class StreamedEventConsistency:
         if min(self.n.values()) < 2:
             pvalues = np.ones(side.size)
         else:
-            pvalues = event_pvalues((count, n_freq), (members, total, squares, n_w, w_lo, w_hi))
+            level = None if screen is None else screen / (2 * max(1, len(self.tested))) * (1 + 1e-9)
+            pvalues = event_pvalues((count, n_freq), (members, total, squares, n_w, w_lo, w_hi), level)
         comparisons = []
         for k, event in enumerate(self.tested):
             nw = int(n_w[k])

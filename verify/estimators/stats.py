@@ -48,18 +48,32 @@ def clopper_pearson(count, nobs, alpha: float, side: Side = "two-sided") -> tupl
     return lo, hi
 
 
-def _beta_quantile(quantile: Callable, q: float, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+def _beta_quantile(quantile: Callable, q: float | np.ndarray, a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """``stats.beta.ppf(q, a, b)`` (``quantile`` = ``stats.beta._ppf``) or ``isf`` (``_isf``), for 0 < q < 1, in
     the same bits without the generic wrapper: the wrapper computes exactly ``quantile`` (the distribution's own hook)
     on the valid parameters (a, b > 0) and NaN elsewhere, but its argument checks and broadcasting cost several times
     the quantile's own computation, and every tail-curve check inverts thousands of these bounds (a sweep cell's
-    largest cost)."""
+    largest cost).  ``q``: a number, or an array of the shape of ``a`` and ``b`` (one level per element)."""
     valid = (a > 0) & (b > 0)
     out = np.full(a.shape, np.nan)
     if valid.all():
         return quantile(q, a, b) + 0.0  # + 0.0 as the wrapper's ``* scale + loc``: a −0.0 becomes 0.0
-    out[valid] = quantile(q, a[valid], b[valid]) + 0.0
+    at = q[valid] if isinstance(q, np.ndarray) and q.ndim else q
+    out[valid] = quantile(at, a[valid], b[valid]) + 0.0
     return out
+
+
+def beta_ppf(q: np.ndarray, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """``stats.beta.ppf(q, a, b)`` bit for bit, elementwise over arrays of one shape with 0 < q < 1 (NaN where a or b
+    is not positive), without scipy's generic wrapper (:func:`_beta_quantile`)."""
+    q, a, b = np.broadcast_arrays(*(np.asarray(x, dtype=float) for x in (q, a, b)))
+    return _beta_quantile(stats.beta._ppf, q, a, b)
+
+
+def beta_isf(q: np.ndarray, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """``stats.beta.isf(q, a, b)`` bit for bit, as :func:`beta_ppf`."""
+    q, a, b = np.broadcast_arrays(*(np.asarray(x, dtype=float) for x in (q, a, b)))
+    return _beta_quantile(stats.beta._isf, q, a, b)
 
 
 def binomial_pvalue_exceeds(count: int, nobs: int, p0: float) -> float:

@@ -487,10 +487,12 @@ class _PassState:
         """Whether the consistency test's pilot is complete (its events fixed): before, it has no result."""
         return self.consistency.events is not None
 
-    def result(self) -> StreamedLosses:
-        """The draws so far (the accumulators are shared, not copied: read the result before adding more)."""
+    def result(self, screen: float | None = None) -> StreamedLosses:
+        """The draws so far (the accumulators are shared, not copied: read the result before adding more);
+        ``screen``: the consistency test's p-value read only against levels up to it
+        (:meth:`StreamedEventConsistency.result`)."""
         return StreamedLosses(
-            self.consistency.result() if self.piloted else None,
+            self.consistency.result(screen) if self.piloted else None,
             self.tails.result(),
             {w: np.concatenate(h) for w, h in self.heads.items()},
             self.means,
@@ -612,14 +614,24 @@ def _sequential_checks(pair, claim: tuple, budget: tuple, per_instance: bool, dr
                 state.add(block_d, block_dp)
                 if bar is not None:
                     bar.update(len(block_d[1]))
-            drawn, streamed = size, state.result()
+            # a look that is not the last is read for its verdicts only, and the consistency test's p-value there
+            # only against levels up to α·w (read at the look's share w, Holm's largest level α), so it is screened
+            # at α·w (exact below, a placeholder of 1 above: the same verdicts for every check, a p-value above
+            # every Holm level moving none); the look the pass stops at is read again in full, its numbers reported
+            drawn = size
+            screen = stop.alpha * share if stop.early_stop and drawn < trials else None
+            streamed = state.result(screen)
             views_now = (replayed, view_of(streamed, drawn))
             if look % 2 == 0 or drawn >= sequential.PASS_FLOOR * trials:  # every other look, and each that may pass
                 tails_at = drawn
-            checks = _checks_of(pair, streamed, claim, (drawn, seed, (tails_at, tails)), per_instance, views_now)
+            looked = (drawn, seed, (tails_at, tails))
+            checks = _checks_of(pair, streamed, claim, looked, per_instance, views_now)
             found = sequential.stopped([sequential.at_look(c, share) for c in checks], stop, drawn, trials)
             if found is not None:
                 why = found
+                if screen is not None and state.piloted:
+                    streamed = state.result()
+                    checks = _checks_of(pair, streamed, claim, looked, per_instance, views_now)
                 break
     checks = [sequential.at_look(c, share) for c in checks]
     said = sequential.record(drawn, trials, look + 1, len(sizes), why)
