@@ -201,12 +201,6 @@ def test_generalized_eigenvalues_decide_proposition21_for_all_x():
                 assert sampled
 
 
-def test_quadratic_forms_single_gemm_matches_einsum():
-    rng = np.random.default_rng(4)
-    X, M = rng.standard_normal((7, 4)), rng.standard_normal((3, 4, 4))
-    np.testing.assert_allclose(tr.quadratic_forms(X, M), np.einsum("ki,tij,kj->tk", X, M, X), rtol=1e-12)
-
-
 def test_release_pairs_satisfy_the_contract():
     for pair in pr._example_pairs(np.random.default_rng(2024)):
         for check in contract.CHECKS:

@@ -101,3 +101,51 @@ def test_spectral_certificates_agree_with_the_eigenvalues():
         assert not np.array_equal(tr._norm_exceeds(N, t, 1.3 * norm), norm > t)
     for t in np.quantile(np.maximum(-p[:, 0], p[:, -1]), [0.2, 0.8]):
         np.testing.assert_array_equal(screening.pencil_inside(N, H, t), (p[:, 0] > -t) & (p[:, -1] < t))
+
+
+def test_cholesky_leverages_match_mpmath():
+    """xᵀA⁻¹x = ‖L⁻¹x‖² (one triangular solve) against 40-digit arithmetic, where needed; +∞ where not definite."""
+    import mpmath
+
+    rng = np.random.default_rng(21)
+    d, k = 5, 4
+    B = rng.standard_normal((2, d, d))
+    A = B @ np.swapaxes(B, 1, 2) + 0.1 * np.eye(d)
+    X = rng.standard_normal((k, d))
+    need = np.array([[True, False, True, True], [True, True, True, True]])
+    factors = tr._Factors.of(A, np.array([True, False]))
+    got = factors.quadratic(X, need)
+    with mpmath.workdps(40):
+        exact = [
+            float((mpmath.matrix(X[j]).T * mpmath.inverse(mpmath.matrix(A[0])) * mpmath.matrix(X[j]))[0])
+            for j in range(k)
+        ]
+    cond = np.linalg.cond(A[0])
+    np.testing.assert_allclose(got[0, need[0]], np.array(exact)[need[0]], rtol=50 * cond * np.finfo(float).eps)
+    assert np.isnan(got[0, 1]) and np.all(np.isinf(got[1]))
+
+
+def test_target_fields_match_dense_solves():
+    """ε₁ of Corollary 7 for the three targets, from the pipeline, against dense solves at tolerances set by its
+    terms (ε₁ = |A + B + C| can cancel: the error is relative to |A| + |B| + |C|, not to ε₁)."""
+    work = _work("dependent")
+    draws = work.draw(64, np.random.default_rng(13))
+    theta = work.pair.release_from_noise("D", draws["b"])
+    table = work._chunk(theta, draws)
+    H = work.pair.obj_d.hessian(theta)
+    s2 = work.cal.sigma**2
+    for target, rows in (
+        ("median", np.full(64, work.median)),
+        ("added", np.full(64, work.n)),
+        ("random", draws["random"]),
+    ):
+        x = work.Xall[rows]
+        mu = np.einsum("ti,ti->t", x, np.linalg.solve(H, x[..., None])[..., 0])
+        t = np.einsum("ti,ti->t", x, theta)
+        y = work.yall[rows]
+        f1, f2 = work.pair.loss.f1(t, y), work.pair.loss.f2(t, y)
+        member = rows < work.n
+        xb = np.einsum("ti,ti->t", x, draws["b"])
+        eps1 = pr.objpert_epsilon(f1, f2, work.xn2[rows], xb, mu, work.cal.sigma, member)
+        scale = np.abs(np.log1p(f2 * mu)) + f1**2 * work.xn2[rows] / (2 * s2) + np.abs(f1 * xb) / s2
+        assert np.all(np.abs(table[:, tr.INDEX[f"{target}_eps1"]] - eps1) <= 1e-13 * scale)

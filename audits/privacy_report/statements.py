@@ -59,9 +59,7 @@ def lemma20_checks(ctx: Context) -> list[Evidence]:
         spec = _spec(cid, rho=cal.rho, threshold=thr, d=cal.d, tau=tau, **TAU_READINGS[reading])
         if cid == "lemma20" and reading == "unit-goe":
             spec = replace(spec, source=spec.source + " (deployed: --tau-reading unit-goe)")
-        check = coverage(
-            spec, exceeds, cal.rho, exact_bracket=bracket, tau=tau, exact_failure_bracket=list(bracket)
-        )
+        check = coverage(spec, exceeds, cal.rho, exact_bracket=bracket, tau=tau, exact_failure_bracket=list(bracket))
         out.append(
             check.noted(f"Exactly (from the CDF of λ_max): P[‖N‖₂ > σ₃τ] ∈ [{bracket[0]:.4g}, {bracket[1]:.4g}].")
         )

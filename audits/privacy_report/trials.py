@@ -10,7 +10,13 @@ eigenvalues of the generalized problem: with H = LLᵀ and P = L⁻¹(Ĥ − H)L
 
     a xᵀĤ⁻¹x ≤ xᵀH⁻¹x ≤ c xᵀĤ⁻¹x  for all x   ⟺   1/c ≤ 1 + λ_i(P) ≤ 1/a  for all i   (Ĥ ≻ 0),
 
-and the regularised version with Ĥ + τσ₃I in place of Ĥ.  Each repetition returns one row of
+and the regularised version with Ĥ + τσ₃I in place of Ĥ.
+
+What is computed exactly, and what is certified (:mod:`pdp_audit.audits.privacy_report.screening`): the three
+targets' fields exactly (leverages xᵀA⁻¹x = ‖L_A⁻¹x‖² by Cholesky factors and triangular solves); every user's
+event from intervals on the leverages, exactly only for the (repetition, user) pairs they leave open; Lemma 20
+and Proposition 21 by Cholesky certificates, with the eigenvalues only where these do not decide (the adaptive
+report keeps P's and P_reg's eigenvalues: its thresholds depend on λ̂).  Each repetition returns one row of
 :data:`COLUMNS`; blocks are seeded by :mod:`pdp_audit.verify.estimators.engine`, so results depend on the seed only.
 """
 
@@ -171,8 +177,7 @@ class PipelineTrials:
         t = theta @ self.Xall.T
         st = _State(loss.f1(t, self.yall), loss.f2(t, self.yall), dr["b"] @ self.Xall.T)
         L = np.linalg.cholesky(H)
-        Linv = np.linalg.inv(L)
-        st.Hinv = np.swapaxes(Linv, 1, 2) @ Linv  # H⁻¹ = L⁻ᵀL⁻¹
+        st.H = _Factors(L)  # xᵀH⁻¹x = ‖L⁻¹x‖²
         lam_min = np.linalg.eigvalsh(H)[:, 0] if self.need_lambda_min else np.full(c, np.nan)
         out[:, INDEX["lambda_min"]] = lam_min
         if cal.mode != "independent":
@@ -185,24 +190,25 @@ class PipelineTrials:
                 p_min, p_max = np.full(c, -0.5), np.full(c, 0.5)
                 open_ = ~screening.pencil_inside(N, H, 0.5)
                 if np.any(open_):
-                    Lo = Linv[open_]
+                    Lo = np.linalg.inv(L[open_])
                     ev = np.linalg.eigvalsh(Lo @ N[open_] @ np.swapaxes(Lo, 1, 2))
                     p_min[open_], p_max[open_] = ev[:, 0], ev[:, -1]
                     out[open_, INDEX["p_min"]], out[open_, INDEX["p_max"]] = ev[:, 0], ev[:, -1]
                 out[:, INDEX["prop21_fail"]] = (p_min < -0.5) | (p_max > 0.5)
             else:
+                Linv = np.linalg.inv(L)
                 P = Linv @ N @ np.swapaxes(Linv, 1, 2)
                 ev = np.linalg.eigvalsh(P)
                 out[:, INDEX["p_min"]], out[:, INDEX["p_max"]] = p_min, p_max = ev[:, 0], ev[:, -1]
             st.spectrum = p_min, p_max  # exact, or the certified (−½, ½)
-            st.hat = _Inverses(H_hat, p_min > -1)  # Ĥ = L(I + P)Lᵀ ≻ 0 ⟺ λ_min(P) > −1
+            st.hat = _Factors.of(H_hat, p_min > -1)  # Ĥ = L(I + P)Lᵀ ≻ 0 ⟺ λ_min(P) > −1
             st.xj = (-dr["b"] + dr["e"]) @ self.Xall.T  # (J^P)ᵀx, J^P = ∇J(θ̂ᴾ; D) + e = −b + e
             if cal.mode == "adaptive":
                 ts3 = cal.tau_sigma3
                 Preg = P + ts3 * (Linv @ np.swapaxes(Linv, 1, 2))
                 evr = np.linalg.eigvalsh(Preg)
                 out[:, INDEX["preg_min"]], out[:, INDEX["preg_max"]] = st.reg_spectrum = evr[:, 0], evr[:, -1]
-                st.reg = _Inverses(H_hat + ts3 * np.eye(d), evr[:, 0] > -1)
+                st.reg = _Factors.of(H_hat + ts3 * np.eye(d), evr[:, 0] > -1)
                 raw = lam_min + cal.sigma4 * dr["xi4"]
                 out[:, INDEX["lambda_raw"]] = raw
                 st.lam_hat = (
@@ -215,29 +221,36 @@ class PipelineTrials:
         events = self._screen(H, st)
         unsettled = np.flatnonzero(np.any([pairs.any(axis=0) for _, pairs in events.values()], axis=0))
         cols = np.unique(np.concatenate([[self.median, n], dr["random"], unsettled]))
-        fields, exact_events = self._exact(st, cols)
         rows = np.arange(c)
         targets = {"median": np.full(c, self.median), "added": np.full(c, n), "random": dr["random"]}
-        for target, idx in targets.items():
-            pos = np.searchsorted(cols, idx)
+        positions = {target: np.searchsorted(cols, idx) for target, idx in targets.items()}
+        users = cols < n
+        need = np.zeros((c, cols.size), bool)  # the (repetition, row) pairs whose leverages are computed
+        for pos in positions.values():
+            need[rows, pos] = True
+        for _, pairs in events.values():
+            need[:, users] |= pairs[:, cols[users]]
+        fields, exact_events = self._exact(st, cols, need)
+        for target, pos in positions.items():
             for name, arr in fields.items():
                 out[:, INDEX[f"{target}_{name}"]] = arr[rows, pos]
         out[:, INDEX["random_index"]] = dr["random"]
-        users = cols < n
         for name, (settled, pairs) in events.items():
             out[:, INDEX[name]] = settled | np.any(pairs[:, cols[users]] & exact_events[name][:, users], axis=1)
         if cal.mode == "dependent":
             out[:, INDEX["prop15_alg2_fail"]] = out[:, INDEX["users_lower_fail"]]
         return out
 
-    def _exact(self, st: _State, cols: np.ndarray) -> tuple[dict[str, np.ndarray], dict[str, np.ndarray]]:
+    def _exact(
+        self, st: _State, cols: np.ndarray, need: np.ndarray
+    ) -> tuple[dict[str, np.ndarray], dict[str, np.ndarray]]:
         """The report's quantities (the target fields) and the users' events, exactly, for the rows ``cols`` of
-        D ∪ {z} (the leverages by :func:`quadratic_forms`: the same products, bit for bit, as for all rows)."""
+        D ∪ {z}, where ``need`` (repetitions × cols; NaN elsewhere)."""
         cal = self.cal
         X, xn, xn2 = self.Xall[cols], self.xn[cols], self.xn2[cols]
         f1, f2 = st.f1[:, cols], st.f2[:, cols]
         member = self.member[cols]
-        mu = quadratic_forms(X, st.Hinv)
+        mu = st.H.quadratic(X, need)
         eps1 = pr.objpert_epsilon(f1, f2, xn2, st.xb[:, cols], mu, cal.sigma, member)
         pm = np.where(member, -1.0, 1.0)
         with np.errstate(invalid="ignore", divide="ignore"):
@@ -248,7 +261,7 @@ class PipelineTrials:
             gbar = pr.gbar_independent(f1, xn, cal.sigma, q)
             gbar_printed = gbar
         else:
-            mu_hat = st.hat.quadratic(X)
+            mu_hat = st.hat.quadratic(X, need)
             xj = st.xj[:, cols]
             both = cal.mode == "dependent"  # Algorithm 2 takes the minimum with the data-independent bound, 4 not
             gbar = pr.gbar_dependent(f1, xj, xn, cal.sigma, cal.sigma2, q, cal.readings.gradient, both)
@@ -256,7 +269,7 @@ class PipelineTrials:
             if cal.mode == "dependent":
                 mu_bar = pr.mu_bar_dependent(mu_hat, xn2, cal.lam, cal.readings.leverage_minimum)
             else:
-                mu_reg = st.reg.quadratic(X)
+                mu_reg = st.reg.quadratic(X, need)
                 mu_bar = pr.mu_bar_adaptive(mu_hat, mu_reg, xn2, st.lam_hat[:, None], cal.tau_sigma3)
         log_bar = pr.log_term(f2, mu_bar)
         bar = pr.report_epsilon1(log_bar, f1, xn2, gbar, cal.sigma)
@@ -367,44 +380,53 @@ def _norm_exceeds(N: np.ndarray, threshold: float, norm_lo: np.ndarray) -> np.nd
     return out
 
 
-class _Inverses:
-    """The inverses of the stacked matrices ``A`` where ``pd`` (positive definite); xᵀA⁻¹x is +∞ elsewhere (no
-    bound)."""
+class _Factors:
+    """Lower Cholesky factors of stacked symmetric matrices A_t; xᵀA_t⁻¹x = ‖L_t⁻¹x‖², one triangular solve per
+    matrix for the rows it needs.  +∞ where A_t is not positive definite (no bound)."""
 
-    def __init__(self, A: np.ndarray, pd: np.ndarray):
-        self.pd = pd
-        self.inv = np.linalg.inv(A[pd]) if np.any(pd) else None
-        self.size = A.shape[0]
+    def __init__(self, factors: np.ndarray | list[np.ndarray | None]):
+        self.factors = factors
 
-    def quadratic(self, X: np.ndarray) -> np.ndarray:
-        out = np.full((self.size, X.shape[0]), np.inf)
-        if self.inv is not None:
-            out[self.pd] = quadratic_forms(X, self.inv)
+    @classmethod
+    def of(cls, A: np.ndarray, pd: np.ndarray) -> _Factors:
+        """The factors of A_t where ``pd`` (and the factorisation succeeds: a knife-edge λ_min(P) ≈ −1 is +∞)."""
+        from scipy.linalg.lapack import dpotrf  # per matrix: numpy's stacked Cholesky raises for the whole stack
+
+        factors: list[np.ndarray | None] = [None] * A.shape[0]
+        for i in np.flatnonzero(pd):
+            L, info = dpotrf(A[i], lower=1, clean=0)
+            factors[i] = L if info == 0 else None
+        return cls(factors)
+
+    def quadratic(self, X: np.ndarray, need: np.ndarray) -> np.ndarray:
+        """xᵀA_t⁻¹x for the rows x of X (k, d) where ``need`` (T, k); NaN elsewhere."""
+        from scipy.linalg.lapack import dtrtrs
+
+        out = np.full(need.shape, np.nan)
+        for t in np.flatnonzero(need.any(axis=1)):
+            ks = np.flatnonzero(need[t])
+            L = self.factors[t]
+            if L is None:
+                out[t, ks] = np.inf
+                continue
+            z = dtrtrs(L, X[ks].T, lower=1)[0]
+            out[t, ks] = np.einsum("ij,ij->j", z, z)
         return out
 
 
 class _State:
     """What one chunk's exact and screened evaluations share: f', f'' at xᵀθ̂ᴾ and bᵀx for every row of D ∪ {z},
-    H⁻¹, and (data-dependent reports) (J^P)ᵀx, the spectra and inverses of Ĥ (and of Ĥ + τσ₃I)."""
+    H's factor, and (data-dependent reports) (J^P)ᵀx, the spectra and inverses of Ĥ (and of Ĥ + τσ₃I)."""
 
     def __init__(self, f1: np.ndarray, f2: np.ndarray, xb: np.ndarray):
         self.f1, self.f2, self.xb = f1, f2, xb
-        self.Hinv: np.ndarray
+        self.H: _Factors
         self.xj: np.ndarray
         self.spectrum: tuple[np.ndarray, np.ndarray]
         self.reg_spectrum: tuple[np.ndarray, np.ndarray]
-        self.hat: _Inverses
-        self.reg: _Inverses
+        self.hat: _Factors
+        self.reg: _Factors
         self.lam_hat: np.ndarray
-
-
-def quadratic_forms(X: np.ndarray, M: np.ndarray) -> np.ndarray:
-    """xᵀM_t x for every row x of X (k, d) and every stacked M (T, d, d): one GEMM X·[M_1 … M_T], shape (T, k).
-
-    (A broadcast ``M @ X.T`` runs numpy's non-BLAS loop here and is ~50× slower.)"""
-    T, d, _ = M.shape
-    R = (X @ np.ascontiguousarray(np.swapaxes(M, 0, 1)).reshape(d, T * d)).reshape(X.shape[0], T, d)
-    return np.einsum("ktj,kj->tk", R, X)
 
 
 def run_trials(
