@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from concurrent.futures import Executor
 from dataclasses import asdict, dataclass, replace
+from typing import Any
 
 import numpy as np
 
@@ -23,6 +24,7 @@ from pdp_audit.reports.records import Run
 from pdp_audit.verify.core.checks import CheckSpec, Evidence, finalize, make_run
 from pdp_audit.verify.evidence import pure_dp as pure
 from pdp_audit.verify.evidence.clipping import clipping_record
+from pdp_audit.verify.evidence.dp_claim import DpClaim
 
 
 def _spec(check_id: str, **values) -> CheckSpec:
@@ -103,15 +105,27 @@ def geometric_evidence(
         _spec("tail-curve"),
     )
     budget = pure.Budget.of(config, executor)
-    return [*pure.pure_dp_checks(specs, pair, eps, budget, exact_profile(pair), progress), _per_instance(s, budget)]
+    individual = _individual(s, budget)
+    pure.plan(budget, [*pure.claims_at(specs, pair, eps, budget, exact_profile(pair)), individual])
+    return [
+        *pure.pure_dp_checks(specs, pair, eps, budget, exact_profile(pair), progress),
+        _per_instance(individual, budget),
+    ]
 
 
-def _per_instance(s: GeometricSetup, budget: pure.Budget) -> Evidence:
-    """The pure pDP claim of a typical individual (median |m_z|, removed from D): ε_z = |m_z|/b."""
+def _per_instance(individual: tuple, budget: pure.Budget) -> Evidence:
+    """The pure pDP claim of a typical individual (:func:`_individual`), audited like DP."""
+    claim, pair, profile = individual
+    losses = pure.sampled_losses(pair, budget, "median-individual")
+    return pure.dp_check(claim.spec, pair, losses, "D||D'", claim.epsilon, budget, profile)
+
+
+def _individual(s: GeometricSetup, budget: pure.Budget) -> tuple[DpClaim, Any, pure.Profile]:
+    """The pure pDP claim of a typical individual (median |m_z|, removed from D): ε_z = |m_z|/b, its pair and its
+    profile."""
     sens = s.query.per_instance_sensitivities(s.rows)
     index = int(np.argsort(sens, kind="stable")[len(sens) // 2])
     pair = s.mechanism.pair(s.rows, s.rows[index], "remove")
     eps_i = pair.loss_bound
     spec = _spec("pdp-median-individual", index=index, sensitivity=sens[index], eps_i=eps_i, delta=budget.delta)
-    losses = pure.sampled_losses(pair, budget, "median-individual")
-    return pure.dp_check(spec, pair, losses, "D||D'", eps_i, budget, exact_profile(pair))
+    return DpClaim(spec, "D||D'", eps_i, budget.delta), pair, exact_profile(pair)

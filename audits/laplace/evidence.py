@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from concurrent.futures import Executor
 from dataclasses import asdict, dataclass, replace
+from typing import Any
 
 import numpy as np
 
@@ -25,6 +26,7 @@ from pdp_audit.reports.records import Run
 from pdp_audit.verify.core.checks import CheckSpec, Evidence, finalize, make_run
 from pdp_audit.verify.evidence import pure_dp as pure
 from pdp_audit.verify.evidence.clipping import clipping_record
+from pdp_audit.verify.evidence.dp_claim import DpClaim
 from pdp_audit.verify.evidence.pure_dp_specs import CHECKS
 
 #: The options of one query only (None under the others).
@@ -167,9 +169,11 @@ def laplace_evidence(
         _spec("tail-curve"),
     )
     budget = pure.Budget.of(config, executor)
+    individual = _individual(s, budget)
+    pure.plan(budget, [*pure.claims_at(specs, pair, eps, budget, exact_profile(pair)), individual])
     return [
         *pure.pure_dp_checks(specs, pair, eps, budget, exact_profile(pair), progress),
-        _per_instance_check(s, budget),
+        _per_instance_check(individual, budget),
     ]
 
 
@@ -184,9 +188,16 @@ def _worst_target(s: LaplaceSetup) -> np.ndarray:
     return target
 
 
-def _per_instance_check(s: LaplaceSetup, budget: pure.Budget) -> Evidence:
+def _per_instance_check(individual: tuple, budget: pure.Budget) -> Evidence:
+    """The pure pDP claim of a typical individual (:func:`_individual`), audited like DP."""
+    claim, pair, profile = individual
+    losses = pure.sampled_losses(pair, budget, "median-individual")
+    return pure.dp_check(claim.spec, pair, losses, "D||D'", claim.epsilon, budget, profile)
+
+
+def _individual(s: LaplaceSetup, budget: pure.Budget) -> tuple[DpClaim, Any, pure.Profile]:
     """The pure pDP claim of a typical individual (median ‖Δ_z‖_1, removed from D): ε_z = ‖Δ_z‖_1/b (the mean:
-    ‖clip(z)‖_1/b_s + 1/b_c, ordered by the sum's part)."""
+    ‖clip(z)‖_1/b_s + 1/b_c, ordered by the sum's part), its pair and its profile."""
     if isinstance(s.query, lq.MeanQuery):
         sens = lap.L1Query("sum", s.query.clip).per_instance_sensitivities(s.rows)
     else:
@@ -201,5 +212,4 @@ def _per_instance_check(s: LaplaceSetup, budget: pure.Budget) -> Evidence:
             claim=f"Row {index} (‖clip(z)‖_1 = {sens[index]:.4g}) has ({eps_i:.4g}, {budget.delta:g})-pDP, "
             "ε_z = ‖clip(z)‖_1/b_s + 1/b_c",
         )
-    losses = pure.sampled_losses(pair, budget, "median-individual")
-    return pure.dp_check(spec, pair, losses, "D||D'", eps_i, budget, exact_profile(pair))
+    return DpClaim(spec, "D||D'", eps_i, budget.delta), pair, exact_profile(pair)

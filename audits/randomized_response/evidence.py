@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from concurrent.futures import Executor
 from dataclasses import asdict, dataclass
+from typing import Any
 
 import numpy as np
 
@@ -22,6 +23,7 @@ from pdp_audit.mechanisms.validation import InputError
 from pdp_audit.reports.records import Run
 from pdp_audit.verify.core.checks import CheckSpec, Evidence, finalize, make_run
 from pdp_audit.verify.evidence import pure_dp as pure
+from pdp_audit.verify.evidence.dp_claim import DpClaim
 
 
 def _spec(check_id: str, **values) -> CheckSpec:
@@ -108,11 +110,24 @@ def response_evidence(
         _spec("tail-curve"),
     )
     budget = pure.Budget.of(config, executor)
-    return [*pure.pure_dp_checks(specs, pair, eps, budget, exact_profile(pair), progress), _per_instance(s, budget)]
+    individual = _individual(s, budget)
+    pure.plan(budget, [*pure.claims_at(specs, pair, eps, budget, exact_profile(pair)), individual])
+    return [
+        *pure.pure_dp_checks(specs, pair, eps, budget, exact_profile(pair), progress),
+        _per_instance(individual, budget),
+    ]
 
 
-def _per_instance(s: ResponseSetup, budget: pure.Budget) -> Evidence:
-    """The pure pDP claim of the middle row when its value changes to the next category: ε_z = ε_r."""
+def _per_instance(individual: tuple, budget: pure.Budget) -> Evidence:
+    """The pure pDP claim of the middle row (:func:`_individual`), audited like DP."""
+    claim, pair, profile = individual
+    losses = pure.sampled_losses(pair, budget, "individual")
+    return pure.dp_check(claim.spec, pair, losses, "D||D'", claim.epsilon, budget, profile)
+
+
+def _individual(s: ResponseSetup, budget: pure.Budget) -> tuple[DpClaim, Any, pure.Profile]:
+    """The pure pDP claim of the middle row when its value changes to the next category: ε_z = ε_r, its pair and
+    its profile."""
     index = len(s.values) // 2
     pair = s.mechanism.pair(s.values, index)
     spec = _spec(
@@ -123,5 +138,4 @@ def _per_instance(s: ResponseSetup, budget: pure.Budget) -> Evidence:
         eps_i=pair.loss_bound,
         delta=budget.delta,
     )
-    losses = pure.sampled_losses(pair, budget, "individual")
-    return pure.dp_check(spec, pair, losses, "D||D'", pair.loss_bound, budget, exact_profile(pair))
+    return DpClaim(spec, "D||D'", pair.loss_bound, budget.delta), pair, exact_profile(pair)

@@ -16,19 +16,20 @@ A pair here has ``loss_bound`` η, with |L(o)| ≤ η for every release o (each 
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
-from typing import Callable
+from typing import Any, Callable, Sequence
 
 import numpy as np
 
 from pdp_audit.mechanisms.base import LOSS_RESOLUTION
 from pdp_audit.verify.core.checks import CheckSpec, Evidence
 from pdp_audit.verify.estimators.engine import sample_privacy_loss
+from pdp_audit.verify.estimators.progress import planned, planning
 from pdp_audit.verify.estimators.tails import both_directions
 from pdp_audit.verify.evidence import builders
 from pdp_audit.verify.evidence.dp_claim import DpClaim, Draws
 from pdp_audit.verify.evidence.pair_checks import loss_consistency_check
 from pdp_audit.verify.evidence.privacy_profile import bound_supported
-from pdp_audit.verify.evidence.profile_checks import dp_check_with_profile, profile_grid
+from pdp_audit.verify.evidence.profile_checks import dp_check_with_profile, profile_draws, profile_grid
 
 #: Relative slack of ``loss-bound``: the loss is a sum of d differences of |·|, each rounded to a few ulp.
 LOSS_BOUND_RTOL = 1e-9
@@ -72,6 +73,26 @@ def sampled_losses(pair, budget: Budget, stream: str, progress: bool = False) ->
         sample_privacy_loss(pair, world, budget.trials, budget.seed, stream, budget.executor, progress)
         for world in ("D", "D'")
     )
+
+
+def plan(budget: Budget, claims: Sequence[tuple[DpClaim, Any, Profile]]) -> None:
+    """Tell the whole audit's progress bar (:func:`pdp_audit.verify.estimators.progress.planned`), before any draw,
+    the draws of the DP checks ``claims`` -- (the claim, its pair, the pair's profile) of each: ``trials`` per world
+    for each pair, whose losses every check at it shares, and what each check's profile adds
+    (:func:`~pdp_audit.verify.evidence.profile_checks.profile_draws`).  Nothing where no bar is shown."""
+    if not planning():
+        return
+    pairs = {id(pair) for _, pair, _ in claims}
+    extra = sum(profile_draws(claim, pair, budget.trials, profile.epsilon) for claim, pair, profile in claims)
+    planned(2 * budget.trials * len(pairs) + extra)
+
+
+def claims_at(specs: PureSpecs, pair, epsilon: float, budget: Budget, profile: Profile) -> list:
+    """The DP claims :func:`pure_dp_checks` checks at ``pair``, as :func:`plan` takes them."""
+    return [
+        (DpClaim(specs.forward, "D||D'", epsilon, budget.delta), pair, profile),
+        (DpClaim(specs.reverse, "D'||D", epsilon, budget.delta), pair, profile),
+    ]
 
 
 def dp_check(spec: CheckSpec, pair, losses, direction: str, epsilon: float, budget: Budget, profile: Profile):
