@@ -33,7 +33,7 @@ def test_intervals_contain_the_exact_leverages_and_epsilon1():
     H0, lam0, mu0 = work.reference
     X = work.X
     mu = _leverages(X, H)
-    box = screening.leverage_interval(mu0[: work.n], H, H0, lam0)
+    box = screening.leverage_interval(mu0[: work.n], screening.deviation(H, H0, lam0))
     assert np.all((box.lo <= mu) & (mu <= box.hi))
     assert np.max(box.hi / box.lo) < 1.1  # narrow: what makes the screen settle almost every user
     Linv = np.linalg.inv(np.linalg.cholesky(H))
@@ -54,7 +54,7 @@ def test_intervals_contain_the_exact_leverages_and_epsilon1():
     interval = screening.epsilon1_interval(box, f2, f1**2 * work.xn2[: work.n] / (2 * s2) + f1 * xb / s2)
     assert np.all((interval.lo <= eps1) & (eps1 <= interval.hi))
     # a broken bound (H taken for H₀: r = 0) misses the exact leverages
-    broken = screening.leverage_interval(mu0[: work.n], H, H, lam0)
+    broken = screening.leverage_interval(mu0[: work.n], screening.deviation(H, H, lam0))
     assert not np.all((broken.lo <= mu) & (mu <= broken.hi))
 
 

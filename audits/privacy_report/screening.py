@@ -60,11 +60,17 @@ def greater(a: Interval, b: Interval) -> Decision:
     return Decision(a.lo > b.hi * (1 + SLACK), ~(a.hi * (1 + SLACK) < b.lo))
 
 
-def leverage_interval(mu_ref: np.ndarray, H: np.ndarray, H_ref: np.ndarray, lam_min_ref: float) -> Interval:
-    """μ(x) = xᵀH_t⁻¹x for each stacked H_t (T, d, d) and row x, from μ₀(x) = xᵀH₀⁻¹x (k,): shape (T, k)."""
+def deviation(H: np.ndarray, H_ref: np.ndarray, lam_min_ref: float) -> np.ndarray:
+    """r_t = ‖H_t − H₀‖_F / λ_min(H₀), widened by :data:`SLACK`: (1 − r)H₀ ⪯ H_t ⪯ (1 + r)H₀, so
+    λ_min(H_t) ≥ (1 − r)λ_min(H₀)."""
     D = H - H_ref
-    r = np.sqrt(np.einsum("tij,tij->t", D, D)) / lam_min_ref
-    r = r[:, None] * (1 + SLACK)
+    return np.sqrt(np.einsum("tij,tij->t", D, D)) / lam_min_ref * (1 + SLACK)
+
+
+def leverage_interval(mu_ref: np.ndarray, r: np.ndarray) -> Interval:
+    """μ(x) = xᵀH_t⁻¹x for each stacked H_t and row x, from μ₀(x) = xᵀH₀⁻¹x (k,) and H_t's :func:`deviation` r
+    (T,): shape (T, k)."""
+    r = r[:, None]
     below = r < 1  # r ≥ 1: no upper bound
     hi = np.where(below, mu_ref * (1 + SLACK) / np.where(below, 1 - r, 1.0), np.inf)
     return Interval(mu_ref * (1 - SLACK) / (1 + r), hi)
@@ -122,5 +128,9 @@ def pencil_inside(N: np.ndarray, B: np.ndarray | None, t: float) -> np.ndarray:
     out = np.zeros(N.shape[0], bool)
     for i in range(N.shape[0]):
         b = base if B is None else base[i]
-        out[i] = dpotrf(b - N[i], lower=1, clean=0)[1] == 0 and dpotrf(b + N[i], lower=1, clean=0)[1] == 0
+        # symmetric: the transposes are the Fortran-ordered matrices (no copy), factorised in place
+        out[i] = (
+            dpotrf((b - N[i]).T, lower=1, clean=0, overwrite_a=1)[1] == 0
+            and dpotrf((b + N[i]).T, lower=1, clean=0, overwrite_a=1)[1] == 0
+        )
     return out

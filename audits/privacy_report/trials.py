@@ -177,7 +177,7 @@ class PipelineTrials:
         t = theta @ self.Xall.T
         st = _State(loss.f1(t, self.yall), loss.f2(t, self.yall), dr["b"] @ self.Xall.T)
         L = np.linalg.cholesky(H)
-        st.H = _Factors(L)  # xᵀH⁻¹x = ‖L⁻¹x‖²
+        st.H = _Factors(list(np.ascontiguousarray(np.swapaxes(L, 1, 2)).transpose(0, 2, 1)))  # xᵀH⁻¹x = ‖L⁻¹x‖²
         lam_min = np.linalg.eigvalsh(H)[:, 0] if self.need_lambda_min else np.full(c, np.nan)
         out[:, INDEX["lambda_min"]] = lam_min
         if cal.mode != "independent":
@@ -188,7 +188,12 @@ class PipelineTrials:
                 out[:, INDEX[column]] = _norm_exceeds(N, threshold, norm_lo)
             if cal.mode == "dependent":  # Proposition 21's P only where two Cholesky factorisations do not decide
                 p_min, p_max = np.full(c, -0.5), np.full(c, 0.5)
-                open_ = ~screening.pencil_inside(N, H, 0.5)
+                # ‖N‖₂ ≤ τσ₃ < ½λ_min(H) (Algorithm 2 requires λ ≥ 2τσ₃) already implies |λ_i(P)| < ½
+                H0, lam0, _ = self.reference
+                st.r = screening.deviation(H, H0, lam0)
+                t1 = self.lemma20_thresholds[0][1]
+                open_ = ~((out[:, INDEX["lemma20_fail"]] == 0) & (t1 * (1 + screening.SLACK) < 0.5 * (1 - st.r) * lam0))
+                open_[open_] = ~screening.pencil_inside(N[open_], H[open_], 0.5)
                 if np.any(open_):
                     Lo = np.linalg.inv(L[open_])
                     ev = np.linalg.eigvalsh(Lo @ N[open_] @ np.swapaxes(Lo, 1, 2))
@@ -312,7 +317,8 @@ class PipelineTrials:
         users = slice(0, n)
         f1, f2, xn, xn2 = st.f1[:, users], st.f2[:, users], self.xn[users], self.xn2[users]
         H0, lam0, mu0 = self.reference
-        mu = screening.leverage_interval(mu0[users], H, H0, lam0)
+        r = st.r if st.r is not None else screening.deviation(H, H0, lam0)
+        mu = screening.leverage_interval(mu0[users], r)
         s2 = cal.sigma**2
         t2 = f1**2 * xn2 / (2 * s2)
         eps1 = screening.epsilon1_interval(mu, f2, t2 + f1 * st.xb[:, users] / s2)
@@ -384,8 +390,8 @@ class _Factors:
     """Lower Cholesky factors of stacked symmetric matrices A_t; xᵀA_t⁻¹x = ‖L_t⁻¹x‖², one triangular solve per
     matrix for the rows it needs.  +∞ where A_t is not positive definite (no bound)."""
 
-    def __init__(self, factors: np.ndarray | list[np.ndarray | None]):
-        self.factors = factors
+    def __init__(self, factors: list[np.ndarray | None]):
+        self.factors = factors  # Fortran-ordered (LAPACK copies any other)
 
     @classmethod
     def of(cls, A: np.ndarray, pd: np.ndarray) -> _Factors:
@@ -394,7 +400,7 @@ class _Factors:
 
         factors: list[np.ndarray | None] = [None] * A.shape[0]
         for i in np.flatnonzero(pd):
-            L, info = dpotrf(A[i], lower=1, clean=0)
+            L, info = dpotrf(A[i].T, lower=1, clean=0)  # A symmetric: its transpose is the Fortran-ordered A
             factors[i] = L if info == 0 else None
         return cls(factors)
 
@@ -403,8 +409,10 @@ class _Factors:
         from scipy.linalg.lapack import dtrtrs
 
         out = np.full(need.shape, np.nan)
-        for t in np.flatnonzero(need.any(axis=1)):
-            ks = np.flatnonzero(need[t])
+        rows, cols = np.nonzero(need)  # grouped by repetition
+        starts = np.flatnonzero(np.diff(rows, prepend=-1))
+        for lo, hi in zip(starts.tolist(), [*starts[1:].tolist(), rows.size]):
+            t, ks = rows[lo], cols[lo:hi]
             L = self.factors[t]
             if L is None:
                 out[t, ks] = np.inf
@@ -420,6 +428,7 @@ class _State:
 
     def __init__(self, f1: np.ndarray, f2: np.ndarray, xb: np.ndarray):
         self.f1, self.f2, self.xb = f1, f2, xb
+        self.r: np.ndarray | None = None  # H's screening.deviation from H₀, where computed
         self.H: _Factors
         self.xj: np.ndarray
         self.spectrum: tuple[np.ndarray, np.ndarray]
