@@ -140,8 +140,11 @@ def planned(draws: int) -> None:
     """Add ``draws`` to the total of the whole audit's bar (nothing where none is shown): an audit says, before its
     first draw, what its passes will draw."""
     bar = _AUDIT.get()
-    if bar is not None:
-        bar.total = (bar.total or 0) + int(draws)  # shown at the next update (a refresh would skip DELAY)
+    if bar is None:
+        return
+    if bar.n == 0:  # the first draw is still to come: the rate (and the time left) counts from now, not from the
+        bar.start_t = bar.last_print_t = bar._time()  # audit's setup (its data read, its pairs built)
+    bar.total = (bar.total or 0) + int(draws)  # shown at the next update (a refresh would skip DELAY)
 
 
 def say(line: str, file: Any = None) -> None:
