@@ -224,9 +224,11 @@ def grid_through(resolution: float, epsilon: float) -> float:
     return eps / (divisor * math.ceil(eps / (divisor * resolution)))
 
 
-def at_loss_resolution(losses: np.ndarray, resolution: float = LOSS_RESOLUTION) -> np.ndarray:
+def at_loss_resolution(
+    losses: np.ndarray, resolution: float = LOSS_RESOLUTION, out: np.ndarray | None = None
+) -> np.ndarray:
     """Losses rounded to the nearest multiple of ``resolution`` (:func:`loss_resolution` of the releases' type;
-    |L| ≥ 2^20 and ±∞ unchanged).
+    |L| ≥ 2^20 and ±∞ unchanged); into ``out`` (a float64 array of their shape, not ``losses`` itself) where given.
 
     Why: a loss with an atom (the Laplace mechanism's L = ε on a half-line) is computed with a few ulp of
     rounding noise, and that noise differs between the worlds (o = 0 + noise and o = 1 + noise lie on different
@@ -239,7 +241,7 @@ def at_loss_resolution(losses: np.ndarray, resolution: float = LOSS_RESOLUTION) 
     losses = np.asarray(losses, dtype=float)
     if losses.ndim and _scales_exactly(resolution):
         with np.errstate(over="ignore"):  # detected below, and the general form then says it as before
-            rounded = np.multiply(losses, 1.0 / resolution)
+            rounded = np.multiply(losses, 1.0 / resolution, out=out)
         np.rint(rounded, out=rounded)
         rounded *= resolution
         # a finite sum: no ±∞ (from an infinite L, or a finite |L| ≥ 2^20 whose scaling overflowed) and no NaN; else
@@ -249,7 +251,11 @@ def at_loss_resolution(losses: np.ndarray, resolution: float = LOSS_RESOLUTION) 
         if finite:
             return rounded
     with np.errstate(invalid="ignore"):
-        return np.where(np.abs(losses) < 2.0**20, np.rint(losses / resolution) * resolution, losses)
+        general = np.where(np.abs(losses) < 2.0**20, np.rint(losses / resolution) * resolution, losses)
+    if out is None:
+        return general
+    out[...] = general
+    return out
 
 
 def _scales_exactly(resolution: float) -> bool:

@@ -448,30 +448,34 @@ class GaussianPair:
         out += self._centres[check_world(world)]
         return out
 
-    def privacy_loss(self, outputs: np.ndarray) -> np.ndarray:
+    #: :meth:`privacy_loss` writes into ``out`` where given (the block engine's result: no fresh block-sized array).
+    writes_losses_into = True
+
+    def privacy_loss(self, outputs: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
         """log p_D(o) − log p_D'(o) from the two Gaussian log-densities (not from Theorem 22).
 
         Both densities have covariance σ²I, so their normalising constants cancel exactly and only the
-        two quadratic forms remain: (‖o − q_D'‖² − ‖o − q_D‖²) / (2σ²).
+        two quadratic forms remain: (‖o − q_D'‖² − ‖o − q_D‖²) / (2σ²).  ``out``: a float64 array of
+        ``len(outputs)`` to write the losses into (the same numbers).
         """
         outputs = np.atleast_2d(outputs)
         if outputs.shape[1] == 1:  # a scalar release: the same operations without einsum's slow length-1 sums
-            return self._scalar_loss(outputs[:, 0])
+            return self._scalar_loss(outputs[:, 0], out)
         offset = outputs - self._centres["D"]  # one buffer reused for both offsets: fewer fresh pages per block
         quad_d = np.einsum("ij,ij->i", offset, offset)
         np.subtract(outputs, self._centres["D'"], out=offset)
-        loss = np.einsum("ij,ij->i", offset, offset)
+        loss = np.einsum("ij,ij->i", offset, offset, out=out)
         loss -= quad_d
         loss *= 1 / (2 * self.sigma**2)
         return loss
 
-    def _scalar_loss(self, o: np.ndarray) -> np.ndarray:
+    def _scalar_loss(self, o: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
         """:meth:`privacy_loss` of 1-d releases, bit for bit (einsum's sum of one product is that product).
 
         ‖o − q_D‖² goes through a small scratch buffer a slice at a time: a second block-sized array made the
         allocator hand pages back to the system after every block and fault them in again for the next (368
         page faults a block of 2^16, as long as the draws themselves on a shared 2-core machine)."""
-        loss = o - self._centres["D'"]
+        loss = np.subtract(o, self._centres["D'"], out=out)
         loss *= loss
         scratch = np.empty(min(o.size, _SCRATCH))
         for start in range(0, o.size, _SCRATCH):

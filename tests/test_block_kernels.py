@@ -92,3 +92,48 @@ def test_gathered_is_concatenate(blocks):
     expected = np.concatenate(blocks)
     got = gathered(iter(blocks), [3, 2])
     assert got.dtype == expected.dtype and got.shape == expected.shape and np.array_equal(got, expected)
+
+
+class Edgy:
+    """A pair of the user's kind (no ``writes_losses_into``) whose losses reach the general rounding: huge losses and
+    infinite ones (+∞: possible for releases drawn on D), so the fast path's sum is not finite."""
+
+    output_dim = 1
+
+    def sample(self, world, size, rng):
+        return rng.standard_normal((size, 1))
+
+    def privacy_loss(self, outputs):
+        losses = outputs[:, 0] * 1e300
+        losses[::7] = np.inf
+        return losses
+
+
+def test_losses_written_into_the_result_are_those_gathered_bit_for_bit():
+    """run_blocks writes each block of a PrivacyLossSampler straight into the result (a pair of ours through one
+    reused scratch array): the numbers of the blocks returned and concatenated, for the scalar and vector Gaussian
+    losses, a pair without the scratch, and the rounding's general form."""
+    from pdp_audit.verify.estimators.engine import PrivacyLossSampler, block_rng, block_sizes, run_blocks
+
+    scalar = GaussianPair(np.array([100.0]), np.array([101.0]), 3.7)
+    vector = GaussianPair(np.zeros(3), np.eye(3)[0], 0.9)
+    for pair, world in ((scalar, "D"), (scalar, "D'"), (vector, "D"), (vector, "D'"), (Edgy(), "D")):
+        sampler = PrivacyLossSampler(pair, world)
+        n = 2 * 65536 + 11
+        with np.errstate(over="ignore"):
+            blocks = [sampler(size, block_rng(5, "s", b)) for b, size in enumerate(block_sizes(n))]
+            written = run_blocks(sampler, n, 5, "s")
+        assert np.array_equal(bits(written), bits(np.concatenate(blocks))), (type(pair).__name__, world)
+
+
+def test_a_malformed_block_is_still_refused_when_written_into_the_result():
+    from pdp_audit.verify.estimators.engine import PrivacyLossSampler, run_blocks
+
+    class Nan(Edgy):
+        def privacy_loss(self, outputs):
+            losses = outputs[:, 0].copy()
+            losses[3] = np.nan
+            return losses
+
+    with pytest.raises(MalformedPair, match="NaN for 1 of"):
+        run_blocks(PrivacyLossSampler(Nan(), "D"), 1000, 0, "s")
