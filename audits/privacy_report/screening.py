@@ -106,7 +106,7 @@ def settle(decision: Decision) -> tuple[np.ndarray, np.ndarray]:
 # --------------------------------------------------------------------------------------------
 # the spectral events: ‖N‖₂ against a threshold (Lemma 20), P's extremes against ±½ (Proposition 21)
 # --------------------------------------------------------------------------------------------
-def norm_lower_bound(N: np.ndarray, steps: int = 8) -> np.ndarray:
+def norm_lower_bound(N: np.ndarray, steps: int = 4) -> np.ndarray:
     """A lower bound on ‖N_t‖₂ for stacked symmetric N (T, d, d): √(‖Nv‖²/‖v‖²) after ``steps`` power iterations
     with N² from a fixed start (any v bounds ‖N‖₂ from below; the iterations make it close)."""
     v = np.broadcast_to(np.linspace(1.0, 2.0, N.shape[-1]), N.shape[:-1]).copy()

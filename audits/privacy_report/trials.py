@@ -411,14 +411,15 @@ class _Factors:
         out = np.full(need.shape, np.nan)
         rows, cols = np.nonzero(need)  # grouped by repetition
         starts = np.flatnonzero(np.diff(rows, prepend=-1))
+        Z = np.zeros((X.shape[1], rows.size), order="F")  # the columns L_t⁻¹x, then one sum of squares for all
+        definite = np.ones(rows.size, bool)
         for lo, hi in zip(starts.tolist(), [*starts[1:].tolist(), rows.size]):
-            t, ks = rows[lo], cols[lo:hi]
-            L = self.factors[t]
+            L = self.factors[rows[lo]]
             if L is None:
-                out[t, ks] = np.inf
-                continue
-            z = dtrtrs(L, X[ks].T, lower=1)[0]
-            out[t, ks] = np.einsum("ij,ij->j", z, z)
+                definite[lo:hi] = False
+            else:
+                Z[:, lo:hi] = dtrtrs(L, X[cols[lo:hi]].T, lower=1)[0]
+        out[rows, cols] = np.where(definite, np.einsum("ij,ij->j", Z, Z), np.inf)
         return out
 
 
