@@ -7,7 +7,9 @@ seed and budget: the fixed pass (the whole ``--trials``, Clopper–Pearson) and 
 pilot's included), the fresh ones alone, their ratio, both bounds at α = 1e-6, both verdicts (refuted or not), why
 the stopped pass stopped and which stage decided (from 1e6 fresh releases a pilot attack runs first:
 :func:`pdp_audit.audits.blackbox.attack._staged_attack`), and the wall-clock seconds of each (the load beside them:
-the machine may be shared; the stopped pass runs first and pays the process's warm-up).
+the machine may be shared; the stopped pass runs first and pays the process's warm-up); and the fresh releases
+``pdp_audit.audit_blackbox`` draws on its defaults at that budget (``default_fresh_per_world``: early stopping is
+the default).
 
     python benchmarks/blackbox_early_stop.py                       # 4 mechanisms at 1e6 fresh releases per world
     python benchmarks/blackbox_early_stop.py --trials 8000000 --mechanisms SVT3   # the default budget
@@ -82,6 +84,7 @@ def run_one(name: str, trials: int, seed: int, early_only: bool = False) -> dict
             "seconds": round(seconds, 1),
             **({"stopped": attack.stopped, "rounds": attack.rounds, "stage": attack.stage} if stop_at else {}),
         }
+    row["default_fresh_per_world"] = _default_fresh(sample_d, sample_dp, claimed, trials, seed)
     if early_only:
         row["load"] = round(os.getloadavg()[0], 2)
         return row
@@ -90,6 +93,18 @@ def run_one(name: str, trials: int, seed: int, early_only: bool = False) -> dict
     row["seconds_ratio"] = round(row["early"]["seconds"] / max(row["fixed"]["seconds"], 1e-9), 3)
     row["load"] = round(os.getloadavg()[0], 2)
     return row
+
+
+def _default_fresh(sample_d, sample_dp, claimed: float, trials: int, seed: int) -> int:
+    """The fresh releases per world ``pdp_audit.audit_blackbox`` draws on its defaults (early stopping, issue 43) at
+    this budget, in one process: ``trials`` where a default draws them all."""
+    import pdp_audit
+
+    budget = pdp_audit.BlackBoxBudget(workers=1)
+    run = pdp_audit.audit_blackbox((sample_d, sample_dp), claimed, 0.0, trials=trials, seed=seed, alpha=ALPHA,
+                                   budget=budget)
+    stopped = run.checks[0].details.get("early_stop")
+    return trials if stopped is None else max(stopped["fresh_drawn"].values())
 
 
 def main() -> None:

@@ -16,11 +16,12 @@ root seed.  Prints one JSON line per mechanism:
 The target: observed fail rate ≤ nominal (no run may fail: at this many runs a single fail would already be far
 above 1e-6), inconclusive rare enough that the default budget decides.
 
-With ``--early-stop`` each pair's pass is drawn in looks and stopped once decided (``--trials`` the maximum:
-:mod:`pdp_audit.verify.evidence.pair_sequential`); each line adds the median draws per world the runs used.
+Each pair's pass is drawn in looks and stopped once decided, as every audit's is by default (``--trials`` the
+maximum: :mod:`pdp_audit.verify.evidence.pair_sequential`); each line adds the median draws per world the runs used.
+``--no-early-stop`` draws the whole budget in one pass.
 
     python benchmarks/false_alarms.py --seeds 200
-    python benchmarks/false_alarms.py --seeds 200 --early-stop
+    python benchmarks/false_alarms.py --seeds 200 --no-early-stop
     python benchmarks/false_alarms.py --seeds 100 --shard 0/2 &
     python benchmarks/false_alarms.py --seeds 100 --shard 1/2
 """
@@ -92,7 +93,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--wide-seeds", type=int, default=10, help="runs of the 1000-bin Laplace (default 10)")
     parser.add_argument("--only", default="", help="run the mechanisms whose name contains this text")
     parser.add_argument("--shard", default="0/1", help="i/n: every n-th mechanism from the i-th (parallel runs)")
-    parser.add_argument("--early-stop", action="store_true", help="draw each pass in looks, stopped once decided")
+    parser.add_argument(
+        "--early-stop",
+        action=argparse.BooleanOptionalAction,
+        default=zoo.EARLY_STOP,
+        help="draw each pass in looks, stopped once decided (the default; --no-early-stop: the whole budget)",
+    )
     args = parser.parse_args(argv)
     total = {"runs": 0, "fail": 0, "inconclusive": 0}
     shard, shards = (int(x) for x in args.shard.split("/"))

@@ -3,7 +3,9 @@ pair_sequential`) against the fixed pass of the whole budget (issue 43).  One JS
 
 * ``gaussian``: a correct Gaussian mechanism at twice the σ its claim needs (the closed form of δ(ε), Balle & Wang
   2018, Theorem 8), with the package's noise view (``GaussianPair``) and as a plain pair without one, the fixed pass
-  and the stopped pass on the same seed and budget: verdicts, draws per world used, the share of the budget, seconds.
+  and the stopped pass on the same seed and budget: verdicts, draws per world used, the share of the budget, seconds;
+  and the draws ``pdp_audit.audit_pair`` uses on its defaults (``default_drawn_per_world``: early stopping is the
+  default, so they are the stopped pass's).
 * ``mutants``: every pair mutant of the zoo (:mod:`pdp_audit.verify.mutants`; its coverage mutants have no pair
   pass) with early stopping, at the zoo's default budget: caught or not, the draws per world it used; then a summary
   line (all caught, the median draws per mutant and its ratio to the budget).  ``--twins`` audits the correct twins
@@ -83,6 +85,15 @@ def _drawn(checks: list, trials: int) -> int:
     return min(FIRST_LOOK, trials) if any(c.id == "pair-protocol" for c in checks) else trials
 
 
+def _default_drawn(pair, claim: tuple) -> int:
+    """The draws per world ``pdp_audit.audit_pair`` uses on its defaults (early stopping, issue 43) at this budget:
+    the budget itself where a default draws it all."""
+    import pdp_audit
+
+    run = pdp_audit.audit_pair(pair, *claim, trials=TRIALS, alpha=ALPHA)
+    return _drawn(list(run.checks), TRIALS)
+
+
 def _verdict(checks: list) -> str:
     from pdp_audit.verify.core.checks import worst
 
@@ -101,6 +112,7 @@ def part_gaussian() -> None:
         fixed, fixed_s = _audit(make(sigma), claim, False)
         early, early_s = _audit(make(sigma), claim, True)
         drawn = _drawn(early, TRIALS)
+        default = _default_drawn(make(sigma), claim)
         print(
             json.dumps(
                 {
@@ -115,6 +127,7 @@ def part_gaussian() -> None:
                     "early_drawn_per_world": drawn,
                     "share_of_budget": round(drawn / TRIALS, 4),
                     "stopped": early[-1].details["early_stop"]["stopped"],
+                    "default_drawn_per_world": default,
                     "fixed_s": round(fixed_s, 2),
                     "early_s": round(early_s, 2),
                     "load": load(),

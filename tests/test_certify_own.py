@@ -116,7 +116,7 @@ def test_a_users_laplace_histogram_is_certified_from_the_command_line(tmp_path, 
     assert certified["data_sha256"] == hashlib.sha256(data).hexdigest() and certified["data_shape"] == [50, 2]
     assert certified["data"] == "data.csv" and certified["parameters"] == {"data": "data.csv"}
     assert certified["evidence"] == "white-box" and certified["claim"] == {"epsilon": 1.0, "delta": 0.0}
-    assert certified["audit"] == {"trials": 20_000, "seed": 0, "alpha": 1e-6}
+    assert certified["audit"] == {"trials": 20_000, "seed": 0, "alpha": 1e-6, "early_stop": True}  # the default
     # pure DP, proven: the Laplace view replays sample() and its loss never exceeds ε, so δ̄ = 0 is certified
     upper = max(c["ci"][1] for c in document["checks"] if c["id"].startswith("dp-"))
     assert document["parameters"]["delta_certified"] == upper == 0
@@ -132,12 +132,17 @@ def test_a_users_laplace_histogram_is_certified_from_the_command_line(tmp_path, 
 
 
 @pytest.mark.parametrize(
-    "parameters, failing",
-    [("scale = 0.4", "dp-forward"), ("loss_scale = 2.0", "loss-consistency")],
-    ids=["scale-too-small", "loss-for-another-scale"],
+    "parameters, failing, flags",
+    [
+        ("scale = 0.4", "dp-forward", ()),
+        # stopped at the first look (2,048 draws a world) by the view's exact loss; the whole budget: the identities
+        ("loss_scale = 2.0", "noise-view", ()),
+        ("loss_scale = 2.0", "loss-consistency", ("--no-early-stop",)),
+    ],
+    ids=["scale-too-small", "loss-for-another-scale", "loss-for-another-scale-whole-budget"],
 )
-def test_a_broken_histogram_is_refused(tmp_path, parameters, failing):
-    code, document = certify(project(tmp_path, parameters=parameters))
+def test_a_broken_histogram_is_refused(tmp_path, parameters, failing, flags):
+    code, document = certify(project(tmp_path, parameters=parameters), *flags)
     assert code == 1
     assert document["verdict"] == "fail"
     assert {c["id"]: c["verdict"] for c in document["checks"]}[failing] == "fail"

@@ -98,6 +98,61 @@ def test_a_pass_stops_only_from_the_floor_and_a_fail_at_any_look():
     assert sequential.stopped(passing, sequential.Stopping(1e-6, early_stop=False), 100_000, 100_000) == "budget"
 
 
+def test_a_pass_in_a_larger_family_stops_at_the_level_that_family_judges_it_at():
+    """A pass of 4 checks whose run decides them among 16 others (a certificate's 4 individuals): its intervals are
+    read at α/20, not α/4 -- one supported at α/4 and not at α/20 does not stop the pass as ``passed``; a p-value
+    Holm over the 20 rejects (≤ α/20) stops it ``failed``, one only Holm over 4 rejects does not."""
+    alpha = 1e-6
+
+    def checks(pvalue=1.0, edge=alpha / 10):  # the interval inside the claim (supports) at level a iff a ≥ edge
+        supports = lambda ci, a: a >= edge  # noqa: E731
+        return [Evidence(SPEC, pvalue=p, interval=lambda a: (0.0, a), supports=supports) for p in (pvalue, 1, 1, 1)]
+
+    alone, among = sequential.Stopping(alpha), sequential.Stopping(alpha, others=16)
+    assert among.level(4) == pytest.approx(alpha / 5) and alone.level(4) == alpha and among.level(0) == alpha
+    assert sequential.stopped(checks(), alone, 100_000, 100_000) == "passed"
+    assert sequential.stopped(checks(), among, 50_000, 100_000) is None
+    assert sequential.stopped(checks(edge=alpha / 25), among, 50_000, 100_000) == "passed"
+    assert sequential.stopped(checks(pvalue=alpha / 8), alone, 50_000, 100_000) == "failed"
+    assert sequential.stopped(checks(pvalue=alpha / 8), among, 50_000, 100_000) is None
+    assert sequential.stopped(checks(pvalue=alpha / 25), among, 50_000, 100_000) == "failed"
+
+
+#: A user's Gaussian with its noise view (the package's GaussianPair) at ``factor`` times the σ that (1, 1e-5) needs,
+#: and ``individuals`` copies of it as its per-instance pairs.
+INDIVIDUALS = """
+import numpy as np
+from pdp_audit.mechanisms.gaussian import GaussianPair, analytic_sigma
+
+class Pair(GaussianPair):
+    def __init__(self, factor, rows=0):
+        super().__init__(np.zeros(1), np.ones(1), factor * analytic_sigma(1.0, 1e-5))
+        self.rows, self.factor = rows, factor
+
+    def per_instance(self):
+        for row in range(self.rows):
+            yield f"row-{row + 1}", Pair(self.factor)
+
+def make(data, factor=1.0, individuals=0):
+    return Pair(factor, individuals)
+"""
+
+
+def test_a_certificates_individuals_never_turn_a_stopped_pass_inconclusive(tmp_path):
+    """Issue 43's wrinkle: each pass of a certificate with individuals stopped on its own 4 checks (Holm at α), the
+    certificate decides all 20 as one family (α/20 a check).  At 1.007× the needed σ every pass stopped ``passed`` at
+    10,368 draws a world and the certificate ended INCONCLUSIVE (exit 3, dp-reverse; seed 0).  Read at the family's
+    level, a pass stops only where the certificate's verdict is the one it stopped on."""
+    from tests.test_certify_own import certify, project
+
+    code, document = certify(
+        project(tmp_path, module=INDIVIDUALS, parameters="factor = 1.007\nindividuals = 4", delta="1e-5")
+    )
+    stopped = {c["details"]["early_stop"]["stopped"] for c in document["checks"]}
+    assert len(document["checks"]) == 20 and stopped <= {"passed", "budget"}, stopped
+    assert code == 0 and {c["verdict"] for c in document["checks"]} == {"pass"}
+
+
 def _audit(pair, claim: tuple, stop, trials: int = 100_000, seed: int = 0):
     evidence = validated_dp_checks(pair, *claim, trials, seed, False, drawing=MainPass(stop=stop))
     return finalize(evidence, 1e-6)
@@ -131,10 +186,16 @@ def test_a_passed_deadline_stops_after_the_first_look_and_reports_its_draws():
     assert record["level_share"] == sequential.look_shares(record["of_looks"])[0]
 
 
-def test_the_fixed_pass_is_the_default():
+def test_early_stopping_is_the_default_and_the_fixed_pass_is_asked_for():
     assert sequential.Stopping.of(1e-6, False, None) is None
     assert sequential.Stopping.of(1e-6, True, None) == sequential.Stopping(1e-6)
     assert "early_stop" not in _audit(gaussian(1.0), (1.0, 1e-3), None, trials=5_000)[-1].details
+    assert pdp_audit.PairBudget().early_stop is True
+    run = pdp_audit.audit_pair(gaussian(1.0), 1.0, 1e-3, trials=5_000)
+    assert run.parameters["early_stop"] is True and run.checks[-1].details["early_stop"]["stopped"] == "failed"
+    fixed = pdp_audit.audit_pair(gaussian(1.0), 1.0, 1e-3, trials=pdp_audit.PairBudget(5_000, early_stop=False))
+    assert "early_stop" not in fixed.parameters and "early_stop" not in fixed.checks[-1].details
+    assert fixed.checks[0].details["draws_per_world"] == 5_000  # the whole budget, as before the default changed
 
 
 # --- reached from the API, a deployment file and a sweep's keys: one config (audits/pair/config.py) ---------------
@@ -146,9 +207,20 @@ def test_audit_pair_takes_a_pair_budget_and_records_the_draws_it_used():
 
 
 def test_a_pair_budget_without_stopping_is_the_fixed_pass_byte_for_byte():
+    """``early_stop=False`` is the pass of the versions before the default changed: the fixed pass's checks, decided
+    as the run decides them (no record of looks), byte for byte; and a bare ``trials`` is the default budget's."""
+    from pdp_audit.reports.records import Run
+
+    fixed = pdp_audit.PairBudget(5_000, workers=1, early_stop=False)
+    budget = pdp_audit.audit_pair(gaussian(1.0), 1.0, 1e-3, trials=fixed, seed=2)
+    checks = _audit(gaussian(1.0), (1.0, 1e-3), None, trials=5_000, seed=2)
+    assert [(c.id, c.verdict, c.estimate, c.ci, c.pvalue, c.details) for c in budget.checks] == [
+        (c.id, c.verdict, c.estimate, c.ci, c.pvalue, c.details) for c in checks
+    ]
+    assert isinstance(budget, Run) and "early_stop" not in budget.parameters
     plain = pdp_audit.audit_pair(gaussian(1.0), 1.0, 1e-3, trials=5_000, seed=2)
-    budget = pdp_audit.audit_pair(gaussian(1.0), 1.0, 1e-3, trials=pdp_audit.PairBudget(5_000, workers=1), seed=2)
-    assert json_report(plain) == json_report(budget)
+    default = pdp_audit.audit_pair(gaussian(1.0), 1.0, 1e-3, trials=pdp_audit.PairBudget(5_000, workers=1), seed=2)
+    assert json_report(plain) == json_report(default)
 
 
 @pytest.mark.parametrize(
@@ -182,8 +254,9 @@ def test_a_deployment_states_early_stop_and_time_limit_in_its_audit_table(tmp_pa
 
 
 def test_certify_early_stop_and_time_limit_set_the_deployments_audit_table(tmp_path, capsys):
-    """``pdp-audit certify --early-stop``: the user's Laplace histogram (pure claim, proven by its view) passes at a
-    look before its 2e4 budget, and the certificate states the stopping; a built-in mechanism refuses the flags."""
+    """``pdp-audit certify`` (early stopping the default; ``--early-stop``, its spelling from before, still
+    accepted): the user's Laplace histogram (pure claim, proven by its view) passes at a look before its 2e4 budget,
+    and the certificate states the stopping; a built-in mechanism refuses the flags."""
     from tests.test_certify_own import certify, project
 
     code, document = certify(project(tmp_path / "user"), "--early-stop", "--time-limit", "600")
@@ -206,14 +279,17 @@ def test_certify_early_stop_and_time_limit_set_the_deployments_audit_table(tmp_p
 def test_a_sampler_only_deployment_passes_early_stop_to_the_black_box(tmp_path):
     from tests.test_certify_own import BLACKBOX, certify, project
 
-    code, document = certify(project(tmp_path, module=BLACKBOX, parameters="scale = 0.1"), "--early-stop")
+    code, document = certify(project(tmp_path, module=BLACKBOX, parameters="scale = 0.1"))
     assert code == 1 and document["certified"]["audit"]["early_stop"] is True
     assert document["checks"][0]["details"]["early_stop"]["stopped"] == "refuted"
+    code, document = certify(project(tmp_path / "fixed", module=BLACKBOX, parameters="scale = 0.1"), "--no-early-stop")
+    assert code == 1 and "early_stop" not in document["certified"]["audit"]
+    assert "early_stop" not in document["checks"][0]["details"]
 
 
 def test_the_zoo_with_early_stop_still_catches_and_records_the_draws(tmp_path, capsys):
     out = tmp_path / "zoo.json"
-    assert main(["mutants", "--only", "noise-halved", "--early-stop", "--json", str(out), "--quiet"]) == 0
+    assert main(["mutants", "--only", "noise-halved", "--json", str(out), "--quiet"]) == 0  # the default
     (row,) = json.loads(out.read_text(encoding="utf-8"))["mutants"]
     assert row["verdict"] == "fail" and row["twin_verdict"] == "pass" and row["trials"] == 100_000
     assert row["drawn_per_world"]["mutant"] == sequential.FIRST_LOOK and row["drawn_per_world"]["twin"] < 100_000
@@ -247,11 +323,21 @@ def test_broken(privacy_audit):
 """
 
 
-def test_the_pytest_plugin_stops_its_white_box_assertions_with_audit_early_stop(pytester):
+def test_the_pytest_plugin_stops_its_white_box_assertions_by_default(pytester):
     pytester.makepyfile(test_user=PLUGIN_TESTS)
-    result = pytester.runpytest_subprocess("-m", "audit", "--audit-early-stop", "-p", "no:cacheprovider")
+    result = pytester.runpytest_subprocess("-m", "audit", "-p", "no:cacheprovider")
     result.assert_outcomes(passed=1, failed=1)
     result.stdout.fnmatch_lines(["*2,048 of at most 100,000 samples, failed*"])
+
+
+def test_the_pytest_plugin_draws_the_whole_budget_with_audit_no_early_stop(pytester):
+    pytester.makepyfile(test_user=PLUGIN_TESTS.replace("def test_correct", "def _correct"))
+    result = pytester.runpytest_subprocess("-m", "audit", "--audit-no-early-stop", "-p", "no:cacheprovider")
+    result.assert_outcomes(failed=1)
+    result.stdout.fnmatch_lines(["*(100,000 samples, seed 0*"])
+    assert "of at most" not in result.stdout.str()
+    again = pytester.runpytest_subprocess("-m", "audit", "--audit-early-stop", "-p", "no:cacheprovider")
+    again.stdout.fnmatch_lines(["*2,048 of at most 100,000 samples, failed*"])  # the spelling from before: the default
 
 
 class _WrongScaleLoss:

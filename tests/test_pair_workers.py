@@ -77,15 +77,21 @@ def costing(monkeypatch, seconds: float) -> None:
 
 @pytest.fixture
 def passes(monkeypatch):
-    """The workers each main pass of sample and privacy_loss was given."""
+    """The workers each main pass of sample and privacy_loss was given: the fixed pass's, or the pass in looks' (early
+    stopping, the default)."""
     seen: list[int] = []
-    stream = pair_checks.stream_losses
+    stream, looked = pair_checks.stream_losses, pair_checks._sequential_checks
 
     def spy(pair, epsilon, trials, seed, progress=False, workers=1):
         seen.append(workers)
         return stream(pair, epsilon, trials, seed, progress, workers)
 
+    def spy_looks(pair, claim, budget, per_instance, drawing):
+        seen.append(drawing.chosen_workers())
+        return looked(pair, claim, budget, per_instance, drawing)
+
     monkeypatch.setattr(pair_checks, "stream_losses", spy)
+    monkeypatch.setattr(pair_checks, "_sequential_checks", spy_looks)
     return seen
 
 

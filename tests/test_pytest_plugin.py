@@ -78,7 +78,7 @@ def test_broken_mechanism_fails_with_a_readable_message_and_the_report_is_writte
             "pdp-audit: (1, 1e-05) DP claim of GaussianPair: FAIL",
             "*[[]dp-forward] FAIL: The pair is (1, 1e-05)-DP*",
             "*estimate *, interval [[]*, *[]] at confidence 1 − 2.5e-7, Holm-adjusted p-value*",
-            "*20,000 samples, seed 5, false-alarm probability α = 1e-06*",
+            "*2,048 of at most 20,000 samples, failed, seed 5, false-alarm probability α = 1e-06*",
         ]
     )
     assert "Traceback" not in result.stdout.str()
@@ -187,8 +187,8 @@ class _Session:
         pass
 
 
-def _audit(trials=100_000, strict=False):
-    settings = pytest_plugin.Settings(trials=trials, seed=0, alpha=1e-6, strict=strict)
+def _audit(trials=100_000, strict=False, early_stop=True):
+    settings = pytest_plugin.Settings(trials=trials, seed=0, alpha=1e-6, strict=strict, early_stop=early_stop)
     return pytest_plugin.PrivacyAudit("test_user.py::test_pair", settings, _Session())
 
 
@@ -231,10 +231,10 @@ class UserPair:
         return loss[:, None] if self.two_d else loss
 
 
-def _outcome(pair, epsilon=1.0, delta=1e-5, **kw):
-    """("fail" | "skip" | "pass", message) of assert_dp on ``pair``."""
+def _outcome(pair, epsilon=1.0, delta=1e-5, early_stop=True, **kw):
+    """("fail" | "skip" | "pass", message) of assert_dp on ``pair`` (``early_stop`` False: --audit-no-early-stop)."""
     try:
-        outcome = _audit().assert_dp(pair, epsilon, delta, **kw)
+        outcome = _audit(early_stop=early_stop).assert_dp(pair, epsilon, delta, **kw)
     except pytest.fail.Exception as err:
         return "fail", str(err)
     except pytest.skip.Exception as err:
@@ -243,23 +243,27 @@ def _outcome(pair, epsilon=1.0, delta=1e-5, **kw):
 
 
 @pytest.mark.parametrize(
-    "kwargs,needle",
+    "kwargs,needle,early_stop",
     [
-        (dict(nan="all"), "NaN for 65,536 of 65,536"),  # per block of the engine
-        (dict(nan="half"), "NaN for 32,768 of 65,536"),
-        (dict(short=True), "shape (65535,)"),
-        (dict(two_d=True), "shape (65536, 1)"),
+        (dict(nan="all"), "NaN for 2,048 of 2,048", True),  # per block: the first look's (early stopping, the default)
+        (dict(nan="half"), "NaN for 1,024 of 2,048", True),
+        (dict(short=True), "shape (2047,)", True),
+        (dict(two_d=True), "shape (2048, 1)", True),
+        (dict(nan="all"), "NaN for 65,536 of 65,536", False),  # per block of the engine (the whole budget)
+        (dict(short=True), "shape (65535,)", False),
     ],
 )
-def test_malformed_losses_fail_with_the_reason(kwargs, needle):
-    verdict, message = _outcome(UserPair(_sigma(), **kwargs))
+def test_malformed_losses_fail_with_the_reason(kwargs, needle, early_stop):
+    verdict, message = _outcome(UserPair(_sigma(), **kwargs), early_stop=early_stop)
     assert verdict == "fail" and "pair-protocol" in message and needle in message, message
 
 
 @pytest.mark.parametrize(
     "kwargs,failing",
     [
-        (dict(sample_sigma=1.0, loss_sigma=3.0, view_sigma=3.0), "loss-consistency"),  # the issue's 1e-19 pass
+        # the issue's 1e-19 pass: stopped at the first look by its view (written for the loss's σ); with the whole
+        # budget, by loss-consistency too (test_a_loss_and_view_for_another_sigma_fail_the_identities_too)
+        (dict(sample_sigma=1.0, loss_sigma=3.0, view_sigma=3.0), "noise-view"),
         (dict(sample_sigma=_sigma() / 2, loss_sigma=_sigma()), "loss-consistency"),  # was inconclusive
         (dict(sample_sigma=_sigma(), loss_sigma=2 * _sigma()), "loss-consistency"),  # was inconclusive
         (dict(sample_sigma=_sigma(), view_sigma=_sigma() / 2), "noise-view"),  # the view is another mechanism
@@ -268,6 +272,13 @@ def test_malformed_losses_fail_with_the_reason(kwargs, needle):
 def test_a_loss_or_view_that_does_not_match_the_sampler_fails(kwargs, failing):
     verdict, message = _outcome(UserPair(**kwargs))
     assert verdict == "fail" and f"[{failing}] FAIL" in message, message
+
+
+def test_a_loss_and_view_for_another_sigma_fail_the_identities_too():
+    """The whole budget in one pass (``--audit-no-early-stop``): the loss-consistency identities refute the loss
+    written for σ = 3, whatever the view says."""
+    verdict, message = _outcome(UserPair(sample_sigma=1.0, loss_sigma=3.0, view_sigma=3.0), early_stop=False)
+    assert verdict == "fail" and "[loss-consistency] FAIL" in message, message
 
 
 def test_the_correct_twin_passes_every_validation():

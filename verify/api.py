@@ -174,6 +174,14 @@ def run_cell(audit: str, seed: int, alpha: float, options: dict[str, Any], check
     return cell, alpha, mechanism.cell(dict(cell.parameters), cell.seed, alpha, selected)
 
 
+def blackbox_budget(early_stop: bool) -> Any:
+    """The black-box audit's :class:`~pdp_audit.audits.blackbox.evidence.BlackBoxBudget` with ``early_stop`` (the
+    pytest plugin's ``--audit-no-early-stop``), imported on use: its module draws, the plugin's import must not."""
+    from pdp_audit.audits.blackbox.evidence import BlackBoxBudget
+
+    return BlackBoxBudget(early_stop=early_stop)
+
+
 def user_code(deployment: Any) -> tuple[bool, str | None]:
     """Whether certifying the loaded ``deployment`` runs the user's code (a user's ``module:factory``: its kind's
     ``user_code``, :data:`pdp_audit.verify.catalogue.kinds.KINDS`) and the source file of that code (None where

@@ -104,11 +104,20 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         "first; an existing file at either path is replaced; merged over xdist workers)",
     )
     group.addoption(
+        "--audit-no-early-stop",
+        action="store_false",
+        dest="audit_early_stop",
+        default=PAIR_OPTIONS["early_stop"].default,
+        help="draw each assertion's whole budget in one pass (the numbers of the versions before early stopping was "
+        "the default); by default a white-box pass is drawn in looks and a black-box fresh pass in rounds, each "
+        "stopped once decided, --audit-trials the maximum (each look spends a fixed share of the false-alarm "
+        "probability: the verdicts keep their level)",
+    )
+    group.addoption(
         "--audit-early-stop",
         action="store_true",
-        default=False,
-        help="draw each white-box assertion's pass in looks and stop it once decided, --audit-trials the maximum "
-        "(each look spends a fixed share of the false-alarm probability: the verdicts keep their level)",
+        dest="audit_early_stop",
+        help="the default: each assertion's pass stopped once decided (kept for the sessions of earlier versions)",
     )
     group.addoption(
         "--audit-strict",
@@ -173,12 +182,13 @@ class Settings:
     seed: int
     alpha: float
     strict: bool
-    early_stop: bool = False  # --audit-early-stop: white-box passes in looks (pdp_audit.PairBudget(early_stop=True))
+    # white-box passes in looks, black-box fresh passes in rounds, stopped once decided; --audit-no-early-stop: off
+    early_stop: bool = PAIR_OPTIONS["early_stop"].default
 
     @classmethod
     def from_config(cls, config: pytest.Config) -> "Settings":
         budget = budget_from_options(config)
-        strict, early = config.getoption("--audit-strict"), config.getoption("--audit-early-stop")
+        strict, early = config.getoption("--audit-strict"), config.getoption("audit_early_stop")
         return cls(budget["trials"], budget["seed"], budget["alpha"], strict, early)
 
 
@@ -198,8 +208,10 @@ def describe(checks, verdict: str, header: str, settings: Settings, trials: int)
     lines = [f"pdp-audit: {header}: {verdict_words(verdict, checks)}", *check_lines(checks)]
     stopped = next((c.details["early_stop"] for c in checks if c.details and "early_stop" in c.details), None)
     samples = f"{trials:,} samples"
-    if stopped is not None:  # --audit-early-stop: the draws used, of the budget, and why the pass stopped
-        samples = f"{stopped['drawn_per_world']:,} of at most {samples}, {stopped['stopped']}"
+    if stopped is not None:  # a pass stopped once decided: the draws used, of the budget, and why it stopped
+        # a white-box pass records its draws per world; the black box's fresh pass, each world's fresh releases
+        drawn = stopped.get("drawn_per_world") or max(stopped.get("fresh_drawn", {}).values(), default=0)
+        samples = f"{drawn:,} of at most {samples}, {stopped['stopped']}"
     lines.append(
         f"  ({samples}, seed {settings.seed}, false-alarm probability α = {settings.alpha:g}, "
         f"Holm over {len(checks)} checks)"
@@ -324,7 +336,7 @@ class PrivacyAudit:
             pair,
             epsilon,
             delta,
-            trials=api.PairBudget(budget, early_stop=True) if self.settings.early_stop else budget,
+            trials=api.PairBudget(budget, early_stop=self.settings.early_stop),
             seed=self._seed(),
             alpha=self.settings.alpha,
             per_instance=kind == "pdp",
@@ -350,6 +362,7 @@ class PrivacyAudit:
             trials=self._trials(trials),
             seed=self._seed(),
             alpha=self.settings.alpha,
+            budget=api.blackbox_budget(self.settings.early_stop),
         )
         epsilon, delta = run.parameters["epsilon"], run.parameters["delta"]
         header = f"({epsilon:g}, {delta:g}) DP claim, black box ({run.mechanism})"

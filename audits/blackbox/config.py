@@ -61,26 +61,20 @@ _CLAIM_AND_BUDGET = (
         "whichever bounds ε higher on a validation quarter of the training releases",
         choices=STATISTICS,
     ),
-    Option(
-        "early_stop",
-        "bool",
-        EARLY_STOP,
-        (
-            "draw the fresh releases in rounds and stop once decided"
-            if not EARLY_STOP
-            else "draw the whole fresh budget in one pass (default: draw it in rounds and stop once decided)"
-        )
-        + ": the claim refuted, or every event shown within it, at α (an anytime-valid bound, a confidence "
-        "sequence; --trials the maximum; the event test only)",
+    dataclasses.replace(
+        PAIR_OPTIONS["early_stop"],
+        default=EARLY_STOP,
+        help="draw the fresh releases in rounds and stop once decided: the claim refuted, or every event shown within "
+        "it, at α (an anytime-valid bound, a confidence sequence; --trials the maximum; the event test of a plain run "
+        "only; the default; --no-early-stop: the whole fresh budget in one pass, the bound Clopper–Pearson's)",
         table="audit",
-        flag="--no-early-stop" if EARLY_STOP else None,
     ),
     Option(
         "time_limit",
         "float",
         None,
         "seconds from the start after which the fresh releases stop, > 0: the run reports what the releases drawn "
-        "by then support (drawn in rounds as with --early-stop, whose anytime-valid bound keeps α; the result then "
+        "by then support (drawn in rounds as with early stopping, whose anytime-valid bound keeps α; the result then "
         "depends on the machine's speed)",
         range=POSITIVE,
         table="audit",

@@ -1,7 +1,7 @@
 """The black-box audit's defaults, declared once: the statistic and the fresh releases per world of a run that names
 neither (:class:`pdp_audit.audits.blackbox.attack.AttackOptions`, :func:`pdp_audit.audit_blackbox`, ``pdp-audit
-blackbox``).  A module of its own, importing nothing, so that the command line can show them without importing
-scikit-learn.
+blackbox``).  A module of its own, importing nothing but the shared options, so that the command line can show them
+without importing scikit-learn.
 
 Why these.  The issue's yardstick is DP-Sniper's and StatDP's benchmark of 20 mechanisms (Bichsel et al., IEEE S&P
 2021; Ding et al., CCS 2018; ``benchmarks/blackbox_peers.py``): every incorrect variant must be refuted at
@@ -15,6 +15,8 @@ on that seed, 0.153 and 0.161 on seeds 0 and 1 (measured 2026-11-24: docs/how-to
 """
 
 from __future__ import annotations
+
+from pdp_audit.verify.core.config import PAIR_OPTIONS
 
 #: The statistics of a run: ``logistic`` alone, or ``select``: logistic and trees, the better on a validation split;
 #: ``events``: the exact event test of :mod:`pdp_audit.audits.blackbox.events` (statistic and events chosen on a
@@ -57,6 +59,8 @@ SEARCH_TRIALS = DEFAULT_TRIALS
 PILOT_STATISTIC = "logistic"
 
 #: Whether a plain run's fresh pass is drawn in rounds and stopped as soon as it decides (refuted, or every event
-#: shown within the claim), the budget its maximum (:mod:`pdp_audit.audits.blackbox.anytime`); ``False``: the whole
-#: budget in one pass, the bound Clopper–Pearson's (``early_stop=False``; seeded outputs as before issue 43).
-EARLY_STOP = False
+#: shown within the claim), the budget its maximum (:mod:`pdp_audit.audits.blackbox.anytime`): the default of every
+#: audit that can stop once decided (issue 43), declared once with the shared options; ``False``
+#: (``--no-early-stop``, ``early_stop=False``): the whole budget in one pass, the bound Clopper–Pearson's (seeded
+#: outputs as before issue 43).
+EARLY_STOP: bool = PAIR_OPTIONS["early_stop"].default

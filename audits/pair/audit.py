@@ -64,11 +64,11 @@ def audit_pair(
       delta: the claimed δ, in [0, 1).  δ = 0 (pure DP) cannot be shown by sampling: it passes only with the
         bounded-loss proof of a Laplace or geometric view that replays ``sample`` exactly, and is otherwise
         inconclusive, naming the (ε, δ̄) the draws certify.
-      trials: samples per world, 100 to 1e8 (memory does not grow with it); or a :class:`PairBudget` -- the samples
-        with the workers drawing them and when the pass stops: ``PairBudget(trials=1e6, early_stop=True)`` draws in
-        looks and stops once every check is decided at ``alpha``, at most 1e6 a world (``details["early_stop"]`` of
-        each check: the draws used and why it stopped); ``time_limit=`` stops it after that many seconds with what
-        the draws by then support.
+      trials: the most samples per world, 100 to 1e8 (memory does not grow with it): the pass is drawn in looks and
+        stops once every check is decided at ``alpha`` (``details["early_stop"]`` of each check: the draws used and
+        why it stopped); or a :class:`PairBudget` -- the samples with the workers drawing them and when the pass
+        stops: ``PairBudget(trials=1e6, early_stop=False)`` draws all 1e6 a world in one pass;
+        ``time_limit=`` stops it after that many seconds with what the draws by then support.
       seed: root seed, >= 0; the same seed gives the same numbers.
       alpha: family-wise false-alarm probability of the run, in [1e-50, 1).
       per_instance: state the claim as per-instance DP of the one (D, z) the pair was built from (Wang 2019,

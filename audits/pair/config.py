@@ -22,7 +22,7 @@ from pdp_audit.verify.core.config import (
 
 #: The budget of a pair's audit beyond its seed and level: the draws (with early stopping, their maximum), the
 #: processes drawing them, and when the pass stops -- declared once, for :class:`PairAuditConfig` and
-#: :class:`PairBudget` alike (and ``pdp-audit certify --early-stop --time-limit``, which set a deployment's [audit]).
+#: :class:`PairBudget` alike (and ``pdp-audit certify --no-early-stop --time-limit``, which set a deployment's [audit]).
 _TRIALS = replace(PAIR_OPTIONS["trials"], table="audit", required=True)
 _WORKERS = replace(
     PAIR_OPTIONS["workers"],
@@ -31,13 +31,11 @@ _WORKERS = replace(
     "enough to gain from them, at the measured threshold, that pickles, else 1; results do not depend on it)",
     table="audit",
 )
-EARLY_STOP_OPTION = Option(
-    "early_stop",
-    "bool",
-    False,
-    "draw the pass of sample and privacy_loss in looks and stop once every check is decided at α (a fail, or every "
-    "check passing); the trials the maximum; each look spends a fixed share of α, so the verdicts keep their level",
-    table="audit",
+EARLY_STOP_OPTION = replace(
+    PAIR_OPTIONS["early_stop"],
+    help="draw the pass of sample and privacy_loss in looks and stop once every check is decided at α (a fail, or "
+    "every check passing), the trials the maximum; each look spends a fixed share of α, so the verdicts keep their "
+    "level (the default; --no-early-stop, early_stop = false: the whole budget in one pass)",
 )
 TIME_LIMIT_OPTION = Option(
     "time_limit",
@@ -56,14 +54,14 @@ class PairBudget(AuditConfig):
     the field and its range.
 
     Attributes:
-      trials: samples per world, 100 to 1e8; with ``early_stop`` or ``time_limit`` the maximum.
+      trials: samples per world, 100 to 1e8; with ``early_stop`` (the default) or ``time_limit`` the maximum.
       workers: processes drawing ``sample`` and ``privacy_loss``, >= 1 (the pair must then pickle), or None: the
         available cores for a pair slow enough to gain from them that pickles, else 1.  The numbers never depend on
         them.
       early_stop: draw in looks and stop as soon as every check is decided at α
         (:mod:`pdp_audit.verify.evidence.pair_sequential`; ``details["early_stop"]`` of each check records the draws
-        used and why the pass stopped); False: the whole budget in one pass (the default, and the numbers of
-        earlier versions).
+        used and why the pass stopped; the default); False: the whole budget in one pass (the numbers of the
+        versions before early stopping was the default).
       time_limit: seconds from the start of the audit after which no further look is drawn, > 0 (drawn in looks as
         with ``early_stop``, so the verdicts keep their level), or None: no limit.
     """
@@ -110,11 +108,12 @@ class PairAuditConfig(AuditConfig):
 OWN_OPTIONS = {key: o for key, o in options(PairAuditConfig).items() if o.table != "none"}
 
 
-def with_stopping(deployment, early_stop: bool, time_limit: float | None):
-    """``deployment`` with ``[audit] early_stop`` (where ``early_stop``) and ``time_limit`` (where given) set: what
-    ``pdp-audit certify --early-stop --time-limit`` mean, so that they reach the pass by the file's one path."""
+def with_stopping(deployment, early_stop: bool | None, time_limit: float | None):
+    """``deployment`` with ``[audit] early_stop`` (where ``early_stop`` is given: True or False) and ``time_limit``
+    (where given) set: what ``pdp-audit certify --early-stop/--no-early-stop --time-limit`` mean, so that they reach
+    the pass by the file's one path (a flag not given leaves the file's key, or the default)."""
     audit = dict(deployment.audit)
-    audit.update({"early_stop": True} if early_stop else {})
+    audit.update({"early_stop": bool(early_stop)} if early_stop is not None else {})
     audit.update({"time_limit": time_limit} if time_limit is not None else {})
     return replace(deployment, audit=audit)
 

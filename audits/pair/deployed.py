@@ -307,6 +307,8 @@ def _certify_own(deployment, code_version: str, blackbox: SamplerAudit, where: s
             stated = stated_budget(guarded, kind, budget, len(people), place)
             print(f"pdp-audit certify: {stated}", file=sys.stderr, flush=True)
         stop = sequential.Stopping.of(budget.alpha, budget.early_stop, budget.time_limit)  # one clock for every pass
+        if stop is not None and people:  # each pass read against the certificate's one family of every pass's checks
+            stop = replace(stop, others=len(people) * (sequential.PASS_CHECKS if white else 1))
         # a bar of the pairs audited (the deployment's, then each individual's, on the same budget), over their passes'
         with progress_bar(1 + len(people), "pdp-audit certify, pairs audited", "pair", progress) as bar:
             evidence = pair_evidence(guarded, kind, budget, False, blackbox.checks, (progress, workers, stop))

@@ -27,6 +27,17 @@ def _metavar(option: Option) -> str | None:
 def add_option(parser: Any, option: Option, required: bool = False) -> None:
     """``option`` on ``parser`` (or an argument group): a flag for a bool, else one value kept as text (parsed by
     :func:`pdp_audit.verify.core.config.parse`, as every other way in parses it); nothing when not given."""
+    if option.kind == "bool" and option.default is True and option.cli_flag == "--no-" + option.key.replace("_", "-"):
+        # a true default turned off by --no-KEY (--no-early-stop): --KEY stays accepted, the default said aloud (the
+        # flag of the versions whose default was off: their scripts keep working)
+        parser.add_argument(
+            "--" + option.key.replace("_", "-"),
+            dest=option.key,
+            action=argparse.BooleanOptionalAction,
+            default=argparse.SUPPRESS,
+            help=option.help,
+        )
+        return
     if option.kind == "bool":
         parser.add_argument(
             option.cli_flag,

@@ -81,7 +81,8 @@ def _blackbox_evidence(
         return blackbox_checks(samplers, epsilon, delta, trials, seed, progress, BlackBoxBudget(workers=workers))
     left = None if stop.deadline is None else max(stop.deadline - time.monotonic(), 1e-3)
     budget = BlackBoxBudget(workers=workers, early_stop=stop.early_stop, time_limit=left)
-    return blackbox_checks(samplers, epsilon, delta, trials, seed, progress, budget, stop.alpha)
+    # one check a pass, read against the certificate's family of every pass's (Stopping.level)
+    return blackbox_checks(samplers, epsilon, delta, trials, seed, progress, budget, stop.level(1))
 
 
 def _blackbox_default_trials(samplers: tuple, workers: int, runs: int) -> int:

@@ -146,9 +146,12 @@ def command_blackbox(args: argparse.Namespace) -> int:
     """Run the black-box attack and report its check; 1 if refuted, 3 otherwise."""
     from pdp_audit.reports.json_report import check_to_dict
 
+    said = getattr(args, "early_stop", None)  # given (--early-stop True, --no-early-stop False), or None
     config = configured(args)
-    if blackbox_search.wanted(args) and (args.early_stop or args.time_limit is not None):
-        flag = "--early-stop" if args.early_stop else "--time-limit"
+    # a search, a witness or a report draws its whole budget (the default's early stop is a plain run's): what the
+    # user asked of the plain run's pass alone is refused
+    if blackbox_search.wanted(args) and (said or args.time_limit is not None):
+        flag = "--early-stop" if said else "--time-limit"
         raise InputError(f"{flag} stops a plain run's fresh pass; --search, --witness and --report draw the whole "
                          "budget")
     if blackbox_search.wanted(args):  # the whole search in the child: its outcome holds the user's objects

@@ -1,6 +1,6 @@
 """``pdp-audit certify DEPLOY.toml``: certify a deployment -- the mechanism, its parameters, data and claim.
 
-    pdp-audit certify DEPLOY.toml [--report PATH|none] [--json PATH|-] [--workers N] [--early-stop]
+    pdp-audit certify DEPLOY.toml [--report PATH|none] [--json PATH|-] [--workers N] [--no-early-stop]
         [--time-limit SECONDS] [--quiet]
 
 The deployment file (format: :mod:`pdp_audit.verify.deployment`) is run as ``pdp-audit run <mechanism>`` with exactly
@@ -11,9 +11,10 @@ and shape, the code version and the deployment file's SHA-256.
 A user's own mechanism (``mechanism = "module:factory"``, :mod:`pdp_audit.audits.pair.deployed`) is decided by
 ``pdp_audit.audit_pair``'s checks, or, for a sampler-only pair, by the black-box attack, which never certifies
 (exit 3 when nothing is refuted).  ``[[release]]`` tables certify several releases as one joint release
-(:mod:`pdp_audit.audits.joint`).  ``--early-stop`` and ``--time-limit`` set the [audit] ``early_stop`` and
-``time_limit`` of such a deployment (the white-box pass drawn in looks and stopped once decided:
-:mod:`pdp_audit.verify.evidence.pair_sequential`); a built-in mechanism's deployment refuses them in one line.
+(:mod:`pdp_audit.audits.joint`).  Such a deployment's white-box pass is drawn in looks and stopped once decided
+(:mod:`pdp_audit.verify.evidence.pair_sequential`), unless its [audit] says ``early_stop = false``;
+``--no-early-stop`` (``--early-stop``) and ``--time-limit`` set its [audit] ``early_stop`` and ``time_limit``.  A
+built-in mechanism's deployment draws its fixed budget: it refuses ``--early-stop`` and ``--time-limit`` in one line.
 
 Exit codes: 0 certified (every guarantee passes), 1 a guarantee fails, 3 no fail but a guarantee undecided,
 2 usage or input error (one line naming the file and key), 4 internal error.
@@ -34,7 +35,7 @@ from pdp_audit.verify.core.processes import in_user_process
 
 #: ``--workers`` of certify: by default the deployment file's ``[audit] workers``, else 1.
 CERTIFY_WORKERS = api.WORKERS_OPTION.with_default(None)
-#: ``--early-stop`` and ``--time-limit``: a user's mechanism's or a joint release's [audit] keys, declared once.
+#: ``--no-early-stop`` and ``--time-limit``: a user's mechanism's or a joint release's [audit] keys, declared once.
 STOPPING = (api.EARLY_STOP_OPTION, api.TIME_LIMIT_OPTION)
 
 OUTCOME = {0: "CERTIFIED", 1: "NOT CERTIFIED (a guarantee fails)", 3: "NOT CERTIFIED (a guarantee is undecided)"}
@@ -70,17 +71,19 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
 def command_certify(args: argparse.Namespace) -> int:
     """Check the outputs and the deployment, run its guarantees (:func:`pdp_audit.certify`), write the certificate,
     return the exit code."""
+    said = getattr(args, "early_stop", None)  # given (--early-stop True, --no-early-stop False), or None
     api.typed(args, CERTIFY_WORKERS, *STOPPING)
     deployment = api.load_deployment(args.deployment)
     own, module = api.user_code(deployment)
-    if args.early_stop or args.time_limit is not None:
-        if not (own or deployment.releases):
-            flag = "--early-stop" if args.early_stop else "--time-limit"
+    if said is not None or args.time_limit is not None:
+        # a built-in mechanism draws its fixed budget: --no-early-stop says so, --early-stop and --time-limit would not
+        if not (own or deployment.releases) and (said or args.time_limit is not None):
+            flag = "--early-stop" if said else "--time-limit"
             raise api.InputError(
                 f"{flag}: only a user's mechanism (module:factory) or a joint release ([[release]]) draws in looks; "
                 f"{shown(args.deployment)} deploys the built-in {deployment.mechanism!r}"
             )
-        deployment = api.with_stopping(deployment, args.early_stop, args.time_limit)
+        deployment = api.with_stopping(deployment, said, args.time_limit)
     report = args.report or f"certificate-{deployment.mechanism.replace(':', '.') if own else deployment.mechanism}.pdf"
     report = None if report.lower() == "none" else report
     data = deployment.parameters.get("data")

@@ -474,6 +474,10 @@ PAIR_OPTIONS = {
     "seed": Option("seed", "int", 0, "root seed", range=SEED),
     "alpha": Option("alpha", "float", 1e-6, "false-alarm probability", range=ALPHA),
     "workers": Option("workers", "int", 1, "worker processes", range=WORKERS),
+    # the default of every audit that can stop once decided (a user's pair, a joint release, the mutant zoo, the
+    # plugin, the black box's fresh pass; issue 43): the budget a maximum; --no-early-stop (early_stop = false,
+    # early_stop=False) the whole budget in one pass, the numbers of the versions before
+    "early_stop": Option("early_stop", "bool", True, "stop once decided", table="audit", flag="--no-early-stop"),
     "factory": Option(
         "factory",
         "str",

@@ -320,6 +320,8 @@ def validated_dp_checks(
     (:func:`dp_checks`), the exact fail ``pair-protocol`` instead when the pair is malformed or does not draw from
     its rng alone (:func:`pdp_audit.verify.estimators.rng_discipline.check_rng_discipline`, first), and ``closed-form``
     when the user supplied one.  ``drawing``: how the main pass is drawn (:class:`MainPass`)."""
+    if exact_delta is not None and drawing.stop is not None:  # closed-form joins the family the pass is read against
+        drawing = replace(drawing, stop=replace(drawing.stop, others=drawing.stop.others + 1))
     try:
         check_block_memory(pair)
         why = check_rng_discipline(pair.sample, lambda world, size, out: checked_releases(pair, world, size, out))

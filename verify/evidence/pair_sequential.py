@@ -26,7 +26,9 @@ stops.  The price: at a look other than the last the level is a/(2(K − 1)) (at
 --part width``).  The broken alternative -- the fixed-n report re-read after every look at the full α -- raises the
 false alarms several-fold (``tests/test_pair_early_stop.py`` shows both).
 
-**Stopping.**  After each look the run is decided at α (:func:`stopped`): ``failed`` -- some check fails (a
+**Stopping.**  After each look the run is decided at α (:func:`stopped`; a pass whose checks its run decides in a
+larger family -- a certificate's individuals, a closed form -- at the level that family judges each check at,
+:meth:`Stopping.level`): ``failed`` -- some check fails (a
 refutation at α is final: later draws cannot undo it); ``passed`` -- every check passes, from the first look of
 :data:`PASS_FLOOR` of the budget on (the checks that guard the pair decide only by refuting, and keep there about the
 power of a fixed pass of that size); ``time-limit`` -- the run's deadline passed (``--time-limit``), and the checks
@@ -53,6 +55,10 @@ FINAL_SHARE = 0.5
 #: loss bugs of the mutant zoo passed at 15,552 of 1e5 draws; a fixed pass of 2e4 draws, the zoo's quick budget, fails
 #: them).  From this share on, they are as strong as a fixed pass of that size.
 PASS_FLOOR = 0.2
+#: The statistical checks of one pass of a user's pair at most: ``loss-consistency``, ``noise-view`` and the two DP
+#: checks (:mod:`pdp_audit.verify.evidence.pair_checks`; a certificate reads each of its passes against the family of
+#: all of them: :attr:`Stopping.others`).
+PASS_CHECKS = 4
 #: Why a run stopped.
 STOPPED = ("passed", "failed", "budget", "time-limit")
 
@@ -61,11 +67,26 @@ STOPPED = ("passed", "failed", "budget", "time-limit")
 class Stopping:
     """How a sequential main pass stops: ``alpha``, the run's family-wise false-alarm probability at which its
     checks are decided after each look; ``deadline``, a :func:`time.monotonic` time after which no further look is
-    drawn (None: none); ``early_stop``: stop once decided (False: only the deadline stops the pass early)."""
+    drawn (None: none); ``early_stop``: stop once decided (False: only the deadline stops the pass early);
+    ``others``: at most how many statistical checks beyond the pass's own its run decides in the same Holm family (a
+    certificate's other passes -- its individuals' --, a closed form), which the pass is read against
+    (:meth:`level`)."""
 
     alpha: float
     deadline: float | None = None
     early_stop: bool = True
+    others: int = 0
+
+    def level(self, own: int) -> float:
+        """The family-wise level at which a pass of ``own`` statistical checks is read after a look, so that what it
+        stops on is what the run's family of at most ``own + others`` decides: α·own/(own + others).  Holm's
+        first threshold and the Bonferroni level of the intervals (:func:`pdp_audit.verify.core.checks.finalize`)
+        are then α/(own + others), at most those the run's family judges each check at: a pass stopped ``passed``
+        has every interval inside the claim at the family's level too, and one stopped ``failed`` has a p-value at
+        most α/(own + others), which Holm over the family rejects whatever the other checks' (its first step).
+        Read at α alone, a pass of 4 checks in a certificate of 4 individuals could stop ``passed`` with intervals
+        that the certificate's α/20 then widens past the claim: a pass turned inconclusive."""
+        return self.alpha if own == 0 else self.alpha * own / (own + self.others)
 
     @classmethod
     def of(cls, alpha: float, early_stop: bool, time_limit: float | None) -> Stopping | None:
@@ -128,7 +149,9 @@ def stopped(evidence: list[Evidence], stop: Stopping, drawn: int, trials: int) -
     if stop.early_stop:
         # verdicts only: no figure, no budget hint (the hint of an inconclusive check costs most of a look's reading)
         bare = [replace(e, make_figure=None, budget_hint=None) for e in evidence]
-        verdicts = {c.verdict for c in finalize(bare, stop.alpha)}
+        # read at the level the run's whole family judges each check at (Stopping.level; the pass's checks are all
+        # guarantees: one role, one family)
+        verdicts = {c.verdict for c in finalize(bare, stop.level(sum(e.statistical for e in evidence)))}
         if "fail" in verdicts:
             return "failed"
         if verdicts == {"pass"} and drawn >= PASS_FLOOR * trials:
