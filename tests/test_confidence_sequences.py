@@ -218,3 +218,19 @@ def test_betting_interval_is_narrower_than_hoeffding_for_a_small_variance():
     x = np.random.default_rng(9).beta(2, 5, 10_000)
     lo, hi = betting_interval(x, 1e-6)
     assert lo < 2 / 7 < hi and (hi - lo) < 2 * math.sqrt(math.log(2 / 1e-6) / (2 * x.size))
+
+
+@pytest.mark.parametrize("successes, failures, p, prior", [(3, 37, 0.05, (1.0, 19.0)), (60, 940, 0.08, (0.4, 7.6))])
+def test_log_mixture_of_an_asymmetric_prior_matches_mpmath(successes, failures, p, prior):
+    """Beta(a, b) (``prior=(a, b)``): log B(a + s, b + f) − log B(a, b) − s log p − f log(1 − p), the beta functions by
+    mpmath at 40 digits (terms of size n·|log p|: the tolerance is set by them)."""
+    mpmath.mp.dps = 40
+    a, b = (mpmath.mpf(x) for x in prior)
+    exact = (
+        mpmath.log(mpmath.beta(a + successes, b + failures) / mpmath.beta(a, b))
+        - successes * mpmath.log(p)
+        - failures * mpmath.log(1 - p)
+    )
+    scale = 1 + (successes + failures) * abs(math.log(p)) + failures * abs(math.log1p(-p))
+    assert abs(log_mixture(successes, failures, p, prior) - float(exact)) <= 1e-12 * scale
+    assert log_mixture(successes, failures, p, 0.5) == log_mixture(successes, failures, p, (0.5, 0.5))

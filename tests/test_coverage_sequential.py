@@ -17,8 +17,10 @@ from pdp_audit.verify.estimators.confidence_sequences import binomial_sequence
 from pdp_audit.verify.estimators.coverage import Coverage
 from pdp_audit.verify.estimators.stats import binomial_pvalue_exceeds
 from pdp_audit.verify.evidence.coverage_sequential import (
+    PRIOR_WEIGHT,
     anytime_coverage_check,
     anytime_pvalue,
+    coverage_prior,
     sequential_coverage_check,
 )
 from pdp_audit.verify.evidence.pair_sequential import Stopping, looks
@@ -33,12 +35,13 @@ ALLOWED = int(binom.isf(1e-6, SEQUENCES, LOOSE))
 
 @pytest.mark.parametrize("failures, trials, rho", [(3, 10, 0.1), (9, 40, 0.05), (30, 200, 0.1), (120, 1000, 0.08)])
 def test_pvalue_against_mpmath_beta_functions(failures, trials, rho):
-    """1/M_n(ρ) with M_n = B(½ + f, ½ + n − f) / (B(½, ½) ρ^f (1 − ρ)^(n−f)), the beta functions by mpmath at 40
-    digits; the terms are O(n) in log, so a relative tolerance of 1e-9 is far above the rounding of either side."""
+    """1/M_n(ρ) with M_n = B(a + f, b + n − f) / (B(a, b) ρ^f (1 − ρ)^(n−f)), a = κρ, b = κ(1 − ρ), the beta
+    functions by mpmath at 40 digits; the terms are O(n) in log, so a relative tolerance of 1e-9 is far above the
+    rounding of either side."""
     mpmath.mp.dps = 40
-    half, f, s = mpmath.mpf(1) / 2, mpmath.mpf(failures), mpmath.mpf(trials - failures)
-    rate = mpmath.mpf(rho)
-    martingale = mpmath.beta(half + f, half + s) / (mpmath.beta(half, half) * rate**f * (1 - rate) ** s)
+    f, s, rate = mpmath.mpf(failures), mpmath.mpf(trials - failures), mpmath.mpf(rho)
+    a, b = PRIOR_WEIGHT * rate, PRIOR_WEIGHT * (1 - rate)
+    martingale = mpmath.beta(a + f, b + s) / (mpmath.beta(a, b) * rate**f * (1 - rate) ** s)
     assert failures > trials * rho
     assert anytime_pvalue(failures, trials, rho) == pytest.approx(float(min(1, 1 / martingale)), rel=1e-9)
 
@@ -55,7 +58,7 @@ def test_refutation_agrees_with_the_interval(failures, trials, alpha):
     """P_n ≤ a exactly where the sequence's lower end at a lies above ρ (up to the ends' outward rounding): the
     p-value Holm reads and the interval the report prints tell one story."""
     rho = 0.05
-    lo, _ = binomial_sequence(failures, trials, alpha)
+    lo, _ = binomial_sequence(failures, trials, alpha, coverage_prior(rho))
     if abs(lo - rho) > 1e-6 * rho:
         assert (anytime_pvalue(failures, trials, rho) <= alpha) == (lo > rho)
 

@@ -20,12 +20,16 @@ is, up to a constant, −s log p − f log(1 − p): convex in p, so C_n is an i
 likelihood s/n, whose ends are the two roots of log M_n(p) = log(1/α), found by a root search in the logit of p (so
 that rates near 0 or 1 keep their relative precision).  B is evaluated as exp(betaln) (scipy.special.betaln).
 
-The prior is Jeffreys' Beta(1/2, 1/2) (the Krichevsky–Trofimov mixture): its regret against the best fixed q is
-about ½ log n, so the interval at n is about √((log(1/α) + ½ log n) / (log(1/α))) times as wide as a fixed-n interval
-at the same level: the price of being valid at every n (measured against Clopper–Pearson in
-``benchmarks/confidence_sequences.py``).
+The prior is Jeffreys' Beta(1/2, 1/2) by default (the Krichevsky–Trofimov mixture): its regret against the best
+fixed q is about ½ log n, so the interval at n is about √((log(1/α) + ½ log n) / (log(1/α))) times as wide as a fixed-n
+interval at the same level: the price of being valid at every n (measured against Clopper–Pearson in
+``benchmarks/confidence_sequences.py``).  A caller may pass any Beta(a, b) (``prior=(a, b)``; a number c is
+Beta(c, c)): M_n stays a mixture of likelihood-ratio martingales, and at the MLE it is at most 1 (each ratio is),
+which the root search's bracket needs.  A prior centred on the rate a caller decides about narrows the interval
+near it (the coverage check's, :mod:`pdp_audit.verify.evidence.coverage_sequential`).
 
-One-sided use.  A claim "p ≤ p0" is refuted at level α by lo > p0: for a = b ≤ 1 and a fixed n, the event
+One-sided use.  A claim "p ≤ p0" is refuted at level α by lo > p0: for a = b ≤ 1 (or any a(1 − p0) ≥ (b − 1)p0, a
+prior whose mean is at least p0 among them) and a fixed n, the event
 {M_n(p0) ≥ 1/α and s > n p0} grows with s (the ratio M_n(p0; s + 1)/M_n(p0; s) = (a + s) / ((b + n − s − 1) ·
 p0/(1 − p0)) exceeds 1 when s ≥ n p0), so coupling a Bernoulli(p) sequence below a Bernoulli(p0) one shows that its
 probability under any p ≤ p0 is at most that under p0, at most α.  The lower end is non-decreasing in the successes
@@ -46,6 +50,8 @@ from scipy.special import betaln
 
 #: The prior Beta(a, a) of the mixture: Jeffreys' (the Krichevsky–Trofimov mixture).
 JEFFREYS = 0.5
+#: A prior: Beta(c, c) for a number c, Beta(a, b) for a pair.
+Prior = float | tuple[float, float]
 #: Widening of each end's logit, relative to max(1, |logit|): the root search finds the logit to ~1e-13 and betaln is
 #: accurate to ~1e-14 relative of terms up to ~1e8 (n log n at n = 1e7), so the margin keeps each end on its
 #: conservative side; near 0 or 1 it is a relative margin of the small side (p, or 1 − p).
@@ -54,19 +60,24 @@ ROUNDING = 1e-9
 LARGEST_LOGIT = 690.0
 
 
-def log_mixture(successes: float, failures: float, p: float, prior: float = JEFFREYS) -> float:
-    """log M_n(p) = log B(a + s, a + f) − log B(a, a) − s log p − f log(1 − p), the log of the Beta(a, a)-mixture
+def log_mixture(successes: float, failures: float, p: float, prior: Prior = JEFFREYS) -> float:
+    """log M_n(p) = log B(a + s, b + f) − log B(a, b) − s log p − f log(1 − p), the log of the Beta(a, b)-mixture
     martingale of ``successes`` s and ``failures`` f against the rate ``p`` (module docstring; Robbins 1970, §3)."""
     if not 0 < p < 1:
         return _log_mixture_logit(successes, failures, math.copysign(math.inf, p - 0.5), prior)
     return _log_mixture_logit(successes, failures, math.log(p) - math.log1p(-p), prior)
 
 
-def _log_mixture_logit(successes: float, failures: float, logit: float, prior: float) -> float:
+def _beta_prior(prior: Prior) -> tuple[float, float]:
+    return (float(prior), float(prior)) if isinstance(prior, (int, float)) else (float(prior[0]), float(prior[1]))
+
+
+def _log_mixture_logit(successes: float, failures: float, logit: float, prior: Prior) -> float:
     """log M_n at the rate whose logit is ``logit``: log p = −log(1 + e^−x), log(1 − p) = −log(1 + e^x), accurate
     at either end (a rate of 1e-300 or one of 1 − 1e-300)."""
     s, f = float(successes), float(failures)
-    value = float(betaln(prior + s, prior + f) - betaln(prior, prior))
+    a, b = _beta_prior(prior)
+    value = float(betaln(a + s, b + f) - betaln(a, b))
     if s > 0:
         value += s * float(np.logaddexp(0.0, -logit))
     if f > 0:
@@ -81,7 +92,7 @@ def _check(successes: float, trials: float, alpha: float) -> None:
         raise ValueError(f"successes must be in [0, trials], got {successes} of {trials}")
 
 
-def _end_logit(successes: float, failures: float, alpha: float, prior: float, upper: bool) -> float:
+def _end_logit(successes: float, failures: float, alpha: float, prior: Prior, upper: bool) -> float:
     """The logit of one end of C_n (−inf or +inf where the interval reaches 0 or 1): the root of log M_n = log(1/α)
     between the maximum likelihood and the far end, widened outward by ROUNDING × max(1, |logit|)."""
     s, f = float(successes), float(failures)
@@ -104,21 +115,21 @@ def _rate(logit: float) -> float:
     return float(special.expit(logit))
 
 
-def binomial_lower(successes: float, trials: float, alpha: float, prior: float = JEFFREYS) -> float:
+def binomial_lower(successes: float, trials: float, alpha: float, prior: Prior = JEFFREYS) -> float:
     """The lower end of the confidence sequence at level ``alpha`` after ``successes`` in ``trials``: the smallest
     p with M_n(p) < 1/α (0 when that holds at p → 0).  Real counts are allowed."""
     _check(successes, trials, alpha)
     return _rate(_end_logit(successes, float(trials) - float(successes), alpha, prior, upper=False))
 
 
-def binomial_upper(successes: float, trials: float, alpha: float, prior: float = JEFFREYS) -> float:
+def binomial_upper(successes: float, trials: float, alpha: float, prior: Prior = JEFFREYS) -> float:
     """The upper end of the confidence sequence at level ``alpha``: the largest p with M_n(p) < 1/α (1 when that
     holds at p → 1)."""
     _check(successes, trials, alpha)
     return _rate(_end_logit(successes, float(trials) - float(successes), alpha, prior, upper=True))
 
 
-def binomial_sequence(successes: float, trials: float, alpha: float, prior: float = JEFFREYS) -> tuple[float, float]:
+def binomial_sequence(successes: float, trials: float, alpha: float, prior: Prior = JEFFREYS) -> tuple[float, float]:
     """(lo, hi): the confidence sequence's interval at ``trials`` draws; over every ``trials`` of one run of draws at
     once, it holds the rate with probability ≥ 1 − ``alpha`` (Ville's inequality; module docstring)."""
     return binomial_lower(successes, trials, alpha, prior), binomial_upper(successes, trials, alpha, prior)
