@@ -3,9 +3,10 @@
 Setting ([RW] §4.1): synthetic logistic data, n = 1000, d = 50; budget (ε₁, ε₂, ε₃) = (0.2, 0.7, 0.1), δ = 1e-6,
 ρ = 0.01 (exact τ), λ raised to Algorithm 2's 2σ₃τ.  One *trial* = one repetition of the pipeline as the audit runs
 it (:class:`pdp_audit.audits.privacy_report.trials.PipelineTrials`): draw b, the GOE matrix, the gradient noise; solve
-ObjPert exactly (batched Newton); form H, the releases, the report and the exact ε₁ of Corollary 7 for all n rows and an
-added individual; the generalized eigenvalues of Propositions 12/21 and ‖N‖₂ -- followed by the coverage counts of the
-audit's checks.  The same-run baseline is ObjPert's batched solve alone on the same noise.
+ObjPert exactly (batched Newton); form H, the releases, the report and the exact ε₁ of Corollary 7 for the targets, and
+for all n rows the report's failure events (certified leverage intervals, exact where they do not decide); Lemma 20's
+and Proposition 21's events (Cholesky certificates, eigenvalues where they do not decide) -- followed by the coverage
+counts of the audit's checks.  The same-run baseline is ObjPert's batched solve alone on the same noise.
 
 Two ways to use the cores are timed: one process, and 2 worker processes (the audit's ``--workers 2``); the block work
 runs BLAS on one thread either way (threaded BLAS is ~3× slower on these small matrices); the faster one counts.
