@@ -90,8 +90,15 @@ def machine() -> dict:
 
 
 def commit() -> str:
+    """HEAD's hash, with ``+changes`` when tracked files other than the records and the page differ from it."""
     out = subprocess.run(["git", "-C", str(ROOT), "rev-parse", "--short=12", "HEAD"], capture_output=True, text=True)
-    return out.stdout.strip() if out.returncode == 0 else "unknown"
+    if out.returncode != 0:
+        return "unknown"
+    status = subprocess.run(["git", "-C", str(ROOT), "status", "--porcelain", "--untracked-files=no"],
+                            capture_output=True, text=True).stdout.splitlines()
+    ours = {str(RECORDS.relative_to(ROOT)), str(PAGE.relative_to(ROOT))}
+    changed = [line for line in status if line[3:] not in ours]
+    return out.stdout.strip() + ("+changes" if changed else "")
 
 
 def json_lines(text: str) -> list[dict]:
@@ -112,7 +119,7 @@ def record(run: Run) -> list[dict]:
     if run.python and python == sys.executable:
         print(f"skipped {run.name}: no interpreter at {run.python}", file=sys.stderr)
         return []
-    load_before = round(os.getloadavg()[0], 2)
+    load_before, measured = round(os.getloadavg()[0], 2), commit()  # the code as the run starts
     out = subprocess.run([python, str(ROOT / "benchmarks" / run.script), *run.args], cwd=ROOT, text=True,
                          stdout=subprocess.PIPE, check=False)
     lines = [line for line in json_lines(out.stdout) if "skipped" not in line]
@@ -122,7 +129,7 @@ def record(run: Run) -> list[dict]:
     where = {"run": run.name, "command": run.command(), "machine": machine(),
              "load_1min": [load_before, round(os.getloadavg()[0], 2)],
              "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
-             "commit": commit()}
+             "commit": measured}
     return [{**where, "output": line} for line in lines]
 
 
