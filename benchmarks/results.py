@@ -183,6 +183,12 @@ def _n(count: float) -> str:
     return f"{float(mantissa):g}e{int(exponent)}"
 
 
+def _rate(per_s: float) -> str:
+    """A rate with three significant digits: ``1.99e7/s``, ``924/s``."""
+    mantissa, _, exponent = f"{per_s:.3g}".partition("e")
+    return f"{mantissa}e{int(exponent)}/s" if exponent else f"{mantissa}/s"
+
+
 def _met(ok: bool | None) -> str:
     return "—" if ok is None else ("yes" if ok else "**no**")
 
@@ -244,11 +250,11 @@ def blackbox_rows(line: dict) -> list[Row]:
 
 def gaussian_rows(line: dict) -> list[Row]:
     if line["benchmark"] == "gaussian_plv":
-        return [(f"Gaussian loss samples/s (CPU ratio {_x(line['cpu_ratio'])})", f"{line['samples_per_s']:.3g}/s",
-                 f"`rng.standard_normal` {line['rng_normals_per_s']:.3g}/s", _x(line["ratio"]),
+        return [(f"Gaussian loss samples/s (CPU ratio {_x(line['cpu_ratio'])})", _rate(line["samples_per_s"]),
+                 f"`rng.standard_normal` {_rate(line['rng_normals_per_s'])}", _x(line["ratio"]),
                  f"≥ {_x(line['target_ratio'])}", _met(line["ratio"] >= line["target_ratio"]))]
     return [("Gaussian loss samples, `--workers 2` against serial", _s(line["workers_2_s"]),
-             f"serial {_s(line['serial_s'])}", f"{_x(line['speedup'])} faster", f"≥ {_x(line['target_speedup'])}",
+             f"serial {_s(line['serial_s'])}", f"speed-up {_x(line['speedup'])}", f"≥ {_x(line['target_speedup'])}",
              _met(line["speedup"] >= line["target_speedup"]))]
 
 
@@ -263,8 +269,8 @@ def sweep_rows(line: dict) -> list[Row]:
 def privacy_report_rows(line: dict) -> list[Row]:
     ratio = line["pipeline_over_baseline_time"]
     return [(f"privacy report repetitions/s (n = {line['n']}, d = {line['d']})",
-             f"{line['trials_per_s_2cores']:g}/s",
-             f"the batched ObjPert solve alone {line['baseline_trials_per_s']:g}/s",
+             _rate(line["trials_per_s_2cores"]),
+             f"the batched ObjPert solve alone {_rate(line['baseline_trials_per_s'])}",
              f"{_x(ratio)} slower", "≤ 3×", _met(ratio <= 3))]
 
 
