@@ -109,6 +109,15 @@ class Edgy:
         return losses
 
 
+class NanAtThree(Edgy):
+    """A broken pair: a NaN loss in every block."""
+
+    def privacy_loss(self, outputs):
+        losses = outputs[:, 0].copy()
+        losses[3] = np.nan
+        return losses
+
+
 def test_losses_written_into_the_result_are_those_gathered_bit_for_bit():
     """run_blocks writes each block of a PrivacyLossSampler straight into the result (a pair of ours through one
     reused scratch array): the numbers of the blocks returned and concatenated, for the scalar and vector Gaussian
@@ -129,11 +138,42 @@ def test_losses_written_into_the_result_are_those_gathered_bit_for_bit():
 def test_a_malformed_block_is_still_refused_when_written_into_the_result():
     from pdp_audit.verify.estimators.engine import PrivacyLossSampler, run_blocks
 
-    class Nan(Edgy):
-        def privacy_loss(self, outputs):
-            losses = outputs[:, 0].copy()
-            losses[3] = np.nan
-            return losses
-
     with pytest.raises(MalformedPair, match="NaN for 1 of"):
-        run_blocks(PrivacyLossSampler(Nan(), "D"), 1000, 0, "s")
+        run_blocks(PrivacyLossSampler(NanAtThree(), "D"), 1000, 0, "s")
+
+
+def test_losses_handed_back_through_shared_slots_are_the_serial_ones():
+    """A local pool's workers round their blocks into memory shared at the fork (SharedSlots) rather than pickling
+    them back: the numbers are the serial ones bit for bit, a failed pass leaves no block that would write into a
+    slot the next pass reads, and the slots go with the pool."""
+    from pdp_audit.verify.core.processes import executor_for
+    from pdp_audit.verify.estimators import engine
+
+    scalar = GaussianPair(np.array([100.0]), np.array([101.0]), 3.7)
+    vector = GaussianPair(np.zeros(3), np.eye(3)[0], 0.9)
+    n = 9 * 65536 + 11  # more blocks than slots: every slot is written again
+    cases = [(scalar, "D"), (vector, "D'"), (Edgy(), "D")]
+    with np.errstate(over="ignore"):
+        serial = [engine.run_blocks(engine.PrivacyLossSampler(p, w), n, 5, "s") for p, w in cases]
+    with executor_for(2) as pool:
+        if pool is None:
+            pytest.skip("one core: no pool")
+        assert engine._SLOTS is not None and engine._SLOTS.pool is pool and engine._SLOTS.count < len(
+            engine.block_sizes(n)
+        )
+        with pytest.raises(MalformedPair, match="NaN"):
+            engine.run_blocks(engine.PrivacyLossSampler(NanAtThree(), "D"), n, 5, "s", pool)
+        with np.errstate(over="ignore"):
+            for (pair, world), expected in zip(cases, serial):
+                pooled = engine.run_blocks(engine.PrivacyLossSampler(pair, world), n, 5, "s", pool)
+                assert np.array_equal(bits(pooled), bits(expected)), (type(pair).__name__, world)
+    assert engine._SLOTS is None
+
+
+def test_a_worker_not_forked_with_the_slots_returns_its_block():
+    """A worker that did not inherit the pool's slots (spawned, not forked) sends its block back as before."""
+    from pdp_audit.verify.estimators import engine
+
+    sampler = engine.PrivacyLossSampler(GaussianPair(np.array([0.0]), np.array([1.0]), 2.0), "D")
+    returned = engine._slot_block((sampler, 3, "s", 0, 1000, "not these slots", 0))
+    assert np.array_equal(bits(returned), bits(sampler(1000, engine.block_rng(3, "s", 0))))

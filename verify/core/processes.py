@@ -30,23 +30,29 @@ MAX_WORKERS = int(WORKERS.high)
 @contextmanager
 def executor_for(workers: int):
     """None (serial) for one worker, else a process pool whose workers die with this process; results are
-    identical either way.  On an error or Ctrl-C the blocks not yet started are cancelled."""
+    identical either way.  On an error or Ctrl-C the blocks not yet started are cancelled.  Its workers hand blocks of
+    losses back through memory shared with them (:class:`pdp_audit.verify.estimators.engine.SharedSlots`)."""
     if not 1 <= workers <= MAX_WORKERS:
         raise InputError(f"--workers must be in [1, {MAX_WORKERS}], got {workers}")
     workers = started_workers(workers)
     if workers == 1:
         yield None
         return
-    pool = ProcessPoolExecutor(max_workers=workers, initializer=_block_worker_init)
-    try:
-        yield pool
-    except Terminated:  # end now: the workers exit with this process (exit_with_parent), their blocks unfinished
-        pool.shutdown(wait=False, cancel_futures=True)
-        raise
-    except BaseException:
-        pool.shutdown(wait=True, cancel_futures=True)
-        raise
-    pool.shutdown(wait=True)
+    from pdp_audit.verify.estimators.engine import shared_slots
+
+    with shared_slots(workers) as slots:  # made before the workers are forked: they inherit it
+        pool = ProcessPoolExecutor(max_workers=workers, initializer=_block_worker_init)
+        if slots is not None:
+            slots.pool = pool
+        try:
+            yield pool
+        except Terminated:  # end now: the workers exit with this process (exit_with_parent), their blocks unfinished
+            pool.shutdown(wait=False, cancel_futures=True)
+            raise
+        except BaseException:
+            pool.shutdown(wait=True, cancel_futures=True)
+            raise
+        pool.shutdown(wait=True)
 
 
 #: The share of this machine's physical memory one audit may plan to use (the rest: the system, other processes).

@@ -8,9 +8,11 @@ chunk, worker or order it ran in.  Changing the number of workers never changes 
 
 from __future__ import annotations
 
+import mmap
+import os
 import zlib
 from collections import deque
-from concurrent.futures import Executor
+from concurrent.futures import Executor, wait
 from contextlib import contextmanager
 from typing import Callable, Iterator
 
@@ -92,9 +94,114 @@ def run_blocks(
     :func:`pdp_audit.verify.estimators.progress.asking`).
     """
     sizes = block_sizes(n, block_size)
-    if executor is None and sizes and type(work) is PrivacyLossSampler:  # a subclass may return more than losses
-        return _written(work, seed, stream, progress, sizes)
+    if sizes and type(work) is PrivacyLossSampler:  # a subclass may return more than losses
+        if executor is None:
+            return _written(work, seed, stream, progress, sizes)
+        slots = _SLOTS
+        if slots is not None and slots.pool is executor and max(sizes) <= slots.block:
+            return _written_through(slots, work, seed, stream, progress, sizes)
     return gathered(iter_blocks(work, n, seed, stream, executor, progress, block_size), sizes)
+
+
+class SharedSlots:
+    """Block-sized slots of memory shared with the worker processes of a local pool
+    (:func:`pdp_audit.verify.core.processes.executor_for`): an anonymous shared mapping made before the pool forks
+    its workers, which inherit it -- nothing named, so nothing to remove after a signal (the kernel frees it with
+    the last process that maps it).  A worker rounds a block's losses into a slot; this process copies them into the
+    result, and a slot is written again only after that (:func:`_written_through`: at most ``count`` blocks in
+    flight).  ``token`` tells a worker forked with these slots from one that was not (a pool of spawned workers)."""
+
+    def __init__(self, count: int, block: int = BLOCK_SIZE):
+        self.count, self.block = count, block
+        self.token = os.urandom(8).hex()
+        self.memory = mmap.mmap(-1, count * block * 8)  # anonymous, MAP_SHARED: shared with the forked children
+        self.pool: Executor | None = None
+
+    def view(self, slot: int, size: int) -> np.ndarray:
+        """The first ``size`` float64s of slot ``slot``."""
+        return np.frombuffer(self.memory, dtype=np.float64, count=size, offset=slot * self.block * 8)
+
+
+#: The slots of the local pool this process runs (:func:`shared_slots`); in its workers, the ones they inherited.
+_SLOTS: SharedSlots | None = None
+
+
+@contextmanager
+def shared_slots(workers: int) -> Iterator[SharedSlots | None]:
+    """Slots for a pool of ``workers`` processes, to be forked inside the block (set its ``pool``); None where a pool
+    has them already or processes are not forked here."""
+    global _SLOTS
+    if _SLOTS is not None or not hasattr(os, "fork"):
+        yield None
+        return
+    slots = _SLOTS = SharedSlots(2 * workers)
+    try:
+        yield slots
+    finally:
+        _SLOTS = None
+        try:
+            slots.memory.close()
+        except BufferError:  # a view of a slot is still held somewhere: the mapping goes with it
+            pass
+
+
+def _written_through(
+    slots: SharedSlots, work: PrivacyLossSampler, seed: int, stream: str, progress: bool | None, sizes: list[int]
+) -> np.ndarray:
+    """:func:`run_blocks` of losses on the pool of ``slots``: each worker rounds its block into a slot of the shared
+    memory and this process copies the slot into the result.  The blocks were pickled back through a pipe: on a
+    loaded 2-core machine that took twice as long as drawing them, and two workers ran slower than one."""
+    executor = slots.pool
+    assert executor is not None
+    out = np.empty(sum(sizes))
+    starts = np.cumsum([0, *sizes[:-1]])
+    pending: deque = deque()
+
+    def submit(block: int) -> None:
+        slot = block % slots.count  # free: the block that used it last is copied (at most ``count`` in flight)
+        job = (work, seed, stream, block, sizes[block], slots.token, slot)
+        pending.append((executor.submit(_slot_block, job), block, slot))
+
+    def copy(future, block: int, slot: int) -> None:
+        returned = future.result()
+        start, size = starts[block], sizes[block]
+        out[start : start + size] = slots.view(slot, size) if returned is None else returned
+
+    def blocks() -> Iterator[None]:
+        for block in range(len(sizes)):
+            submit(block)
+            if len(pending) >= slots.count:
+                copy(*pending.popleft())
+                yield None
+        while pending:
+            copy(*pending.popleft())
+            yield None
+
+    try:
+        for _ in with_progress(blocks(), len(sizes), stream, "block", progress, sizes):
+            pass
+    finally:  # a pass that failed leaves no block running that would write into a slot the next pass reads
+        for future, _, _ in pending:
+            future.cancel()
+        wait([future for future, _, _ in pending])
+    return out
+
+
+#: A worker's scratch array for its blocks' losses (:func:`_slot_block`), reused block after block.
+_SCRATCH: list[np.ndarray] = []
+
+
+def _slot_block(args: tuple[PrivacyLossSampler, int, str, int, int, str, int]) -> np.ndarray | None:
+    """In a worker: the block's losses rounded into its slot (None), or returned where the worker was not forked
+    with the slots."""
+    work, seed, stream, block, size, token, slot = args
+    slots = _SLOTS
+    if slots is None or slots.token != token:
+        return work(size, block_rng(seed, stream, block))
+    if not _SCRATCH or len(_SCRATCH[0]) < size:
+        _SCRATCH[:] = [np.empty(max(size, BLOCK_SIZE))]
+    work.into(size, block_rng(seed, stream, block), slots.view(slot, size), _SCRATCH[0][:size])
+    return None
 
 
 def _written(work: PrivacyLossSampler, seed: int, stream: str, progress: bool | None, sizes: list[int]) -> np.ndarray:
