@@ -69,19 +69,21 @@ def run_one(name: str, trials: int, seed: int, early_only: bool = False) -> dict
     row: dict = {"benchmark": "blackbox_early_stop", "mechanism": name, "claimed_epsilon": claimed, "trials": trials}
     modes = (("early", (claimed, ALPHA)), ("fixed", None))[: 1 if early_only else 2]
     for mode, stop_at in modes:  # the first pays the warm-up
-        start = time.perf_counter()
+        start, cpu = time.perf_counter(), time.process_time()
         result = blackbox_attack(sample_d, sample_dp, trials, 0.0, seed, options=AttackOptions(stop_at=stop_at))
-        seconds = time.perf_counter() - start
+        seconds, cpu = time.perf_counter() - start, time.process_time() - cpu
         attack = result.attack
         fresh = max(attack.n, attack.m)
         bound = result.epsilon_lower_bound_at(ALPHA)
+        learned = result.train_per_world + selection_size(result.test_per_world)  # some reused from earlier stages
         before = getattr(attack, "before", 0)  # a staged attack's pilot, when the full attack ran after it
         row[mode] = {
             "fresh_per_world": fresh,
-            "releases_per_world": before + result.train_per_world + selection_size(result.test_per_world) + fresh,
+            "releases_per_world": before + learned - result.reused_per_world + fresh,
             "bound_alpha_1e-6": round(bound, 4),
             "refuted": bound > claimed,
             "seconds": round(seconds, 1),
+            "cpu_seconds": round(cpu, 2),
             **({"stopped": attack.stopped, "rounds": attack.rounds, "stage": attack.stage} if stop_at else {}),
         }
     row["default_fresh_per_world"] = _default_fresh(sample_d, sample_dp, claimed, trials, seed)

@@ -156,12 +156,76 @@ def test_the_note_names_the_stage_that_decided_and_its_share(stage, trials, shar
 
 def test_the_plan_stated_before_a_stopped_run_counts_the_earlier_stages():
     """The most a stopped run may draw: every stage's training, selection and fresh releases (at 8e6: the pilot's
-    362,500, the middle stage's 2,750,000 and the full attack's 10,500,000), not the full attack's alone."""
+    362,500, the middle stage's 387,500 new training and selection releases (the rest of its 750,000 the pilot's) and
+    2,000,000 fresh ones, and the full attack's 8,000,000 fresh ones, its 2,500,000 to learn and select from all the
+    earlier stages' releases), not the full attack's alone."""
     import pdp_audit
     from pdp_audit.audits.blackbox.audit import _staged
     from pdp_audit.audits.blackbox.time_budget import FittedBudget
 
     budget = pdp_audit.BlackBoxBudget(early_stop=True)
     stated = _staged(FittedBudget(8_000_000, 1e-7, 1.0, False), budget)
-    assert stated.endswith("at most 13,612,500 releases per world in all.")
+    assert stated.endswith("at most 10,750,000 releases per world in all.")
     assert _staged(FittedBudget(STAGED_FROM - 1, 1e-7, 1.0, False), budget) == "."
+
+
+def _fresh_passes(monkeypatch, replay: bool = False) -> tuple[list, list, object]:
+    """A small staged run (a pilot of 5,000 fresh releases, then the full attack of 20,000) of a Laplace pair well
+    within its claim, every release drawn logged: returns (per stage's fresh pass, the releases drawn before it
+    started and the releases it counted; the releases drawn in all, per call; the run's result).  ``replay``: the
+    broken version, whose fresh passes count the first releases drawn in the run again."""
+    from pdp_audit.audits.blackbox import anytime, attack, stages
+
+    monkeypatch.setattr(stages, "STAGED_FROM", 20_000)
+    monkeypatch.setattr(attack, "STAGED_FROM", 20_000)
+    monkeypatch.setattr(stages, "PILOT_TRIALS", 5_000)
+    monkeypatch.setattr(stages, "PILOT_TRAIN", 1_000)
+    drawn: list[np.ndarray] = []
+
+    def laplace(shift: float):
+        def sample(size, rng):
+            out = rng.laplace(shift, 1.0, (size, 1))
+            drawn.append(out[:, 0].copy())
+            return out
+
+        return sample
+
+    passes, real = [], anytime.bound_events_anytime
+
+    def spy(fresh, statistic, *args, **kwargs):
+        before, counted = np.concatenate(drawn), []
+
+        def score(block):
+            if replay:
+                block = before[: len(block), None]
+            counted.append(block[:, 0].copy())
+            return statistic.score(block)
+
+        result = real(fresh, dataclasses.replace(statistic, score=score), *args, **kwargs)
+        passes.append((set(before.tolist()), np.concatenate(counted)))
+        return result
+
+    monkeypatch.setattr(anytime, "bound_events_anytime", spy)
+    options = attack.AttackOptions(stop_at=(3.0, 1e-6))
+    result = attack.blackbox_attack(laplace(1.0), laplace(0.0), 20_000, 0.0, 0, train_trials=2_000, options=options)
+    return passes, drawn, result
+
+
+def test_a_later_stage_learns_from_earlier_releases_and_bounds_on_new_ones(monkeypatch):
+    """Reuse (module docstring): the full attack learns and selects from the pilot's releases (training, selection
+    and fresh) before drawing its own, so the run draws fewer than its stages' budgets; every release a fresh pass
+    counts was drawn after that pass began, none before it (no earlier stage's, none of its own training or
+    selection)."""
+    passes, drawn, result = _fresh_passes(monkeypatch)
+    assert result.attack.stage == "full" and len(passes) == 2
+    assert result.reused_per_world >= 2_250  # the pilot's 1,000 training and 1,250 selection releases at least
+    for before, counted in passes:
+        assert counted.size > 0 and not before.intersection(counted.tolist())
+    # the stages drawing anew: the pilot's 1,000 + 1,250 + 5,000, the full attack's 2,000 + 5,000 + 20,000 per world
+    assert sum(map(len, drawn)) / 2 <= 34_250 - result.reused_per_world
+
+
+def test_a_fresh_pass_that_counts_earlier_releases_fails_the_same_test(monkeypatch):
+    """The broken version: fresh passes that count releases drawn before them (the run's first ones again)."""
+    passes, _, _ = _fresh_passes(monkeypatch, replay=True)
+    assert any(before.intersection(counted.tolist()) for before, counted in passes)

@@ -38,8 +38,9 @@ which the first was read; at the budget the bound is the larger of the two, the 
 3% wider than the fixed pass's at α = 1e-6).
 
 A large budget is staged (:mod:`pdp_audit.audits.blackbox.stages`): a small pilot attack and larger ones, each with
-its own training, selection and fresh streams and its share of α fixed before the first draw, the attack of the full
-budget last, at half of α; the pass's ``share`` of the level says which part each spends.
+its own streams (its training and selection reading the earlier stages' releases first, its fresh releases always
+new) and its share of α fixed before the first draw, the attack of the full budget last, at half of α; the pass's
+``share`` of the level says which part each spends.
 """
 
 from __future__ import annotations
@@ -159,12 +160,15 @@ def bound_events_anytime(
     stop_at: tuple,
     running: tuple = (None, None),
     stage: tuple = ("blackbox", 1.0),
+    keep=None,
 ):
     """The fresh pass in rounds (module docstring): ``fresh`` world → the fresh blocks of
     :mod:`pdp_audit.audits.blackbox.events`, ``statistic`` the frozen :class:`~pdp_audit.audits.blackbox.events.
     EventStatistic`, ``budget`` = (trials, delta, seed), ``stop_at`` = (the claimed ε, the audit's α, and optionally
     a deadline on :func:`time.monotonic`, after which no further round is drawn), ``running``
-    = (executor, progress bar or None), ``stage`` = (the streams' prefix, the share of α this pass may spend).
+    = (executor, progress bar or None), ``stage`` = (the streams' prefix, the share of α this pass may spend),
+    ``keep``: None, or ``keep(world, releases)`` called with each block of raw fresh releases once counted (a later
+    stage learns from them: :class:`pdp_audit.audits.blackbox.stages.EarlierReleases`).
     Returns the :class:`AnytimeEventAttack` of the rounds drawn."""
     prefix, share = stage
     trials, delta, seed = budget
@@ -183,8 +187,11 @@ def bound_events_anytime(
         if any(hits[w][-1] + sizes[w] > trials for w in worlds):
             break
         for w in worlds:
-            work = EventHits(fresh[w], statistic.score, events)
+            work = EventHits(fresh[w], statistic.score, events, keep=keep is not None)
             for block in iter_blocks(work, sizes[w], seed, f"{prefix}/fresh/{w}/{r}", executor):
+                if keep is not None:
+                    block, raw = block
+                    keep(w, raw)
                 hits[w] += block[0]
                 if bar is not None:
                     bar.update(int(block[0, -1]))

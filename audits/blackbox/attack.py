@@ -49,6 +49,7 @@ from pdp_audit.audits.blackbox.stages import (  # noqa: F401 (PILOT_TRAIN, PILOT
     PILOT_TRAIN,
     PILOT_TRIALS,
     STAGED_FROM,
+    EarlierReleases,
     Stage,
     run_stages,
     stage_schedule,
@@ -360,6 +361,9 @@ class AttackOptions:
     stop_at: tuple | None = None
     #: the streams' prefix and the share of α of one stage of a staged attack (:func:`_staged_attack`)
     stage: tuple[str, float] = ("blackbox", 1.0)
+    #: a stage's: the releases its earlier stages drew, which its training and selection read first (and to which it
+    #: adds its own, for the stages after it); None: every release drawn anew
+    reuse: EarlierReleases | None = None
 
 
 @dataclass(frozen=True)
@@ -376,6 +380,8 @@ class BlackBoxAttack:
     validation: tuple = ()
     #: the frozen statistic that scored the fresh releases (a witness serialises it: pdp_audit.audits.blackbox.witness)
     learned: object = field(default=None, compare=False, repr=False)
+    #: of its training and selection releases per world, those its earlier stages drew (the fewer of the two worlds')
+    reused_per_world: int = 0
 
     def epsilon_lower_bound_at(self, alpha: float) -> float:
         return self.attack.epsilon_lower_bound_at(alpha)
@@ -434,22 +440,28 @@ def blackbox_attack(
     if options.stop_at is not None and options.stage[1] == 1 and trials >= STAGED_FROM:  # not inside a stage
         if options.statistic.startswith("events"):
             return _staged_attack((sample_d, sample_dprime), (trials, train_trials, delta, seed), progress, options)
-    executor = options.executor
+    executor, pool = options.executor, options.reuse
     prefix = options.stage[0]
     worlds = ((sample_d, "D"), (sample_dprime, "D'"))
     selection = selection_size(trials) if options.statistic.startswith("events") else 0
-    with _progress_bar(2 * (train_trials + trials + selection), progress) as bar:
-        train, first = [], None
+    earlier = {w: 0 if pool is None else min(pool.held(w), train_trials + selection) for _, w in worlds}
+    with _progress_bar(2 * (train_trials + trials + selection) - sum(earlier.values()), progress) as bar:
+        train, first = [], None if pool is None else pool.first
         _stage(bar, "training")
         for sampler, world in worlds:
-            blocks = iter_blocks(_Releases(sampler, world), train_trials, seed, f"{prefix}/train/{world}", executor)
-            releases, first = _training_releases(_counted(blocks, bar), world, first)
+            blocks = _reused_then_drawn(
+                _Releases(sampler, world), (0, train_trials), (seed, f"{prefix}/train/{world}"), (executor, bar), pool
+            )
+            releases, first = _training_releases(blocks, world, first)
             train.append(releases)
+        if pool is not None and pool.first is None:
+            pool.first = first
         chosen, validation = "logistic", ()
         if options.statistic in ("events", "events-numbers"):
             numbers = options.statistic == "events-numbers"
-            running = (executor, bar, options.stop_at, options.stage)
-            return _event_attack(worlds, train, first, (trials, delta, seed, numbers), running)
+            running = (executor, bar, options.stop_at, options.stage, pool)
+            result = _event_attack(worlds, train, first, (trials, delta, seed, numbers), running)
+            return dataclasses.replace(result, reused_per_world=min(earlier.values()))
         if options.statistic == "select":
             statistic, accuracy, chosen, bounds = select_statistic(*train, first, delta, seed)
             validation = tuple(bounds.items())
@@ -467,13 +479,17 @@ def blackbox_attack(
 
 
 def _staged_attack(samplers: tuple, budget: tuple, progress: bool, options: AttackOptions) -> BlackBoxAttack:
-    """The stages of :func:`pdp_audit.audits.blackbox.stages.stage_schedule`, each a whole attack (its own training,
-    selection and fresh streams) at its share of the level, run until one refutes the claim
+    """The stages of :func:`pdp_audit.audits.blackbox.stages.stage_schedule`, each a whole attack (its own streams; its
+    training and selection read the earlier stages' releases first: :class:`~pdp_audit.audits.blackbox.stages.
+    EarlierReleases`; its fresh releases new) at its share of the level, run until one refutes the claim
     (:func:`~pdp_audit.audits.blackbox.stages.run_stages`; the level: that module's docstring).  ``budget`` =
     (trials, train_trials, delta, seed)."""
     trials, train_trials, delta, seed = budget
+    schedule, pool = stage_schedule(trials, train_trials), EarlierReleases()
 
     def attack(stage: Stage) -> BlackBoxAttack:
+        later = schedule[schedule.index(stage) + 1 :]
+        pool.room = max((s.train_trials + selection_size(s.trials) for s in later), default=0)
         return blackbox_attack(
             *samplers,
             stage.trials,
@@ -481,13 +497,27 @@ def _staged_attack(samplers: tuple, budget: tuple, progress: bool, options: Atta
             seed,
             progress,
             train_trials=stage.train_trials,
-            options=dataclasses.replace(options, stage=(stage.prefix, stage.share)),
+            options=dataclasses.replace(options, stage=(stage.prefix, stage.share), reuse=pool),
         )
 
-    def drawn(result: BlackBoxAttack) -> int:
-        return result.train_per_world + selection_size(result.test_per_world) + max(result.attack.n, result.attack.m)
+    def drawn(result: BlackBoxAttack) -> int:  # new releases: its training and selection less those reused
+        learned = result.train_per_world + selection_size(result.test_per_world) - result.reused_per_world
+        return learned + max(result.attack.n, result.attack.m)
 
-    return run_stages(stage_schedule(trials, train_trials), attack, drawn)
+    return run_stages(schedule, attack, drawn)
+
+
+def _reused_then_drawn(work, rows: tuple[int, int], stream: tuple[int, str], running: tuple, pool):
+    """The blocks of ``rows`` = (start, n) of a world's releases (``work.world``): those of the earlier stages
+    (``pool``: :class:`~pdp_audit.audits.blackbox.stages.EarlierReleases`) first, then new ones of ``stream`` =
+    (seed, name) for the rest, each counted on the bar and appended to the pool (``running`` = (executor, bar))."""
+    (start, n), (seed, name), (executor, bar) = rows, stream, running
+    earlier = [] if pool is None else list(pool.rows(work.world, start, n))
+    yield from earlier
+    for block in _counted(iter_blocks(work, n - sum(map(len, earlier)), seed, name, executor), bar):
+        if pool is not None:
+            pool.add(work.world, block)
+        yield block
 
 
 def _event_attack(worlds, train, first, budget: tuple, running) -> BlackBoxAttack:
@@ -509,7 +539,7 @@ def _event_attack(worlds, train, first, budget: tuple, running) -> BlackBoxAttac
     from pdp_audit.audits.blackbox.features import number_structure
 
     trials, delta, seed, numbers = budget
-    executor, bar, stop_at, stage = running
+    executor, bar, stop_at, stage, pool = running
     if numbers:
         train = [number_structure(t) for t in train]
     learners = {
@@ -523,11 +553,12 @@ def _event_attack(worlds, train, first, budget: tuple, running) -> BlackBoxAttac
     _stage(bar, "selection")
     selection = tuple(
         _filled(
-            _counted(
-                iter_blocks(CandidateScores(fresh[w], scores), selected, seed, f"{stage[0]}/select/{w}", executor), bar
+            _selection_scores(
+                CandidateScores(fresh[w], scores), (len(train[0]), selected), (seed, f"{stage[0]}/select/{w}"),
+                (executor, bar), pool,
             ),
             selected,
-        )
+        )  # fmt: skip
         for _, w in worlds
     )
     mean = poisson_mean_within(trials)  # the fresh releases per world number Poisson(mean) ≤ trials (or bound 0)
@@ -540,9 +571,29 @@ def _event_attack(worlds, train, first, budget: tuple, running) -> BlackBoxAttac
     else:
         from pdp_audit.audits.blackbox.anytime import bound_events_anytime
 
-        attack = bound_events_anytime(fresh, frozen, (trials, delta, seed), stop_at, (executor, bar), stage)
+        keep = pool.add if pool is not None and pool.wants() else None  # for the stages after this one
+        attack = bound_events_anytime(fresh, frozen, (trials, delta, seed), stop_at, (executor, bar), stage, keep)
     validation = tuple((k, v[0]) for k, v in predicted.items())
     return BlackBoxAttack(attack, len(train[0]), trials, first[0], float("nan"), chosen, validation, frozen)
+
+
+def _selection_scores(work, rows: tuple[int, int], stream: tuple[int, str], running: tuple, pool):
+    """The candidates' score blocks (``work``: a :class:`~pdp_audit.audits.blackbox.events.CandidateScores`) of the
+    selection's ``rows`` = (start, n) of its world's releases: the earlier stages' first, scored here, then new ones
+    of ``stream`` = (seed, name), whose raw releases join ``pool`` while it has room (``running`` = (executor, bar))."""
+    (start, n), (seed, name), (executor, bar) = rows, stream, running
+    world = work.releases.world
+    earlier = [] if pool is None else list(pool.rows(world, start, n))
+    for raw in earlier:
+        yield work.of(raw)
+    work.keep = pool is not None and pool.wants()
+    for block in iter_blocks(work, n - sum(map(len, earlier)), seed, name, executor):
+        scored, raw = block if work.keep else (block, None)
+        if raw is not None:
+            pool.add(world, raw)
+        if bar is not None:
+            bar.update(len(scored))
+        yield scored
 
 
 def _training_releases(blocks, world: str, first: tuple[int, str] | None):

@@ -182,7 +182,8 @@ def _fitted(samplers: tuple, trials: Any, budget: Any, progress: bool, auto: boo
 
 def _staged(fitted: Any, budget: Any) -> str:
     """The end of the stated plan of a stopped run: its earlier stages' releases, drawn before the full attack's when
-    none of them decides (:mod:`pdp_audit.audits.blackbox.stages`), counted in the most it may draw in all."""
+    none of them decides (:mod:`pdp_audit.audits.blackbox.stages`; a later stage's training and selection read them
+    first), counted in the most it may draw in all."""
     from pdp_audit.audits.blackbox.attack import default_train_trials
     from pdp_audit.audits.blackbox.events import selection_size
     from pdp_audit.audits.blackbox.stages import stage_schedule
@@ -195,7 +196,9 @@ def _staged(fitted: Any, budget: Any) -> str:
     stages = stage_schedule(fitted.trials, train)
     if len(stages) == 1:
         return "."
-    most = sum(s.train_trials + selection_size(s.trials) + s.trials for s in stages)
+    most = 0  # each stage learns and selects from the earlier stages' releases first, new ones for the rest
+    for s in stages:
+        most = max(most, s.train_trials + selection_size(s.trials)) + s.trials
     earlier = "a pilot attack" if len(stages) == 2 else f"{len(stages) - 1} smaller attacks"
     return f"; {earlier} first, so at most {most:,} releases per world in all."
 

@@ -452,6 +452,11 @@ class _FreshBlocks:
         self.releases, self.first_call, self.numbers = releases, first_call, numbers
 
     def block(self, size: int, rng: np.random.Generator) -> np.ndarray:
+        return self.augmented(self.raw(size, rng))
+
+    def raw(self, size: int, rng: np.random.Generator) -> np.ndarray:
+        """``size`` checked releases as the sampler gave them (what a later stage may learn from:
+        :class:`pdp_audit.audits.blackbox.stages.EarlierReleases`)."""
         from pdp_audit.mechanisms.base import MalformedPair
 
         block = self.releases(size, rng)
@@ -460,6 +465,10 @@ class _FreshBlocks:
                 f"sample({self.releases.world!r}, {size}) released {block.shape[1]} columns, {self.first_call[1]} "
                 f"released {self.first_call[0]}: a mechanism's releases have one dimension"
             )
+        return block
+
+    def augmented(self, block: np.ndarray) -> np.ndarray:
+        """Raw releases as the scores read them (with ``numbers``: augmented by their number structure)."""
         if self.numbers:
             from pdp_audit.audits.blackbox.features import number_structure
 
@@ -469,28 +478,38 @@ class _FreshBlocks:
 
 class CandidateScores(_FreshBlocks):
     """Block work of the selection pass: the scores of each candidate statistic (``scores``, a tuple) on ``size``
-    fresh releases, shape (size, len(scores)); only the scores leave the block."""
+    fresh releases, shape (size, len(scores)); only the scores leave the block, and with ``keep`` the raw releases
+    beside them (a pair: a later stage learns from them, :class:`pdp_audit.audits.blackbox.stages.EarlierReleases`)."""
 
-    def __init__(self, fresh: _FreshBlocks, scores: tuple):
+    def __init__(self, fresh: _FreshBlocks, scores: tuple, keep: bool = False):
         super().__init__(fresh.releases, fresh.first_call, fresh.numbers)
-        self.scores = scores
+        self.scores, self.keep = scores, keep
 
-    def __call__(self, size: int, rng: np.random.Generator) -> np.ndarray:
-        block = self.block(size, rng)
+    def __call__(self, size: int, rng: np.random.Generator):
+        raw = self.raw(size, rng)
+        scored = self.of(raw)
+        return (scored, raw) if self.keep else scored
+
+    def of(self, raw: np.ndarray) -> np.ndarray:
+        """The candidates' scores of checked raw releases, shape (releases, len(scores))."""
+        block = self.augmented(raw)
         return np.column_stack([score(block) for score in self.scores])
 
 
 class EventHits(_FreshBlocks):
     """Block work of the bounding pass: ``size`` fresh releases scored by the frozen ``score``; returns one row:
-    the count in each of the ``events``, then ``size``."""
+    the count in each of the ``events``, then ``size`` (with ``keep``, a pair: that row and the raw releases, which a
+    later stage may learn from -- never count again)."""
 
-    def __init__(self, fresh: _FreshBlocks, score, events: tuple[Event, ...]):
+    def __init__(self, fresh: _FreshBlocks, score, events: tuple[Event, ...], keep: bool = False):
         super().__init__(fresh.releases, fresh.first_call, fresh.numbers)
-        self.score, self.events = score, events
+        self.score, self.events, self.keep = score, events, keep
 
-    def __call__(self, size: int, rng: np.random.Generator) -> np.ndarray:
-        scores = self.score(self.block(size, rng))
-        return np.array([[*(np.count_nonzero(e.members(scores)) for e in self.events), size]], dtype=np.int64)
+    def __call__(self, size: int, rng: np.random.Generator):
+        raw = self.raw(size, rng)
+        scores = self.score(self.augmented(raw))
+        row = np.array([[*(np.count_nonzero(e.members(scores)) for e in self.events), size]], dtype=np.int64)
+        return (row, raw) if self.keep else row
 
 
 def candidate_scores(fit_d: np.ndarray, fit_dp: np.ndarray, learners: dict) -> dict:

@@ -181,6 +181,7 @@ def attack_details(result) -> dict:
         **({"statistic": result.statistic, "validation_bounds": dict(result.validation)} if result.validation else {}),
         **_event_details(result),
         **_stopping_details(result.attack),
+        **({"reused_per_world": result.reused_per_world} if getattr(result, "reused_per_world", 0) else {}),
     }
 
 
@@ -366,7 +367,8 @@ def _stage_note(attack) -> str:
         earlier = "A pilot attack" if stages == 2 else f"{stages - 1} earlier stages"
         return (
             f" {earlier} ({attack.before:,} releases per world, half the level{'' if stages == 2 else ' in all'}) "
-            "did not refute the claim; this attack, at the other half, decides."
+            "did not refute the claim; this attack (learning from their releases first, on fresh ones of its own), at "
+            "the other half, decides."
         )
     done = "refuted the claim" if attack.stopped == "refuted" else "reached the time limit"
     if attack.stage == "pilot":
@@ -375,8 +377,8 @@ def _stage_note(attack) -> str:
             "was not run."
         )
     return (
-        f" Earlier stages ({attack.before:,} releases per world) did not refute the claim; a larger one (its own "
-        f"training, selection and fresh releases, at {share}) {done}; the full attack was not run."
+        f" Earlier stages ({attack.before:,} releases per world) did not refute the claim; a larger one (learning from "
+        f"their releases first, on fresh ones of its own, at {share}) {done}; the full attack was not run."
     )
 
 

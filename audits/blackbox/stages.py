@@ -10,37 +10,55 @@ reads.
 The schedule (:func:`stage_schedule`), fixed by ``trials`` and ``train_trials`` alone, before the first release is
 drawn: stage 1, the pilot, bounds on at most :data:`PILOT_TRIALS` fresh releases per world (learning from
 :data:`PILOT_TRAIN`); each further stage on :data:`STAGE_GROWTH` times as many as the last, while that is at most a
-quarter of ``trials``, learning from an eighth of its fresh budget (at least the pilot's, at most ``train_trials``);
-the last stage is the attack of the run's own budget (``trials``, ``train_trials``), its streams those of an
-unstaged attack (``blackbox/…``; the earlier stages' ``blackbox/pilot/…``, ``blackbox/stage2/…``, …).  Each stage is
-a whole attack: its own training, selection and fresh releases, its events chosen on its own selection pass, its
-fresh pass stopped once decided.  Stage k spends the share s_k of the level: the last 1/2, the one before it 1/4, and
-so on halving, the pilot as much as the stage after it, so that s_1 + … + s_S = 1 (two stages: a half each).  The
-run stops at the first stage that refutes the claim (or reaches a time limit); the last stage's verdict is the run's.
+quarter of ``trials``, learning from an eighth of its fresh budget (at least the pilot's, at most ``train_trials``); the
+last stage is the attack of the run's own budget (``trials``, ``train_trials``), its streams those of an unstaged attack
+(``blackbox/…``; the earlier stages' ``blackbox/pilot/…``, ``blackbox/stage2/…``, …). Each stage is a whole attack: its
+training, its events chosen on its selection pass, its fresh pass stopped once decided. Stage k spends the share s_k of
+the level: the last 1/2, the one before it 1/4, and so on halving, the pilot as much as the stage after it, so that
+s_1 + … + s_S = 1 (two stages: a half each). The run stops at the first stage that refutes the claim (or reaches a time
+limit); the last stage's verdict is the run's.
 
-Level.  Let the claim hold.  Given everything drawn before stage k's fresh pass (the earlier stages, whether stage k
-is reached at all, its own training and selection), stage k's events are fixed sets and its fresh releases are new
-independent draws of the two worlds, so its stopped pass refutes the claim with probability at most α·s_k whatever it
-stops on (:mod:`pdp_audit.verify.estimators.confidence_sequences` and the module docstring of
-:mod:`pdp_audit.audits.blackbox.anytime`, at level α·s_k); averaging over what came before, the same holds
-unconditionally for the event "stage k is reached and refutes".  The run refutes only through one of these events, so
-by the union bound over the S stages of a schedule fixed in advance
+Reuse. A stage learns and selects from the releases its earlier stages drew before drawing any of its own
+(:class:`EarlierReleases`): all of them, training, selection and fresh, stage by stage in the order drawn, its training
+the first ``train_trials`` of each world and its selection the next :func:`~pdp_audit.audits.blackbox.events.
+selection_size` (rows ``[0, T)`` and ``[T, T + S)``), new draws of its own streams only for what the earlier stages did
+not draw; the releases it draws join them for the stages after it. So it learns and selects from exactly as many
+releases as unstaged (the same power: they are draws of the same two worlds), and at 8e6 the full attack draws no
+training or selection release of its own when the earlier stages ran to their budgets. Its fresh releases are always
+new: drawn from its own ``…/fresh/…`` streams after its events are fixed (the stages after it read them too).
+
+Level. Let the claim hold. Given everything drawn before stage k's fresh pass (the earlier stages, whether stage k is
+reached at all, its training and selection, whichever earlier releases they read), stage k's events are fixed sets and
+its fresh releases are new independent draws of the two worlds (reuse reads earlier releases for the training and the
+selection only: a function of what came before, however chosen, is still a fixed set given it; the fresh ones are new
+blocks of streams no earlier pass drew from, independent of everything before them), so its stopped pass refutes the
+claim with probability at most α·s_k whatever it stops on (:mod:`pdp_audit.verify.estimators.confidence_sequences` and
+the module docstring of :mod:`pdp_audit.audits.blackbox.anytime`, at level α·s_k); averaging over what came before, the
+same holds unconditionally for the event "stage k is reached and refutes". The run refutes only through one of these
+events, so by the union bound over the S stages of a schedule fixed in advance
 
     P(the run refutes a claim that holds) ≤ α·s_1 + … + α·s_S = α.
 
 Nothing here re-reads a stage at more than its share: reading each stage at the full α (the broken version
 ``tests/test_blackbox_stages.py`` shows failing) would allow up to S·α.
 
-Price.  A claim the earlier stages cannot refute draws their releases besides the budget's: at the default 8e6,
-the pilot's at most 362,500 and the second stage's at most 2,750,000 per world (+30% of the 10,485,434 an
-unstaged run draws); a violation the second stage refutes draws at most 3,112,500 in all.
-"""
+Nothing here lets a fresh pass count a release drawn before its events were fixed: that would break the conditional
+independence above (``tests/test_blackbox_stages.py`` checks every counted release was drawn after).
+
+Price. A claim the earlier stages cannot refute draws, besides the budget's, the earlier stages' fresh releases less
+what the later ones reuse: at the default 8e6, the pilot's at most 362,500 per world, the second stage's 387,500 new
+training and selection releases (the rest of its 750,000 the pilot's) and 2,000,000 fresh ones, and the full attack's
+8,000,000 fresh ones (its 2,500,000 to learn and select from all earlier draws): at most 10,750,000 per world in all,
+that is +2.5% of the 10,485,434 an unstaged run draws (+30% without reuse); a violation the second stage refutes
+draws at most 2,750,000 in all (3,112,500 without)."""
 
 from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass
-from typing import Callable
+from typing import Callable, Iterator
+
+import numpy as np
 
 #: A stopped attack on at least this many fresh releases per world is staged ...
 STAGED_FROM = 1_000_000
@@ -105,3 +123,39 @@ def run_stages(schedule: tuple[Stage, ...], attack: Callable, drawn: Callable):
             return dataclasses.replace(result, attack=recorded)
         before += drawn(result)
     raise ValueError("an empty schedule")
+
+
+class EarlierReleases:
+    """The releases of each world that the earlier stages of a run drew -- their training, selection and fresh ones,
+    stage by stage, in the order drawn -- held for the next stages to learn and select from (module docstring, Reuse),
+    at most ``room`` of each world (the most a later stage reads: set before each stage).  Rows ``[0, T)`` of a world
+    are a stage's training releases and ``[T, T + S)`` its selection's, what is held topped up by new draws appended
+    as they are made (:meth:`add`), so that the order fixes which releases each part reads; ``first`` is (columns,
+    call) of the run's first training block."""
+
+    def __init__(self) -> None:
+        self.parts: dict[str, list[np.ndarray]] = {"D": [], "D'": []}
+        self.room = 0
+        self.first: tuple[int, str] | None = None
+
+    def held(self, world: str) -> int:
+        return sum(len(p) for p in self.parts[world])
+
+    def wants(self) -> bool:
+        """Whether either world has room for more releases (the last stage's pool has none: it keeps nothing)."""
+        return any(self.held(w) < self.room for w in self.parts)
+
+    def add(self, world: str, releases: np.ndarray) -> None:
+        """Append releases of ``world`` just drawn, as far as there is room."""
+        free = self.room - self.held(world)
+        if free > 0 and len(releases):
+            self.parts[world].append(releases[:free])
+
+    def rows(self, world: str, start: int, n: int) -> Iterator[np.ndarray]:
+        """The held releases of ``world`` among rows ``[start, start + n)``, in order, as views of the parts."""
+        at = 0
+        for part in self.parts[world]:
+            lo, hi = max(start - at, 0), min(start + n - at, len(part))
+            if lo < hi:
+                yield part[lo:hi]
+            at += len(part)
