@@ -333,50 +333,75 @@ def _read_csv_numbers(path: Path) -> tuple[list[str], np.ndarray] | None:
     common = {"keep_default_na": False, "na_filter": False, "encoding": "utf-8-sig", "skip_blank_lines": True}
     rounding = {} if int(pd.__version__.split(".")[0]) >= 3 else {"float_precision": "round_trip"}
     with source:
+        size = len(held) if held is not None else os.fstat(source.fileno()).st_size
         scan = _Scan(source, hashed=pin is not None and held is None)
         stream = io.BufferedReader(scan, 2**20)
         try:
-            table = pd.read_csv(stream, header=0, dtype=float, **common, **rounding)
+            with pd.read_csv(stream, header=0, dtype=float, chunksize=_PARSE_ROWS, **common, **rounding) as chunks:
+                values = _rows_in_order(chunks, size, scan)
             line = scan.header_line() if not stream.read(1) else None  # None: the parser stopped before the end
             header = pd.read_csv(io.BytesIO(line), header=None, nrows=1, dtype=str, **common) if line else None
         except Exception:  # whatever it is, the reader of text cells names it
             return None
-    if header is None or not scan.plain_numbers():
+    if values is None or header is None or not scan.plain_numbers():
         return None
     names = [str(name) for name in header.iloc[0].tolist()]
-    # a short row (NaN-filled), or a longer data row than the header (pandas then makes the first column the
-    # index, shifting every cell): the text reader refuses these with the line and the column
-    shifted = not isinstance(table.index, pd.RangeIndex) or table.shape[1] != len(names)
-    if table.shape[0] == 0 or shifted:
-        return None
-    values, nan = _rows_of(table)
-    if nan:
+    if values.shape[1] != len(names):
         return None
     if scan.digest is not None:  # a pinned file: these bytes are those its certificate names
         pin.settle(scan.digest.hexdigest())  # type: ignore[union-attr]
     return names, values
 
 
-#: Rows copied at a time by :func:`_rows_of` (a block of 30 columns is 480 KB: it stays in the cache).
+#: Rows the float reader parses at a time (:func:`_rows_in_order`).
+_PARSE_ROWS = 1 << 16
+#: Rows copied at a time by :func:`_copy_rows` (a block of 30 columns is 480 KB: it stays in the cache).
 _ROWS_BLOCK = 2048
 
 
-def _rows_of(table) -> tuple[np.ndarray, bool]:
-    """The parsed table as one C-ordered array, and whether it holds a NaN (pandas' mark of a short row).
+def _rows_in_order(chunks, size: int, scan: _Scan) -> np.ndarray | None:
+    """The parser's chunks of rows copied into one C-ordered array as they come, or None where pandas' parse is not
+    the file's table: a short row (NaN-filled), a longer data row than the header (pandas then makes the first
+    column the index, shifting every cell), no row at all -- the text reader refuses these with the line and the
+    column.
 
-    Each column is pandas' own array (a view: no copy of the table), copied into the rows a cache-sized block of
-    rows at a time.  A column at a time wrote every row's cache line once per column (0.8 s for 1e6 x 30);
-    ``to_numpy`` interleaved the frame's column blocks into a second copy before C order took a third.
-    """
+    The whole table parsed at once was concatenated from the parser's pieces into a frame, then copied into rows: two
+    full-size arrays beside the result, more time than the parse on a shared 2-core machine.  The array is sized
+    from the bytes the first chunk took (``size``: the file's), grown if short, and cut to the rows read (neither
+    copies the rows read; the pages never written are never used)."""
+    import pandas as pd
+
+    values, rows = None, 0
+    for chunk in chunks:
+        if values is None:
+            estimate = size * len(chunk) / max(scan.size, 1)
+            values = np.empty((max(len(chunk), int(1.05 * estimate) + _PARSE_ROWS), chunk.shape[1]))
+        if not isinstance(chunk.index, pd.RangeIndex) or chunk.shape[1] != values.shape[1]:
+            return None
+        if rows + len(chunk) > len(values):
+            values.resize((max(rows + len(chunk), int(1.5 * len(values))), values.shape[1]), refcheck=False)
+        if _copy_rows(chunk, values[rows : rows + len(chunk)]):
+            return None
+        rows += len(chunk)
+    if values is None or rows == 0:
+        return None
+    values.resize((rows, values.shape[1]), refcheck=False)
+    return values
+
+
+def _copy_rows(table, rows: np.ndarray) -> bool:
+    """Copy a parsed chunk into ``rows`` (C order); whether it holds a NaN (pandas' mark of a short row).
+
+    Each column is pandas' own array (a view), copied a cache-sized block of rows at a time: a column at a time
+    wrote every row's cache line once per column (0.8 s for 1e6 x 30)."""
     columns = [table.iloc[:, j].to_numpy(dtype=float) for j in range(table.shape[1])]
-    values = np.empty(table.shape)
     nan = False
-    for start in range(0, len(values), _ROWS_BLOCK):
-        block = values[start : start + _ROWS_BLOCK]
+    for start in range(0, len(rows), _ROWS_BLOCK):
+        block = rows[start : start + _ROWS_BLOCK]
         for j, column in enumerate(columns):
             block[:, j] = column[start : start + _ROWS_BLOCK]
         nan = nan or bool(np.isnan(block).any())
-    return values, nan
+    return nan
 
 
 #: A letter in a data row other than an exponent's: pandas would read ``True``/``false`` as 1/0, ``inf``, ``nan``...
@@ -401,6 +426,7 @@ class _Scan(io.RawIOBase):
         self.source = source
         self.digest = hashlib.sha256() if hashed else None
         self.letters = 0
+        self.size = 0  # bytes read
         self.head = bytearray()
         self.header_end: int | None = None  # past the header line's newline, once read
         self.ended = False
@@ -413,6 +439,7 @@ class _Scan(io.RawIOBase):
         if not read:
             self.ended = True
             return 0
+        self.size += read
         chunk = bytes(memoryview(buffer)[:read])
         if self.digest is not None:
             self.digest.update(chunk)
