@@ -302,6 +302,20 @@ def test_the_whole_audit_bar_counts_the_draws_of_every_pass(monkeypatch, at_once
     assert not progress.planning()
 
 
+def test_a_weighted_pass_advances_the_whole_audit_bar_by_its_weight(monkeypatch, at_once):
+    """weighted(w): each draw of the passes inside advances the whole audit's bar by w (a costly draw weighs its
+    cost); outside, by one again."""
+    from pdp_audit.verify.estimators.engine import run_blocks
+
+    monkeypatch.setattr(sys, "stderr", Terminal())
+    with asking(True, "demo"), progress.audit_bar() as bar:
+        progress.planned(3 * 1000 + 500)
+        with progress.weighted(3):
+            run_blocks(lambda size, rng: rng.random(size), 1_000, 0, "heavy", block_size=512)
+        run_blocks(lambda size, rng: rng.random(size), 500, 0, "light", block_size=512)
+        assert (bar.n, bar.total) == (3500, 3500)
+
+
 class _Recorded:
     """tqdm bars whose last count and total are kept by description (what a test of a whole audit reads)."""
 
@@ -327,6 +341,9 @@ class _Recorded:
         ("laplace", {"query": "mean"}),
         ("geometric", {}),
         ("randomized-response", {}),
+        ("goe-release", {"matrices": 1000}),
+        ("goe-release", {"matrices": 1000, "d": 20, "paper_claims": True}),
+        ("goe-release", {"matrices": 1000, "d": 7, "tau_reading": "unit-goe"}),
     ],
 )
 def test_an_audit_plans_exactly_the_draws_it_takes(monkeypatch, at_once, audit, options):

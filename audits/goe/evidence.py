@@ -32,13 +32,14 @@ from __future__ import annotations
 import math
 from concurrent.futures import Executor
 from dataclasses import asdict, replace
+from typing import Any
 
 import numpy as np
 from scipy import stats
 
 from pdp_audit.audits.goe.checks import CHECKS, GOE_LOSS_LAW, RELEASES, TAU_READINGS, WORST_CASE
 from pdp_audit.audits.goe.config import GoeAuditConfig
-from pdp_audit.audits.goe.noise import sample_extremes, spectral_norms
+from pdp_audit.audits.goe.noise import matrix_weight, sample_extremes, spectral_norms
 from pdp_audit.audits.goe.pages import cdf_page, per_instance_page, tau_page
 from pdp_audit.mechanisms import analyze_gauss as ag
 from pdp_audit.mechanisms import gaussian as g
@@ -49,11 +50,12 @@ from pdp_audit.verify.core.checks import CheckSpec, Evidence, finalize, make_run
 from pdp_audit.verify.estimators.attack import likelihood_ratio_attack
 from pdp_audit.verify.estimators.coverage import coverage_of
 from pdp_audit.verify.estimators.engine import block_rng, one_blas_thread
+from pdp_audit.verify.estimators.progress import planned, planning
 from pdp_audit.verify.evidence import builders
 from pdp_audit.verify.evidence.dp_checks import PairSamples, dp_specs, sample_pair
 from pdp_audit.verify.evidence.dp_claim import DpClaim, Draws
 from pdp_audit.verify.evidence.pair_checks import loss_consistency_check
-from pdp_audit.verify.evidence.profile_checks import dp_check_with_profile
+from pdp_audit.verify.evidence.profile_checks import dp_check_with_profile, profile_draws
 
 #: Releases of this dimension (or d, if smaller) carry the privacy-loss checks (see the module docstring).
 LOSS_DIM = 3
@@ -106,6 +108,10 @@ def _run(config: GoeAuditConfig, executor: Executor | None, progress: bool) -> R
     # (a) DP of each release at its calibration, worst-case neighbour
     goe_pair = ag.GoeAnalyzeGaussPair(h, worst, sigma3, "add")
     ag_pair = ag.AnalyzeGaussPair(h, worst, s, "add")
+    index = int(np.argsort(np.linalg.norm(rows, axis=1))[len(rows) // 2])
+    h_x = np.outer(rows[index], rows[index])
+    if planning():
+        planned(_planned_units(config, sigma3, (goe_pair, ag_pair), _theorem17_pair(h, h_x, sigma3, delta)))
     goe_samples = sample_pair(goe_pair, n, seed, "goe-dp", executor)
     checks += _dp(goe_pair, goe_samples, config, "goe-", sigma3, executor)
     ag_samples = sample_pair(ag_pair, n, seed, "ag-dp", executor)
@@ -118,8 +124,6 @@ def _run(config: GoeAuditConfig, executor: Executor | None, progress: bool) -> R
     )
 
     # (b) Theorem 17: a typical individual's pDP and its ex-post version
-    index = int(np.argsort(np.linalg.norm(rows, axis=1))[len(rows) // 2])
-    h_x = np.outer(rows[index], rows[index])
     checks += _theorem17(h, h_x, sigma3, config, executor)
     checks.append(_theorem17_identity(d, sigma3, seed))
 
@@ -191,6 +195,28 @@ def _run(config: GoeAuditConfig, executor: Executor | None, progress: bool) -> R
     return make_run("goe-release", decided, alpha, parameters, seed, pages=pages, paper_claims=config.paper_claims)
 
 
+def _planned_units(config: GoeAuditConfig, sigma3: float, pairs: tuple, individual: tuple[Any, float]) -> int:
+    """The work :func:`_run` does, before it does any (the whole audit's progress bar), in privacy-loss draws:
+    ``trials`` per world at each pair (the two releases' worst cases, Theorem 17's individual), what each DP check's
+    profile adds (:func:`~pdp_audit.verify.evidence.profile_checks.profile_draws`), and the noise matrices of (c)
+    and (d), each weighing :func:`~pdp_audit.audits.goe.noise.matrix_weight` of its dimension.  Theorem 17's
+    identity (2,000 releases drawn without the block engine) is not counted."""
+    n, eps, delta, d, m = config.trials, config.epsilon, config.delta, config.d, config.matrices
+
+    def profile(pair, direction: str, epsilon: float) -> int:
+        eta = pair.eta
+        claim = DpClaim(CHECKS["thm17-pdp"], direction, float(epsilon), delta)  # its spec: only carried
+        return profile_draws(claim, pair, n, lambda x: g.analytic_epsilon(x, 1.0, eta))
+
+    total = sum(2 * n + profile(p, "D||D'", eps) + profile(p, "D'||D", eps) for p in pairs)
+    pair, eps17 = individual
+    total += 2 * n + profile(pair, "D||D'", eps17)
+    total += m * matrix_weight(d) + sum(min(m, 20_000) * matrix_weight(x) for x in set(FIGURE_DIMS) - {d})
+    if (config.paper_claims or config.tau_reading == "unit-goe") and d != goe.K16_D:
+        total += min(m, 10_000) * matrix_weight(goe.K16_D)
+    return total
+
+
 # ------------------------------------------------------------------------------------------------
 # (a) DP
 # ------------------------------------------------------------------------------------------------
@@ -256,8 +282,7 @@ def _theorem17(
 ) -> list[Evidence]:
     delta, n, seed = config.delta, config.trials, config.seed
     frob = float(np.linalg.norm(h_x))
-    eps17 = ag.theorem17_epsilon(frob, sigma3, delta)
-    pair = ag.GoeAnalyzeGaussPair(h, h_x, sigma3, "remove")
+    pair, eps17 = _theorem17_pair(h, h_x, sigma3, delta)
     eta = pair.eta
     samples = sample_pair(pair, n, seed, "thm17-individual", executor)
     spec = _spec("thm17-pdp", frobenius=frob, delta=delta, eps17=eps17)
@@ -274,6 +299,12 @@ def _theorem17(
         f"{exact_fail / (2 * delta):.3g} of the allowed 2δ."
     )
     return [pdp, _with_exact_support(ex_post, 2 * delta, exact_fail, exact_fail)]
+
+
+def _theorem17_pair(h: np.ndarray, h_x: np.ndarray, sigma3: float, delta: float) -> tuple[Any, float]:
+    """The typical individual's pair (H_x removed from H) and Theorem 17's ε of it at ``delta``."""
+    eps17 = ag.theorem17_epsilon(float(np.linalg.norm(h_x)), sigma3, delta)
+    return ag.GoeAnalyzeGaussPair(h, h_x, sigma3, "remove"), eps17
 
 
 def _theorem17_identity(d: int, sigma3: float, seed: int, size: int = 2000) -> Evidence:

@@ -13,7 +13,8 @@ A built-in audit also shows one bar for the whole audit (:func:`audit_bar`, open
 :meth:`pdp_audit.verify.core.plan.AuditPlan.run`): its unit is a draw, every pass's blocks advance it as they come
 (:func:`with_progress` given the blocks' sizes), and its total is what the audit plans before its first draw
 (:func:`planned`: the draws of every pass it will run, so a pass weighs what it draws), whence the rate and the
-time left of the whole command.  An audit that plans nothing shows the count and the rate.
+time left of the whole command.  An audit whose draws differ in cost weighs a costly pass's draws
+(:func:`weighted`) and plans the same weights.  An audit that plans nothing shows the count and the rate.
 """
 
 from __future__ import annotations
@@ -35,6 +36,8 @@ _ASKED: ContextVar[bool] = ContextVar("pdp_audit_progress", default=False)
 _LABEL: ContextVar[str] = ContextVar("pdp_audit_progress_label", default="")
 #: The bar of the whole audit running in this context (None: none shown).
 _AUDIT: ContextVar[Any] = ContextVar("pdp_audit_audit_bar", default=None)
+#: What one draw of the passes running in this context weighs on the whole audit's bar (:func:`weighted`).
+_WEIGHT: ContextVar[int] = ContextVar("pdp_audit_draw_weight", default=1)
 
 
 @contextlib.contextmanager
@@ -104,10 +107,11 @@ def with_progress(
     the draws of each item (a block's size), which advance the whole audit's bar (:func:`audit_bar`) as each item
     comes -- before it is handed on, so that a consumer that stops at the last item still counts it."""
     audit = _AUDIT.get() if units is not None else None
+    weight = _WEIGHT.get()
     with progress_bar(total, desc, unit, progress) as bar:
         for k, item in enumerate(items):
             if audit is not None:
-                audit.update(units[k])  # type: ignore[index]
+                audit.update(units[k] * weight)  # type: ignore[index]
             yield item
             if bar is not None:
                 bar.update(1)
@@ -128,6 +132,19 @@ def audit_bar(progress: bool | None = None) -> Iterator[Any]:
             yield bar
         finally:
             _AUDIT.reset(token)
+
+
+@contextlib.contextmanager
+def weighted(weight: int) -> Iterator[None]:
+    """Inside the block a draw advances the whole audit's bar by ``weight`` (an integer ≥ 1): for an audit whose
+    passes draw things of very different costs (a d×d matrix's eigenvalues against a scalar privacy loss), a draw of
+    a pass weighs about its cost in units of the cheapest, so the bar's rate and time left follow the work, not the
+    count.  The audit plans the same weights (:func:`planned`)."""
+    token = _WEIGHT.set(max(1, int(weight)))
+    try:
+        yield
+    finally:
+        _WEIGHT.reset(token)
 
 
 def planning() -> bool:
