@@ -29,7 +29,7 @@ from pdp_audit.mechanisms.base import (
     neighbour_rows,
     removed_index,
 )
-from pdp_audit.mechanisms.row_reductions import row_norms, sum_with, sum_without, sums_in_order
+from pdp_audit.mechanisms.row_reductions import ScaledRows, row_norms, sum_with, sum_without, sums_in_order
 from pdp_audit.mechanisms.validation import InputError, nonnegative, positive, probability
 
 QueryKind = Literal["sum", "count"]
@@ -347,6 +347,17 @@ def clip_scale(rows: np.ndarray, bound: float, norms: np.ndarray | None = None) 
     return np.minimum(1.0, bound / np.maximum(norms, np.finfo(float).tiny))
 
 
+def clipped_row_norms(
+    rows: np.ndarray, bound: float, norms: np.ndarray | None, clipped: np.ndarray | ScaledRows | None
+) -> np.ndarray:
+    """:func:`clipped_norms`, from the rows clipped already where the caller has them."""
+    if clipped is None:
+        return clipped_norms(rows, bound, norms)
+    if isinstance(clipped, ScaledRows):
+        return row_norms(clipped.rows, scale=clipped.scale)
+    return row_norms(clipped)
+
+
 def clipped_norms(rows: np.ndarray, bound: float, norms: np.ndarray | None = None) -> np.ndarray:
     """``np.linalg.norm(clip_rows(rows, bound), axis=1)`` without storing the clipped rows."""
     rows = np.atleast_2d(np.asarray(rows, dtype=float))
@@ -381,7 +392,7 @@ class Query:
         return clipped.sum(axis=0) if len(clipped) else np.zeros(clipped.shape[1])
 
     def neighbour_sums(
-        self, data: np.ndarray, target: np.ndarray, relation: Relation, clipped: np.ndarray
+        self, data: np.ndarray, target: np.ndarray, relation: Relation, clipped: np.ndarray | ScaledRows
     ) -> tuple[np.ndarray, np.ndarray]:
         """The sums of D and D±z from D's rows ``clipped`` (:meth:`clipped` of ``data``): each row is clipped on its
         own, so D±z's clipped rows are D's and z's, and a large D is clipped once, not once a pair and world.  D±z's
@@ -389,15 +400,19 @@ class Query:
         (:mod:`pdp_audit.mechanisms.row_reductions`): the same doubles as the sum of D±z's rows."""
         data = np.atleast_2d(np.asarray(data, dtype=float))
         target = np.asarray(target, dtype=float).ravel()
-        if not sums_in_order(clipped) or len(clipped) < 1:
-            neighbour = neighbour_of(clipped, data, target, relation, self.clipped(target))
-            return self.of_clipped(clipped), self.of_clipped(neighbour)
         if relation not in ("add", "remove"):
             raise InputError(f"relation must be 'add' or 'remove', got {relation!r}")
-        total = self.of_clipped(clipped)
+        if isinstance(clipped, ScaledRows):  # D's rows clipped on the fly (never stored)
+            total = clipped.total
+        elif sums_in_order(clipped) and len(clipped):
+            total = self.of_clipped(clipped)
+        else:  # one column: numpy sums it pairwise, so D±z's rows are summed anew
+            neighbour = neighbour_of(clipped, data, target, relation, self.clipped(target))
+            return self.of_clipped(clipped), self.of_clipped(neighbour)
         if relation == "add":
             return total, sum_with(total, self.clipped(target)[0])
-        return total, sum_without(clipped, removed_index(data, target))
+        index = removed_index(data, target)
+        return total, clipped.without(index) if isinstance(clipped, ScaledRows) else sum_without(clipped, index)
 
     @property
     def sensitivity(self) -> float:
@@ -498,7 +513,11 @@ class GaussianMechanism:
         positive("sigma", self.sigma)
 
     def pair(
-        self, data: np.ndarray, target: np.ndarray, relation: Relation = "add", clipped: np.ndarray | None = None
+        self,
+        data: np.ndarray,
+        target: np.ndarray,
+        relation: Relation = "add",
+        clipped: np.ndarray | ScaledRows | None = None,
     ) -> GaussianPair:
         """The pair (D, D±z): ``relation="add"`` appends ``target``; ``"remove"`` deletes it (it must be a row of D).
         ``clipped``: the sum's clipped rows of ``data`` where the caller has them (:meth:`Query.neighbour_sums`)."""
@@ -508,14 +527,14 @@ class GaussianMechanism:
         return GaussianPair(self.query(data), self.query(neighbour), self.sigma)
 
     def per_instance_sensitivities(
-        self, data: np.ndarray, clipped: np.ndarray | None = None, norms: np.ndarray | None = None
+        self, data: np.ndarray, clipped: np.ndarray | ScaledRows | None = None, norms: np.ndarray | None = None
     ) -> np.ndarray:
         """‖Δ_z‖ for every row z of ``data`` (removing z, or equally adding a copy of it); ``clipped`` as in
         :meth:`pair`, ``norms`` (the rows' own) as in :func:`clip_rows`."""
         data = np.atleast_2d(np.asarray(data, dtype=float))
         if self.query.kind == "count":
             return np.ones(len(data))
-        return clipped_norms(data, self.query.clip, norms) if clipped is None else row_norms(clipped)
+        return clipped_row_norms(data, self.query.clip, norms, clipped)
 
 
 def _example_pairs(rng: np.random.Generator) -> list[GaussianPair]:

@@ -41,8 +41,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from pdp_audit.mechanisms.base import RegisteredMechanism, World, check_world, neighbour_rows
-from pdp_audit.mechanisms.gaussian import GaussianPair, Query, clipped_norms
-from pdp_audit.mechanisms.row_reductions import row_norms
+from pdp_audit.mechanisms.gaussian import GaussianPair, Query, clipped_row_norms
+from pdp_audit.mechanisms.row_reductions import ScaledRows
 from pdp_audit.mechanisms.validation import positive
 
 #: The equal-μ rule's share of the combined μ² given to each part.
@@ -135,7 +135,11 @@ class GaussianMeanMechanism:
         return joint_mu(self.clip, self.sigma_sum, self.sigma_count)
 
     def pair(
-        self, data: np.ndarray, target: np.ndarray, relation: str = "add", clipped: np.ndarray | None = None
+        self,
+        data: np.ndarray,
+        target: np.ndarray,
+        relation: str = "add",
+        clipped: np.ndarray | ScaledRows | None = None,
     ) -> JointGaussianPair:
         """The joint pair of (D, D±z): ``"add"`` appends ``target``, ``"remove"`` deletes it (a row of D).
         ``clipped``: the sum's clipped rows of ``data`` where the caller has them (clipped once, not again)."""
@@ -150,12 +154,12 @@ class GaussianMeanMechanism:
         return JointGaussianPair(GaussianPair(*sums, self.sigma_sum), GaussianPair(*counts, self.sigma_count))
 
     def per_instance_sensitivities(
-        self, data: np.ndarray, clipped: np.ndarray | None = None, norms: np.ndarray | None = None
+        self, data: np.ndarray, clipped: np.ndarray | ScaledRows | None = None, norms: np.ndarray | None = None
     ) -> np.ndarray:
         """μ_z of every row z: sqrt((‖clip_C(z)‖/σ_s)² + (1/σ_c)²); ``clipped`` as in :meth:`pair`, ``norms`` (the
         rows' own) as in :func:`~pdp_audit.mechanisms.gaussian.clip_rows`."""
         data = np.atleast_2d(np.asarray(data, dtype=float))
-        clipped_norm = clipped_norms(data, self.clip, norms) if clipped is None else row_norms(clipped)
+        clipped_norm = clipped_row_norms(data, self.clip, norms, clipped)
         return np.hypot(clipped_norm / self.sigma_sum, 1.0 / self.sigma_count)
 
 

@@ -16,6 +16,8 @@ pages faulted in anew each time), and a neighbouring data set's clipped sum was 
 
 from __future__ import annotations
 
+from functools import cached_property
+
 import numpy as np
 
 #: Rows reduced at a time: a block of 30 columns is 480 KB, which stays in the cache between its two passes.
@@ -63,3 +65,52 @@ def sum_without(rows: np.ndarray, index: int) -> np.ndarray:
     for start in range(0, len(after), BLOCK_ROWS):
         total = np.vstack([total, after[start : start + BLOCK_ROWS]]).sum(axis=0)
     return total
+
+
+def scaled_sum(rows: np.ndarray, scale: np.ndarray, skip: int | None = None) -> np.ndarray:
+    """``(rows * scale[:, None]).sum(axis=0)`` -- without row ``skip`` where given, as ``np.delete`` of it -- a
+    block of rows at a time, the scaled rows never stored (:func:`sums_in_order` rows): each block is scaled into a
+    small buffer behind the sum so far and added on in order."""
+    buffer = np.empty((BLOCK_ROWS + 1, rows.shape[1]))
+    total: np.ndarray | None = None
+    for start in range(0, len(rows), BLOCK_ROWS):
+        stop = min(start + BLOCK_ROWS, len(rows))
+        pieces = [(start, stop)] if skip is None or not start <= skip < stop else [(start, skip), (skip + 1, stop)]
+        for first, end in pieces:
+            if first == end:
+                continue
+            if total is None:  # the first rows: their own sum
+                part = np.multiply(rows[first:end], scale[first:end, None], out=buffer[: end - first])
+                total = part.sum(axis=0)
+            else:
+                buffer[0] = total
+                np.multiply(rows[first:end], scale[first:end, None], out=buffer[1 : end - first + 1])
+                total = buffer[: end - first + 1].sum(axis=0)
+    return np.zeros(rows.shape[1]) if total is None else total
+
+
+class ScaledRows:
+    """Rows each scaled by its factor (a clipped data set), never stored: ``len``, ``shape``, the sum and the sums
+    without one row -- bit for bit those of the array ``rows * scale[:, None]`` -- from :func:`scaled_sum`.  A 1e6
+    x 30 table clipped into a new array took a fresh 240 MB, its pages faulted in, for three sums."""
+
+    def __init__(self, rows: np.ndarray, scale: np.ndarray):
+        if not sums_in_order(rows):
+            raise ValueError("ScaledRows needs a C-ordered table of two or more columns")
+        self.rows, self.scale = rows, scale
+
+    def __len__(self) -> int:
+        return len(self.rows)
+
+    @property
+    def shape(self) -> tuple[int, ...]:
+        return self.rows.shape
+
+    @cached_property
+    def total(self) -> np.ndarray:
+        """The sum of the scaled rows."""
+        return scaled_sum(self.rows, self.scale)
+
+    def without(self, index: int) -> np.ndarray:
+        """The sum of the scaled rows but row ``index``."""
+        return scaled_sum(self.rows, self.scale, skip=index)

@@ -83,3 +83,34 @@ def test_the_gaussian_sums_neighbours_are_those_of_the_rows_themselves(columns):
     assert np.array_equal(
         mean.per_instance_sensitivities(cells), np.hypot(np.linalg.norm(clipped, axis=1) / 2.0, 1.0 / 3.0)
     )
+
+
+@pytest.mark.parametrize("columns", [c for c in COLUMNS if c >= 2])
+def test_scaled_rows_sum_as_the_scaled_array_does(columns):
+    """ScaledRows (a clipped data set never stored) sums, with and without a row, as the array of the scaled rows."""
+    for seed, rows in enumerate(ROWS):
+        cells = table(rows, columns, 400 + seed)
+        scale = np.random.default_rng(seed).uniform(0, 1, rows)
+        scaled = cells * scale[:, None]
+        lazy = rr.ScaledRows(cells, scale)
+        assert len(lazy) == rows and lazy.shape == cells.shape
+        assert np.array_equal(lazy.total, scaled.sum(axis=0))
+        for index in sorted({0, 1, rows // 2, rr.BLOCK_ROWS - 1, rr.BLOCK_ROWS, rows - 1} & set(range(rows))):
+            assert np.array_equal(lazy.without(index), np.delete(scaled, index, axis=0).sum(axis=0)), (rows, index)
+
+
+def test_the_gaussian_pairs_from_scaled_rows_are_those_of_the_clipped_array():
+    from pdp_audit.mechanisms.gaussian import GaussianMechanism, clip_scale
+
+    cells = table(2 * rr.BLOCK_ROWS + 5, 4, 500) * 1e-6
+    query = Query("sum", 1.0)
+    lazy = rr.ScaledRows(cells, clip_scale(cells, 1.0))
+    clipped = query.clipped(cells)
+    mechanism = GaussianMechanism(query, 2.0)
+    for relation, target in (("add", np.full(4, 9.0)), ("remove", cells[3000])):
+        a, b = mechanism.pair(cells, target, relation, lazy), mechanism.pair(cells, target, relation, clipped)
+        assert np.array_equal(a.q_d, b.q_d) and np.array_equal(a.q_dprime, b.q_dprime)
+    assert np.array_equal(mechanism.per_instance_sensitivities(cells, lazy), np.linalg.norm(clipped, axis=1))
+    mean = GaussianMeanMechanism(1.0, 2.0, 3.0)
+    a, b = mean.pair(cells, cells[7], "remove", lazy), mean.pair(cells, cells[7], "remove", clipped)
+    assert np.array_equal(a.sum_pair.q_dprime, b.sum_pair.q_dprime)

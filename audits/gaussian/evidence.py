@@ -39,7 +39,7 @@ from pdp_audit.audits.gaussian.pages import per_instance_record
 from pdp_audit.mechanisms import gaussian as g
 from pdp_audit.mechanisms import gaussian_mean as gm
 from pdp_audit.mechanisms.datasets import Dataset, load_csv, load_shipped, standardize, synthetic_rows
-from pdp_audit.mechanisms.row_reductions import row_norms
+from pdp_audit.mechanisms.row_reductions import ScaledRows, row_norms, sums_in_order
 from pdp_audit.reports.records import Check, Run
 from pdp_audit.verify.core.checks import CheckSpec, Evidence, finalize, make_run
 from pdp_audit.verify.estimators.attack import likelihood_ratio_attack
@@ -103,11 +103,16 @@ class GaussianSetup:
     def mechanism(self) -> g.GaussianMechanism | gm.GaussianMeanMechanism:
         return self.mean if self.mean is not None else g.GaussianMechanism(self.query, self.sigma)
 
-    def clipped(self) -> np.ndarray | None:
+    def clipped(self) -> np.ndarray | ScaledRows | None:
         """The rows as the sum sees them (None for a count, which clips nothing), for the evidence to build its pairs
-        from (clipping a 1e6-row matrix is a norm and a product: it was done for every pair and world).  Not kept:
-        a copy of the data for the whole run raised the run's peak memory."""
-        return None if self.query.kind == "count" else self.query.clipped(self.rows, self.row_norms)
+        from (clipping a 1e6-row matrix is a norm and a product: it was done for every pair and world): the rows with
+        their clip factors (:class:`~pdp_audit.mechanisms.row_reductions.ScaledRows`, summed a block at a time),
+        or a clipped copy where numpy would not sum them in order (one column)."""
+        if self.query.kind == "count":
+            return None
+        if sums_in_order(self.rows):
+            return ScaledRows(self.rows, g.clip_scale(self.rows, self.query.clip, self.row_norms))
+        return self.query.clipped(self.rows, self.row_norms)
 
     @cached_property
     def row_norms(self) -> np.ndarray:
@@ -236,7 +241,7 @@ def sigma_source(config: GaussianAuditConfig) -> str:
     return source
 
 
-def worst_case_pair(s: GaussianSetup, clipped: np.ndarray | None = None) -> tuple[np.ndarray, Any]:
+def worst_case_pair(s: GaussianSetup, clipped: np.ndarray | ScaledRows | None = None) -> tuple[np.ndarray, Any]:
     """The worst-case neighbour (the row added, and the pair): a row on the clip sphere, so ‖Δ_z‖ = C (the sum's
     and the mean's) or 1 (the count's).  The audit decides it; a joint release (:mod:`pdp_audit.audits.joint`)
     takes it as this release's part.  ``clipped``: :meth:`GaussianSetup.clipped`, where the caller has it."""
