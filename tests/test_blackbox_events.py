@@ -288,3 +288,22 @@ def test_an_outcome_ranking_refitted_on_more_draws_counts_them_in():
     probe = np.array([[0.0, 0.0], [1.0, 2.0], [3.0, 3.0]])
     assert refitted(probe) == pytest.approx(direct(probe), rel=1e-12)
     assert not np.allclose(score(probe), refitted(probe))  # the further draws moved the ratios
+
+
+@pytest.mark.parametrize("zeros", ["none", "positive", "negative", "both"])
+def test_the_cuts_read_off_the_merged_scores_are_numpys_unique(zeros):
+    """The distinct scores of the shortlist, read off the two worlds' sorted scores merged (no sort of their own),
+    are np.unique's bit for bit, zeros of either sign included (with both, np.unique itself)."""
+    from pdp_audit.audits.blackbox.events import _finite_sorted, _merged, _unique
+
+    rng = np.random.default_rng(7)
+    scores = [np.round(rng.normal(size=n), 1) for n in (5_000, 4_000)]
+    scores[1][:3] = np.nan
+    signs = {"none": (), "positive": (0.0,), "negative": (-0.0,), "both": (0.0, -0.0)}[zeros]
+    scores = [np.where(s == 0, np.nan, s) for s in scores]
+    for k, zero in enumerate(signs):
+        scores[k][10:20] = zero
+    pooled = np.concatenate(scores)
+    pooled = pooled[np.isfinite(pooled)]
+    cuts = _unique(pooled, _merged(_finite_sorted(tuple(scores))))
+    assert np.array_equal(cuts.view(np.int64), np.unique(pooled).view(np.int64))

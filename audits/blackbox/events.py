@@ -195,22 +195,44 @@ def _read_rates(counts, sizes, level: float) -> tuple[np.ndarray, np.ndarray]:
     return lower_rate(counts[0], sizes[0], level), upper_rate(counts[1], sizes[1], level)
 
 
-def _few_event_counts(scores: tuple, cuts: np.ndarray, favours_d: bool):
-    """:func:`_event_counts` of the scores (of D, of D') as they are, for a few cuts (the shortlist's, the chosen
-    event): a pass over the finite scores a cut costs less than sorting them."""
-    favoured, other = (s[np.isfinite(s)] for s in (scores if favours_d else scores[::-1]))
+def _few_event_counts(finite: tuple, cuts: np.ndarray, favours_d: bool):
+    """:func:`_event_counts` of the ``finite`` scores (of D, of D'; :func:`_finite`) as they are, for a few cuts (the
+    shortlist's, the chosen event): a pass over the finite scores a cut costs less than sorting them."""
+    favoured, other = finite if favours_d else finite[::-1]
     inside = np.greater_equal if favours_d else np.less_equal
     return tuple(np.array([np.count_nonzero(inside(s, t)) for t in cuts], dtype=np.intp) for s in (favoured, other))
 
 
-def _quantile_input(pooled: np.ndarray, ordered: tuple[np.ndarray, np.ndarray]) -> np.ndarray:
-    """What ``np.quantile`` reads for the cuts: the pooled finite scores merged in order from the two sorted worlds
-    (a merge of two runs, not a selection of thousands of order statistics).  Equal doubles are the same bits but
-    for −0.0 and 0.0, whose order a selection leaves to its algorithm: with both, ``pooled`` as it is."""
+def _merged(ordered: tuple[np.ndarray, np.ndarray]) -> tuple[np.ndarray, bool]:
+    """The pooled finite scores in order, merged from the two sorted worlds (a stable sort of two sorted runs is a
+    merge), and whether they hold zeros of both signs: equal doubles are the same bits but for −0.0 and 0.0, whose
+    order a sort leaves to its algorithm, so a merged array then stands for no other sort of the same scores."""
     merged = np.sort(np.concatenate(ordered), kind="stable")
-    zeros = merged[merged == 0]
-    signs = np.signbit(zeros)
-    return pooled if signs.any() and not signs.all() else merged
+    signs = np.signbit(merged[merged == 0])
+    return merged, bool(signs.any() and not signs.all())
+
+
+def _finite(scores: tuple) -> tuple:
+    """The finite scores of D and of D', in their order (filtered once per split, not once per count)."""
+    return tuple(s[np.isfinite(s)] for s in scores)
+
+
+def _quantile_input(pooled: np.ndarray, merged: tuple[np.ndarray, bool]) -> np.ndarray:
+    """What ``np.quantile`` reads for the cuts: the pooled finite scores merged in order (:func:`_merged`; not a
+    selection of thousands of order statistics), or ``pooled`` as it is where zeros of both signs are among them."""
+    return pooled if merged[1] else merged[0]
+
+
+def _unique(pooled: np.ndarray, merged: tuple[np.ndarray, bool]) -> np.ndarray:
+    """``np.unique(pooled)`` read off the merged scores (:func:`_merged`: no sort of its own), the first of each run
+    of equal values as np.unique keeps it; by np.unique itself where zeros of both signs are among them."""
+    if merged[1]:
+        return np.unique(pooled)
+    ordered = merged[0]
+    first = np.empty(ordered.size, dtype=bool)
+    first[:1] = True
+    np.not_equal(ordered[1:], ordered[:-1], out=first[1:])
+    return ordered[first]
 
 
 def _predicted(counts, sizes, fresh, delta: float, a: float, level: float = PREDICTION_LEVEL, rates=None) -> np.ndarray:
@@ -237,14 +259,17 @@ def choose_events(shortlist: tuple, choice: tuple, fresh: tuple[float, float], d
     if pooled.size == 0:
         return EventChoice((), ())
     short_ordered = _finite_sorted(shortlist)
+    merged = _merged(short_ordered)
     # the pooled scores have at least as many values as either world's: past MAX_THRESHOLDS, no need to list them
     many = max(_distinct(s) for s in short_ordered) > MAX_THRESHOLDS
-    cuts = None if many else np.unique(pooled)
+    cuts = None if many else _unique(pooled, merged)
     if many or cuts.size > MAX_THRESHOLDS:
-        cuts = np.unique(np.quantile(_quantile_input(pooled, short_ordered), np.linspace(0, 1, MAX_THRESHOLDS)))
+        cuts = np.unique(np.quantile(_quantile_input(pooled, merged), np.linspace(0, 1, MAX_THRESHOLDS)))
     # with a judge apart, its point estimates are unbiased for the chosen events; without, the choice's readings are
     # of the events it maximised over, and are read cautiously
     judge, merit_level = (choice, PREDICTION_LEVEL) if judge is None else (judge, JUDGE_LEVEL)
+    finite_choice = _finite(choice)
+    finite_judge = finite_choice if judge is choice else _finite(judge)
     draws = {True: fresh, False: fresh[::-1]}
     counts = {way: _event_counts(short_ordered, cuts, way) for way in (True, False)}
     rates: dict = {}  # the shortlist's rates by (direction, level): the same at every α (Beta quantiles are slow)
@@ -268,12 +293,12 @@ def choose_events(shortlist: tuple, choice: tuple, fresh: tuple[float, float], d
             on_a = cautious[way] if level == PREDICTION_LEVEL else on_shortlist(way, level, a)
             short = cuts[np.argsort(-on_a, kind="stable")[:SHORTLIST]]
             on_b = _predicted(
-                _few_event_counts(choice, short, way), _sizes(choice, way), draws[way], delta, a, CHOICE_LEVEL
+                _few_event_counts(finite_choice, short, way), _sizes(choice, way), draws[way], delta, a, CHOICE_LEVEL
             )
             i = int(np.argmax(on_b))
             if on_b[i] > best:
                 best, best_event = float(on_b[i]), Event(float(short[i]), way)
-        counts_j = _few_event_counts(judge, np.array([best_event.threshold]), best_event.favours_d)
+        counts_j = _few_event_counts(finite_judge, np.array([best_event.threshold]), best_event.favours_d)
         way = best_event.favours_d
         merit = _predicted(counts_j, _sizes(judge, way), draws[way], delta, a, merit_level)
         predicted.append(float(merit[0]))
