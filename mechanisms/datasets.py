@@ -231,22 +231,11 @@ def load_csv(path: str | Path, target_column: str | None = None) -> Dataset:
     if key not in _PINNED:
         _check_data_file(path)
     parsed = _PARSED.pop(key, None) if key in _PINNED else None
-    header, values = parsed if parsed is not None else _read_table(path)
-    # the extremes in two passes without a temporary (NaN and ±∞ show in them): the cells are found only to name one
-    lowest, highest = (float(values.min()), float(values.max())) if values.size else (0.0, 0.0)
-    if not (math.isfinite(lowest) and math.isfinite(highest)):
-        row, column = (int(i) for i in np.argwhere(~np.isfinite(values))[0])
-        raise InputError(
-            f"--data: {shown(path)} line {row + 2}, column {header[column]!r}: non-finite value (nan or inf)"
-        )
-    if max(-lowest, highest) > MAX_ABS_VALUE:
-        too_large = np.abs(values) > MAX_ABS_VALUE
-        row, column = (int(i) for i in np.argwhere(too_large)[0])
-        raise InputError(
-            f"--data: {shown(path)} line {row + 2}, column {header[column]!r}: {values[row, column]:g} is beyond "
-            f"±{MAX_ABS_VALUE:g}; norms and variances of such values overflow, so the data cannot be processed "
-            "faithfully"
-        )
+    if parsed is not None:  # checked by the load that parsed it (table_shape's), and handed over unchanged
+        header, values = parsed
+    else:
+        header, values = _read_table(path)
+        _check_values(path, header, values)
     target, columns = None, list(header)
     if target_column is not None:
         if target_column not in header:
@@ -263,6 +252,25 @@ def load_csv(path: str | Path, target_column: str | None = None) -> Dataset:
             )
     description = f"user CSV {path.name}: {len(values)} rows, {values.shape[1]} feature columns"
     return Dataset(path.stem, values, target, description, tuple(columns))
+
+
+def _check_values(path: Path, header: list[str], values: np.ndarray) -> None:
+    """InputError naming the first cell that is not finite or beyond ±:data:`MAX_ABS_VALUE`."""
+    # the extremes in two passes without a temporary (NaN and ±∞ show in them): the cells are found only to name one
+    lowest, highest = (float(values.min()), float(values.max())) if values.size else (0.0, 0.0)
+    if not (math.isfinite(lowest) and math.isfinite(highest)):
+        row, column = (int(i) for i in np.argwhere(~np.isfinite(values))[0])
+        raise InputError(
+            f"--data: {shown(path)} line {row + 2}, column {header[column]!r}: non-finite value (nan or inf)"
+        )
+    if max(-lowest, highest) > MAX_ABS_VALUE:
+        too_large = np.abs(values) > MAX_ABS_VALUE
+        row, column = (int(i) for i in np.argwhere(too_large)[0])
+        raise InputError(
+            f"--data: {shown(path)} line {row + 2}, column {header[column]!r}: {values[row, column]:g} is beyond "
+            f"±{MAX_ABS_VALUE:g}; norms and variances of such values overflow, so the data cannot be processed "
+            "faithfully"
+        )
 
 
 def table_shape(path: str | Path) -> list[int]:
