@@ -15,7 +15,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import shutil
 import subprocess
 import sys
 import tempfile
@@ -62,8 +61,10 @@ def measure(argv: list[str]) -> tuple[float, int, int]:
 
 
 def cli() -> list[str]:
-    script = shutil.which("pdp-audit")
-    return [script] if script else [sys.executable, "-m", "pdp_audit.verify.cli"]
+    """This interpreter's own ``pdp-audit`` (the console script beside it, as a user runs it), never another
+    environment's first on PATH."""
+    script = Path(sys.executable).parent / "pdp-audit"
+    return [str(script)] if script.is_file() else [sys.executable, "-m", "pdp_audit.verify.cli"]
 
 
 def main() -> None:

@@ -20,20 +20,21 @@ import importlib.util
 import json
 import os
 import platform
-import shutil
 import statistics
 import subprocess
 import sys
 import time
+from pathlib import Path
 
 NUMPY = [sys.executable, "-c", "import numpy"]
 NUMPY_STATS = [sys.executable, "-c", "import numpy, scipy.stats"]
 
 
 def cli() -> list[str]:
-    """The installed console script, as a user runs it (``python -m`` where it is not on PATH)."""
-    script = shutil.which("pdp-audit")
-    return [script] if script else [sys.executable, "-m", "pdp_audit.verify.cli"]
+    """This interpreter's own console script, as a user runs it (the one beside ``sys.executable``, never another
+    environment's first on PATH; ``python -m`` where there is none)."""
+    script = Path(sys.executable).parent / "pdp-audit"
+    return [str(script)] if script.is_file() else [sys.executable, "-m", "pdp_audit.verify.cli"]
 
 
 def compile_package() -> None:
