@@ -229,3 +229,16 @@ def test_a_fresh_pass_that_counts_earlier_releases_fails_the_same_test(monkeypat
     """The broken version: fresh passes that count releases drawn before them (the run's first ones again)."""
     passes, _, _ = _fresh_passes(monkeypatch, replay=True)
     assert any(before.intersection(counted.tolist()) for before, counted in passes)
+
+
+def test_the_memory_of_a_staged_run_counts_the_releases_held_for_later_stages():
+    """A stopped event test from STAGED_FROM holds the earlier stages' releases for the full attack to learn and
+    select from: at most its training and selection releases per world, 8 bytes a coordinate, both worlds."""
+    from pdp_audit.audits.blackbox.attack import attack_memory
+    from pdp_audit.audits.blackbox.events import selection_size
+
+    budget = (500_000, 10, 8_000_000, "events")
+    extra = attack_memory(*budget, staged=True) - attack_memory(*budget)
+    assert extra == 2 * 8 * 10 * (500_000 + selection_size(8_000_000))
+    below = STAGED_FROM - 1
+    assert attack_memory(1000, 3, below, "events", staged=True) == attack_memory(1000, 3, below, "events")

@@ -403,13 +403,20 @@ MEMORY_PER_SCORE = 160.0
 MEMORY_PER_SELECTION = 192.0
 
 
-def attack_memory(train_trials: int, dim: int, trials: int = 0, statistic: str = "logistic") -> float:
+def attack_memory(
+    train_trials: int, dim: int, trials: int = 0, statistic: str = "logistic", staged: bool = False
+) -> float:
     """The attack's peak memory in bytes: ``train_trials`` releases per world of dimension ``dim`` held to learn, and
     the scores of ``trials`` fresh ones per world (their releases are streamed: one block at a time); the event test
-    keeps only counts of its fresh releases, and the scores of its selection pass, whose size is capped."""
+    keeps only counts of its fresh releases, and the scores of its selection pass, whose size is capped.  ``staged``
+    (a stopped run): a staged event test also holds the earlier stages' releases for the later ones to learn and
+    select from (:class:`~pdp_audit.audits.blackbox.stages.EarlierReleases`: at most the full attack's training and
+    selection releases, 8 bytes a coordinate, in both worlds)."""
     fixed, per_dimension = MEMORY_PER_TRIAL
     if statistic.startswith("events"):
         kept = selection_size(trials) * MEMORY_PER_SELECTION if trials else 0.0
+        if staged and trials >= STAGED_FROM:
+            kept += 2 * 8.0 * dim * (train_trials + selection_size(trials))
     else:
         kept = trials * MEMORY_PER_SCORE
     return train_trials * (fixed + per_dimension * dim) + kept
@@ -564,6 +571,8 @@ def _event_attack(worlds, train, first, budget: tuple, running) -> BlackBoxAttac
     mean = poisson_mean_within(trials)  # the fresh releases per world number Poisson(mean) ≤ trials (or bound 0)
     chosen, score, events, predicted = select_events(selection, candidates, (mean, mean), delta)
     del selection  # the fresh pass keeps counts only
+    if pool is not None and pool.room == 0:  # the last stage has read the earlier releases: none is needed again
+        pool.clear()
     _stage(bar, "fresh")
     frozen = EventStatistic(chosen, score, events, first[0], numbers)
     if stop_at is None:

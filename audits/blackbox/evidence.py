@@ -148,7 +148,8 @@ def blackbox_checks(
         deadline = None if budget.time_limit is None else time.monotonic() + budget.time_limit
         stop_at = (float(epsilon), float(alpha), deadline)
     try:
-        _check_attack_memory(sample_d, train_trials, trials, budget.statistic)  # before the probes' draws
+        # before the probes' draws; a stopped run may be staged, holding its earlier stages' releases
+        _check_attack_memory(sample_d, train_trials, trials, budget.statistic, staged=stop_at is not None)
         why = check_rng_discipline(sample, checked_blackbox_releases)
         workers = 1 if budget.workers is None else budget.workers  # None: the caller chose none (one process)
         if workers > 1:
@@ -382,7 +383,9 @@ def _stage_note(attack) -> str:
     )
 
 
-def _check_attack_memory(sample_d, train_trials: int, trials: int, statistic: str = "logistic") -> None:
+def _check_attack_memory(
+    sample_d, train_trials: int, trials: int, statistic: str = "logistic", staged: bool = False
+) -> None:
     """Refuse, before the attack draws anything, a budget this machine cannot hold: the attack keeps the
     ``train_trials`` releases it learns from and the scores of the ``trials`` fresh ones, whose releases it streams
     (:func:`pdp_audit.audits.blackbox.attack.attack_memory`)."""
@@ -392,7 +395,7 @@ def _check_attack_memory(sample_d, train_trials: int, trials: int, statistic: st
 
     total = physical_memory()
     dim = checked_blackbox_releases("D", 2, sample_d(2, np.random.default_rng(0))).shape[1]
-    need = attack_memory(train_trials, dim, trials, statistic)
+    need = attack_memory(train_trials, dim, trials, statistic, staged)
     if total and need > MEMORY_SHARE * total:
         if train_trials in (trials, 0):  # one budget (0: a witness's re-check learns nothing)
             budget = f"trials {trials:g} needs"

@@ -138,6 +138,10 @@ class EarlierReleases:
         self.room = 0
         self.first: tuple[int, str] | None = None
 
+    def clear(self) -> None:
+        """Let go of every release held (the last stage has read them)."""
+        self.parts = {w: [] for w in self.parts}
+
     def held(self, world: str) -> int:
         return sum(len(p) for p in self.parts[world])
 
