@@ -20,8 +20,10 @@ class Terminal(io.StringIO):
 
 @pytest.fixture
 def at_once(monkeypatch):
-    """Bars appear at once (a test's passes end before the delay that keeps short passes quiet)."""
+    """Bars appear at once (a test's passes end before the delay that keeps short passes quiet) and redraw at every
+    update (a warm run's passes can end inside one rate-limit interval, leaving the planned total undrawn)."""
     monkeypatch.setattr(progress, "DELAY", 0.0)
+    monkeypatch.setattr(progress, "MININTERVAL", 0.0)
     monkeypatch.delenv(progress.ENV, raising=False)
 
 
@@ -316,6 +318,23 @@ def test_a_weighted_pass_advances_the_whole_audit_bar_by_its_weight(monkeypatch,
         assert (bar.n, bar.total) == (3500, 3500)
 
 
+def test_passes_planned_at_most_give_back_what_they_did_not_draw(monkeypatch, at_once):
+    """at_most(k): the passes inside were planned as at most k draws (weighed as they are); on leaving, the bar's total
+    takes back what they did not draw, so it ends at its total."""
+    from pdp_audit.verify.estimators.engine import run_blocks
+
+    monkeypatch.setattr(sys, "stderr", Terminal())
+    with asking(True, "demo"), progress.audit_bar() as bar:
+        progress.planned(2 * 1000 + 3 * 900)
+        with progress.at_most(1000):
+            run_blocks(lambda size, rng: rng.random(size), 600, 0, "found", block_size=512)
+        with progress.weighted(3), progress.at_most(900):
+            run_blocks(lambda size, rng: rng.random(size), 100, 0, "weighed", block_size=512)
+        assert bar.total == 1000 + 600 + 3 * 100
+        run_blocks(lambda size, rng: rng.random(size), 1000, 0, "rest", block_size=512)
+        assert (bar.n, bar.total) == (1900, 1900)
+
+
 class _Recorded:
     """tqdm bars whose last count and total are kept by description (what a test of a whole audit reads)."""
 
@@ -344,6 +363,10 @@ class _Recorded:
         ("goe-release", {"matrices": 1000}),
         ("goe-release", {"matrices": 1000, "d": 20, "paper_claims": True}),
         ("goe-release", {"matrices": 1000, "d": 7, "tau_reading": "unit-goe"}),
+        ("objpert", {"search_trials": 200, "synthetic": "60,2"}),
+        ("objpert", {"search_trials": 200, "synthetic": "60,2", "paper_claims": True}),
+        ("objpert", {"search_trials": 200, "synthetic": "60,2", "loss": "squared", "theta_radius": 1.0}),
+        ("objpert", {"search_trials": 200, "synthetic": "60,2", "sigma": 2.0}),
     ],
 )
 def test_an_audit_plans_exactly_the_draws_it_takes(monkeypatch, at_once, audit, options):

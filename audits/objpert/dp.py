@@ -19,7 +19,7 @@ import numpy as np
 
 from pdp_audit.audits.objpert.checks import DP_TITLES
 from pdp_audit.audits.objpert.context import ObjPertAuditConfig, check_hessian
-from pdp_audit.audits.objpert.profile import DeltaBound, dp_profile_check
+from pdp_audit.audits.objpert.profile import DeltaBound, dp_profile_check, profile_draws_bound
 from pdp_audit.audits.objpert.search import (
     SEARCH_QUANTILE,
     Problem,
@@ -33,6 +33,7 @@ from pdp_audit.mechanisms.objpert_certificate import Certificate, certifiable, c
 from pdp_audit.verify.core.checks import CheckSpec, Evidence
 from pdp_audit.verify.estimators.attack import likelihood_ratio_attack
 from pdp_audit.verify.estimators.engine import run_blocks
+from pdp_audit.verify.estimators.progress import at_most
 from pdp_audit.verify.evidence import builders
 from pdp_audit.verify.evidence.dp_checks import PairSamples, dp_specs
 from pdp_audit.verify.evidence.dp_claim import DpClaim, Draws
@@ -109,17 +110,18 @@ def dp_setting(
     cert, exact = _closed_forms(problem, search.winner, sigma, cert_ok)
     specs = _specs(problem, audited, config)
     draws = Draws(config.trials, config.seed, config.alpha, executor)
-    checks = [
-        dp_profile_check(
-            DpClaim(spec, direction, eps, delta),
-            pair,
-            (samples.loss_d, samples.loss_dprime),
-            draws,
-            _delta_bound(cert, exact, direction),
-            importance=audited.importance,
-        )
-        for spec, direction in zip(specs[:2], ("D||D'", "D'||D"))
-    ]
+    with at_most(2 * profile_draws_bound(config.trials, audited.importance)):  # what planned_setting planned
+        checks = [
+            dp_profile_check(
+                DpClaim(spec, direction, eps, delta),
+                pair,
+                (samples.loss_d, samples.loss_dprime),
+                draws,
+                _delta_bound(cert, exact, direction),
+                importance=audited.importance,
+            )
+            for spec, direction in zip(specs[:2], ("D||D'", "D'||D"))
+        ]
     attack = builders.attack_check(
         specs[2], likelihood_ratio_attack(samples.loss_d, samples.loss_dprime, delta, config.alpha), eps, delta
     )
@@ -223,13 +225,33 @@ def _at_neighbour(
     return [check.with_details(**details) for check in checks]
 
 
+def instance_trials(config: ObjPertAuditConfig) -> int:
+    """The releases :func:`instances_for_certificate` draws."""
+    return min(config.search_trials, 2000)
+
+
+def planned_setting(config: ObjPertAuditConfig, importance: bool = True) -> int:
+    """At most the draws of :func:`dp_setting` (the whole audit's progress bar), known before its search: the
+    search's releases, ``trials`` per world at the pair found, and each DP check's profile at most
+    (:func:`~pdp_audit.audits.objpert.profile.profile_draws_bound`).  Once the search has found the pair,
+    :func:`dp_setting` takes back from the bar's total what its profiles did not draw
+    (:func:`~pdp_audit.verify.estimators.progress.at_most`), so the bar still ends at its total."""
+    return config.search_trials + 2 * config.trials + 2 * profile_draws_bound(config.trials, importance)
+
+
 def instances_for_certificate(problem: Problem, sigma: float, config: ObjPertAuditConfig, executor, progress):
     """Random (θ, z) instances (:func:`pdp_audit.audits.objpert.theorems.random_instances`) drawn from a short
     search at ``sigma`` (at most 2,000 releases): the ground on which ``thm8-bound`` tests the certificate's
     ingredient."""
-    trials = min(config.search_trials, 2000)
+    trials = instance_trials(config)
     probe = search_worst_target(problem, sigma, trials, config.seed, "objpert-instances", executor, progress)
     return random_instances(problem.X, problem.y, problem.loss, problem.lam, sigma, probe)
+
+
+def released_objpert_draws(config: ObjPertAuditConfig) -> int:
+    """The draws :func:`released_objpert_checks` takes (plain tails: no profile draws), for the whole audit's
+    progress bar of the audit that deploys it."""
+    return instance_trials(config) + planned_setting(config, importance=False)
 
 
 def released_objpert_checks(X, y, loss, config: ObjPertAuditConfig, executor, progress, source: str) -> list[Evidence]:

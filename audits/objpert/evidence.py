@@ -38,7 +38,14 @@ from pdp_audit.audits.objpert.context import (
     check_hessian,
     load_data,
 )
-from pdp_audit.audits.objpert.dp import AuditedSigma, DpSetting, dp_setting, instances_for_certificate
+from pdp_audit.audits.objpert.dp import (
+    AuditedSigma,
+    DpSetting,
+    dp_setting,
+    instance_trials,
+    instances_for_certificate,
+    planned_setting,
+)
 from pdp_audit.audits.objpert.figure1 import FIG1_N, figure1, k17_checks, k19_check
 from pdp_audit.audits.objpert.pages import figure1_page, per_instance_page, theorem5_page
 from pdp_audit.audits.objpert.search import Problem
@@ -48,6 +55,7 @@ from pdp_audit.mechanisms.objpert_certificate import ex_post_all_points
 from pdp_audit.reports.records import Run
 from pdp_audit.verify.core.checks import CheckSpec, Evidence, finalize, make_run
 from pdp_audit.verify.estimators.engine import block_rng
+from pdp_audit.verify.estimators.progress import planned, planning
 
 
 def per_instance_values(name: str, X, y, loss, lam, sigma, config: ObjPertAuditConfig) -> tuple[np.ndarray, dict]:
@@ -68,7 +76,10 @@ def per_instance_values(name: str, X, y, loss, lam, sigma, config: ObjPertAuditC
 
 
 def run_objpert_audit(config: ObjPertAuditConfig, executor: Executor | None = None, progress: bool = False) -> Run:
-    """Validate ``config``, run checks (a)–(e) of the module docstring and return the decided run."""
+    """Validate ``config``, run checks (a)–(e) of the module docstring and return the decided run.  Where a whole
+    audit's progress bar is shown, its total is planned before the first draw as an upper bound (the profiles' draws
+    depend on the pair each search finds: :func:`~pdp_audit.audits.objpert.dp.planned_setting`), and each setting
+    takes back what its profiles did not draw once they are done, so the bar ends exactly at its total."""
     loss = config.loss_object()
     X, y, description = load_data(config)
     cal = calibrate(config)
@@ -86,16 +97,17 @@ def run_objpert_audit(config: ObjPertAuditConfig, executor: Executor | None = No
     # (a)/(b) need releases; take them from the search of the mechanism's σ (cheap), then the instances
     problem = Problem(X, y, loss, lam, theta_np)
     first = config.sigma if config.sigma is not None else cal.sigmas[config.calibration]
+    deployed = config.calibration if config.sigma is None else None
+    readings = [r for r in (READINGS if cal.sigmas else ()) if r == deployed or config.paper_claims]
+    if planning():  # an upper bound until each search has found its pair (dp_setting takes back the rest)
+        planned(instance_trials(config) + planned_setting(config) * (len(readings) + (config.sigma is not None)))
     inst = instances_for_certificate(problem, first, config, executor, progress)
     checks += identity_checks(X, y, loss, lam, first, inst)
     thm8, cert_ok = theorem8_check(loss, lam, inst)
     checks.append(thm8)
 
     # (c) DP of the deployed σ (Theorem 5 under --calibration's reading, or --sigma); the other readings are paper
-    deployed = config.calibration if config.sigma is None else None
-    for reading in READINGS if cal.sigmas else ():
-        if reading != deployed and not config.paper_claims:
-            continue
+    for reading in readings:
         audited = AuditedSigma(
             f"thm5-{reading}-",
             f"Theorem 5, {reading} reading",

@@ -32,7 +32,7 @@ from typing import Callable
 
 import numpy as np
 
-from pdp_audit.verify.core.checks import Evidence
+from pdp_audit.verify.core.checks import FIGURES, Evidence
 from pdp_audit.verify.evidence import privacy_profile as pp
 from pdp_audit.verify.evidence.dp_claim import DpClaim, Draws
 from pdp_audit.verify.evidence.profile_figures import log_lines_figure
@@ -65,6 +65,30 @@ def profile_grid(epsilon: float, delta: float, epsilon_bound: Callable[[float], 
     return np.unique(np.concatenate([np.linspace(0.0, top, GRID_POINTS), [float(epsilon)]]))
 
 
+def _profile_plan(claim: DpClaim, bound: DeltaBound | None, importance: bool) -> pp.ProfilePlan:
+    """How :func:`dp_profile_check` decides ``claim`` and draws its profile."""
+    grid = profile_grid(claim.epsilon, claim.delta, bound.epsilon if bound is not None else None)
+    return pp.ProfilePlan(
+        grid,
+        curve=np.array([bound.delta(float(e)) for e in grid]) if bound is not None else None,
+        bound=float(bound.delta(float(claim.epsilon))) if bound is not None else None,
+        figure_draws=IS_FIGURE_DRAWS,
+        importance=importance,
+        explain_fallback=False,  # the note below says what the verdict rests on
+    )
+
+
+def profile_draws_bound(trials: int, importance: bool = True) -> int:
+    """At most the draws :func:`dp_profile_check` takes beyond its ``trials`` losses per world at any pair, known
+    before the pair is (the search decides it; working them out at the pair would repeat its dominating-point
+    searches, thousands of solves): the claim's own
+    importance-sampled tail and :data:`IS_FIGURE_DRAWS` at each of the grid's at most :data:`GRID_POINTS` positive
+    points other than the claim's (where figures are drawn)."""
+    if not importance:
+        return 0
+    return int(trials) + (min(int(trials), IS_FIGURE_DRAWS) * GRID_POINTS if FIGURES.get() else 0)
+
+
 def dp_profile_check(
     claim: DpClaim,
     pair,
@@ -80,15 +104,8 @@ def dp_profile_check(
     Monte Carlo only (where each release is a costly solve and the bound carries the pass): it can then refute only
     a δ(ε) that plain sampling resolves.
     """
-    grid = profile_grid(claim.epsilon, claim.delta, bound.epsilon if bound is not None else None)
-    plan = pp.ProfilePlan(
-        grid,
-        curve=np.array([bound.delta(float(e)) for e in grid]) if bound is not None else None,
-        bound=float(bound.delta(float(claim.epsilon))) if bound is not None else None,
-        figure_draws=IS_FIGURE_DRAWS,
-        importance=importance,
-        explain_fallback=False,  # the note below says what the verdict rests on
-    )
+    plan = _profile_plan(claim, bound, importance)
+    grid = plan.grid
     check, profile = pp.dp_check_with_profile(claim, pair, losses, draws, plan)
     label = bound.label if bound is not None else ""
     check = check.noted(_note(check, profile, plan.bound, label)).with_details(

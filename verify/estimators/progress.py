@@ -147,6 +147,19 @@ def weighted(weight: int) -> Iterator[None]:
         _WEIGHT.reset(token)
 
 
+@contextlib.contextmanager
+def at_most(draws: int) -> Iterator[None]:
+    """Passes planned as at most ``draws`` (their count data-dependent: a profile's points decided by the pair a search
+    found): inside the block they advance the whole audit's bar as they draw; on leaving it, the bar's total takes
+    back what they did not draw, so the bar still ends at its total.  ``draws`` are weighed as the draws inside
+    (:func:`weighted`)."""
+    bar = _AUDIT.get()
+    start = bar.n if bar is not None else 0
+    yield
+    if bar is not None:
+        bar.total = (bar.total or 0) + (bar.n - start) - int(draws) * _WEIGHT.get()
+
+
 def planning() -> bool:
     """Whether a whole audit's bar is shown here, so that working out the draws it plans (:func:`planned`) is worth
     its cost (none where no bar is shown)."""
