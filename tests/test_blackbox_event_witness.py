@@ -354,8 +354,9 @@ def target(reported, monkeypatch):
 
 def test_a_reported_event_run_is_the_plain_run_plus_its_witness(target):
     """``--report`` without ``--statistic``: the plain run's event test at the given budget, the same JSON as the
-    plain run plus the witness.  Before: a report fell back to the logistic test, whose verdict could differ."""
-    assert main([*RUN, "--json", "plain.json"]) == 1
+    plain run drawing its whole budget (``--no-early-stop``: a reported run draws it all) plus the witness.  Before: a
+    report fell back to the logistic test, whose verdict could differ."""
+    assert main([*RUN, "--no-early-stop", "--json", "plain.json"]) == 1
     plain, reported = (json.loads((target / f).read_text()) for f in ("plain.json", "rep.json"))
     witness = reported.pop("witness")
     assert reported == plain and plain["statistic"] == "events"
