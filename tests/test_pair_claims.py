@@ -44,7 +44,8 @@ def test_a_rare_revealing_branch_fails_whatever_the_view_says():
     sigma = g.analytic_sigma(*CLAIM)
     p = 1e-3
     assert p + (1 - p) * g.analytic_delta(CLAIM[0], sigma) > 100 * CLAIM[1]  # the true δ
-    run = pdp_audit.audit_pair(RareLeak(sigma, p), *CLAIM)
+    whole = pdp_audit.PairBudget(100_000, early_stop=False)  # the estimates' power on the whole budget in one pass
+    run = pdp_audit.audit_pair(RareLeak(sigma, p), *CLAIM, trials=whole)
     assert _verdicts(run)["dp-forward"] == "fail" and run.verdict == "fail"
     twin = pdp_audit.audit_pair(RareLeak(g.analytic_sigma(CLAIM[0], 1e-6), 0.0), *CLAIM)
     assert twin.verdict == "pass", _verdicts(twin)
@@ -125,7 +126,8 @@ def test_draws_impossible_in_the_other_world_refute_a_claim_by_their_count_alone
     geometric-count-reveals-input), claimed (1, 1e-6), default budget 1e5, seed 0: about 100 draws with L = +∞
     refute δ = 1e-6 by their count alone (exact binomial p-value < 1e-200, at α/6 of the check's α); the twin
     without the debug path passes (its bounded-loss proof)."""
-    run = pdp_audit.audit_pair(zoo.RevealingCount(1.0, zoo.REVEALING_P), 1.0, 1e-6, seed=0)
+    whole = pdp_audit.PairBudget(100_000, early_stop=False)  # the count of the whole budget in one pass
+    run = pdp_audit.audit_pair(zoo.RevealingCount(1.0, zoo.REVEALING_P), 1.0, 1e-6, trials=whole, seed=0)
     for check in (c for c in run.checks if c.id in ("dp-forward", "dp-reverse")):
         atom = check.details["atom"]
         assert check.verdict == "fail" and 50 < atom["count"] < 200 and atom["split"] == 6
