@@ -367,6 +367,9 @@ class _Recorded:
         ("objpert", {"search_trials": 200, "synthetic": "60,2", "paper_claims": True}),
         ("objpert", {"search_trials": 200, "synthetic": "60,2", "loss": "squared", "theta_radius": 1.0}),
         ("objpert", {"search_trials": 200, "synthetic": "60,2", "sigma": 2.0}),
+        ("privacy-report", {"repetitions": 200, "no_figures": True}),
+        ("privacy-report", {"repetitions": 200, "no_figures": True, "mode": "independent"}),
+        ("privacy-report", {"repetitions": 200, "mode": "adaptive"}),
     ],
 )
 def test_an_audit_plans_exactly_the_draws_it_takes(monkeypatch, at_once, audit, options):

@@ -14,10 +14,11 @@ from pdp_audit.mechanisms import privacy_report as pr
 from pdp_audit.verify.core.checks import CheckSpec, Evidence
 from pdp_audit.verify.estimators.coverage import coverage_of
 from pdp_audit.verify.estimators.engine import sample_privacy_loss
+from pdp_audit.verify.estimators.progress import at_most
 from pdp_audit.verify.evidence import builders
 from pdp_audit.verify.evidence.dp_claim import DpClaim, Draws
 from pdp_audit.verify.evidence.pair_checks import loss_consistency_check
-from pdp_audit.verify.evidence.profile_checks import dp_check_with_profile
+from pdp_audit.verify.evidence.profile_checks import dp_check_with_profile, profile_draws_bound
 
 
 def does_not_apply(spec: CheckSpec, requirement: str, **details) -> Evidence:
@@ -113,14 +114,15 @@ def gaussian_claim_checks(
         if len(directions) > 1:
             suffix = "-forward" if direction == "D||D'" else "-reverse"
             directed = replace(spec, id=spec.id + suffix, title=spec.title + f", δ_{{{direction.replace('||', '‖')}}}")
-        check = dp_check_with_profile(
-            DpClaim(directed, direction, epsilon, delta_claim),
-            pair,
-            losses,
-            Draws(config.trials, config.seed, config.alpha, executor),
-            exact_delta=exact_delta,
-            exact_epsilon=exact_epsilon,
-        )
+        with at_most(profile_draws_bound(config.trials)):  # what the audit planned for this profile
+            check = dp_check_with_profile(
+                DpClaim(directed, direction, epsilon, delta_claim),
+                pair,
+                losses,
+                Draws(config.trials, config.seed, config.alpha, executor),
+                exact_delta=exact_delta,
+                exact_epsilon=exact_epsilon,
+            )
         check = check.noted(
             f"Exact: the privacy loss is N(η²/2, η²), η = {eta:.4g}; exact δ(ε) = {exact:.4g}, "
             f"exact ε at δ = {exact_eps:.4g}."

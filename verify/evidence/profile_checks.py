@@ -30,7 +30,7 @@ from typing import Callable
 
 import numpy as np
 
-from pdp_audit.verify.core.checks import Evidence
+from pdp_audit.verify.core.checks import FIGURES, Evidence
 from pdp_audit.verify.evidence import privacy_profile as pp
 from pdp_audit.verify.evidence.dp_claim import DpClaim, Draws
 from pdp_audit.verify.evidence.profile_figures import tail_curves_figure
@@ -87,6 +87,13 @@ def profile_draws(claim: DpClaim, pair, trials: int, exact_epsilon: Callable[[fl
     (:func:`pdp_audit.verify.evidence.privacy_profile.planned_draws` on the same grid), decided before any draw."""
     grid = profile_grid(claim.epsilon, claim.delta, exact_epsilon)
     return pp.planned_draws(claim, pair, trials, pp.ProfilePlan(grid, figure_draws=IS_FIGURE_DRAWS))
+
+
+def profile_draws_bound(trials: int) -> int:
+    """At most :func:`profile_draws` of one claim at any pair, known before the pair is: its own importance-sampled
+    tail and :data:`IS_FIGURE_DRAWS` at each of the grid's at most :data:`GRID_POINTS` positive points other than the
+    claim's (where figures are drawn)."""
+    return int(trials) + (min(int(trials), IS_FIGURE_DRAWS) * GRID_POINTS if FIGURES.get() else 0)
 
 
 def _figure_note(check: Evidence, profile: pp.PrivacyProfile) -> str:
