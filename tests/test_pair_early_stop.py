@@ -92,10 +92,43 @@ def test_a_pass_stops_only_from_the_floor_and_a_fail_at_any_look():
     passing = [Evidence(SPEC, pvalue=1.0, interval=lambda a: (0.0, 0.0), supports=lambda ci, a: True)]
     failing = [Evidence(SPEC, pvalue=1e-12, interval=lambda a: (0.0, 0.0), supports=lambda ci, a: True)]
     floor = math.ceil(sequential.PASS_FLOOR * 100_000)
-    assert sequential.stopped(passing, stop, floor - 1, 100_000) is None
-    assert sequential.stopped(passing, stop, floor, 100_000) == "passed"
-    assert sequential.stopped(failing, stop, sequential.FIRST_LOOK, 100_000) == "failed"
-    assert sequential.stopped(passing, sequential.Stopping(1e-6, early_stop=False), 100_000, 100_000) == "budget"
+    assert sequential.stopped(passing, 1.0, stop, floor - 1, 100_000) is None
+    assert sequential.stopped(passing, 1.0, stop, floor, 100_000) == "passed"
+    assert sequential.stopped(failing, 1.0, stop, sequential.FIRST_LOOK, 100_000) == "failed"
+    assert sequential.stopped(passing, 1.0, sequential.Stopping(1e-6, early_stop=False), 100_000, 100_000) == "budget"
+
+
+def test_a_pass_stops_only_where_the_guards_clear_the_gate():
+    """The gate (module notes, "The pass gate"): a guarding check's fixed-n p-value under g_r keeps a passing look
+    drawing on; g_r falls with the draws, and a check that is no guard never holds a pass back."""
+    stop, trials = sequential.Stopping(1e-6), 100_000
+    gates = [sequential.pass_gate(stop, n, trials) for n in (23_328, 52_488, 78_732)]
+    assert gates == sorted(gates, reverse=True) and 0.4 < gates[0] < 0.6 and gates[-1] < 0.05
+    guard = CheckSpec("loss-consistency", "t", "c", "f", "s")
+
+    def look(pvalue, spec=guard):
+        return [Evidence(spec, pvalue=pvalue, interval=lambda a: (0.0, 0.0), supports=lambda ci, a: True)]
+
+    assert sequential.stopped(look(gates[1] / 2), 1.0, stop, 52_488, trials) is None
+    assert sequential.stopped(look(gates[1] * 2), 1.0, stop, 52_488, trials) == "passed"
+    assert sequential.stopped(look(gates[1] / 2, SPEC), 1.0, stop, 52_488, trials) == "passed"
+
+
+def test_a_clipped_loss_the_fixed_pass_refutes_is_refuted_by_default_and_passed_without_the_gate(monkeypatch):
+    """A loss clipped at 2 (its sampler's true δ(2.5) ten times the claimed 1e-3): the default stopped pass keeps
+    drawing past the fifth of the budget, where loss-consistency is not yet significant but under the gate, and
+    refutes it; with the gate broken (a margin so large that every p-value clears it) the pass stops at 23,328 draws
+    and certifies it -- the failure this test exists to catch."""
+    from pdp_audit.mechanisms.gaussian import analytic_delta, analytic_sigma
+    from pdp_audit.mechanisms.mutant_pairs import Shift
+
+    sigma = analytic_sigma(2.5, 1e-2)
+    assert analytic_delta(2.5, sigma) > 5.9e-3
+    run = pdp_audit.audit_pair(Shift(sigma, clip=2.0), 2.5, 1e-3, trials=100_000, seed=0)
+    assert run.verdict == "fail" and {c.id: c.verdict for c in run.checks}["loss-consistency"] == "fail"
+    monkeypatch.setattr(sequential, "GATE_MARGIN", -100.0)
+    run = pdp_audit.audit_pair(Shift(sigma, clip=2.0), 2.5, 1e-3, trials=100_000, seed=0)
+    assert run.verdict == "pass" and run.checks[0].details["early_stop"]["drawn_per_world"] == 23_328
 
 
 def test_a_pass_in_a_larger_family_stops_at_the_level_that_family_judges_it_at():
@@ -110,12 +143,12 @@ def test_a_pass_in_a_larger_family_stops_at_the_level_that_family_judges_it_at()
 
     alone, among = sequential.Stopping(alpha), sequential.Stopping(alpha, others=16)
     assert among.level(4) == pytest.approx(alpha / 5) and alone.level(4) == alpha and among.level(0) == alpha
-    assert sequential.stopped(checks(), alone, 100_000, 100_000) == "passed"
-    assert sequential.stopped(checks(), among, 50_000, 100_000) is None
-    assert sequential.stopped(checks(edge=alpha / 25), among, 50_000, 100_000) == "passed"
-    assert sequential.stopped(checks(pvalue=alpha / 8), alone, 50_000, 100_000) == "failed"
-    assert sequential.stopped(checks(pvalue=alpha / 8), among, 50_000, 100_000) is None
-    assert sequential.stopped(checks(pvalue=alpha / 25), among, 50_000, 100_000) == "failed"
+    assert sequential.stopped(checks(), 1.0, alone, 100_000, 100_000) == "passed"
+    assert sequential.stopped(checks(), 1.0, among, 50_000, 100_000) is None
+    assert sequential.stopped(checks(edge=alpha / 25), 1.0, among, 50_000, 100_000) == "passed"
+    assert sequential.stopped(checks(pvalue=alpha / 8), 1.0, alone, 50_000, 100_000) == "failed"
+    assert sequential.stopped(checks(pvalue=alpha / 8), 1.0, among, 50_000, 100_000) is None
+    assert sequential.stopped(checks(pvalue=alpha / 25), 1.0, among, 50_000, 100_000) == "failed"
 
 
 #: A user's Gaussian with its noise view (the package's GaussianPair) at ``factor`` times the σ that (1, 1e-5) needs,

@@ -622,13 +622,15 @@ def _sequential_checks(pair, claim: tuple, budget: tuple, per_instance: bool, dr
             # every Holm level moving none); the look the pass stops at is read again in full, its numbers reported
             drawn = size
             screen = stop.alpha * share if stop.early_stop and drawn < trials else None
+            if screen is not None and drawn >= sequential.PASS_FLOOR * trials:  # a look that may pass reads the gate
+                screen = max(screen, sequential.pass_gate(stop, drawn, trials))
             streamed = state.result(screen)
             views_now = (replayed, view_of(streamed, drawn))
             if look % 2 == 0 or drawn >= sequential.PASS_FLOOR * trials:  # every other look, and each that may pass
                 tails_at = drawn
             looked = (drawn, seed, (tails_at, tails))
             checks = _checks_of(pair, streamed, claim, looked, per_instance, views_now)
-            found = sequential.stopped([sequential.at_look(c, share) for c in checks], stop, drawn, trials)
+            found = sequential.stopped(checks, share, stop, drawn, trials)
             if found is not None:
                 why = found
                 if screen is not None and state.piloted:

@@ -30,9 +30,23 @@ false alarms several-fold (``tests/test_pair_early_stop.py`` shows both).
 larger family -- a certificate's individuals, a closed form -- at the level that family judges each check at,
 :meth:`Stopping.level`): ``failed`` -- some check fails (a
 refutation at α is final: later draws cannot undo it); ``passed`` -- every check passes, from the first look of
-:data:`PASS_FLOOR` of the budget on (the checks that guard the pair decide only by refuting, and keep there about the
-power of a fixed pass of that size); ``time-limit`` -- the run's deadline passed (``--time-limit``), and the checks
-report what the draws so far support; ``budget`` -- the last look.
+:data:`PASS_FLOOR` of the budget on, and the checks that guard the pair show no sign of a discrepancy the rest of the
+budget would likely refute (:func:`pass_gate`); ``time-limit`` -- the run's deadline passed (``--time-limit``), and the
+checks report what the draws so far support; ``budget`` -- the last look.
+
+**The pass gate.**  ``loss-consistency`` and ``noise-view`` decide only by refuting: they "pass" wherever they have
+not refuted yet, so a pass stopped at n_r draws has their power at n_r, not at the budget N -- a loss clipped at 2
+under a claim its sampler breaks ten-fold passed at the fifth of the budget where the fixed pass refutes it
+(``tests/test_pair_early_stop.py``).  A discrepancy the fixed pass would refute at N shows at n_r as a test statistic
+of about z_N·√(n_r/N), z_N the normal quantile of the last look's level; so a pass stops early only where each
+guarding check's fixed-n p-value at n_r is at least g_r = Φ̄(z_N·√(n_r/N) − :data:`GATE_MARGIN`): a discrepancy
+refuted at N with probability one half is then still drawn on with probability Φ(GATE_MARGIN) ≈ 0.994.  The gate is
+part of the stopping rule only -- it decides when to stop, never a verdict -- so the level argument above holds
+unchanged; a correct pair's p-values are super-uniform, and it is drawn on past a look with probability at most
+g_r per guarding check (0.50 at 23,328 draws of a 1e5 budget at α = 1e-6, 0.11 at 52,488, 0.02 at 78,732).
+Measured (2026-11-26, seeds 0–7, 1e5, α = 1e-6): the clipped loss refuted on 8 of 8 seeds (at 52,488 or 78,732
+draws; without the gate it passed on 8 of 8 at 23,328; a margin of 1.5 still passed it on one), a correct Gaussian at
+twice its σ with a noise view passing at 23,328 on 6 of 8 (52,488 on the other two).
 """
 
 from __future__ import annotations
@@ -40,6 +54,7 @@ from __future__ import annotations
 import math
 import time
 from dataclasses import dataclass, replace
+from statistics import NormalDist
 
 from pdp_audit.verify.core.checks import Evidence, finalize
 
@@ -59,6 +74,10 @@ PASS_FLOOR = 0.2
 #: checks (:mod:`pdp_audit.verify.evidence.pair_checks`; a certificate reads each of its passes against the family of
 #: all of them: :attr:`Stopping.others`).
 PASS_CHECKS = 4
+#: The checks that guard the pair and decide only by refuting (module notes, "The pass gate") ...
+GUARDS = ("loss-consistency", "noise-view")
+#: ... and the margin, in standard deviations of their statistic, by which a pass's look must clear the gate.
+GATE_MARGIN = 2.5
 #: Why a run stopped.
 STOPPED = ("passed", "failed", "budget", "time-limit")
 
@@ -142,10 +161,25 @@ def _hint_at(hint, share: float):
     return lambda ci, a: hint(ci, a * share)
 
 
-def stopped(evidence: list[Evidence], stop: Stopping, drawn: int, trials: int) -> str | None:
-    """Why the pass stops after a look of ``drawn`` draws per world (of at most ``trials``) whose checks (read
-    :func:`at_look`) are ``evidence``, or None to draw the next look (module notes; a pass only from
-    :data:`PASS_FLOOR` of the budget on)."""
+def pass_gate(stop: Stopping, drawn: int, trials: int) -> float:
+    """g_r (module notes, "The pass gate"): the fixed-n p-value each guarding check must reach at ``drawn`` of
+    ``trials`` draws per world for a pass to stop there, z_N the normal quantile of the last look's level of one of
+    :data:`PASS_CHECKS` checks read at :meth:`Stopping.level`.  ``statistics.NormalDist``: the standard normal."""
+    unit = NormalDist()
+    final = stop.level(PASS_CHECKS) / PASS_CHECKS * FINAL_SHARE
+    return 1.0 - unit.cdf(unit.inv_cdf(1.0 - final) * math.sqrt(drawn / trials) - GATE_MARGIN)
+
+
+def _suspected(checks: list[Evidence], gate: float) -> bool:
+    """Whether a guarding check's fixed-n p-value is under the gate: a discrepancy the budget's rest may refute."""
+    return any(c.id in GUARDS and c.pvalue is not None and c.pvalue < gate for c in checks)
+
+
+def stopped(checks: list[Evidence], share: float, stop: Stopping, drawn: int, trials: int) -> str | None:
+    """Why the pass stops after a look of ``drawn`` draws per world (of at most ``trials``) and level share ``share``
+    whose checks, as a fixed pass of ``drawn`` builds them, are ``checks`` (read :func:`at_look`), or None to draw the
+    next look (module notes; a pass only from :data:`PASS_FLOOR` of the budget on, through :func:`pass_gate`)."""
+    evidence = [at_look(c, share) for c in checks]
     if stop.early_stop:
         # verdicts only: no figure, no budget hint (the hint of an inconclusive check costs most of a look's reading)
         bare = [replace(e, make_figure=None, budget_hint=None) for e in evidence]
@@ -154,7 +188,8 @@ def stopped(evidence: list[Evidence], stop: Stopping, drawn: int, trials: int) -
         verdicts = {c.verdict for c in finalize(bare, stop.level(sum(e.statistical for e in evidence)))}
         if "fail" in verdicts:
             return "failed"
-        if verdicts == {"pass"} and drawn >= PASS_FLOOR * trials:
+        may_pass = drawn >= PASS_FLOOR * trials
+        if verdicts == {"pass"} and may_pass and not _suspected(checks, pass_gate(stop, drawn, trials)):
             return "passed"
     if drawn >= trials:
         return "budget"
