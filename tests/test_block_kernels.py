@@ -177,3 +177,20 @@ def test_a_worker_not_forked_with_the_slots_returns_its_block():
     sampler = engine.PrivacyLossSampler(GaussianPair(np.array([0.0]), np.array([1.0]), 2.0), "D")
     returned = engine._slot_block((sampler, 3, "s", 0, 1000, "not these slots", 0))
     assert np.array_equal(bits(returned), bits(sampler(1000, engine.block_rng(3, "s", 0))))
+
+
+def test_a_subclass_overriding_the_loss_is_called_without_out():
+    """A user's pair deriving from GaussianPair with its own ``privacy_loss(outputs)`` inherits
+    ``writes_losses_into`` but not the keyword: the engine calls it plainly (it raised TypeError), and the losses are
+    its own (here shifted by 0.05)."""
+    from pdp_audit.verify.estimators.engine import sample_privacy_loss, writes_losses_into
+
+    class Shifted(GaussianPair):
+        def privacy_loss(self, outputs):
+            return super().privacy_loss(outputs) + 0.05
+
+    ours, theirs = (cls(np.zeros(2), np.array([0.5, 0.0]), 1.0) for cls in (GaussianPair, Shifted))
+    assert writes_losses_into(ours) and not writes_losses_into(theirs)
+    plain = sample_privacy_loss(ours, "D", 5000, seed=3)
+    shifted = sample_privacy_loss(theirs, "D", 5000, seed=3)
+    assert np.allclose(shifted - plain, 0.05, atol=1e-9)

@@ -279,6 +279,18 @@ class Windowed:
             yield pending.popleft().result()
 
 
+def writes_losses_into(pair) -> bool:
+    """Whether ``pair.privacy_loss`` takes ``out=``: declared (``writes_losses_into = True``) by the class that
+    defines the method the pair runs.  A subclass that overrides ``privacy_loss`` -- a user's, deriving from one of
+    ours -- inherits the flag but not the keyword: its method is called plainly."""
+    if "privacy_loss" in getattr(pair, "__dict__", {}):
+        return False
+    for klass in type(pair).__mro__:
+        if "privacy_loss" in vars(klass):
+            return vars(klass).get("writes_losses_into", False) is True
+    return False
+
+
 class PrivacyLossSampler:
     """Picklable block work: release on ``world`` and return the exact privacy loss of each release (shapes and
     values checked: :class:`pdp_audit.mechanisms.base.MalformedPair` for a broken pair), rounded at ``resolution``
@@ -301,7 +313,7 @@ class PrivacyLossSampler:
         no fresh pages for them)."""
         # Checked on every block (cheap next to sampling): a malformed pair is an error, never a number.
         outputs = checked_releases(self.pair, self.world, size, self.pair.sample(self.world, size, rng))
-        if scratch is not None and getattr(self.pair, "writes_losses_into", False) is True:
+        if scratch is not None and writes_losses_into(self.pair):
             losses = self.pair.privacy_loss(outputs, out=scratch)  # type: ignore[call-arg]
         else:
             losses = self.pair.privacy_loss(outputs)
