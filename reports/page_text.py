@@ -225,13 +225,40 @@ _CONTROL = re.compile(r"[\x00-\x09\x0b-\x1f\x7f-\x9f]")  # C0 and C1 control cha
 def escape_control_characters(fig) -> None:
     """Show every control character of the figure's text escaped (ESC as ``\\x1b``): a name read from a user's file
     may hold one, which no font has a glyph for (matplotlib then warns on stderr, with the raw byte in the line).
-    Newlines stay: they break the lines of a text block."""
+    Newlines stay: they break the lines of a text block.  Tick labels given as strings (``set_xticks(ticks,
+    labels)``: a sweep's categories, certified individuals' names) are escaped in their formatter, since the draw
+    sets every tick label again from it."""
     import matplotlib.text
+    import matplotlib.ticker
 
     for artist in fig.findobj(matplotlib.text.Text):
         text = artist.get_text()
         if isinstance(text, str) and _CONTROL.search(text):
-            artist.set_text(_CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}", text))
+            artist.set_text(_escaped(text))
+    for ax in fig.get_axes():
+        for axis in (ax.xaxis, ax.yaxis):
+            for formatter in (axis.get_major_formatter(), axis.get_minor_formatter()):
+                if isinstance(formatter, matplotlib.ticker.FixedFormatter):
+                    formatter.seq = [_escaped(s) if isinstance(s, str) else s for s in formatter.seq]
+                elif isinstance(formatter, matplotlib.ticker.FuncFormatter):  # labels given as strings, since 3.9
+                    formatter.func = _escaping(formatter.func)
+
+
+def _escaped(text: str) -> str:
+    return _CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}", text)
+
+
+def _escaping(func):
+    """A tick formatter's function whose labels come out escaped (once: a wrapped one is returned as it is)."""
+    if getattr(func, "escapes_control_characters", False):
+        return func
+
+    def escaped(value, pos=None):
+        label = func(value, pos)
+        return _escaped(label) if isinstance(label, str) else label
+
+    escaped.escapes_control_characters = True  # type: ignore[attr-defined]
+    return escaped
 
 
 # --- tables whose cells are wrapped to their column's measured width ------------------------------------------

@@ -37,3 +37,25 @@ def test_a_sweep_named_with_an_escape_prints_nothing_on_stderr(tmp_path):
     done = subprocess.run(command, cwd=tmp_path, capture_output=True, text=True)
     assert done.returncode in (0, 1, 3) and (tmp_path / "s1.pdf").stat().st_size > 0, done.stderr
     assert done.stderr == "", done.stderr
+
+
+def test_tick_labels_given_as_strings_are_escaped_too(tmp_path):
+    """A sweep's category or an individual's name set as a tick label (``set_xticks(ticks, labels)``): the draw sets
+    every tick label again from the axis's formatter, so escaping the label artists alone left the raw ESC to the
+    font (a ``Glyph 27 missing`` warning, the byte on the terminal)."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    from matplotlib.backends.backend_pdf import PdfPages
+
+    from pdp_audit.reports.page_text import save_pages
+
+    fig, ax = plt.subplots()
+    ax.plot([0, 1], [0, 1])
+    ax.set_xticks([0, 1], ["a\x1b[2Kb", "plain"])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # a missing glyph is a UserWarning
+        with PdfPages(tmp_path / "p.pdf") as pdf:
+            save_pages(pdf, [fig])
+    assert [t.get_text() for t in ax.get_xticklabels()] == ["a\\x1b[2Kb", "plain"]
