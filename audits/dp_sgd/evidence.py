@@ -27,7 +27,7 @@ from pdp_audit.mechanisms import subsampled_gaussian as sg
 from pdp_audit.reports.records import Line, Lines, Run
 from pdp_audit.verify.core.checks import CheckSpec, Evidence, finalize, make_run, samples_to_decide
 from pdp_audit.verify.estimators.composition import ComposedTail, composed_tail
-from pdp_audit.verify.estimators.progress import with_progress
+from pdp_audit.verify.estimators.progress import planned, with_progress
 from pdp_audit.verify.evidence import builders
 
 #: The two sides of each relation, in words.
@@ -114,7 +114,9 @@ def dp_sgd_evidence(
     executor: Executor | None = None,
     progress: bool = False,
 ) -> list[Evidence]:
-    """The evidence of every check, not yet decided."""
+    """The evidence of every check, not yet decided.  Where a whole audit's progress bar is shown, it is told first
+    what the checks draw: ``trials`` composed losses per direction (the exact reference is computed before)."""
+    planned(2 * config.trials)
     sides = SIDES[config.neighbours]
     words = dict(
         sigma=config.noise_multiplier,
