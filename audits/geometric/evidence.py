@@ -106,18 +106,9 @@ def geometric_evidence(
     )
     budget = pure.Budget.of(config, executor)
     individual = _individual(s, budget)
-    pure.plan(budget, [*pure.claims_at(specs, pair, eps, budget, exact_profile(pair)), individual])
-    return [
-        *pure.pure_dp_checks(specs, pair, eps, budget, exact_profile(pair), progress),
-        _per_instance(individual, budget),
-    ]
-
-
-def _per_instance(individual: tuple, budget: pure.Budget) -> Evidence:
-    """The pure pDP claim of a typical individual (:func:`_individual`), audited like DP."""
-    claim, pair, profile = individual
-    losses = pure.sampled_losses(pair, budget, "median-individual")
-    return pure.dp_check(claim.spec, pair, losses, "D||D'", claim.epsilon, budget, profile)
+    return pure.with_individual(
+        specs, pair, eps, budget, exact_profile(pair), individual, "median-individual", progress
+    )
 
 
 def _individual(s: GeometricSetup, budget: pure.Budget) -> tuple[DpClaim, Any, pure.Profile]:

@@ -170,11 +170,9 @@ def laplace_evidence(
     )
     budget = pure.Budget.of(config, executor)
     individual = _individual(s, budget)
-    pure.plan(budget, [*pure.claims_at(specs, pair, eps, budget, exact_profile(pair)), individual])
-    return [
-        *pure.pure_dp_checks(specs, pair, eps, budget, exact_profile(pair), progress),
-        _per_instance_check(individual, budget),
-    ]
+    return pure.with_individual(
+        specs, pair, eps, budget, exact_profile(pair), individual, "median-individual", progress
+    )
 
 
 def _worst_target(s: LaplaceSetup) -> np.ndarray:
@@ -186,13 +184,6 @@ def _worst_target(s: LaplaceSetup) -> np.ndarray:
     else:
         target[0] = s.query.clip if isinstance(s.query, lq.MeanQuery) else s.query.sensitivity
     return target
-
-
-def _per_instance_check(individual: tuple, budget: pure.Budget) -> Evidence:
-    """The pure pDP claim of a typical individual (:func:`_individual`), audited like DP."""
-    claim, pair, profile = individual
-    losses = pure.sampled_losses(pair, budget, "median-individual")
-    return pure.dp_check(claim.spec, pair, losses, "D||D'", claim.epsilon, budget, profile)
 
 
 def _individual(s: LaplaceSetup, budget: pure.Budget) -> tuple[DpClaim, Any, pure.Profile]:

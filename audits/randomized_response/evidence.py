@@ -111,18 +111,7 @@ def response_evidence(
     )
     budget = pure.Budget.of(config, executor)
     individual = _individual(s, budget)
-    pure.plan(budget, [*pure.claims_at(specs, pair, eps, budget, exact_profile(pair)), individual])
-    return [
-        *pure.pure_dp_checks(specs, pair, eps, budget, exact_profile(pair), progress),
-        _per_instance(individual, budget),
-    ]
-
-
-def _per_instance(individual: tuple, budget: pure.Budget) -> Evidence:
-    """The pure pDP claim of the middle row (:func:`_individual`), audited like DP."""
-    claim, pair, profile = individual
-    losses = pure.sampled_losses(pair, budget, "individual")
-    return pure.dp_check(claim.spec, pair, losses, "D||D'", claim.epsilon, budget, profile)
+    return pure.with_individual(specs, pair, eps, budget, exact_profile(pair), individual, "individual", progress)
 
 
 def _individual(s: ResponseSetup, budget: pure.Budget) -> tuple[DpClaim, Any, pure.Profile]:

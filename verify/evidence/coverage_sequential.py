@@ -56,7 +56,7 @@ from pdp_audit.verify.core.checks import CheckSpec, Evidence, finalize, samples_
 from pdp_audit.verify.estimators.confidence_sequences import binomial_sequence, log_mixture
 from pdp_audit.verify.estimators.coverage import Coverage
 from pdp_audit.verify.estimators.engine import run_blocks
-from pdp_audit.verify.evidence.pair_sequential import Stopping, looks
+from pdp_audit.verify.evidence.pair_sequential import Stopping, looks, record
 
 #: The weight κ of the mixture's prior Beta(κρ, κ(1 − ρ)), in draws (module notes).
 PRIOR_WEIGHT = 20.0
@@ -138,18 +138,5 @@ def sequential_coverage_check(
         evidence = anytime_coverage_check(spec, Coverage(failures, drawn, rho), exact_failure)
         why = stopped(evidence, stop, drawn, trials)
         if why is not None:
-            return evidence.with_details(early_stop=record(drawn, trials, look, len(schedule), why))
+            return evidence.with_details(early_stop=record(drawn, trials, look, len(schedule), why, share=1.0))
     raise AssertionError("the last look is the budget")  # pragma: no cover - looks() ends at trials
-
-
-def record(drawn: int, trials: int, look: int, count: int, why: str) -> dict:
-    """``details["early_stop"]``: the keys of the pair's pass (``drawn_per_world``: the draws of the one stream),
-    its level share 1 -- the confidence sequence spends no level on the looks."""
-    return {
-        "drawn_per_world": int(drawn),
-        "max_per_world": int(trials),
-        "looks": int(look),
-        "of_looks": int(count),
-        "stopped": why,
-        "level_share": 1.0,
-    }

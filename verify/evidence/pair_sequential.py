@@ -198,16 +198,17 @@ def stopped(checks: list[Evidence], share: float, stop: Stopping, drawn: int, tr
     return None
 
 
-def record(drawn: int, trials: int, look: int, count: int, why: str) -> dict:
+def record(drawn: int, trials: int, look: int, count: int, why: str, share: float | None = None) -> dict:
     """``details["early_stop"]`` of each check of a sequential pass: the draws per world used, of at most ``trials``,
-    the looks drawn of the schedule's, why it stopped and the level share of the look it stopped at."""
+    the looks drawn of the schedule's, why it stopped and the level share of the look it stopped at (``share``
+    where the looks spend no level: a confidence sequence's 1)."""
     return {
         "drawn_per_world": int(drawn),
         "max_per_world": int(trials),
         "looks": int(look),
         "of_looks": int(count),
         "stopped": why,
-        "level_share": look_shares(count)[look - 1],
+        "level_share": look_shares(count)[look - 1] if share is None else share,
     }
 
 

@@ -169,3 +169,23 @@ def pure_dp_checks(
             budget.delta,
         ),
     ]
+
+
+def with_individual(
+    specs: PureSpecs,
+    pair,
+    epsilon: float,
+    budget: Budget,
+    profile: Profile,
+    individual: tuple,
+    stream: str,
+    progress: bool = False,
+) -> list[Evidence]:
+    """:func:`pure_dp_checks` at the worst ``pair`` and the pure pDP claim of one individual (``individual``: its
+    claim, pair and profile; audited like DP from its own draws, stream ``stream``), their draws planned first on the
+    whole audit's bar (:func:`plan`)."""
+    plan(budget, [*claims_at(specs, pair, epsilon, budget, profile), individual])
+    claim, own_pair, own_profile = individual
+    checks = pure_dp_checks(specs, pair, epsilon, budget, profile, progress)
+    own_losses = sampled_losses(own_pair, budget, stream)
+    return [*checks, dp_check(claim.spec, own_pair, own_losses, "D||D'", claim.epsilon, budget, own_profile)]
