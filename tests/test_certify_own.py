@@ -369,10 +369,13 @@ def test_certify_states_a_white_box_budget_before_it_draws_and_only_when_asked(t
     document["audit"] = {"trials": 20_000}
     pdp_audit.certify(document, progress=True)
     said = capsys.readouterr().err
-    assert "pdp-audit certify: Budget: 20,000 releases per world (one pass for every check)" in said
+    assert "pdp-audit certify: Budget: at most 20,000 releases per world (one pass for every check)" in said
     assert " a release, in this process (one core)" in said
     pdp_audit.certify(document)
     assert "Budget" not in capsys.readouterr().err
+    document["audit"]["early_stop"] = False  # the whole budget, drawn: no "at most"
+    pdp_audit.certify(document, progress=True)
+    assert "pdp-audit certify: Budget: 20,000 releases per world (one pass for every check)" in capsys.readouterr().err
 
 
 def test_a_black_box_deployment_is_drawn_on_the_workers_it_names(tmp_path, monkeypatch, capsys):
@@ -414,7 +417,7 @@ def test_a_black_box_deployment_without_trials_gets_the_black_box_default(tmp_pa
     document = {"mechanism": "mymod:make", "claim": {"epsilon": 1.0, "delta": 0.0}, "parameters": {"data": "data.csv"}}
     run = pdp_audit.certify(document, progress=True)
     assert run.certified["audit"]["trials"] == time_budget.MIN_TRIALS == run.parameters["trials"]
-    assert f"Budget: {time_budget.MIN_TRIALS:,} releases per world" in capsys.readouterr().err
+    assert f"Budget: at most {time_budget.MIN_TRIALS:,} releases per world" in capsys.readouterr().err
     document["audit"] = {"trials": 2_000}  # a budget the file names is kept
     assert pdp_audit.certify(document).certified["audit"]["trials"] == 2_000
 

@@ -469,12 +469,14 @@ def stated_budget(pair: GuardedPair, kind: str, budget: PairAuditConfig, individ
         return "Budget: the pair could not be timed (its checks say why)."
     releases = budget.trials * (1 + individuals)
     drawn = "one pass for every check" if kind == "white-box" else "beside those the black box learns from"
+    # a pass drawn in looks stops once decided: the budget is its maximum, and the statement says so
+    most = "at most " if budget.early_stop or budget.time_limit is not None else ""
     workers = place.workers if place is not None else 1
     where = f"on {workers} worker processes" if workers > 1 else "in this process (one core)"
     minutes = 2 * releases * cost / 60 / workers
     said = (
-        f"Budget: {releases:,} releases per world ({drawn}{', and one per individual' if individuals else ''}), "
-        f"the draws take about {duration(minutes)} at {per_release(cost)}, {where}."
+        f"Budget: {most}{releases:,} releases per world ({drawn}{', and one per individual' if individuals else ''}), "
+        f"the draws take {most}about {duration(minutes)} at {per_release(cost)}, {where}."
     )
     return f"{said} {place.why}" if place is not None and place.why else said
 
