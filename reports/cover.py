@@ -219,6 +219,9 @@ def _identity_lines(run: Run) -> list[tuple[str, dict]]:
         )
     if c and c.get("individuals"):
         lines.append((f"Per-instance: {len(c['individuals'])} individuals, each audited as her own pair.", {}))
+    stopped = _draws_used(run.checks)
+    if stopped:
+        lines.append((stopped, {"size": 9.5}))
     if run.clipping is not None and run.clipping.warning:  # the clip decides the release: said before the verdict
         lines.append(
             (f"Warning: {run.clipping.warning}", {"size": 9.5, "weight": "bold", "color": COLOURS["fail"], "width": 90})
@@ -428,3 +431,20 @@ def appendix_page(run: Run) -> list[plt.Figure]:
         verdict = {"color": COLOURS[check.verdict], "weight": "bold"}
         y = draw_row(fig, y, row, _APPENDIX_COLUMNS, 8, [{}, {}, verdict])
     return pages
+
+
+def _draws_used(checks) -> str:
+    """What passes drawn in looks and stopped once decided drew (``details["early_stop"]`` of their checks), so the
+    certificate says on how many draws its verdict rests; empty for a fixed pass."""
+    records = [x.details.get("early_stop") for x in checks if isinstance(x.details, dict)]
+    records = [r for r in records if isinstance(r, dict) and "drawn_per_world" in r and "max_per_world" in r]
+    if not records:
+        return ""
+    low, high = (f(r["drawn_per_world"] for r in records) for f in (min, max))
+    cap = max(r["max_per_world"] for r in records)
+    drawn = f"{low:,}" if low == high else f"{low:,} to {high:,}"
+    return (
+        f"Draws: each pass drawn in looks and stopped once decided, a share of α fixed in advance spent at each look: "
+        f"{drawn} of at most {cap:,} releases per world."
+    )
+

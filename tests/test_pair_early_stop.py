@@ -430,3 +430,19 @@ def test_event_pvalues_screened_are_exact_below_the_screen_and_placeholders_abov
                 seen["exact"] += 1
                 assert got.tobytes() == exact.tobytes()
     assert min(seen.values()) >= 10  # both branches, many times
+
+
+def test_the_certificate_says_how_many_draws_a_stopped_pass_used():
+    """The cover page of a run whose passes stopped early states the draws they used of the budget; a fixed pass
+    (no record) says nothing, and the black box's record (fresh releases by world) is left to its own pages."""
+    from pdp_audit.reports.cover import _draws_used
+
+    def check(record):
+        return Evidence(SPEC, verdict="pass", details={} if record is None else {"early_stop": record})
+
+    stopped = sequential.record(52_488, 200_000, 9, 13, "passed")
+    assert _draws_used([check(stopped), check(stopped)]).endswith("52,488 of at most 200,000 releases per world.")
+    later = sequential.record(78_732, 200_000, 10, 13, "passed")
+    assert "52,488 to 78,732 of at most 200,000" in _draws_used([check(stopped), check(later)])
+    assert _draws_used([check(None)]) == ""
+    assert _draws_used([check({"fresh_drawn": {"D": 5, "D'": 5}, "max_per_world": 10})]) == ""
