@@ -372,6 +372,13 @@ class _Recorded:
         ("privacy-report", {"repetitions": 200, "mode": "adaptive"}),
         ("dp-sgd", {"steps": 20}),
         ("dp-sgd", {"steps": 20, "neighbours": "replace-one"}),
+        ("output-perturbation", {"search": 8, "synthetic": "60,2", "paper_claims": True, "no_reproduce": True}),
+        ("ops", {"search": 8, "synthetic": "60,2", "paper_claims": True, "no_reproduce": True}),
+        ("ops", {"search": 8, "synthetic": "60,2", "claim_delta": 0.02}),  # plain tails: the bound is given back
+        ("adaops", {"search": 8, "synthetic": "60,2", "paper_claims": True, "no_reproduce": True}),
+        ("adaops", {"search": 8, "synthetic": "60,2", "algorithm": "pdp", "printed": True}),  # unrunnable groups
+        ("adassp", {"search": 8, "synthetic": "60,2", "printed": True}),  # Monte Carlo search scores
+        ("ssp", {"search": 8, "synthetic": "60,2", "paper_claims": True, "no_reproduce": True}),
     ],
 )
 def test_an_audit_plans_exactly_the_draws_it_takes(monkeypatch, at_once, audit, options):

@@ -44,10 +44,17 @@ from pdp_audit.audits.linreg.checks import (
     DP_CONDITIONAL_REVERSE,
     DP_CONDITIONAL_UNRUNNABLE,
 )
-from pdp_audit.audits.linreg.profiles import AdaOPSConditional, conditional_profile
+from pdp_audit.audits.linreg.context import offdata_targets
+from pdp_audit.audits.linreg.profiles import (
+    EPSILON_WEIGHT,
+    AdaOPSConditional,
+    conditional_profile,
+    conditional_weight,
+)
 from pdp_audit.mechanisms import linreg_adaptive as A
 from pdp_audit.reports.records import TailCurve
 from pdp_audit.verify.estimators.engine import block_rng
+from pdp_audit.verify.estimators.progress import weighted, with_progress
 from pdp_audit.verify.evidence import builders as generic
 
 CONDITIONAL_FACTOR = 16
@@ -113,9 +120,12 @@ class AdaOPSAudit(MechanismAudit):
         )
 
     def _safe_conditional(self, ctx, targets, stream):
-        """Like :meth:`conditional`, skipping groups where the (printed) algorithm cannot run."""
+        """Like :meth:`conditional`, skipping groups where the (printed) algorithm cannot run.  Each group advances the
+        whole audit's bar by its draws at each of its targets, run or skipped (so the bar's plan is exact)."""
         template = self.pair(ctx.neighbours(targets[0]))
-        for g, (idx, batch) in enumerate(ctx.groups(targets)):
+        groups = list(ctx.groups(targets))
+        units = [CONDITIONAL_DRAWS * len(idx) for idx, _ in groups]
+        for g, (idx, batch) in enumerate(with_progress(groups, len(groups), stream, "group", None, units)):
             try:
                 yield (
                     idx,
@@ -128,9 +138,24 @@ class AdaOPSAudit(MechanismAudit):
 
     def target_epsilons(self, ctx, targets, delta):
         out = np.full(len(targets), np.nan)
-        for idx, cond in self._safe_conditional(ctx, targets, "per-instance"):
-            out[idx] = cond.epsilon(delta)
+        with weighted(EPSILON_WEIGHT):  # a bisection on the draws: the bar weighs each target's draws by its cost
+            for idx, cond in self._safe_conditional(ctx, targets, "per-instance"):
+                out[idx] = cond.epsilon(delta)
         return out
+
+    def search_draws(self, ctx, cands):
+        return CONDITIONAL_DRAWS * len(cands)  # every group of candidates, run or not (_safe_conditional)
+
+    def per_instance_draws(self, ctx):
+        targets = ctx.n + len(offdata_targets(ctx.X, ctx.y, self.typical_lambda(), self.config.seed)) + 1  # + worst
+        return EPSILON_WEIGHT * CONDITIONAL_DRAWS * targets
+
+    def worst_target_draws(self):
+        draws, grid = self.conditional_draws(), len(builders.profile_grid(self.config.epsilon))
+        return conditional_weight(1) * draws + conditional_weight(grid) * min(draws, self.config.trials)
+
+    def extra_draws(self):
+        return builders.tail_check_draws(self.config.trials) * (1 if self.variant == "pdp" else 2)  # stage_checks
 
     def parameters(self):
         p = {"algorithm": self.variant, "printed": self.config.printed, "noise_multiplier": self.M}

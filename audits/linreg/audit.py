@@ -119,6 +119,24 @@ class MechanismAudit:
         """The checks and report pages of the papers' figures this mechanism reproduces (``--no-reproduce`` skips)."""
         return [], []
 
+    # -- the whole audit's progress bar (pdp_audit.verify.estimators.progress; draws weighed as the passes weigh them)
+    def search_draws(self, ctx: Context, cands: list[Target]) -> int:
+        """At most the draws :meth:`score` takes on ``cands``: none where δ(ε) is exact, else :data:`SCORE_DRAWS` per
+        world and candidate (fewer where the algorithm cannot run)."""
+        return 0 if self.exact_dp else 2 * SCORE_DRAWS * len(cands)
+
+    def per_instance_draws(self, ctx: Context) -> int:
+        """The draws of :meth:`target_epsilons` at the data, the off-data targets and the worst neighbour."""
+        return 0
+
+    def worst_target_draws(self) -> int:
+        """At most the draws of :meth:`worst_target_checks`."""
+        return 0
+
+    def extra_draws(self) -> int:
+        """At most the draws of :meth:`extra_checks` (``--paper-claims``)."""
+        return 0
+
     # -- shared -----------------------------------------------------------------------------------
     def score(self, ctx: Context, targets: list[Target], eps: float) -> tuple[np.ndarray, str]:
         """Search score of every target (larger is worse for privacy) and how it was computed."""

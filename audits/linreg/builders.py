@@ -72,6 +72,19 @@ def tail_check(claim: DpClaim, pair, draws: Draws, exact: float | None) -> Evide
     return check.with_details(sampling=check.sampling)
 
 
+def tail_check_draws(trials: int) -> int:
+    """At most the draws of :func:`tail_check` (the whole audit's progress bar): ``trials`` per world of plain tails,
+    or ``trials`` importance-sampled (a loss without a dominating point says so before it draws)."""
+    return 2 * int(trials)
+
+
+def dp_claim_draws(trials: int) -> int:
+    """At most the draws of :func:`dp_claim_checks`: ``trials`` per world, and each direction's importance-sampled
+    tail at the claimed ε (``trials``) where plain sampling cannot resolve δ (the linear-regression profiles draw no
+    importance-sampled figure points)."""
+    return 4 * int(trials)
+
+
 def profile_grid(epsilon: float) -> np.ndarray:
     """The ε grid of the privacy-profile figures: 0, ε/4, …, 2ε (the claimed ε is its fifth point)."""
     return np.linspace(0.0, 2.0 * float(epsilon), 9)

@@ -46,7 +46,7 @@ import numpy as np
 
 from pdp_audit.audits.linreg.adaops import AdaOPSAudit
 from pdp_audit.audits.linreg.audit import MechanismAudit
-from pdp_audit.audits.linreg.builders import KnownAtPair, PairClaim, dp_claim_checks, profile_grid
+from pdp_audit.audits.linreg.builders import KnownAtPair, PairClaim, dp_claim_checks, dp_claim_draws, profile_grid
 from pdp_audit.audits.linreg.context import Context, LinregAuditConfig, candidates, load_data, make_bases
 from pdp_audit.audits.linreg.ops import OPSAudit
 from pdp_audit.audits.linreg.output_perturbation import OutputPerturbationAudit
@@ -55,6 +55,7 @@ from pdp_audit.audits.linreg.sufficient_statistics import AdaSSPAudit, SSPAudit
 from pdp_audit.reports.records import Run
 from pdp_audit.verify.core.checks import finalize, make_run
 from pdp_audit.verify.estimators.engine import one_blas_thread
+from pdp_audit.verify.estimators.progress import at_most, planned, planning
 
 AUDITS: dict[str, type[MechanismAudit]] = {
     "output-perturbation": OutputPerturbationAudit,
@@ -79,11 +80,29 @@ COMMON_KEYS = (
 
 
 def search_worst(ctx: Context, audit: MechanismAudit) -> tuple[int, list, np.ndarray, str]:
-    """Score every candidate neighbour; return (index of the worst, candidates, scores, how scored)."""
+    """Score every candidate neighbour; return (index of the worst, candidates, scores, how scored).  Where the
+    whole audit's progress bar is shown, the audit's draws are planned first (:func:`planned_draws`)."""
     cands = candidates(ctx.bases, audit.typical_lambda(), ctx.config.search)
-    scores, how = audit.score(ctx, cands, ctx.config.epsilon)
+    if planning():
+        planned(planned_draws(ctx, audit, cands))
+    with at_most(audit.search_draws(ctx, cands)):  # a candidate the algorithm cannot run draws less
+        scores, how = audit.score(ctx, cands, ctx.config.epsilon)
     safe = np.where(np.isfinite(scores), scores, -np.inf)
     return int(np.argmax(safe)), cands, scores, how
+
+
+def planned_draws(ctx: Context, audit: MechanismAudit, cands: list) -> int:
+    """At most the draws of the audit, known before its first (the whole audit's progress bar,
+    :func:`pdp_audit.verify.estimators.progress.planned`; each pass weighed as it weighs its draws): the search's,
+    the DP checks' at the worst neighbour (:func:`~pdp_audit.audits.linreg.builders.dp_claim_draws`), the
+    mechanism's further evidence there, the per-instance ε and, with ``paper_claims``, the printed statements'.  Each
+    bounded part takes back what it did not draw once done
+    (:func:`~pdp_audit.verify.estimators.progress.at_most`), so the bar ends at its total.  The reproductions'
+    figures draw from their own generators and are not counted."""
+    config = ctx.config
+    total = audit.search_draws(ctx, cands) + dp_claim_draws(config.trials) + audit.worst_target_draws()
+    total += audit.per_instance_draws(ctx)
+    return total + (audit.extra_draws() if config.paper_claims else 0)
 
 
 def search_note(cands, scores, how: str, worst: int) -> tuple[str, dict]:
@@ -138,20 +157,23 @@ def _run_linreg_audit(config: LinregAuditConfig, executor: Executor | None, prog
         attack=audit.attack_exact(ctx, target),
         curve=audit.exact_profile(ctx, target, profile_grid(config.epsilon)),
     )
-    checks = dp_claim_checks(
-        pair,
-        PairClaim(config.epsilon, config.delta, audit.title, audit.source),
-        ctx.draws(),
-        known,
-        progress=progress,
-        note=note,
-    )
-    worst_checks = audit.worst_target_checks(ctx, target)
+    with at_most(dp_claim_draws(config.trials)):  # importance sampling only where plain tails cannot resolve δ
+        checks = dp_claim_checks(
+            pair,
+            PairClaim(config.epsilon, config.delta, audit.title, audit.source),
+            ctx.draws(),
+            known,
+            progress=progress,
+            note=note,
+        )
+    with at_most(audit.worst_target_draws()):
+        worst_checks = audit.worst_target_checks(ctx, target)
     checks = audit.support_dp_checks(checks) + worst_checks
     checks = [check.with_details(search=search_details) for check in checks]
     checks += audit.deployed_checks(ctx)
     if config.paper_claims:
-        checks += audit.extra_checks(ctx)
+        with at_most(audit.extra_draws()):
+            checks += audit.extra_checks(ctx)
     eps_cands = audit.target_epsilons(ctx, [target], config.delta)
     worst_eps = float(eps_cands[0]) if eps_cands is not None else float("nan")
     page, summary = per_instance_page(ctx, audit, cands, worst_eps)

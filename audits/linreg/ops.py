@@ -32,6 +32,9 @@ from pdp_audit.mechanisms import linreg_bounds as B
 from pdp_audit.mechanisms.linreg_calibration import ops_calibration
 from pdp_audit.verify.estimators.engine import run_blocks
 
+#: Draws of each of Prop. 4.3's Monte Carlo means (at most ``--trials``).
+PROP43_DRAWS = 200_000
+
 
 @dataclasses.dataclass(frozen=True)
 class _MseWork:
@@ -146,6 +149,10 @@ class OPSAudit(MechanismAudit):
         lam_min = float(np.linalg.eigvalsh(ctx.X.T @ ctx.X)[0])
         return math.sqrt(self.n), (0.0 if lam_min > 1.0 else 1.0)
 
+    def extra_draws(self):
+        trials = self.config.trials  # four printed forms and Prop. 4.3's DP bound, then its two means
+        return 5 * builders.tail_check_draws(trials) + 2 * int(min(trials, PROP43_DRAWS))
+
     def extra_checks(self, ctx):
         c = self.config
         targets = ctx.data_targets() + offdata_targets(ctx.X, ctx.y, self.lam, c.seed)
@@ -212,7 +219,7 @@ class OPSAudit(MechanismAudit):
         c = self.config
         X, y, n, d = ctx.X, ctx.y, self.n, self.d
         lam, gamma = self.lam, self.gamma
-        draws = int(min(c.trials, 200_000))
+        draws = int(min(c.trials, PROP43_DRAWS))
         # Linear Gaussian model for (3): θ0 = least-squares fit of the data, σ² = residual variance (our choice).
         theta0 = np.linalg.lstsq(X, y, rcond=None)[0]
         sigma = float(np.sqrt(np.sum((y - X @ theta0) ** 2) / max(n - d, 1)))

@@ -65,6 +65,9 @@ class OutputPerturbationAudit(GaussianAudit):
             f", times {self.M:g} (fault injection)" if self.M != 1 else ""
         )
 
+    def extra_draws(self):
+        return 2 * builders.tail_check_draws(self.config.trials)  # Lemma 2.4's and (3.3)'s every-target checks
+
     def extra_checks(self, ctx):
         c = self.config
         targets = ctx.data_targets() + offdata_targets(ctx.X, ctx.y, self.lam, c.seed)

@@ -42,7 +42,7 @@ from scipy import special
 from pdp_audit.mechanisms import linreg_adaptive as A
 from pdp_audit.mechanisms.linreg_adaptive import UnrunnableError
 from pdp_audit.verify.estimators.engine import BLOCK_SIZE, block_rng, block_sizes
-from pdp_audit.verify.estimators.progress import with_progress
+from pdp_audit.verify.estimators.progress import weighted, with_progress
 from pdp_audit.verify.estimators.rare import BoundedMean, _combine
 
 Kind = Literal["add", "remove"]
@@ -354,6 +354,20 @@ def _conditional_block(args) -> np.ndarray:
     return out
 
 
+#: What one conditional draw at one target weighs on the whole audit's progress bar
+#: (:func:`pdp_audit.verify.estimators.progress.weighted`), in units of one privacy loss of a joint AdaOPS release:
+#: a target's pDP ε by bisection on fixed draws evaluates δ about 38 times (:meth:`AdaOPSConditional.epsilon`), eight
+#: times a release's cost (12–14 µs a target and draw against 1.3–2.5 µs a release, 200 × 3 data, 2 loaded cores).
+EPSILON_WEIGHT = 8
+
+
+def conditional_weight(epsilons: int) -> int:
+    """What one draw of :func:`conditional_profile` at ``epsilons`` ε weighs on the whole audit's bar: drawing the
+    scalars and solving the ridge costs about one joint release's privacy loss, and every three ε about one more
+    (1.7–2.1 µs a draw at one ε, 5–10 µs at nine, against 1.3–2.5 µs a release, measured as :data:`EPSILON_WEIGHT`)."""
+    return 1 + int(epsilons) // 3
+
+
 def conditional_profile(
     pair,
     batch: RidgeBatch,
@@ -375,11 +389,11 @@ def conditional_profile(
     epsilons = np.atleast_1d(np.asarray(epsilons, float))
     if len(batch.ys) != 1:
         raise ValueError("conditional_profile takes a batch of exactly one target")
-    jobs = [
-        (pair, batch, epsilons, int(seed), stream, b, size) for b, size in enumerate(block_sizes(draws, block_size))
-    ]
+    sizes = block_sizes(draws, block_size)
+    jobs = [(pair, batch, epsilons, int(seed), stream, b, size) for b, size in enumerate(sizes)]
     mapped = executor.map(_conditional_block, jobs) if executor is not None else map(_conditional_block, jobs)
-    blocks = list(with_progress(mapped, len(jobs), stream, "block"))  # a bar where the audit asked for progress
+    with weighted(conditional_weight(len(epsilons))):  # a bar where the audit asked; the audit's bar weighs the draws
+        blocks = list(with_progress(mapped, len(jobs), stream, "block", None, sizes))
     out: dict[str, list[BoundedMean]] = {}
     for i, name in enumerate(("D||D'", "D'||D")):
         means = []

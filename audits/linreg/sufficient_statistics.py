@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import dataclasses
 
-from pdp_audit.audits.linreg import reproductions
+from pdp_audit.audits.linreg import builders, reproductions
 from pdp_audit.audits.linreg.audit import SRC_LR, GaussianAudit
 from pdp_audit.mechanisms import linreg_adaptive as A
 
@@ -34,6 +34,9 @@ class SSPAudit(GaussianAudit):
         return "UpperTriangle(XᵀX) + N(0, 4 log(4/δ)/ε²), Xᵀy + N(0, 4 log(4/δ)/ε² I) ([LR] App. C.1)" + (
             f", std times {self.M:g} (fault injection)" if self.M != 1 else ""
         )
+
+    def extra_draws(self):
+        return 2 * builders.tail_check_draws(self.config.trials)
 
     def extra_checks(self, ctx):
         return self.stage_checks(["ssp/xtx", "ssp/xy"], {"ssp/xtx": self.M, "ssp/xy": self.M})
@@ -97,6 +100,9 @@ class AdaSSPAudit(GaussianAudit):
         return f"[LR] Algorithm 2: λ̃_min, X̂ᵀX, X̂y at (ε/3, δ/3) each; output {out}" + (
             f"; std times {self.M:g} (fault injection)" if self.M != 1 else ""
         )
+
+    def extra_draws(self):
+        return 3 * builders.tail_check_draws(self.config.trials)
 
     def extra_checks(self, ctx):
         return self.stage_checks(
