@@ -242,3 +242,33 @@ def test_the_memory_of_a_staged_run_counts_the_releases_held_for_later_stages():
     assert extra == 2 * 8 * 10 * (500_000 + selection_size(8_000_000))
     below = STAGED_FROM - 1
     assert attack_memory(1000, 3, below, "events", staged=True) == attack_memory(1000, 3, below, "events")
+
+
+def test_a_later_stage_reuses_the_statistic_learned_from_the_same_releases(monkeypatch):
+    """A learner that reads the same releases in two stages (here the pilot's and the full attack's, their learners
+    reading the first 1,000 of each world's) is fitted once (``attack._remembered``), and the run is number for
+    number the one that fits it again in each stage."""
+    from pdp_audit.audits.blackbox import attack, events, stages
+
+    monkeypatch.setattr(stages, "STAGED_FROM", 20_000)
+    monkeypatch.setattr(attack, "STAGED_FROM", 20_000)
+    monkeypatch.setattr(stages, "PILOT_TRIALS", 5_000)
+    monkeypatch.setattr(stages, "PILOT_TRAIN", 1_000)
+    monkeypatch.setattr(events, "LEARNER_TRIALS", 1_000)
+    fits, learn_trees = [], attack.learn_trees
+
+    def counted(*args, **kwargs):
+        fits.append(args[0].shape)
+        return learn_trees(*args, **kwargs)
+
+    def run():
+        options = attack.AttackOptions(stop_at=(3.0, 1e-6))
+        sample = {shift: lambda size, rng, shift=shift: rng.laplace(shift, 1.0, (size, 1)) for shift in (0.0, 1.0)}
+        return attack.blackbox_attack(sample[1.0], sample[0.0], 20_000, 0.0, 0, train_trials=2_000, options=options)
+
+    monkeypatch.setattr(attack, "learn_trees", counted)
+    reused = run()
+    assert reused.attack.stage == "full" and fits == [(1_000, 1)]
+    monkeypatch.setattr(attack, "_remembered", lambda learned, name, fit: fit)
+    again = run()
+    assert len(fits) == 3 and repr(again) == repr(reused)  # repr: the training accuracy is NaN

@@ -131,16 +131,20 @@ class EarlierReleases:
     at most ``room`` of each world (the most a later stage reads: set before each stage).  Rows ``[0, T)`` of a world
     are a stage's training releases and ``[T, T + S)`` its selection's, what is held topped up by new draws appended
     as they are made (:meth:`add`), so that the order fixes which releases each part reads; ``first`` is (columns,
-    call) of the run's first training block."""
+    call) of the run's first training block; ``learned``: the statistics the stages' learners fitted, by learner, with
+    a digest of the releases each read (a later stage reading the same releases reuses them:
+    ``pdp_audit.audits.blackbox.attack._remembered``)."""
 
     def __init__(self) -> None:
         self.parts: dict[str, list[np.ndarray]] = {"D": [], "D'": []}
         self.room = 0
         self.first: tuple[int, str] | None = None
+        self.learned: dict = {}
 
     def clear(self) -> None:
-        """Let go of every release held (the last stage has read them)."""
+        """Let go of every release held and every statistic learned (the last stage has read them)."""
         self.parts = {w: [] for w in self.parts}
+        self.learned = {}
 
     def held(self, world: str) -> int:
         return sum(len(p) for p in self.parts[world])
