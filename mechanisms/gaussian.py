@@ -51,6 +51,12 @@ def _log_analytic_delta(epsilon, s):
     the factored form avoids the cancellation of the difference when both terms are tiny.  Where the gap is
     ≥ 0 (only through rounding as ε → ∞) δ is 0: log δ = −∞.
     """
+    return _log_delta_parts(epsilon, s)[0]
+
+
+def _log_delta_parts(epsilon, s):
+    """(log δ(ε), ε + log Φ(b)) of :func:`_log_analytic_delta`: the second is log of e^ε Φ(b) = −dδ/dε, since
+    φ(a) = e^ε φ(b) (a² − b² = −2ε) cancels the other terms of the derivative (Balle & Wang 2018, Theorem 8)."""
     from scipy import special  # scipy where it is used: every command's parser imports this module (the plans')
 
     a = 0.5 / s - epsilon * s
@@ -59,9 +65,10 @@ def _log_analytic_delta(epsilon, s):
     with np.errstate(divide="ignore", invalid="ignore"):
         # where Φ(a) underflows (log Φ(a) = −∞: εs or 1/(2s) beyond ~1e154) δ ≤ Φ(a) is 0 in float64; the gap there
         # is −∞ − (−∞) = NaN, which must not become δ = NaN
-        gap = epsilon + special.log_ndtr(b) - log_phi_a
+        log_slope = epsilon + special.log_ndtr(b)
+        gap = log_slope - log_phi_a
         zero = (gap >= 0) | np.isneginf(log_phi_a)
-        return np.where(zero, -np.inf, log_phi_a + np.log(-np.expm1(np.minimum(gap, 0.0))))
+        return np.where(zero, -np.inf, log_phi_a + np.log(-np.expm1(np.minimum(gap, 0.0)))), log_slope
 
 
 def analytic_delta(epsilon: float, sigma: float, sensitivity: float = 1.0) -> float:
@@ -204,13 +211,11 @@ def classical_epsilon(delta: float, sigma: float, sensitivity: float = 1.0) -> f
 
 def per_instance_epsilons(sensitivities: np.ndarray, delta: float, sigma: float) -> np.ndarray:
     """Exact pDP ε of every individual at δ: the analytic Gaussian ε at her own ‖Δ_z‖ (per-instance DP, Wang 2019, §2;
-    Balle & Wang 2018, Theorem 8).
+    Balle & Wang 2018, Theorem 8), one root of log δ(ε; σ/‖Δ_z‖) = log δ per distinct sensitivity.
 
-    The root of log δ(ε; σ/‖Δ_z‖) = log δ for all individuals at once (scipy's vectorised bracketed root finder,
-    to relative precision 4·eps, as :func:`analytic_epsilon` per individual), one per distinct sensitivity.
-    (It once rounded sensitivities to 12 decimals to save root-finds: 5e-10 relative error at ‖Δ_z‖ = 1e-3.)  The
-    bracket's upper end is the classical
-    ε = Δ²/(2σ²) + Δ√(2 log(1/δ))/σ ([RW] Appendix D), at which δ(ε) ≤ P(L > ε) = Φ(−√(2 log(1/δ))) ≤ δ.
+    Each ε returned has δ(ε) ≤ δ as evaluated, at the root to the rounding of log δ (:func:`_bracketed_roots`): an
+    ε at which the individual's (ε, δ) holds, never one just below the root.  The bracket starts at [0, the
+    classical ε = Δ²/(2σ²) + Δ√(2 log(1/δ))/σ] ([RW] Appendix D), at which δ(ε) ≤ P(L > ε) = Φ(−√(2 log(1/δ))) ≤ δ.
     """
     unique, inverse = np.unique(np.asarray(sensitivities, dtype=float), return_inverse=True)
     values = np.zeros(unique.shape)
@@ -220,20 +225,52 @@ def per_instance_epsilons(sensitivities: np.ndarray, delta: float, sigma: float)
     needs_root = _log_analytic_delta(0.0, s) > log_target  # else δ(0) ≤ δ already: ε = 0
     ratio = 1.0 / s[needs_root]
     upper = ratio**2 / 2 + ratio * math.sqrt(2 * math.log(1 / delta))
-    from scipy.optimize import elementwise
-
-    root = elementwise.find_root(
-        lambda eps, s_: _log_analytic_delta(eps, s_) - log_target,
-        (np.zeros_like(upper), upper),
-        args=(s[needs_root],),
-        tolerances={"xatol": 0.0, "xrtol": 4 * np.finfo(float).eps, "fatol": 0.0, "frtol": 0.0},
-    )
-    if not np.all(root.success):
-        raise ArithmeticError("per-instance ε: the root of δ(ε) = δ was not found for every individual")
     leaking_values = np.zeros(s.shape)
-    leaking_values[needs_root] = root.x
+    leaking_values[needs_root] = _bracketed_roots(s[needs_root], upper, log_target)
     values[leaking] = leaking_values
     return values[inverse]
+
+
+#: Where an element stops (:func:`_bracketed_roots`): a bracket of this relative width (scipy's find_root's xrtol) ...
+_ROOT_RTOL = 4 * np.finfo(float).eps
+#: ... or a Newton step of at most this relative size that lands where δ(ε) ≤ δ: Newton's error after a step is of
+#: the order of the step squared (here ~1e-24), far below the rounding of log δ itself.
+_NEWTON_RTOL = 1e-12
+
+
+def _bracketed_roots(s: np.ndarray, upper: np.ndarray, log_target: float, steps: int = 100) -> np.ndarray:
+    """For each s, an ε in (0, ``upper``] with log δ(ε; s) ≤ ``log_target`` (as evaluated) at the root of
+    log δ(ε; s) = ``log_target``, by Newton's method kept in a bracket [lo, hi] (log δ(lo) > target ≥ log δ(hi)),
+    all at once.
+
+    The step is Newton's on h(ε) = log δ(ε) − target, h'(ε) = −e^ε Φ(b)/δ (:func:`_log_delta_parts`), from the last
+    point; a step that leaves the bracket (or is not a number) is a bisection.  An element stops at hi once the step
+    that found hi was below :data:`_NEWTON_RTOL` of it, or the bracket is narrower than :data:`_ROOT_RTOL`;
+    ArithmeticError where ``upper`` is no upper end or ``steps`` do not suffice.  (scipy's vectorised Chandrupatla
+    search took 17 steps on 4e5 sensitivities, this one 5 or 6, and its answer could lie on either side of the
+    root: in 70% of them δ(ε) > δ by rounding.)"""
+    lo, hi = np.zeros_like(upper), upper.copy()
+    log_delta, log_slope = _log_delta_parts(hi, s)
+    if not np.all(log_delta <= log_target):
+        raise ArithmeticError("per-instance ε: the classical ε is no upper end of the root's bracket")
+    x, fx, lx = hi.copy(), log_delta - log_target, log_slope
+    active = np.arange(len(s))
+    for _ in range(steps):
+        a_lo, a_hi, a_x = lo[active], hi[active], x[active]
+        with np.errstate(over="ignore", invalid="ignore"):  # a step through −∞ or 0/0 is NaN: a bisection
+            guess = a_x + fx[active] * np.exp(log_delta[active] - lx[active])
+        guess = np.where((guess > a_lo) & (guess < a_hi), guess, 0.5 * (a_lo + a_hi))
+        new_log_delta, new_log_slope = _log_delta_parts(guess, s[active])
+        above = new_log_delta > log_target
+        lo[active], hi[active] = np.where(above, guess, a_lo), np.where(above, a_hi, guess)
+        x[active], log_delta[active], lx[active] = guess, new_log_delta, new_log_slope
+        fx[active] = new_log_delta - log_target
+        settled = ~above & (np.abs(guess - a_x) <= _NEWTON_RTOL * guess)
+        narrow = hi[active] - lo[active] <= _ROOT_RTOL * hi[active]
+        active = active[~(settled | narrow)]
+        if active.size == 0:
+            return hi
+    raise ArithmeticError("per-instance ε: the root of δ(ε) = δ was not found for every individual")
 
 
 def ex_post_pdp(outputs: np.ndarray, q_d: np.ndarray, delta_z: np.ndarray, sigma: float) -> np.ndarray:
