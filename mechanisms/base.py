@@ -239,7 +239,7 @@ def at_loss_resolution(
     likelihood-ratio identity by a factor e^{±R/2}: far below any sampled interval.
     """
     losses = np.asarray(losses, dtype=float)
-    if losses.ndim and _scales_exactly(resolution):
+    if losses.ndim and scales_exactly(resolution):
         with np.errstate(over="ignore"):  # detected below, and the general form then says it as before
             rounded = np.multiply(losses, 1.0 / resolution, out=out)
         np.rint(rounded, out=rounded)
@@ -258,7 +258,7 @@ def at_loss_resolution(
     return out
 
 
-def _scales_exactly(resolution: float) -> bool:
+def scales_exactly(resolution: float) -> bool:
     """Whether :func:`at_loss_resolution` may skip its ``|L| < 2^20`` test, bit for bit: for R a power of two
     no coarser than 2^-32, L/R = L·(1/R) exactly, and for |L| ≥ 2^20 the scaled |L/R| ≥ 2^52 is already a whole
     number, so rint(L/R)·R gives L back (±∞ and NaN pass through alike); only a finite L whose scaling overflows

@@ -194,3 +194,62 @@ def test_a_subclass_overriding_the_loss_is_called_without_out():
     plain = sample_privacy_loss(ours, "D", 5000, seed=3)
     shifted = sample_privacy_loss(theirs, "D", 5000, seed=3)
     assert np.allclose(shifted - plain, 0.05, atol=1e-9)
+
+
+class SampledPlainly(GaussianPair):
+    """A GaussianPair whose releases come from its own ``sample``: the engine takes the general way with it."""
+
+    def sample(self, world, size, rng):
+        return super().sample(world, size, rng)
+
+
+def _losses_and_warnings(pair, world: str, n: int, seed: int):
+    """The pass's losses as bits, or the error it raised, and the warnings it gave, in order."""
+    import warnings
+
+    from pdp_audit.verify.estimators.engine import sample_privacy_loss
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        try:
+            result = bits(sample_privacy_loss(pair, world, n, seed)).tobytes()
+        except Exception as error:  # noqa: BLE001 - the same error either way is what is checked
+            result = repr(error)
+    return result, [str(w.message) for w in caught]
+
+
+def test_losses_drawn_and_rounded_in_one_go_are_the_general_ones_bit_for_bit():
+    """A 1-d GaussianPair draws its releases and rounds their losses a cache-sized chunk at a time
+    (``rounded_losses_into``): the numbers of ``sample``, ``privacy_loss`` and ``at_loss_resolution`` bit for bit,
+    and where they overflow (σ or the means near the float64 range: NaN, infinite or unscalable losses) the same
+    error or numbers and the same warnings, the generator rewound and the block drawn the general way."""
+    from pdp_audit.verify.estimators.engine import draws_rounded_losses
+
+    rng = np.random.default_rng(44)
+    cases = [((100.0, 101.0), 3.7), ((0.0, 1.0), 4e153), ((1e150, -1e150), 1e150), ((1e300, 0.0), 1e160)]
+    cases += [((0.0, 1.0), 1e155), ((2e255, -1e254), 5e-286), ((1.0, 2.0), 1e-170), ((0.0, 1e308), 1.0)]
+    cases += [((0.0, 1e-9), 1e-3)]  # 4e153: NaN for the releases past 3.3σ only, as many either way
+    for _ in range(40):
+        cases.append((tuple(rng.normal(size=2) * 10.0 ** rng.uniform(-4, 8)), 10.0 ** rng.uniform(-6, 6)))
+    for i, ((q_d, q_dprime), sigma) in enumerate(cases):
+        ours, plain = (cls(np.array([q_d]), np.array([q_dprime]), sigma) for cls in (GaussianPair, SampledPlainly))
+        assert draws_rounded_losses(ours) and not draws_rounded_losses(plain)
+        for world in ("D", "D'"):
+            n = (1, 65536 + 40_000, 3)[i % 3] if i < 9 else int(rng.integers(1, 100_000))
+            fused, general = (_losses_and_warnings(p, world, n, seed=i) for p in (ours, plain))
+            assert fused == general, (q_d, q_dprime, sigma, world, n)
+
+
+def test_a_vector_release_or_a_coarser_grid_takes_the_general_way():
+    """``rounded_losses_into`` hands back the releases it drew (those of ``sample``) for a vector release and for a
+    resolution that is not a power of two; a pair whose instance overrides ``sample`` is not drawn in one go."""
+    from pdp_audit.verify.estimators.engine import draws_rounded_losses
+
+    vector = GaussianPair(np.zeros(3), np.eye(3)[0], 0.9)
+    scalar = GaussianPair(np.array([0.0]), np.array([1.0]), 0.9)
+    out, scratch = np.empty(100), np.empty(100)
+    for pair, resolution in ((vector, LOSS_RESOLUTION), (scalar, 1e-3)):
+        drawn = pair.rounded_losses_into("D", 100, np.random.default_rng(1), out, scratch, resolution)
+        assert drawn is not None and np.array_equal(drawn, pair.sample("D", 100, np.random.default_rng(1)))
+    scalar.sample = lambda world, size, rng: GaussianPair.sample(scalar, world, size, rng)
+    assert not draws_rounded_losses(scalar)

@@ -291,6 +291,21 @@ def writes_losses_into(pair) -> bool:
     return False
 
 
+#: What a pair of ours defines to draw its releases and round their losses in one go (the same numbers).
+_DRAWN_AND_ROUNDED = ("sample", "privacy_loss", "rounded_losses_into")
+
+
+def draws_rounded_losses(pair) -> bool:
+    """Whether ``pair.rounded_losses_into`` stands for its ``sample`` and ``privacy_loss`` followed by the rounding
+    (:meth:`pdp_audit.mechanisms.gaussian.GaussianPair.rounded_losses_into`): where one class defines all three for
+    the pair.  A subclass that overrides one of the first two -- a user's, deriving from one of ours -- is sampled,
+    and its losses computed, by its own methods."""
+    if any(name in getattr(pair, "__dict__", {}) for name in _DRAWN_AND_ROUNDED):
+        return False
+    owners = {next((k for k in type(pair).__mro__ if name in vars(k)), None) for name in _DRAWN_AND_ROUNDED}
+    return len(owners) == 1 and None not in owners
+
+
 class PrivacyLossSampler:
     """Picklable block work: release on ``world`` and return the exact privacy loss of each release (shapes and
     values checked: :class:`pdp_audit.mechanisms.base.MalformedPair` for a broken pair), rounded at ``resolution``
@@ -310,9 +325,17 @@ class PrivacyLossSampler:
     ) -> np.ndarray:
         """The block's losses, rounded into ``out`` (``size`` float64s: the run's own array) where given; a pair of
         ours (``writes_losses_into``) computes them into ``scratch`` (as many float64s, reused block after block:
-        no fresh pages for them)."""
+        no fresh pages for them), and one that draws and rounds them in one go (:func:`draws_rounded_losses`) does
+        so into ``out``: the same numbers."""
+        if out is not None and scratch is not None and draws_rounded_losses(self.pair):
+            grid = loss_resolution() if self.resolution is None else self.resolution  # float64 releases' and losses'
+            outputs = self.pair.rounded_losses_into(self.world, size, rng, out, scratch, grid)  # type: ignore[attr-defined]
+            if outputs is None:
+                return out
+        else:
+            outputs = self.pair.sample(self.world, size, rng)
         # Checked on every block (cheap next to sampling): a malformed pair is an error, never a number.
-        outputs = checked_releases(self.pair, self.world, size, self.pair.sample(self.world, size, rng))
+        outputs = checked_releases(self.pair, self.world, size, outputs)
         if scratch is not None and writes_losses_into(self.pair):
             losses = self.pair.privacy_loss(outputs, out=scratch)  # type: ignore[call-arg]
         else:
