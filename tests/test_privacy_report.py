@@ -7,6 +7,7 @@ family-wise false alarm 1e-6 with fixed seeds.
 
 import json
 import math
+import pickle
 from concurrent.futures import ProcessPoolExecutor
 
 import numpy as np
@@ -222,6 +223,19 @@ def test_trials_do_not_depend_on_workers(data):
             tr.PipelineTrials(X, y, cal, 0, x_new, y_new), 300, 7, "w", executor=pool, block_size=100
         )
     np.testing.assert_array_equal(serial, parallel)
+
+
+def test_a_worker_rebuilds_the_pair_once_per_work(data):
+    # a worker receives the work with every block: the copies of one work share the pair it rebuilt
+    X, y, x_new, y_new = data
+    cal = pr.calibrate("dependent", "0.5,0.5,0.5", X.shape[1], DELTA, RHO)
+    work = tr.PipelineTrials(X, y, cal, 0, x_new, y_new)
+    first = pickle.loads(pickle.dumps(work))
+    first.reference  # noqa: B018  built in the "worker"
+    again = pickle.loads(pickle.dumps(work))
+    assert again._pair is first._pair and again._reference is first._reference
+    other = pickle.loads(pickle.dumps(tr.PipelineTrials(X, y, cal, 0, x_new, y_new)))
+    assert other._pair is None and other._reference is None
 
 
 # ------------------------------------------------------------------------------------------------
