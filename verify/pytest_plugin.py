@@ -405,7 +405,8 @@ class PrivacyAudit:
     def assert_coverage(
         self, holds, rho: float, *, trials: int | None = None, exact_failure: float | None = None
     ) -> "AuditOutcome":
-        """Assert an event holds with probability ≥ 1 − ρ (exact binomial test of the failure count)."""
+        """Assert an event holds with probability ≥ 1 − ρ (a sampler's draws stopped once decided, as
+        :func:`pdp_audit.audit_coverage` stops them; ``--audit-no-early-stop``: the exact binomial test of them all)."""
         run = api.audit_coverage(
             holds,
             rho,
@@ -413,6 +414,7 @@ class PrivacyAudit:
             seed=self._seed(),
             alpha=self.settings.alpha,
             exact_failure=exact_failure,
+            early_stop=self.settings.early_stop,
         )
         header = f"coverage claim (ρ = {run.parameters['rho']:g}) of {run.mechanism}"
         return self._decide("coverage", header, run, {"rho": run.parameters["rho"]})

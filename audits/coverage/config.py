@@ -13,12 +13,15 @@ from pdp_audit.verify.core.config import PAIR_OPTIONS, AuditConfig, option
 class CoverageAuditConfig(AuditConfig):
     """The claim "the event holds with probability at least 1 − ``rho``" of ``target`` (a vectorised sampler
     ``(size, rng) -> bool array``, a per-trial ``rng -> bool`` function, or outcomes already drawn), decided by an
-    exact binomial test of the failures among ``trials`` draws at false-alarm probability ``alpha``;
-    ``exact_failure``: the exact failure probability where known (shown, never evidence)."""
+    exact binomial test of the failures among ``trials`` draws at false-alarm probability ``alpha``, or with
+    ``early_stop`` (a sampler's) drawn in looks and stopped once a confidence sequence decides it, ``trials`` the
+    maximum (:mod:`pdp_audit.verify.evidence.coverage_sequential`); ``exact_failure``: the exact failure probability
+    where known (shown, never evidence)."""
 
     rho: float = option(PAIR_OPTIONS["rho"], required=True)
     trials: int = option(PAIR_OPTIONS["trials"], required=True)
     seed: int = option(PAIR_OPTIONS["seed"], required=True)
     alpha: float = option(PAIR_OPTIONS["alpha"], required=True)
+    early_stop: bool = option(PAIR_OPTIONS["early_stop"])
     target: Any = field(default=None, compare=False, repr=False)
     exact_failure: Any = field(default=None, compare=False)

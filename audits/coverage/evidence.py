@@ -1,5 +1,7 @@
 """The evidence of a coverage claim -- "the event holds with probability at least 1 − ρ" -- from draws of the
-event: an exact binomial test of the failure count (:func:`pdp_audit.verify.estimators.coverage.coverage_of`)."""
+event: an exact binomial test of the failure count (:func:`pdp_audit.verify.estimators.coverage.coverage_of`), or,
+for a sampler drawn in looks and stopped once decided, the anytime-valid beta-binomial mixture confidence sequence of
+:mod:`pdp_audit.verify.evidence.coverage_sequential` (Robbins 1970, §3; Howard et al. 2021, §3)."""
 
 from __future__ import annotations
 
@@ -15,6 +17,8 @@ from pdp_audit.verify.core.float_rules import user_float_rules
 from pdp_audit.verify.estimators.coverage import coverage_of
 from pdp_audit.verify.estimators.engine import run_blocks
 from pdp_audit.verify.evidence import builders
+from pdp_audit.verify.evidence.coverage_sequential import sequential_coverage_check
+from pdp_audit.verify.evidence.pair_sequential import Stopping
 
 
 def _name(fn) -> str:
@@ -68,6 +72,21 @@ class _Vectorised:
         return out
 
 
+#: The seeded stream of a sampler's draws (a pass in looks draws look r from ``{STREAM}/look/{r}``).
+STREAM = "plugin/coverage"
+
+
+def sampler_work(holds) -> _Vectorised | _PerTrial:
+    """The block work of a sampler: vectorised where it takes two required arguments ``(size, rng)``, else per
+    trial ``rng -> bool``."""
+    required = [
+        p
+        for p in inspect.signature(holds).parameters.values()
+        if p.default is inspect.Parameter.empty and p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)
+    ]
+    return _Vectorised(holds) if len(required) >= 2 else _PerTrial(holds)
+
+
 def coverage_outcomes(holds, trials: int, seed: int) -> np.ndarray:
     """Outcomes of ``holds``: a boolean array as is (else InputError), else ``trials`` draws of a sampler through
     the block engine (:class:`MalformedPair` for a sampler that raises or returns no booleans)."""
@@ -78,13 +97,7 @@ def coverage_outcomes(holds, trials: int, seed: int) -> np.ndarray:
                 f"holds: an array of outcomes must be boolean (True where the event held), got {outcomes.dtype}"
             )
         return outcomes.ravel()
-    required = [
-        p
-        for p in inspect.signature(holds).parameters.values()
-        if p.default is inspect.Parameter.empty and p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)
-    ]
-    work = _Vectorised(holds) if len(required) >= 2 else _PerTrial(holds)
-    return run_blocks(work, trials, seed, "plugin/coverage").astype(bool)
+    return run_blocks(sampler_work(holds), trials, seed, STREAM).astype(bool)
 
 
 #: The exact fail of a coverage sampler that broke its protocol.
@@ -97,18 +110,20 @@ SAMPLER_PROTOCOL = CheckSpec(
 )
 
 
-def coverage_checks(holds, rho: float, trials: int, seed: int, exact_failure: float | None) -> list[Evidence]:
-    """The check that ``holds`` fails with probability at most ``rho`` (exact binomial test), or the exact fail
-    ``pair-protocol`` of a sampler that raises or returns no booleans."""
-    try:
-        outcomes = coverage_outcomes(holds, trials, seed)
-    except MalformedPair as err:
-        return [
-            builders.exact_check(
-                SAMPLER_PROTOCOL, holds=False, estimate=float("nan"), note=f"Malformed sampler: {err}."
-            )
-        ]
-    cov = coverage_of(outcomes, rho)
+def in_looks(holds, stop: Stopping | None) -> bool:
+    """Whether the check of ``holds`` is drawn in looks and stopped by ``stop``: a sampler's, where ``stop`` is
+    given (an array of outcomes is already drawn: its exact binomial test, as before)."""
+    return stop is not None and callable(holds)
+
+
+def coverage_checks(
+    holds, rho: float, budget: tuple[int, int], exact_failure: float | None, stop: Stopping | None = None
+) -> list[Evidence]:
+    """The check that ``holds`` fails with probability at most ``rho``, on at most ``budget`` = ``(trials, seed)``
+    draws: the exact binomial test of them all, or (:func:`in_looks`) the confidence sequence read after each look,
+    the pass stopped once decided at ``stop.alpha`` (its details' ``early_stop``: the draws used and why it
+    stopped); or the exact fail ``pair-protocol`` of a sampler that raises or returns no booleans."""
+    trials, seed = budget
     spec = CheckSpec(
         "coverage",
         "High-probability bound",
@@ -116,4 +131,16 @@ def coverage_checks(holds, rho: float, trials: int, seed: int, exact_failure: fl
         "P[event fails] ≤ ρ",
         "user claim",
     )
-    return [builders.coverage_check(spec, cov, exact_failure=exact_failure)]
+    try:
+        if in_looks(holds, stop):
+            assert stop is not None
+            work = sampler_work(holds)
+            return [sequential_coverage_check(spec, work, rho, (trials, seed, STREAM), stop, exact_failure)]
+        outcomes = coverage_outcomes(holds, trials, seed)
+    except MalformedPair as err:
+        return [
+            builders.exact_check(
+                SAMPLER_PROTOCOL, holds=False, estimate=float("nan"), note=f"Malformed sampler: {err}."
+            )
+        ]
+    return [builders.coverage_check(spec, coverage_of(outcomes, rho), exact_failure=exact_failure)]
