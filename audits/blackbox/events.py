@@ -527,13 +527,23 @@ class EventHits(_FreshBlocks):
     later stage may learn from -- never count again)."""
 
     def __init__(self, fresh: _FreshBlocks, score, events: tuple[Event, ...], keep: bool = False):
+        from pdp_audit.audits.blackbox.intervals import event_intervals, one_column_steps
+
         super().__init__(fresh.releases, fresh.first_call, fresh.numbers)
         self.score, self.events, self.keep = score, events, keep
+        steps = None if fresh.numbers else one_column_steps(score, fresh.first_call[0])
+        #: the events as intervals of the release, where the score is a step function of one column: the same
+        #: counts without scoring each release (:mod:`pdp_audit.audits.blackbox.intervals`)
+        self.intervals = None if steps is None else event_intervals(steps, events)
 
     def __call__(self, size: int, rng: np.random.Generator):
         raw = self.raw(size, rng)
-        scores = self.score(self.augmented(raw))
-        row = np.array([[*(np.count_nonzero(e.members(scores)) for e in self.events), size]], dtype=np.int64)
+        if self.intervals is not None:
+            hits = self.intervals.counts(raw[:, 0])
+        else:
+            scores = self.score(self.augmented(raw))
+            hits = [np.count_nonzero(e.members(scores)) for e in self.events]
+        row = np.array([[*hits, size]], dtype=np.int64)
         return (row, raw) if self.keep else row
 
 
