@@ -20,8 +20,19 @@ Each pair's pass is drawn in looks and stopped once decided, as every audit's is
 maximum: :mod:`pdp_audit.verify.evidence.pair_sequential`); each line adds the median draws per world the runs used.
 ``--no-early-stop`` draws the whole budget in one pass.
 
+``--blackbox`` audits the same correct pairs (a coverage twin has no pair: skipped) through the black box instead
+(``pdp_audit.audit_blackbox``, the exact event test stopped once decided) at ``--blackbox-trials`` fresh releases per
+world (default 1e6, the smallest budget the black box stages: a pilot attack, then the full one,
+:mod:`pdp_audit.audits.blackbox.stages`) learning from ``--blackbox-train`` releases per world, and counts the
+refutations: the black box never certifies, so ``inconclusive`` is a correct pair's right answer and every ``fail``
+of ``blackbox-attack`` a false alarm (a ``pair-protocol`` fail -- a sampler that does not draw from its rng alone --
+is counted apart).  One JSON line per mechanism: {"benchmark": "false_alarms_blackbox", "mechanism", "runs",
+"refuted", "protocol", "stages" (the stage each run stopped at, counted), "median_fresh_per_world", "seconds"}, and
+the totals.
+
     python benchmarks/false_alarms.py --seeds 200
     python benchmarks/false_alarms.py --seeds 200 --no-early-stop
+    python benchmarks/false_alarms.py --blackbox --seeds 5 --wide-seeds 0
     python benchmarks/false_alarms.py --seeds 100 --shard 0/2 &
     python benchmarks/false_alarms.py --seeds 100 --shard 1/2
 """
@@ -85,6 +96,59 @@ def cases(seeds: int, wide_seeds: int) -> list[tuple[str, Callable[[], object], 
     return found
 
 
+def blackbox_run(case: zoo.PairCase, trials: int, train: int, seed: int, alpha: float) -> tuple[str, dict]:
+    """One black-box audit of ``case``'s pair at its claim: ``refuted``, ``protocol`` (the sampler broke its
+    protocol) or ``inconclusive``, and the stopped pass's record (its stage, the fresh releases drawn)."""
+    import pdp_audit
+    from pdp_audit.audits.blackbox.evidence import BlackBoxBudget
+
+    budget = BlackBoxBudget(train_trials=train, workers=1, early_stop=True)
+    run = pdp_audit.audit_blackbox(
+        case.pair, case.epsilon, case.delta, trials=trials, seed=seed, alpha=alpha, budget=budget
+    )
+    check = run.checks[0]
+    if run.verdict != "fail":
+        return "inconclusive", dict(check.details.get("early_stop") or {})
+    return ("refuted" if check.id == "blackbox-attack" else "protocol"), dict(check.details.get("early_stop") or {})
+
+
+def blackbox_main(args) -> int:
+    """``--blackbox``: every correct pair through the black box (module notes); exit 1 on any refutation."""
+    total = {"runs": 0, "refuted": 0, "protocol": 0}
+    shard, shards = (int(x) for x in args.shard.split("/"))
+    for index, (name, twin, runs) in enumerate(cases(args.seeds, args.wide_seeds)):
+        if args.only not in name or index % shards != shard or not runs or not isinstance(twin(), zoo.PairCase):
+            continue
+        start = time.perf_counter()
+        outcomes, stages, fresh = [], {}, []
+        for seed in range(runs):
+            seed_of = zoo.case_seed(seed, name, "blackbox-false-alarm")
+            outcome, record = blackbox_run(twin(), args.blackbox_trials, args.blackbox_train, seed_of, args.alpha)
+            outcomes.append(outcome)
+            stages[record.get("stage", "-")] = stages.get(record.get("stage", "-"), 0) + 1
+            fresh += [max(record["fresh_drawn"].values())] if "fresh_drawn" in record else []
+        line = {
+            "benchmark": "false_alarms_blackbox",
+            "mechanism": name,
+            "runs": len(outcomes),
+            "refuted": outcomes.count("refuted"),
+            "protocol": outcomes.count("protocol"),
+            "stages": stages,
+            "trials": args.blackbox_trials,
+            "train_trials": args.blackbox_train,
+            "nominal_alpha": args.alpha,
+            "seconds": round(time.perf_counter() - start, 1),
+            **({"median_fresh_per_world": statistics.median(fresh)} if fresh else {}),
+        }
+        print(json.dumps(line), flush=True)
+        for key in total:
+            total[key] += line[key]
+    upper = float(clopper_pearson(total["refuted"], max(total["runs"], 1), 0.05, side="upper")[1])
+    line = {"benchmark": "false_alarms_blackbox", "mechanism": "all", **total, "refuted_rate_upper": round(upper, 6)}
+    print(json.dumps(line))
+    return 0 if total["refuted"] == 0 else 1
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seeds", type=int, default=200, help="independent runs per mechanism (default 200)")
@@ -99,7 +163,13 @@ def main(argv: list[str] | None = None) -> int:
         default=zoo.EARLY_STOP,
         help="draw each pass in looks, stopped once decided (the default; --no-early-stop: the whole budget)",
     )
+    parser.add_argument("--blackbox", action="store_true", help="the correct pairs through the black box (notes)")
+    parser.add_argument("--blackbox-trials", type=float, default=1e6, help="fresh releases per world (default 1e6)")
+    parser.add_argument("--blackbox-train", type=float, default=5e4, help="training releases per world (default 5e4)")
     args = parser.parse_args(argv)
+    if args.blackbox:
+        args.blackbox_trials, args.blackbox_train = int(args.blackbox_trials), int(args.blackbox_train)
+        return blackbox_main(args)
     total = {"runs": 0, "fail": 0, "inconclusive": 0}
     shard, shards = (int(x) for x in args.shard.split("/"))
     for index, (name, twin, runs) in enumerate(cases(args.seeds, args.wide_seeds)):
