@@ -194,6 +194,13 @@ class Objective:
                 H += self.loss.point_hess(theta, x, yi)
         return self._add_ridge(H, theta)
 
+    def glm_hessian(self, theta: np.ndarray, w: np.ndarray) -> np.ndarray:
+        """``∇²J(θ)`` for rows of θ of a GLM loss whose weights ``w = f''(xᵢᵀθ)`` (T, n) are at hand (a caller that
+        needs f'' anyway: the same arithmetic as :meth:`hessian`, without the products xᵢᵀθ and f'' again)."""
+        if not self.glm:
+            raise TypeError("glm_hessian needs a GLM loss")
+        return self._add_ridge(self._hessian_from_weights(w), np.atleast_2d(theta))
+
     def hessian_factors(self, theta: np.ndarray, t: np.ndarray | None = None) -> np.ndarray:
         """Lower Cholesky factors of ``∇²J(θ)`` for rows of θ, batch-last (d, d, T) for :func:`cholesky_solve`.
 

@@ -297,6 +297,19 @@ def test_theorem8_is_void_when_an_eigenvalue_reaches_lambda():
     assert op.theorem8_bound_glm(np.zeros((1, 2)), x, 0.0, 1.5, "squared")[0] == np.inf
 
 
+def test_glm_hessian_from_weights_at_hand():
+    rng = np.random.default_rng(12)
+    X, y = rng.standard_normal((40, 4)), rng.choice([-1.0, 1.0], 40)
+    obj = op.Objective(X, y, 1.5, "logistic")
+    theta = rng.standard_normal((3, 4))
+    w = get_loss("logistic").f2(theta @ X.T, y)
+    dense = np.einsum("ti,ij,ik->tjk", w, X, X) + 1.5 * np.eye(4)  # Σᵢ f''ᵢ xᵢxᵢᵀ + λI, independently
+    np.testing.assert_allclose(obj.glm_hessian(theta, w), dense, rtol=1e-13, atol=1e-13 * np.abs(dense).max())
+    np.testing.assert_array_equal(obj.glm_hessian(theta, w), obj.hessian(theta))  # one code path, one result
+    with pytest.raises(TypeError, match="GLM"):
+        op.Objective(X, y, 1.5, CUSTOM).glm_hessian(theta, w)
+
+
 def test_theorem9_coverage_general_printed_glm_and_derived_glm():
     """[RW] Theorem 9 by Monte Carlo (N = 3000 releases, ρ = 0.05, logistic, breast-cancer subset, d = 30).
 

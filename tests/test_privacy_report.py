@@ -182,6 +182,12 @@ def test_q25_printed_gradient_bound_is_not_a_bound():
     assert pr.gbar_dependent(f1, xj, xn, s, s2, q, "absolute") == pytest.approx(2 * s2 * q)
 
 
+def test_goe_noise_drawn_in_steps_is_one_draw():
+    z = np.random.default_rng(4).standard_normal((19, 6, 6))  # 19: two full steps and a shorter one
+    expected = 0.7 * (z + z.swapaxes(1, 2)) / math.sqrt(2)
+    np.testing.assert_array_equal(pr.goe_noise(6, 0.7, np.random.default_rng(4), 19), expected)
+
+
 def test_generalized_eigenvalues_decide_proposition21_for_all_x():
     rng = np.random.default_rng(3)
     d = 6

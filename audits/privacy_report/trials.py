@@ -185,9 +185,9 @@ class PipelineTrials:
         cal, loss = self.cal, self.pair.loss
         c, d, n = theta.shape[0], self.d, self.n
         out = np.full((c, len(COLUMNS)), np.nan)
-        H = self.pair.obj_d.hessian(theta)
         t = theta @ self.Xall.T
         st = _State(loss.f1(t, self.yall), loss.f2(t, self.yall), dr["b"] @ self.Xall.T)
+        H = self.pair.obj_d.glm_hessian(theta, st.f2[:, :n])  # f'' of D's rows: the same bits as hessian(theta)
         L = np.linalg.cholesky(H)
         st.H = _Factors(list(np.ascontiguousarray(np.swapaxes(L, 1, 2)).transpose(0, 2, 1)))  # xᵀH⁻¹x = ‖L⁻¹x‖²
         lam_min = np.linalg.eigvalsh(H)[:, 0] if self.need_lambda_min else np.full(c, np.nan)
