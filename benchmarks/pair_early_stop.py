@@ -2,10 +2,12 @@
 pair_sequential`) against the fixed pass of the whole budget (issue 43).  One JSON line each:
 
 * ``gaussian``: a correct Gaussian mechanism at twice the σ its claim needs (the closed form of δ(ε), Balle & Wang
-  2018, Theorem 8), with the package's noise view (``GaussianPair``) and as a plain pair without one, the fixed pass
-  and the stopped pass on the same seed and budget: verdicts, draws per world used, the share of the budget, seconds;
-  and the draws ``pdp_audit.audit_pair`` uses on its defaults (``default_drawn_per_world``: early stopping is the
-  default, so they are the stopped pass's).
+  2018, Theorem 8) for each of :data:`CLAIMS`, with the package's noise view (``GaussianPair``) and as a plain pair
+  without one (``--pair``): the fixed pass (seed 0) and the stopped pass on seeds 0 … N−1 (``--seeds``), same budget:
+  verdicts, draws per world used, the share of the budget, seconds; and the draws ``pdp_audit.audit_pair`` uses on
+  its defaults (``default_drawn_per_world``, seed 0: early stopping is the default, so they are the stopped pass's).
+  Plain draws pass no δ below about log(1/a)/trials (a the level of one bound: about 2e-4 at 1e5, α = 1e-6): the
+  plain pair's claims of δ ≤ 1e-5 are inconclusive in both passes, at any budget under a few million.
 * ``mutants``: every pair mutant of the zoo (:mod:`pdp_audit.verify.mutants`; its coverage mutants have no pair
   pass) with early stopping, at the zoo's default budget: caught or not, the draws per world it used; then a summary
   line (all caught, the median draws per mutant and its ratio to the budget).  ``--twins`` audits the correct twins
@@ -13,7 +15,7 @@ pair_sequential`) against the fixed pass of the whole budget (issue 43).  One JS
 * ``width``: the interval of the DP checks at the full budget, read at the last look's share of α, and at an
   earlier look's, against the fixed pass's interval on the same draws (the price of stopping, goal ≤ 1.3×).
 
-    python benchmarks/pair_early_stop.py --part gaussian
+    python benchmarks/pair_early_stop.py --part gaussian [--pair view plain] [--seeds N]
     python benchmarks/pair_early_stop.py --part mutants [--only ID ...] [--twins] [--baseline]
     python benchmarks/pair_early_stop.py --part width
 """
@@ -100,41 +102,44 @@ def _verdict(checks: list) -> str:
     return worst(c.verdict for c in checks)
 
 
-def part_gaussian() -> None:
+#: The claims the docs use, and two more: the pair at twice the σ each needs.
+CLAIMS = ((1.0, 1e-3), (1.0, 1e-5), (0.5, 1e-6), (2.0, 1e-5))
+
+
+def part_gaussian(pairs: list[str], seeds: int) -> None:
     from pdp_audit.verify.mutants import gaussian
 
-    for kind, make, claim in (
-        ("view", gaussian, (1.0, 1e-5)),
-        ("view", gaussian, (1.0, 1e-3)),
-        ("plain", PlainGaussian, (1.0, 1e-3)),
-    ):
-        sigma = 2 * needed_sigma(*claim)
-        fixed, fixed_s = _audit(make(sigma), claim, False)
-        early, early_s = _audit(make(sigma), claim, True)
-        drawn = _drawn(early, TRIALS)
-        default = _default_drawn(make(sigma), claim)
-        print(
-            json.dumps(
-                {
-                    "benchmark": "pair_early_stop/gaussian",
-                    "pair": kind,
-                    "claim": list(claim),
-                    "sigma": round(sigma, 4),
-                    "needed_sigma": round(sigma / 2, 4),
-                    "budget_per_world": TRIALS,
-                    "fixed_verdict": _verdict(fixed),
-                    "early_verdict": _verdict(early),
-                    "early_drawn_per_world": drawn,
-                    "share_of_budget": round(drawn / TRIALS, 4),
-                    "stopped": early[-1].details["early_stop"]["stopped"],
-                    "default_drawn_per_world": default,
-                    "fixed_s": round(fixed_s, 2),
-                    "early_s": round(early_s, 2),
-                    "load": load(),
-                }
-            ),
-            flush=True,
-        )
+    makers = {"view": gaussian, "plain": PlainGaussian}
+    for kind in pairs:
+        for claim in CLAIMS:
+            sigma = 2 * needed_sigma(*claim)
+            fixed, fixed_s = _audit(makers[kind](sigma), claim, False)
+            runs = [_audit(makers[kind](sigma), claim, True, seed=seed) for seed in range(seeds)]
+            drawn = [_drawn(early, TRIALS) for early, _ in runs]
+            print(
+                json.dumps(
+                    {
+                        "benchmark": "pair_early_stop/gaussian",
+                        "pair": kind,
+                        "claim": list(claim),
+                        "sigma": round(sigma, 4),
+                        "needed_sigma": round(sigma / 2, 4),
+                        "budget_per_world": TRIALS,
+                        "fixed_verdict": _verdict(fixed),
+                        "seeds": seeds,
+                        "early_verdicts": [_verdict(early) for early, _ in runs],
+                        "stopped": [early[-1].details["early_stop"]["stopped"] for early, _ in runs],
+                        "early_drawn_per_world": drawn,
+                        "share_of_budget": [round(d / TRIALS, 4) for d in drawn],
+                        "max_share_of_budget": round(max(drawn) / TRIALS, 4),
+                        "default_drawn_per_world": _default_drawn(makers[kind](sigma), claim),
+                        "fixed_s": round(fixed_s, 2),
+                        "early_s": round(statistics.median(s for _, s in runs), 2),
+                        "load": load(),
+                    }
+                ),
+                flush=True,
+            )
 
 
 def part_mutants(only: list[str] | None, twins: bool, trials: int, baseline: bool = False) -> None:
@@ -184,22 +189,33 @@ def part_mutants(only: list[str] | None, twins: bool, trials: int, baseline: boo
 
 
 def part_width() -> None:
-    """The DP checks' intervals on the same fixed-pass draws, read at α (the fixed pass), at the last look's share
-    and at an earlier look's (:func:`pdp_audit.verify.evidence.pair_sequential.at_look`): the width ratios."""
+    """The DP checks' intervals on the same draws of a fixed pass of the whole budget: the fixed pass's, read at α,
+    against the pass in looks' -- its estimates as a look builds them (the relative-entropy bounds of
+    :class:`pdp_audit.verify.estimators.loss_scale_band.ScaleBand`, ``entropy``) read at the last look's share and at
+    an earlier look's (:func:`pdp_audit.verify.evidence.pair_sequential.at_look`): the width ratios."""
     from pdp_audit.verify.core.checks import finalize
+    from pdp_audit.verify.evidence import pair_checks
     from pdp_audit.verify.evidence import pair_sequential as sequential
-    from pdp_audit.verify.evidence.pair_checks import validated_dp_checks
     from pdp_audit.verify.mutants import gaussian
 
     shares = sequential.look_shares(len(sequential.looks(TRIALS)))
     for kind, pair, claim in (
         ("plain", PlainGaussian(needed_sigma(1.0, 1e-3)), (1.0, 1e-3)),
+        ("plain", PlainGaussian(2 * needed_sigma(1.0, 1e-3)), (1.0, 1e-3)),
         ("plain", PlainGaussian(1.0), (1.0, 0.2)),
         ("view", gaussian(needed_sigma(1.0, 1e-5)), (1.0, 1e-5)),
     ):
-        evidence = validated_dp_checks(pair, *claim, TRIALS, 0, False)
+        streamed = pair_checks.stream_losses(pair, claim[0], TRIALS, 0)
+        replayed = pair_checks.replay_view(pair, 0, TRIALS)
+        views = (replayed, pair_checks.noise_view_check(pair, streamed.heads, 0, streamed.resolution, replayed))
+        fixed = pair_checks._checks_of(pair, streamed, claim, (TRIALS, 0), False, views)
+        looked = pair_checks._checks_of(pair, streamed, claim, (TRIALS, 0, (TRIALS, {})), False, views)
         widths = {}
-        for name, share in (("fixed", 1.0), ("last_look", shares[-1]), ("earlier_look", shares[0])):
+        for name, evidence, share in (
+            ("fixed", fixed, 1.0),
+            ("last_look", looked, shares[-1]),
+            ("earlier_look", looked, shares[0]),
+        ):
             checks = finalize([sequential.at_look(e, share) for e in evidence], ALPHA)
             ci = next(c.ci for c in checks if c.id == "dp-forward")
             widths[name] = ci[1] - ci[0]
@@ -209,6 +225,7 @@ def part_width() -> None:
                     "benchmark": "pair_early_stop/width",
                     "pair": kind,
                     "claim": list(claim),
+                    "sigma": round(pair.sigma, 4),
                     "trials": TRIALS,
                     "fixed_width": widths["fixed"],
                     "last_look_ratio": round(widths["last_look"] / widths["fixed"], 4),
@@ -227,9 +244,11 @@ def main() -> None:
     parser.add_argument("--twins", action="store_true", help="audit the mutants' correct twins too")
     parser.add_argument("--baseline", action="store_true", help="time each mutant's fixed pass too (same seed)")
     parser.add_argument("--trials", type=int, default=TRIALS, help="the mutants' budget per world")
+    parser.add_argument("--pair", nargs="+", default=["view", "plain"], choices=("view", "plain"), help="gaussian's")
+    parser.add_argument("--seeds", type=int, default=1, help="gaussian's stopped passes: seeds 0 … N−1")
     args = parser.parse_args()
     if args.part == "gaussian":
-        part_gaussian()
+        part_gaussian(args.pair, args.seeds)
     elif args.part == "mutants":
         part_mutants(args.only, args.twins, args.trials, args.baseline)
     else:

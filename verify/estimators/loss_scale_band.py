@@ -60,7 +60,7 @@ from scipy import special
 
 from pdp_audit.mechanisms.base import LOSS_RESOLUTION
 from pdp_audit.verify.estimators.rare import BoundedMean
-from pdp_audit.verify.estimators.stats import clopper_pearson
+from pdp_audit.verify.estimators.stats import clopper_pearson, relative_entropy_upper
 from pdp_audit.verify.estimators.tails import TailEstimate, exceedances, hockey_integrand
 
 
@@ -199,6 +199,10 @@ class ScaleBand:
 
     streamed: StreamedScaleBand
     budget: int | None
+    #: Bounds sharpened by Hoeffding's relative-entropy bound: the band's radii (:meth:`_entropy_radii`) and the
+    #: bounded mean's upper bound (:meth:`mean_upper`).  The pass in looks reads them so; the fixed pass keeps Maurer
+    #: & Pontil's empirical Bernstein bounds alone, its numbers unchanged.
+    entropy: bool = False
 
     def at_budget(self, n: int) -> ScaleBand:
         return replace(self, budget=int(n))
@@ -228,11 +232,27 @@ class ScaleBand:
 
     def _radii(self, a: float, n: int) -> np.ndarray:
         """ρ_j: Maurer & Pontil's two-sided radius (a/2 a side) for pairs z ∈ [−2c, 2c], with the sample variance
-        bounded on the whole interval j by n/(n − 1)·mean(bound_j)/(4c)² ≤ its largest value there."""
+        bounded on the whole interval j by n/(n − 1)·mean(bound_j)/(4c)² ≤ its largest value there; with
+        :attr:`entropy`, :meth:`_entropy_radii`."""
+        if self.entropy:
+            return self._entropy_radii(a, n)
         score, width = self.streamed.score, 4 * WEIGHT_CAP
         variance = np.minimum(score.bound / score.n / width**2 * n / (n - 1), 0.25 * n / (n - 1))
         log_term = math.log(4 / a)
         return width * (np.sqrt(2 * variance * log_term / n) + 7 * log_term / (3 * (n - 1)))
+
+    def _entropy_radii(self, a: float, n: int) -> np.ndarray:
+        """ρ_j by Bernstein's inequality with a variance bound of its own: on interval j every z_s (s in it) has
+        variance at most E z_s² ≤ (2c)²·E w, w = max(z_{t_j}², z_{t_{j+1}}²)/(2c)² ∈ [0, 1], and E w is at most its
+        relative-entropy upper bound W at a/2 (:func:`pdp_audit.verify.estimators.stats.relative_entropy_upper`);
+        given that, each side at a/4 (|z − E z| ≤ b = 4c): P(T̂ − E T̂ ≥ ρ) ≤ exp(−nρ²/(2σ² + 2bρ/3)) with σ² =
+        (2c)²W (Bernstein 1924; Boucheron, Lugosi & Massart 2013, Theorem 2.10), so ρ = bℓ/(3n) + √((bℓ/(3n))² +
+        2σ²ℓ/n), ℓ = log(4/a) -- the events at a/2 + a/4 + a/4, as Maurer & Pontil's.  About 30% narrower than
+        theirs at 2e4–3e4 draws of a Gaussian at η ≈ 0.2, where their 7ℓ/(3n) term is half the radius."""
+        score, c = self.streamed.score, WEIGHT_CAP
+        proxy = relative_entropy_upper(np.minimum(score.bound / score.n / (2 * c) ** 2, 1.0), n, a / 2)
+        log_term, linear = math.log(4 / a), 4 * c * math.log(4 / a) / (3 * n)
+        return linear + np.sqrt(linear**2 + 2 * (2 * c) ** 2 * proxy * log_term / n)
 
     def mean(self, direction: str, index: int = ONE) -> BoundedMean:
         return self.streamed.hockey[direction].bounded(index, self.budget)
@@ -245,7 +265,13 @@ class ScaleBand:
             return 1.0
         if band[1] is None:
             return self._positive_upper(direction, a / 2)
-        return self.mean(direction, band[1]).upper_bound(a / 2)
+        mean = self.mean(direction, band[1])
+        if not self.entropy:
+            return mean.upper_bound(a / 2)
+        # the smaller of two bounds at a/4 each: the relative-entropy bound near δ = 0 (about log(4/a)/n, where the
+        # empirical Bernstein bound's 7·log(8/a)/(3n) holds a tight claim back), the empirical Bernstein bound where
+        # the summands' variance is well below mean·(1 − mean)
+        return min(mean.upper_bound(a / 4), relative_entropy_upper(mean.mean, mean.n, a / 4))
 
     def _positive_upper(self, direction: str, a: float) -> float:
         """Clopper–Pearson upper bound on P_P[L > 0] = lim_{s → ∞} δ_s and the largest P(S⁺) (module notes)."""

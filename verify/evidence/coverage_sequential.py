@@ -35,7 +35,8 @@ at α (:func:`pdp_audit.verify.core.checks.finalize`), which needs of each p-val
 read.
 
 **Looks.**  The draws are taken at the schedule of the pair's pass in looks
-(:func:`pdp_audit.verify.evidence.pair_sequential.looks`): n_1 = 2048, ×1.5 each look, the last cut at ``trials``;
+(:func:`pdp_audit.verify.evidence.pair_sequential.looks`): n_1 = 2048, ×1.5 each look, then fixed fractions of
+``trials``, the last ``trials``;
 look r draws its n_r − n_{r−1} outcomes from the stream ``{stream}/look/{r}`` (block-seeded by identity: any workers
 give the same numbers).  Unlike the pair's pass no level is split over the looks -- the sequence is valid at every
 n -- and a pass may stop at any look (there is no guard check that decides only by refuting).  The price: the

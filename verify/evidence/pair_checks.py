@@ -589,7 +589,7 @@ def _sequential_checks(pair, claim: tuple, budget: tuple, per_instance: bool, dr
         # at each look that may pass until its heads are full; between, the last check is read again (valid: it is a
         # fixed-n test, read at the look's share)
         full = min(h.size for h in streamed.heads.values()) >= VIEW_SAMPLES
-        if "last" not in views or (not views.get("full") and (full or drawn >= sequential.PASS_FLOOR * trials)):
+        if "last" not in views or (not views.get("full") and (full or drawn >= sequential.pass_from(trials))):
             views.update(last=noise_view_check(pair, streamed.heads, seed, streamed.resolution, replayed), full=full)
         return views["last"]
 
@@ -622,15 +622,15 @@ def _sequential_checks(pair, claim: tuple, budget: tuple, per_instance: bool, dr
             # every Holm level moving none); the look the pass stops at is read again in full, its numbers reported
             drawn = size
             screen = stop.alpha * share if stop.early_stop and drawn < trials else None
-            if screen is not None and drawn >= sequential.PASS_FLOOR * trials:  # a look that may pass reads the gate
+            if screen is not None and drawn >= sequential.pass_from(trials):  # a look that may pass reads the gate
                 screen = max(screen, sequential.pass_gate(stop, drawn, trials))
             streamed = state.result(screen)
             views_now = (replayed, view_of(streamed, drawn))
-            if look % 2 == 0 or drawn >= sequential.PASS_FLOOR * trials:  # every other look, and each that may pass
+            if look % 2 == 0 or drawn >= sequential.pass_from(trials):  # every other look, and each that may pass
                 tails_at = drawn
             looked = (drawn, seed, (tails_at, tails))
             checks = _checks_of(pair, streamed, claim, looked, per_instance, views_now)
-            found = sequential.stopped(checks, share, stop, drawn, trials)
+            found = sequential.stopped(checks, share, stop, drawn, trials, {NOISE_VIEW.id: VIEW_SAMPLES})
             if found is not None:
                 why = found
                 if screen is not None and state.piloted:
@@ -672,7 +672,10 @@ def _claim_check(
     viewed, memo = looked[0] if looked else (trials, None)
     hockey = streamed.means[direction]
     atom = atom_estimate(hockey.infinite, hockey.n)
-    estimates = band_estimates(streamed.band.result(), direction) + ([atom] if atom is not None else [])
+    # a pass in looks (``looked``) reads the band and the bounded mean with the relative-entropy bounds too
+    # (ScaleBand.entropy: sharper where δ is small; the fixed pass's numbers stay as they were)
+    band = replace(streamed.band.result(), entropy=bool(looked))
+    estimates = band_estimates(band, direction) + ([atom] if atom is not None else [])
     wanted = view_capable(pair) and not builders.plain_sampling_resolves(delta, trials)
     tried = wanted and replayed is not None and replayed.exact
     tail, untilted = None, ""
@@ -695,11 +698,11 @@ def _claim_check(
     if tried and tail is None:
         if not tilting.has_tilted_view(pair):
             return check.noted(builders.no_shift_note(trials))
-        return check.noted(_no_tilt(untilted, streamed.band.result()))
+        return check.noted(_no_tilt(untilted, band))
     if isinstance(tail, tilting.TiltedTail):
         return check.noted(_tilt_note(tail))
     if tail is None:
-        return check.noted(_band_note(streamed.band.result()))
+        return check.noted(_band_note(band))
     return check
 
 
