@@ -210,15 +210,18 @@ def classical_epsilon(delta: float, sigma: float, sensitivity: float = 1.0) -> f
     return sensitivity**2 / (2 * sigma**2) + sensitivity * math.sqrt(2 * math.log(1 / delta)) / sigma
 
 
-def per_instance_epsilons(sensitivities: np.ndarray, delta: float, sigma: float) -> np.ndarray:
+def per_instance_epsilons(
+    sensitivities: np.ndarray, delta: float, sigma: float, order: np.ndarray | None = None
+) -> np.ndarray:
     """Exact pDP ε of every individual at δ: the analytic Gaussian ε at her own ‖Δ_z‖ (per-instance DP, Wang 2019, §2;
     Balle & Wang 2018, Theorem 8), one root of log δ(ε; σ/‖Δ_z‖) = log δ per distinct sensitivity.
 
     Each ε returned has δ(ε) ≤ δ as evaluated, at the root to the rounding of log δ (:func:`_bracketed_roots`): an
     ε at which the individual's (ε, δ) holds, never one just below the root.  The bracket starts at [0, the
     classical ε = Δ²/(2σ²) + Δ√(2 log(1/δ))/σ] ([RW] Appendix D), at which δ(ε) ≤ P(L > ε) = Φ(−√(2 log(1/δ))) ≤ δ.
+    ``order``: an argsort of ``sensitivities`` where the caller has one (:func:`distinct_values`).
     """
-    unique, inverse = np.unique(np.asarray(sensitivities, dtype=float), return_inverse=True)
+    unique, inverse = distinct_values(np.asarray(sensitivities, dtype=float), order)
     values = np.zeros(unique.shape)
     leaking = unique > 0
     s = sigma / unique[leaking]
@@ -230,6 +233,20 @@ def per_instance_epsilons(sensitivities: np.ndarray, delta: float, sigma: float)
     leaking_values[needs_root] = _bracketed_roots(s[needs_root], upper, log_target)
     values[leaking] = leaking_values
     return values[inverse]
+
+
+def distinct_values(values: np.ndarray, order: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """``np.unique(values, return_inverse=True)`` of finite ``values``, read from ``order`` (any permutation that
+    sorts them: how ties are ordered changes neither the distinct values nor each value's index among them) where
+    the caller has sorted them already."""
+    if order is None:
+        return np.unique(values, return_inverse=True)
+    ordered = values[order]
+    first = np.ones(len(ordered), dtype=bool)  # where a new distinct value starts
+    np.not_equal(ordered[1:], ordered[:-1], out=first[1:])
+    inverse = np.empty(len(values), dtype=np.intp)
+    inverse[order] = np.cumsum(first) - 1
+    return ordered[first], inverse
 
 
 #: Where an element stops (:func:`_bracketed_roots`): a bracket of this relative width (scipy's find_root's xrtol) ...

@@ -12,7 +12,13 @@ import numpy as np
 import pytest
 
 from pdp_audit.mechanisms.datasets import load_csv
-from pdp_audit.mechanisms.gaussian import _log_analytic_delta, analytic_delta, analytic_epsilon, per_instance_epsilons
+from pdp_audit.mechanisms.gaussian import (
+    _log_analytic_delta,
+    analytic_delta,
+    analytic_epsilon,
+    distinct_values,
+    per_instance_epsilons,
+)
 from pdp_audit.mechanisms.validation import InputError
 
 
@@ -82,6 +88,19 @@ def test_every_individuals_epsilon_holds_at_its_delta(sigma, delta):
     assert rooted.mean() > 0.5 and np.all(_log_analytic_delta(0.0, s[~rooted]) <= np.log(delta))
     if sigma < 10:
         assert np.all(_log_analytic_delta(epsilons[rooted] * (1 - 1e-10), s[rooted]) > np.log(delta))
+
+
+def test_distinct_values_read_from_any_sorting_order_are_numpys():
+    values = np.random.default_rng(2).integers(0, 40, 5000) / 7.0  # many ties
+    unique, inverse = np.unique(values, return_inverse=True)
+    for kind in ("quicksort", "stable"):
+        order = np.argsort(values, kind=kind)
+        if kind == "stable":
+            order = order[::-1][np.argsort(values[order[::-1]], kind="stable")]  # ties in the reverse order
+        got_unique, got_inverse = distinct_values(values, order)
+        assert np.array_equal(got_unique, unique) and np.array_equal(got_inverse, inverse.ravel())
+    sorted_once = per_instance_epsilons(values, 1e-5, 1.3, np.argsort(values))
+    assert np.array_equal(sorted_once, per_instance_epsilons(values, 1e-5, 1.3))
 
 
 @pytest.mark.parametrize("sensitivity", [0.05, 0.7, 2.0])

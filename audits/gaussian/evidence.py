@@ -126,6 +126,12 @@ class GaussianSetup:
             return self.mechanism.per_instance_sensitivities(self.rows)
         return self.mechanism.per_instance_sensitivities(self.rows, norms=self.row_norms)
 
+    @cached_property
+    def sensitivity_order(self) -> np.ndarray:
+        """``np.argsort(sensitivities)``, sorted once: the median individual is its middle entry, and the per-instance
+        record reads the distinct sensitivities from it (a 1e6-row file was sorted twice)."""
+        return np.argsort(self.sensitivities)
+
     @property
     def closed_form_scale(self) -> tuple[float, float]:
         """(sensitivity, σ) of the isotropic Gaussian closed forms at the worst neighbour: the query's (Δ, σ), or for
@@ -194,7 +200,9 @@ def gaussian_run(config: GaussianAuditConfig, s: GaussianSetup, checks: Sequence
     label = "sensitivity ‖Δ_z‖"
     if s.mean is not None:
         label = "whitened sensitivity μ_z = √((‖clip_C(z)‖/σ_sum)² + (1/σ_count)²) (sum and count together)"
-    per_instance = per_instance_record(sensitivities, config.delta, closed_sigma, S, config.epsilon, label)
+    per_instance = per_instance_record(
+        sensitivities, config.delta, closed_sigma, S, config.epsilon, label, order=s.sensitivity_order
+    )
     run = make_run(
         "gaussian",
         checks,
@@ -487,6 +495,6 @@ def _per_instance_check(mechanism, s: GaussianSetup, clipped, config: GaussianAu
 def _median_individual(mechanism, s: GaussianSetup, clipped, config: GaussianAuditConfig):
     """The typical individual's row index, its pair (removed from D), its ε_i at the claimed δ and its sensitivity."""
     rows, sens = s.rows, s.sensitivities
-    index = int(np.argsort(sens)[len(sens) // 2])
+    index = int(s.sensitivity_order[len(sens) // 2])
     eps_i = g.analytic_epsilon(config.delta, mechanism.sigma, sens[index])
     return index, mechanism.pair(rows, rows[index], "remove", clipped), eps_i, sens[index]

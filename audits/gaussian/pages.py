@@ -15,11 +15,13 @@ def per_instance_record(
     sensitivity: float,
     claim_epsilon: float,
     label: str = "sensitivity ‖Δ_z‖",
+    order: np.ndarray | None = None,
 ) -> PerInstance:
     """Each individual's exact pDP ε at δ and Corollary 23's bound, both at her own sensitivity ‖Δ_z‖
-    (``sensitivities``), against the mechanism's DP ε at the global ``sensitivity`` and the claimed ε
-    (per-instance DP, Wang 2019, §2; [RW] Corollary 23; Balle & Wang 2018, Theorem 8)."""
-    epsilons = g.per_instance_epsilons(sensitivities, delta, sigma)
+    (``sensitivities``; ``order``: their argsort, where the caller has it), against the mechanism's DP ε at the global
+    ``sensitivity`` and the claimed ε (per-instance DP, Wang 2019, §2; [RW] Corollary 23; Balle & Wang 2018,
+    Theorem 8)."""
+    epsilons = g.per_instance_epsilons(sensitivities, delta, sigma, order)
     cor23 = g.corollary23_pdp_epsilon(delta, sigma, np.asarray(sensitivities, dtype=float))  # vectorised: 1e6 rows
     dp_epsilon = g.analytic_epsilon(delta, sigma, sensitivity)
     return PerInstance(
