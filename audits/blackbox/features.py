@@ -33,8 +33,11 @@ ATOM_MIN_COUNT = 5
 SMOOTHING = 0.5
 #: The marker that replaces a value that is not an atom of its column (an arbitrary fixed 64-bit pattern).
 NOT_AN_ATOM = np.uint64(0x7FF8DEADBEEF0001)
-#: At most this many bins per column (quantiles of the pooled training releases).
+#: At most this many bins per column (quantiles of the pooled training releases) ...
 MAX_BINS = 64
+#: ... a column's values counted first among this many of its releases: a real-valued column shows more than
+#: MAX_BINS there, and its quantiles need no list of its values (a sort of 1e6 releases at the default budget).
+FEW_FIRST = 4096
 
 _MIX = (np.uint64(0xBF58476D1CE4E5B9), np.uint64(0x94D049BB133111EB))
 _STEP = np.uint64(0x9E3779B97F4A7C15)
@@ -184,7 +187,9 @@ class HistogramScore:
         edges, ratios = [], []
         for j in range(cd.shape[1]):
             pooled = np.concatenate([cd[:, j], cdp[:, j]])
-            values = np.unique(pooled)
+            values = np.unique(pooled[:FEW_FIRST])  # more than MAX_BINS values among the first: more in all,
+            if values.size <= MAX_BINS:  # and no need to sort the whole column to list them
+                values = np.unique(pooled)
             if values.size <= MAX_BINS:
                 cut = (values[1:] + values[:-1]) / 2  # one bin per value
             else:
