@@ -81,6 +81,26 @@ def test_screened_table_equals_every_user_computed_exactly(mode, monkeypatch):
     assert not np.array_equal(_table(_work(mode)), exact)
 
 
+def test_dependent_screen_in_fewer_passes_decides_as_the_general_one(monkeypatch):
+    """Algorithm 2's data-dependent screen scales μ₀ by one factor a repetition: the same decisions (settled
+    repetitions, pairs left to compute) as the general screen, and it is the path the chunks take."""
+    work = _work("dependent")
+    chunks, screen, scaled = [], tr.PipelineTrials._screen, tr.PipelineTrials._screen_dependent
+    monkeypatch.setattr(tr.PipelineTrials, "_screen", lambda self, H, st: chunks.append((H, st)) or screen(self, H, st))
+    _table(work)
+    monkeypatch.undo()
+    assert chunks and all(scaled(work, screening.deviation(H, *work.reference[:2]), st) for H, st in chunks)
+    fast = [work._screen(H, st) for H, st in chunks]
+    monkeypatch.setattr(tr.PipelineTrials, "_screen_dependent", lambda self, r, st: None)
+    for got, (H, st) in zip(fast, chunks):
+        general = work._screen(H, st)
+        assert got.keys() == general.keys()
+        for name, (settled, pairs) in general.items():
+            np.testing.assert_array_equal(got[name][0], settled)
+            np.testing.assert_array_equal(got[name][1], pairs)
+            assert pairs.sum() < 0.05 * pairs.size  # the screen settles nearly every (repetition, user)
+
+
 def test_spectral_certificates_agree_with_the_eigenvalues():
     rng = np.random.default_rng(8)
     d = 12

@@ -29,7 +29,7 @@ import numpy as np
 #: leverages of a well-conditioned H (here κ(H) ≤ 2) are accurate to ~1e-14, the endpoints' rounding is ~1e-16.
 SLACK = 1e-9
 #: Below this 1 + λ_min(P), μ̂'s upper bound is left open (an ill-conditioned Ĥ: its leverages are computed).
-_MIN_DEFINITE = 1e-3
+MIN_DEFINITE = 1e-3
 
 
 @dataclass(frozen=True)
@@ -80,7 +80,7 @@ def relative_interval(mu: Interval, ev_min: np.ndarray, ev_max: np.ndarray) -> I
     """zᵀ(I + P)⁻¹z for ‖z‖² ∈ ``mu`` and P's extreme eigenvalues (T,); +∞ where I + P is not definite (the
     audit's convention: no bound), open above where it is nearly singular."""
     pd = (ev_min > -1)[:, None]
-    near = (1 + ev_min < _MIN_DEFINITE)[:, None]
+    near = (1 + ev_min < MIN_DEFINITE)[:, None]
     with np.errstate(divide="ignore", invalid="ignore"):
         lo = np.where(pd, mu.lo * (1 - SLACK) / (1 + ev_max[:, None]), np.inf)
         hi = np.where(pd & ~near, mu.hi * (1 + SLACK) / (1 + ev_min[:, None]), np.inf)

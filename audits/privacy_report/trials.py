@@ -330,6 +330,9 @@ class PipelineTrials:
         f1, f2, xn, xn2 = st.f1[:, users], st.f2[:, users], self.xn[users], self.xn2[users]
         H0, lam0, mu0 = self.reference
         r = st.r if st.r is not None else screening.deviation(H, H0, lam0)
+        scaled = self._screen_dependent(r, st) if cal.mode == "dependent" else None
+        if scaled is not None:
+            return scaled
         mu = screening.leverage_interval(mu0[users], r)
         s2 = cal.sigma**2
         t2 = f1**2 * xn2 / (2 * s2)
@@ -359,6 +362,81 @@ class PipelineTrials:
             events["prop15_l1_fail"] = screening.greater(eps1, bar_l1) | screening.greater(
                 bar_l1, eps1.scaled(12.0, l1)
             )
+        return {name: screening.settle(decision) for name, decision in events.items()}
+
+    @cached_property
+    def _user_scales(self) -> dict[str, np.ndarray]:
+        """The factors of |f'| (and of f'²) in the data-dependent report's terms, per user of D
+        (:meth:`_screen_dependent`)."""
+        cal, n, (q, qn) = self.cal, self.n, self.quantiles
+        xn = self.xn[:n]
+        return {
+            "t2": self.xn2[:n] / (2 * cal.sigma**2),  # f'²‖x‖²/(2σ²)
+            "independent": cal.sigma * xn * q,  # ḡ's data-independent bound
+            "dependent": cal.sigma2 * xn * q,  # ... and its data-dependent one, beside |f'(J^P)ᵀx|
+            "uniform": cal.sigma2 * xn * qn,  # both again at Proposition 15's union-bound quantile
+            "uniform_independent": cal.sigma * xn * qn,
+            "add15": xn * math.sqrt(2 * math.log(n / cal.rho)) / cal.sigma2,
+            "l1": self.xn1[:n] * math.sqrt(2 * math.log(2 * self.d / cal.rho)) / cal.sigma,
+            "cap": self.xn2[:n] / cal.lam,  # μ̄'s minimum with ‖x‖²/λ
+        }
+
+    def _screen_dependent(self, r: np.ndarray, st: _State) -> dict[str, tuple[np.ndarray, np.ndarray]] | None:
+        """:meth:`_screen` of Algorithm 2's data-dependent report, with the same intervals in fewer passes over the
+        (repetition, user) arrays; None (the general screen) where some interval of the chunk is unbounded (r ≥ 1,
+        1 + λ_min(P) below screening's margin, f''μ̄ ≥ 1).  Every interval is μ₀(x) times a factor of the
+        repetition: μ ∈ μ₀·[k₋, k₊] with
+        k₋ = (1 − SLACK)/(1 + r), k₊ = (1 + SLACK)/(1 − r) (:func:`screening.leverage_interval`), μ̂ ∈ μ·[h₋, h₊]
+        with h₋ = (1 − SLACK)/(1 + λ_max(P)), h₊ = (1 + SLACK)/(1 + λ_min(P)) (:func:`screening.relative_interval`);
+        ε₁'s s(μ) = rest − log(1 − f''μ) and |log(1 − f''μ̄)| increase with μ, so the ends of each interval are the
+        values at the ends.  The comparisons are :func:`screening.greater`'s; the terms are the report's, with the
+        user's constant factors taken first (a reassociation: relative changes ~1e-16, far inside SLACK)."""
+        cal, n, S = self.cal, self.n, screening.SLACK
+        c = self._user_scales
+        f1, f2, xb, xj = st.f1[:, :n], st.f2[:, :n], st.xb[:, :n], st.xj[:, :n]
+        ev_min, ev_max = st.spectrum
+        if not (np.all(r < 1) and np.all(1 + ev_min >= screening.MIN_DEFINITE)):
+            return None
+        k_lo, k_hi = (1 - S) / (1 + r), (1 + S) / (1 - r)
+        s2 = cal.sigma**2
+        af1 = np.abs(f1)
+        t2 = f1 * f1
+        t2 *= c["t2"]
+        a0 = f2 * self.reference[2][:n]  # f''μ₀
+        rest = f1 * xb
+        rest /= s2
+        rest += t2
+        s_lo = rest - np.log1p(a0 * -k_lo[:, None])
+        s_hi = rest - np.log1p(a0 * -k_hi[:, None])
+        eps1 = screening.Interval(np.maximum(np.maximum(s_lo, -s_hi), 0.0), np.maximum(-s_lo, s_hi))
+        # |log(1 − f''μ̄)| at μ̄ = (3/2)μ̂ (capped by ‖x‖²/λ): the logs of 1 − a at the ends a of f''μ̄
+        ends = []
+        for factor in (k_lo * (1 - S) / (1 + ev_max), k_hi * (1 + S) / (1 + ev_min)):
+            a = a0 * (1.5 * factor)[:, None]
+            if cal.readings.leverage_minimum:
+                np.minimum(a, f2 * c["cap"], out=a)
+            ends.append(a)
+        if not np.all(ends[1] < 1):  # some bound is void (+∞)
+            return None
+        log_bar = screening.Interval(*(-np.log1p(-a) for a in ends))
+        fx = f1 * xj
+        signed = cal.readings.gradient == "printed"
+        base = fx if signed else np.abs(fx)
+        gbar = np.minimum(base + af1 * c["dependent"], af1 * c["independent"])
+        gbar_u = np.minimum(base + af1 * c["uniform"], af1 * c["uniform_independent"])
+        if signed:
+            gbar, gbar_u = np.abs(gbar), np.abs(gbar_u)
+        bar = log_bar.scaled(1.0, t2 + gbar / s2)
+        bar_u = log_bar.scaled(1.0, t2 + gbar_u / s2)
+        add15, l1 = af1 * c["add15"], af1 * c["l1"]
+        bar_l1 = log_bar.scaled(1.0, t2 + l1)
+        lower_u = screening.greater(eps1, bar_u)
+        events = {
+            "users_lower_fail": screening.greater(eps1, bar),
+            "prop15_uniform_lower_fail": lower_u,
+            "prop15_uniform_fail": lower_u | screening.greater(bar_u, eps1.scaled(12.0, add15)),
+            "prop15_l1_fail": screening.greater(eps1, bar_l1) | screening.greater(bar_l1, eps1.scaled(12.0, l1)),
+        }
         return {name: screening.settle(decision) for name, decision in events.items()}
 
     def _log_bar_interval(
