@@ -109,9 +109,10 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         dest="audit_early_stop",
         default=PAIR_OPTIONS["early_stop"].default,
         help="draw each assertion's whole budget in one pass (the numbers of the versions before early stopping was "
-        "the default); by default a white-box pass is drawn in looks and a black-box fresh pass in rounds, each "
-        "stopped once decided, --audit-trials the maximum (each look spends a fixed share of the false-alarm "
-        "probability: the verdicts keep their level)",
+        "the default); by default a white-box pass and a coverage sampler's draws are drawn in looks and a black-box "
+        "fresh pass in rounds, each stopped once decided, --audit-trials the maximum (the verdicts keep their level: "
+        "a look spends a fixed share of the false-alarm probability, a coverage count is read by a confidence "
+        "sequence)",
     )
     group.addoption(
         "--audit-early-stop",
@@ -182,7 +183,8 @@ class Settings:
     seed: int
     alpha: float
     strict: bool
-    # white-box passes in looks, black-box fresh passes in rounds, stopped once decided; --audit-no-early-stop: off
+    # white-box passes and coverage draws in looks, black-box fresh passes in rounds, stopped once decided;
+    # --audit-no-early-stop: off
     early_stop: bool = PAIR_OPTIONS["early_stop"].default
 
     @classmethod
