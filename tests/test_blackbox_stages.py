@@ -17,6 +17,7 @@ from pdp_audit.audits.blackbox.events import Event
 from pdp_audit.audits.blackbox.stages import (
     PILOT_TRAIN,
     PILOT_TRIALS,
+    STAGE_MAX,
     STAGED_FROM,
     Stage,
     run_stages,
@@ -44,15 +45,27 @@ def test_the_shares_of_a_schedule_sum_to_the_level(trials):
     assert len({s.prefix for s in stages}) == len(stages)  # each stage draws from streams of its own
 
 
-def test_budgets_below_eight_million_keep_the_two_stages_of_before():
-    """A pilot and the full attack at half the level each, from STAGED_FROM; one stage below it."""
-    assert [s.share for s in stage_schedule(4_000_000, 500_000)] == [0.5, 0.5]
+def test_the_schedules_of_the_usual_budgets():
+    """One stage below STAGED_FROM; from it a pilot and the full attack at half the level each; at 4e6 a stage of
+    650,000 fresh releases between them, at 8e6 stages of 650,000 and 1,690,000 (STAGE_GROWTH); and no stage between
+    the pilot and the full attack above STAGE_MAX, whatever the budget."""
     assert stage_schedule(STAGED_FROM - 1, 500_000) == (Stage("blackbox", "single", STAGED_FROM - 1, 500_000, 1.0),)
-    assert [(s.name, s.trials, s.share) for s in stage_schedule(8_000_000, 500_000)] == [
-        ("pilot", 250_000, 0.25),
-        ("middle", 2_000_000, 0.25),
-        ("full", 8_000_000, 0.5),
+    assert [(s.name, s.trials, s.share) for s in stage_schedule(STAGED_FROM, 500_000)] == [
+        ("pilot", PILOT_TRIALS, 0.5),
+        ("full", STAGED_FROM, 0.5),
     ]
+    assert [(s.name, s.trials, s.share) for s in stage_schedule(4_000_000, 500_000)] == [
+        ("pilot", 250_000, 0.25),
+        ("middle", 650_000, 0.25),
+        ("full", 4_000_000, 0.5),
+    ]
+    assert [(s.name, s.trials, s.train_trials, s.share) for s in stage_schedule(8_000_000, 500_000)] == [
+        ("pilot", 250_000, PILOT_TRAIN, 0.125),
+        ("middle", 650_000, 81_250, 0.125),
+        ("middle", 1_690_000, 211_250, 0.25),
+        ("full", 8_000_000, 500_000, 0.5),
+    ]
+    assert max(s.trials for s in stage_schedule(TRIALS, 500_000)[:-1]) <= STAGE_MAX
 
 
 @dataclass(frozen=True)
@@ -84,7 +97,7 @@ def test_the_run_stops_at_the_first_stage_that_refutes_and_counts_the_earlier_on
 def _refutes(share: float, seed: int) -> np.ndarray:
     """For each of RUNS simulated stages at the boundary of the claim (the event's share of D exactly π(ε), Poisson
     counts in the rounds of :func:`round_means`): whether its stopped pass, read at ``share`` of LOOSE after every
-    round (the confidence sequence; the exact test too after the last), refutes ε."""
+    round (the exact test at the level split among the rounds; at half the level too after the last), refutes ε."""
     rng = np.random.default_rng(seed)
     means = np.array(round_means(HORIZON))
     for_d = rng.poisson(means * RATE * math.exp(EPSILON), (RUNS, means.size))
@@ -96,7 +109,7 @@ def _refutes(share: float, seed: int) -> np.ndarray:
         for r, (hits_d, hits_dp) in enumerate(path):
             attack = AnytimeEventAttack(
                 event, (int(hits_d),), (int(hits_dp),), 0, 0, 0.0, 1.0, 1.0, horizon=HORIZON,
-                complete=r == len(path) - 1, share=share,
+                complete=r == len(path) - 1, share=share, looks=means.size,
             )  # fmt: skip
             if attack.epsilon_lower_bound_at(LOOSE) > EPSILON:
                 out[i] = True
@@ -135,11 +148,12 @@ def test_every_stage_read_at_the_full_level_fails_the_same_test():
 @pytest.mark.parametrize(
     "stage, trials, share, says",
     [
-        ("pilot", 4_000_000, 0.5, "A pilot attack (its own training, selection and fresh releases, at half the level)"),
-        ("pilot", 8_000_000, 0.25, "A pilot attack (its own training, selection and fresh releases, at 1/4 of"),
-        ("middle", 8_000_000, 0.25, "Earlier stages (362,500 releases per world) did not refute the claim; a larger"),
-        ("full", 4_000_000, 0.5, "A pilot attack (362,500 releases per world, half the level) did not refute"),
-        ("full", 8_000_000, 0.5, "2 earlier stages (362,500 releases per world, half the level in all) did not"),
+        ("pilot", STAGED_FROM, 0.5, "A pilot attack (its own training, selection and fresh releases, at half the"),
+        ("pilot", 8_000_000, 0.125, "A pilot attack (its own training, selection and fresh releases, at 1/8 of"),
+        ("middle", 8_000_000, 0.125, "Earlier stages (362,500 releases per world) did not refute the claim; a larger"),
+        ("full", STAGED_FROM, 0.5, "A pilot attack (362,500 releases per world, half the level) did not refute"),
+        ("full", 4_000_000, 0.5, "2 earlier stages (362,500 releases per world, half the level in all) did not"),
+        ("full", 8_000_000, 0.5, "3 earlier stages (362,500 releases per world, half the level in all) did not"),
     ],
 )
 def test_the_note_names_the_stage_that_decided_and_its_share(stage, trials, share, says):
@@ -156,16 +170,16 @@ def test_the_note_names_the_stage_that_decided_and_its_share(stage, trials, shar
 
 def test_the_plan_stated_before_a_stopped_run_counts_the_earlier_stages():
     """The most a stopped run may draw: every stage's training, selection and fresh releases (at 8e6: the pilot's
-    362,500, the middle stage's 387,500 new training and selection releases (the rest of its 750,000 the pilot's) and
-    2,000,000 fresh ones, and the full attack's 8,000,000 fresh ones, its 2,500,000 to learn and select from all the
-    earlier stages' releases), not the full attack's alone."""
+    362,500, the middle stages' 650,000 and 1,690,000 fresh ones, each learning and selecting from earlier releases
+    alone, and the full attack's 8,000,000 fresh ones, its 2,500,000 to learn and select from all the earlier stages'
+    releases), not the full attack's alone."""
     import pdp_audit
     from pdp_audit.audits.blackbox.audit import _staged
     from pdp_audit.audits.blackbox.time_budget import FittedBudget
 
     budget = pdp_audit.BlackBoxBudget(early_stop=True)
     stated = _staged(FittedBudget(8_000_000, 1e-7, 1.0, False), budget)
-    assert stated.endswith("at most 10,750,000 releases per world in all.")
+    assert stated.endswith("at most 10,702,500 releases per world in all.")
     assert _staged(FittedBudget(STAGED_FROM - 1, 1e-7, 1.0, False), budget) == "."
 
 

@@ -11,31 +11,37 @@ Why the rounds keep the event test exact.  Read as a Poisson process in time, th
 event S arrive as a Poisson process, each labelled D independently of the arrival times (Kingman 1993, §5.2, the
 marking theorem), with probability p_g ≤ π(ε) = e^ε / (1 + e^ε) for the part of P below e^ε Q (equal means in each
 round), besides at most J ~ Poisson(≤ λδ) releases of the excess mass of D, J counted over the whole budget (module
-docstring of :mod:`pdp_audit.audits.blackbox.events`, steps 1–3).  The labels of the non-excess releases in S, in
-order of arrival, are therefore i.i.d. Bernoulli(p_g), whatever the round sizes.  After round r, with A_r of D and
-B_r of D' in S, the successes of that Bernoulli sequence are at least A_r − j (j the Poisson quantile of λδ at level
-a/2, for every r at once since J_r ≤ J) and its failures exactly B_r.  The binomial confidence sequence of
-:mod:`pdp_audit.verify.estimators.confidence_sequences` (Robbins' mixture; its lower end non-decreasing in the
-successes) at level a/2 (a at δ = 0) then bounds p_g from below at every round at once, so
+docstring of :mod:`pdp_audit.audits.blackbox.events`, steps 1–3).  After round r the releases drawn number
+N_1 + … + N_r ~ Poisson(λ_1 + … + λ_r), a mean fixed before the first draw, so the counts A_r (of D) and B_r (of D')
+in S are those of a fixed pass of that mean: given K_r = A_r + B_r, the labels of its non-excess releases are
+Binomial(K_r − J_r, p_g) with J_r ≤ J, and the exact test of that pass (Clopper–Pearson on A_r − j successes of K_r,
+j the Poisson quantile of λδ at level a/2, for every round at once since J_r ≤ J, the binomial then read at a/2 in
+place of a; :mod:`pdp_audit.audits.blackbox.events`, step 3) at level a_r rejects the true ε with probability at most
+a_r.  The pass reads round r at a_r = a/(2R), R the number of rounds the budget
+allows (:func:`round_means`, fixed by ``trials`` before any draw), and the last round also at a/2; by the union bound
+over the R + 1 readings, Σ a_r ≤ a,
 
-    ε ≥ logit(lo(A_r − j, B_r; a/2))       for every round r simultaneously, with probability ≥ 1 − a,
+    P(some round's bound exceeds the true ε) ≤ R · a/(2R) + a/2 = a,
 
-and Bonferroni over the K events (a = α/K) makes the largest of them an ε lower bound at level α at any round, in
-particular at one chosen by looking at the counts.  The pass stops after the first round where that bound at the
-audit's α exceeds the claimed ε (``refuted``), where every event's share is shown below π(ε) at that level, so that
-no later round could refute the claim except with probability at most α (``within-claim``), or where the next round
-would exceed ``trials`` releases of a world (``budget``; its numbers are drawn apart from the releases, so stopping on
-them is no look at the labels).  The rounds' means sum to the λ of the fixed pass: a pass that never stops draws
-about as many releases as it.
+whatever rounds are read and whichever stops the pass; Bonferroni over the K events (a = α/K) makes the largest of
+them an ε lower bound at level α at any round, in particular at one chosen by looking at the counts.  The pass stops
+after the first round where that bound at the audit's α exceeds the claimed ε (``refuted``), where every event's share
+is shown below π(ε) (the upper end of a binomial confidence sequence,
+:mod:`pdp_audit.verify.estimators.confidence_sequences`, at level α: no later round could refute the claim except with
+probability at most α; stopping for futility never adds a refutation), or where the next round would exceed
+``trials`` releases of a world (``budget``; its numbers are drawn apart from the releases, so stopping on them is no
+look at the labels).  The rounds' means sum to the λ of the fixed pass: a pass that never stops draws about as many
+releases as it.
 
-Half the level is kept for the budget's end.  The confidence sequence is wider than the exact interval at the same
-n (about 1.3× at 1e5 releases in an event: ``benchmarks/confidence_sequences.py``), which would cost the hardest
-violations their refutation at the full budget.  So the binomial level is split: half to the confidence sequence,
-read after every round, and half to the exact test of the fixed pass (Clopper–Pearson on A − j successes of A + B),
-read only when every round of the budget has been drawn -- the counts of the whole budget, N ~ Poisson(λ) as in the
-fixed pass, at a sample size fixed in advance.  The union bound over the two keeps the level, whatever the rounds at
-which the first was read; at the budget the bound is the larger of the two, the exact one at half the level (about
-3% wider than the fixed pass's at α = 1e-6).
+Why exact tests at the rounds, not a confidence sequence.  A confidence sequence is valid at every sample size, but
+this pass reads only its R rounds (about 17 at 8e6 releases), and paying log R for them costs less than a mixture's
+regret: Robbins' beta-binomial mixture (Jeffreys' prior) at a/2 needed 997,848 fresh releases per world to refute
+SVT4 (DP-Sniper's pair, its best event: rates 0.0417 and 0.0360) at a quarter of α = 1e-6, the exact test at
+a/(2R) with R = 17 needs 741,836, at the whole budget's a/2 622,256 (``benchmarks/confidence_sequences.py``: about
+1.3× the exact interval's width at 1e5 releases in an event; a clear violation pays less, 3,267 against 3,748 for
+rates 0.05 and 0.02).  Half the level is kept for the budget's end, so that the hardest violations keep their
+refutation at the full budget: there the bound is the exact test's at a/2 (about 3% wider than the fixed pass's at
+α = 1e-6).
 
 A large budget is staged (:mod:`pdp_audit.audits.blackbox.stages`): a small pilot attack and larger ones, each with
 its own streams (its training and selection reading the earlier stages' releases first, its fresh releases always
@@ -54,7 +60,7 @@ import numpy as np
 
 from pdp_audit.audits.blackbox.events import EventAttack, EventHits, lower_rate
 from pdp_audit.verify.estimators.attack import poisson_mean_within, poisson_upper
-from pdp_audit.verify.estimators.confidence_sequences import binomial_lower, binomial_upper
+from pdp_audit.verify.estimators.confidence_sequences import binomial_upper
 from pdp_audit.verify.estimators.engine import block_rng, iter_blocks
 
 #: The first round's Poisson mean of releases per world (a mechanism far from its claim is refuted in it) ...
@@ -85,13 +91,16 @@ def round_means(total: float) -> list[float]:
 @dataclass(frozen=True)
 class AnytimeEventAttack(EventAttack):
     """The fresh counts of the chosen events after the rounds drawn (``n``, ``m`` releases of D and D', of Poisson
-    means ``mean_d`` = ``mean_dp``, the rounds' means summed), bounded by the confidence sequence (module docstring):
+    means ``mean_d`` = ``mean_dp``, the rounds' means summed), bounded by the exact test of each round (module
+    docstring):
     ``horizon`` the Poisson mean of every round the budget allowed (the excess J is counted over it), ``rounds``
     the rounds drawn, ``stopped`` why the pass stopped (:data:`STOPPED`), ``trials`` the budget, per world,
     ``complete`` whether every round of the budget was drawn (the exact test of the whole budget is then read too),
     and ``share`` the part of the level this pass may spend (a stage's of a staged attack:
     :mod:`pdp_audit.audits.blackbox.stages`), ``before`` the releases per world its earlier stages drew (training,
-    selection and fresh), ``stage`` which: ``single`` (no stages), ``pilot``, ``middle`` or ``full``."""
+    selection and fresh), ``stage`` which: ``single`` (no stages), ``pilot``, ``middle`` or ``full``, and ``looks``
+    the number of rounds R the budget allows, fixed before the first draw, among which half the level is split
+    (module docstring; 1: a pass read once, at its end)."""
 
     horizon: float = 0.0
     rounds: int = 0
@@ -101,12 +110,13 @@ class AnytimeEventAttack(EventAttack):
     share: float = 1.0
     before: int = 0
     stage: str = "single"
+    looks: int = 1
 
     def event_bound(self, hits_for: int, hits_against: int, mean_for: float, mean_against: float, a: float) -> float:
-        """logit(lo) + log(μ/λ), lo the larger of the confidence sequence's lower end lo(A − j, B; b/2) and, once the
-        budget is complete, the exact one (Clopper–Pearson, A − j of A + B at b/2): the event's share of the favoured
-        world (b = a/2 and j the excess allowance at δ > 0, else b = a and j = 0; module docstring), a taken at this
-        pass's ``share`` of it."""
+        """logit(lo) + log(μ/λ), lo the exact lower end (Clopper–Pearson, A − j successes of A + B) at level b/(2R),
+        R = ``looks``, and, once the budget is complete, at b/2: the event's share of the favoured world (b = a/2 and
+        j the excess allowance at δ > 0, else b = a and j = 0; module docstring), a taken at this pass's ``share`` of
+        it."""
         a = a * self.share
         excess = 0
         if self.delta > 0:
@@ -115,25 +125,31 @@ class AnytimeEventAttack(EventAttack):
         successes = hits_for - excess
         if successes <= 0:
             return 0.0
-        lo = binomial_lower(successes, successes + hits_against, a / 2)
-        if self.complete:
-            lo = max(lo, float(lower_rate(successes, hits_for + hits_against, a / 2)))
+        lo = self._lower(successes, hits_for + hits_against, a)
         if lo <= 0:
             return 0.0
         eps = math.log(lo) - math.log1p(-lo) + math.log(mean_against / mean_for)
         return eps if math.isfinite(eps) and eps > 0 else 0.0
 
+    def _lower(self, successes: float, total: float, a: float) -> float:
+        """The share's lower end from ``successes`` of ``total`` at binomial level ``a``: Clopper–Pearson at a/(2R)
+        after any round, the larger of it and Clopper–Pearson at a/2 once every round was drawn (module docstring)."""
+        lo = float(lower_rate(successes, total, a / (2 * max(self.looks, 1))))
+        if self.complete:
+            lo = max(lo, float(lower_rate(successes, total, a / 2)))
+        return lo
+
     def delta_lower_bound_at(self, alpha: float, epsilon: float) -> float:
-        """The δ lower bound at ``epsilon``: the largest δ whose excess allowance still lets the confidence sequence
-        reject ε (level split a/2 to the excess, a/4 to the sequence, as :meth:`event_bound` at δ > 0), over the
+        """The δ lower bound at ``epsilon``: the largest δ whose excess allowance still lets the rounds' exact test
+        reject ε (level split a/2 to the excess, a/2 to the binomial, as :meth:`event_bound` at δ > 0), over the
         events; 0 if none."""
         a = alpha * self.share / (2 * max(len(self.events), 1))
         pi = 1 / (1 + math.exp(-epsilon))
         best = 0.0
         for hits_for, hits_against, _, _ in self._oriented():
 
-            def rejects(j: int) -> bool:  # the confidence sequence's half of the binomial level
-                return hits_for - j > 0 and binomial_lower(hits_for - j, hits_for - j + hits_against, a / 2) > pi
+            def rejects(j: int) -> bool:  # the binomial half of the level (fewer rejections as j grows)
+                return hits_for - j > 0 and self._lower(hits_for - j, hits_for + hits_against, a) > pi
 
             if not rejects(0):
                 continue
@@ -180,8 +196,9 @@ def bound_events_anytime(
     events = statistic.events
     hits = {w: np.zeros(len(events) + 1, dtype=np.int64) for w in worlds}
     drawn, stopped, rounds = 0.0, "budget" if events else "no-events", 0
-    attack = _attack(events, hits, delta, (drawn, horizon), (rounds, stopped, trials), share=share)
     means = round_means(horizon) if events else []
+    looks = max(len(means), 1)  # the readings among which half the level is split, fixed before any draw
+    attack = _attack(events, hits, delta, (drawn, horizon), (rounds, stopped, trials), False, (share, looks))
     for r, mean in enumerate(means):
         sizes = {w: int(block_rng(seed, f"{prefix}/rounds/{w}", r).poisson(mean)) for w in worlds}
         if any(hits[w][-1] + sizes[w] > trials for w in worlds):
@@ -197,7 +214,7 @@ def bound_events_anytime(
                     bar.update(int(block[0, -1]))
         drawn, rounds = drawn + mean, r + 1
         state = (rounds, "budget", trials)
-        attack = _attack(events, hits, delta, (drawn, horizon), state, rounds == len(means), share)
+        attack = _attack(events, hits, delta, (drawn, horizon), state, rounds == len(means), (share, looks))
         if attack.epsilon_lower_bound_at(alpha * STOP_MARGIN) > epsilon:
             stopped = "refuted"
         elif attack.within_claim(epsilon, alpha):
@@ -212,11 +229,25 @@ def bound_events_anytime(
     return dataclasses.replace(attack, stopped=stopped)
 
 
-def _attack(events, hits: dict, delta: float, means: tuple, state: tuple, complete: bool = False, share: float = 1.0):
-    (drawn, horizon), (rounds, stopped, trials) = means, state
+def _attack(events, hits: dict, delta: float, means: tuple, state: tuple, complete: bool, level: tuple):
+    """The :class:`AnytimeEventAttack` of the counts so far; ``level`` = (share, looks)."""
+    (drawn, horizon), (rounds, stopped, trials), (share, looks) = means, state, level
     d, dp = hits["D"], hits["D'"]
     return AnytimeEventAttack(
-        events, tuple(int(h) for h in d[:-1]), tuple(int(h) for h in dp[:-1]), int(d[-1]), int(dp[-1]), delta,
-        drawn, drawn, True, horizon=horizon, rounds=rounds, stopped=stopped, trials=trials, complete=complete,
+        events,
+        tuple(int(h) for h in d[:-1]),
+        tuple(int(h) for h in dp[:-1]),
+        int(d[-1]),
+        int(dp[-1]),
+        delta,
+        drawn,
+        drawn,
+        True,
+        horizon=horizon,
+        rounds=rounds,
+        stopped=stopped,
+        trials=trials,
+        complete=complete,
         share=share,
+        looks=looks,
     )

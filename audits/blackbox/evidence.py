@@ -67,9 +67,10 @@ EVENT_FORMULA = (
 
 #: The event test's formula when its fresh pass stopped once decided (:mod:`pdp_audit.audits.blackbox.anytime`).
 ANYTIME_FORMULA = (
-    "ε ≥ max over events S fixed before the fresh draws of logit(π_lo(S)): π_lo the lower end of a confidence "
-    "sequence (Robbins' beta-binomial mixture) on the share of D among the releases in S, drawn in Poisson rounds and "
-    "valid at every round at once (less δ's excess), Bonferroni over the events"
+    "ε ≥ max over events S fixed before the fresh draws of logit(π_lo(S)): π_lo the exact binomial lower bound on "
+    "the share of D among the releases in S, drawn in Poisson rounds, after each round at the level split among the "
+    "rounds the budget allows (Bonferroni, valid at every round at once; half the level kept for the last), less "
+    "δ's excess, Bonferroni over the events"
 )
 
 
@@ -349,9 +350,9 @@ def _stopping_note(attack) -> str:
     stage = _stage_note(attack)
     return stage + (
         f" The fresh releases were drawn in {attack.rounds} Poisson round{'s' if attack.rounds != 1 else ''} of at "
-        f"most {attack.trials:,} per world in all, and the pass stopped {why}; each event's share is bounded by an "
-        "anytime-valid confidence sequence (a beta-binomial mixture, Robbins 1970) instead of the exact test, valid at "
-        "the stopping time."
+        f"most {attack.trials:,} per world in all, and the pass stopped {why}; each event's share is bounded by the "
+        f"exact test after each round at the level split among the {attack.looks} rounds the budget allows "
+        "(Bonferroni; half of it kept for the last round), an anytime-valid bound, valid at the stopping time."
     )
 
 

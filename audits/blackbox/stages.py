@@ -10,13 +10,13 @@ reads.
 The schedule (:func:`stage_schedule`), fixed by ``trials`` and ``train_trials`` alone, before the first release is
 drawn: stage 1, the pilot, bounds on at most :data:`PILOT_TRIALS` fresh releases per world (learning from
 :data:`PILOT_TRAIN`); each further stage on :data:`STAGE_GROWTH` times as many as the last, while that is at most a
-quarter of ``trials``, learning from an eighth of its fresh budget (at least the pilot's, at most ``train_trials``); the
-last stage is the attack of the run's own budget (``trials``, ``train_trials``), its streams those of an unstaged attack
-(``blackbox/…``; the earlier stages' ``blackbox/pilot/…``, ``blackbox/stage2/…``, …). Each stage is a whole attack: its
-training, its events chosen on its selection pass, its fresh pass stopped once decided. Stage k spends the share s_k of
-the level: the last 1/2, the one before it 1/4, and so on halving, the pilot as much as the stage after it, so that
-s_1 + … + s_S = 1 (two stages: a half each). The run stops at the first stage that refutes the claim (or reaches a time
-limit); the last stage's verdict is the run's.
+quarter of ``trials`` and at most :data:`STAGE_MAX`, learning from an eighth of its fresh budget (at least the pilot's,
+at most ``train_trials``); the last stage is the attack of the run's own budget (``trials``, ``train_trials``), its
+streams those of an unstaged attack (``blackbox/…``; the earlier stages' ``blackbox/pilot/…``, ``blackbox/stage2/…``,
+…). Each stage is a whole attack: its training, its events chosen on its selection pass, its fresh pass stopped once
+decided. Stage k spends the share s_k of the level: the last 1/2, the one before it 1/4, and so on halving, the pilot as
+much as the stage after it, so that s_1 + … + s_S = 1 (two stages: a half each). The run stops at the first stage that
+refutes the claim (or reaches a time limit); the last stage's verdict is the run's.
 
 Reuse. A stage learns and selects from the releases its earlier stages drew before drawing any of its own
 (:class:`EarlierReleases`): all of them, training, selection and fresh, stage by stage in the order drawn, its training
@@ -46,11 +46,13 @@ Nothing here lets a fresh pass count a release drawn before its events were fixe
 independence above (``tests/test_blackbox_stages.py`` checks every counted release was drawn after).
 
 Price. A claim the earlier stages cannot refute draws, besides the budget's, the earlier stages' fresh releases less
-what the later ones reuse: at the default 8e6, the pilot's at most 362,500 per world, the second stage's 387,500 new
-training and selection releases (the rest of its 750,000 the pilot's) and 2,000,000 fresh ones, and the full attack's
-8,000,000 fresh ones (its 2,500,000 to learn and select from all earlier draws): at most 10,750,000 per world in all,
-that is +2.5% of the 10,485,434 an unstaged run draws (+30% without reuse); a violation the second stage refutes
-draws at most 2,750,000 in all (3,112,500 without)."""
+what the later ones reuse: at the default 8e6, the pilot's at most 362,500 per world, the second stage's 650,000 fresh
+ones (its 243,750 to learn and select from all the pilot's), the third stage's 1,690,000 fresh ones (its 633,750 to
+learn and select from earlier draws) and the full attack's 8,000,000 fresh ones (its 2,500,000 to learn and select
+from all earlier draws): at most 10,702,500 per world in all, that is +2.1% of the 10,485,434 an unstaged run draws;
+a violation the second stage refutes draws at most 1,012,500 in all, one the third refutes at most 2,702,500.  (With
+stages growing 8-fold, a pilot, a stage of 2,000,000 and the full attack: 10,750,000, and 2,750,000 for a violation
+the middle stage refutes.)"""
 
 from __future__ import annotations
 
@@ -60,17 +62,28 @@ from typing import Callable, Iterator
 
 import numpy as np
 
+from pdp_audit.audits.blackbox.events import SELECTION_MAX, SELECTION_SHARE
+
 #: A stopped attack on at least this many fresh releases per world is staged ...
 STAGED_FROM = 1_000_000
 #: ... its first stage, the pilot, learning from at most this many releases per world, its events bounded on at most
 #: this many fresh ones (its selection pass a quarter of that) ...
 PILOT_TRAIN, PILOT_TRIALS = 50_000, 250_000
-#: ... each further stage this many times the last's fresh releases, while that is at most a quarter of the budget
-#: (measured 2026-11-26, seed 0, α = 1e-6, ``benchmarks/blackbox_early_stop.py --trials 8000000 --early-only``: the
-#: stage of 2e6 fresh releases learning from 2.5e5, at a quarter of the level, refuted SVT3‖SVT4, SVT4 and SVT3 after
-#: 308,290, 1,055,084 and 1,991,640 fresh releases, 1,418,408, 2,165,202 and 3,101,758 per world in all, against
-#: 4,447,315, 4,447,315 and 6,443,208 with the pilot and the full attack alone) ...
-STAGE_GROWTH = 8
+#: ... each further stage this many times the last's fresh releases (rounded), while that is at most a quarter of the
+#: budget: at 8e6 stages of 650,000 and 1,690,000 fresh releases.  Why 2.6: the stage after the pilot then learns and
+#: selects from the pilot's releases alone (3/8 of 650,000, within the pilot's 362,500: no new draw), and a violation
+#: it refutes costs at most 1,012,500 releases per world in all, a tenth of the fixed pass's 10,485,434 (issue 43).
+#: Measured 2026-11-26, α = 1e-6, seeds 0, 1, 2, with the rounds' exact tests (``blackbox.anytime``): SVT4 refuted after
+#: 2,061,745, 1,705,424 and 1,468,570 releases per world in all and SVT3 after 2,061,745, 1,945,216 and 3,741,859 (by
+#: the third stage; SVT3 on seed 2 by the full attack), against 1,805,286, 1,806,545, 1,806,573 and 8,117,454, 1,806,510
+#: (seeds 0, 1) with growth 8 (a stage of 2e6 after the pilot, learning from 750,000).  The stage after the pilot
+#: refuted neither on these seeds: its events, learned from 81,250 releases and chosen on 162,500, are weaker than the
+#: best (which needs about 600,000 fresh releases at its level) ...
+STAGE_GROWTH = 2.6
+#: ... and at most this many (10,000,000: a stage of more learns and selects from as many releases as the full attack,
+#: SELECTION_MAX / SELECTION_SHARE, so that it would only spend level the full attack could use, and add fresh
+#: releases to every run that holds its claim) ...
+STAGE_MAX = round(SELECTION_MAX / SELECTION_SHARE)
 #: ... learning from this share of its fresh budget (at least PILOT_TRAIN, at most the run's ``train_trials``).
 STAGE_TRAIN_SHARE = 1 / 8
 
@@ -93,8 +106,8 @@ def stage_schedule(trials: int, train_trials: int) -> tuple[Stage, ...]:
     if trials < STAGED_FROM:
         return (Stage("blackbox", "single", trials, train_trials, 1.0),)
     sizes = [PILOT_TRIALS]
-    while sizes[-1] * STAGE_GROWTH <= trials / 4:
-        sizes.append(sizes[-1] * STAGE_GROWTH)
+    while round(sizes[-1] * STAGE_GROWTH) <= min(trials / 4, STAGE_MAX):
+        sizes.append(round(sizes[-1] * STAGE_GROWTH))
     shares = [0.5 ** (len(sizes) - k + 1) for k in range(len(sizes))]  # the last before the full attack's: 1/4
     shares[0] = shares[1] if len(shares) > 1 else 0.5  # the pilot as much as the stage after it: the sum is 1
     early = [
