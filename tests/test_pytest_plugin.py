@@ -440,3 +440,20 @@ def test_streamed_losses_give_the_numbers_of_the_losses_in_memory():
         np.testing.assert_array_equal(streamed.tails[direction].count_q, tail.count_q)
     for world in ("D", "D'"):
         np.testing.assert_array_equal(streamed.heads[world], losses[world][:50_000])
+
+
+@pytest.mark.parametrize("early_stop", [True, False])
+def test_assert_coverage_stops_once_decided_unless_told_not_to(early_stop):
+    """assert_coverage follows the plugin's early stopping (``--audit-no-early-stop``: the whole budget, the exact
+    binomial test): a 99.9% bound claimed at ρ = 0.01 passes at α = 1e-6 either way, in a tenth of the budget when
+    stopped, and the message says the draws used."""
+    outcome = _audit(early_stop=early_stop).assert_coverage(
+        lambda size, rng: np.abs(rng.standard_normal(size)) <= 3.2905267314918945, rho=0.01
+    )
+    stopped = [c.details.get("early_stop") for c in outcome.checks if c.details]
+    assert outcome.verdict == "pass"
+    if early_stop:
+        assert stopped[0]["stopped"] == "passed" and stopped[0]["drawn_per_world"] <= 10_000
+        assert "of at most 100,000 samples, passed" in outcome.message
+    else:
+        assert stopped == [None] and "early_stop" not in str(outcome.message)
