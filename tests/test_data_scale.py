@@ -42,6 +42,16 @@ def test_the_csv_numbers_are_pythons_floats_of_the_cells(tmp_path):
     assert np.array_equal(features.view(np.int64), expected.view(np.int64))  # bit for bit, signed zeros too
 
 
+def test_integer_columns_are_read_as_floats_of_the_cells_signed_zeros_too(tmp_path):
+    """pandas' type inference reads integer cells as int64 (``-0`` loses its sign): such a file is parsed again as
+    floats, and every cell is Python's float of it; a table of floats is parsed once."""
+    text = "a,b,c\n1,-0,0.5\n-0,3,-0.0\n9007199254740993,-7,1e-320\n"
+    (tmp_path / "d.csv").write_text(text)
+    features = load_csv(tmp_path / "d.csv").features
+    expected = np.array([[float(cell) for cell in line.split(",")] for line in text.splitlines()[1:]])
+    assert np.array_equal(features.view(np.int64), expected.view(np.int64))
+
+
 @pytest.mark.parametrize(
     "text, message",
     [
