@@ -154,3 +154,32 @@ def test_a_cell_is_the_same_in_any_grid(tmp_path):
         assert bigger[cell_id][0] == seed
         estimates = [c["estimate"] for c in json.loads(text)]
         assert [c["estimate"] for c in json.loads(bigger[cell_id][1])] == estimates
+
+
+def test_dask_batches_shrink_to_single_cells_and_keep_the_order():
+    """A Dask task runs a batch of cells: every cell once, in order, at most MAX_BATCH a task, the last ones alone."""
+    from pdp_audit.verify.sweeps.executors import MAX_BATCH, batches
+
+    for cells, threads in ((100, 2), (7, 2), (1, 1), (0, 4), (1000, 16)):
+        planned = batches(list(range(cells)), threads)
+        assert [c for batch in planned for c in batch] == list(range(cells))
+        assert all(1 <= len(b) <= MAX_BATCH for b in planned) and (not planned or len(planned[-1]) == 1)
+        assert [len(b) for b in planned] == sorted((len(b) for b in planned), reverse=True)
+    assert len(batches(list(range(100)), 2)) < 40  # a third of the round trips of a task a cell
+
+
+def test_a_cell_failing_in_a_batch_is_named_with_the_outcomes_before_it(tmp_path):
+    """execute_batch stops at a cell that raises; its error says which and carries the outcomes before it (the driver
+    stores them and names that cell)."""
+    from dataclasses import replace
+
+    from pdp_audit.verify.sweeps.executors import execute_batch
+    from pdp_audit.verify.sweeps.spec import tasks_for
+
+    spec = parse_toy_spec(toy_spec(3, 0.0))
+    tasks = tasks_for(spec, spec.cells)
+    broken = replace(tasks[1], parameters={**tasks[1].parameters, "sleep": "no"})  # time.sleep("no"): TypeError
+    with pytest.raises(TypeError) as raised:
+        execute_batch([tasks[0], broken, tasks[2]])
+    failed, done = raised.value.pdp_batch
+    assert failed == 1 and len(done) == 1 and done[0]["result"]["checks"][0]["exact"] == tasks[0].parameters["x"]
