@@ -3,12 +3,12 @@ is decided (issue 43): the budget ``trials`` becomes a maximum.
 
 **Looks.**  The draws per world are taken in a schedule fixed before the first draw (:func:`looks`): n_1 =
 :data:`FIRST_LOOK`, each look :data:`GROWTH` times the last below the first look that may pass; from it the fractions
-:data:`PASS_LOOKS` of ``trials`` (1/5, 1/3, 1/2, 3/4, the budget) -- K looks in all (11 for the default 1e5: 2,048 …
-15,552, then 20,000, 33,333, 50,000, 75,000, 100,000).  Look r draws its n_r − n_{r−1} releases of each world from the
-streams ``plugin/{world}/look/{r}`` (block-seeded by their identity, so any workers give the same numbers), and after it
-every check of the run is built from the n_r draws of each world as the fixed pass builds it from ``trials``, the
-consistency test's pilot sized from a fixed share of the budget (:func:`piloted_as`): each look's evidence is a valid
-fixed-n test at n_r.
+:data:`PASS_LOOKS` of ``trials`` (1/5, 1/4, 1/3, 1/2, 3/4, the budget) -- K looks in all (12 for the default 1e5: 2,048
+… 15,552, then 20,000, 25,000, 33,333, 50,000, 75,000, 100,000).  Look r draws its n_r − n_{r−1} releases of each world
+from the streams ``plugin/{world}/look/{r}`` (block-seeded by their identity, so any workers give the same numbers), and
+after it every check of the run is built from the n_r draws of each world as the fixed pass builds it from ``trials``,
+the consistency test's pilot sized from a fixed share of the budget (:func:`piloted_as`): each look's evidence is a
+valid fixed-n test at n_r.
 
 **Why stopping at a look keeps α.**  Each look r spends a share w_r of the level, Σ_r w_r = 1 (:func:`look_shares`: half
 at the last look, so that an audit that runs to its budget loses little against the fixed pass, and the other half
@@ -60,10 +60,10 @@ never a verdict -- so the level argument above holds unchanged; a correct pair's
 drawn on past a look with probability at most g_r per guarding check (at α = 1e-6 and a 1e5 budget: 0.58 at 20,000
 draws, 0.32 at 33,333, 0.13 at 50,000, 0.03 at 75,000; the noise view's 0.22 at 20,000, 0.04 at 33,333, 0.004 from
 50,000).  Measured (2026-11-26, seeds 0–7, 1e5, α = 1e-6; ``benchmarks/pair_early_stop.py --part gaussian``): the
-clipped loss refuted on 8 of 8 seeds (at 50,000 or 75,000 draws; without the gate seed 0 passes at 33,333); a correct
+clipped loss refuted on 8 of 8 seeds (at 50,000 or 75,000 draws; without the gate seed 0 passes at 25,000); a correct
 Gaussian at twice its σ passing on 8 of 8 -- with a noise view at (1, 1e-5) at 20,000 (7) or 33,333 (1), a plain one at
-(1, 1e-3) at 33,333 (8).  Before the schedule's fractions, the view's own gate and the relative-entropy bounds: 23,328
-(6 of 8) or 52,488 (2), and 52,488 for the plain one."""
+(1, 1e-3) at 25,000 (3) or 33,333 (5).  Before the schedule's fractions, the view's own gate and the relative-entropy
+bounds: 23,328 (6 of 8) or 52,488 (2), and 52,488 for the plain one."""
 
 from __future__ import annotations
 
@@ -87,10 +87,10 @@ FINAL_SHARE = 0.5
 #: them).  From this share on, they are as strong as a fixed pass of that size.
 PASS_FLOOR = 0.2
 #: The looks from which a pass may stop, as fractions of the budget (numerator, denominator: exact in integers), the
-#: first :data:`PASS_FLOOR`: fixed fractions, so that a pass stopped at the second drew at most a third of the budget
+#: first :data:`PASS_FLOOR`: fixed fractions, so that a pass stopped at the third drew at most a third of the budget
 #: whatever the budget (the ×1.5 schedule from :data:`FIRST_LOOK` put its looks at 23,328 and 34,992 of 1e5, and a
-#: pass that missed the first drew 35%).
-PASS_LOOKS = ((1, 5), (1, 3), (1, 2), (3, 4), (1, 1))
+#: pass that missed the first drew 35%), at most ×1.5 apart.
+PASS_LOOKS = ((1, 5), (1, 4), (1, 3), (1, 2), (3, 4), (1, 1))
 #: The statistical checks of one pass of a user's pair at most: ``loss-consistency``, ``noise-view`` and the two DP
 #: checks (:mod:`pdp_audit.verify.evidence.pair_checks`; a certificate reads each of its passes against the family of
 #: all of them: :attr:`Stopping.others`).
