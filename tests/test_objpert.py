@@ -435,6 +435,27 @@ def test_loss_constants_bound_the_derivatives_on_the_unit_ball():
     assert np.isfinite(LogisticLoss().f(np.array([1e5, -1e5]), 1.0)).all()  # no overflow
 
 
+def test_f1_near_is_f1_to_the_last_places_and_f2_keeps_its_roundings():
+    """f1_near (the privacy report's screen) against f1 and 40-digit arithmetic; the in-place f2 against its formula."""
+    import mpmath
+
+    eps = np.finfo(float).eps
+    t = np.concatenate([np.linspace(-40, 40, 4001), [0.0, -0.0, 1e-300]])
+    for loss in (LogisticLoss(), PseudoHuberLoss(0.7), SquaredLoss()):
+        for yy in (-1.0, 1.0):
+            np.testing.assert_allclose(loss.f1_near(t, yy), loss.f1(t, yy), rtol=8 * eps, atol=0)
+    logistic = LogisticLoss()
+    with mpmath.workdps(40):
+        exact = [float(-yy / (1 + mpmath.exp(yy * mpmath.mpf(v)))) for yy in (-1.0, 1.0) for v in t[::50]]
+    near = np.concatenate([logistic.f1_near(t[::50], yy) for yy in (-1.0, 1.0)])
+    np.testing.assert_allclose(near, exact, rtol=8 * eps, atol=0)
+    assert logistic.f1_near(800.0, 1.0) == 0.0 and logistic.f1_near(0.3, -1.0) == pytest.approx(logistic.f1(0.3, -1.0))
+    y = np.where(np.arange(t.size) % 2, 1.0, -1.0)
+    e = np.exp(-np.abs(y * t))
+    np.testing.assert_array_equal(logistic.f2(t, y), y * y * e / (1.0 + e) ** 2)
+    assert logistic.f2(0.3, 1.0) == logistic.f2(np.array([0.3]), 1.0)[0]
+
+
 def test_parameter_validation():
     X, y = np.eye(2), np.array([1.0, -1.0])
     with pytest.raises(ValueError, match="lam must be"):

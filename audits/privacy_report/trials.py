@@ -186,7 +186,7 @@ class PipelineTrials:
         c, d, n = theta.shape[0], self.d, self.n
         out = np.full((c, len(COLUMNS)), np.nan)
         t = theta @ self.Xall.T
-        st = _State(loss.f1(t, self.yall), loss.f2(t, self.yall), dr["b"] @ self.Xall.T)
+        st = _State(t, loss.f1_near(t, self.yall), loss.f2(t, self.yall), dr["b"] @ self.Xall.T)
         H = self.pair.obj_d.glm_hessian(theta, st.f2[:, :n])  # f'' of D's rows: the same bits as hessian(theta)
         L = np.linalg.cholesky(H)
         st.H = _Factors(list(np.ascontiguousarray(np.swapaxes(L, 1, 2)).transpose(0, 2, 1)))  # xᵀH⁻¹x = ‖L⁻¹x‖²
@@ -265,7 +265,7 @@ class PipelineTrials:
         D ∪ {z}, where ``need`` (repetitions × cols; NaN elsewhere)."""
         cal = self.cal
         X, xn, xn2 = self.Xall[cols], self.xn[cols], self.xn2[cols]
-        f1, f2 = st.f1[:, cols], st.f2[:, cols]
+        f1, f2 = self.pair.loss.f1(st.t[:, cols], self.yall[cols]), st.f2[:, cols]  # f' exactly here
         member = self.member[cols]
         mu = st.H.quadratic(X, need)
         eps1 = pr.objpert_epsilon(f1, f2, xn2, st.xb[:, cols], mu, cal.sigma, member)
@@ -529,11 +529,12 @@ class _Factors:
 
 
 class _State:
-    """What one chunk's exact and screened evaluations share: f', f'' at xᵀθ̂ᴾ and bᵀx for every row of D ∪ {z},
+    """What one chunk's exact and screened evaluations share: t = xᵀθ̂ᴾ, f'' there, f' to its last places (the
+    screen's: its margins are far wider; :meth:`_exact` evaluates f' exactly) and bᵀx for every row of D ∪ {z},
     H's factor, and (data-dependent reports) (J^P)ᵀx, the spectra and inverses of Ĥ (and of Ĥ + τσ₃I)."""
 
-    def __init__(self, f1: np.ndarray, f2: np.ndarray, xb: np.ndarray):
-        self.f1, self.f2, self.xb = f1, f2, xb
+    def __init__(self, t: np.ndarray, f1_near: np.ndarray, f2: np.ndarray, xb: np.ndarray):
+        self.t, self.f1, self.f2, self.xb = t, f1_near, f2, xb
         self.r: np.ndarray | None = None  # H's screening.deviation from H₀, where computed
         self.H: _Factors
         self.xj: np.ndarray
