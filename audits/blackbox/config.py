@@ -65,8 +65,9 @@ _CLAIM_AND_BUDGET = (
         PAIR_OPTIONS["early_stop"],
         default=EARLY_STOP,
         help="draw the fresh releases in rounds and stop once decided: the claim refuted, or every event shown within "
-        "it, at α (an anytime-valid bound, a confidence sequence; --trials the maximum; the event test of a plain run "
-        "only; the default; --no-early-stop: the whole fresh budget in one pass, the bound Clopper–Pearson's)",
+        "it, at α (an anytime-valid bound: the exact test after each round, Bonferroni over the rounds; --trials the "
+        "maximum; the event test of a plain run only; the default; --no-early-stop: the whole fresh budget in one "
+        "pass, the bound Clopper–Pearson's)",
         table="audit",
     ),
     Option(

@@ -343,7 +343,7 @@ class EventAttack:
 
     def event_bound(self, hits_for: int, hits_against: int, mean_for: float, mean_against: float, a: float) -> float:
         """One event's ε bound at level ``a`` from its oriented counts (:func:`ratio_epsilon`; the anytime-valid
-        fresh pass, :mod:`pdp_audit.audits.blackbox.anytime`, reads its confidence sequence instead)."""
+        fresh pass, :mod:`pdp_audit.audits.blackbox.anytime`, reads each round at its share of the level instead)."""
         return float(ratio_epsilon(hits_for, hits_against, mean_for, mean_against, self.delta, a))
 
     def best_event(self, alpha: float) -> Event | None:
