@@ -408,20 +408,23 @@ def test_broken(privacy_audit):
 """
 
 
+# The plugin's sessions below run in this process (runpytest_inprocess): what they test is an option's meaning and
+# its default, not the process (the plugin as a user runs it in a subprocess: tests/test_pytest_plugin.py); each
+# subprocess paid an interpreter and the imports, 1.5-2 CPU s.
 def test_the_pytest_plugin_stops_its_white_box_assertions_by_default(pytester):
     pytester.makepyfile(test_user=PLUGIN_TESTS)
-    result = pytester.runpytest_subprocess("-m", "audit", "-p", "no:cacheprovider")
+    result = pytester.runpytest_inprocess("-m", "audit", "-p", "no:cacheprovider")
     result.assert_outcomes(passed=1, failed=1)
     result.stdout.fnmatch_lines(["*2,048 of at most 100,000 samples, failed*"])
 
 
 def test_the_pytest_plugin_draws_the_whole_budget_with_audit_no_early_stop(pytester):
     pytester.makepyfile(test_user=PLUGIN_TESTS.replace("def test_correct", "def _correct"))
-    result = pytester.runpytest_subprocess("-m", "audit", "--audit-no-early-stop", "-p", "no:cacheprovider")
+    result = pytester.runpytest_inprocess("-m", "audit", "--audit-no-early-stop", "-p", "no:cacheprovider")
     result.assert_outcomes(failed=1)
     result.stdout.fnmatch_lines(["*(100,000 samples, seed 0*"])
     assert "of at most" not in result.stdout.str()
-    again = pytester.runpytest_subprocess("-m", "audit", "--audit-early-stop", "-p", "no:cacheprovider")
+    again = pytester.runpytest_inprocess("-m", "audit", "--audit-early-stop", "-p", "no:cacheprovider")
     again.stdout.fnmatch_lines(["*2,048 of at most 100,000 samples, failed*"])  # the spelling from before: the default
 
 
