@@ -90,6 +90,18 @@ def test_the_fixed_n_bound_read_after_every_round_fails_the_same_test():
     assert _misses(_paths(1, 0.0), 0.0, _fixed) > ALLOWED
 
 
+def _unsplit(event, hits_d, hits_dp, delta, complete):
+    """The broken reading: every round read at the level of a pass read once (looks=1: half the level each time)."""
+    return AnytimeEventAttack(event, (hits_d,), (hits_dp,), 0, 0, delta, 1.0, 1.0, horizon=HORIZON, complete=complete)
+
+
+def test_every_round_read_at_the_level_of_one_reading_fails_the_same_test():
+    """The level split among the rounds the budget allows is what keeps the reading after every round valid: without
+    it (each round at half the level) a claim that holds is refuted after some round in more than LOOSE of the
+    passes."""
+    assert _misses(_paths(1, 0.0), 0.0, _unsplit) > ALLOWED
+
+
 def _run(early_stop: bool, **budget):
     budget = pdp_audit.BlackBoxBudget(train_trials=20_000, early_stop=early_stop, **budget)
     return pdp_audit.audit_blackbox(Shift(), 0.5, 0.0, trials=400_000, seed=3, budget=budget)
