@@ -130,7 +130,7 @@ class GaussianSetup:
     def sensitivity_order(self) -> np.ndarray:
         """``np.argsort(sensitivities)``, sorted once: the median individual is its middle entry, and the per-instance
         record reads the distinct sensitivities from it (a 1e6-row file was sorted twice)."""
-        return np.argsort(self.sensitivities)
+        return np.argsort(self.sensitivities, kind="stable")  # ties in row order on every CPU
 
     @property
     def closed_form_scale(self) -> tuple[float, float]:

@@ -108,7 +108,7 @@ def _run(config: GoeAuditConfig, executor: Executor | None, progress: bool) -> R
     # (a) DP of each release at its calibration, worst-case neighbour
     goe_pair = ag.GoeAnalyzeGaussPair(h, worst, sigma3, "add")
     ag_pair = ag.AnalyzeGaussPair(h, worst, s, "add")
-    index = int(np.argsort(np.linalg.norm(rows, axis=1))[len(rows) // 2])
+    index = int(np.argsort(np.linalg.norm(rows, axis=1), kind="stable")[len(rows) // 2])
     h_x = np.outer(rows[index], rows[index])
     if planning():
         planned(_planned_units(config, sigma3, (goe_pair, ag_pair), _theorem17_pair(h, h_x, sigma3, delta)))

@@ -193,7 +193,7 @@ def _individual(s: LaplaceSetup, budget: pure.Budget) -> tuple[DpClaim, Any, pur
         sens = lap.L1Query("sum", s.query.clip).per_instance_sensitivities(s.rows)
     else:
         sens = s.query.per_instance_sensitivities(s.rows)
-    index = int(np.argsort(sens)[len(sens) // 2])
+    index = int(np.argsort(sens, kind="stable")[len(sens) // 2])  # ties in row order on every CPU
     pair = s.mechanism.pair(s.rows, s.rows[index], "remove")
     eps_i = pair.loss_bound  # ‖Δ_z‖_1/b of the released values themselves (the row's norm can differ in the last ulp)
     spec = _spec("pdp-median-individual", index=index, sensitivity=sens[index], eps_i=eps_i, delta=budget.delta)

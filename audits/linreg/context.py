@@ -201,7 +201,7 @@ def candidates(bases: dict, lam: float, limit: int) -> list[Target]:
             ("v_2 (second eigenvector)", evecs[:, min(1, d - 1)]),
             ("v_max (largest eigenvector)", evecs[:, -1]),
         ]
-        axes = np.argsort(np.diag(gram))[:MAX_AXES]
+        axes = np.argsort(np.diag(gram), kind="stable")[:MAX_AXES]
         directions += [(f"e_{j + 1}", np.eye(d)[j]) for j in sorted(axes)]
         items: list[Target] = []
         for label, x in directions:
@@ -210,7 +210,7 @@ def candidates(bases: dict, lam: float, limit: int) -> list[Target]:
         if name == "data":
             resid = y - X @ theta
             lev = np.einsum("ij,ij->i", X @ np.linalg.inv(gram + max(lam, 1e-6) * np.eye(d)), X)
-            for i in np.argsort(-lev * np.abs(resid))[:REMOVED_ROWS]:
+            for i in np.argsort(-lev * np.abs(resid), kind="stable")[:REMOVED_ROWS]:
                 items.append(Target(f"remove row {i} of the data", name, "remove", X[i], float(y[i]), int(i)))
         else:
             items.append(Target(f"remove row 0 of the {BASE_WORDS[name]}", name, "remove", X[0], float(y[0]), 0))

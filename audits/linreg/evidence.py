@@ -107,7 +107,7 @@ def planned_draws(ctx: Context, audit: MechanismAudit, cands: list) -> int:
 
 def search_note(cands, scores, how: str, worst: int) -> tuple[str, dict]:
     """The note that every DP check of the worst neighbour carries, and the search's details (top five)."""
-    order = np.argsort(-np.where(np.isfinite(scores), scores, -np.inf))
+    order = np.argsort(-np.where(np.isfinite(scores), scores, -np.inf), kind="stable")
     top = [{"target": cands[i].label, "score": float(scores[i])} for i in order[:5]]
     unrunnable = int(np.sum(np.isnan(scores)))
     note = (

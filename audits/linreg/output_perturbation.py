@@ -135,7 +135,7 @@ class OutputPerturbationAudit(GaussianAudit):
                     ratio_max=float(ratio.max()),
                 )
             )
-        idx = np.argsort(-exact)[:5]
+        idx = np.argsort(-exact, kind="stable")[:5]
         errs = {1: 0.0, 2: 0.0, "2-flipped": 0.0}
         for i in idx:
             nb = ctx.neighbours(data[i])

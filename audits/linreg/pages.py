@@ -138,7 +138,7 @@ def figure2_right_page(rows, gammas, radius: float, delta: float) -> Page:
     """[PDP] Figure 2 (right): per γ of ``gammas``, a row (excess risk d/(2γ), the exponential mechanism's ε on
     the ball of ``radius``, median, largest and mean pDP of the data points, pDP for all)."""
     ratios = [r[1] / r[4] for r in rows]
-    order = np.argsort([r[0] for r in rows])
+    order = np.argsort([r[0] for r in rows], kind="stable")
     figure = Lines(
         x=[rows[i][0] for i in order],
         logx=True,

@@ -95,7 +95,7 @@ def _sup_shift(X, y, lam, seed: int, draws: int = 4000) -> float:
         starts = np.vstack([starts, t * evecs])
     values = shift(starts)
     best = float(values.max())
-    for i in np.argsort(-values)[:5]:
+    for i in np.argsort(-values, kind="stable")[:5]:
         res = optimize.minimize(
             lambda v: -float(shift(v)[0]),
             starts[i],
