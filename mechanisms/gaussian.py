@@ -483,6 +483,11 @@ _CHUNK = 1 << 15
 _SMALLEST_NORMAL = float(np.finfo(np.float64).tiny)
 
 
+#: The σ a :class:`GaussianPair` accepts: those whose loss scale 1/(2σ²) is a finite, nonzero float64 (past ~9.5e153
+#: 2σ² overflows to an error, below ~5.3e-155 its reciprocal does; below ~1e-162 σ² is 0).
+SIGMA_RANGE = (1e-154, 9e153)
+
+
 class GaussianPair:
     """The Gaussian mechanism on a neighbouring pair: o ~ N(q_D, σ²I) versus N(q_D', σ²I).
 
@@ -496,6 +501,8 @@ class GaussianPair:
         if self.q_d.shape != self.q_dprime.shape or self.q_d.ndim != 1:
             raise InputError("q_d and q_dprime must be vectors of the same length")
         self.sigma = positive("sigma", sigma)
+        if not SIGMA_RANGE[0] <= self.sigma <= SIGMA_RANGE[1]:  # 1/(2σ²) must be a finite, nonzero float64
+            raise InputError(f"sigma must be between {SIGMA_RANGE[0]:g} and {SIGMA_RANGE[1]:g}, got {self.sigma!r}")
         self.output_dim = self.noise_dim = self.q_d.size
         self.noise_sigma = self.sigma
         # Means as broadcast operands: a scalar for a 1-d release (numpy broadcasts a length-1 axis slowly).

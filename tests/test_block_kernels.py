@@ -8,7 +8,8 @@ import numpy as np
 import pytest
 
 from pdp_audit.mechanisms.base import LOSS_RESOLUTION, MalformedPair, at_loss_resolution, checked_losses
-from pdp_audit.mechanisms.gaussian import GaussianPair
+from pdp_audit.mechanisms.gaussian import SIGMA_RANGE, GaussianPair
+from pdp_audit.mechanisms.validation import InputError
 from pdp_audit.verify.estimators.engine import gathered
 
 EDGES = [np.inf, -np.inf, np.nan, -0.0, 0.0, 5e-324, 2.0**20, -(2.0**20), 2.0**20 - 2.0**-33, 1e308, -1e300, 2.0**-33]
@@ -232,6 +233,11 @@ def test_losses_drawn_and_rounded_in_one_go_are_the_general_ones_bit_for_bit():
     for _ in range(40):
         cases.append((tuple(rng.normal(size=2) * 10.0 ** rng.uniform(-4, 8)), 10.0 ** rng.uniform(-6, 6)))
     for i, ((q_d, q_dprime), sigma) in enumerate(cases):
+        if not SIGMA_RANGE[0] <= sigma <= SIGMA_RANGE[1]:  # 1/(2σ²) not a finite nonzero float: refused up front
+            for cls in (GaussianPair, SampledPlainly):
+                with pytest.raises(InputError, match="sigma must be between"):
+                    cls(np.array([q_d]), np.array([q_dprime]), sigma)
+            continue
         ours, plain = (cls(np.array([q_d]), np.array([q_dprime]), sigma) for cls in (GaussianPair, SampledPlainly))
         assert draws_rounded_losses(ours) and not draws_rounded_losses(plain)
         for world in ("D", "D'"):

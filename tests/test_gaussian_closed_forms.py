@@ -200,3 +200,18 @@ def test_whitened_delta_and_epsilon_against_mpmath():
     for delta, sens in [(1e-5, 0.27), (1e-8, 1.0), (1e-3, 3.0)]:
         root = mp.findroot(lambda e: mp_delta(e, 1, sens) - delta, g.analytic_epsilon(delta, 1.0, sens))
         assert float(g.whitened_epsilon(delta, sens)[0]) == pytest.approx(float(root), rel=2e-12)
+
+
+@pytest.mark.parametrize("sigma", [1e-163, 5e-155, 9.5e153, 1.3e154])
+def test_gaussian_pair_names_the_sigma_its_loss_can_hold(sigma):
+    """Outside SIGMA_RANGE the loss's 1/(2σ²) overflowed or divided by zero deep in an audit (an internal error);
+    now the pair refuses σ in one line that names the range."""
+    with pytest.raises(g.InputError, match=r"sigma must be between 1e-154 and 9e\+153"):
+        g.GaussianPair([0.0], [1.0], sigma)
+
+
+@pytest.mark.parametrize("sigma", [g.SIGMA_RANGE[0], 1e150])  # near the top, ‖o‖² itself overflows (numbers check it)
+def test_gaussian_pair_losses_are_finite_at_the_ends_of_its_sigma_range(sigma):
+    pair = g.GaussianPair([0.0], [sigma], sigma)  # Δ/σ = 1 at either end
+    losses = pair.privacy_loss(pair.sample("D", 1000, np.random.default_rng(0)))
+    assert np.all(np.isfinite(losses)) and abs(float(np.mean(losses)) - 0.5) < 0.2  # E[L] = Δ²/(2σ²) = 1/2
