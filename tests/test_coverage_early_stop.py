@@ -108,3 +108,41 @@ def test_an_array_of_outcomes_is_read_as_before(tmp_path):
 def test_early_stop_must_be_a_boolean():
     with pytest.raises(pdp_audit.InputError, match=r"^early_stop must be True or False, got 'no'$"):
         pdp_audit.audit_coverage(interval_covers(0.999), RHO, early_stop="no")
+
+
+def _slowly(holds):
+    """``holds`` at a fixed pace (a sampler slow enough that a time limit, not the budget, ends its looks)."""
+    import time
+
+    def slow(size: int, rng: np.random.Generator) -> np.ndarray:
+        time.sleep(0.02)
+        return holds(size, rng)
+
+    return slow
+
+
+@pytest.mark.parametrize("early_stop", [True, False])
+def test_a_time_limit_ends_the_looks_and_reports_what_they_support(early_stop):
+    """``time_limit=`` stops a sampler's looks once the seconds have passed, whatever ``early_stop`` says; a claim
+    exactly tight stays inconclusive (nothing wrong passes), and the run says why it stopped and that it had a
+    limit."""
+    run = pdp_audit.audit_coverage(
+        _slowly(interval_covers(0.99)), RHO, trials=10**8, seed=SEED, alpha=ALPHA, early_stop=early_stop, time_limit=0.3
+    )
+    stopped = run.checks[0].details["early_stop"]
+    assert stopped["stopped"] == "time-limit" and stopped["drawn_per_world"] < 10**8
+    assert run.verdict == "inconclusive" and run.parameters["time_limit"] == 0.3
+
+
+def test_a_broken_interval_still_fails_under_a_time_limit():
+    """An interval that undercovers tenfold (90% claimed at 99%) fails at its first look, before any deadline."""
+    run = pdp_audit.audit_coverage(
+        _slowly(interval_covers(0.90)), RHO, trials=10**8, seed=SEED, alpha=ALPHA, time_limit=60.0
+    )
+    assert run.verdict == "fail" and run.checks[0].details["early_stop"]["stopped"] == "failed"
+
+
+@pytest.mark.parametrize("bad", [0, -1.0, float("nan"), "soon"])
+def test_a_bad_time_limit_is_one_line_naming_the_range(bad):
+    with pytest.raises(pdp_audit.InputError, match=r"^time_limit must be a finite number > 0"):
+        pdp_audit.audit_coverage(interval_covers(0.99), RHO, time_limit=bad)

@@ -25,6 +25,7 @@ def audit_coverage(
     alpha: float = DEFAULT_ALPHA,
     exact_failure: float | None = None,
     early_stop: bool = DEFAULT_EARLY_STOP,
+    time_limit: float | None = None,
 ) -> Run:
     """Audit a claim "the event holds with probability at least 1 − ρ" from the failures of the event's draws.
 
@@ -46,7 +47,10 @@ def audit_coverage(
       exact_failure: the exact failure probability, if known (shown beside the estimate; never evidence).
       early_stop: stop a sampler's draws once the claim is decided (the default); the check's
         ``details["early_stop"]`` records the draws used (``drawn_per_world``), the most (``max_per_world``) and why
-        it stopped (``passed``, ``failed`` or ``budget``).  False: the whole budget in one pass.
+        it stopped (``passed``, ``failed``, ``budget`` or ``time-limit``).  False: the whole budget in one pass.
+      time_limit: seconds, > 0, after which a sampler's looks stop (drawn in looks even with ``early_stop=False``):
+        the check reports what the draws by then support at ``alpha``, valid because the confidence sequence holds at
+        every look (the result then depends on the machine's speed).  None: no limit.
 
     Returns:
       The decided :class:`~pdp_audit.reports.records.Run` with one check, ``coverage``; its ``parameters`` say
@@ -69,7 +73,8 @@ def audit_coverage(
         run.verdict  # 'inconclusive': the claim is exactly tight, no sample size can confirm it
         run.checks[0].details["early_stop"]["stopped"]  # 'budget': every look was drawn
     """
-    values = {"rho": rho, "trials": trials, "seed": seed, "alpha": alpha, "early_stop": flag("early_stop", early_stop)}
+    values: dict[str, Any] = {"rho": rho, "trials": trials, "seed": seed, "alpha": alpha, "time_limit": time_limit}
+    values["early_stop"] = flag("early_stop", early_stop)
     return run_coverage(build(CoverageAuditConfig, values, extra={"target": holds, "exact_failure": exact_failure}))
 
 
@@ -80,10 +85,11 @@ def run_coverage(config: CoverageAuditConfig, progress: bool = False) -> Run:
     from pdp_audit.verify.evidence.pair_sequential import Stopping, stated
 
     holds, trials = config.target, config.trials
-    stop = Stopping.of(config.alpha, config.early_stop, None)  # None: the whole budget in one pass
+    stop = Stopping.of(config.alpha, config.early_stop, config.time_limit)  # None: the whole budget in one pass
     evidence = coverage_checks(holds, config.rho, (trials, config.seed), config.exact_failure, stop)
     if in_looks(holds, stop):  # the budget a maximum, as a pair's pass in looks states it
-        parameters = {"claim": "coverage", "rho": config.rho, "trials": int(trials), **stated(True, None)}
+        parameters = {"claim": "coverage", "rho": config.rho, "trials": int(trials)}
+        parameters.update(stated(config.early_stop, config.time_limit))
     else:
         drawn = evidence[0].details.get("trials", trials)  # a malformed sampler: the trials asked for
         parameters = {"claim": "coverage", "rho": config.rho, "trials": int(drawn)}

@@ -15,7 +15,8 @@ class CoverageAuditConfig(AuditConfig):
     ``(size, rng) -> bool array``, a per-trial ``rng -> bool`` function, or outcomes already drawn), decided by an
     exact binomial test of the failures among ``trials`` draws at false-alarm probability ``alpha``, or with
     ``early_stop`` (a sampler's) drawn in looks and stopped once a confidence sequence decides it, ``trials`` the
-    maximum (:mod:`pdp_audit.verify.evidence.coverage_sequential`); ``exact_failure``: the exact failure probability
+    maximum (:mod:`pdp_audit.verify.evidence.coverage_sequential`), or drawn in looks until ``time_limit`` seconds have
+    passed (what the draws by then support); ``exact_failure``: the exact failure probability
     where known (shown, never evidence)."""
 
     rho: float = option(PAIR_OPTIONS["rho"], required=True)
@@ -23,5 +24,6 @@ class CoverageAuditConfig(AuditConfig):
     seed: int = option(PAIR_OPTIONS["seed"], required=True)
     alpha: float = option(PAIR_OPTIONS["alpha"], required=True)
     early_stop: bool = option(PAIR_OPTIONS["early_stop"])
+    time_limit: float | None = option(PAIR_OPTIONS["time_limit"])
     target: Any = field(default=None, compare=False, repr=False)
     exact_failure: Any = field(default=None, compare=False)

@@ -10,7 +10,6 @@ from typing import Any
 from pdp_audit.mechanisms.validation import InputError, quoted, shown
 from pdp_audit.verify.core.config import (
     PAIR_OPTIONS,
-    POSITIVE,
     AuditConfig,
     Option,
     OptionNames,
@@ -37,15 +36,7 @@ EARLY_STOP_OPTION = replace(
     "every check passing), the trials the maximum; each look spends a fixed share of α, so the verdicts keep their "
     "level (the default; --no-early-stop, early_stop = false: the whole budget in one pass)",
 )
-TIME_LIMIT_OPTION = Option(
-    "time_limit",
-    "float",
-    None,
-    "seconds from the start after which no further look of the pass is drawn, > 0: the run reports what the draws by "
-    "then support at α (drawn in looks as with early stopping; the result then depends on the machine's speed)",
-    range=POSITIVE,
-    table="audit",
-)
+TIME_LIMIT_OPTION = PAIR_OPTIONS["time_limit"]
 
 
 @dataclass(frozen=True)

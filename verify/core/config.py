@@ -478,6 +478,16 @@ PAIR_OPTIONS = {
     # plugin, the black box's fresh pass; issue 43): the budget a maximum; --no-early-stop (early_stop = false,
     # early_stop=False) the whole budget in one pass, the numbers of the versions before
     "early_stop": Option("early_stop", "bool", True, "stop once decided", table="audit", flag="--no-early-stop"),
+    # a deadline for the looks of an audit that can stop once decided (a pair's pass, a coverage sampler's)
+    "time_limit": Option(
+        "time_limit",
+        "float",
+        None,
+        "seconds from the start after which no further look of the pass is drawn, > 0: the run reports what the draws "
+        "by then support at α (drawn in looks as with early stopping; the result then depends on the machine's speed)",
+        range=POSITIVE,
+        table="audit",
+    ),
     "factory": Option(
         "factory",
         "str",
