@@ -130,6 +130,8 @@ def test_the_users_code_failing_is_theirs_in_one_line(module, target, code, need
     (tmp_path / "faulty_user.py").write_text(FAULTY)
     (tmp_path / "broken_syntax.py").write_text("def make(:\n")
     monkeypatch.syspath_prepend(str(tmp_path))
+    for name in ("faulty_user", "broken_syntax"):  # imported here, then dropped: another test writes its own
+        monkeypatch.delitem(sys.modules, name, raising=False)
     args = ["blackbox", f"{module}:{target}", "--claim-epsilon", "1", "--claim-delta", "1e-5", "--trials", "2000"]
     assert main(args) == code
     captured = capsys.readouterr()

@@ -229,6 +229,7 @@ def test_a_well_behaved_target_gives_the_bytes_it_gave_in_process(user_folder, m
     assert cli(user_folder, *certify, "--json", "cert-child.json").returncode == 3
     monkeypatch.chdir(user_folder)
     monkeypatch.syspath_prepend(str(user_folder))
+    monkeypatch.delitem(sys.modules, "faulty_user", raising=False)  # another test's faulty_user (a worker's cache)
     for module in (blackbox_cli, certify_cli):
         monkeypatch.setattr(module, "in_user_process", in_process)
     assert main([*args, "--json", "parent.json"]) == 3
