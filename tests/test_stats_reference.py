@@ -147,3 +147,18 @@ def test_the_relative_entropy_bound_is_never_below_the_exact_binomial_bound():
             exact = clopper_pearson(counts, nobs, alpha, side="upper")[1]
             assert np.all(relative_entropy_upper(counts / nobs, nobs, alpha) >= exact)
             assert np.any(relative_entropy_upper(counts / nobs, 2 * nobs, alpha) < exact)
+
+
+def test_one_means_relative_entropy_bound_is_the_arrays_bit_for_bit():
+    """The scalar path of ``relative_entropy_upper`` (the looks read thousands of single bounds) repeats the array
+    path's bisection and IEEE operations: the same float for every mean, count and level, edges included."""
+    from pdp_audit.verify.estimators.stats import relative_entropy_upper
+
+    rng = np.random.default_rng(5)
+    means = np.concatenate([rng.random(400), rng.random(200) * 1e-5, [0.0, 1.0, 1 - 1e-12, 1e-300, 0.5, -0.1, 1.5]])
+    counts = rng.integers(1, 10**6, size=means.size).astype(float)
+    counts[:3] = [0.0, 0.5, 1.0]
+    for alpha in (1e-6, 0.05, 2.5e-7):
+        arrays = relative_entropy_upper(means, counts, alpha)
+        ones = np.array([relative_entropy_upper(float(m), float(n), alpha) for m, n in zip(means, counts)])
+        assert ones.tobytes() == arrays.tobytes()
