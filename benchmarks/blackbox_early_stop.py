@@ -9,7 +9,7 @@ the stopped pass stopped and which stage decided (from 1e6 fresh releases a pilo
 :func:`pdp_audit.audits.blackbox.attack._staged_attack`), and the wall-clock seconds of each (the load beside them:
 the machine may be shared; the stopped pass runs first and pays the process's warm-up); and the fresh releases
 ``pdp_audit.audit_blackbox`` draws on its defaults at that budget (``default_fresh_per_world``: early stopping is
-the default).
+the default; not with ``--early-only``, which runs the stopped pass alone and nothing else).
 
     python benchmarks/blackbox_early_stop.py                       # 4 mechanisms at 1e6 fresh releases per world
     python benchmarks/blackbox_early_stop.py --trials 8000000 --mechanisms SVT3   # the default budget
@@ -86,10 +86,10 @@ def run_one(name: str, trials: int, seed: int, early_only: bool = False) -> dict
             "cpu_seconds": round(cpu, 2),
             **({"stopped": attack.stopped, "rounds": attack.rounds, "stage": attack.stage} if stop_at else {}),
         }
-    row["default_fresh_per_world"] = _default_fresh(sample_d, sample_dp, claimed, trials, seed)
-    if early_only:
+    if early_only:  # the stopped pass alone: no second audit on the defaults either
         row["load"] = round(os.getloadavg()[0], 2)
         return row
+    row["default_fresh_per_world"] = _default_fresh(sample_d, sample_dp, claimed, trials, seed)
     row["fresh_ratio"] = round(row["early"]["fresh_per_world"] / row["fixed"]["fresh_per_world"], 4)
     row["releases_ratio"] = round(row["early"]["releases_per_world"] / row["fixed"]["releases_per_world"], 4)
     row["seconds_ratio"] = round(row["early"]["seconds"] / max(row["fixed"]["seconds"], 1e-9), 3)
@@ -114,7 +114,8 @@ def main() -> None:
     parser.add_argument("--trials", type=int, default=1_000_000)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--mechanisms", nargs="+", default=list(MECHANISMS))
-    parser.add_argument("--early-only", action="store_true", help="the stopped pass alone (no fixed baseline)")
+    parser.add_argument("--early-only", action="store_true",
+                        help="the stopped pass alone (no fixed baseline, no run on the defaults)")
     args = parser.parse_args()
     for name in args.mechanisms:
         print(json.dumps(run_one(name, args.trials, args.seed, args.early_only), ensure_ascii=False), flush=True)
