@@ -44,8 +44,6 @@ def _synthetic_size(size: tuple[int, int]) -> str | None:
     return None
 
 
-
-
 @dataclass(frozen=True)
 class GaussianAuditConfig(AuditConfig):
     """The options of ``pdp-audit run gaussian``: the claim, the mechanism, the data and the budget.
