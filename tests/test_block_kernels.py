@@ -4,6 +4,9 @@ of a block's losses, and blocks gathered into one array instead of concatenated.
 
 from __future__ import annotations
 
+import os
+from pathlib import Path
+
 import numpy as np
 import pytest
 
@@ -143,41 +146,59 @@ def test_a_malformed_block_is_still_refused_when_written_into_the_result():
         run_blocks(PrivacyLossSampler(NanAtThree(), "D"), 1000, 0, "s")
 
 
-def test_losses_handed_back_through_shared_slots_are_the_serial_ones():
-    """A local pool's workers round their blocks into memory shared at the fork (SharedSlots) rather than pickling
-    them back: the numbers are the serial ones bit for bit, a failed pass leaves no block that would write into a
-    slot the next pass reads, and the slots go with the pool."""
+def test_losses_handed_back_through_shared_slots_are_the_serial_ones(monkeypatch):
+    """A local pool's workers round jobs of blocks into memory shared at the fork (SharedSlots) rather than pickling
+    them back: the numbers are the serial ones bit for bit, however the blocks are grouped into jobs, a failed pass
+    leaves no job that would write into a slot the next pass reads, and the slots go with the pool."""
     from pdp_audit.verify.core.processes import executor_for
     from pdp_audit.verify.estimators import engine
 
     scalar = GaussianPair(np.array([100.0]), np.array([101.0]), 3.7)
     vector = GaussianPair(np.zeros(3), np.eye(3)[0], 0.9)
-    n = 9 * 65536 + 11  # more blocks than slots: every slot is written again
+    n = 9 * 65536 + 11  # more jobs than slots: every slot is written again
     cases = [(scalar, "D"), (vector, "D'"), (Edgy(), "D")]
     with np.errstate(over="ignore"):
         serial = [engine.run_blocks(engine.PrivacyLossSampler(p, w), n, 5, "s") for p, w in cases]
     with executor_for(2) as pool:
         if pool is None:
             pytest.skip("one core: no pool")
-        assert engine._SLOTS is not None and engine._SLOTS.pool is pool and engine._SLOTS.count < len(
-            engine.block_sizes(n)
-        )
+        slots = engine._SLOTS
+        assert slots is not None and slots.pool is pool and slots.count < len(engine.jobs_of(10, slots))
         with pytest.raises(MalformedPair, match="NaN"):
             engine.run_blocks(engine.PrivacyLossSampler(NanAtThree(), "D"), n, 5, "s", pool)
-        with np.errstate(over="ignore"):
-            for (pair, world), expected in zip(cases, serial):
-                pooled = engine.run_blocks(engine.PrivacyLossSampler(pair, world), n, 5, "s", pool)
-                assert np.array_equal(bits(pooled), bits(expected)), (type(pair).__name__, world)
+        for per_job in (1, 2, 3):  # jobs of one block, and of several with a shorter last one
+            monkeypatch.setattr(
+                engine,
+                "jobs_of",
+                lambda blocks, _: [range(b, min(b + per_job, blocks)) for b in range(0, blocks, per_job)],
+            )
+            with np.errstate(over="ignore"):
+                for (pair, world), expected in zip(cases, serial):
+                    pooled = engine.run_blocks(engine.PrivacyLossSampler(pair, world), n, 5, "s", pool)
+                    assert np.array_equal(bits(pooled), bits(expected)), (type(pair).__name__, world, per_job)
     assert engine._SLOTS is None
 
 
-def test_a_worker_not_forked_with_the_slots_returns_its_block():
-    """A worker that did not inherit the pool's slots (spawned, not forked) sends its block back as before."""
+def test_jobs_cover_the_blocks_in_order_and_fit_a_slot():
+    from pdp_audit.verify.estimators import engine
+
+    slots = engine.SharedSlots(4, 8)
+    for blocks in (0, 1, 31, 32, 33, 255, 611, 10_000):
+        jobs = engine.jobs_of(blocks, slots)
+        assert [b for job in jobs for b in job] == list(range(blocks))
+        assert all(1 <= len(job) <= slots.blocks for job in jobs)
+        assert len(jobs) >= min(blocks, 8 * slots.count)
+    slots.memory.close()
+
+
+def test_a_worker_not_forked_with_the_slots_returns_its_blocks():
+    """A worker that did not inherit the pool's slots (spawned, not forked) sends its job's blocks back as before."""
     from pdp_audit.verify.estimators import engine
 
     sampler = engine.PrivacyLossSampler(GaussianPair(np.array([0.0]), np.array([1.0]), 2.0), "D")
-    returned = engine._slot_block((sampler, 3, "s", 0, 1000, "not these slots", 0))
-    assert np.array_equal(bits(returned), bits(sampler(1000, engine.block_rng(3, "s", 0))))
+    returned = engine._slot_job((sampler, 3, "s", 4, [1000, 7], "not these slots", 0))
+    expected = [sampler(size, engine.block_rng(3, "s", 4 + k)) for k, size in enumerate((1000, 7))]
+    assert np.array_equal(bits(returned), bits(np.concatenate(expected)))
 
 
 def test_a_subclass_overriding_the_loss_is_called_without_out():
@@ -259,3 +280,66 @@ def test_a_vector_release_or_a_coarser_grid_takes_the_general_way():
         assert drawn is not None and np.array_equal(drawn, pair.sample("D", 100, np.random.default_rng(1)))
     scalar.sample = lambda world, size, rng: GaussianPair.sample(scalar, world, size, rng)
     assert not draws_rounded_losses(scalar)
+
+
+class DiesInAWorker(GaussianPair):
+    """A pair whose releases end the process that draws them where it is not the one that made the pair."""
+
+    def __init__(self):
+        super().__init__(np.array([0.0]), np.array([1.0]), 1.0)
+        self.parent = os.getpid()
+
+    def sample(self, world, size, rng):
+        if os.getpid() != self.parent:
+            os._exit(3)
+        return super().sample(world, size, rng)
+
+
+#: Shared memory other libraries name in /dev/shm while they run (joblib's and loky's, in other tests of the suite).
+OTHERS_SHM = ("joblib_memmapping_folder_", "loky-")
+
+
+def shm_entries() -> set[str]:
+    return {name for name in os.listdir("/dev/shm") if not name.startswith(OTHERS_SHM)}
+
+
+def shm_mapped(pid: int) -> list[str]:
+    """The lines of /proc/PID/maps that map a file of /dev/shm still there (multiprocessing's semaphores are removed
+    from it as soon as they are made: "(deleted)")."""
+    lines = Path(f"/proc/{pid}/maps").read_text().splitlines()
+    return [line for line in lines if "/dev/shm/" in line and not line.endswith("(deleted)")]
+
+
+@pytest.mark.skipif(not Path("/dev/shm").is_dir() or not Path("/proc/self/maps").exists(), reason="Linux only")
+def test_a_pool_leaves_no_shared_memory_segment_on_any_exit(monkeypatch):
+    """The slots a pool shares with its workers are anonymous (nothing in /dev/shm while they run, so nothing left
+    there): after a pass, a malformed pair's error, Ctrl-C in the middle of a pass, and a worker's death, no entry
+    of /dev/shm is new, and no process of the pool maps one."""
+    from concurrent.futures.process import BrokenProcessPool
+
+    from pdp_audit.verify.core.processes import executor_for
+    from pdp_audit.verify.estimators import engine
+
+    before = shm_entries()
+    scalar = engine.PrivacyLossSampler(GaussianPair(np.array([0.0]), np.array([1.0]), 2.0), "D")
+    n = 5 * 65536
+    with executor_for(2) as pool:
+        if pool is None:
+            pytest.skip("one core: no pool")
+        engine.run_blocks(scalar, n, 1, "s", pool)
+        assert [line for pid in (os.getpid(), *pool._processes) for line in shm_mapped(pid)] == []
+        with pytest.raises(MalformedPair):
+            engine.run_blocks(engine.PrivacyLossSampler(NanAtThree(), "D"), n, 1, "s", pool)
+
+    def interrupted(items, *args, **kwargs):
+        for _ in items:
+            raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt), executor_for(2) as pool:
+        with monkeypatch.context() as patched:
+            patched.setattr(engine, "with_progress", interrupted)
+            engine.run_blocks(scalar, n, 1, "s", pool)
+    with pytest.raises(BrokenProcessPool), executor_for(2) as pool:
+        engine.run_blocks(engine.PrivacyLossSampler(DiesInAWorker(), "D"), n, 1, "s", pool)
+    assert engine._SLOTS is None
+    assert shm_entries() - before == set()

@@ -104,37 +104,43 @@ def run_blocks(
 
 
 class SharedSlots:
-    """Block-sized slots of memory shared with the worker processes of a local pool
-    (:func:`pdp_audit.verify.core.processes.executor_for`): an anonymous shared mapping made before the pool forks
-    its workers, which inherit it -- nothing named, so nothing to remove after a signal (the kernel frees it with
-    the last process that maps it).  A worker rounds a block's losses into a slot; this process copies them into the
-    result, and a slot is written again only after that (:func:`_written_through`: at most ``count`` blocks in
-    flight).  ``token`` tells a worker forked with these slots from one that was not (a pool of spawned workers)."""
+    """Slots of memory shared with the worker processes of a local pool
+    (:func:`pdp_audit.verify.core.processes.executor_for`), each room for a *job* of ``blocks`` consecutive blocks: an
+    anonymous shared mapping made before the pool forks its workers, which inherit it -- nothing named, so nothing to
+    remove after a signal (the kernel frees it with the last process that maps it).  A worker rounds a job's losses
+    into a slot; this process copies them into the result, and a slot is written again only after that
+    (:func:`_written_through`: at most ``count`` jobs in flight).  ``token`` tells a worker forked with these slots
+    from one that was not (a pool of spawned workers)."""
 
-    def __init__(self, count: int, block: int = BLOCK_SIZE):
-        self.count, self.block = count, block
+    def __init__(self, count: int, blocks: int = 1, block: int = BLOCK_SIZE):
+        self.count, self.blocks, self.block = count, blocks, block
         self.token = os.urandom(8).hex()
-        self.memory = mmap.mmap(-1, count * block * 8)  # anonymous, MAP_SHARED: shared with the forked children
+        self.memory = mmap.mmap(-1, count * blocks * block * 8)  # anonymous, MAP_SHARED: shared with the children
         self.pool: Executor | None = None
 
     def view(self, slot: int, size: int) -> np.ndarray:
         """The first ``size`` float64s of slot ``slot``."""
-        return np.frombuffer(self.memory, dtype=np.float64, count=size, offset=slot * self.block * 8)
+        return np.frombuffer(self.memory, dtype=np.float64, count=size, offset=slot * self.blocks * self.block * 8)
 
 
 #: The slots of the local pool this process runs (:func:`shared_slots`); in its workers, the ones they inherited.
 _SLOTS: SharedSlots | None = None
 
+#: Blocks of the slots of all a pool's workers together, at most (2^7 blocks of 2^16 float64s: 64 MiB).
+SLOT_BLOCKS = 1 << 7
+
 
 @contextmanager
 def shared_slots(workers: int) -> Iterator[SharedSlots | None]:
     """Slots for a pool of ``workers`` processes, to be forked inside the block (set its ``pool``); None where a pool
-    has them already or processes are not forked here."""
+    has them already or processes are not forked here.  Two slots a worker (one job running, one waiting), each
+    room for up to 8 blocks (:data:`SLOT_BLOCKS` in all)."""
     global _SLOTS
     if _SLOTS is not None or not hasattr(os, "fork"):
         yield None
         return
-    slots = _SLOTS = SharedSlots(2 * workers)
+    count = 2 * workers
+    slots = _SLOTS = SharedSlots(count, max(1, min(8, SLOT_BLOCKS // count)))
     try:
         yield slots
     finally:
@@ -145,62 +151,77 @@ def shared_slots(workers: int) -> Iterator[SharedSlots | None]:
             pass
 
 
+def jobs_of(blocks: int, slots: SharedSlots) -> list[range]:
+    """The blocks of a pass cut into jobs of consecutive blocks, each at most a slot's ``blocks``, and at least 8
+    jobs a slot where the pass has that many blocks (so that every worker has work until the pass's end).  A job
+    sent to a worker cost this process a few hundred microseconds on a loaded 2-core machine (pickling, pipes,
+    futures): a job a block was most of its time in a pass of 4e7 losses."""
+    per_job = max(1, min(slots.blocks, blocks // (8 * slots.count)))
+    return [range(first, min(first + per_job, blocks)) for first in range(0, blocks, per_job)]
+
+
 def _written_through(
     slots: SharedSlots, work: PrivacyLossSampler, seed: int, stream: str, progress: bool | None, sizes: list[int]
 ) -> np.ndarray:
-    """:func:`run_blocks` of losses on the pool of ``slots``: each worker rounds its block into a slot of the shared
-    memory and this process copies the slot into the result.  The blocks were pickled back through a pipe: on a
-    loaded 2-core machine that took twice as long as drawing them, and two workers ran slower than one."""
+    """:func:`run_blocks` of losses on the pool of ``slots``: each worker rounds a job's blocks into a slot of the
+    shared memory and this process copies the slot into the result.  The blocks were pickled back through a pipe:
+    on a loaded 2-core machine that took twice as long as drawing them, and two workers ran slower than one.  Each
+    block is drawn from its own generator (:func:`block_rng`) into its own place: how blocks are grouped into jobs
+    changes no number."""
     executor = slots.pool
     assert executor is not None
     out = np.empty(sum(sizes))
-    starts = np.cumsum([0, *sizes[:-1]])
+    starts = np.cumsum([0, *sizes])
+    jobs = jobs_of(len(sizes), slots)
     pending: deque = deque()
 
-    def submit(block: int) -> None:
-        slot = block % slots.count  # free: the block that used it last is copied (at most ``count`` in flight)
-        job = (work, seed, stream, block, sizes[block], slots.token, slot)
-        pending.append((executor.submit(_slot_block, job), block, slot))
+    def submit(job: int) -> None:
+        slot = job % slots.count  # free: the job that used it last is copied (at most ``count`` in flight)
+        blocks = jobs[job]
+        args = (work, seed, stream, blocks.start, sizes[blocks.start : blocks.stop], slots.token, slot)
+        pending.append((executor.submit(_slot_job, args), blocks, slot))
 
-    def copy(future, block: int, slot: int) -> None:
+    def copy(future, blocks: range, slot: int) -> range:
         returned = future.result()
-        start, size = starts[block], sizes[block]
+        start, size = starts[blocks.start], starts[blocks.stop] - starts[blocks.start]
         out[start : start + size] = slots.view(slot, size) if returned is None else returned
+        return blocks
 
-    def blocks() -> Iterator[None]:
-        for block in range(len(sizes)):
-            submit(block)
+    def done() -> Iterator[None]:  # one item a block, as the bar counts them
+        for job in range(len(jobs)):
+            submit(job)
             if len(pending) >= slots.count:
-                copy(*pending.popleft())
-                yield None
+                yield from (None for _ in copy(*pending.popleft()))
         while pending:
-            copy(*pending.popleft())
-            yield None
+            yield from (None for _ in copy(*pending.popleft()))
 
     try:
-        for _ in with_progress(blocks(), len(sizes), stream, "block", progress, sizes):
+        for _ in with_progress(done(), len(sizes), stream, "block", progress, sizes):
             pass
-    finally:  # a pass that failed leaves no block running that would write into a slot the next pass reads
+    finally:  # a pass that failed leaves no job running that would write into a slot the next pass reads
         for future, _, _ in pending:
             future.cancel()
         wait([future for future, _, _ in pending])
     return out
 
 
-#: A worker's scratch array for its blocks' losses (:func:`_slot_block`), reused block after block.
+#: A worker's scratch array for its blocks' losses (:func:`_slot_job`), reused block after block.
 _SCRATCH: list[np.ndarray] = []
 
 
-def _slot_block(args: tuple[PrivacyLossSampler, int, str, int, int, str, int]) -> np.ndarray | None:
-    """In a worker: the block's losses rounded into its slot (None), or returned where the worker was not forked
-    with the slots."""
-    work, seed, stream, block, size, token, slot = args
+def _slot_job(args: tuple[PrivacyLossSampler, int, str, int, list[int], str, int]) -> np.ndarray | None:
+    """In a worker: the losses of the blocks ``first``, ``first + 1``, … (of ``sizes``) rounded into its slot one
+    after the other (None), or returned where the worker was not forked with the slots."""
+    work, seed, stream, first, sizes, token, slot = args
     slots = _SLOTS
     if slots is None or slots.token != token:
-        return work(size, block_rng(seed, stream, block))
-    if not _SCRATCH or len(_SCRATCH[0]) < size:
-        _SCRATCH[:] = [np.empty(max(size, BLOCK_SIZE))]
-    work.into(size, block_rng(seed, stream, block), slots.view(slot, size), _SCRATCH[0][:size])
+        return np.concatenate([work(size, block_rng(seed, stream, first + k)) for k, size in enumerate(sizes)])
+    if not _SCRATCH or len(_SCRATCH[0]) < max(sizes):
+        _SCRATCH[:] = [np.empty(max(*sizes, BLOCK_SIZE))]
+    into, at = slots.view(slot, sum(sizes)), 0
+    for k, size in enumerate(sizes):
+        work.into(size, block_rng(seed, stream, first + k), into[at : at + size], _SCRATCH[0][:size])
+        at += size
     return None
 
 
