@@ -12,7 +12,6 @@ the recursion limit, ``sys.path``, ``sys.modules`` and the standard streams, whi
 from __future__ import annotations
 
 import functools
-import operator
 import os
 import sys
 import warnings
@@ -54,7 +53,7 @@ def user_float_rules() -> Iterator[None]:
     limit = sys.getrecursionlimit()
     path = list(sys.path)
     streams = sys.stdout, sys.stderr
-    modules = dict(sys.modules)
+    modules = _modules_now()
     try:
         with np.errstate(), warnings.catch_warnings():
             yield
@@ -63,6 +62,28 @@ def user_float_rules() -> Iterator[None]:
         sys.path.extend(entry for entry in path if entry not in sys.path)
         sys.stdout, sys.stderr = (_usable(now, before) for now, before in zip((sys.stdout, sys.stderr), streams))
         _restore_modules(modules)
+
+
+#: sys.modules as the last call into the user's code found it (a copy, never changed): a black-box run calls the
+#: sampler hundreds of times with nothing imported between two calls, and copying the thousand or more entries was
+#: most of this boundary's cost.
+_last_modules: dict[str, Any] = {}
+
+
+def _modules_now() -> dict[str, Any]:
+    """A copy of ``sys.modules`` as it is now: the last one made where nothing was imported or replaced since
+    (:func:`_unchanged`, one comparison in C), else a new one."""
+    global _last_modules
+    before = _last_modules
+    if not _unchanged(sys.modules, before):
+        before = _last_modules = dict(sys.modules)
+    return before
+
+
+def _unchanged(modules: dict[str, Any], before: dict[str, Any]) -> bool:
+    """Whether ``modules`` holds the same names as ``before``, each the same module: dict equality, one loop in C
+    (an entry is compared by identity first, and a module object equals only itself)."""
+    return len(modules) == len(before) and modules == before
 
 
 #: The packages our code imports, some lazily: a user's ``sys.modules[name] = None`` for one of them (an import
@@ -74,11 +95,10 @@ def _restore_modules(before: dict[str, Any]) -> None:
     """``sys.modules`` as our code needs it after a call into the user's code: every module that was imported before
     is there again (a factory that popped ``scipy`` or set ``sys.modules["scipy.stats"] = None`` made our next import
     fail: exit 4 for the user's change), and an import of ours the call blocked is unblocked.  Modules the user's code
-    imported stay.  Where the call left ``sys.modules`` as it was (the same names, in the same order, each the same
-    object: what almost every sampler call does), there is nothing to restore, and that is found without a Python
-    loop over the thousand or more modules (a black-box run calls the sampler hundreds of times)."""
-    modules = sys.modules
-    if modules.keys() == before.keys() and all(map(operator.is_, modules.values(), before.values())):
+    imported stay.  Where the call left ``sys.modules`` as it was (the same names, each the same object: what almost
+    every sampler call does), there is nothing to restore, and that is found without a Python loop over the thousand
+    or more modules (a black-box run calls the sampler hundreds of times)."""
+    if _unchanged(sys.modules, before):
         return
     for name, module in before.items():
         if sys.modules.get(name) is not module and module is not None:
