@@ -493,7 +493,11 @@ def _blas():
 
 class _Factors:
     """Lower Cholesky factors of stacked symmetric matrices A_t; xᵀA_t⁻¹x = ‖L_t⁻¹x‖², one triangular solve per
-    matrix for the rows it needs.  +∞ where A_t is not positive definite (no bound)."""
+    matrix for the rows it needs.  +∞ where A_t is not positive definite (no bound).
+
+    One LAPACK call per matrix, in a loop: at these sizes (d ≈ 50, the three targets' right-hand sides) a loop of
+    dtrtrs costs less than numpy's stacked ``solve`` or a forward substitution vectorised over the stack (4–7× per
+    matrix, benchmarks/bench_privacy_report.py's setting), and both would change the last bits of the leverages."""
 
     def __init__(self, factors: list[np.ndarray | None]):
         self.factors = factors  # Fortran-ordered (LAPACK copies any other)
@@ -515,15 +519,15 @@ class _Factors:
 
         out = np.full(need.shape, np.nan)
         rows, cols = np.nonzero(need)  # grouped by repetition
-        starts = np.flatnonzero(np.diff(rows, prepend=-1))
-        Z = np.zeros((X.shape[1], rows.size), order="F")  # the columns L_t⁻¹x, then one sum of squares for all
+        bounds = np.flatnonzero(np.diff(rows, prepend=-1, append=need.shape[0] + 1)).tolist()
+        Z = np.asfortranarray(X[cols].T)  # the columns x, solved in place into L_t⁻¹x; one sum of squares for all
         definite = np.ones(rows.size, bool)
-        for lo, hi in zip(starts.tolist(), [*starts[1:].tolist(), rows.size]):
+        for lo, hi in zip(bounds[:-1], bounds[1:]):
             L = self.factors[rows[lo]]
             if L is None:
                 definite[lo:hi] = False
             else:
-                Z[:, lo:hi] = dtrtrs(L, X[cols[lo:hi]].T, lower=1)[0]
+                Z[:, lo:hi] = dtrtrs(L, Z[:, lo:hi], lower=1, overwrite_b=1)[0]  # in place: no copy of the columns
         out[rows, cols] = np.where(definite, np.einsum("ij,ij->j", Z, Z), np.inf)
         return out
 
