@@ -196,7 +196,7 @@ def test_a_worker_not_forked_with_the_slots_returns_its_blocks():
     from pdp_audit.verify.estimators import engine
 
     sampler = engine.PrivacyLossSampler(GaussianPair(np.array([0.0]), np.array([1.0]), 2.0), "D")
-    returned = engine._slot_job((sampler, 3, "s", 4, [1000, 7], "not these slots", 0))
+    returned = engine._slot_job((sampler, 3, "s", 4, [1000, 7], "not these slots", 0, None))
     expected = [sampler(size, engine.block_rng(3, "s", 4 + k)) for k, size in enumerate((1000, 7))]
     assert np.array_equal(bits(returned), bits(np.concatenate(expected)))
 

@@ -29,6 +29,7 @@ from pdp_audit.mechanisms.base import (
     loss_resolution,
     release_epsilon,
 )
+from pdp_audit.verify.estimators.block_seeds import State, block_states, generators
 from pdp_audit.verify.estimators.progress import with_progress
 
 BLOCK_SIZE = 1 << 16
@@ -59,6 +60,24 @@ def stream_key(name: str) -> int:
 def block_rng(seed: int, stream: str, block: int) -> np.random.Generator:
     """The generator of one block: keyed by identity, not by position in a run."""
     return np.random.default_rng(np.random.SeedSequence(int(seed), spawn_key=(stream_key(stream), int(block))))
+
+
+def pass_generators(
+    work: PrivacyLossSampler, seed: int, stream: str, blocks: range, states: list[State] | None
+) -> Iterator[np.random.Generator]:
+    """The generators of ``blocks`` of a pass: one generator set to each block's state in turn (``states``, of the
+    pass's blocks from ``blocks.start`` on: :mod:`pdp_audit.verify.estimators.block_seeds`), where ``work``'s pair
+    draws through ``rounded_losses_into`` (a pair of ours, which keeps no generator past its block); else a
+    :func:`block_rng` a block.  The same numbers either way."""
+    if states is not None and draws_rounded_losses(work.pair):
+        return generators(states)
+    return (block_rng(seed, stream, block) for block in blocks)
+
+
+def pass_states(work: PrivacyLossSampler, seed: int, stream: str, count: int) -> list[State] | None:
+    """The states of the ``count`` blocks of a pass for :func:`pass_generators` (None where it makes a generator a
+    block)."""
+    return block_states(int(seed), stream_key(stream), count) if draws_rounded_losses(work.pair) else None
 
 
 def block_sizes(n: int, block_size: int = BLOCK_SIZE) -> list[int]:
@@ -173,12 +192,14 @@ def _written_through(
     out = np.empty(sum(sizes))
     starts = np.cumsum([0, *sizes])
     jobs = jobs_of(len(sizes), slots)
+    states = pass_states(work, seed, stream, len(sizes))
     pending: deque = deque()
 
     def submit(job: int) -> None:
         slot = job % slots.count  # free: the job that used it last is copied (at most ``count`` in flight)
         blocks = jobs[job]
-        args = (work, seed, stream, blocks.start, sizes[blocks.start : blocks.stop], slots.token, slot)
+        job_states = None if states is None else states[blocks.start : blocks.stop]
+        args = (work, seed, stream, blocks.start, sizes[blocks.start : blocks.stop], slots.token, slot, job_states)
         pending.append((executor.submit(_slot_job, args), blocks, slot))
 
     def copy(future, blocks: range, slot: int) -> range:
@@ -209,18 +230,22 @@ def _written_through(
 _SCRATCH: list[np.ndarray] = []
 
 
-def _slot_job(args: tuple[PrivacyLossSampler, int, str, int, list[int], str, int]) -> np.ndarray | None:
-    """In a worker: the losses of the blocks ``first``, ``first + 1``, … (of ``sizes``) rounded into its slot one
-    after the other (None), or returned where the worker was not forked with the slots."""
-    work, seed, stream, first, sizes, token, slot = args
+def _slot_job(
+    args: tuple[PrivacyLossSampler, int, str, int, list[int], str, int, list[State] | None],
+) -> np.ndarray | None:
+    """In a worker: the losses of the blocks ``first``, ``first + 1``, … (of ``sizes``; their generators' ``states``
+    where given: :func:`pass_generators`) rounded into its slot one after the other (None), or returned where the
+    worker was not forked with the slots."""
+    work, seed, stream, first, sizes, token, slot, states = args
+    rngs = pass_generators(work, seed, stream, range(first, first + len(sizes)), states)
     slots = _SLOTS
     if slots is None or slots.token != token:
-        return np.concatenate([work(size, block_rng(seed, stream, first + k)) for k, size in enumerate(sizes)])
+        return np.concatenate([work(size, rng) for size, rng in zip(sizes, rngs)])
     if not _SCRATCH or len(_SCRATCH[0]) < max(sizes):
         _SCRATCH[:] = [np.empty(max(*sizes, BLOCK_SIZE))]
     into, at = slots.view(slot, sum(sizes)), 0
-    for k, size in enumerate(sizes):
-        work.into(size, block_rng(seed, stream, first + k), into[at : at + size], _SCRATCH[0][:size])
+    for size, rng in zip(sizes, rngs):
+        work.into(size, rng, into[at : at + size], _SCRATCH[0][:size])
         at += size
     return None
 
@@ -232,10 +257,12 @@ def _written(work: PrivacyLossSampler, seed: int, stream: str, progress: bool | 
     on a shared 2-core machine that cost as much as the draws)."""
     out, scratch = np.empty(sum(sizes)), np.empty(max(sizes))
     starts = np.cumsum([0, *sizes[:-1]])
+    states = pass_states(work, seed, stream, len(sizes))
+    rngs = pass_generators(work, seed, stream, range(len(sizes)), states)
 
     def blocks() -> Iterator[None]:
-        for block, (start, size) in enumerate(zip(starts, sizes)):
-            work.into(size, block_rng(seed, stream, block), out[start : start + size], scratch[:size])
+        for start, size, rng in zip(starts, sizes, rngs):
+            work.into(size, rng, out[start : start + size], scratch[:size])
             yield None
 
     for _ in with_progress(blocks(), len(sizes), stream, "block", progress, sizes):
