@@ -22,6 +22,7 @@ computation for all users makes.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 
 import numpy as np
 
@@ -43,6 +44,15 @@ class Interval:
         """factor · self + shift, factor > 0."""
         return Interval(factor * self.lo + shift, factor * self.hi + shift)
 
+    def shifted(self, shift: np.ndarray) -> Interval:
+        """self + shift: :meth:`scaled` by 1 without the product (the same bits: 1 · x = x)."""
+        return Interval(self.lo + shift, self.hi + shift)
+
+    @cached_property
+    def hi_widened(self) -> np.ndarray:
+        """hi · (1 + SLACK), the upper end :func:`greater` compares (once per interval, however often compared)."""
+        return self.hi * (1 + SLACK)
+
 
 @dataclass(frozen=True)
 class Decision:
@@ -57,7 +67,7 @@ class Decision:
 
 def greater(a: Interval, b: Interval) -> Decision:
     """a > b for nonnegative a, b given by intervals (NaN: undecided)."""
-    return Decision(a.lo > b.hi * (1 + SLACK), ~(a.hi * (1 + SLACK) < b.lo))
+    return Decision(a.lo > b.hi_widened, ~(a.hi_widened < b.lo))
 
 
 def deviation(H: np.ndarray, H_ref: np.ndarray, lam_min_ref: float) -> np.ndarray:

@@ -347,18 +347,18 @@ class PipelineTrials:
             both = cal.mode == "dependent"
             gbar = pr.gbar_dependent(f1, xj, xn, cal.sigma, cal.sigma2, q, cal.readings.gradient, both)
             log_bar = self._log_bar_interval(mu, f2, xn2, st)
-        bar = log_bar.scaled(1.0, t2 + np.abs(gbar) / s2)
+        bar = log_bar.shifted(t2 + np.abs(gbar) / s2)
         lower = screening.greater(eps1, bar)
         events = {"users_lower_fail": lower}
         if cal.mode == "dependent":
             gbar_u = pr.gbar_dependent(f1, xj, xn, cal.sigma, cal.sigma2, qn, cal.readings.gradient)
-            bar_u = log_bar.scaled(1.0, t2 + np.abs(gbar_u) / s2)
+            bar_u = log_bar.shifted(t2 + np.abs(gbar_u) / s2)
             add15 = pr.proposition15_additive(f1, xn, cal.sigma2, n, cal.rho)
             lower_u = screening.greater(eps1, bar_u)
             events["prop15_uniform_lower_fail"] = lower_u
             events["prop15_uniform_fail"] = lower_u | screening.greater(bar_u, eps1.scaled(12.0, add15))
             l1 = pr.proposition15_l1_term(f1, self.xn1[users], cal.sigma, self.d, cal.rho)
-            bar_l1 = log_bar.scaled(1.0, t2 + l1)
+            bar_l1 = log_bar.shifted(t2 + l1)
             events["prop15_l1_fail"] = screening.greater(eps1, bar_l1) | screening.greater(
                 bar_l1, eps1.scaled(12.0, l1)
             )
@@ -411,10 +411,11 @@ class PipelineTrials:
         eps1 = screening.Interval(np.maximum(np.maximum(s_lo, -s_hi), 0.0), np.maximum(-s_lo, s_hi))
         # |log(1 − f''μ̄)| at μ̄ = (3/2)μ̂ (capped by ‖x‖²/λ): the logs of 1 − a at the ends a of f''μ̄
         ends = []
+        cap = f2 * c["cap"] if cal.readings.leverage_minimum else None
         for factor in (k_lo * (1 - S) / (1 + ev_max), k_hi * (1 + S) / (1 + ev_min)):
             a = a0 * (1.5 * factor)[:, None]
-            if cal.readings.leverage_minimum:
-                np.minimum(a, f2 * c["cap"], out=a)
+            if cap is not None:
+                np.minimum(a, cap, out=a)
             ends.append(a)
         if not np.all(ends[1] < 1):  # some bound is void (+∞)
             return None
@@ -426,10 +427,10 @@ class PipelineTrials:
         gbar_u = np.minimum(base + af1 * c["uniform"], af1 * c["uniform_independent"])
         if signed:
             gbar, gbar_u = np.abs(gbar), np.abs(gbar_u)
-        bar = log_bar.scaled(1.0, t2 + gbar / s2)
-        bar_u = log_bar.scaled(1.0, t2 + gbar_u / s2)
+        bar = log_bar.shifted(t2 + gbar / s2)
+        bar_u = log_bar.shifted(t2 + gbar_u / s2)
         add15, l1 = af1 * c["add15"], af1 * c["l1"]
-        bar_l1 = log_bar.scaled(1.0, t2 + l1)
+        bar_l1 = log_bar.shifted(t2 + l1)
         lower_u = screening.greater(eps1, bar_u)
         events = {
             "users_lower_fail": screening.greater(eps1, bar),
