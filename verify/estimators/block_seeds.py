@@ -41,7 +41,7 @@ State = tuple[int, int]
 
 def words(n: int) -> list[int]:
     """``n`` (>= 0) as SeedSequence reads an integer: its 32-bit words, lowest first; one word for 0."""
-    found = []
+    found: list[int] = []
     while n > 0 or not found:
         found.append(n & _WORD)
         n >>= 32
@@ -62,7 +62,7 @@ class _Hash:
 
 
 def _mix(x: np.ndarray, y: np.ndarray) -> np.ndarray:
-    result = np.uint32(_MIX_L) * x - np.uint32(_MIX_R) * y
+    result: np.ndarray = np.uint32(_MIX_L) * x - np.uint32(_MIX_R) * y
     return result ^ (result >> np.uint32(16))
 
 
