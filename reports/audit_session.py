@@ -22,7 +22,6 @@ import matplotlib
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
-from matplotlib.backends.backend_pdf import PdfPages  # noqa: E402
 
 from pdp_audit.reports.cover import VERDICT_TEXT  # noqa: E402
 from pdp_audit.reports.figure_json import figure_from_dict  # noqa: E402
@@ -33,7 +32,7 @@ from pdp_audit.reports.json_report import (  # noqa: E402
     library_versions,
     package_version,
 )
-from pdp_audit.reports.page_text import A4, COLOURS, RC, save_pages, text_block, verdict_banner, wrap_to_width  # noqa: E402
+from pdp_audit.reports.page_text import A4, COLOURS, pdf_document, save_pages, text_block, verdict_banner, wrap_to_width  # noqa: E402
 from pdp_audit.reports.pdf import run_pages  # noqa: E402
 from pdp_audit.reports.publish import write_together  # noqa: E402
 from pdp_audit.reports.records import Check, Run  # noqa: E402
@@ -181,9 +180,8 @@ def write_session_report(records: list[dict], verdict: str, path: Path) -> list[
     json_path, pdf_path = session_report_paths(path)
 
     def render(tmp: Path) -> None:
-        with plt.rc_context(RC):
-            with PdfPages(tmp, metadata={"Creator": "pdp-audit", "Producer": "pdp-audit", "CreationDate": None}) as pdf:
-                save_pages(pdf, _session_pages(doc, records))
+        with pdf_document(tmp, {"Creator": "pdp-audit", "Producer": "pdp-audit", "CreationDate": None}) as pdf:
+            save_pages(pdf, _session_pages(doc, records))
 
     text = json_text(doc)
     write_together(str(pdf_path), str(json_path), render, text)

@@ -17,15 +17,14 @@ import matplotlib
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
-from matplotlib.backends.backend_pdf import PdfPages  # noqa: E402
 
 from pdp_audit.reports.check_reading import basis, evidence_lines, reading  # noqa: E402
 from pdp_audit.reports.files import json_text
 from pdp_audit.reports.page_text import (  # noqa: E402
     A4,
     COLOURS,
-    RC,
     draw_row,
+    pdf_document,
     row_height,
     save_pages,
     text_block,
@@ -51,7 +50,7 @@ def write_claims_report(
 
 def _render(doc: dict, checks: Mapping[str, Sequence[Check]], path) -> None:
     metadata = {"Title": "pdp-audit claims ledger run", "Creator": "pdp-audit", "Producer": "pdp-audit"}
-    with plt.rc_context(RC), PdfPages(path, metadata={**metadata, "CreationDate": None}) as pdf:
+    with pdf_document(path, {**metadata, "CreationDate": None}) as pdf:
         save_pages(pdf, _pages(doc, checks))  # one figure open at a time
 
 

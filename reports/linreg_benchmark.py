@@ -10,11 +10,10 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
-from matplotlib.backends.backend_pdf import PdfPages  # noqa: E402
 
 from pdp_audit.reports.files import atomic_path, json_text, write_stdout  # noqa: E402
 from pdp_audit.reports.json_report import clean, code_version, library_versions, package_version  # noqa: E402
-from pdp_audit.reports.page_text import A4, RC, save_pages, text_block  # noqa: E402
+from pdp_audit.reports.page_text import A4, pdf_document, save_pages, text_block  # noqa: E402
 
 DP = ("OPS", "SSP", "AdaOPS", "AdaSSP")
 
@@ -151,8 +150,8 @@ def _provenance_page(result: dict) -> plt.Figure:
 
 def write_pdf(result: dict, path: str) -> None:
     """Write the PDF (two tables, a chart, the provenance page) to ``path`` atomically."""
-    with plt.rc_context(RC), atomic_path(path) as tmp:
-        with PdfPages(tmp, metadata={"Creator": "pdp-audit", "Producer": "pdp-audit", "CreationDate": None}) as pdf:
+    with atomic_path(path) as tmp:
+        with pdf_document(tmp, {"Creator": "pdp-audit", "Producer": "pdp-audit", "CreationDate": None}) as pdf:
             pages = (
                 lambda: _table_page(result, "0.1"),
                 lambda: _table_page(result, "1"),

@@ -15,14 +15,13 @@ import matplotlib
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
-from matplotlib.backends.backend_pdf import PdfPages  # noqa: E402
 
 from pdp_audit.reports.files import json_text
 from pdp_audit.reports.json_report import code_version, package_version  # noqa: E402
 from pdp_audit.reports.page_text import (  # noqa: E402
     A4,
     COLOURS,
-    RC,
+    pdf_document,
     save_pages,
     text_block,
     text_height,
@@ -156,8 +155,5 @@ def write_mutants_report(doc: dict, pdf: str | None, json_path: str | None) -> N
 
 def _render(doc: dict, path) -> None:
     chunks = _chunks(doc)
-    with (
-        plt.rc_context(RC),
-        PdfPages(path, metadata={"Creator": "pdp-audit", "Producer": "pdp-audit", "CreationDate": None}) as pdf,
-    ):
+    with pdf_document(path, {"Creator": "pdp-audit", "Producer": "pdp-audit", "CreationDate": None}) as pdf:
         save_pages(pdf, (_page(doc, chunk, first=i == 0) for i, chunk in enumerate(chunks)))

@@ -8,16 +8,18 @@ on these, so all pages share one look.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import logging
 import re
-from typing import Any
+from typing import Any, Iterator
 
 import matplotlib.patches
 import numpy as np
 
 from pdp_audit.reports.math_text import bind_scripts, math  # noqa: F401 (math: the pages' one, imported from here)
 from pdp_audit.reports.numbers import fmt_level  # noqa: F401 (the pages' one, imported from here)
+from pdp_audit.reports.render_cache import shared_mathtext
 
 # matplotlib's font subsetting (fontTools) warns on stderr that the embedded DejaVu fonts' timestamps are
 # "very low" and reads them as Unix times; harmless for the PDF, noise for a user reading the run's output.
@@ -204,6 +206,17 @@ def verdict_banner(fig, y: float, verdict: str, text: str) -> None:
     )
     size = 12 if len(text) <= 60 else 10
     fig.text(0.5, y - 0.035, text, ha="center", va="center", fontsize=size, color="white", weight="bold")
+
+
+@contextlib.contextmanager
+def pdf_document(path, metadata: dict) -> Iterator:
+    """An open ``PdfPages`` at ``path`` with ``metadata``, its pages drawn with :data:`RC` and the mathtext layouts
+    every report of the process shares (:func:`pdp_audit.reports.render_cache.shared_mathtext`)."""
+    import matplotlib.pyplot as plt
+    from matplotlib.backends.backend_pdf import PdfPages
+
+    with plt.rc_context(RC), shared_mathtext(), PdfPages(path, metadata=metadata) as pdf:
+        yield pdf
 
 
 def save_pages(pdf, pages) -> None:

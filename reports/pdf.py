@@ -14,13 +14,12 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
-from matplotlib.backends.backend_pdf import PdfPages  # noqa: E402
 
 from pdp_audit.reports.check_reading import basis, evidence_lines, reading  # noqa: E402
 from pdp_audit.reports.cover import appendix_page, cover_continued, cover_page, cover_rows  # noqa: E402
 from pdp_audit.reports.files import atomic_path  # noqa: E402
 from pdp_audit.reports.json_report import code_version, library_versions  # noqa: E402
-from pdp_audit.reports.page_text import A4, COLOURS, RC, fmt, save_pages, text_block, text_height  # noqa: E402
+from pdp_audit.reports.page_text import A4, COLOURS, fmt, pdf_document, save_pages, text_block, text_height  # noqa: E402
 from pdp_audit.reports.plots import legend_below, plot  # noqa: E402
 from pdp_audit.reports.records import Check, Clipping, Page, Run  # noqa: E402
 
@@ -192,16 +191,15 @@ def provenance_page(run: Run) -> plt.Figure:
 
 def render_pdf(run: Run, path: str | Path) -> None:
     """Render the run to ``path`` (not atomically: see :func:`write_pdf`)."""
-    with plt.rc_context(RC):
-        metadata = {
-            "Title": f"pdp-audit {'certificate' if run.certified else 'audit'}: {run.mechanism}",
-            "Subject": f"verdict: {run.verdict}",
-            "Creator": "pdp-audit",
-            "Producer": "pdp-audit",
-            "CreationDate": None,
-        }
-        with PdfPages(path, metadata=metadata) as pdf:
-            save_pages(pdf, run_pages(run))  # one figure open at a time
+    metadata = {
+        "Title": f"pdp-audit {'certificate' if run.certified else 'audit'}: {run.mechanism}",
+        "Subject": f"verdict: {run.verdict}",
+        "Creator": "pdp-audit",
+        "Producer": "pdp-audit",
+        "CreationDate": None,
+    }
+    with pdf_document(path, metadata) as pdf:
+        save_pages(pdf, run_pages(run))  # one figure open at a time
 
 
 def write_pdf(run: Run, path: str) -> None:

@@ -11,12 +11,20 @@ import matplotlib
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
-from matplotlib.backends.backend_pdf import PdfPages  # noqa: E402
 from matplotlib.ticker import NullFormatter  # noqa: E402
 
 from pdp_audit.reports.files import atomic_path  # noqa: E402
 from pdp_audit.reports.json_report import code_version, library_versions  # noqa: E402
-from pdp_audit.reports.page_text import A4, COLOURS, RC, fmt, page_chunks, save_pages, text_block, verdict_banner  # noqa: E402
+from pdp_audit.reports.page_text import (  # noqa: E402
+    A4,
+    COLOURS,
+    fmt,
+    page_chunks,
+    pdf_document,
+    save_pages,
+    text_block,
+    verdict_banner,
+)
 from pdp_audit.reports.sweep_fits import exponent_pages  # noqa: E402
 from pdp_audit.reports.sweep_json import FWER_STATEMENT  # noqa: E402
 
@@ -559,9 +567,8 @@ def provenance_page(results) -> plt.Figure:
 def render_sweep_pdf(results, path) -> None:
     """Render a sweep (:class:`pdp_audit.verify.sweeps.store.SweepResults`) into the file ``path`` (a temporary of
     :func:`pdp_audit.reports.publish.write_together`)."""
-    with plt.rc_context(RC):
-        with PdfPages(path, metadata={"Creator": "pdp-audit", "Producer": "pdp-audit", "CreationDate": None}) as pdf:
-            save_pages(pdf, _pages(results))
+    with pdf_document(path, {"Creator": "pdp-audit", "Producer": "pdp-audit", "CreationDate": None}) as pdf:
+        save_pages(pdf, _pages(results))
 
 
 def _pages(results):

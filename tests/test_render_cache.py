@@ -1,0 +1,75 @@
+"""The mathtext layouts every report of a process shares (pdp_audit.reports.render_cache): the same PDF bytes, each
+distinct string parsed once, a layout never reused under other rc settings, matplotlib's method given back."""
+
+import io
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+from matplotlib.backends.backend_pdf import PdfPages  # noqa: E402
+from matplotlib.font_manager import FontProperties  # noqa: E402
+from matplotlib.mathtext import MathTextParser  # noqa: E402
+
+from pdp_audit.reports import render_cache  # noqa: E402
+from pdp_audit.reports.page_text import RC, pdf_document, save_pages, text_block  # noqa: E402
+
+LINES = [
+    ("A page of mathematics", {"size": 15, "weight": "bold"}),
+    ("Claim: δ_{D‖D'}(ε) ≤ δ for every ε ≥ e^ε − 1 and n^(−1/4)", {"size": 9.5}),
+    ("Formula: P_D[L > ε] − e^ε P_D'[L > ε], λ_n^(−1/2), ‖θ‖²_K", {"size": 9.5}),
+    ("Claim: δ_{D‖D'}(ε) ≤ δ for every ε ≥ e^ε − 1 and n^(−1/4)", {"size": 9}),
+]
+
+
+def _pages():
+    for _ in range(3):  # three pages with the same lines: a renderer (and a parser) each
+        fig = plt.figure(figsize=(8.27, 11.69))
+        text_block(fig, LINES)
+        yield fig
+
+
+def _pdf(shared: bool) -> bytes:
+    out = io.BytesIO()
+    metadata = {"Creator": "pdp-audit", "Producer": "pdp-audit", "CreationDate": None}
+    if shared:
+        with pdf_document(out, metadata) as pdf:
+            save_pages(pdf, _pages())
+    else:
+        with plt.rc_context(RC), PdfPages(out, metadata=metadata) as pdf:
+            save_pages(pdf, _pages())
+    return out.getvalue()
+
+
+def test_a_shared_layout_writes_the_same_bytes_and_parses_each_string_once():
+    render_cache._layout.cache_clear()
+    own = _pdf(shared=False)
+    assert _pdf(shared=True) == own
+    info = render_cache._layout.cache_info()
+    assert info.misses > 0 and info.hits >= 2 * info.misses  # three pages: each string parsed on the first only
+    assert _pdf(shared=True) == own  # every layout from the cache now
+    assert render_cache._layout.cache_info().misses == info.misses
+
+
+def test_matplotlibs_own_method_is_given_back_also_after_an_error():
+    own = MathTextParser.__dict__["_parse_cached"]
+    try:
+        with render_cache.shared_mathtext(), render_cache.shared_mathtext():
+            assert MathTextParser.__dict__["_parse_cached"] is not own
+            raise KeyError("inside")
+    except KeyError:
+        pass
+    assert MathTextParser.__dict__["_parse_cached"] is own
+
+
+def test_a_layout_is_not_reused_under_other_rc_settings():
+    prop = FontProperties(family="DejaVu Sans", size=10)
+    with render_cache.shared_mathtext():
+        parser = MathTextParser("path")
+        upright = parser.parse("$x_{n}$", 72, prop)
+        with plt.rc_context({"mathtext.default": "rm"}):
+            roman = parser.parse("$x_{n}$", 72, prop)
+        with plt.rc_context({"mathtext.fontset": "stix"}):
+            stix = MathTextParser("path").parse("$x_{n}$", 72, FontProperties(family="DejaVu Sans", size=10))
+    fonts = {tuple(g[0].fname for g in layout.glyphs) for layout in (upright, roman, stix)}
+    assert len(fonts) == 3
