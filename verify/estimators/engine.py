@@ -8,6 +8,7 @@ chunk, worker or order it ran in.  Changing the number of workers never changes 
 
 from __future__ import annotations
 
+import functools
 import mmap
 import os
 import zlib
@@ -69,7 +70,7 @@ def pass_generators(
     pass's blocks from ``blocks.start`` on: :mod:`pdp_audit.verify.estimators.block_seeds`), where ``work``'s pair
     draws through ``rounded_losses_into`` (a pair of ours, which keeps no generator past its block); else a
     :func:`block_rng` a block.  The same numbers either way."""
-    if states is not None and draws_rounded_losses(work.pair):
+    if states is not None and work.draws_rounded:
         return generators(states)
     return (block_rng(seed, stream, block) for block in blocks)
 
@@ -77,7 +78,7 @@ def pass_generators(
 def pass_states(work: PrivacyLossSampler, seed: int, stream: str, count: int) -> list[State] | None:
     """The states of the ``count`` blocks of a pass for :func:`pass_generators` (None where it makes a generator a
     block)."""
-    return block_states(int(seed), stream_key(stream), count) if draws_rounded_losses(work.pair) else None
+    return block_states(int(seed), stream_key(stream), count) if work.draws_rounded else None
 
 
 def block_sizes(n: int, block_size: int = BLOCK_SIZE) -> list[int]:
@@ -368,6 +369,11 @@ class PrivacyLossSampler:
     def __call__(self, size: int, rng: np.random.Generator) -> np.ndarray:
         return self.into(size, rng)
 
+    @functools.cached_property
+    def draws_rounded(self) -> bool:
+        """:func:`draws_rounded_losses` of the pair, asked once (its walk of the pair's classes took 2-7 us a block)."""
+        return draws_rounded_losses(self.pair)
+
     def into(
         self, size: int, rng: np.random.Generator, out: np.ndarray | None = None, scratch: np.ndarray | None = None
     ) -> np.ndarray:
@@ -375,7 +381,7 @@ class PrivacyLossSampler:
         ours (``writes_losses_into``) computes them into ``scratch`` (as many float64s, reused block after block:
         no fresh pages for them), and one that draws and rounds them in one go (:func:`draws_rounded_losses`) does
         so into ``out``: the same numbers."""
-        if out is not None and scratch is not None and draws_rounded_losses(self.pair):
+        if out is not None and scratch is not None and self.draws_rounded:
             grid = loss_resolution() if self.resolution is None else self.resolution  # float64 releases' and losses'
             outputs = self.pair.rounded_losses_into(self.world, size, rng, out, scratch, grid)  # type: ignore[attr-defined]
             if outputs is None:
