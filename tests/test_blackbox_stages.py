@@ -12,9 +12,10 @@ import numpy as np
 import pytest
 from scipy.stats import binom
 
-from pdp_audit.audits.blackbox.anytime import AnytimeEventAttack, round_means
+from pdp_audit.audits.blackbox.anytime import AnytimeEventAttack, Carried, round_means
 from pdp_audit.audits.blackbox.events import Event
 from pdp_audit.audits.blackbox.stages import (
+    CARRIED_SHARE,
     PILOT_TRAIN,
     PILOT_TRIALS,
     STAGE_MAX,
@@ -94,22 +95,28 @@ def test_the_run_stops_at_the_first_stage_that_refutes_and_counts_the_earlier_on
     assert run_stages(stages, attack, lambda r: 1).attack.stage == "full" and len(ran) == len(stages)
 
 
-def _refutes(share: float, seed: int) -> np.ndarray:
-    """For each of RUNS simulated stages at the boundary of the claim (the event's share of D exactly π(ε), Poisson
-    counts in the rounds of :func:`round_means`): whether its stopped pass, read at ``share`` of LOOSE after every
-    round (the exact test at the level split among the rounds; at half the level too after the last), refutes ε."""
+def _paths(seed: int) -> np.ndarray:
+    """RUNS simulated fresh passes' counts at the boundary of the claim (the event's share of D exactly π(ε), Poisson
+    counts in the rounds of :func:`round_means`), summed after each round: shape (RUNS, rounds, 2)."""
     rng = np.random.default_rng(seed)
     means = np.array(round_means(HORIZON))
     for_d = rng.poisson(means * RATE * math.exp(EPSILON), (RUNS, means.size))
     against = rng.poisson(means * RATE, (RUNS, means.size))
-    paths = np.cumsum(np.stack([for_d, against], axis=-1), axis=1)
-    event = (Event(0.0, True),)
+    return np.cumsum(np.stack([for_d, against], axis=-1), axis=1)
+
+
+def _refutes(share: float, paths: np.ndarray, start: np.ndarray | None = None) -> np.ndarray:
+    """For each of the simulated passes ``paths`` (:func:`_paths`): whether its stopped pass, read at ``share`` of
+    LOOSE after every round (the exact test at the level split among the rounds; at half the level too after the
+    last), refutes ε; ``start``: the counts (RUNS, 2) of an earlier stage's pass of the same event, added to each
+    round's (a carried event: :class:`~pdp_audit.audits.blackbox.anytime.Carried`)."""
+    event, looks = (Event(0.0, True),), paths.shape[1]
     out = np.zeros(RUNS, dtype=bool)
     for i, path in enumerate(paths):
-        for r, (hits_d, hits_dp) in enumerate(path):
+        for r, (hits_d, hits_dp) in enumerate(path + (0 if start is None else start[i])):
             attack = AnytimeEventAttack(
                 event, (int(hits_d),), (int(hits_dp),), 0, 0, 0.0, 1.0, 1.0, horizon=HORIZON,
-                complete=r == len(path) - 1, share=share, looks=means.size,
+                complete=r == looks - 1, share=share, looks=looks,
             )  # fmt: skip
             if attack.epsilon_lower_bound_at(LOOSE) > EPSILON:
                 out[i] = True
@@ -119,9 +126,18 @@ def _refutes(share: float, seed: int) -> np.ndarray:
 
 def _wrong_runs(read_share) -> int:
     """Simulated runs of the TRIALS schedule (each stage's pass independent, as each stage's fresh draws are) in which
-    :func:`run_stages` ends refuting a claim that holds, each stage read at ``read_share(stage)`` of LOOSE."""
+    :func:`run_stages` ends refuting a claim that holds, each stage read at ``read_share(stage)`` of LOOSE: its own
+    event at that share less ``stage.carried`` and, where it carries, the stage before's event (counted on both
+    stages' passes, the same event being at the boundary too) at ``stage.carried`` of that share's whole."""
     stages = stage_schedule(TRIALS, 500_000)
-    refutes = {s.prefix: _refutes(read_share(s), seed) for seed, s in enumerate(stages)}
+    paths = {s.prefix: _paths(seed) for seed, s in enumerate(stages)}
+    refutes = {}
+    for k, s in enumerate(stages):
+        whole = read_share(s)
+        refutes[s.prefix] = _refutes(whole * (1 - s.carried / s.share), paths[s.prefix])
+        if s.carried:
+            carried = _paths(len(stages) + k)  # the earlier event's counts in this stage's releases
+            refutes[s.prefix] |= _refutes(whole * s.carried / s.share, carried, paths[stages[k - 1].prefix][:, -1])
     bare = AnytimeEventAttack((), (), (), 0, 0, 0.0, 1.0, 1.0)
     wrong = 0
     for run in range(RUNS):
@@ -143,6 +159,36 @@ def test_every_stage_read_at_the_full_level_fails_the_same_test():
     """The broken version: each of the five stages read at the whole level, as if it were the only one, refutes a
     claim that holds far more often than LOOSE."""
     assert _wrong_runs(lambda stage: 1.0) > ALLOWED
+
+
+def test_a_middle_stage_splits_its_share_with_the_events_it_carries():
+    """The schedule fixes each middle stage's carried part (module docstring, Carried events): CARRIED_SHARE of its
+    share, none for the pilot or the full attack, whose readings are those of an unstaged attack."""
+    stages = stage_schedule(8_000_000, 500_000)
+    assert [s.carried for s in stages] == [0.0, 0.125 * CARRIED_SHARE, 0.25 * CARRIED_SHARE, 0.0]
+
+
+def test_carried_events_read_an_earlier_pass_and_this_one_at_their_share():
+    """:meth:`Carried.read`: the earlier pass's counts and Poisson mean plus this pass's, at this pass's rounds, at the
+    carried share; the releases it drew are this pass's (what the run counts), the earlier ones named apart."""
+    event = (Event(0.0, True),)
+    before = AnytimeEventAttack(
+        event, (7_000,), (5_000,), 90_000, 90_100, 0.0, 90_000.0, 90_000.0, horizon=90_000.0, complete=True,
+        share=0.125, looks=9,
+    )  # fmt: skip
+    hits = {"D": np.array([3_000, 40_000]), "D'": np.array([2_000, 40_100])}
+    read = Carried(None, before, 0.0625).read(hits, 40_000.0, 200_000.0, (5, "budget", 250_000), (False, 11))
+    assert (read.hits_d, read.hits_dp, read.n, read.m, read.carried) == ((10_000,), (7_000,), 40_000, 40_100, 90_100)
+    assert (read.mean_d, read.horizon, read.share, read.looks, read.rounds) == (130_000.0, 290_000.0, 0.0625, 11, 5)
+    from pdp_audit.audits.blackbox.evidence import _stopping_details, _stopping_note
+
+    said = dataclasses.replace(read, stopped="refuted", stage="middle", before=362_500, trials=650_000)
+    assert "their counts include its 90,100 fresh releases per world" in _stopping_note(said)
+    assert _stopping_details(said)["early_stop"]["carried_per_world"] == 90_100
+    alone = AnytimeEventAttack(
+        event, (3_000,), (2_000,), 40_000, 40_100, 0.0, 40_000.0, 40_000.0, share=0.0625, looks=11
+    )  # fmt: skip
+    assert read.epsilon_lower_bound_at(1e-6) > alone.epsilon_lower_bound_at(1e-6) > 0  # more counts, same ratio
 
 
 @pytest.mark.parametrize(
@@ -286,3 +332,38 @@ def test_a_later_stage_reuses_the_statistic_learned_from_the_same_releases(monke
     monkeypatch.setattr(attack, "_remembered", lambda learned, name, fit: fit)
     again = run()
     assert len(fits) == 3 and repr(again) == repr(reused)  # repr: the training accuracy is NaN
+
+
+def test_a_middle_stage_refutes_with_the_pilots_events_read_again(monkeypatch):
+    """Carried events end to end (a pilot of 5,000 fresh releases, a middle stage of 13,000, the full attack of 80,000;
+    Laplace noise of scale 1 on a shift of 1, ε = 1, claimed 0.85): the pilot draws every round without refuting,
+    the middle stage (its own events made useless: a constant score) reads the pilot's events on the pilot's counts
+    and its own fresh releases and refutes the claim with them; the run's statistic is the pilot's frozen one, whose
+    releases it names apart, and the stage reads no release drawn before it began."""
+    from pdp_audit.audits.blackbox import anytime, attack, stages
+
+    monkeypatch.setattr(stages, "STAGED_FROM", 20_000)
+    monkeypatch.setattr(attack, "STAGED_FROM", 20_000)
+    monkeypatch.setattr(stages, "PILOT_TRIALS", 5_000)
+    monkeypatch.setattr(stages, "PILOT_TRAIN", 1_000)
+    passes, real = [], anytime.bound_events_anytime
+
+    def spy(fresh, statistic, budget, stop_at, running, stage, keep=None, carry=None):
+        if stage[0] == "blackbox/stage2":
+            statistic = dataclasses.replace(statistic, score=lambda block: np.zeros(len(block)))
+        result = real(fresh, statistic, budget, stop_at, running, stage, keep, carry)
+        passes.append((stage, statistic, carry, result))
+        return result
+
+    monkeypatch.setattr(anytime, "bound_events_anytime", spy)
+    sample = {shift: lambda size, rng, shift=shift: rng.laplace(shift, 1.0, (size, 1)) for shift in (0.0, 1.0)}
+    options = attack.AttackOptions(stop_at=(0.85, 1e-6))
+    result = attack.blackbox_attack(sample[1.0], sample[0.0], 80_000, 0.0, 0, train_trials=2_000, options=options)
+    (pilot_stage, pilot_statistic, none, pilot), (stage, _, carry, middle) = passes
+    assert pilot_stage == ("blackbox/pilot", 0.25) and none is None and pilot.complete and pilot.stopped == "budget"
+    assert stage == ("blackbox/stage2", 0.25 * (1 - CARRIED_SHARE)) and carry.share == 0.25 * CARRIED_SHARE
+    assert carry.statistic is pilot_statistic and carry.attack is pilot
+    assert middle.stopped == "refuted" and middle.carried == max(pilot.n, pilot.m) and middle.events == pilot.events
+    assert all(a > b for a, b in zip(middle.hits_d + middle.hits_dp, pilot.hits_d + pilot.hits_dp))
+    assert result.learned is pilot_statistic and result.attack.stage == "middle" and result.attack.carried
+    assert result.epsilon_lower_bound_at(1e-6) > 0.85

@@ -46,7 +46,9 @@ refutation at the full budget: there the bound is the exact test's at a/2 (about
 A large budget is staged (:mod:`pdp_audit.audits.blackbox.stages`): a small pilot attack and larger ones, each with
 its own streams (its training and selection reading the earlier stages' releases first, its fresh releases always
 new) and its share of α fixed before the first draw, the attack of the full budget last, at half of α; the pass's
-``share`` of the level says which part each spends.
+``share`` of the level says which part each spends.  A middle stage also reads the stage before's events again
+(:class:`Carried`): their counts and Poisson means those of both stages' fresh passes, read after each of its
+rounds as above at the part of its share the schedule gives them (the proof: that module's docstring).
 """
 
 from __future__ import annotations
@@ -58,7 +60,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from pdp_audit.audits.blackbox.events import EventAttack, EventHits, lower_rate
+from pdp_audit.audits.blackbox.events import EventAttack, EventHits, EventStatistic, lower_rate
 from pdp_audit.verify.estimators.attack import poisson_mean_within, poisson_upper
 from pdp_audit.verify.estimators.confidence_sequences import binomial_upper
 from pdp_audit.verify.estimators.engine import block_rng, iter_blocks
@@ -100,7 +102,9 @@ class AnytimeEventAttack(EventAttack):
     :mod:`pdp_audit.audits.blackbox.stages`), ``before`` the releases per world its earlier stages drew (training,
     selection and fresh), ``stage`` which: ``single`` (no stages), ``pilot``, ``middle`` or ``full``, and ``looks``
     the number of rounds R the budget allows, fixed before the first draw, among which half the level is split
-    (module docstring; 1: a pass read once, at its end)."""
+    (module docstring; 1: a pass read once, at its end), and ``carried`` the fresh releases per world of the earlier
+    stage whose events these are (their counts and means include that stage's fresh pass: :class:`Carried`; 0: the
+    pass's own events)."""
 
     horizon: float = 0.0
     rounds: int = 0
@@ -111,6 +115,7 @@ class AnytimeEventAttack(EventAttack):
     before: int = 0
     stage: str = "single"
     looks: int = 1
+    carried: int = 0
 
     def event_bound(self, hits_for: int, hits_against: int, mean_for: float, mean_against: float, a: float) -> float:
         """logit(lo) + log(μ/λ), lo the exact lower end (Clopper–Pearson, A − j successes of A + B) at level b/(2R),
@@ -169,6 +174,60 @@ class AnytimeEventAttack(EventAttack):
         return all(binomial_upper(kf, kf + ka, a) < pi for kf, ka, _, _ in self._oriented())
 
 
+@dataclass(frozen=True)
+class Carried:
+    """The events of the stage before, read again on this stage's fresh releases (:mod:`pdp_audit.audits.blackbox.
+    stages`, Carried events): its frozen ``statistic``, its completed fresh pass ``attack`` (every round of its budget
+    drawn: the counts of a pass of the fixed mean ``attack.mean_d``) and the ``share`` of the level these readings
+    spend, fixed by the schedule."""
+
+    statistic: EventStatistic
+    attack: AnytimeEventAttack
+    share: float
+
+    def read(self, hits: dict, drawn: float, horizon: float, state: tuple, level: tuple) -> AnytimeEventAttack:
+        """The earlier stage's events after this pass's rounds so far: its counts plus ``hits`` (world → counts of
+        its events, then this pass's releases), the Poisson means summed (``drawn`` this pass's, ``horizon`` its
+        whole budget's), read at this pass's rounds (``state`` = (rounds, stopped, trials), ``level`` = (complete,
+        looks))."""
+        before, (rounds, stopped, trials), (complete, looks) = self.attack, state, level
+        d, dp = hits["D"], hits["D'"]
+        return AnytimeEventAttack(
+            before.events,
+            tuple(int(a + b) for a, b in zip(before.hits_d, d[:-1])),
+            tuple(int(a + b) for a, b in zip(before.hits_dp, dp[:-1])),
+            int(d[-1]),
+            int(dp[-1]),
+            before.delta,
+            before.mean_d + drawn,
+            before.mean_dp + drawn,
+            True,
+            horizon=before.horizon + horizon,
+            rounds=rounds,
+            stopped=stopped,
+            trials=trials,
+            complete=complete,
+            share=self.share,
+            looks=looks,
+            carried=max(before.n, before.m),
+        )
+
+
+class _RoundHits:
+    """Block work of a round: the counts of the pass's own events (``own``, an :class:`~pdp_audit.audits.blackbox.
+    events.EventHits`) and of the carried ones (``carried``, another, or None) on the same releases: one row, the own
+    counts, the carried counts, the block's size (with ``own.keep``: a pair, that row and the raw releases)."""
+
+    def __init__(self, own, carried):
+        self.own, self.carried = own, carried
+
+    def __call__(self, size: int, rng: np.random.Generator):
+        raw = self.own.raw(size, rng)
+        counts = self.own.count(raw) + ([] if self.carried is None else self.carried.count(raw))
+        row = np.array([[*counts, size]], dtype=np.int64)
+        return (row, raw) if self.own.keep else row
+
+
 def bound_events_anytime(
     fresh: dict,
     statistic,
@@ -177,6 +236,7 @@ def bound_events_anytime(
     running: tuple = (None, None),
     stage: tuple = ("blackbox", 1.0),
     keep=None,
+    carry: Carried | None = None,
 ):
     """The fresh pass in rounds (module docstring): ``fresh`` world → the fresh blocks of
     :mod:`pdp_audit.audits.blackbox.events`, ``statistic`` the frozen :class:`~pdp_audit.audits.blackbox.events.
@@ -184,8 +244,11 @@ def bound_events_anytime(
     a deadline on :func:`time.monotonic`, after which no further round is drawn), ``running``
     = (executor, progress bar or None), ``stage`` = (the streams' prefix, the share of α this pass may spend),
     ``keep``: None, or ``keep(world, releases)`` called with each block of raw fresh releases once counted (a later
-    stage learns from them: :class:`pdp_audit.audits.blackbox.stages.EarlierReleases`).
-    Returns the :class:`AnytimeEventAttack` of the rounds drawn."""
+    stage learns from them: :class:`pdp_audit.audits.blackbox.stages.EarlierReleases`), ``carry``: None, or the
+    earlier stage's events (:class:`Carried`), counted on the same releases and read after each round too (the pass
+    stops refuted when either reading refutes, within the claim when both are).
+    Returns the :class:`AnytimeEventAttack` of the rounds drawn: of the pass's own events, or of the carried ones
+    when they refuted the claim (their ``carried`` then > 0)."""
     prefix, share = stage
     trials, delta, seed = budget
     epsilon, alpha, *rest = stop_at
@@ -194,7 +257,9 @@ def bound_events_anytime(
     horizon = poisson_mean_within(trials)
     worlds = ("D", "D'")
     events = statistic.events
-    hits = {w: np.zeros(len(events) + 1, dtype=np.int64) for w in worlds}
+    own = len(events)  # the own events' columns of a round's counts; the carried events' after them
+    width = own + (0 if carry is None else len(carry.statistic.events)) + 1
+    hits = {w: np.zeros(width, dtype=np.int64) for w in worlds}
     drawn, stopped, rounds = 0.0, "budget" if events else "no-events", 0
     means = round_means(horizon) if events else []
     looks = max(len(means), 1)  # the readings among which half the level is split, fixed before any draw
@@ -204,7 +269,10 @@ def bound_events_anytime(
         if any(hits[w][-1] + sizes[w] > trials for w in worlds):
             break
         for w in worlds:
-            work = EventHits(fresh[w], statistic.score, events, keep=keep is not None)
+            work = _RoundHits(
+                EventHits(fresh[w], statistic.score, events, keep=keep is not None),
+                None if carry is None else EventHits(fresh[w], carry.statistic.score, carry.statistic.events),
+            )
             for block in iter_blocks(work, sizes[w], seed, f"{prefix}/fresh/{w}/{r}", executor):
                 if keep is not None:
                     block, raw = block
@@ -213,11 +281,15 @@ def bound_events_anytime(
                 if bar is not None:
                     bar.update(int(block[0, -1]))
         drawn, rounds = drawn + mean, r + 1
-        state = (rounds, "budget", trials)
-        attack = _attack(events, hits, delta, (drawn, horizon), state, rounds == len(means), (share, looks))
-        if attack.epsilon_lower_bound_at(alpha * STOP_MARGIN) > epsilon:
-            stopped = "refuted"
-        elif attack.within_claim(epsilon, alpha):
+        state, level = (rounds, "budget", trials), (rounds == len(means), looks)
+        attack = _attack(events, hits, delta, (drawn, horizon), state, level[0], (share, looks))
+        readings = [attack]
+        if carry is not None:
+            readings.append(carry.read({w: h[own:] for w, h in hits.items()}, drawn, horizon, state, level))
+        bounds = [reading.epsilon_lower_bound_at(alpha * STOP_MARGIN) for reading in readings]
+        if max(bounds) > epsilon:
+            stopped, attack = "refuted", readings[int(np.argmax(bounds))]
+        elif all(reading.within_claim(epsilon, alpha) for reading in readings):
             stopped = "within-claim"
         elif deadline is not None and time.monotonic() > deadline:
             stopped = "time-limit"
@@ -233,10 +305,11 @@ def _attack(events, hits: dict, delta: float, means: tuple, state: tuple, comple
     """The :class:`AnytimeEventAttack` of the counts so far; ``level`` = (share, looks)."""
     (drawn, horizon), (rounds, stopped, trials), (share, looks) = means, state, level
     d, dp = hits["D"], hits["D'"]
+    k = len(events)  # the own events' counts (the carried ones' follow them: :class:`Carried`)
     return AnytimeEventAttack(
         events,
-        tuple(int(h) for h in d[:-1]),
-        tuple(int(h) for h in dp[:-1]),
+        tuple(int(h) for h in d[:k]),
+        tuple(int(h) for h in dp[:k]),
         int(d[-1]),
         int(dp[-1]),
         delta,

@@ -507,6 +507,7 @@ def _staged_attack(samplers: tuple, budget: tuple, progress: bool, options: Atta
     def attack(stage: Stage) -> BlackBoxAttack:
         later = schedule[schedule.index(stage) + 1 :]
         pool.room = max((s.train_trials + selection_size(s.trials) for s in later), default=0)
+        pool.carried_into(stage)
         return blackbox_attack(
             *samplers,
             stage.trials,
@@ -514,7 +515,7 @@ def _staged_attack(samplers: tuple, budget: tuple, progress: bool, options: Atta
             seed,
             progress,
             train_trials=stage.train_trials,
-            options=dataclasses.replace(options, stage=(stage.prefix, stage.share), reuse=pool),
+            options=dataclasses.replace(options, stage=(stage.prefix, stage.share - stage.carried), reuse=pool),
         )
 
     def drawn(result: BlackBoxAttack) -> int:  # new releases: its training and selection less those reused
@@ -593,7 +594,14 @@ def _event_attack(worlds, train, first, budget: tuple, running) -> BlackBoxAttac
         from pdp_audit.audits.blackbox.anytime import bound_events_anytime
 
         keep = pool.add if pool is not None and pool.wants() else None  # for the stages after this one
-        attack = bound_events_anytime(fresh, frozen, (trials, delta, seed), stop_at, (executor, bar), stage, keep)
+        carry = None if pool is None else pool.carry
+        attack = bound_events_anytime(
+            fresh, frozen, (trials, delta, seed), stop_at, (executor, bar), stage, keep, carry
+        )  # fmt: skip
+        if pool is not None:
+            pool.last = (frozen, attack)  # the next stage may read these events again (refuted: there is none)
+        if attack.carried:  # the earlier stage's events refuted the claim: its statistic is the witness
+            frozen, chosen = carry.statistic, carry.statistic.name
     validation = tuple((k, v[0]) for k, v in predicted.items())
     return BlackBoxAttack(attack, len(train[0]), trials, first[0], float("nan"), chosen, validation, frozen)
 

@@ -538,13 +538,15 @@ class EventHits(_FreshBlocks):
 
     def __call__(self, size: int, rng: np.random.Generator):
         raw = self.raw(size, rng)
-        if self.intervals is not None:
-            hits = self.intervals.counts(raw[:, 0])
-        else:
-            scores = self.score(self.augmented(raw))
-            hits = [np.count_nonzero(e.members(scores)) for e in self.events]
-        row = np.array([[*hits, size]], dtype=np.int64)
+        row = np.array([[*self.count(raw), size]], dtype=np.int64)
         return (row, raw) if self.keep else row
+
+    def count(self, raw: np.ndarray) -> list:
+        """The count of checked releases ``raw`` in each of the events."""
+        if self.intervals is not None:
+            return list(self.intervals.counts(raw[:, 0]))
+        scores = self.score(self.augmented(raw))
+        return [np.count_nonzero(e.members(scores)) for e in self.events]
 
 
 def candidate_scores(fit_d: np.ndarray, fit_dp: np.ndarray, learners: dict) -> dict:

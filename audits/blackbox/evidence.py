@@ -202,6 +202,7 @@ def _stopping_details(attack) -> dict:
             "stopped": attack.stopped,
             "stage": attack.stage,
             **({"pilot_per_world": attack.before} if attack.stage in ("middle", "full") else {}),
+            **({"carried_per_world": attack.carried} if getattr(attack, "carried", 0) else {}),
         }
     }
 
@@ -378,9 +379,15 @@ def _stage_note(attack) -> str:
             f" A pilot attack (its own training, selection and fresh releases, at {share}) {done}; the full attack "
             "was not run."
         )
+    carried = (
+        f" The events that decided are the stage before's, read again at {share}: their counts include its "
+        f"{attack.carried:,} fresh releases per world, drawn after they were chosen."
+        if attack.carried
+        else ""
+    )
     return (
         f" Earlier stages ({attack.before:,} releases per world) did not refute the claim; a larger one (learning from "
-        f"their releases first, on fresh ones of its own, at {share}) {done}; the full attack was not run."
+        f"their releases first, on fresh ones of its own, at {share}) {done}; the full attack was not run.{carried}"
     )
 
 

@@ -39,6 +39,24 @@ events, so by the union bound over the S stages of a schedule fixed in advance
 
     P(the run refutes a claim that holds) ≤ α·s_1 + … + α·s_S = α.
 
+Carried events.  A middle stage also reads the events of the stage before it again, counted on its own fresh releases
+added to that stage's fresh counts (:class:`~pdp_audit.audits.blackbox.anytime.Carried`): the earlier stage chose
+them from fewer releases, but its fresh pass already counted a few hundred thousand releases in them, so that a
+violation its events separate but its pass was too short to refute is refuted before the next stage's selection
+must find them again (SVT4, below).  Of a middle stage's share s_k, its own events spend s_k·(1 − c) and the carried
+ones s_k·c (c = :data:`CARRIED_SHARE`; each of the K' carried events at s_k·c/K'), fixed by the schedule, whether or
+not anything is carried.  Level: let the claim hold and imagine every round of the earlier stage's fresh pass drawn
+(its streams exist whether or not the pass stopped early) and stage k's rounds too.  The earlier stage's events are
+fixed sets given what came before its fresh pass, and every release of its fresh pass and of stage k's is a new
+independent draw after they were fixed; so after round r of stage k their counts are those of one fixed pass of the
+Poisson mean H + Λ_r (H the earlier pass's whole mean, Λ_r stage k's rounds so far: numbers fixed before the earlier
+pass's first draw), and the exact test of that pass at the rounds' levels (:mod:`pdp_audit.audits.blackbox.anytime`,
+at the level s_k·c/K' per event, K' fixed before that pass) rejects with probability at most α·s_k·c, whatever else
+happened.  The run reads these only where the earlier pass drew every round (its counts are then those of the
+imagined pass; otherwise nothing is carried) and stage k is reached, so its carried readings refute with
+probability at most α·s_k·c; its own events, conditionally on everything before its fresh pass as above, at most
+α·s_k·(1 − c); together α·s_k, the stage's share, and the union bound over the stages is unchanged.
+
 Nothing here re-reads a stage at more than its share: reading each stage at the full α (the broken version
 ``tests/test_blackbox_stages.py`` shows failing) would allow up to S·α.
 
@@ -62,6 +80,7 @@ from typing import Callable, Iterator
 
 import numpy as np
 
+from pdp_audit.audits.blackbox.anytime import Carried
 from pdp_audit.audits.blackbox.events import SELECTION_MAX, SELECTION_SHARE
 
 #: A stopped attack on at least this many fresh releases per world is staged ...
@@ -78,7 +97,11 @@ PILOT_TRAIN, PILOT_TRIALS = 50_000, 250_000
 #: the third stage; SVT3 on seed 2 by the full attack), against 1,805,286, 1,806,545, 1,806,573 and 8,117,454, 1,806,510
 #: (seeds 0, 1) with growth 8 (a stage of 2e6 after the pilot, learning from 750,000).  The stage after the pilot
 #: refuted neither on these seeds: its events, learned from 81,250 releases and chosen on 162,500, are weaker than the
-#: best (which needs about 600,000 fresh releases at its level) ...
+#: best (which needs about 600,000 fresh releases at its level).  With the middle stages reading the stage before's
+#: events again (Carried events, same seeds): SVT4 refuted by the stage after the pilot, with the pilot's events (first
+#: ⊤ at the 6th or 7th answer, the pair's best, chosen by the pilot on all three seeds), after 1,006,221, 1,004,127
+#: and 1,004,645 releases per world in all, within a tenth of the fixed pass's 10,485,434; SVT3 by the third stage
+#: after 1,706,466, 1,945,216 and 2,687,362 ...
 STAGE_GROWTH = 2.6
 #: ... and at most this many (10,000,000: a stage of more learns and selects from as many releases as the full attack,
 #: SELECTION_MAX / SELECTION_SHARE, so that it would only spend level the full attack could use, and add fresh
@@ -88,16 +111,23 @@ STAGE_MAX = round(SELECTION_MAX / SELECTION_SHARE)
 STAGE_TRAIN_SHARE = 1 / 8
 
 
+#: The part of a middle stage's share of the level that its reading of the stage before's events spends (module
+#: docstring, Carried events); its own events spend the rest.
+CARRIED_SHARE = 0.5
+
+
 @dataclass(frozen=True)
 class Stage:
     """One stage of a schedule: its streams' ``prefix``, its ``name`` in the run's record (``pilot``, ``middle`` or
-    ``full``), its fresh and training budgets per world and its ``share`` of the level."""
+    ``full``), its fresh and training budgets per world, its ``share`` of the level and, of that share, ``carried``:
+    what its reading of the stage before's events spends (a middle stage's; its own events spend the rest)."""
 
     prefix: str
     name: str
     trials: int
     train_trials: int
     share: float
+    carried: float = 0.0
 
 
 def stage_schedule(trials: int, train_trials: int) -> tuple[Stage, ...]:
@@ -117,6 +147,7 @@ def stage_schedule(trials: int, train_trials: int) -> tuple[Stage, ...]:
             min(trials, size),
             min(train_trials, PILOT_TRAIN if k == 0 else max(PILOT_TRAIN, int(size * STAGE_TRAIN_SHARE))),
             share,
+            0.0 if k == 0 else share * CARRIED_SHARE,
         )
         for k, (size, share) in enumerate(zip(sizes, shares))
     ]
@@ -146,13 +177,24 @@ class EarlierReleases:
     as they are made (:meth:`add`), so that the order fixes which releases each part reads; ``first`` is (columns,
     call) of the run's first training block; ``learned``: the statistics the stages' learners fitted, by learner, with
     a digest of the releases each read (a later stage reading the same releases reuses them:
-    ``pdp_audit.audits.blackbox.attack._remembered``)."""
+    ``pdp_audit.audits.blackbox.attack._remembered``); ``last``: the frozen statistic and the fresh pass of the stage
+    that ran last, and ``carry``: the :class:`~pdp_audit.audits.blackbox.anytime.Carried` events the stage now running
+    reads again (module docstring, Carried events), or None."""
 
     def __init__(self) -> None:
         self.parts: dict[str, list[np.ndarray]] = {"D": [], "D'": []}
         self.room = 0
         self.first: tuple[int, str] | None = None
         self.learned: dict = {}
+        self.last: tuple | None = None
+        self.carry: Carried | None = None
+
+    def carried_into(self, stage: Stage) -> None:
+        """Set :attr:`carry` for ``stage``: the last stage's events at ``stage.carried`` of the level, where ``stage``
+        reads them and the last stage's fresh pass drew every round of its budget; else None."""
+        statistic, attack = self.last if self.last is not None else (None, None)
+        ready = stage.carried > 0 and attack is not None and attack.complete and attack.carried == 0
+        self.carry = Carried(statistic, attack, stage.carried) if ready else None
 
     def clear(self) -> None:
         """Let go of every release held and every statistic learned (the last stage has read them)."""
