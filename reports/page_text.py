@@ -17,9 +17,9 @@ from typing import Any, Iterator
 import matplotlib.patches
 import numpy as np
 
+from pdp_audit.reports import render_cache
 from pdp_audit.reports.math_text import bind_scripts, math  # noqa: F401 (math: the pages' one, imported from here)
 from pdp_audit.reports.numbers import fmt_level  # noqa: F401 (the pages' one, imported from here)
-from pdp_audit.reports.render_cache import shared_mathtext
 
 # matplotlib's font subsetting (fontTools) warns on stderr that the embedded DejaVu fonts' timestamps are
 # "very low" and reads them as Unix times; harmless for the PDF, noise for a user reading the run's output.
@@ -210,12 +210,12 @@ def verdict_banner(fig, y: float, verdict: str, text: str) -> None:
 
 @contextlib.contextmanager
 def pdf_document(path, metadata: dict) -> Iterator:
-    """An open ``PdfPages`` at ``path`` with ``metadata``, its pages drawn with :data:`RC` and the mathtext layouts
-    every report of the process shares (:func:`pdp_audit.reports.render_cache.shared_mathtext`)."""
+    """An open ``PdfPages`` at ``path`` with ``metadata``, its pages drawn with :data:`RC` and the mathtext layouts and
+    font subsets every report of the process shares (:func:`pdp_audit.reports.render_cache.shared`)."""
     import matplotlib.pyplot as plt
     from matplotlib.backends.backend_pdf import PdfPages
 
-    with plt.rc_context(RC), shared_mathtext(), PdfPages(path, metadata=metadata) as pdf:
+    with plt.rc_context(RC), render_cache.shared(), PdfPages(path, metadata=metadata) as pdf:
         yield pdf
 
 

@@ -1,13 +1,19 @@
-"""The work a PDF report repeats, done once a process: matplotlib's mathtext layouts, shared by every page and report.
+"""The work PDF reports repeat, done once a process: mathtext layouts and embedded font subsets (:func:`shared`).
 
 matplotlib caches a parsed mathtext string (``MathTextParser._parse_cached``, an LRU of 50) per *parser*, and every
 figure's renderer makes a parser of its own: a check's claim, formula and source lines, typeset on one page and
-measured on another, were parsed (pyparsing, about 10 ms a line) once per page and again in every report of the
+measured on another, were parsed (pyparsing) once per page and again in every report of the
 process.  While :func:`shared_mathtext` is active the layouts are kept in one cache keyed by what a layout depends
 on -- the parser's output type, the string, the dpi, the font properties, the remaining arguments matplotlib passes
 (antialiasing, the glyph loading flags) and the rc settings the parse reads (``mathtext.*``, ``text.*``,
 ``font.*``) -- so each distinct string is parsed once a process.  A layout is a pure function of that key (the
 parser's own cache shares it between calls just so), hence the PDF's bytes do not change.
+
+At its close a PDF embeds the glyphs it drew of each font as a subset of the font file (fontTools: the whole file's
+tables read and pruned, once per font and PDF).  While :func:`shared_subsets` is active a subset's bytes and glyph
+map are kept, keyed by the file, its face and the set of glyphs, so a report whose fonts draw the glyphs of an
+earlier one (the same report again, a report of the same audit) embeds them without subsetting; the options are
+matplotlib's own, fixed in its code, so the bytes are the ones it would write.
 """
 
 from __future__ import annotations
@@ -20,6 +26,9 @@ from typing import Any, Iterator
 _RC_PREFIXES = ("mathtext.", "text.", "font.")
 #: layouts kept (a report has about a hundred distinct strings; the suite's processes a few thousand)
 CACHE_SIZE = 4096
+
+#: font subsets kept (a report embeds about ten; each is some tens of kilobytes)
+SUBSETS_KEPT = 128
 
 _active = 0  # nesting depth of shared_mathtext (a report may render another's pages)
 _original: Any = None  # MathTextParser._parse_cached as matplotlib defines it, while patched
@@ -74,3 +83,72 @@ def shared_mathtext() -> Iterator[None]:
         _active -= 1
         if _active == 0:
             setattr(MathTextParser, "_parse_cached", _original)
+
+
+_subsets_active = 0  # nesting depth of shared_subsets
+_original_subset: Any = None  # _backend_pdf_ps.get_glyphs_subset as matplotlib defines it, while patched
+_subsets: dict[tuple, tuple[bytes, dict]] = {}  # (file, face, glyphs) -> (the subset's bytes, its glyph map)
+
+
+class _SavedFont:
+    """A subset already written: what matplotlib's PDF writer asks of the subset's font (``font_as_file`` saves it;
+    the subset's context closes it)."""
+
+    def __init__(self, data: bytes):
+        self.data = data
+
+    def save(self, file, reorderTables=False) -> None:  # noqa: N803 (fontTools' keyword)
+        file.write(self.data)
+
+    def close(self) -> None:
+        pass
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc) -> None:
+        pass
+
+
+def _subset_shared(fontfile, glyphs):
+    from matplotlib.backends import _backend_pdf_ps
+
+    glyphs = frozenset(glyphs)
+    key = (str(fontfile), getattr(fontfile, "face_index", 0), glyphs)
+    if key not in _subsets:
+        with _original_subset(fontfile, glyphs) as subset:
+            _subsets[key] = (_backend_pdf_ps.font_as_file(subset.font).getvalue(), dict(subset.glyph_index_map))
+        while len(_subsets) > SUBSETS_KEPT:  # the oldest first
+            del _subsets[next(iter(_subsets))]
+    data, glyph_map = _subsets[key]
+    return _backend_pdf_ps.SubsetResults(_SavedFont(data), dict(glyph_map))._as_cm()
+
+
+@contextlib.contextmanager
+def shared_subsets() -> Iterator[None]:
+    """Within this context a font subset matplotlib embedded before is embedded again from its bytes (see the
+    module's docstring); matplotlib's function is restored on leaving.  A matplotlib whose subsetting returns
+    something else (before 3.11) is left as it is."""
+    global _subsets_active, _original_subset
+    from matplotlib.backends import _backend_pdf_ps
+
+    if _subsets_active == 0:
+        if not hasattr(_backend_pdf_ps, "SubsetResults") or not hasattr(_backend_pdf_ps, "font_as_file"):
+            yield
+            return
+        _original_subset = _backend_pdf_ps.get_glyphs_subset
+        _backend_pdf_ps.get_glyphs_subset = _subset_shared
+    _subsets_active += 1
+    try:
+        yield
+    finally:
+        _subsets_active -= 1
+        if _subsets_active == 0:
+            _backend_pdf_ps.get_glyphs_subset = _original_subset
+
+
+@contextlib.contextmanager
+def shared() -> Iterator[None]:
+    """Both: the mathtext layouts (:func:`shared_mathtext`) and the font subsets (:func:`shared_subsets`)."""
+    with shared_mathtext(), shared_subsets():
+        yield

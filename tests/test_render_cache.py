@@ -1,5 +1,6 @@
-"""The mathtext layouts every report of a process shares (pdp_audit.reports.render_cache): the same PDF bytes, each
-distinct string parsed once, a layout never reused under other rc settings, matplotlib's method given back."""
+"""The mathtext layouts and font subsets every report of a process shares (pdp_audit.reports.render_cache): the same
+PDF bytes, each distinct string parsed and each font subset once, a layout never reused under other rc settings nor a
+subset for other glyphs, matplotlib's own functions given back."""
 
 import io
 
@@ -22,22 +23,22 @@ LINES = [
 ]
 
 
-def _pages():
+def _pages(lines=LINES):
     for _ in range(3):  # three pages with the same lines: a renderer (and a parser) each
         fig = plt.figure(figsize=(8.27, 11.69))
-        text_block(fig, LINES)
+        text_block(fig, lines)
         yield fig
 
 
-def _pdf(shared: bool) -> bytes:
+def _pdf(shared: bool, lines=LINES) -> bytes:
     out = io.BytesIO()
     metadata = {"Creator": "pdp-audit", "Producer": "pdp-audit", "CreationDate": None}
     if shared:
         with pdf_document(out, metadata) as pdf:
-            save_pages(pdf, _pages())
+            save_pages(pdf, _pages(lines))
     else:
         with plt.rc_context(RC), PdfPages(out, metadata=metadata) as pdf:
-            save_pages(pdf, _pages())
+            save_pages(pdf, _pages(lines))
     return out.getvalue()
 
 
@@ -51,15 +52,32 @@ def test_a_shared_layout_writes_the_same_bytes_and_parses_each_string_once():
     assert render_cache._layout.cache_info().misses == info.misses
 
 
-def test_matplotlibs_own_method_is_given_back_also_after_an_error():
-    own = MathTextParser.__dict__["_parse_cached"]
+def test_a_font_subset_is_embedded_again_only_for_the_same_glyphs():
+    render_cache._subsets.clear()
+    own = _pdf(shared=False)
+    assert _pdf(shared=True) == own
+    kept = len(render_cache._subsets)
+    assert kept > 0
+    assert _pdf(shared=True) == own
+    assert len(render_cache._subsets) == kept  # every subset from the cache
+    other = [("Other words: ZQJ xkcd 0987 θ_{ij}", {"size": 9.5, "weight": "bold"}), *LINES[1:]]
+    assert _pdf(shared=True, lines=other) == _pdf(shared=False, lines=other)  # new glyphs: subset anew
+    assert len(render_cache._subsets) > kept
+
+
+def test_matplotlibs_own_functions_are_given_back_also_after_an_error():
+    from matplotlib.backends import _backend_pdf_ps
+
+    own, own_subset = MathTextParser.__dict__["_parse_cached"], _backend_pdf_ps.get_glyphs_subset
     try:
-        with render_cache.shared_mathtext(), render_cache.shared_mathtext():
+        with render_cache.shared(), render_cache.shared():
             assert MathTextParser.__dict__["_parse_cached"] is not own
+            assert _backend_pdf_ps.get_glyphs_subset is not own_subset
             raise KeyError("inside")
     except KeyError:
         pass
     assert MathTextParser.__dict__["_parse_cached"] is own
+    assert _backend_pdf_ps.get_glyphs_subset is own_subset
 
 
 def test_a_layout_is_not_reused_under_other_rc_settings():
