@@ -9,7 +9,9 @@ run on workers: a few tenths of a second to seconds serially, where a 4e6-sample
 measured the pool's start-up and round trips rather than its work) over ``--workers 2`` processes against serial,
 alternating, best of ``--repeats // 3`` (target ≥ 1.7x; it needs two idle cores, so the machine's load is printed
 with it, and the CPU seconds of this process beside it: the workers round their losses into memory shared with it,
-and it only copies them out).
+and it only copies them out).  ``cpu_overhead`` is the CPU of the pooled pass, this process's and its workers'
+(read from /proc, Linux only; the best of the runs), over the serial pass's: on two idle cores the speed-up is at
+most 2 / ``cpu_overhead``, a bound that load changes far less than it changes the wall times.
 
     python benchmarks/bench_gaussian.py [--samples 4000000] [--worker-samples 40000000] [--repeats 7]
 """
@@ -20,6 +22,7 @@ import argparse
 import json
 import os
 import time
+from pathlib import Path
 
 import numpy as np
 
@@ -38,6 +41,32 @@ def best_pair(first, second, repeats: int) -> tuple[tuple[float, float], tuple[f
             best[slot][0] = min(best[slot][0], time.perf_counter() - wall)
             best[slot][1] = min(best[slot][1], time.process_time() - cpu)
     return (best[0][0], best[0][1]), (best[1][0], best[1][1])
+
+
+def children_cpu(pool) -> float | None:
+    """CPU seconds the pool's worker processes have used so far (None where /proc does not say)."""
+    ticks = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
+    total = 0
+    try:
+        for pid in list(pool._processes):
+            fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+            total += int(fields[11]) + int(fields[12])  # utime, stime (fields 14 and 15 of proc(5))
+    except (OSError, IndexError, ValueError, AttributeError):
+        return None
+    return total / ticks
+
+
+def pooled_cpu(run, pool, repeats: int) -> tuple[float | None, float]:
+    """(best CPU seconds of ``run`` in this process and its pool's workers together, best in this process alone)."""
+    both, here = float("inf"), float("inf")
+    for _ in range(repeats):
+        workers, cpu = children_cpu(pool), time.process_time()
+        run()
+        cpu, after = time.process_time() - cpu, children_cpu(pool)
+        here = min(here, cpu)
+        if workers is not None and after is not None:
+            both = min(both, cpu + after - workers)
+    return (None if both == float("inf") else both), here
 
 
 def main() -> None:
@@ -85,6 +114,12 @@ def main() -> None:
             lambda: sample_privacy_loss(scalar, "D", pass_n, seed=1, executor=pool),
             max(1, repeats // 3),
         )
+        (_, serial_cpu), _ = best_pair(
+            lambda: sample_privacy_loss(scalar, "D", pass_n, seed=1), lambda: None, max(1, repeats // 3)
+        )
+        pool_cpu, _ = pooled_cpu(
+            lambda: sample_privacy_loss(scalar, "D", pass_n, seed=1, executor=pool), pool, max(1, repeats // 3)
+        )
     print(
         json.dumps(
             {
@@ -93,6 +128,9 @@ def main() -> None:
                 "workers_2_s": round(parallel, 4),
                 "speedup": round(serial / parallel, 3),
                 "parent_cpu_s": round(parent_cpu, 4),
+                "serial_cpu_s": round(serial_cpu, 4),
+                "pooled_cpu_s": None if pool_cpu is None else round(pool_cpu, 4),
+                "cpu_overhead": None if pool_cpu is None else round(pool_cpu / serial_cpu, 3),
                 "target_speedup": 1.7,
                 **common,
                 "samples": pass_n,
