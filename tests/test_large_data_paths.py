@@ -77,3 +77,29 @@ def test_the_float_reader_reads_many_chunks_as_one_table(tmp_path, monkeypatch):
     path.write_text("\n".join(lines) + "\n")
     with pytest.raises(InputError, match=r"line 61, column 'c' is empty"):
         datasets.load_csv(path)
+
+
+def _scan_threads() -> list:
+    import threading
+
+    return [t for t in threading.enumerate() if t.name in ("pdp-audit-scan", "pdp-audit-imports")]
+
+
+def test_imports_beside_a_body_are_joined_and_their_errors_left_to_the_caller():
+    """``imported_beside``: the thread is joined when the body ends, raising or not; a module that cannot be imported
+    is not reported there -- the caller's own import of it raises, on its thread, as it did without the thread."""
+    import sys
+
+    import pytest
+
+    from pdp_audit.verify.core.background_imports import imported_beside
+
+    with pytest.raises(ZeroDivisionError):
+        with imported_beside(("json",)):
+            1 / 0
+    assert _scan_threads() == []
+    with imported_beside(("pdp_audit_no_such_module", "json")):
+        pass
+    assert _scan_threads() == [] and "pdp_audit_no_such_module" not in sys.modules
+    with pytest.raises(ModuleNotFoundError, match="pdp_audit_no_such_module"):
+        __import__("pdp_audit_no_such_module")
