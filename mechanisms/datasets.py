@@ -9,7 +9,9 @@ import hashlib
 import io
 import math
 import os
+import queue
 import re
+import threading
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -327,8 +329,8 @@ def _read_csv_numbers(path: Path) -> tuple[list[str], np.ndarray] | None:
     Reading 1e6 × 30 cells as Python strings took 3 GB; parsed to floats they take 240 MB.  The parser is
     correctly rounded -- the same doubles as Python's ``float`` -- by default from pandas 3 on, with
     ``float_precision="round_trip"`` before.  It reads the file through :class:`_Scan` -- one pass hashes a pinned
-    file's bytes and finds any letter below the header (then the parse is not used) -- and the header is parsed
-    from the header line the scan kept.
+    file's bytes and finds any letter below the header (then the parse is not used), on a thread beside the parse --
+    and the header is parsed from the header line the scan kept.
 
     The columns' types are pandas' own inference first: ``dtype=float`` gave the same doubles for 60% more CPU (1e6 ×
     30 cells).  A column inferred as anything but float64 -- integers (whose ``-0`` has lost its sign), or text --
@@ -361,17 +363,18 @@ def _parse_numbers(path: Path, typed: bool) -> tuple[list[str], np.ndarray] | No
     with source:
         size = len(held) if held is not None else os.fstat(source.fileno()).st_size
         scan = _Scan(source, hashed=pin is not None and held is None)
-        stream = io.BufferedReader(scan, 2**20)
         try:
             typing = {"dtype": float} if typed else {}
-            with pd.read_csv(stream, header=0, chunksize=_PARSE_ROWS, **typing, **common, **rounding) as chunks:
+            with pd.read_csv(scan, header=0, chunksize=_PARSE_ROWS, **typing, **common, **rounding) as chunks:
                 values = _rows_in_order(chunks, size, scan, typed)
-            line = scan.header_line() if not stream.read(1) else None  # None: the parser stopped before the end
+            line = scan.header_line() if not scan.read(1) else None  # None: the parser stopped before the end
             header = pd.read_csv(io.BytesIO(line), header=None, nrows=1, dtype=str, **common) if line else None
         except _NotFloats:
             raise
         except Exception:  # whatever it is, the reader of text cells names it
             return None
+        finally:
+            scan.finish()  # the tally's thread joined, whatever happened: none is left running
     if values is None or header is None or not scan.plain_numbers():
         return None
     names = [str(name) for name in header.iloc[0].tolist()]
@@ -451,35 +454,51 @@ class _Scan(io.RawIOBase):
 
     The letters decide whether the float reader's parse may be used (:meth:`plain_numbers`): pandas reads ``True``
     as 1.0 where Python's ``float`` refuses it, so no letter but an exponent's may appear below the header.
+
+    The digest and the count are taken on a second thread (:class:`_Tally`), from the very ``bytes`` objects handed
+    to the parser (``read``: immutable, so no copy is made): hashlib releases the interpreter lock on large buffers,
+    and pandas' tokenizer runs without it, so on two cores the parse no longer waits for either.  The results are
+    read only after :meth:`finish` (called by :meth:`plain_numbers` and :meth:`close`) has joined the thread.
     """
 
     def __init__(self, source: io.RawIOBase | io.BufferedIOBase, hashed: bool):
         self.source = source
-        self.digest = hashlib.sha256() if hashed else None
-        self.letters = 0
         self.size = 0  # bytes read
         self.head = bytearray()
         self.header_end: int | None = None  # past the header line's newline, once read
         self.ended = False
+        self._tally: _Tally | None = _Tally(hashed)
+
+    @property
+    def digest(self):
+        """The SHA-256 object of the bytes read (None unless ``hashed``), once :meth:`finish` has run."""
+        return self._finished().digest
+
+    @property
+    def letters(self) -> int:
+        return self._finished().letters
 
     def readable(self) -> bool:
         return True
 
-    def readinto(self, buffer) -> int:  # type: ignore[override]
-        read = self.source.readinto(buffer) or 0
-        if not read:
+    def read(self, size: int = -1) -> bytes:  # type: ignore[override]
+        chunk = self.source.read(size)
+        if not chunk:
             self.ended = True
-            return 0
-        self.size += read
-        chunk = bytes(memoryview(buffer)[:read])
-        if self.digest is not None:
-            self.digest.update(chunk)
-        self.letters += len(chunk.translate(None, _NOT_WORD))
+            return b""
+        self.size += len(chunk)
+        self._running().put(chunk)
         if self.header_end is None:
             self.head += chunk
             newline = self.head.find(b"\n", len(self.head) - len(self.head.lstrip(_BLANK)))
             self.header_end = newline + 1 if newline >= 0 else None
-        return read
+        return chunk
+
+    def readinto(self, buffer) -> int:  # type: ignore[override]
+        """For a reader that buffers (pandas itself calls :meth:`read`): a copy of what :meth:`read` returns."""
+        chunk = self.read(len(buffer))
+        memoryview(buffer)[: len(chunk)] = chunk
+        return len(chunk)
 
     def header_line(self) -> bytes | None:
         """The bytes up to the end of the header line (the whole file if it has one line), or None if the line has
@@ -492,6 +511,64 @@ class _Scan(io.RawIOBase):
         """Whether every letter read is in the header line: no letter but an exponent's below it."""
         line = self.header_line()
         return line is not None and len(line.translate(None, _NOT_WORD)) == self.letters
+
+    def finish(self) -> None:
+        """Join the thread that tallies the bytes read (nothing more can be read then)."""
+        if self._tally is not None and not self._tally.done:
+            self._tally.join()
+
+    def close(self) -> None:
+        self.finish()
+        super().close()
+
+    def _running(self) -> _Tally:
+        assert self._tally is not None and not self._tally.done, "read after finish()"
+        return self._tally
+
+    def _finished(self) -> _Tally:
+        self.finish()
+        assert self._tally is not None
+        return self._tally
+
+
+class _Tally:
+    """The SHA-256 (``hashed``) and the count of letters (:data:`_WORD`) of the chunks :meth:`put` in, taken in order
+    on a thread of its own; :meth:`join` waits for the last.  At most :data:`_TALLY_QUEUE` chunks wait (a slow
+    thread holds the reader back rather than the file in memory); an error of the thread is raised by :meth:`join`."""
+
+    def __init__(self, hashed: bool):
+        self.digest = hashlib.sha256() if hashed else None
+        self.letters = 0
+        self.done = False
+        self._error: BaseException | None = None
+        self._queue: queue.Queue[bytes | None] = queue.Queue(_TALLY_QUEUE)
+        self._thread = threading.Thread(target=self._run, name="pdp-audit-scan", daemon=True)
+        self._thread.start()
+
+    def put(self, chunk: bytes) -> None:
+        self._queue.put(chunk)
+
+    def join(self) -> None:
+        self.done = True
+        self._queue.put(None)
+        self._thread.join()
+        if self._error is not None:
+            raise self._error
+
+    def _run(self) -> None:
+        while (chunk := self._queue.get()) is not None:
+            if self._error is not None:
+                continue  # drained, so that no put() waits forever
+            try:
+                if self.digest is not None:
+                    self.digest.update(chunk)
+                self.letters += len(chunk.translate(None, _NOT_WORD))
+            except BaseException as error:  # noqa: BLE001 - raised on the reader's thread by join()
+                self._error = error
+
+
+#: Chunks of the parser's reads (256 KB each in pandas) waiting for :class:`_Tally`'s thread at most.
+_TALLY_QUEUE = 64
 
 
 def _read_csv(path: Path) -> tuple[list[str], np.ndarray]:

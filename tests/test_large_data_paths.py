@@ -85,6 +85,27 @@ def _scan_threads() -> list:
     return [t for t in threading.enumerate() if t.name in ("pdp-audit-scan", "pdp-audit-imports")]
 
 
+def test_no_scan_thread_outlives_a_parse(tmp_path):
+    """The thread hashing and scanning the bytes beside pandas' parse is joined whatever the parse ends in: a table, a
+    column pandas reads as text (parsed again), a cell that is no number (the text reader's one-line error), a pinned
+    file's digest (the bytes hashed on the thread are the file's)."""
+    import pytest
+
+    from pdp_audit.mechanisms.validation import InputError
+
+    good, text, bad = tmp_path / "good.csv", tmp_path / "text.csv", tmp_path / "bad.csv"
+    good.write_text("a,b\n1.5,2\n-3,4e-3\n")
+    text.write_text("a,b\n1.5,2\nTrue,4\n")
+    bad.write_text("a,b\n1.5,2\n3,x\n")
+    with datasets.pinned_file(good) as pin:
+        assert datasets.load_csv(good).features.tolist() == [[1.5, 2.0], [-3.0, 0.004]]
+        assert pin.sha256 == hashlib.sha256(good.read_bytes()).hexdigest()
+    for path, error in ((text, "'True' is not a number"), (bad, "'x' is not a number")):
+        with pytest.raises(InputError, match=error):
+            datasets.load_csv(path)
+    assert _scan_threads() == []
+
+
 def test_imports_beside_a_body_are_joined_and_their_errors_left_to_the_caller():
     """``imported_beside``: the thread is joined when the body ends, raising or not; a module that cannot be imported
     is not reported there -- the caller's own import of it raises, on its thread, as it did without the thread."""
