@@ -19,6 +19,18 @@ def pytest_configure(config):
         signal.signal(signal.SIGINT, signal.default_int_handler)
     if not hasattr(config, "workerinput"):  # once, in the controller, before xdist starts its workers
         compile_the_package()
+        keep_matplotlibs_font_cache()
+
+
+def keep_matplotlibs_font_cache():
+    """Point every process the suite starts at the font cache matplotlib keeps for this user.  pytester gives each
+    subprocess (``runpytest_subprocess``, its xdist workers, the commands they start) a fresh, empty HOME, where
+    matplotlib finds no cache and scans the system's fonts again before its first text (0.2 CPU seconds a process
+    on a machine with few fonts).  A MPLCONFIGDIR set by the caller is kept."""
+    if "MPLCONFIGDIR" not in os.environ:
+        import matplotlib
+
+        os.environ["MPLCONFIGDIR"] = matplotlib.get_cachedir()
 
 
 #: pdp_audit's folders (package-dir maps the checkout's top-level folders into the namespace)
