@@ -144,8 +144,9 @@ def test_cli_exit_codes_and_report(tmp_path, monkeypatch, capsys):
     assert "FAIL" in capsys.readouterr().out and report.read_bytes().startswith(b"%PDF")
     data = json.loads(doc.read_text())
     assert data["checks"][0]["details"]["m"] == 5_000 and data["parameters"]["guesses"] == "grid"
-    assert main(["canaries", *args, "--claim-epsilon", "5", "--guesses", "500", "500"]) == 3
-    assert main(["canaries", *args]) == 3
+    none = ["--report", "none"]  # the exit codes below are the subject; the report is the first run's
+    assert main(["canaries", *args, "--claim-epsilon", "5", "--guesses", "500", "500", *none]) == 3
+    assert main(["canaries", *args, *none]) == 3
     if shutil.which("pdftotext"):
         text = " ".join(subprocess.run(["pdftotext", str(report), "-"], capture_output=True, text=True).stdout.split())
         for needle in ("Theorem 3.1", "probability 1/2", "not an upper bound", "union bound"):
@@ -171,20 +172,22 @@ def test_cli_bad_bits_and_mismatched_files_are_one_line(tmp_path, capsys):
 def test_the_example_training_run_writes_scores_the_one_run_audit_bounds(tmp_path, monkeypatch, capsys):
     """examples/canaries/train.py (DP-SGD in numpy): its files go through the command; a noisy run leaks a
     measurable ε through memorised canaries, a run without canaries' signal (noise multiplier 50) does not."""
-    monkeypatch.chdir(tmp_path)  # the audit writes pdp-audit-canaries.pdf here
+    monkeypatch.chdir(tmp_path)  # the example writes here; the bounds are the subject, not a PDF (--report none)
     from pdp_audit.examples.canaries import train
 
     assert train.main(["--out", str(tmp_path / "leaky")]) == 0
     assert (tmp_path / "leaky" / "deploy.toml").exists()  # the default configuration has its claim
     run = str(tmp_path / "leaky" / "one_run.csv")
     args = ["--one-run", "--scores", run, "--column", "score", "--inclusion", run, "--inclusion-column", "included"]
-    assert main(["canaries", *args, "--delta", "1e-5", "--alpha", "0.05", "--claim-epsilon", "0.5"]) == 1
+    bound = ["--delta", "1e-5", "--alpha", "0.05", "--claim-epsilon", "0.5", "--report", "none"]
+    assert main(["canaries", *args, *bound]) == 1
     assert train.main(["--out", str(tmp_path / "quiet"), "--noise-multiplier", "50"]) == 0
     run = str(tmp_path / "quiet" / "one_run.csv")
     args = ["--one-run", "--scores", run, "--column", "score", "--inclusion", run, "--inclusion-column", "included"]
-    assert main(["canaries", *args, "--delta", "1e-5", "--alpha", "0.05", "--claim-epsilon", "0.5"]) == 3
+    assert main(["canaries", *args, *bound]) == 3
     pos = str(tmp_path / "leaky" / "in_scores.csv")
-    assert main(["canaries", "--in-scores", pos, "--out-scores", pos.replace("in_", "out_"), "--delta", "1e-5"]) == 3
+    two_files = ["--in-scores", pos, "--out-scores", pos.replace("in_", "out_"), "--delta", "1e-5", "--report", "none"]
+    assert main(["canaries", *two_files]) == 3
 
 
 def test_the_example_writes_its_configuration_as_a_deployment_file(tmp_path):

@@ -1,5 +1,6 @@
-"""The pytest plugin (verify/pytest_plugin.py), run as a user would: a small test file in a subprocess (in this
-process where an option's meaning, not the process, is tested: --audit-strict).
+"""The pytest plugin (verify/pytest_plugin.py), run as a user would: a small test file in a pytest session of its own
+(in this process where the process is not what is tested: the verdicts, messages and report of a plain session,
+--audit-strict; in a subprocess for xdist's workers and the usage errors).
 
 The user file audits a correct Gaussian mechanism (σ for δ = 1e-6, claim 1e-5: must pass), a broken one (σ at a
 fifth of the calibrated value, δ(1) ≈ 0.26 against a claim of 1e-5: must fail with a readable message), a tight
@@ -70,7 +71,7 @@ def report(path):
 
 
 def test_broken_mechanism_fails_with_a_readable_message_and_the_report_is_written(user_suite):
-    result = user_suite.runpytest_subprocess(*ARGS, "--audit-report", "audit.pdf")
+    result = user_suite.runpytest_inprocess(*ARGS, "--audit-report", "audit.pdf")
     assert_counts(result)
     result.stdout.fnmatch_lines(
         [
