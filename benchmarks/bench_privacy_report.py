@@ -10,6 +10,8 @@ counts of the audit's checks.  The same-run baseline is ObjPert's batched solve 
 
 Two ways to use the cores are timed: one process, and 2 worker processes (the audit's ``--workers 2``); the block work
 runs BLAS on one thread either way (threaded BLAS is ~3× slower on these small matrices); the faster one counts.
+The CPU seconds of the one-process pipeline over those of the solve are printed too (``pipeline_over_baseline_cpu``):
+a ratio of one core's work to one core's work, which a shared machine's load changes less than the wall times.
 Rounds are interleaved and the fastest of ``--repeats`` is kept (the machine may be shared: the load average is
 printed).  Prints one JSON line.
 Usage: ``python benchmarks/bench_privacy_report.py [--trials N] [--repeats R]``.
@@ -51,21 +53,23 @@ def coverage_counts(t: dict, rho: float) -> dict:
     return {k: coverage_of(~v, rho).failures for k, v in events.items()}
 
 
-def pipeline(work: PipelineTrials, trials: int, seed: int, executor=None) -> tuple[float, dict]:
-    start = time.perf_counter()
+def pipeline(work: PipelineTrials, trials: int, seed: int, executor=None) -> tuple[float, float, dict]:
+    """Wall and this process's CPU seconds of ``trials`` repetitions (the CPU is the work's only when serial)."""
+    start, cpu = time.perf_counter(), time.process_time()
     t = run_trials(work, trials, seed, "bench", executor)
     counts = coverage_counts(t, work.cal.rho)
-    return time.perf_counter() - start, counts
+    return time.perf_counter() - start, time.process_time() - cpu, counts
 
 
-def solve_only(work: PipelineTrials, trials: int, seed: int) -> float:
+def solve_only(work: PipelineTrials, trials: int, seed: int) -> tuple[float, float]:
+    """Wall and CPU seconds of ObjPert's batched solve of ``trials`` noise vectors."""
     from threadpoolctl import threadpool_limits
 
     b = work.cal.sigma * np.random.default_rng(seed).standard_normal((trials, work.d))
     with threadpool_limits(limits=1, user_api="blas"):  # the pipeline's own setting
-        start = time.perf_counter()
+        start, cpu = time.perf_counter(), time.process_time()
         work.pair.release_from_noise("D", b)
-        return time.perf_counter() - start
+        return time.perf_counter() - start, time.process_time() - cpu
 
 
 def main() -> None:
@@ -79,13 +83,15 @@ def main() -> None:
     work.pair.reference("D")  # set-up shared by every round (the non-private solution)
     pipeline(work, 256, 99)  # warm-up
     best = {"serial": np.inf, "two_workers": np.inf, "solve": np.inf}
+    cpu = {"serial": np.inf, "solve": np.inf}  # CPU seconds, one process: what a busy machine changes least
     with ProcessPoolExecutor(2) as pool:
         list(pool.map(int, range(2)))
         for r in range(args.repeats):
-            best["solve"] = min(best["solve"], solve_only(work, args.trials, 3 + r))
-            s, counts = pipeline(work, args.trials, 1)
-            best["serial"] = min(best["serial"], s)
-            p, counts_p = pipeline(work, args.trials, 1, pool)
+            w, c = solve_only(work, args.trials, 3 + r)
+            best["solve"], cpu["solve"] = min(best["solve"], w), min(cpu["solve"], c)
+            s, c, counts = pipeline(work, args.trials, 1)
+            best["serial"], cpu["serial"] = min(best["serial"], s), min(cpu["serial"], c)
+            p, _, counts_p = pipeline(work, args.trials, 1, pool)
             best["two_workers"] = min(best["two_workers"], p)
             assert counts == counts_p  # results do not depend on the workers
     rates = {k: args.trials / v for k, v in best.items()}
@@ -110,6 +116,9 @@ def main() -> None:
                 "baseline": "ObjPert batched solve alone (1 process, 1 BLAS thread, same noise)",
                 "baseline_trials_per_s": round(rates["solve"], 1),
                 "pipeline_over_baseline_time": round(rates["solve"] / two_cores, 2),
+                "baseline_cpu_us_per_trial": round(1e6 * cpu["solve"] / args.trials, 1),
+                "pipeline_cpu_us_per_trial": round(1e6 * cpu["serial"] / args.trials, 1),
+                "pipeline_over_baseline_cpu": round(cpu["serial"] / cpu["solve"], 2),
                 "coverage_failures": counts,
                 "cpus": os.cpu_count(),
                 "load_average_1min": round(os.getloadavg()[0], 2),
