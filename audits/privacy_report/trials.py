@@ -188,8 +188,9 @@ class PipelineTrials:
         t = theta @ self.Xall.T
         st = _State(t, loss.f1_near(t, self.yall), loss.f2(t, self.yall), dr["b"] @ self.Xall.T)
         H = self.pair.obj_d.glm_hessian(theta, st.f2[:, :n])  # f'' of D's rows: the same bits as hessian(theta)
-        L = np.linalg.cholesky(H)
-        st.H = _Factors(list(np.ascontiguousarray(np.swapaxes(L, 1, 2)).transpose(0, 2, 1)))  # xᵀH⁻¹x = ‖L⁻¹x‖²
+        st.H = _Factors.of(H, np.ones(c, bool))  # xᵀH⁻¹x = ‖L⁻¹x‖²
+        if any(f is None for f in st.H.factors):  # H ⪰ λI: only a broken input gets here
+            raise np.linalg.LinAlgError("the Hessian of a repetition is not positive definite")
         lam_min = np.linalg.eigvalsh(H)[:, 0] if self.need_lambda_min else np.full(c, np.nan)
         out[:, INDEX["lambda_min"]] = lam_min
         if cal.mode != "independent":
@@ -207,13 +208,13 @@ class PipelineTrials:
                 open_ = ~((out[:, INDEX["lemma20_fail"]] == 0) & (t1 * (1 + screening.SLACK) < 0.5 * (1 - st.r) * lam0))
                 open_[open_] = ~screening.pencil_inside(N[open_], H[open_], 0.5)
                 if np.any(open_):
-                    Lo = np.linalg.inv(L[open_])
+                    Lo = np.linalg.inv(st.H.lower(open_))
                     ev = np.linalg.eigvalsh(Lo @ N[open_] @ np.swapaxes(Lo, 1, 2))
                     p_min[open_], p_max[open_] = ev[:, 0], ev[:, -1]
                     out[open_, INDEX["p_min"]], out[open_, INDEX["p_max"]] = ev[:, 0], ev[:, -1]
                 out[:, INDEX["prop21_fail"]] = (p_min < -0.5) | (p_max > 0.5)
             else:
-                Linv = np.linalg.inv(L)
+                Linv = np.linalg.inv(st.H.lower(np.ones(c, bool)))
                 P = Linv @ N @ np.swapaxes(Linv, 1, 2)
                 ev = np.linalg.eigvalsh(P)
                 out[:, INDEX["p_min"]], out[:, INDEX["p_max"]] = p_min, p_max = ev[:, 0], ev[:, -1]
@@ -498,7 +499,8 @@ class _Factors:
 
     One LAPACK call per matrix, in a loop: at these sizes (d ≈ 50, the three targets' right-hand sides) a loop of
     dtrtrs costs less than numpy's stacked ``solve`` or a forward substitution vectorised over the stack (4–7× per
-    matrix, benchmarks/bench_privacy_report.py's setting), and both would change the last bits of the leverages."""
+    matrix, benchmarks/bench_privacy_report.py's setting), and a loop of scipy's dpotrf about half numpy's stacked
+    Cholesky (numpy's wheel bundles another OpenBLAS: the two factors may differ in the last bits)."""
 
     def __init__(self, factors: list[np.ndarray | None]):
         self.factors = factors  # Fortran-ordered (LAPACK copies any other)
@@ -513,6 +515,10 @@ class _Factors:
             L, info = dpotrf(A[i].T, lower=1, clean=0)  # A symmetric: its transpose is the Fortran-ordered A
             factors[i] = L if info == 0 else None
         return cls(factors)
+
+    def lower(self, which: np.ndarray) -> np.ndarray:
+        """The factors L_t where ``which`` (all factorised), stacked, zero above the diagonal."""
+        return np.tril(np.stack([self.factors[i] for i in np.flatnonzero(which)]))
 
     def quadratic(self, X: np.ndarray, need: np.ndarray) -> np.ndarray:
         """xᵀA_t⁻¹x for the rows x of X (k, d) where ``need`` (T, k); NaN elsewhere."""
