@@ -343,3 +343,41 @@ def test_a_pool_leaves_no_shared_memory_segment_on_any_exit(monkeypatch):
         engine.run_blocks(engine.PrivacyLossSampler(DiesInAWorker(), "D"), n, 1, "s", pool)
     assert engine._SLOTS is None
     assert shm_entries() - before == set()
+
+
+def blas_in_this_process() -> tuple[bool, set[int]]:
+    """(whether this process says BLAS is limited for good, the thread counts of its BLAS libraries)."""
+    import threadpoolctl
+
+    from pdp_audit.verify.estimators import engine
+
+    threads = {info["num_threads"] for info in threadpoolctl.threadpool_info() if info["user_api"] == "blas"}
+    return engine._BLAS_FOR_GOOD, threads
+
+
+def test_one_blas_thread_limits_once_however_deep_and_not_in_a_limited_worker(monkeypatch):
+    """Nested blocks (the GOE audit's, around each of its blocks) scan the libraries once, with the limit in force
+    throughout; a pool worker limited BLAS at its start, says so, and its blocks scan nothing."""
+    import threadpoolctl
+
+    from pdp_audit.verify.core.processes import executor_for
+    from pdp_audit.verify.estimators import engine
+
+    calls = []
+    real = threadpoolctl.threadpool_limits
+
+    def counted(*args, **kwargs):
+        calls.append(kwargs)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(threadpoolctl, "threadpool_limits", counted)
+    with engine.one_blas_thread():
+        with engine.one_blas_thread():
+            assert blas_in_this_process()[1] <= {1}
+        assert blas_in_this_process()[1] <= {1}
+    assert len(calls) == 1
+    with executor_for(2) as pool:
+        if pool is None:
+            pytest.skip("one core: no pool")
+        for_good, threads = pool.submit(blas_in_this_process).result()
+    assert for_good and threads <= {1}

@@ -151,7 +151,10 @@ def _one_blas_thread() -> None:
     core; threaded BLAS inside a worker only oversubscribes them).  The limit stays for the worker's life."""
     from threadpoolctl import threadpool_limits
 
+    from pdp_audit.verify.estimators.engine import blas_limited_for_good
+
     threadpool_limits(limits=1, user_api="blas")
+    blas_limited_for_good()
 
 
 def connect(

@@ -158,9 +158,12 @@ def _block_worker_init() -> None:
     import numpy as np
     from threadpoolctl import threadpool_limits
 
+    from pdp_audit.verify.estimators.engine import blas_limited_for_good
+
     np.random.seed()  # from the operating system's entropy; the parent's own state is untouched
     random.seed()
     threadpool_limits(limits=1)
+    blas_limited_for_good()
     default_terminations()
     exit_with_parent()
     # before the worker's exit joins the non-daemon multiprocessing children the user's sampler started (a helper

@@ -11,6 +11,7 @@ from __future__ import annotations
 import functools
 import mmap
 import os
+import threading
 import zlib
 from collections import deque
 from concurrent.futures import Executor, wait
@@ -36,21 +37,42 @@ from pdp_audit.verify.estimators.progress import with_progress
 BLOCK_SIZE = 1 << 16
 
 
+#: Whether BLAS runs on one thread in this process already: for good (a worker process that limited it at its start:
+#: :func:`blas_limited_for_good`), or, per thread, inside an enclosing :func:`one_blas_thread`.
+_BLAS_FOR_GOOD = False
+_BLAS_HELD = threading.local()
+
+
+def blas_limited_for_good() -> None:
+    """Say that this process limited BLAS to one thread for its life (a pool worker's initializer, after it did)."""
+    global _BLAS_FOR_GOOD
+    _BLAS_FOR_GOOD = True
+
+
 @contextmanager
 def one_blas_thread() -> Iterator[None]:
-    """Limit BLAS to one thread inside the block (a no-op without threadpoolctl).
+    """Limit BLAS to one thread inside the block (a no-op without threadpoolctl, and where BLAS is limited already:
+    in a worker that limited it at its start, or inside another such block of this thread -- threadpoolctl's scan of
+    the loaded libraries took half a millisecond a call, and the GOE audit's blocks made one each).
 
     Small eigenproblems are many times slower with a multithreaded BLAS (measured on 2 cores: batched
     ``eigvalsh`` 20x slower at d = 100, the Tracy–Widom quantile 3x); one thread per process is also what
     the worker pool wants.
     """
+    if _BLAS_FOR_GOOD or getattr(_BLAS_HELD, "held", False):
+        yield
+        return
     try:
         from threadpoolctl import threadpool_limits
     except ImportError:  # pragma: no cover - a scikit-learn dependency, normally present
         yield
         return
     with threadpool_limits(limits=1, user_api="blas"):
-        yield
+        _BLAS_HELD.held = True
+        try:
+            yield
+        finally:
+            _BLAS_HELD.held = False
 
 
 def stream_key(name: str) -> int:

@@ -174,7 +174,10 @@ def _worker_init() -> None:
     """
     from threadpoolctl import threadpool_limits
 
+    from pdp_audit.verify.estimators.engine import blas_limited_for_good
+
     threadpool_limits(limits=1)
+    blas_limited_for_good()
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     default_terminations()
     exit_with_parent()
