@@ -365,7 +365,11 @@ def _parse_numbers(path: Path, typed: bool) -> tuple[list[str], np.ndarray] | No
         scan = _Scan(source, hashed=pin is not None and held is None)
         try:
             typing = {"dtype": float} if typed else {}
-            with pd.read_csv(scan, header=0, chunksize=_PARSE_ROWS, **typing, **common, **rounding) as chunks:
+            # low_memory=False: each chunk's columns typed whole.  In pieces, a piece of integers and one of decimals
+            # were concatenated into float64 from int64 -- "-0" then read as 0.0, past the float64 check -- and the
+            # concatenation copied every piece
+            whole = {"low_memory": False, "chunksize": _PARSE_ROWS}
+            with pd.read_csv(scan, header=0, **whole, **typing, **common, **rounding) as chunks:
                 values = _rows_in_order(chunks, size, scan, typed)
             line = scan.header_line() if not scan.read(1) else None  # None: the parser stopped before the end
             header = pd.read_csv(io.BytesIO(line), header=None, nrows=1, dtype=str, **common) if line else None

@@ -124,3 +124,19 @@ def test_imports_beside_a_body_are_joined_and_their_errors_left_to_the_caller():
     assert _scan_threads() == [] and "pdp_audit_no_such_module" not in sys.modules
     with pytest.raises(ModuleNotFoundError, match="pdp_audit_no_such_module"):
         __import__("pdp_audit_no_such_module")
+
+
+def test_a_negative_zero_keeps_its_sign_beside_integers_and_decimals(tmp_path):
+    """A column of integers and decimals in one chunk is read as Python's ``float`` reads each cell: "-0" is -0.0.
+    Parsed in pieces (pandas' low_memory), a piece of integers was typed int64 and concatenated with a piece of
+    decimals into float64, so the sign was lost (row 1 of 30 columns, 60,000 rows of integers before the decimals)."""
+    import numpy as np
+
+    columns = 30
+    lines = [",".join(f"c{j}" for j in range(columns)), ",".join(["-0"] + ["1"] * (columns - 1))]
+    lines += [",".join(["1"] * columns)] * 60_000 + [",".join(["1.5"] * columns)] * 10
+    path = tmp_path / "zeros.csv"
+    path.write_text("\n".join(lines) + "\n")
+    features = datasets.load_csv(path).features
+    assert features[0, 0] == 0 and np.signbit(features[0, 0])
+    assert features[-1].tolist() == [1.5] * columns
