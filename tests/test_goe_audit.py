@@ -118,7 +118,7 @@ def small_run(tmp_path_factory):
             "--seed",
             "1",
             "--report",
-            str(out / "r.pdf"),
+            "none",  # the verdicts and numbers are the subject; the PDF would more than double the module's time
             "--json",
             str(out / "r.json"),
             "--quiet",
@@ -154,7 +154,6 @@ def test_run_verdicts(small_run):
     assert verdicts["thm17-ex-post-identity"] == "pass"
     for exact in ("k16-unit-goe", "k15-factor-two"):
         assert findings[exact] == "pass", exact
-    assert (out / "r.pdf").read_bytes().startswith(b"%PDF")
 
 
 def test_run_reports_both_k16_readings_and_tau(small_run):
