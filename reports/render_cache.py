@@ -1,4 +1,4 @@
-"""The work PDF reports repeat, done once a process: mathtext layouts and embedded font subsets (:func:`shared`).
+"""The work PDF reports repeat, done once a process: mathtext layouts, text sizes, font subsets (:func:`shared`).
 
 matplotlib caches a parsed mathtext string (``MathTextParser._parse_cached``, an LRU of 50) per *parser*, and every
 figure's renderer makes a parser of its own: a check's claim, formula and source lines, typeset on one page and
@@ -20,10 +20,10 @@ from __future__ import annotations
 
 import contextlib
 import functools
-from typing import Any, Iterator
+from typing import Any, Iterator, cast
 
-#: rc settings a mathtext layout may read (the fonts, their hinting and fallback)
-_RC_PREFIXES = ("mathtext.", "text.", "font.")
+#: rc settings a mathtext layout or a PDF text's size may read (the fonts, their hinting and fallback, font types)
+_RC_PREFIXES = ("mathtext.", "text.", "font.", "pdf.")
 #: layouts kept (a report has about a hundred distinct strings; the suite's processes a few thousand)
 CACHE_SIZE = 4096
 
@@ -35,14 +35,21 @@ _original: Any = None  # MathTextParser._parse_cached as matplotlib defines it, 
 _parsers: dict[str, Any] = {}  # one parser per output type, the one that parses for every other
 
 
+_rc_names: tuple[str, ...] = ()  # the rc settings of _RC_PREFIXES (matplotlib's set of names is fixed)
+
+
 def _rc_key() -> tuple:
+    """The values of the rc settings a layout or a text's size may read, hashable.  Read as a plain dict's items:
+    ``RcParams.__getitem__`` (validation, deprecations) made it several times as costly as the parse it spares."""
+    global _rc_names
     import matplotlib
 
-    return tuple(
-        (name, tuple(value) if isinstance(value, list) else value)
-        for name, value in matplotlib.rcParams.items()
-        if name.startswith(_RC_PREFIXES)
-    )
+    rc = matplotlib.rcParams
+    if not _rc_names:
+        _rc_names = tuple(name for name in rc if name.startswith(_RC_PREFIXES))
+    plain = cast("dict[str, Any]", rc) if isinstance(rc, dict) else dict(rc)
+    values = [dict.__getitem__(plain, name) for name in _rc_names]
+    return tuple(tuple(value) if isinstance(value, list) else value for value in values)
 
 
 @functools.lru_cache(maxsize=CACHE_SIZE)
@@ -147,8 +154,54 @@ def shared_subsets() -> Iterator[None]:
             _backend_pdf_ps.get_glyphs_subset = _original_subset
 
 
+_metrics_active = 0  # nesting depth of shared_text_metrics
+_original_metrics: Any = None  # matplotlib.text._get_text_metrics_with_cache, while patched
+_metrics: dict[tuple, tuple] = {}  # (text, font properties, ismath, dpi, rc) -> (width, height, descent)
+
+
+def _metrics_shared(renderer, text, fontprop, ismath, dpi):
+    from matplotlib.backends.backend_pdf import RendererPdf
+
+    if type(renderer) is not RendererPdf or ismath == "TeX":  # another renderer's sizes depend on it
+        return _original_metrics(renderer, text, fontprop, ismath, dpi)
+    fontprop = fontprop.copy()  # (mutable: a later change must not reach the key)
+    key = (text, fontprop, ismath, dpi, _rc_key())
+    if key not in _metrics:
+        _metrics[key] = renderer.get_text_width_height_descent(text, fontprop, ismath)
+        while len(_metrics) > CACHE_SIZE:  # the oldest first
+            del _metrics[next(iter(_metrics))]
+    return _metrics[key]
+
+
+@contextlib.contextmanager
+def shared_text_metrics() -> Iterator[None]:
+    """Within this context a PDF renderer's text sizes are shared by every page and report of the process.
+    matplotlib keeps them per renderer, and a page is a renderer of its own: the tick labels, titles and lines of
+    each page were laid out again (FreeType and libraqm) to be measured.  A PDF renderer's sizes depend only on the
+    text, its font properties, the dpi and the rc settings (its fonts are the process's, at 72 dpi), so the bytes do
+    not change; other renderers and TeX keep matplotlib's cache.  Restored on leaving; a matplotlib without the
+    function is left as it is."""
+    global _metrics_active, _original_metrics
+    import matplotlib.text
+
+    if _metrics_active == 0:
+        if not hasattr(matplotlib.text, "_get_text_metrics_with_cache"):
+            yield
+            return
+        _original_metrics = getattr(matplotlib.text, "_get_text_metrics_with_cache")
+        setattr(matplotlib.text, "_get_text_metrics_with_cache", _metrics_shared)  # private: not in its stubs
+    _metrics_active += 1
+    try:
+        yield
+    finally:
+        _metrics_active -= 1
+        if _metrics_active == 0:
+            setattr(matplotlib.text, "_get_text_metrics_with_cache", _original_metrics)
+
+
 @contextlib.contextmanager
 def shared() -> Iterator[None]:
-    """Both: the mathtext layouts (:func:`shared_mathtext`) and the font subsets (:func:`shared_subsets`)."""
-    with shared_mathtext(), shared_subsets():
+    """All three: the mathtext layouts (:func:`shared_mathtext`), the PDF text sizes (:func:`shared_text_metrics`)
+    and the font subsets (:func:`shared_subsets`)."""
+    with shared_mathtext(), shared_text_metrics(), shared_subsets():
         yield

@@ -5,6 +5,7 @@ subset for other glyphs, matplotlib's own functions given back."""
 import io
 
 import matplotlib
+import matplotlib.text
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
@@ -69,15 +70,43 @@ def test_matplotlibs_own_functions_are_given_back_also_after_an_error():
     from matplotlib.backends import _backend_pdf_ps
 
     own, own_subset = MathTextParser.__dict__["_parse_cached"], _backend_pdf_ps.get_glyphs_subset
+    own_metrics = matplotlib.text._get_text_metrics_with_cache
     try:
         with render_cache.shared(), render_cache.shared():
             assert MathTextParser.__dict__["_parse_cached"] is not own
             assert _backend_pdf_ps.get_glyphs_subset is not own_subset
+            assert matplotlib.text._get_text_metrics_with_cache is not own_metrics
             raise KeyError("inside")
     except KeyError:
         pass
     assert MathTextParser.__dict__["_parse_cached"] is own
     assert _backend_pdf_ps.get_glyphs_subset is own_subset
+    assert matplotlib.text._get_text_metrics_with_cache is own_metrics
+
+
+def test_a_text_size_is_shared_by_pdf_renderers_only_and_not_under_other_rc_settings():
+    from matplotlib.backends.backend_agg import RendererAgg
+    from matplotlib.backends.backend_pdf import PdfFile, RendererPdf
+
+    size = matplotlib.text._get_text_metrics_with_cache  # patched inside the context: looked up there
+    words, prop = "Wide words WWW", FontProperties(family="sans-serif", size=10)
+    with render_cache.shared_text_metrics():
+        render_cache._metrics.clear()
+        first = matplotlib.text._get_text_metrics_with_cache(
+            RendererPdf(PdfFile(io.BytesIO()), 72, 8, 8), words, prop, False, 72
+        )
+        second = matplotlib.text._get_text_metrics_with_cache(
+            RendererPdf(PdfFile(io.BytesIO()), 72, 8, 8), words, prop, False, 72
+        )
+        assert second == first and len(render_cache._metrics) == 1  # a second page's renderer: from the cache
+        with plt.rc_context({"font.sans-serif": ["DejaVu Sans Mono"]}):
+            mono = matplotlib.text._get_text_metrics_with_cache(
+                RendererPdf(PdfFile(io.BytesIO()), 72, 8, 8), words, prop, False, 72
+            )
+        assert mono != first
+        raster = matplotlib.text._get_text_metrics_with_cache(RendererAgg(80, 80, 720), words, prop, False, 720)
+        assert raster != first and len(render_cache._metrics) == 2  # an Agg renderer's size: not kept here
+    assert matplotlib.text._get_text_metrics_with_cache is size
 
 
 def test_a_layout_is_not_reused_under_other_rc_settings():
