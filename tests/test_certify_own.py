@@ -19,6 +19,8 @@ import pytest
 import pdp_audit
 from pdp_audit.audits.pair.deployed import MAX_INDIVIDUALS
 from pdp_audit.reports.cover import _banner
+from pdp_audit.reports.records import Run
+from pdp_audit.verify import api
 from pdp_audit.verify.cli.main import main
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
@@ -99,6 +101,16 @@ def certify(toml: Path, *extra: str) -> tuple[int, dict]:
     return code, json.loads(out.read_text(encoding="utf-8")) if out.exists() else {}
 
 
+def certified_run(monkeypatch, toml: Path) -> tuple[int, dict, Run]:
+    """:func:`certify`, and the Run the command published (its banner and pages read here without certifying the
+    deployment a second time through the API: the same ``certify_loaded`` made both)."""
+    runs, publish = [], api.publish
+    monkeypatch.setattr(api, "publish", lambda run, *outputs: (runs.append(run), publish(run, *outputs))[1])
+    code, document = certify(toml)
+    (run,) = runs
+    return code, document, run
+
+
 def test_a_users_laplace_histogram_is_certified_from_the_command_line(tmp_path, capsys):
     """The command's own code, in process (the wheel smoke test runs the installed command and writes the PDF)."""
     toml = project(tmp_path / "user")
@@ -148,31 +160,29 @@ def test_a_broken_histogram_is_refused(tmp_path, parameters, failing, flags):
     assert {c["id"]: c["verdict"] for c in document["checks"]}[failing] == "fail"
 
 
-def test_a_black_box_mechanism_is_never_certified(tmp_path):
-    code, document = certify(project(tmp_path, module=BLACKBOX))
+def test_a_black_box_mechanism_is_never_certified(tmp_path, monkeypatch):
+    code, document, run = certified_run(monkeypatch, project(tmp_path, module=BLACKBOX))
     assert code == 3 and document["verdict"] == "inconclusive"
     assert document["certified"]["evidence"] == "black-box"
     assert [c["id"] for c in document["checks"]] == ["blackbox-attack"]
-    run = pdp_audit.certify(tmp_path / "deploy.toml")
     banner = _banner(run)
     assert "NOT A CERTIFICATE" in banner and "no violation found at the stated power" in banner
 
 
-def test_a_black_box_mechanism_far_from_its_claim_is_refuted(tmp_path):
-    code, document = certify(project(tmp_path, module=BLACKBOX, parameters="scale = 0.1"))
+def test_a_black_box_mechanism_far_from_its_claim_is_refuted(tmp_path, monkeypatch):
+    code, document, run = certified_run(monkeypatch, project(tmp_path, module=BLACKBOX, parameters="scale = 0.1"))
     assert code == 1 and document["checks"][0]["verdict"] == "fail"
-    assert "NOT A CERTIFICATE" not in _banner(pdp_audit.certify(tmp_path / "deploy.toml"))
+    assert "NOT A CERTIFICATE" not in _banner(run)
 
 
-def test_per_instance_pairs_are_each_audited_on_their_own_page(tmp_path):
-    code, document = certify(project(tmp_path, parameters="individuals = 2"))
+def test_per_instance_pairs_are_each_audited_on_their_own_page(tmp_path, monkeypatch):
+    code, document, run = certified_run(monkeypatch, project(tmp_path, parameters="individuals = 2"))
     assert code == 0
     ids = [c["id"] for c in document["checks"]]
     assert {"row-1/pdp-forward", "row-1/pdp-reverse", "row-2/pdp-forward", "row-2/loss-consistency"} <= set(ids)
     assert document["certified"]["individuals"] == ["row-1", "row-2"]
     (page,) = document["pages"]
     assert page["title"].startswith("Per-instance privacy")
-    run = pdp_audit.certify(tmp_path / "deploy.toml")
     assert [row.split()[0] for row in run.pages[0].rows[1:]] == ["row-1", "row-2"]
 
 
