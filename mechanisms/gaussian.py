@@ -553,15 +553,16 @@ class GaussianPair:
     def rounded_losses_into(
         self, world: World, size: int, rng: np.random.Generator, out: np.ndarray, scratch: np.ndarray, resolution: float
     ) -> np.ndarray | None:
-        """The losses of ``size`` 1-d releases drawn on ``world``, rounded at ``resolution``, written into ``out``
-        (None returned); or, where this way does not apply (a vector release), the releases (:meth:`sample`'s, drawn
-        from ``rng``) for the caller to take the general way: ``at_loss_resolution(privacy_loss(releases),
-        resolution)`` (:func:`pdp_audit.mechanisms.base.at_loss_resolution`).  ``scratch``: ``size`` float64s to
-        work in.
+        """The losses of ``size`` releases drawn on ``world``, rounded at ``resolution``, written into ``out``
+        (None returned); or, where this way does not apply (a resolution that is not a power of two), the releases
+        (:meth:`sample`'s, drawn from ``rng``) for the caller to take the general way:
+        ``at_loss_resolution(privacy_loss(releases), resolution)``
+        (:func:`pdp_audit.mechanisms.base.at_loss_resolution`).  ``scratch``: ``size`` float64s to work in.
 
         The same numbers bit for bit, with fewer trips to memory: the draws are made a chunk of releases at a
         time (a generator's normals come in the same order however many are asked for at once), and each chunk goes
-        through :meth:`sample`'s, :meth:`_scalar_loss`'s and the rounding's IEEE operations, in their order, while
+        through :meth:`sample`'s, :meth:`privacy_loss`'s (:meth:`_scalar_loss`'s for a 1-d release) and the
+        rounding's IEEE operations, in their order, while
         it is in a core's cache (a block's releases, offsets, losses and their rounding went out to L3 and back
         once a pass).  The loss's scaling by 1/(2σ²) and the rounding's by 1/R are one multiplication by their
         product (:meth:`_rounding_scale`): exact for R a power of two, since scaling by 2^k commutes with rounding
@@ -570,19 +571,51 @@ class GaussianPair:
         generator and the block is drawn again the general way (whose checks and rounding say and do what they
         did).  The general rounding's sum and the loss checks' extreme are that one sum."""
         world, scale = check_world(world), self._rounding_scale(resolution)
-        if self.output_dim != 1 or self.q_d.size != 1 or scale is None:  # a vector's: einsum's, not memory's time
+        if scale is None:
             return self.sample(world, size, rng)
+        bounds = self._chunk_bounds(size)
+        longest = max((stop - start for start, stop in zip(bounds, bounds[1:])), default=0)
+        vector = None if self.output_dim == 1 else tuple(np.empty((longest, self.output_dim)) for _ in range(2))
         state = rng.bit_generator.state
         with np.errstate(all="ignore"):  # overflow is caught below, and the general way then warns as before
-            for start in range(0, size, _CHUNK):
-                losses = out[start : start + _CHUNK]
-                self._scalar_chunk(world, rng, losses, scratch, scale)
+            for start, stop in zip(bounds, bounds[1:]):
+                losses = out[start:stop]
+                if vector is None:
+                    self._scalar_chunk(world, rng, losses, scratch, scale)
+                else:
+                    self._vector_chunk(world, rng, losses, vector, scale)
                 np.rint(losses, out=losses)
                 losses *= resolution
                 if not math.isfinite(np.add.reduce(losses)):
                     rng.bit_generator.state = state
                     return self.sample(world, size, rng)
         return None
+
+    def _chunk_bounds(self, size: int) -> list[int]:
+        """Where the chunks of a block of ``size`` releases start, and its end: _CHUNK float64s of releases a chunk,
+        and for a vector at least two rows, the last one included where the block has two (einsum sums a lone row
+        longer than numpy's buffer, 8192, otherwise than the same row among others)."""
+        if self.output_dim == 1:
+            return [*range(0, size, _CHUNK), size]
+        starts = list(range(0, size, max(2, _CHUNK // self.output_dim)))
+        if len(starts) > 1 and size - starts[-1] == 1:  # a last chunk of one row joins the one before
+            starts.pop()
+        return [*starts, size]
+
+    def _vector_chunk(self, world: World, rng: np.random.Generator, losses: np.ndarray, buffers, scale: float) -> None:
+        """Draw ``len(losses)`` releases and write their losses times ``scale`` into ``losses``: :meth:`sample` then
+        :meth:`privacy_loss`, operation for operation, on two (rows, d) buffers that stay in a core's cache (a block of
+        2^16 releases of d = 10 is 5 MiB, and its four passes went out to L3 and back).  einsum's row sums do not
+        depend on how many rows it is given (tests/test_block_kernels.py checks them bit for bit)."""
+        o, offset = (buffer[: losses.size] for buffer in buffers)
+        rng.standard_normal(out=o)
+        o *= self.sigma
+        o += self._centres[world]
+        quad_d = np.einsum("ij,ij->i", np.subtract(o, self._centres["D"], out=offset), offset)
+        np.subtract(o, self._centres["D'"], out=offset)
+        np.einsum("ij,ij->i", offset, offset, out=losses)
+        losses -= quad_d
+        losses *= scale
 
     def _scalar_chunk(self, world: World, rng: np.random.Generator, losses: np.ndarray, scratch, scale: float) -> None:
         """Draw ``len(losses)`` 1-d releases and write their losses times ``scale`` into ``losses`` (the releases

@@ -139,6 +139,39 @@ def test_losses_written_into_the_result_are_those_gathered_bit_for_bit():
         assert np.array_equal(bits(written), bits(np.concatenate(blocks))), (type(pair).__name__, world)
 
 
+def test_vector_losses_drawn_a_chunk_at_a_time_are_the_general_ones_bit_for_bit():
+    """GaussianPair.rounded_losses_into of vector releases (chunks of rows kept in cache) against sample, privacy_loss
+    and the rounding's general form, over dimensions whose chunks are 1 row to thousands and end inside a block, with
+    means and σ from tiny to overflowing (the chunk's sum then sends the block the general way)."""
+    from pdp_audit.verify.estimators.engine import PrivacyLossSampler, block_rng
+
+    rng = np.random.default_rng(3)
+    pairs = [GaussianPair(np.zeros(d), np.eye(d)[0], 0.9) for d in (2, 3, 10, 31, 100)]
+    pairs += [GaussianPair(rng.standard_normal(7) * 1e3, rng.standard_normal(7), 1e-3)]
+    pairs += [GaussianPair(np.zeros(40_000), np.ones(40_000), 2.0)]  # a row longer than a chunk
+    pairs += [GaussianPair(np.full(4, 1e150), np.full(4, -1e150), 1e152)]  # squares overflow: the general way
+    for pair in pairs:
+        for world in ("D", "D'"):
+            sampler = PrivacyLossSampler(pair, world)
+            size = 5 if pair.output_dim > 1000 else 9_999
+            out, scratch = np.empty(size), np.empty(size)
+            with np.errstate(over="ignore", invalid="ignore"):
+                written = sampler.into(size, block_rng(2, "v", 1), out, scratch)
+                general = sampler(size, block_rng(2, "v", 1))
+            assert np.array_equal(bits(written), bits(general)), (pair.output_dim, world)
+
+
+def test_einsum_row_sums_do_not_depend_on_the_rows_given():
+    """What GaussianPair._vector_chunk relies on: einsum's ``ij,ij->i`` of a chunk of rows is that of the whole."""
+    rng = np.random.default_rng(5)
+    for d in (2, 3, 7, 10, 16, 33, 100):
+        x = rng.standard_normal((20_000, d)) * 10 ** rng.uniform(-5, 5, size=d)
+        whole = np.einsum("ij,ij->i", x, x)
+        for rows in (1, 7, 3276, 8192, 8193):
+            parts = [np.einsum("ij,ij->i", x[s : s + rows], x[s : s + rows]) for s in range(0, len(x), rows)]
+            assert np.array_equal(bits(np.concatenate(parts)), bits(whole)), (d, rows)
+
+
 def test_a_malformed_block_is_still_refused_when_written_into_the_result():
     from pdp_audit.verify.estimators.engine import PrivacyLossSampler, run_blocks
 
@@ -267,16 +300,18 @@ def test_losses_drawn_and_rounded_in_one_go_are_the_general_ones_bit_for_bit():
             assert fused == general, (q_d, q_dprime, sigma, world, n)
 
 
-def test_a_vector_release_or_a_coarser_grid_takes_the_general_way():
-    """``rounded_losses_into`` hands back the releases it drew (those of ``sample``) for a vector release and for a
-    resolution that is not a power of two; a pair whose instance overrides ``sample`` is not drawn in one go."""
+def test_a_coarser_grid_takes_the_general_way():
+    """``rounded_losses_into`` hands back the releases it drew (those of ``sample``) for a resolution that is not a
+    power of two, a scalar's or a vector's (which it draws in one go at a power of two); a pair whose instance
+    overrides ``sample`` is not drawn in one go."""
     from pdp_audit.verify.estimators.engine import draws_rounded_losses
 
     vector = GaussianPair(np.zeros(3), np.eye(3)[0], 0.9)
     scalar = GaussianPair(np.array([0.0]), np.array([1.0]), 0.9)
     out, scratch = np.empty(100), np.empty(100)
-    for pair, resolution in ((vector, LOSS_RESOLUTION), (scalar, 1e-3)):
-        drawn = pair.rounded_losses_into("D", 100, np.random.default_rng(1), out, scratch, resolution)
+    assert vector.rounded_losses_into("D", 100, np.random.default_rng(1), out, scratch, LOSS_RESOLUTION) is None
+    for pair in (vector, scalar):
+        drawn = pair.rounded_losses_into("D", 100, np.random.default_rng(1), out, scratch, 1e-3)
         assert drawn is not None and np.array_equal(drawn, pair.sample("D", 100, np.random.default_rng(1)))
     scalar.sample = lambda world, size, rng: GaussianPair.sample(scalar, world, size, rng)
     assert not draws_rounded_losses(scalar)
