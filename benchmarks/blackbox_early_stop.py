@@ -6,8 +6,10 @@ seed and budget: the fixed pass (the whole ``--trials``, Clopper–Pearson) and 
 α = 1e-6.  One JSON line per mechanism: the releases drawn per world by each (training, selection and fresh, a
 pilot's included), the fresh ones alone, their ratio, both bounds at α = 1e-6, both verdicts (refuted or not), why
 the stopped pass stopped and which stage decided (from 1e6 fresh releases a pilot attack runs first:
-:func:`pdp_audit.audits.blackbox.attack._staged_attack`), and the wall-clock seconds of each (the load beside them:
-the machine may be shared; the stopped pass runs first and pays the process's warm-up); and the fresh releases
+:func:`pdp_audit.audits.blackbox.attack._staged_attack`; ``carried_per_world`` where a middle stage refuted with the
+events of the stage before it, counted on that stage's fresh releases too), and the wall-clock seconds of each (the
+load beside them: the machine may be shared; the stopped pass runs first and pays the process's warm-up); and the
+fresh releases
 ``pdp_audit.audit_blackbox`` draws on its defaults at that budget (``default_fresh_per_world``: early stopping is
 the default; not with ``--early-only``, which runs the stopped pass alone and nothing else).
 
@@ -85,6 +87,7 @@ def run_one(name: str, trials: int, seed: int, early_only: bool = False) -> dict
             "seconds": round(seconds, 1),
             "cpu_seconds": round(cpu, 2),
             **({"stopped": attack.stopped, "rounds": attack.rounds, "stage": attack.stage} if stop_at else {}),
+            **({"carried_per_world": attack.carried} if getattr(attack, "carried", 0) else {}),
         }
     if early_only:  # the stopped pass alone: no second audit on the defaults either
         row["load"] = round(os.getloadavg()[0], 2)
