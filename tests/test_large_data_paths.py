@@ -82,7 +82,7 @@ def test_the_float_reader_reads_many_chunks_as_one_table(tmp_path, monkeypatch):
 def _scan_threads() -> list:
     import threading
 
-    return [t for t in threading.enumerate() if t.name in ("pdp-audit-scan", "pdp-audit-imports")]
+    return [t for t in threading.enumerate() if t.name.startswith("pdp-audit-")]
 
 
 def test_no_scan_thread_outlives_a_parse(tmp_path):
@@ -140,3 +140,21 @@ def test_a_negative_zero_keeps_its_sign_beside_integers_and_decimals(tmp_path):
     features = datasets.load_csv(path).features
     assert features[0, 0] == 0 and np.signbit(features[0, 0])
     assert features[-1].tolist() == [1.5] * columns
+
+
+def test_a_computation_beside_gives_its_result_or_its_error_and_leaves_no_thread():
+    """``computed_beside``: the value the call returns, or its exception where the result is asked for; on a thread
+    or not (``thread=False``: called then, here); the thread joined when the block ends, even unasked."""
+    import pytest
+
+    from pdp_audit.verify.core.beside import computed_beside
+
+    for thread in (True, False):
+        with computed_beside(divmod, 7, 2, thread=thread) as result:
+            assert result() == (3, 1)
+        with pytest.raises(ZeroDivisionError):
+            with computed_beside(divmod, 7, 0, thread=thread) as result:
+                result()
+        with computed_beside(divmod, 7, 0, thread=thread):
+            pass  # never asked: the error is the caller's only if it asks
+        assert _scan_threads() == []

@@ -40,7 +40,8 @@ from pdp_audit.mechanisms import gaussian as g
 from pdp_audit.mechanisms import gaussian_mean as gm
 from pdp_audit.mechanisms.datasets import Dataset, load_csv, load_shipped, standardize, synthetic_rows
 from pdp_audit.mechanisms.row_reductions import ScaledRows, row_norms, sums_in_order
-from pdp_audit.reports.records import Check, Run
+from pdp_audit.reports.records import Check, PerInstance, Run
+from pdp_audit.verify.core.beside import computed_beside
 from pdp_audit.verify.core.checks import CheckSpec, Evidence, finalize, make_run
 from pdp_audit.verify.estimators.attack import likelihood_ratio_attack
 from pdp_audit.verify.estimators.coverage import coverage_of
@@ -176,15 +177,31 @@ def _mean_setup(config: GaussianAuditConfig, dataset: Dataset, rows: np.ndarray)
 def run_gaussian_audit(config: GaussianAuditConfig, executor: Executor | None = None, progress: bool = False) -> Run:
     """Every check of the Gaussian audit, decided together at family-wise error ``config.alpha``."""
     s = setup(config)
-    checks = finalize(gaussian_evidence(config, s, executor, progress), config.alpha)
-    return gaussian_run(config, s, checks)
+    s.sensitivity_order  # noqa: B018 - sorted here, before the thread that reads it starts: read-only there
+    # every individual's pDP ε beside the checks (array loops, no interpreter lock), in this process only: no thread
+    # is running when a pool forks its workers
+    with computed_beside(per_instance_summary, config, s, thread=executor is None) as per_instance:
+        checks = finalize(gaussian_evidence(config, s, executor, progress), config.alpha)
+        return gaussian_run(config, s, checks, per_instance())
 
 
-def gaussian_run(config: GaussianAuditConfig, s: GaussianSetup, checks: Sequence[Check]) -> Run:
-    """The run record of decided ``checks``: parameters and the per-instance summary of every individual."""
-    rows, dataset, sigma, calibrated = s.rows, s.dataset, s.sigma, s.calibrated
+def per_instance_summary(config: GaussianAuditConfig, s: GaussianSetup) -> PerInstance:
+    """Every individual's exact pDP ε and Corollary 23's bound at her sensitivity (:func:`per_instance_record`)."""
     S, closed_sigma = s.closed_form_scale
-    sensitivities = s.sensitivities
+    label = "sensitivity ‖Δ_z‖"
+    if s.mean is not None:
+        label = "whitened sensitivity μ_z = √((‖clip_C(z)‖/σ_sum)² + (1/σ_count)²) (sum and count together)"
+    return per_instance_record(
+        s.sensitivities, config.delta, closed_sigma, S, config.epsilon, label, order=s.sensitivity_order
+    )
+
+
+def gaussian_run(
+    config: GaussianAuditConfig, s: GaussianSetup, checks: Sequence[Check], per_instance: PerInstance | None = None
+) -> Run:
+    """The run record of decided ``checks``: parameters and the per-instance summary of every individual
+    (``per_instance``, where the caller computed it: :func:`per_instance_summary`)."""
+    rows, dataset, sigma, calibrated = s.rows, s.dataset, s.sigma, s.calibrated
     parameters = {
         **asdict(config),
         "sigma": sigma,
@@ -197,12 +214,8 @@ def gaussian_run(config: GaussianAuditConfig, s: GaussianSetup, checks: Sequence
         "worst_case_target": "a row on the clip sphere (‖Δ_z‖ = C), added",
         **_mean_parameters(s),
     }
-    label = "sensitivity ‖Δ_z‖"
-    if s.mean is not None:
-        label = "whitened sensitivity μ_z = √((‖clip_C(z)‖/σ_sum)² + (1/σ_count)²) (sum and count together)"
-    per_instance = per_instance_record(
-        sensitivities, config.delta, closed_sigma, S, config.epsilon, label, order=s.sensitivity_order
-    )
+    if per_instance is None:
+        per_instance = per_instance_summary(config, s)
     run = make_run(
         "gaussian",
         checks,
