@@ -558,9 +558,10 @@ class _State:
 
 #: What one repetition of the pipeline weighs on the whole audit's progress bar, by mode, in privacy-loss draws of
 #: the report's Gaussian releases (:func:`pdp_audit.verify.estimators.progress.weighted`): CPU time of a repetition
-#: at the default data (1,000 rows, d = 50: 0.42 ms dependent, 0.99 ms independent, 1.8 ms adaptive) over about
-#: 0.4 µs a loss draw, plain and importance-sampled; other data make the time left approximate, not the total.
-REPETITION_WEIGHT = {"dependent": 1000, "independent": 2500, "adaptive": 4600}
+#: at the default data (1,000 rows, d = 50: 0.33 ms dependent, 1.0 ms independent, 1.85 ms adaptive; measured at
+#: 1699d79, load 13 on 2 cores) over about 0.4 µs a loss draw, plain and importance-sampled; other data make the
+#: time left approximate, not the total.
+REPETITION_WEIGHT = {"dependent": 830, "independent": 2500, "adaptive": 4600}
 
 
 def run_trials(
