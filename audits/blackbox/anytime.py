@@ -264,16 +264,19 @@ def bound_events_anytime(
     means = round_means(horizon) if events else []
     looks = max(len(means), 1)  # the readings among which half the level is split, fixed before any draw
     attack = _attack(events, hits, delta, (drawn, horizon), (rounds, stopped, trials), False, (share, looks))
+    works = {  # the same block work every round (an event's intervals are found once a pass, not once a round)
+        w: _RoundHits(
+            EventHits(fresh[w], statistic.score, events, keep=keep is not None),
+            None if carry is None else EventHits(fresh[w], carry.statistic.score, carry.statistic.events),
+        )
+        for w in worlds
+    }
     for r, mean in enumerate(means):
         sizes = {w: int(block_rng(seed, f"{prefix}/rounds/{w}", r).poisson(mean)) for w in worlds}
         if any(hits[w][-1] + sizes[w] > trials for w in worlds):
             break
         for w in worlds:
-            work = _RoundHits(
-                EventHits(fresh[w], statistic.score, events, keep=keep is not None),
-                None if carry is None else EventHits(fresh[w], carry.statistic.score, carry.statistic.events),
-            )
-            for block in iter_blocks(work, sizes[w], seed, f"{prefix}/fresh/{w}/{r}", executor):
+            for block in iter_blocks(works[w], sizes[w], seed, f"{prefix}/fresh/{w}/{r}", executor):
                 if keep is not None:
                     block, raw = block
                     keep(w, raw)

@@ -60,8 +60,12 @@ class OutcomeKeys:
     def fit(cls, releases: np.ndarray) -> OutcomeKeys:
         atoms = []
         for column in releases.T:
-            values, counts = np.unique(column + 0.0, return_counts=True)  # + 0.0: −0.0 and 0.0 are one value
-            atoms.append(values[counts >= ATOM_MIN_COUNT])
+            ordered = np.sort(column + 0.0)  # + 0.0: −0.0 and 0.0 are one value (equal values: equal bits)
+            # a value drawn k times is a run of k in order: ATOM_MIN_COUNT equal at distance ATOM_MIN_COUNT − 1 (the
+            # values np.unique counts at least that often, without counting every value of a real-valued column)
+            span = ATOM_MIN_COUNT - 1
+            runs = np.flatnonzero(ordered[span:] == ordered[: ordered.size - span])
+            atoms.append(np.unique(ordered[runs]))
         return cls(tuple(atoms))
 
     def __call__(self, releases: np.ndarray) -> np.ndarray:
