@@ -31,7 +31,7 @@ from pdp_audit.mechanisms import linreg as lr
 from pdp_audit.mechanisms import mutant_pairs
 from pdp_audit.mechanisms import objpert as op
 from pdp_audit.mechanisms.objpert_solver import theta_rows
-from pdp_audit.verify.core.checks import Check, CheckSpec, finalize, worst
+from pdp_audit.verify.core.checks import Check, CheckSpec, finalize, without_figures, worst
 from pdp_audit.verify.core.config import PAIR_OPTIONS
 from pdp_audit.verify.estimators.coverage import coverage_of
 from pdp_audit.verify.evidence import builders
@@ -521,7 +521,15 @@ def audit_case(
     failed every run of the false-alarm benchmark without it).  ``early_stop`` (the default): a pair's pass drawn in
     looks and stopped once decided, ``trials`` the maximum (:mod:`pdp_audit.verify.evidence.pair_sequential`); a
     coverage case's draws likewise, decided by a confidence sequence
-    (:mod:`pdp_audit.verify.evidence.coverage_sequential`); False: the whole budget in one pass."""
+    (:mod:`pdp_audit.verify.evidence.coverage_sequential`); False: the whole budget in one pass.  The checks carry no
+    figure: the zoo shows none (its table and JSON read verdicts and intervals), and the figures' points were a fifth
+    of ``mutants --quick``; verdicts and numbers are those with figures
+    (:func:`~pdp_audit.verify.core.checks.without_figures`)."""
+    with without_figures():
+        return _decided_case(case, trials, seed, alpha, early_stop)
+
+
+def _decided_case(case: PairCase | CoverageCase, trials: int, seed: int, alpha: float, early_stop: bool) -> list[Check]:
     if isinstance(case, PairCase):
         from pdp_audit.audits.pair.deployed import GuardedPair
         from pdp_audit.verify.evidence.pair_checks import MainPass
