@@ -27,7 +27,9 @@ from pdp_audit.verify.evidence import contract
 DELTA, RHO = 1e-6, 0.01
 
 
-@pytest.fixture(scope="module")
+# function-scoped: a module-scoped fixture keeps the whole module on one worker (tests/conftest.py), and these data
+# take a millisecond to make
+@pytest.fixture
 def data():
     X, y = pr.synthetic_logistic(201, 10, np.random.default_rng(5))
     return X[:-1], y[:-1], X[-1], float(y[-1])
@@ -254,12 +256,8 @@ def verdicts(run):
     return {c.id: c.verdict for c in run.checks}
 
 
-@pytest.fixture(scope="module")
-def dependent_run():
-    return run_privacy_report_audit(PrivacyReportAuditConfig(mode="dependent", paper_claims=True, **SMALL))
-
-
-def test_dependent_audit_passes_at_correct_parameters(dependent_run):
+def test_dependent_audit_passes_at_correct_parameters():
+    dependent_run = run_privacy_report_audit(PrivacyReportAuditConfig(mode="dependent", paper_claims=True, **SMALL))
     v = verdicts(dependent_run)
     for cid in (
         "cor7-identity",
