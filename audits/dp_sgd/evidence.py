@@ -187,17 +187,23 @@ def _profile_figure(tail: ComposedTail, config: DpSgdAuditConfig, ref: Reference
     """δ(ε) of the check's direction on a log axis: the FFT reference's two bounds, the importance-sampled estimate
     at the claimed ε with its certified interval, and the claim."""
     direction = tail.direction.split("/")[-1]
-    top = 1.5 * max(config.epsilon, ref.profiles[direction].epsilon_bounds(config.delta)[1])
-    grid = np.linspace(0.0, top, FIGURE_POINTS)
-    points = with_progress(grid, len(grid), f"dp-sgd, exact δ(ε) of {direction}", "point")  # where the audit asked
-    bounds = np.array([ref.delta_bounds(direction, float(e)) for e in points])
     lowest = config.delta * 1e-4
+    curve: list = []  # (grid, bounds), computed when the figure is first drawn: a run without a PDF draws none
+
+    def exact_curve():
+        if not curve:
+            top = 1.5 * max(config.epsilon, ref.profiles[direction].epsilon_bounds(config.delta)[1])
+            grid = np.linspace(0.0, top, FIGURE_POINTS)
+            points = with_progress(grid, len(grid), f"dp-sgd, exact δ(ε) of {direction}", "point")
+            curve.append((grid, np.array([ref.delta_bounds(direction, float(e)) for e in points])))
+        return curve[0]
 
     def shown(values) -> list:
         v = np.asarray(values, float)
         return np.where(v >= lowest, np.minimum(v, 1.0), np.nan).tolist()
 
     def figure(alpha: float) -> Lines:
+        grid, bounds = exact_curve()
         lo, hi = tail.interval(alpha)
         series = [
             Line(label="exact δ(ε), FFT reference (upper bound)", x=grid.tolist(), y=shown(bounds[:, 1]), marker=""),
