@@ -163,3 +163,23 @@ def _run_json_validator():
     schema = run_schema()
     jsonschema.Draft202012Validator.check_schema(schema)
     return jsonschema.Draft202012Validator(schema)
+
+
+#: Libraries the product imports only when it needs them (a data file, a PDF, a learner): imported before a test
+#: runs a pytest session in this process (pytester's ``runpytest_inprocess``)
+LAZY_LIBRARIES = ("pandas", "matplotlib.pyplot", "matplotlib.backends.backend_pdf", "fontTools.subset")
+
+
+@pytest.fixture(autouse=True)
+def _libraries_before_inprocess_sessions(request):
+    """pytester gives sys.modules back after a session it runs in this process, so a library first imported inside
+    one is imported a second time by a later test of the same worker, beside the C extensions its first import
+    loaded and cached: pandas' read_csv then fails ("the dtype str is not supported for parsing"), matplotlib's clip
+    paths and fontTools' subsetting too -- in whichever test xdist happens to schedule after it.  A test that uses
+    pytester imports them first, so that the session finds them in sys.modules and they stay."""
+    if "pytester" in request.fixturenames:
+        import importlib
+
+        for name in LAZY_LIBRARIES:
+            importlib.import_module(name)
+    yield
