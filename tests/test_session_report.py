@@ -105,3 +105,25 @@ def test_assertions_are_numbered_as_a_reader_counts(records):
     first, second = (assertion_run(r, k).subject for k, r in enumerate(records, 1))
     assert first.startswith(f"Assertion 1: {NODE}: ") and "[0]" not in first and "assertion 0" not in first
     assert second.startswith(f"Assertion 2: {NODE}, the test's assertion 2: ")
+
+
+def test_without_a_report_the_plugin_draws_no_figure_and_decides_the_same():
+    """Settings.figures (``--audit-report`` given) only decides whether each check's figure is drawn: the same
+    verdicts, estimates, intervals and message with and without; None where no page will show it."""
+    outcomes = []
+    for figures in (True, False):
+        kept = []
+
+        class Session:
+            def add(self, record):
+                kept.append(record)
+
+        settings = pytest_plugin.Settings(trials=20_000, seed=0, alpha=1e-6, strict=False, figures=figures)
+        audit = pytest_plugin.PrivacyAudit(NODE, settings, Session())
+        outcomes.append((audit.assert_dp(GaussianPair([0.0], [1.0], 4.0), epsilon=1.0, delta=1e-2), kept[0]))
+    (drawn, drawn_record), (bare, bare_record) = outcomes
+    assert drawn.message == bare.message and drawn.verdict == bare.verdict == "pass"
+    without = [{k: v for k, v in c.items() if k != "figure"} for c in drawn_record["checks"]]
+    assert without == [{k: v for k, v in c.items() if k != "figure"} for c in bare_record["checks"]]
+    assert any(c.figure is not None for c in drawn.checks) and all(c.figure is None for c in bare.checks)
+    assert all(c["figure"] is None for c in bare_record["checks"])

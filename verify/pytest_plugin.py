@@ -186,12 +186,15 @@ class Settings:
     # white-box passes and coverage draws in looks, black-box fresh passes in rounds, stopped once decided;
     # --audit-no-early-stop: off
     early_stop: bool = PAIR_OPTIONS["early_stop"].default
+    # each check's figure drawn: only where --audit-report writes the session's PDF, whose pages show them
+    figures: bool = True
 
     @classmethod
     def from_config(cls, config: pytest.Config) -> "Settings":
         budget = budget_from_options(config)
         strict, early = config.getoption("--audit-strict"), config.getoption("audit_early_stop")
-        return cls(budget["trials"], budget["seed"], budget["alpha"], strict, early)
+        figures = bool(config.getoption("--audit-report"))
+        return cls(budget["trials"], budget["seed"], budget["alpha"], strict, early, figures)
 
 
 # --------------------------------------------------------------------------------------------
@@ -259,6 +262,16 @@ class PrivacyAudit:
 
     def _trials(self, trials: int | None) -> int:
         return self.settings.trials if trials is None else trials
+
+    def _drawing(self):
+        """Where the assertion's run is drawn: with its figures where ``--audit-report`` writes the session's PDF
+        (:attr:`Settings.figures`), without them otherwise (no page shows them; verdicts, numbers and messages are
+        the same either way: :func:`pdp_audit.verify.core.checks.without_figures`)."""
+        from contextlib import nullcontext
+
+        from pdp_audit.verify.core.checks import without_figures
+
+        return nullcontext() if self.settings.figures else without_figures()
 
     def _decide(self, kind: str, header: str, run, claim: dict) -> "AuditOutcome":
         """Record and act on an assertion the API decided (its arguments accepted: the index moves on)."""
@@ -334,16 +347,17 @@ class PrivacyAudit:
 
     def _dp(self, kind: str, pair, epsilon, delta, exact_delta, trials) -> "AuditOutcome":
         budget = self._trials(trials)
-        run = api.audit_pair(
-            pair,
-            epsilon,
-            delta,
-            trials=api.PairBudget(budget, early_stop=self.settings.early_stop),
-            seed=self._seed(),
-            alpha=self.settings.alpha,
-            per_instance=kind == "pdp",
-            exact_delta=exact_delta,
-        )
+        with self._drawing():
+            run = api.audit_pair(
+                pair,
+                epsilon,
+                delta,
+                trials=api.PairBudget(budget, early_stop=self.settings.early_stop),
+                seed=self._seed(),
+                alpha=self.settings.alpha,
+                per_instance=kind == "pdp",
+                exact_delta=exact_delta,
+            )
         epsilon, delta = run.parameters["epsilon"], run.parameters["delta"]
         label = "per-instance DP claim for this (D, z)" if kind == "pdp" else "DP claim"
         header = f"({epsilon:g}, {delta:g}) {label} of {type(pair).__name__}"
@@ -357,15 +371,16 @@ class PrivacyAudit:
         releases per world and ε bounded on as many fresh ones (:mod:`pdp_audit.audits.blackbox.attack`).  Fails when
         the claim
         is refuted; otherwise inconclusive (a skip, or a failure under ``--audit-strict``): it never passes."""
-        run = api.audit_blackbox(
-            (sample_D, sample_D_prime),
-            epsilon,
-            delta,
-            trials=self._trials(trials),
-            seed=self._seed(),
-            alpha=self.settings.alpha,
-            budget=api.blackbox_budget(self.settings.early_stop),
-        )
+        with self._drawing():
+            run = api.audit_blackbox(
+                (sample_D, sample_D_prime),
+                epsilon,
+                delta,
+                trials=self._trials(trials),
+                seed=self._seed(),
+                alpha=self.settings.alpha,
+                budget=api.blackbox_budget(self.settings.early_stop),
+            )
         epsilon, delta = run.parameters["epsilon"], run.parameters["delta"]
         header = f"({epsilon:g}, {delta:g}) DP claim, black box ({run.mechanism})"
         return self._decide("blackbox", header, run, {"epsilon": epsilon, "delta": delta})
@@ -388,7 +403,8 @@ class PrivacyAudit:
 
         where = f"privacy_audit.run({audit!r})"
         given_alpha = self.settings.alpha if alpha is None else alpha
-        cell, alpha, result = api.run_cell(audit, self.settings.seed, given_alpha, options, checks, where)
+        with self._drawing():
+            cell, alpha, result = api.run_cell(audit, self.settings.seed, given_alpha, options, checks, where)
         index = self._taken()  # the position in the test; the seed is the cell's (as in a sweep)
         decided = [check_from_dict(c) for c in result["checks"]]
         given = ", ".join(f"{k}={v!r}" for k, v in options.items())
@@ -409,15 +425,16 @@ class PrivacyAudit:
     ) -> "AuditOutcome":
         """Assert an event holds with probability ≥ 1 − ρ (a sampler's draws stopped once decided, as
         :func:`pdp_audit.audit_coverage` stops them; ``--audit-no-early-stop``: the exact binomial test of them all)."""
-        run = api.audit_coverage(
-            holds,
-            rho,
-            trials=self._trials(trials),
-            seed=self._seed(),
-            alpha=self.settings.alpha,
-            exact_failure=exact_failure,
-            early_stop=self.settings.early_stop,
-        )
+        with self._drawing():
+            run = api.audit_coverage(
+                holds,
+                rho,
+                trials=self._trials(trials),
+                seed=self._seed(),
+                alpha=self.settings.alpha,
+                exact_failure=exact_failure,
+                early_stop=self.settings.early_stop,
+            )
         header = f"coverage claim (ρ = {run.parameters['rho']:g}) of {run.mechanism}"
         return self._decide("coverage", header, run, {"rho": run.parameters["rho"]})
 
