@@ -1,6 +1,7 @@
 import functools
 import os
 import signal
+import sys
 import zlib
 
 import pytest
@@ -72,6 +73,21 @@ def _shard(text: str | None) -> tuple[int, int] | None:
     if not 0 <= index < count:
         raise pytest.UsageError(f"--slow-shard must be I/N with 0 <= I < N, got {text!r}")
     return index, count
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_collection(session):
+    """Let pytest keep its rewritten test modules while it collects them.  Under PYTHONDONTWRITEBYTECODE (set in this
+    project's CI environment) pytest rewrites the asserts of every test module again in each xdist worker and never
+    writes the result: about half of a worker's 9 s of collection.  Only the collection's imports may write (into
+    ``tests/__pycache__``, as :func:`compile_the_package` compiles the package): a test that imports a user's module
+    from its own folder still writes nothing there."""
+    saved = sys.dont_write_bytecode
+    sys.dont_write_bytecode = False
+    try:
+        return (yield)
+    finally:
+        sys.dont_write_bytecode = saved
 
 
 def pytest_collection_modifyitems(config, items):
