@@ -13,9 +13,10 @@ so the thread and the body import no module in common.
 from __future__ import annotations
 
 import importlib
-import threading
 from contextlib import contextmanager
 from typing import Iterator, Sequence
+
+from pdp_audit.verify.core.beside import computed_beside
 
 
 @contextmanager
@@ -25,12 +26,8 @@ def imported_beside(modules: Sequence[str]) -> Iterator[None]:
     if not modules:
         yield
         return
-    thread = threading.Thread(target=_import_quietly, args=(tuple(modules),), name="pdp-audit-imports", daemon=True)
-    thread.start()
-    try:
+    with computed_beside(_import_quietly, tuple(modules)):
         yield
-    finally:
-        thread.join()
 
 
 def _import_quietly(modules: tuple[str, ...]) -> None:
