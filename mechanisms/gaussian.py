@@ -567,36 +567,76 @@ class GaussianPair:
         once a pass).  The loss's scaling by 1/(2σ²) and the rounding's by 1/R are one multiplication by their
         product (:meth:`_rounding_scale`): exact for R a power of two, since scaling by 2^k commutes with rounding
         to float64 -- barring underflow (a loss below 2^-1022 rounds to ±0 either way, its sign kept) and overflow,
-        which the chunk's sum catches, with NaN and infinite losses: a chunk whose sum is not finite rewinds the
-        generator and the block is drawn again the general way (whose checks and rounding say and do what they
-        did).  The general rounding's sum and the loss checks' extreme are that one sum."""
+        which is caught, with NaN and infinite losses: a block with a loss that is not finite rewinds the generator
+        and is drawn again the general way (whose checks and rounding say and do what they did).  A vector's chunk
+        is caught by its sum; a 1-d release's by the overflow flag (:meth:`_scalar_losses_into`)."""
         world, scale = check_world(world), self._rounding_scale(resolution)
         if scale is None:
             return self.sample(world, size, rng)
-        bounds = self._chunk_bounds(size)
-        longest = max((stop - start for start, stop in zip(bounds, bounds[1:])), default=0)
-        vector = None if self.output_dim == 1 else tuple(np.empty((longest, self.output_dim)) for _ in range(2))
         state = rng.bit_generator.state
+        if self.output_dim == 1 and self._scalar_losses_into(world, rng, out[:size], scratch, scale, resolution):
+            return None
+        if self.output_dim > 1 and self._vector_losses_into(world, rng, out[:size], scale, resolution):
+            return None
+        rng.bit_generator.state = state
+        return self.sample(world, size, rng)
+
+    def _scalar_losses_into(
+        self, world: World, rng: np.random.Generator, out: np.ndarray, scratch: np.ndarray, scale: float, grid: float
+    ) -> bool:
+        """:meth:`rounded_losses_into` of 1-d releases, a chunk at a time; False where a loss is not finite.
+
+        Why the overflow flag tells it, with no pass over the losses (a sum was a tenth of the operations' time):
+        every loss comes from a normal draw, which is finite, and finite constants (σ, the means, 1/(2σ²R), R) by
+        +, −, × and rint.  On finite operands +, − and × give NaN never and ±∞ only by overflowing, which raises
+        IEEE 754's overflow flag (rint of a finite number is finite); NaN and ±∞ then come only from a ±∞ operand.
+        So a chunk with a loss that is not finite raised the flag in one of its ufuncs, which clear it before and
+        read it after their loop: ``over="raise"`` turns it into FloatingPointError.  Conversely an overflow
+        leaves a ±∞ that every later operation keeps ±∞ or makes NaN: the flag is raised exactly when a loss is
+        not finite, where a sum also took finite losses whose total overflowed for infinite (then the general way
+        gave the same numbers)."""
+        sigma, centre, c_d, c_dprime = self.sigma, self._centres[world], self._centres["D"], self._centres["D'"]
+        try:
+            with np.errstate(over="raise", under="ignore", invalid="ignore", divide="ignore"):
+                for start in range(0, out.size, _CHUNK):
+                    o = out[start : start + _CHUNK]  # sample's operations, then _scalar_loss's, then the rounding
+                    rng.standard_normal(out=o)
+                    o *= sigma
+                    o += centre
+                    quad_dprime = np.subtract(o, c_dprime, out=scratch[: o.size])
+                    quad_dprime *= quad_dprime
+                    o -= c_d
+                    o *= o
+                    np.subtract(quad_dprime, o, out=o)
+                    o *= scale
+                    np.rint(o, out=o)
+                    o *= grid
+        except FloatingPointError:
+            return False
+        return True
+
+    def _vector_losses_into(
+        self, world: World, rng: np.random.Generator, out: np.ndarray, scale: float, grid: float
+    ) -> bool:
+        """:meth:`rounded_losses_into` of d-dimensional releases, a chunk of rows at a time; False where a loss is not
+        finite (a chunk's sum is not: einsum's sums do not read the overflow flag)."""
+        bounds = self._chunk_bounds(out.size)
+        longest = max((stop - start for start, stop in zip(bounds, bounds[1:])), default=0)
+        buffers = tuple(np.empty((longest, self.output_dim)) for _ in range(2))
         with np.errstate(all="ignore"):  # overflow is caught below, and the general way then warns as before
             for start, stop in zip(bounds, bounds[1:]):
                 losses = out[start:stop]
-                if vector is None:
-                    self._scalar_chunk(world, rng, losses, scratch, scale)
-                else:
-                    self._vector_chunk(world, rng, losses, vector, scale)
+                self._vector_chunk(world, rng, losses, buffers, scale)
                 np.rint(losses, out=losses)
-                losses *= resolution
+                losses *= grid
                 if not math.isfinite(np.add.reduce(losses)):
-                    rng.bit_generator.state = state
-                    return self.sample(world, size, rng)
-        return None
+                    return False
+        return True
 
     def _chunk_bounds(self, size: int) -> list[int]:
-        """Where the chunks of a block of ``size`` releases start, and its end: _CHUNK float64s of releases a chunk,
-        and for a vector at least two rows, the last one included where the block has two (einsum sums a lone row
-        longer than numpy's buffer, 8192, otherwise than the same row among others)."""
-        if self.output_dim == 1:
-            return [*range(0, size, _CHUNK), size]
+        """Where the chunks of a block of ``size`` d-dimensional releases start, and its end: _CHUNK float64s of
+        releases a chunk, and at least two rows, the last one included where the block has two (einsum sums a lone
+        row longer than numpy's buffer, 8192, otherwise than the same row among others)."""
         starts = list(range(0, size, max(2, _CHUNK // self.output_dim)))
         if len(starts) > 1 and size - starts[-1] == 1:  # a last chunk of one row joins the one before
             starts.pop()
@@ -616,20 +656,6 @@ class GaussianPair:
         np.einsum("ij,ij->i", offset, offset, out=losses)
         losses -= quad_d
         losses *= scale
-
-    def _scalar_chunk(self, world: World, rng: np.random.Generator, losses: np.ndarray, scratch, scale: float) -> None:
-        """Draw ``len(losses)`` 1-d releases and write their losses times ``scale`` into ``losses`` (the releases
-        made there): :meth:`sample` then :meth:`_scalar_loss`, operation for operation."""
-        o = losses
-        rng.standard_normal(out=o)
-        o *= self.sigma
-        o += self._centres[world]
-        quad_dprime = np.subtract(o, self._centres["D'"], out=scratch[: o.size])
-        quad_dprime *= quad_dprime
-        o -= self._centres["D"]
-        o *= o
-        np.subtract(quad_dprime, o, out=o)
-        o *= scale
 
     def _rounding_scale(self, resolution: float) -> float | None:
         """1/(2σ²) · 1/R, where that one multiplication is exactly the loss's and the rounding's two (R a power of
