@@ -105,3 +105,27 @@ def test_a_pair_that_poisons_sys_modules_changes_nothing_our_code_imports():
     finally:
         sys.modules.update({k: v for k, v in before.items() if sys.modules.get(k) is not v})
         sys.modules.pop("pdp_audit.not_imported_yet", None)
+
+
+class EqualsEverything:
+    """What the user's code may put in ``sys.modules`` (a mock, say): an object that says it equals anything."""
+
+    def __eq__(self, other):
+        return True
+
+    __hash__ = object.__hash__
+
+
+def test_an_object_claiming_to_equal_the_module_it_replaced_is_replaced_back():
+    """main: sys.modules was compared with its copy by dict equality, which asked the object, and the object said it
+    was the module: the restore was skipped, and our next `import json` got the object."""
+    from pdp_audit.verify.core.float_rules import user_float_rules
+
+    module = sys.modules["json"]
+    try:
+        for _ in range(2):  # the first call may copy sys.modules, the second reuses the copy (nothing imported since)
+            with user_float_rules():
+                sys.modules["json"] = EqualsEverything()
+            assert sys.modules["json"] is module
+    finally:
+        sys.modules["json"] = module

@@ -12,6 +12,7 @@ the recursion limit, ``sys.path``, ``sys.modules`` and the standard streams, whi
 from __future__ import annotations
 
 import functools
+import operator
 import os
 import sys
 import warnings
@@ -72,7 +73,7 @@ _last_modules: dict[str, Any] = {}
 
 def _modules_now() -> dict[str, Any]:
     """A copy of ``sys.modules`` as it is now: the last one made where nothing was imported or replaced since
-    (:func:`_unchanged`, one comparison in C), else a new one."""
+    (:func:`_unchanged`, loops in C), else a new one."""
     global _last_modules
     before = _last_modules
     if not _unchanged(sys.modules, before):
@@ -81,9 +82,16 @@ def _modules_now() -> dict[str, Any]:
 
 
 def _unchanged(modules: dict[str, Any], before: dict[str, Any]) -> bool:
-    """Whether ``modules`` holds the same names as ``before``, each the same module: dict equality, one loop in C
-    (an entry is compared by identity first, and a module object equals only itself)."""
-    return len(modules) == len(before) and modules == before
+    """Whether ``modules`` holds the same names as ``before``, in the same order, each the same object: identity entry
+    by entry (loops in C).  Not dict equality: that falls back to ``==`` where two values differ, and an object the
+    user's code put in place of a module, whose ``__eq__`` says it equals anything, then passed for that module and
+    was never replaced.  A name re-inserted (another order, or an equal string) reads as a change: the restore then
+    looks at every entry, as it must where anything may have changed."""
+    return (
+        len(modules) == len(before)
+        and all(map(operator.is_, modules, before))
+        and all(map(operator.is_, modules.values(), before.values()))
+    )
 
 
 #: The packages our code imports, some lazily: a user's ``sys.modules[name] = None`` for one of them (an import
