@@ -199,8 +199,9 @@ class HistogramScore:
             else:
                 cut = np.unique(np.quantile(pooled, np.arange(1, MAX_BINS) / MAX_BINS))
             bins = cut.size + 1
-            count_d = np.bincount(np.searchsorted(cut, cd[:, j]), minlength=bins)
-            count_dp = np.bincount(np.searchsorted(cut, cdp[:, j]), minlength=bins)
+            # np.searchsorted's integers, by the branchless search (the fit looks up every training release)
+            count_d = np.bincount(sorted_position(cut, cd[:, j]), minlength=bins)
+            count_dp = np.bincount(sorted_position(cut, cdp[:, j]), minlength=bins)
             edges.append(cut)
             ratios.append(np.log((count_d + SMOOTHING) / len(cd)) - np.log((count_dp + SMOOTHING) / len(cdp)))
         return cls(tuple(edges), tuple(ratios), differences)
