@@ -12,6 +12,7 @@ import contextlib
 import functools
 import logging
 import re
+import threading
 from typing import Any, Iterator
 
 import matplotlib.patches
@@ -208,14 +209,20 @@ def verdict_banner(fig, y: float, verdict: str, text: str) -> None:
     fig.text(0.5, y - 0.035, text, ha="center", va="center", fontsize=size, color="white", weight="bold")
 
 
+#: held while a report is drawn: matplotlib's rc settings are the process's, and a second thread's report leaving
+#: its ``rc_context`` would give a report still drawing the default settings (other bytes); one report at a time
+_drawing = threading.RLock()
+
+
 @contextlib.contextmanager
 def pdf_document(path, metadata: dict) -> Iterator:
     """An open ``PdfPages`` at ``path`` with ``metadata``, its pages drawn with :data:`RC` and the mathtext layouts and
-    font subsets every report of the process shares (:func:`pdp_audit.reports.render_cache.shared`)."""
+    font subsets every report of the process shares (:func:`pdp_audit.reports.render_cache.shared`); a report drawn
+    in another thread waits for it (:data:`_drawing`)."""
     import matplotlib.pyplot as plt
     from matplotlib.backends.backend_pdf import PdfPages
 
-    with plt.rc_context(RC), render_cache.shared(), PdfPages(path, metadata=metadata) as pdf:
+    with _drawing, plt.rc_context(RC), render_cache.shared(), PdfPages(path, metadata=metadata) as pdf:
         yield pdf
 
 

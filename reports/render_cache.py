@@ -14,13 +14,17 @@ tables read and pruned, once per font and PDF).  While :func:`shared_subsets` is
 map are kept, keyed by the file, its face and the set of glyphs, so a report whose fonts draw the glyphs of an
 earlier one (the same report again, a report of the same audit) embeds them without subsetting; the options are
 matplotlib's own, fixed in its code, so the bytes are the ones it would write.
+
+The functions are matplotlib's, patched while any context is open in any thread; the contexts and the caches are
+counted and changed under one lock, since a report may be drawn from another thread.
 """
 
 from __future__ import annotations
 
 import contextlib
 import functools
-from typing import Any, Iterator, cast
+import threading
+from typing import Any, Callable, Iterator, cast
 
 #: rc settings a mathtext layout or a PDF text's size may read (the fonts, their hinting and fallback, font types)
 _RC_PREFIXES = ("mathtext.", "text.", "font.", "pdf.")
@@ -30,9 +34,35 @@ CACHE_SIZE = 4096
 #: font subsets kept (a report embeds about ten; each is some tens of kilobytes)
 SUBSETS_KEPT = 128
 
-_active = 0  # nesting depth of shared_mathtext (a report may render another's pages)
-_original: Any = None  # MathTextParser._parse_cached as matplotlib defines it, while patched
+_lock = threading.RLock()  # the patches' depths and the caches: a report may be rendered from another thread
+_depths: dict[str, int] = {}  # a patched function's name -> how many contexts hold it (the patch lives while > 0)
+_originals: dict[str, Any] = {}  # a patched function's name -> matplotlib's own (kept: a call may still be under way)
 _parsers: dict[str, Any] = {}  # one parser per output type, the one that parses for every other
+
+
+@contextlib.contextmanager
+def _patched(owner: Any, name: str, replacement: Any, usable: Callable[[Any], bool]) -> Iterator[None]:
+    """``owner.name`` is ``replacement`` while any context of this name is open, in any thread (a report may render
+    another's pages, two threads two reports): the first to open patches it, the last to close gives matplotlib's
+    own back, the count kept under a lock.  Where ``usable(own)`` is false (another matplotlib) nothing changes."""
+    with _lock:
+        depth = _depths.get(name, 0)
+        held = depth > 0 or usable(vars(owner).get(name))
+        if held and depth == 0:
+            _originals[name] = vars(owner)[name]
+            setattr(owner, name, replacement)
+        if held:
+            _depths[name] = depth + 1
+    if not held:
+        yield
+        return
+    try:
+        yield
+    finally:
+        with _lock:
+            _depths[name] -= 1
+            if _depths[name] == 0:
+                setattr(owner, name, _originals[name])
 
 
 _rc_names: tuple[str, ...] = ()  # the rc settings of _RC_PREFIXES (matplotlib's set of names is fixed)
@@ -57,43 +87,27 @@ def _layout(output_type: str, s: str, dpi: float, prop, rest: tuple, rc: tuple):
     """The layout of ``s``: parsed by the first parser seen of ``output_type`` with matplotlib's uncached parse
     (``rc`` is only part of the key: the parse reads the same settings from matplotlib itself)."""
     parser = _parsers[output_type]
-    return _original.__wrapped__(parser, s, dpi, prop, *rest)
+    return _originals["_parse_cached"].__wrapped__(parser, s, dpi, prop, *rest)
 
 
 def _parse_shared(self, s, dpi, prop, *rest):
     output_type = getattr(self, "_output_type", None)
     if output_type is None:  # a parser of another shape: matplotlib's own cache
-        return _original(self, s, dpi, prop, *rest)
-    _parsers.setdefault(output_type, self)
+        return _originals["_parse_cached"](self, s, dpi, prop, *rest)
+    with _lock:
+        _parsers.setdefault(output_type, self)
     return _layout(output_type, s, dpi, prop, rest, _rc_key())
 
 
-@contextlib.contextmanager
-def shared_mathtext() -> Iterator[None]:
+def shared_mathtext() -> contextlib.AbstractContextManager[None]:
     """Within this context every mathtext parser of the process shares one cache (see the module's docstring);
     matplotlib's own method is restored on leaving.  Without the cached method this matplotlib does not have,
     nothing is changed."""
-    global _active, _original
     from matplotlib.mathtext import MathTextParser
 
-    if _active == 0:
-        method = MathTextParser.__dict__.get("_parse_cached")
-        if method is None or not hasattr(method, "__wrapped__"):
-            yield
-            return
-        _original = method
-        setattr(MathTextParser, "_parse_cached", _parse_shared)  # private: not in its type stubs
-    _active += 1
-    try:
-        yield
-    finally:
-        _active -= 1
-        if _active == 0:
-            setattr(MathTextParser, "_parse_cached", _original)
+    return _patched(MathTextParser, "_parse_cached", _parse_shared, lambda own: hasattr(own, "__wrapped__"))
 
 
-_subsets_active = 0  # nesting depth of shared_subsets
-_original_subset: Any = None  # _backend_pdf_ps.get_glyphs_subset as matplotlib defines it, while patched
 _subsets: dict[tuple, tuple[bytes, dict]] = {}  # (file, face, glyphs) -> (the subset's bytes, its glyph map)
 
 
@@ -122,81 +136,69 @@ def _subset_shared(fontfile, glyphs):
 
     glyphs = frozenset(glyphs)
     key = (str(fontfile), getattr(fontfile, "face_index", 0), glyphs)
-    if key not in _subsets:
-        with _original_subset(fontfile, glyphs) as subset:
-            _subsets[key] = (_backend_pdf_ps.font_as_file(subset.font).getvalue(), dict(subset.glyph_index_map))
-        while len(_subsets) > SUBSETS_KEPT:  # the oldest first
-            del _subsets[next(iter(_subsets))]
-    data, glyph_map = _subsets[key]
+    with _lock:
+        kept = _subsets.get(key)
+    if kept is None:
+        with _originals["get_glyphs_subset"](fontfile, glyphs) as subset:
+            kept = (_backend_pdf_ps.font_as_file(subset.font).getvalue(), dict(subset.glyph_index_map))
+        with _lock:
+            _subsets[key] = kept
+            while len(_subsets) > SUBSETS_KEPT:  # the oldest first
+                del _subsets[next(iter(_subsets))]
+    data, glyph_map = kept
     return _backend_pdf_ps.SubsetResults(_SavedFont(data), dict(glyph_map))._as_cm()
 
 
-@contextlib.contextmanager
-def shared_subsets() -> Iterator[None]:
+def shared_subsets() -> contextlib.AbstractContextManager[None]:
     """Within this context a font subset matplotlib embedded before is embedded again from its bytes (see the
     module's docstring); matplotlib's function is restored on leaving.  A matplotlib whose subsetting returns
     something else (before 3.11) is left as it is."""
-    global _subsets_active, _original_subset
     from matplotlib.backends import _backend_pdf_ps
 
-    if _subsets_active == 0:
-        if not hasattr(_backend_pdf_ps, "SubsetResults") or not hasattr(_backend_pdf_ps, "font_as_file"):
-            yield
-            return
-        _original_subset = _backend_pdf_ps.get_glyphs_subset
-        _backend_pdf_ps.get_glyphs_subset = _subset_shared
-    _subsets_active += 1
-    try:
-        yield
-    finally:
-        _subsets_active -= 1
-        if _subsets_active == 0:
-            _backend_pdf_ps.get_glyphs_subset = _original_subset
+    usable = hasattr(_backend_pdf_ps, "SubsetResults") and hasattr(_backend_pdf_ps, "font_as_file")
+    return _patched(_backend_pdf_ps, "get_glyphs_subset", _subset_shared, lambda own: usable and own is not None)
 
 
-_metrics_active = 0  # nesting depth of shared_text_metrics
-_original_metrics: Any = None  # matplotlib.text._get_text_metrics_with_cache, while patched
 _metrics: dict[tuple, tuple] = {}  # (text, font properties, ismath, dpi, rc) -> (width, height, descent)
 
 
-def _metrics_shared(renderer, text, fontprop, ismath, dpi):
+def _measures_as_pdf(renderer) -> bool:
+    """Whether ``renderer`` sizes text as a PDF page does: the PDF renderer itself, or the mixed-mode renderer a
+    PDF page is drawn with (``print_pdf``) while it draws vectors -- a rasterized artist's text is Agg's."""
+    from matplotlib.backends.backend_mixed import MixedModeRenderer
     from matplotlib.backends.backend_pdf import RendererPdf
 
-    if type(renderer) is not RendererPdf or ismath == "TeX":  # another renderer's sizes depend on it
-        return _original_metrics(renderer, text, fontprop, ismath, dpi)
+    if type(renderer) is MixedModeRenderer:
+        renderer = vars(renderer).get("_renderer")
+    return type(renderer) is RendererPdf
+
+
+def _metrics_shared(renderer, text, fontprop, ismath, dpi):
+    if ismath == "TeX" or not _measures_as_pdf(renderer):  # another renderer's sizes depend on it
+        return _originals["_get_text_metrics_with_cache"](renderer, text, fontprop, ismath, dpi)
     fontprop = fontprop.copy()  # (mutable: a later change must not reach the key)
     key = (text, fontprop, ismath, dpi, _rc_key())
-    if key not in _metrics:
-        _metrics[key] = renderer.get_text_width_height_descent(text, fontprop, ismath)
-        while len(_metrics) > CACHE_SIZE:  # the oldest first
-            del _metrics[next(iter(_metrics))]
-    return _metrics[key]
+    with _lock:
+        size = _metrics.get(key)
+    if size is None:
+        size = renderer.get_text_width_height_descent(text, fontprop, ismath)
+        with _lock:
+            _metrics[key] = size
+            while len(_metrics) > CACHE_SIZE:  # the oldest first
+                del _metrics[next(iter(_metrics))]
+    return size
 
 
-@contextlib.contextmanager
-def shared_text_metrics() -> Iterator[None]:
+def shared_text_metrics() -> contextlib.AbstractContextManager[None]:
     """Within this context a PDF renderer's text sizes are shared by every page and report of the process.
     matplotlib keeps them per renderer, and a page is a renderer of its own: the tick labels, titles and lines of
     each page were laid out again (FreeType and libraqm) to be measured.  A PDF renderer's sizes depend only on the
     text, its font properties, the dpi and the rc settings (its fonts are the process's, at 72 dpi), so the bytes do
     not change; other renderers and TeX keep matplotlib's cache.  Restored on leaving; a matplotlib without the
     function is left as it is."""
-    global _metrics_active, _original_metrics
     import matplotlib.text
 
-    if _metrics_active == 0:
-        if not hasattr(matplotlib.text, "_get_text_metrics_with_cache"):
-            yield
-            return
-        _original_metrics = getattr(matplotlib.text, "_get_text_metrics_with_cache")
-        setattr(matplotlib.text, "_get_text_metrics_with_cache", _metrics_shared)  # private: not in its stubs
-    _metrics_active += 1
-    try:
-        yield
-    finally:
-        _metrics_active -= 1
-        if _metrics_active == 0:
-            setattr(matplotlib.text, "_get_text_metrics_with_cache", _original_metrics)
+    return _patched(matplotlib.text, "_get_text_metrics_with_cache", _metrics_shared, lambda own: own is not None)
 
 
 @contextlib.contextmanager

@@ -3,6 +3,7 @@ PDF bytes, each distinct string parsed and each font subset once, a layout never
 subset for other glyphs, matplotlib's own functions given back."""
 
 import io
+import threading
 
 import matplotlib
 import matplotlib.text
@@ -107,6 +108,63 @@ def test_a_text_size_is_shared_by_pdf_renderers_only_and_not_under_other_rc_sett
         raster = matplotlib.text._get_text_metrics_with_cache(RendererAgg(80, 80, 720), words, prop, False, 720)
         assert raster != first and len(render_cache._metrics) == 2  # an Agg renderer's size: not kept here
     assert matplotlib.text._get_text_metrics_with_cache is size
+
+
+def test_a_pdf_pages_text_sizes_are_shared_by_its_pages():
+    """``print_pdf`` draws a page through a mixed-mode renderer around the PDF renderer: its sizes are kept too."""
+    render_cache._metrics.clear()
+    own = _pdf(shared=False)
+    assert _pdf(shared=True) == own
+    kept = len(render_cache._metrics)
+    assert kept > 0
+    assert _pdf(shared=True) == own and len(render_cache._metrics) == kept
+
+
+def test_reports_drawn_in_two_threads_are_the_reports_drawn_alone():
+    """The patches are counted under a lock and one report is drawn at a time: a thread closing its report neither
+    gives matplotlib's functions back nor its rc settings while the other still draws."""
+    from matplotlib.backends import _backend_pdf_ps
+
+    own, own_subset = _pdf(shared=False), _backend_pdf_ps.get_glyphs_subset
+    start, out = threading.Barrier(2), {}
+
+    def draw(k):
+        start.wait()
+        out[k] = _pdf(shared=True)
+
+    threads = [threading.Thread(target=draw, args=(k,)) for k in range(2)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert out == {0: own, 1: own}
+    assert _backend_pdf_ps.get_glyphs_subset is own_subset
+
+
+def test_a_patch_lives_until_the_last_thread_holding_it_leaves():
+    own = MathTextParser.__dict__["_parse_cached"]
+    first_in, second_in, first_out = threading.Event(), threading.Event(), threading.Event()
+    seen = []
+
+    def first():
+        with render_cache.shared_mathtext():
+            first_in.set()
+            second_in.wait()
+        first_out.set()
+
+    def second():
+        first_in.wait()
+        with render_cache.shared_mathtext():
+            second_in.set()
+            first_out.wait()
+            seen.append(MathTextParser.__dict__["_parse_cached"] is not own)  # the first has left: still patched
+
+    threads = [threading.Thread(target=first), threading.Thread(target=second)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert seen == [True] and MathTextParser.__dict__["_parse_cached"] is own
 
 
 def test_a_layout_is_not_reused_under_other_rc_settings():
