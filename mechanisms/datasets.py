@@ -10,7 +10,6 @@ import io
 import math
 import os
 import queue
-import re
 import threading
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -19,6 +18,7 @@ from typing import Iterator
 
 import numpy as np
 
+from pdp_audit.mechanisms.csv_pieces import BLANK, NOT_WORD, WORD, Unsplit, copy_rows, parse_in_pieces
 from pdp_audit.mechanisms.validation import InputError, not_a_regular_file, quoted, shown
 
 
@@ -328,19 +328,56 @@ def _read_csv_numbers(path: Path) -> tuple[list[str], np.ndarray] | None:
 
     Reading 1e6 × 30 cells as Python strings took 3 GB; parsed to floats they take 240 MB.  The parser is
     correctly rounded -- the same doubles as Python's ``float`` -- by default from pandas 3 on, with
-    ``float_precision="round_trip"`` before.  It reads the file through :class:`_Scan` -- one pass hashes a pinned
-    file's bytes and finds any letter below the header (then the parse is not used), on a thread beside the parse --
-    and the header is parsed from the header line the scan kept.
+    ``float_precision="round_trip"`` before.  A plain file is parsed in pieces on two threads
+    (:mod:`pdp_audit.mechanisms.csv_pieces`: pandas' parse holds no lock, so it takes half the wall time on two cores;
+    pandas' own parallel reader takes a path, never the bytes hashed); a file it cannot cut at newlines faithfully (a
+    quote, blank lines before the header) is parsed whole through :class:`_Scan` -- one pass hashes a pinned file's
+    bytes and finds any letter below the header (then the parse is not used), on a thread beside the parse -- and
+    the header is parsed from the header line the scan kept.
 
     The columns' types are pandas' own inference first: ``dtype=float`` gave the same doubles for 60% more CPU (1e6 ×
     30 cells).  A column inferred as anything but float64 -- integers (whose ``-0`` has lost its sign), or text --
     parses the file again with ``dtype=float``, as it always was.
     """
     try:
+        return _parse_split(path)
+    except Unsplit:
+        pass  # a quote, a header line not first, a very long line: parsed whole, as one stream
+    try:
         return _parse_numbers(path, typed=False)
     except _NotFloats:
         pass  # parsed again once the exception is gone (its frames hold the rows copied so far)
     return _parse_numbers(path, typed=True)
+
+
+#: The options of every parse of the float reader: no cell is NA, blank lines are skipped (as the text reader does).
+_COMMON = {"keep_default_na": False, "na_filter": False, "encoding": "utf-8-sig", "skip_blank_lines": True}
+
+
+def _rounding() -> dict:
+    """Correctly rounded doubles (as Python's ``float``): pandas' default from 3 on, ``round_trip`` before."""
+    import pandas as pd
+
+    return {} if int(pd.__version__.split(".")[0]) >= 3 else {"float_precision": "round_trip"}
+
+
+def _parse_split(path: Path) -> tuple[list[str], np.ndarray] | None:
+    """:func:`_read_csv_numbers`' parse in pieces on two threads (:mod:`pdp_audit.mechanisms.csv_pieces`), hashing a
+    pinned file's bytes as it reads them; raises :class:`Unsplit` where the file must be parsed whole."""
+    pin = _PINNED.get(os.path.realpath(path))
+    held = pin.content if pin is not None else None
+    try:
+        source: io.RawIOBase | io.BufferedIOBase = io.BytesIO(held) if held is not None else open(path, "rb", 0)
+    except OSError:  # the text reader names what is wrong with the file
+        return None
+    with source:
+        size = len(held) if held is not None else os.fstat(source.fileno()).st_size
+        split = parse_in_pieces(source, size, pin is not None and held is None, {**_COMMON, **_rounding()})
+    if split.values is None or split.names is None or split.values.shape[1] != len(split.names):
+        return None
+    if split.digest is not None:  # a pinned file: these bytes are those its certificate names
+        pin.settle(split.digest)  # type: ignore[union-attr]
+    return split.names, split.values
 
 
 class _NotFloats(Exception):
@@ -358,8 +395,7 @@ def _parse_numbers(path: Path, typed: bool) -> tuple[list[str], np.ndarray] | No
         source: io.RawIOBase | io.BufferedIOBase = io.BytesIO(held) if held is not None else open(path, "rb", 0)
     except OSError:  # the text reader names what is wrong with the file
         return None
-    common = {"keep_default_na": False, "na_filter": False, "encoding": "utf-8-sig", "skip_blank_lines": True}
-    rounding = {} if int(pd.__version__.split(".")[0]) >= 3 else {"float_precision": "round_trip"}
+    common, rounding = _COMMON, _rounding()
     with source:
         size = len(held) if held is not None else os.fstat(source.fileno()).st_size
         scan = _Scan(source, hashed=pin is not None and held is None)
@@ -391,8 +427,6 @@ def _parse_numbers(path: Path, typed: bool) -> tuple[list[str], np.ndarray] | No
 
 #: Rows the float reader parses at a time (:func:`_rows_in_order`).
 _PARSE_ROWS = 1 << 16
-#: Rows copied at a time by :func:`_copy_rows` (a block of 30 columns is 480 KB: it stays in the cache).
-_ROWS_BLOCK = 2048
 
 
 def _rows_in_order(chunks, size: int, scan: _Scan, typed: bool = True) -> np.ndarray | None:
@@ -418,7 +452,7 @@ def _rows_in_order(chunks, size: int, scan: _Scan, typed: bool = True) -> np.nda
             raise _NotFloats
         if rows + len(chunk) > len(values):
             values.resize((max(rows + len(chunk), int(1.5 * len(values))), values.shape[1]), refcheck=False)
-        if _copy_rows(chunk, values[rows : rows + len(chunk)]):
+        if copy_rows(chunk, values[rows : rows + len(chunk)]):
             return None
         rows += len(chunk)
     if values is None or rows == 0:
@@ -427,28 +461,7 @@ def _rows_in_order(chunks, size: int, scan: _Scan, typed: bool = True) -> np.nda
     return values
 
 
-def _copy_rows(table, rows: np.ndarray) -> bool:
-    """Copy a parsed chunk into ``rows`` (C order); whether it holds a NaN (pandas' mark of a short row).
-
-    Each column is pandas' own array (a view), copied a cache-sized block of rows at a time: a column at a time
-    wrote every row's cache line once per column (0.8 s for 1e6 x 30)."""
-    columns = [table.iloc[:, j].to_numpy(dtype=float) for j in range(table.shape[1])]
-    nan = False
-    for start in range(0, len(rows), _ROWS_BLOCK):
-        block = rows[start : start + _ROWS_BLOCK]
-        for j, column in enumerate(columns):
-            block[:, j] = column[start : start + _ROWS_BLOCK]
-        nan = nan or bool(np.isnan(block).any())
-    return nan
-
-
-#: A letter in a data row other than an exponent's: pandas would read ``True``/``false`` as 1/0, ``inf``, ``nan``...
-_WORD = re.compile(rb"[A-DF-Za-df-z]")
-#: Every byte but those of :data:`_WORD`: ``bytes.translate`` deletes them and leaves the letters, in a tenth of the
-#: time the regular expression took to scan 200 MB (1.1 s), and without a copy of the data.
-_NOT_WORD = bytes(c for c in range(256) if _WORD.match(bytes([c])) is None)
-#: What may come before the header line (a BOM, blank lines): no letter is among them.
-_BLANK = b"\xef\xbb\xbf\r\n\t "
+_WORD, _NOT_WORD, _BLANK = WORD, NOT_WORD, BLANK  # the float reader's gate (see csv_pieces)
 
 
 class _Scan(io.RawIOBase):

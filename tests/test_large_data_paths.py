@@ -158,3 +158,116 @@ def test_a_computation_beside_gives_its_result_or_its_error_and_leaves_no_thread
         with computed_beside(divmod, 7, 0, thread=thread):
             pass  # never asked: the error is the caller's only if it asks
         assert _scan_threads() == []
+
+
+def _outcome(path, pinned: bool = False):
+    """What the reader makes of ``path``: its table (values, signs of zero, shape) or its one-line error; pinned, the
+    digest it records too."""
+    from pdp_audit.mechanisms.validation import InputError
+
+    try:
+        if not pinned:
+            values = datasets.load_csv(path).features
+            return "table", values.tobytes(), values.shape
+        with datasets.pinned_file(path) as pin:
+            values = datasets.load_csv(path).features
+            return "table", values.tobytes(), values.shape, pin.sha256
+    except InputError as error:
+        return "error", str(error)
+
+
+def _random_csv(rng: random.Random) -> bytes:
+    """A small CSV of three columns: mostly numbers (integers, "-0", exponents, spaces), now and then a blank line, a
+    short or long row, a letter, an empty cell, a quote; a BOM, CRLF or a blank first line at times."""
+    cells = ["1", "-0", "0", "1.5", "-2.25e-3", "1e5", "3E2", " 4", "7 ", "-0.0", "12345678901234567890", "+6"]
+    odd = ["", "x", "True", "inf", "nan", "1e400", "0x10", "1_0", '"2"', "1,5"]
+    newline = rng.choice(["\n", "\r\n"])
+    lines = [rng.choice(["a,b,c", '"a","b","c"', "a,a,c"]) if rng.random() < 0.2 else "a,b,c"]
+    for _ in range(rng.randint(0, 60)):
+        width = 3 if rng.random() < 0.97 else rng.choice([2, 4])
+        row = [rng.choice(odd) if rng.random() < 0.004 else rng.choice(cells) for _ in range(width)]
+        lines.append("" if rng.random() < 0.03 else ",".join(row))
+    text = newline.join(lines) + rng.choice([newline, "", newline * 3])
+    head = rng.choice([b"", b"", b"", b"\xef\xbb\xbf", b"\n"])
+    return head + text.encode()
+
+
+def test_pieces_read_what_the_whole_file_parse_reads(tmp_path, monkeypatch):
+    """The float reader's parse in pieces (cut after newlines, each piece typed on its own, on two threads) makes of
+    a file what the parse of the whole file made of it -- the same table bit for bit (the sign of every zero with
+    it), or the same one-line error, and the same digest of a pinned file -- whatever the size of the pieces: "-0"
+    in a piece of integers, a short row, a letter or a quote in a late piece, a BOM or a blank line before the
+    header.  A reader typing pieces by inference alone fails it ("-0" in a piece of integers: checked below too)."""
+    from pdp_audit.mechanisms import csv_pieces
+
+    rng = random.Random(45)
+    path = tmp_path / "d.csv"
+    kinds = set()
+    for case in range(150):
+        content = _random_csv(rng)
+        path.write_bytes(content)
+        monkeypatch.setattr(csv_pieces, "PIECE_BYTES", rng.choice([8, 40, 200, 1 << 20]))
+        pinned = case % 3 == 0
+        split = _outcome(path, pinned)
+        with monkeypatch.context() as serial:
+            serial.setattr(datasets, "_parse_split", lambda path: (_ for _ in ()).throw(csv_pieces.Unsplit))
+            expected = _outcome(path, pinned)
+        assert split == expected, content
+        if pinned and split[0] == "table":
+            assert split[-1] == hashlib.sha256(content).hexdigest()
+        kinds.add(split[0])
+    assert kinds == {"table", "error"}
+    assert _scan_threads() == []
+
+
+def test_pieces_of_integers_are_read_as_floats(tmp_path, monkeypatch):
+    """A piece whose column pandas types as integers is parsed again as floats: "-0" keeps its sign (a piece typed
+    int64 and stored as float64 read it as 0.0); a short row or a letter in a later piece is the text reader's
+    error."""
+    import numpy as np
+    import pandas as pd
+    import pytest
+
+    from pdp_audit.mechanisms import csv_pieces
+    from pdp_audit.mechanisms.validation import InputError
+
+    monkeypatch.setattr(csv_pieces, "PIECE_BYTES", 64)
+    path = tmp_path / "d.csv"
+    lines = ["a,b"] + ["1,2"] * 40 + ["-0,3", "1.5,2"] + ["4,5"] * 40
+    path.write_text("\n".join(lines) + "\n")
+    features = datasets.load_csv(path).features
+    assert features.shape == (82, 2) and features[40, 0] == 0 and np.signbit(features[40, 0])
+    assert features.flags.c_contiguous and features[-1].tolist() == [4.0, 5.0]
+    inferred = pd.read_csv(io.BytesIO(b"-0,1\n"), header=None).to_numpy(dtype=float)  # pandas' inference alone
+    assert not np.signbit(inferred[0, 0]) and np.signbit(csv_pieces.parse_piece(b"-0,1\n", {"names": range(2)})[0, 0])
+    lines[70] = "1"
+    path.write_text("\n".join(lines) + "\n")
+    with pytest.raises(InputError, match=r"line 71, column 'b' is empty"):
+        datasets.load_csv(path)
+    monkeypatch.setattr(csv_pieces, "PIECE_BYTES", 8)
+    path.write_text("a,b\n1.5,2\nTrue,2\n")  # "True,2" a piece of its own: as floats, pandas reads it as 1.0
+    with pytest.raises(InputError, match=r"line 3, column 'a': 'True' is not a number"):
+        datasets.load_csv(path)
+
+
+def test_a_float64_column_holds_no_letter_but_an_exponent_or_an_infinity():
+    """Why a piece whose columns pandas infers as float64 needs no scan for letters: its float parser takes no cell
+    with a letter but those of an exponent (a finite value Python's ``float`` reads alike) or of ``inf``/``infinity``
+    (refused as non-finite, as the text reader refuses it).  Every letter, in every place of a short number, and the
+    words pandas or Python know."""
+    import math
+    import string
+
+    import pandas as pd
+
+    words = ["inf", "-Inf", "+INFINITY", "nan", "NaN", "-nan", "True", "false", "None", "null", "NA", "n/a", "1.#INF"]
+    words += ["0x1p3", "0x10", "1d5", "1.5f", "1_0", "1e5", "1E+05", "-2.5e-3", "١"]
+    for letter in string.ascii_letters:
+        words += [pattern.replace("L", letter) for pattern in ("L", "1L", "L1", "1.5L", "1L5", "-L1", "1eL", ".L")]
+    for word in words:
+        column = pd.read_csv(io.BytesIO(f"a\n{word}\n1.5\n".encode()), keep_default_na=False, na_filter=False)["a"]
+        if column.dtype != "float64":
+            continue
+        value = float(column.iloc[0])
+        assert not math.isfinite(value) or not any(c.isalpha() and c not in "eE" for c in word), word
+        assert value == float(word) or (math.isnan(value) and math.isnan(float(word))), word
