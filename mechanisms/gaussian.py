@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from fractions import Fraction
 from typing import Literal
 
 import numpy as np
@@ -483,6 +484,35 @@ _CHUNK = 1 << 15
 _SMALLEST_NORMAL = float(np.finfo(np.float64).tiny)
 
 
+def factored_loss(q_d: float, q_dprime: float, sigma: float) -> tuple[np.float64, np.float64] | None:
+    """(m, k) for the 1-d Gaussian loss in factored form, L(o) = k·(m − o), where that form is exact to a few ulps
+    of L itself; None where it is not (the difference of squares is then computed).
+
+    The identity: (o − q_D')² − (o − q_D)² = (q_D' − q_D)(q_D + q_D' − 2o), so L(o) = (‖o − q_D'‖² − ‖o − q_D‖²)/(2σ²)
+    = k·(m − o) with m = (q_D + q_D')/2 and k = (q_D' − q_D)/σ².  Where m is a float64 exactly (the sum q_D + q_D'
+    is, and halving it loses no bit), m − o is rounded once, and k's three operations (q_D' − q_D, σ², the
+    quotient) once each: the computed L is L(o)·(1 + θ) with |θ| ≤ 5·2^-53 + O(2^-106) (barring underflow, an
+    error below 2^-1074·(1 + |k|)), a bound relative to L
+    (the difference of squares is exact only relative to its terms, ‖o − q_D‖²/(2σ²), far larger than L where o
+    lies far from both means).  k must be a nonzero normal number (q_D = q_D' leaves the loss 0 from the
+    difference of squares, whose sign of zero this form would not keep) and finite.  Two passes over the releases
+    where the difference of squares took six.  Float64 scalars, so that float32 releases give float64 losses as
+    before."""
+    total = float(q_d) + float(q_dprime)
+    midpoint = total / 2
+    if not (math.isfinite(total) and Fraction(total) == Fraction(float(q_d)) + Fraction(float(q_dprime))):
+        return None
+    if Fraction(midpoint) * 2 != Fraction(total):
+        return None
+    try:
+        factor = (float(q_dprime) - float(q_d)) / (sigma * sigma)
+    except (OverflowError, ZeroDivisionError):
+        return None
+    if not (math.isfinite(factor) and abs(factor) >= _SMALLEST_NORMAL):
+        return None
+    return np.float64(midpoint), np.float64(factor)
+
+
 #: The σ a :class:`GaussianPair` accepts: those whose loss scale 1/(2σ²) is a finite, nonzero float64 (past ~9.5e153
 #: 2σ² overflows to an error, below ~5.3e-155 its reciprocal does; below ~1e-162 σ² is 0).
 SIGMA_RANGE = (1e-154, 9e153)
@@ -507,6 +537,7 @@ class GaussianPair:
         self.noise_sigma = self.sigma
         # Means as broadcast operands: a scalar for a 1-d release (numpy broadcasts a length-1 axis slowly).
         self._centres = {w: (m[0] if m.size == 1 else m) for w, m in (("D", self.q_d), ("D'", self.q_dprime))}
+        self._factored = factored_loss(self.q_d[0], self.q_dprime[0], self.sigma) if self.output_dim == 1 else None
 
     @property
     def delta_z(self) -> np.ndarray:
@@ -536,11 +567,12 @@ class GaussianPair:
         """log p_D(o) − log p_D'(o) from the two Gaussian log-densities (not from Theorem 22).
 
         Both densities have covariance σ²I, so their normalising constants cancel exactly and only the
-        two quadratic forms remain: (‖o − q_D'‖² − ‖o − q_D‖²) / (2σ²).  ``out``: a float64 array of
-        ``len(outputs)`` to write the losses into (the same numbers).
+        two quadratic forms remain: (‖o − q_D'‖² − ‖o − q_D‖²) / (2σ²) -- for a 1-d release, where it can,
+        factored (:func:`factored_loss`).  ``out``: a float64 array of ``len(outputs)`` to write the losses into
+        (the same numbers).
         """
         outputs = np.atleast_2d(outputs)
-        if outputs.shape[1] == 1:  # a scalar release: the same operations without einsum's slow length-1 sums
+        if outputs.shape[1] == 1:  # a scalar release: without einsum's slow length-1 sums
             return self._scalar_loss(outputs[:, 0], out)
         offset = outputs - self._centres["D"]  # one buffer reused for both offsets: fewer fresh pages per block
         quad_d = np.einsum("ij,ij->i", offset, offset)
@@ -569,12 +601,19 @@ class GaussianPair:
         to float64 -- barring underflow (a loss below 2^-1022 rounds to ±0 either way, its sign kept) and overflow,
         which is caught, with NaN and infinite losses: a block with a loss that is not finite rewinds the generator
         and is drawn again the general way (whose checks and rounding say and do what they did).  A vector's chunk
-        is caught by its sum; a 1-d release's by the overflow flag (:meth:`_scalar_losses_into`)."""
-        world, scale = check_world(world), self._rounding_scale(resolution)
+        is caught by its sum; a 1-d release's by the overflow flag (:meth:`_scalar_losses_into`,
+        :meth:`_factored_losses_into`: the loss's factored form, six operations on a chunk after its draws where the
+        difference of squares took ten)."""
+        factored = self._factored
+        world, scale = check_world(world), self._rounding_scale(resolution, None if factored is None else factored[1])
         if scale is None:
             return self.sample(world, size, rng)
         state = rng.bit_generator.state
-        if self.output_dim == 1 and self._scalar_losses_into(world, rng, out[:size], scratch, scale, resolution):
+        if factored is not None and self._factored_losses_into(world, rng, out[:size], factored[0], scale, resolution):
+            return None
+        if factored is None and self.output_dim == 1 and self._scalar_losses_into(
+            world, rng, out[:size], scratch, scale, resolution
+        ):
             return None
         if self.output_dim > 1 and self._vector_losses_into(world, rng, out[:size], scale, resolution):
             return None
@@ -608,6 +647,28 @@ class GaussianPair:
                     o -= c_d
                     o *= o
                     np.subtract(quad_dprime, o, out=o)
+                    o *= scale
+                    np.rint(o, out=o)
+                    o *= grid
+        except FloatingPointError:
+            return False
+        return True
+
+    def _factored_losses_into(
+        self, world: World, rng: np.random.Generator, out: np.ndarray, midpoint: float, scale: float, grid: float
+    ) -> bool:
+        """:meth:`rounded_losses_into` of 1-d releases whose loss is factored (:func:`factored_loss`): k·(m − o)
+        times 1/R, a chunk at a time; False where a loss is not finite (told by the overflow flag, as in
+        :meth:`_scalar_losses_into`: the same operations on finite operands)."""
+        sigma, centre = self.sigma, self._centres[world]
+        try:
+            with np.errstate(over="raise", under="ignore", invalid="ignore", divide="ignore"):
+                for start in range(0, out.size, _CHUNK):
+                    o = out[start : start + _CHUNK]  # sample's operations, then _scalar_loss's, then the rounding
+                    rng.standard_normal(out=o)
+                    o *= sigma
+                    o += centre
+                    np.subtract(midpoint, o, out=o)
                     o *= scale
                     np.rint(o, out=o)
                     o *= grid
@@ -657,25 +718,33 @@ class GaussianPair:
         losses -= quad_d
         losses *= scale
 
-    def _rounding_scale(self, resolution: float) -> float | None:
-        """1/(2σ²) · 1/R, where that one multiplication is exactly the loss's and the rounding's two (R a power of
-        two, 1/(2σ²) a normal number, the product finite); else None (σ² overflowing or underflowing included: the
-        general way then fails as it did)."""
+    def _rounding_scale(self, resolution: float, factor: float | None = None) -> float | None:
+        """``factor`` (by default 1/(2σ²); k of :func:`factored_loss`) · 1/R, where that one multiplication is
+        exactly the loss's and the rounding's two (R a power of two, ``factor`` a normal number, the product finite);
+        else None (σ² overflowing or underflowing included: the general way then fails as it did)."""
         if not scales_exactly(resolution):
             return None
-        try:
-            factor = 1 / (2 * self.sigma**2)
-        except (OverflowError, ZeroDivisionError):
-            return None
-        scale = factor * (1.0 / resolution)
-        return scale if factor >= _SMALLEST_NORMAL and math.isfinite(scale) else None
+        if factor is None:
+            try:
+                factor = 1 / (2 * self.sigma**2)
+            except (OverflowError, ZeroDivisionError):
+                return None
+        scale = float(factor) * (1.0 / resolution)  # a Python float: an overflow here warns of nothing
+        return scale if abs(factor) >= _SMALLEST_NORMAL and math.isfinite(scale) else None
 
     def _scalar_loss(self, o: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
-        """:meth:`privacy_loss` of 1-d releases, bit for bit (einsum's sum of one product is that product).
+        """:meth:`privacy_loss` of 1-d releases: k·(m − o) where :func:`factored_loss` gives (m, k); else the
+        difference of squares, as einsum computes it for a vector, bit for bit (einsum's sum of one product is that
+        product).
 
         ‖o − q_D‖² goes through a small scratch buffer a slice at a time: a second block-sized array made the
         allocator hand pages back to the system after every block and fault them in again for the next (368
         page faults a block of 2^16, as long as the draws themselves on a shared 2-core machine)."""
+        if self._factored is not None:
+            midpoint, factor = self._factored
+            loss = np.subtract(midpoint, o, out=out)
+            loss *= factor
+            return loss
         loss = np.subtract(o, self._centres["D'"], out=out)
         loss *= loss
         scratch = np.empty(min(o.size, _SCRATCH))

@@ -7,6 +7,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+import mpmath as mp
 import numpy as np
 import pytest
 
@@ -59,14 +60,80 @@ def einsum_loss(pair: GaussianPair, outputs: np.ndarray) -> np.ndarray:
     return loss
 
 
-def test_scalar_gaussian_loss_is_the_einsum_form_bit_for_bit():
-    rng = np.random.default_rng(7)
-    for _ in range(60):
+def exact_loss(pair: GaussianPair, o: float) -> mp.mpf:
+    """(‖o − q_D'‖² − ‖o − q_D‖²)/(2σ²) of a 1-d release, from the float64 inputs, at 60 digits."""
+    o, c, c_prime, sigma = (mp.mpf(float(x)) for x in (o, pair.q_d[0], pair.q_dprime[0], pair.sigma))
+    return ((o - c_prime) ** 2 - (o - c) ** 2) / (2 * sigma**2)
+
+
+def largest_errors(pair: GaussianPair, outputs: np.ndarray) -> tuple[float, float]:
+    """The largest error of ``pair.privacy_loss`` relative to |L| and relative to its terms' size
+    (‖o − q_D‖² + ‖o − q_D'‖²)/(2σ²), in units of 2^-53."""
+    losses = pair.privacy_loss(outputs)
+    of_loss = of_terms = 0.0
+    with mp.workdps(60):
+        for o, loss in zip(outputs[:, 0], losses):
+            exact = exact_loss(pair, o)
+            error = abs(mp.mpf(float(loss)) - exact)
+            terms = ((o - pair.q_d[0]) ** 2 + (o - pair.q_dprime[0]) ** 2) / (2 * pair.sigma**2)
+            of_loss = max(of_loss, float(error / abs(exact) / mp.mpf(2) ** -53) if exact else float(error != 0) * 1e300)
+            of_terms = max(of_terms, float(error / mp.mpf(float(terms)) / mp.mpf(2) ** -53))
+    return of_loss, of_terms
+
+
+def factored_and_general_pairs(rng: np.random.Generator) -> tuple[list[GaussianPair], list[GaussianPair]]:
+    """1-d pairs whose midpoint is a float64 (counts, halves, integers far out, a third against 0) and pairs of
+    random means (whose midpoint is mostly not)."""
+    exact = [GaussianPair([100.0], [101.0], 3.7), GaussianPair([1 / 3], [0.0], 0.8), GaussianPair([0.0], [1.0], 1.0)]
+    exact += [GaussianPair([1e15], [1e15 + 1], 0.5), GaussianPair([-2.5], [7.25], 1e-3)]
+    exact += [GaussianPair([0.0], [1e-9], 1e-3)]
+    general = []
+    for _ in range(30):
         scale = 10.0 ** rng.uniform(-3, 6)
         pair = GaussianPair([rng.normal() * scale], [rng.normal() * scale], 10.0 ** rng.uniform(-3, 3))
-        for world, size in (("D", 10_007), ("D'", 1)):
-            outputs = pair.sample(world, size, rng)
-            assert np.array_equal(bits(pair.privacy_loss(outputs)), bits(einsum_loss(pair, outputs)))
+        (exact if pair._factored is not None else general).append(pair)
+    return exact, general
+
+
+def releases(pair: GaussianPair, rng: np.random.Generator) -> np.ndarray:
+    """Releases of both worlds, and a few far out in both tails (up to 40σ past either mean)."""
+    far = np.array([pair.q_d[0], pair.q_dprime[0]])[:, None] + pair.sigma * np.array([-40.0, -9.0, 9.0, 40.0])
+    return np.concatenate([pair.sample("D", 150, rng), pair.sample("D'", 150, rng), far.reshape(-1, 1)])
+
+
+def test_scalar_gaussian_loss_is_exact_against_mpmath():
+    """1-d losses against mpmath at 60 digits.  The factored form k·(m − o) (a midpoint that is a float64) is
+    within 6·2^-53 of |L| (its bound: 5·2^-53 + O(2^-106), gaussian.factored_loss); the difference of squares
+    (other means) within 8·2^-53 of its terms (three roundings of each square, one of the difference, two of
+    1/(2σ²), one of the product), and bit for bit einsum's form of a vector's loss.  A midpoint one ulp off is
+    told apart."""
+    rng = np.random.default_rng(7)
+    exact, general = factored_and_general_pairs(rng)
+    assert len(exact) >= 6 and len(general) >= 20
+    for pair in exact:
+        of_loss, of_terms = largest_errors(pair, releases(pair, rng))
+        assert of_loss <= 6 and of_terms <= 6, (pair.q_d, pair.q_dprime, pair.sigma, of_loss)
+    for pair in general:
+        outputs = releases(pair, rng)
+        assert largest_errors(pair, outputs)[1] <= 8, (pair.q_d, pair.q_dprime, pair.sigma)
+        assert np.array_equal(bits(pair.privacy_loss(outputs)), bits(einsum_loss(pair, outputs)))
+    broken = GaussianPair([100.0], [101.0], 3.7)
+    midpoint, factor = broken._factored
+    broken._factored = (np.nextafter(midpoint, np.inf), factor)
+    assert largest_errors(broken, releases(broken, rng))[0] > 6
+
+
+def test_the_factored_form_applies_where_its_midpoint_is_exact():
+    """m = (q_D + q_D')/2 must be a float64 exactly and k = (q_D' − q_D)/σ² a finite nonzero normal number."""
+    from pdp_audit.mechanisms.gaussian import factored_loss
+
+    assert factored_loss(100.0, 101.0, 3.7) == (100.5, 1 / 3.7**2)
+    assert factored_loss(0.1, 0.2, 1.0) is None  # 0.1 + 0.2 is not 0.30000000000000004
+    assert factored_loss(1e308, 1e308, 1.0) is None  # the sum overflows
+    assert factored_loss(5e-324, 0.0, 1.0) is None  # half the least subnormal is not a float64
+    assert factored_loss(1.0, 1.0, 1.0) is None  # k = 0: the difference of squares keeps +0
+    assert factored_loss(0.0, 1e300, 1e-10) is None  # k overflows
+    assert GaussianPair(np.zeros(3), np.ones(3), 1.0)._factored is None
 
 
 @pytest.mark.parametrize(("world", "bad"), [("D", -np.inf), ("D'", np.inf), ("D", np.nan), ("D'", np.nan)])
@@ -284,6 +351,7 @@ def test_losses_drawn_and_rounded_in_one_go_are_the_general_ones_bit_for_bit():
     cases = [((100.0, 101.0), 3.7), ((0.0, 1.0), 4e153), ((1e150, -1e150), 1e150), ((1e300, 0.0), 1e160)]
     cases += [((0.0, 1.0), 1e155), ((2e255, -1e254), 5e-286), ((1.0, 2.0), 1e-170), ((0.0, 1e308), 1.0)]
     cases += [((0.0, 1e-9), 1e-3)]  # 4e153: NaN for the releases past 3.3σ only, as many either way
+    cases += [((1.7e308, 0.0), 1e10)]  # factored (m a float64): k·(m − o)/R overflows
     for _ in range(40):
         cases.append((tuple(rng.normal(size=2) * 10.0 ** rng.uniform(-4, 8)), 10.0 ** rng.uniform(-6, 6)))
     for i, ((q_d, q_dprime), sigma) in enumerate(cases):
