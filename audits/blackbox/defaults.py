@@ -34,8 +34,9 @@ DEFAULT_TRIALS = 8_000_000
 
 #: The event test learns from at most this many releases per world unless told otherwise: its fresh pass keeps
 #: only counts, so its budget goes to fresh releases (a rate near 1% needs millions to bound a ratio near e^0.1).
-#: The learners read at most 1e5 of them; the histograms and outcomes count all: at 2e5 NumericalSVT's per-column
-#: histograms were too noisy to choose a good event (0.021 at confidence 0.9, 0.61× DP-Sniper's; 0.036 at 5e5).
+#: The learners read at most 1e5 of them (every stage of a staged run, the pilot's 5e4); the histograms and
+#: outcomes count all: at 2e5 NumericalSVT's per-column histograms were too noisy to choose a good event (0.021 at
+#: confidence 0.9, 0.61× DP-Sniper's; 0.036 at 5e5).
 #: Training 5e5 + selection 2e6 + fresh 8e6 = 1.05e7 releases per world: 1/20 of DP-Sniper's 2.107e8.
 EVENT_TRAIN_TRIALS = 500_000
 
