@@ -102,9 +102,10 @@ PILOT_TRAIN, PILOT_TRIALS = 50_000, 250_000
 #: ⊤ at the 6th or 7th answer, the pair's best, chosen by the pilot on all three seeds), after 1,006,221, 1,004,127
 #: and 1,004,645 releases per world in all, within a tenth of the fixed pass's 10,485,434; SVT3 by the third stage
 #: after 1,706,466, 1,945,216 and 2,687,362 (the same again at a429a4d).  Why not SVT3 by the stage after the pilot:
-#: its candidates' events tell the first positive answer's position, not its value, and the best such event is
-#: refuted there with probability 0.03; the best event of position and value, 0.71 (0.80 filling the tenth:
-#: 686,043 fresh releases at α/32), by quadrature (``benchmarks/blackbox_event_ceiling.py``) ...
+#: the outcome score's events tell the first positive answer's position, not its value, and the best such event is
+#: refuted there with probability 0.03 (the other scores', learned from 81,250 releases, were weaker on seeds 0-2);
+#: the best event of position and value, 0.71 (0.80 filling the tenth: 686,043 fresh releases at α/32), by
+#: quadrature (``benchmarks/blackbox_event_ceiling.py``) ...
 STAGE_GROWTH = 2.6
 #: ... and at most this many (10,000,000: a stage of more learns and selects from as many releases as the full attack,
 #: SELECTION_MAX / SELECTION_SHARE, so that it would only spend level the full attack could use, and add fresh
