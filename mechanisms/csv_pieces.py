@@ -115,7 +115,7 @@ def _gather(pool: ThreadPoolExecutor, source: Any, rest: bytes, size: int, diges
         rest = block[cut:]
         if b'"' in piece:
             raise Unsplit
-        if piece.strip(b"\r\n"):
+        if len(piece) > piece.count(b"\n") + piece.count(b"\r"):  # some row (strip() would copy the piece)
             pending.append((pool.submit(parse_piece, piece, options), len(piece)))
         while len(pending) > (AHEAD if block else 0):
             future, length = pending.popleft()

@@ -285,43 +285,55 @@ def gaussian_evidence(
     if planning():
         planned(_planned_draws(config, s, pair, (target, clipped)))
 
-    def losses(p, stream):
-        return (
-            sample_privacy_loss(p, "D", n, seed, stream, executor, progress),
-            sample_privacy_loss(p, "D'", n, seed, stream, executor, progress),
-        )
+    s.sensitivity_order  # noqa: B018 - sorted here, once: the thread below reads it
+    # Theorem 22's 1e5 releases and the typical individual's pair (passes over every row) are numpy's array loops,
+    # which hold no interpreter lock: on a second thread while this one draws and decides the checks (not beside a
+    # pool, whose workers are forked with no thread running)
+    beside = executor is None
+    with (
+        computed_beside(_theorem22_check, pair, seed, thread=beside) as theorem22,
+        computed_beside(_median_individual, mechanism, s, clipped, config, thread=beside) as median,
+    ):
 
-    loss_d, loss_dp = losses(pair, "dp-pair")
-    eps_cor23 = g.corollary23_pdp_epsilon(delta, sigma, S)
-    eps_app_d = g.classical_epsilon(delta, sigma, S)
-    grid = epsilon_grid(sigma, S, delta, [eps, eps_cor23, eps_app_d])
-    tails = both_directions(loss_d, loss_dp, grid, config.alpha)
-    exact_curve = np.array([g.analytic_delta(e, sigma, S) for e in grid])
+        def losses(p, stream):
+            return (
+                sample_privacy_loss(p, "D", n, seed, stream, executor, progress),
+                sample_privacy_loss(p, "D'", n, seed, stream, executor, progress),
+            )
 
-    def dp_check(spec: CheckSpec, direction: str, epsilon: float) -> Evidence:
-        """A DP claim at the worst-case pair, with its privacy profile."""
-        return dp_check_with_profile(
-            DpClaim(spec, direction, epsilon, delta),
-            pair,
-            (loss_d, loss_dp),
-            Draws(n, seed, config.alpha, executor),
-            exact_delta=lambda e: g.analytic_delta(e, sigma, S),
-            exact_epsilon=lambda d: g.analytic_epsilon(d, sigma, S),
-        )
+        loss_d, loss_dp = losses(pair, "dp-pair")
+        eps_cor23 = g.corollary23_pdp_epsilon(delta, sigma, S)
+        eps_app_d = g.classical_epsilon(delta, sigma, S)
+        grid = epsilon_grid(sigma, S, delta, [eps, eps_cor23, eps_app_d])
+        tails = both_directions(loss_d, loss_dp, grid, config.alpha)
+        exact_curve = np.array([g.analytic_delta(e, sigma, S) for e in grid])
 
-    forward = _spec("dp-forward", eps=eps, delta=delta)
-    evidence = [
-        dp_check(forward, "D||D'", eps),
-        dp_check(_spec("dp-reverse", eps=eps, delta=delta), "D'||D", eps),
-        loss_consistency_check(loss_d, loss_dp, guards=forward),
-        builders.tail_curve_check(_spec("tail-curve"), tails, {"D||D'": exact_curve, "D'||D": exact_curve}, eps, delta),
-        _loss_law_check(loss_d, S, sigma, "μ = √(μ_sum² + μ_count²)" if s.mean is not None else "‖Δ‖/σ"),
-        _attack_check(loss_d, loss_dp, S, sigma, eps, delta, config.alpha),
-        _cor23_coverage_check(loss_d, S, sigma, config.rho),
-        dp_check(_spec("cor23-pdp", delta=delta, eps_cor23=eps_cor23), "D||D'", eps_cor23),
-        _theorem22_check(pair, seed),
-        _per_instance_check(mechanism, s, clipped, config, executor),
-    ]
+        def dp_check(spec: CheckSpec, direction: str, epsilon: float) -> Evidence:
+            """A DP claim at the worst-case pair, with its privacy profile."""
+            return dp_check_with_profile(
+                DpClaim(spec, direction, epsilon, delta),
+                pair,
+                (loss_d, loss_dp),
+                Draws(n, seed, config.alpha, executor),
+                exact_delta=lambda e: g.analytic_delta(e, sigma, S),
+                exact_epsilon=lambda d: g.analytic_epsilon(d, sigma, S),
+            )
+
+        forward = _spec("dp-forward", eps=eps, delta=delta)
+        evidence = [
+            dp_check(forward, "D||D'", eps),
+            dp_check(_spec("dp-reverse", eps=eps, delta=delta), "D'||D", eps),
+            loss_consistency_check(loss_d, loss_dp, guards=forward),
+            builders.tail_curve_check(
+                _spec("tail-curve"), tails, {"D||D'": exact_curve, "D'||D": exact_curve}, eps, delta
+            ),
+            _loss_law_check(loss_d, S, sigma, "μ = √(μ_sum² + μ_count²)" if s.mean is not None else "‖Δ‖/σ"),
+            _attack_check(loss_d, loss_dp, S, sigma, eps, delta, config.alpha),
+            _cor23_coverage_check(loss_d, S, sigma, config.rho),
+            dp_check(_spec("cor23-pdp", delta=delta, eps_cor23=eps_cor23), "D||D'", eps_cor23),
+            theorem22(),
+            _per_instance_check(mechanism, s, median(), config, executor),
+        ]
     classical = _spec(
         "classical-calibration",
         sigma_classical=g.classical_sigma(eps, delta, 1.0 if s.mean is not None else S),
@@ -498,9 +510,10 @@ def _example4_check(config: GaussianAuditConfig, size: int = 100_000):
     )
 
 
-def _per_instance_check(mechanism, s: GaussianSetup, clipped, config: GaussianAuditConfig, executor):
-    """The pDP claim of a typical individual (median sensitivity, removed from D), audited like DP."""
-    index, pair, eps_i, sensitivity = _median_individual(mechanism, s, clipped, config)
+def _per_instance_check(mechanism, s: GaussianSetup, median: tuple, config: GaussianAuditConfig, executor):
+    """The pDP claim of a typical individual (median sensitivity, removed from D), audited like DP; ``median``:
+    :func:`_median_individual`'s."""
+    index, pair, eps_i, sensitivity = median
     spec = _spec("pdp-median-individual", index=index, sensitivity=sensitivity, eps_i=eps_i, delta=config.delta)
     return _pair_check(spec, pair, mechanism.sigma, sensitivity, eps_i, config, "median-individual", executor)
 
