@@ -260,10 +260,18 @@ def gaussian_rows(line: dict) -> list[Row]:
 
 def sweep_rows(line: dict) -> list[Row]:
     what = f"the README's sweep (`{line['spec']}`, trials {line['trials']:g}), `--dask-local 2`"
-    return [(what, _s(line["t_dask_local_2_s"]),
-             f"`--workers 2` {_s(line['t_local_2_s'])}; serial {_s(line['t_serial_s'])}",
-             f"{line['dask_overhead']:+.0%} over `--workers 2`", f"≤ {line['target']:+.0%}",
-             _met(line["dask_overhead"] <= line["target"]))]
+    against = f"`--workers 2` {_s(line['t_local_2_s'])}; serial {_s(line['t_serial_s'])}"
+    if "dask_overhead_per_cell" not in line:  # a record from before the rounds (best of the repeats, whole commands)
+        return [(what, _s(line["t_dask_local_2_s"]), against, f"{line['dask_overhead']:+.0%} over `--workers 2`",
+                 f"≤ {line['target']:+.0%}", _met(line["dask_overhead"] <= line["target"]))]
+    # medians of the rounds; the target is Dask's overhead a cell, its fixed start and close shown apart
+    low, high = line["dask_overhead_per_cell_range"]
+    ratio = (f"{line['dask_overhead_per_cell']:+.0%} a cell over `--workers 2` ({low:+.0%} to {high:+.0%} in "
+             f"{line['repeats']} rounds; CPU {line['dask_cpu_overhead_per_cell']:+.0%}); whole command "
+             f"{line['dask_overhead']:+.0%} (fixed: {_s(line['dask_fixed_s'])}, Dask's import, the cluster's start and "
+             "close)")
+    met = _met(line["dask_overhead_per_cell"] <= line["target"]) if line["decided"] else "undecided"
+    return [(what, _s(line["t_dask_local_2_s"]), against, ratio, f"≤ {line['target']:+.0%} a cell", met)]
 
 
 def privacy_report_rows(line: dict) -> list[Row]:
