@@ -13,7 +13,8 @@ At its close a PDF embeds the glyphs it drew of each font as a subset of the fon
 tables read and pruned, once per font and PDF).  While :func:`shared_subsets` is active a subset's bytes and glyph
 map are kept, keyed by the file, its face and the set of glyphs, so a report whose fonts draw the glyphs of an
 earlier one (the same report again, a report of the same audit) embeds them without subsetting; the options are
-matplotlib's own, fixed in its code, so the bytes are the ones it would write.
+matplotlib's own, fixed in its code, so the bytes are the ones it would write; a subset not in memory is looked up in,
+and written to, the disk store of :mod:`pdp_audit.reports.font_subset_store`, which a fresh process reads.
 
 The functions are matplotlib's, patched while any context is open in any thread; the contexts and the caches are
 counted and changed under one lock, since a report may be drawn from another thread.
@@ -25,6 +26,8 @@ import contextlib
 import functools
 import threading
 from typing import Any, Callable, Iterator, cast
+
+from pdp_audit.reports import font_subset_store
 
 #: rc settings a mathtext layout or a PDF text's size may read (the fonts, their hinting and fallback, font types)
 _RC_PREFIXES = ("mathtext.", "text.", "font.", "pdf.")
@@ -139,12 +142,16 @@ def _subset_shared(fontfile, glyphs):
     with _lock:
         kept = _subsets.get(key)
     if kept is None:
+        kept = font_subset_store.read(fontfile, glyphs)  # written by an earlier process
+    if kept is None:
         with _originals["get_glyphs_subset"](fontfile, glyphs) as subset:
             kept = (_backend_pdf_ps.font_as_file(subset.font).getvalue(), dict(subset.glyph_index_map))
-        with _lock:
+        font_subset_store.write(fontfile, glyphs, *kept)
+    with _lock:
+        if key not in _subsets:
             _subsets[key] = kept
-            while len(_subsets) > SUBSETS_KEPT:  # the oldest first
-                del _subsets[next(iter(_subsets))]
+        while len(_subsets) > SUBSETS_KEPT:  # the oldest first
+            del _subsets[next(iter(_subsets))]
     data, glyph_map = kept
     return _backend_pdf_ps.SubsetResults(_SavedFont(data), dict(glyph_map))._as_cm()
 
