@@ -173,8 +173,12 @@ class EventChoice:
 
 def _finite_sorted(scores: tuple) -> tuple[np.ndarray, np.ndarray]:
     """The finite scores of D and of D', each sorted: what :func:`_event_counts` reads (sorted once per split of
-    the selection pass, not once per count: the sorts were most of the choice's time)."""
-    return tuple(np.sort(s[np.isfinite(s)]) for s in scores)
+    the selection pass, not once per count: the sorts were most of the choice's time), each in place in the copy
+    that filtering makes (np.sort would copy it again)."""
+    ordered = tuple(s[np.isfinite(s)] for s in scores)
+    for s in ordered:
+        s.sort()
+    return ordered
 
 
 def _distinct(ordered: np.ndarray) -> int:
@@ -210,7 +214,8 @@ def _merged(ordered: tuple[np.ndarray, np.ndarray]) -> tuple[np.ndarray, bool]:
     """The pooled finite scores in order, merged from the two sorted worlds (a stable sort of two sorted runs is a
     merge), and whether they hold zeros of both signs: equal doubles are the same bits but for −0.0 and 0.0, whose
     order a sort leaves to its algorithm, so a merged array then stands for no other sort of the same scores."""
-    merged = np.sort(np.concatenate(ordered), kind="stable")
+    merged = np.concatenate(ordered)
+    merged.sort(kind="stable")  # in place: the concatenation is a copy already
     signs = np.signbit(merged[merged == 0])
     return merged, bool(signs.any() and not signs.all())
 
@@ -257,12 +262,12 @@ def choose_events(shortlist: tuple, choice: tuple, fresh: tuple[float, float], d
     (draws apart from the choice: :data:`JUDGE_LEVEL`), else on the ``choice`` scores cautiously (the best of a few
     noisy readings is not taken at its luck).  ``fresh`` = (λ, μ): the Poisson means of the fresh draws the
     prediction is for."""
-    pooled = np.concatenate(shortlist)
-    pooled = pooled[np.isfinite(pooled)]
-    if pooled.size == 0:
-        return EventChoice((), ())
     short_ordered = _finite_sorted(shortlist)
+    if not any(s.size for s in short_ordered):
+        return EventChoice((), ())
     merged = _merged(short_ordered)
+    # the pooled finite scores as they are: read only where zeros of both signs are among them (the merged ones else)
+    pooled = np.concatenate(_finite(shortlist)) if merged[1] else merged[0]
     # the pooled scores have at least as many values as either world's: past MAX_THRESHOLDS, no need to list them
     many = max(_distinct(s) for s in short_ordered) > MAX_THRESHOLDS
     cuts = None if many else _unique(pooled, merged)
