@@ -25,10 +25,10 @@ Paper findings (:mod:`pdp_audit.audits.gaussian.checks` gives each check's role)
 
 from __future__ import annotations
 
+import threading
 from concurrent.futures import Executor
-from dataclasses import asdict, dataclass, replace
-from functools import cached_property
-from typing import Any, Sequence
+from dataclasses import asdict, dataclass, field, replace
+from typing import Any, Callable, Sequence
 
 import numpy as np
 from scipy import stats
@@ -85,6 +85,29 @@ def epsilon_grid(sigma: float, sensitivity: float, delta: float, extra: list[flo
     return np.unique(np.concatenate([np.linspace(0, top, 33), extra]))
 
 
+#: The passes over every row :class:`GaussianSetup` computes once, whichever thread asks first.
+_SHARED = ("row_norms", "sensitivities", "sensitivity_order")
+
+
+def _computed_once(compute: Callable[[Any], np.ndarray]) -> Any:
+    """A property computed on first use and kept, as ``cached_property``, and once only when two threads ask at once
+    (the second waits for the first's result; ``cached_property`` computes it twice from Python 3.12 on).  Each
+    property has its own lock, taken in the order the properties read each other (the order, the sensitivities,
+    the norms): a thread waits only for the pass it needs."""
+    name = compute.__name__
+
+    def get(self) -> np.ndarray:
+        known = self.__dict__.get(name)
+        if known is None:
+            with self._computing[name]:
+                known = self.__dict__.get(name)
+                if known is None:
+                    known = self.__dict__[name] = compute(self)  # a frozen dataclass's own dict
+        return known
+
+    return property(get, doc=compute.__doc__)
+
+
 @dataclass(frozen=True)
 class GaussianSetup:
     """The audited mechanism on its data: the rows the query sees and the calibrated σ.
@@ -99,6 +122,9 @@ class GaussianSetup:
     calibrated: float
     sigma: float
     mean: gm.GaussianMeanMechanism | None = None
+    _computing: dict[str, threading.Lock] = field(
+        default_factory=lambda: {name: threading.Lock() for name in _SHARED}, compare=False, repr=False
+    )
 
     @property
     def mechanism(self) -> g.GaussianMechanism | gm.GaussianMeanMechanism:
@@ -115,19 +141,19 @@ class GaussianSetup:
             return ScaledRows(self.rows, g.clip_scale(self.rows, self.query.clip, self.row_norms))
         return self.query.clipped(self.rows, self.row_norms)
 
-    @cached_property
+    @_computed_once
     def row_norms(self) -> np.ndarray:
         """Every row's L2 norm, computed once: the clip, the sensitivities and the clipping record read it."""
         return row_norms(self.rows)
 
-    @cached_property
+    @_computed_once
     def sensitivities(self) -> np.ndarray:
         """Every row's per-instance sensitivity (the per-instance check and the run's record both read it)."""
         if self.query.kind == "count":
             return self.mechanism.per_instance_sensitivities(self.rows)
         return self.mechanism.per_instance_sensitivities(self.rows, norms=self.row_norms)
 
-    @cached_property
+    @_computed_once
     def sensitivity_order(self) -> np.ndarray:
         """``np.argsort(sensitivities)``, sorted once: the median individual is its middle entry, and the per-instance
         record reads the distinct sensitivities from it (a 1e6-row file was sorted twice)."""
@@ -177,9 +203,8 @@ def _mean_setup(config: GaussianAuditConfig, dataset: Dataset, rows: np.ndarray)
 def run_gaussian_audit(config: GaussianAuditConfig, executor: Executor | None = None, progress: bool = False) -> Run:
     """Every check of the Gaussian audit, decided together at family-wise error ``config.alpha``."""
     s = setup(config)
-    s.sensitivity_order  # noqa: B018 - sorted here, before the thread that reads it starts: read-only there
-    # every individual's pDP ε beside the checks (array loops, no interpreter lock), in this process only: no thread
-    # is running when a pool forks its workers
+    # every individual's pDP ε beside the checks (array loops, no interpreter lock) -- the sensitivities and their
+    # order too, while this thread clips and sums -- in this process only: no thread is running when a pool forks
     with computed_beside(per_instance_summary, config, s, thread=executor is None) as per_instance:
         checks = finalize(gaussian_evidence(config, s, executor, progress), config.alpha)
         return gaussian_run(config, s, checks, per_instance())
@@ -276,7 +301,6 @@ def gaussian_evidence(
 ) -> list[Evidence]:
     """The evidence of every check, not yet decided (a sweep decides it at its own per-cell α)."""
     mechanism = s.mechanism
-    s.sensitivities  # noqa: B018 (computed now, before the clipped rows below exist: one copy of the data at a time)
     clipped = s.clipped()
     S, sigma = s.closed_form_scale  # closed forms of the (whitened, for the mean) isotropic Gaussian release
     eps, delta, n, seed = config.epsilon, config.delta, config.trials, config.seed
@@ -285,7 +309,6 @@ def gaussian_evidence(
     if planning():
         planned(_planned_draws(config, s, pair, (target, clipped)))
 
-    s.sensitivity_order  # noqa: B018 - sorted here, once: the thread below reads it
     # Theorem 22's 1e5 releases and the typical individual's pair (passes over every row) are numpy's array loops,
     # which hold no interpreter lock: on a second thread while this one draws and decides the checks (not beside a
     # pool, whose workers are forked with no thread running)
