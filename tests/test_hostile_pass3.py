@@ -122,7 +122,8 @@ def test_the_session_report_never_replaces_a_file_a_test_read(pytester):
     pytester.makepyfile(test_fixture="import json\n\ndef test_f():\n    assert json.load(open('expected.json'))['k']\n")
     fixture = pytester.path / "expected.json"
     fixture.write_text('{"k": 1}')
-    result = pytester.runpytest_subprocess("-p", "no:cacheprovider", "--audit-report", "expected")
+    # in this process (the refusal is the plugin's, no process boundary; the xdist one below runs its own processes)
+    result = pytester.runpytest_inprocess("-p", "no:cacheprovider", "--audit-report", "expected")
     output = result.stdout.str() + result.stderr.str()
     assert result.ret == pytest.ExitCode.USAGE_ERROR and "a file this command read" in output, output
     assert fixture.read_text() == '{"k": 1}'
@@ -223,38 +224,26 @@ def test_json_to_a_closed_standard_output_is_refused_before_the_work(tmp_path):
     assert result.stderr.count("\n") == 1, result.stderr
 
 
-def test_a_factory_that_closes_standard_output_is_one_line(tmp_path):
-    """``os.close(1)`` in the user's factory: the summary's print raised EBADF, exit 4.  The factory now runs in a
-    child process (verify/processes.in_user_process), so it closes the child's descriptor only: the command's own
-    standard output is intact and its summary is printed."""
-    module = SHIFT.replace("    if source is not None:", "    import os\n    os.close(1)\n    if source is not None:")
-    toml = project(tmp_path, module=module)
-    result = subprocess.run(
-        [sys.executable, "-m", "pdp_audit.verify.cli", "certify", str(toml), "--report", "none"],
-        cwd=tmp_path,
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
-    assert result.returncode == 3 and "NOT CERTIFIED" in result.stdout, result.stderr
-    assert "Traceback" not in result.stderr
-
-
-def test_a_thread_the_factory_leaves_running_does_not_hang_the_command(tmp_path):
-    """A factory that starts a (non-daemon) thread that never ends: the certificate was written, then the command
-    hung forever waiting for the thread at exit."""
+def test_a_factory_that_closes_standard_output_or_leaves_a_thread_running_is_one_command(tmp_path):
+    """``os.close(1)`` in the user's factory: the summary's print raised EBADF, exit 4.  A factory that starts a
+    (non-daemon) thread that never ends: the certificate was written, then the command hung forever waiting for the
+    thread at exit.  The factory now runs in a child process (verify/processes.in_user_process), so it closes the
+    child's descriptor only -- the command's own standard output is intact and its summary is printed -- and the
+    thread lives in that child, which ends once it has delivered its result.  One factory does both: each broke the
+    command alone (with the factory run in the command's process the command fails either way)."""
     module = SHIFT.replace(
         "    if source is not None:",
-        "    import threading, time\n    threading.Thread(target=time.sleep, args=(3600,)).start()\n"
+        "    import os, threading, time\n    os.close(1)\n"
+        "    threading.Thread(target=time.sleep, args=(3600,)).start()\n"
         "    if source is not None:",
     )
     toml = project(tmp_path, module=module)
     command = [sys.executable, "-m", "pdp_audit.verify.cli", "certify", str(toml), "--report", "none"]
     command += ["--json", "c.json"]
     result = subprocess.run(command, cwd=tmp_path, capture_output=True, text=True, timeout=120)
-    # the thread lives in the child process the user's code runs in, which ends once it has delivered its result
-    assert result.returncode == 3, result.stderr
-    assert (tmp_path / "c.json").stat().st_size > 0 and "NOT CERTIFIED" in result.stdout
+    assert result.returncode == 3 and "NOT CERTIFIED" in result.stdout, result.stderr
+    assert "Traceback" not in result.stderr
+    assert (tmp_path / "c.json").stat().st_size > 0
 
 
 # --- contracts: a deployment's error names the file's key ----------------------------------------------------------
