@@ -428,18 +428,25 @@ def test_no_folder_is_made_for_a_store(tmp_path):
     assert not (tmp_path / "missing").exists()
 
 
-def test_the_plugin_report_on_a_full_disk_is_one_line_and_keeps_the_earlier_report(pytester):
+def test_the_plugin_report_on_a_full_disk_is_one_line_and_keeps_the_earlier_report(pytester, monkeypatch):
     """The session report's JSON and PDF were written one after the other; an OS error was pytest's INTERNALERROR."""
     pytester.makepyfile(test_nothing="def test_nothing():\n    pass\n")
-    pytester.makeconftest(
+    pytester.makeconftest(  # os.replace full from the conftest's import to the end of the session, then given back
         "import errno, os\n\n"
+        "REPLACE = os.replace\n\n"
         "def _full(*args, **kwargs):\n"
         "    raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))\n\n"
+        "def pytest_unconfigure(config):\n"
+        "    os.replace = REPLACE\n\n"
         "os.replace = _full\n"
     )
     (pytester.path / "audit.json").write_text("earlier\n")
     (pytester.path / "audit.pdf").write_text("earlier\n")
-    result = pytester.runpytest_subprocess("-p", "no:cacheprovider", "--audit-report", "audit.pdf")
+    # in this process: the report's writing is the subject, not a process boundary
+    replace = os.replace
+    monkeypatch.setattr(os, "replace", replace)  # given back at teardown, whatever the session left
+    result = pytester.runpytest_inprocess("-p", "no:cacheprovider", "--audit-report", "audit.pdf")
+    assert os.replace is replace
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     output = result.stdout.str() + result.stderr.str()
     assert "pdp-audit: --audit-report: cannot write" in output and "No space left on device" in output, output
