@@ -15,7 +15,7 @@ from matplotlib.font_manager import FontPath
 
 from pdp_audit.reports import font_subset_store as store
 from pdp_audit.reports import render_cache
-from tests.test_render_cache import _pdf
+from tests.test_render_cache import _own, _pdf
 
 DATA, MAP = b"subset bytes", {3: 1, 7: 2}
 
@@ -36,7 +36,7 @@ def font(tmp_path):
 
 
 def test_a_fresh_process_embeds_the_subsets_on_disk_and_writes_the_same_bytes(folder, monkeypatch):
-    own = _pdf(shared=False)
+    own = _own()
     subsetting = _backend_pdf_ps.get_glyphs_subset
     calls = []
     monkeypatch.setattr(

@@ -2,6 +2,7 @@
 PDF bytes, each distinct string parsed and each font subset once, a layout never reused under other rc settings nor a
 subset for other glyphs, matplotlib's own functions given back."""
 
+import functools
 import io
 import threading
 
@@ -44,9 +45,16 @@ def _pdf(shared: bool, lines=LINES) -> bytes:
     return out.getvalue()
 
 
+@functools.cache
+def _own() -> bytes:
+    """The PDF of :data:`LINES` as matplotlib writes it without the shared caches (the same bytes at every call:
+    written once a process, 0.6 CPU seconds each time)."""
+    return _pdf(shared=False)
+
+
 def test_a_shared_layout_writes_the_same_bytes_and_parses_each_string_once():
     render_cache._layout.cache_clear()
-    own = _pdf(shared=False)
+    own = _own()
     assert _pdf(shared=True) == own
     info = render_cache._layout.cache_info()
     assert info.misses > 0 and info.hits >= 2 * info.misses  # three pages: each string parsed on the first only
@@ -56,7 +64,7 @@ def test_a_shared_layout_writes_the_same_bytes_and_parses_each_string_once():
 
 def test_a_font_subset_is_embedded_again_only_for_the_same_glyphs():
     render_cache._subsets.clear()
-    own = _pdf(shared=False)
+    own = _own()
     assert _pdf(shared=True) == own
     kept = len(render_cache._subsets)
     assert kept > 0
@@ -113,7 +121,7 @@ def test_a_text_size_is_shared_by_pdf_renderers_only_and_not_under_other_rc_sett
 def test_a_pdf_pages_text_sizes_are_shared_by_its_pages():
     """``print_pdf`` draws a page through a mixed-mode renderer around the PDF renderer: its sizes are kept too."""
     render_cache._metrics.clear()
-    own = _pdf(shared=False)
+    own = _own()
     assert _pdf(shared=True) == own
     kept = len(render_cache._metrics)
     assert kept > 0
@@ -125,7 +133,7 @@ def test_reports_drawn_in_two_threads_are_the_reports_drawn_alone():
     gives matplotlib's functions back nor its rc settings while the other still draws."""
     from matplotlib.backends import _backend_pdf_ps
 
-    own, own_subset = _pdf(shared=False), _backend_pdf_ps.get_glyphs_subset
+    own, own_subset = _own(), _backend_pdf_ps.get_glyphs_subset
     start, out = threading.Barrier(2), {}
 
     def draw(k):
