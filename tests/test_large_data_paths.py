@@ -271,3 +271,14 @@ def test_a_float64_column_holds_no_letter_but_an_exponent_or_an_infinity():
         value = float(column.iloc[0])
         assert not math.isfinite(value) or not any(c.isalpha() and c not in "eE" for c in word), word
         assert value == float(word) or (math.isnan(value) and math.isnan(float(word))), word
+
+
+def test_the_allocator_keeps_freed_memory_where_it_is_glibc():
+    """``certify``'s process keeps the memory pandas frees between a file's pieces (glibc's mallopt): set where the C
+    library is glibc, nothing done elsewhere (no error either way), and setting it again changes nothing."""
+    import platform
+
+    from pdp_audit.verify.core.processes import keep_freed_memory
+
+    glibc = sys.platform.startswith("linux") and platform.libc_ver()[0] == "glibc"
+    assert keep_freed_memory() is glibc and keep_freed_memory() is glibc

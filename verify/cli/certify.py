@@ -31,7 +31,7 @@ from pdp_audit.reports.certified_claim import verdict_suffix
 from pdp_audit.verify import api
 from pdp_audit.verify.cli.commands import COMMAND_HELP
 from pdp_audit.verify.cli.warnings import print_warnings
-from pdp_audit.verify.core.processes import in_user_process
+from pdp_audit.verify.core.processes import in_user_process, keep_freed_memory
 
 #: ``--workers`` of certify: by default the deployment file's ``[audit] workers``, else 1.
 CERTIFY_WORKERS = api.WORKERS_OPTION.with_default(None)
@@ -71,6 +71,7 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
 def command_certify(args: argparse.Namespace) -> int:
     """Check the outputs and the deployment, run its guarantees (:func:`pdp_audit.certify`), write the certificate,
     return the exit code."""
+    keep_freed_memory()  # this command's own process: a data file's pieces reuse the memory the last one freed
     said = getattr(args, "early_stop", None)  # given (--early-stop True, --no-early-stop False), or None
     api.typed(args, CERTIFY_WORKERS, *STOPPING)
     deployment = api.load_deployment(args.deployment)
