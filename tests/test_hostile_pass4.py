@@ -261,9 +261,10 @@ def test_a_fifo_given_as_witness_is_named_and_never_read(tmp_path):
     fails this test instead of hanging)."""
     fifo = tmp_path / "w.json"
     os.mkfifo(fifo)
+    done = threading.Event()  # set once read_witness returned: the writer need not wait its 2 s then
 
     def writer():
-        time.sleep(2)
+        done.wait(2)
         with open(fifo, "w") as f:
             f.write("{}")
 
@@ -273,6 +274,7 @@ def test_a_fifo_given_as_witness_is_named_and_never_read(tmp_path):
         with pytest.raises(InputError, match="FIFO"):
             read_witness(str(fifo), "mech:leaky")
     finally:
+        done.set()
         if thread.is_alive():  # the new code never opened it: let the writer's open return
             with open(fifo):
                 pass
