@@ -128,13 +128,11 @@ def keep_freed_memory() -> bool:
     certification (165,000 of them, 0.4 s of system time on a 2-core machine).  One arena, no trimming and blocks
     below 32 MiB from the heap keep them: the peak of memory is the same, as the same blocks are reused."""
     import ctypes
-    import ctypes.util
 
     if not sys.platform.startswith("linux"):
         return False
-    try:
-        libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6")
-        mallopt = libc.mallopt
+    try:  # the symbols already loaded: ctypes.util.find_library would start /sbin/ldconfig to look for libc
+        mallopt = ctypes.CDLL(None).mallopt
     except (OSError, AttributeError):  # not glibc (musl has no mallopt)
         return False
     settings = ((_M_ARENA_MAX, 1), (_M_TRIM_THRESHOLD, 2**30), (_M_MMAP_THRESHOLD, 32 * 2**20))
