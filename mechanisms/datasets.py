@@ -372,7 +372,10 @@ def _parse_split(path: Path) -> tuple[list[str], np.ndarray] | None:
         return None
     with source:
         size = len(held) if held is not None else os.fstat(source.fileno()).st_size
-        split = parse_in_pieces(source, size, pin is not None and held is None, {**_COMMON, **_rounding()})
+        try:
+            split = parse_in_pieces(source, size, pin is not None and held is None, {**_COMMON, **_rounding()})
+        except OSError:  # a read failing midway: the text reader names it, as the whole-file parse left it to
+            return None
     if split.values is None or split.names is None or split.values.shape[1] != len(split.names):
         return None
     if split.digest is not None:  # a pinned file: these bytes are those its certificate names

@@ -282,3 +282,23 @@ def test_the_allocator_keeps_freed_memory_where_it_is_glibc():
 
     glibc = sys.platform.startswith("linux") and platform.libc_ver()[0] == "glibc"
     assert keep_freed_memory() is glibc and keep_freed_memory() is glibc
+
+
+def test_a_read_failing_midway_leaves_the_file_to_the_text_reader(tmp_path, monkeypatch):
+    """An OSError while the pieces are read is not the float reader's to report: the text reader reads the file
+    (here it can: the failure was the pieces reader's alone) or names the error in one line; no thread is left."""
+    from pdp_audit.mechanisms import csv_pieces
+
+    path = tmp_path / "d.csv"
+    path.write_text("a,b\n" + "1.5,2\n" * 50)
+    monkeypatch.setattr(csv_pieces, "PIECE_BYTES", 32)
+    reads = iter(range(100))
+
+    def failing(source, size):
+        if next(reads) == 3:
+            raise OSError(5, "Input/output error")
+        return source.read(size)
+
+    monkeypatch.setattr(csv_pieces, "read_full", failing)
+    assert datasets.load_csv(path).features.tolist() == [[1.5, 2.0]] * 50
+    assert _scan_threads() == []
