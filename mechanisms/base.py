@@ -23,6 +23,7 @@ from typing import Any, Callable, Literal, Protocol, runtime_checkable
 
 import numpy as np
 
+from pdp_audit.mechanisms.interruptions import INTERRUPTIONS, Terminated
 from pdp_audit.mechanisms.validation import InputError
 
 World = Literal["D", "D'"]
@@ -68,9 +69,13 @@ USER_MESSAGE_CHARS = 300
 
 def _text(value: object, how) -> str:
     """``how(value)`` (``str`` or ``repr``), or a placeholder where the user's ``__str__``/``__repr__`` raises
-    (that was an internal error, exit 4, and a KeyboardInterrupt raised there read as Ctrl-C)."""
+    (that was an internal error, exit 4, and a KeyboardInterrupt raised there read as Ctrl-C).  A SIGTERM arriving
+    meanwhile (:class:`~pdp_audit.mechanisms.interruptions.Terminated`, which the user's code has no cause to raise)
+    goes on as it came."""
     try:
         return how(value)
+    except Terminated:
+        raise
     except BaseException as err:  # noqa: BLE001 (whatever their method raises, the fault being reported stays theirs)
         return f"<its message could not be formed: {type(err).__name__}>"
 
@@ -85,7 +90,7 @@ def pair_attribute(pair: Any, name: str, owner: str = "the pair") -> Any:
     try:
         return getattr(pair, name, None)
     except BaseException as err:
-        if isinstance(err, KeyboardInterrupt):  # Ctrl-C is the user's wish, not a fault
+        if isinstance(err, INTERRUPTIONS):  # Ctrl-C, SIGTERM: a wish to stop, not a fault
             raise
         raise MalformedPair(f"{owner}: reading .{name} raised {user_error(err)}") from None
 
@@ -96,7 +101,7 @@ def returned_array(call: str, returned: Any) -> np.ndarray:
     try:
         return np.asarray(returned)
     except BaseException as err:
-        if isinstance(err, KeyboardInterrupt):  # Ctrl-C is the user's wish, not a fault
+        if isinstance(err, INTERRUPTIONS):  # Ctrl-C, SIGTERM: a wish to stop, not a fault
             raise
         raise MalformedPair(
             f"{call} returned a {type(returned).__name__} that is not an array of numbers ({user_error(err)})"

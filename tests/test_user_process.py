@@ -18,10 +18,16 @@ from pathlib import Path
 
 import pytest
 
+from pdp_audit.audits.blackbox.evidence import UserSampler
+from pdp_audit.audits.blackbox.search import DatasetSampler
+from pdp_audit.audits.coverage.evidence import _called as coverage_called
+from pdp_audit.audits.pair import deployed
+from pdp_audit.mechanisms import base
 from pdp_audit.verify.cli import blackbox as blackbox_cli
 from pdp_audit.verify.cli import certify as certify_cli
 from pdp_audit.verify.cli.main import main
 from pdp_audit.verify.core import processes
+from pdp_audit.verify.evidence import user_code
 
 #: A user's module whose import, factory or sampler misbehaves as the environment says (FAULT_WHERE, FAULT_HOW).
 FAULTY = textwrap.dedent(
@@ -46,7 +52,8 @@ FAULTY = textwrap.dedent(
             if HOW == "thread_exit0":
                 time.sleep(5)  # os._exit in the thread ends the process meanwhile
         if HOW == "hang":
-            open(os.environ["FAULT_MARK"], "w").close()  # the test's sign that the user's code runs
+            with open(os.environ["FAULT_MARK"], "a") as mark:  # the test's sign that the user's code runs
+                mark.write("hangs\\n")  # a line a call
             time.sleep(600)
 
     if WHERE == "import":
@@ -197,12 +204,67 @@ def gone_soon(pids: set[int], seconds: float = 10.0) -> bool:
 @pytest.mark.parametrize("workers", ["1", "2"])
 def test_a_terminated_command_leaves_no_process_behind(user_folder, workers):
     """SIGTERM (or kill -9) of the command: it dies as before (-15), and its child -- and that child's workers --
-    exit too instead of sampling on as orphans."""
+    exit too instead of sampling on as orphans.  The SIGTERM that reached the sampler ends the child's audit: read as
+    the sampler's fault (MalformedPair), it called the sampler again and hung there until killed after CHILD_GRACE,
+    its cleanup skipped."""
     proc, descendants = hanging_command(user_folder, "--workers", workers)
     proc.send_signal(signal.SIGTERM)
     assert proc.wait(timeout=30) == -signal.SIGTERM
     proc.communicate()
     assert gone_soon(descendants), [pid for pid in descendants if alive(pid)]
+    assert (user_folder / "running").read_text().splitlines() == ["hangs"], "the user's code ran on after SIGTERM"
+
+
+def _terminated(*args, **kwargs):
+    """The user's code as a SIGTERM finds it: the command's handler raises Terminated inside it."""
+    raise processes.Terminated(signal.SIGTERM)
+
+
+class _TerminatedOnAccess:
+    """An object of the user's whose every method and property meets the SIGTERM."""
+
+    output_dim = property(_terminated)
+    sample = release = per_instance = __array__ = __str__ = _terminated
+
+
+#: Each guard of the user's code (where what it raises becomes the user's fault: MalformedPair, InputError), called on
+#: code that a SIGTERM interrupts; ``folder`` holds a module ``terminated_user`` (and a package) whose import meets it.
+GUARDS = {
+    "UserSampler": lambda folder: UserSampler(_TerminatedOnAccess(), "D")(10, None),
+    "DatasetSampler": lambda folder: DatasetSampler(_TerminatedOnAccess(), (0.0,), "D")(10, None),
+    "coverage call": lambda folder: coverage_called(_terminated, "coverage(rng)"),
+    "deployed method": lambda folder: deployed._GuardedMethod(_terminated, "sample")("D", 10),
+    "per_instance": lambda folder: deployed.individuals("x", _TerminatedOnAccess(), "dp", "the pair"),
+    "pair_attribute": lambda folder: base.pair_attribute(_TerminatedOnAccess(), "output_dim"),
+    "returned_array": lambda folder: base.returned_array("sample('D', 10)", _TerminatedOnAccess()),
+    "user_error": lambda folder: base.user_error(ValueError(_TerminatedOnAccess())),
+    "call_factory": lambda folder: user_code.call_factory("x", user_code.Factory(_terminated, "m.f", "m.py", ""), {}),
+    "module import": lambda folder: user_code.load_factory("x", folder, "terminated_user:make"),
+    "parent package": lambda folder: user_code.load_factory("x", folder, "terminated_package.inner:make"),
+    "module_file": lambda folder: user_code.module_file(folder, "terminated_package.inner:make"),
+    "target import": lambda folder: blackbox_cli.load_factory("terminated_user:make"),
+    "target factory": lambda folder: blackbox_cli.load_factory("terminated_factory:make"),
+}
+
+
+@pytest.mark.parametrize("guard", GUARDS)
+def test_every_guard_of_the_users_code_lets_a_termination_through(tmp_path, monkeypatch, guard):
+    """A SIGTERM that arrives while the user's code runs is no fault of that code: no guard turns it into a verdict
+    (UserSampler's MalformedPair kept the audit's process sampling until it was killed); ``Terminated`` of
+    ``verify.core.processes`` is the one the guards name (``mechanisms.interruptions``)."""
+    raising = "from pdp_audit.mechanisms.interruptions import Terminated\nraise Terminated(15)\n"
+    (tmp_path / "terminated_user.py").write_text(raising)
+    (tmp_path / "terminated_factory.py").write_text(
+        "from pdp_audit.mechanisms.interruptions import Terminated\ndef make():\n    raise Terminated(15)\n"
+    )
+    (tmp_path / "terminated_package").mkdir()
+    (tmp_path / "terminated_package" / "__init__.py").write_text(raising)
+    monkeypatch.chdir(tmp_path)
+    for name in ("terminated_user", "terminated_factory", "terminated_package"):
+        monkeypatch.delitem(sys.modules, name, raising=False)
+    with pytest.raises(processes.Terminated) as caught:
+        GUARDS[guard](tmp_path)
+    assert caught.value.signum == signal.SIGTERM  # the one raised in the code, not one made up on the way
 
 
 @pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="reads /proc")

@@ -38,13 +38,14 @@ class UserSampler:
 
     def __call__(self, size: int, rng: Any) -> Any:
         from pdp_audit.mechanisms.base import MalformedPair, user_error
+        from pdp_audit.mechanisms.interruptions import INTERRUPTIONS
         from pdp_audit.verify.core.float_rules import user_float_rules
 
         try:
             with user_float_rules():  # what the sampler sets of the process's state is undone
                 return self.pair.sample(self.world, size, rng)
         except BaseException as err:
-            if isinstance(err, KeyboardInterrupt):  # Ctrl-C is the user's wish, not a fault
+            if isinstance(err, INTERRUPTIONS):  # Ctrl-C, SIGTERM: a wish to stop, not a fault
                 raise
             raise MalformedPair(f"sample({self.world!r}, {size}) raised {user_error(err)}") from None
 

@@ -34,6 +34,7 @@ import numpy as np
 from pdp_audit.audits.blackbox.attack import AttackOptions, BlackBoxAttack, _progress_bar, blackbox_attack
 from pdp_audit.audits.blackbox.defaults import PILOT_STATISTIC, SEARCH_STATISTIC, SEARCH_TRIALS
 from pdp_audit.mechanisms.base import MalformedPair, user_error
+from pdp_audit.mechanisms.interruptions import INTERRUPTIONS
 from pdp_audit.mechanisms.validation import InputError
 from pdp_audit.verify.core.float_rules import user_float_rules
 
@@ -224,7 +225,7 @@ class DatasetSampler:
             with user_float_rules():  # what the mechanism sets of the process's state is undone
                 return self.mechanism.release(np.asarray(self.dataset, dtype=float), size, rng)
         except BaseException as err:  # a BaseException of the user's code is theirs too (as UserSampler's)
-            if isinstance(err, KeyboardInterrupt):  # Ctrl-C is the user's wish, not a fault
+            if isinstance(err, INTERRUPTIONS):  # Ctrl-C, SIGTERM: a wish to stop, not a fault
                 raise
             raise MalformedPair(f"release({self.world}, {size}) raised {user_error(err)}") from None
 

@@ -11,6 +11,7 @@ from typing import Callable
 import numpy as np
 
 from pdp_audit.mechanisms.base import MalformedPair, returned_array, user_error
+from pdp_audit.mechanisms.interruptions import INTERRUPTIONS
 from pdp_audit.mechanisms.validation import InputError
 from pdp_audit.verify.core.checks import CheckSpec, Evidence
 from pdp_audit.verify.core.float_rules import user_float_rules
@@ -32,7 +33,7 @@ def _called(fn, call: str, *args):
         with user_float_rules():  # what the user's function sets of the process's state is undone
             return fn(*args)
     except BaseException as err:
-        if isinstance(err, KeyboardInterrupt):  # Ctrl-C is the user's wish, not a fault
+        if isinstance(err, INTERRUPTIONS):  # Ctrl-C, SIGTERM: a wish to stop, not a fault
             raise
         raise MalformedPair(f"{call} raised {user_error(err)}") from None
 

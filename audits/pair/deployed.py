@@ -62,6 +62,7 @@ import numpy as np
 from pdp_audit.audits.pair.config import PairAuditConfig, own_budget
 from pdp_audit.audits.pair.pages import per_instance_page
 from pdp_audit.mechanisms.base import MalformedPair, checked_releases, pair_attribute, user_error
+from pdp_audit.mechanisms.interruptions import INTERRUPTIONS
 from pdp_audit.mechanisms.validation import InputError, not_a_regular_file, quoted, shown
 from pdp_audit.reports.records import Run
 from pdp_audit.verify.core.checks import finalize, make_run
@@ -97,7 +98,7 @@ class _GuardedMethod:
             with user_float_rules():
                 return self.method(*owned)
         except BaseException as err:
-            if isinstance(err, KeyboardInterrupt):  # Ctrl-C is the user's wish, not a fault
+            if isinstance(err, INTERRUPTIONS):  # Ctrl-C, SIGTERM: a wish to stop, not a fault
                 raise
             called = ", ".join(repr(a) if isinstance(a, (str, int)) else type(a).__name__ for a in args)
             raise MalformedPair(f"{self.name}({called}) raised {user_error(err)}") from None
@@ -179,7 +180,7 @@ def individuals(where: str, pair: Any, kind: str, owner: str) -> list[Individual
     try:
         items = list(itertools.islice(iter(per_instance()), MAX_INDIVIDUALS + 1))
     except BaseException as err:
-        if isinstance(err, KeyboardInterrupt):  # Ctrl-C is the user's wish, not a fault
+        if isinstance(err, INTERRUPTIONS):  # Ctrl-C, SIGTERM: a wish to stop, not a fault
             raise
         raise InputError(f"{where}: {owner}: per_instance() raised {user_error(err)}") from None
     if len(items) > MAX_INDIVIDUALS:

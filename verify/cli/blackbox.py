@@ -21,6 +21,7 @@ import sys
 from dataclasses import replace
 
 from pdp_audit.mechanisms.base import user_error
+from pdp_audit.mechanisms.interruptions import INTERRUPTIONS
 from pdp_audit.mechanisms.validation import InputError, quoted, shown
 from pdp_audit.reports.files import json_text
 from pdp_audit.reports.numbers import fmt_level
@@ -118,7 +119,7 @@ def load_factory(target: str, needs: str = "sample"):
     except ImportError as err:
         raise InputError(f"target: cannot import module {module_name!r} ({err})") from None
     except BaseException as err:  # the user's module failed while it was imported: their code, their error
-        if isinstance(err, KeyboardInterrupt):  # Ctrl-C is the user's wish, not a fault
+        if isinstance(err, INTERRUPTIONS):  # Ctrl-C, SIGTERM: a wish to stop, not a fault
             raise
         raise InputError(f"target: importing module {module_name!r} raised {user_error(err)}") from None
     finally:
@@ -130,7 +131,7 @@ def load_factory(target: str, needs: str = "sample"):
         with user_float_rules():  # an np.seterr, a recursion limit, sys.path emptied: undone for our code
             pair = factory()
     except BaseException as err:  # sys.exit(0) in the factory must not make a command that certifies
-        if isinstance(err, KeyboardInterrupt):  # Ctrl-C is the user's wish, not a fault
+        if isinstance(err, INTERRUPTIONS):  # Ctrl-C, SIGTERM: a wish to stop, not a fault
             raise
         raise InputError(f"target: {target}() raised {user_error(err)}") from None  # nothing exit 0
     if needs == "release" and not callable(getattr(pair, "release", None)):

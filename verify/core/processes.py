@@ -20,6 +20,7 @@ from multiprocessing.connection import wait
 from pathlib import Path
 from typing import Any, Callable, Iterator, NoReturn
 
+from pdp_audit.mechanisms.interruptions import Terminated  # also imported from here (its home before)
 from pdp_audit.mechanisms.validation import InputError
 from pdp_audit.verify.core.config import WORKERS
 
@@ -525,17 +526,6 @@ def _kill_and_reap(pid: int) -> None:
 #: The signals that ask the command to end (``kill``, a closed terminal); Ctrl-C (SIGINT) is Python's
 #: KeyboardInterrupt already.
 TERMINATIONS = (signal.SIGTERM, signal.SIGHUP)
-
-
-class Terminated(BaseException):
-    """SIGTERM or SIGHUP arrived (``signum``).  Raised in the main thread like KeyboardInterrupt, so that every
-    ``finally`` and context manager runs -- the private copy of the user's data and the temporaries of half-written
-    reports are removed -- before the process ends by that signal (:func:`end_by`).  The default disposition of these
-    signals ends the process at once and left ``pdp-audit-data-*`` copies of private data in the temporary folder."""
-
-    def __init__(self, signum: int):
-        super().__init__(signum)
-        self.signum = signum
 
 
 @contextmanager

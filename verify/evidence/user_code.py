@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any, Iterator
 
 from pdp_audit.mechanisms.base import user_error
+from pdp_audit.mechanisms.interruptions import INTERRUPTIONS
 from pdp_audit.mechanisms.validation import InputError, quoted
 from pdp_audit.verify.core.float_rules import user_float_rules
 
@@ -70,7 +71,7 @@ def module_file(folder: Path, mechanism: str) -> str | None:
         try:
             spec = find_module(folder, mechanism.partition(":")[0])
         except BaseException as err:  # a parent package that fails to import: load_factory says why
-            if isinstance(err, KeyboardInterrupt):  # Ctrl-C is the user's wish, not a fault
+            if isinstance(err, INTERRUPTIONS):  # Ctrl-C, SIGTERM: a wish to stop, not a fault
                 raise
             return None
     return spec.origin if spec is not None and spec.has_location else None
@@ -93,7 +94,7 @@ def load_factory(where: str, folder: Path, mechanism: str) -> Factory:
         try:
             spec = find_module(folder, module_name)
         except BaseException as err:
-            if isinstance(err, KeyboardInterrupt):  # Ctrl-C is the user's wish, not a fault
+            if isinstance(err, INTERRUPTIONS):  # Ctrl-C, SIGTERM: a wish to stop, not a fault
                 raise
             raise InputError(f"{where}: mechanism: importing {module_name!r} raised {user_error(err)}") from None
         if spec is None or not spec.has_location or spec.origin is None:
@@ -110,7 +111,7 @@ def load_factory(where: str, folder: Path, mechanism: str) -> Factory:
             else:  # pragma: no cover - an extension module: executed by its loader
                 spec.loader.exec_module(module)
         except BaseException as err:  # SyntaxError, ImportError, anything the module raises
-            if isinstance(err, KeyboardInterrupt):  # Ctrl-C is the user's wish, not a fault
+            if isinstance(err, INTERRUPTIONS):  # Ctrl-C, SIGTERM: a wish to stop, not a fault
                 raise
             sys.modules.pop(module_name, None)
             raise InputError(f"{where}: mechanism: importing module {module_name!r} raised {user_error(err)}") from None
@@ -129,7 +130,7 @@ def call_factory(where: str, factory: Factory, parameters: dict[str, Any]) -> An
         with user_float_rules():  # an np.seterr in the factory stays there
             return factory.function(**parameters)
     except BaseException as err:
-        if isinstance(err, KeyboardInterrupt):  # Ctrl-C is the user's wish, not a fault
+        if isinstance(err, INTERRUPTIONS):  # Ctrl-C, SIGTERM: a wish to stop, not a fault
             raise
         raise InputError(f"{where}: {factory.qualname}(**parameters) raised {user_error(err)}") from None
 

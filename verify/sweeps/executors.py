@@ -24,6 +24,7 @@ import time
 from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
 
+from pdp_audit.mechanisms.interruptions import INTERRUPTIONS
 from pdp_audit.mechanisms.validation import InputError
 from pdp_audit.verify.core.dask_cluster import (
     MissingDependency,  # noqa: F401 (re-exported: where sweeps found it)
@@ -357,7 +358,7 @@ class DaskExecutor:
                 batch = futures.pop(future)
                 try:  # a result lost with its worker (status "lost") is made again by the scheduler: waited for
                     outcomes = future.result()
-                except (KeyboardInterrupt, SystemExit):
+                except (*INTERRUPTIONS, SystemExit):  # Ctrl-C, SIGTERM: not a cell's failure
                     raise
                 except BaseException as caught:  # Dask's FutureCancelledError may be asyncio's (not an Exception)
                     error = caught
