@@ -25,13 +25,16 @@ import hashlib
 import json
 import os
 import tempfile
+import time
 from pathlib import Path
 
 #: the entry format (a change makes every older entry a miss)
 FORMAT = 1
 #: entries kept (a report writes about ten, of some tens of kilobytes; the test suite some hundreds)
 ENTRIES_KEPT = 2000
-_SUFFIX = ".subset"
+#: a temporary file older than this is a killed writer's (seconds)
+TEMPORARY_AGE_S = 3600
+_SUFFIX, _TEMPORARY = ".subset", ".tmp"
 
 
 def folder() -> Path:
@@ -104,7 +107,7 @@ def write(fontfile, glyphs, data: bytes, glyph_map: dict) -> None:
             "bytes": len(data),
             "sha256": hashlib.sha256(data).hexdigest(),
         }
-        with tempfile.NamedTemporaryFile(dir=path.parent, prefix=".", suffix=".tmp", delete=False) as file:
+        with tempfile.NamedTemporaryFile(dir=path.parent, prefix=".", suffix=_TEMPORARY, delete=False) as file:
             tmp = file.name
             file.write(json.dumps(header, sort_keys=True).encode() + b"\n" + data)
         os.replace(tmp, path)
@@ -120,13 +123,17 @@ def write(fontfile, glyphs, data: bytes, glyph_map: dict) -> None:
 
 def _prune(where: Path) -> None:
     """Remove the entries used least recently beyond :data:`ENTRIES_KEPT` (down to three quarters of it: not one at
-    every write)."""
+    every write), and the temporary files of writers killed before their rename (older than
+    :data:`TEMPORARY_AGE_S`: a live writer's is seconds old)."""
     with os.scandir(where) as listing:
-        entries = [entry for entry in listing if entry.name.endswith(_SUFFIX)]
-    if len(entries) <= ENTRIES_KEPT:
-        return
-    entries.sort(key=_mtime)
-    for entry in entries[: len(entries) - ENTRIES_KEPT * 3 // 4]:
+        found = list(listing)
+    entries = [entry for entry in found if entry.name.endswith(_SUFFIX)]
+    stale = time.time() - TEMPORARY_AGE_S
+    doomed = [entry for entry in found if entry.name.endswith(_TEMPORARY) and _mtime(entry) < stale]
+    if len(entries) > ENTRIES_KEPT:
+        entries.sort(key=_mtime)
+        doomed += entries[: len(entries) - ENTRIES_KEPT * 3 // 4]
+    for entry in doomed:
         with contextlib.suppress(OSError):
             os.unlink(entry.path)  # another process may have removed it first
 

@@ -119,6 +119,16 @@ def test_the_store_keeps_the_entries_last_used(folder, font, monkeypatch):
     assert [k for k in range(5) if store.read(font, {k})] == [0, 3, 4]
 
 
+def test_a_killed_writers_temporary_file_is_removed_once_old(folder, font):
+    store.write(font, {3}, DATA, MAP)
+    old, young = folder / ".killed.tmp", folder / ".writing.tmp"
+    for path in (old, young):
+        path.write_bytes(DATA[:3])
+    os.utime(old, (1000, 1000))
+    store.write(font, {4}, DATA, MAP)
+    assert not old.exists() and young.exists()
+
+
 def test_the_folder_is_matplotlibs_cache_and_an_unwritable_one_is_harmless(tmp_path, font, monkeypatch):
     assert store.folder().parent == Path(matplotlib.get_cachedir())
     blocked = tmp_path / "a file"
