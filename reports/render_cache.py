@@ -72,17 +72,24 @@ _rc_names: tuple[str, ...] = ()  # the rc settings of _RC_PREFIXES (matplotlib's
 
 
 def _rc_key() -> tuple:
-    """The values of the rc settings a layout or a text's size may read, hashable.  Read as a plain dict's items:
-    ``RcParams.__getitem__`` (validation, deprecations) made it several times as costly as the parse it spares."""
+    """The values of the rc settings a layout or a text's size may read, hashable, and the fonts the process knows
+    (a font added with ``fontManager.addfont`` may change the file a family resolves to).  Read as a plain dict's
+    items: ``RcParams.__getitem__`` (validation, deprecations) made it several times as costly as the parse it
+    spares."""
     global _rc_names
     import matplotlib
+    from matplotlib import font_manager
 
     rc = matplotlib.rcParams
     if not _rc_names:
         _rc_names = tuple(name for name in rc if name.startswith(_RC_PREFIXES))
     plain = cast("dict[str, Any]", rc) if isinstance(rc, dict) else dict(rc)
     values = [dict.__getitem__(plain, name) for name in _rc_names]
-    return tuple(tuple(value) if isinstance(value, list) else value for value in values)
+    fonts = font_manager.fontManager
+    return (
+        *(tuple(value) if isinstance(value, list) else value for value in values),
+        (id(fonts), len(fonts.ttflist), len(fonts.afmlist)),
+    )
 
 
 @functools.lru_cache(maxsize=CACHE_SIZE)

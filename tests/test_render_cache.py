@@ -5,6 +5,7 @@ subset for other glyphs, matplotlib's own functions given back."""
 import functools
 import io
 import threading
+from pathlib import Path
 
 import matplotlib
 import matplotlib.text
@@ -173,6 +174,30 @@ def test_a_patch_lives_until_the_last_thread_holding_it_leaves():
     for thread in threads:
         thread.join()
     assert seen == [True] and MathTextParser.__dict__["_parse_cached"] is own
+
+
+def test_a_text_size_is_measured_again_once_a_font_is_added(tmp_path):
+    """``fontManager.addfont`` may change the file a family resolves to: the sizes measured before are not reused."""
+    import shutil
+
+    from matplotlib import font_manager
+    from matplotlib.backends.backend_pdf import PdfFile, RendererPdf
+
+    words, prop = "Wide words WWW", FontProperties(family="sans-serif", size=10)
+    fonts = font_manager.fontManager
+    copy = tmp_path / "Copy.ttf"
+    shutil.copyfile(Path(matplotlib.get_data_path()) / "fonts/ttf/DejaVuSans.ttf", copy)
+    with render_cache.shared_text_metrics():
+        render_cache._metrics.clear()
+        measure = matplotlib.text._get_text_metrics_with_cache
+        measure(RendererPdf(PdfFile(io.BytesIO()), 72, 8, 8), words, prop, False, 72)
+        fonts.addfont(str(copy))
+        try:
+            measure(RendererPdf(PdfFile(io.BytesIO()), 72, 8, 8), words, prop, False, 72)
+        finally:
+            fonts.ttflist.pop()
+            fonts._findfont_cached.cache_clear()
+        assert len(render_cache._metrics) == 2
 
 
 def test_a_layout_is_not_reused_under_other_rc_settings():
