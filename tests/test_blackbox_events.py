@@ -307,3 +307,43 @@ def test_the_cuts_read_off_the_merged_scores_are_numpys_unique(zeros):
     pooled = pooled[np.isfinite(pooled)]
     cuts = _unique(pooled, _merged(_finite_sorted(tuple(scores))))
     assert np.array_equal(cuts.view(np.int64), np.unique(pooled).view(np.int64))
+
+
+def _predicted_in_full(counts, sizes, fresh, delta, a, level):
+    """The prediction with every cut's Beta quantile computed (what events._predicted computed before it skipped
+    the cuts below parity)."""
+    from pdp_audit.audits.blackbox.events import MIN_EVENT_HITS, _read_rates
+
+    lo, hi = _read_rates(counts, sizes, level)
+    bound = ratio_epsilon(lo * fresh[0], hi * fresh[1], fresh[0], fresh[1], delta, a)
+    return np.where(counts[0] >= MIN_EVENT_HITS, bound, 0.0)
+
+
+def test_the_prediction_skips_only_cuts_whose_bound_is_zero(monkeypatch):
+    """events._predicted computes no Beta quantile for the cuts whose favoured share of the predicted hits is below
+    λ/(λ + μ) (their bound is 0 whatever it is): its predictions are those of every cut computed, bit for bit, on
+    counts near parity, exactly at it and far from it, at δ = 0 and δ > 0, levels below and above 1/2.  A criterion
+    that skipped cuts 1% above parity gives other bytes (the comparison sees it)."""
+    from pdp_audit.audits.blackbox import events
+
+    rng = np.random.default_rng(11)
+    cases, skipped = [], 0
+    for t in range(600):
+        sizes = tuple(int(n) for n in rng.integers(20, 200_000, 2))
+        p = rng.uniform(0, 1, 200) ** rng.uniform(0.2, 5)
+        ratio = np.exp(rng.normal(0, (0.003, 0.03, 1.0)[t % 3], p.size))
+        counts = (rng.binomial(sizes[0], p), rng.binomial(sizes[1], np.clip(p * ratio, 0, 1)))
+        if t % 5 == 0:  # exactly at parity
+            counts = (counts[0], counts[0] * sizes[1] // sizes[0])
+        lam = float(rng.choice([1e3, 4e5, 8e6]))
+        fresh = (lam, lam * float(rng.choice([1.0, 0.9, 1.1])))
+        delta, a = float(rng.choice([0.0, 1e-6, 1e-3])), float(rng.choice([5e-7, 0.05, 0.5, 0.7]))
+        level = float(rng.choice([events.PREDICTION_LEVEL, events.JUDGE_LEVEL, events.CHOICE_LEVEL]))
+        cases.append((counts, sizes, fresh, delta, a, level))
+        lo, hi = events._read_rates(counts, sizes, level)
+        skipped += int(events._below_parity(lo * fresh[0], hi * fresh[1], fresh, a).sum())
+    for case in cases:
+        assert events._predicted(*case).tobytes() == _predicted_in_full(*case).tobytes(), case
+    assert skipped > 10_000  # the skip is exercised
+    monkeypatch.setattr(events, "PARITY_MARGIN", -0.01)
+    assert any(events._predicted(*case).tobytes() != _predicted_in_full(*case).tobytes() for case in cases)
