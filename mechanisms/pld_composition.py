@@ -31,7 +31,8 @@ compare the bounds with an mpmath quadrature at T = 1 and T = 2 and with dp-acco
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Callable
 
 import numpy as np
@@ -71,8 +72,13 @@ class GridLaw:
     def delta(self, epsilon: float) -> float:
         """Σ pmf (1 − e^{ε − ω})₊ + infinity."""
         first = max(0, int(math.floor(epsilon / self.h)) - self.start)
-        values = self.values[first:]
-        return float(self.pmf[first:] @ -np.expm1(np.minimum(epsilon - values, 0.0))) + self.infinity
+        # −(pmf·x) is pmf·(−x) to the bit (rounding to nearest is symmetric): one pass fewer, as is the grid kept
+        return float(-(self.pmf[first:] @ np.expm1(np.minimum(epsilon - self._values[first:], 0.0)))) + self.infinity
+
+    @cached_property
+    def _values(self) -> np.ndarray:
+        """:attr:`values`, kept: a profile's δ is asked at many ε (a crossing's bisection, a figure's curve)."""
+        return self.values
 
 
 @dataclass(frozen=True)
@@ -178,16 +184,24 @@ class ComposedProfile:
     lower: GridLaw
     shift: float
     eta: float = ETA
+    #: epsilon_bounds by δ: a run asks for the same δ's bracket several times (its finding, its figures, its record)
+    _epsilons: dict[float, tuple[float, float]] = field(default_factory=dict, init=False, repr=False, compare=False)
 
     def delta_bounds(self, epsilon: float) -> tuple[float, float]:
         """(lower, upper) bounds on δ_T(ε)."""
-        low = max(0.0, self.lower.delta(epsilon + self.shift) - self.eta)
-        high = min(1.0, self.upper.delta(epsilon - self.shift) + self.eta)
-        return low, high
+        return self._delta_low(epsilon), self._delta_high(epsilon)
+
+    def _delta_low(self, epsilon: float) -> float:
+        return max(0.0, self.lower.delta(epsilon + self.shift) - self.eta)
+
+    def _delta_high(self, epsilon: float) -> float:
+        return min(1.0, self.upper.delta(epsilon - self.shift) + self.eta)
 
     def epsilon_bounds(self, delta: float) -> tuple[float, float]:
-        """(lower, upper) bounds on ε_T(δ) = inf{ε ≥ 0 : δ_T(ε) ≤ δ}."""
-        return _crossing(lambda e: self.delta_bounds(e)[0], delta), _crossing(lambda e: self.delta_bounds(e)[1], delta)
+        """(lower, upper) bounds on ε_T(δ) = inf{ε ≥ 0 : δ_T(ε) ≤ δ}: each the crossing of its own bound on δ_T."""
+        if delta not in self._epsilons:
+            self._epsilons[delta] = _crossing(self._delta_low, delta), _crossing(self._delta_high, delta)
+        return self._epsilons[delta]
 
 
 def _crossing(profile: Callable[[float], float], delta: float) -> float:

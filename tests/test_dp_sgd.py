@@ -4,6 +4,7 @@ verdicts on claims just above and below the exact ε (a claim below it is the de
 
 from __future__ import annotations
 
+import functools
 import math
 
 import mpmath
@@ -170,6 +171,19 @@ def test_reference_fails_on_a_wrongly_rounded_grid(monkeypatch):
     assert profile.delta_bounds(0.4)[1] < _delta_two_steps(pair, "D||D'", 0.4)
 
 
+def test_each_epsilon_bound_is_its_own_delta_bounds_crossing_at_the_delta_asked():
+    """ε_low(δ) is where the lower bound on δ_T crosses δ, ε_high(δ) where the upper bound does (brentq to 1e-9),
+    for each δ asked, again when a δ is asked a second time (the profile keeps each δ's bracket)."""
+    law = sg.StepLossLaw(sg.SubsampledGaussian(1.0, 0.05), "D||D'")
+    profile = pld.composed_profile(pld.LossLaw(law.cdf, law.support), 4, epsilon_error=2e-3)
+    brackets = [profile.epsilon_bounds(delta) for delta in (1e-3, 1e-6, 1e-3)]
+    assert brackets[0] == brackets[2] and brackets[1][0] > brackets[0][1]
+    for delta, (low, high) in zip((1e-3, 1e-6), brackets):
+        assert 0 < low < high
+        assert profile.delta_bounds(low - 1e-7)[0] > delta >= profile.delta_bounds(low + 1e-7)[0]
+        assert profile.delta_bounds(high - 1e-7)[1] > delta >= profile.delta_bounds(high + 1e-7)[1]
+
+
 @pytest.mark.parametrize("sigma,q,steps,neighbours", [(1.0, 0.05, 50, "add-remove"), (1.0, 0.05, 50, "replace-one")])
 @pytest.mark.parametrize("direction", sg.DIRECTIONS)
 def test_tilted_estimate_agrees_with_the_reference(sigma, q, steps, neighbours, direction):
@@ -195,6 +209,7 @@ def _run(**values):
     return plan.execute(plan.configure(values))
 
 
+@functools.cache  # the same pair's bracket serves several tests (the claim, the accountants' and the slow cases)
 def _exact_epsilon(sigma, q, steps, neighbours="add-remove", delta=1e-5):
     return reference(sg.SubsampledGaussian(sigma, q, neighbours), steps, 2.0).epsilon_bounds(delta)
 
