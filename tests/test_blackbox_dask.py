@@ -44,7 +44,8 @@ def scheduler():
     import distributed
 
     cluster = distributed.LocalCluster(
-        n_workers=2, threads_per_worker=1, processes=True, dashboard_address=":0", silence_logs=logging.CRITICAL
+        n_workers=2, threads_per_worker=1, processes=True, dashboard_address="127.0.0.1:0",
+        silence_logs=logging.CRITICAL,
     )
     try:
         yield cluster.scheduler_address
@@ -413,3 +414,24 @@ def test_a_sampler_importing_its_sibling_lazily_runs_on_a_local_dask_cluster(tmp
     )
     assert done.returncode == 3, done.stderr[-2000:]
     assert "INCONCLUSIVE" in done.stdout + done.stderr
+
+
+def test_a_local_cluster_listens_on_the_loopback_interface_only():
+    """The LocalCluster that ``--dask-local`` starts opens no port beyond this machine: its scheduler (with its HTTP
+    server), nanny and worker all listen on 127.0.0.1 (``dashboard_address=":0"`` bound the HTTP server to every
+    interface, and with bokeh installed served an unauthenticated dashboard there)."""
+    import psutil
+
+    from pdp_audit.verify.core.dask_cluster import connect, disconnect
+
+    def listening():  # (pid, address) of every socket this process and its children listen on
+        processes = [psutil.Process(), *psutil.Process().children(recursive=True)]
+        return {(p.pid, c.laddr) for p in processes for c in p.net_connections(kind="tcp") if c.status == "LISTEN"}
+
+    before = listening()  # another test's cluster in this worker is not this one's
+    client, cluster, _ = connect(local_workers=1)
+    try:
+        opened = [address.ip for _, address in listening() - before]
+        assert opened and set(opened) <= {"127.0.0.1"}, opened
+    finally:
+        disconnect(client, cluster)

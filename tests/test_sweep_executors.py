@@ -104,7 +104,9 @@ def test_a_large_cell_is_split_into_chunks_with_the_same_numbers(uneven, tmp_pat
 def test_dask_cluster_matches_serial_bitwise(serial, uneven, tmp_path):
     # An existing cluster reached by address (--scheduler); --dask-local is exercised by the fault tests.
     distributed = pytest.importorskip("distributed")
-    cluster = distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=":0")
+    cluster = distributed.LocalCluster(
+        n_workers=2, threads_per_worker=1, processes=True, dashboard_address="127.0.0.1:0"
+    )
     executor = DaskExecutor(address=cluster.scheduler_address)
     try:
         executor.client.wait_for_workers(2, timeout=120)

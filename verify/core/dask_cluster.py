@@ -179,7 +179,10 @@ def connect(
         n_workers=local_workers,
         threads_per_worker=1,
         processes=True,
-        dashboard_address=":0",
+        # No dashboard, and the scheduler's HTTP server (its health and info pages) on the loopback interface only:
+        # ":0" bound it to every interface, and with bokeh installed served an unauthenticated dashboard there.
+        dashboard_address="127.0.0.1:0",
+        scheduler_kwargs={"dashboard": False},
         silence_logs=logging.ERROR,
     )
     options.update(cluster_options or {})
