@@ -249,34 +249,8 @@ def _predicted(counts, sizes, fresh, delta: float, a: float, level: float = PRED
     :data:`PREDICTION_LEVEL`; a small event seen 3 times in one world and never in the other must not predict an
     infinite ratio), 0 below :data:`MIN_EVENT_HITS`.  ``rates``: :func:`_read_rates` of the same, where known."""
     lo, hi = _read_rates(counts, sizes, level) if rates is None else rates
-    hits_for, hits_against = lo * fresh[0], hi * fresh[1]
-    read = (counts[0] >= MIN_EVENT_HITS) & ~_below_parity(hits_for, hits_against, fresh, a)
-    bound = np.zeros(read.shape)
-    bound[read] = ratio_epsilon(hits_for[read], hits_against[read], fresh[0], fresh[1], delta, a)
-    return bound
-
-
-#: The margin below parity that :func:`_below_parity` asks for: far above the rounding of the counts' products and
-#: of the logit (~1e-14), and above the error of scipy's Beta quantiles (~1e-10 relative, :data:`ROUNDING`).
-PARITY_MARGIN = 1e-6
-
-
-def _below_parity(hits_for: np.ndarray, hits_against: np.ndarray, fresh, a: float) -> np.ndarray:
-    """Where :func:`ratio_epsilon` is 0 whatever its Beta quantile (not computed there: most of a prediction's
-    cost).  It is positive only where π_lo > π(0) = λ/(λ + μ).  With x = A = ``hits_for`` > 1 and B =
-    ``hits_against`` > 0, Beta(x, K − x + 1) (K = A + B) has both shapes above 1, so its median lies between its
-    mean x/(K + 1) and its mode (x − 1)/(K − 1) (Groeneveld & Meeden 1977; Kerman 2011, eq. 1), both at most x/K;
-    its quantile at a < 1/2 is below the median, and fewer successes (x − j, δ > 0) and a/2 lower it further (the
-    Beta law is stochastically increasing in its first shape and decreasing in its second).  So π_lo < x/K, and
-    where x/K ≤ π(0)(1 − :data:`PARITY_MARGIN`) the bound is 0."""
-    parity = fresh[0] / (fresh[0] + fresh[1])
-    with np.errstate(invalid="ignore"):
-        return (
-            (a < 0.5)
-            & (hits_for > 1)
-            & (hits_against > 0)
-            & (hits_for <= (hits_for + hits_against) * (parity * (1 - PARITY_MARGIN)))
-        )
+    bound = ratio_epsilon(lo * fresh[0], hi * fresh[1], fresh[0], fresh[1], delta, a)
+    return np.where(counts[0] >= MIN_EVENT_HITS, bound, 0.0)
 
 
 def choose_events(shortlist: tuple, choice: tuple, fresh: tuple[float, float], delta: float, judge=None) -> EventChoice:
