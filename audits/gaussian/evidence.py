@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import threading
 from concurrent.futures import Executor
+from contextlib import nullcontext
 from dataclasses import asdict, dataclass, field, replace
 from typing import Any, Callable, Sequence
 
@@ -306,8 +307,11 @@ def gaussian_evidence(
     eps, delta, n, seed = config.epsilon, config.delta, config.trials, config.seed
 
     target, pair = worst_case_pair(s, clipped)
-    if planning():
-        planned(_planned_draws(config, s, pair, (target, clipped)))
+    # a progress bar plans the median individual's draws before the first one: its pair is made here, once, and the
+    # check below audits that same pair (no second pass over every row)
+    typical = _median_individual(mechanism, s, clipped, config) if planning() else None
+    if typical is not None:
+        planned(_planned_draws(config, s, (pair, typical), (target, clipped)))
 
     # Theorem 22's 1e5 releases and the typical individual's pair (passes over every row) are numpy's array loops,
     # which hold no interpreter lock: on a second thread while this one draws and decides the checks (not beside a
@@ -315,7 +319,9 @@ def gaussian_evidence(
     beside = executor is None
     with (
         computed_beside(_theorem22_check, pair, seed, thread=beside) as theorem22,
-        computed_beside(_median_individual, mechanism, s, clipped, config, thread=beside) as median,
+        computed_beside(_median_individual, mechanism, s, clipped, config, thread=beside)
+        if typical is None
+        else nullcontext(lambda: typical) as median,
     ):
 
         def losses(p, stream):
@@ -377,11 +383,13 @@ def gaussian_evidence(
     return evidence
 
 
-def _planned_draws(config: GaussianAuditConfig, s: GaussianSetup, pair, where: tuple[np.ndarray, Any]) -> int:
+def _planned_draws(config: GaussianAuditConfig, s: GaussianSetup, pairs: tuple, where: tuple[np.ndarray, Any]) -> int:
     """The draws :func:`gaussian_evidence` takes, before it takes any (the whole audit's progress bar): ``trials``
     per world at each pair audited (the worst case, the median individual, the classical σ where it runs) and what
     each DP check's profile adds (:func:`~pdp_audit.verify.evidence.profile_checks.profile_draws`).  The fixed
-    100,000-release draws of the exact checks (Theorem 22, Example 4) are not counted."""
+    100,000-release draws of the exact checks (Theorem 22, Example 4) are not counted.  ``pairs``: the worst-case
+    pair and :func:`_median_individual`'s tuple, as the checks audit them."""
+    pair, typical = pairs
     target, clipped = where
     n, delta = config.trials, config.delta
     S, sigma = s.closed_form_scale
@@ -395,7 +403,7 @@ def _planned_draws(config: GaussianAuditConfig, s: GaussianSetup, pair, where: t
         return profile_draws(claim, pair, n, lambda d: g.analytic_epsilon(d, noise, sensitivity))
 
     total = 2 * n + sum(profile(pair, direction, e, sigma, S) for direction, e in claims)
-    _, median, eps_i, sensitivity = _median_individual(s.mechanism, s, clipped, config)
+    _, median, eps_i, sensitivity = typical
     total += 2 * n + profile(median, "D||D'", eps_i, s.mechanism.sigma, sensitivity)
     if config.deploys_classical or config.paper_claims:
         classical, noise, sensitivity = _classical_pair(s, target, config, clipped)
