@@ -279,15 +279,20 @@ def test_losses_handed_back_through_shared_slots_are_the_serial_ones(monkeypatch
     assert engine._SLOTS is None
 
 
-def test_jobs_cover_the_blocks_in_order_and_fit_a_slot():
+def test_jobs_cover_the_blocks_in_order_fit_a_slot_and_shrink_to_one_block():
+    """Jobs are consecutive blocks, at most a slot's, never more than 1/(2 * count) of the blocks still to give out
+    (so the pass ends on jobs of one block: no worker waits long for another's last job), and fewer than the blocks
+    in a long pass (each job costs pickling, pipes and wake-ups)."""
     from pdp_audit.verify.estimators import engine
 
-    slots = engine.SharedSlots(4, 8)
+    slots = engine.SharedSlots(4, 32)
     for blocks in (0, 1, 31, 32, 33, 255, 611, 10_000):
         jobs = engine.jobs_of(blocks, slots)
         assert [b for job in jobs for b in job] == list(range(blocks))
         assert all(1 <= len(job) <= slots.blocks for job in jobs)
-        assert len(jobs) >= min(blocks, 8 * slots.count)
+        assert all(len(job) <= max(1, (blocks - job.start) // (2 * slots.count)) for job in jobs)
+        assert blocks == 0 or len(jobs[-1]) == 1
+    assert len(engine.jobs_of(611, slots)) < 611 // 8 < len(engine.jobs_of(611, engine.SharedSlots(4, 8)))
     slots.memory.close()
 
 

@@ -175,14 +175,15 @@ SLOT_BLOCKS = 1 << 7
 @contextmanager
 def shared_slots(workers: int) -> Iterator[SharedSlots | None]:
     """Slots for a pool of ``workers`` processes, to be forked inside the block (set its ``pool``); None where a pool
-    has them already or processes are not forked here.  Two slots a worker (one job running, one waiting), each
-    room for up to 8 blocks (:data:`SLOT_BLOCKS` in all)."""
+    has them already or processes are not forked here.  Two slots a worker (one job running, one waiting), sharing
+    :data:`SLOT_BLOCKS` blocks among them (32 blocks a slot for 2 workers): a slot's pages are faulted in on its
+    first job and reused by every later one."""
     global _SLOTS
     if _SLOTS is not None or not hasattr(os, "fork"):
         yield None
         return
     count = 2 * workers
-    slots = _SLOTS = SharedSlots(count, max(1, min(8, SLOT_BLOCKS // count)))
+    slots = _SLOTS = SharedSlots(count, max(1, SLOT_BLOCKS // count))
     try:
         yield slots
     finally:
@@ -194,12 +195,18 @@ def shared_slots(workers: int) -> Iterator[SharedSlots | None]:
 
 
 def jobs_of(blocks: int, slots: SharedSlots) -> list[range]:
-    """The blocks of a pass cut into jobs of consecutive blocks, each at most a slot's ``blocks``, and at least 8
-    jobs a slot where the pass has that many blocks (so that every worker has work until the pass's end).  A job
-    sent to a worker cost this process a few hundred microseconds on a loaded 2-core machine (pickling, pipes,
-    futures): a job a block was most of its time in a pass of 4e7 losses."""
-    per_job = max(1, min(slots.blocks, blocks // (8 * slots.count)))
-    return [range(first, min(first + per_job, blocks)) for first in range(0, blocks, per_job)]
+    """The blocks of a pass cut into jobs of consecutive blocks, each at most a slot's ``blocks`` and at most a
+    ``1 / (2 * slots.count)`` share of the blocks not yet given out (at least one): large jobs first, shrinking to
+    one block at the pass's end, so that no worker waits long for another's last job (guided self-scheduling).
+    A job sent to a worker costs this process and the worker a few hundred microseconds on a loaded 2-core machine
+    (pickling, pipes, futures, the wake-ups of both): a pass of 4e7 losses is 49 jobs here, where jobs of at most
+    8 blocks were 77 and took a quarter more of this process's CPU (``benchmarks/bench_gaussian.py``)."""
+    jobs, first = [], 0
+    while first < blocks:
+        size = max(1, min(slots.blocks, (blocks - first) // (2 * slots.count)))
+        jobs.append(range(first, first + size))
+        first += size
+    return jobs
 
 
 def _written_through(
