@@ -292,13 +292,19 @@ def neighbour_of(rows: np.ndarray, data: np.ndarray, target: np.ndarray, relatio
     raise InputError(f"relation must be 'add' or 'remove', got {relation!r}")
 
 
+#: Rows :func:`removed_index` compares at a time (a block of 30 columns is 480 KB: its comparison stays in the cache).
+SEARCH_ROWS = 2048
+
+
 def removed_index(data: np.ndarray, target: np.ndarray) -> int:
     """The index of ``target``'s first copy in ``data``, the row ``relation="remove"`` deletes; a one-line InputError
-    if it is not a row of the data set."""
-    hits = np.flatnonzero(np.all(data == target, axis=1))
-    if hits.size == 0:
-        raise InputError("relation='remove' needs a target that is a row of the dataset")
-    return int(hits[0])
+    if it is not a row of the data set.  Compared a block of rows at a time up to the first copy: a comparison of the
+    whole table stored a boolean of every cell (30 MB for 1e6 x 30 rows) and went on past the copy."""
+    for start in range(0, len(data), SEARCH_ROWS):
+        hits = np.flatnonzero(np.all(data[start : start + SEARCH_ROWS] == target, axis=1))
+        if hits.size:
+            return start + int(hits[0])
+    raise InputError("relation='remove' needs a target that is a row of the dataset")
 
 
 class SwappedPair:

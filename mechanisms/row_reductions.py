@@ -67,13 +67,26 @@ def sum_without(rows: np.ndarray, index: int) -> np.ndarray:
     return total
 
 
-def scaled_sum(rows: np.ndarray, scale: np.ndarray, skip: int | None = None) -> np.ndarray:
+def scaled_sum(
+    rows: np.ndarray, scale: np.ndarray, skip: int | None = None, marks: list[np.ndarray] | None = None
+) -> np.ndarray:
     """``(rows * scale[:, None]).sum(axis=0)`` -- without row ``skip`` where given, as ``np.delete`` of it -- a
     block of rows at a time, the scaled rows never stored (:func:`sums_in_order` rows): each block is scaled into a
-    small buffer behind the sum so far and added on in order."""
+    small buffer behind the sum so far and added on in order.
+
+    ``marks``, a list, receives the sum so far before each block but the first (``marks[b - 1]`` before block ``b``);
+    given ``marks`` of this table's full sum, the sum without ``skip`` starts from the mark before ``skip``'s block:
+    the rows before that block are added in the same order either way, so the sum is the same doubles."""
     buffer = np.empty((BLOCK_ROWS + 1, rows.shape[1]))
     total: np.ndarray | None = None
-    for start in range(0, len(rows), BLOCK_ROWS):
+    first_block = 0
+    if skip is not None and marks and skip >= BLOCK_ROWS:
+        first_block = min(skip // BLOCK_ROWS, len(marks))
+        total = marks[first_block - 1]
+    recording = marks if skip is None and marks is not None else None
+    for start in range(first_block * BLOCK_ROWS, len(rows), BLOCK_ROWS):
+        if recording is not None and total is not None:
+            recording.append(total)
         stop = min(start + BLOCK_ROWS, len(rows))
         pieces = [(start, stop)] if skip is None or not start <= skip < stop else [(start, skip), (skip + 1, stop)]
         for first, end in pieces:
@@ -108,9 +121,13 @@ class ScaledRows:
 
     @cached_property
     def total(self) -> np.ndarray:
-        """The sum of the scaled rows."""
-        return scaled_sum(self.rows, self.scale)
+        """The sum of the scaled rows; the sums so far at its blocks' starts are kept for :meth:`without`."""
+        marks: list[np.ndarray] = []
+        total = scaled_sum(self.rows, self.scale, marks=marks)
+        self._marks = marks  # one assignment, after the pass: another thread sees all the marks or none
+        return total
 
     def without(self, index: int) -> np.ndarray:
-        """The sum of the scaled rows but row ``index``."""
-        return scaled_sum(self.rows, self.scale, skip=index)
+        """The sum of the scaled rows but row ``index``: from the sum so far before its block where :attr:`total` is
+        known (half a pass over the rows on average, not a whole one)."""
+        return scaled_sum(self.rows, self.scale, skip=index, marks=getattr(self, "_marks", None))

@@ -95,8 +95,12 @@ def test_scaled_rows_sum_as_the_scaled_array_does(columns):
         lazy = rr.ScaledRows(cells, scale)
         assert len(lazy) == rows and lazy.shape == cells.shape
         assert np.array_equal(lazy.total, scaled.sum(axis=0))
-        for index in sorted({0, 1, rows // 2, rr.BLOCK_ROWS - 1, rr.BLOCK_ROWS, rows - 1} & set(range(rows))):
-            assert np.array_equal(lazy.without(index), np.delete(scaled, index, axis=0).sum(axis=0)), (rows, index)
+        fresh = rr.ScaledRows(cells, scale)  # no total yet: each sum without a row from the first row
+        ends = {rr.BLOCK_ROWS - 1, rr.BLOCK_ROWS, 2 * rr.BLOCK_ROWS - 1, 2 * rr.BLOCK_ROWS, 2 * rr.BLOCK_ROWS + 1}
+        for index in sorted(({0, 1, rows // 2, rows - 1} | ends) & set(range(rows))):
+            expected = np.delete(scaled, index, axis=0).sum(axis=0)
+            assert np.array_equal(lazy.without(index), expected), (rows, index)  # from the block's mark
+            assert np.array_equal(fresh.without(index), expected), (rows, index)
 
 
 def test_the_gaussian_pairs_from_scaled_rows_are_those_of_the_clipped_array():
@@ -114,3 +118,19 @@ def test_the_gaussian_pairs_from_scaled_rows_are_those_of_the_clipped_array():
     mean = GaussianMeanMechanism(1.0, 2.0, 3.0)
     a, b = mean.pair(cells, cells[7], "remove", lazy), mean.pair(cells, cells[7], "remove", clipped)
     assert np.array_equal(a.sum_pair.q_dprime, b.sum_pair.q_dprime)
+
+
+def test_removed_index_is_the_first_copy_in_any_block():
+    """The row ``relation="remove"`` deletes is the target's first copy, found a block at a time."""
+    from pdp_audit.mechanisms.base import SEARCH_ROWS, removed_index
+    from pdp_audit.mechanisms.validation import InputError
+
+    cells = table(3 * SEARCH_ROWS + 7, 3, 600)
+    for first, second in ((5, 9), (SEARCH_ROWS - 1, SEARCH_ROWS), (SEARCH_ROWS + 3, 3 * SEARCH_ROWS + 6)):
+        data = cells.copy()
+        data[second] = data[first]
+        assert removed_index(data, data[second]) == first == np.flatnonzero(np.all(data == data[first], axis=1))[0]
+    with pytest.raises(InputError, match="row of the dataset"):
+        removed_index(cells, np.full(3, 7.5))
+    with pytest.raises(InputError, match="row of the dataset"):
+        removed_index(cells[:0], cells[0])
