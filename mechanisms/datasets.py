@@ -361,17 +361,32 @@ def _rounding() -> dict:
     return {} if int(pd.__version__.split(".")[0]) >= 3 else {"float_precision": "round_trip"}
 
 
-def _parse_split(path: Path) -> tuple[list[str], np.ndarray] | None:
-    """:func:`_read_csv_numbers`' parse in pieces on two threads (:mod:`pdp_audit.mechanisms.csv_pieces`), hashing a
-    pinned file's bytes as it reads them; raises :class:`Unsplit` where the file must be parsed whole."""
+def _opened(path: Path) -> tuple[PinnedFile | None, bytes | None, io.RawIOBase | io.BufferedIOBase, int] | None:
+    """(pin, held, source, size) of the float reader's parse of ``path``: the file's pin (or None), the bytes it holds
+    (or None: read from disk), those bytes unbuffered and their count; None where the file cannot be opened (the text
+    reader names what is wrong with it)."""
     pin = _PINNED.get(os.path.realpath(path))
     held = pin.content if pin is not None else None
     try:
         source: io.RawIOBase | io.BufferedIOBase = io.BytesIO(held) if held is not None else open(path, "rb", 0)
-    except OSError:  # the text reader names what is wrong with the file
+    except OSError:
         return None
-    with source:
+    try:
         size = len(held) if held is not None else os.fstat(source.fileno()).st_size
+    except OSError:
+        source.close()
+        return None
+    return pin, held, source, size
+
+
+def _parse_split(path: Path) -> tuple[list[str], np.ndarray] | None:
+    """:func:`_read_csv_numbers`' parse in pieces on two threads (:mod:`pdp_audit.mechanisms.csv_pieces`), hashing a
+    pinned file's bytes as it reads them; raises :class:`Unsplit` where the file must be parsed whole."""
+    opened = _opened(path)
+    if opened is None:
+        return None
+    pin, held, source, size = opened
+    with source:
         try:
             split = parse_in_pieces(source, size, pin is not None and held is None, {**_COMMON, **_rounding()})
         except OSError:  # a read failing midway: the text reader names it, as the whole-file parse left it to
@@ -392,15 +407,12 @@ def _parse_numbers(path: Path, typed: bool) -> tuple[list[str], np.ndarray] | No
     is inferred as anything but float64)."""
     import pandas as pd
 
-    pin = _PINNED.get(os.path.realpath(path))
-    held = pin.content if pin is not None else None
-    try:
-        source: io.RawIOBase | io.BufferedIOBase = io.BytesIO(held) if held is not None else open(path, "rb", 0)
-    except OSError:  # the text reader names what is wrong with the file
+    opened = _opened(path)
+    if opened is None:
         return None
+    pin, held, source, size = opened
     common, rounding = _COMMON, _rounding()
     with source:
-        size = len(held) if held is not None else os.fstat(source.fileno()).st_size
         scan = _Scan(source, hashed=pin is not None and held is None)
         try:
             typing = {"dtype": float} if typed else {}

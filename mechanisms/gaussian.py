@@ -16,6 +16,7 @@ Closed forms (each cited where it is defined):
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import Literal
@@ -634,25 +635,16 @@ class GaussianPair:
         leaves a ±∞ that every later operation keeps ±∞ or makes NaN: the flag is raised exactly when a loss is
         not finite, where a sum also took finite losses whose total overflowed for infinite (then the general way
         gave the same numbers)."""
-        sigma, centre, c_d, c_dprime = self.sigma, self._centres[world], self._centres["D"], self._centres["D'"]
-        try:
-            with np.errstate(over="raise", under="ignore", invalid="ignore", divide="ignore"):
-                for start in range(0, out.size, _CHUNK):
-                    o = out[start : start + _CHUNK]  # sample's operations, then _scalar_loss's, then the rounding
-                    rng.standard_normal(out=o)
-                    o *= sigma
-                    o += centre
-                    quad_dprime = np.subtract(o, c_dprime, out=scratch[: o.size])
-                    quad_dprime *= quad_dprime
-                    o -= c_d
-                    o *= o
-                    np.subtract(quad_dprime, o, out=o)
-                    o *= scale
-                    np.rint(o, out=o)
-                    o *= grid
-        except FloatingPointError:
-            return False
-        return True
+        c_d, c_dprime = self._centres["D"], self._centres["D'"]
+
+        def difference_of_squares(o: np.ndarray) -> None:  # _scalar_loss's operations, in its order
+            quad_dprime = np.subtract(o, c_dprime, out=scratch[: o.size])
+            quad_dprime *= quad_dprime
+            o -= c_d
+            o *= o
+            np.subtract(quad_dprime, o, out=o)
+
+        return self._flagged_chunks_into(world, rng, out, difference_of_squares, scale, grid)
 
     def _factored_losses_into(
         self, world: World, rng: np.random.Generator, out: np.ndarray, midpoint: float, scale: float, grid: float
@@ -660,15 +652,33 @@ class GaussianPair:
         """:meth:`rounded_losses_into` of 1-d releases whose loss is factored (:func:`factored_loss`): k·(m − o)
         times 1/R, a chunk at a time; False where a loss is not finite (told by the overflow flag, as in
         :meth:`_scalar_losses_into`: the same operations on finite operands)."""
+
+        def from_midpoint(o: np.ndarray) -> None:
+            np.subtract(midpoint, o, out=o)
+
+        return self._flagged_chunks_into(world, rng, out, from_midpoint, scale, grid)
+
+    def _flagged_chunks_into(
+        self,
+        world: World,
+        rng: np.random.Generator,
+        out: np.ndarray,
+        loss: Callable[[np.ndarray], None],
+        scale: float,
+        grid: float,
+    ) -> bool:
+        """Draw ``out.size`` 1-d releases on ``world`` a chunk at a time (:meth:`sample`'s operations), turn each
+        chunk into its losses in place by ``loss`` (before their scaling), scale and round them at ``grid``; False
+        where the overflow flag was raised, i.e. a loss is not finite (:meth:`_scalar_losses_into` says why)."""
         sigma, centre = self.sigma, self._centres[world]
         try:
             with np.errstate(over="raise", under="ignore", invalid="ignore", divide="ignore"):
                 for start in range(0, out.size, _CHUNK):
-                    o = out[start : start + _CHUNK]  # sample's operations, then _scalar_loss's, then the rounding
+                    o = out[start : start + _CHUNK]
                     rng.standard_normal(out=o)
                     o *= sigma
                     o += centre
-                    np.subtract(midpoint, o, out=o)
+                    loss(o)
                     o *= scale
                     np.rint(o, out=o)
                     o *= grid
