@@ -43,6 +43,8 @@ PIECE_BYTES = 8 << 20
 #: Threads parsing pieces; pieces read ahead of the one the table waits for (each held as bytes, a frame and rows).
 WORKERS = 2
 AHEAD = WORKERS + 1
+#: A byte that ends no line: a piece with one holds a row (the search stops at the first).
+_ROW_BYTE = re.compile(rb"[^\r\n]")
 #: Rows copied at a time by :func:`copy_rows` (a block of 30 columns is 480 KB: it stays in the cache).
 ROWS_BLOCK = 2048
 
@@ -115,7 +117,7 @@ def _gather(pool: ThreadPoolExecutor, source: Any, rest: bytes, size: int, diges
         rest = block[cut:]
         if b'"' in piece:
             raise Unsplit
-        if len(piece) > piece.count(b"\n") + piece.count(b"\r"):  # some row (strip() would copy the piece)
+        if _ROW_BYTE.search(piece):  # some row (strip() would copy the piece; counting line ends read it twice)
             pending.append((pool.submit(parse_piece, piece, options), len(piece)))
         while len(pending) > (AHEAD if block else 0):
             future, length = pending.popleft()
