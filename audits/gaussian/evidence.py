@@ -310,8 +310,11 @@ def gaussian_evidence(
     # a progress bar plans the median individual's draws before the first one: its pair is made here, once, and the
     # check below audits that same pair (no second pass over every row)
     typical = _median_individual(mechanism, s, clipped, config) if planning() else None
+    # so is the classical σ's pair, where a check audits it
+    uses_classical = config.deploys_classical or config.paper_claims
+    made_classical = _classical_pair(s, target, config, clipped) if typical is not None and uses_classical else None
     if typical is not None:
-        planned(_planned_draws(config, s, (pair, typical), (target, clipped)))
+        planned(_planned_draws(config, s, (pair, typical, made_classical)))
 
     # Theorem 22's 1e5 releases and the typical individual's pair (passes over every row) are numpy's array loops,
     # which hold no interpreter lock: on a second thread while this one draws and decides the checks (not beside a
@@ -363,6 +366,11 @@ def gaussian_evidence(
             theorem22(),
             _per_instance_check(mechanism, s, median(), config, executor),
         ]
+
+    def classical_check(spec: CheckSpec) -> Evidence:
+        made = made_classical if made_classical is not None else _classical_pair(s, target, config, clipped)
+        return _classical_calibration_check(spec, made, config, executor)
+
     classical = _spec(
         "classical-calibration",
         sigma_classical=g.classical_sigma(eps, delta, 1.0 if s.mean is not None else S),
@@ -370,27 +378,23 @@ def gaussian_evidence(
         delta=delta,
     )
     if config.deploys_classical:
-        evidence.append(
-            _classical_calibration_check(
-                classical.deployed("--calibration classical"), s, target, config, executor, clipped
-            )
-        )
+        evidence.append(classical_check(classical.deployed("--calibration classical")))
     if config.paper_claims:
         evidence.append(dp_check(_spec("classical-epsilon", delta=delta, eps_classical=eps_app_d), "D||D'", eps_app_d))
         if not config.deploys_classical:
-            evidence.append(_classical_calibration_check(classical, s, target, config, executor, clipped))
+            evidence.append(classical_check(classical))
         evidence.append(_example4_check(config))
     return evidence
 
 
-def _planned_draws(config: GaussianAuditConfig, s: GaussianSetup, pairs: tuple, where: tuple[np.ndarray, Any]) -> int:
+def _planned_draws(config: GaussianAuditConfig, s: GaussianSetup, pairs: tuple) -> int:
     """The draws :func:`gaussian_evidence` takes, before it takes any (the whole audit's progress bar): ``trials``
     per world at each pair audited (the worst case, the median individual, the classical σ where it runs) and what
     each DP check's profile adds (:func:`~pdp_audit.verify.evidence.profile_checks.profile_draws`).  The fixed
     100,000-release draws of the exact checks (Theorem 22, Example 4) are not counted.  ``pairs``: the worst-case
-    pair and :func:`_median_individual`'s tuple, as the checks audit them."""
-    pair, typical = pairs
-    target, clipped = where
+    pair, :func:`_median_individual`'s tuple and :func:`_classical_pair`'s (None where no check audits it), as the
+    checks audit them."""
+    pair, typical, made_classical = pairs
     n, delta = config.trials, config.delta
     S, sigma = s.closed_form_scale
     eps_cor23, eps_app_d = g.corollary23_pdp_epsilon(delta, sigma, S), g.classical_epsilon(delta, sigma, S)
@@ -405,8 +409,8 @@ def _planned_draws(config: GaussianAuditConfig, s: GaussianSetup, pairs: tuple, 
     total = 2 * n + sum(profile(pair, direction, e, sigma, S) for direction, e in claims)
     _, median, eps_i, sensitivity = typical
     total += 2 * n + profile(median, "D||D'", eps_i, s.mechanism.sigma, sensitivity)
-    if config.deploys_classical or config.paper_claims:
-        classical, noise, sensitivity = _classical_pair(s, target, config, clipped)
+    if made_classical is not None:
+        classical, noise, sensitivity = made_classical
         total += 2 * n + profile(classical, "D||D'", config.epsilon, noise, sensitivity)
     return total
 
@@ -469,10 +473,11 @@ def _pair_check(spec: CheckSpec, pair, sigma: float, sensitivity: float, epsilon
     )
 
 
-def _classical_calibration_check(spec: CheckSpec, s: GaussianSetup, target, config, executor, clipped=None):
+def _classical_calibration_check(spec: CheckSpec, made: tuple[Any, float, float], config, executor):
     """Dwork & Roth's σ = Δ√(2 log(1.25/δ))/ε gives (ε, δ)-DP at the worst-case neighbour (proved for ε < 1); for
-    the mean, the joint release at that σ per unit sensitivity, split by the equal-μ rule."""
-    pair, noise, sensitivity = _classical_pair(s, target, config, clipped)
+    the mean, the joint release at that σ per unit sensitivity, split by the equal-μ rule.  ``made``: the pair, its
+    noise and its sensitivity (:func:`_classical_pair`)."""
+    pair, noise, sensitivity = made
     return _pair_check(spec, pair, noise, sensitivity, config.epsilon, config, "classical", executor)
 
 
