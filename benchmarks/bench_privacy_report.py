@@ -12,8 +12,11 @@ Two ways to use the cores are timed: one process, and 2 worker processes (the au
 runs BLAS on one thread either way (threaded BLAS is ~3× slower on these small matrices); the faster one counts.
 The CPU seconds of the one-process pipeline over those of the solve are printed too (``pipeline_over_baseline_cpu``):
 a ratio of one core's work to one core's work, which a shared machine's load changes less than the wall times.
-Rounds are interleaved and the fastest of ``--repeats`` is kept (the machine may be shared: the load average is
-printed).  Prints one JSON line.
+Each of ``--repeats`` rounds runs the three (one process, 2 workers, the solve alone) in an order that rotates from
+round to round, so a load that drifts favours none; every ratio is taken within its round, and the JSON line gives
+the medians over the rounds with their ranges (``*_range``, [min, max]): the target (≤ 3×, wall) is ``decided`` when
+every round falls on the same side of it.  The machine may be shared: the load average is printed before and after.
+Prints one JSON line.
 Usage: ``python benchmarks/bench_privacy_report.py [--trials N] [--repeats R]``.
 """
 
@@ -22,6 +25,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import statistics
 import sys
 import time
 from concurrent.futures import ProcessPoolExecutor
@@ -72,30 +76,57 @@ def solve_only(work: PipelineTrials, trials: int, seed: int) -> tuple[float, flo
         return time.perf_counter() - start, time.process_time() - cpu
 
 
+WAYS = ("serial", "two_workers", "solve")
+
+
+def rounds(work: PipelineTrials, trials: int, repeats: int) -> tuple[dict[str, list[tuple[float, float]]], dict]:
+    """(wall, CPU) seconds of each way in each round, the ways' order rotating from round to round; the coverage
+    counts (the same in every round and way)."""
+    runs: dict[str, list[tuple[float, float]]] = {way: [] for way in WAYS}
+    with ProcessPoolExecutor(2) as pool:
+        list(pool.map(int, range(2)))
+        expected = None
+        for r in range(repeats):
+            for way in WAYS[r % 3 :] + WAYS[: r % 3]:
+                if way == "solve":
+                    runs[way].append(solve_only(work, trials, 3 + r))
+                    continue
+                wall, cpu, counts = pipeline(work, trials, 1, pool if way == "two_workers" else None)
+                runs[way].append((wall, cpu))
+                assert expected is None or counts == expected  # results depend on neither the workers nor the round
+                expected = counts
+    return runs, expected
+
+
+def _median(values: list[float]) -> float:
+    return statistics.median(values)
+
+
+def _spread(values: list[float], digits: int = 2) -> list[float]:
+    return [round(min(values), digits), round(max(values), digits)]
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--trials", type=int, default=4096, help="pipeline repetitions per timed round (default: 4096)")
     parser.add_argument("--n", type=int, default=1000)
     parser.add_argument("--d", type=int, default=50)
-    parser.add_argument("--repeats", type=int, default=2, help="interleaved rounds; the fastest of each counts")
+    parser.add_argument("--repeats", type=int, default=7, help="rounds; medians and ranges over them (default: 7)")
     args = parser.parse_args()
+    load_before = os.getloadavg()[0]
     work = make_work(args.n, args.d)
     work.pair.reference("D")  # set-up shared by every round (the non-private solution)
     pipeline(work, 256, 99)  # warm-up
-    best = {"serial": np.inf, "two_workers": np.inf, "solve": np.inf}
-    cpu = {"serial": np.inf, "solve": np.inf}  # CPU seconds, one process: what a busy machine changes least
-    with ProcessPoolExecutor(2) as pool:
-        list(pool.map(int, range(2)))
-        for r in range(args.repeats):
-            w, c = solve_only(work, args.trials, 3 + r)
-            best["solve"], cpu["solve"] = min(best["solve"], w), min(cpu["solve"], c)
-            s, c, counts = pipeline(work, args.trials, 1)
-            best["serial"], cpu["serial"] = min(best["serial"], s), min(cpu["serial"], c)
-            p, _, counts_p = pipeline(work, args.trials, 1, pool)
-            best["two_workers"] = min(best["two_workers"], p)
-            assert counts == counts_p  # results do not depend on the workers
-    rates = {k: args.trials / v for k, v in best.items()}
-    two_cores = max(rates["serial"], rates["two_workers"])
+    runs, counts = rounds(work, args.trials, args.repeats)
+    wall = {way: [w for w, _ in values] for way, values in runs.items()}
+    cpu = {way: [c for _, c in values] for way, values in runs.items()}
+    # per round: the faster way of using the two cores against the solve; CPU: one process's work against the solve's
+    best = [min(s, p) for s, p in zip(wall["serial"], wall["two_workers"])]
+    ratios = [b / s for b, s in zip(best, wall["solve"])]
+    cpu_ratios = [c / s for c, s in zip(cpu["serial"], cpu["solve"])]
+    rate = {way: args.trials / _median(values) for way, values in wall.items()}
+    two_cores = args.trials / _median(best)
+    target = 3.0
     print(
         json.dumps(
             {
@@ -108,19 +139,27 @@ def main() -> None:
                 "rho": 0.01,
                 "lambda": round(work.cal.lam, 3),
                 "trials_per_round": args.trials,
+                "repeats": args.repeats,
+                # rates from the medians of the rounds' wall times
                 "trials_per_s_2cores": round(two_cores, 1),
-                "trials_per_s_1process": round(rates["serial"], 1),
-                "trials_per_s_2workers": round(rates["two_workers"], 1),
+                "trials_per_s_1process": round(rate["serial"], 1),
+                "trials_per_s_2workers": round(rate["two_workers"], 1),
+                **{f"t_{way}_range_s": _spread(wall[way], 3) for way in WAYS},
                 "seconds_for_1e5_trials": round(1e5 / two_cores, 1),
                 "fits_1e5_in_10_min": bool(1e5 / two_cores <= 600),
                 "baseline": "ObjPert batched solve alone (1 process, 1 BLAS thread, same noise)",
-                "baseline_trials_per_s": round(rates["solve"], 1),
-                "pipeline_over_baseline_time": round(rates["solve"] / two_cores, 2),
-                "baseline_cpu_us_per_trial": round(1e6 * cpu["solve"] / args.trials, 1),
-                "pipeline_cpu_us_per_trial": round(1e6 * cpu["serial"] / args.trials, 1),
-                "pipeline_over_baseline_cpu": round(cpu["serial"] / cpu["solve"], 2),
+                "baseline_trials_per_s": round(rate["solve"], 1),
+                "pipeline_over_baseline_time": round(_median(ratios), 2),
+                "pipeline_over_baseline_time_range": _spread(ratios),
+                "target": target,
+                "decided": max(ratios) <= target or min(ratios) > target,
+                "baseline_cpu_us_per_trial": round(1e6 * _median(cpu["solve"]) / args.trials, 1),
+                "pipeline_cpu_us_per_trial": round(1e6 * _median(cpu["serial"]) / args.trials, 1),
+                "pipeline_over_baseline_cpu": round(_median(cpu_ratios), 2),
+                "pipeline_over_baseline_cpu_range": _spread(cpu_ratios),
                 "coverage_failures": counts,
                 "cpus": os.cpu_count(),
+                "load_average_1min_before": round(load_before, 2),
                 "load_average_1min": round(os.getloadavg()[0], 2),
             }
         )

@@ -276,10 +276,17 @@ def sweep_rows(line: dict) -> list[Row]:
 
 def privacy_report_rows(line: dict) -> list[Row]:
     ratio = line["pipeline_over_baseline_time"]
-    return [(f"privacy report repetitions/s (n = {line['n']}, d = {line['d']})",
-             _rate(line["trials_per_s_2cores"]),
-             f"the batched ObjPert solve alone {_rate(line['baseline_trials_per_s'])}",
-             f"{_x(ratio)} slower", "≤ 3×", _met(ratio <= 3))]
+    what = f"privacy report repetitions/s (n = {line['n']}, d = {line['d']})"
+    against = f"the batched ObjPert solve alone {_rate(line['baseline_trials_per_s'])}"
+    if "pipeline_over_baseline_time_range" not in line:  # a record from before the rounds (the fastest of each way)
+        return [(what, _rate(line["trials_per_s_2cores"]), against, f"{_x(ratio)} slower", "≤ 3×", _met(ratio <= 3))]
+    # medians of the rounds, each ratio taken within its round; the target is decided when every round agrees
+    low, high = line["pipeline_over_baseline_time_range"]
+    cpu_low, cpu_high = line["pipeline_over_baseline_cpu_range"]
+    text = (f"{_x(ratio)} slower ({_x(low)} to {_x(high)} in {line['repeats']} rounds; CPU of one process "
+            f"{_x(line['pipeline_over_baseline_cpu'])}, {_x(cpu_low)} to {_x(cpu_high)})")
+    met = _met(ratio <= line["target"]) if line["decided"] else "undecided"
+    return [(what, _rate(line["trials_per_s_2cores"]), against, text, f"≤ {_x(line['target'])}", met)]
 
 
 def suite_rows(line: dict) -> list[Row]:
