@@ -302,3 +302,17 @@ def test_a_read_failing_midway_leaves_the_file_to_the_text_reader(tmp_path, monk
     monkeypatch.setattr(csv_pieces, "read_full", failing)
     assert datasets.load_csv(path).features.tolist() == [[1.5, 2.0]] * 50
     assert _scan_threads() == []
+
+
+def test_mapping_a_tables_pages_changes_no_value():
+    """The float reader maps its table's pages in one call (``MADV_POPULATE_WRITE``) as its rows are copied in: the
+    values are untouched whether the kernel did it or not, and an array with no whole page is left alone."""
+    import numpy as np
+
+    from pdp_audit.mechanisms import csv_pieces
+
+    values = np.arange(3 * 2**18, dtype=float).reshape(-1, 3)  # 6 MB: many whole pages
+    before = values.copy()
+    assert csv_pieces.map_pages(values) in (True, False)
+    assert np.array_equal(values, before)
+    assert csv_pieces.map_pages(np.empty((0, 3))) is False
