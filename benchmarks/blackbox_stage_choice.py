@@ -31,14 +31,17 @@ the choice keeps have power 0.179, 0.0, 0.038, 0.0 (mean 0.054; kept: increments
 0.71 for the Neyman–Pearson event at that stage.  The candidates' ceilings, medians over the replicates: per-column
 histograms 0.31 (0.537, 0.0, 0.24, 0.384: the only candidate whose ranking of the cells sometimes holds a strong event;
 its own choice 0.537, 0.0, 0.24, 0.108, never kept: on replicate 0 its 0.537 lost on merit, 0.1449 against the
-increments' 0.1855), outcomes 0.029, pooled 0.025, logistic 0.002, increments 0.002, trees 0.0.  The isotonic
-reference's ceiling, mean over the replicates, learned from 162,500 / 362,500 / 1,400,000 releases per world: 0.18 /
-0.47 / 0.61 (per replicate 0.034-0.299 / 0.309-0.667 / 0.514-0.689).  So within the tenth (1,048,543 releases per world,
-of which the stage after the pilot counts at most 686,043 fresh, leaving at most 362,500 to learn and choose from: all
-the pilot drew), even a smooth score of the right shape with a perfect choice of threshold refutes SVT3 there with
-probability about 0.5 on a seed (0.47 at 650,000 fresh and α/64), about 0.1 on all of seeds 0-2; the Neyman–Pearson
-event itself, 0.80 at 686,043 fresh releases and α/32 (``blackbox_event_ceiling``), about 0.5 on all three.  The tenth
-for SVT3 needs another kind of attack than one whose events are learned from the releases of the same run.
+increments' 0.1855), outcomes 0.029, pooled 0.025, logistic 0.002, increments 0.002, trees 0.0.  Keeping, on each
+replicate, the candidate whose own events are strongest (an oracle's ranking of the candidates) would reach 0.537,
+0.038, 0.24, 0.108: 0.23 on average.  The isotonic reference's ceiling, mean over the replicates, learned from 162,500 /
+362,500 / 1,400,000 releases per world: 0.18 / 0.47 / 0.61 (per replicate 0.034-0.299 / 0.309-0.667 / 0.514-0.689).  So
+within the tenth (1,048,543 releases per world, of which the stage after the pilot counts at most 686,043 fresh, leaving
+at most 362,500 to learn and choose from: all the pilot drew), even a smooth score of the right shape with a perfect
+choice of threshold refutes SVT3 there with probability about 0.5 on a seed (0.47 at 650,000 fresh and α/64), about 0.1
+on all of seeds 0-2; the Neyman–Pearson event itself, 0.80 at 686,043 fresh releases and α/32
+(``blackbox_event_ceiling``), about 0.5 on all three.  Reaching the tenth on all three seeds would take a score that
+ranks SVT3's cells from at most 362,500 releases far better than any measured here, or events not learned from the run's
+own releases.
 
     python benchmarks/blackbox_stage_choice.py --replicates 4 --isotonic-train 162500 362500 1400000
 """

@@ -107,7 +107,7 @@ PILOT_TRAIN, PILOT_TRIALS = 50_000, 250_000
 #: the best event of position and value, 0.71 (0.80 filling the tenth: 686,043 fresh releases at α/32), by
 #: quadrature (``benchmarks/blackbox_event_ceiling.py``); the events this stage keeps, over 4 replicates of its draws,
 #: 0.054 on average, and a smooth score of the right shape (per position, isotonic in the value) learned from all the
-#: pilot's 362,500 releases at best 0.47: within the tenth, events learned in the run do not refute SVT3 reliably
+#: pilot's 362,500 releases at best 0.47: within the tenth, none of these scores refutes SVT3 reliably
 #: (``benchmarks/blackbox_stage_choice.py``) ...
 STAGE_GROWTH = 2.6
 #: ... and at most this many (10,000,000: a stage of more learns and selects from as many releases as the full attack,
