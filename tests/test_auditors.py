@@ -30,6 +30,19 @@ def gaussian_losses(sigma, n=400_000, seed=5):
     return pair, sample_privacy_loss(pair, "D", n, seed), sample_privacy_loss(pair, "D'", n, seed)
 
 
+@pytest.fixture(scope="module")
+def million():
+    """The losses of a million draws a world at σ = 1 (seed 5), and the attacks at δ = 1e-3 the tests below read of
+    them, each computed once: the likelihood-ratio attack and the order-statistic attack are the same runs on the same
+    draws in every test that asks (a second run repeats every sort, not the test)."""
+    _, ld, ldp = gaussian_losses(1.0, n=1_000_000)
+    return {
+        "losses": (ld, ldp),
+        "likelihood-ratio": likelihood_ratio_attack(ld, ldp, delta=1e-3, alpha=FALSE_ALARM),
+        "order-statistic": order_statistic_attack(ld, ldp, delta=1e-3).epsilon_lower_bound_at(FALSE_ALARM),
+    }
+
+
 def test_clopper_pearson_one_sided_and_edges():
     lo, hi = clopper_pearson(0, 100, 0.05, side="upper")
     assert lo == 0 and hi == pytest.approx(1 - 0.05 ** (1 / 100), rel=1e-9)  # exact: (1 − p)^n = α
@@ -68,21 +81,18 @@ def test_hockey_stick_detects_a_wrong_curve():
     assert not lo[0] <= wrong <= hi[0]
 
 
-def test_attack_lower_bound_is_valid_and_refutes_a_false_claim():
-    sigma = 1.0
-    _, ld, ldp = gaussian_losses(sigma, n=1_000_000)
-    true_eps = g.analytic_epsilon(1e-3, sigma)
-    result = likelihood_ratio_attack(ld, ldp, delta=1e-3, alpha=FALSE_ALARM)
+def test_attack_lower_bound_is_valid_and_refutes_a_false_claim(million):
+    true_eps = g.analytic_epsilon(1e-3, 1.0)
+    result = million["likelihood-ratio"]
     assert result.epsilon_lower_bound <= true_eps  # valid: never above the truth (false alarm 1e-6)
     assert result.epsilon_lower_bound > 0.5 * true_eps  # a claim of ε = half the truth is refuted
     assert result.balanced_accuracy <= balanced_accuracy_bound(true_eps, 1e-3) + 5e-3
 
 
-def test_order_statistic_bound_is_valid_and_refutes_a_false_claim():
-    sigma = 1.0
-    _, ld, ldp = gaussian_losses(sigma, n=1_000_000)
-    true_eps = g.analytic_epsilon(1e-3, sigma)
-    bound = order_statistic_attack(ld, ldp, delta=1e-3).epsilon_lower_bound_at(FALSE_ALARM)
+def test_order_statistic_bound_is_valid_and_refutes_a_false_claim(million):
+    ld, ldp = million["losses"]
+    true_eps = g.analytic_epsilon(1e-3, 1.0)
+    bound = million["order-statistic"]
     assert bound <= true_eps  # valid (false alarm 1e-6)
     assert bound > 0.6 * true_eps  # a claim of 0.6 of the true ε is refuted
     # the reverse inequality alone: swap the worlds, the bound is the same pair's
@@ -90,16 +100,15 @@ def test_order_statistic_bound_is_valid_and_refutes_a_false_claim():
     assert 0.8 * bound <= swapped <= true_eps
 
 
-def test_pooled_rank_bound_is_the_attacks_valid_tighter_and_symmetric():
+def test_pooled_rank_bound_is_the_attacks_valid_tighter_and_symmetric(million):
     """δ n = 1000 excess draws: the excess points take ranks instead of adding to them (module docstring, 3)."""
-    sigma = 1.0
-    _, ld, ldp = gaussian_losses(sigma, n=1_000_000)
-    true_eps = g.analytic_epsilon(1e-3, sigma)
+    ld, ldp = million["losses"]
+    true_eps = g.analytic_epsilon(1e-3, 1.0)
     bound = pooled_rank_attack(ld, ldp, delta=1e-3).epsilon_lower_bound_at(FALSE_ALARM)
-    assert likelihood_ratio_attack(ld, ldp, delta=1e-3, alpha=FALSE_ALARM).epsilon_lower_bound == bound
+    assert million["likelihood-ratio"].epsilon_lower_bound == bound
     assert bound <= true_eps  # valid (false alarm 1e-6)
     assert bound > 0.85 * true_eps  # a claim of 0.85 of the true ε is refuted
-    assert bound >= order_statistic_attack(ld, ldp, delta=1e-3).epsilon_lower_bound_at(FALSE_ALARM)
+    assert bound >= million["order-statistic"]
     swapped = pooled_rank_attack(-ldp, -ld, delta=1e-3).epsilon_lower_bound_at(FALSE_ALARM)
     assert 0.95 * bound <= swapped <= true_eps
 
