@@ -307,3 +307,53 @@ def test_the_cuts_read_off_the_merged_scores_are_numpys_unique(zeros):
     pooled = pooled[np.isfinite(pooled)]
     cuts = _unique(pooled, _merged(_finite_sorted(tuple(scores))))
     assert np.array_equal(cuts.view(np.int64), np.unique(pooled).view(np.int64))
+
+
+def _top_cases():
+    """Threshold events of Laplace-like scores (a ratio flat over many cuts: the hard case for pruning), of
+    identical worlds (no positive prediction), of discrete scores (ties), at δ = 0 and δ > 0."""
+    from pdp_audit.audits.blackbox.events import MAX_THRESHOLDS, _event_counts, _finite_sorted, _sizes
+
+    rng = np.random.default_rng(11)
+    worlds = [
+        (rng.laplace(size=200_000) + 0.1, rng.laplace(size=200_000)),
+        (rng.laplace(size=40_000) * 3 + 1, rng.laplace(size=40_000) * 3),
+        (rng.normal(size=30_000), rng.normal(size=30_000)),
+        (np.round(rng.normal(size=50_000) + 0.05, 2), np.round(rng.normal(size=50_000), 2)),
+    ]
+    for d, dp in worlds:
+        ordered = _finite_sorted((d, dp))
+        pooled = np.sort(np.concatenate(ordered))
+        cuts = np.unique(np.quantile(pooled, np.linspace(0, 1, MAX_THRESHOLDS)))
+        for way in (True, False):
+            yield _event_counts(ordered, cuts, way), _sizes((d, dp), way)
+
+
+def test_the_shortlist_found_by_branch_and_bound_is_the_full_argsort():
+    """The shortlist read from a few cuts' predictions (:meth:`_Predictions.top`) is the stable argsort of all of
+    them, bit for bit, with the same largest prediction (a bound half as large loses some: the next test)."""
+    from pdp_audit.audits.blackbox import events
+
+    fresh = (2e6, 2e6)
+    read = []
+    for counts, sizes in _top_cases():
+        for delta, level, a in [(0.0, 0.05, 0.05), (0.0, 0.5, 5e-7), (1e-6, 0.05, 5e-7)]:
+            full = events._predicted(counts, sizes, fresh, delta, a, level)
+            found = events._Predictions(counts, sizes, fresh, delta, level)
+            top, largest = found.top(a, events.SHORTLIST)
+            assert np.array_equal(top, np.argsort(-full, kind="stable")[: events.SHORTLIST])
+            assert largest == max(full.max(), 0.0)
+            read.append(found.known.mean())
+    assert min(read) < 0.6  # the pruning reads fewer cuts where a bound is positive
+
+
+def test_a_shortlist_pruned_by_a_bound_too_low_differs(monkeypatch):
+    from pdp_audit.audits.blackbox import events
+
+    monkeypatch.setattr(events, "PRUNE_MARGIN", -1.0)  # blocks bounded up to twice the floor left unread
+    fresh, missed = (2e6, 2e6), 0
+    for counts, sizes in _top_cases():
+        full = events._predicted(counts, sizes, fresh, 0.0, 0.05)
+        top, _ = events._Predictions(counts, sizes, fresh, 0.0, 0.05).top(0.05, events.SHORTLIST)
+        missed += not np.array_equal(top, np.argsort(-full, kind="stable")[: events.SHORTLIST])
+    assert missed

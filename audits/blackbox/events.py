@@ -280,12 +280,13 @@ def choose_events(shortlist: tuple, choice: tuple, fresh: tuple[float, float], d
     finite_judge = finite_choice if judge is choice else _finite(judge)
     draws = {True: fresh, False: fresh[::-1]}
     counts = {way: _event_counts(short_ordered, cuts, way) for way in (True, False)}
-    rates: dict = {}  # the shortlist's rates by (direction, level): the same at every α (Beta quantiles are slow)
+    # the shortlist's predictions by (direction, level): their rates the same at every α (Beta quantiles are slow)
+    readings: dict = {}
 
-    def on_shortlist(way: bool, level: float, a: float) -> np.ndarray:
-        if (way, level) not in rates:
-            rates[way, level] = _read_rates(counts[way], _sizes(shortlist, way), level)
-        return _predicted(counts[way], _sizes(shortlist, way), draws[way], delta, a, level, rates[way, level])
+    def on_shortlist(way: bool, level: float, a: float) -> tuple[np.ndarray, float]:
+        if (way, level) not in readings:
+            readings[way, level] = _Predictions(counts[way], _sizes(shortlist, way), draws[way], delta, level)
+        return readings[way, level].top(a, SHORTLIST)
 
     events, predicted = [], []
     for alpha in TUNED_AT:
@@ -295,11 +296,11 @@ def choose_events(shortlist: tuple, choice: tuple, fresh: tuple[float, float], d
         # are read as they are, so that the events are still the likeliest to bound ε
         level = PREDICTION_LEVEL
         cautious = {way: on_shortlist(way, level, a) for way in draws}
-        if not any(np.any(cautious[w] > 0) for w in draws):
+        if not any(cautious[w][1] > 0 for w in draws):
             level = 0.5
         for way in (True, False):
             on_a = cautious[way] if level == PREDICTION_LEVEL else on_shortlist(way, level, a)
-            short = cuts[np.argsort(-on_a, kind="stable")[:SHORTLIST]]
+            short = cuts[on_a[0]]
             on_b = _predicted(
                 _few_event_counts(finite_choice, short, way), _sizes(choice, way), draws[way], delta, a, CHOICE_LEVEL
             )
@@ -313,6 +314,80 @@ def choose_events(shortlist: tuple, choice: tuple, fresh: tuple[float, float], d
         if best_event not in events:
             events.append(best_event)
     return EventChoice(tuple(events), tuple(predicted))
+
+
+#: Consecutive cuts bounded together by :meth:`_Predictions.top` before any of their own predictions is read.
+PRUNE_BLOCK = 64
+#: A block is left unread only when its bound is below the shortlist's floor by this share of the floor: the bound
+#: compares computed quantiles, each within ~1e-10 relative of its exact value (:data:`ROUNDING`), and the monotonicity
+#: it rests on holds of the exact values.
+PRUNE_MARGIN = 1e-3
+
+
+class _Predictions:
+    """The predicted bounds (:func:`_predicted`) of one direction's events at the cuts, from their validation
+    ``counts`` = (favoured, other) of ``sizes``, read at ``level`` for ``fresh`` draws, each cut's rates read once
+    (at every α) and only where needed (:meth:`top`)."""
+
+    def __init__(self, counts, sizes, fresh, delta: float, level: float):
+        self.counts, self.sizes, self.fresh, self.delta, self.level = counts, sizes, fresh, delta, level
+        size = len(counts[0])
+        self.rates = (np.empty(size), np.empty(size))
+        self.known = np.zeros(size, dtype=bool)
+
+    def read(self, at: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """The rates (:func:`_read_rates`) of the events ``at`` (increasing indices), read where not yet read."""
+        new = at[~self.known[at]]
+        if new.size:
+            lo, hi = _read_rates((self.counts[0][new], self.counts[1][new]), self.sizes, self.level)
+            self.rates[0][new], self.rates[1][new] = lo, hi
+            self.known[new] = True
+        return self.rates[0][at], self.rates[1][at]
+
+    def at(self, at: np.ndarray, a: float) -> np.ndarray:
+        """The predictions at level ``a`` of the events ``at``: elementwise those of all the events read at once."""
+        counts = (self.counts[0][at], self.counts[1][at])
+        return _predicted(counts, self.sizes, self.fresh, self.delta, a, self.level, self.read(at))
+
+    def top(self, a: float, k: int) -> tuple[np.ndarray, float]:
+        """The indices of the ``k`` largest predictions at level ``a`` (ties by index: ``np.argsort(-p,
+        kind="stable")[:k]`` of all of them) and the largest prediction, by branch and bound.
+
+        The counts are monotone in the cut (both fall as the threshold of {score ≥ t} rises, both grow with that of
+        {score ≤ t}), the favoured world's rate read low grows with its count and the other's read high with its
+        own, and a prediction grows with the first and falls with the second (:func:`ratio_epsilon`: a Beta quantile
+        increasing in its first parameter, decreasing in its second).  So the events of a block of consecutive cuts
+        predict at most the bound of the larger favoured rate and the smaller other rate of its two end cuts; a
+        block whose bound is below (by :data:`PRUNE_MARGIN`) the k-th largest prediction read so far holds none of
+        the k largest and is not read; the others are halved until read whole."""
+        size = len(self.counts[0])
+        values = np.full(size, -1.0)  # the predictions read so far (−1: unread; a prediction is ≥ 0)
+        starts = np.arange(0, size, PRUNE_BLOCK)
+        ends = np.minimum(starts + PRUNE_BLOCK, size) - 1
+        while starts.size:
+            new = np.unique(np.concatenate([starts, ends]))
+            new = new[values[new] < 0]
+            values[new] = self.at(new, a)
+            known = values[values >= 0]
+            floor = np.partition(known, known.size - k)[known.size - k] if known.size >= k else 0.0
+            if floor > 0:
+                (lo_s, hi_s), (lo_e, hi_e) = self.read(starts), self.read(ends)
+                bound = ratio_epsilon(
+                    np.maximum(lo_s, lo_e) * self.fresh[0], np.minimum(hi_s, hi_e) * self.fresh[1], *self.fresh,
+                    self.delta, a,
+                )  # fmt: skip
+                kept = bound >= floor * (1 - PRUNE_MARGIN)
+                starts, ends = starts[kept], ends[kept]
+            whole = (ends - starts < 2) | (floor <= 0)  # no cut inside, or none can be left unread: read whole
+            if whole.any():
+                inside = np.concatenate([np.arange(s, e + 1) for s, e in zip(starts[whole], ends[whole])])
+                inside = inside[values[inside] < 0]
+                values[inside] = self.at(inside, a)
+            starts, ends = starts[~whole], ends[~whole]
+            middle = (starts + ends) // 2
+            starts, ends = np.concatenate([starts, middle + 1]), np.concatenate([middle, ends])
+        read = np.flatnonzero(values >= 0)
+        return read[np.argsort(-values[read], kind="stable")[:k]], float(values[read].max(initial=0.0))
 
 
 def _sizes(scores: tuple, favours_d: bool) -> tuple[int, int]:
