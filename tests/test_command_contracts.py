@@ -208,3 +208,25 @@ def test_a_run_does_not_depend_on_how_its_data_path_was_typed(tmp_path, monkeypa
     parameters = json.loads((tmp_path / "plain.json").read_bytes())["parameters"]
     assert parameters["data"] == "d.csv"
     assert parameters["data_sha256"] == hashlib.sha256((tmp_path / "d.csv").read_bytes()).hexdigest()
+
+
+def test_a_command_ends_without_teardown_once_its_exit_handlers_ran(tmp_path):
+    """The process's own ``pdp-audit`` ends as soon as its exit handlers ran and its streams are flushed, without
+    freeing every object of the interpreter first: a handler registered before the command runs, the command's
+    one-line error and its exit code are kept, and an object of ``__main__`` is never finalised (at Python's own
+    teardown it would print)."""
+    import subprocess
+    import sys
+
+    code = (
+        "import atexit, sys\n"
+        "class Late:\n    def __del__(self):\n        print('torn down')\n"
+        "late = Late()\n"
+        "atexit.register(print, 'exit handler ran')\n"
+        "from pdp_audit.verify.cli.main import main\n"
+        "sys.argv = ['pdp-audit', 'certify', 'missing.toml']\n"
+        "sys.exit(main())\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 2 and done.stdout == "exit handler ran\n", (done.stdout, done.stderr)
+    assert done.stderr.count("\n") == 1 and "missing.toml" in done.stderr, done.stderr
