@@ -16,6 +16,9 @@ earlier one (the same report again, a report of the same audit) embeds them with
 matplotlib's own, fixed in its code, so the bytes are the ones it would write; a subset not in memory is looked up in,
 and written to, the disk store of :mod:`pdp_audit.reports.font_subset_store`, which a fresh process reads.
 
+A PDF text's size and a vector mathtext layout not in memory are looked up in, and written to, the disk store of
+:mod:`pdp_audit.reports.layout_store` (written when :func:`shared` closes), which a fresh process reads.
+
 The functions are matplotlib's, patched while any context is open in any thread; the contexts and the caches are
 counted and changed under one lock, since a report may be drawn from another thread.
 """
@@ -23,11 +26,12 @@ counted and changed under one lock, since a report may be drawn from another thr
 from __future__ import annotations
 
 import contextlib
+import enum
 import functools
 import threading
 from typing import Any, Callable, Iterator, cast
 
-from pdp_audit.reports import font_subset_store
+from pdp_audit.reports import font_subset_store, layout_store
 
 #: rc settings a mathtext layout or a PDF text's size may read (the fonts, their hinting and fallback, font types)
 _RC_PREFIXES = ("mathtext.", "text.", "font.", "pdf.")
@@ -97,7 +101,56 @@ def _layout(output_type: str, s: str, dpi: float, prop, rest: tuple, rc: tuple):
     """The layout of ``s``: parsed by the first parser seen of ``output_type`` with matplotlib's uncached parse
     (``rc`` is only part of the key: the parse reads the same settings from matplotlib itself)."""
     parser = _parsers[output_type]
-    return _originals["_parse_cached"].__wrapped__(parser, s, dpi, prop, *rest)
+    stored = _stored_layout(output_type, s, dpi, prop, rest, rc)
+    if stored is not None:
+        where, key, layout = stored
+        if layout is not None:
+            return layout
+    layout = _originals["_parse_cached"].__wrapped__(parser, s, dpi, prop, *rest)
+    if stored is not None:
+        layout_store.put(where, key, _layout_to_json(layout))
+    return layout
+
+
+def _stored_layout(output_type: str, s: str, dpi: float, prop, rest: tuple, rc: tuple):
+    """(context, key, the layout kept on disk or None) of a vector layout (what a PDF draws); None for another
+    output type or arguments the store cannot key."""
+    plain = [r.value if isinstance(r, enum.Enum) else r for r in rest]  # (the glyph flags: an enum.Flag)
+    if output_type != "vector" or prop is None or not all(isinstance(r, (bool, int)) for r in plain):
+        return None
+    where = layout_store.context(_rc_names, rc)
+    key = ["layout", s, float(dpi), layout_store.font_key(prop), [type(r).__name__ for r in rest], plain]
+    kept = layout_store.get(where, key)
+    return where, key, None if kept is None else _layout_from_json(kept)
+
+
+def _layout_to_json(layout) -> list:
+    """A VectorParse as JSON: each glyph's font as its file and face (numbers as doubles: read back the same)."""
+    width, height, depth, glyphs, rects = layout
+    fonts: dict[tuple[str, int], int] = {}
+    for font, *_ in glyphs:
+        fonts.setdefault((str(font.fname), int(font.face_index)), len(fonts))
+    return [
+        float(width), float(height), float(depth), [list(font) for font in fonts],
+        [[fonts[str(font.fname), int(font.face_index)], float(size), int(code), int(index), float(ox), float(oy)]
+         for font, size, code, index, ox, oy in glyphs],
+        [[float(v) for v in rect] for rect in rects],
+    ]
+
+
+def _layout_from_json(kept: list):
+    """The VectorParse of :func:`_layout_to_json`, its fonts matplotlib's own (``get_font``: the objects the parse
+    would have used); None where a font cannot be opened or the entry has another shape."""
+    from matplotlib._mathtext import VectorParse
+    from matplotlib.font_manager import FontPath, get_font
+
+    try:
+        width, height, depth, files, glyphs, rects = kept
+        fonts = [get_font(fname if face == 0 else FontPath(fname, face)) for fname, face in files]
+        out = [(fonts[font], size, code, index, ox, oy) for font, size, code, index, ox, oy in glyphs]
+        return VectorParse(width, height, depth, out, [tuple(rect) for rect in rects])
+    except (OSError, ValueError, TypeError, RuntimeError):
+        return None
 
 
 def _parse_shared(self, s, dpi, prop, *rest):
@@ -195,11 +248,23 @@ def _metrics_shared(renderer, text, fontprop, ismath, dpi):
     with _lock:
         size = _metrics.get(key)
     if size is None:
-        size = renderer.get_text_width_height_descent(text, fontprop, ismath)
+        size = _stored_size(renderer, text, fontprop, ismath, dpi, key[-1])
         with _lock:
             _metrics[key] = size
             while len(_metrics) > CACHE_SIZE:  # the oldest first
                 del _metrics[next(iter(_metrics))]
+    return size
+
+
+def _stored_size(renderer, text, fontprop, ismath, dpi, rc: tuple) -> tuple:
+    """A PDF renderer's size of ``text``: kept on disk by an earlier process, else measured (and kept)."""
+    where = layout_store.context(_rc_names, rc)
+    key = ["size", text, layout_store.font_key(fontprop), bool(ismath), float(dpi)]
+    kept = layout_store.get(where, key)
+    if isinstance(kept, list) and len(kept) == 3:
+        return tuple(kept)
+    size = renderer.get_text_width_height_descent(text, fontprop, ismath)
+    layout_store.put(where, key, [float(v) for v in size])
     return size
 
 
@@ -219,5 +284,8 @@ def shared_text_metrics() -> contextlib.AbstractContextManager[None]:
 def shared() -> Iterator[None]:
     """All three: the mathtext layouts (:func:`shared_mathtext`), the PDF text sizes (:func:`shared_text_metrics`)
     and the font subsets (:func:`shared_subsets`)."""
-    with shared_mathtext(), shared_text_metrics(), shared_subsets():
-        yield
+    try:
+        with shared_mathtext(), shared_text_metrics(), shared_subsets():
+            yield
+    finally:
+        layout_store.flush()  # what this report measured, for the next process
