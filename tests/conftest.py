@@ -181,6 +181,35 @@ def _run_json_validator():
     return jsonschema.Draft202012Validator(schema)
 
 
+#: What the process of a user's code (``processes.in_user_process``: certify or blackbox of ``module:factory``) imports
+#: when it runs an audit: the audits, the black-box attack's scikit-learn, pandas for a data file.
+USER_PROCESS_IMPORTS = (
+    "pandas",
+    "pdp_audit.verify.cli.certify",
+    "pdp_audit.verify.cli.blackbox",
+    "pdp_audit.verify.deployment",
+    "pdp_audit.verify.catalogue.kinds",
+    "pdp_audit.audits.blackbox.attack",
+    "pdp_audit.audits.blackbox.anytime",
+    "pdp_audit.audits.blackbox.stages",
+    "pdp_audit.verify.estimators.confidence_sequences",
+)
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _imported_before_a_user_process_forks():
+    """A command run in a test's process forks the user's code into a child (``processes.in_user_process``), and
+    what that child imports dies with it: every certify or blackbox of a ``module:factory`` imported the audits,
+    scikit-learn and pandas again (1 to 2 CPU s of a child's 2 to 3; test_certify_own: 45 CPU s, 26 with these
+    imported once here).  Imported once in each process that runs tests (never in xdist's controller), the children
+    find them in the memory they were forked with.  Importing starts no thread (scikit-learn's OpenMP pool starts at
+    a learner's first fit), so the fork stays as safe as ``in_user_process`` says."""
+    import importlib
+
+    for name in USER_PROCESS_IMPORTS:
+        importlib.import_module(name)
+
+
 #: Libraries the product imports only when it needs them (a data file, a PDF, a learner): imported before a test
 #: runs a pytest session in this process (pytester's ``runpytest_inprocess``)
 LAZY_LIBRARIES = ("pandas", "matplotlib.pyplot", "matplotlib.backends.backend_pdf", "fontTools.subset")
