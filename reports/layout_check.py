@@ -42,7 +42,8 @@ TRUNCATION_MARKERS = ("[...]",)
 
 
 def _drawn_texts(fig) -> tuple[list[tuple[matplotlib.text.Text, Bbox]], list[str], object]:
-    """Draw ``fig`` with Agg; every text drawn with its window extent, the warnings raised, the renderer."""
+    """Draw ``fig`` with Agg's renderer, its painting turned off (the texts are laid out and measured as Agg draws
+    them, no glyph rasterized); every text drawn with its window extent, the warnings raised, the renderer."""
     drawn: list[tuple[matplotlib.text.Text, Bbox]] = []
     original = matplotlib.text.Text.draw
 
@@ -58,8 +59,10 @@ def _drawn_texts(fig) -> tuple[list[tuple[matplotlib.text.Text, Bbox]], list[str
         warnings.simplefilter("always")
         matplotlib.text.Text.draw = recording_draw
         try:
-            canvas.draw()
             renderer = canvas.get_renderer()
+            # laid out and measured as Agg draws, no pixel painted: what is checked is where each text lies
+            with getattr(renderer, "_draw_disabled", contextlib.nullcontext)():
+                fig.draw(renderer)
         finally:
             matplotlib.text.Text.draw = original
     return drawn, [str(w.message) for w in caught], renderer
