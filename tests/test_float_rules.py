@@ -129,3 +129,52 @@ def test_an_object_claiming_to_equal_the_module_it_replaced_is_replaced_back():
             assert sys.modules["json"] is module
     finally:
         sys.modules["json"] = module
+
+
+def test_within_our_rules_a_settled_boundary_still_restores_what_a_later_call_changes():
+    """Within :func:`own_float_rules` a call into the user's code after one that changed nothing takes the last copy
+    of ``sys.modules`` without comparing it again; a module the later call replaces is still put back."""
+    from pdp_audit.verify.core import float_rules
+    from pdp_audit.verify.core.float_rules import own_float_rules, user_float_rules
+
+    module = sys.modules["json"]
+    try:
+        with own_float_rules():
+            with user_float_rules():
+                pass
+            assert float_rules._settled
+            with user_float_rules():
+                sys.modules["json"] = EqualsEverything()
+            assert sys.modules["json"] is module and not float_rules._settled
+        assert not float_rules._settled
+    finally:
+        sys.modules["json"] = module
+
+
+def test_outside_our_rules_the_callers_replacement_between_two_calls_is_kept():
+    """Between two calls into the user's code outside :func:`own_float_rules`, the caller's program may replace a
+    module (the same number of modules): the next call compares ``sys.modules`` again, and keeps the caller's
+    replacement, not the copy from before it (the shortcut taken outside made the restore undo it)."""
+    from pdp_audit.verify.core import float_rules
+    from pdp_audit.verify.core.float_rules import user_float_rules
+
+    module, stand_in = sys.modules["json"], EqualsEverything()
+    try:
+        with user_float_rules():
+            pass
+        sys.modules["json"] = stand_in
+        with user_float_rules():
+            pass
+        assert sys.modules["json"] is stand_in
+        float_rules._ours += 1  # as if within our rules: the shortcut taken (what the guard prevents)
+        try:
+            with user_float_rules():
+                pass
+            sys.modules["json"] = module
+            with user_float_rules():
+                pass
+            assert sys.modules["json"] is stand_in  # the caller's change undone: why the shortcut is ours only
+        finally:
+            float_rules._ours -= 1
+    finally:
+        sys.modules["json"] = module
