@@ -12,13 +12,13 @@ import os
 import queue
 import threading
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Iterator
 
 import numpy as np
 
-from pdp_audit.mechanisms.csv_pieces import BLANK, NOT_WORD, WORD, Unsplit, copy_rows, parse_in_pieces
+from pdp_audit.mechanisms.csv_pieces import BLANK, NOT_WORD, WORD, ReadAhead, Unsplit, copy_rows, parse_in_pieces
 from pdp_audit.mechanisms.validation import InputError, not_a_regular_file, quoted, shown
 
 
@@ -104,6 +104,7 @@ class PinnedFile:
     path: Path
     content: bytes | None = None
     digest: str | None = None
+    ahead: ReadAhead | None = None
 
     @property
     def sha256(self) -> str:
@@ -132,10 +133,13 @@ _PARSED: dict[str, tuple[list[str], np.ndarray]] = {}
 
 
 @contextmanager
-def pinned_file(path: str | Path) -> Iterator[PinnedFile]:
+def pinned_file(path: str | Path, read_ahead: bool = False) -> Iterator[PinnedFile]:
     """Pin the data file at ``path``: inside the block every parse of it is hashed and must match the first
     (:class:`PinnedFile`), so ``sha256`` names the bytes audited even if the file is replaced meanwhile.  A file
-    pinned by a caller already yields that pin, still pinned after this block."""
+    pinned by a caller already yields that pin, still pinned after this block.
+
+    ``read_ahead``: a CSV's bytes are read and hashed on a thread from now on, for the first parse of it to take
+    (:class:`~pdp_audit.mechanisms.csv_pieces.ReadAhead`; a file that cannot be opened is left to that parse)."""
     path = Path(path)
     key = os.path.realpath(path)
     if key in _PINNED:
@@ -144,8 +148,15 @@ def pinned_file(path: str | Path) -> Iterator[PinnedFile]:
     _check_data_file(path)
     pin = _PINNED[key] = PinnedFile(path)
     try:
+        if read_ahead and path.suffix.lower() not in PARQUET_SUFFIXES:
+            try:
+                pin.ahead = ReadAhead(path)
+            except OSError:  # the parse opens it again and names what is wrong
+                pass
         yield pin
     finally:
+        if pin.ahead is not None:
+            pin.ahead.close()
         _PINNED.pop(key, None)
         _PARSED.pop(key, None)
 
@@ -382,15 +393,26 @@ def _opened(path: Path) -> tuple[PinnedFile | None, bytes | None, io.RawIOBase |
 def _parse_split(path: Path) -> tuple[list[str], np.ndarray] | None:
     """:func:`_read_csv_numbers`' parse in pieces on two threads (:mod:`pdp_audit.mechanisms.csv_pieces`), hashing a
     pinned file's bytes as it reads them; raises :class:`Unsplit` where the file must be parsed whole."""
-    opened = _opened(path)
-    if opened is None:
-        return None
-    pin, held, source, size = opened
-    with source:
-        try:
-            split = parse_in_pieces(source, size, pin is not None and held is None, {**_COMMON, **_rounding()})
-        except OSError:  # a read failing midway: the text reader names it, as the whole-file parse left it to
+    pin = _PINNED.get(os.path.realpath(path))
+    ahead = pin.ahead if pin is not None and pin.content is None else None
+    if ahead is not None:  # read and hashed since the pin (pinned_file's read_ahead): this parse takes those bytes
+        pin.ahead = None  # type: ignore[union-attr]
+        with ahead:
+            try:
+                split = parse_in_pieces(ahead, ahead.size, False, {**_COMMON, **_rounding()})
+            except OSError:
+                return None
+        split = replace(split, digest=ahead.digest.hexdigest())  # a table was parsed: every byte was read
+    else:
+        opened = _opened(path)
+        if opened is None:
             return None
+        pin, held, source, size = opened
+        with source:
+            try:
+                split = parse_in_pieces(source, size, pin is not None and held is None, {**_COMMON, **_rounding()})
+            except OSError:  # a read failing midway: the text reader names it, as the whole-file parse left it to
+                return None
     if split.values is None or split.names is None or split.values.shape[1] != len(split.names):
         return None
     if split.digest is not None:  # a pinned file: these bytes are those its certificate names

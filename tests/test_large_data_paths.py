@@ -160,16 +160,16 @@ def test_a_computation_beside_gives_its_result_or_its_error_and_leaves_no_thread
         assert _scan_threads() == []
 
 
-def _outcome(path, pinned: bool = False):
+def _outcome(path, pinned: bool = False, read_ahead: bool = False):
     """What the reader makes of ``path``: its table (values, signs of zero, shape) or its one-line error; pinned, the
-    digest it records too."""
+    digest it records too (``read_ahead``: the pin reads and hashes the bytes on a thread from the start)."""
     from pdp_audit.mechanisms.validation import InputError
 
     try:
         if not pinned:
             values = datasets.load_csv(path).features
             return "table", values.tobytes(), values.shape
-        with datasets.pinned_file(path) as pin:
+        with datasets.pinned_file(path, read_ahead=read_ahead) as pin:
             values = datasets.load_csv(path).features
             return "table", values.tobytes(), values.shape, pin.sha256
     except InputError as error:
@@ -195,7 +195,8 @@ def _random_csv(rng: random.Random) -> bytes:
 def test_pieces_read_what_the_whole_file_parse_reads(tmp_path, monkeypatch):
     """The float reader's parse in pieces (cut after newlines, each piece typed on its own, on two threads) makes of
     a file what the parse of the whole file made of it -- the same table bit for bit (the sign of every zero with
-    it), or the same one-line error, and the same digest of a pinned file -- whatever the size of the pieces: "-0"
+    it), or the same one-line error, and the same digest of a pinned file (read ahead by the pin or not) -- whatever
+    the size of the pieces: "-0"
     in a piece of integers, a short row, a letter or a quote in a late piece, a BOM or a blank line before the
     header.  A reader typing pieces by inference alone fails it ("-0" in a piece of integers: checked below too)."""
     from pdp_audit.mechanisms import csv_pieces
@@ -208,7 +209,7 @@ def test_pieces_read_what_the_whole_file_parse_reads(tmp_path, monkeypatch):
         path.write_bytes(content)
         monkeypatch.setattr(csv_pieces, "PIECE_BYTES", rng.choice([8, 40, 200, 1 << 20]))
         pinned = case % 3 == 0
-        split = _outcome(path, pinned)
+        split = _outcome(path, pinned, read_ahead=case % 6 == 0)
         with monkeypatch.context() as serial:
             serial.setattr(datasets, "_parse_split", lambda path: (_ for _ in ()).throw(csv_pieces.Unsplit))
             expected = _outcome(path, pinned)
@@ -316,3 +317,38 @@ def test_mapping_a_tables_pages_changes_no_value():
     assert csv_pieces.map_pages(values) in (True, False)
     assert np.array_equal(values, before)
     assert csv_pieces.map_pages(np.empty((0, 3))) is False
+
+
+def test_a_file_read_ahead_is_the_file_and_leaves_no_thread(tmp_path, monkeypatch):
+    """The blocks a pin reads ahead on a thread are the file's bytes in order, their digest its SHA-256; closed
+    before they are all taken (the thread waiting for room), or after a read failed midway (raised where the parse
+    reads, and the text reader then reads the file), no thread is left."""
+    from pdp_audit.mechanisms import csv_pieces
+
+    rng = random.Random(46)
+    content = bytes(rng.getrandbits(8) for _ in range(5000))
+    path = tmp_path / "d.bin"
+    path.write_bytes(content)
+    monkeypatch.setattr(csv_pieces, "PIECE_BYTES", 64)
+    monkeypatch.setattr(csv_pieces, "READ_AHEAD_BLOCKS", 2)
+    with csv_pieces.ReadAhead(path) as ahead:
+        read = b"".join(iter(lambda: csv_pieces.read_full(ahead, 64), b""))
+        assert ahead.read(64) == b""
+    assert read == content and ahead.digest.hexdigest() == hashlib.sha256(content).hexdigest()
+    with csv_pieces.ReadAhead(path) as ahead:
+        assert ahead.read(64) == content[:64]
+    assert _scan_threads() == []
+
+    csv = tmp_path / "d.csv"
+    csv.write_text("a,b\n" + "1.5,2\n" * 50)
+    reads = iter(range(100))
+    real = csv_pieces.read_full
+
+    def failing(source, size):
+        if isinstance(source, csv_pieces.ReadAhead) or next(reads) != 2:
+            return real(source, size)
+        raise OSError(5, "Input/output error")
+
+    monkeypatch.setattr(csv_pieces, "read_full", failing)
+    assert _outcome(csv, pinned=True, read_ahead=True)[0] == "table"
+    assert _scan_threads() == []

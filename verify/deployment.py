@@ -376,7 +376,8 @@ def certify_deployment(deployment: Deployment, workers: int | None = None, progr
     config, deployed_workers = deployment_config(deployment)
     data, plan = getattr(config, "data", None), plans_by_name()[deployment.mechanism]
     with named_keys(plan, in_file(deployment.path)):  # the reader of the data names --data; the file has a key
-        with pinned_file(data) if data is not None else nullcontext():  # the bytes hashed are the bytes audited
+        # the bytes hashed are the bytes audited; read and hashed on a thread while pandas is imported here
+        with pinned_file(data, read_ahead=True) if data is not None else nullcontext():
             if data is not None:  # the reader's imports first, here: the two threads then import no module in common
                 import pandas  # noqa: F401
             with imported_beside(plan.modules if data is not None else ()):  # while the file is parsed
