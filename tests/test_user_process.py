@@ -284,14 +284,17 @@ def in_process(work, target):
 
 
 @pytest.mark.parametrize("workers", ["1", pytest.param("2", marks=pytest.mark.slow)])  # workers: test_workers
-def test_a_well_behaved_target_gives_the_bytes_it_gave_in_process(user_folder, monkeypatch, workers):
+def test_a_well_behaved_target_gives_the_bytes_it_gave_in_process(user_folder, monkeypatch, forking, workers):
+    """The commands run here through the boundary (forked from this process, as ``python -m`` would fork them: a
+    fresh interpreter for each only repeated the imports), then with the boundary removed."""
     args = ["blackbox", "faulty_user:make", *CLAIM, "--workers", workers]
-    assert cli(user_folder, *args, "--json", "child.json").returncode == 3
     certify = ["certify", "deploy.toml", "--report", "none", "--workers", workers, "--quiet"]
-    assert cli(user_folder, *certify, "--json", "cert-child.json").returncode == 3
     monkeypatch.chdir(user_folder)
-    monkeypatch.syspath_prepend(str(user_folder))
+    monkeypatch.syspath_prepend(str(user_folder))  # what ``python -m`` puts first on the command's path
     monkeypatch.delitem(sys.modules, "faulty_user", raising=False)  # another test's faulty_user (a worker's cache)
+    assert main([*args, "--json", "child.json"]) == 3
+    assert main([*certify, "--json", "cert-child.json"]) == 3
+    assert "faulty_user" not in sys.modules  # imported in the children only: the boundary was crossed
     for module in (blackbox_cli, certify_cli):
         monkeypatch.setattr(module, "in_user_process", in_process)
     assert main([*args, "--json", "parent.json"]) == 3
