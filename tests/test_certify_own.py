@@ -383,7 +383,7 @@ def test_certify_states_a_white_box_budget_before_it_draws_and_only_when_asked(t
     assert "pdp-audit certify: Budget: at most 20,000 releases per world (one pass for every check)" in said
     # where the draws run follows the measured cost (workers from PARALLEL_FROM_S a release): either is stated
     assert re.search(r" a release, (in this process \(one core\)|on \d+ worker processes)\.", said), said
-    pdp_audit.certify(document)
+    pdp_audit.certify({**document, "audit": {"trials": 1000}})  # without progress nothing is said, at any budget
     assert "Budget" not in capsys.readouterr().err
     document["audit"]["early_stop"] = False  # the whole budget, drawn: no "at most"
     pdp_audit.certify(document, progress=True)
