@@ -442,7 +442,12 @@ def test_the_plugin_report_on_a_full_disk_is_one_line_and_keeps_the_earlier_repo
     )
     (pytester.path / "audit.json").write_text("earlier\n")
     (pytester.path / "audit.pdf").write_text("earlier\n")
-    # in this process: the report's writing is the subject, not a process boundary
+    # in this process: the report's writing is the subject, not a process boundary; its pages are not (a stand-in)
+    from matplotlib.figure import Figure
+
+    from pdp_audit.reports import audit_session
+
+    monkeypatch.setattr(audit_session, "save_pages", lambda pdf, pages: pdf.savefig(Figure()))
     replace = os.replace
     monkeypatch.setattr(os, "replace", replace)  # given back at teardown, whatever the session left
     result = pytester.runpytest_inprocess("-p", "no:cacheprovider", "--audit-report", "audit.pdf")
