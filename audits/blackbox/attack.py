@@ -553,6 +553,7 @@ def _event_attack(worlds, train, first, budget: tuple, running) -> BlackBoxAttac
         _FreshBlocks,
         bound_events,
         candidate_scores,
+        score_steps,
         select_events,
     )
     from pdp_audit.audits.blackbox.features import number_structure
@@ -584,7 +585,8 @@ def _event_attack(worlds, train, first, budget: tuple, running) -> BlackBoxAttac
         for _, w in worlds
     )
     mean = poisson_mean_within(trials)  # the fresh releases per world number Poisson(mean) ≤ trials (or bound 0)
-    chosen, score, events, predicted = select_events(selection, candidates, (mean, mean), delta)
+    steps = score_steps(scores, fresh["D"])  # the columns that hold a step function's intervals
+    chosen, score, events, predicted = select_events(selection, candidates, (mean, mean), delta, steps)
     del selection  # the fresh pass keeps counts only
     if pool is not None and pool.room == 0:  # the last stage has read the earlier releases: none is needed again
         pool.clear()

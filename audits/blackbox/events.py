@@ -54,6 +54,7 @@ from typing import Callable
 
 import numpy as np
 
+from pdp_audit.audits.blackbox.tallies import Steps, Tally, distinct_values
 from pdp_audit.verify.estimators.attack import poisson_mean_within, poisson_upper
 from pdp_audit.verify.estimators.engine import block_rng, iter_blocks
 from pdp_audit.verify.estimators.stats import beta_isf, beta_ppf
@@ -192,8 +193,14 @@ def _event_counts(ordered: tuple[np.ndarray, np.ndarray], cuts: np.ndarray, favo
     no event."""
     sd, sdp = ordered
     if favours_d:
-        return sd.size - np.searchsorted(sd, cuts, "left"), sdp.size - np.searchsorted(sdp, cuts, "left")
-    return np.searchsorted(sdp, cuts, "right"), np.searchsorted(sd, cuts, "right")
+        return sd.size - _below(sd, cuts, "left"), sdp.size - _below(sdp, cuts, "left")
+    return _below(sdp, cuts, "right"), _below(sd, cuts, "right")
+
+
+def _below(ordered, cuts: np.ndarray, side: str) -> np.ndarray:
+    """How many of the sorted scores ``ordered`` (or a :class:`~pdp_audit.audits.blackbox.tallies.Tally` of them)
+    are < each cut ("left") or ≤ it ("right")."""
+    return ordered.below(cuts, side) if isinstance(ordered, Tally) else np.searchsorted(ordered, cuts, side)
 
 
 def _read_rates(counts, sizes, level: float) -> tuple[np.ndarray, np.ndarray]:
@@ -206,6 +213,8 @@ def _few_event_counts(finite: tuple, cuts: np.ndarray, favours_d: bool):
     """:func:`_event_counts` of the ``finite`` scores (of D, of D'; :func:`_finite`) as they are, for a few cuts (the
     shortlist's, the chosen event): a pass over the finite scores a cut costs less than sorting them."""
     favoured, other = finite if favours_d else finite[::-1]
+    if isinstance(favoured, Tally):  # a tally's counts are read off it
+        return _event_counts(finite, cuts, favours_d)
     inside = np.greater_equal if favours_d else np.less_equal
     return tuple(np.array([np.count_nonzero(inside(s, t)) for t in cuts], dtype=np.intp) for s in (favoured, other))
 
@@ -221,8 +230,9 @@ def _merged(ordered: tuple[np.ndarray, np.ndarray]) -> tuple[np.ndarray, bool]:
 
 
 def _finite(scores: tuple) -> tuple:
-    """The finite scores of D and of D', in their order (filtered once per split, not once per count)."""
-    return tuple(s[np.isfinite(s)] for s in scores)
+    """The finite scores of D and of D', in their order (filtered once per split, not once per count; tallies as
+    they are)."""
+    return tuple(s if isinstance(s, Tally) else s[np.isfinite(s)] for s in scores)
 
 
 def _quantile_input(pooled: np.ndarray, merged: tuple[np.ndarray, bool]) -> np.ndarray:
@@ -243,6 +253,20 @@ def _unique(pooled: np.ndarray, merged: tuple[np.ndarray, bool]) -> np.ndarray:
     return ordered[first]
 
 
+def _cuts(scores: tuple, ordered: tuple) -> np.ndarray:
+    """The thresholds tried for the ``scores`` (of D, of D'; ``ordered``: their finite ones sorted): their distinct
+    values, or past :data:`MAX_THRESHOLDS` of them, that many of their quantiles."""
+    merged = _merged(ordered)
+    # the pooled finite scores as they are: read only where zeros of both signs are among them (the merged ones else)
+    pooled = np.concatenate(_finite(scores)) if merged[1] else merged[0]
+    # the pooled scores have at least as many values as either world's: past MAX_THRESHOLDS, no need to list them
+    many = max(_distinct(s) for s in ordered) > MAX_THRESHOLDS
+    cuts = None if many else _unique(pooled, merged)
+    if many or cuts.size > MAX_THRESHOLDS:
+        cuts = np.unique(np.quantile(_quantile_input(pooled, merged), np.linspace(0, 1, MAX_THRESHOLDS)))
+    return cuts
+
+
 def _predicted(counts, sizes, fresh, delta: float, a: float, level: float = PREDICTION_LEVEL, rates=None) -> np.ndarray:
     """The bound at level ``a`` that events with validation ``counts`` = (favoured, other) of ``sizes`` predict at
     ``fresh`` = (favoured, other) Poisson means of the bounding draws: the rates read cautiously (``level``,
@@ -261,18 +285,14 @@ def choose_events(shortlist: tuple, choice: tuple, fresh: tuple[float, float], d
     the statistics are ranked) are read on the ``judge`` scores one standard error down when a judge is given
     (draws apart from the choice: :data:`JUDGE_LEVEL`), else on the ``choice`` scores cautiously (the best of a few
     noisy readings is not taken at its luck).  ``fresh`` = (λ, μ): the Poisson means of the fresh draws the
-    prediction is for."""
-    short_ordered = _finite_sorted(shortlist)
+    prediction is for.  Each set of scores may be a :class:`~pdp_audit.audits.blackbox.tallies.Tally` of at most
+    :data:`MAX_THRESHOLDS` values (:func:`_candidate_choice`), read for the same counts and cuts."""
+    short_ordered = shortlist if isinstance(shortlist[0], Tally) else _finite_sorted(shortlist)
     if not any(s.size for s in short_ordered):
         return EventChoice((), ())
-    merged = _merged(short_ordered)
-    # the pooled finite scores as they are: read only where zeros of both signs are among them (the merged ones else)
-    pooled = np.concatenate(_finite(shortlist)) if merged[1] else merged[0]
-    # the pooled scores have at least as many values as either world's: past MAX_THRESHOLDS, no need to list them
-    many = max(_distinct(s) for s in short_ordered) > MAX_THRESHOLDS
-    cuts = None if many else _unique(pooled, merged)
-    if many or cuts.size > MAX_THRESHOLDS:
-        cuts = np.unique(np.quantile(_quantile_input(pooled, merged), np.linspace(0, 1, MAX_THRESHOLDS)))
+    cuts = np.unique(np.concatenate([t.values for t in short_ordered])) if shortlist is short_ordered else None
+    if cuts is None:
+        cuts = _cuts(shortlist, short_ordered)
     # with a judge apart, its point estimates are unbiased for the chosen events; without, the choice's readings are
     # of the events it maximised over, and are read cautiously
     judge, merit_level = (choice, PREDICTION_LEVEL) if judge is None else (judge, JUDGE_LEVEL)
@@ -592,6 +612,8 @@ class CandidateScores(_FreshBlocks):
     def __init__(self, fresh: _FreshBlocks, scores: tuple, keep: bool = False):
         super().__init__(fresh.releases, fresh.first_call, fresh.numbers)
         self.scores, self.keep = scores, keep
+        #: per score, its :class:`~pdp_audit.audits.blackbox.tallies.Steps` where its column holds intervals
+        self.steps = score_steps(scores, fresh)
 
     def __call__(self, size: int, rng: np.random.Generator):
         raw = self.raw(size, rng)
@@ -601,7 +623,18 @@ class CandidateScores(_FreshBlocks):
     def of(self, raw: np.ndarray) -> np.ndarray:
         """The candidates' scores of checked raw releases, shape (releases, len(scores))."""
         block = self.augmented(raw)
-        return np.column_stack([score(block) for score in self.scores])
+        return np.column_stack(
+            [score(block) if s is None else s.positions(block[:, 0]) for score, s in zip(self.scores, self.steps)]
+        )
+
+
+def score_steps(scores: tuple, fresh: _FreshBlocks) -> tuple:
+    """Per candidate score, its :class:`~pdp_audit.audits.blackbox.tallies.Steps` where it is a step function of the
+    one column of ``fresh``'s releases (its selection column then holds intervals), else None."""
+    from pdp_audit.audits.blackbox.intervals import one_column_steps
+
+    found = (None if fresh.numbers else one_column_steps(score, fresh.first_call[0]) for score in scores)
+    return tuple(None if steps is None else Steps(*steps) for steps in found)
 
 
 class EventHits(_FreshBlocks):
@@ -658,7 +691,7 @@ def _halves(scores: tuple[np.ndarray, np.ndarray]) -> tuple[tuple, tuple]:
     return (d[: len(d) // 2], dp[: len(dp) // 2]), (d[len(d) // 2 :], dp[len(dp) // 2 :])
 
 
-def _candidate_choice(selection: tuple[np.ndarray, np.ndarray], c: int, candidate, fresh, delta: float):
+def _candidate_choice(selection: tuple[np.ndarray, np.ndarray], c: int, candidate, fresh, delta: float, steps=None):
     """Candidate ``c``'s events and merit, and the frozen score they are events of: (choice, score).
 
     A score of many values: events shortlisted on the first half of the selection pass, chosen and judged on the
@@ -667,11 +700,23 @@ def _candidate_choice(selection: tuple[np.ndarray, np.ndarray], c: int, candidat
     training split alone is too small to rank rare outcomes -- SVT1's best outcome, P ≈ 0.024 at a ratio e^0.088,
     ranks below the next, e^0.070, about one time in three there): its few events are all read and chosen on the
     first half, at their point estimates, and judged on the second, so that the merit by which the statistics
-    are ranked is not the luckiest reading of the events it chose among."""
+    are ranked is not the luckiest reading of the events it chose among.  ``steps``: where the column holds the
+    intervals of a step function (:class:`~pdp_audit.audits.blackbox.tallies.Steps`), the halves are read as tallies
+    of its values (the same events and merits), or as its scores where they cannot be."""
     from pdp_audit.audits.blackbox.features import OutcomeIndex
 
     scores = (selection[0][:, c], selection[1][:, c])
     first, second = _halves(scores)
+    if steps is not None:
+        tallies = steps.tallies((first, second), MAX_THRESHOLDS)
+        if tallies is None:
+            scores = tuple(steps.scores(s) for s in scores)
+            first, second = _halves(scores)
+        else:
+            first, second = tallies
+            if distinct_values(first + second) > DISCRETE_VALUES:
+                return choose_events(first, second, fresh, delta), candidate
+            return choose_events(first, first, fresh, delta, judge=second), candidate
     if isinstance(candidate, OutcomeIndex):
         candidate = candidate.score.refitted(*first)
         first, second = ((candidate.of_index(x[0]), candidate.of_index(x[1])) for x in (first, second))
@@ -688,15 +733,18 @@ def _is_discrete(scores: tuple[np.ndarray, np.ndarray]) -> bool:
     return np.unique(np.concatenate([d, dp])).size <= DISCRETE_VALUES
 
 
-def select_events(selection: tuple[np.ndarray, np.ndarray], candidates: dict, fresh, delta: float):
+def select_events(selection: tuple[np.ndarray, np.ndarray], candidates: dict, fresh, delta: float, steps=None):
     """The statistic and events of the event test (module docstring), chosen on the ``selection`` scores: for each
     world, an array (releases, candidates) of the ``candidates``' (name → score) scores on releases drawn apart
     from the training and the bounding ones; the first half of each shortlists events, the second chooses among
     them (:func:`choose_events`; a discrete score's or an outcome ranking's: :func:`_candidate_choice`).
-    Returns (the name of the statistic kept, the frozen score the fresh releases are counted with, its events, the
-    predicted bounds by name)."""
+    ``steps``: per candidate, None or the :class:`~pdp_audit.audits.blackbox.tallies.Steps` whose intervals its
+    column holds (:attr:`CandidateScores.steps`).  Returns (the name of the statistic kept, the frozen score the fresh
+    releases are counted with, its events, the predicted bounds by name)."""
+    steps = steps or (None,) * len(candidates)
     chosen = [
-        _candidate_choice(selection, c, candidate, fresh, delta) for c, candidate in enumerate(candidates.values())
+        _candidate_choice(selection, c, candidate, fresh, delta, steps[c])
+        for c, candidate in enumerate(candidates.values())
     ]
     choices, frozen = [choice for choice, _ in chosen], [score for _, score in chosen]
     names = tuple(candidates)
