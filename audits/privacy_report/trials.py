@@ -28,7 +28,7 @@ from functools import cache, cached_property
 
 import numpy as np
 
-from pdp_audit.audits.privacy_report import screening
+from pdp_audit.audits.privacy_report import dependent_screen, screening
 from pdp_audit.mechanisms import objpert as op
 from pdp_audit.mechanisms import privacy_report as pr
 from pdp_audit.verify.estimators.engine import run_blocks
@@ -195,7 +195,6 @@ class PipelineTrials:
         out[:, INDEX["lambda_min"]] = lam_min
         if cal.mode != "independent":
             N = dr["N"]
-            H_hat = H + N
             norm_lo = screening.norm_lower_bound(N)
             for column, threshold in self.lemma20_thresholds:
                 out[:, INDEX[column]] = _norm_exceeds(N, threshold, norm_lo)
@@ -219,14 +218,14 @@ class PipelineTrials:
                 ev = np.linalg.eigvalsh(P)
                 out[:, INDEX["p_min"]], out[:, INDEX["p_max"]] = p_min, p_max = ev[:, 0], ev[:, -1]
             st.spectrum = p_min, p_max  # exact, or the certified (−½, ½)
-            st.hat = _Factors.of(H_hat, p_min > -1)  # Ĥ = L(I + P)Lᵀ ≻ 0 ⟺ λ_min(P) > −1
+            st.hat = _Factors.of(H, p_min > -1, N)  # Ĥ = H + N = L(I + P)Lᵀ ≻ 0 ⟺ λ_min(P) > −1
             st.xj = (-dr["b"] + dr["e"]) @ self.Xall.T  # (J^P)ᵀx, J^P = ∇J(θ̂ᴾ; D) + e = −b + e
             if cal.mode == "adaptive":
                 ts3 = cal.tau_sigma3
                 Preg = P + ts3 * (Linv @ np.swapaxes(Linv, 1, 2))
                 evr = np.linalg.eigvalsh(Preg)
                 out[:, INDEX["preg_min"]], out[:, INDEX["preg_max"]] = st.reg_spectrum = evr[:, 0], evr[:, -1]
-                st.reg = _Factors.of(H_hat + ts3 * np.eye(d), evr[:, 0] > -1)
+                st.reg = _Factors.of((H + N) + ts3 * np.eye(d), evr[:, 0] > -1)  # Ĥ + τσ₃I
                 raw = lam_min + cal.sigma4 * dr["xi4"]
                 out[:, INDEX["lambda_raw"]] = raw
                 st.lam_hat = (
@@ -237,39 +236,42 @@ class PipelineTrials:
 
         # Every user's decision from certified intervals; exactly: the targets and the users left open.
         events = self._screen(H, st)
-        unsettled = np.flatnonzero(np.any([pairs.any(axis=0) for _, pairs in events.values()], axis=0))
-        cols = np.unique(np.concatenate([[self.median, n], dr["random"], unsettled]))
         rows = np.arange(c)
         targets = {"median": np.full(c, self.median), "added": np.full(c, n), "random": dr["random"]}
-        positions = {target: np.searchsorted(cols, idx) for target, idx in targets.items()}
-        users = cols < n
-        need = np.zeros((c, cols.size), bool)  # the (repetition, row) pairs whose leverages are computed
-        for pos in positions.values():
-            need[rows, pos] = True
+        need = np.zeros((c, n + 1), bool)  # the (repetition, row) pairs whose leverages are computed
+        for idx in targets.values():
+            need[rows, idx] = True
         for _, pairs in events.values():
-            need[:, users] |= pairs[:, cols[users]]
-        fields, exact_events = self._exact(st, cols, need)
-        for target, pos in positions.items():
+            need[:, :n] |= pairs
+        reps, cols = np.nonzero(need)  # grouped by repetition
+        fields, exact_events = self._exact(st, reps, cols)
+        at = np.zeros((c, n + 1), np.intp)
+        at[reps, cols] = np.arange(reps.size)
+        for target, idx in targets.items():
             for name, arr in fields.items():
-                out[:, INDEX[f"{target}_{name}"]] = arr[rows, pos]
+                out[:, INDEX[f"{target}_{name}"]] = arr[at[rows, idx]]
         out[:, INDEX["random_index"]] = dr["random"]
+        user = cols < n
         for name, (settled, pairs) in events.items():
-            out[:, INDEX[name]] = settled | np.any(pairs[:, cols[users]] & exact_events[name][:, users], axis=1)
+            hit = exact_events[name] & user
+            hit[user] &= pairs[reps[user], cols[user]]
+            out[:, INDEX[name]] = settled | (np.bincount(reps[hit], minlength=c) > 0)
         if cal.mode == "dependent":
             out[:, INDEX["prop15_alg2_fail"]] = out[:, INDEX["users_lower_fail"]]
         return out
 
     def _exact(
-        self, st: _State, cols: np.ndarray, need: np.ndarray
+        self, st: _State, reps: np.ndarray, cols: np.ndarray
     ) -> tuple[dict[str, np.ndarray], dict[str, np.ndarray]]:
-        """The report's quantities (the target fields) and the users' events, exactly, for the rows ``cols`` of
-        D ∪ {z}, where ``need`` (repetitions × cols; NaN elsewhere)."""
+        """The report's quantities (the target fields) and the users' events, exactly, for the (repetition, row)
+        pairs (``reps``, ``cols``) of D ∪ {z}, grouped by repetition: one value a pair (elementwise, so the same bits
+        as on any other array of pairs)."""
         cal = self.cal
-        X, xn, xn2 = self.Xall[cols], self.xn[cols], self.xn2[cols]
-        f1, f2 = self.pair.loss.f1(st.t[:, cols], self.yall[cols]), st.f2[:, cols]  # f' exactly here
+        xn, xn2 = self.xn[cols], self.xn2[cols]
+        f1, f2 = self.pair.loss.f1(st.t[reps, cols], self.yall[cols]), st.f2[reps, cols]  # f' exactly here
         member = self.member[cols]
-        mu = st.H.quadratic(X, need)
-        eps1 = pr.objpert_epsilon(f1, f2, xn2, st.xb[:, cols], mu, cal.sigma, member)
+        mu = st.H.pairs(self.Xall, reps, cols)
+        eps1 = pr.objpert_epsilon(f1, f2, xn2, st.xb[reps, cols], mu, cal.sigma, member)
         pm = np.where(member, -1.0, 1.0)
         with np.errstate(invalid="ignore", divide="ignore"):
             log_true = np.abs(np.log1p(pm * f2 * mu))
@@ -279,16 +281,16 @@ class PipelineTrials:
             gbar = pr.gbar_independent(f1, xn, cal.sigma, q)
             gbar_printed = gbar
         else:
-            mu_hat = st.hat.quadratic(X, need)
-            xj = st.xj[:, cols]
+            mu_hat = st.hat.pairs(self.Xall, reps, cols)
+            xj = st.xj[reps, cols]
             both = cal.mode == "dependent"  # Algorithm 2 takes the minimum with the data-independent bound, 4 not
             gbar = pr.gbar_dependent(f1, xj, xn, cal.sigma, cal.sigma2, q, cal.readings.gradient, both)
             gbar_printed = pr.gbar_dependent(f1, xj, xn, cal.sigma, cal.sigma2, q, "printed", both)
             if cal.mode == "dependent":
                 mu_bar = pr.mu_bar_dependent(mu_hat, xn2, cal.lam, cal.readings.leverage_minimum)
             else:
-                mu_reg = st.reg.quadratic(X, need)
-                mu_bar = pr.mu_bar_adaptive(mu_hat, mu_reg, xn2, st.lam_hat[:, None], cal.tau_sigma3)
+                mu_reg = st.reg.pairs(self.Xall, reps, cols)
+                mu_bar = pr.mu_bar_adaptive(mu_hat, mu_reg, xn2, st.lam_hat[reps], cal.tau_sigma3)
         log_bar = pr.log_term(f2, mu_bar)
         bar = pr.report_epsilon1(log_bar, f1, xn2, gbar, cal.sigma)
         bar_printed = pr.report_epsilon1(log_bar, f1, xn2, gbar_printed, cal.sigma)
@@ -384,62 +386,29 @@ class PipelineTrials:
 
     def _screen_dependent(self, r: np.ndarray, st: _State) -> dict[str, tuple[np.ndarray, np.ndarray]] | None:
         """:meth:`_screen` of Algorithm 2's data-dependent report, with the same intervals in fewer passes over the
-        (repetition, user) arrays; None (the general screen) where some interval of the chunk is unbounded (r ≥ 1,
-        1 + λ_min(P) below screening's margin, f''μ̄ ≥ 1).  Every interval is μ₀(x) times a factor of the
-        repetition: μ ∈ μ₀·[k₋, k₊] with
-        k₋ = (1 − SLACK)/(1 + r), k₊ = (1 + SLACK)/(1 − r) (:func:`screening.leverage_interval`), μ̂ ∈ μ·[h₋, h₊]
-        with h₋ = (1 − SLACK)/(1 + λ_max(P)), h₊ = (1 + SLACK)/(1 + λ_min(P)) (:func:`screening.relative_interval`);
-        ε₁'s s(μ) = rest − log(1 − f''μ) and |log(1 − f''μ̄)| increase with μ, so the ends of each interval are the
-        values at the ends.  The comparisons are :func:`screening.greater`'s; the terms are the report's, with the
-        user's constant factors taken first (a reassociation: relative changes ~1e-16, far inside SLACK)."""
+        (repetition, user) arrays (:mod:`~.dependent_screen`); None (the general screen) where some interval of the
+        chunk is unbounded (r ≥ 1, 1 + λ_min(P) below screening's margin, f''μ̄ ≥ 1)."""
         cal, n, S = self.cal, self.n, screening.SLACK
-        c = self._user_scales
-        f1, f2, xb, xj = st.f1[:, :n], st.f2[:, :n], st.xb[:, :n], st.xj[:, :n]
         ev_min, ev_max = st.spectrum
         if not (np.all(r < 1) and np.all(1 + ev_min >= screening.MIN_DEFINITE)):
             return None
         k_lo, k_hi = (1 - S) / (1 + r), (1 + S) / (1 - r)
-        s2 = cal.sigma**2
-        af1 = np.abs(f1)
-        t2 = f1 * f1
-        t2 *= c["t2"]
-        a0 = f2 * self.reference[2][:n]  # f''μ₀
-        rest = f1 * xb
-        rest /= s2
-        rest += t2
-        s_lo = rest - np.log1p(a0 * -k_lo[:, None])
-        s_hi = rest - np.log1p(a0 * -k_hi[:, None])
-        eps1 = screening.Interval(np.maximum(np.maximum(s_lo, -s_hi), 0.0), np.maximum(-s_lo, s_hi))
-        # |log(1 − f''μ̄)| at μ̄ = (3/2)μ̂ (capped by ‖x‖²/λ): the logs of 1 − a at the ends a of f''μ̄
-        ends = []
-        cap = f2 * c["cap"] if cal.readings.leverage_minimum else None
-        for factor in (k_lo * (1 - S) / (1 + ev_max), k_hi * (1 + S) / (1 + ev_min)):
-            a = a0 * (1.5 * factor)[:, None]
-            if cap is not None:
-                np.minimum(a, cap, out=a)
-            ends.append(a)
-        if not np.all(ends[1] < 1):  # some bound is void (+∞)
-            return None
-        log_bar = screening.Interval(*(-np.log1p(-a) for a in ends))
-        fx = f1 * xj
-        signed = cal.readings.gradient == "printed"
-        base = fx if signed else np.abs(fx)
-        gbar = np.minimum(base + af1 * c["dependent"], af1 * c["independent"])
-        gbar_u = np.minimum(base + af1 * c["uniform"], af1 * c["uniform_independent"])
-        if signed:
-            gbar, gbar_u = np.abs(gbar), np.abs(gbar_u)
-        bar = log_bar.shifted(t2 + gbar / s2)
-        bar_u = log_bar.shifted(t2 + gbar_u / s2)
-        add15, l1 = af1 * c["add15"], af1 * c["l1"]
-        bar_l1 = log_bar.shifted(t2 + l1)
-        lower_u = screening.greater(eps1, bar_u)
-        events = {
-            "users_lower_fail": screening.greater(eps1, bar),
-            "prop15_uniform_lower_fail": lower_u,
-            "prop15_uniform_fail": lower_u | screening.greater(bar_u, eps1.scaled(12.0, add15)),
-            "prop15_l1_fail": screening.greater(eps1, bar_l1) | screening.greater(bar_l1, eps1.scaled(12.0, l1)),
-        }
-        return {name: screening.settle(decision) for name, decision in events.items()}
+        factors = (k_lo * (1 - S) / (1 + ev_max), k_hi * (1 + S) / (1 + ev_min))
+        scales: dict[str, np.ndarray | None] = dict(self._user_scales, mu0=self.reference[2][:n])
+        if not cal.readings.leverage_minimum:
+            scales["cap"] = None
+        terms = dependent_screen.Terms(
+            st.f1[:, :n],
+            st.f2[:, :n],
+            st.xb[:, :n],
+            st.xj[:, :n],
+            (k_lo, k_hi),
+            tuple(1.5 * f for f in factors),
+            cal.readings.gradient == "printed",
+            scales,
+            cal.sigma**2,
+        )
+        return dependent_screen.screen(terms)
 
     def _log_bar_interval(
         self, mu: screening.Interval, f2: np.ndarray, xn2: np.ndarray, st: _State
@@ -506,13 +475,18 @@ class _Factors:
         self.factors = factors  # Fortran-ordered (LAPACK copies any other)
 
     @classmethod
-    def of(cls, A: np.ndarray, pd: np.ndarray) -> _Factors:
-        """The factors of A_t where ``pd`` (and the factorisation succeeds: a knife-edge λ_min(P) ≈ −1 is +∞)."""
+    def of(cls, A: np.ndarray, pd: np.ndarray, plus: np.ndarray | None = None) -> _Factors:
+        """The factors of A_t (of A_t + ``plus``_t) where ``pd`` (and the factorisation succeeds: a knife-edge
+        λ_min(P) ≈ −1 is +∞).  The sum is formed a matrix at a time, into the array LAPACK factorises in place."""
         from scipy.linalg.lapack import dpotrf  # per matrix: numpy's stacked Cholesky raises for the whole stack
 
         factors: list[np.ndarray | None] = [None] * A.shape[0]
         for i in np.flatnonzero(pd):
-            L, info = dpotrf(A[i].T, lower=1, clean=0)  # A symmetric: its transpose is the Fortran-ordered A
+            # A symmetric: its transpose is the Fortran-ordered A
+            if plus is None:
+                L, info = dpotrf(A[i].T, lower=1, clean=0)
+            else:
+                L, info = dpotrf((A[i] + plus[i]).T, lower=1, clean=0, overwrite_a=1)
             factors[i] = L if info == 0 else None
         return cls(factors)
 
@@ -522,11 +496,16 @@ class _Factors:
 
     def quadratic(self, X: np.ndarray, need: np.ndarray) -> np.ndarray:
         """xᵀA_t⁻¹x for the rows x of X (k, d) where ``need`` (T, k); NaN elsewhere."""
+        out = np.full(need.shape, np.nan)
+        rows, cols = np.nonzero(need)
+        out[rows, cols] = self.pairs(X, rows, cols)
+        return out
+
+    def pairs(self, X: np.ndarray, rows: np.ndarray, cols: np.ndarray) -> np.ndarray:
+        """x_jᵀA_t⁻¹x_j for the pairs (t, j) = (``rows``, ``cols``), grouped by t (sorted ``rows``)."""
         from scipy.linalg.lapack import dtrtrs
 
-        out = np.full(need.shape, np.nan)
-        rows, cols = np.nonzero(need)  # grouped by repetition
-        bounds = np.flatnonzero(np.diff(rows, prepend=-1, append=need.shape[0] + 1)).tolist()
+        bounds = np.flatnonzero(np.diff(rows, prepend=-1, append=len(self.factors) + 1)).tolist()
         Z = np.asfortranarray(X[cols].T)  # the columns x, solved in place into L_t⁻¹x; one sum of squares for all
         definite = np.ones(rows.size, bool)
         for lo, hi in zip(bounds[:-1], bounds[1:]):
@@ -535,8 +514,7 @@ class _Factors:
                 definite[lo:hi] = False
             else:
                 Z[:, lo:hi] = dtrtrs(L, Z[:, lo:hi], lower=1, overwrite_b=1)[0]  # in place: no copy of the columns
-        out[rows, cols] = np.where(definite, np.einsum("ij,ij->j", Z, Z), np.inf)
-        return out
+        return np.where(definite, np.einsum("ij,ij->j", Z, Z), np.inf)
 
 
 class _State:
