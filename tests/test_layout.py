@@ -163,14 +163,15 @@ def test_one_run_report_with_its_f_dp_finding(tmp_path):
 
 def test_training_run_report(tmp_path):
     """``canaries --one-run … --dp-sgd deploy.toml``: the page of both bounds (issue 46, item 2), with the check's
-    and the finding's pages."""
+    and the finding's pages.  Five steps: the pages and verdicts of twenty (fail; the bound not certified, the curve
+    rejected), a third of the accounting's CPU."""
     rng = np.random.default_rng(0)
     bits = rng.random(2000) < 0.5
     scores = (1.0 * bits + rng.standard_normal(2000)).tolist()
     (tmp_path / "run.csv").write_text("score,included\n" + "".join(f"{s!r},{int(b)}\n" for s, b in zip(scores, bits)))
     (tmp_path / "deploy.toml").write_text(
         'mechanism = "dp-sgd"\n[claim]\nepsilon = 0.5\ndelta = 1e-5\n[parameters]\nnoise_multiplier = 1.1\n'
-        "sample_rate = 0.01\nsteps = 20\n[audit]\ntrials = 1000\n"
+        "sample_rate = 0.01\nsteps = 5\n[audit]\ntrials = 1000\n"
     )
     command = (
         "canaries --one-run --scores run.csv --column score --inclusion run.csv --inclusion-column included "
@@ -263,7 +264,7 @@ def test_objpert_run_report(tmp_path):
 
 
 def test_dp_sgd_run_report(tmp_path):
-    command = "run dp-sgd --steps 20 --trials 1000 --paper-claims --report d.pdf --quiet"
+    command = "run dp-sgd --steps 5 --trials 1000 --paper-claims --report d.pdf --quiet"
     assert _render(tmp_path, command) == ""
 
 
