@@ -18,6 +18,7 @@ import pytest
 
 import pdp_audit
 from pdp_audit.mechanisms.validation import InputError
+from pdp_audit.verify.cli.main import main
 from tests.test_user_process import alive
 
 CLAIM = ("--claim-epsilon", "1", "--claim-delta", "1e-3", "--trials", "1000", "--statistic", "logistic")
@@ -39,6 +40,17 @@ def one_line_exit_2(done: subprocess.CompletedProcess) -> str:
     lines = done.stderr.strip().splitlines()
     assert len(lines) == 1, done.stderr[-2000:]
     return lines[0]
+
+
+def refused_here(folder: Path, monkeypatch, capsys, *args: str) -> str:
+    """The command's one line and exit 2, run in this process from ``folder``: for a refusal of what was typed or
+    read, where a fresh interpreter only repeated the imports (the tests whose input could exhaust memory run a
+    process of their own)."""
+    monkeypatch.chdir(folder)
+    capsys.readouterr()
+    code = main(list(args))
+    out, err = capsys.readouterr()
+    return one_line_exit_2(subprocess.CompletedProcess(args, code, out, err))
 
 
 # --- the one-run audit's guesses (item 4) --------------------------------------------------------------------------
@@ -64,11 +76,13 @@ def test_whole_guesses_of_numpy_and_float_types_are_read():
         assert run.parameters["guesses"] == "10 12"
 
 
-def test_a_guess_beyond_a_double_on_the_command_line_is_one_line(tmp_path):
+def test_a_guess_beyond_a_double_on_the_command_line_is_one_line(tmp_path, monkeypatch, capsys):
     np.savetxt(tmp_path / "s.csv", SCORES, header="score", comments="")
     np.savetxt(tmp_path / "b.csv", BITS, header="included", comments="", fmt="%d")
-    done = cli(
+    line = refused_here(
         tmp_path,
+        monkeypatch,
+        capsys,
         "canaries",
         "--one-run",
         "--scores",
@@ -81,7 +95,7 @@ def test_a_guess_beyond_a_double_on_the_command_line_is_one_line(tmp_path):
         "1" + "0" * 400,
         "1",
     )
-    assert "guesses: (k+, k-) = (1000" in one_line_exit_2(done)
+    assert "guesses: (k+, k-) = (1000" in line
 
 
 # --- scores that are no real numbers (item 1) ----------------------------------------------------------------------
@@ -103,11 +117,11 @@ def test_scores_that_are_no_real_numbers_are_refused(scores, said):
 
 
 @pytest.mark.parametrize("dtype", ["timedelta64[ns]", "bool"])
-def test_a_npy_of_timedeltas_or_booleans_is_refused(tmp_path, dtype):
+def test_a_npy_of_timedeltas_or_booleans_is_refused(tmp_path, monkeypatch, capsys, dtype):
     np.save(tmp_path / "in.npy", np.arange(300).astype(dtype))
     np.save(tmp_path / "out.npy", np.arange(300.0))
-    done = cli(tmp_path, "canaries", "--in-scores", "in.npy", "--out-scores", "out.npy", "--delta", "1e-5")
-    assert "expected real numbers" in one_line_exit_2(done)
+    args = ("canaries", "--in-scores", "in.npy", "--out-scores", "out.npy", "--delta", "1e-5")
+    assert "expected real numbers" in refused_here(tmp_path, monkeypatch, capsys, *args)
 
 
 def test_a_npy_header_beyond_memory_is_refused_before_reading(tmp_path):
@@ -131,11 +145,12 @@ def test_a_csv_beyond_the_cap_is_refused_before_reading(tmp_path):
     assert "a CSV of scores is read up to 1 GiB" in one_line_exit_2(done)
 
 
-def test_digits_grouped_by_underscores_are_no_score(tmp_path):
+def test_digits_grouped_by_underscores_are_no_score(tmp_path, monkeypatch, capsys):
     """Python's float reads "1_5" as 15."""
     (tmp_path / "in.csv").write_text("score\n1.5\n2.5\n1_5\n")
-    done = cli(tmp_path, "canaries", "--in-scores", "in.csv", "--out-scores", "in.csv", "--delta", "1e-5")
-    assert "row 3 (line 4), column 'score': '1_5' is not a number" in one_line_exit_2(done)
+    args = ("canaries", "--in-scores", "in.csv", "--out-scores", "in.csv", "--delta", "1e-5")
+    line = refused_here(tmp_path, monkeypatch, capsys, *args)
+    assert "row 3 (line 4), column 'score': '1_5' is not a number" in line
 
 
 # --- arguments of the other public functions (item 4) --------------------------------------------------------------
