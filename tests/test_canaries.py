@@ -121,6 +121,12 @@ def test_report_none_writes_no_pdf_as_in_every_command(tmp_path, monkeypatch, ca
 
 
 def test_a_report_is_written_by_default_as_run_and_certify_write_one(tmp_path, monkeypatch, capsys):
+    """Where the report goes without --report; its pages are a stand-in here (tests/test_layout.py draws them)."""
+    from pathlib import Path
+
+    from pdp_audit.reports import pdf
+
+    monkeypatch.setattr(pdf, "render_pdf", lambda run, path: Path(path).write_bytes(b"%PDF-1.4 stand-in\n"))
     files = _write_scores(tmp_path, n=2_000)
     monkeypatch.chdir(tmp_path)
     assert main(["canaries", *files, "--delta", "1e-5"]) == 3
