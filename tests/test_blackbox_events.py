@@ -291,13 +291,16 @@ def test_an_outcome_ranking_refitted_on_more_draws_counts_them_in():
 
 
 @pytest.mark.parametrize("zeros", ["none", "positive", "negative", "both"])
-def test_the_cuts_read_off_the_merged_scores_are_numpys_unique(zeros):
-    """The distinct scores of the shortlist, read off the two worlds' sorted scores merged (no sort of their own),
-    are np.unique's bit for bit, zeros of either sign included (with both, np.unique itself)."""
-    from pdp_audit.audits.blackbox.events import _finite_sorted, _merged, _unique
+@pytest.mark.parametrize("rounding", [1, None])
+def test_the_cuts_read_off_the_sorted_worlds_are_numpys(zeros, rounding):
+    """The thresholds tried, read off the two worlds' sorted scores (no merge), are np.unique's of the pooled scores
+    (or of np.quantile's past MAX_THRESHOLDS values) bit for bit, zeros of either sign included (with both, the
+    pooled scores are read as they are)."""
+    from pdp_audit.audits.blackbox.events import MAX_THRESHOLDS, _cuts, _finite_sorted
 
     rng = np.random.default_rng(7)
-    scores = [np.round(rng.normal(size=n), 1) for n in (5_000, 4_000)]
+    scores = [rng.normal(size=n) for n in (5_000, 4_000)]
+    scores = [s if rounding is None else np.round(s, rounding) for s in scores]
     scores[1][:3] = np.nan
     signs = {"none": (), "positive": (0.0,), "negative": (-0.0,), "both": (0.0, -0.0)}[zeros]
     scores = [np.where(s == 0, np.nan, s) for s in scores]
@@ -305,8 +308,11 @@ def test_the_cuts_read_off_the_merged_scores_are_numpys_unique(zeros):
         scores[k][10:20] = zero
     pooled = np.concatenate(scores)
     pooled = pooled[np.isfinite(pooled)]
-    cuts = _unique(pooled, _merged(_finite_sorted(tuple(scores))))
-    assert np.array_equal(cuts.view(np.int64), np.unique(pooled).view(np.int64))
+    want = np.unique(pooled)
+    if want.size > MAX_THRESHOLDS:
+        want = np.unique(np.quantile(pooled, np.linspace(0, 1, MAX_THRESHOLDS)))
+    cuts = _cuts(tuple(scores), _finite_sorted(tuple(scores)))
+    assert np.array_equal(cuts.view(np.int64), want.view(np.int64))
 
 
 def _top_cases():

@@ -219,52 +219,28 @@ def _few_event_counts(finite: tuple, cuts: np.ndarray, favours_d: bool):
     return tuple(np.array([np.count_nonzero(inside(s, t)) for t in cuts], dtype=np.intp) for s in (favoured, other))
 
 
-def _merged(ordered: tuple[np.ndarray, np.ndarray]) -> tuple[np.ndarray, bool]:
-    """The pooled finite scores in order, merged from the two sorted worlds (a stable sort of two sorted runs is a
-    merge), and whether they hold zeros of both signs: equal doubles are the same bits but for −0.0 and 0.0, whose
-    order a sort leaves to its algorithm, so a merged array then stands for no other sort of the same scores."""
-    merged = np.concatenate(ordered)
-    merged.sort(kind="stable")  # in place: the concatenation is a copy already
-    signs = np.signbit(merged[merged == 0])
-    return merged, bool(signs.any() and not signs.all())
-
-
 def _finite(scores: tuple) -> tuple:
     """The finite scores of D and of D', in their order (filtered once per split, not once per count; tallies as
     they are)."""
     return tuple(s if isinstance(s, Tally) else s[np.isfinite(s)] for s in scores)
 
 
-def _quantile_input(pooled: np.ndarray, merged: tuple[np.ndarray, bool]) -> np.ndarray:
-    """What ``np.quantile`` reads for the cuts: the pooled finite scores merged in order (:func:`_merged`; not a
-    selection of thousands of order statistics), or ``pooled`` as it is where zeros of both signs are among them."""
-    return pooled if merged[1] else merged[0]
-
-
-def _unique(pooled: np.ndarray, merged: tuple[np.ndarray, bool]) -> np.ndarray:
-    """``np.unique(pooled)`` read off the merged scores (:func:`_merged`: no sort of its own), the first of each run
-    of equal values as np.unique keeps it; by np.unique itself where zeros of both signs are among them."""
-    if merged[1]:
-        return np.unique(pooled)
-    ordered = merged[0]
-    first = np.empty(ordered.size, dtype=bool)
-    first[:1] = True
-    np.not_equal(ordered[1:], ordered[:-1], out=first[1:])
-    return ordered[first]
-
-
 def _cuts(scores: tuple, ordered: tuple) -> np.ndarray:
-    """The thresholds tried for the ``scores`` (of D, of D'; ``ordered``: their finite ones sorted): their distinct
-    values, or past :data:`MAX_THRESHOLDS` of them, that many of their quantiles."""
-    merged = _merged(ordered)
-    # the pooled finite scores as they are: read only where zeros of both signs are among them (the merged ones else)
-    pooled = np.concatenate(_finite(scores)) if merged[1] else merged[0]
+    """The thresholds tried for the ``scores`` (of D, of D'; ``ordered``: their finite ones sorted): the pooled
+    scores' distinct values, or past :data:`MAX_THRESHOLDS` of them, that many of their quantiles
+    (``np.unique(np.quantile(pooled, ...))``), read off the sorted worlds (:mod:`pdp_audit.audits.blackbox.
+    pooled_order`), or off the pooled scores as they are where they hold zeros of both signs."""
+    from pdp_audit.audits.blackbox.pooled_order import mixed_zeros, pooled_quantiles, pooled_unique
+
+    probabilities = np.linspace(0, 1, MAX_THRESHOLDS)
     # the pooled scores have at least as many values as either world's: past MAX_THRESHOLDS, no need to list them
     many = max(_distinct(s) for s in ordered) > MAX_THRESHOLDS
-    cuts = None if many else _unique(pooled, merged)
-    if many or cuts.size > MAX_THRESHOLDS:
-        cuts = np.unique(np.quantile(_quantile_input(pooled, merged), np.linspace(0, 1, MAX_THRESHOLDS)))
-    return cuts
+    if mixed_zeros(ordered):
+        pooled = np.concatenate(_finite(scores))
+        cuts = None if many else np.unique(pooled)
+        return np.unique(np.quantile(pooled, probabilities)) if many or cuts.size > MAX_THRESHOLDS else cuts
+    cuts = None if many else pooled_unique(ordered)
+    return np.unique(pooled_quantiles(ordered, probabilities)) if many or cuts.size > MAX_THRESHOLDS else cuts
 
 
 def _predicted(counts, sizes, fresh, delta: float, a: float, level: float = PREDICTION_LEVEL, rates=None) -> np.ndarray:
