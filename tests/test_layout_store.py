@@ -159,6 +159,9 @@ def test_the_folder_is_matplotlibs_cache_and_an_unwritable_one_is_harmless(tmp_p
     blocked.write_text("")
     monkeypatch.setattr(store, "folder", lambda: blocked / "store")
     store.forget()
-    _fresh_process()
-    assert _pdf(shared=True) == _own()
+    key = ["size", "x", [], False, 72.0]
+    render_cache._rc_key()
+    store.put(_where(), key, [1.0, 2.0, 0.5])
+    store.flush()  # nothing written, nothing raised
     store.forget()
+    assert store.get(_where(), key) is None and not (blocked / "store").exists()
