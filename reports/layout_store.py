@@ -18,17 +18,18 @@ the dpi and the other arguments; a layout's glyph fonts are stored as their file
 matplotlib's own font cache.  Values are stored as JSON numbers, which read back as the same doubles: the PDF's
 bytes are the same cold or warm (tests/test_layout_store.py).
 
-A process reads a context's file once, at its first miss; what it adds is written when a report closes
-(:func:`flush`): the file read again, merged, written to a temporary file beside it (readable by the user only) and
-renamed over (``os.replace``), so a concurrent reader sees a whole file; two writers at once may drop the other's new
-entries (a later miss measures them again), never mix them.  The folder is ``pdp-audit-text-layouts`` in
-:func:`matplotlib.get_cachedir`; it keeps the :data:`FILES_KEPT` contexts last used, each at most
-:data:`ENTRIES_KEPT` entries.  Any OSError (a read-only or full disk) leaves the report to measure as matplotlib
-would: the store only ever saves work.
+A process reads a context's file once, at its first miss; what it adds is written when its first report closes,
+then in batches and at its exit (:func:`flush`): the file read again, merged, written to a temporary file beside it
+(readable by the user only) and renamed over (``os.replace``), so a concurrent reader sees a whole file; two writers
+at once may drop the other's new entries (a later miss measures them again), never mix them.  The folder is
+``pdp-audit-text-layouts`` in :func:`matplotlib.get_cachedir`; it keeps the :data:`FILES_KEPT` contexts last used,
+each at most :data:`ENTRIES_KEPT` entries.  Any OSError (a read-only or full disk) leaves the report to measure as
+matplotlib would: the store only ever saves work.
 """
 
 from __future__ import annotations
 
+import atexit
 import contextlib
 import functools
 import hashlib
@@ -46,6 +47,8 @@ FORMAT = 1
 FILES_KEPT = 16
 #: entries a file keeps (a report measures some hundreds of texts; each entry some hundred bytes, a layout a kilobyte)
 ENTRIES_KEPT = 8000
+#: after a process's first flush, entries waiting before the next one writes (see :func:`flush`)
+FLUSH_FROM = 500
 #: a temporary file older than this is a killed writer's (seconds)
 TEMPORARY_AGE_S = 3600
 _SUFFIX, _TEMPORARY = ".layouts", ".tmp"
@@ -55,6 +58,8 @@ _read: dict[str, dict[str, Any]] = {}  # a context file's name -> its entries (r
 _added: dict[str, dict[str, Any]] = {}  # a context file's name -> the entries this process added since its flush
 _contexts: dict[tuple, tuple[str, dict]] = {}  # the in-memory rc key -> (its file's name, its context)
 _contexts_written: dict[str, dict] = {}  # a file name -> its context, for the files with entries to write
+_flushes = 0  # the flushes that wrote, this process
+_at_exit = False  # whether the last flush is registered to run at the process's exit
 
 
 def folder() -> Path:
@@ -130,8 +135,13 @@ def get(where: tuple[str, dict], key: list) -> Any:
 
 
 def put(where: tuple[str, dict], key: list, value: Any) -> None:
-    """Keep ``value`` (JSON numbers, strings, lists) for ``key``, written at the next :func:`flush`."""
+    """Keep ``value`` (JSON numbers, strings, lists) for ``key``, written by a later :func:`flush` (at the latest
+    when the process exits)."""
+    global _at_exit
     with _lock:
+        if not _at_exit:
+            atexit.register(flush, force=True)
+            _at_exit = True
         _added.setdefault(where[0], {})[json.dumps(key)] = value
         _contexts_written[where[0]] = where[1]
 
@@ -153,10 +163,18 @@ def _load(name: str, found: dict) -> dict[str, Any]:
         return {}
 
 
-def flush() -> None:
+def flush(force: bool = False) -> None:
     """Write the entries added since the last flush into their context's file (merged with what another process
-    wrote meanwhile); silently nothing where the folder cannot be written."""
+    wrote meanwhile); silently nothing where the folder cannot be written.  A process writes at its first flush
+    (its first report: what a fresh process needs soonest), later only once :data:`FLUSH_FROM` entries wait, and
+    what is left at its exit: rewriting the file at every report of a long-lived process (a test worker) cost more
+    than the sizes it kept."""
+    global _flushes
     with _lock:
+        waiting = sum(len(entries) for entries in _added.values())
+        if not waiting or (_flushes and waiting < FLUSH_FROM and not force):
+            return
+        _flushes += 1
         pending = {name: entries for name, entries in _added.items() if entries}
         _added.clear()
         for name, entries in pending.items():
@@ -213,7 +231,9 @@ def _mtime(entry: os.DirEntry) -> float:
 
 def forget() -> None:
     """Drop what this process read and added (tests: a fresh process's view of the folder)."""
+    global _flushes
     with _lock:
+        _flushes = 0
         _read.clear()
         _added.clear()
         _contexts.clear()

@@ -17,7 +17,7 @@ matplotlib's own, fixed in its code, so the bytes are the ones it would write; a
 and written to, the disk store of :mod:`pdp_audit.reports.font_subset_store`, which a fresh process reads.
 
 A PDF text's size and a vector mathtext layout not in memory are looked up in, and written to, the disk store of
-:mod:`pdp_audit.reports.layout_store` (written when :func:`shared` closes), which a fresh process reads.
+:mod:`pdp_audit.reports.layout_store` (flushed when :func:`shared` closes), which a fresh process reads.
 
 The functions are matplotlib's, patched while any context is open in any thread; the contexts and the caches are
 counted and changed under one lock, since a report may be drawn from another thread.

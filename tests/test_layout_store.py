@@ -165,3 +165,21 @@ def test_the_folder_is_matplotlibs_cache_and_an_unwritable_one_is_harmless(tmp_p
     store.flush()  # nothing written, nothing raised
     store.forget()
     assert store.get(_where(), key) is None and not (blocked / "store").exists()
+
+
+def test_a_process_writes_at_its_first_report_then_in_batches_and_at_its_exit(folder, monkeypatch):
+    monkeypatch.setattr(store, "FLUSH_FROM", 3)
+    render_cache._rc_key()
+    where = _where()
+    store.put(where, ["size", "first"], [1.0, 1.0, 1.0])
+    store.flush()  # the first report's: written
+    for k in range(2):
+        store.put(where, ["size", k], [1.0, 1.0, 1.0])
+        store.flush()  # fewer than FLUSH_FROM waiting: kept for later
+    assert len(store._load(*where)) == 1
+    store.put(where, ["size", 2], [1.0, 1.0, 1.0])
+    store.flush()
+    assert len(store._load(*where)) == 4
+    store.put(where, ["size", 3], [1.0, 1.0, 1.0])
+    store.flush(force=True)  # (what the process's exit runs)
+    assert len(store._load(*where)) == 5
