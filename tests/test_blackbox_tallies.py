@@ -86,3 +86,22 @@ def test_steps_whose_tallies_cannot_stand_for_the_scores_are_read_as_scores(case
     as_scores = tuple(steps.scores(p) for p in positions)
     got = events._candidate_choice(positions, 0, "score", (1e6, 1e6), 0.0, steps)
     assert got == events._candidate_choice(as_scores, 0, "score", (1e6, 1e6), 0.0)
+
+
+@pytest.mark.parametrize("side", ["left", "right"])
+@pytest.mark.parametrize("seed", range(10))
+def test_one_search_among_all_cuts_finds_each_functions_intervals(side, seed):
+    """SharedSearch's intervals are each step function's own search's, releases on the cuts included."""
+    from pdp_audit.audits.blackbox.tallies import SharedSearch
+
+    rng = np.random.default_rng(seed)
+    steps = []
+    for k in (int(rng.integers(1, 150)), int(rng.integers(1, 60))):
+        cuts = np.unique(np.round(rng.normal(0, 3, k), 1))
+        steps.append(Steps(cuts, rng.normal(size=cuts.size + 1), side))
+    steps.insert(1, None)  # a score that is not a step function
+    x = np.concatenate([np.round(rng.normal(0, 4, 3000), 1), steps[0].cuts, steps[2].cuts, [-1e9, 1e9]])
+    found = SharedSearch(tuple(steps))(x)
+    assert sorted(found) == [0, 2]
+    for c in (0, 2):
+        assert np.array_equal(found[c], steps[c].positions(x))

@@ -54,7 +54,7 @@ from typing import Callable
 
 import numpy as np
 
-from pdp_audit.audits.blackbox.tallies import Steps, Tally, distinct_values
+from pdp_audit.audits.blackbox.tallies import SharedSearch, Steps, Tally, distinct_values
 from pdp_audit.verify.estimators.attack import poisson_mean_within, poisson_upper
 from pdp_audit.verify.estimators.engine import block_rng, iter_blocks
 from pdp_audit.verify.estimators.stats import beta_isf, beta_ppf
@@ -590,6 +590,7 @@ class CandidateScores(_FreshBlocks):
         self.scores, self.keep = scores, keep
         #: per score, its :class:`~pdp_audit.audits.blackbox.tallies.Steps` where its column holds intervals
         self.steps = score_steps(scores, fresh)
+        self.search = SharedSearch(self.steps)
 
     def __call__(self, size: int, rng: np.random.Generator):
         raw = self.raw(size, rng)
@@ -599,9 +600,8 @@ class CandidateScores(_FreshBlocks):
     def of(self, raw: np.ndarray) -> np.ndarray:
         """The candidates' scores of checked raw releases, shape (releases, len(scores))."""
         block = self.augmented(raw)
-        return np.column_stack(
-            [score(block) if s is None else s.positions(block[:, 0]) for score, s in zip(self.scores, self.steps)]
-        )
+        positions = self.search(block[:, 0]) if self.search.which else {}
+        return np.column_stack([positions[c] if c in positions else s(block) for c, s in enumerate(self.scores)])
 
 
 def score_steps(scores: tuple, fresh: _FreshBlocks) -> tuple:

@@ -84,3 +84,32 @@ class Steps:
 def distinct_values(tallies: tuple) -> int:
     """The number of distinct scores among ``tallies`` (np.unique's, zeros of one sign only)."""
     return int(np.unique(np.concatenate([t.values for t in tallies])).size)
+
+
+class SharedSearch:
+    """The intervals (:meth:`Steps.positions`) of several step functions of the same column, searched on the same
+    side, from one search among all their cuts: for a release x passing k of the pooled cuts u_0 < u_1 < … (k = #(u <
+    x) on the "left", #(u ≤ x) on the "right"), each function's own cuts are among the u, so it passes those of its
+    cuts ≤ u_{k−1}: a lookup by k.  The trees and the histogram of one column then cost one search of the selection
+    pass's releases, not two (a search costs a pass over the releases per level)."""
+
+    def __init__(self, steps: tuple):
+        self.steps = steps
+        self.which = [c for c, s in enumerate(steps) if s is not None]
+        sides = {steps[c].side for c in self.which}
+        self.pooled = None
+        if len(self.which) > 1 and len(sides) == 1:
+            self.side = sides.pop()
+            self.pooled = np.unique(np.concatenate([steps[c].cuts for c in self.which]))
+            self.lookup = [
+                np.concatenate([[0], np.searchsorted(steps[c].cuts, self.pooled, "right")]) for c in self.which
+            ]
+
+    def __call__(self, column: np.ndarray) -> dict[int, np.ndarray]:
+        """Per step function (by its index among ``steps``), the intervals of the releases ``column``."""
+        if self.pooled is None:
+            return {c: self.steps[c].positions(column) for c in self.which}
+        from pdp_audit.audits.blackbox.features import sorted_position
+
+        passed = sorted_position(self.pooled, column, self.side)
+        return {c: lookup[passed].astype(float) for c, lookup in zip(self.which, self.lookup)}
