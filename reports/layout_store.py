@@ -124,7 +124,9 @@ def font_key(prop) -> list:
 def get(where: tuple[str, dict], key: list) -> Any:
     """The value kept for ``key`` in the context ``where`` (see :func:`context`), or None."""
     name, found = where
-    text = json.dumps(key)
+    text = _key_text(key)
+    if text is None:
+        return None
     with _lock:
         if name not in _read:
             _read[name] = _load(name, found)
@@ -138,12 +140,23 @@ def put(where: tuple[str, dict], key: list, value: Any) -> None:
     """Keep ``value`` (JSON numbers, strings, lists) for ``key``, written by a later :func:`flush` (at the latest
     when the process exits)."""
     global _at_exit
+    text = _key_text(key)
+    if text is None:
+        return
     with _lock:
         if not _at_exit:
             atexit.register(flush, force=True)
             _at_exit = True
-        _added.setdefault(where[0], {})[json.dumps(key)] = value
+        _added.setdefault(where[0], {})[text] = value
         _contexts_written[where[0]] = where[1]
+
+
+def _key_text(key: list) -> str | None:
+    """The key as the file keeps it; None for one JSON cannot state exactly (an object of another kind: not kept)."""
+    try:
+        return json.dumps(key, allow_nan=False)
+    except (TypeError, ValueError):
+        return None
 
 
 def _load(name: str, found: dict) -> dict[str, Any]:

@@ -183,3 +183,11 @@ def test_a_process_writes_at_its_first_report_then_in_batches_and_at_its_exit(fo
     store.put(where, ["size", 3], [1.0, 1.0, 1.0])
     store.flush(force=True)  # (what the process's exit runs)
     assert len(store._load(*where)) == 5
+
+
+def test_a_key_json_cannot_state_is_not_kept(folder):
+    render_cache._rc_key()
+    for key in (["size", object()], ["size", float("nan")]):
+        store.put(_where(), key, [1.0, 1.0, 1.0])
+        assert store.get(_where(), key) is None
+    assert not store._added
