@@ -5,7 +5,7 @@ is the one computed with every user's leverages exactly -- and differs when the 
 import numpy as np
 import pytest
 
-from pdp_audit.audits.privacy_report import screening
+from pdp_audit.audits.privacy_report import dependent_screen, screening
 from pdp_audit.audits.privacy_report import trials as tr
 from pdp_audit.mechanisms import privacy_report as pr
 
@@ -81,16 +81,28 @@ def test_screened_table_equals_every_user_computed_exactly(mode, monkeypatch):
     assert not np.array_equal(_table(_work(mode)), exact)
 
 
-def test_dependent_screen_in_fewer_passes_decides_as_the_general_one(monkeypatch):
+@pytest.mark.parametrize("head", [None, 7, 0])
+def test_dependent_screen_in_fewer_passes_decides_as_the_general_one(head, monkeypatch):
     """Algorithm 2's data-dependent screen scales μ₀ by one factor a repetition: the same decisions (settled
-    repetitions, pairs left to compute) as the general screen, and it is the path the chunks take."""
+    repetitions, pairs left to compute) as the general screen, and it is the path the chunks take -- also where the
+    events some user certainly fails look among the first ``head`` users first and among the others only where these
+    settle nothing (None: the default head, here every user)."""
     work = _work("dependent")
     chunks, screen, scaled = [], tr.PipelineTrials._screen, tr.PipelineTrials._screen_dependent
     monkeypatch.setattr(tr.PipelineTrials, "_screen", lambda self, H, st: chunks.append((H, st)) or screen(self, H, st))
     _table(work)
     monkeypatch.undo()
     assert chunks and all(scaled(work, screening.deviation(H, *work.reference[:2]), st) for H, st in chunks)
+    if head is not None:
+        monkeypatch.setattr(dependent_screen, "HEAD", head)
+    selections, at = [], dependent_screen._At
+    monkeypatch.setattr(
+        dependent_screen, "_At", lambda reps, users: selections.append((reps, users)) or at(reps, users)
+    )
     fast = [work._screen(H, st) for H, st in chunks]
+    if head == 7:  # the search went on past the head in some repetitions, and was spared in others
+        rest = [np.size(reps) for reps, users in selections if users == slice(head, None)]
+        assert rest and max(rest) > 0 and min(rest) < dependent_screen.TILE
     monkeypatch.setattr(tr.PipelineTrials, "_screen_dependent", lambda self, r, st: None)
     for got, (H, st) in zip(fast, chunks):
         general = work._screen(H, st)
