@@ -19,22 +19,19 @@ disk) leaves the report to subset as matplotlib would: the store only ever saves
 
 from __future__ import annotations
 
-import contextlib
 import functools
 import hashlib
 import json
 import os
-import tempfile
-import time
 from pathlib import Path
+
+from pdp_audit.reports.cache_files import prune, write_whole
 
 #: the entry format (a change makes every older entry a miss)
 FORMAT = 1
 #: entries kept (a report writes about ten, of some tens of kilobytes; the test suite some hundreds)
 ENTRIES_KEPT = 2000
-#: a temporary file older than this is a killed writer's (seconds)
-TEMPORARY_AGE_S = 3600
-_SUFFIX, _TEMPORARY = ".subset", ".tmp"
+_SUFFIX = ".subset"
 
 
 def folder() -> Path:
@@ -96,7 +93,6 @@ def read(fontfile, glyphs) -> tuple[bytes, dict[int, int]] | None:
 
 def write(fontfile, glyphs, data: bytes, glyph_map: dict) -> None:
     """Keep a subset (see :func:`read`); silently nothing where the folder cannot be written."""
-    tmp = None
     try:
         key = _key(fontfile, glyphs)
         path = _entry(key)
@@ -107,40 +103,7 @@ def write(fontfile, glyphs, data: bytes, glyph_map: dict) -> None:
             "bytes": len(data),
             "sha256": hashlib.sha256(data).hexdigest(),
         }
-        with tempfile.NamedTemporaryFile(dir=path.parent, prefix=".", suffix=_TEMPORARY, delete=False) as file:
-            tmp = file.name
-            file.write(json.dumps(header, sort_keys=True).encode() + b"\n" + data)
-        os.replace(tmp, path)
-        tmp = None
-        _prune(path.parent)
+        write_whole(path, header, data)
+        prune(path.parent, _SUFFIX, ENTRIES_KEPT, ENTRIES_KEPT * 3 // 4)
     except (OSError, ValueError):
         pass
-    finally:
-        if tmp is not None:
-            with contextlib.suppress(OSError):
-                os.unlink(tmp)
-
-
-def _prune(where: Path) -> None:
-    """Remove the entries used least recently beyond :data:`ENTRIES_KEPT` (down to three quarters of it: not one at
-    every write), and the temporary files of writers killed before their rename (older than
-    :data:`TEMPORARY_AGE_S`: a live writer's is seconds old)."""
-    with os.scandir(where) as listing:
-        found = list(listing)
-    entries = [entry for entry in found if entry.name.endswith(_SUFFIX)]
-    stale = time.time() - TEMPORARY_AGE_S
-    doomed = [entry for entry in found if entry.name.endswith(_TEMPORARY) and _mtime(entry) < stale]
-    if len(entries) > ENTRIES_KEPT:
-        entries.sort(key=_mtime)
-        doomed += entries[: len(entries) - ENTRIES_KEPT * 3 // 4]
-    for entry in doomed:
-        with contextlib.suppress(OSError):
-            os.unlink(entry.path)  # another process may have removed it first
-
-
-def _mtime(entry: os.DirEntry) -> float:
-    try:
-        return entry.stat().st_mtime
-    except OSError:
-        return 0.0
-

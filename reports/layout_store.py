@@ -30,16 +30,15 @@ matplotlib would: the store only ever saves work.
 from __future__ import annotations
 
 import atexit
-import contextlib
 import functools
 import hashlib
 import json
 import os
-import tempfile
 import threading
-import time
 from pathlib import Path
 from typing import Any
+
+from pdp_audit.reports.cache_files import prune, write_whole
 
 #: the file format (a change makes every older file a miss)
 FORMAT = 1
@@ -49,9 +48,7 @@ FILES_KEPT = 16
 ENTRIES_KEPT = 8000
 #: after a process's first flush, entries waiting before the next one writes (see :func:`flush`)
 FLUSH_FROM = 500
-#: a temporary file older than this is a killed writer's (seconds)
-TEMPORARY_AGE_S = 3600
-_SUFFIX, _TEMPORARY = ".layouts", ".tmp"
+_SUFFIX = ".layouts"
 
 _lock = threading.RLock()
 _read: dict[str, dict[str, Any]] = {}  # a context file's name -> its entries (read once a process)
@@ -196,7 +193,6 @@ def flush(force: bool = False) -> None:
 
 
 def _write(name: str, found: dict, entries: dict[str, Any]) -> None:
-    tmp = None
     try:
         where = folder()
         where.mkdir(parents=True, exist_ok=True)
@@ -205,41 +201,10 @@ def _write(name: str, found: dict, entries: dict[str, Any]) -> None:
             merged = dict(list(merged.items())[-ENTRIES_KEPT:])
         data = json.dumps(merged).encode()
         header = {"context": found, "sha256": hashlib.sha256(data).hexdigest()}
-        with tempfile.NamedTemporaryFile(dir=where, prefix=".", suffix=_TEMPORARY, delete=False) as file:
-            tmp = file.name  # (made readable and writable by the user only)
-            file.write(json.dumps(header, sort_keys=True).encode() + b"\n" + data)
-        os.replace(tmp, where / name)
-        tmp = None
-        _prune(where)
+        write_whole(where / name, header, data)
+        prune(where, _SUFFIX, FILES_KEPT, FILES_KEPT)
     except (OSError, ValueError):
         pass
-    finally:
-        if tmp is not None:
-            with contextlib.suppress(OSError):
-                os.unlink(tmp)
-
-
-def _prune(where: Path) -> None:
-    """Remove the context files used least recently beyond :data:`FILES_KEPT`, and the temporary files of writers
-    killed before their rename (older than :data:`TEMPORARY_AGE_S`: a live writer's is seconds old)."""
-    with os.scandir(where) as listing:
-        found = list(listing)
-    files = [entry for entry in found if entry.name.endswith(_SUFFIX)]
-    stale = time.time() - TEMPORARY_AGE_S
-    doomed = [entry for entry in found if entry.name.endswith(_TEMPORARY) and _mtime(entry) < stale]
-    if len(files) > FILES_KEPT:
-        files.sort(key=_mtime)
-        doomed += files[: len(files) - FILES_KEPT]
-    for entry in doomed:
-        with contextlib.suppress(OSError):
-            os.unlink(entry.path)  # another process may have removed it first
-
-
-def _mtime(entry: os.DirEntry) -> float:
-    try:
-        return entry.stat().st_mtime
-    except OSError:
-        return 0.0
 
 
 def forget() -> None:
