@@ -230,3 +230,23 @@ def test_a_command_ends_without_teardown_once_its_exit_handlers_ran(tmp_path):
     done = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, capture_output=True, text=True, timeout=120)
     assert done.returncode == 2 and done.stdout == "exit handler ran\n", (done.stdout, done.stderr)
     assert done.stderr.count("\n") == 1 and "missing.toml" in done.stderr, done.stderr
+
+
+def test_a_file_the_users_code_left_open_keeps_what_it_wrote(tmp_path):
+    """Ending without teardown (above) frees no object, so nothing flushes a file the user's code wrote to and never
+    closed -- Python's teardown would have: its bytes, text and binary, are on disk once the command ended."""
+    import subprocess
+    import sys
+
+    code = (
+        "import sys\n"
+        "log = open('log.txt', 'w', encoding='utf-8')\nlog.write('kept')\n"
+        "raw = open('raw.bin', 'wb')\nraw.write(b'bytes')\n"
+        "from pdp_audit.verify.cli.main import main\n"
+        "sys.argv = ['pdp-audit', 'certify', 'missing.toml']\n"
+        "sys.exit(main())\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 2, done.stderr
+    assert (tmp_path / "log.txt").read_text(encoding="utf-8") == "kept"
+    assert (tmp_path / "raw.bin").read_bytes() == b"bytes"

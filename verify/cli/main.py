@@ -238,7 +238,29 @@ def _exit_without_teardown(code: int) -> None:
     import atexit
 
     atexit._run_exitfuncs()
+    _flush_open_files()
     _flushed_exit(code)
+
+
+def _flush_open_files() -> None:
+    """Write out what every file object still open for writing holds in its buffer: the user's code may have
+    written to a file it never closed (a log its mechanism keeps), and Python's teardown would have flushed it when
+    it freed the object; ``os._exit`` frees nothing, so those bytes were lost.  Text wrappers first (they hand their
+    bytes to a buffer), then buffers.  Types are compared exactly through ``type()``: ``isinstance`` against the
+    ``io`` ABCs could run a ``__class__`` the user's code defined.  A flush that fails is Python's teardown's
+    failure too, and is not ours to report."""
+    import gc
+    import io
+
+    writers = (io.TextIOWrapper, io.BufferedWriter, io.BufferedRandom)
+    open_files = [obj for obj in gc.get_objects() if issubclass(type(obj), writers)]
+    open_files.sort(key=lambda obj: not issubclass(type(obj), io.TextIOWrapper))
+    for file in open_files:
+        try:
+            if not file.closed and file.writable():
+                file.flush()
+        except (OSError, ValueError, AttributeError):  # a full disk, a closed raw file, a subclass's own rules
+            pass
 
 
 def _flushed_exit(code: int) -> None:
