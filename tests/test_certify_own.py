@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import re
 import sys
 import textwrap
@@ -441,3 +442,18 @@ def test_certify_workers_flag_reaches_a_users_mechanism(tmp_path, monkeypatch, c
     monkeypatch.chdir(tmp_path)
     main(["certify", str(toml), "--report", "none", "--json", str(tmp_path / "c.json"), "--workers", "2"])
     assert "on 2 worker processes" in capfd.readouterr().err  # the user's code runs in a forked child
+
+
+def test_a_library_installed_after_a_certificate_is_found_by_the_next(tmp_path, monkeypatch):
+    """The scan of the installed distributions is kept between certificates while no ``sys.path`` entry changed;
+    installing one (its ``*.dist-info`` folder added to an entry) changes the entry's time, and is seen."""
+    from pdp_audit.verify.core import module_fingerprints
+
+    monkeypatch.syspath_prepend(str(tmp_path))
+    assert "late_lib" not in module_fingerprints._providers()
+    info = tmp_path / "late_lib-1.0.dist-info"
+    info.mkdir()
+    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: late-lib\nVersion: 1.0\n", encoding="utf-8")
+    (info / "top_level.txt").write_text("late_lib\n", encoding="utf-8")
+    os.utime(tmp_path, ns=(0, os.stat(tmp_path).st_mtime_ns + 1))  # whatever the file system's clock resolution
+    assert module_fingerprints._providers()["late_lib"] == ["late-lib"]

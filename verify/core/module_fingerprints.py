@@ -13,6 +13,7 @@ pdp-audit's own modules.  A helper that cannot be read when it is first seen is 
 from __future__ import annotations
 
 import hashlib
+import os
 import sys
 from collections.abc import Mapping
 from pathlib import Path
@@ -31,19 +32,34 @@ class HelperModules:
         self.module_name = module_name
         self.seen: dict[str, str] = {}  # path relative to the folder -> sha256 of its bytes when first seen
         # a module's file resolved once per audit, not at every pass over sys.modules (thousands of entries in a
-        # host such as pytest; each resolution is a system call per path component)
-        self._resolved: dict[str, Path | None] = {}
+        # host such as pytest; each resolution is a system call per path component); compared as strings, since
+        # a resolved path is absolute and normal (pathlib's parsing of thousands of paths cost more than the calls)
+        self._resolved: dict[str, str | None] = {}
+        self._folders: dict[str, str] = {}  # a folder of module files -> the folder resolved
+        self._inside = os.path.join(str(self.folder), "")  # the prefix of a path inside the folder
+
+    def _resolve(self, origin: str) -> str | None:
+        """``Path(origin).resolve()`` as a string, or None where it cannot be resolved.  A file that is no symbolic
+        link resolves to its folder resolved and its own name: each folder of module files (a package's, the
+        standard library's) is resolved once, and each file costs one ``lstat``."""
+        try:
+            head, tail = os.path.split(origin)
+            if not os.path.isabs(head) or tail in ("", ".", "..") or os.path.islink(origin):
+                return str(Path(origin).resolve())
+            if head not in self._folders:
+                self._folders[head] = str(Path(head).resolve())
+            return os.path.join(self._folders[head], tail)
+        except OSError:
+            return None
 
     def _relative(self, origin: str) -> tuple[Path, Path] | None:
         """``origin`` resolved and relative to the folder, or None when it lies elsewhere or cannot be resolved."""
         if origin not in self._resolved:
-            try:
-                self._resolved[origin] = Path(origin).resolve()
-            except OSError:
-                self._resolved[origin] = None
-        path = self._resolved[origin]
-        if path is None or not path.is_relative_to(self.folder):
+            self._resolved[origin] = self._resolve(origin)
+        resolved = self._resolved[origin]
+        if resolved is None or not (resolved.startswith(self._inside) or resolved == str(self.folder)):
             return None
+        path = Path(resolved)
         return path, path.relative_to(self.folder)
 
     def update(self) -> None:
@@ -117,10 +133,34 @@ def libraries(modules: list, objects: tuple = ()) -> list[dict[str, str]]:
 LISTED_ELSEWHERE = frozenset({"pdp-audit", "numpy", "scipy", "statsmodels", "matplotlib", "mpmath"})
 
 
+#: The last scan of the installed distributions, after the :func:`_installation` it was made for.
+_SCANNED: list[tuple[tuple, Mapping[str, list[str]]]] = []
+
+
 def _providers() -> Mapping[str, list[str]]:
+    """Every top-level package name mapped to the distributions providing it: a scan of every installed
+    distribution's files, made again only where :func:`_installation` changed since the last, not once a
+    certificate in a process that certifies many (a notebook, a test suite)."""
     from importlib import metadata
 
-    return metadata.packages_distributions()
+    installation = _installation()
+    if not _SCANNED or _SCANNED[0][0] != installation:
+        _SCANNED[:] = [(installation, metadata.packages_distributions())]
+    return _SCANNED[0][1]
+
+
+def _installation() -> tuple:
+    """Where distributions are found now: ``sys.meta_path``'s finders and each ``sys.path`` entry with its
+    modification time.  Installing, upgrading or removing a distribution adds or removes its ``*.dist-info`` folder
+    in an entry, which changes the entry's time -- the invalidation importlib's path finders use for imports."""
+    entries: list[tuple[str, int | None]] = []
+    for entry in sys.path:
+        where = os.path.abspath(entry or os.curdir)
+        try:
+            entries.append((where, os.stat(where).st_mtime_ns))
+        except OSError:  # an entry that does not exist (yet) holds no distribution
+            entries.append((where, None))
+    return tuple(sys.meta_path), tuple(entries)
 
 
 def _record(name: str) -> dict[str, str]:
