@@ -445,15 +445,20 @@ def test_certify_workers_flag_reaches_a_users_mechanism(tmp_path, monkeypatch, c
 
 
 def test_a_library_installed_after_a_certificate_is_found_by_the_next(tmp_path, monkeypatch):
-    """The scan of the installed distributions is kept between certificates while no ``sys.path`` entry changed;
-    installing one (its ``*.dist-info`` folder added to an entry) changes the entry's time, and is seen."""
+    """The scan of the installed distributions is kept per ``sys.path`` entry while the entry is unchanged, and maps
+    each top-level name to the distributions ``importlib.metadata.packages_distributions`` maps it to; installing
+    one (its ``*.dist-info`` folder added to an entry) changes the entry's time, and is seen."""
+    from importlib import metadata
+
     from pdp_audit.verify.core import module_fingerprints
 
     monkeypatch.syspath_prepend(str(tmp_path))
-    assert "late_lib" not in module_fingerprints._providers()
+    kept = module_fingerprints._providers()
+    assert kept == {top: set(names) for top, names in metadata.packages_distributions().items()}
+    assert "late_lib" not in kept
     info = tmp_path / "late_lib-1.0.dist-info"
     info.mkdir()
     (info / "METADATA").write_text("Metadata-Version: 2.1\nName: late-lib\nVersion: 1.0\n", encoding="utf-8")
     (info / "top_level.txt").write_text("late_lib\n", encoding="utf-8")
     os.utime(tmp_path, ns=(0, os.stat(tmp_path).st_mtime_ns + 1))  # whatever the file system's clock resolution
-    assert module_fingerprints._providers()["late_lib"] == ["late-lib"]
+    assert module_fingerprints._providers()["late_lib"] == {"late-lib"}

@@ -15,7 +15,7 @@ from __future__ import annotations
 import hashlib
 import os
 import sys
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from pathlib import Path
 
 from pdp_audit.mechanisms.validation import InputError
@@ -133,34 +133,52 @@ def libraries(modules: list, objects: tuple = ()) -> list[dict[str, str]]:
 LISTED_ELSEWHERE = frozenset({"pdp-audit", "numpy", "scipy", "statsmodels", "matplotlib", "mpmath"})
 
 
-#: The last scan of the installed distributions, after the :func:`_installation` it was made for.
-_SCANNED: list[tuple[tuple, Mapping[str, list[str]]]] = []
+#: Each ``sys.path`` entry's last scan: the entry's modification time then, and its top-level names mapped to the
+#: distributions the entry holds that provide them.
+_SCANNED: dict[str, tuple[int | None, dict[str, set[str]]]] = {}
 
 
-def _providers() -> Mapping[str, list[str]]:
-    """Every top-level package name mapped to the distributions providing it: a scan of every installed
-    distribution's files, made again only where :func:`_installation` changed since the last, not once a
-    certificate in a process that certifies many (a notebook, a test suite)."""
+def _providers() -> Mapping[str, Collection[str]]:
+    """Every top-level package name mapped to the installed distributions providing it, as
+    ``importlib.metadata.packages_distributions`` maps them (tests/test_certify_own.py compares the two).
+
+    Its scan of every distribution's files is made per ``sys.path`` entry and kept while the entry's modification
+    time is unchanged: installing, upgrading or removing a distribution adds or removes its ``*.dist-info`` folder in
+    an entry, which changes that time (the invalidation importlib's path finders use for imports).  A process that
+    certifies many deployments (a notebook, a test suite), each adding its own folder to ``sys.path``, scans the
+    site-packages once, not once a certificate.  Where distributions are found by other means than the path (a
+    finder of its own on ``sys.meta_path``) or this Python names the rule otherwise, the whole scan is made."""
+    from importlib import metadata
+    from importlib.machinery import PathFinder
+
+    rule = getattr(metadata, "_top_level_declared", None), getattr(metadata, "_top_level_inferred", None)
+    others = [f for f in sys.meta_path if f is not PathFinder and hasattr(f, "find_distributions")]
+    if others or None in rule:
+        return metadata.packages_distributions()
+    providers: dict[str, set[str]] = {}
+    for entry in sys.path:
+        for top, names in _entry_providers(entry, rule).items():
+            providers.setdefault(top, set()).update(names)
+    return providers
+
+
+def _entry_providers(entry: str, rule: tuple) -> dict[str, set[str]]:
+    """One ``sys.path`` entry's part of :func:`_providers`, scanned again where its modification time changed."""
     from importlib import metadata
 
-    installation = _installation()
-    if not _SCANNED or _SCANNED[0][0] != installation:
-        _SCANNED[:] = [(installation, metadata.packages_distributions())]
-    return _SCANNED[0][1]
-
-
-def _installation() -> tuple:
-    """Where distributions are found now: ``sys.meta_path``'s finders and each ``sys.path`` entry with its
-    modification time.  Installing, upgrading or removing a distribution adds or removes its ``*.dist-info`` folder
-    in an entry, which changes the entry's time -- the invalidation importlib's path finders use for imports."""
-    entries: list[tuple[str, int | None]] = []
-    for entry in sys.path:
-        where = os.path.abspath(entry or os.curdir)
-        try:
-            entries.append((where, os.stat(where).st_mtime_ns))
-        except OSError:  # an entry that does not exist (yet) holds no distribution
-            entries.append((where, None))
-    return tuple(sys.meta_path), tuple(entries)
+    where = os.path.abspath(entry or os.curdir)
+    try:
+        stamp: int | None = os.stat(where).st_mtime_ns
+    except OSError:  # an entry that does not exist (yet) holds no distribution
+        stamp = None
+    if where not in _SCANNED or _SCANNED[where][0] != stamp:
+        declared, inferred = rule
+        found: dict[str, set[str]] = {}
+        for dist in metadata.distributions(path=[where]):
+            for top in declared(dist) or inferred(dist):
+                found.setdefault(top, set()).add(dist.metadata["Name"])
+        _SCANNED[where] = (stamp, found)
+    return _SCANNED[where][1]
 
 
 def _record(name: str) -> dict[str, str]:
