@@ -1,6 +1,7 @@
 """The black box's shortcuts give scikit-learn's and numpy's numbers bit for bit: the logistic statistic's scores
 (attack.linear_scores) against scikit-learn's decision function of its scaled features, and the histogram score fitted
-with its values counted on a prefix first (features.FEW_FIRST) against the one that lists them all."""
+with its values counted on a prefix first (features.FEW_FIRST) against the one that lists them all, and the fits that
+read their quantiles and atoms off one sort of the pooled columns (features.pooled_sorted) against those that do not."""
 
 from __future__ import annotations
 
@@ -34,3 +35,36 @@ def test_a_histogram_fitted_from_a_prefix_first_is_the_one_fitted_from_all_value
     monkeypatch.setattr(features, "FEW_FIRST", None)  # pooled[:None]: every value listed, as before
     full = features.HistogramScore.fit(d, dp)
     assert all(np.array_equal(a, b) for a, b in zip(quick.edges + quick.log_ratio, full.edges + full.log_ratio))
+
+
+def _bits(arrays) -> list:
+    return [np.asarray(a, dtype=float).view(np.uint64).tolist() for a in arrays]
+
+
+@pytest.mark.parametrize("kind", ["real", "zeros of both signs", "counts"])
+def test_fits_on_the_pooled_columns_sorted_once_are_the_fits_of_the_releases(kind):
+    """The histograms' quantile edges and ratios, the pooled histogram's, and the outcome keys' atoms, fitted with
+    :func:`features.pooled_sorted` given, bit for bit those fitted without: real values, a column half zeros of
+    either sign (whose signs np.quantile may read: read as they are there), and counts with atoms."""
+    rng = np.random.default_rng(7)
+    n = 20_000
+
+    def draw(shift):
+        real = rng.laplace(shift, 1.0, n)
+        zeros = np.where(rng.random(n) < 0.5, np.copysign(0.0, rng.normal(size=n)), real)
+        counts = rng.poisson(3.0 + shift, n).astype(float)
+        return np.column_stack(
+            {"real": [real, -real], "zeros of both signs": [zeros, real], "counts": [counts, real]}[kind]
+        )
+
+    d, dp = draw(0.0), draw(0.5)
+    ordered = features.pooled_sorted(d, dp)
+    for fit in (features.HistogramScore.fit, features.PooledHistogramScore.fit):
+        plain, shared = fit(d, dp), fit(d, dp, ordered=ordered)
+        assert _bits(plain.edges) == _bits(shared.edges)
+        ratios = [r if isinstance(r, tuple) else (r,) for r in (plain.log_ratio, shared.log_ratio)]
+        assert _bits(ratios[0]) == _bits(ratios[1])
+    plain, shared = features.OutcomeScore.fit(d, dp), features.OutcomeScore.fit(d, dp, ordered)
+    assert (plain is None) == (shared is None) == (kind == "real")
+    if plain is not None:
+        assert _bits(plain.keys.atoms) == _bits(shared.keys.atoms) and _bits([plain.table]) == _bits([shared.table])

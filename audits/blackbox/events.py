@@ -647,15 +647,22 @@ def candidate_scores(fit_d: np.ndarray, fit_dp: np.ndarray, learners: dict) -> d
     logistic test and trees) on its first :data:`LEARNER_TRIALS` releases per world, the outcome score (discrete
     outputs only) and the per-column histogram scores (of the columns, and of their first differences when there
     are several, and pooled over the columns: :class:`~pdp_audit.audits.blackbox.features.PooledHistogramScore`)."""
-    from pdp_audit.audits.blackbox.features import HistogramScore, OutcomeIndex, OutcomeScore, PooledHistogramScore
+    from pdp_audit.audits.blackbox.features import (
+        HistogramScore,
+        OutcomeIndex,
+        OutcomeScore,
+        PooledHistogramScore,
+        pooled_sorted,
+    )
 
     few_d, few_dp = fit_d[:LEARNER_TRIALS], fit_dp[:LEARNER_TRIALS]  # the learners' time grows with their data
     found = {name: fit(few_d, few_dp) for name, fit in learners.items()}
-    found["histograms"] = HistogramScore.fit(fit_d, fit_dp)
+    ordered = pooled_sorted(fit_d, fit_dp)  # one sort a column for the histograms and the outcomes
+    found["histograms"] = HistogramScore.fit(fit_d, fit_dp, ordered=ordered)
     if fit_d.shape[1] > 1:
         found["increments"] = HistogramScore.fit(fit_d, fit_dp, differences=True)
-        found["pooled"] = PooledHistogramScore.fit(fit_d, fit_dp)
-    outcomes = OutcomeScore.fit(fit_d, fit_dp)
+        found["pooled"] = PooledHistogramScore.fit(fit_d, fit_dp, ordered)
+    outcomes = OutcomeScore.fit(fit_d, fit_dp, ordered)
     if outcomes is not None:
         found["outcomes"] = OutcomeIndex(outcomes)  # ranked again on the selection's first half
     return found
