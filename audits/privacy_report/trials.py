@@ -477,16 +477,18 @@ class _Factors:
     @classmethod
     def of(cls, A: np.ndarray, pd: np.ndarray, plus: np.ndarray | None = None) -> _Factors:
         """The factors of A_t (of A_t + ``plus``_t) where ``pd`` (and the factorisation succeeds: a knife-edge
-        λ_min(P) ≈ −1 is +∞).  The sum is formed a matrix at a time, into the array LAPACK factorises in place."""
+        λ_min(P) ≈ −1 is +∞).  The matrices factorised are one stacked copy (or sum, elementwise: the same bits as a
+        matrix at a time), each factorised in place: no array made per matrix."""
         from scipy.linalg.lapack import dpotrf  # per matrix: numpy's stacked Cholesky raises for the whole stack
 
         factors: list[np.ndarray | None] = [None] * A.shape[0]
-        for i in np.flatnonzero(pd):
-            # A symmetric: its transpose is the Fortran-ordered A
-            if plus is None:
-                L, info = dpotrf(A[i].T, lower=1, clean=0)
-            else:
-                L, info = dpotrf((A[i] + plus[i]).T, lower=1, clean=0, overwrite_a=1)
+        which = np.flatnonzero(pd)
+        stack = A[which]  # a copy (fancy indexing)
+        if plus is not None:
+            stack += plus[which]
+        for i, a in zip(which.tolist(), stack):
+            # a symmetric: its transpose is the Fortran-ordered a, factorised where it lies (the factor is a view)
+            L, info = dpotrf(a.T, lower=1, clean=0, overwrite_a=1)
             factors[i] = L if info == 0 else None
         return cls(factors)
 
