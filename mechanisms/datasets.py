@@ -18,6 +18,7 @@ from typing import Iterator
 
 import numpy as np
 
+from pdp_audit.mechanisms import shipped_store
 from pdp_audit.mechanisms.csv_pieces import BLANK, NOT_WORD, WORD, ReadAhead, Unsplit, copy_rows, parse_in_pieces
 from pdp_audit.mechanisms.validation import InputError, not_a_regular_file, quoted, shown
 
@@ -34,16 +35,18 @@ class Dataset:
 
 
 def _sklearn(loader_name: str, description: str) -> Dataset:
+    """scikit-learn's ``loader_name`` data set, read from the store where it holds its arrays (importing scikit-learn
+    costs more than the audit of a shipped data set at a small budget: :mod:`.shipped_store`)."""
+    features, target, names = shipped_store.load(loader_name, lambda: _sklearn_arrays(loader_name))
+    return Dataset(loader_name.removeprefix("load_").replace("_", "-"), features, target, description, names)
+
+
+def _sklearn_arrays(loader_name: str) -> shipped_store.Arrays:
     from sklearn import datasets
 
     bunch = getattr(datasets, loader_name)()
-    return Dataset(
-        loader_name.removeprefix("load_").replace("_", "-"),
-        np.asarray(bunch.data, float),
-        np.asarray(bunch.target, float),
-        description,
-        tuple(str(name) for name in bunch.feature_names),
-    )
+    names = tuple(str(name) for name in bunch.feature_names)
+    return np.asarray(bunch.data, float), np.asarray(bunch.target, float), names
 
 
 SHIPPED = {
