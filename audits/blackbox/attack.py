@@ -686,12 +686,14 @@ def _training_releases(blocks, world: str, first: tuple[int, str] | None):
 
 
 def _filled(blocks, n: int) -> np.ndarray:
-    """The ``n`` rows of ``blocks`` in one array, filled as they arrive (no list of blocks beside it)."""
+    """The ``n`` rows of ``blocks`` in one array, filled as they arrive (no list of blocks beside it), column by
+    column in memory (Fortran order): the event choice reads each candidate's column of scores (its halves filtered,
+    sorted or tallied), which then lies in one piece, not strided across the other candidates'."""
     out = None
     at = 0
     for block in blocks:
         if out is None:
-            out = np.empty((n, *block.shape[1:]), dtype=block.dtype)
+            out = np.empty((n, *block.shape[1:]), dtype=block.dtype, order="F")
         out[at : at + len(block)] = block
         at += len(block)
     return out if out is not None else np.empty(0)
