@@ -1,0 +1,101 @@
+"""How many of a million unsorted scores lie below each of a few thousand cuts fixed in advance, in a few passes over
+the scores: no sort of them.
+
+The event choice of a score of many values (the logistic score: :func:`pdp_audit.audits.blackbox.events.
+choose_events`) reads, on the first half of the selection pass, the counts of {score ≥ t} and {score ≤ t} in each
+world at its cuts t.  Read off each world's sorted scores, that was two sorts of a million scores per candidate, most
+of the choice's time on the benchmark's 1-D Laplace (issue 44).  Here the cuts c_0 < … < c_{K−1} come first (the
+choice takes them from a subsample) and each score x is placed among them exactly, by a lookup on a uniform grid of
+their range and a few comparisons:
+
+* the cell of x, g(x) = ⌊clip((x − c_0)·s, 0, G − 1)⌋ with s = (G − 1)/(c_{K−1} − c_0), is non-decreasing in x as
+  computed (a rounded difference, a rounded product by s > 0, a clip and a truncation are each monotone);
+* so a cut in a cell before g(x) is < x and a cut in a cell after it is > x, and #{k: c_k < x} is the number of cuts
+  in the cells before g(x) (a table of G + 1 entries) plus those of its own cell that are < x: a scan of the at most
+  :data:`SCAN` cuts a cell holds (on the benchmark, one), or a binary search among them where a cell holds more (a
+  heavy-tailed score's quantiles crowd its centre).
+
+Then #{x ≤ c_k} = #{x: #{c < x} ≤ k} (the cuts increase) is a cumulative ``np.bincount`` of the positions, and
+#{x < c_k} that less the scores equal to c_k: the same integers as ``np.searchsorted`` of the sorted scores
+(tests/test_blackbox_cut_counts.py), whatever the scores' law.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+import numpy as np
+
+#: Cells of the grid over the cuts' range: 2^18 for a few thousand cuts, so that on a light-tailed score a cell holds
+#: at most one (a table of 2 MB).
+CELLS = 1 << 18
+#: A cell holding at most this many cuts is scanned, one comparison a cut; past it, searched by halves.
+SCAN = 4
+
+
+@dataclass(frozen=True)
+class CutCounts:
+    """Finite scores counted at increasing ``cuts``: ``at_most[k]`` of them ≤ ``cuts[k]``, ``less[k]`` < it, of
+    ``size`` in all."""
+
+    cuts: np.ndarray
+    at_most: np.ndarray
+    less: np.ndarray
+    size: int
+
+    @classmethod
+    def of(cls, scores: np.ndarray, cuts: np.ndarray) -> CutCounts:
+        """The counts of the finite ``scores`` at the increasing, distinct, finite ``cuts`` (module docstring)."""
+        position = positions(scores, cuts)
+        padded = np.append(cuts, np.inf)
+        equal = padded[position] == scores
+        at_most = np.cumsum(np.bincount(position, minlength=cuts.size + 1)[: cuts.size])
+        ties = np.bincount(position[equal], minlength=cuts.size + 1)[: cuts.size]
+        return cls(cuts, at_most, at_most - ties, int(scores.size))
+
+    def __len__(self) -> int:
+        return self.size
+
+    def below(self, cuts: np.ndarray, side: Literal["left", "right"]) -> np.ndarray:
+        """How many scores are < each of ``cuts`` ("left") or ≤ it ("right"), each of them one of :attr:`cuts`:
+        ``np.searchsorted`` of the sorted scores."""
+        at = np.searchsorted(self.cuts, cuts)
+        return (self.less if side == "left" else self.at_most)[at]
+
+
+def positions(scores: np.ndarray, cuts: np.ndarray) -> np.ndarray:
+    """#{k: cuts[k] < x} for each finite score x (``np.searchsorted(cuts, scores, "left")``) by the grid of the
+    module docstring."""
+    lo = cuts[0]
+    with np.errstate(over="ignore", divide="ignore"):  # a span that overflows, or too narrow for the grid
+        span = cuts[-1] - lo
+        scale = (CELLS - 1) / span if span > 0 else 0.0
+    if scale > 0 and np.isfinite(scale):
+        cell = scores - lo  # ±∞ where the difference overflows: clipped to the first or last cell
+        cell *= scale
+        np.clip(cell, 0, CELLS - 1, out=cell)
+        cell_of = cell.astype(np.intp)
+        of_cut = np.clip((cuts - lo) * scale, 0, CELLS - 1).astype(np.intp)
+        before = np.concatenate([[0], np.cumsum(np.bincount(of_cut, minlength=CELLS))])  # cuts before each cell
+    else:  # one cut, or a span too narrow for the grid: one cell
+        cell_of, before = np.zeros(scores.size, dtype=np.intp), np.array([0, cuts.size])
+    crowded = most_in_a_cell(before)
+    padded = np.append(cuts, np.inf)
+    position = before[cell_of]
+    if crowded <= SCAN:
+        for _ in range(crowded):  # past its cell's cuts, the next cut (or the +∞ pad) is > x: no further step
+            position += padded[position] < scores
+        return position
+    end = before[cell_of + 1]
+    for _ in range(crowded.bit_length()):  # #{c < x} in [position, end]: halved each step
+        middle = (position + end) >> 1
+        less = padded[middle] < scores
+        np.copyto(position, middle + 1, where=less & (position < end))
+        np.copyto(end, middle, where=~less)
+    return position
+
+
+def most_in_a_cell(before: np.ndarray) -> int:
+    """The most cuts one cell holds, from the cuts before each cell: how far a score's scan may go."""
+    return int(np.diff(before).max())
