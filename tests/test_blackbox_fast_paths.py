@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from pdp_audit.audits.blackbox import features
-from pdp_audit.audits.blackbox.attack import learn_statistic
+from pdp_audit.audits.blackbox.attack import Z_MAX, Standardiser, learn_statistic
 
 
 @pytest.mark.parametrize("seed", range(4))
@@ -22,6 +22,21 @@ def test_logistic_scores_are_scikit_learns(seed):
     fresh = np.vstack([d, dp])[:, : seed % 3 + 1] * rng.choice([1.0, 1e3], (10_000, 1))  # beyond the training range
     expected = statistic.model.decision_function(statistic.scaler.transform(statistic.features(fresh)))
     assert np.array_equal(statistic(fresh).view(np.uint64), expected.view(np.uint64))
+
+
+@pytest.mark.parametrize("columns", [1, 3])
+def test_the_standardiser_a_column_at_a_time_is_numpys_broadcast(columns):
+    """Standardiser: z = clip((ldexp(o, −e) − c) / s) centred and scaled a column at a time (attack.by_column), bit
+    for bit numpy's broadcast of c and s along the rows, on columns of every magnitude and fresh releases far beyond
+    the training range (clipped)."""
+    rng = np.random.default_rng(columns)
+    train = rng.laplace(1.0, 3.0, (5_000, columns)) * np.array([1.0, 1e290, 1e-300])[:columns]
+    fresh = train * rng.choice([1.0, -1e3, 1e9], (5_000, 1))
+    standardise = Standardiser.fit(train)
+    with np.errstate(over="ignore"):
+        z = (np.ldexp(fresh, -standardise.exponent) - standardise.centre) / standardise.scale
+    expected = np.clip(z, -Z_MAX, Z_MAX)
+    assert np.array_equal(standardise(fresh).view(np.uint64), expected.view(np.uint64))
 
 
 @pytest.mark.parametrize("values", [3, 64, 65, 5_000, None])
