@@ -162,3 +162,36 @@ def test_one_means_relative_entropy_bound_is_the_arrays_bit_for_bit():
         arrays = relative_entropy_upper(means, counts, alpha)
         ones = np.array([relative_entropy_upper(float(m), float(n), alpha) for m, n in zip(means, counts)])
         assert ones.tobytes() == arrays.tobytes()
+
+
+def test_the_beta_quantiles_call_the_ufuncs_of_scipys_own_hooks_bit_for_bit():
+    """The bounds take ``stats.beta``'s quantile hooks from scipy.special without importing scipy.stats
+    (``_beta_hooks``): on this scipy they must be the hooks' own bits, over q and parameters far beyond what the
+    audits ask (a scipy release whose hooks call other ufuncs fails here)."""
+    from scipy import stats
+
+    from pdp_audit.verify.estimators import stats as ours
+
+    rng = np.random.default_rng(7)
+    q = 10.0 ** rng.uniform(-300, 0, 20_000) * (1 - 1e-16)
+    a, b = (10.0 ** rng.uniform(-3, 9, 20_000) for _ in range(2))
+    ppf, isf = ours._beta_hooks()
+    with np.errstate(all="ignore"):
+        assert ppf(q, a, b).tobytes() == stats.beta._ppf(q, a, b).tobytes()
+        assert isf(q, a, b).tobytes() == stats.beta._isf(q, a, b).tobytes()
+        assert ppf(0.5, 3.0, 4.0) == stats.beta._ppf(0.5, 3.0, 4.0)
+
+
+def test_an_older_scipy_gets_the_hooks_of_scipy_stats(monkeypatch):
+    import scipy
+    from scipy import stats
+
+    from pdp_audit.verify.estimators import stats as ours
+
+    assert ours._beta_hooks()[1] is ours._betainccinv
+    monkeypatch.setattr(scipy, "__version__", "1.16.3")
+    ours._beta_hooks.cache_clear()
+    try:
+        assert ours._beta_hooks() == (stats.beta._ppf, stats.beta._isf)
+    finally:
+        ours._beta_hooks.cache_clear()  # computed again for the installed scipy at the next call

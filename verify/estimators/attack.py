@@ -58,7 +58,7 @@ import math
 from dataclasses import dataclass, field
 
 import numpy as np
-from scipy import fft, optimize, special, stats
+from scipy import fft, optimize, special
 
 from pdp_audit.verify.estimators.stats import clopper_pearson
 
@@ -182,9 +182,9 @@ class OrderStatisticAttack:
     def _bounds(self, alpha: float) -> tuple[np.ndarray, np.ndarray]:
         a = alpha / (4 * self.ranks.size)
         k = self.ranks
-        fpr_hi = stats.beta.isf(a, k, self.n_neg + 1 - k)
+        fpr_hi = _stats().beta.isf(a, k, self.n_neg + 1 - k)
         tpr_lo = clopper_pearson(self.tp_at_neg_rank, self.n_pos, a, side="lower")[0]
-        fnr_hi = stats.beta.isf(a, k, self.n_pos + 1 - k)
+        fnr_hi = _stats().beta.isf(a, k, self.n_pos + 1 - k)
         tnr_lo = clopper_pearson(self.tn_at_pos_rank, self.n_neg, a, side="lower")[0]
         with np.errstate(divide="ignore", invalid="ignore"):
             forward = np.log(np.maximum(tpr_lo - self.delta, 0.0) / fpr_hi)
@@ -228,6 +228,16 @@ _FFT_ERROR = 1e-13
 _RELATIVE_MARGIN = 1e-9
 #: P(J > the largest excess count computed): added to the tail as it is.
 _EXCESS_MISS = 1e-75
+
+
+def _stats():
+    """scipy.stats, imported at its first use: it is most of a second of a process's start, and the pure-DP audits,
+    which import this module through the evidence builders, never use it."""
+    from scipy import stats
+
+    return stats
+
+
 #: The ufuncs scipy.stats.binom evaluates (scipy.special._ufuncs; None where a scipy lacks them).
 _BINOM_PMF, _BINOM_CDF, _BINOM_SF = (
     getattr(special._ufuncs, name, None) for name in ("_binom_pmf", "_binom_cdf", "_binom_sf")
@@ -239,9 +249,9 @@ def poisson_mean_within(n: int, miss: float = POISSON_MISS) -> float:
     if n <= 0:
         return 0.0
     target = math.log(miss)
-    if stats.poisson.logsf(n, n) <= target:  # pragma: no cover - never for miss < 1/2
+    if _stats().poisson.logsf(n, n) <= target:  # pragma: no cover - never for miss < 1/2
         return float(n)
-    return float(optimize.brentq(lambda lam: stats.poisson.logsf(n, lam) - target, 1e-300, float(n), xtol=1e-9))
+    return float(optimize.brentq(lambda lam: _stats().poisson.logsf(n, lam) - target, 1e-300, float(n), xtol=1e-9))
 
 
 def _lattice_pmf(pmf: np.ndarray, weight: int) -> np.ndarray:
@@ -255,7 +265,7 @@ def _binom_pmf(k: np.ndarray, n: float, p: float) -> np.ndarray:
     distribution machinery's argument checks, which cost more than the pmf itself at the ramps' sizes; the
     values are the same bits (tests/test_canaries.py compares them)."""
     if _BINOM_PMF is None:  # pragma: no cover - a scipy without the ufunc
-        return stats.binom.pmf(k, n, p)
+        return _stats().binom.pmf(k, n, p)
     inside = (k >= 0) & (k <= n)
     if inside.all():
         return _BINOM_PMF(k, n, p)
@@ -266,12 +276,12 @@ def _binom_pmf(k: np.ndarray, n: float, p: float) -> np.ndarray:
 
 def _binom_cdf(k: int, n: float, p: float) -> float:
     """``stats.binom.cdf(k, n, p)`` for an integer 0 ≤ k < n (see :func:`_binom_pmf`)."""
-    return float(stats.binom.cdf(k, n, p) if _BINOM_CDF is None else _BINOM_CDF(k, n, p))
+    return float(_stats().binom.cdf(k, n, p) if _BINOM_CDF is None else _BINOM_CDF(k, n, p))
 
 
 def _binom_sf(k: int, n: float, p: float) -> float:
     """``stats.binom.sf(k, n, p)`` for an integer 0 ≤ k < n (see :func:`_binom_pmf`)."""
-    return float(stats.binom.sf(k, n, p) if _BINOM_SF is None else _BINOM_SF(k, n, p))
+    return float(_stats().binom.sf(k, n, p) if _BINOM_SF is None else _BINOM_SF(k, n, p))
 
 
 def _binomial_window(m: int, p: float) -> tuple[int, int, float]:
@@ -289,11 +299,11 @@ def poisson_upper(mean: float, miss: float) -> int:
     same excess allowance after every round of every event (about 20 scipy calls each time)."""
     target = math.log(miss)
     lo, hi = int(mean), int(mean + 10 * math.sqrt(mean) + 20)
-    while stats.poisson.logsf(hi, mean) > target:
+    while _stats().poisson.logsf(hi, mean) > target:
         lo, hi = hi, 2 * hi
     while hi - lo > 1:
         mid = (lo + hi) // 2
-        lo, hi = (mid, hi) if stats.poisson.logsf(mid, mean) > target else (lo, mid)
+        lo, hi = (mid, hi) if _stats().poisson.logsf(mid, mean) > target else (lo, mid)
     return hi
 
 
@@ -307,10 +317,10 @@ def _excess_law(mean_j: float, first: int) -> tuple[np.ndarray, np.ndarray, floa
     top = int(min(first, poisson_upper(mean_j, _EXCESS_MISS)))
     lo = int(min(top, max(0.0, math.floor(mean_j - _WINDOW_SD * math.sqrt(mean_j) - 10))))
     values = np.arange(lo, top + 1)
-    mass = stats.poisson.pmf(values, mean_j)
-    mass[0] += float(stats.poisson.cdf(lo - 1, mean_j)) if lo > 0 else 0.0
+    mass = _stats().poisson.pmf(values, mean_j)
+    mass[0] += float(_stats().poisson.cdf(lo - 1, mean_j)) if lo > 0 else 0.0
     with np.errstate(divide="ignore"):
-        return values, np.log(mass), float(stats.poisson.sf(top, mean_j))
+        return values, np.log(mass), float(_stats().poisson.sf(top, mean_j))
 
 
 def _mixture_pmf(values: np.ndarray, w: np.ndarray, first: int, p: float) -> tuple[int, np.ndarray]:
@@ -472,7 +482,7 @@ class PooledRankAttack:
     def _ranked_candidates(self, counts, lam_a, lam_b, gamma) -> list[tuple[float, int]]:
         """(normal-approximation logit π₀ bound, k) of the candidates, best first (a starting point and an order:
         the bound itself is exact)."""
-        z, c, L = float(stats.norm.isf(gamma)), lam_a * self.delta, self.levels
+        z, c, L = float(_stats().norm.isf(gamma)), lam_a * self.delta, self.levels
         floor = lam_a / (lam_a + lam_b)
         scored = []
         for k in range(self.candidates):

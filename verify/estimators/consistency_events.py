@@ -36,7 +36,6 @@ import warnings
 from dataclasses import dataclass
 
 import numpy as np
-from scipy import stats
 
 #: The loss bins' geometric quantile levels stop where a tail holds about this many pilot draws.
 TAIL_DRAWS = 30
@@ -131,6 +130,8 @@ class CoordinateBins:
     release is one integer per column (``labels`` returns a (rows, columns) array)."""
 
     def __init__(self, pilot_d: np.ndarray, pilot_dp: np.ndarray):
+        from scipy import stats  # here, not at the top: scipy.stats is most of a second of a process's start
+
         distance = [stats.ks_2samp(pilot_d[:, j], pilot_dp[:, j]).statistic for j in range(pilot_d.shape[1])]
         order = np.lexsort((np.arange(len(distance)), -np.asarray(distance)))
         self.columns = [int(j) for j in order[:COORDINATES_WITH_BINS]]

@@ -4,18 +4,29 @@ Clopper–Pearson intervals are the beta quantiles of Clopper & Pearson (1934), 
 ``proportion_confint(method="beta")`` computes them (the same scipy calls, so the same bits; tested against it); they
 are exact, i.e. their coverage is at least the nominal level for every true proportion.  Holm's step-down procedure
 (Holm 1979) is statsmodels' ``multipletests(method="holm")`` in a few lines of numpy, likewise tested against it:
-importing statsmodels took a third of a second of every command's start.
+importing statsmodels took a third of a second of every command's start.  For the same reason scipy.stats (most of a
+second of a process's start) is imported only where a function here needs it: the beta quantiles call the
+scipy.special ufuncs that ``stats.beta``'s own quantile hooks call (:func:`_beta_hooks`), so the pure-DP audits,
+which use nothing else of scipy.stats, never import it.
 """
 
 from __future__ import annotations
 
+import functools
 import math
+import re
 from typing import Callable, Literal
 
 import numpy as np
-from scipy import optimize, stats
+import scipy
+from scipy import optimize, special
 
 Side = Literal["two-sided", "lower", "upper"]
+
+#: The scipy releases whose ``stats.beta._ppf(q, a, b)`` is ``special._ufuncs._beta_ppf(q, a, b)`` and whose
+#: ``stats.beta._isf(q, a, b)`` is ``special.betainccinv(a, b, q)`` (read in their source; tests/test_stats_reference.py
+#: compares the bits with scipy.stats' own over a grid, so a release that changes them fails there)
+SPECIAL_BETA_HOOKS_SINCE = (1, 17)
 
 # Smallest p-value reported by interval inversion: beyond it the beta quantiles lose accuracy,
 # and nothing is decided differently at 1e-60 than at 1e-300.
@@ -38,12 +49,12 @@ def clopper_pearson(count, nobs, alpha: float, side: Side = "two-sided") -> tupl
         if side == "upper":
             lo = np.zeros(count.shape)
         else:
-            lo = _beta_quantile(stats.beta._ppf, two_sided_alpha / 2, count, nobs - count + 1)
+            lo = _beta_quantile(_beta_hooks()[0], two_sided_alpha / 2, count, nobs - count + 1)
             lo = _finite(np.where((count == 0) | np.isnan(lo), 0.0, lo))
         if side == "lower":
             hi = np.ones(count.shape)
         else:
-            hi = _beta_quantile(stats.beta._isf, two_sided_alpha / 2, count + 1, nobs - count)
+            hi = _beta_quantile(_beta_hooks()[1], two_sided_alpha / 2, count + 1, nobs - count)
             hi = _finite(np.where((count == nobs) | np.isnan(hi), 1.0, hi))
     return lo, hi
 
@@ -56,6 +67,25 @@ def _finite(x: np.ndarray) -> np.ndarray:
     if np.isinf(x).any():
         x = np.where(np.isinf(x), np.copysign(np.finfo(float).max, x), x)
     return x
+
+
+@functools.cache
+def _beta_hooks() -> tuple[Callable, Callable]:
+    """``stats.beta``'s quantile hooks ``_ppf(q, a, b)`` and ``_isf(q, a, b)``: the scipy.special ufuncs they call
+    where this scipy's hooks are known to call them (:data:`SPECIAL_BETA_HOOKS_SINCE`), else the hooks themselves
+    (importing scipy.stats: 0.4-0.5 CPU seconds more than scipy.special and scipy.optimize)."""
+    version = tuple(int(part) for part in re.findall(r"\d+", scipy.__version__)[:2])  # "1.18.0rc1": (1, 18)
+    ppf = getattr(special._ufuncs, "_beta_ppf", None)
+    if version >= SPECIAL_BETA_HOOKS_SINCE and ppf is not None:
+        return ppf, _betainccinv
+    from scipy import stats  # an older scipy: its hooks may call other ufuncs
+
+    return stats.beta._ppf, stats.beta._isf
+
+
+def _betainccinv(q, a, b):
+    """``stats.beta._isf(q, a, b)`` as scipy 1.17 computes it."""
+    return special.betainccinv(a, b, q)
 
 
 def _beta_quantile(quantile: Callable, q: float | np.ndarray, a: np.ndarray, b: np.ndarray) -> np.ndarray:
@@ -77,19 +107,21 @@ def beta_ppf(q: np.ndarray, a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """``stats.beta.ppf(q, a, b)`` bit for bit, elementwise over arrays of one shape with 0 < q < 1 (NaN where a or b
     is not positive), without scipy's generic wrapper (:func:`_beta_quantile`)."""
     q, a, b = np.broadcast_arrays(*(np.asarray(x, dtype=float) for x in (q, a, b)))
-    return _beta_quantile(stats.beta._ppf, q, a, b)
+    return _beta_quantile(_beta_hooks()[0], q, a, b)
 
 
 def beta_isf(q: np.ndarray, a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """``stats.beta.isf(q, a, b)`` bit for bit, as :func:`beta_ppf`."""
     q, a, b = np.broadcast_arrays(*(np.asarray(x, dtype=float) for x in (q, a, b)))
-    return _beta_quantile(stats.beta._isf, q, a, b)
+    return _beta_quantile(_beta_hooks()[1], q, a, b)
 
 
 def binomial_pvalue_exceeds(count: int, nobs: int, p0: float) -> float:
     """Exact p-value of H0: p ≤ p0 against p > p0, from ``count`` successes: P[Bin(nobs, p0) ≥ count]."""
     if count <= 0:
         return 1.0
+    from scipy import stats  # here only: most commands never ask for a binomial tail (see the module's docstring)
+
     return float(stats.binom.sf(count - 1, nobs, p0))
 
 

@@ -13,7 +13,6 @@ from dataclasses import replace
 from typing import Callable, Sequence
 
 import numpy as np
-from scipy import stats
 
 from pdp_audit.reports.records import CoverageFigure, Roc, TailCurve, TailCurves
 from pdp_audit.verify.core.checks import CheckSpec, Evidence, samples_to_decide
@@ -129,6 +128,8 @@ def tail_curve_check(
 
 def loss_law_check(spec: CheckSpec, losses: np.ndarray, cdf: Callable, law: str) -> Evidence:
     """Kolmogorov–Smirnov test of the sampled privacy loss against its exact law ``cdf``."""
+    from scipy import stats  # here, not at the top: scipy.stats is most of a second of a process's start
+
     result = stats.kstest(losses, cdf)
     n = losses.size
 

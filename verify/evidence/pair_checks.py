@@ -36,7 +36,6 @@ from dataclasses import dataclass, replace
 from typing import Callable
 
 import numpy as np
-from scipy import stats
 
 from pdp_audit.mechanisms.base import (
     LOSS_RESOLUTION,
@@ -210,6 +209,8 @@ def noise_view_check(
     view that does not replay is not a fail -- it is not used).  The p-value is Bonferroni's over the two worlds."""
     if not view_capable(pair):
         return None
+    from scipy import stats  # here, not at the top: scipy.stats is most of a second of a process's start
+
     view = pair if tilting.has_tilted_view(pair) else rare.noise_view(pair)
     results, scales = {}, {}
     for world, sampled in losses.items():
@@ -285,6 +286,8 @@ def _scale_test(sampled: np.ndarray, via_view: np.ndarray) -> float:
         sampled, via_view = (np.clip(np.nan_to_num(v, posinf=big, neginf=-big), -big, big) for v in (sampled, via_view))
     if np.ptp(np.concatenate([sampled, via_view])) == 0:  # one value in both samples: no scale to compare
         return 1.0
+    from scipy import stats  # here, not at the top: scipy.stats is most of a second of a process's start
+
     with np.errstate(invalid="ignore", divide="ignore"):
         pvalue = float(stats.mood(sampled, via_view).pvalue)
     return pvalue if np.isfinite(pvalue) else 1.0  # all ranks tied: Mood's statistic has no variance
