@@ -81,36 +81,94 @@ def test_screened_table_equals_every_user_computed_exactly(mode, monkeypatch):
     assert not np.array_equal(_table(_work(mode)), exact)
 
 
-@pytest.mark.parametrize("head", [None, 7, 0])
-def test_dependent_screen_in_fewer_passes_decides_as_the_general_one(head, monkeypatch):
-    """Algorithm 2's data-dependent screen scales μ₀ by one factor a repetition: the same decisions (settled
-    repetitions, pairs left to compute) as the general screen, and it is the path the chunks take -- also where the
-    events some user certainly fails look among the first ``head`` users first and among the others only where these
-    settle nothing (None: the default head, here every user)."""
+def _dependent_chunks(monkeypatch) -> tuple[tr.PipelineTrials, list]:
+    """The data-dependent test work and the (H, state) of every chunk its table screened."""
     work = _work("dependent")
-    chunks, screen, scaled = [], tr.PipelineTrials._screen, tr.PipelineTrials._screen_dependent
+    chunks, screen = [], tr.PipelineTrials._screen
     monkeypatch.setattr(tr.PipelineTrials, "_screen", lambda self, H, st: chunks.append((H, st)) or screen(self, H, st))
     _table(work)
     monkeypatch.undo()
+    return work, chunks
+
+
+@pytest.mark.parametrize("candidate", ["score", "first user"])
+def test_dependent_screen_in_fewer_passes_decides_as_the_general_one(candidate, monkeypatch):
+    """Algorithm 2's data-dependent screen scales μ₀ by one factor a repetition: the same decisions (settled
+    repetitions, pairs left to compute) as the general screen, and it is the path the chunks take -- whichever user of
+    a repetition is tried first for the events some user certainly fails (the scored candidate, or always the first
+    user, which leaves most repetitions to the search over every user)."""
+    work, chunks = _dependent_chunks(monkeypatch)
+    scaled = tr.PipelineTrials._screen_dependent
     assert chunks and all(scaled(work, screening.deviation(H, *work.reference[:2]), st) for H, st in chunks)
-    if head is not None:
-        monkeypatch.setattr(dependent_screen, "HEAD", head)
-    selections, at = [], dependent_screen._At
-    monkeypatch.setattr(
-        dependent_screen, "_At", lambda reps, users: selections.append((reps, users)) or at(reps, users)
-    )
+    if candidate == "first user":
+        monkeypatch.setattr(
+            dependent_screen, "_candidates", lambda tile, v: {k: np.zeros(tile.f1.shape[0], int) for k in ("a", "b")}
+        )
+    searched, at = [], dependent_screen._At  # the repetitions searched over every user, per event
+
+    def search(reps, users):
+        searched.append(0 if isinstance(reps, slice) else np.size(reps))
+        return at(reps, users)
+
+    monkeypatch.setattr(dependent_screen, "_At", search)
     fast = [work._screen(H, st) for H, st in chunks]
-    if head == 7:  # the search went on past the head in some repetitions, and was spared in others
-        rest = [np.size(reps) for reps, users in selections if users == slice(head, None)]
-        assert rest and max(rest) > 0 and min(rest) < dependent_screen.TILE
     monkeypatch.setattr(tr.PipelineTrials, "_screen_dependent", lambda self, r, st: None)
-    for got, (H, st) in zip(fast, chunks):
-        general = work._screen(H, st)
+    generals = [work._screen(H, st) for H, st in chunks]
+    # a repetition no user certainly fails is searched whatever the candidate; beyond these:
+    needless = sum(searched) - sum(np.sum(~g[e][0]) for g in generals for e in dependent_screen.SETTLED_EVENTS)
+    repetitions = sum(H.shape[0] for H, _ in chunks)
+    if candidate == "first user":  # the search over every user ran in most repetitions
+        assert needless > repetitions
+    else:  # and the scored candidate spared it in nearly all
+        assert needless < 0.1 * repetitions
+    for got, general in zip(fast, generals):
         assert got.keys() == general.keys()
         for name, (settled, pairs) in general.items():
             np.testing.assert_array_equal(got[name][0], settled)
             np.testing.assert_array_equal(got[name][1], pairs)
             assert pairs.sum() < 0.05 * pairs.size  # the screen settles nearly every (repetition, user)
+
+
+def _bounded_and_exact(work, chunks) -> list[tuple]:
+    """Per tile of the chunks, the comparisons of every event with the logs bounded per repetition and exact."""
+    out = []
+    for H, st in chunks:
+        terms: list = []
+        with pytest.MonkeyPatch.context() as m:
+            m.setattr(dependent_screen, "screen", terms.append)
+            work._screen(H, st)
+        for lo in range(0, H.shape[0], dependent_screen.TILE):
+            tile = dependent_screen._Tile(terms[0], slice(lo, lo + dependent_screen.TILE))
+            every = dependent_screen._At(slice(None), slice(None))
+            cheap, exact = tile.cheap(every), tile.precise(every)
+            for build in (*dependent_screen.SETTLED_EVENTS.values(), lambda v: sum(dependent_screen._uniform(v), [])):
+                out.append((build(cheap), build(exact)))
+    return out
+
+
+def test_bounded_logs_are_never_more_certain_than_the_exact_intervals(monkeypatch):
+    """The screen's first pass bounds the logs per repetition (:meth:`~.dependent_screen._Tile.cheap`): on every pair
+    and comparison of the test chunks, "certainly" with the bounds implies "certainly" with the exact intervals, and
+    "possibly" with these implies "possibly" with the bounds -- and bounds that leave the logs out (0)
+    claim a certainty the exact intervals do not have."""
+    work, chunks = _dependent_chunks(monkeypatch)
+    pairs = _bounded_and_exact(work, chunks)
+    decided = 0
+    for cheap, exact in pairs:
+        for (a, b), (x, y) in zip(cheap, exact):
+            certain, possible = screening.greater(a, b), screening.greater(x, y)
+            assert not np.any(certain.certain & ~possible.certain)
+            assert not np.any(possible.possible & ~certain.possible)
+            decided += np.sum(~certain.possible)
+    assert decided > 0.9 * sum(np.size(p[1][0][0].lo) for p in pairs)  # the bounds decide most pairs
+    monkeypatch.setattr(dependent_screen, "LOG_MARGIN", -1.0)
+    broken = _bounded_and_exact(work, chunks)
+    assert any(
+        np.any(screening.greater(a, b).certain & ~screening.greater(x, y).certain)
+        or np.any(screening.greater(x, y).possible & ~screening.greater(a, b).possible)
+        for cheap, exact in broken
+        for (a, b), (x, y) in zip(cheap, exact)
+    )
 
 
 def test_spectral_certificates_agree_with_the_eigenvalues():
