@@ -32,6 +32,9 @@ import numpy as np
 CELLS = 1 << 18
 #: A cell holding at most this many cuts is scanned, one comparison a cut; past it, searched by halves.
 SCAN = 4
+#: Scores placed at a time: the temporaries of a chunk (512 kB each) stay in the cache and are reused, where those of
+#: a million scores were fresh memory, whose first touch cost as much as the arithmetic in a run of the audit.
+CHUNK = 1 << 16
 
 
 @dataclass(frozen=True)
@@ -46,13 +49,18 @@ class CutCounts:
 
     @classmethod
     def of(cls, scores: np.ndarray, cuts: np.ndarray) -> CutCounts:
-        """The counts of the finite ``scores`` at the increasing, distinct, finite ``cuts`` (module docstring)."""
-        position = positions(scores, cuts)
-        padded = np.append(cuts, np.inf)
-        equal = padded[position] == scores
-        at_most = np.cumsum(np.bincount(position, minlength=cuts.size + 1)[: cuts.size])
-        ties = np.bincount(position[equal], minlength=cuts.size + 1)[: cuts.size]
-        return cls(cuts, at_most, at_most - ties, int(scores.size))
+        """The counts of the finite ``scores`` at the increasing, distinct, finite ``cuts`` (module docstring), placed
+        :data:`CHUNK` at a time."""
+        grid = _Grid(cuts)
+        per_position = np.zeros(cuts.size + 1, dtype=np.intp)
+        ties = np.zeros(cuts.size + 1, dtype=np.intp)
+        for start in range(0, scores.size, CHUNK):
+            chunk = scores[start : start + CHUNK]
+            position = grid.place(chunk)
+            per_position += np.bincount(position, minlength=cuts.size + 1)
+            ties += np.bincount(position[grid.padded[position] == chunk], minlength=cuts.size + 1)
+        at_most = np.cumsum(per_position[: cuts.size])
+        return cls(cuts, at_most, at_most - ties[: cuts.size], int(scores.size))
 
     def __len__(self) -> int:
         return self.size
@@ -67,33 +75,50 @@ class CutCounts:
 def positions(scores: np.ndarray, cuts: np.ndarray) -> np.ndarray:
     """#{k: cuts[k] < x} for each finite score x (``np.searchsorted(cuts, scores, "left")``) by the grid of the
     module docstring."""
-    lo = cuts[0]
-    with np.errstate(over="ignore", divide="ignore"):  # a span that overflows, or too narrow for the grid
-        span = cuts[-1] - lo
-        scale = (CELLS - 1) / span if span > 0 else 0.0
-    if scale > 0 and np.isfinite(scale):
-        cell = scores - lo  # ±∞ where the difference overflows: clipped to the first or last cell
-        cell *= scale
+    return _Grid(cuts).place(scores)
+
+
+class _Grid:
+    """The uniform grid of :data:`CELLS` cells over the increasing ``cuts``' range: ``before[g]`` cuts lie in the
+    cells before cell g, at most ``crowded`` in one cell."""
+
+    def __init__(self, cuts: np.ndarray):
+        self.lo, self.padded = cuts[0], np.append(cuts, np.inf)
+        with np.errstate(over="ignore", divide="ignore"):  # a span that overflows, or too narrow for the grid
+            span = cuts[-1] - self.lo
+            scale = (CELLS - 1) / span if span > 0 else 0.0
+        self.scale = scale if scale > 0 and np.isfinite(scale) else None  # None: one cell
+        if self.scale is None:
+            self.before = np.array([0, cuts.size])
+        else:
+            of_cut = np.clip((cuts - self.lo) * self.scale, 0, CELLS - 1).astype(np.intp)
+            self.before = np.concatenate([[0], np.cumsum(np.bincount(of_cut, minlength=CELLS))])
+        self.crowded = most_in_a_cell(self.before)
+
+    def cells(self, scores: np.ndarray) -> np.ndarray:
+        """Each score's cell: the same arithmetic as the cuts' (monotone in the score)."""
+        if self.scale is None:
+            return np.zeros(scores.size, dtype=np.intp)
+        cell = scores - self.lo  # ±∞ where the difference overflows: clipped to the first or last cell
+        cell *= self.scale
         np.clip(cell, 0, CELLS - 1, out=cell)
-        cell_of = cell.astype(np.intp)
-        of_cut = np.clip((cuts - lo) * scale, 0, CELLS - 1).astype(np.intp)
-        before = np.concatenate([[0], np.cumsum(np.bincount(of_cut, minlength=CELLS))])  # cuts before each cell
-    else:  # one cut, or a span too narrow for the grid: one cell
-        cell_of, before = np.zeros(scores.size, dtype=np.intp), np.array([0, cuts.size])
-    crowded = most_in_a_cell(before)
-    padded = np.append(cuts, np.inf)
-    position = before[cell_of]
-    if crowded <= SCAN:
-        for _ in range(crowded):  # past its cell's cuts, the next cut (or the +∞ pad) is > x: no further step
-            position += padded[position] < scores
+        return cell.astype(np.intp)
+
+    def place(self, scores: np.ndarray) -> np.ndarray:
+        """#{k: cuts[k] < x} for each finite score x."""
+        cell = self.cells(scores)
+        position = self.before[cell]
+        if self.crowded <= SCAN:
+            for _ in range(self.crowded):  # past its cell's cuts, the next cut (or the +∞ pad) is > x: no step
+                position += self.padded[position] < scores
+            return position
+        end = self.before[cell + 1]
+        for _ in range(self.crowded.bit_length()):  # #{c < x} in [position, end]: halved each step
+            middle = (position + end) >> 1
+            less = self.padded[middle] < scores
+            np.copyto(position, middle + 1, where=less & (position < end))
+            np.copyto(end, middle, where=~less)
         return position
-    end = before[cell_of + 1]
-    for _ in range(crowded.bit_length()):  # #{c < x} in [position, end]: halved each step
-        middle = (position + end) >> 1
-        less = padded[middle] < scores
-        np.copyto(position, middle + 1, where=less & (position < end))
-        np.copyto(end, middle, where=~less)
-    return position
 
 
 def most_in_a_cell(before: np.ndarray) -> int:
