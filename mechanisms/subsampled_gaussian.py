@@ -101,15 +101,12 @@ class SubsampledGaussian:
 
     def cdf(self, world: str, x: np.ndarray, upper: bool = False) -> np.ndarray:
         """P_world[X ≤ x] (``upper``: P_world[X > x], computed directly for precision in the right tail)."""
-        from scipy import stats
-
-        f = stats.norm.sf if upper else stats.norm.cdf
         x = np.asarray(x, float)
         other = 1.0 if world == "D" else (-1.0 if self.replace else None)
-        base = f(x, 0.0, self.sigma)
+        base = _normal_cdf(x, 0.0, self.sigma, upper)
         if other is None:
             return base
-        return (1 - self.q) * base + self.q * f(x, other, self.sigma)
+        return (1 - self.q) * base + self.q * _normal_cdf(x, other, self.sigma, upper)
 
     def step(self, direction: str, theta: float) -> TiltedStep:
         """The tilted law g_θ of one step in ``direction`` (module notes)."""
@@ -121,6 +118,17 @@ class SubsampledGaussian:
         if self.replace:  # p = φR₋, ℓ = log R₋ − log R₊: φ R₋^{1+θ} R₊^{−θ}
             return TiltedStep(self, direction, theta, -1.0, 1 + theta, 1.0, theta)
         return TiltedStep(self, direction, theta, 1.0, 0.0, 1.0, theta)  # p = φ, ℓ = −log R₊: φ R₊^{−θ}
+
+
+def _normal_cdf(x: np.ndarray, loc: float, sigma: float, upper: bool) -> np.ndarray:
+    """``scipy.stats.norm.cdf(x, loc, sigma)`` (``upper``: ``.sf``) bit for bit, for σ > 0: the distribution's own
+    hook, Φ((x − loc)/σ) = ndtr(z) (its survival function ndtr(−z)), without the generic wrapper's argument masks
+    and copies around it (the same values at ±inf and NaN) -- the FFT reference's discretisation reads thousands of
+    these CDFs on large grids."""
+    from scipy import special  # imported here: every command's parser imports this module
+
+    z = (x - loc) / sigma
+    return special.ndtr(-z if upper else z)
 
 
 @dataclass(frozen=True)
