@@ -184,10 +184,20 @@ class Standardiser:
         return np.clip(z, -Z_MAX, Z_MAX, out=z)
 
 
+#: :func:`by_column` takes a column at a time up to this many columns, and numpy's broadcast beyond (measured on
+#: 64k rows, 2 shared cores: 47 against 312 µs for 2 columns, 395 against 418 for 8, 1,582 against 808 for 20).
+BY_COLUMN_MAX = 8
+
+
 def by_column(values: np.ndarray, operation: np.ufunc, per_column: np.ndarray) -> None:
-    """``values = operation(values, per_column)`` in place, one column at a time: the same numbers as numpy's
-    broadcast of ``per_column`` along the rows, whose loop over each row of a few columns (one, for a 1-D mechanism)
-    cost ten times the arithmetic on the selection pass's blocks of releases."""
+    """``values = operation(values, per_column)`` in place (a C-ordered array, ``per_column`` broadcast along its
+    rows), a column at a time where the rows are short: numpy's broadcast loop then runs once per row over a few
+    values (one or two, for a 1-D mechanism's [z, z²]), several times the arithmetic on the selection pass's blocks
+    of releases; where they are long (past :data:`BY_COLUMN_MAX`) a column is strided across every row's memory, and
+    the broadcast is the faster.  The same operations on the same numbers either way."""
+    if values.shape[1] > BY_COLUMN_MAX:
+        operation(values, per_column, out=values)
+        return
     for j in range(values.shape[1]):
         column = values[:, j]
         operation(column, per_column[j], out=column)
