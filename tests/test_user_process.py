@@ -120,12 +120,29 @@ FAULTS = [
 ]
 
 
+def forked_command(folder: Path, monkeypatch, capfd, *args: str, **env: str) -> subprocess.CompletedProcess:
+    """The command run here, its user's code forked from this process as the console script forks it (a fresh
+    interpreter for each only repeated the imports): what the child writes reaches the file descriptors captured."""
+    monkeypatch.chdir(folder)
+    monkeypatch.syspath_prepend(str(folder))  # what ``python -m`` puts first on the command's path
+    monkeypatch.delitem(sys.modules, "faulty_user", raising=False)  # imported in the child only, each time
+    monkeypatch.setattr(processes.threading, "active_count", lambda: 1)  # the fork path (see ``forking``)
+    for name, value in env.items():
+        monkeypatch.setenv(name, value)
+    capfd.readouterr()
+    code = main(list(args))
+    out, err = capfd.readouterr()
+    assert "faulty_user" not in sys.modules  # the boundary was crossed: the faults ended a child, not this process
+    return subprocess.CompletedProcess(args, code, out, err)
+
+
 @pytest.mark.parametrize("where,how,ending", FAULTS)
-def test_blackbox_user_code_ending_the_process_is_exit_2_in_one_line(user_folder, where, how, ending):
+def test_blackbox_user_code_ending_the_process_is_exit_2_in_one_line(
+    user_folder, monkeypatch, capfd, where, how, ending
+):
     """main: exit 0 (os._exit), 137 (SIGKILL), 139 (SIGSEGV), and nothing on stderr."""
-    done = cli(
-        user_folder, "blackbox", "faulty_user:make", *CLAIM, "--json", "out.json", FAULT_WHERE=where, FAULT_HOW=how
-    )
+    args = ("blackbox", "faulty_user:make", *CLAIM, "--json", "out.json")
+    done = forked_command(user_folder, monkeypatch, capfd, *args, FAULT_WHERE=where, FAULT_HOW=how)
     assert done.returncode == 2, (done.returncode, done.stdout, done.stderr)
     lines = done.stderr.splitlines()
     assert len(lines) == 1 and done.stdout == "", done
@@ -135,9 +152,11 @@ def test_blackbox_user_code_ending_the_process_is_exit_2_in_one_line(user_folder
 
 
 @pytest.mark.parametrize("where,how,ending", [FAULTS[1], FAULTS[4]])
-def test_certify_user_code_ending_the_process_is_exit_2_and_nothing_published(user_folder, where, how, ending):
+def test_certify_user_code_ending_the_process_is_exit_2_and_nothing_published(
+    user_folder, monkeypatch, capfd, where, how, ending
+):
     args = ("certify", "deploy.toml", "--json", "cert.json", "--report", "cert.pdf")
-    done = cli(user_folder, *args, FAULT_WHERE=where, FAULT_HOW=how)
+    done = forked_command(user_folder, monkeypatch, capfd, *args, FAULT_WHERE=where, FAULT_HOW=how)
     assert done.returncode == 2, (done.returncode, done.stdout, done.stderr)
     (line,) = done.stderr.splitlines()
     assert line.startswith("pdp-audit: error: deploy.toml: mechanism: the code of faulty_user:make ended the audit ")
