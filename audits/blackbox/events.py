@@ -219,6 +219,22 @@ def _few_event_counts(finite: tuple, cuts: np.ndarray, favours_d: bool):
     return tuple(np.array([np.count_nonzero(inside(s, t)) for t in cuts], dtype=np.intp) for s in (favoured, other))
 
 
+class _CountsAt:
+    """:func:`_few_event_counts` of the ``finite`` scores (of D, of D'), each (cut, direction) counted once: the two
+    levels' shortlists share most of their cuts, and the judge of a score of many values reads the choice's."""
+
+    def __init__(self, finite: tuple):
+        self.finite, self.known = finite, {}
+
+    def counts(self, cuts: np.ndarray, favours_d: bool) -> tuple[np.ndarray, np.ndarray]:
+        new = np.array([t for t in dict.fromkeys(cuts.tolist()) if (t, favours_d) not in self.known])
+        if new.size:
+            for t, *pair in zip(new.tolist(), *_few_event_counts(self.finite, new, favours_d)):
+                self.known[t, favours_d] = pair
+        found = [self.known[t, favours_d] for t in cuts.tolist()]
+        return tuple(np.array([f[side] for f in found], dtype=np.intp) for side in (0, 1))
+
+
 def _finite(scores: tuple) -> tuple:
     """The finite scores of D and of D', in their order (filtered once per split, not once per count; tallies as
     they are; read only: scores all finite are not copied, their least and greatest finite -- a NaN or infinity
@@ -309,8 +325,8 @@ def choose_events(shortlist: tuple, choice: tuple, fresh: tuple[float, float], d
     # with a judge apart, its point estimates are unbiased for the chosen events; without, the choice's readings are
     # of the events it maximised over, and are read cautiously
     judge, merit_level = (choice, PREDICTION_LEVEL) if judge is None else (judge, JUDGE_LEVEL)
-    finite_choice = _finite(choice)
-    finite_judge = finite_choice if judge is choice else _finite(judge)
+    finite_choice = _CountsAt(_finite(choice))
+    finite_judge = finite_choice if judge is choice else _CountsAt(_finite(judge))
     draws = {True: fresh, False: fresh[::-1]}
     counts = {way: _event_counts(short_ordered, cuts, way) for way in (True, False)}
     # the shortlist's predictions by (direction, level): their rates the same at every α (Beta quantiles are slow)
@@ -334,13 +350,11 @@ def choose_events(shortlist: tuple, choice: tuple, fresh: tuple[float, float], d
         for way in (True, False):
             on_a = cautious[way] if level == PREDICTION_LEVEL else on_shortlist(way, level, a)
             short = cuts[on_a[0]]
-            on_b = _predicted(
-                _few_event_counts(finite_choice, short, way), _sizes(choice, way), draws[way], delta, a, CHOICE_LEVEL
-            )
+            on_b = _predicted(finite_choice.counts(short, way), _sizes(choice, way), draws[way], delta, a, CHOICE_LEVEL)
             i = int(np.argmax(on_b))
             if on_b[i] > best:
                 best, best_event = float(on_b[i]), Event(float(short[i]), way)
-        counts_j = _few_event_counts(finite_judge, np.array([best_event.threshold]), best_event.favours_d)
+        counts_j = finite_judge.counts(np.array([best_event.threshold]), best_event.favours_d)
         way = best_event.favours_d
         merit = _predicted(counts_j, _sizes(judge, way), draws[way], delta, a, merit_level)
         predicted.append(float(merit[0]))
