@@ -9,9 +9,11 @@ later loads read that file.  ``np.save`` keeps every bit of an array, so a comma
 way.  The file is keyed by the versions of scikit-learn and numpy (read from the installed packages' metadata,
 without importing scikit-learn): a file of other versions, a missing, truncated or otherwise unreadable file is a
 miss, and the loader runs again.  A file is written to a temporary file of the same folder and renamed over its
-name, so another process reads a whole file or none; a folder that cannot be written leaves the loader's arrays
-unstored, silently (the command does not depend on the store).  Like any cache of the user's, the file is trusted:
-whoever can write it can change the data a later command reads (the data's SHA-256 in a certificate shows it)."""
+name, so another process reads a whole file or none; the last :data:`OTHERS_KEPT` files of other versions stay
+(environments of other versions share the folder), older ones are removed.  A folder that cannot be written leaves
+the loader's arrays unstored, silently (the command does not depend on the store).  Like any cache of the user's,
+the file is trusted: whoever can write it can change the data a later command reads (the data's SHA-256 in a
+certificate shows it)."""
 
 from __future__ import annotations
 
@@ -105,10 +107,19 @@ def _write(path: Path, key: str, arrays: Arrays) -> None:
                 os.unlink(tmp)
 
 
+#: Files of other versions kept for each data set: environments with other scikit-learn or numpy versions (a
+#: project's virtual environment beside another) share the folder without evicting each other at every command
+OTHERS_KEPT = 3
+
+
 def _remove_others(path: Path) -> None:
-    """The loader's files of other versions (a scikit-learn or numpy upgrade left them)."""
+    """The loader's files of other versions but the :data:`OTHERS_KEPT` last written (upgrades left them)."""
     loader_name = path.name.rsplit("-", 1)[0]
+    others: list = []
     for other in path.parent.glob(f"{loader_name}-*.npy"):
         if other.name != path.name and other.name.rsplit("-", 1)[0] == loader_name:
             with contextlib.suppress(OSError):
-                other.unlink()
+                others.append((other.stat().st_mtime, other.name, other))
+    for _, _, other in sorted(others, reverse=True)[OTHERS_KEPT:]:
+        with contextlib.suppress(OSError):
+            other.unlink()

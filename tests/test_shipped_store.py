@@ -3,6 +3,7 @@ read without importing scikit-learn once stored; a damaged, foreign or other ver
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 
@@ -97,13 +98,17 @@ def test_a_file_holding_a_pickled_object_is_refused_not_unpickled(store):
     assert datasets.load_shipped("wine").columns == datasets._sklearn_arrays("load_wine")[2]
 
 
-def test_an_upgrade_removes_the_files_of_other_versions_only(store, monkeypatch):
+def test_a_write_keeps_the_last_files_of_other_versions_and_removes_older_ones(store):
     path = stored_file(store)
-    store.joinpath("load_wine-0123456789abcdef.npy").write_bytes(path.read_bytes())  # an older version's file
+    older = [store / f"load_wine-{i:016x}.npy" for i in range(shipped_store.OTHERS_KEPT + 2)]  # other versions'
+    for age, other in enumerate(older):
+        other.write_bytes(path.read_bytes())
+        os.utime(other, (1e9 - age, 1e9 - age))  # older[0] the last written
     store.joinpath("load_diabetes-0123456789abcdef.npy").write_bytes(b"another data set's file")
     path.unlink()
     datasets.load_shipped("wine")
-    assert sorted(p.name for p in store.iterdir()) == sorted([path.name, "load_diabetes-0123456789abcdef.npy"])
+    kept = [path.name, "load_diabetes-0123456789abcdef.npy", *(o.name for o in older[: shipped_store.OTHERS_KEPT])]
+    assert sorted(p.name for p in store.iterdir()) == sorted(kept)
 
 
 def test_a_store_that_cannot_be_written_leaves_the_loaders_arrays(tmp_path, monkeypatch):
