@@ -83,3 +83,18 @@ def test_fits_on_the_pooled_columns_sorted_once_are_the_fits_of_the_releases(kin
     assert (plain is None) == (shared is None) == (kind == "real")
     if plain is not None:
         assert _bits(plain.keys.atoms) == _bits(shared.keys.atoms) and _bits([plain.table]) == _bits([shared.table])
+
+
+@pytest.mark.parametrize("kind", ["real", "atoms"])
+def test_the_pooled_histograms_rank_is_the_mean_of_both_searches(kind):
+    """PooledHistogramScore._rank: (#(cut < x) + #(cut ≤ x)) // 2, the ties read off the runs of equal cuts (one
+    repeated value spans several quantile edges where it carries that much of the training mass), bit for bit the
+    two searches, for real values, atoms, a cut's own value, ±∞ and NaN."""
+    rng = np.random.default_rng(3)
+    draw = {"real": lambda n: rng.laplace(0.0, 2.0, n), "atoms": lambda n: rng.choice([-1.0, 0.0, 0.0, 0.0, 2.5], n)}
+    train = draw[kind](20_000)
+    cut = np.quantile(train, np.arange(1, features.POOLED_BINS) / features.POOLED_BINS)
+    x = np.concatenate([draw[kind](20_000), cut, [np.inf, -np.inf, np.nan, -0.0]])
+    left, right = features.sorted_position(cut, x, "left"), features.sorted_position(cut, x, "right")
+    assert (kind == "atoms") == bool(np.any(right - left > 1))  # repeated edges, where they should be
+    assert np.array_equal(features.PooledHistogramScore._rank(cut, x), (left + right) // 2)

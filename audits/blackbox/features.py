@@ -285,14 +285,26 @@ class PooledHistogramScore:
     @staticmethod
     def _rank(cut: np.ndarray, column: np.ndarray) -> np.ndarray:
         """The bin of each value: ties at an edge (an atom) go to the middle of the bins it spans, so that a
-        repeated value has one bin whatever the quantiles' rounding."""
-        return (sorted_position(cut, column, "left") + sorted_position(cut, column, "right")) // 2
+        repeated value has one bin whatever the quantiles' rounding: (#(cut < x) + #(cut ≤ x)) // 2."""
+        column = np.ascontiguousarray(column)  # read once a level of the search, and again for the ties
+        below = sorted_position(cut, column, "left")
+        return below + _equal_from(cut, column, below) // 2
 
     def __call__(self, releases: np.ndarray) -> np.ndarray:
         total = np.zeros(len(releases))
         for j, cut in enumerate(self.edges):
             total += self.log_ratio[self._rank(cut, releases[:, j])]
         return total
+
+
+def _equal_from(cut: np.ndarray, x: np.ndarray, below: np.ndarray) -> np.ndarray:
+    """How many of the sorted ``cut`` equal each x, given ``below`` = #(cut < x): #(cut ≤ x) − #(cut < x), without a
+    second search.  The cuts equal to x are those from position ``below`` on that equal ``cut[below]``: none unless
+    ``cut[below]`` is x, else the run of ``cut[below]``'s value from there (read off the cuts).  A NaN after the last
+    cut equals nothing (an x above every cut, or NaN, counts none, as its search does)."""
+    ended = np.append(cut, np.nan)
+    run = np.append(np.searchsorted(cut, cut, "right") - np.arange(cut.size), 0)  # equal cuts from each on
+    return run[below] * (ended[below] == x)
 
 
 #: The low bits of a float64 significand that :func:`number_structure` exposes.
