@@ -98,3 +98,19 @@ def test_the_pooled_histograms_rank_is_the_mean_of_both_searches(kind):
     left, right = features.sorted_position(cut, x, "left"), features.sorted_position(cut, x, "right")
     assert (kind == "atoms") == bool(np.any(right - left > 1))  # repeated edges, where they should be
     assert np.array_equal(features.PooledHistogramScore._rank(cut, x), (left + right) // 2)
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32, np.int64])
+@pytest.mark.parametrize("differences", [False, True])
+def test_the_histograms_columns_as_rows_are_numpys(dtype, differences):
+    """HistogramScore.columns: the columns (or np.diff(releases, axis=1, prepend=0.0)) as contiguous rows, bit for
+    bit numpy's, in numpy's type (a float prepend makes differences float64), −0.0 included."""
+    rng = np.random.default_rng(5)
+    magnitudes = [1.0, 1e-300, 1e300] if dtype == np.float64 else [1.0]  # as far as the type reaches
+    releases = (rng.laplace(0.0, 50.0, (1_000, 7)) * rng.choice(magnitudes, (1, 7))).astype(dtype)
+    if dtype != np.int64:
+        releases[:3, :3] = -0.0
+    expected = (np.diff(releases, axis=1, prepend=0.0) if differences else releases).T
+    rows = features.HistogramScore.columns(releases, differences)
+    assert rows.flags.c_contiguous and rows.dtype == expected.dtype
+    assert np.array_equal(rows.view(np.uint8), np.ascontiguousarray(expected).view(np.uint8))

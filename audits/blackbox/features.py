@@ -209,7 +209,17 @@ class HistogramScore:
 
     @staticmethod
     def columns(releases: np.ndarray, differences: bool) -> np.ndarray:
-        return np.diff(releases, axis=1, prepend=0.0) if differences else releases
+        """The columns the score reads (``differences``: o_j − o_{j−1}, o_0 = 0, as ``np.diff(releases, axis=1,
+        prepend=0.0)``), each a contiguous row: shape (columns, releases).  Each is searched a pass per level of
+        :func:`sorted_position`; a column of a C-ordered array is strided across every release's memory."""
+        rows = np.ascontiguousarray(releases.T)
+        if not differences:
+            return rows
+        rows = rows.astype(np.result_type(rows.dtype, np.float64), copy=False)  # np.diff's, with its float prepend
+        out = np.empty_like(rows)
+        np.subtract(rows[0], 0.0, out=out[0])
+        np.subtract(rows[1:], rows[:-1], out=out[1:])
+        return out
 
     @classmethod
     def fit(
@@ -218,8 +228,8 @@ class HistogramScore:
         """``ordered``: :func:`pooled_sorted` of the same releases, if made (not of their differences)."""
         cd, cdp = cls.columns(train_d, differences), cls.columns(train_dp, differences)
         edges, ratios = [], []
-        for j in range(cd.shape[1]):
-            pooled = np.concatenate([cd[:, j], cdp[:, j]])
+        for j in range(len(cd)):
+            pooled = np.concatenate([cd[j], cdp[j]])
             values = np.unique(pooled[:FEW_FIRST])  # more than MAX_BINS values among the first: more in all,
             if values.size <= MAX_BINS:  # and no need to sort the whole column to list them
                 values = np.unique(pooled)
@@ -230,17 +240,17 @@ class HistogramScore:
                 cut = np.unique(_quantiles(pooled, sorted_column, np.arange(1, MAX_BINS) / MAX_BINS))
             bins = cut.size + 1
             # np.searchsorted's integers, by the branchless search (the fit looks up every training release)
-            count_d = np.bincount(sorted_position(cut, cd[:, j]), minlength=bins)
-            count_dp = np.bincount(sorted_position(cut, cdp[:, j]), minlength=bins)
+            count_d = np.bincount(sorted_position(cut, cd[j]), minlength=bins)
+            count_dp = np.bincount(sorted_position(cut, cdp[j]), minlength=bins)
             edges.append(cut)
-            ratios.append(np.log((count_d + SMOOTHING) / len(cd)) - np.log((count_dp + SMOOTHING) / len(cdp)))
+            ratios.append(np.log((count_d + SMOOTHING) / len(train_d)) - np.log((count_dp + SMOOTHING) / len(train_dp)))
         return cls(tuple(edges), tuple(ratios), differences)
 
     def __call__(self, releases: np.ndarray) -> np.ndarray:
         cols = self.columns(releases, self.differences)
         total = np.zeros(len(releases))
         for j, (cut, ratio) in enumerate(zip(self.edges, self.log_ratio)):
-            total += ratio[sorted_position(cut, cols[:, j])]
+            total += ratio[sorted_position(cut, cols[j])]
         return total
 
 
