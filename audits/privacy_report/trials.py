@@ -82,33 +82,42 @@ class PipelineTrials:
         self.X, self.y, self.cal = np.asarray(X, float), np.asarray(y, float), cal
         self.n, self.d = self.X.shape
         self.median = int(median)
-        self.Xall = np.vstack([self.X, np.asarray(x_new, float)[None]])
-        self.yall = np.append(self.y, float(y_new))
-        self.member = np.append(np.ones(self.n, bool), False)
-        self.xn2 = np.einsum("ij,ij->i", self.Xall, self.Xall)
-        self.xn = np.sqrt(self.xn2)
-        self.xn1 = np.abs(self.Xall).sum(axis=1)
+        self.added = (np.asarray(x_new, float), float(y_new))
+        self._derive()
         self.need_lambda_min = bool(need_lambda_min or cal.mode == "adaptive")
         self.rtol = rtol
         self._pair = None
         self._reference: tuple[np.ndarray, float, np.ndarray] | None = None
         self._token = os.urandom(16).hex()  # this work's identity in the workers it is sent to
 
+    def _derive(self) -> None:
+        """The arrays of D ∪ {z} made from (X, y) and the added individual (:data:`_DERIVED`)."""
+        x_new, y_new = self.added
+        self.Xall = np.vstack([self.X, x_new[None]])
+        self.yall = np.append(self.y, y_new)
+        self.member = np.append(np.ones(self.n, bool), False)
+        self.xn2 = np.einsum("ij,ij->i", self.Xall, self.Xall)
+        self.xn = np.sqrt(self.xn2)
+        self.xn1 = np.abs(self.Xall).sum(axis=1)
+
     def __getstate__(self):
-        state = dict(self.__dict__)
-        state["_pair"] = None  # rebuilt (and its reference solution recomputed) in each worker, once
-        state["_reference"] = None
+        state = {k: v for k, v in self.__dict__.items() if k not in _DERIVED}  # made again in the worker: half the
+        state["_pair"] = None  # bytes sent with every block; the pair rebuilt (and its reference solution
+        state["_reference"] = None  # recomputed) in each worker, once
         return state
 
     def __setstate__(self, state):
-        """A worker receives the work again with every block: it takes the pair and reference it rebuilt for the
-        last copy of the same work (rebuilding them -- two n × d(d+1)/2 packed outer products, a Newton solve --
-        took 12–70 ms of a 256-repetition block's ~90 ms at n = 1000, d = 50)."""
+        """A worker receives the work again with every block: it takes the pair, reference and derived arrays it
+        made for the last copy of the same work (rebuilding the pair -- two n × d(d+1)/2 packed outer products, a
+        Newton solve -- took 12–70 ms of a 256-repetition block's ~90 ms at n = 1000, d = 50)."""
         global _LAST_RECEIVED
         self.__dict__.update(state)
         last = _LAST_RECEIVED
         if last is not None and last._token == self._token:
             self._pair, self._reference = last._pair, last._reference
+            self.__dict__.update({k: last.__dict__[k] for k in _DERIVED if k in last.__dict__})
+        if any(k not in self.__dict__ for k in _DERIVED[:6]):
+            self._derive()
         _LAST_RECEIVED = self
 
     @property
@@ -446,6 +455,10 @@ def _norm_exceeds(N: np.ndarray, threshold: float, norm_lo: np.ndarray) -> np.nd
         out[rest] = np.maximum(-ev[:, 0], ev[:, -1]) > threshold
     return out
 
+
+#: What :meth:`PipelineTrials.__getstate__` leaves out, made again from the rest (the same bits): the arrays of
+#: D ∪ {z} (:meth:`PipelineTrials._derive`) and the per-user scales of the data-dependent screen.
+_DERIVED = ("Xall", "yall", "member", "xn2", "xn", "xn1", "_user_scales")
 
 #: In a worker: the last work received (:meth:`PipelineTrials.__setstate__`), whose rebuilt pair the next copy of
 #: the same work reuses.  It lives as long as the worker (an audit's pool ends with the audit).
