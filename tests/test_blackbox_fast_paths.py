@@ -114,3 +114,33 @@ def test_the_histograms_columns_as_rows_are_numpys(dtype, differences):
     rows = features.HistogramScore.columns(releases, differences)
     assert rows.flags.c_contiguous and rows.dtype == expected.dtype
     assert np.array_equal(rows.view(np.uint8), np.ascontiguousarray(expected).view(np.uint8))
+
+
+def test_the_atoms_an_atom_at_a_time_are_the_broadcast_comparison():
+    """Atoms: the releases with each atom replaced by its column's fill and the atoms' indicators, compared an atom
+    at a time, bit for bit the comparison of each column with all its atoms at once (the definition), on columns
+    with one atom, several, none, -0.0 against an atom 0.0, and real values beside them."""
+    from pdp_audit.audits.blackbox.attack import Atoms
+
+    rng = np.random.default_rng(11)
+    n = 20_000
+    train = np.column_stack(
+        [
+            np.where(rng.random(n) < 0.3, -1000.0, rng.normal(size=n)),
+            rng.choice([0.0, 1.0, 2.0, 3.0, 7.5], n),
+            rng.normal(size=n),
+            np.where(rng.random(n) < 0.5, 0.0, rng.laplace(size=n)),
+        ]
+    )
+    atoms = Atoms.fit(train)
+    assert atoms is not None and atoms.columns == (0, 1, 3) and max(a.size for a in atoms.values) > 1
+    fresh = train[::-1].copy()
+    fresh[:50, 3] = -0.0
+    filled, indicators = atoms(fresh)
+    expected_filled, expected = fresh.copy(), []
+    for j, values, fill in zip(atoms.columns, atoms.values, atoms.fill):
+        hits = fresh[:, j][:, None] == values[None, :]
+        expected_filled[hits.any(axis=1), j] = fill
+        expected.append(hits.astype(float))
+    assert np.array_equal(filled.view(np.uint64), expected_filled.view(np.uint64))
+    assert np.array_equal(indicators.view(np.uint64), np.hstack(expected).view(np.uint64))

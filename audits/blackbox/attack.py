@@ -244,14 +244,24 @@ class Atoms:
         return cls(tuple(columns), tuple(values), tuple(fill)) if columns else None
 
     def __call__(self, releases: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """(the releases with each atom replaced by its column's fill, the atoms' indicators)."""
+        """(the releases with each atom replaced by its column's fill, the atoms' indicators: a column of 1.0 and 0.0
+        per atom, in the order of the columns, then of their atoms).  Compared an atom at a time with the column made
+        contiguous, the indicators written into one array: a comparison of every release with a column's few atoms at
+        once (a broadcast whose loop ran once per release over those few) and the stacking of the indicators cost
+        four times as much on SVT3's blocks."""
         filled = releases.copy()
-        indicators = []
+        indicators = np.empty((len(releases), sum(atoms.size for atoms in self.values)))
+        at = 0
         for j, atoms, fill in zip(self.columns, self.values, self.fill):
-            hits = releases[:, j][:, None] == atoms[None, :]
-            filled[hits.any(axis=1), j] = fill
-            indicators.append(hits.astype(float))
-        return filled, np.hstack(indicators)
+            column = np.ascontiguousarray(releases[:, j])
+            found = np.zeros(len(releases), dtype=bool)
+            for atom in atoms:
+                hit = column == atom
+                found |= hit
+                indicators[:, at] = hit
+                at += 1
+            np.copyto(filled[:, j], fill, where=found)
+        return filled, indicators
 
 
 @dataclass(frozen=True)
