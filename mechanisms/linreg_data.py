@@ -13,6 +13,7 @@ from typing import Callable
 
 import numpy as np
 
+from pdp_audit.mechanisms import shipped_store
 from pdp_audit.mechanisms.validation import InputError
 
 
@@ -70,12 +71,20 @@ def preprocess(X: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 
 def _sklearn(name: str, target: int | None = None) -> Callable[[], tuple[np.ndarray, np.ndarray]]:
+    """scikit-learn's data set ``name`` (the target's column ``target`` of a multi-target one), read from the store
+    where it holds the arrays (importing scikit-learn costs more than a small audit: :mod:`.shipped_store`)."""
+    loader_name = f"load_{name}" if target is None else f"load_{name}_target{target}"
+
     def load() -> tuple[np.ndarray, np.ndarray]:
+        features, y, _ = shipped_store.load(loader_name, loaded)
+        return features, y
+
+    def loaded() -> shipped_store.Arrays:
         import sklearn.datasets as skd
 
         bunch = getattr(skd, f"load_{name}")()
         y = bunch.target if target is None else bunch.target[:, target]
-        return np.asarray(bunch.data, float), np.asarray(y, float)
+        return np.asarray(bunch.data, float), np.asarray(y, float), tuple(str(n) for n in bunch.feature_names)
 
     return load
 

@@ -123,3 +123,23 @@ def test_arrays_of_another_layout_are_not_stored(store):
     fortran = (np.asfortranarray(np.arange(6.0).reshape(3, 2)), np.zeros(3), ("a", "b"))
     assert shipped_store.load("load_fortran", lambda: fortran) is fortran
     assert not store.exists() or not any(store.iterdir())
+
+
+def test_the_regression_data_sets_of_scikit_learn_come_from_the_store_bit_for_bit(store, monkeypatch):
+    """linreg's diabetes shares the shipped data set's file (the same arrays); linnerud's target is a column of a
+    two-dimensional array, not C-ordered, so it is read from scikit-learn each time (the same bits as before)."""
+    import sklearn.datasets as skd
+
+    from pdp_audit.mechanisms.linreg_data import REGRESSION_DATASETS
+
+    bunch = skd.load_diabetes()
+    features, target = REGRESSION_DATASETS["diabetes"]()
+    assert same(features, np.asarray(bunch.data, float)) and same(target, np.asarray(bunch.target, float))
+    assert [p.name.rsplit("-", 1)[0] for p in store.iterdir()] == ["load_diabetes"]
+    monkeypatch.setattr(skd, "load_diabetes", None)  # a second read cannot call scikit-learn
+    again = REGRESSION_DATASETS["diabetes"]()
+    assert same(again[0], features) and same(again[1], target)
+    features, weight = REGRESSION_DATASETS["linnerud"]()
+    expected = skd.load_linnerud()
+    assert features.tobytes() == np.asarray(expected.data, float).tobytes()
+    assert np.array_equal(weight, expected.target[:, 0]) and len(list(store.iterdir())) == 1
