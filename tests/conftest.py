@@ -21,18 +21,20 @@ def pytest_configure(config):
     if not hasattr(config, "workerinput"):  # once, in the controller, before xdist starts its workers
         compile_the_package()
         keep_matplotlibs_font_cache()
-        keep_blas_threads_from_spinning()
+        keep_idle_threads_from_spinning()
 
 
-def keep_blas_threads_from_spinning():
-    """Let OpenBLAS's idle threads sleep at once rather than spin (``OPENBLAS_THREAD_TIMEOUT=4``: 2^4 cycles, its
-    least, against 2^28 by default) in every process the suite starts after this: xdist's workers, the commands and
-    pytester sessions the tests start.  A worker's BLAS keeps its threads (one a core: the numbers, the chunk threads
-    of :mod:`pdp_audit.mechanisms.blas_threads` and what the tests of threads see are unchanged); only their waiting
-    is.  Between two BLAS calls each thread spun for its timeout on the cores the other workers need: a third of
-    tests/test_contract.py's CPU under ``-n 2`` on 2 cores (28.4 against 19.6 CPU s, measured at load 6-8).
-    A value set by the caller is kept."""
+def keep_idle_threads_from_spinning():
+    """Let the idle threads of OpenBLAS and of OpenMP (scikit-learn's) sleep at once rather than spin
+    (``OPENBLAS_THREAD_TIMEOUT=4``: 2^4 cycles, its least, against 2^28 by default; ``OMP_WAIT_POLICY=passive``) in
+    every process the suite starts after this: xdist's workers, the commands and pytester sessions the tests start.
+    The thread counts are unchanged (one a core: the numbers, the chunk threads of
+    :mod:`pdp_audit.mechanisms.blas_threads` and what the tests of threads see); only their waiting is.  Between two
+    calls each thread spun on the cores the other workers need: under ``-n 2`` on 2 shared cores (load 6-8),
+    tests/test_contract.py took 28.4 CPU s spinning BLAS threads against 19.6, test_blackbox_event_witness.py and
+    test_consistency_events.py 31.5 spinning OpenMP threads against 27.6.  A value set by the caller is kept."""
     os.environ.setdefault("OPENBLAS_THREAD_TIMEOUT", "4")
+    os.environ.setdefault("OMP_WAIT_POLICY", "passive")
 
 
 def keep_matplotlibs_font_cache():
