@@ -350,7 +350,7 @@ def test_the_shortlist_found_by_branch_and_bound_is_the_full_argsort():
             assert np.array_equal(top, np.argsort(-full, kind="stable")[: events.SHORTLIST])
             assert largest == max(full.max(), 0.0)
             read.append(found.known.mean())
-    assert min(read) < 0.6  # the pruning reads fewer cuts where a bound is positive
+    assert min(read) < 0.6  # the pruning reads fewer rates where a bound is positive
 
 
 def test_a_shortlist_pruned_by_a_bound_too_low_differs(monkeypatch):

@@ -373,28 +373,31 @@ PRUNE_MARGIN = 1e-3
 
 class _Predictions:
     """The predicted bounds (:func:`_predicted`) of one direction's events at the cuts, from their validation
-    ``counts`` = (favoured, other) of ``sizes``, read at ``level`` for ``fresh`` draws, each cut's rates read once
-    (at every α) and only where needed (:meth:`top`)."""
+    ``counts`` = (favoured, other) of ``sizes``, read at ``level`` for ``fresh`` draws, each cut's two rates read
+    once (at every α) and each only where needed (:meth:`top`).  ``known``: which cuts' rates have been read
+    (row 0 the favoured world's low, row 1 the other's high)."""
 
     def __init__(self, counts, sizes, fresh, delta: float, level: float):
         self.counts, self.sizes, self.fresh, self.delta, self.level = counts, sizes, fresh, delta, level
         size = len(counts[0])
         self.rates = (np.empty(size), np.empty(size))
-        self.known = np.zeros(size, dtype=bool)
+        self.known = np.zeros((2, size), dtype=bool)
 
-    def read(self, at: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """The rates (:func:`_read_rates`) of the events ``at`` (increasing indices), read where not yet read."""
-        new = at[~self.known[at]]
+    def rate(self, side: int, at: np.ndarray) -> np.ndarray:
+        """The favoured world's rate read low (``side`` 0) or the other's read high (1) of the events ``at``
+        (:func:`_read_rates`), read where not yet read (elementwise: the same doubles as all read at once)."""
+        new = np.unique(at[~self.known[side, at]])
         if new.size:
-            lo, hi = _read_rates((self.counts[0][new], self.counts[1][new]), self.sizes, self.level)
-            self.rates[0][new], self.rates[1][new] = lo, hi
-            self.known[new] = True
-        return self.rates[0][at], self.rates[1][at]
+            reading = lower_rate if side == 0 else upper_rate
+            self.rates[side][new] = reading(self.counts[side][new], self.sizes[side], self.level)
+            self.known[side, new] = True
+        return self.rates[side][at]
 
     def at(self, at: np.ndarray, a: float) -> np.ndarray:
         """The predictions at level ``a`` of the events ``at``: elementwise those of all the events read at once."""
         counts = (self.counts[0][at], self.counts[1][at])
-        return _predicted(counts, self.sizes, self.fresh, self.delta, a, self.level, self.read(at))
+        rates = (self.rate(0, at), self.rate(1, at))
+        return _predicted(counts, self.sizes, self.fresh, self.delta, a, self.level, rates)
 
     def top(self, a: float, k: int) -> tuple[np.ndarray, float]:
         """The indices of the ``k`` largest predictions at level ``a`` (ties by index: ``np.argsort(-p,
@@ -404,25 +407,26 @@ class _Predictions:
         {score ≤ t}), the favoured world's rate read low grows with its count and the other's read high with its
         own, and a prediction grows with the first and falls with the second (:func:`ratio_epsilon`: a Beta quantile
         increasing in its first parameter, decreasing in its second).  So the events of a block of consecutive cuts
-        predict at most the bound of the larger favoured rate and the smaller other rate of its two end cuts; a
-        block whose bound is below (by :data:`PRUNE_MARGIN`) the k-th largest prediction read so far holds none of
-        the k largest and is not read; the others are halved until read whole."""
+        predict at most the bound of the favoured rate at its end of the larger favoured count and the other rate at
+        its end of the smaller other count: two Beta quantiles a block, not four (the counts are known before any
+        rate; the others are read only for a cut whose own prediction is read).  A block whose bound is below (by
+        :data:`PRUNE_MARGIN`) the k-th largest prediction read so far holds none of the k largest and is not read;
+        the others are halved until read whole.  A cut both of whose rates a bound has read has its prediction read
+        (one cheaper quantile), raising the floor."""
         size = len(self.counts[0])
         values = np.full(size, -1.0)  # the predictions read so far (−1: unread; a prediction is ≥ 0)
         starts = np.arange(0, size, PRUNE_BLOCK)
         ends = np.minimum(starts + PRUNE_BLOCK, size) - 1
+        first = np.unique(np.concatenate([starts, ends]))
+        values[first] = self.at(first, a)
+        favoured, other = self.counts
         while starts.size:
-            new = np.unique(np.concatenate([starts, ends]))
-            new = new[values[new] < 0]
-            values[new] = self.at(new, a)
             known = values[values >= 0]
             floor = np.partition(known, known.size - k)[known.size - k] if known.size >= k else 0.0
             if floor > 0:
-                (lo_s, hi_s), (lo_e, hi_e) = self.read(starts), self.read(ends)
-                bound = ratio_epsilon(
-                    np.maximum(lo_s, lo_e) * self.fresh[0], np.minimum(hi_s, hi_e) * self.fresh[1], *self.fresh,
-                    self.delta, a,
-                )  # fmt: skip
+                high = self.rate(0, np.where(favoured[starts] >= favoured[ends], starts, ends))
+                low = self.rate(1, np.where(other[starts] <= other[ends], starts, ends))
+                bound = ratio_epsilon(high * self.fresh[0], low * self.fresh[1], *self.fresh, self.delta, a)
                 kept = bound >= floor * (1 - PRUNE_MARGIN)
                 starts, ends = starts[kept], ends[kept]
             whole = (ends - starts < 2) | (floor <= 0)  # no cut inside, or none can be left unread: read whole
@@ -433,6 +437,9 @@ class _Predictions:
             starts, ends = starts[~whole], ends[~whole]
             middle = (starts + ends) // 2
             starts, ends = np.concatenate([starts, middle + 1]), np.concatenate([middle, ends])
+            both = np.flatnonzero(self.known.all(axis=0) & (values < 0))
+            if both.size:
+                values[both] = self.at(both, a)
         read = np.flatnonzero(values >= 0)
         return read[np.argsort(-values[read], kind="stable")[:k]], float(values[read].max(initial=0.0))
 
