@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import math
 import os
+from collections.abc import Sequence
 from functools import cache, cached_property
 
 import numpy as np
@@ -261,9 +262,10 @@ class PipelineTrials:
                 out[:, INDEX[f"{target}_{name}"]] = arr[at[rows, idx]]
         out[:, INDEX["random_index"]] = dr["random"]
         user = cols < n
+        user_pairs = reps[user], cols[user]
         for name, (settled, pairs) in events.items():
             hit = exact_events[name] & user
-            hit[user] &= pairs[reps[user], cols[user]]
+            hit[user] &= pairs[user_pairs]
             out[:, INDEX[name]] = settled | (np.bincount(reps[hit], minlength=c) > 0)
         if cal.mode == "dependent":
             out[:, INDEX["prop15_alg2_fail"]] = out[:, INDEX["users_lower_fail"]]
@@ -279,7 +281,8 @@ class PipelineTrials:
         xn, xn2 = self.xn[cols], self.xn2[cols]
         f1, f2 = self.pair.loss.f1(st.t[reps, cols], self.yall[cols]), st.f2[reps, cols]  # f' exactly here
         member = self.member[cols]
-        mu = st.H.pairs(self.Xall, reps, cols)
+        stacks = [st.H] if cal.mode == "independent" else [st.H, st.hat] + ([st.reg] if cal.mode == "adaptive" else [])
+        mu, *mu_hat_reg = _Factors.leverages(stacks, self.Xall, reps, cols)  # under H, Ĥ (and Ĥ + τσ₃I)
         eps1 = pr.objpert_epsilon(f1, f2, xn2, st.xb[reps, cols], mu, cal.sigma, member)
         pm = np.where(member, -1.0, 1.0)
         with np.errstate(invalid="ignore", divide="ignore"):
@@ -290,7 +293,7 @@ class PipelineTrials:
             gbar = pr.gbar_independent(f1, xn, cal.sigma, q)
             gbar_printed = gbar
         else:
-            mu_hat = st.hat.pairs(self.Xall, reps, cols)
+            mu_hat = mu_hat_reg[0]
             xj = st.xj[reps, cols]
             both = cal.mode == "dependent"  # Algorithm 2 takes the minimum with the data-independent bound, 4 not
             gbar = pr.gbar_dependent(f1, xj, xn, cal.sigma, cal.sigma2, q, cal.readings.gradient, both)
@@ -298,7 +301,7 @@ class PipelineTrials:
             if cal.mode == "dependent":
                 mu_bar = pr.mu_bar_dependent(mu_hat, xn2, cal.lam, cal.readings.leverage_minimum)
             else:
-                mu_reg = st.reg.pairs(self.Xall, reps, cols)
+                mu_reg = mu_hat_reg[1]
                 mu_bar = pr.mu_bar_adaptive(mu_hat, mu_reg, xn2, st.lam_hat[reps], cal.tau_sigma3)
         log_bar = pr.log_term(f2, mu_bar)
         bar = pr.report_epsilon1(log_bar, f1, xn2, gbar, cal.sigma)
@@ -518,18 +521,32 @@ class _Factors:
 
     def pairs(self, X: np.ndarray, rows: np.ndarray, cols: np.ndarray) -> np.ndarray:
         """x_jᵀA_t⁻¹x_j for the pairs (t, j) = (``rows``, ``cols``), grouped by t (sorted ``rows``)."""
+        return _Factors.leverages((self,), X, rows, cols)[0]
+
+    @staticmethod
+    def leverages(stacks: Sequence[_Factors], X: np.ndarray, rows: np.ndarray, cols: np.ndarray) -> list[np.ndarray]:
+        """:meth:`pairs` of each stack of factors at the same pairs, in one pass over t: the columns x gathered and
+        the groups of ``rows`` found once for all stacks (one dtrtrs per matrix and group, as one stack at a time)."""
         from scipy.linalg.lapack import dtrtrs
 
-        bounds = np.flatnonzero(np.diff(rows, prepend=-1, append=len(self.factors) + 1)).tolist()
-        Z = np.asfortranarray(X[cols].T)  # the columns x, solved in place into L_t⁻¹x; one sum of squares for all
-        definite = np.ones(rows.size, bool)
-        for lo, hi in zip(bounds[:-1], bounds[1:]):
-            L = self.factors[rows[lo]]
-            if L is None:
-                definite[lo:hi] = False
-            else:
-                Z[:, lo:hi] = dtrtrs(L, Z[:, lo:hi], lower=1, overwrite_b=1)[0]  # in place: no copy of the columns
-        return np.where(definite, np.einsum("ij,ij->j", Z, Z), np.inf)
+        bounds = np.searchsorted(rows, np.arange(len(stacks[0].factors) + 1)).tolist()  # t's pairs: lo:hi
+        first = X[cols].T  # Fortran-ordered: solved in place into L_t⁻¹x; one sum of squares for all
+        Zs = [first] + [first.copy(order="F") for _ in stacks[1:]]
+        definite = [np.ones(rows.size, bool) for _ in stacks]
+        columns = list(zip([s.factors for s in stacks], Zs, definite))
+        for t, (lo, hi) in enumerate(zip(bounds[:-1], bounds[1:])):
+            if lo == hi:
+                continue
+            for factors, Z, ok in columns:
+                L = factors[t]
+                if L is None:
+                    ok[lo:hi] = False
+                    continue
+                b = Z[:, lo:hi]
+                x = dtrtrs(L, b, lower=1, overwrite_b=1)[0]
+                if x is not b:  # dtrtrs solves a Fortran-ordered block in place (no copy back); any other it copies
+                    b[...] = x
+        return [np.where(ok, np.einsum("ij,ij->j", Z, Z), np.inf) for Z, ok in zip(Zs, definite)]
 
 
 class _State:
@@ -550,10 +567,11 @@ class _State:
 
 
 #: What one repetition of the pipeline weighs on the whole audit's progress bar, by mode, in privacy-loss draws of
-#: the report's Gaussian releases (:func:`pdp_audit.verify.estimators.progress.weighted`): CPU time of a repetition
-#: at the default data (1,000 rows, d = 50: 0.33 ms dependent, 1.0 ms independent, 1.85 ms adaptive; measured at
-#: 1699d79, load 13 on 2 cores) over about 0.4 µs a loss draw, plain and importance-sampled; other data make the
-#: time left approximate, not the total.
+#: the report's Gaussian releases (:func:`pdp_audit.verify.estimators.progress.weighted`): the CPU time of one
+#: repetition at the default data (1,000 rows, d = 50) over that of one loss draw, plain and importance-sampled,
+#: measured once and rounded (not kept in step with later speed-ups of either).  Only the bar's estimate of the time
+#: left depends on them: a weight that is off, or other data, makes that estimate approximate, never the total or any
+#: result.
 REPETITION_WEIGHT = {"dependent": 830, "independent": 2500, "adaptive": 4600}
 
 
