@@ -464,28 +464,61 @@ def blas_in_this_process() -> tuple[bool, set[int]]:
 
 
 def test_one_blas_thread_limits_once_however_deep_and_not_in_a_limited_worker(monkeypatch):
-    """Nested blocks (the GOE audit's, around each of its blocks) scan the libraries once, with the limit in force
-    throughout; a pool worker limited BLAS at its start, says so, and its blocks scan nothing."""
+    """Nested blocks (the GOE audit's, around each of its blocks) limit once, with the limit in force throughout and
+    lifted after, through one threadpoolctl controller that later blocks reuse (threadpool_limits scanned the loaded
+    libraries at every call: it must not be called); a pool worker limited BLAS at its start, says so, and its blocks
+    scan nothing."""
     import threadpoolctl
 
     from pdp_audit.verify.core.processes import executor_for
     from pdp_audit.verify.estimators import engine
 
-    calls = []
-    real = threadpoolctl.threadpool_limits
+    limits, pools = [], set()
 
-    def counted(*args, **kwargs):
-        calls.append(kwargs)
-        return real(*args, **kwargs)
+    class Counted(threadpoolctl.ThreadpoolController):
+        def limit(self, **kwargs):
+            limits.append(kwargs)
+            return super().limit(**kwargs)
 
-    monkeypatch.setattr(threadpoolctl, "threadpool_limits", counted)
-    with engine.one_blas_thread():
+    monkeypatch.setattr(threadpoolctl, "ThreadpoolController", Counted)
+    monkeypatch.setattr(threadpoolctl, "threadpool_limits", None)
+    monkeypatch.setattr(engine, "_POOLS", None)
+    before = blas_in_this_process()[1]
+    for _ in range(2):
         with engine.one_blas_thread():
+            with engine.one_blas_thread():
+                assert blas_in_this_process()[1] <= {1}
             assert blas_in_this_process()[1] <= {1}
-        assert blas_in_this_process()[1] <= {1}
-    assert len(calls) == 1
+        assert blas_in_this_process()[1] == before
+        pools.add(id(engine._POOLS))
+    assert len(pools) == 1 and limits == [{"limits": 1, "user_api": "blas"}] * 2
+    monkeypatch.undo()  # a worker limits BLAS at its start through threadpool_limits
     with executor_for(2) as pool:
         if pool is None:
             pytest.skip("one core: no pool")
         for_good, threads = pool.submit(blas_in_this_process).result()
     assert for_good and threads <= {1}
+
+
+def test_one_blas_thread_limits_a_blas_loaded_after_its_controller_was_made(monkeypatch):
+    """engine.one_blas_thread: a BLAS loaded after its controller was made (scipy's own, with ``scipy.linalg``) is
+    limited too, as a scan at each call limited it: a module imported since makes the controller again.  Here the
+    controller is one made without the BLAS libraries, and the import one of a new module; kept, it fails."""
+    import sys
+    import types
+
+    import threadpoolctl
+
+    from pdp_audit.verify.estimators import engine
+
+    before = blas_in_this_process()[1]
+    if not before or before == {1}:
+        pytest.skip("no BLAS with more than one thread to limit")
+    stale = threadpoolctl.ThreadpoolController()
+    stale.lib_controllers = [lib for lib in stale.lib_controllers if lib.user_api != "blas"]
+    monkeypatch.setattr(engine, "_POOLS", stale)
+    monkeypatch.setattr(engine, "_POOLS_AT", (len(sys.modules), next(reversed(sys.modules))))
+    monkeypatch.setitem(sys.modules, "pdp_audit_a_module_imported_since", types.ModuleType("imported_since"))
+    with engine.one_blas_thread():
+        assert blas_in_this_process()[1] == {1}
+    assert blas_in_this_process()[1] == before and engine._POOLS is not stale
