@@ -462,3 +462,22 @@ def test_a_library_installed_after_a_certificate_is_found_by_the_next(tmp_path, 
     (info / "top_level.txt").write_text("late_lib\n", encoding="utf-8")
     os.utime(tmp_path, ns=(0, os.stat(tmp_path).st_mtime_ns + 1))  # whatever the file system's clock resolution
     assert module_fingerprints._providers()["late_lib"] == {"late-lib"}
+
+
+def test_distributions_found_by_a_finder_of_their_own_are_mapped_to_sets(monkeypatch):
+    """Where a finder other than the path's finds distributions (importlib_metadata's backport puts one on
+    ``sys.meta_path`` when imported: dask and keyring import it), the whole scan is made; its names come as sets, the
+    shape of the kept scan's, not ``packages_distributions``'s lists (a set compared with a list is unequal)."""
+    from importlib import metadata
+
+    from pdp_audit.verify.core import module_fingerprints
+
+    class OwnFinder:
+        @staticmethod
+        def find_distributions(context=None):
+            return iter(())
+
+    monkeypatch.setattr(sys, "meta_path", [*sys.meta_path, OwnFinder()])
+    found = module_fingerprints._providers()
+    assert found == {top: set(names) for top, names in metadata.packages_distributions().items()}
+    assert all(isinstance(names, set) for names in found.values())

@@ -153,8 +153,8 @@ def _providers() -> Mapping[str, Collection[str]]:
 
     rule = getattr(metadata, "_top_level_declared", None), getattr(metadata, "_top_level_inferred", None)
     others = [f for f in sys.meta_path if f is not PathFinder and hasattr(f, "find_distributions")]
-    if others or None in rule:
-        return metadata.packages_distributions()
+    if others or None in rule:  # as sets, the same shape as the scan's (it maps to lists)
+        return {top: set(names) for top, names in metadata.packages_distributions().items()}
     providers: dict[str, set[str]] = {}
     for entry in sys.path:
         for top, names in _entry_providers(entry, rule).items():
