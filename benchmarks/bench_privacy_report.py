@@ -16,7 +16,8 @@ runs BLAS on one thread either way (threaded BLAS is ~3× slower on these small 
 The CPU seconds of the one-process pipeline over those of the solve are printed too (``pipeline_over_baseline_cpu``):
 a ratio of one core's work to one core's work, which a shared machine's load changes less than the wall times.
 Each of ``--repeats`` rounds runs the three (one process, 2 workers, the solve alone) in an order that rotates from
-round to round, so a load that drifts favours none; every ratio is taken within its round, and the JSON line gives
+round to round, so a load that drifts favours none (each way first runs one untimed round: what a process sets up
+once an audit, its heap included, is not throughput); every ratio is taken within its round, and the JSON line gives
 the medians over the rounds with their ranges (``*_range``, [min, max]): the target (≤ 3×, wall) is ``decided`` when
 every round falls on the same side of it.  The machine may be shared: the load average is printed before and after.
 Prints one JSON line.
@@ -89,9 +90,13 @@ def rounds(
     """(wall, CPU) seconds of each way in each round, the ways' order rotating from round to round, the solve alone in
     ``solver``'s one process; the coverage counts (the same in every round and way)."""
     runs: dict[str, list[tuple[float, float]]] = {way: [] for way in WAYS}
-    solver.submit(solve_only, work, 256, 99).result()  # warm-up: the worker's pair and reference solution
+    solver.submit(solve_only, work, trials, 99).result()  # warm-up round: the worker's pair and reference solution
     with ProcessPoolExecutor(2) as pool:
         list(pool.map(int, range(2)))
+        # warm-up, one untimed round as for the other two ways: a worker's first blocks build the pair, its reference
+        # solution and the worker's heap (once an audit); measured idle, the first timed round of two workers took
+        # ~0.70-0.75 s against ~0.58 s in every later one with a warm-up of up to four blocks, in line with a round
+        pipeline(work, trials, 98, pool)
         expected = None
         for r in range(repeats):
             for way in WAYS[r % 3 :] + WAYS[: r % 3]:
@@ -125,7 +130,7 @@ def main() -> None:
         list(solver.map(int, range(1)))
         work = make_work(args.n, args.d)
         work.pair.reference("D")  # set-up shared by every round (the non-private solution)
-        pipeline(work, 256, 99)  # warm-up
+        pipeline(work, args.trials, 99)  # warm-up round
         runs, counts = rounds(work, args.trials, args.repeats, solver)
     wall = {way: [w for w, _ in values] for way, values in runs.items()}
     cpu = {way: [c for _, c in values] for way, values in runs.items()}
