@@ -7,6 +7,7 @@ killed command leaves no process behind, and a well-behaved target gives the byt
 
 from __future__ import annotations
 
+import faulthandler
 import json
 import os
 import signal
@@ -130,7 +131,16 @@ def forked_command(folder: Path, monkeypatch, capfd, *args: str, **env: str) -> 
     for name, value in env.items():
         monkeypatch.setenv(name, value)
     capfd.readouterr()
-    code = main(list(args))
+    # A pytest session run in this process before (pytester's runpytest_inprocess) re-enables faulthandler on file
+    # descriptor 2 as it ends, which capfd then captures: the child's SIGSEGV dump (its threads' stacks) joined the
+    # command's one line.  Off while the command runs, as in a console script's process (no PYTHONFAULTHANDLER).
+    handler_on = faulthandler.is_enabled()
+    faulthandler.disable()
+    try:
+        code = main(list(args))
+    finally:
+        if handler_on:
+            faulthandler.enable(file=sys.__stderr__)
     out, err = capfd.readouterr()
     assert "faulty_user" not in sys.modules  # the boundary was crossed: the faults ended a child, not this process
     return subprocess.CompletedProcess(args, code, out, err)
