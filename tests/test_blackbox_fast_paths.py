@@ -152,6 +152,7 @@ def test_the_trees_run_on_one_openmp_thread_through_one_controller(monkeypatch):
     import threadpoolctl
 
     from pdp_audit.audits.blackbox import attack
+    from pdp_audit.mechanisms import blas_threads
 
     def openmp_threads():
         return {i["num_threads"] for i in threadpoolctl.threadpool_info() if i["user_api"] == "openmp"}
@@ -162,8 +163,8 @@ def test_the_trees_run_on_one_openmp_thread_through_one_controller(monkeypatch):
     with attack.one_openmp_thread():
         assert openmp_threads() == {1}
     assert openmp_threads() == before
-    pools = attack._POOLS
+    pools = blas_threads._POOLS
     monkeypatch.setattr(threadpoolctl, "threadpool_limits", None)  # a scan at every call would fail here
     with attack.one_openmp_thread():
         assert openmp_threads() == {1}
-    assert attack._POOLS is pools and openmp_threads() == before
+    assert blas_threads._POOLS is pools and openmp_threads() == before

@@ -470,6 +470,7 @@ def test_one_blas_thread_limits_once_however_deep_and_not_in_a_limited_worker(mo
     scan nothing."""
     import threadpoolctl
 
+    from pdp_audit.mechanisms import blas_threads
     from pdp_audit.verify.core.processes import executor_for
     from pdp_audit.verify.estimators import engine
 
@@ -482,7 +483,7 @@ def test_one_blas_thread_limits_once_however_deep_and_not_in_a_limited_worker(mo
 
     monkeypatch.setattr(threadpoolctl, "ThreadpoolController", Counted)
     monkeypatch.setattr(threadpoolctl, "threadpool_limits", None)
-    monkeypatch.setattr(engine, "_POOLS", None)
+    monkeypatch.setattr(blas_threads, "_POOLS", None)
     before = blas_in_this_process()[1]
     for _ in range(2):
         with engine.one_blas_thread():
@@ -490,7 +491,7 @@ def test_one_blas_thread_limits_once_however_deep_and_not_in_a_limited_worker(mo
                 assert blas_in_this_process()[1] <= {1}
             assert blas_in_this_process()[1] <= {1}
         assert blas_in_this_process()[1] == before
-        pools.add(id(engine._POOLS))
+        pools.add(id(blas_threads._POOLS))
     assert len(pools) == 1 and limits == [{"limits": 1, "user_api": "blas"}] * 2
     monkeypatch.undo()  # a worker limits BLAS at its start through threadpool_limits
     with executor_for(2) as pool:
@@ -509,6 +510,7 @@ def test_one_blas_thread_limits_a_blas_loaded_after_its_controller_was_made(monk
 
     import threadpoolctl
 
+    from pdp_audit.mechanisms import blas_threads
     from pdp_audit.verify.estimators import engine
 
     before = blas_in_this_process()[1]
@@ -516,9 +518,9 @@ def test_one_blas_thread_limits_a_blas_loaded_after_its_controller_was_made(monk
         pytest.skip("no BLAS with more than one thread to limit")
     stale = threadpoolctl.ThreadpoolController()
     stale.lib_controllers = [lib for lib in stale.lib_controllers if lib.user_api != "blas"]
-    monkeypatch.setattr(engine, "_POOLS", stale)
-    monkeypatch.setattr(engine, "_POOLS_AT", (len(sys.modules), next(reversed(sys.modules))))
+    monkeypatch.setattr(blas_threads, "_POOLS", stale)
+    monkeypatch.setattr(blas_threads, "_POOLS_AT", (len(sys.modules), next(reversed(sys.modules))))
     monkeypatch.setitem(sys.modules, "pdp_audit_a_module_imported_since", types.ModuleType("imported_since"))
     with engine.one_blas_thread():
         assert blas_in_this_process()[1] == {1}
-    assert blas_in_this_process()[1] == before and engine._POOLS is not stale
+    assert blas_in_this_process()[1] == before and blas_threads._POOLS is not stale

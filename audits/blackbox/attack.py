@@ -56,6 +56,7 @@ from pdp_audit.audits.blackbox.stages import (  # noqa: F401 (PILOT_TRAIN, PILOT
 )
 from pdp_audit.audits.blackbox.trees import StepFunction
 from pdp_audit.mechanisms.base import MalformedPair, returned_array
+from pdp_audit.mechanisms.blas_threads import native_pools
 from pdp_audit.verify.estimators.attack import PooledRankAttack, poisson_mean_within, pooled_rank_attack
 from pdp_audit.verify.estimators.engine import iter_blocks
 from pdp_audit.verify.estimators.progress import progress_bar
@@ -334,24 +335,12 @@ class TreeStatistic:
             return self.model.decision_function(releases)
 
 
-#: threadpoolctl's controller of the native thread pools loaded, made at the first :func:`one_openmp_thread` (this
-#: module imports scikit-learn's trees, and with them its OpenMP runtime, before): ``threadpool_limits`` scanned every
-#: loaded library again at each call, 3 ms, once per block of releases the trees score on several columns (SVT3 at
-#: 2e6 trials: 252 blocks); the controller's limit costs 15 µs (measured 2026-11-26, load 6).
-_POOLS = None
-
-
 def one_openmp_thread():
     """scikit-learn's trees on one OpenMP thread (threadpoolctl, scikit-learn's own dependency).  Their OpenMP
     threads wait for each other at every split: on 2 cores shared with other work (load 6) fitting trees on 2e4
     releases per world took 96 s with the 2 threads OpenMP starts and 3.6 s with one (measured 2026-11-24), and
     ``--workers`` already runs one process per core.  The trees (and so the bound) do not depend on the threads."""
-    global _POOLS
-    if _POOLS is None:
-        from threadpoolctl import ThreadpoolController
-
-        _POOLS = ThreadpoolController()
-    return _POOLS.limit(limits=1, user_api="openmp")
+    return native_pools().limit(limits=1, user_api="openmp")  # not threadpool_limits: a scan of every library a call
 
 
 def learn_trees(

@@ -25,13 +25,14 @@ from __future__ import annotations
 import math
 import os
 from collections.abc import Sequence
-from functools import cache, cached_property
+from functools import cached_property
 
 import numpy as np
 
 from pdp_audit.audits.privacy_report import dependent_screen, screening
 from pdp_audit.mechanisms import objpert as op
 from pdp_audit.mechanisms import privacy_report as pr
+from pdp_audit.mechanisms.blas_threads import native_pools
 from pdp_audit.verify.estimators.engine import run_blocks
 from pdp_audit.verify.estimators.progress import weighted
 
@@ -468,14 +469,13 @@ _DERIVED = ("Xall", "yall", "member", "xn2", "xn", "xn1", "_user_scales")
 _LAST_RECEIVED: PipelineTrials | None = None
 
 
-@cache
 def _blas():
-    """threadpoolctl's controller of the BLAS that numpy's and scipy's LAPACK calls use, made once per process (making
-    one scans the loaded libraries: 1–10 ms, up to a tenth of a block's work on a busy machine)."""
+    """threadpoolctl's controller of the BLAS that numpy's and scipy's LAPACK calls use (:func:`native_pools`: made
+    again only after an import; making one scans the loaded libraries, 1–10 ms, up to a tenth of a block's work on
+    a busy machine)."""
     import scipy.linalg.lapack  # noqa: F401  loaded before the scan, so that its BLAS is limited too
-    from threadpoolctl import ThreadpoolController
 
-    return ThreadpoolController()
+    return native_pools()
 
 
 class _Factors:

@@ -11,7 +11,6 @@ from __future__ import annotations
 import functools
 import mmap
 import os
-import sys
 import threading
 import zlib
 from collections import deque
@@ -32,6 +31,7 @@ from pdp_audit.mechanisms.base import (
     loss_resolution,
     release_epsilon,
 )
+from pdp_audit.mechanisms.blas_threads import native_pools
 from pdp_audit.verify.estimators.block_seeds import State, block_states, generators
 from pdp_audit.verify.estimators.progress import with_progress
 
@@ -50,30 +50,6 @@ def blas_limited_for_good() -> None:
     _BLAS_FOR_GOOD = True
 
 
-#: threadpoolctl's controller of the native thread pools loaded, and the state of ``sys.modules`` it was made at
-#: (:func:`_blas_pools`): ``threadpool_limits`` scanned every loaded library again at each :func:`one_blas_thread`,
-#: 1.4 ms, where the controller's limit costs 12 µs (measured 2026-11-26, load 3.6).
-_POOLS = None
-_POOLS_AT: tuple[int, str] | None = None
-
-
-def _blas_pools():
-    """The controller that :func:`one_blas_thread` limits through, made again whenever a module was imported since
-    (``sys.modules`` grew or has another last entry): a BLAS enters the process with an extension module (numpy's with
-    numpy, scipy's own with ``scipy.linalg``), and one loaded after the controller was made must be limited too, as a
-    scan at each call did.  None without threadpoolctl."""
-    global _POOLS, _POOLS_AT
-    at = (len(sys.modules), next(reversed(sys.modules)))
-    if _POOLS is None or at != _POOLS_AT:
-        try:
-            from threadpoolctl import ThreadpoolController
-        except ImportError:  # pragma: no cover - a scikit-learn dependency, normally present
-            return None
-        _POOLS = ThreadpoolController()
-        _POOLS_AT = (len(sys.modules), next(reversed(sys.modules)))  # after the import of threadpoolctl
-    return _POOLS
-
-
 @contextmanager
 def one_blas_thread() -> Iterator[None]:
     """Limit BLAS to one thread inside the block (a no-op without threadpoolctl, and where BLAS is limited already:
@@ -87,7 +63,7 @@ def one_blas_thread() -> Iterator[None]:
     if _BLAS_FOR_GOOD or getattr(_BLAS_HELD, "held", False):
         yield
         return
-    pools = _blas_pools()
+    pools = native_pools()
     if pools is None:  # pragma: no cover - threadpoolctl is a scikit-learn dependency, normally present
         yield
         return
