@@ -130,15 +130,38 @@ def test_one_column_trees_as_a_step_function_give_scikit_learns_scores_bit_for_b
 
 @pytest.mark.parametrize("side", ["left", "right"])
 def test_sorted_position_is_numpys_searchsorted(side):
-    """The histogram scores' branchless search (features.sorted_position) against numpy's: edges of every size up
-    to a few powers of two, repeated edges, values on the edges and either side, ±∞ and NaN.  Fails on a padding
-    that is not +∞, a level too few, or NaN not placed after every edge."""
+    """The histogram scores' and the trees' grid lookup (features.sorted_position) against numpy's search: edges of
+    every size up to a few powers of two, repeated edges, values on the edges and either side, ±∞ and NaN; the
+    quantiles of a heavy tail (cells crowded past a scan: the search within a cell), more values than a chunk, and a
+    column of float32 read against float64 edges."""
     rng = np.random.default_rng(11)
     for size in (0, 1, 2, 3, 31, 32, 33, 63, 64, 65, 1000):
         cut = np.sort(np.round(rng.normal(size=size), 1))  # repeated edges
         x = np.concatenate([rng.normal(size=2000) * 2, cut, np.nextafter(cut, 9), np.nextafter(cut, -9)])
         x = np.concatenate([x, [np.inf, -np.inf, np.nan, 0.0, -0.0]])
         assert np.array_equal(sorted_position(cut, x, side), np.searchsorted(cut, x, side)), size
+    heavy = rng.standard_cauchy(200_000)
+    cut = np.quantile(heavy[:5000], np.linspace(0, 1, 4000))
+    x = np.concatenate([heavy, cut, np.nextafter(cut, np.inf), [np.inf, np.nan]])
+    assert np.array_equal(sorted_position(cut, x, side), np.searchsorted(cut, x, side))
+    single = rng.normal(size=3000).astype(np.float32)
+    cut = np.sort(rng.normal(size=40))
+    assert np.array_equal(sorted_position(cut, single, side), np.searchsorted(cut, single, side))
+
+
+def test_a_grid_lookup_that_skips_a_cells_cuts_misplaces(monkeypatch):
+    """With no scan of a cell's own cuts (each taken as ≥ the value), values above a cut of their cell are placed
+    below it: the lookup then differs from numpy's search (the test above can fail)."""
+    from pdp_audit.audits.blackbox import cut_counts, features
+
+    rng = np.random.default_rng(12)
+    cut, x = np.sort(rng.normal(size=200)), rng.normal(size=5000)
+    features._grid_of.cache_clear()
+    monkeypatch.setattr(cut_counts, "most_in_a_cell", lambda before: 0)
+    try:
+        assert not np.array_equal(sorted_position(cut, x), np.searchsorted(cut, x))
+    finally:
+        features._grid_of.cache_clear()
 
 
 def only(monkeypatch, name: str) -> None:

@@ -51,7 +51,7 @@ class CutCounts:
     def of(cls, scores: np.ndarray, cuts: np.ndarray) -> CutCounts:
         """The counts of the finite ``scores`` at the increasing, distinct, finite ``cuts`` (module docstring), placed
         :data:`CHUNK` at a time."""
-        grid = _Grid(cuts)
+        grid = CutGrid(cuts)
         per_position = np.zeros(cuts.size + 1, dtype=np.intp)
         ties = np.zeros(cuts.size + 1, dtype=np.intp)
         for start in range(0, scores.size, CHUNK):
@@ -75,47 +75,62 @@ class CutCounts:
 def positions(scores: np.ndarray, cuts: np.ndarray) -> np.ndarray:
     """#{k: cuts[k] < x} for each finite score x (``np.searchsorted(cuts, scores, "left")``) by the grid of the
     module docstring."""
-    return _Grid(cuts).place(scores)
+    return CutGrid(cuts).place(scores)
 
 
-class _Grid:
-    """The uniform grid of :data:`CELLS` cells over the increasing ``cuts``' range: ``before[g]`` cuts lie in the
-    cells before cell g, at most ``crowded`` in one cell."""
+class CutGrid:
+    """The uniform grid of ``cells`` cells (default :data:`CELLS`) over the increasing ``cuts``' range: ``before[g]``
+    cuts lie in the cells before cell g, at most ``crowded`` in one cell."""
 
-    def __init__(self, cuts: np.ndarray):
-        self.lo, self.padded = cuts[0], np.append(cuts, np.inf)
+    def __init__(self, cuts: np.ndarray, cells: int = CELLS):
+        self.lo, self.size, self.cells_in_all = cuts[0], cuts.size, cells
         with np.errstate(over="ignore", divide="ignore"):  # a span that overflows, or too narrow for the grid
             span = cuts[-1] - self.lo
-            scale = (CELLS - 1) / span if span > 0 else 0.0
+            scale = (cells - 1) / span if span > 0 else 0.0
         self.scale = scale if scale > 0 and np.isfinite(scale) else None  # None: one cell
         if self.scale is None:
             self.before = np.array([0, cuts.size])
         else:
-            of_cut = np.clip((cuts - self.lo) * self.scale, 0, CELLS - 1).astype(np.intp)
-            self.before = np.concatenate([[0], np.cumsum(np.bincount(of_cut, minlength=CELLS))])
+            of_cut = np.clip((cuts - self.lo) * self.scale, 0, cells - 1).astype(np.intp)
+            self.before = np.concatenate([[0], np.cumsum(np.bincount(of_cut, minlength=cells))])
         self.crowded = most_in_a_cell(self.before)
+        # +∞ pads: a scan from the last cut of the last cell reads past the cuts (x = +∞ passes them on the "right")
+        self.padded = np.concatenate([cuts, np.full(max(self.crowded, 1), np.inf)])
+
+    @classmethod
+    def sized(cls, cuts: np.ndarray) -> CutGrid:
+        """The grid with the fewest cells (from 16 a cut, at least 1024, at most :data:`CELLS`, 8-fold steps) whose
+        cells hold at most :data:`SCAN` cuts each: a small table stays in the processor's cache."""
+        cells = max(1024, 1 << (16 * int(cuts.size)).bit_length())
+        grid = cls(cuts, min(cells, CELLS))
+        while grid.crowded > SCAN and grid.cells_in_all < CELLS:
+            grid = cls(cuts, min(grid.cells_in_all << 3, CELLS))
+        return grid
 
     def cells(self, scores: np.ndarray) -> np.ndarray:
         """Each score's cell: the same arithmetic as the cuts' (monotone in the score)."""
         if self.scale is None:
-            return np.zeros(scores.size, dtype=np.intp)
+            return np.zeros(scores.shape, dtype=np.intp)
         cell = scores - self.lo  # ±∞ where the difference overflows: clipped to the first or last cell
         cell *= self.scale
-        np.clip(cell, 0, CELLS - 1, out=cell)
+        np.clip(cell, 0, self.cells_in_all - 1, out=cell)
         return cell.astype(np.intp)
 
-    def place(self, scores: np.ndarray) -> np.ndarray:
-        """#{k: cuts[k] < x} for each finite score x."""
+    def place(self, scores: np.ndarray, side: Literal["left", "right"] = "left") -> np.ndarray:
+        """#{k: cuts[k] < x} ("left") or #{k: cuts[k] ≤ x} ("right") for each score x that is not NaN."""
         cell = self.cells(scores)
         position = self.before[cell]
+        passes = np.less if side == "left" else np.less_equal
         if self.crowded <= SCAN:
             for _ in range(self.crowded):  # past its cell's cuts, the next cut (or the +∞ pad) is > x: no step
-                position += self.padded[position] < scores
+                position += passes(self.padded[position], scores)
+            if side != "left":  # x = +∞ also passes the pads
+                np.minimum(position, self.size, out=position)
             return position
         end = self.before[cell + 1]
-        for _ in range(self.crowded.bit_length()):  # #{c < x} in [position, end]: halved each step
+        for _ in range(self.crowded.bit_length()):  # #{c ▷ x} in [position, end]: halved each step
             middle = (position + end) >> 1
-            less = self.padded[middle] < scores
+            less = passes(self.padded[middle], scores)
             np.copyto(position, middle + 1, where=less & (position < end))
             np.copyto(end, middle, where=~less)
         return position
