@@ -585,10 +585,10 @@ def _event_attack(worlds, train, first, budget: tuple, running) -> BlackBoxAttac
         _FreshBlocks,
         bound_events,
         candidate_scores,
-        score_steps,
         select_events,
     )
     from pdp_audit.audits.blackbox.features import number_structure
+    from pdp_audit.audits.blackbox.tallies import SelectionColumns
 
     trials, delta, seed, numbers = budget
     executor, bar, stop_at, stage, pool = running
@@ -606,19 +606,19 @@ def _event_attack(worlds, train, first, budget: tuple, running) -> BlackBoxAttac
     fresh = {w: _FreshBlocks(_Releases(s, w), first, numbers) for s, w in worlds}
     selected = selection_size(trials)
     _stage(bar, "selection")
+    work = {w: CandidateScores(fresh[w], scores) for _, w in worlds}
     selection = tuple(
-        _filled(
+        SelectionColumns.filled(
             _selection_scores(
-                CandidateScores(fresh[w], scores), (len(train[0]), selected), (seed, f"{stage[0]}/select/{w}"),
-                (executor, bar), pool,
+                work[w], (len(train[0]), selected), (seed, f"{stage[0]}/select/{w}"), (executor, bar), pool
             ),
             selected,
+            work[w].steps,
         )  # fmt: skip
         for _, w in worlds
     )
     mean = poisson_mean_within(trials)  # the fresh releases per world number Poisson(mean) ≤ trials (or bound 0)
-    steps = score_steps(scores, fresh["D"])  # the columns that hold a step function's intervals
-    chosen, score, events, predicted = select_events(selection, candidates, (mean, mean), delta, steps)
+    chosen, score, events, predicted = select_events(selection, candidates, (mean, mean), delta)
     del selection  # the fresh pass keeps counts only
     if pool is not None and pool.room == 0:  # the last stage has read the earlier releases: none is needed again
         pool.clear()
@@ -715,20 +715,6 @@ def _training_releases(blocks, world: str, first: tuple[int, str] | None):
         _same_dimension(block, call, first)
         parts.append(block)
     return np.concatenate(parts), first
-
-
-def _filled(blocks, n: int) -> np.ndarray:
-    """The ``n`` rows of ``blocks`` in one array, filled as they arrive (no list of blocks beside it), column by
-    column in memory (Fortran order): the event choice reads each candidate's column of scores (its halves filtered,
-    sorted or tallied), which then lies in one piece, not strided across the other candidates'."""
-    out = None
-    at = 0
-    for block in blocks:
-        if out is None:
-            out = np.empty((n, *block.shape[1:]), dtype=block.dtype, order="F")
-        out[at : at + len(block)] = block
-        at += len(block)
-    return out if out is not None else np.empty(0)
 
 
 def _concatenated(blocks) -> np.ndarray:

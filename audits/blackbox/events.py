@@ -54,7 +54,7 @@ from typing import Callable
 
 import numpy as np
 
-from pdp_audit.audits.blackbox.tallies import SharedSearch, Steps, Tally, distinct_values
+from pdp_audit.audits.blackbox.tallies import Scored, SelectionColumns, SharedSearch, Steps, Tally, distinct_values
 from pdp_audit.verify.estimators.attack import poisson_mean_within, poisson_upper
 from pdp_audit.verify.estimators.engine import block_rng, iter_blocks
 from pdp_audit.verify.estimators.stats import beta_isf, beta_ppf
@@ -639,14 +639,15 @@ class _FreshBlocks:
 
 
 class CandidateScores(_FreshBlocks):
-    """Block work of the selection pass: the scores of each candidate statistic (``scores``, a tuple) on ``size``
-    fresh releases, shape (size, len(scores)); only the scores leave the block, and with ``keep`` the raw releases
-    beside them (a pair: a later stage learns from them, :class:`pdp_audit.audits.blackbox.stages.EarlierReleases`)."""
+    """Block work of the selection pass: each candidate statistic's (``scores``, a tuple) view of ``size`` fresh
+    releases, a :class:`~pdp_audit.audits.blackbox.tallies.Scored` block (a step function's intervals, the others'
+    scores); only those leave the block, and with ``keep`` the raw releases beside them (a pair: a later stage
+    learns from them, :class:`pdp_audit.audits.blackbox.stages.EarlierReleases`)."""
 
     def __init__(self, fresh: _FreshBlocks, scores: tuple, keep: bool = False):
         super().__init__(fresh.releases, fresh.first_call, fresh.numbers)
         self.scores, self.keep = scores, keep
-        #: per score, its :class:`~pdp_audit.audits.blackbox.tallies.Steps` where its column holds intervals
+        #: per score, its :class:`~pdp_audit.audits.blackbox.tallies.Steps` where its selection pass is tallied
         self.steps = score_steps(scores, fresh)
         self.search = SharedSearch(self.steps)
 
@@ -655,20 +656,23 @@ class CandidateScores(_FreshBlocks):
         scored = self.of(raw)
         return (scored, raw) if self.keep else scored
 
-    def of(self, raw: np.ndarray) -> np.ndarray:
-        """The candidates' scores of checked raw releases, shape (releases, len(scores))."""
+    def of(self, raw: np.ndarray) -> Scored:
+        """The candidates' view of checked raw releases: the step functions' intervals, the others' scores."""
         block = self.augmented(raw)
-        positions = self.search(block[:, 0]) if self.search.which else {}
-        return np.column_stack([positions[c] if c in positions else s(block) for c, s in enumerate(self.scores)])
+        intervals = self.search(block[:, 0]) if self.search.which else {}
+        scores = [s(block) for c, s in enumerate(self.scores) if c not in intervals]
+        return Scored(np.column_stack(scores) if scores else np.empty((len(block), 0)), intervals)
 
 
 def score_steps(scores: tuple, fresh: _FreshBlocks) -> tuple:
     """Per candidate score, its :class:`~pdp_audit.audits.blackbox.tallies.Steps` where it is a step function of the
-    one column of ``fresh``'s releases (its selection column then holds intervals), else None."""
+    one column of ``fresh``'s releases whose tallies stand for its scores (its selection pass is then tallied), else
+    None."""
     from pdp_audit.audits.blackbox.intervals import one_column_steps
 
     found = (None if fresh.numbers else one_column_steps(score, fresh.first_call[0]) for score in scores)
-    return tuple(None if steps is None else Steps(*steps) for steps in found)
+    steps = (None if found_steps is None else Steps(*found_steps) for found_steps in found)
+    return tuple(s if s is not None and s.can_tally(MAX_THRESHOLDS) else None for s in steps)
 
 
 class EventHits(_FreshBlocks):
@@ -732,7 +736,7 @@ def _halves(scores: tuple[np.ndarray, np.ndarray]) -> tuple[tuple, tuple]:
     return (d[: len(d) // 2], dp[: len(dp) // 2]), (d[len(d) // 2 :], dp[len(dp) // 2 :])
 
 
-def _candidate_choice(selection: tuple[np.ndarray, np.ndarray], c: int, candidate, fresh, delta: float, steps=None):
+def _candidate_choice(selection: tuple, c: int, candidate, fresh, delta: float):
     """Candidate ``c``'s events and merit, and the frozen score they are events of: (choice, score).
 
     A score of many values: events shortlisted on the first half of the selection pass, chosen and judged on the
@@ -741,23 +745,19 @@ def _candidate_choice(selection: tuple[np.ndarray, np.ndarray], c: int, candidat
     training split alone is too small to rank rare outcomes -- SVT1's best outcome, P ≈ 0.024 at a ratio e^0.088,
     ranks below the next, e^0.070, about one time in three there): its few events are all read and chosen on the
     first half, at their point estimates, and judged on the second, so that the merit by which the statistics
-    are ranked is not the luckiest reading of the events it chose among.  ``steps``: where the column holds the
-    intervals of a step function (:class:`~pdp_audit.audits.blackbox.tallies.Steps`), the halves are read as tallies
-    of its values (the same events and merits), or as its scores where they cannot be."""
+    are ranked is not the luckiest reading of the events it chose among.  ``selection``: per world, the candidates'
+    scores (releases × candidates) or :class:`~pdp_audit.audits.blackbox.tallies.SelectionColumns`, where a step
+    function's halves are its intervals' counts, read as tallies of its values (the same events and merits)."""
     from pdp_audit.audits.blackbox.features import OutcomeIndex
 
-    scores = (selection[0][:, c], selection[1][:, c])
-    first, second = _halves(scores)
+    scores = tuple(s.column(c) if isinstance(s, SelectionColumns) else s[:, c] for s in selection)
+    steps = selection[0].steps[c] if isinstance(selection[0], SelectionColumns) else None
     if steps is not None:
-        tallies = steps.tallies((first, second), MAX_THRESHOLDS)
-        if tallies is None:
-            scores = tuple(steps.scores(s) for s in scores)
-            first, second = _halves(scores)
-        else:
-            first, second = tallies
-            if distinct_values(first + second) > DISCRETE_VALUES:
-                return choose_events(first, second, fresh, delta), candidate
-            return choose_events(first, first, fresh, delta, judge=second), candidate
+        first, second = steps.tallies(tuple(zip(*scores)))  # (first, second) halves, each (of D, of D')
+        if distinct_values(first + second) > DISCRETE_VALUES:
+            return choose_events(first, second, fresh, delta), candidate
+        return choose_events(first, first, fresh, delta, judge=second), candidate
+    first, second = _halves(scores)
     if isinstance(candidate, OutcomeIndex):
         candidate = candidate.score.refitted(*first)
         first, second = ((candidate.of_index(x[0]), candidate.of_index(x[1])) for x in (first, second))
@@ -774,18 +774,16 @@ def _is_discrete(scores: tuple[np.ndarray, np.ndarray]) -> bool:
     return np.unique(np.concatenate([d, dp])).size <= DISCRETE_VALUES
 
 
-def select_events(selection: tuple[np.ndarray, np.ndarray], candidates: dict, fresh, delta: float, steps=None):
+def select_events(selection: tuple, candidates: dict, fresh, delta: float):
     """The statistic and events of the event test (module docstring), chosen on the ``selection`` scores: for each
-    world, an array (releases, candidates) of the ``candidates``' (name → score) scores on releases drawn apart
-    from the training and the bounding ones; the first half of each shortlists events, the second chooses among
-    them (:func:`choose_events`; a discrete score's or an outcome ranking's: :func:`_candidate_choice`).
-    ``steps``: per candidate, None or the :class:`~pdp_audit.audits.blackbox.tallies.Steps` whose intervals its
-    column holds (:attr:`CandidateScores.steps`).  Returns (the name of the statistic kept, the frozen score the fresh
-    releases are counted with, its events, the predicted bounds by name)."""
-    steps = steps or (None,) * len(candidates)
+    world, the ``candidates``' (name → score) scores on releases drawn apart from the training and the bounding ones,
+    an array (releases, candidates) or :class:`~pdp_audit.audits.blackbox.tallies.SelectionColumns` (a step
+    function's intervals counted in each half, :attr:`CandidateScores.steps`); the first half of each shortlists
+    events, the second chooses among them (:func:`choose_events`; a discrete score's or an outcome ranking's:
+    :func:`_candidate_choice`).  Returns (the name of the statistic kept, the frozen score the fresh releases are
+    counted with, its events, the predicted bounds by name)."""
     chosen = [
-        _candidate_choice(selection, c, candidate, fresh, delta, steps[c])
-        for c, candidate in enumerate(candidates.values())
+        _candidate_choice(selection, c, candidate, fresh, delta) for c, candidate in enumerate(candidates.values())
     ]
     choices, frozen = [choice for choice, _ in chosen], [score for _, score in chosen]
     names = tuple(candidates)

@@ -2,14 +2,16 @@
 
 A candidate score that is a step function of a one-column release (:func:`~pdp_audit.audits.blackbox.intervals.
 one_column_steps`: the trees' :class:`~pdp_audit.audits.blackbox.trees.StepFunction`, a histogram of the one column)
-takes one of its few values v_i on the i-th interval between its cuts.  Its selection-pass column then holds each
-release's interval i (:meth:`Steps.positions`), and a half of the pass is read as the count of each distinct value
-(:class:`Tally`: a ``np.bincount`` of the intervals, merged where two intervals have equal values).  What the event
-choice reads of a half's scores -- their number, how many lie below a cut, the distinct values -- are then the same
-integers and doubles as from the sorted scores (:func:`pdp_audit.audits.blackbox.events.choose_events`), without the
-two sorts of a million scores per candidate that were most of the choice's time on the benchmark's 1-D Laplace
-(issue 44).  Where the values hold zeros of both signs (whose order a sort leaves to its algorithm) or more distinct
-values than the choice lists as cuts, the scores are read as they are (:meth:`Steps.scores`).
+takes one of its few values v_i on the i-th interval between its cuts.  Each block of its selection pass is then
+looked up as each release's interval i (:meth:`Steps.positions`) and only the count of each interval in each half of
+the pass is kept (:class:`SelectionColumns`), and a half is read as the count of each distinct value (:class:`Tally`:
+the intervals' counts merged where two intervals have equal values).  What the event choice reads of a half's
+scores -- their number, how many lie below a cut, the distinct values -- are then the same integers and doubles as
+from the sorted scores (:func:`pdp_audit.audits.blackbox.events.choose_events`), without the two sorts of a million
+scores per candidate that were most of the choice's time on the benchmark's 1-D Laplace (issue 44), nor a column of
+them kept.  Where the values hold zeros of both signs (whose order a sort leaves to its algorithm) or more distinct
+values than the choice lists as cuts (:meth:`Steps.can_tally`), the candidate's scores are kept and read as they
+are.
 """
 
 from __future__ import annotations
@@ -44,55 +46,96 @@ class Tally:
 @dataclass(frozen=True)
 class Steps:
     """A one-column step function (cuts, values, side: :func:`~pdp_audit.audits.blackbox.intervals.
-    one_column_steps`) whose selection-pass column holds intervals, not scores."""
+    one_column_steps`) whose selection pass is kept as the count of each of its intervals in each half
+    (:class:`SelectionColumns`), not as scores."""
 
     cuts: np.ndarray
     values: np.ndarray
     side: Literal["left", "right"]
 
     def positions(self, column: np.ndarray) -> np.ndarray:
-        """Each release's interval, as a float (exact: at most a few thousand), what the score looks up."""
+        """Each release's interval, what the score looks up."""
         from pdp_audit.audits.blackbox.features import sorted_position
 
-        return sorted_position(self.cuts, column, self.side).astype(float)
+        return sorted_position(self.cuts, column, self.side)
 
     def scores(self, positions: np.ndarray) -> np.ndarray:
         """The scores of releases given by their intervals: the score's own numbers."""
         return self.values[positions.astype(np.intp)]
 
-    def tallies(self, halves: tuple, most: int) -> tuple | None:
-        """Each half's scores of each world (``halves`` = (first, second), each (of D, of D') as intervals) as
-        :class:`Tally`, or None where their values hold zeros of both signs or more than ``most`` distinct values
-        (read the scores then)."""
+    def can_tally(self, most: int) -> bool:
+        """Whether tallies stand for its scores: its values hold no zeros of both signs (whose order a sort leaves
+        to its algorithm) and at most ``most`` distinct values (what the choice lists as cuts) whatever is drawn."""
         zeros = np.signbit(self.values[self.values == 0])
-        if zeros.any() and not zeros.all():
-            return None
+        return not (zeros.any() and not zeros.all()) and self.values.size <= most
+
+    def tallies(self, halves: tuple) -> tuple:
+        """Each half's scores of each world as :class:`Tally`, from ``halves`` = (first, second), each (of D, of D')
+        the count of each interval (:class:`SelectionColumns`)."""
         distinct, value_of = np.unique(self.values, return_inverse=True)
         out = []
         for half in halves:
             tallied = []
-            for positions in half:
-                per_step = _interval_counts(positions, self.values.size)
+            for per_step in half:
                 counts = np.bincount(value_of, weights=per_step, minlength=distinct.size).astype(np.int64)
                 drawn = counts > 0
                 tallied.append(Tally(distinct[drawn], counts[drawn]))
             out.append(tuple(tallied))
-        seen = np.unique(np.concatenate([t.values for half in out for t in half]))
-        return tuple(out) if seen.size <= most else None
+        return tuple(out)
 
 
-#: Intervals converted to integers and counted at a time: a million at once were 8 MB of fresh memory per half and
-#: world, whose first touch cost more than the count.
-CHUNK = 1 << 16
+@dataclass(frozen=True)
+class Scored:
+    """A block of the selection pass: ``scores``, its releases × the candidates read as scores (in their order), and
+    ``intervals``, per candidate read as tallies (by its index among all), its releases' intervals."""
+
+    scores: np.ndarray
+    intervals: dict
+
+    def __len__(self) -> int:
+        return len(self.scores)
 
 
-def _interval_counts(positions: np.ndarray, size: int) -> np.ndarray:
-    """``np.bincount(positions.astype(np.intp), minlength=size)`` of the intervals ``positions`` (floats), a
-    :data:`CHUNK` at a time."""
-    counts = np.zeros(size, dtype=np.intp)
-    for start in range(0, positions.size, CHUNK):
-        counts += np.bincount(positions[start : start + CHUNK].astype(np.intp), minlength=size)
-    return counts
+class SelectionColumns:
+    """One world's selection pass of ``n`` releases, filled block by block (:class:`Scored`): the scores of the
+    candidates read as scores in one array, column by column in memory (Fortran order: the event choice reads each
+    candidate's column, which then lies in one piece), and for each candidate of ``steps`` (per candidate, its
+    :class:`Steps` or None) the count of each of its intervals among the releases of each half, rows [0, n // 2)
+    and [n // 2, n) (:func:`~pdp_audit.audits.blackbox.events._halves`): all the choice reads of a step function
+    (its tallies), where a column of intervals was 16 MB per candidate and world at the default budget, written,
+    converted and counted again."""
+
+    def __init__(self, n: int, steps: tuple):
+        self.n, self.at, self.out, self.steps = n, 0, None, steps
+        self.stored = [c for c, s in enumerate(steps) if s is None]
+        self.counts = {c: (np.zeros(s.values.size, np.int64), np.zeros(s.values.size, np.int64))
+                       for c, s in enumerate(steps) if s is not None}  # fmt: skip
+
+    @classmethod
+    def filled(cls, blocks, n: int, steps: tuple) -> SelectionColumns:
+        """The ``n`` rows of ``blocks`` (:class:`Scored`), filled as they arrive (no list of blocks beside it)."""
+        columns = cls(n, steps)
+        for block in blocks:
+            columns.add(block)
+        return columns
+
+    def add(self, block: Scored) -> None:
+        rows = len(block)
+        if self.out is None:
+            self.out = np.empty((self.n, len(self.stored)), order="F")  # float64, as the scores were ever stacked
+        self.out[self.at : self.at + rows] = block.scores
+        split = min(max(self.n // 2 - self.at, 0), rows)  # this block's rows in the first half
+        for c, intervals in block.intervals.items():
+            first, second = self.counts[c]
+            first += np.bincount(intervals[:split], minlength=first.size)
+            second += np.bincount(intervals[split:], minlength=second.size)
+        self.at += rows
+
+    def column(self, c: int):
+        """Candidate ``c``'s scores (a column), or its interval counts (first half, second half) if tallied."""
+        if c in self.counts:
+            return self.counts[c]
+        return self.out[:, self.stored.index(c)] if self.out is not None else np.empty(0)
 
 
 def distinct_values(tallies: tuple) -> int:
@@ -126,4 +169,4 @@ class SharedSearch:
         from pdp_audit.audits.blackbox.features import sorted_position
 
         passed = sorted_position(self.pooled, column, self.side)
-        return {c: lookup[passed].astype(float) for c, lookup in zip(self.which, self.lookup)}
+        return {c: lookup[passed] for c, lookup in zip(self.which, self.lookup)}
