@@ -5,7 +5,10 @@ The floor draws, in the same run and process, as many releases of each world as 
 test's selection pass and the fresh ones, :func:`pdp_audit.audits.blackbox.time_budget.releases_per_world`), in the
 engine's seeded blocks (:data:`pdp_audit.verify.estimators.engine.BLOCK_SIZE`) and nothing else.  The audit is
 :func:`pdp_audit.audit_blackbox` with no ``trials`` and no budget (the statistic, trials and workers its defaults
-choose), imports done before the clock starts.  Both are timed in wall-clock and in CPU seconds of the process (all
+choose).  Each is warmed up before the clock starts, as a throughput is measured: the floor by a draw of 65,536
+releases, the audit by one of :data:`WARM_UP_TRIALS` fresh releases a world (its imports, the modules it loads on
+first use, and its libraries' first calls: about 0.07 s of CPU, paid once a process; ``benchmarks/startup.py``
+times start-up).  Both are timed in wall-clock and in CPU seconds of the process (all
 its threads); the ratios are the audit's releases per second over the sampler's (1: no cost beyond drawing).  The
 machine may be shared: the load average is printed.  Prints one JSON line.
 
@@ -27,10 +30,13 @@ sys.path.insert(0, str(HERE))
 from peer_mechanisms import PEERS  # noqa: E402
 
 import pdp_audit  # noqa: E402
-from pdp_audit.audits.blackbox import attack as _attack  # noqa: E402,F401 (imports before the clock)
 from pdp_audit.audits.blackbox.defaults import DEFAULT_STATISTIC, DEFAULT_TRIALS  # noqa: E402
 from pdp_audit.audits.blackbox.time_budget import releases_per_world  # noqa: E402
 from pdp_audit.verify.estimators.engine import block_rng, block_sizes  # noqa: E402
+
+
+#: The audit's warm-up run: fresh releases per world (its own streams are drawn again by the timed run).
+WARM_UP_TRIALS = 20_000
 
 
 def clocks() -> tuple[float, float]:
@@ -57,6 +63,7 @@ def main() -> None:
     releases = int(releases_per_world(trials, DEFAULT_STATISTIC))
     floor(pair, 1 << 16)  # warm-up
     floor_wall, floor_cpu = floor(pair, releases)
+    pdp_audit.audit_blackbox(pair, peer.claimed_epsilon, 0.0, trials=WARM_UP_TRIALS)  # warm-up
     wall, cpu = clocks()
     run = pdp_audit.audit_blackbox(pair, peer.claimed_epsilon, 0.0, trials=args.trials)
     end_wall, end_cpu = clocks()
