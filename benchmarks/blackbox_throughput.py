@@ -34,7 +34,6 @@ from pdp_audit.audits.blackbox.defaults import DEFAULT_STATISTIC, DEFAULT_TRIALS
 from pdp_audit.audits.blackbox.time_budget import releases_per_world  # noqa: E402
 from pdp_audit.verify.estimators.engine import block_rng, block_sizes  # noqa: E402
 
-
 #: The audit's warm-up run: fresh releases per world (its own streams are drawn again by the timed run).
 WARM_UP_TRIALS = 20_000
 

@@ -73,6 +73,9 @@ def test_the_events_chosen_on_tallies_are_those_chosen_on_the_scores():
     fresh = (2e6, 2e6)
     for delta in (0.0, 1e-6):
         assert select_events(tallied, candidates, fresh, delta) == select_events(scores, candidates, fresh, delta)
+    alone = {name: candidates[name] for name in ("logistic", "histograms")}  # one step function: its own search
+    tallied, scores, _ = _selections(alone)
+    assert select_events(tallied, alone, fresh, 0.0) == select_events(scores, alone, fresh, 0.0)
 
 
 def test_half_counts_that_shift_a_block_across_the_halves_differ():
@@ -138,4 +141,4 @@ def test_one_search_among_all_cuts_finds_each_functions_intervals(side, seed):
     found = SharedSearch(tuple(steps))(x)
     assert sorted(found) == [0, 2]
     for c in (0, 2):
-        assert np.array_equal(found[c], steps[c].positions(x))
+        assert np.array_equal(found[c].values, steps[c].positions(x))

@@ -85,9 +85,22 @@ class Steps:
 
 
 @dataclass(frozen=True)
+class Intervals:
+    """A step function's intervals of a block of releases: ``searched`` itself, or with a ``table`` (a search among
+    several functions' cuts together, :class:`SharedSearch`) ``table[searched]``."""
+
+    searched: np.ndarray
+    table: np.ndarray | None = None
+
+    @property
+    def values(self) -> np.ndarray:
+        return self.searched if self.table is None else self.table[self.searched]
+
+
+@dataclass(frozen=True)
 class Scored:
     """A block of the selection pass: ``scores``, its releases × the candidates read as scores (in their order), and
-    ``intervals``, per candidate read as tallies (by its index among all), its releases' intervals."""
+    ``intervals``, per candidate read as tallies (by its index among all), its releases' :class:`Intervals`."""
 
     scores: np.ndarray
     intervals: dict
@@ -125,10 +138,16 @@ class SelectionColumns:
             self.out = np.empty((self.n, len(self.stored)), order="F")  # float64, as the scores were ever stacked
         self.out[self.at : self.at + rows] = block.scores
         split = min(max(self.n // 2 - self.at, 0), rows)  # this block's rows in the first half
-        for c, intervals in block.intervals.items():
-            first, second = self.counts[c]
-            first += np.bincount(intervals[:split], minlength=first.size)
-            second += np.bincount(intervals[split:], minlength=second.size)
+        searched: dict = {}  # a shared search's positions counted once in each half, each function's read off them
+        for c, found in block.intervals.items():
+            size = self.counts[c][0].size if found.table is None else found.table.size
+            if id(found.searched) not in searched:
+                halves = (found.searched[:split], found.searched[split:])
+                searched[id(found.searched)] = [np.bincount(half, minlength=size) for half in halves]
+            for total, counted in zip(self.counts[c], searched[id(found.searched)]):
+                if found.table is not None:  # float weights: exact, a block's counts are far below 2⁵³
+                    counted = np.bincount(found.table, weights=counted, minlength=total.size).astype(np.int64)
+                total += counted
         self.at += rows
 
     def column(self, c: int):
@@ -162,11 +181,11 @@ class SharedSearch:
                 np.concatenate([[0], np.searchsorted(steps[c].cuts, self.pooled, "right")]) for c in self.which
             ]
 
-    def __call__(self, column: np.ndarray) -> dict[int, np.ndarray]:
-        """Per step function (by its index among ``steps``), the intervals of the releases ``column``."""
+    def __call__(self, column: np.ndarray) -> dict[int, Intervals]:
+        """Per step function (by its index among ``steps``), the :class:`Intervals` of the releases ``column``."""
         if self.pooled is None:
-            return {c: self.steps[c].positions(column) for c in self.which}
+            return {c: Intervals(self.steps[c].positions(column)) for c in self.which}
         from pdp_audit.audits.blackbox.features import sorted_position
 
         passed = sorted_position(self.pooled, column, self.side)
-        return {c: lookup[passed] for c, lookup in zip(self.which, self.lookup)}
+        return {c: Intervals(passed, lookup) for c, lookup in zip(self.which, self.lookup)}
