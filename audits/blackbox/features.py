@@ -249,7 +249,7 @@ class HistogramScore:
                 sorted_column = None if ordered is None or differences else ordered[j]
                 cut = np.unique(_quantiles(pooled, sorted_column, np.arange(1, MAX_BINS) / MAX_BINS))
             bins = cut.size + 1
-            # np.searchsorted's integers, by the branchless search (the fit looks up every training release)
+            # np.searchsorted's integers, by the grid lookup (the fit looks up every training release)
             count_d = np.bincount(sorted_position(cut, cd[j]), minlength=bins)
             count_dp = np.bincount(sorted_position(cut, cdp[j]), minlength=bins)
             edges.append(cut)
