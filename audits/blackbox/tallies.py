@@ -119,7 +119,8 @@ class SelectionColumns:
     converted and counted again."""
 
     def __init__(self, n: int, steps: tuple):
-        self.n, self.at, self.out, self.steps = n, 0, None, steps
+        self.n, self.at, self.steps = n, 0, steps
+        self.out: np.ndarray | None = None  # made at the first block
         self.stored = [c for c, s in enumerate(steps) if s is None]
         self.counts = {c: (np.zeros(s.values.size, np.int64), np.zeros(s.values.size, np.int64))
                        for c, s in enumerate(steps) if s is not None}  # fmt: skip
