@@ -56,6 +56,20 @@ def _bits(arrays) -> list:
     return [np.asarray(a, dtype=float).view(np.uint64).tolist() for a in arrays]
 
 
+@pytest.mark.parametrize("dtype", [np.float64, np.float32, np.int64])
+def test_the_pooled_sorted_columns_are_numpys(dtype):
+    """features.pooled_sorted, sorted in place in one array, bit for bit and type for type
+    ``np.sort(np.concatenate([d_j, dp_j]) + 0.0)``: zeros of both signs one value, integers made doubles, float32
+    kept."""
+    rng = np.random.default_rng(8)
+    d, dp = (np.round(rng.normal(0, 3, (n, 2)), 1).astype(dtype) for n in (1000, 900))
+    if dtype != np.int64:
+        d[:50, 0], dp[:50, 1] = -0.0, 0.0
+    for got, j in zip(features.pooled_sorted(d, dp), range(2)):
+        expected = np.sort(np.concatenate([d[:, j], dp[:, j]]) + 0.0)
+        assert got.dtype == expected.dtype and got.tobytes() == expected.tobytes()
+
+
 @pytest.mark.parametrize("kind", ["real", "zeros of both signs", "counts"])
 def test_fits_on_the_pooled_columns_sorted_once_are_the_fits_of_the_releases(kind):
     """The histograms' quantile edges and ratios, the pooled histogram's, and the outcome keys' atoms, fitted with
