@@ -168,8 +168,8 @@ def only(monkeypatch, name: str) -> None:
     """The event test with one candidate score: ``name``."""
     real = blackbox_events.candidate_scores
 
-    def one(fit_d, fit_dp, learners):
-        found = real(fit_d, fit_dp, learners)
+    def one(fit_d, fit_dp, learners, ordered_by=None):
+        found = real(fit_d, fit_dp, learners, ordered_by)
         return {name: found[name]}
 
     monkeypatch.setattr(blackbox_events, "candidate_scores", one)

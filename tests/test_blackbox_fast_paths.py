@@ -70,6 +70,30 @@ def test_the_pooled_sorted_columns_are_numpys(dtype):
         assert got.dtype == expected.dtype and got.tobytes() == expected.tobytes()
 
 
+def test_a_stages_sorted_columns_merge_the_earlier_stages():
+    """pooled_sorted given an earlier stage's sorted columns of its first rows: bit for bit the sort of all rows
+    (zeros of both signs, repeated values); the staged run's memo (attack._merging_sorts) merges only where the
+    remembered rows are the first ones, and sorts all otherwise."""
+    from pdp_audit.audits.blackbox.attack import _merging_sorts
+
+    rng = np.random.default_rng(9)
+    d, dp = (np.round(rng.laplace(0, 2, (n, 2)), 1) for n in (3000, 2800))
+    d[::7, 0], dp[::5, 1] = -0.0, 0.0
+    whole = features.pooled_sorted(d, dp)
+    earlier = (d[:1000], dp[:1200], features.pooled_sorted(d[:1000], dp[:1200]))
+    merged = features.pooled_sorted(d, dp, earlier)
+    assert [m.tobytes() for m in merged] == [w.tobytes() for w in whole]
+    learned: dict = {}
+    ordered = _merging_sorts(learned)
+    ordered(d[:1000], dp[:1200])
+    assert [m.tobytes() for m in ordered(d, dp)] == [w.tobytes() for w in whole]
+    other = dp + 1.0  # not the remembered rows' continuation: all sorted anew
+    expected = features.pooled_sorted(d, other)
+    assert [m.tobytes() for m in ordered(d, other)] == [e.tobytes() for e in expected]
+    wrong = features.pooled_sorted(d, other, (d[:1000], dp[:1200], earlier[2]))  # a merge of the wrong rows
+    assert [m.tobytes() for m in wrong] != [e.tobytes() for e in expected]
+
+
 @pytest.mark.parametrize("kind", ["real", "zeros of both signs", "counts"])
 def test_fits_on_the_pooled_columns_sorted_once_are_the_fits_of_the_releases(kind):
     """The histograms' quantile edges and ratios, the pooled histogram's, and the outcome keys' atoms, fitted with

@@ -598,10 +598,12 @@ def _event_attack(worlds, train, first, budget: tuple, running) -> BlackBoxAttac
         "logistic": lambda d, dp: learn_statistic(d, dp, first, accuracy=False)[0],
         "trees": lambda d, dp: learn_trees(d, dp, first, seed, accuracy=False)[0],
     }
+    ordered_by = None
     if pool is not None:
         learners = {name: _remembered(pool.learned, name, fit) for name, fit in learners.items()}
         learners = _pilots_rows(learners, len(train[0]))
-    candidates = candidate_scores(*train, learners)
+        ordered_by = _merging_sorts(pool.learned)
+    candidates = candidate_scores(*train, learners, ordered_by)
     scores = tuple(candidates.values())
     fresh = {w: _FreshBlocks(_Releases(s, w), first, numbers) for s, w in worlds}
     selected = selection_size(trials)
@@ -657,6 +659,32 @@ def _remembered(learned: dict, name: str, fit: Callable) -> Callable:
         return learned[name][1]
 
     return remembered
+
+
+def _merging_sorts(learned: dict) -> Callable:
+    """:func:`~pdp_audit.audits.blackbox.features.pooled_sorted` of a stage's training releases, remembered in
+    ``learned`` (a staged run's, on its :class:`~pdp_audit.audits.blackbox.stages.EarlierReleases`): the next
+    stage's training releases begin with these (each stage reads the earlier stages' releases first, in the order
+    drawn), so only its own later rows are sorted and merged in (checked: the remembered rows must equal its first
+    ones, else all are sorted).  The same arrays; the sorts were a tenth of the full attack's own time on the
+    benchmark's 1-D Laplace (issue 44)."""
+    from pdp_audit.audits.blackbox.features import pooled_sorted
+
+    def ordered(d: np.ndarray, dp: np.ndarray) -> tuple:
+        earlier = learned.get("pooled_sorted")
+        if earlier is not None and not all(_begins_with(now, then) for now, then in zip((d, dp), earlier)):
+            earlier = None
+        result = pooled_sorted(d, dp, earlier)
+        learned["pooled_sorted"] = (d, dp, result)
+        return result
+
+    return ordered
+
+
+def _begins_with(releases: np.ndarray, first: np.ndarray) -> bool:
+    """Whether ``first`` are the first rows of ``releases`` (same columns and type, equal values)."""
+    same_shape = releases.shape[1:] == first.shape[1:] and releases.dtype == first.dtype
+    return same_shape and len(first) <= len(releases) and np.array_equal(releases[: len(first)], first)
 
 
 def _pilots_rows(learners: dict, train_trials: int) -> dict:

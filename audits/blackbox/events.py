@@ -703,12 +703,14 @@ class EventHits(_FreshBlocks):
         return [np.count_nonzero(e.members(scores)) for e in self.events]
 
 
-def candidate_scores(fit_d: np.ndarray, fit_dp: np.ndarray, learners: dict) -> dict:
+def candidate_scores(fit_d: np.ndarray, fit_dp: np.ndarray, learners: dict, ordered_by: Callable | None = None) -> dict:
     """The statistics the event test chooses among, fitted on the fitting part of the training split: the
     ``learners`` (name → fit(releases of D, releases of D') → score; :mod:`pdp_audit.audits.blackbox.attack` passes its
     logistic test and trees) on its first :data:`LEARNER_TRIALS` releases per world, the outcome score (discrete
     outputs only) and the per-column histogram scores (of the columns, and of their first differences when there
-    are several, and pooled over the columns: :class:`~pdp_audit.audits.blackbox.features.PooledHistogramScore`)."""
+    are several, and pooled over the columns: :class:`~pdp_audit.audits.blackbox.features.PooledHistogramScore`).
+    ``ordered_by``: what sorts the pooled columns (default :func:`~pdp_audit.audits.blackbox.features.pooled_sorted`;
+    a staged run's merges the earlier stage's sorted columns)."""
     from pdp_audit.audits.blackbox.features import (
         HistogramScore,
         OutcomeIndex,
@@ -719,7 +721,7 @@ def candidate_scores(fit_d: np.ndarray, fit_dp: np.ndarray, learners: dict) -> d
 
     few_d, few_dp = fit_d[:LEARNER_TRIALS], fit_dp[:LEARNER_TRIALS]  # the learners' time grows with their data
     found = {name: fit(few_d, few_dp) for name, fit in learners.items()}
-    ordered = pooled_sorted(fit_d, fit_dp)  # one sort a column for the histograms and the outcomes
+    ordered = (ordered_by or pooled_sorted)(fit_d, fit_dp)  # one sort a column for the histograms and the outcomes
     found["histograms"] = HistogramScore.fit(fit_d, fit_dp, ordered=ordered)
     if fit_d.shape[1] > 1:
         found["increments"] = HistogramScore.fit(fit_d, fit_dp, differences=True)

@@ -51,12 +51,26 @@ def _splitmix(x: np.ndarray) -> np.ndarray:
     return x ^ (x >> np.uint64(31))
 
 
-def pooled_sorted(train_d: np.ndarray, train_dp: np.ndarray) -> tuple[np.ndarray, ...]:
+def pooled_sorted(train_d: np.ndarray, train_dp: np.ndarray, earlier: tuple | None = None) -> tuple[np.ndarray, ...]:
     """Per column, the training releases of both worlds sorted, each + 0.0 (−0.0 and 0.0 one value: equal values,
     equal bits): what the outcome keys find atoms in, and the histograms read their quantiles off
     (:func:`_quantiles`), one sort of each column for both (a third of the fits' time on 1-D Laplace was these
-    quantiles and sorts, each stage of a staged run fitting on up to a million releases)."""
+    quantiles and sorts, each stage of a staged run fitting on up to a million releases).  ``earlier``: (d, dp,
+    their pooled_sorted) of releases that are the first rows of ``train_d`` and ``train_dp`` (an earlier stage's
+    training releases): only the rows after them are sorted, then merged with those (a stable sort of two sorted
+    runs, about a pass over them) -- the same array, equal values having equal bits."""
+    if earlier is not None:
+        d, dp, ordered = earlier
+        later = (train_d[len(d) :], train_dp[len(dp) :])
+        return tuple(_merged(o, _sorted_pooled_column(later[0][:, j], later[1][:, j])) for j, o in enumerate(ordered))
     return tuple(_sorted_pooled_column(train_d[:, j], train_dp[:, j]) for j in range(train_d.shape[1]))
+
+
+def _merged(first: np.ndarray, second: np.ndarray) -> np.ndarray:
+    """The sorted arrays ``first`` and ``second`` as one sorted array (a stable sort merges the two runs it finds)."""
+    merged = np.concatenate([first, second])
+    merged.sort(kind="stable")
+    return merged
 
 
 def _sorted_pooled_column(d: np.ndarray, dp: np.ndarray) -> np.ndarray:
