@@ -27,11 +27,13 @@ import re
 import sys
 import threading
 from collections import deque
-from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
+
+if TYPE_CHECKING:  # at run time imported where the pool is made
+    from concurrent.futures import Future, ThreadPoolExecutor
 
 #: A letter in a data row other than an exponent's: pandas would read ``True``/``false`` as 1/0, ``inf``, ``nan``...
 WORD = re.compile(rb"[A-DF-Za-df-z]")
@@ -92,6 +94,8 @@ def parse_in_pieces(source: Any, size: int, hashed: bool, options: dict[str, Any
     if names is None:
         return Split(None, None, None)
     piece_options = {**options, "encoding": "utf-8", "header": None, "names": range(len(names))}
+    from concurrent.futures import ThreadPoolExecutor  # here: it imports logging, which no command's parser needs
+
     with ThreadPoolExecutor(WORKERS, thread_name_prefix="pdp-audit-parse") as pool:
         try:
             values = _gather(pool, source, first[end + 1 :], size, digest, piece_options)

@@ -21,7 +21,6 @@ import contextlib
 import hashlib
 import os
 import tempfile
-from importlib import metadata
 from pathlib import Path
 from typing import Callable
 
@@ -53,6 +52,8 @@ def _key(loader_name: str) -> str:
 
 
 def _version(distribution: str) -> str:
+    from importlib import metadata  # on use: it imports email and zipfile, which no parser of a command needs
+
     try:
         return metadata.version(distribution)
     except (metadata.PackageNotFoundError, ValueError, OSError):

@@ -22,14 +22,10 @@ loads) stays light.
 
 from __future__ import annotations
 
+import importlib
 import os
 from typing import TYPE_CHECKING, Any, Mapping
 
-from pdp_audit.audits.blackbox.audit import audit_blackbox, audit_blackbox_search  # noqa: F401 (re-exported)
-from pdp_audit.audits.blackbox.config import command_defaults as blackbox_defaults  # noqa: F401
-from pdp_audit.audits.canaries.evidence import audit_canary_scores, audit_one_run  # noqa: F401 (re-exported)
-from pdp_audit.audits.coverage.audit import audit_coverage  # noqa: F401 (re-exported)
-from pdp_audit.audits.pair.audit import audit_pair  # noqa: F401 (re-exported)
 from pdp_audit.audits.pair.config import (  # noqa: F401
     EARLY_STOP_OPTION,
     TIME_LIMIT_OPTION,
@@ -39,7 +35,6 @@ from pdp_audit.audits.pair.config import (  # noqa: F401
 from pdp_audit.mechanisms.base import NeighbourPair
 from pdp_audit.mechanisms.validation import InputError
 from pdp_audit.reports.records import Run
-from pdp_audit.reports.run_text import describe  # noqa: F401 (re-exported)
 from pdp_audit.verify.calibration import gaussian_delta, gaussian_epsilon, gaussian_sigma  # noqa: F401 (re-exported)
 
 # What the interfaces (``pdp-audit``'s commands in verify/cli, the pytest plugin) use of the framework, imported from
@@ -68,6 +63,38 @@ from pdp_audit.verify.evidence.user_audits import DEFAULT_ALPHA, DEFAULT_TRIALS,
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas
+
+    # what a type checker sees; at run time each is imported on first use (:func:`__getattr__`)
+    from pdp_audit.audits.blackbox.audit import audit_blackbox, audit_blackbox_search  # noqa: F401 (re-exported)
+    from pdp_audit.audits.blackbox.config import command_defaults as blackbox_defaults  # noqa: F401
+    from pdp_audit.audits.canaries.evidence import audit_canary_scores, audit_one_run  # noqa: F401 (re-exported)
+    from pdp_audit.audits.coverage.audit import audit_coverage  # noqa: F401 (re-exported)
+    from pdp_audit.audits.pair.audit import audit_pair  # noqa: F401 (re-exported)
+    from pdp_audit.reports.run_text import describe  # noqa: F401 (re-exported)
+
+#: The user-facing audits' functions re-exported here, by name: (their module, their name there).  They are imported
+#: on first use (PEP 562), not with this module: the commands that only parse a command line (``pdp-audit run NAME
+#: --help``, ``certify --help``) import none of their modules (the black box's Dask and logging among them).
+_REEXPORTED = {
+    "audit_blackbox": ("pdp_audit.audits.blackbox.audit", "audit_blackbox"),
+    "audit_blackbox_search": ("pdp_audit.audits.blackbox.audit", "audit_blackbox_search"),
+    "blackbox_defaults": ("pdp_audit.audits.blackbox.config", "command_defaults"),
+    "audit_canary_scores": ("pdp_audit.audits.canaries.evidence", "audit_canary_scores"),
+    "audit_one_run": ("pdp_audit.audits.canaries.evidence", "audit_one_run"),
+    "audit_coverage": ("pdp_audit.audits.coverage.audit", "audit_coverage"),
+    "audit_pair": ("pdp_audit.audits.pair.audit", "audit_pair"),
+    "describe": ("pdp_audit.reports.run_text", "describe"),
+}
+
+
+def __getattr__(name: str) -> Any:
+    """A re-exported function of :data:`_REEXPORTED`, imported from its module on first use and kept here."""
+    if name not in _REEXPORTED:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    module, attribute = _REEXPORTED[name]
+    value = getattr(importlib.import_module(module), attribute)
+    globals()[name] = value
+    return value
 
 
 @with_own_float_rules

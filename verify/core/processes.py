@@ -5,8 +5,6 @@ the process the user's own code runs in (:func:`in_user_process`); and how the p
 from __future__ import annotations
 
 import functools
-import multiprocessing
-import multiprocessing.util
 import os
 import pickle
 import signal
@@ -14,9 +12,7 @@ import sys
 import threading
 import time
 import traceback
-from concurrent.futures import ProcessPoolExecutor
 from contextlib import contextmanager
-from multiprocessing.connection import wait
 from pathlib import Path
 from typing import Any, Callable, Iterator, NoReturn
 
@@ -39,6 +35,8 @@ def executor_for(workers: int):
     if workers == 1:
         yield None
         return
+    from concurrent.futures import ProcessPoolExecutor
+
     from pdp_audit.verify.estimators.engine import shared_slots
 
     with shared_slots(workers) as slots:  # made before the workers are forked: they inherit it
@@ -180,6 +178,7 @@ def _block_worker_init() -> None:
     """A worker of ``--workers N``: one BLAS thread (one worker per core already), gone with its parent, and its own
     state of numpy's and Python's global generators -- forked workers inherit one state, and a sampler that draws
     from them (diffprivlib's default ``random_state``) would repeat the same releases in every worker."""
+    import multiprocessing.util
     import random
 
     import numpy as np
@@ -200,6 +199,7 @@ def _block_worker_init() -> None:
 
 def _end_user_children() -> None:
     """Kill and reap the ``multiprocessing`` children of this worker process: only the user's code starts any."""
+    import multiprocessing  # loaded already: this process is a worker of a pool
     for child in multiprocessing.active_children():
         child.kill()
         child.join(1.0)
@@ -230,17 +230,17 @@ def in_user_process(work: Callable[[], Any], target: str) -> Any:
     in this process; so it does when ``main`` is called inside a program that runs threads of its own (pytest-xdist's
     workers, a notebook's kernel): a fork copies their locks, and a child that then starts GNU OpenMP (scikit-learn's
     trees, after the host used them) waits forever -- measured as a hang of the suite before this rule."""
+    import multiprocessing  # here: the commands that start no process of their own never import it
     if "fork" not in multiprocessing.get_all_start_methods():  # pragma: no cover - not on POSIX
         return work()
     if threading.active_count() > 1:  # a host with threads of its own (a test runner, a notebook): see below
         return work()
     with _reaping_orphans():
-        return _in_child(work, target)
+        return _in_child(multiprocessing.get_context("fork"), work, target)
 
 
-def _in_child(work: Callable[[], Any], target: str) -> Any:
-    """:func:`in_user_process`'s fork, wait and delivery."""
-    context = multiprocessing.get_context("fork")
+def _in_child(context, work: Callable[[], Any], target: str) -> Any:
+    """:func:`in_user_process`'s fork (by ``context``, multiprocessing's), wait and delivery."""
     reader, writer = context.Pipe(duplex=False)
     child = context.Process(target=_deliver, args=(work, writer, target), name="pdp-audit-user-code")
     child.start()  # flushes this process's stdout and stderr first: nothing printed so far is printed twice
@@ -345,6 +345,7 @@ def _deliver(work: Callable[[], Any], writer, target: str) -> None:
 
 def _receive(reader, child) -> tuple | None:
     """The child's message, or None when it ended (or its pipe closed) without one."""
+    from multiprocessing.connection import wait  # loaded already: the child was started by multiprocessing
     while True:
         ready = wait([reader, child.sentinel])
         if reader in ready:
