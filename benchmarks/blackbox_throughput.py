@@ -76,6 +76,7 @@ def main() -> None:
                 "statistic": check.details.get("statistic"),
                 "trials": trials,
                 "releases_per_world": releases,
+                "audit_warm_up_trials": WARM_UP_TRIALS,
                 "bound": check.estimate,
                 "audit_wall_s": round(audit_wall, 2),
                 "audit_cpu_s": round(audit_cpu, 2),
