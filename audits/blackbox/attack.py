@@ -75,8 +75,9 @@ def checked_blackbox_releases(world: str, size: int, outputs) -> np.ndarray:
     out = out.reshape(size, -1) if out.ndim == 1 and out.size == size else out
     if out.ndim != 2 or out.shape[0] != size or out.shape[1] < 1:
         raise MalformedPair(f"{call} returned shape {out.shape}; expected ({size}, d) with d >= 1")
-    out = out.astype(float)
-    bad = int(np.count_nonzero(~np.isfinite(out).all(axis=1)))
+    out = out.astype(float)  # a copy: the releases kept must not change with the sampler's next call
+    finite = np.isfinite(out)
+    bad = 0 if finite.all() else int(np.count_nonzero(~finite.all(axis=1)))
     if bad:
         raise MalformedPair(
             f"{call} returned {bad:,} of {size:,} releases with NaN or infinite values; a black-box audit needs "
