@@ -14,13 +14,12 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field, replace
 from functools import lru_cache
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
-from pdp_audit.mechanisms import gaussian as g
-from pdp_audit.mechanisms import goe
-from pdp_audit.mechanisms import objpert as op
-from pdp_audit.mechanisms.losses import GLMLoss, get_loss
 from pdp_audit.mechanisms.validation import InputError, positive, probability
+
+if TYPE_CHECKING:  # at run time imported where they are used: the privacy report's config imports this module
+    from pdp_audit.mechanisms.losses import GLMLoss
 
 Mode = Literal["independent", "dependent", "adaptive"]
 MODES: tuple[str, ...] = ("independent", "dependent", "adaptive")
@@ -29,6 +28,8 @@ BUDGET_SIZES = {"independent": 1, "dependent": 3, "adaptive": 4}
 
 def glm_loss(loss) -> GLMLoss:
     """The GLM loss named (or given) by ``loss``; InputError for a loss that is not ℓ = f(xᵀθ; y)."""
+    from pdp_audit.mechanisms.losses import GLMLoss, get_loss
+
     loss = get_loss(loss)
     if not isinstance(loss, GLMLoss):
         raise InputError(f"the privacy report is for GLM losses (ℓ = f(xᵀθ; y)), got {loss!r}")
@@ -85,6 +86,8 @@ class Readings:
 @lru_cache(maxsize=256)
 def exact_tau(d: int, rho: float) -> float:
     """τ with P[λ_max((Z + Zᵀ)/√2) ≤ τ] = 1 − ρ/2 (unit σ₃; exact for d ≤ 100, Tracy–Widom above)."""
+    from pdp_audit.mechanisms import goe
+
     return goe.tau(int(d), float(rho)).tau
 
 
@@ -221,6 +224,9 @@ def calibrate(
     [RW] Fig. 2).  ``choices.rule``: ``"analytic"`` (Balle & Wang; the paper's experiments) or ``"classical"``
     (the theorems' own bounds inverted).
     """
+    from pdp_audit.mechanisms import gaussian as g
+    from pdp_audit.mechanisms import objpert as op
+
     lam, lambda_inflation, rule, readings = choices.lam, choices.lambda_inflation, choices.rule, choices.readings
     noise_scale2, noise_scale3 = choices.noise_scale2, choices.noise_scale3
     budget = parse_budget(budget, mode)

@@ -14,10 +14,12 @@ say, (1, 0.032) -- and says that the claim itself is not.  A failed run certifie
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Sequence
+from typing import TYPE_CHECKING, Sequence
 
 from pdp_audit.reports.numbers import round_up
-from pdp_audit.reports.records import Check
+
+if TYPE_CHECKING:  # annotations only: `pdp-audit certify --help` imports this module, and no record
+    from pdp_audit.reports.records import Check
 
 #: The checks that decide a pair's claim, by kind of claim.
 CLAIM_CHECKS = {"DP": ("dp-forward", "dp-reverse"), "pDP": ("pdp-forward", "pdp-reverse")}

@@ -34,7 +34,6 @@ from pdp_audit.audits.pair.config import (  # noqa: F401
 )
 from pdp_audit.mechanisms.base import NeighbourPair
 from pdp_audit.mechanisms.validation import InputError
-from pdp_audit.reports.records import Run
 from pdp_audit.verify.calibration import gaussian_delta, gaussian_epsilon, gaussian_sigma  # noqa: F401 (re-exported)
 
 # What the interfaces (``pdp-audit``'s commands in verify/cli, the pytest plugin) use of the framework, imported from
@@ -70,6 +69,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from pdp_audit.audits.canaries.evidence import audit_canary_scores, audit_one_run  # noqa: F401 (re-exported)
     from pdp_audit.audits.coverage.audit import audit_coverage  # noqa: F401 (re-exported)
     from pdp_audit.audits.pair.audit import audit_pair  # noqa: F401 (re-exported)
+    from pdp_audit.reports.records import Run
     from pdp_audit.reports.run_text import describe  # noqa: F401 (re-exported)
 
 #: The user-facing audits' functions re-exported here, by name: (their module, their name there).  They are imported
@@ -361,6 +361,8 @@ def write_report(run: Run, pdf: str | os.PathLike | None = None, json: str | os.
 
         pdp_audit.write_report(run, pdf="audit.pdf", json="audit.json")
     """
+    from pdp_audit.reports.records import Run
+
     if not isinstance(run, Run):
         raise InputError(f"run must be a pdp_audit.Run, got {type(run).__name__}")
     pdf = None if pdf is None else os.fspath(pdf)

@@ -31,7 +31,8 @@ from pdp_audit.mechanisms import linreg as lr
 from pdp_audit.mechanisms import mutant_pairs
 from pdp_audit.mechanisms import objpert as op
 from pdp_audit.mechanisms.objpert_solver import theta_rows
-from pdp_audit.verify.core.checks import Check, CheckSpec, finalize, without_figures, worst
+from pdp_audit.reports.records import Check
+from pdp_audit.verify.core.checks import CheckSpec, finalize, without_figures, worst
 from pdp_audit.verify.core.config import PAIR_OPTIONS
 from pdp_audit.verify.estimators.coverage import coverage_of
 from pdp_audit.verify.evidence import builders

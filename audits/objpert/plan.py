@@ -3,11 +3,15 @@ the audit itself is :mod:`pdp_audit.audits.objpert.evidence`)."""
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from pdp_audit.audits.objpert.checks import CHECKS, RUN_CHECKS
 from pdp_audit.audits.objpert.config import ObjPertAuditConfig, check_data_width
 from pdp_audit.mechanisms.validation import InputError
-from pdp_audit.reports.records import Run
 from pdp_audit.verify.core.plan import AuditPlan, Setting
+
+if TYPE_CHECKING:
+    from pdp_audit.reports.records import Run
 
 
 def audit(config: ObjPertAuditConfig, executor=None, progress: bool = False) -> Run:

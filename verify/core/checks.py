@@ -31,9 +31,10 @@ import re
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass, field, replace
-from typing import Any, Callable, Iterable, Iterator, Literal, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator, Literal, Mapping, Sequence
 
-from pdp_audit.reports.records import Check, Figure, Interval, Page, PerInstance, Run, Verdict
+if TYPE_CHECKING:  # at run time imported where a record is made: the audits' parsers import this module, not them
+    from pdp_audit.reports.records import Check, Figure, Interval, Page, PerInstance, Run, Verdict
 
 Role = Literal["guarantee", "paper"]
 Sampling = Literal["plain", "importance"]
@@ -185,6 +186,8 @@ def _decide_family(evidence: Sequence[Evidence], alpha: float) -> dict[int, Chec
     decided = {
         id(e): _decide(e, rejected, adj, per_check_alpha) for e, rejected, adj in zip(statistical, reject, adjusted)
     }
+    from pdp_audit.reports.records import Check
+
     checks = {}
     for e in evidence:
         fields = decided.get(id(e), {"verdict": e.verdict, "note": e.note})
@@ -241,6 +244,8 @@ def make_run(
     certified = delta_certified(guarantees) if verdict == "pass" and parameters.get("delta") == 0 else None
     if certified is not None:  # a pure claim: what its pass certifies, stated (sampling cannot prove δ = 0)
         parameters = {**parameters, "delta_certified": certified}
+    from pdp_audit.reports.records import Run
+
     return Run(
         mechanism=mechanism,
         checks=guarantees,

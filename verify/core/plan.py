@@ -10,20 +10,23 @@ import.
 
 from __future__ import annotations
 
-from concurrent.futures import Executor
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any, Callable, Iterator, Mapping
+from typing import TYPE_CHECKING, Any, Callable, Iterator, Mapping
 
 from pdp_audit.mechanisms.datasets import pinned_file
 from pdp_audit.mechanisms.validation import InputError
-from pdp_audit.reports.records import Run
 from pdp_audit.verify.core import processes
 from pdp_audit.verify.core.checks import CheckSpec, id_matches, without_findings
 from pdp_audit.verify.core.config import KEYWORDS, Names, Option, build, options
 from pdp_audit.verify.core.processes import MEMORY_SHARE, executor_for
 from pdp_audit.verify.estimators.progress import asking, audit_bar
+
+if TYPE_CHECKING:  # annotations only: a plan's module is imported by every command's parser
+    from concurrent.futures import Executor
+
+    from pdp_audit.reports.records import Run
 
 
 @dataclass(frozen=True)

@@ -7,13 +7,15 @@ from __future__ import annotations
 import os
 import pickle
 import time
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from pdp_audit.mechanisms.validation import InputError
-from pdp_audit.reports.records import Run
 from pdp_audit.verify.core.config import PAIR_OPTIONS
+
+if TYPE_CHECKING:
+    from pdp_audit.reports.records import Run
 
 #: Samples per world of a pair assertion when ``trials`` is not given (the pytest plugin's ``--audit-trials``).
 DEFAULT_TRIALS = PAIR_OPTIONS["trials"].default
