@@ -88,3 +88,38 @@ def test_a_command_built_alone_reads_as_in_the_full_parser():
         alone = build_parser(only=name)
         assert alone.format_help() == full.format_help()
         assert alone.commands[name].format_help() == full.commands[name].format_help(), name
+
+
+#: What building a command's parser must not load: process pools, the packages' metadata (email, zipfile), logging
+#: (concurrent.futures), the report records, the mechanisms' solvers -- none is needed to parse or print help.
+PARSER_ONLY = (
+    "multiprocessing",
+    "concurrent.futures",
+    "importlib.metadata",
+    "logging",
+    "pdp_audit.reports.records",
+    "pdp_audit.mechanisms.objpert",
+    "pdp_audit.audits.blackbox.audit",
+)
+
+
+@pytest.mark.parametrize("words", [["run"], ["run", "privacy-report"], ["certify"]])
+def test_a_commands_help_loads_what_its_parser_needs_only(words):
+    code = (
+        "import contextlib, io\nfrom pdp_audit.verify.cli.main import main\n"
+        f"with contextlib.redirect_stdout(io.StringIO()):\n    try:\n        main({[*words, '--help']!r})\n"
+        "    except SystemExit:\n        pass"
+    )
+    assert loaded_after(code, PARSER_ONLY) == []
+
+
+def test_run_built_alone_helps_and_parses_as_the_full_parser():
+    """``build_parser(only="run")`` adds each audit's options when its parser is first used (argparse uses the one
+    the command line names): its help and what it parses are the full parser's."""
+    full, alone = build_parser(), build_parser(only="run")
+    audits = full.commands["run"].commands
+    assert list(alone.commands["run"].commands) == list(audits)
+    for name in audits:
+        argv = ["run", name, "--seed", "3", "--report", "none"]
+        assert vars(build_parser(only="run").parse_args(argv)) == vars(full.parse_args(argv)), name
+        assert alone.commands["run"].commands[name].format_help() == audits[name].format_help(), name

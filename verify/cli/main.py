@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import argparse
 import errno
+import functools
 import importlib.util
 import os
 import signal
@@ -43,7 +44,8 @@ def build_parser(light: bool = False, only: str | None = None) -> Parser:
     ``--help`` and ``--version``, with no audit imported.  ``only``: that subcommand built in full and the others
     by name and help, which parses a command line naming it as the full parser does (argparse reads the
     subparser of the name given, no other), without importing the other commands' modules: ``pdp-audit certify
-    --help`` imports no audit's plan.
+    --help`` imports no audit's plan; with ``only="run"`` each audit's options are added when its parser is used
+    (:meth:`~pdp_audit.verify.core.parser.Parser.defer`), so ``run --help`` and ``run NAME`` build none but NAME's.
     """
     parser = Parser(prog="pdp-audit", description="Certify (per-instance) differential-privacy claims by simulation.")
     parser.add_argument(
@@ -61,21 +63,26 @@ def build_parser(light: bool = False, only: str | None = None) -> Parser:
         elif name == "list":
             sub.add_parser("list", help=COMMAND_HELP["list"]).set_defaults(handler=lambda args: command_list())
         elif name == "run":
-            add_run_parser(sub)
+            add_run_parser(sub, deferred=only == "run")
         else:
             command_module(name).add_parser(sub)
     return parser
 
 
-def add_run_parser(sub) -> None:
-    """``pdp-audit run NAME``: one subparser an audit of the catalogue, its options generated from its config."""
+def add_run_parser(sub, deferred: bool = False) -> None:
+    """``pdp-audit run NAME``: one subparser an audit of the catalogue, its options generated from its config (when
+    the subparser is first used if ``deferred``: argparse uses NAME's alone)."""
     from pdp_audit.verify import api
 
     run = sub.add_parser("run", help=COMMAND_HELP["run"])
     run.set_defaults(handler=command_run)
     mechanisms = run.add_subparsers(dest="mechanism", required=True, parser_class=Parser)
     for name, audit in api.audit_plans().items():
-        api.add_run_arguments(mechanisms.add_parser(name, help=audit.help), audit)
+        parser = mechanisms.add_parser(name, help=audit.help)
+        if deferred:
+            parser.defer(functools.partial(api.add_run_arguments, parser, audit))
+        else:
+            api.add_run_arguments(parser, audit)
 
 
 def command_module(name: str):

@@ -4,7 +4,7 @@ is kept as data for its readers.  Standard library only, so that ``pdp-audit --h
 from __future__ import annotations
 
 import argparse
-from typing import Any
+from typing import Any, Callable
 
 from pdp_audit.mechanisms.validation import InputError, quoted
 
@@ -14,13 +14,34 @@ class Parser(argparse.ArgumentParser):
 
     It keeps what it declares, as data for its readers (the CLI fuzz test): ``arguments``, every action added to it
     or to one of its groups, in order (``-h`` first), and ``commands``, its subcommands' parsers by name (empty for a
-    leaf command).
+    leaf command).  A parser may be given its arguments when it is first used rather than when it is made
+    (:meth:`defer`).
     """
 
     def __init__(self, *args: Any, **kwargs: Any):
         self.arguments: list[argparse.Action] = []
         self.commands: dict[str, argparse.ArgumentParser] = {}
+        self._fill: Callable[[], Any] | None = None
         super().__init__(*args, **kwargs)
+
+    def defer(self, fill: Callable[[], Any]) -> None:
+        """Have ``fill()`` add this parser's arguments when it first parses or formats its help or usage, not now.
+        argparse hands a command line to the subcommand it names and to no other, so a subcommand's parser that is
+        deferred parses and helps exactly as one built at once: ``pdp-audit run NAME`` builds NAME's options only."""
+        self._fill = fill
+
+    def _filled(self) -> None:
+        fill, self._fill = self._fill, None
+        if fill is not None:
+            fill()
+
+    def format_usage(self) -> str:
+        self._filled()
+        return super().format_usage()
+
+    def format_help(self) -> str:
+        self._filled()
+        return super().format_help()
 
     def add_argument(self, *args: Any, **kwargs: Any) -> argparse.Action:
         action = super().add_argument(*args, **kwargs)
@@ -57,6 +78,7 @@ class Parser(argparse.ArgumentParser):
         """As argparse's, keeping the arguments given (:meth:`error` names a stray one)."""
         import sys
 
+        self._filled()
         self.given = list(sys.argv[1:] if args is None else args)
         return super().parse_known_args(args, namespace)
 
