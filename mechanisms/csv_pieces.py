@@ -19,7 +19,6 @@ reads ``True`` as 1.0 where Python's ``float`` refuses it), a short or long row,
 
 from __future__ import annotations
 
-import hashlib
 import io
 import os
 import queue
@@ -81,6 +80,8 @@ def parse_in_pieces(source: Any, size: int, hashed: bool, options: dict[str, Any
     """The header and the rows of ``source`` (a binary file of ``size`` bytes read from its start), parsed by
     ``pandas.read_csv`` with ``options`` (``encoding`` is the header line's: the pieces are plain UTF-8); raises
     :class:`Unsplit` where the serial reader must parse the file."""
+    import hashlib  # where a file is read: OpenSSL's loading is no command parser's business
+
     digest = hashlib.sha256() if hashed else None
     first = read_full(source, PIECE_BYTES)
     if digest is not None:
@@ -295,6 +296,8 @@ class ReadAhead:
         except OSError:
             self.source.close()
             raise
+        import hashlib
+
         self.digest = hashlib.sha256()
         self._blocks: queue.Queue[bytes | OSError] = queue.Queue(READ_AHEAD_BLOCKS)
         self._stop = threading.Event()

@@ -5,7 +5,6 @@ No network is used at run time: the real datasets are the copies bundled with sc
 
 from __future__ import annotations
 
-import hashlib
 import io
 import math
 import os
@@ -194,11 +193,15 @@ def _read_bytes(path: Path) -> bytes:
 
 
 def _content_sha256(content: bytes) -> str:
+    import hashlib  # where a file is hashed: OpenSSL's loading is no command parser's business
+
     return hashlib.sha256(content).hexdigest()
 
 
 def _file_sha256(path: Path) -> str:
     """The SHA-256 of the file's bytes, read a megabyte at a time."""
+    import hashlib
+
     digest = hashlib.sha256()
     try:
         with open(path, "rb") as handle:
@@ -594,6 +597,8 @@ class _Tally:
     thread holds the reader back rather than the file in memory); an error of the thread is raised by :meth:`join`."""
 
     def __init__(self, hashed: bool):
+        import hashlib
+
         self.digest = hashlib.sha256() if hashed else None
         self.letters = 0
         self.done = False

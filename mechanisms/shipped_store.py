@@ -18,9 +18,7 @@ certificate shows it)."""
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import os
-import tempfile
 from pathlib import Path
 from typing import Callable
 
@@ -66,6 +64,8 @@ def _path(loader_name: str, key: str) -> Path | None:
         root = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
     except (KeyError, RuntimeError):  # Path.home() with neither HOME nor a password entry
         return None
+    import hashlib  # on use, as tempfile: no command's parser needs either
+
     digest = hashlib.sha256(key.encode()).hexdigest()[:16]
     return root / "pdp-audit" / f"{loader_name}-{digest}.npy"
 
@@ -90,6 +90,8 @@ def _write(path: Path, key: str, arrays: Arrays) -> None:
     features, target, names = arrays
     if not (features.flags.c_contiguous and target.flags.c_contiguous):
         return
+    import tempfile
+
     tmp = None
     try:
         path.parent.mkdir(parents=True, exist_ok=True)

@@ -6,7 +6,6 @@ import errno
 import os
 import stat
 import sys
-import tempfile
 from pathlib import Path
 
 from pdp_audit.mechanisms.validation import InputError
@@ -47,6 +46,8 @@ def _check_writable(path: str, option: str) -> None:
         raise InputError(f"{option}: cannot write {path!r}: the folder {str(folder)!r} does not exist")
     if not folder.is_dir():
         raise InputError(f"{option}: cannot create {path!r}: {str(folder)!r} is not a directory")
+    import tempfile  # where an output is checked: no command's parser needs it
+
     try:
         with tempfile.TemporaryFile(dir=folder):
             pass
