@@ -286,7 +286,12 @@ def _command(argv: list[str] | None) -> int:
             from pdp_audit.verify.api import record_reads
 
             record_reads()
-        args = build_parser(light=_light(argv), only=_named_command(argv)).parse_args(argv)
+        try:
+            args = build_parser(light=_light(argv), only=_named_command(argv)).parse_args(argv)
+        except SystemExit as done:  # argparse's --help and --version, printed
+            if argv is None and (done.code is None or type(done.code) is int):  # the process's own command line:
+                return done.code or 0  # main ends it as after any command, without Python's teardown of every module
+            raise
         from pdp_audit.verify.core.float_rules import own_float_rules
 
         with own_float_rules():  # whatever np.seterr or warning filter the user's module sets
