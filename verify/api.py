@@ -26,13 +26,6 @@ import importlib
 import os
 from typing import TYPE_CHECKING, Any, Mapping
 
-from pdp_audit.audits.pair.config import (  # noqa: F401
-    EARLY_STOP_OPTION,
-    TIME_LIMIT_OPTION,
-    PairBudget,
-    with_stopping,
-)
-from pdp_audit.mechanisms.base import NeighbourPair
 from pdp_audit.mechanisms.validation import InputError
 from pdp_audit.verify.calibration import gaussian_delta, gaussian_epsilon, gaussian_sigma  # noqa: F401 (re-exported)
 
@@ -69,12 +62,15 @@ if TYPE_CHECKING:  # pragma: no cover
     from pdp_audit.audits.canaries.evidence import audit_canary_scores, audit_one_run  # noqa: F401 (re-exported)
     from pdp_audit.audits.coverage.audit import audit_coverage  # noqa: F401 (re-exported)
     from pdp_audit.audits.pair.audit import audit_pair  # noqa: F401 (re-exported)
+    from pdp_audit.audits.pair.config import EARLY_STOP_OPTION, TIME_LIMIT_OPTION, PairBudget, with_stopping  # noqa: F401
+    from pdp_audit.mechanisms.base import NeighbourPair
     from pdp_audit.reports.records import Run
     from pdp_audit.reports.run_text import describe  # noqa: F401 (re-exported)
 
-#: The user-facing audits' functions re-exported here, by name: (their module, their name there).  They are imported
-#: on first use (PEP 562), not with this module: the commands that only parse a command line (``pdp-audit run NAME
-#: --help``, ``certify --help``) import none of their modules (the black box's Dask and logging among them).
+#: The user-facing audits' functions re-exported here, and the pair audit's options and budget that the commands and
+#: the plugin use, by name: (their module, their name there).  They are imported on first use (PEP 562), not with
+#: this module: the commands that only parse a command line (``pdp-audit run NAME --help``) import none of their
+#: modules (the black box's Dask and logging among them).
 _REEXPORTED = {
     "audit_blackbox": ("pdp_audit.audits.blackbox.audit", "audit_blackbox"),
     "audit_blackbox_search": ("pdp_audit.audits.blackbox.audit", "audit_blackbox_search"),
@@ -83,6 +79,10 @@ _REEXPORTED = {
     "audit_one_run": ("pdp_audit.audits.canaries.evidence", "audit_one_run"),
     "audit_coverage": ("pdp_audit.audits.coverage.audit", "audit_coverage"),
     "audit_pair": ("pdp_audit.audits.pair.audit", "audit_pair"),
+    "EARLY_STOP_OPTION": ("pdp_audit.audits.pair.config", "EARLY_STOP_OPTION"),
+    "TIME_LIMIT_OPTION": ("pdp_audit.audits.pair.config", "TIME_LIMIT_OPTION"),
+    "PairBudget": ("pdp_audit.audits.pair.config", "PairBudget"),
+    "with_stopping": ("pdp_audit.audits.pair.config", "with_stopping"),
     "describe": ("pdp_audit.reports.run_text", "describe"),
 }
 
