@@ -90,12 +90,15 @@ def test_a_command_built_alone_reads_as_in_the_full_parser():
         assert alone.commands[name].format_help() == full.commands[name].format_help(), name
 
 
-#: What building a command's parser must not load: process pools, the packages' metadata (email, zipfile), logging
-#: (concurrent.futures), the report records, the mechanisms' solvers -- none is needed to parse or print help.
+#: What building a command's parser must not load: process pools, the packages' metadata (email, zipfile), hashlib
+#: (OpenSSL), tempfile, logging (concurrent.futures), the report records, the mechanisms' solvers, the user-facing
+#: audits -- none is needed to parse or print help.
 PARSER_ONLY = (
     "multiprocessing",
     "concurrent.futures",
     "importlib.metadata",
+    "hashlib",
+    "tempfile",
     "logging",
     "pdp_audit.reports.records",
     "pdp_audit.mechanisms.objpert",
