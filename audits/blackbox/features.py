@@ -227,9 +227,10 @@ def sorted_position(cut: np.ndarray, x: np.ndarray, side: str = "left") -> np.nd
     return position
 
 
-@functools.lru_cache(maxsize=64)
+@functools.lru_cache(maxsize=32)
 def _grid_of(cut: bytes):
-    """The grid of the cuts whose float64 bytes are ``cut``, made once for the blocks that look up the same edges."""
+    """The grid of the cuts whose float64 bytes are ``cut``, made once for the blocks that look up the same edges
+    (at most 32 kept, each at most 2 MB: a table of :data:`~pdp_audit.audits.blackbox.cut_counts.CELLS` entries)."""
     from pdp_audit.audits.blackbox.cut_counts import CutGrid
 
     return CutGrid.sized(np.frombuffer(cut))
