@@ -183,6 +183,25 @@ def test_standard_output_filling_a_real_disk_is_exit_2_not_a_truncated_document(
     assert done.stderr == "pdp-audit: error: cannot write standard output: No space left on device\n"
 
 
+@pytest.mark.skipif(not os.path.exists("/dev/full"), reason="no /dev/full here")
+@pytest.mark.parametrize("buffered", [True, False])
+@pytest.mark.parametrize("argv", [["--help"], ["--version"], ["run", "--help"], ["run", "laplace", "--help"]])
+def test_help_on_a_full_disk_is_one_line_and_exit_2(argv, buffered):
+    """A help or version text on a full disk (/dev/full): argparse dropped the failed write (unbuffered standard
+    output) or Python's flush at the end failed silently (buffered), and the command exited 0 with nothing
+    written."""
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONUNBUFFERED"} | (
+        {} if buffered else {"PYTHONUNBUFFERED": "1"}
+    )
+    with open("/dev/full", "w") as full:
+        command = [sys.executable, "-m", "pdp_audit.verify.cli", *argv]
+        done = subprocess.run(command, stdout=full, stderr=subprocess.PIPE, text=True, env=env)
+    assert (done.returncode, done.stderr) == (
+        2,
+        "pdp-audit: error: cannot write standard output: No space left on device\n",
+    )
+
+
 def _stdout_to_a_file(monkeypatch, tmp_path, fake_write) -> Path:
     """sys.stdout on a real file (it has a descriptor), whose writes go through ``fake_write(real, fd, data)``."""
     path = tmp_path / "stdout.txt"

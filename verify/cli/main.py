@@ -48,9 +48,7 @@ def build_parser(light: bool = False, only: str | None = None) -> Parser:
     (:meth:`~pdp_audit.verify.core.parser.Parser.defer`), so ``run --help`` and ``run NAME`` build none but NAME's.
     """
     parser = Parser(prog="pdp-audit", description="Certify (per-instance) differential-privacy claims by simulation.")
-    parser.add_argument(
-        "--version", action=VersionAction, help="the version and the commit it was built from"
-    )
+    parser.add_argument("--version", action=VersionAction, help="the version and the commit it was built from")
     sub = parser.add_subparsers(dest="command", required=True, parser_class=Parser)
     if light:
         for name, text in COMMAND_HELP.items():
@@ -270,6 +268,35 @@ def _flush_open_files() -> None:
             pass
 
 
+def _printed_help_flushed() -> None:
+    """argparse's help or version text, still in Python's buffer, written out now: a full disk behind the
+    redirection is then an :class:`~pdp_audit.reports.files.OutputError` naming standard output (one line, exit 2,
+    as any command's output), where the flush at the process's end failed silently and it exited 0 with nothing
+    written.  A reader that left stays a BrokenPipeError (exit 0); no standard output at all (argparse then printed
+    to standard error) has nothing to flush."""
+    try:
+        sys.stdout.flush()
+    except OSError as err:
+        _raise_as_standard_output(err)
+    except (AttributeError, ValueError):  # sys.stdout None (started with it closed) or closed
+        pass
+
+
+def _raise_as_standard_output(err: OSError) -> None:
+    """``err``, a write to standard output that failed, as the :class:`~pdp_audit.reports.files.OutputError` naming
+    it (a BrokenPipeError as it is: the reader left).  What the buffer still holds is sent nowhere: Python's flush
+    at exit would fail again, and exit 120 after the one line."""
+    try:
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+    except (AttributeError, ValueError, OSError):  # no descriptor (a harness's stream): nothing flushes at exit
+        pass
+    if isinstance(err, BrokenPipeError):
+        raise err
+    from pdp_audit.reports.files import STDOUT, OutputError
+
+    raise OutputError(err.errno, err.strerror or str(err), STDOUT) from err
+
+
 def _flushed_exit(code: int) -> None:
     """Flush standard output and error and end the process with ``code`` (no teardown, no exit handler)."""
     for stream in (sys.stdout, sys.stderr):
@@ -290,8 +317,11 @@ def _command(argv: list[str] | None) -> int:
             args = build_parser(light=_light(argv), only=_named_command(argv)).parse_args(argv)
         except SystemExit as done:  # argparse's --help and --version, printed
             if argv is None and (done.code is None or type(done.code) is int):  # the process's own command line:
+                _printed_help_flushed()
                 return done.code or 0  # main ends it as after any command, without Python's teardown of every module
             raise
+        except OSError as err:  # a help or version text standard output refused (Parser._print_message)
+            _raise_as_standard_output(err)
         from pdp_audit.verify.core.float_rules import own_float_rules
 
         with own_float_rules():  # whatever np.seterr or warning filter the user's module sets

@@ -43,6 +43,19 @@ class Parser(argparse.ArgumentParser):
         self._filled()
         return super().format_help()
 
+    def _print_message(self, message: str, file: Any = None) -> None:
+        """argparse's, but a help or version text that standard output refuses (a full disk behind the redirection,
+        a reader that left) raises that OSError, as any command's output does, where argparse dropped it and the
+        command exited 0 with nothing written; what goes to standard error is argparse's (nothing else is left to
+        tell)."""
+        import sys
+
+        if file is not None and file is sys.stdout:
+            if message:
+                file.write(message)
+            return
+        super()._print_message(message, file)
+
     def add_argument(self, *args: Any, **kwargs: Any) -> argparse.Action:
         action = super().add_argument(*args, **kwargs)
         self.arguments.append(action)
