@@ -29,7 +29,7 @@ def test_a_tally_counts_below_a_cut_as_the_sorted_scores(seed):
     steps = Steps(np.arange(values.size - 1) + 0.5, values, "left")
     counts = np.bincount(positions, minlength=values.size)
     (tally, _), _ = steps.tallies(((counts, counts), (counts, counts)))
-    ordered = np.sort(steps.scores(positions))
+    ordered = np.sort(steps.values[positions])
     cuts = np.concatenate([values, values + 0.5, [-99.0, 99.0]])
     for side in ("left", "right"):
         assert np.array_equal(tally.below(cuts, side), np.searchsorted(ordered, cuts, side))
@@ -112,7 +112,7 @@ def test_steps_whose_tallies_cannot_stand_for_the_scores_are_kept_as_scores(case
 
     class _StepScore:  # a histogram of one column with these values
         def __call__(self, releases):
-            return steps.scores(steps.positions(releases[:, 0]))
+            return steps.values[steps.positions(releases[:, 0])]
 
     from pdp_audit.audits.blackbox import intervals
 

@@ -59,10 +59,6 @@ class Steps:
 
         return sorted_position(self.cuts, column, self.side)
 
-    def scores(self, positions: np.ndarray) -> np.ndarray:
-        """The scores of releases given by their intervals: the score's own numbers."""
-        return self.values[positions.astype(np.intp)]
-
     def can_tally(self, most: int) -> bool:
         """Whether tallies stand for its scores: its values hold no zeros of both signs (whose order a sort leaves
         to its algorithm) and at most ``most`` distinct values (what the choice lists as cuts) whatever is drawn."""
