@@ -577,7 +577,7 @@ def _event_attack(worlds, train, first, budget: tuple, running) -> BlackBoxAttac
     statistic and events chosen on :func:`~pdp_audit.audits.blackbox.events.selection_size` further releases per
     world (stream ``blackbox/select/…``: only their candidates' scores are kept, in one array per world), ε bounded
     on ``budget`` = (trials, delta, seed, numbers) fresh releases per world, of which only the event counts are kept
-    (``numbers``: on the releases augmented by :func:`pdp_audit.audits.blackbox.features.number_structure`);
+    (``numbers``: on the releases augmented by :func:`pdp_audit.verify.estimators.float_structure.number_structure`);
     ``running`` = (executor, bar, stop_at): with ``stop_at`` = (claimed ε, α) the fresh pass is drawn in rounds and
     stopped once decided (:func:`pdp_audit.audits.blackbox.anytime.bound_events_anytime`)."""
     from pdp_audit.audits.blackbox.events import (
@@ -588,8 +588,8 @@ def _event_attack(worlds, train, first, budget: tuple, running) -> BlackBoxAttac
         candidate_scores,
         select_events,
     )
-    from pdp_audit.audits.blackbox.features import number_structure
     from pdp_audit.audits.blackbox.tallies import SelectionColumns
+    from pdp_audit.verify.estimators.float_structure import number_structure
 
     trials, delta, seed, numbers = budget
     executor, bar, stop_at, stage, pool = running

@@ -22,7 +22,7 @@ from pdp_audit.verify.core.config import PAIR_OPTIONS
 #: ``events``: the exact event test of :mod:`pdp_audit.audits.blackbox.events` (statistic and events chosen on a
 #: validation split among logistic, trees, outcome and histogram scores; Clopper–Pearson on the fresh releases).
 #: ``events-numbers``: the same on the releases augmented with the structure of their numbers (integrality,
-#: fractional part, low bits of the significand: :func:`pdp_audit.audits.blackbox.features.number_structure`).
+#: fractional part, low bits of the significand: :func:`pdp_audit.verify.estimators.float_structure.number_structure`).
 STATISTICS = ("logistic", "select", "events", "events-numbers")
 
 #: The statistic of a run that names none: the exact event test.

@@ -521,8 +521,8 @@ class EventStatistic:
     """What the event test froze before its bounding draws: the kept candidate's ``name`` (``logistic``, ``trees``,
     ``histograms``, ``increments``, ``pooled`` or ``outcomes``), its ``score`` (a function of a block of releases,
     row by row), the ``events`` on that score, the releases' ``dimension`` and ``numbers``: whether the score reads
-    the releases augmented by :func:`pdp_audit.audits.blackbox.features.number_structure` (``events-numbers``).  A
-    witness writes it as data (:func:`pdp_audit.audits.blackbox.witness.events_to_data`)."""
+    the releases augmented by :func:`pdp_audit.verify.estimators.float_structure.number_structure`
+    (``events-numbers``).  A witness writes it as data (:func:`pdp_audit.audits.blackbox.witness.events_to_data`)."""
 
     name: str
     score: Callable[[np.ndarray], np.ndarray]
@@ -608,7 +608,7 @@ class _FreshBlocks:
     """Blocks of ``size`` releases of ``world`` (``releases``: the checked block work of
     :mod:`pdp_audit.audits.blackbox.attack`), of the dimension of the first training block (``first_call``), augmented
     by
-    :func:`pdp_audit.audits.blackbox.features.number_structure` when ``numbers``."""
+    :func:`pdp_audit.verify.estimators.float_structure.number_structure` when ``numbers``."""
 
     def __init__(self, releases, first_call: tuple[int, str], numbers: bool = False):
         self.releases, self.first_call, self.numbers = releases, first_call, numbers
@@ -632,7 +632,7 @@ class _FreshBlocks:
     def augmented(self, block: np.ndarray) -> np.ndarray:
         """Raw releases as the scores read them (with ``numbers``: augmented by their number structure)."""
         if self.numbers:
-            from pdp_audit.audits.blackbox.features import number_structure
+            from pdp_audit.verify.estimators.float_structure import number_structure
 
             block = number_structure(block)
         return block

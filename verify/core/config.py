@@ -443,6 +443,23 @@ PAPER_CLAIMS = Option(
     table="none",
 )
 
+#: What a verdict on the user's code is about.  ``as-implemented`` (the default): the floating-point program the user
+#: ships -- every privacy check also reads the releases' structure as numbers
+#: (:mod:`pdp_audit.verify.estimators.float_structure`), so a sampler whose doubles differ between the worlds fails
+#: whatever its real-valued law (Mironov, CCS 2012; Haney et al. 2022).  ``ideal``: the real-valued law the sampler
+#: stands for; the float implementation is not audited, and every certificate says so.
+LAWS = ("as-implemented", "ideal")
+LAW_OPTION = Option(
+    "law",
+    "str",
+    "as-implemented",
+    "what is certified: the floating-point program as implemented (as-implemented, the default: the releases' bit "
+    "structure is read too) or the real-valued law its sampler stands for (ideal: the float implementation is not "
+    "audited, and the certificate says so)",
+    choices=LAWS,
+    table="audit",
+)
+
 #: The data of a query on the rows of a dataset (the Gaussian, Laplace, geometric and randomized-response audits):
 #: a shipped dataset or the user's CSV, and the column the query leaves out.
 DATASET_OPTION = Option(
