@@ -116,19 +116,7 @@ class EqualsEverything:
     __hash__ = object.__hash__
 
 
-@pytest.fixture(params=["tag", "no tag"])
-def tag(request, monkeypatch):
-    """Each test of the boundary's copy of ``sys.modules`` with the dict version tag read where it can be, and as on
-    an interpreter without one (every comparison made)."""
-    from pdp_audit.verify.core import float_rules
-
-    if request.param == "no tag":
-        monkeypatch.setattr(float_rules, "version_of", lambda mapping: None)
-    monkeypatch.setattr(float_rules, "_last_version", None)
-    return request.param
-
-
-def test_an_object_claiming_to_equal_the_module_it_replaced_is_replaced_back(tag):
+def test_an_object_claiming_to_equal_the_module_it_replaced_is_replaced_back():
     """main: sys.modules was compared with its copy by dict equality, which asked the object, and the object said it
     was the module: the restore was skipped, and our next `import json` got the object."""
     from pdp_audit.verify.core.float_rules import user_float_rules
@@ -143,7 +131,7 @@ def test_an_object_claiming_to_equal_the_module_it_replaced_is_replaced_back(tag
         sys.modules["json"] = module
 
 
-def test_within_our_rules_a_settled_boundary_still_restores_what_a_later_call_changes(tag):
+def test_within_our_rules_a_settled_boundary_still_restores_what_a_later_call_changes():
     """Within :func:`own_float_rules` a call into the user's code after one that changed nothing takes the last copy
     of ``sys.modules`` without comparing it again; a module the later call replaces is still put back."""
     from pdp_audit.verify.core import float_rules
@@ -163,11 +151,10 @@ def test_within_our_rules_a_settled_boundary_still_restores_what_a_later_call_ch
         sys.modules["json"] = module
 
 
-def test_outside_our_rules_the_callers_replacement_between_two_calls_is_kept(tag):
+def test_outside_our_rules_the_callers_replacement_between_two_calls_is_kept():
     """Between two calls into the user's code outside :func:`own_float_rules`, the caller's program may replace a
     module (the same number of modules): the next call compares ``sys.modules`` again, and keeps the caller's
-    replacement, not the copy from before it (the shortcut taken outside made the restore undo it).  Where the
-    version tag is read, the replacement renews it, and even within our rules the copy is made again."""
+    replacement, not the copy from before it (the shortcut taken outside made the restore undo it)."""
     from pdp_audit.verify.core import float_rules
     from pdp_audit.verify.core.float_rules import user_float_rules
 
@@ -186,10 +173,7 @@ def test_outside_our_rules_the_callers_replacement_between_two_calls_is_kept(tag
             sys.modules["json"] = module
             with user_float_rules():
                 pass
-            if tag == "tag":
-                assert sys.modules["json"] is module  # the tag is renewed by any change, whoever made it
-            else:
-                assert sys.modules["json"] is stand_in  # the caller's change undone: why the shortcut is ours only
+            assert sys.modules["json"] is stand_in  # the caller's change undone: why the shortcut is ours only
         finally:
             float_rules._ours -= 1
     finally:
@@ -211,9 +195,9 @@ class SwapsModules:
         return rng.standard_normal((size, 1)) + (0.0 if world == "D" else 0.1)
 
 
-def test_a_black_box_sampler_that_swaps_modules_between_settled_calls_is_undone(tag):
+def test_a_black_box_sampler_that_swaps_modules_between_settled_calls_is_undone():
     """The black-box run calls its sampler many times within our rules, each call after the first taking the last
-    copy of ``sys.modules`` (its version tag unchanged, or the length); a module replaced, and one popped while
+    copy of ``sys.modules`` (the same length); a module replaced, and one popped while
     another is added, by a later call are still put back."""
     import csv
     import json
@@ -226,27 +210,3 @@ def test_a_black_box_sampler_that_swaps_modules_between_settled_calls_is_undone(
     finally:
         sys.modules["json"], sys.modules["csv"] = json, csv
         sys.modules.pop("swapped_in", None)
-
-
-def test_the_dict_version_tag_is_read_only_where_every_change_renews_it():
-    """:mod:`pdp_audit.verify.core.dict_version`: on CPython up to 3.13 the tag of a dict is read, and each kind of
-    change renews it; a view of anything else (the item count, which a replacement leaves; a field that never moves)
-    fails the probe, so that no such view ever stands for the tag."""
-    import ctypes
-
-    from pdp_audit.verify.core import dict_version
-
-    def at(offset):
-        return lambda d: ctypes.c_uint64.from_address(id(d) + offset)
-
-    count = object.__basicsize__  # ma_used: the view of the item count
-    assert not dict_version._behaves(at(count))
-    assert not dict_version._behaves(lambda d: ctypes.c_uint64(7))
-    if sys.implementation.name != "cpython" or sys.version_info >= (3, 14):
-        return
-    assert dict_version._behaves(dict_version._tag_view)
-    probe = {"a": 1}
-    before = dict_version.version_of(probe)
-    assert isinstance(before, int) and dict_version.version_of(probe) == before
-    probe["a"] = 2
-    assert dict_version.version_of(probe) != before

@@ -21,8 +21,6 @@ from typing import Any, Callable, Iterator, TypeVar
 
 import numpy as np
 
-from pdp_audit.verify.core.dict_version import version_of
-
 F = TypeVar("F", bound=Callable[..., Any])
 
 
@@ -63,7 +61,7 @@ def user_float_rules() -> Iterator[None]:
     limit = sys.getrecursionlimit()
     path = list(sys.path)
     streams = sys.stdout, sys.stderr
-    modules, version = _modules_now()
+    modules = _modules_now()
     try:
         with np.errstate(), warnings.catch_warnings():
             yield
@@ -71,19 +69,13 @@ def user_float_rules() -> Iterator[None]:
         sys.setrecursionlimit(limit)
         sys.path.extend(entry for entry in path if entry not in sys.path)
         sys.stdout, sys.stderr = (_usable(now, before) for now, before in zip((sys.stdout, sys.stderr), streams))
-        _restore_modules(modules, version)
+        _restore_modules(modules)
 
 
 #: sys.modules as the last call into the user's code found it (a copy, never changed): a black-box run calls the
 #: sampler hundreds of times with nothing imported between two calls, and copying the thousand or more entries was
 #: most of this boundary's cost.
 _last_modules: dict[str, Any] = {}
-#: The version tag of ``sys.modules`` (:mod:`pdp_audit.verify.core.dict_version`) at which it was found to hold the
-#: entries of :data:`_last_modules` (None: unknown, or no tag to read).  Where the tag can be read, an unchanged tag
-#: is an unchanged ``sys.modules``, inside our rules or out, and neither comparison below is made: each read every
-#: module object, cold in the cache after a block of releases (0.3 ms a call; the one after each sampler call was
-#: 0.14 s of CPU of the black-box benchmark's run, issue 44).
-_last_version: int | None = None
 #: Whether the last call into the user's code left ``sys.modules`` the very entries of :data:`_last_modules` (found
 #: by :func:`_restore_modules`), within :func:`own_float_rules` (``_ours``: its depth) and not entered or left since:
 #: then only our code ran since, which imports (adds names) but never replaces or removes a module, so the same
@@ -93,21 +85,17 @@ _settled = False
 _ours = 0
 
 
-def _modules_now() -> tuple[dict[str, Any], int | None]:
-    """A copy of ``sys.modules`` as it is now: the last one made where nothing was imported or replaced since (its
-    version tag unchanged; where there is no tag, :data:`_settled` within :func:`own_float_rules` and the same length;
-    else :func:`_unchanged`, loops in C), else a new one; and the version tag at which the copy holds (None: none)."""
-    global _last_modules, _last_version
+def _modules_now() -> dict[str, Any]:
+    """A copy of ``sys.modules`` as it is now: the last one made where nothing was imported or replaced since
+    (:data:`_settled` within :func:`own_float_rules` and the same length; else :func:`_unchanged`, loops in C), else a
+    new one."""
+    global _last_modules
     before = _last_modules
-    version = version_of(sys.modules)  # read first: a change made while comparing gives another tag
-    if version is not None and version == _last_version:
-        return before, version
-    if version is None and _settled and _ours and len(sys.modules) == len(before):
-        return before, None
+    if _settled and _ours and len(sys.modules) == len(before):
+        return before
     if not _unchanged(sys.modules, before):
         before = _last_modules = dict(sys.modules)
-    _last_version = version
-    return before, version
+    return before
 
 
 def _unchanged(modules: dict[str, Any], before: dict[str, Any]) -> bool:
@@ -128,16 +116,15 @@ def _unchanged(modules: dict[str, Any], before: dict[str, Any]) -> bool:
 OURS = ("pdp_audit", "numpy", "scipy", "statsmodels", "matplotlib", "pandas", "sklearn", "mpmath", "tqdm")
 
 
-def _restore_modules(before: dict[str, Any], version: int | None = None) -> None:
+def _restore_modules(before: dict[str, Any]) -> None:
     """``sys.modules`` as our code needs it after a call into the user's code: every module that was imported before
     is there again (a factory that popped ``scipy`` or set ``sys.modules["scipy.stats"] = None`` made our next import
     fail: exit 4 for the user's change), and an import of ours the call blocked is unblocked.  Modules the user's code
     imported stay.  Where the call left ``sys.modules`` as it was (the same names, each the same object: what almost
     every sampler call does), there is nothing to restore, and that is found without a Python loop over the thousand
-    or more modules (a black-box run calls the sampler hundreds of times): where ``version``, the version tag at which
-    ``before`` holds, is still the tag of ``sys.modules``, without reading it at all."""
+    or more modules (a black-box run calls the sampler hundreds of times)."""
     global _settled
-    unchanged = version is not None and version_of(sys.modules) == version or _unchanged(sys.modules, before)
+    unchanged = _unchanged(sys.modules, before)
     _settled = unchanged and before is _last_modules
     if unchanged:
         return
