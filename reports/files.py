@@ -28,7 +28,7 @@ import sys
 import tempfile
 from contextlib import ExitStack, contextmanager
 from pathlib import Path
-from typing import Iterator
+from typing import Iterator, TextIO
 
 TEMP_MARK = ".pdp-"
 #: How an error names standard output (the ``-`` of ``--json -``).
@@ -229,7 +229,9 @@ def writing_to(path: str | Path) -> Iterator[None]:
 
 def write_stdout(text: str) -> None:
     """Write ``text`` to standard output, every byte accounted for; an OS error (a full disk behind a redirection) is
-    an :class:`OutputError` naming standard output.  A reader that left (a broken pipe) stays a BrokenPipeError.
+    an :class:`OutputError` naming standard output.  A reader that left (a broken pipe: ``pdp-audit ... --json - |
+    head``) is no error: what it did not read goes nowhere (:func:`reader_left`) and the command goes on to its
+    other outputs and its verdict's exit code (a refuted claim exits 1 whether or not its JSON was read).
 
     The bytes go to the file descriptor with ``os.write`` in a loop over short writes, not through Python's buffered
     ``sys.stdout``: its BufferedWriter, given a short write on a nearly full disk, kept the rest and lost the ENOSPC
@@ -250,9 +252,35 @@ def write_stdout(text: str) -> None:
         sys.stdout.flush()  # what was printed before comes first
         _write_all(descriptor, text.encode(sys.stdout.encoding or "utf-8", sys.stdout.errors or "strict"))
     except BrokenPipeError:
-        raise
+        reader_left()
     except OSError as err:
         raise OutputError(err.errno, err.strerror or str(err), STDOUT) from err
+
+
+def print_out(text: str, file: TextIO | None = None) -> None:
+    """``print(text, file=file)`` (standard output by default) where a reader that left is no error: the command's
+    lines are read or not (``pdp-audit certify d.toml | head -1``, ``| true``), and its exit code stays its verdict's
+    (:func:`reader_left`).  A line a command prints goes through here, so no print of it can end the command early."""
+    out = sys.stdout if file is None else file
+    try:
+        print(text, file=out)
+    except BrokenPipeError:
+        reader_left(out)
+
+
+def reader_left(stream: TextIO | None = None) -> None:
+    """The reader of ``stream`` (standard output by default) has gone (a broken pipe): what is written to it from
+    now on, and what its buffer still holds, goes to the null device, so neither a later write nor the flush at exit
+    fails again."""
+    try:
+        descriptor = (sys.stdout if stream is None else stream).fileno()
+    except (AttributeError, ValueError, OSError):  # no descriptor (a harness's stream): nothing flushes at exit
+        return
+    null = os.open(os.devnull, os.O_WRONLY)
+    try:
+        os.dup2(null, descriptor)
+    finally:
+        os.close(null)
 
 
 def _write_all(descriptor: int, data: bytes) -> None:

@@ -47,6 +47,7 @@ def command_benchmark_linreg(args: argparse.Namespace) -> int:
     """Run the benchmark, write its JSON and PDF, print a summary; returns the exit code (0)."""
     from pdp_audit.audits.linreg.benchmark import run_benchmark
     from pdp_audit.reports import linreg_benchmark as report
+    from pdp_audit.reports.files import print_out
 
     path = args.report or "pdp-audit-benchmark-linreg.pdf"
     outputs = {"--report": None if path.lower() == "none" else path, "--json": args.json}
@@ -63,15 +64,15 @@ def command_benchmark_linreg(args: argparse.Namespace) -> int:
     if not args.quiet:
         out = sys.stderr if args.json == "-" else sys.stdout
         elapsed = time.perf_counter() - start
-        print(
+        print_out(
             f"pdp-audit benchmark linreg: {len(result['datasets'])} data sets, {config.folds} folds ({elapsed:.1f} s)",
             file=out,
         )
-        print("  test MSE (mean over folds), δ = min(1e-6, 1/n²)", file=out)
+        print_out("  test MSE (mean over folds), δ = min(1e-6, 1/n²)", file=out)
         for ds in result["datasets"]:
             for key, by_method in ds["results"].items():
                 cells = "  ".join(f"{m} {by_method[m]['mean']:.3g}" for m in result["methods"])
-                print(f"  {ds['name']:12s} ε={key}: {cells}", file=out)
+                print_out(f"  {ds['name']:12s} ε={key}: {cells}", file=out)
         if path.lower() != "none":
-            print(f"  report: {path}", file=out)
+            print_out(f"  report: {path}", file=out)
     return 0

@@ -23,7 +23,7 @@ from dataclasses import replace
 from pdp_audit.mechanisms.base import user_error
 from pdp_audit.mechanisms.interruptions import INTERRUPTIONS
 from pdp_audit.mechanisms.validation import InputError, quoted, shown
-from pdp_audit.reports.files import json_text
+from pdp_audit.reports.files import json_text, print_out
 from pdp_audit.reports.numbers import fmt_level
 from pdp_audit.verify import api
 from pdp_audit.verify.api import COMMAND_LINE, add_option, check_outputs, in_user_process
@@ -196,7 +196,7 @@ def command_blackbox(args: argparse.Namespace) -> int:
 
             with atomic_path(args.json) as tmp:
                 tmp.write_text(text, encoding="utf-8")
-        print(_summary(args, check))
+        print_out(_summary(args, check))
     return run.exit_code
 
 

@@ -19,7 +19,7 @@ from __future__ import annotations
 import argparse
 
 from pdp_audit.mechanisms.validation import InputError, shown
-from pdp_audit.reports.files import json_text
+from pdp_audit.reports.files import json_text, print_out
 from pdp_audit.reports.numbers import fmt_level
 from pdp_audit.verify.api import check_outputs
 
@@ -158,13 +158,13 @@ def _publish(args, outcome, doc: dict, report: str | None) -> None:
         (check,) = outcome.run.checks
         head = f"pdp-audit blackbox {shown(args.target)}: {check.verdict.upper()}"
         if check.id == "pair-protocol":
-            print(f"{head}  pair-protocol: {check.note}")
+            print_out(f"{head}  pair-protocol: {check.note}")
         else:
             lo = check.ci[0] if check.ci else float("nan")
             chosen = f"  pair: {outcome.chosen_name}" if outcome.chosen_name else ""
-            print(
+            print_out(
                 f"{head}  ε lower bound {lo:.4g} at confidence {fmt_level(check.level)} "
                 f"(claim ε = {args.claim_epsilon:g}){chosen}"
             )
         if report:
-            print(f"  report: {shown(report)}")
+            print_out(f"  report: {shown(report)}")

@@ -220,6 +220,7 @@ DEFAULT_REPORT = "pdp-audit-canaries.pdf"
 
 def command_canaries(args: argparse.Namespace) -> int:
     """Read the scores, bound ε, write the reports; 1 if the claim is refuted, 3 otherwise."""
+    from pdp_audit.reports.files import print_out
     from pdp_audit.verify.api import audit_canary_scores, audit_one_run, publish
 
     typed(args, *CANARY_OPTIONS)
@@ -254,9 +255,9 @@ def command_canaries(args: argparse.Namespace) -> int:
         run = api.training_run_report(run, deployment, progress=True)  # bars of the certification on a terminal
     publish(run, args.report, args.json)
     if args.json != "-":
-        print(_summary(run, args))
+        print_out(_summary(run, args))
         if args.report:
-            print(f"  report: {shown(args.report)}")
+            print_out(f"  report: {shown(args.report)}")
     return run.exit_code
 
 

@@ -13,12 +13,10 @@ A bad value exits 2 with one line on stderr (via the CLI's usage-error path).
 from __future__ import annotations
 
 import argparse
-import os
-import sys
 import textwrap
 
 from pdp_audit.mechanisms.validation import InputError, shown
-from pdp_audit.reports.files import json_text
+from pdp_audit.reports.files import json_text, print_out
 from pdp_audit.verify.api import SEED_OPTION, WORKERS_OPTION, add_option, check_outputs, typed
 from pdp_audit.verify.cli.commands import COMMAND_HELP
 from pdp_audit.verify.estimators.progress import say
@@ -148,11 +146,7 @@ def command_claims(args: argparse.Namespace) -> int:
         text = json_text(doc).rstrip("\n")  # print() adds it back
     else:
         text = render_table(entries, full=bool(args.only)) + (f"\n  json: {shown(args.json)}" if args.json else "")
-    try:
-        print(text)
-        sys.stdout.flush()
-    except BrokenPipeError:  # e.g. piped into head: not an error
-        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+    print_out(text)  # piped into head: not an error
     return 0
 
 
@@ -197,7 +191,7 @@ def command_claims_run(args: argparse.Namespace) -> int:
     doc = document(result)
     write_claims_report(doc, {d.entry.id: d.checks for d in result.decisions}, report, args.json)
     if not quiet:
-        print(render_decisions(result, time.perf_counter() - start, report))
+        print_out(render_decisions(result, time.perf_counter() - start, report))
     return result.exit_code(args.strict)
 
 

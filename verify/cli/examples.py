@@ -46,6 +46,8 @@ def shipped_examples() -> dict[str, bytes]:
 
 def command_examples(args: argparse.Namespace) -> int:
     """Write every example into ``args.folder``; InputError (exit 2) before writing anything if one exists."""
+    from pdp_audit.reports.files import print_out
+
     folder = Path(args.folder)
     if folder.exists() and not folder.is_dir():
         raise InputError(f"examples: {args.folder!r} exists and is not a folder")
@@ -74,5 +76,5 @@ def command_examples(args: argparse.Namespace) -> int:
         raise InputError(
             f"examples: cannot write into {args.folder!r}: {err.strerror or err}; nothing was left there"
         ) from None
-    print(f"pdp-audit examples: {len(files)} files written to {folder}/: {', '.join(files)}")
+    print_out(f"pdp-audit examples: {len(files)} files written to {folder}/: {', '.join(files)}")
     return 0

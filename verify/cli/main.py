@@ -109,19 +109,20 @@ def version_text() -> str:
 def command_list() -> int:
     """``pdp-audit list``: the audits ``run`` offers and the mechanisms of the contract suite."""
     from pdp_audit.mechanisms.catalogue import registered
+    from pdp_audit.reports.files import print_out
     from pdp_audit.verify.api import list_audits
 
-    print("Audits (pdp-audit run NAME):")
+    print_out("Audits (pdp-audit run NAME):")
     for name, text in list_audits().items():
-        print(f"  {name:24s} {text}")
-    print("\nRegistered mechanisms (common contract suite):")
+        print_out(f"  {name:24s} {text}")
+    print_out("\nRegistered mechanisms (common contract suite):")
     for name, mech in registered().items():
-        print(f"  {name:24s} {mech.description}")
-    print("\nLibrary adapters (pdp_audit.mechanisms.adapters; pip install opendp diffprivlib 'scikit-learn<1.8'):")
+        print_out(f"  {name:24s} {mech.description}")
+    print_out("\nLibrary adapters (pdp_audit.mechanisms.adapters; pip install opendp diffprivlib 'scikit-learn<1.8'):")
     for name, (library, text) in ADAPTERS.items():
         installed = "installed" if importlib.util.find_spec(library) is not None else "not installed"
-        print(f"  {name:32s} {text} ({library}: {installed})")
-    print("  (a factory NAME:F is audited as pdp-audit blackbox pdp_audit.mechanisms.adapters.NAME:F)")
+        print_out(f"  {name:32s} {text} ({library}: {installed})")
+    print_out("  (a factory NAME:F is audited as pdp-audit blackbox pdp_audit.mechanisms.adapters.NAME:F)")
     return 0
 
 
@@ -140,14 +141,16 @@ ADAPTERS = {
 
 def print_summary(run, elapsed: float) -> None:
     """The run's summary (:func:`pdp_audit.reports.run_text.summary_lines`) on stdout."""
+    from pdp_audit.reports.files import print_out
     from pdp_audit.reports.run_text import summary_lines
 
-    print("\n".join(summary_lines(run, elapsed)))
+    print_out("\n".join(summary_lines(run, elapsed)))
 
 
 def command_run(args: argparse.Namespace) -> int:
     """``pdp-audit run NAME``: :func:`pdp_audit.run_audit` with the command line's words -- the audit's config built
     and the outputs checked before it runs, its reports written after; the exit code."""
+    from pdp_audit.reports.files import print_out
     from pdp_audit.verify import api
     from pdp_audit.verify.cli.warnings import print_warnings
 
@@ -164,7 +167,7 @@ def command_run(args: argparse.Namespace) -> int:
     if not args.quiet and args.json != "-":
         print_summary(run, time.perf_counter() - start)
         if report.lower() != "none":
-            print(f"  report: {shown(report)}")
+            print_out(f"  report: {shown(report)}")
     if not args.quiet:
         print_warnings(run)
     return run.exit_code
@@ -192,9 +195,24 @@ def main(argv: list[str] | None = None) -> int:
                 pass
             end_by(ended.signum)
     if argv is None:  # the process's own entry point (the console script, ``python -m``), not a caller's function
+        _stdout_flushed()
         _exit_past_stray_threads(code)
         _exit_without_teardown(code)
     return code
+
+
+def _stdout_flushed() -> None:
+    """What the command printed, still in standard output's buffer, written out before the exit: a reader that left
+    (``pdp-audit blackbox ... | true``) is no error, and the exit code stays the verdict's (a refuted claim exits 1
+    whether or not its lines were read), where Python's flush at exit would fail and exit 120."""
+    try:
+        sys.stdout.flush()
+    except BrokenPipeError:
+        from pdp_audit.reports.files import reader_left
+
+        reader_left()
+    except (AttributeError, ValueError, OSError):  # no standard output (started with it closed), or it was closed:
+        pass  # the exit reports it as before
 
 
 def _escape_what_streams_cannot_encode() -> None:
@@ -330,8 +348,10 @@ def _command(argv: list[str] | None) -> int:
         message = one_line(str(err))  # whatever a file, a key or an argument held: one line
         print(message if message.startswith("pdp-audit") else f"pdp-audit: error: {message}", file=sys.stderr)
         return EXIT_USAGE
-    except BrokenPipeError:  # e.g. `pdp-audit ... | head`: the reader left; not an error of ours
-        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+    except BrokenPipeError:  # a write past print_out and write_stdout (a progress line): the reader left; its stream
+        from pdp_audit.reports.files import reader_left  # goes to the null device (stdout's if unknown)
+
+        reader_left()
         return 0
     except OSError as err:  # after BrokenPipeError, which is one: the system's condition, named by its path
         line = os_error_line(err, argv)

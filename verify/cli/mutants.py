@@ -59,6 +59,7 @@ def add_parser(subparsers) -> None:
 
 def command_mutants(args: argparse.Namespace) -> int:
     """Run the zoo, write the table, return 0 if every mutant is caught."""
+    from pdp_audit.reports.files import print_out, reader_left
     from pdp_audit.reports.mutants_report import mutants_document, write_mutants_report
     from pdp_audit.verify import mutants as zoo
 
@@ -84,11 +85,15 @@ def command_mutants(args: argparse.Namespace) -> int:
                 mark = "caught" if outcome.ok else "MISSED"
                 caught_by = ", ".join(outcome.caught_by) or "—"
                 twin = outcome.twin_verdict
-                say(f"  {mark:7s} {mutant.id:28s} mutant {outcome.verdict:12s} by {caught_by}; twin {twin}", sys.stdout)
+                line = f"  {mark:7s} {mutant.id:28s} mutant {outcome.verdict:12s} by {caught_by}; twin {twin}"
+                try:
+                    say(line, sys.stdout)
+                except BrokenPipeError:  # the reader left: the other mutants still run, the exit code stays theirs
+                    reader_left()
             if bar is not None:
                 bar.update(1)
     doc = mutants_document(rows, args.seed, args.alpha)
     write_mutants_report(doc, args.report, args.json)
     if not args.quiet and args.json != "-":
-        print(f"pdp-audit mutants: {doc['caught']} of {doc['total']} caught ({trials:,} releases per world)")
+        print_out(f"pdp-audit mutants: {doc['caught']} of {doc['total']} caught ({trials:,} releases per world)")
     return 0 if doc["caught"] == doc["total"] else 1

@@ -32,6 +32,7 @@ def add_parser(subparsers) -> None:
 
 def command_report(args: argparse.Namespace) -> int:
     """``pdp-audit report``: write the store's PDF and/or JSON and print a one-line summary; exit 0."""
+    from pdp_audit.reports.files import print_out
     from pdp_audit.verify.cli.sweep import write_outputs
 
     if not Path(args.store).name:
@@ -45,7 +46,7 @@ def command_report(args: argparse.Namespace) -> int:
         total = len(results.cells) + len(results.missing)
         out = sys.stderr if "-" in (args.json, args.csv) else sys.stdout
         state = "" if results.complete else f" (incomplete: {len(results.missing)} of {total} cells missing)"
-        print(
+        print_out(
             f"pdp-audit report {shown(results.spec['name'])}: {results.verdict.upper()}{state} — "
             f"{counts['pass']} pass, {counts['fail']} fail, {counts['inconclusive']} inconclusive"
             + (f"; report: {shown(pdf)}" if pdf.lower() != "none" else ""),

@@ -46,6 +46,7 @@ def add_parser(subparsers) -> None:
 
 def command_sweep(args: argparse.Namespace) -> int:
     """``pdp-audit sweep``: run the spec's missing cells into the store, write the reports; the sweep's exit code."""
+    from pdp_audit.reports.files import print_out
     from pdp_audit.verify.sweeps.executors import make_executor
     from pdp_audit.verify.sweeps.spec import load_spec, run_sweep
     from pdp_audit.verify.sweeps.store import Store
@@ -102,7 +103,7 @@ def command_sweep(args: argparse.Namespace) -> int:
     if not args.quiet:
         counts = outcome.counts
         out = sys.stderr if args.json == "-" else sys.stdout
-        print(
+        print_out(
             f"pdp-audit sweep {shown(spec.name)}: {outcome.verdict.upper()} — {len(spec.cells)} cells: "
             f"{counts['pass']} pass, {counts['fail']} fail, {counts['inconclusive']} inconclusive "
             f"({outcome.ran} run now, {outcome.reused} from the store; "

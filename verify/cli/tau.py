@@ -17,7 +17,7 @@ import math
 import sys
 
 from pdp_audit.mechanisms.validation import InputError
-from pdp_audit.reports.files import atomic_path, write_stdout
+from pdp_audit.reports.files import atomic_path, print_out, write_stdout
 from pdp_audit.verify.api import Option, Range, add_option, check_outputs, typed
 from pdp_audit.verify.cli.commands import COMMAND_HELP
 
@@ -109,5 +109,5 @@ def command_tau(args: argparse.Namespace) -> int:
         return 0
     with atomic_path(args.json) as tmp:
         tmp.write_text(text, encoding="utf-8")
-    print(describe(result))
+    print_out(describe(result))
     return 0
