@@ -243,3 +243,15 @@ def test_verdict_rules():
     checks = finalize([_check(1e-12, True), _check(0.5, True), _check(0.5, False)], alpha=1e-6)
     assert [c.verdict for c in checks] == ["fail", "pass", "inconclusive"]
     assert checks[1].level == pytest.approx(1 - 1e-6 / 3)
+
+
+def test_a_bound_floored_at_the_claim_refutes_it_only_where_its_interval_excludes_it():
+    # A lower bound floored at 0 (an ε or δ bound) against the claim 0: the p-value is the smallest α whose interval
+    # excludes 0, here the edge α = 0.7 -- Brent's method on the gap stopped at the floor 1e-60, where the gap is 0.
+    def floored(a):
+        return max(0.0, a - 0.7)
+
+    assert pvalue_by_inversion(floored, 0.0) == pytest.approx(0.7, rel=1e-5)
+    assert pvalue_by_inversion(lambda a: 0.0, 0.0) == 1.0
+    # a bound that crosses the claim keeps Brent's root
+    assert pvalue_by_inversion(lambda a: a - 0.3, 0.0) == pytest.approx(0.3, rel=1e-5)

@@ -300,3 +300,21 @@ def test_the_ramp_bounds_binomial_ufuncs_are_scipy_stats_binom():
             if j < n:
                 assert _binom_cdf(j, n, p) == float(stats.binom.cdf(j, n, p)), (n, p, j)
                 assert _binom_sf(j, n, p) == float(stats.binom.sf(j, n, p)), (n, p, j)
+
+
+def test_a_claim_of_epsilon_zero_is_refuted_only_where_the_interval_excludes_it():
+    # in- and out-scores from one law: ε = 0 holds, and no seed may refute it (seed 2 failed at p = 1e-60 while the
+    # interval's lower end was 0: the p-value stopped at the floor where the floored bound met the claim); a run
+    # that leaks (in-scores 0.3σ higher, ε > 0 at any δ < 0.1) is still refuted at ε = 0.  False alarm ≤ α = 1e-6.
+    for seed in range(5):
+        rng = np.random.default_rng(seed)
+        run = pdp_audit.audit_canary_scores(
+            rng.normal(0, 1, 10_000), rng.normal(0, 1, 10_000), DELTA, claim_epsilon=0.0, seed=seed
+        )
+        (check,) = run.checks
+        assert run.verdict == "inconclusive" and check.ci[0] == 0.0 and check.pvalue > 1e-6, (seed, check.pvalue)
+    rng = np.random.default_rng(0)
+    leaky = pdp_audit.audit_canary_scores(
+        rng.normal(0.3, 1, 10_000), rng.normal(0, 1, 10_000), DELTA, claim_epsilon=0.0
+    )
+    assert leaky.verdict == "fail" and leaky.exit_code == 1 and leaky.checks[0].ci[0] > 0

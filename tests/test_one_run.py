@@ -268,3 +268,20 @@ def test_the_ranking_shared_by_the_guess_sets_is_each_sets_own_lexsort():
             for (k_in, k_out), correct in zip(attack.pairs, attack.correct):
                 top, bottom = order[scores.size - k_in :] if k_in else order[:0], order[:k_out]
                 assert correct == int(np.sum(included[top])) + int(np.sum(~included[bottom]))
+
+
+def test_a_claim_of_epsilon_zero_is_refuted_only_where_the_interval_excludes_it():
+    # scores independent of the inclusion bits: ε = 0 holds and no seed may refute it (seeds 0, 1 and 3 failed at
+    # p = 1e-60 while no guess set rejected ε = 0 at the run's α); scores 1σ higher when included are refuted at
+    # ε = 0 (at δ = 1e-10: the theorem's 2mδ term keeps δ = 1e-7 from refuting anything at α = 1e-6).
+    # False alarm ≤ α = 1e-6.
+    for seed in range(5):
+        rng = np.random.default_rng(seed)
+        included = rng.random(10_000) < 0.5
+        run = pdp_audit.audit_one_run(rng.normal(0, 1, 10_000), included, 1e-7, claim_epsilon=0.0, seed=seed)
+        (check,) = run.checks
+        assert run.verdict == "inconclusive" and check.ci[0] == 0.0 and check.pvalue > 1e-6, (seed, check.pvalue)
+    rng = np.random.default_rng(0)
+    included = rng.random(10_000) < 0.5
+    leaky = pdp_audit.audit_one_run(rng.normal(1.0 * included, 1.0), included, 1e-10, claim_epsilon=0.0)
+    assert leaky.verdict == "fail" and leaky.exit_code == 1 and leaky.checks[0].ci[0] > 0

@@ -209,8 +209,13 @@ def pvalue_by_inversion(lower_bound: Callable[[float], float], threshold: float)
 
     ``lower_bound(alpha)`` must be non-decreasing in α (a bigger α gives a shorter interval).  The
     result is a valid p-value for H0: parameter ≤ threshold whenever every bound in the family is a
-    valid one-sided bound.  Found by bisection in log α.
+    valid one-sided bound.  Found by Brent's method in log α on the gap ``lower_bound(α) − threshold``.
+    Where the bound *reaches* the threshold without crossing it (a bound floored at 0 tested against a claim of 0:
+    ε = 0, δ = 0), the gap is 0 on a whole range of α, where Brent's method stops at once: the edge of
+    ``lower_bound(α) > threshold`` is then found by bisection on that predicate, so the claim is refuted only at an
+    α whose interval excludes it.
     """
+    top, floor = math.log(1 - 1e-12), math.log(PVALUE_FLOOR)
     if lower_bound(1 - 1e-12) <= threshold:
         return 1.0
     if lower_bound(PVALUE_FLOOR) > threshold:
@@ -219,7 +224,13 @@ def pvalue_by_inversion(lower_bound: Callable[[float], float], threshold: float)
     def gap(log_alpha: float) -> float:
         return lower_bound(math.exp(log_alpha)) - threshold
 
-    return math.exp(optimize.brentq(gap, math.log(PVALUE_FLOOR), math.log(1 - 1e-12), xtol=1e-6))
+    if gap(floor) < 0:
+        return math.exp(optimize.brentq(gap, floor, top, xtol=1e-6))
+    low, high = floor, top  # the bound sits on the threshold at the floor: bisect on "the interval excludes it"
+    while high - low > 1e-6:
+        middle = (low + high) / 2
+        low, high = (low, middle) if gap(middle) > 0 else (middle, high)
+    return math.exp(high)
 
 
 def holm(pvalues: list[float], alpha: float) -> tuple[list[bool], list[float]]:
