@@ -30,6 +30,12 @@ STEPS = Range(1, 1e6)
 CLAIM_EPSILON_DEFAULT = 1.6
 #: T × trials: the per-step draws of one direction (about 3e6 a second on one core).
 MAX_DRAWS = 2e10
+#: The exact reference's Hoeffding shift t per unit of max(1, ε): its ε bracket is 2t wide.
+REFERENCE_ERROR = 2e-3
+#: The most grid points the exact reference's largest array may hold by :meth:`pdp_audit.mechanisms.
+#: pld_composition.GridWidth.points` (8 bytes each; σ = 0.3, q = 0.5, T = 100, estimated 2.0e7: 9.1e6 held, 0.9 GB
+#: at the peak, 23 s; the default σ and q at T = 1e5, estimated 6.4e7, held 3 GB for 111 s).
+MAX_REFERENCE_POINTS = 2e7
 
 
 @dataclass(frozen=True)
@@ -117,3 +123,30 @@ class DpSgdAuditConfig(AuditConfig):
                 f"{names.steps} × {names.trials} must be at most {MAX_DRAWS:.0e} per-step draws (hours of sampling), "
                 f"got {self.steps * self.trials:.3g}"
             )
+        self._check_reference_size(names)
+
+    def _check_reference_size(self, names: OptionNames) -> None:
+        """The exact reference's grid (:func:`pdp_audit.mechanisms.pld_composition.composed_profile`) holds at most
+        :data:`MAX_REFERENCE_POINTS` points: its size grows with T and with the step's spread (small σ, large q),
+        and beyond memory it died with a MemoryError after minutes.  Estimated before any work (milliseconds)."""
+        from pdp_audit.mechanisms import pld_composition as pld
+        from pdp_audit.mechanisms import subsampled_gaussian as sg
+
+        pair = sg.SubsampledGaussian(self.noise_multiplier, self.sample_rate, self.neighbours)
+        # an accountant's ε is known only when the run asks it: the finest grid (ε ≤ 1) is the largest
+        error = REFERENCE_ERROR * (1.0 if self.accountant is not None else max(1.0, self.epsilon))
+        laws = [sg.StepLossLaw(pair, direction) for direction in sg.DIRECTIONS]
+        widths = [pld.grid_width(pld.LossLaw(law.cdf, law.support)) for law in laws]
+        points = max(width.points(self.steps, error) for width in widths)
+        if points <= MAX_REFERENCE_POINTS:
+            return
+        largest = min(width.max_steps(error, MAX_REFERENCE_POINTS) for width in widths)  # ≥ 1 over the ranges
+        where = (
+            f"for {names.noise_multiplier} {self.noise_multiplier:g}, {names.sample_rate} {self.sample_rate:g} and "
+            f"{names.neighbours} {self.neighbours}"
+        )
+        why = (
+            f"the exact reference's grid would hold about {points:.2g} points (at most {MAX_REFERENCE_POINTS:.0e}, "
+            "about 1 GB)"
+        )
+        raise names.error(f"{names.steps} must be at most {largest:,} {where}: {why}, got {self.steps:,}")

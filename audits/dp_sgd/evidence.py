@@ -20,7 +20,7 @@ from functools import partial
 import numpy as np
 
 from pdp_audit.audits.dp_sgd.checks import CHECKS
-from pdp_audit.audits.dp_sgd.config import DpSgdAuditConfig
+from pdp_audit.audits.dp_sgd.config import REFERENCE_ERROR, DpSgdAuditConfig
 from pdp_audit.mechanisms import accountants
 from pdp_audit.mechanisms import pld_composition as pld
 from pdp_audit.mechanisms import subsampled_gaussian as sg
@@ -35,8 +35,6 @@ SIDES = {
     "add-remove": {"D||D'": "the individual's record removed", "D'||D": "the individual's record added"},
     "replace-one": {"D||D'": "a record replaced, one side", "D'||D": "a record replaced, the other side"},
 }
-#: The reference's Hoeffding shift t per unit of max(1, ε): its ε bracket is 2t wide.
-REFERENCE_ERROR = 2e-3
 #: Points of the figure's exact curve.
 FIGURE_POINTS = 41
 
