@@ -272,3 +272,20 @@ def composed_profile(law: LossLaw, steps: int, epsilon_error: float = 2e-3) -> C
     upper = compose(discretise(law, h, True), steps, True)
     lower = compose(discretise(law, h, False), steps, False)
     return ComposedProfile(upper, lower, epsilon_error)
+
+
+def composed_profile_of(laws: list[LossLaw], epsilon_error: float = 2e-3) -> ComposedProfile:
+    """Bounds on δ(ε) of the composition of different steps, one law each (T = len(laws) >= 1): each discretised on
+    the one grid of step h = t/√(T log(1/η)/2) and convolved in turn; the Hoeffding shift t = ``epsilon_error``
+    holds as for T i.i.d. steps (the rounding errors are independent, each of range h; module notes)."""
+    steps = len(laws)
+    h = epsilon_error / math.sqrt(steps * math.log(1 / ETA) / 2)
+    bounds = []
+    for pessimistic in (True, False):
+        result: GridLaw | None = None
+        for law in laws:
+            step = discretise(law, h, pessimistic)
+            result = step if result is None else _by_mass(_convolve(result, step), pessimistic)
+        assert result is not None
+        bounds.append(result)
+    return ComposedProfile(bounds[0], bounds[1], epsilon_error)

@@ -181,6 +181,76 @@ def run_audit(
     return run_config(plan, config, workers, progress)
 
 
+@with_own_float_rules
+def audit_program(
+    program: Any,
+    data: Any,
+    epsilon: float,
+    delta: float = 0.0,
+    *,
+    neighbours: str = "add-remove",
+    bounds: Any = None,
+    **budget: Any,
+) -> Run:
+    """Audit the (ε, δ)-DP claim of a program that calls noise primitives, without the program's authors rewriting it.
+
+    ``program(data, rng)`` is run on ``data`` with a recording ``numpy.random.Generator``; every primitive it calls
+    (the generator's methods, diffprivlib mechanisms' ``randomise``) is recorded -- its parameters, the value it is
+    applied to, the noise it drew -- and the program is replayed with the same draws on neighbouring datasets (records
+    removed, added or replaced: the domain's extremes, outliers, NaN and ±inf, duplicates, a new class, the rarest
+    class's only member).  A control-flow divergence, a release that differs where no noise carries it, a scale taken
+    from the data are findings with their witness pair; the recorded primitives' exact privacy-loss laws are composed
+    on each pair (:mod:`pdp_audit.audits.program.accounting`) and refute the claim where the noise the release carries
+    exceeds it (double spending, a wrong sensitivity, a wrong neighbour relation); a finding is confirmed on the
+    final release by the black box's attack on its witness pair, the p-value beside it
+    (:mod:`pdp_audit.audits.program.audit`).
+
+    Args:
+      program: a function ``program(data, rng)`` returning the release (a number, an array, a pandas object, or a
+        tuple/list/dict of them), drawing its randomness from ``rng``.
+      data: the dataset: a numpy array of records (one per row) or a pandas DataFrame.
+      epsilon: the claimed ε, finite and >= 0.
+      delta: the claimed δ, in [0, 1).
+      neighbours: ``"add-remove"`` or ``"replace-one"``: the relation the claim is about.
+      bounds: the declared domain ``(low, high)`` of a record's numeric fields (the program's clipping bounds), or
+        None.
+      **budget: ``trials`` -- fresh releases per world of the black box's confirmation, 100 to 1e9 (default
+        20,000); ``seed`` -- root seed, >= 0 (default 0); ``alpha`` -- family-wise false-alarm probability, in
+        [1e-50, 1) (default 1e-6).
+
+    Returns:
+      The decided :class:`~pdp_audit.reports.records.Run`: checks ``program-record``, ``program-structure``,
+      ``program-composition`` and, where one of them does not pass, ``program-confirm``.
+
+    Raises:
+      InputError: an argument out of its range (before the program runs).
+
+    Example::
+
+        import numpy as np
+        import pdp_audit
+
+        def noisy_sum(data, rng):  # a sum of values in [0, 1], released with Laplace noise of scale 1/ε
+            return np.clip(data, 0.0, 1.0).sum() + rng.laplace(0.0, 1.0)
+
+        run = pdp_audit.audit_program(noisy_sum, np.linspace(0, 1, 20), epsilon=1.0, bounds=(0, 1))
+        run.verdict  # 'pass'
+    """
+    unknown = sorted(set(budget) - {"trials", "seed", "alpha"})
+    if unknown:
+        raise InputError(f"audit_program() has no argument {unknown[0]!r} (its budget: trials, seed, alpha)"[:200])
+    values: dict[str, Any] = {"claim_epsilon": epsilon, "claim_delta": delta, "neighbours": neighbours, **budget}
+    if bounds is not None:
+        if not (isinstance(bounds, (tuple, list)) and len(bounds) == 2):
+            raise InputError(f"bounds must be (low, high), two finite numbers with low <= high, got {bounds!r}"[:200])
+        try:
+            values["bounds"] = ",".join(repr(float(b)) for b in bounds)
+        except (TypeError, ValueError):
+            raise InputError(f"bounds must be (low, high), two finite numbers with low <= high, got {bounds!r}"[:200])
+    config = kind_config("program", values, target=(program, data))
+    return run_kind("program", config)
+
+
 def run_cell(audit: str, seed: int, alpha: float, options: dict[str, Any], checks: Any, where: str) -> tuple:
     """The cell of ``pdp-audit sweep`` with ``mechanism = audit``, root seed ``seed`` and ``options`` (keywords,
     errors naming ``where``), run at ``alpha`` with the check ids ``checks`` selected (None: all): ``(cell, alpha,

@@ -22,6 +22,7 @@ from pdp_audit.audits.coverage import plan as coverage
 from pdp_audit.audits.pair import plan as pair
 from pdp_audit.audits.pair.config import PairAuditConfig, own_budget
 from pdp_audit.audits.pair.deployed import SamplerAudit
+from pdp_audit.audits.program.plan import program_plan
 from pdp_audit.reports.records import Run
 from pdp_audit.verify.core.config import Option
 from pdp_audit.verify.core.plan import KindPlan
@@ -125,12 +126,23 @@ def _own_module(deployment: Any) -> str | None:
     return module_file(deployment.folder, deployment.mechanism)
 
 
+def _run_program(config: Any, progress: bool = False) -> Run:
+    """A DP program's audit, its structural findings confirmed by the black box's attack on the witness pair."""
+    from pdp_audit.audits.program.audit import run_program
+
+    def confirm(samplers: tuple, epsilon: float, delta: float, trials: int, seed: int) -> list:
+        return _blackbox_evidence(samplers, epsilon, delta, trials, seed, progress)
+
+    return run_program(config, progress, confirm)
+
+
 KINDS: tuple[AuditKind, ...] = (
     AuditKind(JOINT, _is_joint, _certify_joint),
     AuditKind(pair.PLAN, _is_own, _certify_own, _own_module),
     AuditKind(blackbox.PLAN),
     AuditKind(canaries.PLAN),
     AuditKind(coverage.PLAN),
+    AuditKind(program_plan(_run_program)),
 )
 
 

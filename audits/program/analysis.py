@@ -1,0 +1,168 @@
+"""The structural analysis of a program: recorded once on D, probed, replayed on every neighbour, each pair's
+primitives composed -- the findings and the worst pair.
+
+For each neighbour D′ (:mod:`.neighbours`) the replay (:mod:`.trace`) gives either a control-flow divergence (the
+first diverging call), or per noise element its shift, from which the pair's composition is built
+(:mod:`.accounting`):
+
+* a **lower** composition of the elements the release carries affinely (their noisy values can be read off the
+  release at the recorded draws, so the release's δ(ε) is at least theirs: the data-processing inequality read
+  backwards) -- above the claim, the claim is refuted by composition;
+* an **upper** composition of every element with a known law and a visible shift (the release, where it is a
+  function of the noisy values, has δ(ε) at most theirs, by post-processing) -- within the claim, and nothing else
+  unexplained, the pair is certified.
+
+What neither explains is a finding for the black box to confirm: a release coordinate free of noise that differs,
+a release whose structure differs, a noisy coordinate that differs but is not affine in the noise, a primitive
+whose law or input is not visible, a scale that depends on the data.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+import numpy as np
+
+from pdp_audit.audits.program import accounting, trace
+from pdp_audit.audits.program.neighbours import Neighbour, neighbours
+
+
+@dataclass
+class PairResult:
+    """One neighbour's outcome: ``findings`` (one line each), the compositions, and a score ranking the pairs
+    (higher: worse)."""
+
+    neighbour: Neighbour
+    comparison: trace.Comparison
+    findings: list[str] = field(default_factory=list)
+    lower: accounting.Composed | None = None
+    upper: accounting.Composed | None = None
+    unaccounted: list[str] = field(default_factory=list)
+    steps: list[accounting.Step] = field(default_factory=list)
+    rescaled: list[str] = field(default_factory=list)
+    score: float = 0.0
+
+    @property
+    def refuted(self) -> bool:
+        return self.lower is not None and self.lower.low > 0 and self.score >= 100
+
+
+@dataclass
+class Analysis:
+    """The record on D, its probe, every pair's result, and the time the program's own run took."""
+
+    recorded: trace.Run
+    probe: trace.Probe
+    pairs: list[PairResult]
+    run_seconds: float
+    analysis_seconds: float
+
+    def worst(self) -> PairResult | None:
+        return max(self.pairs, key=lambda p: p.score) if self.pairs else None
+
+
+def _steps(result: PairResult, recorded: trace.Run, found: trace.Probe) -> tuple[list, list, list]:
+    """The carried steps (lower), all known steps (upper), and what cannot be accounted for."""
+    c = result.comparison
+    carried, known, unaccounted = [], [], []
+    for j, element in enumerate(found.elements):
+        call = recorded.calls[element.call]
+        what = f"call {element.call} {call.kind}[{element.index}]"
+        shift = c.shifts[j]
+        if c.source[j] == "none" or np.isnan(shift):
+            if element.law is not None or call.kind in ("gumbel", "logistic"):
+                unaccounted.append(f"{what}: the value its noise is added to is not visible")
+            continue
+        if shift == 0:
+            continue
+        if element.law is None:
+            unaccounted.append(f"{what}: no exact law for {call.kind} noise here")
+            continue
+        scale = element.scale
+        mu = math.inf if scale <= 0 or math.isinf(shift) else abs(shift) / scale
+        step = accounting.Step(element.law, what, mu)
+        known.append(step)
+        if c.source[j] == "release":
+            carried.append(step)
+    for k, p, q in c.choices:
+        step = accounting.Step("discrete", f"call {k} choice", p=tuple(p / p.sum()), q=tuple(q / q.sum()))
+        known.append(step)  # the chosen index is rarely released as it is: an upper step, not a lower one
+    return carried, known, unaccounted
+
+
+def analyse(
+    program: Callable, data: Any, relation: str, bounds: Any, claim: tuple[float, float], seed: int
+) -> Analysis:
+    """Record, probe, replay on every neighbour, compose (module notes)."""
+    epsilon, delta = claim
+    start = time.perf_counter()
+    recorded = trace.record(program, data)
+    run_seconds = time.perf_counter() - start
+    found = trace.probe(program, data, recorded, seed)
+    pairs = []
+    for neighbour in neighbours(data, relation, bounds, seed):
+        tape_result = _compare(program, neighbour, recorded, found)
+        pairs.append(_judged(tape_result, recorded, found, epsilon, delta))
+    return Analysis(recorded, found, pairs, run_seconds, time.perf_counter() - start)
+
+
+def _compare(program: Callable, neighbour: Neighbour, recorded: trace.Run, found: trace.Probe) -> PairResult:
+    comparison = trace.compare(program, neighbour.data, recorded, found)
+    result = PairResult(neighbour, comparison)
+    return result
+
+
+def _judged(result: PairResult, recorded: trace.Run, found: trace.Probe, epsilon: float, delta: float) -> PairResult:
+    c = result.comparison
+    if c.divergence is not None:
+        d = c.divergence
+        result.findings.append(f"control flow diverges at call {d.index}: recorded {d.recorded}, on D′ {d.replayed}")
+        result.score = 30.0
+        return result
+    score = 0.0
+    if c.replayed is not None and c.replayed.rescaled:
+        result.rescaled = [f"call {i}: recorded {a}, on D′ {b}" for i, a, b in c.replayed.rescaled]
+        result.findings.append(f"the scale of a call depends on the data ({result.rescaled[0]})")
+        score = 40.0
+    if c.structure_differs:
+        result.findings.append("the release's structure (its keys, shapes or strings) differs with the same noise")
+        score = max(score, 50.0)
+    if c.free_differ:
+        result.findings.append(
+            f"{len(c.free_differ)} release coordinate(s) free of the recorded noise differ (first: coordinate "
+            f"{c.free_differ[0]}: {_value(recorded.numbers, c.free_differ[0])} on D, "
+            f"{_value(c.replayed.numbers if c.replayed else None, c.free_differ[0])} on D′)"
+        )
+        score = max(score, 50.0)
+    if c.noisy_differ:
+        result.findings.append(f"{len(c.noisy_differ)} noisy coordinate(s) not affine in the noise differ")
+        score = max(score, 10.0)
+    if c.inconsistent:
+        result.findings.append(f"{len(c.inconsistent)} noise element(s) carried by coordinates that move apart")
+        score = max(score, 50.0)
+    if c.coefficient_changed:
+        result.findings.append(
+            f"the scale of {len(c.coefficient_changed)} noise element(s) in the release depends on the data"
+        )
+        score = max(score, 40.0)
+    carried, known, unaccounted = _steps(result, recorded, found)
+    result.steps, result.unaccounted = known, unaccounted
+    if unaccounted:
+        score = max(score, 5.0)
+    result.lower = accounting.composed_delta(carried, epsilon) if carried else None
+    result.upper = accounting.composed_delta(known, epsilon)
+    if result.lower is not None and result.lower.low > delta * (1 + accounting.ROUNDING):
+        score = max(score, 100.0 + result.lower.low)
+    elif result.upper.high > delta:
+        score = max(score, 20.0 + result.upper.high)
+    result.score = score
+    return result
+
+
+def _value(numbers: Any, i: int) -> str:
+    if numbers is None or i >= len(numbers):
+        return "absent"
+    return f"{numbers[i]:.6g}"

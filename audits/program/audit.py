@@ -1,0 +1,365 @@
+"""The audit of a DP program: :func:`run_program` -- the structural analysis (:mod:`.analysis`), its checks, and the
+black box's confirmation of a finding on its witness pair (handed in by the catalogue, which alone may reach
+another audit).
+
+Checks, one family at the run's α:
+
+* ``program-record`` (exact): the program replays its recorded draws on D to the same release -- else it draws
+  randomness the recorder does not see, and nothing structural is trusted (inconclusive);
+* ``program-structure`` (exact): on every neighbour searched, the replay with D's draws follows the same calls and
+  the release differs only where the recorded noise carries it -- a divergence, a noise-free coordinate or structure
+  that differs, a scale taken from the data are findings with their witness (inconclusive: a finding to confirm;
+  sparse-vector programs diverge legitimately), except that a Laplace or Gaussian call whose scale depends on the
+  data refutes a pure claim exactly (fail);
+* ``program-composition`` (exact): the recorded primitives' exact privacy-loss laws composed on each pair
+  (:mod:`.accounting`): fail where the composition of the noise the release carries exceeds the claim (a double
+  spending, a sensitivity larger than the noise was calibrated for, a wrong neighbour relation); pass where every
+  pair's upper composition is within the claim and nothing is unexplained; inconclusive otherwise;
+* ``program-confirm`` (statistical, only where a check did not pass): the black box's attack on the final
+  release of the witness pair (``trials`` fresh releases per world), its p-value beside the structural finding.
+"""
+
+from __future__ import annotations
+
+import zlib
+from typing import Any, Callable
+
+import numpy as np
+
+from pdp_audit.audits.program import trace
+from pdp_audit.audits.program.analysis import Analysis, PairResult, analyse
+from pdp_audit.audits.program.config import ProgramAuditConfig
+from pdp_audit.audits.program.recorder import NOT_RECORDED
+from pdp_audit.mechanisms.validation import InputError
+from pdp_audit.reports.records import Verdict
+from pdp_audit.verify.core.checks import CheckSpec, Evidence, declare
+
+SOURCE = "Cebere, Erb, Desfontaines, Bellet & Fitzsimons, PETS 2026 (grey-box auditing, record and replay)"
+CHECKS = declare(
+    CheckSpec(
+        "program-record",
+        "The program replays its recorded draws",
+        "replaying D's recorded primitive draws on D gives the recorded release",
+        "R(D; z) = R(D; z) for the recorded draws z",
+        SOURCE,
+    ),
+    CheckSpec(
+        "program-structure",
+        "Same calls and noise-carried differences on every neighbour",
+        "with D's draws, "
+        "every neighbour D′ makes the same primitive calls and its release differs only where noise carries it",
+        "calls(D; z) = calls(D′; z); R_i(D′; z) = R_i(D; z) for coordinates free of noise",
+        SOURCE,
+    ),
+    CheckSpec(
+        "program-composition",
+        "Composed primitives within the claim",
+        "the exact composition of the recorded primitives' privacy-loss laws on every pair searched is within (ε, δ)",
+        "δ_{D‖D′}(ε) of ⊗ steps ≤ δ (Laplace: μ = |Δ|/b; Gaussian: μ = ‖Δ‖₂/σ; choice: log p/p′)",
+        "Koskela, Jälkö & Honkela 2020 (PLD); Balle & Wang 2018, Thm 8; Dwork & Roth 2014, §3.3",
+    ),
+    CheckSpec(
+        "program-confirm",
+        "Black-box confirmation on the witness pair",
+        "the final release on the witness pair satisfies the claim",
+        "ε ≥ lower bound of the learned test's events on fresh releases",
+        "DP-Sniper (Bichsel et al. 2021); Kairouz et al. 2015",
+    ),
+)
+NOT_COVERED = (
+    "timing and other side channels",
+    "floating-point effects of the noise samplers themselves (audit them with pdp-audit's float-structure checks)",
+    NOT_RECORDED,
+    "neighbours other than those searched, and draws other than the recorded ones (the release is read at them)",
+)
+
+
+def load_program(spec: str) -> Callable:
+    """``MODULE:FUNCTION`` imported from the current folder or an installed module (one-line InputErrors)."""
+    import importlib
+    import os
+    import sys
+
+    module_name, _, attribute = spec.partition(":")
+    if not module_name or not attribute:
+        raise InputError(f"program must be MODULE:FUNCTION, got {spec!r}")
+    sys.path.insert(0, os.getcwd())
+    try:
+        module = importlib.import_module(module_name)
+    except ImportError as err:
+        raise InputError(f"program: cannot import module {module_name!r} ({err})") from None
+    finally:
+        sys.path.remove(os.getcwd())
+    program = getattr(module, attribute, None)
+    if not callable(program):
+        raise InputError(f"program: module {module_name!r} has no function {attribute!r}")
+    return program
+
+
+def load_data(path: str) -> Any:
+    """A dataset file: ``.npy`` (a numpy array of records) or CSV with a header row (a pandas DataFrame)."""
+    if path.endswith(".npy"):
+        try:
+            return np.load(path, allow_pickle=False)
+        except (OSError, ValueError) as err:
+            raise InputError(f"--data: cannot read {path!r} ({err})") from None
+    import pandas as pd
+
+    try:
+        return pd.read_csv(path)
+    except (OSError, ValueError) as err:
+        raise InputError(f"--data: cannot read {path!r} ({err})"[:300]) from None
+
+
+def _target(config: ProgramAuditConfig) -> tuple[Callable, Any, str]:
+    if config.target is not None:
+        program, data = config.target
+        name = getattr(program, "__qualname__", type(program).__name__)
+    else:
+        assert config.program is not None and config.data is not None
+        program, data, name = load_program(config.program), load_data(config.data), config.program
+    if not callable(program):
+        raise InputError(f"program must be a function program(data, rng), got {type(program).__name__}")
+    if not (hasattr(data, "iloc") or isinstance(data, np.ndarray)):
+        try:
+            data = np.asarray(data)
+        except (TypeError, ValueError):
+            raise InputError(f"data must be a numpy array of records or a pandas DataFrame, got {type(data).__name__}")
+    if len(data) == 0:
+        raise InputError("data must hold at least one record")
+    return program, data, name
+
+
+def run_program(config: ProgramAuditConfig, progress: bool = False, confirm: Callable | None = None):
+    """The audit of ``config``'s program (module notes); ``confirm(samplers, epsilon, delta, trials, seed)``: the
+    black box's evidence on a pair of samplers ``(size, rng) -> releases`` (None: no confirmation)."""
+    from pdp_audit.verify.evidence.user_audits import decided
+
+    program, data, name = _target(config)
+    epsilon, delta = config.claim_epsilon, config.claim_delta
+    try:
+        analysis = analyse(program, data, config.neighbours, config.bounds_pair(), (epsilon, delta), config.seed)
+    except trace.ProgramFault as err:
+        return decided(name, [_fault(str(err))], config.alpha, _parameters(config, None), config.seed)
+    evidence = _structural(analysis, epsilon, delta)
+    witness = analysis.worst()
+    needs_confirmation = any(e.verdict != "pass" for e in evidence)
+    if needs_confirmation and confirm is not None and witness is not None and witness.score > 0:
+        samplers = _samplers(program, data, witness.neighbour.data, config.seed)
+        found = confirm(samplers, epsilon, delta, config.trials, config.seed)
+        evidence += [_as_confirmation(e, witness) for e in found]
+    return decided(name, evidence, config.alpha, _parameters(config, analysis), config.seed)
+
+
+def _parameters(config: ProgramAuditConfig, analysis: Analysis | None) -> dict:
+    out: dict[str, Any] = {
+        "claim": f"DP under {config.neighbours}",
+        "epsilon": config.claim_epsilon,
+        "delta": config.claim_delta,
+        "neighbours": config.neighbours,
+        "bounds": config.bounds,
+        "trials": config.trials,
+    }
+    if analysis is not None:
+        out.update(
+            pairs_searched=len(analysis.pairs),
+            primitives=len(analysis.recorded.calls),
+            program_seconds=round(analysis.run_seconds, 6),
+            analysis_seconds=round(analysis.analysis_seconds, 3),
+            not_covered=list(NOT_COVERED),
+        )
+    return out
+
+
+def _fault(message: str) -> Evidence:
+    return Evidence(
+        CHECKS["program-record"], verdict="fail", note=f"The program's own fault: {message}", details={"fault": message}
+    )
+
+
+def _trace(analysis: Analysis, highlight: int | None) -> list[str]:
+    """The recorded calls, one line each (the first 40), the diverging call marked."""
+    lines = []
+    for k, call in enumerate(analysis.recorded.calls[:40]):
+        mark = " <-- diverges" if k == highlight else ""
+        lines.append(f"{k}: {call.signature()}{mark}")
+    if len(analysis.recorded.calls) > 40:
+        lines.append(f"... {len(analysis.recorded.calls) - 40} more")
+    return lines
+
+
+def _pair_rows(analysis: Analysis) -> list[dict]:
+    rows = []
+    for p in sorted(analysis.pairs, key=lambda r: -r.score)[:12]:
+        row: dict[str, Any] = {"neighbour": p.neighbour.name, "findings": list(p.findings)}
+        if p.upper is not None:
+            row.update(pure_epsilon=p.upper.pure, delta_upper=p.upper.high, how=p.upper.how)
+        if p.lower is not None:
+            row.update(delta_lower=p.lower.low)
+        row["steps"] = [f"{s.what}: {s.law}" + (f" μ = {s.mu:.6g}" if s.law != "discrete" else "") for s in p.steps][
+            :20
+        ]
+        rows.append(row)
+    return rows
+
+
+def _structural(analysis: Analysis, epsilon: float, delta: float) -> list[Evidence]:
+    worst = analysis.worst()
+    witness = None if worst is None else worst.neighbour.name
+    details = {"witness": witness, "pairs": _pair_rows(analysis), "not_covered": list(NOT_COVERED)}
+    record = Evidence(
+        CHECKS["program-record"],
+        verdict="pass",
+        note=f"{len(analysis.recorded.calls)} primitive call(s) recorded; the replay on D reproduces the release.",
+        details={"trace": _trace(analysis, None)},
+    )
+    if not analysis.probe.reproducible:
+        record = Evidence(
+            CHECKS["program-record"],
+            verdict="inconclusive",
+            note="Replaying the recorded draws on D gives another release: the program draws "
+            f"randomness the recorder does not see ({NOT_RECORDED}).",
+            details=record.details,
+        )
+    with_findings = [p for p in analysis.pairs if p.findings]
+    exact_pure = [p for p in analysis.pairs if delta == 0 and p.rescaled]
+    if not with_findings:
+        structure = Evidence(
+            CHECKS["program-structure"],
+            verdict="pass",
+            note=f"{len(analysis.pairs)} neighbour(s) replayed: same calls, differences only where noise carries them.",
+            details={"pairs_searched": len(analysis.pairs)},
+        )
+    else:
+        first = max(with_findings, key=lambda p: p.score)
+        divergence = first.comparison.divergence
+        verdict: Verdict = "fail" if exact_pure else "inconclusive"
+        why = (
+            " A pure claim is refuted exactly: Laplace or Gaussian noise whose scale differs between D and D′ "
+            "has an unbounded privacy-loss ratio."
+            if exact_pure
+            else " A finding for the black box to confirm."
+        )
+        structure = Evidence(
+            CHECKS["program-structure"],
+            verdict=verdict,
+            note=f"{len(with_findings)} of {len(analysis.pairs)} neighbour(s) with findings; witness: "
+            f"{first.neighbour.name}: {first.findings[0]}.{why}",
+            details={
+                "witness": first.neighbour.name,
+                "findings": list(first.findings),
+                "trace": _trace(analysis, None if divergence is None else divergence.index),
+                "pairs_searched": len(analysis.pairs),
+            },
+        )
+    composition = _composition(analysis, epsilon, delta, details)
+    return [record, structure, composition]
+
+
+def _composition(analysis: Analysis, epsilon: float, delta: float, details: dict) -> Evidence:
+    spec = CHECKS["program-composition"]
+    refuted = [p for p in analysis.pairs if p.lower is not None and p.lower.low > delta * (1 + 1e-9)]
+    if refuted:
+        worst = max(refuted, key=lambda p: p.lower.low if p.lower is not None else 0.0)
+        assert worst.lower is not None
+        return Evidence(
+            spec,
+            verdict="fail",
+            estimate=worst.lower.low,
+            note=f"Refuted by composition on {worst.neighbour.name}: δ(ε = {epsilon:g}) ≥ {worst.lower.low:.4g} > "
+            f"δ = {delta:g} for the noise the release carries (pure ε of the steps {worst.lower.pure:.6g}; "
+            f"{worst.lower.how}); the steps: {'; '.join(s.what + ' ' + s.law for s in worst.steps[:6])}.",
+            details={**details, "witness": worst.neighbour.name},
+        )
+    decided = [p for p in analysis.pairs if p.upper is not None]
+    if not decided:
+        return Evidence(
+            spec, verdict="inconclusive", note="No pair could be composed (every replay diverged).", details=details
+        )
+    top = max(decided, key=lambda p: (p.upper.high, p.upper.pure) if p.upper is not None else (0, 0))
+    assert top.upper is not None
+    open_pairs = [p for p in analysis.pairs if p.findings or p.unaccounted or p.upper is None]
+    summary = (
+        f"worst pair {top.neighbour.name}: δ(ε = {epsilon:g}) ≤ {top.upper.high:.4g}, pure ε of the steps "
+        f"{top.upper.pure:.6g} ({top.upper.how})"
+    )
+    if top.upper.high <= delta and not open_pairs and analysis.probe.reproducible:
+        return Evidence(
+            spec,
+            verdict="pass",
+            estimate=top.upper.high,
+            note=f"Every pair of {len(analysis.pairs)} within the claim; {summary}.",
+            details={**details, "composed_epsilon": top.upper.pure, "composed_delta": top.upper.high},
+        )
+    reasons = []
+    if top.upper.high > delta:
+        reasons.append(
+            "the upper composition exceeds δ but the release does not carry every step (a bound, not a refutation)"
+        )
+    if open_pairs:
+        first = open_pairs[0]
+        reasons.append(
+            f"{len(open_pairs)} pair(s) not explained by composition (first: {first.neighbour.name}: "
+            f"{(first.findings or first.unaccounted or ['diverged'])[0]})"
+        )
+    return Evidence(
+        spec,
+        verdict="inconclusive",
+        estimate=top.upper.high,
+        note=f"{summary}; " + "; ".join(reasons) + ".",
+        details=details,
+    )
+
+
+class ReleaseSampler:
+    """The program's final release on one dataset as a black-box sampler ``(size, rng) -> (size, width)``: each
+    release from its own generator seeded from ``rng``, encoded as a fixed-width vector -- a hash of its structure,
+    its length, its count of non-finite numbers, then its numbers (non-finite ones as 0) padded or cut to
+    ``width − 3``."""
+
+    def __init__(self, program: Callable, data: Any, width: int):
+        self.program, self.data, self.width = program, data, width
+
+    def __call__(self, size: int, rng: np.random.Generator) -> np.ndarray:
+        seeds = rng.integers(0, 2**63 - 1, size=size)
+        out = np.zeros((size, self.width))
+        for i, seed in enumerate(seeds):
+            with np.errstate(all="ignore"):
+                release = trace.call_program(self.program, self.data, np.random.default_rng(int(seed)))
+            out[i] = encoded(release, self.width)
+        return out
+
+
+def encoded(release: Any, width: int) -> np.ndarray:
+    """The release as the fixed-width row :class:`ReleaseSampler` describes."""
+    structure, numbers = trace.flattened(release)
+    row = np.zeros(width)
+    row[0] = zlib.crc32(repr(structure).encode()) / 2**32
+    row[1] = numbers.size
+    finite = np.isfinite(numbers)
+    row[2] = float((~finite).sum())
+    values = np.clip(np.where(finite, numbers, 0.0), -1e100, 1e100)[: width - 3]  # squares stay finite
+    row[3 : 3 + values.size] = values
+    return row
+
+
+def _samplers(program: Callable, data: Any, neighbour: Any, seed: int) -> tuple:
+    rng = np.random.default_rng(seed)
+    sizes = []
+    for d in (data, neighbour):
+        for _ in range(4):
+            with np.errstate(all="ignore"):
+                sizes.append(trace.flattened(trace.call_program(program, d, rng))[1].size)
+    width = max(sizes) + 3
+    return ReleaseSampler(program, data, width), ReleaseSampler(program, neighbour, width)
+
+
+def _as_confirmation(evidence: Evidence, witness: PairResult) -> Evidence:
+    import dataclasses
+
+    spec = CHECKS["program-confirm"] if evidence.spec.id == "blackbox-attack" else evidence.spec
+    return (
+        dataclasses.replace(evidence, spec=spec)
+        .noted(f"Witness pair: D and {witness.neighbour.name}.", before=True)
+        .with_details(witness=witness.neighbour.name)
+    )

@@ -1,0 +1,122 @@
+"""The options of the audit of a DP program, declared once: the claim, the neighbour relation, the declared domain
+of a record and the confirmation's budget -- what ``pdp_audit.audit_program`` takes as keywords and
+``pdp-audit program`` as flags."""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from dataclasses import dataclass, field
+from typing import Any
+
+from pdp_audit.verify.core.config import PAIR_OPTIONS, AuditConfig, Option, OptionNames, option
+
+#: The neighbour relations a claim can be about.
+RELATIONS = ("add-remove", "replace-one")
+#: Fresh releases per world of the black box's confirmation of a structural finding, when not given.
+CONFIRM_TRIALS = 20_000
+
+
+def bounds_problem(text: str) -> str | None:
+    """Why ``text`` is not ``LOW,HIGH`` (two finite numbers, LOW <= HIGH), or None."""
+    parts = text.split(",")
+    try:
+        low, high = (float(p) for p in parts)
+    except ValueError:
+        return "must be LOW,HIGH (two finite numbers, LOW <= HIGH), e.g. 0,1"
+    if not (math.isfinite(low) and math.isfinite(high) and low <= high):
+        return "must be LOW,HIGH (two finite numbers, LOW <= HIGH), e.g. 0,1"
+    return None
+
+
+_OPTIONS = (
+    dataclasses.replace(
+        PAIR_OPTIONS["epsilon"],
+        key="claim_epsilon",
+        table_key="epsilon",
+        table="claim",
+        help="the claimed ε >= 0",
+        required=True,
+    ),
+    dataclasses.replace(
+        PAIR_OPTIONS["delta"],
+        key="claim_delta",
+        table_key="delta",
+        table="claim",
+        help="the claimed δ in [0, 1)",
+        required=True,
+    ),
+    Option(
+        "neighbours",
+        "str",
+        "add-remove",
+        "the neighbour relation the claim is about: add-remove (one record "
+        "added or removed) or replace-one (one record replaced)",
+        choices=RELATIONS,
+        table="claim",
+    ),
+    Option(
+        "bounds",
+        "str",
+        None,
+        "the declared domain of a record's numeric fields, LOW,HIGH (the program's "
+        "clipping bounds; default: the data's own range, and outliers beyond it)",
+        check=bounds_problem,
+        metavar="LOW,HIGH",
+    ),
+    dataclasses.replace(
+        PAIR_OPTIONS["blackbox_trials"],
+        default=CONFIRM_TRIALS,
+        table="audit",
+        help=f"fresh releases per world of the black box's confirmation of a structural finding on "
+        f"its witness pair, 100 to 1e9 (default {CONFIRM_TRIALS})",
+        required=True,
+    ),
+    dataclasses.replace(PAIR_OPTIONS["seed"], table="audit", help="root seed (default 0)", required=True),
+    dataclasses.replace(
+        PAIR_OPTIONS["alpha"], table="audit", help="false-alarm probability (default 1e-6)", required=True
+    ),
+    Option(
+        "data",
+        "str",
+        None,
+        "the dataset: a CSV file with a header row (a pandas DataFrame), or .npy (a numpy array of records)",
+        table="parameters",
+        metavar="FILE",
+    ),
+    Option("program", "str", None, "MODULE:FUNCTION, the program(data, rng) audited", table="none", cli=False),
+)
+_EPSILON, _DELTA, _NEIGHBOURS, _BOUNDS, _TRIALS, _SEED, _ALPHA, _DATA, _PROGRAM = _OPTIONS
+
+
+@dataclass(frozen=True)
+class ProgramAuditConfig(AuditConfig):
+    """An (ε, δ)-DP claim of a program ``program(data, rng)`` under the relation ``neighbours``: ``target`` the
+    pair (program, dataset) given by the API; else ``program`` (MODULE:FUNCTION) and ``data`` (a file) name them.
+    ``bounds``: the declared domain of a record (``LOW,HIGH``); ``trials``: the confirmation's fresh releases per
+    world; decided at family-wise false-alarm probability ``alpha``."""
+
+    claim_epsilon: float = option(_EPSILON)
+    claim_delta: float = option(_DELTA)
+    neighbours: str = option(_NEIGHBOURS)
+    bounds: str | None = option(_BOUNDS)
+    trials: int = option(_TRIALS)
+    seed: int = option(_SEED)
+    alpha: float = option(_ALPHA)
+    data: str | None = option(_DATA)
+    program: str | None = option(_PROGRAM)
+    target: Any = field(default=None, compare=False, repr=False)
+
+    def check(self, names: OptionNames) -> None:
+        if self.target is None and (self.program is None or self.data is None):
+            raise names.error(f"give the program and its data ({names.data})")
+
+    def bounds_pair(self) -> tuple[float, float] | None:
+        if self.bounds is None:
+            return None
+        low, high = (float(p) for p in self.bounds.split(","))
+        return low, high
+
+
+#: How ``pdp_audit.audit_program`` names the claim: its arguments ``epsilon`` and ``delta``.
+KEYWORDS = {"claim_epsilon": "epsilon", "claim_delta": "delta"}

@@ -1,0 +1,245 @@
+"""The neighbouring datasets a program is replayed on: the records most likely to expose a bug in the code around
+the noise.
+
+Under **add-remove** a neighbour is D with one record removed or one added; under **replace-one**, D with one record
+replaced.  The records tried (the bug classes of Cebere et al., PETS 2026, §5; Casacuberta et al., CCS 2022;
+Lebeda et al. 2024):
+
+* the domain's extremes (``bounds``: every numeric field at its lower or its upper end);
+* outliers beyond them (a field at ±10 × the largest magnitude seen or declared, and at ±1e6 of it): a sum released
+  with the clipped data's sensitivity but computed on the raw data moves by far more than the bound;
+* NaN and ±inf where the field is a float (they pass through ``np.clip``);
+* a duplicate of an existing record, and a record of a class the data lacks (a new integer or string value);
+* the removal of the record holding the minimum, the maximum, the only member of the rarest class, the first and
+  the last, and of records drawn at random: a domain, a size-dependent quantity or bounds taken from the data move.
+
+Each candidate is named (``remove record 3 (the maximum)``) so that a witness reads as what it is.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+#: At most this many records are removed or replaced by position (beyond the named ones), drawn at random.
+RANDOM_POSITIONS = 4
+
+
+@dataclass(frozen=True)
+class Neighbour:
+    """A neighbouring dataset and how it was made."""
+
+    name: str
+    data: Any
+
+
+def _is_frame(data: Any) -> bool:
+    return hasattr(data, "iloc") and hasattr(data, "columns")
+
+
+def records(data: Any) -> int:
+    """The number of records (rows) of ``data``."""
+    return len(data)
+
+
+def _columns(data: Any) -> list[tuple[Any, np.ndarray]]:
+    """(name, values) of each field: the columns of a frame, of a 2-D array, or the one field of a 1-D array."""
+    if _is_frame(data):
+        return [(c, data[c].to_numpy()) for c in data.columns]
+    array = np.asarray(data)
+    if array.ndim == 1:
+        return [(None, array)]
+    return [(j, array[:, j]) for j in range(array.shape[1])]
+
+
+def _numeric(values: np.ndarray) -> bool:
+    return values.dtype.kind in "biuf"
+
+
+def _bounds_of(bounds: Any, name: Any, values: np.ndarray) -> tuple[float, float] | None:
+    if bounds is None:
+        return None
+    if isinstance(bounds, dict):
+        return tuple(bounds[name]) if name in bounds else None  # type: ignore[return-value]
+    low, high = bounds
+    return float(low), float(high)
+
+
+def candidate_records(data: Any, bounds: Any) -> list[tuple[str, dict]]:
+    """Records to add or to put in place of one: (name, field values)."""
+    columns = _columns(data)
+    out: list[tuple[str, dict]] = []
+
+    def record(fill: dict) -> dict:
+        base = {}
+        for name, values in columns:
+            base[name] = values[0] if values.size else 0
+        base.update(fill)
+        return base
+
+    numeric = [(name, values) for name, values in columns if _numeric(values)]
+    if numeric:
+        for label, pick in (("lower", 0), ("upper", 1)):
+            fill = {}
+            for name, values in numeric:
+                declared = _bounds_of(bounds, name, values)
+                finite = values[np.isfinite(values.astype(float))] if values.size else values
+                seen = (float(finite.min()), float(finite.max())) if finite.size else (0.0, 1.0)
+                fill[name] = (declared or seen)[pick]
+            out.append((f"a record at the domain's {label} end", record(_cast(fill, numeric))))
+        for factor, label in ((10.0, "10 ×"), (1e6, "1e6 ×")):
+            for sign in (1.0, -1.0):
+                fill = {}
+                for name, values in numeric:
+                    declared = _bounds_of(bounds, name, values)
+                    finite = values[np.isfinite(values.astype(float))] if values.size else values
+                    largest = max(
+                        [abs(float(v)) for v in (*(declared or ()), *(finite[:1] if finite.size else ()))]
+                        + [float(np.abs(finite).max()) if finite.size else 1.0, 1.0]
+                    )
+                    fill[name] = sign * factor * largest
+                what = "above" if sign > 0 else "below"
+                out.append(
+                    (f"an outlier {what} the domain ({label} its largest magnitude)", record(_cast(fill, numeric)))
+                )
+        floats = [(name, values) for name, values in numeric if values.dtype.kind == "f"]
+        for special, label in ((math.nan, "NaN"), (math.inf, "+inf"), (-math.inf, "-inf")):
+            if floats:
+                out.append((f"a record of {label}", record({name: special for name, _ in floats})))
+    for name, values in columns:
+        if values.size and (values.dtype.kind in "iuOSU" or (values.dtype.kind == "b")):
+            if values.dtype.kind in "iu":
+                new: Any = int(values.max()) + 1
+            elif values.dtype.kind == "b":
+                continue
+            else:
+                new = "__pdp_audit_new_class__"
+            where = "" if name is None else f" in field {name!r}"
+            out.append((f"a record of a class the data lacks{where}", record({name: new})))
+    if records(data):
+        out.append(("a duplicate of record 0", record({})))
+    return out
+
+
+def _cast(fill: dict, numeric: list) -> dict:
+    """Integer fields keep integers (an outlier of an integer field is its nearest integer)."""
+    kinds = {name: values.dtype for name, values in numeric}
+    out = {}
+    for name, value in fill.items():
+        if kinds[name].kind in "iu" and math.isfinite(value):
+            info = np.iinfo(kinds[name])
+            out[name] = int(min(max(round(value), info.min), info.max))
+        else:
+            out[name] = value
+    return out
+
+
+def removable_positions(data: Any, seed: int) -> list[tuple[str, int]]:
+    """Positions of records worth removing or replacing, named."""
+    n = records(data)
+    if n == 0:
+        return []
+    named: dict[int, str] = {0: "the first", n - 1: "the last"}
+    for name, values in _columns(data):
+        where = "" if name is None else f" of field {name!r}"
+        if _numeric(values) and values.size:
+            as_float = values.astype(float)
+            finite = np.where(np.isfinite(as_float), as_float, np.nan)
+            if np.isfinite(finite).any():
+                named.setdefault(int(np.nanargmin(finite)), f"the minimum{where}")
+                named.setdefault(int(np.nanargmax(finite)), f"the maximum{where}")
+        if values.dtype.kind in "iuOSUb" and values.size:
+            kinds, first, counts = np.unique(values.astype(str), return_index=True, return_counts=True)
+            rarest = int(np.argmin(counts))
+            named.setdefault(int(first[rarest]), f"the rarest class{where} ({counts[rarest]} record(s))")
+    rng = np.random.default_rng(seed)
+    for position in rng.permutation(n)[:RANDOM_POSITIONS]:
+        named.setdefault(int(position), "drawn at random")
+    return [(f"record {i} ({why})", i) for i, why in sorted(named.items())]
+
+
+def _with_record(data: Any, fields: dict, position: int | None) -> Any:
+    """``data`` with a record appended (``position`` None) or put in place of record ``position``."""
+    if _is_frame(data):
+        import pandas as pd
+
+        row = pd.DataFrame([{c: fields[c] for c in data.columns}])
+        if position is None:
+            return pd.concat([data, row], ignore_index=True)
+        out = data.copy()
+        for c in data.columns:
+            column = out[c].astype(object) if not _fits(out[c].to_numpy(), fields[c]) else out[c]
+            column.iloc[position] = fields[c]
+            out[c] = column
+        return out
+    array = np.asarray(data)
+    value: Any = fields[None] if array.ndim == 1 else [fields[j] for j in range(array.shape[1])]
+    target: Any = np.result_type(array, np.asarray(value)) if array.dtype.kind != "O" else array.dtype
+    if array.dtype.kind in "iu" and np.asarray(value).dtype.kind == "f":
+        target = np.dtype(np.float64)
+    row = np.asarray(value, dtype=target).reshape((1, *array.shape[1:]))
+    if position is None:
+        return np.concatenate([array.astype(target), row])
+    out = array.astype(target).copy()
+    out[position] = row[0]
+    return out
+
+
+def _fits(values: np.ndarray, value: Any) -> bool:
+    try:
+        return np.asarray(value).astype(values.dtype) == value or (
+            isinstance(value, float) and math.isnan(value) and values.dtype.kind == "f"
+        )
+    except (TypeError, ValueError, OverflowError):
+        return False
+
+
+def _without(data: Any, position: int) -> Any:
+    if _is_frame(data):
+        return data.drop(data.index[position]).reset_index(drop=True)
+    return np.delete(np.asarray(data), position, axis=0)
+
+
+def neighbours(data: Any, relation: str, bounds: Any, seed: int) -> list[Neighbour]:
+    """Every neighbour tried (module notes), in a fixed order."""
+    out: list[Neighbour] = []
+    positions = removable_positions(data, seed)
+    added = candidate_records(data, bounds)
+    if relation == "add-remove":
+        out += [Neighbour(f"remove {name}", _without(data, i)) for name, i in positions]
+        duplicate = None if _is_frame(data) else ("a duplicate of record 0", None)
+        for name, fields in added:
+            if name.startswith("a duplicate") and duplicate is not None:
+                array = np.asarray(data)
+                out.append(Neighbour("add " + name, np.concatenate([array, array[:1]])))
+                continue
+            if name.startswith("a duplicate"):
+                import pandas as pd
+
+                out.append(Neighbour("add " + name, pd.concat([data, data.iloc[:1]], ignore_index=True)))
+                continue
+            out.append(Neighbour(f"add {name}", _with_record(data, fields, None)))
+    else:
+        for where, i in positions:
+            for name, fields in added:
+                if name.startswith("a duplicate"):
+                    continue
+                out.append(Neighbour(f"replace {where} by {name}", _with_record(data, fields, i)))
+            if records(data) > 1:
+                other = 1 if i == 0 else 0
+                replaced = _copy_record(data, other, i)
+                out.append(Neighbour(f"replace {where} by a copy of record {other}", replaced))
+    return out
+
+
+def _copy_record(data: Any, source: int, position: int) -> Any:
+    if _is_frame(data):
+        out = data.copy()
+        out.iloc[position] = data.iloc[source]
+        return out
+    out = np.asarray(data).copy()
+    out[position] = out[source]
+    return out

@@ -1,0 +1,379 @@
+"""Record and replay of a program's noise primitives, with no decoration by the user.
+
+A program ``program(data, rng)`` draws its randomness from ``rng``.  It is handed a :class:`RecordingGenerator` -- a
+``numpy.random.Generator`` whose public methods are wrapped -- and, while it runs, the public ``randomise`` of
+diffprivlib's mechanisms is wrapped too (restored afterwards; only their public API is touched).  Each primitive
+call becomes a :class:`Call`: its kind, its parameters, the value it is applied to where the call shows it (``loc``
+of a location family, ``p`` of ``choice``, the value given to ``randomise``), the shape of its output and the noise
+it drew.
+
+**Replay** (the grey-box idea of Cebere, Erb, Desfontaines, Bellet & Fitzsimons, PETS 2026, §4, realised here
+without decorators): the program runs again, on a neighbouring dataset D′, and every primitive returns the noise
+recorded on D -- a location family returns ``loc′ + z`` for the recorded ``z``, ``choice`` the recorded index, any
+other method the recorded output.  Holding the randomness fixed, what differs between the two runs is the data's
+doing: the values the primitives are applied to (their sensitivity) and the release's noise-free parts.  A call whose
+kind, shape or parameters differ from the recorded one's is a control-flow divergence (:class:`Divergence`, raised
+as a ``BaseException`` so that the program's own ``except Exception`` does not swallow it).
+
+A replay can also shift the recorded noise (``perturb``): how the release moves when a primitive's noise moves says
+which release coordinates carry that noise additively (:mod:`pdp_audit.audits.program.trace`).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import math
+from dataclasses import dataclass, field
+from typing import Any, Callable, Iterator
+
+import numpy as np
+
+#: Location-scale families: ``method(loc, scale, size)``; the noise recorded is ``output − loc``.
+LOCATION_FAMILIES = ("laplace", "normal", "gumbel", "logistic")
+#: The noise law of each location family as the accounting knows it (None: no exact privacy-loss law here).
+NOISE_LAW = {"laplace": "laplace", "normal": "gaussian", "gumbel": None, "logistic": None}
+#: Methods whose output is a reordering or a sample of an input array (the array is data, not a parameter).
+_WITH_DATA = ("choice", "permutation", "shuffle", "permuted")
+#: Methods never wrapped: not randomness (``bit_generator``) or a new generator (``spawn``, refused on record).
+_UNWRAPPED = ("bit_generator",)
+#: Randomness the recorder cannot see: the certificate says so.
+NOT_RECORDED = (
+    "randomness not drawn from the rng argument (numpy's global state, Python's random module, os.urandom, OpenDP's "
+    "own sampler) -- a replay that differs from its record on D says so"
+)
+
+
+class Divergence(BaseException):
+    """A replay's call differs from the recorded one (or the program made more or fewer calls): ``index`` of the
+    first diverging call, ``recorded`` and ``replayed`` as one line each."""
+
+    def __init__(self, index: int, recorded: str, replayed: str):
+        super().__init__(f"call {index}: recorded {recorded}, replayed {replayed}")
+        self.index, self.recorded, self.replayed = index, recorded, replayed
+
+
+@dataclass
+class Call:
+    """One primitive call: ``kind`` (``laplace``, ``choice``, ``diffprivlib.Laplace`` …), its ``parameters``
+    (compared on replay), the ``value`` it is applied to (None where the call shows none), the ``shape`` of its
+    output and the ``noise`` it drew (``output − loc`` for a location family, the index for ``choice``, else the
+    output); ``scale``: the noise's scale where it has one; ``law``: the exact law the accounting knows for it."""
+
+    kind: str
+    parameters: dict
+    value: Any
+    shape: tuple
+    noise: Any
+    scale: Any = None
+    law: str | None = None
+    details: dict = field(default_factory=dict)
+
+    def signature(self) -> str:
+        """What a replay must repeat: kind, shape and parameters, as one line."""
+        shown = ", ".join(f"{k}={_short(v)}" for k, v in sorted(self.parameters.items()))
+        return f"{self.kind}(shape={self.shape}{', ' if shown else ''}{shown})"
+
+
+def _short(value: Any) -> str:
+    array = np.asarray(value) if not isinstance(value, str) else None
+    if array is not None and array.ndim > 0:
+        if array.size <= 4:
+            return np.array2string(array, precision=6, separator=",")
+        return f"array{array.shape}"
+    return repr(value) if not isinstance(value, float) else f"{value:.6g}"
+
+
+def _same(a: Any, b: Any) -> bool:
+    """Parameters compared exactly (NaN equal to NaN: the same parameter, recomputed)."""
+    if isinstance(a, str) or isinstance(b, str) or a is None or b is None:
+        return a == b
+    try:
+        x, y = np.asarray(a), np.asarray(b)
+        if x.shape != y.shape:
+            return False
+        if x.dtype.kind in "fc" or y.dtype.kind in "fc":
+            return bool(np.array_equal(x, y, equal_nan=True))
+        return bool(np.array_equal(x, y))
+    except (TypeError, ValueError):
+        return a == b
+
+
+class Tape:
+    """The calls of one run, in order; a replay reads them back (``perturb``: per call index, an array added to a
+    location family's recorded noise)."""
+
+    def __init__(self, calls: list[Call] | None = None, perturb: dict[int, np.ndarray] | None = None):
+        self.recording = calls is None
+        self.recorded: list[Call] = [] if calls is None else calls
+        self.replayed: list[Call] = []
+        self.perturb = perturb or {}
+        self.depth = 0  # > 0 inside a wrapped library primitive: its own draws are not primitives of the program
+        #: calls replayed with another scale (a location family whose scale alone differs): (index, recorded, replayed)
+        self.rescaled: list[tuple[int, str, str]] = []
+
+    def next_call(self, call: Call, soft: tuple[str, ...] = ()) -> Call:
+        """The recorded call this replayed ``call`` stands for (kind, shape and parameters checked; a parameter of
+        ``soft`` may differ: the call is then noted in :attr:`rescaled`)."""
+        index = len(self.replayed)
+        if index >= len(self.recorded):
+            raise Divergence(index, "no further call", call.signature())
+        recorded = self.recorded[index]
+        same = recorded.kind == call.kind and recorded.parameters.keys() == call.parameters.keys()
+        differing = [k for k in recorded.parameters if same and not _same(recorded.parameters[k], call.parameters[k])]
+        if (
+            not same
+            or any(k not in soft for k in differing)
+            or (call.shape is not None and recorded.shape != call.shape)
+        ):
+            raise Divergence(index, recorded.signature(), call.signature())
+        if differing:
+            self.rescaled.append((index, recorded.signature(), call.signature()))
+        call.noise, call.shape = recorded.noise, recorded.shape
+        self.replayed.append(call)
+        return recorded
+
+    @contextlib.contextmanager
+    def inside(self) -> Iterator[None]:
+        """A primitive's own draws inside the block: not calls of the program."""
+        self.depth += 1
+        try:
+            yield
+        finally:
+            self.depth -= 1
+
+    def noise(self, index: int, noise: Any) -> Any:
+        shift = self.perturb.get(index)
+        return noise if shift is None else np.asarray(noise) + shift.reshape(np.shape(noise))
+
+    def finish(self) -> None:
+        """A replay that made fewer calls than recorded diverges at its first missing call."""
+        if not self.recording and len(self.replayed) < len(self.recorded):
+            index = len(self.replayed)
+            raise Divergence(index, self.recorded[index].signature(), "no further call")
+
+
+def _size_shape(size: Any, *arrays: Any) -> tuple:
+    if size is not None:
+        return tuple(np.atleast_1d(np.asarray(size, dtype=int)).tolist()) if np.ndim(size) else (int(size),)
+    return tuple(np.broadcast_shapes(*(np.shape(a) for a in arrays))) if arrays else ()
+
+
+def _out(values: np.ndarray, size: Any, arrays: tuple) -> Any:
+    """numpy's convention: a Python float where no size was asked and the parameters are scalars."""
+    if size is None and all(np.ndim(a) == 0 for a in arrays):
+        return float(np.asarray(values).reshape(()))
+    return values
+
+
+class RecordingGenerator(np.random.Generator):
+    """A ``numpy.random.Generator`` that records (or replays) every public method called on it (module notes).
+    Its own draws come from a PCG64 seeded by ``seed``; ``tape`` holds the calls."""
+
+    def __init__(self, tape: Tape, seed: int):
+        super().__init__(np.random.PCG64(seed))
+        self._tape = tape
+
+    # --- location families ---------------------------------------------------------------------------------------
+    def _located(self, kind: str, loc: Any, scale: Any, size: Any) -> Any:
+        tape = self._tape
+        base = getattr(super(), kind)
+        if tape.depth:
+            return base(loc, scale, size)
+        shape = _size_shape(size, loc, scale)
+        call = Call(
+            kind,
+            {"scale": np.asarray(scale, dtype=float).copy()},
+            np.asarray(loc, dtype=float).copy(),
+            shape,
+            None,
+            np.asarray(scale, dtype=float).copy(),
+            NOISE_LAW[kind],
+        )
+        if tape.recording:
+            with tape.inside():
+                noise = np.asarray(base(0.0, scale, shape if shape else None), dtype=float)
+            call.noise = noise
+            tape.recorded.append(call)
+        else:  # a scale alone may differ: the recorded standardised noise, at the replayed scale
+            recorded = tape.next_call(call, soft=("scale",))
+            noise = tape.noise(len(tape.replayed) - 1, call.noise)
+            old, new = np.asarray(recorded.scale, dtype=float), np.asarray(scale, dtype=float)
+            if not np.array_equal(old, new):
+                with np.errstate(all="ignore"):
+                    noise = np.where(old > 0, noise * new / np.where(old > 0, old, 1.0), 0.0)
+        return _out(np.asarray(loc, dtype=float) + noise, size, (loc, scale))
+
+    def laplace(self, loc=0.0, scale=1.0, size=None):  # type: ignore[override]
+        return self._located("laplace", loc, scale, size)
+
+    def normal(self, loc=0.0, scale=1.0, size=None):  # type: ignore[override]
+        return self._located("normal", loc, scale, size)
+
+    def gumbel(self, loc=0.0, scale=1.0, size=None):  # type: ignore[override]
+        return self._located("gumbel", loc, scale, size)
+
+    def logistic(self, loc=0.0, scale=1.0, size=None):  # type: ignore[override]
+        return self._located("logistic", loc, scale, size)
+
+    def standard_normal(self, size=None, dtype=np.float64, out=None):  # type: ignore[override]
+        if out is not None:  # an output array given: recorded as a normal of that shape
+            out[...] = self._located("normal", 0.0, 1.0, out.shape)
+            return out
+        return self._located("normal", 0.0, 1.0, size)
+
+    # --- choice: the index recorded, the probabilities the value applied to ------------------------------------
+    def choice(self, a, size=None, replace=True, p=None, axis=0, shuffle=True):  # type: ignore[override]
+        tape = self._tape
+        if tape.depth:
+            return super().choice(a, size, replace, p, axis, shuffle)
+        population = int(a) if np.ndim(a) == 0 and np.issubdtype(np.asarray(a).dtype, np.integer) else len(a)
+        parameters = {"population": population, "replace": bool(replace), "axis": axis, "weighted": p is not None}
+        probabilities = None if p is None else np.asarray(p, dtype=float).copy()
+        call = Call(
+            "choice",
+            parameters,
+            probabilities,
+            _size_shape(size),
+            None,
+            law="discrete" if p is not None else "uniform-choice",
+        )
+        if tape.recording:
+            with tape.inside():
+                call.noise = np.asarray(super().choice(population, size, replace, p, 0, shuffle))
+            tape.recorded.append(call)
+        else:
+            tape.next_call(call)
+        index = call.noise
+        if np.ndim(a) == 0 and np.issubdtype(np.asarray(a).dtype, np.integer):
+            return index if size is not None else int(index)
+        return np.take(np.asarray(a), index, axis=axis)
+
+    def permutation(self, x, axis=0):  # type: ignore[override]
+        tape = self._tape
+        if tape.depth:
+            return super().permutation(x, axis)
+        n = int(x) if np.ndim(x) == 0 else np.shape(x)[axis]
+        call = Call("permutation", {"n": n, "axis": axis}, None, (n,), None)
+        if tape.recording:
+            with tape.inside():
+                call.noise = super().permutation(n)
+            tape.recorded.append(call)
+        else:
+            tape.next_call(call)
+        return call.noise if np.ndim(x) == 0 else np.take(np.asarray(x), call.noise, axis=axis)
+
+    def shuffle(self, x, axis=0):  # type: ignore[override]
+        order = self.permutation(np.shape(x)[axis], axis)
+        x[...] = np.take(np.asarray(x).copy(), order, axis=axis)
+
+    def spawn(self, n_children):  # type: ignore[override]
+        raise TypeError("pdp-audit records the draws of the rng it passes: the program may not spawn generators")
+
+
+def _generic(name: str) -> Callable:
+    """A wrapped public method of Generator: every argument a parameter (compared on replay), the output recorded
+    and returned on replay."""
+    base = getattr(np.random.Generator, name)
+
+    def method(self: RecordingGenerator, *args: Any, **kwargs: Any) -> Any:
+        tape = self._tape
+        if tape.depth:
+            return base(self, *args, **kwargs)
+        parameters = {f"arg{i}": _copied(a) for i, a in enumerate(args)}
+        parameters.update({k: _copied(v) for k, v in kwargs.items()})
+        call = Call(name, parameters, None, None, None)  # type: ignore[arg-type]  # its shape: the output's
+        if tape.recording:
+            with tape.inside():
+                output = base(self, *args, **kwargs)
+            call.noise, call.shape = output, np.shape(output)
+            tape.recorded.append(call)
+            return output
+        tape.next_call(call)
+        return call.noise
+
+    method.__name__ = name
+    method.__doc__ = base.__doc__
+    return method
+
+
+def _copied(value: Any) -> Any:
+    return value.copy() if isinstance(value, np.ndarray) else value
+
+
+_OWN = {"laplace", "normal", "gumbel", "logistic", "standard_normal", "choice", "permutation", "shuffle", "spawn"}
+for _name in dir(np.random.Generator):
+    if not _name.startswith("_") and _name not in _OWN and _name not in _UNWRAPPED:
+        if callable(getattr(np.random.Generator, _name)):
+            setattr(RecordingGenerator, _name, _generic(_name))
+
+
+# --- diffprivlib's mechanisms -----------------------------------------------------------------------------------
+#: diffprivlib mechanisms that add noise to the value (``randomise(v) = v + noise``): the noise recorded is
+#: ``output − value`` and a replay returns ``value′ + noise``; their exact law and scale, from public attributes.
+_ADDITIVE = {"Laplace": "laplace", "Gaussian": "gaussian", "GaussianAnalytic": "gaussian"}
+
+
+def _dpl_scale(mechanism: Any, name: str) -> float | None:
+    """The noise scale of an additive diffprivlib mechanism from its public attributes (Laplace: sensitivity/(ε −
+    log(1 − δ)); a Gaussian's σ is its public ``_scale`` only, so it is computed as diffprivlib documents it:
+    Dwork & Roth 2014, Thm A.1, for ``Gaussian``; None where not known)."""
+    sensitivity, epsilon, delta = (getattr(mechanism, k, None) for k in ("sensitivity", "epsilon", "delta"))
+    if sensitivity is None or epsilon is None:
+        return None
+    if name == "Laplace":
+        return float(sensitivity) / (float(epsilon) - math.log(1 - float(delta or 0.0)))
+    if name == "Gaussian" and delta:
+        return math.sqrt(2 * math.log(1.25 / float(delta))) * float(sensitivity) / float(epsilon)
+    return None
+
+
+@contextlib.contextmanager
+def libraries_wrapped(tape: Tape) -> Iterator[None]:
+    """Inside the block, diffprivlib's mechanisms' public ``randomise`` records (or replays) into ``tape``; restored
+    on leaving.  Without diffprivlib installed, nothing is wrapped."""
+    try:
+        import diffprivlib.mechanisms as dpl
+    except ImportError:
+        yield
+        return
+    originals: dict[type, Callable] = {}
+    for name in getattr(dpl, "__all__", dir(dpl)):
+        cls = getattr(dpl, name, None)
+        if isinstance(cls, type) and "randomise" in vars(cls):
+            originals[cls] = vars(cls)["randomise"]
+    for cls, original in originals.items():
+        cls.randomise = _wrapped_randomise(cls.__name__, original, tape)  # type: ignore[attr-defined]
+    try:
+        yield
+    finally:
+        for cls, original in originals.items():
+            cls.randomise = original  # type: ignore[attr-defined]
+
+
+def _wrapped_randomise(name: str, original: Callable, tape: Tape) -> Callable:
+    def randomise(self: Any, value: Any) -> Any:
+        if tape.depth:
+            return original(self, value)
+        parameters = {k: getattr(self, k, None) for k in ("epsilon", "delta", "sensitivity")}
+        parameters.update({k: getattr(self, k) for k in ("lower", "upper", "bounds") if hasattr(self, k)})
+        additive = name in _ADDITIVE and np.ndim(value) == 0 and isinstance(value, (int, float, np.number))
+        law = _ADDITIVE.get(name) if additive else None
+        scale = _dpl_scale(self, name) if additive else None
+        call = Call(f"diffprivlib.{name}", parameters, value if additive else None, (), None, scale, law)
+        call.details["declared"] = {k: parameters[k] for k in ("epsilon", "delta", "sensitivity")}
+        if tape.recording:
+            with tape.inside():
+                output = original(self, value)
+            call.noise = float(output) - float(value) if additive else output
+            if not additive:
+                call.details["input"] = value
+            tape.recorded.append(call)
+            return output
+        recorded = tape.next_call(call)
+        if not additive:
+            call.details["input"] = value
+            return recorded.noise
+        noise = tape.noise(len(tape.replayed) - 1, np.asarray(recorded.noise, dtype=float))
+        return float(value) + float(noise)
+
+    return randomise

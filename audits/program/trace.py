@@ -1,0 +1,319 @@
+"""One recorded run of the program and its replays: the release flattened, the noise it carries, and what a
+neighbouring dataset changes with the randomness held fixed.
+
+**The release.**  ``program(data, rng)`` returns a number, an array, a pandas object, or a tuple/list/dict of them;
+:func:`flattened` splits it into its structure (types, shapes, keys, strings: one tuple) and its numbers (one float
+vector).
+
+**What carries the noise** (:func:`probe`).  Every noise element of an additive primitive (a location family, an
+additive diffprivlib mechanism) is shifted by a small known amount -- w_j = h·s_j (s_j its scale, 1 where the scale
+is 0), then v_j = w_j(1 + r_j/N) with r a random permutation of the N elements, then −w -- and the release replayed.
+A coordinate i that moves by ΔR_i(w) = a·w_j, ΔR_i(v) = a·v_j and ΔR_i(−w) = −a·w_j for one element j carries that
+element affinely with coefficient a (the ratio ΔR_i(v)/ΔR_i(w) = 1 + r_j/N names j); one that moves under none of
+them is free of this noise at the recorded draws; any other is noisy but not affine (a threshold, a maximum, a
+product).  This is local: the release is read at the recorded draws.
+
+**A neighbour** (:func:`compare`).  The program replayed on D′ with the draws of D: where a coordinate carries
+element j with coefficient a, (R_i(D′) − R_i(D))/a is the shift of j's noisy value -- f(D′) − f(D) for ``f(D) +
+noise`` whether or not the call shows f(D) -- and where no coordinate carries it, the shift of the value the call
+shows (``loc``).  A replay on D′ with −w shifted says whether the coefficients are the same in D′ (a scale taken from
+the data, such as 1/len(D), changes them).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import math
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+import numpy as np
+
+from pdp_audit.audits.program.recorder import (
+    LOCATION_FAMILIES,
+    Call,
+    Divergence,
+    RecordingGenerator,
+    Tape,
+    libraries_wrapped,
+)
+
+#: Size of the probe's shifts, as a share of each noise element's scale.
+PROBE_STEP = 1e-3
+#: Relative agreement asked of the probe's linear responses.
+PROBE_TOLERANCE = 1e-6
+#: The generator's seed of the recorded run, for the draws no primitive records (the same in every replay).
+BASE_SEED = 20_240_601
+
+
+class ProgramFault(Exception):
+    """The user's program raised (or returned what cannot be read as a release): their fault, in one line."""
+
+
+def call_program(program: Callable, data: Any, rng: np.random.Generator) -> Any:
+    """The one crossing into the user's program (a sandbox can take this place): ``program(data, rng)``, whatever it
+    raises turned into :class:`ProgramFault` naming it; a :class:`Divergence` passes through."""
+    try:
+        return program(data, rng)
+    except Divergence:
+        raise
+    except Exception as err:  # noqa: BLE001 - the user's code: whatever it raises is its fault, reported as such
+        raise ProgramFault(f"the program raised {type(err).__name__}: {err}"[:300]) from None
+
+
+def flattened(release: Any) -> tuple[tuple, np.ndarray]:
+    """The release's structure (a tuple) and numbers (a float vector), in a fixed order (dict keys sorted)."""
+    structure: list = []
+    numbers: list[np.ndarray] = []
+
+    def walk(x: Any) -> None:
+        if x is None or isinstance(x, (str, bytes)):
+            structure.append(("value", x))
+        elif isinstance(x, dict):
+            keys = sorted(x, key=repr)
+            structure.append(("dict", tuple(repr(k) for k in keys)))
+            for k in keys:
+                walk(x[k])
+        elif isinstance(x, (tuple, list)):
+            structure.append((type(x).__name__, len(x)))
+            for item in x:
+                walk(item)
+        elif hasattr(x, "to_numpy") and hasattr(x, "index"):  # a pandas Series or DataFrame
+            structure.append(("pandas", tuple(map(repr, x.index)), tuple(map(repr, getattr(x, "columns", ())))))
+            walk(x.to_numpy())
+        else:
+            array = np.asarray(x)
+            if array.dtype.kind in "biuf":
+                structure.append(("array", array.shape))
+                numbers.append(array.astype(float).ravel())
+            elif (
+                array.dtype.kind == "O"
+                and array.size
+                and all(isinstance(v, (int, float, np.number)) for v in array.ravel())
+            ):
+                structure.append(("array", array.shape))
+                numbers.append(array.astype(float).ravel())
+            else:
+                structure.append(("other", array.shape, tuple(map(repr, array.ravel().tolist()))))
+
+    walk(release)
+    return tuple(structure), (np.concatenate(numbers) if numbers else np.zeros(0))
+
+
+@dataclass
+class Run:
+    """One run of the program: its release (structure and numbers) and the calls it made."""
+
+    structure: tuple
+    numbers: np.ndarray
+    calls: list[Call]
+    rescaled: list = field(default_factory=list)  # (index, recorded, replayed) of calls replayed at another scale
+
+
+def run(program: Callable, data: Any, tape: Tape) -> Run:
+    """``program`` on ``data`` with a recording (or replaying) generator on ``tape``."""
+    rng = RecordingGenerator(tape, BASE_SEED)
+    with libraries_wrapped(tape), np.errstate(all="ignore"):
+        release = call_program(program, data, rng)
+    tape.finish()
+    structure, numbers = flattened(release)
+    return Run(structure, numbers, tape.recorded if tape.recording else tape.replayed, tape.rescaled)
+
+
+def record(program: Callable, data: Any) -> Run:
+    """``program`` run on ``data``, every primitive call recorded."""
+    return run(program, data, Tape())
+
+
+def replay(program: Callable, data: Any, recorded: list[Call], perturb: dict | None = None) -> Run:
+    """``program`` run on ``data`` with the ``recorded`` calls' draws (``perturb``: shifts of some of them)."""
+    return run(program, data, Tape(recorded, perturb))
+
+
+@dataclass(frozen=True)
+class Element:
+    """One noise element: call ``call``, flat index ``index`` in it, its scale and law (None: no exact law)."""
+
+    call: int
+    index: int
+    scale: float
+    law: str | None
+
+
+@dataclass
+class Probe:
+    """What carries the noise at the recorded draws (module notes): per release coordinate, the element it carries
+    (``carrier``: −1 none, −2 noisy but not affine) and its coefficient; ``elements`` the additive noise elements;
+    ``step`` the shift w of each; ``reproducible``: the record replays to the same release on D."""
+
+    elements: list[Element]
+    carrier: np.ndarray
+    coefficient: np.ndarray
+    step: np.ndarray
+    reproducible: bool
+    unperturbed: list[str] = field(default_factory=list)  # calls whose draws the probe cannot shift
+
+    def perturbation(self, shifts: np.ndarray) -> dict[int, np.ndarray]:
+        """Per call index, the array added to its recorded noise."""
+        out: dict[int, list] = {}
+        for element, shift in zip(self.elements, shifts):
+            out.setdefault(element.call, []).append((element.index, shift))
+        result = {}
+        for call, pairs in out.items():
+            size = max(i for i, _ in pairs) + 1
+            array = np.zeros(size)
+            for i, s in pairs:
+                array[i] = s
+            result[call] = array
+        return result
+
+
+def additive_elements(calls: list[Call]) -> tuple[list[Element], list[str]]:
+    """The noise elements a probe can shift (location families and additive diffprivlib mechanisms) and the
+    signatures of the calls it cannot."""
+    elements, others = [], []
+    for k, call in enumerate(calls):
+        if call.kind not in LOCATION_FAMILIES and not (call.kind.startswith("diffprivlib.") and call.law is not None):
+            others.append(call.signature())
+            continue
+        noise = np.atleast_1d(np.asarray(call.noise, dtype=float)).ravel()
+        scales = (
+            np.broadcast_to(
+                np.asarray(call.scale if call.scale is not None else 1.0, dtype=float), np.shape(call.noise)
+            ).ravel()
+            if np.ndim(call.noise)
+            else np.atleast_1d(np.asarray(call.scale if call.scale is not None else 1.0, dtype=float)).ravel()[:1]
+        )
+        for i in range(noise.size):
+            elements.append(Element(k, i, float(scales[i]), call.law))
+    return elements, others
+
+
+def probe(program: Callable, data: Any, recorded: Run, seed: int) -> Probe:
+    """Which release coordinates carry which noise element, affinely, at the recorded draws (module notes)."""
+    again = replay(program, data, recorded.calls)
+    reproducible = again.structure == recorded.structure and np.array_equal(
+        again.numbers, recorded.numbers, equal_nan=True
+    )
+    elements, others = additive_elements(recorded.calls)
+    m = recorded.numbers.size
+    carrier, coefficient = np.full(m, -1), np.zeros(m)
+    n = len(elements)
+    step = np.array([PROBE_STEP * (e.scale if e.scale > 0 and math.isfinite(e.scale) else 1.0) for e in elements])
+    if n == 0 or m == 0:
+        return Probe(elements, carrier, coefficient, step, reproducible, others)
+    ranks = np.random.default_rng(seed).permutation(n)
+    probe = Probe(elements, carrier, coefficient, step, reproducible, others)
+    responses = []
+    for shifts in (step, step * (1 + ranks / n), -step):
+        moved = replay(program, data, recorded.calls, probe.perturbation(shifts))
+        if moved.structure != recorded.structure:  # a threshold crossed: nothing is read as affine here
+            carrier[:] = -2
+            return probe
+        responses.append(moved.numbers - recorded.numbers)
+    by_w, by_v, by_minus = responses
+    base = np.abs(recorded.numbers) + 1.0
+    noise_floor = 64 * np.finfo(float).eps * base
+    for i in range(m):
+        if abs(by_w[i]) <= noise_floor[i] and abs(by_v[i]) <= noise_floor[i] and abs(by_minus[i]) <= noise_floor[i]:
+            continue  # free of this noise at the recorded draws
+        if not (np.isfinite(by_w[i]) and np.isfinite(by_v[i]) and by_w[i] != 0):
+            carrier[i] = -2
+            continue
+        ratio = by_v[i] / by_w[i]
+        rank = int(round((ratio - 1) * n))
+        j = int(np.flatnonzero(ranks == rank)[0]) if 0 <= rank < n else -1
+        tolerance = 1e-3 / n + 1e-6
+        a = by_w[i] / step[j] if j >= 0 else 0.0
+        affine = j >= 0 and abs(ratio - (1 + rank / n)) < tolerance
+        affine = affine and abs(by_minus[i] + by_w[i]) <= 1e-6 * abs(by_w[i]) + noise_floor[i]
+        if affine:
+            carrier[i], coefficient[i] = j, a
+        else:
+            carrier[i] = -2
+    return probe
+
+
+@dataclass
+class Comparison:
+    """A neighbour D′ replayed with D's draws: ``divergence`` (None, or the first diverging call as one line) or
+    the shift of each noise element (``shifts``, in the element's units; NaN: not visible), ``source`` of each
+    (``release``, ``value``, ``none``), the noise-free coordinates that differ, the noisy non-affine ones that differ,
+    whether the structure differs, the coefficients that changed, and the choice calls' probabilities."""
+
+    divergence: Divergence | None
+    shifts: np.ndarray = field(default_factory=lambda: np.zeros(0))
+    source: list[str] = field(default_factory=list)
+    free_differ: list[int] = field(default_factory=list)
+    noisy_differ: list[int] = field(default_factory=list)
+    structure_differs: bool = False
+    inconsistent: list[int] = field(default_factory=list)  # elements two coordinates disagree on
+    coefficient_changed: list[int] = field(default_factory=list)
+    choices: list[tuple[int, np.ndarray, np.ndarray]] = field(default_factory=list)
+    replayed: Run | None = None
+
+
+def _differ(a: float, b: float) -> bool:
+    if math.isnan(a) or math.isnan(b):
+        return math.isnan(a) != math.isnan(b)
+    return a != b
+
+
+def compare(program: Callable, neighbour: Any, recorded: Run, found: Probe) -> Comparison:
+    """D′ replayed with D's draws, read against the probe of D (module notes)."""
+    try:
+        other = replay(program, neighbour, recorded.calls)
+    except Divergence as divergence:
+        return Comparison(divergence)
+    out = Comparison(None, replayed=other)
+    n = len(found.elements)
+    shifts = np.full(n, np.nan)
+    source = ["none"] * n
+    if other.structure != recorded.structure or other.numbers.size != recorded.numbers.size:
+        out.structure_differs = True
+    else:
+        difference = other.numbers - recorded.numbers
+        for i in range(recorded.numbers.size):
+            j = int(found.carrier[i])
+            if j >= 0:
+                shift = difference[i] / found.coefficient[i]
+                if np.isnan(other.numbers[i]) != np.isnan(recorded.numbers[i]) or not np.isfinite(shift):
+                    shift = math.inf
+                if source[j] == "release" and not _close(shifts[j], shift):
+                    out.inconsistent.append(j)
+                shifts[j], source[j] = shift, "release"
+            elif _differ(recorded.numbers[i], other.numbers[i]):
+                (out.free_differ if j == -1 else out.noisy_differ).append(i)
+    for j, element in enumerate(found.elements):  # the value the call shows, where no coordinate carries it
+        if source[j] == "none":
+            before, after = recorded.calls[element.call].value, other.calls[element.call].value
+            shown = before is not None and after is not None
+            # a location left at 0 on both sides shows nothing: the data may be added outside the call
+            shown = shown and bool(np.any(np.asarray(before) != 0) or np.any(np.asarray(after) != 0))
+            if shown:
+                b = np.broadcast_to(np.asarray(before, dtype=float), np.shape(recorded.calls[element.call].noise))
+                a = np.broadcast_to(np.asarray(after, dtype=float), np.shape(recorded.calls[element.call].noise))
+                b, a = np.atleast_1d(b).ravel()[element.index], np.atleast_1d(a).ravel()[element.index]
+                shifts[j] = math.inf if np.isnan(a) != np.isnan(b) else (0.0 if np.isnan(a) else a - b)
+                source[j] = "value"
+    out.shifts, out.source = shifts, source
+    for k, call in enumerate(recorded.calls):
+        if call.kind == "choice" and call.value is not None:
+            out.choices.append((k, np.asarray(call.value, dtype=float), np.asarray(other.calls[k].value, dtype=float)))
+    if not out.structure_differs and n and (found.carrier >= 0).any():
+        with contextlib.suppress(Divergence):
+            moved = replay(program, neighbour, recorded.calls, found.perturbation(-found.step))
+            if moved.structure == other.structure:
+                response = moved.numbers - other.numbers
+                for i in np.flatnonzero(found.carrier >= 0).tolist():
+                    j = int(found.carrier[i])
+                    expected = -found.coefficient[i] * found.step[j]
+                    if not _close(response[i], expected, 1e-4):
+                        out.coefficient_changed.append(j)
+    return out
+
+
+def _close(a: float, b: float, relative: float = 1e-6) -> bool:
+    if math.isinf(a) or math.isinf(b):
+        return a == b
+    return abs(a - b) <= relative * max(abs(a), abs(b)) + 1e-12

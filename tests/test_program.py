@@ -1,0 +1,322 @@
+"""The audit of a DP program (``pdp_audit.audit_program``): record and replay, neighbour search, exact composition,
+the black box's confirmation.
+
+A series of realistic programs with the bug classes of Cebere et al. (PETS 2026) -- n taken as public under
+add/remove, a class domain from ``np.unique``, a raw sum released with the clipped sensitivity, a hyperparameter that
+makes the sensitivity 0, NaN through ``np.clip``, a budget spent twice, bounds from the data, report-noisy-max
+variants, a replace-one deployment accounted as add/remove -- and their fixed twins: every bug FAILs with a witness
+(and a confirming p-value where the black box can confirm at this small budget), no twin FAILs.  Fixed seeds; the
+run's family-wise α = 1e-6.  Seen failing: with the probe's carriers all cleared (``trace.probe`` returning no
+coordinate as carried) the composition tests fail (6 of 7); with each Laplace step's μ doubled in the accounting,
+6 of the 8 twins fail.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import pdp_audit
+from pdp_audit.audits.program import accounting, trace
+from pdp_audit.audits.program.recorder import Divergence, RecordingGenerator, Tape
+
+ALPHA = 1e-6
+TRIALS = 2000
+VALUES = np.linspace(0.0, 1.0, 8)
+LABELS = np.array([0, 0, 1, 1, 1, 2, 3, 3, 0, 1])
+
+
+# --- the programs: bugs and their fixed twins -------------------------------------------------------------------
+def sum_fixed(data, rng):
+    """A sum of values in [0, 1] (NaN and inf mapped into the domain first), Laplace noise of scale 1/ε."""
+    return np.clip(np.nan_to_num(data, nan=0.0, posinf=1.0, neginf=0.0), 0.0, 1.0).sum() + rng.laplace(0.0, 1.0)
+
+
+def sum_nan_through_clip(data, rng):
+    """Bug: NaN passes through np.clip, and the release with it."""
+    return np.clip(data, 0.0, 1.0).sum() + rng.laplace(0.0, 1.0)
+
+
+def sum_raw(data, rng):
+    """Bug: the raw sum released with the clipped data's sensitivity."""
+    clipped = np.clip(np.nan_to_num(data), 0.0, 1.0)
+    sensitivity = 1.0  # of the clipped sum
+    del clipped
+    return np.nan_to_num(data).sum() + rng.laplace(0.0, sensitivity)
+
+
+def sum_twice(data, rng):
+    """Bug: the budget spent twice (two releases at ε each, claimed ε)."""
+    total = np.clip(np.nan_to_num(data), 0.0, 1.0).sum()
+    return total + rng.laplace(0.0, 1.0), total + rng.laplace(0.0, 1.0)
+
+
+def sum_twice_fixed(data, rng):
+    total = np.clip(np.nan_to_num(data), 0.0, 1.0).sum()
+    return total + rng.laplace(0.0, 2.0), total + rng.laplace(0.0, 2.0)
+
+
+def sum_zero_sensitivity(data, rng, lower=0.0, upper=0.0):
+    """Bug: a hyperparameter's default makes the computed sensitivity, hence the noise, 0."""
+    total = np.clip(np.nan_to_num(data), 0.0, 1.0).sum()
+    return total + rng.laplace(0.0, (upper - lower) / 1.0)
+
+
+def mean_n_public(data, rng):
+    """Bug: n taken as public under add/remove (the noise scale 1/(nε) moves with the data)."""
+    x = np.clip(np.nan_to_num(data), 0.0, 1.0)
+    return x.mean() + rng.laplace(0.0, 1.0 / len(x))
+
+
+def mean_fixed(data, rng):
+    """The noisy sum and the noisy count, each at ε/2, their ratio released."""
+    x = np.clip(np.nan_to_num(data), 0.0, 1.0)
+    noisy_sum = x.sum() + rng.laplace(0.0, 2.0)
+    noisy_count = len(x) + rng.laplace(0.0, 2.0)
+    return noisy_sum, noisy_count
+
+
+def count_and_size(data, rng):
+    """Bug: the noisy sum and the exact size released together."""
+    return np.clip(np.nan_to_num(data), 0.0, 1.0).sum() + rng.laplace(0.0, 1.0), len(data)
+
+
+def sum_bounds_from_data(data, rng):
+    """Bug: clipping bounds (and the sensitivity) taken from the data."""
+    x = np.nan_to_num(data)
+    low, high = x.min(), x.max()
+    return np.clip(x, low, high).sum() + rng.laplace(0.0, (high - low) / 1.0)
+
+
+def histogram_unique(data, rng):
+    """Bug: the class domain from np.unique of the data (a class's only record removed removes its count)."""
+    classes, counts = np.unique(data, return_counts=True)
+    return dict(zip(classes.tolist(), (counts + rng.laplace(0.0, 1.0, size=counts.size)).tolist()))
+
+
+def histogram_fixed(data, rng):
+    domain = np.arange(4)
+    counts = np.array([(data == c).sum() for c in domain], dtype=float)
+    return counts + rng.laplace(0.0, 1.0, size=domain.size)
+
+
+def noisy_max_fixed(data, rng):
+    """Report noisy max of class counts (monotone, sensitivity 1): Laplace of scale 1/ε, the index alone."""
+    counts = np.array([(data == c).sum() for c in range(4)], dtype=float)
+    return int(np.argmax(counts + rng.laplace(0.0, 1.0, size=4)))
+
+
+def noisy_max_with_count(data, rng):
+    """Bug: report noisy max that also releases the winner's exact count."""
+    counts = np.array([(data == c).sum() for c in range(4)], dtype=float)
+    winner = int(np.argmax(counts + rng.laplace(0.0, 1.0, size=4)))
+    return winner, float(counts[winner])
+
+
+def exponential_fixed(data, rng):
+    """The exponential mechanism by sampling: weights exp(ε·count/2) (sensitivity 1)."""
+    counts = np.array([(data == c).sum() for c in range(4)], dtype=float)
+    weights = np.exp(0.5 * counts)
+    return int(rng.choice(4, p=weights / weights.sum()))
+
+
+def exponential_overspent(data, rng):
+    """Bug: the exponential mechanism with weights exp(4·count): 8 times the budget."""
+    counts = np.array([(data == c).sum() for c in range(4)], dtype=float)
+    weights = np.exp(4.0 * counts)
+    return int(rng.choice(4, p=weights / weights.sum()))
+
+
+def sum_accounted_add_remove(data, rng):
+    """Bug under replace-one: the sum's noise calibrated for add/remove (sensitivity 1) in a replace-one deployment
+    of values in [-1, 1] (sensitivity 2)."""
+    return np.clip(np.nan_to_num(data), -1.0, 1.0).sum() + rng.laplace(0.0, 1.0)
+
+
+def sum_accounted_replace(data, rng):
+    return np.clip(np.nan_to_num(data), -1.0, 1.0).sum() + rng.laplace(0.0, 2.0)
+
+
+def gaussian_sum(data, rng):
+    """The Gaussian mechanism at σ = √(2 ln(1.25/δ))/ε (Dwork & Roth 2014, Thm A.1), (1, 1e-5)-DP."""
+    sigma = np.sqrt(2 * np.log(1.25 / 1e-5))
+    return np.clip(np.nan_to_num(data), 0.0, 1.0).sum() + rng.normal(0.0, sigma)
+
+
+def gaussian_sum_small_sigma(data, rng):
+    """Bug: σ a tenth of the calibrated one."""
+    sigma = np.sqrt(2 * np.log(1.25 / 1e-5)) / 10
+    return np.clip(np.nan_to_num(data), 0.0, 1.0).sum() + rng.normal(0.0, sigma)
+
+
+SIGNED = np.linspace(-1.0, 1.0, 6)
+BUGS = [
+    (sum_nan_through_clip, VALUES, {"bounds": (0, 1)}, True),
+    (sum_raw, VALUES, {"bounds": (0, 1)}, True),
+    (sum_twice, VALUES, {"bounds": (0, 1)}, True),
+    (sum_zero_sensitivity, VALUES, {"bounds": (0, 1)}, True),
+    (mean_n_public, VALUES, {"bounds": (0, 1)}, False),  # a 1/n scale change: exact for a pure claim, tiny to sample
+    (count_and_size, VALUES, {"bounds": (0, 1)}, True),
+    (sum_bounds_from_data, VALUES, {"bounds": (0, 1)}, True),
+    (histogram_unique, LABELS, {}, True),
+    (noisy_max_with_count, LABELS, {}, True),
+    (exponential_overspent, LABELS, {}, True),
+    (sum_accounted_add_remove, SIGNED, {"bounds": (-1, 1), "neighbours": "replace-one"}, False),
+    (gaussian_sum_small_sigma, VALUES, {"bounds": (0, 1), "delta": 1e-5}, True),
+]
+TWINS = [
+    (sum_fixed, VALUES, {"bounds": (0, 1)}),
+    (sum_twice_fixed, VALUES, {"bounds": (0, 1)}),
+    (mean_fixed, VALUES, {"bounds": (0, 1)}),
+    (histogram_fixed, LABELS, {}),
+    (noisy_max_fixed, LABELS, {}),
+    (exponential_fixed, LABELS, {}),
+    (sum_accounted_replace, SIGNED, {"bounds": (-1, 1), "neighbours": "replace-one"}),
+    (gaussian_sum, VALUES, {"bounds": (0, 1), "delta": 1e-5}),
+]
+
+
+def _audit(program, data, options):
+    options = {"epsilon": 1.0, "trials": TRIALS, "seed": 0, "alpha": ALPHA, **options}
+    return pdp_audit.audit_program(program, data, **options)
+
+
+@pytest.mark.parametrize(("program", "data", "options", "confirmable"), BUGS, ids=[b[0].__name__ for b in BUGS])
+def test_every_bug_fails_with_a_witness(program, data, options, confirmable):
+    run = _audit(program, data, options)
+    assert run.verdict == "fail", [(c.id, c.verdict, c.note[:200]) for c in run.checks]
+    failed = [c for c in run.checks if c.verdict == "fail"]
+    assert any(c.details.get("witness") for c in run.checks if c.id != "program-record"), failed
+    confirm = [c for c in run.checks if c.id == "program-confirm"]
+    assert confirm, "a failing program is confirmed on its witness pair"
+    if confirmable:
+        assert confirm[0].verdict == "fail" and confirm[0].pvalue <= ALPHA, confirm[0].note
+
+
+@pytest.mark.parametrize(("program", "data", "options"), TWINS, ids=[t[0].__name__ for t in TWINS])
+def test_no_fixed_twin_fails(program, data, options):
+    run = _audit(program, data, options)
+    assert run.verdict != "fail", [(c.id, c.verdict, c.note[:200]) for c in run.checks]
+
+
+@pytest.mark.parametrize("program", [sum_fixed, sum_twice_fixed, histogram_fixed, exponential_fixed, gaussian_sum])
+def test_additive_twins_are_certified_by_composition(program):
+    data, options = next((d, o) for p, d, o in TWINS if p is program)
+    run = _audit(program, data, options)
+    assert run.verdict == "pass"
+    assert {c.id for c in run.checks} == {"program-record", "program-structure", "program-composition"}
+
+
+def test_double_spending_is_refuted_by_composition():
+    run = _audit(sum_twice, VALUES, {"bounds": (0, 1)})
+    composition = next(c for c in run.checks if c.id == "program-composition")
+    assert composition.verdict == "fail" and "Refuted by composition" in composition.note
+    # two Laplace steps of μ = 1 each: the exact δ(1) of their composition is 1 − e^{−1/2}·(1 + 1/2)... > 0.2
+    assert composition.estimate > 0.2
+
+
+def test_wrong_relation_is_refuted_by_composition():
+    run = _audit(sum_accounted_add_remove, SIGNED, {"bounds": (-1, 1), "neighbours": "replace-one"})
+    composition = next(c for c in run.checks if c.id == "program-composition")
+    assert composition.verdict == "fail" and "replace" in composition.details["witness"]
+    same_under_add_remove = _audit(sum_accounted_add_remove, SIGNED, {"bounds": (-1, 1)})
+    assert same_under_add_remove.verdict == "pass"
+
+
+def test_pure_claim_with_data_dependent_scale_is_refuted_exactly():
+    run = _audit(mean_n_public, VALUES, {"bounds": (0, 1)})
+    structure = next(c for c in run.checks if c.id == "program-structure")
+    assert structure.verdict == "fail" and "scale" in structure.note
+
+
+def test_divergence_names_the_first_diverging_call():
+    run = _audit(histogram_unique, LABELS, {})
+    structure = next(c for c in run.checks if c.id == "program-structure")
+    assert "control flow diverges at call 0" in structure.note
+    assert "rarest class" in structure.details["witness"]
+    assert any("<-- diverges" in line for line in structure.details["trace"])
+
+
+# --- the parts ----------------------------------------------------------------------------------------------------
+def test_replay_returns_the_recorded_noise_at_the_new_location():
+    tape = Tape()
+    first = RecordingGenerator(tape, 1).laplace(5.0, 2.0, size=3)
+    again = RecordingGenerator(Tape(tape.recorded), 2).laplace(7.0, 2.0, size=3)
+    assert np.allclose(again - first, 2.0)
+
+
+def test_replay_with_another_shape_diverges():
+    tape = Tape()
+    RecordingGenerator(tape, 1).laplace(0.0, 1.0, size=3)
+    replay = Tape(tape.recorded)
+    with pytest.raises(Divergence, match="call 0"):
+        RecordingGenerator(replay, 1).laplace(0.0, 1.0, size=4)
+
+
+def test_generic_methods_are_recorded_and_replayed():
+    tape = Tape()
+    drawn = RecordingGenerator(tape, 1).integers(0, 100, size=5)
+    replayed = RecordingGenerator(Tape(tape.recorded), 99).integers(0, 100, size=5)
+    assert np.array_equal(drawn, replayed) and tape.recorded[0].kind == "integers"
+
+
+def test_probe_finds_which_coordinate_carries_which_noise():
+    def program(data, rng):
+        a, b = rng.laplace(0.0, 1.0, size=2)
+        return 3.0 * a + data.sum(), float(np.argmax([a, b])), b - 1.0
+
+    data = np.ones(3)
+    recorded = trace.record(program, data)
+    found = trace.probe(program, data, recorded, 0)
+    assert found.carrier.tolist() == [0, -1, 1]
+    assert np.allclose(found.coefficient[[0, 2]], [3.0, 1.0])
+
+
+def test_diffprivlib_randomise_is_recorded_and_restored():
+    mechanisms = pytest.importorskip("diffprivlib.mechanisms")
+    original = mechanisms.Laplace.randomise
+
+    def program(data, rng):
+        mechanism = mechanisms.Laplace(epsilon=1.0, sensitivity=1.0)
+        return mechanism.randomise(float(np.clip(np.nan_to_num(data), 0, 1).sum()))
+
+    recorded = trace.record(program, VALUES)
+    assert [c.kind for c in recorded.calls] == ["diffprivlib.Laplace"] and recorded.calls[0].scale == 1.0
+    assert mechanisms.Laplace.randomise is original
+    run = _audit(program, VALUES, {"bounds": (0, 1)})
+    assert run.verdict == "pass", [(c.id, c.verdict, c.note[:300]) for c in run.checks]
+
+
+def test_laplace_composition_matches_the_closed_form():
+    # one Laplace step of μ: δ(ε) = 1 − e^{(ε − μ)/2} for ε < μ (Koskela et al. 2020, §4)
+    for mu, epsilon in ((2.0, 1.0), (3.0, 0.5)):
+        composed = accounting.composed_delta([accounting.Step("laplace", "x", mu)], epsilon)
+        exact = 1 - np.exp((epsilon - mu) / 2)
+        assert composed.low <= exact <= composed.high and composed.high - composed.low < 1e-2
+
+
+def test_gaussian_composition_is_one_gaussian():
+    steps = [accounting.Step("gaussian", "x", 0.6), accounting.Step("gaussian", "y", 0.8)]
+    assert accounting.composed_delta(steps, 1.0).low == pytest.approx(accounting.gaussian_delta(1.0, 1.0))
+
+
+@pytest.mark.parametrize(
+    ("options", "message"),
+    [
+        ({"epsilon": -1.0}, "epsilon"),
+        ({"neighbours": "swap"}, "neighbours"),
+        ({"bounds": (1, 0)}, "bounds"),
+        ({"trials": 5}, "trials"),
+    ],
+)
+def test_bad_arguments_are_one_line_input_errors(options, message):
+    with pytest.raises(pdp_audit.InputError, match=message):
+        pdp_audit.audit_program(sum_fixed, VALUES, **{"epsilon": 1.0, **options})
+
+
+def test_a_program_that_raises_is_its_own_fault():
+    def broken(data, rng):
+        raise KeyError("oops")
+
+    run = pdp_audit.audit_program(broken, VALUES, epsilon=1.0)
+    assert run.verdict == "fail" and "program's own fault" in run.checks[0].note
