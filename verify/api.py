@@ -230,8 +230,8 @@ def audit_program(
         import numpy as np
         import pdp_audit
 
-        def noisy_sum(data, rng):  # a sum of values in [0, 1], released with Laplace noise of scale 1/ε
-            return np.clip(data, 0.0, 1.0).sum() + rng.laplace(0.0, 1.0)
+        def noisy_sum(data, rng):  # a sum of values in [0, 1] (NaN mapped to 0 first), Laplace noise of scale 1/ε
+            return np.clip(np.nan_to_num(data), 0.0, 1.0).sum() + rng.laplace(0.0, 1.0)
 
         run = pdp_audit.audit_program(noisy_sum, np.linspace(0, 1, 20), epsilon=1.0, bounds=(0, 1))
         run.verdict  # 'pass'
