@@ -163,3 +163,35 @@ def test_a_black_box_cell_names_its_budget_and_nothing_machine_dependent(user_fo
         parse_spec(BLACKBOX_SPEC.replace(change, extra[key]), where="s.toml")
     message = str(err.value)
     assert "\n" not in message and message.startswith("s.toml") and key in message
+
+
+@pytest.mark.parametrize(
+    ("factory", "needle"),
+    [("sweep_pairs:absent", "defines no 'absent'"), ("no_such_module:make", "no module 'no_such_module'")],
+)
+@pytest.mark.parametrize("spec", [SPEC, BLACKBOX_SPEC])
+def test_a_missing_factory_is_refused_before_the_store_is_made(user_folder, spec, factory, needle, capsys):
+    """A factory that does not exist was found only when its first cell ran, after the store was made (a store of
+    no cell): every cell's is looked up when the spec is read, without running the module."""
+    from pdp_audit.verify.cli.main import main
+
+    (user_folder / "s.toml").write_text(spec.replace('"sweep_pairs:make_leaky"', f'"{factory}"'))
+    assert main(["sweep", "s.toml", "--store", "s.sqlite", "--workers", "1"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and needle in err and "factory" in err
+    assert not (user_folder / "s.sqlite").exists()
+    assert "sweep_pairs" not in sys.modules  # the module was read, not run
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        "try:\n    import numpy\nexcept ImportError:\n    pass\nelse:\n    def absent():\n        return None\n",
+        "from sweep_pairs_helper import *\n",
+        "make = absent = lambda: None\n",
+        "import sweep_pairs_helper as absent\n",
+    ],
+)
+def test_a_factory_bound_where_the_source_shows_it_is_accepted(user_folder, source):
+    (user_folder / "sweep_pairs.py").write_text(MODULE + source)
+    parse_spec(SPEC.replace('"sweep_pairs:make_leaky"', '"sweep_pairs:absent"'), where="s.toml")

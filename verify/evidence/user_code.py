@@ -11,6 +11,7 @@ raises or calls ``sys.exit`` is one :class:`~pdp_audit.mechanisms.validation.Inp
 
 from __future__ import annotations
 
+import ast
 import hashlib
 import importlib.machinery
 import importlib.util
@@ -75,6 +76,52 @@ def module_file(folder: Path, mechanism: str) -> str | None:
                 raise
             return None
     return spec.origin if spec is not None and spec.has_location else None
+
+
+def check_factory(where: str, folder: Path, mechanism: str) -> None:
+    """``MODULE:FACTORY`` found without running the module (a sweep's cells, before its store is made): the module's
+    file where :func:`load_factory` would find it, and FACTORY's first name bound at the top level of its source (a
+    ``def``, a ``class``, an assignment, an import; inside an ``if`` or a ``try`` too).  A module that binds names
+    in ways its source does not show (``from m import *``, a module ``__getattr__``, ``globals()``, an extension
+    module) is left to the import.  One-line :class:`InputError` naming ``where`` otherwise."""
+    module_name, _, attr = mechanism.partition(":")
+    origin = module_file(folder, mechanism)
+    if origin is None:
+        raise InputError(
+            f"{where}: no module {module_name!r} in the current folder or installed "
+            f"(expected {module_name.replace('.', '/')}.py in {str(folder)!r})"
+        )
+    if not origin.endswith(".py"):  # an extension module: its names are known once it is loaded
+        return
+    try:
+        tree = ast.parse(Path(origin).read_bytes(), origin)
+    except (SyntaxError, ValueError, OSError):  # the import reports it, in its words
+        return
+    first = attr.split(".")[0]
+    names = _top_level_names(tree.body)
+    if first not in names and "*" not in names and "__getattr__" not in names and "globals" not in names:
+        raise InputError(f"{where}: module {module_name!r} ({origin}) defines no {first!r} at its top level")
+
+
+def _top_level_names(body: list[ast.stmt]) -> set[str]:
+    """The names the statements of a module's top level may bind (``*`` for a star import; ``globals`` where the
+    module calls ``globals`` or ``setattr``: it may bind any name).  Inside an ``if``, a ``try`` or a loop every
+    binding counts, a function's own names too: the check may let a missing name through (the import then says
+    so), never refuse one that is there."""
+    binders = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
+    names: set[str] = set()
+    for node in body:
+        for inner in [node] if isinstance(node, binders) else ast.walk(node):
+            if isinstance(inner, binders):
+                names.add(inner.name)
+            elif isinstance(inner, (ast.Import, ast.ImportFrom)):
+                names.update((alias.asname or alias.name).split(".")[0] for alias in inner.names)
+            elif isinstance(inner, ast.Name):
+                if isinstance(inner.ctx, ast.Store):
+                    names.add(inner.id)
+                elif inner.id in ("globals", "setattr"):
+                    names.add("globals")
+    return names
 
 
 @dataclass(frozen=True)

@@ -19,12 +19,14 @@ is therefore conservative, never anti-conservative.
 from __future__ import annotations
 
 import functools
+from pathlib import Path
 from typing import Any
 
 from pdp_audit.mechanisms.validation import InputError
 from pdp_audit.verify.core.checks import without_figures
 from pdp_audit.verify.core.config import in_spec
 from pdp_audit.verify.core.plan import AuditPlan
+from pdp_audit.verify.evidence.user_code import check_factory
 from pdp_audit.verify.sweeps.schema import Schema, SpecError, SweepMechanism
 
 #: Options a sweep sets itself (see the module docstring).
@@ -165,6 +167,8 @@ def kind_normalize(name: str, required: tuple, parameters: dict, keys: set, wher
             raise SpecError(f"{where}: {key} is required ({plan.options()[key].help})")
     try:
         plan.configure({k: v for k, v in parameters.items() if k in keys}, in_spec(where))
+        # the user's code found now, before the store is made (a missing one left a store of no cell); not run
+        check_factory(f"{where}: {required[0]}", Path.cwd(), parameters[required[0]])
     except InputError as err:
         raise SpecError(str(err)) from None
     return parameters
