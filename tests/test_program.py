@@ -320,3 +320,14 @@ def test_a_program_that_raises_is_its_own_fault():
 
     run = pdp_audit.audit_program(broken, VALUES, epsilon=1.0)
     assert run.verdict == "fail" and "program's own fault" in run.checks[0].note
+
+
+def test_a_program_that_raises_on_a_neighbour_only_is_a_finding():
+    def strict(data, rng):
+        if np.isnan(data).any():
+            raise ValueError("NaN in the data")
+        return np.clip(data, 0.0, 1.0).sum() + rng.laplace(0.0, 1.0)
+
+    run = _audit(strict, VALUES, {"bounds": (0, 1)})
+    structure = next(c for c in run.checks if c.id == "program-structure")
+    assert run.verdict != "fail" and "raised ValueError" in str(structure.details)

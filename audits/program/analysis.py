@@ -60,8 +60,10 @@ class Analysis:
     run_seconds: float
     analysis_seconds: float
 
-    def worst(self) -> PairResult | None:
-        return max(self.pairs, key=lambda p: p.score) if self.pairs else None
+    def worst(self, confirmable: bool = False) -> PairResult | None:
+        """The pair of highest score (``confirmable``: among those the program runs on, a black box's witness)."""
+        pairs = [p for p in self.pairs if not confirmable or p.comparison.fault is None]
+        return max(pairs, key=lambda p: p.score) if pairs else None
 
 
 def _steps(result: PairResult, recorded: trace.Run, found: trace.Probe) -> tuple[list, list, list]:
@@ -121,6 +123,10 @@ def _judged(result: PairResult, recorded: trace.Run, found: trace.Probe, epsilon
         d = c.divergence
         result.findings.append(f"control flow diverges at call {d.index}: recorded {d.recorded}, on D′ {d.replayed}")
         result.score = 30.0
+        return result
+    if c.fault is not None:  # not a witness for the black box (its sampler would raise): a finding to read
+        result.findings.append(f"on D′ {c.fault} (it runs on D)")
+        result.score = 1.0
         return result
     score = 0.0
     if c.replayed is not None and c.replayed.rescaled:

@@ -142,7 +142,7 @@ def run_program(config: ProgramAuditConfig, progress: bool = False, confirm: Cal
     except trace.ProgramFault as err:
         return decided(name, [_fault(str(err))], config.alpha, _parameters(config, None), config.seed)
     evidence = _structural(analysis, epsilon, delta)
-    witness = analysis.worst()
+    witness = analysis.worst(confirmable=True)
     needs_confirmation = any(e.verdict != "pass" for e in evidence)
     if needs_confirmation and confirm is not None and witness is not None and witness.score > 0:
         samplers = _samplers(program, data, witness.neighbour.data, config.seed)

@@ -251,6 +251,7 @@ class Comparison:
     coefficient_changed: list[int] = field(default_factory=list)
     choices: list[tuple[int, np.ndarray, np.ndarray]] = field(default_factory=list)
     replayed: Run | None = None
+    fault: str | None = None  # what the program raised on D′ (it ran on D)
 
 
 def _differ(a: float, b: float) -> bool:
@@ -265,6 +266,8 @@ def compare(program: Callable, neighbour: Any, recorded: Run, found: Probe) -> C
         other = replay(program, neighbour, recorded.calls)
     except Divergence as divergence:
         return Comparison(divergence)
+    except ProgramFault as fault:  # raises on D′ only: an observable difference, reported beside the others
+        return Comparison(None, fault=str(fault))
     out = Comparison(None, replayed=other)
     n = len(found.elements)
     shifts = np.full(n, np.nan)

@@ -14,6 +14,7 @@ COMMAND_HELP = {
     "schema": "print the JSON Schema of the run and certificate JSON",
     "mutants": "the mutant zoo: plausible bugs the suite must catch, and their correct twins",
     "blackbox": "try to refute a DP claim of a mechanism that can only be sampled (never certifies)",
+    "program": "audit a DP program(data, rng) as it ships: record, replay, compose, confirm",
     "canaries": "bound ε from a training run's canary scores (refutes a claim, never certifies)",
     "examples": "write the shipped examples (deployment files, sweep specs, test files) into a folder",
 }
