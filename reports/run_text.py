@@ -22,7 +22,14 @@ def describe(run: Run) -> str:
     Example::
 
         print(pdp_audit.describe(run))
+
+    Anything but a :class:`~pdp_audit.reports.records.Run` is a one-line TypeError naming what it takes.
     """
+    if not isinstance(run, Run):
+        raise TypeError(
+            "describe takes a Run (what pdp_audit.run_audit, audit_pair, audit_blackbox, audit_canary_scores, "
+            f"audit_coverage and certify return; a search's outcome holds it as .run), got {type(run).__name__}"
+        )
     lines = [f"pdp-audit: {run.mechanism}: {verdict_words(run.verdict, run.checks)} (exit code {run.exit_code})"]
     lines += check_lines(run.checks)
     lines.append(f"  (seed {run.seed}, false-alarm probability α = {run.alpha:g}, Holm over the run's checks)")

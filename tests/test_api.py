@@ -264,3 +264,12 @@ def test_audit_blackbox_takes_its_statistic_and_training_budget_as_one_record():
     assert run.verdict == "fail" and "learned test" in run.checks[0].title
     with pytest.raises(pdp_audit.InputError, match="^budget must be a pdp_audit.BlackBoxBudget, got dict$"):
         pdp_audit.audit_blackbox((shifted(3.0), shifted(0.0)), 1.0, 1e-5, budget={"statistic": "logistic"})
+
+
+@pytest.mark.parametrize("value", [3, None, "run.json", {"verdict": "pass"}])
+def test_describe_of_anything_but_a_run_is_one_line_naming_what_it_takes(value):
+    """``pdp_audit.describe(3)`` raised AttributeError ('int' object has no attribute 'mechanism')."""
+    with pytest.raises(TypeError) as err:
+        pdp_audit.describe(value)
+    message = str(err.value)
+    assert "\n" not in message and "describe takes a Run" in message and type(value).__name__ in message
