@@ -219,6 +219,8 @@ def _identity_lines(run: Run) -> list[tuple[str, dict]]:
         )
     if c and c.get("individuals"):
         lines.append((f"Per-instance: {len(c['individuals'])} individuals, each audited as her own pair.", {}))
+    if p.get("scope"):  # what the verdict is about: the program as implemented, or a real-valued law
+        lines.append((f"Scope: {p['scope']}.", {"size": 9.5}))
     stopped = _draws_used(run.checks)
     if stopped:
         lines.append((stopped, {"size": 9.5}))
@@ -246,7 +248,7 @@ def _parameter_cells(run: Run) -> list[list[list[str]]]:
     p, c = run.parameters, run.certified
     # options left unset (None: another query's, a default drawn from elsewhere) stay in the JSON, off the cover
     listed = (c.get("parameters", p) if c else p).items()
-    said = ("headline", "dataset_description")  # stated in the lines above the grid
+    said = ("headline", "dataset_description", "scope")  # stated in the lines above the grid
     shown = [(k, v) for k, v in listed if v is not None and k not in said and not isinstance(v, (dict, list))]
     cells = [f"{k} = {fmt(v, 6)}" for k, v in shown]
     rows = [cells[i : i + 3] for i in range(0, len(cells), 3)]

@@ -33,6 +33,9 @@ def describe(run: Run) -> str:
     lines = [f"pdp-audit: {run.mechanism}: {verdict_words(run.verdict, run.checks)} (exit code {run.exit_code})"]
     lines += check_lines(run.checks)
     lines.append(f"  (seed {run.seed}, false-alarm probability α = {run.alpha:g}, Holm over the run's checks)")
+    scope = (run.parameters or {}).get("scope")
+    if scope:  # what the verdict is about: the float program as implemented, or the real-valued law
+        lines.append(f"  (scope: {scope})")
     return "\n".join(lines)
 
 
@@ -58,6 +61,8 @@ def summary_lines(run: Run, elapsed: float) -> list[str]:
     if run.findings:
         lines.append("  paper findings (statements as printed; not part of the verdict):")
         lines += [_summary_line(check) for check in run.findings]
+    if (run.parameters or {}).get("scope"):
+        lines.append(f"  scope: {run.parameters['scope']}")
     return lines
 
 

@@ -537,7 +537,8 @@ def _decided_case(case: PairCase | CoverageCase, trials: int, seed: int, alpha: 
         from pdp_audit.verify.evidence.pair_sequential import Stopping
 
         pair = GuardedPair(case.pair, type(case.pair).__name__)
-        drawing = MainPass(stop=Stopping.of(alpha, early_stop, None))
+        # the zoo's pairs break the loss or the sampler of a real-valued law: they are audited as that law
+        drawing = MainPass(stop=Stopping.of(alpha, early_stop, None), law="ideal")
         evidence = validated_dp_checks(pair, case.epsilon, case.delta, trials, seed, False, drawing=drawing)
     else:
         evidence = [_coverage_evidence(case, trials, seed, alpha, early_stop)]

@@ -329,23 +329,41 @@ class PrivacyAudit:
         return AuditOutcome(verdict, checks, message)
 
     def assert_dp(
-        self, pair, epsilon: float, delta: float, *, exact_delta: float | None = None, trials: int | None = None
+        self,
+        pair,
+        epsilon: float,
+        delta: float,
+        *,
+        exact_delta: float | None = None,
+        trials: int | None = None,
+        law: str | None = None,
     ) -> "AuditOutcome":
         """Assert (ε, δ)-DP on the neighbouring pair: δ_{D‖D'}(ε) ≤ δ and δ_{D'‖D}(ε) ≤ δ.
 
         ``exact_delta``: a closed form for δ(ε) you believe in.  It is a claim to check (``closed-form``: fails
         where sampling excludes it), never evidence: the DP checks pass only when the sampled upper confidence
-        bound on δ(ε) is below δ.
+        bound on δ(ε) is below δ.  ``law``: what is asserted -- the floating-point program as implemented (None,
+        the pair audit's default ``"as-implemented"``: the releases' bits are read too) or ``"ideal"``, the
+        real-valued law ``sample`` stands for (``pdp_audit.audit_pair``'s ``law``).
         """
-        return self._dp("dp", pair, epsilon, delta, exact_delta, trials)
+        return self._dp("dp", pair, (epsilon, delta), exact_delta, trials, law)
 
     def assert_pdp(
-        self, pair, epsilon: float, delta: float, *, exact_delta: float | None = None, trials: int | None = None
+        self,
+        pair,
+        epsilon: float,
+        delta: float,
+        *,
+        exact_delta: float | None = None,
+        trials: int | None = None,
+        law: str | None = None,
     ) -> "AuditOutcome":
-        """Assert (ε, δ)-per-instance DP for the one dataset D and individual z of ``pair`` (Wang 2019)."""
-        return self._dp("pdp", pair, epsilon, delta, exact_delta, trials)
+        """Assert (ε, δ)-per-instance DP for the one dataset D and individual z of ``pair`` (Wang 2019); ``law``
+        as for :meth:`assert_dp`."""
+        return self._dp("pdp", pair, (epsilon, delta), exact_delta, trials, law)
 
-    def _dp(self, kind: str, pair, epsilon, delta, exact_delta, trials) -> "AuditOutcome":
+    def _dp(self, kind: str, pair, claim: tuple, exact_delta, trials, law) -> "AuditOutcome":
+        epsilon, delta = claim
         budget = self._trials(trials)
         with self._drawing():
             run = api.audit_pair(
@@ -357,10 +375,13 @@ class PrivacyAudit:
                 alpha=self.settings.alpha,
                 per_instance=kind == "pdp",
                 exact_delta=exact_delta,
+                **({} if law is None else {"law": law}),
             )
         epsilon, delta = run.parameters["epsilon"], run.parameters["delta"]
         label = "per-instance DP claim for this (D, z)" if kind == "pdp" else "DP claim"
         header = f"({epsilon:g}, {delta:g}) {label} of {type(pair).__name__}"
+        if run.parameters.get("law") == "ideal":  # the scope, where it is not the program as implemented
+            header += f" ({run.parameters['scope']})"
         return self._decide(kind, header, run, {"epsilon": epsilon, "delta": delta})
 
     def assert_dp_blackbox(

@@ -19,7 +19,7 @@ from pdp_audit.mechanisms.validation import InputError, not_a_regular_file, quot
 from pdp_audit.reports.json_report import code_version
 from pdp_audit.reports.records import Run
 from pdp_audit.verify.core.checks import finalize, make_run
-from pdp_audit.verify.core.config import Names, values_of
+from pdp_audit.verify.core.config import BUILT_IN_SCOPE, Names, values_of
 from pdp_audit.verify.core.data_fingerprint import data_fingerprint
 from pdp_audit.verify.core.plan import AuditPlan, WorstCase, named_keys
 from pdp_audit.verify.evidence import pair_sequential as sequential
@@ -101,7 +101,9 @@ def certify_joint(deployment: Any, budget: Any, plans: dict[str, AuditPlan]) -> 
     joint = product_pair(pairs)
     stop = sequential.Stopping.of(budget.alpha, budget.early_stop, budget.time_limit)  # [audit] early_stop, time_limit
     claim = (budget.epsilon, budget.delta, budget.trials, budget.seed)
-    evidence = validated_dp_checks(joint, *claim, False, drawing=MainPass(stop=stop))
+    # the releases are the papers' mechanisms, drawn by their reference samplers: the mathematical mechanisms are
+    # certified (a team's shipped code goes through the pair or black-box route)
+    evidence = validated_dp_checks(joint, *claim, False, drawing=MainPass(stop=stop, law="ideal"))
     checks = finalize(evidence, budget.alpha)
     parameters = {
         "pair": "the product of the releases' worst-case pairs (each the one its own audit decides)",
@@ -111,6 +113,7 @@ def certify_joint(deployment: Any, budget: Any, plans: dict[str, AuditPlan]) -> 
         "trials": budget.trials,
         **sequential.stated(budget.early_stop, budget.time_limit),
         "releases": " + ".join(names),
+        "scope": BUILT_IN_SCOPE,
     }
     certified = _certified(deployment, configs, fingerprints, budget, plans)
     parameters["data"] = certified["data"] if certified["data_source"] != "releases" else "each release's own"

@@ -9,7 +9,7 @@ from typing import Any
 from pdp_audit.audits.pair.config import PairAuditConfig, PairBudget
 from pdp_audit.mechanisms.base import NeighbourPair
 from pdp_audit.reports.records import Run
-from pdp_audit.verify.core.config import build
+from pdp_audit.verify.core.config import LAW_OPTION, LAW_SCOPES, build
 from pdp_audit.verify.core.float_rules import with_own_float_rules
 from pdp_audit.verify.evidence.user_audits import DEFAULT_ALPHA, DEFAULT_TRIALS, check_protocol, decided, flag
 
@@ -25,6 +25,7 @@ def audit_pair(
     alpha: float = DEFAULT_ALPHA,
     per_instance: bool = False,
     exact_delta: float | None = None,
+    law: str = LAW_OPTION.default,
 ) -> Run:
     """Audit an (ε, δ)-DP claim of a neighbouring pair: δ_{D‖D'}(ε) ≤ δ and δ_{D'‖D}(ε) ≤ δ.
 
@@ -36,7 +37,10 @@ def audit_pair(
     its own (OpenDP, diffprivlib's default): it is audited and said not reproducible;
     ``loss-consistency``: ``privacy_loss`` is the loss of ``sample``'s releases (the change-of-measure identities on
     events of the release: bins of the loss into its tails, at ±ε and on its atoms, bins of coordinates and of a
-    classifier's score learned on a pilot split, each on either side of L = 0, and a scale identity of L);
+    classifier's score learned on a pilot split, each on either side of L = 0, and a scale identity of L; as
+    implemented, also events of the releases' bits as doubles -- their dyadic granularity, trailing zeros, low bits
+    and residues on a grid, :class:`pdp_audit.verify.estimators.consistency_events.FloatBins` -- so a sampler whose
+    doubles differ between the worlds fails, named by the witness event and its frequency in each world);
     ``noise-view``: where the pair exposes a noise view -- Gaussian (``noise_dim``, ``noise_sigma``,
     ``release_from_noise``) or Laplace / two-sided geometric (``noise_law``, ``noise_scale``, ``noise_dim``,
     ``release_from_noise``) -- the view releases what ``sample`` releases (Kolmogorov–Smirnov and Mood's scale test;
@@ -75,6 +79,10 @@ def audit_pair(
         §2): the checks are ``pdp-forward`` and ``pdp-reverse``.
       exact_delta: a closed form of δ(ε) you believe in.  It is a claim to check (``closed-form`` fails where the
         samples exclude it), never evidence: no DP check passes because of it.
+      law: what is certified -- ``"as-implemented"`` (the default): the floating-point program ``sample`` is, its
+        releases' bits included (v + noise computed in float64 carries v's precision: Mironov, CCS 2012; Haney et
+        al. 2022); ``"ideal"``: the real-valued law the sampler stands for, the float implementation not audited
+        (the run's ``scope`` parameter says which).
 
     Returns:
       The decided :class:`~pdp_audit.reports.records.Run` (``mechanism`` is the pair's class name).
@@ -102,7 +110,7 @@ def audit_pair(
     """
     values: dict[str, Any] = {"epsilon": epsilon, "delta": delta, "seed": seed, "alpha": alpha}
     values.update(dataclasses.asdict(trials) if isinstance(trials, PairBudget) else {"trials": trials})
-    values.update(per_instance=flag("per_instance", per_instance), exact_delta=exact_delta)
+    values.update(per_instance=flag("per_instance", per_instance), exact_delta=exact_delta, law=law)
     return run_pair(build(PairAuditConfig, values, extra={"target": pair}))
 
 
@@ -131,7 +139,7 @@ def run_pair(config: PairAuditConfig, progress: bool = False) -> Run:
         return place.workers
 
     budget = (config.epsilon, config.delta, config.trials, config.seed)
-    drawing = MainPass(progress, workers, stop)
+    drawing = MainPass(progress, workers, stop, config.law)
     evidence = validated_dp_checks(guarded, *budget, config.per_instance, config.exact_delta, drawing)
     parameters = {
         "pair": f"{type(pair).__name__}, as given",
@@ -140,6 +148,8 @@ def run_pair(config: PairAuditConfig, progress: bool = False) -> Run:
         "delta": config.delta,
         "trials": config.trials,
         "exact_delta": config.exact_delta,
+        "law": config.law,
+        "scope": LAW_SCOPES[config.law],
         **stated(config.early_stop, config.time_limit),
     }
     return decided(type(pair).__name__, evidence, config.alpha, parameters, config.seed)

@@ -9,6 +9,7 @@ from typing import Any
 
 from pdp_audit.mechanisms.validation import InputError, quoted, shown
 from pdp_audit.verify.core.config import (
+    LAW_OPTION,
     PAIR_OPTIONS,
     AuditConfig,
     Option,
@@ -69,7 +70,10 @@ class PairAuditConfig(AuditConfig):
     :class:`~pdp_audit.mechanisms.base.NeighbourPair`; None for a deployment, whose pairs its certificate makes),
     decided on ``trials`` draws per world at family-wise false-alarm probability ``alpha``; ``per_instance``: the
     claim is per-instance DP of the one (D, z) the pair was built from (Wang 2019, §2); ``exact_delta``: a closed
-    form of δ(ε) to check, never evidence.  ``workers``: the processes drawing the pass of ``sample`` and
+    form of δ(ε) to check, never evidence.  ``law`` (:data:`~pdp_audit.verify.core.config.LAW_OPTION`): what is
+    certified -- the floating-point program as implemented (the default: ``loss-consistency`` reads the releases'
+    bits) or the real-valued law its sampler stands for (``"ideal"``: the certificate says the float implementation
+    was not audited).  ``workers``: the processes drawing the pass of ``sample`` and
     ``privacy_loss`` (None: chosen, :func:`pdp_audit.audits.pair.deployed.pair_workers`; the numbers never depend on
     them); ``early_stop``, ``time_limit``: the pass drawn in looks and stopped once decided or at the limit
     (:class:`PairBudget`)."""
@@ -86,6 +90,7 @@ class PairAuditConfig(AuditConfig):
         Option("per_instance", "bool", False, "per-instance DP of the pair's (D, z)", table="none", cli=False)
     )
     exact_delta: float | None = option(replace(PAIR_OPTIONS["exact_delta"], table="none", cli=False))
+    law: str = option(LAW_OPTION)
     factory: str | None = option(PAIR_OPTIONS["factory"])
     target: Any = field(default=None, compare=False, repr=False)
 

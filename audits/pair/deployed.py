@@ -328,6 +328,7 @@ def _certify_own(deployment, code_version: str, blackbox: SamplerAudit, where: s
         **sequential.stated(budget.early_stop, budget.time_limit),
         **({"data": deployment.parameters["data"]} if fingerprint[0] == "file" else {}),
         "individuals": len(people),
+        **(_scope(budget.law) if kind == "white-box" else {}),
     }
     helpers.update()  # and those imported lazily, by the factory or the sampler
     checks = finalize(evidence, budget.alpha)
@@ -348,6 +349,7 @@ def _certify_own(deployment, code_version: str, blackbox: SamplerAudit, where: s
             "seed": budget.seed,
             "alpha": budget.alpha,
             **sequential.stated(budget.early_stop, budget.time_limit),
+            **({"law": budget.law} if kind == "white-box" else {}),
         },
         "individuals": [p.id for p in people],
         "data_source": source,
@@ -357,6 +359,14 @@ def _certify_own(deployment, code_version: str, blackbox: SamplerAudit, where: s
         "code_version": code_version,
     }
     return replace(run, certified=certified)
+
+
+def _scope(law: str) -> dict[str, str]:
+    """The law a white-box certificate is about and its scope in one line
+    (:data:`pdp_audit.verify.core.config.LAW_SCOPES`)."""
+    from pdp_audit.verify.core.config import LAW_SCOPES
+
+    return {"law": law, "scope": LAW_SCOPES[law]}
 
 
 def _sampler_budget(pair: GuardedPair, budget: PairAuditConfig, blackbox: SamplerAudit, workers: int, runs: int):
@@ -387,7 +397,8 @@ def pair_evidence(
     progress, workers, stop = running
     claim = (budget.epsilon, budget.delta, budget.trials, budget.seed)
     if kind == "white-box":
-        return validated_dp_checks(pair, *claim, per_instance, drawing=MainPass(progress, workers, stop))
+        drawing = MainPass(progress, workers, stop, budget.law)
+        return validated_dp_checks(pair, *claim, per_instance, drawing=drawing)
     chosen = workers() if callable(workers) else workers
     return blackbox_checks(tuple(_samplers(pair)), *claim, progress, workers=chosen, stop=stop)
 

@@ -19,7 +19,7 @@ from pdp_audit.mechanisms.datasets import pinned_file
 from pdp_audit.mechanisms.validation import InputError
 from pdp_audit.verify.core import processes
 from pdp_audit.verify.core.checks import CheckSpec, id_matches, without_findings
-from pdp_audit.verify.core.config import KEYWORDS, Names, Option, build, options
+from pdp_audit.verify.core.config import BUILT_IN_SCOPE, KEYWORDS, Names, Option, build, options
 from pdp_audit.verify.core.processes import MEMORY_SHARE, executor_for
 from pdp_audit.verify.estimators.progress import asking, audit_bar
 
@@ -123,14 +123,17 @@ class AuditPlan:
         audited, not by how its path was typed: its file name and the SHA-256 of the bytes parsed, so ``--data
         d.csv``, ``./d.csv`` and an absolute path give the same report bytes.
         """
+        # a papers' mechanism, drawn by its reference sampler: the mathematical mechanism is what is certified
+        scope = {"scope": BUILT_IN_SCOPE}
         data = getattr(config, "data", None)
         if data is None:
             with asking(progress, self.name), audit_bar():
-                return self.audit(config, executor=executor, progress=progress)
+                run = self.audit(config, executor=executor, progress=progress)
+            return replace(run, parameters={**run.parameters, **scope})
         with pinned_file(data) as pinned, asking(progress, self.name), audit_bar():
             run = self.audit(config, executor=executor, progress=progress)
             recorded = {"data": Path(data).name, "data_sha256": pinned.sha256}
-        return replace(run, parameters={**run.parameters, **recorded})
+        return replace(run, parameters={**run.parameters, **recorded, **scope})
 
     def check_ids(self) -> tuple[str, ...]:
         """Every id a run of this audit may produce, as declared (``{…}``: a value the run fills in)."""

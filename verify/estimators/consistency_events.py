@@ -22,7 +22,19 @@ them, and each is intersected with {L > 0} and with {L ≤ 0}:
   each atom of the coordinate its own bin;
 * **score bins** (:class:`ScoreBins`): quantile bins of the score of a classifier of D against D' releases
   (logistic regression on standardised coordinates, their squares and L), trained on pilot draws only.  A
-  coarsened loss misplaces mass between the score's bins, since the score sees what h(o) forgets.
+  coarsened loss misplaces mass between the score's bins, since the score sees what h(o) forgets;
+* **float bins** (:class:`FloatBins`; the program audited as implemented, not under the ideal law): the bit
+  structure of the coordinates as doubles (:mod:`pdp_audit.verify.estimators.float_structure`) -- the dyadic
+  granularity k(o) (the largest k with o ∈ 2^k·ℤ), the trailing zeros of the significand, its low bits and the
+  residue of o on the grid 2^G·ℤ most pilot releases lie on (parity and small residues of integers) -- for the
+  :data:`FLOAT_FAMILIES` (coordinate, feature) pairs whose pilot laws differ most between the worlds (total
+  variation), each value its own bin (beyond :data:`FLOAT_VALUES` values, quantile bins and the most frequent
+  values), with the tails {k ≤ t} and {k > t} of the ordered features.  A loss of the real-valued law is not the
+  loss of a sampler whose doubles differ between the worlds: Laplace noise added to v in float64 gives releases
+  in (−1/2, 1/2) that are multiples of 2^−53 for v = 1 and mostly are not for v = 0 (Haney et al. 2022,
+  "Precision-based attacks and interval refining"; Mironov, CCS 2012).  Such an event, impossible in one world
+  and frequent in the other, decides by its counts: the other world's Clopper–Pearson interval of zero
+  draws is [0, log(2/a)/n].
 
 Releases enter through their first :data:`COORDINATES_KEPT` coordinates (non-finite values mapped to finite
 ones, a fixed function of o, so (1) still holds); at most :data:`RELEASE_PILOT_MAX` pilot releases per world are
@@ -52,6 +64,10 @@ COORDINATE_LEVELS = (1 / 16, 1 / 4, 1 / 2, 3 / 4, 15 / 16)
 SCORE_LEVELS = (1 / 64, 1 / 16, 1 / 4, 1 / 2, 3 / 4, 15 / 16, 63 / 64)
 #: Standardised coordinates are clipped to ±FEATURE_CLIP before the classifier sees them.
 FEATURE_CLIP = 10.0
+#: The (coordinate, float feature) families with bins of their own, and the most values of one with a bin each.
+FLOAT_FAMILIES, FLOAT_VALUES = 4, 32
+#: The low significand bits and the residue modulus of the float bins.
+FLOAT_LOW_BITS, FLOAT_MODULUS = 4, 8
 
 
 def kept_coordinates(releases: np.ndarray) -> np.ndarray:
@@ -175,3 +191,110 @@ class ScoreBins:
 
     def labels(self, coordinates: np.ndarray, losses: np.ndarray) -> np.ndarray:
         return self.bins.labels(self.score(coordinates, losses))
+
+
+def _total_variation(a: np.ndarray, b: np.ndarray) -> float:
+    """The total variation distance between the empirical laws of two integer samples."""
+    values, inverse = np.unique(np.concatenate([a, b]), return_inverse=True)
+    p = np.bincount(inverse[: a.size], minlength=values.size) / max(a.size, 1)
+    q = np.bincount(inverse[a.size :], minlength=values.size) / max(b.size, 1)
+    return float(0.5 * np.abs(p - q).sum())
+
+
+def _integer_bins(values: np.ndarray) -> Bins:
+    """Bins of an integer feature from its pooled pilot values: each value its own bin {v} = (v − 1, v] and
+    (−∞, min − 1] below them all (up to :data:`FLOAT_VALUES` values; beyond, bins between quantiles of levels
+    i/FLOAT_VALUES, the :data:`FLOAT_VALUES` / 4 most frequent values each its own)."""
+    distinct = np.unique(values)
+    if distinct.size > FLOAT_VALUES:
+        levels = np.arange(1, FLOAT_VALUES) / FLOAT_VALUES
+        atoms = _atoms(values, FLOAT_VALUES // 4)
+        distinct = np.unique(np.concatenate([np.quantile(values, levels, method="inverted_cdf"), atoms, atoms - 1]))
+    return Bins(np.unique(np.concatenate([[distinct[0] - 1], distinct])).astype(float))
+
+
+@dataclass(frozen=True)
+class FloatFeature:
+    """One feature of a coordinate's float structure: ``kind`` ``"k"`` (granularity), ``"tz"`` (trailing zeros),
+    ``"low"`` (low significand bits) or ``"res"`` (residue on the grid 2^``grid``·ℤ); ``ordered``: its tails are
+    events too."""
+
+    kind: str
+    column: int
+    grid: int = 0
+
+    @property
+    def ordered(self) -> bool:
+        return self.kind in ("k", "tz")
+
+    def values(self, coordinates: np.ndarray) -> np.ndarray:
+        from pdp_audit.verify.estimators import float_structure as fs
+
+        o = coordinates[:, self.column]
+        if self.kind == "k":
+            return fs.granularity(o)
+        if self.kind == "tz":
+            return fs.trailing_zeros(o)
+        if self.kind == "low":
+            return fs.low_bits(o, FLOAT_LOW_BITS)
+        return fs.grid_residue(o, self.grid, FLOAT_MODULUS)
+
+    @property
+    def name(self) -> str:
+        o = f"o[{self.column}]"
+        return {
+            "k": f"k({o})",
+            "tz": f"tz({o})",
+            "low": f"low{FLOAT_LOW_BITS}({o})",
+            "res": f"{o}/2^{self.grid} mod {FLOAT_MODULUS}",
+        }[self.kind]
+
+    def gloss(self, at_most: float) -> str:
+        """What {feature ≤ at_most} says of the release, in words (granularity and grid residues)."""
+        o = f"o[{self.column}]"
+        if self.kind == "k":
+            return f" ({o} not a multiple of 2^{int(at_most) + 1})"
+        return ""
+
+    def cell(self, lo: float, hi: float) -> str:
+        """The bin (lo, hi] in words."""
+        if hi == lo + 1:
+            if self.kind == "res" and hi == FLOAT_MODULUS:
+                return f"o[{self.column}] off the grid 2^{self.grid}·ℤ"
+            return f"{self.name} = {hi:.0f}"
+        if math.isinf(lo):
+            return f"{self.name} ≤ {hi:.0f}{self.gloss(hi)}"
+        if math.isinf(hi):
+            return f"{self.name} > {lo:.0f}"
+        return f"{self.name} ∈ ({lo:.0f}, {hi:.0f}]"
+
+
+#: The features of each coordinate :class:`FloatBins` chooses from.
+FLOAT_KINDS = ("k", "tz", "low", "res")
+
+
+class FloatBins:
+    """Bins of the float structure of the coordinates (module notes): the :data:`FLOAT_FAMILIES` features whose
+    pilot laws differ most between the worlds (total variation; ties: the first coordinate, then the order of
+    :data:`FLOAT_KINDS`), each cut by :func:`_integer_bins` of its pooled pilot values.  The grid of a coordinate's
+    residue is 2^G·ℤ, G the median granularity of its pooled pilot values."""
+
+    def __init__(self, pilot_d: np.ndarray, pilot_dp: np.ndarray):
+        from pdp_audit.verify.estimators.float_structure import ZERO_GRANULARITY, granularity
+
+        pooled = np.vstack([pilot_d, pilot_dp])
+        candidates: list[tuple[float, int, int, FloatFeature]] = []
+        for j in range(pooled.shape[1]):
+            k = granularity(pooled[:, j])
+            k = k[k < ZERO_GRANULARITY]
+            grid = int(np.quantile(k, 0.5, method="inverted_cdf")) if k.size else 0
+            for rank, kind in enumerate(FLOAT_KINDS):
+                feature = FloatFeature(kind, j, grid if kind == "res" else 0)
+                distance = _total_variation(feature.values(pilot_d), feature.values(pilot_dp))
+                candidates.append((-distance, j, rank, feature))
+        candidates.sort(key=lambda c: c[:3])
+        self.features = [c[3] for c in candidates[:FLOAT_FAMILIES]]
+        self.bins = [_integer_bins(f.values(pooled)) for f in self.features]
+
+    def labels(self, coordinates: np.ndarray) -> np.ndarray:
+        return np.column_stack([b.labels(f.values(coordinates)) for f, b in zip(self.features, self.bins)])

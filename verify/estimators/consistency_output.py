@@ -37,6 +37,7 @@ from pdp_audit.verify.estimators.consistency_events import (
     RELEASE_PILOT_MAX,
     Bins,
     CoordinateBins,
+    FloatBins,
     ScoreBins,
     kept_coordinates,
     loss_bins,
@@ -64,8 +65,20 @@ class EventComparison:
     def frequency(self) -> float:
         return self.count / self.n if self.n else 0.0
 
+    @property
+    def frequencies(self) -> dict[str, float]:
+        """The frequency of E in each world (the weighted world's from the ``members`` of its draws in E)."""
+        other = "D'" if self.frequency_world == "D" else "D"
+        members = self.members / self.weighted.n if self.weighted.n else 0.0
+        return {self.frequency_world: self.frequency, other: members}
+
     def pvalue(self) -> float:
         return self.p
+
+
+def _difference(b: EventComparison) -> float:
+    """|P_D(E) − P_D'(E)| of an event's draws."""
+    return abs(b.frequencies["D"] - b.frequencies["D'"])
 
 
 @dataclass(frozen=True)
@@ -86,7 +99,12 @@ class EventConsistency:
 
     @property
     def worst(self) -> EventComparison | None:
-        return min(self.bins, key=lambda b: b.p) if self.bins else None
+        """The event of the smallest p-value; among events tied there (at the p-value floor, say), one never seen in
+        one world if there is one, then the one whose frequencies differ most between the worlds: the clearest
+        witness."""
+        if not self.bins:
+            return None
+        return min(self.bins, key=lambda b: (b.p, min(b.frequencies.values()) > 0, -_difference(b)))
 
     def describe(self) -> str:
         """The worst event in words: which probability, its two estimates and their ratio."""
@@ -96,10 +114,20 @@ class EventConsistency:
         other = "D'" if b.frequency_world == "D" else "D"
         weight = "e^{L}" if b.frequency_world == "D" else "e^{−L}"
         ratio = b.weighted.estimate / b.frequency if b.frequency > 0 else math.inf
+        in_d, in_dp = (b.frequencies[w] for w in WORLDS)
         return (
             f"E = {{{b.event}}}, P_{b.frequency_world}(E) = {b.frequency:.4g} sampled against "
-            f"E_{other}[{weight}·1_E] = {b.weighted.estimate:.4g} (ratio {ratio:.4g})"
+            f"E_{other}[{weight}·1_E] = {b.weighted.estimate:.4g} (ratio {ratio:.4g}; E's frequencies "
+            f"{in_d:.4g} under D and {in_dp:.4g} under D')"
         )
+
+    def witness(self) -> dict | None:
+        """The least consistent event and its frequency in each world (a report's ``details["witness"]``)."""
+        b = self.worst
+        if b is None:
+            return None
+        seen = b.frequencies
+        return {"event": b.event, "P_D": float(seen["D"]), "P_D'": float(seen["D'"]), "p": float(b.p)}
 
 
 @dataclass(frozen=True)
@@ -115,18 +143,28 @@ class _Event:
 
 class _Events:
     """The event families fixed by the pilot: the cell of each draw in each family (2·bin + 1{L > 0}, offset
-    per family), and the events tested -- each cell, and the tails {L > t} and {L ≤ −t} of the loss bins
-    (unions of cells: against a loss of the wrong scale, whose errors on neighbouring bins add up)."""
+    per family), and the events tested -- each cell, the tails {L > t} and {L ≤ −t} of the loss bins
+    (unions of cells: against a loss of the wrong scale, whose errors on neighbouring bins add up) and, with
+    ``float_structure``, the cells and tails of the float bins (:class:`FloatBins`)."""
 
-    def __init__(self, pilot: dict[str, tuple[np.ndarray, np.ndarray]], pilot_losses: np.ndarray, epsilon):
+    def __init__(
+        self,
+        pilot: dict[str, tuple[np.ndarray, np.ndarray]],
+        pilot_losses: np.ndarray,
+        epsilon,
+        float_structure: bool = False,
+    ):
         self.loss = loss_bins(pilot_losses, epsilon)
         self.families: list[tuple[str, Bins]] = [("L", self.loss)]
-        self.coordinates = self.score = None
+        self.coordinates = self.score = self.floats = None
         if pilot["D"][0].shape[1] > 0:
             self.coordinates = CoordinateBins(pilot["D"][0], pilot["D'"][0])
             self.score = ScoreBins(pilot)
             self.families += [(f"o[{j}]", b) for j, b in zip(self.coordinates.columns, self.coordinates.bins)]
             self.families += [("s(o)", self.score.bins)]
+            if float_structure:
+                self.floats = FloatBins(pilot["D"][0], pilot["D'"][0])
+                self.families += [(f.name, b) for f, b in zip(self.floats.features, self.floats.bins)]
         self.offsets = np.concatenate([[0], np.cumsum([2 * b.size for _, b in self.families])])
 
     @property
@@ -142,12 +180,15 @@ class _Events:
         labels = [self.loss.labels(losses)]
         if self.coordinates is not None:
             labels += [*self.coordinates.labels(coordinates).T, self.score.labels(coordinates, losses)]
+        if self.floats is not None:
+            labels += [*self.floats.labels(coordinates).T]
         side = (losses > 0).astype(np.int64)
         return np.column_stack([self.offsets[f] + 2 * label + side for f, label in enumerate(labels)])
 
     def events(self) -> list[_Event]:
-        """Every cell, then the loss tails of more than one bin."""
+        """Every cell, then the loss tails of more than one bin, then the float bins' tails."""
         out = []
+        first_float = len(self.families) - (0 if self.floats is None else len(self.floats.features))
         for f, (name, bins) in enumerate(self.families):
             for label in range(bins.size):
                 lo, hi = bins.bounds(label)
@@ -161,7 +202,11 @@ class _Events:
                         out.append(_Event(f"L {where}", _widened(weights), side, cell))
                     else:
                         sign = "L > 0" if side else "L ≤ 0"
-                        out.append(_Event(f"{name} {where} and {sign}", (0.0, 1.0), side, cell))
+                        if f >= first_float:
+                            where = self.floats.features[f - first_float].cell(lo, hi)
+                            out.append(_Event(f"{where} and {sign}", (0.0, 1.0), side, cell))
+                        else:
+                            out.append(_Event(f"{name} {where} and {sign}", (0.0, 1.0), side, cell))
         bounds = [self.loss.bounds(label) for label in range(self.loss.size)]
         positive = [label for label, (lo, _) in enumerate(bounds) if lo >= 0]
         negative = [label for label, (_, hi) in enumerate(bounds) if hi <= 0]
@@ -172,6 +217,24 @@ class _Events:
         for label in negative[1:]:
             hi = bounds[label][1]
             out.append(_Event(f"L ≤ {hi:.4g}", _widened((0.0, math.exp(hi))), 0, 2 * np.arange(label + 1)))
+        return out + self._float_tails(first_float)
+
+    def _float_tails(self, first_float: int) -> list[_Event]:
+        """{x ≤ t} and {x > t} on each side of L = 0 for each ordered float feature x and inner edge t of its bins
+        (a world finer than the other -- every value below t -- is one event, however its values spread)."""
+        out = []
+        for f in range(first_float, len(self.families)):
+            feature, bins = self.floats.features[f - first_float], self.families[f][1]
+            if not feature.ordered:
+                continue
+            for i in range(1, bins.size - 2):
+                t = float(bins.edges[i])
+                for side, sign in ((0, "L ≤ 0"), (1, "L > 0")):
+                    below = self.offsets[f] + 2 * np.arange(i + 1) + side
+                    above = self.offsets[f] + 2 * np.arange(i + 1, bins.size) + side
+                    text = f"{feature.name} ≤ {t:.0f}{feature.gloss(t)} and {sign}"
+                    out.append(_Event(text, (0.0, 1.0), side, below))
+                    out.append(_Event(f"{feature.name} > {t:.0f} and {sign}", (0.0, 1.0), side, above))
         return out
 
 
@@ -241,11 +304,12 @@ class StreamedEventConsistency:
     are complete).  The result is the same for any cut of the draws into blocks of
     :data:`pdp_audit.verify.estimators.engine.BLOCK_SIZE` aligned to the first draw.  ``epsilon``: the claimed ε (bins
     of L
-    are cut at ±ε), or None."""
+    are cut at ±ε), or None; ``float_structure``: the releases' bit structure is read too (:class:`FloatBins`:
+    the program as implemented), else not (the real-valued law its sampler stands for)."""
 
-    def __init__(self, n_d: int, n_dp: int, epsilon: float | None = None):
+    def __init__(self, n_d: int, n_dp: int, epsilon: float | None = None, float_structure: bool = False):
         self.pilot_sizes = {"D": pilot_size(n_d), "D'": pilot_size(n_dp)}
-        self.epsilon = epsilon
+        self.epsilon, self.float_structure = epsilon, float_structure
         self.pilot_losses: dict[str, list[np.ndarray]] = {w: [] for w in WORLDS}
         self.pilot_releases: dict[str, list[np.ndarray]] = {w: [] for w in WORLDS}
         self.waiting: dict[str, list[tuple[np.ndarray, np.ndarray]]] = {w: [] for w in WORLDS}
@@ -282,7 +346,8 @@ class StreamedEventConsistency:
             pilot[w] = (coordinates, losses[w][: coordinates.shape[0]])
         if min(pilot[w][0].shape[0] for w in WORLDS) < 2:
             pilot = {w: (np.empty((pilot[w][1].size, 0)), pilot[w][1]) for w in WORLDS}
-        self.events = _Events(pilot, np.concatenate([losses[w] for w in WORLDS]), self.epsilon)
+        pooled = np.concatenate([losses[w] for w in WORLDS])
+        self.events = _Events(pilot, pooled, self.epsilon, self.float_structure)
         # the events tested: those the pilot reached (the loss bins on all pilot losses, the others on the
         # pilot releases kept)
         reached = np.zeros(self.events.total, dtype=bool)
@@ -344,10 +409,12 @@ class StreamedEventConsistency:
         return EventConsistency(tuple(comparisons), len(self.tested), self.events.sizes)
 
 
-def event_consistency(losses: dict[str, np.ndarray], releases: dict[str, np.ndarray], epsilon=None):
+def event_consistency(
+    losses: dict[str, np.ndarray], releases: dict[str, np.ndarray], epsilon=None, float_structure: bool = False
+):
     """The test of the module notes on draws in memory (``losses[world]``, ``releases[world]`` in draw order):
     the same numbers as :class:`StreamedEventConsistency` fed the draws' blocks."""
-    test = StreamedEventConsistency(losses["D"].size, losses["D'"].size, epsilon)
+    test = StreamedEventConsistency(losses["D"].size, losses["D'"].size, epsilon, float_structure)
     for start in range(0, max(losses["D"].size, losses["D'"].size, 1), BLOCK_SIZE):
         for world in WORLDS:
             block = slice(start, start + BLOCK_SIZE)

@@ -49,6 +49,7 @@ from pdp_audit.mechanisms.base import (
     separating_resolution,
 )
 from pdp_audit.verify.core.checks import CheckSpec, Evidence
+from pdp_audit.verify.core.config import LAW_OPTION
 from pdp_audit.verify.estimators import rare, tilting, view_replay, view_structure
 from pdp_audit.verify.estimators.consistency import LossConsistency, loss_consistency
 from pdp_audit.verify.estimators.consistency_output import EventConsistency, StreamedEventConsistency
@@ -97,6 +98,15 @@ PAIR_LOSS_CONSISTENCY = CheckSpec(
     "L (tails, ±ε, atoms), of coordinates of o, of a pilot-trained classifier's score",
     LOSS_CONSISTENCY.source,
 )
+#: ``loss-consistency`` of a pair audited as implemented: the events read the releases' bits too.
+PAIR_FLOAT_CONSISTENCY = replace(
+    PAIR_LOSS_CONSISTENCY,
+    formula=PAIR_LOSS_CONSISTENCY.formula.replace(
+        "classifier's score",
+        "classifier's score, of the coordinates' bits as doubles (granularity, trailing zeros, low bits, grid "
+        "residues: the program as implemented)",
+    ),
+)
 NOISE_VIEW = CheckSpec(
     "noise-view",
     "The noise view releases what sample() releases",
@@ -138,6 +148,7 @@ def consistency_evidence(
         ratio = worst.weighted.estimate / worst.frequency
     pvalue = test.pvalue if scale is None else min(1.0, 2 * min(test.pvalue, scale.pvalue))
     scale_note = "" if scale is None else f" And the {scale.describe()}: a loss of the wrong scale moves it."
+    witness = test.witness() if isinstance(test, EventConsistency) else None
     return Evidence(
         spec=spec,
         estimate=float(ratio),
@@ -153,6 +164,7 @@ def consistency_evidence(
             "worst_ratio": float(ratio),
             "draws_per_world": int(draws_per_world),
             **({"bins_by_family": dict(test.families)} if isinstance(test, EventConsistency) else {}),
+            **({"witness": witness} if witness is not None else {}),
         },
     )
 
@@ -295,14 +307,23 @@ def _scale_test(sampled: np.ndarray, via_view: np.ndarray) -> float:
 
 @dataclass(frozen=True)
 class MainPass:
-    """How the main pass of ``sample`` and ``privacy_loss`` (:func:`stream_losses`) is drawn: ``progress``, a bar of
-    its blocks with the estimated time on a terminal's stderr; ``workers``, its processes -- a number, or a function
-    choosing them, called once the pair has passed the rng probe (a pair is timed only after it has shown it draws
-    from its rng alone).  The numbers never depend on either."""
+    """How the main pass of ``sample`` and ``privacy_loss`` (:func:`stream_losses`) is drawn and read:
+    ``progress``, a bar of its blocks with the estimated time on a terminal's stderr; ``workers``, its processes -- a
+    number, or a function choosing them, called once the pair has passed the rng probe (a pair is timed only after it
+    has shown it draws from its rng alone).  The numbers never depend on either.  ``stop``: drawn in looks, stopped
+    once decided.  ``law`` (:data:`pdp_audit.verify.core.config.LAW_OPTION`): ``"as-implemented"`` (the
+    default) checks the loss on the releases' bit structure too, so a sampler whose doubles differ between the
+    worlds fails ``loss-consistency`` whatever its real-valued law; ``"ideal"`` leaves those events out."""
 
     progress: bool | None = None  # None: as the audit running the pass was asked (progress.asking)
     workers: int | Callable[[], int] = 1
     stop: sequential.Stopping | None = None
+    law: str = LAW_OPTION.default  # what is certified: "as-implemented" reads the releases' bits, "ideal" not
+
+    @property
+    def float_structure(self) -> bool:
+        """Whether ``loss-consistency`` reads the releases' bit structure (the program as implemented)."""
+        return self.law != "ideal"
 
     def chosen_workers(self) -> int:
         """The processes of the pass (``workers`` called where it is a function)."""
@@ -389,6 +410,7 @@ class StreamedLosses:
     resolution: float = LOSS_RESOLUTION
     scale: ScaleIdentity | None = None
     band: StreamedScaleBand | None = None  # the loss-scale band's sums (pdp_audit.verify.estimators.loss_scale_band)
+    float_structure: bool = False  # the consistency test read the releases' bits (the program as implemented)
 
 
 class ReleasesAndLosses(PrivacyLossSampler):
@@ -406,7 +428,13 @@ class ReleasesAndLosses(PrivacyLossSampler):
 
 
 def stream_losses(
-    pair, epsilon: float, trials: int, seed: int, progress: bool | None = False, workers: int = 1
+    pair,
+    epsilon: float,
+    trials: int,
+    seed: int,
+    progress: bool | None = False,
+    workers: int = 1,
+    float_structure: bool = False,
 ) -> StreamedLosses:
     """One pass over the blocks of both worlds (stream ``plugin/<world>``), interleaved.  Memory is bounded
     whatever ``trials``: a few blocks, :data:`VIEW_SAMPLES` losses, and the consistency test's pilot (at most
@@ -421,14 +449,15 @@ def stream_losses(
     ``workers`` > 1: the blocks are drawn by that many processes (the pair must pickle), a few blocks ahead of the
     pass (:class:`pdp_audit.verify.estimators.engine.Windowed`); each block is seeded by its identity, so the numbers
     are the same on any number of workers.  The pass of ``sample`` and ``privacy_loss`` is the audit's cost; the
-    view's checks and importance sampling, where a pair has a view, draw in this process."""
+    view's checks and importance sampling, where a pair has a view, draw in this process.  ``float_structure``: the
+    consistency test reads the releases' bits too (:class:`MainPass` ``law``)."""
     from pdp_audit.verify.core.dask_cluster import block_executor
 
     if workers > 1:
         _check_picklable(pair)
     with block_executor(workers, shipped={"the pair": pair}) as executor:
         pool = None if executor is None else Windowed(executor, 2 * workers)
-        return _stream_losses(pair, epsilon, trials, seed, (progress, pool))
+        return _stream_losses(pair, epsilon, trials, seed, (progress, pool, float_structure))
 
 
 def _check_picklable(pair) -> None:
@@ -439,8 +468,8 @@ def _check_picklable(pair) -> None:
 
 
 def _stream_losses(pair, epsilon: float, trials: int, seed: int, running: tuple) -> StreamedLosses:
-    progress, pool = running
-    state = _PassState(pair, epsilon, trials)
+    progress, pool, float_structure = running
+    state = _PassState(pair, epsilon, trials, float_structure)
     shown = {"D": progress, "D'": False}  # one bar, D's: the worlds' blocks are drawn in lockstep
     blocks = {
         w: iter_blocks(ReleasesAndLosses(pair, w, state.resolution), trials, seed, f"plugin/{w}", pool, shown[w])
@@ -460,11 +489,12 @@ class _PassState:
     in lockstep; ``trials``: the draws per world the consistency test's pilot is sized from (the pass's, for the
     fixed pass)."""
 
-    def __init__(self, pair, epsilon: float, trials: int):
+    def __init__(self, pair, epsilon: float, trials: int, float_structure: bool = False):
         self.resolution = grid_through(
             separating_resolution(pair_loss_resolution(pair), float(epsilon)), float(epsilon)
         )
-        self.consistency = StreamedEventConsistency(trials, trials, float(epsilon))
+        self.consistency = StreamedEventConsistency(trials, trials, float(epsilon), float_structure)
+        self.float_structure = float_structure
         self.scale = StreamedScaleIdentity()
         self.band = StreamedScaleBand(epsilon, self.resolution)
         self.tails = StreamedTails(np.array([float(epsilon)]), 0.5, self.resolution)
@@ -504,6 +534,7 @@ class _PassState:
             self.resolution,
             self.scale.result(),
             self.band,
+            self.float_structure,
         )
 
 
@@ -528,7 +559,9 @@ def dp_checks(
     claim, budget = (float(epsilon), float(delta)), (trials, seed)
     if drawing.stop is not None:
         return _sequential_checks(pair, claim, budget, per_instance, drawing)
-    streamed = stream_losses(pair, epsilon, trials, seed, drawing.progress, drawing.chosen_workers())
+    streamed = stream_losses(
+        pair, epsilon, trials, seed, drawing.progress, drawing.chosen_workers(), drawing.float_structure
+    )
     replayed = replay_view(pair, seed, trials)
     view = noise_view_check(pair, streamed.heads, seed, streamed.resolution, replayed)
     checks = _checks_of(pair, streamed, claim, budget, per_instance, (replayed, view))
@@ -543,7 +576,8 @@ def _checks_of(pair, streamed: StreamedLosses, claim: tuple, budget: tuple, per_
     if streamed.consistency is None:
         checks = [_unpiloted(trials)]
     else:
-        checks = [consistency_evidence(streamed.consistency, trials, PAIR_LOSS_CONSISTENCY, streamed.scale)]
+        spec = PAIR_FLOAT_CONSISTENCY if streamed.float_structure else PAIR_LOSS_CONSISTENCY
+        checks = [consistency_evidence(streamed.consistency, trials, spec, streamed.scale)]
     checks += [view] if view is not None else []
     kind = "pDP for this (D, z)" if per_instance else "DP"
     source = "Wang 2019, §2 (per-instance DP)" if per_instance else "Dwork & Roth 2014, Definition 2.4"
@@ -598,7 +632,8 @@ def _sequential_checks(pair, claim: tuple, budget: tuple, per_instance: bool, dr
 
     if workers > 1:
         _check_picklable(pair)
-    state, drawn, why = _PassState(pair, epsilon, sequential.piloted_as(trials)), 0, "budget"
+    state = _PassState(pair, epsilon, sequential.piloted_as(trials), drawing.float_structure)
+    drawn, why = 0, "budget"
     # one bar for the whole pass, at the block level: its total the cap (the pass may stop before it)
     counted = progress_bar(trials, "plugin, releases per world (at most)", "release", drawing.progress, unit_scale=True)
     with block_executor(workers, shipped={"the pair": pair}) as executor, counted as bar:

@@ -1,0 +1,144 @@
+"""Float structure in the white-box pair's ``loss-consistency`` (issue 60): a sampler whose doubles differ between
+the worlds fails as implemented, named by its witness event and the event's frequency in each world, whatever its
+real-valued law; pairs that are DP as implemented -- integer releases, releases snapped to a grid -- still
+certify, and ``law="ideal"`` leaves the float events out.
+
+Every audit runs at the API's family-wise α = 1e-6 (Holm over its checks; the float events join the Bonferroni
+family of ``loss-consistency``), fixed seeds.  The porous pair is Mironov's textbook Laplace (CCS 2012, §3): v + noise
+computed in float64, v = 0 or 1 -- with v = 1 every release in (−1/2, 1/2) is a multiple of 2^−53, with v = 0 about
+a fifth of all releases are not (Haney et al. 2022).  Under ``law="ideal"`` (what the check read before) it passes:
+the failing version the new events are seen to catch.
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+import numpy as np
+import pytest
+
+import pdp_audit
+from pdp_audit.verify.estimators import float_structure as fs
+
+EPSILON, DELTA = 1.1, 0.05  # a margin that 20,000 draws a world certify for a 1-DP pair
+BUDGET = 20_000
+
+
+class FloatLaplace:
+    """v + Laplace(1) noise added in float64 (numpy's sampler), the loss of the real-valued law ε(|o − 1| − |o|):
+    1-DP as a real-valued law, not as implemented."""
+
+    output_dim = 1
+
+    def sample(self, world, size, rng):
+        return (0.0 if world == "D" else 1.0) + rng.laplace(0.0, 1.0, (size, 1))
+
+    def privacy_loss(self, outputs):
+        o = outputs[:, 0]
+        return np.abs(o - 1.0) - np.abs(o)
+
+
+class IntegerLaplace:
+    """The two-sided geometric mechanism at ε = 1 on v = 0 or 1: integer releases, the exact loss |o − 1| − |o|."""
+
+    output_dim = 1
+
+    def sample(self, world, size, rng):
+        p = 1 - np.exp(-1.0)
+        noise = rng.geometric(p, (size, 1)) - rng.geometric(p, (size, 1))
+        return (0.0 if world == "D" else 1.0) + noise.astype(float)
+
+    def privacy_loss(self, outputs):
+        o = outputs[:, 0]
+        return np.abs(o - 1.0) - np.abs(o)
+
+
+class SnappedLaplace:
+    """v + Laplace(1) noise rounded to the grid 2^−4·ℤ (the rounding of Mironov's snapping mechanism, CCS 2012, §5):
+    the releases are the grid's points whatever the float noise below the grid, and the loss is the exact one of the
+    rounded law, log P_0(o) − log P_1(o), P_v(o) the Laplace mass of [o − Λ/2, o + Λ/2] around v."""
+
+    output_dim, grid = 1, 2.0**-4
+
+    def sample(self, world, size, rng):
+        released = (0.0 if world == "D" else 1.0) + rng.laplace(0.0, 1.0, (size, 1))
+        return np.round(released / self.grid) * self.grid
+
+    def _log_mass(self, o, v):
+        a, c = o - self.grid / 2 - v, o + self.grid / 2 - v
+        with np.errstate(divide="ignore", invalid="ignore"):
+            below = c + np.log(0.5) + np.log1p(-np.exp(-self.grid))  # the interval below v
+            above = -a + np.log(0.5) + np.log1p(-np.exp(-self.grid))  # above v
+            around = np.log1p(-0.5 * np.exp(a) - 0.5 * np.exp(-c))  # v inside it
+        return np.where(c <= 0, below, np.where(a >= 0, above, around))
+
+    def privacy_loss(self, outputs):
+        o = outputs[:, 0]
+        return self._log_mass(o, 0.0) - self._log_mass(o, 1.0)
+
+
+def _audit(pair, law="as-implemented", seed=0):
+    budget = pdp_audit.PairBudget(BUDGET, early_stop=False)
+    return pdp_audit.audit_pair(pair, EPSILON, DELTA, trials=budget, seed=seed, law=law)
+
+
+def _check(run, check_id="loss-consistency"):
+    return next(c for c in run.checks if c.id == check_id)
+
+
+def test_float_laplace_fails_as_implemented_naming_the_witness_and_its_two_frequencies():
+    run = _audit(FloatLaplace())
+    consistency = _check(run)
+    assert run.exit_code == 1 and consistency.verdict == "fail", pdp_audit.describe(run)
+    witness = consistency.details["witness"]
+    assert witness["event"].startswith("k(o[0]) ≤ ") and "not a multiple of 2^" in witness["event"]
+    assert witness["p"] < 1e-12
+    # about a fifth of D's releases lie in (−1/2, 1/2) off 2^−53·ℤ; none of D''s can
+    assert witness["P_D"] > 0.1 and witness["P_D'"] == 0.0
+    text = pdp_audit.describe(run)
+    assert witness["event"] in text and "under D and 0 under D'" in text
+    assert "scope: as implemented" in text
+
+
+def test_the_same_pair_passes_under_the_ideal_law_and_says_what_was_not_audited():
+    run = _audit(FloatLaplace(), law="ideal")
+    assert run.exit_code == 0 and _check(run).verdict == "pass", pdp_audit.describe(run)
+    assert "witness" not in _check(run).details or not _check(run).details["witness"]["event"].startswith("k(")
+    assert run.parameters["scope"] == "certified for the real-valued law; the float implementation was not audited"
+    assert "the float implementation was not audited" in pdp_audit.describe(run)
+
+
+@pytest.mark.parametrize("pair", [IntegerLaplace(), SnappedLaplace()], ids=["integer", "snapped"])
+def test_pairs_dp_as_implemented_still_certify(pair):
+    run = _audit(pair)
+    assert run.exit_code == 0, pdp_audit.describe(run)
+    families = dict(_check(run).details["bins_by_family"])
+    assert any(name.startswith("k(o[0])") for name in families)  # the float events were read
+
+
+def test_law_is_checked_where_it_enters():
+    with pytest.raises(pdp_audit.InputError, match="law"):
+        pdp_audit.audit_pair(FloatLaplace(), EPSILON, DELTA, law="exact")
+
+
+def _granularity_by_fractions(x: float) -> int:
+    q, k = Fraction(x), 0
+    while (q / Fraction(2) ** (k + 1)).denominator == 1:
+        k += 1
+    while (q / Fraction(2) ** k).denominator != 1:
+        k -= 1
+    return k
+
+
+def test_the_float_features_are_exact():
+    rng = np.random.default_rng(7)
+    values = np.concatenate([rng.laplace(0, 1, 200), rng.integers(-50, 50, 50), [5e-324, 2.0**-1022, 1e300, -0.75]])
+    values = values[values != 0]
+    expected = [_granularity_by_fractions(float(x)) for x in values]
+    assert fs.granularity(values).tolist() == expected
+    assert fs.granularity(np.array([0.0]))[0] == fs.ZERO_GRANULARITY
+    for grid in (-3, 0, 2):
+        residues = fs.grid_residue(values, grid)
+        for x, r, k in zip(values, residues, expected):
+            on_grid = k >= grid
+            assert r == (int(Fraction(x) / Fraction(2) ** grid) % 8 if on_grid else 8)
