@@ -72,22 +72,30 @@ def test_the_public_names_are_exactly_these_and_documented():
 
 
 def test_audit_pair_passes_a_correct_pair_and_fails_a_broken_one():
-    good = pdp_audit.audit_pair(ShiftedGaussian(4.0), epsilon=1.0, delta=1e-2, trials=20_000, law="ideal")
+    good = pdp_audit.audit_pair(
+        ShiftedGaussian(4.0), epsilon=1.0, delta=1e-2, trials=pdp_audit.PairBudget(20_000, law="ideal")
+    )
     assert isinstance(good, pdp_audit.Run) and good.verdict == "pass" and good.exit_code == 0
     assert [c.id for c in good.checks] == ["loss-consistency", "dp-forward", "dp-reverse"]
     assert good.mechanism == "ShiftedGaussian" and good.parameters["epsilon"] == 1.0
-    halved = pdp_audit.audit_pair(ShiftedGaussian(0.5), epsilon=1.0, delta=1e-3, trials=20_000, law="ideal")
+    halved = pdp_audit.audit_pair(
+        ShiftedGaussian(0.5), epsilon=1.0, delta=1e-3, trials=pdp_audit.PairBudget(20_000, law="ideal")
+    )
     assert halved.verdict == "fail" and halved.exit_code == 1
     wrong_loss = pdp_audit.audit_pair(
-        ShiftedGaussian(1.0, loss_sigma=2.0), epsilon=5.0, delta=1e-3, trials=20_000, law="ideal"
+        ShiftedGaussian(1.0, loss_sigma=2.0), epsilon=5.0, delta=1e-3, trials=pdp_audit.PairBudget(20_000, law="ideal")
     )
     assert {c.id for c in wrong_loss.checks if c.verdict == "fail"} >= {"loss-consistency"}
     assert "[loss-consistency] FAIL" in pdp_audit.describe(wrong_loss)
 
 
 def test_audit_pair_is_seeded_and_per_instance_names_its_checks():
-    a = pdp_audit.audit_pair(ShiftedGaussian(4.0), 1.0, 1e-3, trials=5_000, seed=3, per_instance=True, law="ideal")
-    b = pdp_audit.audit_pair(ShiftedGaussian(4.0), 1.0, 1e-3, trials=5_000, seed=3, per_instance=True, law="ideal")
+    a = pdp_audit.audit_pair(
+        ShiftedGaussian(4.0), 1.0, 1e-3, trials=pdp_audit.PairBudget(5_000, law="ideal"), seed=3, per_instance=True
+    )
+    b = pdp_audit.audit_pair(
+        ShiftedGaussian(4.0), 1.0, 1e-3, trials=pdp_audit.PairBudget(5_000, law="ideal"), seed=3, per_instance=True
+    )
     assert dumps(a) == dumps(b)
     assert [c.id for c in a.checks][-2:] == ["pdp-forward", "pdp-reverse"]
 
@@ -114,7 +122,7 @@ def test_bad_arguments_are_one_line_naming_the_keyword(keywords, named):
 
 def test_a_pair_without_its_methods_is_refused_before_sampling():
     with pytest.raises(pdp_audit.InputError, match=r"pair must have sample\(\) and privacy_loss\(\)"):
-        pdp_audit.audit_pair(object(), 1.0, 1e-5, law="ideal")
+        pdp_audit.audit_pair(object(), 1.0, 1e-5, trials=pdp_audit.PairBudget(law="ideal"))
 
 
 def test_a_property_of_the_pair_that_raises_is_the_pairs_fault():
@@ -125,7 +133,7 @@ def test_a_property_of_the_pair_that_raises_is_the_pairs_fault():
         def output_dim(self):
             raise RuntimeError("not today")
 
-    run = pdp_audit.audit_pair(Raising(), 1.0, 1e-3, trials=2_000, law="ideal")
+    run = pdp_audit.audit_pair(Raising(), 1.0, 1e-3, trials=pdp_audit.PairBudget(2_000, law="ideal"))
     assert run.verdict == "fail" and run.checks[0].id == "pair-protocol"
     assert "reading .output_dim raised RuntimeError: 'not today'" in run.checks[0].note
 
@@ -135,7 +143,7 @@ def test_a_property_of_the_pair_that_raises_is_the_pairs_fault():
             raise KeyError("sample")
 
     with pytest.raises(pdp_audit.InputError, match=r"reading \.sample raised KeyError"):
-        pdp_audit.audit_pair(NoSample(), 1.0, 1e-3, law="ideal")
+        pdp_audit.audit_pair(NoSample(), 1.0, 1e-3, trials=pdp_audit.PairBudget(law="ideal"))
 
 
 class FlatLoss:
@@ -157,7 +165,7 @@ class FlatLoss:
 
 def test_a_loss_flat_in_the_noise_falls_back_to_plain_tails_with_a_note():
     """Importance sampling needs a direction in which the loss grows; a flat loss has none."""
-    run = pdp_audit.audit_pair(FlatLoss(), 1.0, 1e-200, trials=2_000, law="ideal")
+    run = pdp_audit.audit_pair(FlatLoss(), 1.0, 1e-200, trials=pdp_audit.PairBudget(2_000, law="ideal"))
     forward = next(c for c in run.checks if c.id == "dp-forward")
     assert "no shift to use" in forward.note and forward.verdict != "fail"
 
@@ -225,7 +233,7 @@ def test_certify_a_file_or_the_same_mapping(tmp_path, capsys):
 
 
 def test_write_report_writes_both_files_and_checks_paths_first(tmp_path):
-    run = pdp_audit.audit_pair(ShiftedGaussian(4.0), 1.0, 1e-3, trials=2_000, law="ideal")
+    run = pdp_audit.audit_pair(ShiftedGaussian(4.0), 1.0, 1e-3, trials=pdp_audit.PairBudget(2_000, law="ideal"))
     pdp_audit.write_report(run, pdf=tmp_path / "a.pdf", json=tmp_path / "a.json")
     assert (tmp_path / "a.pdf").read_bytes().startswith(b"%PDF")
     assert json.loads((tmp_path / "a.json").read_text(encoding="utf-8"))["verdict"] == run.verdict

@@ -77,8 +77,12 @@ def test_a_gaussian_sum_and_a_laplace_count_are_certified_together(tmp_path):
 def test_each_release_alone_passes_but_together_they_do_not(tmp_path):
     """Composition: (1, 1e-5) and (2/3, 0) alone; the joint release is far from (1, 1e-3)."""
     alone = [
-        pdp_audit.audit_pair(GaussianPair([1.0], [0.0], 3.8), 1.0, 1e-3, trials=20_000).verdict,
-        pdp_audit.audit_pair(LaplacePair([1.0], [0.0], 1.5), 1.0, 1e-3, trials=20_000).verdict,
+        pdp_audit.audit_pair(
+            GaussianPair([1.0], [0.0], 3.8), 1.0, 1e-3, trials=pdp_audit.PairBudget(20_000, law="ideal")
+        ).verdict,
+        pdp_audit.audit_pair(
+            LaplacePair([1.0], [0.0], 1.5), 1.0, 1e-3, trials=pdp_audit.PairBudget(20_000, law="ideal")
+        ).verdict,
     ]
     assert alone == ["pass", "pass"]
     code, document = certify(joint(tmp_path, epsilon=1.0, delta=1e-3, scale=1.5))

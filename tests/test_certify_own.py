@@ -130,7 +130,14 @@ def test_a_users_laplace_histogram_is_certified_from_the_command_line(tmp_path, 
     assert certified["data_sha256"] == hashlib.sha256(data).hexdigest() and certified["data_shape"] == [50, 2]
     assert certified["data"] == "data.csv" and certified["parameters"] == {"data": "data.csv"}
     assert certified["evidence"] == "white-box" and certified["claim"] == {"epsilon": 1.0, "delta": 0.0}
-    assert certified["audit"] == {"trials": 20_000, "seed": 0, "alpha": 1e-6, "early_stop": True}  # the default
+    assert certified["audit"] == {
+        "trials": 20_000,
+        "seed": 0,
+        "alpha": 1e-6,
+        "early_stop": True,
+        "law": "as-implemented",
+    }  # the defaults: the program as implemented (integer counts plus Laplace noise: no porosity seen)
+    assert document["parameters"]["scope"] == "the floating-point program as implemented, its releases' bits included"
     # pure DP, proven: the Laplace view replays sample() and its loss never exceeds ε, so δ̄ = 0 is certified
     upper = max(c["ci"][1] for c in document["checks"] if c["id"].startswith("dp-"))
     assert document["parameters"]["delta_certified"] == upper == 0

@@ -47,7 +47,7 @@ def _verdicts(pair, epsilon, delta, trials=TRIALS):
     # the checks' power on the whole budget in one pass (early_stop=False): a pass stopped once decided may stop
     # before the identities see a loss bug (the default stops a pass from a fifth of the budget on)
     run = pdp_audit.audit_pair(
-        pair, epsilon, delta, trials=pdp_audit.PairBudget(trials, early_stop=False), seed=0, law="ideal"
+        pair, epsilon, delta, trials=pdp_audit.PairBudget(trials, early_stop=False, law="ideal"), seed=0
     )
     return run.verdict, {c.id: c.verdict for c in run.checks}, pdp_audit.describe(run)
 

@@ -78,8 +78,8 @@ class SnappedLaplace:
 
 
 def _audit(pair, law="as-implemented", seed=0):
-    budget = pdp_audit.PairBudget(BUDGET, early_stop=False)
-    return pdp_audit.audit_pair(pair, EPSILON, DELTA, trials=budget, seed=seed, law=law)
+    budget = pdp_audit.PairBudget(BUDGET, early_stop=False, law=law)
+    return pdp_audit.audit_pair(pair, EPSILON, DELTA, trials=budget, seed=seed)
 
 
 def _check(run, check_id="loss-consistency"):
@@ -118,7 +118,7 @@ def test_pairs_dp_as_implemented_still_certify(pair):
 
 def test_law_is_checked_where_it_enters():
     with pytest.raises(pdp_audit.InputError, match="law"):
-        pdp_audit.audit_pair(FloatLaplace(), EPSILON, DELTA, law="exact")
+        pdp_audit.audit_pair(FloatLaplace(), EPSILON, DELTA, trials=pdp_audit.PairBudget(law="exact"))
 
 
 def _granularity_by_fractions(x: float) -> int:

@@ -41,14 +41,23 @@ def test_the_wrong_scale_class_is_real():
 
 @pytest.mark.parametrize("seed", [0, 1, 2])
 def test_a_loss_for_sigma_three_percent_too_large_never_passes_a_claim_it_understates(seed):
-    run = pdp_audit.audit_pair(Shift(SIGMA, loss_sigma=1.03 * SIGMA), EPSILON, 0.155, seed=seed)
+    run = pdp_audit.audit_pair(
+        Shift(SIGMA, loss_sigma=1.03 * SIGMA), EPSILON, 0.155, seed=seed, trials=pdp_audit.PairBudget(law="ideal")
+    )
     assert run.verdict != "pass" and "pass" not in _dp_verdicts(run)
 
 
 def test_the_correct_loss_passes_with_the_bands_margin_and_the_broken_claim_is_refused():
-    assert pdp_audit.audit_pair(Shift(SIGMA), EPSILON, 0.19).verdict == "pass"
-    assert pdp_audit.audit_pair(Shift(SIGMA, loss_sigma=1.03 * SIGMA), EPSILON, 0.19).verdict == "pass"  # true
-    broken = pdp_audit.audit_pair(Shift(SIGMA * 0.8), EPSILON, 0.19)  # true δ(0.1) at η = 0.625: 0.21
+    assert pdp_audit.audit_pair(Shift(SIGMA), EPSILON, 0.19, trials=pdp_audit.PairBudget(law="ideal")).verdict == "pass"
+    assert (
+        pdp_audit.audit_pair(
+            Shift(SIGMA, loss_sigma=1.03 * SIGMA), EPSILON, 0.19, trials=pdp_audit.PairBudget(law="ideal")
+        ).verdict
+        == "pass"
+    )  # true
+    broken = pdp_audit.audit_pair(
+        Shift(SIGMA * 0.8), EPSILON, 0.19, trials=pdp_audit.PairBudget(law="ideal")
+    )  # true δ(0.1) at η = 0.625: 0.21
     assert gaussian_delta(EPSILON, 1 / (0.8 * SIGMA)) > 0.2 and broken.verdict != "pass"
 
 
@@ -110,12 +119,12 @@ def test_a_view_does_not_speak_for_revealing_releases_it_omits():
     (:mod:`pdp_audit.verify.estimators.view_replay`): either way the claim is not passed (it passed 3 of 3 seeds
     before either).  Seed 2's main draws hold no leak; its replay does."""
     for seed in (0, 2):
-        run = pdp_audit.audit_pair(RareLeak(5.0, 1e-5), 1.0, 1e-6, seed=seed)
+        run = pdp_audit.audit_pair(RareLeak(5.0, 1e-5), 1.0, 1e-6, seed=seed, trials=pdp_audit.PairBudget(law="ideal"))
         forward = next(c for c in run.checks if c.id == "dp-forward")
         replay = next(c for c in run.checks if c.id == "noise-view").details["replay"]
         assert forward.details["estimates"].get("atom at L = +∞", 0) > 0 or replay["mismatches"] > 0
         assert forward.verdict != "pass"
-    twin = pdp_audit.audit_pair(RareLeak(5.0, 0.0), 1.0, 1e-6)
+    twin = pdp_audit.audit_pair(RareLeak(5.0, 0.0), 1.0, 1e-6, trials=pdp_audit.PairBudget(law="ideal"))
     assert twin.verdict == "pass"
 
 

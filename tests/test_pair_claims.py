@@ -44,34 +44,43 @@ def test_a_rare_revealing_branch_fails_whatever_the_view_says():
     sigma = g.analytic_sigma(*CLAIM)
     p = 1e-3
     assert p + (1 - p) * g.analytic_delta(CLAIM[0], sigma) > 100 * CLAIM[1]  # the true δ
-    whole = pdp_audit.PairBudget(100_000, early_stop=False)  # the estimates' power on the whole budget in one pass
-    run = pdp_audit.audit_pair(RareLeak(sigma, p), *CLAIM, trials=whole, law="ideal")
+    whole = pdp_audit.PairBudget(
+        100_000, early_stop=False, law="ideal"
+    )  # the estimates' power on the whole budget in one pass
+    run = pdp_audit.audit_pair(RareLeak(sigma, p), *CLAIM, trials=whole)
     assert _verdicts(run)["dp-forward"] == "fail" and run.verdict == "fail"
-    twin = pdp_audit.audit_pair(RareLeak(g.analytic_sigma(CLAIM[0], 1e-6), 0.0), *CLAIM, law="ideal")
+    twin = pdp_audit.audit_pair(
+        RareLeak(g.analytic_sigma(CLAIM[0], 1e-6), 0.0), *CLAIM, trials=pdp_audit.PairBudget(law="ideal")
+    )
     assert twin.verdict == "pass", _verdicts(twin)
 
 
 @pytest.mark.parametrize("factor", [0.95, 0.97])
 def test_a_view_narrower_than_the_sampler_fails(factor):
     sigma = optimize.brentq(lambda s: g.analytic_delta(CLAIM[0], s) - 1.3 * CLAIM[1], 0.5, 20)  # true δ 1.3× claim
-    run = pdp_audit.audit_pair(GaussianWithView(sigma, factor), *CLAIM, law="ideal")
+    run = pdp_audit.audit_pair(GaussianWithView(sigma, factor), *CLAIM, trials=pdp_audit.PairBudget(law="ideal"))
     assert _verdicts(run)["noise-view"] == "fail" and run.verdict == "fail"
 
 
 def test_a_correct_view_passes():
-    run = pdp_audit.audit_pair(GaussianWithView(g.analytic_sigma(CLAIM[0], 1e-6)), *CLAIM, law="ideal")
+    run = pdp_audit.audit_pair(
+        GaussianWithView(g.analytic_sigma(CLAIM[0], 1e-6)), *CLAIM, trials=pdp_audit.PairBudget(law="ideal")
+    )
     assert run.verdict == "pass", _verdicts(run)
 
 
 def test_releasing_the_input_fails_at_a_large_epsilon():
     scale = 1e-3  # δ(20) = 1 − e^{(20 − 1000)/2}: a total leak
     assert lap.laplace_delta(20.0, scale, 1.0) > 0.99
-    run = pdp_audit.audit_pair(Laplace(scale), 20.0, 1e-5, law="ideal")
+    run = pdp_audit.audit_pair(Laplace(scale), 20.0, 1e-5, trials=pdp_audit.PairBudget(law="ideal"))
     assert _verdicts(run)["dp-forward"] == "fail"
     # (4, 0)-DP passes; a loss near 20 would not without a noise view: where e^{−L} < 1/n the draws cannot bound the
     # loss's scale from above (pdp_audit.verify.estimators.loss_scale_band), and the claim would rest on the loss alone
-    assert pdp_audit.audit_pair(Laplace(1 / 4), 20.0, 1e-3, law="ideal").verdict == "pass"
-    assert pdp_audit.audit_pair(Laplace(1.15 / 20), 20.0, 1e-3, law="ideal").verdict == "inconclusive"
+    assert pdp_audit.audit_pair(Laplace(1 / 4), 20.0, 1e-3, trials=pdp_audit.PairBudget(law="ideal")).verdict == "pass"
+    assert (
+        pdp_audit.audit_pair(Laplace(1.15 / 20), 20.0, 1e-3, trials=pdp_audit.PairBudget(law="ideal")).verdict
+        == "inconclusive"
+    )
 
 
 def test_the_zoo_pairs_break_their_claims_exactly():
@@ -126,14 +135,14 @@ def test_draws_impossible_in_the_other_world_refute_a_claim_by_their_count_alone
     geometric-count-reveals-input), claimed (1, 1e-6), default budget 1e5, seed 0: about 100 draws with L = +∞
     refute δ = 1e-6 by their count alone (exact binomial p-value < 1e-200, at α/6 of the check's α); the twin
     without the debug path passes (its bounded-loss proof)."""
-    whole = pdp_audit.PairBudget(100_000, early_stop=False)  # the count of the whole budget in one pass
-    run = pdp_audit.audit_pair(zoo.RevealingCount(1.0, zoo.REVEALING_P), 1.0, 1e-6, trials=whole, seed=0, law="ideal")
+    whole = pdp_audit.PairBudget(100_000, early_stop=False, law="ideal")  # the count of the whole budget in one pass
+    run = pdp_audit.audit_pair(zoo.RevealingCount(1.0, zoo.REVEALING_P), 1.0, 1e-6, trials=whole, seed=0)
     for check in (c for c in run.checks if c.id in ("dp-forward", "dp-reverse")):
         atom = check.details["atom"]
         assert check.verdict == "fail" and 50 < atom["count"] < 200 and atom["split"] == 6
         assert atom["pvalue"] < 1e-200 and check.ci[0] > 100 * 1e-6
         assert "The atom at L = +∞ alone" in check.note and "α/6 of the check's α" in check.note
-    twin = pdp_audit.audit_pair(zoo.RevealingCount(1.0), 1.0, 1e-6, seed=0, law="ideal")
+    twin = pdp_audit.audit_pair(zoo.RevealingCount(1.0), 1.0, 1e-6, seed=0, trials=pdp_audit.PairBudget(law="ideal"))
     assert twin.verdict == "pass", _verdicts(twin)
     assert all("atom" not in c.details for c in twin.checks if c.id.startswith("dp-"))
 
@@ -142,19 +151,28 @@ def test_a_heavy_tailed_violation_is_decided_at_the_default_budget():
     s_broken = optimize.brentq(lambda s: _t_delta(1.0, s) - 2.3e-3, 0.3, 50)
     # correct with the margin the loss-scale band needs at 1e5 (δ(1/1.2) = 0.3e-3 ⇒ δ(1) ≤ 0.3e-3 for a loss 1.2× off)
     s_correct = optimize.brentq(lambda s: _t_delta(1.0 / 1.2, s) - 0.3e-3, 0.3, 50)
-    assert _verdicts(pdp_audit.audit_pair(StudentT(s_broken), 1.0, 1e-3, law="ideal"))["dp-forward"] == "fail"
-    assert pdp_audit.audit_pair(StudentT(s_correct), 1.0, 1e-3, law="ideal").verdict == "pass"
+    assert (
+        _verdicts(pdp_audit.audit_pair(StudentT(s_broken), 1.0, 1e-3, trials=pdp_audit.PairBudget(law="ideal")))[
+            "dp-forward"
+        ]
+        == "fail"
+    )
+    assert (
+        pdp_audit.audit_pair(StudentT(s_correct), 1.0, 1e-3, trials=pdp_audit.PairBudget(law="ideal")).verdict == "pass"
+    )
 
 
 def test_pure_claims_are_accepted_and_decided():
     """Without a noise view a pure claim cannot pass (it did, "when nothing contradicted it"): the correct Laplace is
     inconclusive and names what its draws certify -- its loss has an atom at ε and the loss-scale band (about ±8% at
     1e5) bounds δ(1) by that of a loss 1.08× larger, not 0; the broken one fails."""
-    correct = pdp_audit.audit_pair(Laplace(1.0), 1.0, 0.0, law="ideal")
+    correct = pdp_audit.audit_pair(Laplace(1.0), 1.0, 0.0, trials=pdp_audit.PairBudget(law="ideal"))
     assert correct.verdict == "inconclusive"
     forward = next(c for c in correct.checks if c.id == "dp-forward")
     assert "cannot be shown by sampling" in forward.note and 1e-3 < forward.ci[1] < 0.05
-    broken = pdp_audit.audit_pair(Laplace(1.0), 0.9, 0.0, law="ideal")  # true δ(0.9) = 1 − e^{−0.05}
+    broken = pdp_audit.audit_pair(
+        Laplace(1.0), 0.9, 0.0, trials=pdp_audit.PairBudget(law="ideal")
+    )  # true δ(0.9) = 1 − e^{−0.05}
     assert _verdicts(broken)["dp-forward"] == "fail"
 
 
@@ -194,7 +212,7 @@ def test_the_reverse_checks_roc_tests_d_prime_against_d():
     assert "D' called D'" in roc.ylabel and "D called D'" in roc.xlabel and "D' against D" in roc.curve_label
     reverse = likelihood_ratio_attack(-heads["D'"], -heads["D"], 1e-5, 1e-3).roc
     assert np.isin(roc.tpr, reverse.tpr).all() and np.isin(roc.fpr, reverse.fpr).all()
-    run = pdp_audit.audit_pair(GaussianWithView(4.0), 1.0, 1e-2, trials=20_000, law="ideal")
+    run = pdp_audit.audit_pair(GaussianWithView(4.0), 1.0, 1e-2, trials=pdp_audit.PairBudget(20_000, law="ideal"))
     figure = next(c for c in run.checks if c.id == "dp-reverse").figure
     assert "D' called D'" in figure.ylabel
 

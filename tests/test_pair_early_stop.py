@@ -151,10 +151,14 @@ def test_a_clipped_loss_the_fixed_pass_refutes_is_refuted_by_default_and_passed_
 
     sigma = analytic_sigma(2.5, 1e-2)
     assert analytic_delta(2.5, sigma) > 5.9e-3
-    run = pdp_audit.audit_pair(Shift(sigma, clip=2.0), 2.5, 1e-3, trials=100_000, seed=0)
+    run = pdp_audit.audit_pair(
+        Shift(sigma, clip=2.0), 2.5, 1e-3, trials=pdp_audit.PairBudget(100_000, law="ideal"), seed=0
+    )
     assert run.verdict == "fail" and {c.id: c.verdict for c in run.checks}["loss-consistency"] == "fail"
     monkeypatch.setattr(sequential, "GATE_MARGIN", -100.0)
-    run = pdp_audit.audit_pair(Shift(sigma, clip=2.0), 2.5, 1e-3, trials=100_000, seed=0)
+    run = pdp_audit.audit_pair(
+        Shift(sigma, clip=2.0), 2.5, 1e-3, trials=pdp_audit.PairBudget(100_000, law="ideal"), seed=0
+    )
     assert run.verdict == "pass" and run.checks[0].details["early_stop"]["drawn_per_world"] == 25_000
 
 
@@ -205,16 +209,16 @@ def test_a_certificates_individuals_never_turn_a_stopped_pass_inconclusive(tmp_p
     level, a pass stops only where the certificate's verdict is the one it stopped on."""
     from tests.test_certify_own import certify, project
 
-    code, document = certify(
-        project(tmp_path, module=INDIVIDUALS, parameters="factor = 1.007\nindividuals = 4", delta="1e-5")
-    )
+    toml = project(tmp_path, module=INDIVIDUALS, parameters="factor = 1.007\nindividuals = 4", delta="1e-5")
+    toml.write_text(toml.read_text(encoding="utf-8") + 'law = "ideal"\n', encoding="utf-8")  # [audit]: a float Gaussian
+    code, document = certify(toml)
     stopped = {c["details"]["early_stop"]["stopped"] for c in document["checks"]}
     assert len(document["checks"]) == 20 and stopped <= {"passed", "budget"}, stopped
     assert code == 0 and {c["verdict"] for c in document["checks"]} == {"pass"}
 
 
 def _audit(pair, claim: tuple, stop, trials: int = 100_000, seed: int = 0):
-    evidence = validated_dp_checks(pair, *claim, trials, seed, False, drawing=MainPass(stop=stop))
+    evidence = validated_dp_checks(pair, *claim, trials, seed, False, drawing=MainPass(stop=stop, law="ideal"))
     return finalize(evidence, 1e-6)
 
 
@@ -262,16 +266,20 @@ def test_early_stopping_is_the_default_and_the_fixed_pass_is_asked_for():
     assert sequential.Stopping.of(1e-6, True, None) == sequential.Stopping(1e-6)
     assert "early_stop" not in _audit(gaussian(1.0), (1.0, 1e-3), None, trials=5_000)[-1].details
     assert pdp_audit.PairBudget().early_stop is True
-    run = pdp_audit.audit_pair(gaussian(1.0), 1.0, 1e-3, trials=5_000)
+    run = pdp_audit.audit_pair(gaussian(1.0), 1.0, 1e-3, trials=pdp_audit.PairBudget(5_000, law="ideal"))
     assert run.parameters["early_stop"] is True and run.checks[-1].details["early_stop"]["stopped"] == "failed"
-    fixed = pdp_audit.audit_pair(gaussian(1.0), 1.0, 1e-3, trials=pdp_audit.PairBudget(5_000, early_stop=False))
+    fixed = pdp_audit.audit_pair(
+        gaussian(1.0), 1.0, 1e-3, trials=pdp_audit.PairBudget(5_000, early_stop=False, law="ideal")
+    )
     assert "early_stop" not in fixed.parameters and "early_stop" not in fixed.checks[-1].details
     assert fixed.checks[0].details["draws_per_world"] == 5_000  # the whole budget, as before the default changed
 
 
 # --- reached from the API, a deployment file and a sweep's keys: one config (audits/pair/config.py) ---------------
 def test_audit_pair_takes_a_pair_budget_and_records_the_draws_it_used():
-    run = pdp_audit.audit_pair(gaussian(2 * 3.731), 1.0, 1e-5, trials=pdp_audit.PairBudget(early_stop=True))
+    run = pdp_audit.audit_pair(
+        gaussian(2 * 3.731), 1.0, 1e-5, trials=pdp_audit.PairBudget(early_stop=True, law="ideal")
+    )
     assert run.verdict == "pass" and run.parameters["early_stop"] is True and run.parameters["trials"] == 100_000
     record = run.checks[-1].details["early_stop"]
     assert record["stopped"] == "passed" and record["drawn_per_world"] < 100_000
@@ -282,15 +290,17 @@ def test_a_pair_budget_without_stopping_is_the_fixed_pass_byte_for_byte():
     as the run decides them (no record of looks), byte for byte; and a bare ``trials`` is the default budget's."""
     from pdp_audit.reports.records import Run
 
-    fixed = pdp_audit.PairBudget(5_000, workers=1, early_stop=False)
+    fixed = pdp_audit.PairBudget(5_000, workers=1, early_stop=False, law="ideal")
     budget = pdp_audit.audit_pair(gaussian(1.0), 1.0, 1e-3, trials=fixed, seed=2)
     checks = _audit(gaussian(1.0), (1.0, 1e-3), None, trials=5_000, seed=2)
     assert [(c.id, c.verdict, c.estimate, c.ci, c.pvalue, c.details) for c in budget.checks] == [
         (c.id, c.verdict, c.estimate, c.ci, c.pvalue, c.details) for c in checks
     ]
     assert isinstance(budget, Run) and "early_stop" not in budget.parameters
-    plain = pdp_audit.audit_pair(gaussian(1.0), 1.0, 1e-3, trials=5_000, seed=2)
-    default = pdp_audit.audit_pair(gaussian(1.0), 1.0, 1e-3, trials=pdp_audit.PairBudget(5_000, workers=1), seed=2)
+    plain = pdp_audit.audit_pair(gaussian(1.0), 1.0, 1e-3, trials=pdp_audit.PairBudget(5_000, law="ideal"), seed=2)
+    default = pdp_audit.audit_pair(
+        gaussian(1.0), 1.0, 1e-3, trials=pdp_audit.PairBudget(5_000, workers=1, law="ideal"), seed=2
+    )
     assert json_report(plain) == json_report(default)
 
 
@@ -315,10 +325,11 @@ def test_a_deployment_states_early_stop_and_time_limit_in_its_audit_table(tmp_pa
 
     assert {"early_stop", "time_limit", "workers"} <= set(OWN_OPTIONS)
     toml = tmp_path / "deploy.toml"
-    text = 'mechanism = "mymod:make"\n[claim]\nepsilon = 1.0\ndelta = 1e-5\n[audit]\nearly_stop = true\ntime_limit = '
+    text = 'mechanism = "mymod:make"\n[claim]\nepsilon = 1.0\ndelta = 1e-5\n[audit]\nlaw = "ideal"\n'
+    text += "early_stop = true\ntime_limit = "
     toml.write_text(text + "60\n", encoding="utf-8")
     budget = own_budget(load_deployment(str(toml)))
-    assert budget.early_stop is True and budget.time_limit == 60.0
+    assert budget.early_stop is True and budget.time_limit == 60.0 and budget.law == "ideal"
     toml.write_text(text + "-1\n", encoding="utf-8")
     with pytest.raises(pdp_audit.InputError, match="audit.time_limit must be a finite number > 0"):
         own_budget(load_deployment(str(toml)))
@@ -337,6 +348,7 @@ def test_certify_early_stop_and_time_limit_set_the_deployments_audit_table(tmp_p
         "alpha": 1e-6,
         "early_stop": True,
         "time_limit": 600.0,
+        "law": "as-implemented",  # integer counts plus Laplace noise: no float porosity seen at this budget
     }
     record = document["checks"][-1]["details"]["early_stop"]
     assert record["stopped"] == "passed" and record["drawn_per_world"] < 20_000
@@ -369,7 +381,7 @@ def test_the_zoo_with_early_stop_still_catches_and_records_the_draws(tmp_path, c
 def test_a_stopped_pass_is_the_same_on_one_and_two_workers():
     runs = [
         pdp_audit.audit_pair(
-            gaussian(2 * 3.731), 1.0, 1e-5, trials=pdp_audit.PairBudget(30_000, workers=w, early_stop=True)
+            gaussian(2 * 3.731), 1.0, 1e-5, trials=pdp_audit.PairBudget(30_000, workers=w, early_stop=True, law="ideal")
         )
         for w in (1, 2)
     ]
@@ -385,12 +397,14 @@ from pdp_audit.mechanisms.gaussian import GaussianPair, analytic_sigma
 
 @pytest.mark.audit
 def test_correct(privacy_audit):
-    privacy_audit.assert_dp(GaussianPair(np.zeros(1), np.ones(1), 2 * analytic_sigma(1.0, 1e-5)), 1.0, 1e-5)
+    pair = GaussianPair(np.zeros(1), np.ones(1), 2 * analytic_sigma(1.0, 1e-5))
+    privacy_audit.assert_dp(pair, 1.0, 1e-5, law="ideal")
 
 
 @pytest.mark.audit
 def test_broken(privacy_audit):
-    privacy_audit.assert_dp(GaussianPair(np.zeros(1), np.ones(1), analytic_sigma(1.0, 1e-5) / 5), 1.0, 1e-5)
+    pair = GaussianPair(np.zeros(1), np.ones(1), analytic_sigma(1.0, 1e-5) / 5)
+    privacy_audit.assert_dp(pair, 1.0, 1e-5, law="ideal")
 """
 
 

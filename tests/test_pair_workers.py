@@ -41,12 +41,13 @@ def local_pair():
 
 
 def named(pair, **budget):
-    """``audit_pair(pair, 1.0, 1e-3)`` with its workers named, as a deployment's ``[audit] workers`` names them."""
+    """``audit_pair(pair, 1.0, 1e-3)`` with its workers named, as a deployment's ``[audit] workers`` names them (the
+    ideal law: the float Laplace pair here is porous as implemented)."""
     from pdp_audit.audits.pair.audit import run_pair
     from pdp_audit.audits.pair.config import PairAuditConfig
     from pdp_audit.verify.core.config import build
 
-    values = {"epsilon": 1.0, "delta": 1e-3, "seed": 0, "alpha": 1e-6, **budget}
+    values = {"epsilon": 1.0, "delta": 1e-3, "seed": 0, "alpha": 1e-6, "law": "ideal", **budget}
     return run_pair(build(PairAuditConfig, values, extra={"target": pair}))
 
 
@@ -114,7 +115,9 @@ def test_a_slow_pair_that_does_not_pickle_runs_in_one_process_and_says_why(four_
     costing(monkeypatch, 2 * user_audits.PARALLEL_FROM_S)
     chosen = pair_workers(GuardedPair(local_pair(), "Local"), None)
     assert chosen.workers == 1 and "does not pickle (AttributeError)" in chosen.why
-    run = pdp_audit.audit_pair(local_pair(), 1.0, 1e-3, trials=2_000)  # still audited, serially
+    run = pdp_audit.audit_pair(
+        local_pair(), 1.0, 1e-3, trials=pdp_audit.PairBudget(2_000, law="ideal")
+    )  # still audited, serially
     assert run.verdict in ("pass", "inconclusive") and passes == [1]
 
 
@@ -127,9 +130,9 @@ def test_named_workers_with_a_pair_that_does_not_pickle_are_one_line():
 
 def test_audit_pair_draws_a_slow_pair_on_the_cores_it_chose(four_cores, monkeypatch, passes):
     costing(monkeypatch, 2 * user_audits.PARALLEL_FROM_S)
-    pdp_audit.audit_pair(Laplace(), 1.0, 1e-3, trials=2_000)
+    pdp_audit.audit_pair(Laplace(), 1.0, 1e-3, trials=pdp_audit.PairBudget(2_000, law="ideal"))
     costing(monkeypatch, user_audits.PARALLEL_FROM_S / 2)
-    pdp_audit.audit_pair(Laplace(), 1.0, 1e-3, trials=2_000)
+    pdp_audit.audit_pair(Laplace(), 1.0, 1e-3, trials=pdp_audit.PairBudget(2_000, law="ideal"))
     named(Laplace(), trials=2_000, workers=2)
     assert passes == [4, 1, 2]
 
@@ -141,7 +144,7 @@ def test_the_result_is_byte_identical_on_one_and_two_workers():
     assert json.loads(runs[0])["verdict"] == "pass"
 
 
-USER_MODULE = '''
+USER_MODULE = """
 import numpy as np
 
 class Laplace:
@@ -156,12 +159,13 @@ class Laplace:
 
 def make():
     return Laplace()
-'''
+"""
 
 
 def deployment(folder: Path) -> dict:
     (folder / "slowmod.py").write_text(USER_MODULE, encoding="utf-8")
-    return {"mechanism": "slowmod:make", "claim": {"epsilon": 1.0, "delta": 1e-3}, "audit": {"trials": 70_000}}
+    audit = {"trials": 70_000, "law": "ideal"}  # a float Laplace, certified as its real-valued law
+    return {"mechanism": "slowmod:make", "claim": {"epsilon": 1.0, "delta": 1e-3}, "audit": audit}
 
 
 def test_certify_states_the_workers_it_chose_and_its_certificate_does_not_depend_on_them(

@@ -150,7 +150,7 @@ def test_a_sequential_pass_shows_one_bar_to_its_cap_and_its_numbers_do_not_chang
     from pdp_audit.verify.mutants import gaussian
 
     def audit(shown: bool):
-        drawing = MainPass(shown, stop=sequential.Stopping(1e-6))
+        drawing = MainPass(shown, stop=sequential.Stopping(1e-6), law="ideal")
         return validated_dp_checks(gaussian(1.0), 1.0, 1e-3, 100_000, 0, False, drawing=drawing)  # fails at once
 
     terminal = Terminal()

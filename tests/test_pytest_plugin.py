@@ -30,18 +30,19 @@ SIGMA = analytic_sigma(1.0, 1e-5)
 @pytest.mark.audit
 def test_correct(privacy_audit):
     # calibrated to δ = 1e-6 and claimed at 1e-5: the interval alone confirms the claim
-    privacy_audit.assert_dp(GaussianPair(np.zeros(2), np.array([1.0, 0.0]), analytic_sigma(1.0, 1e-6)), 1.0, 1e-5)
+    pair = GaussianPair(np.zeros(2), np.array([1.0, 0.0]), analytic_sigma(1.0, 1e-6))
+    privacy_audit.assert_dp(pair, 1.0, 1e-5, law="ideal")
 
 
 @pytest.mark.audit
 def test_broken(privacy_audit):
-    privacy_audit.assert_dp(GaussianPair(np.zeros(2), np.array([1.0, 0.0]), SIGMA / 5), 1.0, 1e-5)
+    privacy_audit.assert_dp(GaussianPair(np.zeros(2), np.array([1.0, 0.0]), SIGMA / 5), 1.0, 1e-5, law="ideal")
 
 
 @pytest.mark.audit
 def test_tight_without_closed_form(privacy_audit):
     sigma = analytic_sigma(1.0, 1e-2)
-    privacy_audit.assert_pdp(GaussianPair(np.zeros(1), np.ones(1), sigma), 1.0, 1e-2)
+    privacy_audit.assert_pdp(GaussianPair(np.zeros(1), np.ones(1), sigma), 1.0, 1e-2, law="ideal")
 
 
 @pytest.mark.audit
@@ -62,7 +63,10 @@ def assert_counts(result, passed=2, failed=1, undecided=1):
     """pytest's closing line: the inconclusive assertion counted as undecided, never as a skip."""
     outcomes = result.parseoutcomes()
     assert (outcomes.get("passed", 0), outcomes.get("failed", 0), outcomes.get("undecided", 0)) == (
-        passed, failed, undecided), outcomes
+        passed,
+        failed,
+        undecided,
+    ), outcomes
     assert "skipped" not in outcomes, outcomes
 
 
@@ -93,8 +97,11 @@ def test_broken_mechanism_fails_with_a_readable_message_and_the_report_is_writte
     )
     assert "Traceback" not in result.stdout.str()
     result.stdout.fnmatch_lines(
-        ["*4 assertions: 2 pass, 1 inconclusive, 1 fail*", "*INCONCLUSIVE*test_tight_without_closed_form*",
-         "*= 1 failed, 2 passed, 1 undecided in *"]
+        [
+            "*4 assertions: 2 pass, 1 inconclusive, 1 fail*",
+            "*INCONCLUSIVE*test_tight_without_closed_form*",
+            "*= 1 failed, 2 passed, 1 undecided in *",
+        ]
     )
     doc = report(user_suite.path / "audit.pdf")
     pdf = (user_suite.path / "audit.pdf").read_bytes()
@@ -246,7 +253,7 @@ class UserPair:
 def _outcome(pair, epsilon=1.0, delta=1e-5, early_stop=True, **kw):
     """("fail" | "skip" | "pass", message) of assert_dp on ``pair`` (``early_stop`` False: --audit-no-early-stop)."""
     try:
-        outcome = _audit(early_stop=early_stop).assert_dp(pair, epsilon, delta, **kw)
+        outcome = _audit(early_stop=early_stop).assert_dp(pair, epsilon, delta, **{"law": "ideal", **kw})
     except pytest.fail.Exception as err:
         return "fail", str(err)
     except pytest.skip.Exception as err:
@@ -306,7 +313,7 @@ def test_a_supplied_closed_form_is_a_claim_not_evidence():
 
     pair = GaussianPair(np.zeros(1), np.ones(1), _sigma(1.0, 3e-5))
     try:
-        _audit().assert_pdp(pair, 1.0, 1e-6, exact_delta=1e-7)
+        _audit().assert_pdp(pair, 1.0, 1e-6, exact_delta=1e-7, law="ideal")
     except pytest.fail.Exception as err:
         assert "[closed-form] FAIL" in str(err) or "[pdp-forward] FAIL" in str(err), str(err)
     else:
@@ -315,7 +322,7 @@ def test_a_supplied_closed_form_is_a_claim_not_evidence():
     exact = analytic_delta(1.0, _sigma(1.0, 1e-2))
     tight = GaussianPair(np.zeros(1), np.ones(1), _sigma(1.0, 1e-2))
     with pytest.raises(pytest.skip.Exception, match="inconclusive"):
-        _audit(trials=20_000).assert_pdp(tight, 1.0, 1e-2, exact_delta=exact)
+        _audit(trials=20_000).assert_pdp(tight, 1.0, 1e-2, exact_delta=exact, law="ideal")
 
 
 def test_inconclusive_is_a_skip_and_strict_makes_it_a_failure():
@@ -323,16 +330,16 @@ def test_inconclusive_is_a_skip_and_strict_makes_it_a_failure():
 
     tight = GaussianPair(np.zeros(1), np.ones(1), _sigma(1.0, 1e-2))
     with pytest.raises(pytest.skip.Exception, match="--audit-strict"):
-        _audit(trials=20_000).assert_pdp(tight, 1.0, 1e-2)
+        _audit(trials=20_000).assert_pdp(tight, 1.0, 1e-2, law="ideal")
     with pytest.raises(pytest.fail.Exception, match="--audit-strict: inconclusive counts as failure"):
-        _audit(trials=20_000, strict=True).assert_pdp(tight, 1.0, 1e-2)
+        _audit(trials=20_000, strict=True).assert_pdp(tight, 1.0, 1e-2, law="ideal")
 
 
 def test_trials_above_the_cap_are_refused_before_sampling():
     from pdp_audit.mechanisms.gaussian import GaussianPair
 
     with pytest.raises(ValueError, match=r"trials must be a whole number in \[100, 1e8\]"):
-        _audit().assert_dp(GaussianPair(np.zeros(1), np.ones(1), 1.0), 1.0, 1e-5, trials=10**13)
+        _audit().assert_dp(GaussianPair(np.zeros(1), np.ones(1), 1.0), 1.0, 1e-5, trials=10**13, law="ideal")
 
 
 def test_run_refuses_a_check_its_audit_does_not_have_before_running_it():

@@ -129,7 +129,7 @@ def _protocol_note(run) -> str:
 def test_a_pair_that_ignores_its_rng_is_a_pair_protocol_failure(pair, needle):
     """On main every one of these passed: the same claim, and a correct σ, with numbers that depend on the run
     (global state) or with 65,536 distinct draws counted as many times as asked (reseeding)."""
-    run = pdp_audit.audit_pair(pair, epsilon=1.0, delta=1e-3, trials=20_000, law="ideal")
+    run = pdp_audit.audit_pair(pair, epsilon=1.0, delta=1e-3, trials=pdp_audit.PairBudget(20_000, law="ideal"))
     assert needle in _protocol_note(run), _protocol_note(run)
     assert not [c for c in run.checks if c.id.startswith("dp-")]  # nothing was sampled to decide the claim
 
@@ -152,9 +152,13 @@ def test_correct_discrete_and_nearly_deterministic_pairs_never_trip_the_probe(pa
 def test_a_deterministic_release_is_left_to_the_dp_checks():
     """A release without noise is iid draws of a point mass: sampling it is valid, and the DP checks decide --
     (0, 0)-DP when it does not depend on the individual, δ(ε) = 1 when it does."""
-    same = pdp_audit.audit_pair(Deterministic(0.5, 0.5), epsilon=1.0, delta=1e-3, trials=20_000, law="ideal")
+    same = pdp_audit.audit_pair(
+        Deterministic(0.5, 0.5), epsilon=1.0, delta=1e-3, trials=pdp_audit.PairBudget(20_000, law="ideal")
+    )
     assert same.verdict == "pass", pdp_audit.describe(same)
-    leaks = pdp_audit.audit_pair(Deterministic(0.0, 1.0), epsilon=1.0, delta=1e-3, trials=20_000, law="ideal")
+    leaks = pdp_audit.audit_pair(
+        Deterministic(0.0, 1.0), epsilon=1.0, delta=1e-3, trials=pdp_audit.PairBudget(20_000, law="ideal")
+    )
     failing = {c.id for c in leaks.checks if c.verdict == "fail"}
     assert leaks.verdict == "fail" and {"dp-forward", "dp-reverse"} <= failing and "pair-protocol" not in failing
 
@@ -172,14 +176,17 @@ def test_the_probe_is_cheap_and_runs_before_the_main_draws():
             calls.append(size)
             return super().sample(world, size, rng)
 
-    pdp_audit.audit_pair(Counting(), epsilon=1.0, delta=1e-3, trials=1_000, law="ideal")
+    pdp_audit.audit_pair(Counting(), epsilon=1.0, delta=1e-3, trials=pdp_audit.PairBudget(1_000, law="ideal"))
     probe = 2 * (1 + rd.PROBE_STATES)  # per world: seed 0 twice, then seven more generator states
     assert calls[:probe] == [rd.PROBE_SIZE] * probe
 
 
 def test_the_same_seed_gives_the_same_run_and_another_seed_another():
-    first, again = (pdp_audit.audit_pair(Gaussian(), 1.0, 1e-3, trials=5_000, seed=3, law="ideal") for _ in range(2))
-    other = pdp_audit.audit_pair(Gaussian(), 1.0, 1e-3, trials=5_000, seed=4, law="ideal")
+    first, again = (
+        pdp_audit.audit_pair(Gaussian(), 1.0, 1e-3, trials=pdp_audit.PairBudget(5_000, law="ideal"), seed=3)
+        for _ in range(2)
+    )
+    other = pdp_audit.audit_pair(Gaussian(), 1.0, 1e-3, trials=pdp_audit.PairBudget(5_000, law="ideal"), seed=4)
     assert [c.estimate for c in first.checks] == [c.estimate for c in again.checks]
     assert [c.estimate for c in first.checks] != [c.estimate for c in other.checks]
 
@@ -208,7 +215,7 @@ def test_shapes_are_checked_by_the_probe_with_the_usual_message():
         def sample(self, world, size, rng):
             return super().sample(world, size, rng)[:, 0]
 
-    run = pdp_audit.audit_pair(Flat(), 1.0, 1e-3, trials=1_000, law="ideal")
+    run = pdp_audit.audit_pair(Flat(), 1.0, 1e-3, trials=pdp_audit.PairBudget(1_000, law="ideal"))
     assert "sample('D', 1000) returned shape (1000,); expected (1000, 1)" in _protocol_note(run)
 
 
@@ -222,7 +229,7 @@ def test_a_sampler_of_its_own_source_is_audited_and_said_not_reproducible(pair):
     """Same seed, different releases: a source of its own (OpenDP's sampler, diffprivlib's default random_state).
     Its draws are independent, so the claim is decided -- and every verdict line says it cannot be rerun."""
     assert rd.check_rng_discipline(pair.sample).startswith("not reproducible: sample('D', 1000) returned different")
-    run = pdp_audit.audit_pair(pair, epsilon=1.0, delta=1e-3, trials=100_000, law="ideal")
+    run = pdp_audit.audit_pair(pair, epsilon=1.0, delta=1e-3, trials=pdp_audit.PairBudget(100_000, law="ideal"))
     assert run.verdict == "pass" and {c.id for c in run.checks} >= {"dp-forward", "dp-reverse"}
     assert all(c.details["reproducible"] is False for c in run.checks)
     first = pdp_audit.describe(run).splitlines()[0]
@@ -232,6 +239,8 @@ def test_a_sampler_of_its_own_source_is_audited_and_said_not_reproducible(pair):
 
 def test_its_broken_twin_fails_on_privacy_not_on_the_protocol():
     """σ = 1 where the claim (1, 1e-3) needs about 3.4: a dp check fails, the exit code is the privacy verdict's."""
-    run = pdp_audit.audit_pair(GlobalNumpy(sigma=1.0), epsilon=1.0, delta=1e-3, trials=20_000, law="ideal")
+    run = pdp_audit.audit_pair(
+        GlobalNumpy(sigma=1.0), epsilon=1.0, delta=1e-3, trials=pdp_audit.PairBudget(20_000, law="ideal")
+    )
     assert run.exit_code == 1 and "pair-protocol" not in {c.id for c in run.checks}
     assert {c.id: c.verdict for c in run.checks}["dp-forward"] == "fail"

@@ -65,9 +65,9 @@ def records():
     # every test of this fixture
     settings = pytest_plugin.Settings(trials=50_000, seed=0, alpha=1e-6, strict=False)
     audit = pytest_plugin.PrivacyAudit(NODE, settings, Session())
-    audit.assert_dp(GaussianPair([0.0], [1.0], analytic_sigma(1.0, 1e-3)), epsilon=1.0, delta=1e-2)
+    audit.assert_dp(GaussianPair([0.0], [1.0], analytic_sigma(1.0, 1e-3)), epsilon=1.0, delta=1e-2, law="ideal")
     with pytest.raises(pytest.fail.Exception):
-        audit.assert_dp(GaussianPair([0.0], [1.0], 0.3), epsilon=1.0, delta=1e-2)
+        audit.assert_dp(GaussianPair([0.0], [1.0], 0.3), epsilon=1.0, delta=1e-2, law="ideal")
     return json.loads(json.dumps(kept))  # as an xdist worker ships them
 
 
@@ -120,7 +120,9 @@ def test_without_a_report_the_plugin_draws_no_figure_and_decides_the_same():
 
         settings = pytest_plugin.Settings(trials=20_000, seed=0, alpha=1e-6, strict=False, figures=figures)
         audit = pytest_plugin.PrivacyAudit(NODE, settings, Session())
-        outcomes.append((audit.assert_dp(GaussianPair([0.0], [1.0], 4.0), epsilon=1.0, delta=1e-2), kept[0]))
+        outcomes.append(
+            (audit.assert_dp(GaussianPair([0.0], [1.0], 4.0), epsilon=1.0, delta=1e-2, law="ideal"), kept[0])
+        )
     (drawn, drawn_record), (bare, bare_record) = outcomes
     assert drawn.message == bare.message and drawn.verdict == bare.verdict == "pass"
     without = [{k: v for k, v in c.items() if k != "figure"} for c in drawn_record["checks"]]

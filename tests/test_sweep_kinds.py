@@ -48,6 +48,7 @@ alpha = 4e-6
 [fixed]
 trials = 2000
 delta = 1e-3
+law = "ideal"
 
 [grid]
 factory = ["sweep_pairs:make", "sweep_pairs:make_leaky"]
@@ -75,7 +76,12 @@ def test_a_sweep_cell_of_a_users_pair_is_audit_pair_at_the_cells_seed(user_folde
         result = spec.kind.cell(dict(p), cell.seed, spec.alpha_per_cell, None)
         pair = getattr(sweep_pairs, p["factory"].partition(":")[2])()
         run = pdp_audit.audit_pair(
-            pair, p["epsilon"], p["delta"], trials=p["trials"], seed=cell.seed, alpha=spec.alpha_per_cell
+            pair,
+            p["epsilon"],
+            p["delta"],
+            trials=pdp_audit.PairBudget(p["trials"], law=p["law"]),  # the cell's law key (the ideal one here)
+            seed=cell.seed,
+            alpha=spec.alpha_per_cell,
         )
         assert result["checks"] == [clean(check_to_dict(c)) for c in run.checks]
         verdicts[p["factory"], p["epsilon"]] = result["verdict"]

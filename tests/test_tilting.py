@@ -115,7 +115,9 @@ def test_a_correct_histogram_at_a_tight_claim_passes_at_the_default_budget(law):
     and 3.0 s on the shared 2-core machine; before, only at the 1e8 cap after ~10 min); the twin with 0.8× the noise
     scale, whose exact δ(1) is far above the claim, fails."""
     start = time.perf_counter()
-    run = pdp_audit.audit_pair(NoisyHistogram(1.0, 1.0, law), 1.0, 1e-6, seed=0, law="ideal")
+    run = pdp_audit.audit_pair(
+        NoisyHistogram(1.0, 1.0, law), 1.0, 1e-6, seed=0, trials=pdp_audit.PairBudget(law="ideal")
+    )
     seconds = time.perf_counter() - start
     assert run.verdict == "pass", pdp_audit.describe(run)
     forward = next(c for c in run.checks if c.id == "dp-forward")
@@ -123,7 +125,7 @@ def test_a_correct_histogram_at_a_tight_claim_passes_at_the_default_budget(law):
     assert seconds < 120
     broken = NoisyHistogram(1.0, 0.8, law)
     assert EXACT[law](1.0, broken.noise_scale) > 0.05
-    run = pdp_audit.audit_pair(broken, 1.0, 1e-6, seed=0, law="ideal")
+    run = pdp_audit.audit_pair(broken, 1.0, 1e-6, seed=0, trials=pdp_audit.PairBudget(law="ideal"))
     assert {c.id: c.verdict for c in run.checks}["dp-forward"] == "fail"
 
 
@@ -150,7 +152,7 @@ def test_a_sampler_narrower_than_its_declared_view_fails(law):
     fails ``noise-view`` at 1e5 (KS and Mood on the losses did not: p = 0.17)."""
     pair = NarrowSampler(0.97, law)
     assert EXACT[law](1.0, 0.97 * pair.noise_scale) > 1e-3
-    run = pdp_audit.audit_pair(pair, 1.0, 1e-6, seed=0, law="ideal")
+    run = pdp_audit.audit_pair(pair, 1.0, 1e-6, seed=0, trials=pdp_audit.PairBudget(law="ideal"))
     verdicts = {c.id: c.verdict for c in run.checks}
     assert verdicts["noise-view"] == "fail" and run.verdict == "fail", pdp_audit.describe(run)
 
@@ -165,7 +167,7 @@ class ScaledLoss(NoisyHistogram):
 def test_a_loss_off_the_l1_form_certifies_nothing():
     tail = tilting.tilted_tail(ScaledLoss(1.0), 0.99, "D||D'", 20_000, seed=1)
     assert tail.escapes > 0 and not tail.certified and tail.upper_bound(ALPHA) == math.inf
-    run = pdp_audit.audit_pair(ScaledLoss(1.0), 1.0, 1e-6, seed=0, law="ideal")
+    run = pdp_audit.audit_pair(ScaledLoss(1.0), 1.0, 1e-6, seed=0, trials=pdp_audit.PairBudget(law="ideal"))
     assert {c.id: c.verdict for c in run.checks}["noise-view"] == "fail"
 
 
@@ -216,13 +218,15 @@ def test_a_budget_hint_names_a_budget_that_decides():
     budget run, and 3× it decides (benchmarks/budget_hints.py measures more cases)."""
     from pdp_audit.mechanisms.mutant_pairs import ShiftedLaplace
 
-    run = pdp_audit.audit_pair(ShiftedLaplace(1.5), 1.0, 1e-3, trials=5_000, seed=0, law="ideal")
+    run = pdp_audit.audit_pair(ShiftedLaplace(1.5), 1.0, 1e-3, trials=pdp_audit.PairBudget(5_000, law="ideal"), seed=0)
     assert run.verdict == "inconclusive"
     note = next(c.note for c in run.checks if c.verdict == "inconclusive")
     hint = float(note.split("About ")[1].split(" samples")[0])
     assert hint > 5_000
     assert (
-        pdp_audit.audit_pair(ShiftedLaplace(1.5), 1.0, 1e-3, trials=int(3 * hint), seed=1, law="ideal").verdict
+        pdp_audit.audit_pair(
+            ShiftedLaplace(1.5), 1.0, 1e-3, trials=pdp_audit.PairBudget(int(3 * hint), law="ideal"), seed=1
+        ).verdict
         == "pass"
     )
 
@@ -267,9 +271,9 @@ def test_a_tilt_over_thousands_of_coordinates_keeps_a_useful_bound(d):
 def test_a_wide_pure_laplace_is_proven_at_a_small_budget():
     """The replayed 1000-coordinate view: its L1 form verified on every draw and η ≤ ε to rounding, so (1, 1e-6) passes
     on 1e3 draws (main: inconclusive, the tilt refused); the same view at 1/40 of the scale (η = 40) fails."""
-    run = pdp_audit.audit_pair(WideLaplace(), 1.0, 1e-6, trials=1_000, law="ideal")
+    run = pdp_audit.audit_pair(WideLaplace(), 1.0, 1e-6, trials=pdp_audit.PairBudget(1_000, law="ideal"))
     assert run.verdict == "pass", pdp_audit.describe(run)
-    broken = pdp_audit.audit_pair(WideLaplace(scale=1 / 40), 1.0, 1e-6, trials=1_000, law="ideal")
+    broken = pdp_audit.audit_pair(WideLaplace(scale=1 / 40), 1.0, 1e-6, trials=pdp_audit.PairBudget(1_000, law="ideal"))
     assert broken.verdict == "fail", pdp_audit.describe(broken)
 
 
@@ -300,11 +304,12 @@ def test_a_small_delta_claim_of_many_geometric_counts_is_decided_at_the_default_
     interval [0, 4.6e-4]); the twin with scale 16 (δ(0.9) = 3.5e-5) fails (main: inconclusive)."""
     correct, broken = AllCounts(), AllCounts(scale=16.0)
     assert correct.exact_delta(0.9) < 2e-7 and broken.exact_delta(0.9) > 3e-5
-    run = pdp_audit.audit_pair(correct, 0.9, 1e-6, seed=0, law="ideal")
+    run = pdp_audit.audit_pair(correct, 0.9, 1e-6, seed=0, trials=pdp_audit.PairBudget(law="ideal"))
     assert run.verdict == "pass", pdp_audit.describe(run)
-    assert {c.id: c.verdict for c in pdp_audit.audit_pair(broken, 0.9, 1e-6, seed=0, law="ideal").checks}[
-        "dp-forward"
-    ] == "fail"
+    assert {
+        c.id: c.verdict
+        for c in pdp_audit.audit_pair(broken, 0.9, 1e-6, seed=0, trials=pdp_audit.PairBudget(law="ideal")).checks
+    }["dp-forward"] == "fail"
 
 
 class FlaggedHistogram(NoisyHistogram):
@@ -353,9 +358,11 @@ def test_a_flagged_view_is_proven_pure_and_its_narrow_twin_fails():
     """The flagged Laplace histogram at its own pure ε: (1, 0) certified by the bounded-loss proof through the tilt
     (before the probe: undecided, a hint of 2e10 draws); 0.8× the noise fails; a sampler 3% narrower than its flagged
     view fails noise-view, as without the flag."""
-    run = pdp_audit.audit_pair(FlaggedHistogram(), 1.0, 0.0, trials=20_000, seed=0, law="ideal")
+    run = pdp_audit.audit_pair(FlaggedHistogram(), 1.0, 0.0, trials=pdp_audit.PairBudget(20_000, law="ideal"), seed=0)
     assert run.verdict == "pass", pdp_audit.describe(run)
     forward = next(c for c in run.checks if c.id == "dp-forward")
     assert "bounded-loss proof" in forward.note and forward.ci[1] == 0
-    broken = pdp_audit.audit_pair(FlaggedHistogram(factor=0.8), 1.0, 1e-6, trials=20_000, seed=0, law="ideal")
+    broken = pdp_audit.audit_pair(
+        FlaggedHistogram(factor=0.8), 1.0, 1e-6, trials=pdp_audit.PairBudget(20_000, law="ideal"), seed=0
+    )
     assert {c.id: c.verdict for c in broken.checks}["dp-forward"] == "fail", pdp_audit.describe(broken)

@@ -128,20 +128,20 @@ def test_a_view_the_sampler_departs_from_does_not_replay(name):
 @pytest.mark.parametrize("name", [n for n in BROKEN if n != "global generator"])
 def test_a_tight_claim_on_a_departed_view_is_not_certified(name):
     """Before replay: PASS with δ ≤ ~1e-11 (the tilted bound of the declared law); now sample()'s draws decide."""
-    run = pdp_audit.audit_pair(BROKEN[name], 1.0, 1e-9, trials=TRIALS, seed=0, law="ideal")
+    run = pdp_audit.audit_pair(BROKEN[name], 1.0, 1e-9, trials=pdp_audit.PairBudget(TRIALS, law="ideal"), seed=0)
     assert run.exit_code != 0
     forward = next(c for c in run.checks if c.id == "dp-forward")
     assert "does not replay" in forward.note and forward.ci[1] > 1e-3
 
 
 def test_the_correct_twin_of_a_tight_claim_passes_through_its_view():
-    run = pdp_audit.audit_pair(LaplaceCount(), 1.0, 1e-9, trials=TRIALS, seed=0, law="ideal")
+    run = pdp_audit.audit_pair(LaplaceCount(), 1.0, 1e-9, trials=pdp_audit.PairBudget(TRIALS, law="ideal"), seed=0)
     assert run.exit_code == 0
     assert "Replay: sample() released exactly" in next(c.note for c in run.checks if c.id == "noise-view")
 
 
 def test_a_pure_claim_passes_with_the_bounded_loss_proof_only():
-    run = pdp_audit.audit_pair(LaplaceCount(), 1.0, 0.0, trials=TRIALS, seed=0, law="ideal")
+    run = pdp_audit.audit_pair(LaplaceCount(), 1.0, 0.0, trials=pdp_audit.PairBudget(TRIALS, law="ideal"), seed=0)
     assert run.exit_code == 0
     assert all(c.ci == (0.0, 0.0) for c in run.checks if c.id.startswith("dp-"))
     assert "PASS: (1, 0)-DP certified" in pdp_audit.describe(run).splitlines()[0]
@@ -149,7 +149,7 @@ def test_a_pure_claim_passes_with_the_bounded_loss_proof_only():
 
 def test_a_gaussian_with_its_view_claimed_pure_fails():
     """Its view replays, and importance sampling sees δ(1) ≈ 1e-7 > 0: a pure claim is refuted, not just undecided."""
-    run = pdp_audit.audit_pair(GaussianView(), 1.0, 0.0, trials=TRIALS, seed=0, law="ideal")
+    run = pdp_audit.audit_pair(GaussianView(), 1.0, 0.0, trials=pdp_audit.PairBudget(TRIALS, law="ideal"), seed=0)
     assert run.exit_code == 1 and certified_claim(run.checks) is None
 
 
@@ -160,7 +160,7 @@ def test_a_gaussian_with_its_view_claimed_pure_fails():
 )
 def test_a_pure_claim_without_the_proof_is_never_a_pass(pair):
     """Sampling alone cannot show δ = 0: the run is inconclusive and names the (ε, δ̄) its draws do certify."""
-    run = pdp_audit.audit_pair(pair, 1.0, 0.0, trials=TRIALS, seed=0, law="ideal")
+    run = pdp_audit.audit_pair(pair, 1.0, 0.0, trials=pdp_audit.PairBudget(TRIALS, law="ideal"), seed=0)
     assert run.exit_code == 3
     claim = certified_claim(run.checks)
     assert claim is not None and 0 < claim.delta < 1 and not claim.covers_claim
@@ -172,7 +172,7 @@ def test_a_pure_claim_without_the_proof_is_never_a_pass(pair):
 
 def test_a_pure_claim_above_the_loss_bound_fails():
     """ε below the view's η = 1/b: the proof does not apply and the draws see δ(0.8) ≈ 0.09."""
-    run = pdp_audit.audit_pair(LaplaceCount(), 0.8, 0.0, trials=TRIALS, seed=0, law="ideal")
+    run = pdp_audit.audit_pair(LaplaceCount(), 0.8, 0.0, trials=pdp_audit.PairBudget(TRIALS, law="ideal"), seed=0)
     assert run.exit_code == 1 and certified_claim(run.checks) is None
 
 

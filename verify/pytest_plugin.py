@@ -370,18 +370,17 @@ class PrivacyAudit:
                 pair,
                 epsilon,
                 delta,
-                trials=api.PairBudget(budget, early_stop=self.settings.early_stop),
+                trials=api.PairBudget(
+                    budget, early_stop=self.settings.early_stop, **({} if law is None else {"law": law})
+                ),
                 seed=self._seed(),
                 alpha=self.settings.alpha,
                 per_instance=kind == "pdp",
                 exact_delta=exact_delta,
-                **({} if law is None else {"law": law}),
             )
         epsilon, delta = run.parameters["epsilon"], run.parameters["delta"]
         label = "per-instance DP claim for this (D, z)" if kind == "pdp" else "DP claim"
         header = f"({epsilon:g}, {delta:g}) {label} of {type(pair).__name__}"
-        if run.parameters.get("law") == "ideal":  # the scope, where it is not the program as implemented
-            header += f" ({run.parameters['scope']})"
         return self._decide(kind, header, run, {"epsilon": epsilon, "delta": delta})
 
     def assert_dp_blackbox(

@@ -9,7 +9,7 @@ from typing import Any
 from pdp_audit.audits.pair.config import PairAuditConfig, PairBudget
 from pdp_audit.mechanisms.base import NeighbourPair
 from pdp_audit.reports.records import Run
-from pdp_audit.verify.core.config import LAW_OPTION, LAW_SCOPES, build
+from pdp_audit.verify.core.config import LAW_SCOPES, build
 from pdp_audit.verify.core.float_rules import with_own_float_rules
 from pdp_audit.verify.evidence.user_audits import DEFAULT_ALPHA, DEFAULT_TRIALS, check_protocol, decided, flag
 
@@ -25,7 +25,6 @@ def audit_pair(
     alpha: float = DEFAULT_ALPHA,
     per_instance: bool = False,
     exact_delta: float | None = None,
-    law: str = LAW_OPTION.default,
 ) -> Run:
     """Audit an (ε, δ)-DP claim of a neighbouring pair: δ_{D‖D'}(ε) ≤ δ and δ_{D'‖D}(ε) ≤ δ.
 
@@ -72,17 +71,18 @@ def audit_pair(
         stops once every check is decided at ``alpha`` (``details["early_stop"]`` of each check: the draws used and
         why it stopped); or a :class:`PairBudget` -- the samples with the workers drawing them and when the pass
         stops: ``PairBudget(trials=1e6, early_stop=False)`` draws all 1e6 a world in one pass;
-        ``time_limit=`` stops it after that many seconds with what the draws by then support.
+        ``time_limit=`` stops it after that many seconds with what the draws by then support; and what is
+        certified, ``PairBudget(law="ideal")`` (as a deployment file's [audit] table says it): the default
+        ``"as-implemented"`` audits the floating-point program ``sample`` is, its releases' bits included (v + noise
+        computed in float64 carries v's precision: Mironov, CCS 2012; Haney et al. 2022); ``"ideal"`` the
+        real-valued law the sampler stands for, the float implementation not audited (the run's ``scope`` parameter
+        says which).
       seed: root seed, >= 0; the same seed gives the same numbers.
       alpha: family-wise false-alarm probability of the run, in [1e-50, 1).
       per_instance: state the claim as per-instance DP of the one (D, z) the pair was built from (Wang 2019,
         §2): the checks are ``pdp-forward`` and ``pdp-reverse``.
       exact_delta: a closed form of δ(ε) you believe in.  It is a claim to check (``closed-form`` fails where the
         samples exclude it), never evidence: no DP check passes because of it.
-      law: what is certified -- ``"as-implemented"`` (the default): the floating-point program ``sample`` is, its
-        releases' bits included (v + noise computed in float64 carries v's precision: Mironov, CCS 2012; Haney et
-        al. 2022); ``"ideal"``: the real-valued law the sampler stands for, the float implementation not audited
-        (the run's ``scope`` parameter says which).
 
     Returns:
       The decided :class:`~pdp_audit.reports.records.Run` (``mechanism`` is the pair's class name).
@@ -110,7 +110,7 @@ def audit_pair(
     """
     values: dict[str, Any] = {"epsilon": epsilon, "delta": delta, "seed": seed, "alpha": alpha}
     values.update(dataclasses.asdict(trials) if isinstance(trials, PairBudget) else {"trials": trials})
-    values.update(per_instance=flag("per_instance", per_instance), exact_delta=exact_delta, law=law)
+    values.update(per_instance=flag("per_instance", per_instance), exact_delta=exact_delta)
     return run_pair(build(PairAuditConfig, values, extra={"target": pair}))
 
 

@@ -42,8 +42,8 @@ TIME_LIMIT_OPTION = PAIR_OPTIONS["time_limit"]
 
 @dataclass(frozen=True)
 class PairBudget(AuditConfig):
-    """The budget of ``pdp_audit.audit_pair(..., trials=PairBudget(...))``: checked on construction, one line naming
-    the field and its range.
+    """The budget of ``pdp_audit.audit_pair(..., trials=PairBudget(...))`` -- the options of a deployment's [audit]
+    table beside its seed and level: checked on construction, one line naming the field and its range.
 
     Attributes:
       trials: samples per world, 100 to 1e8; with ``early_stop`` (the default) or ``time_limit`` the maximum.
@@ -56,12 +56,17 @@ class PairBudget(AuditConfig):
         versions before early stopping was the default).
       time_limit: seconds from the start of the audit after which no further look is drawn, > 0 (drawn in looks as
         with ``early_stop``, so the verdicts keep their level), or None: no limit.
+      law: what is certified (a deployment file's ``[audit] law``): ``"as-implemented"`` (the default), the
+        floating-point program ``sample`` is, its releases' bits included; ``"ideal"``, the real-valued law it
+        stands for -- the certificate then reads "certified for the real-valued law; the float implementation was
+        not audited".
     """
 
     trials: int = option(_TRIALS)
     workers: int | None = option(_WORKERS)
     early_stop: bool = option(EARLY_STOP_OPTION)
     time_limit: float | None = option(TIME_LIMIT_OPTION)
+    law: str = option(LAW_OPTION)
 
 
 @dataclass(frozen=True)
