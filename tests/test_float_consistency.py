@@ -97,7 +97,7 @@ def test_float_laplace_fails_as_implemented_naming_the_witness_and_its_two_frequ
     assert witness["P_D"] > 0.1 and witness["P_D'"] == 0.0
     text = pdp_audit.describe(run)
     assert witness["event"] in text and "under D and 0 under D'" in text
-    assert "scope: as implemented" in text
+    assert "(scope: the floating-point program as implemented" in text
 
 
 def test_the_same_pair_passes_under_the_ideal_law_and_says_what_was_not_audited():
