@@ -104,9 +104,18 @@ def pytest_collection(session):
         sys.dont_write_bytecode = saved
 
 
+#: Seconds a slow test (a long statistical audit, ``--run-slow``) may run before pytest-timeout ends it; the default
+#: tests' limit is ``timeout`` in pyproject.toml.
+SLOW_TIMEOUT = 7200
+
+
 def pytest_collection_modifyitems(config, items):
     shard = _shard(config.getoption("--slow-shard"))
     if config.getoption("--run-slow") or os.environ.get("PDP_AUDIT_SLOW"):
+        if config.pluginmanager.hasplugin("timeout"):  # the long audits get their own limit, never none
+            for item in items:
+                if "slow" in item.keywords and item.get_closest_marker("timeout") is None:
+                    item.add_marker(pytest.mark.timeout(SLOW_TIMEOUT))
         if shard is not None:  # the slow tests of other shards are deselected
             index, count = shard
             kept = [i for i in items if "slow" not in i.keywords or zlib.crc32(i.nodeid.encode()) % count == index]
@@ -195,8 +204,8 @@ def _run_json_validator():
     return jsonschema.Draft202012Validator(schema)
 
 
-#: What the process of a user's code (``processes.in_user_process``: certify or blackbox of ``module:factory``) imports
-#: when it runs an audit: the audits, the black-box attack's scikit-learn, pandas for a data file.
+#: What an audit of a user's code imports (certify or blackbox of ``module:factory``, run in this process by the tests
+#: that remove the sandbox, and by the Python API): the audits, the black-box attack's scikit-learn, pandas.
 USER_PROCESS_IMPORTS = (
     "pandas",
     "pdp_audit.verify.cli.certify",
@@ -211,13 +220,9 @@ USER_PROCESS_IMPORTS = (
 
 
 @pytest.fixture(scope="session", autouse=True)
-def _imported_before_a_user_process_forks():
-    """A command run in a test's process forks the user's code into a child (``processes.in_user_process``), and
-    what that child imports dies with it: every certify or blackbox of a ``module:factory`` imported the audits,
-    scikit-learn and pandas again (1 to 2 CPU s of a child's 2 to 3; test_certify_own: 45 CPU s, 26 with these
-    imported once here).  Imported once in each process that runs tests (never in xdist's controller), the children
-    find them in the memory they were forked with.  Importing starts no thread (scikit-learn's OpenMP pool starts at
-    a learner's first fit), so the fork stays as safe as ``in_user_process`` says."""
+def _audit_modules_imported():
+    """The modules of :data:`USER_PROCESS_IMPORTS`, imported once in each process that runs tests (never in xdist's
+    controller), before :func:`_long_lived_objects_frozen` moves them out of the collector's sight."""
     import importlib
 
     for name in USER_PROCESS_IMPORTS:
@@ -225,7 +230,7 @@ def _imported_before_a_user_process_forks():
 
 
 @pytest.fixture(scope="session", autouse=True)
-def _long_lived_objects_frozen(_imported_before_a_user_process_forks):
+def _long_lived_objects_frozen(_audit_modules_imported):
     """The objects of the libraries imported above (and pytest's) moved out of the cyclic garbage collector's sight
     (``gc.freeze``): they live as long as the process, yet each full collection walked all of them again -- 0.18 s a
     collection in a worker (tests/test_certify_own.py and test_mutants.py: 5 full collections, 0.92 s, against 4 and

@@ -24,7 +24,7 @@ from pdp_audit.audits.blackbox.search_check import SearchOptions
 from pdp_audit.reports.json_report import check_to_dict
 from pdp_audit.verify.cli.main import main
 from pdp_audit.verify.core import dask_cluster
-from tests.test_user_process import alive, children_of
+from tests.test_sandbox import alive, children_of
 
 pytest.importorskip("distributed")
 

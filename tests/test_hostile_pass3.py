@@ -188,8 +188,11 @@ def test_releases_too_wide_for_this_machine_are_refused_before_any_draw(tmp_path
     """An ``output_dim`` of 200,000 died of MemoryError (exit 4) in the first probe under a 2 GB limit; here the
     limit is made 100 MB, where a block of 65,536 releases of 2,000 doubles (held four times: 4.2 GB) cannot fit."""
     import pdp_audit.verify.core.processes as processes
+    from pdp_audit.verify import api
 
     monkeypatch.setattr(processes, "physical_memory", lambda: 100_000_000)
+    # the limit is this process's: the certification runs here, not in the sandbox's child
+    monkeypatch.setattr(api, "run_isolated", lambda function, *args, target: function(*args))
     toml = project(tmp_path, parameters="width = 2000")
     assert main(["certify", str(toml), "--report", "none", "--quiet"]) == 2
     err = capsys.readouterr().err
@@ -227,7 +230,7 @@ def test_json_to_a_closed_standard_output_is_refused_before_the_work(tmp_path):
 def test_a_factory_that_closes_standard_output_or_leaves_a_thread_running_is_one_command(tmp_path):
     """``os.close(1)`` in the user's factory: the summary's print raised EBADF, exit 4.  A factory that starts a
     (non-daemon) thread that never ends: the certificate was written, then the command hung forever waiting for the
-    thread at exit.  The factory now runs in a child process (verify/processes.in_user_process), so it closes the
+    thread at exit.  The factory now runs in a child process (verify/core/sandbox.py), so it closes the
     child's descriptor only -- the command's own standard output is intact and its summary is printed -- and the
     thread lives in that child, which ends once it has delivered its result.  One factory does both: each broke the
     command alone (with the factory run in the command's process the command fails either way)."""

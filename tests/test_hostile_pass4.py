@@ -26,7 +26,7 @@ from pdp_audit.audits.blackbox.search import Neighbours
 from pdp_audit.audits.blackbox.search_check import SearchOptions, read_witness
 from pdp_audit.mechanisms.validation import InputError
 from pdp_audit.verify.cli.main import main
-from tests.test_user_process import alive, children_of
+from tests.test_sandbox import alive, children_of
 
 SMALL = SearchOptions(candidates=1, pilot_trials=1000, trials=1000)
 
@@ -367,7 +367,7 @@ BUSY = textwrap.dedent(
 #: The command with no grace for its child: an interrupted child is otherwise killed CHILD_GRACE seconds later, and
 #: a child that waited for its workers' running blocks would pass as merely slow instead of hanging.
 NO_GRACE = (
-    "import sys; from pdp_audit.verify.core import processes; processes.CHILD_GRACE = 3600.0; "
+    "import sys; from pdp_audit.verify.core import sandbox; sandbox.CHILD_GRACE = 3600.0; "
     "from pdp_audit.verify.cli.main import main; sys.exit(main())"
 )
 

@@ -279,17 +279,6 @@ def test_a_float64_column_holds_no_letter_but_an_exponent_or_an_infinity():
         assert value == float(word) or (math.isnan(value) and math.isnan(float(word))), word
 
 
-def test_the_allocator_keeps_freed_memory_where_it_is_glibc():
-    """``certify``'s process keeps the memory pandas frees between a file's pieces (glibc's mallopt): set where the C
-    library is glibc, nothing done elsewhere (no error either way), and setting it again changes nothing."""
-    import platform
-
-    from pdp_audit.verify.core.processes import keep_freed_memory
-
-    glibc = sys.platform.startswith("linux") and platform.libc_ver()[0] == "glibc"
-    assert keep_freed_memory() is glibc and keep_freed_memory() is glibc
-
-
 def test_a_read_failing_midway_leaves_the_file_to_the_text_reader(tmp_path, monkeypatch):
     """An OSError while the pieces are read is not the float reader's to report: the text reader reads the file
     (here it can: the failure was the pieces reader's alone) or names the error in one line; no thread is left."""

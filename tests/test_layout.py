@@ -113,8 +113,8 @@ def _render(tmp_path: Path, command: str) -> str:
     with checking_pages(found), pytest.MonkeyPatch.context() as patch:
         patch.chdir(tmp_path)
         # ``blackbox`` writes its PDF in the child process that runs the user's code, where the pages checked would
-        # be lost with the child: run that work here (as without fork)
-        patch.setattr(blackbox_cli, "in_user_process", lambda work, target: work())
+        # be lost with the child: run that work here
+        patch.setattr(blackbox_cli, "run_isolated", lambda function, *args, target: function(*args))
         try:
             main(shlex.split(command))
         except SystemExit as stop:

@@ -50,7 +50,7 @@ from pdp_audit.verify.core.config import (  # noqa: F401
 from pdp_audit.verify.core.config import options as declared_options  # noqa: F401
 from pdp_audit.verify.core.float_rules import with_own_float_rules
 from pdp_audit.verify.core.outputs import add_reads, check_outputs, read_paths, record_reads, store_inputs  # noqa: F401
-from pdp_audit.verify.core.processes import in_user_process  # noqa: F401
+from pdp_audit.verify.core.sandbox import run_isolated  # noqa: F401
 from pdp_audit.verify.evidence.user_audits import DEFAULT_ALPHA, DEFAULT_TRIALS, check_protocol, flag  # noqa: F401
 
 if TYPE_CHECKING:  # pragma: no cover

@@ -8,7 +8,7 @@ learned on ``--train-trials`` releases per world (default ``--trials``) and ε i
 streamed in blocks over ``--workers`` processes (:mod:`pdp_audit.audits.blackbox.attack`; the numbers do not depend on
 the workers).
 Exit 1 when the claim is refuted, 3 when it is not (a black-box audit never certifies: it cannot exit 0).  The
-import, the factory and the audit run in a child process (:func:`pdp_audit.verify.core.processes.in_user_process`): a
+import, the factory and the audit run in a child process (:func:`pdp_audit.verify.core.sandbox.run_isolated`): a
 target that ends that process itself (``os._exit(0)``, a segfault) is exit 2 and one line naming it.
 """
 
@@ -26,7 +26,7 @@ from pdp_audit.mechanisms.validation import InputError, quoted, shown
 from pdp_audit.reports.files import json_text, print_out
 from pdp_audit.reports.numbers import fmt_level
 from pdp_audit.verify import api
-from pdp_audit.verify.api import COMMAND_LINE, add_option, check_outputs, in_user_process
+from pdp_audit.verify.api import COMMAND_LINE, add_option, check_outputs, run_isolated
 from pdp_audit.verify.cli import blackbox_search
 from pdp_audit.verify.cli.commands import COMMAND_HELP
 
@@ -157,21 +157,12 @@ def command_blackbox(args: argparse.Namespace) -> int:
                          "budget")
     if blackbox_search.wanted(args):  # the whole search in the child: its outcome holds the user's objects
         target = f"target: the code of {shown(args.target)}"
-        return in_user_process(lambda: blackbox_search.command(args, module_file, load_factory), target)
+        return run_isolated(blackbox_search.command, args, module_file, load_factory, target=target)
     check_outputs({"--json": args.json}, {"the module of TARGET": module_file(args.target)})
 
-    def audit():  # the user's code, behind a process boundary: an os._exit(0) in it cannot end this command with 0
-        # the current folder stays importable while the sampler runs (a lazy import of a module beside TARGET's);
-        # this is the child's sys.path, gone with it
-        sys.path.insert(0, os.getcwd())
-        factory = load_factory(args.target)
-        check_outputs({"--json": args.json})  # again: the modules TARGET imported are known now, before the audit
-        # a bar on a terminal only: a user's sampler may take minutes
-        run = api.run_kind("blackbox", replace(config, target=factory), progress=True)
-        check_outputs({"--json": args.json})  # and after the audit: a file the sampler read (in this process) too
-        return run
-
-    run = in_user_process(audit, f"target: the code of {shown(args.target)}")
+    # the user's code in a process of its own (pdp_audit.verify.core.sandbox): an os._exit(0) in it cannot end this
+    # command with 0, and its process ends as Python ends (its open files flushed, its atexit handlers run)
+    run = run_isolated(audited, args, config, target=f"target: the code of {shown(args.target)}")
     args.trials = run.parameters.get("trials", args.trials)  # the default, fitted to the sampler where it was slow
     (check,) = run.checks
     doc = {
@@ -198,6 +189,18 @@ def command_blackbox(args: argparse.Namespace) -> int:
                 tmp.write_text(text, encoding="utf-8")
         print_out(_summary(args, check))
     return run.exit_code
+
+
+def audited(args: argparse.Namespace, config):
+    """The black-box audit of ``args.target`` (its Run), in the sandbox's child: the import, the factory, the audit."""
+    # the current folder stays importable while the sampler runs (a lazy import of a module beside TARGET's)
+    sys.path.insert(0, os.getcwd())
+    factory = load_factory(args.target)
+    check_outputs({"--json": args.json})  # again: the modules TARGET imported are known now, before the audit
+    # a bar on a terminal only: a user's sampler may take minutes
+    run = api.run_kind("blackbox", replace(config, target=factory), progress=True)
+    check_outputs({"--json": args.json})  # and after the audit: a file the sampler read (in this process) too
+    return run
 
 
 def _summary(args: argparse.Namespace, check) -> str:

@@ -31,7 +31,6 @@ from pdp_audit.reports.certified_claim import verdict_suffix
 from pdp_audit.verify import api
 from pdp_audit.verify.cli.commands import COMMAND_HELP
 from pdp_audit.verify.cli.warnings import print_warnings
-from pdp_audit.verify.core.processes import in_user_process, keep_freed_memory
 
 #: ``--workers`` of certify: by default the deployment file's ``[audit] workers``, else 1.
 CERTIFY_WORKERS = api.WORKERS_OPTION.with_default(None)
@@ -71,7 +70,6 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
 def command_certify(args: argparse.Namespace) -> int:
     """Check the outputs and the deployment, run its guarantees (:func:`pdp_audit.certify`), write the certificate,
     return the exit code."""
-    keep_freed_memory()  # this command's own process: a data file's pieces reuse the memory the last one freed
     said = getattr(args, "early_stop", None)  # given (--early-stop True, --no-early-stop False), or None
     api.typed(args, CERTIFY_WORKERS, *STOPPING)
     deployment = api.load_deployment(args.deployment)
@@ -99,21 +97,25 @@ def command_certify(args: argparse.Namespace) -> int:
     api.check_outputs({"--report": report, "--json": args.json}, inputs)
     start = time.perf_counter()
 
-    def audit():
-        with api.without_figures() if report is None else nullcontext():  # no PDF: nothing draws them
-            run = api.certify_loaded(deployment, workers=args.workers, progress=not args.quiet)
-        api.check_outputs({"--report": report, "--json": args.json})  # again: a module the mechanism's module imported
-        return run
-
-    # the user's code behind a process boundary: an os._exit(0) or a segfault in it cannot end this command with 0
     where = f"{shown(args.deployment)}: mechanism: the code of {shown(deployment.mechanism)}"
-    run = in_user_process(audit, where) if own else audit()
+    if own:  # the user's code in a process of its own (pdp_audit.verify.core.sandbox): it ends as Python ends
+        run = api.run_isolated(certified, deployment, args.workers, not args.quiet, report, args.json, target=where)
+    else:
+        run = certified(deployment, args.workers, not args.quiet, report, args.json)
     api.publish(run, report, args.json)
     if not args.quiet and args.json != "-":
         print_certificate(run, args.deployment, time.perf_counter() - start, report)
     if not args.quiet:
         print_warnings(run)
     return run.exit_code
+
+
+def certified(deployment, workers, progress: bool, report: str | None, json_path: str | None):
+    """The certification of a loaded ``deployment`` (its Run); for a user's mechanism, the sandbox's child runs it."""
+    with api.without_figures() if report is None else nullcontext():  # no PDF: nothing draws them
+        run = api.certify_loaded(deployment, workers=workers, progress=progress)
+    api.check_outputs({"--report": report, "--json": json_path})  # again: a module the mechanism's module imported
+    return run
 
 
 def print_certificate(run, deployment: str, elapsed: float, report: str | None) -> None:

@@ -17,7 +17,6 @@ import importlib.util
 import os
 import signal
 import sys
-import threading
 import time
 import traceback
 from contextlib import nullcontext
@@ -196,8 +195,6 @@ def main(argv: list[str] | None = None) -> int:
             end_by(ended.signum)
     if argv is None:  # the process's own entry point (the console script, ``python -m``), not a caller's function
         _stdout_flushed()
-        _exit_past_stray_threads(code)
-        _exit_without_teardown(code)
     return code
 
 
@@ -240,52 +237,6 @@ def _named_command(argv: list[str] | None) -> str | None:
     return words[0] if words and words[0] in COMMAND_HELP else None
 
 
-def _exit_past_stray_threads(code: int) -> None:
-    """Exit now with ``code`` if threads the user's code started (not daemons) are still running: Python would wait
-    for them at exit, and a factory that started a thread that never ends made the command hang forever after its
-    certificate was written.  Everything printed is flushed first."""
-    stray = [t for t in threading.enumerate() if t is not threading.main_thread() and not t.daemon and t.is_alive()]
-    if not stray:
-        return
-    names = ", ".join(quoted(t.name) for t in stray[:3])
-    print(f"pdp-audit: {len(stray)} thread(s) still running ({names}); not waiting for them", file=sys.stderr)
-    _flushed_exit(code)
-
-
-def _exit_without_teardown(code: int) -> None:
-    """Exit now with ``code`` as Python's own exit would (no thread of ours is left: :func:`_exit_past_stray_threads`
-    has looked), but for the interpreter's teardown: the exit handlers run (``atexit``: temporary folders, logging,
-    worker pools, coverage), the standard streams are flushed, and the system then frees the process's memory at
-    once.  Python would first free every object of every module one by one -- scipy's, pandas', the data's: after a
-    certification of a 1e6 x 30 CSV that took a tenth of the command's time, after its certificate was written."""
-    import atexit
-
-    atexit._run_exitfuncs()
-    _flush_open_files()
-    _flushed_exit(code)
-
-
-def _flush_open_files() -> None:
-    """Write out what every file object still open for writing holds in its buffer: the user's code may have
-    written to a file it never closed (a log its mechanism keeps), and Python's teardown would have flushed it when
-    it freed the object; ``os._exit`` frees nothing, so those bytes were lost.  Text wrappers first (they hand their
-    bytes to a buffer), then buffers.  Types are compared exactly through ``type()``: ``isinstance`` against the
-    ``io`` ABCs could run a ``__class__`` the user's code defined.  A flush that fails is Python's teardown's
-    failure too, and is not ours to report."""
-    import gc
-    import io
-
-    writers = (io.TextIOWrapper, io.BufferedWriter, io.BufferedRandom)
-    open_files = [obj for obj in gc.get_objects() if issubclass(type(obj), writers)]
-    open_files.sort(key=lambda obj: not issubclass(type(obj), io.TextIOWrapper))
-    for file in open_files:
-        try:
-            if not file.closed and file.writable():
-                file.flush()
-        except (OSError, ValueError, AttributeError):  # a full disk, a closed raw file, a subclass's own rules
-            pass
-
-
 def _printed_help_flushed() -> None:
     """argparse's help or version text, still in Python's buffer, written out now: a full disk behind the
     redirection is then an :class:`~pdp_audit.reports.files.OutputError` naming standard output (one line, exit 2,
@@ -315,16 +266,6 @@ def _raise_as_standard_output(err: OSError) -> None:
     raise OutputError(err.errno, err.strerror or str(err), STDOUT) from err
 
 
-def _flushed_exit(code: int) -> None:
-    """Flush standard output and error and end the process with ``code`` (no teardown, no exit handler)."""
-    for stream in (sys.stdout, sys.stderr):
-        try:
-            stream.flush()
-        except (AttributeError, ValueError, OSError):
-            pass
-    os._exit(code)
-
-
 def _command(argv: list[str] | None) -> int:
     try:
         if not _light(argv):  # an output over a file the command read (the user's code too) is refused
@@ -336,7 +277,7 @@ def _command(argv: list[str] | None) -> int:
         except SystemExit as done:  # argparse's --help and --version, printed
             if argv is None and (done.code is None or type(done.code) is int):  # the process's own command line:
                 _printed_help_flushed()
-                return done.code or 0  # main ends it as after any command, without Python's teardown of every module
+                return done.code or 0
             raise
         except OSError as err:  # a help or version text standard output refused (Parser._print_message)
             _raise_as_standard_output(err)

@@ -1,20 +1,18 @@
-"""The processes a run spreads its work over: a pool whose workers exit with their parent, one BLAS thread each;
-the process the user's own code runs in (:func:`in_user_process`); and how the process ends on SIGTERM or SIGHUP
-(:func:`terminations_raise`)."""
+"""The processes a run spreads its work over: a pool whose workers start with one OpenMP and BLAS thread each and
+exit with their parent; and how the process ends on SIGTERM or SIGHUP (:func:`terminations_raise`).  The process
+the user's own code runs in is the sandbox's (:mod:`pdp_audit.verify.core.sandbox`)."""
 
 from __future__ import annotations
 
 import functools
 import os
-import pickle
 import signal
 import sys
 import threading
 import time
-import traceback
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, Callable, Iterator, NoReturn
+from typing import Callable, Iterator, NoReturn
 
 from pdp_audit.mechanisms.interruptions import Terminated  # also imported from here (its home before)
 from pdp_audit.mechanisms.validation import InputError
@@ -112,32 +110,6 @@ def _cgroup_limit() -> int | None:
     return None
 
 
-#: glibc's mallopt parameters (malloc.h): M_TRIM_THRESHOLD, M_MMAP_THRESHOLD, M_ARENA_MAX.
-_M_TRIM_THRESHOLD, _M_MMAP_THRESHOLD, _M_ARENA_MAX = -1, -3, -8
-
-
-def keep_freed_memory() -> bool:
-    """Let this process keep the memory it frees for its next allocations (glibc's malloc; elsewhere nothing is
-    done): whether it was set.  For a command's own process only -- a library call must not change its caller's
-    allocator -- and before it starts threads.
-
-    A large data file is parsed a piece at a time on threads, and pandas allocates and frees the same tens of
-    megabytes for every piece: glibc handed them back to the system (a thread's own arena, or memory above the trim
-    threshold at the top of the heap) and every piece faulted them in again, half the page faults of a 1e6 x 30
-    certification (165,000 of them, 0.4 s of system time on a 2-core machine).  One arena, no trimming and blocks
-    below 32 MiB from the heap keep them: the peak of memory is the same, as the same blocks are reused."""
-    import ctypes
-
-    if not sys.platform.startswith("linux"):
-        return False
-    try:  # the symbols already loaded: ctypes.util.find_library would start /sbin/ldconfig to look for libc
-        mallopt = ctypes.CDLL(None).mallopt
-    except (OSError, AttributeError):  # not glibc (musl has no mallopt)
-        return False
-    settings = ((_M_ARENA_MAX, 1), (_M_TRIM_THRESHOLD, 2**30), (_M_MMAP_THRESHOLD, 32 * 2**20))
-    return all(mallopt(parameter, value) == 1 for parameter, value in settings)
-
-
 def started_workers(workers: int) -> int:
     """The processes worth starting for ``workers``: at most this machine's cores (the blocks are CPU-bound, each
     process holds its own copy of the data, and the numbers never depend on the count: ``--workers 256`` on two cores
@@ -146,32 +118,20 @@ def started_workers(workers: int) -> int:
 
 
 def exit_with_parent() -> None:
-    """In a worker process: exit as soon as the process that started it is gone (killed with -9, SIGTERM or SIGHUP,
-    so that nothing would collect the work): on Linux the kernel kills it when its parent ends
-    (``prctl(PR_SET_PDEATHSIG, SIGKILL)``: at once, where the thread below needs the interpreter's lock, which a
-    worker busy in a block held for up to 2 s after its parent was gone); elsewhere, and as a fallback, a thread
-    checks the parent twice a second."""
+    """In a worker process: end as soon as the process that started it is gone (killed with -9, SIGTERM or SIGHUP,
+    so that nothing would collect the work): a daemon thread checks the parent twice a second and then sends this
+    process SIGTERM (whose default action the workers keep: :func:`default_terminations`), SIGKILL if the code it
+    runs ignored that."""
     parent = os.getppid()
-    _die_with_parent()
 
     def watch() -> None:
         while os.getppid() == parent:
             time.sleep(0.5)
-        os._exit(1)
+        os.kill(os.getpid(), signal.SIGTERM)
+        time.sleep(5.0)
+        os.kill(os.getpid(), signal.SIGKILL)
 
     threading.Thread(target=watch, name="pdp-audit-parent-watch", daemon=True).start()
-
-
-def _die_with_parent() -> None:
-    """Linux only: ask the kernel to send SIGKILL to this process when its parent ends (PR_SET_PDEATHSIG = 1)."""
-    if not sys.platform.startswith("linux"):
-        return
-    try:
-        import ctypes
-
-        ctypes.CDLL(None, use_errno=True).prctl(1, int(signal.SIGKILL), 0, 0, 0)
-    except (OSError, AttributeError):  # no libc to call: the watching thread still ends it
-        pass
 
 
 def _block_worker_init() -> None:
@@ -205,300 +165,19 @@ def _end_user_children() -> None:
         child.join(1.0)
 
 
-# --- the user's code in a process of its own ----------------------------------------------------------------------
-
-#: Seconds a child given Ctrl-C (or SIGINT) has to unwind -- its private data copies are removed on the way out --
-#: before it is killed.
-CHILD_GRACE = 5.0
-
-
-def in_user_process(work: Callable[[], Any], target: str) -> Any:
-    """``work()`` -- the part of a command that runs the user's code: its import, factory, sampler, and the audit
-    around them -- in a child process; its result, or what it raised, re-raised here.  ``target`` names that code in
-    a message (``target: the code of 'mymod:make'``).
-
-    A child that ends without delivering either (``os._exit(0)``, a segfault, ``kill -9`` of itself in the user's
-    code) is one :class:`InputError` naming ``target`` and how the process ended: a command that could not decide
-    must never exit 0, and the fault is the user's code, not ours.  The child exits with this process
-    (:func:`exit_with_parent`, as the workers of ``--workers N`` do); on Ctrl-C here it is interrupted too and
-    waited for, so no process is left behind.  Its standard output and error are this process's own (the terminal).
-
-    The child is forked: ``work`` is a closure over the parsed arguments and the user's objects (nothing to pickle but
-    the result), and nothing is imported again (numpy, scipy, scikit-learn: ~1 s a spawn).  Forking is safe here:
-    the command has started no thread of its own before (the only threads pdp-audit starts run in the child or in
-    worker processes), and OpenBLAS re-creates its pool after a fork.  Without ``fork`` (Windows), ``work()`` runs
-    in this process; so it does when ``main`` is called inside a program that runs threads of its own (pytest-xdist's
-    workers, a notebook's kernel): a fork copies their locks, and a child that then starts GNU OpenMP (scikit-learn's
-    trees, after the host used them) waits forever -- measured as a hang of the suite before this rule."""
-    import multiprocessing  # here: the commands that start no process of their own never import it
-    if "fork" not in multiprocessing.get_all_start_methods():  # pragma: no cover - not on POSIX
-        return work()
-    if threading.active_count() > 1:  # a host with threads of its own (a test runner, a notebook): see below
-        return work()
-    with _reaping_orphans():
-        return _in_child(multiprocessing.get_context("fork"), work, target)
-
-
-def _in_child(context, work: Callable[[], Any], target: str) -> Any:
-    """:func:`in_user_process`'s fork (by ``context``, multiprocessing's), wait and delivery."""
-    reader, writer = context.Pipe(duplex=False)
-    child = context.Process(target=_deliver, args=(work, writer, target), name="pdp-audit-user-code")
-    child.start()  # flushes this process's stdout and stderr first: nothing printed so far is printed twice
-    writer.close()  # the child's copy is the only one left: end of file once it is gone
-    group = _own_group(child.pid)
-    with _on_second_termination(lambda: _kill_at_once(child.pid, group)):
-        return _delivered(child, reader, target, group)
-
-
-def _delivered(child, reader, target: str, group: bool) -> Any:
-    """The child's result or what it raised (see :func:`in_user_process`), the child stopped either way."""
-    try:
-        message = _receive(reader, child)
-    except BaseException as err:  # Ctrl-C (or anything else) while waiting: the child goes first
-        reader.close()  # what it would still send is refused at once
-        # SIGTERM/SIGHUP here are passed on as they came: the child then ends at once too (its workers' blocks
-        # unfinished, executor_for), where an interrupt waits for the running blocks (5.6 s measured with --workers 2)
-        _stop(child, err.signum if isinstance(err, Terminated) else signal.SIGINT, group)
-        raise
-    reader.close()
-    child.join(CHILD_GRACE)  # it exits right after sending
-    _stop(child, signal.SIGINT, group)
-    if message is None:
-        raise InputError(
-            f"{target} {_ending(child.exitcode)} before it delivered a result; this is a fault in that code"
-        )
-    kind, value, remote = message
-    if kind == "result":
-        return value
-    if raised_without_signal(value):  # a SIGINT reached the child alone: sent by the code under audit to itself
-        raise InputError(
-            f"{target} was interrupted by a SIGINT that did not reach pdp-audit (sent to the audit's process "
-            "alone); this is a fault in that code"
-        )
-    if isinstance(value, SystemExit):  # our code never exits in the child: sys.exit reached it from the user's code
-        raise InputError(
-            f"{target} called sys.exit({value.code!r}) outside the calls the audit guards; this is a fault in that code"
-        )
-    if remote:
-        raise value from ChildTraceback(remote)
-    raise value
-
-
-class ChildTraceback(Exception):
-    """The traceback of an exception raised in :func:`in_user_process`'s child, as text (shown as its cause)."""
-
-    def __str__(self) -> str:
-        return "\n" + self.args[0]
-
-
-def _ending(exitcode: int | None) -> str:
-    """How the child ended, in words: ``ended the audit process (killed by signal SIGSEGV)``."""
-    if exitcode is None:
-        return "left the audit process running"
-    if exitcode >= 0:
-        return f"ended the audit process (exit status {exitcode}, as os._exit({exitcode}) does)"
-    try:
-        name = signal.Signals(-exitcode).name
-    except ValueError:
-        name = str(-exitcode)
-    oom = "; SIGKILL is also how the system ends a process out of memory" if name == "SIGKILL" else ""
-    return f"ended the audit process (killed by signal {name}{oom})"
-
-
-def _deliver(work: Callable[[], Any], writer, target: str) -> None:
-    """In the child: ``work()``'s result (or what it raised) sent once, then exit at once -- no thread the user's
-    code left running keeps the command waiting.  A KeyboardInterrupt that no SIGINT caused was raised by the user's
-    code (:func:`raised_without_signal`): one InputError naming ``target``, not "interrupted"."""
-    try:
-        exit_with_parent()
-        try:  # the audit's own process group: what the user's code starts in it ends with the audit (_end_group)
-            os.setpgid(0, 0)
-        except OSError:
-            pass
-        try:
-            message = ("result", work(), "")
-        except BaseException as err:  # sent to the parent, which raises it (Ctrl-C included)
-            if raised_without_signal(err):
-                err = InputError(
-                    f"{target} raised KeyboardInterrupt, but no interrupt (SIGINT) reached the audit; "
-                    "this is a fault in that code"
-                )
-            message = ("raised", err, "".join(traceback.format_exception(err)))
-            # the traceback travels as text: once dask.distributed is imported, tblib pickles an exception with its
-            # chain, and a chained exception of a class in the user's module (raised ... from None keeps it as the
-            # context) cannot be pickled here nor read by the parent -- an internal error for the user's fault
-            err.__cause__ = err.__context__ = err.__traceback__ = None
-        try:
-            writer.send(message)
-        except (pickle.PicklingError, TypeError, AttributeError) as err:  # unpicklable: a bug of ours (exit 4)
-            writer.send(("raised", RuntimeError(f"the audit's result could not be sent: {err!r}"), message[2]))
-    except BaseException:  # the parent stopped listening (its Ctrl-C) or is gone: nothing to deliver, nothing to say
-        pass
-    finally:
-        for stream in (sys.stdout, sys.stderr):
-            try:
-                stream.flush()
-            except Exception:  # closed, or replaced by None or anything else by the user's code
-                pass
-        os._exit(0)
-
-
-def _receive(reader, child) -> tuple | None:
-    """The child's message, or None when it ended (or its pipe closed) without one."""
-    from multiprocessing.connection import wait  # loaded already: the child was started by multiprocessing
-    while True:
-        ready = wait([reader, child.sentinel])
-        if reader in ready:
-            try:
-                data = reader.recv_bytes()
-            except (EOFError, OSError):  # ended mid-message, or before one
-                return None
-            try:
-                return pickle.loads(data)
-            except Exception as err:  # e.g. an exception class of the user's module, which this process never imported
-                return ("raised", RuntimeError(f"the child's message could not be read here: {err!r}"), "")
-        if not reader.poll(0):  # the child is gone and sent nothing
-            return None
-
-
-def _stop(child, signum: int = signal.SIGINT, group: bool = False) -> None:
-    """End the child if it still runs: a moment to end by itself (unless it has a ``group`` of its own, which
-    Ctrl-C on a terminal does not reach), then ``signum`` (an interrupt, or the SIGTERM/SIGHUP this process got) to
-    it -- to its whole group, with the processes the user's code started -- and :data:`CHILD_GRACE` seconds to unwind
-    (its private data copies are removed on the way out), then a kill; reaped either way, and then whatever is
-    left of its group ended (:func:`_end_group`)."""
-    child.join(0 if group else 0.5)
-    if child.is_alive():
-        try:
-            os.killpg(child.pid, signum) if group else os.kill(child.pid, signum)
-        except OSError:
-            pass
-        child.join(CHILD_GRACE)
-    if child.is_alive():
-        child.kill()
-        child.join()
-    if group:
-        _end_group(child.pid)
-
-
-def _own_group(pid: int) -> bool:
-    """Make the child ``pid`` the leader of a process group of its own (it does so too, first thing: whichever
-    comes first); whether it is one -- never signal a group that is this process's own."""
-    try:
-        os.setpgid(pid, pid)
-    except OSError:  # it did so already (EACCES after it ran), or it is gone
-        pass
-    try:
-        return os.getpgid(pid) == pid != os.getpgrp()
-    except OSError:  # ended already: nothing of its group to wait for but what _end_group finds
-        return False
-
-
-def _end_group(pgid: int) -> None:
-    """End what is left of the audit's process group once its leader is gone: the processes the user's factory or
-    sampler started (a helper server, a ``multiprocessing`` child, a shell's background job), killed at once -- the
-    audit is over, and a forked helper that inherited our SIGTERM handler printed a traceback when asked politely.
-    A helper started by the factory outlived ``certify`` (and held its output pipes open) before.  Processes that
-    left the group (``setsid``, ``start_new_session=True``) are ended as orphans (:func:`_reaping_orphans`)."""
-    try:
-        os.killpg(pgid, signal.SIGKILL)
-    except OSError:  # none left (ProcessLookupError), or none of ours
-        pass
-
-
-@contextmanager
-def _reaping_orphans() -> Iterator[None]:
-    """While the audit's child runs, this process is the subreaper of its descendants (Linux:
-    ``prctl(PR_SET_CHILD_SUBREAPER)``): a process the user's code started in a session of its own (``setsid``,
-    ``start_new_session=True``) -- beyond the audit's process group -- becomes this process's child when its parent
-    ends, instead of init's.  When the child is done, every child this process gained meanwhile is killed and reaped,
-    and the flag is given back.  Such a helper outlived ``certify`` and its signals before."""
-    previous = _subreaper(True)
-    if previous is None:  # not Linux, or no prctl: the process group is all that is ended
-        yield
-        return
-    before = _children()
-
-    def kill_orphans() -> None:  # a second SIGTERM: no time to reap, but nothing left behind
-        for pid in _children() - before:
-            try:
-                os.kill(pid, signal.SIGKILL)
-            except OSError:
-                pass
-
-    try:
-        with _on_second_termination(kill_orphans):
-            yield
-    finally:
-        try:
-            for _ in range(16):  # a killed orphan's own children become ours in turn
-                orphans = _children() - before
-                if not orphans:
-                    break
-                for pid in orphans:
-                    _kill_and_reap(pid)
-        finally:
-            _subreaper(previous)
-
-
-def _subreaper(on: bool) -> bool | None:
-    """Set whether this process is a child subreaper (PR_SET_CHILD_SUBREAPER = 36); what it was before
-    (PR_GET_CHILD_SUBREAPER = 37), or None where that cannot be asked."""
-    if not sys.platform.startswith("linux"):
-        return None
-    try:
-        import ctypes
-
-        libc = ctypes.CDLL(None, use_errno=True)
-        was = ctypes.c_int(0)
-        if libc.prctl(37, ctypes.byref(was), 0, 0, 0) != 0 or libc.prctl(36, int(on), 0, 0, 0) != 0:
-            return None
-    except (OSError, AttributeError):
-        return None
-    return bool(was.value)
-
-
-def _children() -> set[int]:
-    """The process ids whose parent is this process (from /proc)."""
-    me, found = os.getpid(), set()
-    try:
-        entries = [entry.name for entry in os.scandir("/proc") if entry.name.isdigit()]
-    except OSError:
-        return found
-    for name in entries:
-        try:
-            with open(f"/proc/{name}/stat", encoding="ascii", errors="replace") as handle:
-                parent = int(handle.read().rpartition(")")[2].split()[1])
-        except (OSError, ValueError, IndexError):
-            continue
-        if parent == me:
-            found.add(int(name))
-    return found
-
-
 #: What a second SIGTERM or SIGHUP, arriving while the first is cleaned up after, must still do before the process
-#: ends at once: kill the audit's child and its group, then the orphans this process became the subreaper of (the
-#: innermost first).  Without it a helper the user's code started in a session of its own outlived a double SIGTERM.
+#: ends at once: kill the sandbox's child and its group (:mod:`pdp_audit.verify.core.sandbox`).
 _AT_ONCE: list[Callable[[], None]] = []
 
 
 @contextmanager
-def _on_second_termination(cleanup: Callable[[], None]) -> Iterator[None]:
+def on_second_termination(cleanup: Callable[[], None]) -> Iterator[None]:
+    """While inside, a second SIGTERM or SIGHUP runs ``cleanup`` before the process ends."""
     _AT_ONCE.append(cleanup)
     try:
         yield
     finally:
         _AT_ONCE.remove(cleanup)
-
-
-def _kill_at_once(pid: int, group: bool) -> None:
-    """SIGKILL the audit's child (its whole group where it leads one) and reap it, so that what it started in a
-    session of its own is this process's orphan before the orphans are killed."""
-    try:
-        os.killpg(pid, signal.SIGKILL) if group else os.kill(pid, signal.SIGKILL)
-        os.waitpid(pid, 0)
-    except (OSError, ChildProcessError):
-        pass
 
 
 def _end_at_once(signum: int, frame) -> None:
@@ -512,14 +191,6 @@ def _end_at_once(signum: int, frame) -> None:
         except BaseException:  # noqa: BLE001 - ending now: whatever failed, the rest still runs
             pass
     end_by(signum)
-
-
-def _kill_and_reap(pid: int) -> None:
-    try:
-        os.kill(pid, signal.SIGKILL)
-        os.waitpid(pid, 0)
-    except (ProcessLookupError, ChildProcessError):  # gone already, or reaped by whoever started it here
-        pass
 
 
 # --- ending on SIGTERM or SIGHUP ---------------------------------------------------------------------------------
@@ -590,7 +261,7 @@ def end_by(signum: int) -> NoReturn:
     signal.signal(signum, signal.SIG_DFL)
     os.kill(os.getpid(), signum)
     time.sleep(1.0)  # the signal is delivered at once; this only covers a system that delays it
-    os._exit(128 + signum)
+    raise SystemExit(128 + signum)
 
 
 def default_terminations() -> None:

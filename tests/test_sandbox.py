@@ -1,13 +1,15 @@
-"""The user's code behind a process boundary (issue #27, D15): ``pdp-audit blackbox MODULE:FACTORY`` and ``pdp-audit
-certify`` of a ``module:factory`` deployment run the user's import, factory and sampler in a child process
-(:func:`pdp_audit.verify.core.processes.in_user_process`).  An ``os._exit(0)``, a ``kill -9`` of itself, a segfault in
-that code ended the whole command (exit 0, 137, 139: on main ``os._exit(0)`` was a command that certified nothing
-exiting 0); now it is exit 2 and one line naming the code and how its process ended, and nothing is written.  A
-killed command leaves no process behind, and a well-behaved target gives the bytes it gave in-process."""
+"""The sandbox (:mod:`pdp_audit.verify.core.sandbox`, issues #27 and #61): ``pdp-audit blackbox MODULE:FACTORY`` and
+``pdp-audit certify`` of a ``module:factory`` deployment run the user's import, factory and sampler in a child Python
+process that ends as Python ends (:func:`pdp_audit.verify.core.sandbox.run_isolated`): the files the user's code left
+open are flushed and closed, its ``atexit`` handlers run, as in plain Python.  An ``os._exit(0)``, a ``kill -9`` of
+itself, a segfault in that code ended the whole command (exit 0, 137, 139: ``os._exit(0)`` was a command that
+certified nothing exiting 0); now it is exit 2 and one line naming the code and how its process ended, and nothing is
+written.  A killed command leaves no process behind, and a well-behaved target gives the bytes it gave in-process."""
 
 from __future__ import annotations
 
 import faulthandler
+import gzip
 import json
 import os
 import signal
@@ -24,10 +26,10 @@ from pdp_audit.audits.blackbox.search import DatasetSampler
 from pdp_audit.audits.coverage.evidence import _called as coverage_called
 from pdp_audit.audits.pair import deployed
 from pdp_audit.mechanisms import base
+from pdp_audit.verify import api
 from pdp_audit.verify.cli import blackbox as blackbox_cli
-from pdp_audit.verify.cli import certify as certify_cli
 from pdp_audit.verify.cli.main import main
-from pdp_audit.verify.core import processes
+from pdp_audit.verify.core import processes, sandbox
 from pdp_audit.verify.evidence import user_code
 
 #: A user's module whose import, factory or sampler misbehaves as the environment says (FAULT_WHERE, FAULT_HOW).
@@ -122,12 +124,11 @@ FAULTS = [
 
 
 def forked_command(folder: Path, monkeypatch, capfd, *args: str, **env: str) -> subprocess.CompletedProcess:
-    """The command run here, its user's code forked from this process as the console script forks it (a fresh
-    interpreter for each only repeated the imports): what the child writes reaches the file descriptors captured."""
+    """The command run here, its user's code in the sandbox's child as the console script runs it: what the child
+    writes reaches the file descriptors captured."""
     monkeypatch.chdir(folder)
     monkeypatch.syspath_prepend(str(folder))  # what ``python -m`` puts first on the command's path
     monkeypatch.delitem(sys.modules, "faulty_user", raising=False)  # imported in the child only, each time
-    monkeypatch.setattr(processes.threading, "active_count", lambda: 1)  # the fork path (see ``forking``)
     for name, value in env.items():
         monkeypatch.setenv(name, value)
     capfd.readouterr()
@@ -174,17 +175,16 @@ def test_certify_user_code_ending_the_process_is_exit_2_and_nothing_published(
     assert not (user_folder / "cert.json").exists() and not (user_folder / "cert.pdf").exists()
 
 
-def test_sys_exit_in_a_thread_ends_only_that_thread_and_the_audit_decides(user_folder, monkeypatch, capsys, forking):
+def test_sys_exit_in_a_thread_ends_only_that_thread_and_the_audit_decides(user_folder, monkeypatch, capfd):
     """SystemExit in a thread ends the thread, not the process (Python's threading): the audit completes, and a
-    black box never exits 0.  The command runs here, its user's code forked (a SystemExit in a thread is harmless
-    to this process even if it were not)."""
+    black box never exits 0."""
     monkeypatch.chdir(user_folder)
     monkeypatch.syspath_prepend(str(user_folder))
     monkeypatch.delitem(sys.modules, "faulty_user", raising=False)
     monkeypatch.setenv("FAULT_WHERE", "factory")
     monkeypatch.setenv("FAULT_HOW", "thread_sys_exit")
     assert main(["blackbox", "faulty_user:make", *CLAIM]) == 3
-    assert "INCONCLUSIVE" in capsys.readouterr().out
+    assert "INCONCLUSIVE" in capfd.readouterr().out
 
 
 def children_of(pid: int) -> set[int]:
@@ -312,15 +312,14 @@ def test_an_interrupted_command_exits_130_and_leaves_no_process_behind(user_fold
     assert not (user_folder / "out.json").exists()
 
 
-def in_process(work, target):
-    """:func:`processes.in_user_process` as it was before the boundary: the work in this process."""
-    return work()
+def in_process(function, *args, target):
+    """:func:`sandbox.run_isolated` as it was before the boundary: the work in this process."""
+    return function(*args)
 
 
 @pytest.mark.parametrize("workers", ["1", pytest.param("2", marks=pytest.mark.slow)])  # workers: test_workers
-def test_a_well_behaved_target_gives_the_bytes_it_gave_in_process(user_folder, monkeypatch, forking, workers):
-    """The commands run here through the boundary (forked from this process, as ``python -m`` would fork them: a
-    fresh interpreter for each only repeated the imports), then with the boundary removed."""
+def test_a_well_behaved_target_gives_the_bytes_it_gave_in_process(user_folder, monkeypatch, workers):
+    """The commands run here through the sandbox, then with the boundary removed: the same bytes."""
     args = ["blackbox", "faulty_user:make", *CLAIM, "--workers", workers]
     certify = ["certify", "deploy.toml", "--report", "none", "--workers", workers, "--quiet"]
     monkeypatch.chdir(user_folder)
@@ -329,8 +328,8 @@ def test_a_well_behaved_target_gives_the_bytes_it_gave_in_process(user_folder, m
     assert main([*args, "--json", "child.json"]) == 3
     assert main([*certify, "--json", "cert-child.json"]) == 3
     assert "faulty_user" not in sys.modules  # imported in the children only: the boundary was crossed
-    for module in (blackbox_cli, certify_cli):
-        monkeypatch.setattr(module, "in_user_process", in_process)
+    monkeypatch.setattr(blackbox_cli, "run_isolated", in_process)
+    monkeypatch.setattr(api, "run_isolated", in_process)
     assert main([*args, "--json", "parent.json"]) == 3
     assert main([*certify, "--json", "cert-parent.json"]) == 3
     child, parent = (user_folder / "child.json").read_bytes(), (user_folder / "parent.json").read_bytes()
@@ -339,61 +338,153 @@ def test_a_well_behaved_target_gives_the_bytes_it_gave_in_process(user_folder, m
     assert cert_child == cert_parent.read_bytes()
 
 
-@pytest.fixture
-def forking(monkeypatch):
-    """The boundary forks only in a process without other threads (a pytest-xdist worker has some): these tests'
-    work starts no OpenMP pool, so forking from the test process is safe, and the fork path is what they test."""
-    monkeypatch.setattr(processes.threading, "active_count", lambda: 1)
+def test_what_the_child_raises_is_raised_here_with_its_traceback():
+    import operator
+
+    with pytest.raises(ZeroDivisionError) as caught:
+        sandbox.run_isolated(operator.truediv, 1, 0, target="target: the code of 'x:y'")
+    assert isinstance(caught.value.__cause__, sandbox.ChildTraceback)
+    assert "ZeroDivisionError" in str(caught.value.__cause__)
+    assert sandbox.run_isolated(os.getpid, target="x") != os.getpid()
 
 
-def test_a_host_with_threads_of_its_own_runs_the_work_here(monkeypatch):
-    """A fork from a host with threads (a test runner, a notebook) could deadlock the child (GNU OpenMP after the
-    host used scikit-learn's trees hung the suite): there the work runs in this process."""
-    monkeypatch.setattr(processes.threading, "active_count", lambda: 3)
-    assert processes.in_user_process(lambda: os.getpid(), "x") == os.getpid()
+@pytest.mark.parametrize(
+    "function, args, said",
+    [
+        (sys.exit, (0,), "target: the code of 'x:y' called sys.exit(0) outside the calls the audit guards"),
+        (os._exit, (0,), "target: the code of 'x:y' ended the audit process (exit status 0, as os._exit(0) does)"),
+        (signal.raise_signal, (signal.SIGSEGV,), "ended the audit process (killed by signal SIGSEGV)"),
+    ],
+)
+def test_a_child_that_ends_or_exits_is_the_users_fault_never_an_exit_0(function, args, said):
+    """Our code never exits in the child: a SystemExit that reaches its top, or a child that ends without a result,
+    is one InputError naming the code (exit 2)."""
+    with pytest.raises(processes.InputError) as caught:
+        sandbox.run_isolated(function, *args, target="target: the code of 'x:y'")
+    assert said in str(caught.value) and str(caught.value).endswith("this is a fault in that code")
 
 
-def test_what_the_child_raises_is_raised_here_with_its_traceback(forking):
-    def work():
-        raise ZeroDivisionError("in the child")
+def test_a_message_the_parent_cannot_read_is_our_error_never_a_silent_exit(tmp_path, monkeypatch):
+    """An exception class of a module only the child has (the user's) cannot be unpickled here: exit 4 with the
+    reason (an internal error: the guards let the user's exception through), never "the code ended"."""
+    (tmp_path / "only_child_raises.py").write_text(textwrap.dedent(
+        """
+        import sys, types
 
-    with pytest.raises(ZeroDivisionError, match="in the child") as caught:
-        processes.in_user_process(work, "target: the code of 'x:y'")
-    assert isinstance(caught.value.__cause__, processes.ChildTraceback)
-    assert "in work" in str(caught.value.__cause__)
-    assert processes.in_user_process(lambda: os.getpid(), "x") != os.getpid()
-
-
-def test_a_sys_exit_that_reaches_the_child_is_the_users_fault_never_an_exit_0():
-    """Our code never exits in the child: a SystemExit that reaches its top came from the user's code.  Run in a
-    fresh single-threaded interpreter, where the boundary forks as the command line's does (forced inside a
-    pytest-xdist worker, whose threads the fork drops, the full suite twice reported the code as None: not
-    explained yet)."""
-    script = (
-        "import sys\n"
-        "from pdp_audit.verify.core import processes\n"
-        "try:\n"
-        "    processes.in_user_process(lambda: sys.exit(0), \"target: the code of 'x:y'\")\n"
-        "except processes.InputError as err:\n"
-        "    print(err)\n"
-    )
-    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60)
-    assert done.returncode == 0, done.stderr
-    assert done.stdout.startswith("target: the code of 'x:y' called sys.exit(0) outside"), done.stdout
-
-
-def test_a_message_the_parent_cannot_read_is_our_error_never_a_silent_exit(forking):
-    """An exception class of a module only the child imported (the user's) cannot be unpickled here: exit 4 with
-    the reason (an internal error: the guards let the user's exception through), never "the code ended"."""
-
-    def work():
-        import types
-
-        module = types.ModuleType("only_in_the_child")
-        module.Fault = type("Fault", (Exception,), {"__module__": "only_in_the_child"})
-        sys.modules["only_in_the_child"] = module
-        raise module.Fault("cannot be unpickled here")
+        def work():
+            module = types.ModuleType("only_in_the_child")
+            module.Fault = type("Fault", (Exception,), {"__module__": "only_in_the_child"})
+            sys.modules["only_in_the_child"] = module
+            raise module.Fault("cannot be unpickled here")
+        """
+    ))
+    monkeypatch.syspath_prepend(str(tmp_path))
+    import only_child_raises
 
     with pytest.raises(RuntimeError, match="could not be read here.*only_in_the_child"):
-        processes.in_user_process(work, "x")
+        sandbox.run_isolated(only_child_raises.work, target="x")
     assert "only_in_the_child" not in sys.modules
+
+
+# --- the user's process ends as plain Python ends it (issue #61) -------------------------------------------------
+
+#: A factory that keeps what a mechanism keeps open in a module's globals: a log, a gzip file (whose ending is written
+#: only when it is closed), a NamedTemporaryFile (removed when it is closed), and an atexit handler.
+KEEPS_FILES_OPEN = textwrap.dedent(
+    """
+    import atexit, gzip, tempfile
+    import numpy as np
+
+    KEPT = []
+
+    class Pair:
+        def sample(self, world, size, rng):
+            return rng.normal(1.0 if world == "D" else 0.0, 2.0, size=(size, 1))
+
+    def make(**parameters):
+        log = open("mechanism.log", "a")
+        log.write("made\\n")
+        packed = gzip.open("mechanism.log.gz", "wt")
+        packed.write("made\\n")
+        KEPT.extend([log, packed, tempfile.NamedTemporaryFile(prefix="kept-")])
+        atexit.register(lambda: open("atexit.txt", "a").write("ran\\n"))
+        return Pair()
+    """
+)
+
+
+def _left_behind(folder: Path) -> dict:
+    """What the user's code left in ``folder`` and in its temporary folder."""
+    packed = folder / "mechanism.log.gz"
+    try:
+        unpacked = gzip.decompress(packed.read_bytes()).decode()
+    except (OSError, EOFError) as err:  # a gzip file without its ending
+        unpacked = f"unreadable: {err}"
+    return {
+        "log": (folder / "mechanism.log").read_text(),
+        "gzip": unpacked,
+        "atexit": (folder / "atexit.txt").read_text() if (folder / "atexit.txt").exists() else "",
+        "temporaries": sorted(path.name for path in (folder / "tmp").glob("kept-*")),
+    }
+
+
+@pytest.mark.parametrize("command", ["blackbox", "certify"])
+def test_the_users_open_files_are_left_as_plain_python_leaves_them(tmp_path, command):
+    """issue #61: the child ended by ``os._exit(0)`` after flushing only stdout and stderr: a log kept open by the
+    factory was empty (plain Python: one line), a gzip file had no ending, the atexit handler never ran and a
+    NamedTemporaryFile stayed in $TMPDIR -- after a certificate (exit 0).  Each failed on 15e6652."""
+    for folder in ("plain", "audited"):
+        (tmp_path / folder / "tmp").mkdir(parents=True)
+        (tmp_path / folder / "keeper.py").write_text(KEEPS_FILES_OPEN)
+    env = {**os.environ, "TMPDIR": "tmp"}
+    plain = "import keeper, numpy; keeper.make().sample('D', 3, numpy.random.default_rng(0))"
+    subprocess.run([sys.executable, "-c", plain], cwd=tmp_path / "plain", env=env, check=True, timeout=60)
+    expected = _left_behind(tmp_path / "plain")
+    assert expected == {"log": "made\n", "gzip": "made\n", "atexit": "ran\n", "temporaries": []}
+    if command == "blackbox":
+        args = ["blackbox", "keeper:make", *CLAIM]
+    else:
+        (tmp_path / "audited" / "deploy.toml").write_text(DEPLOY.replace("faulty_user:make", "keeper:make"))
+        args = ["certify", "deploy.toml", "--report", "none"]
+    done = subprocess.run([sys.executable, "-m", "pdp_audit.verify.cli", *args], cwd=tmp_path / "audited", env=env,
+                          capture_output=True, text=True, timeout=300)
+    assert done.returncode in (0, 1, 3), done.stderr
+    assert _left_behind(tmp_path / "audited") == expected
+
+
+#: A host whose GNU OpenMP threads have run (a learner's fit), then a child fitting one too: a child forked from that
+#: host waited forever on the threads the fork did not copy (``python -m pytest -n auto`` hung at 96%, its children in
+#: scikit-learn's ``_BinMapper.transform``).  The sandbox's child is a fresh interpreter; the workers of
+#: ``--workers N`` are forked, and start with one OpenMP thread (without it they broke or hung).
+OPENMP_HOSTS = {
+    "sandbox": "from pdp_audit.verify.core.sandbox import run_isolated\n"
+    "fit(0)\n"
+    "print(run_isolated(fit, 1, target='x'))\n",
+    "pool": "from pdp_audit.verify.core.processes import executor_for\n"
+    "fit(0)\n"
+    "with executor_for(2) as pool:\n"
+    "    print(min(future.result() for future in [pool.submit(fit, seed) for seed in (1, 2)]))\n",
+}
+
+
+@pytest.mark.parametrize("host", OPENMP_HOSTS)
+def test_a_child_of_a_host_whose_openmp_threads_ran_does_not_hang(tmp_path, host):
+    """The sandbox's case hung (killed at the timeout) with the fork of 15e6652's ``in_user_process``; the pool's
+    broke with its workers' one-thread start removed."""
+    (tmp_path / "sandbox_fit.py").write_text(textwrap.dedent(
+        """
+        import numpy as np
+        from sklearn.ensemble import HistGradientBoostingClassifier
+
+        def fit(seed):
+            rng = np.random.default_rng(seed)
+            x = rng.normal(size=(20000, 4))
+            model = HistGradientBoostingClassifier(max_iter=5).fit(x, x[:, 0] > 0)
+            return float(model.score(x, x[:, 0] > 0))
+        """
+    ))
+    (tmp_path / "host.py").write_text("from sandbox_fit import fit\n" + OPENMP_HOSTS[host])
+    env = {**os.environ, "OMP_NUM_THREADS": "4", "PYTHONPATH": str(tmp_path)}
+    done = subprocess.run([sys.executable, "host.py"], cwd=tmp_path, env=env, capture_output=True, text=True,
+                          timeout=120)
+    assert done.returncode == 0 and float(done.stdout) > 0.9, done.stderr

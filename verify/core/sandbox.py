@@ -1,0 +1,416 @@
+"""The sandbox: every crossing from pdp-audit into a user's code goes through here.
+
+The user's code -- the import of a ``MODULE:FACTORY``, the factory, the sampler and every method of the pair -- is
+untrusted in one sense only: it may fail in any way, and a failure must be reported as the user's, never as ours
+(exit 4) nor as a verdict (exit 0).  Its process is the user's own: it must end as plain Python ends it.
+
+API
+---
+``run_isolated(function, *args, target=...)``
+    ``function(*args)`` in a **child Python process** started for it (``sys.executable``; never a fork: a fork of a
+    process whose OpenMP or BLAS threads had started copied their locks, and the suite hung in scikit-learn's
+    ``_BinMapper.transform``).  ``function`` is a module-level function and ``args`` are pickled (the child imports
+    what they name: the current ``sys.path`` is the child's).  Its result, or what it raised, comes back here (the
+    child's traceback as :class:`ChildTraceback`, the cause).  ``target`` names the user's code in messages, e.g.
+    ``"target: the code of 'mymod:make'"``.
+
+    *How it ends.*  The child returns from ``function`` and exits as any Python program does: ``atexit`` handlers
+    run, the interpreter's teardown closes the user's objects (an open log is flushed, a gzip, bz2, xz or zip file
+    gets its ending, a ``NamedTemporaryFile`` is removed) -- what plain Python leaves on disk, the sandbox leaves.
+    This process waits for that exit: at most :data:`EXIT_WAIT` seconds, or :data:`STRAY_WAIT` where threads of the
+    user's code were still running when the result was sent (one that never ends would make plain Python wait
+    forever); then the child is ended, and one line says so.
+
+    *Faults.*  What the user's code raises is re-raised here as it came (the guards below make it the user's
+    :class:`~pdp_audit.mechanisms.validation.InputError` or ``MalformedPair``).  A child that ends without a result
+    (``os._exit``, a segfault, ``kill -9`` of itself), a ``sys.exit`` reaching the child's top, or a
+    KeyboardInterrupt no SIGINT caused is one :class:`InputError` naming ``target`` and how the child ended (exit 2),
+    never exit 0 and never an internal error.
+
+    *Signals.*  The child leads a process group of its own, and ends when this process ends, however it ends (the
+    end of a pipe only this process holds open raises SIGIO in the child, which then sends itself SIGTERM).  Ctrl-C
+    or SIGTERM/SIGHUP here is passed to the child's whole group, which gets :data:`CHILD_GRACE` seconds to unwind
+    (its private data copies are removed) before it is killed; the processes the user's code started (its group,
+    and its descendants in sessions of their own) are killed when it is done.  The child runs under
+    :func:`~pdp_audit.verify.core.processes.terminations_raise` and our floating-point rules
+    (:func:`~pdp_audit.verify.core.float_rules.own_float_rules`), and records the files it reads
+    (:func:`~pdp_audit.verify.core.outputs.record_reads`, with those this process had read).
+
+``user_state()``
+    Around one call into the user's code in this process (a sampler call of an audit): the process state the user's
+    code may change and ours relies on is given back when the call returns or raises -- ``np.seterr``, warning
+    filters, the recursion limit, ``sys.path``, ``sys.modules``, the standard streams
+    (:func:`pdp_audit.verify.core.float_rules.user_float_rules`).
+
+The guards that turn what a call raises into the user's fault, naming the call, sit at each call site:
+``GuardedPair`` (:mod:`pdp_audit.audits.pair.deployed`), ``UserSampler`` (the black box), ``call_factory``
+(:mod:`pdp_audit.verify.evidence.user_code`); each lets an interruption (Ctrl-C, SIGTERM) through
+(:data:`pdp_audit.mechanisms.interruptions.INTERRUPTIONS`).
+
+The pools of ``--workers N`` (:func:`pdp_audit.verify.core.processes.executor_for`) run the pair's methods in
+workers that start with one OpenMP and BLAS thread each (a fork is safe for a child that starts no thread pool of
+its own) and end when their parent does.
+"""
+
+from __future__ import annotations
+
+import os
+import pickle
+import select
+import signal
+import struct
+import subprocess
+import sys
+import threading
+import traceback
+from typing import Any, Callable
+
+from pdp_audit.mechanisms.interruptions import Terminated
+from pdp_audit.mechanisms.validation import InputError
+from pdp_audit.verify.core.float_rules import user_float_rules
+from pdp_audit.verify.core.processes import on_second_termination, raised_without_signal
+
+__all__ = ["CHILD_GRACE", "EXIT_WAIT", "ChildTraceback", "run_isolated", "user_state"]
+
+#: Seconds a child given Ctrl-C (or SIGTERM) has to unwind -- its private data copies are removed on the way out --
+#: before it is killed.
+CHILD_GRACE = 5.0
+#: Seconds this process waits for a child that has delivered its result to end as Python ends (its ``atexit``
+#: handlers, the teardown that closes the user's files); a child still running then (a thread of the user's code
+#: that never ends) is ended.
+EXIT_WAIT = 60.0
+
+#: Seconds the wait is where threads of the user's code were still running when the result was sent (Python's exit
+#: waits for them; one that never ends made the command hang after its certificate before).
+STRAY_WAIT = 2.0
+
+#: The child's program: the sandbox's own entry point, given the two pipes' descriptors.
+_CHILD = "import sys; from pdp_audit.verify.core.sandbox import child_main; child_main(*map(int, sys.argv[1:]))"
+
+user_state = user_float_rules
+
+
+class ChildTraceback(Exception):
+    """The traceback of an exception raised in :func:`run_isolated`'s child, as text (shown as its cause)."""
+
+    def __str__(self) -> str:
+        return "\n" + self.args[0]
+
+
+# --- this side --------------------------------------------------------------------------------------------------
+
+
+def run_isolated(function: Callable[..., Any], *args: Any, target: str) -> Any:
+    """``function(*args)`` in a child Python process; see the module's docstring."""
+    from pdp_audit.verify.core.outputs import read_paths
+
+    payload = b"".join(_frame(part) for part in ((list(sys.path), read_paths()), (function, args)))
+    work_r, work_w = os.pipe()
+    result_r, result_w = os.pipe()
+    for stream in (sys.stdout, sys.stderr):  # what was printed so far comes before what the child prints
+        try:
+            stream.flush()
+        except (AttributeError, ValueError, OSError):
+            pass
+    try:
+        command = [sys.executable, "-c", _CHILD, str(work_r), str(result_w)]
+        child = subprocess.Popen(command, pass_fds=(work_r, result_w))
+    finally:
+        os.close(work_r)
+        os.close(result_w)
+    group = _own_group(child.pid)
+    try:
+        try:
+            _write_all(work_w, payload)
+        except BrokenPipeError:  # it ended before reading its work: _delivered says how
+            pass
+        with on_second_termination(lambda: _kill_at_once(child, group)):
+            return _delivered(child, result_r, target, group)
+    finally:
+        os.close(result_r)
+        os.close(work_w)  # its end of file tells a child still running that this process is done
+
+
+def _delivered(child: subprocess.Popen, reader: int, target: str, group: bool) -> Any:
+    """The child's result or what it raised, the child ended either way."""
+    try:
+        message = _receive(reader, child)
+    except BaseException as err:  # Ctrl-C, SIGTERM (or anything else) while waiting: the child goes first
+        _stop(child, err.signum if isinstance(err, Terminated) else signal.SIGINT, group)
+        raise
+    stray = message is not None and message[0] == "result" and message[3]
+    _ended(child, group, STRAY_WAIT if stray else EXIT_WAIT if message is not None else 0.5)
+    if message is None:
+        raise InputError(f"{target} {_ending(child.returncode)} before it delivered a result; this is a fault in "
+                         "that code")
+    kind, value, remote, _ = message
+    if kind == "result":
+        return value
+    if isinstance(value, KeyboardInterrupt) and raised_without_signal(value):  # no SIGINT reached this process
+        raise InputError(
+            f"{target} was interrupted by a SIGINT that did not reach pdp-audit (sent to the audit's process alone); "
+            "this is a fault in that code"
+        )
+    if kind == "interrupt":  # a KeyboardInterrupt raised by the user's code, with no SIGINT behind it
+        raise InputError(f"{target} raised KeyboardInterrupt, but no interrupt (SIGINT) reached the audit; this is a "
+                         "fault in that code")
+    if isinstance(value, SystemExit):  # our code never exits in the child: sys.exit reached it from the user's code
+        raise InputError(
+            f"{target} called sys.exit({value.code!r}) outside the calls the audit guards; this is a fault in that code"
+        )
+    if remote:
+        raise value from ChildTraceback(remote)
+    raise value
+
+
+def _receive(reader: int, child: subprocess.Popen) -> tuple | None:
+    """The child's message, or None when it ended without one (a descendant of the child that inherited the pipe
+    does not keep this waiting: the child's exit is watched too)."""
+    data = b""
+    while True:
+        ready, _, _ = select.select([reader], [], [], 0.2)
+        if ready:
+            chunk = os.read(reader, 1 << 20)
+            if not chunk:
+                break
+            data += chunk
+            if len(data) >= 8 and len(data) - 8 >= struct.unpack("<Q", data[:8])[0]:
+                break
+        elif child.poll() is not None:
+            break
+    if len(data) < 8 or len(data) - 8 < struct.unpack("<Q", data[:8])[0]:
+        return None
+    try:
+        return pickle.loads(data[8:])
+    except Exception as err:  # e.g. an exception class of a module only the child imported
+        return ("raised", RuntimeError(f"the child's message could not be read here: {err!r}"), "", ())
+
+
+def _ended(child: subprocess.Popen, group: bool, wait: float) -> None:
+    """Wait up to ``wait`` seconds for the child to end by itself (as Python ends), then end it (:func:`_stop`)."""
+    try:
+        child.wait(wait)
+    except subprocess.TimeoutExpired:
+        print(f"pdp-audit: the audit's process did not end within {wait:g} s of its result (a thread of the code "
+              "under audit still running?); it was ended", file=sys.stderr)
+    _stop(child, signal.SIGTERM, group)
+
+
+def _stop(child: subprocess.Popen, signum: int, group: bool) -> None:
+    """End the child if it still runs: ``signum`` to its whole group (with the processes the user's code started),
+    :data:`CHILD_GRACE` seconds to unwind, then a kill; reaped either way, then what is left of its group killed."""
+    if child.poll() is None:
+        try:
+            os.killpg(child.pid, signum) if group else child.send_signal(signum)
+        except OSError:
+            pass
+        try:
+            child.wait(CHILD_GRACE)
+        except subprocess.TimeoutExpired:
+            _end_descendants(child.pid)
+            child.kill()
+            child.wait()
+        except BaseException:  # a second Ctrl-C or SIGTERM while it unwinds: no more waiting
+            _kill_at_once(child, group)
+            raise
+    _end_group(child.pid, group)
+
+
+def _kill_at_once(child: subprocess.Popen, group: bool) -> None:
+    """A second SIGTERM while the child unwinds: its descendants, its group and it are killed now, and reaped."""
+    if child.poll() is None:
+        _end_descendants(child.pid)
+    try:
+        os.killpg(child.pid, signal.SIGKILL) if group else child.kill()
+        child.wait()
+    except OSError:
+        pass
+
+
+def _own_group(pid: int) -> bool:
+    """Make the child ``pid`` the leader of a process group of its own (it does so too, first thing: whichever comes
+    first); whether it is one -- never signal a group that is this process's own."""
+    try:
+        os.setpgid(pid, pid)
+    except OSError:  # it did so already, or it is gone
+        pass
+    try:
+        return os.getpgid(pid) == pid != os.getpgrp()
+    except OSError:
+        return False
+
+
+def _end_group(pgid: int, group: bool) -> None:
+    """Kill what is left of the child's process group once it is gone: processes the user's factory or sampler
+    started (a helper server, a ``multiprocessing`` child) -- the audit is over."""
+    if group:
+        try:
+            os.killpg(pgid, signal.SIGKILL)
+        except OSError:  # none left
+            pass
+
+
+def _ending(returncode: int | None) -> str:
+    """How the child ended, in words: ``ended the audit process (killed by signal SIGSEGV)``."""
+    if returncode is None:
+        return "left the audit process running"
+    if returncode >= 0:
+        return f"ended the audit process (exit status {returncode}, as os._exit({returncode}) does)"
+    try:
+        name = signal.Signals(-returncode).name
+    except ValueError:
+        name = str(-returncode)
+    oom = "; SIGKILL is also how the system ends a process out of memory" if name == "SIGKILL" else ""
+    return f"ended the audit process (killed by signal {name}{oom})"
+
+
+def _frame(value: Any) -> bytes:
+    data = pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL)
+    return struct.pack("<Q", len(data)) + data
+
+
+def _write_all(fd: int, data: bytes) -> None:
+    view = memoryview(data)
+    while view:
+        view = view[os.write(fd, view):]
+
+
+# --- the child's side -------------------------------------------------------------------------------------------
+
+
+def child_main(work_fd: int, result_fd: int) -> None:
+    """The child of :func:`run_isolated`: read the work, run it, send what came of it, and return -- the
+    interpreter then exits as Python does.  Nothing here ends the process otherwise."""
+    from pdp_audit.verify.core.float_rules import own_float_rules
+    from pdp_audit.verify.core.outputs import add_reads, record_reads
+    from pdp_audit.verify.core.processes import terminations_raise
+
+    try:  # a group of its own: what the user's code starts in it ends with the audit (_end_group)
+        os.setpgid(0, 0)
+    except OSError:
+        pass
+    for fd in (work_fd, result_fd):  # not inherited by what the user's code starts
+        os.set_inheritable(fd, False)
+    try:
+        reads, function, args = _read_work(work_fd)
+    except EOFError:  # the parent is gone before it sent the work: nothing to do
+        return
+    except Exception as err:  # the work could not be read here (a bug of ours: exit 4 in the parent)
+        failed = RuntimeError(f"the audit's work could not be read in its process: {err!r}")
+        _send(result_fd, ("raised", failed, "", ()))
+        return
+    _end_with_parent(work_fd)
+    message: tuple
+    with terminations_raise():
+        record_reads()
+        add_reads(reads)
+        try:
+            with own_float_rules():
+                message = ("result", function(*args), "", ())
+        except BaseException as err:  # sent to the parent, which raises it (Ctrl-C and SIGTERM included)
+            if raised_without_signal(err):
+                message = ("interrupt", None, "", ())
+            else:
+                message = ("raised", err, "".join(traceback.format_exception(type(err), err, err.__traceback__)), ())
+                # the traceback travels as text: a chained exception of a class in the user's module cannot be
+                # pickled here nor read by the parent -- an internal error for the user's fault
+                err.__cause__ = err.__context__ = err.__traceback__ = None
+        if message[0] == "result":  # threads of the user's code still running, which Python's exit waits for
+            message = (*message[:3], _stray_threads())
+        _send(result_fd, message)
+    _end_descendants()
+
+
+def _stray_threads() -> tuple[str, ...]:
+    """The names of the threads still running that Python's exit would wait for (not daemons, not the main one)."""
+    main = threading.main_thread()
+    return tuple(t.name for t in threading.enumerate() if t is not main and not t.daemon and t.is_alive())
+
+
+def _read_work(fd: int) -> tuple:
+    """The parent's ``sys.path`` and the files it read (the first frame), then the function and its arguments,
+    unpickled with that path (they may name modules of the user's folder)."""
+    path, reads = pickle.loads(_read_frame(fd))
+    sys.path[:] = path
+    function, args = pickle.loads(_read_frame(fd))
+    return reads, function, args
+
+
+def _read_frame(fd: int) -> bytes:
+    return _read_exactly(fd, struct.unpack("<Q", _read_exactly(fd, 8))[0])
+
+
+def _read_exactly(fd: int, size: int) -> bytes:
+    data = b""
+    while len(data) < size:
+        chunk = os.read(fd, size - len(data))
+        if not chunk:
+            raise EOFError("the parent is gone")
+        data += chunk
+    return data
+
+
+def _send(fd: int, message: tuple) -> None:
+    try:
+        data = _frame(message)
+    except Exception as err:  # unpicklable: a bug of ours (exit 4), the traceback kept
+        data = _frame(("raised", RuntimeError(f"the audit's result could not be sent: {err!r}"), message[2], ()))
+    try:
+        _write_all(fd, data)
+        os.close(fd)
+    except OSError:  # the parent stopped listening (its Ctrl-C) or is gone: nothing to deliver
+        pass
+
+
+def _end_with_parent(fd: int) -> None:
+    """Once the parent is gone -- end of file on the pipe only it holds open, which the kernel signals with SIGIO
+    (``O_ASYNC``) -- this process gets SIGTERM: the audit unwinds (its temporaries removed) and ends by that signal;
+    nothing would collect its work.  A signal, not a watching thread: a daemon thread still running at the
+    interpreter's exit kept a gzip file of the user's module from its ending."""
+    import fcntl
+
+    if not hasattr(signal, "SIGIO"):  # pragma: no cover - not on Linux/BSD
+        return
+    signal.signal(signal.SIGIO, lambda signum, frame: signal.raise_signal(signal.SIGTERM))
+    try:
+        fcntl.fcntl(fd, fcntl.F_SETOWN, os.getpid())
+        fcntl.fcntl(fd, fcntl.F_SETFL, fcntl.fcntl(fd, fcntl.F_GETFL) | os.O_ASYNC | os.O_NONBLOCK)
+    except OSError:  # pragma: no cover - a system without O_ASYNC on pipes: the parent kills the group on its way out
+        return
+    try:
+        if os.read(fd, 1) == b"":  # gone already, before the signal was asked for
+            signal.raise_signal(signal.SIGTERM)
+    except BlockingIOError:  # still there
+        pass
+
+
+def _end_descendants(pid: int | None = None) -> None:
+    """Kill the processes the user's code started and left running under ``pid`` (this process by default) -- in a
+    session of their own too --, while they are still its descendants: the audit is over (a helper outlived
+    ``certify`` and held its pipes open; one started with ``setsid`` outlived the audit's process group)."""
+    for each in _descendants(os.getpid() if pid is None else pid):
+        try:
+            os.kill(each, signal.SIGKILL)
+        except OSError:
+            pass
+
+
+def _descendants(pid: int) -> set[int]:
+    """The processes below ``pid`` (from /proc; none where there is no /proc)."""
+    parents: dict[int, int] = {}
+    try:
+        entries = [entry.name for entry in os.scandir("/proc") if entry.name.isdigit()]
+    except OSError:
+        return set()
+    for name in entries:
+        try:
+            with open(f"/proc/{name}/stat", encoding="ascii", errors="replace") as handle:
+                parents[int(name)] = int(handle.read().rpartition(")")[2].split()[1])
+        except (OSError, ValueError, IndexError):
+            continue
+    found: set[int] = set()
+    frontier = {pid}
+    while frontier:
+        frontier = {each for each, parent in parents.items() if parent in frontier} - found
+        found |= frontier
+    return found
