@@ -7,8 +7,8 @@
 replayed on neighbouring datasets (``--neighbours``), their exact privacy-loss laws composed, and a structural
 finding confirmed by the black box on the witness pair (:mod:`pdp_audit.audits.program.audit`).  Exit 0: certified
 on the pairs searched; 1: refuted; 3: undecided; 2: bad input.  The import and the audit run in a child process
-(:func:`pdp_audit.verify.core.processes.in_user_process`): a program that ends that process itself is exit 2 and one
-line naming it.
+(:func:`pdp_audit.verify.core.sandbox.run_isolated`), which ends as Python ends: a program that ends that process
+itself is exit 2 and one line naming it.
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ import sys
 
 from pdp_audit.mechanisms.validation import shown
 from pdp_audit.verify import api
-from pdp_audit.verify.api import COMMAND_LINE, add_option, check_outputs, in_user_process
+from pdp_audit.verify.api import COMMAND_LINE, add_option, check_outputs, run_isolated
 from pdp_audit.verify.cli.commands import COMMAND_HELP
 
 #: The program kind's options (:mod:`pdp_audit.audits.program.config`), the flags of this command.
@@ -61,17 +61,20 @@ def command_program(args: argparse.Namespace) -> int:
         args.report = None
     check_outputs({"--report": args.report, "--json": args.json}, {"--data": args.data})
 
-    def audit():  # the user's code behind a process boundary: an os._exit(0) in it cannot end this command with 0
-        sys.path.insert(0, os.getcwd())
-        return api.run_kind("program", config, progress=True)
-
-    run = in_user_process(audit, f"target: the code of {shown(args.target)}")
+    # the user's code in the sandbox's child: an os._exit(0) in it cannot end this command with 0
+    run = run_isolated(audited, config, target=f"target: the code of {shown(args.target)}")
     publish(run, args.report, args.json)
     if args.json != "-":
         print_out(_summary(run, args))
         if args.report:
             print_out(f"  report: {shown(args.report)}")
     return run.exit_code
+
+
+def audited(config):
+    """The program kind's audit of ``config`` (its Run), in the sandbox's child; the current folder importable."""
+    sys.path.insert(0, os.getcwd())
+    return api.run_kind("program", config, progress=True)
 
 
 def _summary(run, args: argparse.Namespace) -> str:
