@@ -1,5 +1,5 @@
 """What ``pdp-audit canaries`` refuses to read rather than misread (each case gave a verdict or hung on the previous
-code): a file without a header, a decimal-comma CSV, a FIFO, a device."""
+code): a decimal-comma CSV, a FIFO, a device; and what it reads as a file without a header (np.savetxt's)."""
 
 from __future__ import annotations
 
@@ -13,12 +13,46 @@ from pdp_audit.mechanisms.validation import InputError
 from pdp_audit.verify.cli.canaries import read_column
 
 
-def test_a_file_without_a_header_is_refused(tmp_path):
-    """main: np.savetxt's file (no header) lost its first score to the header; the audit ran on the rest."""
+def test_a_file_without_a_header_is_read_as_data(tmp_path):
+    """np.savetxt's file (no header, its default format): the first row was refused as "a number, not a header"
+    (before that, taken for the column's name and lost); every row is a score."""
     path = tmp_path / "scores.csv"
-    np.savetxt(path, np.r_[5.0, np.zeros(50)], fmt="%.3f")
-    with pytest.raises(InputError, match=r"the first row is '5.000', a number, not a header"):
+    scores = np.r_[5.0, np.linspace(-1, 1, 50)]
+    np.savetxt(path, scores)
+    assert read_column(str(path), "--in-scores", None).tolist() == scores.tolist()
+
+
+def test_the_first_row_of_a_file_without_a_header_is_checked_as_any_row(tmp_path):
+    path = tmp_path / "scores.csv"
+    path.write_text("5.0\ninf\n")
+    with pytest.raises(InputError, match=r"row 2 \(line 2\), column 1 \(no header\): inf; scores must be finite"):
         read_column(str(path), "--in-scores", None)
+
+
+@pytest.mark.parametrize(
+    ("text", "column", "message"),
+    [
+        ("1.5,2\n3,4\n", None, "2 columns and no header"),
+        ("1.5\n3\n", "score", "the file has no header, so no column is named 'score'"),
+        ("1.5\n3,4\n", None, r"row 2 \(line 2\) has 2 field\(s\) and the first row 1"),
+    ],
+)
+def test_a_file_without_a_header_names_no_column(tmp_path, text, column, message):
+    path = tmp_path / "scores.csv"
+    path.write_text(text)
+    with pytest.raises(InputError, match=message):
+        read_column(str(path), "--in-scores", column)
+
+
+def test_np_savetxt_files_are_audited_by_the_command(tmp_path, monkeypatch, capsys):
+    from pdp_audit.verify.cli.main import main
+
+    monkeypatch.chdir(tmp_path)
+    rng = np.random.default_rng(0)
+    np.savetxt("in.csv", rng.normal(1.0, 1.0, 200))
+    np.savetxt("out.csv", rng.normal(0.0, 1.0, 200))
+    argv = ["canaries", "--in-scores", "in.csv", "--out-scores", "out.csv", "--delta", "1e-5", "--report", "none"]
+    assert main(argv) == 3, capsys.readouterr().err  # no claim: the bound is reported, never certified
 
 
 def test_a_decimal_comma_is_refused(tmp_path):

@@ -5,7 +5,8 @@
         --delta 1e-5 --alpha 0.05
 
 Inputs: a CSV with a header row (one numeric column, or the one ``--column NAME`` names; ``--inclusion-column`` for
-the bits) or a ``.npy`` 1-D array.  Bad input is one line naming the file, the row and the column, exit 2, before
+the bits), a CSV of one column without one (a first row of numbers is data: ``np.savetxt``'s file) or a ``.npy`` 1-D
+array.  Bad input is one line naming the file, the row and the column, exit 2, before
 any work.  Exit 1: the bound exceeds ``--claim-epsilon`` (the claim is refuted); 3 otherwise, also without a claim
 (scores never certify; the JSON's ``parameters.epsilon`` is null and its check says "no claim tested").
 """
@@ -133,27 +134,28 @@ def _read_npy(path: str, where: str) -> np.ndarray:
 
 def _read_csv(path: str, where: str, column: str | None) -> tuple[np.ndarray, np.ndarray, str]:
     """The column's values and the file line of each, read row by row: only 16 bytes a score are kept (a double and
-    its line number).  Holding every row as strings, and a label per row, took 6.1 GB for 2e7 scores."""
+    its line number).  Holding every row as strings, and a label per row, took 6.1 GB for 2e7 scores.  A first row
+    of numbers is data, not a header (``np.savetxt`` writes none): the file's columns are then unnamed."""
     with open(path, newline="", encoding="utf-8-sig") as handle:
         try:
             rows = csv.reader(handle)
             first = next(rows, None)
             if first is None or not any(cell.strip() for cell in first):
-                raise InputError(
-                    f"{where}: empty file; expected a header row naming the column, then one score per row"
-                )
+                raise InputError(f"{where}: empty file; expected one score per row (after a header row, or none)")
             header = [cell.strip() for cell in first]
-            _check_header(header, where)
-            index, name = _column_index(header, where, column)
+            headerless = all(_is_number(cell) for cell in header)
+            index, name = (_unnamed_column if headerless else _column_index)(header, where, column)
             values, lines = array("d"), array("q")
-            for row in rows:
+
+            def read(row: list[str]) -> None:
                 if not any(cell.strip() for cell in row):
-                    continue  # a blank line holds no canary
+                    return  # a blank line holds no canary
                 label = f"row {len(values) + 1} (line {rows.line_num})"  # the row-th value, on this line of the file
                 if len(row) != len(header):  # "0,75" in a decimal-comma locale read as 0 before
+                    first_row = "first row" if headerless else "header"
                     raise InputError(
-                        f"{where}: {label} has {len(row)} field(s) and the header {len(header)}; one value per field "
-                        "(a decimal comma, such as 0,75, splits a number in two: write 0.75)"
+                        f"{where}: {label} has {len(row)} field(s) and the {first_row} {len(header)}; one value per "
+                        "field (a decimal comma, such as 0,75, splits a number in two: write 0.75)"
                     )
                 text = row[index].strip()
                 try:
@@ -165,23 +167,39 @@ def _read_csv(path: str, where: str, column: str | None) -> tuple[np.ndarray, np
                     raise InputError(f"{where}: {label}, column {name}: {what}") from None
                 values.append(value)
                 lines.append(rows.line_num)
+
+            if headerless:
+                read(first)
+            for row in rows:
+                read(row)
         except (csv.Error, UnicodeDecodeError) as err:
             raise InputError(f"{where}: not a readable CSV file ({err})") from None
     return np.frombuffer(values, dtype=float).copy(), np.frombuffer(lines, dtype=np.int64).copy(), name
 
 
-def _check_header(header: list[str], where: str) -> None:
-    """A header names its columns: a first row of numbers is a file without one (``np.savetxt`` writes none), whose
-    first score would otherwise be taken for the column's name and lost."""
-    for cell in header:
-        try:
-            float(cell)
-        except ValueError:
-            return
-    raise InputError(
-        f"{where}: the first row is {', '.join(quoted(c) for c in header[:3])}, a number, not a header; add a row "
-        "naming the column (np.savetxt(..., header='score', comments=''))"
-    )
+def _is_number(cell: str) -> bool:
+    """Whether a first row's cell reads as a number (then the row is data: a header names its columns)."""
+    try:
+        float(cell)
+    except ValueError:
+        return False
+    return "_" not in cell
+
+
+def _unnamed_column(first: list[str], where: str, column: str | None) -> tuple[int, str]:
+    """The scores' column of a file without a header: its only column; a name given has nothing to name."""
+    if column is not None:
+        raise InputError(
+            f"{where}: the first row is {', '.join(quoted(c) for c in first[:3])}, numbers: the file has no header, "
+            f"so no column is named {quoted(column)}; add a header row naming the columns, or give a file of one "
+            "column without the column option"
+        )
+    if len(first) != 1:
+        raise InputError(
+            f"{where}: {len(first)} columns and no header (the first row is numbers); add a header row naming the "
+            "columns and name the one to read with --column"
+        )
+    return 0, "1 (no header)"
 
 
 def _column_index(header: list[str], where: str, column: str | None) -> tuple[int, str]:
