@@ -72,7 +72,8 @@ def run_one(name: str, trials: int, seed: int, early_only: bool = False) -> dict
     modes = (("early", (claimed, ALPHA)), ("fixed", None))[: 1 if early_only else 2]
     for mode, stop_at in modes:  # the first pays the warm-up
         start, cpu = time.perf_counter(), time.process_time()
-        result = blackbox_attack(sample_d, sample_dp, trials, 0.0, seed, options=AttackOptions(stop_at=stop_at))
+        options = AttackOptions(stop_at=stop_at, law="ideal")  # the papers' real-valued laws
+        result = blackbox_attack(sample_d, sample_dp, trials, 0.0, seed, options=options)
         seconds, cpu = time.perf_counter() - start, time.process_time() - cpu
         attack = result.attack
         fresh = max(attack.n, attack.m)
@@ -105,7 +106,7 @@ def _default_fresh(sample_d, sample_dp, claimed: float, trials: int, seed: int) 
     this budget, in one process: ``trials`` where a default draws them all."""
     import pdp_audit
 
-    budget = pdp_audit.BlackBoxBudget(workers=1)
+    budget = pdp_audit.BlackBoxBudget(workers=1, law="ideal")  # the peers are real-valued laws (their papers')
     run = pdp_audit.audit_blackbox((sample_d, sample_dp), claimed, 0.0, trials=trials, seed=seed, alpha=ALPHA,
                                    budget=budget)
     stopped = run.checks[0].details.get("early_stop")

@@ -72,7 +72,7 @@ def main() -> None:
         budget = SearchBudget(
             pilot_trials=args.pilot_trials,
             trials=args.trials,
-            options=AttackOptions(args.statistic),
+            options=AttackOptions(args.statistic, law="ideal"),  # the papers' real-valued laws
             rounds=args.rounds,
             pilot_statistic=args.pilot_statistic,
         )

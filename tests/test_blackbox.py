@@ -57,7 +57,9 @@ def test_plugin_refutes_a_deflated_mechanism_and_never_passes_a_correct_one():
     with pytest.raises(pytest.fail.Exception, match="blackbox-attack"):
         _audit().assert_dp_blackbox(*gaussian_samplers(0.3), epsilon=1.0, delta=DELTA)
     with pytest.raises(pytest.skip.Exception, match="never certify"):
-        _audit().assert_dp_blackbox(*gaussian_samplers(g.analytic_sigma(1.0, 1e-6)), epsilon=1.0, delta=DELTA)
+        _audit().assert_dp_blackbox(
+            *gaussian_samplers(g.analytic_sigma(1.0, 1e-6)), epsilon=1.0, delta=DELTA, law="ideal"
+        )
 
 
 MODULE = textwrap.dedent(
@@ -77,7 +79,7 @@ MODULE = textwrap.dedent(
 def test_cli_exit_codes_and_json(tmp_path, monkeypatch, capsys):
     (tmp_path / "user_mech.py").write_text(MODULE)
     monkeypatch.syspath_prepend(str(tmp_path))
-    common = ["--claim-epsilon", "1", "--claim-delta", "1e-5", "--trials", "20000"]
+    common = ["--claim-epsilon", "1", "--claim-delta", "1e-5", "--trials", "20000", "--law", "ideal"]
     out = tmp_path / "bb.json"
     assert main(["blackbox", "user_mech:deflated", *common, "--json", str(out)]) == 1
     doc = json.loads(out.read_text())
@@ -405,5 +407,6 @@ def test_a_sampler_may_import_a_module_beside_it_lazily(tmp_path, monkeypatch):
     (tmp_path / "lazy_bb_sibling.py").write_text("SHIFT = 1.0\n", encoding="utf-8")
     monkeypatch.chdir(tmp_path)
     sys.modules.pop("lazy_bb_sibling", None)
-    code = main(["blackbox", "lazy_bb:make", "--claim-epsilon", "1", "--claim-delta", "1e-5", "--trials", "2e4"])
+    argv = ["blackbox", "lazy_bb:make", "--claim-epsilon", "1", "--claim-delta", "1e-5", "--trials", "2e4"]
+    code = main([*argv, "--law", "ideal"])  # a real-valued law: rng.normal(μ, σ)'s doubles carry μ
     assert code == 3

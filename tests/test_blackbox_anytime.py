@@ -131,7 +131,7 @@ def test_the_fixed_budget_run_records_nothing_new():
 def test_a_large_budget_is_staged_behind_a_pilot():
     """From STAGED_FROM fresh releases a pilot attack runs first, at half the level: a clear violation is refuted by
     it alone; a claim it cannot refute (here one that holds) is decided by the full attack, at the other half."""
-    budget = pdp_audit.BlackBoxBudget(early_stop=True)
+    budget = pdp_audit.BlackBoxBudget(early_stop=True, law="ideal")  # Shift: the real-valued Laplace
     run = pdp_audit.audit_blackbox(Shift(), 0.5, 0.0, trials=STAGED_FROM, seed=3, budget=budget)
     record = run.checks[0].details["early_stop"]
     assert run.verdict == "fail" and record["stage"] == "pilot" and record["stopped"] == "refuted"
@@ -144,7 +144,7 @@ def test_a_large_budget_is_staged_behind_a_pilot():
 
 def test_a_time_limit_stops_the_fresh_pass_after_a_round():
     """A limit that has passed when the first round is read: the run stops there and reports what it supports."""
-    budget = pdp_audit.BlackBoxBudget(train_trials=20_000, time_limit=1e-9)
+    budget = pdp_audit.BlackBoxBudget(train_trials=20_000, time_limit=1e-9, law="ideal")
     run = pdp_audit.audit_blackbox(Shift(), 1.0, 0.0, trials=400_000, seed=3, budget=budget)  # ε = 1: undecided
     record = run.checks[0].details["early_stop"]
     assert run.verdict == "inconclusive" and record["stopped"] == "time-limit" and record["rounds"] == 1
@@ -178,7 +178,7 @@ RUNS_ALLOWED = int(binom.isf(1e-6, RUNS, LOOSE))
 def test_a_claim_that_holds_is_refuted_at_most_at_its_level_end_to_end():
     """The whole pipeline stopped on what it sees -- the events chosen, the rounds read, the stop -- refutes a claim
     that holds exactly in at most LOOSE of the runs (false alarm ≤ 1e-6 by the binomial tail)."""
-    budget = pdp_audit.BlackBoxBudget(train_trials=2_000, early_stop=True, workers=1)
+    budget = pdp_audit.BlackBoxBudget(train_trials=2_000, early_stop=True, workers=1, law="ideal")
     refuted = sum(
         pdp_audit.audit_blackbox(Shift(), 1.0, 0.0, trials=20_000, seed=seed, alpha=LOOSE, budget=budget).verdict
         == "fail"

@@ -185,7 +185,7 @@ def test_a_recheck_with_the_runs_seed_reproduces_its_bound_bit_for_bit(monkeypat
     test's attack stored no statistic (``learned`` None), and ``recheck`` read only a logistic one."""
     only(monkeypatch, kind)
     worlds = (MIXED.world("D"), MIXED.world("D'"))
-    run = blackbox_attack(*worlds, 8000, 1e-4, 3, options=AttackOptions(statistic))
+    run = blackbox_attack(*worlds, 8000, 1e-4, 3, options=AttackOptions(statistic, law="ideal"))
     assert run.statistic == kind and run.attack.events
     data = through_json(statistic_to_data(run.learned))
     again = recheck(worlds, data, 8000, 1e-4, 3)
@@ -213,7 +213,7 @@ def test_a_recheck_over_worker_processes_counts_what_a_serial_one_counts(monkeyp
 
     only(monkeypatch, "histograms")
     worlds = (World("D"), World("D'"))
-    run = blackbox_attack(*worlds, 4000, 0.0, 1, options=AttackOptions("events"))
+    run = blackbox_attack(*worlds, 4000, 0.0, 1, options=AttackOptions("events", law="ideal"))
     data = through_json(statistic_to_data(run.learned))
     serial = recheck(worlds, data, 150_000, 0.0, 2)
     with executor_for(2) as executor:

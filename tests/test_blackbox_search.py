@@ -16,6 +16,8 @@ import numpy as np
 import pytest
 
 import pdp_audit
+from pdp_audit.audits.blackbox.attack import AttackOptions
+from pdp_audit.audits.blackbox.defaults import SEARCH_STATISTIC
 from pdp_audit.audits.blackbox.search import (
     DatasetSampler,
     Neighbours,
@@ -54,7 +56,9 @@ def pair_loss(candidate, scale):
     return abs(sum(candidate.d) - sum(candidate.dprime)) / scale
 
 
-BUDGET = SearchBudget(candidates=16, pilot_trials=5_000, trials=50_000)
+#: The real-valued law: NoisySum is the textbook float Laplace, refuted as implemented whatever the pair.
+IDEAL = AttackOptions(SEARCH_STATISTIC, law="ideal")
+BUDGET = SearchBudget(candidates=16, pilot_trials=5_000, trials=50_000, options=IDEAL)
 
 
 def test_search_finds_a_leak_that_the_obvious_pair_does_not_show():
@@ -62,7 +66,11 @@ def test_search_finds_a_leak_that_the_obvious_pair_does_not_show():
     first = pattern_candidates(4, Neighbours("linf", 1.0))[0]
     assert first.name == "one above" and math.isclose(pair_loss(first, leaky.scale), EPSILON)
     obvious = pdp_audit.audit_blackbox(
-        (DatasetSampler(leaky, first.d, "D"), DatasetSampler(leaky, first.dprime, "D'")), EPSILON, 0.0, trials=50_000
+        (DatasetSampler(leaky, first.d, "D"), DatasetSampler(leaky, first.dprime, "D'")),
+        EPSILON,
+        0.0,
+        trials=50_000,
+        law="ideal",
     )
     assert obvious.verdict == "inconclusive"
     result = search_pairs(leaky, Neighbours("linf", 1.0), "patterns", 0.0, 0, BUDGET)
@@ -210,7 +218,7 @@ def test_workers_give_the_same_numbers():
 def test_optuna_search_is_seeded_and_refutes():
     pytest.importorskip("optuna")
     leaky = NoisySum(1 / EPSILON)
-    budget = SearchBudget(candidates=18, pilot_trials=3_000, trials=30_000)
+    budget = SearchBudget(candidates=18, pilot_trials=3_000, trials=30_000, options=IDEAL)
     runs = [search_pairs(leaky, Neighbours("l1", 4.0), "optuna", 0.0, 5, budget) for _ in range(2)]
     assert [r.pilot_bound for r in runs[0].ranking] == [r.pilot_bound for r in runs[1].ranking]
     assert len(runs[0].ranking) == 18 and any(r.candidate.name.startswith("optuna") for r in runs[0].ranking)
@@ -220,7 +228,7 @@ def test_optuna_search_is_seeded_and_refutes():
 
 def test_successive_halving_keeps_every_candidate_once_and_refutes():
     leaky = NoisySum(1 / EPSILON)
-    budget = SearchBudget(candidates=16, pilot_trials=2_000, trials=50_000, rounds=3)
+    budget = SearchBudget(candidates=16, pilot_trials=2_000, trials=50_000, rounds=3, options=IDEAL)
     result = search_pairs(leaky, Neighbours("linf", 1.0), "patterns", 0.0, 2, budget)
     names = [r.candidate.name for r in result.ranking]
     assert sorted(names) == sorted(c.name for c in pattern_candidates(4, Neighbours("linf", 1.0)))

@@ -268,7 +268,7 @@ def _fresh_passes(monkeypatch, replay: bool = False) -> tuple[list, list, object
         return result
 
     monkeypatch.setattr(anytime, "bound_events_anytime", spy)
-    options = attack.AttackOptions(stop_at=(3.0, 1e-6))
+    options = attack.AttackOptions(stop_at=(3.0, 1e-6), law="ideal")
     result = attack.blackbox_attack(laplace(1.0), laplace(0.0), 20_000, 0.0, 0, train_trials=2_000, options=options)
     return passes, drawn, result
 
@@ -324,7 +324,7 @@ def test_a_later_stage_reuses_the_statistic_learned_from_the_same_releases(monke
         return learn_trees(*args, **kwargs)
 
     def run():
-        options = attack.AttackOptions(stop_at=(3.0, 1e-6))
+        options = attack.AttackOptions(stop_at=(3.0, 1e-6), law="ideal")
         sample = {shift: lambda size, rng, shift=shift: rng.laplace(shift, 1.0, (size, 1)) for shift in (0.0, 1.0)}
         return attack.blackbox_attack(sample[1.0], sample[0.0], 20_000, 0.0, 0, train_trials=2_000, options=options)
 
@@ -359,7 +359,7 @@ def test_a_middle_stage_refutes_with_the_pilots_events_read_again(monkeypatch):
 
     monkeypatch.setattr(anytime, "bound_events_anytime", spy)
     sample = {shift: lambda size, rng, shift=shift: rng.laplace(shift, 1.0, (size, 1)) for shift in (0.0, 1.0)}
-    options = attack.AttackOptions(stop_at=(0.85, 1e-6))
+    options = attack.AttackOptions(stop_at=(0.85, 1e-6), law="ideal")
     result = attack.blackbox_attack(sample[1.0], sample[0.0], 80_000, 0.0, 0, train_trials=2_000, options=options)
     (pilot_stage, pilot_statistic, none, pilot), (stage, _, carry, middle) = passes
     assert pilot_stage == ("blackbox/pilot", 0.25) and none is None and pilot.complete and pilot.stopped == "budget"

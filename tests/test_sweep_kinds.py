@@ -130,6 +130,7 @@ alpha = 2e-6
 [fixed]
 trials = 20000
 claim_delta = 1e-6
+law = "ideal"
 
 [grid]
 factory = ["sweep_pairs:make", "sweep_pairs:make_leaky"]
@@ -149,7 +150,13 @@ def test_a_sweep_cell_of_a_sampler_is_audit_blackbox_at_the_cells_seed(user_fold
         result = spec.kind.cell(dict(p), cell.seed, spec.alpha_per_cell, None)
         pair = getattr(sweep_pairs, p["factory"].partition(":")[2])()
         run = pdp_audit.audit_blackbox(
-            pair, p["claim_epsilon"], p["claim_delta"], trials=p["trials"], seed=cell.seed, alpha=spec.alpha_per_cell
+            pair,
+            p["claim_epsilon"],
+            p["claim_delta"],
+            trials=p["trials"],
+            seed=cell.seed,
+            alpha=spec.alpha_per_cell,
+            law=p["law"],  # the sweep key reaches the one config
         )
         assert result["checks"] == [clean(check_to_dict(c)) for c in run.checks]
         verdicts[p["factory"]] = result["verdict"]

@@ -384,13 +384,22 @@ class PrivacyAudit:
         return self._decide(kind, header, run, {"epsilon": epsilon, "delta": delta})
 
     def assert_dp_blackbox(
-        self, sample_D, sample_D_prime, epsilon: float, delta: float, *, trials: int | None = None
+        self,
+        sample_D,
+        sample_D_prime,
+        epsilon: float,
+        delta: float,
+        *,
+        trials: int | None = None,
+        law: str | None = None,
     ) -> "AuditOutcome":
         """Try to refute (ε, δ)-DP of a mechanism that can only be sampled: ``sample_D(size, rng)`` and
         ``sample_D_prime(size, rng)`` return (size, d) releases.  A test statistic is learned on ``trials``
         releases per world and ε bounded on as many fresh ones (:mod:`pdp_audit.audits.blackbox.attack`).  Fails when
         the claim
-        is refuted; otherwise inconclusive (a skip, or a failure under ``--audit-strict``): it never passes."""
+        is refuted; otherwise inconclusive (a skip, or a failure under ``--audit-strict``): it never passes.
+        ``law``: ``"as-implemented"`` (default: float releases are read with their structure as numbers too) or
+        ``"ideal"`` (the real-valued law; the float implementation not audited)."""
         with self._drawing():
             run = api.audit_blackbox(
                 (sample_D, sample_D_prime),
@@ -400,6 +409,7 @@ class PrivacyAudit:
                 seed=self._seed(),
                 alpha=self.settings.alpha,
                 budget=api.blackbox_budget(self.settings.early_stop),
+                law=law,
             )
         epsilon, delta = run.parameters["epsilon"], run.parameters["delta"]
         header = f"({epsilon:g}, {delta:g}) DP claim, black box ({run.mechanism})"

@@ -408,6 +408,9 @@ class AttackOptions:
     #: a stage's: the releases its earlier stages drew, which its training and selection read first (and to which it
     #: adds its own, for the stages after it); None: every release drawn anew
     reuse: EarlierReleases | None = None
+    #: what the verdict is about (:data:`pdp_audit.verify.core.config.LAW_OPTION`): ``as-implemented``, the event test
+    #: reads the releases' structure as numbers where they are floats (:func:`reads_numbers`); ``ideal``, never
+    law: str = "as-implemented"
 
 
 @dataclass(frozen=True)
@@ -426,6 +429,11 @@ class BlackBoxAttack:
     learned: object = field(default=None, compare=False, repr=False)
     #: of its training and selection releases per world, those its earlier stages drew (the fewer of the two worlds')
     reused_per_world: int = 0
+    #: whether the training releases held a number that is not an integer (:func:`has_fractions`): the releases are
+    #: then a floating-point program's, whose structure as numbers an implementation can leak through
+    floats: bool = False
+    #: the run's ``law`` (:class:`AttackOptions`)
+    law: str = "as-implemented"
 
     def epsilon_lower_bound_at(self, alpha: float) -> float:
         return self.attack.epsilon_lower_bound_at(alpha)
@@ -464,6 +472,26 @@ def attack_memory(
     else:
         kept = trials * MEMORY_PER_SCORE
     return train_trials * (fixed + per_dimension * dim) + kept
+
+
+def has_fractions(releases: np.ndarray) -> bool:
+    """Whether some release is not an integer: the releases are then floating-point numbers, not counts."""
+    return bool(np.any(releases != np.floor(releases)))
+
+
+def reads_numbers(statistic: str, law: str, floats: bool) -> bool:
+    """Whether the event test reads the releases augmented by their structure as numbers
+    (:func:`pdp_audit.verify.estimators.float_structure.number_structure`): always with ``events-numbers``; with
+    ``events`` where the verdict is about the program as implemented (``law``) and a training release is not an
+    integer (``floats``: :func:`has_fractions`).  A real-valued law leaves no trace in that structure, but its
+    floating-point implementation can: the textbook x + Lap(λ) reaches different sets of doubles for different x
+    (Mironov, CCS 2012), and a value added to noise in float64 leaves its precision in the release (Haney et al.
+    2022).  Integer releases are read as
+    before, so their runs keep their numbers.  Decided on training releases alone, before any fresh draw: the test
+    stays fixed before the releases that bound ε."""
+    if statistic == "events-numbers":
+        return True
+    return statistic == "events" and law == "as-implemented" and floats
 
 
 def blackbox_attack(
@@ -508,11 +536,16 @@ def blackbox_attack(
         if pool is not None and pool.first is None:
             pool.first = first
         chosen, validation = "logistic", ()
+        floats = any(has_fractions(t) for t in train) if pool is None or pool.floats is None else pool.floats
+        if pool is not None:  # decided on the first stage's training releases, which every later stage reads first
+            pool.floats = floats
         if options.statistic in ("events", "events-numbers"):
-            numbers = options.statistic == "events-numbers"
+            numbers = reads_numbers(options.statistic, options.law, floats)
             running = (executor, bar, options.stop_at, options.stage, pool)
             result = _event_attack(worlds, train, first, (trials, delta, seed, numbers), running)
-            return dataclasses.replace(result, reused_per_world=min(earlier.values()))
+            return dataclasses.replace(
+                result, reused_per_world=min(earlier.values()), floats=floats, law=options.law
+            )  # fmt: skip
         if options.statistic == "select":
             statistic, accuracy, chosen, bounds = select_statistic(*train, first, delta, seed)
             validation = tuple(bounds.items())
@@ -526,7 +559,8 @@ def blackbox_attack(
             for s, w in worlds
         ]
     bound = pooled_rank_attack(scores[0], scores[1], delta, seed)
-    return BlackBoxAttack(bound, train_trials, trials, first[0], accuracy, chosen, validation, statistic)
+    result = BlackBoxAttack(bound, train_trials, trials, first[0], accuracy, chosen, validation, statistic)
+    return dataclasses.replace(result, floats=floats, law=options.law)
 
 
 def _staged_attack(samplers: tuple, budget: tuple, progress: bool, options: AttackOptions) -> BlackBoxAttack:

@@ -15,6 +15,9 @@ from pdp_audit.verify.core.config import Names, build
 from pdp_audit.verify.core.float_rules import with_own_float_rules
 from pdp_audit.verify.evidence.user_audits import DEFAULT_ALPHA, check_protocol, decided, flag
 
+#: The run's ``law`` parameter under the real-valued law (the default, as implemented, adds none: runs keep bytes).
+IDEAL_LAW_PARAMETER = "ideal (the real-valued law; the float implementation not audited)"
+
 
 @with_own_float_rules
 def audit_blackbox(
@@ -25,12 +28,20 @@ def audit_blackbox(
     trials: int | None = None,
     seed: int = 0,
     alpha: float = DEFAULT_ALPHA,
+    law: str | None = None,
     progress: bool = False,
     budget: Any = None,
 ) -> Run:
     """Try to refute an (ε, δ)-DP claim of a mechanism that can only be sampled.
 
-    By default (``statistic="events"``), the exact event test: candidate statistics (a logistic regression on the
+    By default (``statistic="events"``, ``law="as-implemented"``), the exact event test of the program as
+    implemented: where the releases are floating-point numbers (a training release is not an integer), every
+    candidate also reads their structure as numbers -- integrality, fractional part, the low bits and trailing zeros
+    of the float64 significand (:func:`pdp_audit.verify.estimators.float_structure.number_structure`) -- so that a
+    real-valued law whose doubles differ between the worlds is refuted (the textbook ``x + rng.laplace(0, b)``:
+    Mironov, CCS 2012; Haney et al. 2022); integer releases are read as they are.  ``law="ideal"``: the real-valued
+    law the sampler stands for, that structure never read (the check's note says the float implementation was not
+    audited).  The event test: candidate statistics (a logistic regression on the
     releases and their squares in the spirit of DP-Sniper, gradient-boosted trees, the likelihood ratio of repeated
     outcomes, per-column histograms) are learned on ``train_trials`` releases per world, a statistic and at most two
     threshold events are chosen on a quarter of ``trials`` further releases, and each event's two counts on about
@@ -51,6 +62,8 @@ def audit_blackbox(
         the run; the check's note and the ``trials`` parameter say so: :mod:`pdp_audit.audits.blackbox.time_budget`).
       seed: root seed, >= 0.
       alpha: false-alarm probability, in [1e-50, 1).
+      law: what the verdict is about: ``"as-implemented"`` (the default) or ``"ideal"`` (``pdp-audit blackbox
+        --law``; a deployment's ``[audit] law``; None: ``budget``'s, whose default is ``"as-implemented"``).
       progress: show a bar of the releases drawn on stderr (where it is a terminal).
       budget: a :class:`BlackBoxBudget` (default ``BlackBoxBudget()``): ``statistic`` -- ``events`` (default),
         ``events-numbers``, ``logistic`` or ``select`` (``pdp-audit blackbox --statistic``); ``train_trials`` --
@@ -94,6 +107,10 @@ def audit_blackbox(
         raise InputError(f"budget must be a pdp_audit.BlackBoxBudget, got {type(budget).__name__}")
     values = {"claim_epsilon": epsilon, "claim_delta": delta, "trials": trials, "seed": seed, "alpha": alpha}
     values.update(dataclasses.asdict(budget))
+    if law is not None:
+        if law != budget.law and budget.law != BlackBoxBudget.law:
+            raise InputError(f"law {law!r} and budget.law {budget.law!r}: give the law once")
+        values["law"] = law
     config = build(BlackBoxAuditConfig, values, Names(lambda o: KEYWORDS.get(o.key, o.key)), extra={"target": pair})
     return run_blackbox(config, flag("progress", progress))
 
@@ -123,6 +140,7 @@ def run_blackbox(config: BlackBoxAuditConfig, progress: bool = False) -> Run:
         dask_local,
         early_stop=config.early_stop,
         time_limit=config.time_limit,
+        law=config.law,
     )
     from pdp_audit.verify.evidence.user_code import made_pair
 
@@ -152,6 +170,7 @@ def run_blackbox(config: BlackBoxAuditConfig, progress: bool = False) -> Run:
         "delta": delta,
         "trials": trials,
         **({} if budget.train_trials is None else {"train_trials": budget.train_trials}),
+        **({"law": IDEAL_LAW_PARAMETER} if config.law == "ideal" else {}),
     }
     return decided(name, evidence, config.alpha, parameters, config.seed)
 

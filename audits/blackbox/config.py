@@ -19,7 +19,16 @@ from pdp_audit.audits.blackbox.defaults import (
     SEARCH_TRIALS,
     STATISTICS,
 )
-from pdp_audit.verify.core.config import PAIR_OPTIONS, POSITIVE, AuditConfig, Option, OptionNames, option, options
+from pdp_audit.verify.core.config import (
+    LAW_OPTION,
+    PAIR_OPTIONS,
+    POSITIVE,
+    AuditConfig,
+    Option,
+    OptionNames,
+    option,
+    options,
+)
 from pdp_audit.verify.core.dask_cluster import DASK_LOCAL, SCHEDULER
 
 #: The claim and budget of ``blackbox``, in the order ``pdp-audit blackbox --help`` lists them.
@@ -54,8 +63,9 @@ _CLAIM_AND_BUDGET = (
         "exact event test (an event chosen among "
         "logistic, trees, outcome and histogram scores fitted on the training releases, on a quarter of --trials "
         "further releases; an exact joint test of each event's two "
-        "counts on about --trials fresh ones, only their counts kept); events-numbers: the same, the releases "
-        "augmented with the structure of their numbers "
+        "counts on about --trials fresh ones, only their counts kept), which also reads the structure of the "
+        "releases' numbers where they are floats (with --law ideal, never); events-numbers: the same, the releases "
+        "always augmented with the structure of their numbers "
         "(integrality, fractional part, low bits of the float64 significand); logistic: a logistic regression on "
         "the releases and their squares, bounded at pooled ranks; select: logistic or gradient-boosted trees, "
         "whichever bounds ε higher on a validation quarter of the training releases",
@@ -94,6 +104,9 @@ PLACE_OPTIONS = (
     DASK_LOCAL,
 )
 _EPSILON, _DELTA, _TRIALS, _TRAIN, _SEED, _ALPHA, _STATISTIC, _EARLY_STOP, _TIME_LIMIT = _CLAIM_AND_BUDGET
+#: What the verdict is about (declared once for every route: :data:`pdp_audit.verify.core.config.LAW_OPTION`): as
+#: implemented, the event test reads the releases' structure as numbers where they are floats; ideal, never.
+_LAW = LAW_OPTION
 _WORKERS, _SCHEDULER, _DASK_LOCAL = PLACE_OPTIONS
 
 
@@ -103,7 +116,9 @@ class BlackBoxAuditConfig(AuditConfig):
     ``(size, rng) -> releases`` -- tried on ``trials`` fresh releases per world (None: the default budget, fitted
     to the sampler's speed, :mod:`pdp_audit.audits.blackbox.time_budget`) with a test learned on
     ``train_trials``; ``statistic`` None: :data:`~pdp_audit.audits.blackbox.defaults.DEFAULT_STATISTIC`; ``early_stop``:
-    the event test's fresh pass stopped once decided (:mod:`pdp_audit.audits.blackbox.anytime`); the blocks
+    the event test's fresh pass stopped once decided (:mod:`pdp_audit.audits.blackbox.anytime`); ``law``: what the
+    verdict is about (``as-implemented``: the event test also reads the releases' structure as numbers where they are
+    floats; ``ideal``: the real-valued law, the float implementation not audited); the blocks
     drawn on ``workers`` processes, a Dask ``scheduler`` or a ``dask_local`` cluster (at most one of them)."""
 
     claim_epsilon: float = option(_EPSILON)
@@ -115,6 +130,7 @@ class BlackBoxAuditConfig(AuditConfig):
     statistic: str | None = option(_STATISTIC)
     early_stop: bool = option(_EARLY_STOP)
     time_limit: float | None = option(_TIME_LIMIT)
+    law: str = option(_LAW)
     workers: int = option(_WORKERS)
     scheduler: str | None = option(_SCHEDULER)
     dask_local: int | None = option(_DASK_LOCAL)
@@ -124,6 +140,11 @@ class BlackBoxAuditConfig(AuditConfig):
     def check(self, names: OptionNames) -> None:
         if self.target is not None and self.factory is not None:
             raise names.error(f"give the pair or {names.factory}, not both")
+        if self.law == "ideal" and self.statistic == "events-numbers":
+            raise names.error(
+                f"{names.statistic} 'events-numbers' reads the float implementation, which {names.law} 'ideal' "
+                "leaves unaudited: give one of them"
+            )
 
 
 #: The claim and budget of ``blackbox`` (without where the blocks are drawn: :data:`PLACE_OPTIONS`).

@@ -13,6 +13,7 @@ import numpy as np
 from pdp_audit.audits.blackbox.defaults import DEFAULT_STATISTIC, EARLY_STOP
 from pdp_audit.mechanisms.base import MalformedPair
 from pdp_audit.verify.core.checks import CheckSpec, Evidence
+from pdp_audit.verify.core.config import LAW_OPTION
 from pdp_audit.verify.estimators.rng_discipline import check_rng_discipline
 from pdp_audit.verify.estimators.stats import pvalue_by_inversion
 from pdp_audit.verify.evidence.pair_checks import malformed_check, not_reproducible
@@ -99,6 +100,10 @@ class BlackBoxBudget:
         :mod:`pdp_audit.audits.blackbox.anytime`); False: the whole budget in one pass (``--no-early-stop``).
       time_limit: seconds from the start of the attack after which its fresh releases stop (drawn in rounds, as with
         ``early_stop``: the bound at the stopping time keeps its level), > 0, or None: no limit.
+      law: what the verdict is about (:data:`pdp_audit.verify.core.config.LAW_OPTION`, ``audit_blackbox``'s ``law``):
+        ``as-implemented`` (the default: the event test also reads the releases' structure as floating-point numbers
+        where they are not all integers, Mironov, CCS 2012) or ``ideal`` (the real-valued law the sampler stands for:
+        that structure is never read, and the check's note says the float implementation was not audited).
     """
 
     train_trials: int | None = None
@@ -108,6 +113,7 @@ class BlackBoxBudget:
     dask_local: int | None = None
     early_stop: bool = EARLY_STOP
     time_limit: float | None = None
+    law: str = LAW_OPTION.default
 
 
 def blackbox_checks(
@@ -166,7 +172,7 @@ def blackbox_checks(
                 seed,
                 progress,
                 train_trials=train_trials,
-                options=AttackOptions(budget.statistic, executor, stop_at),
+                options=AttackOptions(budget.statistic, executor, stop_at, law=budget.law),
             )
     except MalformedPair as err:
         return [malformed_check(str(err))]
@@ -185,7 +191,49 @@ def attack_details(result) -> dict:
         **_event_details(result),
         **_stopping_details(result.attack),
         **({"reused_per_world": result.reused_per_world} if getattr(result, "reused_per_world", 0) else {}),
+        **_float_details(result),
     }
+
+
+def _reads_numbers(result) -> bool:
+    """Whether the attack's frozen test read the releases' structure as numbers (``events-numbers``, or the event
+    test of floating-point releases as implemented)."""
+    return bool(getattr(result.learned, "numbers", False))
+
+
+def _float_details(result) -> dict:
+    """What the check records of the releases' float structure: nothing for integer releases (their runs' bytes
+    unchanged) and for an attack that did not look; else whether the float implementation was audited."""
+    if not getattr(result, "floats", False) and not _reads_numbers(result):
+        return {}
+    if _reads_numbers(result):
+        return {"law": result.law, "float_implementation": "audited: the releases' number structure was read"}
+    return {"law": result.law, "float_implementation": "not audited"}
+
+
+def float_note(result) -> str:
+    """What the note says of the releases' float structure (nothing for integer releases): read, so the
+    floating-point program is what was audited (Mironov, CCS 2012; Haney et al. 2022), or not read -- the
+    real-valued law (``law`` ideal) or an expert's statistic that does not read it -- so the float implementation
+    was not audited."""
+    if _reads_numbers(result):
+        return (
+            " The releases' structure as floating-point numbers (integrality, fractional part, low bits and trailing "
+            "zeros of the float64 significand) was read beside their values: the program was audited as "
+            "implemented, where a real-valued law's implementation can leak its input through the bits of its "
+            "doubles (Mironov, CCS 2012)."
+        )
+    if not getattr(result, "floats", False):
+        return ""
+    if result.law == "ideal":
+        return (
+            " Audited for the real-valued law (law ideal): the releases' structure as floating-point numbers was not "
+            "read, so the float implementation was not audited."
+        )
+    return (
+        f" The releases are floating-point numbers and the {result.statistic} test does not read their structure as "
+        "numbers: the float implementation was not audited (the default event test reads it)."
+    )
 
 
 def _stopping_details(attack) -> dict:
@@ -292,7 +340,7 @@ def _note(result) -> str:
     return (
         f"{learned}, trained on {result.train_per_world:,} releases per world (training accuracy "
         f"{result.train_accuracy:.4f}); ε bounded on {result.test_per_world:,} fresh releases per world (order "
-        "statistics at fixed ranks, union bound). The estimate is the bound at confidence 1/2."
+        "statistics at fixed ranks, union bound). The estimate is the bound at confidence 1/2." + float_note(result)
     )
 
 
@@ -332,7 +380,7 @@ def _event_note(result) -> str:
         f"(Poisson numbers of mean {attack.mean_d:,.0f}); ε bounded by "
         "an exact test of each event's two counts jointly (the share of D among the releases in it, Poissonised "
         "sizes), Bonferroni over the events. The estimate is the bound at "
-        "confidence 1/2." + _stopping_note(attack)
+        "confidence 1/2." + _stopping_note(attack) + float_note(result)
     )
 
 

@@ -250,7 +250,7 @@ class SearchBudget:
     @property
     def pilot_options(self) -> AttackOptions:
         """The pilots' attack options: :attr:`pilot_statistic` on the final attack's executor."""
-        return AttackOptions(self.pilot_statistic, self.options.executor)
+        return AttackOptions(self.pilot_statistic, self.options.executor, law=self.options.law)
 
 
 @dataclass(frozen=True)

@@ -51,6 +51,9 @@ class SearchOptions:
     pilot_statistic: str = PILOT_STATISTIC
     scheduler: str | None = None
     dask_local: int | None = None
+    #: what the verdict is about (:data:`pdp_audit.verify.core.config.LAW_OPTION`): the final event test reads the
+    #: releases' structure as numbers where they are floats (``as-implemented``), or never (``ideal``)
+    law: str = "as-implemented"
 
     def checked(self) -> SearchOptions:
         """The options with each value checked against its range (one-line InputErrors, before any draw)."""
@@ -59,6 +62,10 @@ class SearchOptions:
         if self.search not in SEARCHES:
             raise InputError(f"search must be one of {', '.join(SEARCHES)}, got {self.search!r}")
         Neighbours.parse(self.neighbours)
+        from pdp_audit.verify.core.config import LAWS
+
+        if self.law not in LAWS:
+            raise InputError(f"law must be one of {', '.join(LAWS)}, got {self.law!r}")
         for name, value in (("statistic", self.statistic), ("pilot statistic", self.pilot_statistic)):
             if value not in STATISTICS:
                 raise InputError(f"{name} must be one of {', '.join(STATISTICS)}, got {value!r}")
@@ -87,6 +94,7 @@ class SearchOptions:
             int(self.rounds),
             self.pilot_statistic,
             *checked_place(workers, self.scheduler, self.dask_local),
+            law=self.law,
         )
 
 
@@ -111,7 +119,7 @@ def search_checks(mechanism: Any, epsilon: float, delta: float, seed: int, optio
                 options.pilot_trials,
                 options.trials,
                 options.train_trials,
-                AttackOptions(options.statistic, executor),
+                AttackOptions(options.statistic, executor, law=options.law),
                 options.rounds,
                 options.pilot_statistic,
                 progress,
@@ -397,7 +405,7 @@ def pair_outcome(
                 seed,
                 progress,
                 train_trials=train,
-                options=AttackOptions(options.statistic, executor),
+                options=AttackOptions(options.statistic, executor, law=options.law),
             )
     except MalformedPair as err:
         return SearchOutcome(_decided(type(pair).__name__, [malformed_check(str(err))], alpha, parameters, seed))

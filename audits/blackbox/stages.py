@@ -195,6 +195,9 @@ class EarlierReleases:
         self.learned: dict = {}
         self.last: tuple | None = None
         self.carry: Carried | None = None
+        #: whether the first stage's training releases held a number that is not an integer (None before it): every
+        #: stage reads the releases as that stage did (``pdp_audit.audits.blackbox.attack.reads_numbers``)
+        self.floats: bool | None = None
 
     def carried_into(self, stage: Stage) -> None:
         """Set :attr:`carry` for ``stage``: the last stage's events at ``stage.carried`` of the level, where ``stage``

@@ -259,9 +259,9 @@ def check_values(where: str, table: dict[str, Any], prefix: str = "parameters") 
 @dataclass(frozen=True)
 class SamplerAudit:
     """What the certificate of a sampler-only pair needs of the black-box audit, passed in by the catalogue (an
-    audit imports no other audit): ``checks(samplers, ε, δ, trials, seed, progress, workers=…)``, its evidence
-    (:func:`pdp_audit.audits.blackbox.evidence.blackbox_checks`), and ``default_trials(samplers, workers, runs)``,
-    its default fresh budget fitted to the samplers' speed for ``runs`` audits (the mechanism's and one per
+    audit imports no other audit): ``checks(samplers, ε, δ, trials, seed, progress, workers=…, stop=…, law=…)``, its
+    evidence (:func:`pdp_audit.audits.blackbox.evidence.blackbox_checks`), and ``default_trials(samplers, workers,
+    runs)``, its default fresh budget fitted to the samplers' speed for ``runs`` audits (the mechanism's and one per
     individual), as ``pdp-audit blackbox`` fits it -- the budget of a deployment whose ``[audit]`` names none."""
 
     checks: Any
@@ -389,10 +389,10 @@ def pair_evidence(
     running: tuple = (False, 1, None),
 ) -> list:
     """The evidence ``pdp_audit.audit_pair`` (white-box) or ``pdp_audit.audit_blackbox`` (black-box, through
-    ``blackbox_checks(samplers, ε, δ, trials, seed, progress, workers=…, stop=…)``) decides; ``running``: (progress, the
-    workers of the pass: a number or a function choosing them, :class:`pdp_audit.verify.evidence.pair_checks.MainPass`
-    white-box, the black box's releases otherwise; the white-box pass's
-    :class:`~pdp_audit.verify.evidence.pair_sequential.Stopping`, or None: the fixed pass)."""
+    ``blackbox_checks(samplers, ε, δ, trials, seed, progress, workers=…, stop=…, law=…)``) decides; ``running``:
+    (progress, the workers of the pass: a number or a function choosing them,
+    :class:`pdp_audit.verify.evidence.pair_checks.MainPass` white-box, the black box's releases otherwise; the white-box
+    pass's :class:`~pdp_audit.verify.evidence.pair_sequential.Stopping`, or None: the fixed pass)."""
     from pdp_audit.verify.evidence.pair_checks import MainPass, validated_dp_checks
 
     progress, workers, stop = running
@@ -401,7 +401,8 @@ def pair_evidence(
         drawing = MainPass(progress, workers, stop, budget.law)
         return validated_dp_checks(pair, *claim, per_instance, drawing=drawing)
     chosen = workers() if callable(workers) else workers
-    return blackbox_checks(tuple(_samplers(pair)), *claim, progress, workers=chosen, stop=stop)
+    law = getattr(budget, "law", None)  # the [audit] law where the pair's config declares it (None: the default)
+    return blackbox_checks(tuple(_samplers(pair)), *claim, progress, workers=chosen, stop=stop, law=law)
 
 
 def _shippable(pair: Any, workers: Any) -> int:

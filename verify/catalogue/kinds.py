@@ -67,21 +67,24 @@ def _certify_own(deployment: Any, progress: bool = False) -> Run:
     return certify_own(deployment, code_version(), SamplerAudit(_blackbox_evidence, _blackbox_default_trials), progress)
 
 
-def _blackbox_evidence(
-    samplers: tuple, epsilon, delta, trials, seed, progress: bool, workers: int = 1, stop: Any = None
-) -> list:
-    """The black-box audit's evidence of a sampler-only pair, its releases drawn by ``workers`` processes (the
-    numbers do not depend on them); ``stop``: the deployment's [audit] early_stop and time_limit
+def _blackbox_evidence(samplers: tuple, epsilon, delta, trials, seed, progress: bool, **running: Any) -> list:
+    """The black-box audit's evidence of a sampler-only pair, its releases drawn by ``running["workers"]`` processes
+    (default 1; the numbers do not depend on them), of the program as implemented or the real-valued law
+    (``running["law"]``: the deployment's [audit] law, default as implemented: float releases are read with their
+    structure as numbers); ``running["stop"]``: the deployment's [audit] early_stop and time_limit
     (:class:`~pdp_audit.verify.evidence.pair_sequential.Stopping`: its α, deadline and early stop), which the event
     test's fresh pass keeps (:mod:`pdp_audit.audits.blackbox.anytime`), or None."""
     import time
 
     from pdp_audit.audits.blackbox.evidence import BlackBoxBudget, blackbox_checks
 
+    workers, stop = running.get("workers", 1), running.get("stop")
+    law = running.get("law") or BlackBoxBudget.law
     if stop is None:
-        return blackbox_checks(samplers, epsilon, delta, trials, seed, progress, BlackBoxBudget(workers=workers))
+        budget = BlackBoxBudget(workers=workers, law=law)
+        return blackbox_checks(samplers, epsilon, delta, trials, seed, progress, budget)
     left = None if stop.deadline is None else max(stop.deadline - time.monotonic(), 1e-3)
-    budget = BlackBoxBudget(workers=workers, early_stop=stop.early_stop, time_limit=left)
+    budget = BlackBoxBudget(workers=workers, early_stop=stop.early_stop, time_limit=left, law=law)
     # one check a pass, read against the certificate's family of every pass's (Stopping.level)
     return blackbox_checks(samplers, epsilon, delta, trials, seed, progress, budget, stop.level(1))
 

@@ -172,6 +172,7 @@ def command_blackbox(args: argparse.Namespace) -> int:
         "trials": args.trials,
         **({} if args.train_trials is None else {"train_trials": args.train_trials}),
         "statistic": args.statistic,
+        **({"law": args.law} if args.law != "as-implemented" else {}),
         "seed": args.seed,
         "alpha": args.alpha,
         "check": check_to_dict(check),
@@ -209,4 +210,7 @@ def _summary(args: argparse.Namespace, check) -> str:
     if check.id == "pair-protocol":
         return f"{head}  pair-protocol: {check.note}"
     lo = check.ci[0] if check.ci else float("nan")
-    return f"{head}  ε lower bound {lo:.4g} at confidence {fmt_level(check.level)} (claim ε = {args.claim_epsilon:g})"
+    line = f"{head}  ε lower bound {lo:.4g} at confidence {fmt_level(check.level)} (claim ε = {args.claim_epsilon:g})"
+    if check.details.get("float_implementation") == "not audited":  # float releases read as reals: said on the line
+        line += "; the float implementation was not audited"
+    return line

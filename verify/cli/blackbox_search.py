@@ -87,6 +87,7 @@ def command(args: argparse.Namespace, module_file, load_factory) -> int:
         rounds=_count(args.rounds, "rounds", 1, 10),
         scheduler=args.scheduler,
         dask_local=args.dask_local,
+        law=args.law,
     ).checked()
     factory = load_factory(args.target, "release" if (args.search or _searched(witness)) else "sample")
     check_outputs({"--json": args.json, "--report": report}, {"--witness": args.witness})
