@@ -63,9 +63,10 @@ def main() -> None:
     releases = int(releases_per_world(trials, DEFAULT_STATISTIC))
     floor(pair, 1 << 16)  # warm-up
     floor_wall, floor_cpu = floor(pair, releases)
-    pdp_audit.audit_blackbox(pair, peer.claimed_epsilon, 0.0, trials=WARM_UP_TRIALS, law="ideal")  # warm-up
+    ideal = pdp_audit.BlackBoxBudget(law="ideal")
+    pdp_audit.audit_blackbox(pair, peer.claimed_epsilon, 0.0, trials=WARM_UP_TRIALS, budget=ideal)  # warm-up
     wall, cpu = clocks()
-    run = pdp_audit.audit_blackbox(pair, peer.claimed_epsilon, 0.0, trials=args.trials, law="ideal")
+    run = pdp_audit.audit_blackbox(pair, peer.claimed_epsilon, 0.0, trials=args.trials, budget=ideal)
     end_wall, end_cpu = clocks()
     audit_wall, audit_cpu = end_wall - wall, end_cpu - cpu
     check = run.checks[0]

@@ -186,7 +186,8 @@ def audit(case: Case, law: str = "as-implemented", trials: int | None = None, se
 
     pair = case.make()
     start = time.perf_counter()
-    run = pdp_audit.audit_blackbox(pair, case.epsilon, case.delta, trials=trials, seed=seed, alpha=1e-6, law=law)
+    budget = pdp_audit.BlackBoxBudget(law=law)
+    run = pdp_audit.audit_blackbox(pair, case.epsilon, case.delta, trials=trials, seed=seed, alpha=1e-6, budget=budget)
     seconds = time.perf_counter() - start
     (check,) = run.checks
     stopped = check.details.get("early_stop", {})

@@ -32,9 +32,9 @@ TRIALS = 20_000
 
 def _audit(name: str, law: str | None = None, seed: int = 5):
     case = fb.BY_NAME[name]
-    budget = pdp_audit.BlackBoxBudget(train_trials=10_000)
+    budget = pdp_audit.BlackBoxBudget(train_trials=10_000, **({} if law is None else {"law": law}))
     return pdp_audit.audit_blackbox(
-        case.make(), case.epsilon, case.delta, trials=TRIALS, seed=seed, alpha=ALPHA, law=law, budget=budget
+        case.make(), case.epsilon, case.delta, trials=TRIALS, seed=seed, alpha=ALPHA, budget=budget
     )
 
 
@@ -107,4 +107,4 @@ def test_reading_the_numbers_under_the_ideal_law_is_one_line(tmp_path, monkeypat
     err = capsys.readouterr().err.strip()
     assert "--law" in err and "--statistic" in err and len(err.splitlines()) == 1
     with pytest.raises(pdp_audit.InputError, match="law"):
-        pdp_audit.audit_blackbox(fb.BY_NAME["snapping"].make(), 1.0, 0.0, law="exact")
+        pdp_audit.audit_blackbox(fb.BY_NAME["snapping"].make(), 1.0, 0.0, budget=pdp_audit.BlackBoxBudget(law="exact"))

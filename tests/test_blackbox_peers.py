@@ -194,12 +194,13 @@ def test_atoms_are_flags_beside_real_values_never_real_values_drawn_twice():
 def test_the_default_budget_refutes_the_variants_the_logistic_default_missed(name):
     """Issue 30's goal: every incorrect variant refuted at α = 1e-6 within the default budget.  The default was the
     logistic test at 1e5 releases per world, which left these three unrefuted; the default now is the event test
-    at millions (no statistic and no trials given here)."""
+    at millions (no statistic and no trials given here), of the papers' real-valued laws (``law="ideal"``)."""
     import pdp_audit
     from pdp_audit.audits.blackbox.defaults import DEFAULT_TRIALS
 
     peer = BY_NAME[name]
-    run = pdp_audit.audit_blackbox(peer.pair, peer.claimed_epsilon, 0.0, seed=31, alpha=ALPHA)
+    ideal = pdp_audit.BlackBoxBudget(law="ideal")
+    run = pdp_audit.audit_blackbox(peer.pair, peer.claimed_epsilon, 0.0, seed=31, alpha=ALPHA, budget=ideal)
     (check,) = run.checks
     assert run.verdict == "fail" and check.id == "blackbox-attack", (name, check)
     assert check.details["test_per_world"] == DEFAULT_TRIALS, check.details

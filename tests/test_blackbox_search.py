@@ -70,7 +70,7 @@ def test_search_finds_a_leak_that_the_obvious_pair_does_not_show():
         EPSILON,
         0.0,
         trials=50_000,
-        law="ideal",
+        budget=pdp_audit.BlackBoxBudget(law="ideal"),
     )
     assert obvious.verdict == "inconclusive"
     result = search_pairs(leaky, Neighbours("linf", 1.0), "patterns", 0.0, 0, BUDGET)

@@ -156,7 +156,7 @@ def test_a_sweep_cell_of_a_sampler_is_audit_blackbox_at_the_cells_seed(user_fold
             trials=p["trials"],
             seed=cell.seed,
             alpha=spec.alpha_per_cell,
-            law=p["law"],  # the sweep key reaches the one config
+            budget=pdp_audit.BlackBoxBudget(law=p["law"]),  # the sweep key reaches the one config
         )
         assert result["checks"] == [clean(check_to_dict(c)) for c in run.checks]
         verdicts[p["factory"]] = result["verdict"]

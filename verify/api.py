@@ -271,12 +271,13 @@ def run_cell(audit: str, seed: int, alpha: float, options: dict[str, Any], check
     return cell, alpha, mechanism.cell(dict(cell.parameters), cell.seed, alpha, selected)
 
 
-def blackbox_budget(early_stop: bool) -> Any:
+def blackbox_budget(early_stop: bool, law: str | None = None) -> Any:
     """The black-box audit's :class:`~pdp_audit.audits.blackbox.evidence.BlackBoxBudget` with ``early_stop`` (the
-    pytest plugin's ``--audit-no-early-stop``), imported on use: its module draws, the plugin's import must not."""
+    pytest plugin's ``--audit-no-early-stop``) and ``law`` (None: the default, as implemented), imported on use: its
+    module draws, the plugin's import must not."""
     from pdp_audit.audits.blackbox.evidence import BlackBoxBudget
 
-    return BlackBoxBudget(early_stop=early_stop)
+    return BlackBoxBudget(early_stop=early_stop, law=law or BlackBoxBudget.law)
 
 
 def user_code(deployment: Any) -> tuple[bool, str | None]:

@@ -408,8 +408,7 @@ class PrivacyAudit:
                 trials=self._trials(trials),
                 seed=self._seed(),
                 alpha=self.settings.alpha,
-                budget=api.blackbox_budget(self.settings.early_stop),
-                law=law,
+                budget=api.blackbox_budget(self.settings.early_stop, law),
             )
         epsilon, delta = run.parameters["epsilon"], run.parameters["delta"]
         header = f"({epsilon:g}, {delta:g}) DP claim, black box ({run.mechanism})"

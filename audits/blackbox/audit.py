@@ -28,7 +28,6 @@ def audit_blackbox(
     trials: int | None = None,
     seed: int = 0,
     alpha: float = DEFAULT_ALPHA,
-    law: str | None = None,
     progress: bool = False,
     budget: Any = None,
 ) -> Run:
@@ -41,8 +40,8 @@ def audit_blackbox(
     real-valued law whose doubles differ between the worlds is refuted (the textbook ``x + rng.laplace(0, b)``:
     Mironov, CCS 2012; Haney et al. 2022); integer releases are read as they are.  ``law="ideal"``: the real-valued
     law the sampler stands for, that structure never read (the check's note says the float implementation was not
-    audited).  The event test: candidate statistics (a logistic regression on the
-    releases and their squares in the spirit of DP-Sniper, gradient-boosted trees, the likelihood ratio of repeated
+    audited): ``budget=BlackBoxBudget(law="ideal")``.  The event test: candidate statistics (a logistic regression on
+    the releases and their squares in the spirit of DP-Sniper, gradient-boosted trees, the likelihood ratio of repeated
     outcomes, per-column histograms) are learned on ``train_trials`` releases per world, a statistic and at most two
     threshold events are chosen on a quarter of ``trials`` further releases, and each event's two counts on about
     ``trials`` fresh releases (a Poisson number), of which only counts are kept, are tested jointly: the exact
@@ -62,8 +61,6 @@ def audit_blackbox(
         the run; the check's note and the ``trials`` parameter say so: :mod:`pdp_audit.audits.blackbox.time_budget`).
       seed: root seed, >= 0.
       alpha: false-alarm probability, in [1e-50, 1).
-      law: what the verdict is about: ``"as-implemented"`` (the default) or ``"ideal"`` (``pdp-audit blackbox
-        --law``; a deployment's ``[audit] law``; None: ``budget``'s, whose default is ``"as-implemented"``).
       progress: show a bar of the releases drawn on stderr (where it is a terminal).
       budget: a :class:`BlackBoxBudget` (default ``BlackBoxBudget()``): ``statistic`` -- ``events`` (default),
         ``events-numbers``, ``logistic`` or ``select`` (``pdp-audit blackbox --statistic``); ``train_trials`` --
@@ -75,7 +72,8 @@ def audit_blackbox(
         within it at ``alpha``, ``trials`` the maximum (the check's details record the releases drawn and why it
         stopped; False: the whole budget, ``--no-early-stop``); ``time_limit`` -- seconds after which the fresh
         releases stop and the run reports what they support (``--time-limit``; the result then depends on the
-        machine's speed).
+        machine's speed); ``law`` -- what the verdict is about: ``"as-implemented"`` (the default) or ``"ideal"``
+        (``pdp-audit blackbox --law``, a deployment's ``[audit] law``, a sweep cell's ``law``).
 
     Returns:
       The decided :class:`~pdp_audit.reports.records.Run` with one check, ``blackbox-attack``; or the exact fail
@@ -107,10 +105,6 @@ def audit_blackbox(
         raise InputError(f"budget must be a pdp_audit.BlackBoxBudget, got {type(budget).__name__}")
     values = {"claim_epsilon": epsilon, "claim_delta": delta, "trials": trials, "seed": seed, "alpha": alpha}
     values.update(dataclasses.asdict(budget))
-    if law is not None:
-        if law != budget.law and budget.law != BlackBoxBudget.law:
-            raise InputError(f"law {law!r} and budget.law {budget.law!r}: give the law once")
-        values["law"] = law
     config = build(BlackBoxAuditConfig, values, Names(lambda o: KEYWORDS.get(o.key, o.key)), extra={"target": pair})
     return run_blackbox(config, flag("progress", progress))
 
