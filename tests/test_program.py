@@ -331,3 +331,25 @@ def test_a_program_that_raises_on_a_neighbour_only_is_a_finding():
     run = _audit(strict, VALUES, {"bounds": (0, 1)})
     structure = next(c for c in run.checks if c.id == "program-structure")
     assert run.verdict != "fail" and "raised ValueError" in str(structure.details)
+
+
+def test_the_report_page_shows_the_witness_trace_and_composition(tmp_path):
+    from pdp_audit.reports.layout_check import checking_pages
+
+    run = _audit(histogram_unique, LABELS, {})
+    (page,) = run.pages
+    text = "\n".join(page.rows)
+    assert "Witness pair" in text and "<-- diverges" in text and "Composition" in text
+    found: list[str] = []
+    with checking_pages(found):
+        pdp_audit.write_report(run, pdf=tmp_path / "program.pdf")
+    assert not found, found
+
+
+def test_the_same_seed_gives_the_same_report_bytes(tmp_path):
+    paths = []
+    for k in range(2):
+        run = _audit(sum_twice, VALUES, {"bounds": (0, 1)})
+        paths.append(tmp_path / f"r{k}.json")
+        pdp_audit.write_report(run, json=paths[-1])
+    assert paths[0].read_bytes() == paths[1].read_bytes()

@@ -4,6 +4,8 @@ program and its data named as the user gave them.  Seen failing: with the comman
 from __future__ import annotations
 
 import json
+import shlex
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -78,3 +80,22 @@ def test_a_missing_function_or_file_is_exit_2(folder, capsys):
     args = _args("team_stats:fixed")
     args[args.index("people.csv")] = "missing.csv"
     assert cli.main(args) == 2
+
+
+GUIDE = Path(__file__).resolve().parent.parent / "docs" / "how-to" / "programs.md"
+
+
+def test_the_guides_commands_run_verbatim_from_the_shipped_examples(tmp_path, monkeypatch):
+    """Each ``pdp-audit program`` line of docs/how-to/programs.md, run as written in the folder ``pdp-audit
+    examples`` writes: the bugs are refuted (exit 1), the fixes certified (exit 0)."""
+    block = GUIDE.read_text(encoding="utf-8").split("```bash")[1].split("```")[0]
+    lines = [line for line in block.splitlines() if line.strip()]
+    assert lines[0] == "pdp-audit examples my-programs && cd my-programs"
+    monkeypatch.chdir(tmp_path)
+    assert cli.main(["examples", "my-programs"]) == 0
+    monkeypatch.chdir(tmp_path / "my-programs")
+    commands = [shlex.split(line)[1:] for line in lines[1:]]
+    assert len(commands) == 6
+    for args in commands:
+        expected = 0 if args[1].endswith(":fixed") else 1
+        assert cli.main(args) == expected, args

@@ -59,6 +59,7 @@ class Analysis:
     pairs: list[PairResult]
     run_seconds: float
     analysis_seconds: float
+    records: int = 0
 
     def worst(self, confirmable: bool = False) -> PairResult | None:
         """The pair of highest score (``confirmable``: among those the program runs on, a black box's witness)."""
@@ -108,7 +109,7 @@ def analyse(
     for neighbour in neighbours(data, relation, bounds, seed):
         tape_result = _compare(program, neighbour, recorded, found)
         pairs.append(_judged(tape_result, recorded, found, epsilon, delta))
-    return Analysis(recorded, found, pairs, run_seconds, time.perf_counter() - start)
+    return Analysis(recorded, found, pairs, run_seconds, time.perf_counter() - start, len(data))
 
 
 def _compare(program: Callable, neighbour: Neighbour, recorded: trace.Run, found: trace.Probe) -> PairResult:

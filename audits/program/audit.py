@@ -21,6 +21,7 @@ Checks, one family at the run's α:
 
 from __future__ import annotations
 
+import dataclasses
 import zlib
 from typing import Any, Callable
 
@@ -31,7 +32,7 @@ from pdp_audit.audits.program.analysis import Analysis, PairResult, analyse
 from pdp_audit.audits.program.config import ProgramAuditConfig
 from pdp_audit.audits.program.recorder import NOT_RECORDED
 from pdp_audit.mechanisms.validation import InputError
-from pdp_audit.reports.records import Verdict
+from pdp_audit.reports.records import Page, Verdict
 from pdp_audit.verify.core.checks import CheckSpec, Evidence, declare
 
 SOURCE = "Cebere, Erb, Desfontaines, Bellet & Fitzsimons, PETS 2026 (grey-box auditing, record and replay)"
@@ -148,7 +149,45 @@ def run_program(config: ProgramAuditConfig, progress: bool = False, confirm: Cal
         samplers = _samplers(program, data, witness.neighbour.data, config.seed)
         found = confirm(samplers, epsilon, delta, config.trials, config.seed)
         evidence += [_as_confirmation(e, witness) for e in found]
-    return decided(name, evidence, config.alpha, _parameters(config, analysis), config.seed)
+    run = decided(name, evidence, config.alpha, _parameters(config, analysis), config.seed)
+    return dataclasses.replace(run, pages=(_page(analysis, evidence),))
+
+
+def _page(analysis: Analysis, evidence: list[Evidence]) -> Page:
+    """The page a reviewer reads: the witness pair as a small table (the record changed, the release on D and on D′
+    under the same draws), the call trace with the diverging call marked, and the composition of the worst pairs."""
+    worst = analysis.worst()
+    rows: list[str] = []
+    if worst is not None:
+        c = worst.comparison
+        rows.append(
+            f"Witness pair: D (the data, {analysis.records} records) and D′ = D with "
+            f"{worst.neighbour.name.replace('remove ', 'removed: ').replace('add ', 'added: ')}"
+        )
+        rows += [f"  finding: {f}" for f in worst.findings[:3]] or ["  no finding on this pair"]
+        if c.replayed is not None:
+            rows.append("  release coordinate | on D | on D′ (same draws) | carried by")
+            for i in range(min(8, analysis.recorded.numbers.size)):
+                on_d = analysis.recorded.numbers[i]
+                on_dp = c.replayed.numbers[i] if i < c.replayed.numbers.size else float("nan")
+                j = int(analysis.probe.carrier[i]) if i < analysis.probe.carrier.size else -1
+                by = {-1: "no noise", -2: "noise, not affinely"}.get(j, f"noise element {j}")
+                rows.append(f"  {i} | {on_d:.6g} | {on_dp:.6g} | {by}")
+    divergence = None if worst is None or worst.comparison.divergence is None else worst.comparison.divergence.index
+    rows.append("Call trace (recorded on D):")
+    rows += ["  " + line for line in _trace(analysis, divergence)[:16]]
+    rows.append("Composition, worst pairs:")
+    for p in sorted(analysis.pairs, key=lambda r: -r.score)[:5]:
+        if p.upper is not None:
+            low = "" if p.lower is None else f", carried ≥ {p.lower.low:.3g}"
+            rows.append(f"  {p.neighbour.name}: pure ε {p.upper.pure:.4g}, δ(ε) ≤ {p.upper.high:.3g}{low}")
+        else:
+            rows.append(f"  {p.neighbour.name}: {(p.findings or ['not composed'])[0]}")
+    verdicts = ", ".join(f"{e.spec.id} {e.verdict or 'statistical'}" for e in evidence)
+    # no timing here: the same seed gives the same report bytes (benchmarks/bench_program.py measures the time)
+    searched = f"{len(analysis.pairs)} neighbouring datasets searched."
+    text = f"{searched} Checks: {verdicts}. Not covered: {'; '.join(NOT_COVERED)}."
+    return Page("Program audit: witness, trace, composition", text, rows=rows)
 
 
 def _parameters(config: ProgramAuditConfig, analysis: Analysis | None) -> dict:
@@ -164,8 +203,6 @@ def _parameters(config: ProgramAuditConfig, analysis: Analysis | None) -> dict:
         out.update(
             pairs_searched=len(analysis.pairs),
             primitives=len(analysis.recorded.calls),
-            program_seconds=round(analysis.run_seconds, 6),
-            analysis_seconds=round(analysis.analysis_seconds, 3),
             not_covered=list(NOT_COVERED),
         )
     return out
@@ -355,8 +392,6 @@ def _samplers(program: Callable, data: Any, neighbour: Any, seed: int) -> tuple:
 
 
 def _as_confirmation(evidence: Evidence, witness: PairResult) -> Evidence:
-    import dataclasses
-
     spec = CHECKS["program-confirm"] if evidence.spec.id == "blackbox-attack" else evidence.spec
     return (
         dataclasses.replace(evidence, spec=spec)
