@@ -8,17 +8,14 @@ from __future__ import annotations
 import io
 import math
 import os
-import queue
-import threading
 from contextlib import contextmanager
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterator
 
 import numpy as np
 
 from pdp_audit.mechanisms import shipped_store
-from pdp_audit.mechanisms.csv_pieces import BLANK, NOT_WORD, WORD, ReadAhead, Unsplit, copy_rows, parse_in_pieces
 from pdp_audit.mechanisms.validation import InputError, not_a_regular_file, quoted, shown
 
 
@@ -106,7 +103,6 @@ class PinnedFile:
     path: Path
     content: bytes | None = None
     digest: str | None = None
-    ahead: ReadAhead | None = None
 
     @property
     def sha256(self) -> str:
@@ -135,13 +131,10 @@ _PARSED: dict[str, tuple[list[str], np.ndarray]] = {}
 
 
 @contextmanager
-def pinned_file(path: str | Path, read_ahead: bool = False) -> Iterator[PinnedFile]:
+def pinned_file(path: str | Path) -> Iterator[PinnedFile]:
     """Pin the data file at ``path``: inside the block every parse of it is hashed and must match the first
     (:class:`PinnedFile`), so ``sha256`` names the bytes audited even if the file is replaced meanwhile.  A file
-    pinned by a caller already yields that pin, still pinned after this block.
-
-    ``read_ahead``: a CSV's bytes are read and hashed on a thread from now on, for the first parse of it to take
-    (:class:`~pdp_audit.mechanisms.csv_pieces.ReadAhead`; a file that cannot be opened is left to that parse)."""
+    pinned by a caller already yields that pin, still pinned after this block."""
     path = Path(path)
     key = os.path.realpath(path)
     if key in _PINNED:
@@ -150,15 +143,8 @@ def pinned_file(path: str | Path, read_ahead: bool = False) -> Iterator[PinnedFi
     _check_data_file(path)
     pin = _PINNED[key] = PinnedFile(path)
     try:
-        if read_ahead and path.suffix.lower() not in PARQUET_SUFFIXES:
-            try:
-                pin.ahead = ReadAhead(path)
-            except OSError:  # the parse opens it again and names what is wrong
-                pass
         yield pin
     finally:
-        if pin.ahead is not None:
-            pin.ahead.close()
         _PINNED.pop(key, None)
         _PARSED.pop(key, None)
 
@@ -340,35 +326,37 @@ def _read_table(path: Path) -> tuple[list[str], np.ndarray]:
 
 
 def _read_csv_numbers(path: Path) -> tuple[list[str], np.ndarray] | None:
-    """The header and the cells of an all-numeric CSV, parsed straight to floats; None if anything is unusual
-    (then :func:`_read_csv` reads every cell as text and :func:`_numeric` names the first that is no number).
+    """The header and the cells of an all-numeric CSV, parsed by ``pandas.read_csv`` straight to floats; None where
+    the parse is not certainly the file's table -- then :func:`_read_csv` reads every cell as text and
+    :func:`_numeric` names the first that is no number, by line and column.
 
-    Reading 1e6 × 30 cells as Python strings took 3 GB; parsed to floats they take 240 MB.  The parser is
-    correctly rounded -- the same doubles as Python's ``float`` -- by default from pandas 3 on, with
-    ``float_precision="round_trip"`` before.  A plain file is parsed in pieces on two threads
-    (:mod:`pdp_audit.mechanisms.csv_pieces`: pandas' parse holds no lock, so it takes half the wall time on two cores;
-    pandas' own parallel reader takes a path, never the bytes hashed); a file it cannot cut at newlines faithfully (a
-    quote, blank lines before the header) is parsed whole through :class:`_Scan` -- one pass hashes a pinned file's
-    bytes and finds any letter below the header (then the parse is not used), on a thread beside the parse -- and
-    the header is parsed from the header line the scan kept.
+    Reading 1e6 × 30 cells as Python strings took 3 GB; parsed to floats they take 240 MB.  The parser is correctly
+    rounded -- the same doubles as Python's ``float`` -- by default from pandas 3 on, with
+    ``float_precision="round_trip"`` before (:func:`_rounding`).  One pass reads the file (:class:`_Scan`: a pinned
+    file's bytes are hashed as pandas reads them, so the digest names the bytes parsed), typed by pandas' inference
+    (``dtype=float`` throughout costs 60% more CPU).  The parse is then checked, not trusted:
 
-    The columns' types are pandas' own inference first: ``dtype=float`` gave the same doubles for 60% more CPU (1e6 ×
-    30 cells).  A column inferred as anything but float64 -- integers (whose ``-0`` has lost its sign), or text --
-    parses the file again with ``dtype=float``, as it always was.
+    - every column float64: pandas' float parser took every cell, whose only letters are an exponent's or an
+      infinity's (refused by :func:`_check_values`, as the text reader's floats are); no ``nan``, ``True`` or
+      hexadecimal is read as a float64 column (``tests/test_large_data_paths.py`` tries every letter);
+    - a column of integers (int64, uint64) holds digits and a sign only, but ``-0`` lost its sign: the file is parsed
+      again with ``dtype=float``; any other type (text, booleans) is the text reader's;
+    - a short row leaves an empty cell (``na_filter`` is off: read as text, not NaN), a frame whose index is not a
+      range is a long row (pandas makes the first column the index), and the header line must have as many names:
+      each goes to the text reader.
+
+    The rows are in one C-ordered array: reductions then sum in the same order whichever reader read the file.
     """
-    try:
-        return _parse_split(path)
-    except Unsplit:
-        pass  # a quote, a header line not first, a very long line: parsed whole, as one stream
-    try:
-        return _parse_numbers(path, typed=False)
-    except _NotFloats:
-        pass  # parsed again once the exception is gone (its frames hold the rows copied so far)
-    return _parse_numbers(path, typed=True)
+    parsed = _parse_numbers(path, typed=False)
+    if parsed is _INTEGERS:
+        parsed = _parse_numbers(path, typed=True)
+    return parsed if isinstance(parsed, tuple) else None
 
 
 #: The options of every parse of the float reader: no cell is NA, blank lines are skipped (as the text reader does).
 _COMMON = {"keep_default_na": False, "na_filter": False, "encoding": "utf-8-sig", "skip_blank_lines": True}
+#: :func:`_parse_numbers`' answer where a column was typed as integers: parse again as floats.
+_INTEGERS = "integers"
 
 
 def _rounding() -> dict:
@@ -378,165 +366,54 @@ def _rounding() -> dict:
     return {} if int(pd.__version__.split(".")[0]) >= 3 else {"float_precision": "round_trip"}
 
 
-def _opened(path: Path) -> tuple[PinnedFile | None, bytes | None, io.RawIOBase | io.BufferedIOBase, int] | None:
-    """(pin, held, source, size) of the float reader's parse of ``path``: the file's pin (or None), the bytes it holds
-    (or None: read from disk), those bytes unbuffered and their count; None where the file cannot be opened (the text
-    reader names what is wrong with it)."""
+def _parse_numbers(path: Path, typed: bool) -> tuple[list[str], np.ndarray] | str | None:
+    """:func:`_read_csv_numbers`' parse, by inference or with ``dtype=float`` (``typed``): the header and the rows,
+    :data:`_INTEGERS` where inference typed a column as integers, or None (the text reader decides)."""
+    import pandas as pd
+
     pin = _PINNED.get(os.path.realpath(path))
     held = pin.content if pin is not None else None
     try:
-        source: io.RawIOBase | io.BufferedIOBase = io.BytesIO(held) if held is not None else open(path, "rb", 0)
-    except OSError:
+        source: io.RawIOBase | io.BufferedIOBase = io.BytesIO(held) if held is not None else open(path, "rb")
+    except OSError:  # the text reader names what is wrong with the file
         return None
-    try:
-        size = len(held) if held is not None else os.fstat(source.fileno()).st_size
-    except OSError:
-        source.close()
-        return None
-    return pin, held, source, size
-
-
-def _parse_split(path: Path) -> tuple[list[str], np.ndarray] | None:
-    """:func:`_read_csv_numbers`' parse in pieces on two threads (:mod:`pdp_audit.mechanisms.csv_pieces`), hashing a
-    pinned file's bytes as it reads them; raises :class:`Unsplit` where the file must be parsed whole."""
-    pin = _PINNED.get(os.path.realpath(path))
-    ahead = pin.ahead if pin is not None and pin.content is None else None
-    if ahead is not None:  # read and hashed since the pin (pinned_file's read_ahead): this parse takes those bytes
-        pin.ahead = None  # type: ignore[union-attr]
-        with ahead:
-            try:
-                split = parse_in_pieces(ahead, ahead.size, False, {**_COMMON, **_rounding()})
-            except OSError:
-                return None
-        split = replace(split, digest=ahead.digest.hexdigest())  # a table was parsed: every byte was read
-    else:
-        opened = _opened(path)
-        if opened is None:
-            return None
-        pin, held, source, size = opened
-        with source:
-            try:
-                split = parse_in_pieces(source, size, pin is not None and held is None, {**_COMMON, **_rounding()})
-            except OSError:  # a read failing midway: the text reader names it, as the whole-file parse left it to
-                return None
-    if split.values is None or split.names is None or split.values.shape[1] != len(split.names):
-        return None
-    if split.digest is not None:  # a pinned file: these bytes are those its certificate names
-        pin.settle(split.digest)  # type: ignore[union-attr]
-    return split.names, split.values
-
-
-class _NotFloats(Exception):
-    """A column pandas' inference did not read as float64 (:func:`_rows_in_order`)."""
-
-
-def _parse_numbers(path: Path, typed: bool) -> tuple[list[str], np.ndarray] | None:
-    """:func:`_read_csv_numbers`' parse, with ``dtype=float`` where ``typed`` (else :class:`_NotFloats` where a column
-    is inferred as anything but float64)."""
-    import pandas as pd
-
-    opened = _opened(path)
-    if opened is None:
-        return None
-    pin, held, source, size = opened
-    common, rounding = _COMMON, _rounding()
     with source:
         scan = _Scan(source, hashed=pin is not None and held is None)
         try:
             typing = {"dtype": float} if typed else {}
-            # low_memory=False: each chunk's columns typed whole.  In pieces, a piece of integers and one of decimals
-            # were concatenated into float64 from int64 -- "-0" then read as 0.0, past the float64 check -- and the
-            # concatenation copied every piece
-            whole = {"low_memory": False, "chunksize": _PARSE_ROWS}
-            with pd.read_csv(scan, header=0, **whole, **typing, **common, **rounding) as chunks:
-                values = _rows_in_order(chunks, size, scan, typed)
+            frame = pd.read_csv(scan, header=0, low_memory=False, **typing, **_COMMON, **_rounding())
             line = scan.header_line() if not scan.read(1) else None  # None: the parser stopped before the end
-            header = pd.read_csv(io.BytesIO(line), header=None, nrows=1, dtype=str, **common) if line else None
-        except _NotFloats:
-            raise
-        except Exception:  # whatever it is, the reader of text cells names it
+            header = pd.read_csv(io.BytesIO(line), header=None, nrows=1, dtype=str, **_COMMON) if line else None
+        except Exception:  # noqa: BLE001 - whatever it is, the reader of text cells names it
             return None
-        finally:
-            scan.finish()  # the tally's thread joined, whatever happened: none is left running
-    if values is None or header is None or not scan.plain_numbers():
+    if header is None or not isinstance(frame.index, pd.RangeIndex) or frame.shape[1] != header.shape[1]:
         return None
-    names = [str(name) for name in header.iloc[0].tolist()]
-    if values.shape[1] != len(names):
+    kinds = {kind.kind for kind in frame.dtypes}
+    if kinds - {"f", "i", "u"} or typed and kinds != {"f"}:
+        return None
+    if kinds != {"f"}:
+        return _INTEGERS
+    values = np.ascontiguousarray(frame.to_numpy(dtype=float))
+    if len(values) == 0:
         return None
     if scan.digest is not None:  # a pinned file: these bytes are those its certificate names
         pin.settle(scan.digest.hexdigest())  # type: ignore[union-attr]
-    return names, values
-
-
-#: Rows the float reader parses at a time (:func:`_rows_in_order`).
-_PARSE_ROWS = 1 << 16
-
-
-def _rows_in_order(chunks, size: int, scan: _Scan, typed: bool = True) -> np.ndarray | None:
-    """The parser's chunks of rows copied into one C-ordered array as they come, or None where pandas' parse is not
-    the file's table: a short row (NaN-filled), a longer data row than the header (pandas then makes the first
-    column the index, shifting every cell), no row at all -- the text reader refuses these with the line and the
-    column.
-
-    The whole table parsed at once was concatenated from the parser's pieces into a frame, then copied into rows: two
-    full-size arrays beside the result, more time than the parse on a shared 2-core machine.  The array is sized
-    from the bytes the first chunk took (``size``: the file's), grown if short, and cut to the rows read (neither
-    copies the rows read; the pages never written are never used)."""
-    import pandas as pd
-
-    values, rows = None, 0
-    for chunk in chunks:
-        if values is None:
-            estimate = size * len(chunk) / max(scan.size, 1)
-            values = np.empty((max(len(chunk), int(1.05 * estimate) + _PARSE_ROWS), chunk.shape[1]))
-        if not isinstance(chunk.index, pd.RangeIndex) or chunk.shape[1] != values.shape[1]:
-            return None
-        if not typed and not all(kind == np.float64 for kind in chunk.dtypes):
-            raise _NotFloats
-        if rows + len(chunk) > len(values):
-            values.resize((max(rows + len(chunk), int(1.5 * len(values))), values.shape[1]), refcheck=False)
-        if copy_rows(chunk, values[rows : rows + len(chunk)]):
-            return None
-        rows += len(chunk)
-    if values is None or rows == 0:
-        return None
-    values.resize((rows, values.shape[1]), refcheck=False)
-    return values
-
-
-_WORD, _NOT_WORD, _BLANK = WORD, NOT_WORD, BLANK  # the float reader's gate (see csv_pieces)
+    return [str(name) for name in header.iloc[0].tolist()], values
 
 
 class _Scan(io.RawIOBase):
-    """A data file's bytes as the parser reads them, scanned on the way (one pass): their SHA-256 (``hashed``: a
-    pinned file's), their count of letters (:data:`_WORD`) and the head of the file up to the end of the header
-    line (the first line after any BOM and blank lines).
-
-    The letters decide whether the float reader's parse may be used (:meth:`plain_numbers`): pandas reads ``True``
-    as 1.0 where Python's ``float`` refuses it, so no letter but an exponent's may appear below the header.
-
-    The digest and the count are taken on a second thread (:class:`_Tally`), from the very ``bytes`` objects handed
-    to the parser (``read``: immutable, so no copy is made): hashlib releases the interpreter lock on large buffers,
-    and pandas' tokenizer runs without it, so on two cores the parse no longer waits for either.  The results are
-    read only after :meth:`finish` (called by :meth:`plain_numbers` and :meth:`close`) has joined the thread.
-    """
+    """A data file's bytes as pandas reads them: their SHA-256 (``hashed``: a pinned file's) and the head of the file
+    up to the end of the header line (the first line after any BOM and blank lines), for the names as written
+    (pandas renames a repeated name, which must be refused)."""
 
     def __init__(self, source: io.RawIOBase | io.BufferedIOBase, hashed: bool):
+        import hashlib  # where a file is read: OpenSSL's loading is no command parser's business
+
         self.source = source
-        self.size = 0  # bytes read
+        self.digest = hashlib.sha256() if hashed else None
         self.head = bytearray()
         self.header_end: int | None = None  # past the header line's newline, once read
         self.ended = False
-        self._tally: _Tally | None = _Tally(hashed)
-
-    @property
-    def digest(self):
-        """The SHA-256 object of the bytes read (None unless ``hashed``), once :meth:`finish` has run."""
-        return self._finished().digest
-
-    @property
-    def letters(self) -> int:
-        return self._finished().letters
 
     def readable(self) -> bool:
         return True
@@ -546,8 +423,8 @@ class _Scan(io.RawIOBase):
         if not chunk:
             self.ended = True
             return b""
-        self.size += len(chunk)
-        self._running().put(chunk)
+        if self.digest is not None:
+            self.digest.update(chunk)
         if self.header_end is None:
             self.head += chunk
             newline = self.head.find(b"\n", len(self.head) - len(self.head.lstrip(_BLANK)))
@@ -567,70 +444,9 @@ class _Scan(io.RawIOBase):
             return bytes(self.head[: self.header_end])
         return bytes(self.head) if self.ended else None
 
-    def plain_numbers(self) -> bool:
-        """Whether every letter read is in the header line: no letter but an exponent's below it."""
-        line = self.header_line()
-        return line is not None and len(line.translate(None, _NOT_WORD)) == self.letters
 
-    def finish(self) -> None:
-        """Join the thread that tallies the bytes read (nothing more can be read then)."""
-        if self._tally is not None and not self._tally.done:
-            self._tally.join()
-
-    def close(self) -> None:
-        self.finish()
-        super().close()
-
-    def _running(self) -> _Tally:
-        assert self._tally is not None and not self._tally.done, "read after finish()"
-        return self._tally
-
-    def _finished(self) -> _Tally:
-        self.finish()
-        assert self._tally is not None
-        return self._tally
-
-
-class _Tally:
-    """The SHA-256 (``hashed``) and the count of letters (:data:`_WORD`) of the chunks :meth:`put` in, taken in order
-    on a thread of its own; :meth:`join` waits for the last.  At most :data:`_TALLY_QUEUE` chunks wait (a slow
-    thread holds the reader back rather than the file in memory); an error of the thread is raised by :meth:`join`."""
-
-    def __init__(self, hashed: bool):
-        import hashlib
-
-        self.digest = hashlib.sha256() if hashed else None
-        self.letters = 0
-        self.done = False
-        self._error: BaseException | None = None
-        self._queue: queue.Queue[bytes | None] = queue.Queue(_TALLY_QUEUE)
-        self._thread = threading.Thread(target=self._run, name="pdp-audit-scan", daemon=True)
-        self._thread.start()
-
-    def put(self, chunk: bytes) -> None:
-        self._queue.put(chunk)
-
-    def join(self) -> None:
-        self.done = True
-        self._queue.put(None)
-        self._thread.join()
-        if self._error is not None:
-            raise self._error
-
-    def _run(self) -> None:
-        while (chunk := self._queue.get()) is not None:
-            if self._error is not None:
-                continue  # drained, so that no put() waits forever
-            try:
-                if self.digest is not None:
-                    self.digest.update(chunk)
-                self.letters += len(chunk.translate(None, _NOT_WORD))
-            except BaseException as error:  # noqa: BLE001 - raised on the reader's thread by join()
-                self._error = error
-
-
-#: Chunks of the parser's reads (256 KB each in pandas) waiting for :class:`_Tally`'s thread at most.
-_TALLY_QUEUE = 64
+#: What may come before the header line (a BOM, blank lines).
+_BLANK = b"\xef\xbb\xbf\r\n\t "
 
 
 def _read_csv(path: Path) -> tuple[list[str], np.ndarray]:

@@ -364,7 +364,6 @@ def certify_deployment(deployment: Deployment, workers: int | None = None, progr
     :func:`pdp_audit.verify.catalogue.kinds.deployed_kind`) is certified by its kind.
     """
     from pdp_audit.mechanisms.datasets import pinned_file
-    from pdp_audit.verify.core.background_imports import imported_beside
     from pdp_audit.verify.core.checks import without_findings
 
     kind = deployed_kind(deployment)
@@ -376,12 +375,8 @@ def certify_deployment(deployment: Deployment, workers: int | None = None, progr
     config, deployed_workers = deployment_config(deployment)
     data, plan = getattr(config, "data", None), plans_by_name()[deployment.mechanism]
     with named_keys(plan, in_file(deployment.path)):  # the reader of the data names --data; the file has a key
-        # the bytes hashed are the bytes audited; read and hashed on a thread while pandas is imported here
-        with pinned_file(data, read_ahead=True) if data is not None else nullcontext():
-            if data is not None:  # the reader's imports first, here: the two threads then import no module in common
-                import pandas  # noqa: F401
-            with imported_beside(plan.modules if data is not None else ()):  # while the file is parsed
-                certified = certificate(deployment, config)
+        with pinned_file(data) if data is not None else nullcontext():  # the bytes hashed are the bytes audited
+            certified = certificate(deployment, config)
             run = plan.execute(config, workers or deployed_workers or 1, progress)
     if isinstance(deployment.parameters.get("data"), str):  # as written: relative to the deployment's folder
         run = replace(run, parameters={**run.parameters, "data": deployment.parameters["data"]})

@@ -35,5 +35,4 @@ PLAN = AuditPlan(
     bytes_per_trial=170,  # 1.5 × the 112 that benchmarks/memory.py measured
     data_check=check_data_width,
     worst_case=WorstCase(worst_case_pair, "sigma"),
-    modules=("pdp_audit.audits.gaussian.evidence",),
 )

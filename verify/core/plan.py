@@ -68,9 +68,7 @@ class AuditPlan:
     before any work (:func:`check_memory`).  ``data_check(path, dataset)``: given ``--data`` and its table as
     ``load_csv(data, target_column)`` reads it, the InputError a run raises for the table's shape (its width cap),
     so that a sweep refuses the file when its spec is read, not when the cell runs.  ``worst_case``: where the audit
-    can be one release of a joint release, its :class:`WorstCase`.  ``modules``: the modules its ``audit`` imports
-    first (its evidence, which the plan imports lazily), imported beside a deployment's data file while certify
-    parses it (:mod:`pdp_audit.verify.core.background_imports`).
+    can be one release of a joint release, its :class:`WorstCase`.
     """
 
     name: str
@@ -89,7 +87,6 @@ class AuditPlan:
     bytes_per_trial: float = 0.0
     data_check: Callable[[str, Any], None] | None = None
     worst_case: WorstCase | None = None
-    modules: tuple[str, ...] = ()
 
     def options(self) -> dict[str, Option]:
         """This audit's options by key, in the order ``pdp-audit run NAME --help`` lists them."""
