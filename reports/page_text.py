@@ -18,7 +18,6 @@ from typing import Any, Iterator
 import matplotlib.patches
 import numpy as np
 
-from pdp_audit.reports import render_cache
 from pdp_audit.reports.math_text import bind_scripts, math  # noqa: F401 (math: the pages' one, imported from here)
 from pdp_audit.reports.numbers import fmt_level  # noqa: F401 (the pages' one, imported from here)
 
@@ -216,13 +215,12 @@ _drawing = threading.RLock()
 
 @contextlib.contextmanager
 def pdf_document(path, metadata: dict) -> Iterator:
-    """An open ``PdfPages`` at ``path`` with ``metadata``, its pages drawn with :data:`RC` and the mathtext layouts and
-    font subsets every report of the process shares (:func:`pdp_audit.reports.render_cache.shared`); a report drawn
-    in another thread waits for it (:data:`_drawing`)."""
+    """An open ``PdfPages`` at ``path`` with ``metadata``, its pages drawn with :data:`RC`; a report drawn in another
+    thread waits for it (:data:`_drawing`)."""
     import matplotlib.pyplot as plt
     from matplotlib.backends.backend_pdf import PdfPages
 
-    with _drawing, plt.rc_context(RC), render_cache.shared(), PdfPages(path, metadata=metadata) as pdf:
+    with _drawing, plt.rc_context(RC), PdfPages(path, metadata=metadata) as pdf:
         yield pdf
 
 

@@ -184,8 +184,7 @@ def test_a_quiet_run_that_writes_a_pdf_prints_nothing(tmp_path):
     """--quiet means silence: no library log line (e.g. fontTools on font timestamps) reaches the terminal.
 
     A subprocess, because pytest's own log capture would swallow what a user's terminal shows.  Its matplotlib cache
-    is a fresh folder holding the suite's font list and text layouts but no font subset: with the suite's cache the
-    subsets came from disk and fontTools, whose log line this guards against, never ran.  Laplace: a report of seven
+    is a fresh folder holding the suite's font list (not scanned again).  Laplace: a report of seven
     pages, every kind of text and font a run report has (gaussian's twelve and its data set cost a third more)."""
     import os
     import shutil
@@ -196,9 +195,6 @@ def test_a_quiet_run_that_writes_a_pdf_prints_nothing(tmp_path):
     cache.mkdir()
     for fonts in Path(matplotlib.get_cachedir()).glob("fontlist-*.json"):  # (not scanned again)
         shutil.copy(fonts, cache)
-    layouts = Path(matplotlib.get_cachedir()) / "pdp-audit-text-layouts"
-    if layouts.is_dir():
-        shutil.copytree(layouts, cache / layouts.name)
     argv = ["run", "laplace", "--trials", "2000", "--quiet", "--report", "out.pdf", "--json", "out.json"]
     command = [sys.executable, "-m", "pdp_audit.verify.cli", *argv]
     env = {**os.environ, "MPLCONFIGDIR": str(cache)}
