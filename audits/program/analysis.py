@@ -106,16 +106,15 @@ def analyse(
     run_seconds = time.perf_counter() - start
     found = trace.probe(program, data, recorded, seed)
     pairs = []
+    scaled: set[str] = set()
     for neighbour in neighbours(data, relation, bounds, seed):
-        tape_result = _compare(program, neighbour, recorded, found)
-        pairs.append(_judged(tape_result, recorded, found, epsilon, delta))
+        # whether the noise's coefficients move is asked once per kind of replacing record (a scale from the data
+        # moves with the record put in, not with where it goes) and on every pair that changes the size
+        kind = neighbour.name.split(" by ", 1)[1] if " by " in neighbour.name else neighbour.name
+        comparison = trace.compare(program, neighbour.data, recorded, found, scale=kind not in scaled)
+        scaled.add(kind)
+        pairs.append(_judged(PairResult(neighbour, comparison), recorded, found, epsilon, delta))
     return Analysis(recorded, found, pairs, run_seconds, time.perf_counter() - start, len(data))
-
-
-def _compare(program: Callable, neighbour: Neighbour, recorded: trace.Run, found: trace.Probe) -> PairResult:
-    comparison = trace.compare(program, neighbour.data, recorded, found)
-    result = PairResult(neighbour, comparison)
-    return result
 
 
 def _judged(result: PairResult, recorded: trace.Run, found: trace.Probe, epsilon: float, delta: float) -> PairResult:

@@ -260,8 +260,9 @@ def _differ(a: float, b: float) -> bool:
     return a != b
 
 
-def compare(program: Callable, neighbour: Any, recorded: Run, found: Probe) -> Comparison:
-    """D′ replayed with D's draws, read against the probe of D (module notes)."""
+def compare(program: Callable, neighbour: Any, recorded: Run, found: Probe, scale: bool = True) -> Comparison:
+    """D′ replayed with D's draws, read against the probe of D (module notes); ``scale``: also replay D′ with the
+    probe's shift, to see whether the coefficients moved."""
     try:
         other = replay(program, neighbour, recorded.calls)
     except Divergence as divergence:
@@ -303,7 +304,7 @@ def compare(program: Callable, neighbour: Any, recorded: Run, found: Probe) -> C
     for k, call in enumerate(recorded.calls):
         if call.kind == "choice" and call.value is not None:
             out.choices.append((k, np.asarray(call.value, dtype=float), np.asarray(other.calls[k].value, dtype=float)))
-    if not out.structure_differs and n and (found.carrier >= 0).any():
+    if scale and not out.structure_differs and n and (found.carrier >= 0).any():
         with contextlib.suppress(Divergence):
             moved = replay(program, neighbour, recorded.calls, found.perturbation(-found.step))
             if moved.structure == other.structure:
