@@ -526,6 +526,8 @@ class GaussianPair:
     importance sampling: the release is ``mean(world) + noise`` with ``noise ~ N(0, σ²I)``.
     """
 
+    built_from_law = True  # ``sample`` is its declared Gaussian law (pdp_audit.verify.estimators.view_replay)
+
     def __init__(self, q_d: np.ndarray, q_dprime: np.ndarray, sigma: float):
         self.q_d = np.atleast_1d(np.asarray(q_d, dtype=float))
         self.q_dprime = np.atleast_1d(np.asarray(q_dprime, dtype=float))

@@ -68,6 +68,8 @@ class JointGaussianPair:
     (``noise_dim``, per-coordinate ``noise_sigma``, ``release_from_noise``) serves importance sampling.
     """
 
+    built_from_law = True  # ``sample`` is its declared Gaussian law (pdp_audit.verify.estimators.view_replay)
+
     def __init__(self, sum_pair: GaussianPair, count_pair: GaussianPair):
         self.sum_pair, self.count_pair = sum_pair, count_pair
         self.split = sum_pair.output_dim

@@ -121,6 +121,8 @@ class GeometricPair(LaplacePair):
     """The geometric mechanism on a pair: o ~ q_D + Z versus q_D' + Z; the privacy loss is the Laplace pair's
     formula Σ (|o − q_D'| − |o − q_D|)/b, exact on the integers (module notes)."""
 
+    built_from_law = True  # its own ``sample``: the two-sided geometric law by construction
+
     def __init__(self, q_d: np.ndarray, q_dprime: np.ndarray, scale: float):
         super().__init__(q_d, q_dprime, scale)
         if not (np.all(self.q_d == np.rint(self.q_d)) and np.all(self.q_dprime == np.rint(self.q_dprime))):

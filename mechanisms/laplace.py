@@ -90,6 +90,8 @@ class LaplacePair:
     pure claim on the bounded-loss proof (:mod:`pdp_audit.verify.estimators.view_replay`)."""
 
     noise_law = "laplace"
+    #: ``sample`` is the declared law by construction (:func:`pdp_audit.verify.estimators.view_replay.built_from_law`)
+    built_from_law = True
 
     def __init__(self, q_d: np.ndarray, q_dprime: np.ndarray, scale: float | np.ndarray):
         """``scale``: one b for every coordinate, or a vector of per-coordinate scales b_i (a joint release such as

@@ -1,18 +1,30 @@
-"""What a run of a DP claim certified: the (ε, δ̄) its evidence supports, stated on every verdict line.
+"""What a run decided about the user's DP claim, in the words of every line that states its verdict.
 
 A claim (ε, δ) about a pair is decided by its two hockey-stick checks, δ_{D‖D'}(ε) ≤ δ and δ_{D'‖D}(ε) ≤ δ
 (``dp-forward``/``dp-reverse``, or ``pdp-*`` per instance), each with an interval whose upper end holds at the run's
-confidence.  Where no check of the run failed, the pair is (ε, δ̄)-DP at that confidence with
+confidence.  The headline and the exit code are both about that claim -- certified (0), refuted (1) or not decided
+(3) -- and the headline says on what it rests (:class:`CertifiedClaim`, ``basis``):
 
-    δ̄ = max(upper end of dp-forward's interval, upper end of dp-reverse's),
+* ``exact``: both checks passed by the suite's closed-form rule -- the exact δ(ε) of the mechanism the suite built
+  from its declared law satisfies the claim, and the sampled interval contains it
+  (:func:`pdp_audit.verify.evidence.builders.tail_claim_check`): "the claim (1, 1e-05)-DP holds by the exact
+  δ(1) = 1.0000e-05; sampling confirms [9.28e-06, 1.07e-05]";
+* ``proof``: the pure claim (δ = 0) rests on the bounded-loss proof of a pair the suite built from the declared law
+  (:func:`pdp_audit.verify.evidence.pair_claims.proof_estimate`): "(1, 0)-DP certified by the bounded-loss proof";
+* ``sampling``: the intervals alone lie below the claim: "(1, 7.8e-06)-DP certified" names
+  δ̄ = max(upper end of dp-forward's interval, upper end of dp-reverse's), rounded *up* to two significant digits,
+  so a PASS never states more than the evidence supports;
+* none: nothing decides the claim.  The run is then not decided (3), and its headline names what the evidence does
+  support and the budget the checks predict would decide: "the claim (2, 0.0001)-DP is not decided; the evidence
+  supports (2, 0.0012)-DP; about 3.6e+05 samples per world would decide it".
 
-rounded *up* to two significant digits, so the text never states less than the evidence supports.  A PASS is the
-case δ̄ ≤ δ; an inconclusive run still certifies (ε, δ̄) -- a pure claim (δ = 0) without a bounded-loss proof does,
-say, (1, 0.032) -- and says that the claim itself is not.  A failed run certifies nothing.
+A failed run refutes the claim (its FAIL line names the check) and certifies nothing.
 """
 
 from __future__ import annotations
 
+import math
+import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Sequence
 
@@ -23,27 +35,63 @@ if TYPE_CHECKING:  # annotations only: `pdp-audit certify --help` imports this m
 
 #: The checks that decide a pair's claim, by kind of claim.
 CLAIM_CHECKS = {"DP": ("dp-forward", "dp-reverse"), "pDP": ("pdp-forward", "pdp-reverse")}
+#: The closed-form rule's relative slack, as :data:`pdp_audit.verify.evidence.builders.CLOSED_FORM_RTOL` (this
+#: layer renders records and imports none of the framework; ``tests/test_verdict_headline.py`` keeps them equal).
+CLOSED_FORM_RTOL = 1e-9
+#: What an undecided check's note says of the budget that would decide it
+#: (:func:`pdp_audit.verify.core.checks.samples_to_decide`, :func:`pdp_audit.verify.evidence.pair_claims._hint`).
+_BUDGET = re.compile(r"About ([0-9.]+e[+-]?[0-9]+) samples per world")
+_NO_BUDGET = ("No budget", "No sample size")
 
 
 @dataclass(frozen=True)
 class CertifiedClaim:
-    """(``epsilon``, ``delta``)-``kind`` certified (δ̄ rounded up), against the ``claimed_delta`` of the run."""
+    """What a run decided about the claim (``epsilon``, ``claimed_delta``)-``kind``: ``delta`` the δ̄ its intervals
+    support (rounded up); ``basis`` what makes the claim hold (``exact``, ``proof``, ``sampling``; None: nothing
+    does); ``exact_delta`` the closed form's δ(ε) where the claim rests on it, ``interval`` the sampled interval
+    (both directions' together); ``decided`` whether every guarantee of the run passed or one failed; ``budget``
+    what the undecided checks predict would decide them; ``undecided`` the ids of the guarantees not decided."""
 
     epsilon: float
     delta: float
     kind: str
     claimed_delta: float
+    basis: str | None = "sampling"
+    exact_delta: float | None = None
+    interval: tuple[float, float] | None = None
+    budget: str = ""
+    undecided: tuple[str, ...] = ()
 
     @property
     def covers_claim(self) -> bool:
-        return self.delta <= self.claimed_delta
+        """Whether the evidence makes the claim hold (by its exact closed form, a proof or the intervals)."""
+        return self.basis is not None
+
+    def claim(self) -> str:
+        return f"({self.epsilon:g}, {self.claimed_delta:g})-{self.kind}"
+
+    def supported(self) -> str:
+        return f"({self.epsilon:g}, {self.delta:.2g})-{self.kind}"
 
     def text(self) -> str:
-        """``(1, 3.3e-11)-DP certified``, and ``; the claim (1, 0) is not`` where δ̄ exceeds the claim."""
-        said = f"({self.epsilon:g}, {self.delta:.2g})-{self.kind} certified"
-        if not self.covers_claim:
-            said += f"; the claim ({self.epsilon:g}, {self.claimed_delta:g}) is not"
-        return said
+        """The headline's words after the verdict (module notes)."""
+        if self.undecided or not self.covers_claim:
+            said = f"the claim {self.claim()} is not decided"
+            if self.delta < 1:
+                said += f"; the evidence supports {self.supported()}"
+            others = [i for i in self.undecided if i not in _all_claim_ids()]
+            if others:
+                said += f"; undecided: {', '.join(others)}"
+            return said + (f"; {self.budget}" if self.budget else "")
+        if self.basis == "exact":
+            low, high = self.interval or (0.0, 0.0)
+            return (
+                f"the claim {self.claim()} holds by the exact δ({self.epsilon:g}) = {_exact(self.exact_delta)}; "
+                f"sampling confirms [{_round_down(low):.3g}, {round_up(high, 3):.3g}]"
+            )
+        if self.basis == "proof":
+            return f"{self.supported()} certified by the bounded-loss proof"
+        return f"{self.supported()} certified"
 
     def to_dict(self) -> dict:
         return {
@@ -51,13 +99,16 @@ class CertifiedClaim:
             "delta": self.delta,
             "kind": self.kind,
             "claimed_delta": self.claimed_delta,
-            "covers_claim": self.covers_claim,
+            "covers_claim": self.covers_claim and not self.undecided,
+            "basis": self.basis if not self.undecided else None,
+            "exact_delta": self.exact_delta,
+            "headline": self.text(),
         }
 
 
 def certified_claim(checks: Sequence[Check]) -> CertifiedClaim | None:
-    """The (ε, δ̄) that ``checks`` certify (module notes); None where a check failed or the run decides no pair's
-    claim."""
+    """What ``checks`` (a run's guarantees) decide about the pair's claim (module notes); None where a check failed
+    or the run decides no pair's claim."""
     if any(c.verdict == "fail" for c in checks):
         return None
     for kind, ids in CLAIM_CHECKS.items():
@@ -65,11 +116,75 @@ def certified_claim(checks: Sequence[Check]) -> CertifiedClaim | None:
         if len(found) != len(ids) or any(not _decidable(c) for c in found):
             continue
         upper = max(float(c.ci[1]) for c in found)  # type: ignore[index]
-        if not upper < 1:
+        if not upper < 1 and all(c.verdict == "pass" for c in found):
             return None
         first = found[0].details
-        return CertifiedClaim(float(first["epsilon"]), round_up(upper), kind, float(first["delta_claim"]))
+        claimed = float(first["delta_claim"])
+        interval = (min(float(c.ci[0]) for c in found), upper)  # type: ignore[index]
+        basis, exact = _basis(found, claimed, upper)
+        undecided = tuple(c.id for c in checks if c.verdict != "pass")
+        return CertifiedClaim(
+            float(first["epsilon"]),
+            round_up(min(upper, 1.0)),
+            kind,
+            claimed,
+            basis,
+            exact,
+            interval,
+            _budget(c for c in checks if c.verdict != "pass"),
+            undecided,
+        )
     return None
+
+
+def _basis(found: list[Check], claimed: float, upper: float) -> tuple[str | None, float | None]:
+    """What makes the claim hold where both checks passed (module notes); (None, None) where nothing does."""
+    if any(c.verdict != "pass" for c in found):
+        return None, None
+    if all(_proven(c) for c in found) and claimed == 0:
+        return "proof", None
+    if upper <= claimed:
+        return "sampling", None
+    exact = [c.exact for c in found]
+    if all(
+        e is not None and e <= claimed * (1 + CLOSED_FORM_RTOL) and c.ci[0] <= e <= c.ci[1]  # type: ignore[index]
+        for c, e in zip(found, exact)
+    ):
+        return "exact", max(float(e) for e in exact if e is not None)
+    return None, None
+
+
+def _budget(undecided) -> str:
+    """The largest budget the undecided checks' notes name, or that none decides."""
+    sizes, never = [], False
+    for check in undecided:
+        note = check.note or ""
+        sizes += [float(m) for m in _BUDGET.findall(note)]
+        never = never or any(word in note for word in _NO_BUDGET)
+    if sizes:
+        return f"about {max(sizes):.1e} samples per world would decide it"
+    return "no budget of draws decides it" if never else ""
+
+
+def _round_down(value: float, digits: int = 3) -> float:
+    """``value`` rounded down to ``digits`` significant digits: a stated interval never narrower than the sampled."""
+    if value <= 0:
+        return 0.0
+    exponent = math.floor(math.log10(value)) - digits + 1
+    rounded = float(f"{math.floor(value / 10.0**exponent)}e{exponent}")
+    return rounded if rounded <= value else float(f"{math.floor(value / 10.0**exponent) - 1}e{exponent}")
+
+
+def _exact(value: float | None) -> str:
+    return "0" if not value else f"{value:.4e}"
+
+
+def _all_claim_ids() -> set[str]:
+    return {i for ids in CLAIM_CHECKS.values() for i in ids}
+
+
+def _proven(check: Check) -> bool:
+    return any(name.startswith("bounded-loss proof") for name in (check.details or {}).get("estimates", {}))
 
 
 def reproducible(checks: Sequence[Check]) -> bool:
@@ -79,9 +194,9 @@ def reproducible(checks: Sequence[Check]) -> bool:
 
 
 def verdict_suffix(checks: Sequence[Check], with_reproducibility: bool = True) -> str:
-    """What follows a verdict's word on every line that states it: the (ε, δ̄) certified, and "not reproducible"
-    where the sampler draws from its own source (``: (1, 0)-DP certified (not reproducible: …)``; a PDF's banner
-    leaves the latter to a line of its own)."""
+    """What follows a verdict's word on every line that states it: what the run decided about the claim and on what
+    it rests (module notes), and "not reproducible" where the sampler draws from its own source (``: (1, 0)-DP
+    certified (not reproducible: …)``; a PDF's banner leaves the latter to a line of its own)."""
     claim = certified_claim(checks)
     said = "" if claim is None else f": {claim.text()}"
     if with_reproducibility and not reproducible(checks):
@@ -95,10 +210,7 @@ def proven_pure(checks: Sequence[Check]) -> bool:
     for ids in CLAIM_CHECKS.values():
         found = [c for c in checks if c.id in ids]
         if len(found) == len(ids):
-            return all(
-                any(name.startswith("bounded-loss proof") for name in (c.details or {}).get("estimates", {}))
-                for c in found
-            )
+            return all(_proven(c) for c in found)
     return False
 
 

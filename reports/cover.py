@@ -9,7 +9,12 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
-from pdp_audit.reports.certified_claim import proven_pure, reproducible, verdict_suffix  # noqa: E402
+from pdp_audit.reports.certified_claim import (  # noqa: E402
+    certified_claim,
+    proven_pure,
+    reproducible,
+    verdict_suffix,
+)
 from pdp_audit.reports.check_reading import basis, reading  # noqa: E402
 from pdp_audit.reports.page_text import (  # noqa: E402
     A4,
@@ -119,6 +124,40 @@ EVIDENCE_TEXT = {
 }
 
 
+def _pure_claim_line(run: Run) -> str:
+    """What a passed pure claim (δ = 0) rests on, said once on the first page: the bounded-loss proof of a pair the
+    suite built from its law, the exact δ(ε) = 0 of a built-in mechanism (sampling confirming it), or -- where
+    neither -- the δ(ε) the draws certify, which is then all that is certified."""
+    p = run.parameters
+    if p.get("delta_certified") is None:
+        return ""
+    claim = certified_claim(run.checks)
+    epsilon = fmt(p.get("epsilon"))
+    if proven_pure(run.checks):
+        return (
+            f"Pure DP claimed (δ = 0) and proven at ε = {epsilon}: the pair is the suite's own Laplace or geometric "
+            "mechanism, built from its declared law, and its privacy loss, verified on every draw, never exceeds ε "
+            "(the bounded-loss proof; in real arithmetic -- floating-point effects on the release are outside it)."
+        )
+    bounded = any(x.id == "loss-bound" and x.verdict == "pass" for x in run.checks)
+    seen = (
+        "; loss-bound found every sampled privacy loss within ±ε, as the mechanism's proof of pure DP (a bounded "
+        "loss) says"
+        if bounded
+        else ""
+    )
+    if claim is not None and claim.basis == "exact":
+        return (
+            f"Pure DP claimed (δ = 0): it holds by the exact δ(ε) = 0 at ε = {epsilon} of the mechanism the suite "
+            f"builds from its law; sampling, which alone cannot prove δ = 0, confirms it (δ(ε) ≤ "
+            f"{fmt(p['delta_certified'])} on the draws){seen}."
+        )
+    return (
+        f"Pure DP claimed (δ = 0): sampling cannot prove δ = 0; these checks certify δ(ε) ≤ "
+        f"{fmt(p['delta_certified'])} at ε = {epsilon} (the largest upper end of the DP checks' intervals){seen}."
+    )
+
+
 def _banner(run: Run) -> str:
     """The verdict's words; a black-box run that refuted nothing says it is not a certificate."""
     c = run.certified or {}
@@ -192,31 +231,9 @@ def _identity_lines(run: Run) -> list[tuple[str, dict]]:
         )
     if c and "evidence" in c:  # on what evidence
         lines.append((f"Evidence: {EVIDENCE_TEXT[c['evidence']]}.", {"size": 9.5}))
-    if p.get("delta_certified") is not None and proven_pure(run.checks):
-        lines.append(
-            (
-                f"Pure DP claimed (δ = 0) and proven at ε = {fmt(p.get('epsilon'))}: the pair's Laplace or geometric "
-                "noise view replays sample() exactly, and its privacy loss, verified on every draw, never exceeds ε "
-                "(the bounded-loss proof; in real arithmetic -- floating-point effects on the release are outside it).",
-                {"size": 9.5},
-            )
-        )
-    elif p.get("delta_certified") is not None:  # a pure claim passed: what it certifies
-        bounded = any(x.id == "loss-bound" and x.verdict == "pass" for x in run.checks)
-        lines.append(
-            (
-                f"Pure DP claimed (δ = 0): sampling cannot prove δ = 0; these checks certify δ(ε) ≤ "
-                f"{fmt(p['delta_certified'])} at ε = {fmt(p.get('epsilon'))} (the largest upper end of the DP "
-                "checks' intervals)"
-                + (
-                    "; loss-bound found every sampled privacy loss within ±ε, as the mechanism's proof of pure DP "
-                    "(a bounded loss) says."
-                    if bounded
-                    else "."
-                ),
-                {"size": 9.5},
-            )
-        )
+    pure = _pure_claim_line(run)
+    if pure:
+        lines.append((pure, {"size": 9.5}))
     if c and c.get("individuals"):
         lines.append((f"Per-instance: {len(c['individuals'])} individuals, each audited as her own pair.", {}))
     if p.get("scope"):  # what the verdict is about: the program as implemented, or a real-valued law

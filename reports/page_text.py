@@ -205,6 +205,10 @@ def verdict_banner(fig, y: float, verdict: str, text: str) -> None:
         )
     )
     size = 12 if len(text) <= 60 else 10
+    if len(text) > 90:  # a headline naming what decided the claim: two lines, at the banner's width
+        import textwrap
+
+        text = "\n".join(textwrap.wrap(text, width=max(60, (len(text) + 1) // 2 + 8)))
     fig.text(0.5, y - 0.035, text, ha="center", va="center", fontsize=size, color="white", weight="bold")
 
 

@@ -86,7 +86,7 @@ trials = 2e4
 """
 
 
-def project(folder: Path, module: str = VIEWED, parameters: str = "", delta: str = "0.0", name="mymod") -> Path:
+def project(folder: Path, module: str = VIEWED, parameters: str = "", delta: str = "1e-5", name="mymod") -> Path:
     """The user's folder: ``<name>.py``, ``data.csv`` (50 rows in [0, 1)) and ``deploy.toml``; the deployment."""
     folder.mkdir(parents=True, exist_ok=True)
     (folder / f"{name}.py").write_text(module, encoding="utf-8")
@@ -129,7 +129,7 @@ def test_a_users_laplace_histogram_is_certified_from_the_command_line(tmp_path, 
     data = (tmp_path / "user" / "data.csv").read_bytes()
     assert certified["data_sha256"] == hashlib.sha256(data).hexdigest() and certified["data_shape"] == [50, 2]
     assert certified["data"] == "data.csv" and certified["parameters"] == {"data": "data.csv"}
-    assert certified["evidence"] == "white-box" and certified["claim"] == {"epsilon": 1.0, "delta": 0.0}
+    assert certified["evidence"] == "white-box" and certified["claim"] == {"epsilon": 1.0, "delta": 1e-5}
     assert certified["audit"] == {
         "trials": 20_000,
         "seed": 0,
@@ -138,18 +138,25 @@ def test_a_users_laplace_histogram_is_certified_from_the_command_line(tmp_path, 
         "law": "as-implemented",
     }  # the defaults: the program as implemented (integer counts plus Laplace noise: no porosity seen)
     assert document["parameters"]["scope"] == "the floating-point program as implemented, its releases' bits included"
-    # pure DP, proven: the Laplace view replays sample() and its loss never exceeds ε, so δ̄ = 0 is certified
+    # the Laplace view replays sample() and importance sampling bounds δ(1) far below the claim
     upper = max(c["ci"][1] for c in document["checks"] if c["id"].startswith("dp-"))
-    assert document["parameters"]["delta_certified"] == upper == 0
-    assert document["certified_claim"] == {
-        "epsilon": 1.0,
-        "delta": 0.0,
-        "kind": "DP",
-        "claimed_delta": 0.0,
-        "covers_claim": True,
-    }
-    assert "CERTIFIED: (1, 0)-DP certified" in stdout
+    claim = document["certified_claim"]
+    assert claim["basis"] == "sampling" and claim["covers_claim"] and upper <= claim["delta"] <= 1e-5
+    assert f"CERTIFIED: (1, {claim['delta']:.2g})-DP certified" in stdout and claim["headline"] in stdout
     assert document["parameters"]["pair"] == "the one mymod.make returns for the deployment's parameters"  # words
+
+
+def test_a_pure_claim_about_the_users_code_is_not_decided_by_its_replay(tmp_path, capsys):
+    """The same histogram claimed pure: its view replays and its loss never exceeds ε, yet a branch the replay never
+    saw is bounded only by the replay's rate, which joins δ̄ (issue 60, item 4): not decided, exit code 3, the
+    headline naming the (1, δ̄) the evidence supports.  Before: CERTIFIED (1, 0) by the bounded-loss proof."""
+    out = tmp_path / "certificate.json"
+    assert main(["certify", str(project(tmp_path / "user", delta="0.0")), "--report", "none", "--json", str(out)]) == 3
+    claim = json.loads(out.read_text(encoding="utf-8"))["certified_claim"]
+    assert claim["basis"] is None and not claim["covers_claim"] and 0 < claim["delta"] < 0.01
+    assert f"the claim (1, 0)-DP is not decided; the evidence supports (1, {claim['delta']:.2g})-DP" in (
+        capsys.readouterr().out
+    )
 
 
 @pytest.mark.parametrize(
@@ -268,7 +275,7 @@ def test_the_certificate_does_not_depend_on_the_path_or_the_folder(tmp_path, mon
 def test_the_python_api_certifies_a_mapping_relative_to_the_current_folder(tmp_path, monkeypatch):
     project(tmp_path)
     monkeypatch.chdir(tmp_path)
-    document = {"mechanism": "mymod:make", "claim": {"epsilon": 1.0, "delta": 0.0}, "parameters": {"data": "data.csv"}}
+    document = {"mechanism": "mymod:make", "claim": {"epsilon": 1.0, "delta": 1e-5}, "parameters": {"data": "data.csv"}}
     path = list(sys.path)
     run = pdp_audit.certify({**document, "audit": {"trials": 20_000}})
     assert sys.path == path  # the folder was importable for the import only
@@ -308,7 +315,7 @@ def test_the_shipped_example_is_a_valid_deployment_of_a_users_mechanism():
 
     assert {"own_histogram.py", "deploy-own.toml"} <= set(shipped_examples())
     deployment = load_deployment(str(EXAMPLES / "deploy-own.toml"))
-    assert own_budget(deployment).delta == 0.0
+    assert own_budget(deployment).delta == 1e-5
     factory = load_factory("example", deployment.folder, deployment.mechanism)
     pair = call_factory("example", factory, {**deployment.parameters, "data": str(EXAMPLES / "deploy-data.csv")})
     assert kind_of("example", pair, "make") == "white-box"

@@ -16,6 +16,7 @@ import numpy as np
 import pytest
 
 import pdp_audit
+from pdp_audit.mechanisms.laplace import LaplacePair
 from pdp_audit.reports.certified_claim import certified_claim
 from pdp_audit.reports.numbers import round_up
 from pdp_audit.verify.estimators import view_replay
@@ -141,10 +142,44 @@ def test_the_correct_twin_of_a_tight_claim_passes_through_its_view():
 
 
 def test_a_pure_claim_passes_with_the_bounded_loss_proof_only():
-    run = pdp_audit.audit_pair(LaplaceCount(), 1.0, 0.0, trials=pdp_audit.PairBudget(TRIALS, law="ideal"), seed=0)
+    """The suite's own Laplace pair is its law by construction: (1, 0) certified by the bounded-loss proof.  The
+    user's twin replays its view exactly, and is not decided: the replay bounds what it never saw by its rate."""
+    run = pdp_audit.audit_pair(
+        LaplacePair([0.0], [1.0], 1.0), 1.0, 0.0, trials=pdp_audit.PairBudget(TRIALS, law="ideal"), seed=0
+    )
     assert run.exit_code == 0
     assert all(c.ci == (0.0, 0.0) for c in run.checks if c.id.startswith("dp-"))
-    assert "PASS: (1, 0)-DP certified" in pdp_audit.describe(run).splitlines()[0]
+    assert "PASS: (1, 0)-DP certified by the bounded-loss proof" in pdp_audit.describe(run).splitlines()[0]
+    users = pdp_audit.audit_pair(LaplaceCount(), 1.0, 0.0, trials=pdp_audit.PairBudget(TRIALS, law="ideal"), seed=0)
+    assert users.exit_code == 3
+    claim = certified_claim(users.checks)
+    assert claim is not None and 0 < claim.delta < 0.01 and not claim.covers_claim
+
+
+class RareInput(LaplaceCount):
+    """Releases its input (the world's centre, exactly) where |noise| < 1e-6·b, a branch of probability 1e-6 keyed
+    on the noise itself: it draws nothing more from the generator, so the replay sees it only where it fires."""
+
+    def sample(self, world, size, rng):
+        noise = rng.laplace(0.0, self.b, (size, 1))
+        out = self.centre(world) + noise
+        out[np.abs(noise[:, 0]) < 1e-6 * self.b] = self.centre(world)
+        return out
+
+
+def test_a_rare_branch_the_replay_never_saw_keeps_a_pure_claim_undecided():
+    """Issue 60, item 4: the exact Laplace loss and a Laplace view of the noise branch; the replay's 65,536 rows per
+    world (seed 0) miss the 1e-6 branch, whose δ(1) ≈ 1e-6 > 0.  It passed (1, 0) on the bounded-loss proof; now
+    the replay's rate (u_D + e^ε u_D' ≈ 1e-3) joins δ̄, and the run names (1, δ̄): not decided, exit code 3."""
+    run = pdp_audit.audit_pair(RareInput(), 1.0, 0.0, trials=pdp_audit.PairBudget(100_000, law="ideal"), seed=0)
+    noise_view = next(c for c in run.checks if c.id == "noise-view")
+    assert noise_view.details["replay"]["exact"]  # the branch never fired where the replay looked
+    assert run.exit_code == 3 and run.verdict == "inconclusive"
+    claim = certified_claim(run.checks)
+    assert claim is not None and 1e-6 < claim.delta < 0.01 and claim.basis is None
+    first = pdp_audit.describe(run).splitlines()[0]
+    assert f"the claim (1, 0)-DP is not decided; the evidence supports (1, {claim.delta:.2g})-DP" in first
+    assert view_replay.Replay(65_536, 0).unseen_rate(1e-6) == pytest.approx(-math.expm1(math.log(1e-6) / 65_536))
 
 
 def test_a_gaussian_with_its_view_claimed_pure_fails():
@@ -165,7 +200,7 @@ def test_a_pure_claim_without_the_proof_is_never_a_pass(pair):
     claim = certified_claim(run.checks)
     assert claim is not None and 0 < claim.delta < 1 and not claim.covers_claim
     first = pdp_audit.describe(run).splitlines()[0]
-    assert f"INCONCLUSIVE: (1, {claim.delta:.2g})-DP certified; the claim (1, 0) is not" in first
+    assert f"INCONCLUSIVE: the claim (1, 0)-DP is not decided; the evidence supports (1, {claim.delta:.2g})-DP" in first
     forward = next(c for c in run.checks if c.id == "dp-forward")
     assert "No budget of draws can pass a pure claim" in forward.note
 

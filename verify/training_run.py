@@ -135,7 +135,7 @@ def _verdict_words(upper: dict[str, Any]) -> str:
     said = {"pass": "CERTIFIED", "fail": "REFUTED", "inconclusive": "NOT CERTIFIED (undecided)"}[upper["verdict"]]
     certified = upper["certified"]
     if certified is not None and not certified["covers_claim"]:
-        said += f"; what it certifies is ({certified['epsilon']:g}, {certified['delta']:.2g})-DP"
+        said += f"; the evidence supports ({certified['epsilon']:g}, {certified['delta']:.2g})-DP"
     return said
 
 

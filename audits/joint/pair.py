@@ -93,12 +93,28 @@ class GaussianProductPair(_ViewedProduct):
 
     scale = "noise_sigma"
 
+    @property
+    def built_from_law(self) -> bool:
+        """The declared law by construction where every release is
+        (:func:`pdp_audit.verify.estimators.view_replay.built_from_law`)."""
+        from pdp_audit.verify.estimators.view_replay import built_from_law
+
+        return all(built_from_law(p) for p in self.pairs)
+
 
 class LaplaceProductPair(_ViewedProduct):
     """A :class:`ProductPair` of pairs that all declare a Laplace noise view (``noise_scale``)."""
 
     noise_law = "laplace"
     scale = "noise_scale"
+
+    @property
+    def built_from_law(self) -> bool:
+        """The declared law by construction where every release is (the built-in audits' worst-case pairs are:
+        :func:`pdp_audit.verify.estimators.view_replay.built_from_law`)."""
+        from pdp_audit.verify.estimators.view_replay import built_from_law
+
+        return all(built_from_law(p) for p in self.pairs)
 
 
 def product_pair(pairs: list[Any]) -> ProductPair:

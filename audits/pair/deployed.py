@@ -117,6 +117,14 @@ class GuardedPair:
         # sent to worker processes as the pair and its owner (pickle's own lookups would reach __getattr__ first)
         return (GuardedPair, (self._pair, self._owner))
 
+    @property
+    def built_from_law(self) -> bool:
+        """Whether the pair behind the boundary is its declared law by construction (a pair the suite built:
+        :func:`pdp_audit.verify.estimators.view_replay.built_from_law`)."""
+        from pdp_audit.verify.estimators.view_replay import built_from_law
+
+        return built_from_law(self._pair)
+
     def __getattr__(self, attr: str) -> Any:
         value = pair_attribute(self._pair, attr, self._owner)
         if value is None:

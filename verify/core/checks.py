@@ -241,6 +241,8 @@ def make_run(
     """
     guarantees = tuple(c for c in checks if c.role == "guarantee")
     verdict = worst(c.verdict for c in guarantees)
+    if verdict == "pass" and not _claim_holds(guarantees):
+        verdict = "inconclusive"  # every check passed, yet nothing makes the claim itself hold: not decided
     certified = delta_certified(guarantees) if verdict == "pass" and parameters.get("delta") == 0 else None
     if certified is not None:  # a pure claim: what its pass certifies, stated (sampling cannot prove δ = 0)
         parameters = {**parameters, "delta_certified": certified}
@@ -258,6 +260,15 @@ def make_run(
         per_instance=per_instance,
         pages=tuple(p for p in pages if paper_claims or p.role == "guarantee"),
     )
+
+
+def _claim_holds(guarantees: Sequence[Check]) -> bool:
+    """Whether a passing run's claim holds by what decided it (its exact closed form, a proof or its intervals:
+    :mod:`pdp_audit.reports.certified_claim`); True for a run that decides no pair's claim."""
+    from pdp_audit.reports.certified_claim import certified_claim
+
+    claim = certified_claim(guarantees)
+    return claim is None or claim.covers_claim
 
 
 def delta_certified(checks: Sequence[Check]) -> float | None:

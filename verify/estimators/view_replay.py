@@ -18,6 +18,16 @@ where it fires (a branch of probability p is missed on ``m`` rows with probabili
 :data:`REPLAY_BLOCKS` × 16,384 rows per world, a 1e-4 branch is seen with probability 1 − e^{−13});
 a sampler that draws from another source (numpy's global generator, a cryptographic one) changes every row.
 
+**Replay is evidence with a rate.**  Agreement on m rows per world does not make a branch impossible; it bounds its
+probability.  If ``sample()`` departs from the view on a set of generator states of probability p_W in world W and
+none of m independent rows fell there, then p_W ≤ u = 1 − a^{1/m} at confidence 1 − a (Clopper–Pearson with no
+success: about 14/m at a = 1e-6, 1.4e-4 at m = 1e5).  The two laws then differ by at most p_W in total variation,
+so for every event S, P_D(S) ≤ V_D(S) + p_D ≤ e^ε V_D'(S) + δ_V + p_D ≤ e^ε P_D'(S) + δ_V + p_D + e^ε p_D': a bound
+δ_V(ε) on the view's law is the sampler's only up to :meth:`Replay.unseen_delta`, u_D + e^ε u_D'.  A pure claim
+therefore passes by the view's bounded-loss proof only where the pair *is* the declared law by construction -- a
+mechanism the suite built from it (:func:`built_from_law`) -- and otherwise certifies that δ̄ (Dwork & Roth 2014,
+Theorem 3.6 for the view; the replay's rate for the rest).
+
 **What a replay does not prove.**  A departure that draws nothing from the generator and fires on fewer than about
 1/m of the noise values (a deterministic backdoor keyed on the noise itself) is not excluded; no black-box test of
 ``sample()`` can exclude it.  Where the replay fails the view is not used for any bound (the audit decides from
@@ -69,6 +79,16 @@ class Replay:
     mismatches: int
     reason: str = ""
 
+    def unseen_rate(self, alpha: float) -> float:
+        """The probability of a branch of ``sample()`` none of the ``rows`` replayed rows of one world fell in, bounded
+        at confidence 1 − ``alpha``: the Clopper–Pearson upper end 1 − α^{1/m} for no success in m rows."""
+        return float(-np.expm1(np.log(alpha) / max(1, self.rows)))
+
+    def unseen_delta(self, epsilon: float, alpha: float) -> float:
+        """How much a bound on the view's δ(ε) may miss the sampler's, at confidence 1 − ``alpha`` (module notes):
+        u_D + e^ε u_D', each world's rate at α/2."""
+        return float(min(1.0, (1.0 + np.exp(epsilon)) * self.unseen_rate(alpha / 2)))
+
     @property
     def exact(self) -> bool:
         """Whether ``sample()`` released exactly what the view released from the same draws, on every row."""
@@ -85,6 +105,15 @@ class Replay:
             "decide; to replay, sample() must draw its noise from the generator it is given as "
             "pdp_audit.verify.estimators.view_replay describes and release release_from_noise(world, noise)."
         )
+
+
+def built_from_law(pair) -> bool:
+    """Whether ``pair`` is its declared noise law by construction: a pair class of the suite's own (its module in
+    ``pdp_audit``) that says so itself (``built_from_law`` in its own class body, so a subclass that overrides
+    ``sample`` -- the user's, or a mutant of the zoo -- is never taken for it).  Only then is a bound on the view's
+    law the sampler's without the replay's rate (module notes)."""
+    cls = type(pair)
+    return cls.__module__.startswith("pdp_audit.") and "built_from_law" in vars(cls) and bool(pair.built_from_law)
 
 
 def canonical_draw(view, law: str) -> Draw:

@@ -75,6 +75,7 @@ from pdp_audit.verify.evidence.pair_claims import (
     importance_estimate,
     pair_claim_check,
     proof_estimate,
+    replayed_bound_estimate,
 )
 
 #: Releases per world drawn through the noise view (and compared with as many from ``sample``).
@@ -726,8 +727,8 @@ def _claim_check(
     if tried and memo is not None:
         memo[(spec.id, viewed)] = (tail, untilted)
     if tail is not None:
-        estimates.append(importance_estimate(tail, (hockey.infinite, hockey.n)))
-    proof = _bounded_loss_proof(tail)
+        estimates.append(importance_estimate(tail, (hockey.infinite, hockey.n), _unseen(pair, claim, replayed)))
+    proof = _bounded_loss_proof(pair, tail, replayed)
     if proof is not None:
         estimates.append(proof)
     check = pair_claim_check(spec, estimates, *claim)
@@ -744,16 +745,32 @@ def _claim_check(
     return check
 
 
-def _bounded_loss_proof(tail):
-    """The proof δ(ε) = 0 where the tilted tail verified the L1 form on every draw of a replayed view and its loss
-    bound η = Σλ|d| is at most ε (to the releases' rounding slack): the view's law is then (η, 0)-DP exactly (Dwork
-    & Roth 2014, Theorem 3.6, for any ε ≥ η), and the replay makes it the sampler's.  None otherwise."""
+def _unseen(pair, claim: tuple, replayed):
+    """How much a bound on the view's law may miss the sampler's δ(ε) at confidence 1 − a, where a pure claim
+    (δ = 0) would rest on it: nothing for a pair that is the law by construction, the replay's rate otherwise
+    (:mod:`pdp_audit.verify.estimators.view_replay`).  A claim of δ > 0 keeps the view's bound as it was: the rate,
+    about 14/m for m replayed rows, would leave a view nothing to decide below δ ≈ 1e-3."""
+    epsilon, delta = claim
+    if replayed is None or delta != 0 or view_replay.built_from_law(pair):
+        return None
+    return lambda a: replayed.unseen_delta(epsilon, a)
+
+
+def _bounded_loss_proof(pair, tail, replayed):
+    """The bound δ(ε) = 0 of the view's law where the tilted tail verified the L1 form on every draw of a replayed
+    view and its loss bound η = Σλ|d| is at most ε (to the releases' rounding slack): the view's law is then (η, 0)-DP
+    exactly (Dwork & Roth 2014, Theorem 3.6, for any ε ≥ η).  It is the sampler's -- the bounded-loss proof -- where
+    the pair is that law by construction (:func:`pdp_audit.verify.estimators.view_replay.built_from_law`); otherwise
+    the replay bounds what it may have missed by its rate (:meth:`~pdp_audit.verify.estimators.view_replay.Replay.
+    unseen_delta`: :func:`pdp_audit.verify.evidence.pair_claims.replayed_bound_estimate`).  None otherwise."""
     if not isinstance(tail, tilting.TiltedTail) or not tail.certified:
         return None
     t = tail.tilt
     if t.eta > t.epsilon + 4 * t.rtol * (1 + t.eta):
         return None
-    return proof_estimate(t.eta, tail.n)
+    if view_replay.built_from_law(pair) or replayed is None:
+        return proof_estimate(t.eta, tail.n)
+    return replayed_bound_estimate(t.eta, t.epsilon, replayed)
 
 
 def _band_note(band) -> str:

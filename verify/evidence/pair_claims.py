@@ -31,9 +31,10 @@ contradict each other -- the intersection of their intervals empty (``p_disagree
 is not the sampler's, and no estimate can be trusted.  The check's p-value is 2·min(p_claim, p_disagree) (valid for
 both nulls together).  It passes when the upper bound is at most δ -- for a pure claim (δ = 0) too: sampling
 alone never gives an upper bound of 0, so a pure claim passes only with a **bounded-loss proof**
-(:func:`proof_estimate`: a Laplace or geometric translation view that replays ``sample()`` exactly, whose loss is
-verified to be the view's L1 loss on every draw and bounded by ε), and is otherwise inconclusive at best, with the
-(ε, δ̄) the draws do certify stated.
+(:func:`proof_estimate`: a Laplace or geometric translation view whose loss is verified to be the view's L1 loss on
+every draw and bounded by ε, of a pair the suite built from that law), and is otherwise inconclusive at best, with
+the (ε, δ̄) the draws do certify stated.  A user's pair whose view replays ``sample()`` gets the view's δ = 0 plus the
+replay's rate (:func:`replayed_bound_estimate`): replay is evidence with a rate, not a proof.
 
 **Budget hint.**  An inconclusive check names the budget its own estimates predict (:func:`budget_to_decide`):
 each estimate recomputed at N draws with its point estimate held, the smallest N = n·1.25^j that decides.  Measured
@@ -162,7 +163,7 @@ def mean_estimate(mean: rare.BoundedMean) -> DeltaEstimate:
     )
 
 
-def importance_estimate(tail, revealing: tuple[int, int] = (0, 0)) -> DeltaEstimate:
+def importance_estimate(tail, revealing: tuple[int, int] = (0, 0), unseen: Bound | None = None) -> DeltaEstimate:
     """The importance-sampled δ through the noise view (:class:`pdp_audit.verify.estimators.rare.RareTail`, or
     :class:`pdp_audit.verify.estimators.tilting.TiltedTail`; upper bound +∞ unless its weight bound is certified).
 
@@ -170,11 +171,18 @@ def importance_estimate(tail, revealing: tuple[int, int] = (0, 0)) -> DeltaEstim
     A view is a proposal for the finite part of the loss; where ``sample()`` drew such releases the view may not
     produce them, so its upper bound does not speak for them: δ = P[L = +∞] + E_P[(1 − e^{ε − L})₊ 1{L < ∞}], and the
     upper bound is the view's plus the Clopper–Pearson upper bound on P[L = +∞] (each at half the level).  Without
-    such draws nothing is added: a branch rarer than about 1/n that both the view and the loss omit is unseen."""
-    return _importance(tail.delta, tail.certified, revealing)
+    such draws nothing is added: a branch rarer than about 1/n that both the view and the loss omit is unseen.
+
+    ``unseen``: where the pair is not its view's law by construction, how much the view's law may miss the
+    sampler's δ at confidence 1 − a (the replay's rate,
+    :meth:`pdp_audit.verify.estimators.view_replay.Replay.unseen_delta`), added to the upper bound at half the
+    level: replay is evidence with a rate, and its rate joins δ̄."""
+    return _importance(tail.delta, tail.certified, revealing, unseen)
 
 
-def _importance(mean: rare.BoundedMean, certified: bool, revealing: tuple[int, int] = (0, 0)) -> DeltaEstimate:
+def _importance(
+    mean: rare.BoundedMean, certified: bool, revealing: tuple[int, int] = (0, 0), unseen: Bound | None = None
+) -> DeltaEstimate:
     upper = mean.upper_bound if certified else (lambda a: math.inf)
     count, draws = revealing
     if certified and count > 0:
@@ -183,9 +191,15 @@ def _importance(mean: rare.BoundedMean, certified: bool, revealing: tuple[int, i
             atom = float(clopper_pearson(count, draws, a / 2, side="upper")[1])
             return min(1.0, mean.upper_bound(a / 2) + atom)
 
+    if certified and unseen is not None:
+        viewed = upper
+
+        def upper(a: float) -> float:
+            return min(1.0, viewed(a / 2) + unseen(a / 2))
+
     def at_budget(n: int) -> DeltaEstimate:
         scaled = (max(1, round(count * n / draws)), int(n)) if count > 0 else (0, 0)
-        return _importance(replace(mean, n=int(n)), certified, scaled)
+        return _importance(replace(mean, n=int(n)), certified, scaled, unseen)
 
     return DeltaEstimate("importance sampling", mean.estimate, mean.n, mean.lower_bound, upper, at_budget)
 
@@ -201,6 +215,27 @@ def proof_estimate(eta: float, n: int) -> DeltaEstimate:
         lambda a: 0.0,
         lambda a: 0.0,
         lambda size: proof_estimate(eta, size),
+    )
+
+
+#: How :func:`replayed_bound_estimate` is named (its name says the rows it rests on).
+REPLAYED = "replayed bounded loss"
+
+
+def replayed_bound_estimate(eta: float, epsilon: float, replayed) -> DeltaEstimate:
+    """δ(ε) ≤ 0 + u_D + e^ε u_D' for a pair that replays a view whose law is (η, 0)-DP (η ≤ ε) without being that law
+    by construction: the view's δ is 0, and the sampler may differ from it on a branch the replay's ``rows`` per
+    world never saw, of probability at most the replay count's Clopper–Pearson upper bound in each world
+    (:meth:`pdp_audit.verify.estimators.view_replay.Replay.unseen_delta`).  Replay is evidence with a rate: a pure
+    claim about code the suite did not build is never proven by it, and the bound names the δ̄ it does certify."""
+    rows = int(replayed.rows)
+    return DeltaEstimate(
+        f"{REPLAYED} (sup L = {eta:.6g}; a branch unseen in {rows:,} replayed rows per world)",
+        0.0,
+        rows,
+        lambda a: 0.0,
+        lambda a: replayed.unseen_delta(epsilon, a),
+        lambda size: replayed_bound_estimate(eta, epsilon, replayed),  # the replay's rows do not grow with the budget
     )
 
 
@@ -273,6 +308,13 @@ def pair_claim_check(spec: CheckSpec, estimates: list[DeltaEstimate], epsilon: f
             "verified on every draw, never exceeds ε (in real arithmetic; floating-point effects on the release, "
             "Mironov 2012, are outside it)."
         )
+    elif delta_claim == 0 and any(e.name.startswith(REPLAYED) for e in estimates):
+        note += (
+            " The view replays sample() and its loss, verified on every draw, never exceeds ε, but the pair is not a "
+            "mechanism the suite built from the declared law: the replay bounds a branch of sample() it never saw "
+            "only by its count's upper confidence bound (u_D + e^ε u_D' joins δ̄), so a pure claim (δ = 0) is not "
+            "decided by any budget of draws; the interval's upper end is the δ the draws certify."
+        )
     elif delta_claim == 0:
         note += (
             " A pure claim (δ = 0) cannot be shown by sampling: it needs a Laplace or geometric noise view that "
@@ -330,10 +372,13 @@ def _hint(estimates: list[DeltaEstimate], delta_claim: float, alpha: float, prov
     unless the estimates predict a fail."""
     hint = budget_to_decide(estimates, delta_claim, alpha)
     predicts_fail = "lie above" in hint or CONTRADICTION in hint
-    if delta_claim == 0 and not proven and not predicts_fail:
+    # a pure claim: only sample()'s own draws seeing δ > 0 predict a fail (a view's bound of its law, ~1e-17 from
+    # rounding, would "fail" it at 1e11 draws)
+    seen = any(e.value > 0 for e in estimates if not e.name.startswith(("importance", "bounded-loss", REPLAYED)))
+    if delta_claim == 0 and not proven and not (predicts_fail and seen):
         return (
-            "No budget of draws can pass a pure claim (δ = 0) without a bounded-loss proof; claim the (ε, δ) the "
-            "draws certify, or declare a Laplace or geometric noise view that replays sample() exactly."
+            "No budget of draws can pass a pure claim (δ = 0) without a bounded-loss proof of a mechanism the suite "
+            "built from its law; claim the (ε, δ) the draws certify."
         )
     return hint
 

@@ -1,0 +1,114 @@
+"""One verdict about the claim (issue 60, item 3): the exit code and the headline both say whether the user's
+(ε, δ) is certified (0), refuted (1) or not decided (3), and on what a pass rests -- never "certified …; the claim
+is not" (:mod:`pdp_audit.reports.certified_claim`, :func:`pdp_audit.verify.core.checks.make_run`).
+
+Seeded runs at small budgets; the statistical checks run at the API's family-wise α = 1e-6.
+"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+import pdp_audit
+from pdp_audit.reports.certified_claim import CLOSED_FORM_RTOL, certified_claim
+from pdp_audit.reports.records import Check
+from pdp_audit.reports.run_text import describe
+from pdp_audit.verify.core.checks import make_run
+from pdp_audit.verify.evidence import builders
+
+
+def test_the_closed_form_rule_is_the_frameworks():
+    assert CLOSED_FORM_RTOL == builders.CLOSED_FORM_RTOL
+
+
+def test_a_tight_gaussian_holds_by_its_exact_delta_and_says_so():
+    """The README's default run (σ calibrated exactly to (1, 1e-5)): the interval's upper end exceeds the claim, so
+    the claim rests on the exact δ(1), which sampling confirms.  Before: "PASS: (1, 1.1e-05)-DP certified; the claim
+    (1, 1e-05) is not" with exit code 0."""
+    run = pdp_audit.run_audit("gaussian", trials=20_000)
+    claim = certified_claim(run.checks)
+    first = describe(run).splitlines()[0]
+    assert run.exit_code == 0 and claim is not None and claim.basis == "exact" and claim.covers_claim
+    assert max(c.ci[1] for c in run.checks if c.id.startswith("dp-")) > 1e-5  # sampling alone would not decide
+    low, high = claim.interval
+    assert "PASS: the claim (1, 1e-05)-DP holds by the exact δ(1) = 1.0000e-05; sampling confirms [" in first
+    assert low <= claim.exact_delta <= high and "is not" not in first
+
+
+def test_a_built_in_pure_claim_holds_by_its_exact_delta():
+    run = pdp_audit.run_audit("laplace", trials=20_000)
+    first = describe(run).splitlines()[0]
+    assert run.exit_code == 0
+    assert "PASS: the claim (1, 0)-DP holds by the exact δ(1) = 0; sampling confirms [0, " in first
+
+
+def _dp_checks(upper: float, exact: float | None, verdict: str = "pass", note: str = "") -> list[Check]:
+    return [
+        Check(
+            id,
+            "t",
+            "c",
+            "f",
+            "s",
+            verdict,
+            estimate=upper / 2,
+            exact=exact,
+            pvalue=1.0,
+            ci=(0.0, upper),
+            level=1 - 1e-6,
+            note=note,
+            details={"epsilon": 1.0, "delta_claim": 1e-5},
+        )
+        for id in ("dp-forward", "dp-reverse")
+    ]
+
+
+def test_a_pass_that_nothing_makes_hold_is_not_decided():
+    """Checks that passed while their intervals exceed the claim and no closed form decides it: the run is not
+    decided (exit 3) and names the (ε, δ̄) its evidence supports -- before, PASS with exit 0 and "the claim is not"."""
+    checks = _dp_checks(1.2e-5, exact=None)
+    run = make_run("toy", checks, 1e-6, {"epsilon": 1.0, "delta": 1e-5}, 0)
+    assert run.verdict == "inconclusive" and run.exit_code == 3
+    first = describe(run).splitlines()[0]
+    assert "INCONCLUSIVE: the claim (1, 1e-05)-DP is not decided; the evidence supports (1, 1.2e-05)-DP" in first
+    held = make_run("toy", _dp_checks(1.2e-5, exact=0.9e-5), 1e-6, {"epsilon": 1.0, "delta": 1e-5}, 0)
+    assert held.exit_code == 0 and "holds by the exact δ(1) = 9.0000e-06" in describe(held)
+    below = make_run("toy", _dp_checks(0.8e-5, exact=None), 1e-6, {"epsilon": 1.0, "delta": 1e-5}, 0)
+    assert below.exit_code == 0 and describe(below).splitlines()[0].startswith("pdp-audit: toy: PASS: (1, 8e-06)-DP")
+
+
+def test_an_undecided_claim_names_the_budget_that_would_decide_it():
+    note = "About 3.6e+05 samples per world (now 2.0e+04) would decide it, if the estimates stay where they are."
+    run = make_run("toy", _dp_checks(1.2e-3, None, "inconclusive", note), 1e-6, {"epsilon": 1.0, "delta": 1e-5}, 0)
+    claim = certified_claim(run.checks)
+    assert run.exit_code == 3 and not claim.covers_claim
+    assert claim.text() == (
+        "the claim (1, 1e-05)-DP is not decided; the evidence supports (1, 0.0012)-DP; about 3.6e+05 samples per world "
+        "would decide it"
+    )
+
+
+@pytest.mark.parametrize("example", ["deploy-laplace-mean.toml", "deploy-joint.toml"])
+def test_the_examples_headlines_read_one_way(tmp_path, capsys, example):
+    """`pdp-audit certify` of the examples at 2e4 trials: the pure mean holds by the exact δ = 0 (exit 0), the joint
+    release is not decided (exit 3) and names what its evidence supports and the budget -- neither says "certified"
+    beside a claim it does not certify."""
+    from pdp_audit.verify.cli.main import main
+
+    assert main(["examples", str(tmp_path / "ex")]) == 0
+    toml = tmp_path / "ex" / example
+    toml.write_text(toml.read_text(encoding="utf-8").replace("trials = 1e6", "trials = 2e4"), encoding="utf-8")
+    capsys.readouterr()
+    out = tmp_path / "c.json"
+    code = main(["certify", str(toml), "--report", "none", "--json", str(out)])
+    first = capsys.readouterr().out.splitlines()[0]
+    document = json.loads(out.read_text(encoding="utf-8"))
+    assert document["certified_claim"]["headline"] in first and " is not" not in first.replace(" is not decided", "")
+    if example == "deploy-laplace-mean.toml":
+        assert code == 0 and "CERTIFIED: the claim (1, 0)-DP holds by the exact δ(1) = 0" in first
+        assert document["certified_claim"]["basis"] == "exact"
+    else:
+        assert code == 3 and "the claim (2, 0.0001)-DP is not decided; the evidence supports (2, " in first
+        assert "samples per world would decide it" in first and document["certified_claim"]["basis"] is None
