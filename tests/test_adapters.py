@@ -1,7 +1,14 @@
-"""OpenDP and diffprivlib audited as they ship (:mod:`pdp_audit.mechanisms.adapters`): a correct mechanism of each is
-certified with a margin, and the same mechanism on a pair whose inputs differ by 1.2× or 2× its declared sensitivity
-is refuted on privacy -- a DP check fails, not the pair protocol.  OpenDP's samplers cannot be seeded: its runs say
-they are not reproducible, and their verdicts are the privacy verdicts.
+"""OpenDP and diffprivlib audited as they ship (:mod:`pdp_audit.mechanisms.adapters`).
+
+As implemented (the default law): diffprivlib 0.6.6's float mechanisms (Laplace, LaplaceTruncated,
+LaplaceBoundedDomain, Gaussian, GaussianAnalytic) add their noise to the value in float64, so their releases carry
+the value's precision (Mironov, CCS 2012; Haney et al. 2022): ``loss-consistency`` fails on a witness event of the
+releases' bits, impossible in one world and frequent in the other.  Its integer and discrete mechanisms (Geometric,
+Binary, Exponential) and OpenDP 0.16's ``make_laplace`` (exact sampling on a grid) certify as implemented.  Under
+``law="ideal"`` (the real-valued law the library's sampler stands for) a correct mechanism of each is certified with
+a margin, and the same mechanism on a pair whose inputs differ by 1.2× or 2× its declared sensitivity is refuted on
+privacy -- a DP check fails, not the pair protocol.  OpenDP's samplers cannot be seeded: its runs say they are not
+reproducible, and their verdicts are the privacy verdicts.
 
 Skipped unless the libraries are installed (``pip install 'pdp-audit[libraries]'``: diffprivlib 0.6.6 needs
 scikit-learn < 1.8).  Every audit runs at the API's family-wise α = 1e-6; the diffprivlib ones are seeded
@@ -16,10 +23,55 @@ import pytest
 import pdp_audit
 
 TRIALS = 50_000
+IDEAL = pdp_audit.PairBudget(TRIALS, law="ideal")
+
+
+def _ideal(trials: int) -> pdp_audit.PairBudget:
+    """``trials`` draws a world, the real-valued law audited (the float implementation not)."""
+    return pdp_audit.PairBudget(trials, law="ideal")
 
 
 def _verdicts(run) -> dict[str, str]:
     return {c.id: c.verdict for c in run.checks}
+
+
+#: diffprivlib's float mechanisms on two values 1 apart, and the claims tested (each its own (ε, δ) with a margin).
+FLOAT_MECHANISMS = {
+    "Laplace": (lambda m: m.Laplace(epsilon=1.0, sensitivity=1.0), (0.0, 1.0), (1.1, 1e-3)),
+    "LaplaceTruncated": (
+        lambda m: m.LaplaceTruncated(epsilon=1.0, sensitivity=1.0, lower=0.0, upper=3.0),
+        (1.0, 2.0),
+        (1.1, 1e-3),
+    ),
+    "LaplaceBoundedDomain": (
+        lambda m: m.LaplaceBoundedDomain(epsilon=1.0, sensitivity=1.0, lower=0.0, upper=3.0),
+        (0.15, 1.15),
+        (1.0, 1e-3),
+    ),
+    "Gaussian": (lambda m: m.Gaussian(epsilon=0.5, delta=1e-5, sensitivity=1.0), (0.0, 1.0), (1.0, 1e-3)),
+    "GaussianAnalytic": (
+        lambda m: m.GaussianAnalytic(epsilon=1.0, delta=1e-5, sensitivity=1.0),
+        (0.0, 1.0),
+        (1.0, 1e-3),
+    ),
+}
+
+
+@pytest.mark.parametrize("kind", sorted(FLOAT_MECHANISMS))
+def test_diffprivlib_float_mechanisms_fail_as_implemented_naming_the_witness(dpl, kind):
+    """Seeded, the API's α = 1e-6: ``loss-consistency`` fails on an event of the releases' bits (their dyadic
+    granularity k, trailing zeros, low bits or grid residue), with its frequency in each world; with v = 0 about a
+    fifth of the Laplace releases lie in (−1/2, 1/2) off 2^−53·ℤ, with v = 1 none do."""
+    from pdp_audit.mechanisms.adapters.diffprivlib import MechanismPair
+
+    make, (value, neighbour), claim = FLOAT_MECHANISMS[kind]
+    run = pdp_audit.audit_pair(MechanismPair(make(dpl), value, neighbour), *claim, trials=TRIALS)
+    consistency = next(c for c in run.checks if c.id == "loss-consistency")
+    assert run.exit_code == 1 and consistency.verdict == "fail", pdp_audit.describe(run)
+    witness = consistency.details["witness"]
+    assert witness["event"].split("(")[0] in ("k", "tz", "low4") or "mod 8" in witness["event"], witness
+    assert witness["p"] < 1e-9 and abs(witness["P_D"] - witness["P_D'"]) > 0.05, witness
+    assert witness["event"] in pdp_audit.describe(run)
 
 
 @pytest.fixture(scope="module")
@@ -42,11 +94,13 @@ def test_diffprivlib_laplace_and_geometric_certify_and_their_misdeclared_twins_f
         mechanism = getattr(dpl, kind)(epsilon=1.0, sensitivity=1)
         return MechanismPair(mechanism, 0, gap) if kind == "Geometric" else MechanismPair(mechanism, 0.0, float(gap))
 
-    correct = pdp_audit.audit_pair(pair(1), 1.1, 1e-3, trials=TRIALS)
+    # the integer Geometric as implemented; the float Laplace as its real-valued law (as implemented it fails above)
+    budget = TRIALS if kind == "Geometric" else IDEAL
+    correct = pdp_audit.audit_pair(pair(1), 1.1, 1e-3, trials=budget)
     assert correct.exit_code == 0, pdp_audit.describe(correct)
     assert pair(1).claim == (1.0, 0.0)
-    for gap in ((1.2, 2) if kind == "Laplace" else (2,)):  # a 1.2 gap has no integer twin
-        broken = pdp_audit.audit_pair(pair(gap), 1.1, 1e-3, trials=TRIALS)
+    for gap in (1.2, 2) if kind == "Laplace" else (2,):  # a 1.2 gap has no integer twin
+        broken = pdp_audit.audit_pair(pair(gap), 1.1, 1e-3, trials=budget)
         assert broken.exit_code == 1 and _verdicts(broken)["dp-forward"] == "fail"
 
 
@@ -55,9 +109,9 @@ def test_diffprivlib_gaussian_analytic_certifies_with_margin_and_fails_at_twice_
 
     mechanism = dpl.GaussianAnalytic(epsilon=1.0, delta=1e-5, sensitivity=1.0)
     # δ(1) = 1e-5 claimed at 1e-3 (the margin); at twice the sensitivity δ(1) ≈ 0.010
-    correct = pdp_audit.audit_pair(MechanismPair(mechanism, 0.0, 1.0), 1.0, 1e-3, trials=4 * TRIALS)
+    correct = pdp_audit.audit_pair(MechanismPair(mechanism, 0.0, 1.0), 1.0, 1e-3, trials=_ideal(4 * TRIALS))
     assert correct.exit_code == 0, pdp_audit.describe(correct)
-    broken = pdp_audit.audit_pair(MechanismPair(mechanism, 0.0, 2.0), 1.0, 1e-3, trials=TRIALS)
+    broken = pdp_audit.audit_pair(MechanismPair(mechanism, 0.0, 2.0), 1.0, 1e-3, trials=IDEAL)
     assert broken.exit_code == 1 and _verdicts(broken)["dp-forward"] == "fail"
 
 
@@ -67,7 +121,7 @@ def test_diffprivlib_gaussian_analytic_at_1_2_times_its_sensitivity_fails_its_ow
     from pdp_audit.mechanisms.adapters.diffprivlib import MechanismPair
 
     mechanism = dpl.GaussianAnalytic(epsilon=1.0, delta=1e-5, sensitivity=1.0)
-    run = pdp_audit.audit_pair(MechanismPair(mechanism, 0.0, 1.2), 1.0, 1e-5, trials=20 * TRIALS)
+    run = pdp_audit.audit_pair(MechanismPair(mechanism, 0.0, 1.2), 1.0, 1e-5, trials=_ideal(20 * TRIALS))
     assert run.exit_code == 1 and _verdicts(run)["dp-forward"] == "fail"
 
 
@@ -75,7 +129,7 @@ def test_a_diffprivlib_mechanism_left_at_its_own_random_state_is_audited_not_ref
     from pdp_audit.mechanisms.adapters.diffprivlib import MechanismPair
 
     pair = MechanismPair(dpl.Laplace(epsilon=1.0, sensitivity=1.0), 0.0, 1.0, seeded=False)
-    run = pdp_audit.audit_pair(pair, 1.1, 1e-3, trials=TRIALS)
+    run = pdp_audit.audit_pair(pair, 1.1, 1e-3, trials=IDEAL)
     assert run.exit_code == 0 and all(c.details["reproducible"] is False for c in run.checks)
 
 
@@ -182,7 +236,8 @@ def test_pdp_audit_list_names_the_tool_factories_and_each_resolves(capsys):
 
 
 def _misdeclared(make_pair, claim, gaps, trials=TRIALS):
-    """Audits of the pair at each gap (a multiple of the declared sensitivity): each must fail on privacy."""
+    """Audits of the pair at each gap (a multiple of the declared sensitivity): each must fail on privacy
+    (``trials``: a number, or a PairBudget naming the law)."""
     for gap in gaps:
         run = pdp_audit.audit_pair(make_pair(gap), *claim, trials=trials)
         assert run.exit_code == 1 and "fail" in (_verdicts(run)["dp-forward"], _verdicts(run)["dp-reverse"]), gap
@@ -198,9 +253,9 @@ def test_diffprivlib_laplace_truncated_certifies_and_its_misdeclared_twins_fail(
         return MechanismPair(dpl.LaplaceTruncated(epsilon=1.0, sensitivity=1.0, lower=0.0, upper=3.0), 1.0, 1 + gap)
 
     assert pair(1).claim == (1.0, 0.0)
-    correct = pdp_audit.audit_pair(pair(1), 1.1, 1e-3, trials=TRIALS)
+    correct = pdp_audit.audit_pair(pair(1), 1.1, 1e-3, trials=IDEAL)  # as implemented it fails (above)
     assert correct.exit_code == 0, pdp_audit.describe(correct)
-    _misdeclared(pair, (1.1, 1e-3), (1.2, 2.0))
+    _misdeclared(pair, (1.1, 1e-3), (1.2, 2.0), IDEAL)
 
 
 def test_diffprivlib_laplace_bounded_domain_certifies_at_its_worst_edge_and_misdeclared_twins_fail(dpl):
@@ -213,9 +268,9 @@ def test_diffprivlib_laplace_bounded_domain_certifies_at_its_worst_edge_and_misd
         mechanism = dpl.LaplaceBoundedDomain(epsilon=1.0, sensitivity=1.0, lower=0.0, upper=3.0)
         return MechanismPair(mechanism, 0.15, 0.15 + gap) if gap < 2 else MechanismPair(mechanism, 2.75, 0.75)
 
-    correct = pdp_audit.audit_pair(pair(1), 1.0, 1e-3, trials=4 * TRIALS)
+    correct = pdp_audit.audit_pair(pair(1), 1.0, 1e-3, trials=_ideal(4 * TRIALS))  # as implemented: fails (above)
     assert correct.exit_code == 0, pdp_audit.describe(correct)
-    _misdeclared(pair, (1.0, 1e-3), (1.2, 2.0))
+    _misdeclared(pair, (1.0, 1e-3), (1.2, 2.0), IDEAL)
 
 
 def test_diffprivlib_laplace_bounded_domain_without_its_normaliser_is_refuted_by_loss_consistency(dpl):
@@ -227,7 +282,7 @@ def test_diffprivlib_laplace_bounded_domain_without_its_normaliser_is_refuted_by
     mechanism = dpl.LaplaceBoundedDomain(epsilon=1.0, sensitivity=1.0, lower=0.0, upper=3.0)
     pair, scale = MechanismPair(mechanism, 0.15, 1.15), noise_scale(mechanism)
     pair._loss = lambda o: laws.laplace_loss(o, 0.15, 1.15, scale)
-    run = pdp_audit.audit_pair(pair, 1.0, 1e-3, trials=TRIALS)
+    run = pdp_audit.audit_pair(pair, 1.0, 1e-3, trials=IDEAL)  # the real-valued law's normaliser is what is checked
     assert run.exit_code == 1 and _verdicts(run)["loss-consistency"] == "fail"
 
 
@@ -276,7 +331,8 @@ def test_adapter_pairs_reach_worker_processes(dp, dpl):
     from pdp_audit.mechanisms.adapters.opendp import MeasurementPair
     from pdp_audit.verify.core.config import build
 
-    CLAIM = {"epsilon": 1.3, "delta": 1e-2, "trials": 20_000, "seed": 0, "alpha": 1e-6}
+    # the ideal law: diffprivlib's float Laplace is porous as implemented (OpenDP's certifies either way)
+    CLAIM = {"epsilon": 1.3, "delta": 1e-2, "trials": 20_000, "seed": 0, "alpha": 1e-6, "law": "ideal"}
     laplace = dp.m.make_laplace(dp.atom_domain(T=float, nan=False), dp.absolute_distance(T=float), scale=1.0)
     vector = dp.m.make_laplace(dp.vector_domain(dp.atom_domain(T=float, nan=False)), dp.l1_distance(T=float), scale=1.0)
     pairs = {

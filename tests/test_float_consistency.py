@@ -38,6 +38,19 @@ class FloatLaplace:
         return np.abs(o - 1.0) - np.abs(o)
 
 
+class FloatGaussian:
+    """The textbook c + σ·rng.standard_normal() (σ = 4), c = 0 or 1, and the loss of its real-valued law."""
+
+    output_dim, sigma = 1, 4.0
+
+    def sample(self, world, size, rng):
+        return (0.0 if world == "D" else 1.0) + self.sigma * rng.standard_normal((size, 1))
+
+    def privacy_loss(self, outputs):
+        o = outputs[:, 0]
+        return ((o - 1.0) ** 2 - o**2) / (2 * self.sigma**2)
+
+
 class IntegerLaplace:
     """The two-sided geometric mechanism at ε = 1 on v = 0 or 1: integer releases, the exact loss |o − 1| − |o|."""
 
@@ -98,6 +111,15 @@ def test_float_laplace_fails_as_implemented_naming_the_witness_and_its_two_frequ
     text = pdp_audit.describe(run)
     assert witness["event"] in text and "under D and 0 under D'" in text
     assert "(scope: the floating-point program as implemented" in text
+
+
+def test_the_textbook_gaussian_fails_as_implemented_and_passes_under_the_ideal_law():
+    """With c = 0 about a tenth of the releases lie in (−1/2, 1/2), most of them off 2^−53·ℤ; with c = 1 none do."""
+    run = _audit(FloatGaussian())
+    witness = _check(run).details["witness"]
+    assert run.exit_code == 1 and _check(run).verdict == "fail", pdp_audit.describe(run)
+    assert witness["p"] < 1e-12 and abs(witness["P_D"] - witness["P_D'"]) > 0.05, witness
+    assert _audit(FloatGaussian(), law="ideal").exit_code == 0
 
 
 def test_the_same_pair_passes_under_the_ideal_law_and_says_what_was_not_audited():

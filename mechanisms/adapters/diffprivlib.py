@@ -22,6 +22,16 @@ draws with (its ``_scale`` where it has one, else the documented formula); each 
   p_i ∝ μ_i e^{εu_i/((2 − m)Δ)};
 * ``Binary``: the inputs are two labels, the release 1 for ``value1``, L = ±ε.
 
+**As implemented.**  Each loss is the exact loss of the *real-valued* law the library's sampler stands for.  The
+float mechanisms (``Laplace``, ``LaplaceTruncated``, ``LaplaceBoundedDomain``, ``Gaussian``, ``GaussianAnalytic``)
+add their noise to the value in float64, so a release carries the value's precision (Mironov, CCS 2012; Haney et al.
+2022, "Precision-based attacks and interval refining"): with the value 0, about a fifth of ``Laplace``'s releases
+lie in (−1/2, 1/2) off the grid 2^−53·ℤ, with the value 1 none do, so they are not DP as implemented at any ε below
+the attack's, and ``pdp_audit.audit_pair`` at its default law (``"as-implemented"``) fails ``loss-consistency``
+naming that witness event and its frequency in each world.  ``Geometric``, ``Binary`` and ``Exponential`` release
+integers or candidates and certify as implemented; ``PairBudget(law="ideal")`` certifies the float mechanisms'
+real-valued laws, and the certificate says the float implementation was not audited.
+
 The loss is the library's sampler turned into a density ratio: ``loss-consistency`` checks it against the draws.  The
 claim (:attr:`MechanismPair.claim`) is the mechanism's (ε, δ); a pair whose values differ by more than Δ (a
 sensitivity misdeclared) is what the audit refutes.  No pair declares a noise view: diffprivlib draws its Laplace

@@ -13,7 +13,10 @@ stands.  About 100 µs a release for a scalar measurement (20 µs a coordinate f
   d_in²/(2σ²) for an L2 (or absolute) distance, so σ = d_in/√(2ρ) and L(o) = Σ_j [(o_j − x'_j)² − (o_j − x_j)²]/(2σ²).
 
 Both are the library's own accounting turned into a loss, so they are claims like any other: ``loss-consistency``
-checks them against the draws (a map that understates the noise, or a sampler of another law, fails it).
+checks them against the draws (a map that understates the noise, or a sampler of another law, fails it).  As
+implemented: OpenDP 0.16's float samplers draw exactly on a power-of-two grid (the input rounded to it, discrete
+noise on it), so the releases' bits carry no more of the input than the grid does; ``make_laplace`` certifies at
+the default law (``"as-implemented"``, its releases' bits read too; ``tests/test_adapters.py``).
 
 **A vectorised path** (``batched``): OpenDP's scalar samplers cost about 100 µs a call, and the same noise on a
 vector domain (``make_laplace(vector_domain(atom_domain(T=float)), l1_distance(T=float), scale=b)``, likewise
