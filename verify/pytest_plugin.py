@@ -449,6 +449,29 @@ class PrivacyAudit:
             )
         )
 
+    def assert_program_dp(
+        self,
+        program,
+        data,
+        epsilon: float,
+        delta: float = 0.0,
+        *,
+        neighbours: str = "add-remove",
+        bounds=None,
+        trials: int | None = None,
+    ) -> "AuditOutcome":
+        """Assert a DP program ``program(data, rng)`` as it ships is (ε, δ)-DP under ``neighbours``:
+        :func:`pdp_audit.audit_program` (its primitives recorded and replayed on neighbouring datasets, their exact
+        laws composed, a finding confirmed by the black box on its witness pair with ``trials`` releases per world,
+        default the program kind's).  Fails when refuted; passes when certified on the pairs searched; otherwise
+        inconclusive (a skip, or a failure under ``--audit-strict``)."""
+        budget = {"seed": self._seed(), "alpha": self.settings.alpha, **({} if trials is None else {"trials": trials})}
+        with self._drawing():
+            run = api.audit_program(program, data, epsilon, delta, neighbours=neighbours, bounds=bounds, **budget)
+        epsilon, delta = run.parameters["epsilon"], run.parameters["delta"]
+        header = f"({epsilon:g}, {delta:g}) DP claim of the program {run.mechanism} under {neighbours}"
+        return self._decide("program", header, run, {"epsilon": epsilon, "delta": delta})
+
     def assert_coverage(
         self, holds, rho: float, *, trials: int | None = None, exact_failure: float | None = None
     ) -> "AuditOutcome":
