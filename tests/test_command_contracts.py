@@ -210,11 +210,11 @@ def test_a_run_does_not_depend_on_how_its_data_path_was_typed(tmp_path, monkeypa
     assert parameters["data_sha256"] == hashlib.sha256((tmp_path / "d.csv").read_bytes()).hexdigest()
 
 
-def test_a_command_ends_without_teardown_once_its_exit_handlers_ran(tmp_path):
-    """The process's own ``pdp-audit`` ends as soon as its exit handlers ran and its streams are flushed, without
-    freeing every object of the interpreter first: a handler registered before the command runs, the command's
-    one-line error and its exit code are kept, and an object of ``__main__`` is never finalised (at Python's own
-    teardown it would print)."""
+def test_a_command_ends_as_python_ends(tmp_path):
+    """The process's own ``pdp-audit`` ends as Python ends (issue 61): a handler registered before the command runs
+    runs, then the interpreter's teardown finalises the objects of ``__main__``; the command's one-line error and its
+    exit code are kept.  Before, the command ended by ``os._exit`` after its exit handlers: the object was never
+    finalised (failed on 15e6652)."""
     import subprocess
     import sys
 
@@ -228,13 +228,13 @@ def test_a_command_ends_without_teardown_once_its_exit_handlers_ran(tmp_path):
         "sys.exit(main())\n"
     )
     done = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, capture_output=True, text=True, timeout=120)
-    assert done.returncode == 2 and done.stdout == "exit handler ran\n", (done.stdout, done.stderr)
+    assert done.returncode == 2 and done.stdout == "exit handler ran\ntorn down\n", (done.stdout, done.stderr)
     assert done.stderr.count("\n") == 1 and "missing.toml" in done.stderr, done.stderr
 
 
 def test_a_file_the_users_code_left_open_keeps_what_it_wrote(tmp_path):
-    """Ending without teardown (above) frees no object, so nothing flushes a file the user's code wrote to and never
-    closed -- Python's teardown would have: its bytes, text and binary, are on disk once the command ended."""
+    """A file the user's code wrote to and never closed is flushed by Python's teardown, as in plain Python: its
+    bytes, text and binary, are on disk once the command ended."""
     import subprocess
     import sys
 

@@ -40,10 +40,10 @@ class UserSampler:
     def __call__(self, size: int, rng: Any) -> Any:
         from pdp_audit.mechanisms.base import MalformedPair, user_error
         from pdp_audit.mechanisms.interruptions import INTERRUPTIONS
-        from pdp_audit.verify.core.float_rules import user_float_rules
+        from pdp_audit.verify.core.sandbox import user_state
 
         try:
-            with user_float_rules():  # what the sampler sets of the process's state is undone
+            with user_state():  # what the sampler sets of the process's state is undone
                 return self.pair.sample(self.world, size, rng)
         except BaseException as err:
             if isinstance(err, INTERRUPTIONS):  # Ctrl-C, SIGTERM: a wish to stop, not a fault

@@ -36,7 +36,7 @@ from pdp_audit.audits.blackbox.defaults import PILOT_STATISTIC, SEARCH_STATISTIC
 from pdp_audit.mechanisms.base import MalformedPair, user_error
 from pdp_audit.mechanisms.interruptions import INTERRUPTIONS
 from pdp_audit.mechanisms.validation import InputError
-from pdp_audit.verify.core.float_rules import user_float_rules
+from pdp_audit.verify.core.sandbox import user_state
 
 
 class SearchMechanism(Protocol):
@@ -222,7 +222,7 @@ class DatasetSampler:
 
     def __call__(self, size: int, rng: np.random.Generator) -> Any:
         try:
-            with user_float_rules():  # what the mechanism sets of the process's state is undone
+            with user_state():  # what the mechanism sets of the process's state is undone
                 return self.mechanism.release(np.asarray(self.dataset, dtype=float), size, rng)
         except BaseException as err:  # a BaseException of the user's code is theirs too (as UserSampler's)
             if isinstance(err, INTERRUPTIONS):  # Ctrl-C, SIGTERM: a wish to stop, not a fault

@@ -14,7 +14,7 @@ from pdp_audit.mechanisms.base import MalformedPair, returned_array, user_error
 from pdp_audit.mechanisms.interruptions import INTERRUPTIONS
 from pdp_audit.mechanisms.validation import InputError
 from pdp_audit.verify.core.checks import CheckSpec, Evidence
-from pdp_audit.verify.core.float_rules import user_float_rules
+from pdp_audit.verify.core.sandbox import user_state
 from pdp_audit.verify.estimators.coverage import coverage_of
 from pdp_audit.verify.estimators.engine import run_blocks
 from pdp_audit.verify.evidence import builders
@@ -30,7 +30,7 @@ def _called(fn, call: str, *args):
     """``fn(*args)``, whatever it raises (``sys.exit`` included) being the user's fault: :class:`MalformedPair`
     naming the call, the exact fail ``pair-protocol`` -- never our internal error."""
     try:
-        with user_float_rules():  # what the user's function sets of the process's state is undone
+        with user_state():  # what the user's function sets of the process's state is undone
             return fn(*args)
     except BaseException as err:
         if isinstance(err, INTERRUPTIONS):  # Ctrl-C, SIGTERM: a wish to stop, not a fault

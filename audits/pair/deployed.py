@@ -67,8 +67,8 @@ from pdp_audit.mechanisms.interruptions import INTERRUPTIONS
 from pdp_audit.mechanisms.validation import InputError, not_a_regular_file, quoted, shown
 from pdp_audit.reports.records import Run
 from pdp_audit.verify.core.checks import finalize, make_run
-from pdp_audit.verify.core.float_rules import user_float_rules
 from pdp_audit.verify.core.module_fingerprints import HelperModules, libraries
+from pdp_audit.verify.core.sandbox import user_state
 from pdp_audit.verify.estimators.progress import progress_bar
 from pdp_audit.verify.evidence import pair_sequential as sequential
 from pdp_audit.verify.evidence.user_code import call_factory, importable, load_factory
@@ -96,7 +96,7 @@ class _GuardedMethod:
         # must not change the releases the checks compare afterwards (a correct pair failed noise-view so)
         owned = [np.array(a, copy=True) if isinstance(a, np.ndarray) else a for a in args]
         try:
-            with user_float_rules():
+            with user_state():
                 return self.method(*owned)
         except BaseException as err:
             if isinstance(err, INTERRUPTIONS):  # Ctrl-C, SIGTERM: a wish to stop, not a fault

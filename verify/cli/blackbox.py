@@ -106,7 +106,7 @@ def module_file(target: str) -> str | None:
 def load_factory(target: str, needs: str = "sample"):
     """The object FACTORY() of ``MODULE:FACTORY``; one-line InputErrors for what cannot be loaded.  ``needs``:
     ``sample`` (a pair) or ``release`` (a mechanism for ``--search``)."""
-    from pdp_audit.verify.core.float_rules import user_float_rules
+    from pdp_audit.verify.core.sandbox import user_state
 
     module_name, _, attr = target.partition(":")
     if not module_name or not attr:
@@ -114,7 +114,7 @@ def load_factory(target: str, needs: str = "sample"):
     # the current folder first, as `python -m` would: a console script's sys.path starts at its own bin folder
     sys.path.insert(0, os.getcwd())
     try:
-        with user_float_rules():  # what the module sets of the process's state while it loads is undone
+        with user_state():  # what the module sets of the process's state while it loads is undone
             module = importlib.import_module(module_name)
     except ImportError as err:
         raise InputError(f"target: cannot import module {module_name!r} ({err})") from None
@@ -128,7 +128,7 @@ def load_factory(target: str, needs: str = "sample"):
     if not callable(factory):
         raise InputError(f"target: {module_name} has no callable {attr!r}")
     try:
-        with user_float_rules():  # an np.seterr, a recursion limit, sys.path emptied: undone for our code
+        with user_state():  # an np.seterr, a recursion limit, sys.path emptied: undone for our code
             pair = factory()
     except BaseException as err:  # sys.exit(0) in the factory must not make a command that certifies
         if isinstance(err, INTERRUPTIONS):  # Ctrl-C, SIGTERM: a wish to stop, not a fault

@@ -24,7 +24,7 @@ from typing import Any, Iterator
 from pdp_audit.mechanisms.base import user_error
 from pdp_audit.mechanisms.interruptions import INTERRUPTIONS
 from pdp_audit.mechanisms.validation import InputError, quoted
-from pdp_audit.verify.core.float_rules import user_float_rules
+from pdp_audit.verify.core.sandbox import user_state
 
 
 def is_own(mechanism: str) -> bool:
@@ -174,7 +174,7 @@ def load_factory(where: str, folder: Path, mechanism: str) -> Factory:
 def call_factory(where: str, factory: Factory, parameters: dict[str, Any]) -> Any:
     """``factory(**parameters)`` behind the boundary: what it raises (``sys.exit`` too) is one InputError."""
     try:
-        with user_float_rules():  # an np.seterr in the factory stays there
+        with user_state():  # an np.seterr in the factory stays there
             return factory.function(**parameters)
     except BaseException as err:
         if isinstance(err, INTERRUPTIONS):  # Ctrl-C, SIGTERM: a wish to stop, not a fault
