@@ -18,7 +18,8 @@ confidence.  The headline and the exit code are both about that claim -- certifi
   support and the budget the checks predict would decide: "the claim (2, 0.0001)-DP is not decided; the evidence
   supports (2, 0.0012)-DP; about 3.6e+05 samples per world would decide it".
 
-A failed run refutes the claim (its FAIL line names the check) and certifies nothing.
+A failed run refutes the claim and certifies nothing: "FAIL: the claim (1, 0.001)-DP is refuted (loss-consistency
+fails)".
 """
 
 from __future__ import annotations
@@ -198,10 +199,26 @@ def verdict_suffix(checks: Sequence[Check], with_reproducibility: bool = True) -
     it rests (module notes), and "not reproducible" where the sampler draws from its own source (``: (1, 0)-DP
     certified (not reproducible: …)``; a PDF's banner leaves the latter to a line of its own)."""
     claim = certified_claim(checks)
-    said = "" if claim is None else f": {claim.text()}"
+    said = f": {claim.text()}" if claim is not None else _refuted(checks)
     if with_reproducibility and not reproducible(checks):
         said += " (not reproducible: the sampler draws from its own source)"
     return said
+
+
+def _refuted(checks: Sequence[Check]) -> str:
+    """``: the claim (1, 1e-05)-DP is refuted (dp-forward fails)`` where a check failed and the run states a pair's
+    claim (its DP checks' ``epsilon`` and ``delta_claim``); empty otherwise."""
+    failed = [c.id for c in checks if c.verdict == "fail"]
+    if not failed:
+        return ""
+    for kind, ids in CLAIM_CHECKS.items():
+        found = [c for c in checks if c.id in ids and "epsilon" in (c.details or {}) and "delta_claim" in c.details]
+        if found:
+            details = found[0].details
+            claim = f"({float(details['epsilon']):g}, {float(details['delta_claim']):g})-{kind}"
+            shown = ", ".join(failed[:3]) + (f" and {len(failed) - 3} more" if len(failed) > 3 else "")
+            return f": the claim {claim} is refuted ({shown} {'fails' if len(failed) == 1 else 'fail'})"
+    return ""
 
 
 def proven_pure(checks: Sequence[Check]) -> bool:

@@ -89,7 +89,7 @@ def test_broken_mechanism_fails_with_a_readable_message_and_the_report_is_writte
     result.stdout.fnmatch_lines(
         [
             "*test_broken*",
-            "pdp-audit: (1, 1e-05) DP claim of GaussianPair: FAIL",
+            "pdp-audit: (1, 1e-05) DP claim of GaussianPair: FAIL: the claim (1, 1e-05)-DP is refuted (*",
             "*[[]dp-forward] FAIL: The pair is (1, 1e-05)-DP*",
             "*estimate *, interval [[]*, *[]] at confidence 1 − 2.5e-7, Holm-adjusted p-value*",
             "*2,048 of at most 20,000 samples, failed, seed 5, false-alarm probability α = 1e-06*",

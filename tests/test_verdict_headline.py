@@ -112,3 +112,13 @@ def test_the_examples_headlines_read_one_way(tmp_path, capsys, example):
     else:
         assert code == 3 and "the claim (2, 0.0001)-DP is not decided; the evidence supports (2, " in first
         assert "samples per world would decide it" in first and document["certified_claim"]["basis"] is None
+
+
+def test_a_failed_run_says_the_claim_is_refuted_and_by_what():
+    run = make_run("toy", _dp_checks(0.5, None, "fail"), 1e-6, {"epsilon": 1.0, "delta": 1e-5}, 0)
+    assert run.exit_code == 1
+    first = describe(run).splitlines()[0]
+    assert (
+        first == "pdp-audit: toy: FAIL: the claim (1, 1e-05)-DP is refuted (dp-forward, dp-reverse fail) (exit code 1)"
+    )
+    assert certified_claim(run.checks) is None
