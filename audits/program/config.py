@@ -9,6 +9,7 @@ import math
 from dataclasses import dataclass, field
 from typing import Any
 
+from pdp_audit.mechanisms.validation import not_a_regular_file
 from pdp_audit.verify.core.config import PAIR_OPTIONS, AuditConfig, Option, OptionNames, option
 
 #: The neighbour relations a claim can be about.
@@ -110,6 +111,10 @@ class ProgramAuditConfig(AuditConfig):
     def check(self, names: OptionNames) -> None:
         if self.target is None and (self.program is None or self.data is None):
             raise names.error(f"give the program and its data ({names.data})")
+        if self.data is not None:  # a FIFO or a device blocked the read forever
+            why = not_a_regular_file(self.data, "dataset file (CSV or .npy)")
+            if why is not None:
+                raise names.error(f"{names.data}: {self.data!r} {why}")
 
     def bounds_pair(self) -> tuple[float, float] | None:
         if self.bounds is None:
