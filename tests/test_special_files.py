@@ -18,7 +18,8 @@ pytestmark = pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no FIFOs here
 
 EXAMPLES = Path(pdp_audit.examples.__file__).parent
 PROGRAM = "def f(data, rng):\n    return rng.laplace(len(data), 1.0)\n"
-SWEEP = '[sweep]\nname = "s"\nmechanism = "gaussian"\n[fixed]\ndata = "fifo.csv"\ntrials = 1000\n[grid]\nsigma = [3.0]\n'
+SWEEP = '[sweep]\nname = "s"\nmechanism = "gaussian"\n[fixed]\ndata = "fifo.csv"\ntrials = 1000\n'
+SWEEP += "[grid]\nsigma = [3.0]\n"
 
 #: (the command line, the FIFO it reads): each refused in one line naming the FIFO.
 CASES = [
