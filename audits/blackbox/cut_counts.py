@@ -18,6 +18,11 @@ their range and a few comparisons:
 Then #{x ≤ c_k} = #{x: #{c < x} ≤ k} (the cuts increase) is a cumulative ``np.bincount`` of the positions, and
 #{x < c_k} that less the scores equal to c_k: the same integers as ``np.searchsorted`` of the sorted scores
 (tests/test_blackbox_cut_counts.py), whatever the scores' law.
+
+The grid earns its place (issue 61's rule: ≥ 10% of a user-visible command): with ``np.searchsorted`` in
+:func:`~pdp_audit.audits.blackbox.features.sorted_position` and here, ``pdp-audit blackbox`` of DP-Sniper's Laplace
+at its defaults (``--law ideal``: the histogram score) took 1.28x the CPU and 1.32x the wall time of the whole
+process (3 paired runs, 2 shared cores, 2026-11-27).
 """
 
 from __future__ import annotations

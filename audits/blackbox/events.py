@@ -363,85 +363,19 @@ def choose_events(shortlist: tuple, choice: tuple, fresh: tuple[float, float], d
     return EventChoice(tuple(events), tuple(predicted))
 
 
-#: Consecutive cuts bounded together by :meth:`_Predictions.top` before any of their own predictions is read.
-PRUNE_BLOCK = 64
-#: A block is left unread only when its bound is below the shortlist's floor by this share of the floor: the bound
-#: compares computed quantiles, each within ~1e-10 relative of its exact value (:data:`ROUNDING`), and the monotonicity
-#: it rests on holds of the exact values.
-PRUNE_MARGIN = 1e-3
-
-
 class _Predictions:
     """The predicted bounds (:func:`_predicted`) of one direction's events at the cuts, from their validation
-    ``counts`` = (favoured, other) of ``sizes``, read at ``level`` for ``fresh`` draws, each cut's two rates read
-    once (at every α) and each only where needed (:meth:`top`).  ``known``: which cuts' rates have been read
-    (row 0 the favoured world's low, row 1 the other's high)."""
+    ``counts`` = (favoured, other) of ``sizes``, read at ``level`` for ``fresh`` draws: each cut's two rates read
+    once, for every α (Beta quantiles are slow)."""
 
     def __init__(self, counts, sizes, fresh, delta: float, level: float):
         self.counts, self.sizes, self.fresh, self.delta, self.level = counts, sizes, fresh, delta, level
-        size = len(counts[0])
-        self.rates = (np.empty(size), np.empty(size))
-        self.known = np.zeros((2, size), dtype=bool)
-
-    def rate(self, side: int, at: np.ndarray) -> np.ndarray:
-        """The favoured world's rate read low (``side`` 0) or the other's read high (1) of the events ``at``
-        (:func:`_read_rates`), read where not yet read (elementwise: the same doubles as all read at once)."""
-        new = np.unique(at[~self.known[side, at]])
-        if new.size:
-            reading = lower_rate if side == 0 else upper_rate
-            self.rates[side][new] = reading(self.counts[side][new], self.sizes[side], self.level)
-            self.known[side, new] = True
-        return self.rates[side][at]
-
-    def at(self, at: np.ndarray, a: float) -> np.ndarray:
-        """The predictions at level ``a`` of the events ``at``: elementwise those of all the events read at once."""
-        counts = (self.counts[0][at], self.counts[1][at])
-        rates = (self.rate(0, at), self.rate(1, at))
-        return _predicted(counts, self.sizes, self.fresh, self.delta, a, self.level, rates)
+        self.rates = _read_rates(counts, sizes, level)
 
     def top(self, a: float, k: int) -> tuple[np.ndarray, float]:
-        """The indices of the ``k`` largest predictions at level ``a`` (ties by index: ``np.argsort(-p,
-        kind="stable")[:k]`` of all of them) and the largest prediction, by branch and bound.
-
-        The counts are monotone in the cut (both fall as the threshold of {score ≥ t} rises, both grow with that of
-        {score ≤ t}), the favoured world's rate read low grows with its count and the other's read high with its
-        own, and a prediction grows with the first and falls with the second (:func:`ratio_epsilon`: a Beta quantile
-        increasing in its first parameter, decreasing in its second).  So the events of a block of consecutive cuts
-        predict at most the bound of the favoured rate at its end of the larger favoured count and the other rate at
-        its end of the smaller other count: two Beta quantiles a block, not four (the counts are known before any
-        rate; the others are read only for a cut whose own prediction is read).  A block whose bound is below (by
-        :data:`PRUNE_MARGIN`) the k-th largest prediction read so far holds none of the k largest and is not read;
-        the others are halved until read whole.  A cut both of whose rates a bound has read has its prediction read
-        (one cheaper quantile), raising the floor."""
-        size = len(self.counts[0])
-        values = np.full(size, -1.0)  # the predictions read so far (−1: unread; a prediction is ≥ 0)
-        starts = np.arange(0, size, PRUNE_BLOCK)
-        ends = np.minimum(starts + PRUNE_BLOCK, size) - 1
-        first = np.unique(np.concatenate([starts, ends]))
-        values[first] = self.at(first, a)
-        favoured, other = self.counts
-        while starts.size:
-            known = values[values >= 0]
-            floor = np.partition(known, known.size - k)[known.size - k] if known.size >= k else 0.0
-            if floor > 0:
-                high = self.rate(0, np.where(favoured[starts] >= favoured[ends], starts, ends))
-                low = self.rate(1, np.where(other[starts] <= other[ends], starts, ends))
-                bound = ratio_epsilon(high * self.fresh[0], low * self.fresh[1], *self.fresh, self.delta, a)
-                kept = bound >= floor * (1 - PRUNE_MARGIN)
-                starts, ends = starts[kept], ends[kept]
-            whole = (ends - starts < 2) | (floor <= 0)  # no cut inside, or none can be left unread: read whole
-            if whole.any():
-                inside = np.concatenate([np.arange(s, e + 1) for s, e in zip(starts[whole], ends[whole])])
-                inside = inside[values[inside] < 0]
-                values[inside] = self.at(inside, a)
-            starts, ends = starts[~whole], ends[~whole]
-            middle = (starts + ends) // 2
-            starts, ends = np.concatenate([starts, middle + 1]), np.concatenate([middle, ends])
-            both = np.flatnonzero(self.known.all(axis=0) & (values < 0))
-            if both.size:
-                values[both] = self.at(both, a)
-        read = np.flatnonzero(values >= 0)
-        return read[np.argsort(-values[read], kind="stable")[:k]], float(values[read].max(initial=0.0))
+        """The indices of the ``k`` largest predictions at level ``a`` (ties by index) and the largest prediction."""
+        values = _predicted(self.counts, self.sizes, self.fresh, self.delta, a, self.level, self.rates)
+        return np.argsort(-values, kind="stable")[:k], float(values.max(initial=0.0))
 
 
 def _sizes(scores: tuple, favours_d: bool) -> tuple[int, int]:
