@@ -108,3 +108,19 @@ def test_reading_the_numbers_under_the_ideal_law_is_one_line(tmp_path, monkeypat
     assert "--law" in err and "--statistic" in err and len(err.splitlines()) == 1
     with pytest.raises(pdp_audit.InputError, match="law"):
         pdp_audit.audit_blackbox(fb.BY_NAME["snapping"].make(), 1.0, 0.0, budget=pdp_audit.BlackBoxBudget(law="exact"))
+
+
+def test_certify_of_a_sampler_only_factory_refutes_by_default_and_reads_the_ideal_law_when_told(tmp_path, monkeypatch):
+    """``certify`` of a pair with ``sample`` only is the black box: as implemented by default (the textbook float
+    Laplace refuted), the real-valued law with ``[audit] law = "ideal"`` (not refuted, and the certificate says the
+    float implementation was not audited)."""
+    (tmp_path / "float_mech.py").write_text(MODULE)
+    monkeypatch.chdir(tmp_path)
+    document = {"mechanism": "float_mech:make", "claim": {"epsilon": 1.0, "delta": 0.0}}
+    document["audit"] = {"trials": TRIALS, "seed": 5}
+    run = pdp_audit.certify(document)
+    assert run.exit_code == 1 and run.certified["evidence"] == "black-box" and "law" not in run.certified["audit"]
+    document["audit"]["law"] = "ideal"
+    run = pdp_audit.certify(document)
+    assert run.exit_code == 3 and run.checks[0].details["float_implementation"] == "not audited"
+    assert run.certified["audit"]["law"].startswith("ideal")

@@ -337,7 +337,7 @@ def _certify_own(deployment, code_version: str, blackbox: SamplerAudit, where: s
         **sequential.stated(budget.early_stop, budget.time_limit),
         **({"data": deployment.parameters["data"]} if fingerprint[0] == "file" else {}),
         "individuals": len(people),
-        **(_scope(budget.law) if kind == "white-box" else {}),
+        **(_scope(budget.law) if kind == "white-box" else _blackbox_law(budget.law)),
     }
     helpers.update()  # and those imported lazily, by the factory or the sampler
     checks = finalize(evidence, budget.alpha)
@@ -358,7 +358,7 @@ def _certify_own(deployment, code_version: str, blackbox: SamplerAudit, where: s
             "seed": budget.seed,
             "alpha": budget.alpha,
             **sequential.stated(budget.early_stop, budget.time_limit),
-            **({"law": budget.law} if kind == "white-box" else {}),
+            **({"law": budget.law} if kind == "white-box" else _blackbox_law(budget.law)),
         },
         "individuals": [p.id for p in people],
         "data_source": source,
@@ -368,6 +368,14 @@ def _certify_own(deployment, code_version: str, blackbox: SamplerAudit, where: s
         "code_version": code_version,
     }
     return replace(run, certified=certified)
+
+
+def _blackbox_law(law: str) -> dict[str, str]:
+    """A black-box run's law where it is not the default (its records unchanged otherwise): the real-valued law, the
+    float implementation not audited (a black box refutes or finds nothing; it never certifies)."""
+    from pdp_audit.verify.core.config import LAW_OPTION
+
+    return {} if law == LAW_OPTION.default else {"law": f"{law} (the float implementation was not audited)"}
 
 
 def _scope(law: str) -> dict[str, str]:
@@ -409,8 +417,7 @@ def pair_evidence(
         drawing = MainPass(progress, workers, stop, budget.law)
         return validated_dp_checks(pair, *claim, per_instance, drawing=drawing)
     chosen = workers() if callable(workers) else workers
-    law = getattr(budget, "law", None)  # the [audit] law where the pair's config declares it (None: the default)
-    return blackbox_checks(tuple(_samplers(pair)), *claim, progress, workers=chosen, stop=stop, law=law)
+    return blackbox_checks(tuple(_samplers(pair)), *claim, progress, workers=chosen, stop=stop, law=budget.law)
 
 
 def _shippable(pair: Any, workers: Any) -> int:
