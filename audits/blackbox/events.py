@@ -591,11 +591,19 @@ class CandidateScores(_FreshBlocks):
         return (scored, raw) if self.keep else scored
 
     def of(self, raw: np.ndarray) -> Scored:
-        """The candidates' view of checked raw releases: the step functions' intervals, the others' scores."""
+        """The candidates' view of checked raw releases: the step functions' intervals, the others' scores.  Releases
+        read with their number structure (no step function then) are augmented and scored once per distinct release
+        where they repeat (:func:`~pdp_audit.audits.blackbox.attack.distinct_rows`: the same numbers)."""
+        repeated = None
+        if self.numbers:
+            from pdp_audit.audits.blackbox.attack import distinct_rows
+
+            raw, repeated = distinct_rows(raw)
         block = self.augmented(raw)
         intervals = self.search(block[:, 0]) if self.search.which else {}
         scores = [s(block) for c, s in enumerate(self.scores) if c not in intervals]
-        return Scored(np.column_stack(scores) if scores else np.empty((len(block), 0)), intervals)
+        table = np.column_stack(scores) if scores else np.empty((len(block), 0))
+        return Scored(table if repeated is None else table[repeated], intervals)
 
 
 def score_steps(scores: tuple, fresh: _FreshBlocks) -> tuple:
@@ -633,6 +641,14 @@ class EventHits(_FreshBlocks):
         """The count of checked releases ``raw`` in each of the events."""
         if self.intervals is not None:
             return list(self.intervals.counts(raw[:, 0]))
+        if self.numbers:  # each distinct release scored once, counted as often as it was drawn
+            from pdp_audit.audits.blackbox.attack import distinct_rows
+
+            rows, repeated = distinct_rows(raw)
+            if repeated is not None:
+                drawn = np.bincount(repeated, minlength=len(rows))
+                scores = self.score(self.augmented(rows))
+                return [int(drawn[e.members(scores)].sum()) for e in self.events]
         scores = self.score(self.augmented(raw))
         return [np.count_nonzero(e.members(scores)) for e in self.events]
 
