@@ -128,17 +128,17 @@ def test_certify_of_a_sampler_only_factory_refutes_by_default_and_reads_the_idea
 
 def test_repeated_releases_scored_once_give_the_numbers_of_scoring_each(monkeypatch):
     """A grid-valued float mechanism's releases read with their structure are scored once per distinct release
-    (attack.distinct_rows): the rows rebuild every release bit for bit (−0.0 kept apart from 0.0), and the run's
+    (features.distinct_rows): the rows rebuild every release bit for bit (−0.0 kept apart from 0.0), and the run's
     check is the one of scoring every release."""
     import numpy as np
 
-    from pdp_audit.audits.blackbox import attack
+    from pdp_audit.audits.blackbox import features
 
     raw = fb.ValuePair(fb.snapping, *fb.SNAP_VALUES).sample("D", 20_000, np.random.default_rng(1))
     raw[0, 0] = -0.0
-    rows, repeated = attack.distinct_rows(raw)
+    rows, repeated = features.distinct_rows(raw)
     assert repeated is not None and len(rows) < len(raw) / 4
     assert np.array_equal(rows[repeated].view(np.uint64), raw.view(np.uint64))
     once = json.dumps(check_to_dict(_audit("snapping").checks[0]), sort_keys=True)
-    monkeypatch.setattr(attack, "distinct_rows", lambda releases: (releases, None))
+    monkeypatch.setattr(features, "distinct_rows", lambda releases: (releases, None))
     assert json.dumps(check_to_dict(_audit("snapping").checks[0]), sort_keys=True) == once

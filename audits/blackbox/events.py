@@ -593,10 +593,10 @@ class CandidateScores(_FreshBlocks):
     def of(self, raw: np.ndarray) -> Scored:
         """The candidates' view of checked raw releases: the step functions' intervals, the others' scores.  Releases
         read with their number structure (no step function then) are augmented and scored once per distinct release
-        where they repeat (:func:`~pdp_audit.audits.blackbox.attack.distinct_rows`: the same numbers)."""
+        where they repeat (:func:`~pdp_audit.audits.blackbox.features.distinct_rows`: the same numbers)."""
         repeated = None
         if self.numbers:
-            from pdp_audit.audits.blackbox.attack import distinct_rows
+            from pdp_audit.audits.blackbox.features import distinct_rows
 
             raw, repeated = distinct_rows(raw)
         block = self.augmented(raw)
@@ -642,7 +642,7 @@ class EventHits(_FreshBlocks):
         if self.intervals is not None:
             return list(self.intervals.counts(raw[:, 0]))
         if self.numbers:  # each distinct release scored once, counted as often as it was drawn
-            from pdp_audit.audits.blackbox.attack import distinct_rows
+            from pdp_audit.audits.blackbox.features import distinct_rows
 
             rows, repeated = distinct_rows(raw)
             if repeated is not None:

@@ -353,3 +353,22 @@ def _equal_from(cut: np.ndarray, x: np.ndarray, below: np.ndarray) -> np.ndarray
     run = np.append(np.searchsorted(cut, cut, "right") - np.arange(cut.size), 0)  # equal cuts from each on
     return run[below] * (ended[below] == x)
 
+
+#: A block's rows are scored once per distinct row when at most this share of them are distinct.
+DISTINCT_SHARE = 0.25
+
+
+def distinct_rows(releases: np.ndarray) -> tuple[np.ndarray, np.ndarray | None]:
+    """(the distinct rows of ``releases``, the index of each release's row among them) where at most
+    :data:`DISTINCT_SHARE` of the rows are distinct, else (``releases``, None).  Rows are compared byte for byte, so
+    a function of a row gets the same number either way: the trees' traversal was two thirds of the time of the
+    default event test on a grid-valued float mechanism's 8e6 releases (the snapping mechanism, whose structure as
+    numbers it reads: 5 columns, no step function), whose rows take a few hundred values."""
+    if len(releases) < 1024 or releases.ndim != 2:
+        return releases, None
+    rows = np.ascontiguousarray(releases)
+    keys = rows.view(np.dtype((np.void, rows.dtype.itemsize * rows.shape[1]))).ravel()
+    _, first, repeated = np.unique(keys, return_index=True, return_inverse=True)
+    if len(first) > DISTINCT_SHARE * len(rows):
+        return releases, None
+    return rows[first], repeated.ravel()
