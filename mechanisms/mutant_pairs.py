@@ -95,6 +95,10 @@ class ViewedShiftedLaplace(ShiftedLaplace):
 
     noise_law = "laplace"
     noise_dim = 1
+    #: its ``sample`` is the declared Laplace law by construction, at either scale: a pair the suite built, whose
+    #: pure claim the bounded-loss proof decides where it applies
+    #: (:func:`pdp_audit.verify.estimators.view_replay.built_from_law`)
+    built_from_law = True
 
     @property
     def noise_scale(self):
