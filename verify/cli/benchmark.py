@@ -21,7 +21,11 @@ def _datasets(values: list[str]) -> tuple[str, ...]:
 
 def add_parser(subparsers) -> None:
     """Add ``benchmark linreg`` and its options to the CLI's subcommands."""
-    p = subparsers.add_parser("benchmark", help=COMMAND_HELP["benchmark"])
+    p = subparsers.add_parser(
+        "benchmark",
+        help=COMMAND_HELP["benchmark"],
+        description="Utility benchmarks of the mechanisms: test error, not privacy (`pdp-audit benchmark linreg`).",
+    )
     which = p.add_subparsers(dest="benchmark", required=True, parser_class=type(p))
     q = which.add_parser(
         "linreg",

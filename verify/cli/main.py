@@ -34,6 +34,22 @@ EXIT_INTERNAL_ERROR = 4
 EXIT_INTERRUPTED = 130
 
 
+#: What ``pdp-audit list --help`` says the command does.
+LIST_DESCRIPTION = (
+    "List the audits `pdp-audit run NAME` offers, the mechanisms of the contract suite, and the library adapters "
+    "with whether each library is installed."
+)
+#: What every run writes and how it exits, in ``run --help`` and ``run NAME --help``.
+RUN_OUTPUTS = (
+    "Writes the PDF report (--report, default pdp-audit-{name}.pdf; none to skip) and the JSON (--json); exit 0 "
+    "every guarantee passes, 1 one fails, 3 one is inconclusive, 2 bad usage or input."
+)
+RUN_DESCRIPTION = (
+    "Audit one mechanism of the catalogue (NAME: `pdp-audit list`); `pdp-audit run NAME --help` lists its options. "
+    + RUN_OUTPUTS.format(name="NAME")
+)
+
+
 def build_parser(light: bool = False, only: str | None = None) -> Parser:
     """``list`` and ``run`` are built in; the other subcommands are the modules of :func:`command_module`.
 
@@ -58,7 +74,8 @@ def build_parser(light: bool = False, only: str | None = None) -> Parser:
         if name not in full:
             sub.add_parser(name, help=COMMAND_HELP[name])
         elif name == "list":
-            sub.add_parser("list", help=COMMAND_HELP["list"]).set_defaults(handler=lambda args: command_list())
+            listing = sub.add_parser("list", help=COMMAND_HELP["list"], description=LIST_DESCRIPTION)
+            listing.set_defaults(handler=lambda args: command_list())
         elif name == "run":
             add_run_parser(sub, deferred=only == "run")
         else:
@@ -71,11 +88,12 @@ def add_run_parser(sub, deferred: bool = False) -> None:
     the subparser is first used if ``deferred``: argparse uses NAME's alone)."""
     from pdp_audit.verify import api
 
-    run = sub.add_parser("run", help=COMMAND_HELP["run"])
+    run = sub.add_parser("run", help=COMMAND_HELP["run"], description=RUN_DESCRIPTION)
     run.set_defaults(handler=command_run)
     mechanisms = run.add_subparsers(dest="mechanism", required=True, parser_class=Parser)
     for name, audit in api.audit_plans().items():
-        parser = mechanisms.add_parser(name, help=audit.help)
+        description = f"{audit.help}. {RUN_OUTPUTS.format(name=name)}"
+        parser = mechanisms.add_parser(name, help=audit.help, description=description)
         if deferred:
             parser.defer(functools.partial(api.add_run_arguments, parser, audit))
         else:
