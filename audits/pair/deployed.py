@@ -40,8 +40,9 @@ factory, a factory that raises or calls ``sys.exit``, that returns no pair, or w
 function (exit 2), before any long computation.  What the user's code raises later, mid-audit, is the exact fail
 ``pair-protocol`` (the pair broke its protocol), never an internal error.  ``pdp-audit certify`` runs all of this
 in a child process (:func:`pdp_audit.verify.core.sandbox.run_isolated`): user code that ends the process itself
-(``os._exit(0)``, a segfault) is one InputError naming the code and how its process ended, never exit 0; the child
-ends as Python ends, so the files the user's code left open are flushed and closed as plain Python leaves them.
+(an exit that skips Python's own, a segfault) is one InputError naming the code and how its process ended, never
+exit 0; the child ends as Python ends, so the files the user's code left open are flushed and closed as plain Python
+leaves them.
 """
 
 from __future__ import annotations

@@ -9,7 +9,7 @@ streamed in blocks over ``--workers`` processes (:mod:`pdp_audit.audits.blackbox
 the workers).
 Exit 1 when the claim is refuted, 3 when it is not (a black-box audit never certifies: it cannot exit 0).  The
 import, the factory and the audit run in a child process (:func:`pdp_audit.verify.core.sandbox.run_isolated`): a
-target that ends that process itself (``os._exit(0)``, a segfault) is exit 2 and one line naming it.
+target that ends that process itself (an exit that skips Python's own, a segfault) is exit 2 and one line naming it.
 """
 
 from __future__ import annotations
@@ -160,7 +160,7 @@ def command_blackbox(args: argparse.Namespace) -> int:
         return run_isolated(blackbox_search.command, args, module_file, load_factory, target=target)
     check_outputs({"--json": args.json}, {"the module of TARGET": module_file(args.target)})
 
-    # the user's code in a process of its own (pdp_audit.verify.core.sandbox): an os._exit(0) in it cannot end this
+    # the user's code in a process of its own (pdp_audit.verify.core.sandbox): a hard exit in it cannot end this
     # command with 0, and its process ends as Python ends (its open files flushed, its atexit handlers run)
     run = run_isolated(audited, args, config, target=f"target: the code of {shown(args.target)}")
     args.trials = run.parameters.get("trials", args.trials)  # the default, fitted to the sampler where it was slow

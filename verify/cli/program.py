@@ -61,7 +61,7 @@ def command_program(args: argparse.Namespace) -> int:
         args.report = None
     check_outputs({"--report": args.report, "--json": args.json}, {"--data": args.data})
 
-    # the user's code in the sandbox's child: an os._exit(0) in it cannot end this command with 0
+    # the user's code in the sandbox's child: a hard exit in it cannot end this command with 0
     run = run_isolated(audited, config, target=f"target: the code of {shown(args.target)}")
     publish(run, args.report, args.json)
     if args.json != "-":

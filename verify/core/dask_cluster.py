@@ -308,7 +308,7 @@ class DaskBlocks:
             if type(err).__name__ in ("KilledWorker", "CommClosedError", "FutureCancelledError"):
                 raise InputError(
                     f"{self.where}: the Dask workers running {self.what} died ({type(err).__name__}): a segfault or "
-                    "os._exit in that code, or a worker out of memory?"
+                    "a hard exit in that code, or a worker out of memory?"
                 ) from None
             raise
 
@@ -374,9 +374,9 @@ def block_executor(workers: int, scheduler: str | None = None, dask_local: int |
         try:
             with executor_for(workers) as executor:
                 yield executor
-        except BrokenProcessPool:  # the user's code ended its worker (a segfault, os._exit), or memory ran out
+        except BrokenProcessPool:  # the user's code ended its worker (a segfault, a hard exit), or memory ran out
             raise InputError(
-                f"workers: a worker process running {what} ended abruptly (a segfault or os._exit in that code, or "
+                f"workers: a worker process running {what} ended abruptly (a segfault or a hard exit in that code, or "
                 "killed: out of memory?)"
             ) from None
         return

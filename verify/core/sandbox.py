@@ -23,9 +23,9 @@ API
 
     *Faults.*  What the user's code raises is re-raised here as it came (the guards below make it the user's
     :class:`~pdp_audit.mechanisms.validation.InputError` or ``MalformedPair``).  A child that ends without a result
-    (``os._exit``, a segfault, ``kill -9`` of itself), a ``sys.exit`` reaching the child's top, or a
+    (an exit that skips Python's own, a segfault, ``kill -9`` of itself), a ``sys.exit`` reaching the child's top, or a
     KeyboardInterrupt no SIGINT caused is one :class:`InputError` naming ``target`` and how the child ended (exit 2),
-    never exit 0 and never an internal error.
+    never exit 0 and never an internal error.  (On Windows the work runs in this process.)
 
     *Signals.*  The child leads a process group of its own, and ends when this process ends, however it ends (the
     end of a pipe only this process holds open raises SIGIO in the child, which then sends itself SIGTERM).  Ctrl-C
@@ -103,6 +103,9 @@ class ChildTraceback(Exception):
 def run_isolated(function: Callable[..., Any], *args: Any, target: str) -> Any:
     """``function(*args)`` in a child Python process; see the module's docstring."""
     from pdp_audit.verify.core.outputs import read_paths
+
+    if sys.platform == "win32":  # pragma: no cover - no select() on pipes, no process groups: the work runs here
+        return function(*args)
 
     payload = b"".join(_frame(part) for part in ((list(sys.path), read_paths()), (function, args)))
     work_r, work_w = os.pipe()
@@ -255,7 +258,7 @@ def _ending(returncode: int | None) -> str:
     if returncode is None:
         return "left the audit process running"
     if returncode >= 0:
-        return f"ended the audit process (exit status {returncode}, as os._exit({returncode}) does)"
+        return f"ended the audit process (exit status {returncode})"
     try:
         name = signal.Signals(-returncode).name
     except ValueError:
