@@ -51,6 +51,7 @@ delta = 1e-5
 {parameters}
 [audit]
 trials = 2e4
+law = "ideal"
 """
 
 

@@ -54,7 +54,7 @@ def deployment(folder: Path, wait: float) -> Path:
     toml = folder / "deploy.toml"
     toml.write_text(
         'mechanism = "waiting:make"\n[claim]\nepsilon = 1.0\ndelta = 0.0\n'
-        f'[parameters]\ndata = "data.csv"\nwait = {wait}\n[audit]\ntrials = 2e3\n',
+        f'[parameters]\ndata = "data.csv"\nwait = {wait}\n[audit]\ntrials = 2e3\nlaw = "ideal"\n',
         encoding="utf-8",
     )
     return toml
