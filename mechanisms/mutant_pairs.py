@@ -360,6 +360,7 @@ class WideLaplace:
     over a thousand coordinates the view's loss bound sums to 1/b plus rounding (issue: log Z ≈ 1700 overflowed)."""
 
     noise_law = "laplace"
+    built_from_law = True  # its sample() is its declared Laplace law (a pair the suite wrote): the proof applies
 
     def __init__(self, scale: float, bins: int = 1000):
         self.noise_scale, self.noise_dim, self.output_dim = scale, bins, bins
@@ -566,7 +567,7 @@ def mutants(mutant, case) -> tuple:
             "A count with two-sided geometric noise of scale 1 (exactly (1, 0)-DP, with its view) whose debug path "
             "releases the exact count marked by a half with probability 1e-3, a release the other input never makes "
             "(L = ±∞) and the view omits: true δ(1) = 1e-3 against a claim of 1e-6, refuted by that count alone; the "
-            "twin without the debug path passes by its bounded-loss proof",
+            "twin without the debug path passes through its replayed view",
             ("dp-forward", "dp-reverse"),
             lambda: case(RevealingCount(1.0, REVEALING_P), 1.0, 1e-6),
             lambda: case(RevealingCount(1.0), 1.0, 1e-6),
