@@ -368,6 +368,8 @@ def distinct_rows(releases: np.ndarray) -> tuple[np.ndarray, np.ndarray | None]:
         return releases, None
     rows = np.ascontiguousarray(releases)
     keys = rows.view(np.dtype((np.void, rows.dtype.itemsize * rows.shape[1]))).ravel()
+    if len(np.unique(keys[:1024])) > DISTINCT_SHARE * 1024:  # continuous releases: no sort of the whole block
+        return releases, None
     _, first, repeated = np.unique(keys, return_index=True, return_inverse=True)
     if len(first) > DISTINCT_SHARE * len(rows):
         return releases, None
