@@ -43,6 +43,8 @@ class Step:
     q: tuple = ()
 
     def pure_epsilon(self) -> float:
+        if self.law == "declared":  # a library mechanism's own (ε, δ): q holds its δ
+            return self.mu if not self.q or self.q[0] == 0 else math.inf
         if self.law == "laplace":
             return self.mu
         if self.law == "gaussian":
@@ -56,6 +58,8 @@ class Step:
 
     @property
     def trivial(self) -> bool:
+        if self.law == "declared":
+            return self.mu == 0 and (not self.q or self.q[0] == 0)
         return self.pure_epsilon() == 0.0
 
 
@@ -127,8 +131,21 @@ class Composed:
 
 
 def composed_delta(steps: list[Step], epsilon: float) -> Composed:
-    """Bounds on δ(ε) of the composition of ``steps`` (module notes)."""
+    """Bounds on δ(ε) of the composition of ``steps`` (module notes).  Steps of a library mechanism known only by its
+    declared (ε_i, δ_i) (``declared``) are composed by the basic composition theorem around the others (Dwork & Roth
+    2014, Thm 3.16): δ(ε) ≤ δ_rest(ε − Σε_i) + Σδ_i, an upper bound only."""
     steps = [s for s in steps if not s.trivial]
+    declared = [s for s in steps if s.law == "declared"]
+    if declared:
+        rest = [s for s in steps if s.law != "declared"]
+        spent = sum(s.mu for s in declared)
+        leak = sum(s.q[0] if s.q else 0.0 for s in declared)
+        pure = spent + sum(s.pure_epsilon() for s in rest) if leak == 0 else math.inf
+        if epsilon - spent < -ROUNDING * max(epsilon, 1.0):
+            return Composed(0.0, 1.0, pure, "declared budgets beyond ε (basic composition: no bound)")
+        inner = composed_delta(rest, max(epsilon - spent, 0.0))
+        high = min(1.0, inner.high + leak)
+        return Composed(0.0, high, pure, f"basic composition of {len(declared)} declared budget(s) with the rest")
     pure = sum(s.pure_epsilon() for s in steps)
     if not steps:
         return Composed(0.0, 0.0, 0.0, "no primitive's value moves")

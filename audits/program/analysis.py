@@ -90,10 +90,52 @@ def _steps(result: PairResult, recorded: trace.Run, found: trace.Probe) -> tuple
         known.append(step)
         if c.source[j] == "release":
             carried.append(step)
+    if c.replayed is not None:
+        for k, call in enumerate(recorded.calls):
+            if call.kind.startswith("diffprivlib.") and call.law is None and k < len(c.replayed.calls):
+                budget, problem = _declared_step(k, call, c.replayed.calls[k])
+                known += [budget] if budget is not None else []
+                unaccounted += [problem] if problem is not None else []
     for k, p, q in c.choices:
         step = accounting.Step("discrete", f"call {k} choice", p=tuple(p / p.sum()), q=tuple(q / q.sum()))
         known.append(step)  # the chosen index is rarely released as it is: an upper step, not a lower one
     return carried, known, unaccounted
+
+
+#: diffprivlib mechanisms whose privacy loss scales linearly with the input's shift (post-processings of Laplace or
+#: geometric noise): a shift below the declared sensitivity spends that share of the declared ε.
+LINEAR = (
+    "LaplaceTruncated",
+    "LaplaceBoundedDomain",
+    "LaplaceFolded",
+    "LaplaceBoundedNoise",
+    "GeometricTruncated",
+    "GeometricFolded",
+    "Geometric",
+    "Staircase",
+)
+
+
+def _declared_step(k: int, call: Any, other: Any) -> tuple[accounting.Step | None, str | None]:
+    """A diffprivlib mechanism without an exact law here: its declared (ε, δ) where the input moved by at most the
+    declared sensitivity (a share of ε for the Laplace and geometric variants), else a problem to report."""
+    declared = call.details.get("declared", {})
+    epsilon, delta, sensitivity = (declared.get(key) for key in ("epsilon", "delta", "sensitivity"))
+    try:
+        before = np.asarray(call.details.get("input"), dtype=float)
+        after = np.asarray(other.details.get("input"), dtype=float)
+        shift = float(np.abs(after - before).sum()) if before.shape == after.shape else math.inf
+    except (TypeError, ValueError):
+        return None, f"call {k} {call.kind}: its input cannot be compared"
+    if shift == 0 or np.isnan(shift) and np.array_equal(before, after, equal_nan=True):
+        return None, None
+    what = f"call {k} {call.kind}"
+    if epsilon is None or sensitivity is None or not math.isfinite(shift):
+        return None, f"{what}: its input moved ({shift:.6g}) and its budget is not declared"
+    if shift > float(sensitivity) * (1 + accounting.ROUNDING):
+        return None, f"{what}: its input moved by {shift:.6g} > its declared sensitivity {float(sensitivity):.6g}"
+    share = shift / float(sensitivity) if call.kind.split(".", 1)[1] in LINEAR and sensitivity else 1.0
+    return accounting.Step("declared", what, float(epsilon) * share, q=(float(delta or 0.0),)), None
 
 
 def analyse(
