@@ -134,7 +134,9 @@ def _run_program(config: Any, progress: bool = False) -> Run:
     from pdp_audit.audits.program.audit import run_program
 
     def confirm(samplers: tuple, epsilon: float, delta: float, trials: int, seed: int) -> list:
-        return _blackbox_evidence(samplers, epsilon, delta, trials, seed, progress)
+        # the release's law on the witness pair (its float structure is outside the program audit, and read as
+        # numbers it hid a deterministic difference from the event test: a release of zero noise went unconfirmed)
+        return _blackbox_evidence(samplers, epsilon, delta, trials, seed, progress, law="ideal")
 
     return run_program(config, progress, confirm)
 
