@@ -303,3 +303,23 @@ def test_how_to_paragraphs_are_recipes_not_walls_of_text():
         if len(p.split()) > 200
     }
     assert not long, long
+
+
+def test_the_guides_start_from_the_installed_examples():
+    """A guide's commands run from an install: the shipped files come from ``pdp-audit examples ex && cd ex``, never
+    from a checkout's ``examples/`` (``cp examples/deploy-gaussian.toml`` failed from an install)."""
+    from pdp_audit.verify.cli.examples import shipped_examples
+
+    shipped = set(shipped_examples())
+    pages = sorted((DOCS / "how-to").glob("*.md")) + [DOCS / "getting-started.md"]
+    for page in pages:
+        text = page.read_text(encoding="utf-8")
+        assert not re.findall(r"(?<![\w.])examples/[\w.-]+", text), page.name
+        named = {name for name in shipped if re.search(rf"(?<![\w/.-]){re.escape(name)}\b", text)}
+        if named:
+            commands = "\n".join(_fenced(text, "bash"))
+            assert re.search(r"pdp-audit examples \S+ && cd \S+", commands), (page.name, sorted(named)[:3])
+
+
+def _fenced(markdown: str, language: str) -> list[str]:
+    return re.findall(rf"```{language}\n(.*?)```", markdown, re.S)
