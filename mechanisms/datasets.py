@@ -345,7 +345,8 @@ def _read_csv_numbers(path: Path) -> tuple[list[str], np.ndarray] | None:
       range is a long row (pandas makes the first column the index), and the header line must have as many names:
       each goes to the text reader.
 
-    The rows are in one C-ordered array: reductions then sum in the same order whichever reader read the file.
+    The rows are in one C-ordered array (:func:`_rows`): reductions then sum in the same order whichever reader read
+    the file.
     """
     parsed = _parse_numbers(path, typed=False)
     if parsed is _INTEGERS:
@@ -393,12 +394,30 @@ def _parse_numbers(path: Path, typed: bool) -> tuple[list[str], np.ndarray] | st
         return None
     if kinds != {"f"}:
         return _INTEGERS
-    values = np.ascontiguousarray(frame.to_numpy(dtype=float))
-    if len(values) == 0:
+    if len(frame) == 0:
         return None
+    values = _rows(frame)
     if scan.digest is not None:  # a pinned file: these bytes are those its certificate names
         pin.settle(scan.digest.hexdigest())  # type: ignore[union-attr]
     return [str(name) for name in header.iloc[0].tolist()], values
+
+
+#: Rows copied at a time by :func:`_rows` (a block of 30 columns is 480 KB: it stays in the processor's cache).
+_ROWS_BLOCK = 2048
+
+
+def _rows(frame) -> np.ndarray:
+    """The float64 columns of ``frame`` as one C-ordered array (rows contiguous), copied once, a block of rows at a
+    time: each column is pandas' own array (a view), and a block's rows stay in the cache while every column is
+    written into them.  ``frame.to_numpy()`` then a C-ordered copy made two full-size arrays (0.9 s of the 1e6 x 30
+    certification), a column at a time wrote every row's cache line once per column."""
+    columns = [frame.iloc[:, j].to_numpy() for j in range(frame.shape[1])]
+    values = np.empty(frame.shape)
+    for start in range(0, len(values), _ROWS_BLOCK):
+        block = values[start : start + _ROWS_BLOCK]
+        for j, column in enumerate(columns):
+            block[:, j] = column[start : start + _ROWS_BLOCK]
+    return values
 
 
 class _Scan(io.RawIOBase):
