@@ -374,3 +374,27 @@ def test_diffprivlib_tools_are_accounted_by_their_declared_budgets():
     composition = next(c for c in refuted.checks if c.id == "program-composition")
     assert composition.verdict == "inconclusive" and "declared budgets beyond ε" in composition.note
     assert refuted.verdict == "fail"  # the black box confirms the doubled budget on the witness pair
+
+
+def test_a_program_calling_sys_exit_is_its_own_fault_and_its_state_is_given_back():
+    import sys
+
+    def leaves(data, rng):
+        np.seterr(all="raise")
+        sys.exit(0)
+
+    before = np.geterr()
+    run = pdp_audit.audit_program(leaves, VALUES, epsilon=1.0)
+    assert run.verdict == "fail" and "SystemExit" in run.checks[0].note
+    assert np.geterr() == before
+
+
+def test_a_program_raising_at_random_is_its_own_fault_in_the_confirmation():
+    def flaky(data, rng):
+        if rng.random() < 0.01:
+            raise RuntimeError("flaky")
+        return len(data)  # a noise-free size: a finding to confirm
+
+    run = _audit(flaky, VALUES, {})
+    confirm = next(c for c in run.checks if c.id != "program-record" and "flaky" in c.note)
+    assert run.verdict == "fail" and confirm.verdict == "fail"

@@ -358,11 +358,16 @@ class ReleaseSampler:
         self.program, self.data, self.width = program, data, width
 
     def __call__(self, size: int, rng: np.random.Generator) -> np.ndarray:
+        from pdp_audit.mechanisms.base import MalformedPair
+
         seeds = rng.integers(0, 2**63 - 1, size=size)
         out = np.zeros((size, self.width))
         for i, seed in enumerate(seeds):
-            with np.errstate(all="ignore"):
-                release = trace.call_program(self.program, self.data, np.random.default_rng(int(seed)))
+            try:
+                with np.errstate(all="ignore"):
+                    release = trace.call_program(self.program, self.data, np.random.default_rng(int(seed)))
+            except trace.ProgramFault as fault:  # the black box's word for the user's fault: pair-protocol
+                raise MalformedPair(str(fault)) from None
             out[i] = encoded(release, self.width)
         return out
 

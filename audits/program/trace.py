@@ -51,14 +51,23 @@ class ProgramFault(Exception):
 
 
 def call_program(program: Callable, data: Any, rng: np.random.Generator) -> Any:
-    """The one crossing into the user's program (a sandbox can take this place): ``program(data, rng)``, whatever it
-    raises turned into :class:`ProgramFault` naming it; a :class:`Divergence` passes through."""
+    """The one crossing into the user's program: ``program(data, rng)`` under the sandbox's
+    :func:`~pdp_audit.verify.core.sandbox.user_state` (the process state it changes is given back); whatever it
+    raises, ``sys.exit`` included, becomes :class:`ProgramFault` naming it in one line; a :class:`Divergence` and an
+    interruption (Ctrl-C, SIGTERM) pass through."""
+    from pdp_audit.mechanisms.base import user_error
+    from pdp_audit.mechanisms.interruptions import INTERRUPTIONS
+    from pdp_audit.verify.core.sandbox import user_state
+
     try:
-        return program(data, rng)
+        with user_state():
+            return program(data, rng)
     except Divergence:
         raise
-    except Exception as err:  # noqa: BLE001 - the user's code: whatever it raises is its fault, reported as such
-        raise ProgramFault(f"the program raised {type(err).__name__}: {err}"[:300]) from None
+    except BaseException as err:  # the user's code: whatever it raises is its fault, reported as such
+        if isinstance(err, INTERRUPTIONS):
+            raise
+        raise ProgramFault(f"the program raised {user_error(err)}"[:300]) from None
 
 
 def flattened(release: Any) -> tuple[tuple, np.ndarray]:
