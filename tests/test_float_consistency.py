@@ -67,23 +67,27 @@ class IntegerLaplace:
 
 
 class SnappedLaplace:
-    """v + Laplace(1) noise rounded to the grid 2^−4·ℤ (the rounding of Mironov's snapping mechanism, CCS 2012, §5):
-    the releases are the grid's points whatever the float noise below the grid, and the loss is the exact one of the
-    rounded law, log P_0(o) − log P_1(o), P_v(o) the Laplace mass of [o − Λ/2, o + Λ/2] around v."""
+    """Mironov's snapping (CCS 2012, §5) of v + Laplace(1) noise: rounded to the grid Λ·ℤ (Λ = 2^−4) and clamped to
+    [−B, B] (B = 4): the releases are the grid's points whatever the float noise below the grid, and the loss is the
+    exact one of that law, log P_0(o) − log P_1(o) -- P_v(o) the Laplace mass of [o − Λ/2, o + Λ/2] around v inside,
+    of the tail beyond ±(B − Λ/2) at the atoms ±B."""
 
-    output_dim, grid = 1, 2.0**-4
+    output_dim, grid, bound = 1, 2.0**-4, 4.0
 
     def sample(self, world, size, rng):
         released = (0.0 if world == "D" else 1.0) + rng.laplace(0.0, 1.0, (size, 1))
-        return np.round(released / self.grid) * self.grid
+        return np.clip(np.round(released / self.grid) * self.grid, -self.bound, self.bound)
 
     def _log_mass(self, o, v):
         a, c = o - self.grid / 2 - v, o + self.grid / 2 - v
+        edge = self.bound - self.grid / 2
         with np.errstate(divide="ignore", invalid="ignore"):
             below = c + np.log(0.5) + np.log1p(-np.exp(-self.grid))  # the interval below v
             above = -a + np.log(0.5) + np.log1p(-np.exp(-self.grid))  # above v
             around = np.log1p(-0.5 * np.exp(a) - 0.5 * np.exp(-c))  # v inside it
-        return np.where(c <= 0, below, np.where(a >= 0, above, around))
+        inside = np.where(c <= 0, below, np.where(a >= 0, above, around))
+        top, bottom = np.log(0.5) - (edge - v), np.log(0.5) + (-edge - v)  # P(v + n ≥ B − Λ/2), P(v + n ≤ −B + Λ/2)
+        return np.where(o >= self.bound, top, np.where(o <= -self.bound, bottom, inside))
 
     def privacy_loss(self, outputs):
         o = outputs[:, 0]
@@ -136,6 +140,14 @@ def test_pairs_dp_as_implemented_still_certify(pair):
     assert run.exit_code == 0, pdp_audit.describe(run)
     families = dict(_check(run).details["bins_by_family"])
     assert any(name.startswith("k(o[0])") for name in families)  # the float events were read
+
+
+def test_the_snapping_twins_law_is_a_law():
+    """Its masses on the grid points of [−B, B] sum to 1 in both worlds (the loss the twin certifies with is exact)."""
+    pair = SnappedLaplace()
+    points = np.arange(-pair.bound, pair.bound + pair.grid / 2, pair.grid)
+    for v in (0.0, 1.0):
+        assert np.exp(pair._log_mass(points, v)).sum() == pytest.approx(1.0, abs=1e-12)
 
 
 def test_law_is_checked_where_it_enters():
