@@ -306,7 +306,8 @@ def command(folder: Path, *args: str) -> list[str]:
 
 
 def environ(folder: Path, how: str = "") -> dict:
-    return {**os.environ, "FAULT_HOW": how, "FAULT_MARKS": str(folder / "marks")}
+    # no progress lines on the captured stderr (a run past LINE_INTERVAL prints them off a terminal)
+    return {**os.environ, "FAULT_HOW": how, "FAULT_MARKS": str(folder / "marks"), "PDP_AUDIT_PROGRESS": "0"}
 
 
 def run_command(folder: Path, *args: str, how: str = "") -> subprocess.CompletedProcess:

@@ -414,3 +414,61 @@ def test_pdp_audit_run_gaussian_shows_one_bar_of_the_audit_and_writes_the_same_o
     # 2 pairs × 2 worlds × 2000 draws, and the claims' importance-sampled tails; no report: no figure points
     assert "gaussian: the audit's draws: " in seen["1"][3] and "/16.0k [" in seen["1"][3], seen["1"][3]
     assert "the audit's draws" not in seen["0"][3]
+
+
+@pytest.fixture
+def lines_at_once(monkeypatch):
+    """Plain lines where standard error is no terminal, the first at once and then at most one per 0.05 s."""
+    monkeypatch.setattr(progress, "LINE_INTERVAL", 0.05)
+    monkeypatch.delenv(progress.ENV, raising=False)
+
+
+def test_off_a_terminal_progress_is_plain_lines_of_the_outermost_bar(monkeypatch, lines_at_once):
+    """A pipe or a log got nothing (a Dask sweep in a pipe was silent for 88 s): whole lines now, with the count,
+    the total and the time left, at most one per LINE_INTERVAL, no carriage return, and a pass inside adds none."""
+    import time
+
+    piped = io.StringIO()
+    monkeypatch.setattr(sys, "stderr", piped)
+    start = time.perf_counter()
+    with asking(True, "gaussian"), progress.audit_bar():
+        progress.planned(40)
+        for _ in with_progress(range(40), 40, "inner pass", "block", units=[1] * 40):
+            time.sleep(0.01)
+    elapsed = time.perf_counter() - start
+    lines = piped.getvalue().splitlines()
+    assert "\r" not in piped.getvalue() and lines and all(line.strip() for line in lines)
+    assert all(line.startswith("gaussian: the audit's draws:") for line in lines)  # the pass inside shows none
+    assert any("/40.0 [" in line and "<" in line for line in lines)  # the total, and elapsed<remaining
+    assert len(lines) <= elapsed / progress.LINE_INTERVAL + 2
+
+
+def test_off_a_terminal_a_short_pass_and_quiet_show_nothing(monkeypatch):
+    monkeypatch.delenv(progress.ENV, raising=False)
+    piped = io.StringIO()
+    monkeypatch.setattr(sys, "stderr", piped)
+    assert list(with_progress(range(3), 3, "short", "block", True)) == [0, 1, 2]  # within LINE_INTERVAL
+    monkeypatch.setattr(progress, "LINE_INTERVAL", 0.0)
+    assert list(with_progress(range(3), 3, "quiet", "block", False)) == [0, 1, 2]
+    monkeypatch.setenv(progress.ENV, "0")
+    assert list(with_progress(range(3), 3, "off", "block", True)) == [0, 1, 2]
+    assert piped.getvalue() == ""
+
+
+def test_a_sweep_in_a_pipe_prints_lines_on_stderr_and_its_json_unchanged(tmp_path, monkeypatch, capsys):
+    from pdp_audit.verify.cli.main import main
+
+    monkeypatch.setattr(progress, "LINE_INTERVAL", 0.0)
+    monkeypatch.delenv(progress.ENV, raising=False)
+    spec = tmp_path / "spec.toml"
+    spec.write_text(
+        '[sweep]\nname = "tiny"\nmechanism = "laplace"\nseed = 0\nalpha = 1e-6\n'
+        "[fixed]\ntrials = 1000\n[grid]\nclaim_epsilon = [0.5, 1.0]\n"
+    )
+    store = tmp_path / "store.sqlite"
+    assert main(["sweep", str(spec), "--store", str(store), "--json", "-", "--workers", "1"]) in (0, 1, 3)
+    captured = capsys.readouterr()
+    import json
+
+    assert "tiny" in json.dumps(json.loads(captured.out))  # stdout is the JSON alone
+    assert "tiny: " in captured.err and "/2 [" in captured.err and "\r" not in captured.err

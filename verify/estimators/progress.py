@@ -3,11 +3,15 @@ zoo, the claims ledger): one tqdm bar on standard error, with its total, rate an
 
 Where a bar goes is decided here once.  A command asks for progress (``progress=True``; ``--quiet`` asks for
 none), and an audit asked for it says so for every pass it runs (:func:`asking`: a pass given no ``progress`` of its
-own follows the audit's).  A bar is shown only where standard error is a terminal -- nothing on a file or a pipe, so
-a log keeps no carriage-return debris, and standard output, the JSON and the reports never see one -- unless the
-environment variable ``PDP_AUDIT_PROGRESS`` says otherwise: ``1`` shows the bars wherever progress is asked for (a
-log that wants them), ``0`` never.  A bar appears only after :data:`DELAY` seconds, so a short pass shows nothing,
-and tqdm redraws it at most every :data:`MININTERVAL` seconds, so an update between two redraws costs a comparison.
+own follows the audit's).  A bar is drawn only where standard error is a terminal.  On a file or a
+pipe (a CI log, ``2>log``, ``| tee``) the same progress is plain lines instead (:func:`line_progress`): the first
+after :data:`LINE_INTERVAL` seconds, then at most one every :data:`LINE_INTERVAL` seconds, each a whole line with
+the count, the total, the time so far and the time left, and only the outermost bar's (a pass inside an audit or a
+sweep's cell adds none): a Dask sweep in a pipe printed nothing for 88 s.  Standard output, the JSON and the
+reports never see either.  The environment variable ``PDP_AUDIT_PROGRESS`` overrides: ``1`` draws the bars
+wherever progress is asked for, ``0`` shows nothing.  A bar appears only after :data:`DELAY` seconds, so a
+short pass shows nothing, and tqdm redraws it at most every :data:`MININTERVAL` seconds, so an update between two
+redraws costs a comparison.
 
 A built-in audit also shows one bar for the whole audit (:func:`audit_bar`, opened by
 :meth:`pdp_audit.verify.core.plan.AuditPlan.run`): its unit is a draw, every pass's blocks advance it as they come
@@ -31,6 +35,8 @@ ENV = "PDP_AUDIT_PROGRESS"
 DELAY = 1.0
 #: Seconds between two redraws of a bar, at most one in between (tqdm's rate limit).
 MININTERVAL = 0.2
+#: Seconds before the first plain progress line where standard error is no terminal, and between two lines.
+LINE_INTERVAL = 10.0
 _ON, _OFF = ("1", "yes", "true", "on"), ("0", "no", "false", "off")
 _ASKED: ContextVar[bool] = ContextVar("pdp_audit_progress", default=False)
 _LABEL: ContextVar[str] = ContextVar("pdp_audit_progress_label", default="")
@@ -62,12 +68,22 @@ def forced() -> bool | None:
 
 
 def shows_progress(progress: bool | None) -> bool:
-    """Whether a pass asked for ``progress`` (None: as its audit was, :func:`asking`) gets a bar: on a terminal's
-    stderr, or where :func:`forced` says so."""
+    """Whether a pass asked for ``progress`` (None: as its audit was, :func:`asking`) shows it: a bar or lines
+    (:func:`draws_bars`), unless :func:`forced` says none."""
     if not (_ASKED.get() if progress is None else progress):
         return False
+    return forced() is not False
+
+
+def draws_bars() -> bool:
+    """Whether progress is drawn as bars (a terminal's stderr, or :func:`forced` on) rather than plain lines."""
     say = forced()
-    return sys.stderr.isatty() if say is None else say
+    if say is not None:
+        return say
+    try:
+        return sys.stderr.isatty()
+    except (AttributeError, ValueError):  # no standard error, or a closed one
+        return False
 
 
 def progress_bar(
@@ -78,9 +94,11 @@ def progress_bar(
     rate and the estimated time left; the bar clears itself when it closes."""
     if not shows_progress(progress):
         return contextlib.nullcontext(None)
+    label = _LABEL.get()
+    if not draws_bars():
+        return line_progress(total, f"{label}: {desc}" if label else desc, unit, initial, unit_scale)
     from tqdm import tqdm
 
-    label = _LABEL.get()
     return tqdm(
         total=total,
         initial=initial,
@@ -93,6 +111,56 @@ def progress_bar(
         leave=False,
         dynamic_ncols=True,
     )
+
+
+#: Plain progress shown now in this process (:func:`line_progress`): one at a time, the outermost.
+_LINES_SHOWN: list[Any] = []
+
+
+class _Lines:
+    """Standard error as whole lines for tqdm: each state it draws (``\\r`` and the text) becomes one line, and the
+    blanks it clears a bar with are dropped, so a log holds plain lines."""
+
+    def __init__(self, stream: Any) -> None:
+        self.stream = stream
+
+    def write(self, text: str) -> None:
+        for part in text.replace("\n", "\r").split("\r"):
+            if part.strip():
+                self.stream.write(part.rstrip() + "\n")
+
+    def flush(self) -> None:
+        self.stream.flush()
+
+
+@contextlib.contextmanager
+def line_progress(total: int | None, desc: str, unit: str, initial: int = 0, unit_scale: bool = False) -> Iterator[Any]:
+    """Progress as plain lines on standard error (a tqdm whose redraws are lines, :class:`_Lines`): the first after
+    :data:`LINE_INTERVAL` seconds, then at most one every :data:`LINE_INTERVAL` seconds, with tqdm's count, total,
+    elapsed and remaining time, and rate.  Inside another one (a pass inside an audit): none (None)."""
+    if _LINES_SHOWN:
+        yield None
+        return
+    from tqdm import tqdm
+
+    with tqdm(
+        total=total,
+        initial=initial,
+        desc=desc,
+        unit=unit,
+        unit_scale=unit_scale,
+        delay=LINE_INTERVAL,
+        mininterval=LINE_INTERVAL,
+        maxinterval=LINE_INTERVAL,
+        file=_Lines(sys.stderr),
+        leave=False,
+        ncols=0,  # no bar graphic: the counts and the times only
+    ) as bar:
+        _LINES_SHOWN.append(bar)
+        try:
+            yield bar
+        finally:
+            _LINES_SHOWN.remove(bar)
 
 
 def with_progress(
