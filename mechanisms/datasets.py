@@ -376,48 +376,83 @@ def _parse_numbers(path: Path, typed: bool) -> tuple[list[str], np.ndarray] | st
     held = pin.content if pin is not None else None
     try:
         source: io.RawIOBase | io.BufferedIOBase = io.BytesIO(held) if held is not None else open(path, "rb")
+        size = len(held) if held is not None else os.fstat(source.fileno()).st_size
     except OSError:  # the text reader names what is wrong with the file
         return None
     with source:
         scan = _Scan(source, hashed=pin is not None and held is None)
         try:
             typing = {"dtype": float} if typed else {}
-            frame = pd.read_csv(scan, header=0, low_memory=False, **typing, **_COMMON, **_rounding())
+            whole = {"low_memory": False, "chunksize": _PARSE_ROWS}  # each chunk's columns typed whole
+            with pd.read_csv(scan, header=0, **whole, **typing, **_COMMON, **_rounding()) as chunks:
+                values = _table(chunks, size, scan)
             line = scan.header_line() if not scan.read(1) else None  # None: the parser stopped before the end
             header = pd.read_csv(io.BytesIO(line), header=None, nrows=1, dtype=str, **_COMMON) if line else None
         except Exception:  # noqa: BLE001 - whatever it is, the reader of text cells names it
             return None
-    if header is None or not isinstance(frame.index, pd.RangeIndex) or frame.shape[1] != header.shape[1]:
+    if not isinstance(values, np.ndarray):
+        return values
+    if header is None or values.shape[1] != header.shape[1]:
         return None
-    kinds = {kind.kind for kind in frame.dtypes}
-    if kinds - {"f", "i", "u"} or typed and kinds != {"f"}:
-        return None
-    if kinds != {"f"}:
-        return _INTEGERS
-    if len(frame) == 0:
-        return None
-    values = _rows(frame)
     if scan.digest is not None:  # a pinned file: these bytes are those its certificate names
         pin.settle(scan.digest.hexdigest())  # type: ignore[union-attr]
     return [str(name) for name in header.iloc[0].tolist()], values
+
+
+#: Rows pandas parses at a time (:func:`_table`): the parser's arrays are a chunk's, and the table the only
+#: full-size one (the whole file parsed at once made its columns beside the table: 240 MB more memory, first touched,
+#: for a 1e6 x 30 file).
+_PARSE_ROWS = 1 << 16
+
+
+def _table(chunks, size: int, scan: _Scan) -> np.ndarray | str | None:
+    """The parser's chunks of rows copied into one C-ordered array as they come (:func:`_rows`), sized from the
+    bytes the first chunk took (``size``: the file's), grown if short and cut to the rows read; :data:`_INTEGERS`
+    where a chunk has a column of integers, None where the parse is not the file's table (a column of anything but
+    numbers, a long row, which makes pandas' index of the first column; no row at all)."""
+    import pandas as pd
+
+    values, rows, integers = None, 0, False
+    for chunk in chunks:
+        kinds = {kind.kind for kind in chunk.dtypes}
+        if kinds - {"f", "i", "u"} or not isinstance(chunk.index, pd.RangeIndex):
+            return None
+        # integers: parsed again as floats once every chunk is known to hold numbers only (as floats, pandas would
+        # read a later chunk's True as 1.0); never with dtype=float, where each cell is a float or pandas' error
+        integers = integers or kinds != {"f"}
+        if integers:
+            continue
+        if values is None:
+            estimate = int(1.05 * size * len(chunk) / max(scan.size, 1)) + _PARSE_ROWS
+            values = np.empty((max(estimate, len(chunk)), chunk.shape[1]))
+        if chunk.shape[1] != values.shape[1]:
+            return None
+        if rows + len(chunk) > len(values):
+            values.resize((max(rows + len(chunk), int(1.5 * len(values))), values.shape[1]), refcheck=False)
+        _rows(chunk, values[rows : rows + len(chunk)])
+        rows += len(chunk)
+    if integers:
+        return _INTEGERS
+    if values is None or rows == 0:
+        return None
+    values.resize((rows, values.shape[1]), refcheck=False)
+    return values
 
 
 #: Rows copied at a time by :func:`_rows` (a block of 30 columns is 480 KB: it stays in the processor's cache).
 _ROWS_BLOCK = 2048
 
 
-def _rows(frame) -> np.ndarray:
-    """The float64 columns of ``frame`` as one C-ordered array (rows contiguous), copied once, a block of rows at a
+def _rows(frame, values: np.ndarray) -> None:
+    """Copy the float64 columns of ``frame`` into the C-ordered ``values`` (rows contiguous), a block of rows at a
     time: each column is pandas' own array (a view), and a block's rows stay in the cache while every column is
     written into them.  ``frame.to_numpy()`` then a C-ordered copy made two full-size arrays (0.9 s of the 1e6 x 30
-    certification), a column at a time wrote every row's cache line once per column."""
+    certification); a column at a time wrote every row's cache line once per column."""
     columns = [frame.iloc[:, j].to_numpy() for j in range(frame.shape[1])]
-    values = np.empty(frame.shape)
     for start in range(0, len(values), _ROWS_BLOCK):
         block = values[start : start + _ROWS_BLOCK]
         for j, column in enumerate(columns):
             block[:, j] = column[start : start + _ROWS_BLOCK]
-    return values
 
 
 class _Scan(io.RawIOBase):
@@ -429,6 +464,7 @@ class _Scan(io.RawIOBase):
         import hashlib  # where a file is read: OpenSSL's loading is no command parser's business
 
         self.source = source
+        self.size = 0  # bytes read
         self.digest = hashlib.sha256() if hashed else None
         self.head = bytearray()
         self.header_end: int | None = None  # past the header line's newline, once read
@@ -442,6 +478,7 @@ class _Scan(io.RawIOBase):
         if not chunk:
             self.ended = True
             return b""
+        self.size += len(chunk)
         if self.digest is not None:
             self.digest.update(chunk)
         if self.header_end is None:

@@ -130,8 +130,8 @@ def test_the_float_reader_reads_what_the_text_reader_reads(tmp_path, monkeypatch
     """pandas' parse straight to floats (:func:`datasets._read_csv_numbers`) makes of a file what the reader of text
     cells makes of it -- the same table bit for bit (the sign of every zero with it), or the same one-line error, and
     the same digest of a pinned file: "-0" among integers, a short or long row, a letter, an empty cell, a quote, a
-    BOM or a blank line before the header, a repeated name.  Seen failing with the parse of integer columns kept
-    (no second parse as floats: "-0" read as 0.0)."""
+    BOM or a blank line before the header, a repeated name -- in any chunk of rows parsed.  Seen failing with the
+    parse of integer columns kept (no second parse as floats: "-0" read as 0.0)."""
     rng = random.Random(45)
     path = tmp_path / "d.csv"
     kinds, floats = set(), 0
@@ -139,6 +139,7 @@ def test_the_float_reader_reads_what_the_text_reader_reads(tmp_path, monkeypatch
         content = _random_csv(rng)
         path.write_bytes(content)
         pinned = case % 3 == 0
+        monkeypatch.setattr(datasets, "_PARSE_ROWS", rng.choice([1, 3, 7, 1 << 16]))  # rows parsed at a time
         fast = _outcome(path, pinned)
         with monkeypatch.context() as text_only:
             text_only.setattr(datasets, "_read_csv_numbers", lambda path: None)
