@@ -319,6 +319,8 @@ class PrivacyAudit:
         if decided.kind == "run":  # a run shows its cell's seed and alpha
             shown = replace(self.settings, seed=decided.seed, alpha=decided.alpha)
         message = describe(checks, verdict, decided.header, shown, decided.trials)
+        if decided.parameters.get("scope"):  # what the assertion is about: the program as implemented, or a law
+            message += f"\n  (scope: {decided.parameters['scope']})"
         if verdict == "fail" or (verdict == "inconclusive" and self.settings.strict):
             pytest.fail(
                 message + ("\n  (--audit-strict: inconclusive counts as failure)" if verdict != "fail" else ""),
