@@ -250,6 +250,24 @@ def test_a_terminated_command_leaves_no_process_behind(user_folder, workers):
     assert (user_folder / "running").read_text().splitlines() == ["hangs"], "the user's code ran on after SIGTERM"
 
 
+@pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="reads /proc")
+def test_a_killed_command_leaves_no_process_behind(user_folder):
+    """``kill -9`` of the command runs none of its cleanup: the sandbox's child learns of it from the end of a pipe
+    only the command held (SIGIO), and ends by SIGTERM (no ctypes, no prctl).  Fails with ``_end_with_parent``
+    removed: the child samples on as an orphan."""
+    proc, descendants = hanging_command(user_folder)
+    proc.kill()
+    proc.wait(timeout=30)
+    proc.stdout.close()  # not read: an orphan would hold them open
+    proc.stderr.close()
+    try:
+        assert gone_soon(descendants), [pid for pid in descendants if alive(pid)]
+    finally:
+        for pid in descendants:
+            if alive(pid):
+                os.kill(pid, signal.SIGKILL)
+
+
 def _terminated(*args, **kwargs):
     """The user's code as a SIGTERM finds it: the command's handler raises Terminated inside it."""
     raise processes.Terminated(signal.SIGTERM)
