@@ -37,6 +37,8 @@ CASES = [
     (["program", "prog:f", "--claim-epsilon", "1", "--claim-delta", "0", "--data", "fifo.csv"], "fifo.csv"),
     (["program", "prog:f", "--claim-epsilon", "1", "--claim-delta", "0", "--data", "fifo.npy"], "fifo.npy"),
     (["blackbox", "prog:f", "--claim-epsilon", "1", "--claim-delta", "0", "--witness", "fifo.json"], "fifo.json"),
+    (["canaries", "--in-scores", "deploy-data.csv", "--out-scores", "deploy-data.csv", "--column", "age", "--delta",
+      "1e-5", "--dp-sgd", "fifo.toml"], "--dp-sgd: fifo.toml"),
 ]
 
 

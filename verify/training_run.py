@@ -20,7 +20,7 @@ from typing import Any
 
 import numpy as np
 
-from pdp_audit.mechanisms.validation import InputError, shown
+from pdp_audit.mechanisms.validation import InputError, not_a_regular_file, shown
 from pdp_audit.reports.certified_claim import certified_claim
 from pdp_audit.reports.records import Page, Run
 from pdp_audit.verify.deployment import Deployment, deployment_config, load_deployment
@@ -33,6 +33,9 @@ CURVE_POINTS, CURVE_SPAN, CURVE_FLOOR = 400, 4.0, 8.0
 def dp_sgd_deployment(path: str, delta: float) -> Deployment:
     """The DP-SGD deployment file at ``path``, every value checked (one line naming the file and the key), and its
     claim's δ equal to the canaries' ``delta``: before any computation."""
+    why = not_a_regular_file(path, "DP-SGD deployment file")
+    if why is not None:  # named by the option it came from (a FIFO would block the read)
+        raise InputError(f"--dp-sgd: {shown(path)} {why}")
     deployment = load_deployment(path)
     if deployment.mechanism != "dp-sgd":
         raise InputError(f'--dp-sgd: {shown(path)} deploys {deployment.mechanism!r}; expected mechanism = "dp-sgd"')
