@@ -56,7 +56,7 @@ from __future__ import annotations
 
 import os
 import pickle
-import select
+import selectors
 import signal
 import struct
 import subprocess
@@ -169,22 +169,23 @@ def _delivered(child: subprocess.Popen, reader: int, target: str, group: bool) -
 def _receive(reader: int, child: subprocess.Popen) -> tuple | None:
     """The child's message, or None when it ended without one (a descendant of the child that inherited the pipe
     does not keep this waiting: the child's exit is watched too)."""
-    data = b""
-    while True:
-        ready, _, _ = select.select([reader], [], [], 0.2)
-        if ready:
-            chunk = os.read(reader, 1 << 20)
-            if not chunk:
+    data = bytearray()
+    with selectors.DefaultSelector() as selector:  # not select.select: no limit on the descriptor's number
+        selector.register(reader, selectors.EVENT_READ)
+        while True:
+            if selector.select(0.2):
+                chunk = os.read(reader, 1 << 20)
+                if not chunk:
+                    break
+                data += chunk
+                if len(data) >= 8 and len(data) - 8 >= struct.unpack("<Q", data[:8])[0]:
+                    break
+            elif child.poll() is not None:
                 break
-            data += chunk
-            if len(data) >= 8 and len(data) - 8 >= struct.unpack("<Q", data[:8])[0]:
-                break
-        elif child.poll() is not None:
-            break
     if len(data) < 8 or len(data) - 8 < struct.unpack("<Q", data[:8])[0]:
         return None
     try:
-        return pickle.loads(data[8:])
+        return pickle.loads(memoryview(data)[8:])
     except Exception as err:  # e.g. an exception class of a module only the child imported
         return ("raised", RuntimeError(f"the child's message could not be read here: {err!r}"), "", ())
 
