@@ -398,3 +398,26 @@ def test_a_program_raising_at_random_is_its_own_fault_in_the_confirmation():
     run = _audit(flaky, VALUES, {})
     confirm = next(c for c in run.checks if c.id != "program-record" and "flaky" in c.note)
     assert run.verdict == "fail" and confirm.verdict == "fail"
+
+
+def test_opendp_measurements_are_recorded_accounted_by_their_map_and_restored():
+    prelude = pytest.importorskip("opendp.prelude")
+    from opendp.mod import Measurement
+
+    prelude.enable_features("contrib")
+    original = Measurement.__call__
+
+    def released(upper):
+        def program(data, rng):
+            space = (prelude.atom_domain(T=float, nan=False), prelude.absolute_distance(T=float))
+            measurement = prelude.m.make_laplace(*space, scale=1.0)
+            return measurement(float(np.clip(np.nan_to_num(data), 0.0, upper).sum()))
+
+        return program
+
+    certified = _audit(released(1.0), VALUES, {"bounds": (0, 1)})
+    assert certified.verdict == "pass", [(c.id, c.note[:200]) for c in certified.checks]
+    assert Measurement.__call__ is original
+    refuted = _audit(released(4.0), VALUES, {"bounds": (0, 1)})  # clipped to [0, 4], noise for [0, 1]
+    composition = next(c for c in refuted.checks if c.id == "program-composition")
+    assert "pure ε of the steps 4" in composition.note and refuted.verdict == "fail"

@@ -329,8 +329,74 @@ def _dpl_scale(mechanism: Any, name: str) -> float | None:
 
 @contextlib.contextmanager
 def libraries_wrapped(tape: Tape) -> Iterator[None]:
-    """Inside the block, diffprivlib's mechanisms' public ``randomise`` records (or replays) into ``tape``; restored
-    on leaving.  Without diffprivlib installed, nothing is wrapped."""
+    """Inside the block, diffprivlib's mechanisms' public ``randomise`` and OpenDP's measurements' public
+    ``__call__``/``invoke`` record (or replay) into ``tape``; restored on leaving.  A library not installed is not
+    wrapped."""
+    with _opendp_wrapped(tape), _diffprivlib_wrapped(tape):
+        yield
+
+
+@contextlib.contextmanager
+def _opendp_wrapped(tape: Tape) -> Iterator[None]:
+    """OpenDP's ``Measurement.__call__`` and ``invoke`` record the argument, the output and the measurement's
+    metric, measure and privacy map; a replay returns ``arg′ + (output − arg)`` for a numeric output of the
+    argument's shape (an additive measurement), else the recorded output."""
+    try:
+        from opendp.mod import Measurement
+    except ImportError:
+        yield
+        return
+    originals = {name: vars(Measurement)[name] for name in ("__call__", "invoke") if name in vars(Measurement)}
+
+    def recorded(self: Any, arg: Any) -> Any:
+        if tape.depth:
+            return originals["__call__"](self, arg)
+        parameters = {"input_metric": str(self.input_metric), "output_measure": str(self.output_measure)}
+        call = Call("opendp.Measurement", parameters, None, (), None)
+        call.details.update(input=_copied(arg), measurement=self)
+        if tape.recording:
+            with tape.inside():
+                output = originals["__call__"](self, arg)
+            call.noise = output
+            additive = _additive(arg, output)
+            if additive is not None:  # its noise output − arg, shifted by a probe like a location family's
+                call.noise, call.scale, call.law = additive, np.ones(np.shape(additive)), "opendp"
+                call.details["output"] = output
+            tape.recorded.append(call)
+            return output
+        before = tape.next_call(call)
+        if before.law != "opendp":
+            return before.noise
+        noise = tape.noise(len(tape.replayed) - 1, np.asarray(before.noise, dtype=float))
+        if (
+            noise is before.noise
+            and _additive(arg, arg) is not None
+            and np.array_equal(np.asarray(arg, dtype=float), np.asarray(before.details["input"], dtype=float))
+        ):
+            return before.details["output"]  # the recorded output itself, not a sum that rounds differently
+        moved = np.asarray(arg, dtype=float) + noise
+        return float(moved) if moved.ndim == 0 else moved.tolist() if isinstance(arg, list) else moved
+
+    for name in originals:
+        setattr(Measurement, name, recorded)
+    try:
+        yield
+    finally:
+        for name, original in originals.items():
+            setattr(Measurement, name, original)
+
+
+def _additive(arg: Any, output: Any) -> np.ndarray | None:
+    """``output − arg`` where both are numbers of one shape (a measurement that adds noise), else None."""
+    try:
+        old, out = np.asarray(arg, dtype=float), np.asarray(output, dtype=float)
+    except (TypeError, ValueError):
+        return None
+    return out - old if old.shape == out.shape else None
+
+
+@contextlib.contextmanager
+def _diffprivlib_wrapped(tape: Tape) -> Iterator[None]:
     try:
         import diffprivlib.mechanisms as dpl
     except ImportError:

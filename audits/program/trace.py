@@ -182,7 +182,8 @@ def additive_elements(calls: list[Call]) -> tuple[list[Element], list[str]]:
     signatures of the calls it cannot."""
     elements, others = [], []
     for k, call in enumerate(calls):
-        if call.kind not in LOCATION_FAMILIES and not (call.kind.startswith("diffprivlib.") and call.law is not None):
+        library = call.kind.startswith("diffprivlib.") and call.law is not None
+        if call.kind not in LOCATION_FAMILIES and not library and call.law != "opendp":
             others.append(call.signature())
             continue
         noise = np.atleast_1d(np.asarray(call.noise, dtype=float)).ravel()
