@@ -21,6 +21,7 @@
 from __future__ import annotations
 
 import errno
+import io
 import os
 import shutil
 import stat
@@ -308,3 +309,55 @@ def json_text(document) -> str:
     import json
 
     return json.dumps(document, indent=2, ensure_ascii=False, allow_nan=False) + "\n"
+
+
+class ReaderMayLeave(io.RawIOBase):
+    """A standard stream's file descriptor where a reader that left is no error: a write that meets a broken pipe
+    (``pdp-audit certify d.toml 2>&1 | head -1``, ``| true``) points the descriptor at the null device and counts
+    as written, so the command goes on to its verdict's exit code instead of ending at whichever line met the pipe
+    (a refuted claim exited 0 when its first line on standard error did).  Every other error is raised as it was."""
+
+    def __init__(self, descriptor: int) -> None:
+        super().__init__()
+        self.descriptor = descriptor
+
+    def writable(self) -> bool:
+        return True
+
+    def fileno(self) -> int:
+        return self.descriptor
+
+    def isatty(self) -> bool:
+        return os.isatty(self.descriptor)
+
+    def write(self, data) -> int:  # type: ignore[override]
+        try:
+            return os.write(self.descriptor, data)
+        except BrokenPipeError:
+            null = os.open(os.devnull, os.O_WRONLY)
+            try:
+                os.dup2(null, self.descriptor)
+            finally:
+                os.close(null)
+            return len(data)
+
+
+def streams_whose_readers_may_leave() -> None:
+    """Standard output and error rebuilt over :class:`ReaderMayLeave`, each as it was (encoding, errors, line
+    buffering, write-through): what the command and the user's code print is written as before.  The command's
+    process calls it first thing, and so does the sandbox's child, whose streams are its own."""
+    for name in ("stdout", "stderr"):
+        stream = getattr(sys, name)
+        try:
+            descriptor = stream.fileno()
+            stream.flush()
+        except (AttributeError, ValueError, OSError):  # no stream, a closed one, or a harness's without a descriptor
+            continue
+        buffered = io.BufferedWriter(ReaderMayLeave(descriptor))
+        setattr(sys, name, io.TextIOWrapper(
+            buffered,
+            encoding=stream.encoding,
+            errors=stream.errors,
+            line_buffering=stream.line_buffering,
+            write_through=stream.write_through,
+        ))

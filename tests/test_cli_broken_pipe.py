@@ -29,7 +29,7 @@ REFUTED = ["blackbox", "leaky:make", "--claim-epsilon", "0.5", "--claim-delta", 
 REFUTED += ["--train-trials", "2000", "--workers", "1"]
 
 
-def _exit_code_with_no_reader(argv: list[str], folder: Path, unbuffered: bool) -> int:
+def _exit_code_with_no_reader(argv: list[str], folder: Path, unbuffered: bool, both: bool = False) -> int:
     """The command's exit code when its standard output is a pipe whose reader left before anything was written."""
     env = {**os.environ, "PYTHONPATH": str(folder), "MPLBACKEND": "Agg"}
     env.pop("PYTHONUNBUFFERED", None)
@@ -40,11 +40,11 @@ def _exit_code_with_no_reader(argv: list[str], folder: Path, unbuffered: bool) -
     try:
         done = subprocess.run(
             [sys.executable, "-m", "pdp_audit.verify.cli", *argv],
-            cwd=folder, stdout=writer, stderr=subprocess.PIPE, text=True, env=env, timeout=300,
+            cwd=folder, stdout=writer, stderr=writer if both else subprocess.PIPE, text=True, env=env, timeout=300,
         )
     finally:
         os.close(writer)
-    assert "Traceback" not in done.stderr, done.stderr
+    assert both or "Traceback" not in done.stderr, done.stderr
     return done.returncode
 
 
@@ -53,6 +53,14 @@ def _exit_code_with_no_reader(argv: list[str], folder: Path, unbuffered: bool) -
 def test_a_refuted_claim_exits_1_when_no_one_reads_its_output(json, unbuffered, tmp_path):
     (tmp_path / "leaky.py").write_text(LEAKY)
     assert _exit_code_with_no_reader(REFUTED + json, tmp_path, unbuffered) == 1
+
+
+@pytest.mark.parametrize("json", [[], ["--json", "-"]])
+def test_a_refuted_claim_exits_1_when_no_one_reads_its_output_nor_its_errors(json, tmp_path):
+    """``2>&1 | true``: the first line on standard error (the budget, printed in the sandbox's child) met the broken
+    pipe and ended the audit, exit 0."""
+    (tmp_path / "leaky.py").write_text(LEAKY)
+    assert _exit_code_with_no_reader(REFUTED + json, tmp_path, unbuffered=True, both=True) == 1
 
 
 def test_a_command_without_a_verdict_exits_0_when_no_one_reads_it(tmp_path):

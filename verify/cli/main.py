@@ -195,8 +195,11 @@ def main(argv: list[str] | None = None) -> int:
     does not return: :class:`~pdp_audit.verify.core.processes.Terminated` unwinds every ``finally`` (temporaries
     removed)
     and the process then ends by that signal."""
-    if argv is None:  # the process's own streams (never a caller's): whatever their encoding, every line prints
-        _escape_what_streams_cannot_encode()
+    if argv is None:  # the process's own streams (never a caller's): whatever their encoding, every line prints,
+        _escape_what_streams_cannot_encode()  # and a reader that leaves ends no command early
+        from pdp_audit.reports.files import streams_whose_readers_may_leave
+
+        streams_whose_readers_may_leave()
     if _light(argv):  # --help, --version or nothing: no worker, no file, nothing for a signal to clean up
         return _command(argv)
     from pdp_audit.verify.core.processes import Terminated, end_by, terminations_raise

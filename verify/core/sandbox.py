@@ -304,6 +304,9 @@ def child_main(work_fd: int, result_fd: int) -> None:
         _send(result_fd, ("raised", failed, "", ()))
         return
     _end_with_parent(work_fd)
+    from pdp_audit.reports.files import streams_whose_readers_may_leave
+
+    streams_whose_readers_may_leave()  # a reader that left ends no audit early: the parent's verdict stands
     message: tuple
     with terminations_raise():
         record_reads()
