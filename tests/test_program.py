@@ -421,3 +421,24 @@ def test_opendp_measurements_are_recorded_accounted_by_their_map_and_restored():
     refuted = _audit(released(4.0), VALUES, {"bounds": (0, 1)})  # clipped to [0, 4], noise for [0, 1]
     composition = next(c for c in refuted.checks if c.id == "program-composition")
     assert "pure ε of the steps 4" in composition.note and refuted.verdict == "fail"
+
+
+def mean_divided_by_n(data, rng):
+    """Bug: n taken as public under add/remove -- a noisy clipped sum divided by the exact size."""
+    x = np.clip(np.nan_to_num(data), 0.0, 1.0)
+    return (x.sum() + rng.laplace(0.0, 1.0)) / len(x)
+
+
+def noisy_max_scale_from_n(data, rng):
+    """Not a pure-claim refutation by scale: the noise's scale moves with n, but only the index is released."""
+    counts = np.array([(data == c).sum() for c in range(4)], dtype=float)
+    return int(np.argmax(counts + rng.laplace(0.0, len(data) / 10.0, size=4)))
+
+
+def test_released_noise_whose_scale_moves_refutes_a_pure_claim_exactly():
+    run = _audit(mean_divided_by_n, VALUES, {"bounds": (0, 1)})
+    structure = next(c for c in run.checks if c.id == "program-structure")
+    assert structure.verdict == "fail" and "coefficient" in structure.note
+    index_only = _audit(noisy_max_scale_from_n, LABELS, {})
+    structure = next(c for c in index_only.checks if c.id == "program-structure")
+    assert structure.verdict != "fail", structure.note

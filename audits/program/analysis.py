@@ -43,6 +43,9 @@ class PairResult:
     unaccounted: list[str] = field(default_factory=list)
     steps: list[accounting.Step] = field(default_factory=list)
     rescaled: list[str] = field(default_factory=list)
+    #: released noise whose scale differs between D and D′ (a rescaled call the release carries, a coefficient that
+    #: moved): a pure claim is refuted by it exactly
+    scale_moves: list[str] = field(default_factory=list)
     score: float = 0.0
 
     @property
@@ -209,6 +212,8 @@ def _judged(result: PairResult, recorded: trace.Run, found: trace.Probe, epsilon
     score = 0.0
     if c.replayed is not None and c.replayed.rescaled:
         result.rescaled = [f"call {i}: recorded {a}, on D′ {b}" for i, a, b in c.replayed.rescaled]
+        carried_calls = {found.elements[int(j)].call for j in found.carrier if j >= 0}
+        result.scale_moves += [f"call {i} rescaled" for i, _, _ in c.replayed.rescaled if i in carried_calls]
         result.findings.append(f"the scale of a call depends on the data ({result.rescaled[0]})")
         score = 40.0
     if c.structure_differs:
@@ -232,6 +237,7 @@ def _judged(result: PairResult, recorded: trace.Run, found: trace.Probe, epsilon
             f"the scale of {len(c.coefficient_changed)} noise element(s) in the release depends on the data"
         )
         score = max(score, 40.0)
+        result.scale_moves += [f"noise element {j}'s coefficient in the release" for j in c.coefficient_changed]
     carried, known, unaccounted = _steps(result, recorded, found)
     result.steps, result.unaccounted = known, unaccounted
     if unaccounted:

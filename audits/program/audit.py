@@ -259,7 +259,7 @@ def _structural(analysis: Analysis, epsilon: float, delta: float) -> list[Eviden
             details=record.details,
         )
     with_findings = [p for p in analysis.pairs if p.findings]
-    exact_pure = [p for p in analysis.pairs if delta == 0 and p.rescaled]
+    exact_pure = [p for p in analysis.pairs if delta == 0 and p.scale_moves]
     if not with_findings:
         structure = Evidence(
             CHECKS["program-structure"],
@@ -272,8 +272,9 @@ def _structural(analysis: Analysis, epsilon: float, delta: float) -> list[Eviden
         divergence = first.comparison.divergence
         verdict: Verdict = "fail" if exact_pure else "inconclusive"
         why = (
-            " A pure claim is refuted exactly: Laplace or Gaussian noise whose scale differs between D and D′ "
-            "has an unbounded privacy-loss ratio."
+            f" A pure claim is refuted exactly: released noise of a location family whose scale differs between D "
+            f"and D′ has an unbounded privacy-loss ratio ({exact_pure[0].neighbour.name}: "
+            f"{exact_pure[0].scale_moves[0]})."
             if exact_pure
             else " A finding for the black box to confirm."
         )
