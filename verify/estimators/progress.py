@@ -24,8 +24,10 @@ time left of the whole command.  An audit whose draws differ in cost weighs a co
 from __future__ import annotations
 
 import contextlib
+import math
 import os
 import sys
+import time
 from contextvars import ContextVar
 from typing import Any, ContextManager, Iterable, Iterator, Sequence
 
@@ -121,13 +123,20 @@ class _Lines:
     """Standard error as whole lines for tqdm: each state it draws (``\\r`` and the text) becomes one line, and the
     blanks it clears a bar with are dropped, so a log holds plain lines."""
 
-    def __init__(self, stream: Any) -> None:
-        self.stream = stream
+    def __init__(self, stream: Any, interval: float) -> None:
+        self.stream, self.interval = stream, interval
+        self.started, self.last = time.monotonic(), -math.inf
 
     def write(self, text: str) -> None:
-        for part in text.replace("\n", "\r").split("\r"):
-            if part.strip():
-                self.stream.write(part.rstrip() + "\n")
+        # tqdm's ``delay`` holds back its own refreshes only: a new description (the black box names each pass)
+        # redraws at once, so the interval is kept here, where every redraw passes
+        now = time.monotonic()
+        if now - self.started < self.interval or now - self.last < self.interval:
+            return
+        parts = [part.rstrip() for part in text.replace("\n", "\r").split("\r") if part.strip()]
+        if parts:
+            self.stream.write(parts[-1] + "\n")
+            self.last = now
 
     def flush(self) -> None:
         self.stream.flush()
@@ -152,7 +161,7 @@ def line_progress(total: int | None, desc: str, unit: str, initial: int = 0, uni
         delay=LINE_INTERVAL,
         mininterval=LINE_INTERVAL,
         maxinterval=LINE_INTERVAL,
-        file=_Lines(sys.stderr),
+        file=_Lines(sys.stderr, LINE_INTERVAL),
         leave=False,
         ncols=0,  # no bar graphic: the counts and the times only
     ) as bar:
