@@ -20,6 +20,10 @@ Each pair's pass is drawn in looks and stopped once decided, as every audit's is
 maximum: :mod:`pdp_audit.verify.evidence.pair_sequential`); each line adds the median draws per world the runs used.
 ``--no-early-stop`` draws the whole budget in one pass.
 
+``--as-implemented`` audits the twins that are DP as implemented in floating point (integer releases, Mironov's
+snapping: :data:`AS_IMPLEMENTED`) at the user's pair's default law, which reads the releases' float structure too
+(the zoo's twins above are the papers' real-valued mechanisms and are audited at the ideal law).
+
 ``--blackbox`` audits the same correct pairs (a coverage twin has no pair: skipped) through the black box instead
 (``pdp_audit.audit_blackbox``, the exact event test stopped once decided) at ``--blackbox-trials`` fresh releases per
 world (default 1e6, the smallest budget the black box stages: a pilot attack, then the full one,
@@ -33,6 +37,7 @@ the totals.
     python benchmarks/false_alarms.py --seeds 200
     python benchmarks/false_alarms.py --seeds 200 --no-early-stop
     python benchmarks/false_alarms.py --blackbox --seeds 5 --wide-seeds 0
+    python benchmarks/false_alarms.py --as-implemented --seeds 1000
     python benchmarks/false_alarms.py --seeds 100 --shard 0/2 &
     python benchmarks/false_alarms.py --seeds 100 --shard 1/2
 """
@@ -45,6 +50,7 @@ import statistics
 import time
 from typing import Callable
 
+from pdp_audit.mechanisms import float_twins
 from pdp_audit.mechanisms import mutant_pairs as mp
 from pdp_audit.verify import mutants as zoo
 from pdp_audit.verify.core.checks import worst
@@ -94,6 +100,51 @@ def cases(seeds: int, wide_seeds: int) -> list[tuple[str, Callable[[], object], 
         runs = wide_seeds if name.startswith("laplace-1000") else seeds
         found.append((name, lambda pair=pair, e=epsilon, d=delta: zoo.PairCase(pair(), e, d), runs))
     return found
+
+
+#: Pairs that are DP as implemented in floating point (:mod:`pdp_audit.mechanisms.float_twins`), audited as the user's
+#: pair is by default (``law="as-implemented"``: the float-structure events read too): (pair, ε, δ) by name.  Each is
+#: exactly (1, 0)-DP; the claim (1.1, 1e-3) leaves the margin a sampled certificate needs.
+AS_IMPLEMENTED = {
+    "integer-two-sided-geometric": (lambda: float_twins.IntegerLaplace(), 1.1, 1e-3),
+    "snapped-laplace": (lambda: float_twins.SnappedLaplace(), 1.1, 1e-3),
+}
+
+
+def as_implemented_main(args) -> int:
+    """``--as-implemented``: the twins of :data:`AS_IMPLEMENTED` through ``pdp_audit.audit_pair`` at its default law;
+    every ``fail`` is a false alarm.  One JSON line per twin and the totals; exit 1 on any fail."""
+    import pdp_audit
+
+    total = {"runs": 0, "fail": 0, "inconclusive": 0}
+    shard, shards = (int(x) for x in args.shard.split("/"))
+    for index, (name, (pair, epsilon, delta)) in enumerate(AS_IMPLEMENTED.items()):
+        if args.only not in name or index % shards != shard:
+            continue
+        start = time.perf_counter()
+        budget = pdp_audit.PairBudget(args.trials, early_stop=args.early_stop, law="as-implemented")
+        verdicts = [
+            pdp_audit.audit_pair(
+                pair(), epsilon, delta, trials=budget, seed=zoo.case_seed(seed, name, "false-alarm"), alpha=args.alpha
+            ).verdict
+            for seed in range(args.seeds)
+        ]
+        fails, inconclusive = verdicts.count("fail"), verdicts.count("inconclusive")
+        line = {
+            "benchmark": "false_alarms_as_implemented",
+            "mechanism": name,
+            "runs": len(verdicts),
+            "fail": fails,
+            "inconclusive": inconclusive,
+            "fail_rate_upper": round(float(clopper_pearson(fails, len(verdicts), 0.05, side="upper")[1]), 5),
+            "nominal_alpha": args.alpha,
+            "seconds": round(time.perf_counter() - start, 1),
+        }
+        print(json.dumps(line), flush=True)
+        for key in total:
+            total[key] += line[key]
+    print(json.dumps({"benchmark": "false_alarms_as_implemented", "mechanism": "all", **total}))
+    return 0 if total["fail"] == 0 else 1
 
 
 def blackbox_run(case: zoo.PairCase, trials: int, train: int, seed: int, alpha: float) -> tuple[str, dict]:
@@ -166,9 +217,14 @@ def main(argv: list[str] | None = None) -> int:
         help="draw each pass in looks, stopped once decided (the default; --no-early-stop: the whole budget)",
     )
     parser.add_argument("--blackbox", action="store_true", help="the correct pairs through the black box (notes)")
+    parser.add_argument(
+        "--as-implemented", action="store_true", help="the float twins DP as implemented, at the pair's default law"
+    )
     parser.add_argument("--blackbox-trials", type=float, default=1e6, help="fresh releases per world (default 1e6)")
     parser.add_argument("--blackbox-train", type=float, default=5e4, help="training releases per world (default 5e4)")
     args = parser.parse_args(argv)
+    if args.as_implemented:
+        return as_implemented_main(args)
     if args.blackbox:
         args.blackbox_trials, args.blackbox_train = int(args.blackbox_trials), int(args.blackbox_train)
         return blackbox_main(args)
