@@ -22,7 +22,8 @@ maximum: :mod:`pdp_audit.verify.evidence.pair_sequential`); each line adds the m
 
 ``--as-implemented`` audits the twins that are DP as implemented in floating point (integer releases, Mironov's
 snapping: :data:`AS_IMPLEMENTED`) at the user's pair's default law, which reads the releases' float structure too
-(the zoo's twins above are the papers' real-valued mechanisms and are audited at the ideal law).
+(the zoo's twins above are the papers' real-valued mechanisms and are audited at the ideal law);
+``benchmarks/false_alarms_as_implemented.jsonl`` holds a run of 1,000 seeds each.
 
 ``--blackbox`` audits the same correct pairs (a coverage twin has no pair: skipped) through the black box instead
 (``pdp_audit.audit_blackbox``, the exact event test stopped once decided) at ``--blackbox-trials`` fresh releases per
