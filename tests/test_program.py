@@ -201,10 +201,22 @@ def test_no_fixed_twin_fails(program, data, options):
 
 @pytest.mark.parametrize("program", [sum_fixed, sum_twice_fixed, histogram_fixed, exponential_fixed, gaussian_sum])
 def test_additive_twins_are_certified_by_composition(program):
+    """Their float Laplace or Gaussian noise added to a value is certified for its real-valued law (law ideal);
+    as implemented that noise is porous in float64 (issue 60): the composition then certifies nothing, names the
+    noise and the option, and does not refute.  The exponential mechanism releases an index: certified either way."""
     data, options = next((d, o) for p, d, o in TWINS if p is program)
-    run = _audit(program, data, options)
+    run = _audit(program, data, {**options, "law": "ideal"})
     assert run.verdict == "pass"
     assert {c.id for c in run.checks} == {"program-record", "program-structure", "program-composition"}
+    assert run.parameters["scope"].startswith("certified for the real-valued law")
+    as_implemented = _audit(program, data, options)
+    if program is exponential_fixed:  # a released index: no float noise added to a value, certified either way
+        assert as_implemented.verdict == "pass"
+        return
+    composition = next(c for c in as_implemented.checks if c.id == "program-composition")
+    assert as_implemented.verdict == "inconclusive" and as_implemented.exit_code == 3
+    assert composition.note.startswith("Not certified as implemented") and composition.details["porous"]
+    assert "--law ideal" in composition.note
 
 
 def test_double_spending_is_refuted_by_composition():
@@ -219,7 +231,7 @@ def test_wrong_relation_is_refuted_by_composition():
     run = _audit(sum_accounted_add_remove, SIGNED, {"bounds": (-1, 1), "neighbours": "replace-one"})
     composition = next(c for c in run.checks if c.id == "program-composition")
     assert composition.verdict == "fail" and "replace" in composition.details["witness"]
-    same_under_add_remove = _audit(sum_accounted_add_remove, SIGNED, {"bounds": (-1, 1)})
+    same_under_add_remove = _audit(sum_accounted_add_remove, SIGNED, {"bounds": (-1, 1), "law": "ideal"})
     assert same_under_add_remove.verdict == "pass"
 
 
@@ -283,8 +295,10 @@ def test_diffprivlib_randomise_is_recorded_and_restored():
     recorded = trace.record(program, VALUES)
     assert [c.kind for c in recorded.calls] == ["diffprivlib.Laplace"] and recorded.calls[0].scale == 1.0
     assert mechanisms.Laplace.randomise is original
-    run = _audit(program, VALUES, {"bounds": (0, 1)})
+    run = _audit(program, VALUES, {"bounds": (0, 1), "law": "ideal"})
     assert run.verdict == "pass", [(c.id, c.verdict, c.note[:300]) for c in run.checks]
+    # as implemented, diffprivlib's float Laplace carries its input's precision (issue 60): not certified
+    assert _audit(program, VALUES, {"bounds": (0, 1)}).verdict == "inconclusive"
 
 
 def test_laplace_composition_matches_the_closed_form():

@@ -23,6 +23,11 @@ def spent_twice(data, rng):
 
 @pytest.mark.audit
 def test_correct(privacy_audit):
+    privacy_audit.assert_program_dp(noisy_sum, VALUES, 1.0, bounds=(0, 1), trials=2000, law="ideal")
+
+
+@pytest.mark.audit
+def test_correct_as_implemented(privacy_audit):
     privacy_audit.assert_program_dp(noisy_sum, VALUES, 1.0, bounds=(0, 1), trials=2000)
 
 
@@ -36,6 +41,7 @@ def test_assert_program_dp_passes_the_fix_and_fails_the_bug(pytester):
     pytester.makepyfile(test_user=USER_TESTS)
     result = pytester.runpytest_inprocess("-p", "no:cacheprovider")
     outcomes = result.parseoutcomes()
-    assert (outcomes.get("passed", 0), outcomes.get("failed", 0)) == (1, 1), outcomes
+    # the float Laplace sum: certified for its real-valued law, undecided as implemented
+    assert (outcomes.get("passed", 0), outcomes.get("failed", 0), outcomes.get("undecided", 0)) == (1, 1, 1), outcomes
     text = result.stdout.str()
     assert "program-composition" in text and "Refuted by composition" in text

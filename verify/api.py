@@ -216,7 +216,10 @@ def audit_program(
         None.
       **budget: ``trials`` -- fresh releases per world of the black box's confirmation, 100 to 1e9 (default
         20,000); ``seed`` -- root seed, >= 0 (default 0); ``alpha`` -- family-wise false-alarm probability, in
-        [1e-50, 1) (default 1e-6).
+        [1e-50, 1) (default 1e-6); ``law`` -- ``"as-implemented"`` (the default: the program as it runs in
+        floating point, so a release carrying continuous float noise added to a value -- numpy's or diffprivlib's
+        Laplace or Gaussian -- is not certified, being porous in float64: Mironov, CCS 2012) or ``"ideal"`` (the
+        primitives' real-valued laws; the certificate says the float implementation was not audited).
 
     Returns:
       The decided :class:`~pdp_audit.reports.records.Run`: checks ``program-record``, ``program-structure``,
@@ -233,12 +236,14 @@ def audit_program(
         def noisy_sum(data, rng):  # a sum of values in [0, 1] (NaN mapped to 0 first), Laplace noise of scale 1/ε
             return np.clip(np.nan_to_num(data), 0.0, 1.0).sum() + rng.laplace(0.0, 1.0)
 
-        run = pdp_audit.audit_program(noisy_sum, np.linspace(0, 1, 20), epsilon=1.0, bounds=(0, 1))
-        run.verdict  # 'pass'
+        run = pdp_audit.audit_program(noisy_sum, np.linspace(0, 1, 20), epsilon=1.0, bounds=(0, 1), law="ideal")
+        run.verdict  # 'pass' (as implemented, the default: 'inconclusive', its float noise porous)
     """
-    unknown = sorted(set(budget) - {"trials", "seed", "alpha"})
+    unknown = sorted(set(budget) - {"trials", "seed", "alpha", "law"})
     if unknown:
-        raise InputError(f"audit_program() has no argument {unknown[0]!r} (its budget: trials, seed, alpha)"[:200])
+        raise InputError(
+            f"audit_program() has no argument {unknown[0]!r} (its budget: trials, seed, alpha, law)"[:200]
+        )
     values: dict[str, Any] = {"claim_epsilon": epsilon, "claim_delta": delta, "neighbours": neighbours, **budget}
     if bounds is not None:
         if not (isinstance(bounds, (tuple, list)) and len(bounds) == 2):

@@ -461,13 +461,16 @@ class PrivacyAudit:
         neighbours: str = "add-remove",
         bounds=None,
         trials: int | None = None,
+        law: str | None = None,
     ) -> "AuditOutcome":
         """Assert a DP program ``program(data, rng)`` as it ships is (ε, δ)-DP under ``neighbours``:
         :func:`pdp_audit.audit_program` (its primitives recorded and replayed on neighbouring datasets, their exact
         laws composed, a finding confirmed by the black box on its witness pair with ``trials`` releases per world,
         default the program kind's).  Fails when refuted; passes when certified on the pairs searched; otherwise
-        inconclusive (a skip, or a failure under ``--audit-strict``)."""
+        inconclusive (a skip, or a failure under ``--audit-strict``).  ``law``: ``"as-implemented"`` (None, the
+        default: float noise added to a value is not certified) or ``"ideal"`` (its real-valued law)."""
         budget = {"seed": self._seed(), "alpha": self.settings.alpha, **({} if trials is None else {"trials": trials})}
+        budget.update({} if law is None else {"law": law})
         with self._drawing():
             run = api.audit_program(program, data, epsilon, delta, neighbours=neighbours, bounds=bounds, **budget)
         epsilon, delta = run.parameters["epsilon"], run.parameters["delta"]

@@ -34,6 +34,7 @@ from pdp_audit.audits.program.recorder import NOT_RECORDED
 from pdp_audit.mechanisms.validation import InputError
 from pdp_audit.reports.records import Page, Verdict
 from pdp_audit.verify.core.checks import CheckSpec, Evidence, declare
+from pdp_audit.verify.core.config import LAW_SCOPES
 
 SOURCE = "Cebere, Erb, Desfontaines, Bellet & Fitzsimons, PETS 2026 (grey-box auditing, record and replay)"
 CHECKS = declare(
@@ -131,6 +132,18 @@ def _target(config: ProgramAuditConfig) -> tuple[Callable, Any, str]:
     return program, data, name
 
 
+#: The privacy-loss laws of continuous float samplers (numpy's, diffprivlib's float mechanisms): added to a value in
+#: floating point their doubles can carry the value, so a composition of their real-valued laws certifies the
+#: program's real-valued law only (issue 60).
+CONTINUOUS_LAWS = ("laplace", "gaussian")
+#: What a program's verdict is about, by ``law``.
+PROGRAM_SCOPES = {
+    "as-implemented": "the program as implemented in floating point: continuous float noise added to a value is not "
+    "certified",
+    "ideal": LAW_SCOPES["ideal"] + " (the primitives' real-valued laws)",
+}
+
+
 def run_program(config: ProgramAuditConfig, progress: bool = False, confirm: Callable | None = None):
     """The audit of ``config``'s program (module notes); ``confirm(samplers, epsilon, delta, trials, seed)``: the
     black box's evidence on a pair of samplers ``(size, rng) -> releases`` (None: no confirmation)."""
@@ -142,7 +155,7 @@ def run_program(config: ProgramAuditConfig, progress: bool = False, confirm: Cal
         analysis = analyse(program, data, config.neighbours, config.bounds_pair(), (epsilon, delta), config.seed)
     except trace.ProgramFault as err:
         return decided(name, [_fault(str(err))], config.alpha, _parameters(config, None), config.seed)
-    evidence = _structural(analysis, epsilon, delta)
+    evidence = _structural(analysis, epsilon, delta, config.law)
     witness = analysis.worst(confirmable=True)
     needs_confirmation = any(e.verdict != "pass" for e in evidence)
     if needs_confirmation and confirm is not None and witness is not None and witness.score > 0:
@@ -198,6 +211,8 @@ def _parameters(config: ProgramAuditConfig, analysis: Analysis | None) -> dict:
         "neighbours": config.neighbours,
         "bounds": config.bounds,
         "trials": config.trials,
+        "law": config.law,
+        "scope": PROGRAM_SCOPES[config.law],
     }
     if analysis is not None:
         out.update(
@@ -240,7 +255,7 @@ def _pair_rows(analysis: Analysis) -> list[dict]:
     return rows
 
 
-def _structural(analysis: Analysis, epsilon: float, delta: float) -> list[Evidence]:
+def _structural(analysis: Analysis, epsilon: float, delta: float, law: str) -> list[Evidence]:
     worst = analysis.worst()
     witness = None if worst is None else worst.neighbour.name
     details = {"witness": witness, "pairs": _pair_rows(analysis), "not_covered": list(NOT_COVERED)}
@@ -290,11 +305,11 @@ def _structural(analysis: Analysis, epsilon: float, delta: float) -> list[Eviden
                 "pairs_searched": len(analysis.pairs),
             },
         )
-    composition = _composition(analysis, epsilon, delta, details)
+    composition = _composition(analysis, epsilon, delta, details, law)
     return [record, structure, composition]
 
 
-def _composition(analysis: Analysis, epsilon: float, delta: float, details: dict) -> Evidence:
+def _composition(analysis: Analysis, epsilon: float, delta: float, details: dict, law: str) -> Evidence:
     spec = CHECKS["program-composition"]
     refuted = [p for p in analysis.pairs if p.lower is not None and p.lower.low > delta * (1 + 1e-9)]
     if refuted:
@@ -321,7 +336,20 @@ def _composition(analysis: Analysis, epsilon: float, delta: float, details: dict
         f"worst pair {top.neighbour.name}: δ(ε = {epsilon:g}) ≤ {top.upper.high:.4g}, pure ε of the steps "
         f"{top.upper.pure:.6g} ({top.upper.how})"
     )
-    if top.upper.high <= delta and not open_pairs and analysis.probe.reproducible:
+    porous = sorted({s.what for p in analysis.pairs for s in p.steps if s.law in CONTINUOUS_LAWS})
+    certified = top.upper.high <= delta and not open_pairs and analysis.probe.reproducible
+    if certified and law == "as-implemented" and porous:
+        return Evidence(
+            spec,
+            verdict="inconclusive",
+            estimate=top.upper.high,
+            note=f"Not certified as implemented: {summary} holds for the real-valued laws, but the release carries "
+            f"continuous float noise added to a value ({', '.join(porous[:4])}), whose doubles can carry the value "
+            "(Mironov, CCS 2012; Haney et al. 2022). Rerun with law ideal (--law ideal) to certify the real-valued "
+            "laws, or release integer or snapped noise.",
+            details={**details, "composed_epsilon": top.upper.pure, "composed_delta": top.upper.high, "porous": porous},
+        )
+    if certified:
         return Evidence(
             spec,
             verdict="pass",

@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from pdp_audit.mechanisms.validation import not_a_regular_file
-from pdp_audit.verify.core.config import PAIR_OPTIONS, AuditConfig, Option, OptionNames, option
+from pdp_audit.verify.core.config import LAW_OPTION, PAIR_OPTIONS, AuditConfig, Option, OptionNames, option
 
 #: The neighbour relations a claim can be about.
 RELATIONS = ("add-remove", "replace-one")
@@ -95,7 +95,8 @@ class ProgramAuditConfig(AuditConfig):
     """An (ε, δ)-DP claim of a program ``program(data, rng)`` under the relation ``neighbours``: ``target`` the
     pair (program, dataset) given by the API; else ``program`` (MODULE:FUNCTION) and ``data`` (a file) name them.
     ``bounds``: the declared domain of a record (``LOW,HIGH``); ``trials``: the confirmation's fresh releases per
-    world; decided at family-wise false-alarm probability ``alpha``."""
+    world; decided at family-wise false-alarm probability ``alpha``; ``law``: the program as implemented in floating
+    point, or the real-valued laws of its primitives (:data:`pdp_audit.verify.core.config.LAWS`)."""
 
     claim_epsilon: float = option(_EPSILON)
     claim_delta: float = option(_DELTA)
@@ -104,6 +105,13 @@ class ProgramAuditConfig(AuditConfig):
     trials: int = option(_TRIALS)
     seed: int = option(_SEED)
     alpha: float = option(_ALPHA)
+    law: str = option(
+        LAW_OPTION,
+        help="what is certified: the program as implemented in floating point (as-implemented, the default: a "
+        "release carrying continuous float noise -- numpy's or diffprivlib's Laplace or Gaussian added to a value -- "
+        "is porous and is not certified by composition) or the real-valued laws of its primitives (ideal: the float "
+        "implementation is not audited, and the certificate says so)",
+    )
     data: str | None = option(_DATA)
     program: str | None = option(_PROGRAM)
     target: Any = field(default=None, compare=False, repr=False)

@@ -87,4 +87,6 @@ def _summary(run, args: argparse.Namespace) -> str:
     for check in run.checks:
         p = "" if check.pvalue is None else f" p = {check.pvalue:.3g}"
         lines.append(f"  {check.id}: {check.verdict}{p}  {check.note[:300]}")
+    if claim.get("scope"):  # what the verdict is about: the float program, or its primitives' real-valued laws
+        lines.append(f"  scope: {claim['scope']}")
     return "\n".join(lines)
