@@ -390,14 +390,21 @@ def _scope_lines(run: Run) -> list[tuple[str, dict]]:
         basis_text = f"{exact_part}. "
     else:
         basis_text = f"{'The guarantee rests' if sampled == 1 else f'All {sampled} guarantees rest'} {sampling}"
+    # a pair audited as implemented read its releases' doubles (its scope line says so): floating point is in scope
+    as_implemented = "bits included" in str(run.parameters.get("scope", ""))
+    out_of_scope = (
+        "Out of scope: timing side channels (the releases' floating-point structure is in scope: it was read), "
+        if as_implemented
+        else "Out of scope: floating-point and timing side channels, "
+    )
     return [
         ("What this does and does not cover", {"size": 9.5, "weight": "bold"}),
         (
             f"{neighbour} {basis_text}"
             "PASS: the whole interval lies on the claim's side (or an exact closed form computed here satisfies the "
             "claim and the sampled estimate agrees with it); FAIL: the data contradict the claim at α; INCONCLUSIVE: "
-            "neither, and the page says what budget decides it. Out of scope: floating-point and timing side "
-            "channels, the random number generator of the deployment, and any mechanism or parameter other than "
+            f"neither, and the page says what budget decides it. {out_of_scope}"
+            "the random number generator of the deployment, and any mechanism or parameter other than "
             "those listed above.",
             {"size": 8, "width": 120},
         ),

@@ -134,3 +134,15 @@ def test_the_float_features_are_exact():
         for x, r, k in zip(values, residues, expected):
             on_grid = k >= grid
             assert r == (int(Fraction(x) / Fraction(2) ** grid) % 8 if on_grid else 8)
+
+
+def test_the_cover_keeps_floating_point_in_scope_only_where_it_was_read():
+    """A pair audited as implemented read its releases' doubles: its cover must not list floating point as out of
+    scope (it did, beside the scope line saying the bits were read); under the ideal law it stays out of scope."""
+    from pdp_audit.reports.cover import _scope_lines
+
+    def covered(law):
+        return _scope_lines(_audit(IntegerLaplace(), law=law))[1][0]
+
+    assert "floating-point structure is in scope" in covered("as-implemented")
+    assert "Out of scope: floating-point and timing side channels" in covered("ideal")
