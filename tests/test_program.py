@@ -456,3 +456,21 @@ def test_released_noise_whose_scale_moves_refutes_a_pure_claim_exactly():
     index_only = _audit(noisy_max_scale_from_n, LABELS, {})
     structure = next(c for c in index_only.checks if c.id == "program-structure")
     assert structure.verdict != "fail", structure.note
+
+
+def test_diffprivlibs_float_mechanisms_are_not_certified_as_implemented_its_integer_ones_are():
+    """A diffprivlib mechanism accounted by its declared budget: LaplaceTruncated adds float noise to a value
+    (porous, issue 60: undecided as implemented, certified for its law); Geometric releases integers (certified)."""
+    mechanisms = pytest.importorskip("diffprivlib.mechanisms")
+
+    def truncated(data, rng):
+        mechanism = mechanisms.LaplaceTruncated(epsilon=1.0, sensitivity=1.0, lower=0.0, upper=30.0)
+        return mechanism.randomise(float(np.clip(np.nan_to_num(data), 0, 1).sum()))
+
+    def geometric(data, rng):
+        mechanism = mechanisms.Geometric(epsilon=1.0, sensitivity=1)
+        return mechanism.randomise(int(np.clip(np.nan_to_num(data), 0, 1).round().sum()))
+
+    assert _audit(truncated, VALUES, {"bounds": (0, 1)}).verdict == "inconclusive"
+    assert _audit(truncated, VALUES, {"bounds": (0, 1), "law": "ideal"}).verdict == "pass"
+    assert _audit(geometric, VALUES, {"bounds": (0, 1)}).verdict == "pass"

@@ -136,6 +136,24 @@ def _target(config: ProgramAuditConfig) -> tuple[Callable, Any, str]:
 #: floating point their doubles can carry the value, so a composition of their real-valued laws certifies the
 #: program's real-valued law only (issue 60).
 CONTINUOUS_LAWS = ("laplace", "gaussian")
+#: diffprivlib's mechanisms that add continuous float noise (accounted by their declared budget where no exact law is
+#: read here): porous in the same way (issue 60).  Its integer and index mechanisms (Geometric*, Binary,
+#: Exponential*, PermuteAndFlip, GaussianDiscrete) and its Snapping are not.
+DIFFPRIVLIB_FLOAT = tuple(
+    "diffprivlib." + name
+    for name in (
+        "Laplace", "LaplaceTruncated", "LaplaceBoundedDomain", "LaplaceBoundedNoise", "LaplaceFolded", "Gaussian",
+        "GaussianAnalytic", "Staircase", "Uniform", "Vector", "Bingham",
+    )
+)  # fmt: skip
+
+
+def _porous(step: Any) -> bool:
+    """Whether a composition step is continuous float noise (its ``what`` reads ``call K KIND ...``)."""
+    words = step.what.split(" ")
+    return step.law in CONTINUOUS_LAWS or (len(words) > 2 and words[2] in DIFFPRIVLIB_FLOAT)
+
+
 #: What a program's verdict is about, by ``law``.
 PROGRAM_SCOPES = {
     "as-implemented": "the program as implemented in floating point: continuous float noise added to a value is not "
@@ -336,7 +354,7 @@ def _composition(analysis: Analysis, epsilon: float, delta: float, details: dict
         f"worst pair {top.neighbour.name}: δ(ε = {epsilon:g}) ≤ {top.upper.high:.4g}, pure ε of the steps "
         f"{top.upper.pure:.6g} ({top.upper.how})"
     )
-    porous = sorted({s.what for p in analysis.pairs for s in p.steps if s.law in CONTINUOUS_LAWS})
+    porous = sorted({s.what for p in analysis.pairs for s in p.steps if _porous(s)})
     certified = top.upper.high <= delta and not open_pairs and analysis.probe.reproducible
     if certified and law == "as-implemented" and porous:
         return Evidence(
