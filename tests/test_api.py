@@ -242,7 +242,9 @@ def test_write_report_writes_both_files_and_checks_paths_first(tmp_path):
 
 
 def test_check_pair_names_the_failing_contract_check():
-    pdp_audit.check_pair(ShiftedGaussian(2.0))
+    """The textbook c + σ·rng.standard_normal() is 2-DP-ish as a real-valued law, not as implemented (its doubles
+    differ between the worlds: tests/test_float_consistency.py); the real-valued law passes every check."""
+    pdp_audit.check_pair(ShiftedGaussian(2.0), law="ideal")
 
     class Nondeterministic(ShiftedGaussian):
         def sample(self, world, size, rng):

@@ -113,6 +113,26 @@ def test_law_is_checked_where_it_enters():
         pdp_audit.audit_pair(FloatLaplace(), EPSILON, DELTA, trials=pdp_audit.PairBudget(law="exact"))
 
 
+def test_check_pair_reads_the_bits_as_implemented_and_says_when_it_did_not():
+    """``pdp_audit.check_pair`` takes ``law`` as every other route does.  As implemented (the default) the contract's
+    likelihood-ratio identities read the releases' doubles: the float Laplace fails on its witness event, off
+    2^−53·ℤ in one world and never in the other (before ``law`` it passed: the identities read values only, as
+    under ``law="ideal"`` below, false-alarm probability 1e-6 at a fixed seed).  Under the ideal law it passes and
+    returns the scope line saying the float implementation was not audited; the integer twin passes as implemented."""
+    with pytest.raises(AssertionError) as failed:
+        pdp_audit.check_pair(FloatLaplace())
+    message = str(failed.value)
+    assert message.startswith("check_likelihood_ratio_identities: ") and "k(o[0]) ≤ -54" in message
+    assert "not a multiple of 2^-53" in message and " under D and 0 under D'" in message
+    assert message.endswith("(scope: the floating-point program as implemented, its releases' bits included)")
+    ideal = pdp_audit.check_pair(FloatLaplace(), law="ideal")
+    assert ideal == "certified for the real-valued law; the float implementation was not audited"
+    assert pdp_audit.check_pair(IntegerLaplace()).startswith("the floating-point program as implemented")
+    for wrong in ("exact", None):
+        with pytest.raises(pdp_audit.InputError, match="^law must be one of 'as-implemented', 'ideal', got"):
+            pdp_audit.check_pair(FloatLaplace(), law=wrong)
+
+
 def _granularity_by_fractions(x: float) -> int:
     q, k = Fraction(x), 0
     while (q / Fraction(2) ** (k + 1)).denominator == 1:

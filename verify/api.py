@@ -22,6 +22,7 @@ loads) stays light.
 
 from __future__ import annotations
 
+import dataclasses
 import importlib
 import os
 from typing import TYPE_CHECKING, Any, Mapping
@@ -37,6 +38,9 @@ from pdp_audit.verify.core.checks import without_figures  # noqa: F401 (for the 
 from pdp_audit.verify.core.config import (  # noqa: F401
     ALPHA_OPTION,
     COMMAND_LINE,
+    KEYWORDS,
+    LAW_OPTION,
+    LAW_SCOPES,
     PAIR_OPTIONS,
     SEED_OPTION,
     WORKERS,
@@ -46,6 +50,7 @@ from pdp_audit.verify.core.config import (  # noqa: F401
     Range,
     build,
     pair_value,
+    parse,
 )
 from pdp_audit.verify.core.config import options as declared_options  # noqa: F401
 from pdp_audit.verify.core.float_rules import with_own_float_rules
@@ -98,30 +103,46 @@ def __getattr__(name: str) -> Any:
 
 
 @with_own_float_rules
-def check_pair(pair: NeighbourPair) -> None:
+def check_pair(pair: NeighbourPair, *, law: str = LAW_OPTION.default) -> str:
     """Run the contract suite every built-in mechanism passes on ``pair`` (cf. scikit-learn's ``check_estimator``).
 
     Checks output shapes, determinism under the same generator, independence from how the draws are split into
     blocks, antisymmetry of the loss under swapping the worlds, and the likelihood-ratio identities on events of the
     release with the scale identity of the loss -- the ``loss-consistency`` test of :func:`audit_pair` (2e5 draws per
-    world, false-alarm probability 1e-6).
+    world, false-alarm probability 1e-6).  As implemented (the default) the events include the releases' structure
+    as doubles (:mod:`pdp_audit.verify.estimators.float_structure`): a sampler whose doubles differ between the
+    worlds fails whatever its real-valued law (Mironov, CCS 2012; Haney et al. 2022), the witness event named with
+    its frequency in each world.
 
     Args:
       pair: a :class:`~pdp_audit.mechanisms.base.NeighbourPair`.
+      law: what is checked (:func:`audit_pair`'s ``law``, ``PairBudget(law=)``): ``"as-implemented"`` (the default),
+        the floating-point program ``sample`` is, its releases' bits included; ``"ideal"``, the real-valued law it
+        stands for (the float implementation is not checked).
+
+    Returns:
+      The scope line of what passed: ``"the floating-point program as implemented, its releases' bits included"``,
+      or ``"certified for the real-valued law; the float implementation was not audited"`` under ``law="ideal"``.
 
     Raises:
-      AssertionError: naming the first check that fails.
-      InputError: ``pair`` without ``sample`` and ``privacy_loss`` (None, say).
+      AssertionError: naming the first check that fails, its message ending with the scope line.
+      InputError: ``pair`` without ``sample`` and ``privacy_loss`` (None, say), or ``law`` not one of
+        as-implemented, ideal (before any draw).
 
     Example::
 
-        pdp_audit.check_pair(MyPair())  # None, or AssertionError("check_antisymmetry: ...")
+        pdp_audit.check_pair(MyPair())  # the scope line, or AssertionError("check_antisymmetry: ...")
+        pdp_audit.check_pair(MyPair(), law="ideal")  # its real-valued law only
     """
     from pdp_audit.verify.evidence.contract import check_pair as contract
 
+    law = parse(dataclasses.replace(LAW_OPTION, required=True), law, KEYWORDS)  # the option's one check
     check_protocol(pair)
-
-    contract(pair)
+    try:
+        contract(pair, law=law)
+    except AssertionError as err:
+        raise AssertionError(f"{err}\n  (scope: {LAW_SCOPES[law]})") from err
+    return LAW_SCOPES[law]
 
 
 def list_audits() -> dict[str, str]:

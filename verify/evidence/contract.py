@@ -4,10 +4,11 @@
 Each ``check_*`` takes a pair (the :class:`pdp_audit.mechanisms.base.NeighbourPair` protocol) and raises
 AssertionError on a violation.  ``tests/test_contract.py`` runs all of :data:`CHECKS` over every example
 pair of every mechanism in :data:`pdp_audit.mechanisms.catalogue.MECHANISMS` and shows that broken pairs are caught;
-users run them on their own pairs with :func:`check_pair`::
+users run them on their own pairs with ``pdp_audit.check_pair`` (as implemented by default: the releases' bits are
+read too; ``law="ideal"`` for the real-valued law)::
 
-    from pdp_audit.verify.evidence.contract import check_pair
-    check_pair(MyPair(...))        # AssertionError naming the failed check, else None
+    import pdp_audit
+    pdp_audit.check_pair(MyPair(...))   # AssertionError naming the failed check, else the scope line
 
 The statistical check (the likelihood-ratio identities on events of the release, the ``loss-consistency`` test that
 :func:`pdp_audit.audit_pair` runs: :mod:`pdp_audit.verify.estimators.consistency_output`) has false-alarm probability
@@ -18,6 +19,7 @@ test (finite-sample intervals, Bonferroni over the events) and a fixed seed.
 from __future__ import annotations
 
 from concurrent.futures import ThreadPoolExecutor
+from functools import partial
 
 import numpy as np
 
@@ -73,7 +75,7 @@ def check_antisymmetry(pair) -> None:
     np.testing.assert_array_equal(SwappedPair(pair).privacy_loss(out), -pair.privacy_loss(out))
 
 
-def check_likelihood_ratio_identities(pair, seed: int = 11) -> None:
+def check_likelihood_ratio_identities(pair, seed: int = 11, law: str = "ideal") -> None:
     """P_D'(o ∈ A, L > 0) = E_D[e^{−L}1{o ∈ A, L > 0}] and P_D(o ∈ A, L ≤ 0) = E_D'[e^{L}1{o ∈ A, L ≤ 0}] on the events
     A that :func:`pdp_audit.audit_pair`'s ``loss-consistency`` uses
     (:mod:`pdp_audit.verify.estimators.consistency_output`:
@@ -82,13 +84,14 @@ def check_likelihood_ratio_identities(pair, seed: int = 11) -> None:
     :mod:`pdp_audit.verify.estimators.consistency_scale` (Bonferroni over the two): they catch a wrongly normalised
     log-density (a
     constant error of 0.05 in the loss with the default 2e5 draws per world), a loss written for another mechanism
-    than the sampler's, a clipped loss and the loss of a post-processing of the release."""
+    than the sampler's, a clipped loss and the loss of a post-processing of the release.  ``law``
+    (:data:`pdp_audit.verify.core.config.LAW_OPTION`): ``"as-implemented"`` reads the releases' structure as doubles
+    too (:mod:`pdp_audit.verify.estimators.float_structure`: a sampler whose doubles differ between the worlds fails,
+    Mironov, CCS 2012), ``"ideal"`` (here the default: the catalogue's example pairs are reference samplers standing
+    for the real-valued law) reads their values only."""
     from pdp_audit.verify.evidence.pair_checks import ReleasesAndLosses
 
-    # the events of the releases' values, not of their bits: the contract suite checks a pair's loss against its law
-    # (the mechanisms' example pairs are their reference samplers, standing for the real-valued law); the releases'
-    # float structure is the pair audit's, at its law (pdp_audit.verify.evidence.pair_checks.MainPass)
-    test = StreamedEventConsistency(IDENTITY_SAMPLES, IDENTITY_SAMPLES, float_structure=False)
+    test = StreamedEventConsistency(IDENTITY_SAMPLES, IDENTITY_SAMPLES, float_structure=law != "ideal")
     scale = StreamedScaleIdentity()
     blocks = {w: iter_blocks(ReleasesAndLosses(pair, w), IDENTITY_SAMPLES, seed, f"identity/{w}") for w in ("D", "D'")}
     for (releases_d, losses_d), (releases_dp, losses_dp) in zip(blocks["D"], blocks["D'"]):
@@ -113,10 +116,13 @@ CHECKS = (
 )
 
 
-def check_pair(pair) -> None:
-    """Run every check of :data:`CHECKS` on ``pair``; AssertionError naming the first that fails."""
+def check_pair(pair, law: str = "ideal") -> None:
+    """Run every check of :data:`CHECKS` on ``pair``; AssertionError naming the first that fails.  ``law``: what the
+    likelihood-ratio identities read (:func:`check_likelihood_ratio_identities`; ``pdp_audit.check_pair`` passes its
+    own, by default as implemented)."""
     for check in CHECKS:
+        run = partial(check, law=law) if check is check_likelihood_ratio_identities else check
         try:
-            check(pair)
+            run(pair)
         except AssertionError as err:
             raise AssertionError(f"{check.__name__}: {err}") from err
