@@ -117,8 +117,9 @@ def small_sweep(trials: float, repeats: int, serial_repeats: int) -> None:
     text = (files("pdp_audit.examples") / "sweep-100.toml").read_text()
     text = re.sub(r"(?m)^trials = .*$", f"trials = {trials:g}", text)
     small = text[: text.index("[grid]")] + TINY_GRID
-    runs: dict[str, list[tuple[float, float]]] = {key: [] for key in ("serial", "local_2", "dask_local_2",
-                                                                        "tiny_local_2", "tiny_dask_local_2")}
+    runs: dict[str, list[tuple[float, float]]] = {
+        key: [] for key in ("serial", "local_2", "dask_local_2", "tiny_local_2", "tiny_dask_local_2")
+    }
     with tempfile.TemporaryDirectory() as tmp:
         spec, tiny_spec = Path(tmp) / "sweep-100.toml", Path(tmp) / "sweep-tiny.toml"
         spec.write_text(text)

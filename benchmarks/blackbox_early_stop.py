@@ -107,8 +107,9 @@ def _default_fresh(sample_d, sample_dp, claimed: float, trials: int, seed: int) 
     import pdp_audit
 
     budget = pdp_audit.BlackBoxBudget(workers=1, law="ideal")  # the peers are real-valued laws (their papers')
-    run = pdp_audit.audit_blackbox((sample_d, sample_dp), claimed, 0.0, trials=trials, seed=seed, alpha=ALPHA,
-                                   budget=budget)
+    run = pdp_audit.audit_blackbox(
+        (sample_d, sample_dp), claimed, 0.0, trials=trials, seed=seed, alpha=ALPHA, budget=budget
+    )
     stopped = run.checks[0].details.get("early_stop")
     return trials if stopped is None else max(stopped["fresh_drawn"].values())
 
@@ -118,8 +119,9 @@ def main() -> None:
     parser.add_argument("--trials", type=int, default=1_000_000)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--mechanisms", nargs="+", default=list(MECHANISMS))
-    parser.add_argument("--early-only", action="store_true",
-                        help="the stopped pass alone (no fixed baseline, no run on the defaults)")
+    parser.add_argument(
+        "--early-only", action="store_true", help="the stopped pass alone (no fixed baseline, no run on the defaults)"
+    )
     args = parser.parse_args()
     for name in args.mechanisms:
         print(json.dumps(run_one(name, args.trials, args.seed, args.early_only), ensure_ascii=False), flush=True)

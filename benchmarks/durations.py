@@ -156,9 +156,7 @@ def _audit_opendp_laplace_batched() -> float:
 
     dp.enable_features("contrib")
     laplace = dp.m.make_laplace(dp.atom_domain(T=float, nan=False), dp.absolute_distance(T=float), scale=1.0)
-    vector = dp.m.make_laplace(
-        dp.vector_domain(dp.atom_domain(T=float, nan=False)), dp.l1_distance(T=float), scale=1.0
-    )
+    vector = dp.m.make_laplace(dp.vector_domain(dp.atom_domain(T=float, nan=False)), dp.l1_distance(T=float), scale=1.0)
     return _audit_once(lambda: MeasurementPair(laplace, 0.0, 1.0, batched=vector))
 
 
@@ -183,16 +181,19 @@ def _best_per_call(fn: Callable[[], object], calls: int, repeats: int = 5) -> fl
 CLI = ("{python}", "-m", "pdp_audit.verify.cli")
 #: a sampler costing next to nothing a release (a Laplace shifted by 2: it fails a (1, 1e-5) claim), for the black
 #: box's memory at a large budget
-CHEAP_SAMPLER = {"cheap.py": """class Shifted:
+CHEAP_SAMPLER = {
+    "cheap.py": """class Shifted:
     def sample(self, world, size, rng):
         return rng.laplace(2.0 if world == "D" else 0.0, 1.0, size=(size, 1))
 
 
 def make():
     return Shifted()
-"""}
+"""
+}
 #: the how-to's diffprivlib ``tools.mean`` on 50 values and its add/remove neighbour, as a black box's factory
-DIFFPRIVLIB_MEAN = {"dp_mean.py": """import numpy as np
+DIFFPRIVLIB_MEAN = {
+    "dp_mean.py": """import numpy as np
 from diffprivlib import tools
 
 from pdp_audit.mechanisms.adapters.diffprivlib import ToolPair
@@ -201,73 +202,240 @@ from pdp_audit.mechanisms.adapters.diffprivlib import ToolPair
 def make():
     data = np.linspace(0.0, 1.0, 50)
     return ToolPair(tools.mean, data, np.append(data, 1.0), epsilon=1.0, bounds=(0.0, 1.0))
-"""}
-PLUGIN_EXAMPLE = ("{python}", "-m", "pytest", "-q", "-p", "no:cacheprovider", "-m", "audit",
-                  "examples/test_my_mechanism.py")
+"""
+}
+PLUGIN_EXAMPLE = (
+    "{python}",
+    "-m",
+    "pytest",
+    "-q",
+    "-p",
+    "no:cacheprovider",
+    "-m",
+    "audit",
+    "examples/test_my_mechanism.py",
+)
 BLACKBOX_CHEAP = (*CLI, "blackbox", "cheap:make", "--claim-epsilon", "1", "--claim-delta", "1e-5", "--report", "none")
 MEASUREMENTS: tuple[Measurement, ...] = (
-    Measurement("run-gaussian", "the README's first command: the Gaussian audit at its defaults",
-                (*CLI, "run", "gaussian")),
-    Measurement("certify-gaussian", "Quickstart 1: certify examples/deploy-gaussian.toml",
-                (*CLI, "certify", "examples/deploy-gaussian.toml")),
-    Measurement("sweep-small", "Quickstart 3: the 6-cell sweep with its report",
-                (*CLI, "sweep", "examples/sweep-small.toml", "--report", "sweep-small.pdf")),
+    Measurement(
+        "run-gaussian", "the README's first command: the Gaussian audit at its defaults", (*CLI, "run", "gaussian")
+    ),
+    Measurement(
+        "certify-gaussian",
+        "Quickstart 1: certify examples/deploy-gaussian.toml",
+        (*CLI, "certify", "examples/deploy-gaussian.toml"),
+    ),
+    Measurement(
+        "sweep-small",
+        "Quickstart 3: the 6-cell sweep with its report",
+        (*CLI, "sweep", "examples/sweep-small.toml", "--report", "sweep-small.pdf"),
+    ),
     Measurement("mutants-quick", "the mutant zoo at its quick budget", (*CLI, "mutants", "--quick")),
-    Measurement("audit-grid", "the plugin's grid of audits (examples/test_audit_grid.py)",
-                ("{python}", "-m", "pytest", "-n", "auto", "-q", "-p", "no:cacheprovider", "-m", "audit",
-                 "--audit-report", "audit-grid", "examples/test_audit_grid.py")),
-    Measurement("canaries-train", "the shipped DP-SGD example writing its canaries' scores",
-                ("{python}", "-m", "pdp_audit.examples.canaries.train", "--out", "scores")),
+    Measurement(
+        "audit-grid",
+        "the plugin's grid of audits (examples/test_audit_grid.py)",
+        (
+            "{python}",
+            "-m",
+            "pytest",
+            "-n",
+            "auto",
+            "-q",
+            "-p",
+            "no:cacheprovider",
+            "-m",
+            "audit",
+            "--audit-report",
+            "audit-grid",
+            "examples/test_audit_grid.py",
+        ),
+    ),
+    Measurement(
+        "canaries-train",
+        "the shipped DP-SGD example writing its canaries' scores",
+        ("{python}", "-m", "pdp_audit.examples.canaries.train", "--out", "scores"),
+    ),
     Measurement("mutants", "the mutant zoo at its default budget", (*CLI, "mutants"), slow=True),
-    Measurement("tau-exact-d100", "the exact τ of Algorithm 6's noise at d = 100",
-                (*CLI, "tau", "--d", "100", "--rho", "1e-6")),
+    Measurement(
+        "tau-exact-d100", "the exact τ of Algorithm 6's noise at d = 100", (*CLI, "tau", "--d", "100", "--rho", "1e-6")
+    ),
     Measurement("run-dp-sgd", "the DP-SGD audit at its defaults", (*CLI, "run", "dp-sgd", "--report", "none")),
-    Measurement("dp-sgd-case-1-pass", "DP-SGD (1.1, 0.01, 1000), a claim 2% above the exact ε (issue 46)",
-                (*CLI, "run", "dp-sgd", "--noise-multiplier", "1.1", "--sample-rate", "0.01", "--steps", "1000",
-                 "--claim-epsilon", "1.5498", "--claim-delta", "1e-5", "--report", "none")),
-    Measurement("dp-sgd-case-1-fail", "DP-SGD (1.1, 0.01, 1000), a claim 5% below the exact ε",
-                (*CLI, "run", "dp-sgd", "--noise-multiplier", "1.1", "--sample-rate", "0.01", "--steps", "1000",
-                 "--claim-epsilon", "1.4358", "--claim-delta", "1e-5", "--report", "none")),
-    Measurement("dp-sgd-case-2-pass", "DP-SGD (0.8, 0.004, 1e4), a claim 2% above the exact ε",
-                (*CLI, "run", "dp-sgd", "--noise-multiplier", "0.8", "--sample-rate", "0.004", "--steps", "10000",
-                 "--claim-epsilon", "3.6096", "--claim-delta", "1e-5", "--report", "none"), slow=True),
-    Measurement("sweep-100-dask", "the 100-cell sweep on a local Dask cluster of 2 workers",
-                (*CLI, "sweep", "examples/sweep-100.toml", "--dask-local", "2"), needs=("distributed",), slow=True),
-    Measurement("rw-figure-5", "[RW] Figure 5 as a sweep (50 cells)",
-                (*CLI, "sweep", "examples/rw-figure-5.toml", "--report", "rw-figure-5.pdf"), slow=True),
-    Measurement("lr-figure-3", "[LR] Figure 3 as a sweep (9 values of n)",
-                (*CLI, "sweep", "examples/lr-figure-3.toml", "--report", "lr-figure-3.pdf"), slow=True),
-    Measurement("plugin-peak-1e6", "the plugin's example tests at --audit-trials 1e6 (peak memory of pytest)",
-                (*PLUGIN_EXAMPLE, "--audit-trials", "1e6"), slow=True),
-    Measurement("plugin-peak-1e7", "the plugin's example tests at --audit-trials 1e7 (peak memory of pytest)",
-                (*PLUGIN_EXAMPLE, "--audit-trials", "1e7"), slow=True),
-    Measurement("blackbox-peak-1e6", "the black box on a cheap sampler at 1e6 releases a world (peak memory)",
-                (*BLACKBOX_CHEAP, "--trials", "1e6"), files=CHEAP_SAMPLER, slow=True),
-    Measurement("blackbox-peak-1e7", "the black box on a cheap sampler at 1e7 releases a world (peak memory)",
-                (*BLACKBOX_CHEAP, "--trials", "1e7"), files=CHEAP_SAMPLER, slow=True),
-    Measurement("blackbox-peak-1e8", "the black box on a cheap sampler at 1e8 releases a world (peak memory)",
-                (*BLACKBOX_CHEAP, "--trials", "1e8"), files=CHEAP_SAMPLER, slow=True),
-    Measurement("blackbox-diffprivlib-mean", "the black box on diffprivlib's tools.mean at the default budget",
-                (*CLI, "blackbox", "dp_mean:make", "--claim-epsilon", "1", "--claim-delta", "1e-5", "--report", "none"),
-                files=DIFFPRIVLIB_MEAN, needs=("diffprivlib",), slow=True),
-    Measurement("test-suite", "the README's test command in the checkout",
-                ("{python}", "-m", "pytest", "-n", "auto", "-q", "-p", "no:cacheprovider"), slow=True, cwd_root=True),
-    Measurement("diffprivlib-randomise", "one diffprivlib Laplace randomise call", call=_diffprivlib_randomise,
-                needs=("diffprivlib",)),
-    Measurement("diffprivlib-tools-mean", "one diffprivlib tools.mean call on 50 values",
-                call=_diffprivlib_tools_mean, needs=("diffprivlib",)),
-    Measurement("diffprivlib-tools-histogram", "one release of the diffprivlib_tools.histogram factory's pair",
-                call=_diffprivlib_tools_histogram, needs=("diffprivlib",)),
-    Measurement("opendp-laplace", "one release of OpenDP's scalar Laplace measurement", call=_opendp_laplace,
-                needs=("opendp",)),
-    Measurement("opendp-laplace-vector", "one coordinate of OpenDP's Laplace measurement on a vector of 1,000",
-                call=_opendp_laplace_vector, needs=("opendp",)),
-    Measurement("audit-opendp-laplace", "audit_pair of the how-to's OpenDP Laplace pair at 1e5 per world",
-                call=_audit_opendp_laplace, needs=("opendp",)),
-    Measurement("audit-opendp-laplace-batched", "the same audit through the vectorised path (batched=)",
-                call=_audit_opendp_laplace_batched, needs=("opendp",)),
-    Measurement("audit-diffprivlib-laplace", "audit_pair of the how-to's diffprivlib Laplace pair at 1e5 per world",
-                call=_audit_diffprivlib_laplace, needs=("diffprivlib",)),
+    Measurement(
+        "dp-sgd-case-1-pass",
+        "DP-SGD (1.1, 0.01, 1000), a claim 2% above the exact ε (issue 46)",
+        (
+            *CLI,
+            "run",
+            "dp-sgd",
+            "--noise-multiplier",
+            "1.1",
+            "--sample-rate",
+            "0.01",
+            "--steps",
+            "1000",
+            "--claim-epsilon",
+            "1.5498",
+            "--claim-delta",
+            "1e-5",
+            "--report",
+            "none",
+        ),
+    ),
+    Measurement(
+        "dp-sgd-case-1-fail",
+        "DP-SGD (1.1, 0.01, 1000), a claim 5% below the exact ε",
+        (
+            *CLI,
+            "run",
+            "dp-sgd",
+            "--noise-multiplier",
+            "1.1",
+            "--sample-rate",
+            "0.01",
+            "--steps",
+            "1000",
+            "--claim-epsilon",
+            "1.4358",
+            "--claim-delta",
+            "1e-5",
+            "--report",
+            "none",
+        ),
+    ),
+    Measurement(
+        "dp-sgd-case-2-pass",
+        "DP-SGD (0.8, 0.004, 1e4), a claim 2% above the exact ε",
+        (
+            *CLI,
+            "run",
+            "dp-sgd",
+            "--noise-multiplier",
+            "0.8",
+            "--sample-rate",
+            "0.004",
+            "--steps",
+            "10000",
+            "--claim-epsilon",
+            "3.6096",
+            "--claim-delta",
+            "1e-5",
+            "--report",
+            "none",
+        ),
+        slow=True,
+    ),
+    Measurement(
+        "sweep-100-dask",
+        "the 100-cell sweep on a local Dask cluster of 2 workers",
+        (*CLI, "sweep", "examples/sweep-100.toml", "--dask-local", "2"),
+        needs=("distributed",),
+        slow=True,
+    ),
+    Measurement(
+        "rw-figure-5",
+        "[RW] Figure 5 as a sweep (50 cells)",
+        (*CLI, "sweep", "examples/rw-figure-5.toml", "--report", "rw-figure-5.pdf"),
+        slow=True,
+    ),
+    Measurement(
+        "lr-figure-3",
+        "[LR] Figure 3 as a sweep (9 values of n)",
+        (*CLI, "sweep", "examples/lr-figure-3.toml", "--report", "lr-figure-3.pdf"),
+        slow=True,
+    ),
+    Measurement(
+        "plugin-peak-1e6",
+        "the plugin's example tests at --audit-trials 1e6 (peak memory of pytest)",
+        (*PLUGIN_EXAMPLE, "--audit-trials", "1e6"),
+        slow=True,
+    ),
+    Measurement(
+        "plugin-peak-1e7",
+        "the plugin's example tests at --audit-trials 1e7 (peak memory of pytest)",
+        (*PLUGIN_EXAMPLE, "--audit-trials", "1e7"),
+        slow=True,
+    ),
+    Measurement(
+        "blackbox-peak-1e6",
+        "the black box on a cheap sampler at 1e6 releases a world (peak memory)",
+        (*BLACKBOX_CHEAP, "--trials", "1e6"),
+        files=CHEAP_SAMPLER,
+        slow=True,
+    ),
+    Measurement(
+        "blackbox-peak-1e7",
+        "the black box on a cheap sampler at 1e7 releases a world (peak memory)",
+        (*BLACKBOX_CHEAP, "--trials", "1e7"),
+        files=CHEAP_SAMPLER,
+        slow=True,
+    ),
+    Measurement(
+        "blackbox-peak-1e8",
+        "the black box on a cheap sampler at 1e8 releases a world (peak memory)",
+        (*BLACKBOX_CHEAP, "--trials", "1e8"),
+        files=CHEAP_SAMPLER,
+        slow=True,
+    ),
+    Measurement(
+        "blackbox-diffprivlib-mean",
+        "the black box on diffprivlib's tools.mean at the default budget",
+        (*CLI, "blackbox", "dp_mean:make", "--claim-epsilon", "1", "--claim-delta", "1e-5", "--report", "none"),
+        files=DIFFPRIVLIB_MEAN,
+        needs=("diffprivlib",),
+        slow=True,
+    ),
+    Measurement(
+        "test-suite",
+        "the README's test command in the checkout",
+        ("{python}", "-m", "pytest", "-n", "auto", "-q", "-p", "no:cacheprovider"),
+        slow=True,
+        cwd_root=True,
+    ),
+    Measurement(
+        "diffprivlib-randomise",
+        "one diffprivlib Laplace randomise call",
+        call=_diffprivlib_randomise,
+        needs=("diffprivlib",),
+    ),
+    Measurement(
+        "diffprivlib-tools-mean",
+        "one diffprivlib tools.mean call on 50 values",
+        call=_diffprivlib_tools_mean,
+        needs=("diffprivlib",),
+    ),
+    Measurement(
+        "diffprivlib-tools-histogram",
+        "one release of the diffprivlib_tools.histogram factory's pair",
+        call=_diffprivlib_tools_histogram,
+        needs=("diffprivlib",),
+    ),
+    Measurement(
+        "opendp-laplace", "one release of OpenDP's scalar Laplace measurement", call=_opendp_laplace, needs=("opendp",)
+    ),
+    Measurement(
+        "opendp-laplace-vector",
+        "one coordinate of OpenDP's Laplace measurement on a vector of 1,000",
+        call=_opendp_laplace_vector,
+        needs=("opendp",),
+    ),
+    Measurement(
+        "audit-opendp-laplace",
+        "audit_pair of the how-to's OpenDP Laplace pair at 1e5 per world",
+        call=_audit_opendp_laplace,
+        needs=("opendp",),
+    ),
+    Measurement(
+        "audit-opendp-laplace-batched",
+        "the same audit through the vectorised path (batched=)",
+        call=_audit_opendp_laplace_batched,
+        needs=("opendp",),
+    ),
+    Measurement(
+        "audit-diffprivlib-laplace",
+        "audit_pair of the how-to's diffprivlib Laplace pair at 1e5 per world",
+        call=_audit_diffprivlib_laplace,
+        needs=("diffprivlib",),
+    ),
 )
 
 
@@ -277,8 +445,12 @@ def code_version() -> str:
 
 
 def machine() -> dict:
-    return {"cores": os.cpu_count(), "load_1min": round(os.getloadavg()[0], 1), "arch": platform.machine(),
-            "python": platform.python_version()}
+    return {
+        "cores": os.cpu_count(),
+        "load_1min": round(os.getloadavg()[0], 1),
+        "arch": platform.machine(),
+        "python": platform.python_version(),
+    }
 
 
 def run_command(m: Measurement, folder: Path) -> dict:
@@ -289,15 +461,20 @@ def run_command(m: Measurement, folder: Path) -> dict:
     start = time.perf_counter()
     log = Path(tempfile.gettempdir()) / f"pdp-durations-{m.name}.log"  # what the command printed, for a look
     with open(log, "w", encoding="utf-8") as out:
-        process = subprocess.Popen(argv, cwd=ROOT if m.cwd_root else folder, stdout=out, stderr=subprocess.STDOUT,
-                                   env={**os.environ, **m.env})
+        process = subprocess.Popen(
+            argv, cwd=ROOT if m.cwd_root else folder, stdout=out, stderr=subprocess.STDOUT, env={**os.environ, **m.env}
+        )
         # wait4: this command's own usage, its reaped children's included (ru_maxrss: the largest of them, KiB)
         _, status, usage = os.wait4(process.pid, 0)
         process.returncode = os.waitstatus_to_exitcode(status)
     wall = time.perf_counter() - start
-    return {"command": " ".join(m.command).replace("{python}", "python"), "wall_s": round(wall, 2),
-            "cpu_s": round(usage.ru_utime + usage.ru_stime, 2), "exit_code": process.returncode,
-            "peak_rss_mb": round(usage.ru_maxrss / 1024)}
+    return {
+        "command": " ".join(m.command).replace("{python}", "python"),
+        "wall_s": round(wall, 2),
+        "cpu_s": round(usage.ru_utime + usage.ru_stime, 2),
+        "exit_code": process.returncode,
+        "peak_rss_mb": round(usage.ru_maxrss / 1024),
+    }
 
 
 def measure(m: Measurement, folder: Path) -> dict | None:
@@ -333,6 +510,7 @@ def save_records(records: dict[str, dict], path: Path = RECORDS) -> None:
 
 
 # ---- rendering: what a span shows of its record ----
+
 
 def human_seconds(seconds: float) -> str:
     """``180 µs``, ``4.2 ms``, ``42 s``, ``8 min 48 s``, ``1 h 5 min``: two significant digits below a minute."""
@@ -422,8 +600,12 @@ def write_docs(records: dict[str, dict], root: Path = ROOT) -> list[str]:
 def prepared_folder() -> Path:
     """A fresh folder outside the checkout holding ``examples/`` as ``pdp-audit examples`` writes it."""
     folder = Path(tempfile.mkdtemp(prefix="pdp-durations-"))
-    subprocess.run([sys.executable, "-m", "pdp_audit.verify.cli", "examples", "examples"], cwd=folder, check=True,
-                   stdout=subprocess.DEVNULL)
+    subprocess.run(
+        [sys.executable, "-m", "pdp_audit.verify.cli", "examples", "examples"],
+        cwd=folder,
+        check=True,
+        stdout=subprocess.DEVNULL,
+    )
     return folder
 
 
@@ -443,9 +625,11 @@ def main(argv: list[str] | None = None) -> int:
     unknown = sorted(set(args.only or ()) - names)
     if unknown:
         parser.error(f"--only: no measurement named {', '.join(unknown)} (see --list)")
-    chosen = [] if args.no_run else [
-        m for m in MEASUREMENTS if (m.name in args.only if args.only else (args.slow or not m.slow))
-    ]
+    chosen = (
+        []
+        if args.no_run
+        else [m for m in MEASUREMENTS if (m.name in args.only if args.only else (args.slow or not m.slow))]
+    )
     records = load_records()
     folder = prepared_folder() if chosen else None
     try:

@@ -133,9 +133,7 @@ def _opendp_laplace():
 
     dp.enable_features("contrib")
     scalar = dp.m.make_laplace(dp.atom_domain(T=float, nan=False), dp.absolute_distance(T=float), scale=1.0)
-    vector = dp.m.make_laplace(
-        dp.vector_domain(dp.atom_domain(T=float, nan=False)), dp.l1_distance(T=float), scale=1.0
-    )
+    vector = dp.m.make_laplace(dp.vector_domain(dp.atom_domain(T=float, nan=False)), dp.l1_distance(T=float), scale=1.0)
     return MeasurementPair(scalar, 0.0, 1.0, batched=vector)
 
 

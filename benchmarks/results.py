@@ -59,8 +59,12 @@ class Run:
 RUNS: tuple[Run, ...] = (
     Run("startup", "startup.py", ("--runs", "9")),
     Run("canary-speed", "canary_speed.py"),
-    Run("canary-peers", "canary_peers.py", long=True, python=os.environ.get("PDP_AUDIT_JAX_PYTHON",
-                                                                             "/work/venv-jax/bin/python")),
+    Run(
+        "canary-peers",
+        "canary_peers.py",
+        long=True,
+        python=os.environ.get("PDP_AUDIT_JAX_PYTHON", "/work/venv-jax/bin/python"),
+    ),
     Run("certify-big-data", "certify_big_data.py", long=True),
     Run("blackbox-throughput", "blackbox_throughput.py", long=True),
     Run("gaussian", "bench_gaussian.py"),
@@ -72,6 +76,7 @@ RUN_NAMES = tuple(r.name for r in RUNS)
 
 
 # ---- recording ----
+
 
 def cpu_model() -> str:
     """The CPU's model name as the kernel reports it (``platform.processor()`` where there is no /proc)."""
@@ -85,8 +90,12 @@ def cpu_model() -> str:
 
 
 def machine() -> dict:
-    return {"cpu": cpu_model(), "cores": os.cpu_count(), "arch": platform.machine(),
-            "python": platform.python_version()}
+    return {
+        "cpu": cpu_model(),
+        "cores": os.cpu_count(),
+        "arch": platform.machine(),
+        "python": platform.python_version(),
+    }
 
 
 def commit() -> str:
@@ -94,8 +103,9 @@ def commit() -> str:
     out = subprocess.run(["git", "-C", str(ROOT), "rev-parse", "--short=12", "HEAD"], capture_output=True, text=True)
     if out.returncode != 0:
         return "unknown"
-    status = subprocess.run(["git", "-C", str(ROOT), "status", "--porcelain", "--untracked-files=no"],
-                            capture_output=True, text=True).stdout.splitlines()
+    status = subprocess.run(
+        ["git", "-C", str(ROOT), "status", "--porcelain", "--untracked-files=no"], capture_output=True, text=True
+    ).stdout.splitlines()
     ours = {str(RECORDS.relative_to(ROOT)), str(PAGE.relative_to(ROOT))}
     changed = [line for line in status if line[3:] not in ours]
     return out.stdout.strip() + ("+changes" if changed else "")
@@ -120,32 +130,50 @@ def record(run: Run) -> list[dict]:
         print(f"skipped {run.name}: no interpreter at {run.python}", file=sys.stderr)
         return []
     load_before, measured = round(os.getloadavg()[0], 2), commit()  # the code as the run starts
-    out = subprocess.run([python, str(ROOT / "benchmarks" / run.script), *run.args], cwd=ROOT, text=True,
-                         stdout=subprocess.PIPE, check=False)
+    out = subprocess.run(
+        [python, str(ROOT / "benchmarks" / run.script), *run.args],
+        cwd=ROOT,
+        text=True,
+        stdout=subprocess.PIPE,
+        check=False,
+    )
     lines = [line for line in json_lines(out.stdout) if "skipped" not in line]
     if out.returncode != 0 or not lines:
         print(f"{run.name}: exit {out.returncode}, {len(lines)} JSON lines: not recorded", file=sys.stderr)
         return []
-    where = {"run": run.name, "command": run.command(), "machine": machine(),
-             "load_1min": [load_before, round(os.getloadavg()[0], 2)],
-             "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
-             "commit": measured}
+    where = {
+        "run": run.name,
+        "command": run.command(),
+        "machine": machine(),
+        "load_1min": [load_before, round(os.getloadavg()[0], 2)],
+        "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
+        "commit": measured,
+    }
     return [{**where, "output": line} for line in lines]
 
 
 def imported(run: Run, path: Path) -> list[dict]:
     """A benchmark's own saved JSON lines: machine and load as the lines state them, date and commit the file's."""
-    log = subprocess.run(["git", "-C", str(ROOT), "log", "-1", "--format=%h %cs", "--", str(path)],
-                         capture_output=True, text=True).stdout.split()
+    log = subprocess.run(
+        ["git", "-C", str(ROOT), "log", "-1", "--format=%h %cs", "--", str(path)], capture_output=True, text=True
+    ).stdout.split()
     found = json_lines(path.read_text(encoding="utf-8"))
     records = []
     for line in found:
         host = {"cpu": f"unstated ({line.get('machine', 'machine unnamed')})", "cores": line.get("cores")}
         load = line.get("load_1min")
-        records.append({"run": run.name, "command": run.command(), "machine": host,
-                        "load_1min": [load, load], "date": log[1] if log else "unknown",
-                        "commit": log[0] if log else "unknown", "imported": str(path.relative_to(ROOT)),
-                        "output": line})
+        records.append(
+            {
+                "run": run.name,
+                "command": run.command(),
+                "machine": host,
+                "load_1min": [load, load],
+                "date": log[1] if log else "unknown",
+                "commit": log[0] if log else "unknown",
+                "imported": str(path.relative_to(ROOT)),
+                "output": line,
+            }
+        )
     return records
 
 
@@ -165,6 +193,7 @@ def replaced(records: list[dict], name: str, new: list[dict]) -> list[dict]:
 
 
 # ---- rendering ----
+
 
 def _s(seconds: float) -> str:
     """Seconds as the table shows them: three significant digits."""
@@ -198,16 +227,24 @@ Row = tuple[str, str, str, str, str, str]
 
 
 def startup_rows(line: dict) -> list[Row]:
-    floor = f"`python -c \"{line['floor']}\"` {_s(line['floor_median_s'])}"
-    return [(f"`{line['command']}`", _s(line["median_s"]), floor, _x(line["ratio"]),
-             f"≤ {_x(line['target_ratio'])}", _met(line["ratio"] <= line["target_ratio"]))]
+    floor = f'`python -c "{line["floor"]}"` {_s(line["floor_median_s"])}'
+    return [
+        (
+            f"`{line['command']}`",
+            _s(line["median_s"]),
+            floor,
+            _x(line["ratio"]),
+            f"≤ {_x(line['target_ratio'])}",
+            _met(line["ratio"] <= line["target_ratio"]),
+        )
+    ]
 
 
 def canary_speed_rows(line: dict) -> list[Row]:
     size = f"n = {_n(line['n_a_side'])} a side" if "n_a_side" in line else f"m = {_n(line['m'])}"
     if "delta" in line:
         size += f", δ = {line['delta']:g}"
-    floors = [k[len("floor_"):-2] for k in line if k.startswith("floor_") and k.endswith("_s")]
+    floors = [k[len("floor_") : -2] for k in line if k.startswith("floor_") and k.endswith("_s")]
     against = "; ".join(f"{name} {_s(line[f'floor_{name}_s'])}" for name in floors)
     ratio = "; ".join(_x(line[f"ratio_to_{name}"]) for name in floors)
     target, met = "", None
@@ -218,60 +255,114 @@ def canary_speed_rows(line: dict) -> list[Row]:
 
 def canary_peers_rows(line: dict) -> list[Row]:
     if line["case"] == "canary":
-        return [(f"`audit_canary_scores`, n = {_n(line['n'])} a side", _s(line["ours_s"]),
-                 f"jax-privacy `epsilon_clopper_pearson` {_s(line['jax_s'])}", _x(line["time_ratio"]),
-                 "≤ 1.5× at 1e6" if line["n"] >= 1_000_000 else "",
-                 _met(line["time_ratio"] <= 1.5) if line["n"] >= 1_000_000 else "—")]
+        return [
+            (
+                f"`audit_canary_scores`, n = {_n(line['n'])} a side",
+                _s(line["ours_s"]),
+                f"jax-privacy `epsilon_clopper_pearson` {_s(line['jax_s'])}",
+                _x(line["time_ratio"]),
+                "≤ 1.5× at 1e6" if line["n"] >= 1_000_000 else "",
+                _met(line["time_ratio"] <= 1.5) if line["n"] >= 1_000_000 else "—",
+            )
+        ]
     target = line["m"] == 100_000
-    return [(f"`audit_one_run`, m = {_n(line['m'])} (its (ε, δ) bound alone: {_x(line['time_ratio_bound'])})",
-             _s(line["ours_audit_s"]), f"jax-privacy `epsilon_one_run` {_s(line['jax_s'])}",
-             _x(line["time_ratio_audit"]), "≤ 1×" if target else "",
-             _met(line["time_ratio_audit"] <= 1) if target else "—")]
+    return [
+        (
+            f"`audit_one_run`, m = {_n(line['m'])} (its (ε, δ) bound alone: {_x(line['time_ratio_bound'])})",
+            _s(line["ours_audit_s"]),
+            f"jax-privacy `epsilon_one_run` {_s(line['jax_s'])}",
+            _x(line["time_ratio_audit"]),
+            "≤ 1×" if target else "",
+            _met(line["time_ratio_audit"] <= 1) if target else "—",
+        )
+    ]
 
 
 def certify_rows(line: dict) -> list[Row]:
     what = f"`certify`, {_n(line['rows'])} × {line['columns']} CSV ({line['csv_mb']:g} MB), exit {line['exit_code']}"
-    return [(what + ": wall", _s(line["certify_s"]), f"pandas `read_csv` {_s(line['read_csv_s'])}",
-             _x(line["wall_ratio"]), f"≤ {_x(line['target_wall_ratio'])}",
-             _met(line["wall_ratio"] <= line["target_wall_ratio"])),
-            (what + ": peak memory", f"{line['certify_peak_mb']} MB",
-             f"pandas `read_csv` {line['read_csv_peak_mb']} MB",
-             _x(line["rss_ratio"]), f"≤ {_x(line['target_rss_ratio'])}",
-             _met(line["rss_ratio"] <= line["target_rss_ratio"]))]
+    return [
+        (
+            what + ": wall",
+            _s(line["certify_s"]),
+            f"pandas `read_csv` {_s(line['read_csv_s'])}",
+            _x(line["wall_ratio"]),
+            f"≤ {_x(line['target_wall_ratio'])}",
+            _met(line["wall_ratio"] <= line["target_wall_ratio"]),
+        ),
+        (
+            what + ": peak memory",
+            f"{line['certify_peak_mb']} MB",
+            f"pandas `read_csv` {line['read_csv_peak_mb']} MB",
+            _x(line["rss_ratio"]),
+            f"≤ {_x(line['target_rss_ratio'])}",
+            _met(line["rss_ratio"] <= line["target_rss_ratio"]),
+        ),
+    ]
 
 
 def blackbox_rows(line: dict) -> list[Row]:
     cpu = line["releases_per_s_over_floor_cpu"]
     warm = f" (a warm-up audit of {_n(line['audit_warm_up_trials'])} first)" if "audit_warm_up_trials" in line else ""
     size = _n(line["releases_per_world"])
-    return [(f"black box at its defaults, {line['mechanism']}, {size} releases a world{warm}: releases/s per CPU second"
-             f" (wall: {_x(line['releases_per_s_over_floor_wall'])})",
-             f"{_s(line['audit_cpu_s'])} CPU", f"the raw sampler {_s(line['floor_cpu_s'])} CPU", _x(cpu), "≥ 0.3×",
-             _met(cpu >= 0.3))]
+    return [
+        (
+            f"black box at its defaults, {line['mechanism']}, {size} releases a world{warm}: releases/s per CPU second"
+            f" (wall: {_x(line['releases_per_s_over_floor_wall'])})",
+            f"{_s(line['audit_cpu_s'])} CPU",
+            f"the raw sampler {_s(line['floor_cpu_s'])} CPU",
+            _x(cpu),
+            "≥ 0.3×",
+            _met(cpu >= 0.3),
+        )
+    ]
 
 
 def gaussian_rows(line: dict) -> list[Row]:
     if line["benchmark"] == "gaussian_plv":
-        return [(f"Gaussian loss samples/s (CPU ratio {_x(line['cpu_ratio'])})", _rate(line["samples_per_s"]),
-                 f"`rng.standard_normal` {_rate(line['rng_normals_per_s'])}", _x(line["ratio"]),
-                 f"≥ {_x(line['target_ratio'])}", _met(line["ratio"] >= line["target_ratio"]))]
-    return [("Gaussian loss samples, `--workers 2` against serial", _s(line["workers_2_s"]),
-             f"serial {_s(line['serial_s'])}", f"speed-up {_x(line['speedup'])}", f"≥ {_x(line['target_speedup'])}",
-             _met(line["speedup"] >= line["target_speedup"]))]
+        return [
+            (
+                f"Gaussian loss samples/s (CPU ratio {_x(line['cpu_ratio'])})",
+                _rate(line["samples_per_s"]),
+                f"`rng.standard_normal` {_rate(line['rng_normals_per_s'])}",
+                _x(line["ratio"]),
+                f"≥ {_x(line['target_ratio'])}",
+                _met(line["ratio"] >= line["target_ratio"]),
+            )
+        ]
+    return [
+        (
+            "Gaussian loss samples, `--workers 2` against serial",
+            _s(line["workers_2_s"]),
+            f"serial {_s(line['serial_s'])}",
+            f"speed-up {_x(line['speedup'])}",
+            f"≥ {_x(line['target_speedup'])}",
+            _met(line["speedup"] >= line["target_speedup"]),
+        )
+    ]
 
 
 def sweep_rows(line: dict) -> list[Row]:
     what = f"the README's sweep (`{line['spec']}`, trials {line['trials']:g}), `--dask-local 2`"
     against = f"`--workers 2` {_s(line['t_local_2_s'])}; serial {_s(line['t_serial_s'])}"
     if "dask_overhead_per_cell" not in line:  # a record from before the rounds (best of the repeats, whole commands)
-        return [(what, _s(line["t_dask_local_2_s"]), against, f"{line['dask_overhead']:+.0%} over `--workers 2`",
-                 f"≤ {line['target']:+.0%}", _met(line["dask_overhead"] <= line["target"]))]
+        return [
+            (
+                what,
+                _s(line["t_dask_local_2_s"]),
+                against,
+                f"{line['dask_overhead']:+.0%} over `--workers 2`",
+                f"≤ {line['target']:+.0%}",
+                _met(line["dask_overhead"] <= line["target"]),
+            )
+        ]
     # medians of the rounds; the target is Dask's overhead a cell, its fixed start and close shown apart
     low, high = line["dask_overhead_per_cell_range"]
-    ratio = (f"{line['dask_overhead_per_cell']:+.0%} a cell over `--workers 2` ({low:+.0%} to {high:+.0%} in "
-             f"{line['repeats']} rounds; CPU {line['dask_cpu_overhead_per_cell']:+.0%}); whole command "
-             f"{line['dask_overhead']:+.0%} (fixed: {_s(line['dask_fixed_s'])}, Dask's import, the cluster's start and "
-             "close)")
+    ratio = (
+        f"{line['dask_overhead_per_cell']:+.0%} a cell over `--workers 2` ({low:+.0%} to {high:+.0%} in "
+        f"{line['repeats']} rounds; CPU {line['dask_cpu_overhead_per_cell']:+.0%}); whole command "
+        f"{line['dask_overhead']:+.0%} (fixed: {_s(line['dask_fixed_s'])}, Dask's import, the cluster's start and "
+        "close)"
+    )
     met = _met(line["dask_overhead_per_cell"] <= line["target"]) if line["decided"] else "undecided"
     return [(what, _s(line["t_dask_local_2_s"]), against, ratio, f"≤ {line['target']:+.0%} a cell", met)]
 
@@ -285,17 +376,26 @@ def privacy_report_rows(line: dict) -> list[Row]:
     # medians of the rounds, each ratio taken within its round; the target is decided when every round agrees
     low, high = line["pipeline_over_baseline_time_range"]
     cpu_low, cpu_high = line["pipeline_over_baseline_cpu_range"]
-    text = (f"{_x(ratio)} slower ({_x(low)} to {_x(high)} in {line['repeats']} rounds; CPU of one process "
-            f"{_x(line['pipeline_over_baseline_cpu'])}, {_x(cpu_low)} to {_x(cpu_high)})")
+    text = (
+        f"{_x(ratio)} slower ({_x(low)} to {_x(high)} in {line['repeats']} rounds; CPU of one process "
+        f"{_x(line['pipeline_over_baseline_cpu'])}, {_x(cpu_low)} to {_x(cpu_high)})"
+    )
     met = _met(ratio <= line["target"]) if line["decided"] else "undecided"
     return [(what, _rate(line["trials_per_s_2cores"]), against, text, f"≤ {_x(line['target'])}", met)]
 
 
 def suite_rows(line: dict) -> list[Row]:
     wall = line["wall_s"]
-    return [(f"the README's test command (`{line['command']}`), exit {line['exit_code']}",
-             f"{_s(wall)} wall, {_s(line['cpu_s'])} CPU", "", "", "≤ 300 s wall on 2 idle cores",
-             _met(wall <= 300))]
+    return [
+        (
+            f"the README's test command (`{line['command']}`), exit {line['exit_code']}",
+            f"{_s(wall)} wall, {_s(line['cpu_s'])} CPU",
+            "",
+            "",
+            "≤ 300 s wall on 2 idle cores",
+            _met(wall <= 300),
+        )
+    ]
 
 
 ROWS: dict[str, Callable[[dict], list[Row]]] = {
@@ -323,8 +423,7 @@ def speed_table(records: list[dict]) -> str:
     for run in RUNS:
         mine = [r for r in records if r["run"] == run.name]
         if not mine:
-            lines.append(f"| {run.name} | not recorded: `python benchmarks/results.py --record {run.name}` "
-                         "| | | | | |")
+            lines.append(f"| {run.name} | not recorded: `python benchmarks/results.py --record {run.name}` | | | | | |")
         for r in mine:
             lines += [f"| {run.name} | " + " | ".join(cells) + " |" for cells in rows_of(r)]
     return "\n".join(lines)
@@ -371,10 +470,20 @@ def write_docs(records: list[dict], page: Path = PAGE) -> list[str]:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--record", nargs="+", metavar="NAME", choices=(*RUN_NAMES, "all"),
-                        help="run these benchmarks (all: every one) and keep their lines")
-    parser.add_argument("--import", dest="imports", nargs=2, metavar=("NAME", "FILE"),
-                        help="keep the saved JSON lines of benchmark NAME from FILE")
+    parser.add_argument(
+        "--record",
+        nargs="+",
+        metavar="NAME",
+        choices=(*RUN_NAMES, "all"),
+        help="run these benchmarks (all: every one) and keep their lines",
+    )
+    parser.add_argument(
+        "--import",
+        dest="imports",
+        nargs=2,
+        metavar=("NAME", "FILE"),
+        help="keep the saved JSON lines of benchmark NAME from FILE",
+    )
     parser.add_argument("--write-docs", action="store_true", help="rewrite docs/benchmarks.md's results spans")
     parser.add_argument("--list", action="store_true", help="name every benchmark and its command, and stop")
     args = parser.parse_args(argv)

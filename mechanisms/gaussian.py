@@ -614,8 +614,10 @@ class GaussianPair:
         state = rng.bit_generator.state
         if factored is not None and self._factored_losses_into(world, rng, out[:size], factored[0], scale, resolution):
             return None
-        if factored is None and self.output_dim == 1 and self._scalar_losses_into(
-            world, rng, out[:size], scratch, scale, resolution
+        if (
+            factored is None
+            and self.output_dim == 1
+            and self._scalar_losses_into(world, rng, out[:size], scratch, scale, resolution)
         ):
             return None
         if self.output_dim > 1 and self._vector_losses_into(world, rng, out[:size], scale, resolution):

@@ -100,6 +100,7 @@ def _bits(dps: int) -> int:
 def _fixed(value: mpmath.mpf, bits: int) -> int:
     """``round(value * 2**bits)`` of an mpf (exact: only the binary exponent moves)."""
     import mpmath
+
     return int(mpmath.nint(mpmath.ldexp(value, bits)))
 
 
@@ -113,6 +114,7 @@ def _scales(n: int, dps: int) -> tuple[int, ...]:
     Independent of u, hence cached per (n, precision).
     """
     import mpmath
+
     bits = _bits(dps)
     with mpmath.workdps(dps + 20):
         scale = [_fixed(1 / mpmath.gamma(mpmath.mpf(i) / 2), bits) for i in range(1, n + 1)]
@@ -136,6 +138,7 @@ def _skew_matrix(u: mpmath.mpf, n: int, dps: int) -> np.ndarray:
     of the normalising constant rather than a special case.
     """
     import mpmath
+
     bits = _bits(dps)
     one = 1 << bits
     with mpmath.workdps(dps + 20):
@@ -205,6 +208,7 @@ def _pfaffian(a: np.ndarray, bits: int) -> mpmath.mpf:
     ``|A[k, j]|`` keeps the multipliers bounded.  Cost ~ n^3/6 fixed-point products.
     """
     import mpmath
+
     a = a.copy()
     n = a.shape[0]
     sign = 1
@@ -241,6 +245,7 @@ def unit_goe_cdf_mp(u: float | mpmath.mpf, n: int, dps: int | None = None) -> mp
     the far upper tail.
     """
     import mpmath
+
     n = _check_d(n)
     if mpmath.isnan(u):
         raise InputError("x must not be NaN")
@@ -270,6 +275,7 @@ def largest_eigenvalue_cdf(x: float | np.ndarray, d: int, *, dps: int | None = N
     ``x`` may be a scalar (float returned) or an array (elementwise).
     """
     import mpmath
+
     d = _check_d(d)
     if dps is not None:
         _check_dps(dps)
@@ -475,6 +481,7 @@ def _tau_unit_exact(d: int, rho: float, dps: int | None) -> float:
     ``-log10(rho)`` keep ``1 - F`` relatively accurate.  Bracket grown from the Tracy-Widom guess.
     """
     import mpmath
+
     target = math.log(rho / 2.0)
     extra = int(math.ceil(-math.log10(rho)))
 

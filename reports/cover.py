@@ -341,7 +341,7 @@ def _cells(check) -> list[list[str]]:
 
 
 def _holm_count(checks) -> str:
-    """"4 statistical guarantees", or "the 9 statistical guarantees of 10" where some are exact: the count agrees
+    """ "4 statistical guarantees", or "the 9 statistical guarantees of 10" where some are exact: the count agrees
     with the rows the table lists."""
     statistical = sum(x.statistical for x in checks)
     said = _count(statistical, "statistical guarantee", "statistical guarantees")
@@ -473,4 +473,3 @@ def _draws_used(checks) -> str:
         f"Draws: each pass drawn in looks and stopped once decided, a share of α fixed in advance spent at each look: "
         f"{drawn} of at most {cap:,} releases per world."
     )
-

@@ -354,10 +354,14 @@ def streams_whose_readers_may_leave() -> None:
         except (AttributeError, ValueError, OSError):  # no stream, a closed one, or a harness's without a descriptor
             continue
         buffered = io.BufferedWriter(ReaderMayLeave(descriptor))
-        setattr(sys, name, io.TextIOWrapper(
-            buffered,
-            encoding=stream.encoding,
-            errors=stream.errors,
-            line_buffering=stream.line_buffering,
-            write_through=stream.write_through,
-        ))
+        setattr(
+            sys,
+            name,
+            io.TextIOWrapper(
+                buffered,
+                encoding=stream.encoding,
+                errors=stream.errors,
+                line_buffering=stream.line_buffering,
+                write_through=stream.write_through,
+            ),
+        )

@@ -135,8 +135,7 @@ def per_instance_page(run: Run) -> plt.Figure:
             (
                 f"For each of the {eps.size} individuals z in the dataset, the exact per-instance ε at δ = "
                 f"{pi.delta:g}: the analytic Gaussian ε at her own {pi.sensitivity_label} "
-                "(per-instance DP, Wang 2019, §2). "
-                + per_instance_wording(eps, pi.dp_epsilon, run.clipping),
+                "(per-instance DP, Wang 2019, §2). " + per_instance_wording(eps, pi.dp_epsilon, run.clipping),
                 {"size": 9.5},
             ),
             (

@@ -54,8 +54,17 @@ def test_the_rows_of_issue_44_each_have_a_benchmark():
     """start-up, canaries, one-run, certify on big data, black-box throughput, Gaussian loss samples/s, sweeps, the
     privacy report and the suite: each a run whose output the table knows how to show."""
     results = results_module()
-    assert set(results.RUN_NAMES) >= {"startup", "canary-speed", "canary-peers", "certify-big-data",
-                                      "blackbox-throughput", "gaussian", "sweep-small", "privacy-report", "suite"}
+    assert set(results.RUN_NAMES) >= {
+        "startup",
+        "canary-speed",
+        "canary-peers",
+        "certify-big-data",
+        "blackbox-throughput",
+        "gaussian",
+        "sweep-small",
+        "privacy-report",
+        "suite",
+    }
     for run in results.RUNS:
         assert (ROOT / "benchmarks" / run.script).exists(), run.script
 
@@ -64,25 +73,40 @@ def test_write_docs_rewrites_a_stale_table_and_keeps_the_rest(tmp_path):
     results = results_module()
     page = tmp_path / "benchmarks.md"
     page.write_text("Before.\n<!-- results: runs -->\n| edited by hand |\n<!-- /results -->\nAfter.\n")
-    record = {"run": "startup", "command": "python benchmarks/startup.py --runs 9",
-              "machine": {"cpu": "Some CPU", "cores": 2}, "load_1min": [0.3, 0.5], "date": "2026-11-26 02:00 UTC",
-              "commit": "0123456789ab", "output": {"benchmark": "startup", "command": "import pdp_audit",
-                                                   "median_s": 0.3, "floor": "import numpy, scipy.stats",
-                                                   "floor_median_s": 0.25, "ratio": 1.2, "target_ratio": 1.2}}
+    record = {
+        "run": "startup",
+        "command": "python benchmarks/startup.py --runs 9",
+        "machine": {"cpu": "Some CPU", "cores": 2},
+        "load_1min": [0.3, 0.5],
+        "date": "2026-11-26 02:00 UTC",
+        "commit": "0123456789ab",
+        "output": {
+            "benchmark": "startup",
+            "command": "import pdp_audit",
+            "median_s": 0.3,
+            "floor": "import numpy, scipy.stats",
+            "floor_median_s": 0.25,
+            "ratio": 1.2,
+            "target_ratio": 1.2,
+        },
+    }
     assert results.write_docs([record], page) == []
     text = page.read_text()
     assert text.startswith("Before.\n<!-- results: runs -->\n\n| run | command |") and text.endswith("After.\n")
     assert "| startup | `python benchmarks/startup.py --runs 9` | Some CPU, 2 cores | 0.3 → 0.5 |" in text
     assert "edited by hand" not in text
-    assert results.rows_of(record) == [("`import pdp_audit`", "0.3 s", '`python -c "import numpy, scipy.stats"` 0.25 s',
-                                        "1.2×", "≤ 1.2×", "yes")]
+    assert results.rows_of(record) == [
+        ("`import pdp_audit`", "0.3 s", '`python -c "import numpy, scipy.stats"` 0.25 s', "1.2×", "≤ 1.2×", "yes")
+    ]
 
 
 def test_a_new_run_replaces_its_benchmarks_old_records_only():
     results = results_module()
     old = [{"run": "startup", "n": 1}, {"run": "gaussian", "n": 2}, {"run": "startup", "n": 3}]
-    assert results.replaced(old, "startup", [{"run": "startup", "n": 4}]) == [{"run": "gaussian", "n": 2},
-                                                                               {"run": "startup", "n": 4}]
+    assert results.replaced(old, "startup", [{"run": "startup", "n": 4}]) == [
+        {"run": "gaussian", "n": 2},
+        {"run": "startup", "n": 4},
+    ]
     assert results.replaced(old, "startup", []) == old  # a run that failed keeps the last good records
 
 

@@ -44,7 +44,10 @@ def scheduler():
     import distributed
 
     cluster = distributed.LocalCluster(
-        n_workers=2, threads_per_worker=1, processes=True, dashboard_address="127.0.0.1:0",
+        n_workers=2,
+        threads_per_worker=1,
+        processes=True,
+        dashboard_address="127.0.0.1:0",
         silence_logs=logging.CRITICAL,
     )
     try:
@@ -410,9 +413,26 @@ def test_a_sampler_importing_its_sibling_lazily_runs_on_a_local_dask_cluster(tmp
     )
     (tmp_path / "lazy_dask_sibling.py").write_text("SHIFT = 1.0\n", encoding="utf-8")
     done = subprocess.run(
-        [sys.executable, "-m", "pdp_audit.verify.cli", "blackbox", "lazy_dask:make", *CLAIM, "--trials", "2e4",
-         "--dask-local", "1", "--report", "none", "--law", "ideal"],
-        cwd=tmp_path, capture_output=True, text=True, timeout=300,
+        [
+            sys.executable,
+            "-m",
+            "pdp_audit.verify.cli",
+            "blackbox",
+            "lazy_dask:make",
+            *CLAIM,
+            "--trials",
+            "2e4",
+            "--dask-local",
+            "1",
+            "--report",
+            "none",
+            "--law",
+            "ideal",
+        ],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=300,
     )
     assert done.returncode == 3, done.stderr[-2000:]
     assert "INCONCLUSIVE" in done.stdout + done.stderr

@@ -40,7 +40,12 @@ def _exit_code_with_no_reader(argv: list[str], folder: Path, unbuffered: bool, b
     try:
         done = subprocess.run(
             [sys.executable, "-m", "pdp_audit.verify.cli", *argv],
-            cwd=folder, stdout=writer, stderr=writer if both else subprocess.PIPE, text=True, env=env, timeout=300,
+            cwd=folder,
+            stdout=writer,
+            stderr=writer if both else subprocess.PIPE,
+            text=True,
+            env=env,
+            timeout=300,
         )
     finally:
         os.close(writer)

@@ -333,8 +333,10 @@ def test_no_hint_installs_pdp_audit_from_an_index():
     root = Path(__file__).resolve().parents[1]
     hints = [
         f"{path.relative_to(root)}:{number}"
-        for folder, pattern in (*((f, "*.py") for f in ("verify", "audits", "mechanisms", "src", "reports")),
-                                ("docs", "*.md"))
+        for folder, pattern in (
+            *((f, "*.py") for f in ("verify", "audits", "mechanisms", "src", "reports")),
+            ("docs", "*.md"),
+        )
         for path in sorted((root / folder).rglob(pattern)) + ([root / "README.md"] if folder == "docs" else [])
         for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
         if re.search(r"pdp-audit\[\w+\]", line)

@@ -33,10 +33,12 @@ def test_pairs_from_clipped_rows_are_the_pairs_from_the_rows(shape):
             assert same_pair(mechanism.pair(rows, target, relation, clipped), mechanism.pair(rows, target, relation))
             joint, plain = mean.pair(rows, target, relation, clipped), mean.pair(rows, target, relation)
             assert same_pair(joint.sum_pair, plain.sum_pair) and same_pair(joint.count_pair, plain.count_pair)
-        assert np.array_equal(bits(mechanism.per_instance_sensitivities(rows, clipped)),
-                              bits(mechanism.per_instance_sensitivities(rows)))
-        assert np.array_equal(bits(mean.per_instance_sensitivities(rows, clipped)),
-                              bits(mean.per_instance_sensitivities(rows)))
+        assert np.array_equal(
+            bits(mechanism.per_instance_sensitivities(rows, clipped)), bits(mechanism.per_instance_sensitivities(rows))
+        )
+        assert np.array_equal(
+            bits(mean.per_instance_sensitivities(rows, clipped)), bits(mean.per_instance_sensitivities(rows))
+        )
 
 
 def test_removing_a_row_that_is_not_in_the_data_is_refused_either_way():

@@ -42,9 +42,14 @@ def test_log_mixture_matches_quadrature(successes, failures, p):
 
     # breakpoints around the peak (of width about σ) and near the ends, where the integrand is singular
     n = max(successes + failures, 1)
-    mode, sigma = mpmath.mpf(successes) / n, mpmath.sqrt(mpmath.mpf(successes + 1) * (failures + 1)) / n ** 1.5
-    points = sorted({mpmath.mpf(0), mpmath.mpf(1), *(min(max(mode + k * sigma, 1e-12), 1 - 1e-12) for k in
-                     (-8, -4, -2, -1, 0, 1, 2, 4, 8))})
+    mode, sigma = mpmath.mpf(successes) / n, mpmath.sqrt(mpmath.mpf(successes + 1) * (failures + 1)) / n**1.5
+    points = sorted(
+        {
+            mpmath.mpf(0),
+            mpmath.mpf(1),
+            *(min(max(mode + k * sigma, 1e-12), 1 - 1e-12) for k in (-8, -4, -2, -1, 0, 1, 2, 4, 8)),
+        }
+    )
     marginal = mpmath.quad(integrand, points, maxdegree=10) / mpmath.beta(a, a)
     exact = mpmath.log(marginal) - successes * mpmath.log(p) - failures * mpmath.log(1 - p)
     # the terms summed are of the size n·|log p|: the tolerance is set by them, not by the result

@@ -20,9 +20,14 @@ from pdp_audit.verify.cli.main import main
 HUGE = {"steps": 1e6, "sample_rate": 0.5, "noise_multiplier": 0.3}
 
 
-@pytest.mark.parametrize(("sigma", "q", "steps", "neighbours"), [
-    (1.1, 0.01, 1000, "add-remove"), (0.6, 0.2, 30, "add-remove"), (1.0, 0.05, 200, "replace-one"),
-])
+@pytest.mark.parametrize(
+    ("sigma", "q", "steps", "neighbours"),
+    [
+        (1.1, 0.01, 1000, "add-remove"),
+        (0.6, 0.2, 30, "add-remove"),
+        (1.0, 0.05, 200, "replace-one"),
+    ],
+)
 def test_the_estimate_bounds_the_largest_array_the_composition_holds(sigma, q, steps, neighbours, monkeypatch):
     held = []
     convolve = pld._convolve

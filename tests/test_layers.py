@@ -206,8 +206,11 @@ def test_every_module_is_in_a_level():
 
 
 def test_every_audit_is_a_folder():
-    loose = [m for m in our_modules() if m.startswith("audits.") and audit_of(m) == m and not (ROOT / "audits" /
-             m.split(".")[1]).is_dir()]
+    loose = [
+        m
+        for m in our_modules()
+        if m.startswith("audits.") and audit_of(m) == m and not (ROOT / "audits" / m.split(".")[1]).is_dir()
+    ]
     assert not loose, f"an audit is a folder under audits/: {loose}"
 
 
@@ -269,7 +272,9 @@ def test_the_cycle_finder_catches_a_cycle():
 def test_function_level_imports_are_read(tmp_path, monkeypatch):
     source = tmp_path / "mechanisms" / "m.py"
     source.parent.mkdir()
-    source.write_text("def f():\n    from pdp_audit.verify.core import checks\n    import pdp_audit.verify.estimators.rare\n")  # noqa: E501
+    source.write_text(
+        "def f():\n    from pdp_audit.verify.core import checks\n    import pdp_audit.verify.estimators.rare\n"
+    )  # noqa: E501
     monkeypatch.setattr(f"{__name__}.ROOT", tmp_path)
     modules = {"verify.core.checks": Path("x"), "verify.estimators.rare": Path("y")}
     assert imports_of(source, modules) == {"verify.core.checks", "verify.estimators.rare"}

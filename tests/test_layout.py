@@ -424,12 +424,34 @@ def test_a_claims_figure_on_a_page_of_its_own_sits_below_the_title():
     figure = CoverageFigure(failure_rate=0.001, lo=0.0005, hi=0.002, rho=0.01, exact=None, trials=10_000, level=0.99)
     long = "a long note on how the check was decided, " * 30
     checks = [
-        Check(id=f"c{k}", title="t", claim="c", formula="f", source="s", verdict="pass", estimate=0.001,
-              ci=(0.0005, 0.002), pvalue=1.0, level=0.99, note=long, details={"rho": 0.01}, figure=figure)
+        Check(
+            id=f"c{k}",
+            title="t",
+            claim="c",
+            formula="f",
+            source="s",
+            verdict="pass",
+            estimate=0.001,
+            ci=(0.0005, 0.002),
+            pvalue=1.0,
+            level=0.99,
+            note=long,
+            details={"rho": 0.01},
+            figure=figure,
+        )
         for k in range(4)
     ]
-    entry = {"id": "K1", "where": "[PDP] Fig. 1", "verdict": "pass", "expected": "pass", "agrees": True,
-             "statement": "s", "command": "pdp-audit run x", "rerun": "pdp-audit claims --run --only K1", "finding": ""}
+    entry = {
+        "id": "K1",
+        "where": "[PDP] Fig. 1",
+        "verdict": "pass",
+        "expected": "pass",
+        "agrees": True,
+        "statement": "s",
+        "command": "pdp-audit run x",
+        "rerun": "pdp-audit claims --run --only K1",
+        "finding": "",
+    }
     with plt.rc_context(RC):
         pages = list(_entry_pages(entry, checks))
         last = pages[-1]
@@ -452,9 +474,15 @@ def test_mutant_rows_whose_readings_wrap_stay_on_their_page():
     reading = "δ(20) in [0, 0.968], which contains δ = 1e-05 at the deployed noise scale of the release"
     evidence = {"check": "dp-forward", "verdict": "inconclusive", "estimate": 0.5, "interval": [0.0, 0.968]}
     row = {
-        "id": "mutant", "verdict": "fail", "twin_verdict": "inconclusive", "caught_by": ["dp-forward"], "trials": 2000,
-        "twin_not_passing": ["dp-forward"], "description": "a plausible bug of a release, described at length " * 3,
-        "mutant_evidence": {**evidence, "reading": reading}, "twin_evidence": {**evidence, "reading": reading},
+        "id": "mutant",
+        "verdict": "fail",
+        "twin_verdict": "inconclusive",
+        "caught_by": ["dp-forward"],
+        "trials": 2000,
+        "twin_not_passing": ["dp-forward"],
+        "description": "a plausible bug of a release, described at length " * 3,
+        "mutant_evidence": {**evidence, "reading": reading},
+        "twin_evidence": {**evidence, "reading": reading},
     }
     doc = {"total": 14, "caught": 0, "seed": 0, "alpha": 1e-6, "mutants": [dict(row, id=f"m{k}") for k in range(14)]}
     chunks = _chunks(doc)

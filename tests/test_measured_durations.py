@@ -81,12 +81,21 @@ def stated_sizes(text: str) -> list[str]:
 
 
 def test_the_size_pattern_sees_the_sizes_the_docs_used_to_type():
-    typed = ("(158 MB peak for the whole pytest process", "330 MB peak resident at 1e7", "about 160 bytes a release",
-             "capped at 1 GiB", "a 4.2GB file")
+    typed = (
+        "(158 MB peak for the whole pytest process",
+        "330 MB peak resident at 1e7",
+        "about 160 bytes a release",
+        "capped at 1 GiB",
+        "a 4.2GB file",
+    )
     for text in typed:
         assert stated_sizes(text), text
-    for text in ("1e6 releases", "MB of", "<!-- measured: plugin-peak-1e6 peak -->158 MB<!-- /measured -->",
-                 "<!-- bytes: pdp_audit.audits.blackbox.attack.MEMORY_PER_SCORE -->160 bytes<!-- /bytes -->"):
+    for text in (
+        "1e6 releases",
+        "MB of",
+        "<!-- measured: plugin-peak-1e6 peak -->158 MB<!-- /measured -->",
+        "<!-- bytes: pdp_audit.audits.blackbox.attack.MEMORY_PER_SCORE -->160 bytes<!-- /bytes -->",
+    ):
         assert not stated_sizes(text), text
 
 
@@ -101,12 +110,28 @@ def test_no_page_states_a_size_outside_a_span():
 
 
 def test_the_pattern_sees_the_durations_the_docs_used_to_type():
-    typed = ("6 cells, ~10 s; exit 1", "in about ten seconds and", "about 9 minutes on 2 cores", "(an hour; add",
-             "took 8 min 48 s", "at 184 µs, gets", "take 24 s and 2–3 s.", "about 1½ min", "a five-minute tour")
+    typed = (
+        "6 cells, ~10 s; exit 1",
+        "in about ten seconds and",
+        "about 9 minutes on 2 cores",
+        "(an hour; add",
+        "took 8 min 48 s",
+        "at 184 µs, gets",
+        "take 24 s and 2–3 s.",
+        "about 1½ min",
+        "a five-minute tour",
+    )
     for text in typed:
         assert stated_durations(text), text
-    for text in ("as it is", "a second pass", "the 1e5 s-values", "ε = 1.5", "10 ones", "a 2-core machine",
-                 "<!-- measured: run-gaussian -->42 s wall<!-- /measured -->"):
+    for text in (
+        "as it is",
+        "a second pass",
+        "the 1e5 s-values",
+        "ε = 1.5",
+        "10 ones",
+        "a 2-core machine",
+        "<!-- measured: run-gaussian -->42 s wall<!-- /measured -->",
+    ):
         assert not stated_durations(text), text
 
 
@@ -171,8 +196,15 @@ def test_every_record_says_what_it_was_measured_on():
 
 @pytest.mark.parametrize(
     ("seconds", "text"),
-    [(1.84e-4, "180 µs"), (0.0042, "4.2 ms"), (42.4, "42 s"), (9.96, "10 s"), (528, "8 min 48 s"),
-     (540, "9 min"), (3900, "1 h 5 min")],
+    [
+        (1.84e-4, "180 µs"),
+        (0.0042, "4.2 ms"),
+        (42.4, "42 s"),
+        (9.96, "10 s"),
+        (528, "8 min 48 s"),
+        (540, "9 min"),
+        (3900, "1 h 5 min"),
+    ],
 )
 def test_durations_read_as_a_person_writes_them(seconds, text):
     assert durations_module().human_seconds(seconds) == text

@@ -101,7 +101,9 @@ def test_the_guides_commands_run_verbatim_from_the_shipped_examples(tmp_path, mo
     commands = [shlex.split(line)[1:] for line in lines[1:]]
     assert len(commands) == 7
     for args in commands:
-        expected = (0 if "--law" in args and args[args.index("--law") + 1] == "ideal" else 3) if args[1].endswith(
-            ":fixed"
-        ) else 1
+        expected = (
+            (0 if "--law" in args and args[args.index("--law") + 1] == "ideal" else 3)
+            if args[1].endswith(":fixed")
+            else 1
+        )
         assert cli.main(args) == expected, args

@@ -385,8 +385,9 @@ def test_a_child_that_ends_or_exits_is_the_users_fault_never_an_exit_0(function,
 def test_a_message_the_parent_cannot_read_is_our_error_never_a_silent_exit(tmp_path, monkeypatch):
     """An exception class of a module only the child has (the user's) cannot be unpickled here: exit 4 with the
     reason (an internal error: the guards let the user's exception through), never "the code ended"."""
-    (tmp_path / "only_child_raises.py").write_text(textwrap.dedent(
-        """
+    (tmp_path / "only_child_raises.py").write_text(
+        textwrap.dedent(
+            """
         import sys, types
 
         def work():
@@ -395,7 +396,8 @@ def test_a_message_the_parent_cannot_read_is_our_error_never_a_silent_exit(tmp_p
             sys.modules["only_in_the_child"] = module
             raise module.Fault("cannot be unpickled here")
         """
-    ))
+        )
+    )
     monkeypatch.syspath_prepend(str(tmp_path))
     import only_child_raises
 
@@ -464,8 +466,14 @@ def test_the_users_open_files_are_left_as_plain_python_leaves_them(tmp_path, com
     else:
         (tmp_path / "audited" / "deploy.toml").write_text(DEPLOY.replace("faulty_user:make", "keeper:make"))
         args = ["certify", "deploy.toml", "--report", "none"]
-    done = subprocess.run([sys.executable, "-m", "pdp_audit.verify.cli", *args], cwd=tmp_path / "audited", env=env,
-                          capture_output=True, text=True, timeout=300)
+    done = subprocess.run(
+        [sys.executable, "-m", "pdp_audit.verify.cli", *args],
+        cwd=tmp_path / "audited",
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert done.returncode in (0, 1, 3), done.stderr
     assert _left_behind(tmp_path / "audited") == expected
 
@@ -489,8 +497,9 @@ OPENMP_HOSTS = {
 def test_a_child_of_a_host_whose_openmp_threads_ran_does_not_hang(tmp_path, host):
     """The sandbox's case hung (killed at the timeout) with the fork of 15e6652's ``in_user_process``; the pool's
     broke with its workers' one-thread start removed."""
-    (tmp_path / "sandbox_fit.py").write_text(textwrap.dedent(
-        """
+    (tmp_path / "sandbox_fit.py").write_text(
+        textwrap.dedent(
+            """
         import numpy as np
         from sklearn.ensemble import HistGradientBoostingClassifier
 
@@ -500,9 +509,11 @@ def test_a_child_of_a_host_whose_openmp_threads_ran_does_not_hang(tmp_path, host
             model = HistGradientBoostingClassifier(max_iter=5).fit(x, x[:, 0] > 0)
             return float(model.score(x, x[:, 0] > 0))
         """
-    ))
+        )
+    )
     (tmp_path / "host.py").write_text("from sandbox_fit import fit\n" + OPENMP_HOSTS[host])
     env = {**os.environ, "OMP_NUM_THREADS": "4", "PYTHONPATH": str(tmp_path)}
-    done = subprocess.run([sys.executable, "host.py"], cwd=tmp_path, env=env, capture_output=True, text=True,
-                          timeout=120)
+    done = subprocess.run(
+        [sys.executable, "host.py"], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=120
+    )
     assert done.returncode == 0 and float(done.stdout) > 0.9, done.stderr

@@ -32,13 +32,40 @@ CASES = [
     (["sweep", "sweep-fifo.toml", "--store", "s.sqlite"], "fifo.csv"),
     (["report", "fifo.sqlite", "--output", "none"], "fifo.sqlite"),
     (["canaries", "--in-scores", "fifo.csv", "--out-scores", "deploy-data.csv", "--delta", "1e-5"], "fifo.csv"),
-    (["canaries", "--one-run", "--scores", "deploy-data.csv", "--column", "age", "--inclusion", "fifo.npy",
-      "--delta", "1e-5"], "fifo.npy"),
+    (
+        [
+            "canaries",
+            "--one-run",
+            "--scores",
+            "deploy-data.csv",
+            "--column",
+            "age",
+            "--inclusion",
+            "fifo.npy",
+            "--delta",
+            "1e-5",
+        ],
+        "fifo.npy",
+    ),
     (["program", "prog:f", "--claim-epsilon", "1", "--claim-delta", "0", "--data", "fifo.csv"], "fifo.csv"),
     (["program", "prog:f", "--claim-epsilon", "1", "--claim-delta", "0", "--data", "fifo.npy"], "fifo.npy"),
     (["blackbox", "prog:f", "--claim-epsilon", "1", "--claim-delta", "0", "--witness", "fifo.json"], "fifo.json"),
-    (["canaries", "--in-scores", "deploy-data.csv", "--out-scores", "deploy-data.csv", "--column", "age", "--delta",
-      "1e-5", "--dp-sgd", "fifo.toml"], "--dp-sgd: fifo.toml"),
+    (
+        [
+            "canaries",
+            "--in-scores",
+            "deploy-data.csv",
+            "--out-scores",
+            "deploy-data.csv",
+            "--column",
+            "age",
+            "--delta",
+            "1e-5",
+            "--dp-sgd",
+            "fifo.toml",
+        ],
+        "--dp-sgd: fifo.toml",
+    ),
 ]
 
 
@@ -61,9 +88,19 @@ def folder(tmp_path_factory):
 def test_a_fifo_is_refused_in_one_line_naming_it(folder, argv, fifo):
     env = {**os.environ, "MPLBACKEND": "Agg"}
     done = subprocess.run(
-        [sys.executable, "-m", "pdp_audit.verify.cli", *argv, *(["--report", "none"] if argv[0] in {
-            "run", "certify", "canaries", "program", "blackbox"} else [])],
-        cwd=folder, capture_output=True, text=True, env=env, timeout=120, stdin=subprocess.DEVNULL,
+        [
+            sys.executable,
+            "-m",
+            "pdp_audit.verify.cli",
+            *argv,
+            *(["--report", "none"] if argv[0] in {"run", "certify", "canaries", "program", "blackbox"} else []),
+        ],
+        cwd=folder,
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=120,
+        stdin=subprocess.DEVNULL,
     )
     err = done.stderr.strip()
     assert done.returncode == 2, err

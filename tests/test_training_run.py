@@ -79,7 +79,7 @@ def test_bad_deployments_are_one_line_before_any_work(run_files, capsys):
         'mechanism = "gaussian"\n[claim]\nepsilon = 1.0\ndelta = 1e-5\n[parameters]\nsigma = 5.0\n'
     )
     assert main([*ARGS, "--delta", "1e-5", "--dp-sgd", "g.toml"]) == 2
-    assert "expected mechanism = \"dp-sgd\"" in capsys.readouterr().err
+    assert 'expected mechanism = "dp-sgd"' in capsys.readouterr().err
     (run_files / "bad.toml").write_text(DEPLOY.format(epsilon=0.5).replace("steps = 20", "steps = 0"))
     assert main([*ARGS, "--delta", "1e-5", "--dp-sgd", "bad.toml"]) == 2
     assert "steps" in capsys.readouterr().err
@@ -94,8 +94,14 @@ def test_the_configurations_curve_is_not_rejected_by_canaries_without_signal():
     from pdp_audit.verify.training_run import curve_test
 
     config = SimpleNamespace(
-        parameters={"noise_multiplier": 1.1, "sample_rate": 0.01, "steps": 20, "neighbours": "add-remove",
-                    "epsilon": 0.5, "exact_epsilon_high": 0.3312}  # fmt: skip
+        parameters={
+            "noise_multiplier": 1.1,
+            "sample_rate": 0.01,
+            "steps": 20,
+            "neighbours": "add-remove",
+            "epsilon": 0.5,
+            "exact_epsilon_high": 0.3312,
+        }  # fmt: skip
     )
     rng = np.random.default_rng(5)
     bits = rng.random(2000) < 0.5

@@ -262,9 +262,7 @@ def audit_program(
     """
     unknown = sorted(set(budget) - {"trials", "seed", "alpha", "law"})
     if unknown:
-        raise InputError(
-            f"audit_program() has no argument {unknown[0]!r} (its budget: trials, seed, alpha, law)"[:200]
-        )
+        raise InputError(f"audit_program() has no argument {unknown[0]!r} (its budget: trials, seed, alpha, law)"[:200])
     values: dict[str, Any] = {"claim_epsilon": epsilon, "claim_delta": delta, "neighbours": neighbours, **budget}
     if bounds is not None:
         if not (isinstance(bounds, (tuple, list)) and len(bounds) == 2):

@@ -504,6 +504,7 @@ def case_seed(root: int, mutant_id: str, role: str) -> int:
 #: Each pair's pass drawn in looks and stopped once decided: the default of every audit that can stop early.
 EARLY_STOP: bool = PAIR_OPTIONS["early_stop"].default
 
+
 def quick_trials(early_stop: bool = EARLY_STOP) -> int:
     """The releases per world of ``--quick``: :data:`QUICK_MAX_TRIALS` with early stopping, else
     :data:`QUICK_TRIALS`."""

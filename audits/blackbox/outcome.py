@@ -76,8 +76,11 @@ class SearchOutcome:
                 pair = (
                     f"re-check of the witness found with seed {w.get('seed')} (its bound "
                     f"{w.get('epsilon_lower_bound')!r}): the same test on fresh releases",
-                    *((f"D  = {shown_vector(w['pair']['D'])}", f"D' = {shown_vector(w['pair'][chr(68) + chr(39)])}")
-                      if w.get("pair") else ("pair: the target's two worlds, as its sample draws them",)),
+                    *(
+                        (f"D  = {shown_vector(w['pair']['D'])}", f"D' = {shown_vector(w['pair'][chr(68) + chr(39)])}")
+                        if w.get("pair")
+                        else ("pair: the target's two worlds, as its sample draws them",)
+                    ),
                 )
             threshold = w.get("threshold")
             witness = (

@@ -321,9 +321,7 @@ def decoded_outcomes(atoms: tuple[np.ndarray, ...], table: np.ndarray, most: int
     keys = OutcomeKeys(tuple(atoms))(np.where(np.isnan(rows), np.inf, rows))  # inf: never an atom (releases finite)
     wanted = set(int(k) for k in table)
     return {
-        int(k): tuple(None if np.isnan(v) else float(v) for v in row)
-        for k, row in zip(keys, rows)
-        if int(k) in wanted
+        int(k): tuple(None if np.isnan(v) else float(v) for v in row) for k, row in zip(keys, rows) if int(k) in wanted
     }
 
 

@@ -257,11 +257,7 @@ def _checked_pair(witness: dict) -> None:
     if not isinstance(pair, dict) or set(pair) != {"D", "D'"}:
         raise InputError("witness: 'pair' must be null or a table of the datasets 'D' and \"D'\"")
     for world, values in pair.items():
-        if not (
-            isinstance(values, list)
-            and values
-            and all(finite_number(v) for v in values)
-        ):
+        if not (isinstance(values, list) and values and all(finite_number(v) for v in values)):
             raise InputError(f"witness: pair[{world!r}] must be a non-empty list of finite numbers")
     relation = witness.get("neighbours")
     if not isinstance(relation, str):

@@ -105,11 +105,7 @@ def events_from_data(data: dict) -> EventStatistic:
         raise InputError(f"witness: the statistic's 'events' must be a list of at most {len(TUNED_AT)} events")
     events = []
     for row in rows:
-        if not (
-            isinstance(row, dict)
-            and row.get("favours") in ("D", "D'")
-            and finite_number(row.get("threshold"))
-        ):
+        if not (isinstance(row, dict) and row.get("favours") in ("D", "D'") and finite_number(row.get("threshold"))):
             raise InputError('witness: each event must be {"favours": "D" or "D\'", "threshold": a finite number}')
         events.append(Event(float(row["threshold"]), row["favours"] == "D"))
     width = dimension * (5 if numbers else 1)

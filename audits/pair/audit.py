@@ -154,4 +154,3 @@ def run_pair(config: PairAuditConfig, progress: bool = False) -> Run:
         **stated(config.early_stop, config.time_limit),
     }
     return decided(type(pair).__name__, evidence, config.alpha, parameters, config.seed)
-

@@ -104,7 +104,6 @@ class PairAuditConfig(AuditConfig):
             raise names.error(f"give the pair or {names.factory}, not both")
 
 
-
 #: [claim] and [audit] of a user's mechanism: the options a deployment file sets.
 OWN_OPTIONS = {key: o for key, o in options(PairAuditConfig).items() if o.table != "none"}
 

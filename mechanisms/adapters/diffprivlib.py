@@ -114,8 +114,10 @@ class MechanismPair:
         state of its own (a ``random_state`` the user fixed) is not sent: every worker would get a copy of that state
         and repeat the others' releases, which the audit's statistics take as independent."""
         if not self.seeded and not all(_system_source(m) for m in (self.mechanism, *self.worlds.values())):
-            raise TypeError("the mechanism draws from a generator state of its own (its random_state): copies in "
-                            "worker processes would repeat each other's releases")
+            raise TypeError(
+                "the mechanism draws from a generator state of its own (its random_state): copies in "
+                "worker processes would repeat each other's releases"
+            )
         state = dict(self.__dict__)
         state["mechanism"] = _without_system_source(self.mechanism)
         state["worlds"] = {world: _without_system_source(m) for world, m in self.worlds.items()}

@@ -60,4 +60,3 @@ def count_nonzero(epsilon: float = 1.0, rows: int = ROWS) -> ToolPair:
 
     data = np.where(dataset(rows) < 0.5, 0.0, 1.0)
     return ToolPair(tools.count_nonzero, data, np.append(data, 1.0), epsilon=float(epsilon))
-

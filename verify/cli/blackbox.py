@@ -153,8 +153,9 @@ def command_blackbox(args: argparse.Namespace) -> int:
     # user asked of the plain run's pass alone is refused
     if blackbox_search.wanted(args) and (said or args.time_limit is not None):
         flag = "--early-stop" if said else "--time-limit"
-        raise InputError(f"{flag} stops a plain run's fresh pass; --search, --witness and --report draw the whole "
-                         "budget")
+        raise InputError(
+            f"{flag} stops a plain run's fresh pass; --search, --witness and --report draw the whole budget"
+        )
     if blackbox_search.wanted(args):  # the whole search in the child: its outcome holds the user's objects
         target = f"target: the code of {shown(args.target)}"
         return run_isolated(blackbox_search.command, args, module_file, load_factory, target=target)

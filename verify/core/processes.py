@@ -160,6 +160,7 @@ def _block_worker_init() -> None:
 def _end_user_children() -> None:
     """Kill and reap the ``multiprocessing`` children of this worker process: only the user's code starts any."""
     import multiprocessing  # loaded already: this process is a worker of a pool
+
     for child in multiprocessing.active_children():
         child.kill()
         child.join(1.0)

@@ -144,8 +144,9 @@ def _delivered(child: subprocess.Popen, reader: int, target: str, group: bool) -
     stray = message is not None and message[0] == "result" and message[3]
     _ended(child, group, STRAY_WAIT if stray else EXIT_WAIT if message is not None else 0.5)
     if message is None:
-        raise InputError(f"{target} {_ending(child.returncode)} before it delivered a result; this is a fault in "
-                         "that code")
+        raise InputError(
+            f"{target} {_ending(child.returncode)} before it delivered a result; this is a fault in that code"
+        )
     kind, value, remote, _ = message
     if kind == "result":
         return value
@@ -155,8 +156,10 @@ def _delivered(child: subprocess.Popen, reader: int, target: str, group: bool) -
             "this is a fault in that code"
         )
     if kind == "interrupt":  # a KeyboardInterrupt raised by the user's code, with no SIGINT behind it
-        raise InputError(f"{target} raised KeyboardInterrupt, but no interrupt (SIGINT) reached the audit; this is a "
-                         "fault in that code")
+        raise InputError(
+            f"{target} raised KeyboardInterrupt, but no interrupt (SIGINT) reached the audit; this is a "
+            "fault in that code"
+        )
     if isinstance(value, SystemExit):  # our code never exits in the child: sys.exit reached it from the user's code
         raise InputError(
             f"{target} called sys.exit({value.code!r}) outside the calls the audit guards; this is a fault in that code"
@@ -195,8 +198,11 @@ def _ended(child: subprocess.Popen, group: bool, wait: float) -> None:
     try:
         child.wait(wait)
     except subprocess.TimeoutExpired:
-        print(f"pdp-audit: the audit's process did not end within {wait:g} s of its result (a thread of the code "
-              "under audit still running?); it was ended", file=sys.stderr)
+        print(
+            f"pdp-audit: the audit's process did not end within {wait:g} s of its result (a thread of the code "
+            "under audit still running?); it was ended",
+            file=sys.stderr,
+        )
     _stop(child, signal.SIGTERM, group)
 
 
@@ -276,7 +282,7 @@ def _frame(value: Any) -> bytes:
 def _write_all(fd: int, data: bytes) -> None:
     view = memoryview(data)
     while view:
-        view = view[os.write(fd, view):]
+        view = view[os.write(fd, view) :]
 
 
 # --- the child's side -------------------------------------------------------------------------------------------

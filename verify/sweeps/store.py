@@ -171,8 +171,10 @@ def _lock(path: str) -> _WriterLock:
             return lock
         lock.made_lock_file = False  # the file at the path now is another sweep's
         lock.close(failed=True)
-    raise SpecError(f"--store {path!r}: its lock file {path + '.lock'!r} keeps being replaced; is another sweep "
-                    "starting and ending on this store?")
+    raise SpecError(
+        f"--store {path!r}: its lock file {path + '.lock'!r} keeps being replaced; is another sweep "
+        "starting and ending on this store?"
+    )
 
 
 def _still_at_path(handle, lock_path: str) -> bool:
