@@ -22,6 +22,7 @@ from pdp_audit.reports.json_report import code_version, library_versions  # noqa
 from pdp_audit.reports.page_text import A4, COLOURS, fmt, pdf_document, save_pages, text_block, text_height  # noqa: E402
 from pdp_audit.reports.plots import legend_below, plot  # noqa: E402
 from pdp_audit.reports.records import Check, Clipping, Page, Run  # noqa: E402
+from pdp_audit.reports.review_page import review_pages  # noqa: E402
 
 
 def check_lines(check: Check) -> list[tuple[str, dict]]:
@@ -209,6 +210,8 @@ def write_pdf(run: Run, path: str) -> None:
 
 def run_pages(run: Run, provenance: bool = True):
     """The run's pages in order; ``provenance=False`` leaves out the last (a session report states it once)."""
+    if run.review is not None:  # the page a reviewer reads: page 1
+        yield from review_pages(run.review)
     yield cover_page(run)
     if cover_rows(run) < len(run.checks):
         yield from cover_continued(run, cover_rows(run))

@@ -231,6 +231,41 @@ class Page:
 
 
 @dataclass(frozen=True, eq=False)  # records compare by identity: their arrays have no ==
+class Table:
+    """A small table: column headings, rows of cells (text as shown), the indices of the rows to highlight (what a
+    reader looks for first: a diverging call, an over-sensitive one) and the columns' relative widths (default:
+    equal)."""
+
+    columns: Sequence[str]
+    rows: Sequence[Sequence[str]]
+    highlight: Sequence[int] = ()
+    widths: Sequence[float] = ()
+
+
+@dataclass(frozen=True, eq=False)  # records compare by identity: their arrays have no ==
+class Section:
+    """One part of a review page: a heading, a sentence or two, an optional table and a sentence below it."""
+
+    heading: str
+    text: str = ""
+    table: Table | None = None
+    after: str = ""
+
+
+@dataclass(frozen=True, eq=False)  # records compare by identity: their arrays have no ==
+class ReviewPage:
+    """The page a reviewer reads first (the report's page 1): a title, a line stating the claim, the verdict's
+    headline (in the verdict's colour) with its one reading, then sections in order."""
+
+    title: str
+    claim: str
+    verdict: Verdict
+    headline: str
+    reading: str
+    sections: Sequence[Section] = ()
+
+
+@dataclass(frozen=True, eq=False)  # records compare by identity: their arrays have no ==
 class PerInstance:
     """Every individual's exact pDP ε and its Corollary 23 bound, against the mechanism's DP ε and the claim."""
 
@@ -291,7 +326,8 @@ class Run:
     ``pdp-audit certify``: what was certified (mechanism, parameters, claim, data fingerprint, code version).
     ``clipping``: the share of rows a clipping query changed, for the audits of such queries (None otherwise).
     ``subject``: what the run audited when it is not a run of a named audit -- the test and assertion of the pytest
-    plugin's report -- stated once on its cover (None for ``pdp-audit run``).
+    plugin's report -- stated once on its cover (None for ``pdp-audit run``).  ``review``: the one page a reviewer
+    reads, where the audit writes one (the report's page 1).
     """
 
     mechanism: str
@@ -307,3 +343,5 @@ class Run:
     certified: Mapping[str, Any] | None = None
     clipping: Clipping | None = None
     subject: str | None = None
+    #: the page a reviewer reads first, where the audit draws one: drawn as the report's page 1, before the cover
+    review: ReviewPage | None = None

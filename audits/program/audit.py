@@ -30,6 +30,7 @@ import numpy as np
 from pdp_audit.audits.program import trace
 from pdp_audit.audits.program.analysis import Analysis, PairResult, analyse
 from pdp_audit.audits.program.config import ProgramAuditConfig
+from pdp_audit.audits.program.pages import review_page
 from pdp_audit.audits.program.recorder import NOT_RECORDED
 from pdp_audit.mechanisms.validation import InputError
 from pdp_audit.reports.records import Page, Verdict
@@ -181,7 +182,8 @@ def run_program(config: ProgramAuditConfig, progress: bool = False, confirm: Cal
         found = confirm(samplers, epsilon, delta, config.trials, config.seed)
         evidence += [_as_confirmation(e, witness) for e in found]
     run = decided(name, evidence, config.alpha, _parameters(config, analysis), config.seed)
-    return dataclasses.replace(run, pages=(_page(analysis, evidence),))
+    review = review_page(run, name, data, analysis, NOT_COVERED, PROGRAM_SCOPES[config.law])
+    return dataclasses.replace(run, pages=(_page(analysis, evidence),), review=review)
 
 
 def _page(analysis: Analysis, evidence: list[Evidence]) -> Page:

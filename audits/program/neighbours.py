@@ -30,10 +30,12 @@ RANDOM_POSITIONS = 4
 
 @dataclass(frozen=True)
 class Neighbour:
-    """A neighbouring dataset and how it was made."""
+    """A neighbouring dataset and how it was made: ``position`` the record of D removed or replaced (None: a record
+    added, as the last of D′)."""
 
     name: str
     data: Any
+    position: int | None = None
 
 
 def _is_frame(data: Any) -> bool:
@@ -209,7 +211,7 @@ def neighbours(data: Any, relation: str, bounds: Any, seed: int) -> list[Neighbo
     positions = removable_positions(data, seed)
     added = candidate_records(data, bounds)
     if relation == "add-remove":
-        out += [Neighbour(f"remove {name}", _without(data, i)) for name, i in positions]
+        out += [Neighbour(f"remove {name}", _without(data, i), i) for name, i in positions]
         duplicate = None if _is_frame(data) else ("a duplicate of record 0", None)
         for name, fields in added:
             if name.startswith("a duplicate") and duplicate is not None:
@@ -227,11 +229,11 @@ def neighbours(data: Any, relation: str, bounds: Any, seed: int) -> list[Neighbo
             for name, fields in added:
                 if name.startswith("a duplicate"):
                     continue
-                out.append(Neighbour(f"replace {where} by {name}", _with_record(data, fields, i)))
+                out.append(Neighbour(f"replace {where} by {name}", _with_record(data, fields, i), i))
             if records(data) > 1:
                 other = 1 if i == 0 else 0
                 replaced = _copy_record(data, other, i)
-                out.append(Neighbour(f"replace {where} by a copy of record {other}", replaced))
+                out.append(Neighbour(f"replace {where} by a copy of record {other}", replaced, i))
     return out
 
 

@@ -76,6 +76,8 @@ class Call:
 
 def _short(value: Any) -> str:
     array = np.asarray(value) if not isinstance(value, str) else None
+    if array is not None and array.ndim == 0 and array.dtype.kind in "biuf":  # a number, not "array(1.)"
+        return f"{array.item():.6g}"
     if array is not None and array.ndim > 0:
         if array.size <= 4:
             return np.array2string(array, precision=6, separator=",")

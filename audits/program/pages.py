@@ -1,0 +1,520 @@
+"""The program audit's review page (the report's page 1, :class:`~pdp_audit.reports.records.ReviewPage`): the
+verdict about the claim in one headline and one reading, the witness pair as a small table (the record removed,
+added or replaced, and the two datasets' rows that differ), the release under the same draws, the call trace with
+each primitive's input distance between D and D′ against the distance its noise allows, the composition at the
+claim, the black box's confirmation, and what the certificate does not cover.
+
+What a call's noise *allows* on its own is the largest distance between its inputs on D and D′ within the claim
+were it the only call: Laplace of scale b, ε·b in L1 (Dwork & Roth 2014, Thm 3.6); Gaussian of standard deviation σ,
+σ·μ* in L2 with μ* the shift whose δ(ε) is the claim's δ (Balle & Wang 2018, Thm 8; 0 for a pure claim); a
+diffprivlib mechanism, its declared sensitivity.  A call whose input moved by more is marked over-sensitive; the
+diverging call, and a call whose scale differs between D and D′, are marked too.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any, Sequence
+
+import numpy as np
+
+from pdp_audit.audits.program.analysis import Analysis, PairResult
+from pdp_audit.audits.program.recorder import Call
+from pdp_audit.reports.records import Check, ReviewPage, Run, Section, Table
+
+#: At most this many rows of the call trace, of the release and of the composition on the page (marked rows first).
+TRACE_ROWS = 10
+RELEASE_ROWS = 4
+STEP_ROWS = 6
+#: At most this many fields of a record in the witness table (those that differ first).
+FIELDS = 4
+#: How each relation reads in the claim line.
+RELATIONS = {"add-remove": "one record added or removed", "replace-one": "one record replaced"}
+
+
+def _number(value: Any) -> str:
+    if isinstance(value, (float, np.floating)):
+        if math.isnan(value):
+            return "NaN"
+        if math.isinf(value):
+            return "∞" if value > 0 else "−∞"
+        return f"{float(value):.6g}"
+    if isinstance(value, (int, np.integer)):
+        return str(int(value))
+    return str(value)
+
+
+def shown_pair(analysis: Analysis) -> PairResult | None:
+    """The pair the page shows: the witness (the worst pair, among those the black box can run, where any has a
+    finding), else the pair whose composition comes closest to the claim."""
+    if not analysis.pairs:
+        return None
+    witness = analysis.worst(confirmable=True) or analysis.worst()
+    if witness is not None and witness.score > 0:
+        return witness
+    return max(analysis.pairs, key=lambda p: (p.upper.high, p.upper.pure) if p.upper is not None else (-1.0, -1.0))
+
+
+# --- the witness pair ----------------------------------------------------------------------------------------------
+
+
+def _fields(data: Any) -> list[tuple[str, Any]]:
+    """(name, column) of each field of a dataset."""
+    if hasattr(data, "iloc") and hasattr(data, "columns"):
+        return [(str(c), data[c].to_numpy()) for c in data.columns]
+    array = np.asarray(data)
+    if array.ndim == 1:
+        return [("value", array)]
+    return [(f"field {j}", array[:, j]) for j in range(array.shape[1])]
+
+
+def witness_table(data: Any, pair: PairResult, highlight: bool = True) -> Table:
+    """The two datasets' sizes and the rows that differ: the record removed, added or replaced (D′'s row
+    highlighted, for a witness)."""
+    neighbour = pair.neighbour
+    n, m = len(data), len(neighbour.data)
+    before, after = _fields(data), _fields(neighbour.data)
+    position = neighbour.position
+    if position is None:  # a record added as D′'s last
+        rows = [("D", n, "—", None), ("D′", m, f"{m - 1} (added)", m - 1)]
+    elif m < n:
+        rows = [("D", n, str(position), position), ("D′", m, f"{position} (removed)", None)]
+    else:
+        rows = [("D", n, str(position), position), ("D′", m, f"{position} (replaced)", position)]
+    d_row, d_prime_row = rows[0][3], rows[1][3]
+    names = [name for name, _ in before]
+
+    def differs(j: int) -> bool:
+        if d_row is None or d_prime_row is None:
+            return True
+        return _number(before[j][1][d_row]) != _number(after[j][1][d_prime_row])
+
+    order = sorted(range(len(names)), key=lambda j: not differs(j))[:FIELDS]
+    order.sort()
+    cells = []
+    for (label, size, where, row), columns in zip(rows, (before, after)):
+        values = ["—" if row is None else _number(columns[j][1][row]) for j in order]
+        cells.append([label, f"{size} records", where, *values])
+    hidden = len(names) - len(order)
+    headings = [f"{names[j]}" for j in order]
+    if hidden:
+        headings[-1] += f" (+{hidden} equal fields)"
+    return Table(
+        ["dataset", "size", "row", *headings],
+        cells,
+        highlight=(1,) if highlight else (),
+        widths=[1.0, 1.2, 1.3, *[1.6] * len(order)],
+    )
+
+
+def _carried_by(analysis: Analysis, i: int) -> str:
+    j = int(analysis.probe.carrier[i]) if i < analysis.probe.carrier.size else -1
+    if j == -1:
+        return "no noise"
+    if j == -2:
+        return "noise, not affinely"
+    element = analysis.probe.elements[j]
+    return f"noise of call {element.call}" + (f" [{element.index}]" if element.index else "")
+
+
+def coordinate_names(structure: tuple, size: int) -> list[str]:
+    """A name for each number of a flattened release (:func:`pdp_audit.audits.program.trace.flattened`): its dict
+    keys and positions (``sum``, ``[1]``, ``counts[0, 2]``); positions alone where the structure does not read."""
+    names: list[str] = []
+    nodes = iter(structure)
+
+    def walk(prefix: str) -> None:
+        node = next(nodes)
+        if node[0] == "dict":
+            for key in node[1]:
+                walk(f"{prefix}.{key.strip(chr(39) + chr(34))}" if prefix else key.strip(chr(39) + chr(34)))
+        elif node[0] in ("tuple", "list"):
+            for i in range(node[1]):
+                walk(f"{prefix}[{i}]")
+        elif node[0] == "pandas":
+            walk(prefix)
+        elif node[0] == "array":
+            shape = tuple(node[1])
+            if shape == ():
+                names.append(prefix or "the release")
+            else:
+                names.extend(f"{prefix}[{', '.join(map(str, i))}]" for i in np.ndindex(*shape))
+
+    try:
+        while len(names) < size:
+            walk("")
+    except (StopIteration, TypeError, IndexError):
+        return [str(i) for i in range(size)]
+    return names if len(names) == size else [str(i) for i in range(size)]
+
+
+def release_table(analysis: Analysis, pair: PairResult) -> Table | None:
+    """The release on D and on D′ with D's draws, coordinates that differ first (at most :data:`RELEASE_ROWS`); the
+    ones that differ without noise carrying them highlighted (None where D′'s replay gave no release)."""
+    replayed = pair.comparison.replayed
+    on_d = analysis.recorded.numbers
+    if replayed is None or on_d.size == 0:
+        return None
+    on_d_prime = replayed.numbers
+    size = max(on_d.size, on_d_prime.size)
+
+    def at(numbers: np.ndarray, i: int) -> str:
+        return _number(numbers[i]) if i < numbers.size else "absent"
+
+    differ = [i for i in range(size) if at(on_d, i) != at(on_d_prime, i)]
+    order = sorted((differ + [i for i in range(size) if i not in differ])[:RELEASE_ROWS])
+    free = set(pair.comparison.free_differ) | set(pair.comparison.noisy_differ)
+    names = coordinate_names(analysis.recorded.structure, on_d.size)
+    rows, marked = [], []
+    for k, i in enumerate(order):
+        carried = _carried_by(analysis, i) if i < on_d.size else "—"
+        rows.append([names[i] if i < len(names) else str(i), at(on_d, i), at(on_d_prime, i), carried])
+        if i in free or (pair.comparison.structure_differs and i in differ):
+            marked.append(k)
+    more = size - len(order)
+    if more:
+        rows.append([f"… {more} more", "", "", ""])
+    return Table(["release", "on D", "on D′ (D's draws)", "carried by"], rows, marked, widths=[1.4, 1.4, 1.4, 1.6])
+
+
+# --- the call trace ------------------------------------------------------------------------------------------------
+
+
+def _parameters(call: Call) -> str:
+    """A call's kind and parameters in one short line (scalars as numbers, small arrays as lists)."""
+    shown = []
+    for key, value in sorted(call.parameters.items()):
+        if key in ("measurement",):
+            continue
+        array = np.asarray(value) if not isinstance(value, str) else None
+        if array is not None and array.dtype.kind in "biuf":
+            text = (
+                _number(array.item())
+                if array.ndim == 0
+                else ("[" + ", ".join(_number(v) for v in array.ravel()[:3]) + (", …]" if array.size > 3 else "]"))
+            )
+        else:
+            text = str(value)
+        shown.append(f"{key} {text}")
+    shape = f" ×{'×'.join(map(str, call.shape))}" if call.shape else ""
+    return f"{call.kind}{shape}" + (f" ({', '.join(shown)})" if shown else "")
+
+
+def gaussian_allowance(epsilon: float, delta: float) -> float:
+    """μ* with δ(ε) of the Gaussian shift μ* equal to ``delta`` (0 for δ = 0): the largest shift over σ one Gaussian
+    call may have within (ε, δ) (Balle & Wang 2018, Thm 8; δ(ε) grows with μ, so a bracketing root)."""
+    from scipy.optimize import brentq
+
+    from pdp_audit.audits.program.accounting import gaussian_delta
+
+    if delta <= 0:
+        return 0.0
+    high = 1.0
+    while gaussian_delta(high, epsilon) < delta and high < 1e6:
+        high *= 2
+    if gaussian_delta(high, epsilon) < delta:
+        return math.inf
+    return float(brentq(lambda mu: gaussian_delta(mu, epsilon) - delta, 0.0, high, xtol=1e-12))
+
+
+def _allowed(call: Call, epsilon: float, delta: float) -> float | None:
+    """The largest input distance the call's noise allows on its own within the claim (module notes; None: not
+    read)."""
+    if call.kind.startswith("diffprivlib."):
+        sensitivity = call.details.get("declared", {}).get("sensitivity")
+        return None if sensitivity is None else float(sensitivity)
+    scale = None if call.scale is None else np.asarray(call.scale, dtype=float)
+    if scale is None or scale.size == 0 or not np.all(scale == scale.ravel()[0]):
+        return None
+    b = float(scale.ravel()[0])
+    if call.law == "laplace":
+        return epsilon * b
+    if call.law == "gaussian":
+        return b * gaussian_allowance(epsilon, delta)
+    return None
+
+
+def _moved(analysis: Analysis, pair: PairResult, k: int, call: Call) -> float | None:
+    """The distance between call ``k``'s inputs on D and D′ (L2 for a Gaussian, else L1; None: not visible)."""
+    c = pair.comparison
+    js = [j for j, e in enumerate(analysis.probe.elements) if e.call == k]
+    if js and c.shifts.size:
+        shifts = np.abs(np.asarray([c.shifts[j] for j in js], dtype=float))
+        if np.isnan(shifts).all():
+            return None
+        shifts = shifts[~np.isnan(shifts)]
+        return float(np.sqrt((shifts**2).sum()) if call.law == "gaussian" else shifts.sum())
+    if c.replayed is not None and k < len(c.replayed.calls) and "input" in call.details:
+        try:
+            before = np.asarray(call.details["input"], dtype=float)
+            after = np.asarray(c.replayed.calls[k].details.get("input"), dtype=float)
+        except (TypeError, ValueError):
+            return None
+        return float(np.abs(after - before).sum()) if before.shape == after.shape else math.inf
+    return None
+
+
+def _loss(pair: PairResult, k: int) -> str:
+    """The privacy loss of call ``k``'s steps on the pair (μ, or the pure ε of a choice or declared budget)."""
+    steps = [s for s in pair.steps if s.what.split(" ")[:2] == ["call", str(k)]]
+    if not steps:
+        return "0" if pair.comparison.replayed is not None else "—"
+    if all(s.law == "gaussian" for s in steps):
+        return f"μ = {_number(math.sqrt(sum(s.mu**2 for s in steps)))}"
+    return f"ε = {_number(sum(s.pure_epsilon() for s in steps))}"
+
+
+def _call_finding(analysis: Analysis, pair: PairResult, k: int, moved: float | None, allowed: float | None) -> str:
+    c = pair.comparison
+    if c.divergence is not None and k == c.divergence.index:
+        return f"diverges: on D′ {c.divergence.replayed}"
+    rescaled = {i: b for i, _, b in (c.replayed.rescaled if c.replayed is not None else [])}
+    if k in rescaled:
+        return f"scale taken from the data: on D′ {rescaled[k]}"
+    if moved is not None and allowed is not None and moved > allowed * (1 + 1e-9):
+        return f"over-sensitive: moved {_number(moved)} > {_number(allowed)}"
+    if any(analysis.probe.elements[j].call == k for j in c.coefficient_changed):
+        return "its noise's weight in the release depends on the data"
+    if any(u.startswith(f"call {k} ") for u in pair.unaccounted):
+        return next(u for u in pair.unaccounted if u.startswith(f"call {k} ")).split(": ", 1)[-1]
+    return ""
+
+
+def trace_table(analysis: Analysis, pair: PairResult, epsilon: float, delta: float) -> Table:
+    """The recorded calls in order, each with its input distance on the pair against the distance its noise allows;
+    marked calls highlighted (all of them shown, then the first others, at most :data:`TRACE_ROWS` rows)."""
+    calls = analysis.recorded.calls
+    c = pair.comparison
+    stop = c.divergence.index if c.divergence is not None else len(calls)
+    rows, marked = [], []
+    for k, call in enumerate(calls):
+        allowed = _allowed(call, epsilon, delta)
+        moved = _moved(analysis, pair, k, call) if k < stop else None
+        finding = _call_finding(analysis, pair, k, moved, allowed)
+        if k > stop:
+            shown_moved, loss = "not replayed", "—"
+        else:
+            shown_moved, loss = ("—" if moved is None else _number(moved)), ("—" if k == stop else _loss(pair, k))
+        rows.append(
+            [str(k), _parameters(call), shown_moved, "—" if allowed is None else _number(allowed), loss, finding]
+        )
+        if finding:
+            marked.append(k)
+    if c.divergence is not None and c.divergence.index >= len(calls):
+        marked.append(len(rows))
+        rows.append([str(len(calls)), "(no such call on D)", "—", "—", "—", f"diverges: on D′ {c.divergence.replayed}"])
+    keep = _kept(marked, len(rows))
+    shown = [rows[k] for k in keep]
+    highlight = [i for i, k in enumerate(keep) if k in marked]
+    if len(keep) < len(rows):
+        shown.append([f"… {len(rows) - len(keep)} more calls, none marked", "", "", "", "", ""])
+    return Table(
+        ["#", "primitive call (recorded on D)", "input moved D→D′", "allowed alone", "loss", "finding"],
+        shown,
+        highlight,
+        widths=[0.35, 3.0, 1.2, 1.1, 0.9, 2.6],
+    )
+
+
+def _kept(marked: Sequence[int], total: int) -> list[int]:
+    """The rows kept of a long trace: every marked one, then the first others up to :data:`TRACE_ROWS`."""
+    others = [k for k in range(total) if k not in marked][: max(0, TRACE_ROWS - len(marked))]
+    return sorted(set(marked) | set(others))
+
+
+# --- the composition, the checks, the certificate ------------------------------------------------------------------
+
+
+def composition_table(analysis: Analysis, pair: PairResult, epsilon: float, delta: float) -> Table | None:
+    """The pair's steps (law, loss alone, whether the release carries it) and, last, their composition at the
+    claim's ε (highlighted where the noise the release carries exceeds the claim's δ)."""
+    steps = [s for s in pair.steps if not s.trivial]
+    if pair.upper is None:
+        return None
+    calls = analysis.recorded.calls
+    carried = {
+        f"call {e.call} {calls[e.call].kind}[{e.index}]"
+        for j, e in enumerate(analysis.probe.elements)
+        if j < len(pair.comparison.source) and pair.comparison.source[j] == "release"
+    }
+    rows = []
+    for s in steps[:STEP_ROWS]:
+        loss = f"μ = {_number(s.mu)}" if s.law == "gaussian" else f"ε = {_number(s.pure_epsilon())}"
+        rows.append([s.what, s.law, loss, "yes" if s.what in carried else "no (bounded above only)"])
+    if len(steps) > STEP_ROWS:
+        rows.append([f"… {len(steps) - STEP_ROWS} more steps", "", "", ""])
+    low = pair.lower.low if pair.lower is not None else None
+    bounds = f"δ(ε = {epsilon:g}) ≤ {_number(pair.upper.high)}"
+    if low is not None:
+        bounds = f"{_number(low)} ≤ " + bounds
+    rows.append(["composed", pair.upper.how.split(":")[0], f"ε = {_number(pair.upper.pure)}", bounds])
+    exceeded = low is not None and low > delta * (1 + 1e-9)
+    return Table(
+        ["step (call and element)", "law", "loss alone", "carried by the release"],
+        rows,
+        (len(rows) - 1,) if exceeded else (),
+        widths=[2.2, 1.6, 1.0, 2.2],
+    )
+
+
+def checks_table(run: Run) -> Table:
+    """Each check: exact or statistical, its verdict, its p-value and Holm-adjusted p-value at the run's α (the
+    black box's confirmation beside the structural findings); failing checks highlighted."""
+    rows, marked = [], []
+    for k, check in enumerate(run.checks):
+        p = "—" if check.pvalue is None else f"{check.pvalue:.3g} (Holm {check.adjusted_pvalue:.3g})"
+        rows.append([check.title, "statistical" if check.statistical else "exact", check.verdict.upper(), p])
+        if check.verdict == "fail":
+            marked.append(k)
+    return Table(["check", "kind", "verdict", f"p-value at α = {run.alpha:g}"], rows, marked, widths=[3, 1, 1, 1.8])
+
+
+def _confirmation(run: Run) -> Check | None:
+    return next((c for c in run.checks if c.id == "program-confirm"), None)
+
+
+def _change(name: str) -> str:
+    """A neighbour's name as what D′ is: ``D′ = D with record 3 (the maximum) removed``."""
+    for verb, done in (("remove ", "removed"), ("add ", "added")):
+        if name.startswith(verb):
+            return f"D′ = D with {name[len(verb) :]} {done}"
+    if name.startswith("replace ") and " by " in name:
+        where, what = name[len("replace ") :].split(" by ", 1)
+        return f"D′ = D with {where} replaced by {what}"
+    return f"D′ = {name}"
+
+
+def _searched(analysis: Analysis) -> str:
+    """The neighbours searched, counted by how they were made."""
+    counts: dict[str, int] = {}
+    for p in analysis.pairs:
+        verb = p.neighbour.name.split(" ", 1)[0]
+        counts[verb] = counts.get(verb, 0) + 1
+    words = {"remove": "a record removed", "add": "a record added", "replace": "a record replaced"}
+    parts = [f"{n} with {words.get(verb, verb)}" for verb, n in counts.items()]
+    return f"{len(analysis.pairs)} neighbouring datasets ({', '.join(parts)})"
+
+
+def _first_sentences(text: str, count: int = 2) -> str:
+    parts = text.split(". ")
+    return ". ".join(parts[:count]).rstrip(".") + "."
+
+
+def headline(run: Run, claim: str, analysis: Analysis, pair: PairResult | None) -> tuple[str, str]:
+    """The banner's headline about the claim and its one reading."""
+    by_id = {c.id: c for c in run.checks}
+    confirm = _confirmation(run)
+    if run.verdict == "fail":
+        where = _change(pair.neighbour.name) if pair is not None else "see below"
+        finding = f": {pair.findings[0]}" if pair is not None and pair.findings else ""
+        reading = [f"Witness pair: {where}{finding}."]
+        composition = by_id.get("program-composition")
+        if composition is not None and composition.verdict == "fail" and composition.estimate is not None:
+            epsilon, delta = float(run.parameters["epsilon"]), float(run.parameters["delta"])
+            reading.append(
+                f"The exact composition of the noise the release carries gives δ(ε = {epsilon:g}) ≥ "
+                f"{_number(composition.estimate)} > δ = {delta:g}."
+            )
+        structure = by_id.get("program-structure")
+        if structure is not None and structure.verdict == "fail":
+            reading.append("Noise whose scale depends on the data refutes a pure claim exactly.")
+        if confirm is not None and confirm.pvalue is not None:
+            reading.append(
+                f"The black box {'confirms it' if confirm.verdict == 'fail' else 'does not confirm it'} on the final "
+                f"release (p = {confirm.adjusted_pvalue:.3g} {'≤' if confirm.verdict == 'fail' else '>'} α = "
+                f"{run.alpha:g})."
+            )
+        return f"REFUTED: the program is not {claim}", " ".join(reading)
+    if run.verdict == "pass":
+        return (
+            f"CERTIFIED: {claim} on the {len(analysis.pairs)} neighbouring datasets searched",
+            "On every neighbour searched, the replay with D's draws made the same primitive calls, the release moved "
+            "only where their noise carries it, and the exact composition of the primitives is within the claim.",
+        )
+    refuted = "Not refuted: no exact check fails"
+    if confirm is not None and confirm.adjusted_pvalue is not None:
+        refuted += (
+            f", and the black box does not reject the claim (p = {confirm.adjusted_pvalue:.3g} > α = {run.alpha:g})"
+        )
+    open_checks = [c for c in run.checks if c.verdict == "inconclusive" and c.id != "program-confirm"]
+    why = _first_sentences(open_checks[0].note, 1) if open_checks else "nothing decides the claim."
+    return f"NOT DECIDED: {claim} is neither certified nor refuted", f"{refuted}. Not certified: {why}"
+
+
+def certificate(analysis: Analysis, epsilon: float, delta: float) -> Section:
+    """What a pass rests on: the composed (ε, δ̄), the primitives with their largest input distance over every pair
+    searched against what their noise allows, and the neighbours searched."""
+    composed = [p.upper for p in analysis.pairs if p.upper is not None]
+    high = max((u.high for u in composed), default=0.0)
+    pure = max((u.pure for u in composed), default=0.0)
+    calls = analysis.recorded.calls
+    rows = []
+    for k, call in enumerate(calls[:TRACE_ROWS]):
+        moved = [_moved(analysis, p, k, call) for p in analysis.pairs if p.comparison.divergence is None]
+        largest = max((m for m in moved if m is not None), default=None)
+        allowed = _allowed(call, epsilon, delta)
+        rows.append([str(k), _parameters(call), "—" if largest is None else _number(largest),
+                     "—" if allowed is None else _number(allowed)])  # fmt: skip
+    if len(calls) > TRACE_ROWS:
+        rows.append([f"… {len(calls) - TRACE_ROWS} more calls", "", "", ""])
+    return Section(
+        "Certificate",
+        f"Composed over every pair searched: δ(ε = {epsilon:g}) ≤ δ̄ = {_number(high)} (claimed δ = {delta:g}); the "
+        f"steps' pure ε add up to at most {_number(pure)} (claimed ε = {epsilon:g}). Searched: {_searched(analysis)}. "
+        "The primitives and sensitivities it rests on:",
+        Table(
+            ["#", "primitive call (recorded on D)", "largest input distance, any pair", "allowed alone"],
+            rows,
+            widths=[0.35, 3.4, 1.6, 1.2],
+        ),
+    )
+
+
+def review_page(
+    run: Run, name: str, data: Any, analysis: Analysis, not_covered: Sequence[str], scope: str
+) -> ReviewPage:
+    """The program report's page 1 (module notes)."""
+    epsilon, delta = float(run.parameters["epsilon"]), float(run.parameters["delta"])
+    relation = str(run.parameters["neighbours"])
+    claim = f"({epsilon:g}, {delta:g})-DP under {relation}"
+    pair = shown_pair(analysis)
+    title, reading = headline(run, claim, analysis, pair)
+    sections = []
+    if run.verdict == "pass":
+        sections.append(certificate(analysis, epsilon, delta))
+    if pair is not None:
+        heading = "Pair closest to the claim" if run.verdict == "pass" else "Witness pair"
+        witness = witness_table(data, pair, highlight=run.verdict != "pass")
+        sections.append(Section(heading, f"{_change(pair.neighbour.name)}.", witness))
+        release = release_table(analysis, pair)
+        if release is not None and run.verdict != "pass":
+            sections.append(Section("The release on D and on D′, with the noise drawn on D", table=release))
+    if pair is not None and run.verdict != "pass":  # a pass's certificate lists the calls
+        sections.append(
+            Section(
+                "Call trace",
+                f"The {len(analysis.recorded.calls)} primitive call(s) recorded on D, in order, replayed on D′ with "
+                "D's draws. Input moved: the distance of the call's inputs, D to D′ (L1; L2 for Gaussian noise); "
+                "allowed alone: the most its noise allows within the claim were it the only call; loss: its "
+                "privacy loss on this pair.",
+                trace_table(analysis, pair, epsilon, delta),
+            )
+        )
+    if pair is not None:
+        table = composition_table(analysis, pair, epsilon, delta)
+        why = (
+            "" if table is not None else "Not composed: the replay on D′ diverged or raised, so its steps are unknown."
+        )
+        sections.append(Section("Composition on this pair", why, table))
+    sections.append(Section("Checks", table=checks_table(run)))
+    covered = "; ".join(not_covered)
+    sections.append(Section("Not covered", f"{covered[:1].upper()}{covered[1:]}. Scope: {scope}."))
+    return ReviewPage(
+        f"pdp-audit — program audit of {name}",
+        f"Claim: {claim} ({RELATIONS.get(relation, relation)}), on D = the {analysis.records} records given. "
+        f"Seed {run.seed}; family-wise false-alarm probability α = {run.alpha:g}.",
+        run.verdict,
+        title,
+        reading,
+        sections,
+    )

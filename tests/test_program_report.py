@@ -1,0 +1,151 @@
+"""Page 1 of the program report: the page a reviewer reads (``Run.review``, drawn by
+:mod:`pdp_audit.reports.review_page`).  A failing program's page 1 holds the verdict's headline, the witness pair as a
+table, the call trace with the diverging or over-sensitive call highlighted, the composition, the black box's
+p-value and what is not covered; a passing twin's holds the certificate.  Drawn without overlaps or text off the page
+(:mod:`pdp_audit.reports.layout_check`), and byte-identical for the same seed.  Seen failing: with the review page
+drawn after the cover (``run_pages``), the page-1 tests fail; with the trace's marks cleared, the highlight tests
+fail."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+
+import numpy as np
+import pytest
+
+import pdp_audit
+from pdp_audit.audits.program.accounting import gaussian_delta
+from pdp_audit.audits.program.pages import coordinate_names, gaussian_allowance
+from pdp_audit.reports.layout_check import checking_pages
+from pdp_audit.reports.page_text import COLOURS
+from pdp_audit.reports.review_page import review_pages
+
+VALUES = np.linspace(0.0, 1.0, 8)
+LABELS = np.array([0, 0, 1, 1, 1, 2, 3, 3, 0, 1])
+
+
+def raw_sum(data, rng):
+    """Bug: the raw sum released with the clipped data's sensitivity 1."""
+    return np.nan_to_num(data).sum() + rng.laplace(0.0, 1.0)
+
+
+def spent_twice(data, rng):
+    """Bug: the budget spent twice."""
+    total = np.clip(np.nan_to_num(data), 0.0, 1.0).sum()
+    return total + rng.laplace(0.0, 1.0), total + rng.laplace(0.0, 1.0)
+
+
+def domain_from_data(data, rng):
+    """Bug: the classes from np.unique of the data: removing a class's only record removes a call's element."""
+    classes, counts = np.unique(data, return_counts=True)
+    return dict(zip(classes.tolist(), (counts + rng.laplace(0.0, 1.0, size=counts.size)).tolist()))
+
+
+def fixed_sum(data, rng):
+    """The fixed twin: every value mapped into [0, 1] before the sum."""
+    return np.clip(np.nan_to_num(data, nan=0.0, posinf=1.0, neginf=0.0), 0.0, 1.0).sum() + rng.laplace(0.0, 1.0)
+
+
+def _audit(program, data, **options):
+    options = {"epsilon": 1.0, "trials": 2000, "seed": 0, "alpha": 1e-6, **options}
+    return pdp_audit.audit_program(program, data, **options)
+
+
+def _page_one(run) -> list[tuple[str, str, str]]:
+    """Page 1's drawn texts, each with its colour and weight, after checking that the review page is one page."""
+    import matplotlib.colors
+    import matplotlib.pyplot as plt
+
+    figures = review_pages(run.review)
+    try:
+        assert len(figures) == 1, "the review page spilled onto a second page"
+        return [
+            (t.get_text(), matplotlib.colors.to_hex(t.get_color()), str(t.get_fontweight())) for t in figures[0].texts
+        ]
+    finally:
+        for fig in figures:
+            plt.close(fig)
+
+
+def _highlighted(texts, verdict="fail") -> str:
+    return " ".join(t for t, colour, weight in texts if colour == COLOURS[verdict] and weight == "bold")
+
+
+def test_a_diverging_call_is_highlighted_in_the_trace_on_page_one():
+    run = _audit(domain_from_data, LABELS)
+    assert run.verdict == "fail"
+    texts = _page_one(run)
+    words = " ".join(t for t, _, _ in texts)
+    assert "REFUTED" in words and "Witness pair" in words and "Call trace" in words and "Not covered" in words
+    assert (
+        f"{LABELS.size - 1} records" in words and "(removed)" in words
+    )  # the witness table: D′'s size and the row removed
+    marked = _highlighted(texts)
+    assert "diverges" in marked and "laplace ×4" in marked, marked
+
+
+def test_an_over_sensitive_call_is_highlighted_with_its_distance():
+    run = _audit(raw_sum, VALUES, bounds=(0, 1))
+    assert run.verdict == "fail"
+    marked = _highlighted(_page_one(run))
+    assert "over-sensitive" in marked, marked
+    (trace,) = [s.table for s in run.review.sections if s.heading == "Call trace"]
+    row = trace.rows[trace.highlight[0]]
+    assert row[3] == "1" and row[2] != row[3]  # allowed alone: ε·b = 1; the input moved by more
+
+
+def test_a_double_spending_is_shown_by_its_composition_and_the_black_box():
+    run = _audit(spent_twice, VALUES, bounds=(0, 1))
+    texts = _page_one(run)
+    words = " ".join(t for t, _, _ in texts)
+    assert "Composition on this pair" in words and "Black-box confirmation on the witness pair" in words
+    marked = _highlighted(texts)
+    assert "composed" in marked and "ε = 2" in marked, marked
+    confirm = next(c for c in run.checks if c.id == "program-confirm")
+    assert f"{confirm.pvalue:.3g}" in marked  # its p-value at α, beside the exact checks
+
+
+def test_a_passing_twin_shows_its_certificate():
+    run = _audit(fixed_sum, VALUES, bounds=(0, 1), law="ideal")
+    assert run.verdict == "pass"
+    texts = _page_one(run)
+    words = " ".join(t for t, _, _ in texts)
+    assert "CERTIFIED" in words and "Certificate" in words and "δ̄ = 0" in words
+    assert f"Searched: {run.parameters['pairs_searched']} neighbouring" in words
+    assert "laplace (scale 1)" in words and not _highlighted(texts)
+
+
+@pytest.mark.skipif(shutil.which("pdftotext") is None, reason="pdftotext (poppler) reads the PDF's page 1")
+@pytest.mark.parametrize("program", [spent_twice, fixed_sum], ids=["bug", "twin"])
+def test_the_review_page_is_page_one_laid_out_and_byte_identical(tmp_path, program):
+    found: list[str] = []
+    paths = [tmp_path / "a.pdf", tmp_path / "b.pdf"]
+    for path in paths:
+        run = _audit(program, VALUES, bounds=(0, 1), law="ideal")
+        with checking_pages(found):
+            pdp_audit.write_report(run, pdf=path)
+    assert not found, found
+    assert paths[0].read_bytes() == paths[1].read_bytes()
+    page = subprocess.run(
+        ["pdftotext", "-f", "1", "-l", "1", str(paths[0]), "-"], capture_output=True, text=True, check=True
+    ).stdout
+    headline = "REFUTED" if program is spent_twice else "CERTIFIED"
+    assert headline in page and "dataset" in page and "Not covered" in page, page[:500]
+
+
+def test_release_coordinates_are_named_by_keys_and_positions():
+    from pdp_audit.audits.program.trace import flattened
+
+    structure, numbers = flattened({"sum": 1.0, "counts": np.zeros((2, 2)), "pair": (1, 2)})
+    assert coordinate_names(structure, numbers.size) == [
+        "counts[0, 0]", "counts[0, 1]", "counts[1, 0]", "counts[1, 1]", "pair[0]", "pair[1]", "sum",
+    ]  # fmt: skip
+    assert coordinate_names(structure, 3) == ["0", "1", "2"]  # a structure that does not read: positions
+
+
+@pytest.mark.parametrize(("epsilon", "delta"), [(1.0, 1e-5), (0.5, 1e-3), (3.0, 1e-9)])
+def test_the_gaussian_allowance_spends_the_claims_delta(epsilon, delta):
+    mu = gaussian_allowance(epsilon, delta)
+    assert gaussian_delta(mu, epsilon) == pytest.approx(delta, rel=1e-6)
+    assert gaussian_delta(mu * 1.01, epsilon) > delta and gaussian_allowance(epsilon, 0.0) == 0.0
