@@ -426,3 +426,44 @@ def test_a_damaged_event_witness_on_the_command_line_is_one_line_exit_2(target, 
 def test_the_event_report_is_byte_identical_for_the_same_seed(target):
     assert main([*RUN, "--report", "again.pdf"]) == 1
     assert (target / "again.pdf").read_bytes() == (target / "rep.pdf").read_bytes()
+
+
+# --- the event a witness names ------------------------------------------------------------------------------------
+
+
+def test_the_witness_names_an_event_one_world_never_reached_before_a_larger_bound():
+    """Two events refute ε = 1 at α = 1e-6: {score ≥ 2} with counts 6,000 and 200 (bound 3.06) and {score ≤ −1} with
+    0 and 60 (bound 1.30).  The witness names the second -- D never reached it, so its count alone bounds δ(ε) at
+    every ε -- with its two counts; before, the largest bound's event was named.  Where the one-world event does not
+    refute the claim (ε = 3.5), the largest bound's is named."""
+    from pdp_audit.audits.blackbox.outcome import witness_event_line
+    from pdp_audit.audits.blackbox.search_check import _threshold
+
+    attack = EventAttack((Event(2.0, True), Event(-1.0, False)), (6000, 0), (200, 60), 20_000, 20_000, 0.0, 2e4, 2e4)
+    assert attack.best_event(1e-6) == Event(2.0, True)
+    named = _threshold(attack, 1e-6, 1.0)
+    assert named["threshold"] == -1.0 and named["threshold_calls"].endswith("favouring D'")
+    counts = {"event": 2, "hits_d": 0, "hits_dprime": 60, "released_d": 20_000, "released_dprime": 20_000}
+    assert named["witness_event"] == counts
+    assert witness_event_line(counts) == (
+        "witness event 2: 0 of 20,000 releases of D (0), 60 of 20,000 of D' (0.003); never in D: seen in one world only"
+    )
+    assert _threshold(attack, 1e-6, 3.5)["threshold"] == 2.0
+
+
+def test_the_float_laplaces_witness_is_an_event_of_one_world(tmp_path, monkeypatch, capsys):
+    """End to end at the default law: ``v + rng.laplace(0, 1)`` refuted, the witness's event never seen under D'
+    (its doubles off 2^−53·ℤ near 0), named in the JSON with its two counts (the report's witness page prints them:
+    ``witness_event_line``)."""
+    (tmp_path / "float_mech.py").write_text(
+        "class Textbook:\n    def sample(self, world, size, rng):\n"
+        "        return (0.0 if world == 'D' else 1.0) + rng.laplace(0.0, 1.0, (size, 1))\n\n\n"
+        "def make():\n    return Textbook()\n"
+    )
+    monkeypatch.syspath_prepend(str(tmp_path))
+    out, pdf = tmp_path / "bb.json", tmp_path / "bb.pdf"
+    argv = ["blackbox", "float_mech:make", "--claim-epsilon", "1", "--claim-delta", "0", "--trials", "20000"]
+    assert main([*argv, "--train-trials", "10000", "--seed", "5", "--json", str(out), "--report", str(pdf)]) == 1
+    capsys.readouterr()
+    event = json.loads(out.read_text())["witness"]["witness_event"]
+    assert event["hits_dprime"] == 0 and event["hits_d"] > 0.1 * event["released_d"], event

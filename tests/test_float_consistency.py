@@ -133,6 +133,42 @@ def test_check_pair_reads_the_bits_as_implemented_and_says_when_it_did_not():
             pdp_audit.check_pair(FloatLaplace(), law=wrong)
 
 
+class HalvesInOneWorld:
+    """The two-sided geometric mechanism at ε = 1 on v = 0 or 1 whose D world releases o + 1/2 one time in a hundred
+    (a half-integer D' never releases), with a loss 1.25 times the geometric's: the loss's own events (L = ±1.25,
+    two non-zero frequencies) refute it with the smallest p-values, and the event {o off the integers}, never seen
+    under D', refutes it on its own too."""
+
+    output_dim, share, wrong = 1, 0.01, 1.25
+
+    def sample(self, world, size, rng):
+        p = 1 - np.exp(-1.0)
+        noise = (rng.geometric(p, (size, 1)) - rng.geometric(p, (size, 1))).astype(float)
+        if world == "D":
+            return noise + 0.5 * (rng.random((size, 1)) < self.share)
+        return 1.0 + noise
+
+    def privacy_loss(self, outputs):
+        o = outputs[:, 0]
+        return self.wrong * (np.abs(o - 1.0) - np.abs(o))
+
+
+def test_a_fail_names_an_event_one_world_never_reaches_over_a_smaller_p_value():
+    """Where events of both kinds refute, the witness is the one seen in one world only -- it bounds δ(ε) by its
+    count alone at every ε -- named with its two frequencies (before, the least p-value's event was named: {L = 1.25},
+    seen in both worlds), by the pair audit and by the contract suite alike."""
+    run = _audit(HalvesInOneWorld())
+    consistency = _check(run)
+    assert consistency.verdict == "fail", pdp_audit.describe(run)
+    witness = consistency.details["witness"]
+    assert witness["P_D'"] == 0.0 and 0.005 < witness["P_D"] < 0.02, witness
+    assert "L " not in witness["event"] or "and L" in witness["event"]  # an event of the release, not of L alone
+    assert "Seen in one world only, and refuting on its own at level" in consistency.note
+    assert f"{witness['P_D']:.4g} under D and 0 under D'" in pdp_audit.describe(run)
+    with pytest.raises(AssertionError, match=r"E's frequencies 0\.0\d+ under D and 0 under D'"):
+        pdp_audit.check_pair(HalvesInOneWorld())
+
+
 def _granularity_by_fractions(x: float) -> int:
     q, k = Fraction(x), 0
     while (q / Fraction(2) ** (k + 1)).denominator == 1:

@@ -426,6 +426,23 @@ class EventAttack:
         bounds = [self.event_bound(*counts, a) for counts in self._oriented()]
         return self.events[int(np.argmax(bounds))]
 
+    def witness_event(self, alpha: float, epsilon: float) -> int | None:
+        """The index of the event a witness names at confidence 1 − ``alpha`` against the claim's ``epsilon``: among
+        the events whose bound exceeds it (each refutes the claim on its own), one that no release of the world it
+        disfavours fell in -- of the most releases of the other -- before those with two non-zero counts: an event
+        one world never reaches bounds δ(ε) by its count alone at every ε, as an atom does (Mironov, CCS 2012, for
+        the doubles one world's releases never have); else the event of :meth:`best_event`.  None without events."""
+        if not self.events:
+            return None
+        a = alpha / len(self.events)
+        oriented = list(self._oriented())
+        bounds = [self.event_bound(*counts, a) if self.poissonised else 0.0 for counts in oriented]
+        one_world = [i for i, (hits_for, hits_against, *_) in enumerate(oriented) if hits_against == 0 < hits_for]
+        refuting = [i for i in one_world if bounds[i] > epsilon]
+        if refuting:
+            return max(refuting, key=lambda i: (oriented[i][0], -i))
+        return int(np.argmax(bounds))
+
     def delta_lower_bound_at(self, alpha: float, epsilon: float) -> float:
         """The δ lower bound at ``epsilon``: the largest δ the test rejects with ε (level split as at δ > 0: a/2 to
         the excess, a/2 to the binomial), over the events; 0 if none."""

@@ -91,6 +91,7 @@ class SearchOutcome:
                     if threshold is not None and w["statistic"].get("kind") != "events"
                     else ()
                 ),
+                *((witness_event_line(w["witness_event"]),) if isinstance(w.get("witness_event"), dict) else ()),
                 f"fresh releases: {w['trials']:,} per world, seed {w['seed']}; learned on {w['train_trials']:,}",
             )
             if self.rechecked is not None:
@@ -98,6 +99,19 @@ class SearchOutcome:
                 witness = (*witness[:-1], f"the witness's run: {witness[-1]}", f"this re-check: {here}")
             statistic = statistic_rows(w["statistic"])
         return BlackBoxReport(self.run, pair, ranking, witness, statistic)
+
+
+def witness_event_line(event: dict) -> str:
+    """The witness's event with its count and frequency in each world; one that a world never reached says so."""
+    hits = (event["hits_d"], event["hits_dprime"])
+    sizes = (max(event["released_d"], 1), max(event["released_dprime"], 1))
+    line = (
+        f"witness event {event['event']}: {hits[0]:,} of {sizes[0]:,} releases of D ({hits[0] / sizes[0]:.4g}), "
+        f"{hits[1]:,} of {sizes[1]:,} of D' ({hits[1] / sizes[1]:.4g})"
+    )
+    if min(hits) == 0 < max(hits):
+        line += f"; never in {'D' if hits[0] == 0 else chr(68) + chr(39)}: seen in one world only"
+    return line
 
 
 def shown_vector(values, width: int = 120) -> str:

@@ -167,7 +167,7 @@ def witness_document(target: str, claim: tuple, result, neighbours: str | None) 
         "pair": pair,
         "pair_name": None if result.chosen is None else result.chosen.name,
         "statistic": statistic_to_data(final.learned),
-        **_threshold(final.attack, alpha),
+        **_threshold(final.attack, alpha, epsilon),
         "claim": {"epsilon": epsilon, "delta": delta},
         "alpha": alpha,
         "trials": final.test_per_world,
@@ -177,18 +177,23 @@ def witness_document(target: str, claim: tuple, result, neighbours: str | None) 
     }
 
 
-def _threshold(attack, alpha: float) -> dict:
+def _threshold(attack, alpha: float, epsilon: float) -> dict:
     """The threshold of the test's best side at the claim's α, and which world it calls: the pooled-rank attack's
-    best ramp, or the event test's event of the largest bound (all its events are in the statistic)."""
+    best ramp, or the event test's witness event (:meth:`~pdp_audit.audits.blackbox.events.EventAttack.witness_event`:
+    one that the world it disfavours never reached, where such an event refutes ``epsilon``) with its two counts
+    (all its events are in the statistic)."""
     from pdp_audit.audits.blackbox.events import EventAttack
 
     if isinstance(attack, EventAttack):
-        event = attack.best_event(alpha)
-        if event is None:
+        index = attack.witness_event(alpha, epsilon)
+        if index is None:
             return {"threshold": None, "threshold_calls": "no event"}
+        event = attack.events[index]
         calls = "the event scores >= threshold, favouring D" if event.favours_d else "the event scores <= threshold, "
         calls += "" if event.favours_d else "favouring D'"
-        return {"threshold": _finite(event.threshold), "threshold_calls": calls}
+        counts = {"event": index + 1, "hits_d": attack.hits_d[index], "hits_dprime": attack.hits_dp[index]}
+        counts.update(released_d=attack.n, released_dprime=attack.m)
+        return {"threshold": _finite(event.threshold), "threshold_calls": calls, "witness_event": counts}
     direction = attack._best(alpha)[1]  # 0: the highest scores called D; 1: the lowest called D'
     calls = "scores >= threshold called D" if direction == 0 else "scores <= threshold called D'"
     return {"threshold": _finite(attack.best_threshold(alpha)), "threshold_calls": calls}

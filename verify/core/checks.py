@@ -123,6 +123,9 @@ class Evidence:
     figure: Figure | None = None
     sampling: Sampling | None = None
     hint_alpha: bool = False
+    #: (the level a fail is read at: Holm's smallest, α/m) -> this evidence as a fail reports it, its note and details
+    #: naming the witness that refutes at that level (an event seen in one world only, where one does); None: as is
+    failed: Callable[[float], Evidence] | None = None
 
     @property
     def id(self) -> str:
@@ -183,8 +186,15 @@ def _decide_family(evidence: Sequence[Evidence], alpha: float) -> dict[int, Chec
     statistical = [e for e in evidence if e.statistical]
     reject, adjusted = holm([e.pvalue for e in statistical], alpha)
     per_check_alpha = alpha / max(1, len(statistical))
+    # a failed check reports the witness read at the smallest level Holm could have rejected it at (so the event it
+    # names refutes on its own wherever the check does)
+    shown = {
+        id(e): e.failed(per_check_alpha) if rejected and e.failed is not None else e
+        for e, rejected in zip(statistical, reject)
+    }
     decided = {
-        id(e): _decide(e, rejected, adj, per_check_alpha) for e, rejected, adj in zip(statistical, reject, adjusted)
+        id(e): _decide(shown[id(e)], rejected, adj, per_check_alpha)
+        for e, rejected, adj in zip(statistical, reject, adjusted)
     }
     from pdp_audit.reports.records import Check
 
@@ -204,7 +214,7 @@ def _decide_family(evidence: Sequence[Evidence], alpha: float) -> dict[int, Chec
             estimate=e.estimate,
             exact=e.exact,
             pvalue=e.pvalue,
-            details=e.details,
+            details=shown[id(e)].details if id(e) in shown else e.details,
             figure=figure,
             **fields,
         )

@@ -143,28 +143,46 @@ def consistency_evidence(
     world), and for a user's pair the scale identity (:mod:`pdp_audit.verify.estimators.consistency_scale`; Bonferroni
     over
     the two tests)."""
-    worst = test.worst
-    ratio = 1.0
-    if worst is not None and worst.frequency > 0:
-        ratio = worst.weighted.estimate / worst.frequency
     pvalue = test.pvalue if scale is None else min(1.0, 2 * min(test.pvalue, scale.pvalue))
+    evidence = _consistency_at(test, (draws_per_world, pvalue), spec, scale, None)
+    if not isinstance(test, EventConsistency):
+        return evidence
+    # a fail names an event that refutes on its own at the level it is read at (the scale identity takes half)
+    factor = 1 if scale is None else 2
+    return replace(
+        evidence, failed=lambda level: _consistency_at(test, (draws_per_world, pvalue), spec, scale, level / factor)
+    )
+
+
+def _consistency_at(test, read: tuple[int, float], spec: CheckSpec, scale, level: float | None) -> Evidence:
+    """:func:`consistency_evidence` (``read`` = (draws per world, p-value)) naming the event of
+    :meth:`~pdp_audit.verify.estimators.consistency_output.EventConsistency.witness_at` ``level`` (None: the least
+    consistent one)."""
+    events = isinstance(test, EventConsistency)
+    named = test.witness_at(level) if events else test.worst
+    ratio = 1.0
+    if named is not None and named.frequency > 0:
+        ratio = named.weighted.estimate / named.frequency
     scale_note = "" if scale is None else f" And the {scale.describe()}: a loss of the wrong scale moves it."
-    witness = test.witness() if isinstance(test, EventConsistency) else None
+    which = "Least consistent"
+    if named is not None and named is not test.worst:
+        which = f"Seen in one world only, and refuting on its own at level {level:.3g},"
+    witness = test.witness(level) if events else None
     return Evidence(
         spec=spec,
         estimate=float(ratio),
-        pvalue=pvalue,
+        pvalue=read[1],
         supports=lambda ci, alpha: True,
         note=(
-            f"Least consistent of {len(test.bins)} {test.noun}: {test.describe()}. The estimate is that ratio "
-            f"(1 when the loss is the sampler's).{scale_note} A fail means privacy_loss does not match sample(): "
-            "every other verdict on this pair is then void."
+            f"{which} of {len(test.bins)} {test.noun}: {test.describe(level) if events else test.describe()}. The "
+            f"estimate is that ratio (1 when the loss is the sampler's).{scale_note} A fail means privacy_loss does "
+            "not match sample(): every other verdict on this pair is then void."
         ),
         details={
             "bins": len(test.bins),
             "worst_ratio": float(ratio),
-            "draws_per_world": int(draws_per_world),
-            **({"bins_by_family": dict(test.families)} if isinstance(test, EventConsistency) else {}),
+            "draws_per_world": int(read[0]),
+            **({"bins_by_family": dict(test.families)} if events else {}),
             **({"witness": witness} if witness is not None else {}),
         },
     )

@@ -177,16 +177,17 @@ def look_shares(count: int) -> tuple[float, ...]:
 
 
 def at_look(evidence: Evidence, share: float) -> Evidence:
-    """``evidence`` read at a look of level share ``share``: p-value p/w (at most 1), intervals and the budget hint at
-    level a·w.  Exact evidence (no p-value) is unchanged."""
+    """``evidence`` read at a look of level share ``share``: p-value p/w (at most 1), intervals, the budget hint and
+    the witness of a fail at level a·w.  Exact evidence (no p-value) is unchanged."""
     if evidence.pvalue is None:
         return evidence
-    interval, hint = evidence.interval, evidence.budget_hint
+    interval, hint, failed = evidence.interval, evidence.budget_hint, evidence.failed
     return replace(
         evidence,
         pvalue=min(1.0, evidence.pvalue / share),
         interval=None if interval is None else (lambda a: interval(a * share)),
         budget_hint=_hint_at(hint, share) if hint is not None and evidence.hint_alpha else hint,
+        failed=None if failed is None else (lambda a: at_look(failed(a * share), share)),
     )
 
 
