@@ -448,11 +448,32 @@ def _left_behind(folder: Path) -> dict:
     }
 
 
-@pytest.mark.parametrize("command", ["blackbox", "certify"])
+#: A sweep of one black-box cell whose ``factory`` is the user's ``MODULE:FACTORY``.
+SWEEP = textwrap.dedent(
+    """
+    [sweep]
+    name = "users"
+    mechanism = "blackbox"
+    seed = 0
+    alpha = 1e-6
+
+    [fixed]
+    trials = 2000
+    claim_epsilon = 1.0
+    claim_delta = 1e-5
+
+    [grid]
+    factory = ["faulty_user:make"]
+    """
+)
+
+
+@pytest.mark.parametrize("command", ["blackbox", "certify", "sweep"])
 def test_the_users_open_files_are_left_as_plain_python_leaves_them(tmp_path, command):
     """issue #61: the child ended by ``os._exit(0)`` after flushing only stdout and stderr: a log kept open by the
     factory was empty (plain Python: one line), a gzip file had no ending, the atexit handler never ran and a
-    NamedTemporaryFile stayed in $TMPDIR -- after a certificate (exit 0).  Each failed on 15e6652."""
+    NamedTemporaryFile stayed in $TMPDIR -- after a certificate (exit 0).  Each failed on 15e6652.  A sweep cell ran
+    the factory in a worker of its pool, which ends by ``os._exit`` (multiprocessing's)."""
     for folder in ("plain", "audited"):
         (tmp_path / folder / "tmp").mkdir(parents=True)
         (tmp_path / folder / "keeper.py").write_text(KEEPS_FILES_OPEN)
@@ -463,6 +484,9 @@ def test_the_users_open_files_are_left_as_plain_python_leaves_them(tmp_path, com
     assert expected == {"log": "made\n", "gzip": "made\n", "atexit": "ran\n", "temporaries": []}
     if command == "blackbox":
         args = ["blackbox", "keeper:make", *CLAIM]
+    elif command == "sweep":  # two workers: a pool of processes runs the cell
+        (tmp_path / "audited" / "s.toml").write_text(SWEEP.replace("faulty_user:make", "keeper:make"))
+        args = ["sweep", "s.toml", "--store", "s.sqlite", "--workers", "2"]
     else:
         (tmp_path / "audited" / "deploy.toml").write_text(DEPLOY.replace("faulty_user:make", "keeper:make"))
         args = ["certify", "deploy.toml", "--report", "none"]
@@ -517,3 +541,24 @@ def test_a_child_of_a_host_whose_openmp_threads_ran_does_not_hang(tmp_path, host
         [sys.executable, "host.py"], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=120
     )
     assert done.returncode == 0 and float(done.stdout) > 0.9, done.stderr
+
+
+#: FAULTY whose fault may also be an exception (FAULT_HOW=raise).
+RAISING = FAULTY.replace('    if HOW == "exit0":', '    if HOW == "raise":\n        raise ValueError("the user\'s")\n    if HOW == "exit0":', 1)
+
+
+@pytest.mark.parametrize("workers", ["1", "2"])
+@pytest.mark.parametrize(("how", "said"), [("raise", 'make(**parameters) raised ValueError: "the user\'s"'),
+                                           ("exit0", "ended the audit process (exit status 0)")])
+def test_a_fault_of_a_sweep_cells_factory_is_the_users_in_one_line(user_folder, workers, how, said):
+    """A sweep cell's factory runs behind the sandbox as every other way into the user's code: what it raises, or an
+    ``os._exit(0)``, is one line naming the cell and the user's code, exit 2.  On 1081ccf the factory ran in the
+    command's process (one worker: the ``os._exit(0)`` was the sweep's exit 0) or in a pool's (a broken pool, exit 4
+    and a traceback)."""
+    (user_folder / "faulty_user.py").write_text(RAISING)
+    (user_folder / "s.toml").write_text(SWEEP)
+    done = cli(user_folder, "sweep", "s.toml", "--store", "s.sqlite", "--workers", workers,
+               FAULT_WHERE="factory", FAULT_HOW=how)
+    assert done.returncode == 2, (done.returncode, done.stderr)
+    (line,) = done.stderr.splitlines()
+    assert line.startswith("pdp-audit: error: sweep cell ") and "faulty_user" in line and said in line, line

@@ -22,7 +22,7 @@ import functools
 from pathlib import Path
 from typing import Any
 
-from pdp_audit.mechanisms.validation import InputError
+from pdp_audit.mechanisms.validation import InputError, shown
 from pdp_audit.verify.core.checks import without_figures
 from pdp_audit.verify.core.config import in_spec
 from pdp_audit.verify.core.plan import AuditPlan
@@ -174,9 +174,20 @@ def kind_normalize(name: str, required: tuple, parameters: dict, keys: set, wher
     return parameters
 
 
-def kind_cell(name: str, parameters: dict, seed: int, alpha: float, checks=None, executor=None) -> dict:
+def kind_cell(name: str, target: str, parameters: dict, seed: int, alpha: float, checks=None, executor=None) -> dict:
     """One cell of the kind ``name``: its config built from the cell's options (as the API's function builds it),
-    run through its plan in the worker."""
+    run through its plan.  The user's code the option ``target`` names (``MODULE:FACTORY``) is imported and run
+    behind the sandbox, as every other way into it (:func:`pdp_audit.verify.core.sandbox.run_isolated`): in a Python
+    process of its own that ends as plain Python ends (a log the factory keeps open is flushed, its ``atexit``
+    handlers run), whatever it raises or however it ends its process being one line naming it, the user's fault."""
+    from pdp_audit.verify.core.sandbox import run_isolated
+
+    where = f"{target}: the code of {shown(parameters[target])}"
+    return run_isolated(_kind_cell_here, name, parameters, seed, alpha, checks, target=where)
+
+
+def _kind_cell_here(name: str, parameters: dict, seed: int, alpha: float, checks) -> dict:
+    """The body of :func:`kind_cell`, in the sandbox's child."""
     plan = _kind(name)
     known = plan.options()
     given = {k: v for k, v in parameters.items() if k in known and v != known[k].default}
@@ -191,7 +202,7 @@ def kind_sweep_mechanism(plan: Any, target: str, required: tuple = ()) -> SweepM
     to the machine's speed, and a sweep's cells are reproducible)."""
     return SweepMechanism(
         plan.name,
-        functools.partial(kind_cell, plan.name),
+        functools.partial(kind_cell, plan.name, target),
         kind_schema(plan),
         normalize=functools.partial(kind_normalize, plan.name, (target, *required)),
         description=f"{plan.help}: {target} = MODULE:FACTORY" + "".join(f", {key} required" for key in required),
