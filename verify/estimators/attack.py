@@ -238,12 +238,6 @@ def _stats():
     return stats
 
 
-#: The ufuncs scipy.stats.binom evaluates (scipy.special._ufuncs; None where a scipy lacks them).
-_BINOM_PMF, _BINOM_CDF, _BINOM_SF = (
-    getattr(special._ufuncs, name, None) for name in ("_binom_pmf", "_binom_cdf", "_binom_sf")
-)
-
-
 def poisson_mean_within(n: int, miss: float = POISSON_MISS) -> float:
     """The largest λ with P(Poisson(λ) > n) ≤ ``miss`` (0 for n = 0)."""
     if n <= 0:
@@ -260,36 +254,13 @@ def _lattice_pmf(pmf: np.ndarray, weight: int) -> np.ndarray:
     return out
 
 
-def _binom_pmf(k: np.ndarray, n: float, p: float) -> np.ndarray:
-    """``stats.binom.pmf(k, n, p)`` for integers k (0 outside 0..n) with scipy's own ufunc, called without the
-    distribution machinery's argument checks, which cost more than the pmf itself at the ramps' sizes; the
-    values are the same bits (tests/test_canaries.py compares them)."""
-    if _BINOM_PMF is None:  # pragma: no cover - a scipy without the ufunc
-        return _stats().binom.pmf(k, n, p)
-    inside = (k >= 0) & (k <= n)
-    if inside.all():
-        return _BINOM_PMF(k, n, p)
-    out = np.zeros(k.shape)
-    out[inside] = _BINOM_PMF(k[inside], n, p)
-    return out
-
-
-def _binom_cdf(k: int, n: float, p: float) -> float:
-    """``stats.binom.cdf(k, n, p)`` for an integer 0 ≤ k < n (see :func:`_binom_pmf`)."""
-    return float(_stats().binom.cdf(k, n, p) if _BINOM_CDF is None else _BINOM_CDF(k, n, p))
-
-
-def _binom_sf(k: int, n: float, p: float) -> float:
-    """``stats.binom.sf(k, n, p)`` for an integer 0 ≤ k < n (see :func:`_binom_pmf`)."""
-    return float(_stats().binom.sf(k, n, p) if _BINOM_SF is None else _BINOM_SF(k, n, p))
-
-
 def _binomial_window(m: int, p: float) -> tuple[int, int, float]:
     """A window [lo, hi] of Binomial(m, p) and the mass outside it."""
     mu, sd = m * p, math.sqrt(m * p * (1 - p))
     lo = int(max(0.0, math.floor(mu - _WINDOW_SD * sd - 10)))
     hi = int(min(m, math.ceil(mu + _WINDOW_SD * sd + 10)))
-    outside = (_binom_cdf(lo - 1, m, p) if lo > 0 else 0.0) + (_binom_sf(hi, m, p) if hi < m else 0.0)
+    binom = _stats().binom
+    outside = (float(binom.cdf(lo - 1, m, p)) if lo > 0 else 0.0) + (float(binom.sf(hi, m, p)) if hi < m else 0.0)
     return lo, hi, outside
 
 
@@ -331,7 +302,7 @@ def _mixture_pmf(values: np.ndarray, w: np.ndarray, first: int, p: float) -> tup
     sd = math.sqrt(max(first - lo, 0) * p * (1 - p))
     a = int(max(0.0, math.floor((first - top) * p - _WINDOW_SD * sd - 10)))
     b = int(min(first - lo, math.ceil((first - lo) * p + _WINDOW_SD * sd + 10)))
-    y = _binom_pmf(np.arange(a, b + 1), first - top, p)
+    y = _stats().binom.pmf(np.arange(a, b + 1), first - top, p)
     z = np.zeros((top + b) - (lo + a) + 1)
     for j in range(top, lo - 1, -1):
         weight = w[j - lo]
@@ -399,7 +370,7 @@ def ramp_tail_bound(t: int, sizes, weights, logit_pi: float, mean_j: float) -> f
     for m, wi in zip(rest_m, rest_w):
         p = float(special.expit(logit_pi + theta * wi))
         lo, hi, out = _binomial_window(int(m), p)
-        arrays.append(_lattice_pmf(_binom_pmf(np.arange(lo, hi + 1), m, p), int(wi)))
+        arrays.append(_lattice_pmf(_stats().binom.pmf(np.arange(lo, hi + 1), m, p), int(wi)))
         outside += out
         offset += int(wi) * lo
     length = sum(a.size - 1 for a in arrays) + 1

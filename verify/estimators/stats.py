@@ -5,28 +5,21 @@ Clopper–Pearson intervals are the beta quantiles of Clopper & Pearson (1934), 
 are exact, i.e. their coverage is at least the nominal level for every true proportion.  Holm's step-down procedure
 (Holm 1979) is statsmodels' ``multipletests(method="holm")`` in a few lines of numpy, likewise tested against it:
 importing statsmodels took a third of a second of every command's start.  For the same reason scipy.stats (most of a
-second of a process's start) is imported only where a function here needs it: the beta quantiles call the
-scipy.special ufuncs that ``stats.beta``'s own quantile hooks call (:func:`_beta_hooks`), so the pure-DP audits,
-which use nothing else of scipy.stats, never import it.
+second of a process's start) is imported only where a function here needs it: the beta quantiles are scipy.special's
+inverses of the regularised incomplete beta function (``betaincinv``, ``betainccinv``), the numbers ``stats.beta.ppf``
+and ``isf`` give (tests/test_stats_reference.py compares the bits), so the pure-DP audits, which use nothing else of
+scipy.stats, never import it.
 """
 
 from __future__ import annotations
 
-import functools
 import math
-import re
 from typing import Callable, Literal
 
 import numpy as np
-import scipy
 from scipy import optimize, special
 
 Side = Literal["two-sided", "lower", "upper"]
-
-#: The scipy releases whose ``stats.beta._ppf(q, a, b)`` is ``special._ufuncs._beta_ppf(q, a, b)`` and whose
-#: ``stats.beta._isf(q, a, b)`` is ``special.betainccinv(a, b, q)`` (read in their source; tests/test_stats_reference.py
-#: compares the bits with scipy.stats' own over a grid, so a release that changes them fails there)
-SPECIAL_BETA_HOOKS_SINCE = (1, 17)
 
 # Smallest p-value reported by interval inversion: beyond it the beta quantiles lose accuracy,
 # and nothing is decided differently at 1e-60 than at 1e-300.
@@ -49,12 +42,12 @@ def clopper_pearson(count, nobs, alpha: float, side: Side = "two-sided") -> tupl
         if side == "upper":
             lo = np.zeros(count.shape)
         else:
-            lo = _beta_quantile(_beta_hooks()[0], two_sided_alpha / 2, count, nobs - count + 1)
+            lo = _beta_quantile(_ppf, two_sided_alpha / 2, count, nobs - count + 1)
             lo = _finite(np.where((count == 0) | np.isnan(lo), 0.0, lo))
         if side == "lower":
             hi = np.ones(count.shape)
         else:
-            hi = _beta_quantile(_beta_hooks()[1], two_sided_alpha / 2, count + 1, nobs - count)
+            hi = _beta_quantile(_isf, two_sided_alpha / 2, count + 1, nobs - count)
             hi = _finite(np.where((count == nobs) | np.isnan(hi), 1.0, hi))
     return lo, hi
 
@@ -69,29 +62,36 @@ def _finite(x: np.ndarray) -> np.ndarray:
     return x
 
 
-@functools.cache
-def _beta_hooks() -> tuple[Callable, Callable]:
-    """``stats.beta``'s quantile hooks ``_ppf(q, a, b)`` and ``_isf(q, a, b)``: the scipy.special ufuncs they call
-    where this scipy's hooks are known to call them (:data:`SPECIAL_BETA_HOOKS_SINCE`), else the hooks themselves
-    (importing scipy.stats: 0.4-0.5 CPU seconds more than scipy.special and scipy.optimize)."""
-    version = tuple(int(part) for part in re.findall(r"\d+", scipy.__version__)[:2])  # "1.18.0rc1": (1, 18)
-    ppf = getattr(special._ufuncs, "_beta_ppf", None)
-    if version >= SPECIAL_BETA_HOOKS_SINCE and ppf is not None:
-        return ppf, _betainccinv
-    from scipy import stats  # an older scipy: its hooks may call other ufuncs
-
-    return stats.beta._ppf, stats.beta._isf
+def _ppf(q, a, b):
+    """The Beta(a, b) quantile at q: x with I_x(a, b) = q, I the regularised incomplete beta function."""
+    return _or_stats(special.betaincinv(a, b, q), "ppf", q, a, b)
 
 
-def _betainccinv(q, a, b):
-    """``stats.beta._isf(q, a, b)`` as scipy 1.17 computes it."""
-    return special.betainccinv(a, b, q)
+def _isf(q, a, b):
+    """The Beta(a, b) quantile at 1 − q: x with 1 − I_x(a, b) = q (without the rounding of 1 − q)."""
+    return _or_stats(special.betainccinv(a, b, q), "isf", q, a, b)
+
+
+def _or_stats(x, method: str, q, a, b):
+    """``x`` (valid a, b > 0), with ``stats.beta``'s own ``method`` where scipy.special gave up (NaN: its root
+    finding did not converge, at levels below 1e-130 with a ≤ 10 and b ≥ 1e3, where scipy.stats' policy returns its
+    last iterate)."""
+    failed = np.isnan(x)
+    if not failed.any():
+        return x
+    from scipy import stats
+
+    if np.ndim(x) == 0:
+        return getattr(stats.beta, method)(q, a, b)
+    x = np.array(x)
+    x[failed] = getattr(stats.beta, method)(np.broadcast_to(q, x.shape)[failed], a[failed], b[failed])
+    return x
 
 
 def _beta_quantile(quantile: Callable, q: float | np.ndarray, a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """``stats.beta.ppf(q, a, b)`` (``quantile`` = ``stats.beta._ppf``) or ``isf`` (``_isf``), for 0 < q < 1, in
-    the same bits without the generic wrapper: the wrapper computes exactly ``quantile`` (the distribution's own hook)
-    on the valid parameters (a, b > 0) and NaN elsewhere, but its argument checks and broadcasting cost several times
+    """``stats.beta.ppf(q, a, b)`` (``quantile`` = :func:`_ppf`) or ``isf`` (:func:`_isf`), for 0 < q < 1, in the
+    same bits without the generic wrapper: the wrapper computes the same quantile on the valid parameters (a, b > 0)
+    and NaN elsewhere, but its argument checks and broadcasting cost several times
     the quantile's own computation, and every tail-curve check inverts thousands of these bounds (a sweep cell's
     largest cost).  ``q``: a number, or an array of the shape of ``a`` and ``b`` (one level per element)."""
     valid = (a > 0) & (b > 0)
@@ -107,13 +107,13 @@ def beta_ppf(q: np.ndarray, a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """``stats.beta.ppf(q, a, b)`` bit for bit, elementwise over arrays of one shape with 0 < q < 1 (NaN where a or b
     is not positive), without scipy's generic wrapper (:func:`_beta_quantile`)."""
     q, a, b = np.broadcast_arrays(*(np.asarray(x, dtype=float) for x in (q, a, b)))
-    return _beta_quantile(_beta_hooks()[0], q, a, b)
+    return _beta_quantile(_ppf, q, a, b)
 
 
 def beta_isf(q: np.ndarray, a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """``stats.beta.isf(q, a, b)`` bit for bit, as :func:`beta_ppf`."""
     q, a, b = np.broadcast_arrays(*(np.asarray(x, dtype=float) for x in (q, a, b)))
-    return _beta_quantile(_beta_hooks()[1], q, a, b)
+    return _beta_quantile(_isf, q, a, b)
 
 
 def binomial_pvalue_exceeds(count: int, nobs: int, p0: float) -> float:
