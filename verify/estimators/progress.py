@@ -249,8 +249,8 @@ def planned(draws: int) -> None:
     bar = _AUDIT.get()
     if bar is None:
         return
-    if bar.n == 0:  # the first draw is still to come: the rate (and the time left) counts from now, not from the
-        bar.start_t = bar.last_print_t = bar._time()  # audit's setup (its data read, its pairs built)
+    if bar.n == 0:  # the first draw is still to come: the rate (and the time left) counts from now (tqdm's clock is
+        bar.start_t = bar.last_print_t = time.time()  # time.time), not from the audit's setup (its data, its pairs)
     bar.total = (bar.total or 0) + int(draws)  # shown at the next update (a refresh would skip DELAY)
 
 
