@@ -9,8 +9,11 @@ same process, alternating, best of ``--repeats``.  One JSON line a case with bot
   (``scipy.stats.binom`` now; scipy.special's private ``_binom_pmf``/``_cdf``/``_sf`` ufuncs before).
 * ``clopper_pearson``: 2,000 Clopper–Pearson intervals a call, 20 calls (``scipy.special.betaincinv`` and
   ``betainccinv`` now; the private ``_beta_ppf`` ufunc before).
+* ``diffprivlib``: a seeded diffprivlib pair's draws, 200 blocks of 500 releases (``Laplace``, and ``Exponential``
+  on 50 candidates): each block's mechanism built by its constructor with ``random_state`` now; a copy whose private
+  ``_rng`` was replaced before.
 
-    python benchmarks/public_apis.py [--cases pooled_rank,clopper_pearson] [--repeats 3] [--m 10000]
+    python benchmarks/public_apis.py [--cases pooled_rank,clopper_pearson,diffprivlib] [--repeats 3] [--m 10000]
 """
 
 from __future__ import annotations
@@ -132,9 +135,52 @@ def clopper_pearson(repeats: int) -> None:
     emit("clopper_pearson", *ab(run, private_beta, repeats), intervals=2000, calls=20)
 
 
+@contextlib.contextmanager
+def private_drawing() -> Iterator[None]:
+    """A seeded draw from a copy of the world's mechanism whose private ``_rng`` is replaced, as before."""
+    import copy
+
+    from pdp_audit.mechanisms.adapters.diffprivlib import MechanismPair
+
+    def drawing(self, world, rng):
+        mechanism = copy.copy(self.worlds[world])
+        mechanism.random_state = np.random.RandomState(int(rng.integers(2**32)))
+        setattr(mechanism, "_rng", mechanism.random_state)
+        return mechanism
+
+    saved = MechanismPair._drawing
+    MechanismPair._drawing = drawing
+    try:
+        yield
+    finally:
+        MechanismPair._drawing = saved
+
+
+def diffprivlib(repeats: int) -> None:
+    from diffprivlib import mechanisms
+
+    from pdp_audit.mechanisms.adapters.diffprivlib import MechanismPair
+
+    utility = [0.0] * 50
+    pairs = {
+        "Laplace": MechanismPair(mechanisms.Laplace(epsilon=1.0, sensitivity=1.0), 0.0, 1.0),
+        "Exponential": MechanismPair(
+            mechanisms.Exponential(epsilon=1.0, sensitivity=1.0, utility=utility), utility, [1.0] + utility[1:]
+        ),
+    }
+    for kind, pair in pairs.items():
+
+        def run(i: int) -> None:
+            rng = np.random.default_rng(i)
+            for _ in range(200):
+                pair.sample("D", 500, rng)
+
+        emit("diffprivlib", *ab(run, private_drawing, repeats), mechanism=kind, blocks=200, block=500)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--cases", default="pooled_rank,clopper_pearson")
+    parser.add_argument("--cases", default="pooled_rank,clopper_pearson,diffprivlib")
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--m", type=int, default=10_000)
     args = parser.parse_args()
@@ -143,6 +189,8 @@ def main() -> None:
         pooled_rank(args.m, args.repeats)
     if "clopper_pearson" in cases:
         clopper_pearson(args.repeats)
+    if "diffprivlib" in cases:
+        diffprivlib(args.repeats)
 
 
 if __name__ == "__main__":

@@ -360,3 +360,51 @@ def test_an_unseeded_mechanism_with_its_own_generator_state_stays_in_one_process
     with pytest.raises(TypeError, match="generator state of its own"):
         pickle.dumps(pair)
     pickle.dumps(MechanismPair(dpl.Laplace(epsilon=1.0, sensitivity=1.0, random_state=3), 0.0, 1.0))  # seeded: sent
+
+
+@pytest.mark.parametrize(
+    "kind, options",
+    [
+        ("Laplace", {"epsilon": 0.7, "delta": 0.01, "sensitivity": 2.0}),
+        ("LaplaceTruncated", {"epsilon": 1.3, "sensitivity": 1.0, "lower": -1.0, "upper": 4.0}),
+        ("LaplaceBoundedDomain", {"epsilon": 1.0, "sensitivity": 1.0, "lower": 0.0, "upper": 3.0}),
+        ("LaplaceBoundedDomain", {"epsilon": 0.3, "delta": 1e-4, "sensitivity": 2.5, "lower": -7.0, "upper": 9.0}),
+        ("Gaussian", {"epsilon": 0.9, "delta": 1e-5, "sensitivity": 3.0}),
+        ("GaussianAnalytic", {"epsilon": 2.0, "delta": 1e-6, "sensitivity": 0.5}),
+        ("Geometric", {"epsilon": 0.4, "sensitivity": 2}),
+    ],
+)
+def test_the_noise_scale_from_the_definition_is_the_one_the_library_draws_with(dpl, kind, options):
+    """The adapter computes each scale from the mechanism's definition (public parameters only); it must be the
+    number the library draws with, bit for bit (read here, in a test, from the library's own state after a draw:
+    ``_scale``, or for Laplace its public variance 2b²)."""
+    from pdp_audit.mechanisms.adapters.diffprivlib import noise_scale
+
+    mechanism = getattr(dpl, kind)(**options, random_state=0)
+    mechanism.randomise(1 if kind == "Geometric" else 1.0)  # the library sets its scale lazily, at a first draw
+    scale = noise_scale(mechanism)
+    if kind in ("Laplace", "LaplaceTruncated"):
+        plain = {k: options[k] for k in ("epsilon", "delta", "sensitivity") if k in options}
+        assert 2 * scale**2 == dpl.Laplace(**plain).variance(0.0)
+    elif kind == "Geometric":
+        assert scale == options["sensitivity"] / options["epsilon"]
+    else:
+        assert scale == vars(mechanism)["_scale"]
+
+
+def test_a_seeded_pair_draws_as_the_library_seeded_by_its_constructor(dpl):
+    """A seeded draw is the mechanism built by its own constructor with ``random_state`` (the public route; no
+    generator put into the library's private state): the same releases as the library's mechanism made so, and an
+    ``Exponential``'s world scores that world's utility."""
+    import numpy as np
+
+    from pdp_audit.mechanisms.adapters.diffprivlib import MechanismPair
+
+    mechanism = dpl.Laplace(epsilon=1.0, sensitivity=1.0)
+    drawn = MechanismPair(mechanism, 0.0, 1.0).sample("D'", 50, np.random.default_rng(3))[:, 0]
+    seed = int(np.random.default_rng(3).integers(2**32))
+    same = dpl.Laplace(epsilon=1.0, sensitivity=1.0, random_state=np.random.RandomState(seed))
+    assert drawn.tolist() == [same.randomise(1.0) for _ in range(50)]
+    utility = [0.0, 0.0, 0.0]
+    pair = MechanismPair(dpl.Exponential(epsilon=50.0, sensitivity=1.0, utility=utility), utility, [0.0, 0.0, 9.0])
+    assert set(pair.sample("D'", 200, np.random.default_rng(0))[:, 0]) == {2.0}  # e^{50·9/2}: always the third

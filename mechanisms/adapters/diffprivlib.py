@@ -8,13 +8,16 @@ copy of the mechanism a ``numpy.random.RandomState`` seeded from ``rng`` -- diff
 (numpy's global generator by default) and the audit says it is not reproducible.
 
 **The loss** of the release, from the mechanism's own parameters (ε, δ, sensitivity Δ, bounds) and the scale it
-draws with (its ``_scale`` where it has one, else the documented formula); each law follows the library's sampler
-(:mod:`pdp_audit.mechanisms.adapters.diffprivlib_laws`):
+draws with, computed from the mechanism's definition (:func:`noise_scale`); each law follows the library's sampler
+(:mod:`pdp_audit.mechanisms.adapters.diffprivlib_laws`).  The adapter reads and builds mechanisms through the library's
+public API only: a seeded copy, a world's ``Exponential`` and a mechanism sent to a worker process are built by the
+mechanism's own constructor from its public parameters (:func:`rebuilt`).
 
 * ``Laplace``: b = Δ/(ε − log(1 − δ)) (Holohan et al. 2018), L(o) = (|o − v'| − |o − v|)/b;
 * ``LaplaceTruncated``: the same release clipped to [l, u], atoms at the bounds (their tail masses' log-ratio);
-* ``LaplaceBoundedDomain``: Laplace of the library's ``_find_scale()`` conditioned on [l, u] (rejection sampling),
-  the inputs clipped first: the Laplace loss plus log C(v') − log C(v), C the mass of [l, u];
+* ``LaplaceBoundedDomain``: Laplace of the scale of Holohan et al. (2018, the bounded Laplace mechanism: the fixed
+  point b = Δ/(ε − log ΔC(b) − log(1 − δ)), found by bisection) conditioned on [l, u] (rejection sampling), the
+  inputs clipped first: the Laplace loss plus log C(v') − log C(v), C the mass of [l, u];
 * ``Geometric``: P(k) ∝ e^{−ε|k|/Δ}, L(o) = ε(|o − v'| − |o − v|)/Δ;
 * ``Gaussian`` (σ = Δ√(2 log(1.25/δ))/ε) and ``GaussianAnalytic`` (Balle & Wang 2018):
   L(o) = [(o − v')² − (o − v)²]/(2σ²);
@@ -49,10 +52,8 @@ release (120–190 µs for ``tools.mean``: the black box fits its default budget
 
 from __future__ import annotations
 
-import copy
 import inspect
 import math
-import random
 from dataclasses import dataclass
 from typing import Callable
 
@@ -102,31 +103,29 @@ class MechanismPair:
         mechanism = self.worlds[world]
         if not self.seeded:
             return mechanism
-        drawing = copy.copy(mechanism)
-        drawing.random_state = np.random.RandomState(int(rng.integers(2**32)))
-        drawing._rng = drawing.random_state  # what randomise draws from (set once, in __init__, by the library)
-        return drawing
+        return rebuilt(mechanism, random_state=np.random.RandomState(int(rng.integers(2**32))))
 
     def __getstate__(self) -> dict:
-        """What a worker process receives: the mechanisms without their system entropy source (``random.SystemRandom``,
-        diffprivlib's default, has no state to pickle); the worker gives each its own (:meth:`__setstate__`).  A
-        seeded pair replaces the source at every draw anyway.  An unseeded pair whose mechanism keeps a generator
-        state of its own (a ``random_state`` the user fixed) is not sent: every worker would get a copy of that state
-        and repeat the others' releases, which the audit's statistics take as independent."""
+        """What a worker process receives: the mechanisms as their class and public parameters (:class:`_Recipe`; the
+        system entropy source of a mechanism without a ``random_state``, diffprivlib's default, has no state to
+        pickle), built again by their constructor in the worker, each with its own source.  A seeded pair replaces
+        the source at every draw anyway.  An unseeded pair whose mechanism keeps a generator state of its own (a
+        ``random_state`` the user fixed) is not sent: every worker would get a copy of that state and repeat the
+        others' releases, which the audit's statistics take as independent."""
         if not self.seeded and not all(_system_source(m) for m in (self.mechanism, *self.worlds.values())):
             raise TypeError(
                 "the mechanism draws from a generator state of its own (its random_state): copies in "
                 "worker processes would repeat each other's releases"
             )
         state = dict(self.__dict__)
-        state["mechanism"] = _without_system_source(self.mechanism)
-        state["worlds"] = {world: _without_system_source(m) for world, m in self.worlds.items()}
+        state["mechanism"] = _Recipe.of(self.mechanism)
+        state["worlds"] = {world: _Recipe.of(m) for world, m in self.worlds.items()}
         return state
 
     def __setstate__(self, state: dict) -> None:
         state = dict(state)
-        state["mechanism"] = _with_system_source(state["mechanism"])
-        state["worlds"] = {world: _with_system_source(m) for world, m in state["worlds"].items()}
+        state["mechanism"] = state["mechanism"].built()
+        state["worlds"] = {world: recipe.built() for world, recipe in state["worlds"].items()}
         self.__dict__.update(state)
 
     def sample(self, world: str, size: int, rng: np.random.Generator) -> np.ndarray:
@@ -142,38 +141,45 @@ class MechanismPair:
 
 
 def _system_source(mechanism) -> bool:
-    """Whether ``mechanism`` draws from the system's entropy (diffprivlib's default), which no copy repeats."""
-    return isinstance(getattr(mechanism, "_rng", None), random.SystemRandom)
+    """Whether ``mechanism`` draws from the system's entropy (no ``random_state``: diffprivlib's default), which no
+    copy repeats."""
+    return mechanism.random_state is None
 
 
-def _without_system_source(mechanism):
-    """A copy of ``mechanism`` whose system entropy source is a marker (None), for pickling."""
-    if not _system_source(mechanism):
-        return mechanism
-    bare = copy.copy(mechanism)
-    bare._rng = None
-    return bare
+def parameters(mechanism) -> dict:
+    """The keyword arguments of the mechanism's constructor, read from the public attributes of the same names (a
+    diffprivlib mechanism keeps each, checked, under its keyword: ``epsilon``, ``sensitivity``, ``utility``, …)."""
+    names = inspect.signature(type(mechanism)).parameters
+    return {name: getattr(mechanism, name) for name in names if hasattr(mechanism, name)}
 
 
-def _with_system_source(mechanism):
-    """``mechanism`` given a system entropy source of this process where it was sent without one."""
-    if getattr(mechanism, "_rng", False) is None and getattr(mechanism, "random_state", None) is None:
-        mechanism._rng = random.SystemRandom()
-    return mechanism
+def rebuilt(mechanism, **changes):
+    """A new mechanism of ``mechanism``'s class, built by its constructor from its :func:`parameters` and
+    ``changes`` (e.g. ``random_state``)."""
+    return type(mechanism)(**{**parameters(mechanism), **changes})
+
+
+@dataclass(frozen=True)
+class _Recipe:
+    """A mechanism as its class and constructor arguments: what pickles of it."""
+
+    kind: type
+    arguments: dict
+
+    @classmethod
+    def of(cls, mechanism) -> _Recipe:
+        return cls(type(mechanism), parameters(mechanism))
+
+    def built(self):
+        return self.kind(**self.arguments)
 
 
 def _world_mechanism(mechanism, kind: str, value):
-    """The mechanism a world runs: itself, or for ``Exponential`` a copy scoring that world's utility (its
-    candidates' labels dropped, so the release is the index)."""
+    """The mechanism a world runs: itself, or for ``Exponential`` one scoring that world's utility (its candidates'
+    labels dropped, so the release is the index), built by the library's constructor."""
     if kind != "Exponential":
         return mechanism
-    world = copy.copy(mechanism)
-    world.utility, world.candidates = list(value), None
-    world._check_utility_candidates_measure(world.utility, None, world.measure)
-    world._probabilities = world._find_probabilities(
-        world.epsilon, world.sensitivity, world.utility, world.monotonic, world.measure
-    )
-    return world
+    return rebuilt(mechanism, utility=list(value), candidates=None)
 
 
 def _law(mechanism, kind: str, value, value_prime):
@@ -241,25 +247,54 @@ def _binary_table(mechanism, label, label_prime) -> np.ndarray:
 
 
 def noise_scale(mechanism) -> float:
-    """The scale the mechanism draws with: b (Laplace and its bounded variants), Δ/ε (Geometric: e^{−|k|/b}), σ
-    (Gaussian)."""
+    """The scale the mechanism draws with, from its definition (diffprivlib 0.6's documented formulas, computed with
+    the same operations): Δ/ε (Geometric: e^{−|k|/b}); b = Δ/(ε − log(1 − δ)) (Laplace and LaplaceTruncated;
+    Holohan et al. 2018); σ = √(2 log(1.25/δ))·Δ/ε (Gaussian; Dwork & Roth 2014, Theorem A.1); σ of Balle & Wang
+    (2018, Algorithm 1), read from the mechanism's public ``variance`` (GaussianAnalytic); the bounded Laplace
+    mechanism's fixed point (LaplaceBoundedDomain: :func:`bounded_domain_scale`)."""
     kind = type(mechanism).__name__
     eps, delta, sensitivity = float(mechanism.epsilon), float(mechanism.delta), float(mechanism.sensitivity)
     if kind == "Geometric":
         return sensitivity / eps
-    probe = copy.copy(mechanism)
-    probe.random_state = probe._rng = np.random.RandomState(0)
-    if kind == "LaplaceBoundedDomain":
-        return float(probe._find_scale())  # what randomise sets _scale to on its first call
-    probe.randomise(0.0)  # sets _scale where the library computes it lazily
-    scale = getattr(probe, "_scale", None)
-    if scale is not None:
-        return float(scale)
     if kind in ("Laplace", "LaplaceTruncated"):
-        return sensitivity / (eps - math.log(1 - delta))
+        return float(sensitivity / (eps - np.log(1 - delta)))
     if kind == "Gaussian":
-        return sensitivity * math.sqrt(2 * math.log(1.25 / delta)) / eps
-    raise InputError(f"diffprivlib.{kind}: its noise scale could not be read")
+        return float(np.sqrt(2 * np.log(1.25 / delta)) * sensitivity / eps)
+    if kind == "GaussianAnalytic":
+        return math.sqrt(float(mechanism.variance(0.0)))  # σ²: its square root is σ exactly (binary floating point)
+    if kind == "LaplaceBoundedDomain":
+        return bounded_domain_scale(eps, delta, sensitivity, float(mechanism.upper) - float(mechanism.lower))
+    raise InputError(f"diffprivlib.{kind}: its noise scale is not known")
+
+
+def bounded_domain_scale(epsilon: float, delta: float, sensitivity: float, diameter: float) -> float:
+    """The scale b of the bounded Laplace mechanism on a domain of ``diameter`` D (Holohan, Antonatos, Braghin & Mac
+    Aonghusa 2018, "The bounded Laplace mechanism in differential privacy", Section 4): the fixed point of
+    f(b) = Δ/(ε − log ΔC(b) − log(1 − δ)), ΔC(b) = (2 − e^{−Δ/b} − e^{−(D−Δ)/b})/(1 − e^{−D/b}), found as diffprivlib
+    0.6 finds it -- bisection from [Δ/(ε − log(1 − δ)), f of that] until the bracket stops shrinking -- so that the
+    loss is the law the library samples."""
+
+    def delta_c(shape: float) -> float:
+        if shape == 0:
+            return 2.0
+        return (2 - np.exp(-sensitivity / shape) - np.exp(-(diameter - sensitivity) / shape)) / (
+            1 - np.exp(-diameter / shape)
+        )
+
+    def f(shape: float) -> float:
+        return sensitivity / (epsilon - np.log(delta_c(shape)) - np.log(1 - delta))
+
+    left = sensitivity / (epsilon - np.log(1 - delta))
+    right = f(left)
+    previous = (right - left) * 2
+    while previous > right - left:
+        previous = right - left
+        middle = (right + left) / 2
+        if f(middle) >= middle:
+            left = middle
+        if f(middle) <= middle:
+            right = middle
+    return float((right + left) / 2)
 
 
 class ToolPair:
