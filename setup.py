@@ -56,11 +56,18 @@ FOLDERS = ("mechanisms", "audits", "verify", "reports", "examples")
 
 def packages(root: Path = HERE) -> list[str]:
     """``pdp_audit``, every folder holding an ``__init__.py`` below :data:`FOLDERS` as ``pdp_audit.<its path>``
-    (``pdp_audit.audits.gaussian``), and ``pdp_audit.reports.schema`` (package data only: the JSON Schemas)."""
+    (``pdp_audit.audits.gaussian``), every one below ``src/pdp_audit`` (the application: ``pdp_audit.cli``), and
+    ``pdp_audit.reports.schema`` (package data only: the JSON Schemas)."""
     found = [
         "pdp_audit." + ".".join(init.parent.relative_to(root).parts)
         for folder in FOLDERS
         for init in sorted((root / folder).rglob("__init__.py"))
+    ]
+    application = root / "src" / "pdp_audit"
+    found += [
+        "pdp_audit." + ".".join(init.parent.relative_to(application).parts)
+        for init in sorted(application.rglob("__init__.py"))
+        if init.parent != application
     ]
     return ["pdp_audit", *found, "pdp_audit.reports.schema"]
 

@@ -19,7 +19,7 @@ import os
 import sys
 import time
 
-from pdp_audit.verify.catalogue.plans import plans_by_name
+from pdp_audit.catalogue.plans import plans_by_name
 from pdp_audit.verify.estimators import progress
 
 

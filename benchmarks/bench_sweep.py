@@ -25,9 +25,9 @@ import tempfile
 import time
 from pathlib import Path
 
-from pdp_audit.verify.sweeps.executors import DaskExecutor, ProcessExecutor
-from pdp_audit.verify.sweeps.spec import parse_spec, run_sweep
-from pdp_audit.verify.sweeps.store import Store
+from pdp_audit.sweeps.executors import DaskExecutor, ProcessExecutor
+from pdp_audit.sweeps.spec import parse_spec, run_sweep
+from pdp_audit.sweeps.store import Store
 
 
 def spec_text(cells: int, trials: int) -> str:
@@ -75,7 +75,7 @@ def command_time(spec: Path, store: Path, flags: list[str]) -> tuple[float, floa
     import subprocess
     import sys
 
-    argv = [sys.executable, "-m", "pdp_audit.verify.cli", "sweep", str(spec), "--store", str(store), *flags, "--quiet"]
+    argv = [sys.executable, "-m", "pdp_audit.cli", "sweep", str(spec), "--store", str(store), *flags, "--quiet"]
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
     done = subprocess.run(argv, cwd=spec.parent, capture_output=True, text=True)

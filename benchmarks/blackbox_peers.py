@@ -142,7 +142,7 @@ def run_one(peer: Peer, trials: int | None, train_trials: int | None, seed: int,
 def run_cli(peer: Peer, seed: int) -> dict:
     """``pdp-audit blackbox`` on the mechanism at its defaults, as a user runs it: exit code, bound, seconds, memory."""
     command = [
-        sys.executable, "-m", "pdp_audit.verify.cli", "blackbox", "peer_mechanisms:from_environment",
+        sys.executable, "-m", "pdp_audit.cli", "blackbox", "peer_mechanisms:from_environment",
         "--claim-epsilon", repr(peer.claimed_epsilon), "--claim-delta", "0", "--seed", str(seed), "--json", "-",
     ]  # fmt: skip
     start = time.perf_counter()

@@ -1,7 +1,7 @@
 """Budget hints, measured: is the budget an inconclusive verdict names the budget that decides?
 
 Each case is a user's pair (``pdp_audit.audit_pair``) run at a budget where it is inconclusive: twins and mutants of
-the zoo (:mod:`pdp_audit.verify.mutants`) at budgets below the default, and borderline claims.  Its hint (the largest
+the zoo (:mod:`pdp_audit.mutants`) at budgets below the default, and borderline claims.  Its hint (the largest
 budget any inconclusive check of the run names) is then run with ``--repeats`` seeds at hint/3, at the hint and at
 3×hint.  The hint is *right within a factor of 3* when every run at 3×hint decides (pass or fail) and not every run at
 hint/3 does; it is *useless* if it names no more than the budget run.  One JSON line per case:
@@ -29,9 +29,9 @@ import re
 import time
 
 import pdp_audit
+from pdp_audit import mutants as zoo
 from pdp_audit.mechanisms import gaussian as g
 from pdp_audit.mechanisms import mutant_pairs as pairs
-from pdp_audit.verify import mutants as zoo
 
 HINT = re.compile(r"About ([0-9.]+e[+-]?[0-9]+) samples per world \(now ([0-9.]+e[+-]?[0-9]+)\)")
 

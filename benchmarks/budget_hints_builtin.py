@@ -36,7 +36,7 @@ import re
 import tempfile
 import time
 
-from pdp_audit.verify.cli.main import main as pdp_audit
+from pdp_audit.cli.main import main as pdp_audit
 
 HINT = re.compile(r"About ([0-9.]+e[+-]?[0-9]+) samples per world \(now ([0-9.]+e[+-]?[0-9]+)\)")
 #: Hints that say no budget can decide (an attack or a score refutes, never certifies): not a missing hint.

@@ -64,7 +64,7 @@ def cli() -> list[str]:
     """This interpreter's own ``pdp-audit`` (the console script beside it, as a user runs it), never another
     environment's first on PATH."""
     script = Path(sys.executable).parent / "pdp-audit"
-    return [str(script)] if script.is_file() else [sys.executable, "-m", "pdp_audit.verify.cli"]
+    return [str(script)] if script.is_file() else [sys.executable, "-m", "pdp_audit.cli"]
 
 
 def main() -> None:

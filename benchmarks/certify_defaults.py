@@ -1,6 +1,6 @@
 """Every audit on its defaults (a correct mechanism: must exit 0) and with its noise deflated (must exit 1).
 
-Runs ``pdp-audit run NAME [options] --quiet --report none --json FILE`` (as ``python -m pdp_audit.verify.cli``)
+Runs ``pdp-audit run NAME [options] --quiet --report none --json FILE`` (as ``python -m pdp_audit.cli``)
 for each setting of every audit (:func:`runs`), one after the other, and prints one JSON line per run: {"audit",
 "case", "options", "verdict", "exit_code", "expected_exit_code", "seconds", "cpus", "guarantees", "failing"}.
 With ``--markdown PATH`` it also writes the table docs/benchmarks.md includes (generated).  Seconds are
@@ -25,7 +25,7 @@ from pathlib import Path
 def runs() -> list[tuple[str, str, tuple[str, ...]]]:
     """(audit, case, options) of every setting each audit's descriptor certifies: "correct" runs it, "deflated"
     shrinks the noise until the claim is false (:attr:`pdp_audit.verify.core.plan.AuditPlan.settings`)."""
-    from pdp_audit.verify.catalogue.plans import PLANS
+    from pdp_audit.catalogue.plans import PLANS
 
     out = []
     for plan in PLANS:
@@ -54,13 +54,13 @@ EXPECTED = {"correct": 0, "deflated": 1}
 
 
 def run_one(audit: str, options: tuple[str, ...], workdir: Path) -> dict:
-    """Run one audit through the CLI (``python -m pdp_audit.verify.cli`` of the interpreter running this script): its
+    """Run one audit through the CLI (``python -m pdp_audit.cli`` of the interpreter running this script): its
     verdict, exit code, seconds and failing guarantees."""
     out = workdir / f"{audit}.json"
     command = [
         sys.executable,
         "-m",
-        "pdp_audit.verify.cli",
+        "pdp_audit.cli",
         "run",
         audit,
         *options,

@@ -178,7 +178,7 @@ def _best_per_call(fn: Callable[[], object], calls: int, repeats: int = 5) -> fl
     return best
 
 
-CLI = ("{python}", "-m", "pdp_audit.verify.cli")
+CLI = ("{python}", "-m", "pdp_audit.cli")
 #: a sampler costing next to nothing a release (a Laplace shifted by 2: it fails a (1, 1e-5) claim), for the black
 #: box's memory at a large budget
 CHEAP_SAMPLER = {
@@ -601,7 +601,7 @@ def prepared_folder() -> Path:
     """A fresh folder outside the checkout holding ``examples/`` as ``pdp-audit examples`` writes it."""
     folder = Path(tempfile.mkdtemp(prefix="pdp-durations-"))
     subprocess.run(
-        [sys.executable, "-m", "pdp_audit.verify.cli", "examples", "examples"],
+        [sys.executable, "-m", "pdp_audit.cli", "examples", "examples"],
         cwd=folder,
         check=True,
         stdout=subprocess.DEVNULL,

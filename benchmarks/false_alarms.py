@@ -1,6 +1,6 @@
 """False alarms, measured: correct mechanisms audited under many independent seeds.
 
-Each correct mechanism -- the twins of the mutant zoo (:mod:`pdp_audit.verify.mutants`): the analytic, the classical and
+Each correct mechanism -- the twins of the mutant zoo (:mod:`pdp_audit.mutants`): the analytic, the classical and
 the sensitivity-correct Gaussian, the Gaussian with a noise view, One-Posterior-Sample, the Laplace mechanism with
 1.5× the noise its claim needs (an atom of the loss below ε: without a noise view the draws pin a loss's scale only to a
 band, :mod:`pdp_audit.verify.estimators.loss_scale_band`), Corollary 23's ex-post bound, Student-t noise (heavy tails),
@@ -51,9 +51,9 @@ import statistics
 import time
 from typing import Callable
 
+from pdp_audit import mutants as zoo
 from pdp_audit.mechanisms import float_twins
 from pdp_audit.mechanisms import mutant_pairs as mp
-from pdp_audit.verify import mutants as zoo
 from pdp_audit.verify.core.checks import worst
 from pdp_audit.verify.estimators.stats import clopper_pearson
 

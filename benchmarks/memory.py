@@ -18,8 +18,8 @@ import os
 import subprocess
 import sys
 
-from pdp_audit.verify.catalogue.arguments import command_line
-from pdp_audit.verify.catalogue.plans import plans_by_name
+from pdp_audit.catalogue.arguments import command_line
+from pdp_audit.catalogue.plans import plans_by_name
 from pdp_audit.verify.core.config import exact_text
 
 
@@ -45,7 +45,7 @@ def main(argv: list[str] | None = None) -> int:
         peaks = []
         for trials in (low, high):
             words = command_line(plan, {"trials": trials})
-            cli = [sys.executable, "-m", "pdp_audit.verify.cli.main", "run", name]
+            cli = [sys.executable, "-m", "pdp_audit.cli.main", "run", name]
             peaks.append(peak_bytes([*cli, *words, "--report", "none", "--quiet"]))
         measured = max(0.0, (peaks[1] - peaks[0]) / (high - low))
         under += plan.bytes_per_trial < measured

@@ -8,7 +8,7 @@ pair_sequential`) against the fixed pass of the whole budget (issue 43).  One JS
   its defaults (``default_drawn_per_world``, seed 0: early stopping is the default, so they are the stopped pass's).
   Plain draws pass no δ below about log(1/a)/trials (a the level of one bound: about 2e-4 at 1e5, α = 1e-6): the
   plain pair's claims of δ ≤ 1e-5 are inconclusive in both passes, at any budget under a few million.
-* ``mutants``: every pair mutant of the zoo (:mod:`pdp_audit.verify.mutants`; its coverage mutants have no pair
+* ``mutants``: every pair mutant of the zoo (:mod:`pdp_audit.mutants`; its coverage mutants have no pair
   pass) with early stopping, at the zoo's default budget: caught or not, the draws per world it used; then a summary
   line (all caught, the median draws per mutant and its ratio to the budget).  ``--twins`` audits the correct twins
   too (each must pass); ``--baseline`` times the fixed pass of the whole budget too, on the same seed.
@@ -107,7 +107,7 @@ CLAIMS = ((1.0, 1e-3), (1.0, 1e-5), (0.5, 1e-6), (2.0, 1e-5))
 
 
 def part_gaussian(pairs: list[str], seeds: int) -> None:
-    from pdp_audit.verify.mutants import gaussian
+    from pdp_audit.mutants import gaussian
 
     makers = {"view": gaussian, "plain": PlainGaussian}
     for kind in pairs:
@@ -143,7 +143,7 @@ def part_gaussian(pairs: list[str], seeds: int) -> None:
 
 
 def part_mutants(only: list[str] | None, twins: bool, trials: int, baseline: bool = False) -> None:
-    from pdp_audit.verify.mutants import MUTANTS, PairCase, audit_case, case_seed
+    from pdp_audit.mutants import MUTANTS, PairCase, audit_case, case_seed
 
     drawn_all, caught_all = [], True
     for mutant in MUTANTS:
@@ -193,10 +193,10 @@ def part_width() -> None:
     against the pass in looks' -- its estimates as a look builds them (the relative-entropy bounds of
     :class:`pdp_audit.verify.estimators.loss_scale_band.ScaleBand`, ``entropy``) read at the last look's share and at
     an earlier look's (:func:`pdp_audit.verify.evidence.pair_sequential.at_look`): the width ratios."""
+    from pdp_audit.mutants import gaussian
     from pdp_audit.verify.core.checks import finalize
     from pdp_audit.verify.evidence import pair_checks
     from pdp_audit.verify.evidence import pair_sequential as sequential
-    from pdp_audit.verify.mutants import gaussian
 
     shares = sequential.look_shares(len(sequential.looks(TRIALS)))
     for kind, pair, claim in (

@@ -50,7 +50,7 @@ VARIANTS = {"before": (wrapped_cp, unscreened), "today": (TODAY_CP, TODAY_RESULT
 def cases() -> dict:
     from pair_early_stop import PlainGaussian, needed_sigma
 
-    from pdp_audit.verify.mutants import gaussian
+    from pdp_audit.mutants import gaussian
 
     plain = 2 * needed_sigma(1.0, 1e-3)
     return {

@@ -28,7 +28,7 @@ from pathlib import Path
 def cli() -> list[str]:
     """The installed console script, as a user runs it (``python -m`` where it is not on PATH)."""
     script = shutil.which("pdp-audit")
-    return [script] if script else [sys.executable, "-m", "pdp_audit.verify.cli"]
+    return [script] if script else [sys.executable, "-m", "pdp_audit.cli"]
 
 
 def cpu(command: list[str]) -> float:

@@ -34,7 +34,7 @@ def cli() -> list[str]:
     """This interpreter's own console script, as a user runs it (the one beside ``sys.executable``, never another
     environment's first on PATH; ``python -m`` where there is none)."""
     script = Path(sys.executable).parent / "pdp-audit"
-    return [str(script)] if script.is_file() else [sys.executable, "-m", "pdp_audit.verify.cli"]
+    return [str(script)] if script.is_file() else [sys.executable, "-m", "pdp_audit.cli"]
 
 
 def compile_package() -> None:

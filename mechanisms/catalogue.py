@@ -14,12 +14,12 @@ from pdp_audit.mechanisms import (
     laplace,
     laplace_queries,
     linreg,
-    linreg_adaptive,
     objpert,
     privacy_report,
     randomized_response,
 )
 from pdp_audit.mechanisms.base import RegisteredMechanism
+from pdp_audit.mechanisms.linreg import adaptive as linreg_adaptive
 
 MECHANISMS: tuple[RegisteredMechanism, ...] = (
     gaussian.GAUSSIAN,

@@ -1,6 +1,6 @@
 """The pytest plugin's session report: every privacy assertion of a test session, as JSON and PDF.
 
-Records (one per assertion, see :mod:`pdp_audit.verify.pytest_plugin`) are sorted by (node id, index) and carry
+Records (one per assertion, see :mod:`pdp_audit.pytest_plugin`) are sorted by (node id, index) and carry
 no timings, worker names or timestamps, so the same session gives byte-identical files with or
 without pytest-xdist.
 

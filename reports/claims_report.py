@@ -5,7 +5,7 @@ agreement with the ledger, key number), continued as needed; a page per decided 
 printed, the method -- the checks it cites and the command -- and every check's numbers with its interval,
 with the first figure among its checks); the not-run entries with their reasons; an appendix with the seed,
 the versions, the audit commands and how to rerun any single claim.  The document is plain data
-(:func:`pdp_audit.verify.ledger.runs.document`), with no timestamps or timings: the same seed gives byte-identical
+(:func:`pdp_audit.ledger.runs.document`), with no timestamps or timings: the same seed gives byte-identical
 files.
 """
 

@@ -565,7 +565,7 @@ def provenance_page(results) -> plt.Figure:
 
 
 def render_sweep_pdf(results, path) -> None:
-    """Render a sweep (:class:`pdp_audit.verify.sweeps.store.SweepResults`) into the file ``path`` (a temporary of
+    """Render a sweep (:class:`pdp_audit.sweeps.store.SweepResults`) into the file ``path`` (a temporary of
     :func:`pdp_audit.reports.publish.write_together`)."""
     with pdf_document(path, {"Creator": "pdp-audit", "Producer": "pdp-audit", "CreationDate": None}) as pdf:
         save_pages(pdf, _pages(results))

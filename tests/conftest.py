@@ -208,10 +208,10 @@ def _run_json_validator():
 #: that remove the sandbox, and by the Python API): the audits, the black-box attack's scikit-learn, pandas.
 USER_PROCESS_IMPORTS = (
     "pandas",
-    "pdp_audit.verify.cli.certify",
-    "pdp_audit.verify.cli.blackbox",
-    "pdp_audit.verify.deployment",
-    "pdp_audit.verify.catalogue.kinds",
+    "pdp_audit.cli.certify",
+    "pdp_audit.cli.blackbox",
+    "pdp_audit.deployment",
+    "pdp_audit.catalogue.kinds",
     "pdp_audit.audits.blackbox.attack",
     "pdp_audit.audits.blackbox.anytime",
     "pdp_audit.audits.blackbox.stages",

@@ -6,11 +6,11 @@ import os
 import signal
 import time
 
+from pdp_audit.sweeps.catalogue import SWEEPS
+from pdp_audit.sweeps.schema import SweepMechanism
+from pdp_audit.sweeps.spec import parse_spec
 from pdp_audit.verify.core.config import Option, Range
 from pdp_audit.verify.estimators.engine import block_rng
-from pdp_audit.verify.sweeps.catalogue import SWEEPS
-from pdp_audit.verify.sweeps.schema import SweepMechanism
-from pdp_audit.verify.sweeps.spec import parse_spec
 
 
 def toy_cell(parameters: dict, seed: int, alpha: float, checks=None) -> dict:
@@ -98,9 +98,9 @@ def parse_toy_spec(text: str):
 
 def make_toy_store(path, cells: int = 4, seed: int = 1):
     """A complete store of ``cells`` toy cells at ``path`` (run serially, in this process); returns the path."""
-    from pdp_audit.verify.sweeps.executors import SerialExecutor
-    from pdp_audit.verify.sweeps.spec import run_sweep
-    from pdp_audit.verify.sweeps.store import Store
+    from pdp_audit.sweeps.executors import SerialExecutor
+    from pdp_audit.sweeps.spec import run_sweep
+    from pdp_audit.sweeps.store import Store
 
     spec = parse_toy_spec(toy_spec(cells, 0.0, seed))
     store = Store.for_sweep(path, spec, resume=False)

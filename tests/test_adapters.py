@@ -225,7 +225,7 @@ def test_the_histogram_factory_is_not_refuted_and_its_substitution_pair_is(dpl):
 def test_pdp_audit_list_names_the_tool_factories_and_each_resolves(capsys):
     import importlib
 
-    from pdp_audit.verify.cli.main import main
+    from pdp_audit.cli.main import main
 
     assert main(["list"]) == 0
     out = capsys.readouterr().out

@@ -12,8 +12,8 @@ import numpy as np
 import pytest
 
 import pdp_audit
+from pdp_audit.cli.main import main
 from pdp_audit.reports.json_report import dumps
-from pdp_audit.verify.cli.main import main
 
 from .user_pairs import ShiftedGaussian
 
@@ -216,7 +216,7 @@ def test_certify_a_file_or_the_same_mapping(tmp_path, capsys):
     text = (EXAMPLES / "deploy-gaussian.toml").read_text(encoding="utf-8")
     deployment = tmp_path / "deploy.toml"
     deployment.write_text(text.replace("trials = 1e6", "trials = 2e4"), encoding="utf-8")
-    from pdp_audit.verify.deployment import tomllib
+    from pdp_audit.deployment import tomllib
 
     from_file = pdp_audit.certify(deployment)
     assert from_file.exit_code == 0 and from_file.certified["deployment_file"]["path"] == deployment.name

@@ -82,7 +82,7 @@ def test_run_audit_refuses_none_for_an_option_with_a_default():
 
 def test_none_still_means_not_given_where_the_default_is_none():
     """``sigma=None``: calibrated to the claim, as when it is left out (the config is built, nothing refused)."""
-    from pdp_audit.verify.catalogue.plans import plans_by_name
+    from pdp_audit.catalogue.plans import plans_by_name
 
     plan = plans_by_name()["gaussian"]
     assert plan.configure({"sigma": None, "trials": 2000}) == plan.configure({"trials": 2000})

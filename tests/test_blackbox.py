@@ -11,10 +11,10 @@ import warnings
 import numpy as np
 import pytest
 
+from pdp_audit import pytest_plugin
 from pdp_audit.audits.blackbox.attack import AttackOptions, blackbox_attack
+from pdp_audit.cli.main import main
 from pdp_audit.mechanisms import gaussian as g
-from pdp_audit.verify import pytest_plugin
-from pdp_audit.verify.cli.main import main
 
 ALPHA, DELTA = 1e-6, 1e-5
 #: The tests of the logistic test's own properties name it: the default statistic is the event test.
@@ -283,7 +283,7 @@ def test_a_run_that_names_no_budget_is_the_event_test_at_the_declared_default(tm
     # where the kind's run fits the budget, whether pdp_audit.audit_blackbox or the command called it (here, not in
     # the sandbox's child, which this patch would not reach)
     monkeypatch.setattr(home, "_fitted", given)
-    from pdp_audit.verify.cli import blackbox as blackbox_cli
+    from pdp_audit.cli import blackbox as blackbox_cli
 
     monkeypatch.setattr(blackbox_cli, "run_isolated", lambda function, *args, target: function(*args))
     # no budget named: None, which the run fits to the sampler's speed (8e6 for a fast one: below)
@@ -311,9 +311,9 @@ def test_a_run_that_names_no_budget_is_the_event_test_at_the_declared_default(tm
         == 2
     )
     assert "given trials=20000 statistic=logistic" in capsys.readouterr().err
-    from pdp_audit.verify.catalogue.arguments import typed
-    from pdp_audit.verify.cli.blackbox import BLACKBOX_OPTIONS, resolved
-    from pdp_audit.verify.cli.main import build_parser
+    from pdp_audit.catalogue.arguments import typed
+    from pdp_audit.cli.blackbox import BLACKBOX_OPTIONS, resolved
+    from pdp_audit.cli.main import build_parser
 
     argv = ["blackbox", "m:f", "--claim-epsilon", "1", "--claim-delta", "0"]
     for flags in (["--search", "patterns"], ["--report", "r.pdf"]):  # a search or a report: the plain run's test
@@ -367,9 +367,9 @@ def test_a_run_that_names_no_workers_uses_the_cores_for_a_slow_sampler_that_pick
 def test_the_command_leaves_the_workers_to_the_run_and_states_its_budget(tmp_path, monkeypatch, capfd):
     """Without --workers the command hands None to the audit (a search and a witness re-check run in one process);
     a plain run states its budget, releases and minutes, on stderr before it starts, --trials given or not."""
-    from pdp_audit.verify.catalogue.arguments import typed
-    from pdp_audit.verify.cli.blackbox import BLACKBOX_OPTIONS, PLACE_OPTIONS, resolved
-    from pdp_audit.verify.cli.main import build_parser
+    from pdp_audit.catalogue.arguments import typed
+    from pdp_audit.cli.blackbox import BLACKBOX_OPTIONS, PLACE_OPTIONS, resolved
+    from pdp_audit.cli.main import build_parser
     from pdp_audit.verify.evidence.user_audits import PARALLEL_FROM_S
 
     assert f"slower than {PARALLEL_FROM_S * 1e6:.0f} µs a release" in PLACE_OPTIONS[0].help  # the one threshold

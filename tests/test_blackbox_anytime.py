@@ -16,8 +16,8 @@ import pdp_audit
 from pdp_audit.audits.blackbox.anytime import FIRST_ROUND, GROWTH, AnytimeEventAttack, round_means
 from pdp_audit.audits.blackbox.attack import PILOT_TRAIN, STAGED_FROM
 from pdp_audit.audits.blackbox.events import Event, EventAttack
+from pdp_audit.cli.main import main
 from pdp_audit.reports.json_report import check_to_dict
-from pdp_audit.verify.cli.main import main
 
 #: Simulated passes per level test, at a loose level; a pass misses when some round's bound exceeds the true ε.
 PASSES, LOOSE = 2000, 0.1

@@ -19,7 +19,7 @@ from pdp_audit.audits.blackbox import attack as blackbox
 from pdp_audit.audits.blackbox import events as blackbox_events
 from pdp_audit.audits.blackbox.attack import AttackOptions, attack_memory, blackbox_attack
 from pdp_audit.audits.blackbox.search import Neighbours, SearchBudget, search_pairs
-from pdp_audit.verify.cli.main import main
+from pdp_audit.cli.main import main
 from pdp_audit.verify.core import processes
 
 

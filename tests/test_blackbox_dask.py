@@ -21,8 +21,8 @@ import pytest
 
 import pdp_audit
 from pdp_audit.audits.blackbox.search_check import SearchOptions
+from pdp_audit.cli.main import main
 from pdp_audit.reports.json_report import check_to_dict
-from pdp_audit.verify.cli.main import main
 from pdp_audit.verify.core import dask_cluster
 from tests.test_sandbox import alive, children_of
 
@@ -304,7 +304,7 @@ def command(folder: Path, *args: str) -> list[str]:
     """The console script, as a user runs it: its ``sys.path`` starts at its own folder, not the current one (``python
     -m`` would put the current folder there, and every process it spawns would import from it anyway)."""
     script = Path(sys.executable).with_name("pdp-audit")
-    launcher = [str(script)] if script.exists() else [sys.executable, "-m", "pdp_audit.verify.cli"]
+    launcher = [str(script)] if script.exists() else [sys.executable, "-m", "pdp_audit.cli"]
     return [*launcher, "blackbox", "dask_user:make", *CLAIM, *BUDGET, *args]
 
 
@@ -416,7 +416,7 @@ def test_a_sampler_importing_its_sibling_lazily_runs_on_a_local_dask_cluster(tmp
         [
             sys.executable,
             "-m",
-            "pdp_audit.verify.cli",
+            "pdp_audit.cli",
             "blackbox",
             "lazy_dask:make",
             *CLAIM,

@@ -20,7 +20,7 @@ from scipy.stats import binomtest
 from pdp_audit.audits.blackbox.attack import AttackOptions, blackbox_attack
 from pdp_audit.audits.blackbox.events import Event, EventAttack, choose_events, lower_rate, ratio_epsilon, upper_rate
 from pdp_audit.audits.blackbox.features import HistogramScore, OutcomeKeys, OutcomeScore, PooledHistogramScore
-from pdp_audit.verify.cli.main import main
+from pdp_audit.cli.main import main
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
 import peer_mechanisms as pm  # noqa: E402

@@ -20,8 +20,8 @@ from pathlib import Path
 import pytest
 
 import pdp_audit
+from pdp_audit.cli.main import main
 from pdp_audit.reports.json_report import check_to_dict
-from pdp_audit.verify.cli.main import main
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
 import float_bugs as fb  # noqa: E402

@@ -14,8 +14,8 @@ from scipy import stats
 
 import pdp_audit
 from pdp_audit.audits.canaries.membership import auroc, tpr_at_fpr
+from pdp_audit.cli.main import main
 from pdp_audit.mechanisms import gaussian as g
-from pdp_audit.verify.cli.main import main
 from pdp_audit.verify.estimators.attack import pooled_rank_attack
 from pdp_audit.verify.estimators.engine import sample_privacy_loss
 

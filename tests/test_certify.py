@@ -17,10 +17,10 @@ import jsonschema
 import numpy as np
 import pytest
 
+from pdp_audit.cli.main import main
+from pdp_audit.deployment import deployment_config, load_deployment
 from pdp_audit.reports.json_report import run_schema
-from pdp_audit.verify.cli.main import main
 from pdp_audit.verify.core.data_fingerprint import canonical_table_sha256
-from pdp_audit.verify.deployment import deployment_config, load_deployment
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLES = ROOT / "examples"
@@ -67,7 +67,7 @@ def test_gaussian_example_is_certified_with_its_data_fingerprint(tmp_path):
     toml = gaussian_example(tmp_path)
     pdf, out = tmp_path / "certificate.pdf", tmp_path / "certificate.json"
     result = subprocess.run(
-        [sys.executable, "-m", "pdp_audit.verify.cli", "certify", str(toml), "--report", str(pdf), "--json", str(out)],
+        [sys.executable, "-m", "pdp_audit.cli", "certify", str(toml), "--report", str(pdf), "--json", str(out)],
         capture_output=True,
         text=True,
         cwd=tmp_path,
@@ -287,7 +287,7 @@ def test_a_deployment_certified_through_a_symbolic_link_records_the_file_it_reso
 def test_a_certificate_states_resolved_parameters_never_null():
     """`sigma: null`, `lam: null` (a default left open) become the values the run used; one that did not apply
     is omitted."""
-    from pdp_audit.verify.deployment import resolved_parameters
+    from pdp_audit.deployment import resolved_parameters
 
     written = {"sigma": None, "lam": None, "loss": "logistic", "unused": None}
     assert resolved_parameters(written, {"sigma": 0.504, "lam": 0.25}) == {

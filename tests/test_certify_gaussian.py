@@ -23,10 +23,10 @@ from pdp_audit.audits.gaussian.checks import CHECKS as GAUSSIAN_CHECKS
 from pdp_audit.audits.gaussian.evidence import GaussianAuditConfig, run_gaussian_audit
 from pdp_audit.audits.goe.checks import CHECKS as GOE_CHECKS
 from pdp_audit.audits.goe.evidence import GoeAuditConfig, run_goe_audit
+from pdp_audit.cli.main import main
 from pdp_audit.mechanisms import gaussian as g
 from pdp_audit.reports.records import TailCurves
-from pdp_audit.verify.cli.main import main
-from pdp_audit.verify.sweeps import audits as sweep_audits
+from pdp_audit.sweeps import audits as sweep_audits
 
 GAUSSIAN_SMALL = ["--trials", "20000", "--seed", "4"]
 GOE_SMALL = ["--trials", "20000", "--matrices", "1000", "--d", "10", "--seed", "4"]

@@ -17,9 +17,9 @@ import pytest
 
 import pdp_audit
 from pdp_audit.audits.joint.pair import product_pair
+from pdp_audit.cli.main import main
 from pdp_audit.mechanisms.gaussian import GaussianPair
 from pdp_audit.mechanisms.laplace import LaplacePair
-from pdp_audit.verify.cli.main import main
 from pdp_audit.verify.estimators.rare import has_noise_view
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
@@ -167,9 +167,9 @@ def test_a_bad_release_is_one_line_naming_it(tmp_path, capsys, text, named):
 
 def test_the_shipped_example_is_a_valid_joint_deployment():
     from pdp_audit.audits.joint.certificate import release_configs
-    from pdp_audit.verify.catalogue.plans import plans_by_name
-    from pdp_audit.verify.cli.examples import shipped_examples
-    from pdp_audit.verify.deployment import load_deployment
+    from pdp_audit.catalogue.plans import plans_by_name
+    from pdp_audit.cli.examples import shipped_examples
+    from pdp_audit.deployment import load_deployment
 
     assert "deploy-joint.toml" in shipped_examples()
     deployment = load_deployment(str(EXAMPLES / "deploy-joint.toml"))

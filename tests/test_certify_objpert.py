@@ -18,10 +18,10 @@ import pytest
 from pdp_audit.audits.objpert.context import ObjPertAuditConfig, synthetic_data
 from pdp_audit.audits.objpert.evidence import run_objpert_audit
 from pdp_audit.audits.privacy_report.evidence import PrivacyReportAuditConfig, run_privacy_report_audit
+from pdp_audit.cli.main import main
 from pdp_audit.mechanisms import objpert as op
-from pdp_audit.mechanisms.objpert_certificate import squared_loss_profile
+from pdp_audit.mechanisms.objpert.certificate import squared_loss_profile
 from pdp_audit.reports.records import Lines
-from pdp_audit.verify.cli.main import main
 
 OBJ_SMALL = ["--trials", "2000", "--search-trials", "400", "--report", "none", "--quiet"]
 PR_SMALL = ["--n", "200", "--d", "5", "--repetitions", "2000", "--trials", "20000", "--report", "none", "--quiet"]

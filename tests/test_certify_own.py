@@ -19,11 +19,11 @@ import numpy as np
 import pytest
 
 import pdp_audit
+from pdp_audit import api
 from pdp_audit.audits.pair.deployed import MAX_INDIVIDUALS
+from pdp_audit.cli.main import main
 from pdp_audit.reports.cover import _banner
 from pdp_audit.reports.records import Run
-from pdp_audit.verify import api
-from pdp_audit.verify.cli.main import main
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
 
@@ -309,8 +309,8 @@ def test_the_shipped_example_is_a_valid_deployment_of_a_users_mechanism():
     is white-box with three individuals (the audit itself is the command of docs/how-to/own-mechanism.md)."""
     from pdp_audit.audits.pair.config import own_budget
     from pdp_audit.audits.pair.deployed import individuals, kind_of
-    from pdp_audit.verify.cli.examples import shipped_examples
-    from pdp_audit.verify.deployment import load_deployment
+    from pdp_audit.cli.examples import shipped_examples
+    from pdp_audit.deployment import load_deployment
     from pdp_audit.verify.evidence.user_code import call_factory, load_factory
 
     assert {"own_histogram.py", "deploy-own.toml"} <= set(shipped_examples())

@@ -94,8 +94,8 @@ def test_declared_checks_cite_papers_and_methods_not_files_or_internal_labels():
     reader has neither.  Every declared check's text cites a paper or names a method."""
     import re
 
-    from pdp_audit.verify.catalogue.plans import plans_by_name
-    from pdp_audit.verify.ledger.rates import RATES
+    from pdp_audit.catalogue.plans import plans_by_name
+    from pdp_audit.ledger.rates import RATES
 
     texts = [
         (plan.name, spec.id, getattr(spec, field))

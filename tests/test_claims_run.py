@@ -13,13 +13,13 @@ import numpy as np
 import pytest
 
 import pdp_audit.reports
-from pdp_audit.verify.cli.main import main
-from pdp_audit.verify.ledger import entries as ledger
-from pdp_audit.verify.ledger import lemmas
-from pdp_audit.verify.ledger.entries import Entry
-from pdp_audit.verify.ledger.lemmas import exact, privacy_loss, tails
-from pdp_audit.verify.ledger.runs import audit_commands, decide, document, run_key, run_ledger
-from pdp_audit.verify.sweeps.executors import SerialExecutor
+from pdp_audit.cli.main import main
+from pdp_audit.ledger import entries as ledger
+from pdp_audit.ledger import lemmas
+from pdp_audit.ledger.entries import Entry
+from pdp_audit.ledger.lemmas import exact, privacy_loss, tails
+from pdp_audit.ledger.runs import audit_commands, decide, document, run_key, run_ledger
+from pdp_audit.sweeps.executors import SerialExecutor
 
 # The Gaussian mechanism at σ = 3.7306 has δ(1) = 1e-5 exactly: a true claim (1e-4) and its δ misquoted 10× (1e-6).
 SIGMA = {"sigma": 3.7306, "trials": 20000}
@@ -265,14 +265,14 @@ def test_fact25_as_printed_has_an_exact_counterexample():
 
 
 # --------------------------------------------------------------------------------------------------
-# Entries decided by a sweep: rate checks read off fitted exponents (verify/ledger/rates.py)
+# Entries decided by a sweep: rate checks read off fitted exponents (src/pdp_audit/ledger/rates.py)
 # --------------------------------------------------------------------------------------------------
 K6_SPEC = "examples/pdp-k6.toml"
 
 
 def _planted_rate(monkeypatch, claimed: float) -> Entry:
     """A planted rate statement on K6's sweep: the worst ε found grows like n^claimed (relation '=')."""
-    from pdp_audit.verify.ledger import rates
+    from pdp_audit.ledger import rates
 
     rate = dataclasses.replace(rates.RATES["k6-dp-constant"], id="k901-planted", claimed=claimed, relation="=")
     monkeypatch.setitem(rates.RATES, rate.id, rate)
@@ -309,7 +309,7 @@ def sweep_run():
 
 
 def test_sweep_entry_is_decided_by_its_rate_and_each_spec_runs_once(sweep_run):
-    from pdp_audit.verify.ledger import rates
+    from pdp_audit.ledger import rates
 
     result, started = sweep_run
     k6, planted = result.decisions
@@ -346,7 +346,7 @@ def test_sweep_entries_json_follows_the_published_schema(sweep_run):
 
 
 def test_upper_bound_rate_fails_only_above_the_interval():
-    from pdp_audit.verify.ledger import rates
+    from pdp_audit.ledger import rates
 
     run = rates.sweep_run(K6_SPEC, seed=0, quick=True)
     for i, cell in enumerate(run.cells):  # a worst ε growing exactly like n^0.5 (no noise: a zero-width interval)
@@ -368,8 +368,8 @@ def test_a_spec_not_run_at_quick_leaves_its_entries_undecided():
 
 
 def test_every_sweep_entry_cites_known_rates_and_their_specs():
-    from pdp_audit.verify.ledger import rates
-    from pdp_audit.verify.sweeps.spec import load_spec
+    from pdp_audit.ledger import rates
+    from pdp_audit.sweeps.spec import load_spec
 
     chosen = [e for e in ledger.ENTRIES if e.audit == "sweep"]
     assert {e.id for e in chosen} >= {"K4", "K6", "K21"}

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-import pdp_audit.verify.cli
+import pdp_audit.cli
 
 LEAKY = textwrap.dedent(
     """
@@ -39,7 +39,7 @@ def _exit_code_with_no_reader(argv: list[str], folder: Path, unbuffered: bool, b
     os.close(reader)  # `| true`: the reader is gone before the command starts
     try:
         done = subprocess.run(
-            [sys.executable, "-m", "pdp_audit.verify.cli", *argv],
+            [sys.executable, "-m", "pdp_audit.cli", *argv],
             cwd=folder,
             stdout=writer,
             stderr=writer if both else subprocess.PIPE,
@@ -75,7 +75,7 @@ def test_a_command_without_a_verdict_exits_0_when_no_one_reads_it(tmp_path):
 def test_every_line_a_command_prints_on_standard_output_goes_through_print_out():
     """A bare ``print`` to standard output in a command raised BrokenPipeError past its verdict (exit 0): the
     commands print through :func:`pdp_audit.reports.files.print_out` (standard error aside)."""
-    paths = sorted(Path(pdp_audit.verify.cli.__file__).parent.glob("*.py"))
+    paths = sorted(Path(pdp_audit.cli.__file__).parent.glob("*.py"))
     assert len(paths) > 10
     bare = []
     for path in paths:

@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 
 from pdp_audit.audits.gaussian.plan import PLAN as GAUSSIAN
-from pdp_audit.verify.catalogue import plans as catalogue
-from pdp_audit.verify.cli import main as cli
+from pdp_audit.catalogue import plans as catalogue
+from pdp_audit.cli import main as cli
 from pdp_audit.verify.core.plan import AuditPlan
 
 
@@ -196,7 +196,7 @@ def test_a_quiet_run_that_writes_a_pdf_prints_nothing(tmp_path):
     for fonts in Path(matplotlib.get_cachedir()).glob("fontlist-*.json"):  # (not scanned again)
         shutil.copy(fonts, cache)
     argv = ["run", "laplace", "--trials", "2000", "--quiet", "--report", "out.pdf", "--json", "out.json"]
-    command = [sys.executable, "-m", "pdp_audit.verify.cli", *argv]
+    command = [sys.executable, "-m", "pdp_audit.cli", *argv]
     env = {**os.environ, "MPLCONFIGDIR": str(cache)}
     done = subprocess.run(command, cwd=tmp_path, capture_output=True, text=True, env=env)
     assert done.returncode in (0, 1, 3) and (tmp_path / "out.pdf").stat().st_size > 0
@@ -313,8 +313,8 @@ def test_a_tiny_goe_sensitivity_leaves_the_importance_points_out_of_the_figure(c
 
 def test_a_value_given_without_its_option_is_named():
     """`pdp-audit tau 50` said only that --d and --rho were required: the 50 is the mistake."""
+    from pdp_audit.cli.main import build_parser
     from pdp_audit.mechanisms.validation import InputError
-    from pdp_audit.verify.cli.main import build_parser
 
     said = r"required: --d, --rho \(got '50' on its own: every option is named, as in --d 50\)"
     with pytest.raises(InputError, match=said):

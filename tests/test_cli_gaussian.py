@@ -7,15 +7,15 @@ import sys
 import numpy as np
 import pytest
 
+from pdp_audit.cli.main import main
 from pdp_audit.mechanisms.gaussian import analytic_sigma
-from pdp_audit.verify.cli.main import main
 
 TRIALS = "200000"
 
 
 def run_cli(*args, cwd=None):
     return subprocess.run(
-        [sys.executable, "-m", "pdp_audit.verify.cli", *args], capture_output=True, text=True, cwd=cwd
+        [sys.executable, "-m", "pdp_audit.cli", *args], capture_output=True, text=True, cwd=cwd
     )
 
 

@@ -4,7 +4,7 @@ top-level command, every subcommand, every ``run NAME`` and every nested subcomm
 
 from __future__ import annotations
 
-from pdp_audit.verify.cli.main import build_parser
+from pdp_audit.cli.main import build_parser
 
 
 def _parsers(parser, path=("pdp-audit",)):

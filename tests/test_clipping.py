@@ -9,11 +9,11 @@ import json
 import numpy as np
 import pytest
 
+from pdp_audit.cli.main import main
 from pdp_audit.mechanisms.clipping import LARGE_CLIPPED_SHARE, clipped_rows
 from pdp_audit.reports.cover import _identity_lines
 from pdp_audit.reports.pdf import per_instance_wording
 from pdp_audit.reports.records import Clipping
-from pdp_audit.verify.cli.main import main
 
 
 def test_rows_above_the_bound_are_counted_in_the_query_norm():

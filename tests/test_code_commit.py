@@ -15,9 +15,9 @@ from pathlib import Path
 import pytest
 from matplotlib.backends.backend_pdf import PdfPages
 
+from pdp_audit.cli.main import main, version_text
 from pdp_audit.reports import code_commit
 from pdp_audit.reports.json_report import code_version, package_version
-from pdp_audit.verify.cli.main import main, version_text
 
 ROOT = Path(__file__).resolve().parent.parent
 needs_git = pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed")
@@ -87,7 +87,7 @@ def test_without_a_checkout_the_builds_record_then_unknown(monkeypatch):
 
 def test_this_checkout_is_named_by_every_surface():
     """``--version``, the sweep store and :func:`code_version` say the same "version (commit)"."""
-    from pdp_audit.verify.sweeps.store import code_version as store_code_version
+    from pdp_audit.sweeps.store import code_version as store_code_version
 
     expected = f"{package_version()} ({code_commit.code_commit()})"
     assert code_version() == expected

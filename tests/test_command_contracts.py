@@ -14,8 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from pdp_audit.verify.cli.main import main
-from pdp_audit.verify.deployment import deployment_config, load_deployment
+from pdp_audit.cli.main import main
+from pdp_audit.deployment import deployment_config, load_deployment
 from tests.sweep_toy import make_toy_store
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
@@ -223,7 +223,7 @@ def test_a_command_ends_as_python_ends(tmp_path):
         "class Late:\n    def __del__(self):\n        print('torn down')\n"
         "late = Late()\n"
         "atexit.register(print, 'exit handler ran')\n"
-        "from pdp_audit.verify.cli.main import main\n"
+        "from pdp_audit.cli.main import main\n"
         "sys.argv = ['pdp-audit', 'certify', 'missing.toml']\n"
         "sys.exit(main())\n"
     )
@@ -242,7 +242,7 @@ def test_a_file_the_users_code_left_open_keeps_what_it_wrote(tmp_path):
         "import sys\n"
         "log = open('log.txt', 'w', encoding='utf-8')\nlog.write('kept')\n"
         "raw = open('raw.bin', 'wb')\nraw.write(b'bytes')\n"
-        "from pdp_audit.verify.cli.main import main\n"
+        "from pdp_audit.cli.main import main\n"
         "sys.argv = ['pdp-audit', 'certify', 'missing.toml']\n"
         "sys.exit(main())\n"
     )

@@ -10,11 +10,11 @@ from pathlib import Path
 import pytest
 
 import pdp_audit
-from pdp_audit.verify.catalogue.arguments import command_line, configure_from_args, run_parser
-from pdp_audit.verify.catalogue.plans import PLANS, plans_by_name
-from pdp_audit.verify.cli.main import main
+from pdp_audit.catalogue.arguments import command_line, configure_from_args, run_parser
+from pdp_audit.catalogue.plans import PLANS, plans_by_name
+from pdp_audit.cli.main import main
+from pdp_audit.sweeps.spec import SpecError, parse_spec
 from pdp_audit.verify.core.config import COMMAND_LINE, SEED_OPTION, parse
-from pdp_audit.verify.sweeps.spec import SpecError, parse_spec
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
 WORDS = "must be a finite number in [1e-6, 100], got 1000"

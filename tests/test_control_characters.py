@@ -34,7 +34,7 @@ def test_a_page_with_control_characters_is_saved_without_a_warning_and_shows_the
 
 def test_a_sweep_named_with_an_escape_prints_nothing_on_stderr(tmp_path):
     (tmp_path / "s1.toml").write_text(SPEC, encoding="utf-8")
-    command = [sys.executable, "-m", "pdp_audit.verify.cli", "sweep", "s1.toml", "--workers", "1", "--report", "s1.pdf"]
+    command = [sys.executable, "-m", "pdp_audit.cli", "sweep", "s1.toml", "--workers", "1", "--report", "s1.pdf"]
     env = {**os.environ, "PDP_AUDIT_PROGRESS": "0"}  # progress lines aside (a loaded machine passes LINE_INTERVAL)
     done = subprocess.run(command, cwd=tmp_path, capture_output=True, text=True, env=env)
     assert done.returncode in (0, 1, 3) and (tmp_path / "s1.pdf").stat().st_size > 0, done.stderr

@@ -8,11 +8,11 @@ import sqlite3
 
 import pytest
 
-from pdp_audit.verify.cli.main import main
-from pdp_audit.verify.sweeps.executors import SerialExecutor
-from pdp_audit.verify.sweeps.schema import SpecError
-from pdp_audit.verify.sweeps.spec import run_sweep
-from pdp_audit.verify.sweeps.store import Store, load_results
+from pdp_audit.cli.main import main
+from pdp_audit.sweeps.executors import SerialExecutor
+from pdp_audit.sweeps.schema import SpecError
+from pdp_audit.sweeps.spec import run_sweep
+from pdp_audit.sweeps.store import Store, load_results
 from tests.sweep_toy import parse_toy_spec, toy_spec
 
 

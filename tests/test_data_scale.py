@@ -138,7 +138,7 @@ def test_data_wider_than_the_synthetic_cap_is_refused_before_work(audit, cap, tm
     of memory (issue 27, D14).  --data is now capped at --synthetic's d, in one line, before any draw."""
     import time
 
-    from pdp_audit.verify.cli.main import main
+    from pdp_audit.cli.main import main
 
     wide = _wide_csv(tmp_path / "wide.csv", cap + 1)
     started = time.monotonic()

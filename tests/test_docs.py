@@ -80,7 +80,7 @@ def pytest_options() -> set[str]:
         def getgroup(self, *args, **kwargs):
             return Group()
 
-    from pdp_audit.verify import pytest_plugin
+    from pdp_audit import pytest_plugin
 
     pytest_plugin.pytest_addoption(Parser())
     spec = importlib.util.spec_from_file_location("project_conftest", ROOT / "tests" / "conftest.py")
@@ -198,7 +198,7 @@ def declared_default(audit: str, flag: str):
     """The default of ``pdp-audit run AUDIT``'s ``flag``: its declared option's, else the parser's; where that is
     None (resolved at run time), the text after "default:" in its help (``diabetes, unless --data``); None if none.
     """
-    from pdp_audit.verify.catalogue.plans import plans_by_name
+    from pdp_audit.catalogue.plans import plans_by_name
 
     gen = generated()
     options = {o.cli_flag: o for o in plans_by_name()[audit].options().values()}
@@ -308,7 +308,7 @@ def test_how_to_paragraphs_are_recipes_not_walls_of_text():
 def test_the_guides_start_from_the_installed_examples():
     """A guide's commands run from an install: the shipped files come from ``pdp-audit examples ex && cd ex``, never
     from a checkout's ``examples/`` (``cp examples/deploy-gaussian.toml`` failed from an install)."""
-    from pdp_audit.verify.cli.examples import shipped_examples
+    from pdp_audit.cli.examples import shipped_examples
 
     shipped = set(shipped_examples())
     pages = sorted((DOCS / "how-to").glob("*.md")) + [DOCS / "getting-started.md"]

@@ -13,10 +13,10 @@ import pytest
 from scipy import integrate, optimize
 
 from pdp_audit.audits.dp_sgd.evidence import reference
+from pdp_audit.catalogue.plans import plans_by_name
 from pdp_audit.mechanisms import pld_composition as pld
 from pdp_audit.mechanisms import subsampled_gaussian as sg
 from pdp_audit.mechanisms.validation import InputError
-from pdp_audit.verify.catalogue.plans import plans_by_name
 from pdp_audit.verify.core.checks import without_figures
 from pdp_audit.verify.estimators.composition import composed_tail
 

@@ -6,9 +6,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from pdp_audit.verify.api import load_deployment
-from pdp_audit.verify.cli.main import main
-from pdp_audit.verify.sweeps.spec import _toml
+from pdp_audit.api import load_deployment
+from pdp_audit.cli.main import main
+from pdp_audit.sweeps.spec import _toml
 
 
 def _data_paths(document: dict) -> list[str]:

@@ -32,9 +32,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from pdp_audit.verify.catalogue.arguments import Parser, command_line
-from pdp_audit.verify.catalogue.plans import PLANS
-from pdp_audit.verify.cli import main as cli
+from pdp_audit.catalogue.arguments import Parser, command_line
+from pdp_audit.catalogue.plans import PLANS
+from pdp_audit.cli import main as cli
 
 HOSTILE = (
     "",
@@ -87,7 +87,7 @@ def _small_budget(audit: str, argv: list[str]) -> list[str]:
 
 def _commands() -> dict[tuple[str, ...], Parser]:
     """Every leaf command of the real parser: ('run', NAME) for each audit, then the other subcommands (each parser
-    keeps its subcommands and arguments: :class:`pdp_audit.verify.catalogue.arguments.Parser`)."""
+    keeps its subcommands and arguments: :class:`pdp_audit.catalogue.arguments.Parser`)."""
     commands = {}
     for name, sub in cli.build_parser().commands.items():
         if name in SKIPPED_COMMANDS:

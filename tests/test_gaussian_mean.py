@@ -15,9 +15,9 @@ import numpy as np
 import pytest
 from scipy import integrate, stats
 
+from pdp_audit.cli.main import main
 from pdp_audit.mechanisms import gaussian as g
 from pdp_audit.mechanisms import gaussian_mean as gm
-from pdp_audit.verify.cli.main import main
 
 
 def _normal_pdf(x: float, mean: float, sd: float) -> float:

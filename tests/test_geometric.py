@@ -11,9 +11,9 @@ import mpmath
 import numpy as np
 import pytest
 
+from pdp_audit.catalogue.plans import plans_by_name
+from pdp_audit.cli import main as cli
 from pdp_audit.mechanisms import geometric as geo
-from pdp_audit.verify.catalogue.plans import plans_by_name
-from pdp_audit.verify.cli import main as cli
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
 

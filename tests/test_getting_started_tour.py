@@ -43,7 +43,7 @@ def cli(words: list[str]) -> list[str]:
     """``pdp-audit …`` as this interpreter's module (the console script may not be on PATH in a checkout), and
     ``python …`` as this interpreter."""
     if words[0] == "pdp-audit":
-        return [sys.executable, "-m", "pdp_audit.verify.cli", *words[1:]]
+        return [sys.executable, "-m", "pdp_audit.cli", *words[1:]]
     return [sys.executable, *words[1:]] if words[0] == "python" else words
 
 

@@ -10,17 +10,17 @@ import sys
 
 import pytest
 
+from pdp_audit.cli.main import main
 from pdp_audit.mechanisms import analyze_gauss as ag
 from pdp_audit.mechanisms import goe
 from pdp_audit.mechanisms.analyze_gauss import classical_ag_sigma, theorem17_sigma3
 from pdp_audit.mechanisms.gaussian import analytic_sigma
 from pdp_audit.mechanisms.goe import K16_TAU
-from pdp_audit.verify.cli.main import main
 
 
 def run_cli(*args, cwd=None):
     return subprocess.run(
-        [sys.executable, "-m", "pdp_audit.verify.cli", *args], capture_output=True, text=True, cwd=cwd
+        [sys.executable, "-m", "pdp_audit.cli", *args], capture_output=True, text=True, cwd=cwd
     )
 
 

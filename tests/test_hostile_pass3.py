@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from pdp_audit.verify.cli.main import main
+from pdp_audit.cli.main import main
 
 pytest_plugins = ["pytester"]
 
@@ -189,7 +189,7 @@ def test_releases_too_wide_for_this_machine_are_refused_before_any_draw(tmp_path
     """An ``output_dim`` of 200,000 died of MemoryError (exit 4) in the first probe under a 2 GB limit; here the
     limit is made 100 MB, where a block of 65,536 releases of 2,000 doubles (held four times: 4.2 GB) cannot fit."""
     import pdp_audit.verify.core.processes as processes
-    from pdp_audit.verify import api
+    from pdp_audit import api
 
     monkeypatch.setattr(processes, "physical_memory", lambda: 100_000_000)
     # the limit is this process's: the certification runs here, not in the sandbox's child
@@ -213,7 +213,7 @@ def test_the_width_check_lets_every_width_that_fits_through(monkeypatch):
 
 # --- standard output closed ----------------------------------------------------------------------------------------
 def _cli_with_stdout_closed(tmp_path, *argv) -> subprocess.CompletedProcess:
-    command = " ".join(shlex.quote(a) for a in (sys.executable, "-m", "pdp_audit.verify.cli", *argv))
+    command = " ".join(shlex.quote(a) for a in (sys.executable, "-m", "pdp_audit.cli", *argv))
     return subprocess.run(["bash", "-c", command + " >&-"], cwd=tmp_path, capture_output=True, text=True, timeout=300)
 
 
@@ -242,7 +242,7 @@ def test_a_factory_that_closes_standard_output_or_leaves_a_thread_running_is_one
         "    if source is not None:",
     )
     toml = project(tmp_path, module=module)
-    command = [sys.executable, "-m", "pdp_audit.verify.cli", "certify", str(toml), "--report", "none"]
+    command = [sys.executable, "-m", "pdp_audit.cli", "certify", str(toml), "--report", "none"]
     command += ["--json", "c.json"]
     result = subprocess.run(command, cwd=tmp_path, capture_output=True, text=True, timeout=120)
     assert result.returncode == 3 and "NOT CERTIFIED" in result.stdout, result.stderr
@@ -293,7 +293,7 @@ def test_examples_on_a_full_disk_leave_nothing_behind(tmp_path, monkeypatch, cap
     attempt was refused because the folder was not empty."""
     import errno
 
-    import pdp_audit.verify.cli.examples as examples
+    import pdp_audit.cli.examples as examples
 
     opened = []
 

@@ -24,8 +24,8 @@ import pytest
 import pdp_audit
 from pdp_audit.audits.blackbox.search import Neighbours
 from pdp_audit.audits.blackbox.search_check import SearchOptions, read_witness
+from pdp_audit.cli.main import main
 from pdp_audit.mechanisms.validation import InputError
-from pdp_audit.verify.cli.main import main
 from tests.test_sandbox import alive, children_of
 
 SMALL = SearchOptions(candidates=1, pilot_trials=1000, trials=1000)
@@ -368,7 +368,7 @@ BUSY = textwrap.dedent(
 #: a child that waited for its workers' running blocks would pass as merely slow instead of hanging.
 NO_GRACE = (
     "import sys; from pdp_audit.verify.core import sandbox; sandbox.CHILD_GRACE = 3600.0; "
-    "from pdp_audit.verify.cli.main import main; sys.exit(main())"
+    "from pdp_audit.cli.main import main; sys.exit(main())"
 )
 
 
@@ -432,7 +432,7 @@ def test_a_score_file_is_read_in_16_bytes_a_score(tmp_path):
     for 2e7 scores).  Measured here by tracemalloc's peak while 2e5 scores are read."""
     import tracemalloc
 
-    from pdp_audit.verify.cli.canaries import read_column
+    from pdp_audit.cli.canaries import read_column
 
     (tmp_path / "s.csv").write_text("score\n" + "".join(f"{i % 997 / 7:.6f}\n" for i in range(200_000)))
     tracemalloc.start()
@@ -446,7 +446,7 @@ def test_a_score_file_is_read_in_16_bytes_a_score(tmp_path):
 
 
 def test_a_bad_score_is_still_named_by_its_row_and_line(tmp_path):
-    from pdp_audit.verify.cli.canaries import read_column
+    from pdp_audit.cli.canaries import read_column
 
     (tmp_path / "s.csv").write_text("score\n1\n\n2\nnan\n")
     with pytest.raises(InputError, match=r"row 3 \(line 5\), column 'score': nan"):

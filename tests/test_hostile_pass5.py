@@ -17,8 +17,8 @@ import numpy as np
 import pytest
 
 import pdp_audit
+from pdp_audit.cli.main import main
 from pdp_audit.mechanisms.validation import InputError
-from pdp_audit.verify.cli.main import main
 from tests.test_sandbox import alive
 
 CLAIM = ("--claim-epsilon", "1", "--claim-delta", "1e-3", "--trials", "1000", "--statistic", "logistic")
@@ -26,7 +26,7 @@ CLAIM = ("--claim-epsilon", "1", "--claim-delta", "1e-3", "--trials", "1000", "-
 
 def cli(folder: Path, *args: str, **env: str) -> subprocess.CompletedProcess:
     return subprocess.run(
-        [sys.executable, "-m", "pdp_audit.verify.cli", *args],
+        [sys.executable, "-m", "pdp_audit.cli", *args],
         cwd=folder,
         capture_output=True,
         text=True,
@@ -346,7 +346,7 @@ def ends_leaving_nothing(folder: Path, argv, timeout: float, **env: str) -> None
     hold open) within ``timeout`` seconds, and no process the helpers wrote to ``pids`` is alive."""
     with open(folder / "err.txt", "w") as err:
         code = subprocess.run(
-            [sys.executable, "-m", "pdp_audit.verify.cli", *argv],
+            [sys.executable, "-m", "pdp_audit.cli", *argv],
             cwd=folder,
             stdout=subprocess.DEVNULL,
             stderr=err,
@@ -388,7 +388,7 @@ def signalled_blackbox(folder: Path, *signals: tuple[int, float]) -> int:
     """The slow black box of ``folder`` started, sent each (signal, then a pause) once its factory's helper runs; its
     exit status.  Then: every process the helper file names is gone within 1 s of the command's end."""
     proc = subprocess.Popen(
-        [sys.executable, "-m", "pdp_audit.verify.cli", *command("blackbox")],
+        [sys.executable, "-m", "pdp_audit.cli", *command("blackbox")],
         cwd=folder,
         env={**os.environ, "SLOW": "1"},
         stdout=subprocess.DEVNULL,  # not pipes: the helper would hold them open

@@ -9,8 +9,8 @@ import mpmath
 import numpy as np
 import pytest
 
+from pdp_audit.catalogue.plans import plans_by_name
 from pdp_audit.mechanisms import laplace as lap
-from pdp_audit.verify.catalogue.plans import plans_by_name
 
 
 def _quadrature_delta(epsilon: float, eta: float) -> float:

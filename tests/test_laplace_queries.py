@@ -10,10 +10,10 @@ import mpmath
 import numpy as np
 import pytest
 
+from pdp_audit.catalogue.plans import plans_by_name
+from pdp_audit.cli import main as cli
 from pdp_audit.mechanisms import laplace as lap
 from pdp_audit.mechanisms import laplace_queries as lq
-from pdp_audit.verify.catalogue.plans import plans_by_name
-from pdp_audit.verify.cli import main as cli
 
 
 def _one_coordinate(t, eta):

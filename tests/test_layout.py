@@ -106,8 +106,8 @@ def test_a_legend_over_the_data_is_found():
 def _render(tmp_path: Path, command: str) -> str:
     """Run ``pdp-audit COMMAND`` in-process in ``tmp_path`` with every saved page checked; its problems, one a
     line (empty: none)."""
-    from pdp_audit.verify.cli import blackbox as blackbox_cli
-    from pdp_audit.verify.cli.main import main
+    from pdp_audit.cli import blackbox as blackbox_cli
+    from pdp_audit.cli.main import main
 
     found: list[str] = []
     with checking_pages(found), pytest.MonkeyPatch.context() as patch:
@@ -125,7 +125,7 @@ def _render(tmp_path: Path, command: str) -> str:
 
 @pytest.fixture
 def examples(tmp_path):
-    from pdp_audit.verify.cli.main import main
+    from pdp_audit.cli.main import main
 
     try:
         main(["examples", str(tmp_path / "ex")])
@@ -232,7 +232,7 @@ def test_blackbox_event_report(tmp_path, monkeypatch):
 @pytest.mark.slow
 def test_blackbox_event_recheck_report(tmp_path, monkeypatch):
     """The re-check of an event test's witness, reported: the witness's run and the re-check's own budget named."""
-    from pdp_audit.verify.cli.main import main
+    from pdp_audit.cli.main import main
 
     (tmp_path / "ev_layout.py").write_text(EVENT_TARGET)
     monkeypatch.syspath_prepend(str(tmp_path))
@@ -301,9 +301,9 @@ def test_plugin_session_report(tmp_path):
     """The pytest plugin's ``--audit-report``: a passing and a failing assertion of one test."""
     import json
 
+    from pdp_audit import pytest_plugin
     from pdp_audit.mechanisms.gaussian import GaussianPair, analytic_sigma
     from pdp_audit.reports.audit_session import write_session_report
-    from pdp_audit.verify import pytest_plugin
 
     kept: list[dict] = []
 

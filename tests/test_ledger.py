@@ -7,13 +7,13 @@ from pathlib import Path
 
 import pytest
 
+from pdp_audit.catalogue.plans import plans_by_name
+from pdp_audit.cli.main import main
+from pdp_audit.ledger import entries as ledger
+from pdp_audit.ledger.findings import Template, render
 from pdp_audit.mechanisms import gaussian as g
 from pdp_audit.mechanisms import goe
 from pdp_audit.mechanisms import objpert as op
-from pdp_audit.verify.catalogue.plans import plans_by_name
-from pdp_audit.verify.cli.main import main
-from pdp_audit.verify.ledger import entries as ledger
-from pdp_audit.verify.ledger.findings import Template, render
 
 THEORY = Path(__file__).resolve().parents[1] / ".." / "shared" / "design" / "THEORY.md"
 
@@ -136,7 +136,7 @@ def test_entries_are_well_formed():
         if e.status == "checked":
             if e.audit == "lemmas":  # the ledger's own exact checks, run by `pdp-audit claims --run`
                 assert e.checks and not e.options and e.command == "pdp-audit claims --run", e.id
-            elif e.audit == "sweep":  # rate checks read off shipped sweep specs (verify/ledger/rates.py)
+            elif e.audit == "sweep":  # rate checks read off shipped sweep specs (src/pdp_audit/ledger/rates.py)
                 assert e.checks and e.specs and e.command.startswith("pdp-audit sweep examples/"), e.id
             else:
                 assert e.checks and not e.specs and e.command.startswith(f"pdp-audit run {e.audit}"), e.id

@@ -1,5 +1,5 @@
-"""The ledger's exact checks of issue #13 (verify/ledger/lemmas/): each can fail — a printed form against its evident
-correction on the same instances, or a deliberately perturbed constant — and the lemma run stays fast."""
+"""The ledger's exact checks of issue #13 (src/pdp_audit/ledger/lemmas/): each can fail — a printed form against its
+evident correction on the same instances, or a deliberately perturbed constant — and the lemma run stays fast."""
 
 from __future__ import annotations
 
@@ -9,9 +9,8 @@ import types
 import numpy as np
 import pytest
 
-from pdp_audit.mechanisms import linreg_adaptive
-from pdp_audit.verify.ledger import lemmas
-from pdp_audit.verify.ledger.lemmas import (
+from pdp_audit.ledger import lemmas
+from pdp_audit.ledger.lemmas import (
     generalisation,
     identities,
     inequalities,
@@ -22,7 +21,8 @@ from pdp_audit.verify.ledger.lemmas import (
     ridge_pdp,
     tails,
 )
-from pdp_audit.verify.ledger.lemmas.exact import Lemma
+from pdp_audit.ledger.lemmas.exact import Lemma
+from pdp_audit.mechanisms.linreg import adaptive as linreg_adaptive
 
 
 def _rng():
@@ -115,8 +115,8 @@ def test_k3_and_k9_events_fail_against_an_honest_rate():
 
 
 def test_prop18_counterexample_is_an_exact_violation():
-    from pdp_audit.mechanisms.linreg_bounds import ops_exact_epsilon
-    from pdp_audit.mechanisms.linreg_calibration import appF_lipschitz, lr_C1
+    from pdp_audit.mechanisms.linreg.bounds import ops_exact_epsilon
+    from pdp_audit.mechanisms.linreg.calibration import appF_lipschitz, lr_C1
 
     n, eps, delta, d = 10, 1.0, 1e-6, 3
     lam = (lr_C1(eps, delta, 0.05, d) * n) ** (1 / 3)

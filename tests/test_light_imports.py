@@ -11,8 +11,8 @@ import sys
 import pytest
 
 import pdp_audit
-from pdp_audit.verify.cli.commands import COMMAND_HELP
-from pdp_audit.verify.cli.main import build_parser
+from pdp_audit.cli.commands import COMMAND_HELP
+from pdp_audit.cli.main import build_parser
 
 HEAVY = ("scipy", "scipy.stats", "scipy.optimize", "statsmodels", "pandas", "sklearn", "matplotlib", "mpmath")
 
@@ -33,7 +33,7 @@ def test_import_pdp_audit_loads_no_heavy_module():
 def test_version_and_help_load_not_even_numpy(argument):
     """They answer from the commands' names and help and the package's metadata (a sixth of a second less)."""
     code = (
-        "import contextlib, io\nfrom pdp_audit.verify.cli.main import main\n"
+        "import contextlib, io\nfrom pdp_audit.cli.main import main\n"
         f"with contextlib.redirect_stdout(io.StringIO()):\n    try:\n        main([{argument!r}])\n"
         "    except SystemExit:\n        pass"
     )
@@ -53,7 +53,7 @@ def test_every_public_name_resolves_and_nothing_else_does():
 
 
 def test_the_light_parser_shows_what_the_full_one_shows():
-    """The commands' help is declared once (``verify/cli/commands.py``): ``--help`` reads the same either way."""
+    """The commands' help is declared once (``src/pdp_audit/cli/commands.py``): ``--help`` reads the same either way."""
     assert build_parser(light=True).format_help() == build_parser().format_help()
 
 
@@ -65,7 +65,7 @@ def test_run_help_loads_no_solver():
     """``run NAME --help`` builds every audit's parser from its config: the configs import no scipy or mpmath (the
     GOE config took ``mechanisms.goe`` and its scipy and mpmath at module level: a second of import for the help)."""
     code = (
-        "import contextlib, io\nfrom pdp_audit.verify.cli.main import main\n"
+        "import contextlib, io\nfrom pdp_audit.cli.main import main\n"
         "with contextlib.redirect_stdout(io.StringIO()):\n    try:\n        main(['run', 'gaussian', '--help'])\n"
         "    except SystemExit:\n        pass"
     )
@@ -76,7 +76,7 @@ def test_other_commands_help_loads_no_solver():
     """Every other subcommand's parser is built alone (``build_parser(only=NAME)``), so its help imports no plan."""
     names = [name for name in COMMAND_HELP if name not in ("list", "run")]
     code = (
-        "from pdp_audit.verify.cli.main import build_parser\n"
+        "from pdp_audit.cli.main import build_parser\n"
         f"for name in {names!r}:\n    build_parser(only=name).commands[name].format_help()"
     )
     assert loaded_after(code, SOLVERS) == []
@@ -109,7 +109,7 @@ PARSER_ONLY = (
 @pytest.mark.parametrize("words", [["run"], ["run", "privacy-report"], ["certify"]])
 def test_a_commands_help_loads_what_its_parser_needs_only(words):
     code = (
-        "import contextlib, io\nfrom pdp_audit.verify.cli.main import main\n"
+        "import contextlib, io\nfrom pdp_audit.cli.main import main\n"
         f"with contextlib.redirect_stdout(io.StringIO()):\n    try:\n        main({[*words, '--help']!r})\n"
         "    except SystemExit:\n        pass"
     )

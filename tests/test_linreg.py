@@ -13,9 +13,9 @@ from scipy import integrate, stats
 
 from pdp_audit.mechanisms import gaussian as G
 from pdp_audit.mechanisms import linreg as L
-from pdp_audit.mechanisms import linreg_adaptive as A
-from pdp_audit.mechanisms import linreg_bounds as B
 from pdp_audit.mechanisms.base import NeighbourPair
+from pdp_audit.mechanisms.linreg import adaptive as A
+from pdp_audit.mechanisms.linreg import bounds as B
 
 ALPHA = 1e-6  # family-wise false-alarm probability of every statistical test below
 

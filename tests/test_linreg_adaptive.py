@@ -1,4 +1,4 @@
-"""Tests of the adaptive linear-regression mechanisms (mechanisms/linreg_adaptive.py): schedules, calibrations and
+"""Tests of the adaptive linear-regression mechanisms (mechanisms/linreg/adaptive.py): schedules, calibrations and
 the printed variants.  Statistical tests use fixed seeds and state their false-alarm probability (all <= 1e-6).
 """
 
@@ -12,10 +12,10 @@ from scipy import optimize
 
 from pdp_audit.mechanisms import gaussian as G
 from pdp_audit.mechanisms import linreg as L
-from pdp_audit.mechanisms import linreg_adaptive as A
-from pdp_audit.mechanisms import linreg_bounds as B
-from pdp_audit.mechanisms import linreg_calibration as C
-from pdp_audit.mechanisms.linreg_data import REGRESSION_DATASETS, load_regression, preprocess, synthetic_regression
+from pdp_audit.mechanisms.linreg import adaptive as A
+from pdp_audit.mechanisms.linreg import bounds as B
+from pdp_audit.mechanisms.linreg import calibration as C
+from pdp_audit.mechanisms.linreg.data import REGRESSION_DATASETS, load_regression, preprocess, synthetic_regression
 
 ALPHA = 1e-6  # family-wise false-alarm probability of every statistical test below
 
@@ -183,7 +183,7 @@ def test_fig3_relative_efficiency_decides_at_its_level_and_needs_enough_data_set
 
 
 def test_figure_n_is_validated_before_any_work():
-    from pdp_audit.verify.catalogue.plans import plans_by_name
+    from pdp_audit.catalogue.plans import plans_by_name
     from pdp_audit.verify.core.config import COMMAND_LINE
 
     plan = plans_by_name()["adassp"]

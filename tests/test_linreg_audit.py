@@ -15,11 +15,11 @@ import pytest
 
 from pdp_audit.audits.linreg import profiles as P
 from pdp_audit.audits.linreg.views import view_of
+from pdp_audit.cli.main import main
 from pdp_audit.mechanisms import gaussian as G
 from pdp_audit.mechanisms import linreg as L
-from pdp_audit.mechanisms import linreg_adaptive as A
-from pdp_audit.mechanisms import linreg_bounds as B
-from pdp_audit.verify.cli.main import main
+from pdp_audit.mechanisms.linreg import adaptive as A
+from pdp_audit.mechanisms.linreg import bounds as B
 from pdp_audit.verify.estimators import rare
 
 SMALL = ["--synthetic", "80,3", "--trials", "5000", "--search", "32", "--no-reproduce"]
@@ -258,7 +258,7 @@ def data():
 
 
 def test_ops_profile_matches_mechanisms(data):
-    """Vectorised OPS δ and ε equal mechanisms.linreg_bounds.ops_exact_delta/ops_exact_epsilon (add and remove)."""
+    """Vectorised OPS δ and ε equal mechanisms.linreg.bounds.ops_exact_delta/ops_exact_epsilon (add and remove)."""
     X, y = data
     gamma, lam = 5.0, 0.5
     q = P.loo_batch(X, y).at(np.full(len(y), lam))

@@ -250,7 +250,7 @@ def plugin_help_texts() -> list[tuple[str, str]]:
         def addini(self, name, help="", **kwargs):  # noqa: A002 - pytest's keyword
             texts.append((f"pytest ini {name}", help))
 
-    from pdp_audit.verify import pytest_plugin
+    from pdp_audit import pytest_plugin
 
     pytest_plugin.pytest_addoption(Parser())
     return texts
@@ -259,7 +259,7 @@ def plugin_help_texts() -> list[tuple[str, str]]:
 def test_no_help_text_states_a_duration():
     """No measured duration in a help text; a declared one (a threshold, a time target) only as its constant reads
     (a help text that drifts from its constant fails too)."""
-    from pdp_audit.verify.cli.main import build_parser
+    from pdp_audit.cli.main import build_parser
 
     durations = durations_module()
     declared = {durations.human_seconds(durations.declared_seconds(name)) for name in durations.DECLARED}

@@ -6,8 +6,8 @@ from __future__ import annotations
 import pytest
 
 import pdp_audit
-from pdp_audit.verify.catalogue.plans import PLANS
-from pdp_audit.verify.cli.main import main
+from pdp_audit.catalogue.plans import PLANS
+from pdp_audit.cli.main import main
 from pdp_audit.verify.core import plan as plan_module
 from pdp_audit.verify.core import processes
 

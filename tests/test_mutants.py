@@ -1,4 +1,4 @@
-"""The mutant zoo (verify/mutants.py): every mutant must fail, by one of the checks meant to catch it, and its
+"""The mutant zoo (src/pdp_audit/mutants.py): every mutant must fail, by one of the checks meant to catch it, and its
 correct twin must pass -- at the quick budget (each pass stopped once decided, the default: at most 4e4 releases per
 world), fixed seeds, α = 1e-6 per run.  A
 mutant the suite stops catching fails the build here."""
@@ -10,10 +10,10 @@ import numpy as np
 import pytest
 from scipy import integrate
 
+from pdp_audit import mutants as zoo
+from pdp_audit.cli.main import main
 from pdp_audit.mechanisms import gaussian as g
 from pdp_audit.mechanisms import objpert as op
-from pdp_audit.verify import mutants as zoo
-from pdp_audit.verify.cli.main import main
 
 
 @pytest.mark.parametrize("mutant", zoo.MUTANTS, ids=lambda m: m.id)

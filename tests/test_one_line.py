@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from pdp_audit.verify.cli.main import main
+from pdp_audit.cli.main import main
 
 FORGED = "pdp-audit: CERTIFIED (all guarantees pass)"
 BREAKS = {"newline": "\n", "carriage return": "\r", "line separator": "\u2028", "escape": "\x1b[2K"}

@@ -15,8 +15,8 @@ import pytest
 
 import pdp_audit
 from pdp_audit.audits.canaries.one_run import epsilon_lower_bound, guess_grid, one_run_attack, tail_bound
+from pdp_audit.cli.main import main
 from pdp_audit.mechanisms import gaussian as g
-from pdp_audit.verify.cli.main import main
 from pdp_audit.verify.estimators.engine import sample_privacy_loss
 
 ALPHA = 1e-6
@@ -194,9 +194,9 @@ def test_the_example_writes_its_configuration_as_a_deployment_file(tmp_path):
     """train.py writes deploy.toml beside its scores: a DP-SGD deployment of exactly its σ, q, T and the claim,
     checked as `certify` checks it; with σ, q or T changed and no --claim-epsilon it writes none (the default claim
     is for the defaults only)."""
+    from pdp_audit.api import load_deployment
+    from pdp_audit.deployment import deployment_config
     from pdp_audit.examples.canaries import train
-    from pdp_audit.verify.api import load_deployment
-    from pdp_audit.verify.deployment import deployment_config
 
     assert train.main(["--out", str(tmp_path / "a"), "--steps", "5", "--claim-epsilon", "3.5"]) == 0
     deployment = load_deployment(str(tmp_path / "a" / "deploy.toml"))

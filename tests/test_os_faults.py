@@ -20,8 +20,8 @@ from pathlib import Path
 
 import pytest
 
-from pdp_audit.verify.cli.main import main
-from pdp_audit.verify.sweeps.store import Store, load_results
+from pdp_audit.cli.main import main
+from pdp_audit.sweeps.store import Store, load_results
 from tests.sweep_toy import make_toy_store
 
 pytest_plugins = ["pytester"]
@@ -175,7 +175,7 @@ def nearly_full_tmpfs(tmp_path):
 
 def test_standard_output_filling_a_real_disk_is_exit_2_not_a_truncated_document(nearly_full_tmpfs):
     """main exited 0 with the first 8 KiB of the document: Python's buffered stdout lost the ENOSPC at exit."""
-    command = [sys.executable, "-m", "pdp_audit.verify.cli", "schema"]
+    command = [sys.executable, "-m", "pdp_audit.cli", "schema"]
     assert len(subprocess.run(command, capture_output=True).stdout) > 8 * 1024  # more than the disk has left
     with open(nearly_full_tmpfs / "schema.json", "wb") as sink:
         done = subprocess.run(command, stdout=sink, stderr=subprocess.PIPE, text=True)
@@ -194,7 +194,7 @@ def test_help_on_a_full_disk_is_one_line_and_exit_2(argv, buffered):
         {} if buffered else {"PYTHONUNBUFFERED": "1"}
     )
     with open("/dev/full", "w") as full:
-        command = [sys.executable, "-m", "pdp_audit.verify.cli", *argv]
+        command = [sys.executable, "-m", "pdp_audit.cli", *argv]
         done = subprocess.run(command, stdout=full, stderr=subprocess.PIPE, text=True, env=env)
     assert (done.returncode, done.stderr) == (
         2,
@@ -430,7 +430,7 @@ def test_a_store_that_cannot_be_read_is_named_as_such_not_as_a_foreign_file(tmp_
     def cannot_open(*args, **kwargs):
         raise sqlite3.OperationalError("disk I/O error")
 
-    monkeypatch.setattr("pdp_audit.verify.sweeps.store._connect", cannot_open)
+    monkeypatch.setattr("pdp_audit.sweeps.store._connect", cannot_open)
     assert main(["report", str(store), "-o", "none"]) == 2
     err = _one_line(capsys)
     assert "cannot read the store: disk I/O error" in err and "not a pdp-audit sweep store" not in err, err
@@ -439,7 +439,7 @@ def test_a_store_that_cannot_be_read_is_named_as_such_not_as_a_foreign_file(tmp_
 def test_no_folder_is_made_for_a_store(tmp_path):
     """docs/explanation/reliability.md promises exit 2 for a missing folder; the store itself made one
     (Store.for_sweep's mkdir)."""
-    from pdp_audit.verify.sweeps.schema import SpecError
+    from pdp_audit.sweeps.schema import SpecError
     from tests.sweep_toy import parse_toy_spec, toy_spec
 
     with pytest.raises(SpecError, match="does not exist"):

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from pdp_audit.verify.cli.main import main
+from pdp_audit.cli.main import main
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
 SMALL_SWEEP = '[sweep]\nmechanism = "gaussian"\n[fixed]\ntrials = 2000\n[grid]\nclaim_epsilon = [1.0]\n'
@@ -96,7 +96,7 @@ def helper_modules(folder):
 
 @pytest.mark.parametrize("output", ["helper_{tag}.py", "pkg_{tag}/__init__.py", "link.json"])
 def test_blackbox_refuses_to_write_over_a_module_its_target_imported(helper_modules, output, monkeypatch, capsys):
-    import pdp_audit.verify.api as api
+    import pdp_audit.api as api
 
     monkeypatch.setattr(api, "audit_blackbox", lambda *a, **k: pytest.fail("the audit ran"))
     os.symlink(f"pkg_{helper_modules}/__init__.py", "link.json")
@@ -214,8 +214,8 @@ def test_a_data_file_replaced_between_two_parses_is_refused(folder, monkeypatch,
 
 
 def test_one_writer_per_store_whatever_the_path_spelling(tmp_path):
-    from pdp_audit.verify.sweeps.schema import SpecError
-    from pdp_audit.verify.sweeps.store import _lock
+    from pdp_audit.sweeps.schema import SpecError
+    from pdp_audit.sweeps.store import _lock
 
     (tmp_path / "real.sqlite").write_bytes(b"")
     os.symlink("real.sqlite", tmp_path / "link.sqlite")
@@ -241,7 +241,7 @@ def test_workers_of_run_die_with_it(tmp_path, signal_name):
     import time
 
     psutil = pytest.importorskip("psutil")
-    argv = [sys.executable, "-m", "pdp_audit.verify.cli", "run", "gaussian", "--workers", "2", "--trials", "1e8"]
+    argv = [sys.executable, "-m", "pdp_audit.cli", "run", "gaussian", "--workers", "2", "--trials", "1e8"]
     process = subprocess.Popen([*argv, "--report", "none", "--quiet"], cwd=tmp_path)
     deadline = time.time() + 60
     workers = []

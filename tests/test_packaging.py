@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 
+from pdp_audit.deployment import tomllib  # tomli on Python 3.10
 from pdp_audit.reports.code_commit import git_commit
-from pdp_audit.verify.deployment import tomllib  # tomli on Python 3.10
 
 ROOT = Path(__file__).resolve().parent.parent
 FOLDERS = ("mechanisms", "audits", "verify", "reports", "examples")
@@ -43,12 +43,25 @@ def test_every_package_folder_is_found_and_mapped_into_the_namespace(monkeypatch
         for folder in FOLDERS
         for init in (ROOT / folder).rglob("__init__.py")
     }
+    application = ROOT / "src" / "pdp_audit"  # the application's packages: pdp_audit.cli, pdp_audit.sweeps, ...
+    on_disk |= {
+        "pdp_audit." + ".".join(init.parent.relative_to(application).parts)
+        for init in application.rglob("*/__init__.py")
+    }
     assert set(found) == on_disk | {"pdp_audit.reports.schema"} and len(found) == len(set(found))
     module = runpy.run_path(str(ROOT / "setup.py"), run_name="pdp_audit_setup_probe")
     (tmp_path / "audits" / "dp_sgd").mkdir(parents=True)
     (tmp_path / "audits" / "dp_sgd" / "__init__.py").write_text("")
     (tmp_path / "audits" / "notes").mkdir()
-    assert module["packages"](tmp_path) == ["pdp_audit", "pdp_audit.audits.dp_sgd", "pdp_audit.reports.schema"]
+    (tmp_path / "src" / "pdp_audit" / "cli").mkdir(parents=True)
+    (tmp_path / "src" / "pdp_audit" / "__init__.py").write_text("")
+    (tmp_path / "src" / "pdp_audit" / "cli" / "__init__.py").write_text("")
+    assert module["packages"](tmp_path) == [
+        "pdp_audit",
+        "pdp_audit.audits.dp_sgd",
+        "pdp_audit.cli",
+        "pdp_audit.reports.schema",
+    ]
     setuptools = pyproject()["tool"]["setuptools"]
     assert "packages" not in setuptools
     assert setuptools["package-dir"] == {"pdp_audit": "src/pdp_audit", **{f"pdp_audit.{f}": f for f in FOLDERS}}
@@ -56,8 +69,8 @@ def test_every_package_folder_is_found_and_mapped_into_the_namespace(monkeypatch
 
 def test_entry_points_name_the_namespaced_modules():
     project = pyproject()["project"]
-    assert project["scripts"]["pdp-audit"] == "pdp_audit.verify.cli.main:main"
-    assert project["entry-points"]["pytest11"]["pdp_audit"] == "pdp_audit.verify.pytest_plugin"
+    assert project["scripts"]["pdp-audit"] == "pdp_audit.cli.main:main"
+    assert project["entry-points"]["pytest11"]["pdp_audit"] == "pdp_audit.pytest_plugin"
 
 
 @pytest.fixture(scope="module")

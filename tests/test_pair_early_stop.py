@@ -14,11 +14,11 @@ import pytest
 from scipy import stats
 
 import pdp_audit
-from pdp_audit.verify.cli.main import main
+from pdp_audit.cli.main import main
+from pdp_audit.mutants import gaussian
 from pdp_audit.verify.core.checks import CheckSpec, Evidence, finalize
 from pdp_audit.verify.evidence import pair_sequential as sequential
 from pdp_audit.verify.evidence.pair_checks import MainPass, validated_dp_checks
-from pdp_audit.verify.mutants import gaussian
 
 from .user_pairs import ShiftedGaussian
 
@@ -321,7 +321,7 @@ def test_a_pair_budget_is_checked_on_construction_in_one_line(field, value, word
 
 def test_a_deployment_states_early_stop_and_time_limit_in_its_audit_table(tmp_path):
     from pdp_audit.audits.pair.config import OWN_OPTIONS, own_budget
-    from pdp_audit.verify.deployment import load_deployment
+    from pdp_audit.deployment import load_deployment
 
     assert {"early_stop", "time_limit", "workers"} <= set(OWN_OPTIONS)
     toml = tmp_path / "deploy.toml"

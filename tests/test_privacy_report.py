@@ -16,12 +16,12 @@ from scipy import stats
 
 from pdp_audit.audits.privacy_report import trials as tr
 from pdp_audit.audits.privacy_report.evidence import PrivacyReportAuditConfig, run_privacy_report_audit
+from pdp_audit.cli.main import main
 from pdp_audit.mechanisms import analyze_gauss as ag
 from pdp_audit.mechanisms import gaussian as g
 from pdp_audit.mechanisms import objpert as op
 from pdp_audit.mechanisms import privacy_report as pr
 from pdp_audit.mechanisms.losses import get_loss
-from pdp_audit.verify.cli.main import main
 from pdp_audit.verify.evidence import contract
 
 DELTA, RHO = 1e-6, 0.01

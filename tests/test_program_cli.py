@@ -10,7 +10,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from pdp_audit.verify.cli import main as cli
+from pdp_audit.cli import main as cli
 
 PROGRAM = """
 import numpy as np

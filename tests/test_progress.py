@@ -123,7 +123,7 @@ def test_pdp_audit_sweep_counts_its_cells(tmp_path, monkeypatch, capsys, at_once
     out = tmp_path / "sweep.json"
     seen = {}
     for forced in ("1", "0"):
-        from pdp_audit.verify.cli.main import main
+        from pdp_audit.cli.main import main
 
         monkeypatch.setenv(progress.ENV, forced)
         store = tmp_path / "store.sqlite"
@@ -146,9 +146,9 @@ def timeless(text: str) -> str:
 def test_a_sequential_pass_shows_one_bar_to_its_cap_and_its_numbers_do_not_change(monkeypatch, at_once):
     """The white-box pass drawn in looks (pair_checks._sequential_checks): one bar of the releases per world, its
     total the budget (the pass may stop before it), counted block by block; the checks the same without it."""
+    from pdp_audit.mutants import gaussian
     from pdp_audit.verify.evidence import pair_sequential as sequential
     from pdp_audit.verify.evidence.pair_checks import MainPass, validated_dp_checks
-    from pdp_audit.verify.mutants import gaussian
 
     def audit(shown: bool):
         drawing = MainPass(shown, stop=sequential.Stopping(1e-6), law="ideal")
@@ -168,7 +168,7 @@ def test_a_sequential_pass_shows_one_bar_to_its_cap_and_its_numbers_do_not_chang
 def forced_and_not(monkeypatch, capture, argv: list, paths: list) -> dict:
     """``pdp-audit ARGV`` with the bars forced on (PDP_AUDIT_PROGRESS=1) and off (0): by forced value, (return code,
     stdout without its timings, the bytes of ``paths``, stderr)."""
-    from pdp_audit.verify.cli.main import main
+    from pdp_audit.cli.main import main
 
     seen = {}
     for forced in ("1", "0"):
@@ -183,7 +183,7 @@ def forced_and_not(monkeypatch, capture, argv: list, paths: list) -> dict:
 def test_pdp_audit_mutants_counts_the_mutants_done(tmp_path, monkeypatch, capsys, at_once):
     """`pdp-audit mutants`: a bar of the mutants done out of those chosen; its table on stdout, above the bar, and
     the JSON unchanged by it.  The zoo's audits are stood in for (their own passes follow `run`'s)."""
-    from pdp_audit.verify import mutants as zoo
+    from pdp_audit import mutants as zoo
 
     def outcome(mutant, trials, seed, alpha, *early_stop):
         return zoo.Outcome(mutant, trials, "fail", ("dp-forward",), "pass", ())
@@ -214,7 +214,7 @@ def test_pdp_audit_certify_counts_the_pairs_and_shows_their_passes(tmp_path, mon
     without the sandbox's child (which the patched bar settings would not reach)."""
     from importlib import resources
 
-    from pdp_audit.verify import api
+    from pdp_audit import api
 
     examples = resources.files("pdp_audit.examples")
     for name in ("own_histogram.py", "deploy-data.csv"):
@@ -392,7 +392,7 @@ class _Recorded:
 def test_an_audit_plans_exactly_the_draws_it_takes(monkeypatch, at_once, audit, options):
     """The whole-audit bar of an audit that plans: its total, planned before the first draw, is the draws its passes
     take (each DP check's importance-sampled tail and profile points included), so the time left is the audit's."""
-    from pdp_audit.verify.catalogue.plans import plans_by_name
+    from pdp_audit.catalogue.plans import plans_by_name
 
     monkeypatch.setenv(progress.ENV, "1")
     monkeypatch.setattr(sys, "stderr", io.StringIO())
@@ -457,7 +457,7 @@ def test_off_a_terminal_a_short_pass_and_quiet_show_nothing(monkeypatch):
 
 
 def test_a_sweep_in_a_pipe_prints_lines_on_stderr_and_its_json_unchanged(tmp_path, monkeypatch, capsys):
-    from pdp_audit.verify.cli.main import main
+    from pdp_audit.cli.main import main
 
     monkeypatch.setattr(progress, "LINE_INTERVAL", 0.0)
     monkeypatch.delenv(progress.ENV, raising=False)

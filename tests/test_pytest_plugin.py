@@ -1,5 +1,5 @@
-"""The pytest plugin (verify/pytest_plugin.py), run as a user would: a small test file in a pytest session of its own
-(in this process where the process is not what is tested: the verdicts, messages and report of a plain session,
+"""The pytest plugin (src/pdp_audit/pytest_plugin.py), run as a user would: a small test file in a pytest session of
+its own (in this process where the process is not what is tested: the verdicts, messages and report of a plain session,
 --audit-strict; in a subprocess for xdist's workers and the usage errors).
 
 The user file audits a correct Gaussian mechanism (σ for δ = 1e-6, claim 1e-5: must pass), a broken one (σ at a
@@ -14,8 +14,8 @@ import json
 import numpy as np
 import pytest
 
+from pdp_audit import pytest_plugin
 from pdp_audit.audits.coverage.evidence import coverage_outcomes
-from pdp_audit.verify import pytest_plugin
 
 pytest_plugins = ["pytester"]
 
@@ -365,7 +365,7 @@ def test_bad_option(privacy_audit):
 @pytest.mark.slow
 def test_run_asserts_on_a_built_in_audit_with_the_sweep_cells_numbers(pytester):
     """privacy_audit.run is the cell of `pdp-audit sweep` with the same options: same seed, same numbers."""
-    from pdp_audit.verify.cli.main import main
+    from pdp_audit.cli.main import main
 
     pytester.makepyfile(test_run=RUN_TESTS)
     result = pytester.runpytest_subprocess("-p", "no:cacheprovider", "--audit-report", "run.pdf")

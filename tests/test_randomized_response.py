@@ -11,9 +11,9 @@ import mpmath
 import numpy as np
 import pytest
 
+from pdp_audit.catalogue.plans import plans_by_name
+from pdp_audit.cli import main as cli
 from pdp_audit.mechanisms import randomized_response as rr
-from pdp_audit.verify.catalogue.plans import plans_by_name
-from pdp_audit.verify.cli import main as cli
 from pdp_audit.verify.evidence import contract
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "examples"

@@ -11,10 +11,10 @@ import numpy as np
 import pytest
 from scipy import stats
 
+from pdp_audit.cli.main import main
 from pdp_audit.mechanisms import gaussian as g
 from pdp_audit.mechanisms.analyze_gauss import GoeAnalyzeGaussPair
 from pdp_audit.mechanisms.catalogue import registered
-from pdp_audit.verify.cli.main import main
 from pdp_audit.verify.core.checks import CheckSpec, finalize
 from pdp_audit.verify.estimators import rare
 from pdp_audit.verify.estimators.engine import sample_privacy_loss

@@ -21,14 +21,14 @@ from pathlib import Path
 
 import pytest
 
+from pdp_audit import api
 from pdp_audit.audits.blackbox.evidence import UserSampler
 from pdp_audit.audits.blackbox.search import DatasetSampler
 from pdp_audit.audits.coverage.evidence import _called as coverage_called
 from pdp_audit.audits.pair import deployed
+from pdp_audit.cli import blackbox as blackbox_cli
+from pdp_audit.cli.main import main
 from pdp_audit.mechanisms import base
-from pdp_audit.verify import api
-from pdp_audit.verify.cli import blackbox as blackbox_cli
-from pdp_audit.verify.cli.main import main
 from pdp_audit.verify.core import processes, sandbox
 from pdp_audit.verify.evidence import user_code
 
@@ -104,7 +104,7 @@ def user_folder(tmp_path):
 
 def cli(folder: Path, *args: str, **env: str) -> subprocess.CompletedProcess:
     return subprocess.run(
-        [sys.executable, "-m", "pdp_audit.verify.cli", *args],
+        [sys.executable, "-m", "pdp_audit.cli", *args],
         cwd=folder,
         capture_output=True,
         text=True,
@@ -217,7 +217,7 @@ def hanging_command(folder: Path, *args: str) -> tuple[subprocess.Popen, set[int
     """The command started on a sampler that hangs, once the sampler runs: the process and its descendants."""
     mark = folder / "running"
     env = {**os.environ, "FAULT_WHERE": "sampler", "FAULT_HOW": "hang", "FAULT_MARK": str(mark)}
-    command = [sys.executable, "-m", "pdp_audit.verify.cli", "blackbox", "faulty_user:make", *CLAIM, *args]
+    command = [sys.executable, "-m", "pdp_audit.cli", "blackbox", "faulty_user:make", *CLAIM, *args]
     proc = subprocess.Popen(command, cwd=folder, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     deadline = time.monotonic() + 120
     while not mark.exists():
@@ -491,7 +491,7 @@ def test_the_users_open_files_are_left_as_plain_python_leaves_them(tmp_path, com
         (tmp_path / "audited" / "deploy.toml").write_text(DEPLOY.replace("faulty_user:make", "keeper:make"))
         args = ["certify", "deploy.toml", "--report", "none"]
     done = subprocess.run(
-        [sys.executable, "-m", "pdp_audit.verify.cli", *args],
+        [sys.executable, "-m", "pdp_audit.cli", *args],
         cwd=tmp_path / "audited",
         env=env,
         capture_output=True,

@@ -9,8 +9,8 @@ import sys
 import numpy as np
 import pytest
 
+from pdp_audit.cli.canaries import read_column
 from pdp_audit.mechanisms.validation import InputError
-from pdp_audit.verify.cli.canaries import read_column
 
 
 def test_a_file_without_a_header_is_read_as_data(tmp_path):
@@ -45,7 +45,7 @@ def test_a_file_without_a_header_names_no_column(tmp_path, text, column, message
 
 
 def test_np_savetxt_files_are_audited_by_the_command(tmp_path, monkeypatch, capsys):
-    from pdp_audit.verify.cli.main import main
+    from pdp_audit.cli.main import main
 
     monkeypatch.chdir(tmp_path)
     rng = np.random.default_rng(0)

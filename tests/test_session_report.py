@@ -9,12 +9,12 @@ import math
 import numpy as np
 import pytest
 
+from pdp_audit import pytest_plugin
 from pdp_audit.mechanisms.gaussian import GaussianPair, analytic_sigma
 from pdp_audit.reports.audit_session import assertion_run, session_document, write_session_report
 from pdp_audit.reports.cover import _identity_lines
 from pdp_audit.reports.figure_json import figure_from_dict, figure_to_dict
 from pdp_audit.reports.records import Roc, TailCurve, TailCurves
-from pdp_audit.verify import pytest_plugin
 
 NODE = "tests/test_mine.py::test_release_is_dp"
 

@@ -130,7 +130,7 @@ def test_the_regression_data_sets_of_scikit_learn_come_from_the_store_bit_for_bi
     two-dimensional array, not C-ordered, so it is read from scikit-learn each time (the same bits as before)."""
     import sklearn.datasets as skd
 
-    from pdp_audit.mechanisms.linreg_data import REGRESSION_DATASETS
+    from pdp_audit.mechanisms.linreg.data import REGRESSION_DATASETS
 
     bunch = skd.load_diabetes()
     features, target = REGRESSION_DATASETS["diabetes"]()

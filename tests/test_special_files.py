@@ -91,7 +91,7 @@ def test_a_fifo_is_refused_in_one_line_naming_it(folder, argv, fifo):
         [
             sys.executable,
             "-m",
-            "pdp_audit.verify.cli",
+            "pdp_audit.cli",
             *argv,
             *(["--report", "none"] if argv[0] in {"run", "certify", "canaries", "program", "blackbox"} else []),
         ],

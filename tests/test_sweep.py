@@ -9,9 +9,9 @@ import pandas as pd
 import pytest
 
 import pdp_audit
-from pdp_audit.verify.cli.main import main
-from pdp_audit.verify.sweeps.spec import SpecError, parse_spec
-from pdp_audit.verify.sweeps.store import Store, load_results
+from pdp_audit.cli.main import main
+from pdp_audit.sweeps.spec import SpecError, parse_spec
+from pdp_audit.sweeps.store import Store, load_results
 
 GAUSS = """
 [sweep]
@@ -29,7 +29,7 @@ noise_multiplier = [0.5, 1.0]
 
 def run_cli(*args, cwd=None):
     return subprocess.run(
-        [sys.executable, "-m", "pdp_audit.verify.cli", *args], capture_output=True, text=True, cwd=cwd
+        [sys.executable, "-m", "pdp_audit.cli", *args], capture_output=True, text=True, cwd=cwd
     )
 
 
@@ -242,7 +242,7 @@ def test_report_renders_any_store(done, tmp_path, capsys):
 def test_partial_store_reports_incomplete(tmp_path):
     spec = tmp_path / "g.toml"
     spec.write_text(GAUSS)
-    from pdp_audit.verify.sweeps.spec import load_spec
+    from pdp_audit.sweeps.spec import load_spec
 
     parsed = load_spec(spec)
     store = Store.for_sweep(tmp_path / "p.sqlite", parsed, resume=False)
@@ -267,7 +267,7 @@ def test_missing_dask_is_a_one_line_error(tmp_path, monkeypatch):
     monkeypatch.setattr(builtins, "__import__", no_dask)
     spec = tmp_path / "g.toml"
     spec.write_text(GAUSS)
-    from pdp_audit.verify.sweeps.executors import MissingDependency, make_executor
+    from pdp_audit.sweeps.executors import MissingDependency, make_executor
 
     with pytest.raises(MissingDependency, match=r'pip install "dask\[distributed\]"'):
         make_executor(dask_local=2)
@@ -278,7 +278,7 @@ def test_missing_dask_is_a_one_line_error(tmp_path, monkeypatch):
 def test_examples_parse():
     from pathlib import Path
 
-    from pdp_audit.verify.sweeps.spec import load_spec
+    from pdp_audit.sweeps.spec import load_spec
 
     examples = sorted(Path(__file__).resolve().parent.parent.joinpath("examples").glob("*.toml"))
     examples = [p for p in examples if "[sweep]" in p.read_text()]
@@ -305,10 +305,10 @@ def broken_cell(parameters: dict, seed: int, alpha: float, checks=None) -> dict:
 
 def test_a_cell_error_that_is_not_bad_input_stays_an_internal_error(tmp_path):
     from pdp_audit.mechanisms.validation import InputError
+    from pdp_audit.sweeps.executors import SerialExecutor
+    from pdp_audit.sweeps.schema import SweepMechanism
+    from pdp_audit.sweeps.spec import run_sweep
     from pdp_audit.verify.core.config import Option, Range
-    from pdp_audit.verify.sweeps.executors import SerialExecutor
-    from pdp_audit.verify.sweeps.schema import SweepMechanism
-    from pdp_audit.verify.sweeps.spec import run_sweep
 
     broken = SweepMechanism("broken", broken_cell, {"x": Option("x", "int", 0, "", range=Range(0, 10))})
     spec = parse_spec("[sweep]\nmechanism = 'broken'\n", mechanisms=(broken,))
@@ -327,7 +327,7 @@ def test_only_the_given_mechanisms_can_be_swept():
 
 
 def test_a_store_reads_into_a_dataframe_and_a_csv_of_the_same_rows(done, tmp_path, capsys):
-    from pdp_audit.verify.sweeps.store import read_frame
+    from pdp_audit.sweeps.store import read_frame
 
     _, out = done
     frame = read_frame(out / "g.sqlite")
@@ -350,8 +350,8 @@ def test_a_store_reads_into_a_dataframe_and_a_csv_of_the_same_rows(done, tmp_pat
 
 def test_a_cell_computed_by_other_code_is_refused_and_the_store_keeps_the_rest(tmp_path):
     """A Dask worker with another pdp-audit installed must not write its numbers under this code's version."""
-    from pdp_audit.verify.sweeps.executors import SerialExecutor, execute_task
-    from pdp_audit.verify.sweeps.spec import run_sweep, tasks_for
+    from pdp_audit.sweeps.executors import SerialExecutor, execute_task
+    from pdp_audit.sweeps.spec import run_sweep, tasks_for
 
     spec = parse_spec(GAUSS)
     store = Store.for_sweep(tmp_path / "v.sqlite", spec, resume=False)

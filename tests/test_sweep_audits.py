@@ -5,14 +5,14 @@ import json
 import numpy as np
 import pytest
 
-from pdp_audit.verify.catalogue.arguments import command_line
-from pdp_audit.verify.catalogue.plans import PLANS, plans_by_name
-from pdp_audit.verify.cli.main import main
+from pdp_audit.catalogue.arguments import command_line
+from pdp_audit.catalogue.plans import PLANS, plans_by_name
+from pdp_audit.cli.main import main
+from pdp_audit.sweeps import audits
+from pdp_audit.sweeps.catalogue import SWEEPS
+from pdp_audit.sweeps.rates import fit_exponent
+from pdp_audit.sweeps.spec import SpecError, parse_spec
 from pdp_audit.verify.core.config import values_of
-from pdp_audit.verify.sweeps import audits
-from pdp_audit.verify.sweeps.catalogue import SWEEPS
-from pdp_audit.verify.sweeps.rates import fit_exponent
-from pdp_audit.verify.sweeps.spec import SpecError, parse_spec
 
 OPS = """
 [sweep]
@@ -186,7 +186,7 @@ def test_a_cell_split_into_chunks_gives_the_serial_numbers_and_the_pool_does_not
     docs = []
     for workers in ("1", "2"):
         out = tmp_path / f"w{workers}.json"
-        command = [sys.executable, "-m", "pdp_audit.verify.cli", "sweep", str(spec), "--workers", workers, "--quiet"]
+        command = [sys.executable, "-m", "pdp_audit.cli", "sweep", str(spec), "--workers", workers, "--quiet"]
         command += ["--store", str(tmp_path / f"w{workers}.sqlite"), "--json", str(out)]
         assert subprocess.run(command, timeout=300).returncode == 0
         docs.append(json.loads(out.read_text()))

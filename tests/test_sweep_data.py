@@ -12,10 +12,10 @@ from pathlib import Path
 
 import pytest
 
+from pdp_audit.cli.main import main
 from pdp_audit.mechanisms.validation import InputError
-from pdp_audit.verify.cli.main import main
-from pdp_audit.verify.sweeps.executors import execute_task
-from pdp_audit.verify.sweeps.spec import canonical_json, cell_digest, load_spec, tasks_for
+from pdp_audit.sweeps.executors import execute_task
+from pdp_audit.sweeps.spec import canonical_json, cell_digest, load_spec, tasks_for
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
 SPEC = (

@@ -5,9 +5,9 @@ import json
 
 import pytest
 
-from pdp_audit.verify.sweeps.executors import DaskExecutor, ProcessExecutor, SerialExecutor
-from pdp_audit.verify.sweeps.spec import run_sweep
-from pdp_audit.verify.sweeps.store import Store, load_results
+from pdp_audit.sweeps.executors import DaskExecutor, ProcessExecutor, SerialExecutor
+from pdp_audit.sweeps.spec import run_sweep
+from pdp_audit.sweeps.store import Store, load_results
 from tests.sweep_toy import parse_toy_spec, toy_spec
 
 SPEC = """
@@ -160,7 +160,7 @@ def test_a_cell_is_the_same_in_any_grid(tmp_path):
 
 def test_dask_batches_shrink_to_single_cells_and_keep_the_order():
     """A Dask task runs a batch of cells: every cell once, in order, at most MAX_BATCH a task, the last ones alone."""
-    from pdp_audit.verify.sweeps.executors import MAX_BATCH, batches
+    from pdp_audit.sweeps.executors import MAX_BATCH, batches
 
     for cells, threads in ((100, 2), (7, 2), (1, 1), (0, 4), (1000, 16)):
         planned = batches(list(range(cells)), threads)
@@ -175,8 +175,8 @@ def test_a_cell_failing_in_a_batch_is_named_with_the_outcomes_before_it(tmp_path
     stores them and names that cell)."""
     from dataclasses import replace
 
-    from pdp_audit.verify.sweeps.executors import execute_batch
-    from pdp_audit.verify.sweeps.spec import tasks_for
+    from pdp_audit.sweeps.executors import execute_batch
+    from pdp_audit.sweeps.spec import tasks_for
 
     spec = parse_toy_spec(toy_spec(3, 0.0))
     tasks = tasks_for(spec, spec.cells)

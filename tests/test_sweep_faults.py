@@ -10,9 +10,9 @@ import time
 
 import pytest
 
-from pdp_audit.verify.sweeps.executors import DaskExecutor, ProcessExecutor, SerialExecutor
-from pdp_audit.verify.sweeps.spec import run_sweep
-from pdp_audit.verify.sweeps.store import Store
+from pdp_audit.sweeps.executors import DaskExecutor, ProcessExecutor, SerialExecutor
+from pdp_audit.sweeps.spec import run_sweep
+from pdp_audit.sweeps.store import Store
 from tests.sweep_toy import parse_toy_spec, toy_spec
 
 CELLS = 16
@@ -86,7 +86,7 @@ def start(tmp_path, *extra):
     args = [
         sys.executable,
         "-m",
-        "pdp_audit.verify.cli",
+        "pdp_audit.cli",
         "sweep",
         str(spec),
         "--workers",

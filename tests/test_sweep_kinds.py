@@ -11,7 +11,7 @@ import pytest
 
 import pdp_audit
 from pdp_audit.reports.json_report import check_to_dict, clean
-from pdp_audit.verify.sweeps.spec import SpecError, parse_spec
+from pdp_audit.sweeps.spec import SpecError, parse_spec
 
 MODULE = textwrap.dedent(
     """
@@ -186,7 +186,7 @@ def test_a_black_box_cell_names_its_budget_and_nothing_machine_dependent(user_fo
 def test_a_missing_factory_is_refused_before_the_store_is_made(user_folder, spec, factory, needle, capsys):
     """A factory that does not exist was found only when its first cell ran, after the store was made (a store of
     no cell): every cell's is looked up when the spec is read, without running the module."""
-    from pdp_audit.verify.cli.main import main
+    from pdp_audit.cli.main import main
 
     (user_folder / "s.toml").write_text(spec.replace('"sweep_pairs:make_leaky"', f'"{factory}"'))
     assert main(["sweep", "s.toml", "--store", "s.sqlite", "--workers", "1"]) == 2

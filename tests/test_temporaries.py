@@ -20,7 +20,7 @@ from pathlib import Path
 
 import pytest
 
-from pdp_audit.verify.cli.main import main
+from pdp_audit.cli.main import main
 
 #: A user's module whose factory reports its data copy (path, mode, folder's mode) and waits ``wait`` seconds.
 WAITING = textwrap.dedent(
@@ -76,7 +76,7 @@ def test_a_signal_removes_the_private_copy_of_the_data(tmp_path, signal_name):
     temp = tmp_path / "tmp"
     temp.mkdir()
     toml = deployment(tmp_path / "user", wait=120.0)
-    argv = [sys.executable, "-m", "pdp_audit.verify.cli", "certify", str(toml), "--json", str(tmp_path / "c.json")]
+    argv = [sys.executable, "-m", "pdp_audit.cli", "certify", str(toml), "--json", str(tmp_path / "c.json")]
     environment = {**os.environ, "TMPDIR": str(temp)}
     process = subprocess.Popen(
         [*argv, "--report", str(tmp_path / "c.pdf")], env=environment, stderr=subprocess.PIPE, text=True

@@ -8,8 +8,8 @@ import json
 import numpy as np
 import pytest
 
-from pdp_audit.verify.cli.main import main
-from pdp_audit.verify.training_run import gap, page_text
+from pdp_audit.cli.main import main
+from pdp_audit.training_run import gap, page_text
 
 DEPLOY = """mechanism = "dp-sgd"
 [claim]
@@ -91,7 +91,7 @@ def test_the_configurations_curve_is_not_rejected_by_canaries_without_signal():
     from types import SimpleNamespace
 
     import pdp_audit
-    from pdp_audit.verify.training_run import curve_test
+    from pdp_audit.training_run import curve_test
 
     config = SimpleNamespace(
         parameters={

@@ -95,7 +95,7 @@ def test_the_examples_headlines_read_one_way(tmp_path, capsys, example):
     """`pdp-audit certify` of the examples at 2e4 trials: the pure mean holds by the exact δ = 0 (exit 0), the joint
     release is not decided (exit 3) and names what its evidence supports and the budget -- neither says "certified"
     beside a claim it does not certify."""
-    from pdp_audit.verify.cli.main import main
+    from pdp_audit.cli.main import main
 
     assert main(["examples", str(tmp_path / "ex")]) == 0
     toml = tmp_path / "ex" / example

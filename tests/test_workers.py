@@ -2,9 +2,9 @@
 
 import pytest
 
-from pdp_audit.verify.catalogue.arguments import command_line
-from pdp_audit.verify.catalogue.plans import PLANS
-from pdp_audit.verify.cli.main import main
+from pdp_audit.catalogue.arguments import command_line
+from pdp_audit.catalogue.plans import PLANS
+from pdp_audit.cli.main import main
 
 SMALL = ["--seed", "3", "--quiet", "--report", "none"]
 #: Each audit at its smoke budget (the smallest that runs every code path), as its plan declares it.
@@ -33,8 +33,8 @@ def test_no_more_processes_than_cores_are_started():
     """``--workers 256`` on a small machine starts at most its cores (the numbers never depend on the count)."""
     import os
 
+    from pdp_audit.sweeps.executors import ProcessExecutor
     from pdp_audit.verify.core.processes import executor_for, started_workers
-    from pdp_audit.verify.sweeps.executors import ProcessExecutor
 
     cores = os.cpu_count() or 1
     assert started_workers(256) == cores and started_workers(1) == 1

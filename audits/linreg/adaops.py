@@ -51,7 +51,7 @@ from pdp_audit.audits.linreg.profiles import (
     conditional_profile,
     conditional_weight,
 )
-from pdp_audit.mechanisms import linreg_adaptive as A
+from pdp_audit.mechanisms.linreg import adaptive as A
 from pdp_audit.reports.records import TailCurve
 from pdp_audit.verify.estimators.engine import block_rng
 from pdp_audit.verify.estimators.progress import weighted, with_progress

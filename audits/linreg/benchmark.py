@@ -14,7 +14,7 @@ Protocol (parameters the paper does not state are chosen here and written into t
 * reported: mean over folds ± the half-width of a 95% t-interval over folds (and the standard deviation).
 
 The 36 UCI data sets of the paper are not available offline; the bundled ones are those of
-:data:`pdp_audit.mechanisms.linreg_data.REGRESSION_DATASETS`.
+:data:`pdp_audit.mechanisms.linreg.data.REGRESSION_DATASETS`.
 """
 
 from __future__ import annotations
@@ -26,10 +26,10 @@ from scipy import stats
 
 from pdp_audit.audits.linreg.benchmark_config import BenchmarkConfig
 from pdp_audit.mechanisms import linreg as L
-from pdp_audit.mechanisms import linreg_adaptive as A
 from pdp_audit.mechanisms.datasets import load_csv
-from pdp_audit.mechanisms.linreg_calibration import ops_calibration
-from pdp_audit.mechanisms.linreg_data import load_regression, preprocess
+from pdp_audit.mechanisms.linreg import adaptive as A
+from pdp_audit.mechanisms.linreg.calibration import ops_calibration
+from pdp_audit.mechanisms.linreg.data import load_regression, preprocess
 from pdp_audit.mechanisms.validation import InputError, shown
 from pdp_audit.verify.estimators.engine import block_rng
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from pdp_audit.mechanisms.linreg_data import REGRESSION_DATASETS
+from pdp_audit.mechanisms.linreg.data import REGRESSION_DATASETS
 from pdp_audit.verify.core.config import SEED_OPTION, AuditConfig, Option, OptionNames, Range, option
 
 

@@ -3,7 +3,7 @@
 Text in ``{braces}`` is a run parameter filled in by :meth:`pdp_audit.verify.core.checks.CheckSpec.fill` (so a literal
 brace of a formula is written ``{{`` or ``}}``).  [PDP] is Wang, "Per-instance differential privacy";
 [LR] is Wang 2018, "Revisiting differentially private linear regression".  The findings (F1–F8) and
-questions (Q…) that the sources cite are those of the claims ledger (:mod:`pdp_audit.verify.ledger.entries`).
+questions (Q…) that the sources cite are those of the claims ledger (:mod:`pdp_audit.ledger.entries`).
 
 **Roles.**  What the deployed release relies on is a ``guarantee``: its (ε, δ)-DP in both directions at
 the worst neighbour found (``dp-forward``, ``dp-reverse``, ``lr-attack``, ``loss-consistency``: the loss is the

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from pdp_audit.mechanisms.linreg_data import REGRESSION_DATASETS
+from pdp_audit.mechanisms.linreg.data import REGRESSION_DATASETS
 from pdp_audit.verify.core.config import (
     ALPHA_OPTION,
     CLAIM_DELTA,

@@ -1,7 +1,7 @@
 """Configuration, data, targets and the adversarial-neighbour candidates of the linear-regression audits.
 
 Data (``--dataset``, ``--data file.csv --target-column y``, ``--synthetic n,d``) are preprocessed as in
-the papers (:func:`pdp_audit.mechanisms.linreg_data.preprocess`: z-score, rows scaled to ‖x‖ = 1, y mapped onto
+the papers (:func:`pdp_audit.mechanisms.linreg.data.preprocess`: z-score, rows scaled to ‖x‖ = 1, y mapped onto
 [−1, 1]), so every row lies in the domain ‖x‖ ≤ 1, |y| ≤ 1 of the DP claims.
 
 **Candidate neighbours** (the adversarial search).  DP must hold for *every* neighbouring pair in the
@@ -33,7 +33,7 @@ from pdp_audit.audits.linreg.config import LinregAuditConfig, check_data_width
 from pdp_audit.audits.linreg.profiles import RidgeBatch
 from pdp_audit.mechanisms import linreg as L
 from pdp_audit.mechanisms.datasets import load_csv
-from pdp_audit.mechanisms.linreg_data import load_regression, preprocess, synthetic_regression
+from pdp_audit.mechanisms.linreg.data import load_regression, preprocess, synthetic_regression
 from pdp_audit.mechanisms.validation import InputError, shown
 from pdp_audit.verify.estimators.engine import block_rng
 from pdp_audit.verify.evidence.dp_claim import Draws

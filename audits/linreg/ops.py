@@ -28,8 +28,8 @@ from pdp_audit.audits.linreg.checks import (
 from pdp_audit.audits.linreg.context import candidates, offdata_targets
 from pdp_audit.audits.linreg.profiles import ops_delta, ops_epsilon, ops_tail_probability
 from pdp_audit.mechanisms import linreg as L
-from pdp_audit.mechanisms import linreg_bounds as B
-from pdp_audit.mechanisms.linreg_calibration import ops_calibration
+from pdp_audit.mechanisms.linreg import bounds as B
+from pdp_audit.mechanisms.linreg.calibration import ops_calibration
 from pdp_audit.verify.estimators.engine import run_blocks
 
 #: Draws of each of Prop. 4.3's Monte Carlo means (at most ``--trials``).

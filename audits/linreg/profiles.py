@@ -1,7 +1,7 @@
 """Vectorised privacy profiles of the linear-regression mechanisms, for many targets at once.
 
 Three families, each computed from the output laws of the samplers in :mod:`pdp_audit.mechanisms.linreg` and
-:mod:`pdp_audit.mechanisms.linreg_adaptive` (never from the papers' pDP closed forms, which they are used to
+:mod:`pdp_audit.mechanisms.linreg.adaptive` (never from the papers' pDP closed forms, which they are used to
 audit):
 
 * **Gaussian mechanisms with a shared covariance** (isotropic output perturbation, SSP, AdaSSP's
@@ -12,7 +12,7 @@ audit):
   ℓ(s) = −½ log(1+μ) + (γ/2)(s² − r²/(1+μ)), and s ~ N(r, μ/γ) under Z, N(r', μ'/γ) under W, where
   μ = xᵀ(ZᵀZ + λI)^{-1}x, r = y_z − xᵀθ̂_Z, μ' = μ/(1+μ), r' = r/(1+μ) (Sherman–Morrison).  So
   δ(t) is a difference of normal probabilities for every real t (also t < 0, which the conditional
-  estimator below needs); :func:`ops_delta` agrees with :func:`pdp_audit.mechanisms.linreg_bounds.ops_exact_delta`.
+  estimator below needs); :func:`ops_delta` agrees with :func:`pdp_audit.mechanisms.linreg.bounds.ops_exact_delta`.
 * **AdaOPS** ([LR] Algorithm 1; [PDP] Algorithm 1 with n public): the last stage is OPS given the
   released earlier stages, so with L₁₂ the loss of the earlier stages,
   δ_{P‖Q}(ε) = E_{earlier stages ~ P}[δ_OPS(ε − L₁₂ | schedule)]  (conditioning on the released
@@ -39,8 +39,8 @@ from typing import Literal
 import numpy as np
 from scipy import special
 
-from pdp_audit.mechanisms import linreg_adaptive as A
-from pdp_audit.mechanisms.linreg_adaptive import UnrunnableError
+from pdp_audit.mechanisms.linreg import adaptive as A
+from pdp_audit.mechanisms.linreg.adaptive import UnrunnableError
 from pdp_audit.verify.estimators.engine import BLOCK_SIZE, block_rng, block_sizes
 from pdp_audit.verify.estimators.progress import weighted, with_progress
 from pdp_audit.verify.estimators.rare import BoundedMean, _combine
@@ -285,7 +285,7 @@ class Conditional:
 class AdaOPSConditional:
     """δ(ε) of AdaOPS at many targets by conditioning on the earlier stages (module notes).
 
-    ``pair`` is a :class:`pdp_audit.mechanisms.linreg_adaptive.LRAdaOPSPair` or ``PDPAdaOPSPair`` (with
+    ``pair`` is a :class:`pdp_audit.mechanisms.linreg.adaptive.LRAdaOPSPair` or ``PDPAdaOPSPair`` (with
     ``n_public``) built for *any* target: only its constants are used, so the fault-injection changes
     of the audit (scaled ``k.sd_lambda``, ``k.eps_tilde``, ``sd1``, ``gamma``) carry over.
     """

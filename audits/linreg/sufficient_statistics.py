@@ -10,7 +10,7 @@ import dataclasses
 
 from pdp_audit.audits.linreg import builders, reproductions
 from pdp_audit.audits.linreg.audit import SRC_LR, GaussianAudit
-from pdp_audit.mechanisms import linreg_adaptive as A
+from pdp_audit.mechanisms.linreg import adaptive as A
 
 
 class SSPAudit(GaussianAudit):

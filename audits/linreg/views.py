@@ -22,8 +22,8 @@ import numpy as np
 from scipy import linalg
 
 from pdp_audit.mechanisms import linreg as L
-from pdp_audit.mechanisms import linreg_adaptive as A
 from pdp_audit.mechanisms.base import World, check_world
+from pdp_audit.mechanisms.linreg import adaptive as A
 
 
 class _Delegate:
@@ -61,8 +61,8 @@ class GaussianLawView(_Delegate):
 
 
 class DiagonalStatsView(_Delegate):
-    """``mean(world)`` and ``noise_sd`` of :class:`~pdp_audit.mechanisms.linreg_adaptive.SSPPair` and of
-    :class:`~pdp_audit.mechanisms.linreg_adaptive.AdaSSPPair` with ``output="private"``."""
+    """``mean(world)`` and ``noise_sd`` of :class:`~pdp_audit.mechanisms.linreg.adaptive.SSPPair` and of
+    :class:`~pdp_audit.mechanisms.linreg.adaptive.AdaSSPPair` with ``output="private"``."""
 
     def __init__(self, pair):
         super().__init__(pair)

@@ -4,10 +4,10 @@ Each audited σ (the deployed one -- Theorem 5 under the reading of ``--calibrat
 ``--sigma`` -- and, with ``--paper-claims``, Theorem 5 under its other readings) is audited at its own adversarial
 neighbour (:mod:`pdp_audit.audits.objpert.search`) with the full budget.  The two tail checks are decided by
 importance sampling where plain sampling cannot resolve δ (:mod:`pdp_audit.audits.objpert.profile`) and carry the
-privacy profile of the pair.  Where the loss has a certified bound (:mod:`pdp_audit.mechanisms.objpert_certificate`), a
+privacy profile of the pair.  Where the loss has a certified bound (:mod:`pdp_audit.mechanisms.objpert.certificate`), a
 check passes when that bound satisfies the claim *and* the Monte Carlo interval is consistent with it (its lower
 end does not exceed the bound) -- the suite's rule for closed forms.  The squared loss has no certified bound
-(its f′ is unbounded on R^d) but an exact δ(ε) (:func:`pdp_audit.mechanisms.objpert_certificate.squared_loss_profile`).
+(its f′ is unbounded on R^d) but an exact δ(ε) (:func:`pdp_audit.mechanisms.objpert.certificate.squared_loss_profile`).
 """
 
 from __future__ import annotations
@@ -29,7 +29,7 @@ from pdp_audit.audits.objpert.search import (
     search_worst_target,
 )
 from pdp_audit.audits.objpert.theorems import random_instances, theorem8_check
-from pdp_audit.mechanisms.objpert_certificate import Certificate, certifiable, certificate, squared_loss_profile
+from pdp_audit.mechanisms.objpert.certificate import Certificate, certifiable, certificate, squared_loss_profile
 from pdp_audit.verify.core.checks import CheckSpec, Evidence
 from pdp_audit.verify.estimators.attack import likelihood_ratio_attack
 from pdp_audit.verify.estimators.engine import run_blocks

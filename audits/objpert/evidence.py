@@ -9,7 +9,7 @@ ObjPert releases θ̂ᴾ = argmin_θ J(θ; D) + bᵀθ, J = Σᵢ ℓ(θ; zᵢ) 
 (c) DP of Theorem 5's calibration under both readings of its σ (ledger Q1: printed σ = ξ²(8 log(2/δ) + 4ε)/ε²,
     or σ² = that), each at an adversarial neighbour found by a cheap search and then audited with the full budget
     (:mod:`pdp_audit.audits.objpert.dp`), passing through the certified bound of
-    :mod:`pdp_audit.mechanisms.objpert_certificate`;
+    :mod:`pdp_audit.mechanisms.objpert.certificate`;
 (d) per instance: the ex-post pDP (Corollary 7) of every training point for one release, next to the DP ε
     (report pages, the audit's data and breast-cancer);
 (e) [RW] Figure 1 (K17) as a report page, and its qualitative claims as exact checks; K19
@@ -51,7 +51,7 @@ from pdp_audit.audits.objpert.pages import figure1_page, per_instance_page, theo
 from pdp_audit.audits.objpert.search import Problem
 from pdp_audit.audits.objpert.theorems import identity_checks, theorem8_check, theorem9_checks
 from pdp_audit.mechanisms import objpert as op
-from pdp_audit.mechanisms.objpert_certificate import ex_post_all_points
+from pdp_audit.mechanisms.objpert.certificate import ex_post_all_points
 from pdp_audit.reports.records import Run
 from pdp_audit.verify.core.checks import CheckSpec, Evidence, finalize, make_run
 from pdp_audit.verify.estimators.engine import block_rng

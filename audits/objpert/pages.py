@@ -8,7 +8,7 @@ import numpy as np
 from pdp_audit.audits.objpert.context import ObjPertAuditConfig
 from pdp_audit.audits.objpert.dp import DpSetting
 from pdp_audit.audits.objpert.figure1 import FIG1_LABELS, FIG1_N, Figure1
-from pdp_audit.mechanisms.objpert_certificate import certificate
+from pdp_audit.mechanisms.objpert.certificate import certificate
 from pdp_audit.reports.records import Line, Lines, Page, Panel, ScatterPanels
 from pdp_audit.verify.estimators.tails import both_directions
 

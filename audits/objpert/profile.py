@@ -13,8 +13,8 @@ A claim δ_{P‖Q}(ε) ≤ δ at the pair (both directions, P the world of the d
 
 A pass needs a **bound** on δ(ε) of the pair that satisfies the claim *and* a Monte Carlo interval consistent
 with it (its lower end at most the bound) -- the suite's rule for closed forms.  The bound is the certified one of
-:mod:`pdp_audit.mechanisms.objpert_certificate` (logistic, pseudo-Huber) or, for the squared loss, the exact δ(ε) of
-:func:`pdp_audit.mechanisms.objpert_certificate.squared_loss_profile` (the release is Gaussian given the data).
+:mod:`pdp_audit.mechanisms.objpert.certificate` (logistic, pseudo-Huber) or, for the squared loss, the exact δ(ε) of
+:func:`pdp_audit.mechanisms.objpert.certificate.squared_loss_profile` (the release is Gaussian given the data).
 Without a bound a check can fail or stay inconclusive, and its note says why it cannot pass.
 
 The figure (:class:`pdp_audit.reports.records.Lines`, one per check, in the check's direction) shows on a grid of ε from

@@ -15,7 +15,7 @@ import numpy as np
 from pdp_audit.audits.objpert.context import DATA_SEED
 from pdp_audit.mechanisms import objpert as op
 from pdp_audit.mechanisms.losses import Loss
-from pdp_audit.mechanisms.objpert_certificate import glm_log_ratio
+from pdp_audit.mechanisms.objpert.certificate import glm_log_ratio
 from pdp_audit.verify.estimators.engine import run_blocks
 
 #: The candidates are ranked by this quantile of |L| over the search's releases.

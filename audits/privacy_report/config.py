@@ -6,7 +6,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from pdp_audit.mechanisms import privacy_report_calibration as pr  # not the mechanism's module: its solver
+from pdp_audit.mechanisms.privacy_report import calibration as pr  # not the mechanism's module: its solver
 from pdp_audit.verify.core.config import (
     ALPHA_OPTION,
     CLAIM_DELTA,

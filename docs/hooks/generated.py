@@ -2,7 +2,7 @@
 
 A page holds a marker ``<!-- generated: NAME -->`` and this hook replaces it with the Markdown of ``NAME``:
 
-* ``cli``: every parser of ``pdp-audit`` (``pdp_audit.verify.cli.main.build_parser``), walked recursively through
+* ``cli``: every parser of ``pdp-audit`` (``pdp_audit.cli.main.build_parser``), walked recursively through
   its subcommands: usage, description and one table row per option with its help text as the parser prints it
   (``%(default)s`` expanded), so the reference cannot disagree with ``--help``;
 * ``deployment-keys``: for every built-in audit, the keys of its deployment file and their tables, read from the
@@ -62,7 +62,7 @@ def walk_parsers(parser: argparse.ArgumentParser, prog: str = "pdp-audit"):
 
 def cli_parsers() -> list[tuple[str, argparse.ArgumentParser]]:
     """Every parser of the ``pdp-audit`` command, the top-level one first."""
-    from pdp_audit.verify.cli.main import build_parser
+    from pdp_audit.cli.main import build_parser
 
     return list(walk_parsers(build_parser()))
 
@@ -124,7 +124,7 @@ def cli_markdown() -> str:
 
 def deployment_keys_markdown() -> str:
     """For every built-in audit, the keys a deployment file may set, by table, from the audit's declared options."""
-    from pdp_audit.verify.catalogue.plans import plans_by_name
+    from pdp_audit.catalogue.plans import plans_by_name
 
     out = []
     for name, plan in plans_by_name().items():

@@ -48,13 +48,7 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:  # what a type checker and an IDE see; at run time each name is imported on first use
-    from pdp_audit.audits.blackbox.evidence import BlackBoxBudget
-    from pdp_audit.audits.blackbox.search_check import SearchOptions
-    from pdp_audit.audits.pair.config import PairBudget
-    from pdp_audit.mechanisms.base import NeighbourPair
-    from pdp_audit.mechanisms.validation import InputError
-    from pdp_audit.reports.records import Check, Run, Verdict
-    from pdp_audit.verify.api import (
+    from pdp_audit.api import (
         audit_blackbox,
         audit_blackbox_search,
         audit_canary_scores,
@@ -73,6 +67,12 @@ if TYPE_CHECKING:  # what a type checker and an IDE see; at run time each name i
         run_audit,
         write_report,
     )
+    from pdp_audit.audits.blackbox.evidence import BlackBoxBudget
+    from pdp_audit.audits.blackbox.search_check import SearchOptions
+    from pdp_audit.audits.pair.config import PairBudget
+    from pdp_audit.mechanisms.base import NeighbourPair
+    from pdp_audit.mechanisms.validation import InputError
+    from pdp_audit.reports.records import Check, Run, Verdict
     from pdp_audit.verify.core.checks import EXIT_CODES
 
     __version__: str
@@ -90,7 +90,7 @@ _HOMES = {
     "Verdict": "pdp_audit.reports.records",
     "EXIT_CODES": "pdp_audit.verify.core.checks",
     **{
-        name: "pdp_audit.verify.api"
+        name: "pdp_audit.api"
         for name in (
             "audit_blackbox",
             "audit_blackbox_search",

@@ -3,7 +3,7 @@
 Each audit's configuration is a frozen dataclass whose fields carry an :class:`Option` (type, default, valid range
 or choices, help, and where the option lives in a deployment file).  :func:`build` makes a config from a mapping
 of option keys to values -- a command line (the parser is generated from the same fields:
-:func:`pdp_audit.verify.catalogue.arguments.add_config_options`), a deployment file's tables, a sweep cell, the pytest
+:func:`pdp_audit.catalogue.arguments.add_config_options`), a deployment file's tables, a sweep cell, the pytest
 plugin's keywords, the Python API's keywords, a ledger entry -- checking every value once, before any work, with
 one-line errors that name the option in the caller's own words (:class:`Names`): ``--claim-epsilon`` on the command
 line, ``claim.epsilon`` in a deployment file, ``claim_epsilon`` in a sweep spec or a keyword.  Rules between

@@ -233,7 +233,7 @@ def kill_local_workers(cluster) -> None:
 def _sys_path_first(folder: str):
     """A worker plugin putting ``folder`` first on each worker's ``sys.path``, on the workers there are and on any
     the nanny starts again: a LocalCluster's workers then import a module of the folder the command imported the
-    user's target from (:func:`pdp_audit.verify.cli.blackbox.load_factory` puts it first while it imports).  Its
+    user's target from (:func:`pdp_audit.cli.blackbox.load_factory` puts it first while it imports).  Its
     class is local (Dask sends it by value): ``distributed`` is imported only when a cluster is made."""
     from distributed import WorkerPlugin
 

@@ -36,7 +36,7 @@ def data_fingerprint(config: Any) -> tuple[str, str | None, str | None, list[int
 def shipped_table(name: str) -> np.ndarray | None:
     """A shipped data set as one table (features, then the target as the last column), or None if not shipped."""
     from pdp_audit.mechanisms.datasets import SHIPPED, load_shipped
-    from pdp_audit.mechanisms.linreg_data import REGRESSION_DATASETS
+    from pdp_audit.mechanisms.linreg.data import REGRESSION_DATASETS
 
     if name in SHIPPED:
         dataset = load_shipped(name)

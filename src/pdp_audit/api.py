@@ -1,0 +1,502 @@
+"""The public Python API, re-exported by :mod:`pdp_audit` (import it from there: ``import pdp_audit``).
+
+Every way into the suite goes through these functions: the pytest plugin's assertions are :func:`audit_pair`,
+:func:`audit_blackbox` and :func:`audit_coverage` plus pytest's pass/fail/skip; ``pdp-audit run``, ``certify`` and
+``blackbox`` are :func:`run_audit`, :func:`certify` and :func:`audit_blackbox` plus the files and the exit code.
+Each returns a :class:`~pdp_audit.reports.records.Run`: the decided checks, the verdict and the exit code the
+command line would give, which :func:`write_report` renders as the same PDF and JSON.  The user-facing audits'
+functions live in their audits' folders and are re-exported here: :func:`audit_pair` (``audits/pair/audit.py``),
+:func:`audit_blackbox` and :func:`audit_blackbox_search` (``audits/blackbox/audit.py``), :func:`audit_coverage`
+(``audits/coverage/audit.py``), :func:`audit_canary_scores` and :func:`audit_one_run` (``audits/canaries``).
+
+Verdicts (see :mod:`pdp_audit.verify.core.checks`): a check **fails** when the samples contradict its claim at the
+run's family-wise false-alarm probability ``alpha`` (Holm's step-down over the run's statistical checks), **passes**
+when its whole confidence interval lies on the claim's side, and is **inconclusive** otherwise.  Exit codes: 0 every
+guarantee passes, 1 one fails, 3 none fails but one is inconclusive.
+
+Bad arguments raise :class:`~pdp_audit.mechanisms.validation.InputError` (a ``ValueError``) with one line naming
+the argument and its valid range, before any sampling.  Heavy modules are imported inside the functions, so that
+``import pdp_audit`` (and with it the pytest plugin, which every test run of a project with pdp-audit installed
+loads) stays light.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import importlib
+import os
+from typing import TYPE_CHECKING, Any, Mapping
+
+from pdp_audit.calibration import gaussian_delta, gaussian_epsilon, gaussian_sigma  # noqa: F401 (re-exported)
+
+# What the interfaces (``pdp-audit``'s commands in src/pdp_audit/cli, the pytest plugin) use of the framework,
+# imported from here and nowhere else: the declared options and the words errors name them in, the parsers generated
+# from them, and the checks of a command's files.  None of these is public (``pdp_audit.__all__`` does not list them).
+from pdp_audit.catalogue.arguments import add_option, add_run_arguments, typed  # noqa: F401
+from pdp_audit.mechanisms.validation import InputError
+from pdp_audit.verify.core.checks import without_figures  # noqa: F401 (for the commands)
+from pdp_audit.verify.core.config import (  # noqa: F401
+    ALPHA_OPTION,
+    COMMAND_LINE,
+    KEYWORDS,
+    LAW_OPTION,
+    LAW_SCOPES,
+    PAIR_OPTIONS,
+    SEED_OPTION,
+    WORKERS,
+    WORKERS_OPTION,
+    Names,
+    Option,
+    Range,
+    build,
+    pair_value,
+    parse,
+)
+from pdp_audit.verify.core.config import options as declared_options  # noqa: F401
+from pdp_audit.verify.core.float_rules import with_own_float_rules
+from pdp_audit.verify.core.outputs import add_reads, check_outputs, read_paths, record_reads, store_inputs  # noqa: F401
+from pdp_audit.verify.core.sandbox import run_isolated  # noqa: F401
+from pdp_audit.verify.evidence.user_audits import DEFAULT_ALPHA, DEFAULT_TRIALS, check_protocol, flag  # noqa: F401
+
+if TYPE_CHECKING:  # pragma: no cover
+    import pandas
+
+    # what a type checker sees; at run time each is imported on first use (:func:`__getattr__`)
+    from pdp_audit.audits.blackbox.audit import audit_blackbox, audit_blackbox_search  # noqa: F401 (re-exported)
+    from pdp_audit.audits.blackbox.config import command_defaults as blackbox_defaults  # noqa: F401
+    from pdp_audit.audits.canaries.evidence import audit_canary_scores, audit_one_run  # noqa: F401 (re-exported)
+    from pdp_audit.audits.coverage.audit import audit_coverage  # noqa: F401 (re-exported)
+    from pdp_audit.audits.pair.audit import audit_pair  # noqa: F401 (re-exported)
+    from pdp_audit.audits.pair.config import EARLY_STOP_OPTION, TIME_LIMIT_OPTION, PairBudget, with_stopping  # noqa: F401
+    from pdp_audit.mechanisms.base import NeighbourPair
+    from pdp_audit.reports.records import Run
+    from pdp_audit.reports.run_text import describe  # noqa: F401 (re-exported)
+
+#: The user-facing audits' functions re-exported here, and the pair audit's options and budget that the commands and
+#: the plugin use, by name: (their module, their name there).  They are imported on first use (PEP 562), not with
+#: this module: the commands that only parse a command line (``pdp-audit run NAME --help``) import none of their
+#: modules (the black box's Dask and logging among them).
+_REEXPORTED = {
+    "audit_blackbox": ("pdp_audit.audits.blackbox.audit", "audit_blackbox"),
+    "audit_blackbox_search": ("pdp_audit.audits.blackbox.audit", "audit_blackbox_search"),
+    "blackbox_defaults": ("pdp_audit.audits.blackbox.config", "command_defaults"),
+    "audit_canary_scores": ("pdp_audit.audits.canaries.evidence", "audit_canary_scores"),
+    "audit_one_run": ("pdp_audit.audits.canaries.evidence", "audit_one_run"),
+    "audit_coverage": ("pdp_audit.audits.coverage.audit", "audit_coverage"),
+    "audit_pair": ("pdp_audit.audits.pair.audit", "audit_pair"),
+    "EARLY_STOP_OPTION": ("pdp_audit.audits.pair.config", "EARLY_STOP_OPTION"),
+    "TIME_LIMIT_OPTION": ("pdp_audit.audits.pair.config", "TIME_LIMIT_OPTION"),
+    "PairBudget": ("pdp_audit.audits.pair.config", "PairBudget"),
+    "with_stopping": ("pdp_audit.audits.pair.config", "with_stopping"),
+    "describe": ("pdp_audit.reports.run_text", "describe"),
+}
+
+
+def __getattr__(name: str) -> Any:
+    """A re-exported function of :data:`_REEXPORTED`, imported from its module on first use and kept here."""
+    if name not in _REEXPORTED:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    module, attribute = _REEXPORTED[name]
+    value = getattr(importlib.import_module(module), attribute)
+    globals()[name] = value
+    return value
+
+
+@with_own_float_rules
+def check_pair(pair: NeighbourPair, *, law: str = LAW_OPTION.default) -> str:
+    """Run the contract suite every built-in mechanism passes on ``pair`` (cf. scikit-learn's ``check_estimator``).
+
+    Checks output shapes, determinism under the same generator, independence from how the draws are split into
+    blocks, antisymmetry of the loss under swapping the worlds, and the likelihood-ratio identities on events of the
+    release with the scale identity of the loss -- the ``loss-consistency`` test of :func:`audit_pair` (2e5 draws per
+    world, false-alarm probability 1e-6).  As implemented (the default) the events include the releases' structure
+    as doubles (:mod:`pdp_audit.verify.estimators.float_structure`): a sampler whose doubles differ between the
+    worlds fails whatever its real-valued law (Mironov, CCS 2012; Haney et al. 2022), the witness event named with
+    its frequency in each world.
+
+    Args:
+      pair: a :class:`~pdp_audit.mechanisms.base.NeighbourPair`.
+      law: what is checked (:func:`audit_pair`'s ``law``, ``PairBudget(law=)``): ``"as-implemented"`` (the default),
+        the floating-point program ``sample`` is, its releases' bits included; ``"ideal"``, the real-valued law it
+        stands for (the float implementation is not checked).
+
+    Returns:
+      The scope line of what passed: ``"the floating-point program as implemented, its releases' bits included"``,
+      or ``"certified for the real-valued law; the float implementation was not audited"`` under ``law="ideal"``.
+
+    Raises:
+      AssertionError: naming the first check that fails, its message ending with the scope line.
+      InputError: ``pair`` without ``sample`` and ``privacy_loss`` (None, say), or ``law`` not one of
+        as-implemented, ideal (before any draw).
+
+    Example::
+
+        pdp_audit.check_pair(MyPair())  # the scope line, or AssertionError("check_antisymmetry: ...")
+        pdp_audit.check_pair(MyPair(), law="ideal")  # its real-valued law only
+    """
+    from pdp_audit.verify.evidence.contract import check_pair as contract
+
+    law = parse(dataclasses.replace(LAW_OPTION, required=True), law, KEYWORDS)  # the option's one check
+    check_protocol(pair)
+    try:
+        contract(pair, law=law)
+    except AssertionError as err:
+        raise AssertionError(f"{err}\n  (scope: {LAW_SCOPES[law]})") from err
+    return LAW_SCOPES[law]
+
+
+def list_audits() -> dict[str, str]:
+    """The built-in audits (``pdp-audit list``): name -> one line on what it audits.
+
+    Example::
+
+        sorted(pdp_audit.list_audits())[:3]  # ['adaops', 'adassp', 'gaussian']
+    """
+    from pdp_audit.catalogue.plans import plans_by_name
+
+    return {name: plan.help for name, plan in plans_by_name().items()}
+
+
+@with_own_float_rules
+def run_audit(
+    name: str,
+    *,
+    seed: int = 0,
+    alpha: float = DEFAULT_ALPHA,
+    workers: int = 1,
+    paper_claims: bool = False,
+    progress: bool = False,
+    **options: Any,
+) -> Run:
+    """Run a built-in audit: what ``pdp-audit run NAME`` computes, with its options as keywords.
+
+    Args:
+      name: an audit of :func:`list_audits` (``"gaussian"``, ``"objpert"``, …).
+      seed: root seed, >= 0 (``--seed``): the same seed and options give the same numbers and report bytes.
+      alpha: family-wise false-alarm probability of the run (``--alpha``).
+      workers: worker processes, 1 to 256; results do not depend on it.
+      paper_claims: also check the papers' statements as printed (``run.findings``); never changes the verdict.
+      progress: show progress on stderr.
+      **options: the audit's ``run`` options with dashes as underscores (``claim_epsilon=0.5``, ``trials=2e4``,
+        ``synthetic="200,5"``; a flag is ``True``); ``pdp-audit run NAME --help`` lists them.
+
+    Returns:
+      The decided :class:`~pdp_audit.reports.records.Run`.
+
+    Raises:
+      InputError: an unknown audit or option, or a value out of its range (before any computation).
+
+    Example::
+
+        run = pdp_audit.run_audit("gaussian", claim_epsilon=1.0, claim_delta=1e-5, trials=20_000)
+        run.exit_code  # 0
+        pdp_audit.write_report(run, pdf="gaussian.pdf")
+    """
+    plans = audit_plans()
+    if not isinstance(name, str) or name not in plans:  # a list raised TypeError (unhashable)
+        raise InputError(f"name must be an audit of `pdp-audit list` ({', '.join(plans)}), got {name!r}")
+    workers = pair_value("workers", workers)
+    paper_claims, progress = flag("paper_claims", paper_claims), flag("progress", progress)
+    plan = plans[name]
+    config = plan.configure({**options, "seed": seed, "alpha": alpha, **plan.paper_option(paper_claims)})
+    return run_config(plan, config, workers, progress)
+
+
+@with_own_float_rules
+def audit_program(
+    program: Any,
+    data: Any,
+    epsilon: float,
+    delta: float = 0.0,
+    *,
+    neighbours: str = "add-remove",
+    bounds: Any = None,
+    **budget: Any,
+) -> Run:
+    """Audit the (ε, δ)-DP claim of a program that calls noise primitives, without the program's authors rewriting it.
+
+    ``program(data, rng)`` is run on ``data`` with a recording ``numpy.random.Generator``; every primitive it calls
+    (the generator's methods, diffprivlib mechanisms' ``randomise``) is recorded -- its parameters, the value it is
+    applied to, the noise it drew -- and the program is replayed with the same draws on neighbouring datasets (records
+    removed, added or replaced: the domain's extremes, outliers, NaN and ±inf, duplicates, a new class, the rarest
+    class's only member).  A control-flow divergence, a release that differs where no noise carries it, a scale taken
+    from the data are findings with their witness pair; the recorded primitives' exact privacy-loss laws are composed
+    on each pair (:mod:`pdp_audit.audits.program.accounting`) and refute the claim where the noise the release carries
+    exceeds it (double spending, a wrong sensitivity, a wrong neighbour relation); a finding is confirmed on the
+    final release by the black box's attack on its witness pair, the p-value beside it
+    (:mod:`pdp_audit.audits.program.audit`).
+
+    Args:
+      program: a function ``program(data, rng)`` returning the release (a number, an array, a pandas object, or a
+        tuple/list/dict of them), drawing its randomness from ``rng``.
+      data: the dataset: a numpy array of records (one per row) or a pandas DataFrame.
+      epsilon: the claimed ε, finite and >= 0.
+      delta: the claimed δ, in [0, 1).
+      neighbours: ``"add-remove"`` or ``"replace-one"``: the relation the claim is about.
+      bounds: the declared domain ``(low, high)`` of a record's numeric fields (the program's clipping bounds), or
+        None.
+      **budget: ``trials`` -- fresh releases per world of the black box's confirmation, 100 to 1e9 (default
+        20,000); ``seed`` -- root seed, >= 0 (default 0); ``alpha`` -- family-wise false-alarm probability, in
+        [1e-50, 1) (default 1e-6); ``law`` -- ``"as-implemented"`` (the default: the program as it runs in
+        floating point, so a release carrying continuous float noise added to a value -- numpy's or diffprivlib's
+        Laplace or Gaussian -- is not certified, being porous in float64: Mironov, CCS 2012) or ``"ideal"`` (the
+        primitives' real-valued laws; the certificate says the float implementation was not audited).
+
+    Returns:
+      The decided :class:`~pdp_audit.reports.records.Run`: checks ``program-record``, ``program-structure``,
+      ``program-composition`` and, where one of them does not pass, ``program-confirm``.
+
+    Raises:
+      InputError: an argument out of its range (before the program runs).
+
+    Example::
+
+        import numpy as np
+        import pdp_audit
+
+        def noisy_sum(data, rng):  # a sum of values in [0, 1] (NaN mapped to 0 first), Laplace noise of scale 1/ε
+            return np.clip(np.nan_to_num(data), 0.0, 1.0).sum() + rng.laplace(0.0, 1.0)
+
+        run = pdp_audit.audit_program(noisy_sum, np.linspace(0, 1, 20), epsilon=1.0, bounds=(0, 1), law="ideal")
+        run.verdict  # 'pass' (as implemented, the default: 'inconclusive', its float noise porous)
+    """
+    unknown = sorted(set(budget) - {"trials", "seed", "alpha", "law"})
+    if unknown:
+        raise InputError(f"audit_program() has no argument {unknown[0]!r} (its budget: trials, seed, alpha, law)"[:200])
+    values: dict[str, Any] = {"claim_epsilon": epsilon, "claim_delta": delta, "neighbours": neighbours, **budget}
+    if bounds is not None:
+        if not (isinstance(bounds, (tuple, list)) and len(bounds) == 2):
+            raise InputError(f"bounds must be (low, high), two finite numbers with low <= high, got {bounds!r}"[:200])
+        try:
+            values["bounds"] = ",".join(repr(float(b)) for b in bounds)
+        except (TypeError, ValueError):
+            raise InputError(f"bounds must be (low, high), two finite numbers with low <= high, got {bounds!r}"[:200])
+    config = kind_config("program", values, target=(program, data))
+    return run_kind("program", config)
+
+
+def run_cell(audit: str, seed: int, alpha: float, options: dict[str, Any], checks: Any, where: str) -> tuple:
+    """The cell of ``pdp-audit sweep`` with ``mechanism = audit``, root seed ``seed`` and ``options`` (keywords,
+    errors naming ``where``), run at ``alpha`` with the check ids ``checks`` selected (None: all): ``(cell, alpha,
+    result)`` with ``alpha`` as checked, what the pytest plugin's ``privacy_audit.run`` asserts on."""
+    from pdp_audit.sweeps.catalogue import SWEEPS
+    from pdp_audit.sweeps.spec import cell_from_options
+
+    mechanisms = {m.name: m for m in SWEEPS}
+    if audit not in mechanisms:
+        raise ValueError(f"audit must be one of {', '.join(sorted(mechanisms))}, got {audit!r}")
+    alpha = pair_value("alpha", alpha)
+    mechanism = mechanisms[audit]
+    cell = cell_from_options(mechanism, seed, options, where)
+    selected = tuple(checks) if checks else None
+    unknown = [c for c in selected or () if not mechanism.has_check(c)]
+    if unknown:
+        raise ValueError(f"checks: {audit!r} has no check {unknown[0]!r} (valid: {mechanism.valid_checks()})")
+    return cell, alpha, mechanism.cell(dict(cell.parameters), cell.seed, alpha, selected)
+
+
+def blackbox_budget(early_stop: bool, law: str | None = None) -> Any:
+    """The black-box audit's :class:`~pdp_audit.audits.blackbox.evidence.BlackBoxBudget` with ``early_stop`` (the
+    pytest plugin's ``--audit-no-early-stop``) and ``law`` (None: the default, as implemented), imported on use: its
+    module draws, the plugin's import must not."""
+    from pdp_audit.audits.blackbox.evidence import BlackBoxBudget
+
+    return BlackBoxBudget(early_stop=early_stop, law=law or BlackBoxBudget.law)
+
+
+def user_code(deployment: Any) -> tuple[bool, str | None]:
+    """Whether certifying the loaded ``deployment`` runs the user's code (a user's ``module:factory``: its kind's
+    ``user_code``, :data:`pdp_audit.catalogue.kinds.KINDS`) and the source file of that code (None where
+    none is found): what ``pdp-audit certify`` runs behind a process boundary and never writes over."""
+    from pdp_audit.catalogue.kinds import deployed_kind
+
+    kind = deployed_kind(deployment)
+    if kind is None or kind.user_code is None:
+        return False, None
+    return True, kind.user_code(deployment)
+
+
+def kind_options(name: str) -> tuple:
+    """The options the user-facing audit kind ``name`` declares (:data:`pdp_audit.catalogue.kinds.KINDS`):
+    the fields of its config, what its command's flags are generated from."""
+    from pdp_audit.catalogue.kinds import kinds_by_name
+
+    return kinds_by_name()[name].options
+
+
+def kind_config(name: str, values: Mapping[str, Any], names: Names | None = None, target: Any = None) -> Any:
+    """The config of the user-facing audit kind ``name`` from option values in the caller's words (``names``; the
+    API's keywords by default), checked before any work: what a command, a deployment file and a sweep cell build
+    a kind's audit from (:meth:`~pdp_audit.verify.core.plan.KindPlan.configure`)."""
+    from pdp_audit.catalogue.kinds import kinds_by_name
+
+    return kinds_by_name()[name].plan.configure(values, names, target)
+
+
+def run_kind(name: str, config: Any, progress: bool = False) -> Run:
+    """Run the user-facing audit kind ``name`` on its ``config`` (:func:`kind_config`)."""
+    from pdp_audit.catalogue.kinds import kinds_by_name
+
+    return kinds_by_name()[name].plan.execute(config, progress)
+
+
+def audit_plans() -> dict:
+    """Every built-in audit's :class:`~pdp_audit.verify.core.plan.AuditPlan` by its ``run`` name, in the order
+    ``pdp-audit list`` shows them: what :func:`run_audit` runs and ``pdp-audit run NAME`` generates its parser from."""
+    from pdp_audit.catalogue.plans import plans_by_name
+
+    return plans_by_name()
+
+
+def command_line_config(plan: Any, args: Any) -> Any:
+    """The config of ``plan`` from a parsed ``pdp-audit run NAME`` command line (its defaults for the rest), every
+    value checked before any work, errors naming the flags."""
+    from pdp_audit.catalogue.arguments import configure_from_args
+
+    return configure_from_args(plan, args)
+
+
+def run_config(plan: Any, config: Any, workers: int = 1, progress: bool = False) -> Run:
+    """Run ``plan`` on its ``config`` (:func:`command_line_config`) over ``workers`` processes: the decided run
+    :func:`run_audit` returns and ``pdp-audit run NAME`` reports."""
+    return plan.execute(config, workers=workers, progress=bool(progress))
+
+
+@with_own_float_rules
+def certify(
+    deployment: str | os.PathLike | Mapping[str, Any], *, workers: int | None = None, progress: bool = False
+) -> Run:
+    """Certify a deployment: run the guarantees of its audit on exactly its parameters, data and claim.
+
+    What ``pdp-audit certify DEPLOY.toml`` computes.  The result carries ``certified``: the mechanism, every
+    parameter (defaults resolved), the claim, the budget, the data's SHA-256 and shape, the code version and the
+    deployment's own SHA-256.  Paper findings are never part of a certificate.
+
+    ``mechanism`` may name your own factory, ``"module:factory"`` (the deployment's folder, or the current one for
+    a mapping, is importable): ``factory(**parameters)`` returns a pair, decided by :func:`audit_pair`'s checks
+    (or :func:`audit_blackbox`'s for a pair with ``sample`` only: never certified), with each pair of its
+    ``per_instance()`` if it has one; δ = 0 may be claimed (:mod:`pdp_audit.audits.pair.deployed`).  A ``release``
+    list of ``{"mechanism", "parameters"}`` certifies several releases as one (:mod:`pdp_audit.audits.joint`).
+
+    Args:
+      deployment: the path of a deployment file (TOML), or the same document as a mapping (``{"mechanism":
+        "gaussian", "claim": {"epsilon": 1.0, "delta": 1e-5}, "parameters": {...}, "audit": {...}}``), whose
+        relative ``data`` path is then relative to the current folder.
+      workers: worker processes (default: ``[audit] workers``, else 1); results do not depend on it.
+      progress: show progress on stderr.
+
+    Returns:
+      The decided :class:`~pdp_audit.reports.records.Run`; ``exit_code`` 0 means certified.
+
+    Raises:
+      InputError: the file, a key or a value is wrong (one line naming the key), before any computation.
+
+    Example::
+
+        run = pdp_audit.certify("deploy.toml")
+        run.exit_code, run.certified["data_sha256"]
+    """
+    from pdp_audit.deployment import deployment_from_mapping
+
+    if isinstance(deployment, Mapping):
+        loaded = deployment_from_mapping(deployment)
+    elif isinstance(deployment, (str, os.PathLike)):
+        loaded = load_deployment(os.fspath(deployment))
+    else:
+        raise InputError(f"deployment must be a file path or a mapping, got {type(deployment).__name__}")
+    return certify_loaded(loaded, workers=workers, progress=progress)
+
+
+def load_deployment(path: str) -> Any:
+    """The deployment file at ``path``, its structure checked (one-line errors naming the file and the key):
+    :class:`pdp_audit.deployment.Deployment`, what ``pdp-audit certify`` checks its files against."""
+    from pdp_audit.deployment import load_deployment as load
+
+    return load(path)
+
+
+def certify_loaded(deployment: Any, workers: int | None = None, progress: bool = False) -> Run:
+    """Certify a loaded deployment (:func:`load_deployment`): what :func:`certify` and ``pdp-audit certify``
+    return."""
+    from pdp_audit.deployment import certify_deployment
+
+    return certify_deployment(deployment, workers=workers, progress=progress)
+
+
+def dp_sgd_deployment(path: str, delta: float) -> Any:
+    """A DP-SGD deployment file checked for ``canaries --dp-sgd`` (:mod:`pdp_audit.training_run`)."""
+    from pdp_audit.training_run import dp_sgd_deployment as checked
+
+    return checked(path, delta)
+
+
+def training_run_report(canary_run: Run, deployment: Any, progress: bool = False) -> Run:
+    """The canary run with the page of both bounds: the deployment certified (as :func:`certify_loaded`) beside the
+    canaries' lower bound (:func:`pdp_audit.training_run.training_run_report`)."""
+    from pdp_audit.training_run import training_run_report as report
+
+    return report(canary_run, certify_loaded(deployment, progress=progress))
+
+
+def write_report(run: Run, pdf: str | os.PathLike | None = None, json: str | os.PathLike | None = None) -> None:
+    """Write a run's PDF report and/or JSON document, both complete before either replaces what was there.
+
+    The same run gives byte-identical files.  A symbolic link is followed to its target; a folder that does not
+    exist or cannot be written is one InputError naming the argument, before anything is rendered.
+
+    Args:
+      run: a :class:`~pdp_audit.reports.records.Run` from any function of this API.
+      pdf: where to write the PDF (None: no PDF).
+      json: where to write the JSON document (None: no JSON; ``"-"``: standard output).
+
+    Raises:
+      InputError: an output path that cannot be written.
+
+    Example::
+
+        pdp_audit.write_report(run, pdf="audit.pdf", json="audit.json")
+    """
+    from pdp_audit.reports.records import Run
+
+    if not isinstance(run, Run):
+        raise InputError(f"run must be a pdp_audit.Run, got {type(run).__name__}")
+    pdf = None if pdf is None else os.fspath(pdf)
+    json = None if json is None else os.fspath(json)
+    check_outputs({"pdf": pdf, "json": json}, pdfs=("pdf",))
+    publish(run, pdf, json)
+
+
+def publish(run: Run, pdf: str | None, json: str | None) -> None:
+    """Write a run's PDF and JSON (``"-"``: standard output) to paths its caller checked already, in its own words
+    (``--report``, ``--json``): both complete before either replaces what was there."""
+    from pdp_audit.reports.publish import write_run_reports
+
+    write_run_reports(run, pdf, json)
+
+
+def read_sweep(path: str | os.PathLike) -> pandas.DataFrame:
+    """A sweep store (``pdp-audit sweep``'s SQLite file) as a pandas DataFrame: one row per cell and check.
+
+    Columns: the cell's parameters (one column each); ``cell_id``, ``position``, ``seed``, ``alpha`` and the
+    cell's ``verdict``; the check's ``check``, ``role``, ``check_verdict``, ``estimate``, ``ci_lo``, ``ci_hi``,
+    ``level`` and ``exact``.  The store is opened read-only, complete or not.
+
+    Args:
+      path: the store.
+
+    Returns:
+      A ``pandas.DataFrame``.
+
+    Raises:
+      InputError: not a sweep store, or a damaged one.
+
+    Example::
+
+        frame = pdp_audit.read_sweep("sweep-small.sqlite")
+        frame.groupby("check")["estimate"].describe()
+    """
+    from pdp_audit.sweeps.store import read_frame
+
+    if not isinstance(path, (str, os.PathLike)):  # None or a number raised TypeError out of os.fspath
+        raise InputError(f"path must be the path of a sweep store, got {path!r}"[:200])
+    return read_frame(os.fspath(path))

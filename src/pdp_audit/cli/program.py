@@ -1,0 +1,92 @@
+"""``pdp-audit program MODULE:FUNCTION``: audit the DP claim of a program as it ships.
+
+    pdp-audit program mypkg.stats:release --data people.csv --claim-epsilon 1 --claim-delta 0 --bounds 0,1
+
+``FUNCTION(data, rng)`` is called with the dataset (``--data``: a CSV with a header row as a pandas DataFrame, or a
+``.npy`` array of records) and a numpy Generator, and returns the release.  Its noise primitives are recorded and
+replayed on neighbouring datasets (``--neighbours``), their exact privacy-loss laws composed, and a structural
+finding confirmed by the black box on the witness pair (:mod:`pdp_audit.audits.program.audit`).  Exit 0: certified
+on the pairs searched; 1: refuted; 3: undecided; 2: bad input.  The import and the audit run in a child process
+(:func:`pdp_audit.verify.core.sandbox.run_isolated`), which ends as Python ends: a program that ends that process
+itself is exit 2 and one line naming it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+
+from pdp_audit import api
+from pdp_audit.api import COMMAND_LINE, add_option, check_outputs, run_isolated
+from pdp_audit.cli.commands import COMMAND_HELP
+from pdp_audit.mechanisms.validation import shown
+
+#: The program kind's options (:mod:`pdp_audit.audits.program.config`), the flags of this command.
+PROGRAM_OPTIONS = tuple(o for o in api.kind_options("program") if o.cli)
+#: The PDF written unless ``--report`` names another (or ``none``), in the working folder.
+DEFAULT_REPORT = "pdp-audit-program.pdf"
+
+
+def add_parser(subparsers) -> None:
+    """Add ``pdp-audit program`` to the CLI's subparsers."""
+    p = subparsers.add_parser(
+        "program",
+        help=COMMAND_HELP["program"],
+        description="Record and replay a DP program's noise primitives on neighbouring datasets, compose their exact "
+        "privacy-loss laws, confirm findings with the black box; exit 0 certified, 1 refuted, 3 undecided.",
+    )
+    p.add_argument(
+        "target",
+        help="MODULE:FUNCTION (a module of the current folder or an installed one); "
+        "FUNCTION(data, rng) returns the release",
+    )
+    for option in PROGRAM_OPTIONS:
+        add_option(p, option, required=option.key in ("claim_epsilon", "claim_delta", "data"))
+    p.add_argument("--report", default=None, help=f"the PDF report (default: {DEFAULT_REPORT}; 'none' to skip)")
+    p.add_argument("--json", default=None, help="write the JSON report here (- = stdout)")
+    p.set_defaults(handler=command_program)
+
+
+def command_program(args: argparse.Namespace) -> int:
+    """Audit the program, write the reports; the verdict's exit code."""
+    from pdp_audit.api import publish
+    from pdp_audit.reports.files import print_out
+
+    values = {o.key: getattr(args, o.key) for o in PROGRAM_OPTIONS if getattr(args, o.key, None) is not None}
+    values["program"] = args.target
+    config = api.kind_config("program", values, COMMAND_LINE)  # every flag checked before the program runs
+    args.report = args.report or DEFAULT_REPORT
+    if args.report.lower() == "none":
+        args.report = None
+    check_outputs({"--report": args.report, "--json": args.json}, {"--data": args.data})
+
+    # the user's code in the sandbox's child: a hard exit in it cannot end this command with 0
+    run = run_isolated(audited, config, target=f"target: the code of {shown(args.target)}")
+    publish(run, args.report, args.json)
+    if args.json != "-":
+        print_out(_summary(run, args))
+        if args.report:
+            print_out(f"  report: {shown(args.report)}")
+    return run.exit_code
+
+
+def audited(config):
+    """The program kind's audit of ``config`` (its Run), in the sandbox's child; the current folder importable."""
+    sys.path.insert(0, os.getcwd())
+    return api.run_kind("program", config, progress=True)
+
+
+def _summary(run, args: argparse.Namespace) -> str:
+    """One line per check: the verdict and the start of its note."""
+    claim = run.parameters
+    lines = [
+        f"pdp-audit program {shown(args.target)}: {run.verdict.upper()} (claim ε = {claim.get('epsilon')}, "
+        f"δ = {claim.get('delta')}, {claim.get('neighbours')})"
+    ]
+    for check in run.checks:
+        p = "" if check.pvalue is None else f" p = {check.pvalue:.3g}"
+        lines.append(f"  {check.id}: {check.verdict}{p}  {check.note[:300]}")
+    if claim.get("scope"):  # what the verdict is about: the float program, or its primitives' real-valued laws
+        lines.append(f"  scope: {claim['scope']}")
+    return "\n".join(lines)

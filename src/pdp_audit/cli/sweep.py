@@ -1,0 +1,130 @@
+"""``pdp-audit sweep SPEC.toml``: run a parameter sweep into a SQLite store (see
+:mod:`pdp_audit.sweeps.spec`)."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from pdp_audit.api import WORKERS, Option, add_option, check_outputs, store_inputs, typed
+from pdp_audit.cli.commands import COMMAND_HELP
+from pdp_audit.mechanisms.validation import InputError, not_a_regular_file, shown
+from pdp_audit.verify.core.dask_cluster import DASK_LOCAL, SCHEDULER
+
+EXIT_INTERRUPTED = 130
+
+#: Where a sweep runs: local processes, or Dask (:data:`pdp_audit.verify.core.dask_cluster.SCHEDULER`, ``DASK_LOCAL``).
+SWEEP_WORKERS = Option(
+    "workers", "int", None, "local worker processes (default: the number of cores; 1 = serial)", range=WORKERS
+)
+
+
+def add_parser(subparsers) -> None:
+    """Add ``pdp-audit sweep`` to the subcommands."""
+    p = subparsers.add_parser(
+        "sweep",
+        help=COMMAND_HELP["sweep"],
+        description="Run every cell of a sweep spec (cells already in --store are kept with --resume).",
+    )
+    p.add_argument("spec", help="sweep spec (TOML); `pdp-audit examples DIR` writes examples of them")
+    where = p.add_mutually_exclusive_group()
+    add_option(where, SWEEP_WORKERS)
+    add_option(where, SCHEDULER)
+    add_option(where, DASK_LOCAL)
+    p.add_argument(
+        "--store", default=None, help="results store (default: SPEC's stem + .sqlite, in the current directory)"
+    )
+    p.add_argument(
+        "--resume", action="store_true", help="finish a store made by the same spec: run only its missing cells"
+    )
+    p.add_argument("--report", default=None, help="also write the sweep's PDF report here")
+    p.add_argument("--json", default=None, help="also write the sweep's JSON here (- for stdout)")
+    p.add_argument("--quiet", action="store_true", help="no progress bar and no summary")
+    p.set_defaults(handler=command_sweep)
+
+
+def command_sweep(args: argparse.Namespace) -> int:
+    """``pdp-audit sweep``: run the spec's missing cells into the store, write the reports; the sweep's exit code."""
+    from pdp_audit.reports.files import print_out
+    from pdp_audit.sweeps.executors import make_executor
+    from pdp_audit.sweeps.spec import load_spec, run_sweep
+    from pdp_audit.sweeps.store import Store
+
+    typed(args, SWEEP_WORKERS, SCHEDULER, DASK_LOCAL)  # --scheduler read as an address, before any store is made
+    spec = load_spec(args.spec)
+    store_path = args.store or f"{Path(args.spec).stem}.sqlite"
+    data = sorted({str(c.parameters["data"]) for c in spec.cells if isinstance(c.parameters.get("data"), str)})
+    inputs = {"the sweep spec": args.spec, **{f"a data file of the spec ({d})": d for d in data}}
+    inputs.update((what, path) for what, path in store_inputs(store_path).items() if what != "the store itself")
+    check_outputs({"--store": store_path, "--report": args.report, "--json": args.json}, inputs)
+    why = not_a_regular_file(store_path, "sweep store")
+    if why is not None and why != "does not exist":  # a database is written in place, never through a FIFO
+        raise InputError(f"--store: {store_path!r} {why}")
+    if args.scheduler is not None or args.dask_local is not None:
+        from pdp_audit.verify.core.dask_cluster import distributed_module
+
+        distributed_module()  # a one-line error now, before any store is made, if Dask is missing
+    store = Store.for_sweep(store_path, spec, args.resume)
+    older = sorted({v for (v,) in store.db.execute("SELECT DISTINCT code_version FROM cells")} - {store.code_version})
+    if older and not args.quiet:
+        print(
+            f"pdp-audit: warning: {shown(store_path)} holds cells computed by other code ({'; '.join(older)}; this is "
+            f"{store.code_version}); the report lists every code version",
+            file=sys.stderr,
+        )
+    executor = None
+    try:
+        if store.completed_ids() >= {c.cell_id for c in spec.cells}:
+            from pdp_audit.sweeps.executors import SerialExecutor
+
+            executor = SerialExecutor()  # nothing left to run: start no workers
+        else:
+            preload = spec.kind.preload if spec.kind is not None else ()
+            executor = make_executor(args.workers, args.scheduler, args.dask_local, preload)
+        outcome = run_sweep(spec, store, executor, progress=not args.quiet)
+    except KeyboardInterrupt:
+        done = len(store.completed_ids())
+        left = len(spec.cells) - done
+        print(
+            f"pdp-audit: interrupted; {done} of {len(spec.cells)} cells are saved in {shown(store_path)}; "
+            f"run the same command with --resume to finish the other {left}",
+            file=sys.stderr,
+        )
+        return EXIT_INTERRUPTED
+    finally:
+        try:
+            if executor is not None:
+                executor.close()
+        finally:
+            store.close()
+    if args.json or args.report:
+        write_outputs(store_path, args.report, args.json)
+    if not args.quiet:
+        counts = outcome.counts
+        out = sys.stderr if args.json == "-" else sys.stdout
+        print_out(
+            f"pdp-audit sweep {shown(spec.name)}: {outcome.verdict.upper()} — {len(spec.cells)} cells: "
+            f"{counts['pass']} pass, {counts['fail']} fail, {counts['inconclusive']} inconclusive "
+            f"({outcome.ran} run now, {outcome.reused} from the store; "
+            f"{outcome.elapsed:.1f} s on {outcome.executor}); store: {shown(store_path)}",
+            file=out,
+        )
+    return outcome.exit_code
+
+
+def write_outputs(store_path: str, pdf: str | None, json_path: str | None, csv_path: str | None = None):
+    """Render the store at ``store_path`` as PDF (``pdf``; ``none`` skips it), JSON (``json_path``) and CSV
+    (``csv_path``; ``-``: stdout), published together (all or none: a full disk keeps every earlier file); returns
+    the results read."""
+    from pdp_audit.reports.publish import write_together
+    from pdp_audit.reports.sweep_json import dumps
+    from pdp_audit.reports.sweep_pdf import render_sweep_pdf
+    from pdp_audit.sweeps.store import load_results
+
+    results = load_results(store_path)
+    pdf = None if pdf is None or pdf.lower() == "none" else pdf
+    table = {csv_path: results.to_frame().to_csv(index=False, lineterminator="\n")} if csv_path else None
+    text = dumps(results) if json_path else ""
+    write_together(pdf, json_path, lambda tmp: render_sweep_pdf(results, tmp), text, table)
+    return results
