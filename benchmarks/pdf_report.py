@@ -4,9 +4,10 @@
 One JSON line: the best (least disturbed) CPU seconds, user and system, of fresh processes of each, their ratio and
 the PDF's part.  Runs alternate between the command and its floor (A B A B …), so the machine's drift falls on both;
 CPU rather than wall time, since other load on a shared machine stretches the wall clock far more than the CPU.
-Where the PDF's time goes (a profile of matplotlib 3.11, DejaVu fonts embedded as Type 42): drawing the pages'
-text and axes, mathtext parsing (pyparsing) of the typeset formulas, and fontTools subsetting each embedded font once
-per PDF at its close -- once per font subset, not per page.
+Where the PDF's time goes (a profile of matplotlib 3.11, DejaVu fonts embedded as Type 3): importing matplotlib (a
+quarter), drawing the pages' text and axes (ticks, tick labels, legends), mathtext parsing (pyparsing) of the typeset
+formulas and log-axis tick labels -- once per page that draws them --, and Python's cyclic garbage collector.  Type
+42 fonts cost a fifth more: fontTools subset each embedded font at the PDF's close.
 
     python benchmarks/pdf_report.py [--runs 3] [--trials 2000]
 """
@@ -18,7 +19,6 @@ import json
 import os
 import platform
 import resource
-import shutil
 import subprocess
 import sys
 import tempfile
@@ -26,9 +26,10 @@ from pathlib import Path
 
 
 def cli() -> list[str]:
-    """The installed console script, as a user runs it (``python -m`` where it is not on PATH)."""
-    script = shutil.which("pdp-audit")
-    return [script] if script else [sys.executable, "-m", "pdp_audit.cli"]
+    """This interpreter's own console script, as a user runs it (the one beside ``sys.executable``, never another
+    environment's first on PATH; ``python -m`` where there is none)."""
+    script = Path(sys.executable).parent / "pdp-audit"
+    return [str(script)] if script.is_file() else [sys.executable, "-m", "pdp_audit.cli"]
 
 
 def cpu(command: list[str]) -> float:

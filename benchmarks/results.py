@@ -70,6 +70,7 @@ RUNS: tuple[Run, ...] = (
     Run("gaussian", "bench_gaussian.py"),
     Run("sweep-small", "bench_sweep.py", ("--small", "2e3")),
     Run("privacy-report", "bench_privacy_report.py"),
+    Run("pdf-report", "pdf_report.py", ("--runs", "5")),
     Run("suite", "durations.py", ("--only", "test-suite"), long=True),
 )
 RUN_NAMES = tuple(r.name for r in RUNS)
@@ -384,6 +385,20 @@ def privacy_report_rows(line: dict) -> list[Row]:
     return [(what, _rate(line["trials_per_s_2cores"]), against, text, f"≤ {_x(line['target'])}", met)]
 
 
+def pdf_report_rows(line: dict) -> list[Row]:
+    """A run's PDF report against the same run without one: the CPU of fresh processes, the least disturbed of each."""
+    return [
+        (
+            f"`{line['command']}`: CPU (its PDF's part {_s(line['pdf_cpu_s'])})",
+            _s(line["cpu_s"]),
+            f"the same run with `--report none` {_s(line['floor_cpu_s'])}",
+            _x(line["ratio"]),
+            "",
+            "—",
+        )
+    ]
+
+
 def suite_rows(line: dict) -> list[Row]:
     wall = line["wall_s"]
     return [
@@ -408,6 +423,7 @@ ROWS: dict[str, Callable[[dict], list[Row]]] = {
     "gaussian_plv_workers": gaussian_rows,
     "sweep_small_executors": sweep_rows,
     "privacy_report_pipeline": privacy_report_rows,
+    "pdf_report": pdf_report_rows,
 }
 
 
