@@ -149,3 +149,20 @@ def test_the_gaussian_allowance_spends_the_claims_delta(epsilon, delta):
     mu = gaussian_allowance(epsilon, delta)
     assert gaussian_delta(mu, epsilon) == pytest.approx(delta, rel=1e-6)
     assert gaussian_delta(mu * 1.01, epsilon) > delta and gaussian_allowance(epsilon, 0.0) == 0.0
+
+
+def noisy_max_with_count(data, rng):
+    """Bug: report noisy max that also releases the winner's exact count."""
+    counts = np.array([(data == c).sum() for c in range(4)], dtype=float)
+    winner = int(np.argmax(counts + rng.laplace(0.0, 1.0, size=4)))
+    return str(winner), float(counts[winner])
+
+
+def test_a_count_released_without_noise_is_highlighted_in_the_release_not_the_trace():
+    run = _audit(noisy_max_with_count, LABELS)
+    assert run.verdict == "fail"
+    tables = {s.heading: s.table for s in run.review.sections}
+    release = tables["The release on D and on D′, with the noise drawn on D"]
+    (marked,) = release.highlight
+    assert release.rows[marked][0] == "[1]" and release.rows[marked][3] == "no noise", release.rows
+    assert not tables["Call trace"].highlight  # its noise is read nowhere in the release: a gap, not the bug

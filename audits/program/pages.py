@@ -14,6 +14,7 @@ diverging call, and a call whose scale differs between D and D′, are marked to
 from __future__ import annotations
 
 import math
+import re
 from typing import Any, Sequence
 
 import numpy as np
@@ -298,7 +299,7 @@ def trace_table(analysis: Analysis, pair: PairResult, epsilon: float, delta: flo
         rows.append(
             [str(k), _parameters(call), shown_moved, "—" if allowed is None else _number(allowed), loss, finding]
         )
-        if finding:
+        if finding and not any(u.endswith(finding) for u in pair.unaccounted):  # what broke the claim, not gaps
             marked.append(k)
     if c.divergence is not None and c.divergence.index >= len(calls):
         marked.append(len(rows))
@@ -312,7 +313,7 @@ def trace_table(analysis: Analysis, pair: PairResult, epsilon: float, delta: flo
         ["#", "primitive call (recorded on D)", "input moved D→D′", "allowed alone", "loss", "finding"],
         shown,
         highlight,
-        widths=[0.35, 3.0, 1.2, 1.1, 0.9, 2.6],
+        widths=[0.35, 2.8, 1.2, 1.1, 1.2, 2.6],
     )
 
 
@@ -395,8 +396,12 @@ def _searched(analysis: Analysis) -> str:
     return f"{len(analysis.pairs)} neighbouring datasets ({', '.join(parts)})"
 
 
+#: The end of a sentence: a full stop and a capital, not the "al." of a citation's "et al.".
+_SENTENCE_END = re.compile(r"(?<!\bal)\. (?=[A-Z])")
+
+
 def _first_sentences(text: str, count: int = 2) -> str:
-    parts = text.split(". ")
+    parts = _SENTENCE_END.split(text)
     return ". ".join(parts[:count]).rstrip(".") + "."
 
 
@@ -438,7 +443,8 @@ def headline(run: Run, claim: str, analysis: Analysis, pair: PairResult | None) 
         )
     open_checks = [c for c in run.checks if c.verdict == "inconclusive" and c.id != "program-confirm"]
     why = _first_sentences(open_checks[0].note, 1) if open_checks else "nothing decides the claim."
-    return f"NOT DECIDED: {claim} is neither certified nor refuted", f"{refuted}. Not certified: {why}"
+    why = why if why.startswith("Not certified") else f"Not certified: {why}"
+    return f"NOT DECIDED: {claim} is neither certified nor refuted", f"{refuted}. {why}"
 
 
 def certificate(analysis: Analysis, epsilon: float, delta: float) -> Section:
@@ -461,7 +467,8 @@ def certificate(analysis: Analysis, epsilon: float, delta: float) -> Section:
         "Certificate",
         f"Composed over every pair searched: δ(ε = {epsilon:g}) ≤ δ̄ = {_number(high)} (claimed δ = {delta:g}); the "
         f"steps' pure ε add up to at most {_number(pure)} (claimed ε = {epsilon:g}). Searched: {_searched(analysis)}. "
-        "The primitives and sensitivities it rests on:",
+        "The primitives and sensitivities it rests on: each call's largest input distance between D and D′ over "
+        "every pair (L1; L2 for Gaussian noise) and the most its noise allows within the claim were it the only call:",
         Table(
             ["#", "primitive call (recorded on D)", "largest input distance, any pair", "allowed alone"],
             rows,
