@@ -166,3 +166,18 @@ def test_a_count_released_without_noise_is_highlighted_in_the_release_not_the_tr
     (marked,) = release.highlight
     assert release.rows[marked][0] == "[1]" and release.rows[marked][3] == "no noise", release.rows
     assert not tables["Call trace"].highlight  # its noise is read nowhere in the release: a gap, not the bug
+
+
+def mean_size_public(data, rng):
+    """Bug: n = len(data) is private under add/remove, yet it sets the noise's scale."""
+    values = np.clip(np.nan_to_num(data), 0.0, 1.0)
+    return values.mean() + rng.laplace(0.0, 1.0 / len(values))
+
+
+def test_a_scale_taken_from_the_data_is_highlighted_with_both_scales():
+    run = _audit(mean_size_public, VALUES, bounds=(0, 1))
+    (trace,) = [s.table for s in run.review.sections if s.heading == "Call trace"]
+    (marked,) = trace.highlight
+    row = trace.rows[marked]
+    assert row[1] == f"laplace (scale {1 / VALUES.size:.6g})", row  # on D
+    assert row[5].startswith("scale taken from the data: on D′ laplace (scale ") and row[1][8:] not in row[5], row

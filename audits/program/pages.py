@@ -271,7 +271,9 @@ def _call_finding(analysis: Analysis, pair: PairResult, k: int, moved: float | N
         return f"diverges: on D′ {c.divergence.replayed}"
     rescaled = {i: b for i, _, b in (c.replayed.rescaled if c.replayed is not None else [])}
     if k in rescaled:
-        return f"scale taken from the data: on D′ {rescaled[k]}"
+        assert c.replayed is not None
+        on_d_prime = _parameters(c.replayed.calls[k]) if k < len(c.replayed.calls) else rescaled[k]
+        return f"scale taken from the data: on D′ {on_d_prime}"
     if moved is not None and allowed is not None and moved > allowed * (1 + 1e-9):
         return f"over-sensitive: moved {_number(moved)} > {_number(allowed)}"
     if any(analysis.probe.elements[j].call == k for j in c.coefficient_changed):
@@ -351,7 +353,7 @@ def composition_table(analysis: Analysis, pair: PairResult, epsilon: float, delt
     rows.append(["composed", pair.upper.how.split(":")[0], f"ε = {_number(pair.upper.pure)}", bounds])
     exceeded = low is not None and low > delta * (1 + 1e-9)
     return Table(
-        ["step (call and element)", "law", "loss alone", "carried by the release"],
+        ["step (call and element)", "law", "loss alone", "carried by the release (lower bound)"],
         rows,
         (len(rows) - 1,) if exceeded else (),
         widths=[2.2, 1.6, 1.0, 2.2],
@@ -490,8 +492,9 @@ def review_page(
     if run.verdict == "pass":
         sections.append(certificate(analysis, epsilon, delta))
     if pair is not None:
-        heading = "Pair closest to the claim" if run.verdict == "pass" else "Witness pair"
-        witness = witness_table(data, pair, highlight=run.verdict != "pass")
+        found = run.verdict != "pass" and pair.score > 0  # a witness of a finding, not only the pair nearest the claim
+        heading = "Witness pair" if found else "Pair closest to the claim"
+        witness = witness_table(data, pair, highlight=found)
         sections.append(Section(heading, f"{_change(pair.neighbour.name)}.", witness))
         release = release_table(analysis, pair)
         if release is not None and run.verdict != "pass":
@@ -510,7 +513,10 @@ def review_page(
     if pair is not None:
         table = composition_table(analysis, pair, epsilon, delta)
         why = (
-            "" if table is not None else "Not composed: the replay on D′ diverged or raised, so its steps are unknown."
+            f"The exact privacy-loss laws of the noise whose input moved, composed: δ(ε = {epsilon:g}) bounded from "
+            "below by the steps the release shows directly (carried), from above by all of them."
+            if table is not None
+            else "Not composed: the replay on D′ diverged or raised, so its steps are unknown."
         )
         sections.append(Section("Composition on this pair", why, table))
     sections.append(Section("Checks", table=checks_table(run)))
