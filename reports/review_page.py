@@ -31,7 +31,7 @@ from pdp_audit.reports.records import ReviewPage, Section, Table  # noqa: E402
 #: The font sizes (points) of a section's heading, its sentences and its tables at full size; a page whose sections
 #: do not fit is drawn smaller, down to :data:`SMALLEST` of these, before a section goes on to another page.
 HEADING, TEXT, TABLE = 10.5, 8.5, 7.5
-SCALES = (1.0, 0.95, 0.9, 0.86)
+SCALES = (1.0, 0.95, 0.9, 0.86, 0.82)
 SMALLEST = SCALES[-1]
 #: The shade behind a highlighted row, by the page's verdict (its text is in the verdict's colour).
 SHADES = {"fail": "#fbe3e3", "inconclusive": "#fcebd6", "pass": "#e2f0e2"}
@@ -108,7 +108,7 @@ def _section_lines(section: Section, scale: float) -> tuple[list, list]:
 def section_height(section: Section, scale: float = 1.0) -> float:
     """The height (figure coordinates) :func:`draw_section` takes at ``scale``."""
     head, after = _section_lines(section, scale)
-    table = table_height(section.table, TABLE * scale) if section.table is not None else 0.0
+    table = 0.002 + table_height(section.table, TABLE * scale) if section.table is not None else 0.0
     return text_height(head) + table + (text_height(after) if after else 0.0) + 0.006
 
 
@@ -123,25 +123,23 @@ def draw_section(fig, section: Section, top: float, verdict: str, scale: float =
     return y - 0.006
 
 
-def _top(fig, page: ReviewPage) -> float:
-    """Draw the title, the claim, the verdict's banner and its reading; the y where they end."""
-    y = text_block(
-        fig,
-        [
-            (page.title, {"size": 15, "weight": "bold"}),
-            (page.claim, {"size": 9.5, "gap": 0.006}),
-        ],
-    )
-    verdict_banner(fig, y, page.verdict, page.headline)
-    return text_block(fig, [(page.reading, {"size": 9.5, "gap": 0.01})], top=y - 0.07)
+def _reading(page: ReviewPage, scale: float) -> list:
+    return [(page.reading, {"size": 9.5 * scale, "gap": 0.01})]
 
 
 def review_pages(page: ReviewPage) -> list:
-    """The review page as figures: one page, its sections drawn at the largest of :data:`SCALES` at which they fit;
-    where none does, a page headed "(continued)" for the sections that do not."""
+    """The review page as figures: one page, its reading and sections drawn at the largest of :data:`SCALES` at which
+    they fit; where none does, a page headed "(continued)" for the sections that do not."""
     fig = plt.figure(figsize=A4)
-    y = _top(fig, page)
-    scale = next((s for s in SCALES if y - sum(section_height(x, s) for x in page.sections) >= BOTTOM), SMALLEST)
+    y = text_block(fig, [(page.title, {"size": 15, "weight": "bold"}), (page.claim, {"size": 9.5, "gap": 0.006})])
+    verdict_banner(fig, y, page.verdict, page.headline)
+    y -= 0.07
+
+    def fits(scale: float) -> bool:
+        return y - text_height(_reading(page, scale)) - sum(section_height(x, scale) for x in page.sections) >= BOTTOM
+
+    scale = next((s for s in SCALES if fits(s)), SMALLEST)
+    y = text_block(fig, _reading(page, scale), top=y)
     figures = [fig]
     for section in page.sections:
         if y - section_height(section, scale) < BOTTOM and y < 0.8:  # a section too tall for any page is drawn whole

@@ -181,3 +181,21 @@ def test_a_scale_taken_from_the_data_is_highlighted_with_both_scales():
     row = trace.rows[marked]
     assert row[1] == f"laplace (scale {1 / VALUES.size:.6g})", row  # on D
     assert row[5].startswith("scale taken from the data: on D′ laplace (scale ") and row[1][8:] not in row[5], row
+
+
+def many_statistics(data, rng):
+    """Bug: 30 noisy column sums of 8 fields, one field never clipped (30 calls, 8 fields, 30 coordinates)."""
+    return {
+        f"stat_{k}": (data[:, k % 8] if k % 8 == 7 else np.clip(data[:, k % 8], 0, 1)).sum() + rng.laplace(0.0, 30.0)
+        for k in range(30)
+    }
+
+
+def test_a_long_trace_still_fits_page_one_with_what_was_left_out_counted():
+    data = np.random.default_rng(1).uniform(0, 1, size=(20, 8))
+    run = _audit(many_statistics, data, bounds=(0, 1), trials=500, law="ideal")
+    texts = _page_one(run)  # one page: the trace, release, fields and steps cut to a page's worth, never clipped
+    words = " ".join(t for t, _, _ in texts)
+    assert "more calls" in words and "more fields" in words and "Not covered" in words, words
+    (trace,) = [s.table for s in run.review.sections if s.heading == "Call trace"]
+    assert len(trace.rows) <= 9 and trace.rows[-1][0] == "…"

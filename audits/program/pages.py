@@ -24,9 +24,9 @@ from pdp_audit.audits.program.recorder import Call
 from pdp_audit.reports.records import Check, ReviewPage, Run, Section, Table
 
 #: At most this many rows of the call trace, of the release and of the composition on the page (marked rows first).
-TRACE_ROWS = 10
+TRACE_ROWS = 8
 RELEASE_ROWS = 4
-STEP_ROWS = 6
+STEP_ROWS = 4
 #: At most this many fields of a record in the witness table (those that differ first).
 FIELDS = 4
 #: How each relation reads in the claim line.
@@ -96,10 +96,11 @@ def witness_table(data: Any, pair: PairResult, highlight: bool = True) -> Table:
     for (label, size, where, row), columns in zip(rows, (before, after)):
         values = ["—" if row is None else _number(columns[j][1][row]) for j in order]
         cells.append([label, f"{size} records", where, *values])
-    hidden = len(names) - len(order)
+    hidden = [j for j in range(len(names)) if j not in order]
     headings = [f"{names[j]}" for j in order]
     if hidden:
-        headings[-1] += f" (+{hidden} equal fields)"
+        alike = "equal" if not any(differs(j) for j in hidden) else "more"
+        headings[-1] += f" (+{len(hidden)} {alike} fields)"
     return Table(
         ["dataset", "size", "row", *headings],
         cells,
@@ -310,7 +311,9 @@ def trace_table(analysis: Analysis, pair: PairResult, epsilon: float, delta: flo
     shown = [rows[k] for k in keep]
     highlight = [i for i, k in enumerate(keep) if k in marked]
     if len(keep) < len(rows):
-        shown.append([f"… {len(rows) - len(keep)} more calls, none marked", "", "", "", "", ""])
+        left = len([k for k in marked if k not in keep])
+        more = f"{len(rows) - len(keep)} more calls, " + (f"{left} of them marked" if left else "none marked")
+        shown.append(["…", more, "", "", "", ""])
     return Table(
         ["#", "primitive call (recorded on D)", "input moved D→D′", "allowed alone", "loss", "finding"],
         shown,
@@ -320,9 +323,11 @@ def trace_table(analysis: Analysis, pair: PairResult, epsilon: float, delta: flo
 
 
 def _kept(marked: Sequence[int], total: int) -> list[int]:
-    """The rows kept of a long trace: every marked one, then the first others up to :data:`TRACE_ROWS`."""
-    others = [k for k in range(total) if k not in marked][: max(0, TRACE_ROWS - len(marked))]
-    return sorted(set(marked) | set(others))
+    """The rows kept of a long trace, at most :data:`TRACE_ROWS`: the first marked ones (all but one row's worth),
+    then the first others."""
+    first = list(marked)[: TRACE_ROWS - 1] if total > TRACE_ROWS else list(marked)
+    others = [k for k in range(total) if k not in marked][: max(0, TRACE_ROWS - len(first))]
+    return sorted(set(first) | set(others))
 
 
 # --- the composition, the checks, the certificate ------------------------------------------------------------------
@@ -464,7 +469,7 @@ def certificate(analysis: Analysis, epsilon: float, delta: float) -> Section:
         rows.append([str(k), _parameters(call), "—" if largest is None else _number(largest),
                      "—" if allowed is None else _number(allowed)])  # fmt: skip
     if len(calls) > TRACE_ROWS:
-        rows.append([f"… {len(calls) - TRACE_ROWS} more calls", "", "", ""])
+        rows.append(["…", f"{len(calls) - TRACE_ROWS} more calls", "", ""])
     return Section(
         "Certificate",
         f"Composed over every pair searched: δ(ε = {epsilon:g}) ≤ δ̄ = {_number(high)} (claimed δ = {delta:g}); the "
