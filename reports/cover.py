@@ -121,6 +121,9 @@ EVIDENCE_TEXT = {
     "ones): it can refute the claim, never certify it",
     "built-in": "the built-in audit's guarantees listed below, decided on draws of its sampler and exact privacy loss "
     "at exactly the deployed parameters and data (each with its formula and source on its page)",
+    "program": "the program's noise primitives recorded on the deployed data and replayed on the neighbouring datasets "
+    "searched, their exact privacy-loss laws composed, and a finding confirmed by the black-box attack on its witness "
+    "pair",
 }
 
 

@@ -22,7 +22,9 @@ Checks, one family at the run's α:
 from __future__ import annotations
 
 import dataclasses
+import io
 import zlib
+from pathlib import Path
 from typing import Any, Callable
 
 import numpy as np
@@ -100,24 +102,35 @@ def load_program(spec: str) -> Callable:
 
 
 def load_data(path: str) -> Any:
-    """A dataset file: ``.npy`` (a numpy array of records) or CSV with a header row (a pandas DataFrame)."""
-    if path.endswith(".npy"):
+    """A dataset file: ``.npy`` (a numpy array of records) or CSV with a header row (a pandas DataFrame), its bytes
+    read once and parsed by :func:`parse_data`."""
+    try:
+        raw = Path(path).read_bytes()
+    except OSError as err:
+        raise InputError(f"--data: cannot read {path!r} ({err.strerror or err})") from None
+    return parse_data(path, raw)
+
+
+def parse_data(path: str, raw: bytes) -> Any:
+    """The dataset in the bytes ``raw`` of the file ``path`` (its suffix says how to read them): what every way in
+    audits, so a deployment file's program reads the bytes it fingerprints exactly as ``--data`` reads its file."""
+    if str(path).endswith(".npy"):
         try:
-            return np.load(path, allow_pickle=False)
+            return np.load(io.BytesIO(raw), allow_pickle=False)
         except (OSError, ValueError) as err:
             raise InputError(f"--data: cannot read {path!r} ({err})") from None
     import pandas as pd
 
     try:
-        return pd.read_csv(path)
+        return pd.read_csv(io.BytesIO(raw))
     except (OSError, ValueError) as err:
         raise InputError(f"--data: cannot read {path!r} ({err})"[:300]) from None
 
 
 def _target(config: ProgramAuditConfig) -> tuple[Callable, Any, str]:
     if config.target is not None:
-        program, data = config.target
-        name = getattr(program, "__qualname__", type(program).__name__)
+        program, data = config.target  # a deployment file's program names itself by its MODULE:FUNCTION
+        name = config.program or getattr(program, "__qualname__", type(program).__name__)
     else:
         assert config.program is not None and config.data is not None
         program, data, name = load_program(config.program), load_data(config.data), config.program

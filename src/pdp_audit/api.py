@@ -376,7 +376,9 @@ def certify(
     a mapping, is importable): ``factory(**parameters)`` returns a pair, decided by :func:`audit_pair`'s checks
     (or :func:`audit_blackbox`'s for a pair with ``sample`` only: never certified), with each pair of its
     ``per_instance()`` if it has one; δ = 0 may be claimed (:mod:`pdp_audit.audits.pair.deployed`).  A ``release``
-    list of ``{"mechanism", "parameters"}`` certifies several releases as one (:mod:`pdp_audit.audits.joint`).
+    list of ``{"mechanism", "parameters"}`` certifies several releases as one (:mod:`pdp_audit.audits.joint`);
+    ``"program": "module:function"`` instead of ``mechanism`` a DP program, with the options of
+    :func:`audit_program` (:mod:`pdp_audit.audits.program.deployed`).
 
     Args:
       deployment: the path of a deployment file (TOML), or the same document as a mapping (``{"mechanism":

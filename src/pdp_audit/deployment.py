@@ -16,7 +16,10 @@
 ``mechanism = "module:factory"`` names the user's own mechanism instead: ``[parameters]`` are the factory's keyword
 arguments, [claim] may have δ = 0, [audit] has trials, seed, alpha (:mod:`pdp_audit.audits.pair.deployed`).
 ``[[release]]`` tables (each a ``mechanism`` and its ``[release.parameters]``) instead of ``mechanism`` and
-[parameters] certify several releases as one joint release (:mod:`pdp_audit.audits.joint`).
+[parameters] certify several releases as one joint release (:mod:`pdp_audit.audits.joint`).  ``program =
+"module:function"`` instead of ``mechanism`` certifies a DP program ``function(data, rng)`` with the options of
+``pdp-audit program`` ([claim] neighbours, [parameters] data and bounds, [audit] trials, seed, alpha, law:
+:mod:`pdp_audit.audits.program.deployed`).
 
 The file's tables are the audit's config (:func:`deployment_config`, by the same function and declaration as
 ``pdp-audit run NAME``'s options), so every option, default and rule is the one ``run`` has.  Every problem --
@@ -77,11 +80,12 @@ class Deployment:
     path: str
     sha256: str
     mechanism: str
-    claim: dict[str, float]
+    claim: dict[str, Any]  # epsilon and delta (floats); a program's neighbours too
     parameters: dict[str, Any]
     audit: dict[str, Any]
     base: str | None = None  # the folder relative data paths start from (None: the file's folder)
     releases: tuple[tuple[str, dict[str, Any]], ...] = ()  # [[release]] tables: (mechanism, parameters) each
+    program: str | None = None  # ``program = "module:function"``: a DP program's deployment (mechanism "program")
 
     @property
     def folder(self) -> Path:
@@ -117,11 +121,13 @@ def _deployment(document: dict[str, Any], path: str, digest: str) -> Deployment:
     """Check the document's structure (tables, mechanism, claim); InputError naming ``path`` and the key."""
     where = _named(path)
     for key in document:
-        if key not in ("mechanism", "release") and key not in TABLES:
+        if key not in ("mechanism", "release", "program") and key not in TABLES:
             raise InputError(
                 f"{where}: unknown key {key!r}; a deployment file has mechanism, [claim], [parameters], [audit] "
-                "(or [[release]] tables instead of mechanism and [parameters])"
+                "(or [[release]] tables instead of mechanism and [parameters], or program instead of mechanism)"
             )
+    if "program" in document:  # a DP program (pdp_audit.audits.program.deployed), with the options of `program`
+        return _program_deployment(document, path, digest)
     if "release" in document:  # several releases, certified as one joint release (pdp_audit.audits.joint)
         releases = _releases(where, document)
         tables = _tables(where, document)
@@ -139,6 +145,32 @@ def _deployment(document: dict[str, Any], path: str, digest: str) -> Deployment:
         raise InputError(f"{where}: mechanism {mechanism!r} is not an audit; one of {sorted(plans_by_name())}")
     tables = _tables(where, document)
     return Deployment(path, digest, mechanism, _claim(path, tables["claim"]), tables["parameters"], tables["audit"])
+
+
+def _program_deployment(document: dict[str, Any], path: str, digest: str) -> Deployment:
+    """``program = "module:function"``, its [claim] (epsilon, delta and neighbours), [parameters] and [audit];
+    neither mechanism nor [[release]] beside it (the options' values are checked by the program's config)."""
+    where = _named(path)
+    if "mechanism" in document or "release" in document:
+        raise InputError(
+            f"{where}: a program's deployment has program = \"module:function\" instead of mechanism; not both "
+            "(and no [[release]] tables)"
+        )
+    program = document["program"]
+    if not isinstance(program, str) or not program_name_ok(program):
+        raise InputError(
+            f"{where}: program must be MODULE:FUNCTION (e.g. \"program_sum:fixed\", the function fixed of "
+            f"program_sum.py beside the deployment file), got {program!r}"
+        )
+    tables = _tables(where, document)
+    claim = _claim(path, tables["claim"], extra=("neighbours",))
+    return Deployment(path, digest, "program", claim, tables["parameters"], tables["audit"], program=program)
+
+
+def program_name_ok(program: str) -> bool:
+    """Whether ``program`` reads MODULE:FUNCTION (dotted identifiers on both sides of one colon)."""
+    module, colon, function = program.partition(":")
+    return bool(colon) and all(name.isidentifier() for name in module.split(".") + function.split("."))
 
 
 def _tables(where: str, document: dict[str, Any]) -> dict[str, dict[str, Any]]:
@@ -200,12 +232,14 @@ def _read_toml(path: str) -> tuple[dict[str, Any], str]:
     return document, hashlib.sha256(raw).hexdigest()
 
 
-def _claim(path: str, table: dict[str, Any]) -> dict[str, float]:
-    """[claim]: epsilon and delta, both numbers (their ranges are the options', checked with the config)."""
+def _claim(path: str, table: dict[str, Any], extra: tuple[str, ...] = ()) -> dict[str, Any]:
+    """[claim]: epsilon and delta, both numbers (their ranges are the options', checked with the config), and the
+    ``extra`` keys a kind's claim has (a program's neighbours: kept as written, checked with its config)."""
     for key in table:
-        if key not in CLAIM_KEYS:
-            raise InputError(f"{_named(path)}: unknown key {quoted('claim.' + key)}; [claim] has epsilon and delta")
-    claim = {}
+        if key not in CLAIM_KEYS + extra:
+            has = " and ".join((", ".join(CLAIM_KEYS + extra[:-1]), extra[-1])) if extra else "epsilon and delta"
+            raise InputError(f"{_named(path)}: unknown key {quoted('claim.' + key)}; [claim] has {has}")
+    claim: dict[str, Any] = {}
     for key in CLAIM_KEYS:
         if key not in table:
             raise InputError(f"{_named(path)}: [claim] needs {key} (the claimed {'ε' if key == 'epsilon' else 'δ'})")
@@ -215,7 +249,7 @@ def _claim(path: str, table: dict[str, Any]) -> dict[str, float]:
             claim[key] = None
         if claim[key] is None:
             raise InputError(f"{_named(path)}: claim.{key} must be a finite number, got {table[key]!r}")
-    return claim
+    return {**claim, **{key: table[key] for key in extra if key in table}}
 
 
 def _is_number(value: Any) -> bool:

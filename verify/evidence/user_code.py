@@ -134,8 +134,9 @@ class Factory:
     sha256: str
 
 
-def load_factory(where: str, folder: Path, mechanism: str) -> Factory:
-    """Import the module of ``module:factory`` from ``folder`` (or the installed ones) and find the factory."""
+def load_factory(where: str, folder: Path, mechanism: str, key: str = "mechanism") -> Factory:
+    """Import the module of ``module:factory`` from ``folder`` (or the installed ones) and find the factory; errors
+    name ``key``, the deployment file's key that names it (``program`` for a DP program)."""
     module_name, _, attr = mechanism.partition(":")
     with importable(folder):
         try:
@@ -143,10 +144,10 @@ def load_factory(where: str, folder: Path, mechanism: str) -> Factory:
         except BaseException as err:
             if isinstance(err, INTERRUPTIONS):  # Ctrl-C, SIGTERM: a wish to stop, not a fault
                 raise
-            raise InputError(f"{where}: mechanism: importing {module_name!r} raised {user_error(err)}") from None
+            raise InputError(f"{where}: {key}: importing {module_name!r} raised {user_error(err)}") from None
         if spec is None or not spec.has_location or spec.origin is None:
             raise InputError(
-                f"{where}: mechanism: no module {module_name!r} beside the deployment file or installed "
+                f"{where}: {key}: no module {module_name!r} beside the deployment file or installed "
                 f"(expected {module_name.replace('.', '/')}.py in {str(folder)!r})"
             )
         source = Path(spec.origin).read_bytes()
@@ -161,12 +162,12 @@ def load_factory(where: str, folder: Path, mechanism: str) -> Factory:
             if isinstance(err, INTERRUPTIONS):  # Ctrl-C, SIGTERM: a wish to stop, not a fault
                 raise
             sys.modules.pop(module_name, None)
-            raise InputError(f"{where}: mechanism: importing module {module_name!r} raised {user_error(err)}") from None
+            raise InputError(f"{where}: {key}: importing module {module_name!r} raised {user_error(err)}") from None
     function: Any = module
     for name in attr.split("."):
         function = getattr(function, name, None)
     if not callable(function):
-        raise InputError(f"{where}: mechanism: module {module_name!r} ({spec.origin}) has no callable {attr!r}")
+        raise InputError(f"{where}: {key}: module {module_name!r} ({spec.origin}) has no callable {attr!r}")
     qualname = f"{module_name}.{getattr(function, '__qualname__', attr)}"
     return Factory(function, qualname, Path(spec.origin).name, hashlib.sha256(source).hexdigest())
 

@@ -141,13 +141,35 @@ def _run_program(config: Any, progress: bool = False) -> Run:
     return run_program(config, progress, confirm)
 
 
+#: A DP program's audit (``pdp-audit program``, ``program = "module:function"`` in a deployment file, a sweep cell).
+PROGRAM = program_plan(_run_program)
+
+
+def _is_program(deployment: Any) -> bool:
+    return deployment.program is not None
+
+
+def _certify_program(deployment: Any, progress: bool = False) -> Run:
+    """A DP program's deployment: the program kind's config from its tables, run by its plan."""
+    from pdp_audit.audits.program.deployed import certify_program
+    from pdp_audit.reports.json_report import code_version
+
+    return certify_program(deployment, code_version(), PROGRAM, progress)
+
+
+def _program_module(deployment: Any) -> str | None:
+    from pdp_audit.audits.program.deployed import program_module
+
+    return program_module(deployment)
+
+
 KINDS: tuple[AuditKind, ...] = (
     AuditKind(JOINT, _is_joint, _certify_joint),
     AuditKind(pair.PLAN, _is_own, _certify_own, _own_module),
     AuditKind(blackbox.PLAN),
     AuditKind(canaries.PLAN),
     AuditKind(coverage.PLAN),
-    AuditKind(program_plan(_run_program)),
+    AuditKind(PROGRAM, _is_program, _certify_program, _program_module),
 )
 
 

@@ -11,7 +11,8 @@ and shape, the code version and the deployment file's SHA-256.
 A user's own mechanism (``mechanism = "module:factory"``, :mod:`pdp_audit.audits.pair.deployed`) is decided by
 ``pdp_audit.audit_pair``'s checks, or, for a sampler-only pair, by the black-box attack, which never certifies
 (exit 3 when nothing is refuted).  ``[[release]]`` tables certify several releases as one joint release
-(:mod:`pdp_audit.audits.joint`).  Such a deployment's white-box pass is drawn in looks and stopped once decided
+(:mod:`pdp_audit.audits.joint`); ``program = "module:function"`` a DP program, with the options of ``pdp-audit program``
+(:mod:`pdp_audit.audits.program.deployed`).  A user's mechanism's or a joint release's white-box pass is drawn in looks and stopped once decided
 (:mod:`pdp_audit.verify.evidence.pair_sequential`), unless its [audit] says ``early_stop = false``;
 ``--no-early-stop`` (``--early-stop``) and ``--time-limit`` set its [audit] ``early_stop`` and ``time_limit``.  A
 built-in mechanism's deployment draws its fixed budget: it refuses ``--early-stop`` and ``--time-limit`` in one line.
@@ -75,21 +76,27 @@ def command_certify(args: argparse.Namespace) -> int:
     deployment = api.load_deployment(args.deployment)
     own, module = api.user_code(deployment)
     if said is not None or args.time_limit is not None:
-        # a built-in mechanism draws its fixed budget: --no-early-stop says so, --early-stop and --time-limit would not
-        if not (own or deployment.releases) and (said or args.time_limit is not None):
+        # a built-in mechanism and a program draw their fixed budget: --no-early-stop says so, --early-stop and
+        # --time-limit would not
+        looks = (own and deployment.program is None) or deployment.releases
+        if not looks and (said or args.time_limit is not None):
             flag = "--early-stop" if said else "--time-limit"
+            deployed = f"the built-in {deployment.mechanism!r}"
+            deployed = deployed if deployment.program is None else f"the program {deployment.program!r}"
             raise api.InputError(
                 f"{flag}: only a user's mechanism (module:factory) or a joint release ([[release]]) draws in looks; "
-                f"{shown(args.deployment)} deploys the built-in {deployment.mechanism!r}"
+                f"{shown(args.deployment)} deploys {deployed}"
             )
-        deployment = api.with_stopping(deployment, said, args.time_limit)
-    report = args.report or f"certificate-{deployment.mechanism.replace(':', '.') if own else deployment.mechanism}.pdf"
+        if deployment.program is None:
+            deployment = api.with_stopping(deployment, said, args.time_limit)
+    named = deployment.program or deployment.mechanism  # a program's deployment: its MODULE:FUNCTION
+    report = args.report or f"certificate-{named.replace(':', '.') if own else named}.pdf"
     report = None if report.lower() == "none" else report
     data = deployment.parameters.get("data")
     inputs = {
         "the deployment file": args.deployment,
         "the deployed data (parameters.data)": deployment.folder / data if isinstance(data, str) else None,
-        "the mechanism's module": module,
+        "the mechanism's module" if deployment.program is None else "the program's module": module,
     }
     for i, (_, parameters) in enumerate(deployment.releases, start=1):
         data = parameters.get("data")
@@ -97,7 +104,8 @@ def command_certify(args: argparse.Namespace) -> int:
     api.check_outputs({"--report": report, "--json": args.json}, inputs)
     start = time.perf_counter()
 
-    where = f"{shown(args.deployment)}: mechanism: the code of {shown(deployment.mechanism)}"
+    key = "program" if deployment.program else "mechanism"
+    where = f"{shown(args.deployment)}: {key}: the code of {shown(named)}"
     if own:  # the user's code in a process of its own (pdp_audit.verify.core.sandbox): it ends as Python ends
         run = api.run_isolated(certified, deployment, args.workers, not args.quiet, report, args.json, target=where)
     else:
