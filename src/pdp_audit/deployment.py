@@ -153,13 +153,13 @@ def _program_deployment(document: dict[str, Any], path: str, digest: str) -> Dep
     where = _named(path)
     if "mechanism" in document or "release" in document:
         raise InputError(
-            f"{where}: a program's deployment has program = \"module:function\" instead of mechanism; not both "
+            f'{where}: a program\'s deployment has program = "module:function" instead of mechanism; not both '
             "(and no [[release]] tables)"
         )
     program = document["program"]
     if not isinstance(program, str) or not program_name_ok(program):
         raise InputError(
-            f"{where}: program must be MODULE:FUNCTION (e.g. \"program_sum:fixed\", the function fixed of "
+            f'{where}: program must be MODULE:FUNCTION (e.g. "program_sum:fixed", the function fixed of '
             f"program_sum.py beside the deployment file), got {program!r}"
         )
     tables = _tables(where, document)

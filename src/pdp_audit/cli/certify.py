@@ -11,11 +11,12 @@ and shape, the code version and the deployment file's SHA-256.
 A user's own mechanism (``mechanism = "module:factory"``, :mod:`pdp_audit.audits.pair.deployed`) is decided by
 ``pdp_audit.audit_pair``'s checks, or, for a sampler-only pair, by the black-box attack, which never certifies
 (exit 3 when nothing is refuted).  ``[[release]]`` tables certify several releases as one joint release
-(:mod:`pdp_audit.audits.joint`); ``program = "module:function"`` a DP program, with the options of ``pdp-audit program``
-(:mod:`pdp_audit.audits.program.deployed`).  A user's mechanism's or a joint release's white-box pass is drawn in looks and stopped once decided
-(:mod:`pdp_audit.verify.evidence.pair_sequential`), unless its [audit] says ``early_stop = false``;
-``--no-early-stop`` (``--early-stop``) and ``--time-limit`` set its [audit] ``early_stop`` and ``time_limit``.  A
-built-in mechanism's deployment draws its fixed budget: it refuses ``--early-stop`` and ``--time-limit`` in one line.
+(:mod:`pdp_audit.audits.joint`); ``program = "module:function"`` a DP program, with the options of
+``pdp-audit program`` (:mod:`pdp_audit.audits.program.deployed`).  A user's mechanism's or a joint release's
+white-box pass is drawn in looks and stopped once decided (:mod:`pdp_audit.verify.evidence.pair_sequential`),
+unless its [audit] says ``early_stop = false``; ``--no-early-stop`` (``--early-stop``) and ``--time-limit`` set its
+[audit] ``early_stop`` and ``time_limit``.  A built-in mechanism's or a program's deployment draws its fixed budget:
+it refuses ``--early-stop`` and ``--time-limit`` in one line.
 
 Exit codes: 0 certified (every guarantee passes), 1 a guarantee fails, 3 no fail but a guarantee undecided,
 2 usage or input error (one line naming the file and key), 4 internal error.
