@@ -30,6 +30,14 @@ def bounds_problem(text: str) -> str | None:
     return None
 
 
+def program_problem(text: str) -> str | None:
+    """Why ``text`` is not ``MODULE:FUNCTION`` (dotted identifiers either side of one colon), or None."""
+    module, colon, function = text.partition(":")
+    if colon and all(name.isidentifier() for name in module.split(".") + function.split(".")):
+        return None
+    return "must be MODULE:FUNCTION (e.g. program_sum:fixed, the function fixed of program_sum.py)"
+
+
 _OPTIONS = (
     dataclasses.replace(
         PAIR_OPTIONS["epsilon"],
@@ -85,7 +93,16 @@ _OPTIONS = (
         table="parameters",
         metavar="FILE",
     ),
-    Option("program", "str", None, "MODULE:FUNCTION, the program(data, rng) audited", table="none", cli=False),
+    Option(
+        "program",
+        "str",
+        None,
+        "MODULE:FUNCTION, the program(data, rng) audited",
+        check=program_problem,
+        table="none",
+        flag="target",  # the command's positional argument
+        cli=False,
+    ),
 )
 _EPSILON, _DELTA, _NEIGHBOURS, _BOUNDS, _TRIALS, _SEED, _ALPHA, _DATA, _PROGRAM = _OPTIONS
 

@@ -43,6 +43,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Mapping
 
+from pdp_audit.audits.program.config import program_problem
 from pdp_audit.catalogue.kinds import deployed_kind
 from pdp_audit.catalogue.plans import plans_by_name
 from pdp_audit.mechanisms.validation import InputError, not_a_regular_file, quoted, shown
@@ -157,7 +158,7 @@ def _program_deployment(document: dict[str, Any], path: str, digest: str) -> Dep
             "(and no [[release]] tables)"
         )
     program = document["program"]
-    if not isinstance(program, str) or not program_name_ok(program):
+    if not isinstance(program, str) or program_problem(program) is not None:
         raise InputError(
             f'{where}: program must be MODULE:FUNCTION (e.g. "program_sum:fixed", the function fixed of '
             f"program_sum.py beside the deployment file), got {program!r}"
@@ -165,12 +166,6 @@ def _program_deployment(document: dict[str, Any], path: str, digest: str) -> Dep
     tables = _tables(where, document)
     claim = _claim(path, tables["claim"], extra=("neighbours",))
     return Deployment(path, digest, "program", claim, tables["parameters"], tables["audit"], program=program)
-
-
-def program_name_ok(program: str) -> bool:
-    """Whether ``program`` reads MODULE:FUNCTION (dotted identifiers on both sides of one colon)."""
-    module, colon, function = program.partition(":")
-    return bool(colon) and all(name.isidentifier() for name in module.split(".") + function.split("."))
 
 
 def _tables(where: str, document: dict[str, Any]) -> dict[str, dict[str, Any]]:

@@ -196,14 +196,18 @@ def _kind_cell_here(name: str, parameters: dict, seed: int, alpha: float, checks
     return _result(name, run, checks, ())
 
 
-def kind_sweep_mechanism(plan: Any, target: str, required: tuple = ()) -> SweepMechanism:
+def kind_sweep_mechanism(
+    plan: Any, target: str, required: tuple = (), read_data: Any = None, names: str = "MODULE:FACTORY"
+) -> SweepMechanism:
     """The :class:`SweepMechanism` of the user-facing kind ``plan``, whose cells name the user's code by the option
-    ``target`` and must give the options ``required`` too (a black box's ``trials``: its default budget is fitted
-    to the machine's speed, and a sweep's cells are reproducible)."""
+    ``target`` (``names`` says how) and must give the options ``required`` too (a black box's ``trials``: its default
+    budget is fitted to the machine's speed, and a sweep's cells are reproducible; a program's ``data``);
+    ``read_data``: how its cells read their ``data`` file (a program's records), tried when the spec is read."""
     return SweepMechanism(
         plan.name,
         functools.partial(kind_cell, plan.name, target),
         kind_schema(plan),
         normalize=functools.partial(kind_normalize, plan.name, (target, *required)),
-        description=f"{plan.help}: {target} = MODULE:FACTORY" + "".join(f", {key} required" for key in required),
+        description=f"{plan.help}: {target} = {names}" + "".join(f", {key} required" for key in required),
+        read_data=read_data,
     )

@@ -36,6 +36,9 @@ class SweepMechanism:
     those that do not apply; ``cost(parameters)`` estimates a cell's run time in
     arbitrary units (largest cells are scheduled first); ``checks`` lists the ids ``[sweep] checks`` may select (a
     ``{…}`` part of one stands for a value a run fills in; empty: any id, checked when a cell runs).
+    ``read_data(path)``: how a cell reads its ``data`` file, where not as a numeric table
+    (:func:`pdp_audit.mechanisms.datasets.load_csv`): a program's records, CSV of any columns or ``.npy``; the spec
+    reads each file with it before the store is made.
     """
 
     name: str
@@ -48,6 +51,7 @@ class SweepMechanism:
     preload: tuple[str, ...] = ()  # modules a forked worker should inherit already imported
     chunked: bool = False  # cell(..., executor=E) runs its sample chunks through E.map (see executors)
     check_data: Callable[[str, Any], None] | None = None  # the audit's refusal of a data table's shape (its width)
+    read_data: Callable[[str], Any] | None = None  # how a cell reads ``data`` where not as a numeric CSV (a program's)
 
     def has_check(self, check_id: str) -> bool:
         """Whether ``check_id`` is one of :attr:`checks` (:func:`pdp_audit.verify.core.checks.id_matches`); any id is,

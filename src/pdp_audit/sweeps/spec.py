@@ -343,7 +343,7 @@ def parse_spec(
         if len({canonical_json(c.parameters[k]) for c in cells if k in c.parameters}) > 1
     ]
     spec = SweepSpec(sweep_name, mech_name, seed, alpha, checks, cells, swept, text, path, description, mechanism)
-    spec.data = data_fingerprints(cells, where, mechanism.check_data)
+    spec.data = data_fingerprints(cells, where, mechanism.check_data, mechanism.read_data)
     return spec
 
 
@@ -368,7 +368,7 @@ def _grid_label(point: dict) -> str:
     return "grid " + ", ".join(f"{k}={v!r}" for k, v in point.items()) if point else "[fixed]"
 
 
-def data_fingerprints(cells: Sequence[Cell], where: str, check_data=None) -> dict[str, str]:
+def data_fingerprints(cells: Sequence[Cell], where: str, check_data=None, read_data=None) -> dict[str, str]:
     """The SHA-256 of every data file the cells name (``data``), read now: a resumed sweep whose data changed is
     refused, and each cell audits exactly these bytes (:func:`pdp_audit.sweeps.executors.execute_task`)."""
     fingerprints = {}
@@ -380,18 +380,30 @@ def data_fingerprints(cells: Sequence[Cell], where: str, check_data=None) -> dic
             fingerprints[path] = hashlib.sha256(Path(path).read_bytes()).hexdigest()
         except OSError as err:
             raise SpecError(f"{where}: data: cannot read {path!r}: {err.strerror or err}") from None
-    check_cells_data(cells, where, check_data)
+    check_cells_data(cells, where, check_data, read_data)
     return fingerprints
 
 
-def check_cells_data(cells: Sequence[Cell], where: str, check_data=None) -> None:
+def check_cells_data(cells: Sequence[Cell], where: str, check_data=None, read_data=None) -> None:
     """Each distinct use of a data file by the cells -- the file, its ``target_column`` and ``column`` -- read as a
     cell will read it (:func:`pdp_audit.mechanisms.datasets.load_csv`): a file that does not parse, or a column it
     does not have, is one SpecError now, before any cell runs and before the store is made (it was found only when
     the cell ran, and the store left behind refused the corrected spec).  ``check_data(path, dataset)``: the audit's
     own refusal of the table's shape (:attr:`pdp_audit.verify.core.plan.AuditPlan.data_check`: the width cap of
-    ``--data``, 100 or 200 feature columns), applied now too."""
+    ``--data``, 100 or 200 feature columns), applied now too.  ``read_data(path)``: the reader of a mechanism whose
+    cells do not read a numeric table (:attr:`~pdp_audit.verify.sweeps.schema.SweepMechanism.read_data`), used
+    instead."""
     from pdp_audit.mechanisms.datasets import column_index, load_csv
+
+    if read_data is not None:
+        for path in sorted({c.parameters["data"] for c in cells if isinstance(c.parameters.get("data"), str)}):
+            try:
+                read_data(path)
+            except InputError as err:
+                raise SpecError(
+                    f"{where}: the cells with data = {path!r}: {str(err).removeprefix('--data: ')}"
+                ) from None
+        return
 
     uses = {
         (c.parameters["data"], c.parameters.get("target_column"), c.parameters.get("column")): None
