@@ -28,8 +28,9 @@ noise_multiplier = [0.3, 1.0]
 
 
 def test_every_run_audit_can_be_swept():
-    """Every audit of `pdp-audit run`, a user's pair and a user's sampler (tests/test_sweep_kinds.py)."""
-    assert sorted(m.name for m in SWEEPS) == sorted([*(p.name for p in PLANS), "pair", "blackbox"])
+    """Every audit of `pdp-audit run`, a user's pair and a user's sampler (tests/test_sweep_kinds.py), a DP program
+    (tests/test_program_kinds.py)."""
+    assert sorted(m.name for m in SWEEPS) == sorted([*(p.name for p in PLANS), "pair", "blackbox", "program"])
 
 
 @pytest.mark.parametrize("plan", PLANS, ids=lambda p: p.name)
