@@ -89,11 +89,11 @@ GUIDE = Path(__file__).resolve().parent.parent / "docs" / "how-to" / "programs.m
 
 
 def test_the_guides_commands_run_verbatim_from_the_shipped_examples(tmp_path, monkeypatch):
-    """Each ``pdp-audit program`` line of docs/how-to/programs.md, run as written in the folder ``pdp-audit
-    examples`` writes: the bugs are refuted (exit 1), the fixes certified for their real-valued laws (``--law ideal``,
-    exit 0) and not decided as implemented (their float noise, exit 3)."""
-    block = GUIDE.read_text(encoding="utf-8").split("```bash")[1].split("```")[0]
-    lines = [line for line in block.splitlines() if line.strip()]
+    """Each command of docs/how-to/programs.md, run as written in the folder ``pdp-audit examples`` writes: the bugs
+    are refuted (exit 1), the fixes certified for their real-valued laws (``--law ideal``, exit 0) and not decided as
+    implemented (their float noise, exit 3); then its deployment file and its sweep."""
+    blocks = [b.split("```")[0] for b in GUIDE.read_text(encoding="utf-8").split("```bash")[1:]]
+    lines = [line for line in blocks[0].splitlines() if line.strip()]
     assert lines[0] == "pdp-audit examples my-programs && cd my-programs"
     monkeypatch.chdir(tmp_path)
     assert cli.main(["examples", "my-programs"]) == 0
@@ -107,3 +107,9 @@ def test_the_guides_commands_run_verbatim_from_the_shipped_examples(tmp_path, mo
             else 1
         )
         assert cli.main(args) == expected, args
+    # the deployment file and the sweep of the same audit: the fix certified (exit 0), the sweep over ε of the budget
+    # spent twice refuted at ε = 1 (exit 1), its store and report written
+    others = [shlex.split(line)[1:] for line in blocks[1].splitlines() if line.strip()]
+    assert [args[:2] for args in others] == [["certify", "deploy-program.toml"], ["sweep", "sweep-program.toml"]]
+    assert [cli.main(args) for args in others] == [0, 1]
+    assert Path("sweep-program.sqlite").is_file() and Path("sweep-program.pdf").is_file()

@@ -7,6 +7,7 @@ A page holds a marker ``<!-- generated: NAME -->`` and this hook replaces it wit
   (``%(default)s`` expanded), so the reference cannot disagree with ``--help``;
 * ``deployment-keys``: for every built-in audit, the keys of its deployment file and their tables, read from the
   audit's declared options (``AuditPlan.options()``, the declaration the command line is generated from);
+* ``program-keys``: the keys of a DP program's deployment file, from the program kind's declared options;
 * ``json-schema``: the top-level properties of the published JSON Schemas (``reports/schema/*.json``);
 * ``changelog``: CHANGELOG.md, its links into ``docs/`` made relative;
 * ``blackbox-peers``, ``blackbox-peers-cli``: the tables ``benchmarks/blackbox_peers.py --markdown
@@ -139,6 +140,23 @@ def deployment_keys_markdown() -> str:
     return "\n".join(out)
 
 
+def program_keys_markdown() -> str:
+    """The keys of a DP program's deployment file, by table, from the program kind's declared options (those of
+    ``pdp-audit program``)."""
+    from pdp_audit.verify.catalogue.kinds import kinds_by_name
+
+    out = ["| table | key | kind | meaning |", "|---|---|---|---|"]
+    order = {"claim": 0, "parameters": 1, "audit": 2}
+    declared = [o for o in kinds_by_name()["program"].plan.options().values() if o.table in order]
+    for option in sorted(declared, key=lambda o: order[o.table]):
+        choices = f" (one of {', '.join(map(str, option.choices))})" if option.choices else ""
+        out.append(
+            f"| `[{option.table}]` | `{option.table_key or option.key}` | {option.kind}{choices} | "
+            f"{_cell(option.help)} |"
+        )
+    return "\n".join(out) + "\n"
+
+
 def json_schema_markdown() -> str:
     """The top-level properties of every published JSON Schema, with their descriptions where the schema has one."""
     out = []
@@ -172,6 +190,7 @@ GENERATORS = {
     "changelog": changelog_markdown,
     "cli": cli_markdown,
     "deployment-keys": deployment_keys_markdown,
+    "program-keys": program_keys_markdown,
     "json-schema": json_schema_markdown,
     "certify-defaults": benchmark_markdown("certify_defaults"),
     "blackbox-peers": benchmark_markdown("blackbox_peers"),
