@@ -130,7 +130,7 @@ def parse_data(path: str, raw: bytes) -> Any:
 def _target(config: ProgramAuditConfig) -> tuple[Callable, Any, str]:
     if config.target is not None:
         program, data = config.target  # a deployment file's program names itself by its MODULE:FUNCTION
-        name = config.program or getattr(program, "__qualname__", type(program).__name__)
+        name = config.program or str(getattr(program, "__qualname__", type(program).__name__))
     else:
         assert config.program is not None and config.data is not None
         program, data, name = load_program(config.program), load_data(config.data), config.program

@@ -121,14 +121,15 @@ def certify_program(deployment: Any, code_version: str, plan: Any, progress: boo
     certificate (``certified``)."""
     where = shown(deployment.path)
     config = program_config(deployment, plan)  # every key checked before the module runs or the data is read
+    path = str(config.data)  # required: program_values refused a deployment without it
     with importable(deployment.folder):  # the program may import a module beside it lazily
         factory = load_factory(where, deployment.folder, deployment.program, key="program")
         try:
-            raw = Path(config.data).read_bytes()
+            raw = Path(path).read_bytes()
         except OSError as err:
-            raise InputError(f"{where}: parameters.data: cannot read {config.data!r}: {err.strerror}") from None
+            raise InputError(f"{where}: parameters.data: cannot read {path!r}: {err.strerror}") from None
         try:
-            data = parse_data(config.data, raw)
+            data = parse_data(path, raw)
         except InputError as err:  # the reader names --data; the file has a key
             raise InputError(f"{where}: parameters.data{str(err).removeprefix('--data')}") from None
         config = replace(config, target=(factory.function, data))
