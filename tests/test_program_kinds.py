@@ -16,9 +16,9 @@ import pandas as pd
 import pytest
 
 import pdp_audit
+from pdp_audit.cli import main as cli
 from pdp_audit.reports.json_report import check_to_dict, clean
-from pdp_audit.verify.cli import main as cli
-from pdp_audit.verify.sweeps.spec import SpecError, load_spec, parse_spec
+from pdp_audit.sweeps.spec import SpecError, load_spec, parse_spec
 
 #: A program that leaves a mark when it runs: a refused input must refuse before it.
 MARKING = """

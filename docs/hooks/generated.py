@@ -143,7 +143,7 @@ def deployment_keys_markdown() -> str:
 def program_keys_markdown() -> str:
     """The keys of a DP program's deployment file, by table, from the program kind's declared options (those of
     ``pdp-audit program``)."""
-    from pdp_audit.verify.catalogue.kinds import kinds_by_name
+    from pdp_audit.catalogue.kinds import kinds_by_name
 
     out = ["| table | key | kind | meaning |", "|---|---|---|---|"]
     order = {"claim": 0, "parameters": 1, "audit": 2}

@@ -391,7 +391,7 @@ def check_cells_data(cells: Sequence[Cell], where: str, check_data=None, read_da
     the cell ran, and the store left behind refused the corrected spec).  ``check_data(path, dataset)``: the audit's
     own refusal of the table's shape (:attr:`pdp_audit.verify.core.plan.AuditPlan.data_check`: the width cap of
     ``--data``, 100 or 200 feature columns), applied now too.  ``read_data(path)``: the reader of a mechanism whose
-    cells do not read a numeric table (:attr:`~pdp_audit.verify.sweeps.schema.SweepMechanism.read_data`), used
+    cells do not read a numeric table (:attr:`~pdp_audit.sweeps.schema.SweepMechanism.read_data`), used
     instead."""
     from pdp_audit.mechanisms.datasets import column_index, load_csv
 
