@@ -4,10 +4,11 @@
 One JSON line: the best (least disturbed) CPU seconds, user and system, of fresh processes of each, their ratio and
 the PDF's part.  Runs alternate between the command and its floor (A B A B …), so the machine's drift falls on both;
 CPU rather than wall time, since other load on a shared machine stretches the wall clock far more than the CPU.
-Where the PDF's time goes (a profile of matplotlib 3.11, DejaVu fonts embedded as Type 3): importing matplotlib (a
-quarter), drawing the pages' text and axes (ticks, tick labels, legends), mathtext parsing (pyparsing) of the typeset
-formulas and log-axis tick labels -- once per page that draws them --, and Python's cyclic garbage collector.  Type
-42 fonts cost a fifth more: fontTools subset each embedded font at the PDF's close.
+Where the PDF's time goes (a profile of matplotlib 3.11, DejaVu fonts embedded as Type 42): importing matplotlib (a
+quarter), fontTools subsetting each embedded font at the PDF's close (a fifth; a font's characters past U+00FF make
+a second subset of it), drawing the pages' text and axes (ticks, tick labels, legends), mathtext parsing (pyparsing)
+of the typeset formulas and log-axis tick labels -- once per page that draws them --, and Python's cyclic garbage
+collector.
 
     python benchmarks/pdf_report.py [--runs 3] [--trials 2000]
 """
