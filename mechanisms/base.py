@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Any, Callable, Literal, Protocol, runtime_checkable
+from typing import Any, Callable, Literal, Protocol, Sequence, runtime_checkable
 
 import numpy as np
 
@@ -336,4 +336,4 @@ class RegisteredMechanism:
 
     name: str
     description: str
-    example_pairs: Callable[[np.random.Generator], list[NeighbourPair]]
+    example_pairs: Callable[[np.random.Generator], Sequence[NeighbourPair]]

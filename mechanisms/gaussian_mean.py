@@ -41,7 +41,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from pdp_audit.mechanisms.base import RegisteredMechanism, World, check_world, neighbour_rows
-from pdp_audit.mechanisms.gaussian import GaussianPair, Query, clipped_row_norms
+from pdp_audit.mechanisms.gaussian import GaussianPair, Query, Relation, clipped_row_norms
 from pdp_audit.mechanisms.row_reductions import ScaledRows
 from pdp_audit.mechanisms.validation import positive
 
@@ -140,7 +140,7 @@ class GaussianMeanMechanism:
         self,
         data: np.ndarray,
         target: np.ndarray,
-        relation: str = "add",
+        relation: Relation = "add",
         clipped: np.ndarray | ScaledRows | None = None,
     ) -> JointGaussianPair:
         """The joint pair of (D, D±z): ``"add"`` appends ``target``, ``"remove"`` deletes it (a row of D).

@@ -122,6 +122,7 @@ class GeometricPair(LaplacePair):
     formula Σ (|o − q_D'| − |o − q_D|)/b, exact on the integers (module notes)."""
 
     built_from_law = True  # its own ``sample``: the two-sided geometric law by construction
+    scale: float  # one b for every coordinate (LaplacePair's per-coordinate scales are not taken)
 
     def __init__(self, q_d: np.ndarray, q_dprime: np.ndarray, scale: float):
         super().__init__(q_d, q_dprime, scale)

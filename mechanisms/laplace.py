@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Literal
+from typing import Callable, Literal
 
 import numpy as np
 
@@ -71,7 +71,9 @@ def clip_rows_l1(rows: np.ndarray, bound: float) -> np.ndarray:
 class L1Query(Query):
     """A count of rows, or the sum of rows clipped to L1 norm ``clip`` (global L1 sensitivity = clip)."""
 
-    def clipped(self, rows: np.ndarray) -> np.ndarray:
+    def clipped(self, rows: np.ndarray, norms: np.ndarray | None = None) -> np.ndarray:
+        """The rows scaled into the L1 ball of radius ``clip``; ``norms`` (the rows' L2 norms, which the L2 clip
+        reuses) plays no part: the L1 norms are computed here."""
         return clip_rows_l1(rows, self.clip)
 
     def per_instance_sensitivities(self, data: np.ndarray) -> np.ndarray:
@@ -93,13 +95,14 @@ class LaplacePair:
     #: ``sample`` is the declared law by construction (:func:`pdp_audit.verify.estimators.view_replay.built_from_law`)
     built_from_law = True
 
-    def __init__(self, q_d: np.ndarray, q_dprime: np.ndarray, scale: float | np.ndarray):
+    def __init__(self, q_d: np.ndarray, q_dprime: np.ndarray, scale: float | tuple[float, ...] | np.ndarray):
         """``scale``: one b for every coordinate, or a vector of per-coordinate scales b_i (a joint release such as
         the mean's (sum, count), :mod:`pdp_audit.mechanisms.laplace_queries`)."""
         self.q_d = np.atleast_1d(np.asarray(q_d, dtype=float))
         self.q_dprime = np.atleast_1d(np.asarray(q_dprime, dtype=float))
         if self.q_d.shape != self.q_dprime.shape or self.q_d.ndim != 1:
             raise InputError("q_d and q_dprime must be vectors of the same length")
+        self.scale: float | np.ndarray
         if np.ndim(scale) == 0:
             self.scale = positive("scale", scale)
         else:
@@ -152,9 +155,10 @@ class LaplacePair:
 
 @dataclass(frozen=True)
 class LaplaceMechanism:
-    """o = Q(D) + b·Lap(0, 1)^d for an :class:`L1Query`."""
+    """o = Q(D) + b·Lap(0, 1)^d for a query Q of the rows: an :class:`L1Query`, or the mean's and the histogram's
+    (:mod:`pdp_audit.mechanisms.laplace_queries`)."""
 
-    query: L1Query
+    query: Callable[[np.ndarray], np.ndarray]
     scale: float | tuple[float, ...]
 
     def __post_init__(self) -> None:

@@ -23,6 +23,9 @@ import numpy as np
 
 from pdp_audit.mechanisms.validation import InputError
 
+#: labels: one per row of ``t``, or one shared by every row (the per-point paths below)
+Labels = np.ndarray | float
+
 
 class GLMLoss:
     """``ℓ(θ; (x, y)) = f(xᵀθ; y)``; subclasses implement ``f``, ``f1 = ∂f/∂t``, ``f2 = ∂²f/∂t²``.
@@ -32,20 +35,20 @@ class GLMLoss:
 
     name: str = "glm"
 
-    def f(self, t: np.ndarray, y: np.ndarray) -> np.ndarray:
+    def f(self, t: np.ndarray, y: Labels) -> np.ndarray:
         raise NotImplementedError
 
-    def f1(self, t: np.ndarray, y: np.ndarray) -> np.ndarray:
+    def f1(self, t: np.ndarray, y: Labels) -> np.ndarray:
         raise NotImplementedError
 
-    def f2(self, t: np.ndarray, y: np.ndarray) -> np.ndarray:
+    def f2(self, t: np.ndarray, y: Labels) -> np.ndarray:
         raise NotImplementedError
 
-    def f_f1(self, t: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    def f_f1(self, t: np.ndarray, y: Labels) -> tuple[np.ndarray, np.ndarray]:
         """``(f, f')`` together (subclasses fuse them where that saves transcendental calls)."""
         return self.f(t, y), self.f1(t, y)
 
-    def f1_near(self, t: np.ndarray, y: np.ndarray) -> np.ndarray:
+    def f1_near(self, t: np.ndarray, y: Labels) -> np.ndarray:
         """f' within a few units in the last place of :meth:`f1`'s (subclasses compute it more cheaply), for bounds
         whose margins are far above rounding."""
         return self.f1(t, y)

@@ -111,20 +111,21 @@ def _shown_value(value: object) -> str:
     return text if len(text) <= 80 else f"{text[:40]}… ({len(text)} characters)"
 
 
-def positive(name: str, value: float, why: str = "") -> float:
-    """``value`` as a float, or InputError unless it is finite and > 0 (``why`` is appended to the message)."""
-    value = _number(name, value, "a finite number > 0")
-    if not (math.isfinite(value) and value > 0):
-        raise InputError(f"{name} must be a finite number > 0{why}, got {value!r}")
-    return value
+def positive(name: str, value: object, why: str = "") -> float:
+    """``value`` as a float, or InputError unless it is a real number, finite and > 0 (``why`` is appended to the
+    message)."""
+    number = _number(name, value, "a finite number > 0")
+    if not (math.isfinite(number) and number > 0):
+        raise InputError(f"{name} must be a finite number > 0{why}, got {number!r}")
+    return number
 
 
-def nonnegative(name: str, value: float) -> float:
-    """``value`` as a float, or InputError unless it is finite and >= 0."""
-    value = _number(name, value, "a finite number >= 0")
-    if not (math.isfinite(value) and value >= 0):
-        raise InputError(f"{name} must be a finite number >= 0, got {value!r}")
-    return value
+def nonnegative(name: str, value: object) -> float:
+    """``value`` as a float, or InputError unless it is a real number, finite and >= 0."""
+    number = _number(name, value, "a finite number >= 0")
+    if not (math.isfinite(number) and number >= 0):
+        raise InputError(f"{name} must be a finite number >= 0, got {number!r}")
+    return number
 
 
 def probability(name: str, value: float) -> float:

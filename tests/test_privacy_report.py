@@ -22,6 +22,7 @@ from pdp_audit.mechanisms import gaussian as g
 from pdp_audit.mechanisms import objpert as op
 from pdp_audit.mechanisms import privacy_report as pr
 from pdp_audit.mechanisms.losses import get_loss
+from pdp_audit.mechanisms.validation import InputError
 from pdp_audit.verify.evidence import contract
 
 DELTA, RHO = 1e-6, 0.01
@@ -173,6 +174,18 @@ def test_data_independent_report_and_adaptive_estimators(data):
     np.testing.assert_allclose(small, np.minimum((2 + 10) / 2 * 0.08, 0.5))
     np.testing.assert_allclose(large, np.minimum((20 + 5) / 20 * 0.1, 1 / 20))
     assert pr.lambda_hat_shifted(10.0, 1.0, 2.0, RHO) == pytest.approx(10 - 2 * stats.norm.isf(RHO / 2))
+
+
+def test_adaptive_report_without_its_lambda_release_names_it(data):
+    """An adaptive report built without λ̂ (Algorithm 3) is refused in one line naming the field (it was a TypeError
+    from float(None))."""
+    X, y, _, _ = data
+    cal = pr.calibrate("adaptive", "0.5,0.5,0.5,0.5", X.shape[1], DELTA, RHO)
+    rel = pr.release(X, y, cal, np.random.default_rng(2))
+    bare = pr.PrivacyReport(cal, rel.report.theta, rel.report.gradient_release, rel.report.hessian_release)
+    with pytest.raises(InputError, match="lambda_min_release"):
+        bare(X, y)
+    assert rel.report.lambda_min_release is not None and np.all(np.isfinite(rel.report(X, y).epsilon1))
     assert pr.lambda_hat_shifted(1.5, 1.0, 2.0, RHO) == 1.0
 
 

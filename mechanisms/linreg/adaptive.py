@@ -17,7 +17,7 @@ from typing import Literal
 import numpy as np
 from scipy import optimize
 
-from pdp_audit.mechanisms.base import RegisteredMechanism, World, check_world
+from pdp_audit.mechanisms.base import WORLDS, RegisteredMechanism, World, check_world
 from pdp_audit.mechanisms.linreg import (
     LOG_2PI,
     Neighbours,
@@ -407,10 +407,8 @@ class SSPPair:
     def privacy_loss(self, outputs: np.ndarray) -> np.ndarray:
         outputs = np.asarray(outputs, float)
         u, v = outputs[:, : self.release.p], outputs[:, self.release.p :]
-        return sum(
-            sign * (self.release.log_density_xtx(w, u) + self.release.log_density_xy(w, v))
-            for sign, w in ((1, "D"), (-1, "D'"))
-        )
+        log_d, log_dprime = (self.release.log_density_xtx(w, u) + self.release.log_density_xy(w, v) for w in WORLDS)
+        return log_d - log_dprime
 
     def estimate(self, outputs: np.ndarray, lam: float = 0.0) -> np.ndarray:
         u, v = outputs[:, : self.release.p], outputs[:, self.release.p :]
@@ -543,7 +541,7 @@ def stage_claims(
 
 def _adaops_examples(rng: np.random.Generator) -> list:
     add, remove = example_neighbours(rng)
-    kappa = lambda nb: prop44_kappa_max(*nb.X.shape, 4.0, 1e-3)  # noqa: E731  (largest allowed on both worlds)
+    kappa = lambda nb: prop44_kappa_max(nb.X.shape[0], nb.X.shape[1], 4.0, 1e-3)  # noqa: E731  (largest allowed on both worlds)
     return [
         LRAdaOPSPair(add, 4.0, 1e-3),
         LRAdaOPSPair(remove, 4.0, 1e-3, eq8="product"),

@@ -109,7 +109,7 @@ def jacobian_log_ratio(
         H = obj.hessian(theta)
         return cholesky_logdet(H) - cholesky_logdet(H + sign * obj.loss.point_hess(theta, x, yz))
     v = forward_substitution(obj.hessian_factors(theta, t), x)
-    lemma = sign * obj.loss.f2(theta @ x, yz) * np.einsum("jt,jt->t", v, v)
+    lemma = sign * obj.glm_loss.f2(theta @ x, yz) * np.einsum("jt,jt->t", v, v)
     if np.any(lemma <= -1.0):
         raise InputError("the Hessian of J(·; D') is not positive definite: the loss or regulariser is not convex")
     return -np.log1p(lemma)
@@ -479,7 +479,7 @@ def _example_pairs(rng: np.random.Generator) -> list[ObjPertPair]:
     for loss, y, lam, sigma in (("logistic", y_cls, 1.0, 0.5), ("squared", y_reg, 2.0, 1.0)):
         obj = Objective(X, y, lam, loss)
         theta_hat = reference_solution(obj, 1e-10, 100)[0]
-        i = int(np.argmax(np.abs(obj.loss.f1(X @ theta_hat, y)) * np.linalg.norm(X, axis=1)))
+        i = int(np.argmax(np.abs(obj.glm_loss.f1(X @ theta_hat, y)) * np.linalg.norm(X, axis=1)))
         z_y = 1.0 if loss == "logistic" else float(np.clip(z_x @ w, -1, 1))
         mechanism = ObjPertMechanism(lam, sigma, loss)
         pairs.append(ObjPertPair(X, y, z_x, z_y, relation="add", mechanism=mechanism))

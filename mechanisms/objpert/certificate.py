@@ -57,7 +57,9 @@ class Certificate:
     sigma: float
 
     def _h(self, p, w: float):
-        f2, f1 = loss_profile(self.loss, np.asarray(p, dtype=float))
+        profile = loss_profile(self.loss, np.asarray(p, dtype=float))
+        assert profile is not None  # a Certificate is made only for a certifiable loss (`certificate`)
+        f2, f1 = profile
         r2 = self.x_norm**2
         return np.log1p(f2 * r2 / self.lam) + f1**2 * r2 / (2 * self.sigma**2) + f1 * self.x_norm * w / self.sigma
 
@@ -156,8 +158,8 @@ class SquaredLossProfile:
     trapezoid rule on 30001 nodes (the integrand is smooth; its error is far below any δ audited).
     """
 
-    small: tuple[np.ndarray, np.ndarray, float, float]  # H_S⁻¹x-derived constants per world: see _world
-    big: tuple[np.ndarray, np.ndarray, float, float]
+    small: tuple[float, float, float, float]  # H_S⁻¹x-derived constants per world: see _world
+    big: tuple[float, float, float, float]
     x_norm2: float
     log1p_2mu: float
     sigma: float

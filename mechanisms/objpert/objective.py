@@ -77,17 +77,25 @@ class Objective:
         self._K = self.X[:, rows] * self.X[:, cols] if self.glm and self.n * rows.size <= _MAX_PACKED else None
 
     # -- GLM pieces -------------------------------------------------------------------------
+    @property
+    def glm_loss(self) -> GLMLoss:
+        """The loss as a GLM: read only on the paths taken where ``self.glm``."""
+        assert isinstance(self.loss, GLMLoss)
+        return self.loss
+
     def _t(self, theta: np.ndarray) -> np.ndarray:
         FLOPS.add("gemm_t", 2.0 * theta.shape[0] * self.n * self.d)
         return theta @ self.X.T
 
     def _weights(self, theta: np.ndarray, t: np.ndarray | None) -> np.ndarray:
-        return self.loss.f2(self._t(theta) if t is None else t, self.y)
+        return self.glm_loss.f2(self._t(theta) if t is None else t, self.y)
 
     def _packed(self, w: np.ndarray) -> np.ndarray:
         """Upper triangles of ``Σᵢ wᵢ xᵢxᵢᵀ`` for each row of ``w`` (T, n): one GEMM, (T, d(d+1)/2)."""
-        FLOPS.add("gemm_hess", 2.0 * w.shape[0] * self.n * self._K.shape[1])
-        return w @ self._K
+        K = self._K
+        assert K is not None  # called only where the packed outer products were formed
+        FLOPS.add("gemm_hess", 2.0 * w.shape[0] * self.n * K.shape[1])
+        return w @ K
 
     def _unpack(self, packed: np.ndarray) -> np.ndarray:
         return packed[:, self._full_index].reshape(packed.shape[0], self.d, self.d)
@@ -111,7 +119,7 @@ class Objective:
         theta = np.atleast_2d(theta)
         if self.glm:
             t = self._t(theta)
-            fv, f1 = self.loss.f_f1(t, self.y)
+            fv, f1 = self.glm_loss.f_f1(t, self.y)
             FLOPS.add("gemm_grad", 2.0 * theta.shape[0] * self.n * (self.d + 2))
             value, grad = fv.sum(axis=1), f1 @ self.X
             gscale = np.abs(f1) @ self._xnorm
@@ -144,7 +152,7 @@ class Objective:
         t = None
         if self.glm:
             t = self._t(theta)
-            f1 = self.loss.f1(t, self.y)
+            f1 = self.glm_loss.f1(t, self.y)
             FLOPS.add("gemm_grad", 2.0 * theta.shape[0] * self.n * (self.d + 1))
             grad = f1 @ self.X
             scale = np.abs(f1, out=f1) @ self._xnorm
@@ -170,8 +178,8 @@ class Objective:
         if self.glm:
             t = self._t(theta)
             FLOPS.add("gemm_grad", 2.0 * theta.shape[0] * self.n * self.d)
-            grad = self.loss.f1(t, self.y) @ self.X
-            H = self._hessian_from_weights(self.loss.f2(t, self.y))
+            grad = self.glm_loss.f1(t, self.y) @ self.X
+            H = self._hessian_from_weights(self.glm_loss.f2(t, self.y))
         else:
             grad = np.zeros_like(theta)
             H = np.zeros((theta.shape[0], self.d, self.d))
@@ -208,7 +216,8 @@ class Objective:
         that each block of (d, d) matrices is still in cache when numpy copies it in and out of LAPACK.
         """
         theta = np.atleast_2d(theta)
-        packed = H = None
+        packed: np.ndarray | None = None
+        H: np.ndarray | None = None
         if self.glm and self._K is not None:
             packed = self._packed(self._weights(theta, t))
         else:
@@ -216,6 +225,10 @@ class Objective:
         LT = np.empty((self.d, self.d, theta.shape[0]))
         for lo in range(0, theta.shape[0], _FACTOR_ROWS):
             rows = slice(lo, lo + _FACTOR_ROWS)
-            block = H[rows] if packed is None else self._add_ridge(self._unpack(packed[rows]), theta[rows])
+            if packed is not None:
+                block = self._add_ridge(self._unpack(packed[rows]), theta[rows])
+            else:
+                assert H is not None  # formed whole where the packed products are not
+                block = H[rows]
             LT[:, :, rows] = cholesky(block).transpose(1, 2, 0)
         return LT

@@ -54,7 +54,7 @@ def _rows(a: np.ndarray, rows: np.ndarray) -> np.ndarray:
 
 
 def _subset(g: Gradient, mask: np.ndarray) -> Gradient:
-    return Gradient(*(None if a is None else a[mask] for a in g))
+    return Gradient(g.grad[mask], g.scale[mask], None if g.t is None else g.t[mask])
 
 
 _ARMIJO_C = 1e-4
@@ -129,7 +129,7 @@ class _Chunk:
             at = self.obj.gradient(theta[todo], self.b[rows[todo]])
             ok = np.einsum("ti,ti->t", at.grad, at.grad) <= (1.0 - 2.0 * _ARMIJO_C * alpha[todo]) * old[todo]
             for mine, trial in zip(new, at):
-                if mine is not None:
+                if mine is not None and trial is not None:  # t is kept by both or neither (the same loss)
                     mine[todo[ok]] = trial[ok]
             accepted[todo[ok]] = True
             todo = todo[~ok]

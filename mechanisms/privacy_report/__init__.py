@@ -188,9 +188,12 @@ class PrivacyReport:
 
     def lambda_hat(self) -> float:
         cal = self.calibration
+        raw = self.lambda_min_release
+        if raw is None:
+            raise InputError("lambda_min_release: the adaptive report needs the released λ_min (Algorithm 3), got None")
         if cal.readings.lambda_hat == "raw":
-            return float(self.lambda_min_release)
-        return float(lambda_hat_shifted(self.lambda_min_release, cal.lam, cal.sigma4, cal.rho))
+            return float(raw)
+        return float(lambda_hat_shifted(raw, cal.lam, cal.sigma4, cal.rho))
 
     def __call__(self, x, y, delta: float | None = None) -> ReportValues:
         cal = self.calibration

@@ -184,7 +184,7 @@ def _decide_family(evidence: Sequence[Evidence], alpha: float) -> dict[int, Chec
     from pdp_audit.verify.estimators.stats import holm  # scipy: not at import (the pytest plugin imports this module)
 
     statistical = [e for e in evidence if e.statistical]
-    reject, adjusted = holm([e.pvalue for e in statistical], alpha)
+    reject, adjusted = holm([e.pvalue for e in statistical if e.pvalue is not None], alpha)  # each has one
     per_check_alpha = alpha / max(1, len(statistical))
     # a failed check reports the witness read at the smallest level Holm could have rejected it at (so the event it
     # names refutes on its own wherever the check does)

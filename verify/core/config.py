@@ -21,7 +21,7 @@ import numbers
 import re
 from contextvars import ContextVar
 from dataclasses import dataclass, field
-from typing import Any, Callable, Literal, Mapping
+from typing import Any, Callable, ClassVar, Literal, Mapping
 
 from pdp_audit.mechanisms.datasets import SHIPPED
 from pdp_audit.mechanisms.validation import InputError, shown
@@ -82,7 +82,9 @@ SEED = Range(0, 2**63 - 1, high_text="2^63-1")
 SCALE = Range(1e-12, 1e12)
 POSITIVE = Range(0, open_low=True)
 #: A worker count: each worker is a process with its own memory.
-WORKERS = Range(1, 256)
+#: The most worker processes a run may ask for (each is a process with its own memory).
+MAX_WORKERS = 256
+WORKERS = Range(1, MAX_WORKERS)
 #: What a user's own pair claims (``audit_pair``, the pytest plugin): any ε >= 0 (ε = 0 asks for δ(0), the total
 #: variation), δ in [0, 1) (δ = 0, pure DP: a pass then certifies the δ upper bound it states, never δ = 0), and
 #: budgets of 100 to 1e8 releases per world (losses are streamed, memory stays flat; 1e8 is about 20 s for a
@@ -336,6 +338,9 @@ class AuditConfig:
     """Base of every audit's frozen config: it checks itself on construction -- every option's type and range,
     one option per group, then the audit's own rules (:meth:`check`) -- so that no config exists that is not
     valid, however it was made (:func:`build`, or the constructor with keywords)."""
+
+    #: Every subclass is a dataclass: its fields are the options (read by ``dataclasses.fields``).
+    __dataclass_fields__: ClassVar[dict[str, dataclasses.Field[Any]]]
 
     #: Whether the run also checks the papers' statements as printed: an audit with paper statements declares it as
     #: an option (:data:`PAPER_CLAIMS`); one without them has none to check.

@@ -143,10 +143,10 @@ def check_outputs(
         if identity in seen:
             raise InputError(f"{option}: {path!r} is also the path of {seen[identity]}; give each output its own path")
         seen[identity] = option
-    for what, path in (inputs or {}).items():
-        if path is None:
+    for what, input_path in (inputs or {}).items():
+        if input_path is None:
             continue
-        identity = file_identity(path)
+        identity = file_identity(input_path)
         if identity in seen:
             option = seen[identity]
             given = outputs[option]

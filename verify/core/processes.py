@@ -16,10 +16,7 @@ from typing import Callable, Iterator, NoReturn
 
 from pdp_audit.mechanisms.interruptions import Terminated  # also imported from here (its home before)
 from pdp_audit.mechanisms.validation import InputError
-from pdp_audit.verify.core.config import WORKERS
-
-#: The most worker processes a run may ask for (each is a process with its own memory).
-MAX_WORKERS = int(WORKERS.high)
+from pdp_audit.verify.core.config import MAX_WORKERS
 
 
 @contextmanager
