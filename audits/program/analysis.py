@@ -74,17 +74,14 @@ def _steps(result: PairResult, recorded: trace.Run, found: trace.Probe) -> tuple
     """The carried steps (lower), all known steps (upper), and what cannot be accounted for."""
     c = result.comparison
     carried, known, unaccounted = [], [], []
-    for j, element in enumerate(found.elements):
+    for element, shift, source in zip(found.elements, c.shifts.tolist(), c.source):
+        if element.law == "opendp" or (shift == 0 and source != "none"):  # OpenDP: by its privacy map (below)
+            continue
         call = recorded.calls[element.call]
         what = f"call {element.call} {call.kind}[{element.index}]"
-        if element.law == "opendp":  # accounted by its privacy map (_opendp_step), not by a law here
-            continue
-        shift = c.shifts[j]
-        if c.source[j] == "none" or np.isnan(shift):
+        if source == "none" or math.isnan(shift):
             if element.law is not None or call.kind in ("gumbel", "logistic"):
                 unaccounted.append(f"{what}: the value its noise is added to is not visible")
-            continue
-        if shift == 0:
             continue
         if element.law is None:
             unaccounted.append(f"{what}: no exact law for {call.kind} noise here")
@@ -93,7 +90,7 @@ def _steps(result: PairResult, recorded: trace.Run, found: trace.Probe) -> tuple
         mu = math.inf if scale <= 0 or math.isinf(shift) else abs(shift) / scale
         step = accounting.Step(element.law, what, mu)
         known.append(step)
-        if c.source[j] == "release":
+        if source == "release":
             carried.append(step)
     if c.replayed is not None:
         for k, call in enumerate(recorded.calls):
@@ -180,21 +177,28 @@ def _opendp_step(k: int, call: Any, other: Any) -> tuple[accounting.Step | None,
 def analyse(
     program: Callable, data: Any, relation: str, bounds: Any, claim: tuple[float, float], seed: int
 ) -> Analysis:
-    """Record, probe, replay on every neighbour, compose (module notes)."""
+    """Record, probe, replay on every neighbour, compose (module notes).  The runs share one
+    :class:`~pdp_audit.audits.program.trace.Session`; the compositions follow it."""
     epsilon, delta = claim
     start = time.perf_counter()
-    recorded = trace.record(program, data)
-    run_seconds = time.perf_counter() - start
-    found = trace.probe(program, data, recorded, seed)
-    pairs = []
+    candidates = neighbours(data, relation, bounds, seed)
+    comparisons = []
     scaled: set[str] = set()
-    for neighbour in neighbours(data, relation, bounds, seed):
-        # whether the noise's coefficients move is asked once per kind of replacing record (a scale from the data
-        # moves with the record put in, not with where it goes) and on every pair that changes the size
-        kind = neighbour.name.split(" by ", 1)[1] if " by " in neighbour.name else neighbour.name
-        comparison = trace.compare(program, neighbour.data, recorded, found, scale=kind not in scaled)
-        scaled.add(kind)
-        pairs.append(_judged(PairResult(neighbour, comparison), recorded, found, epsilon, delta))
+    with trace.Session(program) as session:
+        before = time.perf_counter()
+        recorded = trace.record(session, data)
+        run_seconds = time.perf_counter() - before
+        found = trace.probe(session, data, recorded, seed)
+        for neighbour in candidates:
+            # whether the noise's coefficients move is asked once per kind of replacing record (a scale from the
+            # data moves with the record put in, not with where it goes) and on every pair that changes the size
+            kind = neighbour.name.split(" by ", 1)[1] if " by " in neighbour.name else neighbour.name
+            comparisons.append(trace.compare(session, neighbour.data, recorded, found, scale=kind not in scaled))
+            scaled.add(kind)
+    pairs = [
+        _judged(PairResult(neighbour, comparison), recorded, found, epsilon, delta)
+        for neighbour, comparison in zip(candidates, comparisons)
+    ]
     return Analysis(recorded, found, pairs, run_seconds, time.perf_counter() - start, len(data))
 
 

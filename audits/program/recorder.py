@@ -89,6 +89,9 @@ def _same(a: Any, b: Any) -> bool:
     """Parameters compared exactly (NaN equal to NaN: the same parameter, recomputed)."""
     if isinstance(a, str) or isinstance(b, str) or a is None or b is None:
         return a == b
+    if type(a) is np.ndarray and type(b) is np.ndarray and a.ndim == 0 == b.ndim and a.dtype.kind in "biuf":
+        x, y = a.item(), b.item()  # a scalar parameter (most calls): without array_equal's cost
+        return bool(x == y or (x != x and y != y))
     try:
         x, y = np.asarray(a), np.asarray(b)
         if x.shape != y.shape:
@@ -154,7 +157,13 @@ class Tape:
             raise Divergence(index, self.recorded[index].signature(), "no further call")
 
 
+#: Python's and numpy's scalar number types: a call's parameters given as such have the shape ().
+_SCALARS = (float, int, np.float64, np.int64)
+
+
 def _size_shape(size: Any, *arrays: Any) -> tuple:
+    if size is None and all(type(a) in _SCALARS for a in arrays):
+        return ()
     if size is not None:
         return tuple(np.atleast_1d(np.asarray(size, dtype=int)).tolist()) if np.ndim(size) else (int(size),)
     return tuple(np.broadcast_shapes(*(np.shape(a) for a in arrays))) if arrays else ()
@@ -174,6 +183,13 @@ class RecordingGenerator(np.random.Generator):
     def __init__(self, tape: Tape, seed: int):
         super().__init__(np.random.PCG64(seed))
         self._tape = tape
+        self._start = self.bit_generator.state
+
+    def rewind(self, tape: Tape) -> RecordingGenerator:
+        """The generator in its first state, on ``tape`` (one generator serves every run of an analysis)."""
+        self.bit_generator.state = self._start
+        self._tape = tape
+        return self
 
     # --- location families ---------------------------------------------------------------------------------------
     def _located(self, kind: str, loc: Any, scale: Any, size: Any) -> Any:
@@ -200,7 +216,8 @@ class RecordingGenerator(np.random.Generator):
             recorded = tape.next_call(call, soft=("scale",))
             noise = tape.noise(len(tape.replayed) - 1, call.noise)
             old, new = np.asarray(recorded.scale, dtype=float), np.asarray(scale, dtype=float)
-            if not np.array_equal(old, new):
+            moved = old.item() != new.item() if old.ndim == 0 == new.ndim else not np.array_equal(old, new)
+            if moved:
                 with np.errstate(all="ignore"):
                     noise = np.where(old > 0, noise * new / np.where(old > 0, old, 1.0), 0.0)
         return _out(np.asarray(loc, dtype=float) + noise, size, (loc, scale))
@@ -330,16 +347,17 @@ def _dpl_scale(mechanism: Any, name: str) -> float | None:
 
 
 @contextlib.contextmanager
-def libraries_wrapped(tape: Tape) -> Iterator[None]:
+def libraries_wrapped(tape: Tape | Callable[[], Tape]) -> Iterator[None]:
     """Inside the block, diffprivlib's mechanisms' public ``randomise`` and OpenDP's measurements' public
-    ``__call__``/``invoke`` record (or replay) into ``tape``; restored on leaving.  A library not installed is not
-    wrapped."""
-    with _opendp_wrapped(tape), _diffprivlib_wrapped(tape):
+    ``__call__``/``invoke`` record (or replay) into ``tape`` (or into the tape ``tape()`` names at each call: one
+    wrapping for many runs); restored on leaving.  A library not installed is not wrapped."""
+    current = tape if callable(tape) else (lambda: tape)
+    with _opendp_wrapped(current), _diffprivlib_wrapped(current):
         yield
 
 
 @contextlib.contextmanager
-def _opendp_wrapped(tape: Tape) -> Iterator[None]:
+def _opendp_wrapped(current: Callable[[], Tape]) -> Iterator[None]:
     """OpenDP's ``Measurement.__call__`` and ``invoke`` record the argument, the output and the measurement's
     metric, measure and privacy map; a replay returns ``arg′ + (output − arg)`` for a numeric output of the
     argument's shape (an additive measurement), else the recorded output."""
@@ -351,6 +369,7 @@ def _opendp_wrapped(tape: Tape) -> Iterator[None]:
     originals = {name: vars(Measurement)[name] for name in ("__call__", "invoke") if name in vars(Measurement)}
 
     def recorded(self: Any, arg: Any) -> Any:
+        tape = current()
         if tape.depth:
             return originals["__call__"](self, arg)
         parameters = {"input_metric": str(self.input_metric), "output_measure": str(self.output_measure)}
@@ -398,7 +417,7 @@ def _additive(arg: Any, output: Any) -> np.ndarray | None:
 
 
 @contextlib.contextmanager
-def _diffprivlib_wrapped(tape: Tape) -> Iterator[None]:
+def _diffprivlib_wrapped(current: Callable[[], Tape]) -> Iterator[None]:
     try:
         import diffprivlib.mechanisms as dpl
     except ImportError:
@@ -410,7 +429,7 @@ def _diffprivlib_wrapped(tape: Tape) -> Iterator[None]:
         if isinstance(cls, type) and "randomise" in vars(cls):
             originals[cls] = vars(cls)["randomise"]
     for cls, original in originals.items():
-        cls.randomise = _wrapped_randomise(cls.__name__, original, tape)  # type: ignore[attr-defined]
+        cls.randomise = _wrapped_randomise(cls.__name__, original, current)  # type: ignore[attr-defined]
     try:
         yield
     finally:
@@ -418,8 +437,9 @@ def _diffprivlib_wrapped(tape: Tape) -> Iterator[None]:
             cls.randomise = original  # type: ignore[attr-defined]
 
 
-def _wrapped_randomise(name: str, original: Callable, tape: Tape) -> Callable:
+def _wrapped_randomise(name: str, original: Callable, current: Callable[[], Tape]) -> Callable:
     def randomise(self: Any, value: Any) -> Any:
+        tape = current()
         if tape.depth:
             return original(self, value)
         parameters = {k: getattr(self, k, None) for k in ("epsilon", "delta", "sensitivity")}

@@ -37,6 +37,10 @@ from pdp_audit.audits.program.recorder import (
     Tape,
     libraries_wrapped,
 )
+from pdp_audit.mechanisms.base import user_error
+from pdp_audit.mechanisms.interruptions import INTERRUPTIONS
+from pdp_audit.verify.core.float_rules import user_modules
+from pdp_audit.verify.core.sandbox import user_state
 
 #: Size of the probe's shifts, as a share of each noise element's scale.
 PROBE_STEP = 1e-3
@@ -50,17 +54,14 @@ class ProgramFault(Exception):
     """The user's program raised (or returned what cannot be read as a release): their fault, in one line."""
 
 
-def call_program(program: Callable, data: Any, rng: np.random.Generator) -> Any:
+def call_program(program: Callable, data: Any, rng: np.random.Generator, modules: bool = True) -> Any:
     """The one crossing into the user's program: ``program(data, rng)`` under the sandbox's
-    :func:`~pdp_audit.verify.core.sandbox.user_state` (the process state it changes is given back); whatever it
-    raises, ``sys.exit`` included, becomes :class:`ProgramFault` naming it in one line; a :class:`Divergence` and an
-    interruption (Ctrl-C, SIGTERM) pass through."""
-    from pdp_audit.mechanisms.base import user_error
-    from pdp_audit.mechanisms.interruptions import INTERRUPTIONS
-    from pdp_audit.verify.core.sandbox import user_state
-
+    :func:`~pdp_audit.verify.core.sandbox.user_state` (the process state it changes is given back; ``modules``
+    False: ``sys.modules`` by an enclosing :class:`Session`); whatever it raises, ``sys.exit`` included, becomes
+    :class:`ProgramFault` naming it in one line; a :class:`Divergence` and an interruption (Ctrl-C, SIGTERM) pass
+    through."""
     try:
-        with user_state():
+        with user_state(modules=modules):
             return program(data, rng)
     except Divergence:
         raise
@@ -119,22 +120,53 @@ class Run:
     rescaled: list = field(default_factory=list)  # (index, recorded, replayed) of calls replayed at another scale
 
 
-def run(program: Callable, data: Any, tape: Tape) -> Run:
-    """``program`` on ``data`` with a recording (or replaying) generator on ``tape``."""
-    rng = RecordingGenerator(tape, BASE_SEED)
-    with libraries_wrapped(tape), np.errstate(all="ignore"):
-        release = call_program(program, data, rng)
-    tape.finish()
-    structure, numbers = flattened(release)
-    return Run(structure, numbers, tape.recorded if tape.recording else tape.replayed, tape.rescaled)
+class Session:
+    """The runs of one program in one analysis, set up once (a set-up per run cost several times a small program's
+    run): diffprivlib's and OpenDP's primitives wrapped on entering and restored on leaving, one
+    :class:`RecordingGenerator` rewound for each run, and ``sys.modules`` given back on leaving
+    (:func:`~pdp_audit.verify.core.float_rules.user_modules`; every other piece of process state after each run).
+    Between two runs only code that imports nothing runs (the replay's comparison, in numpy); what imports -- the
+    composition -- runs after the block."""
+
+    def __init__(self, program: Callable):
+        self.program = program
+        self.tape = Tape()
+        self.rng = RecordingGenerator(self.tape, BASE_SEED)
+        self._stack = contextlib.ExitStack()
+
+    def __enter__(self) -> Session:
+        self._stack.enter_context(user_modules())
+        self._stack.enter_context(libraries_wrapped(lambda: self.tape))
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self._stack.close()
+
+    def run(self, data: Any, tape: Tape) -> Run:
+        """The program on ``data`` with the generator on ``tape`` (recording or replaying)."""
+        self.tape = tape
+        with np.errstate(all="ignore"):
+            release = call_program(self.program, data, self.rng.rewind(tape), modules=False)
+        tape.finish()
+        structure, numbers = flattened(release)
+        return Run(structure, numbers, tape.recorded if tape.recording else tape.replayed, tape.rescaled)
 
 
-def record(program: Callable, data: Any) -> Run:
+def run(program: Callable | Session, data: Any, tape: Tape) -> Run:
+    """``program`` on ``data`` with a recording (or replaying) generator on ``tape`` (in ``program``'s session where
+    it is one, else in a session of its own)."""
+    if isinstance(program, Session):
+        return program.run(data, tape)
+    with Session(program) as session:
+        return session.run(data, tape)
+
+
+def record(program: Callable | Session, data: Any) -> Run:
     """``program`` run on ``data``, every primitive call recorded."""
     return run(program, data, Tape())
 
 
-def replay(program: Callable, data: Any, recorded: list[Call], perturb: dict | None = None) -> Run:
+def replay(program: Callable | Session, data: Any, recorded: list[Call], perturb: dict | None = None) -> Run:
     """``program`` run on ``data`` with the ``recorded`` calls' draws (``perturb``: shifts of some of them)."""
     return run(program, data, Tape(recorded, perturb))
 
@@ -161,6 +193,13 @@ class Probe:
     step: np.ndarray
     reproducible: bool
     unperturbed: list[str] = field(default_factory=list)  # calls whose draws the probe cannot shift
+    _backwards: dict[int, np.ndarray] | None = field(default=None, repr=False, compare=False)
+
+    def backwards(self) -> dict[int, np.ndarray]:
+        """:meth:`perturbation` by −``step`` (every neighbour's check of the coefficients), made once."""
+        if self._backwards is None:
+            self._backwards = self.perturbation(-self.step)
+        return self._backwards
 
     def perturbation(self, shifts: np.ndarray) -> dict[int, np.ndarray]:
         """Per call index, the array added to its recorded noise."""
@@ -264,13 +303,9 @@ class Comparison:
     fault: str | None = None  # what the program raised on D′ (it ran on D)
 
 
-def _differ(a: float, b: float) -> bool:
-    if math.isnan(a) or math.isnan(b):
-        return math.isnan(a) != math.isnan(b)
-    return a != b
-
-
-def compare(program: Callable, neighbour: Any, recorded: Run, found: Probe, scale: bool = True) -> Comparison:
+def compare(
+    program: Callable | Session, neighbour: Any, recorded: Run, found: Probe, scale: bool = True
+) -> Comparison:
     """D′ replayed with D's draws, read against the probe of D (module notes); ``scale``: also replay D′ with the
     probe's shift, to see whether the coefficients moved."""
     try:
@@ -286,18 +321,7 @@ def compare(program: Callable, neighbour: Any, recorded: Run, found: Probe, scal
     if other.structure != recorded.structure or other.numbers.size != recorded.numbers.size:
         out.structure_differs = True
     else:
-        difference = other.numbers - recorded.numbers
-        for i in range(recorded.numbers.size):
-            j = int(found.carrier[i])
-            if j >= 0:
-                shift = difference[i] / found.coefficient[i]
-                if np.isnan(other.numbers[i]) != np.isnan(recorded.numbers[i]) or not np.isfinite(shift):
-                    shift = math.inf
-                if source[j] == "release" and not _close(shifts[j], shift):
-                    out.inconsistent.append(j)
-                shifts[j], source[j] = shift, "release"
-            elif _differ(recorded.numbers[i], other.numbers[i]):
-                (out.free_differ if j == -1 else out.noisy_differ).append(i)
+        _read_release(out, recorded.numbers, other.numbers, found, shifts, source)
     for j, element in enumerate(found.elements):  # the value the call shows, where no coordinate carries it
         if source[j] == "none":
             before, after = recorded.calls[element.call].value, other.calls[element.call].value
@@ -316,18 +340,79 @@ def compare(program: Callable, neighbour: Any, recorded: Run, found: Probe, scal
             out.choices.append((k, np.asarray(call.value, dtype=float), np.asarray(other.calls[k].value, dtype=float)))
     if scale and not out.structure_differs and n and (found.carrier >= 0).any():
         with contextlib.suppress(Divergence):
-            moved = replay(program, neighbour, recorded.calls, found.perturbation(-found.step))
+            moved = replay(program, neighbour, recorded.calls, found.backwards())
             if moved.structure == other.structure:
-                response = moved.numbers - other.numbers
-                for i in np.flatnonzero(found.carrier >= 0).tolist():
-                    j = int(found.carrier[i])
-                    expected = -found.coefficient[i] * found.step[j]
-                    if not _close(response[i], expected, 1e-4):
-                        out.coefficient_changed.append(j)
+                carried = np.flatnonzero(found.carrier >= 0)
+                response = (moved.numbers - other.numbers)[carried]
+                expected = -found.coefficient[carried] * found.step[found.carrier[carried]]
+                changed = ~_close_arrays(response, expected, 1e-4)
+                out.coefficient_changed += found.carrier[carried][changed].tolist()
     return out
+
+
+def _read_release(
+    out: Comparison, before: np.ndarray, after: np.ndarray, found: Probe, shifts: np.ndarray, source: list[str]
+) -> None:
+    """The release of D′ read against D's coordinate by coordinate, in numpy: a coordinate carrying element j gives
+    j's shift (∞ where it turns NaN or infinite; two coordinates of j that disagree make j inconsistent); any other
+    that differs is a noise-free or a noisy non-affine coordinate that differs."""
+    if before.size <= SMALL_RELEASE:
+        _read_small_release(out, before.tolist(), after.tolist(), found, shifts, source)
+        return
+    carrier = found.carrier
+    carried = np.flatnonzero(carrier >= 0)
+    if carried.size:
+        with np.errstate(all="ignore"):
+            shift = (after[carried] - before[carried]) / found.coefficient[carried]
+        shift[(np.isnan(after[carried]) != np.isnan(before[carried])) | ~np.isfinite(shift)] = math.inf
+        elements = carrier[carried]
+        order = np.argsort(elements, kind="stable")  # by element, each element's coordinates in release order
+        by_element, in_order = elements[order], shift[order]
+        repeated = np.flatnonzero(by_element[1:] == by_element[:-1]) + 1
+        apart = repeated[~_close_arrays(in_order[repeated], in_order[repeated - 1])]
+        out.inconsistent = elements[np.sort(order[apart])].tolist() if apart.size else []
+        last = np.append(by_element[1:] != by_element[:-1], True)  # each element's last coordinate gives its shift
+        shifts[by_element[last]] = in_order[last]
+        for j in by_element[last].tolist():
+            source[j] = "release"
+    rest = np.flatnonzero(carrier < 0)
+    a, b = before[rest], after[rest]
+    differ = np.where(np.isnan(a) | np.isnan(b), np.isnan(a) != np.isnan(b), a != b)
+    out.free_differ = rest[differ & (carrier[rest] == -1)].tolist()
+    out.noisy_differ = rest[differ & (carrier[rest] != -1)].tolist()
+
+
+#: Releases of at most this many numbers are read in Python (numpy's fixed cost per call exceeds the loop's).
+SMALL_RELEASE = 32
+
+
+def _read_small_release(
+    out: Comparison, before: list, after: list, found: Probe, shifts: np.ndarray, source: list[str]
+) -> None:
+    """:func:`_read_release` in Python, coordinate by coordinate (the same reading)."""
+    carrier, coefficient = found.carrier.tolist(), found.coefficient.tolist()
+    for i, (b, a) in enumerate(zip(before, after)):
+        j = carrier[i]
+        if j >= 0:
+            shift = (a - b) / coefficient[i] if math.isfinite(a - b) and coefficient[i] else math.inf
+            if math.isnan(a) != math.isnan(b) or not math.isfinite(shift):
+                shift = math.inf
+            if source[j] == "release" and not _close(float(shifts[j]), shift):
+                out.inconsistent.append(j)
+            shifts[j], source[j] = shift, "release"
+        elif (math.isnan(a) != math.isnan(b)) if (math.isnan(a) or math.isnan(b)) else a != b:
+            (out.free_differ if j == -1 else out.noisy_differ).append(i)
 
 
 def _close(a: float, b: float, relative: float = 1e-6) -> bool:
     if math.isinf(a) or math.isinf(b):
         return a == b
     return abs(a - b) <= relative * max(abs(a), abs(b)) + 1e-12
+
+
+def _close_arrays(a: np.ndarray, b: np.ndarray, relative: float = 1e-6) -> np.ndarray:
+    """Whether ``a`` and ``b`` agree, element by element, to ``relative`` (and 1e-12 absolute); infinities only
+    with themselves."""
+    with np.errstate(all="ignore"):
+        near = np.abs(a - b) <= relative * np.maximum(np.abs(a), np.abs(b)) + 1e-12
+    return np.where(np.isinf(a) | np.isinf(b), a == b, near)

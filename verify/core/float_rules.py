@@ -51,17 +51,18 @@ def with_own_float_rules(function: F) -> F:
 
 
 @contextmanager
-def user_float_rules() -> Iterator[None]:
+def user_float_rules(modules: bool = True) -> Iterator[None]:
     """Around a call into the user's code: the process state it may change and our code relies on is given back
     when it returns (or raises) -- ``np.seterr``, the warning filters, the recursion limit, the entries of
     ``sys.path`` (theirs added are kept), the modules already imported, and standard output and error.  A factory
     that lowered the recursion limit to 60, emptied ``sys.path``, closed ``sys.stderr`` or set
     ``sys.modules["scipy.stats"] = None`` made our own code fail after it: exit 4, an internal error, for the
-    user's change."""
+    user's change.  ``modules`` False: ``sys.modules`` is left to an enclosing :func:`user_modules` (a block of
+    calls between which only our code that imports nothing runs)."""
     limit = sys.getrecursionlimit()
     path = list(sys.path)
     streams = sys.stdout, sys.stderr
-    modules = _modules_now()
+    before = _modules_now() if modules else None
     try:
         with np.errstate(), warnings.catch_warnings():
             yield
@@ -69,7 +70,20 @@ def user_float_rules() -> Iterator[None]:
         sys.setrecursionlimit(limit)
         sys.path.extend(entry for entry in path if entry not in sys.path)
         sys.stdout, sys.stderr = (_usable(now, before) for now, before in zip((sys.stdout, sys.stderr), streams))
-        _restore_modules(modules)
+        if before is not None:
+            _restore_modules(before)
+
+
+@contextmanager
+def user_modules() -> Iterator[None]:
+    """``sys.modules`` given back on leaving the block, as :func:`user_float_rules` gives it back after one call: for
+    a block of calls into the user's code, each under ``user_float_rules(modules=False)``, between which our code
+    imports nothing (checking every module's identity after each call cost more than a small program's run)."""
+    before = _modules_now()
+    try:
+        yield
+    finally:
+        _restore_modules(before)
 
 
 #: sys.modules as the last call into the user's code found it (a copy, never changed): a black-box run calls the

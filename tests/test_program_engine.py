@@ -1,0 +1,66 @@
+"""The program audit's engine: its runs set up once per analysis (``trace.Session``), the release read in Python or
+in numpy with the same result, and the neighbouring frames built in place.  Deterministic (fixed seeds); no
+statistical test here.  Seen failing: with the session's ``user_modules`` removed, the program that blocks
+``scipy.stats`` makes the composition raise ImportError; with the numpy reading's inconsistent elements taken in
+sorted order (the bug it had while written), the equivalence fails.
+"""
+
+from __future__ import annotations
+
+import math
+import sys
+
+import numpy as np
+import pandas as pd
+
+import pdp_audit
+from pdp_audit.audits.program import neighbours, trace
+
+
+def test_the_python_and_numpy_readings_of_a_release_agree(monkeypatch):
+    rng = np.random.default_rng(5)
+    for _ in range(2000):
+        m, n = int(rng.integers(1, 12)), int(rng.integers(1, 5))
+        found = trace.Probe([None] * n, rng.integers(-2, n, size=m), rng.choice([1.0, -2.0, 0.5], size=m), None, True)
+        before = rng.normal(size=m)
+        after = before + np.where(rng.random(m) < 0.3, rng.normal(size=m), 0.0)
+        for release in (before, after):
+            release[rng.random(m) < 0.1] = np.nan
+            release[rng.random(m) < 0.05] = np.inf
+        read = []
+        for small in (True, False):
+            out, shifts, source = trace.Comparison(None), np.full(n, np.nan), ["none"] * n
+            monkeypatch.setattr(trace, "SMALL_RELEASE", 32 if small else -1)
+            trace._read_release(out, before, after, found, shifts, source)
+            read.append((out.inconsistent, out.free_differ, out.noisy_differ, source, shifts.tolist()))
+        (a, b) = read
+        assert a[:4] == b[:4]
+        assert all(
+            x == y or (math.isnan(x) and math.isnan(y)) or abs(x - y) <= 1e-12 * abs(x) for x, y in zip(a[4], b[4])
+        )
+
+
+def test_a_program_that_blocks_our_imports_on_every_run_is_audited_and_undone():
+    def blocks(data, rng):
+        sys.modules["scipy.stats"] = None  # type: ignore[assignment]
+        return np.clip(data, 0.0, 1.0).sum() + rng.normal(0.0, 1.0)
+
+    import scipy.stats
+
+    run = pdp_audit.audit_program(blocks, np.linspace(0, 1, 8), epsilon=1.0, delta=1e-5, trials=200, law="ideal")
+    assert sys.modules["scipy.stats"] is scipy.stats
+    composition = next(c for c in run.checks if c.id == "program-composition")
+    assert "Gaussians compose" in composition.note or "δ(ε" in composition.note, composition.note
+
+
+def test_a_neighbouring_frame_differs_in_one_record_and_keeps_its_dtypes():
+    frame = pd.DataFrame({"x": np.arange(6, dtype=np.int32), "y": np.linspace(0, 1, 6), "g": list("aabbcc")})
+    for neighbour in neighbours.neighbours(frame, "replace-one", (0, 1), 0):
+        data = neighbour.data
+        assert len(data) == 6, neighbour.name
+        differing = (data.astype(object) != frame.astype(object)) & ~(data.isna() & frame.isna())
+        assert differing.any(axis=1).sum() <= 1, neighbour.name
+        if "class the data lacks" not in neighbour.name and "NaN" not in neighbour.name and "inf" not in neighbour.name:
+            assert dict(data.dtypes) == dict(frame.dtypes), neighbour.name
+    for neighbour in neighbours.neighbours(frame, "add-remove", (0, 1), 0):
+        assert len(neighbour.data) in (5, 7), neighbour.name
