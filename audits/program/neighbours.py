@@ -172,10 +172,10 @@ def _with_record(data: Any, fields: dict, position: int | None) -> Any:
         if len(data) and data.columns.is_unique and all(_fits(k, fields[c]) for k, c in zip(kinds, data.columns)):
             # each field set in its column, whose dtype holds it: no frame built from a row (20 times faster)
             out = data.copy() if position is not None else pd.concat([data, data.iloc[:1]], ignore_index=True)
-            row = len(data) if position is None else position
+            at = len(data) if position is None else position
             try:
                 for j, c in enumerate(data.columns):
-                    out.iat[row, j] = fields[c]
+                    out.iat[at, j] = fields[c]
                 return out
             except (TypeError, ValueError):  # an extension dtype refuses it (a category it lacks): rebuilt below
                 pass

@@ -238,7 +238,7 @@ def additive_elements(calls: list[Call]) -> tuple[list[Element], list[str]]:
     return elements, others
 
 
-def probe(program: Callable, data: Any, recorded: Run, seed: int) -> Probe:
+def probe(program: Callable | Session, data: Any, recorded: Run, seed: int) -> Probe:
     """Which release coordinates carry which noise element, affinely, at the recorded draws (module notes)."""
     again = replay(program, data, recorded.calls)
     reproducible = again.structure == recorded.structure and np.array_equal(
