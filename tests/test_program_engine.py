@@ -1,8 +1,10 @@
 """The program audit's engine: its runs set up once per analysis (``trace.Session``), the release read in Python or
-in numpy with the same result, and the neighbouring frames built in place.  Deterministic (fixed seeds); no
-statistical test here.  Seen failing: with the session's ``user_modules`` removed, the program that blocks
+in numpy with the same result, the neighbouring frames built in place, and the law a finding is confirmed at.
+Fixed seeds.  Seen failing: with the session's ``user_modules`` removed, the program that blocks
 ``scipy.stats`` makes the composition raise ImportError; with the numpy reading's inconsistent elements taken in
-sorted order (the bug it had while written), the equivalence fails.
+sorted order (the bug it had while written), the equivalence fails; with every confirmation at the ideal law (as
+before), the finding on float noise is not confirmed.  The one statistical test (the confirmation as implemented)
+states its false-alarm probability.
 """
 
 from __future__ import annotations
@@ -64,3 +66,35 @@ def test_a_neighbouring_frame_differs_in_one_record_and_keeps_its_dtypes():
             assert dict(data.dtypes) == dict(frame.dtypes), neighbour.name
     for neighbour in neighbours.neighbours(frame, "add-remove", (0, 1), 0):
         assert len(neighbour.data) in (5, 7), neighbour.name
+
+
+# --- the law the black box confirms a finding at ---------------------------------------------------------------
+def sum_slightly_over(data, rng):
+    """Bug: clipped to [0, 1.02] while the noise is calibrated for [0, 1] (ε = 1.02 for its real-valued law: too
+    close to 1 for the black box to refute at 20,000 releases; as implemented in float64, far from it)."""
+    return np.clip(np.nan_to_num(data), 0.0, 1.02).sum() + rng.laplace(0.0, 1.0)
+
+
+def sum_without_noise(data, rng):
+    """Bug: a sensitivity of 0 makes the noise's scale 0: the release is the sum itself."""
+    return np.clip(np.nan_to_num(data), 0.0, 1.0).sum() + rng.laplace(0.0, 0.0)
+
+
+def test_a_finding_on_float_noise_is_confirmed_as_implemented():
+    """The confirmation runs at the law the run is about: as implemented (the default), the witness pair's float
+    Laplace release is read with its float structure, as ``pdp-audit blackbox`` reads it, and refutes the claim at
+    α = 1e-6 (false alarm ≤ 1e-6: the event test's bound holds whatever was learned; fixed seed); at the ideal law
+    the same pair is not refuted at this budget (so before, when every confirmation ran at the ideal law, this
+    failed).  A release with noise of scale 0 is confirmed at its real-valued law either way."""
+    options = {"epsilon": 1.0, "trials": 20_000, "seed": 0, "alpha": 1e-6, "bounds": (0, 1)}
+    run = pdp_audit.audit_program(sum_slightly_over, np.linspace(0.0, 1.0, 8), **options)
+    confirm = next(c for c in run.checks if c.id == "program-confirm")
+    assert confirm.details["confirmation_law"] == "as-implemented", confirm.note
+    assert confirm.details["float_implementation"].startswith("audited"), confirm.details
+    assert confirm.verdict == "fail" and confirm.pvalue <= 1e-6, confirm.note
+    ideal = pdp_audit.audit_program(sum_slightly_over, np.linspace(0.0, 1.0, 8), **options, law="ideal")
+    confirm = next(c for c in ideal.checks if c.id == "program-confirm")
+    assert confirm.details["confirmation_law"] == "ideal" and confirm.verdict != "fail", confirm.note
+    bare = pdp_audit.audit_program(sum_without_noise, np.linspace(0.0, 1.0, 8), **{**options, "trials": 2_000})
+    confirm = next(c for c in bare.checks if c.id == "program-confirm")
+    assert confirm.details["confirmation_law"] == "ideal" and confirm.verdict == "fail", confirm.note

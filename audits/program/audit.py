@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import dataclasses
 import io
+import math
 import zlib
 from pathlib import Path
 from typing import Any, Callable
@@ -168,6 +169,17 @@ def _porous(step: Any) -> bool:
     return step.law in CONTINUOUS_LAWS or (len(words) > 2 and words[2] in DIFFPRIVLIB_FLOAT)
 
 
+def confirmation_law(witness: PairResult, law: str) -> str:
+    """The law the black box confirms a finding at: as implemented (the releases' float structure read, as
+    ``pdp-audit blackbox`` reads it by default) where the run is about the program as implemented and the witness
+    pair's release rests on continuous float noise of a finite, positive scale -- whose doubles can carry the value
+    it is added to (Mironov, CCS 2012), so that the real-valued law would confirm a program that is not the one
+    shipped; else the real-valued law (a release without float noise, or noise of scale 0: read as numbers its
+    deterministic difference hid from the event test)."""
+    rests = any(_porous(s) and 0 < s.mu < math.inf for s in witness.steps)
+    return "as-implemented" if law == "as-implemented" and rests else "ideal"
+
+
 #: What a program's verdict is about, by ``law``.
 PROGRAM_SCOPES = {
     "as-implemented": "the program as implemented in floating point: continuous float noise added to a value is not "
@@ -177,7 +189,7 @@ PROGRAM_SCOPES = {
 
 
 def run_program(config: ProgramAuditConfig, progress: bool = False, confirm: Callable | None = None):
-    """The audit of ``config``'s program (module notes); ``confirm(samplers, epsilon, delta, trials, seed)``: the
+    """The audit of ``config``'s program (module notes); ``confirm(samplers, epsilon, delta, trials, seed, law)``: the
     black box's evidence on a pair of samplers ``(size, rng) -> releases`` (None: no confirmation)."""
     from pdp_audit.verify.evidence.user_audits import decided
 
@@ -192,8 +204,9 @@ def run_program(config: ProgramAuditConfig, progress: bool = False, confirm: Cal
     needs_confirmation = any(e.verdict != "pass" for e in evidence)
     if needs_confirmation and confirm is not None and witness is not None and witness.score > 0:
         samplers = _samplers(program, data, witness.neighbour.data, config.seed)
-        found = confirm(samplers, epsilon, delta, config.trials, config.seed)
-        evidence += [_as_confirmation(e, witness) for e in found]
+        law = confirmation_law(witness, config.law)
+        found = confirm(samplers, epsilon, delta, config.trials, config.seed, law)
+        evidence += [_as_confirmation(e, witness, law) for e in found]
     run = decided(name, evidence, config.alpha, _parameters(config, analysis), config.seed)
     review = review_page(run, name, data, analysis, NOT_COVERED, PROGRAM_SCOPES[config.law])
     return dataclasses.replace(run, pages=(_page(analysis, evidence),), review=review)
@@ -458,10 +471,11 @@ def _samplers(program: Callable, data: Any, neighbour: Any, seed: int) -> tuple:
     return ReleaseSampler(program, data, width), ReleaseSampler(program, neighbour, width)
 
 
-def _as_confirmation(evidence: Evidence, witness: PairResult) -> Evidence:
+def _as_confirmation(evidence: Evidence, witness: PairResult, law: str) -> Evidence:
     spec = CHECKS["program-confirm"] if evidence.spec.id == "blackbox-attack" else evidence.spec
+    at = "as implemented (the releases' float structure read)" if law == "as-implemented" else "the real-valued law"
     return (
         dataclasses.replace(evidence, spec=spec)
-        .noted(f"Witness pair: D and {witness.neighbour.name}.", before=True)
-        .with_details(witness=witness.neighbour.name)
+        .noted(f"Witness pair: D and {witness.neighbour.name}; confirmed at {at}.", before=True)
+        .with_details(witness=witness.neighbour.name, confirmation_law=law)
     )

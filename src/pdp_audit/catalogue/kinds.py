@@ -133,10 +133,10 @@ def _run_program(config: Any, progress: bool = False) -> Run:
     """A DP program's audit, its structural findings confirmed by the black box's attack on the witness pair."""
     from pdp_audit.audits.program.audit import run_program
 
-    def confirm(samplers: tuple, epsilon: float, delta: float, trials: int, seed: int) -> list:
-        # the release's law on the witness pair (its float structure is outside the program audit, and read as
-        # numbers it hid a deterministic difference from the event test: a release of zero noise went unconfirmed)
-        return _blackbox_evidence(samplers, epsilon, delta, trials, seed, progress, law="ideal")
+    def confirm(samplers: tuple, epsilon: float, delta: float, trials: int, seed: int, law: str = "ideal") -> list:
+        # the law run_program names: as implemented where the finding rests on float noise the release carries, else
+        # the release's real-valued law (read as numbers, a release of zero noise hid its deterministic difference)
+        return _blackbox_evidence(samplers, epsilon, delta, trials, seed, progress, law=law)
 
     return run_program(config, progress, confirm)
 
