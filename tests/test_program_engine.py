@@ -1,10 +1,11 @@
 """The program audit's engine: its runs set up once per analysis (``trace.Session``), the release read in Python or
-in numpy with the same result, the neighbouring frames built in place, and the law a finding is confirmed at.
-Fixed seeds.  Seen failing: with the session's ``user_modules`` removed, the program that blocks
-``scipy.stats`` makes the composition raise ImportError; with the numpy reading's inconsistent elements taken in
-sorted order (the bug it had while written), the equivalence fails; with every confirmation at the ideal law (as
-before), the finding on float noise is not confirmed.  The one statistical test (the confirmation as implemented)
-states its false-alarm probability.
+in numpy with the same result, the neighbouring frames built in place, the law a finding is confirmed at, and the
+primitives audited in isolation.  Fixed seeds; the statistical tests state their false-alarm probability.
+
+Seen failing: with the session's ``user_modules`` removed, the program that blocks ``scipy.stats`` makes the
+composition raise ImportError; with the numpy reading's inconsistent elements taken in sorted order (the bug it had
+while written), the equivalence fails; with every confirmation at the ideal law (as before), the finding on float
+noise is not confirmed; without the isolated audits, the Gumbel and logistic primitives list nothing.
 """
 
 from __future__ import annotations
@@ -98,3 +99,30 @@ def test_a_finding_on_float_noise_is_confirmed_as_implemented():
     bare = pdp_audit.audit_program(sum_without_noise, np.linspace(0.0, 1.0, 8), **{**options, "trials": 2_000})
     confirm = next(c for c in bare.checks if c.id == "program-confirm")
     assert confirm.details["confirmation_law"] == "ideal" and confirm.verdict == "fail", confirm.note
+
+
+# --- primitives without a known law, audited in isolation --------------------------------------------------------
+def gumbel_sum(data, rng):
+    """Gumbel noise at the clipped sum: not pure DP (its loss is unbounded in the left tail), and no exact law here."""
+    return rng.gumbel(float(np.clip(np.nan_to_num(data), 0.0, 1.0).sum()), 1.0)
+
+
+def logistic_sum(data, rng):
+    """Logistic noise of scale 1 at a sum of sensitivity 1: ε = 1 (its density ratio is at most e^{|d|/b})."""
+    return rng.logistic(float(np.clip(np.nan_to_num(data), 0.0, 1.0).sum()), 1.0)
+
+
+def test_primitives_without_a_known_law_are_audited_in_isolation_and_listed():
+    """Gumbel and logistic noise have no exact law in the composition: each call is audited alone by the black box
+    at its recorded scale and values, on the pair where its value moves most, its verdict listed beside the
+    composition (α = 1e-6, fixed seed: the false alarm of each listed refutation is at most 1e-6).  The Gumbel
+    location mechanism is refuted at ε = 1 (its loss is unbounded); the logistic one, ε = 1 exactly, is not."""
+    options = {"epsilon": 1.0, "trials": 10_000, "seed": 0, "alpha": 1e-6, "bounds": (0, 1)}
+    for program, refuted in ((gumbel_sum, True), (logistic_sum, False)):
+        run = pdp_audit.audit_program(program, np.linspace(0.0, 1.0, 8), **options, law="ideal")
+        composition = next(c for c in run.checks if c.id == "program-composition")
+        (row,) = composition.details["isolated"]
+        assert row["kind"] == program.__name__.split("_")[0] and row["call"] == 0, row
+        assert abs(abs(row["value_on_d_prime"] - row["value_on_d"]) - 1.0) < 1e-9 and row["scale"] == 1.0, row
+        assert (row["verdict"] == "fail") == refuted and (row["pvalue"] <= 1e-6) == refuted, row
+        assert "Audited in isolation" in composition.note and composition.verdict != "pass"

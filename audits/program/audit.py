@@ -15,6 +15,8 @@ Checks, one family at the run's α:
   (:mod:`.accounting`): fail where the composition of the noise the release carries exceeds the claim (a double
   spending, a sensitivity larger than the noise was calibrated for, a wrong neighbour relation); pass where every
   pair's upper composition is within the claim and nothing is unexplained; inconclusive otherwise;
+* beside the composition, each primitive without a law it knows (gumbel, logistic; float Laplace and Gaussian as
+  implemented) whose call shows its value, audited alone by the black box (:mod:`.isolated`), its verdict listed;
 * ``program-confirm`` (statistical, only where a check did not pass): the black box's attack on the final
   release of the witness pair (``trials`` fresh releases per world), its p-value beside the structural finding.
 """
@@ -30,7 +32,7 @@ from typing import Any, Callable
 
 import numpy as np
 
-from pdp_audit.audits.program import trace
+from pdp_audit.audits.program import isolated, trace
 from pdp_audit.audits.program.analysis import Analysis, PairResult, analyse
 from pdp_audit.audits.program.config import ProgramAuditConfig
 from pdp_audit.audits.program.pages import review_page
@@ -200,6 +202,8 @@ def run_program(config: ProgramAuditConfig, progress: bool = False, confirm: Cal
     except trace.ProgramFault as err:
         return decided(name, [_fault(str(err))], config.alpha, _parameters(config, None), config.seed)
     evidence = _structural(analysis, epsilon, delta, config.law)
+    if confirm is not None:
+        evidence = _isolated(analysis, evidence, config, confirm)
     witness = analysis.worst(confirmable=True)
     needs_confirmation = any(e.verdict != "pass" for e in evidence)
     if needs_confirmation and confirm is not None and witness is not None and witness.score > 0:
@@ -210,6 +214,31 @@ def run_program(config: ProgramAuditConfig, progress: bool = False, confirm: Cal
     run = decided(name, evidence, config.alpha, _parameters(config, analysis), config.seed)
     review = review_page(run, name, data, analysis, NOT_COVERED, PROGRAM_SCOPES[config.law])
     return dataclasses.replace(run, pages=(_page(analysis, evidence),), review=review)
+
+
+def _isolated(
+    analysis: Analysis, evidence: list[Evidence], config: ProgramAuditConfig, confirm: Callable
+) -> list[Evidence]:
+    """The primitives without a law the composition knows, each audited alone by the black box
+    (:mod:`.isolated`), listed on the composition's evidence."""
+    rows = []
+    for primitive in isolated.primitives(analysis, config.law):
+        trials = min(config.trials, isolated.ISOLATED_TRIALS)
+        found = confirm(
+            isolated.primitive_pairs(primitive),
+            config.claim_epsilon,
+            config.claim_delta,
+            trials,
+            config.seed,
+            config.law,
+        )
+        rows.append(isolated.row(primitive, found, config.law, config.alpha))
+    if not rows:
+        return evidence
+    return [
+        e.with_details(isolated=rows).noted(isolated.line(rows)) if e.spec.id == "program-composition" else e
+        for e in evidence
+    ]
 
 
 def _page(analysis: Analysis, evidence: list[Evidence]) -> Page:
