@@ -303,9 +303,7 @@ class Comparison:
     fault: str | None = None  # what the program raised on D′ (it ran on D)
 
 
-def compare(
-    program: Callable | Session, neighbour: Any, recorded: Run, found: Probe, scale: bool = True
-) -> Comparison:
+def compare(program: Callable | Session, neighbour: Any, recorded: Run, found: Probe, scale: bool = True) -> Comparison:
     """D′ replayed with D's draws, read against the probe of D (module notes); ``scale``: also replay D′ with the
     probe's shift, to see whether the coefficients moved."""
     try:
