@@ -123,51 +123,20 @@ QUIET_CLUSTER = {
 }
 
 
-@contextlib.contextmanager
-def _forked_workers(modules: tuple[str, ...]):
-    """While a LocalCluster starts: its workers forked from this process once ``modules`` are imported here, instead of
-    spawned as fresh interpreters that import everything again.
-
-    A spawned worker imports numpy, scipy, scikit-learn and the audit's modules before its first task (measured: 1.7 s
-    CPU a worker, most of a small sweep's overhead over local processes, and the first cells' time).  The setting
-    holds only while the cluster starts: the nannies fork from their event-loop thread while this thread waits for
-    them (it holds no lock); a worker the nanny restarts later (after a crash) is spawned as before.  A forked worker
-    has its BLAS loaded before Dask's OMP_NUM_THREADS=1 is set: :func:`_one_blas_thread` limits it."""
-    if not modules:
-        yield
-        return
-    import importlib
-
-    import dask
-
-    for module in modules:
-        importlib.import_module(module)
-    with dask.config.set({"distributed.worker.multiprocessing-method": "fork"}):
-        yield
-
-
-def _one_blas_thread() -> None:
-    """On a forked worker: one BLAS thread, as Dask's environment gives a spawned one (the cluster has one worker per
-    core; threaded BLAS inside a worker only oversubscribes them).  The limit stays for the worker's life."""
-    from threadpoolctl import threadpool_limits
-
-    from pdp_audit.verify.estimators.engine import blas_limited_for_good
-
-    threadpool_limits(limits=1, user_api="blas")
-    blas_limited_for_good()
-
-
 def connect(
     address: str | None = None,
     local_workers: int | None = None,
     cluster_options: dict | None = None,
     name: str = "",
-    inherit: tuple[str, ...] = (),
 ):
     """(client, cluster or None, description): a client of the scheduler at ``address``, or of a LocalCluster of
     ``local_workers`` processes started here (one thread each; its workers ignore Ctrl-C, which reaches this process
     only, so that it closes them).  ``name``: the scheduler's option in the caller's words (``--scheduler``).
-    ``inherit``: modules the local workers should start with, imported here and inherited (:func:`_forked_workers`)."""
+
+    The workers are spawned (fresh interpreters; Dask's default), never forked from this process: a fork of a process
+    whose OpenMP threads had run copied their locks, and a child's first parallel region waited on threads the fork
+    did not copy (scikit-learn's trees hung so).  Dask gives each one BLAS and OpenMP thread (its nanny's
+    environment), and each ends with its nanny, which ends with this process."""
     distributed = distributed_module()
     if local_workers is None:
         try:
@@ -192,15 +161,13 @@ def connect(
     try:
         import dask
 
-        with _numpy_friendly_workers(), dask.config.set(QUIET_CLUSTER), _forked_workers(inherit):
+        with _numpy_friendly_workers(), dask.config.set(QUIET_CLUSTER):
             cluster = distributed.LocalCluster(**options)
     finally:
         signal.signal(signal.SIGINT, previous)
     client = distributed.Client(cluster)
     try:
         client.wait_for_workers(local_workers, timeout=120)
-        if inherit:
-            client.run(_one_blas_thread)
     except BaseException:
         disconnect(client, cluster)
         raise

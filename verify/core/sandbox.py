@@ -47,9 +47,11 @@ The guards that turn what a call raises into the user's fault, naming the call, 
 (:mod:`pdp_audit.verify.evidence.user_code`); each lets an interruption (Ctrl-C, SIGTERM) through
 (:data:`pdp_audit.mechanisms.interruptions.INTERRUPTIONS`).
 
-The pools of ``--workers N`` (:func:`pdp_audit.verify.core.processes.executor_for`) run the pair's methods in
-workers that start with one OpenMP and BLAS thread each (a fork is safe for a child that starts no thread pool of
-its own) and end when their parent does.
+A sweep cell whose ``factory`` names the user's code runs the cell through :func:`run_isolated` too
+(:func:`pdp_audit.verify.sweeps.audits.kind_cell`).  The pools of ``--workers N``
+(:func:`pdp_audit.verify.core.processes.executor_for`) and of a sweep run the pair's methods in forked workers that
+start with one OpenMP and BLAS thread each (a fork is safe for a child that starts no thread pool of its own) and end
+when their parent does; a Dask LocalCluster's workers are spawned (:func:`pdp_audit.verify.core.dask_cluster.connect`).
 """
 
 from __future__ import annotations

@@ -80,8 +80,7 @@ def command_sweep(args: argparse.Namespace) -> int:
 
             executor = SerialExecutor()  # nothing left to run: start no workers
         else:
-            preload = spec.kind.preload if spec.kind is not None else ()
-            executor = make_executor(args.workers, args.scheduler, args.dask_local, preload)
+            executor = make_executor(args.workers, args.scheduler, args.dask_local)
         outcome = run_sweep(spec, store, executor, progress=not args.quiet)
     except KeyboardInterrupt:
         done = len(store.completed_ids())

@@ -316,12 +316,11 @@ class DaskExecutor:
         address: str | None = None,
         local_workers: int | None = None,
         cluster_options: dict | None = None,
-        preload: tuple[str, ...] = (),
     ):
         import logging
 
-        # a LocalCluster's workers start with the sweep's heavy modules (SweepMechanism.preload), forked from here
-        self.client, self.cluster, self.description = connect(address, local_workers, cluster_options, inherit=preload)
+        # a LocalCluster's workers are spawned (dask_cluster.connect), never forked from this process
+        self.client, self.cluster, self.description = connect(address, local_workers, cluster_options)
         self.resubmissions = 0
         self.chunked_cells = 0
         # An interrupted client logs a spurious traceback from tornado's callback; keep stderr to one line.
@@ -385,18 +384,15 @@ class DaskExecutor:
             self._tornado.setLevel(self._tornado_level)
 
 
-def make_executor(
-    workers: int | None = None, scheduler: str | None = None, dask_local: int | None = None, preload: tuple = ()
-):
+def make_executor(workers: int | None = None, scheduler: str | None = None, dask_local: int | None = None):
     """The executor the ``sweep`` options ask for: Dask (a scheduler or a LocalCluster), a process pool, or serial
-    (``workers`` = 1; default: one process per core).  ``preload``: the modules a LocalCluster's workers start with
-    (the sweep mechanism's :attr:`~pdp_audit.sweeps.schema.SweepMechanism.preload`)."""
+    (``workers`` = 1; default: one process per core)."""
     for option, count in (("--workers", workers), ("--dask-local", dask_local)):
         if count is not None and not 1 <= count <= MAX_WORKERS:
             raise InputError(f"{option} must be a whole number in [1, {MAX_WORKERS}], got {count}")
     if scheduler is not None:
         return DaskExecutor(address=scheduler)
     if dask_local is not None:
-        return DaskExecutor(local_workers=dask_local, preload=preload)
+        return DaskExecutor(local_workers=dask_local)
     workers = workers if workers is not None else (os.cpu_count() or 1)
     return SerialExecutor() if workers <= 1 else ProcessExecutor(workers)
