@@ -182,27 +182,3 @@ def test_the_atoms_an_atom_at_a_time_are_the_broadcast_comparison():
         expected.append(hits.astype(float))
     assert np.array_equal(filled.view(np.uint64), expected_filled.view(np.uint64))
     assert np.array_equal(indicators.view(np.uint64), np.hstack(expected).view(np.uint64))
-
-
-def test_the_trees_run_on_one_openmp_thread_through_one_controller(monkeypatch):
-    """attack.one_openmp_thread: scikit-learn's OpenMP runtime on one thread inside, as many as before after, through
-    one threadpoolctl controller made once (threadpool_limits scanned the loaded libraries at every call)."""
-    import threadpoolctl
-
-    from pdp_audit.audits.blackbox import attack
-    from pdp_audit.mechanisms import blas_threads
-
-    def openmp_threads():
-        return {i["num_threads"] for i in threadpoolctl.threadpool_info() if i["user_api"] == "openmp"}
-
-    before = openmp_threads()
-    if not before or before == {1}:
-        pytest.skip("no OpenMP runtime with more than one thread to limit")
-    with attack.one_openmp_thread():
-        assert openmp_threads() == {1}
-    assert openmp_threads() == before
-    pools = blas_threads._POOLS
-    monkeypatch.setattr(threadpoolctl, "threadpool_limits", None)  # a scan at every call would fail here
-    with attack.one_openmp_thread():
-        assert openmp_threads() == {1}
-    assert blas_threads._POOLS is pools and openmp_threads() == before

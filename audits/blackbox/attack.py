@@ -34,7 +34,6 @@ from dataclasses import dataclass, field
 from typing import Callable
 
 import numpy as np
-from sklearn.ensemble import HistGradientBoostingClassifier
 from sklearn.linear_model import LogisticRegression
 from sklearn.preprocessing import StandardScaler
 
@@ -54,9 +53,8 @@ from pdp_audit.audits.blackbox.stages import (  # noqa: F401 (PILOT_TRAIN, PILOT
     run_stages,
     stage_schedule,
 )
-from pdp_audit.audits.blackbox.trees import StepFunction
+from pdp_audit.audits.blackbox.trees import StepFunction, TreeEnsemble
 from pdp_audit.mechanisms.base import MalformedPair, returned_array
-from pdp_audit.mechanisms.blas_threads import native_pools
 from pdp_audit.verify.estimators.attack import PooledRankAttack, poisson_mean_within, pooled_rank_attack
 from pdp_audit.verify.estimators.engine import iter_blocks
 from pdp_audit.verify.estimators.progress import progress_bar
@@ -319,11 +317,11 @@ def learn_statistic(train_d: np.ndarray, train_dp: np.ndarray, first_call: tuple
 
 @dataclass(frozen=True)
 class TreeStatistic:
-    """Gradient-boosted trees (scikit-learn's ``HistGradientBoostingClassifier``) on the raw releases: their
+    """Gradient-boosted trees (:func:`pdp_audit.audits.blackbox.boosting.fit_trees`) on the raw releases: their
     decision function (log-odds of D), row by row.  Trees split on thresholds of single coordinates, so they see
     what no smooth function of [z, z²] sees: flags mixed with real values, interactions between coordinates."""
 
-    model: HistGradientBoostingClassifier
+    model: TreeEnsemble
     first_call: tuple[int, str]
     #: on one column, the model as its step function (the same numbers, by a lookup: the selection pass scores
     #: millions of releases, and the traversal of every tree was half the time of a default run on 1-D Laplace)
@@ -335,32 +333,24 @@ class TreeStatistic:
         from pdp_audit.audits.blackbox.features import distinct_rows
 
         rows, repeated = distinct_rows(releases)
-        with one_openmp_thread():
-            scores = self.model.decision_function(rows)
+        scores = self.model(rows)
         return scores if repeated is None else scores[repeated]
-
-
-def one_openmp_thread():
-    """scikit-learn's trees on one OpenMP thread (threadpoolctl, scikit-learn's own dependency).  Their OpenMP
-    threads wait for each other at every split: on 2 cores shared with other work (load 6) fitting trees on 2e4
-    releases per world took 96 s with the 2 threads OpenMP starts and 3.6 s with one (measured 2026-11-24), and
-    ``--workers`` already runs one process per core.  The trees (and so the bound) do not depend on the threads."""
-    return native_pools().limit(limits=1, user_api="openmp")  # not threadpool_limits: a scan of every library a call
 
 
 def learn_trees(
     train_d: np.ndarray, train_dp: np.ndarray, first_call: tuple[int, str], seed: int, accuracy: bool = True
 ):
-    """The tree statistic learned on the training releases (``seed``: its internal early-stopping split), and its
-    training accuracy (NaN unless ``accuracy``: the event test reads none, and it costs a traversal of every tree
-    for every training release)."""
+    """The tree statistic learned on the training releases (``seed``: its early-stopping split and binning
+    subsample), and its training accuracy (NaN unless ``accuracy``: the event test reads none, and it costs a
+    traversal of every tree for every training release)."""
+    from pdp_audit.audits.blackbox.boosting import fit_trees
+
     X = np.vstack([train_d, train_dp])
     y = np.concatenate([np.ones(len(train_d)), np.zeros(len(train_dp))])
-    with one_openmp_thread():
-        model = HistGradientBoostingClassifier(random_state=int(seed) % 2**32).fit(X, y)
-        accuracy = float(model.score(X, y)) if accuracy else float("nan")
-        steps = StepFunction.of(model, model.decision_function) if X.shape[1] == 1 else None
-    return TreeStatistic(model, first_call, steps), accuracy
+    ensemble = fit_trees(X, y, int(seed) % 2**32)
+    accuracy = float(np.mean((ensemble(X) > 0) == (y == 1))) if accuracy else float("nan")
+    steps = StepFunction.of(ensemble) if X.shape[1] == 1 else None
+    return TreeStatistic(ensemble, first_call, steps), accuracy
 
 
 #: The share of each world's training releases that ``select`` holds out to compare the learners.

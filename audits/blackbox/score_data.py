@@ -337,7 +337,7 @@ def score_to_data(score: Any, width: int) -> dict:
     if isinstance(score, LearnedStatistic):
         return logistic_to_data(score, width)
     if isinstance(score, TreeStatistic):
-        trees = blackbox_trees.to_data(blackbox_trees.from_model(score.model, width))
+        trees = blackbox_trees.to_data(score.model)
         return {"kind": "trees", "recheckable": True, "definition": DEFINITIONS["trees"], **trees}
     if isinstance(score, HistogramScore):
         return _histograms_to_data(score)

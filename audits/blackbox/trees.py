@@ -1,21 +1,15 @@
-"""Gradient-boosted trees as data: scikit-learn's ``HistGradientBoostingClassifier`` written out as node arrays and
-evaluated by a numpy traversal of ours, so that a witness can store the event test's trees and re-apply them.
+"""Gradient-boosted trees as data: the black box's trees (fitted by :mod:`pdp_audit.audits.blackbox.boosting`) as
+node arrays, evaluated by a numpy traversal, so that a witness can store the event test's trees and re-apply them.
 
-A fitted binary classifier's decision function is
+A fitted ensemble's decision function is
 
     f(x) = b + Σ_t v_t(leaf_t(x)),
 
 b the baseline (the log-odds of the training labels), and leaf_t(x) the leaf of tree t that x reaches from the
 root: at an internal node of feature j and threshold τ, x goes left when x_j ≤ τ, right when x_j > τ, and where
 x_j is NaN to the side the node's "missing goes left" flag names; v_t is that leaf's value (the learning rate is
-already in it).  scikit-learn computes exactly this (``_predict_from_raw_data``: the same comparisons in float64;
-``_raw_predict``: zeros + b, then each tree's values added in the order of the trees), so :meth:`TreeEnsemble.
-__call__`, adding the same float64 numbers in the same order, gives bit-identical scores
-(tests/test_blackbox_event_witness.py checks it on the benchmark's releases).  Categorical splits are not used by
-the black-box attack (no feature is declared categorical) and are refused.
-
-A threshold of +∞ (scikit-learn's split that sends every number left and only NaN right) is written as the largest
-double: for a finite x, x ≤ +∞ and x ≤ 1.79e308 agree, and a NaN goes by its flag either way; releases are finite.
+already in it).  :meth:`TreeEnsemble.__call__` adds the trees' float64 values to the baseline in the order of the
+trees: the scores of a run and of its witness re-applied are the same numbers.
 """
 
 from __future__ import annotations
@@ -80,38 +74,12 @@ class TreeEnsemble:
         return out
 
 
-def from_model(model, width: int) -> TreeEnsemble:
-    """The :class:`TreeEnsemble` of a fitted binary ``HistGradientBoostingClassifier`` on ``width`` columns."""
-    baseline = np.asarray(model._baseline_prediction, dtype=np.float64).ravel()
-    if baseline.size != 1:
-        raise ValueError("trees as data: a binary classifier has one baseline")
-    trees = []
-    for iteration in model._predictors:
-        (predictor,) = iteration  # one tree per iteration for two classes
-        nodes = predictor.nodes
-        if np.any(nodes["is_categorical"]):
-            raise ValueError("trees as data: categorical splits are not written")
-        leaf = nodes["is_leaf"].astype(bool)
-        threshold = np.nan_to_num(nodes["num_threshold"].astype(np.float64), posinf=np.finfo(float).max)
-        trees.append(
-            TreeNodes(
-                feature=np.where(leaf, -1, nodes["feature_idx"]).astype(np.int64),
-                threshold=np.where(leaf, 0.0, threshold),
-                missing_left=np.where(leaf, False, nodes["missing_go_to_left"].astype(bool)),
-                left=np.where(leaf, -1, nodes["left"].astype(np.int64)),
-                right=np.where(leaf, -1, nodes["right"].astype(np.int64)),
-                value=np.where(leaf, nodes["value"].astype(np.float64), 0.0),
-            )
-        )
-    return TreeEnsemble(float(baseline[0]), tuple(trees), int(width))
-
-
 @dataclass(frozen=True, eq=False)
 class StepFunction:
     """A fitted ensemble on one column as the step function it is: every split compares x with a threshold, so f is
     constant on each interval (t_{i−1}, t_i] between consecutive ``cuts`` (the thresholds, sorted, finite) and
-    above the last; ``values[i]`` is f on interval i, computed by the model itself at a point of it (t_i, and the
-    double after the last cut).  For finite x, ``values[searchsorted(cuts, x, "left")]`` is then the model's own
+    above the last; ``values[i]`` is f on interval i, computed by the ensemble itself at a point of it (t_i, and the
+    double after the last cut).  For finite x, ``values[searchsorted(cuts, x, "left")]`` is then the ensemble's own
     float64 number for x, bit for bit (the same leaves, added in the same order): a lookup instead of a traversal
     of every tree.  (±∞ thresholds send every finite x the same way and are left out.)"""
 
@@ -119,15 +87,14 @@ class StepFunction:
     values: np.ndarray
 
     @classmethod
-    def of(cls, model, decision) -> StepFunction:
-        """The step function of a fitted one-column ``HistGradientBoostingClassifier`` (``decision``: its decision
-        function, applied to the intervals' points)."""
-        splits = [p.nodes["num_threshold"][p.nodes["is_leaf"] == 0] for (p,) in model._predictors]
+    def of(cls, ensemble: TreeEnsemble) -> StepFunction:
+        """The step function of a one-column :class:`TreeEnsemble`."""
+        splits = [tree.threshold[tree.left >= 0] for tree in ensemble.trees]
         cuts = np.unique(np.concatenate([np.asarray(s, np.float64) for s in splits] or [np.empty(0)]))
         cuts = cuts[np.isfinite(cuts)]
         last = np.nextafter(cuts[-1], np.inf) if cuts.size else 0.0
         points = np.append(cuts, last if np.isfinite(last) else cuts[-1])  # an interval no finite x is in
-        return cls(cuts, np.asarray(decision(points[:, None]), dtype=np.float64))
+        return cls(cuts, np.asarray(ensemble(points[:, None]), dtype=np.float64))
 
     def __call__(self, x: np.ndarray) -> np.ndarray:
         from pdp_audit.audits.blackbox.features import sorted_position

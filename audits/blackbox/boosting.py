@@ -1,0 +1,229 @@
+"""Gradient-boosted trees fitted here, on binned releases: the black box's tree statistic, whose trees are ours to
+read, store and re-apply (:mod:`pdp_audit.audits.blackbox.trees`), with no other library's private state.
+
+The learner is the histogram-based gradient boosting of LightGBM (Ke et al., NeurIPS 2017, Sections 2-3) and
+scikit-learn's ``HistGradientBoostingClassifier``, at the latter's defaults, for two classes under the logistic loss
+(Friedman 2001, "Greedy function approximation", Section 4.5; Newton steps as in Chen & Guestrin, KDD 2016, Section
+2.2, with no regularisation):
+
+* each column is cut into at most :data:`MAX_BINS` bins at the midpoints of the quantiles of its training values (of
+  every distinct value where there are fewer); a release x goes to bin b when t_{b−1} < x ≤ t_b;
+* f₀ is the log-odds of the training labels; at round m, with p = σ(f_{m−1}), the gradients g = p − y and hessians
+  h = p(1 − p) are summed per bin (one histogram per column and node), and a tree is grown best first: the leaf whose
+  best split gains most, gain = G_L²/H_L + G_R²/H_R − G²/H, is split until the tree has :data:`MAX_LEAVES` leaves or
+  no split gains (each child keeping :data:`MIN_SAMPLES_LEAF` releases and a hessian sum ≥ :data:`MIN_HESSIAN`); a
+  leaf's value is −ν·G/H, ν = :data:`LEARNING_RATE`;
+* on more than :data:`EARLY_STOPPING_ABOVE` releases a share :data:`VALIDATION_SHARE` of each class is held out, and
+  boosting stops once the held-out log-loss has not fallen by :data:`TOLERANCE` in :data:`PATIENCE` rounds; at most
+  :data:`MAX_ROUNDS` rounds.
+
+The trees come out as :class:`~pdp_audit.audits.blackbox.trees.TreeNodes` with thresholds on the release's scale (a
+split at bin b is x ≤ t_b), so the fitted function is exactly the :class:`~pdp_audit.audits.blackbox.trees.TreeEnsemble`
+that scores releases and that a witness stores.  Every draw comes from ``seed`` (the split, the binning subsample):
+the same releases and seed give the same trees.
+"""
+
+from __future__ import annotations
+
+import heapq
+from dataclasses import dataclass
+
+import numpy as np
+from scipy import special
+
+from pdp_audit.audits.blackbox.trees import TreeEnsemble, TreeNodes
+
+#: scikit-learn's ``HistGradientBoostingClassifier`` defaults.
+MAX_BINS = 255
+MAX_LEAVES = 31
+MIN_SAMPLES_LEAF = 20
+MIN_HESSIAN = 1e-3
+LEARNING_RATE = 0.1
+MAX_ROUNDS = 100
+EARLY_STOPPING_ABOVE = 10_000
+VALIDATION_SHARE = 0.1
+PATIENCE = 10
+TOLERANCE = 1e-7
+#: The relative rounding below which a split's gain is taken for none.
+ROUNDING = 1e-12
+#: The most releases the bin edges are computed from (a random subsample beyond).
+BINNING_SAMPLE = 200_000
+
+
+def bin_edges(column: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """The thresholds t_0 < t_1 < … of one column (at most :data:`MAX_BINS` − 1): midpoints between consecutive
+    distinct values where there are at most :data:`MAX_BINS`, else midpoints of its quantiles."""
+    if column.size > BINNING_SAMPLE:
+        column = column[rng.choice(column.size, BINNING_SAMPLE, replace=False)]
+    distinct = np.unique(column)
+    if distinct.size <= MAX_BINS:
+        return (distinct[:-1] + distinct[1:]) * 0.5
+    levels = np.linspace(0, 100, MAX_BINS + 1)[1:-1]
+    return np.unique(np.percentile(column, levels, method="midpoint"))
+
+
+@dataclass
+class _Leaf:
+    """A leaf being grown: its node index, its rows, their gradient and hessian histograms (column × bin), and its
+    best split (gain, column, bin) or None."""
+
+    node: int
+    rows: np.ndarray
+    grad: np.ndarray
+    hess: np.ndarray
+    count: np.ndarray
+    split: tuple[float, int, int] | None = None
+
+
+class _Grower:
+    """One tree, grown best first on the binned training releases ``codes`` (one array of bins per column) with
+    gradients ``g`` and hessians ``h``."""
+
+    def __init__(self, codes: list[np.ndarray], bins: int, g: np.ndarray, h: np.ndarray):
+        self.codes, self.bins, self.g, self.h = codes, bins, g, h
+        self.feature: list[int] = []
+        self.bin: list[int] = []
+        self.left: list[int] = []
+        self.right: list[int] = []
+        self.value: list[float] = []
+        self.leaves: list[_Leaf] = []
+
+    def histograms(self, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        shape = (len(self.codes), self.bins)
+        out = [np.zeros(shape) for _ in range(3)]
+        g, h = self.g[rows], self.h[rows]
+        for column, codes in enumerate(self.codes):
+            at = codes[rows]
+            out[0][column] = np.bincount(at, g, self.bins)
+            out[1][column] = np.bincount(at, h, self.bins)
+            out[2][column] = np.bincount(at, minlength=self.bins)
+        return out[0], out[1], out[2]
+
+    def new_leaf(self, rows: np.ndarray, hist: tuple | None = None) -> _Leaf:
+        node = len(self.feature)
+        for column in (self.feature, self.bin, self.left, self.right):
+            column.append(-1)
+        self.value.append(0.0)
+        leaf = _Leaf(node, rows, *(hist if hist is not None else self.histograms(rows)))
+        leaf.split = self.best_split(leaf)
+        return leaf
+
+    @staticmethod
+    def best_split(leaf: _Leaf) -> tuple[float, int, int] | None:
+        """The split of most gain, (gain, column, bin): rows of bin ≤ b go left."""
+        gl, hl, cl = (np.cumsum(a, axis=1)[:, :-1] for a in (leaf.grad, leaf.hess, leaf.count))
+        g, h, c = leaf.grad[0].sum(), leaf.hess[0].sum(), leaf.count[0].sum()
+        gr, hr, cr = g - gl, h - hl, c - cl
+        valid = (cl >= MIN_SAMPLES_LEAF) & (cr >= MIN_SAMPLES_LEAF) & (hl >= MIN_HESSIAN) & (hr >= MIN_HESSIAN)
+        if not valid.any():
+            return None
+        with np.errstate(divide="ignore", invalid="ignore"):
+            children = gl**2 / hl + gr**2 / hr
+            gain = np.where(valid, children - g**2 / h, -np.inf)
+        column, at = np.unravel_index(int(np.argmax(gain)), gain.shape)
+        best = float(gain[column, at])
+        # a gain within the rounding of its terms is none (a pure leaf's split "gained" 1e-16 of them)
+        return (best, int(column), int(at)) if best > ROUNDING * float(children[column, at]) else None
+
+    def grow(self, rows: np.ndarray) -> None:
+        """Grow from the root over ``rows``; leaves' values set (−ν·G/H)."""
+        heap: list[tuple[float, int, _Leaf]] = []
+        leaves = [self.new_leaf(rows)]
+        if leaves[0].split is not None:
+            heapq.heappush(heap, (-leaves[0].split[0], leaves[0].node, leaves[0]))
+        while heap and len(leaves) < MAX_LEAVES:
+            _, _, leaf = heapq.heappop(heap)
+            leaves.remove(leaf)
+            for child in self.split(leaf):
+                leaves.append(child)
+                if child.split is not None:
+                    heapq.heappush(heap, (-child.split[0], child.node, child))
+        for leaf in leaves:
+            self.value[leaf.node] = -LEARNING_RATE * leaf.grad[0].sum() / leaf.hess[0].sum()
+        self.leaves = leaves
+
+    def split(self, leaf: _Leaf) -> tuple[_Leaf, _Leaf]:
+        """The two children of ``leaf`` at its best split; the larger child's histograms are the parent's less the
+        smaller's (one pass over the smaller child's rows only)."""
+        _, column, at = leaf.split  # type: ignore[misc]
+        goes_left = self.codes[column][leaf.rows] <= at
+        rows = (leaf.rows[goes_left], leaf.rows[~goes_left])
+        small = 0 if rows[0].size <= rows[1].size else 1
+        hist_small = self.histograms(rows[small])
+        hist_large = tuple(p - s for p, s in zip((leaf.grad, leaf.hess, leaf.count), hist_small))
+        hists = (hist_small, hist_large) if small == 0 else (hist_large, hist_small)
+        self.feature[leaf.node], self.bin[leaf.node] = column, at
+        children = (self.new_leaf(rows[0], hists[0]), self.new_leaf(rows[1], hists[1]))
+        self.left[leaf.node], self.right[leaf.node] = children[0].node, children[1].node
+        return children
+
+    def tree(self, edges: list[np.ndarray]) -> TreeNodes:
+        """The tree on the release's scale: a split at bin b of column j is x_j ≤ t_b (edges[j][b])."""
+        feature = np.asarray(self.feature, dtype=np.int64)
+        internal = feature >= 0
+        threshold = np.array([edges[j][b] if j >= 0 else 0.0 for j, b in zip(self.feature, self.bin)])
+        return TreeNodes(
+            feature=feature,
+            threshold=threshold,
+            missing_left=np.zeros(feature.size, dtype=bool),  # releases are finite
+            left=np.asarray(self.left, dtype=np.int64),
+            right=np.asarray(self.right, dtype=np.int64),
+            value=np.where(internal, 0.0, np.asarray(self.value)),
+        )
+
+
+def _log_loss(y: np.ndarray, raw: np.ndarray) -> float:
+    """The mean logistic loss of log-odds ``raw`` for labels ``y`` (log(1 + e^{−f}) for y = 1, log(1 + e^f) for 0)."""
+    return float(np.mean(np.logaddexp(0.0, np.where(y == 1, -raw, raw))))
+
+
+def _held_out(y: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """Whether each release is held out for early stopping: a :data:`VALIDATION_SHARE` of each class, at random."""
+    out = np.zeros(y.size, dtype=bool)
+    if y.size <= EARLY_STOPPING_ABOVE:
+        return out
+    for label in (0, 1):
+        members = np.flatnonzero(y == label)
+        out[rng.choice(members, int(round(VALIDATION_SHARE * members.size)), replace=False)] = True
+    return out
+
+
+def _stalled(losses: list[float]) -> bool:
+    """Whether the held-out loss has not fallen by :data:`TOLERANCE` below its value :data:`PATIENCE` rounds ago."""
+    if len(losses) <= PATIENCE:
+        return False
+    reference = losses[-PATIENCE - 1]
+    return not any(loss < reference - TOLERANCE for loss in losses[-PATIENCE:])
+
+
+def fit_trees(x: np.ndarray, y: np.ndarray, seed: int) -> TreeEnsemble:
+    """The boosted trees of the releases ``x`` (rows × columns, finite) with labels ``y`` (1 for D, 0 for D'); see the
+    module's docstring."""
+    x = np.asarray(x, dtype=np.float64)
+    y = np.asarray(y, dtype=np.float64)
+    rng = np.random.default_rng(seed)
+    held = _held_out(y, rng)
+    train_x, train_y = x[~held], y[~held]
+    edges = [bin_edges(train_x[:, j], rng) for j in range(x.shape[1])]
+    codes = [np.searchsorted(e, train_x[:, j], side="left").astype(np.uint8) for j, e in enumerate(edges)]
+    rate = float(np.clip(train_y.mean(), 1e-15, 1 - 1e-15))
+    baseline = float(np.log(rate / (1 - rate)))
+    raw = np.full(train_y.size, baseline)
+    held_raw = np.full(int(held.sum()), baseline)
+    trees: list[TreeNodes] = []
+    losses = [_log_loss(y[held], held_raw)] if held.any() else []
+    rows = np.arange(train_y.size)
+    for _ in range(MAX_ROUNDS):
+        p = special.expit(raw)
+        grower = _Grower(codes, MAX_BINS, p - train_y, p * (1 - p))
+        grower.grow(rows)
+        tree = grower.tree(edges)
+        trees.append(tree)
+        for leaf in grower.leaves:  # each training release's leaf, known from the growth
+            raw[leaf.rows] += tree.value[leaf.node]
+        if held.any():
+            held_raw += tree(x[held])
+            losses.append(_log_loss(y[held], held_raw))
+            if _stalled(losses):
+                break
+    return TreeEnsemble(baseline, tuple(trees), x.shape[1])
