@@ -48,7 +48,7 @@ The guards that turn what a call raises into the user's fault, naming the call, 
 (:data:`pdp_audit.mechanisms.interruptions.INTERRUPTIONS`).
 
 A sweep cell whose ``factory`` names the user's code runs the cell through :func:`run_isolated` too
-(:func:`pdp_audit.verify.sweeps.audits.kind_cell`).  The pools of ``--workers N``
+(:func:`pdp_audit.sweeps.audits.kind_cell`).  The pools of ``--workers N``
 (:func:`pdp_audit.verify.core.processes.executor_for`) and of a sweep run the pair's methods in forked workers that
 start with one OpenMP and BLAS thread each (a fork is safe for a child that starts no thread pool of its own) and end
 when their parent does; a Dask LocalCluster's workers are spawned (:func:`pdp_audit.verify.core.dask_cluster.connect`).
