@@ -190,7 +190,8 @@ class StreamedConsistency:
         if cut < losses.size:
             self.waiting[world].append(losses[cut:])
         if self.tally is None and all(self.seen[w] >= self.pilot_sizes[w] for w in WORLDS):
-            self.tally = _BinTally(_edges(np.concatenate([np.concatenate(self.pilot[w] or [[]]) for w in WORLDS])))
+            pilot = [np.concatenate(self.pilot[w] or [np.empty(0)]) for w in WORLDS]
+            self.tally = _BinTally(_edges(np.concatenate(pilot)))
             self.pilot = {w: [] for w in WORLDS}
         if self.tally is not None:
             for w in WORLDS:

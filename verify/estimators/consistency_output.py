@@ -201,7 +201,7 @@ class _Events:
     def index(self, coordinates: np.ndarray, losses: np.ndarray) -> np.ndarray:
         """(rows, families): the cell of each draw in each family."""
         labels = [self.loss.labels(losses)]
-        if self.coordinates is not None:
+        if self.coordinates is not None and self.score is not None:  # made together
             labels += [*self.coordinates.labels(coordinates).T, self.score.labels(coordinates, losses)]
         if self.floats is not None:
             labels += [*self.floats.labels(coordinates).T]
@@ -211,7 +211,8 @@ class _Events:
     def events(self) -> list[_Event]:
         """Every cell, then the loss tails of more than one bin, then the float bins' tails."""
         out = []
-        first_float = len(self.families) - (0 if self.floats is None else len(self.floats.features))
+        float_features = [] if self.floats is None else self.floats.features
+        first_float = len(self.families) - len(float_features)
         for f, (name, bins) in enumerate(self.families):
             for label in range(bins.size):
                 lo, hi = bins.bounds(label)
@@ -226,7 +227,7 @@ class _Events:
                     else:
                         sign = "L > 0" if side else "L ≤ 0"
                         if f >= first_float:
-                            where = self.floats.features[f - first_float].cell(lo, hi)
+                            where = float_features[f - first_float].cell(lo, hi)
                             out.append(_Event(f"{where} and {sign}", (0.0, 1.0), side, cell))
                         else:
                             out.append(_Event(f"{name} {where} and {sign}", (0.0, 1.0), side, cell))
@@ -246,8 +247,9 @@ class _Events:
         """{x ≤ t} and {x > t} on each side of L = 0 for each ordered float feature x and inner edge t of its bins
         (a world finer than the other -- every value below t -- is one event, however its values spread)."""
         out = []
+        float_features = [] if self.floats is None else self.floats.features
         for f in range(first_float, len(self.families)):
-            feature, bins = self.floats.features[f - first_float], self.families[f][1]
+            feature, bins = float_features[f - first_float], self.families[f][1]
             if not feature.ordered:
                 continue
             for i in range(1, bins.size - 2):
@@ -362,10 +364,10 @@ class StreamedEventConsistency:
 
     def _fix_events(self) -> None:
         losses = {w: np.concatenate(self.pilot_losses[w] or [np.empty(0)]) for w in WORLDS}
-        pilot = {}
+        pilot: dict[str, tuple[np.ndarray, np.ndarray]] = {}
         for w in WORLDS:
-            coordinates = self.pilot_releases[w]
-            coordinates = np.vstack(coordinates) if coordinates else np.empty((0, 0))
+            kept = self.pilot_releases[w]
+            coordinates = np.vstack(kept) if kept else np.empty((0, 0))
             pilot[w] = (coordinates, losses[w][: coordinates.shape[0]])
         if min(pilot[w][0].shape[0] for w in WORLDS) < 2:
             pilot = {w: (np.empty((pilot[w][1].size, 0)), pilot[w][1]) for w in WORLDS}
@@ -383,11 +385,13 @@ class StreamedEventConsistency:
 
     def _tally(self, world: str, losses: np.ndarray, coordinates: np.ndarray) -> None:
         """Count of draws, sum and sum of squares of e^{−|L|} per event (bincount: the same order every run)."""
-        index = self.events.index(coordinates, losses)
+        events = self.events
+        assert events is not None  # tallied once the pilot has fixed them (add)
+        index = events.index(coordinates, losses)
         weights = np.exp(-np.abs(losses))
         flat = index.ravel()
         repeated = np.repeat(weights, index.shape[1])
-        total = self.events.total
+        total = events.total
         self.sums[world][0] += np.bincount(flat, minlength=total)
         self.sums[world][1] += np.bincount(flat, weights=repeated, minlength=total)
         self.sums[world][2] += np.bincount(flat, weights=repeated**2, minlength=total)

@@ -16,7 +16,7 @@ import zlib
 from collections import deque
 from concurrent.futures import Executor, wait
 from contextlib import contextmanager
-from typing import Callable, Iterator
+from typing import Callable, Iterator, TypeVar
 
 import numpy as np
 
@@ -112,9 +112,11 @@ def block_sizes(n: int, block_size: int = BLOCK_SIZE) -> list[int]:
 
 
 BlockWork = Callable[[int, np.random.Generator], np.ndarray]
+#: What a block's work returns: an array of losses, or more (releases with their losses)
+Block = TypeVar("Block")
 
 
-def _run_block(args: tuple[BlockWork, int, str, int, int]) -> np.ndarray:
+def _run_block(args: tuple[Callable[[int, np.random.Generator], Block], int, str, int, int]) -> Block:
     work, seed, stream, block, size = args
     return work(size, block_rng(seed, stream, block))
 
@@ -323,14 +325,14 @@ def gathered(blocks: Iterator, sizes: list[int]) -> np.ndarray:
 
 
 def iter_blocks(
-    work: BlockWork,
+    work: Callable[[int, np.random.Generator], Block],
     n: int,
     seed: int,
     stream: str,
-    executor: Executor | None = None,
+    executor: Executor | Windowed | None = None,
     progress: bool | None = None,
     block_size: int = BLOCK_SIZE,
-) -> Iterator[np.ndarray]:
+) -> Iterator[Block]:
     """The blocks of :func:`run_blocks` one at a time, in order (lazily without an executor: memory of a
     block, whatever ``n``)."""
     sizes = block_sizes(n, block_size)

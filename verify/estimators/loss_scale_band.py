@@ -294,8 +294,8 @@ class ScaleBand:
         """The plain tails at ε itself (s = 1), at the band's budget."""
         p, q = DIRECTIONS[direction]
         table = self.streamed.above if direction == "D||D'" else self.streamed.below
-        counts = [np.array([self._count(table, w, ONE)]) for w in (p, q)]
-        return TailEstimate(np.array([self.streamed.epsilon]), *counts, self.draws(p), self.draws(q), 0.5)
+        count_p, count_q = (np.array([self._count(table, w, ONE)]) for w in (p, q))
+        return TailEstimate(np.array([self.streamed.epsilon]), count_p, count_q, self.draws(p), self.draws(q), 0.5)
 
     def tails_upper(self, direction: str, a: float) -> float:
         """P(S⁺) − e^ε Q(S⁻) at confidence 1 − a (module notes)."""
@@ -305,11 +305,12 @@ class ScaleBand:
         low, high = band
         p, q = DIRECTIONS[direction]
         table = self.streamed.above if direction == "D||D'" else self.streamed.below
+        hi_p: float | np.ndarray  # a bound of clopper_pearson's is a 0-d array
         if high is None:  # open above: S⁺ = {L > 0}
             hi_p = self._positive_upper(direction, a / 4)
         else:
             _, hi_p = clopper_pearson(self._count(table, p, high), self.draws(p), a / 4, side="upper")
-        lo_q = 0.0
+        lo_q: float | np.ndarray = 0.0
         if low is not None:
             lo_q, _ = clopper_pearson(self._count(table, q, low), self.draws(q), a / 4, side="lower")
         scaled = 0.0 if lo_q == 0 else math.exp(min(self.streamed.epsilon, 700.0)) * float(lo_q)

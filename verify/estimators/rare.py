@@ -81,11 +81,21 @@ import numpy as np
 from scipy import optimize
 
 from pdp_audit.mechanisms.base import ROUNDING_ULPS, World, release_epsilon
+from pdp_audit.mechanisms.validation import InputError
 from pdp_audit.verify.estimators.engine import BLOCK_SIZE, block_rng, block_sizes
 from pdp_audit.verify.estimators.progress import with_progress
 
 Direction = Literal["D||D'", "D'||D"]
 DIRECTIONS: dict[str, tuple[World, float]] = {"D||D'": ("D", 1.0), "D'||D": ("D'", -1.0)}
+
+
+def check_direction(direction: str) -> Direction:
+    """``direction`` if it is ``"D||D'"`` or ``"D'||D"``, else an InputError naming the two."""
+    if direction == "D||D'":
+        return "D||D'"
+    if direction == "D'||D":
+        return "D'||D"
+    raise InputError(f"direction must be one of {tuple(DIRECTIONS)}, got {direction!r}")
 
 # Relative slack on the weight bound: the shift is computed in floating point, so weights on the
 # event may exceed b by rounding (relative ~1e-12); anything beyond 1e-9 counts as an escape.
@@ -345,12 +355,10 @@ class BoundedMean:
 
 def _combine(moments: np.ndarray) -> tuple[int, np.ndarray, np.ndarray]:
     """Merge per-block (count, means, M2) rows in order (Chan, Golub & LeVeque 1983)."""
-    n, mean, m2 = 0, None, None
-    for row in moments:
+    first = moments[0]  # one row at least: a run has a block
+    n, mean, m2 = int(first[0]), first[1::2][:3].copy(), first[2::2][:3].copy()
+    for row in moments[1:]:
         nb, mb, m2b = int(row[0]), row[1::2][:3], row[2::2][:3]
-        if mean is None:
-            n, mean, m2 = nb, mb.copy(), m2b.copy()
-            continue
         total = n + nb
         d = mb - mean
         mean = mean + d * nb / total
@@ -498,8 +506,8 @@ def rare_tail(
     variances = m2 / max(count - 1, 1)
     b = math.exp(point.log_weight_bound)
     scales = (b * point.delta_factor(), b, b * math.exp(-float(epsilon)))
-    parts = [BoundedMean(count, float(m), float(v), s) for m, v, s in zip(means, variances, scales)]
-    return RareTail(float(epsilon), direction, point, *parts, escapes=int(rows[:, -1].sum()))
+    delta, tail_p, tail_q = (BoundedMean(count, float(m), float(v), s) for m, v, s in zip(means, variances, scales))
+    return RareTail(float(epsilon), direction, point, delta, tail_p, tail_q, escapes=int(rows[:, -1].sum()))
 
 
 class NoDominatingPoint(ArithmeticError):
@@ -509,7 +517,7 @@ class NoDominatingPoint(ArithmeticError):
 def has_dominating_point(pair, epsilon: float, direction: str) -> bool:
     """Whether :func:`try_rare_tail` finds a shift at ``epsilon`` (it samples only then): decided before any draw."""
     try:
-        dominating_point(noise_view(pair), epsilon, direction)
+        dominating_point(noise_view(pair), epsilon, check_direction(direction))
     except NoDominatingPoint:
         return False
     return True
@@ -520,6 +528,6 @@ def try_rare_tail(
 ) -> RareTail | None:
     """:func:`rare_tail`, or None where the loss has no dominating point (then only plain sampling can decide)."""
     try:
-        return rare_tail(pair, epsilon, direction, n, seed, stream=stream, executor=executor)
+        return rare_tail(pair, epsilon, check_direction(direction), n, seed, stream=stream, executor=executor)
     except NoDominatingPoint:
         return None

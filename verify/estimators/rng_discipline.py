@@ -128,7 +128,7 @@ def check_rng_discipline(sample: Sampler, checked: Callable[[str, int, object], 
                 f"{name} returned identical releases on two successive calls with one generator: the pair reseeds "
                 "itself on every call (its releases do not depend on the state of its rng)"
             )
-        seen = {}
+        seen: dict[tuple, str] = {}
         draws = [("seed 0", first), ("seed 1", once), ("seed 1, next call", again)]
         draws += [(f"seed {i}", draw(world, probe_generator(i))) for i in range(2, PROBE_STATES - 1)]
         for label, (key, entropy) in draws:

@@ -314,7 +314,10 @@ def tilt_for(view, epsilon: float, direction: str) -> Tilt:
     """The proposal of one direction: offsets from the view at zero noise, and τ minimising the bound (4),
     log Z(τ) + τm -- Chernoff's bound on P_f[Σλ_j w_j > −m], whose minimiser is the saddle point where the proposal's
     mean loss is ε (Bucklew 2004, ch. 5); 0 where ε ≥ η (the event is empty but for rounding)."""
-    law, lam = declared_law(view), rates(view)
+    law = declared_law(view)
+    if law is None:  # the callers tilt only a declared view (has_tilted_view)
+        raise MalformedPair("a tilted proposal needs the pair's noise view: it declares no noise_law")
+    lam = rates(view)
     world, sign = DIRECTIONS[direction]
     other = "D'" if world == "D" else "D"
     offsets, centre, columns = _translation_offsets(view, law, lam, world, other)

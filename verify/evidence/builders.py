@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import replace
-from typing import Callable, Sequence
+from typing import Any, Callable, Sequence
 
 import numpy as np
 
@@ -28,7 +28,18 @@ CLOSED_FORM_RTOL = 1e-9
 
 def _with_defaults(spec: CheckSpec, **text: str) -> CheckSpec:
     """``spec`` with each empty text field among ``text`` set to the given generic text."""
-    return replace(spec, **{name: value for name, value in text.items() if not getattr(spec, name)})
+    changes: dict[str, Any] = {name: value for name, value in text.items() if not getattr(spec, name)}
+    return replace(spec, **changes)
+
+
+def _lower_at(tails: TailEstimate, index: int) -> Callable[[float], float]:
+    """α ↦ the lower confidence bound at grid point ``index``."""
+    return lambda a: tails.lower_bound(index, a)
+
+
+def _negated_upper_at(tails: TailEstimate, index: int) -> Callable[[float], float]:
+    """α ↦ minus the upper confidence bound at grid point ``index`` (a lower bound on −δ)."""
+    return lambda a: -tails.upper_bound(index, a)
 
 
 def _tail_pvalue(tails: TailEstimate, index: int, delta_claim: float) -> float:
@@ -91,8 +102,8 @@ def tail_curve_check(
     pvalues = []
     for name, est in tails.items():
         for i, value in enumerate(exact[name]):
-            pvalues.append(pvalue_by_inversion(lambda a, i=i, e=est: e.lower_bound(i, a), value))
-            pvalues.append(pvalue_by_inversion(lambda a, i=i, e=est: -e.upper_bound(i, a), -value))
+            pvalues.append(pvalue_by_inversion(_lower_at(est, i), value))
+            pvalues.append(pvalue_by_inversion(_negated_upper_at(est, i), -value))
     pvalue = min(1.0, len(pvalues) * min(pvalues))
 
     def figure(alpha: float) -> TailCurves:
@@ -315,8 +326,7 @@ def _claim_supported(ci: tuple[float, float], delta_claim: float, exact: float |
     claim and lies inside the interval (the rule of :func:`tail_claim_check`)."""
     if ci[1] <= delta_claim:
         return True
-    exact_holds = exact is not None and exact <= delta_claim * (1 + CLOSED_FORM_RTOL)
-    return exact_holds and ci[0] <= exact <= ci[1]
+    return exact is not None and exact <= delta_claim * (1 + CLOSED_FORM_RTOL) and ci[0] <= exact <= ci[1]
 
 
 def rare_tail_claim_check(
@@ -343,7 +353,7 @@ def rare_tail_claim_check(
         exact=exact,
         pvalue=pvalue_by_inversion(tail.lower_bound, delta_claim),
         interval=interval,
-        supports=lambda ci, alpha: _claim_supported(ci, delta_claim, exact),
+        supports=lambda ci, alpha: ci is not None and _claim_supported(ci, delta_claim, exact),
         budget_hint=lambda ci: samples_to_decide(tail.n, ci, tail.estimate, delta_claim),
         sampling="importance",
         note=(

@@ -41,6 +41,7 @@ from pdp_audit.mechanisms.base import (
     LOSS_RESOLUTION,
     MalformedPair,
     at_loss_resolution,
+    check_world,
     checked_losses,
     checked_releases,
     grid_through,
@@ -55,7 +56,6 @@ from pdp_audit.verify.estimators.consistency import LossConsistency, loss_consis
 from pdp_audit.verify.estimators.consistency_output import EventConsistency, StreamedEventConsistency
 from pdp_audit.verify.estimators.consistency_scale import ScaleIdentity, StreamedScaleIdentity
 from pdp_audit.verify.estimators.engine import (
-    PrivacyLossSampler,
     Windowed,
     iter_blocks,
     pair_loss_resolution,
@@ -193,7 +193,7 @@ class _ViewLoss:
     Gaussian, Laplace or two-sided geometric), rounded at ``resolution``."""
 
     def __init__(self, view, world: str, resolution: float):
-        self.view, self.world, self.resolution = view, world, resolution
+        self.view, self.world, self.resolution = view, check_world(world), resolution
 
     def __call__(self, size: int, rng: np.random.Generator) -> np.ndarray:
         if tilting.has_tilted_view(self.view):
@@ -299,7 +299,7 @@ class _Releases:
     """Block work: checked releases of ``sample()``."""
 
     def __init__(self, pair, world: str):
-        self.pair, self.world = pair, world
+        self.pair, self.world = pair, check_world(world)
 
     def __call__(self, size: int, rng: np.random.Generator) -> np.ndarray:
         return checked_releases(self.pair, self.world, size, self.pair.sample(self.world, size, rng))
@@ -367,7 +367,9 @@ def validated_dp_checks(
         drawing = replace(drawing, stop=replace(drawing.stop, others=drawing.stop.others + 1))
     try:
         check_block_memory(pair)
-        why = check_rng_discipline(pair.sample, lambda world, size, out: checked_releases(pair, world, size, out))
+        why = check_rng_discipline(
+            pair.sample, lambda world, size, out: checked_releases(pair, check_world(world), size, out)
+        )
         workers = drawing.chosen_workers()
         found = dp_checks(pair, epsilon, delta, trials, seed, per_instance, replace(drawing, workers=workers))
         checks = not_reproducible(found, why)
@@ -432,10 +434,15 @@ class StreamedLosses:
     float_structure: bool = False  # the consistency test read the releases' bits (the program as implemented)
 
 
-class ReleasesAndLosses(PrivacyLossSampler):
+class ReleasesAndLosses:
     """Block work: the releases of :class:`pdp_audit.verify.estimators.engine.PrivacyLossSampler` (same draws, same
     checks,
     same rounding of the losses) together with their losses."""
+
+    def __init__(self, pair, world: str, resolution: float | None = None):
+        self.pair = pair
+        self.world = check_world(world)
+        self.resolution = resolution
 
     def __call__(self, size: int, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
         outputs = checked_releases(self.pair, self.world, size, self.pair.sample(self.world, size, rng))
@@ -634,6 +641,7 @@ def _sequential_checks(pair, claim: tuple, budget: tuple, per_instance: bool, dr
 
     (epsilon, delta), (trials, seed) = claim, budget
     workers, stop = drawing.chosen_workers(), drawing.stop
+    assert stop is not None  # a pass is drawn in looks only under a stopping rule (dp_checks)
     sizes = sequential.looks(trials)
     shares = sequential.look_shares(len(sizes))
     replayed = replay_view(pair, seed, trials)
@@ -731,6 +739,7 @@ def _claim_check(
     atom = atom_estimate(hockey.infinite, hockey.n)
     # a pass in looks (``looked``) reads the band and the bounded mean with the relative-entropy bounds too
     # (ScaleBand.entropy: sharper where δ is small; the fixed pass's numbers stay as they were)
+    assert streamed.band is not None  # every pass streams the band's sums (_PassState)
     band = replace(streamed.band.result(), entropy=bool(looked))
     estimates = band_estimates(band, direction) + ([atom] if atom is not None else [])
     wanted = view_capable(pair) and not builders.plain_sampling_resolves(delta, trials)

@@ -139,14 +139,17 @@ def atom_estimate(infinite: int, n: int) -> DeltaEstimate | None:
     ``infinite`` of ``n`` draws, with no e^ε·Q term to subtract, so a rare branch that reveals the world fails the
     claim whatever else is sampled.  None without such draws: its lower bound would be 0, which can never be wrong,
     so it needs no share of α."""
-    if infinite == 0:
-        return None
+    return None if infinite == 0 else _atom(infinite, n)
+
+
+def _atom(infinite: int, n: int) -> DeltaEstimate:
+    """:func:`atom_estimate` of ``infinite`` ≥ 1 draws."""
 
     def lower(a: float) -> float:
         return float(clopper_pearson(infinite, n, a, side="lower")[0])
 
     def at_budget(size: int) -> DeltaEstimate:
-        return atom_estimate(max(1, round(infinite * size / n)), int(size))
+        return _atom(max(1, round(infinite * size / n)), int(size))
 
     return DeltaEstimate(ATOM, infinite / n, n, lower, lambda a: 1.0, at_budget)
 
@@ -288,7 +291,8 @@ def pair_claim_check(spec: CheckSpec, estimates: list[DeltaEstimate], epsilon: f
     lower, upper = _combined(estimates)
     p_claim = pvalue_by_inversion(lower, float(delta_claim))
     p_disagree = pvalue_by_inversion(lambda a: lower(a / 2) - upper(a / 2), 0.0)
-    best = next((e for e in estimates if e.name == "importance sampling"), estimates[-1] if estimates else None)
+    # (no estimates at all failed already: the bounds above are a max and a min over them)
+    best = next((e for e in estimates if e.name == "importance sampling"), estimates[-1])
     proven = any(e.name.startswith("bounded-loss proof") for e in estimates)
 
     def interval(alpha: float) -> tuple[float, float]:
@@ -392,13 +396,14 @@ def budget_to_decide(estimates: list[DeltaEstimate], delta_claim: float, alpha: 
     (``benchmarks/budget_hints.py`` measures how right this is).  A pass is never predicted while an estimate's value
     exceeds the claim or the estimates would contradict each other: the interval must lie below the claim."""
     n = min(e.n for e in estimates)
-    if any(e.at_budget is None for e in estimates) or n < 1:
+    budgets = [e.at_budget for e in estimates if e.at_budget is not None]
+    if len(budgets) < len(estimates) or n < 1:
         return ""
     size = float(n)
     above = any(e.value > delta_claim for e in estimates)
     while size < HINT_CAP:
         size *= HINT_STEP
-        scaled = [e.at_budget(int(size * e.n / n)) for e in estimates]
+        scaled = [at_budget(int(size * e.n / n)) for e, at_budget in zip(estimates, budgets)]
         lower, upper = _combined(scaled)
         low, high = lower(alpha / 2), upper(alpha / 2)
         # a pass needs the whole interval below the claim and every estimate with it: an estimate whose value

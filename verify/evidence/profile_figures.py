@@ -21,7 +21,14 @@ import numpy as np
 
 from pdp_audit.reports.numbers import fmt_level
 from pdp_audit.reports.records import Line, Lines, TailCurve, TailCurves
+from pdp_audit.verify.estimators.rare import RareTail
 from pdp_audit.verify.evidence.privacy_profile import PrivacyProfile
+
+
+def _sampled(profile: PrivacyProfile) -> dict[int, RareTail]:
+    """The importance-sampled points of ``profile`` (all of them where figures are drawn: a point is left unsampled,
+    None, only where none is)."""
+    return {i: point for i, point in profile.points.items() if point is not None}
 
 
 def _arrow(direction: str) -> str:
@@ -43,11 +50,11 @@ def tail_curves_figure(
             f"{_arrow(direction)}, {plain_panel}": TailCurve(estimate=profile.tails.estimate, lo=lo, hi=hi, exact=curve)
         }
         if profile.points:
-            arrays = [np.full(len(grid), np.nan) for _ in range(3)]
-            for i, point in profile.points.items():
+            estimates, lows, highs = arrays = [np.full(len(grid), np.nan) for _ in range(3)]
+            for i, point in _sampled(profile).items():
                 for array, value in zip(arrays, (point.estimate, *point.interval(alpha))):
                     array[i] = value if np.isfinite(value) else 1.0
-            curves[f"{_arrow(direction)}, {importance_panel}"] = TailCurve(*arrays, exact=curve)
+            curves[f"{_arrow(direction)}, {importance_panel}"] = TailCurve(estimates, lows, highs, exact=curve)
         return TailCurves(
             epsilons=grid,
             curves=curves,
@@ -83,12 +90,13 @@ def log_lines_figure(profile: PrivacyProfile, curve_label: str, where: str, floo
             )
         ]
         if profile.points:
-            estimates = np.array([point.estimate for point in profile.points.values()])
-            certified = np.array([point.lower_bound(alpha / 2) for point in profile.points.values()])
+            sampled = _sampled(profile)
+            estimates = np.array([point.estimate for point in sampled.values()])
+            certified = np.array([point.lower_bound(alpha / 2) for point in sampled.values()])
             series.append(
                 Line(
                     label="importance sampling δ̂(ε) (band: certified lower bound)",
-                    x=profile.importance_epsilons,
+                    x=[float(grid[i]) for i in sampled],
                     y=shown(estimates),
                     lo=shown(np.maximum(certified, lowest)),
                     hi=shown(np.maximum(estimates, lowest)),
