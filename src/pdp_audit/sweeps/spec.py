@@ -214,137 +214,186 @@ def load_spec(path: str | Path, mechanisms: Sequence[SweepMechanism] = SWEEPS) -
 def parse_spec(
     text: str, name: str = "sweep", where: str = "spec", path: str = "", mechanisms: Sequence[SweepMechanism] = SWEEPS
 ) -> SweepSpec:
-    """The spec in TOML ``text``; ``mechanism`` must name one of ``mechanisms`` (default: the built-in ones)."""
+    """The spec in TOML ``text``; ``mechanism`` must name one of ``mechanisms`` (default: the built-in ones).
+
+    Read in the order its errors are reported: the top-level keys, the ``[sweep]`` table (:func:`_sweep_table`), the
+    parameter tables ``[fixed]``, ``[grid]`` and ``[[cells]]`` against the mechanism's schema
+    (:func:`_parameter_tables`), then the cells they make (:func:`_cells`), each checked and seeded by identity."""
     try:
         doc = _toml().loads(text)
     except ValueError as err:  # TOMLDecodeError
         raise SpecError(f"{where}: not valid TOML: {err}") from None
-
-    def fail(message: str) -> SpecError:
-        return SpecError(f"{where}: {message}")
-
     for key in doc:
         if key not in TOP_KEYS:
-            raise fail(f"unknown key {key!r} (valid: [sweep], [fixed], [grid], [[cells]])")
+            raise SpecError(f"{where}: unknown key {key!r} (valid: [sweep], [fixed], [grid], [[cells]])")
+    head = _sweep_table(doc, name, where, mechanisms)
+    fixed, grid, explicit = _parameter_tables(doc, head.mechanism, where)
+    cells = _cells(head, fixed, grid, explicit, where)
+    if head.alpha / len(cells) < ALPHA.low:  # every cell is audited at α / cells
+        raise SpecError(
+            f"{where}: sweep.alpha / cells = {head.alpha:g} / {len(cells)} is below {number_text(ALPHA.low)}, the "
+            "smallest α a cell's intervals resolve; raise sweep.alpha or split the sweep"
+        )
+    ordered = list(grid) + [k for t in explicit for k in t] + list(head.mechanism.schema)
+    swept = [
+        k
+        for k in dict.fromkeys(ordered)
+        if len({canonical_json(c.parameters[k]) for c in cells if k in c.parameters}) > 1
+    ]
+    spec = SweepSpec(
+        head.name,
+        head.mechanism.name,
+        head.seed,
+        head.alpha,
+        head.checks,
+        cells,
+        swept,
+        text,
+        path,
+        head.description,
+        head.mechanism,
+    )
+    spec.data = data_fingerprints(cells, where, head.mechanism.check_data, head.mechanism.read_data)
+    return spec
+
+
+@dataclass(frozen=True)
+class _SweepTable:
+    """What a spec's ``[sweep]`` table declares, checked."""
+
+    mechanism: SweepMechanism
+    name: str
+    description: str
+    seed: int
+    alpha: float
+    checks: tuple[str, ...] | None
+
+
+def _sweep_table(doc: dict, name: str, where: str, mechanisms: Sequence[SweepMechanism]) -> _SweepTable:
+    """The ``[sweep]`` table: its keys known, the mechanism one of ``mechanisms``, the printed texts short enough,
+    seed and α in their declared ranges, the checks the mechanism's."""
     sweep = doc.get("sweep")
     if not isinstance(sweep, dict):
-        raise fail('missing [sweep] table (with at least mechanism = "NAME")')
+        raise SpecError(f'{where}: missing [sweep] table (with at least mechanism = "NAME")')
     for key in sweep:
         if key not in SWEEP_KEYS:
-            raise fail(f"unknown key {quoted('sweep.' + key)} (valid: {', '.join(sorted(SWEEP_KEYS))})")
+            raise SpecError(f"{where}: unknown key {quoted('sweep.' + key)} (valid: {', '.join(sorted(SWEEP_KEYS))})")
     sweeps = {m.name: m for m in sorted(mechanisms, key=lambda m: m.name)}  # the error lists them sorted
     mech_name = sweep.get("mechanism")
     if mech_name not in sweeps:
-        raise fail(f"sweep.mechanism must be one of {', '.join(repr(n) for n in sweeps)}, got {mech_name!r}")
-    mechanism = sweeps[mech_name]
+        raise SpecError(
+            f"{where}: sweep.mechanism must be one of {', '.join(repr(n) for n in sweeps)}, got {mech_name!r}"
+        )
     sweep_name = sweep.get("name", name)
     if not isinstance(sweep_name, str) or not sweep_name:
-        raise fail(f"sweep.name must be a non-empty string, got {sweep_name!r}")
+        raise SpecError(f"{where}: sweep.name must be a non-empty string, got {sweep_name!r}")
     description = sweep.get("description", "")
     if not isinstance(description, str):
-        raise fail(f"sweep.description must be a string, got {description!r}")
+        raise SpecError(f"{where}: sweep.description must be a string, got {description!r}")
     # both are printed on the report's cover page (a 1 MB description took 83 s to lay out, off the page)
     for key, printed, most in (  # not `text`: that is the spec's TOML, stored with every sweep
         ("name", sweep_name, NAME_CHARACTERS),
         ("description", description, DESCRIPTION_CHARACTERS),
     ):
         if len(printed) > most:
-            raise fail(
-                f"sweep.{key} must be at most {most} characters (it is printed on the cover page), got {len(printed)}"
+            raise SpecError(
+                f"{where}: sweep.{key} must be at most {most} characters (it is printed on the cover page), "
+                f"got {len(printed)}"
             )
     spec_names = Names(lambda o: f"sweep.{o.key}", where=f"{where}: ")
     seed = value(Option("seed", "int", 0, "", range=SEED), sweep.get("seed", 0), spec_names)
     alpha = value(Option("alpha", "float", 1e-6, "", range=ALPHA), sweep.get("alpha", 1e-6), spec_names)
-    checks = sweep.get("checks")
-    if checks is not None:
-        if not isinstance(checks, list) or not checks or not all(isinstance(c, str) for c in checks):
-            raise fail(f"sweep.checks must be a non-empty list of check ids, got {checks!r}")
-        unknown = [c for c in checks if not mechanism.has_check(c)]
-        if unknown:
-            raise fail(
-                f"sweep.checks: unknown check {unknown[0]!r} for mechanism {mech_name!r} "
-                f"(valid: {mechanism.valid_checks()})"
-            )
-        if len(set(checks)) != len(checks):
-            raise fail("sweep.checks lists a check twice")
-        checks = tuple(checks)
+    mechanism = sweeps[mech_name]
+    return _SweepTable(mechanism, sweep_name, description, seed, alpha, _checks(sweep.get("checks"), mechanism, where))
 
+
+def _checks(checks: Any, mechanism: SweepMechanism, where: str) -> tuple[str, ...] | None:
+    """``sweep.checks``: None (every check), or a non-empty list of the mechanism's check ids, none twice."""
+    if checks is None:
+        return None
+    if not isinstance(checks, list) or not checks or not all(isinstance(c, str) for c in checks):
+        raise SpecError(f"{where}: sweep.checks must be a non-empty list of check ids, got {checks!r}")
+    unknown = [c for c in checks if not mechanism.has_check(c)]
+    if unknown:
+        raise SpecError(
+            f"{where}: sweep.checks: unknown check {unknown[0]!r} for mechanism {mechanism.name!r} "
+            f"(valid: {mechanism.valid_checks()})"
+        )
+    if len(set(checks)) != len(checks):
+        raise SpecError(f"{where}: sweep.checks lists a check twice")
+    return tuple(checks)
+
+
+def _parameter_tables(doc: dict, mechanism: SweepMechanism, where: str) -> tuple[dict, dict, list[dict]]:
+    """``[fixed]``, ``[grid]`` and ``[[cells]]``: every key a parameter of the mechanism's schema, every value (each
+    grid element apart) in its declared range, no key both fixed and swept."""
     schema = mechanism.schema
 
     def known(table: str, key: str) -> None:
         if key not in schema:
             extra = " (alpha is the sweep's family-wise α: set it in [sweep])" if key == "alpha" else ""
-            raise fail(
-                f"unknown parameter {quoted(table + '.' + key)} for mechanism {mech_name!r}{extra} "
+            raise SpecError(
+                f"{where}: unknown parameter {quoted(table + '.' + key)} for mechanism {mechanism.name!r}{extra} "
                 f"(valid: {', '.join(schema)})"
             )
 
     fixed = doc.get("fixed", {})
     if not isinstance(fixed, dict):
-        raise fail("[fixed] must be a table")
+        raise SpecError(f"{where}: [fixed] must be a table")
     for key in fixed:
         known("fixed", key)
         value(schema[key], fixed[key], Names(lambda o: f"fixed.{o.key}", where=f"{where}: "))
     grid = doc.get("grid", {})
     if not isinstance(grid, dict):
-        raise fail("[grid] must be a table")
+        raise SpecError(f"{where}: [grid] must be a table")
     for key, values in grid.items():
         known("grid", key)
         if key in fixed:
-            raise fail(f"grid.{key} is also set in [fixed]")
+            raise SpecError(f"{where}: grid.{key} is also set in [fixed]")
         if not isinstance(values, list) or not values:
-            raise fail(f"grid.{key} must be a non-empty list of values, got {values!r}")
+            raise SpecError(f"{where}: grid.{key} must be a non-empty list of values, got {values!r}")
         for i, element in enumerate(values):  # range errors name the element
             if isinstance(element, (list, dict)):
-                raise fail(f"grid.{key}[{i}] must be a single value, got {element!r}")
+                raise SpecError(f"{where}: grid.{key}[{i}] must be a single value, got {element!r}")
             value(schema[key], element, Names(lambda o, i=i: f"grid.{o.key}[{i}]", where=f"{where}: "))
     explicit = doc.get("cells", [])
     if not isinstance(explicit, list) or not all(isinstance(c, dict) for c in explicit):
-        raise fail("cells must be an array of tables ([[cells]])")
+        raise SpecError(f"{where}: cells must be an array of tables ([[cells]])")
     for i, table in enumerate(explicit):
         for key in table:
             known(f"cells[{i}]", key)
+    return fixed, grid, explicit
 
+
+def _cells(head: _SweepTable, fixed: dict, grid: dict, explicit: list[dict], where: str) -> list[Cell]:
+    """The grid's points (every combination, ``[fixed]`` under each; ``[fixed]`` alone without a grid or cells),
+    then the explicit cells, each made by :func:`make_cell`; two cells with the same parameters are refused."""
     raw_cells: list[tuple[dict, str]] = []
     if grid or not explicit:
         total = math.prod(len(v) for v in grid.values())
         if total + len(explicit) > MAX_CELLS:
-            raise fail(f"the grid has {total + len(explicit)} cells; at most {MAX_CELLS} are allowed")
+            raise SpecError(f"{where}: the grid has {total + len(explicit)} cells; at most {MAX_CELLS} are allowed")
         keys = list(grid)
         for combo in itertools.product(*(grid[k] for k in keys)):
             point = dict(zip(keys, combo))
             raw_cells.append(({**fixed, **point}, f"{where}: " + _grid_label(point)))
     for i, table in enumerate(explicit):
         raw_cells.append(({**fixed, **table}, f"{where}: cells[{i}]"))
-
     cells: list[Cell] = []
     seen: dict[str, str] = {}
     for position, (raw, label) in enumerate(raw_cells):
         try:
-            cell = make_cell(mechanism, seed, position, raw, label)
+            cell = make_cell(head.mechanism, head.seed, position, raw, label)
         except SpecError as err:
-            raise _named_by_fixed(err, mechanism, seed, fixed, label, where) from None
+            raise _named_by_fixed(err, head.mechanism, head.seed, fixed, label, where) from None
         if cell.cell_id in seen:
-            raise fail(
-                f"two cells have the same parameters ({seen[cell.cell_id]} and {label.removeprefix(where + ': ')})"
+            raise SpecError(
+                f"{where}: two cells have the same parameters ({seen[cell.cell_id]} and "
+                f"{label.removeprefix(where + ': ')})"
             )
         seen[cell.cell_id] = label.removeprefix(where + ": ")
         cells.append(cell)
-
-    if alpha / len(cells) < ALPHA.low:  # every cell is audited at α / cells
-        raise fail(
-            f"sweep.alpha / cells = {alpha:g} / {len(cells)} is below {number_text(ALPHA.low)}, the smallest α a "
-            "cell's intervals resolve; raise sweep.alpha or split the sweep"
-        )
-    ordered = list(grid) + [k for t in explicit for k in t] + list(schema)
-    swept = [
-        k
-        for k in dict.fromkeys(ordered)
-        if len({canonical_json(c.parameters[k]) for c in cells if k in c.parameters}) > 1
-    ]
-    spec = SweepSpec(sweep_name, mech_name, seed, alpha, checks, cells, swept, text, path, description, mechanism)
-    spec.data = data_fingerprints(cells, where, mechanism.check_data, mechanism.read_data)
-    return spec
+    return cells
 
 
 def _named_by_fixed(
