@@ -275,12 +275,14 @@ def test_missing_dask_is_a_one_line_error(tmp_path, monkeypatch):
     assert not (tmp_path / "s.sqlite").exists()
 
 
-def test_examples_parse():
+def test_examples_parse(monkeypatch):
     from pathlib import Path
 
     from pdp_audit.sweeps.spec import load_spec
 
-    examples = sorted(Path(__file__).resolve().parent.parent.joinpath("examples").glob("*.toml"))
+    folder = Path(__file__).resolve().parent.parent.joinpath("examples")
+    monkeypatch.chdir(folder)  # as a user runs them: `pdp-audit examples ex && cd ex` (data paths are relative)
+    examples = sorted(folder.glob("*.toml"))
     examples = [p for p in examples if "[sweep]" in p.read_text()]
     assert examples
     sizes = {p.name: len(load_spec(p).cells) for p in examples}

@@ -25,7 +25,7 @@ from __future__ import annotations
 
 from concurrent.futures import Executor
 from dataclasses import asdict, replace
-from typing import Callable
+from typing import TYPE_CHECKING, Callable
 
 import numpy as np
 
@@ -33,6 +33,7 @@ from pdp_audit.audits.objpert.checks import SOURCE_THM5
 from pdp_audit.audits.objpert.context import (
     DEFAULT_SYNTHETIC,
     READINGS,
+    Calibration,
     ObjPertAuditConfig,
     calibrate,
     check_hessian,
@@ -56,6 +57,9 @@ from pdp_audit.reports.records import Run
 from pdp_audit.verify.core.checks import CheckSpec, Evidence, finalize, make_run
 from pdp_audit.verify.estimators.engine import block_rng
 from pdp_audit.verify.estimators.progress import planned, planning
+
+if TYPE_CHECKING:  # scipy: imported by the losses, not by every command's parser
+    from pdp_audit.mechanisms.losses import GLMLoss
 
 
 def per_instance_values(name: str, X, y, loss, lam, sigma, config: ObjPertAuditConfig) -> tuple[np.ndarray, dict]:
@@ -85,15 +89,8 @@ def run_objpert_audit(config: ObjPertAuditConfig, executor: Executor | None = No
     cal = calibrate(config)
     lam = cal.lam
     theta_np = check_hessian(X, y, lam, loss)
-    eps = config.epsilon
 
     checks: list[Evidence] = []
-    settings: list[DpSetting] = []
-    lam_note = (
-        ""
-        if lam >= cal.lam_theorem5 * (1 - 1e-12)
-        else f" λ = {lam:.4g} is below Theorem 5's 2β/ε = {cal.lam_theorem5:.4g}: the theorem does not apply."
-    )
     # (a)/(b) need releases; take them from the search of the mechanism's σ (cheap), then the instances
     problem = Problem(X, y, loss, lam, theta_np)
     first = config.sigma if config.sigma is not None else cal.sigmas[config.calibration]
@@ -107,6 +104,60 @@ def run_objpert_audit(config: ObjPertAuditConfig, executor: Executor | None = No
     checks.append(thm8)
 
     # (c) DP of the deployed σ (Theorem 5 under --calibration's reading, or --sigma); the other readings are paper
+    settings = _dp_settings(problem, cal, config, readings, deployed, cert_ok, executor, progress)
+    for s in settings:
+        checks += s.checks
+
+    # (b) Theorem 9 on the releases from D of the deployed σ (the printed GLM form: a paper finding)
+    mech = next(
+        s
+        for s in settings
+        if (config.sigma is not None and s.prefix == "")
+        or (config.sigma is None and s.prefix == f"thm5-{config.calibration}-")
+    )
+    checks += theorem9_checks(X, y, loss, lam, mech.sigma, config.rho, mech.thetas_d, config.paper_claims)
+
+    # (e) Figure 1 (paper) and K19 (a guarantee for the logistic loss: β = 1/4 behind the deployed λ = 1/(2ε))
+    fig1 = figure1() if config.paper_claims else None
+    if fig1 is not None:
+        checks += k17_checks(fig1)
+    if config.loss == "logistic" or config.paper_claims:
+        k19 = k19_check(config.epsilon)
+        checks.append(replace(k19, spec=k19.spec.deployed("--loss logistic")) if config.loss == "logistic" else k19)
+    decided = finalize(checks, config.alpha)
+
+    # (d) per instance
+    values, summaries, descriptions = _per_instance(config, X, y, description, loss, lam, cal.sigma)
+    pages = [replace(figure1_page(fig1), role="paper")] if fig1 is not None else []
+    pages += [
+        per_instance_page(values, summaries, descriptions, loss, lam, cal.sigma, config),
+        theorem5_page(settings, config, config.alpha),
+    ]
+    parameters = _parameters(config, cal, X, description, settings, fig1 is not None, summaries)
+    return make_run(
+        "objpert", decided, config.alpha, parameters, config.seed, pages=pages, paper_claims=config.paper_claims
+    )
+
+
+def _dp_settings(
+    problem: Problem,
+    cal: Calibration,
+    config: ObjPertAuditConfig,
+    readings: list[str],
+    deployed: str | None,
+    cert_ok: bool,
+    executor: Executor | None,
+    progress: bool,
+) -> list[DpSetting]:
+    """Check (c): the DP audit of each σ -- Theorem 5's under each reading audited (the deployed one a guarantee,
+    the others paper findings), and ``--sigma``'s when given."""
+    lam = cal.lam
+    lam_note = (
+        ""
+        if lam >= cal.lam_theorem5 * (1 - 1e-12)
+        else f" λ = {lam:.4g} is below Theorem 5's 2β/ε = {cal.lam_theorem5:.4g}: the theorem does not apply."
+    )
+    settings: list[DpSetting] = []
     for reading in readings:
         audited = AuditedSigma(
             f"thm5-{reading}-",
@@ -127,52 +178,44 @@ def run_objpert_audit(config: ObjPertAuditConfig, executor: Executor | None = No
             "(ε, δ)-DP at --sigma: Dwork & Roth 2014, Definition 2.4; " + SOURCE_THM5,
         )
         settings.append(dp_setting(problem, audited, config, cert_ok, executor, progress))
-    for s in settings:
-        checks += s.checks
+    return settings
 
-    # (b) Theorem 9 on the releases from D of the deployed σ (the printed GLM form: a paper finding)
-    mech = next(
-        s
-        for s in settings
-        if (config.sigma is not None and s.prefix == "")
-        or (config.sigma is None and s.prefix == f"thm5-{config.calibration}-")
-    )
-    checks += theorem9_checks(X, y, loss, lam, mech.sigma, config.rho, mech.thetas_d, config.paper_claims)
 
-    # (e) Figure 1 (paper) and K19 (a guarantee for the logistic loss: β = 1/4 behind the deployed λ = 1/(2ε))
-    fig1 = figure1() if config.paper_claims else None
-    if fig1 is not None:
-        checks += k17_checks(fig1)
-    if config.loss == "logistic" or config.paper_claims:
-        k19 = k19_check(eps)
-        checks.append(replace(k19, spec=k19.spec.deployed("--loss logistic")) if config.loss == "logistic" else k19)
-    decided = finalize(checks, config.alpha)
-
-    # (d) per instance
+def _per_instance(
+    config: ObjPertAuditConfig, X: np.ndarray, y: np.ndarray, description: str, loss: GLMLoss, lam: float, sigma: float
+) -> tuple[dict, list, dict]:
+    """Check (d): the per-instance values on the audited data and, beside them, on breast-cancer (the paper's)."""
     own = (
         "breast-cancer" if config.dataset == "breast-cancer" else ("synthetic" if config.data is None else "your data")
     )
     values, summaries, descriptions = {}, [], {own: description}
-    values[own], summary = per_instance_values(own, X, y, loss, lam, cal.sigma, config)
+    values[own], summary = per_instance_values(own, X, y, loss, lam, sigma, config)
     summaries.append(summary)
     if config.dataset != "breast-cancer":
         bc_cfg = ObjPertAuditConfig(
             **{**asdict(config), "data": None, "synthetic": None, "dataset": "breast-cancer", "normalize_rows": False}
         )
         Xb, yb, descriptions["breast-cancer"] = load_data(bc_cfg)
-        values["breast-cancer"], summary = per_instance_values("breast-cancer", Xb, yb, loss, lam, cal.sigma, config)
+        values["breast-cancer"], summary = per_instance_values("breast-cancer", Xb, yb, loss, lam, sigma, config)
         summaries.append(summary)
-    pages = [replace(figure1_page(fig1), role="paper")] if fig1 is not None else []
-    pages += [
-        per_instance_page(values, summaries, descriptions, loss, lam, cal.sigma, config),
-        theorem5_page(settings, config, config.alpha),
-    ]
+    return values, summaries, descriptions
 
+
+def _parameters(
+    config: ObjPertAuditConfig,
+    cal: Calibration,
+    X: np.ndarray,
+    description: str,
+    settings: list[DpSetting],
+    with_figure1: bool,
+    summaries: list,
+) -> dict:
+    """The run's recorded parameters: the config, the calibration, the data's shape and each search's winner."""
     parameters = {
         **asdict(config),
         "sigma": cal.sigma,
         "sigma_source": cal.sigma_source,
-        "lam_used": lam,
+        "lam_used": cal.lam,
         "lam_theorem5": cal.lam_theorem5,
         "xi": cal.xi,
         "beta": cal.beta,
@@ -182,7 +225,7 @@ def run_objpert_audit(config: ObjPertAuditConfig, executor: Executor | None = No
         "dimension": int(X.shape[1]),
         **{f"worst_neighbour_{s.prefix or 'dp-'}".rstrip("-"): s.search.winner.label for s in settings},
         "figure1": None
-        if fig1 is None
+        if not with_figure1
         else (
             f"n = {FIG1_N}, d = 2, margin 0.4, λ = 1, σ = {op.theorem5_sigma(1.0, 1e-5, 1.0, 'variance'):.6g} "
             "(Theorem 5 variance reading at (1, 1e-5))"
@@ -192,9 +235,7 @@ def run_objpert_audit(config: ObjPertAuditConfig, executor: Executor | None = No
     parameters["synthetic"] = (
         list(config.synthetic or DEFAULT_SYNTHETIC) if config.data is None and config.dataset is None else None
     )
-    return make_run(
-        "objpert", decided, config.alpha, parameters, config.seed, pages=pages, paper_claims=config.paper_claims
-    )
+    return parameters
 
 
 def _classify(reading: str, deployed: str | None) -> Callable[[CheckSpec], CheckSpec]:
