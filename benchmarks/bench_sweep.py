@@ -225,7 +225,7 @@ def main() -> None:
         if args.no_dask:
             return
         start = time.perf_counter()
-        dask = DaskExecutor(local_workers=2, preload=parse_spec(text).kind.preload)  # as `sweep --dask-local` starts it
+        dask = DaskExecutor(local_workers=2)  # as `sweep --dask-local` starts it (spawned workers)
         try:
             timed(dask, spec_text(2, 1000), directory)  # workers import the code once
             startup = time.perf_counter() - start
