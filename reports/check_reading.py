@@ -118,6 +118,7 @@ def _bounded(at: str, check: Check, bound: float, name: str) -> str:
 
 
 def _fitted(check: Check) -> str:
+    assert check.ci is not None and check.exact is not None  # a fit's: its interval (_is_fit), the claim
     lo, hi = check.ci
     fitted, claimed = f"exponent {fmt(check.estimate, 3)} in [{fmt(lo, 3)}, {fmt(hi, 3)}]", fmt(check.exact, 3)
     if check.details["relation"] == "<=":  # an upper bound: fails only when the whole interval lies above it

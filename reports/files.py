@@ -190,10 +190,11 @@ def _os_error_behind(err: BaseException) -> OSError | None:
     full disk may fail again while closing (matplotlib's PDF backend then raises ``zlib.error``), hiding the
     system's condition behind an error of its own."""
     seen = 0
-    while err is not None and seen < 8:
-        if isinstance(err, OSError):
-            return err
-        err = err.__cause__ or err.__context__
+    current: BaseException | None = err
+    while current is not None and seen < 8:
+        if isinstance(current, OSError):
+            return current
+        current = current.__cause__ or current.__context__
         seen += 1
     return None
 

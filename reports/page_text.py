@@ -13,7 +13,7 @@ import functools
 import logging
 import re
 import threading
-from typing import Any, Iterator
+from typing import TYPE_CHECKING, Any, Iterator
 
 import matplotlib.patches
 import numpy as np
@@ -21,13 +21,23 @@ import numpy as np
 from pdp_audit.reports.math_text import bind_scripts, math  # noqa: F401 (math: the pages' one, imported from here)
 from pdp_audit.reports.numbers import fmt_level  # noqa: F401 (the pages' one, imported from here)
 
+if TYPE_CHECKING:  # matplotlib's backends and typing are loaded where a page is drawn, not at import
+    from matplotlib.backends.backend_agg import RendererAgg
+    from matplotlib.typing import RcKeyType
+
 # matplotlib's font subsetting (fontTools) warns on stderr that the embedded DejaVu fonts' timestamps are
 # "very low" and reads them as Unix times; harmless for the PDF, noise for a user reading the run's output.
 logging.getLogger("fontTools.ttLib.tables._h_e_a_d").setLevel(logging.ERROR)
 
 A4 = (8.27, 11.69)
 COLOURS = {"pass": "#1b7837", "fail": "#b2182b", "inconclusive": "#b35806"}
-RC = {"font.family": "DejaVu Sans", "font.size": 9, "pdf.fonttype": 42, "axes.grid": True, "grid.alpha": 0.3}
+RC: dict[RcKeyType, Any] = {
+    "font.family": "DejaVu Sans",
+    "font.size": 9,
+    "pdf.fonttype": 42,
+    "axes.grid": True,
+    "grid.alpha": 0.3,
+}
 
 
 def fmt(value: Any, digits: int = 4) -> str:
@@ -83,7 +93,7 @@ def _measured(text: str, size: float, family: str, weight: str, ismath: bool) ->
     return float(width) / 10
 
 
-_RENDERER = None
+_RENDERER: RendererAgg | None = None
 
 
 def line_width(line: str, size: float, family: str = "DejaVu Sans", weight: str = "normal") -> float:

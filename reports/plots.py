@@ -7,6 +7,8 @@ to 1.5; an ROC's allowed region is the (ε, δ)-DP trade-off TPR ≤ min(e^ε FP
 
 from __future__ import annotations
 
+from typing import Callable
+
 import matplotlib.colors
 import matplotlib.ticker
 import numpy as np
@@ -345,7 +347,8 @@ def _categorical(ax, data: Lines) -> None:
 
 _PLAIN = matplotlib.ticker.FuncFormatter(lambda value, _: f"{value:g}")
 
-PLOTTERS = {
+#: each figure record's drawer: ``(fig, figure, box) -> None``, its figure of the record's own type
+PLOTTERS: dict[type, Callable[..., None]] = {
     TailCurves: _tail_curves,
     Roc: draw_roc,
     EventRates: draw_event_rates,

@@ -4,6 +4,8 @@ check, as ``pdp-audit run`` prints them).  Plain records in, strings out: one pl
 
 from __future__ import annotations
 
+from typing import Sequence
+
 from pdp_audit.reports.certified_claim import verdict_suffix
 from pdp_audit.reports.numbers import fmt_level
 from pdp_audit.reports.records import Check, Run
@@ -39,11 +41,15 @@ def describe(run: Run) -> str:
     return "\n".join(lines)
 
 
-def check_lines(checks: list[Check] | tuple[Check, ...]) -> list[str]:
+def check_lines(checks: Sequence[Check]) -> list[str]:
     """Two lines per check (three with its note when it did not pass), as :func:`describe` prints them."""
     lines = []
     for c in checks:
-        ci = "" if c.ci is None else f", interval [{c.ci[0]:.4g}, {c.ci[1]:.4g}] at confidence {fmt_level(c.level)}"
+        ci = (
+            ""
+            if c.ci is None or c.level is None  # set together (the level the interval is read at)
+            else f", interval [{c.ci[0]:.4g}, {c.ci[1]:.4g}] at confidence {fmt_level(c.level)}"
+        )
         adj = "" if c.adjusted_pvalue is None else f", Holm-adjusted p-value {c.adjusted_pvalue:.3g}"
         lines.append(f"  [{c.id}] {c.verdict.upper()}: {c.claim}")
         estimate = "—" if c.estimate is None else f"{c.estimate:.4g}"

@@ -25,7 +25,7 @@ def exponent_pages(results) -> list[plt.Figure]:
     per_page = 40
     for start in range(0, len(fits), per_page):
         fig = plt.figure(figsize=A4)
-        lines = [
+        lines: list[tuple[str, dict]] = [
             ("Fitted exponents" + (" (continued)" if start else ""), {"size": 15, "weight": "bold"}),
             (
                 "Each row fits one check's estimates y against one swept parameter x as a power law, "
