@@ -173,7 +173,7 @@ def _entry_pages(entry: dict, checks: Sequence[Check]):
     """An entry's page -- its statement, method and finding, each check's summary, then the first figure among its
     checks -- continued on further pages while they do not fit."""
     agree, colour = AGREEMENT[entry["agrees"]]
-    lines = [
+    lines: list[tuple[str, dict]] = [
         (f"{entry['id']} — {entry['where']}", {"size": 13, "weight": "bold", "gap": 0.006}),
         (
             f"verdict: {entry['verdict'].upper()}    expected: {entry['expected']}    {agree}",
@@ -190,7 +190,7 @@ def _entry_pages(entry: dict, checks: Sequence[Check]):
         lines.append(("Ledger finding: " + entry["finding"], {"size": 7.5, "color": GREY, "gap": 0.01}))
     fig = plt.figure(figsize=A4)
     y = text_block(fig, lines, top=0.965)
-    title = (f"{entry['id']} (continued)", {"size": 13, "weight": "bold", "gap": 0.01})
+    title: tuple[str, dict] = (f"{entry['id']} (continued)", {"size": 13, "weight": "bold", "gap": 0.01})
     for check in checks:
         summary = _check_summary(check)
         if y - text_height(summary) < 0.03:  # the rest on a page of its own
@@ -225,7 +225,7 @@ def _check_summary(check: Check) -> list[tuple[str, dict]]:
     (:mod:`pdp_audit.reports.check_reading`); note."""
     role = "guarantee" if check.role == "guarantee" else "paper statement"
     indented = {"size": 7.5, "indent": 0.02, "gap": 0.0}
-    out = [
+    out: list[tuple[str, dict]] = [
         (
             f"[{check.id}] {check.title} — {check.verdict.upper()} ({role})",
             {"size": 8.5, "weight": "bold", "color": COLOURS[check.verdict], "gap": 0.002},
@@ -245,7 +245,7 @@ def _not_run_pages(rows: list[dict]):
     """The entries not run, with statement and reason, on as many pages as they take."""
     fig, y = None, 0.0
     for row in rows:
-        lines = [
+        lines: list[tuple[str, dict]] = [
             (f"{row['id']} — {row['where']} — {row['verdict']}", {"size": 8.5, "weight": "bold"}),
             (row["statement"], {"size": 7.5, "indent": 0.02}),
             ("Why: " + (row["reason"] or ""), {"size": 7.5, "indent": 0.02, "color": GREY, "gap": 0.008}),
@@ -264,7 +264,7 @@ def _not_run_pages(rows: list[dict]):
 def _appendix_page(doc: dict) -> plt.Figure:
     fig = plt.figure(figsize=A4)
     mono = {"size": 7.5, "family": "DejaVu Sans Mono"}
-    lines = [
+    lines: list[tuple[str, dict]] = [
         ("Appendix: seeds, versions, commands", {"size": 13, "weight": "bold", "gap": 0.01}),
         (
             f"seed {doc['seed']}; {'quick budgets' if doc['quick'] else 'default budgets'}; α = "

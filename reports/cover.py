@@ -441,7 +441,7 @@ _APPENDIX_COLUMNS = ((0.07, 0.22), (0.30, 0.52), (0.83, 0.11))
 def appendix_page(run: Run) -> list[plt.Figure]:
     """The title page of the appendix of paper findings: what they are, and one row per finding (continued on as
     many pages as the rows take)."""
-    intro = [
+    intro: list[tuple[str, dict]] = [
         ("Appendix: paper findings", {"size": 18, "weight": "bold", "gap": 0.01}),
         (
             "Statements checked as printed in the papers. Each has its own verdict, decided as a separate "
@@ -451,7 +451,7 @@ def appendix_page(run: Run) -> list[plt.Figure]:
         ),
     ]
     pages, fig, y = [], None, 0.0
-    for check in run.findings:
+    for check in run.findings or ():
         row = wrap_cells((check.id, check.title, check.verdict.upper()), _APPENDIX_COLUMNS, 8, bold=(2,))
         if fig is None or y - row_height(row, 8) < 0.04:
             fig = plt.figure(figsize=A4)
@@ -465,8 +465,8 @@ def appendix_page(run: Run) -> list[plt.Figure]:
 def _draws_used(checks) -> str:
     """What passes drawn in looks and stopped once decided drew (``details["early_stop"]`` of their checks), so the
     certificate says on how many draws its verdict rests; empty for a fixed pass."""
-    records = [x.details.get("early_stop") for x in checks if isinstance(x.details, dict)]
-    records = [r for r in records if isinstance(r, dict) and "drawn_per_world" in r and "max_per_world" in r]
+    stops = [x.details.get("early_stop") for x in checks if isinstance(x.details, dict)]
+    records = [r for r in stops if isinstance(r, dict) and "drawn_per_world" in r and "max_per_world" in r]
     if not records:
         return ""
     low, high = (f(r["drawn_per_world"] for r in records) for f in (min, max))

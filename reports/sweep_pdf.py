@@ -11,6 +11,7 @@ import matplotlib
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
+from matplotlib.colors import ListedColormap  # noqa: E402
 from matplotlib.ticker import NullFormatter  # noqa: E402
 
 from pdp_audit.reports.files import atomic_path  # noqa: E402
@@ -28,6 +29,16 @@ from pdp_audit.reports.page_text import (  # noqa: E402
 from pdp_audit.reports.sweep_fits import exponent_pages  # noqa: E402
 from pdp_audit.reports.sweep_json import FWER_STATEMENT  # noqa: E402
 
+
+def _listed_colours(name: str) -> tuple:
+    """The colours of matplotlib's listed colormap ``name`` (a qualitative one, such as tab10), as it lists them."""
+    colormap = matplotlib.colormaps[name]
+    colours = colormap.colors if isinstance(colormap, ListedColormap) else None
+    if not isinstance(colours, (list, tuple)):
+        raise TypeError(f"the colormap {name} lists no colours")
+    return tuple(colours)
+
+
 GREY = "#888888"
 LINE_COLOURS = ("#9ecae1", "#bcbddc", "#fdd0a2", "#c7e9c0", "#d9d9d9", "#fcbba1", "#dadaeb", "#a1d99b")
 ROWS_PER_PAGE = 44
@@ -35,7 +46,7 @@ GLYPH = {"pass": "✓", "fail": "✗", "inconclusive": "?"}
 #: Columns per page of the small multiples (one per value of the first other swept parameter).
 PANEL_COLUMNS = 4
 #: One colour per quantity of a check's curves (e.g. the released bound, the truth; up to 10 apart).
-CURVE_COLOURS = tuple(matplotlib.colormaps["tab10"].colors)
+CURVE_COLOURS = _listed_colours("tab10")
 HEADLINE_CHECKS = ("dp-forward", "dp-reverse", "lr-attack", "cor23-ex-post", "loss-law", "pdp-median-individual")
 SWEEP_VERDICT_TEXT = {
     "pass": "PASS — every check of every cell is supported by the evidence",
@@ -64,7 +75,7 @@ def cover_page(results) -> plt.Figure:
     total = len(spec["cells"])
     counts = results.counts
     fixed = {k: v for k, v in spec["cells"][0]["parameters"].items() if k not in spec["swept"]} if spec["cells"] else {}
-    lines = [
+    lines: list[tuple[str, dict]] = [
         ("pdp-audit — sweep report", {"size": 20, "weight": "bold", "gap": 0.01}),
         (f"Sweep: {spec['name']}.  Mechanism: {spec['mechanism']}.", {"size": 11}),
     ]
@@ -335,8 +346,9 @@ def _plot_page(key, rows, panel_key, line_keys, panels, start: int) -> plt.Figur
                 ax.set_ylabel(f"{check_id}\n{'value' if kind == 'curves' else _quantity(check_id)}", fontsize=7.5)
             if r < len(rows) - 1:
                 ax.set_xlabel("")
-            if ax.get_legend():  # one legend for the page, below the panels (off the data)
-                ax.get_legend().remove()
+            legend = ax.get_legend()
+            if legend:  # one legend for the page, below the panels (off the data)
+                legend.remove()
             by_row.setdefault(r, []).append(ax)
         if values and min(values) > 0 and max(values) / min(values) >= 5:
             for ax in by_row[r]:  # one scale for the row: the curves span decades
@@ -525,7 +537,7 @@ def provenance_page(results) -> plt.Figure:
     spec = results.spec
     fig = plt.figure(figsize=A4)
     mono = {"size": 8, "family": "DejaVu Sans Mono", "width": 110}
-    lines = [
+    lines: list[tuple[str, dict]] = [
         ("Provenance", {"size": 15, "weight": "bold", "gap": 0.01}),
         (
             "Rendered from the sweep's store alone; the store's name and path and the times its cells ran are left "
