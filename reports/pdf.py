@@ -72,7 +72,8 @@ def check_pages(checks) -> list:
     """The pages of ``checks``, as functions drawing them: a page per check with a figure, in order; then the
     checks without one, stacked as many to a page as fit (no half-empty pages)."""
     pages = [lambda check=check: check_page(check) for check in checks if check.figure is not None]
-    stack, height = [], 0.0
+    stack: list[Check] = []
+    height = 0.0
     for check in (c for c in checks if c.figure is None):
         h = text_height(check_lines(check))
         if stack and height + h > 0.9:
@@ -127,6 +128,8 @@ def per_instance_wording(epsilons: np.ndarray, dp_epsilon: float, clipping: Clip
 def per_instance_page(run: Run) -> plt.Figure:
     """Every individual's exact pDP ε against the Corollary 23 bound, the DP ε and the claim."""
     pi = run.per_instance
+    if pi is None:  # drawn only for a run that has the record (run_pages)
+        raise ValueError("the run has no per-instance record to draw")
     fig = plt.figure(figsize=A4)
     eps = np.asarray(pi.pdp_epsilon)
     y = text_block(
@@ -148,7 +151,7 @@ def per_instance_page(run: Run) -> plt.Figure:
     )
     ax = fig.add_axes((0.1, 0.08, 0.82, min(y - 0.05, 0.6) - 0.08))
     top = max(pi.dp_epsilon, float(np.max(pi.cor23_epsilon))) * 1.05
-    bins = np.linspace(0, top, 50)
+    bins = np.linspace(0, top, 50).tolist()  # the edges as the Sequence[float] matplotlib's signature names
     ax.hist(eps, bins=bins, color="#4393c3", label="exact pDP ε (analytic Gaussian)")
     ax.hist(pi.cor23_epsilon, bins=bins, histtype="step", color="black", lw=1.2, label="Corollary 23 bound on pDP ε")
     ax.axvline(pi.dp_epsilon, color="#b2182b", lw=2, label="worst-case DP ε of the mechanism")
