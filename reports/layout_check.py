@@ -57,14 +57,14 @@ def _drawn_texts(fig) -> tuple[list[tuple[matplotlib.text.Text, Bbox]], list[str
     canvas = FigureCanvasAgg(fig) if not isinstance(fig.canvas, FigureCanvasAgg) else fig.canvas
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        matplotlib.text.Text.draw = recording_draw
+        setattr(matplotlib.text.Text, "draw", recording_draw)  # every text drawn is recorded, restored below
         try:
             renderer = canvas.get_renderer()
             # laid out and measured as Agg draws, no pixel painted: what is checked is where each text lies
             with getattr(renderer, "_draw_disabled", contextlib.nullcontext)():
                 fig.draw(renderer)
         finally:
-            matplotlib.text.Text.draw = original
+            setattr(matplotlib.text.Text, "draw", original)
     return drawn, [str(w.message) for w in caught], renderer
 
 
@@ -131,7 +131,7 @@ def _legend_over_data(fig, renderer) -> list[str]:
                 problems.append(f"legend of {ax.get_title() or ax.get_ylabel()!r} over another axes")
         clip = ax.bbox  # data outside the axes is not drawn
         for path, filled in _data_paths(ax):
-            if path.vertices.size == 0:
+            if np.asarray(path.vertices).size == 0:
                 continue
             inside = Bbox.intersection(box, clip)
             if inside is not None and path.intersects_bbox(inside, filled=filled):
@@ -199,8 +199,8 @@ def checking_pages(found: list[str]):
             original(self, figure, **kwargs)
         found.extend(f"{where}: warning while saving: {w.message}" for w in caught)
 
-    PdfPages.savefig = checked_savefig
+    setattr(PdfPages, "savefig", checked_savefig)  # every page saved is checked, restored below
     try:
         yield found
     finally:
-        PdfPages.savefig = original
+        setattr(PdfPages, "savefig", original)
