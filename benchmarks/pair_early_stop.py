@@ -195,7 +195,7 @@ def part_width() -> None:
     an earlier look's (:func:`pdp_audit.verify.evidence.pair_sequential.at_look`): the width ratios."""
     from pdp_audit.mutants import gaussian
     from pdp_audit.verify.core.checks import finalize
-    from pdp_audit.verify.evidence import pair_checks
+    from pdp_audit.verify.evidence import pair_checks, pair_stream, pair_validation
     from pdp_audit.verify.evidence import pair_sequential as sequential
 
     shares = sequential.look_shares(len(sequential.looks(TRIALS)))
@@ -205,9 +205,9 @@ def part_width() -> None:
         ("plain", PlainGaussian(1.0), (1.0, 0.2)),
         ("view", gaussian(needed_sigma(1.0, 1e-5)), (1.0, 1e-5)),
     ):
-        streamed = pair_checks.stream_losses(pair, claim[0], TRIALS, 0)
-        replayed = pair_checks.replay_view(pair, 0, TRIALS)
-        views = (replayed, pair_checks.noise_view_check(pair, streamed.heads, 0, streamed.resolution, replayed))
+        streamed = pair_stream.stream_losses(pair, claim[0], TRIALS, 0)
+        replayed = pair_validation.replay_view(pair, 0, TRIALS)
+        views = (replayed, pair_validation.noise_view_check(pair, streamed.heads, 0, streamed.resolution, replayed))
         fixed = pair_checks._checks_of(pair, streamed, claim, (TRIALS, 0), False, views)
         looked = pair_checks._checks_of(pair, streamed, claim, (TRIALS, 0, (TRIALS, {})), False, views)
         widths = {}

@@ -134,7 +134,7 @@ def test_the_events_stream_with_the_numbers_of_the_draws_in_memory():
     """Block by block (the plugin's path) or all at once: the same test, the same numbers."""
     from pdp_audit.verify.estimators.consistency_output import event_consistency
     from pdp_audit.verify.estimators.engine import block_rng, block_sizes
-    from pdp_audit.verify.evidence.pair_checks import ReleasesAndLosses, stream_losses
+    from pdp_audit.verify.evidence.pair_stream import ReleasesAndLosses, stream_losses
 
     pair, trials = Reports(1.0, loss_reports=1), 2 * 65_536 + 77
     streamed = stream_losses(pair, 1.0, trials, seed=3)

@@ -443,7 +443,7 @@ def test_streamed_losses_give_the_numbers_of_the_losses_in_memory():
     from pdp_audit.verify.estimators.consistency_output import event_consistency
     from pdp_audit.verify.estimators.engine import block_rng, block_sizes, sample_privacy_loss
     from pdp_audit.verify.estimators.tails import both_directions
-    from pdp_audit.verify.evidence.pair_checks import ReleasesAndLosses, stream_losses
+    from pdp_audit.verify.evidence.pair_stream import ReleasesAndLosses, stream_losses
 
     pair, trials = LaplacePair(1.0), 3 * 65_536 + 123
     streamed = stream_losses(pair, 0.5, trials, seed=4)

@@ -16,7 +16,7 @@ from pdp_audit.verify.core.checks import CheckSpec, Evidence
 from pdp_audit.verify.core.config import LAW_OPTION
 from pdp_audit.verify.estimators.rng_discipline import check_rng_discipline
 from pdp_audit.verify.estimators.stats import pvalue_by_inversion
-from pdp_audit.verify.evidence.pair_checks import malformed_check, not_reproducible
+from pdp_audit.verify.evidence.pair_validation import malformed_check, not_reproducible
 
 
 class BlackBoxSamplers:

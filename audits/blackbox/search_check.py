@@ -22,7 +22,7 @@ from pdp_audit.audits.blackbox.outcome import SearchOutcome
 from pdp_audit.mechanisms.base import MalformedPair
 from pdp_audit.mechanisms.validation import InputError, finite_number
 from pdp_audit.verify.core.config import PAIR_TRIALS, pair_value
-from pdp_audit.verify.evidence.pair_checks import malformed_check
+from pdp_audit.verify.evidence.pair_validation import malformed_check
 
 #: The witness format's version: 2 since the event test's statistic is stored (schema 1 held the logistic test).
 WITNESS_SCHEMA = 2

@@ -16,7 +16,7 @@ publishes every individual's pDP ε and Corollary 23 bound, and the ex-post pDP 
 * ``tail-curve``, ``loss-law`` -- the exact δ(ε) curve and the law N(η²/2, η²) of the privacy loss, the
   identities the analytic calibration and every published ε rest on;
 * ``loss-consistency`` -- the privacy loss is the sampler's, on the draws that decide ``dp-*``
-  (:func:`pdp_audit.verify.evidence.pair_checks.loss_consistency_check`);
+  (:func:`pdp_audit.verify.evidence.pair_validation.loss_consistency_check`);
 * ``cor23-pdp``, ``cor23-ex-post`` -- Corollary 23's pDP bound (published per individual on the
   per-instance page and in the JSON) and its ex-post bound at ``--rho`` (the privately publishable bound that
   replaces the exact ex-post value, Example 4);

@@ -13,9 +13,9 @@ of individuals, and publishes the bound ‖N‖₂ ≤ σ₃τ of Lemma 20 with 
 Guarantees: the (ε, δ)-DP of both releases in both directions at the worst neighbour (``goe-dp-*``,
 ``ag-dp-*``) and the consistency of each release's privacy loss with its sampler on the same draws
 (``goe-loss-consistency``, ``ag-loss-consistency``:
-:func:`pdp_audit.verify.evidence.pair_checks.loss_consistency_check`), the law of Algorithm 6's privacy loss, Theorem
-17's pDP, ex-post bound and ex-post identity, the coverage of the published τ (``lemma20-coverage``) and the exact CDF
-that τ is computed from (``goe-cdf``).
+:func:`pdp_audit.verify.evidence.pair_validation.loss_consistency_check`), the law of Algorithm 6's privacy loss,
+Theorem 17's pDP, ex-post bound and ex-post identity, the coverage of the published τ (``lemma20-coverage``) and the
+exact CDF that τ is computed from (``goe-cdf``).
 
 Paper statements (findings with ``--paper-claims``): K16's printed τ = 12 at d = 50 used for Algorithm 6's
 noise (``k16-as-printed``: a guarantee exactly when ``--tau-reading unit-goe`` deploys that reading of τ),

@@ -54,7 +54,7 @@ from pdp_audit.verify.estimators.progress import planned, planning
 from pdp_audit.verify.evidence import builders
 from pdp_audit.verify.evidence.dp_checks import PairSamples, dp_specs, sample_pair
 from pdp_audit.verify.evidence.dp_claim import DpClaim, Draws
-from pdp_audit.verify.evidence.pair_checks import loss_consistency_check
+from pdp_audit.verify.evidence.pair_validation import loss_consistency_check
 from pdp_audit.verify.evidence.profile_checks import dp_check_with_profile, profile_draws
 
 #: Releases of this dimension (or d, if smaller) carry the privacy-loss checks (see the module docstring).

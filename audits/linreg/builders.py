@@ -40,7 +40,7 @@ from pdp_audit.verify.estimators.stats import pvalue_by_inversion
 from pdp_audit.verify.estimators.tails import both_directions
 from pdp_audit.verify.evidence import builders
 from pdp_audit.verify.evidence.dp_claim import DpClaim, Draws
-from pdp_audit.verify.evidence.pair_checks import loss_consistency_check
+from pdp_audit.verify.evidence.pair_validation import loss_consistency_check
 from pdp_audit.verify.evidence.privacy_profile import ProfilePlan, dp_check_with_profile
 from pdp_audit.verify.evidence.profile_figures import tail_curves_figure
 

@@ -37,7 +37,7 @@ from pdp_audit.verify.estimators.progress import at_most
 from pdp_audit.verify.evidence import builders
 from pdp_audit.verify.evidence.dp_checks import PairSamples, dp_specs
 from pdp_audit.verify.evidence.dp_claim import DpClaim, Draws
-from pdp_audit.verify.evidence.pair_checks import loss_consistency_check
+from pdp_audit.verify.evidence.pair_validation import loss_consistency_check
 
 
 def _as_declared(spec: CheckSpec) -> CheckSpec:

@@ -17,7 +17,7 @@ from pdp_audit.verify.estimators.engine import sample_privacy_loss
 from pdp_audit.verify.estimators.progress import at_most
 from pdp_audit.verify.evidence import builders
 from pdp_audit.verify.evidence.dp_claim import DpClaim, Draws
-from pdp_audit.verify.evidence.pair_checks import loss_consistency_check
+from pdp_audit.verify.evidence.pair_validation import loss_consistency_check
 from pdp_audit.verify.evidence.profile_checks import dp_check_with_profile, profile_draws_bound
 
 

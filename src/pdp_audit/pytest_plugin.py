@@ -14,7 +14,7 @@ that would decide it (``--audit-strict`` makes it a failure); every verdict is r
 Every DP assertion first validates the pair: releases and losses of the right shape, no NaN and no
 impossible infinity (else the exact fail ``pair-protocol``), the loss consistent with the sampler
 (``loss-consistency``) and, where the pair exposes a noise view, the view consistent with ``sample``
-(``noise-view``); see :mod:`pdp_audit.verify.evidence.pair_checks`.  A closed form passed as ``exact_delta`` is a
+(``noise-view``); see :mod:`pdp_audit.verify.evidence.pair_validation`.  A closed form passed as ``exact_delta`` is a
 claim to check (``closed-form``), never evidence.
 
 * ``assert_dp(pair, ε, δ)`` -- δ_{D‖D'}(ε) ≤ δ and δ_{D'‖D}(ε) ≤ δ (hockey-stick divergences, plain
@@ -67,7 +67,7 @@ MARKER = "audit: privacy audits of mechanisms with the privacy_audit fixture (pd
 # Options and registration
 # --------------------------------------------------------------------------------------------
 # The largest budget per assertion (verify.core.config.PAIR_TRIALS): 1e8 samples per world (about 20 s for a Gaussian
-# pair).  Losses are streamed a block at a time (pdp_audit.verify.evidence.pair_checks.stream_losses): peak resident
+# pair).  Losses are streamed a block at a time (pdp_audit.verify.evidence.pair_stream.stream_losses): peak resident
 # memory of a pytest process with one assertion measured at 158 MB for 1e6 and 162 MB for 1e7 and 1e8 per world.
 
 #: The budget flags: the pair options they set (declared once, with the API's ranges), metavar and help.

@@ -86,7 +86,7 @@ def declare(*specs: CheckSpec) -> dict[str, CheckSpec]:
 
 #: The checks every audit builds at one neighbouring pair, each id after the family's prefix (``<prefix>dp-forward``):
 #: the DP tails both ways and the attack (:func:`pdp_audit.verify.evidence.dp_checks.dp_specs`), and the
-#: loss-consistency check that guards them (:func:`pdp_audit.verify.evidence.pair_checks.loss_consistency_check`).
+#: loss-consistency check that guards them (:func:`pdp_audit.verify.evidence.pair_validation.loss_consistency_check`).
 PAIR_CHECKS = ("dp-forward", "dp-reverse", "lr-attack", "loss-consistency")
 
 

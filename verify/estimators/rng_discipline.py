@@ -51,7 +51,7 @@ from typing import Callable
 
 import numpy as np
 
-from pdp_audit.mechanisms.base import WORLDS, MalformedPair
+from pdp_audit.mechanisms.base import WORLDS, MalformedPair, World
 
 #: Releases per call of the probe.
 PROBE_SIZE = 1000
@@ -63,7 +63,7 @@ MIN_ENTROPY_NATS = 40.0
 #: Entropy of the generators' fixed seeds (the probe's outcome depends on the pair alone).
 PROBE_ENTROPY = 0x5EED_2026
 
-Sampler = Callable[[str, int, np.random.Generator], np.ndarray]
+Sampler = Callable[[World, int, np.random.Generator], np.ndarray]
 
 
 def probe_generator(index: int) -> np.random.Generator:
@@ -100,7 +100,7 @@ NOT_REPRODUCIBLE = (
 )
 
 
-def check_rng_discipline(sample: Sampler, checked: Callable[[str, int, object], np.ndarray] | None = None) -> str:
+def check_rng_discipline(sample: Sampler, checked: Callable[[World, int, object], np.ndarray] | None = None) -> str:
     """Raise :class:`pdp_audit.mechanisms.base.MalformedPair` when ``sample(world, n, rng)`` repeats itself -- the
     same releases from distinct generator states, which no statistic may count as independent draws (module notes:
     what is called, and why a correct pair fails it with probability ≤ 2.4e-16).  A sampler that gives *different*
@@ -111,7 +111,7 @@ def check_rng_discipline(sample: Sampler, checked: Callable[[str, int, object], 
     n = PROBE_SIZE
     why = ""
 
-    def draw(world: str, rng: np.random.Generator) -> tuple[tuple, float]:
+    def draw(world: World, rng: np.random.Generator) -> tuple[tuple, float]:
         out = sample(world, n, rng)
         releases = np.asarray(checked(world, n, out) if checked is not None else out)
         return _fingerprint(releases), row_entropy_nats(releases)

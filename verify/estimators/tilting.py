@@ -73,11 +73,12 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, replace
+from typing import Protocol, TypeGuard
 
 import numpy as np
 from scipy import optimize
 
-from pdp_audit.mechanisms.base import MalformedPair, release_epsilon
+from pdp_audit.mechanisms.base import MalformedPair, World, release_epsilon
 from pdp_audit.verify.estimators.engine import BLOCK_SIZE, block_rng, block_sizes
 from pdp_audit.verify.estimators.rare import DIRECTIONS, BoundedMean, affine_rtol
 from pdp_audit.verify.estimators.tails import hockey_integrand
@@ -88,6 +89,21 @@ TILTED_LAWS = ("laplace", "geometric")
 #: The range of log τ searched for the smallest bound (4).
 LOG_TAU_RANGE = (-12.0, 60.0)
 BOUND_SLACK = 1e-9
+
+
+class TiltedView(Protocol):
+    """A pair whose releases are a deterministic function of Laplace or two-sided geometric noise n of scale b
+    (``noise_scale``, a scalar or one per coordinate), the law named by ``noise_law``: the view this module tilts."""
+
+    noise_law: str
+    noise_dim: int
+    noise_scale: float | np.ndarray
+
+    def release_from_noise(self, world: World, noise: np.ndarray) -> np.ndarray:
+        """Releases on ``world`` for each row of ``noise`` (shape ``(rows, noise_dim)``)."""
+
+    def privacy_loss(self, outputs: np.ndarray) -> np.ndarray:
+        """Exact ``log p_D(o) − log p_D'(o)`` of each row."""
 
 
 def declared_law(pair) -> str | None:
@@ -101,7 +117,7 @@ def declared_law(pair) -> str | None:
     return str(law)
 
 
-def has_tilted_view(pair) -> bool:
+def has_tilted_view(pair: object) -> TypeGuard[TiltedView]:
     """Whether ``pair`` declares a Laplace or geometric noise view (validated by :func:`rates`)."""
     return declared_law(pair) in TILTED_LAWS
 
@@ -128,7 +144,7 @@ def draw_noise(law: str, lam: np.ndarray, size: int, rng: np.random.Generator) -
     return (rng.geometric(p, shape) - rng.geometric(p, shape)).astype(float)
 
 
-def view_losses(view, world: str, size: int, rng: np.random.Generator) -> np.ndarray:
+def view_losses(view: TiltedView, world: World, size: int, rng: np.random.Generator) -> np.ndarray:
     """Privacy losses of ``size`` releases drawn through the declared law's view on ``world``."""
     noise = draw_noise(view.noise_law, rates(view), size, rng)
     return np.asarray(view.privacy_loss(view.release_from_noise(world, noise)), dtype=float)

@@ -89,7 +89,7 @@ def check_likelihood_ratio_identities(pair, seed: int = 11, law: str = "ideal") 
     too (:mod:`pdp_audit.verify.estimators.float_structure`: a sampler whose doubles differ between the worlds fails,
     Mironov, CCS 2012), ``"ideal"`` (here the default: the catalogue's example pairs are reference samplers standing
     for the real-valued law) reads their values only."""
-    from pdp_audit.verify.evidence.pair_checks import ReleasesAndLosses
+    from pdp_audit.verify.evidence.pair_stream import ReleasesAndLosses
 
     test = StreamedEventConsistency(IDENTITY_SAMPLES, IDENTITY_SAMPLES, float_structure=law != "ideal")
     scale = StreamedScaleIdentity()

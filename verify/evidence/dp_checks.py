@@ -3,7 +3,8 @@
 Given one neighbouring pair and a claim (ε, δ), the families sample the exact privacy loss in both worlds
 (:func:`sample_pair`) and build ``<prefix>dp-forward``, ``<prefix>dp-reverse`` (hockey-stick δ̂(ε) against δ)
 and ``<prefix>lr-attack`` (likelihood-ratio attack, ε lower bound), declared here (:func:`dp_specs`), and
-``<prefix>loss-consistency`` on the same draws (:func:`pdp_audit.verify.evidence.pair_checks.loss_consistency_check`).
+``<prefix>loss-consistency`` on the same draws
+(:func:`pdp_audit.verify.evidence.pair_validation.loss_consistency_check`).
 Where the exact δ(ε) of the pair is known, a pass needs the Monte Carlo interval to agree with it; otherwise a
 tight claim can only come out inconclusive, never pass.
 """

@@ -28,7 +28,7 @@ from pdp_audit.verify.estimators.progress import planned, planning
 from pdp_audit.verify.estimators.tails import both_directions
 from pdp_audit.verify.evidence import builders
 from pdp_audit.verify.evidence.dp_claim import DpClaim, Draws
-from pdp_audit.verify.evidence.pair_checks import loss_consistency_check
+from pdp_audit.verify.evidence.pair_validation import loss_consistency_check
 from pdp_audit.verify.evidence.privacy_profile import bound_supported
 from pdp_audit.verify.evidence.profile_checks import dp_check_with_profile, profile_draws, profile_grid
 
