@@ -26,7 +26,6 @@ from __future__ import annotations
 
 import argparse
 import time
-from contextlib import nullcontext
 
 from pdp_audit import api
 from pdp_audit.cli.commands import COMMAND_HELP
@@ -70,61 +69,21 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
 
 
 def command_certify(args: argparse.Namespace) -> int:
-    """Check the outputs and the deployment, run its guarantees (:func:`pdp_audit.certify`), write the certificate,
+    """Certify the deployment and write the certificate (:func:`pdp_audit.certify_files.certify_files`), print it,
     return the exit code."""
+    from pdp_audit.certify_files import certify_files  # on use: `pdp-audit --help` imports no audit
+
     said = getattr(args, "early_stop", None)  # given (--early-stop True, --no-early-stop False), or None
     api.typed(args, CERTIFY_WORKERS, *STOPPING)
-    deployment = api.load_deployment(args.deployment)
-    own, module = api.user_code(deployment)
-    if said is not None or args.time_limit is not None:
-        # a built-in mechanism and a program draw their fixed budget: --no-early-stop says so, --early-stop and
-        # --time-limit would not
-        looks = (own and deployment.program is None) or deployment.releases
-        if not looks and (said or args.time_limit is not None):
-            flag = "--early-stop" if said else "--time-limit"
-            deployed = f"the built-in {deployment.mechanism!r}"
-            deployed = deployed if deployment.program is None else f"the program {deployment.program!r}"
-            raise api.InputError(
-                f"{flag}: only a user's mechanism (module:factory) or a joint release ([[release]]) draws in looks; "
-                f"{shown(args.deployment)} deploys {deployed}"
-            )
-        if deployment.program is None:
-            deployment = api.with_stopping(deployment, said, args.time_limit)
-    named = deployment.program or deployment.mechanism  # a program's deployment: its MODULE:FUNCTION
-    report = args.report or f"certificate-{named.replace(':', '.') if own else named}.pdf"
-    report = None if report.lower() == "none" else report
-    data = deployment.parameters.get("data")
-    inputs = {
-        "the deployment file": args.deployment,
-        "the deployed data (parameters.data)": deployment.folder / data if isinstance(data, str) else None,
-        "the mechanism's module" if deployment.program is None else "the program's module": module,
-    }
-    for i, (_, parameters) in enumerate(deployment.releases, start=1):
-        data = parameters.get("data")
-        inputs[f"the data of release[{i}]"] = deployment.folder / data if isinstance(data, str) else None
-    api.check_outputs({"--report": report, "--json": args.json}, inputs)
     start = time.perf_counter()
-
-    key = "program" if deployment.program else "mechanism"
-    where = f"{shown(args.deployment)}: {key}: the code of {shown(named)}"
-    if own:  # the user's code in a process of its own (pdp_audit.verify.core.sandbox): it ends as Python ends
-        run = api.run_isolated(certified, deployment, args.workers, not args.quiet, report, args.json, target=where)
-    else:
-        run = certified(deployment, args.workers, not args.quiet, report, args.json)
-    api.publish(run, report, args.json)
+    run, report = certify_files(
+        args.deployment, args.report, args.json, args.workers, said, args.time_limit, progress=not args.quiet
+    )
     if not args.quiet and args.json != "-":
         print_certificate(run, args.deployment, time.perf_counter() - start, report)
     if not args.quiet:
         print_warnings(run)
     return run.exit_code
-
-
-def certified(deployment, workers, progress: bool, report: str | None, json_path: str | None):
-    """The certification of a loaded ``deployment`` (its Run); for a user's mechanism, the sandbox's child runs it."""
-    with api.without_figures() if report is None else nullcontext():  # no PDF: nothing draws them
-        run = api.certify_loaded(deployment, workers=workers, progress=progress)
-    api.check_outputs({"--report": report, "--json": json_path})  # again: a module the mechanism's module imported
-    return run
 
 
 def print_certificate(run, deployment: str, elapsed: float, report: str | None) -> None:
