@@ -209,6 +209,7 @@ def _run_json_validator():
 USER_PROCESS_IMPORTS = (
     "pandas",
     "pdp_audit.cli.certify",
+    "pdp_audit.certify_files",
     "pdp_audit.cli.blackbox",
     "pdp_audit.deployment",
     "pdp_audit.catalogue.kinds",

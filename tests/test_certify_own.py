@@ -19,7 +19,7 @@ import numpy as np
 import pytest
 
 import pdp_audit
-from pdp_audit import api
+from pdp_audit import certify_files
 from pdp_audit.audits.pair.deployed import MAX_INDIVIDUALS
 from pdp_audit.cli.main import main
 from pdp_audit.reports.cover import _banner
@@ -106,8 +106,10 @@ def certify(toml: Path, *extra: str) -> tuple[int, dict]:
 def certified_run(monkeypatch, toml: Path) -> tuple[int, dict, Run]:
     """:func:`certify`, and the Run the command published (its banner and pages read here without certifying the
     deployment a second time through the API: the same ``certify_loaded`` made both)."""
-    runs, publish = [], api.publish
-    monkeypatch.setattr(api, "publish", lambda run, *outputs: (runs.append(run), publish(run, *outputs))[1])
+    runs, publish = [], certify_files.write_run_reports
+    monkeypatch.setattr(
+        certify_files, "write_run_reports", lambda run, *outputs: (runs.append(run), publish(run, *outputs))[1]
+    )
     code, document = certify(toml)
     (run,) = runs
     return code, document, run

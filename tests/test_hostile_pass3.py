@@ -189,11 +189,11 @@ def test_releases_too_wide_for_this_machine_are_refused_before_any_draw(tmp_path
     """An ``output_dim`` of 200,000 died of MemoryError (exit 4) in the first probe under a 2 GB limit; here the
     limit is made 100 MB, where a block of 65,536 releases of 2,000 doubles (held four times: 4.2 GB) cannot fit."""
     import pdp_audit.verify.core.processes as processes
-    from pdp_audit import api
+    from pdp_audit import certify_files
 
     monkeypatch.setattr(processes, "physical_memory", lambda: 100_000_000)
     # the limit is this process's: the certification runs here, not in the sandbox's child
-    monkeypatch.setattr(api, "run_isolated", lambda function, *args, target: function(*args))
+    monkeypatch.setattr(certify_files, "run_isolated", lambda function, *args, target: function(*args))
     toml = project(tmp_path, parameters="width = 2000")
     assert main(["certify", str(toml), "--report", "none", "--quiet"]) == 2
     err = capsys.readouterr().err

@@ -214,7 +214,7 @@ def test_pdp_audit_certify_counts_the_pairs_and_shows_their_passes(tmp_path, mon
     without the sandbox's child (which the patched bar settings would not reach)."""
     from importlib import resources
 
-    from pdp_audit import api
+    from pdp_audit import certify_files
 
     examples = resources.files("pdp_audit.examples")
     for name in ("own_histogram.py", "deploy-data.csv"):
@@ -222,7 +222,7 @@ def test_pdp_audit_certify_counts_the_pairs_and_shows_their_passes(tmp_path, mon
     deployment = examples.joinpath("deploy-own.toml").read_text().replace("trials = 2e5", "trials = 1000")
     (tmp_path / "deploy.toml").write_text(deployment.replace("individuals = 3", "individuals = 0"))
     monkeypatch.chdir(tmp_path)
-    monkeypatch.setattr(api, "run_isolated", lambda function, *args, target: function(*args))
+    monkeypatch.setattr(certify_files, "run_isolated", lambda function, *args, target: function(*args))
     out = tmp_path / "certificate.json"
     argv = ["certify", "deploy.toml", "--report", "none", "--json", str(out)]
     seen = forced_and_not(monkeypatch, capfd, argv, [out])

@@ -21,7 +21,7 @@ from pathlib import Path
 
 import pytest
 
-from pdp_audit import api
+from pdp_audit import certify_files
 from pdp_audit.audits.blackbox.evidence import UserSampler
 from pdp_audit.audits.blackbox.search import DatasetSampler
 from pdp_audit.audits.coverage.evidence import _called as coverage_called
@@ -347,7 +347,7 @@ def test_a_well_behaved_target_gives_the_bytes_it_gave_in_process(user_folder, m
     codes = [main([*args, "--json", "child.json"]), main([*certify, "--json", "cert-child.json"])]
     assert "faulty_user" not in sys.modules  # imported in the children only: the boundary was crossed
     monkeypatch.setattr(blackbox_cli, "run_isolated", in_process)
-    monkeypatch.setattr(api, "run_isolated", in_process)
+    monkeypatch.setattr(certify_files, "run_isolated", in_process)
     assert [main([*args, "--json", "parent.json"]), main([*certify, "--json", "cert-parent.json"])] == codes
     assert set(codes) <= {1, 3}, codes
     child, parent = (user_folder / "child.json").read_bytes(), (user_folder / "parent.json").read_bytes()
