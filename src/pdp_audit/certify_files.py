@@ -42,8 +42,9 @@ def certify_files(
     """
     deployment = load_deployment(path)
     kind = deployed_kind(deployment)
-    own = kind is not None and kind.user_code is not None
-    module = kind.user_code(deployment) if own else None  # the user's code: never written over
+    user_code = None if kind is None else kind.user_code
+    own = user_code is not None
+    module = None if user_code is None else user_code(deployment)  # the user's code: never written over
     if early_stop is not None or time_limit is not None:
         # a built-in mechanism and a program draw their fixed budget: --no-early-stop says so, --early-stop and
         # --time-limit would not
