@@ -70,3 +70,16 @@ def test_bin_edges_are_midpoints_of_the_distinct_values_or_of_quantiles():
     assert boosting.bin_edges(np.array([3.0, 1.0, 1.0, 2.0]), rng).tolist() == [1.5, 2.5]
     edges = boosting.bin_edges(rng.normal(size=50_000), rng)
     assert edges.size == boosting.MAX_BINS - 1 and np.all(np.diff(edges) > 0)
+
+
+@pytest.mark.parametrize("columns, size, seed", [(1, 3000, 0), (3, 15_000, 1), (3, 400, 2)])
+def test_the_trees_are_those_of_the_plain_first_version(columns, size, seed):
+    """The faster growth (histograms of the root read in place, positions instead of masks) changes no split, no
+    threshold and no leaf value: the same trees, bit for bit, as :mod:`tests.reference_boosting` on releases with
+    ties (rounded to 0.1), with and without early stopping."""
+    from tests.reference_boosting import fit_trees as reference
+
+    rng = np.random.default_rng(seed)
+    x, y = labelled(mixed("D", size, rng), mixed("D'", size, rng))
+    x = np.round(x, 1)[:, 1:2] if columns == 1 else x
+    assert to_data(boosting.fit_trees(x, y, seed)) == to_data(reference(x, y, seed))

@@ -42,15 +42,23 @@ class TreeNodes:
 
     def leaves(self, x: np.ndarray) -> np.ndarray:
         """The leaf each row of ``x`` reaches (level by level over the rows still at an internal node)."""
+        x = np.ascontiguousarray(x)
+        flat, width = x.reshape(-1), x.shape[1]
+        # x_j ≤ τ is false for NaN: where no node sends NaN left, the comparison alone is the rule
+        nan_left = bool(self.missing_left.any())
         node = np.zeros(len(x), dtype=np.int64)
         active = np.flatnonzero(self.left[node] >= 0)
         while active.size:
             at = node[active]
-            values = x[active, self.feature[at]]
-            with np.errstate(invalid="ignore"):
-                go_left = np.where(np.isnan(values), self.missing_left[at], values <= self.threshold[at])
-            node[active] = np.where(go_left, self.left[at], self.right[at])
-            active = active[self.left[node[active]] >= 0]
+            values = flat[active * width + self.feature[at]]  # a flat gather: 2-D fancy indexing is slower
+            if nan_left:
+                with np.errstate(invalid="ignore"):
+                    go_left = np.where(np.isnan(values), self.missing_left[at], values <= self.threshold[at])
+            else:
+                go_left = values <= self.threshold[at]
+            reached = np.where(go_left, self.left[at], self.right[at])
+            node[active] = reached
+            active = active[self.left[reached] >= 0]
         return node
 
     def __call__(self, x: np.ndarray) -> np.ndarray:
