@@ -7,7 +7,8 @@ installed as ``pdp_audit`` -- so that what was removed cannot come back:
   (``from scipy.special import _ufuncs``), no private attribute of a third-party module or of what it exports
   (``special._ufuncs``, ``stats.beta._ppf``), none read or written by name (``getattr(x, "_rng")``), and none of the
   private attributes the product used to read from the objects those libraries make (a fitted estimator's
-  ``_predictors``, a diffprivlib mechanism's ``_rng`` or ``_find_probabilities``), whatever the object's name;
+  ``_predictors``, a diffprivlib mechanism's ``_rng`` or ``_find_probabilities``, a process pool's ``_processes``),
+  whatever the object's name;
 * no write into another library's folders: matplotlib's cache and configuration folders are not asked for.
 
 The code is read with :mod:`ast` (a docstring or a comment naming ``os._exit`` is not a use of it).  The checker is
@@ -30,8 +31,9 @@ PRODUCT = ("mechanisms", "audits", "verify", "reports", "src/pdp_audit")
 FORBIDDEN_NAMES = frozenset({"ctypes", "madvise", "mallopt", "_get_text_metrics", "get_cachedir", "get_configdir"})
 #: Attributes forbidden on the object named (``os._exit``, ``gc.get_objects``).
 FORBIDDEN_ATTRIBUTES = frozenset({("os", "_exit"), ("gc", "get_objects")})
-#: Private attributes of the objects scikit-learn, scipy and diffprivlib make (their types are not known from the
-#: source): forbidden on any object but ``self`` and ``cls``.
+#: Private attributes of the objects scikit-learn, scipy, diffprivlib and the standard library's
+#: ``concurrent.futures`` make (their types are not known from the source): forbidden on any object but ``self`` and
+#: ``cls``.
 LIBRARY_PRIVATE = frozenset(
     {
         "_predictors",
@@ -48,6 +50,20 @@ LIBRARY_PRIVATE = frozenset(
         "_find_probabilities",
         "_check_utility_candidates_measure",
         "_time",
+        # concurrent.futures' executors
+        "_processes",
+        "_pending_work_items",
+        "_executor_manager_thread",
+        "_call_queue",
+        "_result_queue",
+        "_work_ids",
+        "_work_queue",
+        "_threads",
+        "_idle_semaphore",
+        "_max_workers",
+        "_mp_context",
+        "_broken",
+        "_shutdown_thread",
     }
 )
 #: Packages of the standard library, and ours: everything else imported is another library.
@@ -175,6 +191,8 @@ REINTRODUCED = {
     "getattr of a library's private": "def scale(m):\n    return getattr(m, '_scale', None)\n",
     "opendp private": "import opendp.prelude as dp\ndp._lib\n",
     "vars of a private": "def rng(m):\n    return vars(m)['_rng']\n",
+    "a pool's processes": "def pids(pool):\n    return [p.pid for p in pool._processes.values()]\n",
+    "getattr of a pool's processes": "def pids(pool):\n    return getattr(pool, '_processes', None)\n",
 }
 
 

@@ -1,6 +1,7 @@
 """Faults with real processes: workers killed mid-sweep (local pool and Dask), Ctrl-C, kill -9 of the driver."""
 
 import json
+import multiprocessing
 import os
 import signal
 import sqlite3
@@ -10,7 +11,7 @@ import time
 
 import pytest
 
-from pdp_audit.sweeps.executors import DaskExecutor, ProcessExecutor, SerialExecutor
+from pdp_audit.sweeps.executors import DaskExecutor, ProcessExecutor, SerialExecutor, _pool_processes, _stop
 from pdp_audit.sweeps.spec import run_sweep
 from pdp_audit.sweeps.store import Store
 from tests.sweep_toy import parse_toy_spec, toy_spec
@@ -52,6 +53,33 @@ def test_killed_local_worker_loses_and_duplicates_nothing(reference, tmp_path):
     outcome, rows = toy_results(executor, tmp_path / "p.sqlite", kill)
     assert executor.restarts >= 1  # the pool really broke and the unfinished cells were resubmitted
     assert outcome.ran == CELLS and rows == reference
+
+
+def pid_after(seconds: float) -> int:
+    time.sleep(seconds)
+    return os.getpid()
+
+
+def test_a_pools_workers_are_found_by_public_api_and_an_unclean_stop_ends_them():
+    """The pool's workers are this process's multiprocessing children started after the pool's ``others`` (not the
+    pool's private list): every worker that ran a task is one, a child started before the pool is not, and the stop
+    of a pool that did not finish cleanly ends them all and nothing else."""
+    from concurrent.futures import ProcessPoolExecutor
+
+    before = multiprocessing.get_context("fork").Process(target=time.sleep, args=(60,))
+    before.start()
+    try:
+        others = set(multiprocessing.active_children())
+        pool = ProcessPoolExecutor(max_workers=2, mp_context=multiprocessing.get_context("fork"))
+        ran = {f.result() for f in [pool.submit(pid_after, 0.5) for _ in range(4)]}
+        workers = [p.pid for p in _pool_processes(others)]
+        assert len(workers) == 2 and ran <= set(workers) and before.pid not in workers
+        pool.submit(pid_after, 60)
+        _stop(pool, False, others)
+        assert not [p for p in _pool_processes(others) if p.is_alive()] and before.is_alive()
+    finally:
+        before.terminate()
+        before.join()
 
 
 def test_killed_dask_worker_loses_and_duplicates_nothing(reference, tmp_path):

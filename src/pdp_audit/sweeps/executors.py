@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
+import multiprocessing
 import os
 import signal
 import socket
@@ -224,11 +225,11 @@ class ProcessExecutor:
         self.description = f"{self.workers} local process{'es' if self.workers != 1 else ''}"
         self.restarts = 0
         self.chunked_cells = 0
-        self._pool = None
+        self._others: set = set()
 
     def pids(self) -> list[int]:
         """Process ids of the current pool's workers (for fault-injection tests)."""
-        return [p.pid for p in (getattr(self._pool, "_processes", None) or {}).values()]
+        return [p.pid for p in _pool_processes(self._others)]
 
     def run(self, tasks):
         from concurrent.futures import ThreadPoolExecutor
@@ -240,6 +241,7 @@ class ProcessExecutor:
             broken = None
             split = cells_to_split(remaining, self.workers)
             workers = self.workers if split else min(self.workers, len(remaining))
+            self._others = set(multiprocessing.active_children())  # before the pool: not its workers
             pool = ProcessPoolExecutor(max_workers=workers, initializer=_worker_init)
             # Fork every worker now, before any driver thread exists: a fork while a driver thread holds an import
             # lock leaves the child waiting for that lock forever (the pool forks all workers on its first
@@ -248,7 +250,6 @@ class ProcessExecutor:
             threads = (
                 ThreadPoolExecutor(max_workers=len(split), thread_name_prefix="pdp-audit-chunks") if split else None
             )
-            self._pool = pool
             clean = False
             try:
                 futures = {}
@@ -277,7 +278,7 @@ class ProcessExecutor:
                             yield futures[future], future.result()
                 clean = broken is None
             finally:
-                _stop(pool, clean)
+                _stop(pool, clean, self._others)
                 if threads is not None:
                     threads.shutdown(wait=True, cancel_futures=True)
             remaining = [t for t in remaining if t.cell_id not in finished]
@@ -294,12 +295,19 @@ class ProcessExecutor:
         pass
 
 
-def _stop(pool: ProcessPoolExecutor, clean: bool) -> None:
-    """Shut a pool down; unless it finished cleanly, terminate its workers instead of waiting."""
+def _pool_processes(others: set) -> list:
+    """The worker processes of the one pool this process started after ``others`` (its multiprocessing children
+    then): :func:`multiprocessing.active_children` less those -- the pool's own list of them is private."""
+    return [p for p in multiprocessing.active_children() if p not in others]
+
+
+def _stop(pool: ProcessPoolExecutor, clean: bool, others: set) -> None:
+    """Shut a pool down; unless it finished cleanly, terminate its workers (this process's multiprocessing children
+    but ``others``) instead of waiting."""
     if clean:
         pool.shutdown(wait=True)
         return
-    processes = list((getattr(pool, "_processes", None) or {}).values())
+    processes = _pool_processes(others)
     pool.shutdown(wait=False, cancel_futures=True)
     for process in processes:
         if process.is_alive():
