@@ -13,7 +13,7 @@ import numpy as np
 from pdp_audit.reports.certified_claim import certified_claim
 from pdp_audit.reports.code_commit import code_commit, code_version, package_version  # noqa: F401 (re-exported)
 from pdp_audit.reports.files import atomic_path, json_text, write_stdout
-from pdp_audit.reports.records import Check, Run
+from pdp_audit.reports.records import Check, ReviewPage, Run
 
 SCHEMA_VERSION = 2  # 2: checks carry a role; paper findings apart; certificates add "certified" (optional)
 SCHEMA_RESOURCE = "schema/run.schema.json"  # inside the reports package (package data)
@@ -93,11 +93,40 @@ def check_to_dict(check: Check) -> dict[str, Any]:
     )
 
 
+def review_to_dict(review: ReviewPage) -> dict[str, Any]:
+    """The JSON form of the page a reviewer reads: its words, and each section's table as its columns, its rows of
+    cells as shown and the indices of the rows highlighted (the witness's row, the diverging or over-sensitive call,
+    a composition beyond the claim)."""
+    return {
+        "title": review.title,
+        "claim": review.claim,
+        "verdict": review.verdict,
+        "headline": review.headline,
+        "reading": review.reading,
+        "sections": [
+            {
+                "heading": section.heading,
+                "text": section.text,
+                "table": None
+                if section.table is None
+                else {
+                    "columns": list(section.table.columns),
+                    "rows": [list(row) for row in section.table.rows],
+                    "highlight": list(section.table.highlight),
+                },
+                "after": section.after,
+            }
+            for section in review.sections
+        ],
+    }
+
+
 def run_to_dict(run: Run) -> dict[str, Any]:
     """The JSON document of a run: verdict, guarantees, paper findings, parameters, per-instance summary, pages,
     seed, versions.  ``paper_findings`` is null when they were not asked for (not run), a list otherwise.
     ``certified`` (what ``pdp-audit certify`` certified) is present in certificates only; ``clipping`` (the
-    share of rows clipped) in the runs of clipping queries only.  The document follows
+    share of rows clipped) in the runs of clipping queries only; ``review`` (the page a reviewer reads, as data) in
+    the runs of audits that draw one.  The document follows
     the published JSON Schema :func:`run_schema` (``pdp-audit schema``)."""
     per_instance = run.per_instance.summary() if run.per_instance is not None else None
     findings = None if run.findings is None else [check_to_dict(c) for c in run.findings]
@@ -105,6 +134,7 @@ def run_to_dict(run: Run) -> dict[str, Any]:
     claim = certified_claim(run.checks)
     certified_text = {} if claim is None else {"certified_claim": claim.to_dict()}
     clipping = {} if run.clipping is None else {"clipping": run.clipping.summary()}
+    review = {} if run.review is None else {"review": review_to_dict(run.review)}
     return clean(
         {
             "schema": SCHEMA_VERSION,
@@ -119,6 +149,7 @@ def run_to_dict(run: Run) -> dict[str, Any]:
             "parameters": run.parameters,
             "per_instance": per_instance,
             **clipping,
+            **review,
             "pages": [{"title": page.title, "text": page.text, "role": page.role} for page in run.pages],
             "seed": run.seed,
             "version": package_version(),

@@ -258,6 +258,19 @@ def test_schema_rejects_what_it_should():
     for key, bad in {"verdict": "ok", "exit_code": 2, "unexpected": 1}.items():
         with pytest.raises(jsonschema.ValidationError):
             validate({**minimal, key: bad})
+    # the review page as data (added within schema 2): its tables' cells are text, their highlights row indices
+    table = {"columns": ["#", "call"], "rows": [["0", "laplace"]], "highlight": [0]}
+    review = {"title": "t", "claim": "c", "verdict": "fail", "headline": "h", "reading": "r"}
+    section = {"heading": "Call trace", "text": "", "table": table, "after": ""}
+    validate({**minimal, "review": {**review, "sections": [section, {**section, "table": None}]}})
+    for bad_section in (
+        {**section, "table": {**table, "highlight": [-1]}},
+        {**section, "table": {**table, "rows": [[0]]}},
+    ):
+        with pytest.raises(jsonschema.ValidationError):
+            validate({**minimal, "review": {**review, "sections": [bad_section]}})
+    with pytest.raises(jsonschema.ValidationError):
+        validate({**minimal, "review": {**review, "verdict": "refuted", "sections": []}})
 
 
 @pytest.mark.slow

@@ -347,17 +347,36 @@ def test_a_program_that_raises_on_a_neighbour_only_is_a_finding():
     assert run.verdict != "fail" and "raised ValueError" in str(structure.details)
 
 
-def test_the_report_page_shows_the_witness_trace_and_composition(tmp_path):
+def test_the_json_carries_the_reviewers_page_and_no_page_repeats_it(tmp_path):
+    """The review page (the PDF's page 1) is in the JSON as data -- the witness pair's table with D′'s row marked,
+    the call trace with the diverging call marked, the composition -- and the program's other page lists only the
+    neighbours page 1 does not show (it repeated page 1's witness, trace and composition)."""
+    import json
+
     from pdp_audit.reports.layout_check import checking_pages
 
     run = _audit(histogram_unique, LABELS, {})
+    assert run.review is not None
     (page,) = run.pages
-    text = "\n".join(page.rows)
-    assert "Witness pair" in text and "<-- diverges" in text and "Composition" in text
+    assert "witness" not in page.title.lower() and "Call trace" not in "\n".join(page.rows)
+    shown = {row.split(":")[0] for row in page.rows}
     found: list[str] = []
     with checking_pages(found):
-        pdp_audit.write_report(run, pdf=tmp_path / "program.pdf")
+        pdp_audit.write_report(run, pdf=tmp_path / "program.pdf", json=tmp_path / "program.json")
     assert not found, found
+    review = json.loads((tmp_path / "program.json").read_text(encoding="utf-8"))["review"]
+    assert review["verdict"] == "fail" and review["headline"].startswith("REFUTED")
+    sections = {s["heading"]: s for s in review["sections"]}
+    witness = sections["Witness pair"]
+    assert witness["table"]["highlight"] == [1] and witness["table"]["rows"][1][0] == "D′"
+    removed = witness["text"].split("with ", 1)[1].rstrip(".").rsplit(" removed", 1)[0]
+    assert (
+        f"remove {removed}" not in shown and len(shown) == len(page.rows) == int(page.text.split(" of the ")[1][:2]) - 1
+    )
+    trace = sections["Call trace"]["table"]
+    (marked,) = trace["highlight"]
+    assert trace["rows"][marked][-1].startswith("diverges")
+    assert sections["Composition on this pair"]["text"] and "Checks" in sections
 
 
 def test_the_same_seed_gives_the_same_report_bytes(tmp_path):

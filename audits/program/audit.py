@@ -35,7 +35,7 @@ import numpy as np
 from pdp_audit.audits.program import isolated, trace
 from pdp_audit.audits.program.analysis import Analysis, PairResult, analyse
 from pdp_audit.audits.program.config import ProgramAuditConfig
-from pdp_audit.audits.program.pages import review_page
+from pdp_audit.audits.program.pages import review_page, shown_pair
 from pdp_audit.audits.program.recorder import NOT_RECORDED
 from pdp_audit.mechanisms.validation import InputError
 from pdp_audit.reports.records import Page, Verdict
@@ -80,6 +80,8 @@ NOT_COVERED = (
     NOT_RECORDED,
     "neighbours other than those searched, and draws other than the recorded ones (the release is read at them)",
 )
+#: At most this many of the other neighbours searched on the report's last program page.
+OTHER_PAIRS = 16
 
 
 def load_program(spec: str) -> Callable:
@@ -213,7 +215,8 @@ def run_program(config: ProgramAuditConfig, progress: bool = False, confirm: Cal
         evidence += [_as_confirmation(e, witness, law) for e in found]
     run = decided(name, evidence, config.alpha, _parameters(config, analysis), config.seed)
     review = review_page(run, name, data, analysis, NOT_COVERED, PROGRAM_SCOPES[config.law])
-    return dataclasses.replace(run, pages=(_page(analysis, evidence),), review=review)
+    others = _others_page(analysis, shown_pair(analysis))
+    return dataclasses.replace(run, pages=() if others is None else (others,), review=review)
 
 
 def _isolated(
@@ -241,41 +244,28 @@ def _isolated(
     ]
 
 
-def _page(analysis: Analysis, evidence: list[Evidence]) -> Page:
-    """The page a reviewer reads: the witness pair as a small table (the record changed, the release on D and on D′
-    under the same draws), the call trace with the diverging call marked, and the composition of the worst pairs."""
-    worst = analysis.worst()
-    rows: list[str] = []
-    if worst is not None:
-        c = worst.comparison
-        rows.append(
-            f"Witness pair: D (the data, {analysis.records} records) and D′ = D with "
-            f"{worst.neighbour.name.replace('remove ', 'removed: ').replace('add ', 'added: ')}"
-        )
-        rows += [f"  finding: {f}" for f in worst.findings[:3]] or ["  no finding on this pair"]
-        if c.replayed is not None:
-            rows.append("  release coordinate | on D | on D′ (same draws) | carried by")
-            for i in range(min(8, analysis.recorded.numbers.size)):
-                on_d = analysis.recorded.numbers[i]
-                on_dp = c.replayed.numbers[i] if i < c.replayed.numbers.size else float("nan")
-                j = int(analysis.probe.carrier[i]) if i < analysis.probe.carrier.size else -1
-                by = {-1: "no noise", -2: "noise, not affinely"}.get(j, f"noise element {j}")
-                rows.append(f"  {i} | {on_d:.6g} | {on_dp:.6g} | {by}")
-    divergence = None if worst is None or worst.comparison.divergence is None else worst.comparison.divergence.index
-    rows.append("Call trace (recorded on D):")
-    rows += ["  " + line for line in _trace(analysis, divergence)[:16]]
-    rows.append("Composition, worst pairs:")
-    for p in sorted(analysis.pairs, key=lambda r: -r.score)[:5]:
-        if p.upper is not None:
+def _others_page(analysis: Analysis, shown: PairResult | None) -> Page | None:
+    """What page 1 does not show: the other neighbours searched, worst first, each with its first finding or its
+    composition at the claim (None where page 1 shows the only pair)."""
+    others = [p for p in sorted(analysis.pairs, key=lambda r: -r.score) if p is not shown]
+    if not others:
+        return None
+    rows = []
+    for p in others[:OTHER_PAIRS]:
+        if p.findings:
+            rows.append(f"{p.neighbour.name}: {p.findings[0]}")
+        elif p.upper is not None:
             low = "" if p.lower is None else f", carried ≥ {p.lower.low:.3g}"
-            rows.append(f"  {p.neighbour.name}: pure ε {p.upper.pure:.4g}, δ(ε) ≤ {p.upper.high:.3g}{low}")
+            rows.append(f"{p.neighbour.name}: pure ε {p.upper.pure:.4g}, δ(ε) ≤ {p.upper.high:.3g}{low}")
         else:
-            rows.append(f"  {p.neighbour.name}: {(p.findings or ['not composed'])[0]}")
-    verdicts = ", ".join(f"{e.spec.id} {e.verdict or 'statistical'}" for e in evidence)
-    # no timing here: the same seed gives the same report bytes (benchmarks/bench_program.py measures the time)
-    searched = f"{len(analysis.pairs)} neighbouring datasets searched."
-    text = f"{searched} Checks: {verdicts}. Not covered: {'; '.join(NOT_COVERED)}."
-    return Page("Program audit: witness, trace, composition", text, rows=rows)
+            rows.append(f"{p.neighbour.name}: not composed")
+    if len(others) > OTHER_PAIRS:
+        rows.append(f"... {len(others) - OTHER_PAIRS} more")
+    text = (
+        f"Page 1 shows one of the {len(analysis.pairs)} neighbouring datasets searched; the others, worst first "
+        "(a finding, or the composition of the noise whose input moved: the steps' pure ε and δ(ε) at the claim)."
+    )
+    return Page("Program audit: the other neighbours searched", text, rows=rows)
 
 
 def _parameters(config: ProgramAuditConfig, analysis: Analysis | None) -> dict:
