@@ -5,10 +5,11 @@ clipped to L2 norm ``C``; an individual ``z`` changes them by the per-instance s
 ``Delta_z = Q(D±z) - Q(D)``, whose norm is below the global sensitivity for rows well inside the
 clip ball.  That gap is what per-instance DP measures.
 
-Closed forms (each cited where it is defined):
+The queries and their clipping: :mod:`pdp_audit.mechanisms.gaussian_query`; the per-instance closed forms ([RW]
+Theorem 22, Corollary 23, the exact pDP ε of each individual): :mod:`pdp_audit.mechanisms.gaussian_pdp`.
 
-* [RW] Theorem 22 -- ex-post pDP ``|‖Δ‖²/(2σ²) − Δᵀ(o − Q(D))/σ²|``;
-* [RW] Corollary 23 -- pDP bound and the high-probability ex-post bound;
+Closed forms here (each cited where it is defined):
+
 * the classical calibration ([RW] App. D, Dwork & Roth 2014 Thm A.1);
 * the analytic Gaussian mechanism (Balle & Wang 2018, Theorem 8): exact ``δ(ε)`` and its inverses.
 """
@@ -19,7 +20,6 @@ import math
 from collections.abc import Callable
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Literal
 
 import numpy as np
 
@@ -27,38 +27,29 @@ from pdp_audit.mechanisms.base import (
     RegisteredMechanism,
     World,
     check_world,
-    neighbour_of,
     neighbour_rows,
-    removed_index,
     scales_exactly,
 )
-from pdp_audit.mechanisms.row_reductions import ScaledRows, row_norms, sum_with, sum_without, sums_in_order
+from pdp_audit.mechanisms.gaussian_query import Query, Relation, clipped_row_norms
+from pdp_audit.mechanisms.row_reductions import ScaledRows
 from pdp_audit.mechanisms.validation import InputError, nonnegative, positive, probability
-
-QueryKind = Literal["sum", "count"]
-Relation = Literal["add", "remove"]
-
-
-# --------------------------------------------------------------------------------------------
-# Validation helpers
-# --------------------------------------------------------------------------------------------
 
 
 # --------------------------------------------------------------------------------------------
 # Analytic Gaussian mechanism (Balle & Wang 2018)
 # --------------------------------------------------------------------------------------------
-def _log_analytic_delta(epsilon, s):
+def log_analytic_delta(epsilon, s):
     """log δ(ε) for noise-to-sensitivity ratio s = σ/Δ, computed in log space (scalars or arrays).
 
     δ = Φ(a) − e^ε Φ(b) = Φ(a) (1 − exp(ε + log Φ(b) − log Φ(a))), a = 1/(2s) − εs, b = −1/(2s) − εs;
     the factored form avoids the cancellation of the difference when both terms are tiny.  Where the gap is
     ≥ 0 (only through rounding as ε → ∞) δ is 0: log δ = −∞.
     """
-    return _log_delta_parts(epsilon, s)[0]
+    return log_delta_parts(epsilon, s)[0]
 
 
-def _log_delta_parts(epsilon, s):
-    """(log δ(ε), ε + log Φ(b)) of :func:`_log_analytic_delta`: the second is log of e^ε Φ(b) = −dδ/dε, since
+def log_delta_parts(epsilon, s):
+    """(log δ(ε), ε + log Φ(b)) of :func:`log_analytic_delta`: the second is log of e^ε Φ(b) = −dδ/dε, since
     φ(a) = e^ε φ(b) (a² − b² = −2ε) cancels the other terms of the derivative (Balle & Wang 2018, Theorem 8)."""
     from scipy import special  # scipy where it is used: every command's parser imports this module (the plans')
 
@@ -89,17 +80,17 @@ def analytic_delta(epsilon: float, sigma: float, sensitivity: float = 1.0) -> fl
     sensitivity = nonnegative("sensitivity", sensitivity)
     if sensitivity == 0:
         return 0.0
-    return math.exp(float(_log_analytic_delta(epsilon, sigma / sensitivity)))
+    return math.exp(float(log_analytic_delta(epsilon, sigma / sensitivity)))
 
 
 def whitened_delta(epsilon, s) -> np.ndarray:
     """:func:`analytic_delta` for a whitened sensitivity ``s`` = Δ/σ, vectorised (broadcast over ε and s): δ(ε) =
     Φ(s/2 − ε/s) − e^ε Φ(−s/2 − ε/s) (Balle & Wang 2018, Theorem 8), in the log space of
-    :func:`_log_analytic_delta`; 0 where s = 0.  No validation: for arrays the audits computed themselves."""
+    :func:`log_analytic_delta`; 0 where s = 0.  No validation: for arrays the audits computed themselves."""
     epsilon, s = np.broadcast_arrays(np.asarray(epsilon, float), np.asarray(s, float))
     safe = np.where(s > 0, s, 1.0)
     with np.errstate(over="ignore"):  # 1/s of a subnormal s: δ is 0 there, as the log form says
-        return np.where(s > 0, np.exp(_log_analytic_delta(epsilon, 1.0 / safe)), 0.0)
+        return np.where(s > 0, np.exp(log_analytic_delta(epsilon, 1.0 / safe)), 0.0)
 
 
 def whitened_epsilon(delta: float, s) -> np.ndarray:
@@ -148,7 +139,7 @@ def analytic_epsilon(delta: float, sigma: float, sensitivity: float = 1.0) -> fl
     log_target = math.log(delta)
 
     def f(eps: float) -> float:
-        return float(_log_analytic_delta(eps, s)) - log_target
+        return float(log_analytic_delta(eps, s)) - log_target
 
     if f(0.0) <= 0:
         return 0.0
@@ -176,7 +167,7 @@ def analytic_sigma(epsilon: float, delta: float, sensitivity: float = 1.0) -> fl
     log_target = math.log(delta)
 
     def f(s: float) -> float:
-        return float(_log_analytic_delta(epsilon, s)) - log_target
+        return float(log_analytic_delta(epsilon, s)) - log_target
 
     try:
         lo, hi = _expand_bracket(f, 0.5, 1.0, grow_hi=f(1.0) > 0)
@@ -212,272 +203,6 @@ def classical_epsilon(delta: float, sigma: float, sensitivity: float = 1.0) -> f
     return sensitivity**2 / (2 * sigma**2) + sensitivity * math.sqrt(2 * math.log(1 / delta)) / sigma
 
 
-def per_instance_epsilons(
-    sensitivities: np.ndarray, delta: float, sigma: float, order: np.ndarray | None = None
-) -> np.ndarray:
-    """Exact pDP ε of every individual at δ: the analytic Gaussian ε at her own ‖Δ_z‖ (per-instance DP, Wang 2019, §2;
-    Balle & Wang 2018, Theorem 8), one root of log δ(ε; σ/‖Δ_z‖) = log δ per distinct sensitivity.
-
-    Each ε returned has δ(ε) ≤ δ as evaluated, at the root to the rounding of log δ (:func:`_bracketed_roots`): an
-    ε at which the individual's (ε, δ) holds, never one just below the root.  The bracket starts at [0, the
-    classical ε = Δ²/(2σ²) + Δ√(2 log(1/δ))/σ] ([RW] Appendix D), at which δ(ε) ≤ P(L > ε) = Φ(−√(2 log(1/δ))) ≤ δ.
-    ``order``: an argsort of ``sensitivities`` where the caller has one (:func:`distinct_values`).
-    """
-    unique, inverse = distinct_values(np.asarray(sensitivities, dtype=float), order)
-    values = np.zeros(unique.shape)
-    leaking = unique > 0
-    s = sigma / unique[leaking]
-    log_target = math.log(delta)
-    needs_root = _log_analytic_delta(0.0, s) > log_target  # else δ(0) ≤ δ already: ε = 0
-    ratio = 1.0 / s[needs_root]
-    upper = ratio**2 / 2 + ratio * math.sqrt(2 * math.log(1 / delta))
-    leaking_values = np.zeros(s.shape)
-    leaking_values[needs_root] = _bracketed_roots(s[needs_root], upper, log_target)
-    values[leaking] = leaking_values
-    return values[inverse]
-
-
-def distinct_values(values: np.ndarray, order: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
-    """``np.unique(values, return_inverse=True)`` of finite ``values``, read from ``order`` (any permutation that
-    sorts them: how ties are ordered changes neither the distinct values nor each value's index among them) where
-    the caller has sorted them already."""
-    if order is None:
-        return np.unique(values, return_inverse=True)
-    ordered = values[order]
-    first = np.ones(len(ordered), dtype=bool)  # where a new distinct value starts
-    np.not_equal(ordered[1:], ordered[:-1], out=first[1:])
-    inverse = np.empty(len(values), dtype=np.intp)
-    inverse[order] = np.cumsum(first) - 1
-    return ordered[first], inverse
-
-
-#: Where an element stops (:func:`_bracketed_roots`): a bracket of this relative width (scipy's find_root's xrtol) ...
-_ROOT_RTOL = 4 * np.finfo(float).eps
-#: ... or a Newton step of at most this relative size that lands where δ(ε) ≤ δ: Newton's error after a step is of
-#: the order of the step squared (here ~1e-24), far below the rounding of log δ itself.
-_NEWTON_RTOL = 1e-12
-
-
-def _bracketed_roots(s: np.ndarray, upper: np.ndarray, log_target: float, steps: int = 100) -> np.ndarray:
-    """For each s, an ε in (0, ``upper``] with log δ(ε; s) ≤ ``log_target`` (as evaluated) at the root of
-    log δ(ε; s) = ``log_target``, by Newton's method kept in a bracket [lo, hi] (log δ(lo) > target ≥ log δ(hi)),
-    all at once.
-
-    The step is Newton's on h(ε) = log δ(ε) − target, h'(ε) = −e^ε Φ(b)/δ (:func:`_log_delta_parts`), from the last
-    point; a step that leaves the bracket (or is not a number) is a bisection.  An element stops at hi once the step
-    that found hi was below :data:`_NEWTON_RTOL` of it, or the bracket is narrower than :data:`_ROOT_RTOL`;
-    ArithmeticError where ``upper`` is no upper end or ``steps`` do not suffice.  (scipy's vectorised Chandrupatla
-    search took 17 steps on 4e5 sensitivities, this one 5 or 6, and its answer could lie on either side of the
-    root: in 70% of them δ(ε) > δ by rounding.)"""
-    lo, hi = np.zeros_like(upper), upper.copy()
-    log_delta, log_slope = _log_delta_parts(hi, s)
-    if not np.all(log_delta <= log_target):
-        raise ArithmeticError("per-instance ε: the classical ε is no upper end of the root's bracket")
-    x, fx, lx = hi.copy(), log_delta - log_target, log_slope
-    active = np.arange(len(s))
-    for _ in range(steps):
-        a_lo, a_hi, a_x = lo[active], hi[active], x[active]
-        with np.errstate(over="ignore", invalid="ignore"):  # a step through −∞ or 0/0 is NaN: a bisection
-            guess = a_x + fx[active] * np.exp(log_delta[active] - lx[active])
-        guess = np.where((guess > a_lo) & (guess < a_hi), guess, 0.5 * (a_lo + a_hi))
-        new_log_delta, new_log_slope = _log_delta_parts(guess, s[active])
-        above = new_log_delta > log_target
-        lo[active], hi[active] = np.where(above, guess, a_lo), np.where(above, a_hi, guess)
-        x[active], log_delta[active], lx[active] = guess, new_log_delta, new_log_slope
-        fx[active] = new_log_delta - log_target
-        settled = ~above & (np.abs(guess - a_x) <= _NEWTON_RTOL * guess)
-        narrow = hi[active] - lo[active] <= _ROOT_RTOL * hi[active]
-        active = active[~(settled | narrow)]
-        if active.size == 0:
-            return hi
-    raise ArithmeticError("per-instance ε: the root of δ(ε) = δ was not found for every individual")
-
-
-def ex_post_pdp(outputs: np.ndarray, q_d: np.ndarray, delta_z: np.ndarray, sigma: float) -> np.ndarray:
-    """[RW] Theorem 22: ex-post pDP of the Gaussian mechanism at each released ``o``.
-
-        ε(o, D, D±z) = | ‖Δ_z‖² / (2σ²) − Δ_zᵀ (o − Q(D)) / σ² |,   Δ_z = Q(D±z) − Q(D).
-
-    A deterministic identity: it equals |log p_D(o) − log p_D±z(o)| (the hypothesis is printed with a
-    norm, Q31, but the identity needs Δ_z as a vector).
-    """
-    outputs = np.atleast_2d(outputs)
-    delta_z = np.asarray(delta_z, dtype=float)
-    return np.abs(delta_z @ delta_z / (2 * sigma**2) - (outputs - q_d) @ delta_z / sigma**2)
-
-
-def corollary23_pdp_epsilon(delta: float, sigma: float, delta_norm):
-    """[RW] Corollary 23 (first bound): ε(D, D±z) ≤ ‖Δ_z‖²/(2σ²) + ‖Δ_z‖ Φ⁻¹(1 − δ) / σ.
-
-    Printed twice identically (Q32); this is the printed expression.  ``delta_norm`` may be an array (one bound per
-    individual, computed elementwise with the same operations).
-    """
-    from scipy import stats
-
-    delta = probability("delta", delta)
-    return delta_norm**2 / (2 * sigma**2) + delta_norm * stats.norm.isf(delta) / sigma
-
-
-def corollary23_ex_post_bound(
-    rho: float, sigma: float, delta_norm: float, form: Literal["quantile", "log"] = "quantile"
-) -> float:
-    """[RW] Corollary 23, eq. (5): with probability ≥ 1 − ρ over o, the ex-post pDP is at most
-
-    ‖Δ_z‖²/(2σ²) + ‖Δ_z‖ Φ⁻¹(1 − ρ/2) / σ          (``form="quantile"``)
-    ≤ ‖Δ_z‖²/(2σ²) + ‖Δ_z‖ √(2 log(2/ρ)) / σ      (``form="log"``).
-    """
-    from scipy import stats
-
-    rho = probability("rho", rho)
-    z = stats.norm.isf(rho / 2) if form == "quantile" else math.sqrt(2 * math.log(2 / rho))
-    return delta_norm**2 / (2 * sigma**2) + delta_norm * z / sigma
-
-
-def corollary23_exact_failure_probability(
-    rho: float, sigma: float, delta_norm: float, form: Literal["quantile", "log"] = "quantile"
-) -> float:
-    """Exact P[ε(o) > bound] for Corollary 23's bound, derived independently of the paper.
-
-    With W = Δᵀ(o − Q(D))/(σ‖Δ‖) ~ N(0, 1) and η = ‖Δ‖/σ, ε(o) = |η²/2 − ηW|; the bound η²/2 + ηc is
-    exceeded iff W < −c or W > η + c.  Hence P = Φ(−c) + Φ(−η − c).
-    """
-    eta = delta_norm / sigma
-    c = (corollary23_ex_post_bound(rho, sigma, delta_norm, form) - eta**2 / 2) / eta
-    from scipy import stats
-
-    return float(stats.norm.sf(c) + stats.norm.sf(eta + c))
-
-
-def privacy_loss_law(delta_norm: float, sigma: float) -> tuple[float, float]:
-    """(mean, sd) of the privacy loss L = log p_D(o) − log p_D'(o) under o ~ p_D: N(η²/2, η²), η = ‖Δ‖/σ."""
-    eta = delta_norm / sigma
-    return eta**2 / 2, eta
-
-
-def optimal_test_tpr(fpr: np.ndarray, delta_norm: float, sigma: float) -> np.ndarray:
-    """True-positive rate of the Neyman–Pearson test D vs D' at false-positive rate ``fpr``.
-
-    The log-likelihood ratio is monotone in the projection of o on Δ, which is N(0, 1) vs N(η, 1) in
-    units of σ: TPR = Φ(η − Φ⁻¹(1 − FPR)) (the Gaussian trade-off curve of Dong, Roth & Su 2019).
-    """
-    from scipy import stats
-
-    eta = delta_norm / sigma
-    return stats.norm.sf(stats.norm.isf(np.asarray(fpr, dtype=float)) - eta)
-
-
-def optimal_test_threshold(fpr: float, delta_norm: float, sigma: float) -> float:
-    """The privacy-loss threshold of the Neyman–Pearson test D vs D' at false-positive rate ``fpr``.
-
-    Under D' the loss L is N(−η²/2, η²) (η = ‖Δ‖/σ), so L > −η²/2 + η Φ⁻¹(1 − FPR) has rate FPR there.
-    """
-    from scipy import stats
-
-    eta = delta_norm / sigma
-    return -(eta**2) / 2 + eta * stats.norm.isf(fpr)
-
-
-def example4_candidates(output: float, ex_post_epsilon: float, sigma: float) -> tuple[float, float]:
-    """[RW] Example 4: an attacker z ∉ D who sees o and ε(o, D, D+z) of a counting query learns
-
-        Q(D) = o − 0.5 ± σ² ε(o, D, D+z);
-
-    exactly one candidate is an integer with probability 1.
-    """
-    spread = sigma**2 * ex_post_epsilon
-    return output - 0.5 + spread, output - 0.5 - spread
-
-
-# --------------------------------------------------------------------------------------------
-# Queries and the mechanism
-# --------------------------------------------------------------------------------------------
-def clip_rows(rows: np.ndarray, bound: float, norms: np.ndarray | None = None) -> np.ndarray:
-    """Scale each row into the L2 ball of radius ``bound`` (rows inside are unchanged); ``norms``: the rows' L2 norms
-    where the caller has them (:func:`~pdp_audit.mechanisms.row_reductions.row_norms`)."""
-    rows = np.atleast_2d(np.asarray(rows, dtype=float))
-    return rows * clip_scale(rows, bound, norms)[:, None]
-
-
-def clip_scale(rows: np.ndarray, bound: float, norms: np.ndarray | None = None) -> np.ndarray:
-    """The factor :func:`clip_rows` scales each row by: min(1, bound / ‖row‖)."""
-    norms = row_norms(np.atleast_2d(rows)) if norms is None else norms
-    return np.minimum(1.0, bound / np.maximum(norms, np.finfo(float).tiny))
-
-
-def clipped_row_norms(
-    rows: np.ndarray, bound: float, norms: np.ndarray | None, clipped: np.ndarray | ScaledRows | None
-) -> np.ndarray:
-    """:func:`clipped_norms`, from the rows clipped already where the caller has them."""
-    if clipped is None:
-        return clipped_norms(rows, bound, norms)
-    if isinstance(clipped, ScaledRows):
-        return row_norms(clipped.rows, scale=clipped.scale)
-    return row_norms(clipped)
-
-
-def clipped_norms(rows: np.ndarray, bound: float, norms: np.ndarray | None = None) -> np.ndarray:
-    """``np.linalg.norm(clip_rows(rows, bound), axis=1)`` without storing the clipped rows."""
-    rows = np.atleast_2d(np.asarray(rows, dtype=float))
-    return row_norms(rows, scale=clip_scale(rows, bound, norms))
-
-
-@dataclass(frozen=True)
-class Query:
-    """A count of rows, or the sum of rows clipped to L2 norm ``clip`` (global sensitivity = clip)."""
-
-    kind: QueryKind = "sum"
-    clip: float = 1.0
-
-    def __post_init__(self) -> None:
-        if self.kind not in ("sum", "count"):
-            raise InputError(f"query must be 'sum' or 'count', got {self.kind!r}")
-        positive("clip", self.clip)
-
-    def __call__(self, data: np.ndarray) -> np.ndarray:
-        data = np.atleast_2d(np.asarray(data, dtype=float))
-        if self.kind == "count":
-            return np.array([float(len(data))])
-        return self.of_clipped(self.clipped(data)) if len(data) else np.zeros(data.shape[1])
-
-    def clipped(self, rows: np.ndarray, norms: np.ndarray | None = None) -> np.ndarray:
-        """The rows as the sum sees them: scaled into the ball of radius ``clip`` (L2 here); ``norms`` as in
-        :func:`clip_rows`."""
-        return clip_rows(rows, self.clip, norms)
-
-    def of_clipped(self, clipped: np.ndarray) -> np.ndarray:
-        """The sum of rows clipped already (:meth:`clipped`)."""
-        return clipped.sum(axis=0) if len(clipped) else np.zeros(clipped.shape[1])
-
-    def neighbour_sums(
-        self, data: np.ndarray, target: np.ndarray, relation: Relation, clipped: np.ndarray | ScaledRows
-    ) -> tuple[np.ndarray, np.ndarray]:
-        """The sums of D and D±z from D's rows ``clipped`` (:meth:`clipped` of ``data``): each row is clipped on its
-        own, so D±z's clipped rows are D's and z's, and a large D is clipped once, not once a pair and world.  D±z's
-        sum comes from D's without a copy of the rows where the order of the additions allows it
-        (:mod:`pdp_audit.mechanisms.row_reductions`): the same doubles as the sum of D±z's rows."""
-        data = np.atleast_2d(np.asarray(data, dtype=float))
-        target = np.asarray(target, dtype=float).ravel()
-        if relation not in ("add", "remove"):
-            raise InputError(f"relation must be 'add' or 'remove', got {relation!r}")
-        if isinstance(clipped, ScaledRows):  # D's rows clipped on the fly (never stored)
-            total = clipped.total
-        elif sums_in_order(clipped) and len(clipped):
-            total = self.of_clipped(clipped)
-        else:  # one column: numpy sums it pairwise, so D±z's rows are summed anew
-            neighbour = neighbour_of(clipped, data, target, relation, self.clipped(target))
-            return self.of_clipped(clipped), self.of_clipped(neighbour)
-        if relation == "add":
-            return total, sum_with(total, self.clipped(target)[0])
-        index = removed_index(data, target)
-        return total, clipped.without(index) if isinstance(clipped, ScaledRows) else sum_without(clipped, index)
-
-    @property
-    def sensitivity(self) -> float:
-        """Global sensitivity under add/remove neighbours, in the norm the rows are clipped in."""
-        return 1.0 if self.kind == "count" else self.clip
-
-
-#: Elements of :meth:`GaussianPair._scalar_loss`'s scratch buffer (32 KiB: below the allocator's mmap threshold).
 _SCRATCH = 4096
 #: Releases a chunk of :meth:`GaussianPair.rounded_losses_into` (256 KiB: a chunk and its scratch stay in a core's L2
 #: cache through the chunk's passes, where a block's arrays went out to L3 and back once a pass).

@@ -41,7 +41,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from pdp_audit.mechanisms.base import RegisteredMechanism, World, check_world, neighbour_rows
-from pdp_audit.mechanisms.gaussian import GaussianPair, Query, Relation, clipped_row_norms
+from pdp_audit.mechanisms.gaussian import GaussianPair
+from pdp_audit.mechanisms.gaussian_query import Query, Relation, clipped_row_norms
 from pdp_audit.mechanisms.row_reductions import ScaledRows
 from pdp_audit.mechanisms.validation import positive
 
@@ -159,7 +160,7 @@ class GaussianMeanMechanism:
         self, data: np.ndarray, clipped: np.ndarray | ScaledRows | None = None, norms: np.ndarray | None = None
     ) -> np.ndarray:
         """μ_z of every row z: sqrt((‖clip_C(z)‖/σ_s)² + (1/σ_c)²); ``clipped`` as in :meth:`pair`, ``norms`` (the
-        rows' own) as in :func:`~pdp_audit.mechanisms.gaussian.clip_rows`."""
+        rows' own) as in :func:`~pdp_audit.mechanisms.gaussian_query.clip_rows`."""
         data = np.atleast_2d(np.asarray(data, dtype=float))
         clipped_norm = clipped_row_norms(data, self.clip, norms, clipped)
         return np.hypot(clipped_norm / self.sigma_sum, 1.0 / self.sigma_count)

@@ -9,6 +9,7 @@ import pytest
 
 from pdp_audit.mechanisms import gaussian as g
 from pdp_audit.mechanisms import gaussian_mean as gm
+from pdp_audit.mechanisms import gaussian_query as gq
 from pdp_audit.mechanisms.validation import InputError
 
 
@@ -25,7 +26,7 @@ def test_pairs_from_clipped_rows_are_the_pairs_from_the_rows(shape):
     rng = np.random.default_rng(shape[0] * 131 + shape[1])
     rows = rng.standard_normal(shape) * 10.0 ** rng.uniform(-3, 3, size=(shape[0], 1)) / np.sqrt(shape[1])
     for clip in (0.5, 1.0, 37.0):
-        mechanism = g.GaussianMechanism(g.Query("sum", clip), 2.0)
+        mechanism = g.GaussianMechanism(gq.Query("sum", clip), 2.0)
         mean = gm.GaussianMeanMechanism(clip, 2.0, 3.0)
         clipped = mechanism.query.clipped(rows)
         outside = rng.standard_normal(shape[1]) * 3
@@ -43,7 +44,7 @@ def test_pairs_from_clipped_rows_are_the_pairs_from_the_rows(shape):
 
 def test_removing_a_row_that_is_not_in_the_data_is_refused_either_way():
     rows = np.ones((3, 2))
-    mechanism = g.GaussianMechanism(g.Query("sum", 1.0), 2.0)
+    mechanism = g.GaussianMechanism(gq.Query("sum", 1.0), 2.0)
     for clipped in (None, mechanism.query.clipped(rows)):
         with pytest.raises(InputError, match="row of the dataset"):
             mechanism.pair(rows, np.zeros(2), "remove", clipped)
@@ -51,6 +52,6 @@ def test_removing_a_row_that_is_not_in_the_data_is_refused_either_way():
 
 def test_the_comparison_sees_a_row_left_out():
     rows = np.random.default_rng(3).standard_normal((100, 3))
-    mechanism = g.GaussianMechanism(g.Query("sum", 1.0), 2.0)
+    mechanism = g.GaussianMechanism(gq.Query("sum", 1.0), 2.0)
     wrong = mechanism.query.clipped(rows[1:])
     assert not same_pair(mechanism.pair(rows[1:], rows[5], "add", wrong), mechanism.pair(rows, rows[5], "add"))

@@ -10,6 +10,8 @@ from hypothesis import strategies as st
 from scipy import integrate, stats
 
 from pdp_audit.mechanisms import gaussian as g
+from pdp_audit.mechanisms import gaussian_pdp as gp
+from pdp_audit.mechanisms import gaussian_query as gq
 
 mp.mp.dps = 60
 
@@ -113,22 +115,22 @@ def test_theorem22_equals_density_ratio():
     ref = stats.multivariate_normal(pair.q_d, 0.49).logpdf(o) - stats.multivariate_normal(pair.q_dprime, 0.49).logpdf(o)
     np.testing.assert_allclose(pair.privacy_loss(o), ref, rtol=1e-12, atol=1e-12)
     np.testing.assert_allclose(
-        g.ex_post_pdp(o, pair.q_d, pair.delta_z, pair.sigma), np.abs(ref), rtol=1e-10, atol=1e-12
+        gp.ex_post_pdp(o, pair.q_d, pair.delta_z, pair.sigma), np.abs(ref), rtol=1e-10, atol=1e-12
     )
 
 
 def test_corollary23_failure_probability_against_numerical_integration():
     rho, sigma, dn = 0.05, 1.3, 0.9
-    bound = g.corollary23_ex_post_bound(rho, sigma, dn)
-    mean, sd = g.privacy_loss_law(dn, sigma)
+    bound = gp.corollary23_ex_post_bound(rho, sigma, dn)
+    mean, sd = gp.privacy_loss_law(dn, sigma)
     ref = stats.norm.sf(bound, mean, sd) + stats.norm.cdf(-bound, mean, sd)
-    assert g.corollary23_exact_failure_probability(rho, sigma, dn) == pytest.approx(ref, rel=1e-12)
-    assert g.corollary23_exact_failure_probability(rho, sigma, dn) < rho
+    assert gp.corollary23_exact_failure_probability(rho, sigma, dn) == pytest.approx(ref, rel=1e-12)
+    assert gp.corollary23_exact_failure_probability(rho, sigma, dn) < rho
 
 
 def test_corollary23_pdp_bound_is_valid_but_loose():
     for dn in (0.1, 0.5, 1.0, 2.0):
-        eps = g.corollary23_pdp_epsilon(1e-5, 1.0, dn)
+        eps = gp.corollary23_pdp_epsilon(1e-5, 1.0, dn)
         assert g.analytic_delta(eps, 1.0, dn) <= 1e-5
         assert eps > g.analytic_epsilon(1e-5, 1.0, dn)
 
@@ -138,11 +140,11 @@ def test_optimal_tpr_matches_integration():
     fpr = 0.01
     threshold = stats.norm.isf(fpr)  # in projected units: N(0,1) vs N(eta,1)
     ref = integrate.quad(lambda x: stats.norm.pdf(x, eta, 1), threshold, np.inf)[0]
-    assert g.optimal_test_tpr(fpr, eta, 1.0) == pytest.approx(ref, rel=1e-9)
+    assert gp.optimal_test_tpr(fpr, eta, 1.0) == pytest.approx(ref, rel=1e-9)
 
 
 def test_query_sensitivities_and_clipping():
-    q = g.Query("sum", 2.0)
+    q = gq.Query("sum", 2.0)
     rows = np.array([[3.0, 4.0], [0.3, 0.4]])
     np.testing.assert_allclose(q(rows), [1.2 + 0.3, 1.6 + 0.4])
     mech = g.GaussianMechanism(q, 1.0)
@@ -155,7 +157,7 @@ def test_query_sensitivities_and_clipping():
 
 def test_example4_candidates_footnote():
     loss = g.GaussianPair(np.zeros(1), np.ones(1), 1.0).privacy_loss(np.array([[0.1]]))[0]
-    assert sorted(g.example4_candidates(0.1, abs(loss), 1.0)) == pytest.approx([-0.8, 0.0])
+    assert sorted(gp.example4_candidates(0.1, abs(loss), 1.0)) == pytest.approx([-0.8, 0.0])
     assert math.isclose(abs(loss), 0.4)
 
 

@@ -12,6 +12,7 @@ from pdp_audit.cli.main import main
 from pdp_audit.ledger import entries as ledger
 from pdp_audit.ledger.findings import Template, render
 from pdp_audit.mechanisms import gaussian as g
+from pdp_audit.mechanisms import gaussian_pdp as gp
 from pdp_audit.mechanisms import goe
 from pdp_audit.mechanisms import objpert as op
 
@@ -407,10 +408,10 @@ def test_privacy_report_claims_are_checked(audit_runs):
 def test_findings_quote_the_closed_forms_of_the_default_run():
     """The deterministic numbers of the Gaussian findings (their fields) are those of the default parameters."""
     sigma = g.analytic_sigma(1.0, 1e-5)
-    eps_cor23 = g.corollary23_pdp_epsilon(1e-5, sigma, 1.0)
+    eps_cor23 = gp.corollary23_pdp_epsilon(1e-5, sigma, 1.0)
     eps_classical = g.classical_epsilon(1e-5, sigma, 1.0)
     sigma_classical = g.classical_sigma(1.0, 1e-5, 1.0)
-    failure = g.corollary23_exact_failure_probability(0.01, sigma, 1.0)
+    failure = gp.corollary23_exact_failure_probability(0.01, sigma, 1.0)
     expected = {
         "RW-Cor23": {
             "sigma": (sigma, ".4f"),
@@ -418,7 +419,7 @@ def test_findings_quote_the_closed_forms_of_the_default_run():
             "exact_epsilon": (g.analytic_epsilon(1e-5, sigma, 1.0), ".3f"),
             "looseness": (eps_cor23 - 1, ".3f"),
             "exact_delta": (g.analytic_delta(eps_cor23, sigma, 1.0), ".1e"),
-            "ex_post_bound": (g.corollary23_ex_post_bound(0.01, sigma, 1.0), ".4f"),
+            "ex_post_bound": (gp.corollary23_ex_post_bound(0.01, sigma, 1.0), ".4f"),
             "ex_post_failure": (failure, ".5f"),
         },
         "Q32": {

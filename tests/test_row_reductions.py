@@ -8,8 +8,8 @@ import numpy as np
 import pytest
 
 from pdp_audit.mechanisms import row_reductions as rr
-from pdp_audit.mechanisms.gaussian import Query, clip_rows, clipped_norms
 from pdp_audit.mechanisms.gaussian_mean import GaussianMeanMechanism
+from pdp_audit.mechanisms.gaussian_query import Query, clip_rows, clipped_norms
 
 #: Row counts about the block size (one block, a partial last block, a last block of one row) and columns about
 #: numpy's unrolled reductions (fewer than 8, 8, more, one column).
@@ -104,7 +104,8 @@ def test_scaled_rows_sum_as_the_scaled_array_does(columns):
 
 
 def test_the_gaussian_pairs_from_scaled_rows_are_those_of_the_clipped_array():
-    from pdp_audit.mechanisms.gaussian import GaussianMechanism, clip_scale
+    from pdp_audit.mechanisms.gaussian import GaussianMechanism
+    from pdp_audit.mechanisms.gaussian_query import clip_scale
 
     cells = table(2 * rr.BLOCK_ROWS + 5, 4, 500) * 1e-6
     query = Query("sum", 1.0)

@@ -39,6 +39,8 @@ from pdp_audit.audits.gaussian.config import GaussianAuditConfig, check_data_wid
 from pdp_audit.audits.gaussian.pages import per_instance_record
 from pdp_audit.mechanisms import gaussian as g
 from pdp_audit.mechanisms import gaussian_mean as gm
+from pdp_audit.mechanisms import gaussian_pdp as gp
+from pdp_audit.mechanisms import gaussian_query as gq
 from pdp_audit.mechanisms.datasets import Dataset, load_csv, load_shipped, standardize, synthetic_rows
 from pdp_audit.mechanisms.row_reductions import ScaledRows, row_norms, sums_in_order
 from pdp_audit.reports.records import Check, PerInstance, Run
@@ -119,7 +121,7 @@ class GaussianSetup:
 
     dataset: Dataset
     rows: np.ndarray
-    query: g.Query
+    query: gq.Query
     calibrated: float
     sigma: float
     mean: gm.GaussianMeanMechanism | None = None
@@ -139,7 +141,7 @@ class GaussianSetup:
         if self.query.kind == "count":
             return None
         if sums_in_order(self.rows):
-            return ScaledRows(self.rows, g.clip_scale(self.rows, self.query.clip, self.row_norms))
+            return ScaledRows(self.rows, gq.clip_scale(self.rows, self.query.clip, self.row_norms))
         return self.query.clipped(self.rows, self.row_norms)
 
     @_computed_once
@@ -174,7 +176,7 @@ def setup(config: GaussianAuditConfig) -> GaussianSetup:
     dataset, rows = load_rows(config)
     if config.query == "mean":
         return _mean_setup(config, dataset, rows)
-    query = g.Query(config.query, config.sensitivity if config.query == "sum" else 1.0)
+    query = gq.Query(config.query, config.sensitivity if config.query == "sum" else 1.0)
     calibrate = g.classical_sigma if config.deploys_classical else g.analytic_sigma
     calibrated = calibrate(config.epsilon, config.delta, query.sensitivity)
     sigma = (config.sigma if config.sigma is not None else calibrated) * config.noise_multiplier
@@ -198,7 +200,7 @@ def _mean_setup(config: GaussianAuditConfig, dataset: Dataset, rows: np.ndarray)
         sigma_sum, sigma_count = config.sigma, config.sigma / clip
     m = config.noise_multiplier
     mean = gm.GaussianMeanMechanism(clip, sigma_sum * m, sigma_count * m)
-    return GaussianSetup(dataset, rows, g.Query("sum", clip), calibrated_sum, sigma_sum * m, mean)
+    return GaussianSetup(dataset, rows, gq.Query("sum", clip), calibrated_sum, sigma_sum * m, mean)
 
 
 def run_gaussian_audit(config: GaussianAuditConfig, executor: Executor | None = None, progress: bool = False) -> Run:
@@ -334,7 +336,7 @@ def gaussian_evidence(
             )
 
         loss_d, loss_dp = losses(pair, "dp-pair")
-        eps_cor23 = g.corollary23_pdp_epsilon(delta, sigma, S)
+        eps_cor23 = gp.corollary23_pdp_epsilon(delta, sigma, S)
         eps_app_d = g.classical_epsilon(delta, sigma, S)
         grid = epsilon_grid(sigma, S, delta, [eps, eps_cor23, eps_app_d])
         tails = both_directions(loss_d, loss_dp, grid, config.alpha)
@@ -397,7 +399,7 @@ def _planned_draws(config: GaussianAuditConfig, s: GaussianSetup, pairs: tuple) 
     pair, typical, made_classical = pairs
     n, delta = config.trials, config.delta
     S, sigma = s.closed_form_scale
-    eps_cor23, eps_app_d = g.corollary23_pdp_epsilon(delta, sigma, S), g.classical_epsilon(delta, sigma, S)
+    eps_cor23, eps_app_d = gp.corollary23_pdp_epsilon(delta, sigma, S), g.classical_epsilon(delta, sigma, S)
     claims = [("D||D'", config.epsilon), ("D'||D", config.epsilon), ("D||D'", eps_cor23)]
     claims += [("D||D'", eps_app_d)] if config.paper_claims else []
     spec = _spec("dp-forward", eps=config.epsilon, delta=delta)
@@ -417,7 +419,7 @@ def _planned_draws(config: GaussianAuditConfig, s: GaussianSetup, pairs: tuple) 
 
 def _loss_law_check(loss_d: np.ndarray, S: float, sigma: float, eta: str):
     """KS of the sampled loss against N(η²/2, η²); ``eta`` says what η is (‖Δ‖/σ, or the mean's joint μ)."""
-    mean, sd = g.privacy_loss_law(S, sigma)
+    mean, sd = gp.privacy_loss_law(S, sigma)
     return builders.loss_law_check(
         _spec("loss-law"), loss_d, stats.norm(mean, sd).cdf, f"N(η²/2, η²), η = {eta} = {sd:.4g}"
     )
@@ -426,7 +428,7 @@ def _loss_law_check(loss_d: np.ndarray, S: float, sigma: float, eta: str):
 def _attack_check(loss_d, loss_dp, S, sigma, eps, delta, alpha):
     attack = likelihood_ratio_attack(loss_d, loss_dp, delta, alpha)
     points = [
-        (float(g.optimal_test_threshold(fpr, S, sigma)), float(g.optimal_test_tpr(fpr, S, sigma)), fpr)
+        (float(gp.optimal_test_threshold(fpr, S, sigma)), float(gp.optimal_test_tpr(fpr, S, sigma)), fpr)
         for fpr in (1e-3, 1e-2, 1e-1, 0.5)
     ]
     return builders.attack_check(
@@ -443,10 +445,10 @@ def _attack_check(loss_d, loss_dp, S, sigma, eps, delta, alpha):
 def _cor23_coverage_check(loss_d, S, sigma, rho):
     """P[ε(o) > bound] ≤ ρ by Monte Carlo; the exact failure probability P[|N(η²/2, η²)| > bound] is evidence
     too when it satisfies the claim and lies inside the Monte Carlo interval (the suite's closed-form rule)."""
-    bound = g.corollary23_ex_post_bound(rho, sigma, S)
+    bound = gp.corollary23_ex_post_bound(rho, sigma, S)
     # Ex-post pDP (Definition D3) is |log p_D(o) − log p_D'(o)|, computed here from the densities.
     cov = coverage_of(np.abs(loss_d) <= bound, rho)
-    exact = g.corollary23_exact_failure_probability(rho, sigma, S)
+    exact = gp.corollary23_exact_failure_probability(rho, sigma, S)
     check = builders.coverage_check(_spec("cor23-ex-post", rho=rho, bound=bound), cov, exact_failure=exact)
 
     def supports(ci, alpha) -> bool:
@@ -497,7 +499,7 @@ def _theorem22_check(pair, seed: int, size: int = 100_000):
     (unit noise, :meth:`pdp_audit.mechanisms.gaussian_mean.JointGaussianPair.whitened`), its loss from its densities."""
     outputs = pair.sample("D", size, block_rng(seed, "theorem22", 0))
     seen, isotropic = pair.whitened(outputs) if hasattr(pair, "whitened") else (outputs, pair)
-    formula = g.ex_post_pdp(seen, isotropic.q_d, isotropic.delta_z, isotropic.sigma)
+    formula = gp.ex_post_pdp(seen, isotropic.q_d, isotropic.delta_z, isotropic.sigma)
     exact = np.abs(pair.privacy_loss(outputs))
     error = float(np.max(np.abs(formula - exact) / np.maximum(1.0, exact)))
     return builders.exact_check(
@@ -517,7 +519,7 @@ def _example4_check(config: GaussianAuditConfig, size: int = 100_000):
     pair = g.GaussianPair(np.array([count]), np.array([count + 1]), sigma)  # D, D+z
     outputs = pair.sample("D", size, block_rng(config.seed, "example4", 0))
     published = np.abs(pair.privacy_loss(outputs))  # the exact ex-post pDP, from the densities
-    high, low = g.example4_candidates(outputs[:, 0], published, sigma)
+    high, low = gp.example4_candidates(outputs[:, 0], published, sigma)
     # Exact arithmetic makes the second candidate an integer with probability 0; at tolerance 1e-9
     # (floating error here is ~1e-12) that happens with probability ~4e-9 per release.
     integral = [np.abs(c - np.round(c)) <= 1e-9 for c in (high, low)]
@@ -527,7 +529,7 @@ def _example4_check(config: GaussianAuditConfig, size: int = 100_000):
     correct = int(np.sum(unique & (recovered == count)))
     wrong = size - correct - ambiguous
     unit_pair = g.GaussianPair(np.zeros(1), np.ones(1), 1.0)
-    footnote = g.example4_candidates(0.1, abs(unit_pair.privacy_loss(np.array([[0.1]]))[0]), 1.0)
+    footnote = gp.example4_candidates(0.1, abs(unit_pair.privacy_loss(np.array([[0.1]]))[0]), 1.0)
     footnote_ok = bool(np.allclose(sorted(footnote), [-0.8, 0.0], atol=1e-12))
     return builders.exact_check(
         _spec("example4"),

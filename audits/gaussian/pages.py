@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from pdp_audit.mechanisms import gaussian as g
+from pdp_audit.mechanisms import gaussian_pdp as gp
 from pdp_audit.reports.records import PerInstance
 
 
@@ -21,8 +22,8 @@ def per_instance_record(
     (``sensitivities``; ``order``: their argsort, where the caller has it), against the mechanism's DP ε at the global
     ``sensitivity`` and the claimed ε (per-instance DP, Wang 2019, §2; [RW] Corollary 23; Balle & Wang 2018,
     Theorem 8)."""
-    epsilons = g.per_instance_epsilons(sensitivities, delta, sigma, order)
-    cor23 = g.corollary23_pdp_epsilon(delta, sigma, np.asarray(sensitivities, dtype=float))  # vectorised: 1e6 rows
+    epsilons = gp.per_instance_epsilons(sensitivities, delta, sigma, order)
+    cor23 = gp.corollary23_pdp_epsilon(delta, sigma, np.asarray(sensitivities, dtype=float))  # vectorised: 1e6 rows
     dp_epsilon = g.analytic_epsilon(delta, sigma, sensitivity)
     return PerInstance(
         pdp_epsilon=epsilons,

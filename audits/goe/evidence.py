@@ -43,6 +43,7 @@ from pdp_audit.audits.goe.noise import matrix_weight, sample_extremes, spectral_
 from pdp_audit.audits.goe.pages import cdf_page, per_instance_page, tau_page
 from pdp_audit.mechanisms import analyze_gauss as ag
 from pdp_audit.mechanisms import gaussian as g
+from pdp_audit.mechanisms import gaussian_pdp as gp
 from pdp_audit.mechanisms import goe
 from pdp_audit.mechanisms.glm_data import breast_cancer, margin_data
 from pdp_audit.reports.records import Run
@@ -235,7 +236,7 @@ def _dp(pair, samples: PairSamples, config: GoeAuditConfig, prefix: str, sigma: 
     points = []
     for fpr in (1e-3, 1e-2, 1e-1, 0.5):
         threshold = -(eta**2) / 2 + eta * stats.norm.isf(fpr)  # L under D' is N(−η²/2, η²)
-        points.append((float(threshold), float(g.optimal_test_tpr(fpr, eta, 1.0)), fpr))
+        points.append((float(threshold), float(gp.optimal_test_tpr(fpr, eta, 1.0)), fpr))
     attack = builders.attack_check(
         attack_spec,
         likelihood_ratio_attack(samples.loss_d, samples.loss_dprime, delta, alpha),
