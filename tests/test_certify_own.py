@@ -105,7 +105,7 @@ def certify(toml: Path, *extra: str) -> tuple[int, dict]:
 
 def certified_run(monkeypatch, toml: Path) -> tuple[int, dict, Run]:
     """:func:`certify`, and the Run the command published (its banner and pages read here without certifying the
-    deployment a second time through the API: the same ``certify_loaded`` made both)."""
+    deployment a second time through the API: the same ``certify_deployment`` made both)."""
     runs, publish = [], certify_files.write_run_reports
     monkeypatch.setattr(
         certify_files, "write_run_reports", lambda run, *outputs: (runs.append(run), publish(run, *outputs))[1]

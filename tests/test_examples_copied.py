@@ -6,8 +6,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from pdp_audit.api import load_deployment
 from pdp_audit.cli.main import main
+from pdp_audit.deployment import load_deployment
 from pdp_audit.sweeps.spec import _toml
 
 

@@ -194,8 +194,7 @@ def test_the_example_writes_its_configuration_as_a_deployment_file(tmp_path):
     """train.py writes deploy.toml beside its scores: a DP-SGD deployment of exactly its σ, q, T and the claim,
     checked as `certify` checks it; with σ, q or T changed and no --claim-epsilon it writes none (the default claim
     is for the defaults only)."""
-    from pdp_audit.api import load_deployment
-    from pdp_audit.deployment import deployment_config
+    from pdp_audit.deployment import deployment_config, load_deployment
     from pdp_audit.examples.canaries import train
 
     assert train.main(["--out", str(tmp_path / "a"), "--steps", "5", "--claim-epsilon", "3.5"]) == 0

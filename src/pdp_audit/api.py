@@ -67,7 +67,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from pdp_audit.audits.canaries.evidence import audit_canary_scores, audit_one_run  # noqa: F401 (re-exported)
     from pdp_audit.audits.coverage.audit import audit_coverage  # noqa: F401 (re-exported)
     from pdp_audit.audits.pair.audit import audit_pair  # noqa: F401 (re-exported)
-    from pdp_audit.audits.pair.config import EARLY_STOP_OPTION, TIME_LIMIT_OPTION, PairBudget, with_stopping  # noqa: F401
+    from pdp_audit.audits.pair.config import EARLY_STOP_OPTION, TIME_LIMIT_OPTION, PairBudget  # noqa: F401
     from pdp_audit.mechanisms.base import NeighbourPair
     from pdp_audit.reports.records import Run
     from pdp_audit.reports.run_text import describe  # noqa: F401 (re-exported)
@@ -87,7 +87,6 @@ _REEXPORTED = {
     "EARLY_STOP_OPTION": ("pdp_audit.audits.pair.config", "EARLY_STOP_OPTION"),
     "TIME_LIMIT_OPTION": ("pdp_audit.audits.pair.config", "TIME_LIMIT_OPTION"),
     "PairBudget": ("pdp_audit.audits.pair.config", "PairBudget"),
-    "with_stopping": ("pdp_audit.audits.pair.config", "with_stopping"),
     "describe": ("pdp_audit.reports.run_text", "describe"),
 }
 
@@ -304,18 +303,6 @@ def blackbox_budget(early_stop: bool, law: str | None = None) -> Any:
     return BlackBoxBudget(early_stop=early_stop, law=law or BlackBoxBudget.law)
 
 
-def user_code(deployment: Any) -> tuple[bool, str | None]:
-    """Whether certifying the loaded ``deployment`` runs the user's code (a user's ``module:factory``: its kind's
-    ``user_code``, :data:`pdp_audit.catalogue.kinds.KINDS`) and the source file of that code (None where
-    none is found): what ``pdp-audit certify`` runs behind a process boundary and never writes over."""
-    from pdp_audit.catalogue.kinds import deployed_kind
-
-    kind = deployed_kind(deployment)
-    if kind is None or kind.user_code is None:
-        return False, None
-    return True, kind.user_code(deployment)
-
-
 def kind_options(name: str) -> tuple:
     """The options the user-facing audit kind ``name`` declares (:data:`pdp_audit.catalogue.kinds.KINDS`):
     the fields of its config, what its command's flags are generated from."""
@@ -398,7 +385,7 @@ def certify(
         run = pdp_audit.certify("deploy.toml")
         run.exit_code, run.certified["data_sha256"]
     """
-    from pdp_audit.deployment import deployment_from_mapping
+    from pdp_audit.deployment import certify_deployment, deployment_from_mapping, load_deployment
 
     if isinstance(deployment, Mapping):
         loaded = deployment_from_mapping(deployment)
@@ -406,23 +393,7 @@ def certify(
         loaded = load_deployment(os.fspath(deployment))
     else:
         raise InputError(f"deployment must be a file path or a mapping, got {type(deployment).__name__}")
-    return certify_loaded(loaded, workers=workers, progress=progress)
-
-
-def load_deployment(path: str) -> Any:
-    """The deployment file at ``path``, its structure checked (one-line errors naming the file and the key):
-    :class:`pdp_audit.deployment.Deployment`, what ``pdp-audit certify`` checks its files against."""
-    from pdp_audit.deployment import load_deployment as load
-
-    return load(path)
-
-
-def certify_loaded(deployment: Any, workers: int | None = None, progress: bool = False) -> Run:
-    """Certify a loaded deployment (:func:`load_deployment`): what :func:`certify` and ``pdp-audit certify``
-    return."""
-    from pdp_audit.deployment import certify_deployment
-
-    return certify_deployment(deployment, workers=workers, progress=progress)
+    return certify_deployment(loaded, workers=workers, progress=progress)
 
 
 def dp_sgd_deployment(path: str, delta: float) -> Any:
@@ -433,11 +404,12 @@ def dp_sgd_deployment(path: str, delta: float) -> Any:
 
 
 def training_run_report(canary_run: Run, deployment: Any, progress: bool = False) -> Run:
-    """The canary run with the page of both bounds: the deployment certified (as :func:`certify_loaded`) beside the
+    """The canary run with the page of both bounds: the deployment certified (as :func:`certify`) beside the
     canaries' lower bound (:func:`pdp_audit.training_run.training_run_report`)."""
+    from pdp_audit.deployment import certify_deployment
     from pdp_audit.training_run import training_run_report as report
 
-    return report(canary_run, certify_loaded(deployment, progress=progress))
+    return report(canary_run, certify_deployment(deployment, progress=progress))
 
 
 def write_report(run: Run, pdf: str | os.PathLike | None = None, json: str | os.PathLike | None = None) -> None:
