@@ -137,15 +137,7 @@ def composed_delta(steps: list[Step], epsilon: float) -> Composed:
     steps = [s for s in steps if not s.trivial]
     declared = [s for s in steps if s.law == "declared"]
     if declared:
-        rest = [s for s in steps if s.law != "declared"]
-        spent = sum(s.mu for s in declared)
-        leak = sum(s.q[0] if s.q else 0.0 for s in declared)
-        pure = spent + sum(s.pure_epsilon() for s in rest) if leak == 0 else math.inf
-        if epsilon - spent < -ROUNDING * max(epsilon, 1.0):
-            return Composed(0.0, 1.0, pure, "declared budgets beyond ε (basic composition: no bound)")
-        inner = composed_delta(rest, max(epsilon - spent, 0.0))
-        high = min(1.0, inner.high + leak)
-        return Composed(0.0, high, pure, f"basic composition of {len(declared)} declared budget(s) with the rest")
+        return _around_declared(declared, [s for s in steps if s.law != "declared"], epsilon)
     pure = sum(s.pure_epsilon() for s in steps)
     if not steps:
         return Composed(0.0, 0.0, 0.0, "no primitive's value moves")
@@ -159,6 +151,25 @@ def composed_delta(steps: list[Step], epsilon: float) -> Composed:
         mu = math.sqrt(sum(s.mu**2 for s in steps))
         delta = gaussian_delta(mu, epsilon)
         return Composed(delta, delta, pure, f"exact: the Gaussians compose into one of μ = {mu:.6g}")
+    return _on_the_grid(steps, pure, epsilon)
+
+
+def _around_declared(declared: list[Step], rest: list[Step], epsilon: float) -> Composed:
+    """The basic composition of the declared budgets with the exact composition of the rest at ε − Σε_i (Dwork &
+    Roth 2014, Thm 3.16)."""
+    spent = sum(s.mu for s in declared)
+    leak = sum(s.q[0] if s.q else 0.0 for s in declared)
+    pure = spent + sum(s.pure_epsilon() for s in rest) if leak == 0 else math.inf
+    if epsilon - spent < -ROUNDING * max(epsilon, 1.0):
+        return Composed(0.0, 1.0, pure, "declared budgets beyond ε (basic composition: no bound)")
+    inner = composed_delta(rest, max(epsilon - spent, 0.0))
+    high = min(1.0, inner.high + leak)
+    return Composed(0.0, high, pure, f"basic composition of {len(declared)} declared budget(s) with the rest")
+
+
+def _on_the_grid(steps: list[Step], pure: float, epsilon: float) -> Composed:
+    """The steps' privacy-loss distributions composed on the suite's grid: bounds on δ(ε) both ways (one way for
+    symmetric laws); steps of very large shift capped, which bounds δ(ε) from below only."""
     from pdp_audit.mechanisms.pld_composition import composed_profile_of
 
     capped = [_capped(s) for s in steps]

@@ -378,17 +378,7 @@ def _composition(analysis: Analysis, epsilon: float, delta: float, details: dict
     spec = CHECKS["program-composition"]
     refuted = [p for p in analysis.pairs if p.lower is not None and p.lower.low > delta * (1 + 1e-9)]
     if refuted:
-        worst = max(refuted, key=lambda p: p.lower.low if p.lower is not None else 0.0)
-        assert worst.lower is not None
-        return Evidence(
-            spec,
-            verdict="fail",
-            estimate=worst.lower.low,
-            note=f"Refuted by composition on {worst.neighbour.name}: δ(ε = {epsilon:g}) ≥ {worst.lower.low:.4g} > "
-            f"δ = {delta:g} for the noise the release carries (pure ε of the steps {worst.lower.pure:.6g}; "
-            f"{worst.lower.how}); the steps: {'; '.join(s.what + ' ' + s.law for s in worst.steps[:6])}.",
-            details={**details, "witness": worst.neighbour.name},
-        )
+        return _refuted(refuted, epsilon, delta, details)
     decided = [p for p in analysis.pairs if p.upper is not None]
     if not decided:
         return Evidence(
@@ -422,6 +412,33 @@ def _composition(analysis: Analysis, epsilon: float, delta: float, details: dict
             note=f"Every pair of {len(analysis.pairs)} within the claim; {summary}.",
             details={**details, "composed_epsilon": top.upper.pure, "composed_delta": top.upper.high},
         )
+    return Evidence(
+        spec,
+        verdict="inconclusive",
+        estimate=top.upper.high,
+        note=f"{summary}; " + "; ".join(_open_reasons(top, open_pairs, delta)) + ".",
+        details=details,
+    )
+
+
+def _refuted(refuted: list[PairResult], epsilon: float, delta: float, details: dict) -> Evidence:
+    """The composition's failure on the pair whose carried noise gives the largest lower bound on δ(ε)."""
+    worst = max(refuted, key=lambda p: p.lower.low if p.lower is not None else 0.0)
+    assert worst.lower is not None
+    return Evidence(
+        CHECKS["program-composition"],
+        verdict="fail",
+        estimate=worst.lower.low,
+        note=f"Refuted by composition on {worst.neighbour.name}: δ(ε = {epsilon:g}) ≥ {worst.lower.low:.4g} > "
+        f"δ = {delta:g} for the noise the release carries (pure ε of the steps {worst.lower.pure:.6g}; "
+        f"{worst.lower.how}); the steps: {'; '.join(s.what + ' ' + s.law for s in worst.steps[:6])}.",
+        details={**details, "witness": worst.neighbour.name},
+    )
+
+
+def _open_reasons(top: PairResult, open_pairs: list[PairResult], delta: float) -> list[str]:
+    """Why a composition that does not refute does not certify either."""
+    assert top.upper is not None
     reasons = []
     if top.upper.high > delta:
         reasons.append(
@@ -433,13 +450,7 @@ def _composition(analysis: Analysis, epsilon: float, delta: float, details: dict
             f"{len(open_pairs)} pair(s) not explained by composition (first: {first.neighbour.name}: "
             f"{(first.findings or first.unaccounted or ['diverged'])[0]})"
         )
-    return Evidence(
-        spec,
-        verdict="inconclusive",
-        estimate=top.upper.high,
-        note=f"{summary}; " + "; ".join(reasons) + ".",
-        details=details,
-    )
+    return reasons
 
 
 class ReleaseSampler:

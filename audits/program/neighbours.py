@@ -71,58 +71,77 @@ def _bounds_of(bounds: Any, name: Any, values: np.ndarray) -> tuple[float, float
 
 
 def candidate_records(data: Any, bounds: Any) -> list[tuple[str, dict]]:
-    """Records to add or to put in place of one: (name, field values)."""
+    """Records to add or to put in place of one: (name, field values) -- the domain's ends, outliers beyond it, NaN
+    and ±inf in float fields, a class the data lacks, a duplicate."""
     columns = _columns(data)
-    out: list[tuple[str, dict]] = []
 
     def record(fill: dict) -> dict:
-        base = {}
-        for name, values in columns:
-            base[name] = values[0] if values.size else 0
+        base = {name: values[0] if values.size else 0 for name, values in columns}
         base.update(fill)
         return base
 
     numeric = [(name, values) for name, values in columns if _numeric(values)]
+    out: list[tuple[str, dict]] = []
     if numeric:
-        for label, pick in (("lower", 0), ("upper", 1)):
+        out += [(what, record(_cast(fill, numeric))) for what, fill in _domain_ends(numeric, bounds)]
+        out += [(what, record(_cast(fill, numeric))) for what, fill in _outliers(numeric, bounds)]
+        floats = [name for name, values in numeric if values.dtype.kind == "f"]
+        if floats:
+            out += [
+                (f"a record of {label}", record(dict.fromkeys(floats, special)))
+                for special, label in ((math.nan, "NaN"), (math.inf, "+inf"), (-math.inf, "-inf"))
+            ]
+    out += [(what, record(fill)) for what, fill in _new_classes(columns)]
+    if records(data):
+        out.append(("a duplicate of record 0", record({})))
+    return out
+
+
+def _finite(values: np.ndarray) -> np.ndarray:
+    return values[np.isfinite(values.astype(float))] if values.size else values
+
+
+def _domain_ends(numeric: list, bounds: Any) -> list[tuple[str, dict]]:
+    """Each numeric field at its declared bound (else the data's finite extreme; 0 and 1 where it has none)."""
+    out = []
+    for label, pick in (("lower", 0), ("upper", 1)):
+        fill = {}
+        for name, values in numeric:
+            finite = _finite(values)
+            seen = (float(finite.min()), float(finite.max())) if finite.size else (0.0, 1.0)
+            fill[name] = (_bounds_of(bounds, name, values) or seen)[pick]
+        out.append((f"a record at the domain's {label} end", fill))
+    return out
+
+
+def _outliers(numeric: list, bounds: Any) -> list[tuple[str, dict]]:
+    """Each numeric field at ±10 and ±1e6 times its largest magnitude (declared bounds, data, and at least 1)."""
+    out = []
+    for factor, label in ((10.0, "10 ×"), (1e6, "1e6 ×")):
+        for sign in (1.0, -1.0):
             fill = {}
             for name, values in numeric:
                 declared = _bounds_of(bounds, name, values)
-                finite = values[np.isfinite(values.astype(float))] if values.size else values
-                seen = (float(finite.min()), float(finite.max())) if finite.size else (0.0, 1.0)
-                fill[name] = (declared or seen)[pick]
-            out.append((f"a record at the domain's {label} end", record(_cast(fill, numeric))))
-        for factor, label in ((10.0, "10 ×"), (1e6, "1e6 ×")):
-            for sign in (1.0, -1.0):
-                fill = {}
-                for name, values in numeric:
-                    declared = _bounds_of(bounds, name, values)
-                    finite = values[np.isfinite(values.astype(float))] if values.size else values
-                    largest = max(
-                        [abs(float(v)) for v in (*(declared or ()), *(finite[:1] if finite.size else ()))]
-                        + [float(np.abs(finite).max()) if finite.size else 1.0, 1.0]
-                    )
-                    fill[name] = sign * factor * largest
-                what = "above" if sign > 0 else "below"
-                out.append(
-                    (f"an outlier {what} the domain ({label} its largest magnitude)", record(_cast(fill, numeric)))
+                finite = _finite(values)
+                largest = max(
+                    [abs(float(v)) for v in (*(declared or ()), *(finite[:1] if finite.size else ()))]
+                    + [float(np.abs(finite).max()) if finite.size else 1.0, 1.0]
                 )
-        floats = [(name, values) for name, values in numeric if values.dtype.kind == "f"]
-        for special, label in ((math.nan, "NaN"), (math.inf, "+inf"), (-math.inf, "-inf")):
-            if floats:
-                out.append((f"a record of {label}", record({name: special for name, _ in floats})))
+                fill[name] = sign * factor * largest
+            what = "above" if sign > 0 else "below"
+            out.append((f"an outlier {what} the domain ({label} its largest magnitude)", fill))
+    return out
+
+
+def _new_classes(columns: list) -> list[tuple[str, dict]]:
+    """For each integer or text field, a record of a class it lacks (booleans have none)."""
+    out = []
     for name, values in columns:
-        if values.size and (values.dtype.kind in "iuOSU" or (values.dtype.kind == "b")):
-            if values.dtype.kind in "iu":
-                new: Any = int(values.max()) + 1
-            elif values.dtype.kind == "b":
-                continue
-            else:
-                new = "__pdp_audit_new_class__"
-            where = "" if name is None else f" in field {name!r}"
-            out.append((f"a record of a class the data lacks{where}", record({name: new})))
-    if records(data):
-        out.append(("a duplicate of record 0", record({})))
+        if not values.size or values.dtype.kind not in "iuOSU":
+            continue
+        new: Any = int(values.max()) + 1 if values.dtype.kind in "iu" else "__pdp_audit_new_class__"
+        where = "" if name is None else f" in field {name!r}"
+        out.append((f"a record of a class the data lacks{where}", {name: new}))
     return out
 
 
