@@ -12,9 +12,9 @@ seeds of the bound divided by the true ε, "order_over_jax", "pooled_over_jax" (
   levels), the bound evaluated on the other half (:func:`pdp_audit.verify.estimators.attack.epsilon_lower_bound`): what
   the audits
   used before, kept here as the baseline;
-* ``order_statistic``: :func:`pdp_audit.verify.estimators.attack.order_statistic_attack` (all samples, thresholds at
-  fixed ranks of
-  the order statistics, exact Beta laws, union bound: what the audits used before ``pooled_rank``);
+* ``order_statistic``: :func:`pdp_audit.verify.estimators.order_statistic_attack.order_statistic_attack` (all
+  samples, thresholds at fixed ranks of the order statistics, exact Beta laws, union bound: what the audits used
+  before ``pooled_rank``);
 * ``pooled_rank``: :func:`pdp_audit.verify.estimators.attack.likelihood_ratio_attack`, i.e.
 :func:`pdp_audit.verify.estimators.attack.pooled_rank_attack`
   (Poissonised samples, a joint exact test of both rates on ramps of pooled ranks, union bound: what the audits
@@ -43,8 +43,9 @@ from pathlib import Path
 import numpy as np
 
 from pdp_audit.mechanisms import gaussian as g
-from pdp_audit.verify.estimators.attack import epsilon_lower_bound, likelihood_ratio_attack, order_statistic_attack
+from pdp_audit.verify.estimators.attack import epsilon_lower_bound, likelihood_ratio_attack
 from pdp_audit.verify.estimators.engine import sample_privacy_loss
+from pdp_audit.verify.estimators.order_statistic_attack import order_statistic_attack
 
 ALPHA, DELTA = 1e-6, 1e-5
 

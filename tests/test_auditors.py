@@ -12,13 +12,13 @@ from pdp_audit.verify.estimators.attack import (
     balanced_accuracy_bound,
     epsilon_lower_bound,
     likelihood_ratio_attack,
-    order_statistic_attack,
     poisson_mean_within,
     pooled_rank_attack,
     ramp_tail_bound,
 )
 from pdp_audit.verify.estimators.coverage import coverage_of
 from pdp_audit.verify.estimators.engine import block_rng, block_sizes, sample_privacy_loss
+from pdp_audit.verify.estimators.order_statistic_attack import order_statistic_attack
 from pdp_audit.verify.estimators.stats import binomial_pvalue_exceeds, clopper_pearson, holm, pvalue_by_inversion
 from pdp_audit.verify.estimators.tails import both_directions
 
