@@ -48,31 +48,19 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:  # what a type checker and an IDE see; at run time each name is imported on first use
-    from pdp_audit.api import (
-        audit_blackbox,
-        audit_blackbox_search,
-        audit_canary_scores,
-        audit_coverage,
-        audit_one_run,
-        audit_pair,
-        audit_program,
-        certify,
-        check_pair,
-        describe,
-        gaussian_delta,
-        gaussian_epsilon,
-        gaussian_sigma,
-        list_audits,
-        read_sweep,
-        run_audit,
-        write_report,
-    )
+    from pdp_audit.api import audit_program, certify, check_pair, list_audits, read_sweep, run_audit, write_report
+    from pdp_audit.audits.blackbox.audit import audit_blackbox, audit_blackbox_search
     from pdp_audit.audits.blackbox.evidence import BlackBoxBudget
     from pdp_audit.audits.blackbox.search_check import SearchOptions
+    from pdp_audit.audits.canaries.evidence import audit_canary_scores, audit_one_run
+    from pdp_audit.audits.coverage.audit import audit_coverage
+    from pdp_audit.audits.pair.audit import audit_pair
     from pdp_audit.audits.pair.config import PairBudget
+    from pdp_audit.calibration import gaussian_delta, gaussian_epsilon, gaussian_sigma
     from pdp_audit.mechanisms.base import NeighbourPair
     from pdp_audit.mechanisms.validation import InputError
     from pdp_audit.reports.records import Check, Run, Verdict
+    from pdp_audit.reports.run_text import describe
     from pdp_audit.verify.core.checks import EXIT_CODES
 
     __version__: str
@@ -89,27 +77,19 @@ _HOMES = {
     "Run": "pdp_audit.reports.records",
     "Verdict": "pdp_audit.reports.records",
     "EXIT_CODES": "pdp_audit.verify.core.checks",
+    "audit_blackbox": "pdp_audit.audits.blackbox.audit",
+    "audit_blackbox_search": "pdp_audit.audits.blackbox.audit",
+    "audit_canary_scores": "pdp_audit.audits.canaries.evidence",
+    "audit_one_run": "pdp_audit.audits.canaries.evidence",
+    "audit_coverage": "pdp_audit.audits.coverage.audit",
+    "audit_pair": "pdp_audit.audits.pair.audit",
+    "describe": "pdp_audit.reports.run_text",
+    "gaussian_delta": "pdp_audit.calibration",
+    "gaussian_epsilon": "pdp_audit.calibration",
+    "gaussian_sigma": "pdp_audit.calibration",
     **{
         name: "pdp_audit.api"
-        for name in (
-            "audit_blackbox",
-            "audit_blackbox_search",
-            "audit_canary_scores",
-            "audit_coverage",
-            "audit_one_run",
-            "audit_pair",
-            "audit_program",
-            "certify",
-            "check_pair",
-            "describe",
-            "gaussian_delta",
-            "gaussian_epsilon",
-            "gaussian_sigma",
-            "list_audits",
-            "read_sweep",
-            "run_audit",
-            "write_report",
-        )
+        for name in ("audit_program", "certify", "check_pair", "list_audits", "read_sweep", "run_audit", "write_report")
     },
 }
 
