@@ -49,7 +49,7 @@ from pdp_audit.catalogue.plans import plans_by_name
 from pdp_audit.mechanisms.validation import InputError, not_a_regular_file, quoted, shown
 from pdp_audit.reports.json_report import code_version
 from pdp_audit.reports.records import Run
-from pdp_audit.verify.core.config import WORKERS_OPTION, in_file, parse, values_of
+from pdp_audit.verify.core.config import WORKERS_OPTION, Table, in_file, parse, values_of
 from pdp_audit.verify.core.data_fingerprint import data_fingerprint
 from pdp_audit.verify.core.plan import named_keys
 from pdp_audit.verify.evidence.user_code import check_target, is_own
@@ -59,7 +59,7 @@ if sys.version_info >= (3, 11):
 else:  # pragma: no cover - Python 3.10
     import tomli as tomllib
 
-TABLES = ("claim", "parameters", "audit")
+TABLES: tuple[Table, ...] = ("claim", "parameters", "audit")
 MAPPING = "<mapping>"  # the name of a deployment given as a mapping (pdp_audit.certify)
 CLAIM_KEYS = ("epsilon", "delta")
 #: Options of ``run`` that a deployment file does not set (certify's command line has the outputs).
@@ -169,7 +169,7 @@ def _program_deployment(document: dict[str, Any], path: str, digest: str) -> Dep
 
 
 def _tables(where: str, document: dict[str, Any]) -> dict[str, dict[str, Any]]:
-    tables = {}
+    tables: dict[str, dict[str, Any]] = {}
     for name in TABLES:
         table = document.get(name, {})
         if not isinstance(table, dict):
@@ -239,11 +239,12 @@ def _claim(path: str, table: dict[str, Any], extra: tuple[str, ...] = ()) -> dic
         if key not in table:
             raise InputError(f"{_named(path)}: [claim] needs {key} (the claimed {'ε' if key == 'epsilon' else 'δ'})")
         try:
-            claim[key] = float(table[key]) if _is_number(table[key]) else None
+            value = float(table[key]) if _is_number(table[key]) else None
         except OverflowError:  # an integer beyond the doubles, such as 10**400
-            claim[key] = None
-        if claim[key] is None:
+            value = None
+        if value is None:
             raise InputError(f"{_named(path)}: claim.{key} must be a finite number, got {table[key]!r}")
+        claim[key] = value
     return {**claim, **{key: table[key] for key in extra if key in table}}
 
 
@@ -397,9 +398,11 @@ def certify_deployment(deployment: Deployment, workers: int | None = None, progr
 
     kind = deployed_kind(deployment)
     if kind is not None:  # a joint release, a user's factory: the kind's certificate
+        assert kind.certify is not None  # a kind a deployment file describes certifies it (AuditKind)
         if workers is not None:  # --workers reaches the kind as the file's [audit] workers (it was dropped)
             deployment = replace(deployment, audit={**deployment.audit, "workers": workers})
         run = kind.certify(deployment, progress)
+        assert run.certified is not None  # a kind's certificate states what it certified
         return replace(run, certified={**run.certified, "deployment_file": _file_record(deployment)})
     config, deployed_workers = deployment_config(deployment)
     data, plan = getattr(config, "data", None), plans_by_name()[deployment.mechanism]
@@ -413,7 +416,7 @@ def certify_deployment(deployment: Deployment, workers: int | None = None, progr
     return replace(without_findings(run), certified={**certified, "parameters": resolved})
 
 
-def resolved_parameters(written: dict[str, Any], used: dict[str, Any]) -> dict[str, Any]:
+def resolved_parameters(written: Mapping[str, Any], used: Mapping[str, Any]) -> dict[str, Any]:
     """The certificate's parameters with each default left open (``None``: "calibrate σ", "λ from Theorem 5")
     replaced by the value the run resolved and used, and one that did not apply to the run (still ``None``)
     omitted: a certificate states what was deployed, never ``null``."""

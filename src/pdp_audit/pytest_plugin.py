@@ -48,7 +48,7 @@ import json
 import zlib
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Sequence
+from typing import Any, Sequence
 
 import pytest
 
@@ -82,7 +82,7 @@ def budget_from_options(config: pytest.Config) -> dict:
     """The session's trials, seed and alpha from the command line, checked as the API checks them."""
     budget = {}
     for flag, (name, _, _) in _BUDGET_FLAGS.items():
-        names = api.Names(lambda option, flag=flag: flag, text=api.COMMAND_LINE.text)
+        names = _named_by(flag)
         try:
             budget[name] = pair_value(name, config.getoption(flag), names)
         except InputError as err:
@@ -155,6 +155,11 @@ def pytest_configure(config: pytest.Config) -> None:
         except InputError as err:
             raise pytest.UsageError(str(err)) from None
     config.pluginmanager.register(AuditSession(config), "pdp_audit_session")
+
+
+def _named_by(flag: str) -> api.Names:
+    """How a budget option is named in its messages: by its pytest flag, its value given as text."""
+    return api.Names(lambda option: flag, text=api.COMMAND_LINE.text)
 
 
 def named_test_files(config: pytest.Config) -> dict[str, Path]:
@@ -469,7 +474,8 @@ class PrivacyAudit:
         default the program kind's).  Fails when refuted; passes when certified on the pairs searched; otherwise
         inconclusive (a skip, or a failure under ``--audit-strict``).  ``law``: ``"as-implemented"`` (None, the
         default: float noise added to a value is not certified) or ``"ideal"`` (its real-valued law)."""
-        budget = {"seed": self._seed(), "alpha": self.settings.alpha, **({} if trials is None else {"trials": trials})}
+        budget: dict[str, Any] = {"seed": self._seed(), "alpha": self.settings.alpha}
+        budget.update({} if trials is None else {"trials": trials})
         budget.update({} if law is None else {"law": law})
         with self._drawing():
             run = api.audit_program(program, data, epsilon, delta, neighbours=neighbours, bounds=bounds, **budget)
@@ -509,6 +515,7 @@ class AuditOutcome:
 def privacy_audit(request: pytest.FixtureRequest) -> PrivacyAudit:
     """Privacy assertions (``assert_dp``, ``assert_pdp``, ``assert_coverage``) recorded under this test."""
     session = request.config.pluginmanager.get_plugin("pdp_audit_session")
+    assert isinstance(session, AuditSession)  # registered by pytest_configure
     return PrivacyAudit(request.node.nodeid, Settings.from_config(request.config), session)
 
 
@@ -547,8 +554,9 @@ class AuditSession:
 
     def pytest_sessionfinish(self, session: pytest.Session) -> None:
         if self.is_worker:
-            self.config.workeroutput[RECORDS_KEY] = json.dumps(self.sorted_records())
-            self.config.workeroutput[READS_KEY] = json.dumps(api.read_paths())
+            shipped = getattr(self.config, "workeroutput")  # xdist's, on a worker's config (not in pytest's types)
+            shipped[RECORDS_KEY] = json.dumps(self.sorted_records())
+            shipped[READS_KEY] = json.dumps(api.read_paths())
             return
         path = self.config.getoption("--audit-report")
         if path:

@@ -6,6 +6,7 @@ import errno
 import os
 import stat
 import sys
+from collections.abc import Mapping
 from pathlib import Path
 
 from pdp_audit.mechanisms.validation import InputError
@@ -118,8 +119,8 @@ def store_inputs(store: str | os.PathLike) -> dict[str, str]:
 
 
 def check_outputs(
-    outputs: dict[str, str | None],
-    inputs: dict[str, str | os.PathLike | None] | None = None,
+    outputs: Mapping[str, str | None],
+    inputs: Mapping[str, str | os.PathLike | None] | None = None,
     pdfs: tuple[str, ...] = ("--report",),
 ) -> None:
     """Every output a command will write, checked before any work: writable (:func:`check_output_path`), no two

@@ -9,7 +9,7 @@ refuses exactly what they do, with the same words.
 from __future__ import annotations
 
 import argparse
-from typing import Any
+from typing import Any, TypeVar
 
 from pdp_audit.verify.core.config import COMMAND_LINE, WORKERS_OPTION, Option, parse
 from pdp_audit.verify.core.parser import Parser  # noqa: F401 (the parsers of run NAME are these)
@@ -67,7 +67,10 @@ def typed(args: argparse.Namespace, *declared: Option) -> argparse.Namespace:
     return args
 
 
-def add_run_arguments(parser: argparse.ArgumentParser, plan: AuditPlan) -> argparse.ArgumentParser:
+ParserT = TypeVar("ParserT", bound=argparse.ArgumentParser)
+
+
+def add_run_arguments(parser: ParserT, plan: AuditPlan) -> ParserT:
     """``parser`` as ``pdp-audit run NAME``'s: the audit's options (from its config), then where the run goes."""
     for option in plan.options().values():
         if option.cli:

@@ -218,6 +218,8 @@ def _column_index(header: list[str], where: str, column: str | None) -> tuple[in
 
 def _inputs(args: argparse.Namespace) -> dict[str, str | None]:
     """The input files of the mode chosen, by option; one line for a missing or misplaced one."""
+    wanted: tuple[str, ...]
+    unwanted: tuple[str, ...]
     if args.one_run:
         wanted, unwanted = ("--scores", "--inclusion"), ("--in-scores", "--out-scores")
     else:

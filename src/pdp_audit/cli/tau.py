@@ -96,8 +96,9 @@ def command_tau(args: argparse.Namespace) -> int:
 
     validate(args)
     with one_blas_thread():  # the Tracy–Widom kernel is a small eigenproblem: BLAS threads only slow it down
-        result = tau(int(args.d), float(args.rho), float(args.sigma), args.method).as_dict()
-        if not math.isfinite(result["tau"]):  # τ = σ τ₁ beyond the doubles: no number to print (JSON has no inf)
+        found = tau(int(args.d), float(args.rho), float(args.sigma), args.method)
+        result = found.as_dict()
+        if not math.isfinite(found.tau):  # τ = σ τ₁ beyond the doubles: no number to print (JSON has no inf)
             unit = tau(int(args.d), float(args.rho), 1.0, args.method).tau
             raise InputError(
                 f"--sigma {args.sigma:g}: τ = σ × {unit:.6g} (its value at σ = 1) is beyond the largest double; "

@@ -114,6 +114,7 @@ class Entry:
         """The command that computes the entry's checks, as a reader would type it (None unless checked)."""
         if self.status != "checked":
             return None
+        assert self.audit is not None  # a checked entry names its audit (_run_problems)
         if self.audit == LEMMAS:
             return "pdp-audit claims --run"
         if self.audit == SWEEP:
@@ -127,7 +128,7 @@ class Entry:
         if self.status == "checked":
             return f"{', '.join(self.checks)}  [{self.command}]"
         if self.status == "planned":
-            return f"#{self.issue} {ISSUES.get(self.issue, '')}".rstrip()
+            return f"#{self.issue} {'' if self.issue is None else ISSUES.get(self.issue, '')}".rstrip()
         return self.reason or ""
 
     def to_dict(self) -> dict:

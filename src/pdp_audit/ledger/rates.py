@@ -34,6 +34,7 @@ from pdp_audit.ledger.entries import SWEEP
 from pdp_audit.reports.records import Check, Line, Lines
 from pdp_audit.sweeps.rates import LEVEL, fit_exponent
 from pdp_audit.sweeps.spec import Cell, CellTask, SweepSpec, cell_digest, cell_seed, load_spec, tasks_for
+from pdp_audit.verify.core.checks import Verdict
 
 EXAMPLES = "examples/"  # spec paths name the shipped examples (package data, `pdp-audit examples DIR` copies them)
 
@@ -222,8 +223,9 @@ def _value(cell: Cell, result: dict, name: str) -> float | None:
         value = cell.parameters[name]
     else:
         value = result.get("parameters", {}).get(name)
-    ok = isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
-    return float(value) if ok else None
+    if isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value):
+        return float(value)
+    return None
 
 
 def points(rate: Rate, run: SweepRun) -> list[tuple[float, float, str]]:
@@ -257,7 +259,7 @@ def rate_check(rate: Rate, run: SweepRun) -> Check:
         "points": [[x, y] for x, y, _ in pts],
         "cells": [c for _, _, c in pts],
     }
-    common = dict(id=rate.id, title=rate.title, claim=rate.claim, formula=rate.formula, source=rate.source)
+    common: dict[str, Any] = dict(id=rate.id, title=rate.title, claim=rate.claim, formula=rate.formula, source=rate.source)
     common["role"] = "paper"
     if run.quick_skipped or fit is None:
         why = (
@@ -269,6 +271,7 @@ def rate_check(rate: Rate, run: SweepRun) -> Check:
             **common, verdict="inconclusive", exact=rate.claimed, note=f"{rate.reading} {why}.", details=details
         )
     b, (lo, hi), r2 = fit
+    verdict: Verdict
     if rate.relation == "=":
         verdict = "pass" if lo <= rate.claimed <= hi else "fail"
         rule = f"pass iff the claimed exponent {rate.claimed:g} lies in the interval"

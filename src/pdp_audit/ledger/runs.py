@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import dataclasses
 import shlex
+from concurrent.futures import Executor
 from dataclasses import dataclass, field
 from typing import Any, Mapping, Sequence
 
@@ -101,6 +102,7 @@ def run_key(entry: Entry) -> str:
         return LEMMAS
     if entry.audit == SWEEP:
         return " && ".join(sweep_keys(entry))
+    assert entry.audit is not None  # a checked entry names its audit
     return "run " + shlex.join([entry.audit, *option_arguments(entry.audit, entry.options)])
 
 
@@ -121,13 +123,16 @@ def audit_commands(entries: Sequence[Entry], seed: int, quick: bool) -> list[Aud
             wanted.update({key: AuditCommand(key, SWEEP, seed, quick) for key in sweep_keys(e)})
             continue
         key = run_key(e)
+        assert e.audit is not None  # a checked entry names its audit
         cited = wanted.get(key, AuditCommand(key, e.audit, seed, quick, dict(e.options)))
         checks = tuple(dict.fromkeys((*cited.checks, *e.checks))) if e.audit == LEMMAS else ()
         wanted[key] = dataclasses.replace(cited, paper_claims=cited.paper_claims or e.paper_claims, checks=checks)
     return [wanted[key] for key in sorted(wanted)]
 
 
-def execute_audit(parameters: dict, seed: int, alpha: float, checks, executor=None) -> Run:
+def execute_audit(
+    parameters: dict, seed: int, alpha: float, checks: tuple[str, ...] | None, executor: Executor | None = None
+) -> Run:
     """Run one cited audit in this process (a sweep cell function; ``checks``: the lemma checks to compute)."""
     if parameters["audit"] == LEMMAS:
         from pdp_audit.ledger.lemmas import run_lemmas
@@ -208,7 +213,7 @@ class LedgerRun:
     """Every selected entry decided, with the audit runs behind them."""
 
     decisions: list[Decision]
-    runs: dict[str, Run]
+    runs: dict[str, Run | SweepChecks]
     commands: list[AuditCommand]
     seed: int
     quick: bool
@@ -224,7 +229,7 @@ class LedgerRun:
         return 1 if self.disagreements() or (strict and self.failures()) else 0
 
 
-def decide(entry: Entry, runs: dict[str, Run], commands: dict[str, AuditCommand], quick: bool) -> Decision:
+def decide(entry: Entry, runs: Mapping[str, Run | SweepChecks], commands: dict[str, AuditCommand], quick: bool) -> Decision:
     """Decide ``entry`` from the checks it cites in its audit's run."""
     if entry.status != "checked":
         verdict = "not-simulable" if entry.status == "not simulable" else "planned"

@@ -71,8 +71,8 @@ def exponents(cells: list[dict], swept: list[str], checks: list[str]) -> list[Ex
             groups.setdefault(repr(sorted(label.items(), key=lambda kv: kv[0])), []).append(cell)
         for check in checks:
             for members in groups.values():
-                points = [(c["parameters"][key], _estimate(c, check)) for c in members]
-                points = [(x, y) for x, y in points if y is not None]
+                estimates = [(c["parameters"][key], _estimate(c, check)) for c in members]
+                points = [(x, y) for x, y in estimates if y is not None]
                 fit = fit_exponent([p[0] for p in points], [p[1] for p in points])
                 if fit is None:
                     continue

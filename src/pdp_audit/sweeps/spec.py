@@ -47,15 +47,19 @@ import json
 import math
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Sequence
 
 import numpy as np
 
 from pdp_audit.mechanisms.validation import InputError, not_a_regular_file, quoted, shown
 from pdp_audit.sweeps.catalogue import SWEEPS
-from pdp_audit.sweeps.schema import CellFunction, SpecError, SweepMechanism
+from pdp_audit.sweeps.schema import SpecError, SweepMechanism
 from pdp_audit.verify.core.config import ALPHA, SEED, Names, Option, canonical, in_spec, number_text, parse
 from pdp_audit.verify.estimators.progress import progress_bar
+
+if TYPE_CHECKING:
+    from pdp_audit.reports.records import Run
+    from pdp_audit.verify.core.checks import Verdict
 
 MAX_CELLS = 100_000
 
@@ -229,9 +233,11 @@ def parse_spec(
     head = _sweep_table(doc, name, where, mechanisms)
     fixed, grid, explicit = _parameter_tables(doc, head.mechanism, where)
     cells = _cells(head, fixed, grid, explicit, where)
-    if head.alpha / len(cells) < ALPHA.low:  # every cell is audited at α / cells
+    smallest = ALPHA.low
+    assert smallest is not None  # ALPHA is a closed range above 0
+    if head.alpha / len(cells) < smallest:  # every cell is audited at α / cells
         raise SpecError(
-            f"{where}: sweep.alpha / cells = {head.alpha:g} / {len(cells)} is below {number_text(ALPHA.low)}, the "
+            f"{where}: sweep.alpha / cells = {head.alpha:g} / {len(cells)} is below {number_text(smallest)}, the "
             "smallest α a cell's intervals resolve; raise sweep.alpha or split the sweep"
         )
     ordered = list(grid) + [k for t in explicit for k in t] + list(head.mechanism.schema)
@@ -355,7 +361,7 @@ def _parameter_tables(doc: dict, mechanism: SweepMechanism, where: str) -> tuple
         for i, element in enumerate(values):  # range errors name the element
             if isinstance(element, (list, dict)):
                 raise SpecError(f"{where}: grid.{key}[{i}] must be a single value, got {element!r}")
-            value(schema[key], element, Names(lambda o, i=i: f"grid.{o.key}[{i}]", where=f"{where}: "))
+            value(schema[key], element, _element_names(i, where))
     explicit = doc.get("cells", [])
     if not isinstance(explicit, list) or not all(isinstance(c, dict) for c in explicit):
         raise SpecError(f"{where}: cells must be an array of tables ([[cells]])")
@@ -410,6 +416,11 @@ def _named_by_fixed(
         if str(fixed_error).removeprefix(alone) == str(error).removeprefix(label):
             return fixed_error
     return error
+
+
+def _element_names(i: int, where: str) -> Names:
+    """How messages name element ``i`` of a grid list: ``grid.KEY[i]``."""
+    return Names(lambda o: f"grid.{o.key}[{i}]", where=f"{where}: ")
 
 
 def _grid_label(point: dict) -> str:
@@ -483,7 +494,7 @@ class CellTask:
 
     cell_id: str
     mechanism: str
-    function: CellFunction
+    function: Callable[[dict, int, float, tuple[str, ...] | None], dict | Run]  # a sweep's cell, a ledger's audit
     parameters: dict
     seed: int
     alpha: float
@@ -503,7 +514,7 @@ class SweepOutcome:
     reused: int  # cells already in the store
     elapsed: float
     executor: str
-    verdicts: dict[str, str] = field(default_factory=dict)  # cell id -> verdict, all stored cells
+    verdicts: dict[str, Verdict] = field(default_factory=dict)  # cell id -> verdict, all stored cells
 
     @property
     def counts(self) -> dict[str, int]:
@@ -528,6 +539,7 @@ class SweepOutcome:
 def tasks_for(spec: SweepSpec, cells: Sequence[Cell]) -> list[CellTask]:
     """Tasks for ``cells``, largest estimated cost first (then by id: a deterministic order)."""
     mechanism = spec.kind
+    assert mechanism is not None  # a spec parsed, not read back from a store
     cost = mechanism.cost or (lambda p: 1.0)
     tasks = [
         CellTask(
@@ -540,7 +552,7 @@ def tasks_for(spec: SweepSpec, cells: Sequence[Cell]) -> list[CellTask]:
             spec.checks,
             float(cost(c.parameters)),
             mechanism.chunked,
-            spec.data.get(c.parameters.get("data")) if isinstance(c.parameters.get("data"), str) else None,
+            spec.data.get(data) if isinstance(data := c.parameters.get("data"), str) else None,
         )
         for c in cells
     ]
@@ -557,6 +569,7 @@ def run_sweep(
     if getattr(executor, "forks", False):
         import importlib
 
+        assert spec.kind is not None  # a spec parsed, not read back from a store
         for module in spec.kind.preload:
             importlib.import_module(module)
     done = store.completed_ids()

@@ -19,7 +19,7 @@ import sqlite3
 import urllib.parse
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pdp_audit.mechanisms.validation import not_a_regular_file, shown
 from pdp_audit.sweeps.spec import SpecError, SweepSpec, canonical_json
@@ -31,6 +31,9 @@ from pdp_audit.sweeps.stored import (
     check_texts,
     decoded_row,
 )
+
+if TYPE_CHECKING:
+    from pdp_audit.verify.core.checks import Verdict
 
 STORE_SCHEMA = 1
 _TABLES = """
@@ -413,7 +416,7 @@ class Store:
     def completed_ids(self) -> set[str]:
         return {row[0] for row in self.db.execute("SELECT cell_id FROM cells")}
 
-    def verdicts(self) -> dict[str, str]:
+    def verdicts(self) -> dict[str, Verdict]:
         return dict(self.db.execute("SELECT cell_id, verdict FROM cells"))
 
     def rows(self) -> list[dict]:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 import math
-from typing import Any
+from typing import Any, TypeGuard
 
 from pdp_audit.mechanisms.validation import quoted, shown
 from pdp_audit.sweeps.schema import SpecError
@@ -28,7 +28,7 @@ def _damaged(path: str, where: str, what: str) -> DamagedStore:
     return DamagedStore(f"{shown(path)}: the store is damaged: {where}: {what}")
 
 
-def _is_number(value: Any) -> bool:
+def _is_number(value: Any) -> TypeGuard[float]:
     return isinstance(value, (int, float)) and not isinstance(value, bool)
 
 

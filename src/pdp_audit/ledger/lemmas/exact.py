@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from typing import Any, Callable, Mapping
+from typing import Any, Callable, Mapping, Sequence
 
 import mpmath
 import numpy as np
@@ -112,7 +112,7 @@ def rel(a: mpmath.matrix, b: mpmath.matrix) -> float:
     return float(mpmath.mnorm(a - b, 1) / max(mpmath.mnorm(b, 1), mpmath.mpf(10) ** (-DIGITS)))
 
 
-def identity(trials: list[tuple[str, Callable[[], tuple]]], note: str) -> Outcome:
+def identity(trials: Sequence[tuple[str, Callable[[], tuple]]], note: str) -> Outcome:
     """An identity checked at 50 digits on named instances (``sides()`` gives both sides): exact below 1e-30."""
     worst, where = 0.0, ""
     with mpmath.workdps(DIGITS):

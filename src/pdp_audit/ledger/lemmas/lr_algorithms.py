@@ -11,7 +11,7 @@ Wang 2018, Thm 8).
 from __future__ import annotations
 
 import math
-from typing import Callable
+from typing import Callable, Literal
 
 import mpmath
 import numpy as np
@@ -24,7 +24,7 @@ from pdp_audit.verify.core.checks import CheckSpec
 _GRID = [(eps, delta, d) for eps in (0.1, 0.5, 1.0, 2.0, 5.0) for delta in (1e-3, 1e-6, 1e-9) for d in (2, 10, 50)]
 
 
-def _largest_over_budget(eq8: str, budget: Callable) -> tuple[float, str]:
+def _largest_over_budget(eq8: Literal["sum", "product"], budget: Callable) -> tuple[float, str]:
     """The largest ``budget(constants, c)`` / (ε/2) over the grid, c = log(6/δ), Algorithm 1's constants with (8)
     read as ``eq8`` (``"sum"`` or ``"product"``)."""
     from pdp_audit.mechanisms.linreg.adaptive import lr_adaops_constants

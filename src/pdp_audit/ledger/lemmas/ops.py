@@ -11,11 +11,15 @@ the smallest eigenvector).
 from __future__ import annotations
 
 import math
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from pdp_audit.ledger.lemmas.exact import Outcome, decided, exact_check, inequality
 from pdp_audit.verify.core.checks import CheckSpec
+
+if TYPE_CHECKING:
+    from pdp_audit.mechanisms.linreg.calibration import OPSCalibration
 
 
 def _ops_instances(rng, count: int):
@@ -136,7 +140,7 @@ def lemma12_sensitivity(rng) -> Outcome:
     )
 
 
-OPS_CALIBRATIONS = ("diffuse", "concentrated", "balanced", "conservative")
+OPS_CALIBRATIONS: tuple[OPSCalibration, ...] = ("diffuse", "concentrated", "balanced", "conservative")
 
 
 def _ops_calibration_risks() -> list[tuple[str, float, dict[str, float]]]:
@@ -152,7 +156,7 @@ def _ops_calibration_risks() -> list[tuple[str, float, dict[str, float]]]:
         gram, best = X.T @ X, np.linalg.lstsq(X, y, rcond=None)[0]
         base = 0.5 * float(np.sum((y - X @ best) ** 2))
         for eps in (0.1, 1.0):
-            risks = {}
+            risks: dict[str, float] = {}
             for method in OPS_CALIBRATIONS:
                 lam, gamma = ops_calibration(method, eps, min(1e-6, 1 / n**2), n, d)
                 A = gram + lam * np.eye(d)
@@ -179,7 +183,7 @@ def _ops_calibration_risks() -> list[tuple[str, float, dict[str, float]]]:
 def k31_no_dominant() -> Outcome:
     """[LR] App. F, Figure 5 (K31): how many of the settings each calibration wins (lowest exact excess risk)."""
     settings = _ops_calibration_risks()
-    wins = {m: sum(min(r, key=r.get) == m for _, _, r in settings) for m in OPS_CALIBRATIONS}
+    wins = {m: sum(min(r, key=r.__getitem__) == m for _, _, r in settings) for m in OPS_CALIBRATIONS}
     dominant = [m for m, w in wins.items() if w == len(settings)]
     return decided(
         not dominant,

@@ -273,7 +273,7 @@ def fact26_group(rng) -> Outcome:
         for _ in range(20):
             steps = rng.standard_normal((k, 3)) * rng.uniform(0.05, 0.5)
             deltas = 10.0 ** rng.uniform(-8, -3, k)
-            eps = np.array([analytic_epsilon(d, 1.0, np.linalg.norm(s)) for d, s in zip(deltas, steps)])
+            eps = np.array([analytic_epsilon(d, 1.0, float(np.linalg.norm(s))) for d, s in zip(deltas, steps)])
             printed = sum(d * math.exp(eps[:i].sum()) for i, d in enumerate(deltas))
             group = analytic_delta(float(eps.sum()), 1.0, float(np.linalg.norm(steps.sum(axis=0))))
             if group / printed >= worst:
