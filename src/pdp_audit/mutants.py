@@ -585,7 +585,10 @@ def run_mutant(
         tuple(c.id for c in broken if c.verdict == "fail"),
         worst(c.verdict for c in twin),
         tuple(c.id for c in twin if c.verdict != "pass"),
-        {"mutant": (first := deciding_numbers(broken)), "twin": deciding_numbers(twin, None if first is None else first["check"])},
+        {
+            "mutant": (first := deciding_numbers(broken)),
+            "twin": deciding_numbers(twin, None if first is None else first["check"]),
+        },
         drawn if early_stop else {},
     )
 

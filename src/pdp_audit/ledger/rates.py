@@ -31,10 +31,9 @@ from pathlib import Path
 from typing import Any, Sequence
 
 from pdp_audit.ledger.entries import SWEEP
-from pdp_audit.reports.records import Check, Line, Lines
+from pdp_audit.reports.records import Check, Line, Lines, Verdict
 from pdp_audit.sweeps.rates import LEVEL, fit_exponent
 from pdp_audit.sweeps.spec import Cell, CellTask, SweepSpec, cell_digest, cell_seed, load_spec, tasks_for
-from pdp_audit.verify.core.checks import Verdict
 
 EXAMPLES = "examples/"  # spec paths name the shipped examples (package data, `pdp-audit examples DIR` copies them)
 
@@ -259,8 +258,8 @@ def rate_check(rate: Rate, run: SweepRun) -> Check:
         "points": [[x, y] for x, y, _ in pts],
         "cells": [c for _, _, c in pts],
     }
-    common: dict[str, Any] = dict(id=rate.id, title=rate.title, claim=rate.claim, formula=rate.formula, source=rate.source)
-    common["role"] = "paper"
+    common: dict[str, Any] = dict(id=rate.id, title=rate.title, claim=rate.claim, formula=rate.formula)
+    common.update(source=rate.source, role="paper")
     if run.quick_skipped or fit is None:
         why = (
             f"not run at --quick budgets ({len(run.spec.cells)} cells): undecided; the full run decides it"

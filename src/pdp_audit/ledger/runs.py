@@ -229,7 +229,9 @@ class LedgerRun:
         return 1 if self.disagreements() or (strict and self.failures()) else 0
 
 
-def decide(entry: Entry, runs: Mapping[str, Run | SweepChecks], commands: dict[str, AuditCommand], quick: bool) -> Decision:
+def decide(
+    entry: Entry, runs: Mapping[str, Run | SweepChecks], commands: dict[str, AuditCommand], quick: bool
+) -> Decision:
     """Decide ``entry`` from the checks it cites in its audit's run."""
     if entry.status != "checked":
         verdict = "not-simulable" if entry.status == "not simulable" else "planned"

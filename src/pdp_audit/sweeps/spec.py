@@ -58,8 +58,7 @@ from pdp_audit.verify.core.config import ALPHA, SEED, Names, Option, canonical, 
 from pdp_audit.verify.estimators.progress import progress_bar
 
 if TYPE_CHECKING:
-    from pdp_audit.reports.records import Run
-    from pdp_audit.verify.core.checks import Verdict
+    from pdp_audit.reports.records import Run, Verdict
 
 MAX_CELLS = 100_000
 

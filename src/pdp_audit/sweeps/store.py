@@ -33,7 +33,7 @@ from pdp_audit.sweeps.stored import (
 )
 
 if TYPE_CHECKING:
-    from pdp_audit.verify.core.checks import Verdict
+    from pdp_audit.reports.records import Verdict
 
 STORE_SCHEMA = 1
 _TABLES = """
