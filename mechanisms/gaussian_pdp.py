@@ -12,12 +12,14 @@ per-instance sensitivity ``Δ_z = Q(D±z) − Q(D)``: closed forms, each cited w
 from __future__ import annotations
 
 import math
-from typing import Literal
+from typing import Literal, TypeVar
 
 import numpy as np
 
 from pdp_audit.mechanisms.gaussian import log_analytic_delta, log_delta_parts
 from pdp_audit.mechanisms.validation import probability
+
+Values = TypeVar("Values", float, np.ndarray)  # one release's number or an array of them, elementwise
 
 
 def per_instance_epsilons(
@@ -162,7 +164,7 @@ def privacy_loss_law(delta_norm: float, sigma: float) -> tuple[float, float]:
     return eta**2 / 2, eta
 
 
-def optimal_test_tpr(fpr: np.ndarray, delta_norm: float, sigma: float) -> np.ndarray:
+def optimal_test_tpr(fpr: Values, delta_norm: float, sigma: float) -> Values:
     """True-positive rate of the Neyman–Pearson test D vs D' at false-positive rate ``fpr``.
 
     The log-likelihood ratio is monotone in the projection of o on Δ, which is N(0, 1) vs N(η, 1) in
@@ -185,7 +187,7 @@ def optimal_test_threshold(fpr: float, delta_norm: float, sigma: float) -> float
     return -(eta**2) / 2 + eta * stats.norm.isf(fpr)
 
 
-def example4_candidates(output: float, ex_post_epsilon: float, sigma: float) -> tuple[float, float]:
+def example4_candidates(output: Values, ex_post_epsilon: Values, sigma: float) -> tuple[Values, Values]:
     """[RW] Example 4: an attacker z ∉ D who sees o and ε(o, D, D+z) of a counting query learns
 
         Q(D) = o − 0.5 ± σ² ε(o, D, D+z);

@@ -12,6 +12,7 @@ import numbers
 import os
 import stat
 import sys
+from typing import TypeGuard
 
 
 class InputError(ValueError):
@@ -77,7 +78,7 @@ def not_a_regular_file(path: str | os.PathLike, what: str = "file", cap: int | N
     return None
 
 
-def finite_number(value: object) -> bool:
+def finite_number(value: object) -> TypeGuard[float]:
     """Whether ``value`` read from a JSON document is a number that is finite as a float64: an int or float, not a
     boolean (JSON's ``true`` is no number), and not an integer beyond a double's range (``1e400`` written as digits
     reads as a Python int that ``math.isfinite`` cannot convert: it raised OverflowError, an internal error)."""

@@ -43,7 +43,7 @@ from pdp_audit.audits.blackbox.defaults import (  # noqa: F401 (STATISTICS, DEFA
     EVENT_TRAIN_TRIALS,
     STATISTICS,
 )
-from pdp_audit.audits.blackbox.events import selection_size
+from pdp_audit.audits.blackbox.events import EventAttack, selection_size
 from pdp_audit.audits.blackbox.stages import (  # noqa: F401 (PILOT_TRAIN, PILOT_TRIALS: re-exported)
     PILOT_TRAIN,
     PILOT_TRIALS,
@@ -348,9 +348,9 @@ def learn_trees(
     X = np.vstack([train_d, train_dp])
     y = np.concatenate([np.ones(len(train_d)), np.zeros(len(train_dp))])
     ensemble = fit_trees(X, y, int(seed) % 2**32)
-    accuracy = float(np.mean((ensemble(X) > 0) == (y == 1))) if accuracy else float("nan")
+    train_accuracy = float(np.mean((ensemble(X) > 0) == (y == 1))) if accuracy else float("nan")
     steps = StepFunction.of(ensemble) if X.shape[1] == 1 else None
-    return TreeStatistic(ensemble, first_call, steps), accuracy
+    return TreeStatistic(ensemble, first_call, steps), train_accuracy
 
 
 #: The share of each world's training releases that ``select`` holds out to compare the learners.
@@ -412,7 +412,7 @@ class BlackBoxAttack:
     """The learned test and the ε lower bound of its scores on fresh releases; ``statistic`` the learner kept, and
     with ``select`` the validation bounds of each (empty otherwise)."""
 
-    attack: PooledRankAttack
+    attack: PooledRankAttack | EventAttack  # the event test's, or the pooled-rank bound of a score's
     train_per_world: int
     test_per_world: int
     dim: int
@@ -527,6 +527,7 @@ def blackbox_attack(
             )
             releases, first = _training_releases(blocks, world, first)
             train.append(releases)
+        assert first is not None  # (columns, call) of the first training block
         if pool is not None and pool.first is None:
             pool.first = first
         chosen, validation = "logistic", ()
@@ -541,10 +542,10 @@ def blackbox_attack(
                 result, reused_per_world=min(earlier.values()), floats=floats, law=options.law
             )  # fmt: skip
         if options.statistic == "select":
-            statistic, accuracy, chosen, bounds = select_statistic(*train, first, delta, seed)
+            statistic, accuracy, chosen, bounds = select_statistic(train[0], train[1], first, delta, seed)
             validation = tuple(bounds.items())
         else:
-            statistic, accuracy = learn_statistic(*train, first)
+            statistic, accuracy = learn_statistic(train[0], train[1], first)
         _stage(bar, "fresh")
         scores = [
             _concatenated(
@@ -557,7 +558,12 @@ def blackbox_attack(
     return dataclasses.replace(result, floats=floats, law=options.law)
 
 
-def _staged_attack(samplers: tuple, budget: tuple, progress: bool, options: AttackOptions) -> BlackBoxAttack:
+def _staged_attack(
+    samplers: tuple[Sampler, Sampler],
+    budget: tuple[int, int, float, int],
+    progress: bool,
+    options: AttackOptions,
+) -> BlackBoxAttack:
     """The stages of :func:`pdp_audit.audits.blackbox.stages.stage_schedule`, each a whole attack (its own streams; its
     training and selection read the earlier stages' releases first: :class:`~pdp_audit.audits.blackbox.stages.
     EarlierReleases`; its fresh releases new) at its share of the level, run until one refutes the claim
@@ -581,6 +587,7 @@ def _staged_attack(samplers: tuple, budget: tuple, progress: bool, options: Atta
         )
 
     def drawn(result: BlackBoxAttack) -> int:  # new releases: its training and selection less those reused
+        assert isinstance(result.attack, EventAttack)  # a staged attack is the event test's
         learned = result.train_per_world + selection_size(result.test_per_world) - result.reused_per_world
         return learned + max(result.attack.n, result.attack.m)
 
@@ -632,7 +639,7 @@ def _event_attack(worlds, train, first, budget: tuple, running) -> BlackBoxAttac
         learners = {name: _remembered(pool.learned, name, fit) for name, fit in learners.items()}
         learners = _pilots_rows(learners, len(train[0]))
         ordered_by = _merging_sorts(pool.learned)
-    candidates = candidate_scores(*train, learners, ordered_by)
+    candidates = candidate_scores(train[0], train[1], learners, ordered_by)
     scores = tuple(candidates.values())
     fresh = {w: _FreshBlocks(_Releases(s, w), first, numbers) for s, w in worlds}
     selected = selection_size(trials)
@@ -668,6 +675,7 @@ def _event_attack(worlds, train, first, budget: tuple, running) -> BlackBoxAttac
         if pool is not None:
             pool.last = (frozen, attack)  # the next stage may read these events again (refuted: there is none)
         if attack.carried:  # the earlier stage's events refuted the claim: its statistic is the witness
+            assert carry is not None  # what carried it
             frozen, chosen = carry.statistic, carry.statistic.name
     validation = tuple((k, v[0]) for k, v in predicted.items())
     return BlackBoxAttack(attack, len(train[0]), trials, first[0], float("nan"), chosen, validation, frozen)

@@ -50,7 +50,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Callable
+from typing import Callable, Iterator, Literal
 
 import numpy as np
 
@@ -197,7 +197,7 @@ def _event_counts(ordered: tuple[np.ndarray, np.ndarray], cuts: np.ndarray, favo
     return _below(sdp, cuts, "right"), _below(sd, cuts, "right")
 
 
-def _below(ordered, cuts: np.ndarray, side: str) -> np.ndarray:
+def _below(ordered, cuts: np.ndarray, side: Literal["left", "right"]) -> np.ndarray:
     """How many of the sorted scores ``ordered`` (or a :class:`~pdp_audit.audits.blackbox.tallies.Tally` of them)
     are < each cut ("left") or ≤ it ("right")."""
     return np.searchsorted(ordered, cuts, side) if isinstance(ordered, np.ndarray) else ordered.below(cuts, side)
@@ -224,7 +224,8 @@ class _CountsAt:
     levels' shortlists share most of their cuts, and the judge of a score of many values reads the choice's."""
 
     def __init__(self, finite: tuple):
-        self.finite, self.known = finite, {}
+        self.finite = finite
+        self.known: dict[tuple[float, bool], list] = {}  # (cut, direction) -> the counts in each world
 
     def counts(self, cuts: np.ndarray, favours_d: bool) -> tuple[np.ndarray, np.ndarray]:
         new = np.array([t for t in dict.fromkeys(cuts.tolist()) if (t, favours_d) not in self.known])
@@ -232,7 +233,7 @@ class _CountsAt:
             for t, *pair in zip(new.tolist(), *_few_event_counts(self.finite, new, favours_d)):
                 self.known[t, favours_d] = pair
         found = [self.known[t, favours_d] for t in cuts.tolist()]
-        return tuple(np.array([f[side] for f in found], dtype=np.intp) for side in (0, 1))
+        return np.array([f[0] for f in found], dtype=np.intp), np.array([f[1] for f in found], dtype=np.intp)
 
 
 def _finite(scores: tuple) -> tuple:
@@ -259,10 +260,12 @@ def _cuts(scores: tuple, ordered: tuple) -> np.ndarray:
     many = max(_distinct(s) for s in ordered) > MAX_THRESHOLDS
     if mixed_zeros(ordered):
         pooled = np.concatenate(_finite(scores))
-        cuts = None if many else np.unique(pooled)
-        return np.unique(np.quantile(pooled, probabilities)) if many or cuts.size > MAX_THRESHOLDS else cuts
-    cuts = None if many else pooled_unique(ordered)
-    return np.unique(pooled_quantiles(ordered, probabilities)) if many or cuts.size > MAX_THRESHOLDS else cuts
+        if not many and (cuts := np.unique(pooled)).size <= MAX_THRESHOLDS:
+            return cuts
+        return np.unique(np.quantile(pooled, probabilities))
+    if not many and (cuts := pooled_unique(ordered)).size <= MAX_THRESHOLDS:
+        return cuts
+    return np.unique(pooled_quantiles(ordered, probabilities))
 
 
 #: A score of many values has its cuts chosen on at most this many of its first half's finite scores per world (the
@@ -337,10 +340,11 @@ def choose_events(shortlist: tuple, choice: tuple, fresh: tuple[float, float], d
             readings[way, level] = _Predictions(counts[way], _sizes(shortlist, way), draws[way], delta, level)
         return readings[way, level].top(a, SHORTLIST)
 
-    events, predicted = [], []
+    events: list[Event] = []
+    predicted: list[float] = []
     for alpha in TUNED_AT:
         a = alpha / len(TUNED_AT)
-        best, best_event = -1.0, None
+        best, best_event = -1.0, None  # every prediction is at least 0: one event is kept
         # where no event predicts a positive bound read cautiously (a ratio near 1: parallel Laplace), the rates
         # are read as they are, so that the events are still the likeliest to bound ε
         level = PREDICTION_LEVEL
@@ -354,6 +358,7 @@ def choose_events(shortlist: tuple, choice: tuple, fresh: tuple[float, float], d
             i = int(np.argmax(on_b))
             if on_b[i] > best:
                 best, best_event = float(on_b[i]), Event(float(short[i]), way)
+        assert best_event is not None
         counts_j = finite_judge.counts(np.array([best_event.threshold]), best_event.favours_d)
         way = best_event.favours_d
         merit = _predicted(counts_j, _sizes(judge, way), draws[way], delta, a, merit_level)
@@ -400,7 +405,7 @@ class EventAttack:
     mean_dp: float
     poissonised: bool = True
 
-    def _oriented(self):
+    def _oriented(self) -> Iterator[tuple[int, int, float, float]]:
         """Per event: (hits of the favoured world, of the other, their Poisson means)."""
         for event, kd, kdp in zip(self.events, self.hits_d, self.hits_dp):
             yield (kd, kdp, self.mean_d, self.mean_dp) if event.favours_d else (kdp, kd, self.mean_dp, self.mean_d)
@@ -510,7 +515,7 @@ def bound_events(fresh: dict, statistic: EventStatistic, budget: tuple, running:
                 bar.update(int(block[0, -1]))
         hits.append(tuple(int(h) for h in total[:-1]))
     within = all(size <= trials for size in drawn)
-    return EventAttack(statistic.events, hits[0], hits[1], *drawn, delta, mean, mean, within)
+    return EventAttack(statistic.events, hits[0], hits[1], drawn[0], drawn[1], delta, mean, mean, within)
 
 
 @dataclass(frozen=True)
@@ -551,7 +556,7 @@ def event_readings(attack: EventAttack, alpha: float) -> tuple[EventReading, ...
         bound = attack.event_bound(hits_for, hits_against, mean_for, mean_against, a)
         rate = (hits_against / mean_against, (low / mean_against, high / mean_against))
         bound = bound if attack.poissonised else 0.0  # a budget overrun bounds nothing (step 1)
-        out.append(EventReading(event.favours_d, event.threshold, *rate, ratio, logits, bound))
+        out.append(EventReading(event.favours_d, event.threshold, *rate, ratio, (logits[0], logits[1]), bound))
     return tuple(out)
 
 

@@ -16,6 +16,7 @@ search per release over all the cuts (which cost several times the draw itself o
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Literal
 
 import numpy as np
 
@@ -74,7 +75,7 @@ def event_intervals(steps: tuple[np.ndarray, np.ndarray, str], events) -> EventI
     return EventIntervals(np.array(list(found), dtype=float), signs, np.array(whole, dtype=np.int64), side == "right")
 
 
-def one_column_steps(score, width: int) -> tuple[np.ndarray, np.ndarray, str] | None:
+def one_column_steps(score, width: int) -> tuple[np.ndarray, np.ndarray, Literal["left", "right"]] | None:
     """(cuts, values, side) of a frozen ``score`` that is a step function of releases of ``width`` = 1 column (module
     docstring): trees with their step function, a histogram of the one column; None for any other."""
     from pdp_audit.audits.blackbox.features import HistogramScore

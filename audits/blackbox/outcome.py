@@ -36,6 +36,7 @@ class SearchOutcome:
         (check,) = self.run.checks
         doc: dict = {"check": check_to_dict(check)}
         if self.result is not None and self.result.ranking:
+            assert self.result.chosen is not None  # a search chose its pair
             doc["search"] = {
                 "chosen": self.result.chosen.name,
                 "ranking": [
@@ -161,7 +162,7 @@ def statistic_rows(stat: dict) -> tuple[str, ...]:
     most (the largest coefficients, the most used columns of the trees, the bins or outcomes of largest log ratio,
     each outcome with its values and the events that hold it)."""
     if stat.get("kind") != "events":
-        return _score_rows(stat, ())
+        return tuple(_score_rows(stat, ()))
     events = tuple((e["favours"] == "D", e["threshold"]) for e in stat["events"])
     rows = [f"releases: {stat['dimension']} columns"]
     if stat["numbers"]:

@@ -181,7 +181,7 @@ def pattern_candidates(n: int, neighbours: Neighbours, domain: tuple = (0.0, 1.0
     return out
 
 
-def random_pair(n: int, neighbours: Neighbours, domain: tuple, rng: np.random.Generator) -> tuple:
+def random_pair(n: int, neighbours: Neighbours, domain: tuple[float, float], rng: np.random.Generator) -> tuple:
     """One random pair within the relation: answers uniform in [0, 2R] moved to a random point of the ball's boundary
     (``linf``: each coordinate ±R or uniform in [−R, R], half each; ``l1``: signs times a uniform point of the
     simplex), or rows uniform in the domain with one replaced or removed."""
@@ -269,7 +269,7 @@ class SearchResult:
     releases (seeded by :func:`final_seed`)."""
 
     ranking: tuple[Ranked, ...]
-    chosen: Candidate
+    chosen: Candidate | None  # None: the target's own pair, attacked without a search
     final: BlackBoxAttack
     final_seed: int
 
@@ -319,7 +319,8 @@ def halved(
     (streams of their own), and ranked by that round's bound.  Returns the survivors of the last round first
     (ranked), then the candidates dropped in each earlier round (latest round first, each ranked by the bound of the
     round that dropped it).  Pilots only select: the final bound is unaffected (module docstring)."""
-    ranking, dropped = _ranked(tried), []
+    ranking = _ranked(tried)
+    dropped: list[Ranked] = []
     pilot = budget.pilot_trials
     for round_ in range(1, budget.rounds):
         if len(ranking) <= 1:

@@ -82,6 +82,7 @@ class SearchOptions:
         from pdp_audit.verify.core.dask_cluster import checked_place
 
         workers = pair_value("workers", self.workers)
+        scheduler, dask_local = checked_place(workers, self.scheduler, self.dask_local)
         return SearchOptions(
             self.search,
             self.neighbours,
@@ -93,7 +94,8 @@ class SearchOptions:
             self.statistic,
             int(self.rounds),
             self.pilot_statistic,
-            *checked_place(workers, self.scheduler, self.dask_local),
+            scheduler,
+            dask_local,
             law=self.law,
         )
 
@@ -128,6 +130,7 @@ def search_checks(mechanism: Any, epsilon: float, delta: float, seed: int, optio
     except MalformedPair as err:
         return [malformed_check(str(err))], None
     final = result.final
+    assert result.chosen is not None  # a search chose its pair
     halving = (
         f", the better half attacked again on twice as many fresh pilot releases, {options.rounds - 1} times"
         if options.rounds > 1
@@ -336,8 +339,10 @@ def _check_first_pair(mechanism: Any, neighbours: Any, options: SearchOptions) -
     pilot = options.pilot_trials * 2 ** (options.rounds - 1)  # memory first: it draws 2 releases, the probe 18,000
     pilot_train = default_train_trials(pilot, options.pilot_statistic)
     _check_attack_memory(worlds["D"], pilot_train, pilot, options.pilot_statistic)
-    train = default_train_trials(options.trials, options.statistic) if options.train_trials is None else None
-    _check_attack_memory(worlds["D"], options.train_trials or train, options.trials, options.statistic)
+    train = options.train_trials
+    if train is None:
+        train = default_train_trials(options.trials, options.statistic)
+    _check_attack_memory(worlds["D"], train, options.trials, options.statistic)
     check_rng_discipline(lambda world, size, rng: worlds[world](size, rng), checked_blackbox_releases)
 
 
@@ -433,7 +438,7 @@ def recheck_outcome(target_object: Any, witness: dict, claim: tuple, budget: tup
                 f"witness: its pair holds datasets of {len(pair['D'])} and {len(pair[chr(68) + chr(39)])} answers; the "
                 f"mechanism's dimension is {int(target_object.dimension)}"
             )
-        worlds = (
+        worlds: tuple[DatasetSampler | UserSampler, DatasetSampler | UserSampler] = (
             DatasetSampler(target_object, tuple(pair["D"]), "D"),
             DatasetSampler(target_object, tuple(pair["D'"]), "D'"),
         )

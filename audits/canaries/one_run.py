@@ -183,7 +183,7 @@ def one_run_attack(
 ) -> OneRunAttack:
     """Count the correct guesses of every (k₊, k₋) tried (``guesses``, or :func:`guess_grid`)."""
     scores, included = np.asarray(scores, float), np.asarray(included, bool)
-    pairs = [tuple(guesses)] if guesses is not None else guess_grid(scores.size)
+    pairs = [(guesses[0], guesses[1])] if guesses is not None else guess_grid(scores.size)
     ranked = ranked_inclusion(scores, included, seed)
     correct = tuple(_count_correct(ranked, kp, km) for kp, km in pairs)
     return OneRunAttack(scores.size, float(delta), tuple(pairs), correct, guesses is not None)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from typing import Literal
 
 from pdp_audit.mechanisms.datasets import check_width
 from pdp_audit.verify.core.config import (
@@ -66,7 +67,7 @@ class GaussianAuditConfig(AuditConfig):
             range=Range(1e-100, 1e100),
         )
     )
-    query: str = option(
+    query: Literal["sum", "count", "mean"] = option(
         Option(
             "query",
             "str",

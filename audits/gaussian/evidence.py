@@ -76,6 +76,7 @@ def load_rows(config: GaussianAuditConfig) -> tuple[Dataset, np.ndarray]:
         dataset = synthetic_rows(*config.synthetic, block_rng(config.seed, "synthetic-data", 0))
         rows = dataset.features
     else:
+        assert config.dataset is not None  # set by resolve() without --data or --synthetic
         dataset = load_shipped(config.dataset)
         rows = standardize(dataset.features)
     scale = np.quantile(np.linalg.norm(rows, axis=1), 0.9)

@@ -89,6 +89,7 @@ class GeometricAuditConfig(AuditConfig):
         if self.query == "count" and self.column is not None:
             raise names.error(f"{names.column} applies to {names.query} sum only")
         sensitivity = 1 if self.query == "count" else self.sensitivity
+        assert sensitivity is not None  # a sum's: set by resolve()
         scale = sensitivity / self.epsilon if self.scale is None else self.scale
         if not 1e-9 <= scale * self.noise_multiplier / sensitivity <= 1e9:
             # beyond this range every privacy loss overflows or vanishes in double precision

@@ -49,10 +49,15 @@ class GeometricSetup:
 def setup(config: GeometricAuditConfig) -> GeometricSetup:
     """Load ``config``'s data (a shipped dataset's raw values, or a user CSV, as is: the query rounds and clamps)
     and set the scale: ``--scale``, or Δ/ε, times the noise multiplier."""
-    dataset = load_csv(config.data, config.target_column) if config.data is not None else load_shipped(config.dataset)
+    if config.data is not None:
+        dataset = load_csv(config.data, config.target_column)
+    else:
+        assert config.dataset is not None  # set by resolve() without --data
+        dataset = load_shipped(config.dataset)
     if config.query == "count":
         query = geo.IntegerQuery("count")
     else:
+        assert config.sensitivity is not None  # a sum's: set by resolve()
         query = geo.IntegerQuery("sum", config.sensitivity, column_index(dataset, config.column))
     calibrated = geo.geometric_scale(config.epsilon, query.sensitivity)
     scale = (config.scale if config.scale is not None else calibrated) * config.noise_multiplier

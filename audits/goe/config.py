@@ -4,6 +4,7 @@ budgets."""
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Literal
 
 from pdp_audit.audits.goe.checks import TAU_READINGS
 from pdp_audit.mechanisms import goe
@@ -45,7 +46,7 @@ class GoeAuditConfig(AuditConfig):
     sigma3: float | None = option(
         Option("sigma3", "float", None, "Algorithm 6's noise scale σ₃ (default: calibrated to the claim)", range=SCALE)
     )
-    calibration: str = option(
+    calibration: Literal["paper", "analytic"] = option(
         Option(
             "calibration",
             "str",

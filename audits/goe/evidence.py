@@ -164,7 +164,7 @@ def _run(config: GoeAuditConfig, executor: Executor | None, progress: bool) -> R
 
     # (e) K15: a paper finding
     ratios = _per_instance_ratios(d) if config.paper_claims else None
-    if config.paper_claims:
+    if ratios is not None:
         checks.append(_k15_check(config, s, h, ratios))
 
     decided = finalize(checks, alpha)
@@ -191,7 +191,7 @@ def _run(config: GoeAuditConfig, executor: Executor | None, progress: bool) -> R
         ),
     }
     pages = [cdf_page(figure_dims, cdf_grid, exact_cdf, lam_max), tau_page(d, config.rho)]
-    if config.paper_claims:
+    if ratios is not None:
         pages.append(replace(per_instance_page(d, ratios), role="paper"))  # K15 per instance
     return make_run("goe-release", decided, alpha, parameters, seed, pages=pages, paper_claims=config.paper_claims)
 

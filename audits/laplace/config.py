@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Literal
 
 from pdp_audit.verify.core.config import (
     ALPHA_OPTION,
@@ -56,7 +57,7 @@ class LaplaceAuditConfig(AuditConfig):
             range=SCALE,
         )
     )
-    query: str = option(
+    query: Literal["sum", "count", "mean", "histogram"] = option(
         Option(
             "query",
             "str",

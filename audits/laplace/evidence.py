@@ -57,7 +57,7 @@ class LaplaceSetup:
 
     @property
     def mechanism(self) -> lap.LaplaceMechanism:
-        scale = self.scale if np.ndim(self.scale) == 0 else tuple(float(b) for b in self.scale)
+        scale = float(self.scale) if np.ndim(self.scale) == 0 else tuple(float(b) for b in np.asarray(self.scale))
         return lap.LaplaceMechanism(self.query, scale)
 
 
@@ -69,15 +69,19 @@ def setup(config: LaplaceAuditConfig) -> LaplaceSetup:
         dataset = load_csv(config.data, config.target_column)
         rows = dataset.features
     else:
+        assert config.dataset is not None  # set by resolve() without --data
         dataset = load_shipped(config.dataset)
         rows = standardize(dataset.features)
         if config.query != "histogram":  # a histogram bins the z-scores themselves
             rows = rows * (config.sensitivity / np.quantile(np.abs(rows).sum(axis=1), 0.9))
     if config.query == "mean":
-        query = lq.MeanQuery(config.sensitivity)
-        calibrated = lq.mean_scales(config.epsilon, config.sensitivity, config.mean_split, rows.shape[1])
-        return LaplaceSetup(dataset, rows, query, calibrated, calibrated * config.noise_multiplier)
+        assert config.mean_split is not None  # set by resolve()
+        scales = lq.mean_scales(config.epsilon, config.sensitivity, config.mean_split, rows.shape[1])
+        return LaplaceSetup(dataset, rows, lq.MeanQuery(config.sensitivity), scales, scales * config.noise_multiplier)
+    query: lap.L1Query | lq.HistogramQuery
     if config.query == "histogram":
+        # set by resolve(), or required with --data by check()
+        assert config.bins is not None and config.bin_low is not None and config.bin_high is not None
         edges = np.linspace(config.bin_low, config.bin_high, config.bins + 1)
         query = lq.HistogramQuery(column_index(dataset, config.column), tuple(float(e) for e in edges))
     else:
@@ -101,23 +105,25 @@ def run_laplace_audit(config: LaplaceAuditConfig, executor: Executor | None = No
         "dimension": int(s.rows.shape[1]),
         "worst_case_target": WORST_CASE[config.query],
     }
-    if config.query == "histogram":
+    if isinstance(s.query, lq.HistogramQuery):
         parameters["histogram_column"] = s.dataset.columns[s.query.column] if s.dataset.columns else s.query.column
     run = make_run("laplace", checks, config.alpha, parameters, config.seed)
-    clip = None if config.query in ("count", "histogram") else s.query.clip  # only the sum and the mean clip rows
+    # only the sum and the mean clip rows
+    clip = None if config.query == "count" or isinstance(s.query, lq.HistogramQuery) else s.query.clip
     return replace(run, clipping=clipping_record(s.rows, clip, order=1))
 
 
 def _scale_parameters(s: LaplaceSetup) -> dict:
     """The deployed and calibrated scales (the mean: one pair per released part) and the query's sensitivity."""
-    if np.ndim(s.scale) == 0:
+    if not isinstance(s.query, lq.MeanQuery):  # one scale
         return {"scale": s.scale, "calibrated_scale": s.calibrated, "query_sensitivity": s.query.sensitivity}
+    scale, calibrated = np.asarray(s.scale), np.asarray(s.calibrated)  # the mean's: (sum, count)
     return {
         "scale": None,
-        "sum_scale": float(s.scale[0]),
-        "count_scale": float(s.scale[-1]),
-        "calibrated_sum_scale": float(s.calibrated[0]),
-        "calibrated_count_scale": float(s.calibrated[-1]),
+        "sum_scale": float(scale[0]),
+        "count_scale": float(scale[-1]),
+        "calibrated_sum_scale": float(calibrated[0]),
+        "calibrated_count_scale": float(calibrated[-1]),
         "query_sensitivity": s.query.clip,
     }
 

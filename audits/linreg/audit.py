@@ -113,7 +113,12 @@ class MechanismAudit:
         """Exact (δ_{D‖D'}(ε), δ_{D'‖D}(ε)) at ``target`` on ``grid``, shape (grid, 2); None if no closed form."""
         if self.target_deltas(ctx, [target], float(grid[0])) is None:
             return None
-        return np.array([self.target_deltas(ctx, [target], float(e))[0] for e in grid])
+        rows = []
+        for e in grid:
+            deltas = self.target_deltas(ctx, [target], float(e))
+            assert deltas is not None  # a closed form at one ε is one at every ε
+            rows.append(deltas[0])
+        return np.array(rows)
 
     def reproductions(self, ctx: Context) -> tuple[list[Evidence], list[Page]]:
         """The checks and report pages of the papers' figures this mechanism reproduces (``--no-reproduce`` skips)."""

@@ -65,10 +65,10 @@ def fit(
         p = pair.release.p
         return _solve_batch(A.symmetric_from_upper(rows[:, :p], d), rows[:, p:])
     if method == "AdaSSP":
-        pair = A.AdaSSPPair(nb, eps, delta)
-        rows = pair.sample("D", draws, rng)
-        p = pair.release.p
-        M = A.symmetric_from_upper(rows[:, 1 : 1 + p], d) + pair.lam(rows[:, 0])[:, None, None] * np.eye(d)
+        ada = A.AdaSSPPair(nb, eps, delta)
+        rows = ada.sample("D", draws, rng)
+        p = ada.release.p
+        M = A.symmetric_from_upper(rows[:, 1 : 1 + p], d) + ada.lam(rows[:, 0])[:, None, None] * np.eye(d)
         return _solve_batch(M, rows[:, 1 + p :])
     raise ValueError(f"unknown method {method!r}")  # METHODS lists every method: a programming error
 
@@ -86,6 +86,7 @@ def load_all(config: BenchmarkConfig) -> list[tuple[str, np.ndarray, np.ndarray,
                 f"--data: {shown(config.data)} needs at least 2 × folds = {2 * config.folds} rows, "
                 f"got {len(ds.features)}"
             )
+        assert ds.target is not None  # check(): --data needs --target-column
         X, y = preprocess(ds.features, ds.target)
         out.append((ds.name, X, y, f"user CSV {config.data}"))
     return out
@@ -98,7 +99,7 @@ def benchmark_dataset(name: str, X: np.ndarray, y: np.ndarray, config: Benchmark
     K = min(config.folds, n)
     perm = block_rng(config.seed, f"benchmark/{name}/folds", 0).permutation(n)
     parts = np.array_split(perm, K)
-    scores = {(eps, m): [] for eps in EPSILONS for m in METHODS}
+    scores: dict[tuple[float, str], list[float]] = {(eps, m): [] for eps in EPSILONS for m in METHODS}
     n_train = n - max(len(p) for p in parts)
     delta = min(1e-6, 1.0 / n_train**2)
     for k, test in enumerate(parts):

@@ -376,7 +376,7 @@ def bounded_mean_check(
         estimate=bm.estimate,
         pvalue=pvalue_by_inversion(bm.lower_bound, delta),
         interval=bm.interval,
-        supports=lambda ci, alpha: ci[1] <= delta,
+        supports=lambda ci, alpha: ci is not None and ci[1] <= delta,
         budget_hint=lambda ci: samples_to_decide(bm.n, ci, bm.estimate, delta),
         note=(note + f" {bm.n:.1e} draws; empirical Bernstein interval on summands in [0, 1].").strip(),
         details={"draws": bm.n, "delta_claim": delta, **details},

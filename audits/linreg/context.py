@@ -64,6 +64,7 @@ def load_data(config: LinregAuditConfig) -> tuple[np.ndarray, np.ndarray, str, s
                 f"--data: {shown(config.data)} needs at least d + 2 = {ds.features.shape[1] + 2} rows, "
                 f"got {len(ds.features)}"
             )
+        assert ds.target is not None  # check(): --data needs --target-column
         X, y = preprocess(ds.features, ds.target)
         return X, y, ds.name, ds.description + "; z-scored, rows scaled to ‖x‖ = 1, y mapped onto [−1, 1]"
     X, y = load_regression(config.dataset)
@@ -130,7 +131,7 @@ class Context:
 
     def groups(self, targets: list[Target]):
         """``(indices, RidgeBatch)`` per (base, kind) group of ``targets``."""
-        keys: dict[tuple[str, str], list[int]] = {}
+        keys: dict[tuple[str, Literal["add", "remove"]], list[int]] = {}
         for i, t in enumerate(targets):
             keys.setdefault((t.base, t.kind), []).append(i)
         for (base, kind), idx in keys.items():
@@ -230,7 +231,7 @@ def offdata_targets(X: np.ndarray, y: np.ndarray, lam: float, seed: int, random:
     rng = block_rng(seed, "offdata-targets", 0)
     extra = []
     for k in range(random):
-        v = rng.standard_normal(X.shape[1])
+        v = rng.standard_normal(int(X.shape[1]))
         extra.append(
             Target(
                 f"add random unit x #{k}, y = {1 if k % 2 == 0 else -1:+d} to data",

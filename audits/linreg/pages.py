@@ -5,10 +5,15 @@ from :mod:`pdp_audit.audits.linreg.reproductions`).
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 
 from pdp_audit.audits.linreg.context import Context, offdata_targets
 from pdp_audit.reports.records import Histograms, Line, Lines, Marker, Page, Series
+
+if TYPE_CHECKING:
+    from pdp_audit.audits.linreg.reproductions import Figure3
 
 
 def log_histogram(values: np.ndarray, markers: list[Marker], xlabel: str, series_label: str) -> Histograms:
@@ -166,7 +171,7 @@ def figure2_right_page(rows, gammas, radius: float, delta: float) -> Page:
     )
 
 
-def figure3_pages(results: dict, methods, epsilons, design: dict) -> list[Page]:
+def figure3_pages(results: dict, methods, epsilons, design: Figure3) -> list[Page]:
     """[LR] Figure 3 (c), (d): one page per ε; ``results[(ε, method)]`` holds (mean, standard error) of the
     relative efficiency per n of ``design["ns"]``."""
     d, ns, R, S = design["d"], design["ns"], design["datasets"], design["releases"]

@@ -37,6 +37,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 import numpy as np
+import numpy.typing as npt
 from scipy import special
 
 from pdp_audit.mechanisms.linreg import adaptive as A
@@ -85,7 +86,9 @@ def _hockey(log_p, log_q, t):
     return np.maximum(np.where(np.isfinite(log_p), p, 0.0) - np.where(np.isfinite(log_q), q, 0.0), 0.0)
 
 
-def ops_hockey(t, mu, r, gamma):
+def ops_hockey(
+    t: npt.ArrayLike, mu: npt.ArrayLike, r: npt.ArrayLike, gamma: npt.ArrayLike
+) -> tuple[np.ndarray, np.ndarray]:
     """``(δ_{Z‖W}(t), δ_{W‖Z}(t))`` of OPS for every real ``t`` (arrays broadcast).
 
     ℓ > t ⟺ s² > c_t with c_t = (2/γ)(t + ½log(1+μ)) + r²/(1+μ); −ℓ > t ⟺ s² < c_{−t}.
@@ -178,6 +181,8 @@ class RidgeBatch:
         others = np.linalg.eigvalsh(gram[None] + (outer if kind == "add" else -outer))[:, 0]
         own = np.full(len(self.ys), self.evals[0])
         # λ_min of the base Z and of W = [Z, z]
+        self.lam_min_z: np.ndarray
+        self.lam_min_w: np.ndarray
         self.lam_min_z, self.lam_min_w = (own, others) if kind == "add" else (others, own)
 
     def at(self, lam: np.ndarray) -> dict[str, np.ndarray]:

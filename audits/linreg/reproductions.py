@@ -26,6 +26,7 @@
 from __future__ import annotations
 
 import math
+from typing import TypedDict
 
 import numpy as np
 from scipy import optimize, stats
@@ -50,11 +51,32 @@ from pdp_audit.verify.core.checks import Evidence
 from pdp_audit.verify.estimators.engine import block_rng
 from pdp_audit.verify.evidence.builders import exact_check
 
-FIG1 = {"n": 1000, "d": 10, "sigma": 4.0, "delta": 1e-6, "lam": 1.0, "noise": 0.1}
+
+class Figure1(TypedDict):
+    """The design of [PDP] Fig. 1's data and release."""
+
+    n: int
+    d: int
+    sigma: float
+    delta: float
+    lam: float
+    noise: float
+
+
+class Figure3(TypedDict):
+    """The design of [LR] Fig. 3 (c), (d): dimension, the n swept, data sets per n and releases per data set."""
+
+    d: int
+    ns: tuple[int, ...]
+    datasets: int
+    releases: int
+
+
+FIG1: Figure1 = {"n": 1000, "d": 10, "sigma": 4.0, "delta": 1e-6, "lam": 1.0, "noise": 0.1}
 FIG2_SIGMAS = (0.5, 1.0, 2.0, 4.0, 8.0, 16.0, 32.0)
 FIG2_GAMMAS = tuple(np.geomspace(0.1, 1000.0, 9))
 EM_RADIUS = 2.0
-FIG3 = {"d": 10, "ns": (100, 1000, 10_000, 100_000, 1_000_000), "datasets": 5, "releases": 20}
+FIG3: Figure3 = {"d": 10, "ns": (100, 1000, 10_000, 100_000, 1_000_000), "datasets": 5, "releases": 20}
 #: Data sets of a one-n reproduction (``--figure-n``, a sweep cell): at 5 the Student-t test of its check at
 #: α = 1e-6 has 4 degrees of freedom and leaves r − 1 = 340 ± 25 (n = 1000, ε = 0.1) undecided.
 FIG3_CELL_DATASETS = 40
@@ -220,12 +242,15 @@ def lr_figure3(config) -> tuple[list[Evidence], list[Page]]:
     """[LR] Fig. 3 (c), (d): relative efficiency against n at ε = 0.1 and 1 (the same data sets for both ε), the
     check of its claim (K30) and the relative efficiency at the largest n (``--figure-n`` gives one n: a sweep
     cell)."""
+    design: Figure3
     if config.figure_n is None:
         design = FIG3
     else:  # one n, as a sweep cell: more data sets, so that its own check can decide
-        design = dict(FIG3, ns=(config.figure_n,), datasets=FIG3_CELL_DATASETS)
+        design = {**FIG3, "ns": (config.figure_n,), "datasets": FIG3_CELL_DATASETS}
     ns = design["ns"]
-    results = {(eps, m): [] for eps in FIG3_EPSILONS for m in FIG3_METHODS}
+    results: dict[tuple[float, str], list[tuple[float, float]]] = {
+        (eps, m): [] for eps in FIG3_EPSILONS for m in FIG3_METHODS
+    }
     for n in ns:
         per_dataset = relative_efficiency_at(config.seed, n, design["datasets"])
         for key, v in per_dataset.items():
@@ -239,7 +264,7 @@ def relative_efficiency_at(seed: int, n: int, datasets: int) -> dict[tuple[float
     the MLE's exact E‖θ* − θ0‖² averaged over the data sets: one value per data set, for every (ε, method)."""
     d, R, S = FIG3["d"], datasets, FIG3["releases"]
     delta = 1.0 / n**2
-    per = {(eps, m): [] for eps in FIG3_EPSILONS for m in FIG3_METHODS}
+    per: dict[tuple[float, str], list[float]] = {(eps, m): [] for eps in FIG3_EPSILONS for m in FIG3_METHODS}
     denominators = []
     for r in range(R):
         rng = block_rng(seed, f"lr-fig3/{n}", r)
@@ -278,7 +303,7 @@ def _for_free_check(results: dict, epsilons, ns) -> Evidence:
         key: math.log10((r[-1] - 1) / (r[-2] - 1)) / math.log10(ns[-1] / ns[-2]) if min(r[-2:]) > 1 else -math.inf
         for key, r in rows.items()
     }
-    worst = max(slopes, key=slopes.get)
+    worst = max(slopes, key=slopes.__getitem__)
     values = "; ".join(f"{m} at ε = {eps:g}: {r[-2]:.4g} → {r[-1]:.4g}" for (eps, m), r in rows.items())
     return exact_check(
         FIG3_FOR_FREE,
@@ -322,7 +347,7 @@ def efficiency_check(per_dataset: dict[tuple[float, str], np.ndarray], n: int) -
         q = stats.t.isf(alpha / (2 * k), R - 1)
         return (max(means[x] - q * ses[x] for x in series), max(means[x] + q * ses[x] for x in series))
 
-    worst = max(means, key=means.get)
+    worst = max(means, key=means.__getitem__)
     return Evidence(
         spec=FIG3_EFFICIENCY.fill(n=f"{n:,}"),
         estimate=means[worst],

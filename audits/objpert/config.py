@@ -4,7 +4,7 @@ and the budgets."""
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Literal
 
 from pdp_audit.verify.core.config import (
     ALPHA_OPTION,
@@ -27,7 +27,8 @@ if TYPE_CHECKING:
     from pdp_audit.mechanisms.losses import GLMLoss
 
 LOSSES = ("logistic", "squared", "huber")
-READINGS = ("printed", "variance")
+Reading = Literal["printed", "variance"]  # of Theorem 5's σ (ledger Q1)
+READINGS: tuple[Reading, ...] = ("printed", "variance")
 #: Default Monte Carlo budget (releases per world) of the full DP audits; --trials overrides it.
 DEFAULT_TRIALS = 100_000
 #: Releases from D used to rank the candidate neighbours before the full audit.
@@ -103,7 +104,7 @@ class ObjPertAuditConfig(AuditConfig):
             range=SCALE,
         )
     )
-    calibration: str = option(
+    calibration: Reading = option(
         Option(
             "calibration",
             "str",
@@ -196,6 +197,8 @@ class ObjPertAuditConfig(AuditConfig):
 
     def loss_object(self) -> GLMLoss:
         """The loss object named by ``loss`` (pseudo-Huber of width ``huber_kappa`` for ``huber``)."""
-        from pdp_audit.mechanisms.losses import PseudoHuberLoss, get_loss  # scipy: not for every command's parser
+        from pdp_audit.mechanisms.losses import GLMLoss, PseudoHuberLoss, get_loss  # scipy: not for every parser
 
-        return PseudoHuberLoss(self.huber_kappa) if self.loss == "huber" else get_loss(self.loss)
+        loss = PseudoHuberLoss(self.huber_kappa) if self.loss == "huber" else get_loss(self.loss)
+        assert isinstance(loss, GLMLoss)  # every name of LOSSES is a GLM loss
+        return loss

@@ -16,6 +16,7 @@ from pdp_audit.audits.objpert.config import (
     DEFAULT_SYNTHETIC,
     READINGS,
     ObjPertAuditConfig,
+    Reading,
     check_data_width,
 )
 from pdp_audit.mechanisms import objpert as op
@@ -107,7 +108,7 @@ class Calibration:
     lam_theorem5: float
     xi: float  # inf for the squared loss without a radius
     beta: float
-    sigmas: dict[str, float]  # Theorem 5's σ under each reading (empty when ξ = ∞)
+    sigmas: dict[Reading, float]  # Theorem 5's σ under each reading (empty when ξ = ∞)
     sigma: float  # the σ of the released mechanism (per-instance view, Theorem 9)
     sigma_source: str
 

@@ -262,6 +262,7 @@ def released_objpert_checks(X, y, loss, config: ObjPertAuditConfig, executor, pr
     dominating-point search costs thousands of single solves, minutes at d = 50; the pass rests on the certified
     bound, which the sampled interval must be consistent with."""
     lam, sigma = config.lam, config.sigma
+    assert lam is not None and sigma is not None  # the deploying audit's (its calibration sets both)
     problem = Problem(X, y, loss, lam, check_hessian(X, y, lam, loss))
     inst = instances_for_certificate(problem, sigma, config, executor, progress)
     thm8, cert_ok = theorem8_check(loss, lam, inst)

@@ -14,6 +14,7 @@ import numpy as np
 
 from pdp_audit.audits.objpert.context import DATA_SEED
 from pdp_audit.mechanisms import objpert as op
+from pdp_audit.mechanisms.base import World
 from pdp_audit.mechanisms.losses import Loss
 from pdp_audit.mechanisms.objpert.certificate import glm_log_ratio
 from pdp_audit.verify.estimators.engine import run_blocks
@@ -26,7 +27,7 @@ class ReleaseAndLoss:
     """Picklable block work: releases θ̂ᴾ on ``world`` and their exact privacy loss, as columns [θ, L]
     (the same random stream as :class:`pdp_audit.verify.estimators.engine.PrivacyLossSampler`)."""
 
-    def __init__(self, pair: op.ObjPertPair, world: str):
+    def __init__(self, pair: op.ObjPertPair, world: World):
         self.pair, self.world = pair, world
 
     def __call__(self, size: int, rng: np.random.Generator) -> np.ndarray:
@@ -50,7 +51,7 @@ class Target:
 
     x: np.ndarray
     y: float
-    relation: str
+    relation: op.Relation
     label: str
 
 

@@ -65,16 +65,22 @@ def coverage(
         check = replace(
             check,
             supports=lambda ci, a: (
-                ci[1] <= rho_claim
-                or (hi <= rho_claim * (1 + builders.CLOSED_FORM_RTOL) and ci[0] <= hi and ci[1] >= lo)
+                ci is not None
+                and (
+                    ci[1] <= rho_claim
+                    or (hi <= rho_claim * (1 + builders.CLOSED_FORM_RTOL) and ci[0] <= hi and ci[1] >= lo)
+                )
             ),
         )
     elif exact_upper is not None:
         check = replace(
             check,
             supports=lambda ci, a: (
-                ci[1] <= rho_claim
-                or (exact_upper <= rho_claim * (1 + builders.CLOSED_FORM_RTOL) and ci[0] <= exact_upper)
+                ci is not None
+                and (
+                    ci[1] <= rho_claim
+                    or (exact_upper <= rho_claim * (1 + builders.CLOSED_FORM_RTOL) and ci[0] <= exact_upper)
+                )
             ),
         ).with_details(closed_form_upper=exact_upper)  # what a pass then stands on (the pages read it)
     if cond is not None and not cond.all():

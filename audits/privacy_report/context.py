@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
+from typing import Any
 
 import numpy as np
 
@@ -49,7 +50,7 @@ def load_data(dataset: str, n: int | None, d: int | None, lam_for_median: float 
     X_d, y_d, x_new, y_new = X[:-1], y[:-1], X[-1], float(y[-1])
     obj = op.Objective(X_d, y_d, lam_for_median, "logistic")
     theta = op.solve_batch(X_d, y_d, lam_for_median, np.zeros((1, X.shape[1])))[0]
-    grad = np.abs(obj.loss.f1(X_d @ theta, y_d)) * np.linalg.norm(X_d, axis=1)
+    grad = np.abs(obj.glm_loss.f1(X_d @ theta, y_d)) * np.linalg.norm(X_d, axis=1)
     median = int(np.argsort(grad, kind="stable")[len(grad) // 2])
     return AuditData(X_d, y_d, x_new, y_new, median, desc)
 
@@ -68,7 +69,7 @@ def calibration_for(config: PrivacyReportAuditConfig, d: int) -> pr.ReportCalibr
         noise_scale3=config.noise_scale3,
     )
     cal = pr.calibrate(config.mode, budget, d, config.delta, config.rho, choices=choices)
-    overrides = {
+    overrides: dict[str, Any] = {
         k: v
         for k, v in (
             ("sigma", config.sigma),

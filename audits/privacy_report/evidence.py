@@ -252,10 +252,11 @@ def _cor7_identity(ctx: Context, size: int = 64) -> Evidence:
     cal, data = ctx.cal, ctx.data
     b = cal.sigma * block_rng(ctx.config.seed, "cor7-identity", 0).standard_normal((size, cal.d))
     worst = 0.0
-    for x, y, relation, member in (
+    neighbours: tuple[tuple[np.ndarray, float, op.Relation, bool], ...] = (
         (data.X[data.median], data.y[data.median], "remove", True),
         (data.x_new, data.y_new, "add", False),
-    ):
+    )
+    for x, y, relation, member in neighbours:
         pair = op.ObjPertPair(
             data.X, data.y, x, y, relation=relation, mechanism=op.ObjPertMechanism(cal.lam, cal.sigma, cal.loss)
         )
@@ -264,7 +265,8 @@ def _cor7_identity(ctx: Context, size: int = 64) -> Evidence:
         H = pair.obj_d.hessian(theta)
         t = theta @ x
         mu = np.einsum("j,tj->t", x, np.linalg.solve(H, np.broadcast_to(x, (size, cal.d))[:, :, None])[:, :, 0])
-        mine = pr.objpert_epsilon(pair.loss.f1(t, y), pair.loss.f2(t, y), x @ x, b @ x, mu, cal.sigma, member)
+        loss = pair.obj_d.glm_loss  # the report's: a GLM loss, its f' and f'' in closed form
+        mine = pr.objpert_epsilon(loss.f1(t, y), loss.f2(t, y), x @ x, b @ x, mu, cal.sigma, member)
         worst = max(worst, float(np.max(np.abs(mine - exact) / np.maximum(1.0, exact))))
     return builders.exact_check(
         _spec("cor7-identity"),

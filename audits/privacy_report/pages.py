@@ -117,7 +117,7 @@ def figure45_pages(seed: int) -> list[Page]:
     """[RW] Figures 4 and 5: worst-case pDP over D and both reports' worst-case bounds against n and d (K21)."""
     pages = []
     for which, grid in (("n", N_GRID), ("d", D_GRID)):
-        series = {k: [] for k in ("true_i", "bar_i", "true_d", "bar_d")}
+        series: dict[str, list[float]] = {k: [] for k in ("true_i", "bar_i", "true_d", "bar_d")}
         for v in grid:
             n, d = (v, 50) if which == "n" else (1000, v)
             X, y = pr.synthetic_logistic(n, d, np.random.default_rng(DATA_SEED + v))
@@ -197,7 +197,8 @@ def figure2(seed: int, draws: int = 16) -> tuple[Evidence, Page]:
     rng = np.random.default_rng(DATA_SEED)
     X, y = pr.synthetic_logistic(2000, 50, rng)
     Xtr, ytr, Xte, yte = X[:1000], y[:1000], X[1000:], y[1000:]
-    series, stars = [], {"x": [], "y": []}
+    series: list[Line] = []
+    stars: dict[str, list[float]] = {"x": [], "y": []}
     ranges, errors = {}, []
     for eps in EPS_FIG2:
         sigma, lam0 = op.theorem5_calibration(eps, DELTA)
@@ -227,7 +228,7 @@ def figure2(seed: int, draws: int = 16) -> tuple[Evidence, Page]:
         "Claim (K18): the 0-1 loss stays roughly constant across c.",
         figure=Lines(series=series, xlabel="λ-inflation c", ylabel="test 0-1 loss", logx=True),
     )
-    worst = max(ranges, key=ranges.get)
+    worst = max(ranges, key=ranges.__getitem__)
     check = exact_check(
         CHECKS["k18-constant-loss"],
         holds=ranges[worst] <= FIG2_TOLERANCE,

@@ -88,7 +88,7 @@ class PipelineTrials:
         self._derive()
         self.need_lambda_min = bool(need_lambda_min or cal.mode == "adaptive")
         self.rtol = rtol
-        self._pair = None
+        self._pair: op.ObjPertPair | None = None
         self._reference: tuple[np.ndarray, float, np.ndarray] | None = None
         self._token = os.urandom(16).hex()  # this work's identity in the workers it is sent to
 
@@ -140,7 +140,7 @@ class PipelineTrials:
     def draw(self, size: int, rng: np.random.Generator) -> dict[str, np.ndarray]:
         """All randomness of ``size`` repetitions, in a fixed order."""
         cal, d = self.cal, self.d
-        draws = {"b": cal.sigma * rng.standard_normal((size, d))}
+        draws: dict[str, np.ndarray] = {"b": cal.sigma * rng.standard_normal((size, d))}
         if cal.mode != "independent":
             draws["N"] = pr.goe_noise(d, cal.sigma3 * cal.noise_scale3, rng, size)
             draws["e"] = cal.sigma2 * cal.noise_scale2 * rng.standard_normal((size, d))
@@ -193,7 +193,7 @@ class PipelineTrials:
     # ------------------------------------------------------------------------------------------
     def _chunk(self, theta: np.ndarray, dr: dict[str, np.ndarray]) -> np.ndarray:
         """The rows of :data:`COLUMNS` for the repetitions θ̂ᴾ = ``theta`` with their draws ``dr``."""
-        cal, loss = self.cal, self.pair.loss
+        cal, loss = self.cal, self.pair.obj_d.glm_loss  # the report's: a GLM loss, its f' and f'' in closed form
         c, d, n = theta.shape[0], self.d, self.n
         out = np.full((c, len(COLUMNS)), np.nan)
         t = theta @ self.Xall.T
@@ -280,7 +280,8 @@ class PipelineTrials:
         as on any other array of pairs)."""
         cal = self.cal
         xn, xn2 = self.xn[cols], self.xn2[cols]
-        f1, f2 = self.pair.loss.f1(st.t[reps, cols], self.yall[cols]), st.f2[reps, cols]  # f' exactly here
+        loss = self.pair.obj_d.glm_loss  # the report's: a GLM loss, its f' and f'' in closed form
+        f1, f2 = loss.f1(st.t[reps, cols], self.yall[cols]), st.f2[reps, cols]  # f' exactly here
         member = self.member[cols]
         stacks = [st.H] if cal.mode == "independent" else [st.H, st.hat] + ([st.reg] if cal.mode == "adaptive" else [])
         mu, *mu_hat_reg = _Factors.leverages(stacks, self.Xall, reps, cols)  # under H, Ĥ (and Ĥ + τσ₃I)
@@ -355,8 +356,8 @@ class PipelineTrials:
         eps1 = screening.epsilon1_interval(mu, f2, t2 + f1 * st.xb[:, users] / s2)
         q, qn = self.quantiles
         if cal.mode == "independent":
-            log_bar = pr.log_term(f2, xn2 / cal.lam)
-            log_bar = screening.Interval(log_bar, log_bar)
+            exact_log = pr.log_term(f2, xn2 / cal.lam)
+            log_bar = screening.Interval(exact_log, exact_log)
             gbar = pr.gbar_independent(f1, xn, cal.sigma, q)
         else:
             xj = st.xj[:, users]
@@ -510,7 +511,12 @@ class _Factors:
 
     def lower(self, which: np.ndarray) -> np.ndarray:
         """The factors L_t where ``which`` (all factorised), stacked, zero above the diagonal."""
-        return np.tril(np.stack([self.factors[i] for i in np.flatnonzero(which)]))
+        stacked = []
+        for i in np.flatnonzero(which):
+            factor = self.factors[i]
+            assert factor is not None  # ``which`` selects factorised ones
+            stacked.append(factor)
+        return np.tril(np.stack(stacked))
 
     def quadratic(self, X: np.ndarray, need: np.ndarray) -> np.ndarray:
         """xᵀA_t⁻¹x for the rows x of X (k, d) where ``need`` (T, k); NaN elsewhere."""

@@ -49,10 +49,16 @@ class ResponseSetup:
 def setup(config: RandomizedResponseAuditConfig) -> ResponseSetup:
     """The reported column (a shipped dataset's class label by default), checked to hold categories 0..k−1, and
     the deployed ε_r: ``--keep-probability``'s, or the claim's ε, divided by the noise multiplier."""
-    dataset = load_csv(config.data) if config.data is not None else load_shipped(config.dataset)
+    if config.data is not None:
+        dataset = load_csv(config.data)
+    else:
+        assert config.dataset is not None  # set by resolve() without --data
+        dataset = load_shipped(config.dataset)
     if config.column is None:
+        assert dataset.target is not None  # a shipped dataset's class label (check(): --data needs --column)
         values, column, categories = dataset.target, "class label", int(np.max(dataset.target)) + 1
     else:
+        assert config.categories is not None  # check(): --column needs --categories
         values = dataset.features[:, column_index(dataset, config.column)]
         column, categories = config.column, config.categories
     categories = config.categories or categories

@@ -429,7 +429,7 @@ def pooled_rank_attack(
     scores_pos: np.ndarray,
     scores_neg: np.ndarray,
     delta: float,
-    seed: int = 0,
+    seed: int | np.random.SeedSequence = 0,
     sorted_scores: tuple[np.ndarray, np.ndarray] | None = None,
 ) -> PooledRankAttack:
     """The joint ε lower bound on *all* samples (see the module docstring and :class:`PooledRankAttack`): Poisson
