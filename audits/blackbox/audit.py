@@ -5,7 +5,7 @@ neighbouring inputs), their arguments checked before any release is drawn."""
 from __future__ import annotations
 
 import dataclasses
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pdp_audit.audits.blackbox.config import KEYWORDS, BlackBoxAuditConfig
 from pdp_audit.audits.blackbox.defaults import DEFAULT_STATISTIC
@@ -14,6 +14,12 @@ from pdp_audit.reports.records import Run
 from pdp_audit.verify.core.config import Names, build
 from pdp_audit.verify.core.float_rules import with_own_float_rules
 from pdp_audit.verify.evidence.user_audits import DEFAULT_ALPHA, check_protocol, decided, flag
+
+if TYPE_CHECKING:  # the audit's own modules, imported when it runs
+    from pdp_audit.audits.blackbox.evidence import BlackBoxBudget
+    from pdp_audit.audits.blackbox.outcome import SearchOutcome
+    from pdp_audit.audits.blackbox.search import SearchMechanism
+    from pdp_audit.audits.blackbox.search_check import SearchOptions
 
 #: The run's ``law`` parameter under the real-valued law (the default, as implemented, adds none: runs keep bytes).
 IDEAL_LAW_PARAMETER = "ideal (the real-valued law; the float implementation not audited)"
@@ -29,7 +35,7 @@ def audit_blackbox(
     seed: int = 0,
     alpha: float = DEFAULT_ALPHA,
     progress: bool = False,
-    budget: Any = None,
+    budget: BlackBoxBudget | None = None,
 ) -> Run:
     """Try to refute an (ε, δ)-DP claim of a mechanism that can only be sampled.
 
@@ -218,8 +224,14 @@ def _staged(fitted: Any, budget: Any) -> str:
 
 @with_own_float_rules
 def audit_blackbox_search(
-    mechanism: Any, epsilon: float, delta: float, *, seed: int = 0, alpha: float = DEFAULT_ALPHA, options: Any = None
-) -> Any:
+    mechanism: SearchMechanism,
+    epsilon: float,
+    delta: float,
+    *,
+    seed: int = 0,
+    alpha: float = DEFAULT_ALPHA,
+    options: SearchOptions | None = None,
+) -> SearchOutcome:
     """Search neighbouring inputs of a sampled mechanism for a pair that refutes an (ε, δ)-DP claim.
 
     Candidate pairs (the StatDP / DP-Sniper input patterns, random pairs, or optuna's proposals) are ranked by the

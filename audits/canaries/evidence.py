@@ -15,6 +15,7 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 import numpy as np
+import numpy.typing as npt
 
 from pdp_audit.audits.canaries.config import CanaryAuditConfig, CanaryScores, OneRunScores
 from pdp_audit.mechanisms.validation import InputError
@@ -238,8 +239,8 @@ def canary_evidence(
 
 @with_own_float_rules  # a public function (pdp_audit.audit_canary_scores)
 def audit_canary_scores(
-    in_scores: Any,
-    out_scores: Any,
+    in_scores: npt.ArrayLike,
+    out_scores: npt.ArrayLike,
     delta: float,
     *,
     alpha: float = 1e-6,
@@ -309,8 +310,8 @@ def run_canaries(config: CanaryAuditConfig, progress: bool = False) -> Run:
 
 @with_own_float_rules  # a public function (pdp_audit.audit_one_run)
 def audit_one_run(
-    scores: Any,
-    included: Any,
+    scores: npt.ArrayLike,
+    included: npt.ArrayLike,
     delta: float,
     *,
     alpha: float = 1e-6,
