@@ -118,18 +118,6 @@ UNCHECKED_MODULES = frozenset(
         "pdp_audit.reports.run_text",
         "pdp_audit.reports.sweep_fits",
         "pdp_audit.reports.sweep_pdf",
-        "pdp_audit.verify.estimators.consistency",
-        "pdp_audit.verify.estimators.consistency_output",
-        "pdp_audit.verify.estimators.loss_scale_band",
-        "pdp_audit.verify.estimators.rare",
-        "pdp_audit.verify.estimators.rng_discipline",
-        "pdp_audit.verify.estimators.tilting",
-        "pdp_audit.verify.evidence.builders",
-        "pdp_audit.verify.evidence.contract",
-        "pdp_audit.verify.evidence.pair_checks",
-        "pdp_audit.verify.evidence.pair_claims",
-        "pdp_audit.verify.evidence.profile_figures",
-        "pdp_audit.verify.evidence.pure_dp",
     }
 )
 
