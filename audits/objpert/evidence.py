@@ -30,6 +30,7 @@ from typing import TYPE_CHECKING, Callable
 import numpy as np
 
 from pdp_audit.audits.objpert.checks import SOURCE_THM5
+from pdp_audit.audits.objpert.config import Reading
 from pdp_audit.audits.objpert.context import (
     DEFAULT_SYNTHETIC,
     READINGS,
@@ -143,8 +144,8 @@ def _dp_settings(
     problem: Problem,
     cal: Calibration,
     config: ObjPertAuditConfig,
-    readings: list[str],
-    deployed: str | None,
+    readings: list[Reading],
+    deployed: Reading | None,
     cert_ok: bool,
     executor: Executor | None,
     progress: bool,
