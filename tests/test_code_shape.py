@@ -107,11 +107,8 @@ def test_a_long_module_is_found(tmp_path, monkeypatch):
 #: silences a module.
 UNCHECKED_MODULES = frozenset(
     {
-        "pdp_audit.reports.claims_report",
-        "pdp_audit.reports.cover",
         "pdp_audit.reports.layout_check",
         "pdp_audit.reports.pdf",
-        "pdp_audit.reports.sweep_pdf",
     }
 )
 
