@@ -108,7 +108,6 @@ def test_a_long_module_is_found(tmp_path, monkeypatch):
 UNCHECKED_MODULES = frozenset(
     {
         "pdp_audit.reports.layout_check",
-        "pdp_audit.reports.pdf",
     }
 )
 
