@@ -5,15 +5,21 @@ from :mod:`pdp_audit.audits.linreg.reproductions`).
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TypedDict
 
 import numpy as np
 
 from pdp_audit.audits.linreg.context import Context, offdata_targets
 from pdp_audit.reports.records import Histograms, Line, Lines, Marker, Page, Series
 
-if TYPE_CHECKING:
-    from pdp_audit.audits.linreg.reproductions import Figure3
+
+class Figure3(TypedDict):
+    """The design of [LR] Fig. 3 (c), (d): dimension, the n swept, data sets per n and releases per data set."""
+
+    d: int
+    ns: tuple[int, ...]
+    datasets: int
+    releases: int
 
 
 def log_histogram(values: np.ndarray, markers: list[Marker], xlabel: str, series_label: str) -> Histograms:

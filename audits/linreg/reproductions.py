@@ -39,6 +39,7 @@ from pdp_audit.audits.linreg.checks import (
     FIG3_EFFICIENCY,
     FIG3_FOR_FREE,
 )
+from pdp_audit.audits.linreg.pages import Figure3
 from pdp_audit.audits.linreg.profiles import RidgeBatch, loo_batch, ops_epsilon
 from pdp_audit.mechanisms import linreg as L
 from pdp_audit.mechanisms.gaussian import whitened_epsilon
@@ -61,15 +62,6 @@ class Figure1(TypedDict):
     delta: float
     lam: float
     noise: float
-
-
-class Figure3(TypedDict):
-    """The design of [LR] Fig. 3 (c), (d): dimension, the n swept, data sets per n and releases per data set."""
-
-    d: int
-    ns: tuple[int, ...]
-    datasets: int
-    releases: int
 
 
 FIG1: Figure1 = {"n": 1000, "d": 10, "sigma": 4.0, "delta": 1e-6, "lam": 1.0, "noise": 0.1}
