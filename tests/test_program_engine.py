@@ -126,3 +126,28 @@ def test_primitives_without_a_known_law_are_audited_in_isolation_and_listed():
         assert abs(abs(row["value_on_d_prime"] - row["value_on_d"]) - 1.0) < 1e-9 and row["scale"] == 1.0, row
         assert (row["verdict"] == "fail") == refuted and (row["pvalue"] <= 1e-6) == refuted, row
         assert "Audited in isolation" in composition.note and composition.verdict != "pass"
+        # the verdict rests on it: the program is not certified on a refuted primitive, named first; a primitive not
+        # refuted leaves its part not certified (the note led with the worst pair's δ ≤ 0, as if composed)
+        lead = (
+            f"Not certified on a primitive refuted in isolation (call 0 {row['kind']})"
+            if refuted
+            else f"Not certified: the part of call 0 {row['kind']} is not composed exactly"
+        )
+        assert composition.note.startswith(lead) and composition.verdict == "inconclusive", composition.note
+        assert composition.details["not_certified"] == [f"call 0 {row['kind']}"]
+        assert run.review is not None and lead in run.review.reading, run.review.reading
+
+
+def test_a_composition_that_would_pass_does_not_pass_on_a_primitive_audited_alone():
+    """Whatever the exact steps give, a composition beside a primitive audited in isolation is not a pass: refuted,
+    the primitive is named first; not refuted, its part is said not certified. A fail stays a fail."""
+    from pdp_audit.audits.program import audit
+    from pdp_audit.verify.core.checks import Evidence
+
+    row = {"call": 2, "kind": "gumbel", "why": "no exact law", "pair": "remove record 0", "pvalue": 0.5}
+    for verdict in ("pass", "inconclusive", "fail"):
+        composed = Evidence(audit.CHECKS["program-composition"], verdict=verdict, note="Every pair within the claim.")
+        for found, lead in (("fail", "Not certified on a primitive refuted"), ("pass", "Not certified: the part of")):
+            out = audit._with_isolated(composed, [{**row, "verdict": found, "epsilon_lower": 3.0}])
+            assert out.verdict == ("fail" if verdict == "fail" else "inconclusive"), (verdict, found)
+            assert out.note.startswith(lead) and "call 2 gumbel" in out.note.split(".")[0], out.note

@@ -238,10 +238,24 @@ def _isolated(
         rows.append(isolated.row(primitive, found, config.law, config.alpha))
     if not rows:
         return evidence
-    return [
-        e.with_details(isolated=rows).noted(isolated.line(rows)) if e.spec.id == "program-composition" else e
-        for e in evidence
-    ]
+    return [_with_isolated(e, rows) if e.spec.id == "program-composition" else e for e in evidence]
+
+
+def _with_isolated(composition: Evidence, rows: list[dict]) -> Evidence:
+    """The composition with its isolated primitives: a primitive refuted alone means the program is not certified
+    on it (named first in the note); one not refuted leaves its part of the program not certified (no exact law
+    composes it), so the composition does not pass either way."""
+    refuted = [r for r in rows if r.get("verdict") == "fail"]
+    named = ", ".join(f"call {r['call']} {r['kind']}" for r in (refuted or rows))
+    lead = (
+        f"Not certified on a primitive refuted in isolation ({named}): the program rests on it."
+        if refuted
+        else f"Not certified: the part of {named} is not composed exactly (audited alone, not refuted)."
+    )
+    note = composition.note[:1].upper() + composition.note[1:]  # a sentence of its own after the lead
+    out = composition.with_details(isolated=rows, not_certified=[f"call {r['call']} {r['kind']}" for r in rows])
+    out = dataclasses.replace(out, note=f"{lead} {note}").noted(isolated.line(rows))
+    return out if out.verdict == "fail" else dataclasses.replace(out, verdict="inconclusive")
 
 
 def _others_page(analysis: Analysis, shown: PairResult | None) -> Page | None:

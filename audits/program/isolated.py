@@ -15,9 +15,10 @@ and at the run's law.  Among the pairs searched, each call is audited on the pai
 most in units of its scale (μ = |loc′ − loc|/scale).
 
 A refutation says that this primitive alone, on that pair, loses more than the claim allows the whole program; the
-program's release carries it, post-processed.  The verdicts are listed per primitive beside the composition; they do
-not enter the program's verdict (what remains: their (ε, δ) lower bounds with their confidence composed with the
-exact steps, and the noise a call adds to a value it does not show).
+program's release carries it, post-processed.  The verdicts are listed per primitive beside the composition, which
+does not pass where there are any: the program is not certified on a refuted primitive (named first), and a primitive
+not refuted leaves its part not certified, since no exact law composes it (what remains: their (ε, δ) lower bounds
+with their confidence composed with the exact steps, and the noise a call adds to a value it does not show).
 """
 
 from __future__ import annotations
@@ -159,6 +160,6 @@ def line(rows: list[dict]) -> str:
         )
         parts.append(f"call {r['call']} {r['kind']} ({r['why']}) on {r['pair']}: {found}")
     return (
-        "Audited in isolation by the black box at the claim, at the recorded scale and values (listed, not part of "
-        "the verdict): " + "; ".join(parts) + "."
+        "Audited in isolation by the black box at the claim, at the recorded scale and values (the composition does "
+        "not pass on them): " + "; ".join(parts) + "."
     )
