@@ -188,7 +188,6 @@ def _identity_lines(run: Run) -> list[tuple[str, dict]]:
     title = f"pdp-audit certificate — {run.mechanism}" if c else f"pdp-audit — privacy audit of {run.mechanism}"
     if c and c.get("evidence") == "black-box":
         title = f"pdp-audit black-box audit — {run.mechanism}"
-    mono = {"size": 8.5, "family": "DejaVu Sans Mono"}
     data = p.get("dataset_description") or p.get("dataset") or p.get("data")
     lines = [(title, {"size": 18, "weight": "bold", "gap": 0.008})]
     if run.subject:
@@ -204,7 +203,30 @@ def _identity_lines(run: Run) -> list[tuple[str, dict]]:
         lines.append((f"Data: {data}", {"size": 9.5}))
     if p.get("headline"):  # an audit that bounds rather than decides leads with its bound
         lines.append((p["headline"], {"size": 10.5, "weight": "bold", "width": 80}))
-    if c and "factory" in c:  # a user's mechanism: what code was certified
+    if c:
+        lines += _certified_code_lines(c)
+    lines += _evidence_lines(run)
+    if c:
+        lines.append(
+            (
+                f"Data fingerprint: sha256 {c.get('data_sha256', '—')}, shape {c.get('data_shape', '—')}.   "
+                f"Code: pdp-audit {c.get('code_version', '—')}.   Deployment file "
+                f"{(c.get('deployment_file') or {}).get('path', '—')}: sha256 "
+                f"{(c.get('deployment_file') or {}).get('sha256', '—')}.",
+                {"size": 8.5, "family": "DejaVu Sans Mono"},
+            )
+        )
+    if run.findings is None or run.findings:  # an audit without paper statements (a user's pair) says nothing
+        lines.append((findings_line(run), {"size": 8.5, "gap": 0.006}))
+    return lines
+
+
+def _certified_code_lines(c: dict) -> list[tuple[str, dict]]:
+    """What a certificate certified: a user's mechanism (its module, helper modules and libraries, by sha256) and the
+    releases of a joint certificate."""
+    mono = {"size": 8.5, "family": "DejaVu Sans Mono"}
+    lines: list[tuple[str, dict]] = []
+    if "factory" in c:  # a user's mechanism: what code was certified
         module = c["module_file"]
         lines.append((f"Mechanism: {c['factory']} (module file {module['name']}, sha256 {module['sha256']})", mono))
         helpers = c.get("helper_modules", [])  # the modules it is written across, beside the deployment
@@ -215,7 +237,7 @@ def _identity_lines(run: Run) -> list[tuple[str, dict]]:
         named = ", ".join(f"{lib['name']} {lib['version']}" for lib in c.get("libraries", []))
         if named:  # the installed libraries it is written on (their RECORD's sha256 in the JSON)
             lines.append((f"Libraries: {named}", mono))
-    if c and c.get("releases"):  # several releases: certified as one
+    if c.get("releases"):  # several releases: certified as one
         listed = "; ".join(f"{i}. {r['mechanism']} on {r['data'] or '—'}" for i, r in enumerate(c["releases"], 1))
         lines.append(
             (
@@ -224,6 +246,14 @@ def _identity_lines(run: Run) -> list[tuple[str, dict]]:
                 {"size": 9.5},
             )
         )
+    return lines
+
+
+def _evidence_lines(run: Run) -> list[tuple[str, dict]]:
+    """How the verdict was reached: reproducibility, the evidence, a pure claim's proof, the individuals, the scope
+    (the program as implemented or a real-valued law), the draws used, and a clipping warning."""
+    c = run.certified
+    lines: list[tuple[str, dict]] = []
     if not reproducible(run.checks):  # a sampler of its own source: the verdict stands, the numbers do not repeat
         lines.append(
             (
@@ -239,8 +269,8 @@ def _identity_lines(run: Run) -> list[tuple[str, dict]]:
         lines.append((pure, {"size": 9.5}))
     if c and c.get("individuals"):
         lines.append((f"Per-instance: {len(c['individuals'])} individuals, each audited as her own pair.", {}))
-    if p.get("scope"):  # what the verdict is about: the program as implemented, or a real-valued law
-        lines.append((f"Scope: {p['scope']}.", {"size": 9.5}))
+    if run.parameters.get("scope"):  # what the verdict is about: the program as implemented, or a real-valued law
+        lines.append((f"Scope: {run.parameters['scope']}.", {"size": 9.5}))
     stopped = _draws_used(run.checks)
     if stopped:
         lines.append((stopped, {"size": 9.5}))
@@ -248,18 +278,6 @@ def _identity_lines(run: Run) -> list[tuple[str, dict]]:
         lines.append(
             (f"Warning: {run.clipping.warning}", {"size": 9.5, "weight": "bold", "color": COLOURS["fail"], "width": 90})
         )
-    if c:
-        lines.append(
-            (
-                f"Data fingerprint: sha256 {c.get('data_sha256', '—')}, shape {c.get('data_shape', '—')}.   "
-                f"Code: pdp-audit {c.get('code_version', '—')}.   Deployment file "
-                f"{(c.get('deployment_file') or {}).get('path', '—')}: sha256 "
-                f"{(c.get('deployment_file') or {}).get('sha256', '—')}.",
-                {"size": 8.5, "family": "DejaVu Sans Mono"},
-            )
-        )
-    if run.findings is None or run.findings:  # an audit without paper statements (a user's pair) says nothing
-        lines.append((findings_line(run), {"size": 8.5, "gap": 0.006}))
     return lines
 
 

@@ -483,6 +483,8 @@ def _plot_curves(ax, cells, key, line_keys, check_id) -> list[float]:
 
 
 def _plot_check(ax, cells, key, line_keys, check_id) -> None:
+    """One check's estimates against the swept ``key``: a line per group of the other swept keys, each point coloured
+    by its verdict with its interval, the claimed δ where the cells share one, on a scale that fits the estimates."""
     numeric, xpos, _ = _x_positions(cells, key)
     groups = _line_groups(cells, line_keys)
     claims: set = set()
@@ -495,30 +497,33 @@ def _plot_check(ax, cells, key, line_keys, check_id) -> None:
             points.append((xpos(cell["parameters"].get(key)), check))
             claims.add((check.get("details") or {}).get("delta_claim"))
         points.sort(key=lambda p: p[0])
-        if not points:
-            continue
-        offset = 0 if numeric else (index - (len(groups) - 1) / 2) * 0.06
-        xs = [p[0] + offset for p in points]
-        ax.plot(
-            xs,
-            [p[1]["estimate"] for p in points],
-            "-",
-            color=LINE_COLOURS[index % len(LINE_COLOURS)],
-            lw=0.9,
-            zorder=1,
-            label=name or None,
-        )
-        for x, (_, check) in zip(xs, points):
-            colour = COLOURS[check["verdict"]]
-            ci = check.get("ci")
-            if ci is not None:
-                lo = ci[0] if ci[0] is not None else check["estimate"]
-                hi = ci[1] if ci[1] is not None else check["estimate"]
-                ax.vlines(x, lo, hi, color=colour, lw=1.2, alpha=0.7, zorder=2)
-            ax.plot([x], [check["estimate"]], "o", ms=4, color=colour, zorder=3)
-    known = sorted(c for c in claims if c)
+        if points:
+            offset = 0 if numeric else (index - (len(groups) - 1) / 2) * 0.06
+            _plot_line(ax, points, offset, LINE_COLOURS[index % len(LINE_COLOURS)], name)
     estimates = [p.get("estimate") for _, members in groups for c in members if (p := _estimate(c, check_id))]
-    estimates = [e for e in estimates if e is not None]
+    _scale_y(ax, [e for e in estimates if e is not None], sorted(c for c in claims if c), check_id)
+    if ax.get_legend_handles_labels()[0]:
+        ax.legend(fontsize=6, loc="best")
+    _finish_x(ax, cells, key)
+
+
+def _plot_line(ax, points: list, offset: float, colour: str, name: str) -> None:
+    """A group's estimates joined by a line, each point in its verdict's colour with its confidence interval."""
+    xs = [p[0] + offset for p in points]
+    ax.plot(xs, [p[1]["estimate"] for p in points], "-", color=colour, lw=0.9, zorder=1, label=name or None)
+    for x, (_, check) in zip(xs, points):
+        verdict_colour = COLOURS[check["verdict"]]
+        ci = check.get("ci")
+        if ci is not None:
+            lo = ci[0] if ci[0] is not None else check["estimate"]
+            hi = ci[1] if ci[1] is not None else check["estimate"]
+            ax.vlines(x, lo, hi, color=verdict_colour, lw=1.2, alpha=0.7, zorder=2)
+        ax.plot([x], [check["estimate"]], "o", ms=4, color=verdict_colour, zorder=3)
+
+
+def _scale_y(ax, estimates: list, known: list, check_id: str) -> None:
+    """Log scale for positive estimates spanning decades; for a δ check, a symlog scale at the claimed δ (drawn as a
+    dashed line where every cell claims the same δ) with no negative tick."""
     if estimates and min(estimates) > 0 and max(estimates) / min(estimates) >= 20:
         ax.set_yscale("log")  # positive estimates spanning decades (e.g. a relative efficiency against n)
     if known and check_id.startswith(("dp-", "pdp-")):
@@ -527,9 +532,6 @@ def _plot_check(ax, cells, key, line_keys, check_id) -> None:
         ax.set_yscale("symlog", linthresh=known[0])  # δ estimates span decades and may be slightly negative
         ax.set_ylim(bottom=-known[0])
         ax.set_yticks([t for t in ax.get_yticks() if 0 <= t <= ax.get_ylim()[1]])  # δ ≥ 0: no negative tick
-    if ax.get_legend_handles_labels()[0]:
-        ax.legend(fontsize=6, loc="best")
-    _finish_x(ax, cells, key)
 
 
 def provenance_page(results) -> plt.Figure:
