@@ -4,6 +4,8 @@ guarantee, the scope of the verdict), its continuation, and the title page of th
 
 from __future__ import annotations
 
+from typing import Any, Mapping
+
 import matplotlib
 
 matplotlib.use("Agg")
@@ -221,7 +223,7 @@ def _identity_lines(run: Run) -> list[tuple[str, dict]]:
     return lines
 
 
-def _certified_code_lines(c: dict) -> list[tuple[str, dict]]:
+def _certified_code_lines(c: Mapping[str, Any]) -> list[tuple[str, dict]]:
     """What a certificate certified: a user's mechanism (its module, helper modules and libraries, by sha256) and the
     releases of a joint certificate."""
     mono = {"size": 8.5, "family": "DejaVu Sans Mono"}
