@@ -215,16 +215,16 @@ def test_a_data_file_replaced_between_two_parses_is_refused(folder, monkeypatch,
 
 def test_one_writer_per_store_whatever_the_path_spelling(tmp_path):
     from pdp_audit.sweeps.schema import SpecError
-    from pdp_audit.sweeps.store import _lock
+    from pdp_audit.sweeps.writer_lock import lock_store
 
     (tmp_path / "real.sqlite").write_bytes(b"")
     os.symlink("real.sqlite", tmp_path / "link.sqlite")
-    held = _lock(str(tmp_path / "real.sqlite"))
+    held = lock_store(str(tmp_path / "real.sqlite"))
     try:
         with pytest.raises(SpecError, match="another pdp-audit sweep is writing it"):
-            _lock(str(tmp_path / "link.sqlite"))
+            lock_store(str(tmp_path / "link.sqlite"))
         with pytest.raises(SpecError):
-            _lock(str(tmp_path / "." / "real.sqlite"))
+            lock_store(str(tmp_path / "." / "real.sqlite"))
     finally:
         held.close()
 
