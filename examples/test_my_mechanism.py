@@ -10,6 +10,10 @@ log p_D(o) − log p_D'(o) computed from the output densities.  Pairs that also 
 noise-level view (``noise_dim``, ``noise_sigma``, ``release_from_noise``) get importance-sampled tails
 when δ is too small for plain sampling (δ · trials < 30); so do pairs with Laplace or two-sided geometric noise that
 declare it (``noise_law = "laplace"`` or ``"geometric"``, ``noise_scale``, ``noise_dim``, ``release_from_noise``).
+Your own view is evidence with a rate: it is replayed against ``sample()`` on 65,536 rows per world at most, a branch
+those rows never saw is bounded only by the replay's rate (about 1e-3 at ε = 1), and that rate joins δ̄.  The claims
+below are therefore at δ = 1e-2, which the run above (1e6 draws per world) decides; a smaller δ about your own code
+is UNDECIDED, and the message names the (ε, δ) the evidence supports.
 """
 
 import math
@@ -50,11 +54,12 @@ SENSITIVITY = 1 / 101  # adding one value in [0, 1] to 100 moves the mean by at 
 
 @pytest.mark.audit
 def test_worst_case_neighbour_is_dp(privacy_audit):
-    # Calibrated with a margin (δ = 1e-7 for a claim of 1e-6): a claim that is exactly tight can never be
-    # confirmed by sampling; it would come out inconclusive and the test would be reported UNDECIDED.
+    # Calibrated with a margin (δ = 1e-7, claimed 1e-2): a claim that is exactly tight can never be confirmed by
+    # sampling, and through your own view δ̄ is at least the replay's rate (about 1e-3): a claim of δ = 1e-6 would
+    # come out inconclusive and the test would be reported UNDECIDED.
     sigma = pdp_audit.gaussian_sigma(1.0, 1e-7, SENSITIVITY)
     pair = NoisyMean(DATA, z=1.0 if DATA.mean() < 0.5 else 0.0, sigma=sigma)
-    privacy_audit.assert_dp(pair, epsilon=1.0, delta=1e-6)
+    privacy_audit.assert_dp(pair, epsilon=1.0, delta=1e-2)
 
 
 @pytest.mark.audit
@@ -64,7 +69,7 @@ def test_typical_individual_pdp(privacy_audit):
     pair = NoisyMean(DATA, z=0.5, sigma=sigma)
     shift = abs(pair.means["D'"] - pair.means["D"])
     # exact_delta is your closed form: the plugin checks it against the samples, it never makes the claim pass.
-    privacy_audit.assert_pdp(pair, epsilon=0.2, delta=1e-6, exact_delta=pdp_audit.gaussian_delta(0.2, sigma, shift))
+    privacy_audit.assert_pdp(pair, epsilon=0.2, delta=1e-2, exact_delta=pdp_audit.gaussian_delta(0.2, sigma, shift))
 
 
 @pytest.mark.audit

@@ -31,6 +31,12 @@ class GaussianWithView:
         self.sigma = sigma
         self.noise_sigma = np.array([sigma * view_factor])
 
+    @property
+    def built_from_law(self) -> bool:
+        """A correct view (factor 1) is its sampler's law by construction: a pair the suite wrote, whose view keeps its
+        bound (:func:`pdp_audit.verify.estimators.view_replay.built_from_law`); a narrower view is not."""
+        return bool(np.all(self.noise_sigma == self.sigma))
+
     @staticmethod
     def mean(world: str) -> float:
         return 0.0 if world == "D" else 1.0
@@ -55,6 +61,11 @@ class RareLeak(GaussianWithView):
     def __init__(self, sigma: float, p: float):
         super().__init__(sigma)
         self.p = p
+
+    @property
+    def built_from_law(self) -> bool:
+        """Without the leak (p = 0) its ``sample`` is the view's law by construction; with it, it is not."""
+        return self.p == 0
 
     def sample(self, world, size, rng):
         # the noise first, as the view's replay draws it (pdp_audit.verify.estimators.view_replay): at p = 0 the
@@ -113,6 +124,10 @@ class NoisyHistogram:
     (``law``), with its noise view (``noise_law``, ``noise_scale``): D' moves one record from bin 0 to bin 1
     (replace-one neighbours, L1 sensitivity 2), so the pair is exactly (2/b, 0)-DP -- (ε, 0) at ``factor`` 1, and
     (1.25ε, 0) at 0.8, where δ(ε) is large (``tests/test_pair_claims.py`` computes it)."""
+
+    #: its ``sample`` is its declared law by construction, at every factor: a pair the suite wrote, whose view keeps
+    #: its bound (:func:`pdp_audit.verify.estimators.view_replay.built_from_law`)
+    built_from_law = True
 
     def __init__(self, epsilon: float, factor: float = 1.0, law: str = "laplace", bins: int = 8):
         self.noise_law, self.noise_dim, self.output_dim = law, bins, bins
@@ -264,6 +279,8 @@ class GaussianF32:
 
     output_dim = noise_dim = 1
 
+    built_from_law = True  # its sample() is its declared Gaussian law through its view (a pair the suite wrote)
+
     def __init__(self, sigma: float, dtype=np.float32):
         self.sigma = self.noise_sigma = sigma
         self.dtype = dtype
@@ -389,6 +406,7 @@ class MovedCounts:
     loss (issue: tilting along the noise gave estimates 1e11 too small); at b = 16, δ(0.9) = 3.5e-5."""
 
     noise_law = "geometric"
+    built_from_law = True  # its sample() is its declared geometric law (a pair the suite wrote): the view's bound
 
     def __init__(self, d: int = 20, scale: float = 20.0):
         self.noise_dim = self.output_dim = d
@@ -422,6 +440,11 @@ class RevealingCount:
 
     def __init__(self, scale: float = 1.0, p: float = 0.0):
         self.noise_scale, self.p = scale, p
+
+    @property
+    def built_from_law(self) -> bool:
+        """Without the debug path (p = 0) its ``sample`` is its declared geometric law by construction."""
+        return self.p == 0
 
     @staticmethod
     def count(world: str) -> float:

@@ -86,8 +86,11 @@ trials = 2e4
 """
 
 
-def project(folder: Path, module: str = VIEWED, parameters: str = "", delta: str = "1e-5", name="mymod") -> Path:
-    """The user's folder: ``<name>.py``, ``data.csv`` (50 rows in [0, 1)) and ``deploy.toml``; the deployment."""
+def project(folder: Path, module: str = VIEWED, parameters: str = "", delta: str = "0.1", name="mymod") -> Path:
+    """The user's folder: ``<name>.py``, ``data.csv`` (50 rows in [0, 1)) and ``deploy.toml``; the deployment.  The
+    claim's δ, 0.1, is one 2e4 draws decide: a user's view certifies no δ below the replay's rate u_D + e^ε u_D'
+    (about 3e-3 at 20,000 replayed rows per world; issue 60, item 4), and plain draws bound this loss, with its atom
+    at ε = 1, to about 0.05."""
     folder.mkdir(parents=True, exist_ok=True)
     (folder / f"{name}.py").write_text(module, encoding="utf-8")
     values = np.random.default_rng(0).uniform(size=(50, 2))
@@ -131,7 +134,7 @@ def test_a_users_laplace_histogram_is_certified_from_the_command_line(tmp_path, 
     data = (tmp_path / "user" / "data.csv").read_bytes()
     assert certified["data_sha256"] == hashlib.sha256(data).hexdigest() and certified["data_shape"] == [50, 2]
     assert certified["data"] == "data.csv" and certified["parameters"] == {"data": "data.csv"}
-    assert certified["evidence"] == "white-box" and certified["claim"] == {"epsilon": 1.0, "delta": 1e-5}
+    assert certified["evidence"] == "white-box" and certified["claim"] == {"epsilon": 1.0, "delta": 0.1}
     assert certified["audit"] == {
         "trials": 20_000,
         "seed": 0,
@@ -140,10 +143,10 @@ def test_a_users_laplace_histogram_is_certified_from_the_command_line(tmp_path, 
         "law": "as-implemented",
     }  # the defaults: the program as implemented (integer counts plus Laplace noise: no porosity seen)
     assert document["parameters"]["scope"] == "the floating-point program as implemented, its releases' bits included"
-    # the Laplace view replays sample() and importance sampling bounds δ(1) far below the claim
+    # plain draws bound δ(1) below the claim (at δ = 0.1 the view is not needed)
     upper = max(c["ci"][1] for c in document["checks"] if c["id"].startswith("dp-"))
     claim = document["certified_claim"]
-    assert claim["basis"] == "sampling" and claim["covers_claim"] and upper <= claim["delta"] <= 1e-5
+    assert claim["basis"] == "sampling" and claim["covers_claim"] and upper <= claim["delta"] <= 0.1
     assert f"CERTIFIED: (1, {claim['delta']:.2g})-DP certified" in stdout and claim["headline"] in stdout
     assert document["parameters"]["pair"] == "the one mymod.make returns for the deployment's parameters"  # words
 
@@ -277,7 +280,7 @@ def test_the_certificate_does_not_depend_on_the_path_or_the_folder(tmp_path, mon
 def test_the_python_api_certifies_a_mapping_relative_to_the_current_folder(tmp_path, monkeypatch):
     project(tmp_path)
     monkeypatch.chdir(tmp_path)
-    document = {"mechanism": "mymod:make", "claim": {"epsilon": 1.0, "delta": 1e-5}, "parameters": {"data": "data.csv"}}
+    document = {"mechanism": "mymod:make", "claim": {"epsilon": 1.0, "delta": 0.1}, "parameters": {"data": "data.csv"}}
     path = list(sys.path)
     run = pdp_audit.certify({**document, "audit": {"trials": 20_000}})
     assert sys.path == path  # the folder was importable for the import only
@@ -317,7 +320,7 @@ def test_the_shipped_example_is_a_valid_deployment_of_a_users_mechanism():
 
     assert {"own_histogram.py", "deploy-own.toml"} <= set(shipped_examples())
     deployment = load_deployment(str(EXAMPLES / "deploy-own.toml"))
-    assert own_budget(deployment).delta == 1e-5
+    assert own_budget(deployment).delta == 1e-3
     factory = load_factory("example", deployment.folder, deployment.mechanism)
     pair = call_factory("example", factory, {**deployment.parameters, "data": str(EXAMPLES / "deploy-data.csv")})
     assert kind_of("example", pair, "make") == "white-box"

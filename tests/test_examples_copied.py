@@ -36,6 +36,6 @@ def test_the_copied_deployment_files_find_their_data_from_another_folder(tmp_pat
 def test_a_copied_deployment_is_certified_from_another_folder(tmp_path, monkeypatch, capsys):
     assert main(["examples", str(tmp_path / "ex")]) == 0
     deployment = tmp_path / "ex" / "deploy-own.toml"
-    deployment.write_text(deployment.read_text(encoding="utf-8").replace("trials = 2e5", "trials = 2e4"))
+    deployment.write_text(deployment.read_text(encoding="utf-8").replace("trials = 2e5", "trials = 5e4"))
     monkeypatch.chdir(tmp_path)
     assert main(["certify", str(Path("ex") / "deploy-own.toml"), "--report", "none"]) == 0, capsys.readouterr().err

@@ -269,10 +269,21 @@ def test_a_tilt_over_thousands_of_coordinates_keeps_a_useful_bound(d):
 
 
 def test_a_wide_pure_laplace_is_proven_at_a_small_budget():
-    """The replayed 1000-coordinate view: its L1 form verified on every draw and η ≤ ε to rounding, so (1, 1e-6) passes
-    on 1e3 draws (main: inconclusive, the tilt refused); the same view at 1/40 of the scale (η = 40) fails."""
+    """The replayed 1000-coordinate view: its L1 form verified on every draw and η ≤ ε to rounding, so the view's law
+    is (1, 0)-DP on 1e3 draws (main: inconclusive, the tilt refused) and the bound of this user's pair is the replay's
+    rate alone (issue 60, item 4: a view the suite did not build is evidence with a rate, 1,000 rows per world here):
+    (1, 1e-6) is not decided, and δ̄ is that rate.  The same view at 1/40 of the scale (η = 40) fails."""
+    from pdp_audit.reports.certified_claim import certified_claim
+    from pdp_audit.verify.estimators import view_replay
+
     run = pdp_audit.audit_pair(WideLaplace(), 1.0, 1e-6, trials=pdp_audit.PairBudget(1_000, law="ideal"))
-    assert run.verdict == "pass", pdp_audit.describe(run)
+    assert run.exit_code == 3, pdp_audit.describe(run)
+    forward = next(c for c in run.checks if c.id == "dp-forward")
+    assert "replayed bounded loss" in forward.note, forward.note
+    rows = next(c for c in run.checks if c.id == "noise-view").details["replay"]["rows_per_world"]
+    rate = view_replay.Replay(rows, 0).unseen_delta(1.0, 1e-6)
+    claim = certified_claim(run.checks)
+    assert claim is not None and rate <= claim.delta <= 2 * rate, (claim, rate)
     broken = pdp_audit.audit_pair(WideLaplace(scale=1 / 40), 1.0, 1e-6, trials=pdp_audit.PairBudget(1_000, law="ideal"))
     assert broken.verdict == "fail", pdp_audit.describe(broken)
 
@@ -304,6 +315,8 @@ def test_a_small_delta_claim_of_many_geometric_counts_is_decided_at_the_default_
     interval [0, 4.6e-4]); the twin with scale 16 (δ(0.9) = 3.5e-5) fails (main: inconclusive)."""
     correct, broken = AllCounts(), AllCounts(scale=16.0)
     assert correct.exact_delta(0.9) < 2e-7 and broken.exact_delta(0.9) > 3e-5
+    # the suite's MovedCounts, its law by construction, keeps its view's bound (AllCounts, written here, would not)
+    correct, broken = MovedCounts(), MovedCounts(scale=16.0)
     run = pdp_audit.audit_pair(correct, 0.9, 1e-6, seed=0, trials=pdp_audit.PairBudget(law="ideal"))
     assert run.verdict == "pass", pdp_audit.describe(run)
     assert {

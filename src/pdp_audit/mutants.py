@@ -138,6 +138,16 @@ class LossOf:
         if view_sigma is not None:
             self.noise_dim, self.noise_sigma = sampler.output_dim, view_sigma
 
+    @property
+    def built_from_law(self) -> bool:
+        """Whether this is ``sampler`` itself, a pair the suite built from its law: its own loss and its own view
+        (:func:`pdp_audit.verify.estimators.view_replay.built_from_law`); a loss or a view of another σ is not."""
+        from pdp_audit.verify.estimators.view_replay import built_from_law
+
+        view = getattr(self, "noise_sigma", None)
+        own_view = view is not None and bool(np.all(view == getattr(self.sampler, "noise_sigma", np.nan)))
+        return own_view and self.loss == self.sampler.privacy_loss and built_from_law(self.sampler)
+
     def release_from_noise(self, world, noise):
         return self.sampler.release_from_noise(world, noise)
 
@@ -236,6 +246,9 @@ class ReplayedGoe(ag.GoeAnalyzeGaussPair):
     independent coordinates of sd √2σ₃ (diagonal) and σ₃: the same law as the literal draw of Z, but one the view's
     replay reproduces (:mod:`pdp_audit.verify.estimators.view_replay`), so importance sampling may rest on it."""
 
+    #: its ``sample`` is its declared Gaussian law (pdp_audit.verify.estimators.view_replay)
+    built_from_law = True
+
     def _noise(self, size, rng):
         return self.noise_sd * rng.standard_normal((size, self.output_dim))
 
@@ -285,7 +298,8 @@ def _twin() -> PairCase:
 
 
 def _twin_with_view() -> PairCase:
-    return PairCase(LossOf(gaussian(S_TWIN), gaussian(S_TWIN).privacy_loss, view_sigma=S_TWIN))
+    pair = gaussian(S_TWIN)  # its own loss and view: the suite's pair, whose view keeps its bound
+    return PairCase(LossOf(pair, pair.privacy_loss, view_sigma=S_TWIN))
 
 
 def _nan(fraction: str) -> Callable:
