@@ -493,3 +493,20 @@ def test_diffprivlibs_float_mechanisms_are_not_certified_as_implemented_its_inte
     assert _audit(truncated, VALUES, {"bounds": (0, 1)}).verdict == "inconclusive"
     assert _audit(truncated, VALUES, {"bounds": (0, 1), "law": "ideal"}).verdict == "pass"
     assert _audit(geometric, VALUES, {"bounds": (0, 1)}).verdict == "pass"
+
+
+def test_among_refuting_neighbours_the_witness_is_a_finite_outlier():
+    """``sum_raw`` releases a raw sum with the clipped sum's noise: an outlier of 1e6 × the domain (δ(ε) ≥ 0.99999)
+    and a record of +inf (δ(ε) ≥ 1) both refute it; the witness a reviewer reads is the finite outlier (the
+    data-dependent scale), not "+inf added" (an input-validation bug to the eye). Before, +inf was shown."""
+    from pdp_audit.audits.program.neighbours import non_finite
+
+    run = _audit(sum_raw, VALUES, {"bounds": (0, 1)})
+    assert run.verdict == "fail" and run.review is not None
+    composition = next(c for c in run.checks if c.id == "program-composition")
+    refuting = [p for p in composition.details["pairs"] if p.get("delta_lower", 0) > 0.99]
+    assert any(non_finite(p["neighbour"]) for p in refuting) and not all(non_finite(p["neighbour"]) for p in refuting)
+    witness = run.review.reading.split(": ", 1)[1].split(".")[0]
+    assert "outlier" in witness and "inf" not in witness and "NaN" not in witness, witness
+    confirm = next(c for c in run.checks if c.id == "program-confirm")
+    assert confirm.details["witness"].startswith("add an outlier") and confirm.verdict == "fail", confirm.note

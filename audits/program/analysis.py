@@ -27,7 +27,7 @@ from typing import Any, Callable
 import numpy as np
 
 from pdp_audit.audits.program import accounting, trace
-from pdp_audit.audits.program.neighbours import Neighbour, neighbours
+from pdp_audit.audits.program.neighbours import Neighbour, neighbours, non_finite
 
 
 @dataclass
@@ -65,9 +65,15 @@ class Analysis:
     records: int = 0
 
     def worst(self, confirmable: bool = False) -> PairResult | None:
-        """The pair of highest score (``confirmable``: among those the program runs on, a black box's witness)."""
+        """The pair of highest score (``confirmable``: among those the program runs on, a black box's witness); among
+        pairs the composition refutes, one whose record is finite before one of NaN or ±inf -- a finite outlier
+        shows a reviewer the data-dependent scale directly, where "+inf added" reads as an input-validation bug."""
         pairs = [p for p in self.pairs if not confirmable or p.comparison.fault is None]
-        return max(pairs, key=lambda p: p.score) if pairs else None
+        return max(pairs, key=_reading_order) if pairs else None
+
+
+def _reading_order(p: PairResult) -> tuple:
+    return (p.refuted, p.refuted and not non_finite(p.neighbour.name), p.score)
 
 
 def _steps(result: PairResult, recorded: trace.Run, found: trace.Probe) -> tuple[list, list, list]:

@@ -70,6 +70,15 @@ def _bounds_of(bounds: Any, name: Any, values: np.ndarray) -> tuple[float, float
     return float(low), float(high)
 
 
+#: The non-finite values a float field is given in a record added or put in place of one, and their names.
+SPECIALS = ((math.nan, "NaN"), (math.inf, "+inf"), (-math.inf, "-inf"))
+
+
+def non_finite(name: str) -> bool:
+    """Whether the neighbour named ``name`` puts a record of NaN or ±inf in (:data:`SPECIALS`)."""
+    return any(f"a record of {label}" in name for _, label in SPECIALS)
+
+
 def candidate_records(data: Any, bounds: Any) -> list[tuple[str, dict]]:
     """Records to add or to put in place of one: (name, field values) -- the domain's ends, outliers beyond it, NaN
     and ±inf in float fields, a class the data lacks, a duplicate."""
@@ -87,10 +96,7 @@ def candidate_records(data: Any, bounds: Any) -> list[tuple[str, dict]]:
         out += [(what, record(_cast(fill, numeric))) for what, fill in _outliers(numeric, bounds)]
         floats = [name for name, values in numeric if values.dtype.kind == "f"]
         if floats:
-            out += [
-                (f"a record of {label}", record(dict.fromkeys(floats, special)))
-                for special, label in ((math.nan, "NaN"), (math.inf, "+inf"), (-math.inf, "-inf"))
-            ]
+            out += [(f"a record of {label}", record(dict.fromkeys(floats, special))) for special, label in SPECIALS]
     out += [(what, record(fill)) for what, fill in _new_classes(columns)]
     if records(data):
         out.append(("a duplicate of record 0", record({})))
