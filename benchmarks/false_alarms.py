@@ -57,6 +57,7 @@ import statistics
 import time
 from typing import Callable
 
+from pdp_audit import mutant_runs as zoo_runs
 from pdp_audit import mutants as zoo
 from pdp_audit.mechanisms import float_twins
 from pdp_audit.mechanisms import mutant_pairs as mp
@@ -162,7 +163,12 @@ def as_implemented_main(args) -> int:
         budget = pdp_audit.PairBudget(args.trials, workers=1, early_stop=args.early_stop, law="as-implemented")
         verdicts = [
             pdp_audit.audit_pair(
-                pair(), epsilon, delta, trials=budget, seed=zoo.case_seed(seed, name, "false-alarm"), alpha=args.alpha
+                pair(),
+                epsilon,
+                delta,
+                trials=budget,
+                seed=zoo_runs.case_seed(seed, name, "false-alarm"),
+                alpha=args.alpha,
             ).verdict
             for seed in seeds
         ]
@@ -214,7 +220,7 @@ def blackbox_main(args) -> int:
         start = time.perf_counter()
         outcomes, stages, fresh = [], {}, []
         for seed in range(args.first_seed, args.first_seed + runs):
-            seed_of = zoo.case_seed(seed, name, "blackbox-false-alarm")
+            seed_of = zoo_runs.case_seed(seed, name, "blackbox-false-alarm")
             outcome, record = blackbox_run(twin(), args.blackbox_trials, args.blackbox_train, seed_of, args.alpha)
             outcomes.append(outcome)
             stages[record.get("stage", "-")] = stages.get(record.get("stage", "-"), 0) + 1
@@ -250,7 +256,7 @@ def main(argv: list[str] | None = None) -> int:
         default=0,
         help="run the seeds first-seed .. first-seed + seeds − 1 (default 0): a seed range split over processes",
     )
-    parser.add_argument("--trials", type=int, default=zoo.TRIALS, help="releases per world (default 1e5)")
+    parser.add_argument("--trials", type=int, default=zoo_runs.TRIALS, help="releases per world (default 1e5)")
     parser.add_argument("--alpha", type=float, default=1e-6, help="family-wise α of each run (default 1e-6)")
     parser.add_argument("--wide-seeds", type=int, default=10, help="runs of the 1000-bin Laplace (default 10)")
     parser.add_argument("--only", default="", help="run the mechanisms whose name contains this text")
@@ -258,7 +264,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--early-stop",
         action=argparse.BooleanOptionalAction,
-        default=zoo.EARLY_STOP,
+        default=zoo_runs.EARLY_STOP,
         help="draw each pass in looks, stopped once decided (the default; --no-early-stop: the whole budget)",
     )
     parser.add_argument("--blackbox", action="store_true", help="the correct pairs through the black box (notes)")
@@ -281,8 +287,8 @@ def main(argv: list[str] | None = None) -> int:
         start = time.perf_counter()
         verdicts, drawn = [], []
         for seed in range(args.first_seed, args.first_seed + runs):
-            seed_of = zoo.case_seed(seed, name, "false-alarm")
-            checks = zoo.audit_case(twin(), args.trials, seed_of, args.alpha, early_stop=args.early_stop)
+            seed_of = zoo_runs.case_seed(seed, name, "false-alarm")
+            checks = zoo_runs.audit_case(twin(), args.trials, seed_of, args.alpha, early_stop=args.early_stop)
             verdicts.append(worst(c.verdict for c in checks))
             drawn += [c.details["early_stop"]["drawn_per_world"] for c in checks[:1] if "early_stop" in c.details]
         fails, inconclusive = verdicts.count("fail"), verdicts.count("inconclusive")

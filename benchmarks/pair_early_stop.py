@@ -143,7 +143,8 @@ def part_gaussian(pairs: list[str], seeds: int) -> None:
 
 
 def part_mutants(only: list[str] | None, twins: bool, trials: int, baseline: bool = False) -> None:
-    from pdp_audit.mutants import MUTANTS, PairCase, audit_case, case_seed
+    from pdp_audit.mutant_runs import audit_case, case_seed
+    from pdp_audit.mutants import MUTANTS, PairCase
 
     drawn_all, caught_all = [], True
     for mutant in MUTANTS:

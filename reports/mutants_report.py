@@ -3,7 +3,7 @@
 The document is plain data: ``{"mutants": [{"id", "description", "expected", "caught_by", "trials", "verdict",
 "twin_verdict", "twin_not_passing", "mutant_evidence", "twin_evidence"}], "caught", "total", "seed", "alpha",
 "version"}``; each ``*_evidence`` is the deciding check's numbers
-(:func:`pdp_audit.mutants.deciding_numbers`).  No timestamps or timings, so the same seed and budget give
+(:func:`pdp_audit.mutant_runs.deciding_numbers`).  No timestamps or timings, so the same seed and budget give
 byte-identical files.
 """
 
@@ -32,7 +32,7 @@ from pdp_audit.reports.publish import write_together  # noqa: E402
 
 
 def mutants_document(rows: list[dict], seed: int, alpha: float) -> dict:
-    """The JSON document of a zoo run (``rows`` as :meth:`pdp_audit.mutants.Outcome.to_dict` gives them)."""
+    """The JSON document of a zoo run (``rows`` as :meth:`pdp_audit.mutant_runs.Outcome.to_dict` gives them)."""
     caught = sum(r["verdict"] == "fail" and r["twin_verdict"] == "pass" for r in rows)
     return {
         "tool": "pdp-audit mutants",

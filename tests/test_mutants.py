@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 from scipy import integrate
 
+from pdp_audit import mutant_runs as runs
 from pdp_audit import mutants as zoo
 from pdp_audit.cli.main import main
 from pdp_audit.mechanisms import gaussian as g
@@ -18,7 +19,7 @@ from pdp_audit.mechanisms import objpert as op
 
 @pytest.mark.parametrize("mutant", zoo.MUTANTS, ids=lambda m: m.id)
 def test_every_mutant_is_caught_and_its_twin_passes(mutant):
-    outcome = zoo.run_mutant(mutant, zoo.quick_trials())  # early stopping, the default
+    outcome = runs.run_mutant(mutant, runs.quick_trials())  # early stopping, the default
     assert outcome.verdict == "fail", (mutant.id, outcome.verdict)
     assert set(outcome.caught_by) & set(mutant.expected), (mutant.id, outcome.caught_by, mutant.expected)
     assert outcome.twin_verdict == "pass", (mutant.id, outcome.twin_failing)
@@ -46,7 +47,7 @@ def test_cli_table_json_and_pdf(tmp_path, monkeypatch, capsys):
     doc = json.loads(out.read_text())
     assert doc["caught"] == doc["total"] == len(chosen)
     row = doc["mutants"][0]
-    assert {"id", "description", "caught_by", "trials", "verdict"} <= set(row) and row["trials"] == zoo.quick_trials()
+    assert {"id", "description", "caught_by", "trials", "verdict"} <= set(row) and row["trials"] == runs.quick_trials()
     assert pdf.read_bytes().startswith(b"%PDF")
     assert "4 of 4 caught" in capsys.readouterr().out
 
@@ -182,7 +183,7 @@ def test_two_reports_read_as_one_break_their_claim_and_the_twin_keeps_it():
 def test_the_report_carries_the_deciding_numbers_of_mutant_and_twin():
     """The mutants report showed verdicts only: each row now has the deciding check's estimate, interval and the
     claim it is held to, for the mutant and (the same check) for its twin."""
-    outcome = zoo.run_mutant(zoo.MUTANTS[0], 2000, seed=0)
+    outcome = runs.run_mutant(zoo.MUTANTS[0], 2000, seed=0)
     row = json.loads(json.dumps(outcome.to_dict(), allow_nan=False))
     mutant, twin = row["mutant_evidence"], row["twin_evidence"]
     assert mutant["check"] in row["caught_by"] and mutant["verdict"] == "fail"

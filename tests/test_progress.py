@@ -183,12 +183,12 @@ def forced_and_not(monkeypatch, capture, argv: list, paths: list) -> dict:
 def test_pdp_audit_mutants_counts_the_mutants_done(tmp_path, monkeypatch, capsys, at_once):
     """`pdp-audit mutants`: a bar of the mutants done out of those chosen; its table on stdout, above the bar, and
     the JSON unchanged by it.  The zoo's audits are stood in for (their own passes follow `run`'s)."""
-    from pdp_audit import mutants as zoo
+    from pdp_audit import mutant_runs as runs
 
     def outcome(mutant, trials, seed, alpha, *early_stop):
-        return zoo.Outcome(mutant, trials, "fail", ("dp-forward",), "pass", ())
+        return runs.Outcome(mutant, trials, "fail", ("dp-forward",), "pass", ())
 
-    monkeypatch.setattr(zoo, "run_mutant", outcome)
+    monkeypatch.setattr(runs, "run_mutant", outcome)
     out = tmp_path / "mutants.json"
     argv = ["mutants", "--trials", "1000", "--only", "noise-halved", "swapped-worlds", "--json", str(out)]
     seen = forced_and_not(monkeypatch, capsys, argv, [out])

@@ -6,7 +6,7 @@ Audits every mutant (a plausible bug, the mechanism still claiming its guarantee
 one line per mutant and exits 0 when every mutant fails and every twin passes, 1 otherwise.  Each pair's pass is
 drawn in looks and stopped once decided (the releases per world the maximum; the JSON records the draws each used:
 :mod:`pdp_audit.verify.evidence.pair_sequential`): at most 1e5 releases per world, 4e4 with ``--quick``
-(:data:`pdp_audit.mutants.QUICK_MAX_TRIALS`).  A coverage case's draws are decided likewise, by a confidence
+(:data:`pdp_audit.mutant_runs.QUICK_MAX_TRIALS`).  A coverage case's draws are decided likewise, by a confidence
 sequence (:mod:`pdp_audit.verify.evidence.coverage_sequential`).  ``--no-early-stop`` draws the whole budget in one
 pass: 1e5, 2e4 with ``--quick``.  ``--only ID ...`` audits those mutants alone.
 """
@@ -50,12 +50,13 @@ def add_parser(subparsers) -> None:
 
 def command_mutants(args: argparse.Namespace) -> int:
     """Run the zoo, write the table, return 0 if every mutant is caught."""
+    from pdp_audit import mutant_runs as runs
     from pdp_audit import mutants as zoo
     from pdp_audit.reports.files import print_out, reader_left
     from pdp_audit.reports.mutants_report import mutants_document, write_mutants_report
 
     typed(args, MUTANT_TRIALS, SEED_OPTION, ALPHA_OPTION, EARLY_STOP_OPTION)
-    trials = args.trials or (zoo.quick_trials(args.early_stop) if args.quick else zoo.TRIALS)
+    trials = args.trials or (runs.quick_trials(args.early_stop) if args.quick else runs.TRIALS)
     if args.report is not None and args.report.lower() == "none":  # as every other command reads it
         args.report = None
     chosen = zoo.MUTANTS
@@ -70,7 +71,7 @@ def command_mutants(args: argparse.Namespace) -> int:
     shown = not args.quiet  # a bar of the mutants done, with the estimated time left, on a terminal's stderr
     with asking(shown), progress_bar(len(chosen), "pdp-audit mutants", "mutant", shown) as bar:
         for mutant in chosen:
-            outcome = zoo.run_mutant(mutant, trials, args.seed, args.alpha, args.early_stop)
+            outcome = runs.run_mutant(mutant, trials, args.seed, args.alpha, args.early_stop)
             rows.append(outcome.to_dict())
             if not args.quiet and args.json != "-":
                 mark = "caught" if outcome.ok else "MISSED"
