@@ -267,3 +267,29 @@ def test_cli_claim_delta_1e10_passes_and_broken_sigma_fails(tmp_path):
     assert main(common + ["--trials", "20000", "--sigma", repr(broken), "--json", str(tmp_path / "bad.json")]) == 1
     verdicts = {c["id"]: c["verdict"] for c in json.loads((tmp_path / "bad.json").read_text())["checks"]}
     assert verdicts["dp-forward"] == verdicts["dp-reverse"] == "fail"
+
+
+def test_an_adapted_view_is_not_compared_with_its_own_sampler():
+    """A pair with ``mean``/``noise_sd`` and no view of its own is read through the diagonal adapter; the view's
+    structure checks draw through the pair's ``sample()`` or not at all -- never through the adapter's own sampler,
+    which would compare the view with itself (a check that cannot fail)."""
+    from pdp_audit.verify.evidence.pair_validation import noise_view_check
+
+    class MeanNoiseSd:
+        output_dim = 1
+        noise_sd = np.array([1.0])
+
+        def mean(self, world):
+            return np.array([1.0 if world == "D" else 0.0])
+
+        def sample(self, world, size, rng):
+            return self.mean(world) + rng.standard_normal((size, 1))
+
+        def privacy_loss(self, o):
+            return (o[:, 0] ** 2 - (o[:, 0] - 1.0) ** 2) / 2.0
+
+    pair = MeanNoiseSd()
+    rng = np.random.default_rng(0)
+    losses = {w: pair.privacy_loss(pair.sample(w, 4000, rng)) for w in ("D", "D'")}
+    check = noise_view_check(pair, losses, seed=0)
+    assert check is not None and "loss_mismatches" not in check.details

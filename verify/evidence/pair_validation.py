@@ -241,7 +241,7 @@ def noise_view_check(
         scales[world] = _scale_test(np.asarray(sampled)[:n], via_view)
     worst_world = max(results, key=lambda w: results[w].statistic)
     pvalues = [r.pvalue for r in results.values()] + list(scales.values())
-    structure = _view_structure(view, min(VIEW_SAMPLES, *(int(np.size(v)) for v in losses.values())), seed)
+    structure = _view_structure(pair, view, min(VIEW_SAMPLES, *(int(np.size(v)) for v in losses.values())), seed)
     pvalues += structure.pvalues if structure is not None else []
     pvalue = min(1.0, len(pvalues) * min(pvalues))
     note = (
@@ -270,16 +270,18 @@ def noise_view_check(
     )
 
 
-def _view_structure(view, draws: int, seed: int) -> view_structure.StructureResult | None:
+def _view_structure(
+    pair: NeighbourPair, view: DeclaredView, draws: int, seed: int
+) -> view_structure.StructureResult | None:
     """The translation view's checks (:mod:`pdp_audit.verify.estimators.view_structure`): the loss is the view's exact
-    loss,
-    and ``sample()``'s noise has the declared law (releases drawn through ``sample()`` in their own streams)."""
+    loss, and ``sample()``'s noise has the declared law (releases drawn through the pair's ``sample()`` in their own
+    streams -- never through the view: an adapter's own sampler would be compared with itself)."""
     law = tilting.declared_law(view) or "gaussian"
-    if law == "gaussian" and not rare.has_noise_view(view):  # an adapted view (mean/noise_sd): nothing declared
+    if law == "gaussian" and not rare.has_noise_view(pair):  # an adapted view (mean/noise_sd): nothing declared
         return None
 
     def sample_releases(world: str, size: int, stream: str) -> np.ndarray:
-        blocks = iter_blocks(_Releases(view, world), size, seed, stream)
+        blocks = iter_blocks(_Releases(pair, world), size, seed, stream)
         return np.concatenate(list(blocks))
 
     return view_structure.structure_checks(view, law, draws, sample_releases)
