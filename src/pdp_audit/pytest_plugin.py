@@ -39,27 +39,23 @@ results, keyed by node id, to PATH.pdf and PATH.json at the end of the session (
 PATH is dropped first; both files are written, and an existing one replaced, even when only one was named; neither
 may be a test file, a conftest or a module the session imported); under xdist each worker
 ships its records to the controller through ``workeroutput`` and the controller merges them, so the
-merged report is identical with or without ``-n``.
+merged report is identical with or without ``-n`` (:mod:`pdp_audit.pytest_session`).
 """
 
 from __future__ import annotations
 
-import json
 import zlib
 from dataclasses import dataclass, field, replace
-from pathlib import Path
 from typing import Any, Sequence
 
 import pytest
 
 from pdp_audit import api
 from pdp_audit.api import PAIR_OPTIONS, pair_value
-from pdp_audit.mechanisms.validation import InputError, one_line
+from pdp_audit.mechanisms.validation import InputError
+from pdp_audit.pytest_session import AuditSession, check_session_outputs, named_test_files
 from pdp_audit.reports.run_text import check_lines, verdict_words
 
-RECORDS_KEY = "pdp_audit_records"
-#: The xdist workeroutput key of the files a worker's tests read (inputs of the report, see record_reads).
-READS_KEY = "pdp_audit_reads"
 MARKER = "audit: privacy audits of mechanisms with the privacy_audit fixture (pdp-audit); select with -m audit"
 
 
@@ -160,24 +156,6 @@ def pytest_configure(config: pytest.Config) -> None:
 def _named_by(flag: str) -> api.Names:
     """How a budget option is named in its messages: by its pytest flag, its value given as text."""
     return api.Names(lambda option: flag, text=api.COMMAND_LINE.text)
-
-
-def named_test_files(config: pytest.Config) -> dict[str, Path]:
-    """The files named on the command line (``tests/test_x.py::test_y`` names tests/test_x.py), as inputs."""
-    here = Path(config.invocation_params.dir)
-    named = (here / str(arg).split("::", 1)[0] for arg in config.args)
-    return {f"the test file {path}": path for path in named if path.is_file()}
-
-
-def check_session_outputs(config: pytest.Config, inputs: dict[str, Path]) -> None:
-    """InputError unless ``--audit-report``'s PDF and the JSON written beside it may be written: neither one of
-    ``inputs`` (test files), nor a module the session imported (a collected test module, a conftest: see
-    :func:`pdp_audit.verify.core.outputs.check_outputs`)."""
-    from pdp_audit.reports.audit_session import session_report_paths
-
-    json_path, pdf_path = session_report_paths(Path(config.invocation_params.dir) / config.getoption("--audit-report"))
-    outputs = {"--audit-report": str(pdf_path), "--audit-report (the JSON written beside the PDF)": str(json_path)}
-    api.check_outputs(outputs, inputs, pdfs=())
 
 
 @dataclass(frozen=True)
@@ -517,91 +495,3 @@ def privacy_audit(request: pytest.FixtureRequest) -> PrivacyAudit:
     session = request.config.pluginmanager.get_plugin("pdp_audit_session")
     assert isinstance(session, AuditSession)  # registered by pytest_configure
     return PrivacyAudit(request.node.nodeid, Settings.from_config(request.config), session)
-
-
-# --------------------------------------------------------------------------------------------
-# The session: records, xdist merge, report
-# --------------------------------------------------------------------------------------------
-class AuditSession:
-    """Collects the records of every assertion, keyed by (node id, index); merges xdist workers' records."""
-
-    def __init__(self, config: pytest.Config):
-        self.config = config
-        self.records: dict[tuple[str, int], dict] = {}
-        self.test_files: set[str] = set()  # of every test reported, relative to the rootdir (xdist's too)
-
-    def add(self, record: dict) -> None:
-        self.records[(record["nodeid"], record["index"])] = record
-
-    @property
-    def is_worker(self) -> bool:
-        return hasattr(self.config, "workerinput")
-
-    def sorted_records(self) -> list[dict]:
-        return [self.records[key] for key in sorted(self.records)]
-
-    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
-        """Note the file of every test run (the xdist controller gets its workers' reports, not their modules)."""
-        self.test_files.add(report.location[0])
-
-    @pytest.hookimpl(optionalhook=True)
-    def pytest_testnodedown(self, node, error) -> None:
-        """xdist controller: take the records a worker shipped in its ``workeroutput``."""
-        payload = getattr(node, "workeroutput", {}).get(RECORDS_KEY)
-        for record in json.loads(payload) if payload else []:
-            self.add(record)
-        api.add_reads(json.loads(getattr(node, "workeroutput", {}).get(READS_KEY) or "[]"))  # the files its tests read
-
-    def pytest_sessionfinish(self, session: pytest.Session) -> None:
-        if self.is_worker:
-            shipped = getattr(self.config, "workeroutput")  # xdist's, on a worker's config (not in pytest's types)
-            shipped[RECORDS_KEY] = json.dumps(self.sorted_records())
-            shipped[READS_KEY] = json.dumps(api.read_paths())
-            return
-        path = self.config.getoption("--audit-report")
-        if path:
-            from pdp_audit.reports.audit_session import write_session_report
-            from pdp_audit.verify.core.checks import worst
-
-            records = self.sorted_records()
-            try:  # again: the test modules are known now (under xdist, only from the records' node ids)
-                check_session_outputs(self.config, self._test_files(session, records))
-            except InputError as err:
-                pytest.exit(one_line(f"pdp-audit: {err}"), returncode=pytest.ExitCode.USAGE_ERROR)
-            try:
-                self.written = write_session_report(
-                    records, worst(r["verdict"] for r in records), Path(self.config.invocation_params.dir) / path
-                )
-            except OSError as err:  # a full disk, a read-only file system: one line, the earlier report kept
-                pytest.exit(
-                    one_line(
-                        f"pdp-audit: --audit-report: cannot write {err.filename!r}: {err.strerror}; the earlier "
-                        "report is unchanged"
-                    ),
-                    returncode=pytest.ExitCode.USAGE_ERROR,
-                )
-
-    def _test_files(self, session: pytest.Session, records: list[dict]) -> dict[str, Path]:
-        """Every collected test file and every file a record's node id names, as inputs of the report."""
-        root = Path(self.config.rootpath)
-        paths = [Path(item.path) for item in session.items] + [root / r["nodeid"].split("::", 1)[0] for r in records]
-        paths += [root / name for name in sorted(self.test_files)]
-        files = named_test_files(self.config)
-        files.update((f"the test file {path}", path) for path in paths if path.is_file())
-        return files
-
-    def pytest_terminal_summary(self, terminalreporter) -> None:
-        if self.is_worker or not self.records:
-            return
-        records = self.sorted_records()
-        counts = {v: sum(r["verdict"] == v for r in records) for v in ("pass", "inconclusive", "fail")}
-        terminalreporter.section("pdp-audit privacy assertions")
-        terminalreporter.write_line(
-            f"{len(records)} assertions: {counts['pass']} pass, {counts['inconclusive']} inconclusive, "
-            f"{counts['fail']} fail"
-        )
-        for r in records:
-            if r["verdict"] != "pass":
-                terminalreporter.write_line(f"  {r['verdict'].upper():13s} {r['nodeid']} [{r['index']}] {r['header']}")
-        for written in getattr(self, "written", ()):
-            terminalreporter.write_line(f"report: {written}")
