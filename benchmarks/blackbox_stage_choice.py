@@ -7,10 +7,10 @@ and trees from the first 50,000, the pilot's rows), chooses its statistic and ev
 (:func:`~pdp_audit.audits.blackbox.events.selection_size`: 162,500) and counts them on its fresh releases (650,000).
 Each replicate r draws those T + S releases per world from the pair's sampler (``numpy.random.default_rng([seed,
 r])``: not the attack's streams, so the replicates are not the runs of ``blackbox_early_stop.py``), fits the
-candidates as the attack does (:func:`~pdp_audit.audits.blackbox.events.candidate_scores`, the learners read the
+candidates as the attack does (:func:`~pdp_audit.audits.blackbox.event_choice.candidate_scores`, the learners read the
 pilot's rows as :func:`pdp_audit.audits.blackbox.attack._pilots_rows` has them) and chooses as it does
-(:func:`~pdp_audit.audits.blackbox.events.select_events`).  Every score is then evaluated on one release standing for
-each cell (k, v) of SVT3's exact law (``blackbox_event_ceiling.law``: −1000 before the first positive answer k, its
+(:func:`~pdp_audit.audits.blackbox.event_choice.select_events`).  Every score is then evaluated on one release standing
+for each cell (k, v) of SVT3's exact law (``blackbox_event_ceiling.law``: −1000 before the first positive answer k, its
 value v, −2000 after), so an event's rates P and Q are sums of cells, with no sampling error.  Per candidate:
 
 * ``ceiling``: the power of its best threshold event (either direction) -- what a perfect choice of threshold on that
@@ -157,7 +157,7 @@ def isotonic_score(train: tuple, bins: int):
 
 def replicate(peer, cells: Cells, stage, r: int, options) -> dict:
     """One replicate of the stage's training, candidates and choice (module docstring)."""
-    from pdp_audit.audits.blackbox import events
+    from pdp_audit.audits.blackbox import event_choice, events
     from pdp_audit.audits.blackbox.attack import _pilots_rows, learn_statistic, learn_trees
     from pdp_audit.verify.estimators.attack import poisson_mean_within
 
@@ -168,7 +168,7 @@ def replicate(peer, cells: Cells, stage, r: int, options) -> dict:
         "logistic": lambda d, dp: learn_statistic(d, dp, first, accuracy=False)[0],
         "trees": lambda d, dp: learn_trees(d, dp, first, options.seed, accuracy=False)[0],
     }
-    candidates = events.candidate_scores(*train, _pilots_rows(learners, stage.train_trials))
+    candidates = event_choice.candidate_scores(*train, _pilots_rows(learners, stage.train_trials))
     selected = events.selection_size(stage.trials)
     selection = [peer.pair.sample(w, selected, rng) for w in ("D", "D'")]
     scored = tuple(np.column_stack([score(x) for score in candidates.values()]) for x in selection)
@@ -176,7 +176,7 @@ def replicate(peer, cells: Cells, stage, r: int, options) -> dict:
     level = ALPHA * (stage.share - stage.carried) / 2
     row: dict = {"replicate": r}
     for c, (name, candidate) in enumerate(candidates.items()):
-        choice, score = events._candidate_choice(scored, c, candidate, (mean, mean), 0.0)
+        choice, score = event_choice._candidate_choice(scored, c, candidate, (mean, mean), 0.0)
         on_cells = score(cells.releases)
         at = level / max(len(choice.events), 1)
         row[name] = {
@@ -184,7 +184,7 @@ def replicate(peer, cells: Cells, stage, r: int, options) -> dict:
             "chosen": round(cells.events_power(on_cells, choice.events, stage.trials, at), 3),
             "merit": round(choice.merit, 4),
         }
-    kept = events.select_events(scored, candidates, (mean, mean), 0.0)[0]
+    kept = event_choice.select_events(scored, candidates, (mean, mean), 0.0)[0]
     row["kept"] = {"candidate": kept, "power": row[kept]["chosen"]}
     sizes = options.isotonic_train or [stage.train_trials + selected // 2]
     drawn = [peer.pair.sample(w, max(sizes), rng) for w in ("D", "D'")]

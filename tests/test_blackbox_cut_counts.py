@@ -67,7 +67,8 @@ def test_a_lookup_that_skips_the_scan_of_a_cells_cuts_miscounts(monkeypatch):
 def test_the_choice_counts_a_many_valued_score_at_its_subsamples_quantiles():
     """A score of many values whose half exceeds CUT_SAMPLE per world: its cuts are the pooled quantiles of the first
     CUT_SAMPLE finite scores of each world, its counts those of all (NaN in no event); below that, all are sorted."""
-    from pdp_audit.audits.blackbox.events import CUT_SAMPLE, MAX_THRESHOLDS, _shortlist_counts
+    from pdp_audit.audits.blackbox.event_choice import CUT_SAMPLE, _shortlist_counts
+    from pdp_audit.audits.blackbox.events import MAX_THRESHOLDS
 
     rng = np.random.default_rng(1)
     d, dp = rng.normal(0.1, 1, CUT_SAMPLE + 2000), rng.normal(0, 1, CUT_SAMPLE + 1000)

@@ -15,7 +15,7 @@ import textwrap
 import numpy as np
 import pytest
 
-from pdp_audit.audits.blackbox import events as blackbox_events
+from pdp_audit.audits.blackbox import event_choice
 from pdp_audit.audits.blackbox.attack import AttackOptions, blackbox_attack, learn_statistic, learn_trees
 from pdp_audit.audits.blackbox.events import Event, EventAttack, EventStatistic
 from pdp_audit.audits.blackbox.features import (
@@ -144,13 +144,13 @@ def test_a_grid_lookup_that_skips_a_cells_cuts_misplaces(monkeypatch):
 
 def only(monkeypatch, name: str) -> None:
     """The event test with one candidate score: ``name``."""
-    real = blackbox_events.candidate_scores
+    real = event_choice.candidate_scores
 
     def one(fit_d, fit_dp, learners, ordered_by=None):
         found = real(fit_d, fit_dp, learners, ordered_by)
         return {name: found[name]}
 
-    monkeypatch.setattr(blackbox_events, "candidate_scores", one)
+    monkeypatch.setattr(event_choice, "candidate_scores", one)
 
 
 @pytest.mark.parametrize(

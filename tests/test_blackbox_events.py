@@ -18,7 +18,8 @@ import pytest
 from scipy.stats import binomtest
 
 from pdp_audit.audits.blackbox.attack import AttackOptions, blackbox_attack
-from pdp_audit.audits.blackbox.events import Event, EventAttack, choose_events, lower_rate, ratio_epsilon, upper_rate
+from pdp_audit.audits.blackbox.event_choice import choose_events
+from pdp_audit.audits.blackbox.events import Event, EventAttack, lower_rate, ratio_epsilon, upper_rate
 from pdp_audit.audits.blackbox.features import HistogramScore, OutcomeKeys, OutcomeScore, PooledHistogramScore
 from pdp_audit.cli.main import main
 
@@ -299,7 +300,8 @@ def test_the_cuts_read_off_the_sorted_worlds_are_numpys(zeros, rounding):
     """The thresholds tried, read off the two worlds' sorted scores (no merge), are np.unique's of the pooled scores
     (or of np.quantile's past MAX_THRESHOLDS values) bit for bit, zeros of either sign included (with both, the
     pooled scores are read as they are)."""
-    from pdp_audit.audits.blackbox.events import MAX_THRESHOLDS, _cuts, _finite_sorted
+    from pdp_audit.audits.blackbox.event_choice import _cuts, _finite_sorted
+    from pdp_audit.audits.blackbox.events import MAX_THRESHOLDS
 
     rng = np.random.default_rng(7)
     scores = [rng.normal(size=n) for n in (5_000, 4_000)]

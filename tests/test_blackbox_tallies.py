@@ -9,7 +9,8 @@ import numpy as np
 import pytest
 
 from pdp_audit.audits.blackbox import events
-from pdp_audit.audits.blackbox.events import CandidateScores, _FreshBlocks, select_events
+from pdp_audit.audits.blackbox.event_choice import select_events
+from pdp_audit.audits.blackbox.events import CandidateScores, _FreshBlocks
 from pdp_audit.audits.blackbox.tallies import SelectionColumns, Steps
 
 

@@ -615,14 +615,8 @@ def _event_attack(worlds, train, first, budget: tuple, running) -> BlackBoxAttac
     (``numbers``: on the releases augmented by :func:`pdp_audit.verify.estimators.float_structure.number_structure`);
     ``running`` = (executor, bar, stop_at): with ``stop_at`` = (claimed ε, α) the fresh pass is drawn in rounds and
     stopped once decided (:func:`pdp_audit.audits.blackbox.anytime.bound_events_anytime`)."""
-    from pdp_audit.audits.blackbox.events import (
-        CandidateScores,
-        EventStatistic,
-        _FreshBlocks,
-        bound_events,
-        candidate_scores,
-        select_events,
-    )
+    from pdp_audit.audits.blackbox.event_choice import candidate_scores, select_events
+    from pdp_audit.audits.blackbox.events import CandidateScores, EventStatistic, _FreshBlocks, bound_events
     from pdp_audit.audits.blackbox.tallies import SelectionColumns
     from pdp_audit.verify.estimators.float_structure import number_structure
 

@@ -1,7 +1,7 @@
 """The distinct values and the quantiles of two worlds' scores pooled, read off each world's sorted scores: no merge
 of the millions of pooled scores, no selection of thousands of order statistics among them.
 
-The event choice (:func:`pdp_audit.audits.blackbox.events.choose_events`) sorts each world's scores to count its
+The event choice (:func:`pdp_audit.audits.blackbox.event_choice.choose_events`) sorts each world's scores to count its
 events, and its thresholds are the pooled scores' distinct values or, past a few thousand, their quantiles: formerly
 a merge of the two sorted runs (a stable sort of two million scores) and ``np.quantile`` of the merge (a partition at
 8,192 positions and a copy), a tenth of the choice's time for a score of real values on the benchmark's 1-D Laplace

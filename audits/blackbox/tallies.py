@@ -5,11 +5,11 @@ one_column_steps`: the trees' :class:`~pdp_audit.audits.blackbox.trees.StepFunct
 takes one of its few values v_i on the i-th interval between its cuts.  Each block of its selection pass is then
 looked up as each release's interval i (:meth:`Steps.positions`) and only the count of each interval in each half of
 the pass is kept (:class:`SelectionColumns`), and a half is read as the count of each distinct value (:class:`Tally`:
-the intervals' counts merged where two intervals have equal values).  What the event choice reads of a half's
-scores -- their number, how many lie below a cut, the distinct values -- are then the same integers and doubles as
-from the sorted scores (:func:`pdp_audit.audits.blackbox.events.choose_events`), without the two sorts of a million
-scores per candidate that were most of the choice's time on the benchmark's 1-D Laplace (issue 44), nor a column of
-them kept.  Where the values hold zeros of both signs (whose order a sort leaves to its algorithm) or more distinct
+the intervals' counts merged where two intervals have equal values).  What the event choice reads of a half's scores --
+their number, how many lie below a cut, the distinct values -- are then the same integers and doubles as from the sorted
+scores (:func:`pdp_audit.audits.blackbox.event_choice.choose_events`), without the two sorts of a million scores per
+candidate that were most of the choice's time on the benchmark's 1-D Laplace (issue 44), nor a column of them kept.
+Where the values hold zeros of both signs (whose order a sort leaves to its algorithm) or more distinct
 values than the choice lists as cuts (:meth:`Steps.can_tally`), the candidate's scores are kept and read as they
 are.
 """
@@ -110,7 +110,7 @@ class SelectionColumns:
     candidates read as scores in one array, column by column in memory (Fortran order: the event choice reads each
     candidate's column, which then lies in one piece), and for each candidate of ``steps`` (per candidate, its
     :class:`Steps` or None) the count of each of its intervals among the releases of each half, rows [0, n // 2)
-    and [n // 2, n) (:func:`~pdp_audit.audits.blackbox.events._halves`): all the choice reads of a step function
+    and [n // 2, n) (:func:`~pdp_audit.audits.blackbox.event_choice._halves`): all the choice reads of a step function
     (its tallies), where a column of intervals was 16 MB per candidate and world at the default budget, written,
     converted and counted again."""
 

@@ -37,7 +37,7 @@ from pdp_audit.mechanisms.validation import InputError, finite_number
 from pdp_audit.verify.estimators.attack import PooledRankAttack, pooled_rank_attack
 from pdp_audit.verify.estimators.engine import iter_blocks
 
-#: The candidates the event test may keep (:func:`pdp_audit.audits.blackbox.events.candidate_scores`).
+#: The candidates the event test may keep (:func:`pdp_audit.audits.blackbox.event_choice.candidate_scores`).
 EVENT_SCORES = ("logistic", "trees", "histograms", "increments", "pooled", "outcomes")
 #: What an ``events-numbers`` score reads, in words (its ``releases`` field).
 NUMBERS = (
