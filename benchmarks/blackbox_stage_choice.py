@@ -158,7 +158,8 @@ def isotonic_score(train: tuple, bins: int):
 def replicate(peer, cells: Cells, stage, r: int, options) -> dict:
     """One replicate of the stage's training, candidates and choice (module docstring)."""
     from pdp_audit.audits.blackbox import event_choice, events
-    from pdp_audit.audits.blackbox.attack import _pilots_rows, learn_statistic, learn_trees
+    from pdp_audit.audits.blackbox.attack import _pilots_rows
+    from pdp_audit.audits.blackbox.learned_statistics import learn_statistic, learn_trees
     from pdp_audit.verify.estimators.attack import poisson_mean_within
 
     rng = np.random.default_rng([options.seed, r])

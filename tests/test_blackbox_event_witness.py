@@ -16,7 +16,7 @@ import numpy as np
 import pytest
 
 from pdp_audit.audits.blackbox import event_choice
-from pdp_audit.audits.blackbox.attack import AttackOptions, blackbox_attack, learn_statistic, learn_trees
+from pdp_audit.audits.blackbox.attack import AttackOptions, blackbox_attack
 from pdp_audit.audits.blackbox.events import Event, EventAttack, EventStatistic
 from pdp_audit.audits.blackbox.features import (
     HistogramScore,
@@ -24,6 +24,7 @@ from pdp_audit.audits.blackbox.features import (
     PooledHistogramScore,
     sorted_position,
 )
+from pdp_audit.audits.blackbox.learned_statistics import learn_statistic, learn_trees
 from pdp_audit.audits.blackbox.score_data import score_from_data, score_to_data
 from pdp_audit.audits.blackbox.search_check import WITNESS_SCHEMA, read_witness
 from pdp_audit.audits.blackbox.witness import events_from_data, events_to_data, recheck, statistic_to_data

@@ -1,6 +1,7 @@
 """The black box's shortcuts give scikit-learn's and numpy's numbers bit for bit: the logistic statistic's scores
-(attack.linear_scores) against scikit-learn's decision function of its scaled features, and the histogram score fitted
-with its values counted on a prefix first (features.FEW_FIRST) against the one that lists them all, and the fits that
+(learned_statistics.linear_scores) against scikit-learn's decision function of its scaled features, and the histogram
+score fitted with its values counted on a prefix first (features.FEW_FIRST) against the one that lists them all, and the
+fits that
 read their quantiles and atoms off one sort of the pooled columns (features.pooled_sorted) against those that do not."""
 
 from __future__ import annotations
@@ -9,7 +10,7 @@ import numpy as np
 import pytest
 
 from pdp_audit.audits.blackbox import features
-from pdp_audit.audits.blackbox.attack import Z_MAX, Standardiser, learn_statistic
+from pdp_audit.audits.blackbox.learned_statistics import Z_MAX, Standardiser, learn_statistic
 
 
 @pytest.mark.parametrize("seed", range(4))
@@ -26,9 +27,9 @@ def test_logistic_scores_are_scikit_learns(seed):
 
 @pytest.mark.parametrize("columns", [1, 3, 12])
 def test_the_standardiser_a_column_at_a_time_is_numpys_broadcast(columns):
-    """Standardiser: z = clip((ldexp(o, −e) − c) / s) centred and scaled a column at a time (attack.by_column), bit
-    for bit numpy's broadcast of c and s along the rows, on columns of every magnitude and fresh releases far beyond
-    the training range (clipped)."""
+    """Standardiser: z = clip((ldexp(o, −e) − c) / s) centred and scaled a column at a time
+    (learned_statistics.by_column), bit for bit numpy's broadcast of c and s along the rows, on columns of every
+    magnitude and fresh releases far beyond the training range (clipped)."""
     rng = np.random.default_rng(columns)
     train = rng.laplace(1.0, 3.0, (5_000, columns)) * np.resize([1.0, 1e290, 1e-300], columns)
     fresh = train * rng.choice([1.0, -1e3, 1e9], (5_000, 1))
@@ -158,7 +159,7 @@ def test_the_atoms_an_atom_at_a_time_are_the_broadcast_comparison():
     """Atoms: the releases with each atom replaced by its column's fill and the atoms' indicators, compared an atom
     at a time, bit for bit the comparison of each column with all its atoms at once (the definition), on columns
     with one atom, several, none, -0.0 against an atom 0.0, and real values beside them."""
-    from pdp_audit.audits.blackbox.attack import Atoms
+    from pdp_audit.audits.blackbox.learned_statistics import Atoms
 
     rng = np.random.default_rng(11)
     n = 20_000

@@ -46,8 +46,8 @@ class _Sampler:
 
 def test_the_fresh_pass_counts_trees_and_histograms_as_their_scores_do():
     """EventHits with the intervals and with them removed (the scores compared), for the two step-function scores."""
-    from pdp_audit.audits.blackbox.attack import learn_trees
     from pdp_audit.audits.blackbox.features import HistogramScore
+    from pdp_audit.audits.blackbox.learned_statistics import learn_trees
 
     rng = np.random.default_rng(1)
     d, dp = rng.laplace(1.0, 10.0, (20_000, 1)).round(1), rng.laplace(0.0, 10.0, (20_000, 1)).round(1)

@@ -18,7 +18,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from pdp_audit.audits.blackbox.attack import Atoms, AttackOptions, _Releases, blackbox_attack, learn_statistic
+from pdp_audit.audits.blackbox.attack import AttackOptions, _Releases, blackbox_attack
+from pdp_audit.audits.blackbox.learned_statistics import Atoms, learn_statistic
 from pdp_audit.cli.main import main
 from pdp_audit.verify.core.processes import executor_for
 from pdp_audit.verify.estimators.attack import pooled_rank_attack

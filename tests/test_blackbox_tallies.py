@@ -50,8 +50,8 @@ def _selections(candidates, size=60_000, block=7_000):
 
 
 def _candidates():
-    from pdp_audit.audits.blackbox.attack import learn_statistic, learn_trees
     from pdp_audit.audits.blackbox.features import HistogramScore
+    from pdp_audit.audits.blackbox.learned_statistics import learn_statistic, learn_trees
 
     rng = np.random.default_rng(1)
     d, dp = rng.laplace(1.0, 10.0, (20_000, 1)).round(1), rng.laplace(0.0, 10.0, (20_000, 1)).round(1)

@@ -3,9 +3,9 @@ test without our training draws.
 
 Every score the attack can freeze is a fixed function of one release (row by row), fitted on training releases:
 
-* ``logistic`` (:class:`pdp_audit.audits.blackbox.attack.LearnedStatistic`): the standardiser's power-of-two exponents,
-  centres and scales per column, the point masses and their fills, the feature scaler's means and scales, the
-  coefficients and the intercept: score = Σ_k c_k (f_k − m_k)/s_k + b (:data:`FEATURES`);
+* ``logistic`` (:class:`pdp_audit.audits.blackbox.learned_statistics.LearnedStatistic`): the standardiser's
+  power-of-two exponents, centres and scales per column, the point masses and their fills, the feature scaler's means
+  and scales, the coefficients and the intercept: score = Σ_k c_k (f_k − m_k)/s_k + b (:data:`FEATURES`);
 * ``trees`` (scikit-learn's gradient-boosted trees): their node arrays and baseline
   (:mod:`pdp_audit.audits.blackbox.trees`, evaluated by our traversal, bit-identical to scikit-learn's);
 * ``histograms`` (:class:`~pdp_audit.audits.blackbox.features.HistogramScore`; ``differences`` for the
@@ -115,7 +115,7 @@ def _defined(data: dict, kind: str) -> None:
 
 
 def logistic_to_data(statistic: Any, width: int) -> dict:
-    """A :class:`~pdp_audit.audits.blackbox.attack.LearnedStatistic` reading ``width`` columns as data."""
+    """A :class:`~pdp_audit.audits.blackbox.learned_statistics.LearnedStatistic` reading ``width`` columns as data."""
     s, atoms = statistic.standardise, statistic.atoms
     return {
         "kind": "logistic",
@@ -163,13 +163,12 @@ def _check_logistic_numbers(data: dict) -> None:
 
 
 def logistic_from_data(data: dict) -> Any:
-    """The :class:`~pdp_audit.audits.blackbox.attack.LearnedStatistic` of :func:`logistic_to_data`'s data (InputError
-    for
-    data that is not a logistic score or whose arrays do not fit together)."""
+    """The :class:`~pdp_audit.audits.blackbox.learned_statistics.LearnedStatistic` of :func:`logistic_to_data`'s data
+    (InputError for data that is not a logistic score or whose arrays do not fit together)."""
     from sklearn.linear_model import LogisticRegression
     from sklearn.preprocessing import StandardScaler
 
-    from pdp_audit.audits.blackbox.attack import Atoms, LearnedStatistic, Standardiser
+    from pdp_audit.audits.blackbox.learned_statistics import Atoms, LearnedStatistic, Standardiser
 
     if data.get("features") not in (FEATURES, list(FEATURES)):  # the re-check computes FEATURES, nothing else
         raise InputError("witness: the statistic's 'features' are not the ones this version computes (edited?)")
@@ -331,8 +330,8 @@ def decoded_outcomes(atoms: tuple[np.ndarray, ...], table: np.ndarray, most: int
 def score_to_data(score: Any, width: int) -> dict:
     """A frozen score reading ``width`` columns as JSON-ready data (the module docstring's kinds)."""
     from pdp_audit.audits.blackbox import trees as blackbox_trees
-    from pdp_audit.audits.blackbox.attack import LearnedStatistic, TreeStatistic
     from pdp_audit.audits.blackbox.features import HistogramScore, OutcomeScore, PooledHistogramScore
+    from pdp_audit.audits.blackbox.learned_statistics import LearnedStatistic, TreeStatistic
 
     if isinstance(score, LearnedStatistic):
         return logistic_to_data(score, width)

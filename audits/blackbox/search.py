@@ -17,9 +17,9 @@ lower bound at :data:`PILOT_ALPHA`; the final bound is then the attack of the ch
 (streams seeded by :func:`final_seed`, disjoint from every pilot's).  Given the pilot draws, the chosen pair is
 fixed and the final draws are independent of them, so the final bound is one level-α test of one fixed pair:
 P(final bound > ε_true of that pair) ≤ α conditionally on any pilot outcome, hence unconditionally.  No union over
-the candidates is needed -- the pilot only selects, it never enters the bound (the argument of sample splitting,
-as for the statistic chosen on a validation split in :func:`pdp_audit.audits.blackbox.attack.select_statistic`).  The
-pair found is a pair of neighbours, so a bound above the claimed ε refutes the claim for the mechanism.
+the candidates is needed -- the pilot only selects, it never enters the bound (the argument of sample splitting, as for
+the statistic chosen on a validation split in :func:`pdp_audit.audits.blackbox.learned_statistics.select_statistic`).
+The pair found is a pair of neighbours, so a bound above the claimed ε refutes the claim for the mechanism.
 """
 
 from __future__ import annotations

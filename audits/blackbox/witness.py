@@ -23,8 +23,9 @@ from typing import Any
 
 import numpy as np
 
-from pdp_audit.audits.blackbox.attack import LearnedStatistic, Sampler, TreeStatistic, _Releases, _Scores
+from pdp_audit.audits.blackbox.attack import Sampler, _Releases, _Scores
 from pdp_audit.audits.blackbox.events import TUNED_AT, Event, EventStatistic, _FreshBlocks, bound_events
+from pdp_audit.audits.blackbox.learned_statistics import LearnedStatistic, TreeStatistic
 from pdp_audit.audits.blackbox.score_data import (  # noqa: F401 (FEATURES, MAX_EXPONENT: re-exported)
     FEATURES,
     MAX_EXPONENT,
@@ -60,7 +61,7 @@ def statistic_to_data(statistic: Any) -> dict:
 
 def statistic_from_data(data: dict) -> Any:
     """The pooled-rank test's score of :func:`statistic_to_data`'s data: a
-    :class:`~pdp_audit.audits.blackbox.attack.LearnedStatistic`, or the trees as a
+    :class:`~pdp_audit.audits.blackbox.learned_statistics.LearnedStatistic`, or the trees as a
     :class:`~pdp_audit.audits.blackbox.score_data.FrozenScore` (InputError, one line, for anything else)."""
     kind = data.get("kind")
     if kind == "logistic":
