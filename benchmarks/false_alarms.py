@@ -61,6 +61,7 @@ from pdp_audit import mutant_runs as zoo_runs
 from pdp_audit import mutants as zoo
 from pdp_audit.mechanisms import float_twins
 from pdp_audit.mechanisms import mutant_pairs as mp
+from pdp_audit.mechanisms import release_precision_pairs as rp
 from pdp_audit.verify.core.checks import worst
 from pdp_audit.verify.estimators.stats import clopper_pearson
 
@@ -91,8 +92,8 @@ TWINS_OF = (
 #: claimed pure (the bounded-loss proof; about 100 s a run, so fewer seeds: ``--wide-seeds``), 20 geometric counts
 #: each moved by one at δ(0.9) = 1.5e-7 claimed (0.9, 1e-6) (decided by the tilt along the loss).
 EXTRA = {
-    "float16-gaussian-cells": (lambda: mp.GaussianF16Cells(4.0), 1.0, 1e-2),
-    "float16-laplace": (lambda: mp.LaplaceF16(), 1.2, 1e-3),
+    "float16-gaussian-cells": (lambda: rp.GaussianF16Cells(4.0), 1.0, 1e-2),
+    "float16-laplace": (lambda: rp.LaplaceF16(), 1.2, 1e-3),
     "in-place-loss": (lambda: mp.InPlaceLoss(mp.SIGMA_TWIN), 1.0, 1e-5),
     "global-generator": (lambda: mp.GlobalNumpy(), 1.0, 1e-3),
     "laplace-1000-bins-pure": (lambda: mp.WideLaplace(1.0, 1000), 1.0, 0.0),

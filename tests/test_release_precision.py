@@ -23,7 +23,7 @@ from pdp_audit.mechanisms.base import (
     loss_resolution,
     release_epsilon,
 )
-from pdp_audit.mechanisms.mutant_pairs import GaussianF16Cells, GaussianF32, LaplaceF16, LaplaceF32
+from pdp_audit.mechanisms.release_precision_pairs import GaussianF16Cells, GaussianF32, LaplaceF16, LaplaceF32
 from pdp_audit.verify.estimators import rare
 
 TRIALS = 100_000
