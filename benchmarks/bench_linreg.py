@@ -17,8 +17,8 @@ import numpy as np
 from scipy import linalg, stats
 from timing import best_rate
 
-from pdp_audit.mechanisms import linreg as L
 from pdp_audit.mechanisms.linreg import adaptive as A
+from pdp_audit.mechanisms.linreg import mechanism as L
 from pdp_audit.mechanisms.linreg.data import preprocess, synthetic_regression
 from pdp_audit.verify.estimators.engine import sample_privacy_loss
 

@@ -9,7 +9,8 @@ each trial with scipy.optimize.minimize -- default trust-exact with the exact He
 method tried that reaches the tolerance (Newton-CG and L-BFGS-B stall near 4e-10 and 2e-9) -- warm-started
 at the non-private solution like the suite and restarted until ‖∇‖ ≤ 1e-10 · scale (the suite's test),
 then evaluates the same privacy loss one trial at a time.  The DGEMM rate is measured in the same run
-(numpy matmul); the suite's flops are counted by ``pdp_audit.mechanisms.objpert.FLOPS`` (GEMMs, Cholesky factorisations,
+(numpy matmul); the suite's flops are counted by ``pdp_audit.mechanisms.objpert.mechanism.FLOPS`` (GEMMs,
+Cholesky factorisations,
 triangular substitutions, mat-vecs).
 
 Suite and baseline are timed in ``--repeats`` interleaved rounds and the fastest round of each is kept
@@ -30,7 +31,7 @@ from scipy import optimize
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
 
-from pdp_audit.mechanisms import objpert as op  # noqa: E402
+from pdp_audit.mechanisms.objpert import mechanism as op  # noqa: E402
 
 
 def make_pair(n: int, d: int, seed: int) -> op.ObjPertPair:

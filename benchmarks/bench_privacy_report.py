@@ -39,7 +39,7 @@ import numpy as np
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
 
 from pdp_audit.audits.privacy_report.trials import PipelineTrials, run_trials  # noqa: E402
-from pdp_audit.mechanisms import privacy_report as pr  # noqa: E402
+from pdp_audit.mechanisms.privacy_report import mechanism as pr  # noqa: E402
 from pdp_audit.verify.estimators.coverage import coverage_of  # noqa: E402
 
 

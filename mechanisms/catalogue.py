@@ -13,13 +13,13 @@ from pdp_audit.mechanisms import (
     geometric,
     laplace,
     laplace_queries,
-    linreg,
-    objpert,
-    privacy_report,
     randomized_response,
 )
 from pdp_audit.mechanisms.base import RegisteredMechanism
 from pdp_audit.mechanisms.linreg import adaptive as linreg_adaptive
+from pdp_audit.mechanisms.linreg import mechanism as linreg
+from pdp_audit.mechanisms.objpert import mechanism as objpert
+from pdp_audit.mechanisms.privacy_report import mechanism as privacy_report
 
 MECHANISMS: tuple[RegisteredMechanism, ...] = (
     gaussian.GAUSSIAN,

@@ -178,6 +178,10 @@ class Shift:
     """o = x_w + N(0, σ²I_d), x_D = (1, …, 1), x_D' = 0; the loss uses the first ``loss_coordinates`` coordinates
     and is written for ``loss_sigma`` (default σ), clipped at ±``clip``; ``view``: the Gaussian noise view."""
 
+    # its sample() is always its declared view's law (the mutations are in the loss; subclasses that change the
+    # sampler do not inherit this: view_replay.built_from_law reads the class's own body)
+    built_from_law = True
+
     def __init__(self, sigma, d=1, loss_coordinates=None, loss_sigma=None, clip=None, view=False):
         self.sigma, self.output_dim = sigma, d
         self.k, self.loss_sigma, self.clip = loss_coordinates or d, loss_sigma or sigma, clip

@@ -28,8 +28,8 @@ from pdp_audit.audits.linreg import profiles as P
 from pdp_audit.audits.linreg.context import LinregAuditConfig
 from pdp_audit.audits.linreg.evidence import run_linreg_audit
 from pdp_audit.cli.main import main
-from pdp_audit.mechanisms import linreg as L
 from pdp_audit.mechanisms.linreg import adaptive as A
+from pdp_audit.mechanisms.linreg import mechanism as L
 from pdp_audit.reports.records import TailCurves
 from pdp_audit.verify.estimators.engine import sample_privacy_loss
 from pdp_audit.verify.estimators.tails import both_directions

@@ -19,7 +19,7 @@ from pdp_audit.audits.objpert.context import ObjPertAuditConfig, synthetic_data
 from pdp_audit.audits.objpert.evidence import run_objpert_audit
 from pdp_audit.audits.privacy_report.evidence import PrivacyReportAuditConfig, run_privacy_report_audit
 from pdp_audit.cli.main import main
-from pdp_audit.mechanisms import objpert as op
+from pdp_audit.mechanisms.objpert import mechanism as op
 from pdp_audit.mechanisms.objpert.certificate import squared_loss_profile
 from pdp_audit.reports.records import Lines
 

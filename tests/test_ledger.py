@@ -14,7 +14,7 @@ from pdp_audit.ledger.findings import Template, render
 from pdp_audit.mechanisms import gaussian as g
 from pdp_audit.mechanisms import gaussian_pdp as gp
 from pdp_audit.mechanisms import goe
-from pdp_audit.mechanisms import objpert as op
+from pdp_audit.mechanisms.objpert import mechanism as op
 
 THEORY = Path(__file__).resolve().parents[1] / ".." / "shared" / "design" / "THEORY.md"
 

@@ -101,7 +101,7 @@ PARSER_ONLY = (
     "tempfile",
     "logging",
     "pdp_audit.reports.records",
-    "pdp_audit.mechanisms.objpert",
+    "pdp_audit.mechanisms.objpert.mechanism",
     "pdp_audit.audits.blackbox.audit",
 )
 

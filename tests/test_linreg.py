@@ -12,10 +12,10 @@ import pytest
 from scipy import integrate, stats
 
 from pdp_audit.mechanisms import gaussian as G
-from pdp_audit.mechanisms import linreg as L
 from pdp_audit.mechanisms.base import NeighbourPair
 from pdp_audit.mechanisms.linreg import adaptive as A
 from pdp_audit.mechanisms.linreg import bounds as B
+from pdp_audit.mechanisms.linreg import mechanism as L
 
 ALPHA = 1e-6  # family-wise false-alarm probability of every statistical test below
 

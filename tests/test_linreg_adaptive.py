@@ -11,10 +11,10 @@ import pytest
 from scipy import optimize
 
 from pdp_audit.mechanisms import gaussian as G
-from pdp_audit.mechanisms import linreg as L
 from pdp_audit.mechanisms.linreg import adaptive as A
 from pdp_audit.mechanisms.linreg import bounds as B
 from pdp_audit.mechanisms.linreg import calibration as C
+from pdp_audit.mechanisms.linreg import mechanism as L
 from pdp_audit.mechanisms.linreg.data import REGRESSION_DATASETS, load_regression, preprocess, synthetic_regression
 
 ALPHA = 1e-6  # family-wise false-alarm probability of every statistical test below

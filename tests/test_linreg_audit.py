@@ -17,9 +17,9 @@ from pdp_audit.audits.linreg import profiles as P
 from pdp_audit.audits.linreg.views import view_of
 from pdp_audit.cli.main import main
 from pdp_audit.mechanisms import gaussian as G
-from pdp_audit.mechanisms import linreg as L
 from pdp_audit.mechanisms.linreg import adaptive as A
 from pdp_audit.mechanisms.linreg import bounds as B
+from pdp_audit.mechanisms.linreg import mechanism as L
 from pdp_audit.verify.estimators import rare
 
 SMALL = ["--synthetic", "80,3", "--trials", "5000", "--search", "32", "--no-reproduce"]

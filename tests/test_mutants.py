@@ -14,7 +14,7 @@ from pdp_audit import mutant_runs as runs
 from pdp_audit import mutants as zoo
 from pdp_audit.cli.main import main
 from pdp_audit.mechanisms import gaussian as g
-from pdp_audit.mechanisms import objpert as op
+from pdp_audit.mechanisms.objpert import mechanism as op
 
 
 @pytest.mark.parametrize("mutant", zoo.MUTANTS, ids=lambda m: m.id)
@@ -87,7 +87,8 @@ _BREAKS = (-np.inf, -60.0, -30.0, -15.0, -8.0, -4.0, -2.0, 0.0, 2.0, 4.0, 8.0, 1
 
 def _objpert_worlds(lam, sigma):
     """The log-densities of ObjPert on D = {(1, +1), (0.1, +1)} and D' = {(0.1, +1)} (d = 1), from the
-    change-of-variables density of :func:`pdp_audit.mechanisms.objpert.log_density` (not the pair's privacy_loss)."""
+    change-of-variables density of :func:`pdp_audit.mechanisms.objpert.mechanism.log_density` (not the pair's
+    privacy_loss)."""
     X, y = np.array([[1.0], [0.1]]), np.array([1.0, 1.0])
     return {
         "D": lambda t: float(op.log_density(np.array([t]), X, y, lam, sigma)),

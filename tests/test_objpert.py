@@ -13,11 +13,11 @@ import numpy as np
 import pytest
 from scipy import integrate, optimize, stats
 
-from pdp_audit.mechanisms import objpert as op
 from pdp_audit.mechanisms.base import NeighbourPair
 from pdp_audit.mechanisms.catalogue import registered
 from pdp_audit.mechanisms.glm_data import breast_cancer, margin_data
 from pdp_audit.mechanisms.losses import ConvexLoss, LogisticLoss, PseudoHuberLoss, SquaredLoss, get_loss
+from pdp_audit.mechanisms.objpert import mechanism as op
 
 
 # --------------------------------------------------------------------------------------------

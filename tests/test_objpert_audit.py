@@ -16,8 +16,8 @@ from pdp_audit.audits.objpert import context, pages, theorems
 from pdp_audit.audits.objpert.figure1 import figure1, k17_checks
 from pdp_audit.audits.objpert.search import Problem, search_worst_target
 from pdp_audit.cli.main import main
-from pdp_audit.mechanisms import objpert as op
 from pdp_audit.mechanisms.losses import LogisticLoss, PseudoHuberLoss
+from pdp_audit.mechanisms.objpert import mechanism as op
 from pdp_audit.mechanisms.objpert.certificate import certificate
 from pdp_audit.reports.records import ScatterPanels
 from pdp_audit.verify.core.checks import finalize

@@ -19,9 +19,9 @@ from pdp_audit.audits.privacy_report.evidence import PrivacyReportAuditConfig, r
 from pdp_audit.cli.main import main
 from pdp_audit.mechanisms import analyze_gauss as ag
 from pdp_audit.mechanisms import gaussian as g
-from pdp_audit.mechanisms import objpert as op
-from pdp_audit.mechanisms import privacy_report as pr
 from pdp_audit.mechanisms.losses import get_loss
+from pdp_audit.mechanisms.objpert import mechanism as op
+from pdp_audit.mechanisms.privacy_report import mechanism as pr
 from pdp_audit.mechanisms.validation import InputError
 from pdp_audit.verify.evidence import contract
 

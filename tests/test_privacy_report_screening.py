@@ -7,7 +7,7 @@ import pytest
 
 from pdp_audit.audits.privacy_report import dependent_screen, screening
 from pdp_audit.audits.privacy_report import trials as tr
-from pdp_audit.mechanisms import privacy_report as pr
+from pdp_audit.mechanisms.privacy_report import mechanism as pr
 
 DELTA, RHO = 1e-6, 0.01
 BUDGETS = {"dependent": (0.2, 0.7, 0.1), "adaptive": "0.5,1,1,1", "independent": (0.3,)}

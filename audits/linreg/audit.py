@@ -29,9 +29,9 @@ from pdp_audit.audits.linreg import builders
 from pdp_audit.audits.linreg.checks import STAGE_BUDGET
 from pdp_audit.audits.linreg.context import Context, LinregAuditConfig, Target
 from pdp_audit.audits.linreg.views import view_of
-from pdp_audit.mechanisms import linreg as L
 from pdp_audit.mechanisms.gaussian import whitened_delta, whitened_epsilon
 from pdp_audit.mechanisms.linreg import adaptive as A
+from pdp_audit.mechanisms.linreg import mechanism as L
 from pdp_audit.reports.records import Page
 from pdp_audit.verify.core.checks import Evidence
 from pdp_audit.verify.estimators.engine import sample_privacy_loss

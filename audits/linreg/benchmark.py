@@ -25,9 +25,9 @@ import numpy as np
 from scipy import stats
 
 from pdp_audit.audits.linreg.benchmark_config import BenchmarkConfig
-from pdp_audit.mechanisms import linreg as L
 from pdp_audit.mechanisms.datasets import load_csv
 from pdp_audit.mechanisms.linreg import adaptive as A
+from pdp_audit.mechanisms.linreg import mechanism as L
 from pdp_audit.mechanisms.linreg.calibration import ops_calibration
 from pdp_audit.mechanisms.linreg.data import load_regression, preprocess
 from pdp_audit.mechanisms.validation import InputError, shown

@@ -27,8 +27,8 @@ from pdp_audit.audits.linreg.checks import (
 )
 from pdp_audit.audits.linreg.context import candidates, offdata_targets
 from pdp_audit.audits.linreg.profiles import ops_delta, ops_epsilon, ops_tail_probability
-from pdp_audit.mechanisms import linreg as L
 from pdp_audit.mechanisms.linreg import bounds as B
+from pdp_audit.mechanisms.linreg import mechanism as L
 from pdp_audit.mechanisms.linreg.calibration import ops_calibration
 from pdp_audit.verify.estimators.engine import run_blocks
 

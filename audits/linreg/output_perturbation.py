@@ -15,9 +15,9 @@ from pdp_audit.audits.linreg.audit import SRC_PDP, GaussianAudit
 from pdp_audit.audits.linreg.checks import EQ33, EQ34_LINE1, EQ34_LINE2, LEMMA24, LEMMA31
 from pdp_audit.audits.linreg.context import offdata_targets
 from pdp_audit.mechanisms import gaussian as G
-from pdp_audit.mechanisms import linreg as L
 from pdp_audit.mechanisms.gaussian import whitened_delta
 from pdp_audit.mechanisms.linreg import bounds as B
+from pdp_audit.mechanisms.linreg import mechanism as L
 from pdp_audit.verify.evidence import builders as generic
 
 

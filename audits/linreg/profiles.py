@@ -1,6 +1,6 @@
 """Vectorised privacy profiles of the linear-regression mechanisms, for many targets at once.
 
-Three families, each computed from the output laws of the samplers in :mod:`pdp_audit.mechanisms.linreg` and
+Three families, each computed from the output laws of the samplers in :mod:`pdp_audit.mechanisms.linreg.mechanism` and
 :mod:`pdp_audit.mechanisms.linreg.adaptive` (never from the papers' pDP closed forms, which they are used to
 audit):
 

@@ -41,9 +41,9 @@ from pdp_audit.audits.linreg.checks import (
 )
 from pdp_audit.audits.linreg.pages import Figure3
 from pdp_audit.audits.linreg.profiles import RidgeBatch, loo_batch, ops_epsilon
-from pdp_audit.mechanisms import linreg as L
 from pdp_audit.mechanisms.gaussian import whitened_epsilon
 from pdp_audit.mechanisms.linreg import adaptive as A
+from pdp_audit.mechanisms.linreg import mechanism as L
 from pdp_audit.mechanisms.linreg.bounds import ridge_global_sensitivity
 from pdp_audit.mechanisms.linreg.calibration import RowBounds, ops_calibration
 from pdp_audit.mechanisms.linreg.data import synthetic_regression

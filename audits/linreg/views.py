@@ -8,7 +8,8 @@ samplers'
 laws exactly:
 
 * :class:`GaussianLawView` — output perturbation and OPS, θ̃ = mean_w + L_w^{-T} w with L_w the Cholesky
-  factor of world w's precision (``pdp_audit.mechanisms.linreg.GaussianLaw.sample`` draws L^{-T}ξ the same way);
+  factor of world w's precision (``pdp_audit.mechanisms.linreg.mechanism.GaussianLaw.sample`` draws L^{-T}ξ
+  the same way);
   the OPS loss is quadratic in w, so only the lower confidence bound of a rare tail is certified
   (enough to refute a claim); output perturbation with a shared covariance is affine (certified).
 * :class:`DiagonalStatsView` — SSP and AdaSSP's private output: every released coordinate is its
@@ -21,9 +22,9 @@ from __future__ import annotations
 import numpy as np
 from scipy import linalg
 
-from pdp_audit.mechanisms import linreg as L
 from pdp_audit.mechanisms.base import World, check_world
 from pdp_audit.mechanisms.linreg import adaptive as A
+from pdp_audit.mechanisms.linreg import mechanism as L
 
 
 class _Delegate:
@@ -39,8 +40,8 @@ class _Delegate:
 
 
 class GaussianLawView(_Delegate):
-    """Noise-level view of :class:`~pdp_audit.mechanisms.linreg.OPSPair` /
-    :class:`~pdp_audit.mechanisms.linreg.OutputPerturbationPair`."""
+    """Noise-level view of :class:`~pdp_audit.mechanisms.linreg.mechanism.OPSPair` /
+    :class:`~pdp_audit.mechanisms.linreg.mechanism.OutputPerturbationPair`."""
 
     def __init__(self, pair):
         super().__init__(pair)

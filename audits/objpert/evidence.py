@@ -3,7 +3,8 @@
 ObjPert releases θ̂ᴾ = argmin_θ J(θ; D) + bᵀθ, J = Σᵢ ℓ(θ; zᵢ) + (λ/2)‖θ‖², b ~ N(0, σ²I).  Checks:
 
 (a) [RW] Theorem 6 and Corollary 7 against the exact log-density ratio (change of variables, computed by
-    :func:`pdp_audit.mechanisms.objpert.log_density`) on many random (θ, z): identities (Corollary 7 is printed "≤");
+    :func:`pdp_audit.mechanisms.objpert.mechanism.log_density`) on many random (θ, z): identities (Corollary
+    7 is printed "≤");
 (b) [RW] Theorem 8 on the same instances (deterministic inequality) and Theorem 9 by Monte Carlo coverage of
     releases (:mod:`pdp_audit.audits.objpert.theorems`);
 (c) DP of Theorem 5's calibration under both readings of its σ (ledger Q1: printed σ = ξ²(8 log(2/δ) + 4ε)/ε²,
@@ -52,7 +53,7 @@ from pdp_audit.audits.objpert.figure1 import FIG1_N, figure1, k17_checks, k19_ch
 from pdp_audit.audits.objpert.pages import figure1_page, per_instance_page, theorem5_page
 from pdp_audit.audits.objpert.search import Problem
 from pdp_audit.audits.objpert.theorems import identity_checks, theorem8_check, theorem9_checks
-from pdp_audit.mechanisms import objpert as op
+from pdp_audit.mechanisms.objpert import mechanism as op
 from pdp_audit.mechanisms.objpert.certificate import ex_post_all_points
 from pdp_audit.reports.records import Run
 from pdp_audit.verify.core.checks import CheckSpec, Evidence, finalize, make_run

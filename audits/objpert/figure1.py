@@ -15,8 +15,8 @@ from scipy import stats
 
 from pdp_audit.audits.objpert.checks import CHECKS
 from pdp_audit.audits.objpert.context import synthetic_data
-from pdp_audit.mechanisms import objpert as op
 from pdp_audit.mechanisms.losses import LogisticLoss
+from pdp_audit.mechanisms.objpert import mechanism as op
 from pdp_audit.mechanisms.objpert.certificate import ex_post_all_points
 from pdp_audit.verify.core.checks import Evidence
 from pdp_audit.verify.evidence import builders

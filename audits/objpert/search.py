@@ -13,9 +13,9 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from pdp_audit.audits.objpert.context import DATA_SEED
-from pdp_audit.mechanisms import objpert as op
 from pdp_audit.mechanisms.base import World
 from pdp_audit.mechanisms.losses import Loss
+from pdp_audit.mechanisms.objpert import mechanism as op
 from pdp_audit.mechanisms.objpert.certificate import glm_log_ratio
 from pdp_audit.verify.estimators.engine import run_blocks
 

@@ -3,7 +3,7 @@ on the same instances, Theorem 9 by Monte Carlo coverage of releases.
 
 (a) The random instances (θ, z) mix releases θ̂ᴾ with wide Gaussian draws of θ and candidate neighbours of
     every kind; the exact log-density ratio comes from the change-of-variables density
-    (:func:`pdp_audit.mechanisms.objpert.log_density`), independent of the closed forms under test.
+    (:func:`pdp_audit.mechanisms.objpert.mechanism.log_density`), independent of the closed forms under test.
 (b) Theorem 9's general ℓ₁ form simultaneously over z ∈ D, the GLM form as printed (signed f′, fails for a
     target with f′ < 0) and with |f′| (derived, per fixed z).
 """
@@ -19,7 +19,7 @@ from scipy import stats
 from pdp_audit.audits.objpert.checks import CHECKS
 from pdp_audit.audits.objpert.context import DATA_SEED
 from pdp_audit.audits.objpert.search import Search, Target, candidate_targets
-from pdp_audit.mechanisms import objpert as op
+from pdp_audit.mechanisms.objpert import mechanism as op
 from pdp_audit.verify.core.checks import Evidence
 from pdp_audit.verify.estimators.coverage import coverage_of
 from pdp_audit.verify.evidence import builders

@@ -1,7 +1,8 @@
 """The evidence for the report's own privacy cost ([RW] Theorems 10(1)(2), 11, 14; Algorithm 4's overhead).
 
 Given θ̂ᴾ the report's releases form a Gaussian mechanism
-(:class:`pdp_audit.mechanisms.privacy_report.ReportReleasePair`) whose privacy loss is N(η²/2, η²): every claim has an
+(:class:`pdp_audit.mechanisms.privacy_report.mechanism.ReportReleasePair`) whose privacy loss is N(η²/2, η²):
+every claim has an
 exact δ(ε) to agree with.  Per-instance claims are audited for the median row of D at one typical release.
 """
 
@@ -15,7 +16,7 @@ from scipy import stats
 from pdp_audit.audits.privacy_report.builders import coverage, gaussian_claim_checks
 from pdp_audit.audits.privacy_report.checks import CHECKS
 from pdp_audit.audits.privacy_report.context import Context
-from pdp_audit.mechanisms import privacy_report as pr
+from pdp_audit.mechanisms.privacy_report import mechanism as pr
 from pdp_audit.verify.core.checks import CheckSpec, Evidence
 from pdp_audit.verify.estimators.engine import sample_privacy_loss
 from pdp_audit.verify.evidence import builders

@@ -10,7 +10,7 @@ import numpy as np
 
 from pdp_audit.audits.privacy_report.context import PrivacyReportAuditConfig
 from pdp_audit.mechanisms import gaussian as g
-from pdp_audit.mechanisms import privacy_report as pr
+from pdp_audit.mechanisms.privacy_report import mechanism as pr
 from pdp_audit.verify.core.checks import CheckSpec, Evidence
 from pdp_audit.verify.estimators.coverage import coverage_of
 from pdp_audit.verify.estimators.engine import sample_privacy_loss

@@ -8,9 +8,9 @@ from typing import Any
 import numpy as np
 
 from pdp_audit.audits.privacy_report.config import PrivacyReportAuditConfig
-from pdp_audit.mechanisms import objpert as op
-from pdp_audit.mechanisms import privacy_report as pr
 from pdp_audit.mechanisms.glm_data import breast_cancer
+from pdp_audit.mechanisms.objpert import mechanism as op
+from pdp_audit.mechanisms.privacy_report import mechanism as pr
 
 DATA_SEED = 2021
 
@@ -57,7 +57,8 @@ def load_data(dataset: str, n: int | None, d: int | None, lam_for_median: float 
 
 def calibration_for(config: PrivacyReportAuditConfig, d: int) -> pr.ReportCalibration:
     """The pipeline's constants for ``config`` at dimension ``d``
-    (:func:`pdp_audit.mechanisms.privacy_report.calibrate`), with the user's noise scales where given (λ then raised to
+    (:func:`pdp_audit.mechanisms.privacy_report.mechanism.calibrate`), with the user's noise scales where
+    given (λ then raised to
     the requirement they imply)."""
     budget = config.resolved_budget()
     choices = pr.CalibrationChoices(

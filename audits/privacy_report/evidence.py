@@ -44,8 +44,8 @@ from pdp_audit.audits.privacy_report.checks import CHECKS, MODE_SOURCES, TARGETS
 from pdp_audit.audits.privacy_report.context import Context, PrivacyReportAuditConfig, calibration_for, load_data
 from pdp_audit.audits.privacy_report.statements import adaptive_checks, dependent_checks, prop21_condition
 from pdp_audit.audits.privacy_report.trials import REPETITION_WEIGHT, PipelineTrials, run_trials
-from pdp_audit.mechanisms import objpert as op
-from pdp_audit.mechanisms import privacy_report as pr
+from pdp_audit.mechanisms.objpert import mechanism as op
+from pdp_audit.mechanisms.privacy_report import mechanism as pr
 from pdp_audit.reports.records import Run
 from pdp_audit.verify.core.checks import CheckSpec, Evidence, finalize, make_run
 from pdp_audit.verify.estimators.engine import block_rng

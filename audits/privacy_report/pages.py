@@ -13,9 +13,9 @@ import math
 import numpy as np
 
 from pdp_audit.audits.privacy_report.checks import CHECKS
-from pdp_audit.mechanisms import objpert as op
-from pdp_audit.mechanisms import privacy_report as pr
 from pdp_audit.mechanisms.glm_data import breast_cancer
+from pdp_audit.mechanisms.objpert import mechanism as op
+from pdp_audit.mechanisms.privacy_report import mechanism as pr
 from pdp_audit.reports.records import Histograms, Line, Lines, Marker, Page, Series
 from pdp_audit.verify.core.checks import Evidence
 from pdp_audit.verify.estimators.engine import block_rng

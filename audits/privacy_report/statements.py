@@ -18,7 +18,7 @@ from pdp_audit.audits.privacy_report.checks import ACCURACY_TARGETS, CHECKS, TAU
 from pdp_audit.audits.privacy_report.context import Context
 from pdp_audit.mechanisms import gaussian as g
 from pdp_audit.mechanisms import goe
-from pdp_audit.mechanisms import privacy_report as pr
+from pdp_audit.mechanisms.privacy_report import mechanism as pr
 from pdp_audit.verify.core.checks import CheckSpec, Evidence
 from pdp_audit.verify.evidence import builders
 

@@ -3,7 +3,8 @@ checks of :mod:`pdp_audit.audits.privacy_report.evidence` need.
 
 One *repetition* draws ObjPert's noise b, then the report's noise (GOE matrix Z, gradient noise e, the
 λ_min noise) and a uniformly random row of D, in that order, from the block's generator; solves ObjPert
-exactly (batched Newton, :mod:`pdp_audit.mechanisms.objpert`); forms H = ∇²J(θ̂ᴾ; D), the releases and the report
+exactly (batched Newton, :mod:`pdp_audit.mechanisms.objpert.mechanism`); forms H = ∇²J(θ̂ᴾ; D), the releases
+and the report
 for every row of D and for one out-of-sample individual; and compares the report with the exact ex-post
 pDP ε₁ of Corollary 7.  The all-x matrix inequalities of Propositions 12 and 21 are decided through the
 eigenvalues of the generalized problem: with H = LLᵀ and P = L⁻¹(Ĥ − H)L⁻ᵀ,
@@ -30,9 +31,9 @@ from functools import cached_property
 import numpy as np
 
 from pdp_audit.audits.privacy_report import dependent_screen, screening
-from pdp_audit.mechanisms import objpert as op
-from pdp_audit.mechanisms import privacy_report as pr
 from pdp_audit.mechanisms.blas_threads import native_pools
+from pdp_audit.mechanisms.objpert import mechanism as op
+from pdp_audit.mechanisms.privacy_report import mechanism as pr
 from pdp_audit.verify.estimators.engine import run_blocks
 from pdp_audit.verify.estimators.progress import weighted
 

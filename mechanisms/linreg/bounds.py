@@ -8,7 +8,8 @@ they are audited against.
 * exact privacy profiles: the Gaussian mechanism (Balle & Wang 2018, Thm 8) and OPS through the scalar
   ``y_z - x^Tθ`` (:func:`ops_exact_delta`).
 
-Conventions (base ``Z = (X, y)`` without the target ``z = (x, y_z)``) as in :mod:`pdp_audit.mechanisms.linreg`.
+Conventions (base ``Z = (X, y)`` without the target ``z = (x, y_z)``) as in
+:mod:`pdp_audit.mechanisms.linreg.mechanism`.
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ import math
 import numpy as np
 from scipy import linalg, optimize, special
 
-from pdp_audit.mechanisms.linreg import check_delta, gram, ridge
+from pdp_audit.mechanisms.linreg.mechanism import check_delta, gram, ridge
 from pdp_audit.mechanisms.validation import InputError
 from pdp_audit.mechanisms.validation import nonnegative as check_nonnegative
 from pdp_audit.mechanisms.validation import positive as check_positive

@@ -9,7 +9,7 @@ from typing import Literal
 import numpy as np
 from scipy import optimize
 
-from pdp_audit.mechanisms.linreg import check_delta
+from pdp_audit.mechanisms.linreg.mechanism import check_delta
 from pdp_audit.mechanisms.validation import InputError
 from pdp_audit.mechanisms.validation import positive as check_positive
 

@@ -27,8 +27,8 @@ from typing import Any
 import numpy as np
 from scipy import integrate, optimize, stats
 
-from pdp_audit.mechanisms import objpert as op
 from pdp_audit.mechanisms.losses import LogisticLoss, PseudoHuberLoss
+from pdp_audit.mechanisms.objpert import mechanism as op
 
 _PROFILE_GRID = np.linspace(0.0, 1.0, 20001)
 

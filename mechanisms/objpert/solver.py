@@ -17,7 +17,7 @@ damped lazy Newton on ``F(θ) = ∇J(θ) + b = 0``:
 
 Converged means ``‖F‖ ≤ rtol · scale`` (:class:`pdp_audit.mechanisms.objpert.objective.Gradient`).  Chunks of
 trials run side by side on the cores (:func:`pdp_audit.mechanisms.blas_threads.for_chunks`).  The density, the
-neighbouring pair and the paper's closed forms are in :mod:`pdp_audit.mechanisms.objpert`.
+neighbouring pair and the paper's closed forms are in :mod:`pdp_audit.mechanisms.objpert.mechanism`.
 """
 
 from __future__ import annotations

@@ -225,7 +225,7 @@ def calibrate(
     (the theorems' own bounds inverted).
     """
     from pdp_audit.mechanisms import gaussian as g
-    from pdp_audit.mechanisms import objpert as op
+    from pdp_audit.mechanisms.objpert import mechanism as op
 
     lam, lambda_inflation, rule, readings = choices.lam, choices.lambda_inflation, choices.rule, choices.readings
     noise_scale2, noise_scale3 = choices.noise_scale2, choices.noise_scale3

@@ -27,9 +27,9 @@ from scipy import linalg, stats
 
 from pdp_audit.mechanisms import analyze_gauss as ag
 from pdp_audit.mechanisms import gaussian as g
-from pdp_audit.mechanisms import linreg as lr
 from pdp_audit.mechanisms import mutant_pairs
-from pdp_audit.mechanisms import objpert as op
+from pdp_audit.mechanisms.linreg import mechanism as lr
+from pdp_audit.mechanisms.objpert import mechanism as op
 from pdp_audit.mechanisms.objpert.solver import theta_rows
 
 EPSILON, DELTA = 1.0, 1e-5

@@ -16,7 +16,6 @@ from typing import Callable, Iterator, NoReturn
 
 from pdp_audit.mechanisms.interruptions import Terminated  # also imported from here (its home before)
 from pdp_audit.mechanisms.validation import InputError
-from pdp_audit.verify.core.config import MAX_WORKERS
 
 
 @contextmanager
@@ -24,6 +23,9 @@ def executor_for(workers: int):
     """None (serial) for one worker, else a process pool whose workers die with this process; results are
     identical either way.  On an error or Ctrl-C the blocks not yet started are cancelled.  Its workers hand blocks of
     losses back through memory shared with them (:class:`pdp_audit.verify.estimators.engine.SharedSlots`)."""
+    # here, not at the top: the options module reads the shipped data sets' names, too heavy for every `--help`
+    from pdp_audit.verify.core.config import MAX_WORKERS
+
     if not 1 <= workers <= MAX_WORKERS:
         raise InputError(f"--workers must be in [1, {MAX_WORKERS}], got {workers}")
     workers = started_workers(workers)
