@@ -33,7 +33,8 @@ from pdp_audit.verify.core.dask_cluster import (
     disconnect,
     distributed_module,
 )
-from pdp_audit.verify.core.processes import MAX_WORKERS, default_terminations, exit_with_parent, started_workers
+from pdp_audit.verify.core.config import MAX_WORKERS
+from pdp_audit.verify.core.processes import default_terminations, exit_with_parent, started_workers
 
 MAX_RESTARTS_WITHOUT_PROGRESS = 3
 
