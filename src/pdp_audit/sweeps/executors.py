@@ -27,13 +27,13 @@ from concurrent.futures.process import BrokenProcessPool
 
 from pdp_audit.mechanisms.interruptions import INTERRUPTIONS
 from pdp_audit.mechanisms.validation import InputError
+from pdp_audit.verify.core.config import MAX_WORKERS
 from pdp_audit.verify.core.dask_cluster import (
     MissingDependency,  # noqa: F401 (re-exported: where sweeps found it)
     connect,
     disconnect,
     distributed_module,
 )
-from pdp_audit.verify.core.config import MAX_WORKERS
 from pdp_audit.verify.core.processes import default_terminations, exit_with_parent, started_workers
 
 MAX_RESTARTS_WITHOUT_PROGRESS = 3
