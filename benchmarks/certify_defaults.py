@@ -25,10 +25,10 @@ from pathlib import Path
 def runs() -> list[tuple[str, str, tuple[str, ...]]]:
     """(audit, case, options) of every setting each audit's descriptor certifies: "correct" runs it, "deflated"
     shrinks the noise until the claim is false (:attr:`pdp_audit.verify.core.plan.AuditPlan.settings`)."""
-    from pdp_audit.catalogue.plans import PLANS
+    from pdp_audit.catalogue.plans import plans
 
     out = []
-    for plan in PLANS:
+    for plan in plans():
         for setting in plan.settings:
             out.append((plan.name, "correct", flags(plan, setting.options)))
             if setting.deflated is not None:

@@ -11,7 +11,7 @@ import pytest
 
 import pdp_audit
 from pdp_audit.catalogue.arguments import command_line, configure_from_args, run_parser
-from pdp_audit.catalogue.plans import PLANS, plans_by_name
+from pdp_audit.catalogue.plans import plans, plans_by_name
 from pdp_audit.cli.main import main
 from pdp_audit.sweeps.spec import SpecError, parse_spec
 from pdp_audit.verify.core.config import COMMAND_LINE, SEED_OPTION, parse
@@ -44,7 +44,7 @@ def test_an_epsilon_out_of_range_is_refused_in_the_same_words_everywhere(tmp_pat
     assert not list(tmp_path.glob("*.pdf")) and not list(tmp_path.glob("*.sqlite"))  # nothing ran
 
 
-@pytest.mark.parametrize("plan", PLANS, ids=lambda p: p.name)
+@pytest.mark.parametrize("plan", plans(), ids=lambda p: p.name)
 def test_the_command_line_and_keywords_build_the_same_config(plan):
     """The smoke budget given as keywords, and as the command line spelled from the same values, is one config."""
     values = dict(plan.smoke)

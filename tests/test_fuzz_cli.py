@@ -33,7 +33,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from pdp_audit.catalogue.arguments import Parser, command_line
-from pdp_audit.catalogue.plans import PLANS
+from pdp_audit.catalogue.plans import plans
 from pdp_audit.cli import main as cli
 
 HOSTILE = (
@@ -71,7 +71,7 @@ SKIPPED_COMMANDS = {"benchmark"}  # measures throughput for minutes by design; i
 
 
 #: Each audit's smoke budget (seconds per run) as its plan declares it: for the fuzz and the sweep of float options.
-_PLANS = {plan.name: plan for plan in PLANS}
+_PLANS = {plan.name: plan for plan in plans()}
 
 
 def _small_budget(audit: str, argv: list[str]) -> list[str]:
@@ -202,7 +202,7 @@ def _float_options() -> list[tuple[str, str]]:
     """Every (audit, flag) of a float option of ``run``, from the audits' declared options."""
     return [
         (plan.name, option.cli_flag)
-        for plan in PLANS
+        for plan in plans()
         for option in plan.options().values()
         if option.kind == "float" and option.cli
     ]

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 import pdp_audit
-from pdp_audit.catalogue.plans import PLANS
+from pdp_audit.catalogue.plans import plans
 from pdp_audit.cli.main import main
 from pdp_audit.verify.core import plan as plan_module
 from pdp_audit.verify.core import processes
@@ -41,7 +41,7 @@ def test_the_api_and_a_deployment_refuse_it_in_their_words(small_machine, tmp_pa
 
 
 def test_a_budget_that_fits_is_accepted(small_machine):
-    config = next(p for p in PLANS if p.name == "gaussian").configure({"trials": 1e6})
+    config = next(p for p in plans() if p.name == "gaussian").configure({"trials": 1e6})
     assert config.trials == 1_000_000
 
 

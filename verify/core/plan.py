@@ -2,10 +2,10 @@
 
 Each family under ``audits/<family>/`` declares its config (``config.py``: a frozen dataclass whose fields are
 the audit's options, :mod:`pdp_audit.verify.core.config`) and its :class:`AuditPlan` (``plan.py``);
-:mod:`pdp_audit.catalogue.plans` lists the plans in an explicit tuple, and every way in -- ``pdp-audit run``,
-``certify``, ``sweep``, the pytest plugin, the Python API, the claims ledger -- builds the config from a mapping
-with :func:`pdp_audit.verify.core.config.build` and runs it with :meth:`AuditPlan.execute`.  Nothing registers itself on
-import.
+:mod:`pdp_audit.catalogue.plans` names the plan modules in one table, one line an audit, and every way in --
+``pdp-audit run``, ``certify``, ``sweep``, the pytest plugin, the Python API, the claims ledger -- builds the config
+from a mapping with :func:`pdp_audit.verify.core.config.build` and runs it with :meth:`AuditPlan.execute`.
+Nothing registers itself on import.
 """
 
 from __future__ import annotations

@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from pdp_audit.catalogue.kinds import kinds_by_name
-from pdp_audit.catalogue.plans import PLANS
+from pdp_audit.catalogue.plans import plans
 from pdp_audit.sweeps import audits
 from pdp_audit.sweeps.schema import SweepMechanism
 
@@ -23,7 +23,7 @@ def program_data(path: str) -> Any:
 
 
 SWEEPS: tuple[SweepMechanism, ...] = (
-    *(audits.sweep_mechanism(plan) for plan in PLANS),
+    *(audits.sweep_mechanism(plan) for plan in plans()),
     audits.kind_sweep_mechanism(kinds_by_name()["pair"].plan, "factory"),
     audits.kind_sweep_mechanism(kinds_by_name()["blackbox"].plan, "factory", required=("trials",)),
     audits.kind_sweep_mechanism(
