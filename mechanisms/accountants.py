@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import importlib.util
 
-from pdp_audit.mechanisms.validation import InputError
+from pdp_audit.verify.inputs.validation import InputError
 
 #: Accountant name → the module it needs.
 ACCOUNTANTS = {

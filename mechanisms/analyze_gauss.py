@@ -26,7 +26,7 @@ import numpy as np
 
 from pdp_audit.mechanisms import gaussian
 from pdp_audit.mechanisms.base import RegisteredMechanism, World, check_world
-from pdp_audit.mechanisms.validation import InputError, positive, probability
+from pdp_audit.verify.inputs.validation import InputError, positive, probability
 
 Neighbour = Literal["add", "remove"]
 

@@ -23,8 +23,8 @@ from typing import Any, Callable, Literal, Protocol, Sequence, runtime_checkable
 
 import numpy as np
 
-from pdp_audit.mechanisms.interruptions import INTERRUPTIONS, Terminated
-from pdp_audit.mechanisms.validation import InputError
+from pdp_audit.verify.inputs.interruptions import INTERRUPTIONS, Terminated
+from pdp_audit.verify.inputs.validation import InputError
 
 World = Literal["D", "D'"]
 WORLDS: tuple[World, World] = ("D", "D'")
@@ -70,7 +70,7 @@ USER_MESSAGE_CHARS = 300
 def _text(value: object, how) -> str:
     """``how(value)`` (``str`` or ``repr``), or a placeholder where the user's ``__str__``/``__repr__`` raises
     (that was an internal error, exit 4, and a KeyboardInterrupt raised there read as Ctrl-C).  A SIGTERM arriving
-    meanwhile (:class:`~pdp_audit.mechanisms.interruptions.Terminated`, which the user's code has no cause to raise)
+    meanwhile (:class:`~pdp_audit.verify.inputs.interruptions.Terminated`, which the user's code has no cause to raise)
     goes on as it came."""
     try:
         return how(value)

@@ -14,7 +14,7 @@ from threading import Lock
 
 import numpy as np
 
-from pdp_audit.mechanisms.validation import InputError
+from pdp_audit.verify.inputs.validation import InputError
 
 
 @dataclass

@@ -32,7 +32,7 @@ from pdp_audit.mechanisms.base import (
 )
 from pdp_audit.mechanisms.gaussian_query import Query, Relation, clipped_row_norms
 from pdp_audit.mechanisms.row_reductions import ScaledRows
-from pdp_audit.mechanisms.validation import InputError, nonnegative, positive, probability
+from pdp_audit.verify.inputs.validation import InputError, nonnegative, positive, probability
 
 
 # --------------------------------------------------------------------------------------------

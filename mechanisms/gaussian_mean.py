@@ -44,7 +44,7 @@ from pdp_audit.mechanisms.base import RegisteredMechanism, World, check_world, n
 from pdp_audit.mechanisms.gaussian import GaussianPair
 from pdp_audit.mechanisms.gaussian_query import Query, Relation, clipped_row_norms
 from pdp_audit.mechanisms.row_reductions import ScaledRows
-from pdp_audit.mechanisms.validation import positive
+from pdp_audit.verify.inputs.validation import positive
 
 #: The equal-μ rule's share of the combined μ² given to each part.
 EQUAL_SHARE = 0.5

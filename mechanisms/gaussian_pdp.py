@@ -17,7 +17,7 @@ from typing import Literal, TypeVar
 import numpy as np
 
 from pdp_audit.mechanisms.gaussian import log_analytic_delta, log_delta_parts
-from pdp_audit.mechanisms.validation import probability
+from pdp_audit.verify.inputs.validation import probability
 
 Values = TypeVar("Values", float, np.ndarray)  # one release's number or an array of them, elementwise
 

@@ -15,7 +15,7 @@ from pdp_audit.mechanisms.base import (
     removed_index,
 )
 from pdp_audit.mechanisms.row_reductions import ScaledRows, row_norms, sum_with, sum_without, sums_in_order
-from pdp_audit.mechanisms.validation import InputError, positive
+from pdp_audit.verify.inputs.validation import InputError, positive
 
 QueryKind = Literal["sum", "count"]
 Relation = Literal["add", "remove"]

@@ -36,7 +36,7 @@ import numpy as np
 
 from pdp_audit.mechanisms.base import RegisteredMechanism, neighbour_rows
 from pdp_audit.mechanisms.laplace import LaplacePair
-from pdp_audit.mechanisms.validation import InputError, nonnegative, positive
+from pdp_audit.verify.inputs.validation import InputError, nonnegative, positive
 
 Relation = Literal["add", "remove"]
 

@@ -9,7 +9,7 @@ from typing import Literal
 
 import numpy as np
 
-from pdp_audit.mechanisms.validation import InputError
+from pdp_audit.verify.inputs.validation import InputError
 
 
 def margin_data(

@@ -30,7 +30,7 @@ from typing import TYPE_CHECKING, Literal
 
 import numpy as np
 
-from pdp_audit.mechanisms.validation import InputError, positive, probability
+from pdp_audit.verify.inputs.validation import InputError, positive, probability
 
 if TYPE_CHECKING:  # mpmath and scipy are imported where they are used: the GOE config imports this module for every
     import mpmath  # command's parser (run NAME --help), which needs EXACT_MAX_D alone

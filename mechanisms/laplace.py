@@ -34,7 +34,7 @@ import numpy as np
 
 from pdp_audit.mechanisms.base import RegisteredMechanism, World, check_world, neighbour_rows
 from pdp_audit.mechanisms.gaussian_query import Query
-from pdp_audit.mechanisms.validation import InputError, nonnegative, positive, probability
+from pdp_audit.verify.inputs.validation import InputError, nonnegative, positive, probability
 
 Relation = Literal["add", "remove"]
 

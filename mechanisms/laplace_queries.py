@@ -50,7 +50,7 @@ import numpy as np
 
 from pdp_audit.mechanisms.base import RegisteredMechanism
 from pdp_audit.mechanisms.laplace import L1Query, LaplaceMechanism, clip_rows_l1
-from pdp_audit.mechanisms.validation import InputError, nonnegative, positive
+from pdp_audit.verify.inputs.validation import InputError, nonnegative, positive
 
 
 def mean_scales(epsilon: float, clip: float, split: float, dimension: int) -> np.ndarray:

@@ -21,7 +21,7 @@ from typing import Callable
 
 import numpy as np
 
-from pdp_audit.mechanisms.validation import InputError
+from pdp_audit.verify.inputs.validation import InputError
 
 #: labels: one per row of ``t``, or one shared by every row (the per-point paths below)
 Labels = np.ndarray | float

@@ -36,7 +36,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from pdp_audit.mechanisms.base import RegisteredMechanism, check_world
-from pdp_audit.mechanisms.validation import InputError, nonnegative, positive
+from pdp_audit.verify.inputs.validation import InputError, nonnegative, positive
 
 
 def keep_probability(epsilon: float, categories: int) -> float:

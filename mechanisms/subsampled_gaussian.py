@@ -40,7 +40,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from pdp_audit.mechanisms.validation import InputError
+from pdp_audit.verify.inputs.validation import InputError
 
 #: The neighbouring relations DP-SGD is audited under.
 NEIGHBOURS = ("add-remove", "replace-one")

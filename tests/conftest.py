@@ -29,7 +29,7 @@ def keep_idle_threads_from_spinning():
     (``OPENBLAS_THREAD_TIMEOUT=4``: 2^4 cycles, its least, against 2^28 by default; ``OMP_WAIT_POLICY=passive``) in
     every process the suite starts after this: xdist's workers, the commands and pytester sessions the tests start.
     The thread counts are unchanged (one a core: the numbers, the chunk threads of
-    :mod:`pdp_audit.mechanisms.blas_threads` and what the tests of threads see); only their waiting is.  Between two
+    :mod:`pdp_audit.verify.inputs.blas_threads` and what the tests of threads see); only their waiting is.  Between two
     calls each thread spun on the cores the other workers need: under ``-n 2`` on 2 shared cores (load 6-8),
     tests/test_contract.py took 28.4 CPU s spinning BLAS threads against 19.6, test_blackbox_event_witness.py and
     test_consistency_events.py 31.5 spinning OpenMP threads against 27.6.  A value set by the caller is kept."""

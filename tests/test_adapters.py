@@ -153,7 +153,7 @@ def test_opendp_laplace_drawn_through_its_vector_twin_certifies_and_fails_on_a_s
     """The vectorised path: the same Laplace on a vector domain draws a block of releases per call (3.3× cheaper a
     release here); accepted only where its map agrees with the scalar's, and audited like the scalar one."""
     from pdp_audit.mechanisms.adapters.opendp import MeasurementPair
-    from pdp_audit.mechanisms.validation import InputError
+    from pdp_audit.verify.inputs.validation import InputError
 
     floats = dp.atom_domain(T=float, nan=False)
     laplace = dp.m.make_laplace(floats, dp.absolute_distance(T=float), scale=1.0)

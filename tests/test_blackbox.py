@@ -273,7 +273,7 @@ def test_a_run_that_names_no_budget_is_the_event_test_at_the_declared_default(tm
     import pdp_audit
     import pdp_audit.audits.blackbox.audit as home
     from pdp_audit.audits.blackbox.defaults import DEFAULT_TRIALS
-    from pdp_audit.mechanisms.validation import InputError
+    from pdp_audit.verify.inputs.validation import InputError
 
     assert DEFAULT_TRIALS >= 8_000_000  # 4e6 left SVT3 unrefuted on one seed of three (docs/how-to/blackbox.md)
 

@@ -29,8 +29,8 @@ from pdp_audit.audits.blackbox.score_data import score_from_data, score_to_data
 from pdp_audit.audits.blackbox.search_check import WITNESS_SCHEMA, read_witness
 from pdp_audit.audits.blackbox.witness import events_from_data, events_to_data, recheck, statistic_to_data
 from pdp_audit.cli.main import main
-from pdp_audit.mechanisms.validation import InputError
 from pdp_audit.verify.estimators.float_structure import number_structure
+from pdp_audit.verify.inputs.validation import InputError
 
 
 class Mixed:

@@ -29,7 +29,7 @@ from pdp_audit.audits.blackbox.search import (
 from pdp_audit.audits.blackbox.search_check import SearchOptions, read_witness
 from pdp_audit.audits.blackbox.witness import recheck, statistic_to_data
 from pdp_audit.cli.main import main
-from pdp_audit.mechanisms.validation import InputError
+from pdp_audit.verify.inputs.validation import InputError
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
 import blackbox_search_peers as bsp  # noqa: E402

@@ -13,8 +13,8 @@ import pytest
 
 from pdp_audit.mechanisms.base import LOSS_RESOLUTION, MalformedPair, at_loss_resolution, checked_losses
 from pdp_audit.mechanisms.gaussian import SIGMA_RANGE, GaussianPair
-from pdp_audit.mechanisms.validation import InputError
 from pdp_audit.verify.estimators.engine import gathered
+from pdp_audit.verify.inputs.validation import InputError
 
 EDGES = [np.inf, -np.inf, np.nan, -0.0, 0.0, 5e-324, 2.0**20, -(2.0**20), 2.0**20 - 2.0**-33, 1e308, -1e300, 2.0**-33]
 
@@ -470,9 +470,9 @@ def test_one_blas_thread_limits_once_however_deep_and_not_in_a_limited_worker(mo
     scan nothing."""
     import threadpoolctl
 
-    from pdp_audit.mechanisms import blas_threads
     from pdp_audit.verify.core.processes import executor_for
     from pdp_audit.verify.estimators import engine
+    from pdp_audit.verify.inputs import blas_threads
 
     limits, pools = [], set()
 
@@ -510,8 +510,8 @@ def test_one_blas_thread_limits_a_blas_loaded_after_its_controller_was_made(monk
 
     import threadpoolctl
 
-    from pdp_audit.mechanisms import blas_threads
     from pdp_audit.verify.estimators import engine
+    from pdp_audit.verify.inputs import blas_threads
 
     before = blas_in_this_process()[1]
     if not before or before == {1}:

@@ -313,7 +313,7 @@ def test_a_certificate_states_resolved_parameters_never_null():
 def test_the_certificate_and_its_audit_parse_the_data_file_once(tmp_path, monkeypatch):
     """The fingerprint's parse of the pinned CSV is handed to the audit (one parse, not two), and the certificate
     is byte for byte the one of two parses."""
-    from pdp_audit.mechanisms import datasets
+    from pdp_audit.verify.inputs import datasets
 
     class Forgetful(dict):  # the cache that keeps nothing: every reader parses, as before
         def __setitem__(self, key, value) -> None:

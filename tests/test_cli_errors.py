@@ -314,7 +314,7 @@ def test_a_tiny_goe_sensitivity_leaves_the_importance_points_out_of_the_figure(c
 def test_a_value_given_without_its_option_is_named():
     """`pdp-audit tau 50` said only that --d and --rho were required: the 50 is the mistake."""
     from pdp_audit.cli.main import build_parser
-    from pdp_audit.mechanisms.validation import InputError
+    from pdp_audit.verify.inputs.validation import InputError
 
     said = r"required: --d, --rho \(got '50' on its own: every option is named, as in --d 50\)"
     with pytest.raises(InputError, match=said):

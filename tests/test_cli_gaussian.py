@@ -225,7 +225,7 @@ def test_parquet_needs_pyarrow_or_reads_like_the_csv(tmp_path, capsys):
     pd.DataFrame(rows).to_parquet(path)
     csv_path = tmp_path / "mine.csv"
     pd.DataFrame(rows).to_csv(csv_path, index=False)
-    from pdp_audit.mechanisms.datasets import load_csv
+    from pdp_audit.verify.inputs.datasets import load_csv
 
     a, b = load_csv(path, "label"), load_csv(csv_path, "label")
     assert np.array_equal(a.features, b.features) and np.array_equal(a.target, b.target)

@@ -10,7 +10,7 @@ import pytest
 from pdp_audit.mechanisms import gaussian as g
 from pdp_audit.mechanisms import gaussian_mean as gm
 from pdp_audit.mechanisms import gaussian_query as gq
-from pdp_audit.mechanisms.validation import InputError
+from pdp_audit.verify.inputs.validation import InputError
 
 
 def bits(array) -> np.ndarray:

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from pdp_audit.mechanisms import datasets
-from pdp_audit.mechanisms.validation import InputError
+from pdp_audit.verify.inputs import datasets
+from pdp_audit.verify.inputs.validation import InputError
 
 
 def test_a_data_file_beyond_the_cap_is_refused_from_its_size_before_any_read(tmp_path):

@@ -11,10 +11,10 @@ import mpmath as mp
 import numpy as np
 import pytest
 
-from pdp_audit.mechanisms.datasets import load_csv
 from pdp_audit.mechanisms.gaussian import analytic_delta, analytic_epsilon, log_analytic_delta
 from pdp_audit.mechanisms.gaussian_pdp import distinct_values, per_instance_epsilons
-from pdp_audit.mechanisms.validation import InputError
+from pdp_audit.verify.inputs.datasets import load_csv
+from pdp_audit.verify.inputs.validation import InputError
 
 
 def _tricky_numbers(count: int, seed: int) -> list[str]:

@@ -16,9 +16,9 @@ from pdp_audit.audits.dp_sgd.evidence import reference
 from pdp_audit.catalogue.plans import plans_by_name
 from pdp_audit.mechanisms import pld_composition as pld
 from pdp_audit.mechanisms import subsampled_gaussian as sg
-from pdp_audit.mechanisms.validation import InputError
 from pdp_audit.verify.core.checks import without_figures
 from pdp_audit.verify.estimators.composition import composed_tail
+from pdp_audit.verify.inputs.validation import InputError
 
 PAIRS = [(0.8, 0.01, "add-remove"), (1.1, 0.05, "add-remove"), (0.8, 0.01, "replace-one")]
 

@@ -14,7 +14,7 @@ from pdp_audit.catalogue.plans import plans_by_name
 from pdp_audit.cli.main import main
 from pdp_audit.mechanisms import pld_composition as pld
 from pdp_audit.mechanisms import subsampled_gaussian as sg
-from pdp_audit.mechanisms.validation import InputError
+from pdp_audit.verify.inputs.validation import InputError
 
 #: The issue's budget: 90-million-element arrays and a MemoryError (exit 4) after minutes.
 HUGE = {"steps": 1e6, "sample_rate": 0.5, "noise_multiplier": 0.3}

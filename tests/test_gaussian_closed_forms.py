@@ -180,7 +180,7 @@ def test_calibrations_beyond_the_range_searched_are_input_errors():
     warnings (its root, ≈ 1/(2σ²) = 5e599, is no float), as did gaussian_sigma(1e300, 1e-300)."""
     import warnings
 
-    from pdp_audit.mechanisms.validation import InputError
+    from pdp_audit.verify.inputs.validation import InputError
 
     with warnings.catch_warnings():
         warnings.simplefilter("error")

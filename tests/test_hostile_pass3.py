@@ -202,8 +202,8 @@ def test_releases_too_wide_for_this_machine_are_refused_before_any_draw(tmp_path
 
 def test_the_width_check_lets_every_width_that_fits_through(monkeypatch):
     import pdp_audit.verify.core.processes as processes
-    from pdp_audit.mechanisms.validation import InputError
     from pdp_audit.verify.evidence.pair_validation import check_block_memory
+    from pdp_audit.verify.inputs.validation import InputError
 
     monkeypatch.setattr(processes, "physical_memory", lambda: 100_000_000)  # 0.75 × 1e8 / (65,536 × 8 × 4) = 35.8
     check_block_memory(type("Pair", (), {"output_dim": 35})())

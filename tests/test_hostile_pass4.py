@@ -25,7 +25,7 @@ import pdp_audit
 from pdp_audit.audits.blackbox.search import Neighbours
 from pdp_audit.audits.blackbox.search_check import SearchOptions, read_witness
 from pdp_audit.cli.main import main
-from pdp_audit.mechanisms.validation import InputError
+from pdp_audit.verify.inputs.validation import InputError
 from tests.test_sandbox import alive, children_of
 
 SMALL = SearchOptions(candidates=1, pilot_trials=1000, trials=1000)

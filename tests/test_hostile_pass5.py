@@ -18,7 +18,7 @@ import pytest
 
 import pdp_audit
 from pdp_audit.cli.main import main
-from pdp_audit.mechanisms.validation import InputError
+from pdp_audit.verify.inputs.validation import InputError
 from tests.test_sandbox import alive
 
 CLAIM = ("--claim-epsilon", "1", "--claim-delta", "1e-3", "--trials", "1000", "--statistic", "logistic")

@@ -2,7 +2,7 @@
 
 A guard is an ``except BaseException`` (or bare ``except``) handler that makes what the user's code raised the user's
 fault: it raises ``MalformedPair`` or ``InputError``, or forms the message with ``user_error``.  Such a handler must
-let ``INTERRUPTIONS`` (``pdp_audit.mechanisms.interruptions``: Ctrl-C's KeyboardInterrupt and SIGTERM's Terminated)
+let ``INTERRUPTIONS`` (``pdp_audit.verify.inputs.interruptions``: Ctrl-C's KeyboardInterrupt and SIGTERM's Terminated)
 through -- by an earlier handler of the same ``try`` that re-raises them, or by ``if isinstance(err, ...): raise``
 before it blames the user.  Fourteen guards once re-raised KeyboardInterrupt only (fixed in 0b99065): a SIGTERM
 arriving while the user's sampler ran was read as the pair's fault, and the audit's child sampled on until killed.

@@ -10,13 +10,13 @@ import random
 import subprocess
 import sys
 
-from pdp_audit.mechanisms import datasets
+from pdp_audit.verify.inputs import datasets
 
 
 def test_a_json_only_report_imports_no_pdf_renderer(tmp_path):
     """Nor, for a pure-DP audit of the default data set, scipy.stats (only its beta quantiles' ufuncs are used) or
-    scikit-learn (the data set read from mechanisms/shipped_store.py, warmed here)."""
-    from pdp_audit.mechanisms.datasets import load_shipped
+    scikit-learn (the data set read from verify/inputs/shipped_store.py, warmed here)."""
+    from pdp_audit.verify.inputs.datasets import load_shipped
 
     load_shipped("diabetes")  # the store this process and the child share (the user's cache folder)
     code = (
@@ -74,7 +74,7 @@ def test_a_computation_beside_gives_its_result_or_its_error_and_leaves_no_thread
 def _outcome(path, pinned: bool = False):
     """What the reader makes of ``path``: its table (values, signs of zero, shape) or its one-line error; pinned, the
     digest it records too."""
-    from pdp_audit.mechanisms.validation import InputError
+    from pdp_audit.verify.inputs.validation import InputError
 
     try:
         if not pinned:
@@ -159,7 +159,7 @@ def test_integer_columns_are_read_as_floats(tmp_path):
     import pandas as pd
     import pytest
 
-    from pdp_audit.mechanisms.validation import InputError
+    from pdp_audit.verify.inputs.validation import InputError
 
     path = tmp_path / "d.csv"
     lines = ["a,b"] + ["1,2"] * 40 + ["-0,3"] + ["4,5"] * 40

@@ -1,16 +1,19 @@
 """The layering of the product, read from its folders and the import statements (function-level ones included).
 
-    mechanisms  <-  verify  <-  audits  <-  the application (src/pdp_audit)          reports (beside them all)
+    verify/inputs  <-  mechanisms  <-  verify  <-  audits  <-  the application (src/pdp_audit)    reports (beside)
 
 * A module's level is the folder it is in (:data:`LEVELS`, lowest first; the deepest folder listed that holds it):
-  ``mechanisms/`` the mathematics; ``verify/`` the floor audits stand on (its estimators, then records, options,
-  plans and the sandbox in ``core/``, then the evidence that decides checks); ``audits/`` one folder per audit; the
-  application in the namespace root ``src/pdp_audit/`` (the catalogue of plans, sweeps, the ledger, the use cases
-  and public API in the root's own modules, and on top the entry points that ``pyproject.toml`` declares: the
-  console script's package and the pytest plugin).  A module imports only modules of its own level or below, and
+  ``verify/inputs/`` what reaches the mathematics from outside it (``InputError`` and the checks of a user's values,
+  the data readers, the shipped data's store, BLAS's threads, interruptions), below the mathematics, which raises
+  ``InputError``; ``mechanisms/`` the mathematics; ``verify/`` the floor audits stand on (its estimators, then
+  records, options, plans and the sandbox in ``core/``, then the evidence that decides checks); ``audits/`` one folder
+  per audit; the application in the namespace root ``src/pdp_audit/`` (the catalogue of plans, sweeps, the ledger, the
+  use cases and public API in the root's own modules, and on top the entry points that ``pyproject.toml`` declares:
+  the console script's package and the pytest plugin).  A module imports only modules of its own level or below, and
   ``reports``.
 * ``reports`` imports only ``reports``: it renders plain records and knows no mathematics or verdict rule.
-* The estimators (the lowest level of ``verify``) import only ``mechanisms`` and themselves.
+* The estimators (the lowest level of ``verify`` above the mathematics) import only ``verify/inputs``,
+  ``mechanisms`` and themselves.
 * An audit (``audits/<name>/``) imports no other audit: what two audits share lives in the floor.
   :data:`AUDITS_BUILT_ON` names the one exception with its reason.
 * The entry points reach the declared options, the outputs' checks and the catalogue of plans through the use
@@ -41,6 +44,7 @@ APPLICATION = Path("src", NAMESPACE)
 FOLDERS = ("mechanisms", "verify", "audits", "reports")
 #: The levels, lowest first: each a folder (a module belongs to the deepest folder listed that holds it).
 LEVELS = (
+    "verify/inputs",
     "mechanisms",
     "verify/estimators",
     "verify/core",
@@ -160,14 +164,18 @@ def _rule_broken(source: str, target: str, paths: dict[str, Path]) -> str | None
     here, there = level(source, paths[source]), level(target, paths[target])
     if here is not None and there is not None and there > here:
         return f"level {here} ({_level_name(here)}) imports level {there} ({_level_name(there)})"
-    if here == LEVELS.index("verify/estimators") and there not in (0, here):
-        return "an estimator imports only mechanisms and the estimators"
+    if here == LEVELS.index("verify/estimators") and there not in (*_BELOW_THE_ESTIMATORS, here):
+        return "an estimator imports only the inputs, mechanisms and the estimators"
     mine, theirs = audit_of(source), audit_of(target)
     if mine and theirs and mine != theirs and theirs not in AUDITS_BUILT_ON.get(mine, ()):
         return "an audit imports no other audit"
     if _within(source, ENTRY_POINTS) and _within(target, THROUGH_THE_API):
         return f"an entry point stands on {NAMESPACE}.api"
     return None
+
+
+#: The levels an estimator may import besides its own: the inputs and the mathematics.
+_BELOW_THE_ESTIMATORS = (LEVELS.index("verify/inputs"), LEVELS.index("mechanisms"))
 
 
 def _level_name(rung: int) -> str:
@@ -282,17 +290,23 @@ def _path(module: str) -> Path:
 @pytest.mark.parametrize(
     "source, target, expected",
     [
-        ("mechanisms.a", "verify.core.checks", "level 0 (mechanisms) imports level 2"),
+        ("verify.inputs.datasets", "mechanisms.base", "level 0 (verify/inputs) imports level 1 (mechanisms)"),
+        ("verify.inputs.validation", "verify.estimators.rare", "level 0 (verify/inputs) imports level 2"),
+        ("mechanisms.a", "verify.inputs.validation", None),
+        ("mechanisms.a", "verify.core.checks", "level 1 (mechanisms) imports level 3"),
         ("reports.pdf", "verify.core.checks", "reports imports only reports"),
+        ("reports.pdf", "verify.inputs.validation", "reports imports only reports"),
         ("verify.estimators.rare", "reports.records", "an estimator imports only"),
-        ("verify.estimators.rare", "verify.core.checks", "level 1 (verify/estimators) imports level 2"),
-        ("verify.core.checks", "cli.main", "level 2 (verify/core) imports level 9 (the entry points)"),
-        ("verify.evidence.builders", "audits.gaussian.plan", "level 3 (verify/evidence) imports level 4"),
+        ("verify.estimators.rare", "verify.inputs.blas_threads", None),
+        ("verify.estimators.rare", "mechanisms.base", None),
+        ("verify.estimators.rare", "verify.core.checks", "level 2 (verify/estimators) imports level 3"),
+        ("verify.core.checks", "cli.main", "level 3 (verify/core) imports level 10 (the entry points)"),
+        ("verify.evidence.builders", "audits.gaussian.plan", "level 4 (verify/evidence) imports level 5"),
         ("audits.laplace.config", "audits.gaussian.config", "an audit imports no other audit"),
         ("audits.privacy_report.evidence", "audits.objpert.dp", None),
-        ("audits.gaussian.plan", "catalogue.plans", "level 4 (audits) imports level 5"),
-        ("sweeps.spec", "api", "level 6 (src/pdp_audit/sweeps) imports level 8 (src/pdp_audit)"),
-        ("api", "pytest_plugin", "level 8 (src/pdp_audit) imports level 9"),
+        ("audits.gaussian.plan", "catalogue.plans", "level 5 (audits) imports level 6"),
+        ("sweeps.spec", "api", "level 7 (src/pdp_audit/sweeps) imports level 9 (src/pdp_audit)"),
+        ("api", "pytest_plugin", "level 9 (src/pdp_audit) imports level 10"),
         ("api", "", "nothing imports pdp_audit"),
         ("cli.main", "catalogue.plans", "an entry point stands on pdp_audit.api"),
         ("pytest_plugin", "verify.core.config", "an entry point stands on pdp_audit.api"),

@@ -503,7 +503,7 @@ def test_chunk_threads_respect_a_blas_limit_set_by_the_caller():
     every chunk runs once (the contract suite checks that threads do not change the releases)."""
     from threadpoolctl import threadpool_limits
 
-    from pdp_audit.mechanisms import blas_threads
+    from pdp_audit.verify.inputs import blas_threads
 
     with threadpool_limits(limits=1, user_api="blas"):
         assert blas_threads._cores() == 1

@@ -190,8 +190,8 @@ def test_a_data_file_replaced_between_two_parses_is_refused(folder, monkeypatch,
     """A pinned file's bytes are hashed as they are parsed, not held: where the audit parses the file again (the
     fingerprint's parse not handed over) and finds other bytes, the run stops in one line, exit 2 -- never a
     certificate naming one file's digest beside the audit of another."""
-    from pdp_audit.mechanisms import datasets
     from pdp_audit.verify.core.plan import AuditPlan
+    from pdp_audit.verify.inputs import datasets
 
     class Forgetful(dict):  # the hand-over cache that keeps nothing: the audit parses the file again
         def __setitem__(self, key, value) -> None:

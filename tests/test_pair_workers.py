@@ -53,7 +53,7 @@ def named(pair, **budget):
 
 @pytest.mark.parametrize("workers", [0, -1, 1.5, "2", True, 10**400, float("inf")])
 def test_named_workers_out_of_range_are_refused_before_any_draw(workers):
-    from pdp_audit.mechanisms.validation import InputError
+    from pdp_audit.verify.inputs.validation import InputError
 
     class Counting(Laplace):
         calls = 0
@@ -122,7 +122,7 @@ def test_a_slow_pair_that_does_not_pickle_runs_in_one_process_and_says_why(four_
 
 
 def test_named_workers_with_a_pair_that_does_not_pickle_are_one_line():
-    from pdp_audit.mechanisms.validation import InputError
+    from pdp_audit.verify.inputs.validation import InputError
 
     with pytest.raises(InputError, match=r"^workers: the pair cannot be sent to worker processes \(AttributeError"):
         named(local_pair(), trials=2_000, workers=2)

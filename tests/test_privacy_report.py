@@ -22,8 +22,8 @@ from pdp_audit.mechanisms import gaussian as g
 from pdp_audit.mechanisms.losses import get_loss
 from pdp_audit.mechanisms.objpert import mechanism as op
 from pdp_audit.mechanisms.privacy_report import mechanism as pr
-from pdp_audit.mechanisms.validation import InputError
 from pdp_audit.verify.evidence import contract
+from pdp_audit.verify.inputs.validation import InputError
 
 DELTA, RHO = 1e-6, 0.01
 

@@ -124,7 +124,7 @@ def test_the_gaussian_pairs_from_scaled_rows_are_those_of_the_clipped_array():
 def test_removed_index_is_the_first_copy_in_any_block():
     """The row ``relation="remove"`` deletes is the target's first copy, found a block at a time."""
     from pdp_audit.mechanisms.base import SEARCH_ROWS, removed_index
-    from pdp_audit.mechanisms.validation import InputError
+    from pdp_audit.verify.inputs.validation import InputError
 
     cells = table(3 * SEARCH_ROWS + 7, 3, 600)
     for first, second in ((5, 9), (SEARCH_ROWS - 1, SEARCH_ROWS), (SEARCH_ROWS + 3, 3 * SEARCH_ROWS + 6)):

@@ -304,11 +304,11 @@ GUARDS = {
 def test_every_guard_of_the_users_code_lets_a_termination_through(tmp_path, monkeypatch, guard):
     """A SIGTERM that arrives while the user's code runs is no fault of that code: no guard turns it into a verdict
     (UserSampler's MalformedPair kept the audit's process sampling until it was killed); ``Terminated`` of
-    ``verify.core.processes`` is the one the guards name (``mechanisms.interruptions``)."""
-    raising = "from pdp_audit.mechanisms.interruptions import Terminated\nraise Terminated(15)\n"
+    ``verify.core.processes`` is the one the guards name (``verify.inputs.interruptions``)."""
+    raising = "from pdp_audit.verify.inputs.interruptions import Terminated\nraise Terminated(15)\n"
     (tmp_path / "terminated_user.py").write_text(raising)
     (tmp_path / "terminated_factory.py").write_text(
-        "from pdp_audit.mechanisms.interruptions import Terminated\ndef make():\n    raise Terminated(15)\n"
+        "from pdp_audit.verify.inputs.interruptions import Terminated\ndef make():\n    raise Terminated(15)\n"
     )
     (tmp_path / "terminated_package").mkdir()
     (tmp_path / "terminated_package" / "__init__.py").write_text(raising)

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from pdp_audit.cli.canaries import read_column
-from pdp_audit.mechanisms.validation import InputError
+from pdp_audit.verify.inputs.validation import InputError
 
 
 def test_a_file_without_a_header_is_read_as_data(tmp_path):

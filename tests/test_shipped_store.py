@@ -1,4 +1,4 @@
-"""The shipped data sets' arrays kept in a file (``mechanisms/shipped_store.py``): scikit-learn's arrays bit for bit,
+"""The shipped data sets' arrays kept in a file (``verify/inputs/shipped_store.py``): scikit-learn's arrays bit for bit,
 read without importing scikit-learn once stored; a damaged, foreign or other versions' file is a miss."""
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ import sys
 import numpy as np
 import pytest
 
-from pdp_audit.mechanisms import datasets, shipped_store
+from pdp_audit.verify.inputs import datasets, shipped_store
 
 
 @pytest.fixture
@@ -50,7 +50,7 @@ def test_a_fresh_process_reading_a_stored_data_set_imports_no_scikit_learn(store
     """What the store is for: a command on the default data imports neither scikit-learn nor pandas."""
     datasets.load_shipped("diabetes")
     code = (
-        "import sys\nfrom pdp_audit.mechanisms.datasets import load_shipped\nload_shipped('diabetes')\n"
+        "import sys\nfrom pdp_audit.verify.inputs.datasets import load_shipped\nload_shipped('diabetes')\n"
         "print(sorted(m for m in ('sklearn', 'pandas') if m in sys.modules))"
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)

@@ -306,11 +306,11 @@ def broken_cell(parameters: dict, seed: int, alpha: float, checks=None) -> dict:
 
 
 def test_a_cell_error_that_is_not_bad_input_stays_an_internal_error(tmp_path):
-    from pdp_audit.mechanisms.validation import InputError
     from pdp_audit.sweeps.executors import SerialExecutor
     from pdp_audit.sweeps.schema import SweepMechanism
     from pdp_audit.sweeps.spec import run_sweep
     from pdp_audit.verify.core.config import Option, Range
+    from pdp_audit.verify.inputs.validation import InputError
 
     broken = SweepMechanism("broken", broken_cell, {"x": Option("x", "int", 0, "", range=Range(0, 10))})
     spec = parse_spec("[sweep]\nmechanism = 'broken'\n", mechanisms=(broken,))

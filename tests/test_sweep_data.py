@@ -13,9 +13,9 @@ from pathlib import Path
 import pytest
 
 from pdp_audit.cli.main import main
-from pdp_audit.mechanisms.validation import InputError
 from pdp_audit.sweeps.executors import execute_task
 from pdp_audit.sweeps.spec import canonical_json, cell_digest, load_spec, tasks_for
+from pdp_audit.verify.inputs.validation import InputError
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
 SPEC = (

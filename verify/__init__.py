@@ -1,5 +1,6 @@
-"""The verification framework, one subpackage per level (lowest first): ``estimators`` (Monte Carlo estimators and
-their statistics), ``core`` (records, verdict rules, options, plans, processes), ``evidence`` (evidence builders
-shared by every audit, the contract suite); the audits (:mod:`pdp_audit.audits`) stand on these; above them
-``catalogue`` (every plan, the generated parsers), ``sweeps``, then the ledger, deployments and the mutant zoo, the
-API, and the command line and pytest plugin on top."""
+"""The verification framework, one subpackage per level (lowest first): ``inputs`` (below even the mechanisms:
+``InputError`` and the checks of a user's values, the data readers, the shipped data's store, BLAS's threads,
+interruptions), ``estimators`` (Monte Carlo estimators and their statistics), ``core`` (records, verdict rules,
+options, plans, processes), ``evidence`` (evidence builders shared by every audit, the contract suite); the audits
+(:mod:`pdp_audit.audits`) stand on these; above them ``catalogue`` (every plan, the generated parsers), ``sweeps``,
+then the ledger, deployments and the mutant zoo, the API, and the command line and pytest plugin on top."""

@@ -9,11 +9,11 @@ from typing import TYPE_CHECKING, Any
 
 from pdp_audit.audits.blackbox.config import KEYWORDS, BlackBoxAuditConfig
 from pdp_audit.audits.blackbox.defaults import DEFAULT_STATISTIC
-from pdp_audit.mechanisms.validation import InputError
 from pdp_audit.reports.records import Run
 from pdp_audit.verify.core.config import Names, build
 from pdp_audit.verify.core.float_rules import with_own_float_rules
 from pdp_audit.verify.evidence.user_audits import DEFAULT_ALPHA, check_protocol, decided, flag
+from pdp_audit.verify.inputs.validation import InputError
 
 if TYPE_CHECKING:  # the audit's own modules, imported when it runs
     from pdp_audit.audits.blackbox.evidence import BlackBoxBudget

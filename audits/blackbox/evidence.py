@@ -39,8 +39,8 @@ class UserSampler:
 
     def __call__(self, size: int, rng: Any) -> Any:
         from pdp_audit.mechanisms.base import MalformedPair, user_error
-        from pdp_audit.mechanisms.interruptions import INTERRUPTIONS
         from pdp_audit.verify.core.sandbox import user_state
+        from pdp_audit.verify.inputs.interruptions import INTERRUPTIONS
 
         try:
             with user_state():  # what the sampler sets of the process's state is undone
@@ -447,8 +447,8 @@ def _check_attack_memory(
     ``train_trials`` releases it learns from and the scores of the ``trials`` fresh ones, whose releases it streams
     (:func:`pdp_audit.audits.blackbox.attack.attack_memory`)."""
     from pdp_audit.audits.blackbox.attack import attack_memory, checked_blackbox_releases
-    from pdp_audit.mechanisms.validation import InputError
     from pdp_audit.verify.core.processes import MEMORY_SHARE, physical_memory
+    from pdp_audit.verify.inputs.validation import InputError
 
     total = physical_memory()
     dim = checked_blackbox_releases("D", 2, sample_d(2, np.random.default_rng(0))).shape[1]
@@ -482,6 +482,6 @@ def sampler_name(sampler) -> str:
 
 def check_picklable(*samplers) -> None:
     """A lambda or a local function cannot be sent to worker processes (one line)."""
-    from pdp_audit.mechanisms.validation import check_picklable as picklable
+    from pdp_audit.verify.inputs.validation import check_picklable as picklable
 
     picklable("sampler", "define it at module level", *samplers)

@@ -21,7 +21,7 @@ JSON keeps every float64 exactly (Python writes the shortest repr that reads bac
 definition in words (``features`` / ``definition``), checked on reading: a witness written by a version that
 computes something else is refused, never re-applied as if it were ours.  Every number is checked as it is read
 (finite, no booleans, integers where indices are, scales > 0, edges sorted, arrays of sizes that fit together):
-a damaged or edited witness is one line (:class:`~pdp_audit.mechanisms.validation.InputError`), never an internal
+a damaged or edited witness is one line (:class:`~pdp_audit.verify.inputs.validation.InputError`), never an internal
 error or a re-check of a function that the attack could not have frozen.
 """
 
@@ -33,7 +33,7 @@ from typing import Any, Callable
 
 import numpy as np
 
-from pdp_audit.mechanisms.validation import InputError, finite_number
+from pdp_audit.verify.inputs.validation import InputError, finite_number
 
 #: What a logistic score's features are, in words (its ``features`` field).
 FEATURES = (

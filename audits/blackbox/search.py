@@ -34,9 +34,9 @@ import numpy as np
 from pdp_audit.audits.blackbox.attack import AttackOptions, BlackBoxAttack, _progress_bar, blackbox_attack
 from pdp_audit.audits.blackbox.defaults import PILOT_STATISTIC, SEARCH_STATISTIC, SEARCH_TRIALS
 from pdp_audit.mechanisms.base import MalformedPair, user_error
-from pdp_audit.mechanisms.interruptions import INTERRUPTIONS
-from pdp_audit.mechanisms.validation import InputError
 from pdp_audit.verify.core.sandbox import user_state
+from pdp_audit.verify.inputs.interruptions import INTERRUPTIONS
+from pdp_audit.verify.inputs.validation import InputError
 
 
 class SearchMechanism(Protocol):

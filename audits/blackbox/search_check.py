@@ -20,9 +20,9 @@ from pdp_audit.audits.blackbox.defaults import PILOT_STATISTIC, SEARCH_STATISTIC
 from pdp_audit.audits.blackbox.evidence import attack_details, attack_evidence, event_details
 from pdp_audit.audits.blackbox.outcome import SearchOutcome
 from pdp_audit.mechanisms.base import MalformedPair
-from pdp_audit.mechanisms.validation import InputError, finite_number
 from pdp_audit.verify.core.config import PAIR_TRIALS, pair_value
 from pdp_audit.verify.evidence.pair_validation import malformed_check
+from pdp_audit.verify.inputs.validation import InputError, finite_number
 
 #: The witness format's version: 2 since the event test's statistic is stored (schema 1 held the logistic test).
 WITNESS_SCHEMA = 2
@@ -213,7 +213,7 @@ def read_witness(path: str, target: str) -> dict:
     import json
 
     from pdp_audit.audits.blackbox.witness import rebuilt_test
-    from pdp_audit.mechanisms.validation import not_a_regular_file
+    from pdp_audit.verify.inputs.validation import not_a_regular_file
 
     why = not_a_regular_file(path, "witness JSON file")
     if why is not None and why != "does not exist":
@@ -312,7 +312,7 @@ def recheck_checks(worlds: tuple, witness: dict, claim: tuple, trials: int, seed
 
 
 def _check_picklable(mechanism: Any) -> None:
-    from pdp_audit.mechanisms.validation import check_picklable
+    from pdp_audit.verify.inputs.validation import check_picklable
 
     check_picklable("mechanism", "define it at module level", mechanism)
 

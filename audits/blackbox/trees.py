@@ -18,7 +18,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from pdp_audit.mechanisms.validation import InputError, finite_number
+from pdp_audit.verify.inputs.validation import InputError, finite_number
 
 #: The most nodes a stored tree may have (scikit-learn's default grows at most 31 leaves, 61 nodes; a witness of
 #: far larger trees was edited) and the most trees (its default stops at 100 iterations).

@@ -34,9 +34,9 @@ from pdp_audit.audits.blackbox.score_data import (  # noqa: F401 (FEATURES, MAX_
     score_from_data,
     score_to_data,
 )
-from pdp_audit.mechanisms.validation import InputError, finite_number
 from pdp_audit.verify.estimators.attack import PooledRankAttack, pooled_rank_attack
 from pdp_audit.verify.estimators.engine import iter_blocks
+from pdp_audit.verify.inputs.validation import InputError, finite_number
 
 #: The candidates the event test may keep (:func:`pdp_audit.audits.blackbox.event_choice.candidate_scores`).
 EVENT_SCORES = ("logistic", "trees", "histograms", "increments", "pooled", "outcomes")

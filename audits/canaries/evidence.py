@@ -18,12 +18,12 @@ import numpy as np
 import numpy.typing as npt
 
 from pdp_audit.audits.canaries.config import CanaryAuditConfig, CanaryScores, OneRunScores
-from pdp_audit.mechanisms.validation import InputError
 from pdp_audit.reports.records import Page, Roc, Run
 from pdp_audit.verify.core.checks import CheckSpec, Evidence, finalize, make_run
 from pdp_audit.verify.core.config import build
 from pdp_audit.verify.core.float_rules import with_own_float_rules
 from pdp_audit.verify.estimators.progress import progress_bar
+from pdp_audit.verify.inputs.validation import InputError
 
 ASSUMPTIONS = (
     "What the bound assumes. (1) Independent canaries: every score is an independent draw, an in-canary's from the "

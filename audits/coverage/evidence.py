@@ -11,8 +11,6 @@ from typing import Callable
 import numpy as np
 
 from pdp_audit.mechanisms.base import MalformedPair, returned_array, user_error
-from pdp_audit.mechanisms.interruptions import INTERRUPTIONS
-from pdp_audit.mechanisms.validation import InputError
 from pdp_audit.verify.core.checks import CheckSpec, Evidence
 from pdp_audit.verify.core.sandbox import user_state
 from pdp_audit.verify.estimators.coverage import coverage_of
@@ -20,6 +18,8 @@ from pdp_audit.verify.estimators.engine import run_blocks
 from pdp_audit.verify.evidence import builders
 from pdp_audit.verify.evidence.coverage_sequential import sequential_coverage_check
 from pdp_audit.verify.evidence.pair_sequential import Stopping
+from pdp_audit.verify.inputs.interruptions import INTERRUPTIONS
+from pdp_audit.verify.inputs.validation import InputError
 
 
 def _name(fn) -> str:

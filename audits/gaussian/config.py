@@ -6,7 +6,6 @@ import math
 from dataclasses import dataclass
 from typing import Literal
 
-from pdp_audit.mechanisms.datasets import check_width
 from pdp_audit.verify.core.config import (
     ALPHA_OPTION,
     CLAIM_DELTA,
@@ -24,6 +23,7 @@ from pdp_audit.verify.core.config import (
     Range,
     option,
 )
+from pdp_audit.verify.inputs.datasets import check_width
 
 #: ``--calibration``: the rule that sets σ when ``--sigma`` does not.
 CALIBRATIONS = ("analytic", "classical")

@@ -41,7 +41,6 @@ from pdp_audit.mechanisms import gaussian as g
 from pdp_audit.mechanisms import gaussian_mean as gm
 from pdp_audit.mechanisms import gaussian_pdp as gp
 from pdp_audit.mechanisms import gaussian_query as gq
-from pdp_audit.mechanisms.datasets import Dataset, load_csv, load_shipped, standardize, synthetic_rows
 from pdp_audit.mechanisms.row_reductions import ScaledRows, row_norms, sums_in_order
 from pdp_audit.reports.records import Check, PerInstance, Run
 from pdp_audit.verify.core.beside import computed_beside
@@ -56,6 +55,7 @@ from pdp_audit.verify.evidence.clipping import clipping_record
 from pdp_audit.verify.evidence.dp_claim import DpClaim, Draws
 from pdp_audit.verify.evidence.pair_validation import loss_consistency_check
 from pdp_audit.verify.evidence.profile_checks import dp_check_with_profile, profile_draws
+from pdp_audit.verify.inputs.datasets import Dataset, load_csv, load_shipped, standardize, synthetic_rows
 
 
 def _spec(check_id: str, **values) -> CheckSpec:

@@ -21,13 +21,13 @@ import numpy as np
 from pdp_audit.audits.laplace.config import HISTOGRAM_KEYS, LaplaceAuditConfig
 from pdp_audit.mechanisms import laplace as lap
 from pdp_audit.mechanisms import laplace_queries as lq
-from pdp_audit.mechanisms.datasets import Dataset, column_index, load_csv, load_shipped, standardize
 from pdp_audit.reports.records import Run
 from pdp_audit.verify.core.checks import CheckSpec, Evidence, finalize, make_run
 from pdp_audit.verify.evidence import pure_dp as pure
 from pdp_audit.verify.evidence.clipping import clipping_record
 from pdp_audit.verify.evidence.dp_claim import DpClaim
 from pdp_audit.verify.evidence.pure_dp_specs import CHECKS
+from pdp_audit.verify.inputs.datasets import Dataset, column_index, load_csv, load_shipped, standardize
 
 #: The options of one query only (None under the others).
 QUERY_KEYS = ("mean_split", *HISTOGRAM_KEYS)

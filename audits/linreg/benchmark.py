@@ -25,13 +25,13 @@ import numpy as np
 from scipy import stats
 
 from pdp_audit.audits.linreg.benchmark_config import BenchmarkConfig
-from pdp_audit.mechanisms.datasets import load_csv
 from pdp_audit.mechanisms.linreg import adaptive as A
 from pdp_audit.mechanisms.linreg import mechanism as L
 from pdp_audit.mechanisms.linreg.calibration import ops_calibration
 from pdp_audit.mechanisms.linreg.data import load_regression, preprocess
-from pdp_audit.mechanisms.validation import InputError, shown
 from pdp_audit.verify.estimators.engine import block_rng
+from pdp_audit.verify.inputs.datasets import load_csv
+from pdp_audit.verify.inputs.validation import InputError, shown
 
 METHODS = ("Trivial", "non-private", "OPS", "SSP", "AdaOPS", "AdaSSP")
 EPSILONS = (0.1, 1.0)

@@ -47,7 +47,7 @@ MAX_SYNTHETIC_D = 200
 
 def check_data_width(path: str, dataset) -> None:
     """``--data``'s feature columns (θ's coordinates) at most :data:`MAX_SYNTHETIC_D` (InputError)."""
-    from pdp_audit.mechanisms.datasets import check_width
+    from pdp_audit.verify.inputs.datasets import check_width
 
     check_width(path, dataset.features, MAX_SYNTHETIC_D)
 

@@ -31,12 +31,12 @@ import numpy as np
 
 from pdp_audit.audits.linreg.config import LinregAuditConfig, check_data_width
 from pdp_audit.audits.linreg.profiles import RidgeBatch
-from pdp_audit.mechanisms.datasets import load_csv
 from pdp_audit.mechanisms.linreg import mechanism as L
 from pdp_audit.mechanisms.linreg.data import load_regression, preprocess, synthetic_regression
-from pdp_audit.mechanisms.validation import InputError, shown
 from pdp_audit.verify.estimators.engine import block_rng
 from pdp_audit.verify.evidence.dp_claim import Draws
+from pdp_audit.verify.inputs.datasets import load_csv
+from pdp_audit.verify.inputs.validation import InputError, shown
 
 MAX_AXES = 12
 REMOVED_ROWS = 16

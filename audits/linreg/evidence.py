@@ -134,7 +134,7 @@ def run_linreg_audit(config: LinregAuditConfig, executor: Executor | None = None
     """Run the audit of ``config.mechanism`` (module notes) and return its decided
     :class:`~pdp_audit.reports.records.Run`.
 
-    Raises :class:`~pdp_audit.mechanisms.validation.InputError` for an invalid configuration or data file.
+    Raises :class:`~pdp_audit.verify.inputs.validation.InputError` for an invalid configuration or data file.
 
     BLAS runs on one thread, as in a sweep's worker processes: a threaded BLAS may round differently (OpenBLAS
     0.3.21 did, in the search's scores), and the numbers must not depend on where the audit runs.

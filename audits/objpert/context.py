@@ -19,10 +19,10 @@ from pdp_audit.audits.objpert.config import (
     Reading,
     check_data_width,
 )
-from pdp_audit.mechanisms.datasets import load_csv
 from pdp_audit.mechanisms.glm_data import breast_cancer, margin_data
 from pdp_audit.mechanisms.objpert import mechanism as op
-from pdp_audit.mechanisms.validation import InputError, shown
+from pdp_audit.verify.inputs.datasets import load_csv
+from pdp_audit.verify.inputs.validation import InputError, shown
 
 #: The synthetic data, the random instances of (a) and the Figure 1 data do not change with --seed.
 DATA_SEED = 2021

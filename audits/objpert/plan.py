@@ -7,8 +7,8 @@ from typing import TYPE_CHECKING
 
 from pdp_audit.audits.objpert.checks import CHECKS, RUN_CHECKS
 from pdp_audit.audits.objpert.config import ObjPertAuditConfig, check_data_width
-from pdp_audit.mechanisms.validation import InputError
 from pdp_audit.verify.core.plan import AuditPlan, Setting
+from pdp_audit.verify.inputs.validation import InputError
 
 if TYPE_CHECKING:
     from pdp_audit.reports.records import Run

@@ -7,7 +7,6 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from pdp_audit.mechanisms.validation import InputError, quoted, shown
 from pdp_audit.verify.core.config import (
     LAW_OPTION,
     PAIR_OPTIONS,
@@ -19,6 +18,7 @@ from pdp_audit.verify.core.config import (
     option,
     options,
 )
+from pdp_audit.verify.inputs.validation import InputError, quoted, shown
 
 #: The budget of a pair's audit beyond its seed and level: the draws (with early stopping, their maximum), the
 #: processes drawing them, and when the pass stops -- declared once, for :class:`PairAuditConfig` and

@@ -28,7 +28,7 @@ individuals.  Every check is a guarantee of one family (Holm at ``alpha``): the 
 guarantee, the pair's and each individual's, passes.
 
 **Data.**  A string parameter ``data`` names a file relative to the deployment file.  Its bytes are read once
-(:func:`pdp_audit.mechanisms.datasets.pinned_bytes`), fingerprinted (SHA-256, and the shape of its numeric table
+(:func:`pdp_audit.verify.inputs.datasets.pinned_bytes`), fingerprinted (SHA-256, and the shape of its numeric table
 as for the built-in audits) and written to a private copy of the same file name, whose path the factory receives:
 the bytes the mechanism reads are the bytes fingerprinted, even if the file changes meanwhile.  The copy (mode 0600,
 in a ``pdp-audit-data-*`` folder of mode 0700 in the temporary directory) is removed when the audit ends: normally,
@@ -64,8 +64,6 @@ import numpy as np
 from pdp_audit.audits.pair.config import PairAuditConfig, own_budget
 from pdp_audit.audits.pair.pages import per_instance_page
 from pdp_audit.mechanisms.base import MalformedPair, checked_releases, pair_attribute, user_error
-from pdp_audit.mechanisms.interruptions import INTERRUPTIONS
-from pdp_audit.mechanisms.validation import InputError, not_a_regular_file, quoted, shown
 from pdp_audit.reports.records import Run
 from pdp_audit.verify.core.checks import finalize, make_run
 from pdp_audit.verify.core.module_fingerprints import HelperModules, libraries
@@ -73,6 +71,8 @@ from pdp_audit.verify.core.sandbox import user_state
 from pdp_audit.verify.estimators.progress import progress_bar
 from pdp_audit.verify.evidence import pair_sequential as sequential
 from pdp_audit.verify.evidence.user_code import call_factory, importable, load_factory
+from pdp_audit.verify.inputs.interruptions import INTERRUPTIONS
+from pdp_audit.verify.inputs.validation import InputError, not_a_regular_file, quoted, shown
 
 #: The most individuals of ``per_instance()`` one certificate audits (each costs as much as the pair itself).
 MAX_INDIVIDUALS = 20
@@ -222,7 +222,7 @@ def individuals(where: str, pair: Any, kind: str, owner: str) -> list[Individual
 def deployed_data(where: str, folder: Path, parameters: dict[str, Any]) -> Iterator[tuple[dict, tuple]]:
     """The factory's keyword arguments (``data``: the path of a private copy of the pinned bytes) and the data's
     fingerprint ``(source, data as written, sha256, shape)``."""
-    from pdp_audit.mechanisms.datasets import load_csv, pinned_bytes
+    from pdp_audit.verify.inputs.datasets import load_csv, pinned_bytes
 
     check_values(where, parameters)
     data = parameters.get("data")

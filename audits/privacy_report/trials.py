@@ -31,11 +31,11 @@ from functools import cached_property
 import numpy as np
 
 from pdp_audit.audits.privacy_report import dependent_screen, screening
-from pdp_audit.mechanisms.blas_threads import native_pools
 from pdp_audit.mechanisms.objpert import mechanism as op
 from pdp_audit.mechanisms.privacy_report import mechanism as pr
 from pdp_audit.verify.estimators.engine import run_blocks
 from pdp_audit.verify.estimators.progress import weighted
+from pdp_audit.verify.inputs.blas_threads import native_pools
 
 #: Repetitions per seeded block (part of the code version: results depend on it).
 REPETITION_BLOCK = 256

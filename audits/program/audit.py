@@ -37,10 +37,10 @@ from pdp_audit.audits.program.analysis import Analysis, PairResult, analyse
 from pdp_audit.audits.program.config import ProgramAuditConfig
 from pdp_audit.audits.program.pages import review_page, shown_pair
 from pdp_audit.audits.program.recorder import NOT_RECORDED
-from pdp_audit.mechanisms.validation import InputError
 from pdp_audit.reports.records import Page, Verdict
 from pdp_audit.verify.core.checks import CheckSpec, Evidence, declare
 from pdp_audit.verify.core.config import LAW_SCOPES
+from pdp_audit.verify.inputs.validation import InputError
 
 SOURCE = "Cebere, Erb, Desfontaines, Bellet & Fitzsimons, PETS 2026 (grey-box auditing, record and replay)"
 CHECKS = declare(

@@ -9,8 +9,8 @@ import math
 from dataclasses import dataclass, field
 from typing import Any
 
-from pdp_audit.mechanisms.validation import not_a_regular_file
 from pdp_audit.verify.core.config import LAW_OPTION, PAIR_OPTIONS, AuditConfig, Option, OptionNames, option
+from pdp_audit.verify.inputs.validation import not_a_regular_file
 
 #: The neighbour relations a claim can be about.
 RELATIONS = ("add-remove", "replace-one")

@@ -17,7 +17,7 @@ of the same name in the table its declaration names, built into the same config 
 (:func:`pdp_audit.audits.program.audit.run_program`, handed in by the catalogue), so a deployment and the command
 with the same settings and seed give the same verdict and numbers.  Every problem -- an unknown key, a value out
 of range, a missing data file, a module that is not beside the file or installed, a function it does not define --
-is one :class:`~pdp_audit.mechanisms.validation.InputError` naming the file and the key, before the program runs.
+is one :class:`~pdp_audit.verify.inputs.validation.InputError` naming the file and the key, before the program runs.
 
 The module's source bytes are read once, hashed and executed (:func:`pdp_audit.verify.evidence.user_code.
 load_factory`), and the data file's bytes read once, hashed and parsed (:func:`pdp_audit.audits.program.audit.
@@ -35,10 +35,10 @@ from typing import Any
 
 from pdp_audit.audits.program.audit import parse_data
 from pdp_audit.audits.program.config import ProgramAuditConfig
-from pdp_audit.mechanisms.validation import InputError, not_a_regular_file, quoted, shown
 from pdp_audit.reports.records import Run
 from pdp_audit.verify.core.config import in_file, options, values_of
 from pdp_audit.verify.evidence.user_code import importable, load_factory, module_file
+from pdp_audit.verify.inputs.validation import InputError, not_a_regular_file, quoted, shown
 
 #: How the certificate names the evidence a program's verdict rests on (``certified["evidence"]``).
 EVIDENCE = "program"

@@ -38,9 +38,9 @@ from pdp_audit.audits.program.recorder import (
     libraries_wrapped,
 )
 from pdp_audit.mechanisms.base import user_error
-from pdp_audit.mechanisms.interruptions import INTERRUPTIONS
 from pdp_audit.verify.core.float_rules import user_modules
 from pdp_audit.verify.core.sandbox import user_state
+from pdp_audit.verify.inputs.interruptions import INTERRUPTIONS
 
 #: Size of the probe's shifts, as a share of each noise element's scale.
 PROBE_STEP = 1e-3

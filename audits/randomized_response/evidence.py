@@ -18,12 +18,12 @@ import numpy as np
 from pdp_audit.audits.randomized_response.checks import CHECKS
 from pdp_audit.audits.randomized_response.config import RandomizedResponseAuditConfig
 from pdp_audit.mechanisms import randomized_response as rr
-from pdp_audit.mechanisms.datasets import Dataset, column_index, load_csv, load_shipped
-from pdp_audit.mechanisms.validation import InputError
 from pdp_audit.reports.records import Run
 from pdp_audit.verify.core.checks import CheckSpec, Evidence, finalize, make_run
 from pdp_audit.verify.evidence import pure_dp as pure
 from pdp_audit.verify.evidence.dp_claim import DpClaim
+from pdp_audit.verify.inputs.datasets import Dataset, column_index, load_csv, load_shipped
+from pdp_audit.verify.inputs.validation import InputError
 
 
 def _spec(check_id: str, **values) -> CheckSpec:

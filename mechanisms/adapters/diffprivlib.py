@@ -60,7 +60,7 @@ from typing import Callable
 import numpy as np
 
 from pdp_audit.mechanisms.adapters import diffprivlib_laws as laws
-from pdp_audit.mechanisms.validation import InputError
+from pdp_audit.verify.inputs.validation import InputError
 
 #: The adapted mechanisms and the law of their releases (:mod:`pdp_audit.mechanisms.adapters.diffprivlib_laws`).
 LAWS = {

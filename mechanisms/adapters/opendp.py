@@ -41,7 +41,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from pdp_audit.mechanisms.validation import InputError
+from pdp_audit.verify.inputs.validation import InputError
 
 #: The output measures this adapter knows the noise law of.
 LAWS = {"MaxDivergence": "laplace", "ZeroConcentratedDivergence": "gaussian"}

@@ -20,7 +20,7 @@ from scipy import optimize
 from pdp_audit.mechanisms.base import WORLDS, RegisteredMechanism, World, check_world
 from pdp_audit.mechanisms.linreg.calibration import lr_C1
 from pdp_audit.mechanisms.linreg.mechanism import LOG_2PI, Neighbours, check_delta, check_positive, example_neighbours
-from pdp_audit.mechanisms.validation import InputError
+from pdp_audit.verify.inputs.validation import InputError
 
 
 class UnrunnableError(ValueError):

@@ -20,9 +20,9 @@ import numpy as np
 from scipy import linalg, optimize, special
 
 from pdp_audit.mechanisms.linreg.mechanism import check_delta, gram, ridge
-from pdp_audit.mechanisms.validation import InputError
-from pdp_audit.mechanisms.validation import nonnegative as check_nonnegative
-from pdp_audit.mechanisms.validation import positive as check_positive
+from pdp_audit.verify.inputs.validation import InputError
+from pdp_audit.verify.inputs.validation import nonnegative as check_nonnegative
+from pdp_audit.verify.inputs.validation import positive as check_positive
 
 # --- closed forms: [PDP] §2–3 --------------------------------------------------------------------
 

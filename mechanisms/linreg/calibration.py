@@ -10,8 +10,8 @@ import numpy as np
 from scipy import optimize
 
 from pdp_audit.mechanisms.linreg.mechanism import check_delta
-from pdp_audit.mechanisms.validation import InputError
-from pdp_audit.mechanisms.validation import positive as check_positive
+from pdp_audit.verify.inputs.validation import InputError
+from pdp_audit.verify.inputs.validation import positive as check_positive
 
 # --- [LR] Remark 11 and Appendix F calibrations -------------------------------------------------
 

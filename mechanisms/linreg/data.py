@@ -13,8 +13,8 @@ from typing import Callable
 
 import numpy as np
 
-from pdp_audit.mechanisms import shipped_store
-from pdp_audit.mechanisms.validation import InputError
+from pdp_audit.verify.inputs import shipped_store
+from pdp_audit.verify.inputs.validation import InputError
 
 
 def check_design(X: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

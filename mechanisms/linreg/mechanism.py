@@ -29,9 +29,9 @@ from scipy import linalg, special
 
 from pdp_audit.mechanisms.base import RegisteredMechanism, World, check_world
 from pdp_audit.mechanisms.linreg.data import check_design, preprocess, synthetic_regression
-from pdp_audit.mechanisms.validation import InputError, probability
-from pdp_audit.mechanisms.validation import nonnegative as check_nonnegative
-from pdp_audit.mechanisms.validation import positive as check_positive
+from pdp_audit.verify.inputs.validation import InputError, probability
+from pdp_audit.verify.inputs.validation import nonnegative as check_nonnegative
+from pdp_audit.verify.inputs.validation import positive as check_positive
 
 Loss = Literal["ridge", "logistic"]
 LOG_2PI = float(np.log(2.0 * np.pi))
@@ -41,7 +41,7 @@ LOG_2PI = float(np.log(2.0 * np.pi))
 
 
 def check_delta(delta: float, name: str = "delta") -> float:
-    """``delta`` if it is a probability in (0, 1), else :class:`~pdp_audit.mechanisms.validation.InputError`."""
+    """``delta`` if it is a probability in (0, 1), else :class:`~pdp_audit.verify.inputs.validation.InputError`."""
     return probability(name, delta)
 
 

@@ -29,7 +29,6 @@ import numpy as np
 
 from pdp_audit.mechanisms.base import RegisteredMechanism, World, check_world
 from pdp_audit.mechanisms.batched_cholesky import FLOPS, cholesky_logdet, forward_substitution
-from pdp_audit.mechanisms.blas_threads import for_chunks
 from pdp_audit.mechanisms.losses import GLMLoss, Loss, Regulariser, get_loss
 from pdp_audit.mechanisms.objpert.objective import Objective
 from pdp_audit.mechanisms.objpert.solver import (
@@ -42,7 +41,8 @@ from pdp_audit.mechanisms.objpert.solver import (
     solve_batch,
     theta_rows,
 )
-from pdp_audit.mechanisms.validation import InputError, positive, probability
+from pdp_audit.verify.inputs.blas_threads import for_chunks
+from pdp_audit.verify.inputs.validation import InputError, positive, probability
 
 # The solver's public names stay importable from here: this module is the mechanism's entry point.
 __all__ = [

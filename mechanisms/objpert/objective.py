@@ -15,7 +15,7 @@ import numpy as np
 
 from pdp_audit.mechanisms.batched_cholesky import FLOPS, cholesky
 from pdp_audit.mechanisms.losses import GLMLoss, Loss, Regulariser, get_loss
-from pdp_audit.mechanisms.validation import InputError, positive
+from pdp_audit.verify.inputs.validation import InputError, positive
 
 
 def _data(X: np.ndarray, y: np.ndarray, loss: Loss) -> tuple[np.ndarray, np.ndarray]:

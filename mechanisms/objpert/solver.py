@@ -16,7 +16,7 @@ damped lazy Newton on ``F(θ) = ∇J(θ) + b = 0``:
   ``‖F(θ + αp)‖² ≤ (1 − 2cα)‖F(θ)‖²``; a lazy step that fails at α = 1 is dropped for a fresh factor.
 
 Converged means ``‖F‖ ≤ rtol · scale`` (:class:`pdp_audit.mechanisms.objpert.objective.Gradient`).  Chunks of
-trials run side by side on the cores (:func:`pdp_audit.mechanisms.blas_threads.for_chunks`).  The density, the
+trials run side by side on the cores (:func:`pdp_audit.verify.inputs.blas_threads.for_chunks`).  The density, the
 neighbouring pair and the paper's closed forms are in :mod:`pdp_audit.mechanisms.objpert.mechanism`.
 """
 
@@ -25,10 +25,10 @@ from __future__ import annotations
 import numpy as np
 
 from pdp_audit.mechanisms.batched_cholesky import FLOPS, cholesky_solve
-from pdp_audit.mechanisms.blas_threads import for_chunks
 from pdp_audit.mechanisms.losses import Loss, Regulariser
 from pdp_audit.mechanisms.objpert.objective import Gradient, Objective
-from pdp_audit.mechanisms.validation import InputError, positive
+from pdp_audit.verify.inputs.blas_threads import for_chunks
+from pdp_audit.verify.inputs.validation import InputError, positive
 
 
 class ObjPertSolverError(RuntimeError):

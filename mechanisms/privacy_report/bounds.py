@@ -15,7 +15,7 @@ import numpy as np
 from pdp_audit.mechanisms import gaussian as g
 from pdp_audit.mechanisms import goe
 from pdp_audit.mechanisms.privacy_report.calibration import ReportCalibration, normal_quantile
-from pdp_audit.mechanisms.validation import InputError, probability
+from pdp_audit.verify.inputs.validation import InputError, probability
 
 
 # --------------------------------------------------------------------------------------------

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from typing import TYPE_CHECKING, Literal
 
-from pdp_audit.mechanisms.validation import InputError, positive, probability
+from pdp_audit.verify.inputs.validation import InputError, positive, probability
 
 if TYPE_CHECKING:  # at run time imported where they are used: the privacy report's config imports this module
     from pdp_audit.mechanisms.losses import GLMLoss

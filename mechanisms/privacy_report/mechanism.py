@@ -93,7 +93,7 @@ from pdp_audit.mechanisms.privacy_report.calibration import (
     parse_budget,
     tau_for,
 )
-from pdp_audit.mechanisms.validation import InputError, positive, probability
+from pdp_audit.verify.inputs.validation import InputError, positive, probability
 
 # The calibration's and the closed forms' public names stay importable from here (the mechanism's entry point).
 __all__ = [

@@ -58,10 +58,10 @@ if TYPE_CHECKING:  # what a type checker and an IDE see; at run time each name i
     from pdp_audit.audits.pair.config import PairBudget
     from pdp_audit.calibration import gaussian_delta, gaussian_epsilon, gaussian_sigma
     from pdp_audit.mechanisms.base import NeighbourPair
-    from pdp_audit.mechanisms.validation import InputError
     from pdp_audit.reports.records import Check, Run, Verdict
     from pdp_audit.reports.run_text import describe
     from pdp_audit.verify.core.checks import EXIT_CODES
+    from pdp_audit.verify.inputs.validation import InputError
 
     __version__: str
 
@@ -72,7 +72,7 @@ _HOMES = {
     "SearchOptions": "pdp_audit.audits.blackbox.search_check",
     "PairBudget": "pdp_audit.audits.pair.config",
     "NeighbourPair": "pdp_audit.mechanisms.base",
-    "InputError": "pdp_audit.mechanisms.validation",
+    "InputError": "pdp_audit.verify.inputs.validation",
     "Check": "pdp_audit.reports.records",
     "Run": "pdp_audit.reports.records",
     "Verdict": "pdp_audit.reports.records",

@@ -14,7 +14,7 @@ run's family-wise false-alarm probability ``alpha`` (Holm's step-down over the r
 when its whole confidence interval lies on the claim's side, and is **inconclusive** otherwise.  Exit codes: 0 every
 guarantee passes, 1 one fails, 3 none fails but one is inconclusive.
 
-Bad arguments raise :class:`~pdp_audit.mechanisms.validation.InputError` (a ``ValueError``) with one line naming
+Bad arguments raise :class:`~pdp_audit.verify.inputs.validation.InputError` (a ``ValueError``) with one line naming
 the argument and its valid range, before any sampling.  Heavy modules are imported inside the functions, so that
 ``import pdp_audit`` (and with it the pytest plugin, which every test run of a project with pdp-audit installed
 loads) stays light.
@@ -33,7 +33,6 @@ from pdp_audit.calibration import gaussian_delta, gaussian_epsilon, gaussian_sig
 # imported from here and nowhere else: the declared options and the words errors name them in, the parsers generated
 # from them, and the checks of a command's files.  None of these is public (``pdp_audit.__all__`` does not list them).
 from pdp_audit.catalogue.arguments import add_option, add_run_arguments, typed  # noqa: F401
-from pdp_audit.mechanisms.validation import InputError
 from pdp_audit.verify.core.checks import without_figures  # noqa: F401 (for the commands)
 from pdp_audit.verify.core.config import (  # noqa: F401
     ALPHA_OPTION,
@@ -57,6 +56,7 @@ from pdp_audit.verify.core.float_rules import with_own_float_rules
 from pdp_audit.verify.core.outputs import add_reads, check_outputs, read_paths, record_reads, store_inputs  # noqa: F401
 from pdp_audit.verify.core.sandbox import run_isolated  # noqa: F401
 from pdp_audit.verify.evidence.user_audits import DEFAULT_ALPHA, DEFAULT_TRIALS, check_protocol, flag  # noqa: F401
+from pdp_audit.verify.inputs.validation import InputError
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas

@@ -15,12 +15,12 @@ from typing import Any
 from pdp_audit.audits.pair.config import with_stopping
 from pdp_audit.catalogue.kinds import deployed_kind
 from pdp_audit.deployment import Deployment, certify_deployment, load_deployment
-from pdp_audit.mechanisms.validation import InputError, shown
 from pdp_audit.reports.publish import write_run_reports
 from pdp_audit.reports.records import Run
 from pdp_audit.verify.core.checks import without_figures
 from pdp_audit.verify.core.outputs import check_outputs
 from pdp_audit.verify.core.sandbox import run_isolated
+from pdp_audit.verify.inputs.validation import InputError, shown
 
 
 def certify_files(

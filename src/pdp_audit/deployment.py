@@ -24,7 +24,7 @@ arguments, [claim] may have δ = 0, [audit] has trials, seed, alpha (:mod:`pdp_a
 The file's tables are the audit's config (:func:`deployment_config`, by the same function and declaration as
 ``pdp-audit run NAME``'s options), so every option, default and rule is the one ``run`` has.  Every problem --
 invalid TOML, an unknown key, a key in the wrong table, a value of the wrong type, a missing data file, an
-out-of-range value -- is one :class:`~pdp_audit.mechanisms.validation.InputError` naming the file and the key
+out-of-range value -- is one :class:`~pdp_audit.verify.inputs.validation.InputError` naming the file and the key
 (``claim.epsilon``, ``parameters.sigma``, ``audit.trials``), raised before any computation.
 
 **Data fingerprint** (``data_sha256``, ``data_shape`` of :func:`certificate`):
@@ -46,13 +46,13 @@ from typing import Any, Mapping
 from pdp_audit.audits.program.config import program_problem
 from pdp_audit.catalogue.kinds import deployed_kind
 from pdp_audit.catalogue.plans import plans_by_name
-from pdp_audit.mechanisms.validation import InputError, not_a_regular_file, quoted, shown
 from pdp_audit.reports.json_report import code_version
 from pdp_audit.reports.records import Run
 from pdp_audit.verify.core.config import WORKERS_OPTION, Table, in_file, parse, values_of
 from pdp_audit.verify.core.data_fingerprint import data_fingerprint
 from pdp_audit.verify.core.plan import named_keys
 from pdp_audit.verify.evidence.user_code import check_target, is_own
+from pdp_audit.verify.inputs.validation import InputError, not_a_regular_file, quoted, shown
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -393,8 +393,8 @@ def certify_deployment(deployment: Deployment, workers: int | None = None, progr
     workers``.  A deployment of a user-facing kind (a user's own mechanism, several releases as one:
     :func:`pdp_audit.catalogue.kinds.deployed_kind`) is certified by its kind.
     """
-    from pdp_audit.mechanisms.datasets import pinned_file
     from pdp_audit.verify.core.checks import without_findings
+    from pdp_audit.verify.inputs.datasets import pinned_file
 
     kind = deployed_kind(deployment)
     if kind is not None:  # a joint release, a user's factory: the kind's certificate

@@ -52,9 +52,9 @@ import pytest
 
 from pdp_audit import api
 from pdp_audit.api import PAIR_OPTIONS, pair_value
-from pdp_audit.mechanisms.validation import InputError
 from pdp_audit.pytest_session import AuditSession, check_session_outputs, named_test_files
 from pdp_audit.reports.run_text import check_lines, verdict_words
+from pdp_audit.verify.inputs.validation import InputError
 
 MARKER = "audit: privacy audits of mechanisms with the privacy_audit fixture (pdp-audit); select with -m audit"
 
@@ -411,7 +411,7 @@ class PrivacyAudit:
         cells audits each at α/m; ``alpha`` (default ``--audit-alpha``) sets this cell's, so a spec whose
         ``alpha`` is m × ``--audit-alpha`` reproduces a test grid of m cells exactly
         (``examples/test_audit_grid.py`` and ``examples/sweep-audit-grid.toml``).  ``checks`` selects check ids as
-        ``[sweep] checks`` does.  Bad options raise :class:`~pdp_audit.mechanisms.validation.InputError` naming them.
+        ``[sweep] checks`` does.  Bad options raise :class:`~pdp_audit.verify.inputs.validation.InputError` naming them.
         """
         from pdp_audit.reports.json_report import check_from_dict
 

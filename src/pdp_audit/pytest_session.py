@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from pdp_audit import api
-from pdp_audit.mechanisms.validation import InputError, one_line
+from pdp_audit.verify.inputs.validation import InputError, one_line
 
 #: The xdist workeroutput key of a worker's records.
 RECORDS_KEY = "pdp_audit_records"

@@ -21,9 +21,9 @@ from typing import Any
 import numpy as np
 
 from pdp_audit.deployment import Deployment, deployment_config, load_deployment
-from pdp_audit.mechanisms.validation import InputError, not_a_regular_file, shown
 from pdp_audit.reports.certified_claim import certified_claim
 from pdp_audit.reports.records import Page, Run
+from pdp_audit.verify.inputs.validation import InputError, not_a_regular_file, shown
 
 TITLE = "The training run: certified upper bound and the canaries' lower bound"
 #: Points of the ε grid of the configuration's profile, from 0 to CURVE_SPAN × the exact ε (at least CURVE_FLOOR).

@@ -23,8 +23,8 @@ from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import Any, Callable, ClassVar, Literal, Mapping
 
-from pdp_audit.mechanisms.datasets import SHIPPED
-from pdp_audit.mechanisms.validation import InputError, shown
+from pdp_audit.verify.inputs.datasets import SHIPPED
+from pdp_audit.verify.inputs.validation import InputError, shown
 
 Kind = Literal["float", "int", "str", "bool", "size"]
 Table = Literal["claim", "parameters", "audit", "none"]  # "none": not in a deployment file

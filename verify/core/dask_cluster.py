@@ -16,8 +16,8 @@ import sys
 from collections import deque
 from typing import Any, Iterator
 
-from pdp_audit.mechanisms.validation import InputError
 from pdp_audit.verify.core.config import COMMAND_LINE, KEYWORDS, WORKERS, Names, Option, parse
+from pdp_audit.verify.inputs.validation import InputError
 
 
 class MissingDependency(InputError):

@@ -18,7 +18,7 @@ import sys
 from collections.abc import Collection, Mapping
 from pathlib import Path
 
-from pdp_audit.mechanisms.validation import InputError
+from pdp_audit.verify.inputs.validation import InputError
 
 #: Folders whose modules are installed libraries, not part of the mechanism.
 INSTALLED = frozenset({"site-packages", "dist-packages"})

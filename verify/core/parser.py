@@ -6,7 +6,7 @@ from __future__ import annotations
 import argparse
 from typing import Any, Callable
 
-from pdp_audit.mechanisms.validation import InputError, quoted
+from pdp_audit.verify.inputs.validation import InputError, quoted
 
 
 class Parser(argparse.ArgumentParser):

@@ -15,13 +15,13 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Iterator, Mapping
 
-from pdp_audit.mechanisms.datasets import pinned_file
-from pdp_audit.mechanisms.validation import InputError
 from pdp_audit.verify.core import processes
 from pdp_audit.verify.core.checks import CheckSpec, id_matches, without_findings
 from pdp_audit.verify.core.config import BUILT_IN_SCOPE, KEYWORDS, Names, Option, build, options
 from pdp_audit.verify.core.processes import MEMORY_SHARE, executor_for
 from pdp_audit.verify.estimators.progress import asking, audit_bar
+from pdp_audit.verify.inputs.datasets import pinned_file
+from pdp_audit.verify.inputs.validation import InputError
 
 if TYPE_CHECKING:  # annotations only: a plan's module is imported by every command's parser
     from concurrent.futures import Executor
@@ -116,7 +116,7 @@ class AuditPlan:
 
         ``progress``: the bars of its passes and one of the whole audit, with the rate and the time left
         (:func:`pdp_audit.verify.estimators.progress.audit_bar`), on stderr.  A data file is pinned
-        (:func:`~pdp_audit.mechanisms.datasets.pinned_file`) and recorded by what was
+        (:func:`~pdp_audit.verify.inputs.datasets.pinned_file`) and recorded by what was
         audited, not by how its path was typed: its file name and the SHA-256 of the bytes parsed, so ``--data
         d.csv``, ``./d.csv`` and an absolute path give the same report bytes.
         """

@@ -14,8 +14,8 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Callable, Iterator, NoReturn
 
-from pdp_audit.mechanisms.interruptions import Terminated  # also imported from here (its home before)
-from pdp_audit.mechanisms.validation import InputError
+from pdp_audit.verify.inputs.interruptions import Terminated  # also imported from here (its home before)
+from pdp_audit.verify.inputs.validation import InputError
 
 
 @contextmanager

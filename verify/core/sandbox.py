@@ -22,7 +22,7 @@ API
     forever); then the child is ended, and one line says so.
 
     *Faults.*  What the user's code raises is re-raised here as it came (the guards below make it the user's
-    :class:`~pdp_audit.mechanisms.validation.InputError` or ``MalformedPair``).  A child that ends without a result
+    :class:`~pdp_audit.verify.inputs.validation.InputError` or ``MalformedPair``).  A child that ends without a result
     (an exit that skips Python's own, a segfault, ``kill -9`` of itself), a ``sys.exit`` reaching the child's top, or a
     KeyboardInterrupt no SIGINT caused is one :class:`InputError` naming ``target`` and how the child ended (exit 2),
     never exit 0 and never an internal error.  (On Windows the work runs in this process.)
@@ -45,7 +45,7 @@ API
 The guards that turn what a call raises into the user's fault, naming the call, sit at each call site:
 ``GuardedPair`` (:mod:`pdp_audit.audits.pair.deployed`), ``UserSampler`` (the black box), ``call_factory``
 (:mod:`pdp_audit.verify.evidence.user_code`); each lets an interruption (Ctrl-C, SIGTERM) through
-(:data:`pdp_audit.mechanisms.interruptions.INTERRUPTIONS`).
+(:data:`pdp_audit.verify.inputs.interruptions.INTERRUPTIONS`).
 
 A sweep cell whose ``factory`` names the user's code runs the cell through :func:`run_isolated` too
 (:func:`pdp_audit.sweeps.audits.kind_cell`).  The pools of ``--workers N``
@@ -67,10 +67,10 @@ import threading
 import traceback
 from typing import Any, Callable
 
-from pdp_audit.mechanisms.interruptions import Terminated
-from pdp_audit.mechanisms.validation import InputError
 from pdp_audit.verify.core.float_rules import user_float_rules
 from pdp_audit.verify.core.processes import on_second_termination, raised_without_signal
+from pdp_audit.verify.inputs.interruptions import Terminated
+from pdp_audit.verify.inputs.validation import InputError
 
 __all__ = ["CHILD_GRACE", "EXIT_WAIT", "ChildTraceback", "run_isolated", "user_state"]
 

@@ -31,9 +31,9 @@ from pdp_audit.mechanisms.base import (
     loss_resolution,
     release_epsilon,
 )
-from pdp_audit.mechanisms.blas_threads import native_pools
 from pdp_audit.verify.estimators.block_seeds import State, block_states, generators
 from pdp_audit.verify.estimators.progress import with_progress
+from pdp_audit.verify.inputs.blas_threads import native_pools
 
 BLOCK_SIZE = 1 << 16
 

@@ -81,9 +81,9 @@ import numpy as np
 from scipy import optimize
 
 from pdp_audit.mechanisms.base import ROUNDING_ULPS, World, release_epsilon
-from pdp_audit.mechanisms.validation import InputError
 from pdp_audit.verify.estimators.engine import BLOCK_SIZE, block_rng, block_sizes
 from pdp_audit.verify.estimators.progress import with_progress
+from pdp_audit.verify.inputs.validation import InputError
 
 Direction = Literal["D||D'", "D'||D"]
 DIRECTIONS: dict[str, tuple[World, float]] = {"D||D'": ("D", 1.0), "D'||D": ("D'", -1.0)}

@@ -130,7 +130,7 @@ def stream_losses(
 
 def check_pair_picklable(pair: NeighbourPair) -> None:
     """A pair of a class defined in a function cannot be sent to worker processes (one line)."""
-    from pdp_audit.mechanisms.validation import check_picklable
+    from pdp_audit.verify.inputs.validation import check_picklable
 
     check_picklable("pair", "define its class at module level", pair)
 

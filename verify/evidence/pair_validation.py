@@ -338,9 +338,9 @@ def check_block_memory(pair: NeighbourPair) -> None:
     seeding, so it cannot shrink), and a block of ``output_dim`` doubles is held a few times over.  An
     ``output_dim`` of 200,000 needed 105 GB per block and died of MemoryError (exit 4) in the first probe."""
     from pdp_audit.mechanisms.base import pair_attribute
-    from pdp_audit.mechanisms.validation import InputError
     from pdp_audit.verify.core.processes import MEMORY_SHARE, physical_memory
     from pdp_audit.verify.estimators.engine import BLOCK_SIZE
+    from pdp_audit.verify.inputs.validation import InputError
 
     dim = pair_attribute(pair, "output_dim")
     if not isinstance(dim, (int, np.integer)) or isinstance(dim, bool) or dim < 1:

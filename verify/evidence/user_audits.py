@@ -11,8 +11,8 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from pdp_audit.mechanisms.validation import InputError
 from pdp_audit.verify.core.config import PAIR_OPTIONS
+from pdp_audit.verify.inputs.validation import InputError
 
 if TYPE_CHECKING:
     from pdp_audit.reports.records import Run

@@ -5,7 +5,7 @@ every audit of a user's code share.
 The folder is first on ``sys.path`` while the audit runs (:func:`importable`), so a sampler may import a module
 beside it lazily; the module's source bytes are read once, hashed (SHA-256) and executed: the code certified is the
 code hashed.  A module that cannot be imported (or raises while imported), a missing factory, or a factory that
-raises or calls ``sys.exit`` is one :class:`~pdp_audit.mechanisms.validation.InputError` naming the user's function
+raises or calls ``sys.exit`` is one :class:`~pdp_audit.verify.inputs.validation.InputError` naming the user's function
 (exit 2), before any long computation.
 """
 
@@ -22,9 +22,9 @@ from pathlib import Path
 from typing import Any, Iterator
 
 from pdp_audit.mechanisms.base import user_error
-from pdp_audit.mechanisms.interruptions import INTERRUPTIONS
-from pdp_audit.mechanisms.validation import InputError, quoted
 from pdp_audit.verify.core.sandbox import user_state
+from pdp_audit.verify.inputs.interruptions import INTERRUPTIONS
+from pdp_audit.verify.inputs.validation import InputError, quoted
 
 
 def is_own(mechanism: str) -> bool:

@@ -25,10 +25,10 @@ from pdp_audit.api import COMMAND_LINE, add_option, check_outputs, run_isolated
 from pdp_audit.cli import blackbox_search
 from pdp_audit.cli.commands import COMMAND_HELP
 from pdp_audit.mechanisms.base import user_error
-from pdp_audit.mechanisms.interruptions import INTERRUPTIONS
-from pdp_audit.mechanisms.validation import InputError, quoted, shown
 from pdp_audit.reports.files import json_text, print_out
 from pdp_audit.reports.numbers import fmt_level
+from pdp_audit.verify.inputs.interruptions import INTERRUPTIONS
+from pdp_audit.verify.inputs.validation import InputError, quoted, shown
 
 #: Where the blocks of releases are drawn (a group of its own on the command line: one of them).
 PLACE_KEYS = ("workers", "scheduler", "dask_local")

@@ -19,9 +19,9 @@ from __future__ import annotations
 import argparse
 
 from pdp_audit.api import check_outputs
-from pdp_audit.mechanisms.validation import InputError, shown
 from pdp_audit.reports.files import json_text, print_out
 from pdp_audit.reports.numbers import fmt_level
+from pdp_audit.verify.inputs.validation import InputError, shown
 
 #: The search options of ``blackbox`` (besides the claim and budget of :data:`...blackbox.BLACKBOX_OPTIONS`).
 SEARCH_HELP = {

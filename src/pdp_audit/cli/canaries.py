@@ -24,10 +24,10 @@ import numpy as np
 from pdp_audit import api
 from pdp_audit.api import add_option, check_outputs, typed
 from pdp_audit.cli.commands import COMMAND_HELP
-from pdp_audit.mechanisms.validation import InputError, not_a_regular_file, quoted, shown
 from pdp_audit.reports.numbers import fmt_level
 from pdp_audit.verify.core.processes import MEMORY_SHARE, physical_memory
 from pdp_audit.verify.estimators.progress import asking
+from pdp_audit.verify.inputs.validation import InputError, not_a_regular_file, quoted, shown
 
 #: The largest CSV of scores read (checked before reading; about 50 million scores of 20 characters a row).
 CSV_CAP = 2**30

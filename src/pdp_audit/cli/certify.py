@@ -30,8 +30,8 @@ import time
 from pdp_audit import api
 from pdp_audit.cli.commands import COMMAND_HELP
 from pdp_audit.cli.warnings import print_warnings
-from pdp_audit.mechanisms.validation import shown
 from pdp_audit.reports.certified_claim import verdict_suffix
+from pdp_audit.verify.inputs.validation import shown
 
 #: ``--workers`` of certify: by default the deployment file's ``[audit] workers``, else 1.
 CERTIFY_WORKERS = api.WORKERS_OPTION.with_default(None)

@@ -18,9 +18,9 @@ import textwrap
 from pdp_audit.api import SEED_OPTION, WORKERS_OPTION, add_option, check_outputs, typed
 from pdp_audit.cli.commands import COMMAND_HELP
 from pdp_audit.ledger import entries as ledger
-from pdp_audit.mechanisms.validation import InputError, shown
 from pdp_audit.reports.files import json_text, print_out
 from pdp_audit.verify.estimators.progress import say
+from pdp_audit.verify.inputs.validation import InputError, shown
 
 #: ``claims --run --workers``: by default one worker per core.
 CLAIMS_WORKERS = WORKERS_OPTION.with_default(None)

@@ -17,7 +17,7 @@ from importlib import resources
 from pathlib import Path
 
 from pdp_audit.cli.commands import COMMAND_HELP
-from pdp_audit.mechanisms.validation import InputError
+from pdp_audit.verify.inputs.validation import InputError
 
 PACKAGE = "pdp_audit.examples"
 

@@ -3,7 +3,7 @@
 Exit codes (from the guarantees only; paper findings never change them): 0 every guarantee passes,
 1 a guarantee fails, 3 no fail but a guarantee is inconclusive,
 2 bad usage or input (one line on stderr naming the option and its valid range: an
-:class:`~pdp_audit.mechanisms.validation.InputError`), 4 an internal error (a bug of ours: the traceback is
+:class:`~pdp_audit.verify.inputs.validation.InputError`), 4 an internal error (a bug of ours: the traceback is
 printed, and no verdict is claimed), 130 interrupted (Ctrl-C).  SIGTERM and SIGHUP end the command by that signal
 (a shell reports 143 or 129) after the same cleanup as Ctrl-C: no temporary file of ours is left behind.
 """
@@ -22,10 +22,10 @@ import traceback
 from contextlib import nullcontext
 
 from pdp_audit.cli.commands import COMMAND_HELP
+from pdp_audit.verify.core.parser import Parser
 
 # Only what `pdp-audit --help` and `--version` need is imported here (no numpy, no audit): the rest where it is used.
-from pdp_audit.mechanisms.validation import InputError, one_line, quoted, shown
-from pdp_audit.verify.core.parser import Parser
+from pdp_audit.verify.inputs.validation import InputError, one_line, quoted, shown
 
 #: The arguments that need nothing but the command's names and help: no audit is imported for them.
 LIGHT_ARGUMENTS = frozenset({"-h", "--help", "--version"})

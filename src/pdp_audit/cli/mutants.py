@@ -18,8 +18,8 @@ import sys
 
 from pdp_audit.api import ALPHA_OPTION, EARLY_STOP_OPTION, SEED_OPTION, Option, Range, add_option, check_outputs, typed
 from pdp_audit.cli.commands import COMMAND_HELP
-from pdp_audit.mechanisms.validation import InputError
 from pdp_audit.verify.estimators.progress import asking, progress_bar, say
+from pdp_audit.verify.inputs.validation import InputError
 
 #: ``--trials`` of the zoo: releases per world of each mutant and twin (default: 1e5; with --quick 4e4 at most, 2e4
 #: with --no-early-stop).

@@ -20,7 +20,7 @@ import sys
 from pdp_audit import api
 from pdp_audit.api import COMMAND_LINE, add_option, check_outputs, run_isolated
 from pdp_audit.cli.commands import COMMAND_HELP
-from pdp_audit.mechanisms.validation import shown
+from pdp_audit.verify.inputs.validation import shown
 
 #: The program kind's options (:mod:`pdp_audit.audits.program.config`), the flags of this command.
 PROGRAM_OPTIONS = tuple(o for o in api.kind_options("program") if o.cli)

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from pdp_audit.api import check_outputs, store_inputs
 from pdp_audit.cli.commands import COMMAND_HELP
-from pdp_audit.mechanisms.validation import InputError, shown
+from pdp_audit.verify.inputs.validation import InputError, shown
 
 
 def add_parser(subparsers) -> None:

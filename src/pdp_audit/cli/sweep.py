@@ -9,8 +9,8 @@ from pathlib import Path
 
 from pdp_audit.api import WORKERS, Option, add_option, check_outputs, store_inputs, typed
 from pdp_audit.cli.commands import COMMAND_HELP
-from pdp_audit.mechanisms.validation import InputError, not_a_regular_file, shown
 from pdp_audit.verify.core.dask_cluster import DASK_LOCAL, SCHEDULER
+from pdp_audit.verify.inputs.validation import InputError, not_a_regular_file, shown
 
 EXIT_INTERRUPTED = 130
 

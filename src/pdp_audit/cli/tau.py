@@ -18,8 +18,8 @@ import sys
 
 from pdp_audit.api import Option, Range, add_option, check_outputs, typed
 from pdp_audit.cli.commands import COMMAND_HELP
-from pdp_audit.mechanisms.validation import InputError
 from pdp_audit.reports.files import atomic_path, print_out, write_stdout
+from pdp_audit.verify.inputs.validation import InputError
 
 #: σ of ``tau``: a normal double (with room), as δ and ρ are (:data:`pdp_audit.verify.core.config.DELTA`).
 SIGMA = Range(1e-300)

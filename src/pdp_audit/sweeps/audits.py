@@ -22,12 +22,12 @@ import functools
 from pathlib import Path
 from typing import Any
 
-from pdp_audit.mechanisms.validation import InputError, shown
 from pdp_audit.sweeps.schema import Schema, SpecError, SweepMechanism
 from pdp_audit.verify.core.checks import without_figures
 from pdp_audit.verify.core.config import in_spec
 from pdp_audit.verify.core.plan import AuditPlan
 from pdp_audit.verify.evidence.user_code import check_factory
+from pdp_audit.verify.inputs.validation import InputError, shown
 
 #: Options a sweep sets itself (see the module docstring).
 SET_BY_THE_SWEEP = frozenset({"seed", "alpha", "paper_claims"})

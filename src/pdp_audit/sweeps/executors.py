@@ -25,8 +25,6 @@ import time
 from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
 
-from pdp_audit.mechanisms.interruptions import INTERRUPTIONS
-from pdp_audit.mechanisms.validation import InputError
 from pdp_audit.verify.core.config import MAX_WORKERS
 from pdp_audit.verify.core.dask_cluster import (
     MissingDependency,  # noqa: F401 (re-exported: where sweeps found it)
@@ -35,6 +33,8 @@ from pdp_audit.verify.core.dask_cluster import (
     distributed_module,
 )
 from pdp_audit.verify.core.processes import default_terminations, exit_with_parent, started_workers
+from pdp_audit.verify.inputs.interruptions import INTERRUPTIONS
+from pdp_audit.verify.inputs.validation import InputError
 
 MAX_RESTARTS_WITHOUT_PROGRESS = 3
 
@@ -70,7 +70,7 @@ def _audited_data(task):
     if not expected:
         yield
         return
-    from pdp_audit.mechanisms.datasets import pinned_bytes
+    from pdp_audit.verify.inputs.datasets import pinned_bytes
 
     path = task.parameters["data"]
     with contextlib.ExitStack() as stack:

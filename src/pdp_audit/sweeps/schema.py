@@ -11,9 +11,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Callable
 
-from pdp_audit.mechanisms.validation import InputError
 from pdp_audit.verify.core.checks import id_matches
 from pdp_audit.verify.core.config import Option
+from pdp_audit.verify.inputs.validation import InputError
 
 
 class SpecError(InputError):
@@ -37,7 +37,7 @@ class SweepMechanism:
     arbitrary units (largest cells are scheduled first); ``checks`` lists the ids ``[sweep] checks`` may select (a
     ``{…}`` part of one stands for a value a run fills in; empty: any id, checked when a cell runs).
     ``read_data(path)``: how a cell reads its ``data`` file, where not as a numeric table
-    (:func:`pdp_audit.mechanisms.datasets.load_csv`): a program's records, CSV of any columns or ``.npy``; the spec
+    (:func:`pdp_audit.verify.inputs.datasets.load_csv`): a program's records, CSV of any columns or ``.npy``; the spec
     reads each file with it before the store is made.
     """
 

@@ -51,11 +51,11 @@ from typing import TYPE_CHECKING, Any, Callable, Sequence
 
 import numpy as np
 
-from pdp_audit.mechanisms.validation import InputError, not_a_regular_file, quoted, shown
 from pdp_audit.sweeps.catalogue import SWEEPS
 from pdp_audit.sweeps.schema import SpecError, SweepMechanism
 from pdp_audit.verify.core.config import ALPHA, SEED, Names, Option, canonical, in_spec, number_text, parse
 from pdp_audit.verify.estimators.progress import progress_bar
+from pdp_audit.verify.inputs.validation import InputError, not_a_regular_file, quoted, shown
 
 if TYPE_CHECKING:
     from pdp_audit.reports.records import Run, Verdict
@@ -445,14 +445,14 @@ def data_fingerprints(cells: Sequence[Cell], where: str, check_data=None, read_d
 
 def check_cells_data(cells: Sequence[Cell], where: str, check_data=None, read_data=None) -> None:
     """Each distinct use of a data file by the cells -- the file, its ``target_column`` and ``column`` -- read as a
-    cell will read it (:func:`pdp_audit.mechanisms.datasets.load_csv`): a file that does not parse, or a column it
+    cell will read it (:func:`pdp_audit.verify.inputs.datasets.load_csv`): a file that does not parse, or a column it
     does not have, is one SpecError now, before any cell runs and before the store is made (it was found only when
     the cell ran, and the store left behind refused the corrected spec).  ``check_data(path, dataset)``: the audit's
     own refusal of the table's shape (:attr:`pdp_audit.verify.core.plan.AuditPlan.data_check`: the width cap of
     ``--data``, 100 or 200 feature columns), applied now too.  ``read_data(path)``: the reader of a mechanism whose
     cells do not read a numeric table (:attr:`~pdp_audit.sweeps.schema.SweepMechanism.read_data`), used
     instead."""
-    from pdp_audit.mechanisms.datasets import column_index, load_csv
+    from pdp_audit.verify.inputs.datasets import column_index, load_csv
 
     if read_data is not None:
         for path in sorted({c.parameters["data"] for c in cells if isinstance(c.parameters.get("data"), str)}):

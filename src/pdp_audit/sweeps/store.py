@@ -20,7 +20,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from pdp_audit.mechanisms.validation import not_a_regular_file, shown
 from pdp_audit.sweeps.spec import SpecError, SweepSpec, canonical_json
 from pdp_audit.sweeps.stored import (
     check_cell,
@@ -31,6 +30,7 @@ from pdp_audit.sweeps.stored import (
     decoded_row,
 )
 from pdp_audit.sweeps.writer_lock import lock_store
+from pdp_audit.verify.inputs.validation import not_a_regular_file, shown
 
 if TYPE_CHECKING:
     from pdp_audit.reports.records import Verdict

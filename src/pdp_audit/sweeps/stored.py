@@ -12,8 +12,8 @@ import json
 import math
 from typing import Any, TypeGuard
 
-from pdp_audit.mechanisms.validation import quoted, shown
 from pdp_audit.sweeps.schema import SpecError
+from pdp_audit.verify.inputs.validation import quoted, shown
 
 VERDICTS = ("pass", "fail", "inconclusive")
 #: The columns of a cell's row that hold JSON text (decoded by :func:`decoded_row`).

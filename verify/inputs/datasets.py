@@ -15,8 +15,8 @@ from typing import Iterator
 
 import numpy as np
 
-from pdp_audit.mechanisms import shipped_store
-from pdp_audit.mechanisms.validation import InputError, not_a_regular_file, quoted, shown
+from pdp_audit.verify.inputs import shipped_store
+from pdp_audit.verify.inputs.validation import InputError, not_a_regular_file, quoted, shown
 
 
 @dataclass(frozen=True)
