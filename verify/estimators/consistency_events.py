@@ -49,6 +49,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from pdp_audit.verify.estimators import float_structure as fs
+from pdp_audit.verify.estimators.float_structure import ZERO_GRANULARITY, granularity
+
 #: The loss bins' geometric quantile levels stop where a tail holds about this many pilot draws.
 TAIL_DRAWS = 30
 #: At most this many atoms of L (the most frequent in the pilot) get bins of their own; so do at most
@@ -228,8 +231,6 @@ class FloatFeature:
         return self.kind in ("k", "tz")
 
     def values(self, coordinates: np.ndarray) -> np.ndarray:
-        from pdp_audit.verify.estimators import float_structure as fs
-
         o = coordinates[:, self.column]
         if self.kind == "k":
             return fs.granularity(o)
@@ -280,8 +281,6 @@ class FloatBins:
     residue is 2^G·ℤ, G the median granularity of its pooled pilot values."""
 
     def __init__(self, pilot_d: np.ndarray, pilot_dp: np.ndarray):
-        from pdp_audit.verify.estimators.float_structure import ZERO_GRANULARITY, granularity
-
         pooled = np.vstack([pilot_d, pilot_dp])
         candidates: list[tuple[float, int, int, FloatFeature]] = []
         for j in range(pooled.shape[1]):

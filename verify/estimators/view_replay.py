@@ -52,6 +52,7 @@ from typing import Callable
 import numpy as np
 
 from pdp_audit.verify.estimators.engine import block_rng
+from pdp_audit.verify.estimators.rare import noise_view
 
 #: Seeds per world the replay runs over.
 REPLAY_BLOCKS = 4
@@ -135,8 +136,6 @@ def canonical_draw(view, law: str) -> Draw:
 
 
 def _gaussian_view(pair):
-    from pdp_audit.verify.estimators.rare import noise_view
-
     return noise_view(pair)
 
 

@@ -38,6 +38,7 @@ from scipy import optimize
 
 from pdp_audit.mechanisms.base import release_epsilon
 from pdp_audit.verify.estimators.rare import affine_rtol
+from pdp_audit.verify.estimators.tilting import draw_noise
 
 WORLDS = ("D", "D'")
 PROBE_ROWS = 16
@@ -56,8 +57,6 @@ class TranslationView:
 
     def draw(self, size: int, rng: np.random.Generator) -> np.ndarray:
         """Noise rows of the declared law (the view's own noise, not whitened)."""
-        from pdp_audit.verify.estimators.tilting import draw_noise
-
         if self.law == "gaussian":
             return self.scale * rng.standard_normal((int(size), self.scale.size))
         return draw_noise(self.law, 1.0 / self.scale, size, rng)
