@@ -181,7 +181,8 @@ def finalize(evidence: Sequence[Evidence], alpha: float) -> list[Check]:
 
 def _decide_family(evidence: Sequence[Evidence], alpha: float) -> dict[int, Check]:
     """Holm's step-down over the statistical checks of ``evidence``; exact checks keep their own verdict."""
-    from pdp_audit.verify.estimators.stats import holm  # scipy: not at import (the pytest plugin imports this module)
+    # deferred: loads scipy; list --help and pytest's start-up must not
+    from pdp_audit.verify.estimators.stats import holm
 
     statistical = [e for e in evidence if e.statistical]
     reject, adjusted = holm([e.pvalue for e in statistical if e.pvalue is not None], alpha)  # each has one
@@ -196,6 +197,7 @@ def _decide_family(evidence: Sequence[Evidence], alpha: float) -> dict[int, Chec
         id(e): _decide(shown[id(e)], rejected, adj, per_check_alpha)
         for e, rejected, adj in zip(statistical, reject, adjusted)
     }
+    # deferred: loads pdp_audit.reports.records; list --help must not
     from pdp_audit.reports.records import Check
 
     checks = {}
@@ -256,6 +258,7 @@ def make_run(
     certified = delta_certified(guarantees) if verdict == "pass" and parameters.get("delta") == 0 else None
     if certified is not None:  # a pure claim: what its pass certifies, stated (sampling cannot prove δ = 0)
         parameters = {**parameters, "delta_certified": certified}
+    # deferred: loads pdp_audit.reports.records; list --help must not
     from pdp_audit.reports.records import Run
 
     return Run(
@@ -275,6 +278,7 @@ def make_run(
 def _claim_holds(guarantees: Sequence[Check]) -> bool:
     """Whether a passing run's claim holds by what decided it (its exact closed form, a proof or its intervals:
     :mod:`pdp_audit.reports.certified_claim`); True for a run that decides no pair's claim."""
+    # deferred: loads pdp_audit.reports.certified_claim; list --help must not
     from pdp_audit.reports.certified_claim import certified_claim
 
     claim = certified_claim(guarantees)

@@ -13,10 +13,12 @@ import numbers
 import os
 import signal
 import sys
+import warnings
 from collections import deque
 from typing import Any, Iterator
 
 from pdp_audit.verify.core.config import COMMAND_LINE, KEYWORDS, WORKERS, Names, Option, parse
+from pdp_audit.verify.core.processes import Terminated, executor_for
 from pdp_audit.verify.inputs.validation import InputError
 
 
@@ -36,8 +38,6 @@ def distributed_module():
 def scheduler_problem(address: str) -> str | None:
     """Why ``address`` does not read as a Dask scheduler's address (``tcp://host:8786``, ``host:8786``), or None;
     read by Dask's own parser, without a connection or a name lookup."""
-    import warnings
-
     distributed = distributed_module()
     try:
         with warnings.catch_warnings():
@@ -332,8 +332,6 @@ def block_executor(workers: int, scheduler: str | None = None, dask_local: int |
     (:class:`pdp_audit.verify.core.processes.Terminated`) they are killed at once (a block of the user's code may not
     end
     soon), else closed on leaving."""
-    from pdp_audit.verify.core.processes import Terminated, executor_for
-
     what = " and ".join(shipped or ()) or "the blocks"
     if scheduler is None and dask_local is None:
         from concurrent.futures.process import BrokenProcessPool

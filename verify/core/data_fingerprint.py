@@ -14,13 +14,14 @@ from typing import Any
 
 import numpy as np
 
+from pdp_audit.mechanisms.linreg.data import REGRESSION_DATASETS
+from pdp_audit.verify.inputs.datasets import SHIPPED, load_shipped, pinned_file, table_shape
+
 
 def data_fingerprint(config: Any) -> tuple[str, str | None, str | None, list[int] | None]:
     """(source, name, sha256, shape) of the data the run uses: ``file``, ``shipped`` or ``generated``."""
     data = getattr(config, "data", None)
     if data is not None:
-        from pdp_audit.verify.inputs.datasets import pinned_file, table_shape
-
         with pinned_file(data) as pinned:  # pinned by the certification: its audit then reads this parse
             shape = table_shape(data)
             return "file", data, pinned.sha256, shape  # the digest of the bytes parsed
@@ -35,9 +36,6 @@ def data_fingerprint(config: Any) -> tuple[str, str | None, str | None, list[int
 
 def shipped_table(name: str) -> np.ndarray | None:
     """A shipped data set as one table (features, then the target as the last column), or None if not shipped."""
-    from pdp_audit.mechanisms.linreg.data import REGRESSION_DATASETS
-    from pdp_audit.verify.inputs.datasets import SHIPPED, load_shipped
-
     if name in SHIPPED:
         dataset = load_shipped(name)
         features, target = dataset.features, dataset.target

@@ -16,6 +16,7 @@ import hashlib
 import os
 import sys
 from collections.abc import Collection, Mapping
+from importlib.machinery import PathFinder
 from pathlib import Path
 
 from pdp_audit.verify.inputs.validation import InputError
@@ -149,7 +150,6 @@ def _providers() -> Mapping[str, Collection[str]]:
     site-packages once, not once a certificate.  Where distributions are found by other means than the path (a
     finder of its own on ``sys.meta_path``) or this Python names the rule otherwise, the whole scan is made."""
     from importlib import metadata
-    from importlib.machinery import PathFinder
 
     rule = getattr(metadata, "_top_level_declared", None), getattr(metadata, "_top_level_inferred", None)
     others = [f for f in sys.meta_path if f is not PathFinder and hasattr(f, "find_distributions")]

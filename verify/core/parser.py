@@ -4,6 +4,7 @@ is kept as data for its readers.  Standard library only, so that ``pdp-audit --h
 from __future__ import annotations
 
 import argparse
+import sys
 from typing import Any, Callable
 
 from pdp_audit.verify.inputs.validation import InputError, quoted
@@ -48,8 +49,6 @@ class Parser(argparse.ArgumentParser):
         a reader that left) raises that OSError, as any command's output does, where argparse dropped it and the
         command exited 0 with nothing written; what goes to standard error is argparse's (nothing else is left to
         tell)."""
-        import sys
-
         if file is not None and file is sys.stdout:
             if message:
                 file.write(message)
@@ -89,8 +88,6 @@ class Parser(argparse.ArgumentParser):
 
     def parse_known_args(self, args=None, namespace=None):
         """As argparse's, keeping the arguments given (:meth:`error` names a stray one)."""
-        import sys
-
         self._filled()
         self.given = list(sys.argv[1:] if args is None else args)
         return super().parse_known_args(args, namespace)

@@ -14,6 +14,9 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Callable, Iterator, NoReturn
 
+import numpy as np
+
+from pdp_audit.verify.core.config import MAX_WORKERS
 from pdp_audit.verify.inputs.interruptions import Terminated  # also imported from here (its home before)
 from pdp_audit.verify.inputs.validation import InputError
 
@@ -23,9 +26,6 @@ def executor_for(workers: int):
     """None (serial) for one worker, else a process pool whose workers die with this process; results are
     identical either way.  On an error or Ctrl-C the blocks not yet started are cancelled.  Its workers hand blocks of
     losses back through memory shared with them (:class:`pdp_audit.verify.estimators.engine.SharedSlots`)."""
-    # here, not at the top: the options module reads the shipped data sets' names, too heavy for every `--help`
-    from pdp_audit.verify.core.config import MAX_WORKERS
-
     if not 1 <= workers <= MAX_WORKERS:
         raise InputError(f"--workers must be in [1, {MAX_WORKERS}], got {workers}")
     workers = started_workers(workers)
@@ -34,6 +34,7 @@ def executor_for(workers: int):
         return
     from concurrent.futures import ProcessPoolExecutor
 
+    # deferred: loads concurrent.futures; list --help must not
     from pdp_audit.verify.estimators.engine import shared_slots
 
     with shared_slots(workers) as slots:  # made before the workers are forked: they inherit it
@@ -140,9 +141,9 @@ def _block_worker_init() -> None:
     import multiprocessing.util
     import random
 
-    import numpy as np
     from threadpoolctl import threadpool_limits
 
+    # deferred: loads concurrent.futures; list --help must not
     from pdp_audit.verify.estimators.engine import blas_limited_for_good
 
     np.random.seed()  # from the operating system's entropy; the parent's own state is untouched

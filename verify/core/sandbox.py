@@ -67,8 +67,9 @@ import threading
 import traceback
 from typing import Any, Callable
 
-from pdp_audit.verify.core.float_rules import user_float_rules
-from pdp_audit.verify.core.processes import on_second_termination, raised_without_signal
+from pdp_audit.verify.core.float_rules import own_float_rules, user_float_rules
+from pdp_audit.verify.core.outputs import add_reads, read_paths, record_reads
+from pdp_audit.verify.core.processes import on_second_termination, raised_without_signal, terminations_raise
 from pdp_audit.verify.inputs.interruptions import Terminated
 from pdp_audit.verify.inputs.validation import InputError
 
@@ -104,8 +105,6 @@ class ChildTraceback(Exception):
 
 def run_isolated(function: Callable[..., Any], *args: Any, target: str) -> Any:
     """``function(*args)`` in a child Python process; see the module's docstring."""
-    from pdp_audit.verify.core.outputs import read_paths
-
     if sys.platform == "win32":  # pragma: no cover - no select() on pipes, no process groups: the work runs here
         return function(*args)
 
@@ -293,10 +292,6 @@ def _write_all(fd: int, data: bytes) -> None:
 def child_main(work_fd: int, result_fd: int) -> None:
     """The child of :func:`run_isolated`: read the work, run it, send what came of it, and return -- the
     interpreter then exits as Python does.  Nothing here ends the process otherwise."""
-    from pdp_audit.verify.core.float_rules import own_float_rules
-    from pdp_audit.verify.core.outputs import add_reads, record_reads
-    from pdp_audit.verify.core.processes import terminations_raise
-
     try:  # a group of its own: what the user's code starts in it ends with the audit (_end_group)
         os.setpgid(0, 0)
     except OSError:
@@ -312,6 +307,7 @@ def child_main(work_fd: int, result_fd: int) -> None:
         _send(result_fd, ("raised", failed, "", ()))
         return
     _end_with_parent(work_fd)
+    # deferred: loads tempfile; list --help must not
     from pdp_audit.reports.files import streams_whose_readers_may_leave
 
     streams_whose_readers_may_leave()  # a reader that left ends no audit early: the parent's verdict stands
