@@ -28,6 +28,7 @@ from pdp_audit.verify.estimators.consistency_output import StreamedEventConsiste
 from pdp_audit.verify.estimators.consistency_scale import StreamedScaleIdentity
 from pdp_audit.verify.estimators.engine import PrivacyLossSampler, iter_blocks, run_blocks
 from pdp_audit.verify.estimators.rng_discipline import check_rng_discipline
+from pdp_audit.verify.evidence.pair_stream import ReleasesAndLosses
 
 FALSE_ALARM = 1e-6
 IDENTITY_SAMPLES = 200_000
@@ -89,8 +90,6 @@ def check_likelihood_ratio_identities(pair, seed: int = 11, law: str = "ideal") 
     too (:mod:`pdp_audit.verify.estimators.float_structure`: a sampler whose doubles differ between the worlds fails,
     Mironov, CCS 2012), ``"ideal"`` (here the default: the catalogue's example pairs are reference samplers standing
     for the real-valued law) reads their values only."""
-    from pdp_audit.verify.evidence.pair_stream import ReleasesAndLosses
-
     test = StreamedEventConsistency(IDENTITY_SAMPLES, IDENTITY_SAMPLES, float_structure=law != "ideal")
     scale = StreamedScaleIdentity()
     blocks = {w: iter_blocks(ReleasesAndLosses(pair, w), IDENTITY_SAMPLES, seed, f"identity/{w}") for w in ("D", "D'")}

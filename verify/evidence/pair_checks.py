@@ -26,6 +26,7 @@ from pdp_audit.mechanisms.base import (
 )
 from pdp_audit.verify.core.checks import CheckSpec, Evidence
 from pdp_audit.verify.core.config import LAW_OPTION
+from pdp_audit.verify.core.dask_cluster import block_executor
 from pdp_audit.verify.estimators import rare, tilting, view_replay
 from pdp_audit.verify.estimators.engine import (
     Windowed,
@@ -196,8 +197,6 @@ def _sequential_checks(pair, claim: tuple, budget: tuple, per_instance: bool, dr
     sampled tails through it are drawn (as many as the look's draws) at every other look and at each look that may
     pass, the last ones read again between (each a valid fixed-n estimate, read at the look's share): their draws
     add up to about twice the last look's, not three times."""
-    from pdp_audit.verify.core.dask_cluster import block_executor
-
     (epsilon, delta), (trials, seed) = claim, budget
     workers, stop = drawing.chosen_workers(), drawing.stop
     assert stop is not None  # a pass is drawn in looks only under a stopping rule (dp_checks)

@@ -30,6 +30,7 @@ from pdp_audit.mechanisms.base import (
     release_epsilon,
     separating_resolution,
 )
+from pdp_audit.verify.core.dask_cluster import block_executor
 from pdp_audit.verify.estimators.consistency_output import EventConsistency, StreamedEventConsistency
 from pdp_audit.verify.estimators.consistency_scale import ScaleIdentity, StreamedScaleIdentity
 from pdp_audit.verify.estimators.engine import (
@@ -43,6 +44,7 @@ from pdp_audit.verify.evidence.pair_claims import (
     StreamedHockeyMean,
 )
 from pdp_audit.verify.evidence.pair_validation import VIEW_SAMPLES
+from pdp_audit.verify.inputs.validation import check_picklable
 
 #: What a streamed statistic reads out.
 R_co = TypeVar("R_co", covariant=True)
@@ -119,8 +121,6 @@ def stream_losses(
     are the same on any number of workers.  The pass of ``sample`` and ``privacy_loss`` is the audit's cost; the
     view's checks and importance sampling, where a pair has a view, draw in this process.  ``float_structure``: the
     consistency test reads the releases' bits too (:class:`pdp_audit.verify.evidence.pair_checks.MainPass` ``law``)."""
-    from pdp_audit.verify.core.dask_cluster import block_executor
-
     if workers > 1:
         check_pair_picklable(pair)
     with block_executor(workers, shipped={"the pair": pair}) as executor:
@@ -130,8 +130,6 @@ def stream_losses(
 
 def check_pair_picklable(pair: NeighbourPair) -> None:
     """A pair of a class defined in a function cannot be sent to worker processes (one line)."""
-    from pdp_audit.verify.inputs.validation import check_picklable
-
     check_picklable("pair", "define its class at module level", pair)
 
 

@@ -41,6 +41,7 @@ from pdp_audit.mechanisms.base import (
     at_loss_resolution,
     check_world,
     checked_releases,
+    pair_attribute,
 )
 from pdp_audit.verify.core.checks import CheckSpec, Evidence
 from pdp_audit.verify.estimators import rare, tilting, view_replay, view_structure
@@ -48,11 +49,13 @@ from pdp_audit.verify.estimators.consistency import LossConsistency, loss_consis
 from pdp_audit.verify.estimators.consistency_output import EventConsistency
 from pdp_audit.verify.estimators.consistency_scale import ScaleIdentity
 from pdp_audit.verify.estimators.engine import (
+    BLOCK_SIZE,
     iter_blocks,
     run_blocks,
 )
 from pdp_audit.verify.estimators.stats import pvalue_by_inversion
 from pdp_audit.verify.evidence import builders
+from pdp_audit.verify.inputs.validation import InputError
 
 #: Releases per world drawn through the noise view (and compared with as many from ``sample``).
 VIEW_SAMPLES = 50_000
@@ -337,11 +340,8 @@ def check_block_memory(pair: NeighbourPair) -> None:
     of the
     seeding, so it cannot shrink), and a block of ``output_dim`` doubles is held a few times over.  An
     ``output_dim`` of 200,000 needed 105 GB per block and died of MemoryError (exit 4) in the first probe."""
-    from pdp_audit.mechanisms.base import pair_attribute
+    # deferred: read at call time (tests replace processes.physical_memory)
     from pdp_audit.verify.core.processes import MEMORY_SHARE, physical_memory
-    from pdp_audit.verify.estimators.engine import BLOCK_SIZE
-    from pdp_audit.verify.inputs.validation import InputError
-
     dim = pair_attribute(pair, "output_dim")
     if not isinstance(dim, (int, np.integer)) or isinstance(dim, bool) or dim < 1:
         return  # not a width: the pair-protocol check names it

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from pdp_audit.verify.core.checks import finalize, make_run
 from pdp_audit.verify.core.config import PAIR_OPTIONS
 from pdp_audit.verify.inputs.validation import InputError
 
@@ -100,6 +101,7 @@ def flag(name: str, value: Any) -> bool:
 
 def check_protocol(pair: Any, needs_loss: bool = True) -> None:
     """InputError unless ``pair`` has ``sample`` (and ``privacy_loss``, with ``needs_loss``) to call."""
+    # deferred: loads pdp_audit.mechanisms.base; list --help must not
     from pdp_audit.mechanisms.base import MalformedPair, pair_attribute
 
     wanted = ("sample", "privacy_loss") if needs_loss else ("sample",)
@@ -117,6 +119,4 @@ def check_protocol(pair: Any, needs_loss: bool = True) -> None:
 def decided(mechanism: str, evidence: list, alpha: float, parameters: dict, seed: int) -> Run:
     """Decide ``evidence`` as one family (Holm at ``alpha``) into a run record (a user's pair has no paper
     statements: its findings are empty, not "not asked for")."""
-    from pdp_audit.verify.core.checks import finalize, make_run
-
     return make_run(mechanism, finalize(evidence, alpha), alpha, parameters, seed, paper_claims=True)
