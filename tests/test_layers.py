@@ -17,7 +17,8 @@
 * An audit (``audits/<name>/``) imports no other audit: what two audits share lives in the floor.
   :data:`AUDITS_BUILT_ON` names the one exception with its reason.
 * The entry points reach the declared options, the outputs' checks and the catalogue of plans through the use
-  cases (``pdp_audit.api``), never directly (:data:`THROUGH_THE_API`).
+  cases (:data:`USE_CASES`: ``pdp_audit.use_cases``, ``pdp_audit.certify_files`` and the public ``pdp_audit.api``),
+  never directly (:data:`THROUGH_THE_API`).
 * The namespace's ``__init__`` (the lazy table of public names) may import anything; nothing imports it.
 * Every import of ours names the installed module (``pdp_audit.verify.core.checks``): the folders' own names
   (``verify``, ``reports``, …) do not exist in an installed wheel.
@@ -66,6 +67,9 @@ AUDITS_BUILT_ON = {"pdp_audit.audits.privacy_report": {"pdp_audit.audits.objpert
 #: What the entry points reach only through the use cases: how a config is built and its options named, where a
 #: command may write, and which audits there are.
 THROUGH_THE_API = ("pdp_audit.verify.core.config", "pdp_audit.verify.core.outputs", "pdp_audit.catalogue")
+#: The use cases, the application's modules the entry points call: one function a command or a plugin assertion
+#: (``use_cases``; ``certify_files`` for ``pdp-audit certify``) and the public API (``api``).
+USE_CASES = ("pdp_audit.use_cases", "pdp_audit.certify_files", "pdp_audit.api")
 
 
 def entry_points(pyproject: Path = ROOT / "pyproject.toml") -> tuple[str, ...]:
@@ -170,7 +174,7 @@ def _rule_broken(source: str, target: str, paths: dict[str, Path]) -> str | None
     if mine and theirs and mine != theirs and theirs not in AUDITS_BUILT_ON.get(mine, ()):
         return "an audit imports no other audit"
     if _within(source, ENTRY_POINTS) and _within(target, THROUGH_THE_API):
-        return f"an entry point stands on {NAMESPACE}.api"
+        return f"an entry point reaches it through the use cases ({', '.join(USE_CASES)})"
     return None
 
 
@@ -230,6 +234,12 @@ def test_every_module_is_in_a_level():
         and not (p.name == "__init__.py" and not imports_of(p, modules))
     ]
     assert not unplaced, f"put these modules in a folder of LEVELS: {unplaced}"
+
+
+def test_the_use_cases_are_modules_of_the_application():
+    modules = our_modules()
+    missing = [m for m in USE_CASES if m not in modules or level(m, modules[m]) != LEVELS.index(str(APPLICATION))]
+    assert not missing, f"USE_CASES names no module of {APPLICATION}: {missing}"
 
 
 def test_every_level_is_a_folder():
@@ -308,9 +318,11 @@ def _path(module: str) -> Path:
         ("sweeps.spec", "api", "level 7 (src/pdp_audit/sweeps) imports level 9 (src/pdp_audit)"),
         ("api", "pytest_plugin", "level 9 (src/pdp_audit) imports level 10"),
         ("api", "", "nothing imports pdp_audit"),
-        ("cli.main", "catalogue.plans", "an entry point stands on pdp_audit.api"),
-        ("pytest_plugin", "verify.core.config", "an entry point stands on pdp_audit.api"),
+        ("cli.main", "catalogue.plans", "an entry point reaches it through the use cases"),
+        ("pytest_plugin", "verify.core.config", "an entry point reaches it through the use cases"),
         ("cli.main", "api", None),
+        ("cli.main", "use_cases", None),
+        ("pytest_plugin", "use_cases", None),
     ],
 )
 def test_the_layer_rules_catch_a_wrong_import(source, target, expected):

@@ -5,9 +5,12 @@ Every way into the suite goes through these functions: the pytest plugin's asser
 ``blackbox`` are :func:`run_audit`, :func:`certify` and :func:`audit_blackbox` plus the files and the exit code.
 Each returns a :class:`~pdp_audit.reports.records.Run`: the decided checks, the verdict and the exit code the
 command line would give, which :func:`write_report` renders as the same PDF and JSON.  The user-facing audits'
-functions live in their audits' folders and are re-exported here: :func:`audit_pair` (``audits/pair/audit.py``),
-:func:`audit_blackbox` and :func:`audit_blackbox_search` (``audits/blackbox/audit.py``), :func:`audit_coverage`
-(``audits/coverage/audit.py``), :func:`audit_canary_scores` and :func:`audit_one_run` (``audits/canaries``).
+functions live in their audits' folders, and :mod:`pdp_audit`'s one table of public names finds them there:
+:func:`~pdp_audit.audits.pair.audit.audit_pair` (``audits/pair/audit.py``),
+:func:`~pdp_audit.audits.blackbox.audit.audit_blackbox` and ``audit_blackbox_search`` (``audits/blackbox/audit.py``),
+:func:`~pdp_audit.audits.coverage.audit.audit_coverage` (``audits/coverage/audit.py``), ``audit_canary_scores`` and
+``audit_one_run`` (``audits/canaries/evidence.py``).  What a command or the pytest plugin does around an audit (its
+files checked and written, a user's code in a process of its own) is :mod:`pdp_audit.use_cases`.
 
 Verdicts (see :mod:`pdp_audit.verify.core.checks`): a check **fails** when the samples contradict its claim at the
 run's family-wise false-alarm probability ``alpha`` (Holm's step-down over the run's statistical checks), **passes**
@@ -23,11 +26,8 @@ loads) stays light.
 from __future__ import annotations
 
 import dataclasses
-import importlib
 import os
 from typing import TYPE_CHECKING, Any, Mapping
-
-from pdp_audit.calibration import gaussian_delta, gaussian_epsilon, gaussian_sigma  # noqa: F401 (re-exported)
 
 # What the interfaces (``pdp-audit``'s commands in src/pdp_audit/cli, the pytest plugin) use of the framework,
 # imported from here and nowhere else: the declared options and the words errors name them in, the parsers generated
@@ -61,45 +61,8 @@ from pdp_audit.verify.inputs.validation import InputError
 if TYPE_CHECKING:  # pragma: no cover
     import pandas
 
-    # what a type checker sees; at run time each is imported on first use (:func:`__getattr__`)
-    from pdp_audit.audits.blackbox.audit import audit_blackbox, audit_blackbox_search  # noqa: F401 (re-exported)
-    from pdp_audit.audits.blackbox.config import command_defaults as blackbox_defaults  # noqa: F401
-    from pdp_audit.audits.canaries.evidence import audit_canary_scores, audit_one_run  # noqa: F401 (re-exported)
-    from pdp_audit.audits.coverage.audit import audit_coverage  # noqa: F401 (re-exported)
-    from pdp_audit.audits.pair.audit import audit_pair  # noqa: F401 (re-exported)
-    from pdp_audit.audits.pair.config import EARLY_STOP_OPTION, TIME_LIMIT_OPTION, PairBudget  # noqa: F401
     from pdp_audit.mechanisms.base import NeighbourPair
     from pdp_audit.reports.records import Run
-    from pdp_audit.reports.run_text import describe  # noqa: F401 (re-exported)
-
-#: The user-facing audits' functions re-exported here, and the pair audit's options and budget that the commands and
-#: the plugin use, by name: (their module, their name there).  They are imported on first use (PEP 562), not with
-#: this module: the commands that only parse a command line (``pdp-audit run NAME --help``) import none of their
-#: modules (the black box's Dask and logging among them).
-_REEXPORTED = {
-    "audit_blackbox": ("pdp_audit.audits.blackbox.audit", "audit_blackbox"),
-    "audit_blackbox_search": ("pdp_audit.audits.blackbox.audit", "audit_blackbox_search"),
-    "blackbox_defaults": ("pdp_audit.audits.blackbox.config", "command_defaults"),
-    "audit_canary_scores": ("pdp_audit.audits.canaries.evidence", "audit_canary_scores"),
-    "audit_one_run": ("pdp_audit.audits.canaries.evidence", "audit_one_run"),
-    "audit_coverage": ("pdp_audit.audits.coverage.audit", "audit_coverage"),
-    "audit_pair": ("pdp_audit.audits.pair.audit", "audit_pair"),
-    "EARLY_STOP_OPTION": ("pdp_audit.audits.pair.config", "EARLY_STOP_OPTION"),
-    "TIME_LIMIT_OPTION": ("pdp_audit.audits.pair.config", "TIME_LIMIT_OPTION"),
-    "PairBudget": ("pdp_audit.audits.pair.config", "PairBudget"),
-    "describe": ("pdp_audit.reports.run_text", "describe"),
-}
-
-
-def __getattr__(name: str) -> Any:
-    """A re-exported function of :data:`_REEXPORTED`, imported from its module on first use and kept here."""
-    if name not in _REEXPORTED:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    module, attribute = _REEXPORTED[name]
-    value = getattr(importlib.import_module(module), attribute)
-    globals()[name] = value
-    return value
-
 
 @with_own_float_rules
 def check_pair(pair: NeighbourPair, *, law: str = LAW_OPTION.default) -> str:
@@ -191,14 +154,16 @@ def run_audit(
         run.exit_code  # 0
         pdp_audit.write_report(run, pdf="gaussian.pdf")
     """
-    plans = audit_plans()
+    from pdp_audit.catalogue.plans import plans_by_name
+
+    plans = plans_by_name()
     if not isinstance(name, str) or name not in plans:  # a list raised TypeError (unhashable)
         raise InputError(f"name must be an audit of `pdp-audit list` ({', '.join(plans)}), got {name!r}")
     workers = pair_value("workers", workers)
     paper_claims, progress = flag("paper_claims", paper_claims), flag("progress", progress)
     plan = plans[name]
     config = plan.configure({**options, "seed": seed, "alpha": alpha, **plan.paper_option(paper_claims)})
-    return run_config(plan, config, workers, progress)
+    return plan.execute(config, workers=workers, progress=bool(progress))
 
 
 @with_own_float_rules
@@ -274,35 +239,6 @@ def audit_program(
     return run_kind("program", config)
 
 
-def run_cell(audit: str, seed: int, alpha: float, options: dict[str, Any], checks: Any, where: str) -> tuple:
-    """The cell of ``pdp-audit sweep`` with ``mechanism = audit``, root seed ``seed`` and ``options`` (keywords,
-    errors naming ``where``), run at ``alpha`` with the check ids ``checks`` selected (None: all): ``(cell, alpha,
-    result)`` with ``alpha`` as checked, what the pytest plugin's ``privacy_audit.run`` asserts on."""
-    from pdp_audit.sweeps.catalogue import SWEEPS
-    from pdp_audit.sweeps.spec import cell_from_options
-
-    mechanisms = {m.name: m for m in SWEEPS}
-    if audit not in mechanisms:
-        raise ValueError(f"audit must be one of {', '.join(sorted(mechanisms))}, got {audit!r}")
-    alpha = pair_value("alpha", alpha)
-    mechanism = mechanisms[audit]
-    cell = cell_from_options(mechanism, seed, options, where)
-    selected = tuple(checks) if checks else None
-    unknown = [c for c in selected or () if not mechanism.has_check(c)]
-    if unknown:
-        raise ValueError(f"checks: {audit!r} has no check {unknown[0]!r} (valid: {mechanism.valid_checks()})")
-    return cell, alpha, mechanism.cell(dict(cell.parameters), cell.seed, alpha, selected)
-
-
-def blackbox_budget(early_stop: bool, law: str | None = None) -> Any:
-    """The black-box audit's :class:`~pdp_audit.audits.blackbox.evidence.BlackBoxBudget` with ``early_stop`` (the
-    pytest plugin's ``--audit-no-early-stop``) and ``law`` (None: the default, as implemented), imported on use: its
-    module draws, the plugin's import must not."""
-    from pdp_audit.audits.blackbox.evidence import BlackBoxBudget
-
-    return BlackBoxBudget(early_stop=early_stop, law=law or BlackBoxBudget.law)
-
-
 def kind_options(name: str) -> tuple:
     """The options the user-facing audit kind ``name`` declares (:data:`pdp_audit.catalogue.kinds.KINDS`):
     the fields of its config, what its command's flags are generated from."""
@@ -325,28 +261,6 @@ def run_kind(name: str, config: Any, progress: bool = False) -> Run:
     from pdp_audit.catalogue.kinds import kinds_by_name
 
     return kinds_by_name()[name].plan.execute(config, progress)
-
-
-def audit_plans() -> dict:
-    """Every built-in audit's :class:`~pdp_audit.verify.core.plan.AuditPlan` by its ``run`` name, in the order
-    ``pdp-audit list`` shows them: what :func:`run_audit` runs and ``pdp-audit run NAME`` generates its parser from."""
-    from pdp_audit.catalogue.plans import plans_by_name
-
-    return plans_by_name()
-
-
-def command_line_config(plan: Any, args: Any) -> Any:
-    """The config of ``plan`` from a parsed ``pdp-audit run NAME`` command line (its defaults for the rest), every
-    value checked before any work, errors naming the flags."""
-    from pdp_audit.catalogue.arguments import configure_from_args
-
-    return configure_from_args(plan, args)
-
-
-def run_config(plan: Any, config: Any, workers: int = 1, progress: bool = False) -> Run:
-    """Run ``plan`` on its ``config`` (:func:`command_line_config`) over ``workers`` processes: the decided run
-    :func:`run_audit` returns and ``pdp-audit run NAME`` reports."""
-    return plan.execute(config, workers=workers, progress=bool(progress))
 
 
 @with_own_float_rules

@@ -54,6 +54,7 @@ from pdp_audit import api
 from pdp_audit.api import PAIR_OPTIONS, pair_value
 from pdp_audit.pytest_session import AuditSession, check_session_outputs, named_test_files
 from pdp_audit.reports.run_text import check_lines, verdict_words
+from pdp_audit.use_cases import run_cell
 from pdp_audit.verify.inputs.validation import InputError
 
 MARKER = "audit: privacy audits of mechanisms with the privacy_audit fixture (pdp-audit); select with -m audit"
@@ -348,14 +349,17 @@ class PrivacyAudit:
         return self._dp("pdp", pair, (epsilon, delta), exact_delta, trials, law)
 
     def _dp(self, kind: str, pair, claim: tuple, exact_delta, trials, law) -> "AuditOutcome":
+        from pdp_audit.audits.pair.audit import audit_pair  # on use: the plugin's import draws nothing
+        from pdp_audit.audits.pair.config import PairBudget
+
         epsilon, delta = claim
         budget = self._trials(trials)
         with self._drawing():
-            run = api.audit_pair(
+            run = audit_pair(
                 pair,
                 epsilon,
                 delta,
-                trials=api.PairBudget(
+                trials=PairBudget(
                     budget, early_stop=self.settings.early_stop, **({} if law is None else {"law": law})
                 ),
                 seed=self._seed(),
@@ -385,15 +389,18 @@ class PrivacyAudit:
         is refuted; otherwise inconclusive (a skip, or a failure under ``--audit-strict``): it never passes.
         ``law``: ``"as-implemented"`` (default: float releases are read with their structure as numbers too) or
         ``"ideal"`` (the real-valued law; the float implementation not audited)."""
+        from pdp_audit.audits.blackbox.audit import audit_blackbox  # on use: its module draws
+        from pdp_audit.audits.blackbox.evidence import BlackBoxBudget
+
         with self._drawing():
-            run = api.audit_blackbox(
+            run = audit_blackbox(
                 (sample_D, sample_D_prime),
                 epsilon,
                 delta,
                 trials=self._trials(trials),
                 seed=self._seed(),
                 alpha=self.settings.alpha,
-                budget=api.blackbox_budget(self.settings.early_stop, law),
+                budget=BlackBoxBudget(early_stop=self.settings.early_stop, law=law or BlackBoxBudget.law),
             )
         epsilon, delta = run.parameters["epsilon"], run.parameters["delta"]
         header = f"({epsilon:g}, {delta:g}) DP claim, black box ({run.mechanism})"
@@ -418,7 +425,7 @@ class PrivacyAudit:
         where = f"privacy_audit.run({audit!r})"
         given_alpha = self.settings.alpha if alpha is None else alpha
         with self._drawing():
-            cell, alpha, result = api.run_cell(audit, self.settings.seed, given_alpha, options, checks, where)
+            cell, alpha, result = run_cell(audit, self.settings.seed, given_alpha, options, checks, where)
         index = self._taken()  # the position in the test; the seed is the cell's (as in a sweep)
         decided = [check_from_dict(c) for c in result["checks"]]
         given = ", ".join(f"{k}={v!r}" for k, v in options.items())
@@ -466,8 +473,10 @@ class PrivacyAudit:
     ) -> "AuditOutcome":
         """Assert an event holds with probability ≥ 1 − ρ (a sampler's draws stopped once decided, as
         :func:`pdp_audit.audit_coverage` stops them; ``--audit-no-early-stop``: the exact binomial test of them all)."""
+        from pdp_audit.audits.coverage.audit import audit_coverage  # on use: the plugin's import draws nothing
+
         with self._drawing():
-            run = api.audit_coverage(
+            run = audit_coverage(
                 holds,
                 rho,
                 trials=self._trials(trials),

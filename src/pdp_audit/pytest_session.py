@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from pdp_audit import api
+from pdp_audit.verify.core.outputs import add_reads, check_outputs, read_paths
 from pdp_audit.verify.inputs.validation import InputError, one_line
 
 #: The xdist workeroutput key of a worker's records.
@@ -35,7 +35,7 @@ def check_session_outputs(config: pytest.Config, inputs: dict[str, Path]) -> Non
 
     json_path, pdf_path = session_report_paths(Path(config.invocation_params.dir) / config.getoption("--audit-report"))
     outputs = {"--audit-report": str(pdf_path), "--audit-report (the JSON written beside the PDF)": str(json_path)}
-    api.check_outputs(outputs, inputs, pdfs=())
+    check_outputs(outputs, inputs, pdfs=())
 
 
 # --------------------------------------------------------------------------------------------
@@ -69,13 +69,13 @@ class AuditSession:
         payload = getattr(node, "workeroutput", {}).get(RECORDS_KEY)
         for record in json.loads(payload) if payload else []:
             self.add(record)
-        api.add_reads(json.loads(getattr(node, "workeroutput", {}).get(READS_KEY) or "[]"))  # the files its tests read
+        add_reads(json.loads(getattr(node, "workeroutput", {}).get(READS_KEY) or "[]"))  # the files its tests read
 
     def pytest_sessionfinish(self, session: pytest.Session) -> None:
         if self.is_worker:
             shipped = getattr(self.config, "workeroutput")  # xdist's, on a worker's config (not in pytest's types)
             shipped[RECORDS_KEY] = json.dumps(self.sorted_records())
-            shipped[READS_KEY] = json.dumps(api.read_paths())
+            shipped[READS_KEY] = json.dumps(read_paths())
             return
         path = self.config.getoption("--audit-report")
         if path:

@@ -22,6 +22,7 @@ from dataclasses import replace
 
 from pdp_audit import api
 from pdp_audit.api import COMMAND_LINE, add_option, check_outputs, run_isolated
+from pdp_audit.audits.blackbox.config import command_defaults
 from pdp_audit.cli import blackbox_search
 from pdp_audit.cli.commands import COMMAND_HELP
 from pdp_audit.mechanisms.base import user_error
@@ -41,7 +42,7 @@ PLACE_OPTIONS = tuple(o for o in api.kind_options("blackbox") if o.key in PLACE_
 def configured(args: argparse.Namespace):
     """The black-box kind's config from the command line (every flag checked once, in its words), and ``args``
     holding its values with ``--trials`` and ``--statistic`` resolved by the kind's one rule
-    (:func:`pdp_audit.api.blackbox_defaults`)."""
+    (:func:`pdp_audit.audits.blackbox.config.command_defaults`)."""
     keys = [o.key for o in (*BLACKBOX_OPTIONS, *PLACE_OPTIONS)]
     config = api.kind_config(
         "blackbox", {k: getattr(args, k) for k in keys if getattr(args, k, None) is not None}, COMMAND_LINE
@@ -54,9 +55,9 @@ def configured(args: argparse.Namespace):
 
 def resolved(args: argparse.Namespace) -> argparse.Namespace:
     """``args`` with ``--trials`` and ``--statistic`` given their defaults where not given, by the black-box
-    kind's one rule (:func:`pdp_audit.api.blackbox_defaults`)."""
+    kind's one rule (:func:`pdp_audit.audits.blackbox.config.command_defaults`)."""
     reported = bool(args.report and args.report.lower() != "none")
-    args.trials, args.statistic, workers = api.blackbox_defaults(
+    args.trials, args.statistic, workers = command_defaults(
         args.trials, args.statistic, getattr(args, "workers", None), bool(args.search), reported, bool(args.witness)
     )
     if workers is not None:

@@ -240,7 +240,8 @@ DEFAULT_REPORT = "pdp-audit-canaries.pdf"
 
 def command_canaries(args: argparse.Namespace) -> int:
     """Read the scores, bound ε, write the reports; 1 if the claim is refuted, 3 otherwise."""
-    from pdp_audit.api import audit_canary_scores, audit_one_run, publish
+    from pdp_audit.api import publish
+    from pdp_audit.audits.canaries.evidence import audit_canary_scores, audit_one_run
     from pdp_audit.reports.files import print_out
 
     typed(args, *CANARY_OPTIONS)

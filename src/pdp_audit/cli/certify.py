@@ -28,6 +28,7 @@ import argparse
 import time
 
 from pdp_audit import api
+from pdp_audit.audits.pair.config import EARLY_STOP_OPTION, TIME_LIMIT_OPTION
 from pdp_audit.cli.commands import COMMAND_HELP
 from pdp_audit.cli.warnings import print_warnings
 from pdp_audit.reports.certified_claim import verdict_suffix
@@ -36,7 +37,7 @@ from pdp_audit.verify.inputs.validation import shown
 #: ``--workers`` of certify: by default the deployment file's ``[audit] workers``, else 1.
 CERTIFY_WORKERS = api.WORKERS_OPTION.with_default(None)
 #: ``--no-early-stop`` and ``--time-limit``: a user's mechanism's or a joint release's [audit] keys, declared once.
-STOPPING = (api.EARLY_STOP_OPTION, api.TIME_LIMIT_OPTION)
+STOPPING = (EARLY_STOP_OPTION, TIME_LIMIT_OPTION)
 
 OUTCOME = {0: "CERTIFIED", 1: "NOT CERTIFIED (a guarantee fails)", 3: "NOT CERTIFIED (a guarantee is undecided)"}
 BLACKBOX_OUTCOME = "NOT CERTIFIED (black box: no violation found at the stated power; this is not a certificate)"

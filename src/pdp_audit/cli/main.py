@@ -19,7 +19,6 @@ import signal
 import sys
 import time
 import traceback
-from contextlib import nullcontext
 
 from pdp_audit.cli.commands import COMMAND_HELP
 from pdp_audit.verify.core.parser import Parser
@@ -88,11 +87,12 @@ def add_run_parser(sub, deferred: bool = False) -> None:
     """``pdp-audit run NAME``: one subparser an audit of the catalogue, its options generated from its config (when
     the subparser is first used if ``deferred``: argparse uses NAME's alone)."""
     from pdp_audit import api
+    from pdp_audit.use_cases import audit_plans
 
     run = sub.add_parser("run", help=COMMAND_HELP["run"], description=RUN_DESCRIPTION)
     run.set_defaults(handler=command_run)
     mechanisms = run.add_subparsers(dest="mechanism", required=True, parser_class=Parser)
-    for name, audit in api.audit_plans().items():
+    for name, audit in audit_plans().items():
         description = f"{audit.help}. {RUN_OUTPUTS.format(name=name)}"
         parser = mechanisms.add_parser(name, help=audit.help, description=description)
         if deferred:
@@ -166,25 +166,17 @@ def print_summary(run, elapsed: float) -> None:
 
 
 def command_run(args: argparse.Namespace) -> int:
-    """``pdp-audit run NAME``: :func:`pdp_audit.run_audit` with the command line's words -- the audit's config built
-    and the outputs checked before it runs, its reports written after; the exit code."""
-    from pdp_audit import api
+    """``pdp-audit run NAME``: :func:`pdp_audit.use_cases.run_files` -- the audit's config built and the outputs
+    checked before it runs, its reports written after -- and its summary printed; the exit code."""
     from pdp_audit.cli.warnings import print_warnings
     from pdp_audit.reports.files import print_out
+    from pdp_audit.use_cases import run_files
 
-    plan = api.audit_plans()[args.mechanism]
-    config = api.command_line_config(plan, args)
-    api.typed(args, api.WORKERS_OPTION)
-    report = args.report or f"pdp-audit-{args.mechanism}.pdf"
-    outputs = {"--report": None if report.lower() == "none" else report, "--json": args.json}
-    api.check_outputs(outputs, {"the data file (--data)": getattr(config, "data", None)})
     start = time.perf_counter()
-    with api.without_figures() if outputs["--report"] is None else nullcontext():  # no PDF: nothing draws them
-        run = api.run_config(plan, config, workers=args.workers, progress=not args.quiet)
-    api.publish(run, None if report.lower() == "none" else report, args.json)
+    run, report = run_files(args)
     if not args.quiet and args.json != "-":
         print_summary(run, time.perf_counter() - start)
-        if report.lower() != "none":
+        if report is not None:
             print_out(f"  report: {shown(report)}")
     if not args.quiet:
         print_warnings(run)

@@ -16,7 +16,8 @@ from __future__ import annotations
 import argparse
 import sys
 
-from pdp_audit.api import ALPHA_OPTION, EARLY_STOP_OPTION, SEED_OPTION, Option, Range, add_option, check_outputs, typed
+from pdp_audit.api import ALPHA_OPTION, SEED_OPTION, Option, Range, add_option, check_outputs, typed
+from pdp_audit.audits.pair.config import EARLY_STOP_OPTION
 from pdp_audit.cli.commands import COMMAND_HELP
 from pdp_audit.verify.estimators.progress import asking, progress_bar, say
 from pdp_audit.verify.inputs.validation import InputError

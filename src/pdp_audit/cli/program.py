@@ -14,16 +14,14 @@ itself is exit 2 and one line naming it.
 from __future__ import annotations
 
 import argparse
-import os
-import sys
 
-from pdp_audit import api
-from pdp_audit.api import COMMAND_LINE, add_option, check_outputs, run_isolated
+from pdp_audit.api import add_option
 from pdp_audit.cli.commands import COMMAND_HELP
+from pdp_audit.use_cases import kind_options, program_files
 from pdp_audit.verify.inputs.validation import shown
 
 #: The program kind's options (:mod:`pdp_audit.audits.program.config`), the flags of this command.
-PROGRAM_OPTIONS = tuple(o for o in api.kind_options("program") if o.cli)
+PROGRAM_OPTIONS = tuple(o for o in kind_options("program") if o.cli)
 #: The PDF written unless ``--report`` names another (or ``none``), in the working folder.
 DEFAULT_REPORT = "pdp-audit-program.pdf"
 
@@ -49,32 +47,20 @@ def add_parser(subparsers) -> None:
 
 
 def command_program(args: argparse.Namespace) -> int:
-    """Audit the program, write the reports; the verdict's exit code."""
-    from pdp_audit.api import publish
+    """Audit the program and write the reports (:func:`pdp_audit.use_cases.program_files`), print its summary; the
+    verdict's exit code."""
     from pdp_audit.reports.files import print_out
 
     values = {o.key: getattr(args, o.key) for o in PROGRAM_OPTIONS if getattr(args, o.key, None) is not None}
-    values["program"] = args.target
-    config = api.kind_config("program", values, COMMAND_LINE)  # every flag checked before the program runs
     args.report = args.report or DEFAULT_REPORT
     if args.report.lower() == "none":
         args.report = None
-    check_outputs({"--report": args.report, "--json": args.json}, {"--data": args.data})
-
-    # the user's code in the sandbox's child: a hard exit in it cannot end this command with 0
-    run = run_isolated(audited, config, target=f"target: the code of {shown(args.target)}")
-    publish(run, args.report, args.json)
+    run = program_files(args.target, values, args.report, args.json)
     if args.json != "-":
         print_out(_summary(run, args))
         if args.report:
             print_out(f"  report: {shown(args.report)}")
     return run.exit_code
-
-
-def audited(config):
-    """The program kind's audit of ``config`` (its Run), in the sandbox's child; the current folder importable."""
-    sys.path.insert(0, os.getcwd())
-    return api.run_kind("program", config, progress=True)
 
 
 def _summary(run, args: argparse.Namespace) -> str:
