@@ -20,15 +20,11 @@ from pdp_audit.audits.geometric.checks import CHECKS
 from pdp_audit.audits.geometric.config import GeometricAuditConfig
 from pdp_audit.mechanisms import geometric as geo
 from pdp_audit.reports.records import Run
-from pdp_audit.verify.core.checks import CheckSpec, Evidence, finalize, make_run
+from pdp_audit.verify.core.checks import Evidence, finalize, make_run
 from pdp_audit.verify.evidence import pure_dp as pure
 from pdp_audit.verify.evidence.clipping import clipping_record
 from pdp_audit.verify.evidence.dp_claim import DpClaim
 from pdp_audit.verify.inputs.datasets import Dataset, column_index, load_csv, load_shipped
-
-
-def _spec(check_id: str, **values) -> CheckSpec:
-    return CHECKS[check_id].fill(**values)
 
 
 @dataclass(frozen=True)
@@ -98,22 +94,14 @@ def exact_profile(pair: geo.GeometricPair) -> pure.Profile:
 def geometric_evidence(
     config: GeometricAuditConfig, s: GeometricSetup, executor: Executor | None = None, progress: bool = False
 ) -> list[Evidence]:
-    """The evidence of every check, not yet decided."""
-    eps, delta = config.epsilon, config.delta
+    """The evidence of every check, not yet decided (:func:`pdp_audit.verify.evidence.pure_dp.pure_dp_evidence`)."""
     target = np.zeros(s.rows.shape[1])
     target[s.query.column] = s.query.sensitivity  # rounds and clamps to C: m = Δ
     pair = s.mechanism.pair(s.rows, target, "add")
-    specs = pure.PureSpecs(
-        _spec("dp-forward", eps=eps, delta=delta),
-        _spec("dp-reverse", eps=eps, delta=delta),
-        _spec("loss-bound", eps=eps, eta=pair.loss_bound),
-        _spec("tail-curve"),
+    audit = pure.PureAudit(
+        CHECKS, pair, exact_profile(pair), lambda budget: _individual(s, budget), "median-individual"
     )
-    budget = pure.Budget.of(config, executor)
-    individual = _individual(s, budget)
-    return pure.with_individual(
-        specs, pair, eps, budget, exact_profile(pair), individual, "median-individual", progress
-    )
+    return pure.pure_dp_evidence(audit, config, executor, progress)
 
 
 def _individual(s: GeometricSetup, budget: pure.Budget) -> tuple[DpClaim, Any, pure.Profile]:
@@ -123,5 +111,5 @@ def _individual(s: GeometricSetup, budget: pure.Budget) -> tuple[DpClaim, Any, p
     index = int(np.argsort(sens, kind="stable")[len(sens) // 2])
     pair = s.mechanism.pair(s.rows, s.rows[index], "remove")
     eps_i = pair.loss_bound
-    spec = _spec("pdp-median-individual", index=index, sensitivity=sens[index], eps_i=eps_i, delta=budget.delta)
+    spec = CHECKS["pdp-median-individual"].fill(index=index, sensitivity=sens[index], eps_i=eps_i, delta=budget.delta)
     return DpClaim(spec, "D||D'", eps_i, budget.delta), pair, exact_profile(pair)

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from pdp_audit.audits.geometric.checks import CHECKS, RUN_CHECKS
+from pdp_audit.audits.geometric.checks import CHECKS
 from pdp_audit.audits.geometric.config import GeometricAuditConfig
 from pdp_audit.verify.core.plan import AuditPlan, Setting
+from pdp_audit.verify.evidence.pure_dp_specs import RUN_CHECKS
 
 
 def audit(config: GeometricAuditConfig, executor=None, progress: bool = False):

@@ -1,4 +1,4 @@
-"""The audit of the Laplace mechanism: the evidence for every check of :mod:`pdp_audit.verify.evidence.pure_dp_specs`.
+"""The audit of the Laplace mechanism: the evidence for every check of :mod:`pdp_audit.audits.laplace.checks`.
 
 The mechanism releases the L1-clipped sum (or the count) of a real dataset plus b·Lap(0, 1) on each coordinate.  The
 DP claim is audited at a worst-case neighbour: a row on the L1 clip sphere with all its mass on one coordinate
@@ -18,15 +18,15 @@ from typing import Any
 
 import numpy as np
 
+from pdp_audit.audits.laplace.checks import CHECKS
 from pdp_audit.audits.laplace.config import HISTOGRAM_KEYS, LaplaceAuditConfig
 from pdp_audit.mechanisms import laplace as lap
 from pdp_audit.mechanisms import laplace_queries as lq
 from pdp_audit.reports.records import Run
-from pdp_audit.verify.core.checks import CheckSpec, Evidence, finalize, make_run
+from pdp_audit.verify.core.checks import Evidence, finalize, make_run
 from pdp_audit.verify.evidence import pure_dp as pure
 from pdp_audit.verify.evidence.clipping import clipping_record
 from pdp_audit.verify.evidence.dp_claim import DpClaim
-from pdp_audit.verify.evidence.pure_dp_specs import CHECKS
 from pdp_audit.verify.inputs.datasets import Dataset, column_index, load_csv, load_shipped, standardize
 
 #: The options of one query only (None under the others).
@@ -39,10 +39,6 @@ WORST_CASE = {
     "mean": "a row on the L1 clip sphere on one coordinate, added: the sum moves by C, the count by 1",
     "histogram": "a row in the first bin, added: one count moves by 1",
 }
-
-
-def _spec(check_id: str, **values) -> CheckSpec:
-    return CHECKS[check_id].fill(**values)
 
 
 @dataclass(frozen=True)
@@ -158,27 +154,19 @@ def worst_case_pair(s: LaplaceSetup) -> lap.LaplacePair:
 def laplace_evidence(
     config: LaplaceAuditConfig, s: LaplaceSetup, executor: Executor | None = None, progress: bool = False
 ) -> list[Evidence]:
-    """The evidence of every check, not yet decided."""
-    eps, delta = config.epsilon, config.delta
+    """The evidence of every check, not yet decided (:func:`pdp_audit.verify.evidence.pure_dp.pure_dp_evidence`)."""
     pair = worst_case_pair(s)
-    loss_bound = _spec("loss-bound", eps=eps, eta=pair.loss_bound)
+    loss_bound = None
     if isinstance(s.query, lq.MeanQuery):  # two scales: the bound is the sum over the released parts
         loss_bound = replace(
-            loss_bound,
-            claim=f"Every release o has |L(o)| ≤ ε = {eps:g} (the loss of the deployed scales is bounded by "
-            f"C/b_s + 1/b_c = {pair.loss_bound:.4g})",
+            CHECKS["loss-bound"].fill(eps=config.epsilon, eta=pair.loss_bound),
+            claim=f"Every release o has |L(o)| ≤ ε = {config.epsilon:g} (the loss of the deployed scales is bounded "
+            f"by C/b_s + 1/b_c = {pair.loss_bound:.4g})",
         )
-    specs = pure.PureSpecs(
-        _spec("dp-forward", eps=eps, delta=delta),
-        _spec("dp-reverse", eps=eps, delta=delta),
-        loss_bound,
-        _spec("tail-curve"),
+    audit = pure.PureAudit(
+        CHECKS, pair, exact_profile(pair), lambda budget: _individual(s, budget), "median-individual", loss_bound
     )
-    budget = pure.Budget.of(config, executor)
-    individual = _individual(s, budget)
-    return pure.with_individual(
-        specs, pair, eps, budget, exact_profile(pair), individual, "median-individual", progress
-    )
+    return pure.pure_dp_evidence(audit, config, executor, progress)
 
 
 def _worst_target(s: LaplaceSetup) -> np.ndarray:
@@ -202,7 +190,7 @@ def _individual(s: LaplaceSetup, budget: pure.Budget) -> tuple[DpClaim, Any, pur
     index = int(np.argsort(sens, kind="stable")[len(sens) // 2])  # ties in row order on every CPU
     pair = s.mechanism.pair(s.rows, s.rows[index], "remove")
     eps_i = pair.loss_bound  # ‖Δ_z‖_1/b of the released values themselves (the row's norm can differ in the last ulp)
-    spec = _spec("pdp-median-individual", index=index, sensitivity=sens[index], eps_i=eps_i, delta=budget.delta)
+    spec = CHECKS["pdp-median-individual"].fill(index=index, sensitivity=sens[index], eps_i=eps_i, delta=budget.delta)
     if isinstance(s.query, lq.MeanQuery):  # the count moves too: ε_z adds 1/b_c
         spec = replace(
             spec,

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+from pdp_audit.audits.laplace.checks import CHECKS
 from pdp_audit.audits.laplace.config import LaplaceAuditConfig
 from pdp_audit.verify.core.plan import AuditPlan, Setting, WorstCase
-from pdp_audit.verify.evidence.pure_dp_specs import CHECKS, RUN_CHECKS
+from pdp_audit.verify.evidence.pure_dp_specs import RUN_CHECKS
 
 
 def audit(config: LaplaceAuditConfig, executor=None, progress: bool = False):

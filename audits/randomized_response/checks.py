@@ -37,6 +37,3 @@ CHECKS = declare(
         "per-instance DP: Wang 2019, §2; " + SOURCE,
     ),
 )
-
-#: Ids a run builds beyond :data:`CHECKS`: the generic ``loss-consistency`` of the pair its DP claim is decided at.
-RUN_CHECKS = ("loss-consistency",)

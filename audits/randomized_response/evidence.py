@@ -19,15 +19,11 @@ from pdp_audit.audits.randomized_response.checks import CHECKS
 from pdp_audit.audits.randomized_response.config import RandomizedResponseAuditConfig
 from pdp_audit.mechanisms import randomized_response as rr
 from pdp_audit.reports.records import Run
-from pdp_audit.verify.core.checks import CheckSpec, Evidence, finalize, make_run
+from pdp_audit.verify.core.checks import Evidence, finalize, make_run
 from pdp_audit.verify.evidence import pure_dp as pure
 from pdp_audit.verify.evidence.dp_claim import DpClaim
 from pdp_audit.verify.inputs.datasets import Dataset, column_index, load_csv, load_shipped
 from pdp_audit.verify.inputs.validation import InputError
-
-
-def _spec(check_id: str, **values) -> CheckSpec:
-    return CHECKS[check_id].fill(**values)
 
 
 @dataclass(frozen=True)
@@ -106,18 +102,10 @@ def exact_profile(pair: rr.RandomizedResponsePair) -> pure.Profile:
 def response_evidence(
     config: RandomizedResponseAuditConfig, s: ResponseSetup, executor: Executor | None = None, progress: bool = False
 ) -> list[Evidence]:
-    """The evidence of every check, not yet decided."""
-    eps, delta = config.epsilon, config.delta
+    """The evidence of every check, not yet decided (:func:`pdp_audit.verify.evidence.pure_dp.pure_dp_evidence`)."""
     pair = s.mechanism.pair(s.values, 0)
-    specs = pure.PureSpecs(
-        _spec("dp-forward", eps=eps, delta=delta),
-        _spec("dp-reverse", eps=eps, delta=delta),
-        _spec("loss-bound", eps=eps, eta=pair.loss_bound),
-        _spec("tail-curve"),
-    )
-    budget = pure.Budget.of(config, executor)
-    individual = _individual(s, budget)
-    return pure.with_individual(specs, pair, eps, budget, exact_profile(pair), individual, "individual", progress)
+    audit = pure.PureAudit(CHECKS, pair, exact_profile(pair), lambda budget: _individual(s, budget), "individual")
+    return pure.pure_dp_evidence(audit, config, executor, progress)
 
 
 def _individual(s: ResponseSetup, budget: pure.Budget) -> tuple[DpClaim, Any, pure.Profile]:
@@ -125,8 +113,7 @@ def _individual(s: ResponseSetup, budget: pure.Budget) -> tuple[DpClaim, Any, pu
     its profile."""
     index = len(s.values) // 2
     pair = s.mechanism.pair(s.values, index)
-    spec = _spec(
-        "pdp-individual",
+    spec = CHECKS["pdp-individual"].fill(
         index=index,
         value=pair.value,
         other=pair.other,

@@ -3,9 +3,10 @@
 
 from __future__ import annotations
 
-from pdp_audit.audits.randomized_response.checks import CHECKS, RUN_CHECKS
+from pdp_audit.audits.randomized_response.checks import CHECKS
 from pdp_audit.audits.randomized_response.config import RandomizedResponseAuditConfig
 from pdp_audit.verify.core.plan import AuditPlan, Setting
+from pdp_audit.verify.evidence.pure_dp_specs import RUN_CHECKS
 
 
 def audit(config: RandomizedResponseAuditConfig, executor=None, progress: bool = False):

@@ -1,5 +1,7 @@
-"""The evidence of a pure (ε, 0)-DP claim on a pair whose privacy loss is bounded: the Laplace audit's, shared by
-the geometric and randomized-response audits.
+"""The evidence of a pure (ε, 0)-DP claim on a pair whose privacy loss is bounded: the one driver of the Laplace,
+geometric and randomized-response audits (:func:`pure_dp_evidence`), each of which brings only its mechanism, its
+worst pair with its exact profile, its pDP claim and its claim table
+(:func:`pdp_audit.verify.evidence.pure_dp_specs.pure_dp_specs`).
 
 A pair here has ``loss_bound`` η, with |L(o)| ≤ η for every release o (each mechanism's module proves it): then
 δ(ε) = 0 for every ε ≥ η, both ways (P_D(S) = ∫_S p_D ≤ e^η ∫_S p_D' for every event S).  The checks:
@@ -17,7 +19,7 @@ from __future__ import annotations
 
 from concurrent.futures import Executor
 from dataclasses import dataclass, replace
-from typing import Any, Callable, Sequence
+from typing import Any, Callable, Mapping, Sequence
 
 import numpy as np
 
@@ -193,3 +195,37 @@ def with_individual(
     checks = pure_dp_checks(specs, pair, epsilon, budget, profile, progress)
     own_losses = sampled_losses(own_pair, budget, stream)
     return [*checks, dp_check(claim.spec, own_pair, own_losses, "D||D'", claim.epsilon, budget, own_profile)]
+
+
+@dataclass(frozen=True)
+class PureAudit:
+    """What one pure-DP audit brings to :func:`pure_dp_evidence`: its claim table ``checks``
+    (:func:`pdp_audit.verify.evidence.pure_dp_specs.pure_dp_specs` and its pDP check), its worst ``pair`` with that
+    pair's exact ``profile``, ``individual`` (the pDP claim of one individual, its pair and profile, for the audit's
+    budget) and the seed stream of that individual's draws; ``loss_bound``: its own filled ``loss-bound`` where its
+    words differ from the table's."""
+
+    checks: Mapping[str, CheckSpec]
+    pair: Any
+    profile: Profile
+    individual: Callable[[Budget], tuple[DpClaim, Any, Profile]]
+    stream: str
+    loss_bound: CheckSpec | None = None
+
+
+def pure_dp_evidence(
+    audit: PureAudit, config: Any, executor: Executor | None = None, progress: bool = False
+) -> list[Evidence]:
+    """The evidence of ``audit``'s checks, not yet decided: its claim table filled with ``config``'s claim (ε, δ)
+    and its worst pair's bound η, decided at that pair (:func:`pure_dp_checks`) and at its individual's pair
+    (:func:`with_individual`), all with ``config``'s trials, seed and α."""
+    eps, delta, pair = config.epsilon, config.delta, audit.pair
+    specs = PureSpecs(
+        audit.checks["dp-forward"].fill(eps=eps, delta=delta),
+        audit.checks["dp-reverse"].fill(eps=eps, delta=delta),
+        audit.loss_bound or audit.checks["loss-bound"].fill(eps=eps, eta=pair.loss_bound),
+        audit.checks["tail-curve"].fill(),
+    )
+    budget = Budget.of(config, executor)
+    individual = audit.individual(budget)
+    return with_individual(specs, pair, eps, budget, audit.profile, individual, audit.stream, progress)

@@ -1,27 +1,21 @@
-"""The Laplace mechanism's checks, declared as data (Dwork, McSherry, Nissim & Smith 2006; Dwork & Roth 2014).
+"""The checks every pure-DP audit declares (the Laplace, geometric and randomized-response audits), as data.
 
 Text in braces is filled from the run's parameters (:meth:`pdp_audit.verify.core.checks.CheckSpec.fill`).  The claim and
 formula of ``tail-curve`` are the generic texts of its evidence constructor
-(:mod:`pdp_audit.verify.evidence.builders`).
+(:mod:`pdp_audit.verify.evidence.builders`).  Each audit declares its claim table (``audits/<name>/checks.py``) from
+:func:`pure_dp_specs` and its own pDP check:
 
-Every check is a guarantee about the deployed release Q(D) + b·Lap(0, 1)^d, b = Δ/ε (or the user's ``--scale``;
-the mean: (sum, count) with the scales b_s, b_c of :mod:`pdp_audit.mechanisms.laplace_queries`):
-
-* ``dp-forward``, ``dp-reverse`` -- the (ε, δ)-DP claim (δ = 0 by default: pure DP) at the worst neighbour
-  (‖Δ_z‖_1 = C on one coordinate; the mean's also moves the count; a histogram's moves one count), both directions;
+* ``dp-forward``, ``dp-reverse`` -- the (ε, δ)-DP claim (δ = 0 by default: pure DP) at the audit's worst neighbour,
+  both directions (Dwork & Roth 2014, Definition 2.4);
 * ``loss-bound`` -- the bounded loss on which pure DP rests: |L(o)| ≤ ε for every release drawn in either world
-  (Dwork & Roth 2014, Theorem 3.6; :mod:`pdp_audit.mechanisms.laplace` proves it);
-* ``tail-curve`` -- the pair's exact privacy profile δ(ε) = max(0, 1 − e^{(ε−η)/2}) (the mean's: the
-  two-coordinate profile of :func:`pdp_audit.mechanisms.laplace_queries.two_coordinate_delta`);
-* ``loss-consistency`` -- the privacy loss is the sampler's, on the draws that decide ``dp-*``;
-* ``pdp-median-individual`` -- the pure pDP ε_z = ‖Δ_z‖_1/b of a typical individual.
+  (Dwork & Roth 2014, Theorem 3.6 for the Laplace mechanism; each mechanism's module proves its bound);
+* ``tail-curve`` -- the pair's exact privacy profile δ(ε) against Monte Carlo;
+* ``loss-consistency`` -- the privacy loss is the sampler's, on the draws that decide ``dp-*`` (:data:`RUN_CHECKS`).
 """
 
 from __future__ import annotations
 
-from pdp_audit.verify.core.checks import CheckSpec, declare
-
-SOURCE = "Dwork, McSherry, Nissim & Smith 2006; Dwork & Roth 2014, Theorem 3.6"
+from pdp_audit.verify.core.checks import CheckSpec
 
 
 def pure_dp_specs(source: str, loss_claim: str, loss_formula: str) -> tuple[CheckSpec, ...]:
@@ -48,21 +42,6 @@ def pure_dp_specs(source: str, loss_claim: str, loss_formula: str) -> tuple[Chec
     )
 
 
-CHECKS = declare(
-    *pure_dp_specs(
-        SOURCE,
-        "Every release o has |L(o)| ≤ ε = {eps:g} (the loss of the deployed scale is bounded by ‖Δ‖_1/b = {eta:.4g})",
-        "max over draws of |log p_D(o) − log p_D'(o)| ≤ ε",
-    ),
-    CheckSpec(
-        "pdp-median-individual",
-        "pDP of the median individual",
-        "Row {index} (‖Δ_z‖_1 = {sensitivity:.4g}) has ({eps_i:.4g}, {delta:g})-pDP, ε_z = ‖Δ_z‖_1/b",
-        "δ_{{D‖D−z}}(ε_z) ≤ δ",
-        "per-instance DP: Wang 2019, §2; " + SOURCE,
-    ),
-)
-
-#: Ids a run builds beyond :data:`CHECKS` (:attr:`pdp_audit.verify.core.plan.AuditPlan.run_checks`): the generic
-#: ``loss-consistency`` of the pair its DP claim is decided at.
+#: Ids a pure-DP audit's run builds beyond its claim table (:attr:`pdp_audit.verify.core.plan.AuditPlan.run_checks`):
+#: the generic ``loss-consistency`` of the pair its DP claim is decided at.
 RUN_CHECKS = ("loss-consistency",)
