@@ -283,9 +283,9 @@ def test_a_run_that_names_no_budget_is_the_event_test_at_the_declared_default(tm
     # where the kind's run fits the budget, whether pdp_audit.audit_blackbox or the command called it (here, not in
     # the sandbox's child, which this patch would not reach)
     monkeypatch.setattr(home, "_fitted", given)
-    from pdp_audit.cli import blackbox as blackbox_cli
+    from pdp_audit import use_cases
 
-    monkeypatch.setattr(blackbox_cli, "run_isolated", lambda function, *args, target: function(*args))
+    monkeypatch.setattr(use_cases, "run_isolated", lambda function, *args, target: function(*args))
     # no budget named: None, which the run fits to the sampler's speed (8e6 for a fast one: below)
     with pytest.raises(InputError, match="^given trials=None statistic=events$"):
         pdp_audit.audit_blackbox(gaussian_samplers(1.0), 1.0, DELTA)

@@ -96,11 +96,11 @@ def helper_modules(folder):
 
 @pytest.mark.parametrize("output", ["helper_{tag}.py", "pkg_{tag}/__init__.py", "link.json"])
 def test_blackbox_refuses_to_write_over_a_module_its_target_imported(helper_modules, output, monkeypatch, capsys):
-    from pdp_audit.cli import blackbox as blackbox_cli
+    from pdp_audit import use_cases
     from pdp_audit.verify.core.plan import KindPlan
 
     # the target's code here, not in the sandbox's child, so that the audit itself cannot start unnoticed
-    monkeypatch.setattr(blackbox_cli, "run_isolated", lambda function, *args, target: function(*args))
+    monkeypatch.setattr(use_cases, "run_isolated", lambda function, *args, target: function(*args))
     monkeypatch.setattr(KindPlan, "execute", lambda *a, **k: pytest.fail("the audit ran"))
     os.symlink(f"pkg_{helper_modules}/__init__.py", "link.json")
     before = {p: p.read_bytes() for p in Path().rglob("*.py")}

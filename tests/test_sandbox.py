@@ -21,7 +21,7 @@ from pathlib import Path
 
 import pytest
 
-from pdp_audit import certify_files
+from pdp_audit import certify_files, use_cases
 from pdp_audit.audits.blackbox.evidence import UserSampler
 from pdp_audit.audits.blackbox.search import DatasetSampler
 from pdp_audit.audits.coverage.evidence import _called as coverage_called
@@ -346,7 +346,7 @@ def test_a_well_behaved_target_gives_the_bytes_it_gave_in_process(user_folder, m
     monkeypatch.delitem(sys.modules, "faulty_user", raising=False)  # another test's faulty_user (a worker's cache)
     codes = [main([*args, "--json", "child.json"]), main([*certify, "--json", "cert-child.json"])]
     assert "faulty_user" not in sys.modules  # imported in the children only: the boundary was crossed
-    monkeypatch.setattr(blackbox_cli, "run_isolated", in_process)
+    monkeypatch.setattr(use_cases, "run_isolated", in_process)
     monkeypatch.setattr(certify_files, "run_isolated", in_process)
     assert [main([*args, "--json", "parent.json"]), main([*certify, "--json", "cert-parent.json"])] == codes
     assert set(codes) <= {1, 3}, codes

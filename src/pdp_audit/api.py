@@ -224,6 +224,8 @@ def audit_program(
         run = pdp_audit.audit_program(noisy_sum, np.linspace(0, 1, 20), epsilon=1.0, bounds=(0, 1), law="ideal")
         run.verdict  # 'pass' (as implemented, the default: 'inconclusive', its float noise porous)
     """
+    from pdp_audit.catalogue.kinds import kinds_by_name
+
     unknown = sorted(set(budget) - {"trials", "seed", "alpha", "law"})
     if unknown:
         raise InputError(f"audit_program() has no argument {unknown[0]!r} (its budget: trials, seed, alpha, law)"[:200])
@@ -235,32 +237,8 @@ def audit_program(
             values["bounds"] = ",".join(repr(float(b)) for b in bounds)
         except (TypeError, ValueError):
             raise InputError(f"bounds must be (low, high), two finite numbers with low <= high, got {bounds!r}"[:200])
-    config = kind_config("program", values, target=(program, data))
-    return run_kind("program", config)
-
-
-def kind_options(name: str) -> tuple:
-    """The options the user-facing audit kind ``name`` declares (:data:`pdp_audit.catalogue.kinds.KINDS`):
-    the fields of its config, what its command's flags are generated from."""
-    from pdp_audit.catalogue.kinds import kinds_by_name
-
-    return kinds_by_name()[name].options
-
-
-def kind_config(name: str, values: Mapping[str, Any], names: Names | None = None, target: Any = None) -> Any:
-    """The config of the user-facing audit kind ``name`` from option values in the caller's words (``names``; the
-    API's keywords by default), checked before any work: what a command, a deployment file and a sweep cell build
-    a kind's audit from (:meth:`~pdp_audit.verify.core.plan.KindPlan.configure`)."""
-    from pdp_audit.catalogue.kinds import kinds_by_name
-
-    return kinds_by_name()[name].plan.configure(values, names, target)
-
-
-def run_kind(name: str, config: Any, progress: bool = False) -> Run:
-    """Run the user-facing audit kind ``name`` on its ``config`` (:func:`kind_config`)."""
-    from pdp_audit.catalogue.kinds import kinds_by_name
-
-    return kinds_by_name()[name].plan.execute(config, progress)
+    plan = kinds_by_name()["program"].plan
+    return plan.execute(plan.configure(values, None, (program, data)))
 
 
 @with_own_float_rules
@@ -310,22 +288,6 @@ def certify(
     return certify_deployment(loaded, workers=workers, progress=progress)
 
 
-def dp_sgd_deployment(path: str, delta: float) -> Any:
-    """A DP-SGD deployment file checked for ``canaries --dp-sgd`` (:mod:`pdp_audit.training_run`)."""
-    from pdp_audit.training_run import dp_sgd_deployment as checked
-
-    return checked(path, delta)
-
-
-def training_run_report(canary_run: Run, deployment: Any, progress: bool = False) -> Run:
-    """The canary run with the page of both bounds: the deployment certified (as :func:`certify`) beside the
-    canaries' lower bound (:func:`pdp_audit.training_run.training_run_report`)."""
-    from pdp_audit.deployment import certify_deployment
-    from pdp_audit.training_run import training_run_report as report
-
-    return report(canary_run, certify_deployment(deployment, progress=progress))
-
-
 def write_report(run: Run, pdf: str | os.PathLike | None = None, json: str | os.PathLike | None = None) -> None:
     """Write a run's PDF report and/or JSON document, both complete before either replaces what was there.
 
@@ -344,6 +306,7 @@ def write_report(run: Run, pdf: str | os.PathLike | None = None, json: str | os.
 
         pdp_audit.write_report(run, pdf="audit.pdf", json="audit.json")
     """
+    from pdp_audit.reports.publish import write_run_reports
     from pdp_audit.reports.records import Run
 
     if not isinstance(run, Run):
@@ -351,14 +314,6 @@ def write_report(run: Run, pdf: str | os.PathLike | None = None, json: str | os.
     pdf = None if pdf is None else os.fspath(pdf)
     json = None if json is None else os.fspath(json)
     check_outputs({"pdf": pdf, "json": json}, pdfs=("pdf",))
-    publish(run, pdf, json)
-
-
-def publish(run: Run, pdf: str | None, json: str | None) -> None:
-    """Write a run's PDF and JSON (``"-"``: standard output) to paths its caller checked already, in its own words
-    (``--report``, ``--json``): both complete before either replaces what was there."""
-    from pdp_audit.reports.publish import write_run_reports
-
     write_run_reports(run, pdf, json)
 
 

@@ -14,19 +14,26 @@ either replaces what was there.  ``pdp-audit certify`` is :func:`pdp_audit.certi
 from __future__ import annotations
 
 import argparse
+import importlib
 import os
 import sys
 from contextlib import nullcontext
-from typing import TYPE_CHECKING, Any
+from dataclasses import replace
+from typing import TYPE_CHECKING, Any, Callable
 
+from pdp_audit.mechanisms.base import user_error
 from pdp_audit.verify.core.checks import without_figures
 from pdp_audit.verify.core.config import COMMAND_LINE, WORKERS_OPTION, pair_value
 from pdp_audit.verify.core.outputs import check_outputs
 from pdp_audit.verify.core.plan import AuditPlan
-from pdp_audit.verify.core.sandbox import run_isolated
-from pdp_audit.verify.inputs.validation import shown
+from pdp_audit.verify.core.sandbox import run_isolated, user_state
+from pdp_audit.verify.estimators.progress import asking
+from pdp_audit.verify.inputs.interruptions import INTERRUPTIONS
+from pdp_audit.verify.inputs.validation import InputError, quoted, shown
 
 if TYPE_CHECKING:  # pragma: no cover
+    import numpy as np
+
     from pdp_audit.reports.records import Run
 
 
@@ -44,6 +51,14 @@ def kind_options(name: str) -> tuple:
     from pdp_audit.catalogue.kinds import kinds_by_name
 
     return kinds_by_name()[name].options
+
+
+def command_config(name: str, values: dict[str, Any]) -> Any:
+    """The config of the user-facing audit kind ``name`` from a command's flags (``values`` by option key), every
+    one checked before any work, errors naming the flags (:meth:`~pdp_audit.verify.core.plan.KindPlan.configure`)."""
+    from pdp_audit.catalogue.kinds import kinds_by_name
+
+    return kinds_by_name()[name].plan.configure(values, COMMAND_LINE)
 
 
 def run_files(args: argparse.Namespace) -> tuple[Run, str | None]:
@@ -107,3 +122,119 @@ def run_cell(audit: str, seed: int, alpha: float, options: dict[str, Any], check
     if unknown:
         raise ValueError(f"checks: {audit!r} has no check {unknown[0]!r} (valid: {mechanism.valid_checks()})")
     return cell, alpha, mechanism.cell(dict(cell.parameters), cell.seed, alpha, selected)
+
+
+def canaries_files(
+    scores: Callable[[], tuple[np.ndarray, np.ndarray]],
+    one_run: bool,
+    delta: float,
+    options: dict[str, Any],
+    guesses: tuple[int, int] | None,
+    dp_sgd: str | None,
+    outputs: tuple[str | None, str | None],
+    inputs: dict[str, str | None],
+) -> Run:
+    """``pdp-audit canaries``: the outputs (``--report``, None for no PDF, and ``--json``) checked against the
+    score files (``inputs``), the DP-SGD deployment ``dp_sgd`` (or None) checked, the scores read (``scores()``: the
+    in- and out-canaries' scores, or ``--one-run``'s scores and inclusion bits), ε bounded (``options``: alpha,
+    claim_epsilon -- the deployment's claim where None -- and seed) and the reports written; with ``dp_sgd`` the
+    deployment certified and its upper bound set beside the canaries' lower bound
+    (:func:`pdp_audit.training_run.training_run_report`)."""
+    from pdp_audit.audits.canaries.evidence import audit_canary_scores, audit_one_run
+    from pdp_audit.deployment import certify_deployment
+    from pdp_audit.reports.publish import write_run_reports
+    from pdp_audit.training_run import dp_sgd_deployment, training_run_report
+
+    report, json = outputs
+    check_outputs({"--report": report, "--json": json}, inputs)
+    deployment = None if dp_sgd is None else dp_sgd_deployment(dp_sgd, delta)
+    if deployment is not None and options["claim_epsilon"] is None:  # the accountant's claim is the one tested
+        options = {**options, "claim_epsilon": deployment.claim.get("epsilon")}
+    first, second = scores()
+    with asking(True):  # a bar of its stages on a terminal (millions of canaries take a while)
+        if one_run:
+            run = audit_one_run(first, second, delta, guesses=guesses, **options)
+        else:
+            run = audit_canary_scores(first, second, delta, **options)
+    if deployment is not None:  # bars of the certification on a terminal
+        run = training_run_report(run, certify_deployment(deployment, progress=True))
+    write_run_reports(run, report, json)
+    return run
+
+
+def blackbox_files(args: argparse.Namespace, config: Any) -> Run:
+    """``pdp-audit blackbox MODULE:FACTORY``'s audit (without ``--search``, ``--witness`` or ``--report``): the output
+    checked against TARGET's module, then the import, the factory and the audit of ``config`` in a process of its own
+    (:mod:`pdp_audit.verify.core.sandbox`): a hard exit in the user's code cannot end the command with 0, and its
+    process ends as Python ends (its open files flushed, its atexit handlers run).  The decided run; the command
+    writes its JSON."""
+    check_outputs({"--json": args.json}, {"the module of TARGET": module_file(args.target)})
+    return run_isolated(audited_blackbox, args, config, target=f"target: the code of {shown(args.target)}")
+
+
+def audited_blackbox(args: argparse.Namespace, config: Any) -> Run:
+    """The black-box audit of ``args.target`` (its Run), in the sandbox's child: the import, the factory, the audit."""
+    from pdp_audit.catalogue.kinds import kinds_by_name
+
+    # the current folder stays importable while the sampler runs (a lazy import of a module beside TARGET's)
+    sys.path.insert(0, os.getcwd())
+    factory = load_factory(args.target)
+    check_outputs({"--json": args.json})  # again: the modules TARGET imported are known now, before the audit
+    # a bar on a terminal only: a user's sampler may take minutes
+    run = kinds_by_name()["blackbox"].plan.execute(replace(config, target=factory), True)
+    check_outputs({"--json": args.json})  # and after the audit: a file the sampler read (in this process) too
+    return run
+
+
+def module_file(target: str) -> str | None:
+    """The source file of TARGET's module, found as :func:`load_factory` would import it (None if none is found:
+    importing it will say why)."""
+    import importlib.util
+
+    module_name = target.partition(":")[0]
+    sys.path.insert(0, os.getcwd())
+    try:
+        spec = importlib.util.find_spec(module_name) if module_name else None
+    except (ImportError, ValueError):
+        return None
+    finally:
+        sys.path.remove(os.getcwd())
+    return spec.origin if spec is not None and spec.has_location else None
+
+
+def load_factory(target: str, needs: str = "sample"):
+    """The object FACTORY() of ``MODULE:FACTORY``; one-line InputErrors for what cannot be loaded.  ``needs``:
+    ``sample`` (a pair) or ``release`` (a mechanism for ``--search``)."""
+    module_name, _, attr = target.partition(":")
+    if not module_name or not attr:
+        raise InputError(f"target must be MODULE:FACTORY, got {target!r}")
+    # the current folder first, as `python -m` would: a console script's sys.path starts at its own bin folder
+    sys.path.insert(0, os.getcwd())
+    try:
+        with user_state():  # what the module sets of the process's state while it loads is undone
+            module = importlib.import_module(module_name)
+    except ImportError as err:
+        raise InputError(f"target: cannot import module {module_name!r} ({err})") from None
+    except BaseException as err:  # the user's module failed while it was imported: their code, their error
+        if isinstance(err, INTERRUPTIONS):  # Ctrl-C, SIGTERM: a wish to stop, not a fault
+            raise
+        raise InputError(f"target: importing module {module_name!r} raised {user_error(err)}") from None
+    finally:
+        sys.path.remove(os.getcwd())
+    factory = getattr(module, attr, None)
+    if not callable(factory):
+        raise InputError(f"target: {module_name} has no callable {attr!r}")
+    try:
+        with user_state():  # an np.seterr, a recursion limit, sys.path emptied: undone for our code
+            pair = factory()
+    except BaseException as err:  # sys.exit(0) in the factory must not make a command that certifies
+        if isinstance(err, INTERRUPTIONS):  # Ctrl-C, SIGTERM: a wish to stop, not a fault
+            raise
+        raise InputError(f"target: {target}() raised {user_error(err)}") from None  # nothing exit 0
+    if needs == "release" and not callable(getattr(pair, "release", None)):
+        raise InputError(
+            f"target: {quoted(target + '()')} must return an object with dimension and release(dataset, size, rng)"
+        )
+    if needs == "sample" and not callable(getattr(pair, "sample", None)):
+        raise InputError(f"target: {quoted(target + '()')} must return an object with sample(world, size, rng)")
+    return pair

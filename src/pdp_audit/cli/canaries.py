@@ -15,18 +15,18 @@ from __future__ import annotations
 
 import argparse
 import csv
+import functools
 import math
 import os
 from array import array
 
 import numpy as np
 
-from pdp_audit import api
-from pdp_audit.api import add_option, check_outputs, typed
+from pdp_audit.api import add_option, typed
 from pdp_audit.cli.commands import COMMAND_HELP
 from pdp_audit.reports.numbers import fmt_level
+from pdp_audit.use_cases import canaries_files, kind_options
 from pdp_audit.verify.core.processes import MEMORY_SHARE, physical_memory
-from pdp_audit.verify.estimators.progress import asking
 from pdp_audit.verify.inputs.validation import InputError, not_a_regular_file, quoted, shown
 
 #: The largest CSV of scores read (checked before reading; about 50 million scores of 20 characters a row).
@@ -36,7 +36,7 @@ CSV_CAP = 2**30
 BYTES_PER_SCORE = 100
 
 #: The bound's δ, the claim, α and the seed: the canary kind's options (:mod:`pdp_audit.audits.canaries.config`).
-CANARY_OPTIONS = api.kind_options("canaries")
+CANARY_OPTIONS = kind_options("canaries")
 
 
 def add_parser(subparsers) -> None:
@@ -239,9 +239,8 @@ DEFAULT_REPORT = "pdp-audit-canaries.pdf"
 
 
 def command_canaries(args: argparse.Namespace) -> int:
-    """Read the scores, bound ε, write the reports; 1 if the claim is refuted, 3 otherwise."""
-    from pdp_audit.api import publish
-    from pdp_audit.audits.canaries.evidence import audit_canary_scores, audit_one_run
+    """Bound ε from the scores and write the reports (:func:`pdp_audit.use_cases.canaries_files`), print the bound;
+    1 if the claim is refuted, 3 otherwise."""
     from pdp_audit.reports.files import print_out
 
     typed(args, *CANARY_OPTIONS)
@@ -249,11 +248,28 @@ def command_canaries(args: argparse.Namespace) -> int:
     args.report = args.report or DEFAULT_REPORT  # a report by default, as `run` and `certify` write one
     if args.report.lower() == "none":  # as every command spells "no PDF"
         args.report = None
-    check_outputs({"--report": args.report, "--json": args.json}, {f"the file of {k}": v for k, v in inputs.items()})
-    deployment = None if args.dp_sgd is None else api.dp_sgd_deployment(args.dp_sgd, args.delta)
-    if deployment is not None and args.claim_epsilon is None:  # the accountant's claim is the one the canaries test
-        args.claim_epsilon = deployment.claim.get("epsilon")
     options = {"alpha": args.alpha, "claim_epsilon": args.claim_epsilon, "seed": args.seed}
+    guesses = None if args.guesses is None else tuple(args.guesses)
+    run = canaries_files(
+        functools.partial(_scores, args),
+        args.one_run,
+        args.delta,
+        options,
+        guesses,
+        args.dp_sgd,
+        (args.report, args.json),
+        {f"the file of {k}": v for k, v in inputs.items()},
+    )
+    if args.json != "-":
+        print_out(_summary(run, args))
+        if args.report:
+            print_out(f"  report: {shown(args.report)}")
+    return run.exit_code
+
+
+def _scores(args: argparse.Namespace) -> tuple[np.ndarray, np.ndarray]:
+    """The scores of the files the command line names: the in- and out-canaries' (two columns), or ``--one-run``'s
+    scores and inclusion bits, one bit a score."""
     if args.one_run:
         scores = read_column(args.scores, "--scores", args.column)
         bits = read_column(args.inclusion, "--inclusion", args.inclusion_column, bits=True)
@@ -262,30 +278,18 @@ def command_canaries(args: argparse.Namespace) -> int:
                 f"--inclusion: {shown(args.inclusion)} has {bits.size} bits, --scores {shown(args.scores)} "
                 f"{scores.size} scores; give one bit per score"
             )
-        guesses = None if args.guesses is None else tuple(args.guesses)
-        with asking(True):  # a bar of its stages on a terminal (millions of canaries take a while)
-            run = audit_one_run(scores, bits, args.delta, guesses=guesses, **options)
-    else:
-        if args.inclusion_column is not None:
-            raise InputError("--inclusion-column belongs to the --one-run mode")
-        pos = read_column(args.in_scores, "--in-scores", args.column)
-        neg = read_column(args.out_scores, "--out-scores", args.column)
-        with asking(True):
-            run = audit_canary_scores(pos, neg, args.delta, **options)
-    if deployment is not None:
-        run = api.training_run_report(run, deployment, progress=True)  # bars of the certification on a terminal
-    publish(run, args.report, args.json)
-    if args.json != "-":
-        print_out(_summary(run, args))
-        if args.report:
-            print_out(f"  report: {shown(args.report)}")
-    return run.exit_code
+        return scores, bits
+    if args.inclusion_column is not None:
+        raise InputError("--inclusion-column belongs to the --one-run mode")
+    pos = read_column(args.in_scores, "--in-scores", args.column)
+    return pos, read_column(args.out_scores, "--out-scores", args.column)
 
 
 def _summary(run, args: argparse.Namespace) -> str:
     (check,) = run.checks
     lo = check.ci[0] if check.ci else math.nan
-    claim = "no claim tested" if args.claim_epsilon is None else f"claim ε = {args.claim_epsilon:g}"
+    tested = run.parameters["epsilon"]  # --claim-epsilon, or the DP-SGD deployment's claim where none was given
+    claim = "no claim tested" if tested is None else f"claim ε = {tested:g}"
     mode = "canaries --one-run" if args.one_run else "canaries"
     line = (
         f"pdp-audit {mode}: {check.verdict.upper()}  ε lower bound {lo:.4g} at confidence {fmt_level(check.level)}, "
