@@ -6,7 +6,6 @@ from dataclasses import dataclass
 
 from pdp_audit.verify.core.config import (
     ALPHA_OPTION,
-    CLAIM_DELTA,
     CLAIM_EPSILON,
     DATA_OPTION,
     DATASET_OPTION,
@@ -20,15 +19,8 @@ from pdp_audit.verify.core.config import (
     Range,
     option,
 )
+from pdp_audit.verify.core.pure_dp_options import PURE_CLAIM_DELTA, SCALE_MULTIPLIER, check_deployed_scale
 
-#: The noise multiplier of the discrete audits: fault injection (M < 1 deflates the noise).
-NOISE_MULTIPLIER = Option(
-    "noise_multiplier",
-    "float",
-    1.0,
-    "fault injection: the noise's scale times M, the claim kept (M < 1 breaks the calibration; default: 1)",
-    range=Range(1e-3, 1e3),
-)
 #: The column a discrete audit reads (a header name of --data, or a shipped dataset's feature name).
 COLUMN_OPTION = Option("column", "str", None, "the column released (default: the first feature column)")
 
@@ -43,9 +35,7 @@ class GeometricAuditConfig(AuditConfig):
     """
 
     epsilon: float = option(CLAIM_EPSILON)
-    delta: float = option(
-        CLAIM_DELTA, default=0.0, help="claimed δ (default: 0, pure DP)", range=Range(0, 1, open_high=True)
-    )
+    delta: float = option(PURE_CLAIM_DELTA)
     query: str = option(
         Option(
             "query",
@@ -74,7 +64,7 @@ class GeometricAuditConfig(AuditConfig):
     dataset: str | None = option(DATASET_OPTION, help="shipped dataset, its raw values (default: wine, unless --data)")
     data: str | None = option(DATA_OPTION, help="your own numeric CSV with a header row (values rounded, clamped)")
     target_column: str | None = option(TARGET_COLUMN_OPTION)
-    noise_multiplier: float = option(NOISE_MULTIPLIER)
+    noise_multiplier: float = option(SCALE_MULTIPLIER)
 
     def resolve(self) -> None:
         if self.dataset is None and self.data is None:
@@ -91,11 +81,6 @@ class GeometricAuditConfig(AuditConfig):
         sensitivity = 1 if self.query == "count" else self.sensitivity
         assert sensitivity is not None  # a sum's: set by resolve()
         scale = sensitivity / self.epsilon if self.scale is None else self.scale
-        if not 1e-9 <= scale * self.noise_multiplier / sensitivity <= 1e9:
-            # beyond this range every privacy loss overflows or vanishes in double precision
-            raise names.error(
-                f"{names.scale} × {names.noise_multiplier} (the deployed scale) must be in [1e-9, 1e9] times the "
-                f"sensitivity, got {scale * self.noise_multiplier:g}"
-            )
+        check_deployed_scale(names, scale, self.noise_multiplier, sensitivity)
         if self.target_column is not None and self.data is None:
             raise names.error(f"{names.target_column} applies to {names.data} only")

@@ -7,7 +7,6 @@ from typing import Literal
 
 from pdp_audit.verify.core.config import (
     ALPHA_OPTION,
-    CLAIM_DELTA,
     CLAIM_EPSILON,
     DATA_OPTION,
     DATASET_OPTION,
@@ -21,6 +20,7 @@ from pdp_audit.verify.core.config import (
     Range,
     option,
 )
+from pdp_audit.verify.core.pure_dp_options import PURE_CLAIM_DELTA, SCALE_MULTIPLIER, check_deployed_scale
 
 #: ``--query``: the released statistic.
 QUERIES = ("sum", "count", "mean", "histogram")
@@ -42,12 +42,7 @@ class LaplaceAuditConfig(AuditConfig):
     """
 
     epsilon: float = option(CLAIM_EPSILON)
-    delta: float = option(
-        CLAIM_DELTA,
-        default=0.0,
-        help="claimed δ (default: 0, pure DP)",
-        range=Range(0, 1, open_high=True),
-    )
+    delta: float = option(PURE_CLAIM_DELTA)
     sensitivity: float = option(
         Option(
             "sensitivity",
@@ -111,15 +106,7 @@ class LaplaceAuditConfig(AuditConfig):
     dataset: str | None = option(DATASET_OPTION, help="shipped dataset (default: diabetes, unless --data)")
     data: str | None = option(DATA_OPTION)
     target_column: str | None = option(TARGET_COLUMN_OPTION)
-    noise_multiplier: float = option(
-        Option(
-            "noise_multiplier",
-            "float",
-            1.0,
-            "fault injection: the noise's scale times M, the claim kept (M < 1 breaks the calibration; default: 1)",
-            range=Range(1e-3, 1e3),
-        )
-    )
+    noise_multiplier: float = option(SCALE_MULTIPLIER)
 
     def resolve(self) -> None:
         if self.dataset is None and self.data is None:
@@ -141,12 +128,7 @@ class LaplaceAuditConfig(AuditConfig):
             )
         self._check_query_options(names)
         scale = self.sensitivity / self.epsilon if self.scale is None else self.scale
-        if not 1e-9 <= scale * self.noise_multiplier / self.sensitivity <= 1e9:
-            # beyond this range every privacy loss overflows or vanishes in double precision
-            raise names.error(
-                f"{names.scale} × {names.noise_multiplier} (the deployed scale) must be in [1e-9, 1e9] times the "
-                f"sensitivity, got {scale * self.noise_multiplier:g}"
-            )
+        check_deployed_scale(names, scale, self.noise_multiplier, self.sensitivity)
         if self.target_column is not None and self.data is None:
             raise names.error(f"{names.target_column} applies to {names.data} only")
 

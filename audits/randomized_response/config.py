@@ -7,7 +7,6 @@ from dataclasses import dataclass
 
 from pdp_audit.verify.core.config import (
     ALPHA_OPTION,
-    CLAIM_DELTA,
     CLAIM_EPSILON,
     DATA_OPTION,
     DATASET_OPTION,
@@ -19,6 +18,7 @@ from pdp_audit.verify.core.config import (
     Range,
     option,
 )
+from pdp_audit.verify.core.pure_dp_options import PURE_CLAIM_DELTA
 
 
 @dataclass(frozen=True)
@@ -32,9 +32,7 @@ class RandomizedResponseAuditConfig(AuditConfig):
     """
 
     epsilon: float = option(CLAIM_EPSILON)
-    delta: float = option(
-        CLAIM_DELTA, default=0.0, help="claimed δ (default: 0, pure DP)", range=Range(0, 1, open_high=True)
-    )
+    delta: float = option(PURE_CLAIM_DELTA)
     categories: int | None = option(
         Option(
             "categories",
