@@ -123,15 +123,17 @@ class Tape:
         if index >= len(self.recorded):
             raise Divergence(index, "no further call", call.signature())
         recorded = self.recorded[index]
-        same = recorded.kind == call.kind and recorded.parameters.keys() == call.parameters.keys()
-        differing = [k for k in recorded.parameters if same and not _same(recorded.parameters[k], call.parameters[k])]
+        expected, given = recorded.parameters, call.parameters
         if (
-            not same
-            or any(k not in soft for k in differing)
+            recorded.kind != call.kind
+            or expected.keys() != given.keys()
             or (call.shape is not None and recorded.shape != call.shape)
         ):
             raise Divergence(index, recorded.signature(), call.signature())
+        differing = [k for k, v in expected.items() if not _same(v, given[k])]
         if differing:
+            if any(k not in soft for k in differing):
+                raise Divergence(index, recorded.signature(), call.signature())
             self.rescaled.append((index, recorded.signature(), call.signature()))
         call.noise, call.shape = recorded.noise, recorded.shape
         self.replayed.append(call)
@@ -169,13 +171,6 @@ def _size_shape(size: Any, *arrays: Any) -> tuple:
     return tuple(np.broadcast_shapes(*(np.shape(a) for a in arrays))) if arrays else ()
 
 
-def _out(values: np.ndarray, size: Any, arrays: tuple) -> Any:
-    """numpy's convention: a Python float where no size was asked and the parameters are scalars."""
-    if size is None and all(np.ndim(a) == 0 for a in arrays):
-        return float(np.asarray(values).reshape(()))
-    return values
-
-
 class RecordingGenerator(np.random.Generator):
     """A ``numpy.random.Generator`` that records (or replays) every public method called on it (module notes).
     Its own draws come from a PCG64 seeded by ``seed``; ``tape`` holds the calls."""
@@ -194,33 +189,29 @@ class RecordingGenerator(np.random.Generator):
     # --- location families ---------------------------------------------------------------------------------------
     def _located(self, kind: str, loc: Any, scale: Any, size: Any) -> Any:
         tape = self._tape
-        base = getattr(super(), kind)
         if tape.depth:
-            return base(loc, scale, size)
+            return getattr(np.random.Generator, kind)(self, loc, scale, size)
         shape = _size_shape(size, loc, scale)
-        call = Call(
-            kind,
-            {"scale": np.asarray(scale, dtype=float).copy()},
-            np.asarray(loc, dtype=float).copy(),
-            shape,
-            None,
-            np.asarray(scale, dtype=float).copy(),
-            NOISE_LAW[kind],
-        )
+        # copies (the caller may change its arrays after the call); the scale's one copy is both the parameter
+        # compared on replay and the noise's scale (neither is changed in place)
+        scales = np.array(scale, dtype=float)
+        call = Call(kind, {"scale": scales}, np.array(loc, dtype=float), shape, None, scales, NOISE_LAW[kind])
         if tape.recording:
             with tape.inside():
-                noise = np.asarray(base(0.0, scale, shape if shape else None), dtype=float)
+                noise = np.asarray(getattr(np.random.Generator, kind)(self, 0.0, scale, shape or None), dtype=float)
             call.noise = noise
             tape.recorded.append(call)
         else:  # a scale alone may differ: the recorded standardised noise, at the replayed scale
             recorded = tape.next_call(call, soft=("scale",))
             noise = tape.noise(len(tape.replayed) - 1, call.noise)
-            old, new = np.asarray(recorded.scale, dtype=float), np.asarray(scale, dtype=float)
-            moved = old.item() != new.item() if old.ndim == 0 == new.ndim else not np.array_equal(old, new)
+            old = recorded.scale
+            moved = old.item() != scales.item() if old.ndim == 0 == scales.ndim else not np.array_equal(old, scales)
             if moved:
                 with np.errstate(all="ignore"):
-                    noise = np.where(old > 0, noise * new / np.where(old > 0, old, 1.0), 0.0)
-        return _out(np.asarray(loc, dtype=float) + noise, size, (loc, scale))
+                    noise = np.where(old > 0, noise * scales / np.where(old > 0, old, 1.0), 0.0)
+        values = call.value + noise
+        # numpy's convention: a Python float where no size was asked and the parameters are scalars
+        return float(values) if size is None and not shape else values
 
     def laplace(self, loc=0.0, scale=1.0, size=None):  # type: ignore[override]
         return self._located("laplace", loc, scale, size)

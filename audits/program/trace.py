@@ -73,6 +73,11 @@ def call_program(program: Callable, data: Any, rng: np.random.Generator, modules
 
 def flattened(release: Any) -> tuple[tuple, np.ndarray]:
     """The release's structure (a tuple) and numbers (a float vector), in a fixed order (dict keys sorted)."""
+    kind = type(release)
+    if kind is float or kind is np.float64:  # one number (most releases): what walk gives it, without the walk
+        return (("array", ()),), np.array([release], dtype=float)
+    if kind is np.ndarray and release.dtype.kind in "biuf":
+        return (("array", release.shape),), release.astype(float).ravel()
     structure: list = []
     numbers: list[np.ndarray] = []
 
@@ -107,6 +112,8 @@ def flattened(release: Any) -> tuple[tuple, np.ndarray]:
                 structure.append(("other", array.shape, tuple(map(repr, array.ravel().tolist()))))
 
     walk(release)
+    if len(numbers) == 1:  # one number or one array (most releases): already a copy of its own
+        return tuple(structure), numbers[0]
     return tuple(structure), (np.concatenate(numbers) if numbers else np.zeros(0))
 
 
@@ -137,6 +144,9 @@ class Session:
     def __enter__(self) -> Session:
         self._stack.enter_context(user_modules())
         self._stack.enter_context(libraries_wrapped(lambda: self.tape))
+        # every run's floating-point conditions ignored, entered once: what a run sets is undone after it
+        # (call_program's user_state), back to this
+        self._stack.enter_context(np.errstate(all="ignore"))
         return self
 
     def __exit__(self, *exc: Any) -> None:
@@ -145,8 +155,7 @@ class Session:
     def run(self, data: Any, tape: Tape) -> Run:
         """The program on ``data`` with the generator on ``tape`` (recording or replaying)."""
         self.tape = tape
-        with np.errstate(all="ignore"):
-            release = call_program(self.program, data, self.rng.rewind(tape), modules=False)
+        release = call_program(self.program, data, self.rng.rewind(tape), modules=False)
         tape.finish()
         structure, numbers = flattened(release)
         return Run(structure, numbers, tape.recorded if tape.recording else tape.replayed, tape.rescaled)

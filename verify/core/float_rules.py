@@ -50,8 +50,7 @@ def with_own_float_rules(function: F) -> F:
     return ruled  # type: ignore[return-value]
 
 
-@contextmanager
-def user_float_rules(modules: bool = True) -> Iterator[None]:
+def user_float_rules(modules: bool = True) -> _UserRules:
     """Around a call into the user's code: the process state it may change and our code relies on is given back
     when it returns (or raises) -- ``np.seterr``, the warning filters, the recursion limit, the entries of
     ``sys.path`` (theirs added are kept), the modules already imported, and standard output and error.  A factory
@@ -59,19 +58,43 @@ def user_float_rules(modules: bool = True) -> Iterator[None]:
     ``sys.modules["scipy.stats"] = None`` made our own code fail after it: exit 4, an internal error, for the
     user's change.  ``modules`` False: ``sys.modules`` is left to an enclosing :func:`user_modules` (a block of
     calls between which only our code that imports nothing runs)."""
-    limit = sys.getrecursionlimit()
-    path = list(sys.path)
-    streams = sys.stdout, sys.stderr
-    before = _modules_now() if modules else None
-    try:
-        with np.errstate(), warnings.catch_warnings():
-            yield
-    finally:
-        sys.setrecursionlimit(limit)
-        sys.path.extend(entry for entry in path if entry not in sys.path)
-        sys.stdout, sys.stderr = (_usable(now, before) for now, before in zip((sys.stdout, sys.stderr), streams))
-        if before is not None:
-            _restore_modules(before)
+    return _UserRules(modules)
+
+
+class _UserRules:
+    """:func:`user_float_rules`' context: a class, not a generator (a program's replay crosses this boundary once a
+    run, and a generator's context cost as much as a small program's noise call); what the call left as it was is
+    not set again."""
+
+    __slots__ = ("_before", "_errstate", "_limit", "_modules", "_path", "_streams", "_warnings")
+
+    def __init__(self, modules: bool):
+        self._modules = modules
+
+    def __enter__(self) -> None:
+        self._limit = sys.getrecursionlimit()
+        self._path = list(sys.path)
+        self._streams = sys.stdout, sys.stderr
+        self._before = _modules_now() if self._modules else None
+        self._errstate = np.errstate()
+        self._errstate.__enter__()
+        self._warnings = warnings.catch_warnings()
+        self._warnings.__enter__()
+
+    def __exit__(self, *exc: Any) -> None:
+        try:
+            self._warnings.__exit__(*exc)
+            self._errstate.__exit__(*exc)
+        finally:
+            if sys.getrecursionlimit() != self._limit:
+                sys.setrecursionlimit(self._limit)
+            if sys.path != self._path:
+                sys.path.extend(entry for entry in self._path if entry not in sys.path)
+            out, err = self._streams
+            if sys.stdout is not out or sys.stderr is not err or _closed(out) or _closed(err):
+                sys.stdout, sys.stderr = _usable(sys.stdout, out), _usable(sys.stderr, err)
+            if self._before is not None:
+                _restore_modules(self._before)
 
 
 @contextmanager
@@ -148,6 +171,10 @@ def _restore_modules(before: dict[str, Any]) -> None:
     for name in [n for n, m in sys.modules.items() if m is None and n not in before]:
         if name.partition(".")[0] in OURS:
             del sys.modules[name]
+
+
+def _closed(stream: Any) -> bool:
+    return getattr(stream, "closed", True)
 
 
 def _usable(stream: Any, before: Any) -> Any:
