@@ -272,6 +272,23 @@ def test_generic_methods_are_recorded_and_replayed():
     assert np.array_equal(drawn, replayed) and tape.recorded[0].kind == "integers"
 
 
+def test_permutation_and_shuffle_are_recorded_and_replayed():
+    """numpy's ``permutation`` shuffles through the generator's ``shuffle``: recorded, it recursed without end (the
+    program's RecursionError, reported as the user's)."""
+
+    def program(data, rng):
+        order = rng.permutation(4)
+        rows = np.arange(3.0)
+        rng.shuffle(rows)
+        return float(order[0]) + data.sum(), rows
+
+    data = np.ones(3)
+    recorded = trace.record(program, data)
+    assert [c.kind for c in recorded.calls] == ["permutation", "permutation"]
+    again = trace.replay(program, data + 1, recorded.calls)
+    assert again.numbers[0] == recorded.numbers[0] + 3 and np.array_equal(again.numbers[1:], recorded.numbers[1:])
+
+
 def test_probe_finds_which_coordinate_carries_which_noise():
     def program(data, rng):
         a, b = rng.laplace(0.0, 1.0, size=2)

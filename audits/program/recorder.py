@@ -273,6 +273,8 @@ class RecordingGenerator(np.random.Generator):
         return call.noise if np.ndim(x) == 0 else np.take(np.asarray(x), call.noise, axis=axis)
 
     def shuffle(self, x, axis=0):  # type: ignore[override]
+        if self._tape.depth:  # numpy's permutation shuffles through this method: its own draw, not a call
+            return super().shuffle(x, axis)
         order = self.permutation(np.shape(x)[axis], axis)
         x[...] = np.take(np.asarray(x).copy(), order, axis=axis)
 
