@@ -252,8 +252,10 @@ def _judged(result: PairResult, recorded: trace.Run, found: trace.Probe, epsilon
     result.steps, result.unaccounted = known, unaccounted
     if unaccounted:
         score = max(score, 5.0)
-    result.lower = accounting.composed_delta(carried, epsilon) if carried else None
     result.upper = accounting.composed_delta(known, epsilon)
+    # the carried steps are a subsequence of the known ones: as many means the same steps, composed once
+    same = len(carried) == len(known)
+    result.lower = (result.upper if same else accounting.composed_delta(carried, epsilon)) if carried else None
     if result.lower is not None and result.lower.low > delta * (1 + accounting.ROUNDING):
         score = max(score, 100.0 + result.lower.low)
     elif result.upper.high > delta:

@@ -203,6 +203,15 @@ class Probe:
     reproducible: bool
     unperturbed: list[str] = field(default_factory=list)  # calls whose draws the probe cannot shift
     _backwards: dict[int, np.ndarray] | None = field(default=None, repr=False, compare=False)
+    _carried: tuple[np.ndarray, np.ndarray] | None = field(default=None, repr=False, compare=False)
+
+    def carried(self) -> tuple[np.ndarray, np.ndarray]:
+        """The coordinates that carry an element, and how each moves under :meth:`backwards` at the recorded
+        coefficients (every neighbour's check of the coefficients reads them), made once."""
+        if self._carried is None:
+            carried = np.flatnonzero(self.carrier >= 0)
+            self._carried = carried, -self.coefficient[carried] * self.step[self.carrier[carried]]
+        return self._carried
 
     def backwards(self) -> dict[int, np.ndarray]:
         """:meth:`perturbation` by −``step`` (every neighbour's check of the coefficients), made once."""
@@ -345,13 +354,15 @@ def compare(program: Callable | Session, neighbour: Any, recorded: Run, found: P
     for k, call in enumerate(recorded.calls):
         if call.kind == "choice" and call.value is not None:
             out.choices.append((k, np.asarray(call.value, dtype=float), np.asarray(other.calls[k].value, dtype=float)))
-    if scale and not out.structure_differs and n and (found.carrier >= 0).any():
-        with contextlib.suppress(Divergence):
-            moved = replay(program, neighbour, recorded.calls, found.backwards())
+    if scale and not out.structure_differs and n:
+        carried, expected = found.carried()
+        if carried.size:
+            try:
+                moved = replay(program, neighbour, recorded.calls, found.backwards())
+            except Divergence:
+                return out
             if moved.structure == other.structure:
-                carried = np.flatnonzero(found.carrier >= 0)
                 response = (moved.numbers - other.numbers)[carried]
-                expected = -found.coefficient[carried] * found.step[found.carrier[carried]]
                 changed = ~_close_arrays(response, expected, 1e-4)
                 out.coefficient_changed += found.carrier[carried][changed].tolist()
     return out
