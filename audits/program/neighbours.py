@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from functools import partial
 from typing import Any
 
 import numpy as np
@@ -31,11 +32,18 @@ RANDOM_POSITIONS = 4
 @dataclass(frozen=True)
 class Neighbour:
     """A neighbouring dataset and how it was made: ``position`` the record of D removed or replaced (None: a record
-    added, as the last of D′)."""
+    added, as the last of D′); ``made``: D′ itself, or a function of no argument that makes it (what
+    :func:`neighbours` gives: D′ is made where it is read, so that a list of neighbours holds no copy of the dataset
+    -- each copy held was new memory, whose first writes cost more than a small program's run)."""
 
     name: str
-    data: Any
+    made: Any
     position: int | None = None
+
+    @property
+    def data(self) -> Any:
+        """D′ (made anew at each reading where :attr:`made` is a function: the same dataset each time)."""
+        return self.made() if callable(self.made) else self.made
 
 
 def _is_frame(data: Any) -> bool:
@@ -248,29 +256,31 @@ def neighbours(data: Any, relation: str, bounds: Any, seed: int) -> list[Neighbo
     out: list[Neighbour] = []
     positions = removable_positions(data, seed)
     added = candidate_records(data, bounds)
+    # each D′ is made when read, from a copy of D as it is now (the program's runs may change D in place)
+    data = data.copy() if _is_frame(data) else np.array(data)
     if relation == "add-remove":
-        out += [Neighbour(f"remove {name}", _without(data, i), i) for name, i in positions]
+        out += [Neighbour(f"remove {name}", partial(_without, data, i), i) for name, i in positions]
         duplicate = None if _is_frame(data) else ("a duplicate of record 0", None)
         for name, fields in added:
             if name.startswith("a duplicate") and duplicate is not None:
                 array = np.asarray(data)
-                out.append(Neighbour("add " + name, np.concatenate([array, array[:1]])))
+                out.append(Neighbour("add " + name, partial(np.concatenate, [array, array[:1]])))
                 continue
             if name.startswith("a duplicate"):
                 import pandas as pd
 
-                out.append(Neighbour("add " + name, pd.concat([data, data.iloc[:1]], ignore_index=True)))
+                out.append(Neighbour("add " + name, partial(pd.concat, [data, data.iloc[:1]], ignore_index=True)))
                 continue
-            out.append(Neighbour(f"add {name}", _with_record(data, fields, None)))
+            out.append(Neighbour(f"add {name}", partial(_with_record, data, fields, None)))
     else:
         for where, i in positions:
             for name, fields in added:
                 if name.startswith("a duplicate"):
                     continue
-                out.append(Neighbour(f"replace {where} by {name}", _with_record(data, fields, i), i))
+                out.append(Neighbour(f"replace {where} by {name}", partial(_with_record, data, fields, i), i))
             if records(data) > 1:
                 other = 1 if i == 0 else 0
-                replaced = _copy_record(data, other, i)
+                replaced = partial(_copy_record, data, other, i)
                 out.append(Neighbour(f"replace {where} by a copy of record {other}", replaced, i))
     return out
 

@@ -73,8 +73,9 @@ def witness_table(data: Any, pair: PairResult, highlight: bool = True) -> Table:
     """The two datasets' sizes and the rows that differ: the record removed, added or replaced (D′'s row
     highlighted, for a witness)."""
     neighbour = pair.neighbour
-    n, m = len(data), len(neighbour.data)
-    before, after = _fields(data), _fields(neighbour.data)
+    other = neighbour.data  # made at each reading
+    n, m = len(data), len(other)
+    before, after = _fields(data), _fields(other)
     position = neighbour.position
     if position is None:  # a record added as D′'s last
         rows = [("D", n, "—", None), ("D′", m, f"{m - 1} (added)", m - 1)]
