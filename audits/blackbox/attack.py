@@ -30,19 +30,29 @@ outputs proves that no better test exists.
 from __future__ import annotations
 
 import dataclasses
+import hashlib
 from concurrent.futures import Executor
 from dataclasses import dataclass, field
 from typing import Callable
 
 import numpy as np
 
+from pdp_audit.audits.blackbox import stages
 from pdp_audit.audits.blackbox.defaults import (  # noqa: F401 (STATISTICS, DEFAULT_TRIALS: re-exported)
     DEFAULT_STATISTIC,
     DEFAULT_TRIALS,
     EVENT_TRAIN_TRIALS,
     STATISTICS,
 )
-from pdp_audit.audits.blackbox.events import EventAttack, selection_size
+from pdp_audit.audits.blackbox.events import (
+    CandidateScores,
+    EventAttack,
+    EventStatistic,
+    _FreshBlocks,
+    bound_events,
+    selection_size,
+)
+from pdp_audit.audits.blackbox.features import pooled_sorted
 from pdp_audit.audits.blackbox.learned_statistics import (
     LearnedStatistic,
     learn_statistic,
@@ -58,9 +68,11 @@ from pdp_audit.audits.blackbox.stages import (  # noqa: F401 (PILOT_TRAIN, PILOT
     run_stages,
     stage_schedule,
 )
+from pdp_audit.audits.blackbox.tallies import SelectionColumns
 from pdp_audit.mechanisms.base import MalformedPair, returned_array
 from pdp_audit.verify.estimators.attack import PooledRankAttack, poisson_mean_within, pooled_rank_attack
 from pdp_audit.verify.estimators.engine import iter_blocks
+from pdp_audit.verify.estimators.float_structure import number_structure
 from pdp_audit.verify.estimators.progress import progress_bar
 
 Sampler = Callable[[int, np.random.Generator], np.ndarray]
@@ -375,11 +387,8 @@ def _event_attack(worlds, train, first, budget: tuple, running) -> BlackBoxAttac
     (``numbers``: on the releases augmented by :func:`pdp_audit.verify.estimators.float_structure.number_structure`);
     ``running`` = (executor, bar, stop_at): with ``stop_at`` = (claimed ε, α) the fresh pass is drawn in rounds and
     stopped once decided (:func:`pdp_audit.audits.blackbox.anytime.bound_events_anytime`)."""
+    # deferred: read at call time (tests replace event_choice.candidate_scores)
     from pdp_audit.audits.blackbox.event_choice import candidate_scores, select_events
-    from pdp_audit.audits.blackbox.events import CandidateScores, EventStatistic, _FreshBlocks, bound_events
-    from pdp_audit.audits.blackbox.tallies import SelectionColumns
-    from pdp_audit.verify.estimators.float_structure import number_structure
-
     trials, delta, seed, numbers = budget
     executor, bar, stop_at, stage, pool = running
     if numbers:
@@ -419,6 +428,7 @@ def _event_attack(worlds, train, first, budget: tuple, running) -> BlackBoxAttac
     if stop_at is None:
         attack = bound_events(fresh, frozen, (trials, delta, seed), (executor, bar))
     else:
+        # deferred: read at call time (tests replace anytime.bound_events_anytime)
         from pdp_audit.audits.blackbox.anytime import bound_events_anytime
 
         keep = pool.add if pool is not None and pool.wants() else None  # for the stages after this one
@@ -459,8 +469,6 @@ def _merging_sorts(learned: dict) -> Callable:
     drawn), so only its own later rows are sorted and merged in (checked: the remembered rows must equal its first
     ones, else all are sorted).  The same arrays; the sorts were a tenth of the full attack's own time on the
     benchmark's 1-D Laplace (issue 44)."""
-    from pdp_audit.audits.blackbox.features import pooled_sorted
-
     def ordered(d: np.ndarray, dp: np.ndarray) -> tuple:
         earlier = learned.get("pooled_sorted")
         if earlier is not None and not all(_begins_with(now, then) for now, then in zip((d, dp), earlier)):
@@ -488,8 +496,6 @@ def _pilots_rows(learners: dict, train_trials: int) -> dict:
     same releases with the same bounds as with the stages' own 1e5 rows (the histogram and outcome scores still count
     all of a stage's training releases).  Any fixed choice of what the learners read leaves the events fixed before
     the fresh draws."""
-    from pdp_audit.audits.blackbox import stages
-
     if train_trials <= stages.PILOT_TRAIN:
         return learners
     rows = stages.PILOT_TRAIN
@@ -499,8 +505,6 @@ def _pilots_rows(learners: dict, train_trials: int) -> dict:
 def _digest(releases: np.ndarray) -> tuple:
     """The shape, type and BLAKE2b digest of an array's values: equal for equal arrays (a collision has probability
     2^-128: a statistic is reused only for the releases it was learned from)."""
-    import hashlib
-
     values = np.ascontiguousarray(releases)
     return values.shape, values.dtype.str, hashlib.blake2b(values.view(np.uint8).data, digest_size=16).digest()
 

@@ -5,14 +5,18 @@ neighbouring inputs), their arguments checked before any release is drawn."""
 from __future__ import annotations
 
 import dataclasses
+import sys
 from typing import TYPE_CHECKING, Any
 
 from pdp_audit.audits.blackbox.config import KEYWORDS, BlackBoxAuditConfig
 from pdp_audit.audits.blackbox.defaults import DEFAULT_STATISTIC
+from pdp_audit.mechanisms.base import MalformedPair
 from pdp_audit.reports.records import Run
 from pdp_audit.verify.core.config import Names, build
+from pdp_audit.verify.core.dask_cluster import checked_place
 from pdp_audit.verify.core.float_rules import with_own_float_rules
 from pdp_audit.verify.evidence.user_audits import DEFAULT_ALPHA, check_protocol, decided, flag
+from pdp_audit.verify.evidence.user_code import made_pair
 from pdp_audit.verify.inputs.validation import InputError
 
 if TYPE_CHECKING:  # the audit's own modules, imported when it runs
@@ -103,6 +107,7 @@ def audit_blackbox(
         run = pdp_audit.audit_blackbox((sample_d, sample_d_prime), epsilon=1.0, delta=1e-5, trials=20_000)
         run.verdict  # 'fail': a mean shift of 2σ is far from (1, 1e-5)-DP
     """
+    # deferred: loads scipy; program --help must not
     from pdp_audit.audits.blackbox.evidence import BlackBoxBudget
 
     if budget is None:
@@ -119,6 +124,7 @@ def run_blackbox(config: BlackBoxAuditConfig, progress: bool = False) -> Run:
     """The black-box audit of ``config.target`` (what :func:`audit_blackbox` and ``pdp-audit blackbox`` run, through
     the plan :mod:`pdp_audit.audits.blackbox.plan`).  ``trials`` None is the default budget fitted to the samplers'
     speed, whatever the way in."""
+    # deferred: loads scipy; program --help must not
     from pdp_audit.audits.blackbox.evidence import (
         BlackBoxBudget,
         BlackBoxSamplers,
@@ -126,7 +132,6 @@ def run_blackbox(config: BlackBoxAuditConfig, progress: bool = False) -> Run:
         blackbox_checks,
         check_picklable,
     )
-    from pdp_audit.verify.core.dask_cluster import checked_place
 
     statistic = DEFAULT_STATISTIC if config.statistic is None else config.statistic
     auto = config.workers is None  # the run chooses: the cores for a slow sampler that pickles (time_budget)
@@ -142,7 +147,6 @@ def run_blackbox(config: BlackBoxAuditConfig, progress: bool = False) -> Run:
         time_limit=config.time_limit,
         law=config.law,
     )
-    from pdp_audit.verify.evidence.user_code import made_pair
 
     pair = config.target if config.factory is None else made_pair(config.factory)  # a sweep cell names its factory
     if isinstance(pair, tuple) and len(pair) == 2 and all(callable(f) for f in pair):
@@ -180,11 +184,8 @@ def _fitted(samplers: tuple, trials: Any, budget: Any, progress: bool, auto: boo
     the default budget fitted to their speed, the workers chosen where ``auto``, and the plan stated on stderr
     before the run when ``progress`` (:mod:`pdp_audit.audits.blackbox.time_budget`).  None where nothing needs the
     timing, or where timing fails (the checks then name the sampler's fault)."""
-    import sys
-
+    # deferred: loads pdp_audit.audits.blackbox.time_budget; program --help must not
     from pdp_audit.audits.blackbox.time_budget import fitted_budget
-    from pdp_audit.mechanisms.base import MalformedPair
-
     if trials is not None and not auto and not progress:
         return None
     try:
@@ -203,6 +204,7 @@ def _staged(fitted: Any, budget: Any) -> str:
     """The end of the stated plan of a stopped run: its earlier stages' releases, drawn before the full attack's when
     none of them decides (:mod:`pdp_audit.audits.blackbox.stages`; a later stage's training and selection read them
     first), counted in the most it may draw in all."""
+    # deferred: loads scipy; program --help must not
     from pdp_audit.audits.blackbox.attack import default_train_trials
     from pdp_audit.audits.blackbox.events import selection_size
     from pdp_audit.audits.blackbox.stages import stage_schedule
@@ -270,6 +272,7 @@ def audit_blackbox_search(
         outcome = pdp_audit.audit_blackbox_search(NoisyMax(), epsilon=0.1, delta=0.0)
         outcome.result.chosen.name, outcome.run.verdict
     """
+    # deferred: loads scipy; program --help must not
     from pdp_audit.audits.blackbox.search_check import audit_blackbox_search_with
 
     name = type(mechanism).__qualname__

@@ -13,6 +13,7 @@ from typing import Callable, Literal
 
 import numpy as np
 
+from pdp_audit.audits.blackbox.cut_counts import CutCounts
 from pdp_audit.audits.blackbox.events import (
     CHOICE_LEVEL,
     DISCRETE_VALUES,
@@ -29,6 +30,14 @@ from pdp_audit.audits.blackbox.events import (
     ratio_epsilon,
     upper_rate,
 )
+from pdp_audit.audits.blackbox.features import (
+    HistogramScore,
+    OutcomeIndex,
+    OutcomeScore,
+    PooledHistogramScore,
+    pooled_sorted,
+)
+from pdp_audit.audits.blackbox.pooled_order import mixed_zeros, pooled_quantiles, pooled_unique
 from pdp_audit.audits.blackbox.tallies import SelectionColumns, Tally, distinct_values
 
 
@@ -113,8 +122,6 @@ def _cuts(scores: tuple, ordered: tuple) -> np.ndarray:
     scores' distinct values, or past :data:`MAX_THRESHOLDS` of them, that many of their quantiles
     (``np.unique(np.quantile(pooled, ...))``), read off the sorted worlds (:mod:`pdp_audit.audits.blackbox.
     pooled_order`), or off the pooled scores as they are where they hold zeros of both signs."""
-    from pdp_audit.audits.blackbox.pooled_order import mixed_zeros, pooled_quantiles, pooled_unique
-
     probabilities = np.linspace(0, 1, MAX_THRESHOLDS)
     # the pooled scores have at least as many values as either world's: past MAX_THRESHOLDS, no need to list them
     many = max(_distinct(s) for s in ordered) > MAX_THRESHOLDS
@@ -148,8 +155,6 @@ def _shortlist_counts(shortlist: tuple) -> tuple[tuple, np.ndarray]:
     after the same releases with the same bounds; the whole budget on seed 0, SVT3, SVT4, SVT3‖SVT4 and Laplace at
     8e6 and the other sixteen at 2e6, no bound fell (twelve the same, eight up, SVT3‖SVT4 the most: 0.2094 to
     0.2136).  Validity is untouched: the cuts and counts are of the selection pass alone."""
-    from pdp_audit.audits.blackbox.cut_counts import CutCounts
-
     if isinstance(shortlist[0], Tally):
         return shortlist, np.unique(np.concatenate([t.values for t in shortlist]))
     finite = _finite(shortlist)
@@ -256,14 +261,6 @@ def candidate_scores(fit_d: np.ndarray, fit_dp: np.ndarray, learners: dict, orde
     are several, and pooled over the columns: :class:`~pdp_audit.audits.blackbox.features.PooledHistogramScore`).
     ``ordered_by``: what sorts the pooled columns (default :func:`~pdp_audit.audits.blackbox.features.pooled_sorted`;
     a staged run's merges the earlier stage's sorted columns)."""
-    from pdp_audit.audits.blackbox.features import (
-        HistogramScore,
-        OutcomeIndex,
-        OutcomeScore,
-        PooledHistogramScore,
-        pooled_sorted,
-    )
-
     few_d, few_dp = fit_d[:LEARNER_TRIALS], fit_dp[:LEARNER_TRIALS]  # the learners' time grows with their data
     found = {name: fit(few_d, few_dp) for name, fit in learners.items()}
     ordered = (ordered_by or pooled_sorted)(fit_d, fit_dp)  # one sort a column for the histograms and the outcomes
@@ -295,8 +292,6 @@ def _candidate_choice(selection: tuple, c: int, candidate, fresh, delta: float):
     are ranked is not the luckiest reading of the events it chose among.  ``selection``: per world, the candidates'
     scores (releases × candidates) or :class:`~pdp_audit.audits.blackbox.tallies.SelectionColumns`, where a step
     function's halves are its intervals' counts, read as tallies of its values (the same events and merits)."""
-    from pdp_audit.audits.blackbox.features import OutcomeIndex
-
     scores = tuple(s.column(c) if isinstance(s, SelectionColumns) else s[:, c] for s in selection)
     steps = selection[0].steps[c] if isinstance(selection[0], SelectionColumns) else None
     if steps is not None:

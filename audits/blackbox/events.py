@@ -55,9 +55,12 @@ from typing import Callable, Iterator
 
 import numpy as np
 
+from pdp_audit.audits.blackbox.intervals import event_intervals, one_column_steps
 from pdp_audit.audits.blackbox.tallies import Scored, SharedSearch, Steps
+from pdp_audit.mechanisms.base import MalformedPair
 from pdp_audit.verify.estimators.attack import poisson_mean_within, poisson_upper
 from pdp_audit.verify.estimators.engine import block_rng, iter_blocks
+from pdp_audit.verify.estimators.float_structure import number_structure
 from pdp_audit.verify.estimators.stats import beta_isf, beta_ppf
 
 #: The selection pass draws this share of the bounding budget ``trials`` per world (in addition to it) ...
@@ -360,8 +363,6 @@ class _FreshBlocks:
     def raw(self, size: int, rng: np.random.Generator) -> np.ndarray:
         """``size`` checked releases as the sampler gave them (what a later stage may learn from:
         :class:`pdp_audit.audits.blackbox.stages.EarlierReleases`)."""
-        from pdp_audit.mechanisms.base import MalformedPair
-
         block = self.releases(size, rng)
         if block.shape[1] != self.first_call[0]:
             raise MalformedPair(
@@ -373,8 +374,6 @@ class _FreshBlocks:
     def augmented(self, block: np.ndarray) -> np.ndarray:
         """Raw releases as the scores read them (with ``numbers``: augmented by their number structure)."""
         if self.numbers:
-            from pdp_audit.verify.estimators.float_structure import number_structure
-
             block = number_structure(block)
         return block
 
@@ -403,6 +402,7 @@ class CandidateScores(_FreshBlocks):
         where they repeat (:func:`~pdp_audit.audits.blackbox.features.distinct_rows`: the same numbers)."""
         repeated = None
         if self.numbers:
+            # deferred: read at call time (tests replace features.distinct_rows)
             from pdp_audit.audits.blackbox.features import distinct_rows
 
             raw, repeated = distinct_rows(raw)
@@ -417,8 +417,6 @@ def score_steps(scores: tuple, fresh: _FreshBlocks) -> tuple:
     """Per candidate score, its :class:`~pdp_audit.audits.blackbox.tallies.Steps` where it is a step function of the
     one column of ``fresh``'s releases whose tallies stand for its scores (its selection pass is then tallied), else
     None."""
-    from pdp_audit.audits.blackbox.intervals import one_column_steps
-
     found = (None if fresh.numbers else one_column_steps(score, fresh.first_call[0]) for score in scores)
     steps = (None if found_steps is None else Steps(*found_steps) for found_steps in found)
     return tuple(s if s is not None and s.can_tally(MAX_THRESHOLDS) else None for s in steps)
@@ -430,8 +428,6 @@ class EventHits(_FreshBlocks):
     later stage may learn from -- never count again)."""
 
     def __init__(self, fresh: _FreshBlocks, score, events: tuple[Event, ...], keep: bool = False):
-        from pdp_audit.audits.blackbox.intervals import event_intervals, one_column_steps
-
         super().__init__(fresh.releases, fresh.first_call, fresh.numbers)
         self.score, self.events, self.keep = score, events, keep
         steps = None if fresh.numbers else one_column_steps(score, fresh.first_call[0])
@@ -449,6 +445,7 @@ class EventHits(_FreshBlocks):
         if self.intervals is not None:
             return list(self.intervals.counts(raw[:, 0]))
         if self.numbers:  # each distinct release scored once, counted as often as it was drawn
+            # deferred: read at call time (tests replace features.distinct_rows)
             from pdp_audit.audits.blackbox.features import distinct_rows
 
             rows, repeated = distinct_rows(raw)

@@ -10,13 +10,24 @@ from typing import Any, Callable
 
 import numpy as np
 
+from pdp_audit.audits.blackbox.anytime import AnytimeEventAttack
+from pdp_audit.audits.blackbox.attack import attack_memory, checked_blackbox_releases
 from pdp_audit.audits.blackbox.defaults import DEFAULT_STATISTIC, EARLY_STOP
-from pdp_audit.mechanisms.base import MalformedPair
+from pdp_audit.audits.blackbox.events import EventAttack, event_readings, selection_size
+from pdp_audit.audits.blackbox.stages import stage_schedule
+from pdp_audit.audits.blackbox.witness import roc_points
+from pdp_audit.mechanisms.base import MalformedPair, user_error
+from pdp_audit.reports.records import EventPoint, EventRates, Roc
 from pdp_audit.verify.core.checks import CheckSpec, Evidence
 from pdp_audit.verify.core.config import LAW_OPTION
+from pdp_audit.verify.core.dask_cluster import block_executor
+from pdp_audit.verify.core.sandbox import user_state
 from pdp_audit.verify.estimators.rng_discipline import check_rng_discipline
 from pdp_audit.verify.estimators.stats import pvalue_by_inversion
 from pdp_audit.verify.evidence.pair_validation import malformed_check, not_reproducible
+from pdp_audit.verify.inputs.interruptions import INTERRUPTIONS
+from pdp_audit.verify.inputs.validation import InputError
+from pdp_audit.verify.inputs.validation import check_picklable as picklable
 
 
 class BlackBoxSamplers:
@@ -38,10 +49,6 @@ class UserSampler:
         self.pair, self.world = pair, world
 
     def __call__(self, size: int, rng: Any) -> Any:
-        from pdp_audit.mechanisms.base import MalformedPair, user_error
-        from pdp_audit.verify.core.sandbox import user_state
-        from pdp_audit.verify.inputs.interruptions import INTERRUPTIONS
-
         try:
             with user_state():  # what the sampler sets of the process's state is undone
                 return self.pair.sample(self.world, size, rng)
@@ -135,13 +142,13 @@ def blackbox_checks(
     that cannot be sent to worker processes with ``budget.workers`` > 1 are an InputError.  With
     ``budget.early_stop`` and the audit's ``alpha`` the event test's fresh pass stops once decided at ``alpha``
     (without ``alpha``: the whole budget)."""
+    # deferred: read at call time (tests replace attack.blackbox_attack)
     from pdp_audit.audits.blackbox.attack import (
         AttackOptions,
         blackbox_attack,
         checked_blackbox_releases,
         default_train_trials,
     )
-    from pdp_audit.verify.core.dask_cluster import block_executor
 
     sample_d, sample_dprime = samplers
     train_trials = (
@@ -239,8 +246,6 @@ def float_note(result) -> str:
 def _stopping_details(attack) -> dict:
     """An early-stopped fresh pass's record (:mod:`pdp_audit.audits.blackbox.anytime`): the fresh releases drawn of
     each world, of at most ``max_per_world``, the rounds and why it stopped; nothing for a fixed pass."""
-    from pdp_audit.audits.blackbox.anytime import AnytimeEventAttack
-
     if not isinstance(attack, AnytimeEventAttack):
         return {}
     return {
@@ -261,9 +266,6 @@ def attack_evidence(attack, claim: tuple[float, float], note: str, details: dict
     logistic or trees score; its figure the empirical ROC of the fresh scores against the claim's region) or an
     :class:`~pdp_audit.audits.blackbox.events.EventAttack` (its figure the events' rates against the region): a
     fail when the ε lower bound exceeds the claimed ε, otherwise inconclusive -- never a pass."""
-    from pdp_audit.audits.blackbox.anytime import AnytimeEventAttack
-    from pdp_audit.audits.blackbox.events import EventAttack
-
     epsilon, delta = claim
     events = isinstance(attack, EventAttack)
     formula = ANYTIME_FORMULA if isinstance(attack, AnytimeEventAttack) else EVENT_FORMULA
@@ -291,9 +293,6 @@ def attack_evidence(attack, claim: tuple[float, float], note: str, details: dict
 
 def _roc_figure(attack, epsilon: float, delta: float):
     """The empirical ROC of a pooled-rank attack's fresh scores against the claim's region (PDF only)."""
-    from pdp_audit.audits.blackbox.witness import roc_points
-    from pdp_audit.reports.records import Roc
-
     fpr, tpr = roc_points(attack)
 
     def figure(alpha: float) -> Roc:
@@ -311,9 +310,6 @@ def event_label(favours_d: bool, threshold: float) -> str:
 def _event_figure(attack, epsilon: float, delta: float):
     """The event test's events at (Q(S), log P(S)/Q(S)) with their intervals at the bound's level, against the
     claim's region (PDF only; :func:`pdp_audit.audits.blackbox.events.event_readings`)."""
-    from pdp_audit.audits.blackbox.events import event_readings
-    from pdp_audit.reports.records import EventPoint, EventRates
-
     def figure(alpha: float) -> EventRates:
         points = tuple(
             EventPoint(label, r.rate, r.rate_interval, r.log_ratio, r.log_ratio_interval, r.bound)
@@ -364,8 +360,6 @@ def event_details(attack) -> dict:
 
 def _event_note(result) -> str:
     """The event test's note: the statistic kept, the events and their fresh counts."""
-    from pdp_audit.audits.blackbox.events import selection_size
-
     attack = result.attack
     shown = ", ".join(f"{name} {bound:.4g}" for name, bound in result.validation)
     events = "; ".join(
@@ -386,8 +380,6 @@ def _event_note(result) -> str:
 
 def _stopping_note(attack) -> str:
     """What an early-stopped fresh pass adds to the note (nothing for a fixed pass)."""
-    from pdp_audit.audits.blackbox.anytime import AnytimeEventAttack
-
     if not isinstance(attack, AnytimeEventAttack):
         return ""
     why = {
@@ -409,8 +401,6 @@ def _stopping_note(attack) -> str:
 def _stage_note(attack) -> str:
     """What a staged attack's deciding stage (:mod:`pdp_audit.audits.blackbox.stages`) adds to the note: the words of
     two stages as before the middle stages came (a pilot and the full attack, half the level each)."""
-    from pdp_audit.audits.blackbox.stages import stage_schedule
-
     share = "half the level" if attack.share == 0.5 else f"1/{round(1 / attack.share)} of the level"
     if attack.stage == "single":
         return ""
@@ -446,10 +436,8 @@ def _check_attack_memory(
     """Refuse, before the attack draws anything, a budget this machine cannot hold: the attack keeps the
     ``train_trials`` releases it learns from and the scores of the ``trials`` fresh ones, whose releases it streams
     (:func:`pdp_audit.audits.blackbox.attack.attack_memory`)."""
-    from pdp_audit.audits.blackbox.attack import attack_memory, checked_blackbox_releases
+    # deferred: read at call time (tests replace processes.physical_memory)
     from pdp_audit.verify.core.processes import MEMORY_SHARE, physical_memory
-    from pdp_audit.verify.inputs.validation import InputError
-
     total = physical_memory()
     dim = checked_blackbox_releases("D", 2, sample_d(2, np.random.default_rng(0))).shape[1]
     need = attack_memory(train_trials, dim, trials, statistic, staged)
@@ -482,6 +470,4 @@ def sampler_name(sampler) -> str:
 
 def check_picklable(*samplers) -> None:
     """A lambda or a local function cannot be sent to worker processes (one line)."""
-    from pdp_audit.verify.inputs.validation import check_picklable as picklable
-
     picklable("sampler", "define it at module level", *samplers)

@@ -28,6 +28,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from pdp_audit.audits.blackbox.cut_counts import CHUNK, CutGrid
+
 #: A value is an atom of its column when the training split holds it at least this many times.
 ATOM_MIN_COUNT = 5
 #: Pseudo-count added to each outcome's or bin's count in each world before taking the ratio.
@@ -212,8 +214,6 @@ def sorted_position(cut: np.ndarray, x: np.ndarray, side: str = "left") -> np.nd
     binary search makes one a level, and numpy's its branch per comparison, which the processor cannot predict (the
     histogram scores and the trees' step functions look up tens of millions of releases in a few hundred edges:
     more time than drawing them)."""
-    from pdp_audit.audits.blackbox.cut_counts import CHUNK
-
     position = np.zeros(np.shape(x), dtype=np.intp)
     if cut.size == 0:
         return position
@@ -231,8 +231,6 @@ def sorted_position(cut: np.ndarray, x: np.ndarray, side: str = "left") -> np.nd
 def _grid_of(cut: bytes):
     """The grid of the cuts whose float64 bytes are ``cut``, made once for the blocks that look up the same edges
     (at most 32 kept, each at most 2 MB: a table of :data:`~pdp_audit.audits.blackbox.cut_counts.CELLS` entries)."""
-    from pdp_audit.audits.blackbox.cut_counts import CutGrid
-
     return CutGrid.sized(np.frombuffer(cut))
 
 

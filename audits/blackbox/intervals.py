@@ -20,6 +20,9 @@ from typing import Literal
 
 import numpy as np
 
+from pdp_audit.audits.blackbox.features import HistogramScore
+from pdp_audit.audits.blackbox.trees import StepFunction
+
 #: An event read as intervals has at most this many boundaries in all (each a pass over the releases; a lookup of
 #: every release among the cuts costs far more than this many comparisons).
 MAX_BOUNDARIES = 64
@@ -78,9 +81,6 @@ def event_intervals(steps: tuple[np.ndarray, np.ndarray, str], events) -> EventI
 def one_column_steps(score, width: int) -> tuple[np.ndarray, np.ndarray, Literal["left", "right"]] | None:
     """(cuts, values, side) of a frozen ``score`` that is a step function of releases of ``width`` = 1 column (module
     docstring): trees with their step function, a histogram of the one column; None for any other."""
-    from pdp_audit.audits.blackbox.features import HistogramScore
-    from pdp_audit.audits.blackbox.trees import StepFunction
-
     if width != 1:
         return None
     steps = getattr(score, "steps", None)  # trees on one column score finite releases by their step function

@@ -15,6 +15,7 @@ import numpy as np
 from sklearn.linear_model import LogisticRegression
 from sklearn.preprocessing import StandardScaler
 
+from pdp_audit.audits.blackbox.boosting import fit_trees
 from pdp_audit.audits.blackbox.trees import StepFunction, TreeEnsemble
 from pdp_audit.verify.estimators.attack import pooled_rank_attack
 
@@ -211,6 +212,7 @@ class TreeStatistic:
     def __call__(self, releases: np.ndarray) -> np.ndarray:
         if self.steps is not None and releases.shape[1] == 1 and np.isfinite(releases).all():
             return self.steps(releases[:, 0])
+        # deferred: read at call time (tests replace features.distinct_rows)
         from pdp_audit.audits.blackbox.features import distinct_rows
 
         rows, repeated = distinct_rows(releases)
@@ -224,8 +226,6 @@ def learn_trees(
     """The tree statistic learned on the training releases (``seed``: its early-stopping split and binning
     subsample), and its training accuracy (NaN unless ``accuracy``: the event test reads none, and it costs a
     traversal of every tree for every training release)."""
-    from pdp_audit.audits.blackbox.boosting import fit_trees
-
     X = np.vstack([train_d, train_dp])
     y = np.concatenate([np.ones(len(train_d)), np.zeros(len(train_dp))])
     ensemble = fit_trees(X, y, int(seed) % 2**32)

@@ -10,6 +10,10 @@ from typing import Any
 
 import numpy as np
 
+from pdp_audit.audits.blackbox.score_data import decoded_outcomes
+from pdp_audit.reports.blackbox_report import BlackBoxReport
+from pdp_audit.reports.json_report import check_to_dict
+
 
 @dataclass(frozen=True)
 class SearchOutcome:
@@ -31,8 +35,6 @@ class SearchOutcome:
 
     def documents(self) -> dict:
         """The JSON fields beyond the run's parameters: the check, the search's ranking, the witness."""
-        from pdp_audit.reports.json_report import check_to_dict
-
         (check,) = self.run.checks
         doc: dict = {"check": check_to_dict(check)}
         if self.result is not None and self.result.ranking:
@@ -56,8 +58,6 @@ class SearchOutcome:
 
     def report_record(self):
         """The plain record :func:`pdp_audit.reports.blackbox_report.render_blackbox_pdf` renders."""
-        from pdp_audit.reports.blackbox_report import BlackBoxReport
-
         pair, ranking = (), ()
         if self.result is not None and self.result.chosen is not None:
             c = self.result.chosen
@@ -235,8 +235,6 @@ def _histogram_rows(score: dict) -> list[str]:
 
 
 def _outcome_rows(score: dict, events: tuple) -> list[str]:
-    from pdp_audit.audits.blackbox.score_data import decoded_outcomes
-
     table = np.array([int(h, 16) for h in score["table"]], dtype=np.uint64)
     names = decoded_outcomes(tuple(np.asarray(a, float) for a in score["atoms"]), table) or {}
     ratio = np.asarray(score["log_ratio"], float)

@@ -33,6 +33,9 @@ from typing import Any, Callable
 
 import numpy as np
 
+from pdp_audit.audits.blackbox import trees as blackbox_trees
+from pdp_audit.audits.blackbox.features import HistogramScore, OutcomeKeys, OutcomeScore, PooledHistogramScore
+from pdp_audit.audits.blackbox.learned_statistics import Atoms, LearnedStatistic, Standardiser, TreeStatistic
 from pdp_audit.verify.inputs.validation import InputError, finite_number
 
 #: What a logistic score's features are, in words (its ``features`` field).
@@ -168,8 +171,6 @@ def logistic_from_data(data: dict) -> Any:
     from sklearn.linear_model import LogisticRegression
     from sklearn.preprocessing import StandardScaler
 
-    from pdp_audit.audits.blackbox.learned_statistics import Atoms, LearnedStatistic, Standardiser
-
     if data.get("features") not in (FEATURES, list(FEATURES)):  # the re-check computes FEATURES, nothing else
         raise InputError("witness: the statistic's 'features' are not the ones this version computes (edited?)")
     _check_logistic_numbers(data)
@@ -223,8 +224,6 @@ def _histograms_to_data(score: Any) -> dict:
 
 
 def _histograms_from_data(data: dict, width: int) -> Any:
-    from pdp_audit.audits.blackbox.features import HistogramScore
-
     _defined(data, "histograms")
     if not isinstance(data.get("differences"), bool):
         raise InputError("witness: the histograms' 'differences' must be true or false")
@@ -245,8 +244,6 @@ def _pooled_to_data(score: Any) -> dict:
 
 
 def _pooled_from_data(data: dict, width: int) -> Any:
-    from pdp_audit.audits.blackbox.features import PooledHistogramScore
-
     _defined(data, "pooled")
     edges = [_sorted(cut, "edges", strictly=False) for cut in _rows(data, "edges", width)]
     ratio = _numbers(data, "log_ratio")
@@ -292,8 +289,6 @@ def _counts(data: dict, key: str, size: int) -> np.ndarray:
 
 
 def _outcomes_from_data(data: dict, width: int) -> Any:
-    from pdp_audit.audits.blackbox.features import OutcomeKeys, OutcomeScore
-
     _defined(data, "outcomes")
     atoms = tuple(_sorted(a, "atoms", strictly=True) for a in _rows(data, "atoms", width))
     table = _hex_keys(data.get("table"))
@@ -309,8 +304,6 @@ def decoded_outcomes(atoms: tuple[np.ndarray, ...], table: np.ndarray, most: int
     """The outcome each key of ``table`` stands for, as a tuple per column of the atom's value or None (any value
     that is not an atom): found by hashing every combination of the columns' atoms (None when there are more than
     ``most`` of them).  For display only: a reader sees "(−1000, ·, ·)" where the score sees a 64-bit key."""
-    from pdp_audit.audits.blackbox.features import OutcomeKeys
-
     sizes = [len(a) + 1 for a in atoms]
     if math.prod(sizes) > most:
         return None
@@ -329,10 +322,6 @@ def decoded_outcomes(atoms: tuple[np.ndarray, ...], table: np.ndarray, most: int
 
 def score_to_data(score: Any, width: int) -> dict:
     """A frozen score reading ``width`` columns as JSON-ready data (the module docstring's kinds)."""
-    from pdp_audit.audits.blackbox import trees as blackbox_trees
-    from pdp_audit.audits.blackbox.features import HistogramScore, OutcomeScore, PooledHistogramScore
-    from pdp_audit.audits.blackbox.learned_statistics import LearnedStatistic, TreeStatistic
-
     if isinstance(score, LearnedStatistic):
         return logistic_to_data(score, width)
     if isinstance(score, TreeStatistic):
@@ -350,8 +339,6 @@ def score_to_data(score: Any, width: int) -> dict:
 def score_from_data(data: Any, width: int) -> Callable[[np.ndarray], np.ndarray]:
     """The score of :func:`score_to_data`'s ``data``, reading ``width`` columns (InputError, one line, for data
     that is not such a score)."""
-    from pdp_audit.audits.blackbox import trees as blackbox_trees
-
     if not isinstance(data, dict):
         raise InputError(f"witness: the score is malformed (a {type(data).__name__}, not a table)")
     kind = data.get("kind")

@@ -11,18 +11,44 @@ event test's score and events), the budget and the seed of the fresh releases, a
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
+from pdp_audit.audits.blackbox.attack import AttackOptions, checked_blackbox_releases, default_train_trials
 from pdp_audit.audits.blackbox.defaults import PILOT_STATISTIC, SEARCH_STATISTIC, SEARCH_TRIALS, STATISTICS
-from pdp_audit.audits.blackbox.evidence import attack_details, attack_evidence, event_details
+from pdp_audit.audits.blackbox.events import EventAttack
+from pdp_audit.audits.blackbox.evidence import (
+    UserSampler,
+    _check_attack_memory,
+    _note,
+    attack_details,
+    attack_evidence,
+    event_details,
+    sampler_name,
+)
 from pdp_audit.audits.blackbox.outcome import SearchOutcome
+from pdp_audit.audits.blackbox.search import (
+    SEARCHES,
+    DatasetSampler,
+    Neighbours,
+    SearchBudget,
+    SearchResult,
+    _domain,
+    pattern_candidates,
+    search_pairs,
+)
+from pdp_audit.audits.blackbox.witness import rebuilt_test, recheck, statistic_to_data
 from pdp_audit.mechanisms.base import MalformedPair
-from pdp_audit.verify.core.config import PAIR_TRIALS, pair_value
+from pdp_audit.verify.core.checks import finalize, make_run
+from pdp_audit.verify.core.config import LAWS, PAIR_TRIALS, pair_value
+from pdp_audit.verify.core.dask_cluster import block_executor, checked_place
+from pdp_audit.verify.core.processes import executor_for
+from pdp_audit.verify.estimators.rng_discipline import check_rng_discipline
 from pdp_audit.verify.evidence.pair_validation import malformed_check
-from pdp_audit.verify.inputs.validation import InputError, finite_number
+from pdp_audit.verify.inputs.validation import InputError, check_picklable, finite_number, not_a_regular_file
 
 #: The witness format's version: 2 since the event test's statistic is stored (schema 1 held the logistic test).
 WITNESS_SCHEMA = 2
@@ -57,12 +83,9 @@ class SearchOptions:
 
     def checked(self) -> SearchOptions:
         """The options with each value checked against its range (one-line InputErrors, before any draw)."""
-        from pdp_audit.audits.blackbox.search import SEARCHES, Neighbours
-
         if self.search not in SEARCHES:
             raise InputError(f"search must be one of {', '.join(SEARCHES)}, got {self.search!r}")
         Neighbours.parse(self.neighbours)
-        from pdp_audit.verify.core.config import LAWS
 
         if self.law not in LAWS:
             raise InputError(f"law must be one of {', '.join(LAWS)}, got {self.law!r}")
@@ -79,7 +102,6 @@ class SearchOptions:
                 f"pilot-trials × 2^(rounds − 1) (the last round's pilot) must be at most {PAIR_TRIALS.high:g}, got "
                 f"{last:g} ({self.pilot_trials:g} and {int(self.rounds)} rounds)"
             )
-        from pdp_audit.verify.core.dask_cluster import checked_place
 
         workers = pair_value("workers", self.workers)
         scheduler, dask_local = checked_place(workers, self.scheduler, self.dask_local)
@@ -104,11 +126,6 @@ def search_checks(mechanism: Any, epsilon: float, delta: float, seed: int, optio
     """Run the search (:func:`pdp_audit.audits.blackbox.search.search_pairs`); returns (evidence, result or None):
     the ``blackbox-attack`` check of the chosen pair, or the exact fail ``pair-protocol`` when the mechanism's
     ``release`` raises or returns no (size, d) array of finite numbers."""
-    from pdp_audit.audits.blackbox.attack import AttackOptions
-    from pdp_audit.audits.blackbox.evidence import _note
-    from pdp_audit.audits.blackbox.search import Neighbours, SearchBudget, search_pairs
-    from pdp_audit.verify.core.dask_cluster import block_executor
-
     neighbours = Neighbours.parse(options.neighbours)
     if options.workers > 1:
         _check_picklable(mechanism)
@@ -158,8 +175,6 @@ def search_checks(mechanism: Any, epsilon: float, delta: float, seed: int, optio
 def witness_document(target: str, claim: tuple, result, neighbours: str | None) -> dict:
     """The witness of a search ``result`` (or of one attack: ``result`` with ``chosen`` None) on ``target``: what
     :func:`recheck_checks` needs, and the threshold of the best ramp at the claim's α."""
-    from pdp_audit.audits.blackbox.witness import statistic_to_data
-
     epsilon, delta, alpha = claim
     final = result.final
     pair = None if result.chosen is None else {"D": list(result.chosen.d), "D'": list(result.chosen.dprime)}
@@ -185,8 +200,6 @@ def _threshold(attack, alpha: float, epsilon: float) -> dict:
     best ramp, or the event test's witness event (:meth:`~pdp_audit.audits.blackbox.events.EventAttack.witness_event`:
     one that the world it disfavours never reached, where such an event refutes ``epsilon``) with its two counts
     (all its events are in the statistic)."""
-    from pdp_audit.audits.blackbox.events import EventAttack
-
     if isinstance(attack, EventAttack):
         index = attack.witness_event(alpha, epsilon)
         if index is None:
@@ -210,10 +223,6 @@ def read_witness(path: str, target: str) -> dict:
     """The witness at ``path``, refused in one line when it is not one, was found on another target, or was damaged
     or edited into something the re-check cannot trust (:func:`_checked_pair`; the statistic's numbers are checked
     by :func:`pdp_audit.audits.blackbox.witness.statistic_from_data`).  A FIFO or device is named, never read."""
-    import json
-
-    from pdp_audit.audits.blackbox.witness import rebuilt_test
-    from pdp_audit.verify.inputs.validation import not_a_regular_file
 
     why = not_a_regular_file(path, "witness JSON file")
     if why is not None and why != "does not exist":
@@ -257,8 +266,6 @@ def _checked_pair(witness: dict) -> None:
     """A searched witness's pair must be what the search could have chosen: two lists of finite numbers (not
     booleans) that are neighbours under the witness's own relation.  An edited pair (datasets far apart, of other
     lengths) would otherwise be re-checked as if it were a neighbouring pair: a refutation of nothing."""
-    from pdp_audit.audits.blackbox.search import Neighbours
-
     pair = witness.get("pair")
     if pair is None:
         return
@@ -282,9 +289,6 @@ def _checked_pair(witness: dict) -> None:
 def recheck_checks(worlds: tuple, witness: dict, claim: tuple, trials: int, seed: int, executor=None):
     """The witness's test on ``trials`` fresh releases per world of ``worlds`` drawn with ``seed`` (in blocks on
     ``executor``: the same numbers); returns (evidence, the attack or None)."""
-    from pdp_audit.audits.blackbox.evidence import _check_attack_memory
-    from pdp_audit.audits.blackbox.witness import recheck
-
     epsilon, delta, _ = claim
     try:
         kind = "events" if witness["statistic"].get("kind") == "events" else "logistic"
@@ -312,14 +316,10 @@ def recheck_checks(worlds: tuple, witness: dict, claim: tuple, trials: int, seed
 
 
 def _check_picklable(mechanism: Any) -> None:
-    from pdp_audit.verify.inputs.validation import check_picklable
-
     check_picklable("mechanism", "define it at module level", mechanism)
 
 
 def _decided(name: str, evidence: list, alpha: float, parameters: dict, seed: int):
-    from pdp_audit.verify.core.checks import finalize, make_run
-
     return make_run(name, finalize(evidence, alpha), alpha, parameters, seed, paper_claims=True)
 
 
@@ -329,11 +329,6 @@ def _check_first_pair(mechanism: Any, neighbours: Any, options: SearchOptions) -
     that ignores it would be bounded on one block counted many times) and that the largest pilot (``pilot_trials``
     doubled each further round) and the final attack fit in memory at the releases' dimension (a release too wide
     is refused before the first pilot, as a plain run refuses it)."""
-    from pdp_audit.audits.blackbox.attack import checked_blackbox_releases, default_train_trials
-    from pdp_audit.audits.blackbox.evidence import _check_attack_memory
-    from pdp_audit.audits.blackbox.search import DatasetSampler, _domain, pattern_candidates
-    from pdp_audit.verify.estimators.rng_discipline import check_rng_discipline
-
     first = pattern_candidates(int(mechanism.dimension), neighbours, _domain(mechanism))[0]
     worlds = {"D": DatasetSampler(mechanism, first.d, "D"), "D'": DatasetSampler(mechanism, first.dprime, "D'")}
     pilot = options.pilot_trials * 2 ** (options.rounds - 1)  # memory first: it draws 2 releases, the probe 18,000
@@ -374,16 +369,13 @@ def pair_outcome(
 ) -> SearchOutcome:
     """The plain attack on the pair ``pair.sample`` draws (the same draws and bound as ``audit_blackbox`` at the
     same seed and budget), with its witness."""
+    # deferred: read at call time (tests replace attack.blackbox_attack)
     from pdp_audit.audits.blackbox.attack import (
         AttackOptions,
         blackbox_attack,
         checked_blackbox_releases,
         default_train_trials,
     )
-    from pdp_audit.audits.blackbox.evidence import UserSampler, _check_attack_memory, _note, sampler_name
-    from pdp_audit.audits.blackbox.search import SearchResult
-    from pdp_audit.verify.core.dask_cluster import block_executor
-    from pdp_audit.verify.estimators.rng_discipline import check_rng_discipline
 
     epsilon, delta, alpha = claim
     worlds = (UserSampler(pair, "D"), UserSampler(pair, "D'"))
@@ -426,10 +418,6 @@ def recheck_outcome(target_object: Any, witness: dict, claim: tuple, budget: tup
     """The witness re-checked on ``budget`` = (trials, seed, workers): ``trials`` fresh releases per world of its
     pair (a searched witness: the mechanism's ``release`` on the stored datasets) or of the target's pair, drawn
     with ``seed`` over ``workers`` processes (the same numbers)."""
-    from pdp_audit.audits.blackbox.evidence import UserSampler
-    from pdp_audit.audits.blackbox.search import DatasetSampler
-    from pdp_audit.verify.core.processes import executor_for
-
     pair = witness.get("pair")
     if pair:
         _check_mechanism(target_object, 0)
@@ -495,6 +483,7 @@ def _check_mechanism(target: Any, candidates: int) -> None:
     property: their fault, one line), or datasets too long for the candidate pairs the search holds to fit in three
     quarters of this process's memory (each pair holds two datasets of ``dimension`` answers:
     :data:`PAIR_BYTES_PER_ANSWER` bytes per answer)."""
+    # deferred: read at call time (tests replace processes.physical_memory)
     from pdp_audit.verify.core.processes import MEMORY_SHARE, physical_memory
 
     usage = "mechanism: needs an integer dimension >= 1 and release(dataset, size, rng)"

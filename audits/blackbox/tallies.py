@@ -21,6 +21,8 @@ from typing import Literal
 
 import numpy as np
 
+from pdp_audit.audits.blackbox.features import sorted_position
+
 
 @dataclass(frozen=True)
 class Tally:
@@ -55,8 +57,6 @@ class Steps:
 
     def positions(self, column: np.ndarray) -> np.ndarray:
         """Each release's interval, what the score looks up."""
-        from pdp_audit.audits.blackbox.features import sorted_position
-
         return sorted_position(self.cuts, column, self.side)
 
     def can_tally(self, most: int) -> bool:
@@ -182,7 +182,6 @@ class SharedSearch:
         """Per step function (by its index among ``steps``), the :class:`Intervals` of the releases ``column``."""
         if self.pooled is None:
             return {c: Intervals(self.steps[c].positions(column)) for c in self.which}
-        from pdp_audit.audits.blackbox.features import sorted_position
 
         passed = sorted_position(self.pooled, column, self.side)
         return {c: Intervals(passed, lookup) for c, lookup in zip(self.which, self.lookup)}

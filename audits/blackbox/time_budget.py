@@ -24,6 +24,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from pdp_audit.audits.blackbox.attack import default_train_trials
 from pdp_audit.audits.blackbox.defaults import DEFAULT_TRIALS
 from pdp_audit.verify.evidence import user_audits
 from pdp_audit.verify.evidence.user_audits import duration, per_release, sampler_cost
@@ -71,8 +72,6 @@ class FittedBudget:
 
 def releases_per_world(trials: int, statistic: str) -> float:
     """What a run draws per world: its training releases, the event test's selection quarter, and the fresh ones."""
-    from pdp_audit.audits.blackbox.attack import default_train_trials
-
     selection = trials / 4 if statistic.startswith("events") else 0
     return default_train_trials(trials, statistic) + selection + trials
 

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from pdp_audit.audits.blackbox.features import sorted_position
 from pdp_audit.verify.inputs.validation import InputError, finite_number
 
 #: The most nodes a stored tree may have (scikit-learn's default grows at most 31 leaves, 61 nodes; a witness of
@@ -105,8 +106,6 @@ class StepFunction:
         return cls(cuts, np.asarray(ensemble(points[:, None]), dtype=np.float64))
 
     def __call__(self, x: np.ndarray) -> np.ndarray:
-        from pdp_audit.audits.blackbox.features import sorted_position
-
         return self.values[sorted_position(self.cuts, x, "left")]
 
 

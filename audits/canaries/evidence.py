@@ -12,6 +12,7 @@ from __future__ import annotations
 import math
 import numbers
 from collections.abc import Iterable, Mapping
+from functools import lru_cache
 from typing import Any
 
 import numpy as np
@@ -97,6 +98,7 @@ def inclusion_array(values: Any, name: str, size: int) -> np.ndarray:
 
 
 def _claim_pvalue(bound_at, claim_epsilon: float | None) -> float:
+    # deferred: loads scipy; program --help must not
     from pdp_audit.verify.estimators.stats import pvalue_by_inversion
 
     return 1.0 if claim_epsilon is None else pvalue_by_inversion(bound_at, claim_epsilon)
@@ -143,6 +145,7 @@ def canary_evidence(
 ) -> tuple[Evidence, tuple[Page, ...]]:
     """The check of :func:`audit_canary_scores` and its pages (the assumptions and the membership statistics);
     ``bar``: a progress bar counting its two stages (the attack, the ROC), or None."""
+    # deferred: loads scipy; program --help must not
     from pdp_audit.audits.canaries.membership import (
         FPR_LEVELS,
         TPR_CONFIDENCE,
@@ -375,6 +378,7 @@ def _run_one_run(config: CanaryAuditConfig, progress: bool = False) -> Run:
 
 
 def _one_run(config: CanaryAuditConfig, values: np.ndarray, bar) -> Run:
+    # deferred: loads scipy; program --help must not
     from pdp_audit.audits.canaries.one_run import one_run_attack
 
     delta, alpha, seed, claim = config.delta, config.alpha, config.seed, config.claim_epsilon
@@ -444,8 +448,7 @@ def fdp_evidence(attack, delta: float, claim_epsilon: float | None, alpha: float
     (:mod:`pdp_audit.audits.canaries.fdp_one_run`).  Its claim, where ε is claimed, is the μ-GDP whose ε at δ is the
     claimed ε; its p-value is the smallest α at which a guess set rejects that μ (times the number of sets).  The
     finding is the only one of its family, so ``alpha`` (the run's) is its level."""
-    from functools import lru_cache
-
+    # deferred: loads scipy; program --help must not
     from pdp_audit.audits.canaries.fdp_one_run import best_mu, claim_pvalue, gdp_epsilon
     from pdp_audit.mechanisms.gaussian import analytic_sigma
 

@@ -43,6 +43,8 @@ from typing import Callable
 import numpy as np
 from scipy import special
 
+from pdp_audit.mechanisms.gaussian import analytic_epsilon
+
 #: μ searched on [0, MU_MAX]: ψ_μ at μ = 40 is below 1e-300 for every y the recursion sees.
 MU_MAX = 40.0
 #: Bisection tolerance on μ.
@@ -160,8 +162,6 @@ def claim_pvalue(m: int, sets, mu: float, family: Family = gaussian_inverse_blow
 
 def gdp_epsilon(mu: float, delta: float) -> float:
     """The ε at ``delta`` of μ-GDP (module docstring); 0 for μ = 0 and, for δ = 0, infinite for μ > 0."""
-    from pdp_audit.mechanisms.gaussian import analytic_epsilon
-
     if mu <= 0:
         return 0.0
     if delta <= 0:

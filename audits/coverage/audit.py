@@ -9,6 +9,7 @@ from pdp_audit.audits.coverage.config import CoverageAuditConfig
 from pdp_audit.reports.records import Run
 from pdp_audit.verify.core.config import PAIR_OPTIONS, build
 from pdp_audit.verify.core.float_rules import with_own_float_rules
+from pdp_audit.verify.evidence.pair_sequential import Stopping, stated
 from pdp_audit.verify.evidence.user_audits import DEFAULT_ALPHA, DEFAULT_TRIALS, decided, flag
 
 #: Whether a sampler's draws stop once decided unless told otherwise: the one declaration every audit that can shares.
@@ -81,9 +82,8 @@ def audit_coverage(
 def run_coverage(config: CoverageAuditConfig, progress: bool = False) -> Run:
     """The coverage audit of ``config.target`` (what :func:`audit_coverage` runs; the plan:
     :mod:`pdp_audit.audits.coverage.plan`)."""
+    # deferred: loads scipy; program --help must not
     from pdp_audit.audits.coverage.evidence import coverage_checks, in_looks
-    from pdp_audit.verify.evidence.pair_sequential import Stopping, stated
-
     holds, trials = config.target, config.trials
     stop = Stopping.of(config.alpha, config.early_stop, config.time_limit)  # None: the whole budget in one pass
     evidence = coverage_checks(holds, config.rho, (trials, config.seed), config.exact_failure, stop)

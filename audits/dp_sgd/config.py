@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from pdp_audit.mechanisms import accountants
+from pdp_audit.mechanisms import subsampled_gaussian as sg
 from pdp_audit.mechanisms.subsampled_gaussian import NEIGHBOURS
 from pdp_audit.verify.core.config import (
     ALPHA_OPTION,
@@ -129,9 +130,8 @@ class DpSgdAuditConfig(AuditConfig):
         """The exact reference's grid (:func:`pdp_audit.mechanisms.pld_composition.composed_profile`) holds at most
         :data:`MAX_REFERENCE_POINTS` points: its size grows with T and with the step's spread (small σ, large q),
         and beyond memory it died with a MemoryError after minutes.  Estimated before any work (milliseconds)."""
+        # deferred: loads scipy; run --help must not
         from pdp_audit.mechanisms import pld_composition as pld
-        from pdp_audit.mechanisms import subsampled_gaussian as sg
-
         pair = sg.SubsampledGaussian(self.noise_multiplier, self.sample_rate, self.neighbours)
         # an accountant's ε is known only when the run asks it: the finest grid (ε ≤ 1) is the largest
         error = REFERENCE_ERROR * (1.0 if self.accountant is not None else max(1.0, self.epsilon))

@@ -9,6 +9,7 @@ from pdp_audit.verify.core.plan import AuditPlan, Setting
 
 def audit(config: DpSgdAuditConfig, executor=None, progress: bool = False):
     """Run the DP-SGD audit (imported here: the evidence modules are heavy)."""
+    # deferred: loads scipy; run --help must not
     from pdp_audit.audits.dp_sgd.evidence import run_dp_sgd_audit
 
     return run_dp_sgd_audit(config, executor=executor, progress=progress)

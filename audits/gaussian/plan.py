@@ -9,6 +9,7 @@ from pdp_audit.verify.core.plan import AuditPlan, Setting, WorstCase
 
 def audit(config: GaussianAuditConfig, executor=None, progress: bool = False):
     """Run the Gaussian audit (imported here: the evidence modules are heavy)."""
+    # deferred: loads scipy; run --help must not
     from pdp_audit.audits.gaussian.evidence import run_gaussian_audit
 
     return run_gaussian_audit(config, executor=executor, progress=progress)
@@ -16,6 +17,7 @@ def audit(config: GaussianAuditConfig, executor=None, progress: bool = False):
 
 def worst_case_pair(config: GaussianAuditConfig):
     """The pair the audit decides, at its worst-case neighbour: this release's part of a joint release."""
+    # deferred: loads scipy; run --help must not (the name is also this function's)
     from pdp_audit.audits.gaussian.evidence import setup, worst_case_pair
 
     return worst_case_pair(setup(config))[1]

@@ -9,6 +9,7 @@ from pdp_audit.verify.core.plan import AuditPlan, Setting
 
 def audit(config: GoeAuditConfig, executor=None, progress: bool = False):
     """Run the GOE-release audit (imported here: the evidence modules are heavy)."""
+    # deferred: loads scipy; run --help must not
     from pdp_audit.audits.goe.evidence import run_goe_audit
 
     return run_goe_audit(config, executor=executor, progress=progress)

@@ -22,6 +22,8 @@ from pdp_audit.verify.core.config import BUILT_IN_SCOPE, Names, values_of
 from pdp_audit.verify.core.data_fingerprint import data_fingerprint
 from pdp_audit.verify.core.plan import AuditPlan, WorstCase, named_keys
 from pdp_audit.verify.evidence import pair_sequential as sequential
+from pdp_audit.verify.evidence.pair_checks import MainPass, validated_dp_checks
+from pdp_audit.verify.inputs.datasets import pinned_bytes
 from pdp_audit.verify.inputs.validation import InputError, not_a_regular_file, quoted, shown
 
 
@@ -84,9 +86,6 @@ def certify_joint(deployment: Any, budget: Any, plans: dict[str, AuditPlan]) -> 
     claim and ``budget`` (its [claim] and [audit]: :func:`pdp_audit.audits.pair.deployed.own_budget`), each
     release's profile beside the joint one.  ``plans``: the audits' plans by name.  The certificate's
     ``deployment_file`` is the deployment's to add."""
-    from pdp_audit.verify.evidence.pair_checks import MainPass, validated_dp_checks
-    from pdp_audit.verify.inputs.datasets import pinned_bytes
-
     configs = release_configs(deployment, plans)
     releasable = joinable(plans)
     names = [name for name, _ in deployment.releases]

@@ -7,6 +7,8 @@ from typing import Any
 import numpy as np
 
 from pdp_audit.reports.records import Line, Lines, Page
+from pdp_audit.verify.estimators.engine import sample_privacy_loss
+from pdp_audit.verify.estimators.tails import hockey_integrand
 
 #: Draws per world of each profile drawn on the certificate's page (a figure, not evidence).
 PROFILE_DRAWS = 100_000
@@ -15,9 +17,6 @@ PROFILE_DRAWS = 100_000
 def hockey_stick_profile(pair: Any, grid: np.ndarray, draws: int, seed: int, stream: str) -> np.ndarray:
     """max of δ_{D‖D'}(ε) = E_D[(1 − e^{ε−L})₊] and δ_{D'‖D}(ε) = E_D'[(1 − e^{ε+L})₊] on ``grid`` (Monte Carlo;
     Balle et al. 2018, Theorem 5), from ``draws`` losses per world."""
-    from pdp_audit.verify.estimators.engine import sample_privacy_loss
-    from pdp_audit.verify.estimators.tails import hockey_integrand
-
     loss_d = sample_privacy_loss(pair, "D", draws, seed, stream)
     loss_dp = sample_privacy_loss(pair, "D'", draws, seed, stream)
     forward = [np.mean(hockey_integrand(loss_d, e)) for e in grid]

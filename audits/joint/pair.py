@@ -47,6 +47,9 @@ from typing import Any
 
 import numpy as np
 
+from pdp_audit.verify.estimators.rare import has_noise_view
+from pdp_audit.verify.estimators.view_replay import built_from_law
+
 
 class ProductPair:
     """The releases of several pairs at once, each with its own noise: releases concatenated, privacy loss the sum
@@ -97,8 +100,6 @@ class GaussianProductPair(_ViewedProduct):
     def built_from_law(self) -> bool:
         """The declared law by construction where every release is
         (:func:`pdp_audit.verify.estimators.view_replay.built_from_law`)."""
-        from pdp_audit.verify.estimators.view_replay import built_from_law
-
         return all(built_from_law(p) for p in self.pairs)
 
 
@@ -112,15 +113,11 @@ class LaplaceProductPair(_ViewedProduct):
     def built_from_law(self) -> bool:
         """The declared law by construction where every release is (the built-in audits' worst-case pairs are:
         :func:`pdp_audit.verify.estimators.view_replay.built_from_law`)."""
-        from pdp_audit.verify.estimators.view_replay import built_from_law
-
         return all(built_from_law(p) for p in self.pairs)
 
 
 def product_pair(pairs: list[Any]) -> ProductPair:
     """The joint release of ``pairs``, with the Gaussian or Laplace noise view where every release has one."""
-    from pdp_audit.verify.estimators.rare import has_noise_view
-
     if all(has_noise_view(p) for p in pairs):
         return GaussianProductPair(pairs)
     if all(getattr(p, "noise_law", None) == "laplace" for p in pairs):

@@ -25,6 +25,7 @@ from pdp_audit.verify.core.config import (
     Range,
     option,
 )
+from pdp_audit.verify.inputs.datasets import check_width
 
 MECHANISMS = ("output-perturbation", "ops", "adaops", "adassp", "ssp")
 CALIBRATIONS = ("balanced", "diffuse", "concentrated", "conservative")
@@ -47,8 +48,6 @@ MAX_SYNTHETIC_D = 200
 
 def check_data_width(path: str, dataset) -> None:
     """``--data``'s feature columns (θ's coordinates) at most :data:`MAX_SYNTHETIC_D` (InputError)."""
-    from pdp_audit.verify.inputs.datasets import check_width
-
     check_width(path, dataset.features, MAX_SYNTHETIC_D)
 
 

@@ -34,6 +34,7 @@ SETTINGS = {
 
 def audit(config: LinregAuditConfig, executor=None, progress: bool = False):
     """Run one linear-regression audit (imported here: the evidence modules are heavy)."""
+    # deferred: loads scipy; run --help must not
     from pdp_audit.audits.linreg.evidence import run_linreg_audit
 
     return run_linreg_audit(config, executor=executor, progress=progress)

@@ -22,6 +22,7 @@ from pdp_audit.verify.core.config import (
     Range,
     option,
 )
+from pdp_audit.verify.inputs.datasets import check_width
 
 if TYPE_CHECKING:
     from pdp_audit.mechanisms.losses import GLMLoss
@@ -47,8 +48,6 @@ def data_features(dataset):
 
 def check_data_width(path: str, dataset) -> None:
     """``--data``'s feature columns (θ's coordinates) at most :data:`MAX_SYNTHETIC_D` (InputError)."""
-    from pdp_audit.verify.inputs.datasets import check_width
-
     check_width(path, data_features(dataset), MAX_SYNTHETIC_D)
 
 
@@ -197,6 +196,7 @@ class ObjPertAuditConfig(AuditConfig):
 
     def loss_object(self) -> GLMLoss:
         """The loss object named by ``loss`` (pseudo-Huber of width ``huber_kappa`` for ``huber``)."""
+        # deferred: loads pdp_audit.mechanisms.losses; run --help must not
         from pdp_audit.mechanisms.losses import GLMLoss, PseudoHuberLoss, get_loss  # scipy: not for every parser
 
         loss = PseudoHuberLoss(self.huber_kappa) if self.loss == "huber" else get_loss(self.loss)

@@ -16,6 +16,7 @@ if TYPE_CHECKING:
 
 def audit(config: ObjPertAuditConfig, executor=None, progress: bool = False) -> Run:
     """Run the audit; a solver failure on the user's data or λ is an :class:`InputError` (one line, exit 2)."""
+    # deferred: loads scipy; run --help must not
     from pdp_audit.audits.objpert.evidence import run_objpert_audit
     from pdp_audit.mechanisms.objpert.mechanism import ObjPertSolverError
 

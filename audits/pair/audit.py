@@ -4,14 +4,18 @@
 from __future__ import annotations
 
 import dataclasses
+import sys
 from typing import Any
 
 from pdp_audit.audits.pair.config import PairAuditConfig, PairBudget
+from pdp_audit.audits.pair.deployed import GuardedPair, pair_workers
 from pdp_audit.mechanisms.base import NeighbourPair
 from pdp_audit.reports.records import Run
 from pdp_audit.verify.core.config import LAW_SCOPES, build
 from pdp_audit.verify.core.float_rules import with_own_float_rules
+from pdp_audit.verify.evidence.pair_sequential import Stopping, stated
 from pdp_audit.verify.evidence.user_audits import DEFAULT_ALPHA, DEFAULT_TRIALS, check_protocol, decided, flag
+from pdp_audit.verify.evidence.user_code import made_pair
 
 
 @with_own_float_rules
@@ -118,16 +122,11 @@ def audit_pair(
 def run_pair(config: PairAuditConfig, progress: bool = False) -> Run:
     """The audit of ``config.target`` at the claim and budget of ``config`` (what :func:`audit_pair` runs, and
     every other way in through the pair's plan, :mod:`pdp_audit.audits.pair.plan`)."""
-    from pdp_audit.verify.evidence.user_code import made_pair
-
     pair = config.target if config.factory is None else made_pair(config.factory)
     check_protocol(pair)
-    import sys
 
-    from pdp_audit.audits.pair.deployed import GuardedPair, pair_workers
+    # deferred: loads scipy; program --help must not
     from pdp_audit.verify.evidence.pair_checks import MainPass, validated_dp_checks
-    from pdp_audit.verify.evidence.pair_sequential import Stopping, stated
-
     stop = Stopping.of(config.alpha, config.early_stop, config.time_limit)  # the time limit counts from here
 
     # whatever sample() or privacy_loss() raises (sys.exit included) is the pair's fault: the exact fail pair-protocol

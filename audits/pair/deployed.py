@@ -52,6 +52,7 @@ import hashlib
 import itertools
 import math
 import os
+import pickle
 import sys
 import tempfile
 from contextlib import ExitStack, contextmanager
@@ -66,11 +67,13 @@ from pdp_audit.audits.pair.pages import per_instance_page
 from pdp_audit.mechanisms.base import MalformedPair, checked_releases, pair_attribute, user_error
 from pdp_audit.reports.records import Run
 from pdp_audit.verify.core.checks import finalize, make_run
+from pdp_audit.verify.core.config import LAW_OPTION, LAW_SCOPES
 from pdp_audit.verify.core.module_fingerprints import HelperModules, libraries
 from pdp_audit.verify.core.sandbox import user_state
 from pdp_audit.verify.estimators.progress import progress_bar
 from pdp_audit.verify.evidence import pair_sequential as sequential
 from pdp_audit.verify.evidence.user_code import call_factory, importable, load_factory
+from pdp_audit.verify.inputs.datasets import load_csv, pinned_bytes
 from pdp_audit.verify.inputs.interruptions import INTERRUPTIONS
 from pdp_audit.verify.inputs.validation import InputError, not_a_regular_file, quoted, shown
 
@@ -122,6 +125,7 @@ class GuardedPair:
     def built_from_law(self) -> bool:
         """Whether the pair behind the boundary is its declared law by construction (a pair the suite built:
         :func:`pdp_audit.verify.estimators.view_replay.built_from_law`)."""
+        # deferred: loads scipy; program --help must not
         from pdp_audit.verify.estimators.view_replay import built_from_law
 
         return built_from_law(self._pair)
@@ -222,8 +226,6 @@ def individuals(where: str, pair: Any, kind: str, owner: str) -> list[Individual
 def deployed_data(where: str, folder: Path, parameters: dict[str, Any]) -> Iterator[tuple[dict, tuple]]:
     """The factory's keyword arguments (``data``: the path of a private copy of the pinned bytes) and the data's
     fingerprint ``(source, data as written, sha256, shape)``."""
-    from pdp_audit.verify.inputs.datasets import load_csv, pinned_bytes
-
     check_values(where, parameters)
     data = parameters.get("data")
     if not isinstance(data, str):
@@ -374,16 +376,12 @@ def _certify_own(deployment, code_version: str, blackbox: SamplerAudit, where: s
 def _blackbox_law(law: str) -> dict[str, str]:
     """A black-box run's law where it is not the default (its records unchanged otherwise): the real-valued law, the
     float implementation not audited (a black box refutes or finds nothing; it never certifies)."""
-    from pdp_audit.verify.core.config import LAW_OPTION
-
     return {} if law == LAW_OPTION.default else {"law": f"{law} (the float implementation was not audited)"}
 
 
 def _scope(law: str) -> dict[str, str]:
     """The law a white-box certificate is about and its scope in one line
     (:data:`pdp_audit.verify.core.config.LAW_SCOPES`)."""
-    from pdp_audit.verify.core.config import LAW_SCOPES
-
     return {"law": law, "scope": LAW_SCOPES[law]}
 
 
@@ -410,6 +408,7 @@ def pair_evidence(
     (progress, the workers of the pass: a number or a function choosing them,
     :class:`pdp_audit.verify.evidence.pair_checks.MainPass` white-box, the black box's releases otherwise; the white-box
     pass's :class:`~pdp_audit.verify.evidence.pair_sequential.Stopping`, or None: the fixed pass)."""
+    # deferred: loads scipy; program --help must not
     from pdp_audit.verify.evidence.pair_checks import MainPass, validated_dp_checks
 
     progress, workers, stop = running
@@ -423,8 +422,6 @@ def pair_evidence(
 
 def _shippable(pair: Any, workers: Any) -> int:
     """``workers()`` (those of the mechanism's own pair) for an individual's pair that pickles, else 1."""
-    import pickle
-
     if workers() == 1:
         return 1
     try:
@@ -470,6 +467,7 @@ def pair_workers(pair: Any, workers: int | None, timed: bool = False, loss: bool
     release and that pickles, one process otherwise.  The pair is timed only where that decides (or ``timed``: a
     budget to state); a pair that raises while timed gets one process (its checks say why).  The numbers never depend
     on the workers."""
+    # deferred: read at call time (tests replace user_audits.available_cores)
     from pdp_audit.verify.evidence.user_audits import available_cores, chosen_workers, sampler_cost
 
     if workers is not None and not timed:
@@ -490,6 +488,7 @@ def stated_budget(pair: GuardedPair, kind: str, budget: PairAuditConfig, individ
     """What certify says before it draws: the releases per world, the cost of one (``sample`` and, white-box,
     ``privacy_loss``, timed on up to 2,000 per world), the minutes they make and, white-box, the workers of the pass
     (``place``, a :class:`PairWorkers` with its cost) and why; a black-box pair's ``sample`` alone is timed."""
+    # deferred: read at call time (tests replace user_audits.sampler_cost)
     from pdp_audit.verify.evidence.user_audits import duration, per_release, sampler_cost
 
     try:

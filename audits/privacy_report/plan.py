@@ -11,6 +11,7 @@ from pdp_audit.verify.core.plan import AuditPlan, Setting
 
 def audit(config: PrivacyReportAuditConfig, executor=None, progress: bool = False):
     """Run the privacy-report audit (imported here: the evidence modules are heavy)."""
+    # deferred: loads scipy; run --help must not
     from pdp_audit.audits.privacy_report.evidence import run_privacy_report_audit
 
     return run_privacy_report_audit(config, executor=executor, progress=progress)
