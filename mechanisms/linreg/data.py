@@ -9,6 +9,7 @@ the loaders below cover what scikit-learn and statsmodels bundle.
 
 from __future__ import annotations
 
+import importlib
 from typing import Callable
 
 import numpy as np
@@ -91,8 +92,6 @@ def _sklearn(name: str, target: int | None = None) -> Callable[[], tuple[np.ndar
 
 def _statsmodels(name: str) -> Callable[[], tuple[np.ndarray, np.ndarray]]:
     def load() -> tuple[np.ndarray, np.ndarray]:
-        import importlib
-
         data = importlib.import_module(f"statsmodels.datasets.{name}").load_pandas()
         exog = data.exog.select_dtypes(include=[np.number])  # drop categorical columns (e.g. firm names)
         return np.asarray(exog, float).reshape(len(exog), -1), np.asarray(data.endog, float).ravel()

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from typing import TYPE_CHECKING, Literal
 
+from pdp_audit.mechanisms import goe
 from pdp_audit.verify.inputs.validation import InputError, positive, probability
 
 if TYPE_CHECKING:  # at run time imported where they are used: the privacy report's config imports this module
@@ -28,6 +29,7 @@ BUDGET_SIZES = {"independent": 1, "dependent": 3, "adaptive": 4}
 
 def glm_loss(loss) -> GLMLoss:
     """The GLM loss named (or given) by ``loss``; InputError for a loss that is not ℓ = f(xᵀθ; y)."""
+    # deferred: loads pdp_audit.mechanisms.losses; run --help must not
     from pdp_audit.mechanisms.losses import GLMLoss, get_loss
 
     loss = get_loss(loss)
@@ -86,8 +88,6 @@ class Readings:
 @lru_cache(maxsize=256)
 def exact_tau(d: int, rho: float) -> float:
     """τ with P[λ_max((Z + Zᵀ)/√2) ≤ τ] = 1 − ρ/2 (unit σ₃; exact for d ≤ 100, Tracy–Widom above)."""
-    from pdp_audit.mechanisms import goe
-
     return goe.tau(int(d), float(rho)).tau
 
 
@@ -224,6 +224,7 @@ def calibrate(
     [RW] Fig. 2).  ``choices.rule``: ``"analytic"`` (Balle & Wang; the paper's experiments) or ``"classical"``
     (the theorems' own bounds inverted).
     """
+    # deferred: loads pdp_audit.mechanisms.gaussian; run --help must not
     from pdp_audit.mechanisms import gaussian as g
     from pdp_audit.mechanisms.objpert import mechanism as op
 
