@@ -37,6 +37,7 @@ from dataclasses import dataclass, field, fields
 from importlib import resources
 from typing import Any, Mapping
 
+from pdp_audit.catalogue.arguments import command_line
 from pdp_audit.ledger.findings import Template, render
 
 if sys.version_info >= (3, 11):
@@ -73,7 +74,7 @@ _OPTION = re.compile(r"^[a-z][a-z0-9_]*$")
 def option_arguments(audit: str, options: Mapping[str, Any]) -> list[str]:
     """Run options as ``pdp-audit run AUDIT`` spells them, from its declared options:
     ``{"claim_delta": 1e-6, "no_reproduce": True}`` -> ``--claim-delta 1e-6 --no-reproduce``."""
-    from pdp_audit.catalogue.arguments import command_line
+    # deferred: read at call time (tests replace plans.plans_by_name)
     from pdp_audit.catalogue.plans import plans_by_name
 
     return command_line(plans_by_name()[audit], dict(options))

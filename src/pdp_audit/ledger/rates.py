@@ -27,6 +27,7 @@ from __future__ import annotations
 import dataclasses
 import math
 from dataclasses import dataclass, field
+from importlib import resources
 from pathlib import Path
 from typing import Any, Sequence
 
@@ -189,8 +190,6 @@ class SweepRun:
 
 def shipped_spec(path: str) -> Path:
     """The file of a shipped sweep spec named ``examples/NAME.toml``, wherever the package is installed."""
-    from importlib import resources
-
     if not path.startswith(EXAMPLES):
         raise ValueError(f"not a shipped example: {path!r}")
     return Path(str(resources.files("pdp_audit.examples").joinpath(path.removeprefix(EXAMPLES))))

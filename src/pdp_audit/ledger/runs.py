@@ -28,6 +28,7 @@ contradiction); at the full budget it is ``False``.  Each audit runs at family-w
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import shlex
 from concurrent.futures import Executor
@@ -36,7 +37,9 @@ from typing import Any, Mapping, Sequence
 
 from pdp_audit.ledger import rates
 from pdp_audit.ledger.entries import LEMMAS, SWEEP, Entry, option_arguments
+from pdp_audit.ledger.lemmas import run_lemmas
 from pdp_audit.reports.check_reading import key_number as check_key_number
+from pdp_audit.reports.json_report import check_to_dict, code_version, library_versions, package_version
 from pdp_audit.reports.records import Check, Run
 from pdp_audit.sweeps.spec import CellTask
 from pdp_audit.verify.core.checks import VERDICT_ORDER, worst
@@ -64,6 +67,7 @@ def run_cited_audit(audit: str, options: Mapping[str, Any], paper_claims: bool, 
 
 
 def _plan(audit: str):
+    # deferred: read at call time (tests replace plans.plans_by_name)
     from pdp_audit.catalogue.plans import plans_by_name
 
     return plans_by_name()[audit]
@@ -135,8 +139,6 @@ def execute_audit(
 ) -> Run:
     """Run one cited audit in this process (a sweep cell function; ``checks``: the lemma checks to compute)."""
     if parameters["audit"] == LEMMAS:
-        from pdp_audit.ledger.lemmas import run_lemmas
-
         return run_lemmas(seed, alpha, checks)
     return run_cited_audit(**parameters, seed=seed)
 
@@ -266,8 +268,6 @@ def run_ledger(
 ) -> LedgerRun:
     """Run every audit the entries cite on ``executor`` and decide every entry (``on_audit(label, outcome)`` after
     each audit or sweep cell; ``progress``: a bar of them, with the estimated time left, on a terminal's stderr)."""
-    import contextlib
-
     commands = audit_commands(entries, seed, quick)
     sweeps = sweep_runs(commands)
     cells = [t for run in sweeps.values() for t in run.tasks()]
@@ -304,8 +304,6 @@ def document(result: LedgerRun) -> dict:
     """The JSON document other tools read (see the claims issue): entries with verdict, expectation, agreement and
     the full records of the checks that decided them; the audit commands; seed and version.  No timings, so the
     same seed gives byte-identical files."""
-    from pdp_audit.reports.json_report import check_to_dict, code_version, library_versions, package_version
-
     entries = []
     for d in result.decisions:
         e = d.entry

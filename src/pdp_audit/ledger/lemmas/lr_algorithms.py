@@ -18,6 +18,8 @@ import numpy as np
 from scipy import stats
 
 from pdp_audit.ledger.lemmas.exact import Outcome, decided, exact_check, inequality
+from pdp_audit.mechanisms.gaussian import whitened_delta
+from pdp_audit.mechanisms.linreg.adaptive import lr_adaops_constants, positive_root
 from pdp_audit.verify.core.checks import CheckSpec
 
 #: The grid the OPS-step accounting is checked on: ε, δ, d.
@@ -27,8 +29,6 @@ _GRID = [(eps, delta, d) for eps in (0.1, 0.5, 1.0, 2.0, 5.0) for delta in (1e-3
 def _largest_over_budget(eq8: Literal["sum", "product"], budget: Callable) -> tuple[float, str]:
     """The largest ``budget(constants, c)`` / (ε/2) over the grid, c = log(6/δ), Algorithm 1's constants with (8)
     read as ``eq8`` (``"sum"`` or ``"product"``)."""
-    from pdp_audit.mechanisms.linreg.adaptive import lr_adaops_constants
-
     worst, where = 0.0, ""
     for eps, delta, d in _GRID:
         value = budget(lr_adaops_constants(eps, delta, d, eq8=eq8), math.log(6 / delta)) / (eps / 2)
@@ -119,8 +119,6 @@ def q44_ops_step_budget() -> Outcome:
 def _step2_release(scaled: bool, note: str) -> Outcome:
     """Step 2's release of λ_min with noise √log(6/δ)/(ε/4) (times ‖𝒳‖² when ``scaled``): the largest exact δ(ε/4)
     over ‖𝒳‖ ∈ {0.5, 1, 2, 5} relative to its value at ‖𝒳‖ = 1, and the sensitivity ‖𝒳‖² attained on an instance."""
-    from pdp_audit.mechanisms.gaussian import whitened_delta
-
     worst, where = 0.0, ""
     for bound in (0.5, 1.0, 2.0, 5.0):
         for eps in (0.25, 0.5, 1.0, 4.0):
@@ -220,8 +218,6 @@ def q43_proof_events() -> Outcome:
 )
 def q45_eps_bar() -> Outcome:
     """[LR] Theorem 2(ii) proof (Q45): step 3's ε̄, the positive root of ε̄²/(2 log(6/δ)) + ε̄ − ε/4 = 0, against ε/4."""
-    from pdp_audit.mechanisms.linreg.adaptive import positive_root
-
     worst, where = math.inf, ""
     for delta in (1e-3, 1e-6, 1e-12):
         c = math.log(6 / delta)

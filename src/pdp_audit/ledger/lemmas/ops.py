@@ -16,6 +16,9 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from pdp_audit.ledger.lemmas.exact import Outcome, decided, exact_check, inequality
+from pdp_audit.mechanisms.linreg.bounds import ops_exact_epsilon
+from pdp_audit.mechanisms.linreg.calibration import appF_lipschitz, lr_C1, ops_calibration, remark11_epsilon
+from pdp_audit.mechanisms.linreg.data import REGRESSION_DATASETS, load_regression
 from pdp_audit.verify.core.checks import CheckSpec
 
 if TYPE_CHECKING:
@@ -59,9 +62,6 @@ def _targets(rng, X, y, lam):
 )
 def rem11_pdp(rng) -> Outcome:
     """[LR] App. D Remark 11: OPS's exact pDP ε over Remark 11's on random data sets and targets."""
-    from pdp_audit.mechanisms.linreg.bounds import ops_exact_epsilon
-    from pdp_audit.mechanisms.linreg.calibration import remark11_epsilon
-
     worst, where, count = 0.0, "", 0
     for X, y, lam in _ops_instances(rng, 24):
         d = X.shape[1]
@@ -146,9 +146,6 @@ OPS_CALIBRATIONS: tuple[OPSCalibration, ...] = ("diffuse", "concentrated", "bala
 def _ops_calibration_risks() -> list[tuple[str, float, dict[str, float]]]:
     """Exact expected excess empirical risk of OPS under each App. F calibration, per bundled data set and ε
     (the paper's Figure 5 reports cross-validation prediction error on 36 UCI sets, which are not shipped)."""
-    from pdp_audit.mechanisms.linreg.calibration import ops_calibration
-    from pdp_audit.mechanisms.linreg.data import REGRESSION_DATASETS, load_regression
-
     out = []
     for name in REGRESSION_DATASETS:
         X, y = load_regression(name)
@@ -243,9 +240,6 @@ def k31_ranking() -> Outcome:
 )
 def prop18_dp(rng) -> Outcome:
     """[LR] Proposition 18: OPS's exact pDP ε at the OPS-Balanced (λ, γ) against the claimed ε."""
-    from pdp_audit.mechanisms.linreg.bounds import ops_exact_epsilon
-    from pdp_audit.mechanisms.linreg.calibration import appF_lipschitz, lr_C1
-
     delta, d = 1e-6, 3
     worst, where, rows = 0.0, "", []
     for n in (10, 30, 100, 1000):

@@ -16,6 +16,7 @@ import numpy as np
 from scipy import stats
 
 from pdp_audit.ledger.lemmas.exact import INEQUALITY_SLACK, Outcome, decided, exact_check
+from pdp_audit.mechanisms.gaussian import analytic_delta, analytic_epsilon
 from pdp_audit.verify.core.checks import CheckSpec
 
 
@@ -164,8 +165,6 @@ def lemma27_reverse_readings(rng) -> Outcome:
 def fact25_event_ratio() -> Outcome:
     """[PDP] Fact 2.5 (Q17, read with P_D, P_D'): the largest |log odds| / 2ε over half-lines and
     intervals likely under both Gaussian worlds, at their analytic pDP ε(δ)."""
-    from pdp_audit.mechanisms.gaussian import analytic_epsilon
-
     worst, where = 0.0, ""
     for eta in (0.3, 1.0, 2.0):  # Δ/σ; the pair N(0, 1) vs N(η, 1)
         for delta in (1e-5, 1e-3, 0.05):
@@ -234,8 +233,6 @@ def fact25_printed_min() -> Outcome:
 )
 def fact26_composition() -> Outcome:
     """[PDP] Fact 2.6: the exact δ of two composed Gaussian releases at ε1 + ε2 against δ1 + δ2."""
-    from pdp_audit.mechanisms.gaussian import analytic_delta, analytic_epsilon
-
     worst, where = 0.0, ""
     for eta1, eta2 in ((0.2, 0.2), (0.5, 1.0), (1.0, 3.0)):
         for delta1, delta2 in ((1e-6, 1e-6), (1e-3, 1e-8)):
@@ -266,8 +263,6 @@ def fact26_composition() -> Outcome:
 )
 def fact26_group(rng) -> Outcome:
     """[PDP] Fact 2.6: the exact δ of a chain of Gaussian neighbours at Σε_i against Σ_i δ_i Π_(j<i) e^(ε_j)."""
-    from pdp_audit.mechanisms.gaussian import analytic_delta, analytic_epsilon
-
     worst, where = 0.0, ""
     for k in (2, 3, 5):
         for _ in range(20):

@@ -14,6 +14,7 @@ import numpy as np
 from scipy import stats
 
 from pdp_audit.ledger.lemmas.exact import Outcome, decided, exact_check, inequality
+from pdp_audit.mechanisms.goe import tau
 from pdp_audit.verify.core.checks import CheckSpec
 
 
@@ -146,8 +147,6 @@ def q26_pointwise_min(rng) -> Outcome:
 def _q36(corrected: bool) -> Outcome:
     """The spread of Algorithm 2's requirement 2σ3τ over σ3√d (``corrected``, across d) or over √(dσ3)
     (across σ3 at d = 50), τ the GOE quantile at ρ = 0.01 by Tracy–Widom."""
-    from pdp_audit.mechanisms.goe import tau
-
     rho, sigmas = 0.01, np.logspace(-2, 2, 9)
     if corrected:
         ratios = [(2 * tau(d, rho, method="tracy-widom").tau / math.sqrt(d), d) for d in (2, 5, 10, 50, 200)]

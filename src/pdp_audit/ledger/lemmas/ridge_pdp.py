@@ -17,6 +17,7 @@ import numpy as np
 from scipy import stats
 
 from pdp_audit.ledger.lemmas.exact import INEQUALITY_SLACK, Outcome, decided, exact_check, inequality
+from pdp_audit.mechanisms.linreg.bounds import remark42_epsilon, thm41_epsilon
 from pdp_audit.verify.core.checks import CheckSpec
 
 
@@ -169,6 +170,7 @@ def q14_n_over_d(rng) -> Outcome:
 )
 def k9_ops_budget() -> Outcome:
     """[PDP] Prop. 4.4 proof (K9): each of the OPS step's three pDP terms over its budget ε/8, ε/8, ε/4."""
+    # deferred: read at call time (tests replace adaptive.pdp_adaops_gamma)
     from pdp_audit.mechanisms.linreg.adaptive import pdp_adaops_gamma, prop44_kappa_max
 
     worst, where = 0.0, ""
@@ -308,6 +310,7 @@ def q22_a5_corrected(rng) -> Outcome:
 def _q7_mse(rng, variant: str) -> Outcome:
     """Prop. 4.4(2)'s MSE on E against the exact (σ² + γ_n⁻¹) tr[(XᵀX)⁻¹] ([LR] Lemma 8(3)): the printed form's
     relative difference (``variant`` ``"printed"``) or exact/the proof's form (``"proof"``)."""
+    # deferred: read at call time (tests replace adaptive.pdp_adaops_gamma)
     from pdp_audit.mechanisms.linreg.adaptive import pdp_adaops_gamma, prop44_kappa_max, prop44_mse
 
     worst, where = 0.0, ""
@@ -387,6 +390,7 @@ def q7_mse_proof(rng) -> Outcome:
 )
 def q7_gamma_bound() -> Outcome:
     """[PDP] Prop. 4.4(2) (Q7): Algorithm 1's γ_n against the printed min{κ²d² log(4/δ)/(nε²), κ²d²/(nε)}."""
+    # deferred: read at call time (tests replace adaptive.pdp_adaops_gamma)
     from pdp_audit.mechanisms.linreg.adaptive import pdp_adaops_gamma, prop44_kappa_max
 
     worst, where, violated, count = 0.0, "", 0, 0
@@ -424,6 +428,7 @@ def q7_gamma_bound() -> Outcome:
 )
 def k10_gap_rate() -> Outcome:
     """[PDP] §4.2 (K10): the exact gap γ_n⁻¹ tr[(XᵀX)⁻¹] × n²ε²/d³ at XᵀX = (n/d)I, d from 2 to 64."""
+    # deferred: read at call time (tests replace adaptive.pdp_adaops_gamma)
     from pdp_audit.mechanisms.linreg.adaptive import pdp_adaops_gamma
 
     n, eps, delta, kappa = 10**6, 1.0, 1e-6, 2.0
@@ -477,8 +482,6 @@ def _remark42_grid(at_theta_hat: bool) -> tuple[float, str]:
 def q19_remark42_printed(rng) -> Outcome:
     """[PDP] Remark 4.2 (Q19): (4.3) over the printed simplification (residual at θ̂'), on the grid and on a data set
     whose target lies along a weak direction."""
-    from pdp_audit.mechanisms.linreg.bounds import remark42_epsilon, thm41_epsilon
-
     worst, where = _remark42_grid(at_theta_hat=False)
     X, y = rng.standard_normal((30, 3)) / 2, rng.uniform(-1, 1, 30)
     x, yz = np.array([0.0, 0.0, 1.0]), 1.0
