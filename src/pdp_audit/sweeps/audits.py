@@ -22,10 +22,13 @@ import functools
 from pathlib import Path
 from typing import Any
 
+from pdp_audit.catalogue.kinds import kinds_by_name
+from pdp_audit.reports.json_report import check_to_dict, clean
 from pdp_audit.sweeps.schema import Schema, SpecError, SweepMechanism
-from pdp_audit.verify.core.checks import without_figures
+from pdp_audit.verify.core.checks import without_figures, worst
 from pdp_audit.verify.core.config import in_spec
 from pdp_audit.verify.core.plan import AuditPlan
+from pdp_audit.verify.core.sandbox import run_isolated
 from pdp_audit.verify.evidence.user_code import check_factory
 from pdp_audit.verify.inputs.validation import InputError, shown
 
@@ -39,6 +42,7 @@ def schema_for(plan: AuditPlan) -> Schema:
 
 
 def _plan(name: str) -> AuditPlan:
+    # deferred: read at call time (tests replace plans.plans_by_name)
     from pdp_audit.catalogue.plans import plans_by_name
 
     return plans_by_name()[name]
@@ -95,9 +99,6 @@ def cell(name: str, parameters: dict, seed: int, alpha: float, checks=None, exec
 def _result(name: str, run: Any, checks: Any, declared: Any) -> dict:
     """A cell's verdict and checks (those of ``checks``, all where None), as in the JSON report; an id the run did
     not produce and the audit does not declare is refused."""
-    from pdp_audit.reports.json_report import check_to_dict, clean
-    from pdp_audit.verify.core.checks import worst
-
     guarantees = [c for c in run.checks if checks is None or c.id in checks]
     findings = [c for c in (run.findings or ()) if checks is not None and c.id in checks]
     produced = [c.id for c in (*run.checks, *(run.findings or ()))]
@@ -148,8 +149,6 @@ NOT_SWEPT = SET_BY_THE_SWEEP | {"workers", "scheduler", "dask_local", "time_limi
 
 
 def _kind(name: str) -> Any:
-    from pdp_audit.catalogue.kinds import kinds_by_name
-
     return kinds_by_name()[name].plan
 
 
@@ -180,8 +179,6 @@ def kind_cell(name: str, target: str, parameters: dict, seed: int, alpha: float,
     behind the sandbox, as every other way into it (:func:`pdp_audit.verify.core.sandbox.run_isolated`): in a Python
     process of its own that ends as plain Python ends (a log the factory keeps open is flushed, its ``atexit``
     handlers run), whatever it raises or however it ends its process being one line naming it, the user's fault."""
-    from pdp_audit.verify.core.sandbox import run_isolated
-
     where = f"{target}: the code of {shown(parameters[target])}"
     return run_isolated(_kind_cell_here, name, parameters, seed, alpha, checks, target=where)
 

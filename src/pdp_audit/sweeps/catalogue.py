@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from pdp_audit.audits.program.audit import load_data
 from pdp_audit.catalogue.kinds import kinds_by_name
 from pdp_audit.catalogue.plans import plans
 from pdp_audit.sweeps import audits
@@ -17,8 +18,6 @@ from pdp_audit.sweeps.schema import SweepMechanism
 
 def program_data(path: str) -> Any:
     """A program cell's dataset, read as ``pdp-audit program --data`` reads it (CSV of any columns, or ``.npy``)."""
-    from pdp_audit.audits.program.audit import load_data
-
     return load_data(path)
 
 

@@ -17,14 +17,17 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
+import logging
 import multiprocessing
 import os
 import signal
 import socket
 import time
-from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
+import uuid
+from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, ThreadPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
 
+from pdp_audit.sweeps.store import code_version
 from pdp_audit.verify.core.config import MAX_WORKERS
 from pdp_audit.verify.core.dask_cluster import (
     MissingDependency,  # noqa: F401 (re-exported: where sweeps found it)
@@ -33,6 +36,8 @@ from pdp_audit.verify.core.dask_cluster import (
     distributed_module,
 )
 from pdp_audit.verify.core.processes import default_terminations, exit_with_parent, started_workers
+from pdp_audit.verify.estimators.engine import blas_limited_for_good
+from pdp_audit.verify.inputs.datasets import pinned_bytes
 from pdp_audit.verify.inputs.interruptions import INTERRUPTIONS
 from pdp_audit.verify.inputs.validation import InputError
 
@@ -52,7 +57,6 @@ def execute_task(task, chunk_executor=None) -> dict:
             result = task.function(dict(task.parameters), task.seed, task.alpha, task.checks, executor=chunk_executor)
     if task.data_sha256:
         result = {**result, "parameters": {**result.get("parameters", {}), "data_sha256": task.data_sha256}}
-    from pdp_audit.sweeps.store import code_version
 
     return {
         "result": result,
@@ -70,7 +74,6 @@ def _audited_data(task):
     if not expected:
         yield
         return
-    from pdp_audit.verify.inputs.datasets import pinned_bytes
 
     path = task.parameters["data"]
     with contextlib.ExitStack() as stack:
@@ -177,8 +180,6 @@ def _worker_init() -> None:
     """
     from threadpoolctl import threadpool_limits
 
-    from pdp_audit.verify.estimators.engine import blas_limited_for_good
-
     threadpool_limits(limits=1)
     blas_limited_for_good()
     signal.signal(signal.SIGINT, signal.SIG_IGN)
@@ -233,8 +234,6 @@ class ProcessExecutor:
         return [p.pid for p in _pool_processes(self._others)]
 
     def run(self, tasks):
-        from concurrent.futures import ThreadPoolExecutor
-
         remaining = list(tasks)
         stalled = 0
         while remaining:
@@ -326,8 +325,6 @@ class DaskExecutor:
         local_workers: int | None = None,
         cluster_options: dict | None = None,
     ):
-        import logging
-
         # a LocalCluster's workers are spawned (dask_cluster.connect), never forked from this process
         self.client, self.cluster, self.description = connect(address, local_workers, cluster_options)
         self.resubmissions = 0
@@ -338,8 +335,6 @@ class DaskExecutor:
         self._tornado.setLevel(logging.CRITICAL)
 
     def run(self, tasks):
-        import uuid
-
         distributed = distributed_module()
         token = uuid.uuid4().hex[:8]
         tasks = list(tasks)

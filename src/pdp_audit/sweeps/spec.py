@@ -45,6 +45,7 @@ import hashlib
 import itertools
 import json
 import math
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Sequence
@@ -53,8 +54,10 @@ import numpy as np
 
 from pdp_audit.sweeps.catalogue import SWEEPS
 from pdp_audit.sweeps.schema import SpecError, SweepMechanism
+from pdp_audit.verify.core.checks import EXIT_CODES, worst
 from pdp_audit.verify.core.config import ALPHA, SEED, Names, Option, canonical, in_spec, number_text, parse
 from pdp_audit.verify.estimators.progress import progress_bar
+from pdp_audit.verify.inputs.datasets import column_index, load_csv
 from pdp_audit.verify.inputs.validation import InputError, not_a_regular_file, quoted, shown
 
 if TYPE_CHECKING:
@@ -452,8 +455,6 @@ def check_cells_data(cells: Sequence[Cell], where: str, check_data=None, read_da
     ``--data``, 100 or 200 feature columns), applied now too.  ``read_data(path)``: the reader of a mechanism whose
     cells do not read a numeric table (:attr:`~pdp_audit.sweeps.schema.SweepMechanism.read_data`), used
     instead."""
-    from pdp_audit.verify.inputs.datasets import column_index, load_csv
-
     if read_data is not None:
         for path in sorted({c.parameters["data"] for c in cells if isinstance(c.parameters.get("data"), str)}):
             try:
@@ -524,14 +525,10 @@ class SweepOutcome:
 
     @property
     def verdict(self) -> str:
-        from pdp_audit.verify.core.checks import worst
-
         return worst(self.verdicts.values())
 
     @property
     def exit_code(self) -> int:
-        from pdp_audit.verify.core.checks import EXIT_CODES
-
         return EXIT_CODES[self.verdict]
 
 
@@ -562,8 +559,6 @@ def run_sweep(
     spec: SweepSpec, store, executor, progress: bool = False, on_cell: Callable | None = None
 ) -> SweepOutcome:
     """Run every cell of ``spec`` missing from ``store`` on ``executor``; commit each as it completes."""
-    import time
-
     start = time.perf_counter()
     if getattr(executor, "forks", False):
         import importlib

@@ -20,6 +20,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from pdp_audit.reports.json_report import code_version as version_and_commit
+from pdp_audit.sweeps.rates import exponents
 from pdp_audit.sweeps.spec import SpecError, SweepSpec, canonical_json
 from pdp_audit.sweeps.stored import (
     check_cell,
@@ -30,6 +32,7 @@ from pdp_audit.sweeps.stored import (
     decoded_row,
 )
 from pdp_audit.sweeps.writer_lock import lock_store
+from pdp_audit.verify.core.checks import worst
 from pdp_audit.verify.inputs.validation import not_a_regular_file, shown
 
 if TYPE_CHECKING:
@@ -61,8 +64,6 @@ def code_version() -> str:
     """The version and commit, as every report says them, and a hash of the code that computes results (mechanisms,
     audits, verify): ``0.1.0 (git 1a2b3c4d5e6f), sources 0123456789ab``.  The hash tells two uncommitted trees (or two
     builds without git) apart, which the commit alone cannot."""
-    from pdp_audit.reports.json_report import code_version as version_and_commit
-
     digest = hashlib.sha256()
     for package in ("mechanisms", "audits", "verify"):
         # each package's own folder: in a checkout the three sit at its top, in a wheel under pdp_audit/
@@ -480,16 +481,12 @@ class SweepResults:
     def exponents(self) -> list:
         """Fitted power laws of each check's estimates against each swept parameter
         (:mod:`pdp_audit.sweeps.rates`)."""
-        from pdp_audit.sweeps.rates import exponents
-
         ids = self.spec.get("checks") or list(dict.fromkeys(k["id"] for c in self.cells for k in c["checks"]))
         return exponents(self.cells, self.spec["swept"], ids)
 
     @property
     def verdict(self) -> str:
         """Worst verdict over the cells; a sweep with missing cells is at best inconclusive."""
-        from pdp_audit.verify.core.checks import worst
-
         verdicts = [c["verdict"] for c in self.cells] + (["inconclusive"] if self.missing else [])
         return worst(verdicts)
 

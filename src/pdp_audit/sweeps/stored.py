@@ -13,6 +13,8 @@ import math
 from typing import Any, TypeGuard
 
 from pdp_audit.sweeps.schema import SpecError
+from pdp_audit.sweeps.spec import cell_digest
+from pdp_audit.verify.core.checks import worst
 from pdp_audit.verify.inputs.validation import quoted, shown
 
 VERDICTS = ("pass", "fail", "inconclusive")
@@ -88,8 +90,6 @@ def check_cell(path: str, record: dict, swept: list[str]) -> None:
 def decided_verdict(checks: list[dict]) -> str:
     """The verdict a cell's checks decide, as the sweep decided it when it stored the cell: the worst verdict of the
     guarantees, or of the paper findings when the sweep asked for findings only."""
-    from pdp_audit.verify.core.checks import worst
-
     guarantees = [c["verdict"] for c in checks if c.get("role", "guarantee") == "guarantee"]
     return worst(guarantees or [c["verdict"] for c in checks])
 
@@ -168,8 +168,6 @@ def check_spec(path: str, spec: Any) -> None:
 def _cell_id(mechanism: str, parameters: dict) -> str | None:
     """The id a cell of ``mechanism`` with ``parameters`` has (:func:`pdp_audit.sweeps.spec.cell_digest`, the
     first 16 hex digits), or None where the parameters have no canonical JSON (NaN)."""
-    from pdp_audit.sweeps.spec import cell_digest
-
     try:
         return cell_digest(mechanism, parameters).hex()[:16]
     except ValueError:
