@@ -25,6 +25,7 @@ def gaussian_delta(epsilon: float, sigma: float, sensitivity: float = 1.0) -> fl
 
         pdp_audit.gaussian_delta(1.0, 3.7306)  # ≈ 1e-05
     """
+    # deferred: loads pdp_audit.mechanisms.gaussian; list --help must not
     from pdp_audit.mechanisms.gaussian import analytic_delta
 
     return analytic_delta(epsilon, sigma, sensitivity)
@@ -50,6 +51,7 @@ def gaussian_sigma(epsilon: float, delta: float, sensitivity: float = 1.0) -> fl
 
         pdp_audit.gaussian_sigma(1.0, 1e-5)  # 3.7306...
     """
+    # deferred: loads pdp_audit.mechanisms.gaussian; list --help must not
     from pdp_audit.mechanisms.gaussian import analytic_sigma
 
     return analytic_sigma(epsilon, delta, sensitivity)
@@ -74,6 +76,7 @@ def gaussian_epsilon(delta: float, sigma: float, sensitivity: float = 1.0) -> fl
 
         pdp_audit.gaussian_epsilon(1e-5, 3.7306)  # ≈ 1.0
     """
+    # deferred: loads pdp_audit.mechanisms.gaussian; list --help must not
     from pdp_audit.mechanisms.gaussian import analytic_epsilon
 
     return analytic_epsilon(delta, sigma, sensitivity)

@@ -48,10 +48,12 @@ from pdp_audit.catalogue.kinds import deployed_kind
 from pdp_audit.catalogue.plans import plans_by_name
 from pdp_audit.reports.json_report import code_version
 from pdp_audit.reports.records import Run
+from pdp_audit.verify.core.checks import without_findings
 from pdp_audit.verify.core.config import WORKERS_OPTION, Table, in_file, parse, values_of
 from pdp_audit.verify.core.data_fingerprint import data_fingerprint
 from pdp_audit.verify.core.plan import named_keys
 from pdp_audit.verify.evidence.user_code import check_target, is_own
+from pdp_audit.verify.inputs.datasets import pinned_file
 from pdp_audit.verify.inputs.validation import InputError, not_a_regular_file, quoted, shown
 
 if sys.version_info >= (3, 11):
@@ -393,9 +395,6 @@ def certify_deployment(deployment: Deployment, workers: int | None = None, progr
     workers``.  A deployment of a user-facing kind (a user's own mechanism, several releases as one:
     :func:`pdp_audit.catalogue.kinds.deployed_kind`) is certified by its kind.
     """
-    from pdp_audit.verify.core.checks import without_findings
-    from pdp_audit.verify.inputs.datasets import pinned_file
-
     kind = deployed_kind(deployment)
     if kind is not None:  # a joint release, a user's factory: the kind's certificate
         assert kind.certify is not None  # a kind a deployment file describes certifies it (AuditKind)

@@ -9,13 +9,18 @@ import math
 import zlib
 from dataclasses import dataclass, field
 
+from pdp_audit.audits.pair.deployed import GuardedPair
 from pdp_audit.mutants import MUTANTS, CoverageCase, Mutant, PairCase
+from pdp_audit.reports.check_reading import reading
 from pdp_audit.reports.records import Check
 from pdp_audit.verify.core.checks import CheckSpec, finalize, without_figures, worst
 from pdp_audit.verify.core.config import PAIR_OPTIONS
 from pdp_audit.verify.estimators.coverage import coverage_of
+from pdp_audit.verify.estimators.engine import run_blocks
 from pdp_audit.verify.evidence import builders
-from pdp_audit.verify.evidence.pair_checks import validated_dp_checks
+from pdp_audit.verify.evidence.coverage_sequential import sequential_coverage_check
+from pdp_audit.verify.evidence.pair_checks import MainPass, validated_dp_checks
+from pdp_audit.verify.evidence.pair_sequential import Stopping
 
 #: Releases per world of a full run and of ``--quick`` (with ``--no-early-stop``: the whole budget in one pass) ...
 TRIALS, QUICK_TRIALS = 100_000, 20_000
@@ -96,10 +101,6 @@ def audit_case(
 
 def _decided_case(case: PairCase | CoverageCase, trials: int, seed: int, alpha: float, early_stop: bool) -> list[Check]:
     if isinstance(case, PairCase):
-        from pdp_audit.audits.pair.deployed import GuardedPair
-        from pdp_audit.verify.evidence.pair_checks import MainPass
-        from pdp_audit.verify.evidence.pair_sequential import Stopping
-
         pair = GuardedPair(case.pair, type(case.pair).__name__)
         # the zoo's pairs break the loss or the sampler of a real-valued law: they are audited as that law
         drawing = MainPass(stop=Stopping.of(alpha, early_stop, None), law="ideal")
@@ -121,13 +122,9 @@ def _coverage_evidence(case: CoverageCase, trials: int, seed: int, alpha: float,
         COVERAGE.source,
     )
     if early_stop:
-        from pdp_audit.verify.evidence.coverage_sequential import sequential_coverage_check
-        from pdp_audit.verify.evidence.pair_sequential import Stopping
-
         return sequential_coverage_check(
             spec, case.holds, case.rho, (trials, seed, "mutant/coverage"), Stopping(float(alpha))
         )
-    from pdp_audit.verify.estimators.engine import run_blocks
 
     outcomes = run_blocks(case.holds, trials, seed, "mutant/coverage").astype(bool)
     return builders.coverage_check(spec, coverage_of(outcomes, case.rho))
@@ -167,8 +164,6 @@ def deciding_numbers(checks: list[Check], prefer: str | None = None) -> dict | N
     inconclusive one, else the check ``prefer`` names (the twin: the check that decided its mutant), else its first
     statistical one): its id, estimate, simultaneous interval (an infinite end:
     ``None``), the claim's δ or ρ where it has one, and the reading the cover prints ("δ(1) ≤ 0.021")."""
-    from pdp_audit.reports.check_reading import reading
-
     order = [c for v in ("fail", "inconclusive") for c in checks if c.verdict == v]
     order += [c for c in checks if c.id == prefer] + [c for c in checks if c.statistical]
     if not (order or checks):

@@ -31,6 +31,7 @@ from pdp_audit.mechanisms import mutant_pairs
 from pdp_audit.mechanisms.linreg import mechanism as lr
 from pdp_audit.mechanisms.objpert import mechanism as op
 from pdp_audit.mechanisms.objpert.solver import theta_rows
+from pdp_audit.verify.estimators.view_replay import built_from_law
 
 EPSILON, DELTA = 1.0, 1e-5
 #: Twins are calibrated at this δ (a tenth of the claim): the claim then holds with a margin sampling resolves.
@@ -96,8 +97,6 @@ class LossOf:
     def built_from_law(self) -> bool:
         """Whether this is ``sampler`` itself, a pair the suite built from its law: its own loss and its own view
         (:func:`pdp_audit.verify.estimators.view_replay.built_from_law`); a loss or a view of another σ is not."""
-        from pdp_audit.verify.estimators.view_replay import built_from_law
-
         view = getattr(self, "noise_sigma", None)
         own_view = view is not None and bool(np.all(view == getattr(self.sampler, "noise_sigma", np.nan)))
         return own_view and self.loss == self.sampler.privacy_loss and built_from_law(self.sampler)

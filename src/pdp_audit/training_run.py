@@ -20,7 +20,11 @@ from typing import Any
 
 import numpy as np
 
+from pdp_audit.audits.canaries.fdp_one_run import claim_pvalue
+from pdp_audit.audits.dp_sgd.evidence import reference
 from pdp_audit.deployment import Deployment, deployment_config, load_deployment
+from pdp_audit.mechanisms import subsampled_gaussian as sg
+from pdp_audit.mechanisms.tradeoff import ProfileTradeoff
 from pdp_audit.reports.certified_claim import certified_claim
 from pdp_audit.reports.records import Page, Run
 from pdp_audit.verify.inputs.validation import InputError, not_a_regular_file, shown
@@ -100,11 +104,6 @@ def curve_test(canary_run: Run, dp_run: Run) -> dict[str, Any] | None:
     """The p-value of "the run is f-DP for the configuration's trade-off curve" from the one-run guesses of
     ``canary_run`` (None for a two-column run): δ(ε) is the upper end of the FFT reference's certified bracket, the
     larger of both directions, on a grid of ε (a supremum over fewer curves: a weaker hypothesis, module notes)."""
-    from pdp_audit.audits.canaries.fdp_one_run import claim_pvalue
-    from pdp_audit.audits.dp_sgd.evidence import reference
-    from pdp_audit.mechanisms import subsampled_gaussian as sg
-    from pdp_audit.mechanisms.tradeoff import ProfileTradeoff
-
     (check,) = canary_run.checks
     if check.id != "one-run-epsilon":
         return None
