@@ -5,11 +5,16 @@ the package -- is registered by adding one line to the catalogue's table (:mod:`
 nothing else: ``pdp-audit list`` lists it, ``pdp-audit run coin-flip`` runs it, a sweep file and a deployment file
 naming it are run and certified.  Each command runs in a fresh interpreter whose catalogue module is the installed
 one's source with that line added, so the test holds for the catalogue as it is, not for a stand-in.
+
+Read statically, the line is also needed and alone: every audit folder with a ``plan.py`` is named by one catalogue
+(the table of :mod:`pdp_audit.catalogue.plans`, or :mod:`pdp_audit.catalogue.kinds` for a user-facing kind), and no
+module outside its folder names a ``run`` audit's plan module but the table.
 """
 
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import subprocess
 import sys
@@ -18,8 +23,10 @@ from pathlib import Path
 import pytest
 
 import pdp_audit.audits.randomized_response as template
+import pdp_audit.catalogue.kinds as kinds
 import pdp_audit.catalogue.plans as catalogue
 import pdp_audit.examples as examples
+from tests.test_layers import ROOT, imports_of, our_modules
 
 #: The throw-away audit: its package (outside ``pdp_audit``), its ``run`` name, and the one line that registers it.
 PACKAGE, NAME = "coin_flip", "coin-flip"
@@ -83,8 +90,6 @@ def registered(tmp_path_factory):
 
 
 def _environment() -> dict[str, str]:
-    import os
-
     return {key: value for key, value in os.environ.items() if key != "PYTHONPATH"}
 
 
@@ -128,3 +133,35 @@ def test_one_line_makes_the_audit_certifiable(registered):
 def test_the_line_is_added_to_the_table_only():
     source = "A = (\n    1,\n)\nB = (\n    2,\n)\n"
     assert with_one_line(source, "    3,\n") == "A = (\n    1,\n    3,\n)\nB = (\n    2,\n)\n"
+
+
+def plan_modules() -> set[str]:
+    """The plan module of every audit folder (``pdp_audit.audits.<name>.plan``)."""
+    return {f"pdp_audit.audits.{p.parent.name}.plan" for p in (ROOT / "audits").glob("*/plan.py")}
+
+
+def plan_of_an_audit(module: str) -> bool:
+    return module.startswith("pdp_audit.audits.") and module.endswith(".plan")
+
+
+def test_every_audit_folder_is_in_one_catalogue():
+    modules = our_modules()
+    kind_modules = {m for m in imports_of(Path(kinds.__file__), modules) if plan_of_an_audit(m)}
+    assert len(catalogue.AUDITS) == len(set(catalogue.AUDITS))
+    assert not set(catalogue.AUDITS) & kind_modules
+    assert sorted({*catalogue.AUDITS, *kind_modules}) == sorted(plan_modules())
+
+
+def test_only_the_catalogue_names_a_run_audits_plan():
+    """The application reads the audits from the catalogue: a module that imported or named one audit's plan would
+    be a second place to touch when an audit is added."""
+    naming, modules = [], our_modules()
+    for name, path in modules.items():
+        if path == Path(catalogue.__file__).resolve():
+            continue
+        text, imported = path.read_text(encoding="utf-8"), imports_of(path, modules)
+        for plan in catalogue.AUDITS:
+            own = name.startswith(plan.rpartition(".")[0] + ".")
+            if not own and (plan in imported or f'"{plan}"' in text or f"'{plan}'" in text):
+                naming.append(f"{name} names {plan}")
+    assert not naming, "\n".join(naming)
