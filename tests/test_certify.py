@@ -213,6 +213,17 @@ def test_bad_deployments_are_one_line_with_exit_2(tmp_path, capsys, case):
     assert not pdf.exists() and not out.exists()
 
 
+@pytest.mark.parametrize("workers", [0, 300, "x", 2.5, True])
+def test_the_api_checks_workers_before_the_file(workers):
+    """``pdp_audit.certify(workers=...)`` is checked as ``run_audit``'s is: one line naming ``workers``, before the
+    deployment is read (0 ran on one process, 300 was refused in the words of the command line's --workers, "x"
+    raised TypeError from inside the run)."""
+    import pdp_audit
+
+    with pytest.raises(pdp_audit.InputError, match=r"^workers must be a whole number in \[1, 256\], got "):
+        pdp_audit.certify("no-such-deployment.toml", workers=workers)
+
+
 def test_missing_deployment_file_is_exit_2(tmp_path, capsys):
     assert main(["certify", str(tmp_path / "absent.toml"), "--quiet"]) == 2
     assert "no such deployment file" in capsys.readouterr().err

@@ -270,7 +270,8 @@ def certify(
       The decided :class:`~pdp_audit.reports.records.Run`; ``exit_code`` 0 means certified.
 
     Raises:
-      InputError: the file, a key or a value is wrong (one line naming the key), before any computation.
+      InputError: the file, a key or a value is wrong (one line naming the key), or ``workers`` is not a whole
+        number in [1, 256] (as :func:`run_audit`'s), before any computation.
 
     Example::
 
@@ -279,6 +280,8 @@ def certify(
     """
     from pdp_audit.deployment import certify_deployment, deployment_from_mapping, load_deployment
 
+    if workers is not None:  # 0 ran on one process; a string raised TypeError deep in the run
+        workers = pair_value("workers", workers)
     if isinstance(deployment, Mapping):
         loaded = deployment_from_mapping(deployment)
     elif isinstance(deployment, (str, os.PathLike)):
