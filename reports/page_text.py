@@ -35,6 +35,9 @@ RC: dict[RcKeyType, Any] = {
     "font.family": "DejaVu Sans",
     "font.size": 9,
     "pdf.fonttype": 42,
+    # matplotlib (3.11) sizes the PDF's font subsets by ps.fonttype: at its default (3) a font's characters past
+    # U+00FF (ε, δ, ≤, −) go to a second subset, which fontTools subsets again from the whole font at the close
+    "ps.fonttype": 42,
     "axes.grid": True,
     "grid.alpha": 0.3,
 }

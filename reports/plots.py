@@ -92,6 +92,7 @@ def draw_profile(fig, figure, box) -> None:
             drawn.append(exact)
     ax.plot([figure.epsilon_claim], [_claim_height(figure, floor)], "*", ms=11, color="#b2182b", label="claim (ε, δ)")
     ax.set_yscale("log")
+    ax.yaxis.set_major_formatter(DECADES)
     ax.set_ylim(floor, 1.5)
     ax.set_xlabel("ε")
     ax.set_ylabel("δ(ε)")
@@ -125,6 +126,7 @@ def _tail_curves(fig, data: TailCurves, box) -> None:
         ax.plot(eps, np.maximum(exact, floor), "-", color="black", lw=1.2, label="exact δ(ε)")
         ax.plot([data.epsilon_claim], [_claim_height(data, floor)], "*", ms=12, color="#b2182b", label="claim (ε, δ)")
         ax.set_yscale("log")
+        ax.yaxis.set_major_formatter(DECADES)
         ax.set_ylim(floor, 1.5)
         ax.set_xlabel("ε")
         if " " in name:  # a long panel name (sampling method and all) heads the panel; a y label has no room
@@ -149,6 +151,7 @@ def draw_roc(fig, data: Roc, box, compact: bool = False) -> None:
     if pts:
         ax.plot([p[2] for p in pts], [p[1] for p in pts], "kx", ms=7, label="exact optimal trade-off")
     ax.set_xscale("log")
+    ax.xaxis.set_major_formatter(DECADES)
     ax.set_xlim(1e-6, 1)
     ax.set_ylim(0, 1)
     size = 7 if compact else None  # the cover's panel: the profile's sizes (a 10-point y label overran its top)
@@ -207,6 +210,7 @@ def draw_event_rates(fig, data: EventRates, box, compact: bool = False) -> None:
     label = f"ε lower bound {bound:.4g} (confidence {fmt_level(data.level)})"
     ax.axhline(bound, ls="--", lw=1, color="#b2182b", label=label)
     ax.set_xscale("log")
+    ax.xaxis.set_major_formatter(DECADES)
     ax.set_xlim(x_low, x_high)
     ax.set_ylim(y_low, y_high)
     size = 7 if compact else None
@@ -346,6 +350,20 @@ def _categorical(ax, data: Lines) -> None:
 
 
 _PLAIN = matplotlib.ticker.FuncFormatter(lambda value, _: f"{value:g}")
+_SUPERSCRIPTS = str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹")
+
+
+def _decade(value: float, _=None) -> str:
+    """A log axis' tick at a power of ten labelled as plain text, ``10⁻³`` (any other value as ``%g``)."""
+    exponent = round(np.log10(value)) if value > 0 else 0
+    if value > 0 and np.isclose(value, 10.0**exponent, rtol=1e-9, atol=0):
+        return "10" + str(exponent).translate(_SUPERSCRIPTS)
+    return f"{value:g}"
+
+
+#: The major ticks of a log axis as 10⁻³ in plain text: matplotlib's own labels (``$10^{-3}$``) are mathtext, parsed
+#: again on every page that draws them (a page's renderer keeps its own parser), at a few ms each.
+DECADES = matplotlib.ticker.FuncFormatter(_decade)
 
 #: each figure record's drawer: ``(fig, figure, box) -> None``, its figure of the record's own type
 PLOTTERS: dict[type, Callable[..., None]] = {
