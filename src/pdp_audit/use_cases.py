@@ -14,12 +14,13 @@ either replaces what was there.  ``pdp-audit certify`` is :func:`pdp_audit.certi
 from __future__ import annotations
 
 import argparse
+import gc
 import importlib
 import os
 import sys
-from contextlib import nullcontext
+from contextlib import contextmanager, nullcontext
 from dataclasses import replace
-from typing import TYPE_CHECKING, Any, Callable
+from typing import TYPE_CHECKING, Any, Callable, Iterator
 
 from pdp_audit.mechanisms.base import user_error
 from pdp_audit.verify.core.checks import without_figures
@@ -77,8 +78,29 @@ def run_files(args: argparse.Namespace) -> tuple[Run, str | None]:
     check_outputs({"--report": pdf, "--json": args.json}, {"the data file (--data)": getattr(config, "data", None)})
     with without_figures() if pdf is None else nullcontext():  # no PDF: nothing draws them
         run = plan.execute(config, workers=args.workers, progress=not args.quiet)
-    write_run_reports(run, pdf, args.json)
+    with collector_aside_while_drawing(pdf):
+        write_run_reports(run, pdf, args.json)
     return run, pdf
+
+
+@contextmanager
+def collector_aside_while_drawing(pdf: str | None) -> Iterator[None]:
+    """While a command draws its PDF ``pdf``: the renderer (matplotlib) imported, then every object alive set aside
+    from the cyclic garbage collector (:func:`gc.freeze`), and given back to it after (:func:`gc.unfreeze`).  Those
+    objects -- the libraries' modules, the run -- all outlive the drawing, whose many short-lived objects set off
+    the collector's full passes, each of which would walk them all again: about an eighth of ``pdp-audit run``'s CPU
+    with its PDF (``benchmarks/pdf_report.py``).  No PDF, or objects frozen already (a caller's own): nothing
+    changes."""
+    if pdf is None or gc.get_freeze_count():
+        yield
+        return
+    import pdp_audit.reports.pdf  # noqa: F401 (its libraries' objects among those set aside)
+
+    gc.freeze()
+    try:
+        yield
+    finally:
+        gc.unfreeze()
 
 
 def program_files(target: str, values: dict[str, Any], report: str | None, json: str | None) -> Run:
