@@ -10,6 +10,7 @@ from pdp_audit.verify.evidence.pure_dp_specs import RUN_CHECKS
 
 def audit(config: GeometricAuditConfig, executor=None, progress: bool = False):
     """Run the geometric audit (imported here: the evidence modules are heavy)."""
+    # deferred: loads scipy; run --help must not
     from pdp_audit.audits.geometric.evidence import run_geometric_audit
 
     return run_geometric_audit(config, executor=executor, progress=progress)

@@ -10,6 +10,7 @@ from pdp_audit.verify.evidence.pure_dp_specs import RUN_CHECKS
 
 def audit(config: LaplaceAuditConfig, executor=None, progress: bool = False):
     """Run the Laplace audit (imported here: the evidence modules are heavy)."""
+    # deferred: loads scipy; run --help must not
     from pdp_audit.audits.laplace.evidence import run_laplace_audit
 
     return run_laplace_audit(config, executor=executor, progress=progress)
@@ -17,6 +18,7 @@ def audit(config: LaplaceAuditConfig, executor=None, progress: bool = False):
 
 def worst_case_pair(config: LaplaceAuditConfig):
     """The pair the audit decides, at its worst-case neighbour: this release's part of a joint release."""
+    # deferred: loads scipy; run --help must not (the name is also this function's)
     from pdp_audit.audits.laplace.evidence import setup, worst_case_pair
 
     return worst_case_pair(setup(config))

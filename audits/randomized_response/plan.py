@@ -11,6 +11,7 @@ from pdp_audit.verify.evidence.pure_dp_specs import RUN_CHECKS
 
 def audit(config: RandomizedResponseAuditConfig, executor=None, progress: bool = False):
     """Run the randomized-response audit (imported here: the evidence modules are heavy)."""
+    # deferred: loads scipy; run --help must not
     from pdp_audit.audits.randomized_response.evidence import run_randomized_response_audit
 
     return run_randomized_response_audit(config, executor=executor, progress=progress)
