@@ -11,7 +11,7 @@ from __future__ import annotations
 import argparse
 from typing import Any, TypeVar
 
-from pdp_audit.verify.core.config import COMMAND_LINE, WORKERS_OPTION, Option, parse
+from pdp_audit.verify.core.config import COMMAND_LINE, KEYWORDS, WORKERS_OPTION, Option, canonical, exact_text, parse
 from pdp_audit.verify.core.parser import Parser  # noqa: F401 (the parsers of run NAME are these)
 from pdp_audit.verify.core.plan import AuditPlan
 
@@ -87,8 +87,6 @@ def add_run_arguments(parser: ParserT, plan: AuditPlan) -> ParserT:
 def command_line(plan: AuditPlan, values: dict[str, Any]) -> list[str]:
     """``values`` of ``plan``'s options as ``pdp-audit run NAME`` spells them (a true flag alone, a false one left
     out; numbers in their shortest form): what reports and the ledger show, never parsed back by us."""
-    from pdp_audit.verify.core.config import KEYWORDS, canonical, exact_text
-
     known = plan.options()
     argv: list[str] = []
     for key, value in values.items():
@@ -103,6 +101,7 @@ def command_line(plan: AuditPlan, values: dict[str, Any]) -> list[str]:
 
 def run_parser(name: str) -> Parser:
     """The whole parser of ``pdp-audit run NAME`` (its prog names the command, as in the CLI's messages)."""
+    # deferred: read at call time (tests replace plans.plans_by_name)
     from pdp_audit.catalogue.plans import plans_by_name
 
     return add_run_arguments(Parser(prog=f"pdp-audit run {name}"), plans_by_name()[name])

@@ -13,15 +13,17 @@ no other audit.
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass, replace
 from typing import Any, Callable
 
 from pdp_audit.audits.blackbox import plan as blackbox
+from pdp_audit.audits.blackbox.defaults import DEFAULT_STATISTIC
 from pdp_audit.audits.canaries import plan as canaries
 from pdp_audit.audits.coverage import plan as coverage
 from pdp_audit.audits.pair import plan as pair
 from pdp_audit.audits.pair.config import PairAuditConfig, own_budget
-from pdp_audit.audits.pair.deployed import SamplerAudit
+from pdp_audit.audits.pair.deployed import SamplerAudit, certify_own
 from pdp_audit.audits.program.plan import program_plan
 from pdp_audit.reports.records import Run
 from pdp_audit.verify.core.config import Option
@@ -61,7 +63,7 @@ class AuditKind:
 def _certify_own(deployment: Any, progress: bool = False) -> Run:
     """A user's ``module:factory``: its pair decided by ``audit_pair``'s checks, a sampler-only pair by the
     black-box audit's (``progress``: the budget stated and a bar on stderr)."""
-    from pdp_audit.audits.pair.deployed import certify_own
+    # deferred: loads importlib.metadata; program --help must not
     from pdp_audit.reports.json_report import code_version
 
     return certify_own(deployment, code_version(), SamplerAudit(_blackbox_evidence, _blackbox_default_trials), progress)
@@ -74,8 +76,7 @@ def _blackbox_evidence(samplers: tuple, epsilon, delta, trials, seed, progress: 
     structure as numbers); ``running["stop"]``: the deployment's [audit] early_stop and time_limit
     (:class:`~pdp_audit.verify.evidence.pair_sequential.Stopping`: its α, deadline and early stop), which the event
     test's fresh pass keeps (:mod:`pdp_audit.audits.blackbox.anytime`), or None."""
-    import time
-
+    # deferred: loads scipy; program --help must not
     from pdp_audit.audits.blackbox.evidence import BlackBoxBudget, blackbox_checks
 
     workers, stop = running.get("workers", 1), running.get("stop")
@@ -93,7 +94,7 @@ def _blackbox_default_trials(samplers: tuple, workers: int, runs: int) -> int:
     """The black box's default fresh releases per world for ``runs`` audits of ``samplers`` on ``workers``
     processes: its default budget, lowered to fit its time target as ``pdp-audit blackbox`` lowers it (the runs'
     draws together)."""
-    from pdp_audit.audits.blackbox.defaults import DEFAULT_STATISTIC
+    # deferred: read at call time (tests replace time_budget.sampler_cost)
     from pdp_audit.audits.blackbox.time_budget import fitted_budget, sampler_cost
 
     cost = sampler_cost(samplers) * runs
@@ -103,6 +104,7 @@ def _blackbox_default_trials(samplers: tuple, workers: int, runs: int) -> int:
 def _run_joint(config: PairAuditConfig, progress: bool = False) -> Run:
     """``[[release]]`` tables (``config.target``: the deployment): the product of the releases' worst-case pairs,
     at the [claim] and [audit] a user's mechanism states (``config``)."""
+    # deferred: loads scipy; program --help must not
     from pdp_audit.audits.joint.certificate import certify_joint
     from pdp_audit.catalogue.plans import plans_by_name
 
@@ -131,6 +133,7 @@ def _own_module(deployment: Any) -> str | None:
 
 def _run_program(config: Any, progress: bool = False) -> Run:
     """A DP program's audit, its structural findings confirmed by the black box's attack on the witness pair."""
+    # deferred: loads pdp_audit.audits.program.audit; program --help must not
     from pdp_audit.audits.program.audit import run_program
 
     def confirm(samplers: tuple, epsilon: float, delta: float, trials: int, seed: int, law: str = "ideal") -> list:
@@ -151,6 +154,7 @@ def _is_program(deployment: Any) -> bool:
 
 def _certify_program(deployment: Any, progress: bool = False) -> Run:
     """A DP program's deployment: the program kind's config from its tables, run by its plan."""
+    # deferred: loads pdp_audit.audits.program.deployed; program --help must not
     from pdp_audit.audits.program.deployed import certify_program
     from pdp_audit.reports.json_report import code_version
 
@@ -158,6 +162,7 @@ def _certify_program(deployment: Any, progress: bool = False) -> Run:
 
 
 def _program_module(deployment: Any) -> str | None:
+    # deferred: loads pdp_audit.audits.program.deployed; program --help must not
     from pdp_audit.audits.program.deployed import program_module
 
     return program_module(deployment)
