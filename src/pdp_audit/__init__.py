@@ -97,6 +97,7 @@ _HOMES = {
 def __getattr__(name: str) -> Any:
     """A public name, imported from its module on first use and kept in this namespace."""
     if name == "__version__":
+        # deferred: PEP 562, on first use: `import pdp_audit` loads no report module
         from pdp_audit.reports.json_report import package_version
 
         value = package_version()

@@ -45,6 +45,7 @@ merged report is identical with or without ``-n`` (:mod:`pdp_audit.pytest_sessio
 from __future__ import annotations
 
 import zlib
+from contextlib import nullcontext
 from dataclasses import dataclass, field, replace
 from typing import Any, Sequence
 
@@ -55,6 +56,7 @@ from pdp_audit.api import PAIR_OPTIONS, pair_value
 from pdp_audit.pytest_session import AuditSession, check_session_outputs, named_test_files
 from pdp_audit.reports.run_text import check_lines, verdict_words
 from pdp_audit.use_cases import run_cell
+from pdp_audit.verify.core.checks import without_figures
 from pdp_audit.verify.inputs.validation import InputError
 
 MARKER = "audit: privacy audits of mechanisms with the privacy_audit fixture (pdp-audit); select with -m audit"
@@ -251,9 +253,6 @@ class PrivacyAudit:
         """Where the assertion's run is drawn: with its figures where ``--audit-report`` writes the session's PDF
         (:attr:`Settings.figures`), without them otherwise (no page shows them; verdicts, numbers and messages are
         the same either way: :func:`pdp_audit.verify.core.checks.without_figures`)."""
-        from contextlib import nullcontext
-
-        from pdp_audit.verify.core.checks import without_figures
 
         return nullcontext() if self.settings.figures else without_figures()
 
@@ -278,6 +277,7 @@ class PrivacyAudit:
 
     def _assert(self, decided: DecidedAssertion) -> "AuditOutcome":
         """Record one decided assertion and act on its verdict (fail; skip when inconclusive, unless strict)."""
+        # deferred: loads pdp_audit.reports.figure_json; pytest's start-up must not
         from pdp_audit.reports.figure_json import figure_to_dict
         from pdp_audit.reports.json_report import check_to_dict, clean
 
@@ -349,6 +349,7 @@ class PrivacyAudit:
         return self._dp("pdp", pair, (epsilon, delta), exact_delta, trials, law)
 
     def _dp(self, kind: str, pair, claim: tuple, exact_delta, trials, law) -> "AuditOutcome":
+        # deferred: loads pdp_audit.audits.pair.audit; pytest's start-up must not
         from pdp_audit.audits.pair.audit import audit_pair  # on use: the plugin's import draws nothing
         from pdp_audit.audits.pair.config import PairBudget
 
@@ -389,6 +390,7 @@ class PrivacyAudit:
         is refuted; otherwise inconclusive (a skip, or a failure under ``--audit-strict``): it never passes.
         ``law``: ``"as-implemented"`` (default: float releases are read with their structure as numbers too) or
         ``"ideal"`` (the real-valued law; the float implementation not audited)."""
+        # deferred: loads pdp_audit.audits.blackbox.audit; pytest's start-up must not
         from pdp_audit.audits.blackbox.audit import audit_blackbox  # on use: its module draws
         from pdp_audit.audits.blackbox.evidence import BlackBoxBudget
 
@@ -420,6 +422,7 @@ class PrivacyAudit:
         (``examples/test_audit_grid.py`` and ``examples/sweep-audit-grid.toml``).  ``checks`` selects check ids as
         ``[sweep] checks`` does.  Bad options raise :class:`~pdp_audit.verify.inputs.validation.InputError` naming them.
         """
+        # deferred: loads pdp_audit.reports.json_report; pytest's start-up must not
         from pdp_audit.reports.json_report import check_from_dict
 
         where = f"privacy_audit.run({audit!r})"
@@ -473,6 +476,7 @@ class PrivacyAudit:
     ) -> "AuditOutcome":
         """Assert an event holds with probability ≥ 1 − ρ (a sampler's draws stopped once decided, as
         :func:`pdp_audit.audit_coverage` stops them; ``--audit-no-early-stop``: the exact binomial test of them all)."""
+        # deferred: loads pdp_audit.audits.coverage.audit; pytest's start-up must not
         from pdp_audit.audits.coverage.audit import audit_coverage  # on use: the plugin's import draws nothing
 
         with self._drawing():

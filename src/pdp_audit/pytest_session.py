@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from pdp_audit.verify.core.checks import worst
 from pdp_audit.verify.core.outputs import add_reads, check_outputs, read_paths
 from pdp_audit.verify.inputs.validation import InputError, one_line
 
@@ -31,6 +32,7 @@ def check_session_outputs(config: pytest.Config, inputs: dict[str, Path]) -> Non
     """InputError unless ``--audit-report``'s PDF and the JSON written beside it may be written: neither one of
     ``inputs`` (test files), nor a module the session imported (a collected test module, a conftest: see
     :func:`pdp_audit.verify.core.outputs.check_outputs`)."""
+    # deferred: loads matplotlib; pytest's start-up must not
     from pdp_audit.reports.audit_session import session_report_paths
 
     json_path, pdf_path = session_report_paths(Path(config.invocation_params.dir) / config.getoption("--audit-report"))
@@ -79,9 +81,8 @@ class AuditSession:
             return
         path = self.config.getoption("--audit-report")
         if path:
+            # deferred: loads matplotlib; pytest's start-up must not
             from pdp_audit.reports.audit_session import write_session_report
-            from pdp_audit.verify.core.checks import worst
-
             records = self.sorted_records()
             try:  # again: the test modules are known now (under xdist, only from the records' node ids)
                 check_session_outputs(self.config, self._test_files(session, records))
