@@ -68,7 +68,7 @@ def code_commit() -> str:
     if live is not None:
         return live
     try:
-        from pdp_audit.reports._build_commit import COMMIT  # written by the build; absent in a source tree
+        from pdp_audit.reports._build_commit import COMMIT  # deferred: written by the build; absent in a source tree
     except ImportError:
         return UNKNOWN
     return COMMIT if isinstance(COMMIT, str) and COMMIT else UNKNOWN

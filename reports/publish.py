@@ -40,6 +40,7 @@ def write_run_reports(run: Run, pdf: str | None, json_path: str | None) -> None:
     a PDF: a second of a ``--report none`` command went to importing it."""
 
     def render(tmp: Path) -> None:
+        # deferred: read at call time (tests replace pdf.render_pdf)
         from pdp_audit.reports.pdf import render_pdf
 
         render_pdf(run, tmp)
