@@ -7,7 +7,8 @@ records with about 100 neighbour candidates decided in at most 30 s on 2 cores.
 Prints one JSON line per case: the program's own run time (one run on each neighbour, per neighbour), the whole
 structural audit's time (building the neighbours, record, probe, every replay, the compositions; under the float
 rules every entry point runs under; without the black box's confirmation, which only a finding triggers and whose
-budget is ``trials``), the pairs, and their ratio: the cost per pair over the program's run, fixed costs included.
+budget is ``trials``), the pairs, and their ratio: the cost per pair over the program's run, fixed costs included;
+and the same ratio with one draw set (``draw_sets=1``), the baseline of the default's further draw set.
 The two are alternated (at least three times, more while under 2 s) and the least of each kept: the machine is
 shared, and a run's excess over its least is other processes' doing.  A last line times ``audit_program`` whole on
 a program of 10⁴ records and about 100 neighbours (its confirmation included, where a finding triggers one).
@@ -48,7 +49,7 @@ def case(name, program, data, relation):
 
     rng = np.random.default_rng(0)
     datasets = [n.data for n in neighbours(data, relation, (0.0, 1.0), 0)]  # made before the program's own runs
-    own, whole = float("inf"), float("inf")
+    own, whole, single = float("inf"), float("inf"), float("inf")
     with own_float_rules():
         analysis = analyse(program, data, relation, (0.0, 1.0), (1.0, 0.0), 0)  # warm-up: a first run's imports
         began = time.perf_counter()
@@ -62,6 +63,9 @@ def case(name, program, data, relation):
             start = time.perf_counter()
             analyse(program, data, relation, (0.0, 1.0), (1.0, 0.0), 0)
             whole = min(whole, time.perf_counter() - start)
+            start = time.perf_counter()  # the baseline: one draw set (the default records two)
+            analyse(program, data, relation, (0.0, 1.0), (1.0, 0.0), 0, draw_sets=1)
+            single = min(single, time.perf_counter() - start)
     pairs = len(analysis.pairs)
     print(
         json.dumps(
@@ -75,6 +79,8 @@ def case(name, program, data, relation):
                 "analysis_seconds": round(whole, 4),
                 # everything (neighbours built, record, probe, replays, compositions) over the program's own runs
                 "per_pair_over_program": round(whole / own, 2),
+                # the same with one draw set, in the same alternation: what the default's further draw set costs
+                "one_draw_set_per_pair_over_program": round(single / own, 2),
                 "target_per_pair": 3.0,
                 "target_seconds": 30.0,
             }

@@ -99,7 +99,7 @@ def test_the_guides_commands_run_verbatim_from_the_shipped_examples(tmp_path, mo
     assert cli.main(["examples", "my-programs"]) == 0
     monkeypatch.chdir(tmp_path / "my-programs")
     commands = [shlex.split(line)[1:] for line in lines[1:]]
-    assert len(commands) == 7
+    assert len(commands) == 9
     for args in commands:
         expected = (
             (0 if "--law" in args and args[args.index("--law") + 1] == "ideal" else 3)

@@ -19,6 +19,7 @@ whose law or input is not visible, a scale that depends on the data.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import time
 from dataclasses import dataclass, field
@@ -47,15 +48,30 @@ class PairResult:
     #: moved): a pure claim is refuted by it exactly
     scale_moves: list[str] = field(default_factory=list)
     score: float = 0.0
+    #: the draw set the pair was replayed on (0: the first), its record on D and its probe
+    draw_set: int = 0
+    recorded: trace.Run | None = field(default=None, repr=False)
+    probe: trace.Probe | None = field(default=None, repr=False)
 
     @property
     def refuted(self) -> bool:
         return self.lower is not None and self.lower.low > 0 and self.score >= 100
 
 
+@dataclass(frozen=True)
+class DrawSet:
+    """One set of draws: its index, the generator's seed, the record on D and its probe."""
+
+    index: int
+    seed: int
+    recorded: trace.Run
+    probe: trace.Probe
+
+
 @dataclass
 class Analysis:
-    """The record on D, its probe, every pair's result, and the time the program's own run took."""
+    """The record on D and its probe (of the first draw set; ``draw_sets``: every draw set's), every pair's result,
+    and the time the program's own run took."""
 
     recorded: trace.Run
     probe: trace.Probe
@@ -63,6 +79,21 @@ class Analysis:
     run_seconds: float
     analysis_seconds: float
     records: int = 0
+    #: the draw sets replayed on every neighbour (the first, and those that took another path); ``recorded_sets``
+    #: the draw sets recorded on D in all
+    draw_sets: list[DrawSet] = field(default_factory=list)
+    recorded_sets: int = 1
+
+    @property
+    def reproducible(self) -> bool:
+        """Every draw set's record replays on D to its release."""
+        return all(d.probe.reproducible for d in self.draw_sets) if self.draw_sets else self.probe.reproducible
+
+    def seen_by(self, pair: PairResult | None) -> Analysis:
+        """The analysis read on ``pair``'s draw set: its record on D and its probe."""
+        if pair is None or pair.recorded is None or pair.probe is None or pair.recorded is self.recorded:
+            return self
+        return dataclasses.replace(self, recorded=pair.recorded, probe=pair.probe)
 
     def worst(self, confirmable: bool = False) -> PairResult | None:
         """The pair of highest score (``confirmable``: among those the program runs on, a black box's witness); among
@@ -87,7 +118,7 @@ def _steps(result: PairResult, recorded: trace.Run, found: trace.Probe) -> tuple
         what = f"call {element.call} {call.kind}[{element.index}]"
         if source == "none" or math.isnan(shift):
             if element.law is not None or call.kind in ("gumbel", "logistic"):
-                unaccounted.append(f"{what}: the value its noise is added to is not visible")
+                unaccounted.append(f"{what}: {_not_visible(found)}")
             continue
         if element.law is None:
             unaccounted.append(f"{what}: no exact law for {call.kind} noise here")
@@ -112,6 +143,17 @@ def _steps(result: PairResult, recorded: trace.Run, found: trace.Probe) -> tuple
         step = accounting.Step("discrete", f"call {k} choice", p=tuple(p / p.sum()), q=tuple(q / q.sum()))
         known.append(step)  # the chosen index is rarely released as it is: an upper step, not a lower one
     return carried, known, unaccounted
+
+
+def _not_visible(found: trace.Probe) -> str:
+    """Why an element's shift is not read: its call shows no value and no release coordinate carries its noise
+    additively -- plainly, where some coordinate is noisy but not affine in the noise (a rounding, a threshold)."""
+    if (found.carrier == -2).any():
+        return (
+            "the value its noise is added to is not shown by the call, and the noise reaches the release only "
+            "non-additively (rounded, thresholded or weighted by the data): that value is not read, not certified"
+        )
+    return "the value its noise is added to is not visible"
 
 
 #: diffprivlib mechanisms whose privacy loss scales linearly with the input's shift (post-processings of Laplace or
@@ -180,32 +222,167 @@ def _opendp_step(k: int, call: Any, other: Any) -> tuple[accounting.Step | None,
     return accounting.Step("declared", what, epsilon, q=(0.0,)), None
 
 
+#: Draw sets recorded when not given: the first, and one more (see :func:`analyse`).
+DRAW_SETS = 2
+#: Neighbours replayed on each further draw set before it is replayed on all of them (see :func:`analyse`).
+SENTINELS = 3
+
+
+def draw_seed(index: int, seed: int) -> int:
+    """The generator's seed of draw set ``index``: the first the recorder's own (the same for every root seed), the
+    others drawn from the root ``seed``."""
+    if index == 0:
+        return trace.BASE_SEED
+    return int(np.random.SeedSequence([trace.BASE_SEED, seed, index]).generate_state(1, dtype=np.uint64)[0] >> 1)
+
+
 def analyse(
-    program: Callable, data: Any, relation: str, bounds: Any, claim: tuple[float, float], seed: int
+    program: Callable,
+    data: Any,
+    relation: str,
+    bounds: Any,
+    claim: tuple[float, float],
+    seed: int,
+    draw_sets: int = DRAW_SETS,
 ) -> Analysis:
     """Record, probe, replay on every neighbour, compose (module notes).  The runs share one
-    :class:`~pdp_audit.audits.program.trace.Session`; the compositions follow it."""
+    :class:`~pdp_audit.audits.program.trace.Session`; the compositions follow it.
+
+    **Draw sets.**  A branch on a noisy value (a noisy count against a threshold) may touch the data differently on
+    draws the first record does not take.  The first draw set is replayed on every neighbour; each further one is
+    recorded on D and replayed on the :data:`SENTINELS` neighbours whose changed record is largest.  Where the
+    program's path does not depend on the draws, R(D′; z) − R(D; z) is the same at every z (the data's part of an
+    additive release); a further draw set whose calls on D, or whose difference on a sentinel, differ from the first
+    one's takes another path, and is probed and replayed on every neighbour.  Each neighbour keeps its worst
+    outcome over the draw sets it was replayed on (:attr:`PairResult.draw_set` names it)."""
     epsilon, delta = claim
     start = time.perf_counter()
     candidates = neighbours(data, relation, bounds, seed)
-    comparisons = []
-    scaled: set[str] = set()
+    draws: list[DrawSet] = []
     with trace.Session(program) as session:
         before = time.perf_counter()
         recorded = trace.record(session, data)
         run_seconds = time.perf_counter() - before
-        found = trace.probe(session, data, recorded, seed)
-        for neighbour in candidates:
-            # whether the noise's coefficients move is asked once per kind of replacing record (a scale from the
-            # data moves with the record put in, not with where it goes) and on every pair that changes the size
-            kind = neighbour.name.split(" by ", 1)[1] if " by " in neighbour.name else neighbour.name
-            comparisons.append(trace.compare(session, neighbour.data, recorded, found, scale=kind not in scaled))
-            scaled.add(kind)
-    pairs = [
-        _judged(PairResult(neighbour, comparison), recorded, found, epsilon, delta)
-        for neighbour, comparison in zip(candidates, comparisons)
-    ]
-    return Analysis(recorded, found, pairs, run_seconds, time.perf_counter() - start, len(data))
+        first = DrawSet(0, trace.BASE_SEED, recorded, trace.probe(session, data, recorded, seed))
+        draws.append(first)
+        replays = [(first, _replayed(session, candidates, first))]
+        sentinels = _sentinels(data, candidates)
+        for index in range(1, max(1, draw_sets)):
+            drawn = _other_path(session, data, candidates, sentinels, first, replays[0][1], draw_seed(index, seed))
+            if drawn is not None:
+                drawn = dataclasses.replace(drawn, index=index)
+                draws.append(drawn)
+                replays.append((drawn, _replayed(session, candidates, drawn, scale=False)))
+    pairs = []
+    for i, neighbour in enumerate(candidates):
+        outcomes = [
+            _judged(
+                PairResult(neighbour, compared[i], draw_set=drawn.index, recorded=drawn.recorded, probe=drawn.probe),
+                drawn.recorded,
+                drawn.probe,
+                epsilon,
+                delta,
+            )
+            for drawn, compared in replays
+        ]
+        pairs.append(max(outcomes, key=_worse))  # the first of equals: the first draw set's where it ties
+    return Analysis(
+        first.recorded,
+        first.probe,
+        pairs,
+        run_seconds,
+        time.perf_counter() - start,
+        len(data),
+        draw_sets=draws,
+        recorded_sets=max(1, draw_sets),
+    )
+
+
+def _worse(p: PairResult) -> tuple:
+    return (p.score, p.upper.high if p.upper is not None else 0.0)
+
+
+def _replayed(session: trace.Session, candidates: list[Neighbour], drawn: DrawSet, scale: bool = True) -> list:
+    """Every neighbour replayed with the draw set's draws.  Whether the noise's coefficients move is asked once per
+    kind of replacing record (a scale from the data moves with the record put in, not with where it goes) and on
+    every pair that changes the size; on the first draw set only (``scale``)."""
+    session.draws(drawn.seed)
+    scaled: set[str] = set()
+    out = []
+    for neighbour in candidates:
+        kind = neighbour.name.split(" by ", 1)[1] if " by " in neighbour.name else neighbour.name
+        asked = scale and kind not in scaled
+        out.append(trace.compare(session, neighbour.data, drawn.recorded, drawn.probe, scale=asked))
+        scaled.add(kind)
+    return out
+
+
+def _magnitude(data: Any, neighbour: Neighbour) -> float:
+    """The largest finite magnitude among the numeric fields of the record the neighbour adds, puts in or removes
+    (−1 where none is finite: NaN and ±inf records are tried on every draw set's first replay only)."""
+    if len(neighbour.data) < len(data):  # a record removed
+        source, row = data, neighbour.position
+    else:  # a record added (as the last) or put in place of one
+        source = neighbour.data
+        row = len(source) - 1 if neighbour.position is None else neighbour.position
+    record = source.iloc[row].to_numpy() if hasattr(source, "iloc") else np.atleast_1d(np.asarray(source)[row])
+    numbers = [abs(float(v)) for v in record if isinstance(v, (int, float, np.number)) and not isinstance(v, bool)]
+    finite = [v for v in numbers if math.isfinite(v)]
+    return max(finite) if finite else -1.0
+
+
+def _sentinels(data: Any, candidates: list[Neighbour]) -> list[int]:
+    """The :data:`SENTINELS` neighbours whose changed record is largest (the first of equals)."""
+    sizes = [_magnitude(data, n) for n in candidates]
+    return sorted(sorted(range(len(candidates)), key=lambda i: -sizes[i])[:SENTINELS])
+
+
+def _other_path(
+    session: trace.Session,
+    data: Any,
+    candidates: list[Neighbour],
+    sentinels: list[int],
+    first: DrawSet,
+    compared: list[trace.Comparison],
+    seed: int,
+) -> DrawSet | None:
+    """The draw set of ``seed``, recorded and probed, where the program takes another path on it than on the first
+    (:func:`analyse`); None where its calls on D and its differences on the sentinels are the first draw set's."""
+    session.draws(seed)
+    recorded = trace.record(session, data)
+    signatures = [c.signature() for c in recorded.calls]
+    other = signatures != [c.signature() for c in first.recorded.calls]
+    other = other or recorded.structure != first.recorded.structure
+    for i in sentinels:
+        if other:
+            break
+        try:
+            moved = trace.replay(session, candidates[i].data, recorded.calls)
+        except trace.Divergence:
+            other = True
+            break
+        except trace.ProgramFault:
+            other = compared[i].fault is None
+            continue
+        then = compared[i].replayed
+        other = then is None or not _same_difference(first.recorded, then, recorded, moved)
+    if not other:
+        return None
+    return DrawSet(0, seed, recorded, trace.probe(session, data, recorded, seed))
+
+
+def _same_difference(d: trace.Run, d_prime: trace.Run, e: trace.Run, e_prime: trace.Run) -> bool:
+    """Whether R(D′) − R(D) is the same on two draw sets (to rounding of the releases' magnitude)."""
+    if d.structure != e.structure or d_prime.structure != e_prime.structure:
+        return False
+    if d.numbers.size != d_prime.numbers.size:  # D′'s release shaped otherwise at both draws: not read further
+        return True
+    with np.errstate(all="ignore"):
+        first, second = d_prime.numbers - d.numbers, e_prime.numbers - e.numbers
+        size = np.maximum.reduce([np.abs(x) for x in (d.numbers, d_prime.numbers, e.numbers, e_prime.numbers)])
+    same = np.where(np.isfinite(first) & np.isfinite(second), np.abs(first - second) <= 1e-9 * (size + 1.0), True)
+    nonfinite_alike = np.array_equal(np.isfinite(d_prime.numbers), np.isfinite(e_prime.numbers))
+    return bool(same.all()) and nonfinite_alike
 
 
 def _judged(result: PairResult, recorded: trace.Run, found: trace.Probe, epsilon: float, delta: float) -> PairResult:

@@ -32,7 +32,7 @@ from typing import Any, Callable
 
 import numpy as np
 
-from pdp_audit.audits.program import isolated, trace
+from pdp_audit.audits.program import feasibility, isolated, trace
 from pdp_audit.audits.program.analysis import Analysis, PairResult, analyse
 from pdp_audit.audits.program.config import ProgramAuditConfig
 from pdp_audit.audits.program.pages import review_page, shown_pair
@@ -200,19 +200,21 @@ def run_program(config: ProgramAuditConfig, progress: bool = False, confirm: Cal
     program, data, name = _target(config)
     epsilon, delta = config.claim_epsilon, config.claim_delta
     try:
-        analysis = analyse(program, data, config.neighbours, config.bounds_pair(), (epsilon, delta), config.seed)
+        analysis = analyse(
+            program, data, config.neighbours, config.bounds_pair(), (epsilon, delta), config.seed, config.draw_sets
+        )
     except trace.ProgramFault as err:
         return decided(name, [_fault(str(err))], config.alpha, _parameters(config, None), config.seed)
     evidence = _structural(analysis, epsilon, delta, config.law)
     if confirm is not None:
-        evidence = _isolated(analysis, evidence, config, confirm)
+        evidence = _isolated(analysis, evidence, config, confirm, (program, data))
     witness = analysis.worst(confirmable=True)
     needs_confirmation = any(e.verdict != "pass" for e in evidence)
     if needs_confirmation and confirm is not None and witness is not None and witness.score > 0:
         samplers = _samplers(program, data, witness.neighbour.data, config.seed)
         law = confirmation_law(witness, config.law)
         found = confirm(samplers, epsilon, delta, config.trials, config.seed, law)
-        evidence += [_as_confirmation(e, witness, law) for e in found]
+        evidence += [_feasible(_as_confirmation(e, witness, law), witness, config) for e in found]
     run = decided(name, evidence, config.alpha, _parameters(config, analysis), config.seed)
     review = review_page(run, name, data, analysis, NOT_COVERED, PROGRAM_SCOPES[config.law])
     others = _others_page(analysis, shown_pair(analysis))
@@ -220,12 +222,14 @@ def run_program(config: ProgramAuditConfig, progress: bool = False, confirm: Cal
 
 
 def _isolated(
-    analysis: Analysis, evidence: list[Evidence], config: ProgramAuditConfig, confirm: Callable
+    analysis: Analysis, evidence: list[Evidence], config: ProgramAuditConfig, confirm: Callable, target: tuple
 ) -> list[Evidence]:
     """The primitives without a law the composition knows, each audited alone by the black box
-    (:mod:`.isolated`), listed on the composition's evidence."""
+    (:mod:`.isolated`), listed on the composition's evidence; ``target``: the program and its data (the values a
+    noise added outside its call is added to are read by replaying them)."""
     rows = []
-    for primitive in isolated.primitives(analysis, config.law):
+    program, data = target
+    for primitive in isolated.primitives(analysis, config.law, program, data):
         trials = min(config.trials, isolated.ISOLATED_TRIALS)
         found = confirm(
             isolated.primitive_pairs(primitive),
@@ -319,10 +323,17 @@ def _trace(analysis: Analysis, highlight: int | None) -> list[str]:
     return lines
 
 
+def drawn(analysis: Analysis, pair: PairResult) -> str:
+    """Which draw set ``pair`` was replayed on, as words (empty where only the first was replayed on every
+    neighbour: the others followed its path)."""
+    sets = analysis.recorded_sets
+    return f" (draw set {pair.draw_set + 1} of {sets})" if len(analysis.draw_sets) > 1 else ""
+
+
 def _pair_rows(analysis: Analysis) -> list[dict]:
     rows = []
     for p in sorted(analysis.pairs, key=lambda r: -r.score)[:12]:
-        row: dict[str, Any] = {"neighbour": p.neighbour.name, "findings": list(p.findings)}
+        row: dict[str, Any] = {"neighbour": p.neighbour.name, "draw_set": p.draw_set, "findings": list(p.findings)}
         if p.upper is not None:
             row.update(pure_epsilon=p.upper.pure, delta_upper=p.upper.high, how=p.upper.how)
         if p.lower is not None:
@@ -344,7 +355,7 @@ def _structural(analysis: Analysis, epsilon: float, delta: float, law: str) -> l
         note=f"{len(analysis.recorded.calls)} primitive call(s) recorded; the replay on D reproduces the release.",
         details={"trace": _trace(analysis, None)},
     )
-    if not analysis.probe.reproducible:
+    if not analysis.reproducible:
         record = Evidence(
             CHECKS["program-record"],
             verdict="inconclusive",
@@ -376,11 +387,12 @@ def _structural(analysis: Analysis, epsilon: float, delta: float, law: str) -> l
             CHECKS["program-structure"],
             verdict=verdict,
             note=f"{len(with_findings)} of {len(analysis.pairs)} neighbour(s) with findings; witness: "
-            f"{first.neighbour.name}: {first.findings[0]}.{why}",
+            f"{first.neighbour.name}{drawn(analysis, first)}: {first.findings[0]}.{why}",
             details={
                 "witness": first.neighbour.name,
+                "draw_set": first.draw_set,
                 "findings": list(first.findings),
-                "trace": _trace(analysis, None if divergence is None else divergence.index),
+                "trace": _trace(analysis.seen_by(first), None if divergence is None else divergence.index),
                 "pairs_searched": len(analysis.pairs),
             },
         )
@@ -392,7 +404,7 @@ def _composition(analysis: Analysis, epsilon: float, delta: float, details: dict
     spec = CHECKS["program-composition"]
     refuted = [p for p in analysis.pairs if p.lower is not None and p.lower.low > delta * (1 + 1e-9)]
     if refuted:
-        return _refuted(refuted, epsilon, delta, details)
+        return _refuted(analysis, refuted, epsilon, delta, details)
     decided = [p for p in analysis.pairs if p.upper is not None]
     if not decided:
         return Evidence(
@@ -406,7 +418,7 @@ def _composition(analysis: Analysis, epsilon: float, delta: float, details: dict
         f"{top.upper.pure:.6g} ({top.upper.how})"
     )
     porous = sorted({s.what for p in analysis.pairs for s in p.steps if _porous(s)})
-    certified = top.upper.high <= delta and not open_pairs and analysis.probe.reproducible
+    certified = top.upper.high <= delta and not open_pairs and analysis.reproducible
     if certified and law == "as-implemented" and porous:
         return Evidence(
             spec,
@@ -435,7 +447,7 @@ def _composition(analysis: Analysis, epsilon: float, delta: float, details: dict
     )
 
 
-def _refuted(refuted: list[PairResult], epsilon: float, delta: float, details: dict) -> Evidence:
+def _refuted(analysis: Analysis, refuted: list[PairResult], epsilon: float, delta: float, details: dict) -> Evidence:
     """The composition's failure on the pair whose carried noise gives the largest lower bound on δ(ε)."""
     worst = max(refuted, key=lambda p: p.lower.low if p.lower is not None else 0.0)
     assert worst.lower is not None
@@ -443,10 +455,11 @@ def _refuted(refuted: list[PairResult], epsilon: float, delta: float, details: d
         CHECKS["program-composition"],
         verdict="fail",
         estimate=worst.lower.low,
-        note=f"Refuted by composition on {worst.neighbour.name}: δ(ε = {epsilon:g}) ≥ {worst.lower.low:.4g} > "
+        note=f"Refuted by composition on {worst.neighbour.name}{drawn(analysis, worst)}: δ(ε = {epsilon:g}) ≥ "
+        f"{worst.lower.low:.4g} > "
         f"δ = {delta:g} for the noise the release carries (pure ε of the steps {worst.lower.pure:.6g}; "
         f"{worst.lower.how}); the steps: {'; '.join(s.what + ' ' + s.law for s in worst.steps[:6])}.",
-        details={**details, "witness": worst.neighbour.name},
+        details={**details, "witness": worst.neighbour.name, "draw_set": worst.draw_set},
     )
 
 
@@ -513,6 +526,27 @@ def _samplers(program: Callable, data: Any, neighbour: Any, seed: int) -> tuple:
                 sizes.append(trace.flattened(trace.call_program(program, d, rng))[1].size)
     width = max(sizes) + 3
     return ReleaseSampler(program, data, width), ReleaseSampler(program, neighbour, width)
+
+
+def _feasible(evidence: Evidence, witness: PairResult, config: ProgramAuditConfig) -> Evidence:
+    """A confirmation that does not refute, with what it would have needed: where the noise the witness's release
+    carries has an exact law, the releases per world an event test at α needs by it (:mod:`.feasibility`); beyond
+    the budget, the note says the confirmation was out of reach, not that the finding is unconfirmed by evidence."""
+    if evidence.spec.id != "program-confirm" or evidence.verdict == "fail":
+        return evidence
+    needs = feasibility.carried_needs(witness, config.claim_epsilon, config.alpha)
+    if needs is None:
+        return evidence
+    needed, what = needs
+    out = evidence.with_details(releases_needed=needed, releases_needed_by=what)
+    if needed <= config.trials:
+        return out
+    return out.noted(
+        f"Not confirmed within {config.trials:,} releases per world: by the exact law of the noise the release "
+        f"carries ({what}), an event test at α = {config.alpha:g} would need about {needed:.2g} per world; the exact "
+        "finding stands on its own.",
+        before=True,
+    )
 
 
 def _as_confirmation(evidence: Evidence, witness: PairResult, law: str) -> Evidence:

@@ -9,13 +9,23 @@ import math
 from dataclasses import dataclass, field
 from typing import Any
 
-from pdp_audit.verify.core.config import LAW_OPTION, PAIR_OPTIONS, AuditConfig, Option, OptionNames, option
+from pdp_audit.verify.core.config import (
+    LAW_OPTION,
+    PAIR_OPTIONS,
+    AuditConfig,
+    Option,
+    OptionNames,
+    Range,
+    option,
+)
 from pdp_audit.verify.inputs.validation import not_a_regular_file
 
 #: The neighbour relations a claim can be about.
 RELATIONS = ("add-remove", "replace-one")
 #: Fresh releases per world of the black box's confirmation of a structural finding, when not given.
 CONFIRM_TRIALS = 20_000
+#: Sets of draws the program is recorded on when not given, and the most allowed (each costs a record and a probe).
+DRAW_SETS, MOST_DRAW_SETS = 2, 16
 
 
 def bounds_problem(text: str) -> str | None:
@@ -81,6 +91,16 @@ _OPTIONS = (
         f"its witness pair, 100 to 1e9 (default {CONFIRM_TRIALS})",
         required=True,
     ),
+    Option(
+        "draw_sets",
+        "int",
+        DRAW_SETS,
+        f"sets of noise draws the program is recorded on, 1 to {MOST_DRAW_SETS} (default {DRAW_SETS}): the "
+        "neighbours are replayed on them in turn, so a branch on a noisy value that only some draws take is seen",
+        range=Range(1, MOST_DRAW_SETS),
+        table="audit",
+        metavar="K",
+    ),
     dataclasses.replace(PAIR_OPTIONS["seed"], table="audit", help="root seed (default 0)", required=True),
     dataclasses.replace(
         PAIR_OPTIONS["alpha"], table="audit", help="false-alarm probability (default 1e-6)", required=True
@@ -104,7 +124,7 @@ _OPTIONS = (
         cli=False,
     ),
 )
-_EPSILON, _DELTA, _NEIGHBOURS, _BOUNDS, _TRIALS, _SEED, _ALPHA, _DATA, _PROGRAM = _OPTIONS
+_EPSILON, _DELTA, _NEIGHBOURS, _BOUNDS, _TRIALS, _DRAW_SETS, _SEED, _ALPHA, _DATA, _PROGRAM = _OPTIONS
 
 
 @dataclass(frozen=True)
@@ -112,7 +132,8 @@ class ProgramAuditConfig(AuditConfig):
     """An (ε, δ)-DP claim of a program ``program(data, rng)`` under the relation ``neighbours``: ``target`` the
     pair (program, dataset) given by the API; else ``program`` (MODULE:FUNCTION) and ``data`` (a file) name them.
     ``bounds``: the declared domain of a record (``LOW,HIGH``); ``trials``: the confirmation's fresh releases per
-    world; decided at family-wise false-alarm probability ``alpha``; ``law``: the program as implemented in floating
+    world; ``draw_sets``: the sets of noise draws recorded (the neighbours replayed on them in turn); decided at
+    family-wise false-alarm probability ``alpha``; ``law``: the program as implemented in floating
     point, or the real-valued laws of its primitives (:data:`pdp_audit.verify.core.config.LAWS`)."""
 
     claim_epsilon: float = option(_EPSILON)
@@ -120,6 +141,7 @@ class ProgramAuditConfig(AuditConfig):
     neighbours: str = option(_NEIGHBOURS)
     bounds: str | None = option(_BOUNDS)
     trials: int = option(_TRIALS)
+    draw_sets: int = option(_DRAW_SETS)
     seed: int = option(_SEED)
     alpha: float = option(_ALPHA)
     law: str = option(

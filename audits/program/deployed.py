@@ -8,7 +8,7 @@
     [parameters]
     data = "program-values.csv"       # relative to this file: a CSV with a header row, or .npy (required)
     bounds = "0,1"                    # the declared domain of a record's numeric fields (optional)
-    [audit]                           # trials, seed, alpha, law (optional)
+    [audit]                           # trials, draw_sets, seed, alpha, law (optional)
     trials = 2000
 
 The tables are the options of ``pdp-audit program`` (:mod:`pdp_audit.audits.program.config`): each key is the option

@@ -14,11 +14,21 @@ given on D and on D′, as the black box's pair of samplers (:func:`primitive_pa
 and at the run's law.  Among the pairs searched, each call is audited on the pair and element where its value moves
 most in units of its scale (μ = |loc′ − loc|/scale).
 
+A call that shows no value (``x + rng.laplace(0, b)``: its ``loc`` is 0) is audited the same way where its noise
+**lands additively** in the release: a coordinate that carries it with coefficient 1 (the probe of
+:mod:`.trace`, which shifts the recorded noise by known amounts and reads which coordinates move by as much).  The
+value it is added to is read by replaying the program with that noise element set to 0 -- on D and on D′, every
+other draw as recorded -- so the coordinate is x itself, to the last bit (:func:`landed_values`); the landing is
+taken as ``x + η`` only where x plus the recorded noise gives the recorded coordinate exactly, and the samplers are
+then the program's own arithmetic, ``x + rng.laplace(0, b)``.  A noise that lands otherwise (rounded, thresholded,
+multiplied by a data-dependent weight) is not audited alone: the composition names it as not read.
+
 A refutation says that this primitive alone, on that pair, loses more than the claim allows the whole program; the
 program's release carries it, post-processed.  The verdicts are listed per primitive beside the composition, which
 does not pass where there are any: the program is not certified on a refuted primitive (named first), and a primitive
 not refuted leaves its part not certified, since no exact law composes it (what remains: their (ε, δ) lower bounds
-with their confidence composed with the exact steps, and the noise a call adds to a value it does not show).
+with their confidence composed with the exact steps, and the noise a call adds to a value it does not show where
+that noise does not land additively in the release).
 """
 
 from __future__ import annotations
@@ -53,6 +63,8 @@ class Primitive:
     on_d_prime: float
     pair: str
     why: str
+    #: the noise is added to the value outside the call (``x + rng.laplace(0, b)``), read off the release
+    outside: bool = False
 
     @property
     def mu(self) -> float:
@@ -61,12 +73,16 @@ class Primitive:
 
 class PrimitiveSampler:
     """The recorded primitive at ``loc`` and ``scale`` as a black-box sampler ``(size, rng) -> (size, 1)``: the
-    generator's own method, drawn from the black box's ``rng``."""
+    generator's own method, drawn from the black box's ``rng`` (``outside``: drawn at 0 and added to ``loc``, as
+    the program adds it)."""
 
-    def __init__(self, kind: str, loc: float, scale: float):
-        self.kind, self.loc, self.scale = kind, loc, scale
+    def __init__(self, kind: str, loc: float, scale: float, outside: bool = False):
+        self.kind, self.loc, self.scale, self.outside = kind, loc, scale, outside
 
     def __call__(self, size: int, rng: np.random.Generator) -> np.ndarray:
+        if self.outside:
+            noise = np.asarray(getattr(rng, self.kind)(0.0, self.scale, size), dtype=float)
+            return (self.loc + noise).reshape(size, 1)
         return np.asarray(getattr(rng, self.kind)(self.loc, self.scale, size), dtype=float).reshape(size, 1)
 
 
@@ -88,38 +104,99 @@ def _value(call: Any, index: int) -> float | None:
     return float(values[index]) if index < values.size else None
 
 
-def primitives(analysis: Any, law: str) -> list[Primitive]:
-    """The calls to audit in isolation (module notes), each on the pair and element where its value moves most."""
+def primitives(analysis: Any, law: str, program: Any = None, data: Any = None) -> list[Primitive]:
+    """The calls to audit in isolation (module notes), each on the pair and element where its value moves most (a
+    pair read on its own draw set's record); with ``program`` and ``data``, also the calls whose noise lands
+    additively in the release, their values read by :func:`landed_values`."""
     best: dict[int, Primitive] = {}
-    recorded = analysis.recorded.calls
-    for element in analysis.probe.elements:
-        call = recorded[element.call]
-        why = _why(call, law)
-        if why is None or not (element.scale > 0 and math.isfinite(element.scale)):
+    landed: dict[int, tuple[float, Any, Any, int]] = {}  # call -> (μ, pair, element, coordinate)
+    for pair in analysis.pairs:
+        replayed = pair.comparison.replayed
+        if replayed is None or pair.comparison.divergence is not None:
             continue
-        on_d = _value(call, element.index)
-        if on_d is None:
-            continue
-        for pair in analysis.pairs:
-            replayed = pair.comparison.replayed
-            if replayed is None or pair.comparison.divergence is not None or element.call >= len(replayed.calls):
+        seen = analysis.seen_by(pair)
+        for j, element in enumerate(seen.probe.elements):
+            call = seen.recorded.calls[element.call]
+            why = _why(call, law)
+            if why is None or not (element.scale > 0 and math.isfinite(element.scale)):
                 continue
-            on_d_prime = _value(replayed.calls[element.call], element.index)
-            if on_d_prime is None or on_d_prime == on_d or not (on_d or on_d_prime):
-                continue  # a location 0 on both sides shows nothing: the value may be added outside the call
+            on_d = _value(call, element.index)
+            after = replayed.calls[element.call] if element.call < len(replayed.calls) else None
+            on_d_prime = None if after is None else _value(after, element.index)
+            if on_d is None or on_d_prime is None or not (on_d or on_d_prime):
+                # a location 0 on both sides shows nothing: the value may be added outside the call
+                _note_landing(landed, pair, seen.probe, j)
+                continue
+            if on_d_prime == on_d:
+                continue
             found = Primitive(
                 element.call, call.kind, element.index, element.scale, on_d, on_d_prime, pair.neighbour.name, why
             )
             if math.isfinite(found.mu) and (element.call not in best or found.mu > best[element.call].mu):
                 best[element.call] = found
+    if program is not None:
+        for k, (_, pair, j, coordinate) in sorted(landed.items()):
+            if k not in best:
+                found = landed_values(program, data, analysis.seen_by(pair), pair, j, coordinate, law)
+                if found is not None:
+                    best[k] = found
     return [best[k] for k in sorted(best)][:MOST_CALLS]
+
+
+def _note_landing(landed: dict, pair: Any, probe: Any, j: int) -> None:
+    """Keep ``pair`` for element ``j``'s call where its noise lands additively and its value moves most there."""
+    element, coordinate = probe.elements[j], _landing(probe, j)
+    shift = float(pair.comparison.shifts[j]) if j < pair.comparison.shifts.size else math.nan
+    mu = abs(shift) / element.scale
+    if coordinate is None or pair.comparison.source[j] != "release" or not 0 < mu < math.inf:
+        return
+    if element.call not in landed or mu > landed[element.call][0]:
+        landed[element.call] = (mu, pair, j, coordinate)
+
+
+def _landing(probe: Any, j: int) -> int | None:
+    """The first release coordinate that carries noise element ``j`` with coefficient 1 (to the probe's
+    precision: :func:`landed_values` checks the landing exactly), or None."""
+    at = np.flatnonzero((probe.carrier == j) & (np.abs(probe.coefficient - 1.0) <= 1e-6))
+    return int(at[0]) if at.size else None
+
+
+def landed_values(program: Any, data: Any, seen: Any, pair: Any, j: int, coordinate: int, law: str) -> Any:
+    """Primitive ``j`` of ``seen``'s record, whose noise lands additively in release ``coordinate``, with the value it
+    is added to on D and on ``pair``'s D′: the coordinate of a replay with that noise element set to 0 (module
+    notes); None where a replay diverges or raises, or x plus the recorded noise is not the recorded coordinate
+    (the landing is not ``x + η`` in floating point)."""
+    from pdp_audit.audits.program import trace
+
+    element = seen.probe.elements[j]
+    call = seen.recorded.calls[element.call]
+    eta = float(np.atleast_1d(np.asarray(call.noise, dtype=float)).ravel()[element.index])
+    shifts = np.zeros(len(seen.probe.elements))
+    shifts[j] = -eta
+    zero = seen.probe.perturbation(shifts)
+    values = []
+    for dataset in (data, pair.neighbour.data):
+        try:
+            again = trace.replay(program, dataset, seen.recorded.calls, zero)
+        except (trace.Divergence, trace.ProgramFault):
+            return None
+        if again.numbers.size <= coordinate:
+            return None
+        values.append(float(again.numbers[coordinate]))
+    on_d, on_d_prime = values
+    if not (on_d + eta == float(seen.recorded.numbers[coordinate])) or on_d == on_d_prime:
+        return None
+    why = _why(call, law) or ""
+    return Primitive(
+        element.call, call.kind, element.index, element.scale, on_d, on_d_prime, pair.neighbour.name, why, True
+    )
 
 
 def primitive_pairs(primitive: Primitive) -> tuple[PrimitiveSampler, PrimitiveSampler]:
     """The black box's samplers of ``primitive`` on D and on D′."""
     return (
-        PrimitiveSampler(primitive.kind, primitive.on_d, primitive.scale),
-        PrimitiveSampler(primitive.kind, primitive.on_d_prime, primitive.scale),
+        PrimitiveSampler(primitive.kind, primitive.on_d, primitive.scale, primitive.outside),
+        PrimitiveSampler(primitive.kind, primitive.on_d_prime, primitive.scale, primitive.outside),
     )
 
 
@@ -138,6 +215,7 @@ def row(primitive: Primitive, evidence: list[Any], law: str, alpha: float) -> di
         "pair": primitive.pair,
         "why": primitive.why,
         "law": law,
+        "added_outside": primitive.outside,
     }
     if attack is not None:
         refuted = attack.verdict == "fail" or (attack.pvalue is not None and attack.pvalue <= alpha)

@@ -382,6 +382,17 @@ def _confirmation(run: Run) -> Check | None:
     return next((c for c in run.checks if c.id == "program-confirm"), None)
 
 
+def _out_of_reach(run: Run, confirm: Check | None) -> str | None:
+    """Where a confirmation that does not refute needed more releases than it had (``releases_needed``, by the
+    exact law of the noise the release carries), the two numbers in words; else None."""
+    if confirm is None or confirm.verdict == "fail":
+        return None
+    needed, trials = confirm.details.get("releases_needed"), run.parameters.get("trials")
+    if needed is None or not trials or needed <= trials:
+        return None
+    return f"not within {int(trials):,} releases per world; the carried noise's exact law needs about {needed:.2g}"
+
+
 def _change(name: str) -> str:
     """A neighbour's name as what D′ is: ``D′ = D with record 3 (the maximum) removed``."""
     for verb, done in (("remove ", "removed"), ("add ", "added")):
@@ -431,7 +442,10 @@ def headline(run: Run, claim: str, analysis: Analysis, pair: PairResult | None) 
         structure = by_id.get("program-structure")
         if structure is not None and structure.verdict == "fail":
             reading.append("Noise whose scale depends on the data refutes a pure claim exactly.")
-        if confirm is not None and confirm.pvalue is not None:
+        out_of_reach = _out_of_reach(run, confirm)
+        if out_of_reach is not None:
+            reading.append(f"The black box cannot confirm it on the final release: {out_of_reach}.")
+        elif confirm is not None and confirm.pvalue is not None:
             reading.append(
                 f"The black box {'confirms it' if confirm.verdict == 'fail' else 'does not confirm it'} on the final "
                 f"release (p = {confirm.adjusted_pvalue:.3g} {'≤' if confirm.verdict == 'fail' else '>'} α = "
@@ -445,7 +459,10 @@ def headline(run: Run, claim: str, analysis: Analysis, pair: PairResult | None) 
             "only where their noise carries it, and the exact composition of the primitives is within the claim.",
         )
     refuted = "Not refuted: no exact check fails"
-    if confirm is not None and confirm.adjusted_pvalue is not None:
+    out_of_reach = _out_of_reach(run, confirm)
+    if out_of_reach is not None:
+        refuted += f", and the black box cannot confirm the finding ({out_of_reach})"
+    elif confirm is not None and confirm.adjusted_pvalue is not None:
         refuted += (
             f", and the black box does not reject the claim (p = {confirm.adjusted_pvalue:.3g} > α = {run.alpha:g})"
         )
@@ -464,7 +481,7 @@ def certificate(analysis: Analysis, epsilon: float, delta: float) -> Section:
     calls = analysis.recorded.calls
     rows = []
     for k, call in enumerate(calls[:TRACE_ROWS]):
-        moved = [_moved(analysis, p, k, call) for p in analysis.pairs if p.comparison.divergence is None]
+        moved = [_moved(analysis.seen_by(p), p, k, call) for p in analysis.pairs if _same_call(analysis, p, k)]
         largest = max((m for m in moved if m is not None), default=None)
         allowed = _allowed(call, epsilon, delta)
         rows.append([str(k), _parameters(call), "—" if largest is None else _number(largest),
@@ -485,6 +502,14 @@ def certificate(analysis: Analysis, epsilon: float, delta: float) -> Section:
     )
 
 
+def _same_call(analysis: Analysis, pair: PairResult, k: int) -> bool:
+    """Whether the pair replayed without diverging and its draw set's call ``k`` on D is the first draw set's."""
+    calls = analysis.seen_by(pair).recorded.calls
+    first = analysis.recorded.calls
+    same = k < len(calls) and (calls is first or calls[k].signature() == first[k].signature())
+    return pair.comparison.divergence is None and same
+
+
 def review_page(
     run: Run, name: str, data: Any, analysis: Analysis, not_covered: Sequence[str], scope: str
 ) -> ReviewPage:
@@ -497,6 +522,7 @@ def review_page(
     sections = []
     if run.verdict == "pass":
         sections.append(certificate(analysis, epsilon, delta))
+    analysis = analysis.seen_by(pair)  # the record and probe of the shown pair's draw set
     if pair is not None:
         found = run.verdict != "pass" and pair.score > 0  # a witness of a finding, not only the pair nearest the claim
         heading = "Witness pair" if found else "Pair closest to the claim"
@@ -506,11 +532,13 @@ def review_page(
         if release is not None and run.verdict != "pass":
             sections.append(Section("The release on D and on D′, with the noise drawn on D", table=release))
     if pair is not None and run.verdict != "pass":  # a pass's certificate lists the calls
+        several = len(analysis.draw_sets) > 1
+        drawn = f" on draw set {pair.draw_set + 1} of {analysis.recorded_sets}" if several else ""
         sections.append(
             Section(
                 "Call trace",
-                f"The {len(analysis.recorded.calls)} primitive call(s) recorded on D, in order, replayed on D′ with "
-                "D's draws. Input moved: the distance of the call's inputs, D to D′ (L1; L2 for Gaussian noise); "
+                f"The {len(analysis.recorded.calls)} primitive call(s) recorded on D{drawn}, in order, replayed on D′ "
+                "with D's draws. Input moved: the distance of the call's inputs, D to D′ (L1; L2 for Gaussian noise); "
                 "allowed alone: the most its noise allows within the claim were it the only call; loss: its "
                 "privacy loss on this pair.",
                 trace_table(analysis, pair, epsilon, delta),

@@ -177,6 +177,7 @@ class RecordingGenerator(np.random.Generator):
 
     def __init__(self, tape: Tape, seed: int):
         super().__init__(np.random.PCG64(seed))
+        self.seed = seed
         self._tape = tape
         self._start = self.bit_generator.state
 

@@ -11,7 +11,9 @@ is 0), then v_j = w_j(1 + r_j/N) with r a random permutation of the N elements, 
 A coordinate i that moves by ΔR_i(w) = a·w_j, ΔR_i(v) = a·v_j and ΔR_i(−w) = −a·w_j for one element j carries that
 element affinely with coefficient a (the ratio ΔR_i(v)/ΔR_i(w) = 1 + r_j/N names j); one that moves under none of
 them is free of this noise at the recorded draws; any other is noisy but not affine (a threshold, a maximum, a
-product).  This is local: the release is read at the recorded draws.
+product).  This is local: the release is read at the recorded draws.  Where an element reaches no coordinate
+affinely, one more replay shifts the noise by a whole scale: a coordinate that moves only then carries the noise
+through a rounding or a threshold, and is noisy but not affine, not free.
 
 **A neighbour** (:func:`compare`).  The program replayed on D′ with the draws of D: where a coordinate carries
 element j with coefficient a, (R_i(D′) − R_i(D))/a is the shift of j's noisy value -- f(D′) − f(D) for ``f(D) +
@@ -139,7 +141,14 @@ class Session:
         self.program = program
         self.tape = Tape()
         self.rng = RecordingGenerator(self.tape, BASE_SEED)
+        self._generators = {BASE_SEED: self.rng}
         self._stack = contextlib.ExitStack()
+
+    def draws(self, seed: int) -> None:
+        """The runs that follow draw from a generator seeded by ``seed`` (one per seed, made once: a draw set)."""
+        if seed not in self._generators:
+            self._generators[seed] = RecordingGenerator(self.tape, seed)
+        self.rng = self._generators[seed]
 
     def __enter__(self) -> Session:
         self._stack.enter_context(user_modules())
@@ -298,7 +307,33 @@ def probe(program: Callable | Session, data: Any, recorded: Run, seed: int) -> P
             carrier[i], coefficient[i] = j, a
         else:
             carrier[i] = -2
+    _coarse(program, data, recorded, probe, noise_floor)
     return probe
+
+
+#: The coarse probe's shift, in units of each noise element's scale.
+COARSE_STEP = 1.0
+
+
+def _coarse(program: Callable | Session, data: Any, recorded: Run, found: Probe, floor: np.ndarray) -> None:
+    """Where some noise element reaches no coordinate affinely, the recorded noise shifted once by a whole scale
+    (:data:`COARSE_STEP`): a coordinate the small shifts left unmoved that moves now carries the noise, but not
+    additively (``round(x + η)``, a threshold): marked noisy and not affine (−2), not free of noise."""
+    carried = set(found.carrier[found.carrier >= 0].tolist())
+    free = found.carrier == -1
+    if len(carried) == len(found.elements) or not free.any():
+        return
+    shifts = found.step * (COARSE_STEP / PROBE_STEP)
+    try:
+        moved = replay(program, data, recorded.calls, found.perturbation(shifts))
+    except Divergence:
+        return
+    if moved.structure != recorded.structure or moved.numbers.size != recorded.numbers.size:
+        return
+    with np.errstate(all="ignore"):
+        change = np.abs(moved.numbers - recorded.numbers)
+    differs = np.where(np.isnan(change), np.isnan(moved.numbers) != np.isnan(recorded.numbers), change > floor)
+    found.carrier[free & differs] = -2
 
 
 @dataclass

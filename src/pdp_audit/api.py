@@ -200,7 +200,9 @@ def audit_program(
       bounds: the declared domain ``(low, high)`` of a record's numeric fields (the program's clipping bounds), or
         None.
       **budget: ``trials`` -- fresh releases per world of the black box's confirmation, 100 to 1e9 (default
-        20,000); ``seed`` -- root seed, >= 0 (default 0); ``alpha`` -- family-wise false-alarm probability, in
+        20,000); ``draw_sets`` -- sets of noise draws the program is recorded on, 1 to 16 (default 2: the
+        neighbours are replayed on the first, and on a further one where the program takes another path on it);
+        ``seed`` -- root seed, >= 0 (default 0); ``alpha`` -- family-wise false-alarm probability, in
         [1e-50, 1) (default 1e-6); ``law`` -- ``"as-implemented"`` (the default: the program as it runs in
         floating point, so a release carrying continuous float noise added to a value -- numpy's or diffprivlib's
         Laplace or Gaussian -- is not certified, being porous in float64: Mironov, CCS 2012) or ``"ideal"`` (the
@@ -226,9 +228,11 @@ def audit_program(
     """
     from pdp_audit.catalogue.kinds import kinds_by_name
 
-    unknown = sorted(set(budget) - {"trials", "seed", "alpha", "law"})
+    unknown = sorted(set(budget) - {"trials", "draw_sets", "seed", "alpha", "law"})
     if unknown:
-        raise InputError(f"audit_program() has no argument {unknown[0]!r} (its budget: trials, seed, alpha, law)"[:200])
+        raise InputError(
+            f"audit_program() has no argument {unknown[0]!r} (its budget: trials, draw_sets, seed, alpha, law)"[:200]
+        )
     values: dict[str, Any] = {"claim_epsilon": epsilon, "claim_delta": delta, "neighbours": neighbours, **budget}
     if bounds is not None:
         if not (isinstance(bounds, (tuple, list)) and len(bounds) == 2):

@@ -18,7 +18,7 @@ arguments, [claim] may have δ = 0, [audit] has trials, seed, alpha (:mod:`pdp_a
 ``[[release]]`` tables (each a ``mechanism`` and its ``[release.parameters]``) instead of ``mechanism`` and
 [parameters] certify several releases as one joint release (:mod:`pdp_audit.audits.joint`).  ``program =
 "module:function"`` instead of ``mechanism`` certifies a DP program ``function(data, rng)`` with the options of
-``pdp-audit program`` ([claim] neighbours, [parameters] data and bounds, [audit] trials, seed, alpha, law:
+``pdp-audit program`` ([claim] neighbours, [parameters] data and bounds, [audit] trials, draw_sets, seed, alpha, law:
 :mod:`pdp_audit.audits.program.deployed`).
 
 The file's tables are the audit's config (:func:`deployment_config`, by the same function and declaration as
