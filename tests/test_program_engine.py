@@ -69,6 +69,18 @@ def test_a_neighbouring_frame_differs_in_one_record_and_keeps_its_dtypes():
         assert len(neighbour.data) in (5, 7), neighbour.name
 
 
+
+def test_a_frame_of_strings_alone_has_every_replace_one_neighbour():
+    """A record copied over another, in a frame whose only column holds strings (a labels CSV as pandas reads it):
+    assigning the whole row at once failed on pandas' string columns."""
+    frame = pd.DataFrame({"label": list("aabbbc")})
+    made = neighbours.neighbours(frame, "replace-one", None, 0)
+    copies = [n for n in made if "a copy of record" in n.name]
+    assert copies
+    for neighbour in made:
+        data = neighbour.data
+        assert len(data) == 6 and (data["label"] != frame["label"]).sum() <= 1, neighbour.name
+
 # --- the law the black box confirms a finding at ---------------------------------------------------------------
 def sum_slightly_over(data, rng):
     """Bug: clipped to [0, 1.02] while the noise is calibrated for [0, 1] (ε = 1.02 for its real-valued law: too

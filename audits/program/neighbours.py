@@ -288,7 +288,9 @@ def neighbours(data: Any, relation: str, bounds: Any, seed: int) -> list[Neighbo
 def _copy_record(data: Any, source: int, position: int) -> Any:
     if _is_frame(data):
         out = data.copy()
-        out.iloc[position] = data.iloc[source]
+        # column by column: a whole row assigned at once fails on pandas' string columns (a row of mixed types)
+        for column in range(data.shape[1]):
+            out.iloc[position, column] = data.iloc[source, column]
         return out
     out = np.asarray(data).copy()
     out[position] = out[source]
