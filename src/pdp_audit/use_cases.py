@@ -4,11 +4,11 @@ does between parsing its input and rendering its result, as one function that re
 
 Each checks every input and output before any work (an output may not be a file the command reads:
 :func:`pdp_audit.verify.core.outputs.check_outputs`), runs the audit -- a user's code in a process of its own
-(:mod:`pdp_audit.verify.core.sandbox`), which ends as Python ends -- and writes the PDF and JSON, both complete before
-either replaces what was there.  ``pdp-audit certify`` is :func:`pdp_audit.certify_files.certify_files`; the plugin's
-``assert_dp``, ``assert_dp_blackbox``, ``assert_program_dp`` and ``assert_coverage`` are the public API's audits
-(:mod:`pdp_audit`).  The catalogues are imported when a use case runs, not with this module: ``pdp-audit program
---help`` builds no built-in audit's parser.
+(:mod:`pdp_audit.verify.core.sandbox`), which ends as Python ends -- and writes the PDF and JSON (the black box: the
+JSON document of its one check), both complete before either replaces what was there.  ``pdp-audit certify`` is
+:func:`pdp_audit.certify_files.certify_files`; the plugin's ``assert_dp``, ``assert_dp_blackbox``,
+``assert_program_dp`` and ``assert_coverage`` are the public API's audits (:mod:`pdp_audit`).  The catalogues are
+imported when a use case runs, not with this module: ``pdp-audit program --help`` builds no built-in audit's parser.
 """
 
 from __future__ import annotations
@@ -188,10 +188,35 @@ def blackbox_files(args: argparse.Namespace, config: Any) -> Run:
     """``pdp-audit blackbox MODULE:FACTORY``'s audit (without ``--search``, ``--witness`` or ``--report``): the output
     checked against TARGET's module, then the import, the factory and the audit of ``config`` in a process of its own
     (:mod:`pdp_audit.verify.core.sandbox`): a hard exit in the user's code cannot end the command with 0, and its
-    process ends as Python ends (its open files flushed, its atexit handlers run).  The decided run; the command
-    writes its JSON."""
+    process ends as Python ends (its open files flushed, its atexit handlers run).  The decided run, its check
+    written as JSON (``--json``; ``"-"``: standard output) with the claim and the budget it was decided at: ``args``
+    holds the trials drawn (the default fitted to the sampler where it was slow)."""
+    from pdp_audit.reports.files import atomic_path, json_text, write_stdout
+    from pdp_audit.reports.json_report import check_to_dict
+
     check_outputs({"--json": args.json}, {"the module of TARGET": module_file(args.target)})
-    return run_isolated(audited_blackbox, args, config, target=f"target: the code of {shown(args.target)}")
+    run = run_isolated(audited_blackbox, args, config, target=f"target: the code of {shown(args.target)}")
+    args.trials = run.parameters.get("trials", args.trials)  # the default, fitted to the sampler where it was slow
+    (check,) = run.checks
+    doc = {
+        "schema": 1,
+        "target": args.target,
+        "claim": {"epsilon": args.claim_epsilon, "delta": args.claim_delta},
+        "trials": args.trials,
+        **({} if args.train_trials is None else {"train_trials": args.train_trials}),
+        "statistic": args.statistic,
+        **({"law": args.law} if args.law != "as-implemented" else {}),
+        "seed": args.seed,
+        "alpha": args.alpha,
+        "check": check_to_dict(check),
+    }
+    text = json_text(doc)
+    if args.json == "-":
+        write_stdout(text)
+    elif args.json:
+        with atomic_path(args.json) as tmp:
+            tmp.write_text(text, encoding="utf-8")
+    return run
 
 
 def audited_blackbox(args: argparse.Namespace, config: Any) -> Run:

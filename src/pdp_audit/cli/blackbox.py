@@ -21,7 +21,7 @@ from pdp_audit.api import add_option, run_isolated
 from pdp_audit.audits.blackbox.config import command_defaults
 from pdp_audit.cli import blackbox_search
 from pdp_audit.cli.commands import COMMAND_HELP
-from pdp_audit.reports.files import json_text, print_out
+from pdp_audit.reports.files import print_out
 from pdp_audit.reports.numbers import fmt_level
 from pdp_audit.use_cases import blackbox_files, command_config, kind_options, load_factory, module_file
 from pdp_audit.verify.inputs.validation import InputError, shown
@@ -82,9 +82,8 @@ def add_parser(subparsers) -> None:
 
 
 def command_blackbox(args: argparse.Namespace) -> int:
-    """Run the black-box attack and report its check; 1 if refuted, 3 otherwise."""
-    from pdp_audit.reports.json_report import check_to_dict
-
+    """Run the black-box attack (:func:`pdp_audit.use_cases.blackbox_files`) and print its check; 1 if refuted, 3
+    otherwise."""
     said = getattr(args, "early_stop", None)  # given (--early-stop True, --no-early-stop False), or None
     config = configured(args)
     # a search, a witness or a report draws its whole budget (the default's early stop is a plain run's): what the
@@ -97,32 +96,9 @@ def command_blackbox(args: argparse.Namespace) -> int:
     if blackbox_search.wanted(args):  # the whole search in the child: its outcome holds the user's objects
         target = f"target: the code of {shown(args.target)}"
         return run_isolated(blackbox_search.command, args, module_file, load_factory, target=target)
-    run = blackbox_files(args, config)  # the user's code in a process of its own
-    args.trials = run.parameters.get("trials", args.trials)  # the default, fitted to the sampler where it was slow
-    (check,) = run.checks
-    doc = {
-        "schema": 1,
-        "target": args.target,
-        "claim": {"epsilon": args.claim_epsilon, "delta": args.claim_delta},
-        "trials": args.trials,
-        **({} if args.train_trials is None else {"train_trials": args.train_trials}),
-        "statistic": args.statistic,
-        **({"law": args.law} if args.law != "as-implemented" else {}),
-        "seed": args.seed,
-        "alpha": args.alpha,
-        "check": check_to_dict(check),
-    }
-    text = json_text(doc)
-    if args.json == "-":
-        from pdp_audit.reports.files import write_stdout
-
-        write_stdout(text)
-    else:
-        if args.json:
-            from pdp_audit.reports.files import atomic_path
-
-            with atomic_path(args.json) as tmp:
-                tmp.write_text(text, encoding="utf-8")
+    run = blackbox_files(args, config)  # the user's code in a process of its own; the JSON written
+    if args.json != "-":
+        (check,) = run.checks
         print_out(_summary(args, check))
     return run.exit_code
 
