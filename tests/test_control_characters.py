@@ -61,3 +61,28 @@ def test_tick_labels_given_as_strings_are_escaped_too(tmp_path):
         with PdfPages(tmp_path / "p.pdf") as pdf:
             save_pages(pdf, [fig])
     assert [t.get_text() for t in ax.get_xticklabels()] == ["a\\x1b[2Kb", "plain"]
+
+
+def test_titles_axis_labels_and_legend_entries_are_escaped_too(tmp_path):
+    """The texts inside an axes -- its title, an axis label, a legend's entry -- are found and escaped as a
+    figure's own texts are (the walk over the figure's artists, which leaves the axes' ticks to the draw)."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    from matplotlib.backends.backend_pdf import PdfPages
+
+    from pdp_audit.reports.page_text import save_pages
+
+    fig, ax = plt.subplots()
+    ax.plot([0, 1], [0, 1], label="line a\x1bb")
+    ax.set_title("title a\x1bb")
+    ax.set_xlabel("x a\x07b")
+    ax.legend()
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # a missing glyph is a UserWarning
+        with PdfPages(tmp_path / "p.pdf") as pdf:
+            save_pages(pdf, [fig])
+    assert ax.get_title() == "title a\\x1bb"
+    assert ax.xaxis.label.get_text() == "x a\\x07b"
+    assert [t.get_text() for t in ax.get_legend().get_texts()] == ["line a\\x1bb"]
