@@ -225,7 +225,7 @@ def _opendp_step(k: int, call: Any, other: Any) -> tuple[accounting.Step | None,
 #: Draw sets recorded when not given: the first, and one more (see :func:`analyse`).
 DRAW_SETS = 2
 #: Neighbours replayed on each further draw set before it is replayed on all of them (see :func:`analyse`).
-SENTINELS = 3
+SENTINELS = 2
 
 
 def draw_seed(index: int, seed: int) -> int:
@@ -265,14 +265,15 @@ def analyse(
         run_seconds = time.perf_counter() - before
         first = DrawSet(0, trace.BASE_SEED, recorded, trace.probe(session, data, recorded, seed))
         draws.append(first)
-        replays = [(first, _replayed(session, candidates, first))]
-        sentinels = _sentinels(data, candidates)
+        sizes: list[float] = []  # of each neighbour's changed record, read where the first replay makes D′
+        replays = [(first, _replayed(session, data, candidates, first, sizes=sizes))]
+        sentinels = _sentinels(sizes)
         for index in range(1, max(1, draw_sets)):
             drawn = _other_path(session, data, candidates, sentinels, first, replays[0][1], draw_seed(index, seed))
             if drawn is not None:
                 drawn = dataclasses.replace(drawn, index=index)
                 draws.append(drawn)
-                replays.append((drawn, _replayed(session, candidates, drawn, scale=False)))
+                replays.append((drawn, _replayed(session, data, candidates, drawn, scale=False)))
     pairs = []
     for i, neighbour in enumerate(candidates):
         outcomes = [
@@ -302,8 +303,16 @@ def _worse(p: PairResult) -> tuple:
     return (p.score, p.upper.high if p.upper is not None else 0.0)
 
 
-def _replayed(session: trace.Session, candidates: list[Neighbour], drawn: DrawSet, scale: bool = True) -> list:
-    """Every neighbour replayed with the draw set's draws.  Whether the noise's coefficients move is asked once per
+def _replayed(
+    session: trace.Session,
+    data: Any,
+    candidates: list[Neighbour],
+    drawn: DrawSet,
+    scale: bool = True,
+    sizes: list[float] | None = None,
+) -> list:
+    """Every neighbour replayed with the draw set's draws (``sizes``: each changed record's :func:`_magnitude`
+    appended, read from D′ as it is made for the replay).  Whether the noise's coefficients move is asked once per
     kind of replacing record (a scale from the data moves with the record put in, not with where it goes) and on
     every pair that changes the size; on the first draw set only (``scale``)."""
     session.draws(drawn.seed)
@@ -312,29 +321,35 @@ def _replayed(session: trace.Session, candidates: list[Neighbour], drawn: DrawSe
     for neighbour in candidates:
         kind = neighbour.name.split(" by ", 1)[1] if " by " in neighbour.name else neighbour.name
         asked = scale and kind not in scaled
-        out.append(trace.compare(session, neighbour.data, drawn.recorded, drawn.probe, scale=asked))
+        made = neighbour.data  # made anew at each reading: once here
+        if sizes is not None:
+            sizes.append(_magnitude(data, neighbour, made))
+        out.append(trace.compare(session, made, drawn.recorded, drawn.probe, scale=asked))
         scaled.add(kind)
     return out
 
 
-def _magnitude(data: Any, neighbour: Neighbour) -> float:
-    """The largest finite magnitude among the numeric fields of the record the neighbour adds, puts in or removes
-    (−1 where none is finite: NaN and ±inf records are tried on every draw set's first replay only)."""
-    if len(neighbour.data) < len(data):  # a record removed
+def _magnitude(data: Any, neighbour: Neighbour, made: Any) -> float:
+    """The largest finite magnitude among the numeric fields of the record the neighbour (D′ = ``made``) adds, puts
+    in or removes (−1 where none is finite: NaN and ±inf records are tried on the first draw set only)."""
+    if len(made) < len(data):  # a record removed
         source, row = data, neighbour.position
     else:  # a record added (as the last) or put in place of one
-        source = neighbour.data
+        source = made
         row = len(source) - 1 if neighbour.position is None else neighbour.position
-    record = source.iloc[row].to_numpy() if hasattr(source, "iloc") else np.atleast_1d(np.asarray(source)[row])
+    if hasattr(source, "iat"):  # a frame: its numeric fields one by one (a row as a Series costs far more)
+        fields = [j for j, kind in enumerate(source.dtypes) if getattr(kind, "kind", "O") in "iuf"]
+        record = [source.iat[row, j] for j in fields]
+    else:
+        record = np.atleast_1d(np.asarray(source)[row]).tolist()
     numbers = [abs(float(v)) for v in record if isinstance(v, (int, float, np.number)) and not isinstance(v, bool)]
     finite = [v for v in numbers if math.isfinite(v)]
     return max(finite) if finite else -1.0
 
 
-def _sentinels(data: Any, candidates: list[Neighbour]) -> list[int]:
-    """The :data:`SENTINELS` neighbours whose changed record is largest (the first of equals)."""
-    sizes = [_magnitude(data, n) for n in candidates]
-    return sorted(sorted(range(len(candidates)), key=lambda i: -sizes[i])[:SENTINELS])
+def _sentinels(sizes: list[float]) -> list[int]:
+    """The :data:`SENTINELS` neighbours whose changed record is largest (``sizes``; the first of equals)."""
+    return sorted(sorted(range(len(sizes)), key=lambda i: -sizes[i])[:SENTINELS])
 
 
 def _other_path(

@@ -39,6 +39,7 @@ from typing import Any
 
 import numpy as np
 
+from pdp_audit.audits.program import trace
 from pdp_audit.audits.program.recorder import LOCATION_FAMILIES
 
 #: At most this many calls are audited in isolation (each costs one black-box run).
@@ -166,8 +167,6 @@ def landed_values(program: Any, data: Any, seen: Any, pair: Any, j: int, coordin
     is added to on D and on ``pair``'s D′: the coordinate of a replay with that noise element set to 0 (module
     notes); None where a replay diverges or raises, or x plus the recorded noise is not the recorded coordinate
     (the landing is not ``x + η`` in floating point)."""
-    from pdp_audit.audits.program import trace
-
     element = seen.probe.elements[j]
     call = seen.recorded.calls[element.call]
     eta = float(np.atleast_1d(np.asarray(call.noise, dtype=float)).ravel()[element.index])
