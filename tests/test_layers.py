@@ -236,6 +236,30 @@ def test_every_module_is_in_a_level():
     assert not unplaced, f"put these modules in a folder of LEVELS: {unplaced}"
 
 
+def lazy_tables(modules: dict[str, Path]) -> list[str]:
+    """The modules that look names up on first use: a module-level ``__getattr__`` (PEP 562)."""
+    return sorted(
+        name
+        for name, path in modules.items()
+        if any(
+            isinstance(node, ast.FunctionDef) and node.name == "__getattr__"
+            for node in ast.parse(path.read_text(encoding="utf-8")).body
+        )
+    )
+
+
+def test_one_lazy_table_of_public_names():
+    """``pdp_audit/__init__.py`` is the one table of names imported on first use: a second one under it (``api.py``
+    re-exported the audits' functions so) hands out internal names as if they were public."""
+    assert lazy_tables(our_modules()) == [NAMESPACE]
+
+
+def test_a_second_lazy_table_is_found(tmp_path):
+    (tmp_path / "a.py").write_text("def __getattr__(name):\n    raise AttributeError(name)\n")
+    (tmp_path / "b.py").write_text("class C:\n    def __getattr__(self, name):\n        return 0\n")
+    assert lazy_tables({"pdp_audit.a": tmp_path / "a.py", "pdp_audit.b": tmp_path / "b.py"}) == ["pdp_audit.a"]
+
+
 def test_the_use_cases_are_modules_of_the_application():
     modules = our_modules()
     missing = [m for m in USE_CASES if m not in modules or level(m, modules[m]) != LEVELS.index(str(APPLICATION))]
