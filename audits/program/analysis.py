@@ -27,8 +27,9 @@ from typing import Any, Callable
 
 import numpy as np
 
-from pdp_audit.audits.program import accounting, trace
+from pdp_audit.audits.program import accounting, search, trace
 from pdp_audit.audits.program.neighbours import Neighbour, neighbours, non_finite
+from pdp_audit.verify.core.candidate_search import maximise
 
 
 @dataclass
@@ -244,9 +245,11 @@ def analyse(
     claim: tuple[float, float],
     seed: int,
     draw_sets: int = DRAW_SETS,
+    budget: search.Budget = search.Budget(),
 ) -> Analysis:
-    """Record, probe, replay on every neighbour, compose (module notes).  The runs share one
-    :class:`~pdp_audit.audits.program.trace.Session`; the compositions follow it.
+    """Record, probe, replay on every named neighbour, compose (module notes), then search further neighbours within
+    ``budget`` (:mod:`.search`).  The runs share one :class:`~pdp_audit.audits.program.trace.Session` (a search's
+    batch, one of its own); the compositions follow it.
 
     **Draw sets.**  A branch on a noisy value (a noisy count against a threshold) may touch the data differently on
     draws the first record does not take.  The first draw set is replayed on every neighbour; each further one is
@@ -287,6 +290,9 @@ def analyse(
             for drawn, compared in replays
         ]
         pairs.append(max(outcomes, key=_worse))  # the first of equals: the first draw set's where it ties
+    if budget.active:
+        replayed = [drawn for drawn, _ in replays]
+        pairs += _searched(program, data, relation, bounds, replayed, claim, seed, budget)
     return Analysis(
         first.recorded,
         first.probe,
@@ -297,6 +303,57 @@ def analyse(
         draw_sets=draws,
         recorded_sets=max(1, draw_sets),
     )
+
+
+def _searched(
+    program: Callable,
+    data: Any,
+    relation: str,
+    bounds: Any,
+    replayed: list[DrawSet],
+    claim: tuple[float, float],
+    seed: int,
+    budget: search.Budget,
+) -> list[PairResult]:
+    """The pairs the search proposes (:mod:`.search`), each replayed and judged as a named one on the draw sets every
+    named neighbour was replayed on (its worst outcome kept), in the order proposed; each batch's replays share a
+    session, its compositions follow it."""
+    columns = search.fields(data, bounds)
+    out: list[PairResult] = []
+    scores: dict[str, float] = {}  # by name: a candidate proposed again (a whole-number field) is not replayed again
+
+    def criterion(batch: list[dict], first: int) -> list[float]:
+        proposed: dict[str, Neighbour] = {}
+        names = []
+        for i, params in enumerate(batch):
+            how = search.found_by(budget.strategy, first + i, budget.candidates)
+            neighbour = search.proposed(data, relation, columns, params, how)
+            names.append(neighbour.name)
+            if neighbour.name not in scores:
+                proposed.setdefault(neighbour.name, neighbour)
+        fresh = list(proposed.values())
+        with trace.Session(program) as session:
+            compared = [_replayed(session, data, fresh, drawn, scale=drawn is replayed[0]) for drawn in replayed]
+        for i, neighbour in enumerate(fresh):
+            pair = max(
+                (
+                    _judged(
+                        PairResult(neighbour, c[i], draw_set=d.index, recorded=d.recorded, probe=d.probe),
+                        d.recorded,
+                        d.probe,
+                        *claim,
+                    )
+                    for d, c in zip(replayed, compared)
+                ),
+                key=_worse,
+            )
+            out.append(pair)
+            scores[neighbour.name] = search.criterion(pair.score, pair.upper.pure if pair.upper else None, claim[0])
+        return [scores[name] for name in names]
+
+    space = search.space(data, relation, columns)
+    maximise(space, criterion, budget.strategy, budget.candidates, seed, search.BATCH)
+    return out
 
 
 def _worse(p: PairResult) -> tuple:

@@ -200,9 +200,8 @@ def run_program(config: ProgramAuditConfig, progress: bool = False, confirm: Cal
     program, data, name = _target(config)
     epsilon, delta = config.claim_epsilon, config.claim_delta
     try:
-        analysis = analyse(
-            program, data, config.neighbours, config.bounds_pair(), (epsilon, delta), config.seed, config.draw_sets
-        )
+        where = (config.bounds_pair(), (epsilon, delta), config.seed)
+        analysis = analyse(program, data, config.neighbours, *where, config.draw_sets, config.budget())
     except trace.ProgramFault as err:
         return decided(name, [_fault(str(err))], config.alpha, _parameters(config, None), config.seed)
     evidence = _structural(analysis, epsilon, delta, config.law)
@@ -293,17 +292,30 @@ def _parameters(config: ProgramAuditConfig, analysis: Analysis | None) -> dict:
         "delta": config.claim_delta,
         "neighbours": config.neighbours,
         "bounds": config.bounds,
+        "search": config.search,
+        "candidates": config.candidates,
         "trials": config.trials,
         "law": config.law,
         "scope": PROGRAM_SCOPES[config.law],
     }
     if analysis is not None:
+        proposed = [p for p in analysis.pairs if p.neighbour.found_by]
+        worst = max(proposed, key=lambda p: p.score, default=None)
         out.update(
             pairs_searched=len(analysis.pairs),
+            pairs_proposed=len(proposed),
+            worst_proposed=None if worst is None else _found(worst),
             primitives=len(analysis.recorded.calls),
             not_covered=list(NOT_COVERED),
         )
     return out
+
+
+def _found(pair: PairResult) -> dict:
+    """A pair as the JSON names it: its neighbour, how it was found (the named list, or the search's candidate), and
+    its score (:class:`~pdp_audit.audits.program.analysis.PairResult`)."""
+    found_by = pair.neighbour.found_by or "the named list"
+    return {"neighbour": pair.neighbour.name, "found_by": found_by, "score": pair.score}
 
 
 def _fault(message: str) -> Evidence:
@@ -333,7 +345,7 @@ def drawn(analysis: Analysis, pair: PairResult) -> str:
 def _pair_rows(analysis: Analysis) -> list[dict]:
     rows = []
     for p in sorted(analysis.pairs, key=lambda r: -r.score)[:12]:
-        row: dict[str, Any] = {"neighbour": p.neighbour.name, "draw_set": p.draw_set, "findings": list(p.findings)}
+        row: dict[str, Any] = {**_found(p), "draw_set": p.draw_set, "findings": list(p.findings)}
         if p.upper is not None:
             row.update(pure_epsilon=p.upper.pure, delta_upper=p.upper.high, how=p.upper.how)
         if p.lower is not None:
@@ -348,7 +360,12 @@ def _pair_rows(analysis: Analysis) -> list[dict]:
 def _structural(analysis: Analysis, epsilon: float, delta: float, law: str) -> list[Evidence]:
     worst = analysis.worst()
     witness = None if worst is None else worst.neighbour.name
-    details = {"witness": witness, "pairs": _pair_rows(analysis), "not_covered": list(NOT_COVERED)}
+    details = {
+        "witness": witness,
+        "witness_found_by": None if worst is None else _found(worst)["found_by"],
+        "pairs": _pair_rows(analysis),
+        "not_covered": list(NOT_COVERED),
+    }
     record = Evidence(
         CHECKS["program-record"],
         verdict="pass",
@@ -391,6 +408,7 @@ def _structural(analysis: Analysis, epsilon: float, delta: float, law: str) -> l
             details={
                 "witness": first.neighbour.name,
                 "draw_set": first.draw_set,
+                "witness_found_by": _found(first)["found_by"],
                 "findings": list(first.findings),
                 "trace": _trace(analysis.seen_by(first), None if divergence is None else divergence.index),
                 "pairs_searched": len(analysis.pairs),
@@ -459,7 +477,12 @@ def _refuted(analysis: Analysis, refuted: list[PairResult], epsilon: float, delt
         f"{worst.lower.low:.4g} > "
         f"δ = {delta:g} for the noise the release carries (pure ε of the steps {worst.lower.pure:.6g}; "
         f"{worst.lower.how}); the steps: {'; '.join(s.what + ' ' + s.law for s in worst.steps[:6])}.",
-        details={**details, "witness": worst.neighbour.name, "draw_set": worst.draw_set},
+        details={
+            **details,
+            "witness": worst.neighbour.name,
+            "witness_found_by": _found(worst)["found_by"],
+            "draw_set": worst.draw_set,
+        },
     )
 
 
@@ -555,5 +578,7 @@ def _as_confirmation(evidence: Evidence, witness: PairResult, law: str) -> Evide
     return (
         dataclasses.replace(evidence, spec=spec)
         .noted(f"Witness pair: D and {witness.neighbour.name}; confirmed at {at}.", before=True)
-        .with_details(witness=witness.neighbour.name, confirmation_law=law)
+        .with_details(
+            witness=witness.neighbour.name, witness_found_by=_found(witness)["found_by"], confirmation_law=law
+        )
     )

@@ -9,6 +9,8 @@ import math
 from dataclasses import dataclass, field
 from typing import Any
 
+from pdp_audit.audits.program.search import SEARCHES, Budget
+from pdp_audit.verify.core.candidate_search import require
 from pdp_audit.verify.core.config import (
     LAW_OPTION,
     PAIR_OPTIONS,
@@ -26,6 +28,10 @@ RELATIONS = ("add-remove", "replace-one")
 CONFIRM_TRIALS = 20_000
 #: Sets of draws the program is recorded on when not given, and the most allowed (each costs a record and a probe).
 DRAW_SETS, MOST_DRAW_SETS = 2, 16
+#: The neighbour search's strategy and its candidates beyond the named list, when not given.
+SEARCH, CANDIDATES = "random", 32
+#: The most candidates a search may propose (each is one replay of the program, like a named neighbour).
+MOST_CANDIDATES = 100_000
 
 
 def bounds_problem(text: str) -> str | None:
@@ -73,6 +79,26 @@ _OPTIONS = (
         "added or removed) or replace-one (one record replaced)",
         choices=RELATIONS,
         table="claim",
+    ),
+    Option(
+        "search",
+        "str",
+        SEARCH,
+        "how neighbours are searched beyond the named list (the domain's ends, outliers, NaN and ±inf, a new class, "
+        "a duplicate, the removal of the extremes and the rarest class): named (that list only), random (then "
+        f"--candidates records drawn inside the declared domain and beyond it), optuna (then --candidates proposed by "
+        f"optuna's TPE toward the largest privacy loss; pip install optuna) (default {SEARCH})",
+        choices=SEARCHES,
+        table="audit",
+    ),
+    Option(
+        "candidates",
+        "int",
+        CANDIDATES,
+        f"neighbours the search proposes beyond the named list, 0 to {MOST_CANDIDATES:,} (default {CANDIDATES}; each "
+        "is one replay of the program)",
+        range=Range(0, MOST_CANDIDATES),
+        table="audit",
     ),
     Option(
         "bounds",
@@ -124,7 +150,9 @@ _OPTIONS = (
         cli=False,
     ),
 )
-_EPSILON, _DELTA, _NEIGHBOURS, _BOUNDS, _TRIALS, _DRAW_SETS, _SEED, _ALPHA, _DATA, _PROGRAM = _OPTIONS
+_EPSILON, _DELTA, _NEIGHBOURS, _SEARCH, _CANDIDATES, _BOUNDS, _TRIALS, _DRAW_SETS, _SEED, _ALPHA, _DATA, _PROGRAM = (
+    _OPTIONS
+)
 
 
 @dataclass(frozen=True)
@@ -132,13 +160,16 @@ class ProgramAuditConfig(AuditConfig):
     """An (ε, δ)-DP claim of a program ``program(data, rng)`` under the relation ``neighbours``: ``target`` the
     pair (program, dataset) given by the API; else ``program`` (MODULE:FUNCTION) and ``data`` (a file) name them.
     ``bounds``: the declared domain of a record (``LOW,HIGH``); ``trials``: the confirmation's fresh releases per
-    world; ``draw_sets``: the sets of noise draws recorded (the neighbours replayed on them in turn); decided at
+    world; ``draw_sets``: the sets of noise draws recorded (the neighbours replayed on them in turn); ``search`` and
+    ``candidates``: the neighbour search beyond the named list (:mod:`.search`); decided at
     family-wise false-alarm probability ``alpha``; ``law``: the program as implemented in floating
     point, or the real-valued laws of its primitives (:data:`pdp_audit.verify.core.config.LAWS`)."""
 
     claim_epsilon: float = option(_EPSILON)
     claim_delta: float = option(_DELTA)
     neighbours: str = option(_NEIGHBOURS)
+    search: str = option(_SEARCH)
+    candidates: int = option(_CANDIDATES)
     bounds: str | None = option(_BOUNDS)
     trials: int = option(_TRIALS)
     draw_sets: int = option(_DRAW_SETS)
@@ -158,10 +189,19 @@ class ProgramAuditConfig(AuditConfig):
     def check(self, names: OptionNames) -> None:
         if self.target is None and (self.program is None or self.data is None):
             raise names.error(f"give the program and its data ({names.data})")
+        if self.search == "optuna":  # refused before any work, in one line
+            try:
+                require("optuna")
+            except ValueError:
+                raise names.error(f"{names.search} optuna needs optuna: pip install optuna") from None
         if self.data is not None:  # a FIFO or a device blocked the read forever
             why = not_a_regular_file(self.data, "dataset file (CSV or .npy)")
             if why is not None:
                 raise names.error(f"{names.data}: {self.data!r} {why}")
+
+    def budget(self) -> Budget:
+        """The neighbour search's budget."""
+        return Budget(self.search, self.candidates)
 
     def bounds_pair(self) -> tuple[float, float] | None:
         if self.bounds is None:

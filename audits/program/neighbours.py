@@ -34,11 +34,13 @@ class Neighbour:
     """A neighbouring dataset and how it was made: ``position`` the record of D removed or replaced (None: a record
     added, as the last of D′); ``made``: D′ itself, or a function of no argument that makes it (what
     :func:`neighbours` gives: D′ is made where it is read, so that a list of neighbours holds no copy of the dataset
-    -- each copy held was new memory, whose first writes cost more than a small program's run)."""
+    -- each copy held was new memory, whose first writes cost more than a small program's run); ``found_by``: the
+    search that proposed it (empty: the named list)."""
 
     name: str
     made: Any
     position: int | None = None
+    found_by: str = ""
 
     @property
     def data(self) -> Any:
@@ -160,11 +162,14 @@ def _new_classes(columns: list) -> list[tuple[str, dict]]:
 
 
 def _cast(fill: dict, numeric: list) -> dict:
-    """Integer fields keep integers (an outlier of an integer field is its nearest integer)."""
+    """Integer fields keep integers (an outlier of an integer field is its nearest integer); boolean fields booleans
+    (a frame's boolean column refuses a number)."""
     kinds = {name: values.dtype for name, values in numeric}
-    out = {}
+    out: dict[Any, Any] = {}
     for name, value in fill.items():
-        if kinds[name].kind in "iu" and math.isfinite(value):
+        if kinds[name].kind == "b":
+            out[name] = bool(value)
+        elif kinds[name].kind in "iu" and math.isfinite(value):
             info = np.iinfo(kinds[name])
             out[name] = int(min(max(round(value), info.min), info.max))
         else:

@@ -412,7 +412,18 @@ def _searched(analysis: Analysis) -> str:
         counts[verb] = counts.get(verb, 0) + 1
     words = {"remove": "a record removed", "add": "a record added", "replace": "a record replaced"}
     parts = [f"{n} with {words.get(verb, verb)}" for verb, n in counts.items()]
+    proposed = [p for p in analysis.pairs if p.neighbour.found_by]
+    if proposed:
+        how = proposed[0].neighbour.found_by.split(" (", 1)[0]
+        parts.append(f"{len(proposed)} of them proposed by {how}")
     return f"{len(analysis.pairs)} neighbouring datasets ({', '.join(parts)})"
+
+
+def _how_found(pair: PairResult) -> str:
+    """How the pair shown was found: by the named list, or by the search (its candidate), out of how many."""
+    if pair.neighbour.found_by:
+        return f" Found by {pair.neighbour.found_by}, beyond the named neighbours."
+    return " One of the named neighbours."
 
 
 #: The end of a sentence: a full stop and a capital, not the "al." of a citation's "et al.".
@@ -527,7 +538,7 @@ def review_page(
         found = run.verdict != "pass" and pair.score > 0  # a witness of a finding, not only the pair nearest the claim
         heading = "Witness pair" if found else "Pair closest to the claim"
         witness = witness_table(data, pair, highlight=found)
-        sections.append(Section(heading, f"{_change(pair.neighbour.name)}.", witness))
+        sections.append(Section(heading, f"{_change(pair.neighbour.name)}.{_how_found(pair)}", witness))
         release = release_table(analysis, pair)
         if release is not None and run.verdict != "pass":
             sections.append(Section("The release on D and on D′, with the noise drawn on D", table=release))

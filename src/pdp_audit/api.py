@@ -206,7 +206,10 @@ def audit_program(
         [1e-50, 1) (default 1e-6); ``law`` -- ``"as-implemented"`` (the default: the program as it runs in
         floating point, so a release carrying continuous float noise added to a value -- numpy's or diffprivlib's
         Laplace or Gaussian -- is not certified, being porous in float64: Mironov, CCS 2012) or ``"ideal"`` (the
-        primitives' real-valued laws; the certificate says the float implementation was not audited).
+        primitives' real-valued laws; the certificate says the float implementation was not audited); ``search`` --
+        how neighbours are searched beyond the named ones: ``"named"`` (those only), ``"random"`` (the default) or
+        ``"optuna"`` (TPE; ``pip install optuna``), each proposing ``candidates`` records (0 to 100,000, default 32)
+        ranked by the replay's own criterion (:mod:`pdp_audit.audits.program.search`).
 
     Returns:
       The decided :class:`~pdp_audit.reports.records.Run`: checks ``program-record``, ``program-structure``,
@@ -228,11 +231,10 @@ def audit_program(
     """
     from pdp_audit.catalogue.kinds import kinds_by_name
 
-    unknown = sorted(set(budget) - {"trials", "draw_sets", "seed", "alpha", "law"})
+    allowed = ("trials", "draw_sets", "seed", "alpha", "law", "search", "candidates")
+    unknown = sorted(set(budget) - set(allowed))
     if unknown:
-        raise InputError(
-            f"audit_program() has no argument {unknown[0]!r} (its budget: trials, draw_sets, seed, alpha, law)"[:200]
-        )
+        raise InputError(f"audit_program() has no argument {unknown[0]!r} (its budget: {', '.join(allowed)})"[:200])
     values: dict[str, Any] = {"claim_epsilon": epsilon, "claim_delta": delta, "neighbours": neighbours, **budget}
     if bounds is not None:
         if not (isinstance(bounds, (tuple, list)) and len(bounds) == 2):
