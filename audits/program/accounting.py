@@ -24,6 +24,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from pdp_audit.mechanisms.pld_composition import LossLaw, composed_profile_of
+
 #: The grid composition's Hoeffding shift in ε (bounds are valid at every value; this sets their gap).
 EPSILON_ERROR = 1e-3
 #: Relative rounding allowed a realised shift before it counts against a pure budget (a mean's (hi − lo)/n computed
@@ -76,8 +78,6 @@ def gaussian_delta(mu: float, epsilon: float) -> float:
 
 def _law(step: Step, reverse: bool):
     from scipy.stats import norm
-
-    from pdp_audit.mechanisms.pld_composition import LossLaw
 
     if step.law == "laplace":
         mu = step.mu
@@ -170,8 +170,6 @@ def _around_declared(declared: list[Step], rest: list[Step], epsilon: float) -> 
 def _on_the_grid(steps: list[Step], pure: float, epsilon: float) -> Composed:
     """The steps' privacy-loss distributions composed on the suite's grid: bounds on δ(ε) both ways (one way for
     symmetric laws); steps of very large shift capped, which bounds δ(ε) from below only."""
-    from pdp_audit.mechanisms.pld_composition import composed_profile_of
-
     capped = [_capped(s) for s in steps]
     if capped != steps:  # δ(ε) grows with each step's μ: capped steps bound it from below; 1 bounds it from above
         profile = composed_profile_of([_law(s, False) for s in capped], EPSILON_ERROR)

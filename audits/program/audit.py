@@ -24,8 +24,11 @@ Checks, one family at the run's α:
 from __future__ import annotations
 
 import dataclasses
+import importlib
 import io
 import math
+import os
+import sys
 import zlib
 from pathlib import Path
 from typing import Any, Callable
@@ -37,9 +40,11 @@ from pdp_audit.audits.program.analysis import Analysis, PairResult, analyse
 from pdp_audit.audits.program.config import ProgramAuditConfig
 from pdp_audit.audits.program.pages import review_page, shown_pair
 from pdp_audit.audits.program.recorder import NOT_RECORDED
+from pdp_audit.mechanisms.base import MalformedPair
 from pdp_audit.reports.records import Page, Verdict
 from pdp_audit.verify.core.checks import CheckSpec, Evidence, declare
 from pdp_audit.verify.core.config import LAW_SCOPES
+from pdp_audit.verify.evidence.user_audits import decided
 from pdp_audit.verify.inputs.validation import InputError
 
 SOURCE = "Cebere, Erb, Desfontaines, Bellet & Fitzsimons, PETS 2026 (grey-box auditing, record and replay)"
@@ -86,10 +91,6 @@ OTHER_PAIRS = 16
 
 def load_program(spec: str) -> Callable:
     """``MODULE:FUNCTION`` imported from the current folder or an installed module (one-line InputErrors)."""
-    import importlib
-    import os
-    import sys
-
     module_name, _, attribute = spec.partition(":")
     if not module_name or not attribute:
         raise InputError(f"program must be MODULE:FUNCTION, got {spec!r}")
@@ -195,8 +196,6 @@ PROGRAM_SCOPES = {
 def run_program(config: ProgramAuditConfig, progress: bool = False, confirm: Callable | None = None):
     """The audit of ``config``'s program (module notes); ``confirm(samplers, epsilon, delta, trials, seed, law)``: the
     black box's evidence on a pair of samplers ``(size, rng) -> releases`` (None: no confirmation)."""
-    from pdp_audit.verify.evidence.user_audits import decided
-
     program, data, name = _target(config)
     epsilon, delta = config.claim_epsilon, config.claim_delta
     try:
@@ -513,8 +512,6 @@ class ReleaseSampler:
         self.program, self.data, self.width = program, data, width
 
     def __call__(self, size: int, rng: np.random.Generator) -> np.ndarray:
-        from pdp_audit.mechanisms.base import MalformedPair
-
         seeds = rng.integers(0, 2**63 - 1, size=size)
         out = np.zeros((size, self.width))
         for i, seed in enumerate(seeds):

@@ -19,6 +19,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
+from pdp_audit.audits.program.accounting import gaussian_delta
 from pdp_audit.audits.program.analysis import Analysis, PairResult
 from pdp_audit.audits.program.recorder import Call
 from pdp_audit.reports.records import Check, ReviewPage, Run, Section, Table
@@ -207,8 +208,6 @@ def gaussian_allowance(epsilon: float, delta: float) -> float:
     """μ* with δ(ε) of the Gaussian shift μ* equal to ``delta`` (0 for δ = 0): the largest shift over σ one Gaussian
     call may have within (ε, δ) (Balle & Wang 2018, Thm 8; δ(ε) grows with μ, so a bracketing root)."""
     from scipy.optimize import brentq
-
-    from pdp_audit.audits.program.accounting import gaussian_delta
 
     if delta <= 0:
         return 0.0
