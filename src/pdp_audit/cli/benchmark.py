@@ -49,8 +49,11 @@ def add_parser(subparsers) -> None:
 
 def command_benchmark_linreg(args: argparse.Namespace) -> int:
     """Run the benchmark, write its JSON and PDF, print a summary; returns the exit code (0)."""
+    # deferred: loads scipy; benchmark --help must not
     from pdp_audit.audits.linreg.benchmark import run_benchmark
     from pdp_audit.reports import linreg_benchmark as report
+
+    # deferred: loads tempfile; benchmark --help must not
     from pdp_audit.reports.files import print_out
 
     path = args.report or "pdp-audit-benchmark-linreg.pdf"

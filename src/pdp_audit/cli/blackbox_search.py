@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import argparse
 
-from pdp_audit.api import check_outputs
+from pdp_audit.api import check_outputs, pair_value
 from pdp_audit.reports.files import json_text, print_out
 from pdp_audit.reports.numbers import fmt_level
 from pdp_audit.verify.inputs.validation import InputError, shown
@@ -65,6 +65,7 @@ def _count(text: str, name: str, low: int, high: int) -> int:
 
 def command(args: argparse.Namespace, module_file, load_factory) -> int:
     """Run the search, the re-check or the reported attack of ``args`` (already typed); 1 refuted, 3 otherwise."""
+    # deferred: loads scipy; blackbox --help must not
     from pdp_audit.audits.blackbox.search_check import SearchOptions, read_witness
 
     report = None if args.report is None or args.report.lower() == "none" else args.report
@@ -99,8 +100,6 @@ def command(args: argparse.Namespace, module_file, load_factory) -> int:
 
 def _witness_trials(witness: dict) -> int:
     """The fresh releases per world the witness was bounded on, checked as ``--trials`` is."""
-    from pdp_audit.api import pair_value
-
     try:
         return pair_value("trials", witness.get("trials"))
     except (InputError, TypeError, ValueError) as err:
@@ -112,6 +111,7 @@ def _searched(witness: dict | None) -> bool:
 
 
 def _attack(args, factory, options, claim, report) -> int:
+    # deferred: loads scipy; blackbox --help must not
     from pdp_audit.audits.blackbox.search_check import audit_blackbox_search_with
 
     # bars on a terminal only, as a plain run shows them: pilots, then the final attack's releases
@@ -132,6 +132,7 @@ def _attack(args, factory, options, claim, report) -> int:
 
 
 def _recheck(args, factory, witness, claim, report) -> int:
+    # deferred: loads scipy; blackbox --help must not
     from pdp_audit.audits.blackbox.search_check import recheck_witness_with
 
     outcome = recheck_witness_with(factory, witness, claim, args.trials, args.seed, args.workers)
@@ -150,6 +151,7 @@ def _recheck(args, factory, witness, claim, report) -> int:
 
 
 def _publish(args, outcome, doc: dict, report: str | None) -> None:
+    # deferred: loads matplotlib; blackbox --help must not
     from pdp_audit.reports.blackbox_report import render_blackbox_pdf
     from pdp_audit.reports.publish import write_together
 

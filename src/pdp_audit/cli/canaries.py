@@ -241,6 +241,7 @@ DEFAULT_REPORT = "pdp-audit-canaries.pdf"
 def command_canaries(args: argparse.Namespace) -> int:
     """Bound ε from the scores and write the reports (:func:`pdp_audit.use_cases.canaries_files`), print the bound;
     1 if the claim is refuted, 3 otherwise."""
+    # deferred: loads pdp_audit.reports.files; canaries --help must not
     from pdp_audit.reports.files import print_out
 
     typed(args, *CANARY_OPTIONS)
@@ -297,6 +298,7 @@ def _summary(run, args: argparse.Namespace) -> str:
     )
     dp_sgd = run.parameters.get("dp_sgd")
     if dp_sgd is not None:  # canaries --dp-sgd: the first page's rows, the upper bound first
+        # deferred: loads scipy; canaries --help must not
         from pdp_audit.training_run import page_rows
 
         line += "".join(f"\n  {row}" for row in page_rows(dp_sgd["upper"], dp_sgd["lower"], dp_sgd["curve"]))

@@ -72,6 +72,7 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
 def command_certify(args: argparse.Namespace) -> int:
     """Certify the deployment and write the certificate (:func:`pdp_audit.certify_files.certify_files`), print it,
     return the exit code."""
+    # deferred: loads importlib.metadata; certify --help must not
     from pdp_audit.certify_files import certify_files  # on use: `pdp-audit --help` imports no audit
 
     said = getattr(args, "early_stop", None)  # given (--early-stop True, --no-early-stop False), or None
@@ -89,6 +90,7 @@ def command_certify(args: argparse.Namespace) -> int:
 
 def print_certificate(run, deployment: str, elapsed: float, report: str | None) -> None:
     """The outcome, one line per guarantee, the data fingerprint and where the PDF is."""
+    # deferred: loads tempfile; certify --help must not
     from pdp_audit.reports.files import print_out
 
     outcome = OUTCOME[run.exit_code]

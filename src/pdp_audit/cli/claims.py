@@ -14,11 +14,12 @@ from __future__ import annotations
 
 import argparse
 import textwrap
+import time
 
 from pdp_audit.api import SEED_OPTION, WORKERS_OPTION, add_option, check_outputs, typed
 from pdp_audit.cli.commands import COMMAND_HELP
 from pdp_audit.ledger import entries as ledger
-from pdp_audit.reports.files import json_text, print_out
+from pdp_audit.reports.files import atomic_path, json_text, print_out
 from pdp_audit.verify.estimators.progress import say
 from pdp_audit.verify.inputs.validation import InputError, shown
 
@@ -138,8 +139,6 @@ def command_claims(args: argparse.Namespace) -> int:
     entries = selected_entries(args)
     doc = document(entries, args.paper, args.status)
     if args.json and args.json != "-":
-        from pdp_audit.reports.files import atomic_path
-
         with atomic_path(args.json) as tmp:
             tmp.write_text(json_text(doc), encoding="utf-8")
     if args.json == "-":
@@ -165,10 +164,11 @@ def selected_entries(args: argparse.Namespace) -> list:
 
 def command_claims_run(args: argparse.Namespace) -> int:
     """``pdp-audit claims --run``: decide the selected entries, write the PDF and JSON, return 0/1."""
-    import time
-
+    # deferred: loads scipy; claims --help must not (and `document` is also a name here)
     from pdp_audit.ledger.runs import document, run_ledger
     from pdp_audit.reports.claims_report import write_claims_report
+
+    # deferred: loads scipy; claims --help must not
     from pdp_audit.sweeps.executors import make_executor
 
     typed(args, SEED_OPTION, CLAIMS_WORKERS)

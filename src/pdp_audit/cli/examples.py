@@ -46,6 +46,7 @@ def shipped_examples() -> dict[str, bytes]:
 
 def command_examples(args: argparse.Namespace) -> int:
     """Write every example into ``args.folder``; InputError (exit 2) before writing anything if one exists."""
+    # deferred: loads pdp_audit.reports.files; examples --help must not
     from pdp_audit.reports.files import print_out
 
     folder = Path(args.folder)

@@ -86,6 +86,7 @@ def build_parser(light: bool = False, only: str | None = None) -> Parser:
 def add_run_parser(sub, deferred: bool = False) -> None:
     """``pdp-audit run NAME``: one subparser an audit of the catalogue, its options generated from its config (when
     the subparser is first used if ``deferred``: argparse uses NAME's alone)."""
+    # deferred: loads numpy; --help must not
     from pdp_audit import api
     from pdp_audit.use_cases import audit_plans
 
@@ -119,6 +120,7 @@ class VersionAction(argparse._VersionAction):
 def version_text() -> str:
     """``pdp-audit 0.1.0 (git 1a2b3c4d5e6f)``: the version and the commit, as every report and certificate says them
     (``+dirty`` after a commit whose tree had changes; ``commit unknown`` for a build without git)."""
+    # deferred: loads importlib.metadata; --help must not
     from pdp_audit.reports.code_commit import code_version
 
     return f"pdp-audit {code_version()}"
@@ -126,8 +128,11 @@ def version_text() -> str:
 
 def command_list() -> int:
     """``pdp-audit list``: the audits ``run`` offers and the mechanisms of the contract suite."""
+    # deferred: loads numpy; --help must not
     from pdp_audit.api import list_audits
     from pdp_audit.mechanisms.catalogue import registered
+
+    # deferred: loads tempfile; --help must not
     from pdp_audit.reports.files import print_out
 
     print_out("Audits (pdp-audit run NAME):")
@@ -159,6 +164,7 @@ ADAPTERS = {
 
 def print_summary(run, elapsed: float) -> None:
     """The run's summary (:func:`pdp_audit.reports.run_text.summary_lines`) on stdout."""
+    # deferred: loads tempfile; --help must not
     from pdp_audit.reports.files import print_out
     from pdp_audit.reports.run_text import summary_lines
 
@@ -168,8 +174,11 @@ def print_summary(run, elapsed: float) -> None:
 def command_run(args: argparse.Namespace) -> int:
     """``pdp-audit run NAME``: :func:`pdp_audit.use_cases.run_files` -- the audit's config built and the outputs
     checked before it runs, its reports written after -- and its summary printed; the exit code."""
+    # deferred: loads pdp_audit.cli.warnings; --help must not
     from pdp_audit.cli.warnings import print_warnings
     from pdp_audit.reports.files import print_out
+
+    # deferred: loads numpy; --help must not
     from pdp_audit.use_cases import run_files
 
     start = time.perf_counter()
@@ -190,11 +199,13 @@ def main(argv: list[str] | None = None) -> int:
     and the process then ends by that signal."""
     if argv is None:  # the process's own streams (never a caller's): whatever their encoding, every line prints,
         _escape_what_streams_cannot_encode()  # and a reader that leaves ends no command early
+        # deferred: loads tempfile; --help must not
         from pdp_audit.reports.files import streams_whose_readers_may_leave
 
         streams_whose_readers_may_leave()
     if _light(argv):  # --help, --version or nothing: no worker, no file, nothing for a signal to clean up
         return _command(argv)
+    # deferred: loads numpy; --help must not
     from pdp_audit.verify.core.processes import Terminated, end_by, terminations_raise
 
     with terminations_raise():
@@ -219,6 +230,7 @@ def _stdout_flushed() -> None:
     try:
         sys.stdout.flush()
     except BrokenPipeError:
+        # deferred: loads tempfile; --help must not
         from pdp_audit.reports.files import reader_left
 
         reader_left()
@@ -275,6 +287,7 @@ def _raise_as_standard_output(err: OSError) -> None:
         pass
     if isinstance(err, BrokenPipeError):
         raise err
+    # deferred: loads tempfile; --help must not
     from pdp_audit.reports.files import STDOUT, OutputError
 
     raise OutputError(err.errno, err.strerror or str(err), STDOUT) from err
@@ -283,6 +296,7 @@ def _raise_as_standard_output(err: OSError) -> None:
 def _command(argv: list[str] | None) -> int:
     try:
         if not _light(argv):  # an output over a file the command read (the user's code too) is refused
+            # deferred: loads numpy; --help must not
             from pdp_audit.api import record_reads
 
             record_reads()
@@ -295,6 +309,7 @@ def _command(argv: list[str] | None) -> int:
             raise
         except OSError as err:  # a help or version text standard output refused (Parser._print_message)
             _raise_as_standard_output(err)
+        # deferred: loads numpy; --help must not
         from pdp_audit.verify.core.float_rules import own_float_rules
 
         with own_float_rules():  # whatever np.seterr or warning filter the user's module sets
@@ -304,6 +319,7 @@ def _command(argv: list[str] | None) -> int:
         print(message if message.startswith("pdp-audit") else f"pdp-audit: error: {message}", file=sys.stderr)
         return EXIT_USAGE
     except BrokenPipeError:  # a write past print_out and write_stdout (a progress line): the reader left; its stream
+        # deferred: loads tempfile; --help must not
         from pdp_audit.reports.files import reader_left  # goes to the null device (stdout's if unknown)
 
         reader_left()
@@ -315,6 +331,7 @@ def _command(argv: list[str] | None) -> int:
         print(line, file=sys.stderr)
         return EXIT_USAGE
     except KeyboardInterrupt as err:
+        # deferred: loads numpy; --help must not
         from pdp_audit.verify.core.processes import raised_without_signal
 
         if raised_without_signal(err):  # raised by the code under audit (it ran in this process): its fault
@@ -334,6 +351,7 @@ def _command(argv: list[str] | None) -> int:
     except SystemExit:  # argparse's --help and --version
         raise
     except BaseException as err:  # neither Exception nor an exit: escaped from where no user code runs, so ours
+        # deferred: loads numpy; --help must not
         from pdp_audit.verify.core.processes import Terminated
 
         if isinstance(err, Terminated):  # SIGTERM/SIGHUP: main ends the process by that signal
@@ -353,6 +371,7 @@ def os_error_line(err: OSError, argv: list[str] | None) -> str | None:
     """The one line an operating-system error is reported in (a full disk, a read-only file system, a symbolic link
     loop, a name too long, a permission): the option and the path it concerns and the system's words; None for an
     OSError that names no path and is no condition of the system (a bug of ours: exit 4)."""
+    # deferred: loads tempfile; --help must not
     from pdp_audit.reports.files import STDOUT, OutputError
 
     if err.filename is None and err.errno == errno.EBADF and _stdout_closed():  # the user's code closed it

@@ -51,8 +51,11 @@ def add_parser(subparsers) -> None:
 
 def command_mutants(args: argparse.Namespace) -> int:
     """Run the zoo, write the table, return 0 if every mutant is caught."""
+    # deferred: loads scipy; mutants --help must not
     from pdp_audit import mutant_runs as runs
     from pdp_audit import mutants as zoo
+
+    # deferred: loads tempfile; mutants --help must not
     from pdp_audit.reports.files import print_out, reader_left
     from pdp_audit.reports.mutants_report import mutants_document, write_mutants_report
 

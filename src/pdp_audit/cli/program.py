@@ -49,6 +49,7 @@ def add_parser(subparsers) -> None:
 def command_program(args: argparse.Namespace) -> int:
     """Audit the program and write the reports (:func:`pdp_audit.use_cases.program_files`), print its summary; the
     verdict's exit code."""
+    # deferred: loads pdp_audit.reports.files; program --help must not
     from pdp_audit.reports.files import print_out
 
     values = {o.key: getattr(args, o.key) for o in PROGRAM_OPTIONS if getattr(args, o.key, None) is not None}

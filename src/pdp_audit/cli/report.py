@@ -32,6 +32,7 @@ def add_parser(subparsers) -> None:
 
 def command_report(args: argparse.Namespace) -> int:
     """``pdp-audit report``: write the store's PDF and/or JSON and print a one-line summary; exit 0."""
+    # deferred: loads logging; report --help must not
     from pdp_audit.cli.sweep import write_outputs
     from pdp_audit.reports.files import print_out
 

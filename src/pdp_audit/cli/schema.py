@@ -27,6 +27,7 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
 
 def command_schema(args: argparse.Namespace) -> int:
     """Write the schema, as shipped, to stdout."""
+    # deferred: loads tempfile; schema --help must not
     from pdp_audit.reports.files import write_stdout
     from pdp_audit.reports.json_report import run_schema_text
 

@@ -9,7 +9,7 @@ from pathlib import Path
 
 from pdp_audit.api import WORKERS, Option, add_option, check_outputs, store_inputs, typed
 from pdp_audit.cli.commands import COMMAND_HELP
-from pdp_audit.verify.core.dask_cluster import DASK_LOCAL, SCHEDULER
+from pdp_audit.verify.core.dask_cluster import DASK_LOCAL, SCHEDULER, distributed_module
 from pdp_audit.verify.inputs.validation import InputError, not_a_regular_file, shown
 
 EXIT_INTERRUPTED = 130
@@ -46,6 +46,7 @@ def add_parser(subparsers) -> None:
 
 def command_sweep(args: argparse.Namespace) -> int:
     """``pdp-audit sweep``: run the spec's missing cells into the store, write the reports; the sweep's exit code."""
+    # deferred: loads tempfile; sweep --help must not
     from pdp_audit.reports.files import print_out
     from pdp_audit.sweeps.executors import make_executor
     from pdp_audit.sweeps.spec import load_spec, run_sweep
@@ -62,8 +63,6 @@ def command_sweep(args: argparse.Namespace) -> int:
     if why is not None and why != "does not exist":  # a database is written in place, never through a FIFO
         raise InputError(f"--store: {store_path!r} {why}")
     if args.scheduler is not None or args.dask_local is not None:
-        from pdp_audit.verify.core.dask_cluster import distributed_module
-
         distributed_module()  # a one-line error now, before any store is made, if Dask is missing
     store = Store.for_sweep(store_path, spec, args.resume)
     older = sorted({v for (v,) in store.db.execute("SELECT DISTINCT code_version FROM cells")} - {store.code_version})
@@ -76,6 +75,7 @@ def command_sweep(args: argparse.Namespace) -> int:
     executor = None
     try:
         if store.completed_ids() >= {c.cell_id for c in spec.cells}:
+            # deferred: loads scipy; sweep --help must not
             from pdp_audit.sweeps.executors import SerialExecutor
 
             executor = SerialExecutor()  # nothing left to run: start no workers
@@ -116,8 +116,11 @@ def write_outputs(store_path: str, pdf: str | None, json_path: str | None, csv_p
     """Render the store at ``store_path`` as PDF (``pdf``; ``none`` skips it), JSON (``json_path``) and CSV
     (``csv_path``; ``-``: stdout), published together (all or none: a full disk keeps every earlier file); returns
     the results read."""
+    # deferred: loads importlib.metadata; sweep --help must not
     from pdp_audit.reports.publish import write_together
     from pdp_audit.reports.sweep_json import dumps
+
+    # deferred: loads matplotlib; sweep --help must not
     from pdp_audit.reports.sweep_pdf import render_sweep_pdf
     from pdp_audit.sweeps.store import load_results
 

@@ -91,6 +91,7 @@ def describe(result: dict) -> str:
 
 def command_tau(args: argparse.Namespace) -> int:
     """Compute τ for the parsed options and print or write its JSON (exit code 0)."""
+    # deferred: loads pdp_audit.mechanisms.goe; tau --help must not
     from pdp_audit.mechanisms.goe import tau
     from pdp_audit.verify.estimators.engine import one_blas_thread
 
