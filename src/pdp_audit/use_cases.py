@@ -16,12 +16,14 @@ from __future__ import annotations
 import argparse
 import gc
 import importlib
+import importlib.util
 import os
 import sys
 from contextlib import contextmanager, nullcontext
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any, Callable, Iterator
 
+from pdp_audit.catalogue.arguments import configure_from_args, typed
 from pdp_audit.mechanisms.base import user_error
 from pdp_audit.verify.core.checks import without_figures
 from pdp_audit.verify.core.config import COMMAND_LINE, WORKERS_OPTION, pair_value
@@ -41,6 +43,7 @@ if TYPE_CHECKING:  # pragma: no cover
 def audit_plans() -> dict[str, AuditPlan]:
     """Every built-in audit's :class:`~pdp_audit.verify.core.plan.AuditPlan` by its ``run`` name, in the order
     ``pdp-audit list`` shows them: what ``pdp-audit run NAME`` generates its parser from."""
+    # deferred: read at call time (tests replace plans.plans_by_name)
     from pdp_audit.catalogue.plans import plans_by_name
 
     return plans_by_name()
@@ -49,6 +52,7 @@ def audit_plans() -> dict[str, AuditPlan]:
 def kind_options(name: str) -> tuple:
     """The options the user-facing audit kind ``name`` declares (:data:`pdp_audit.catalogue.kinds.KINDS`): the
     fields of its config, what its command's flags are generated from."""
+    # deferred: loads hashlib; run --help must not
     from pdp_audit.catalogue.kinds import kinds_by_name
 
     return kinds_by_name()[name].options
@@ -57,6 +61,7 @@ def kind_options(name: str) -> tuple:
 def command_config(name: str, values: dict[str, Any]) -> Any:
     """The config of the user-facing audit kind ``name`` from a command's flags (``values`` by option key), every
     one checked before any work, errors naming the flags (:meth:`~pdp_audit.verify.core.plan.KindPlan.configure`)."""
+    # deferred: loads hashlib; run --help must not
     from pdp_audit.catalogue.kinds import kinds_by_name
 
     return kinds_by_name()[name].plan.configure(values, COMMAND_LINE)
@@ -67,7 +72,7 @@ def run_files(args: argparse.Namespace) -> tuple[Run, str | None]:
     the flags; ``--workers`` too), the outputs checked against the data file, the run decided over ``--workers``
     processes and its reports written (``--report``, default ``pdp-audit-NAME.pdf``, ``none`` for no PDF;
     ``--json``).  The decided run and the PDF's path (None: none)."""
-    from pdp_audit.catalogue.arguments import configure_from_args, typed
+    # deferred: loads importlib.metadata; run --help must not
     from pdp_audit.reports.publish import write_run_reports
 
     plan = audit_plans()[args.mechanism]
@@ -94,6 +99,7 @@ def collector_aside_while_drawing(pdf: str | None) -> Iterator[None]:
     if pdf is None or gc.get_freeze_count():
         yield
         return
+    # deferred: loads matplotlib; run --help must not
     import pdp_audit.reports.pdf  # noqa: F401 (its libraries' objects among those set aside)
 
     gc.freeze()
@@ -108,6 +114,7 @@ def program_files(target: str, values: dict[str, Any], report: str | None, json:
     checked before the program runs, errors naming the flags), the outputs checked against ``--data``, the program
     audited in the sandbox's child (a hard exit in it cannot end the command with 0) and the reports written
     (``report``: the PDF, None for none; ``json``: ``"-"`` for standard output)."""
+    # deferred: loads hashlib; run --help must not
     from pdp_audit.catalogue.kinds import kinds_by_name
     from pdp_audit.reports.publish import write_run_reports
 
@@ -120,6 +127,7 @@ def program_files(target: str, values: dict[str, Any], report: str | None, json:
 
 def audited_program(config: Any) -> Run:
     """The program kind's audit of ``config`` (its Run), in the sandbox's child; the current folder importable."""
+    # deferred: loads hashlib; run --help must not
     from pdp_audit.catalogue.kinds import kinds_by_name
 
     sys.path.insert(0, os.getcwd())
@@ -130,6 +138,7 @@ def run_cell(audit: str, seed: int, alpha: float, options: dict[str, Any], check
     """The cell of ``pdp-audit sweep`` with ``mechanism = audit``, root seed ``seed`` and ``options`` (keywords,
     errors naming ``where``), run at ``alpha`` with the check ids ``checks`` selected (None: all): ``(cell, alpha,
     result)`` with ``alpha`` as checked, what the pytest plugin's ``privacy_audit.run`` asserts on."""
+    # deferred: loads scipy; run --help must not
     from pdp_audit.sweeps.catalogue import SWEEPS
     from pdp_audit.sweeps.spec import cell_from_options
 
@@ -162,9 +171,12 @@ def canaries_files(
     claim_epsilon -- the deployment's claim where None -- and seed) and the reports written; with ``dp_sgd`` the
     deployment certified and its upper bound set beside the canaries' lower bound
     (:func:`pdp_audit.training_run.training_run_report`)."""
+    # deferred: loads pdp_audit.audits.canaries.evidence; run --help must not
     from pdp_audit.audits.canaries.evidence import audit_canary_scores, audit_one_run
     from pdp_audit.deployment import certify_deployment
     from pdp_audit.reports.publish import write_run_reports
+
+    # deferred: loads scipy; run --help must not
     from pdp_audit.training_run import dp_sgd_deployment, training_run_report
 
     report, json = outputs
@@ -191,6 +203,7 @@ def blackbox_files(args: argparse.Namespace, config: Any) -> Run:
     process ends as Python ends (its open files flushed, its atexit handlers run).  The decided run, its check
     written as JSON (``--json``; ``"-"``: standard output) with the claim and the budget it was decided at: ``args``
     holds the trials drawn (the default fitted to the sampler where it was slow)."""
+    # deferred: loads tempfile; run --help must not
     from pdp_audit.reports.files import atomic_path, json_text, write_stdout
     from pdp_audit.reports.json_report import check_to_dict
 
@@ -221,6 +234,7 @@ def blackbox_files(args: argparse.Namespace, config: Any) -> Run:
 
 def audited_blackbox(args: argparse.Namespace, config: Any) -> Run:
     """The black-box audit of ``args.target`` (its Run), in the sandbox's child: the import, the factory, the audit."""
+    # deferred: loads hashlib; run --help must not
     from pdp_audit.catalogue.kinds import kinds_by_name
 
     # the current folder stays importable while the sampler runs (a lazy import of a module beside TARGET's)
@@ -236,8 +250,6 @@ def audited_blackbox(args: argparse.Namespace, config: Any) -> Run:
 def module_file(target: str) -> str | None:
     """The source file of TARGET's module, found as :func:`load_factory` would import it (None if none is found:
     importing it will say why)."""
-    import importlib.util
-
     module_name = target.partition(":")[0]
     sys.path.insert(0, os.getcwd())
     try:
