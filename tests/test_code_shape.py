@@ -233,82 +233,11 @@ def test_a_bare_any_is_found():
 #: The product's folders (the tests, examples and benchmarks are not the product).
 PRODUCT = ("mechanisms", "verify", "audits", "reports", "src/pdp_audit")
 
-#: Function-level imports of our own modules without a ``# deferred:`` reason on 2026-11-27 (``module: imported``):
-#: this list may only shrink.  An import of ours goes at the top of its module; one that must wait (start-up would load
+#: Function-level imports of our own modules without a ``# deferred:`` reason (``module: imported``): none since
+#: 2026-11-27, and none joins.  An import of ours goes at the top of its module; one that must wait (start-up would load
 #: more: ``tests/test_light_imports.py``; a test replaces the name where it is read) says why in a comment beginning
 #: ``# deferred:`` on its line or on the comment lines directly above it (or above the run of imports it ends).
-KNOWN_UNEXPLAINED_IMPORTS = frozenset(
-    {
-        "pdp_audit.api: pdp_audit.catalogue.kinds",
-        "pdp_audit.api: pdp_audit.catalogue.plans",
-        "pdp_audit.api: pdp_audit.deployment",
-        "pdp_audit.api: pdp_audit.reports.publish",
-        "pdp_audit.api: pdp_audit.reports.records",
-        "pdp_audit.api: pdp_audit.sweeps.store",
-        "pdp_audit.api: pdp_audit.verify.evidence.contract",
-        "pdp_audit.audits.program.accounting: pdp_audit.mechanisms.pld_composition",
-        "pdp_audit.audits.program.audit: pdp_audit.mechanisms.base",
-        "pdp_audit.audits.program.audit: pdp_audit.verify.evidence.user_audits",
-        "pdp_audit.audits.program.isolated: pdp_audit.audits.program",
-        "pdp_audit.audits.program.pages: pdp_audit.audits.program.accounting",
-        "pdp_audit.cli.benchmark: pdp_audit.audits.linreg.benchmark",
-        "pdp_audit.cli.benchmark: pdp_audit.reports",
-        "pdp_audit.cli.benchmark: pdp_audit.reports.files",
-        "pdp_audit.cli.blackbox_search: pdp_audit.api",
-        "pdp_audit.cli.blackbox_search: pdp_audit.audits.blackbox.search_check",
-        "pdp_audit.cli.blackbox_search: pdp_audit.reports.blackbox_report",
-        "pdp_audit.cli.blackbox_search: pdp_audit.reports.publish",
-        "pdp_audit.cli.canaries: pdp_audit.reports.files",
-        "pdp_audit.cli.canaries: pdp_audit.training_run",
-        "pdp_audit.cli.certify: pdp_audit.certify_files",
-        "pdp_audit.cli.certify: pdp_audit.reports.files",
-        "pdp_audit.cli.claims: pdp_audit.ledger.runs",
-        "pdp_audit.cli.claims: pdp_audit.reports.claims_report",
-        "pdp_audit.cli.claims: pdp_audit.reports.files",
-        "pdp_audit.cli.claims: pdp_audit.sweeps.executors",
-        "pdp_audit.cli.examples: pdp_audit.reports.files",
-        "pdp_audit.cli.main: pdp_audit",
-        "pdp_audit.cli.main: pdp_audit.api",
-        "pdp_audit.cli.main: pdp_audit.cli.warnings",
-        "pdp_audit.cli.main: pdp_audit.mechanisms.catalogue",
-        "pdp_audit.cli.main: pdp_audit.reports.code_commit",
-        "pdp_audit.cli.main: pdp_audit.reports.files",
-        "pdp_audit.cli.main: pdp_audit.reports.run_text",
-        "pdp_audit.cli.main: pdp_audit.use_cases",
-        "pdp_audit.cli.main: pdp_audit.verify.core.float_rules",
-        "pdp_audit.cli.main: pdp_audit.verify.core.processes",
-        "pdp_audit.cli.mutants: pdp_audit",
-        "pdp_audit.cli.mutants: pdp_audit.reports.files",
-        "pdp_audit.cli.mutants: pdp_audit.reports.mutants_report",
-        "pdp_audit.cli.program: pdp_audit.reports.files",
-        "pdp_audit.cli.report: pdp_audit.cli.sweep",
-        "pdp_audit.cli.report: pdp_audit.reports.files",
-        "pdp_audit.cli.schema: pdp_audit.reports.files",
-        "pdp_audit.cli.schema: pdp_audit.reports.json_report",
-        "pdp_audit.cli.sweep: pdp_audit.reports.files",
-        "pdp_audit.cli.sweep: pdp_audit.reports.publish",
-        "pdp_audit.cli.sweep: pdp_audit.reports.sweep_json",
-        "pdp_audit.cli.sweep: pdp_audit.reports.sweep_pdf",
-        "pdp_audit.cli.sweep: pdp_audit.sweeps.executors",
-        "pdp_audit.cli.sweep: pdp_audit.sweeps.spec",
-        "pdp_audit.cli.sweep: pdp_audit.sweeps.store",
-        "pdp_audit.cli.sweep: pdp_audit.verify.core.dask_cluster",
-        "pdp_audit.cli.tau: pdp_audit.mechanisms.goe",
-        "pdp_audit.cli.tau: pdp_audit.verify.estimators.engine",
-        "pdp_audit.use_cases: pdp_audit.audits.canaries.evidence",
-        "pdp_audit.use_cases: pdp_audit.catalogue.arguments",
-        "pdp_audit.use_cases: pdp_audit.catalogue.kinds",
-        "pdp_audit.use_cases: pdp_audit.catalogue.plans",
-        "pdp_audit.use_cases: pdp_audit.deployment",
-        "pdp_audit.use_cases: pdp_audit.reports.files",
-        "pdp_audit.use_cases: pdp_audit.reports.json_report",
-        "pdp_audit.use_cases: pdp_audit.reports.pdf",
-        "pdp_audit.use_cases: pdp_audit.reports.publish",
-        "pdp_audit.use_cases: pdp_audit.sweeps.catalogue",
-        "pdp_audit.use_cases: pdp_audit.sweeps.spec",
-        "pdp_audit.use_cases: pdp_audit.training_run",
-    }
-)
+KNOWN_UNEXPLAINED_IMPORTS: frozenset[str] = frozenset()
 
 
 def _installed_name(path: Path) -> str:
