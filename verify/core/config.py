@@ -25,6 +25,7 @@ from typing import Any, Callable, ClassVar, Literal, Mapping
 
 from pdp_audit.verify.inputs.datasets import SHIPPED
 from pdp_audit.verify.inputs.validation import InputError, shown
+from pdp_audit.verify.inputs.workers import MAX_WORKERS
 
 Kind = Literal["float", "int", "str", "bool", "size"]
 Table = Literal["claim", "parameters", "audit", "none"]  # "none": not in a deployment file
@@ -81,9 +82,7 @@ SEED = Range(0, 2**63 - 1, high_text="2^63-1")
 #: Every noise scale, precision and ridge term: beyond it the privacy loss overflows or vanishes.
 SCALE = Range(1e-12, 1e12)
 POSITIVE = Range(0, open_low=True)
-#: A worker count: each worker is a process with its own memory.
-#: The most worker processes a run may ask for (each is a process with its own memory).
-MAX_WORKERS = 256
+#: A worker count: each worker is a process with its own memory (:mod:`pdp_audit.verify.inputs.workers`).
 WORKERS = Range(1, MAX_WORKERS)
 #: What a user's own pair claims (``audit_pair``, the pytest plugin): any ε >= 0 (ε = 0 asks for δ(0), the total
 #: variation), δ in [0, 1) (δ = 0, pure DP: a pass then certifies the δ upper bound it states, never δ = 0), and

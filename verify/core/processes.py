@@ -16,9 +16,8 @@ from typing import Callable, Iterator, NoReturn
 
 import numpy as np
 
-from pdp_audit.verify.core.config import MAX_WORKERS
 from pdp_audit.verify.inputs.interruptions import Terminated  # also imported from here (its home before)
-from pdp_audit.verify.inputs.validation import InputError
+from pdp_audit.verify.inputs.workers import available_cores, checked_workers
 
 
 @contextmanager
@@ -26,9 +25,7 @@ def executor_for(workers: int):
     """None (serial) for one worker, else a process pool whose workers die with this process; results are
     identical either way.  On an error or Ctrl-C the blocks not yet started are cancelled.  Its workers hand blocks of
     losses back through memory shared with them (:class:`pdp_audit.verify.estimators.engine.SharedSlots`)."""
-    if not 1 <= workers <= MAX_WORKERS:
-        raise InputError(f"--workers must be in [1, {MAX_WORKERS}], got {workers}")
-    workers = started_workers(workers)
+    workers = started_workers(checked_workers(workers))
     if workers == 1:
         yield None
         return
@@ -111,10 +108,10 @@ def _cgroup_limit() -> int | None:
 
 
 def started_workers(workers: int) -> int:
-    """The processes worth starting for ``workers``: at most this machine's cores (the blocks are CPU-bound, each
-    process holds its own copy of the data, and the numbers never depend on the count: ``--workers 256`` on two cores
-    started 256 processes of ~150 MB each)."""
-    return max(1, min(int(workers), os.cpu_count() or 1))
+    """The processes worth starting for ``workers``: at most the cores this process may use (the blocks are
+    CPU-bound, each process holds its own copy of the data, and the numbers never depend on the count: ``--workers
+    256`` on two cores started 256 processes of ~150 MB each)."""
+    return max(1, min(int(workers), available_cores()))
 
 
 def exit_with_parent() -> None:

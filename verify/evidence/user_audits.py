@@ -4,7 +4,6 @@ budgets are checked by their configs, ``audits/<kind>/config.py``)."""
 
 from __future__ import annotations
 
-import os
 import pickle
 import time
 from typing import TYPE_CHECKING, Any
@@ -14,6 +13,7 @@ import numpy as np
 from pdp_audit.verify.core.checks import finalize, make_run
 from pdp_audit.verify.core.config import PAIR_OPTIONS
 from pdp_audit.verify.inputs.validation import InputError
+from pdp_audit.verify.inputs.workers import available_cores  # read by name at call time: tests replace it here
 
 if TYPE_CHECKING:
     from pdp_audit.reports.records import Run
@@ -47,14 +47,6 @@ def sampler_cost(samplers) -> float:
         sample(probe, rng)
         cost = max(cost, (time.perf_counter() - start) / probe)
     return cost
-
-
-def available_cores() -> int:
-    """The cores this process may run on (its affinity where the system says, else the machine's)."""
-    try:
-        return max(1, len(os.sched_getaffinity(0)))
-    except AttributeError:  # not on Linux
-        return max(1, os.cpu_count() or 1)
 
 
 def chosen_workers(shipped: Any, cost: float, what: str = "the sampler") -> tuple[int, str]:

@@ -8,11 +8,12 @@ process-wide, so concurrent callers share it (:class:`_OneBlasThread`).
 
 from __future__ import annotations
 
-import os
 import sys
 from concurrent.futures import ThreadPoolExecutor
 from threading import Lock
 from typing import Callable
+
+from pdp_audit.verify.inputs.workers import available_cores
 
 #: threadpoolctl's controller of the native thread pools loaded, and the state of ``sys.modules`` it was made at
 #: (:func:`native_pools`): ``threadpool_limits`` scans every loaded library again at each call (1.4 ms for BLAS,
@@ -66,8 +67,7 @@ _ONE_BLAS_THREAD = _OneBlasThread()
 def _cores() -> int:
     """Threads for the chunks: the cores this process may use, but no more than BLAS is allowed now -- a worker
     process whose pool limited BLAS to one thread (one worker per core) must not add threads of its own."""
-    affinity = getattr(os, "sched_getaffinity", None)
-    cores = len(affinity(0)) if affinity is not None else os.cpu_count() or 1
+    cores = available_cores()
     controller = native_pools()
     if controller is None:
         return cores

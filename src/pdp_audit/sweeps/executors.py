@@ -28,7 +28,6 @@ from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, ThreadPoolE
 from concurrent.futures.process import BrokenProcessPool
 
 from pdp_audit.sweeps.store import code_version
-from pdp_audit.verify.core.config import MAX_WORKERS
 from pdp_audit.verify.core.dask_cluster import (
     MissingDependency,  # noqa: F401 (re-exported: where sweeps found it)
     connect,
@@ -40,6 +39,7 @@ from pdp_audit.verify.estimators.engine import blas_limited_for_good
 from pdp_audit.verify.inputs.datasets import pinned_bytes
 from pdp_audit.verify.inputs.interruptions import INTERRUPTIONS
 from pdp_audit.verify.inputs.validation import InputError
+from pdp_audit.verify.inputs.workers import available_cores, checked_workers
 
 MAX_RESTARTS_WITHOUT_PROGRESS = 3
 
@@ -223,7 +223,7 @@ class ProcessExecutor:
     forks = True  # workers inherit the driver's imports (see SweepMechanism.preload)
 
     def __init__(self, workers: int | None = None):
-        self.workers = started_workers(workers or os.cpu_count() or 1)
+        self.workers = started_workers(workers or available_cores())
         self.description = f"{self.workers} local process{'es' if self.workers != 1 else ''}"
         self.restarts = 0
         self.chunked_cells = 0
@@ -391,12 +391,11 @@ class DaskExecutor:
 def make_executor(workers: int | None = None, scheduler: str | None = None, dask_local: int | None = None):
     """The executor the ``sweep`` options ask for: Dask (a scheduler or a LocalCluster), a process pool, or serial
     (``workers`` = 1; default: one process per core)."""
-    for option, count in (("--workers", workers), ("--dask-local", dask_local)):
-        if count is not None and not 1 <= count <= MAX_WORKERS:
-            raise InputError(f"{option} must be a whole number in [1, {MAX_WORKERS}], got {count}")
+    workers = checked_workers(workers, "--workers")  # None: one per core this process may use
+    if dask_local is not None:
+        dask_local = checked_workers(dask_local, "--dask-local")
     if scheduler is not None:
         return DaskExecutor(address=scheduler)
     if dask_local is not None:
         return DaskExecutor(local_workers=dask_local)
-    workers = workers if workers is not None else (os.cpu_count() or 1)
     return SerialExecutor() if workers <= 1 else ProcessExecutor(workers)
