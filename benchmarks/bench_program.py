@@ -40,18 +40,21 @@ def grouped_means(frame, rng):
     return {"sums": noisy[:, 0], "counts": noisy[:, 1]}
 
 
-def case(name, program, data, relation):
+def case(name, program, data, relation, strategy="named", candidates=0):
     """The analysis against the program's own runs on the same neighbours (one run each), alternated at least three
-    times: the least of each (the machine is shared; a run's excess over its least is other processes' doing)."""
+    times: the least of each (the machine is shared; a run's excess over its least is other processes' doing).  With
+    a search (``strategy``, ``candidates``), the neighbours are the named ones and those the search proposed."""
     from pdp_audit.audits.program.analysis import analyse
-    from pdp_audit.audits.program.neighbours import neighbours
+    from pdp_audit.audits.program.search import Budget
     from pdp_audit.verify.core.float_rules import own_float_rules
 
     rng = np.random.default_rng(0)
-    datasets = [n.data for n in neighbours(data, relation, (0.0, 1.0), 0)]  # made before the program's own runs
+    budget = Budget(strategy, candidates)
     own, whole, single = float("inf"), float("inf"), float("inf")
     with own_float_rules():
-        analysis = analyse(program, data, relation, (0.0, 1.0), (1.0, 0.0), 0)  # warm-up: a first run's imports
+        # warm-up (a first run's imports), and the neighbours the program's own runs are timed on
+        analysis = analyse(program, data, relation, (0.0, 1.0), (1.0, 0.0), 0, budget=budget)
+        datasets = [p.neighbour.data for p in analysis.pairs]  # made before the program's own runs
         began = time.perf_counter()
         for repeat in range(30):  # at least 3 alternations, more while they take under 2 s
             if repeat >= 3 and time.perf_counter() - began > 2.0:
@@ -61,10 +64,10 @@ def case(name, program, data, relation):
                 program(neighbour, rng)
             own = min(own, time.perf_counter() - start)
             start = time.perf_counter()
-            analyse(program, data, relation, (0.0, 1.0), (1.0, 0.0), 0)
+            analyse(program, data, relation, (0.0, 1.0), (1.0, 0.0), 0, budget=budget)
             whole = min(whole, time.perf_counter() - start)
             start = time.perf_counter()  # the baseline: one draw set (the default records two)
-            analyse(program, data, relation, (0.0, 1.0), (1.0, 0.0), 0, draw_sets=1)
+            analyse(program, data, relation, (0.0, 1.0), (1.0, 0.0), 0, draw_sets=1, budget=budget)
             single = min(single, time.perf_counter() - start)
     pairs = len(analysis.pairs)
     print(
@@ -74,6 +77,8 @@ def case(name, program, data, relation):
                 "case": name,
                 "records": len(data),
                 "relation": relation,
+                "search": strategy,
+                "candidates": candidates,
                 "pairs": pairs,
                 "program_seconds": round(own / pairs, 6),
                 "analysis_seconds": round(whole, 4),
@@ -88,12 +93,14 @@ def case(name, program, data, relation):
     )
 
 
-def decided(name, program, data, relation, trials):
-    """``audit_program`` whole (its confirmation included), once: the issue's 30 s target."""
+def decided(name, program, data, relation, trials, **search):
+    """``audit_program`` whole (its confirmation included), once: the issue's 30 s target (``search``: the neighbour
+    search's options; default: the audit's own)."""
     import pdp_audit
 
     start = time.perf_counter()
-    run = pdp_audit.audit_program(program, data, 1.0, 0.0, neighbours=relation, bounds=(0.0, 1.0), trials=trials)
+    bounds = (0.0, 1.0)
+    run = pdp_audit.audit_program(program, data, 1.0, 0.0, neighbours=relation, bounds=bounds, trials=trials, **search)
     seconds = time.perf_counter() - start
     print(
         json.dumps(
@@ -103,6 +110,8 @@ def decided(name, program, data, relation, trials):
                 "records": len(data),
                 "relation": relation,
                 "pairs": run.parameters.get("pairs_searched"),
+                "search": run.parameters.get("search"),
+                "proposed": run.parameters.get("pairs_proposed"),
                 "trials": trials,
                 "verdict": run.verdict,
                 "seconds": round(seconds, 2),
@@ -122,5 +131,9 @@ if __name__ == "__main__":
     case("noisy sum, 1e4 records", noisy_sum, values, "add-remove")
     case("pandas group-by, 1e4 records", grouped_means, frame, "replace-one")
     case("pandas group-by, 1e4 records", grouped_means, frame, "add-remove")
+    case("noisy sum, 1e4 records", noisy_sum, values, "replace-one", "random", 100)
+    case("pandas group-by, 1e4 records", grouped_means, frame, "replace-one", "random", 100)
+    case("pandas group-by, 1e4 records", grouped_means, frame, "add-remove", "optuna", 100)
     if "--quick" not in sys.argv:
-        decided("pandas group-by, 1e4 records", grouped_means, frame, "replace-one", 20_000)
+        decided("pandas group-by, 1e4 records", grouped_means, frame, "replace-one", 20_000)  # the default search
+        decided("pandas group-by, 1e4 records", grouped_means, frame, "replace-one", 20_000, candidates=100)
