@@ -500,3 +500,19 @@ def test_distributions_found_by_a_finder_of_their_own_are_mapped_to_sets(monkeyp
     found = module_fingerprints._providers()
     assert found == {top: set(names) for top, names in metadata.packages_distributions().items()}
     assert all(isinstance(names, set) for names in found.values())
+
+
+@pytest.mark.parametrize("mechanism", ['mechanism = "mymod:make"', '[[release]]\nmechanism = "laplace"'])
+def test_a_misspelt_audit_key_of_a_users_mechanism_names_the_nearest(mechanism, tmp_path):
+    """The deployment's tables reach a user's mechanism (and a joint release) by the path every audit's do
+    (``table_values``): a misspelt key gets the nearest one as a hint, as ``[audit]`` of a built-in audit does."""
+    from pdp_audit.audits.pair.config import own_budget
+    from pdp_audit.deployment import load_deployment
+    from pdp_audit.verify.inputs.validation import InputError
+
+    toml = tmp_path / "deploy.toml"
+    text = f"{mechanism}\n[claim]\nepsilon = 1.0\ndelta = 1e-5\n[audit]\ntrails = 2000\n"
+    toml.write_text(text, encoding="utf-8")
+    expected = "unknown key 'audit.trails'; did you mean 'trials'? [audit] of a user's mechanism has trials,"
+    with pytest.raises(InputError, match=re.escape(expected)):
+        own_budget(load_deployment(str(toml)))

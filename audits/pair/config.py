@@ -17,8 +17,9 @@ from pdp_audit.verify.core.config import (
     in_file,
     option,
     options,
+    table_values,
 )
-from pdp_audit.verify.inputs.validation import InputError, quoted, shown
+from pdp_audit.verify.inputs.validation import shown
 
 #: The budget of a pair's audit beyond its seed and level: the draws (with early stopping, their maximum), the
 #: processes drawing them, and when the pass stops -- declared once, for :class:`PairAuditConfig` and
@@ -120,13 +121,7 @@ def with_stopping(deployment, early_stop: bool | None, time_limit: float | None)
 
 def own_budget(deployment) -> PairAuditConfig:
     """[claim] and [audit] as the pair audit's config, checked against its ranges (errors name the file and key)."""
-    audit_keys = [key for key, o in OWN_OPTIONS.items() if o.table == "audit"]
-    for key in deployment.audit:
-        if key not in audit_keys:
-            raise InputError(
-                f"{shown(deployment.path)}: unknown key {quoted('audit.' + key)}; [audit] of a user's mechanism has "
-                f"{', '.join(audit_keys)}"
-            )
-    values = {**deployment.claim, **deployment.audit}
+    tables = {"claim": deployment.claim, "audit": deployment.audit}
+    values = table_values(shown(deployment.path), tables, OWN_OPTIONS, whose=" of a user's mechanism")
     ordered = {key: values[key] for key in OWN_OPTIONS if key in values}  # errors in declaration order
     return build(PairAuditConfig, ordered, in_file(deployment.path), known=OWN_OPTIONS)

@@ -27,7 +27,6 @@ first on ``sys.path`` while the program runs, so it may import a module beside i
 
 from __future__ import annotations
 
-import difflib
 import hashlib
 from dataclasses import replace
 from pathlib import Path
@@ -36,9 +35,9 @@ from typing import Any
 from pdp_audit.audits.program.audit import parse_data
 from pdp_audit.audits.program.config import ProgramAuditConfig
 from pdp_audit.reports.records import Run
-from pdp_audit.verify.core.config import in_file, options, values_of
+from pdp_audit.verify.core.config import in_file, options, table_values, unknown_key, values_of
 from pdp_audit.verify.evidence.user_code import importable, load_factory, module_file
-from pdp_audit.verify.inputs.validation import InputError, not_a_regular_file, quoted, shown
+from pdp_audit.verify.inputs.validation import InputError, not_a_regular_file, shown
 
 #: How the certificate names the evidence a program's verdict rests on (``certified["evidence"]``).
 EVIDENCE = "program"
@@ -49,14 +48,10 @@ def program_values(deployment: Any) -> dict[str, Any]:
     checked against the table its option lives in; ``data`` resolved relative to the deployment file."""
     where = shown(deployment.path)
     declared = options(ProgramAuditConfig)
-    by_table = {(o.table, o.table_key or o.key): o for o in declared.values()}
-    values: dict[str, Any] = {}
-    for table in ("claim", "parameters", "audit"):
-        for key, value in getattr(deployment, table).items():
-            option = by_table.get((table, key))
-            if option is None:
-                raise InputError(f"{where}: {_unknown(declared, table, key)}")
-            values[option.key] = _data_path(deployment, value) if option.key == "data" else value
+    tables = {table: getattr(deployment, table) for table in ("claim", "parameters", "audit")}
+    values = table_values(where, tables, declared, lambda table, key: _unknown(declared, table, key))
+    if "data" in values:
+        values["data"] = _data_path(deployment, values["data"])
     if "data" not in values:
         raise InputError(
             f'{where}: [parameters] must name the program\'s data: data = "FILE.csv" or "FILE.npy" (relative to '
@@ -73,10 +68,7 @@ def _unknown(declared: dict, table: str, key: str) -> str:
         return f"{table}.{key} belongs in [{elsewhere[0].table}] ({elsewhere[0].in_table})"
     if table == "audit" and key == "workers":
         return "audit.workers: a program's audit runs in one process (its draws are the program's own)"
-    allowed = [o.table_key or o.key for o in declared.values() if o.table == table]
-    hint = difflib.get_close_matches(key, allowed, n=1)
-    suggestion = f"did you mean {hint[0]!r}? " if hint else ""
-    return f"unknown key {quoted(table + '.' + key)}; {suggestion}[{table}] of a program has {', '.join(allowed)}"
+    return unknown_key(declared, table, key, " of a program")
 
 
 def _data_path(deployment: Any, value: Any) -> Any:

@@ -49,7 +49,7 @@ from pdp_audit.catalogue.plans import plans_by_name
 from pdp_audit.reports.json_report import code_version
 from pdp_audit.reports.records import Run
 from pdp_audit.verify.core.checks import without_findings
-from pdp_audit.verify.core.config import WORKERS_OPTION, Table, in_file, parse, values_of
+from pdp_audit.verify.core.config import WORKERS_OPTION, Table, in_file, parse, table_values, unknown_key, values_of
 from pdp_audit.verify.core.data_fingerprint import data_fingerprint
 from pdp_audit.verify.core.plan import named_keys
 from pdp_audit.verify.evidence.user_code import check_target, is_own
@@ -264,16 +264,11 @@ def audit_values(deployment: Deployment) -> tuple[dict[str, Any], int | None]:
     [parameters], the certification's budgets in [audit] (one line naming the file and the key otherwise).
     """
     plan = plans_by_name()[deployment.mechanism]
-    by_table = {(o.table, o.table_key or o.key): o for o in plan.options().values()}
-    values: dict[str, Any] = {}
-    for table in TABLES:
-        for key, value in getattr(deployment, table).items():
-            if table == "audit" and key == "workers":
-                continue
-            option_ = by_table.get((table, key))
-            if option_ is None:
-                raise InputError(f"{_named(deployment.path)}: {_misplaced(plan, table, key)}")
-            values[option_.key] = _data_path(deployment, key, value) if option_.key == "data" else value
+    tables = {table: getattr(deployment, table) for table in TABLES}
+    tables["audit"] = {key: value for key, value in deployment.audit.items() if key != "workers"}  # :func:`_workers`
+    values = table_values(_named(deployment.path), tables, plan.options(), lambda t, k: _misplaced(plan, t, k))
+    if "data" in values:
+        values["data"] = _data_path(deployment, "data", values["data"])
     _require_data(deployment, plan)
     return values, _workers(deployment)
 
@@ -289,14 +284,13 @@ def _misplaced(plan, table: str, key: str) -> str:
         return f"{table}.{key} belongs in [{elsewhere[0].table}] ({elsewhere[0].in_table})"
     if table == "parameters" and key in NOT_IN_DEPLOYMENT:
         return f"parameters.{key} {NOT_IN_DEPLOYMENT[key]}"
-    allowed = [o.table_key or o.key for o in plan.options().values() if o.table == table]
-    allowed += ["workers"] if table == "audit" else []
-    hint = difflib.get_close_matches(key, allowed, n=1)
-    suggestion = f"did you mean {hint[0]!r}? " if hint else ""
     if table == "parameters":
+        allowed = [o.table_key or o.key for o in plan.options().values() if o.table == table]
+        hint = difflib.get_close_matches(key, allowed, n=1)
+        suggestion = f"did you mean {hint[0]!r}? " if hint else ""
         listed = ", ".join(sorted(allowed))
         return f"unknown key {quoted('parameters.' + key)}; {suggestion}`pdp-audit run {plan.name}` has {listed}"
-    return f"unknown key {quoted(table + '.' + key)}; {suggestion}[{table}] has {', '.join(allowed)}"
+    return unknown_key(plan.options(), table, key, also=("workers",) if table == "audit" else ())
 
 
 def _workers(deployment: Deployment) -> int | None:

@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, ClassVar, Literal, Mapping
 
 from pdp_audit.verify.inputs.datasets import SHIPPED
-from pdp_audit.verify.inputs.validation import InputError, shown
+from pdp_audit.verify.inputs.validation import InputError, quoted, shown
 from pdp_audit.verify.inputs.workers import MAX_WORKERS
 
 Kind = Literal["float", "int", "str", "bool", "size"]
@@ -294,6 +294,38 @@ def canonical(option: Option, value: Any) -> Any:
     if option.kind == "size" and value is not None:
         return f"{value[0]},{value[1]}"
     return value
+
+
+def table_values(
+    where: str,
+    tables: Mapping[str, Mapping[str, Any]],
+    declared: Mapping[str, Option],
+    unknown: Callable[[str, str], str] | None = None,
+    whose: str = "",
+) -> dict[str, Any]:
+    """The values a deployment file's tables (``[claim]``, ``[parameters]``, ``[audit]``) give, by option key: each
+    ``table.key`` must be where an option of ``declared`` lives (its ``table`` and ``table_key``), so an audit
+    declares its options once and every file reaches them by this one path.  Otherwise one InputError after
+    ``where`` (the file): ``unknown(table, key)``, the audit's reason, else :func:`unknown_key` (``whose`` tables)."""
+    by_table = {(o.table, o.table_key or o.key): o for o in declared.values()}
+    values: dict[str, Any] = {}
+    for table, entries in tables.items():
+        for key, value in entries.items():
+            option = by_table.get((table, key))
+            if option is None:
+                why = unknown(table, key) if unknown else unknown_key(declared, table, key, whose)
+                raise InputError(f"{where}: {why}")
+            values[option.key] = value
+    return values
+
+
+def unknown_key(declared: Mapping[str, Option], table: str, key: str, whose: str = "", also: tuple = ()) -> str:
+    """Why ``table.key`` is no option: unknown, the nearest key of the table as a hint, and the table's keys
+    (``whose``: " of a program"; ``also``: keys the table has beside the options)."""
+    allowed = [o.table_key or o.key for o in declared.values() if o.table == table] + list(also)
+    hint = difflib.get_close_matches(key, allowed, n=1)
+    suggestion = f"did you mean {hint[0]!r}? " if hint else ""
+    return f"unknown key {quoted(table + '.' + key)}; {suggestion}[{table}]{whose} has {', '.join(allowed)}"
 
 
 # --------------------------------------------------------------------------------------------------
