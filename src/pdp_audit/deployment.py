@@ -264,7 +264,7 @@ def audit_values(deployment: Deployment) -> tuple[dict[str, Any], int | None]:
     [parameters], the certification's budgets in [audit] (one line naming the file and the key otherwise).
     """
     plan = plans_by_name()[deployment.mechanism]
-    tables = {table: getattr(deployment, table) for table in TABLES}
+    tables: dict[str, dict[str, Any]] = {table: getattr(deployment, table) for table in TABLES}
     tables["audit"] = {key: value for key, value in deployment.audit.items() if key != "workers"}  # :func:`_workers`
     values = table_values(_named(deployment.path), tables, plan.options(), lambda t, k: _misplaced(plan, t, k))
     if "data" in values:

@@ -307,7 +307,7 @@ def table_values(
     ``table.key`` must be where an option of ``declared`` lives (its ``table`` and ``table_key``), so an audit
     declares its options once and every file reaches them by this one path.  Otherwise one InputError after
     ``where`` (the file): ``unknown(table, key)``, the audit's reason, else :func:`unknown_key` (``whose`` tables)."""
-    by_table = {(o.table, o.table_key or o.key): o for o in declared.values()}
+    by_table: dict[tuple[str, str], Option] = {(o.table, o.table_key or o.key): o for o in declared.values()}
     values: dict[str, Any] = {}
     for table, entries in tables.items():
         for key, value in entries.items():
