@@ -5,10 +5,11 @@ One JSON line: the best (least disturbed) CPU seconds, user and system, of fresh
 the PDF's part.  Runs alternate between the command and its floor (A B A B …), so the machine's drift falls on both;
 CPU rather than wall time, since other load on a shared machine stretches the wall clock far more than the CPU.
 Where the PDF's time goes (a profile of matplotlib 3.11, DejaVu fonts embedded as Type 42): importing matplotlib (a
-quarter), fontTools subsetting each embedded font at the PDF's close (a fifth; a font's characters past U+00FF make
-a second subset of it), drawing the pages' text and axes (ticks, tick labels, legends), mathtext parsing (pyparsing)
-of the typeset formulas and log-axis tick labels -- once per page that draws them --, and Python's cyclic garbage
-collector.
+seventh), fontTools subsetting each embedded font at the PDF's close (a sixth; a ligature such as fi, or a letter with
+a combining accent, makes a second subset of its font), drawing the pages' text and axes (ticks, tick labels,
+legends), mathtext parsing (pyparsing) of the lines with scripts -- once when a paragraph is wrapped and again on
+the page that draws it --, building the pages, and Python's cyclic garbage collector (``run`` sets the objects alive
+before the drawing aside from it).
 
     python benchmarks/pdf_report.py [--runs 3] [--trials 2000]
 """
