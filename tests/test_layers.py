@@ -16,9 +16,17 @@
   ``mechanisms`` and themselves.
 * An audit (``audits/<name>/``) imports no other audit: what two audits share lives in the floor.
   :data:`AUDITS_BUILT_ON` names the one exception with its reason.
-* The entry points reach the declared options, the outputs' checks and the catalogue of plans through the use
-  cases (:data:`USE_CASES`: ``pdp_audit.use_cases``, ``pdp_audit.certify_files`` and the public ``pdp_audit.api``),
-  never directly (:data:`THROUGH_THE_API`).
+* The entry points do not build configs, decide which files a command reads or where it may write, or pick an audit
+  of the catalogue: those are the use cases' (:data:`USE_CASES`: ``pdp_audit.use_cases``,
+  ``pdp_audit.certify_files``, ``pdp_audit.blackbox_search_files`` and the public ``pdp_audit.api``), and the
+  modules that do them (:data:`THROUGH_THE_API`) are not imported by an entry point.  What a command line
+  *declares* is the entry points' own: from the two modules of :data:`DECLARATION` they import the declaration
+  vocabulary only -- from ``verify/core/config.py`` the option records (``Option``, ``Range`` and its ranges, the
+  shared ``*_OPTION`` options, ``PAIR_OPTIONS``, ``Names`` and ``COMMAND_LINE``), a config type's declared
+  ``options`` and ``pair_value`` (one flag's value checked against its declaration, as ``typed`` does for a parsed
+  command line); from ``catalogue/arguments.py`` the argparse flags generated from those declarations
+  (``add_option``, ``add_run_arguments``, ``typed``).  ``build``, ``parse`` and ``configure_from_args`` (a config
+  from its values) are not in it (:func:`undeclared_imports`).
 * The namespace's ``__init__`` (the lazy table of public names) may import anything; nothing imports it.
 * Every import of ours names the installed module (``pdp_audit.verify.core.checks``): the folders' own names
   (``verify``, ``reports``, …) do not exist in an installed wheel.
@@ -64,12 +72,23 @@ BESIDE = "reports"
 #: the importance-sampled profile it stands on: about 800 lines of one mechanism's audit), so it cannot move down:
 #: ``verify/`` holds no mechanism's audit, and ``mechanisms/`` cannot draw through the estimators or decide checks.
 AUDITS_BUILT_ON = {"pdp_audit.audits.privacy_report": {"pdp_audit.audits.objpert"}}
-#: What the entry points reach only through the use cases: how a config is built and its options named, where a
-#: command may write, and which audits there are.
+#: What the entry points reach only through the use cases: how a config is built, where a command may write and which
+#: files it reads, and which audits there are.  The two modules of :data:`DECLARATION` are among them, except for
+#: their declaration vocabulary.
 THROUGH_THE_API = ("pdp_audit.verify.core.config", "pdp_audit.verify.core.outputs", "pdp_audit.catalogue")
+#: The command-line declaration vocabulary an entry point imports from its home, by module: the option records and
+#: the ranges they are checked against (any name ending in ``_OPTION`` too: the options several commands share), and
+#: the argparse flags generated from them.  Nothing here builds a config or writes a file.
+DECLARATION = {
+    "pdp_audit.verify.core.config": frozenset(
+        {"Option", "Range", "WORKERS", "PAIR_OPTIONS", "Names", "COMMAND_LINE", "options", "pair_value"}
+    ),
+    "pdp_audit.catalogue.arguments": frozenset({"add_option", "add_run_arguments", "typed"}),
+}
 #: The use cases, the application's modules the entry points call: one function a command or a plugin assertion
-#: (``use_cases``; ``certify_files`` for ``pdp-audit certify``) and the public API (``api``).
-USE_CASES = ("pdp_audit.use_cases", "pdp_audit.certify_files", "pdp_audit.api")
+#: (``use_cases``; ``certify_files`` for ``pdp-audit certify``; ``blackbox_search_files`` for ``pdp-audit blackbox``'s
+#: search, witness re-check and report) and the public API (``api``).
+USE_CASES = ("pdp_audit.use_cases", "pdp_audit.certify_files", "pdp_audit.blackbox_search_files", "pdp_audit.api")
 
 
 def entry_points(pyproject: Path = ROOT / "pyproject.toml") -> tuple[str, ...]:
@@ -173,9 +192,32 @@ def _rule_broken(source: str, target: str, paths: dict[str, Path]) -> str | None
     mine, theirs = audit_of(source), audit_of(target)
     if mine and theirs and mine != theirs and theirs not in AUDITS_BUILT_ON.get(mine, ()):
         return "an audit imports no other audit"
-    if _within(source, ENTRY_POINTS) and _within(target, THROUGH_THE_API):
+    if _within(source, ENTRY_POINTS) and _within(target, THROUGH_THE_API) and target not in DECLARATION:
         return f"an entry point reaches it through the use cases ({', '.join(USE_CASES)})"
     return None
+
+
+def declares(module: str, name: str) -> bool:
+    """Whether ``name`` of ``module`` is command-line declaration vocabulary (:data:`DECLARATION`)."""
+    vocabulary = DECLARATION.get(module, frozenset())
+    return name in vocabulary or (module == "pdp_audit.verify.core.config" and name.endswith("_OPTION"))
+
+
+def undeclared_imports(name: str, path: Path) -> list[str]:
+    """What the entry point ``name`` (its source ``path``) imports of a :data:`DECLARATION` module beyond its
+    declaration vocabulary: a name outside it, or the module itself (``import``, ``from … import config``), whose
+    every name would then be reachable."""
+    found = []
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            found += [f"{name} imports {a.name}" for a in node.names if a.name in DECLARATION]
+        elif isinstance(node, ast.ImportFrom) and not node.level and node.module:
+            for alias in node.names:
+                if f"{node.module}.{alias.name}" in DECLARATION:
+                    found.append(f"{name} imports {node.module}.{alias.name}")
+                elif node.module in DECLARATION and not declares(node.module, alias.name):
+                    found.append(f"{name} imports {alias.name} from {node.module} (not declaration vocabulary)")
+    return found
 
 
 #: The levels an estimator may import besides its own: the inputs and the mathematics.
@@ -308,6 +350,30 @@ def test_imports_go_in_one_direction():
     assert not problems, "\n".join(problems)
 
 
+def test_the_entry_points_import_only_the_declaration_vocabulary():
+    modules = our_modules()
+    found = [p for m, path in modules.items() if _within(m, ENTRY_POINTS) for p in undeclared_imports(m, path)]
+    assert not found, "reach these through the use cases:\n" + "\n".join(found)
+
+
+@pytest.mark.parametrize(
+    "source, expected",
+    [
+        ("from pdp_audit.verify.core.config import Option, Range, SEED_OPTION, options\n", []),
+        ("from pdp_audit.catalogue.arguments import add_option, typed\n", []),
+        ("from pdp_audit.verify.core.config import Option, build\n", ["build from pdp_audit.verify.core.config"]),
+        ("def f():\n    from pdp_audit.catalogue.arguments import configure_from_args\n", ["configure_from_args"]),
+        ("import pdp_audit.verify.core.config\n", ["imports pdp_audit.verify.core.config"]),
+        ("from pdp_audit.verify.core import config\n", ["imports pdp_audit.verify.core.config"]),
+    ],
+)
+def test_an_import_beyond_the_declaration_vocabulary_is_caught(tmp_path, source, expected):
+    path = tmp_path / "m.py"
+    path.write_text(source)
+    found = undeclared_imports("pdp_audit.cli.m", path)
+    assert len(found) == len(expected) and all(e in f for e, f in zip(expected, found)), found
+
+
 def test_no_import_cycles():
     found = cycles(graph())
     assert not found, "\n".join(" -> ".join(c) for c in found)
@@ -343,7 +409,10 @@ def _path(module: str) -> Path:
         ("api", "pytest_plugin", "level 9 (src/pdp_audit) imports level 10"),
         ("api", "", "nothing imports pdp_audit"),
         ("cli.main", "catalogue.plans", "an entry point reaches it through the use cases"),
-        ("pytest_plugin", "verify.core.config", "an entry point reaches it through the use cases"),
+        ("pytest_plugin", "verify.core.outputs", "an entry point reaches it through the use cases"),
+        ("cli.main", "catalogue.kinds", "an entry point reaches it through the use cases"),
+        ("pytest_plugin", "verify.core.config", None),
+        ("cli.tau", "catalogue.arguments", None),
         ("cli.main", "api", None),
         ("cli.main", "use_cases", None),
         ("pytest_plugin", "use_cases", None),

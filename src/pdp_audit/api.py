@@ -29,33 +29,10 @@ import dataclasses
 import os
 from typing import TYPE_CHECKING, Any, Mapping
 
-# What the interfaces (``pdp-audit``'s commands in src/pdp_audit/cli, the pytest plugin) use of the framework,
-# imported from here and nowhere else: the declared options and the words errors name them in, the parsers generated
-# from them, and the checks of a command's files.  None of these is public (``pdp_audit.__all__`` does not list them).
-from pdp_audit.catalogue.arguments import add_option, add_run_arguments, typed  # noqa: F401
-from pdp_audit.verify.core.checks import without_figures  # noqa: F401 (for the commands)
-from pdp_audit.verify.core.config import (  # noqa: F401
-    ALPHA_OPTION,
-    COMMAND_LINE,
-    KEYWORDS,
-    LAW_OPTION,
-    LAW_SCOPES,
-    PAIR_OPTIONS,
-    SEED_OPTION,
-    WORKERS,
-    WORKERS_OPTION,
-    Names,
-    Option,
-    Range,
-    build,
-    pair_value,
-    parse,
-)
-from pdp_audit.verify.core.config import options as declared_options  # noqa: F401
+from pdp_audit.verify.core.config import KEYWORDS, LAW_OPTION, LAW_SCOPES, pair_value, parse
 from pdp_audit.verify.core.float_rules import with_own_float_rules
-from pdp_audit.verify.core.outputs import add_reads, check_outputs, read_paths, record_reads, store_inputs  # noqa: F401
-from pdp_audit.verify.core.sandbox import run_isolated  # noqa: F401
-from pdp_audit.verify.evidence.user_audits import DEFAULT_ALPHA, DEFAULT_TRIALS, check_protocol, flag  # noqa: F401
+from pdp_audit.verify.core.outputs import check_outputs
+from pdp_audit.verify.evidence.user_audits import DEFAULT_ALPHA, check_protocol, flag
 from pdp_audit.verify.inputs.validation import InputError
 
 if TYPE_CHECKING:  # pragma: no cover

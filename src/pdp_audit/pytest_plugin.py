@@ -52,11 +52,11 @@ from typing import Any, Sequence
 import pytest
 
 from pdp_audit import api
-from pdp_audit.api import PAIR_OPTIONS, pair_value
-from pdp_audit.pytest_session import AuditSession, check_session_outputs, named_test_files
+from pdp_audit.pytest_session import AuditSession, check_report_outputs
 from pdp_audit.reports.run_text import check_lines, verdict_words
 from pdp_audit.use_cases import run_cell
 from pdp_audit.verify.core.checks import without_figures
+from pdp_audit.verify.core.config import COMMAND_LINE, PAIR_OPTIONS, Names, pair_value
 from pdp_audit.verify.inputs.validation import InputError
 
 MARKER = "audit: privacy audits of mechanisms with the privacy_audit fixture (pdp-audit); select with -m audit"
@@ -148,17 +148,16 @@ def pytest_configure(config: pytest.Config) -> None:
     budget_from_options(config)  # checked now: one line naming the flag
     report = config.getoption("--audit-report")
     if report:  # checked now, not after the whole session has run
-        api.record_reads()  # a file a test reads (a fixture) is an input of the report too
         try:
-            check_session_outputs(config, named_test_files(config))
+            check_report_outputs(config)
         except InputError as err:
             raise pytest.UsageError(str(err)) from None
     config.pluginmanager.register(AuditSession(config), "pdp_audit_session")
 
 
-def _named_by(flag: str) -> api.Names:
+def _named_by(flag: str) -> Names:
     """How a budget option is named in its messages: by its pytest flag, its value given as text."""
-    return api.Names(lambda option: flag, text=api.COMMAND_LINE.text)
+    return Names(lambda option: flag, text=COMMAND_LINE.text)
 
 
 @dataclass(frozen=True)

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from pdp_audit.verify.core.checks import worst
-from pdp_audit.verify.core.outputs import add_reads, check_outputs, read_paths
+from pdp_audit.verify.core.outputs import add_reads, check_outputs, read_paths, record_reads
 from pdp_audit.verify.inputs.validation import InputError, one_line
 
 #: The xdist workeroutput key of a worker's records.
@@ -26,6 +26,14 @@ def named_test_files(config: pytest.Config) -> dict[str, Path]:
     here = Path(config.invocation_params.dir)
     named = (here / str(arg).split("::", 1)[0] for arg in config.args)
     return {f"the test file {path}": path for path in named if path.is_file()}
+
+
+def check_report_outputs(config: pytest.Config) -> None:
+    """At the start of a session with ``--audit-report``: from now on every file the session reads (a fixture's, a
+    test module) is an input of the report (:func:`~pdp_audit.verify.core.outputs.record_reads`), and the report's
+    PDF and JSON are checked against the test files named on the command line (:func:`check_session_outputs`)."""
+    record_reads()
+    check_session_outputs(config, named_test_files(config))
 
 
 def check_session_outputs(config: pytest.Config, inputs: dict[str, Path]) -> None:

@@ -17,6 +17,8 @@ import argparse
 import gc
 import importlib
 import importlib.util
+import json
+import math
 import os
 import sys
 from contextlib import contextmanager, nullcontext
@@ -26,13 +28,13 @@ from typing import TYPE_CHECKING, Any, Callable, Iterator
 from pdp_audit.catalogue.arguments import configure_from_args, typed
 from pdp_audit.mechanisms.base import user_error
 from pdp_audit.verify.core.checks import without_figures
-from pdp_audit.verify.core.config import COMMAND_LINE, WORKERS_OPTION, pair_value
-from pdp_audit.verify.core.outputs import check_outputs
+from pdp_audit.verify.core.config import COMMAND_LINE, WORKERS_OPTION, build, options, pair_value
+from pdp_audit.verify.core.outputs import check_outputs, record_reads, store_inputs
 from pdp_audit.verify.core.plan import AuditPlan
 from pdp_audit.verify.core.sandbox import run_isolated, user_state
-from pdp_audit.verify.estimators.progress import asking
+from pdp_audit.verify.estimators.progress import asking, progress_bar
 from pdp_audit.verify.inputs.interruptions import INTERRUPTIONS
-from pdp_audit.verify.inputs.validation import InputError, quoted, shown
+from pdp_audit.verify.inputs.validation import InputError, not_a_regular_file, quoted, shown
 
 if TYPE_CHECKING:  # pragma: no cover
     import numpy as np
@@ -297,3 +299,170 @@ def load_factory(target: str, needs: str = "sample"):
     if needs == "sample" and not callable(getattr(pair, "sample", None)):
         raise InputError(f"target: {quoted(target + '()')} must return an object with sample(world, size, rng)")
     return pair
+
+
+def record_inputs() -> None:
+    """What a ``pdp-audit`` command that may write does first, before its parser is built: from now on every file the
+    process reads (the user's modules, their data, a fixture's file) is an input of the command, which none of its
+    outputs may overwrite (:func:`~pdp_audit.verify.core.outputs.record_reads`, read back by :func:`check_outputs`)."""
+    record_reads()
+
+
+def tau_file(args: argparse.Namespace) -> dict:
+    """``pdp-audit tau``: the output checked (``--json``), τ computed for ``args`` (typed already: ``d``, ``rho``,
+    ``sigma``, ``method``; :func:`pdp_audit.mechanisms.goe.tau`) and its JSON written to ``--json`` (None or ``"-"``:
+    standard output).  The result as a dict; an InputError where τ is beyond the largest double."""
+    # deferred: loads pdp_audit.mechanisms.goe; tau --help must not
+    from pdp_audit.mechanisms.goe import tau
+    from pdp_audit.reports.files import atomic_path, write_stdout
+    from pdp_audit.verify.estimators.engine import one_blas_thread
+
+    check_outputs({"--json": args.json})
+    with one_blas_thread():  # the Tracy–Widom kernel is a small eigenproblem: BLAS threads only slow it down
+        found = tau(int(args.d), float(args.rho), float(args.sigma), args.method)
+        result = found.as_dict()
+        if not math.isfinite(found.tau):  # τ = σ τ₁ beyond the doubles: no number to print (JSON has no inf)
+            unit = tau(int(args.d), float(args.rho), 1.0, args.method).tau
+            raise InputError(
+                f"--sigma {args.sigma:g}: τ = σ × {unit:.6g} (its value at σ = 1) is beyond the largest double; "
+                f"give --sigma below {sys.float_info.max / unit:.3g}"
+            )
+    text = json.dumps(result, allow_nan=False) + "\n"
+    if args.json in (None, "-"):
+        write_stdout(text)
+    else:
+        with atomic_path(args.json) as tmp:
+            tmp.write_text(text, encoding="utf-8")
+    return result
+
+
+def check_sweep_files(spec_path: str, spec: Any, store: str, report: str | None, json_path: str | None) -> None:
+    """``pdp-audit sweep``'s files, checked before any store is made: the outputs (``--store``, ``--report``,
+    ``--json``) against what the sweep reads (the spec at ``spec_path``, the data files its cells name, the files
+    beside the store that hold or guard its content), and the store a regular file or none yet (a database is
+    written in place, never through a FIFO)."""
+    data = sorted({str(c.parameters["data"]) for c in spec.cells if isinstance(c.parameters.get("data"), str)})
+    inputs = {"the sweep spec": spec_path, **{f"a data file of the spec ({d})": d for d in data}}
+    inputs.update((what, path) for what, path in store_inputs(store).items() if what != "the store itself")
+    check_outputs({"--store": store, "--report": report, "--json": json_path}, inputs)
+    why = not_a_regular_file(store, "sweep store")
+    if why is not None and why != "does not exist":
+        raise InputError(f"--store: {store!r} {why}")
+
+
+def sweep_report_files(store: str, pdf: str, json_path: str | None, csv_path: str | None) -> Any:
+    """``pdp-audit report STORE``: the outputs (``--output``, the PDF, ``none`` for none; ``--json``; ``--csv``)
+    checked against the store and the files beside it that hold or guard its content, then the store's results
+    written (:func:`sweep_outputs`: a one-line error if it is not a store).  The results read."""
+    outputs = {"--output": None if pdf.lower() == "none" else pdf, "--json": json_path, "--csv": csv_path}
+    check_outputs(outputs, store_inputs(store), pdfs=("--output",))
+    return sweep_outputs(store, pdf, json_path, csv_path)
+
+
+def sweep_outputs(store_path: str, pdf: str | None, json_path: str | None, csv_path: str | None = None) -> Any:
+    """Render the store at ``store_path`` as PDF (``pdf``; ``none`` skips it), JSON (``json_path``) and CSV
+    (``csv_path``; ``-``: stdout), published together (all or none: a full disk keeps every earlier file); returns
+    the results read."""
+    # deferred: loads importlib.metadata; sweep --help must not
+    from pdp_audit.reports.publish import write_together
+    from pdp_audit.reports.sweep_json import dumps
+
+    # deferred: loads matplotlib; sweep --help must not
+    from pdp_audit.reports.sweep_pdf import render_sweep_pdf
+    from pdp_audit.sweeps.store import load_results
+
+    results = load_results(store_path)
+    pdf = None if pdf is None or pdf.lower() == "none" else pdf
+    table = {csv_path: results.to_frame().to_csv(index=False, lineterminator="\n")} if csv_path else None
+    text = dumps(results) if json_path else ""
+    write_together(pdf, json_path, lambda tmp: render_sweep_pdf(results, tmp), text, table)
+    return results
+
+
+def benchmark_files(args: argparse.Namespace, pdf: str, datasets: Callable[[], tuple]) -> tuple:
+    """``pdp-audit benchmark linreg``: the outputs (``pdf``, ``none`` for none; ``--json``) checked against ``--data``
+    before minutes of work, the config built from the flags and ``datasets()`` (the bundled data sets named: errors
+    naming the flags), the benchmark run and its JSON and PDF written.  The config and the result."""
+    # deferred: loads scipy; benchmark --help must not
+    from pdp_audit.audits.linreg.benchmark import run_benchmark
+    from pdp_audit.audits.linreg.benchmark_config import BenchmarkConfig
+    from pdp_audit.reports import linreg_benchmark as report
+
+    outputs = {"--report": None if pdf.lower() == "none" else pdf, "--json": args.json}
+    check_outputs(outputs, {"the data file (--data)": getattr(args, "data", None)})
+    chosen = datasets()
+    given = {key: getattr(args, key) for key in options(BenchmarkConfig) if hasattr(args, key)}
+    config = build(BenchmarkConfig, given, COMMAND_LINE, extra={"datasets": chosen})
+    result = run_benchmark(config)
+    if args.json:
+        report.write_json(result, args.json)
+    if pdf.lower() != "none":
+        report.write_pdf(result, pdf)
+    return config, result
+
+
+def mutants_files(chosen: tuple, trials: int, args: argparse.Namespace, on_mutant: Callable[[Any, Any], None]) -> dict:
+    """``pdp-audit mutants``: the outputs (``--json``; ``--report``, None for none) checked, each of the ``chosen``
+    mutants and its correct twin audited on ``trials`` releases per world (``args``' seed, alpha and early stop; a bar
+    of the mutants done on a terminal unless ``--quiet``), ``on_mutant(mutant, outcome)`` told of each, and the
+    document written.  The document (:func:`pdp_audit.reports.mutants_report.mutants_document`)."""
+    # deferred: loads scipy; mutants --help must not
+    from pdp_audit import mutant_runs as runs
+    from pdp_audit.reports.mutants_report import mutants_document, write_mutants_report
+
+    check_outputs({"--json": args.json, "--report": args.report})
+    rows = []
+    bar_shown = not args.quiet
+    with asking(bar_shown), progress_bar(len(chosen), "pdp-audit mutants", "mutant", bar_shown) as bar:
+        for mutant in chosen:
+            outcome = runs.run_mutant(mutant, trials, args.seed, args.alpha, args.early_stop)
+            rows.append(outcome.to_dict())
+            on_mutant(mutant, outcome)
+            if bar is not None:
+                bar.update(1)
+    doc = mutants_document(rows, args.seed, args.alpha)
+    write_mutants_report(doc, args.report, args.json)
+    return doc
+
+
+def claims_listing_file(json_path: str | None, listed: Callable[[], tuple]) -> tuple:
+    """``pdp-audit claims`` without ``--run``: the output (``--json``) checked, then ``listed()`` (the selected
+    entries and their document) and the document written to ``--json`` (``"-"``: the caller prints it).  The entries
+    and the document."""
+    # deferred: loads tempfile; claims --help must not
+    from pdp_audit.reports.files import atomic_path, json_text
+
+    check_outputs({"--json": json_path})
+    entries, doc = listed()
+    if json_path and json_path != "-":
+        with atomic_path(json_path) as tmp:
+            tmp.write_text(json_text(doc), encoding="utf-8")
+    return entries, doc
+
+
+def claims_run_files(
+    args: argparse.Namespace, declared: tuple, select: Callable[[], list], on_audit: Callable[[str, dict], None]
+) -> tuple:
+    """``pdp-audit claims --run``: the outputs (``--json``; ``--report``, default ``claims.pdf``, ``none`` for none)
+    checked before any audit (the flags ``declared`` typed between), the entries ``select()`` names decided
+    (``--seed``, ``--quick``, over ``--workers`` processes; ``on_audit(audit, outcome)`` told of each audit run; bars
+    unless the JSON goes to standard output), and the PDF and JSON written.  The ledger's result and the PDF's path
+    (None: none)."""
+    # deferred: loads scipy; claims --help must not
+    from pdp_audit.ledger.runs import document, run_ledger
+    from pdp_audit.reports.claims_report import write_claims_report
+    from pdp_audit.sweeps.executors import make_executor
+
+    check_outputs({"--json": args.json})
+    typed(args, *declared)
+    report = args.report or "claims.pdf"
+    report = None if report.lower() == "none" else report
+    check_outputs({"--report": report, "--json": args.json})
+    entries = select()
+    executor = make_executor(workers=args.workers)
+    try:
+        result = run_ledger(entries, args.seed, args.quick, executor, on_audit=on_audit, progress=args.json != "-")
+    finally:
+        executor.close()
+    write_claims_report(document(result), {d.entry.id: d.checks for d in result.decisions}, report, args.json)
+    return result, report

@@ -8,10 +8,11 @@ import argparse
 import sys
 import time
 
-from pdp_audit.api import COMMAND_LINE, add_option, build, check_outputs, declared_options
 from pdp_audit.audits.linreg.benchmark_config import BenchmarkConfig
+from pdp_audit.catalogue.arguments import add_option
 from pdp_audit.cli.commands import COMMAND_HELP
 from pdp_audit.mechanisms.linreg.data import REGRESSION_DATASETS
+from pdp_audit.verify.core.config import options as declared_options
 
 
 def _datasets(values: list[str]) -> tuple[str, ...]:
@@ -49,25 +50,14 @@ def add_parser(subparsers) -> None:
 
 def command_benchmark_linreg(args: argparse.Namespace) -> int:
     """Run the benchmark, write its JSON and PDF, print a summary; returns the exit code (0)."""
-    # deferred: loads scipy; benchmark --help must not
-    from pdp_audit.audits.linreg.benchmark import run_benchmark
-    from pdp_audit.reports import linreg_benchmark as report
-
     # deferred: loads tempfile; benchmark --help must not
     from pdp_audit.reports.files import print_out
+    from pdp_audit.use_cases import benchmark_files
 
     path = args.report or "pdp-audit-benchmark-linreg.pdf"
-    outputs = {"--report": None if path.lower() == "none" else path, "--json": args.json}
-    check_outputs(outputs, {"the data file (--data)": getattr(args, "data", None)})  # before minutes of work
-    datasets = tuple(REGRESSION_DATASETS) if args.datasets is None else _datasets(args.datasets)
-    given = {key: getattr(args, key) for key in declared_options(BenchmarkConfig) if hasattr(args, key)}
-    config = build(BenchmarkConfig, given, COMMAND_LINE, extra={"datasets": datasets})
     start = time.perf_counter()
-    result = run_benchmark(config)
-    if args.json:
-        report.write_json(result, args.json)
-    if path.lower() != "none":
-        report.write_pdf(result, path)
+    named = (lambda: tuple(REGRESSION_DATASETS)) if args.datasets is None else (lambda: _datasets(args.datasets))
+    config, result = benchmark_files(args, path, named)
     if not args.quiet:
         out = sys.stderr if args.json == "-" else sys.stdout
         elapsed = time.perf_counter() - start

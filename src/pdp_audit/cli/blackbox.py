@@ -17,13 +17,14 @@ from __future__ import annotations
 import argparse
 from dataclasses import replace
 
-from pdp_audit.api import add_option, run_isolated
 from pdp_audit.audits.blackbox.config import command_defaults
+from pdp_audit.blackbox_search_files import blackbox_search_files
+from pdp_audit.catalogue.arguments import add_option
 from pdp_audit.cli import blackbox_search
 from pdp_audit.cli.commands import COMMAND_HELP
 from pdp_audit.reports.files import print_out
 from pdp_audit.reports.numbers import fmt_level
-from pdp_audit.use_cases import blackbox_files, command_config, kind_options, load_factory, module_file
+from pdp_audit.use_cases import blackbox_files, command_config, kind_options
 from pdp_audit.verify.inputs.validation import InputError, shown
 
 #: Where the blocks of releases are drawn (a group of its own on the command line: one of them).
@@ -94,8 +95,7 @@ def command_blackbox(args: argparse.Namespace) -> int:
             f"{flag} stops a plain run's fresh pass; --search, --witness and --report draw the whole budget"
         )
     if blackbox_search.wanted(args):  # the whole search in the child: its outcome holds the user's objects
-        target = f"target: the code of {shown(args.target)}"
-        return run_isolated(blackbox_search.command, args, module_file, load_factory, target=target)
+        return blackbox_search_files(args)
     run = blackbox_files(args, config)  # the user's code in a process of its own; the JSON written
     if args.json != "-":
         (check,) = run.checks

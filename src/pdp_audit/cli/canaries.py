@@ -22,7 +22,7 @@ from array import array
 
 import numpy as np
 
-from pdp_audit.api import add_option, typed
+from pdp_audit.catalogue.arguments import add_option, typed
 from pdp_audit.cli.commands import COMMAND_HELP
 from pdp_audit.reports.numbers import fmt_level
 from pdp_audit.use_cases import canaries_files, kind_options

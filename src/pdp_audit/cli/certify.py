@@ -27,15 +27,16 @@ from __future__ import annotations
 import argparse
 import time
 
-from pdp_audit import api
 from pdp_audit.audits.pair.config import EARLY_STOP_OPTION, TIME_LIMIT_OPTION
+from pdp_audit.catalogue.arguments import add_option, typed
 from pdp_audit.cli.commands import COMMAND_HELP
 from pdp_audit.cli.warnings import print_warnings
 from pdp_audit.reports.certified_claim import verdict_suffix
+from pdp_audit.verify.core.config import WORKERS_OPTION
 from pdp_audit.verify.inputs.validation import shown
 
 #: ``--workers`` of certify: by default the deployment file's ``[audit] workers``, else 1.
-CERTIFY_WORKERS = api.WORKERS_OPTION.with_default(None)
+CERTIFY_WORKERS = WORKERS_OPTION.with_default(None)
 #: ``--no-early-stop`` and ``--time-limit``: a user's mechanism's or a joint release's [audit] keys, declared once.
 STOPPING = (EARLY_STOP_OPTION, TIME_LIMIT_OPTION)
 
@@ -61,9 +62,9 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
         "--report", default=None, help="certificate PDF path (default: certificate-<mechanism>.pdf; 'none' to skip)"
     )
     p.add_argument("--json", default=None, help="certificate JSON path, or - for stdout")
-    api.add_option(p, CERTIFY_WORKERS)
+    add_option(p, CERTIFY_WORKERS)
     for option in STOPPING:
-        api.add_option(p, option)
+        add_option(p, option)
     p.add_argument("--quiet", action="store_true", help="no progress or summary")
     p.set_defaults(handler=command_certify)
     return p
@@ -76,7 +77,7 @@ def command_certify(args: argparse.Namespace) -> int:
     from pdp_audit.certify_files import certify_files  # on use: `pdp-audit --help` imports no audit
 
     said = getattr(args, "early_stop", None)  # given (--early-stop True, --no-early-stop False), or None
-    api.typed(args, CERTIFY_WORKERS, *STOPPING)
+    typed(args, CERTIFY_WORKERS, *STOPPING)
     start = time.perf_counter()
     run, report = certify_files(
         args.deployment, args.report, args.json, args.workers, said, args.time_limit, progress=not args.quiet

@@ -16,10 +16,11 @@ import argparse
 import textwrap
 import time
 
-from pdp_audit.api import SEED_OPTION, WORKERS_OPTION, add_option, check_outputs, typed
+from pdp_audit.catalogue.arguments import add_option
 from pdp_audit.cli.commands import COMMAND_HELP
 from pdp_audit.ledger import entries as ledger
-from pdp_audit.reports.files import atomic_path, json_text, print_out
+from pdp_audit.reports.files import json_text, print_out
+from pdp_audit.verify.core.config import SEED_OPTION, WORKERS_OPTION
 from pdp_audit.verify.estimators.progress import say
 from pdp_audit.verify.inputs.validation import InputError, shown
 
@@ -130,17 +131,20 @@ def render_table(entries, full: bool = False) -> str:
 
 def command_claims(args: argparse.Namespace) -> int:
     """``pdp-audit claims``: print (and optionally write as JSON) the selected entries; exit 0."""
-    check_outputs({"--json": args.json})
-    run_only = [name for name in ("quick", "strict", "report") if getattr(args, name)]
+    # deferred: loads numpy; claims --help must not
+    from pdp_audit.use_cases import claims_listing_file
+
     if args.run:
         return command_claims_run(args)
-    if run_only:
-        raise InputError(f"--{run_only[0]} needs --run")
-    entries = selected_entries(args)
-    doc = document(entries, args.paper, args.status)
-    if args.json and args.json != "-":
-        with atomic_path(args.json) as tmp:
-            tmp.write_text(json_text(doc), encoding="utf-8")
+
+    def listed() -> tuple:
+        run_only = [name for name in ("quick", "strict", "report") if getattr(args, name)]
+        if run_only:
+            raise InputError(f"--{run_only[0]} needs --run")
+        entries = selected_entries(args)
+        return entries, document(entries, args.paper, args.status)
+
+    entries, doc = claims_listing_file(args.json, listed)
     if args.json == "-":
         text = json_text(doc).rstrip("\n")  # print() adds it back
     else:
@@ -164,19 +168,9 @@ def selected_entries(args: argparse.Namespace) -> list:
 
 def command_claims_run(args: argparse.Namespace) -> int:
     """``pdp-audit claims --run``: decide the selected entries, write the PDF and JSON, return 0/1."""
-    # deferred: loads scipy; claims --help must not (and `document` is also a name here)
-    from pdp_audit.ledger.runs import document, run_ledger
-    from pdp_audit.reports.claims_report import write_claims_report
+    # deferred: loads numpy; claims --help must not
+    from pdp_audit.use_cases import claims_run_files
 
-    # deferred: loads scipy; claims --help must not
-    from pdp_audit.sweeps.executors import make_executor
-
-    typed(args, SEED_OPTION, CLAIMS_WORKERS)
-    report = args.report or "claims.pdf"
-    report = None if report.lower() == "none" else report
-    check_outputs({"--report": report, "--json": args.json})
-    entries = selected_entries(args)
-    executor = make_executor(workers=args.workers)
     start = time.perf_counter()
     quiet = args.json == "-"
 
@@ -184,12 +178,7 @@ def command_claims_run(args: argparse.Namespace) -> int:
         if not quiet:
             say(f"  ran {audit} ({outcome['elapsed']:.1f} s)")  # above the bar of the audits done
 
-    try:
-        result = run_ledger(entries, args.seed, args.quick, executor, on_audit=progress, progress=not quiet)
-    finally:
-        executor.close()
-    doc = document(result)
-    write_claims_report(doc, {d.entry.id: d.checks for d in result.decisions}, report, args.json)
+    result, report = claims_run_files(args, (SEED_OPTION, CLAIMS_WORKERS), lambda: selected_entries(args), progress)
     if not quiet:
         print_out(render_decisions(result, time.perf_counter() - start, report))
     return result.exit_code(args.strict)

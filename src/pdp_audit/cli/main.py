@@ -87,7 +87,7 @@ def add_run_parser(sub, deferred: bool = False) -> None:
     """``pdp-audit run NAME``: one subparser an audit of the catalogue, its options generated from its config (when
     the subparser is first used if ``deferred``: argparse uses NAME's alone)."""
     # deferred: loads numpy; --help must not
-    from pdp_audit import api
+    from pdp_audit.catalogue.arguments import add_run_arguments
     from pdp_audit.use_cases import audit_plans
 
     run = sub.add_parser("run", help=COMMAND_HELP["run"], description=RUN_DESCRIPTION)
@@ -97,9 +97,9 @@ def add_run_parser(sub, deferred: bool = False) -> None:
         description = f"{audit.help}. {RUN_OUTPUTS.format(name=name)}"
         parser = mechanisms.add_parser(name, help=audit.help, description=description)
         if deferred:
-            parser.defer(functools.partial(api.add_run_arguments, parser, audit))
+            parser.defer(functools.partial(add_run_arguments, parser, audit))
         else:
-            api.add_run_arguments(parser, audit)
+            add_run_arguments(parser, audit)
 
 
 def command_module(name: str):
@@ -297,9 +297,9 @@ def _command(argv: list[str] | None) -> int:
     try:
         if not _light(argv):  # an output over a file the command read (the user's code too) is refused
             # deferred: loads numpy; --help must not
-            from pdp_audit.api import record_reads
+            from pdp_audit.use_cases import record_inputs
 
-            record_reads()
+            record_inputs()
         try:
             args = build_parser(light=_light(argv), only=_named_command(argv)).parse_args(argv)
         except SystemExit as done:  # argparse's --help and --version, printed

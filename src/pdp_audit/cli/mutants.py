@@ -16,10 +16,11 @@ from __future__ import annotations
 import argparse
 import sys
 
-from pdp_audit.api import ALPHA_OPTION, SEED_OPTION, Option, Range, add_option, check_outputs, typed
 from pdp_audit.audits.pair.config import EARLY_STOP_OPTION
+from pdp_audit.catalogue.arguments import add_option, typed
 from pdp_audit.cli.commands import COMMAND_HELP
-from pdp_audit.verify.estimators.progress import asking, progress_bar, say
+from pdp_audit.verify.core.config import ALPHA_OPTION, SEED_OPTION, Option, Range
+from pdp_audit.verify.estimators.progress import say
 from pdp_audit.verify.inputs.validation import InputError
 
 #: ``--trials`` of the zoo: releases per world of each mutant and twin (default: 1e5; with --quick 4e4 at most, 2e4
@@ -57,7 +58,7 @@ def command_mutants(args: argparse.Namespace) -> int:
 
     # deferred: loads tempfile; mutants --help must not
     from pdp_audit.reports.files import print_out, reader_left
-    from pdp_audit.reports.mutants_report import mutants_document, write_mutants_report
+    from pdp_audit.use_cases import mutants_files
 
     typed(args, MUTANT_TRIALS, SEED_OPTION, ALPHA_OPTION, EARLY_STOP_OPTION)
     trials = args.trials or (runs.quick_trials(args.early_stop) if args.quick else runs.TRIALS)
@@ -70,26 +71,19 @@ def command_mutants(args: argparse.Namespace) -> int:
         if unknown:
             raise InputError(f"--only: no mutant {unknown[0]!r}; `pdp-audit mutants --quick` lists them")
         chosen = tuple(m for m in zoo.MUTANTS if m.id in args.only)
-    check_outputs({"--json": args.json, "--report": args.report})
-    rows = []
-    shown = not args.quiet  # a bar of the mutants done, with the estimated time left, on a terminal's stderr
-    with asking(shown), progress_bar(len(chosen), "pdp-audit mutants", "mutant", shown) as bar:
-        for mutant in chosen:
-            outcome = runs.run_mutant(mutant, trials, args.seed, args.alpha, args.early_stop)
-            rows.append(outcome.to_dict())
-            if not args.quiet and args.json != "-":
-                mark = "caught" if outcome.ok else "MISSED"
-                caught_by = ", ".join(outcome.caught_by) or "—"
-                twin = outcome.twin_verdict
-                line = f"  {mark:7s} {mutant.id:28s} mutant {outcome.verdict:12s} by {caught_by}; twin {twin}"
-                try:
-                    say(line, sys.stdout)
-                except BrokenPipeError:  # the reader left: the other mutants still run, the exit code stays theirs
-                    reader_left()
-            if bar is not None:
-                bar.update(1)
-    doc = mutants_document(rows, args.seed, args.alpha)
-    write_mutants_report(doc, args.report, args.json)
+
+    def tell(mutant, outcome) -> None:  # a line per mutant, above the bar of the mutants done
+        if not args.quiet and args.json != "-":
+            mark = "caught" if outcome.ok else "MISSED"
+            caught_by = ", ".join(outcome.caught_by) or "—"
+            twin = outcome.twin_verdict
+            line = f"  {mark:7s} {mutant.id:28s} mutant {outcome.verdict:12s} by {caught_by}; twin {twin}"
+            try:
+                say(line, sys.stdout)
+            except BrokenPipeError:  # the reader left: the other mutants still run, the exit code stays theirs
+                reader_left()
+
+    doc = mutants_files(chosen, trials, args, tell)
     if not args.quiet and args.json != "-":
         print_out(f"pdp-audit mutants: {doc['caught']} of {doc['total']} caught ({trials:,} releases per world)")
     return 0 if doc["caught"] == doc["total"] else 1

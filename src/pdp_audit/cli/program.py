@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import argparse
 
-from pdp_audit.api import add_option
+from pdp_audit.catalogue.arguments import add_option
 from pdp_audit.cli.commands import COMMAND_HELP
 from pdp_audit.use_cases import kind_options, program_files
 from pdp_audit.verify.inputs.validation import shown

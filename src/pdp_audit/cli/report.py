@@ -6,7 +6,6 @@ import argparse
 import sys
 from pathlib import Path
 
-from pdp_audit.api import check_outputs, store_inputs
 from pdp_audit.cli.commands import COMMAND_HELP
 from pdp_audit.verify.inputs.validation import InputError, shown
 
@@ -33,15 +32,13 @@ def add_parser(subparsers) -> None:
 def command_report(args: argparse.Namespace) -> int:
     """``pdp-audit report``: write the store's PDF and/or JSON and print a one-line summary; exit 0."""
     # deferred: loads logging; report --help must not
-    from pdp_audit.cli.sweep import write_outputs
     from pdp_audit.reports.files import print_out
+    from pdp_audit.use_cases import sweep_report_files
 
     if not Path(args.store).name:
         raise InputError(f"pdp-audit report: STORE must name a sweep store file, got {args.store!r}")
     pdf = args.output or str(Path(args.store).with_suffix(".pdf"))
-    outputs = {"--output": None if pdf.lower() == "none" else pdf, "--json": args.json, "--csv": args.csv}
-    check_outputs(outputs, store_inputs(args.store), pdfs=("--output",))
-    results = write_outputs(args.store, pdf, args.json, args.csv)  # one-line error if it is not a store
+    results = sweep_report_files(args.store, pdf, args.json, args.csv)  # one-line error if it is not a store
     if not args.quiet:
         counts = results.counts
         total = len(results.cells) + len(results.missing)

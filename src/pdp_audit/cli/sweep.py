@@ -7,10 +7,11 @@ import argparse
 import sys
 from pathlib import Path
 
-from pdp_audit.api import WORKERS, Option, add_option, check_outputs, store_inputs, typed
+from pdp_audit.catalogue.arguments import add_option, typed
 from pdp_audit.cli.commands import COMMAND_HELP
+from pdp_audit.verify.core.config import WORKERS, Option
 from pdp_audit.verify.core.dask_cluster import DASK_LOCAL, SCHEDULER, distributed_module
-from pdp_audit.verify.inputs.validation import InputError, not_a_regular_file, shown
+from pdp_audit.verify.inputs.validation import shown
 
 EXIT_INTERRUPTED = 130
 
@@ -51,17 +52,12 @@ def command_sweep(args: argparse.Namespace) -> int:
     from pdp_audit.sweeps.executors import make_executor
     from pdp_audit.sweeps.spec import load_spec, run_sweep
     from pdp_audit.sweeps.store import Store
+    from pdp_audit.use_cases import check_sweep_files, sweep_outputs
 
     typed(args, SWEEP_WORKERS, SCHEDULER, DASK_LOCAL)  # --scheduler read as an address, before any store is made
     spec = load_spec(args.spec)
     store_path = args.store or f"{Path(args.spec).stem}.sqlite"
-    data = sorted({str(c.parameters["data"]) for c in spec.cells if isinstance(c.parameters.get("data"), str)})
-    inputs = {"the sweep spec": args.spec, **{f"a data file of the spec ({d})": d for d in data}}
-    inputs.update((what, path) for what, path in store_inputs(store_path).items() if what != "the store itself")
-    check_outputs({"--store": store_path, "--report": args.report, "--json": args.json}, inputs)
-    why = not_a_regular_file(store_path, "sweep store")
-    if why is not None and why != "does not exist":  # a database is written in place, never through a FIFO
-        raise InputError(f"--store: {store_path!r} {why}")
+    check_sweep_files(args.spec, spec, store_path, args.report, args.json)
     if args.scheduler is not None or args.dask_local is not None:
         distributed_module()  # a one-line error now, before any store is made, if Dask is missing
     store = Store.for_sweep(store_path, spec, args.resume)
@@ -98,7 +94,7 @@ def command_sweep(args: argparse.Namespace) -> int:
         finally:
             store.close()
     if args.json or args.report:
-        write_outputs(store_path, args.report, args.json)
+        sweep_outputs(store_path, args.report, args.json)
     if not args.quiet:
         counts = outcome.counts
         out = sys.stderr if args.json == "-" else sys.stdout
@@ -110,23 +106,3 @@ def command_sweep(args: argparse.Namespace) -> int:
             file=out,
         )
     return outcome.exit_code
-
-
-def write_outputs(store_path: str, pdf: str | None, json_path: str | None, csv_path: str | None = None):
-    """Render the store at ``store_path`` as PDF (``pdf``; ``none`` skips it), JSON (``json_path``) and CSV
-    (``csv_path``; ``-``: stdout), published together (all or none: a full disk keeps every earlier file); returns
-    the results read."""
-    # deferred: loads importlib.metadata; sweep --help must not
-    from pdp_audit.reports.publish import write_together
-    from pdp_audit.reports.sweep_json import dumps
-
-    # deferred: loads matplotlib; sweep --help must not
-    from pdp_audit.reports.sweep_pdf import render_sweep_pdf
-    from pdp_audit.sweeps.store import load_results
-
-    results = load_results(store_path)
-    pdf = None if pdf is None or pdf.lower() == "none" else pdf
-    table = {csv_path: results.to_frame().to_csv(index=False, lineterminator="\n")} if csv_path else None
-    text = dumps(results) if json_path else ""
-    write_together(pdf, json_path, lambda tmp: render_sweep_pdf(results, tmp), text, table)
-    return results

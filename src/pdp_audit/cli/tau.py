@@ -12,13 +12,11 @@ Output: the JSON object ``{"d", "rho", "sigma", "tau", "method"}`` on stdout (al
 from __future__ import annotations
 
 import argparse
-import json
-import math
-import sys
 
-from pdp_audit.api import Option, Range, add_option, check_outputs, typed
+from pdp_audit.catalogue.arguments import add_option, typed
 from pdp_audit.cli.commands import COMMAND_HELP
-from pdp_audit.reports.files import atomic_path, print_out, write_stdout
+from pdp_audit.reports.files import print_out
+from pdp_audit.verify.core.config import Option, Range
 from pdp_audit.verify.inputs.validation import InputError
 
 #: σ of ``tau``: a normal double (with room), as δ and ρ are (:data:`pdp_audit.verify.core.config.DELTA`).
@@ -72,7 +70,6 @@ def validate(args: argparse.Namespace) -> None:
         raise InputError(
             f"--method exact supports d <= {EXACT_LIMIT_D} (got --d {args.d}); use --method tracy-widom or auto"
         )
-    check_outputs({"--json": args.json})
 
 
 def describe(result: dict) -> str:
@@ -90,26 +87,13 @@ def describe(result: dict) -> str:
 
 
 def command_tau(args: argparse.Namespace) -> int:
-    """Compute τ for the parsed options and print or write its JSON (exit code 0)."""
-    # deferred: loads pdp_audit.mechanisms.goe; tau --help must not
-    from pdp_audit.mechanisms.goe import tau
-    from pdp_audit.verify.estimators.engine import one_blas_thread
+    """Compute τ for the parsed options and print or write its JSON (:func:`pdp_audit.use_cases.tau_file`; exit code
+    0)."""
+    # deferred: loads numpy; tau --help must not
+    from pdp_audit.use_cases import tau_file
 
     validate(args)
-    with one_blas_thread():  # the Tracy–Widom kernel is a small eigenproblem: BLAS threads only slow it down
-        found = tau(int(args.d), float(args.rho), float(args.sigma), args.method)
-        result = found.as_dict()
-        if not math.isfinite(found.tau):  # τ = σ τ₁ beyond the doubles: no number to print (JSON has no inf)
-            unit = tau(int(args.d), float(args.rho), 1.0, args.method).tau
-            raise InputError(
-                f"--sigma {args.sigma:g}: τ = σ × {unit:.6g} (its value at σ = 1) is beyond the largest double; "
-                f"give --sigma below {sys.float_info.max / unit:.3g}"
-            )
-    text = json.dumps(result, allow_nan=False) + "\n"
-    if args.json in (None, "-"):
-        write_stdout(text)
-        return 0
-    with atomic_path(args.json) as tmp:
-        tmp.write_text(text, encoding="utf-8")
-    print_out(describe(result))
+    result = tau_file(args)
+    if args.json not in (None, "-"):
+        print_out(describe(result))
     return 0
