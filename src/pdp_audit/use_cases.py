@@ -5,10 +5,13 @@ does between parsing its input and rendering its result, as one function that re
 Each checks every input and output before any work (an output may not be a file the command reads:
 :func:`pdp_audit.verify.core.outputs.check_outputs`), runs the audit -- a user's code in a process of its own
 (:mod:`pdp_audit.verify.core.sandbox`), which ends as Python ends -- and writes the PDF and JSON (the black box: the
-JSON document of its one check), both complete before either replaces what was there.  ``pdp-audit certify`` is
-:func:`pdp_audit.certify_files.certify_files`; the plugin's ``assert_dp``, ``assert_dp_blackbox``,
-``assert_program_dp`` and ``assert_coverage`` are the public API's audits (:mod:`pdp_audit`).  The catalogues are
-imported when a use case runs, not with this module: ``pdp-audit program --help`` builds no built-in audit's parser.
+JSON document of its one check), both complete before either replaces what was there.  The other commands
+(``tau``, ``claims``, ``mutants``, ``sweep``, ``report``, ``benchmark``) have theirs here too, each returning what its
+command prints.  ``pdp-audit certify`` is :func:`pdp_audit.certify_files.certify_files`, ``blackbox``'s search,
+witness re-check and report :func:`pdp_audit.blackbox_search_files.blackbox_search_files`; the plugin's
+``assert_dp``, ``assert_dp_blackbox``, ``assert_program_dp`` and ``assert_coverage`` are the public API's audits
+(:mod:`pdp_audit`).  The catalogues are imported when a use case runs, not with this module: ``pdp-audit program
+--help`` builds no built-in audit's parser.
 """
 
 from __future__ import annotations
