@@ -253,7 +253,7 @@ def bound_events_anytime(
     trials, delta, seed = budget
     epsilon, alpha, *rest = stop_at
     deadline = rest[0] if rest else None
-    executor, bar = running
+    bar = running[1]
     horizon = poisson_mean_within(trials)
     worlds = ("D", "D'")
     events = statistic.events
@@ -275,33 +275,51 @@ def bound_events_anytime(
         sizes = {w: int(block_rng(seed, f"{prefix}/rounds/{w}", r).poisson(mean)) for w in worlds}
         if any(hits[w][-1] + sizes[w] > trials for w in worlds):
             break
-        for w in worlds:
-            for block in iter_blocks(works[w], sizes[w], seed, f"{prefix}/fresh/{w}/{r}", executor):
-                if keep is not None:
-                    block, raw = block
-                    keep(w, raw)
-                hits[w] += block[0]
-                if bar is not None:
-                    bar.update(int(block[0, -1]))
+        _draw_round(works, hits, sizes, (seed, f"{prefix}/fresh", r), running, keep)
         drawn, rounds = drawn + mean, r + 1
         state, level = (rounds, "budget", trials), (rounds == len(means), looks)
         attack = _attack(events, hits, delta, (drawn, horizon), state, level[0], (share, looks))
         readings = [attack]
         if carry is not None:
             readings.append(carry.read({w: h[own:] for w, h in hits.items()}, drawn, horizon, state, level))
-        bounds = [reading.epsilon_lower_bound_at(alpha * STOP_MARGIN) for reading in readings]
-        if max(bounds) > epsilon:
-            stopped, attack = "refuted", readings[int(np.argmax(bounds))]
-        elif all(reading.within_claim(epsilon, alpha) for reading in readings):
-            stopped = "within-claim"
-        elif deadline is not None and time.monotonic() > deadline:
-            stopped = "time-limit"
+        stopped, attack = _verdict(readings, (epsilon, alpha, deadline))
         if stopped != "budget":
             break
     if bar is not None:  # the bar counted the whole budget
         bar.total -= 2 * trials - int(hits["D"][-1] + hits["D'"][-1])
         bar.refresh()
     return dataclasses.replace(attack, stopped=stopped)
+
+
+def _draw_round(works: dict, hits: dict, sizes: dict, where: tuple, running: tuple, keep) -> None:
+    """Draw one round's fresh releases, ``sizes[w]`` of world ``w``, and add their event counts to ``hits[w]``
+    (``where`` = (seed, streams' prefix, round): the streams of :func:`iter_blocks`; ``running`` = (executor, bar);
+    ``keep`` as in :func:`bound_events_anytime`)."""
+    seed, prefix, r = where
+    executor, bar = running
+    for w, size in sizes.items():
+        for block in iter_blocks(works[w], size, seed, f"{prefix}/{w}/{r}", executor):
+            if keep is not None:
+                block, raw = block
+                keep(w, raw)
+            hits[w] += block[0]
+            if bar is not None:
+                bar.update(int(block[0, -1]))
+
+
+def _verdict(readings: list, stop_at: tuple) -> tuple:
+    """(why the pass stops, or ``"budget"`` to go on; the reading it reports) after a round: refuted when some
+    reading's bound at α·:data:`STOP_MARGIN` exceeds the claimed ε (that reading, the highest), within the claim when
+    every reading is, the time limit when ``stop_at`` = (ε, α, deadline or None) has passed; else the first reading."""
+    epsilon, alpha, deadline = stop_at
+    bounds = [reading.epsilon_lower_bound_at(alpha * STOP_MARGIN) for reading in readings]
+    if max(bounds) > epsilon:
+        return "refuted", readings[int(np.argmax(bounds))]
+    if all(reading.within_claim(epsilon, alpha) for reading in readings):
+        return "within-claim", readings[0]
+    if deadline is not None and time.monotonic() > deadline:
+        return "time-limit", readings[0]
+    return "budget", readings[0]
 
 
 def _attack(events, hits: dict, delta: float, means: tuple, state: tuple, complete: bool, level: tuple):
