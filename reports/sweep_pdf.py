@@ -16,6 +16,7 @@ from matplotlib.ticker import NullFormatter  # noqa: E402
 
 from pdp_audit.reports.files import atomic_path  # noqa: E402
 from pdp_audit.reports.json_report import code_version, library_versions  # noqa: E402
+from pdp_audit.reports.page_panels import LEGEND_ROOM, page_legend, share_y  # noqa: E402
 from pdp_audit.reports.page_text import (  # noqa: E402
     A4,
     COLOURS,
@@ -300,6 +301,23 @@ def _panels(cells, panel_key: str | None) -> list[tuple[str, list]]:
 def _plot_page(key, rows, panel_key, line_keys, panels, start: int) -> plt.Figure:
     """One page of small multiples: a row per (check, curves or estimate), a column per panel."""
     fig = plt.figure(figsize=A4)
+    _page_heading(fig, key, rows, (panel_key, line_keys, panels), start)
+    top = 0.8
+    height = min(top - 0.05 - LEGEND_ROOM, 0.25 * len(rows))
+    grid = fig.add_gridspec(
+        len(rows), len(panels), left=0.11, right=0.96, bottom=top - height, top=top, hspace=0.45, wspace=0.3
+    )
+    by_row = [_plot_row(fig, grid, r, rows, (key, line_keys, panels)) for r in range(len(rows))]
+    for axes in by_row:
+        share_y(axes)
+    page_legend(fig, [ax for axes in by_row for ax in axes], top - height - 0.05)
+    return fig
+
+
+def _page_heading(fig, key, rows, layout: tuple, start: int) -> None:
+    """The page's title, how to read its panels and the titles of its checks; ``layout`` = (panel key or None, line
+    keys, panels)."""
+    panel_key, line_keys, panels = layout
     titles = {}
     for check_id, _ in rows:
         check = next((_estimate(c, check_id) for _, cells in panels for c in cells if _estimate(c, check_id)), None)
@@ -326,58 +344,34 @@ def _plot_page(key, rows, panel_key, line_keys, panels, start: int) -> plt.Figur
             ("; ".join(f"{c}: {t}" for c, t in titles.items() if t), {"size": 8}),
         ],
     )
-    top = 0.8
-    height = min(top - 0.05 - _LEGEND_ROOM, 0.25 * len(rows))
-    grid = fig.add_gridspec(
-        len(rows), len(panels), left=0.11, right=0.96, bottom=top - height, top=top, hspace=0.45, wspace=0.3
-    )
-    by_row: dict[int, list] = {}
-    for r, (check_id, kind) in enumerate(rows):
-        values = []
-        for col, (panel_title, cells) in enumerate(panels):
-            ax = fig.add_subplot(grid[r, col])
-            if kind == "curves":
-                values += _plot_curves(ax, cells, key, line_keys, check_id)
-            else:
-                _plot_check(ax, cells, key, line_keys, check_id)
-            if r == 0 and panel_title:
-                ax.set_title(panel_title, fontsize=8.5)
-            if col == 0:
-                ax.set_ylabel(f"{check_id}\n{'value' if kind == 'curves' else _quantity(check_id)}", fontsize=7.5)
-            if r < len(rows) - 1:
-                ax.set_xlabel("")
-            legend = ax.get_legend()
-            if legend:  # one legend for the page, below the panels (off the data)
-                legend.remove()
-            by_row.setdefault(r, []).append(ax)
-        if values and min(values) > 0 and max(values) / min(values) >= 5:
-            for ax in by_row[r]:  # one scale for the row: the curves span decades
-                ax.set_yscale("log")
-    for axes in by_row.values():
-        _share_y(axes)
-    _page_legend(fig, [ax for axes in by_row.values() for ax in axes], top - height - 0.05)
-    return fig
 
 
-_LEGEND_ROOM = 0.1  # below the panels: their x labels, and the page's legend
-
-
-def _page_legend(fig, axes, top: float) -> None:
-    """One legend for every line of the page's panels (each label once), below them from ``top`` down."""
-    entries: dict[str, object] = {}
-    for ax in axes:
-        for handle, label in zip(*ax.get_legend_handles_labels()):
-            entries.setdefault(label, handle)
-    if entries:
-        fig.legend(
-            list(entries.values()),
-            list(entries),
-            loc="upper center",
-            bbox_to_anchor=(0.5, top),
-            ncol=3,
-            fontsize=7,
-            frameon=False,
-        )
+def _plot_row(fig, grid, r: int, rows, plotted: tuple) -> list:
+    """The axes of row ``r`` of the page, one a panel: check ``rows[r]``'s curves or estimates against ``key``, on a
+    log scale when its curves span a factor of 5 or more; ``plotted`` = (key, line keys, panels)."""
+    key, line_keys, panels = plotted
+    check_id, kind = rows[r]
+    values, axes = [], []
+    for col, (panel_title, cells) in enumerate(panels):
+        ax = fig.add_subplot(grid[r, col])
+        if kind == "curves":
+            values += _plot_curves(ax, cells, key, line_keys, check_id)
+        else:
+            _plot_check(ax, cells, key, line_keys, check_id)
+        if r == 0 and panel_title:
+            ax.set_title(panel_title, fontsize=8.5)
+        if col == 0:
+            ax.set_ylabel(f"{check_id}\n{'value' if kind == 'curves' else _quantity(check_id)}", fontsize=7.5)
+        if r < len(rows) - 1:
+            ax.set_xlabel("")
+        legend = ax.get_legend()
+        if legend:  # one legend for the page, below the panels (off the data)
+            legend.remove()
+        axes.append(ax)
+    if values and min(values) > 0 and max(values) / min(values) >= 5:
+        for ax in axes:  # one scale for the row: the curves span decades
+            ax.set_yscale("log")
+    return axes
 
 
 #: What a check's estimate is, for the y axis (by the end of its id); any other check: its estimate.
@@ -393,16 +387,6 @@ QUANTITIES = {
 
 def _quantity(check_id: str) -> str:
     return next((q for end, q in QUANTITIES.items() if check_id.endswith(end)), "estimate")
-
-
-def _share_y(axes) -> None:
-    """One y range for the panels of a page, so that they compare at a glance."""
-    if len(axes) < 2:
-        return
-    low = min(ax.get_ylim()[0] for ax in axes)
-    high = max(ax.get_ylim()[1] for ax in axes)
-    for ax in axes:
-        ax.set_ylim(low, high)
 
 
 def _estimate(cell, check_id):
