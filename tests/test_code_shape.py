@@ -311,3 +311,88 @@ def test_an_unexplained_function_level_import_is_found(tmp_path, monkeypatch):
         "def h():\n    from . import plan  # deferred: a cycle through plan\n    import json\n"
     )
     assert unexplained_imports([source]) == {"pdp_audit.verify.core.m: pdp_audit.reports.records"}
+
+
+# --- branching (issue 62): no function of the product above cyclomatic complexity 25 -------------------------------
+
+#: McCabe's cyclomatic complexity (IEEE Trans. Software Eng. SE-2(4), 1976) above which a function is split into
+#: named parts.
+MAX_COMPLEXITY = 25
+
+
+def _decisions(node: ast.AST) -> int:
+    """The decision points ``node`` itself adds, as radon (``radon cc``) counts them."""
+    if isinstance(node, (ast.If, ast.IfExp, ast.Assert)):
+        return 1
+    if isinstance(node, (ast.For, ast.AsyncFor, ast.While)):
+        return 1 + bool(node.orelse)
+    if isinstance(node, ast.comprehension):
+        return 1 + len(node.ifs)
+    if isinstance(node, ast.Try):
+        return len(node.handlers) + bool(node.orelse)
+    if isinstance(node, ast.BoolOp):
+        return len(node.values) - 1
+    if isinstance(node, ast.Match):
+        catch_all = any(isinstance(case.pattern, ast.MatchAs) and case.pattern.pattern is None for case in node.cases)
+        return max(0, len(node.cases) - catch_all)
+    return 0
+
+
+def complexity(function: ast.FunctionDef | ast.AsyncFunctionDef) -> int:
+    """1 + the decision points of ``function``'s own body: each ``if``, conditional expression and ``assert``; each
+    loop, and its ``else``; each comprehension's ``for`` and its ``if``s; each ``except``, and a ``try``'s ``else``;
+    each ``and``/``or`` operand after the first; each ``case`` but a catch-all.  A function or class defined inside it
+    is a unit of its own (radon's count: its ``ComplexityVisitor``; radon is not a dependency of the project)."""
+    count, stack = 1, list(function.body)
+    while stack:
+        node = stack.pop()
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            continue
+        count += _decisions(node)
+        if not isinstance(node, ast.Assert):  # radon counts an assert as one, whatever its condition
+            stack.extend(ast.iter_child_nodes(node))
+    return count
+
+
+def complex_functions(paths: list[Path]) -> list[str]:
+    """``file:line name (complexity)`` of each function (method and nested function included) of ``paths`` whose
+    cyclomatic complexity exceeds :data:`MAX_COMPLEXITY`."""
+    found = []
+    for path in paths:
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and complexity(node) > MAX_COMPLEXITY:
+                found.append(f"{path.relative_to(ROOT)}:{node.lineno} {node.name} ({complexity(node)})")
+    return found
+
+
+def test_no_product_function_is_above_complexity_25():
+    paths = [p for folder in PRODUCT for p in sorted((ROOT / folder).rglob("*.py"))]
+    found = complex_functions(paths)
+    assert not found, (
+        f"functions above cyclomatic complexity {MAX_COMPLEXITY} (split them into named parts):"
+        + "".join(f"\n  {line}" for line in found)
+    )
+
+
+def test_the_complexity_counts_each_kind_of_branch(tmp_path, monkeypatch):
+    monkeypatch.setattr(f"{__name__}.ROOT", tmp_path)
+    source = tmp_path / "m.py"
+    source.write_text(
+        "def f(a, b):\n"  # 1
+        "    if a and b or a:\n"  # + if, + 2 operands
+        "        x = 1 if a else 2\n"  # + conditional
+        "    for i in a:\n        pass\n    else:\n        pass\n"  # + loop, + else
+        "    while b:\n        break\n"  # + loop
+        "    try:\n        pass\n    except KeyError:\n        pass\n    except OSError:\n        pass\n"  # + 2
+        "    else:\n        pass\n"  # + try's else
+        "    assert a and b\n"  # + 1, its condition not counted
+        "    y = [i for i in a if i if not i]\n"  # + for, + 2 ifs
+        "    match a:\n        case 1:\n            pass\n        case [2]:\n            pass\n"  # + 2 cases
+        "        case _:\n            pass\n"  # the catch-all not counted
+        "    def g():\n        if a:\n            pass\n"  # its own unit
+        "    return lambda: 1 if b else 0\n"  # + conditional in a lambda
+    )
+    f, g = (n for n in ast.walk(ast.parse(source.read_text())) if isinstance(n, ast.FunctionDef))
+    assert (complexity(f), complexity(g)) == (18, 2)  # radon 6 gives the same
+    source.write_text("def wide(a):\n" + "    if a:\n        pass\n" * MAX_COMPLEXITY)
+    assert complex_functions([source]) == [f"m.py:1 wide ({MAX_COMPLEXITY + 1})"]
