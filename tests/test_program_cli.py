@@ -85,6 +85,14 @@ def test_a_missing_function_or_file_is_exit_2(folder, capsys):
     assert cli.main(args) == 2
 
 
+
+def test_a_module_that_raises_while_imported_is_the_users_fault_in_one_line(folder, capsys):
+    """The user's module failing at import is their error, one line, exit 2 (it was our internal error, exit 4)."""
+    (folder / "broken_stats.py").write_text('raise ValueError("boom at import")\n', encoding="utf-8")
+    assert cli.main(_args("broken_stats:fixed")) == 2
+    err = capsys.readouterr().err
+    assert "program: importing module 'broken_stats' raised ValueError" in err and "Traceback" not in err
+
 GUIDE = Path(__file__).resolve().parent.parent / "docs" / "how-to" / "programs.md"
 
 

@@ -24,11 +24,8 @@ Checks, one family at the run's α:
 from __future__ import annotations
 
 import dataclasses
-import importlib
 import io
 import math
-import os
-import sys
 import zlib
 from pathlib import Path
 from typing import Any, Callable
@@ -45,6 +42,7 @@ from pdp_audit.reports.records import Page, Verdict
 from pdp_audit.verify.core.checks import CheckSpec, Evidence, declare
 from pdp_audit.verify.core.config import LAW_SCOPES
 from pdp_audit.verify.evidence.user_audits import decided
+from pdp_audit.verify.evidence.user_code import import_from_current_folder
 from pdp_audit.verify.inputs.validation import InputError
 
 SOURCE = "Cebere, Erb, Desfontaines, Bellet & Fitzsimons, PETS 2026 (grey-box auditing, record and replay)"
@@ -94,13 +92,7 @@ def load_program(spec: str) -> Callable:
     module_name, _, attribute = spec.partition(":")
     if not module_name or not attribute:
         raise InputError(f"program must be MODULE:FUNCTION, got {spec!r}")
-    sys.path.insert(0, os.getcwd())
-    try:
-        module = importlib.import_module(module_name)
-    except ImportError as err:
-        raise InputError(f"program: cannot import module {module_name!r} ({err})") from None
-    finally:
-        sys.path.remove(os.getcwd())
+    module = import_from_current_folder(module_name, "program")
     program = getattr(module, attribute, None)
     if not callable(program):
         raise InputError(f"program: module {module_name!r} has no function {attribute!r}")

@@ -36,6 +36,7 @@ from pdp_audit.verify.core.outputs import check_outputs, record_reads, store_inp
 from pdp_audit.verify.core.plan import AuditPlan
 from pdp_audit.verify.core.sandbox import run_isolated, user_state
 from pdp_audit.verify.estimators.progress import asking, progress_bar
+from pdp_audit.verify.evidence.user_code import import_from_current_folder
 from pdp_audit.verify.inputs.interruptions import INTERRUPTIONS
 from pdp_audit.verify.inputs.validation import InputError, not_a_regular_file, quoted, shown
 
@@ -272,19 +273,7 @@ def load_factory(target: str, needs: str = "sample"):
     module_name, _, attr = target.partition(":")
     if not module_name or not attr:
         raise InputError(f"target must be MODULE:FACTORY, got {target!r}")
-    # the current folder first, as `python -m` would: a console script's sys.path starts at its own bin folder
-    sys.path.insert(0, os.getcwd())
-    try:
-        with user_state():  # what the module sets of the process's state while it loads is undone
-            module = importlib.import_module(module_name)
-    except ImportError as err:
-        raise InputError(f"target: cannot import module {module_name!r} ({err})") from None
-    except BaseException as err:  # the user's module failed while it was imported: their code, their error
-        if isinstance(err, INTERRUPTIONS):  # Ctrl-C, SIGTERM: a wish to stop, not a fault
-            raise
-        raise InputError(f"target: importing module {module_name!r} raised {user_error(err)}") from None
-    finally:
-        sys.path.remove(os.getcwd())
+    module = import_from_current_folder(module_name, "target")
     factory = getattr(module, attr, None)
     if not callable(factory):
         raise InputError(f"target: {module_name} has no callable {attr!r}")
