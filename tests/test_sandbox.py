@@ -26,11 +26,12 @@ from pdp_audit.audits.blackbox.evidence import UserSampler
 from pdp_audit.audits.blackbox.search import DatasetSampler
 from pdp_audit.audits.coverage.evidence import _called as coverage_called
 from pdp_audit.audits.pair import deployed
-from pdp_audit.cli import blackbox as blackbox_cli
+from pdp_audit.audits.program import audit as program_audit
 from pdp_audit.cli.main import main
 from pdp_audit.mechanisms import base
 from pdp_audit.verify.core import processes, sandbox
 from pdp_audit.verify.evidence import user_code
+from pdp_audit.verify.inputs.validation import InputError
 
 #: A user's module whose import, factory or sampler misbehaves as the environment says (FAULT_WHERE, FAULT_HOW).
 FAULTY = textwrap.dedent(
@@ -295,8 +296,9 @@ GUARDS = {
     "module import": lambda folder: user_code.load_factory("x", folder, "terminated_user:make"),
     "parent package": lambda folder: user_code.load_factory("x", folder, "terminated_package.inner:make"),
     "module_file": lambda folder: user_code.module_file(folder, "terminated_package.inner:make"),
-    "target import": lambda folder: blackbox_cli.load_factory("terminated_user:make"),
-    "target factory": lambda folder: blackbox_cli.load_factory("terminated_factory:make"),
+    "target import": lambda folder: use_cases.load_factory("terminated_user:make"),
+    "target factory": lambda folder: use_cases.load_factory("terminated_factory:make"),
+    "program import": lambda folder: program_audit.load_program("terminated_user:make"),
 }
 
 
@@ -377,7 +379,7 @@ def test_what_the_child_raises_is_raised_here_with_its_traceback():
 def test_a_child_that_ends_or_exits_is_the_users_fault_never_an_exit_0(function, args, said):
     """Our code never exits in the child: a SystemExit that reaches its top, or a child that ends without a result,
     is one InputError naming the code (exit 2)."""
-    with pytest.raises(processes.InputError) as caught:
+    with pytest.raises(InputError) as caught:
         sandbox.run_isolated(function, *args, target="target: the code of 'x:y'")
     assert said in str(caught.value) and str(caught.value).endswith("this is a fault in that code")
 
