@@ -41,8 +41,8 @@ from pdp_audit.mechanisms.base import MalformedPair
 from pdp_audit.reports.records import Page, Verdict
 from pdp_audit.verify.core.checks import CheckSpec, Evidence, declare
 from pdp_audit.verify.core.config import LAW_SCOPES
+from pdp_audit.verify.core.sandbox import import_from_current_folder
 from pdp_audit.verify.evidence.user_audits import decided
-from pdp_audit.verify.evidence.user_code import import_from_current_folder
 from pdp_audit.verify.inputs.validation import InputError
 
 SOURCE = "Cebere, Erb, Desfontaines, Bellet & Fitzsimons, PETS 2026 (grey-box auditing, record and replay)"

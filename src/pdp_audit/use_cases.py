@@ -34,9 +34,8 @@ from pdp_audit.verify.core.checks import without_figures
 from pdp_audit.verify.core.config import COMMAND_LINE, WORKERS_OPTION, build, options, pair_value
 from pdp_audit.verify.core.outputs import check_outputs, record_reads, store_inputs
 from pdp_audit.verify.core.plan import AuditPlan
-from pdp_audit.verify.core.sandbox import run_isolated, user_state
+from pdp_audit.verify.core.sandbox import import_from_current_folder, run_isolated, user_state
 from pdp_audit.verify.estimators.progress import asking, progress_bar
-from pdp_audit.verify.evidence.user_code import import_from_current_folder
 from pdp_audit.verify.inputs.interruptions import INTERRUPTIONS
 from pdp_audit.verify.inputs.validation import InputError, not_a_regular_file, quoted, shown
 

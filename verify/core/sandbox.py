@@ -36,6 +36,10 @@ API
     (:func:`~pdp_audit.verify.core.float_rules.own_float_rules`), and records the files it reads
     (:func:`~pdp_audit.verify.core.outputs.record_reads`, with those this process had read).
 
+``import_from_current_folder(module_name, key)``
+    The module of a command line's ``MODULE:NAME``, imported with the current folder first on ``sys.path`` under
+    ``user_state()``: whatever its import raises is one InputError naming ``key`` (the user's fault, exit 2).
+
 ``user_state()``
     Around one call into the user's code in this process (a sampler call of an audit): the process state the user's
     code may change and ours relies on is given back when the call returns or raises -- ``np.seterr``, warning
@@ -56,6 +60,7 @@ when their parent does; a Dask LocalCluster's workers are spawned (:func:`pdp_au
 
 from __future__ import annotations
 
+import importlib
 import os
 import pickle
 import selectors
@@ -65,12 +70,14 @@ import subprocess
 import sys
 import threading
 import traceback
+from types import ModuleType
 from typing import Any, Callable
 
+from pdp_audit.mechanisms.base import user_error
 from pdp_audit.verify.core.float_rules import own_float_rules, user_float_rules
 from pdp_audit.verify.core.outputs import add_reads, read_paths, record_reads
 from pdp_audit.verify.core.processes import on_second_termination, raised_without_signal, terminations_raise
-from pdp_audit.verify.inputs.interruptions import Terminated
+from pdp_audit.verify.inputs.interruptions import INTERRUPTIONS, Terminated
 from pdp_audit.verify.inputs.validation import InputError
 
 __all__ = ["CHILD_GRACE", "EXIT_WAIT", "ChildTraceback", "run_isolated", "user_state"]
@@ -425,3 +432,22 @@ def _descendants(pid: int) -> set[int]:
         frontier = {each for each, parent in parents.items() if parent in frontier} - found
         found |= frontier
     return found
+
+
+def import_from_current_folder(module_name: str, key: str) -> ModuleType:
+    """The module ``module_name`` of a command line's ``MODULE:NAME``, imported with the current folder first on
+    ``sys.path``, as ``python -m`` would (a console script's ``sys.path`` starts at its own bin folder); what the
+    module sets of the process's state while it loads is undone.  Whatever the import raises is the user's: one
+    InputError naming ``key`` (an interruption stays one)."""
+    sys.path.insert(0, os.getcwd())
+    try:
+        with user_state():
+            return importlib.import_module(module_name)
+    except ImportError as err:
+        raise InputError(f"{key}: cannot import module {module_name!r} ({err})") from None
+    except BaseException as err:  # the user's module failed while it was imported: their code, their error
+        if isinstance(err, INTERRUPTIONS):  # Ctrl-C, SIGTERM: a wish to stop, not a fault
+            raise
+        raise InputError(f"{key}: importing module {module_name!r} raised {user_error(err)}") from None
+    finally:
+        sys.path.remove(os.getcwd())

@@ -13,15 +13,12 @@ from __future__ import annotations
 
 import ast
 import hashlib
-import importlib
 import importlib.machinery
 import importlib.util
-import os
 import sys
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from types import ModuleType
 from typing import Any, Iterator
 
 from pdp_audit.mechanisms.base import user_error
@@ -135,25 +132,6 @@ class Factory:
     qualname: str
     file_name: str
     sha256: str
-
-
-def import_from_current_folder(module_name: str, key: str) -> ModuleType:
-    """The module ``module_name`` of a command line's ``MODULE:NAME``, imported with the current folder first on
-    ``sys.path``, as ``python -m`` would (a console script's ``sys.path`` starts at its own bin folder); what the
-    module sets of the process's state while it loads is undone.  Whatever the import raises is the user's: one
-    InputError naming ``key`` (an interruption stays one)."""
-    sys.path.insert(0, os.getcwd())
-    try:
-        with user_state():
-            return importlib.import_module(module_name)
-    except ImportError as err:
-        raise InputError(f"{key}: cannot import module {module_name!r} ({err})") from None
-    except BaseException as err:  # the user's module failed while it was imported: their code, their error
-        if isinstance(err, INTERRUPTIONS):  # Ctrl-C, SIGTERM: a wish to stop, not a fault
-            raise
-        raise InputError(f"{key}: importing module {module_name!r} raised {user_error(err)}") from None
-    finally:
-        sys.path.remove(os.getcwd())
 
 
 def load_factory(where: str, folder: Path, mechanism: str, key: str = "mechanism") -> Factory:
