@@ -106,7 +106,7 @@ def test_a_legend_over_the_data_is_found():
 def _render(tmp_path: Path, command: str) -> str:
     """Run ``pdp-audit COMMAND`` in-process in ``tmp_path`` with every saved page checked; its problems, one a
     line (empty: none)."""
-    from pdp_audit.cli import blackbox as blackbox_cli
+    from pdp_audit import blackbox_search_files, use_cases
     from pdp_audit.cli.main import main
 
     found: list[str] = []
@@ -114,7 +114,8 @@ def _render(tmp_path: Path, command: str) -> str:
         patch.chdir(tmp_path)
         # ``blackbox`` writes its PDF in the child process that runs the user's code, where the pages checked would
         # be lost with the child: run that work here
-        patch.setattr(blackbox_cli, "run_isolated", lambda function, *args, target: function(*args))
+        for module in (use_cases, blackbox_search_files):  # the use cases that run it (plain and --search)
+            patch.setattr(module, "run_isolated", lambda function, *args, target: function(*args))
         try:
             main(shlex.split(command))
         except SystemExit as stop:
