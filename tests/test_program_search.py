@@ -75,6 +75,8 @@ def _check(run, name):
     ids=["threshold above the bound, random", "middle band, optuna"],
 )
 def test_the_search_finds_what_the_named_neighbours_miss(bug, fixed, data, bounds, strategy):
+    if strategy == "optuna":
+        pytest.importorskip("optuna")  # an optional extra: `pip install -e ".[test]"` has no optuna
     named = _audit(bug, data, bounds, search="named")
     assert named.verdict != "fail", [(c.id, c.verdict, c.note[:200]) for c in named.checks]
     run = _audit(bug, data, bounds, search=strategy, candidates=48)
@@ -123,6 +125,7 @@ def test_a_frame_with_text_and_integer_fields_is_searched():
 
 
 def test_optuna_climbs_and_random_is_seeded():
+    pytest.importorskip("optuna")  # an optional extra
     space = [
         Parameter("u", "float", 0.0, 1.0),
         Parameter("k", "int", 0, 3),
