@@ -6,7 +6,8 @@
   sensitivity needs FAILs by composition, confirmed by the black box; its fix never FAILs; the fix rounded to a
   whole number is said plainly to carry its noise non-additively and is left undecided.
 * Where the black box does not confirm an exact finding, the releases an event test would need by the exact law of
-  the noise the release carries are stated (``program_mean:size_as_public``: about 10⁷ per world at α = 1e-6).
+  the noise the release carries are stated (``program_mean:size_as_public`` with no smaller pair tried: about 10⁷
+  per world at α = 1e-6).
 
 Fixed seeds; α = 1e-6.  Seen failing: with ``isolated._landing`` returning None the tests of the value read and of
 the isolated rows fail; with ``audit._feasible`` returning its evidence unchanged the size-as-public test fails.
@@ -24,7 +25,7 @@ import pandas as pd
 import pytest
 
 import pdp_audit
-from pdp_audit.audits.program import feasibility, isolated
+from pdp_audit.audits.program import feasibility, isolated, smaller
 from pdp_audit.audits.program.analysis import analyse
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
@@ -91,7 +92,8 @@ def test_a_rounded_release_is_said_to_carry_its_noise_non_additively(scores):
     assert "non-additively" in _checks(run)["program-composition"].note
 
 
-def test_a_confirmation_out_of_reach_says_how_many_releases_it_needs():
+def test_a_confirmation_out_of_reach_says_how_many_releases_it_needs(monkeypatch):
+    monkeypatch.setattr(smaller, "SIZES", ())  # no smaller pair tried (with one it is confirmed there)
     run = pdp_audit.audit_program(_example("program_mean").size_as_public, DATA, 1.0, 0.0, bounds=(0, 1), trials=2000)
     assert run.verdict == "fail"  # the exact finding: a scale taken from the data refutes a pure claim
     confirm = _checks(run)["program-confirm"]

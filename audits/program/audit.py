@@ -18,7 +18,9 @@ Checks, one family at the run's α:
 * beside the composition, each primitive without a law it knows (gumbel, logistic; float Laplace and Gaussian as
   implemented) whose call shows its value, audited alone by the black box (:mod:`.isolated`), its verdict listed;
 * ``program-confirm`` (statistical, only where a check did not pass): the black box's attack on the final
-  release of the witness pair (``trials`` fresh releases per world), its p-value beside the structural finding.
+  release of the witness pair (``trials`` fresh releases per world), its p-value beside the structural finding --
+  or, where by the exact law of the noise it carries the witness pair needs more releases than that, on the smaller
+  pair of D's first records that needs fewest and shows the same class of finding (:mod:`.smaller`).
 """
 
 from __future__ import annotations
@@ -32,7 +34,7 @@ from typing import Any, Callable
 
 import numpy as np
 
-from pdp_audit.audits.program import feasibility, isolated, trace
+from pdp_audit.audits.program import feasibility, isolated, smaller, trace
 from pdp_audit.audits.program.analysis import Analysis, PairResult, analyse
 from pdp_audit.audits.program.config import ProgramAuditConfig
 from pdp_audit.audits.program.pages import review_page, shown_pair
@@ -71,8 +73,8 @@ CHECKS = declare(
     ),
     CheckSpec(
         "program-confirm",
-        "Black-box confirmation on the witness pair",
-        "the final release on the witness pair satisfies the claim",
+        "Black-box confirmation on the witness pair or a smaller pair",
+        "the final release on the witness pair (or on a smaller pair of D's records) satisfies the claim",
         "ε ≥ lower bound of the learned test's events on fresh releases",
         "DP-Sniper (Bichsel et al. 2021); Kairouz et al. 2015",
     ),
@@ -201,14 +203,32 @@ def run_program(config: ProgramAuditConfig, progress: bool = False, confirm: Cal
     witness = analysis.worst(confirmable=True)
     needs_confirmation = any(e.verdict != "pass" for e in evidence)
     if needs_confirmation and confirm is not None and witness is not None and witness.score > 0:
-        samplers = _samplers(program, data, witness.neighbour.data, config.seed)
-        law = confirmation_law(witness, config.law)
-        found = confirm(samplers, epsilon, delta, config.trials, config.seed, law)
-        evidence += [_feasible(_as_confirmation(e, witness, law), witness, config) for e in found]
+        evidence += _confirmed((program, data), witness, config, confirm)
     run = decided(name, evidence, config.alpha, _parameters(config, analysis), config.seed)
     review = review_page(run, name, data, analysis, NOT_COVERED, PROGRAM_SCOPES[config.law])
     others = _others_page(analysis, shown_pair(analysis))
     return dataclasses.replace(run, pages=() if others is None else (others,), review=review)
+
+
+def _confirmed(target: tuple, witness: PairResult, config: ProgramAuditConfig, confirm: Callable) -> list[Evidence]:
+    """The black box's confirmation of a finding, on the witness pair -- or, where by the exact law of the noise its
+    release carries the witness pair needs more than ``trials`` releases per world, on the smaller pair of D's
+    records that needs fewest (:mod:`.smaller`; DP quantifies over every neighbouring pair, Dwork & Roth 2014,
+    Def. 2.4), chosen by the exact analyses alone: one test at α either way."""
+    program, data = target
+    pair, small = witness, None
+    needs = feasibility.carried_needs(witness, config.claim_epsilon, config.alpha)
+    if needs is not None and needs[0] > config.trials:
+        small = smaller.smallest(program, data, config, witness)
+        if small is not None and small.needed < needs[0]:
+            data, pair = small.base, small.pair
+        else:
+            small = None
+    samplers = _samplers(program, data, pair.neighbour.data, config.seed)
+    law = confirmation_law(pair, config.law)
+    found = confirm(samplers, config.claim_epsilon, config.claim_delta, config.trials, config.seed, law)
+    out = [_feasible(_as_confirmation(e, witness, law), pair, config) for e in found]
+    return out if small is None or needs is None else [smaller.noted(e, small, needs) for e in out]
 
 
 def _isolated(
@@ -571,3 +591,4 @@ def _as_confirmation(evidence: Evidence, witness: PairResult, law: str) -> Evide
             witness=witness.neighbour.name, witness_found_by=_found(witness)["found_by"], confirmation_law=law
         )
     )
+

@@ -392,6 +392,13 @@ def _out_of_reach(run: Run, confirm: Check | None) -> str | None:
     return f"not within {int(trials):,} releases per world; the carried noise's exact law needs about {needed:.2g}"
 
 
+def _on(confirm: Check) -> str:
+    """Where the black box's confirmation ran: on the witness pair's final release, or on the smaller pair it names
+    (:mod:`.smaller`: DP quantifies over every neighbouring pair)."""
+    small = confirm.details.get("smaller_pair")
+    return f"on a smaller pair, {small['pair']}" if small else "on the final release"
+
+
 def _change(name: str) -> str:
     """A neighbour's name as what D′ is: ``D′ = D with record 3 (the maximum) removed``."""
     for verb, done in (("remove ", "removed"), ("add ", "added")):
@@ -457,8 +464,8 @@ def headline(run: Run, claim: str, analysis: Analysis, pair: PairResult | None) 
             reading.append(f"The black box cannot confirm it on the final release: {out_of_reach}.")
         elif confirm is not None and confirm.pvalue is not None:
             reading.append(
-                f"The black box {'confirms it' if confirm.verdict == 'fail' else 'does not confirm it'} on the final "
-                f"release (p = {confirm.adjusted_pvalue:.3g} {'≤' if confirm.verdict == 'fail' else '>'} α = "
+                f"The black box {'confirms it' if confirm.verdict == 'fail' else 'does not confirm it'} {_on(confirm)} "
+                f"(p = {confirm.adjusted_pvalue:.3g} {'≤' if confirm.verdict == 'fail' else '>'} α = "
                 f"{run.alpha:g})."
             )
         return f"REFUTED: the program is not {claim}", " ".join(reading)
@@ -474,7 +481,8 @@ def headline(run: Run, claim: str, analysis: Analysis, pair: PairResult | None) 
         refuted += f", and the black box cannot confirm the finding ({out_of_reach})"
     elif confirm is not None and confirm.adjusted_pvalue is not None:
         refuted += (
-            f", and the black box does not reject the claim (p = {confirm.adjusted_pvalue:.3g} > α = {run.alpha:g})"
+            f", and the black box does not reject the claim {_on(confirm)} (p = {confirm.adjusted_pvalue:.3g} > α = "
+            f"{run.alpha:g})"
         )
     open_checks = [c for c in run.checks if c.verdict == "inconclusive" and c.id != "program-confirm"]
     why = _first_sentences(open_checks[0].note, 1) if open_checks else "nothing decides the claim."
