@@ -16,6 +16,7 @@ import numpy as np
 import pytest
 
 import pdp_audit
+from pdp_audit.audits.blackbox import search as search_module
 from pdp_audit.audits.blackbox.attack import AttackOptions
 from pdp_audit.audits.blackbox.defaults import SEARCH_STATISTIC
 from pdp_audit.audits.blackbox.search import (
@@ -29,6 +30,7 @@ from pdp_audit.audits.blackbox.search import (
 from pdp_audit.audits.blackbox.search_check import SearchOptions, read_witness
 from pdp_audit.audits.blackbox.witness import recheck, statistic_to_data
 from pdp_audit.cli.main import main
+from pdp_audit.verify.core.candidate_search import maximise
 from pdp_audit.verify.inputs.validation import InputError
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
@@ -215,13 +217,25 @@ def test_workers_give_the_same_numbers():
     assert runs[0].witness == runs[1].witness
 
 
-def test_optuna_search_is_seeded_and_refutes():
+def test_optuna_search_is_seeded_and_refutes(monkeypatch):
+    """Through the shared driver (candidate_search.maximise), the 16 patterns enqueued first, then TPE's trials."""
     pytest.importorskip("optuna")
+    calls = []
+
+    def spy(space, criterion, strategy, count, seed, batch=8, enqueued=()):
+        calls.append((strategy, count, list(enqueued)))
+        return maximise(space, criterion, strategy, count, seed, batch, enqueued)
+
+    monkeypatch.setattr(search_module, "maximise", spy)
     leaky = NoisySum(1 / EPSILON)
     budget = SearchBudget(candidates=18, pilot_trials=3_000, trials=30_000, options=IDEAL)
     runs = [search_pairs(leaky, Neighbours("l1", 4.0), "optuna", 0.0, 5, budget) for _ in range(2)]
     assert [r.pilot_bound for r in runs[0].ranking] == [r.pilot_bound for r in runs[1].ranking]
-    assert len(runs[0].ranking) == 18 and any(r.candidate.name.startswith("optuna") for r in runs[0].ranking)
+    patterns = pattern_candidates(4, Neighbours("l1", 4.0))
+    assert [call[:2] for call in calls] == [("optuna", 18)] * 2 and len(calls[0][2]) == len(patterns) == 16
+    names = sorted(r.candidate.name for r in runs[0].ranking)
+    assert names == sorted([p.name for p in patterns] + ["optuna 16", "optuna 17"])
+    assert all(r.candidate == p for p in patterns for r in runs[0].ranking if r.candidate.name == p.name)
     bound = runs[0].final.epsilon_lower_bound_at(ALPHA)
     assert EPSILON < bound <= pair_loss(runs[0].chosen, leaky.scale)
 

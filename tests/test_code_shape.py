@@ -396,3 +396,41 @@ def test_the_complexity_counts_each_kind_of_branch(tmp_path, monkeypatch):
     assert (complexity(f), complexity(g)) == (18, 2)  # radon 6 gives the same
     source.write_text("def wide(a):\n" + "    if a:\n        pass\n" * MAX_COMPLEXITY)
     assert complex_functions([source]) == [f"m.py:1 wide ({MAX_COMPLEXITY + 1})"]
+
+
+# --- one search driver (issue 63): optuna's studies are made in one module ------------------------------------------
+
+#: The one module that drives optuna (the black box's and the program audit's searches call its ``maximise``): a
+#: second driver would be a second seeding and telling of TPE for a maintainer to keep in step.
+OPTUNA_DRIVER = "verify/core/candidate_search.py"
+#: What only the driver calls: the study and the sampler it is seeded with.
+OPTUNA_CALLS = frozenset({"create_study", "load_study", "TPESampler", "enqueue_trial"})
+
+
+def optuna_drivers(paths: list[Path]) -> list[str]:
+    """``file:line name`` of each call of :data:`OPTUNA_CALLS` outside :data:`OPTUNA_DRIVER`."""
+    found = []
+    for path in paths:
+        if path.relative_to(ROOT).as_posix() == OPTUNA_DRIVER:
+            continue
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Call):
+                name = getattr(node.func, "attr", getattr(node.func, "id", ""))
+                if name in OPTUNA_CALLS:
+                    found.append(f"{path.relative_to(ROOT)}:{node.lineno} {name}")
+    return found
+
+
+def test_optuna_is_driven_from_one_module():
+    assert (ROOT / OPTUNA_DRIVER).is_file()
+    found = optuna_drivers([p for folder in PRODUCT for p in sorted((ROOT / folder).rglob("*.py"))])
+    assert found == [], f"optuna driven outside {OPTUNA_DRIVER} (call its maximise; enqueued= for fixed ones): {found}"
+
+
+def test_a_second_optuna_driver_is_found(tmp_path, monkeypatch):
+    monkeypatch.setattr(f"{__name__}.ROOT", tmp_path)
+    driver, other = tmp_path / OPTUNA_DRIVER, tmp_path / "audits" / "m.py"
+    for path in (driver, other):
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text("import optuna\n\nstudy = optuna.create_study(sampler=optuna.samplers.TPESampler(seed=0))\n")
+    assert optuna_drivers([driver, other]) == ["audits/m.py:3 create_study", "audits/m.py:3 TPESampler"]

@@ -142,6 +142,32 @@ def test_optuna_climbs_and_random_is_seeded():
     assert maximise(space, criterion, "random", 10, 5) != maximise(space, criterion, "random", 10, 6)
 
 
+@pytest.mark.parametrize("strategy", ["optuna", "random"])
+def test_enqueued_candidates_are_scored_first(strategy):
+    """The shared driver's fixed candidates (the black box's patterns): scored first, in order, in the first batch; a
+    parameter a point leaves out is the strategy's; no more than ``count``; under optuna they are TPE's history."""
+    if strategy == "optuna":
+        pytest.importorskip("optuna")
+    space = [Parameter("u", "float", 0.0, 1.0), Parameter("k", "int", 0, 3)]
+    batches = []
+
+    def score(p):
+        return -((p["u"] - 0.7) ** 2) - (p["k"] != 2)
+
+    def criterion(batch, first):
+        batches.append((first, [dict(p) for p in batch]))
+        return [score(p) for p in batch]
+
+    enqueued = [{"u": 0.1, "k": 0}, {"u": 0.69, "k": 2}, {"u": 0.9}]
+    tried = maximise(space, criterion, strategy, 12, 3, batch=2, enqueued=enqueued)
+    assert [p for p, _ in tried[:2]] == enqueued[:2] and batches[0][0] == 0 and batches[0][1][:2] == enqueued[:2]
+    assert tried[2][0]["u"] == 0.9 and tried[2][0]["k"] in range(4)
+    assert [s for _, s in tried[:3]] == [score(p) for p, _ in tried[:3]] and len(tried) == 12
+    assert [p for p, _ in maximise(space, criterion, strategy, 1, 3, enqueued=enqueued)] == enqueued[:1]
+    plain = maximise(space, criterion, strategy, 12, 3, batch=2)
+    assert [p for p, _ in plain[:3]] != [p for p, _ in tried[:3]]
+
+
 def test_optuna_missing_is_refused_in_one_line_before_the_program_runs(monkeypatch):
     ran = []
 

@@ -34,6 +34,7 @@ import numpy as np
 from pdp_audit.audits.blackbox.attack import AttackOptions, BlackBoxAttack, _progress_bar, blackbox_attack
 from pdp_audit.audits.blackbox.defaults import PILOT_STATISTIC, SEARCH_STATISTIC, SEARCH_TRIALS
 from pdp_audit.mechanisms.base import MalformedPair, user_error
+from pdp_audit.verify.core.candidate_search import Parameter, maximise, require
 from pdp_audit.verify.core.sandbox import user_state
 from pdp_audit.verify.inputs.interruptions import INTERRUPTIONS
 from pdp_audit.verify.inputs.validation import InputError
@@ -356,17 +357,20 @@ def _counted_pilot(bar, *pilot) -> float:
 def optuna_candidates(
     mechanism: Any, neighbours: Neighbours, delta: float, seed: int, budget: SearchBudget, bar=None
 ) -> list[Ranked]:
-    """Candidates proposed by optuna's TPE sampler (seeded) maximising the pilot bound, the patterns enqueued
-    first; returns the (candidate, pilot bound) of every trial (each pilot counted on ``bar``, if any).  One-line
-    InputError without optuna."""
-    try:
-        import optuna
-    except ImportError:
-        raise InputError("search optuna needs optuna: pip install optuna") from None
-    optuna.logging.set_verbosity(optuna.logging.WARNING)
+    """Candidates proposed by optuna's TPE sampler maximising the pilot bound, the patterns enqueued first (the shared
+    driver :func:`pdp_audit.verify.core.candidate_search.maximise`, seeded by ``seed``, one trial at a time); returns
+    the (candidate, pilot bound) of every trial (each pilot counted on ``bar``, if any).  One-line InputError without
+    optuna."""
+    require("optuna")
     n, domain = int(mechanism.dimension), _domain(mechanism)
     vector = neighbours.kind in ("l1", "linf")
     low, high = (0.0, 2 * neighbours.radius) if vector else domain
+    space = [Parameter(f"d{i}", "float", low, high) for i in range(n)]
+    if vector:
+        space += [Parameter(f"s{i}", "float", -1.0, 1.0) for i in range(n)]
+    else:
+        space.append(Parameter("replacement", "float", low, high))
+    patterns = pattern_candidates(n, neighbours, domain)[: budget.candidates]
     tried: list[Ranked] = []
 
     def to_pair(params: dict) -> tuple[np.ndarray, np.ndarray]:
@@ -379,23 +383,17 @@ def optuna_candidates(
         norm = np.abs(step).max() if neighbours.kind == "linf" else np.abs(step).sum()
         return d, d + neighbours.radius * step / (norm if norm > 0 else 1.0)
 
-    def objective(trial) -> float:
-        params = {f"d{i}": trial.suggest_float(f"d{i}", low, high) for i in range(n)}
-        if vector:
-            params.update({f"s{i}": trial.suggest_float(f"s{i}", -1.0, 1.0) for i in range(n)})
-        else:
-            params["replacement"] = trial.suggest_float("replacement", low, high)
-        d, dprime = to_pair(params)
-        name = trial.user_attrs.get("pattern", f"optuna {trial.number}")
-        candidate = Candidate(name, tuple(map(float, d)), tuple(map(float, dprime)))
-        bound = _counted_pilot(bar, mechanism, candidate, delta, pilot_seed(seed, trial.number), budget)
-        tried.append(Ranked(candidate, bound, budget.pilot_trials))
-        return bound
+    def criterion(proposals: list[dict], first: int) -> list[float]:
+        for index, params in enumerate(proposals, first):
+            d, dprime = to_pair(params)
+            name = patterns[index].name if index < len(patterns) else f"optuna {index}"
+            candidate = Candidate(name, tuple(map(float, d)), tuple(map(float, dprime)))
+            bound = _counted_pilot(bar, mechanism, candidate, delta, pilot_seed(seed, index), budget)
+            tried.append(Ranked(candidate, bound, budget.pilot_trials))
+        return [r.pilot_bound for r in tried[first:]]
 
-    study = optuna.create_study(direction="maximize", sampler=optuna.samplers.TPESampler(seed=int(seed) % 2**32))
-    for pattern in pattern_candidates(n, neighbours, domain)[: budget.candidates]:
-        study.enqueue_trial(_pattern_params(pattern, neighbours, vector), user_attrs={"pattern": pattern.name})
-    study.optimize(objective, n_trials=budget.candidates)
+    enqueued = [_pattern_params(pattern, neighbours, vector) for pattern in patterns]
+    maximise(space, criterion, "optuna", budget.candidates, seed, batch=1, enqueued=enqueued)
     return tried
 
 

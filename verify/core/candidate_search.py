@@ -9,7 +9,9 @@ candidate exactly.
   :func:`require` refuses it in one line before any work.
 
 The fixed patterns that precede a search (StatDP's input patterns, Ding et al., CCS 2018, as DP-Sniper, Bichsel et
-al., S&P 2021, uses them; an audit's own named candidates) are the caller's: they are scored before the search.
+al., S&P 2021, uses them; an audit's own named candidates) are the caller's: given as ``enqueued`` points of the box,
+they are scored first, and under ``optuna`` they are TPE's first trials (``Study.enqueue_trial``), so that its model
+of the criterion starts from them.
 
 **What a search may claim.**  The criterion is computed by the caller; the search only chooses which candidates are
 scored.  Where the caller's verdict on each candidate is exact (a deterministic check of that one candidate), a
@@ -88,22 +90,29 @@ def maximise(
     count: int,
     seed: int,
     batch: int = 8,
+    enqueued: Sequence[dict[str, Any]] = (),
 ) -> list[tuple[dict[str, Any], float]]:
-    """``count`` candidates of ``strategy`` over ``space``, from streams of ``seed`` alone, scored by
-    ``criterion(candidates, index of the first)`` in batches (random: all at once, since no score steers it; optuna:
-    ``batch`` proposed before their scores are told); returns (params, score) of each, in the order proposed.  TPE
-    reads a score of NaN as the worst and clamps infinite ones to ±1e300 (they are returned as given)."""
+    """``count`` candidates over ``space``, from streams of ``seed`` alone: the ``enqueued`` ones first (points of the
+    box, the first ``count``; a parameter a point leaves out is the strategy's to propose), then those ``strategy``
+    proposes.  They are scored by ``criterion(candidates, index of the first)`` in batches (random: all at once, since
+    no score steers it; optuna: ``batch`` proposed before their scores are told, the enqueued ones told as TPE's first
+    trials); returns (params, score) of each, in the order proposed.  TPE reads a score of NaN as the worst and clamps
+    infinite ones to ±1e300 (they are returned as given)."""
     require(strategy)
     state = np.random.SeedSequence([int(seed), 0x5EA2C5])
+    first = [dict(params) for params in enqueued][:count]
     if strategy == "random":
         rng = np.random.default_rng(state)
-        drawn = [_drawn(space, rng) for _ in range(count)]
+        drawn = [{**_drawn(space, rng), **params} for params in first]
+        drawn += [_drawn(space, rng) for _ in range(count - len(first))]
         return list(zip(drawn, criterion(drawn, 0) if drawn else []))
     import optuna
 
     optuna.logging.set_verbosity(optuna.logging.WARNING)
     sampler = optuna.samplers.TPESampler(seed=int(state.generate_state(1)[0]))
     study = optuna.create_study(direction="maximize", sampler=sampler)
+    for params in first:  # asked before any proposal: optuna hands out the enqueued trials first, in order
+        study.enqueue_trial(params)
     out: list[tuple[dict[str, Any], float]] = []
     while len(out) < count:
         trials = [study.ask() for _ in range(min(batch, count - len(out)))]
