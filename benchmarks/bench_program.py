@@ -66,7 +66,7 @@ def case(name, program, data, relation, strategy="named", candidates=0):
             start = time.perf_counter()
             analyse(program, data, relation, (0.0, 1.0), (1.0, 0.0), 0, budget=budget)
             whole = min(whole, time.perf_counter() - start)
-            start = time.perf_counter()  # the baseline: one draw set (the default records two)
+            start = time.perf_counter()  # the baseline: one draw set (the default records eight)
             analyse(program, data, relation, (0.0, 1.0), (1.0, 0.0), 0, draw_sets=1, budget=budget)
             single = min(single, time.perf_counter() - start)
     pairs = len(analysis.pairs)

@@ -7,7 +7,7 @@ Run on the shipped data (``pdp-audit examples DIR`` writes it)::
         --claim-delta 0 --bounds 0,1 --trials 2000
 
 The branch is taken on about half of the draws (the data holds as many values above 1/2 as below), so the audit
-records the program on several sets of draws (``--draw-sets``, 2 by default) and replays the neighbours on them in
+records the program on several sets of draws (``--draw-sets``, 8 by default) and replays the neighbours on them in
 turn; the report names the draw set that found the witness.
 """
 

@@ -84,7 +84,7 @@ def test_the_shipped_deployment_is_the_command_with_its_settings(examples, monke
     certified = certificate["certified"]
     assert certified["program"] == "program_sum:fixed" and certified["evidence"] == "program"
     assert certified["claim"] == {"epsilon": 1.0, "delta": 0.0, "neighbours": "add-remove"}
-    audit = {"trials": 2000, "draw_sets": 2, "seed": 0, "alpha": 1e-6, "law": "ideal"}
+    audit = {"trials": 2000, "draw_sets": 8, "seed": 0, "alpha": 1e-6, "law": "ideal"}
     assert certified["audit"] == {**audit, "search": "random", "candidates": 32}
     assert certified["data_sha256"] == hashlib.sha256((examples / "program-values.csv").read_bytes()).hexdigest()
     assert certified["module_file"]["sha256"] == hashlib.sha256((examples / "program_sum.py").read_bytes()).hexdigest()

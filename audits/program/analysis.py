@@ -28,6 +28,7 @@ from typing import Any, Callable
 import numpy as np
 
 from pdp_audit.audits.program import accounting, search, trace
+from pdp_audit.audits.program.config import DRAW_SETS
 from pdp_audit.audits.program.neighbours import Neighbour, neighbours, non_finite
 from pdp_audit.verify.core.candidate_search import maximise
 
@@ -80,10 +81,13 @@ class Analysis:
     run_seconds: float
     analysis_seconds: float
     records: int = 0
-    #: the draw sets replayed on every neighbour (the first, and those that took another path); ``recorded_sets``
-    #: the draw sets recorded on D in all
+    #: the draw sets replayed on every neighbour (the first, and those that took another path, at most
+    #: :data:`MOST_PATHS`); ``recorded_sets`` the draw sets recorded on D in all
     draw_sets: list[DrawSet] = field(default_factory=list)
     recorded_sets: int = 1
+    #: further draw sets that took a path of their own past :data:`MOST_PATHS`: recorded on D and replayed on the
+    #: sentinels only
+    unreplayed: int = 0
 
     @property
     def reproducible(self) -> bool:
@@ -223,8 +227,10 @@ def _opendp_step(k: int, call: Any, other: Any) -> tuple[accounting.Step | None,
     return accounting.Step("declared", what, epsilon, q=(0.0,)), None
 
 
-#: Draw sets recorded when not given: the first, and one more (see :func:`analyse`).
-DRAW_SETS = 2
+#: Distinct paths replayed on every neighbour at most, the first draw set's included (see :func:`analyse`): a
+#: program whose every draw takes a path of its own (a sparse vector's stopping time) costs at most this many full
+#: replays; the draw sets past it are counted (:attr:`Analysis.unreplayed`), recorded and replayed on the sentinels.
+MOST_PATHS = 4
 #: Neighbours replayed on each further draw set before it is replayed on all of them (see :func:`analyse`).
 SENTINELS = 2
 
@@ -255,28 +261,26 @@ def analyse(
     draws the first record does not take.  The first draw set is replayed on every neighbour; each further one is
     recorded on D and replayed on the :data:`SENTINELS` neighbours whose changed record is largest.  Where the
     program's path does not depend on the draws, R(D′; z) − R(D; z) is the same at every z (the data's part of an
-    additive release); a further draw set whose calls on D, or whose difference on a sentinel, differ from the first
-    one's takes another path, and is probed and replayed on every neighbour.  Each neighbour keeps its worst
-    outcome over the draw sets it was replayed on (:attr:`PairResult.draw_set` names it)."""
+    additive release); a further draw set takes a path already replayed where its calls on D and its outcome on
+    every sentinel (its difference, or the same divergence or fault) are those of some draw set already replayed on
+    every neighbour, and is then not replayed further; else it takes another path, and is probed and replayed on
+    every neighbour -- at most :data:`MOST_PATHS` paths in all, the draw sets past them counted
+    (:attr:`Analysis.unreplayed`).  A program of p paths is so fully replayed on at most min(p, MOST_PATHS) draw
+    sets, however many are recorded.  A bad path taken with probability q on each draw is missed by the k − 1
+    further draw sets (independent draws) with probability (1 − q)^(k−1): for q = 1/2 and the default
+    k = :data:`~pdp_audit.audits.program.config.DRAW_SETS` = 8, 2⁻⁷ < 1%.  Each neighbour keeps its worst outcome
+    over the draw sets it was replayed on (:attr:`PairResult.draw_set` names it)."""
     epsilon, delta = claim
     start = time.perf_counter()
     candidates = neighbours(data, relation, bounds, seed)
-    draws: list[DrawSet] = []
     with trace.Session(program) as session:
         before = time.perf_counter()
         recorded = trace.record(session, data)
         run_seconds = time.perf_counter() - before
         first = DrawSet(0, trace.BASE_SEED, recorded, trace.probe(session, data, recorded, seed))
-        draws.append(first)
         sizes: list[float] = []  # of each neighbour's changed record, read where the first replay makes D′
         replays = [(first, _replayed(session, data, candidates, first, sizes=sizes))]
-        sentinels = _sentinels(sizes)
-        for index in range(1, max(1, draw_sets)):
-            drawn = _other_path(session, data, candidates, sentinels, first, replays[0][1], draw_seed(index, seed))
-            if drawn is not None:
-                drawn = dataclasses.replace(drawn, index=index)
-                draws.append(drawn)
-                replays.append((drawn, _replayed(session, data, candidates, drawn, scale=False)))
+        unreplayed = _further(session, data, candidates, _sentinels(sizes), replays, (seed, max(1, draw_sets)))
     pairs = []
     for i, neighbour in enumerate(candidates):
         outcomes = [
@@ -300,9 +304,36 @@ def analyse(
         run_seconds,
         time.perf_counter() - start,
         len(data),
-        draw_sets=draws,
+        draw_sets=[drawn for drawn, _ in replays],
         recorded_sets=max(1, draw_sets),
+        unreplayed=unreplayed,
     )
+
+
+def _further(
+    session: trace.Session,
+    data: Any,
+    candidates: list[Neighbour],
+    sentinels: list[int],
+    replays: list[tuple[DrawSet, list[trace.Comparison]]],
+    sets: tuple[int, int],
+) -> int:
+    """The further draw sets of ``sets`` = (root seed, draw sets in all), each recorded on D and, where it takes a
+    path no draw set in ``replays`` took (:func:`_other_path`), probed, replayed on every neighbour and appended to
+    ``replays`` -- while they hold fewer than :data:`MOST_PATHS`; the number of those past it."""
+    seed, count = sets
+    unreplayed = 0
+    for index in range(1, count):
+        drawn_seed = draw_seed(index, seed)
+        recorded = _other_path(session, data, candidates, sentinels, replays, drawn_seed)
+        if recorded is None:
+            continue
+        if len(replays) >= MOST_PATHS:
+            unreplayed += 1
+            continue
+        drawn = DrawSet(index, drawn_seed, recorded, trace.probe(session, data, recorded, drawn_seed))
+        replays.append((drawn, _replayed(session, data, candidates, drawn, scale=False)))
+    return unreplayed
 
 
 def _searched(
@@ -414,33 +445,51 @@ def _other_path(
     data: Any,
     candidates: list[Neighbour],
     sentinels: list[int],
-    first: DrawSet,
-    compared: list[trace.Comparison],
+    replays: list[tuple[DrawSet, list[trace.Comparison]]],
     seed: int,
-) -> DrawSet | None:
-    """The draw set of ``seed``, recorded and probed, where the program takes another path on it than on the first
-    (:func:`analyse`); None where its calls on D and its differences on the sentinels are the first draw set's."""
+) -> trace.Run | None:
+    """The record on D of the draw set of ``seed``, where the program takes another path on it than on every draw
+    set of ``replays`` (:func:`analyse`); None where its calls on D and its outcomes on the sentinels are those of
+    one of them.  Each sentinel is replayed once on it, however many draw sets it is compared with."""
     session.draws(seed)
     recorded = trace.record(session, data)
     signatures = [c.signature() for c in recorded.calls]
-    other = signatures != [c.signature() for c in first.recorded.calls]
-    other = other or recorded.structure != first.recorded.structure
+    alike = [
+        (drawn, compared)
+        for drawn, compared in replays
+        if drawn.recorded.structure == recorded.structure
+        and [c.signature() for c in drawn.recorded.calls] == signatures
+    ]
     for i in sentinels:
-        if other:
+        if not alike:
             break
+        moved: trace.Run | trace.Divergence | None
         try:
             moved = trace.replay(session, candidates[i].data, recorded.calls)
-        except trace.Divergence:
-            other = True
-            break
+        except trace.Divergence as divergence:
+            moved = divergence
         except trace.ProgramFault:
-            other = compared[i].fault is None
-            continue
-        then = compared[i].replayed
-        other = then is None or not _same_difference(first.recorded, then, recorded, moved)
-    if not other:
-        return None
-    return DrawSet(0, seed, recorded, trace.probe(session, data, recorded, seed))
+            moved = None
+        alike = [(d, compared) for d, compared in alike if _same_outcome(d.recorded, compared[i], recorded, moved)]
+    return None if alike else recorded
+
+
+def _same_outcome(
+    d: trace.Run, then: trace.Comparison, e: trace.Run, moved: trace.Run | trace.Divergence | None
+) -> bool:
+    """Whether a sentinel D′ fares alike on two draw sets: recorded ``d`` and its comparison ``then``, recorded ``e``
+    and its replay ``moved`` on D′ (a divergence where it diverged, None where the program raised): the same
+    difference R(D′) − R(D), the same first diverging call, or a fault on both."""
+    if moved is None:
+        return then.fault is not None
+    if isinstance(moved, trace.Divergence):
+        other = then.divergence
+        return other is not None and (other.index, other.recorded, other.replayed) == (
+            moved.index,
+            moved.recorded,
+            moved.replayed,
+        )
+    return then.replayed is not None and _same_difference(d, then.replayed, e, moved)
 
 
 def _same_difference(d: trace.Run, d_prime: trace.Run, e: trace.Run, e_prime: trace.Run) -> bool:

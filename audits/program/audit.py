@@ -205,7 +205,7 @@ def run_program(config: ProgramAuditConfig, progress: bool = False, confirm: Cal
     if needs_confirmation and confirm is not None and witness is not None and witness.score > 0:
         evidence += _confirmed((program, data), witness, config, confirm)
     run = decided(name, evidence, config.alpha, _parameters(config, analysis), config.seed)
-    review = review_page(run, name, data, analysis, NOT_COVERED, PROGRAM_SCOPES[config.law])
+    review = review_page(run, name, data, analysis, not_covered(analysis), PROGRAM_SCOPES[config.law])
     others = _others_page(analysis, shown_pair(analysis))
     return dataclasses.replace(run, pages=() if others is None else (others,), review=review)
 
@@ -306,6 +306,7 @@ def _parameters(config: ProgramAuditConfig, analysis: Analysis | None) -> dict:
         "search": config.search,
         "candidates": config.candidates,
         "trials": config.trials,
+        "draw_sets": config.draw_sets,
         "law": config.law,
         "scope": PROGRAM_SCOPES[config.law],
     }
@@ -317,7 +318,21 @@ def _parameters(config: ProgramAuditConfig, analysis: Analysis | None) -> dict:
             pairs_proposed=len(proposed),
             worst_proposed=None if worst is None else _found(worst),
             primitives=len(analysis.recorded.calls),
-            not_covered=list(NOT_COVERED),
+            paths_replayed=len(analysis.draw_sets),
+            paths_not_replayed=analysis.unreplayed,
+            not_covered=not_covered(analysis),
+        )
+    return out
+
+
+def not_covered(analysis: Analysis) -> list[str]:
+    """What the verdict does not cover (:data:`NOT_COVERED`), and the draw sets whose own path was replayed on the
+    sentinels only (past :data:`~pdp_audit.audits.program.analysis.MOST_PATHS`), where there are some."""
+    out = list(NOT_COVERED)
+    if analysis.unreplayed:
+        out.append(
+            f"{analysis.unreplayed} of the {analysis.recorded_sets} draw sets, each on a path of its own past the "
+            f"{len(analysis.draw_sets)} replayed on every neighbour (replayed on the two largest changes only)"
         )
     return out
 
@@ -375,7 +390,7 @@ def _structural(analysis: Analysis, epsilon: float, delta: float, law: str) -> l
         "witness": witness,
         "witness_found_by": None if worst is None else _found(worst)["found_by"],
         "pairs": _pair_rows(analysis),
-        "not_covered": list(NOT_COVERED),
+        "not_covered": not_covered(analysis),
     }
     record = Evidence(
         CHECKS["program-record"],

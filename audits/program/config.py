@@ -26,8 +26,10 @@ from pdp_audit.verify.inputs.validation import not_a_regular_file
 RELATIONS = ("add-remove", "replace-one")
 #: Fresh releases per world of the black box's confirmation of a structural finding, when not given.
 CONFIRM_TRIALS = 20_000
-#: Sets of draws the program is recorded on when not given, and the most allowed (each costs a record and a probe).
-DRAW_SETS, MOST_DRAW_SETS = 2, 16
+#: Sets of draws the program is recorded on when not given, and the most allowed: a path taken on half the draws is
+#: missed by the 7 further sets with probability 2⁻⁷ < 1%.  Each further set costs a record on D and a replay on two
+#: neighbours; only one taking a path not yet replayed is replayed on every neighbour (at most 4 paths in all).
+DRAW_SETS, MOST_DRAW_SETS = 8, 16
 #: The neighbour search's strategy and its candidates beyond the named list, when not given.
 SEARCH, CANDIDATES = "random", 32
 #: The most candidates a search may propose (each is one replay of the program, like a named neighbour).
@@ -121,8 +123,9 @@ _OPTIONS = (
         "draw_sets",
         "int",
         DRAW_SETS,
-        f"sets of noise draws the program is recorded on, 1 to {MOST_DRAW_SETS} (default {DRAW_SETS}): the "
-        "neighbours are replayed on them in turn, so a branch on a noisy value that only some draws take is seen",
+        f"sets of noise draws the program is recorded on, 1 to {MOST_DRAW_SETS} (default {DRAW_SETS}): each is "
+        "replayed on two neighbours, and on every neighbour where the program takes a path no earlier set took (at "
+        "most 4 paths), so a branch on a noisy value that only some draws take is seen",
         range=Range(1, MOST_DRAW_SETS),
         table="audit",
         metavar="K",

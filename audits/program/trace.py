@@ -282,7 +282,11 @@ def probe(program: Callable | Session, data: Any, recorded: Run, seed: int) -> P
     probe = Probe(elements, carrier, coefficient, step, reproducible, others)
     responses = []
     for shifts in (step, step * (1 + ranks / n), -step):
-        moved = replay(program, data, recorded.calls, probe.perturbation(shifts))
+        try:
+            moved = replay(program, data, recorded.calls, probe.perturbation(shifts))
+        except Divergence:  # the path moved with the noise (a stopping time): nothing is read as affine here
+            carrier[:] = -2
+            return probe
         if moved.structure != recorded.structure:  # a threshold crossed: nothing is read as affine here
             carrier[:] = -2
             return probe

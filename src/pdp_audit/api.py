@@ -180,8 +180,9 @@ def audit_program(
       bounds: the declared domain ``(low, high)`` of a record's numeric fields (the program's clipping bounds), or
         None.
       **budget: ``trials`` -- fresh releases per world of the black box's confirmation, 100 to 1e9 (default
-        20,000); ``draw_sets`` -- sets of noise draws the program is recorded on, 1 to 16 (default 2: the
-        neighbours are replayed on the first, and on a further one where the program takes another path on it);
+        20,000); ``draw_sets`` -- sets of noise draws the program is recorded on, 1 to 16 (default 8: the
+        neighbours are replayed on the first, and on each further one where the program takes a path no earlier one
+        took, at most 4 paths);
         ``seed`` -- root seed, >= 0 (default 0); ``alpha`` -- family-wise false-alarm probability, in
         [1e-50, 1) (default 1e-6); ``law`` -- ``"as-implemented"`` (the default: the program as it runs in
         floating point, so a release carrying continuous float noise added to a value -- numpy's or diffprivlib's
