@@ -146,6 +146,11 @@ def run_audit(
     return plan.execute(config, workers=workers, progress=bool(progress))
 
 
+#: The budget ``audit_program`` takes as keywords (each checked by its declaration in
+#: :mod:`pdp_audit.audits.program.config`); ``privacy_audit.assert_program_dp`` takes the same but the seed and α.
+PROGRAM_BUDGET = ("trials", "draw_sets", "seed", "alpha", "law", "search", "candidates")
+
+
 @with_own_float_rules
 def audit_program(
     program: Any,
@@ -213,10 +218,10 @@ def audit_program(
     # deferred: loads hashlib; list --help must not
     from pdp_audit.catalogue.kinds import kinds_by_name
 
-    allowed = ("trials", "draw_sets", "seed", "alpha", "law", "search", "candidates")
-    unknown = sorted(set(budget) - set(allowed))
+    unknown = sorted(set(budget) - set(PROGRAM_BUDGET))
     if unknown:
-        raise InputError(f"audit_program() has no argument {unknown[0]!r} (its budget: {', '.join(allowed)})"[:200])
+        allowed = ", ".join(PROGRAM_BUDGET)
+        raise InputError(f"audit_program() has no argument {unknown[0]!r} (its budget: {allowed})"[:200])
     values: dict[str, Any] = {"claim_epsilon": epsilon, "claim_delta": delta, "neighbours": neighbours, **budget}
     if bounds is not None:
         if not (isinstance(bounds, (tuple, list)) and len(bounds) == 2):

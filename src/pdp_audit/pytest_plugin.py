@@ -452,18 +452,27 @@ class PrivacyAudit:
         *,
         neighbours: str = "add-remove",
         bounds=None,
-        trials: int | None = None,
-        law: str | None = None,
+        **options: object,
     ) -> "AuditOutcome":
         """Assert a DP program ``program(data, rng)`` as it ships is (ε, δ)-DP under ``neighbours``:
         :func:`pdp_audit.audit_program` (its primitives recorded and replayed on neighbouring datasets, their exact
-        laws composed, a finding confirmed by the black box on its witness pair with ``trials`` releases per world,
-        default the program kind's).  Fails when refuted; passes when certified on the pairs searched; otherwise
-        inconclusive (a skip, or a failure under ``--audit-strict``).  ``law``: ``"as-implemented"`` (None, the
-        default: float noise added to a value is not certified) or ``"ideal"`` (its real-valued law)."""
+        laws composed, a finding confirmed by the black box on its witness pair).  Fails when refuted; passes when
+        certified on the pairs searched; otherwise inconclusive (a skip, or a failure under ``--audit-strict``).
+
+        ``options``: the program audit's budget as ``audit_program`` and ``pdp-audit program`` take it, each checked
+        by its one declaration (a bad value: an ``InputError`` naming it), None for its default: ``trials`` (the
+        confirmation's releases per world), ``draw_sets``, ``search``, ``candidates``, ``law`` (``"as-implemented"``,
+        the default: float noise added to a value is not certified; or ``"ideal"``, its real-valued law).  The seed
+        and α are the session's (``--audit-seed``, ``--audit-alpha``)."""
+        allowed = [name for name in api.PROGRAM_BUDGET if name not in ("seed", "alpha")]
+        unknown = sorted(set(options) - set(allowed))
+        if unknown:
+            raise InputError(
+                f"assert_program_dp() has no option {unknown[0]!r} (its options: {', '.join(allowed)}; the seed and "
+                "alpha are --audit-seed's and --audit-alpha's)"
+            )
         budget: dict[str, Any] = {"seed": self._seed(), "alpha": self.settings.alpha}
-        budget.update({} if trials is None else {"trials": trials})
-        budget.update({} if law is None else {"law": law})
+        budget.update({name: value for name, value in options.items() if value is not None})
         with self._drawing():
             run = api.audit_program(program, data, epsilon, delta, neighbours=neighbours, bounds=bounds, **budget)
         epsilon, delta = run.parameters["epsilon"], run.parameters["delta"]
