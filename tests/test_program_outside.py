@@ -103,6 +103,16 @@ def test_a_confirmation_out_of_reach_says_how_many_releases_it_needs(monkeypatch
     assert "cannot confirm it" in run.review.reading
 
 
+def test_a_confirmation_that_refutes_never_reads_as_out_of_reach(monkeypatch):
+    """The estimate of what a confirmation needs is no verdict: where the black box refutes though the estimate
+    exceeds the budget, its note does not say "Not confirmed" (the check's p-value decides)."""
+    monkeypatch.setattr(feasibility, "carried_needs", lambda *_: (1e9, "call 0 laplace[0]"))
+    run = pdp_audit.audit_program(_example("program_budget").spent_twice, DATA, 1.0, 0.0, bounds=(0, 1), trials=2000)
+    confirm = _checks(run)["program-confirm"]
+    assert confirm.verdict == "fail" and confirm.pvalue <= 1e-6
+    assert "Not confirmed" not in confirm.note
+
+
 def test_releases_needed_by_the_exact_law():
     """A Laplace shift of 2 scales against ε = 1 needs a few hundred releases (the black box confirms it within 2000
     above); a shift within the claim needs none that would ever refute it."""

@@ -578,8 +578,12 @@ def _samplers(program: Callable, data: Any, neighbour: Any, seed: int) -> tuple:
 def _feasible(evidence: Evidence, witness: PairResult, config: ProgramAuditConfig) -> Evidence:
     """A confirmation that does not refute, with what it would have needed: where the noise the witness's release
     carries has an exact law, the releases per world an event test at α needs by it (:mod:`.feasibility`); beyond
-    the budget, the note says the confirmation was out of reach, not that the finding is unconfirmed by evidence."""
-    if evidence.spec.id != "program-confirm" or evidence.verdict == "fail":
+    the budget, the note says the confirmation was out of reach, not that the finding is unconfirmed by evidence.
+    The note is left out where the test's own p-value is within α: the estimate is of an event test at the expected
+    counts, and a confirmation that refuted despite it must not read as one that did not (its verdict is Holm's,
+    decided after this)."""
+    refuted = evidence.verdict == "fail" or (evidence.pvalue is not None and evidence.pvalue <= config.alpha)
+    if evidence.spec.id != "program-confirm" or refuted:
         return evidence
     needs = feasibility.carried_needs(witness, config.claim_epsilon, config.alpha)
     if needs is None:
