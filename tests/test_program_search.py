@@ -168,6 +168,79 @@ def test_enqueued_candidates_are_scored_first(strategy):
     assert [p for p, _ in plain[:3]] != [p for p, _ in tried[:3]]
 
 
+OUTLIERS = {f"an outlier {where} the domain (10 × its largest magnitude)" for where in ("above", "below")}
+
+
+def _put_in(name: str) -> str:
+    """What a named neighbour puts in: ``a record at the domain's lower end``."""
+    return name.split(" by ", 1)[1] if " by " in name else name.removeprefix("add ")
+
+
+@pytest.mark.parametrize("relation", ["add-remove", "replace-one"])
+def test_named_neighbours_in_the_box_are_located_exactly(relation):
+    """A named neighbour is a point of the search's box only where the box's map gives back its D′ exactly: the
+    domain's ends (not the upper end of [−3, −0.9], where −3 + 1·2.1 is not −0.9), the 10× outliers, a new class, a
+    removal; never the 1e6× outliers, NaN, ±inf, a duplicate or a copy, nor a record whose kept field (a date) is
+    record 0's where the box keeps the replaced record's."""
+    import pandas as pd
+
+    from pdp_audit.audits.program.neighbours import neighbours
+
+    values = np.linspace(-2.9, -1.0, 12)
+    frame = pd.DataFrame({"age": np.arange(20, 32), "group": list("ab") * 6})
+    frame["day"] = pd.date_range("2026-01-01", periods=12)
+    ends = {f"a record at the domain's {end} end" for end in ("lower", "upper")}
+    classes = {f"a record of a class the data lacks in field {f!r}" for f in ("age", "group")}
+    expected = {"values": {"a record at the domain's lower end", *OUTLIERS}, "frame": ends | OUTLIERS | classes}
+    for what, data, bounds in (("values", values, (-3.0, -0.9)), ("frame", frame, {"age": (18, 99)})):
+        columns = search.fields(data, bounds)
+        named = neighbours(data, relation, bounds, 0)
+        points = {n.name: search.located(data, relation, columns, n) for n in named}
+        inside = [n for n in named if points[n.name] is not None]
+        for n in inside:
+            made = search.proposed(data, relation, columns, points[n.name], "").data
+            assert made.equals(n.data) if what == "frame" else np.array_equal(made, n.data), n.name
+        assert {_put_in(n.name) for n in inside if not n.name.startswith("remove")} == expected[what]
+        removals = [n for n in named if n.name.startswith("remove")]
+        assert set(removals) <= set(inside) and bool(removals) == (relation == "add-remove")
+        if what == "frame" and relation == "replace-one":
+            assert {n.position for n in inside} == {0}  # elsewhere the box keeps that record's own date
+
+
+def test_optuna_starts_from_the_named_pairs_in_its_box_without_replaying_them(monkeypatch):
+    """TPE's first trials are the located named pairs, told their own criterion; the candidates come beyond them."""
+    pytest.importorskip("optuna")
+    from pdp_audit.audits.program import analysis
+
+    calls = []
+
+    def spy(space, criterion, strategy, count, seed, batch=8, enqueued=()):
+        def told(proposals, first):
+            scores = criterion(proposals, first)
+            calls.append((first, scores))
+            return scores
+
+        calls.append((strategy, count, list(enqueued)))
+        return maximise(space, told, strategy, count, seed, batch, enqueued)
+
+    monkeypatch.setattr(analysis, "maximise", spy)
+    budget = search.Budget("optuna", 8)
+    run = analyse(band_rescaled, OUTSIDE_BAND, "replace-one", (0.0, 1.0), (1.0, 0.0), 0, budget=budget)
+    named = [p for p in run.pairs if not p.neighbour.found_by]
+    columns = search.fields(OUTSIDE_BAND, (0.0, 1.0))
+    inside = [p for p in named if search.located(OUTSIDE_BAND, "replace-one", columns, p.neighbour) is not None]
+    strategy, count, enqueued = calls[0]
+    assert (strategy, count) == ("optuna", len(inside) + 8) and len(enqueued) == len(inside) == 24
+    for point, p in zip(enqueued, inside):
+        assert np.array_equal(search.proposed(OUTSIDE_BAND, "replace-one", columns, point, "").data, p.neighbour.data)
+    scores = [score for _, scored in calls[1:] for score in scored]
+    pure = [p.upper.pure if p.upper else None for p in inside]
+    assert scores[: len(inside)] == [search.criterion(p.score, e, 1.0) for p, e in zip(inside, pure)]
+    assert len(run.pairs) == len(named) + 8  # the named ones told, not replayed again
+    found = [search.found_by("optuna", i, 8) for i in range(8)]
+    assert [p.neighbour.found_by for p in run.pairs[len(named) :]] == found
+
+
 def test_optuna_missing_is_refused_in_one_line_before_the_program_runs(monkeypatch):
     ran = []
 

@@ -70,6 +70,14 @@ class DrawSet:
     probe: trace.Probe
 
 
+@dataclass(frozen=True)
+class Named:
+    """What the named list leaves the search: the draw sets its neighbours were replayed on, and its pairs."""
+
+    draw_sets: list[DrawSet]
+    pairs: list[PairResult]
+
+
 @dataclass
 class Analysis:
     """The record on D and its probe (of the first draw set; ``draw_sets``: every draw set's), every pair's result,
@@ -295,8 +303,8 @@ def analyse(
         ]
         pairs.append(max(outcomes, key=_worse))  # the first of equals: the first draw set's where it ties
     if budget.active:
-        replayed = [drawn for drawn, _ in replays]
-        pairs += _searched(program, data, relation, bounds, replayed, claim, seed, budget)
+        named = Named([drawn for drawn, _ in replays], list(pairs))
+        pairs += _searched(program, data, relation, bounds, named, claim, seed, budget)
     return Analysis(
         first.recorded,
         first.probe,
@@ -341,19 +349,31 @@ def _searched(
     data: Any,
     relation: str,
     bounds: Any,
-    replayed: list[DrawSet],
+    named: Named,
     claim: tuple[float, float],
     seed: int,
     budget: search.Budget,
 ) -> list[PairResult]:
     """The pairs the search proposes (:mod:`.search`), each replayed and judged as a named one on the draw sets every
     named neighbour was replayed on (its worst outcome kept), in the order proposed; each batch's replays share a
-    session, its compositions follow it."""
+    session, its compositions follow it.  optuna's TPE starts from the named pairs that are points of its box
+    (:func:`.search.located`), enqueued with their own scores: they are told, not replayed again, and
+    ``budget.candidates`` are proposed beyond them."""
     columns = search.fields(data, bounds)
+    replayed = named.draw_sets
     out: list[PairResult] = []
     scores: dict[str, float] = {}  # by name: a candidate proposed again (a whole-number field) is not replayed again
+    told: list[tuple[dict, float]] = []  # (point, score) of each named pair in the box: TPE's first trials
+    for pair in named.pairs if budget.strategy == "optuna" else []:
+        point = search.located(data, relation, columns, pair.neighbour)
+        if point is not None:
+            told.append((point, search.criterion(pair.score, pair.upper.pure if pair.upper else None, claim[0])))
 
     def criterion(batch: list[dict], first: int) -> list[float]:
+        known = [score for _, score in told[first : first + len(batch)]]
+        batch, first = batch[len(known) :], first + len(known) - len(told)
+        if not batch:
+            return known
         proposed: dict[str, Neighbour] = {}
         names = []
         for i, params in enumerate(batch):
@@ -380,10 +400,11 @@ def _searched(
             )
             out.append(pair)
             scores[neighbour.name] = search.criterion(pair.score, pair.upper.pure if pair.upper else None, claim[0])
-        return [scores[name] for name in names]
+        return known + [scores[name] for name in names]
 
     space = search.space(data, relation, columns)
-    maximise(space, criterion, budget.strategy, budget.candidates, seed, search.BATCH)
+    count = len(told) + budget.candidates
+    maximise(space, criterion, budget.strategy, count, seed, search.BATCH, [point for point, _ in told])
     return out
 
 

@@ -19,7 +19,7 @@ Each candidate is named (``remove record 3 (the maximum)``) so that a witness re
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import partial
 from typing import Any
 
@@ -35,12 +35,14 @@ class Neighbour:
     added, as the last of D′); ``made``: D′ itself, or a function of no argument that makes it (what
     :func:`neighbours` gives: D′ is made where it is read, so that a list of neighbours holds no copy of the dataset
     -- each copy held was new memory, whose first writes cost more than a small program's run); ``found_by``: the
-    search that proposed it (empty: the named list)."""
+    search that proposed it (empty: the named list); ``record``: the field values of the record put in (None: a
+    record removed, or copied from D)."""
 
     name: str
     made: Any
     position: int | None = None
     found_by: str = ""
+    record: dict | None = field(default=None, compare=False)
 
     @property
     def data(self) -> Any:
@@ -276,13 +278,14 @@ def neighbours(data: Any, relation: str, bounds: Any, seed: int) -> list[Neighbo
 
                 out.append(Neighbour("add " + name, partial(pd.concat, [data, data.iloc[:1]], ignore_index=True)))
                 continue
-            out.append(Neighbour(f"add {name}", partial(_with_record, data, fields, None)))
+            out.append(Neighbour(f"add {name}", partial(_with_record, data, fields, None), record=fields))
     else:
         for where, i in positions:
             for name, fields in added:
                 if name.startswith("a duplicate"):
                     continue
-                out.append(Neighbour(f"replace {where} by {name}", partial(_with_record, data, fields, i), i))
+                made = partial(_with_record, data, fields, i)
+                out.append(Neighbour(f"replace {where} by {name}", made, i, record=fields))
             if records(data) > 1:
                 other = 1 if i == 0 else 0
                 replaced = partial(_copy_record, data, other, i)

@@ -14,7 +14,9 @@ take the nearest whole number; boolean fields either value; text and object fiel
 **The criterion** of a candidate is its pair's score (:class:`~pdp_audit.audits.program.analysis.PairResult`: a
 refutation by composition above a finding, a finding above a composition over the claim) plus ε̂/(ε̂ + ε), ε̂ the
 pure ε of the steps composed on the pair: within a score's level, the pair whose noise's inputs moved most against
-their scale ranks first, so that TPE climbs towards the largest sensitivity ratio before any finding shows.
+their scale ranks first, so that TPE climbs towards the largest sensitivity ratio before any finding shows.  TPE
+starts from the named neighbours that are points of its box (:func:`located`: a removal, the domain's ends, the 10×
+outliers, a new class), told their pairs' criterion: they are already judged, and are not replayed again.
 
 **Validity.**  The search only selects.  Each pair's structural verdict is exact for that pair (the replay with D's
 recorded draws and the exact composition of its steps), so searching more pairs adds no false alarm to the exact
@@ -166,6 +168,43 @@ def proposed(data: Any, relation: str, columns: list[Field], params: dict, how: 
         return Neighbour(f"add a searched record ({shown})", partial(_with_record, data, record, None), None, how)
     made = partial(_with_record, data, record, position)
     return Neighbour(f"replace record {position} by a searched record ({shown})", made, position, how)
+
+
+def located(data: Any, relation: str, columns: list[Field], neighbour: Neighbour) -> dict | None:
+    """The point of the box whose :func:`proposed` neighbour is the named ``neighbour`` -- the same record removed, or
+    the same field values put in at the same place -- or None where the box holds none: a value beyond ±``reach``
+    (the 1e6 outliers), NaN or ±inf, a text value not among a field's choices, a copy of a record of D, or a value
+    the box's map u ↦ low + u·(high − low) does not give back exactly (each point is checked by that map)."""
+    if neighbour.record is None:  # a removal (add-remove) or a copy of a record (replace-one)
+        removal = relation == "add-remove" and neighbour.position is not None
+        return {"op": "remove", "position": neighbour.position} if removal else None
+    record, position = neighbour.record, neighbour.position
+    params: dict[str, Any] = {"op": "add"} if relation == "add-remove" else {}
+    if records(data):
+        params["position"] = 0 if position is None else position  # an added record's other fields: record 0's
+    numbers = [(j, f, float(record[f.name])) for j, f in enumerate(columns) if f.kind == "number"]
+    if numbers:
+        inside = all(f.domain[0] <= v <= f.domain[1] for _, f, v in numbers)
+        params["region"] = "domain" if inside else "beyond"
+    for j, f, v in numbers:
+        low, high = f.domain if params["region"] == "domain" else (-f.reach, f.reach)
+        if not low <= v <= high:  # NaN and ±inf fail too
+            return None
+        params[f"u{j}"] = (v - low) / (high - low)
+    for j, f in enumerate(columns):
+        if f.kind == "choice":
+            where = [i for i, value in enumerate(f.values) if _same(value, record[f.name])]
+            if not where:
+                return None
+            params[f"c{j}"] = where[0]
+    made = _record(data, columns, params, int(params.get("position", 0)))
+    same = made.keys() == record.keys() and all(_same(made[k], record[k]) for k in record)
+    return params if same else None
+
+
+def _same(a: Any, b: Any) -> bool:
+    """The same value of the same kind (numpy's or Python's: 1, 1.0 and True are three records)."""
+    return np.asarray(a).dtype.kind == np.asarray(b).dtype.kind and bool(np.asarray(a == b).all())
 
 
 def criterion(score: float, pure: float | None, epsilon: float) -> float:
