@@ -50,17 +50,7 @@ BUGS = [
     pytest.param(s.dept_pay_groupby, s.STAFF, QUICK, False, id="dept_pay_groupby"),
     pytest.param(s.payroll_raw_column, s.STAFF, QUICK, True, id="payroll_raw_column"),
     pytest.param(s.dp_gradient_floor_division, s.STAFF, {**GAUSSIAN, **QUICK}, True, id="dp_gradient_floor_division"),
-    pytest.param(
-        s.best_rated_dept_nan,
-        s.STAFF,
-        ADD_REMOVE,
-        False,
-        id="best_rated_dept_nan",
-        marks=_missed(
-            "draw paths: the NaN pair's release equals D's at the recorded draws (both 'eng'); it differs only on "
-            "draws where D's noisy max is another department, which the default draw sets do not replay"
-        ),
-    ),
+    pytest.param(s.best_rated_dept_nan, s.STAFF, ADD_REMOVE, False, id="best_rated_dept_nan"),
     pytest.param(s.describe_full_budget_each, s.STAFF, ADD_REMOVE, True, id="describe_full_budget_each"),
     pytest.param(s.mean_login_time_float32, s.LOGINS, LOGIN_DAY, True, id="mean_login_time_float32"),
     pytest.param(s.salary_mean_percentile_bounds, s.STAFF, QUICK, False, id="salary_mean_percentile_bounds"),
