@@ -407,6 +407,23 @@ def test_the_same_seed_gives_the_same_report_bytes(tmp_path):
     assert paths[0].read_bytes() == paths[1].read_bytes()
 
 
+def scaled_by_the_maximum(data, rng):
+    """Bug: the noisy clipped sum multiplied by 1 + the largest clipped value -- a factor of the data that only the
+    maximum's removal moves under add/remove (what is added is clipped to at most the maximum, 1)."""
+    x = np.clip(np.nan_to_num(data), 0.0, 1.0)
+    return (x.sum() + rng.laplace(0.0, 1.0)) * (1.0 + x.max())
+
+
+def test_a_scale_that_one_removal_moves_is_found_on_that_removal():
+    """Whether the coefficients moved is asked on every pair that changes the size: asked once for all removals (on
+    the first record's), the maximum's would be missed, and the pair certified at ε = 2 (the sum's sensitivity alone
+    within the claim).  Seen failing: with the removals asked once, the run passed."""
+    run = _audit(scaled_by_the_maximum, VALUES, {"epsilon": 2.0, "bounds": (0, 1), "law": "ideal", "search": "named"})
+    structure = next(c for c in run.checks if c.id == "program-structure")
+    assert run.verdict == "fail" and structure.verdict == "fail" and "depends on the data" in structure.note
+    assert "remove record 7 (the last)" in structure.note
+
+
 def test_diffprivlib_tools_are_accounted_by_their_declared_budgets():
     import warnings
 
