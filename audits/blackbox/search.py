@@ -9,8 +9,9 @@ with a neighbour relation (:class:`Neighbours`), and a generator proposes candid
   other way, half and half, all up, all down, and the "X" of two halves swapped -- each also swapped (D' as D), and
   for datasets of rows the analogous replace-one and add-remove patterns (:func:`pattern_candidates`);
 * ``random``: the patterns, then pairs drawn at random within the relation (:func:`random_candidates`);
-* ``optuna``: the patterns enqueued first, then optuna's TPE sampler proposing pairs that maximise the pilot bound
-  (:func:`optuna_candidates`; optuna: ``pip install optuna``).
+* ``optuna``: the patterns enqueued first (those of its box: not add-remove's swapped ones, whose D has n − 1 rows),
+  then optuna's TPE sampler proposing pairs that maximise the pilot bound (:func:`optuna_candidates`; optuna:
+  ``pip install optuna``).
 
 **Validity.**  Every candidate is attacked on a *pilot* budget (its own seeded streams) and ranked by the pilot's ε
 lower bound at :data:`PILOT_ALPHA`; the final bound is then the attack of the chosen pair on *fresh* releases
@@ -357,10 +358,10 @@ def _counted_pilot(bar, *pilot) -> float:
 def optuna_candidates(
     mechanism: Any, neighbours: Neighbours, delta: float, seed: int, budget: SearchBudget, bar=None
 ) -> list[Ranked]:
-    """Candidates proposed by optuna's TPE sampler maximising the pilot bound, the patterns enqueued first (the shared
-    driver :func:`pdp_audit.verify.core.candidate_search.maximise`, seeded by ``seed``, one trial at a time); returns
-    the (candidate, pilot bound) of every trial (each pilot counted on ``bar``, if any).  One-line InputError without
-    optuna."""
+    """Candidates proposed by optuna's TPE sampler maximising the pilot bound, the patterns of its box enqueued first
+    (the shared driver :func:`pdp_audit.verify.core.candidate_search.maximise`, seeded by ``seed``, one trial at a
+    time); returns the (candidate, pilot bound) of every trial (each pilot counted on ``bar``, if any).  One-line
+    InputError without optuna."""
     require("optuna")
     n, domain = int(mechanism.dimension), _domain(mechanism)
     vector = neighbours.kind in ("l1", "linf")
@@ -370,7 +371,9 @@ def optuna_candidates(
         space += [Parameter(f"s{i}", "float", -1.0, 1.0) for i in range(n)]
     else:
         space.append(Parameter("replacement", "float", low, high))
-    patterns = pattern_candidates(n, neighbours, domain)[: budget.candidates]
+    # a pattern whose D has n - 1 rows (add-remove's swapped ones) is no point of the box, whose D has n: enqueued
+    # without its last row, TPE would draw that row and the trial would carry the pattern's name but not its pair
+    patterns = [p for p in pattern_candidates(n, neighbours, domain) if len(p.d) == n][: budget.candidates]
     tried: list[Ranked] = []
 
     def to_pair(params: dict) -> tuple[np.ndarray, np.ndarray]:
