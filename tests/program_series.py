@@ -131,6 +131,37 @@ def dept_pay_declared(data, rng):
     return out
 
 
+def dept_counts_thresholded(data, rng):
+    """Bug (a class domain taken from the data, "fixed" by a threshold; Cebere et al. 2026, §5; Desfontaines, Voss,
+    Gipson & Mandayam 2022, §3): the departments found in the data, each kept where its noisy count is at least 3
+    -- under a pure claim; a department of one member appears with probability P[1 + Lap(1) ≥ 3] = e⁻²/2 ≈ 0.07 and
+    never without it (no finite ε; a threshold only buys a δ)."""
+    depts = data["dept"].to_numpy(dtype=str)
+    out = {}
+    for dept in sorted(set(depts.tolist())):
+        noisy = np.count_nonzero(depts == dept) + rng.laplace(0.0, 1.0 / EPSILON)
+        if noisy >= 3.0:
+            out[dept] = float(noisy)
+    return out
+
+
+#: The (ε, δ) = (1, 1e-5) threshold of Laplace partition selection: 1 + ln(1/(2δ))/ε (Desfontaines et al. 2022,
+#: §3; Korolova et al. 2009).
+PARTITION_THRESHOLD = 1.0 + math.log(1.0 / (2 * 1e-5)) / EPSILON
+
+
+def dept_counts_partition_selection(data, rng):
+    """The fix: the threshold of Laplace partition selection for (1, 1e-5) -- each record in one department, a
+    department's noisy count released where it reaches 1 + ln(1/(2δ))/ε ≈ 11.8 (claimed (1, 1e-5)-DP)."""
+    depts = data["dept"].to_numpy(dtype=str)
+    out = {}
+    for dept in sorted(set(depts.tolist())):
+        noisy = np.count_nonzero(depts == dept) + rng.laplace(0.0, 1.0 / EPSILON)
+        if noisy >= PARTITION_THRESHOLD:
+            out[dept] = float(noisy)
+    return out
+
+
 # --- a raw sum released with the clipped data's sensitivity -------------------------------------------------------
 def payroll_raw_column(data, rng):
     """Bug (a sum of raw data released with the clipped data's sensitivity; Cebere et al. 2026, §5): the capped
@@ -265,6 +296,20 @@ def salary_mean_percentile_bounds(data, rng):
     the data (one outlier drags the interpolated 99th percentile up by 80 % of its distance: 0.99 × 20 = 19.8)."""
     salary = np.nan_to_num(data["salary"].to_numpy(dtype=float))
     low, high = np.percentile(salary, [1, 99])
+    clipped = np.clip(salary, low, high)
+    noisy_sum = clipped.sum() + rng.laplace(0.0, 2 * high / EPSILON)
+    noisy_count = len(salary) + rng.laplace(0.0, 2.0 / EPSILON)
+    return {"sum": float(noisy_sum), "count": float(noisy_count)}
+
+
+def salary_mean_p95_bounds(data, rng):
+    """Bug (bounds taken from the data; Cebere et al. 2026, §5), the milder form: clipped to the 5th and 95th
+    percentiles, the sum's noise calibrated to the 95th.  On these 20 salaries one record moves the 95th percentile
+    by a tenth of it: an exact finding (a scale that moves refutes a pure claim) that D's own pairs would need
+    ~10⁵ releases per world to show; a pair of two of D's records shows it at once (DP quantifies over every
+    pair)."""
+    salary = np.nan_to_num(data["salary"].to_numpy(dtype=float))
+    low, high = np.percentile(salary, [5, 95])
     clipped = np.clip(salary, low, high)
     noisy_sum = clipped.sum() + rng.laplace(0.0, 2 * high / EPSILON)
     noisy_count = len(salary) + rng.laplace(0.0, 2.0 / EPSILON)
@@ -462,3 +507,24 @@ def diffprivlib_mean_bounds(data, rng):
 
     salary = np.nan_to_num(data["salary"].to_numpy(dtype=float), nan=0.0, posinf=SALARY_CAP, neginf=0.0)
     return float(tools.mean(salary, epsilon=EPSILON, bounds=(0.0, SALARY_CAP), random_state=int(rng.integers(2**31))))
+
+
+# --- noise drawn by hand ------------------------------------------------------------------------------------------
+def _laplace_by_hand(rng, scale):
+    """A Laplace draw by the inverse of its CDF from one uniform draw, as hand-rolled DP code writes it."""
+    u = rng.uniform(-0.5, 0.5)
+    return -scale * np.sign(u) * np.log(1 - 2 * abs(u))
+
+
+def ratings_total_by_hand_unit_scale(data, rng):
+    """Bug (noise calibrated for a sensitivity the data do not have; Cebere et al. 2026, §5), with Laplace noise
+    drawn by hand from a uniform: ratings in [0, 5] move the total by up to 5, the noise's scale is 1/ε -- the
+    release is 5ε-DP.  The uniform draw is not a location family the composition reads: the black box decides."""
+    ratings = np.clip(np.nan_to_num(data["rating"].to_numpy(dtype=float)), 0.0, 5.0)
+    return float(ratings.sum() + _laplace_by_hand(rng, 1.0 / EPSILON))
+
+
+def ratings_total_by_hand(data, rng):
+    """The fix: the hand-drawn Laplace noise at scale 5/ε."""
+    ratings = np.clip(np.nan_to_num(data["rating"].to_numpy(dtype=float)), 0.0, 5.0)
+    return float(ratings.sum() + _laplace_by_hand(rng, 5.0 / EPSILON))

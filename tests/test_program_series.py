@@ -14,9 +14,10 @@ structure, composition) make no error of chance.  Over the twins here the chance
 is at most their number times 1e-6.  A bug's confirmation is a p-value ≤ 1e-6 on fresh releases: an honest program
 would show it with probability at most 1e-6.
 
-Seen failing: the NaN-through-clip noisy max, the sparse vector with its query noise drawn once (marked xfail,
-below, with the gap that misdecides them), and before the 99th percentile replaced the 95th, the percentile bounds
-(an exact finding the black box could not confirm on D's pair).
+Seen failing (the series does fail where the audit misdecides): before the default of 8 draw sets, the NaN noisy
+max (its witness pair's releases agree at the first two draw sets' draws); before a finding could be confirmed on a
+smaller pair of D's records, the 95th-percentile bounds (an exact finding, unconfirmed: ~1e5 releases per world
+needed on D's pairs).  The sparse vector whose query noise is drawn once is still misdecided (xfail, below).
 """
 
 from __future__ import annotations
@@ -37,6 +38,7 @@ QUICK = {"trials": 1000}
 REPLACE_ONE = {"neighbours": "replace-one"}
 LOGIN_DAY = {"neighbours": "replace-one", "bounds": (s.DAY_START, s.DAY_START + s.DAY), "trials": 5000}
 SENTIMENT = {"neighbours": "replace-one", "bounds": (-1, 1)}
+#: A claim of (1, 1e-5): the Gaussian mechanism's, and partition selection's.
 GAUSSIAN = {"delta": 1e-5}
 
 
@@ -54,6 +56,9 @@ BUGS = [
     pytest.param(s.describe_full_budget_each, s.STAFF, ADD_REMOVE, True, id="describe_full_budget_each"),
     pytest.param(s.mean_login_time_float32, s.LOGINS, LOGIN_DAY, True, id="mean_login_time_float32"),
     pytest.param(s.salary_mean_percentile_bounds, s.STAFF, QUICK, False, id="salary_mean_percentile_bounds"),
+    pytest.param(s.salary_mean_p95_bounds, s.STAFF, QUICK, False, id="salary_mean_p95_bounds"),
+    pytest.param(s.dept_counts_thresholded, s.STAFF, ADD_REMOVE, False, id="dept_counts_thresholded"),
+    pytest.param(s.ratings_total_by_hand_unit_scale, s.STAFF, QUICK, False, id="ratings_total_by_hand_unit_scale"),
     pytest.param(s.age_histogram_data_bins, s.STAFF, QUICK, True, id="age_histogram_data_bins"),
     pytest.param(s.age_cdf_noise_per_point, s.STAFF, QUICK, True, id="age_cdf_noise_per_point"),
     pytest.param(s.largest_dept_max_unnoised, s.STAFF, QUICK, False, id="largest_dept_max_unnoised"),
@@ -71,6 +76,7 @@ BUGS = [
     pytest.param(
         s.product_counts_add_remove_accounting, s.REVIEWS, REPLACE_ONE, True, id="product_counts_add_remove_accounting"
     ),
+    # an OpenDP measurement is accounted by its privacy map, an upper bound only: the black box refutes it
     pytest.param(s.opendp_sentiment_add_remove, s.REVIEWS, SENTIMENT, False, id="opendp_sentiment_add_remove"),
     pytest.param(
         s.diffprivlib_mean_no_bounds, s.STAFF, {**REPLACE_ONE, **QUICK}, False, id="diffprivlib_mean_no_bounds"
@@ -81,13 +87,14 @@ BUGS = [
 TWINS = [
     pytest.param(s.share_senior_fixed, s.STAFF, ADD_REMOVE, id="share_senior_fixed"),
     pytest.param(s.dept_pay_declared, s.STAFF, {"law": "ideal"}, id="dept_pay_declared-ideal"),
-    pytest.param(s.payroll_capped_column, s.STAFF, ADD_REMOVE, id="payroll_capped_column"),
     pytest.param(s.payroll_capped_column, s.STAFF, {"law": "ideal"}, id="payroll_capped_column-ideal"),
     pytest.param(s.dp_gradient, s.STAFF, {**GAUSSIAN, "law": "ideal"}, id="dp_gradient-ideal"),
     pytest.param(s.best_rated_dept, s.STAFF, ADD_REMOVE, id="best_rated_dept"),
     pytest.param(s.describe_split_budget, s.STAFF, {"law": "ideal"}, id="describe_split_budget-ideal"),
     pytest.param(s.mean_login_time_offset, s.LOGINS, {**LOGIN_DAY, "law": "ideal"}, id="mean_login_time_offset-ideal"),
     pytest.param(s.salary_mean_public_bounds, s.STAFF, ADD_REMOVE, id="salary_mean_public_bounds"),
+    pytest.param(s.dept_counts_partition_selection, s.STAFF, GAUSSIAN, id="dept_counts_partition_selection"),
+    pytest.param(s.ratings_total_by_hand, s.STAFF, ADD_REMOVE, id="ratings_total_by_hand"),
     pytest.param(s.age_histogram_fixed_bins, s.STAFF, {"law": "ideal"}, id="age_histogram_fixed_bins-ideal"),
     pytest.param(s.age_cdf, s.STAFF, {"law": "ideal"}, id="age_cdf-ideal"),
     pytest.param(s.largest_dept_noisy_max, s.STAFF, ADD_REMOVE, id="largest_dept_noisy_max"),
