@@ -424,6 +424,16 @@ def test_a_scale_that_one_removal_moves_is_found_on_that_removal():
     assert "remove record 7 (the last)" in structure.note
 
 
+def test_a_scale_that_one_replacement_moves_is_found_under_replace_one():
+    """Whether the coefficients moved is asked on every replaced pair, not once per kind of record put in: the
+    factor 1 + max moves when the maximum is replaced by the domain's lower end, not when any other record is.
+    Asked once per kind, the run certified this program at ε = 2 with the named neighbours."""
+    options = {"epsilon": 2.0, "bounds": (0, 1), "law": "ideal", "search": "named", "neighbours": "replace-one"}
+    run = _audit(scaled_by_the_maximum, np.linspace(0.0, 1.0, 20), options)
+    structure = next(c for c in run.checks if c.id == "program-structure")
+    assert run.verdict == "fail" and structure.verdict == "fail" and "depends on the data" in structure.note
+
+
 def test_diffprivlib_tools_are_accounted_by_their_declared_budgets():
     import warnings
 

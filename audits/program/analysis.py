@@ -340,7 +340,7 @@ def _further(
             unreplayed += 1
             continue
         drawn = DrawSet(index, drawn_seed, recorded, trace.probe(session, data, recorded, drawn_seed))
-        replays.append((drawn, _replayed(session, data, candidates, drawn, scale=False)))
+        replays.append((drawn, _replayed(session, data, candidates, drawn)))
     return unreplayed
 
 
@@ -384,7 +384,7 @@ def _searched(
                 proposed.setdefault(neighbour.name, neighbour)
         fresh = list(proposed.values())
         with trace.Session(program) as session:
-            compared = [_replayed(session, data, fresh, drawn, scale=drawn is replayed[0]) for drawn in replayed]
+            compared = [_replayed(session, data, fresh, drawn) for drawn in replayed]
         for i, neighbour in enumerate(fresh):
             pair = max(
                 (
@@ -417,24 +417,21 @@ def _replayed(
     data: Any,
     candidates: list[Neighbour],
     drawn: DrawSet,
-    scale: bool = True,
     sizes: list[float] | None = None,
 ) -> list:
     """Every neighbour replayed with the draw set's draws (``sizes``: each changed record's :func:`_magnitude`
-    appended, read from D′ as it is made for the replay).  Whether the noise's coefficients move is asked once per
-    kind of replacing record (a scale from the data moves with the record put in, not with where it goes) and on
-    every pair that changes the size; on the first draw set only (``scale``)."""
+    appended, read from D′ as it is made for the replay), each asked whether the noise's coefficients move (a second
+    replay with the probe's shift).  Asked on every pair and every draw set replayed: a coefficient read from the
+    data (its maximum, its size) moves with where a record is put in as much as with what is put in -- replacing the
+    maximum by the domain's end moves it, replacing any other record by the same value does not -- and a path taken
+    on other draws may weight the noise otherwise."""
     session.draws(drawn.seed)
-    scaled: set[str] = set()
     out = []
     for neighbour in candidates:
-        kind = neighbour.name.split(" by ", 1)[1] if " by " in neighbour.name else neighbour.name
-        asked = scale and kind not in scaled
         made = neighbour.data  # made anew at each reading: once here
         if sizes is not None:
             sizes.append(_magnitude(data, neighbour, made))
-        out.append(trace.compare(session, made, drawn.recorded, drawn.probe, scale=asked))
-        scaled.add(kind)
+        out.append(trace.compare(session, made, drawn.recorded, drawn.probe))
     return out
 
 
