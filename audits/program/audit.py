@@ -28,7 +28,6 @@ from __future__ import annotations
 import dataclasses
 import io
 import math
-import zlib
 from pathlib import Path
 from typing import Any, Callable
 
@@ -39,7 +38,7 @@ from pdp_audit.audits.program.analysis import Analysis, PairResult, analyse
 from pdp_audit.audits.program.config import ProgramAuditConfig
 from pdp_audit.audits.program.pages import review_page, shown_pair
 from pdp_audit.audits.program.recorder import NOT_RECORDED
-from pdp_audit.mechanisms.base import MalformedPair
+from pdp_audit.audits.program.release_sampler import release_samplers
 from pdp_audit.reports.records import Page, Verdict
 from pdp_audit.verify.core.checks import CheckSpec, Evidence, declare
 from pdp_audit.verify.core.config import LAW_SCOPES
@@ -224,7 +223,7 @@ def _confirmed(target: tuple, witness: PairResult, config: ProgramAuditConfig, c
             data, pair = small.base, small.pair
         else:
             small = None
-    samplers = _samplers(program, data, pair.neighbour.data, config.seed)
+    samplers = release_samplers(program, data, pair.neighbour.data, config.seed)
     law = confirmation_law(pair, config.law)
     found = confirm(samplers, config.claim_epsilon, config.claim_delta, config.trials, config.seed, law)
     out = [_feasible(_as_confirmation(e, witness, law), pair, config) for e in found]
@@ -527,52 +526,6 @@ def _open_reasons(top: PairResult, open_pairs: list[PairResult], delta: float) -
             f"{(first.findings or first.unaccounted or ['diverged'])[0]})"
         )
     return reasons
-
-
-class ReleaseSampler:
-    """The program's final release on one dataset as a black-box sampler ``(size, rng) -> (size, width)``: each
-    release from its own generator seeded from ``rng``, encoded as a fixed-width vector -- a hash of its structure,
-    its length, its count of non-finite numbers, then its numbers (non-finite ones as 0) padded or cut to
-    ``width − 3``."""
-
-    def __init__(self, program: Callable, data: Any, width: int):
-        self.program, self.data, self.width = program, data, width
-
-    def __call__(self, size: int, rng: np.random.Generator) -> np.ndarray:
-        seeds = rng.integers(0, 2**63 - 1, size=size)
-        out = np.zeros((size, self.width))
-        for i, seed in enumerate(seeds):
-            try:
-                with np.errstate(all="ignore"):
-                    release = trace.call_program(self.program, self.data, np.random.default_rng(int(seed)))
-            except trace.ProgramFault as fault:  # the black box's word for the user's fault: pair-protocol
-                raise MalformedPair(str(fault)) from None
-            out[i] = encoded(release, self.width)
-        return out
-
-
-def encoded(release: Any, width: int) -> np.ndarray:
-    """The release as the fixed-width row :class:`ReleaseSampler` describes."""
-    structure, numbers = trace.flattened(release)
-    row = np.zeros(width)
-    row[0] = zlib.crc32(repr(structure).encode()) / 2**32
-    row[1] = numbers.size
-    finite = np.isfinite(numbers)
-    row[2] = float((~finite).sum())
-    values = np.clip(np.where(finite, numbers, 0.0), -1e100, 1e100)[: width - 3]  # squares stay finite
-    row[3 : 3 + values.size] = values
-    return row
-
-
-def _samplers(program: Callable, data: Any, neighbour: Any, seed: int) -> tuple:
-    rng = np.random.default_rng(seed)
-    sizes = []
-    for d in (data, neighbour):
-        for _ in range(4):
-            with np.errstate(all="ignore"):
-                sizes.append(trace.flattened(trace.call_program(program, d, rng))[1].size)
-    width = max(sizes) + 3
-    return ReleaseSampler(program, data, width), ReleaseSampler(program, neighbour, width)
 
 
 def _feasible(evidence: Evidence, witness: PairResult, config: ProgramAuditConfig) -> Evidence:

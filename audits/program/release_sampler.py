@@ -1,0 +1,60 @@
+"""A program's final release as a black-box sampler: the form in which the black box confirms a finding on a pair
+of datasets (:func:`release_samplers`), every release a fixed-width row of numbers."""
+
+from __future__ import annotations
+
+import zlib
+from typing import Any, Callable
+
+import numpy as np
+
+from pdp_audit.audits.program import trace
+from pdp_audit.mechanisms.base import MalformedPair
+
+
+class ReleaseSampler:
+    """The program's final release on one dataset as a black-box sampler ``(size, rng) -> (size, width)``: each
+    release from its own generator seeded from ``rng``, encoded as a fixed-width vector -- a hash of its structure,
+    its length, its count of non-finite numbers, then its numbers (non-finite ones as 0) padded or cut to
+    ``width − 3``."""
+
+    def __init__(self, program: Callable, data: Any, width: int):
+        self.program, self.data, self.width = program, data, width
+
+    def __call__(self, size: int, rng: np.random.Generator) -> np.ndarray:
+        seeds = rng.integers(0, 2**63 - 1, size=size)
+        out = np.zeros((size, self.width))
+        for i, seed in enumerate(seeds):
+            try:
+                with np.errstate(all="ignore"):
+                    release = trace.call_program(self.program, self.data, np.random.default_rng(int(seed)))
+            except trace.ProgramFault as fault:  # the black box's word for the user's fault: pair-protocol
+                raise MalformedPair(str(fault)) from None
+            out[i] = encoded(release, self.width)
+        return out
+
+
+def encoded(release: Any, width: int) -> np.ndarray:
+    """The release as the fixed-width row :class:`ReleaseSampler` describes."""
+    structure, numbers = trace.flattened(release)
+    row = np.zeros(width)
+    row[0] = zlib.crc32(repr(structure).encode()) / 2**32
+    row[1] = numbers.size
+    finite = np.isfinite(numbers)
+    row[2] = float((~finite).sum())
+    values = np.clip(np.where(finite, numbers, 0.0), -1e100, 1e100)[: width - 3]  # squares stay finite
+    row[3 : 3 + values.size] = values
+    return row
+
+
+def release_samplers(program: Callable, data: Any, neighbour: Any, seed: int) -> tuple:
+    """The program's releases on D (``data``) and on D′ (``neighbour``) as a pair of :class:`ReleaseSampler`, of one
+    width: that of the longest of 4 releases on each (from a generator of ``seed``)."""
+    rng = np.random.default_rng(seed)
+    sizes = []
+    for d in (data, neighbour):
+        for _ in range(4):
+            with np.errstate(all="ignore"):
+                sizes.append(trace.flattened(trace.call_program(program, d, rng))[1].size)
+    width = max(sizes) + 3
+    return ReleaseSampler(program, data, width), ReleaseSampler(program, neighbour, width)
