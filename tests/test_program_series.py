@@ -23,6 +23,7 @@ needed on D's pairs).  The sparse vector whose query noise is drawn once is stil
 from __future__ import annotations
 
 import warnings
+from importlib.util import find_spec
 
 import pytest
 
@@ -40,6 +41,12 @@ LOGIN_DAY = {"neighbours": "replace-one", "bounds": (s.DAY_START, s.DAY_START + 
 SENTIMENT = {"neighbours": "replace-one", "bounds": (-1, 1)}
 #: A claim of (1, 1e-5): the Gaussian mechanism's, and partition selection's.
 GAUSSIAN = {"delta": 1e-5}
+
+
+def _needs(library: str) -> pytest.MarkDecorator:
+    """A case whose program calls an optional library (the ``libraries`` extra): skipped where it is not installed,
+    as the README's test command installs ``.[test]`` only."""
+    return pytest.mark.skipif(find_spec(library) is None, reason=f"{library} is not installed (pip install {library})")
 
 
 def _missed(gap: str) -> pytest.MarkDecorator:
@@ -77,9 +84,21 @@ BUGS = [
         s.product_counts_add_remove_accounting, s.REVIEWS, REPLACE_ONE, True, id="product_counts_add_remove_accounting"
     ),
     # an OpenDP measurement is accounted by its privacy map, an upper bound only: the black box refutes it
-    pytest.param(s.opendp_sentiment_add_remove, s.REVIEWS, SENTIMENT, False, id="opendp_sentiment_add_remove"),
     pytest.param(
-        s.diffprivlib_mean_no_bounds, s.STAFF, {**REPLACE_ONE, **QUICK}, False, id="diffprivlib_mean_no_bounds"
+        s.opendp_sentiment_add_remove,
+        s.REVIEWS,
+        SENTIMENT,
+        False,
+        id="opendp_sentiment_add_remove",
+        marks=_needs("opendp"),
+    ),
+    pytest.param(
+        s.diffprivlib_mean_no_bounds,
+        s.STAFF,
+        {**REPLACE_ONE, **QUICK},
+        False,
+        id="diffprivlib_mean_no_bounds",
+        marks=_needs("diffprivlib"),
     ),
 ]
 
@@ -101,8 +120,12 @@ TWINS = [
     pytest.param(s.first_busy_week, s.INCIDENTS, ADD_REMOVE, id="first_busy_week"),
     pytest.param(s.busy_weeks, s.INCIDENTS, ADD_REMOVE, id="busy_weeks"),
     pytest.param(s.product_counts_replace_one, s.REVIEWS, {**REPLACE_ONE, "law": "ideal"}, id="product_counts-ideal"),
-    pytest.param(s.opendp_sentiment_replace_one, s.REVIEWS, SENTIMENT, id="opendp_sentiment_replace_one"),
-    pytest.param(s.diffprivlib_mean_bounds, s.STAFF, REPLACE_ONE, id="diffprivlib_mean_bounds"),
+    pytest.param(
+        s.opendp_sentiment_replace_one, s.REVIEWS, SENTIMENT, id="opendp_sentiment_replace_one", marks=_needs("opendp")
+    ),
+    pytest.param(
+        s.diffprivlib_mean_bounds, s.STAFF, REPLACE_ONE, id="diffprivlib_mean_bounds", marks=_needs("diffprivlib")
+    ),
 ]
 #: The twins certified by composition for their primitives' real-valued laws (``law="ideal"``).
 CERTIFIED = {
