@@ -91,6 +91,17 @@ def non_finite(name: str) -> bool:
     return any(f"a record of {label}" in name for _, label in SPECIALS)
 
 
+def changed(base: str, neighbour: str) -> str:
+    """A neighbour's name as what it does to ``base``: ``D₁ with record 0 (the first) removed``."""
+    for verb, done in (("remove ", "removed"), ("add ", "added")):
+        if neighbour.startswith(verb):
+            return f"{base} with {neighbour[len(verb) :]} {done}"
+    if neighbour.startswith("replace ") and " by " in neighbour:
+        where, what = neighbour[len("replace ") :].split(" by ", 1)
+        return f"{base} with {where} replaced by {what}"
+    return f"{base}′ = {neighbour}"
+
+
 def candidate_records(data: Any, bounds: Any) -> list[tuple[str, dict]]:
     """Records to add or to put in place of one: (name, field values) -- the domain's ends, outliers beyond it, NaN
     and ±inf in float fields, a class the data lacks, a duplicate."""

@@ -21,6 +21,7 @@ import numpy as np
 
 from pdp_audit.audits.program.accounting import gaussian_delta
 from pdp_audit.audits.program.analysis import Analysis, PairResult
+from pdp_audit.audits.program.neighbours import changed
 from pdp_audit.audits.program.recorder import Call
 from pdp_audit.reports.records import Check, ReviewPage, Run, Section, Table
 
@@ -401,13 +402,8 @@ def _on(confirm: Check) -> str:
 
 def _change(name: str) -> str:
     """A neighbour's name as what D′ is: ``D′ = D with record 3 (the maximum) removed``."""
-    for verb, done in (("remove ", "removed"), ("add ", "added")):
-        if name.startswith(verb):
-            return f"D′ = D with {name[len(verb) :]} {done}"
-    if name.startswith("replace ") and " by " in name:
-        where, what = name[len("replace ") :].split(" by ", 1)
-        return f"D′ = D with {where} replaced by {what}"
-    return f"D′ = {name}"
+    said = changed("D", name)
+    return said if said.startswith("D′ = ") else f"D′ = {said}"
 
 
 def _searched(analysis: Analysis) -> str:

@@ -28,7 +28,7 @@ from typing import Any, Callable
 
 from pdp_audit.audits.program import feasibility, trace
 from pdp_audit.audits.program.analysis import PairResult, analyse
-from pdp_audit.audits.program.neighbours import non_finite
+from pdp_audit.audits.program.neighbours import changed, non_finite
 from pdp_audit.verify.core.checks import Evidence
 
 #: The sizes of the bases tried: D's first k records.
@@ -70,17 +70,6 @@ class Smaller:
             "releases_needed": self.needed,
             "releases_needed_by": self.by,
         }
-
-
-def changed(base: str, neighbour: str) -> str:
-    """A neighbour's name as what it does to ``base``: ``D₁ with record 0 (the first) removed``."""
-    for verb, done in (("remove ", "removed"), ("add ", "added")):
-        if neighbour.startswith(verb):
-            return f"{base} with {neighbour[len(verb):]} {done}"
-    if neighbour.startswith("replace ") and " by " in neighbour:
-        where, what = neighbour[len("replace ") :].split(" by ", 1)
-        return f"{base} with {where} replaced by {what}"
-    return f"{base}′ = {neighbour}"
 
 
 def classes(pair: PairResult, delta: float) -> set[str]:
