@@ -168,6 +168,25 @@ def test_a_count_released_without_noise_is_highlighted_in_the_release_not_the_tr
     assert not tables["Call trace"].highlight  # its noise is read nowhere in the release: a gap, not the bug
 
 
+def sum_with_noise_by_hand(data, rng):
+    """Bug: Laplace noise of scale 1 drawn by hand from a uniform, on a sum of values in [0, 4]."""
+    u = rng.uniform(-0.5, 0.5)
+    return np.clip(np.nan_to_num(data), 0.0, 4.0).sum() - np.sign(u) * np.log(1 - 2 * abs(u))
+
+
+def test_noise_drawn_by_hand_is_not_called_no_noise():
+    """The probe shifts location families only: a coordinate carrying a uniform turned into Laplace noise is free of
+    the draws it shifts, not of noise (seen failing: the finding said "free of the recorded noise", the page "no
+    noise")."""
+    run = _audit(sum_with_noise_by_hand, VALUES * 4, trials=200)
+    structure = next(c for c in run.checks if c.id == "program-structure")
+    assert "no shifted draw moves (the draws of uniform(" in structure.note, structure.note
+    assert "free of the recorded noise" not in structure.note
+    tables = {s.heading: s.table for s in run.review.sections}
+    release = tables["The release on D and on D′, with the noise drawn on D"]
+    assert release.rows[0][3] == "no shifted noise", release.rows
+
+
 def mean_size_public(data, rng):
     """Bug: n = len(data) is private under add/remove, yet it sets the noise's scale."""
     values = np.clip(np.nan_to_num(data), 0.0, 1.0)

@@ -547,7 +547,7 @@ def _judged(result: PairResult, recorded: trace.Run, found: trace.Probe, epsilon
         score = max(score, 50.0)
     if c.free_differ:
         result.findings.append(
-            f"{len(c.free_differ)} release coordinate(s) free of the recorded noise differ (first: coordinate "
+            f"{len(c.free_differ)} release coordinate(s) {_free(found)} differ (first: coordinate "
             f"{c.free_differ[0]}: {_value(recorded.numbers, c.free_differ[0])} on D, "
             f"{_value(c.replayed.numbers if c.replayed else None, c.free_differ[0])} on D′)"
         )
@@ -578,6 +578,14 @@ def _judged(result: PairResult, recorded: trace.Run, found: trace.Probe, epsilon
         score = max(score, 20.0 + result.upper.high)
     result.score = score
     return result
+
+
+def _free(found: trace.Probe) -> str:
+    """What a coordinate no probed draw moved is free of: all the recorded noise, or only the noise the probe can
+    shift where some draws it cannot (a uniform turned into Laplace noise by hand) may still carry it."""
+    if not found.unperturbed:
+        return "free of the recorded noise"
+    return f"that no shifted draw moves (the draws of {found.unperturbed[0]} are not shifted)"
 
 
 def _value(numbers: Any, i: int) -> str:

@@ -114,8 +114,8 @@ def witness_table(data: Any, pair: PairResult, highlight: bool = True) -> Table:
 
 def _carried_by(analysis: Analysis, i: int) -> str:
     j = int(analysis.probe.carrier[i]) if i < analysis.probe.carrier.size else -1
-    if j == -1:
-        return "no noise"
+    if j == -1:  # moved by no draw the probe shifts: noise it cannot shift (a hand-drawn law) may still carry it
+        return "no shifted noise" if analysis.probe.unperturbed else "no noise"
     if j == -2:
         return "noise, not affinely"
     element = analysis.probe.elements[j]
