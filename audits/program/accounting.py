@@ -36,13 +36,16 @@ ROUNDING = 1e-9
 @dataclass(frozen=True)
 class Step:
     """One step of the composition: ``law`` ``laplace``, ``gaussian`` (``mu``: the shift over the scale) or
-    ``discrete`` (``p`` and ``q``: the probabilities on D and on D′); ``what``: the call it comes from."""
+    ``discrete`` (``p`` and ``q``: the probabilities on D and on D′); ``what``: the call it comes from; ``slack``:
+    how far the δ(ε) of the primitive's own sampler may fall below its law's, at any ε (a lower composition is
+    lowered by the steps' slacks: :func:`composed_delta`)."""
 
     law: str
     what: str
     mu: float = 0.0
     p: tuple = ()
     q: tuple = ()
+    slack: float = 0.0
 
     def pure_epsilon(self) -> float:
         if self.law == "declared":  # a library mechanism's own (ε, δ): q holds its δ
@@ -133,8 +136,19 @@ class Composed:
 def composed_delta(steps: list[Step], epsilon: float) -> Composed:
     """Bounds on δ(ε) of the composition of ``steps`` (module notes).  Steps of a library mechanism known only by its
     declared (ε_i, δ_i) (``declared``) are composed by the basic composition theorem around the others (Dwork & Roth
-    2014, Thm 3.16): δ(ε) ≤ δ_rest(ε − Σε_i) + Σδ_i, an upper bound only."""
+    2014, Thm 3.16): δ(ε) ≤ δ_rest(ε − Σε_i) + Σδ_i, an upper bound only.  The lower bound is lowered by the steps'
+    slacks: δ(ε) of a product of independent steps is the expectation, over one factor's privacy loss ω, of the
+    others' δ(ε − ω), so putting each step's own sampler in place of its law, one at a time, moves δ(ε) by at most
+    that step's slack."""
     steps = [s for s in steps if not s.trivial]
+    slack = sum(s.slack for s in steps)
+    composed = _composed(steps, epsilon)
+    if slack and composed.low > 0:
+        return Composed(max(0.0, composed.low - slack), composed.high, composed.pure, composed.how)
+    return composed
+
+
+def _composed(steps: list[Step], epsilon: float) -> Composed:
     declared = [s for s in steps if s.law == "declared"]
     if declared:
         return _around_declared(declared, [s for s in steps if s.law != "declared"], epsilon)

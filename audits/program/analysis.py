@@ -27,7 +27,7 @@ from typing import Any, Callable
 
 import numpy as np
 
-from pdp_audit.audits.program import accounting, search, trace
+from pdp_audit.audits.program import accounting, library_steps, search, trace
 from pdp_audit.audits.program.config import DRAW_SETS
 from pdp_audit.audits.program.neighbours import Neighbour, neighbours, non_finite
 from pdp_audit.verify.core.candidate_search import maximise
@@ -45,6 +45,8 @@ class PairResult:
     upper: accounting.Composed | None = None
     unaccounted: list[str] = field(default_factory=list)
     steps: list[accounting.Step] = field(default_factory=list)
+    #: the steps of the noise the release carries (the lower composition's)
+    carried: list[accounting.Step] = field(default_factory=list)
     rescaled: list[str] = field(default_factory=list)
     #: released noise whose scale differs between D and D′ (a rescaled call the release carries, a coefficient that
     #: moved): a pure claim is refuted by it exactly
@@ -121,11 +123,17 @@ def _reading_order(p: PairResult) -> tuple:
 
 
 def _steps(result: PairResult, recorded: trace.Run, found: trace.Probe) -> tuple[list, list, list]:
-    """The carried steps (lower), all known steps (upper), and what cannot be accounted for."""
+    """The carried steps (lower), all known steps (upper), and what cannot be accounted for.  An OpenDP
+    measurement's element is a lower step by its recorded law where the release carries it, its call an upper step by
+    its privacy map (:mod:`.library_steps`): those lower steps are not among the upper ones."""
     c = result.comparison
     carried, known, unaccounted = [], [], []
     for element, shift, source in zip(found.elements, c.shifts.tolist(), c.source):
-        if element.law == "opendp" or (shift == 0 and source != "none"):  # OpenDP: by its privacy map (below)
+        if element.law == "opendp":  # above by its privacy map (below), below by its law where carried
+            lower = library_steps.opendp_law_step(element.call, element.index, recorded.calls[element.call], shift)
+            carried += [lower] if lower is not None and source == "release" else []
+            continue
+        if shift == 0 and source != "none":
             continue
         call = recorded.calls[element.call]
         what = f"call {element.call} {call.kind}[{element.index}]"
@@ -145,11 +153,11 @@ def _steps(result: PairResult, recorded: trace.Run, found: trace.Probe) -> tuple
     if c.replayed is not None:
         for k, call in enumerate(recorded.calls):
             if call.kind == "opendp.Measurement" and k < len(c.replayed.calls):
-                budget, problem = _opendp_step(k, call, c.replayed.calls[k])
+                budget, problem = library_steps.opendp_map_step(k, call, c.replayed.calls[k])
                 known += [budget] if budget is not None else []
                 unaccounted += [problem] if problem is not None else []
             if call.kind.startswith("diffprivlib.") and call.law is None and k < len(c.replayed.calls):
-                budget, problem = _declared_step(k, call, c.replayed.calls[k])
+                budget, problem = library_steps.declared_step(k, call, c.replayed.calls[k])
                 known += [budget] if budget is not None else []
                 unaccounted += [problem] if problem is not None else []
     for k, p, q in c.choices:
@@ -167,72 +175,6 @@ def _not_visible(found: trace.Probe) -> str:
             "non-additively (rounded, thresholded or weighted by the data): that value is not read, not certified"
         )
     return "the value its noise is added to is not visible"
-
-
-#: diffprivlib mechanisms whose privacy loss scales linearly with the input's shift (post-processings of Laplace or
-#: geometric noise): a shift below the declared sensitivity spends that share of the declared ε.
-LINEAR = (
-    "LaplaceTruncated",
-    "LaplaceBoundedDomain",
-    "LaplaceFolded",
-    "LaplaceBoundedNoise",
-    "GeometricTruncated",
-    "GeometricFolded",
-    "Geometric",
-    "Staircase",
-)
-
-
-def _declared_step(k: int, call: Any, other: Any) -> tuple[accounting.Step | None, str | None]:
-    """A diffprivlib mechanism without an exact law here: its declared (ε, δ) where the input moved by at most the
-    declared sensitivity (a share of ε for the Laplace and geometric variants), else a problem to report."""
-    declared = call.details.get("declared", {})
-    epsilon, delta, sensitivity = (declared.get(key) for key in ("epsilon", "delta", "sensitivity"))
-    try:
-        before = np.asarray(call.details.get("input"), dtype=float)
-        after = np.asarray(other.details.get("input"), dtype=float)
-        shift = float(np.abs(after - before).sum()) if before.shape == after.shape else math.inf
-    except (TypeError, ValueError):
-        return None, f"call {k} {call.kind}: its input cannot be compared"
-    if shift == 0 or np.isnan(shift) and np.array_equal(before, after, equal_nan=True):
-        return None, None
-    what = f"call {k} {call.kind}"
-    if epsilon is None or sensitivity is None or not math.isfinite(shift):
-        return None, f"{what}: its input moved ({shift:.6g}) and its budget is not declared"
-    if shift > float(sensitivity) * (1 + accounting.ROUNDING):
-        return None, f"{what}: its input moved by {shift:.6g} > its declared sensitivity {float(sensitivity):.6g}"
-    share = shift / float(sensitivity) if call.kind.split(".", 1)[1] in LINEAR and sensitivity else 1.0
-    return accounting.Step("declared", what, float(epsilon) * share, q=(float(delta or 0.0),)), None
-
-
-def _opendp_step(k: int, call: Any, other: Any) -> tuple[accounting.Step | None, str | None]:
-    """An OpenDP measurement: its privacy map at the distance its argument moved (absolute, L1 or L2, by its input
-    metric), where its output measure is pure DP (MaxDivergence); else a problem to report."""
-    what = f"call {k} opendp.Measurement ({call.parameters['input_metric']})"
-    try:
-        before = np.asarray(call.details["input"], dtype=float)
-        after = np.asarray(other.details["input"], dtype=float)
-    except (TypeError, ValueError):
-        return None, f"{what}: its argument cannot be compared"
-    if before.shape != after.shape:
-        return None, f"{what}: its argument changed shape"
-    difference = np.abs(after - before)
-    if not difference.any():
-        return None, None
-    metric = call.parameters["input_metric"]
-    if metric.startswith(("AbsoluteDistance", "L1Distance")):
-        distance = float(difference.sum())
-    elif metric.startswith("L2Distance"):
-        distance = float(np.sqrt((difference**2).sum()))
-    else:
-        return None, f"{what}: its argument moved under a metric not read here"
-    if not call.parameters["output_measure"].startswith("MaxDivergence") or not math.isfinite(distance):
-        return None, f"{what}: its argument moved and its measure is not pure DP"
-    try:
-        epsilon = float(call.details["measurement"].map(distance))
-    except Exception as err:  # noqa: BLE001 - OpenDP refuses a distance its map cannot take: unexplained
-        return None, f"{what}: its privacy map refused the distance {distance:.6g} ({type(err).__name__})"
-    return accounting.Step("declared", what, epsilon, q=(0.0,)), None
 
 
 #: Distinct paths replayed on every neighbour at most, the first draw set's included (see :func:`analyse`): a
@@ -565,12 +507,11 @@ def _judged(result: PairResult, recorded: trace.Run, found: trace.Probe, epsilon
         score = max(score, 40.0)
         result.scale_moves += [f"noise element {j}'s coefficient in the release" for j in c.coefficient_changed]
     carried, known, unaccounted = _steps(result, recorded, found)
-    result.steps, result.unaccounted = known, unaccounted
+    result.steps, result.carried, result.unaccounted = known, carried, unaccounted
     if unaccounted:
         score = max(score, 5.0)
     result.upper = accounting.composed_delta(known, epsilon)
-    # the carried steps are a subsequence of the known ones: as many means the same steps, composed once
-    same = len(carried) == len(known)
+    same = carried == known  # the same steps composed once (an OpenDP law's lower steps are not among the known)
     result.lower = (result.upper if same else accounting.composed_delta(carried, epsilon)) if carried else None
     if result.lower is not None and result.lower.low > delta * (1 + accounting.ROUNDING):
         score = max(score, 100.0 + result.lower.low)

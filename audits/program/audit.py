@@ -501,7 +501,7 @@ def _refuted(analysis: Analysis, refuted: list[PairResult], epsilon: float, delt
         note=f"Refuted by composition on {worst.neighbour.name}{drawn(analysis, worst)}: δ(ε = {epsilon:g}) ≥ "
         f"{worst.lower.low:.4g} > "
         f"δ = {delta:g} for the noise the release carries (pure ε of the steps {worst.lower.pure:.6g}; "
-        f"{worst.lower.how}); the steps: {'; '.join(s.what + ' ' + s.law for s in worst.steps[:6])}.",
+        f"{worst.lower.how}); the steps: {'; '.join(s.what + ' ' + s.law for s in worst.carried[:6])}.",
         details={
             **details,
             "witness": worst.neighbour.name,

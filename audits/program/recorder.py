@@ -2,10 +2,11 @@
 
 A program ``program(data, rng)`` draws its randomness from ``rng``.  It is handed a :class:`RecordingGenerator` -- a
 ``numpy.random.Generator`` whose public methods are wrapped -- and, while it runs, the public ``randomise`` of
-diffprivlib's mechanisms is wrapped too (restored afterwards; only their public API is touched).  Each primitive
-call becomes a :class:`Call`: its kind, its parameters, the value it is applied to where the call shows it (``loc``
-of a location family, ``p`` of ``choice``, the value given to ``randomise``), the shape of its output and the noise
-it drew.
+diffprivlib's mechanisms is wrapped too, as are OpenDP's measurements' public ``__call__`` and the public
+constructors of its Laplace, geometric and Gaussian measurements (restored afterwards; only their public API is
+touched).  Each primitive call becomes a :class:`Call`: its kind, its parameters, the value it is applied to where
+the call shows it (``loc`` of a location family, ``p`` of ``choice``, the value given to ``randomise``), the shape of
+its output and the noise it drew.
 
 **Replay** (the grey-box idea of Cebere, Erb, Desfontaines, Bellet & Fitzsimons, PETS 2026, §4, realised here
 without decorators): the program runs again, on a neighbouring dataset D′, and every primitive returns the noise
@@ -350,23 +351,36 @@ def libraries_wrapped(tape: Tape | Callable[[], Tape]) -> Iterator[None]:
         yield
 
 
+#: OpenDP constructors whose noise law is read from their arguments (``opendp.measurements``; its ``then_*`` partial
+#: forms call them by their module name, so a chain built inside the block goes through them too): the law of the
+#: noise each adds to its argument, coordinate by coordinate.
+OPENDP_LAWS = {"make_laplace": "laplace", "make_geometric": "laplace", "make_gaussian": "gaussian"}
+
+
 @contextlib.contextmanager
 def _opendp_wrapped(current: Callable[[], Tape]) -> Iterator[None]:
     """OpenDP's ``Measurement.__call__`` and ``invoke`` record the argument, the output and the measurement's
     metric, measure and privacy map; a replay returns ``arg′ + (output − arg)`` for a numeric output of the
-    argument's shape (an additive measurement), else the recorded output."""
+    argument's shape (an additive measurement), else the recorded output.  A measurement made inside the block by a
+    constructor of :data:`OPENDP_LAWS` also records its noise law (:func:`_opendp_law`; its scale is then a parameter
+    compared on replay)."""
     try:
         from opendp.mod import Measurement
     except ImportError:
         yield
         return
     originals = {name: vars(Measurement)[name] for name in ("__call__", "invoke") if name in vars(Measurement)}
+    laws: dict[int, tuple[Any, dict]] = {}
 
     def recorded(self: Any, arg: Any) -> Any:
         tape = current()
         if tape.depth:
             return originals["__call__"](self, arg)
         parameters = {"input_metric": str(self.input_metric), "output_measure": str(self.output_measure)}
+        entry = laws.get(id(self))
+        law = entry[1] if entry is not None and entry[0]() is self else None
+        if law is not None:
+            parameters["scale"] = law["scale"]
         call = Call("opendp.Measurement", parameters, None, (), None)
         call.details.update(input=_copied(arg), measurement=self)
         if tape.recording:
@@ -377,6 +391,8 @@ def _opendp_wrapped(current: Callable[[], Tape]) -> Iterator[None]:
             if additive is not None:  # its noise output − arg, shifted by a probe like a location family's
                 call.noise, call.scale, call.law = additive, np.ones(np.shape(additive)), "opendp"
                 call.details["output"] = output
+                if law is not None:
+                    call.details["law"] = law
             tape.recorded.append(call)
             return output
         before = tape.next_call(call)
@@ -395,10 +411,77 @@ def _opendp_wrapped(current: Callable[[], Tape]) -> Iterator[None]:
     for name in originals:
         setattr(Measurement, name, recorded)
     try:
-        yield
+        with _opendp_constructors(laws):
+            yield
     finally:
         for name, original in originals.items():
             setattr(Measurement, name, original)
+
+
+@contextlib.contextmanager
+def _opendp_constructors(laws: dict[int, tuple[Any, dict]]) -> Iterator[None]:
+    """Inside the block, the public constructors of :data:`OPENDP_LAWS` in ``opendp.measurements`` note, in
+    ``laws`` (by the measurement's id: a weak reference and its law), the law of each measurement they make;
+    restored on leaving."""
+    import weakref
+
+    from opendp import measurements
+
+    originals = {name: getattr(measurements, name) for name in OPENDP_LAWS if hasattr(measurements, name)}
+
+    def wrapped(name: str, original: Callable) -> Callable:
+        def constructor(*args: Any, **kwargs: Any) -> Any:
+            measurement = original(*args, **kwargs)
+            law = _opendp_law(name, measurement, original, args, kwargs)
+            if law is not None:
+                key = id(measurement)
+                laws[key] = (weakref.ref(measurement, lambda _: laws.pop(key, None)), law)
+            return measurement
+
+        constructor.__name__, constructor.__doc__ = original.__name__, original.__doc__
+        return constructor
+
+    for name, original in originals.items():
+        setattr(measurements, name, wrapped(name, original))
+    try:
+        yield
+    finally:
+        for name, original in originals.items():
+            setattr(measurements, name, original)
+
+
+def _opendp_law(name: str, measurement: Any, original: Callable, args: tuple, kwargs: dict) -> dict | None:
+    """The noise law of a measurement made by OpenDP's constructor ``name`` (its documented arguments): ``law``,
+    ``scale`` and the constructor's name; None where it is not read here.  OpenDP samples every one of them exactly
+    on a grid of 2^k (its docs: "Internally, all sampling is done using the discrete Laplace distribution"; k
+    "defaults to the smallest granularity", where every double is on the grid): Laplace and geometric noise is
+    the discrete Laplace law of scale ``scale``, Gaussian the discrete Gaussian of σ = ``scale``.  Read only at the
+    default k, with no ``bounds`` (the geometric's truncated sampler), for an absolute, L1 (Laplace) or L2
+    (Gaussian) input metric, and for the Gaussian over floats only (its grid then fine beside σ; an integer
+    Gaussian's grid is not)."""
+    import inspect
+
+    try:
+        bound = inspect.signature(original).bind(*args, **kwargs)
+    except TypeError:
+        return None
+    given = bound.arguments
+    if given.get("k") is not None or given.get("bounds") is not None:
+        return None
+    try:
+        scale = float(given["scale"])
+        metric, carrier = str(measurement.input_metric), str(measurement.input_domain.carrier_type)
+    except (KeyError, TypeError, ValueError, AttributeError):
+        return None
+    law = OPENDP_LAWS[name]
+    floating = "f64" in carrier or "f32" in carrier
+    metrics = ("AbsoluteDistance", "L1Distance") if law == "laplace" else ("AbsoluteDistance", "L2Distance")
+    if not (scale > 0 and math.isfinite(scale)) or not metric.startswith(metrics):
+        return None
+    if law == "gaussian" and not floating:
+        return None
+    grid = (2.0**-1074 if "f64" in carrier else 2.0**-149) if floating else 1.0  # the smallest granularity
+    return {"law": law, "scale": scale, "constructor": name, "grid": grid}
 
 
 def _additive(arg: Any, output: Any) -> np.ndarray | None:

@@ -1,0 +1,119 @@
+"""Composition steps of the library mechanisms a program calls (OpenDP's measurements, diffprivlib's mechanisms).
+
+* A diffprivlib mechanism without an exact law here is accounted by its declared (ε, δ) (:func:`declared_step`).
+* An OpenDP measurement is accounted above by its privacy map (:func:`opendp_map_step`) and, where its constructor's
+  noise law was recorded (:func:`pdp_audit.audits.program.recorder._opendp_law`) and the release carries its noise,
+  below by that law at the shift the release shows (:func:`opendp_law_step`) -- the step a refutation by
+  composition needs, since a privacy map bounds the loss from above only.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+
+from pdp_audit.audits.program import accounting
+
+#: diffprivlib mechanisms whose privacy loss scales linearly with the input's shift (post-processings of Laplace or
+#: geometric noise): a shift below the declared sensitivity spends that share of the declared ε.
+LINEAR = (
+    "LaplaceTruncated",
+    "LaplaceBoundedDomain",
+    "LaplaceFolded",
+    "LaplaceBoundedNoise",
+    "GeometricTruncated",
+    "GeometricFolded",
+    "Geometric",
+    "Staircase",
+)
+
+
+def declared_step(k: int, call: Any, other: Any) -> tuple[accounting.Step | None, str | None]:
+    """A diffprivlib mechanism without an exact law here: its declared (ε, δ) where the input moved by at most the
+    declared sensitivity (a share of ε for the Laplace and geometric variants), else a problem to report."""
+    declared = call.details.get("declared", {})
+    epsilon, delta, sensitivity = (declared.get(key) for key in ("epsilon", "delta", "sensitivity"))
+    try:
+        before = np.asarray(call.details.get("input"), dtype=float)
+        after = np.asarray(other.details.get("input"), dtype=float)
+        shift = float(np.abs(after - before).sum()) if before.shape == after.shape else math.inf
+    except (TypeError, ValueError):
+        return None, f"call {k} {call.kind}: its input cannot be compared"
+    if shift == 0 or np.isnan(shift) and np.array_equal(before, after, equal_nan=True):
+        return None, None
+    what = f"call {k} {call.kind}"
+    if epsilon is None or sensitivity is None or not math.isfinite(shift):
+        return None, f"{what}: its input moved ({shift:.6g}) and its budget is not declared"
+    if shift > float(sensitivity) * (1 + accounting.ROUNDING):
+        return None, f"{what}: its input moved by {shift:.6g} > its declared sensitivity {float(sensitivity):.6g}"
+    share = shift / float(sensitivity) if call.kind.split(".", 1)[1] in LINEAR and sensitivity else 1.0
+    return accounting.Step("declared", what, float(epsilon) * share, q=(float(delta or 0.0),)), None
+
+
+def opendp_map_step(k: int, call: Any, other: Any) -> tuple[accounting.Step | None, str | None]:
+    """An OpenDP measurement: its privacy map at the distance its argument moved (absolute, L1 or L2, by its input
+    metric), where its output measure is pure DP (MaxDivergence); else a problem to report.  The map is OpenDP's
+    proven bound, an upper step only (its measurement's δ(ε) may be far below it: a refutation needs
+    :func:`opendp_law_step`)."""
+    what = f"call {k} opendp.Measurement ({call.parameters['input_metric']})"
+    try:
+        before = np.asarray(call.details["input"], dtype=float)
+        after = np.asarray(other.details["input"], dtype=float)
+    except (TypeError, ValueError):
+        return None, f"{what}: its argument cannot be compared"
+    if before.shape != after.shape:
+        return None, f"{what}: its argument changed shape"
+    difference = np.abs(after - before)
+    if not difference.any():
+        return None, None
+    metric = call.parameters["input_metric"]
+    if metric.startswith(("AbsoluteDistance", "L1Distance")):
+        distance = float(difference.sum())
+    elif metric.startswith("L2Distance"):
+        distance = float(np.sqrt((difference**2).sum()))
+    else:
+        return None, f"{what}: its argument moved under a metric not read here"
+    if not call.parameters["output_measure"].startswith("MaxDivergence") or not math.isfinite(distance):
+        return None, f"{what}: its argument moved and its measure is not pure DP"
+    try:
+        epsilon = float(call.details["measurement"].map(distance))
+    except Exception as err:  # noqa: BLE001 - OpenDP refuses a distance its map cannot take: unexplained
+        return None, f"{what}: its privacy map refused the distance {distance:.6g} ({type(err).__name__})"
+    return accounting.Step("declared", what, epsilon, q=(0.0,)), None
+
+
+def opendp_law_step(k: int, index: int, call: Any, shift: float) -> accounting.Step | None:
+    """The lower step of element ``index`` of OpenDP measurement ``call`` (call ``k``), whose noise the release
+    carries and which moved by ``shift`` (read off the release, as a location family's is): its recorded law at
+    μ = |shift|/scale, the same step as numpy's ``laplace``/``normal`` -- a bound from below on the measurement's δ(ε),
+    at every ε, for the release's real-valued law (the values OpenDP samples exactly, before its final rounding to a
+    double: the reading numpy's steps have, whose float doubles the black box reads).  None where no law was recorded
+    or the element did not move (or moved by an infinite amount: its input is outside OpenDP's domain).
+
+    OpenDP samples on a grid g (2^k, k "defaults to the smallest granularity", on which every double lies; 1 for
+    integers) and releases x + gJ (OpenDP's documentation of ``make_laplace``/``make_gaussian``: "Internally, all
+    sampling is done using the discrete Laplace distribution"; the samplers of Canonne, Kamath & Steinke, NeurIPS
+    2020, §5).  A shift off the lattice gz leaves the two laws disjoint (δ = 1, above any step); on it:
+
+    * **Laplace** (``make_laplace``, ``make_geometric``): J has the discrete Laplace law P[J = j] ∝ e^{−|j|g/b}.  The
+      Laplace law Lap(b) is E₁ − E₂ for independent exponentials of mean b, ⌊E/g⌋ is geometric of ratio e^{−g/b} and
+      independent of the remainder E − g⌊E/g⌋ (memorylessness), and the difference of two independent such
+      geometrics is that discrete Laplace law: x + Lap(b) = (x + gJ) + R with R independent of the data.  The
+      continuous mechanism is a post-processing of OpenDP's, so its δ(ε) is at most OpenDP's at every ε (Dwork & Roth
+      2014, Prop. 2.1): the Laplace step of Dwork & Roth 2014, §3.3, is exact as a lower bound (slack 0).  It is no
+      upper bound (at b = g = 1, |shift| = 1, ε = 0.5 the discrete law's δ is 0.288, the continuous 0.221): the upper
+      composition keeps the privacy map.
+    * **Gaussian** (``make_gaussian`` over floats): J is the discrete Gaussian of parameter τ = σ/g, the loss ω(j)
+      affine in j, and δ(ε) = Σ_j f(j) with f(j) = P[J = j](1 − e^{ε − ω(j)})₊, the continuous law's (Balle & Wang
+      2018, Thm 8) ∫ f.  f is log-concave (a Gaussian times 1 − e^{affine}, log-concave where positive), so unimodal,
+      and |Σ_j f(j) − ∫ f| ≤ max f ≤ 1/(τ√(2π)); the discrete normaliser is τ√(2π)(1 + O(e^{−2π²τ²})) (Poisson
+      summation).  So OpenDP's δ(ε) ≥ the Gaussian step's − g/σ at every ε (the step's slack; 2^−1074/σ at the
+      default granularity, below any δ a double resolves beside 1)."""
+    law = call.details.get("law")
+    if law is None or shift == 0 or not math.isfinite(shift):
+        return None
+    slack = law["grid"] / law["scale"] if law["law"] == "gaussian" else 0.0
+    what = f"call {k} opendp.{law['constructor']}[{index}]"
+    return accounting.Step(law["law"], what, abs(shift) / law["scale"], slack=slack)
