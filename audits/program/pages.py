@@ -336,8 +336,10 @@ def _kept(marked: Sequence[int], total: int) -> list[int]:
 
 def composition_table(analysis: Analysis, pair: PairResult, epsilon: float, delta: float) -> Table | None:
     """The pair's steps (law, loss alone, whether the release carries it) and, last, their composition at the
-    claim's ε (highlighted where the noise the release carries exceeds the claim's δ)."""
-    steps = [s for s in pair.steps if not s.trivial]
+    claim's ε (highlighted where the noise the release carries exceeds the claim's δ).  A lower step that is not an
+    upper one (an OpenDP measurement's law, bounded above by its privacy map) is listed after them."""
+    below = [s for s in pair.carried if not s.trivial and s not in pair.steps]
+    steps = [s for s in pair.steps if not s.trivial] + below
     if pair.upper is None:
         return None
     calls = analysis.recorded.calls
@@ -349,7 +351,8 @@ def composition_table(analysis: Analysis, pair: PairResult, epsilon: float, delt
     rows = []
     for s in steps[:STEP_ROWS]:
         loss = f"μ = {_number(s.mu)}" if s.law == "gaussian" else f"ε = {_number(s.pure_epsilon())}"
-        rows.append([s.what, s.law, loss, "yes" if s.what in carried else "no (bounded above only)"])
+        shown = "yes (bounds below only)" if s in below else "yes" if s.what in carried else "no (bounded above only)"
+        rows.append([s.what, s.law, loss, shown])
     if len(steps) > STEP_ROWS:
         rows.append([f"… {len(steps) - STEP_ROWS} more steps", "", "", ""])
     low = pair.lower.low if pair.lower is not None else None
