@@ -151,15 +151,9 @@ def _steps(result: PairResult, recorded: trace.Run, found: trace.Probe) -> tuple
         if source == "release":
             carried.append(step)
     if c.replayed is not None:
-        for k, call in enumerate(recorded.calls):
-            if call.kind == "opendp.Measurement" and k < len(c.replayed.calls):
-                budget, problem = library_steps.opendp_map_step(k, call, c.replayed.calls[k])
-                known += [budget] if budget is not None else []
-                unaccounted += [problem] if problem is not None else []
-            if call.kind.startswith("diffprivlib.") and call.law is None and k < len(c.replayed.calls):
-                budget, problem = library_steps.declared_step(k, call, c.replayed.calls[k])
-                known += [budget] if budget is not None else []
-                unaccounted += [problem] if problem is not None else []
+        budgets, problems = library_steps.call_steps(recorded.calls, c.replayed.calls)
+        known += budgets
+        unaccounted += problems
     for k, p, q in c.choices:
         step = accounting.Step("discrete", f"call {k} choice", p=tuple(p / p.sum()), q=tuple(q / q.sum()))
         known.append(step)  # the chosen index is rarely released as it is: an upper step, not a lower one

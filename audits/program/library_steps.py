@@ -16,6 +16,24 @@ import numpy as np
 
 from pdp_audit.audits.program import accounting
 
+
+def call_steps(recorded: list, replayed: list) -> tuple[list[accounting.Step], list[str]]:
+    """The upper steps of the library calls of ``recorded`` (on D) against ``replayed`` (on D′): each OpenDP
+    measurement by its privacy map, each diffprivlib mechanism without an exact law here by its declared budget; and
+    what they leave unaccounted for, one line each."""
+    budgets, problems = [], []
+    for k, call in enumerate(recorded[: len(replayed)]):
+        if call.kind == "opendp.Measurement":
+            budget, problem = opendp_map_step(k, call, replayed[k])
+        elif call.kind.startswith("diffprivlib.") and call.law is None:
+            budget, problem = declared_step(k, call, replayed[k])
+        else:
+            continue
+        budgets += [budget] if budget is not None else []
+        problems += [problem] if problem is not None else []
+    return budgets, problems
+
+
 #: diffprivlib mechanisms whose privacy loss scales linearly with the input's shift (post-processings of Laplace or
 #: geometric noise): a shift below the declared sensitivity spends that share of the declared ε.
 LINEAR = (
