@@ -556,3 +556,18 @@ def test_among_refuting_neighbours_the_witness_is_a_finite_outlier():
     assert "outlier" in witness and "inf" not in witness and "NaN" not in witness, witness
     confirm = next(c for c in run.checks if c.id == "program-confirm")
     assert confirm.details["witness"].startswith("add an outlier") and confirm.verdict == "fail", confirm.note
+
+
+def seeds_itself(data, rng):
+    """Bug: the noise drawn from a generator the program seeds itself, the same on every run: the release is a
+    function of the data."""
+    return np.clip(np.nan_to_num(data), 0.0, 1.0).sum() + np.random.default_rng(0).laplace(0.0, 1.0)
+
+
+def test_a_program_that_seeds_itself_is_refuted_by_its_releases():
+    """The program's releases are not probed for drawing from their rng (:class:`SeededPerRelease`): one that
+    ignores it gives the same release on every run, a function of the data, and the black box's refutation by
+    them is a true one."""
+    run = _audit(seeds_itself, VALUES, {"bounds": (0, 1), "trials": 1000})
+    confirm = next(c for c in run.checks if c.id == "program-confirm")
+    assert run.verdict == "fail" and confirm.verdict == "fail" and confirm.adjusted_pvalue <= 1e-6

@@ -22,7 +22,7 @@ from pdp_audit.verify.core.checks import CheckSpec, Evidence
 from pdp_audit.verify.core.config import LAW_OPTION
 from pdp_audit.verify.core.dask_cluster import block_executor
 from pdp_audit.verify.core.sandbox import user_state
-from pdp_audit.verify.estimators.rng_discipline import check_rng_discipline
+from pdp_audit.verify.estimators.rng_discipline import SeededPerRelease, check_rng_discipline
 from pdp_audit.verify.estimators.stats import pvalue_by_inversion
 from pdp_audit.verify.evidence.pair_validation import malformed_check, not_reproducible
 from pdp_audit.verify.inputs.interruptions import INTERRUPTIONS
@@ -137,7 +137,8 @@ def blackbox_checks(
     claimed ε, otherwise inconclusive -- sampling outputs can refute a claim, never certify it.  ``samplers``: (of D,
     of D'), each ``(size, rng) -> releases``.  A sampler that
     returns no (size, d) array of finite numbers, or does not draw from its rng alone
-    (:func:`pdp_audit.verify.estimators.rng_discipline.check_rng_discipline`), is the exact fail ``pair-protocol``;
+    (:func:`pdp_audit.verify.estimators.rng_discipline.check_rng_discipline`; not probed where ``samplers`` is a
+    :class:`~pdp_audit.verify.estimators.rng_discipline.SeededPerRelease`), is the exact fail ``pair-protocol``;
     samplers
     that cannot be sent to worker processes with ``budget.workers`` > 1 are an InputError.  With
     ``budget.early_stop`` and the audit's ``alpha`` the event test's fresh pass stops once decided at ``alpha``
@@ -165,7 +166,8 @@ def blackbox_checks(
     try:
         # before the probes' draws; a stopped run may be staged, holding its earlier stages' releases
         _check_attack_memory(sample_d, train_trials, trials, budget.statistic, staged=stop_at is not None)
-        why = check_rng_discipline(sample, checked_blackbox_releases)
+        probed = not isinstance(samplers, SeededPerRelease)
+        why = check_rng_discipline(sample, checked_blackbox_releases) if probed else ""
         workers = 1 if budget.workers is None else budget.workers  # None: the caller chose none (one process)
         if workers > 1:
             check_picklable(sample_d, sample_dprime)

@@ -10,6 +10,8 @@ import numpy as np
 
 from pdp_audit.audits.program import trace
 from pdp_audit.mechanisms.base import MalformedPair
+from pdp_audit.verify.core.float_rules import user_modules
+from pdp_audit.verify.estimators.rng_discipline import SeededPerRelease
 
 
 class ReleaseSampler:
@@ -24,13 +26,17 @@ class ReleaseSampler:
     def __call__(self, size: int, rng: np.random.Generator) -> np.ndarray:
         seeds = rng.integers(0, 2**63 - 1, size=size)
         out = np.zeros((size, self.width))
-        for i, seed in enumerate(seeds):
-            try:
-                with np.errstate(all="ignore"):
-                    release = trace.call_program(self.program, self.data, np.random.default_rng(int(seed)))
-            except trace.ProgramFault as fault:  # the black box's word for the user's fault: pair-protocol
-                raise MalformedPair(str(fault)) from None
-            out[i] = encoded(release, self.width)
+        # sys.modules given back once for the block (between two runs only the encoding runs, which imports
+        # nothing): checked after every run, it cost more than a small pandas program's run
+        with user_modules(), np.errstate(all="ignore"):
+            for i, seed in enumerate(seeds):
+                try:
+                    release = trace.call_program(
+                        self.program, self.data, np.random.default_rng(int(seed)), modules=False
+                    )
+                except trace.ProgramFault as fault:  # the black box's word for the user's fault: pair-protocol
+                    raise MalformedPair(str(fault)) from None
+                out[i] = encoded(release, self.width)
         return out
 
 
@@ -47,9 +53,10 @@ def encoded(release: Any, width: int) -> np.ndarray:
     return row
 
 
-def release_samplers(program: Callable, data: Any, neighbour: Any, seed: int) -> tuple:
+def release_samplers(program: Callable, data: Any, neighbour: Any, seed: int) -> SeededPerRelease:
     """The program's releases on D (``data``) and on D′ (``neighbour``) as a pair of :class:`ReleaseSampler`, of one
-    width: that of the longest of 4 releases on each (from a generator of ``seed``)."""
+    width: that of the longest of 4 releases on each (from a generator of ``seed``); each release from its own
+    generator (:class:`~pdp_audit.verify.estimators.rng_discipline.SeededPerRelease`)."""
     rng = np.random.default_rng(seed)
     sizes = []
     for d in (data, neighbour):
@@ -57,4 +64,4 @@ def release_samplers(program: Callable, data: Any, neighbour: Any, seed: int) ->
             with np.errstate(all="ignore"):
                 sizes.append(trace.flattened(trace.call_program(program, d, rng))[1].size)
     width = max(sizes) + 3
-    return ReleaseSampler(program, data, width), ReleaseSampler(program, neighbour, width)
+    return SeededPerRelease(ReleaseSampler(program, data, width), ReleaseSampler(program, neighbour, width))

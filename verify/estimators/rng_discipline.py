@@ -47,7 +47,7 @@ digest and its row entropy).
 from __future__ import annotations
 
 import hashlib
-from typing import Callable
+from typing import Callable, NamedTuple
 
 import numpy as np
 
@@ -98,6 +98,19 @@ NOT_REPRODUCIBLE = (
     "of its own (a cryptographic generator as OpenDP's, numpy's global one as diffprivlib's default random_state, "
     "the clock); the statistics stand (its draws are independent), but a rerun with the same seed gives other numbers"
 )
+
+
+class SeededPerRelease(NamedTuple):
+    """Two samplers of ours ``(size, rng) -> releases`` (D, then D′) that draw each release from its own generator
+    seeded from the rng (a program's releases, :mod:`pdp_audit.audits.program.release_sampler`): not probed for
+    drawing from their rng alone (:func:`check_rng_discipline`: 9 calls of 1,000 releases a world).  The probe could
+    only find a program that ignores its generator, whose releases are then either a function of the data alone --
+    every release its D's or its D′'s, so a refutation by them is a true one -- or drawn from a source of its own,
+    which the program audit's record check names; for a program of milliseconds the probe cost more than the
+    attack."""
+
+    sample_d: Callable
+    sample_dprime: Callable
 
 
 def check_rng_discipline(sample: Sampler, checked: Callable[[World, int, object], np.ndarray] | None = None) -> str:
