@@ -2,10 +2,11 @@
 in numpy with the same result, the neighbouring frames built in place, the law a finding is confirmed at, and the
 primitives audited in isolation.  Fixed seeds; the statistical tests state their false-alarm probability.
 
-Seen failing: with the session's ``user_modules`` removed, the program that blocks ``scipy.stats`` makes the
-composition raise ImportError; with the numpy reading's inconsistent elements taken in sorted order (the bug it had
-while written), the equivalence fails; with every confirmation at the ideal law (as before), the finding on float
-noise is not confirmed; without the isolated audits, the Gumbel and logistic primitives list nothing.
+Seen failing: with the session's ``user_modules`` removed, the program that blocks ``scipy.stats`` makes the composition
+raise ImportError; with the numpy reading's inconsistent elements taken in sorted order (the bug it had while written),
+the equivalence fails, as the comparisons' does with the Python comparison of two draw sets blind to a coordinate
+turning non-finite or the coefficients read at 1e-3; with every confirmation at the ideal law (as before), the finding
+on float noise is not confirmed; without the isolated audits, the Gumbel and logistic primitives list nothing.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ import numpy as np
 import pandas as pd
 
 import pdp_audit
-from pdp_audit.audits.program import neighbours, trace
+from pdp_audit.audits.program import neighbours, paths, trace
 
 
 def test_the_python_and_numpy_readings_of_a_release_agree(monkeypatch):
@@ -41,6 +42,40 @@ def test_the_python_and_numpy_readings_of_a_release_agree(monkeypatch):
         assert all(
             x == y or (math.isnan(x) and math.isnan(y)) or abs(x - y) <= 1e-12 * abs(x) for x, y in zip(a[4], b[4])
         )
+
+
+def _releases(rng, m: int, count: int, apart: float) -> list[np.ndarray]:
+    """``count`` releases of ``m`` numbers, some moved by ``apart`` (relative) and some NaN or ±inf."""
+    base = rng.normal(size=m) * 10.0 ** rng.integers(-3, 12)
+    out = []
+    for _ in range(count):
+        release = base + np.where(rng.random(m) < 0.3, rng.normal(size=m) * apart * np.abs(base), 0.0)
+        release[rng.random(m) < 0.1] = np.nan
+        release[rng.random(m) < 0.05] = rng.choice([np.inf, -np.inf])
+        out.append(release)
+    return out
+
+
+def test_the_python_and_numpy_comparisons_of_two_draw_sets_and_of_coefficients_agree(monkeypatch):
+    rng = np.random.default_rng(6)
+    seen = set()
+    for _ in range(3000):
+        m, n = int(rng.integers(1, 12)), int(rng.integers(1, 5))
+        apart = 10.0 ** -rng.integers(6, 12)
+        d, d_prime, e, e_prime = (trace.Run((), numbers, []) for numbers in _releases(rng, m, 4, apart))
+        carrier = rng.integers(-2, n, size=m)
+        found = trace.Probe([None] * n, carrier, rng.choice([1.0, -2.0, 0.5], size=m), rng.uniform(0.1, 2, n), True)
+        carried, expected = found.carried()
+        moved = d_prime.numbers.copy()
+        moved[carried] += expected * (1 + np.where(rng.random(carried.size) < 0.3, 10.0 ** -rng.integers(2, 7), 0.0))
+        read = []
+        for small in (True, False):
+            monkeypatch.setattr(trace, "SMALL_RELEASE", 32 if small else -1)
+            same = paths._same_difference(d, d_prime, e, e_prime)
+            read.append((same, trace._moved_coefficients(moved, d_prime.numbers, found)))
+        assert read[0] == read[1]
+        seen.add((read[0][0], bool(read[0][1])))
+    assert seen == {(True, True), (True, False), (False, True), (False, False)}  # both outcomes of both readings
 
 
 def test_a_program_that_blocks_our_imports_on_every_run_is_audited_and_undone():

@@ -20,6 +20,7 @@ whose law or input is not visible, a scale that depends on the data.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import math
 import time
 from dataclasses import dataclass, field
@@ -27,7 +28,7 @@ from typing import Any, Callable
 
 import numpy as np
 
-from pdp_audit.audits.program import accounting, library_steps, search, trace
+from pdp_audit.audits.program import accounting, library_steps, paths, search, trace
 from pdp_audit.audits.program.config import DRAW_SETS
 from pdp_audit.audits.program.neighbours import Neighbour, neighbours, non_finite
 from pdp_audit.verify.core.candidate_search import maximise
@@ -70,6 +71,11 @@ class DrawSet:
     seed: int
     recorded: trace.Run
     probe: trace.Probe
+
+    @functools.cached_property
+    def signatures(self) -> list[str]:
+        """Its calls' signatures on D, made once (each further draw set's record is compared with them)."""
+        return [c.signature() for c in self.recorded.calls]
 
 
 @dataclass(frozen=True)
@@ -179,6 +185,7 @@ MOST_PATHS = 4
 SENTINELS = 2
 
 
+@functools.lru_cache(maxsize=256)  # made once a process: a SeedSequence costs as much as a small program's run
 def draw_seed(index: int, seed: int) -> int:
     """The generator's seed of draw set ``index``: the first the recorder's own (the same for every root seed), the
     others drawn from the root ``seed``."""
@@ -411,8 +418,7 @@ def _other_path(
     alike = [
         (drawn, compared)
         for drawn, compared in replays
-        if drawn.recorded.structure == recorded.structure
-        and [c.signature() for c in drawn.recorded.calls] == signatures
+        if drawn.recorded.structure == recorded.structure and drawn.signatures == signatures
     ]
     for i in sentinels:
         if not alike:
@@ -424,40 +430,8 @@ def _other_path(
             moved = divergence
         except trace.ProgramFault:
             moved = None
-        alike = [(d, compared) for d, compared in alike if _same_outcome(d.recorded, compared[i], recorded, moved)]
+        alike = [(d, compared) for d, compared in alike if paths.same_outcome(d.recorded, compared[i], recorded, moved)]
     return None if alike else recorded
-
-
-def _same_outcome(
-    d: trace.Run, then: trace.Comparison, e: trace.Run, moved: trace.Run | trace.Divergence | None
-) -> bool:
-    """Whether a sentinel D′ fares alike on two draw sets: recorded ``d`` and its comparison ``then``, recorded ``e``
-    and its replay ``moved`` on D′ (a divergence where it diverged, None where the program raised): the same
-    difference R(D′) − R(D), the same first diverging call, or a fault on both."""
-    if moved is None:
-        return then.fault is not None
-    if isinstance(moved, trace.Divergence):
-        other = then.divergence
-        return other is not None and (other.index, other.recorded, other.replayed) == (
-            moved.index,
-            moved.recorded,
-            moved.replayed,
-        )
-    return then.replayed is not None and _same_difference(d, then.replayed, e, moved)
-
-
-def _same_difference(d: trace.Run, d_prime: trace.Run, e: trace.Run, e_prime: trace.Run) -> bool:
-    """Whether R(D′) − R(D) is the same on two draw sets (to rounding of the releases' magnitude)."""
-    if d.structure != e.structure or d_prime.structure != e_prime.structure:
-        return False
-    if d.numbers.size != d_prime.numbers.size:  # D′'s release shaped otherwise at both draws: not read further
-        return True
-    with np.errstate(all="ignore"):
-        first, second = d_prime.numbers - d.numbers, e_prime.numbers - e.numbers
-        size = np.maximum.reduce([np.abs(x) for x in (d.numbers, d_prime.numbers, e.numbers, e_prime.numbers)])
-    same = np.where(np.isfinite(first) & np.isfinite(second), np.abs(first - second) <= 1e-9 * (size + 1.0), True)
-    nonfinite_alike = np.array_equal(np.isfinite(d_prime.numbers), np.isfinite(e_prime.numbers))
-    return bool(same.all()) and nonfinite_alike
 
 
 def _judged(result: PairResult, recorded: trace.Run, found: trace.Probe, epsilon: float, delta: float) -> PairResult:

@@ -246,8 +246,8 @@ def _with_record(data: Any, fields: dict, position: int | None) -> Any:
         target = np.dtype(np.float64)
     row = np.asarray(value, dtype=target).reshape((1, *array.shape[1:]))
     if position is None:
-        return np.concatenate([array.astype(target), row])
-    out = array.astype(target).copy()
+        return np.concatenate([array.astype(target, copy=False), row])
+    out = array.astype(target, order="C")  # a copy of its own (as ``astype(target).copy()``, without a second one)
     out[position] = row[0]
     return out
 

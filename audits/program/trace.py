@@ -394,17 +394,28 @@ def compare(program: Callable | Session, neighbour: Any, recorded: Run, found: P
         if call.kind == "choice" and call.value is not None:
             out.choices.append((k, np.asarray(call.value, dtype=float), np.asarray(other.calls[k].value, dtype=float)))
     if scale and not out.structure_differs and n:
-        carried, expected = found.carried()
-        if carried.size:
+        if found.carried()[0].size:
             try:
                 moved = replay(program, neighbour, recorded.calls, found.backwards())
             except Divergence:
                 return out
             if moved.structure == other.structure:
-                response = (moved.numbers - other.numbers)[carried]
-                changed = ~_close_arrays(response, expected, 1e-4)
-                out.coefficient_changed += found.carrier[carried][changed].tolist()
+                out.coefficient_changed += _moved_coefficients(moved.numbers, other.numbers, found)
     return out
+
+
+def _moved_coefficients(moved: np.ndarray, other: np.ndarray, found: Probe) -> list[int]:
+    """The elements whose coordinates, D′ replayed with the probe's −w (``moved``) against D′ (``other``), do not
+    move by −a·w at D's coefficient a (to 1e-4); in Python for a small release (numpy's fixed cost per call exceeds
+    the loop's)."""
+    carried, expected = found.carried()
+    if moved.size > SMALL_RELEASE:
+        changed = ~_close_arrays((moved - other)[carried], expected, 1e-4)
+        return found.carrier[carried][changed].tolist()
+    after, before, carrier = moved.tolist(), other.tolist(), found.carrier.tolist()
+    return [
+        carrier[i] for i, e in zip(carried.tolist(), expected.tolist()) if not _close(after[i] - before[i], e, 1e-4)
+    ]
 
 
 def _read_release(
