@@ -20,7 +20,9 @@ Checks, one family at the run's α:
 * ``program-confirm`` (statistical, only where a check did not pass): the black box's attack on the final
   release of the witness pair (``trials`` fresh releases per world), its p-value beside the structural finding --
   or, where by the exact law of the noise it carries the witness pair needs more releases than that, on the smaller
-  pair of D's first records that needs fewest and shows the same class of finding (:mod:`.smaller`).
+  pair of D's first records that needs fewest and shows the same class of finding (:mod:`.smaller`); where that does
+  not refute and the release is discrete, also on the pair a statistical screening of releases finds, the two joined
+  by Bonferroni's correction (:mod:`.screening`).
 """
 
 from __future__ import annotations
@@ -33,7 +35,7 @@ from typing import Any, Callable
 
 import numpy as np
 
-from pdp_audit.audits.program import feasibility, isolated, smaller, trace
+from pdp_audit.audits.program import feasibility, isolated, screening, smaller, trace
 from pdp_audit.audits.program.analysis import Analysis, PairResult, analyse
 from pdp_audit.audits.program.config import ProgramAuditConfig
 from pdp_audit.audits.program.pages import review_page, shown_pair
@@ -201,11 +203,14 @@ def run_program(config: ProgramAuditConfig, progress: bool = False, confirm: Cal
         evidence = _isolated(analysis, evidence, config, confirm, (program, data))
     witness = analysis.worst(confirmable=True)
     needs_confirmation = any(e.verdict != "pass" for e in evidence)
-    if needs_confirmation and confirm is not None and witness is not None and witness.score > 0:
+    confirmed = needs_confirmation and confirm is not None and witness is not None and witness.score > 0
+    if confirmed:
         evidence += _confirmed((program, data), witness, config, confirm)
+    if needs_confirmation and confirm is not None:
+        evidence = _screened(analysis, evidence, (program, data), witness if confirmed else None, config, confirm)
     run = decided(name, evidence, config.alpha, _parameters(config, analysis), config.seed)
     review = review_page(run, name, data, analysis, not_covered(analysis), PROGRAM_SCOPES[config.law])
-    others = _others_page(analysis, shown_pair(analysis))
+    others = _others_page(analysis, shown_pair(analysis, run))
     return dataclasses.replace(run, pages=() if others is None else (others,), review=review)
 
 
@@ -228,6 +233,26 @@ def _confirmed(target: tuple, witness: PairResult, config: ProgramAuditConfig, c
     found = confirm(samplers, config.claim_epsilon, config.claim_delta, config.trials, config.seed, law)
     out = [_feasible(_as_confirmation(e, witness, law), pair, config) for e in found]
     return out if small is None or needs is None else [smaller.noted(e, small, needs) for e in out]
+
+
+def _screened(
+    analysis: Analysis, evidence: list[Evidence], target: tuple, tried: PairResult | None, config, confirm: Callable
+) -> list[Evidence]:
+    """Where no confirmation refutes at α (``tried``: the structural witness confirmed, or None), the pair the
+    statistical screening of the releases finds (:mod:`.screening`) confirmed on fresh releases, the two
+    confirmations joined by Bonferroni's correction; unchanged where the release is not discrete."""
+    if any(e.spec.id == "program-confirm" and e.pvalue is not None and e.pvalue <= config.alpha for e in evidence):
+        return evidence
+    program, data = target
+    found = screening.screen(program, data, analysis.pairs, tried, config.claim_epsilon, config.seed)
+    if found is None or found.pair is None:
+        return evidence
+    if not found.worth:
+        return screening.unscreened(evidence, found)
+    samplers = release_samplers(program, data, found.pair.neighbour.data, config.seed)
+    law = confirmation_law(found.pair, config.law)
+    got = confirm(samplers, config.claim_epsilon, config.claim_delta, config.trials, config.seed, law)
+    return screening.combined(evidence, [_as_confirmation(e, found.pair, law) for e in got], found)
 
 
 def _isolated(

@@ -47,11 +47,18 @@ def _number(value: Any) -> str:
     return str(value)
 
 
-def shown_pair(analysis: Analysis) -> PairResult | None:
-    """The pair the page shows: the witness (the worst pair, among those the black box can run, where any has a
+def shown_pair(analysis: Analysis, run: Run | None = None) -> PairResult | None:
+    """The pair the page shows: the pair of ``run``'s confirmation where a statistical screening found it
+    (:mod:`.screening`), else the witness (the worst pair, among those the black box can run, where any has a
     finding), else the pair whose composition comes closest to the claim."""
     if not analysis.pairs:
         return None
+    confirm = None if run is None else _confirmation(run)
+    if confirm is not None and "screened_found_by" in confirm.details and "witness_found_by" in confirm.details:
+        screened = confirm.details.get("witness_found_by") == confirm.details["screened_found_by"]
+        named = [p for p in analysis.pairs if p.neighbour.name == confirm.details.get("witness")]
+        if screened and named:
+            return named[0]
     witness = analysis.worst(confirmable=True) or analysis.worst()
     if witness is not None and witness.score > 0:
         return witness
@@ -400,7 +407,11 @@ def _on(confirm: Check) -> str:
     """Where the black box's confirmation ran: on the witness pair's final release, or on the smaller pair it names
     (:mod:`.smaller`: DP quantifies over every neighbouring pair)."""
     small = confirm.details.get("smaller_pair")
-    return f"on a smaller pair, {small['pair']}" if small else "on the final release"
+    if small:
+        return f"on a smaller pair, {small['pair']}"
+    screened = confirm.details.get("screened_found_by")
+    found = screened and confirm.details.get("witness_found_by") == screened
+    return "on the final release of the pair the screening of releases found" if found else "on the final release"
 
 
 def _change(name: str) -> str:
@@ -424,8 +435,13 @@ def _searched(analysis: Analysis) -> str:
     return f"{len(analysis.pairs)} neighbouring datasets ({', '.join(parts)})"
 
 
-def _how_found(pair: PairResult) -> str:
-    """How the pair shown was found: by the named list, or by the search (its candidate), out of how many."""
+def _how_found(pair: PairResult, confirm: Check | None = None) -> str:
+    """How the pair shown was found: by the statistical screening of releases (where the confirmation names it so,
+    :mod:`.screening`), by the named list, or by the search (its candidate), out of how many."""
+    if confirm is not None and confirm.details.get("witness") == pair.neighbour.name:
+        screened = confirm.details.get("screened_found_by")
+        if screened and confirm.details.get("witness_found_by") == screened:
+            return f" Found by {screened}."
     if pair.neighbour.found_by:
         return f" Found by {pair.neighbour.found_by}, beyond the named neighbours."
     return " One of the named neighbours."
@@ -534,7 +550,7 @@ def review_page(
     epsilon, delta = float(run.parameters["epsilon"]), float(run.parameters["delta"])
     relation = str(run.parameters["neighbours"])
     claim = f"({epsilon:g}, {delta:g})-DP under {relation}"
-    pair = shown_pair(analysis)
+    pair = shown_pair(analysis, run)
     title, reading = headline(run, claim, analysis, pair)
     sections = []
     if run.verdict == "pass":
@@ -544,7 +560,8 @@ def review_page(
         found = run.verdict != "pass" and pair.score > 0  # a witness of a finding, not only the pair nearest the claim
         heading = "Witness pair" if found else "Pair closest to the claim"
         witness = witness_table(data, pair, highlight=found)
-        sections.append(Section(heading, f"{_change(pair.neighbour.name)}.{_how_found(pair)}", witness))
+        how = _how_found(pair, _confirmation(run))
+        sections.append(Section(heading, f"{_change(pair.neighbour.name)}.{how}", witness))
         release = release_table(analysis, pair)
         if release is not None and run.verdict != "pass":
             sections.append(Section("The release on D and on D′, with the noise drawn on D", table=release))

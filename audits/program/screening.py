@@ -1,0 +1,247 @@
+"""A statistical screening of the neighbouring pairs, for a finding the structural witness does not confirm: which
+pair to confirm on, chosen from a sample of releases on each pair.
+
+**Why.**  The structural analysis reads the release at a few recorded draw sets.  Where the release is an index or a
+label and the privacy loss is carried by the draws that take another path -- AboveThreshold with its query noise
+drawn once and reused (Lyu, Su & Li, PVLDB 2017, §4): on D′ a week wins that never wins on D, but only for the ~7% of
+draws whose threshold falls between two counts -- every pair's releases agree at the recorded draws, the witness the
+analysis names is a pair of finite loss, and its confirmation does not refute.  The loss shows in the releases'
+distributions: an outcome seen in one world and never in the other.
+
+**How** (:func:`screen`).  Where the release is discrete -- at most :data:`OUTCOMES` distinct releases among
+``m`` releases on D -- ``m`` releases are drawn on D and ``m`` on each of at most :data:`PAIRS` candidate
+neighbours D′ (the pairs the analysis searched, worst first, the witness already confirmed left out), with ``m`` =
+:data:`BUDGET` / (pairs + 1), at most :data:`MOST` (the pairs screened are cut so that it is at least
+:data:`FEWEST`): at most ``BUDGET`` = 16,000 runs of the program, and memory for the outcome counts only.  Each pair
+is scored by the best event test its counts allow, as StatDP counts events (Ding et al., CCS 2018): in either
+direction, with x(o) and y(o) the counts of outcome o in the world tested against and in the other, the outcomes
+sorted by (x + ½)/(y + ½), and for each prefix S (an event: a union of outcomes) with X = Σ_S x, N = X + Σ_S y,
+
+    p(S) = P[Binomial(N, q) ≥ X],  q = e^ε / (1 + e^ε),
+
+the conditional test of two Poisson rates (Lehmann & Romano, Testing Statistical Hypotheses, 2005, §4.5): the chance
+of X or more of the N releases in S falling on the first world's side were P₁(S) ≤ e^ε·P₂(S) (equal sample sizes).
+The pair of smallest p is the screened pair.  Neither δ nor the choice of S is corrected for: p only ranks.
+
+**Validity** (sample splitting, as DP-Sniper splits its releases: Bichsel et al., S&P 2021, §V).  The screening's
+releases come from a generator of its own (seeded by [:data:`STREAM`, seed], whose entropy no other generator of the
+run shares), and the confirmation runs on fresh releases.  The pair B chosen is a function of the screening sample S
+alone, so for the confirmation's p-value p_B on releases R independent of S, under the claim (every pair within it):
+P[p_B(R) ≤ a | S] ≤ a, hence P[p_B ≤ a] ≤ a.  The structural witness's own confirmation p_W was run first (its pair
+fixed by the exact analysis alone); reporting min(1, 2·min(p_W, p_B)) is Bonferroni's over the two tests:
+P[2·min(p_W, p_B) ≤ a] ≤ P[p_W ≤ a/2] + P[p_B ≤ a/2] ≤ a -- whether or not the second was run (a test not run
+counts as p = 1, which only lowers the chance of a rejection) and whatever the two tests share (the releases on D).
+Where no structural confirmation ran, p_B is reported alone.  The run's Holm correction then takes this p-value as
+one test of its family.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from collections import Counter
+from dataclasses import dataclass
+from typing import Any, Callable, Sequence
+
+import numpy as np
+
+from pdp_audit.audits.program import trace
+from pdp_audit.audits.program.analysis import PairResult
+from pdp_audit.audits.program.release_sampler import encoded
+from pdp_audit.verify.core.checks import Evidence
+from pdp_audit.verify.core.float_rules import user_modules
+
+#: The releases of the screening at most, in all (D's and the candidates').
+BUDGET = 16_000
+#: The releases per world: at least this many (fewer candidates screened where the budget does not allow more) and
+#: at most this many.
+FEWEST, MOST = 250, 1_000
+#: At most this many candidate neighbours are screened.
+PAIRS = 64
+#: A release with more distinct values than this among the releases on D is not screened (not discrete).
+OUTCOMES = 64
+#: The numbers of a release its outcome is read from (a release's first ``WIDTH − 3`` numbers, its structure and size).
+WIDTH = 67
+#: A screened pair is confirmed only where its screening p is at most this (else no pair's releases differ enough to
+#: be worth a test).
+LEVEL = 0.01
+#: The first word of the screening generator's entropy (module notes: no other generator of the run starts so).
+STREAM = 0x5C2EE7
+
+
+@dataclass(frozen=True)
+class Screened:
+    """The screening's outcome: the ``pair`` of smallest screening ``pvalue`` (None where no candidate ran), the
+    ``event`` its test used (outcomes as words) with its counts on D and on D′, the pairs screened and the releases
+    per world."""
+
+    pair: PairResult | None
+    pvalue: float
+    event: str
+    counts: tuple[int, int]
+    pairs: int
+    releases: int
+
+    @property
+    def worth(self) -> bool:
+        """Whether the screened pair is worth a confirmation (:data:`LEVEL`)."""
+        return self.pair is not None and self.pvalue <= LEVEL
+
+    def words(self) -> str:
+        """How the pair was found, as a clause: ``the statistical screening of 47 neighbouring pairs (…)``."""
+        on_d, on_d_prime = self.counts
+        return (
+            f"the statistical screening of {self.pairs} neighbouring pairs ({self.releases:,} releases per world, "
+            f"drawn apart from the confirmation's): the release {self.event} came {on_d} times on D and "
+            f"{on_d_prime} times on D′ (screening p = {self.pvalue:.2g})"
+        )
+
+    def details(self) -> dict:
+        """The screening as the JSON names it."""
+        return {
+            "neighbour": None if self.pair is None else self.pair.neighbour.name,
+            "screening_pvalue": self.pvalue,
+            "event": self.event,
+            "count_on_d": self.counts[0],
+            "count_on_d_prime": self.counts[1],
+            "pairs_screened": self.pairs,
+            "releases_per_world": self.releases,
+        }
+
+
+def candidates(pairs: Sequence[PairResult], confirmed: PairResult | None) -> list[PairResult]:
+    """The pairs to screen: those the program ran on, worst first (stably), the pair already confirmed left out."""
+    runnable = [p for p in pairs if p.comparison.fault is None and p is not confirmed]
+    return sorted(runnable, key=lambda p: -p.score)
+
+
+def per_world(count: int) -> tuple[int, int]:
+    """(pairs screened, releases per world) for ``count`` candidates within :data:`BUDGET` (module notes)."""
+    pairs = min(count, PAIRS, BUDGET // FEWEST - 1)
+    return pairs, max(FEWEST, min(MOST, BUDGET // (pairs + 1)))
+
+
+def _outcomes(program: Callable, data: Any, size: int, rng: np.random.Generator) -> Counter | None:
+    """The counts of the distinct releases among ``size`` releases on ``data``, each from its own generator seeded
+    from ``rng`` and read as :func:`~pdp_audit.audits.program.release_sampler.encoded` reads it (None: the program
+    raised).  ``sys.modules`` is given back once, after the block (as a :class:`~pdp_audit.audits.program.trace.Session`
+    does; every other piece of process state after each run): a set-up per run costs twice a small program's run."""
+    seeds = rng.integers(0, 2**63 - 1, size=size)
+    out: Counter = Counter()
+    with user_modules(), np.errstate(all="ignore"):
+        for seed in seeds.tolist():
+            try:
+                release = trace.call_program(program, data, np.random.default_rng(seed), modules=False)
+            except trace.ProgramFault:
+                return None
+            out[encoded(release, WIDTH).tobytes()] += 1
+    return out
+
+
+def _shown(key: bytes) -> str:
+    """An outcome as words: its numbers (``= 1``, ``= (0, 1, 1)``)."""
+    row = np.frombuffer(key, dtype=float)
+    numbers = [f"{v:.6g}" for v in row[3 : 3 + int(row[1])]]
+    if len(numbers) == 1:
+        return f"= {numbers[0]}"
+    return f"= ({', '.join(numbers[:6])}{', …' if len(numbers) > 6 else ''})"
+
+
+def event_test(first: Counter, second: Counter, epsilon: float) -> tuple[float, list[bytes], int, int]:
+    """The best event test of P_first(S) ≤ e^ε·P_second(S) over the prefixes S of the outcomes sorted by their
+    count ratio (module notes): (p, the outcomes of S, X, Y)."""
+    from scipy.stats import binom  # deferred: loads scipy
+
+    q = 1.0 / (1.0 + math.exp(-epsilon)) if epsilon < 700 else 1.0
+    order = sorted(set(first) | set(second), key=lambda o: -(first[o] + 0.5) / (second[o] + 0.5))
+    best: tuple[float, list[bytes], int, int] = (1.0, [], 0, 0)
+    x = y = 0
+    for k, outcome in enumerate(order):
+        x, y = x + first[outcome], y + second[outcome]
+        if x == 0:
+            continue
+        p = float(binom.sf(x - 1, x + y, q))
+        if p < best[0]:
+            best = (p, order[: k + 1], x, y)
+    return best
+
+
+def screen(
+    program: Callable, data: Any, pairs: Sequence[PairResult], confirmed: PairResult | None, epsilon: float, seed: int
+) -> Screened | None:
+    """The screening of ``pairs`` (module notes), ``confirmed`` the pair already confirmed (left out); None where
+    there is no candidate, the release on D is not discrete or the program raises on D."""
+    found = candidates(pairs, confirmed)
+    count, size = per_world(len(found))
+    if not count:
+        return None
+    rng = np.random.default_rng([STREAM, seed])
+    on_d = _outcomes(program, data, size, rng)
+    if on_d is None or len(on_d) > OUTCOMES:
+        return None
+    best: Screened | None = None
+    for pair in found[:count]:
+        on_d_prime = _outcomes(program, pair.neighbour.data, size, rng)
+        if on_d_prime is None:  # the program raises on D′: its structural finding says so, not a screening's
+            continue
+        for a, b, d_first in ((on_d_prime, on_d, False), (on_d, on_d_prime, True)):
+            p, event, x, y = event_test(a, b, epsilon)
+            if best is None or p < best.pvalue:
+                words = _shown(event[0]) if len(event) == 1 else f"in {{{', '.join(_shown(o)[2:] for o in event[:4])}}}"
+                counts = (x, y) if d_first else (y, x)
+                best = Screened(pair, p, words, counts, count, size)
+    return best
+
+
+def combined(evidence: list[Evidence], second: list[Evidence], found: Screened) -> list[Evidence]:
+    """``evidence`` with the confirmation on the screened pair (``second``) joined to the structural witness's
+    (``program-confirm`` in ``evidence``, where one ran) as one check: the evidence of the smaller p-value, its p-value
+    Bonferroni's over the k confirmations run, min(1, k·min p) (module notes), its event and interval read at the
+    level over k; the screening named in its note and details."""
+    first = next((e for e in evidence if e.spec.id == "program-confirm"), None)
+    rest = [e for e in second if e.spec.id != "program-confirm"]
+    screened = next((e for e in second if e.spec.id == "program-confirm"), None)
+    if screened is None:
+        return evidence + rest
+    tests = 1 if first is None else 2
+    chosen = screened if first is None or _p(screened) <= _p(first) else first
+    low = min(_p(screened), 1.0 if first is None else _p(first))
+    words = found.words()
+    out = dataclasses.replace(
+        chosen,
+        pvalue=min(1.0, tests * low),
+        failed=None if chosen.failed is None else _at(chosen.failed, tests),
+        interval=None if chosen.interval is None else _at(chosen.interval, tests),
+    )
+    if tests == 2:
+        on = "the screened pair" if chosen is screened else "the structural witness"
+        out = out.noted(
+            f"Two pairs confirmed: the structural witness (p = {_p(first):.3g}) and a pair found by {words} (p = "
+            f"{_p(screened):.3g}); the p-value is Bonferroni's over the two, 2 × the smaller ({on}'s), the pair "
+            "chosen on releases apart from the confirmation's (sample splitting).",
+        )
+    else:
+        out = out.noted(f"The pair was found by {words}; the confirmation ran on releases apart from the screening's.")
+    if chosen is screened:
+        out = out.with_details(witness_found_by=words)
+    out = out.with_details(screened=found.details(), screened_found_by=words)
+    return [out if e is first else e for e in evidence] + ([] if first is not None else [out]) + rest
+
+
+def unscreened(evidence: list[Evidence], found: Screened) -> list[Evidence]:
+    """``evidence`` with a screening that found no pair worth a confirmation named on the confirmation's note."""
+    text = (
+        f"Screened {found.pairs} further neighbouring pairs ({found.releases:,} releases per world): no event's "
+        f"frequencies differ beyond e^ε (smallest screening p = {found.pvalue:.2g} > {LEVEL:g}); none confirmed."
+    )
+    return [e.noted(text).with_details(screened=found.details()) if e.spec.id == "program-confirm" else e
+            for e in evidence]  # fmt: skip
+
+
+def _p(evidence: Evidence | None) -> float:
+    return 1.0 if evidence is None or evidence.pvalue is None else float(evidence.pvalue)
+
+
+def _at(read: Callable[[float], Any], tests: int) -> Callable[[float], Any]:
+    """``read`` (an event or interval at a level) at the level over ``tests``: each test's share of Bonferroni's."""
+    return lambda level: read(level / tests)
