@@ -23,6 +23,7 @@ from pdp_audit.audits.program.accounting import gaussian_delta
 from pdp_audit.audits.program.analysis import Analysis, PairResult
 from pdp_audit.audits.program.neighbours import changed
 from pdp_audit.audits.program.recorder import Call
+from pdp_audit.audits.program.screening import screened_on
 from pdp_audit.reports.records import Check, ReviewPage, Run, Section, Table
 
 #: At most this many rows of the call trace, of the release and of the composition on the page (marked rows first).
@@ -54,11 +55,9 @@ def shown_pair(analysis: Analysis, run: Run | None = None) -> PairResult | None:
     if not analysis.pairs:
         return None
     confirm = None if run is None else _confirmation(run)
-    if confirm is not None and "screened_found_by" in confirm.details and "witness_found_by" in confirm.details:
-        screened = confirm.details.get("witness_found_by") == confirm.details["screened_found_by"]
-        named = [p for p in analysis.pairs if p.neighbour.name == confirm.details.get("witness")]
-        if screened and named:
-            return named[0]
+    named = [p for p in analysis.pairs if confirm is not None and screened_on(confirm.details, p.neighbour.name)]
+    if named:
+        return named[0]
     witness = analysis.worst(confirmable=True) or analysis.worst()
     if witness is not None and witness.score > 0:
         return witness
@@ -409,8 +408,7 @@ def _on(confirm: Check) -> str:
     small = confirm.details.get("smaller_pair")
     if small:
         return f"on a smaller pair, {small['pair']}"
-    screened = confirm.details.get("screened_found_by")
-    found = screened and confirm.details.get("witness_found_by") == screened
+    found = screened_on(confirm.details)
     return "on the final release of the pair the screening of releases found" if found else "on the final release"
 
 
@@ -438,10 +436,8 @@ def _searched(analysis: Analysis) -> str:
 def _how_found(pair: PairResult, confirm: Check | None = None) -> str:
     """How the pair shown was found: by the statistical screening of releases (where the confirmation names it so,
     :mod:`.screening`), by the named list, or by the search (its candidate), out of how many."""
-    if confirm is not None and confirm.details.get("witness") == pair.neighbour.name:
-        screened = confirm.details.get("screened_found_by")
-        if screened and confirm.details.get("witness_found_by") == screened:
-            return f" Found by {screened}."
+    if confirm is not None and screened_on(confirm.details, pair.neighbour.name):
+        return f" Found by {confirm.details['screened_found_by']}."
     if pair.neighbour.found_by:
         return f" Found by {pair.neighbour.found_by}, beyond the named neighbours."
     return " One of the named neighbours."
@@ -557,14 +553,16 @@ def review_page(
         sections.append(certificate(analysis, epsilon, delta))
     analysis = analysis.seen_by(pair)  # the record and probe of the shown pair's draw set
     if pair is not None:
-        found = run.verdict != "pass" and pair.score > 0  # a witness of a finding, not only the pair nearest the claim
+        confirm = _confirmation(run)
+        fresh = confirm is not None and screened_on(confirm.details, pair.neighbour.name)  # found by the screening
+        found = run.verdict != "pass" and (pair.score > 0 or fresh)  # a witness, not only the pair nearest the claim
         heading = "Witness pair" if found else "Pair closest to the claim"
         witness = witness_table(data, pair, highlight=found)
-        how = _how_found(pair, _confirmation(run))
-        sections.append(Section(heading, f"{_change(pair.neighbour.name)}.{how}", witness))
+        sections.append(Section(heading, f"{_change(pair.neighbour.name)}.{_how_found(pair, confirm)}", witness))
         release = release_table(analysis, pair)
         if release is not None and run.verdict != "pass":
-            sections.append(Section("The release on D and on D′, with the noise drawn on D", table=release))
+            agree = "At D's draws they may agree: the screening and the confirmation read fresh draws." if fresh else ""
+            sections.append(Section("The release on D and on D′, with the noise drawn on D", agree, release))
     if pair is not None and run.verdict != "pass":  # a pass's certificate lists the calls
         several = len(analysis.draw_sets) > 1
         drawn = f" on draw set {pair.draw_set + 1} of {analysis.recorded_sets}" if several else ""

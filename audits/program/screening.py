@@ -9,10 +9,10 @@ analysis names is a pair of finite loss, and its confirmation does not refute.  
 distributions: an outcome seen in one world and never in the other.
 
 **How** (:func:`screen`).  Where the release is discrete -- at most :data:`OUTCOMES` distinct releases among
-``m`` releases on D -- ``m`` releases are drawn on D and ``m`` on each of at most :data:`PAIRS` candidate
-neighbours D′ (the pairs the analysis searched, worst first, the witness already confirmed left out), with ``m`` =
-:data:`BUDGET` / (pairs + 1), at most :data:`MOST` (the pairs screened are cut so that it is at least
-:data:`FEWEST`): at most ``BUDGET`` = 16,000 runs of the program, and memory for the outcome counts only.  Each pair
+``m`` releases on D -- ``m`` releases are drawn on D and ``m`` on each of the candidate neighbours D′ (the pairs the
+analysis searched, worst first, the witness already confirmed left out), with ``m`` = :data:`BUDGET` / (pairs + 1),
+at most :data:`MOST`, the pairs screened cut to BUDGET / :data:`FEWEST` − 1 = 63 so that ``m`` is at least FEWEST:
+at most ``BUDGET`` = 16,000 runs of the program, and memory for the outcome counts only.  Each pair
 is scored by the best event test its counts allow, as StatDP counts events (Ding et al., CCS 2018): in either
 direction, with x(o) and y(o) the counts of outcome o in the world tested against and in the other, the outcomes
 sorted by (x + ½)/(y + ½), and for each prefix S (an event: a union of outcomes) with X = Σ_S x, N = X + Σ_S y,
@@ -41,7 +41,7 @@ import dataclasses
 import math
 from collections import Counter
 from dataclasses import dataclass
-from typing import Any, Callable, Sequence
+from typing import Any, Callable, Mapping, Sequence
 
 import numpy as np
 
@@ -56,8 +56,6 @@ BUDGET = 16_000
 #: The releases per world: at least this many (fewer candidates screened where the budget does not allow more) and
 #: at most this many.
 FEWEST, MOST = 250, 1_000
-#: At most this many candidate neighbours are screened.
-PAIRS = 64
 #: A release with more distinct values than this among the releases on D is not screened (not discrete).
 OUTCOMES = 64
 #: The numbers of a release its outcome is read from (a release's first ``WIDTH − 3`` numbers, its structure and size).
@@ -117,7 +115,7 @@ def candidates(pairs: Sequence[PairResult], confirmed: PairResult | None) -> lis
 
 def per_world(count: int) -> tuple[int, int]:
     """(pairs screened, releases per world) for ``count`` candidates within :data:`BUDGET` (module notes)."""
-    pairs = min(count, PAIRS, BUDGET // FEWEST - 1)
+    pairs = min(count, BUDGET // FEWEST - 1)
     return pairs, max(FEWEST, min(MOST, BUDGET // (pairs + 1)))
 
 
@@ -153,7 +151,9 @@ def event_test(first: Counter, second: Counter, epsilon: float) -> tuple[float, 
     from scipy.stats import binom  # deferred: loads scipy
 
     q = 1.0 / (1.0 + math.exp(-epsilon)) if epsilon < 700 else 1.0
-    order = sorted(set(first) | set(second), key=lambda o: -(first[o] + 0.5) / (second[o] + 0.5))
+    # ties broken by the outcome's bytes: a set's order of bytes follows the process's hash seed, and the numbers must
+    # follow the run's seed only
+    order = sorted(set(first) | set(second), key=lambda o: (-(first[o] + 0.5) / (second[o] + 0.5), o))
     best: tuple[float, list[bytes], int, int] = (1.0, [], 0, 0)
     x = y = 0
     for k, outcome in enumerate(order):
@@ -226,6 +226,14 @@ def combined(evidence: list[Evidence], second: list[Evidence], found: Screened) 
         out = out.with_details(witness_found_by=words)
     out = out.with_details(screened=found.details(), screened_found_by=words)
     return [out if e is first else e for e in evidence] + ([] if first is not None else [out]) + rest
+
+
+def screened_on(details: Mapping[str, Any], name: str | None = None) -> bool:
+    """Whether a confirmation (its ``details``) ran on the pair the screening found -- the neighbour ``name`` (None:
+    any): the pair a report shows as its witness."""
+    words = details.get("screened_found_by")
+    found = bool(words) and details.get("witness_found_by") == words
+    return found and (name is None or details.get("witness") == name)
 
 
 def unscreened(evidence: list[Evidence], found: Screened) -> list[Evidence]:
