@@ -8,14 +8,14 @@ draws whose threshold falls between two counts -- every pair's releases agree at
 analysis names is a pair of finite loss, and its confirmation does not refute.  The loss shows in the releases'
 distributions: an outcome seen in one world and never in the other.
 
-**How** (:func:`screen`).  Where the release is discrete -- at most :data:`OUTCOMES` distinct releases among
-``m`` releases on D -- ``m`` releases are drawn on D and ``m`` on each of the candidate neighbours D′ (the pairs the
-analysis searched, worst first, the witness already confirmed left out), with ``m`` = :data:`BUDGET` / (pairs + 1),
-at most :data:`MOST`, the pairs screened cut to BUDGET / :data:`FEWEST` − 1 = 63 so that ``m`` is at least FEWEST:
-at most ``BUDGET`` = 16,000 runs of the program, and memory for the outcome counts only.  Each pair
-is scored by the best event test its counts allow, as StatDP counts events (Ding et al., CCS 2018): in either
-direction, with x(o) and y(o) the counts of outcome o in the world tested against and in the other, the outcomes
-sorted by (x + ½)/(y + ½), and for each prefix S (an event: a union of outcomes) with X = Σ_S x, N = X + Σ_S y,
+**How** (:func:`screen`). Where the release is discrete -- at most :data:`OUTCOMES` distinct releases among ``m``
+releases on D -- ``m`` releases are drawn on D and ``m`` on each of the candidate neighbours D′ (the pairs the analysis
+searched, worst first, the witness already confirmed left out), with ``m`` = :data:`BUDGET` / (pairs + 1), at most
+:data:`MOST`, the pairs screened cut to BUDGET / :data:`FEWEST` − 1 = 63 so that ``m`` is at least FEWEST: at most
+``BUDGET`` = 16,000 runs of the program (65 where the release is not discrete), and memory for the outcome counts only.
+Each pair is scored by the best event test its counts allow, as StatDP counts events (Ding et al., CCS 2018): in either
+direction, with x(o) and y(o) the counts of outcome o in the world tested against and in the other, the outcomes sorted
+by (x + ½)/(y + ½), and for each prefix S (an event: a union of outcomes) with X = Σ_S x, N = X + Σ_S y,
 
     p(S) = P[Binomial(N, q) ≥ X],  q = e^ε / (1 + e^ε),
 
@@ -119,11 +119,13 @@ def per_world(count: int) -> tuple[int, int]:
     return pairs, max(FEWEST, min(MOST, BUDGET // (pairs + 1)))
 
 
-def _outcomes(program: Callable, data: Any, size: int, rng: np.random.Generator) -> Counter | None:
-    """The counts of the distinct releases among ``size`` releases on ``data``, each from its own generator seeded
-    from ``rng`` and read as :func:`~pdp_audit.audits.program.release_sampler.encoded` reads it (None: the program
-    raised).  ``sys.modules`` is given back once, after the block (as a :class:`~pdp_audit.audits.program.trace.Session`
-    does; every other piece of process state after each run): a set-up per run costs twice a small program's run."""
+def _outcomes(program: Callable, data: Any, size: int, rng: np.random.Generator, most: int = 0) -> Counter | None:
+    """The counts of the distinct releases among ``size`` releases on ``data``, each from its own generator seeded from
+    ``rng`` and read as :func:`~pdp_audit.audits.program.release_sampler.encoded` reads it (None: the program raised);
+    ``most`` > 0: cut short once more than ``most`` outcomes are seen (a continuous release costs ``most`` + 1 runs, not
+    ``size``; the seeds are drawn first, so ``rng`` moves on alike). ``sys.modules`` is given back once, after the block
+    (as a :class:`~pdp_audit.audits.program.trace.Session` does; every other piece of process state after each run): a
+    set-up per run costs twice a small program's run."""
     seeds = rng.integers(0, 2**63 - 1, size=size)
     out: Counter = Counter()
     with user_modules(), np.errstate(all="ignore"):
@@ -133,6 +135,8 @@ def _outcomes(program: Callable, data: Any, size: int, rng: np.random.Generator)
             except trace.ProgramFault:
                 return None
             out[encoded(release, WIDTH).tobytes()] += 1
+            if 0 < most < len(out):
+                break
     return out
 
 
@@ -176,7 +180,7 @@ def screen(
     if not count:
         return None
     rng = np.random.default_rng([STREAM, seed])
-    on_d = _outcomes(program, data, size, rng)
+    on_d = _outcomes(program, data, size, rng, OUTCOMES)
     if on_d is None or len(on_d) > OUTCOMES:
         return None
     best: Screened | None = None
