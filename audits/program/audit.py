@@ -74,8 +74,9 @@ CHECKS = declare(
     ),
     CheckSpec(
         "program-confirm",
-        "Black-box confirmation on the witness pair or a smaller pair",
-        "the final release on the witness pair (or on a smaller pair of D's records) satisfies the claim",
+        "Black-box confirmation on the witness pair, a smaller or a screened pair",
+        "the final release on the witness pair (or on a smaller pair of D's records, or a pair screened by its "
+        "releases) satisfies the claim",
         "ε ≥ lower bound of the learned test's events on fresh releases",
         "DP-Sniper (Bichsel et al. 2021); Kairouz et al. 2015",
     ),
