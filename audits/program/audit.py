@@ -204,11 +204,12 @@ def run_program(config: ProgramAuditConfig, progress: bool = False, confirm: Cal
         evidence = _isolated(analysis, evidence, config, confirm, (program, data))
     witness = analysis.worst(confirmable=True)
     needs_confirmation = any(e.verdict != "pass" for e in evidence)
-    confirmed = needs_confirmation and confirm is not None and witness is not None and witness.score > 0
-    if confirmed:
+    tried = None  # the pair confirmed first, where one was
+    if needs_confirmation and confirm is not None and witness is not None and witness.score > 0:
         evidence += _confirmed((program, data), witness, config, confirm)
+        tried = witness
     if needs_confirmation and confirm is not None:
-        evidence = _screened(analysis, evidence, (program, data), witness if confirmed else None, config, confirm)
+        evidence = _screened(analysis, evidence, (program, data), tried, config, confirm)
     run = decided(name, evidence, config.alpha, _parameters(config, analysis), config.seed)
     review = review_page(run, name, data, analysis, not_covered(analysis), PROGRAM_SCOPES[config.law])
     others = _others_page(analysis, shown_pair(analysis, run))
@@ -237,7 +238,12 @@ def _confirmed(target: tuple, witness: PairResult, config: ProgramAuditConfig, c
 
 
 def _screened(
-    analysis: Analysis, evidence: list[Evidence], target: tuple, tried: PairResult | None, config, confirm: Callable
+    analysis: Analysis,
+    evidence: list[Evidence],
+    target: tuple,
+    tried: PairResult | None,
+    config: ProgramAuditConfig,
+    confirm: Callable,
 ) -> list[Evidence]:
     """Where no confirmation refutes at α (``tried``: the structural witness confirmed, or None), the pair the
     statistical screening of the releases finds (:mod:`.screening`) confirmed on fresh releases, the two
