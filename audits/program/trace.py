@@ -407,14 +407,17 @@ def compare(program: Callable | Session, neighbour: Any, recorded: Run, found: P
 def _moved_coefficients(moved: np.ndarray, other: np.ndarray, found: Probe) -> list[int]:
     """The elements whose coordinates, D′ replayed with the probe's −w (``moved``) against D′ (``other``), do not
     move by −a·w at D's coefficient a (to 1e-4); in Python for a small release (numpy's fixed cost per call exceeds
-    the loop's)."""
+    the loop's).  A coordinate not finite on D′ (NaN through ``np.clip``) is left out: its shift is read as ∞
+    already, and no coefficient can be read there."""
     carried, expected = found.carried()
     if moved.size > SMALL_RELEASE:
-        changed = ~_close_arrays((moved - other)[carried], expected, 1e-4)
+        changed = ~_close_arrays((moved - other)[carried], expected, 1e-4) & np.isfinite(other[carried])
         return found.carrier[carried][changed].tolist()
     after, before, carrier = moved.tolist(), other.tolist(), found.carrier.tolist()
     return [
-        carrier[i] for i, e in zip(carried.tolist(), expected.tolist()) if not _close(after[i] - before[i], e, 1e-4)
+        carrier[i]
+        for i, e in zip(carried.tolist(), expected.tolist())
+        if math.isfinite(before[i]) and not _close(after[i] - before[i], e, 1e-4)
     ]
 
 
