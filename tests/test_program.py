@@ -571,3 +571,14 @@ def test_a_program_that_seeds_itself_is_refuted_by_its_releases():
     run = _audit(seeds_itself, VALUES, {"bounds": (0, 1), "trials": 1000})
     confirm = next(c for c in run.checks if c.id == "program-confirm")
     assert run.verdict == "fail" and confirm.verdict == "fail" and confirm.adjusted_pvalue <= 1e-6
+
+
+def test_nan_through_clip_is_a_move_of_infinity_not_a_data_dependent_scale():
+    """A NaN record makes the noisy sum NaN: the composition refutes it exactly (δ(ε) = 1), and the structure check
+    names no scale or coefficient that depends on the data (seen failing: the coefficient check read NaN − NaN as a
+    coefficient that moved, and the page's headline gave a scale as the cause)."""
+    run = _audit(sum_nan_through_clip, VALUES, {"bounds": (0, 1)})
+    checks = {c.id: c for c in run.checks}
+    assert checks["program-composition"].verdict == "fail" and checks["program-composition"].estimate == 1.0
+    assert checks["program-structure"].verdict == "pass", checks["program-structure"].note
+    assert "scale" not in checks["program-structure"].note
