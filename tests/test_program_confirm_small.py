@@ -58,7 +58,7 @@ def test_the_size_as_public_mean_is_confirmed_on_a_smaller_pair():
     assert small["releases_needed"] <= TRIALS < confirm.details["witness_releases_needed"]
     assert confirm.details["witness"] == "remove record 0 (the first)"
     assert confirm.note.startswith(
-        "Run on a smaller pair: D₁ = record 0 of D and D₁ with a record at the domain's upper end added"
+        "Run on a smaller pair: D₁ = record 0 of D, and D₁′ = D₁ with a record at the domain's upper end added"
     )
     assert "confirms it on a smaller pair, D₁ = record 0 of D" in run.review.reading
 

@@ -56,9 +56,9 @@ class Smaller:
         return f"D{str(k).translate(_SUBSCRIPT)} = {which} of D"
 
     def words(self) -> str:
-        """The pair as words: ``D₁ = record 0 of D and D₁ with a record at the domain's upper end added``."""
+        """The pair as words: ``D₁ = record 0 of D, and D₁′ = D₁ with a record at the domain's upper end added``."""
         base = self.name.split(" = ", 1)[0]
-        return f"{self.name} and {changed(base, self.pair.neighbour.name)}"
+        return f"{self.name}, and {base}′ = {changed(base, self.pair.neighbour.name)}"
 
     def details(self) -> dict:
         """The pair as the JSON names it."""
