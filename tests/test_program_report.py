@@ -202,6 +202,15 @@ def test_a_scale_taken_from_the_data_is_highlighted_with_both_scales():
     assert row[5].startswith("scale taken from the data: on D′ laplace (scale ") and row[1][8:] not in row[5], row
 
 
+def test_a_scale_taken_from_the_data_makes_the_composition_unbounded():
+    """The steps are read at D's scales: a pair whose scale moved gets a last row saying its loss is unbounded,
+    highlighted under a pure claim (seen failing: the table ended on "0 ≤ δ(ε = 1) ≤ 0" under a REFUTED banner)."""
+    run = _audit(mean_size_public, VALUES, bounds=(0, 1))
+    (table,) = [s.table for s in run.review.sections if s.heading == "Composition on this pair"]
+    assert table.rows[-1][:3] == ["scale moved", "—", "ε = ∞"] and "unbounded" in table.rows[-1][3], table.rows
+    assert len(table.rows) - 1 in table.highlight
+
+
 def many_statistics(data, rng):
     """Bug: 30 noisy column sums of 8 fields, one field never clipped (30 calls, 8 fields, 30 coordinates)."""
     return {
