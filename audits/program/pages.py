@@ -368,7 +368,8 @@ def composition_table(analysis: Analysis, pair: PairResult, epsilon: float, delt
     rows.append(["composed", pair.upper.how.split(":")[0], f"ε = {_number(pair.upper.pure)}", bounds])
     marked = [len(rows) - 1] if low is not None and low > delta * (1 + 1e-9) else []
     if pair.scale_moves:  # the steps are read at D's scales: with a scale that moved, the loss is not bounded
-        rows.append(["scale moved", "—", "ε = ∞", f"unbounded ({pair.scale_moves[0]}); the rows above are at D's scales"])
+        unbounded = f"unbounded ({pair.scale_moves[0]}); the rows above are at D's scales"
+        rows.append(["scale moved", "—", "ε = ∞", unbounded])
         marked += [len(rows) - 1] if delta == 0 else []
     return Table(
         ["step (call and element)", "law", "loss alone", "carried by the release (lower bound)"],
