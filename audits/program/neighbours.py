@@ -115,8 +115,9 @@ def candidate_records(data: Any, bounds: Any) -> list[tuple[str, dict]]:
     numeric = [(name, values) for name, values in columns if _numeric(values)]
     out: list[tuple[str, dict]] = []
     if numeric:
-        out += [(what, record(_cast(fill, numeric))) for what, fill in _domain_ends(numeric, bounds)]
-        out += [(what, record(_cast(fill, numeric))) for what, fill in _outliers(numeric, bounds)]
+        extremes = {name: _extremes(values) for name, values in numeric}
+        out += [(what, record(_cast(fill, numeric))) for what, fill in _domain_ends(numeric, bounds, extremes)]
+        out += [(what, record(_cast(fill, numeric))) for what, fill in _outliers(numeric, bounds, extremes)]
         floats = [name for name, values in numeric if values.dtype.kind == "f"]
         if floats:
             out += [(f"a record of {label}", record(dict.fromkeys(floats, special))) for special, label in SPECIALS]
@@ -130,20 +131,28 @@ def _finite(values: np.ndarray) -> np.ndarray:
     return values[np.isfinite(values.astype(float))] if values.size else values
 
 
-def _domain_ends(numeric: list, bounds: Any) -> list[tuple[str, dict]]:
+def _extremes(values: np.ndarray) -> tuple[float, float, float, float] | None:
+    """A numeric field's finite values read once for the records tried: their minimum, maximum, first and largest
+    magnitude (None where it has none)."""
+    finite = _finite(values)
+    if not finite.size:
+        return None
+    return float(finite.min()), float(finite.max()), abs(float(finite[0])), float(np.abs(finite).max())
+
+
+def _domain_ends(numeric: list, bounds: Any, extremes: dict) -> list[tuple[str, dict]]:
     """Each numeric field at its declared bound (else the data's finite extreme; 0 and 1 where it has none)."""
     out = []
     for label, pick in (("lower", 0), ("upper", 1)):
         fill = {}
         for name, values in numeric:
-            finite = _finite(values)
-            seen = (float(finite.min()), float(finite.max())) if finite.size else (0.0, 1.0)
+            seen = extremes[name][:2] if extremes[name] is not None else (0.0, 1.0)
             fill[name] = (_bounds_of(bounds, name, values) or seen)[pick]
         out.append((f"a record at the domain's {label} end", fill))
     return out
 
 
-def _outliers(numeric: list, bounds: Any) -> list[tuple[str, dict]]:
+def _outliers(numeric: list, bounds: Any, extremes: dict) -> list[tuple[str, dict]]:
     """Each numeric field at ±10 and ±1e6 times its largest magnitude (declared bounds, data, and at least 1)."""
     out = []
     for factor, label in ((10.0, "10 ×"), (1e6, "1e6 ×")):
@@ -151,11 +160,8 @@ def _outliers(numeric: list, bounds: Any) -> list[tuple[str, dict]]:
             fill = {}
             for name, values in numeric:
                 declared = _bounds_of(bounds, name, values)
-                finite = _finite(values)
-                largest = max(
-                    [abs(float(v)) for v in (*(declared or ()), *(finite[:1] if finite.size else ()))]
-                    + [float(np.abs(finite).max()) if finite.size else 1.0, 1.0]
-                )
+                seen = extremes[name][2:] if extremes[name] is not None else (1.0,)  # first and largest, else 1
+                largest = max([abs(float(v)) for v in declared or ()] + [*seen, 1.0])
                 fill[name] = sign * factor * largest
             what = "above" if sign > 0 else "below"
             out.append((f"an outlier {what} the domain ({label} its largest magnitude)", fill))
