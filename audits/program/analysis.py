@@ -30,7 +30,7 @@ import numpy as np
 
 from pdp_audit.audits.program import accounting, library_steps, paths, search, trace
 from pdp_audit.audits.program.config import DRAW_SETS
-from pdp_audit.audits.program.neighbours import Neighbour, neighbours, non_finite
+from pdp_audit.audits.program.neighbours import Neighbour, identity, neighbours, non_finite
 from pdp_audit.verify.core.candidate_search import maximise
 
 
@@ -305,26 +305,31 @@ def _searched(
     columns = search.fields(data, bounds)
     replayed = named.draw_sets
     out: list[PairResult] = []
-    scores: dict[str, float] = {}  # by name: a candidate proposed again (a whole-number field) is not replayed again
+    # by identity: a candidate proposed again (a whole-number field), or one the named list made under another
+    # name (record 3 removed), is neither replayed nor listed again
+    scores = {
+        identity(p.neighbour): search.criterion(p.score, p.upper.pure if p.upper else None, claim[0])
+        for p in named.pairs
+    }
     told: list[tuple[dict, float]] = []  # (point, score) of each named pair in the box: TPE's first trials
     for pair in named.pairs if budget.strategy == "optuna" else []:
         point = search.located(data, relation, columns, pair.neighbour)
         if point is not None:
-            told.append((point, search.criterion(pair.score, pair.upper.pure if pair.upper else None, claim[0])))
+            told.append((point, scores[identity(pair.neighbour)]))
 
     def criterion(batch: list[dict], first: int) -> list[float]:
         known = [score for _, score in told[first : first + len(batch)]]
         batch, first = batch[len(known) :], first + len(known) - len(told)
         if not batch:
             return known
-        proposed: dict[str, Neighbour] = {}
-        names = []
+        proposed: dict[tuple, Neighbour] = {}
+        keys = []
         for i, params in enumerate(batch):
             how = search.found_by(budget.strategy, first + i, budget.candidates)
             neighbour = search.proposed(data, relation, columns, params, how)
-            names.append(neighbour.name)
-            if neighbour.name not in scores:
-                proposed.setdefault(neighbour.name, neighbour)
+            keys.append(identity(neighbour))
+            if keys[-1] not in scores:
+                proposed.setdefault(keys[-1], neighbour)
         fresh = list(proposed.values())
         with trace.Session(program) as session:
             compared = [_replayed(session, data, fresh, drawn) for drawn in replayed]
@@ -342,8 +347,9 @@ def _searched(
                 key=_worse,
             )
             out.append(pair)
-            scores[neighbour.name] = search.criterion(pair.score, pair.upper.pure if pair.upper else None, claim[0])
-        return known + [scores[name] for name in names]
+            pure = pair.upper.pure if pair.upper else None
+            scores[identity(neighbour)] = search.criterion(pair.score, pure, claim[0])
+        return known + [scores[key] for key in keys]
 
     space = search.space(data, relation, columns)
     count = len(told) + budget.candidates

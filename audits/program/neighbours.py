@@ -50,6 +50,28 @@ class Neighbour:
         return self.made() if callable(self.made) else self.made
 
 
+def identity(neighbour: Neighbour) -> tuple:
+    """What makes D′ from D, whatever its name: a removal by its position, a record put in by the change, the
+    position and the record's values -- two neighbours of one identity are one dataset (a removal or a record the
+    search proposes that the named list made already); a copy or a duplicate by its name."""
+    change = neighbour.name.split(" ", 1)[0]
+    if change == "remove" and neighbour.record is None and neighbour.position is not None:
+        return ("remove", neighbour.position)
+    if neighbour.record is not None:
+        values = tuple(sorted((str(k), _canonical(v)) for k, v in neighbour.record.items()))
+        return (change, neighbour.position, values)
+    return ("named", neighbour.name)
+
+
+def _canonical(value: Any) -> str:
+    """A field's value as one string however it is typed (1, 1.0 and numpy's 1.0 alike; NaN as "nan")."""
+    if isinstance(value, (bool, np.bool_)):
+        return str(bool(value))
+    if isinstance(value, (int, float, np.integer, np.floating)):
+        return repr(float(value))
+    return str(value)
+
+
 def _is_frame(data: Any) -> bool:
     return hasattr(data, "iloc") and hasattr(data, "columns")
 

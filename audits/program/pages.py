@@ -485,10 +485,13 @@ def headline(run: Run, claim: str, analysis: Analysis, pair: PairResult | None) 
             )
         return f"REFUTED: the program is not {claim}", " ".join(reading)
     if run.verdict == "pass":
+        # the scope in the banner itself: certified for the real-valued laws is not certified as implemented
+        ideal = " for the primitives' real-valued laws" if run.parameters.get("law") == "ideal" else ""
         return (
-            f"CERTIFIED: {claim} on the {len(analysis.pairs)} neighbouring datasets searched",
+            f"CERTIFIED{ideal}: {claim} on the {len(analysis.pairs)} neighbouring datasets searched",
             "On every neighbour searched, the replay with D's draws made the same primitive calls, the release moved "
-            "only where their noise carries it, and the exact composition of the primitives is within the claim.",
+            "only where their noise carries it, and the exact composition of the primitives is within the claim."
+            + (" The float implementation was not audited." if ideal else ""),
         )
     refuted = "Not refuted: no exact check fails"
     out_of_reach = _out_of_reach(run, confirm)
@@ -560,7 +563,7 @@ def review_page(
         confirm = _confirmation(run)
         fresh = confirm is not None and screened_on(confirm.details, pair.neighbour.name)  # found by the screening
         found = run.verdict != "pass" and (pair.score > 0 or fresh)  # a witness, not only the pair nearest the claim
-        heading = "Witness pair" if found else "Pair closest to the claim"
+        heading = "Witness pair" if found else "Pair closest to violating the claim"
         witness = witness_table(data, pair, highlight=found)
         sections.append(Section(heading, f"{_change(pair.neighbour.name)}.{_how_found(pair, confirm)}", witness))
         release = release_table(analysis, pair)
