@@ -485,14 +485,7 @@ def headline(run: Run, claim: str, analysis: Analysis, pair: PairResult | None) 
             )
         return f"REFUTED: the program is not {claim}", " ".join(reading)
     if run.verdict == "pass":
-        # the scope in the banner itself: certified for the real-valued laws is not certified as implemented
-        ideal = " for the primitives' real-valued laws" if run.parameters.get("law") == "ideal" else ""
-        return (
-            f"CERTIFIED{ideal}: {claim} on the {len(analysis.pairs)} neighbouring datasets searched",
-            "On every neighbour searched, the replay with D's draws made the same primitive calls, the release moved "
-            "only where their noise carries it, and the exact composition of the primitives is within the claim."
-            + (" The float implementation was not audited." if ideal else ""),
-        )
+        return _certified(run, claim, analysis)
     refuted = "Not refuted: no exact check fails"
     out_of_reach = _out_of_reach(run, confirm)
     if out_of_reach is not None:
@@ -506,6 +499,18 @@ def headline(run: Run, claim: str, analysis: Analysis, pair: PairResult | None) 
     why = _first_sentences(open_checks[0].note, 1) if open_checks else "nothing decides the claim."
     why = why if why.startswith("Not certified") else f"Not certified: {why}"
     return f"NOT DECIDED: {claim} is neither certified nor refuted", f"{refuted}. {why}"
+
+
+def _certified(run: Run, claim: str, analysis: Analysis) -> tuple[str, str]:
+    """A pass's headline, its scope in the banner itself: certified for the real-valued laws is not certified as
+    implemented."""
+    ideal = " for the primitives' real-valued laws" if run.parameters.get("law") == "ideal" else ""
+    return (
+        f"CERTIFIED{ideal}: {claim} on the {len(analysis.pairs)} neighbouring datasets searched",
+        "On every neighbour searched, the replay with D's draws made the same primitive calls, the release moved only "
+        "where their noise carries it, and the exact composition of the primitives is within the claim."
+        + (" The float implementation was not audited." if ideal else ""),
+    )
 
 
 def certificate(analysis: Analysis, epsilon: float, delta: float) -> Section:
