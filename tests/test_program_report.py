@@ -227,3 +227,15 @@ def test_a_long_trace_still_fits_page_one_with_what_was_left_out_counted():
     assert "more calls" in words and "more fields" in words and "Not covered" in words, words
     (trace,) = [s.table for s in run.review.sections if s.heading == "Call trace"]
     assert len(trace.rows) <= 9 and trace.rows[-1][0] == "…"
+
+
+def test_the_trace_names_the_line_of_the_program_that_made_each_call():
+    """Each recorded call carries the line of the program that made it (the innermost frame outside pdp-audit and
+    the recorded libraries): the trace says where to look."""
+    import inspect
+
+    run = _audit(spent_twice, VALUES, bounds=(0, 1))
+    (trace,) = [s.table for s in run.review.sections if s.heading == "Call trace"]
+    source, first = inspect.getsourcelines(spent_twice)
+    line = first + next(i for i, text in enumerate(source) if "rng.laplace" in text)
+    assert [row[1] for row in trace.rows[:2]] == [f"laplace (scale 1) at test_program_report.py:{line}"] * 2

@@ -306,9 +306,9 @@ def trace_table(analysis: Analysis, pair: PairResult, epsilon: float, delta: flo
             shown_moved, loss = "not replayed", "—"
         else:
             shown_moved, loss = ("—" if moved is None else _number(moved)), ("—" if k == stop else _loss(pair, k))
-        rows.append(
-            [str(k), _parameters(call), shown_moved, "—" if allowed is None else _number(allowed), loss, finding]
-        )
+        line = call.details.get("line")  # where the program made the call: what a reader opens
+        primitive = _parameters(call) + (f" at {line}" if line else "")
+        rows.append([str(k), primitive, shown_moved, "—" if allowed is None else _number(allowed), loss, finding])
         if finding and not any(u.endswith(finding) for u in pair.unaccounted):  # what broke the claim, not gaps
             marked.append(k)
     if c.divergence is not None and c.divergence.index >= len(calls):

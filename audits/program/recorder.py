@@ -24,6 +24,8 @@ from __future__ import annotations
 
 import contextlib
 import math
+import os
+import traceback
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterator
 
@@ -140,6 +142,12 @@ class Tape:
         self.replayed.append(call)
         return recorded
 
+    def keep(self, call: Call) -> None:
+        """A call of the recording run, with the line of the program that made it (``details["line"]``, where the
+        report points a reader: ``file.py:12``): read on the recording runs only, never on a replay."""
+        call.details["line"] = _program_line()
+        self.recorded.append(call)
+
     @contextlib.contextmanager
     def inside(self) -> Iterator[None]:
         """A primitive's own draws inside the block: not calls of the program."""
@@ -158,6 +166,20 @@ class Tape:
         if not self.recording and len(self.replayed) < len(self.recorded):
             index = len(self.replayed)
             raise Divergence(index, self.recorded[index].signature(), "no further call")
+
+
+#: Modules whose frames are not the program's: ours, the recorded libraries and what they call through.
+_NOT_THE_PROGRAM = ("pdp_audit", "numpy", "diffprivlib", "opendp", "sklearn", "contextlib", "functools")
+
+
+def _program_line() -> str:
+    """``file.py:line`` of the innermost frame outside :data:`_NOT_THE_PROGRAM` (the program's own call of the
+    primitive, or of the library that made it), or "" where there is none."""
+    for frame, line in traceback.walk_stack(None):
+        module = str(frame.f_globals.get("__name__", ""))
+        if module.split(".", 1)[0] not in _NOT_THE_PROGRAM:
+            return f"{os.path.basename(frame.f_code.co_filename)}:{line}"
+    return ""
 
 
 #: Python's and numpy's scalar number types: a call's parameters given as such have the shape ().
@@ -202,7 +224,7 @@ class RecordingGenerator(np.random.Generator):
             with tape.inside():
                 noise = np.asarray(getattr(np.random.Generator, kind)(self, 0.0, scale, shape or None), dtype=float)
             call.noise = noise
-            tape.recorded.append(call)
+            tape.keep(call)
         else:  # a scale alone may differ: the recorded standardised noise, at the replayed scale
             recorded = tape.next_call(call, soft=("scale",))
             noise = tape.noise(len(tape.replayed) - 1, call.noise)
@@ -252,7 +274,7 @@ class RecordingGenerator(np.random.Generator):
         if tape.recording:
             with tape.inside():
                 call.noise = np.asarray(super().choice(population, size, replace, p, 0, shuffle))
-            tape.recorded.append(call)
+            tape.keep(call)
         else:
             tape.next_call(call)
         index = call.noise
@@ -269,7 +291,7 @@ class RecordingGenerator(np.random.Generator):
         if tape.recording:
             with tape.inside():
                 call.noise = super().permutation(n)
-            tape.recorded.append(call)
+            tape.keep(call)
         else:
             tape.next_call(call)
         return call.noise if np.ndim(x) == 0 else np.take(np.asarray(x), call.noise, axis=axis)
@@ -300,7 +322,7 @@ def _generic(name: str) -> Callable:
             with tape.inside():
                 output = base(self, *args, **kwargs)
             call.noise, call.shape = output, np.shape(output)
-            tape.recorded.append(call)
+            tape.keep(call)
             return output
         tape.next_call(call)
         return call.noise
@@ -393,7 +415,7 @@ def _opendp_wrapped(current: Callable[[], Tape]) -> Iterator[None]:
                 call.details["output"] = output
                 if law is not None:
                     call.details["law"] = law
-            tape.recorded.append(call)
+            tape.keep(call)
             return output
         before = tape.next_call(call)
         if before.law != "opendp":
@@ -532,7 +554,7 @@ def _wrapped_randomise(name: str, original: Callable, current: Callable[[], Tape
             call.noise = float(output) - float(value) if additive else output
             if not additive:
                 call.details["input"] = value
-            tape.recorded.append(call)
+            tape.keep(call)
             return output
         recorded = tape.next_call(call)
         if not additive:
