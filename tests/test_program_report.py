@@ -92,7 +92,7 @@ def test_an_over_sensitive_call_is_highlighted_with_its_distance():
     assert "over-sensitive" in marked, marked
     (trace,) = [s.table for s in run.review.sections if s.heading == "Call trace"]
     row = trace.rows[trace.highlight[0]]
-    assert row[3] == "1" and row[2] != row[3]  # allowed alone: ε·b = 1; the input moved by more
+    assert row[4] == "1" and row[3] != row[4]  # allowed alone: ε·b = 1; the input moved by more
 
 
 def test_a_double_spending_is_shown_by_its_composition_and_the_black_box():
@@ -198,8 +198,9 @@ def test_a_scale_taken_from_the_data_is_highlighted_with_both_scales():
     (trace,) = [s.table for s in run.review.sections if s.heading == "Call trace"]
     (marked,) = trace.highlight
     row = trace.rows[marked]
-    assert row[1] == f"laplace (scale {1 / VALUES.size:.6g})", row  # on D
-    assert row[5].startswith("scale taken from the data: on D′ laplace (scale ") and row[1][8:] not in row[5], row
+    on_d = f"laplace (scale {1 / VALUES.size:.6g})"
+    assert row[1] == on_d, row  # on D
+    assert row[6].startswith("scale taken from the data: on D′ laplace (scale ") and on_d[8:] not in row[6], row
 
 
 def test_a_scale_taken_from_the_data_makes_the_composition_unbounded():
@@ -238,4 +239,6 @@ def test_the_trace_names_the_line_of_the_program_that_made_each_call():
     (trace,) = [s.table for s in run.review.sections if s.heading == "Call trace"]
     source, first = inspect.getsourcelines(spent_twice)
     line = first + next(i for i, text in enumerate(source) if "rng.laplace" in text)
-    assert [row[1] for row in trace.rows[:2]] == [f"laplace (scale 1) at test_program_report.py:{line}"] * 2
+    assert [row[1:3] for row in trace.rows[:2]] == [["laplace (scale 1)", str(line)]] * 2
+    (intro,) = [s.text for s in run.review.sections if s.heading == "Call trace"]
+    assert "Line: where the program made the call (in test_program_report.py)." in intro

@@ -295,6 +295,7 @@ def trace_table(analysis: Analysis, pair: PairResult, epsilon: float, delta: flo
     """The recorded calls in order, each with its input distance on the pair against the distance its noise allows;
     marked calls highlighted (all of them shown, then the first others, at most :data:`TRACE_ROWS` rows)."""
     calls = analysis.recorded.calls
+    lines = source_lines(calls)[1]
     c = pair.comparison
     stop = c.divergence.index if c.divergence is not None else len(calls)
     rows, marked = [], []
@@ -306,27 +307,43 @@ def trace_table(analysis: Analysis, pair: PairResult, epsilon: float, delta: flo
             shown_moved, loss = "not replayed", "—"
         else:
             shown_moved, loss = ("—" if moved is None else _number(moved)), ("—" if k == stop else _loss(pair, k))
-        line = call.details.get("line")  # where the program made the call: what a reader opens
-        primitive = _parameters(call) + (f" at {line}" if line else "")
-        rows.append([str(k), primitive, shown_moved, "—" if allowed is None else _number(allowed), loss, finding])
+        limit = "—" if allowed is None else _number(allowed)
+        rows.append([str(k), _parameters(call), lines.get(k, "—"), shown_moved, limit, loss, finding])
         if finding and not any(u.endswith(finding) for u in pair.unaccounted):  # what broke the claim, not gaps
             marked.append(k)
     if c.divergence is not None and c.divergence.index >= len(calls):
         marked.append(len(rows))
-        rows.append([str(len(calls)), "(no such call on D)", "—", "—", "—", f"diverges: on D′ {c.divergence.replayed}"])
+        rows.append(
+            [str(len(calls)), "(no such call on D)", "—", "—", "—", "—", f"diverges: on D′ {c.divergence.replayed}"]
+        )
     keep = _kept(marked, len(rows))
     shown = [rows[k] for k in keep]
     highlight = [i for i, k in enumerate(keep) if k in marked]
     if len(keep) < len(rows):
         left = len([k for k in marked if k not in keep])
         more = f"{len(rows) - len(keep)} more calls, " + (f"{left} of them marked" if left else "none marked")
-        shown.append(["…", more, "", "", "", ""])
+        shown.append(["…", more, "", "", "", "", ""])
     return Table(
-        ["#", "primitive call (recorded on D)", "input moved D→D′", "allowed alone", "loss", "finding"],
+        ["#", "primitive call (recorded on D)", "line", "input moved D→D′", "allowed alone", "loss", "finding"],
         shown,
         highlight,
-        widths=[0.35, 2.8, 1.2, 1.1, 1.2, 2.6],
+        widths=[0.35, 2.5, 0.6, 1.1, 1.0, 1.1, 2.5],
     )
+
+
+def source_lines(calls: Sequence[Call]) -> tuple[str, dict[int, str]]:
+    """Where the program made each call (:meth:`~pdp_audit.audits.program.recorder.Tape.keep`): the one file they
+    all come from ("" where several) and, per call, its line there (``file:line`` where several files)."""
+    made = {k: call.details["line"] for k, call in enumerate(calls) if call.details.get("line")}
+    files = {where.rsplit(":", 1)[0] for where in made.values()}
+    if len(files) != 1:
+        return "", made
+    return files.pop(), {k: where.rsplit(":", 1)[1] for k, where in made.items()}
+
+
+def _in_file(analysis: Analysis) -> str:
+    single = source_lines(analysis.recorded.calls)[0]
+    return f" (in {single})" if single else ""
 
 
 def _kept(marked: Sequence[int], total: int) -> list[int]:
@@ -582,9 +599,9 @@ def review_page(
             Section(
                 "Call trace",
                 f"The {len(analysis.recorded.calls)} primitive call(s) recorded on D{drawn}, in order, replayed on D′ "
-                "with D's draws. Input moved: the distance of the call's inputs, D to D′ (L1; L2 for Gaussian noise); "
-                "allowed alone: the most its noise allows within the claim were it the only call; loss: its "
-                "privacy loss on this pair.",
+                f"with D's draws. Line: where the program made the call{_in_file(analysis)}. Input moved: the distance "
+                "of the call's inputs, D to D′ (L1; L2 for Gaussian noise); allowed alone: the most its noise allows "
+                "within the claim were it the only call; loss: its privacy loss on this pair.",
                 trace_table(analysis, pair, epsilon, delta),
             )
         )
