@@ -235,7 +235,8 @@ def removable_positions(data: Any, seed: int) -> list[tuple[str, int]]:
         if values.dtype.kind in "iuOSUb" and values.size:
             kinds, first, counts = np.unique(values.astype(str), return_index=True, return_counts=True)
             rarest = int(np.argmin(counts))
-            named.setdefault(int(first[rarest]), f"the rarest class{where}, {counts[rarest]} record{'s' if counts[rarest] > 1 else ''}")
+            size = f"{counts[rarest]} record{'s' if counts[rarest] > 1 else ''}"
+            named.setdefault(int(first[rarest]), f"the rarest class{where}, {size}")
     rng = np.random.default_rng(seed)
     for position in rng.permutation(n)[:RANDOM_POSITIONS]:
         named.setdefault(int(position), "drawn at random")
