@@ -71,6 +71,7 @@ RUNS: tuple[Run, ...] = (
     Run("sweep-small", "bench_sweep.py", ("--small", "2e3")),
     Run("privacy-report", "bench_privacy_report.py"),
     Run("pdf-report", "pdf_report.py", ("--runs", "5")),
+    Run("program", "bench_program.py"),
     Run("suite", "durations.py", ("--only", "test-suite"), long=True),
 )
 RUN_NAMES = tuple(r.name for r in RUNS)
@@ -399,6 +400,39 @@ def pdf_report_rows(line: dict) -> list[Row]:
     ]
 
 
+def program_rows(line: dict) -> list[Row]:
+    """``audit_program`` (issue 63): a case's deterministic part (neighbours built, record, probe, replays,
+    compositions) a pair against the program's own run a pair, the least of alternated runs; or the whole audit,
+    its confirmation included, against the issue's time on 2 cores."""
+    if "verdict" in line:  # the whole audit, once
+        target = line["target_seconds"]
+        return [
+            (
+                f"`audit_program` whole: {line['case']}, {line['relation']}, search {line['search']} "
+                f"({line['proposed']} proposed, {line['pairs']} pairs), trials {_n(line['trials'])}, "
+                f"verdict {line['verdict']}",
+                _s(line["seconds"]),
+                "",
+                "",
+                f"≤ {_s(target)} on 2 cores",
+                _met(line["seconds"] <= target),
+            )
+        ]
+    search = "named neighbours" if line["search"] == "named" else f"search {line['search']} ({line['candidates']})"
+    ratio = line["per_pair_over_program"]
+    return [
+        (
+            f"`audit_program`'s deterministic part: {line['case']}, {line['relation']}, {search}, "
+            f"{line['pairs']} pairs (one draw set: {_x(line['one_draw_set_per_pair_over_program'])})",
+            f"{_s(line['analysis_seconds'] / line['pairs'])} a pair",
+            f"the program's own run, per pair {_s(line['program_seconds'])}",
+            _x(ratio),
+            f"≤ {_x(line['target_per_pair'])}",
+            _met(ratio <= line["target_per_pair"]),
+        )
+    ]
+
+
 def suite_rows(line: dict) -> list[Row]:
     wall = line["wall_s"]
     return [
@@ -424,6 +458,7 @@ ROWS: dict[str, Callable[[dict], list[Row]]] = {
     "sweep_small_executors": sweep_rows,
     "privacy_report_pipeline": privacy_report_rows,
     "pdf_report": pdf_report_rows,
+    "bench_program": program_rows,
 }
 
 

@@ -113,3 +113,49 @@ def test_a_new_run_replaces_its_benchmarks_old_records_only():
 def test_the_json_lines_of_a_benchmarks_output():
     results = results_module()
     assert results.json_lines('warming up\n{"a": 1}\n{not json\n{"b": 2}\n') == [{"a": 1}, {"b": 2}]
+
+
+def test_the_program_audits_rows_against_issue_63s_targets():
+    """A case's deterministic part a pair against the program's own run a pair (≤ 3×); the whole audit (≤ 30 s)."""
+    results = results_module()
+    case = {
+        "benchmark": "bench_program",
+        "case": "noisy sum, 1e4 records",
+        "records": 10_000,
+        "relation": "replace-one",
+        "search": "random",
+        "candidates": 100,
+        "pairs": 40,
+        "program_seconds": 0.0001,
+        "analysis_seconds": 0.02,
+        "per_pair_over_program": 5.0,
+        "one_draw_set_per_pair_over_program": 2.5,
+        "target_per_pair": 3.0,
+        "target_seconds": 30.0,
+    }
+    assert results.rows_of({"run": "program", "output": case}) == [
+        (
+            "`audit_program`'s deterministic part: noisy sum, 1e4 records, replace-one, search random (100), 40 pairs"
+            " (one draw set: 2.5×)",
+            "0.0005 s a pair",
+            "the program's own run, per pair 0.0001 s",
+            "5×",
+            "≤ 3×",
+            "**no**",
+        )
+    ]
+    whole = {
+        "benchmark": "bench_program",
+        "case": "pandas group-by, 1e4 records, decided",
+        "records": 10_000,
+        "relation": "replace-one",
+        "pairs": 101,
+        "search": "random",
+        "proposed": 100,
+        "trials": 20_000,
+        "verdict": "pass",
+        "seconds": 12.5,
+        "target_seconds": 30.0,
+    }
+    (row,) = results.rows_of({"run": "program", "output": whole})
+    assert row[1:] == ("12.5 s", "", "", "≤ 30 s on 2 cores", "yes")
