@@ -408,7 +408,8 @@ def program_rows(line: dict) -> list[Row]:
         target = line["target_seconds"]
         return [
             (
-                f"`audit_program` whole: {line['case']}, {line['relation']}, search {line['search']} "
+                f"`audit_program` whole: {line['case'].removesuffix(', decided')}, {line['relation']}, "
+                f"search {line['search']} "
                 f"({line['proposed']} proposed, {line['pairs']} pairs), trials {_n(line['trials'])}, "
                 f"verdict {line['verdict']}",
                 _s(line["seconds"]),
