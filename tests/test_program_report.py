@@ -16,7 +16,8 @@ import pytest
 
 import pdp_audit
 from pdp_audit.audits.program.accounting import gaussian_delta
-from pdp_audit.audits.program.pages import coordinate_names, gaussian_allowance
+from pdp_audit.audits.program.call_trace import gaussian_allowance
+from pdp_audit.audits.program.pages import coordinate_names
 from pdp_audit.reports.layout_check import checking_pages
 from pdp_audit.reports.page_text import COLOURS
 from pdp_audit.reports.review_page import review_pages

@@ -2,50 +2,37 @@
 verdict about the claim in one headline and one reading, the witness pair as a small table (the record removed,
 added or replaced, and the two datasets' rows that differ), the release under the same draws, the call trace with
 each primitive's input distance between D and D′ against the distance its noise allows, the composition at the
-claim, the black box's confirmation, and what the certificate does not cover.
-
-What a call's noise *allows* on its own is the largest distance between its inputs on D and D′ within the claim
-were it the only call: Laplace of scale b, ε·b in L1 (Dwork & Roth 2014, Thm 3.6); Gaussian of standard deviation σ,
-σ·μ* in L2 with μ* the shift whose δ(ε) is the claim's δ (Balle & Wang 2018, Thm 8; 0 for a pure claim); a
-diffprivlib mechanism, its declared sensitivity.  A call whose input moved by more is marked over-sensitive; the
-diverging call, and a call whose scale differs between D and D′, are marked too.
+claim, the black box's confirmation, and what the certificate does not cover.  The call trace is :mod:`.call_trace`'s.
 """
 
 from __future__ import annotations
 
-import math
 import re
 from typing import Any, Sequence
 
 import numpy as np
 
-from pdp_audit.audits.program.accounting import gaussian_delta
 from pdp_audit.audits.program.analysis import Analysis, PairResult
+from pdp_audit.audits.program.call_trace import (
+    TRACE_ROWS,
+    allowed_distance,
+    call_text,
+    in_file,
+    moved_distance,
+    number,
+    trace_table,
+)
 from pdp_audit.audits.program.neighbours import changed
-from pdp_audit.audits.program.recorder import Call
 from pdp_audit.audits.program.screening import screened_on
 from pdp_audit.reports.records import Check, ReviewPage, Run, Section, Table
 
-#: At most this many rows of the call trace, of the release and of the composition on the page (marked rows first).
-TRACE_ROWS = 8
+#: At most this many rows of the release and of the composition on the page (marked rows first).
 RELEASE_ROWS = 4
 STEP_ROWS = 4
 #: At most this many fields of a record in the witness table (those that differ first).
 FIELDS = 4
 #: How each relation reads in the claim line.
 RELATIONS = {"add-remove": "one record added or removed", "replace-one": "one record replaced"}
-
-
-def _number(value: Any) -> str:
-    if isinstance(value, (float, np.floating)):
-        if math.isnan(value):
-            return "NaN"
-        if math.isinf(value):
-            return "∞" if value > 0 else "−∞"
-        return f"{float(value):.6g}"
-    if isinstance(value, (int, np.integer)):
-        return str(int(value))
-    return str(value)
 
 
 def shown_pair(analysis: Analysis, run: Run | None = None) -> PairResult | None:
@@ -97,13 +84,13 @@ def witness_table(data: Any, pair: PairResult, highlight: bool = True) -> Table:
     def differs(j: int) -> bool:
         if d_row is None or d_prime_row is None:
             return True
-        return _number(before[j][1][d_row]) != _number(after[j][1][d_prime_row])
+        return number(before[j][1][d_row]) != number(after[j][1][d_prime_row])
 
     order = sorted(range(len(names)), key=lambda j: not differs(j))[:FIELDS]
     order.sort()
     cells = []
     for (label, size, where, row), columns in zip(rows, (before, after)):
-        values = ["—" if row is None else _number(columns[j][1][row]) for j in order]
+        values = ["—" if row is None else number(columns[j][1][row]) for j in order]
         cells.append([label, f"{size} records", where, *values])
     hidden = [j for j in range(len(names)) if j not in order]
     headings = [f"{names[j]}" for j in order]
@@ -170,7 +157,7 @@ def release_table(analysis: Analysis, pair: PairResult) -> Table | None:
     size = max(on_d.size, on_d_prime.size)
 
     def at(numbers: np.ndarray, i: int) -> str:
-        return _number(numbers[i]) if i < numbers.size else "absent"
+        return number(numbers[i]) if i < numbers.size else "absent"
 
     differ = [i for i in range(size) if at(on_d, i) != at(on_d_prime, i)]
     order = sorted((differ + [i for i in range(size) if i not in differ])[:RELEASE_ROWS])
@@ -189,169 +176,6 @@ def release_table(analysis: Analysis, pair: PairResult) -> Table | None:
 
 
 # --- the call trace ------------------------------------------------------------------------------------------------
-
-
-def _parameters(call: Call) -> str:
-    """A call's kind and parameters in one short line (scalars as numbers, small arrays as lists)."""
-    shown = []
-    for key, value in sorted(call.parameters.items()):
-        if key in ("measurement",):
-            continue
-        array = np.asarray(value) if not isinstance(value, str) else None
-        if array is not None and array.dtype.kind in "biuf":
-            text = (
-                _number(array.item())
-                if array.ndim == 0
-                else ("[" + ", ".join(_number(v) for v in array.ravel()[:3]) + (", …]" if array.size > 3 else "]"))
-            )
-        else:
-            text = str(value)
-        shown.append(f"{key} {text}")
-    shape = f" ×{'×'.join(map(str, call.shape))}" if call.shape else ""
-    return f"{call.kind}{shape}" + (f" ({', '.join(shown)})" if shown else "")
-
-
-def gaussian_allowance(epsilon: float, delta: float) -> float:
-    """μ* with δ(ε) of the Gaussian shift μ* equal to ``delta`` (0 for δ = 0): the largest shift over σ one Gaussian
-    call may have within (ε, δ) (Balle & Wang 2018, Thm 8; δ(ε) grows with μ, so a bracketing root)."""
-    from scipy.optimize import brentq
-
-    if delta <= 0:
-        return 0.0
-    high = 1.0
-    while gaussian_delta(high, epsilon) < delta and high < 1e6:
-        high *= 2
-    if gaussian_delta(high, epsilon) < delta:
-        return math.inf
-    return float(brentq(lambda mu: gaussian_delta(mu, epsilon) - delta, 0.0, high, xtol=1e-12))
-
-
-def _allowed(call: Call, epsilon: float, delta: float) -> float | None:
-    """The largest input distance the call's noise allows on its own within the claim (module notes; None: not
-    read)."""
-    if call.kind.startswith("diffprivlib."):
-        sensitivity = call.details.get("declared", {}).get("sensitivity")
-        return None if sensitivity is None else float(sensitivity)
-    scale = None if call.scale is None else np.asarray(call.scale, dtype=float)
-    if scale is None or scale.size == 0 or not np.all(scale == scale.ravel()[0]):
-        return None
-    b = float(scale.ravel()[0])
-    if call.law == "laplace":
-        return epsilon * b
-    if call.law == "gaussian":
-        return b * gaussian_allowance(epsilon, delta)
-    return None
-
-
-def _moved(analysis: Analysis, pair: PairResult, k: int, call: Call) -> float | None:
-    """The distance between call ``k``'s inputs on D and D′ (L2 for a Gaussian, else L1; None: not visible)."""
-    c = pair.comparison
-    js = [j for j, e in enumerate(analysis.probe.elements) if e.call == k]
-    if js and c.shifts.size:
-        shifts = np.abs(np.asarray([c.shifts[j] for j in js], dtype=float))
-        if np.isnan(shifts).all():
-            return None
-        shifts = shifts[~np.isnan(shifts)]
-        return float(np.sqrt((shifts**2).sum()) if call.law == "gaussian" else shifts.sum())
-    if c.replayed is not None and k < len(c.replayed.calls) and "input" in call.details:
-        try:
-            before = np.asarray(call.details["input"], dtype=float)
-            after = np.asarray(c.replayed.calls[k].details.get("input"), dtype=float)
-        except (TypeError, ValueError):
-            return None
-        return float(np.abs(after - before).sum()) if before.shape == after.shape else math.inf
-    return None
-
-
-def _loss(pair: PairResult, k: int) -> str:
-    """The privacy loss of call ``k``'s steps on the pair (μ, or the pure ε of a choice or declared budget)."""
-    steps = [s for s in pair.steps if s.what.split(" ")[:2] == ["call", str(k)]]
-    if not steps:
-        return "0" if pair.comparison.replayed is not None else "—"
-    if all(s.law == "gaussian" for s in steps):
-        return f"μ = {_number(math.sqrt(sum(s.mu**2 for s in steps)))}"
-    return f"ε = {_number(sum(s.pure_epsilon() for s in steps))}"
-
-
-def _call_finding(analysis: Analysis, pair: PairResult, k: int, moved: float | None, allowed: float | None) -> str:
-    c = pair.comparison
-    if c.divergence is not None and k == c.divergence.index:
-        return f"diverges: on D′ {c.divergence.replayed}"
-    rescaled = {i: b for i, _, b in (c.replayed.rescaled if c.replayed is not None else [])}
-    if k in rescaled:
-        assert c.replayed is not None
-        on_d_prime = _parameters(c.replayed.calls[k]) if k < len(c.replayed.calls) else rescaled[k]
-        return f"scale taken from the data: on D′ {on_d_prime}"
-    if moved is not None and allowed is not None and moved > allowed * (1 + 1e-9):
-        return f"over-sensitive: moved {_number(moved)} > {_number(allowed)}"
-    if any(analysis.probe.elements[j].call == k for j in c.coefficient_changed):
-        return "its noise's weight in the release depends on the data"
-    if any(u.startswith(f"call {k} ") for u in pair.unaccounted):
-        return next(u for u in pair.unaccounted if u.startswith(f"call {k} ")).split(": ", 1)[-1]
-    return ""
-
-
-def trace_table(analysis: Analysis, pair: PairResult, epsilon: float, delta: float) -> Table:
-    """The recorded calls in order, each with its input distance on the pair against the distance its noise allows;
-    marked calls highlighted (all of them shown, then the first others, at most :data:`TRACE_ROWS` rows)."""
-    calls = analysis.recorded.calls
-    lines = source_lines(calls)[1]
-    c = pair.comparison
-    stop = c.divergence.index if c.divergence is not None else len(calls)
-    rows, marked = [], []
-    for k, call in enumerate(calls):
-        allowed = _allowed(call, epsilon, delta)
-        moved = _moved(analysis, pair, k, call) if k < stop else None
-        finding = _call_finding(analysis, pair, k, moved, allowed)
-        if k > stop:
-            shown_moved, loss = "not replayed", "—"
-        else:
-            shown_moved, loss = ("—" if moved is None else _number(moved)), ("—" if k == stop else _loss(pair, k))
-        limit = "—" if allowed is None else _number(allowed)
-        rows.append([str(k), _parameters(call), lines.get(k, "—"), shown_moved, limit, loss, finding])
-        if finding and not any(u.endswith(finding) for u in pair.unaccounted):  # what broke the claim, not gaps
-            marked.append(k)
-    if c.divergence is not None and c.divergence.index >= len(calls):
-        marked.append(len(rows))
-        rows.append(
-            [str(len(calls)), "(no such call on D)", "—", "—", "—", "—", f"diverges: on D′ {c.divergence.replayed}"]
-        )
-    keep = _kept(marked, len(rows))
-    shown = [rows[k] for k in keep]
-    highlight = [i for i, k in enumerate(keep) if k in marked]
-    if len(keep) < len(rows):
-        left = len([k for k in marked if k not in keep])
-        more = f"{len(rows) - len(keep)} more calls, " + (f"{left} of them marked" if left else "none marked")
-        shown.append(["…", more, "", "", "", "", ""])
-    return Table(
-        ["#", "primitive call (recorded on D)", "line", "input moved D→D′", "allowed alone", "loss", "finding"],
-        shown,
-        highlight,
-        widths=[0.35, 2.5, 0.6, 1.1, 1.0, 1.1, 2.5],
-    )
-
-
-def source_lines(calls: Sequence[Call]) -> tuple[str, dict[int, str]]:
-    """Where the program made each call (:meth:`~pdp_audit.audits.program.recorder.Tape.keep`): the one file they
-    all come from ("" where several) and, per call, its line there (``file:line`` where several files)."""
-    made = {k: call.details["line"] for k, call in enumerate(calls) if call.details.get("line")}
-    files = {where.rsplit(":", 1)[0] for where in made.values()}
-    if len(files) != 1:
-        return "", made
-    return files.pop(), {k: where.rsplit(":", 1)[1] for k, where in made.items()}
-
-
-def _in_file(analysis: Analysis) -> str:
-    single = source_lines(analysis.recorded.calls)[0]
-    return f" (in {single})" if single else ""
-
-
-def _kept(marked: Sequence[int], total: int) -> list[int]:
-    """The rows kept of a long trace, at most :data:`TRACE_ROWS`: the first marked ones (all but one row's worth),
-    then the first others."""
-    first = list(marked)[: TRACE_ROWS - 1] if total > TRACE_ROWS else list(marked)
-    others = [k for k in range(total) if k not in marked][: max(0, TRACE_ROWS - len(first))]
-    return sorted(set(first) | set(others))
 
 
 # --- the composition, the checks, the certificate ------------------------------------------------------------------
@@ -373,16 +197,16 @@ def composition_table(analysis: Analysis, pair: PairResult, epsilon: float, delt
     }
     rows = []
     for s in steps[:STEP_ROWS]:
-        loss = f"μ = {_number(s.mu)}" if s.law == "gaussian" else f"ε = {_number(s.pure_epsilon())}"
+        loss = f"μ = {number(s.mu)}" if s.law == "gaussian" else f"ε = {number(s.pure_epsilon())}"
         shown = "yes (bounds below only)" if s in below else "yes" if s.what in carried else "no (bounded above only)"
         rows.append([s.what, s.law, loss, shown])
     if len(steps) > STEP_ROWS:
         rows.append([f"… {len(steps) - STEP_ROWS} more steps", "", "", ""])
     low = pair.lower.low if pair.lower is not None else None
-    bounds = f"δ(ε = {epsilon:g}) ≤ {_number(pair.upper.high)}"
+    bounds = f"δ(ε = {epsilon:g}) ≤ {number(pair.upper.high)}"
     if low is not None:
-        bounds = f"{_number(low)} ≤ " + bounds
-    rows.append(["composed", pair.upper.how.split(":")[0], f"ε = {_number(pair.upper.pure)}", bounds])
+        bounds = f"{number(low)} ≤ " + bounds
+    rows.append(["composed", pair.upper.how.split(":")[0], f"ε = {number(pair.upper.pure)}", bounds])
     marked = [len(rows) - 1] if low is not None and low > delta * (1 + 1e-9) else []
     if pair.scale_moves:  # the steps are read at D's scales: with a scale that moved, the loss is not bounded
         unbounded = f"unbounded ({pair.scale_moves[0]}); the rows above are at D's scales"
@@ -486,7 +310,7 @@ def headline(run: Run, claim: str, analysis: Analysis, pair: PairResult | None) 
             epsilon, delta = float(run.parameters["epsilon"]), float(run.parameters["delta"])
             reading.append(
                 f"The exact composition of the noise the release carries gives δ(ε = {epsilon:g}) ≥ "
-                f"{_number(composition.estimate)} > δ = {delta:g}."
+                f"{number(composition.estimate)} > δ = {delta:g}."
             )
         structure = by_id.get("program-structure")
         if structure is not None and structure.verdict == "fail":
@@ -539,17 +363,17 @@ def certificate(analysis: Analysis, epsilon: float, delta: float) -> Section:
     calls = analysis.recorded.calls
     rows = []
     for k, call in enumerate(calls[:TRACE_ROWS]):
-        moved = [_moved(analysis.seen_by(p), p, k, call) for p in analysis.pairs if _same_call(analysis, p, k)]
+        moved = [moved_distance(analysis.seen_by(p), p, k, call) for p in analysis.pairs if _same_call(analysis, p, k)]
         largest = max((m for m in moved if m is not None), default=None)
-        allowed = _allowed(call, epsilon, delta)
-        rows.append([str(k), _parameters(call), "—" if largest is None else _number(largest),
-                     "—" if allowed is None else _number(allowed)])  # fmt: skip
+        allowed = allowed_distance(call, epsilon, delta)
+        rows.append([str(k), call_text(call), "—" if largest is None else number(largest),
+                     "—" if allowed is None else number(allowed)])  # fmt: skip
     if len(calls) > TRACE_ROWS:
         rows.append(["…", f"{len(calls) - TRACE_ROWS} more calls", "", ""])
     return Section(
         "Certificate",
-        f"Composed over every pair searched: δ(ε = {epsilon:g}) ≤ δ̄ = {_number(high)} (claimed δ = {delta:g}); the "
-        f"steps' pure ε add up to at most {_number(pure)} (claimed ε = {epsilon:g}). Searched: {_searched(analysis)}. "
+        f"Composed over every pair searched: δ(ε = {epsilon:g}) ≤ δ̄ = {number(high)} (claimed δ = {delta:g}); the "
+        f"steps' pure ε add up to at most {number(pure)} (claimed ε = {epsilon:g}). Searched: {_searched(analysis)}. "
         "The primitives and sensitivities it rests on: each call's largest input distance between D and D′ over "
         "every pair (L1; L2 for Gaussian noise) and the most its noise allows within the claim were it the only call:",
         Table(
@@ -599,7 +423,7 @@ def review_page(
             Section(
                 "Call trace",
                 f"The {len(analysis.recorded.calls)} primitive call(s) recorded on D{drawn}, in order, replayed on D′ "
-                f"with D's draws. Line: where the program made the call{_in_file(analysis)}. Input moved: the distance "
+                f"with D's draws. Line: where the program made the call{in_file(analysis)}. Input moved: the distance "
                 "of the call's inputs, D to D′ (L1; L2 for Gaussian noise); allowed alone: the most its noise allows "
                 "within the claim were it the only call; loss: its privacy loss on this pair.",
                 trace_table(analysis, pair, epsilon, delta),

@@ -1,0 +1,202 @@
+"""The call trace as page 1 shows it (:mod:`.pages`): the recorded calls in order, each with the line of the program
+that made it, its input distance between D and D′ against the distance its noise allows on its own, its loss on the
+pair and what was found at it.
+
+What a call's noise *allows* on its own is the largest distance between its inputs on D and D′ within the claim
+were it the only call: Laplace of scale b, ε·b in L1 (Dwork & Roth 2014, Thm 3.6); Gaussian of standard deviation σ,
+σ·μ* in L2 with μ* the shift whose δ(ε) is the claim's δ (Balle & Wang 2018, Thm 8; 0 for a pure claim); a
+diffprivlib mechanism, its declared sensitivity.  A call whose input moved by more is marked over-sensitive; the
+diverging call, and a call whose scale differs between D and D′, are marked too.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any, Sequence
+
+import numpy as np
+
+from pdp_audit.audits.program.accounting import gaussian_delta
+from pdp_audit.audits.program.analysis import Analysis, PairResult
+from pdp_audit.audits.program.recorder import Call
+from pdp_audit.reports.records import Table
+
+#: At most this many rows of the call trace on the page (marked rows first).
+TRACE_ROWS = 8
+
+
+def number(value: Any) -> str:
+    """A number as page 1 writes it: 6 significant digits, NaN, ±∞, integers as they are."""
+    if isinstance(value, (float, np.floating)):
+        if math.isnan(value):
+            return "NaN"
+        if math.isinf(value):
+            return "∞" if value > 0 else "−∞"
+        return f"{float(value):.6g}"
+    if isinstance(value, (int, np.integer)):
+        return str(int(value))
+    return str(value)
+
+
+def call_text(call: Call) -> str:
+    """A call's kind and parameters in one short line (scalars as numbers, small arrays as lists)."""
+    shown = []
+    for key, value in sorted(call.parameters.items()):
+        if key in ("measurement",):
+            continue
+        array = np.asarray(value) if not isinstance(value, str) else None
+        if array is not None and array.dtype.kind in "biuf":
+            text = (
+                number(array.item())
+                if array.ndim == 0
+                else ("[" + ", ".join(number(v) for v in array.ravel()[:3]) + (", …]" if array.size > 3 else "]"))
+            )
+        else:
+            text = str(value)
+        shown.append(f"{key} {text}")
+    shape = f" ×{'×'.join(map(str, call.shape))}" if call.shape else ""
+    return f"{call.kind}{shape}" + (f" ({', '.join(shown)})" if shown else "")
+
+
+def gaussian_allowance(epsilon: float, delta: float) -> float:
+    """μ* with δ(ε) of the Gaussian shift μ* equal to ``delta`` (0 for δ = 0): the largest shift over σ one Gaussian
+    call may have within (ε, δ) (Balle & Wang 2018, Thm 8; δ(ε) grows with μ, so a bracketing root)."""
+    from scipy.optimize import brentq
+
+    if delta <= 0:
+        return 0.0
+    high = 1.0
+    while gaussian_delta(high, epsilon) < delta and high < 1e6:
+        high *= 2
+    if gaussian_delta(high, epsilon) < delta:
+        return math.inf
+    return float(brentq(lambda mu: gaussian_delta(mu, epsilon) - delta, 0.0, high, xtol=1e-12))
+
+
+def allowed_distance(call: Call, epsilon: float, delta: float) -> float | None:
+    """The largest input distance the call's noise allows on its own within the claim (module notes; None: not
+    read)."""
+    if call.kind.startswith("diffprivlib."):
+        sensitivity = call.details.get("declared", {}).get("sensitivity")
+        return None if sensitivity is None else float(sensitivity)
+    scale = None if call.scale is None else np.asarray(call.scale, dtype=float)
+    if scale is None or scale.size == 0 or not np.all(scale == scale.ravel()[0]):
+        return None
+    b = float(scale.ravel()[0])
+    if call.law == "laplace":
+        return epsilon * b
+    if call.law == "gaussian":
+        return b * gaussian_allowance(epsilon, delta)
+    return None
+
+
+def moved_distance(analysis: Analysis, pair: PairResult, k: int, call: Call) -> float | None:
+    """The distance between call ``k``'s inputs on D and D′ (L2 for a Gaussian, else L1; None: not visible)."""
+    c = pair.comparison
+    js = [j for j, e in enumerate(analysis.probe.elements) if e.call == k]
+    if js and c.shifts.size:
+        shifts = np.abs(np.asarray([c.shifts[j] for j in js], dtype=float))
+        if np.isnan(shifts).all():
+            return None
+        shifts = shifts[~np.isnan(shifts)]
+        return float(np.sqrt((shifts**2).sum()) if call.law == "gaussian" else shifts.sum())
+    if c.replayed is not None and k < len(c.replayed.calls) and "input" in call.details:
+        try:
+            before = np.asarray(call.details["input"], dtype=float)
+            after = np.asarray(c.replayed.calls[k].details.get("input"), dtype=float)
+        except (TypeError, ValueError):
+            return None
+        return float(np.abs(after - before).sum()) if before.shape == after.shape else math.inf
+    return None
+
+
+def _loss(pair: PairResult, k: int) -> str:
+    """The privacy loss of call ``k``'s steps on the pair (μ, or the pure ε of a choice or declared budget)."""
+    steps = [s for s in pair.steps if s.what.split(" ")[:2] == ["call", str(k)]]
+    if not steps:
+        return "0" if pair.comparison.replayed is not None else "—"
+    if all(s.law == "gaussian" for s in steps):
+        return f"μ = {number(math.sqrt(sum(s.mu**2 for s in steps)))}"
+    return f"ε = {number(sum(s.pure_epsilon() for s in steps))}"
+
+
+def _call_finding(analysis: Analysis, pair: PairResult, k: int, moved: float | None, allowed: float | None) -> str:
+    c = pair.comparison
+    if c.divergence is not None and k == c.divergence.index:
+        return f"diverges: on D′ {c.divergence.replayed}"
+    rescaled = {i: b for i, _, b in (c.replayed.rescaled if c.replayed is not None else [])}
+    if k in rescaled:
+        assert c.replayed is not None
+        on_d_prime = call_text(c.replayed.calls[k]) if k < len(c.replayed.calls) else rescaled[k]
+        return f"scale taken from the data: on D′ {on_d_prime}"
+    if moved is not None and allowed is not None and moved > allowed * (1 + 1e-9):
+        return f"over-sensitive: moved {number(moved)} > {number(allowed)}"
+    if any(analysis.probe.elements[j].call == k for j in c.coefficient_changed):
+        return "its noise's weight in the release depends on the data"
+    if any(u.startswith(f"call {k} ") for u in pair.unaccounted):
+        return next(u for u in pair.unaccounted if u.startswith(f"call {k} ")).split(": ", 1)[-1]
+    return ""
+
+
+def trace_table(analysis: Analysis, pair: PairResult, epsilon: float, delta: float) -> Table:
+    """The recorded calls in order, each with its input distance on the pair against the distance its noise allows;
+    marked calls highlighted (all of them shown, then the first others, at most :data:`TRACE_ROWS` rows)."""
+    calls = analysis.recorded.calls
+    lines = source_lines(calls)[1]
+    c = pair.comparison
+    stop = c.divergence.index if c.divergence is not None else len(calls)
+    rows, marked = [], []
+    for k, call in enumerate(calls):
+        allowed = allowed_distance(call, epsilon, delta)
+        moved = moved_distance(analysis, pair, k, call) if k < stop else None
+        finding = _call_finding(analysis, pair, k, moved, allowed)
+        if k > stop:
+            shown_moved, loss = "not replayed", "—"
+        else:
+            shown_moved, loss = ("—" if moved is None else number(moved)), ("—" if k == stop else _loss(pair, k))
+        limit = "—" if allowed is None else number(allowed)
+        rows.append([str(k), call_text(call), lines.get(k, "—"), shown_moved, limit, loss, finding])
+        if finding and not any(u.endswith(finding) for u in pair.unaccounted):  # what broke the claim, not gaps
+            marked.append(k)
+    if c.divergence is not None and c.divergence.index >= len(calls):
+        marked.append(len(rows))
+        rows.append(
+            [str(len(calls)), "(no such call on D)", "—", "—", "—", "—", f"diverges: on D′ {c.divergence.replayed}"]
+        )
+    keep = _kept(marked, len(rows))
+    shown = [rows[k] for k in keep]
+    highlight = [i for i, k in enumerate(keep) if k in marked]
+    if len(keep) < len(rows):
+        left = len([k for k in marked if k not in keep])
+        more = f"{len(rows) - len(keep)} more calls, " + (f"{left} of them marked" if left else "none marked")
+        shown.append(["…", more, "", "", "", "", ""])
+    return Table(
+        ["#", "primitive call (recorded on D)", "line", "input moved D→D′", "allowed alone", "loss", "finding"],
+        shown,
+        highlight,
+        widths=[0.35, 2.5, 0.6, 1.1, 1.0, 1.1, 2.5],
+    )
+
+
+def source_lines(calls: Sequence[Call]) -> tuple[str, dict[int, str]]:
+    """Where the program made each call (:meth:`~pdp_audit.audits.program.recorder.Tape.keep`): the one file they
+    all come from ("" where several) and, per call, its line there (``file:line`` where several files)."""
+    made = {k: call.details["line"] for k, call in enumerate(calls) if call.details.get("line")}
+    files = {where.rsplit(":", 1)[0] for where in made.values()}
+    if len(files) != 1:
+        return "", made
+    return files.pop(), {k: where.rsplit(":", 1)[1] for k, where in made.items()}
+
+
+def in_file(analysis: Analysis) -> str:
+    """" (in file.py)" where every call comes from one file, else ""."""
+    single = source_lines(analysis.recorded.calls)[0]
+    return f" (in {single})" if single else ""
+
+
+def _kept(marked: Sequence[int], total: int) -> list[int]:
+    """The rows kept of a long trace, at most :data:`TRACE_ROWS`: the first marked ones (all but one row's worth),
+    then the first others."""
+    first = list(marked)[: TRACE_ROWS - 1] if total > TRACE_ROWS else list(marked)
+    others = [k for k in range(total) if k not in marked][: max(0, TRACE_ROWS - len(first))]
+    return sorted(set(first) | set(others))
