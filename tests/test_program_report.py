@@ -165,7 +165,7 @@ def test_a_count_released_without_noise_is_highlighted_in_the_release_not_the_tr
     tables = {s.heading: s.table for s in run.review.sections}
     release = tables["The release on D and on D′, with the noise drawn on D"]
     (marked,) = release.highlight
-    assert release.rows[marked][0] == "[1]" and release.rows[marked][3] == "no noise", release.rows
+    assert release.rows[marked][0] == "[1]" and release.rows[marked][3] == "no noise at D's draws", release.rows
     assert not tables["Call trace"].highlight  # its noise is read nowhere in the release: a gap, not the bug
 
 

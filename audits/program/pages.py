@@ -107,8 +107,9 @@ def witness_table(data: Any, pair: PairResult, highlight: bool = True) -> Table:
 
 def _carried_by(analysis: Analysis, i: int) -> str:
     j = int(analysis.probe.carrier[i]) if i < analysis.probe.carrier.size else -1
-    if j == -1:  # moved by no draw the probe shifts: noise it cannot shift (a hand-drawn law) may still carry it
-        return "no shifted noise" if analysis.probe.unperturbed else "no noise"
+    if j == -1:  # moved by no draw the probe shifts, small or by a whole scale, at D's draws: noise may still move it
+        # elsewhere (a sparse vector's index), and noise the probe cannot shift (a hand-drawn law) may carry it
+        return "no shifted noise" if analysis.probe.unperturbed else "no noise at D's draws"
     if j == -2:
         return "noise, not affinely"
     element = analysis.probe.elements[j]
