@@ -582,3 +582,20 @@ def test_nan_through_clip_is_a_move_of_infinity_not_a_data_dependent_scale():
     assert checks["program-composition"].verdict == "fail" and checks["program-composition"].estimate == 1.0
     assert checks["program-structure"].verdict == "pass", checks["program-structure"].note
     assert "scale" not in checks["program-structure"].note
+
+
+def max_with_exponential_noise(data, rng):
+    """Report-noisy-max with exponential noise of scale 2 on counts (Ding et al. 2021: ε-DP for ε = 1): the index
+    carries noise the probe cannot shift (``exponential`` is no location family)."""
+    counts = np.array([(data == c).sum() for c in range(4)], dtype=float)
+    return int(np.argmax(counts + rng.exponential(2.0, size=4)))
+
+
+def test_a_release_moved_only_by_noise_the_audit_cannot_shift_is_not_certified():
+    """At the recorded draws the index is the same on D and on every neighbour, and no call's value moves: nothing
+    shows the index free of the exponential noise, so nothing certifies it (seen failing: certified, composed of no
+    step, "pure ε of the steps 0")."""
+    run = _audit(max_with_exponential_noise, LABELS, {})
+    composition = next(c for c in run.checks if c.id == "program-composition")
+    assert run.verdict == "inconclusive" and composition.verdict == "inconclusive", composition.note
+    assert "neither shift nor account (exponential(" in composition.note

@@ -110,6 +110,16 @@ class Analysis:
         """Every draw set's record replays on D to its release."""
         return all(d.probe.reproducible for d in self.draw_sets) if self.draw_sets else self.probe.reproducible
 
+    def unshifted(self) -> list[str]:
+        """The calls whose draws the probe cannot shift (no location family, no law here: ``integers``,
+        ``exponential``, a uniform turned into noise by hand), where some release coordinate is moved by no draw it
+        shifts: that coordinate's independence of those draws is not shown, so nothing certifies it (a report-noisy-
+        max with exponential noise releases an index no shift moves; equal on D and D′ at the recorded draws, it is
+        not thereby free of noise).  Empty where every coordinate carries shiftable noise or no such call is made."""
+        sets = self.draw_sets or [DrawSet(0, 0, self.recorded, self.probe)]
+        calls = {c for d in sets if (d.probe.carrier == -1).any() for c in d.probe.unperturbed}
+        return sorted(calls)
+
     def seen_by(self, pair: PairResult | None) -> Analysis:
         """The analysis read on ``pair``'s draw set: its record on D and its probe."""
         if pair is None or pair.recorded is None or pair.probe is None or pair.recorded is self.recorded:

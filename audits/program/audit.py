@@ -493,7 +493,8 @@ def _composition(analysis: Analysis, epsilon: float, delta: float, details: dict
         f"{top.upper.pure:.6g} ({top.upper.how})"
     )
     porous = sorted({s.what for p in analysis.pairs for s in p.steps if _porous(s)})
-    certified = top.upper.high <= delta and not open_pairs and analysis.reproducible
+    unshifted = analysis.unshifted()
+    certified = top.upper.high <= delta and not open_pairs and analysis.reproducible and not unshifted
     if certified and law == "as-implemented" and porous:
         return Evidence(
             spec,
@@ -517,7 +518,7 @@ def _composition(analysis: Analysis, epsilon: float, delta: float, details: dict
         spec,
         verdict="inconclusive",
         estimate=top.upper.high,
-        note=f"{summary}; " + "; ".join(_open_reasons(top, open_pairs, delta)) + ".",
+        note=f"{summary}; " + "; ".join(_open_reasons(top, open_pairs, delta, unshifted)) + ".",
         details=details,
     )
 
@@ -543,8 +544,8 @@ def _refuted(analysis: Analysis, refuted: list[PairResult], epsilon: float, delt
     )
 
 
-def _open_reasons(top: PairResult, open_pairs: list[PairResult], delta: float) -> list[str]:
-    """Why a composition that does not refute does not certify either."""
+def _open_reasons(top: PairResult, open_pairs: list[PairResult], delta: float, unshifted: list[str]) -> list[str]:
+    """Why a composition that does not refute does not certify either (``unshifted``: :meth:`Analysis.unshifted`)."""
     assert top.upper is not None
     reasons = []
     if top.upper.high > delta:
@@ -556,6 +557,11 @@ def _open_reasons(top: PairResult, open_pairs: list[PairResult], delta: float) -
         reasons.append(
             f"{len(open_pairs)} pair(s) not explained by composition (first: {first.neighbour.name}: "
             f"{(first.findings or first.unaccounted or ['diverged'])[0]})"
+        )
+    if unshifted:
+        reasons.append(
+            f"the program draws noise the audit can neither shift nor account ({', '.join(unshifted[:2])}), and a "
+            "release coordinate no shifted draw moves may depend on it: not shown free of noise, so not certified"
         )
     return reasons
 
