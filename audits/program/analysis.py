@@ -31,6 +31,7 @@ import numpy as np
 from pdp_audit.audits.program import accounting, library_steps, paths, search, trace
 from pdp_audit.audits.program.config import DRAW_SETS
 from pdp_audit.audits.program.neighbours import Neighbour, identity, neighbours, non_finite
+from pdp_audit.audits.program.recorder import LOCATION_FAMILIES
 from pdp_audit.verify.core.candidate_search import maximise
 
 
@@ -111,14 +112,14 @@ class Analysis:
         return all(d.probe.reproducible for d in self.draw_sets) if self.draw_sets else self.probe.reproducible
 
     def unshifted(self) -> list[str]:
-        """The calls whose draws the probe cannot shift (no location family, no law here: ``integers``,
+        """The calls whose draws the probe cannot shift nor the composition account (:func:`_blind`: ``integers``,
         ``exponential``, a uniform turned into noise by hand), where some release coordinate is moved by no draw it
         shifts: that coordinate's independence of those draws is not shown, so nothing certifies it (a report-noisy-
         max with exponential noise releases an index no shift moves; equal on D and D′ at the recorded draws, it is
         not thereby free of noise).  Empty where every coordinate carries shiftable noise or no such call is made."""
         sets = self.draw_sets or [DrawSet(0, 0, self.recorded, self.probe)]
-        calls = {c for d in sets if (d.probe.carrier == -1).any() for c in d.probe.unperturbed}
-        return sorted(calls)
+        free = [d for d in sets if (d.probe.carrier == -1).any()]
+        return sorted({c.signature() for d in free for c in d.recorded.calls if _blind(c)})
 
     def seen_by(self, pair: PairResult | None) -> Analysis:
         """The analysis read on ``pair``'s draw set: its record on D and its probe."""
@@ -132,6 +133,13 @@ class Analysis:
         shows a reviewer the data-dependent scale directly, where "+inf added" reads as an input-validation bug."""
         pairs = [p for p in self.pairs if not confirmable or p.comparison.fault is None]
         return max(pairs, key=_reading_order) if pairs else None
+
+
+def _blind(call: Any) -> bool:
+    """A numpy draw that is no location family (the probe shifts those) and has no law here (``choice`` has one,
+    diffprivlib's and OpenDP's calls their declared budgets and privacy maps)."""
+    library = call.kind.startswith(("diffprivlib.", "opendp."))
+    return call.law is None and call.kind not in LOCATION_FAMILIES and not library
 
 
 def _reading_order(p: PairResult) -> tuple:
