@@ -243,3 +243,23 @@ def test_the_trace_names_the_line_of_the_program_that_made_each_call():
     assert [row[1:3] for row in trace.rows[:2]] == [["laplace (scale 1)", str(line)]] * 2
     (intro,) = [s.text for s in run.review.sections if s.heading == "Call trace"]
     assert "Line: where the program made the call (in test_program_report.py)." in intro
+
+
+def test_a_draw_made_inside_pandas_is_placed_at_the_programs_line():
+    """A program that hands its generator to pandas (``sample(random_state=rng)``) gets the line of its own call,
+    not one inside pandas (seen failing: ``sample.py:166``)."""
+    import inspect
+
+    import pandas as pd
+
+    from pdp_audit.audits.program.recorder import RecordingGenerator, Tape
+
+    tape = Tape()
+    rng = RecordingGenerator(tape, 0)
+
+    def program():
+        return pd.Series(np.arange(5.0)).sample(3, random_state=rng).sum()
+
+    program()
+    line = inspect.getsourcelines(program)[1] + 1
+    assert [c.details["line"] for c in tape.recorded] == [f"test_program_report.py:{line}"]

@@ -168,8 +168,11 @@ class Tape:
             raise Divergence(index, self.recorded[index].signature(), "no further call")
 
 
-#: Modules whose frames are not the program's: ours, the recorded libraries and what they call through.
-_NOT_THE_PROGRAM = ("pdp_audit", "numpy", "diffprivlib", "opendp", "sklearn", "contextlib", "functools")
+#: Modules whose frames are not the program's: ours, the recorded libraries and the libraries a program hands its
+#: generator to (pandas' ``sample(random_state=rng)``, scipy's ``rvs(random_state=rng)``), and what they call through.
+_NOT_THE_PROGRAM = (
+    "pdp_audit", "numpy", "diffprivlib", "opendp", "sklearn", "pandas", "scipy", "contextlib", "functools"
+)  # fmt: skip
 
 
 def _program_line() -> str:
