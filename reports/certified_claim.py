@@ -11,12 +11,27 @@ confidence.  The headline and the exit code are both about that claim -- certifi
   δ(1) = 1.0000e-05; sampling confirms [9.28e-06, 1.07e-05]";
 * ``proof``: the pure claim (δ = 0) rests on the bounded-loss proof of a pair the suite built from the declared law
   (:func:`pdp_audit.verify.evidence.pair_claims.proof_estimate`): "(1, 0)-DP certified by the bounded-loss proof";
-* ``sampling``: the intervals alone lie below the claim: "(1, 7.8e-06)-DP certified" names
-  δ̄ = max(upper end of dp-forward's interval, upper end of dp-reverse's), rounded *up* to two significant digits,
-  so a PASS never states more than the evidence supports;
+* ``sampling``: the intervals alone lie below the claim: "(1, 7.8e-06)-DP certified" names δ̄, the larger of the two
+  directions' tightest upper bounds (below), rounded *up* to two significant digits, so a PASS never states more
+  than the evidence supports;
 * none: nothing decides the claim.  The run is then not decided (3), and its headline names what the evidence does
   support and the budget the checks predict would decide: "the claim (2, 0.0001)-DP is not decided; the evidence
   supports (2, 0.0012)-DP; about 3.6e+05 samples per world would decide it".
+
+**The tightest valid bound at the run's level decides.**  A direction's δ_{P‖Q}(ε) may be bounded by more than its
+claim check: a guarantee of the same run that estimates the same quantity by another estimator -- the same pair, the
+same direction, the same ε -- names the claim check in its details (:data:`BOUNDS`; AdaOPS's conditional Monte Carlo
+``dp-conditional-forward`` bounds ``dp-forward``'s δ_{D‖D'}(1): :mod:`pdp_audit.audits.linreg.adaops`).  The
+direction's bound is the smallest of their upper ends, and it decides the headline and the verdict.  Why the minimum
+is valid: every statistical guarantee of a run is one family, and each interval is reported at the Bonferroni level
+1 − α/m, m the family's statistical checks (:func:`pdp_audit.verify.core.checks.finalize`), so by the union bound
+all of them cover their quantities *simultaneously* with probability ≥ 1 − α.  On that event every upper end is at
+least the true δ_{P‖Q}(ε), hence so is their minimum: the minimum is an upper bound at level 1 − α, the run's.  It
+needs that simultaneous coverage -- the minimum of bounds each valid only at its own level 1 − a would hold with
+probability 1 − k·a for k of them, not 1 − a -- so only a guarantee of the same family, at the claim check's level,
+is taken (a paper finding is decided as a family of its own, with an α of its own: its intervals are not covered).
+The stated interval of the ``exact`` basis stays the claim checks' own (the closed form is checked against the
+sampling it is confirmed by).
 
 A failed run refutes the claim and certifies nothing: "FAIL: the claim (1, 0.001)-DP is refuted (loss-consistency
 fails)".
@@ -36,6 +51,9 @@ if TYPE_CHECKING:  # annotations only: `pdp-audit certify --help` imports this m
 
 #: The checks that decide a pair's claim, by kind of claim.
 CLAIM_CHECKS = {"DP": ("dp-forward", "dp-reverse"), "pDP": ("pdp-forward", "pdp-reverse")}
+#: The key of a check's details naming the claim check (``dp-forward``, …) whose δ_{P‖Q}(ε) its interval also bounds:
+#: the same pair, direction and ε, estimated otherwise (module notes).  Its details carry ``epsilon`` too.
+BOUNDS = "bounds"
 #: The closed-form rule's relative slack, as :data:`pdp_audit.verify.evidence.builders.CLOSED_FORM_RTOL` (this
 #: layer renders records and imports none of the framework; ``tests/test_verdict_headline.py`` keeps them equal).
 CLOSED_FORM_RTOL = 1e-9
@@ -50,8 +68,9 @@ class CertifiedClaim:
     """What a run decided about the claim (``epsilon``, ``claimed_delta``)-``kind``: ``delta`` the δ̄ its intervals
     support (rounded up); ``basis`` what makes the claim hold (``exact``, ``proof``, ``sampling``; None: nothing
     does); ``exact_delta`` the closed form's δ(ε) where the claim rests on it, ``interval`` the sampled interval
-    (both directions' together); ``decided`` whether every guarantee of the run passed or one failed; ``budget``
-    what the undecided checks predict would decide them; ``undecided`` the ids of the guarantees not decided."""
+    (both directions' together, as the claim checks sampled it); ``budget`` what the undecided checks predict would
+    decide them; ``undecided`` the ids of the guarantees not decided; ``bounded_by`` the checks whose upper ends gave
+    δ̄, where one is not a claim check (module notes: the tightest valid bound decides)."""
 
     epsilon: float
     delta: float
@@ -62,6 +81,7 @@ class CertifiedClaim:
     interval: tuple[float, float] | None = None
     budget: str = ""
     undecided: tuple[str, ...] = ()
+    bounded_by: tuple[str, ...] = ()
 
     @property
     def covers_claim(self) -> bool:
@@ -79,7 +99,7 @@ class CertifiedClaim:
         if self.undecided or not self.covers_claim:
             said = f"the claim {self.claim()} is not decided"
             if self.delta < 1:
-                said += f"; the evidence supports {self.supported()}"
+                said += f"; the evidence supports {self.supported()}{self._by()}"
             others = [i for i in self.undecided if i not in _all_claim_ids()]
             if others:
                 said += f"; undecided: {', '.join(others)}"
@@ -92,7 +112,10 @@ class CertifiedClaim:
             )
         if self.basis == "proof":
             return f"{self.supported()} certified by the bounded-loss proof"
-        return f"{self.supported()} certified"
+        return f"{self.supported()} certified{self._by()}"
+
+    def _by(self) -> str:
+        return f" by {' and '.join(self.bounded_by)}" if self.bounded_by else ""
 
     def to_dict(self) -> dict:
         return {
@@ -116,14 +139,16 @@ def certified_claim(checks: Sequence[Check]) -> CertifiedClaim | None:
         found = [c for c in checks if c.id in ids]
         if len(found) != len(ids) or any(not _decidable(c) for c in found):
             continue
-        upper = max(float(c.ci[1]) for c in found)  # type: ignore[index]
+        bounds = [tightest(c, checks) for c in found]
+        upper = max(bound for bound, _ in bounds)
         if not upper < 1 and all(c.verdict == "pass" for c in found):
             return None
         first = found[0].details
         claimed = float(first["delta_claim"])
-        interval = (min(float(c.ci[0]) for c in found), upper)  # type: ignore[index]
+        interval = (min(float(c.ci[0]) for c in found), max(float(c.ci[1]) for c in found))  # type: ignore[index]
         basis, exact = _basis(found, claimed, upper)
         undecided = tuple(c.id for c in checks if c.verdict != "pass")
+        by = tuple(dict.fromkeys(check.id for _, check in bounds))
         return CertifiedClaim(
             float(first["epsilon"]),
             round_up(min(upper, 1.0)),
@@ -134,8 +159,35 @@ def certified_claim(checks: Sequence[Check]) -> CertifiedClaim | None:
             interval,
             _budget(c for c in checks if c.verdict != "pass"),
             undecided,
+            by if set(by) - set(ids) else (),
         )
     return None
+
+
+def tightest(claim: Check, checks: Sequence[Check]) -> tuple[float, Check]:
+    """The smallest upper end of ``claim``'s interval and of every guarantee among ``checks`` that bounds the same
+    δ_{P‖Q}(ε) (:data:`BOUNDS` names ``claim``, at its ε) at its level -- valid at the run's level because all of them
+    hold at once with probability ≥ 1 − α (module notes) -- and the check it is of (``claim`` on a tie)."""
+    best = (float(claim.ci[1]), claim)  # type: ignore[index]
+    for other in checks:
+        if _bounds(other, claim) and float(other.ci[1]) < best[0]:  # type: ignore[index]
+            best = (float(other.ci[1]), other)  # type: ignore[index]
+    return best
+
+
+def _bounds(other: Check, claim: Check) -> bool:
+    """Whether ``other``'s interval is one more bound on ``claim``'s δ(ε) at the run's level: it says so
+    (:data:`BOUNDS`, the same ε), and it is a guarantee at the claim check's level (the same Bonferroni family)."""
+    details = other.details or {}
+    return (
+        details.get(BOUNDS) == claim.id
+        and other.ci is not None
+        and other.ci[1] is not None
+        and other.role == "guarantee" == claim.role
+        and other.level is not None
+        and other.level == claim.level
+        and float(details.get("epsilon", math.nan)) == float(claim.details["epsilon"])
+    )
 
 
 def _basis(found: list[Check], claimed: float, upper: float) -> tuple[str | None, float | None]:

@@ -30,6 +30,7 @@ from pdp_audit.audits.linreg.evidence import run_linreg_audit
 from pdp_audit.cli.main import main
 from pdp_audit.mechanisms.linreg import adaptive as A
 from pdp_audit.mechanisms.linreg import mechanism as L
+from pdp_audit.reports.numbers import round_up
 from pdp_audit.reports.records import TailCurves
 from pdp_audit.verify.estimators.engine import sample_privacy_loss
 from pdp_audit.verify.estimators.tails import both_directions
@@ -124,6 +125,39 @@ def test_calibrated_passes_and_deflated_fails(case, tmp_path):
     verdicts = {c["id"]: c["verdict"] for c in doc["checks"]}
     assert code == 1 and doc["verdict"] == "fail"
     assert "fail" in {verdicts[cid] for cid in verdicts if cid.startswith("dp-")}
+
+
+@pytest.mark.parametrize("algorithm", ["lr", "pdp"])
+def test_adaops_claim_rests_on_its_tighter_conditional_bound(algorithm, tmp_path):
+    """Issue 70: AdaOPS's plain checks cannot resolve δ (no exceedance in `trials` draws still bounds δ(1) above the
+    claim) while its conditional checks, in the same Bonferroni family, bound the same δ(1) below it: the claim is
+    certified (exit 0) and the headline names the conditional bound -- before, "not decided; the evidence supports" the
+    plain bound (exit 3).  The same defect as `run adaops` at the defaults (plain 1.63e-5 > 1e-5 ≥ 4.92e-6
+    conditional), at a δ = 1e-3 that 6,000 draws a world and 16 × as many scalar draws reach in seconds."""
+    code, doc = run_json(
+        tmp_path, "adaops", "--algorithm", algorithm, *SMALL, "--trials", "6000", "--claim-delta", "1e-3"
+    )
+    checks = {c["id"]: c for c in doc["checks"]}
+    plain = max(checks[i]["ci"][1] for i in ("dp-forward", "dp-reverse"))
+    conditional = max(checks[i]["ci"][1] for i in ("dp-conditional-forward", "dp-conditional-reverse"))
+    assert conditional <= 1e-3 < plain  # the case: only the conditional bound decides
+    claim = doc["certified_claim"]
+    assert (code, doc["verdict"], claim["basis"], claim["covers_claim"]) == (0, "pass", "sampling", True)
+    assert claim["delta"] == round_up(conditional) <= 1e-3
+    assert claim["headline"] == (
+        f"(1, {round_up(conditional):.2g})-DP certified by dp-conditional-forward and dp-conditional-reverse"
+    )
+
+
+@pytest.mark.slow  # about 25 s a variant
+@pytest.mark.parametrize("algorithm", ["lr", "pdp"])
+def test_adaops_certifies_its_claim_at_the_defaults(algorithm, tmp_path):
+    """`pdp-audit run adaops` (both algorithms) at the defaults certifies (1, 1e-5): turn 4's release did (exit 0);
+    from the one-verdict headline (bfef00e) to issue 70 it was not decided, "the evidence supports (1, 1.7e-05)"."""
+    code, doc = run_json(tmp_path, "adaops", "--algorithm", algorithm)
+    claim = doc["certified_claim"]
+    assert (code, doc["verdict"], claim["claimed_delta"], claim["covers_claim"]) == (0, "pass", 1e-5, True)
+    assert claim["delta"] <= 1e-5 and "certified by dp-conditional-forward" in claim["headline"]
 
 
 # --- the AdaOPS certificate against independent computations -------------------------------------------

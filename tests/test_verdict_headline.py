@@ -122,3 +122,46 @@ def test_a_failed_run_says_the_claim_is_refuted_and_by_what():
         first == "pdp-audit: toy: FAIL: the claim (1, 1e-05)-DP is refuted (dp-forward, dp-reverse fail) (exit code 1)"
     )
     assert certified_claim(run.checks) is None
+
+
+def _bound(id: str, bounds: str, upper: float, level: float = 1 - 1e-6, role: str = "guarantee", epsilon=1.0):
+    """A guarantee whose interval bounds ``bounds``'s δ(ε) by another estimator (AdaOPS's conditional checks)."""
+    return Check(
+        id,
+        "t",
+        "c",
+        "f",
+        "s",
+        "pass",
+        role=role,
+        estimate=0.0,
+        pvalue=1.0,
+        ci=(0.0, upper),
+        level=level,
+        details={"epsilon": epsilon, "delta_claim": 1e-5, "bounds": bounds},
+    )
+
+
+def test_the_tightest_bound_at_the_runs_level_decides():
+    """Issue 70: the plain checks bound δ(1) by 1.7e-5 and a second estimator of the same δ(1), in the same family,
+    by 4.9e-6: the claim (1, 1e-5) is certified on the tighter bound and the headline names it (before: not decided,
+    "the evidence supports (1, 1.7e-05)").  A bound outside the run's family -- a paper finding, another level, another
+    ε -- is not one at the run's level and decides nothing."""
+    params = {"epsilon": 1.0, "delta": 1e-5}
+    tighter = [_bound("dp-conditional-forward", "dp-forward", 4.9e-6), _bound("dp-cond-r", "dp-reverse", 4.2e-6)]
+    run = make_run("toy", _dp_checks(1.7e-5, None) + tighter, 1e-6, params, 0)
+    claim = certified_claim(run.checks)
+    assert run.exit_code == 0 and claim.basis == "sampling" and claim.delta == 4.9e-6
+    assert describe(run).splitlines()[0] == (
+        "pdp-audit: toy: PASS: (1, 4.9e-06)-DP certified by dp-conditional-forward and dp-cond-r (exit code 0)"
+    )
+    one_way = make_run("toy", _dp_checks(0.8e-5, None) + tighter[:1], 1e-6, params, 0)
+    assert certified_claim(one_way.checks).text() == "(1, 8e-06)-DP certified by dp-conditional-forward and dp-reverse"
+    for outside in (
+        _bound("x", "dp-forward", 4.9e-6, role="paper"),
+        _bound("x", "dp-forward", 4.9e-6, level=1 - 1e-3),
+        _bound("x", "dp-forward", 4.9e-6, epsilon=2.0),
+        _bound("x", "dp-reverse", 4.9e-6),  # one direction only: the other is still 1.7e-5
+    ):
+        loose = make_run("toy", _dp_checks(1.7e-5, None) + [outside], 1e-6, params, 0)
+        assert loose.exit_code == 3 and certified_claim(loose.checks).delta == 1.7e-5

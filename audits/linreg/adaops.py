@@ -20,6 +20,9 @@ statistical certificate at the run's family-wise level, not an analytic bound.  
 (plain sampling of the joint release: an independent estimator) then pass when the conditional upper
 bound of their direction is at most δ and their own interval is consistent with it (their plain intervals
 alone cannot resolve δ · trials < 30), and ``lr-attack`` passes when both directions are so certified.
+Each conditional check names the plain check of its direction (``bounds`` in its details): both bound the same
+δ_{P‖Q}(ε) at the same pair and ε, in the run's one Bonferroni family, so the headline and the verdict rest on the
+tighter of the two (:mod:`pdp_audit.reports.certified_claim`).
 Every DP check carries the profile δ(ε) on the grid 0, ε/4, …, 2ε: the plain estimate with its band and
 the conditional estimate with its band (first ``--trials`` draws; the decisive one at the claimed ε).
 
@@ -52,6 +55,7 @@ from pdp_audit.audits.linreg.profiles import (
     conditional_weight,
 )
 from pdp_audit.mechanisms.linreg import adaptive as A
+from pdp_audit.reports.certified_claim import BOUNDS
 from pdp_audit.reports.records import TailCurve
 from pdp_audit.verify.estimators.engine import block_rng
 from pdp_audit.verify.estimators.progress import weighted, with_progress
@@ -224,7 +228,10 @@ class AdaOPSAudit(MechanismAudit):
         self._conditional = {name: main[name][0] for name in main}
         self._curve = curve
         checks = []
-        for spec, direction in ((DP_CONDITIONAL_FORWARD, "D||D'"), (DP_CONDITIONAL_REVERSE, "D'||D")):
+        for spec, direction, plain_id in (
+            (DP_CONDITIONAL_FORWARD, "D||D'", "dp-forward"),
+            (DP_CONDITIONAL_REVERSE, "D'||D", "dp-reverse"),
+        ):
             check = builders.bounded_mean_check(
                 spec.fill(name=self.title, epsilon=c.epsilon, delta=c.delta, target=target.label, source=self.source),
                 main[direction][0],
@@ -239,6 +246,8 @@ class AdaOPSAudit(MechanismAudit):
                 direction=direction,
                 target=target.label,
                 sampling="conditional Monte Carlo (exact last stage)",
+                epsilon=c.epsilon,
+                **{BOUNDS: plain_id},  # the same δ(ε) as the plain check at this pair: the headline takes the tighter
             )
             checks.append(replace(check, make_figure=self._profile_figure(direction, None, grid)))
         return checks
