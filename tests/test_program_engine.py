@@ -188,13 +188,15 @@ def test_primitives_without_a_known_law_are_audited_in_isolation_and_listed():
 def test_a_composition_that_would_pass_does_not_pass_on_a_primitive_audited_alone():
     """Whatever the exact steps give, a composition beside a primitive audited in isolation is not a pass: refuted,
     the primitive is named first; not refuted, its part is said not certified. A fail stays a fail."""
-    from pdp_audit.audits.program import audit
+    from pdp_audit.audits.program import decision, isolated
     from pdp_audit.verify.core.checks import Evidence
 
-    row = {"call": 2, "kind": "gumbel", "why": "no exact law", "pair": "remove record 0", "pvalue": 0.5}
+    primitive = isolated.Primitive(2, "gumbel", 0, 1.0, 0.0, 1.0, "remove record 0", "no exact law")
     for verdict in ("pass", "inconclusive", "fail"):
-        composed = Evidence(audit.CHECKS["program-composition"], verdict=verdict, note="Every pair within the claim.")
+        spec = decision.CHECKS["program-composition"]
+        composed = Evidence(spec, verdict=verdict, note="Every pair within the claim.")
         for found, lead in (("fail", "Not certified on a primitive refuted"), ("pass", "Not certified: the part of")):
-            out = audit._with_isolated(composed, [{**row, "verdict": found, "epsilon_lower": 3.0}])
+            audited = isolated.Isolated(primitive, "ideal", found == "fail", 0.5, 3.0, found)
+            out = decision._with_isolated(composed, [audited])
             assert out.verdict == ("fail" if verdict == "fail" else "inconclusive"), (verdict, found)
             assert out.note.startswith(lead) and "call 2 gumbel" in out.note.split(".")[0], out.note

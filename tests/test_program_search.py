@@ -19,6 +19,7 @@ import pytest
 import pdp_audit
 from pdp_audit.audits.program import search
 from pdp_audit.audits.program.analysis import analyse
+from pdp_audit.audits.program.findings import criterion
 from pdp_audit.verify.core.candidate_search import Parameter, maximise
 from pdp_audit.verify.inputs.validation import InputError
 
@@ -121,7 +122,7 @@ def test_a_frame_with_text_and_integer_fields_is_searched():
     assert proposed and all(len(n.data) == 20 and list(n.data.columns) == ["age", "group", "ok"] for n in proposed)
     assert all(n.data["age"].dtype.kind == "i" for n in proposed)
     assert {n.data["group"].iloc[n.position] for n in proposed} <= {"a", "b", search.NEW_CLASS}
-    assert all(not p.findings and p.score == 0 for p in analysis.pairs)
+    assert all(not p.findings for p in analysis.pairs)
 
 
 def test_optuna_climbs_and_random_is_seeded():
@@ -235,7 +236,7 @@ def test_optuna_starts_from_the_named_pairs_in_its_box_without_replaying_them(mo
         assert np.array_equal(search.proposed(OUTSIDE_BAND, "replace-one", columns, point, "").data, p.neighbour.data)
     scores = [score for _, scored in calls[1:] for score in scored]
     pure = [p.upper.pure if p.upper else None for p in inside]
-    assert scores[: len(inside)] == [search.criterion(p.score, e, 1.0) for p, e in zip(inside, pure)]
+    assert scores[: len(inside)] == [criterion(p.rank, e, 1.0) for p, e in zip(inside, pure)]
     assert len(run.pairs) == len(named) + 8  # the named ones told, not replayed again
     found = [search.found_by("optuna", i, 8) for i in range(8)]
     assert [p.neighbour.found_by for p in run.pairs[len(named) :]] == found

@@ -19,8 +19,10 @@ approximation of unknown sign).  Both directions (D‖D′ and D′‖D) are com
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from dataclasses import dataclass
+from typing import ClassVar
 
 import numpy as np
 
@@ -33,27 +35,119 @@ EPSILON_ERROR = 1e-3
 ROUNDING = 1e-9
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class Step:
-    """One step of the composition: ``law`` ``laplace``, ``gaussian`` (``mu``: the shift over the scale) or
-    ``discrete`` (``p`` and ``q``: the probabilities on D and on D′); ``what``: the call it comes from; ``slack``:
-    how far the δ(ε) of the primitive's own sampler may fall below its law's, at any ε (a lower composition is
-    lowered by the steps' slacks: :func:`composed_delta`)."""
+    """One step of a pair's composition: the noise of recorded call ``call`` (``label``: its kind and element, as a
+    report names it) whose input moved between D and D′.  ``slack``: how far the δ(ε) of the primitive's own sampler
+    may fall below its law's, at any ε (a lower composition is lowered by the steps' slacks: :func:`composed_delta`);
+    ``porous``: continuous float noise added to a value, whose doubles can carry the value (Mironov, CCS 2012), so
+    that its real-valued law certifies the program's real-valued law only."""
 
-    law: str
-    what: str
-    mu: float = 0.0
-    p: tuple = ()
-    q: tuple = ()
+    #: the law's name, as a report shows it
+    law: ClassVar[str] = ""
+    call: int
+    label: str
     slack: float = 0.0
+    porous: bool = False
+
+    @property
+    def what(self) -> str:
+        """The step as a report names it: ``call 2 laplace[0]``."""
+        return f"call {self.call} {self.label}"
 
     def pure_epsilon(self) -> float:
-        if self.law == "declared":  # a library mechanism's own (ε, δ): q holds its δ
-            return self.mu if not self.q or self.q[0] == 0 else math.inf
-        if self.law == "laplace":
-            return self.mu
-        if self.law == "gaussian":
-            return math.inf if self.mu > 0 else 0.0
+        """The step's own pure ε: the supremum of its privacy loss (∞ where it has none)."""
+        raise NotImplementedError
+
+    @property
+    def size(self) -> float:
+        """The step's loss in one number: its μ, or its pure ε (0: nothing moved; ∞: noise of scale 0 moved)."""
+        return self.pure_epsilon()
+
+    @property
+    def trivial(self) -> bool:
+        """Whether the step loses nothing (D and D′ give the same law)."""
+        return self.pure_epsilon() == 0.0
+
+    def loss_law(self, reverse: bool) -> LossLaw:
+        """The law of the privacy loss ω = log p(X)/q(X), X ~ p (``reverse``: D′‖D), for the grid composition."""
+        raise NotImplementedError
+
+    def capped(self) -> Step:
+        """The step with its shift capped at :data:`MU_CAP` (itself where it has no shift or is below the cap)."""
+        return self
+
+
+@dataclass(frozen=True, kw_only=True)
+class Laplace(Step):
+    """Laplace noise of scale b whose input moved by d: μ = |d|/b.  The loss ω = |x − μ| − |x| (x ~ Lap(0, 1)) has
+    atoms at +μ (mass 1/2) and −μ (mass e^{−μ}/2) and, between them, P[ω ≤ w] = e^{−(μ − w)/2}/2 (Dwork & Roth
+    2014, §3.3; Koskela, Jälkö & Honkela 2020, §4); symmetric, so one direction suffices.  Pure ε: μ."""
+
+    law: ClassVar[str] = "laplace"
+    mu: float
+    porous: bool = True
+
+    def pure_epsilon(self) -> float:
+        return self.mu
+
+    def loss_law(self, reverse: bool) -> LossLaw:
+        mu = self.mu
+
+        def laplace_cdf(w, upper=False):
+            w = np.asarray(w, dtype=float)
+            inner = np.exp(-(mu - np.clip(w, -mu, mu)) / 2) / 2
+            below = np.where(w < -mu, 0.0, np.where(w >= mu, 1.0, inner))
+            return 1.0 - below if upper else below
+
+        return LossLaw(laplace_cdf, (-mu, mu))
+
+    def capped(self) -> Step:
+        return self if self.mu <= MU_CAP["laplace"] else dataclasses.replace(self, mu=MU_CAP["laplace"])
+
+
+@dataclass(frozen=True, kw_only=True)
+class Gaussian(Step):
+    """Gaussian noise of standard deviation σ whose input moved by d: μ = |d|/σ; ω ~ N(μ²/2, μ²) (Balle & Wang
+    2018, Thm 8).  No pure ε where μ > 0."""
+
+    law: ClassVar[str] = "gaussian"
+    mu: float
+    porous: bool = True
+
+    def pure_epsilon(self) -> float:
+        return math.inf if self.mu > 0 else 0.0
+
+    @property
+    def size(self) -> float:
+        return self.mu
+
+    def loss_law(self, reverse: bool) -> LossLaw:
+        from scipy.stats import norm
+
+        mu = self.mu
+
+        def gaussian_cdf(w, upper=False):
+            z = (np.asarray(w, dtype=float) - mu * mu / 2) / mu
+            return norm.sf(z) if upper else norm.cdf(z)
+
+        return LossLaw(gaussian_cdf, (-math.inf, math.inf))
+
+    def capped(self) -> Step:
+        return self if self.mu <= MU_CAP["gaussian"] else dataclasses.replace(self, mu=MU_CAP["gaussian"])
+
+
+@dataclass(frozen=True, kw_only=True)
+class Discrete(Step):
+    """A discrete choice (``rng.choice(k, p=…)``: an exponential mechanism, report-noisy-max by sampling) with
+    probabilities ``p`` on D and ``q`` on D′: ω = log(p_j/q_j) with probability p_j (each direction its own law).
+    Pure ε: max_j |log p_j/q_j| (∞ where the supports differ)."""
+
+    law: ClassVar[str] = "discrete"
+    p: tuple
+    q: tuple
+
+    def pure_epsilon(self) -> float:
         p, q = np.asarray(self.p), np.asarray(self.q)
         support = (p > 0) | (q > 0)
         if np.any(support & ((p == 0) | (q == 0))):
@@ -61,11 +155,42 @@ class Step:
         with np.errstate(divide="ignore"):
             return float(np.max(np.abs(np.log(p[support]) - np.log(q[support])))) if support.any() else 0.0
 
+    def loss_law(self, reverse: bool) -> LossLaw:
+        p, q = (np.asarray(self.q), np.asarray(self.p)) if reverse else (np.asarray(self.p), np.asarray(self.q))
+        keep = p > 0
+        omega, mass = np.log(p[keep]) - np.log(q[keep]), p[keep] / p[keep].sum()
+
+        def cdf(w, upper=False):
+            w = np.asarray(w, dtype=float)
+            below = (mass[None, :] * (omega[None, :] <= w.reshape(-1, 1))).sum(axis=1).reshape(w.shape)
+            return 1.0 - below if upper else below
+
+        return LossLaw(cdf, (float(omega.min()), float(omega.max())))
+
+
+@dataclass(frozen=True, kw_only=True)
+class Declared(Step):
+    """A library mechanism known only by its declared (ε, δ) -- diffprivlib's, or an OpenDP measurement's privacy
+    map: composed by the basic composition theorem around the others (Dwork & Roth 2014, Thm 3.16), an upper bound
+    only.  Pure ε: ``epsilon`` where ``delta`` is 0."""
+
+    law: ClassVar[str] = "declared"
+    epsilon: float
+    delta: float = 0.0
+
+    def pure_epsilon(self) -> float:
+        return self.epsilon if self.delta == 0 else math.inf
+
+    @property
+    def size(self) -> float:
+        return self.epsilon
+
     @property
     def trivial(self) -> bool:
-        if self.law == "declared":
-            return self.mu == 0 and (not self.q or self.q[0] == 0)
-        return self.pure_epsilon() == 0.0
+        return self.epsilon == 0 and self.delta == 0
+
+    def loss_law(self, reverse: bool) -> LossLaw:
+        raise TypeError("a declared budget has no loss law: it is composed around the others")
 
 
 def gaussian_delta(mu: float, epsilon: float) -> float:
@@ -79,47 +204,9 @@ def gaussian_delta(mu: float, epsilon: float) -> float:
     return max(0.0, float(norm.cdf(-epsilon / mu + mu / 2) - math.exp(epsilon) * norm.cdf(-epsilon / mu - mu / 2)))
 
 
-def _law(step: Step, reverse: bool):
-    from scipy.stats import norm
-
-    if step.law == "laplace":
-        mu = step.mu
-
-        def laplace_cdf(w, upper=False):
-            w = np.asarray(w, dtype=float)
-            inner = np.exp(-(mu - np.clip(w, -mu, mu)) / 2) / 2
-            below = np.where(w < -mu, 0.0, np.where(w >= mu, 1.0, inner))
-            return 1.0 - below if upper else below
-
-        return LossLaw(laplace_cdf, (-mu, mu))
-    if step.law == "gaussian":
-        mu = step.mu
-
-        def gaussian_cdf(w, upper=False):
-            z = (np.asarray(w, dtype=float) - mu * mu / 2) / mu
-            return norm.sf(z) if upper else norm.cdf(z)
-
-        return LossLaw(gaussian_cdf, (-math.inf, math.inf))
-    p, q = (np.asarray(step.q), np.asarray(step.p)) if reverse else (np.asarray(step.p), np.asarray(step.q))
-    keep = p > 0
-    omega, mass = np.log(p[keep]) - np.log(q[keep]), p[keep] / p[keep].sum()
-
-    def cdf(w, upper=False):
-        w = np.asarray(w, dtype=float)
-        below = (mass[None, :] * (omega[None, :] <= w.reshape(-1, 1))).sum(axis=1).reshape(w.shape)
-        return 1.0 - below if upper else below
-
-    return LossLaw(cdf, (float(omega.min()), float(omega.max())))
-
-
 #: Largest μ composed on the grid, by law (beyond it a step is capped for a lower bound: its δ(ε) is already near 1
 #: at any ε a claim states, and the grid would need ~μ/h points).
 MU_CAP = {"laplace": 30.0, "gaussian": 8.0}
-
-
-def _capped(step: Step) -> Step:
-    cap = MU_CAP.get(step.law)
-    return step if cap is None or step.mu <= cap else Step(step.law, step.what, cap)
 
 
 @dataclass(frozen=True)
@@ -149,30 +236,31 @@ def composed_delta(steps: list[Step], epsilon: float) -> Composed:
 
 
 def _composed(steps: list[Step], epsilon: float) -> Composed:
-    declared = [s for s in steps if s.law == "declared"]
+    declared = [s for s in steps if isinstance(s, Declared)]
     if declared:
-        return _around_declared(declared, [s for s in steps if s.law != "declared"], epsilon)
+        return _around_declared(declared, [s for s in steps if not isinstance(s, Declared)], epsilon)
     pure = sum(s.pure_epsilon() for s in steps)
     if not steps:
         return Composed(0.0, 0.0, 0.0, "no primitive's value moves")
     if pure <= epsilon * (1 + ROUNDING):
         return Composed(0.0, 0.0, pure, "exact: the steps' pure ε add up to at most ε")
-    if any(s.law in ("laplace", "gaussian") and math.isinf(s.mu) for s in steps):
+    if any(isinstance(s, (Laplace, Gaussian)) and math.isinf(s.mu) for s in steps):
         return Composed(
             1.0, 1.0, math.inf, "exact: a value moves by an infinite amount (NaN, inf) or under noise of scale 0"
         )
-    if all(s.law == "gaussian" for s in steps):
-        mu = math.sqrt(sum(s.mu**2 for s in steps))
+    gaussians = [s for s in steps if isinstance(s, Gaussian)]
+    if len(gaussians) == len(steps):
+        mu = math.sqrt(sum(s.mu**2 for s in gaussians))
         delta = gaussian_delta(mu, epsilon)
         return Composed(delta, delta, pure, f"exact: the Gaussians compose into one of μ = {mu:.6g}")
     return _on_the_grid(steps, pure, epsilon)
 
 
-def _around_declared(declared: list[Step], rest: list[Step], epsilon: float) -> Composed:
+def _around_declared(declared: list[Declared], rest: list[Step], epsilon: float) -> Composed:
     """The basic composition of the declared budgets with the exact composition of the rest at ε − Σε_i (Dwork &
     Roth 2014, Thm 3.16)."""
-    spent = sum(s.mu for s in declared)
-    leak = sum(s.q[0] if s.q else 0.0 for s in declared)
+    spent = sum(s.epsilon for s in declared)
+    leak = sum(s.delta for s in declared)
     pure = spent + sum(s.pure_epsilon() for s in rest) if leak == 0 else math.inf
     if epsilon - spent < -ROUNDING * max(epsilon, 1.0):
         return Composed(0.0, 1.0, pure, "declared budgets beyond ε (basic composition: no bound)")
@@ -184,16 +272,25 @@ def _around_declared(declared: list[Step], rest: list[Step], epsilon: float) -> 
 def _on_the_grid(steps: list[Step], pure: float, epsilon: float) -> Composed:
     """The steps' privacy-loss distributions composed on the suite's grid: bounds on δ(ε) both ways (one way for
     symmetric laws); steps of very large shift capped, which bounds δ(ε) from below only."""
-    capped = [_capped(s) for s in steps]
+    capped = [s.capped() for s in steps]
     if capped != steps:  # δ(ε) grows with each step's μ: capped steps bound it from below; 1 bounds it from above
-        profile = composed_profile_of([_law(s, False) for s in capped], EPSILON_ERROR)
+        profile = composed_profile_of([s.loss_law(False) for s in capped], EPSILON_ERROR)
         low = profile.delta_bounds(epsilon)[0]
         return Composed(low, 1.0, pure, f"grid composition of {len(steps)} steps, large shifts capped (a lower bound)")
     low = high = 0.0
     for reverse in (False, True):
-        if reverse and all(s.law in ("laplace", "gaussian") for s in steps):
+        if reverse and all(isinstance(s, (Laplace, Gaussian)) for s in steps):
             break  # symmetric laws: the reverse direction has the same loss law
-        profile = composed_profile_of([_law(s, reverse) for s in steps], EPSILON_ERROR)
+        profile = composed_profile_of([s.loss_law(reverse) for s in steps], EPSILON_ERROR)
         a, b = profile.delta_bounds(epsilon)
         low, high = max(low, a), max(high, b)
     return Composed(low, high, pure, f"grid composition of {len(steps)} steps (bounds, shift {EPSILON_ERROR:g} in ε)")
+
+
+def exceeds(low: float, delta: float) -> bool:
+    """Whether a lower bound ``low`` on a pair's δ(ε) refutes the claim's δ: the one definition of "δ exceeded" the
+    audit decides by.  ``low`` is computed in floating point (a Gaussian's δ from two normal tails, a grid's sums);
+    a refutation asks it to exceed δ by the relative :data:`ROUNDING` as well, so that a bound within rounding of the
+    claim never refutes.  Such a bound never certifies either: the upper bound is at least ``low``, hence above δ,
+    and the pair stays undecided (an upper composition above the claim)."""
+    return low > delta * (1 + ROUNDING)

@@ -30,6 +30,25 @@ import numpy as np
 
 from pdp_audit.audits.program import accounting, library_steps, paths, search, trace
 from pdp_audit.audits.program.config import DRAW_SETS
+from pdp_audit.audits.program.findings import (
+    CarriedAbove,
+    CoefficientMoved,
+    Diverged,
+    Fault,
+    Finding,
+    FreeDiffers,
+    Inconsistent,
+    NoisyDiffers,
+    Rescale,
+    Rescaled,
+    StructureDiffers,
+    Unaccounted,
+    UpperAbove,
+    rank,
+)
+from pdp_audit.audits.program.findings import (
+    criterion as objective,
+)
 from pdp_audit.audits.program.neighbours import Neighbour, identity, neighbours, non_finite
 from pdp_audit.audits.program.recorder import LOCATION_FAMILIES
 from pdp_audit.verify.core.candidate_search import maximise
@@ -37,31 +56,48 @@ from pdp_audit.verify.core.candidate_search import maximise
 
 @dataclass
 class PairResult:
-    """One neighbour's outcome: ``findings`` (one line each), the compositions, and a score ranking the pairs
-    (higher: worse)."""
+    """One neighbour's outcome: its typed ``findings`` (:mod:`.findings`), the compositions of its steps (``lower``:
+    the carried steps', ``upper``: all known steps'), and where it was read (the draw set, its record on D and probe).
+    Built once by :func:`_judged`; its rank (:func:`.findings.rank`) orders the pairs, worst last."""
 
     neighbour: Neighbour
     comparison: trace.Comparison
-    findings: list[str] = field(default_factory=list)
+    findings: tuple[Finding, ...] = ()
     lower: accounting.Composed | None = None
     upper: accounting.Composed | None = None
-    unaccounted: list[str] = field(default_factory=list)
     steps: list[accounting.Step] = field(default_factory=list)
     #: the steps of the noise the release carries (the lower composition's)
     carried: list[accounting.Step] = field(default_factory=list)
-    rescaled: list[str] = field(default_factory=list)
-    #: released noise whose scale differs between D and D′ (a rescaled call the release carries, a coefficient that
-    #: moved): a pure claim is refuted by it exactly
-    scale_moves: list[str] = field(default_factory=list)
-    score: float = 0.0
     #: the draw set the pair was replayed on (0: the first), its record on D and its probe
     draw_set: int = 0
     recorded: trace.Run | None = field(default=None, repr=False)
     probe: trace.Probe | None = field(default=None, repr=False)
 
     @property
+    def rank(self) -> tuple[int, float]:
+        """The pair's rank (:func:`.findings.rank`): its most severe finding's kind, then its magnitude."""
+        return rank(self.findings)
+
+    @property
+    def structural(self) -> list[Finding]:
+        """The findings of the structure check, in the order found."""
+        return [f for f in self.findings if f.check == "structure"]
+
+    @property
+    def unaccounted(self) -> list[Unaccounted]:
+        """The noise the composition cannot account for on the pair."""
+        return [f for f in self.findings if isinstance(f, Unaccounted)]
+
+    @property
+    def scale_moves(self) -> list[str]:
+        """Released noise whose scale differs between D and D′ (a rescaled call the release carries, a coefficient
+        that moved), in words: a pure claim is refuted by it exactly."""
+        return [move for f in self.findings if isinstance(f, (Rescaled, CoefficientMoved)) for move in f.moves]
+
+    @property
     def refuted(self) -> bool:
-        return self.lower is not None and self.lower.low > 0 and self.score >= 100
+        """Whether the composition of the noise the release carries refutes the claim on the pair."""
+        return any(isinstance(f, CarriedAbove) for f in self.findings)
 
 
 @dataclass(frozen=True)
@@ -128,7 +164,7 @@ class Analysis:
         return dataclasses.replace(self, recorded=pair.recorded, probe=pair.probe)
 
     def worst(self, confirmable: bool = False) -> PairResult | None:
-        """The pair of highest score (``confirmable``: among those the program runs on, a black box's witness); among
+        """The pair of highest rank (``confirmable``: among those the program runs on, a black box's witness); among
         pairs the composition refutes, one whose record is finite before one of NaN or ±inf -- a finite outlier
         shows a reviewer the data-dependent scale directly, where "+inf added" reads as an input-validation bug."""
         pairs = [p for p in self.pairs if not confirmable or p.comparison.fault is None]
@@ -143,10 +179,10 @@ def _blind(call: Any) -> bool:
 
 
 def _reading_order(p: PairResult) -> tuple:
-    return (p.refuted, p.refuted and not non_finite(p.neighbour.name), p.score)
+    return (p.refuted, p.refuted and not non_finite(p.neighbour.name), p.rank)
 
 
-def _steps(result: PairResult, recorded: trace.Run, found: trace.Probe) -> tuple[list, list, list]:
+def _steps(result: PairResult, recorded: trace.Run, found: trace.Probe) -> tuple[list, list, list[Unaccounted]]:
     """The carried steps (lower), all known steps (upper), and what cannot be accounted for.  An OpenDP
     measurement's element is a lower step by its recorded law where the release carries it, its call an upper step by
     its privacy map (:mod:`.library_steps`): those lower steps are not among the upper ones."""
@@ -160,17 +196,17 @@ def _steps(result: PairResult, recorded: trace.Run, found: trace.Probe) -> tuple
         if shift == 0 and source != "none":
             continue
         call = recorded.calls[element.call]
-        what = f"call {element.call} {call.kind}[{element.index}]"
+        label = f"{call.kind}[{element.index}]"
         if source == "none" or math.isnan(shift):
             if element.law is not None or call.kind in ("gumbel", "logistic"):
-                unaccounted.append(f"{what}: {_not_visible(found)}")
+                unaccounted.append(Unaccounted(element.call, label, _not_visible(found)))
             continue
         if element.law is None:
-            unaccounted.append(f"{what}: no exact law for {call.kind} noise here")
+            unaccounted.append(Unaccounted(element.call, label, f"no exact law for {call.kind} noise here"))
             continue
         scale = element.scale
         mu = math.inf if scale <= 0 or math.isinf(shift) else abs(shift) / scale
-        step = accounting.Step(element.law, what, mu)
+        step = SHIFTED[element.law](call=element.call, label=label, mu=mu)
         known.append(step)
         if source == "release":
             carried.append(step)
@@ -179,9 +215,13 @@ def _steps(result: PairResult, recorded: trace.Run, found: trace.Probe) -> tuple
         known += budgets
         unaccounted += problems
     for k, p, q in c.choices:
-        step = accounting.Step("discrete", f"call {k} choice", p=tuple(p / p.sum()), q=tuple(q / q.sum()))
+        step = accounting.Discrete(call=k, label="choice", p=tuple(p / p.sum()), q=tuple(q / q.sum()))
         known.append(step)  # the chosen index is rarely released as it is: an upper step, not a lower one
     return carried, known, unaccounted
+
+
+#: The step of a location family's element, by its law (numpy's float samplers: porous).
+SHIFTED = {"laplace": accounting.Laplace, "gaussian": accounting.Gaussian}
 
 
 def _not_visible(found: trace.Probe) -> str:
@@ -326,8 +366,7 @@ def _searched(
     # by identity: a candidate proposed again (a whole-number field), or one the named list made under another
     # name (record 3 removed), is neither replayed nor listed again
     scores = {
-        identity(p.neighbour): search.criterion(p.score, p.upper.pure if p.upper else None, claim[0])
-        for p in named.pairs
+        identity(p.neighbour): objective(p.rank, p.upper.pure if p.upper else None, claim[0]) for p in named.pairs
     }
     told: list[tuple[dict, float]] = []  # (point, score) of each named pair in the box: TPE's first trials
     for pair in named.pairs if budget.strategy == "optuna" else []:
@@ -366,7 +405,7 @@ def _searched(
             )
             out.append(pair)
             pure = pair.upper.pure if pair.upper else None
-            scores[identity(neighbour)] = search.criterion(pair.score, pure, claim[0])
+            scores[identity(neighbour)] = objective(pair.rank, pure, claim[0])
         return known + [scores[key] for key in keys]
 
     space = search.space(data, relation, columns)
@@ -376,7 +415,7 @@ def _searched(
 
 
 def _worse(p: PairResult) -> tuple:
-    return (p.score, p.upper.high if p.upper is not None else 0.0)
+    return (p.rank, p.upper.high if p.upper is not None else 0.0)
 
 
 def _replayed(
@@ -459,58 +498,50 @@ def _other_path(
 
 
 def _judged(result: PairResult, recorded: trace.Run, found: trace.Probe, epsilon: float, delta: float) -> PairResult:
+    """``result`` with its findings and compositions (module notes), built once."""
     c = result.comparison
     if c.divergence is not None:
         d = c.divergence
-        result.findings.append(f"control flow diverges at call {d.index}: recorded {d.recorded}, on D′ {d.replayed}")
-        result.score = 30.0
+        result.findings = (Diverged(d.index, str(d.recorded), str(d.replayed)),)
         return result
     if c.fault is not None:  # not a witness for the black box (its sampler would raise): a finding to read
-        result.findings.append(f"on D′ {c.fault} (it runs on D)")
-        result.score = 1.0
+        result.findings = (Fault(c.fault),)
         return result
-    score = 0.0
-    if c.replayed is not None and c.replayed.rescaled:
-        result.rescaled = [f"call {i}: recorded {a}, on D′ {b}" for i, a, b in c.replayed.rescaled]
-        carried_calls = {found.elements[int(j)].call for j in found.carrier if j >= 0}
-        result.scale_moves += [f"call {i} rescaled" for i, _, _ in c.replayed.rescaled if i in carried_calls]
-        result.findings.append(f"the scale of a call depends on the data ({result.rescaled[0]})")
-        score = 40.0
-    if c.structure_differs:
-        result.findings.append("the release's structure (its keys, shapes or strings) differs with the same noise")
-        score = max(score, 50.0)
-    if c.free_differ:
-        result.findings.append(
-            f"{len(c.free_differ)} release coordinate(s) {_free(found)} differ (first: coordinate "
-            f"{c.free_differ[0]}: {_value(recorded.numbers, c.free_differ[0])} on D, "
-            f"{_value(c.replayed.numbers if c.replayed else None, c.free_differ[0])} on D′)"
-        )
-        score = max(score, 50.0)
-    if c.noisy_differ:
-        result.findings.append(f"{len(c.noisy_differ)} noisy coordinate(s) not affine in the noise differ")
-        score = max(score, 10.0)
-    if c.inconsistent:
-        result.findings.append(f"{len(c.inconsistent)} noise element(s) carried by coordinates that move apart")
-        score = max(score, 50.0)
-    if c.coefficient_changed:
-        result.findings.append(
-            f"the scale of {len(c.coefficient_changed)} noise element(s) in the release depends on the data"
-        )
-        score = max(score, 40.0)
-        result.scale_moves += [f"noise element {j}'s coefficient in the release" for j in c.coefficient_changed]
+    structural = _structural(c, recorded, found, delta == 0)
     carried, known, unaccounted = _steps(result, recorded, found)
-    result.steps, result.carried, result.unaccounted = known, carried, unaccounted
-    if unaccounted:
-        score = max(score, 5.0)
-    result.upper = accounting.composed_delta(known, epsilon)
+    upper = accounting.composed_delta(known, epsilon)
     same = carried == known  # the same steps composed once (an OpenDP law's lower steps are not among the known)
-    result.lower = (result.upper if same else accounting.composed_delta(carried, epsilon)) if carried else None
-    if result.lower is not None and result.lower.low > delta * (1 + accounting.ROUNDING):
-        score = max(score, 100.0 + result.lower.low)
-    elif result.upper.high > delta:
-        score = max(score, 20.0 + result.upper.high)
-    result.score = score
+    lower = (upper if same else accounting.composed_delta(carried, epsilon)) if carried else None
+    composition: list[Finding] = list(unaccounted)
+    if lower is not None and accounting.exceeds(lower.low, delta):
+        composition.append(CarriedAbove(lower))
+    elif upper.high > delta:
+        composition.append(UpperAbove(upper))
+    result.steps, result.carried, result.upper, result.lower = known, carried, upper, lower
+    result.findings = tuple(structural + composition)
     return result
+
+
+def _structural(c: trace.Comparison, recorded: trace.Run, found: trace.Probe, pure: bool) -> list[Finding]:
+    """The structure check's findings on a pair that replayed (module notes), in the order a report lists them."""
+    out: list[Finding] = []
+    if c.replayed is not None and c.replayed.rescaled:
+        carried_calls = {found.elements[int(j)].call for j in found.carrier if j >= 0}
+        moved = tuple(Rescale(i, str(a), str(b)) for i, a, b in c.replayed.rescaled)
+        out.append(Rescaled(moved, tuple(m.call for m in moved if m.call in carried_calls), pure))
+    if c.structure_differs:
+        out.append(StructureDiffers())
+    if c.free_differ:
+        i = c.free_differ[0]
+        on_d_prime = _value(c.replayed.numbers if c.replayed else None, i)
+        out.append(FreeDiffers(len(c.free_differ), i, _value(recorded.numbers, i), on_d_prime, _free(found)))
+    if c.noisy_differ:
+        out.append(NoisyDiffers(len(c.noisy_differ)))
+    if c.inconsistent:
+        out.append(Inconsistent(len(c.inconsistent)))
+    if c.coefficient_changed:
+        out.append(CoefficientMoved(tuple(c.coefficient_changed), pure))
+    return out
 
 
 def _free(found: trace.Probe) -> str:

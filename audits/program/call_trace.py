@@ -16,7 +16,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from pdp_audit.audits.program.accounting import gaussian_delta
+from pdp_audit.audits.program.accounting import ROUNDING, Gaussian, gaussian_delta
 from pdp_audit.audits.program.analysis import Analysis, PairResult
 from pdp_audit.audits.program.recorder import Call
 from pdp_audit.reports.records import Table
@@ -112,30 +112,34 @@ def moved_distance(analysis: Analysis, pair: PairResult, k: int, call: Call) -> 
 
 def _loss(pair: PairResult, k: int) -> str:
     """The privacy loss of call ``k``'s steps on the pair (μ, or the pure ε of a choice or declared budget)."""
-    steps = [s for s in pair.steps if s.what.split(" ")[:2] == ["call", str(k)]]
+    steps = [s for s in pair.steps if s.call == k]
     if not steps:
         return "0" if pair.comparison.replayed is not None else "—"
-    if all(s.law == "gaussian" for s in steps):
-        return f"μ = {number(math.sqrt(sum(s.mu**2 for s in steps)))}"
+    gaussians = [s for s in steps if isinstance(s, Gaussian)]
+    if len(gaussians) == len(steps):
+        return f"μ = {number(math.sqrt(sum(s.mu**2 for s in gaussians)))}"
     return f"ε = {number(sum(s.pure_epsilon() for s in steps))}"
 
 
-def _call_finding(analysis: Analysis, pair: PairResult, k: int, moved: float | None, allowed: float | None) -> str:
+def _call_finding(
+    analysis: Analysis, pair: PairResult, k: int, moved: float | None, allowed: float | None
+) -> tuple[str, bool]:
+    """What was found at call ``k`` on the pair, and whether it broke the claim (a gap -- noise not accounted for --
+    is said, not marked)."""
     c = pair.comparison
     if c.divergence is not None and k == c.divergence.index:
-        return f"diverges: on D′ {c.divergence.replayed}"
+        return f"diverges: on D′ {c.divergence.replayed}", True
     rescaled = {i: b for i, _, b in (c.replayed.rescaled if c.replayed is not None else [])}
     if k in rescaled:
         assert c.replayed is not None
         on_d_prime = call_text(c.replayed.calls[k]) if k < len(c.replayed.calls) else rescaled[k]
-        return f"scale taken from the data: on D′ {on_d_prime}"
-    if moved is not None and allowed is not None and moved > allowed * (1 + 1e-9):
-        return f"over-sensitive: moved {number(moved)} > {number(allowed)}"
+        return f"scale taken from the data: on D′ {on_d_prime}", True
+    if moved is not None and allowed is not None and moved > allowed * (1 + ROUNDING):
+        return f"over-sensitive: moved {number(moved)} > {number(allowed)}", True
     if any(analysis.probe.elements[j].call == k for j in c.coefficient_changed):
-        return "its noise's weight in the release depends on the data"
-    if any(u.startswith(f"call {k} ") for u in pair.unaccounted):
-        return next(u for u in pair.unaccounted if u.startswith(f"call {k} ")).split(": ", 1)[-1]
-    return ""
+        return "its noise's weight in the release depends on the data", True
+    gaps = [u.why for u in pair.unaccounted if u.call == k]
+    return (gaps[0], False) if gaps else ("", False)
 
 
 def trace_table(analysis: Analysis, pair: PairResult, epsilon: float, delta: float) -> Table:
@@ -149,14 +153,14 @@ def trace_table(analysis: Analysis, pair: PairResult, epsilon: float, delta: flo
     for k, call in enumerate(calls):
         allowed = allowed_distance(call, epsilon, delta)
         moved = moved_distance(analysis, pair, k, call) if k < stop else None
-        finding = _call_finding(analysis, pair, k, moved, allowed)
+        finding, broke = _call_finding(analysis, pair, k, moved, allowed)
         if k > stop:
             shown_moved, loss = "not replayed", "—"
         else:
             shown_moved, loss = ("—" if moved is None else number(moved)), ("—" if k == stop else _loss(pair, k))
         limit = "—" if allowed is None else number(allowed)
         rows.append([str(k), call_text(call), lines.get(k, "—"), shown_moved, limit, loss, finding])
-        if finding and not any(u.endswith(finding) for u in pair.unaccounted):  # what broke the claim, not gaps
+        if broke:  # what broke the claim, not gaps
             marked.append(k)
     if c.divergence is not None and c.divergence.index >= len(calls):
         marked.append(len(rows))

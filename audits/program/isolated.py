@@ -199,44 +199,71 @@ def primitive_pairs(primitive: Primitive) -> tuple[PrimitiveSampler, PrimitiveSa
     )
 
 
-def row(primitive: Primitive, evidence: list[Any], law: str, alpha: float) -> dict:
-    """The isolated audit's outcome, one record per primitive: where it ran and what the black box found --
-    ``verdict`` fail where its p-value is at most ``alpha`` (the black box's test, read alone: not corrected for the
-    run's other checks, which it does not join), and its ε lower bound at 1 − ``alpha``."""
+@dataclass(frozen=True)
+class Isolated:
+    """A primitive's audit in isolation (:data:`Primitive`), read alone at the run's α: ``refuted`` where the black
+    box's p-value is at most α (its test, not corrected for the run's other checks, which it does not join), its
+    ``pvalue``, its ε lower bound at 1 − α (None where not read) and the black box's own ``verdict`` (None: not run)."""
+
+    primitive: Primitive
+    law: str
+    refuted: bool
+    pvalue: float | None
+    epsilon_lower: float | None
+    verdict: str | None
+
+    @property
+    def named(self) -> str:
+        """The call as a report names it: ``call 0 gumbel``."""
+        return f"call {self.primitive.call} {self.primitive.kind}"
+
+    def row(self) -> dict:
+        """The audit as the JSON writes it (one record per primitive)."""
+        p = self.primitive
+        out: dict[str, Any] = {
+            "call": p.call,
+            "kind": p.kind,
+            "element": p.index,
+            "scale": p.scale,
+            "value_on_d": p.on_d,
+            "value_on_d_prime": p.on_d_prime,
+            "pair": p.pair,
+            "why": p.why,
+            "law": self.law,
+            "added_outside": p.outside,
+        }
+        if self.verdict is not None:
+            out.update(verdict="fail" if self.refuted else self.verdict, pvalue=self.pvalue)
+        if self.epsilon_lower is not None:
+            out["epsilon_lower"] = self.epsilon_lower
+        return out
+
+    @property
+    def line(self) -> str:
+        """The audit in words, for the composition's note."""
+        p = self.primitive
+        if self.refuted and self.epsilon_lower is not None:
+            found = f"refuted (ε ≥ {self.epsilon_lower:.3g}, p = {self.pvalue:.2g})"
+        elif self.pvalue is not None:
+            found = f"not refuted (p = {self.pvalue:.2g})"
+        else:
+            found = "fail" if self.refuted else self.verdict or "not run"
+        return f"call {p.call} {p.kind} ({p.why}) on {p.pair}: {found}"
+
+
+def audited(primitive: Primitive, evidence: list[Any], law: str, alpha: float) -> Isolated:
+    """The isolated audit's outcome (:class:`Isolated`) from the black box's ``evidence``."""
     attack = next((e for e in evidence if e.spec.id == "blackbox-attack"), evidence[0] if evidence else None)
-    out: dict[str, Any] = {
-        "call": primitive.call,
-        "kind": primitive.kind,
-        "element": primitive.index,
-        "scale": primitive.scale,
-        "value_on_d": primitive.on_d,
-        "value_on_d_prime": primitive.on_d_prime,
-        "pair": primitive.pair,
-        "why": primitive.why,
-        "law": law,
-        "added_outside": primitive.outside,
-    }
-    if attack is not None:
-        refuted = attack.verdict == "fail" or (attack.pvalue is not None and attack.pvalue <= alpha)
-        out.update(verdict="fail" if refuted else attack.verdict or "inconclusive", pvalue=attack.pvalue)
-        if attack.interval is not None:
-            out["epsilon_lower"] = float(attack.interval(alpha)[0])
-    return out
+    if attack is None:
+        return Isolated(primitive, law, False, None, None, None)
+    refuted = attack.verdict == "fail" or (attack.pvalue is not None and attack.pvalue <= alpha)
+    lower = None if attack.interval is None else float(attack.interval(alpha)[0])
+    return Isolated(primitive, law, refuted, attack.pvalue, lower, attack.verdict or "inconclusive")
 
 
-def line(rows: list[dict]) -> str:
+def line(audits: list[Isolated]) -> str:
     """One sentence of the isolated audits, for the composition's note."""
-    parts = []
-    for r in rows:
-        found = (
-            f"refuted (ε ≥ {r['epsilon_lower']:.3g}, p = {r['pvalue']:.2g})"
-            if r.get("verdict") == "fail" and "epsilon_lower" in r
-            else f"not refuted (p = {r['pvalue']:.2g})"
-            if r.get("pvalue") is not None
-            else r.get("verdict", "not run")
-        )
-        parts.append(f"call {r['call']} {r['kind']} ({r['why']}) on {r['pair']}: {found}")
     return (
         "Audited in isolation by the black box at the claim, at the recorded scale and values (the composition does "
-        "not pass on them): " + "; ".join(parts) + "."
+        "not pass on them): " + "; ".join(a.line for a in audits) + "."
     )

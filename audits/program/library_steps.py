@@ -15,12 +15,24 @@ from typing import Any
 import numpy as np
 
 from pdp_audit.audits.program import accounting
+from pdp_audit.audits.program.findings import Unaccounted
+
+#: diffprivlib's mechanisms that add continuous float noise (accounted by their declared budget where no exact law is
+#: read here): porous as numpy's float samplers are (issue 60).  Its integer and index mechanisms (Geometric*,
+#: Binary, Exponential*, PermuteAndFlip, GaussianDiscrete) and its Snapping are not.
+DIFFPRIVLIB_FLOAT = tuple(
+    "diffprivlib." + name
+    for name in (
+        "Laplace", "LaplaceTruncated", "LaplaceBoundedDomain", "LaplaceBoundedNoise", "LaplaceFolded", "Gaussian",
+        "GaussianAnalytic", "Staircase", "Uniform", "Vector", "Bingham",
+    )
+)  # fmt: skip
 
 
-def call_steps(recorded: list, replayed: list) -> tuple[list[accounting.Step], list[str]]:
+def call_steps(recorded: list, replayed: list) -> tuple[list[accounting.Step], list[Unaccounted]]:
     """The upper steps of the library calls of ``recorded`` (on D) against ``replayed`` (on D′): each OpenDP
     measurement by its privacy map, each diffprivlib mechanism without an exact law here by its declared budget; and
-    what they leave unaccounted for, one line each."""
+    what they leave unaccounted for."""
     budgets, problems = [], []
     for k, call in enumerate(recorded[: len(replayed)]):
         if call.kind == "opendp.Measurement":
@@ -48,7 +60,7 @@ LINEAR = (
 )
 
 
-def declared_step(k: int, call: Any, other: Any) -> tuple[accounting.Step | None, str | None]:
+def declared_step(k: int, call: Any, other: Any) -> tuple[accounting.Step | None, Unaccounted | None]:
     """A diffprivlib mechanism without an exact law here: its declared (ε, δ) where the input moved by at most the
     declared sensitivity (a share of ε for the Laplace and geometric variants), else a problem to report."""
     declared = call.details.get("declared", {})
@@ -58,31 +70,35 @@ def declared_step(k: int, call: Any, other: Any) -> tuple[accounting.Step | None
         after = np.asarray(other.details.get("input"), dtype=float)
         shift = float(np.abs(after - before).sum()) if before.shape == after.shape else math.inf
     except (TypeError, ValueError):
-        return None, f"call {k} {call.kind}: its input cannot be compared"
+        return None, Unaccounted(k, call.kind, "its input cannot be compared")
     if shift == 0 or np.isnan(shift) and np.array_equal(before, after, equal_nan=True):
         return None, None
-    what = f"call {k} {call.kind}"
     if epsilon is None or sensitivity is None or not math.isfinite(shift):
-        return None, f"{what}: its input moved ({shift:.6g}) and its budget is not declared"
+        return None, Unaccounted(k, call.kind, f"its input moved ({shift:.6g}) and its budget is not declared")
     if shift > float(sensitivity) * (1 + accounting.ROUNDING):
-        return None, f"{what}: its input moved by {shift:.6g} > its declared sensitivity {float(sensitivity):.6g}"
+        why = f"its input moved by {shift:.6g} > its declared sensitivity {float(sensitivity):.6g}"
+        return None, Unaccounted(k, call.kind, why)
     share = shift / float(sensitivity) if call.kind.split(".", 1)[1] in LINEAR and sensitivity else 1.0
-    return accounting.Step("declared", what, float(epsilon) * share, q=(float(delta or 0.0),)), None
+    porous = call.kind in DIFFPRIVLIB_FLOAT
+    step = accounting.Declared(
+        call=k, label=call.kind, epsilon=float(epsilon) * share, delta=float(delta or 0.0), porous=porous
+    )
+    return step, None
 
 
-def opendp_map_step(k: int, call: Any, other: Any) -> tuple[accounting.Step | None, str | None]:
+def opendp_map_step(k: int, call: Any, other: Any) -> tuple[accounting.Step | None, Unaccounted | None]:
     """An OpenDP measurement: its privacy map at the distance its argument moved (absolute, L1 or L2, by its input
     metric), where its output measure is pure DP (MaxDivergence); else a problem to report.  The map is OpenDP's
     proven bound, an upper step only (its measurement's δ(ε) may be far below it: a refutation needs
     :func:`opendp_law_step`)."""
-    what = f"call {k} opendp.Measurement ({call.parameters['input_metric']})"
+    label = f"opendp.Measurement ({call.parameters['input_metric']})"
     try:
         before = np.asarray(call.details["input"], dtype=float)
         after = np.asarray(other.details["input"], dtype=float)
     except (TypeError, ValueError):
-        return None, f"{what}: its argument cannot be compared"
+        return None, Unaccounted(k, label, "its argument cannot be compared")
     if before.shape != after.shape:
-        return None, f"{what}: its argument changed shape"
+        return None, Unaccounted(k, label, "its argument changed shape")
     difference = np.abs(after - before)
     if not difference.any():
         return None, None
@@ -92,14 +108,15 @@ def opendp_map_step(k: int, call: Any, other: Any) -> tuple[accounting.Step | No
     elif metric.startswith("L2Distance"):
         distance = float(np.sqrt((difference**2).sum()))
     else:
-        return None, f"{what}: its argument moved under a metric not read here"
+        return None, Unaccounted(k, label, "its argument moved under a metric not read here")
     if not call.parameters["output_measure"].startswith("MaxDivergence") or not math.isfinite(distance):
-        return None, f"{what}: its argument moved and its measure is not pure DP"
+        return None, Unaccounted(k, label, "its argument moved and its measure is not pure DP")
     try:
         epsilon = float(call.details["measurement"].map(distance))
     except Exception as err:  # noqa: BLE001 - OpenDP refuses a distance its map cannot take: unexplained
-        return None, f"{what}: its privacy map refused the distance {distance:.6g} ({type(err).__name__})"
-    return accounting.Step("declared", what, epsilon, q=(0.0,)), None
+        why = f"its privacy map refused the distance {distance:.6g} ({type(err).__name__})"
+        return None, Unaccounted(k, label, why)
+    return accounting.Declared(call=k, label=label, epsilon=epsilon), None
 
 
 def opendp_law_step(k: int, index: int, call: Any, shift: float) -> accounting.Step | None:
@@ -132,6 +149,7 @@ def opendp_law_step(k: int, index: int, call: Any, shift: float) -> accounting.S
     law = call.details.get("law")
     if law is None or shift == 0 or not math.isfinite(shift):
         return None
-    slack = law["grid"] / law["scale"] if law["law"] == "gaussian" else 0.0
-    what = f"call {k} opendp.{law['constructor']}[{index}]"
-    return accounting.Step(law["law"], what, abs(shift) / law["scale"], slack=slack)
+    label, mu = f"opendp.{law['constructor']}[{index}]", abs(shift) / law["scale"]
+    if law["law"] == "gaussian":
+        return accounting.Gaussian(call=k, label=label, mu=mu, slack=law["grid"] / law["scale"], porous=False)
+    return accounting.Laplace(call=k, label=label, mu=mu, porous=False)

@@ -12,6 +12,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
+from pdp_audit.audits.program.accounting import Gaussian
 from pdp_audit.audits.program.analysis import Analysis, PairResult
 from pdp_audit.audits.program.call_trace import (
     TRACE_ROWS,
@@ -46,7 +47,7 @@ def shown_pair(analysis: Analysis, run: Run | None = None) -> PairResult | None:
     if named:
         return named[0]
     witness = analysis.worst(confirmable=True) or analysis.worst()
-    if witness is not None and witness.score > 0:
+    if witness is not None and witness.findings:
         return witness
     return max(analysis.pairs, key=lambda p: (p.upper.high, p.upper.pure) if p.upper is not None else (-1.0, -1.0))
 
@@ -190,16 +191,10 @@ def composition_table(analysis: Analysis, pair: PairResult, epsilon: float, delt
     steps = [s for s in pair.steps if not s.trivial] + below
     if pair.upper is None:
         return None
-    calls = analysis.recorded.calls
-    carried = {
-        f"call {e.call} {calls[e.call].kind}[{e.index}]"
-        for j, e in enumerate(analysis.probe.elements)
-        if j < len(pair.comparison.source) and pair.comparison.source[j] == "release"
-    }
     rows = []
     for s in steps[:STEP_ROWS]:
-        loss = f"μ = {number(s.mu)}" if s.law == "gaussian" else f"ε = {number(s.pure_epsilon())}"
-        shown = "yes (bounds below only)" if s in below else "yes" if s.what in carried else "no (bounded above only)"
+        loss = f"μ = {number(s.mu)}" if isinstance(s, Gaussian) else f"ε = {number(s.pure_epsilon())}"
+        shown = "yes (bounds below only)" if s in below else "yes" if s in pair.carried else "no (bounded above only)"
         rows.append([s.what, s.law, loss, shown])
     if len(steps) > STEP_ROWS:
         rows.append([f"… {len(steps) - STEP_ROWS} more steps", "", "", ""])
@@ -208,7 +203,7 @@ def composition_table(analysis: Analysis, pair: PairResult, epsilon: float, delt
     if low is not None:
         bounds = f"{number(low)} ≤ " + bounds
     rows.append(["composed", pair.upper.how.split(":")[0], f"ε = {number(pair.upper.pure)}", bounds])
-    marked = [len(rows) - 1] if low is not None and low > delta * (1 + 1e-9) else []
+    marked = [len(rows) - 1] if pair.refuted else []
     if pair.scale_moves:  # the steps are read at D's scales: with a scale that moved, the loss is not bounded
         unbounded = f"unbounded ({pair.scale_moves[0]}); the rows above are at D's scales"
         rows.append(["scale moved", "—", "ε = ∞", unbounded])
@@ -304,7 +299,7 @@ def headline(run: Run, claim: str, analysis: Analysis, pair: PairResult | None) 
     confirm = _confirmation(run)
     if run.verdict == "fail":
         where = _change(pair.neighbour.name) if pair is not None else "see below"
-        finding = f": {pair.findings[0]}" if pair is not None and pair.findings else ""
+        finding = f": {pair.structural[0].line}" if pair is not None and pair.structural else ""
         reading = [f"Witness pair: {where}{finding}."]
         composition = by_id.get("program-composition")
         if composition is not None and composition.verdict == "fail" and composition.estimate is not None:
@@ -409,7 +404,8 @@ def review_page(
     if pair is not None:
         confirm = _confirmation(run)
         fresh = confirm is not None and screened_on(confirm.details, pair.neighbour.name)  # found by the screening
-        found = run.verdict != "pass" and (pair.score > 0 or fresh)  # a witness, not only the pair nearest the claim
+        # a witness, not only the pair nearest the claim
+        found = run.verdict != "pass" and (bool(pair.findings) or fresh)
         heading = "Witness pair" if found else "Pair closest to violating the claim"
         witness = witness_table(data, pair, highlight=found)
         sections.append(Section(heading, f"{_change(pair.neighbour.name)}.{_how_found(pair, confirm)}", witness))

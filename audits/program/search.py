@@ -11,9 +11,9 @@ bound, a branch taken in a middle range of values -- is found where a value land
 take the nearest whole number; boolean fields either value; text and object fields one of the values the data holds
 (the 32 most frequent) or a class it lacks.
 
-**The criterion** of a candidate is its pair's score (:class:`~pdp_audit.audits.program.analysis.PairResult`: a
-refutation by composition above a finding, a finding above a composition over the claim) plus ε̂/(ε̂ + ε), ε̂ the
-pure ε of the steps composed on the pair: within a score's level, the pair whose noise's inputs moved most against
+**The criterion** of a candidate is its pair's rank (:func:`pdp_audit.audits.program.findings.criterion`: a
+refutation by composition above a finding, a finding above a composition over the claim) and then ε̂/(ε̂ + ε), ε̂ the
+pure ε of the steps composed on the pair: within a kind of finding, the pair whose noise's inputs moved most against
 their scale ranks first, so that TPE climbs towards the largest sensitivity ratio before any finding shows.  TPE
 starts from the named neighbours that are points of its box (:func:`located`: a removal, the domain's ends, the 10×
 outliers, a new class), told their pairs' criterion: they are already judged, and are not replayed again.
@@ -28,7 +28,6 @@ et al., S&P 2021; Ding et al., CCS 2018).
 
 from __future__ import annotations
 
-import math
 from collections import Counter
 from dataclasses import dataclass
 from functools import partial
@@ -205,15 +204,6 @@ def located(data: Any, relation: str, columns: list[Field], neighbour: Neighbour
 def _same(a: Any, b: Any) -> bool:
     """The same value of the same kind (numpy's or Python's: 1, 1.0 and True are three records)."""
     return np.asarray(a).dtype.kind == np.asarray(b).dtype.kind and bool(np.asarray(a == b).all())
-
-
-def criterion(score: float, pure: float | None, epsilon: float) -> float:
-    """The search's ranking of a pair (module notes): its score plus ε̂/(ε̂ + ε), in [0, 1]."""
-    if pure is None or pure <= 0 or math.isnan(pure):
-        return score
-    if math.isinf(pure) or epsilon <= 0:
-        return score + 1.0
-    return score + pure / (pure + epsilon)
 
 
 def found_by(strategy: str, index: int, count: int) -> str:

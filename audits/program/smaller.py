@@ -72,11 +72,11 @@ class Smaller:
         }
 
 
-def classes(pair: PairResult, delta: float) -> set[str]:
+def classes(pair: PairResult) -> set[str]:
     """The classes of finding a pair shows that a smaller pair may confirm: ``scale`` (released noise whose scale
     depends on the data) and ``composition`` (the carried noise's composition above δ)."""
     out = {"scale"} if pair.scale_moves else set()
-    if pair.lower is not None and pair.lower.low > delta:
+    if pair.refuted:
         out.add("composition")
     return out
 
@@ -91,7 +91,7 @@ def smallest(program: Callable, data: Any, config: Any, witness: PairResult) -> 
     notes); None where no base gives one or the witness shows none of them.  ``config``: the run's
     :class:`~pdp_audit.audits.program.config.ProgramAuditConfig` (its relation, bounds, claim, α and seed)."""
     epsilon, delta = config.claim_epsilon, config.claim_delta
-    wanted = classes(witness, delta)
+    wanted = classes(witness)
     best: tuple[tuple, Smaller] | None = None
     for k in SIZES if wanted else ():
         if k >= len(data):
@@ -102,7 +102,7 @@ def smallest(program: Callable, data: Any, config: Any, witness: PairResult) -> 
         except trace.ProgramFault:  # the program does not run on so few records: not a finding, another base
             continue
         for pair in analysis.pairs:
-            if pair.comparison.fault is not None or not classes(pair, delta) & wanted:
+            if pair.comparison.fault is not None or not classes(pair) & wanted:
                 continue
             needs = feasibility.carried_needs(pair, epsilon, config.alpha)
             if needs is None:

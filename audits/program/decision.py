@@ -1,0 +1,318 @@
+"""The program audit's exact checks decided once, from the typed findings of every pair (:mod:`.findings`), their
+compositions (:mod:`.accounting`) and the primitives audited in isolation (:mod:`.isolated`): :func:`decide`.
+
+* ``program-record``: pass where every draw set's record replays on D to its release, else inconclusive (randomness
+  the recorder does not see: nothing structural is trusted).
+* ``program-structure``: pass where no pair has a structural finding; fail where one is exact (released noise whose
+  scale moves, against a pure claim); else inconclusive, its witness the pair of highest rank.
+* ``program-composition``: fail where some pair's carried composition exceeds δ (:func:`~.accounting.exceeds`, the
+  one definition of "δ exceeded"); pass only where every pair's upper composition is within the claim, no pair has a
+  finding or noise not accounted for, every release coordinate is shown to carry shiftable noise or none is drawn
+  that cannot be shifted, the record reproduces, no primitive was audited in isolation, and (as implemented) no step
+  is continuous float noise; inconclusive otherwise.
+
+The run's verdict and exit code follow from these and the black box's confirmations by Holm's procedure at the run's
+α (:func:`pdp_audit.verify.evidence.user_audits.decided`); the headline of page 1 reads that verdict
+(:func:`.pages.headline`).  No evidence is changed after this builds it.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from pdp_audit.audits.program.analysis import Analysis, PairResult
+from pdp_audit.audits.program.findings import rank
+from pdp_audit.audits.program.isolated import Isolated, line
+from pdp_audit.audits.program.recorder import NOT_RECORDED
+from pdp_audit.reports.records import Verdict
+from pdp_audit.verify.core.checks import CheckSpec, Evidence, declare
+
+SOURCE = "Cebere, Erb, Desfontaines, Bellet & Fitzsimons, PETS 2026 (grey-box auditing, record and replay)"
+CHECKS = declare(
+    CheckSpec(
+        "program-record",
+        "The program replays its recorded draws",
+        "replaying D's recorded primitive draws on D gives the recorded release",
+        "R(D; z) = R(D; z) for the recorded draws z",
+        SOURCE,
+    ),
+    CheckSpec(
+        "program-structure",
+        "Same calls and noise-carried differences on every neighbour",
+        "with D's draws, "
+        "every neighbour D′ makes the same primitive calls and its release differs only where noise carries it",
+        "calls(D; z) = calls(D′; z); R_i(D′; z) = R_i(D; z) for coordinates free of noise",
+        SOURCE,
+    ),
+    CheckSpec(
+        "program-composition",
+        "Composed primitives within the claim",
+        "the exact composition of the recorded primitives' privacy-loss laws on every pair searched is within (ε, δ)",
+        "δ_{D‖D′}(ε) of ⊗ steps ≤ δ (Laplace: μ = |Δ|/b; Gaussian: μ = ‖Δ‖₂/σ; choice: log p/p′)",
+        "Koskela, Jälkö & Honkela 2020 (PLD); Balle & Wang 2018, Thm 8; Dwork & Roth 2014, §3.3",
+    ),
+    CheckSpec(
+        "program-confirm",
+        "Black-box confirmation on the witness pair, a smaller or a screened pair",
+        "the final release on the witness pair (or on a smaller pair of D's records, or a pair screened by its "
+        "releases) satisfies the claim",
+        "ε ≥ lower bound of the learned test's events on fresh releases",
+        "DP-Sniper (Bichsel et al. 2021); Kairouz et al. 2015",
+    ),
+)
+NOT_COVERED = (
+    "timing and other side channels",
+    "floating-point effects of the noise samplers themselves (audit them with pdp-audit's float-structure checks)",
+    NOT_RECORDED,
+    "neighbours other than those searched, and draws other than the recorded ones (the release is read at them)",
+)
+
+
+def confirmation_law(witness: PairResult, law: str) -> str:
+    """The law the black box confirms a finding at: as implemented (the releases' float structure read, as
+    ``pdp-audit blackbox`` reads it by default) where the run is about the program as implemented and the witness
+    pair's release rests on continuous float noise of a finite, positive scale (a porous step:
+    :attr:`~.accounting.Step.porous`) -- whose doubles can carry the value it is added to (Mironov, CCS 2012), so that
+    the real-valued law would confirm a program that is not the one shipped; else the real-valued law (a release
+    without float noise, or noise of scale 0: read as numbers its deterministic difference hid from the event test)."""
+    rests = any(s.porous and 0 < s.size < math.inf for s in witness.steps)
+    return "as-implemented" if law == "as-implemented" and rests else "ideal"
+
+
+def decide(analysis: Analysis, claim: tuple[float, float], law: str, isolated: list[Isolated]) -> list[Evidence]:
+    """The exact checks (module notes): ``program-record``, ``program-structure``, ``program-composition``."""
+    epsilon, delta = claim
+    worst = analysis.worst()
+    details = {
+        "witness": None if worst is None else worst.neighbour.name,
+        "witness_found_by": None if worst is None else found(worst)["found_by"],
+        "pairs": _pair_rows(analysis),
+        "not_covered": not_covered(analysis),
+    }
+    composition = _composition(analysis, epsilon, delta, details, law)
+    if isolated:
+        composition = _with_isolated(composition, isolated)
+    return [_record(analysis), _structure(analysis), composition]
+
+
+def _record(analysis: Analysis) -> Evidence:
+    details = {"trace": _trace(analysis, None)}
+    if not analysis.reproducible:
+        return Evidence(
+            CHECKS["program-record"],
+            verdict="inconclusive",
+            note="Replaying the recorded draws on D gives another release: the program draws "
+            f"randomness the recorder does not see ({NOT_RECORDED}).",
+            details=details,
+        )
+    return Evidence(
+        CHECKS["program-record"],
+        verdict="pass",
+        note=f"{len(analysis.recorded.calls)} primitive call(s) recorded; the replay on D reproduces the release.",
+        details=details,
+    )
+
+
+def _structure(analysis: Analysis) -> Evidence:
+    with_findings = [p for p in analysis.pairs if p.structural]
+    if not with_findings:
+        return Evidence(
+            CHECKS["program-structure"],
+            verdict="pass",
+            note=f"{len(analysis.pairs)} neighbour(s) replayed: same calls, differences only where noise carries them.",
+            details={"pairs_searched": len(analysis.pairs)},
+        )
+    first = max(with_findings, key=lambda p: p.rank)
+    exact = [(p, f) for p in analysis.pairs for f in p.structural if f.exact]
+    verdict: Verdict = "fail" if exact else "inconclusive"
+    why = " A finding for the black box to confirm."
+    if exact:
+        pair, finding = exact[0]
+        why = (
+            " A pure claim is refuted exactly: released noise of a location family whose scale differs between D "
+            f"and D′ has an unbounded privacy-loss ratio ({pair.neighbour.name}: {pair.scale_moves[0]})."
+        )
+    divergence = first.comparison.divergence
+    return Evidence(
+        CHECKS["program-structure"],
+        verdict=verdict,
+        note=f"{len(with_findings)} of {len(analysis.pairs)} neighbour(s) with findings; witness: "
+        f"{first.neighbour.name}{drawn(analysis, first)}: {first.structural[0].line}.{why}",
+        details={
+            "witness": first.neighbour.name,
+            "draw_set": first.draw_set,
+            "witness_found_by": found(first)["found_by"],
+            "findings": [f.line for f in first.structural],
+            "trace": _trace(analysis.seen_by(first), None if divergence is None else divergence.index),
+            "pairs_searched": len(analysis.pairs),
+        },
+    )
+
+
+def _composition(analysis: Analysis, epsilon: float, delta: float, details: dict, law: str) -> Evidence:
+    spec = CHECKS["program-composition"]
+    refuted = [p for p in analysis.pairs if p.refuted]
+    if refuted:
+        return _refuted(analysis, refuted, epsilon, delta, details)
+    decided = [p for p in analysis.pairs if p.upper is not None]
+    if not decided:
+        return Evidence(
+            spec, verdict="inconclusive", note="No pair could be composed (every replay diverged).", details=details
+        )
+    top = max(decided, key=lambda p: (p.upper.high, p.upper.pure) if p.upper is not None else (0, 0))
+    assert top.upper is not None
+    open_pairs = [p for p in analysis.pairs if p.structural or p.unaccounted or p.upper is None]
+    summary = (
+        f"worst pair {top.neighbour.name}: δ(ε = {epsilon:g}) ≤ {top.upper.high:.4g}, pure ε of the steps "
+        f"{top.upper.pure:.6g} ({top.upper.how})"
+    )
+    porous = sorted({s.what for p in analysis.pairs for s in p.steps if s.porous})
+    unshifted = analysis.unshifted()
+    certified = top.upper.high <= delta and not open_pairs and analysis.reproducible and not unshifted
+    if certified and law == "as-implemented" and porous:
+        return Evidence(
+            spec,
+            verdict="inconclusive",
+            estimate=top.upper.high,
+            note=f"Not certified as implemented: {summary} holds for the real-valued laws, but the release carries "
+            f"continuous float noise added to a value ({', '.join(porous[:4])}), whose doubles can carry the value "
+            "(Mironov, CCS 2012; Haney et al. 2022). Rerun with law ideal (--law ideal) to certify the real-valued "
+            "laws, or release integer or snapped noise.",
+            details={**details, "composed_epsilon": top.upper.pure, "composed_delta": top.upper.high, "porous": porous},
+        )
+    if certified:
+        return Evidence(
+            spec,
+            verdict="pass",
+            estimate=top.upper.high,
+            note=f"Every pair of {len(analysis.pairs)} within the claim; {summary}.",
+            details={**details, "composed_epsilon": top.upper.pure, "composed_delta": top.upper.high},
+        )
+    return Evidence(
+        spec,
+        verdict="inconclusive",
+        estimate=top.upper.high,
+        note=f"{summary}; " + "; ".join(_open_reasons(top, open_pairs, delta, unshifted)) + ".",
+        details=details,
+    )
+
+
+def _refuted(analysis: Analysis, refuted: list[PairResult], epsilon: float, delta: float, details: dict) -> Evidence:
+    """The composition's failure on the pair whose carried noise gives the largest lower bound on δ(ε)."""
+    worst = max(refuted, key=lambda p: p.lower.low if p.lower is not None else 0.0)
+    assert worst.lower is not None
+    return Evidence(
+        CHECKS["program-composition"],
+        verdict="fail",
+        estimate=worst.lower.low,
+        note=f"Refuted by composition on {worst.neighbour.name}{drawn(analysis, worst)}: δ(ε = {epsilon:g}) ≥ "
+        f"{worst.lower.low:.4g} > "
+        f"δ = {delta:g} for the noise the release carries (pure ε of the steps {worst.lower.pure:.6g}; "
+        f"{worst.lower.how}); the steps: {'; '.join(s.what + ' ' + s.law for s in worst.carried[:6])}.",
+        details={
+            **details,
+            "witness": worst.neighbour.name,
+            "witness_found_by": found(worst)["found_by"],
+            "draw_set": worst.draw_set,
+        },
+    )
+
+
+def _open_reasons(top: PairResult, open_pairs: list[PairResult], delta: float, unshifted: list[str]) -> list[str]:
+    """Why a composition that does not refute does not certify either (``unshifted``: :meth:`Analysis.unshifted`)."""
+    assert top.upper is not None
+    reasons = []
+    if top.upper.high > delta:
+        reasons.append(
+            "the upper composition exceeds δ but the release does not carry every step (a bound, not a refutation)"
+        )
+    if open_pairs:
+        first = open_pairs[0]
+        said = [f.line for f in first.structural] or [u.line for u in first.unaccounted] or ["diverged"]
+        reasons.append(
+            f"{len(open_pairs)} pair(s) not explained by composition (first: {first.neighbour.name}: {said[0]})"
+        )
+    if unshifted:
+        reasons.append(
+            f"the program draws noise the audit can neither shift nor account ({', '.join(unshifted[:2])}), and a "
+            "release coordinate no shifted draw moves may depend on it: not shown free of noise, so not certified"
+        )
+    return reasons
+
+
+def _with_isolated(composition: Evidence, audits: list[Isolated]) -> Evidence:
+    """The composition with its isolated primitives: a primitive refuted alone means the program is not certified
+    on it (named first in the note); one not refuted leaves its part of the program not certified (no exact law
+    composes it), so the composition does not pass either way."""
+    refuted = [a for a in audits if a.refuted]
+    named = ", ".join(a.named for a in (refuted or audits))
+    lead = (
+        f"Not certified on a primitive refuted in isolation ({named}): the program rests on it."
+        if refuted
+        else f"Not certified: the part of {named} is not composed exactly (audited alone, not refuted)."
+    )
+    note = composition.note[:1].upper() + composition.note[1:]  # a sentence of its own after the lead
+    return Evidence(
+        composition.spec,
+        verdict="fail" if composition.verdict == "fail" else "inconclusive",
+        estimate=composition.estimate,
+        note=f"{lead} {note} {line(audits)}",
+        details={
+            **composition.details,
+            "isolated": [a.row() for a in audits],
+            "not_certified": [a.named for a in audits],
+        },
+    )
+
+
+def not_covered(analysis: Analysis) -> list[str]:
+    """What the verdict does not cover (:data:`NOT_COVERED`), and the draw sets whose own path was replayed on the
+    sentinels only (past :data:`~pdp_audit.audits.program.analysis.MOST_PATHS`), where there are some."""
+    out = list(NOT_COVERED)
+    if analysis.unreplayed:
+        out.append(
+            f"{analysis.unreplayed} of the {analysis.recorded_sets} draw sets, each on a path of its own past the "
+            f"{len(analysis.draw_sets)} replayed on every neighbour (replayed on the two largest changes only)"
+        )
+    return out
+
+
+def found(pair: PairResult) -> dict:
+    """A pair as the JSON names it: its neighbour, how it was found (the named list, or the search's candidate), and
+    its most severe finding's kind (None: none; :data:`.findings.SEVERITY`)."""
+    found_by = pair.neighbour.found_by or "the named list"
+    worst = max(pair.findings, key=lambda f: rank([f]), default=None)
+    return {"neighbour": pair.neighbour.name, "found_by": found_by, "finding": None if worst is None else worst.kind}
+
+
+def _trace(analysis: Analysis, highlight: int | None) -> list[str]:
+    """The recorded calls, one line each (the first 40), the diverging call marked."""
+    lines = []
+    for k, call in enumerate(analysis.recorded.calls[:40]):
+        mark = " <-- diverges" if k == highlight else ""
+        lines.append(f"{k}: {call.signature()}{mark}")
+    if len(analysis.recorded.calls) > 40:
+        lines.append(f"... {len(analysis.recorded.calls) - 40} more")
+    return lines
+
+
+def drawn(analysis: Analysis, pair: PairResult) -> str:
+    """Which draw set ``pair`` was replayed on, as words (empty where only the first was replayed on every
+    neighbour: the others followed its path)."""
+    sets = analysis.recorded_sets
+    return f" (draw set {pair.draw_set + 1} of {sets})" if len(analysis.draw_sets) > 1 else ""
+
+
+def _pair_rows(analysis: Analysis) -> list[dict]:
+    rows = []
+    for p in sorted(analysis.pairs, key=lambda r: r.rank, reverse=True)[:12]:
+        row: dict[str, Any] = {**found(p), "draw_set": p.draw_set, "findings": [f.line for f in p.structural]}
+        if p.upper is not None:
+            row.update(pure_epsilon=p.upper.pure, delta_upper=p.upper.high, how=p.upper.how)
+        if p.lower is not None:
+            row.update(delta_lower=p.lower.low)
+        row["steps"] = [f"{s.what}: {s.law}" + (f" μ = {s.size:.6g}" if s.law != "discrete" else "") for s in p.steps]
+        row["steps"] = row["steps"][:20]
+        rows.append(row)
+    return rows

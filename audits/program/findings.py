@@ -1,0 +1,289 @@
+"""What the program audit finds on one neighbouring pair (D, D′): small frozen records, one type per kind of finding.
+
+Each record holds its witness (the call, the coordinate, the values on D and on D′; the pair and its draw set are
+the :class:`~pdp_audit.audits.program.analysis.PairResult`'s that holds it) and says:
+
+* ``check``: the check it belongs to -- ``structure`` (the replay with D's draws: the calls made, the coordinates
+  that move) or ``composition`` (the exact composition of the recorded primitives);
+* ``exact``: whether it refutes the claim on its own.  Two findings do: a composition of the noise the release
+  carries whose δ(ε) is above the claim's (:class:`CarriedAbove`: the release's δ(ε) is at least its composition's
+  by the data-processing inequality read backwards), and, for a pure claim, released noise of a location family whose
+  scale differs between D and D′ (:class:`Rescaled` where the release carries the rescaled call,
+  :class:`CoefficientMoved`): two Laplace (or Gaussian) laws of different scales have an unbounded log-likelihood
+  ratio in their tails.  Every other finding needs the black box's confirmation on fresh releases (a sparse vector
+  diverges legitimately; a noise-free coordinate may differ with probability below δ), or leaves the claim
+  undecided (noise the audit cannot account for);
+* ``confirmable``: whether the black box can run on the pair (not where the program raises on D′);
+* ``line``: what a report shows, derived from the record.
+
+A pair's **rank** (:func:`rank`) orders the pairs for the witness and the search: the most severe kind first
+(:data:`SEVERITY`), then the finding's magnitude (a δ(ε) bound), then nothing.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import ClassVar, Sequence
+
+from pdp_audit.audits.program.accounting import Composed
+
+
+@dataclass(frozen=True)
+class Finding:
+    """A finding of the program audit on one pair (module notes)."""
+
+    check: ClassVar[str] = "structure"
+    #: the kind's place in :data:`SEVERITY`
+    kind: ClassVar[str] = ""
+
+    @property
+    def exact(self) -> bool:
+        """Whether the finding refutes the claim on its own (module notes)."""
+        return False
+
+    @property
+    def confirmable(self) -> bool:
+        """Whether the black box can confirm it on the pair's final release (the program runs on D′)."""
+        return True
+
+    @property
+    def magnitude(self) -> float:
+        """The finding's size within its kind (a δ(ε) bound; 0 where it has none)."""
+        return 0.0
+
+    @property
+    def line(self) -> str:
+        """The finding in one line, as a report shows it."""
+        raise NotImplementedError
+
+
+@dataclass(frozen=True)
+class Diverged(Finding):
+    """The replay on D′ with D's draws makes another call than D's at call ``call``: the program's control flow
+    depends on the data (a sparse vector's stopping time does so legitimately: a finding to confirm)."""
+
+    kind: ClassVar[str] = "diverged"
+    call: int
+    on_d: str
+    on_d_prime: str
+
+    @property
+    def line(self) -> str:
+        return f"control flow diverges at call {self.call}: recorded {self.on_d}, on D′ {self.on_d_prime}"
+
+
+@dataclass(frozen=True)
+class Fault(Finding):
+    """The program raises on D′ and runs on D: an observable difference, but no release the black box can sample."""
+
+    kind: ClassVar[str] = "fault"
+    message: str
+
+    @property
+    def confirmable(self) -> bool:
+        return False
+
+    @property
+    def line(self) -> str:
+        return f"on D′ {self.message} (it runs on D)"
+
+
+@dataclass(frozen=True)
+class Rescale:
+    """Call ``call``'s scale: ``on_d`` recorded, ``on_d_prime`` on D′ (as the recorder writes them)."""
+
+    call: int
+    on_d: str
+    on_d_prime: str
+
+
+@dataclass(frozen=True)
+class Rescaled(Finding):
+    """Calls whose noise scale differs between D and D′ (the scale is read from the data); ``carried``: those whose
+    noise the release carries.  Exact for a pure claim (``pure``) where the release carries one: Lap(b) against
+    Lap(b′ ≠ b) has log-likelihood ratio |x|(1/b − 1/b′) + log(b′/b), unbounded in x."""
+
+    kind: ClassVar[str] = "rescaled"
+    calls: tuple[Rescale, ...]
+    carried: tuple[int, ...]
+    pure: bool
+
+    @property
+    def exact(self) -> bool:
+        return self.pure and bool(self.carried)
+
+    @property
+    def line(self) -> str:
+        first = self.calls[0]
+        return (
+            f"the scale of a call depends on the data (call {first.call}: recorded {first.on_d}, on D′ "
+            f"{first.on_d_prime})"
+        )
+
+    @property
+    def moves(self) -> list[str]:
+        """The released scales that moved (the carried calls rescaled), in words."""
+        return [f"call {k} rescaled" for k in self.carried]
+
+
+@dataclass(frozen=True)
+class CoefficientMoved(Finding):
+    """Noise elements whose coefficient in the release differs between D and D′ (the noise is weighted by the data):
+    the released noise's scale moves, exact for a pure claim (``pure``) as for :class:`Rescaled`."""
+
+    kind: ClassVar[str] = "rescaled"
+    elements: tuple[int, ...]
+    pure: bool
+
+    @property
+    def exact(self) -> bool:
+        return self.pure
+
+    @property
+    def line(self) -> str:
+        return f"the scale of {len(self.elements)} noise element(s) in the release depends on the data"
+
+    @property
+    def moves(self) -> list[str]:
+        """The released scales that moved (each element's coefficient), in words."""
+        return [f"noise element {j}'s coefficient in the release" for j in self.elements]
+
+
+@dataclass(frozen=True)
+class StructureDiffers(Finding):
+    """The release's structure (its keys, shapes or strings) differs between D and D′ with the same draws."""
+
+    kind: ClassVar[str] = "differs"
+
+    @property
+    def line(self) -> str:
+        return "the release's structure (its keys, shapes or strings) differs with the same noise"
+
+
+@dataclass(frozen=True)
+class FreeDiffers(Finding):
+    """Release coordinates that no probed draw moves differ between D and D′ with the same draws (``first``: the
+    first, ``on_d``/``on_d_prime`` its values as a report writes them; ``free_of`` what they are free of)."""
+
+    kind: ClassVar[str] = "differs"
+    count: int
+    first: int
+    on_d: str
+    on_d_prime: str
+    free_of: str
+
+    @property
+    def line(self) -> str:
+        return (
+            f"{self.count} release coordinate(s) {self.free_of} differ (first: coordinate {self.first}: "
+            f"{self.on_d} on D, {self.on_d_prime} on D′)"
+        )
+
+
+@dataclass(frozen=True)
+class Inconsistent(Finding):
+    """Noise elements carried by two release coordinates that move apart between D and D′."""
+
+    kind: ClassVar[str] = "differs"
+    count: int
+
+    @property
+    def line(self) -> str:
+        return f"{self.count} noise element(s) carried by coordinates that move apart"
+
+
+@dataclass(frozen=True)
+class NoisyDiffers(Finding):
+    """Noisy release coordinates, not affine in the noise (rounded, thresholded), that differ between D and D′."""
+
+    kind: ClassVar[str] = "noisy"
+    count: int
+
+    @property
+    def line(self) -> str:
+        return f"{self.count} noisy coordinate(s) not affine in the noise differ"
+
+
+@dataclass(frozen=True)
+class Unaccounted(Finding):
+    """Noise of call ``call`` (``label``: its kind and element) that the composition cannot account for (``why``):
+    no exact law here, a value it is added to that is not visible, a library budget not declared.  Leaves the claim
+    undecided on the pair."""
+
+    check: ClassVar[str] = "composition"
+    kind: ClassVar[str] = "unaccounted"
+    call: int
+    label: str
+    why: str
+
+    @property
+    def line(self) -> str:
+        return f"call {self.call} {self.label}: {self.why}"
+
+
+@dataclass(frozen=True)
+class CarriedAbove(Finding):
+    """The composition of the noise the release carries has δ(ε) ≥ ``lower.low`` > δ: the release's δ(ε) is at least
+    that (data processing read backwards), so the claim is refuted exactly (:func:`~.accounting.exceeds`)."""
+
+    check: ClassVar[str] = "composition"
+    kind: ClassVar[str] = "carried above"
+    lower: Composed
+
+    @property
+    def exact(self) -> bool:
+        return True
+
+    @property
+    def magnitude(self) -> float:
+        return self.lower.low
+
+    @property
+    def line(self) -> str:
+        return f"the carried noise's composition gives δ(ε) ≥ {self.lower.low:.4g}"
+
+
+@dataclass(frozen=True)
+class UpperAbove(Finding):
+    """The composition of every step (carried or not) has δ(ε) ≤ ``upper.high`` with ``upper.high`` > δ: a bound, not
+    a refutation (the release may not carry every step)."""
+
+    check: ClassVar[str] = "composition"
+    kind: ClassVar[str] = "upper above"
+    upper: Composed
+
+    @property
+    def magnitude(self) -> float:
+        return self.upper.high
+
+    @property
+    def line(self) -> str:
+        return f"the upper composition gives δ(ε) ≤ {self.upper.high:.4g}, above the claim"
+
+
+#: The kinds of finding, least severe first: the order the witness and the search rank pairs by.  A refutation by
+#: composition ranks above every structural finding (it is exact); structural findings that show the data in the
+#: release directly (a structure, a noise-free coordinate) above a scale taken from the data, above a divergence
+#: (legitimate in a sparse vector), above an upper composition over the claim (a bound), above a noisy coordinate
+#: that is not affine, above noise not accounted for, above a fault on D′ (no witness the black box can run).
+SEVERITY = ("fault", "unaccounted", "noisy", "upper above", "diverged", "rescaled", "differs", "carried above")
+
+
+def rank(found: Sequence[Finding]) -> tuple[int, float]:
+    """A pair's rank from its findings: its most severe kind's place in :data:`SEVERITY` (from 1; 0: no finding),
+    then that finding's magnitude."""
+    return max(((SEVERITY.index(f.kind) + 1, f.magnitude) for f in found), default=(0, 0.0))
+
+
+def criterion(key: tuple[int, float], pure: float | None, epsilon: float) -> float:
+    """The search's objective for a pair of rank ``key`` (:func:`rank`), as one number a search maximises: 4 × the
+    kind's place, plus the finding's magnitude (a δ in [0, 1]), plus ε̂/(ε̂ + ε) in [0, 1] with ε̂ the pure ε of the
+    pair's steps (``pure``) -- within a kind, the pair whose noise's inputs moved most against their scale first.  The
+    three parts cannot overlap (each kind's values lie in [4k, 4k + 2]), so it orders pairs as their ranks do."""
+    level, magnitude = key
+    base = 4.0 * level + magnitude
+    if pure is None or pure <= 0 or pure != pure:
+        return base
+    if pure == float("inf") or epsilon <= 0:
+        return base + 1.0
+    return base + pure / (pure + epsilon)
