@@ -1,5 +1,5 @@
-"""The black box's shortcuts give scikit-learn's and numpy's numbers bit for bit: the logistic statistic's scores
-(learned_statistics.linear_scores) against scikit-learn's decision function of its scaled features, and the histogram
+"""The black box's shortcuts give the numbers they stand for bit for bit: the logistic statistic's scores
+(learned_statistics.linear_scores) as a fixed-order sum of each row, the same in every block, and the histogram
 score fitted with its values counted on a prefix first (features.FEW_FIRST) against the one that lists them all, and the
 fits that
 read their quantiles and atoms off one sort of the pooled columns (features.pooled_sorted) against those that do not."""
@@ -13,16 +13,54 @@ from pdp_audit.audits.blackbox import features
 from pdp_audit.audits.blackbox.learned_statistics import Z_MAX, Standardiser, learn_statistic
 
 
-@pytest.mark.parametrize("seed", range(4))
-def test_logistic_scores_are_scikit_learns(seed):
+def _logistic(seed: int):
+    """A logistic statistic of 1–3 columns (a Laplace column, a flag column, a wide Gaussian) and fresh releases
+    beyond its training range."""
     rng = np.random.default_rng(seed)
     n = 5_000
     d = np.column_stack([rng.laplace(1.0, 3.0, n), rng.choice([0.0, -1000.0, 2.5], n), rng.normal(0, 1e6, n)])
     dp = np.column_stack([rng.laplace(0.0, 3.0, n), rng.choice([0.0, -1000.0, 7.0], n), rng.normal(0, 1, n)])
     statistic, _ = learn_statistic(d[:, : seed % 3 + 1], dp[:, : seed % 3 + 1], (seed % 3 + 1, "x"))
     fresh = np.vstack([d, dp])[:, : seed % 3 + 1] * rng.choice([1.0, 1e3], (10_000, 1))  # beyond the training range
-    expected = statistic.model.decision_function(statistic.scaler.transform(statistic.features(fresh)))
-    assert np.array_equal(statistic(fresh).view(np.uint64), expected.view(np.uint64))
+    return statistic, fresh
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_logistic_scores_are_the_fixed_order_sum_of_each_row(seed):
+    """The logistic score is Σ_k w_k·(f_k − m_k)/s_k + b with the products added in the features' order and the
+    intercept last: the same doubles as Python's floats computing that sum row by row (learned_statistics.
+    linear_scores), and within a few ulps of scikit-learn's decision function (another order of the same sum)."""
+    statistic, fresh = _logistic(seed)
+    features = statistic.features(fresh)
+    mean, scale = statistic.scaler.mean_.tolist(), statistic.scaler.scale_.tolist()
+    weights, intercept = statistic.model.coef_[0].tolist(), float(statistic.model.intercept_[0])
+    expected = []
+    for row in features[::97].tolist():
+        x = [(f - m) / s for f, m, s in zip(row, mean, scale)]
+        total = x[0] * weights[0]
+        for k in range(1, len(x)):
+            total += x[k] * weights[k]
+        expected.append(total + intercept)
+    assert np.array_equal(statistic(fresh)[::97].view(np.uint64), np.array(expected).view(np.uint64))
+    sklearn = statistic.model.decision_function(statistic.scaler.transform(features))
+    assert np.allclose(statistic(fresh), sklearn, rtol=1e-12, atol=1e-12)
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_a_release_gets_the_same_logistic_score_in_every_block(seed):
+    """A release's score is a fixed function of it: the same double alone, repeated in a block of any length, or at
+    any position among other releases.  A BLAS product (X @ coef.T, scikit-learn's decision function) rounds a row by
+    where it falls in its block: the same release then scored 1 ulp apart in two blocks, and an event {score ≥ t}
+    with t one of its scores held it in one block and not in the other (the snapping mechanism refuted, issue 70)."""
+    statistic, fresh = _logistic(seed)
+    rows = fresh[::1_000]
+    alone = np.array([statistic(row[None, :])[0] for row in rows])
+    for size in (2, 3, 4, 5, 7, 8, 9, 16, 17, 33, 1_000):
+        for i, row in enumerate(rows):
+            repeated = statistic(np.repeat(row[None, :], size, axis=0))
+            assert np.all(repeated.view(np.uint64) == alone[i : i + 1].view(np.uint64)), (size, i)
+    mixed = np.vstack([fresh[:37], rows, fresh[37:40]])
+    assert np.array_equal(statistic(mixed)[37 : 37 + len(rows)].view(np.uint64), alone.view(np.uint64))
 
 
 @pytest.mark.parametrize("columns", [1, 3, 12])

@@ -44,7 +44,14 @@ with its best event at each level -- at most K = len(TUNED_AT) events.
 
 Validity: the selection sees training and selection draws only, so the K events are fixed sets when the bounding
 draws are made; the bound at α is the largest over the K events of the bound at α/K (Bonferroni over the events
-tested on the bounding draws).  Whatever was learned, a poor choice only makes the bound loose.
+tested on the bounding draws).  Whatever was learned, a poor choice only makes the bound loose.  "Fixed sets" needs
+each frozen score to be a function of one release alone -- the same double for a release whatever block it is
+scored in, at whatever position, alone or once per distinct release: the logistic score is a sum in a fixed order of
+elementwise operations (:func:`~pdp_audit.audits.blackbox.learned_statistics.linear_scores`; a BLAS product rounds a
+row by its place in the block, and a threshold at a repeated release's score then held it in some blocks only); the
+trees compare coordinates with thresholds and add their leaves' values in tree order; the histograms look bins up by
+comparisons and add their ratios in column order; the outcome score hashes the bits of a release's atoms; the number
+structure (:func:`~pdp_audit.verify.estimators.float_structure.number_structure`) is read off each release's bits.
 """
 
 from __future__ import annotations

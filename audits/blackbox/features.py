@@ -3,7 +3,8 @@
 * :class:`OutcomeScore` -- for discrete outputs (sparse-vector answers, report-noisy-max indices, counts, bit
   vectors): each release is mapped to its *outcome*, the row with every value that is not an atom of its column
   replaced by one marker (atoms: values drawn at least :data:`ATOM_MIN_COUNT` times in the column on the training
-  split), hashed to 64 bits; the score is the outcome's empirical log likelihood ratio
+  split; an atom's value kept bit for bit, so −0.0 and 0.0 are two outcomes), hashed to 64 bits; the score is the
+  outcome's empirical log likelihood ratio
   log((c_D + a)/n_D) − log((c_D' + a)/n_D') with a = :data:`SMOOTHING` (NaN for an outcome never seen in
   training).  A threshold on it selects the outcomes whose ratio is largest: the most informative set of outcomes,
   as in the Neyman–Pearson lemma for discrete laws.  A hash collision only merges outcomes into one fixed set: the
@@ -122,9 +123,12 @@ class OutcomeKeys:
         return cls(tuple(atoms))
 
     def __call__(self, releases: np.ndarray) -> np.ndarray:
+        """Each release's outcome hash: per column, the release's own 64 bits where its value is an atom (−0.0 and
+        0.0 are one atom, two outcomes: the sign of a zero is part of the release, and an exact function of it),
+        :data:`NOT_AN_ATOM` elsewhere."""
         h = np.zeros(len(releases), dtype=np.uint64)
         for j, atoms in enumerate(self.atoms):
-            column = np.ascontiguousarray(releases[:, j] + 0.0)
+            column = np.ascontiguousarray(releases[:, j], dtype=np.float64)
             word = np.where(np.isin(column, atoms), column.view(np.uint64), NOT_AN_ATOM)
             h = _splitmix(h + _STEP + word)
         return h

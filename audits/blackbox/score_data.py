@@ -53,9 +53,9 @@ DEFINITIONS = {
     "b = the number of edges_j strictly below the value; score = sum_j log_ratio_j[b]",
     "pooled": "per column j: b = floor((number of edges_j < o_j + number of edges_j <= o_j) / 2); "
     "score = sum_j log_ratio[b]",
-    "outcomes": "h = 0; for each column j: w = the 64 bits of o_j + 0.0 if it equals one of atoms_j, else "
-    "0x7ff8deadbeef0001; h = splitmix64_finaliser(h + 0x9e3779b97f4a7c15 + w) (arithmetic mod 2^64); score = "
-    "log_ratio of h in table, NaN (in no event) if h is not in it",
+    "outcomes": "h = 0; for each column j: w = the 64 bits of o_j (-0.0 and 0.0 differ) if it equals one of "
+    "atoms_j, else 0x7ff8deadbeef0001; h = splitmix64_finaliser(h + 0x9e3779b97f4a7c15 + w) (arithmetic mod "
+    "2^64); score = log_ratio of h in table, NaN (in no event) if h is not in it",
 }
 #: The largest |exponent| of the standardising power of two: a double's exponents lie in [-1074, 1023].
 MAX_EXPONENT = 1100
@@ -304,11 +304,11 @@ def decoded_outcomes(atoms: tuple[np.ndarray, ...], table: np.ndarray, most: int
     """The outcome each key of ``table`` stands for, as a tuple per column of the atom's value or None (any value
     that is not an atom): found by hashing every combination of the columns' atoms (None when there are more than
     ``most`` of them).  For display only: a reader sees "(−1000, ·, ·)" where the score sees a 64-bit key."""
-    sizes = [len(a) + 1 for a in atoms]
+    sizes = [len(a) + 1 + int(np.any(a == 0)) for a in atoms]
     if math.prod(sizes) > most:
         return None
     grid = np.indices(sizes).reshape(len(sizes), -1).T  # each combination: an atom's index, or len(atoms) for "none"
-    choices = [np.r_[a, np.nan] for a in atoms]
+    choices = [np.r_[a, [-0.0] if np.any(a == 0) else [], np.nan] for a in atoms]  # a zero atom: two outcomes
     rows = np.column_stack([c[g] for c, g in zip(choices, grid.T)])
     keys = OutcomeKeys(tuple(atoms))(np.where(np.isnan(rows), np.inf, rows))  # inf: never an atom (releases finite)
     wanted = set(int(k) for k in table)
