@@ -100,7 +100,7 @@ def test_a_program_raising_on_small_bases_skips_them():
     """Bases of one and two records raise (skipped, never a finding), and so does the base of three's neighbour with
     a record removed: the pair kept is the base of three with a record added."""
     config = SimpleNamespace(
-        claim_epsilon=1.0, claim_delta=0.0, neighbours="add-remove", bounds_pair=lambda: (0.0, 1.0), seed=0, alpha=ALPHA
+        claim_epsilon=1.0, claim_delta=0.0, neighbours="add-remove", seed=0, alpha=ALPHA, domain_of=lambda data: (0, 1)
     )
     witness = _audit(needs_three, trials=TRIALS)
     assert _check(witness, "program-record").verdict == "pass"

@@ -123,7 +123,7 @@ def run_program(config: ProgramAuditConfig, progress: bool = False, confirm: Cal
     program, data, name = _target(config)
     epsilon, delta = config.claim_epsilon, config.claim_delta
     try:
-        where = (config.bounds_pair(), (epsilon, delta), config.seed)
+        where = (config.domain_of(data), (epsilon, delta), config.seed)
         analysis = analyse(program, data, config.neighbours, *where, config.draw_sets, config.budget())
     except trace.ProgramFault as err:
         return decided(name, [_fault(str(err))], config.alpha, _parameters(config, None), config.seed)

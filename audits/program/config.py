@@ -5,10 +5,11 @@ of a record and the confirmation's budget -- what ``pdp_audit.audit_program`` ta
 from __future__ import annotations
 
 import dataclasses
-import math
 from dataclasses import dataclass, field
 from typing import Any
 
+from pdp_audit.audits.program import domain
+from pdp_audit.audits.program.domain import Categories, Interval
 from pdp_audit.audits.program.search import SEARCHES, Budget
 from pdp_audit.verify.core.candidate_search import require
 from pdp_audit.verify.core.config import (
@@ -20,7 +21,7 @@ from pdp_audit.verify.core.config import (
     Range,
     option,
 )
-from pdp_audit.verify.inputs.validation import not_a_regular_file
+from pdp_audit.verify.inputs.validation import InputError, not_a_regular_file
 
 #: The neighbour relations a claim can be about.
 RELATIONS = ("add-remove", "replace-one")
@@ -34,18 +35,6 @@ DRAW_SETS, MOST_DRAW_SETS = 8, 16
 SEARCH, CANDIDATES = "random", 32
 #: The most candidates a search may propose (each is one replay of the program, like a named neighbour).
 MOST_CANDIDATES = 100_000
-
-
-def bounds_problem(text: str) -> str | None:
-    """Why ``text`` is not ``LOW,HIGH`` (two finite numbers, LOW <= HIGH), or None."""
-    parts = text.split(",")
-    try:
-        low, high = (float(p) for p in parts)
-    except ValueError:
-        return "must be LOW,HIGH (two finite numbers, LOW <= HIGH), e.g. 0,1"
-    if not (math.isfinite(low) and math.isfinite(high) and low <= high):
-        return "must be LOW,HIGH (two finite numbers, LOW <= HIGH), e.g. 0,1"
-    return None
 
 
 def program_problem(text: str) -> str | None:
@@ -106,10 +95,13 @@ _OPTIONS = (
         "bounds",
         "str",
         None,
-        "the declared domain of a record's numeric fields, LOW,HIGH (the program's "
-        "clipping bounds; default: the data's own range, and outliers beyond it)",
-        check=bounds_problem,
-        metavar="LOW,HIGH",
+        "the declared domain of a record (the program's clipping bounds and categories): LOW,HIGH for every numeric "
+        "field, or per field COLUMN=LOW,HIGH;COLUMN={A,B,...} (quoted: 'age=0,120;income=0,2e5;label={a,b,c}'; an "
+        "array record's fields by index, 0=0,1;1=0,10); a field not named keeps the data's own range (numbers) or "
+        "the values it holds (text); outliers beyond the domain and a value outside a category set are tried too",
+        check=domain.problem,
+        convert=domain.written,
+        metavar="DOMAIN",
     ),
     dataclasses.replace(
         PAIR_OPTIONS["blackbox_trials"],
@@ -162,7 +154,8 @@ _EPSILON, _DELTA, _NEIGHBOURS, _SEARCH, _CANDIDATES, _BOUNDS, _TRIALS, _DRAW_SET
 class ProgramAuditConfig(AuditConfig):
     """An (ε, δ)-DP claim of a program ``program(data, rng)`` under the relation ``neighbours``: ``target`` the
     pair (program, dataset) given by the API; else ``program`` (MODULE:FUNCTION) and ``data`` (a file) name them.
-    ``bounds``: the declared domain of a record (``LOW,HIGH``); ``trials``: the confirmation's fresh releases per
+    ``bounds``: the declared domain of a record (:mod:`.domain`: ``LOW,HIGH``, or per field
+    ``COLUMN=LOW,HIGH;COLUMN={A,B,…}``); ``trials``: the confirmation's fresh releases per
     world; ``draw_sets``: the sets of noise draws recorded (the neighbours replayed on them in turn); ``search`` and
     ``candidates``: the neighbour search beyond the named list (:mod:`.search`); decided at
     family-wise false-alarm probability ``alpha``; ``law``: the program as implemented in floating
@@ -188,8 +181,14 @@ class ProgramAuditConfig(AuditConfig):
     data: str | None = option(_DATA)
     program: str | None = option(_PROGRAM)
     target: Any = field(default=None, compare=False, repr=False)
+    #: How the caller names ``bounds`` (``--bounds``, ``parameters.bounds``) and where its messages start (the file),
+    #: kept for what is checked against the data once it is read (:meth:`domain_of`); a copy made by
+    #: ``dataclasses.replace`` keeps the first caller's words.
+    words: tuple[str, str] | None = field(default=None, compare=False, repr=False)
 
     def check(self, names: OptionNames) -> None:
+        if self.words is None:
+            object.__setattr__(self, "words", (names.bounds, names.where))
         if self.target is None and (self.program is None or self.data is None):
             raise names.error(f"give the program and its data ({names.data})")
         if self.search == "optuna":  # refused before any work, in one line
@@ -206,11 +205,16 @@ class ProgramAuditConfig(AuditConfig):
         """The neighbour search's budget."""
         return Budget(self.search, self.candidates)
 
-    def bounds_pair(self) -> tuple[float, float] | None:
+    def domain_of(self, data: Any) -> dict[Any, Interval | Categories] | None:
+        """Each field's declared domain, keyed as :func:`.domain.fields_of` keys the fields of ``data`` (None: no
+        ``bounds``); a one-line InputError in the caller's words where the declaration does not fit the data."""
         if self.bounds is None:
             return None
-        low, high = (float(p) for p in self.bounds.split(","))
-        return low, high
+        try:
+            return domain.resolved(domain.declaration(self.bounds), data)
+        except ValueError as err:
+            spelled, where = self.words or ("bounds", "")
+            raise InputError(f"{where}{spelled} {err}: it must be {domain.FORM}") from None
 
 
 #: How ``pdp_audit.audit_program`` names the claim: its arguments ``epsilon`` and ``delta``.

@@ -7,7 +7,8 @@
     neighbours = "add-remove"         # or "replace-one" (default: add-remove)
     [parameters]
     data = "program-values.csv"       # relative to this file: a CSV with a header row, or .npy (required)
-    bounds = "0,1"                    # the declared domain of a record's numeric fields (optional)
+    bounds = "0,1"                    # the declared domain of a record (optional): per column
+                                      # "age=0,120;label={a,b}", or a table [parameters.bounds]
     [audit]                           # trials, draw_sets, seed, alpha, law (optional)
     trials = 2000
 

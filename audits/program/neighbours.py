@@ -5,11 +5,16 @@ Under **add-remove** a neighbour is D with one record removed or one added; unde
 replaced.  The records tried (the bug classes of Cebere et al., PETS 2026, §5; Casacuberta et al., CCS 2022;
 Lebeda et al. 2024):
 
-* the domain's extremes (``bounds``: every numeric field at its lower or its upper end);
+* the domain's extremes (every numeric field at the lower, then at the upper end of its own declared range --
+  ``bounds``, :mod:`.domain` -- or, undeclared, of the data's finite range);
 * outliers beyond them (a field at ±10 × the largest magnitude seen or declared, and at ±1e6 of it): a sum released
   with the clipped data's sensitivity but computed on the raw data moves by far more than the bound;
 * NaN and ±inf where the field is a float (they pass through ``np.clip``);
 * a duplicate of an existing record, and a record of a class the data lacks (a new integer or string value);
+* where a field declares its categories: a record of each of them (those the data lacks first, at most
+  :data:`CATEGORIES`), and one of a value outside the set (as numeric fields get values beyond their range), instead
+  of the class the data lacks -- a histogram whose bins are the categories seen, or that counts a value outside the
+  declared set, moves where the declared domain says it must not;
 * the removal of the record holding the minimum, the maximum, the only member of the rarest class, the first and
   the last, and of records drawn at random: a domain, a size-dependent quantity or bounds taken from the data move.
 
@@ -25,8 +30,15 @@ from typing import Any
 
 import numpy as np
 
+from pdp_audit.audits.program.domain import Categories, Interval, fields_of
+
 #: At most this many records are removed or replaced by position (beyond the named ones), drawn at random.
 RANDOM_POSITIONS = 4
+#: At most this many of a field's declared categories are named neighbours (those the data lacks first); the search
+#: draws from all of them.
+CATEGORIES = 16
+#: The class a text field's record takes where the data lacks one (or the declared categories do).
+NEW_CLASS = "__pdp_audit_new_class__"
 
 
 @dataclass(frozen=True)
@@ -81,14 +93,8 @@ def records(data: Any) -> int:
     return len(data)
 
 
-def _columns(data: Any) -> list[tuple[Any, np.ndarray]]:
-    """(name, values) of each field: the columns of a frame, of a 2-D array, or the one field of a 1-D array."""
-    if _is_frame(data):
-        return [(c, data[c].to_numpy()) for c in data.columns]
-    array = np.asarray(data)
-    if array.ndim == 1:
-        return [(None, array)]
-    return [(j, array[:, j]) for j in range(array.shape[1])]
+#: (name, values) of each field: the columns of a frame, of a 2-D array, or the one field of a 1-D array.
+_columns = fields_of
 
 
 def _numeric(values: np.ndarray) -> bool:
@@ -96,12 +102,46 @@ def _numeric(values: np.ndarray) -> bool:
 
 
 def _bounds_of(bounds: Any, name: Any, values: np.ndarray) -> tuple[float, float] | None:
+    """The declared range of field ``name``: ``bounds`` is None, one (low, high) for every numeric field, or a
+    mapping of fields to their :class:`~.domain.Interval`, :class:`~.domain.Categories` or (low, high)."""
     if bounds is None:
         return None
     if isinstance(bounds, dict):
-        return tuple(bounds[name]) if name in bounds else None  # type: ignore[return-value]
+        declared = bounds.get(name)
+        if isinstance(declared, Interval):
+            return declared.low, declared.high
+        if isinstance(declared, (tuple, list)):
+            return float(declared[0]), float(declared[1])
+        return None
     low, high = bounds
     return float(low), float(high)
+
+
+def categories_of(bounds: Any, name: Any) -> tuple | None:
+    """Field ``name``'s declared categories (None: none declared)."""
+    declared = bounds.get(name) if isinstance(bounds, dict) else None
+    return declared.values if isinstance(declared, Categories) else None
+
+
+def outside(values: np.ndarray, categories: tuple) -> Any:
+    """A value of the field's type outside its declared ``categories`` and the data's values (None where its type
+    has none: a boolean field declaring both): the class it lacks for text, one above the largest for numbers."""
+    kind = values.dtype.kind
+    if kind == "b":
+        return next((v for v in (False, True) if v not in categories), None)
+    if kind in "iuf":
+        finite = [float(v) for v in (*categories, *_finite(values).tolist()) if math.isfinite(float(v))]
+        above = max(finite, default=0.0) + 1.0
+        if kind == "f":
+            return above
+        info = np.iinfo(values.dtype)
+        below = min(finite, default=0.0) - 1.0
+        return int(above) if above <= info.max else int(below) if below >= info.min else None
+    held = {v.decode() if isinstance(v, bytes) else str(v) for v in (*categories, *values.tolist())}
+    new = NEW_CLASS
+    while new in held:
+        new += "_"
+    return new.encode() if kind == "S" else new
 
 
 #: The non-finite values a float field is given in a record added or put in place of one, and their names.
@@ -134,7 +174,8 @@ def candidate_records(data: Any, bounds: Any) -> list[tuple[str, dict]]:
         base.update(fill)
         return base
 
-    numeric = [(name, values) for name, values in columns if _numeric(values)]
+    declared = {name for name, _ in columns if categories_of(bounds, name) is not None}
+    numeric = [(name, values) for name, values in columns if _numeric(values) and name not in declared]
     out: list[tuple[str, dict]] = []
     if numeric:
         extremes = {name: _extremes(values) for name, values in numeric}
@@ -143,7 +184,8 @@ def candidate_records(data: Any, bounds: Any) -> list[tuple[str, dict]]:
         floats = [name for name, values in numeric if values.dtype.kind == "f"]
         if floats:
             out += [(f"a record of {label}", record(dict.fromkeys(floats, special))) for special, label in SPECIALS]
-    out += [(what, record(fill)) for what, fill in _new_classes(columns)]
+    out += [(what, record(fill)) for what, fill in _new_classes([c for c in columns if c[0] not in declared])]
+    out += [(what, record(fill)) for what, fill in _declared_classes(columns, bounds)]
     if records(data):
         out.append(("a duplicate of record 0", record({})))
     return out
@@ -196,10 +238,33 @@ def _new_classes(columns: list) -> list[tuple[str, dict]]:
     for name, values in columns:
         if not values.size or values.dtype.kind not in "iuOSU":
             continue
-        new: Any = int(values.max()) + 1 if values.dtype.kind in "iu" else "__pdp_audit_new_class__"
+        new: Any = int(values.max()) + 1 if values.dtype.kind in "iu" else NEW_CLASS
         where = "" if name is None else f" in field {name!r}"
         out.append((f"a record of a class the data lacks{where}", {name: new}))
     return out
+
+
+def _declared_classes(columns: list, bounds: Any) -> list[tuple[str, dict]]:
+    """For each field that declares its categories, a record of each (those the data lacks first, at most
+    :data:`CATEGORIES`) and one of a value outside them."""
+    out = []
+    for name, values in columns:
+        categories = categories_of(bounds, name)
+        if categories is None:
+            continue
+        held = {_canonical(v) for v in values.tolist()}
+        lacking = [c for c in categories if _canonical(c) not in held]
+        where = "" if name is None else f" in field {name!r}"
+        for category in (lacking + [c for c in categories if _canonical(c) in held])[:CATEGORIES]:
+            out.append((f"a record of category {_category_text(category)}{where}", {name: category}))
+        beyond = outside(values, categories)
+        if beyond is not None:
+            out.append((f"a record of a value outside the declared categories{where}", {name: beyond}))
+    return out
+
+
+def _category_text(value: Any) -> str:
+    return repr(value.decode() if isinstance(value, bytes) else value)
 
 
 def _cast(fill: dict, numeric: list) -> dict:

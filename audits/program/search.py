@@ -5,11 +5,13 @@ TPE) and ranked by the deterministic replay's own criterion.
 A candidate is a point of a box: under **replace-one** the position of the record replaced and the new record's
 field values; under **add-remove** whether a record is added (its field values) or removed (its position).  A
 numeric field's value is drawn either inside its declared domain (``bounds``; else the data's finite range) or
-beyond it, in [−10·M, 10·M] with M the largest magnitude declared or seen (the scale of the named outliers): a bug
-that shows only on values the named list does not try -- a clip applied only above a threshold that is not the
-bound, a branch taken in a middle range of values -- is found where a value lands in its range.  Integer fields
-take the nearest whole number; boolean fields either value; text and object fields one of the values the data holds
-(the 32 most frequent) or a class it lacks.
+beyond it, in [−10·M, 10·M] with M the largest magnitude declared or seen (the scale of the named outliers), each
+field in its own range (:mod:`.domain`: ``bounds`` per column): a bug that shows only on values the named list does
+not try -- a clip applied only above a threshold that is not the bound, a branch taken in a middle range of values
+-- is found where a value lands in its range.  Integer fields take the nearest whole number; boolean fields either
+value; a field that declares its categories one of them or a value outside them
+(:func:`~.neighbours.outside`); other text and object fields one of the values the data holds (the 32 most
+frequent) or a class it lacks.
 
 **The criterion** of a candidate is its pair's rank (:func:`pdp_audit.audits.program.findings.criterion`: a
 refutation by composition above a finding, a finding above a composition over the claim) and then ε̂/(ε̂ + ε), ε̂ the
@@ -36,6 +38,7 @@ from typing import Any
 import numpy as np
 
 from pdp_audit.audits.program.neighbours import (
+    NEW_CLASS,
     Neighbour,
     _bounds_of,
     _cast,
@@ -43,6 +46,8 @@ from pdp_audit.audits.program.neighbours import (
     _finite,
     _with_record,
     _without,
+    categories_of,
+    outside,
     records,
 )
 from pdp_audit.verify.core.candidate_search import Parameter
@@ -54,8 +59,6 @@ SEARCHES = ("named", "random", "optuna")
 HOW = {"random": "the random search", "optuna": "optuna's TPE search"}
 #: The values a text field's candidate takes at most (the most frequent), besides a class the data lacks.
 CHOICES = 32
-#: The class a text field's candidate takes where it lacks one (the named list's new class).
-NEW_CLASS = "__pdp_audit_new_class__"
 #: How many of optuna's candidates are proposed before their scores are told (the replays of a batch share a session).
 BATCH = 8
 
@@ -90,7 +93,11 @@ def fields(data: Any, bounds: Any) -> list[Field]:
     out = []
     for name, values in _columns(data):
         kind = values.dtype.kind
-        if kind in "biuf" and kind != "b":
+        categories = categories_of(bounds, name)
+        if categories is not None:
+            beyond = outside(values, categories)
+            out.append(Field(name, "choice", values.dtype, values=(*categories, *([] if beyond is None else [beyond]))))
+        elif kind in "biuf" and kind != "b":
             finite = _finite(values).astype(float)
             seen = (float(finite.min()), float(finite.max())) if finite.size else (0.0, 1.0)
             low, high = _bounds_of(bounds, name, values) or seen

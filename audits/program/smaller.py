@@ -98,7 +98,8 @@ def smallest(program: Callable, data: Any, config: Any, witness: PairResult) -> 
             break
         base = first(data, k)
         try:
-            analysis = analyse(program, base, config.neighbours, config.bounds_pair(), (epsilon, delta), config.seed, 1)
+            declared = config.domain_of(base)
+            analysis = analyse(program, base, config.neighbours, declared, (epsilon, delta), config.seed, 1)
         except trace.ProgramFault:  # the program does not run on so few records: not a finding, another base
             continue
         for pair in analysis.pairs:

@@ -182,8 +182,12 @@ def audit_program(
       epsilon: the claimed ε, finite and >= 0.
       delta: the claimed δ, in [0, 1).
       neighbours: ``"add-remove"`` or ``"replace-one"``: the relation the claim is about.
-      bounds: the declared domain ``(low, high)`` of a record's numeric fields (the program's clipping bounds), or
-        None.
+      bounds: the declared domain of a record (the program's clipping bounds and categories), or None: ``(low,
+        high)`` for every numeric field; per field a mapping ``{"age": (0, 120), "label": ["a", "b", "c"]}`` (a pair
+        of numbers is a range, another list or a set of values a category set) or, for an array record, a list of
+        one pair per field ``[(0, 1), (0, 10)]``; or the text of ``--bounds`` (``"age=0,120;label={a,b,c}"``).  A
+        field not named keeps the data's own range (numbers) or the values it holds (text); outliers beyond the
+        domain and a value outside a category set are tried too (:mod:`pdp_audit.audits.program.domain`).
       **budget: ``trials`` -- fresh releases per world of the black box's confirmation, 100 to 1e9 (default
         20,000); ``draw_sets`` -- sets of noise draws the program is recorded on, 1 to 16 (default 8: the
         neighbours are replayed on the first, and on each further one where the program takes a path no earlier one
@@ -223,13 +227,8 @@ def audit_program(
         allowed = ", ".join(PROGRAM_BUDGET)
         raise InputError(f"audit_program() has no argument {unknown[0]!r} (its budget: {allowed})"[:200])
     values: dict[str, Any] = {"claim_epsilon": epsilon, "claim_delta": delta, "neighbours": neighbours, **budget}
-    if bounds is not None:
-        if not (isinstance(bounds, (tuple, list)) and len(bounds) == 2):
-            raise InputError(f"bounds must be (low, high), two finite numbers with low <= high, got {bounds!r}"[:200])
-        try:
-            values["bounds"] = ",".join(repr(float(b)) for b in bounds)
-        except (TypeError, ValueError):
-            raise InputError(f"bounds must be (low, high), two finite numbers with low <= high, got {bounds!r}"[:200])
+    if bounds is not None:  # written and checked by the option, as --bounds is (pdp_audit.audits.program.domain)
+        values["bounds"] = bounds
     plan = kinds_by_name()["program"].plan
     return plan.execute(plan.configure(values, None, (program, data)))
 

@@ -107,10 +107,13 @@ class Option:
     flag is ``--`` + ``key`` with dashes, unless ``flag`` says otherwise (``--no-reproduce`` for a true default).
     ``kind``: ``float``, ``int``, ``str``, ``bool`` (a flag) or ``size`` (``"n,d"``: two whole numbers, held as a
     tuple; canonical form the string).  ``choices`` restricts strings; ``range`` numbers; ``check`` is a further
-    test of one value returning the reason it is wrong (or None).  ``table``: where a deployment file sets it
-    (``claim``, ``parameters`` or ``audit`` for the budgets).  ``group``: options of one group exclude each other.
-    ``cli``: shown on the command line (False for what only mappings set).  ``required``: None is refused in the
-    option's words (a user-facing audit's claim), where it would otherwise reach the audit's arithmetic.
+    test of one value returning the reason it is wrong (or None); ``convert`` writes a ``str`` option's value given
+    as other Python values (a mapping, a list: the API's keywords, a TOML table) in the option's text, raising
+    ValueError with the reason it cannot, so that every way in is read by the one ``check`` of that text.
+    ``table``: where a deployment file sets it (``claim``, ``parameters`` or ``audit`` for the budgets).  ``group``:
+    options of one group exclude each other.  ``cli``: shown on the command line (False for what only mappings set).
+    ``required``: None is refused in the option's words (a user-facing audit's claim), where it would otherwise reach
+    the audit's arithmetic.
     """
 
     key: str
@@ -120,6 +123,7 @@ class Option:
     choices: tuple[str, ...] = ()
     range: Range | None = None
     check: Callable[[Any], str | None] | None = None
+    convert: Callable[[Any], str] | None = None
     table: Table = "parameters"
     table_key: str | None = None  # the key inside the table, if not ``key`` (``epsilon`` in [claim])
     group: str | None = None
@@ -230,6 +234,11 @@ def parse(option: Option, value: Any, names: Names) -> Any:
             raise bad()
         return value
     if option.kind == "str":
+        if option.convert is not None and not isinstance(value, str):
+            try:
+                value = option.convert(value)
+            except ValueError as err:
+                raise names.error(f"{names(option)} {err}, got {value!r}"[:300]) from None
         if not isinstance(value, str) or (option.choices and value not in option.choices):
             raise bad()
         return _checked(option, value, names)
@@ -431,6 +440,11 @@ class OptionNames:
 
     def error(self, message: str) -> InputError:
         return self._names.error(message)
+
+    @property
+    def where(self) -> str:
+        """What every message starts with (a file, a cell; empty on the command line and for keywords)."""
+        return self._names.where
 
 
 def option_default(spec: Option) -> Any:
