@@ -18,6 +18,7 @@ from sklearn.preprocessing import StandardScaler
 from pdp_audit.audits.blackbox.boosting import fit_trees
 from pdp_audit.audits.blackbox.trees import StepFunction, TreeEnsemble
 from pdp_audit.verify.estimators.attack import pooled_rank_attack
+from pdp_audit.verify.estimators.row_scores import linear_rows
 
 #: Standardised releases are clipped to ±Z_MAX (never on the training split, where |z| ≤ √(n − 1) ≤ 1.5e4).
 Z_MAX = 2.0**20
@@ -170,43 +171,22 @@ class LearnedStatistic:
         return linear_scores(self.scaler, self.model, self.features(releases))
 
 
-#: :func:`linear_scores` sums the products of this many rows at a time (a column of a chunk read from the cache: on
-#: 1e6 rows of 14 features 0.34 s against 1.19 s for whole columns, and 0.15 s for the BLAS product it replaces,
-#: 2 shared cores under load, 2026-11-27).
-SCORE_ROWS = 8192
-
-
 def linear_scores(scaler: StandardScaler, model: LogisticRegression, features: np.ndarray) -> np.ndarray:
     """The logistic decision function Σ_k w_k·(f_k − m_k)/s_k + b of a new float64 array of finite ``features`` (the
     :class:`Standardiser`'s clip keeps them finite), computed as a **fixed function of each row**: centred and
     scaled in place (a column at a time: :func:`by_column`), then the products w_k·x_k added in the order of the
     features, the intercept last -- every step an elementwise float64 ufunc (subtract, divide, multiply, add).
 
-    Why not ``X @ coef.T`` (scikit-learn's ``decision_function``): a BLAS product's rounding depends on the array it
-    is in -- its kernels sum a row in another order at the tail of a block, for a block of 2 or 3 rows, for a block
-    of another length -- so the same release got scores 1 ulp apart in different blocks (measured: the logistic score
-    of the snapping mechanism's release −1 was t = 1.0117459421552306 alone and t − 2^−52 in a block of 2).  The event
-    test places its thresholds at scores drawn on the selection pass, so an event {score ≥ t} held a repeated release
-    in some blocks and not in others: its fresh counts were no longer those of one fixed set, and the exact test
-    refuted correct mechanisms (Mironov's snapping, ε = 1: at ε ≥ 1.051, p = 4e-24, at the default budget, seed 0).
-
-    Sound for: each ufunc here is one IEEE-754 operation per element, correctly rounded whatever the array's length,
-    alignment or the element's position (numpy never fuses two ufuncs), so a release's score is the same double in
-    every block: {score ≥ t} is a fixed set of releases, and the counts of the fresh releases in it are what the
-    exact test assumes (:mod:`pdp_audit.audits.blackbox.events`).  The numbers differ from scikit-learn's in their last
-    bits (another order of the same sum); the statistic is fitted by it and only scored here."""
+    Not ``X @ coef.T`` (scikit-learn's ``decision_function``): a BLAS product rounds a row by where it falls in its
+    block, and a threshold at a repeated release's score then held it in some blocks only: the event test refuted
+    correct mechanisms (Mironov's snapping, ε = 1: at ε ≥ 1.051, p = 4e-24, at the default budget, seed 0).  The
+    sum of :func:`pdp_audit.verify.estimators.row_scores.linear_rows` is one double for a release in every block
+    (its module notes), so {score ≥ t} is a fixed set of releases and the counts of the fresh releases in it are
+    what the exact test assumes (:mod:`pdp_audit.audits.blackbox.events`).  The numbers differ from scikit-learn's
+    in their last bits (another order of the same sum); the statistic is fitted by it and only scored here."""
     by_column(features, np.subtract, scaler.mean_)
     by_column(features, np.divide, scaler.scale_)
-    weights, intercept = model.coef_.reshape(-1), float(model.intercept_[0])
-    scores = np.empty(len(features))
-    product = np.empty(min(SCORE_ROWS, len(features)))
-    for start in range(0, len(features), SCORE_ROWS):  # rows a chunk at a time: its columns stay in the cache
-        rows, total = features[start : start + SCORE_ROWS], scores[start : start + SCORE_ROWS]
-        np.multiply(rows[:, 0], weights[0], out=total)
-        for k in range(1, weights.size):
-            total += np.multiply(rows[:, k], weights[k], out=product[: len(rows)])
-        total += intercept
-    return scores
+    return linear_rows(features, model.coef_, float(model.intercept_[0]))
 
 
 def learn_statistic(train_d: np.ndarray, train_dp: np.ndarray, first_call: tuple[int, str], accuracy: bool = True):

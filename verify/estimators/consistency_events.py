@@ -51,6 +51,7 @@ import numpy as np
 
 from pdp_audit.verify.estimators import float_structure as fs
 from pdp_audit.verify.estimators.float_structure import ZERO_GRANULARITY, granularity
+from pdp_audit.verify.estimators.row_scores import linear_rows
 
 #: The loss bins' geometric quantile levels stop where a tail holds about this many pilot draws.
 TAIL_DRAWS = 30
@@ -190,7 +191,10 @@ class ScoreBins:
         return np.column_stack([z, z**2, loss])
 
     def score(self, coordinates: np.ndarray, losses: np.ndarray) -> np.ndarray:
-        return self.features(coordinates, losses) @ self.weights + self.intercept
+        """The linear score of each release, a fixed function of it (:func:`~pdp_audit.verify.estimators.row_scores.
+        linear_rows`; a BLAS product rounds a row by its place in the block, and a bin's end at a repeated release's
+        score then held it in some blocks only)."""
+        return linear_rows(self.features(coordinates, losses), self.weights, self.intercept)
 
     def labels(self, coordinates: np.ndarray, losses: np.ndarray) -> np.ndarray:
         return self.bins.labels(self.score(coordinates, losses))
