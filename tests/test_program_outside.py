@@ -10,7 +10,7 @@
   per world at α = 1e-6).
 
 Fixed seeds; α = 1e-6.  Seen failing: with ``isolated._landing`` returning None the tests of the value read and of
-the isolated rows fail; with ``audit._feasible`` returning its evidence unchanged the size-as-public test fails.
+the isolated rows fail; with ``confirmation._one`` leaving out what a confirmation needed the size-as-public test fails.
 """
 
 from __future__ import annotations

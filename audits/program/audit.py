@@ -34,9 +34,10 @@ from typing import Any, Callable
 
 import numpy as np
 
-from pdp_audit.audits.program import feasibility, isolated, screening, smaller, trace
+from pdp_audit.audits.program import confirmation, feasibility, isolated, screening, smaller, trace
 from pdp_audit.audits.program.analysis import Analysis, PairResult, analyse
 from pdp_audit.audits.program.config import ProgramAuditConfig
+from pdp_audit.audits.program.confirmation import Run
 from pdp_audit.audits.program.decision import CHECKS, confirmation_law, decide, found, not_covered
 from pdp_audit.audits.program.isolated import Isolated
 from pdp_audit.audits.program.pages import review_page, shown_pair
@@ -129,64 +130,61 @@ def run_program(config: ProgramAuditConfig, progress: bool = False, confirm: Cal
         return decided(name, [_fault(str(err))], config.alpha, _parameters(config, None), config.seed)
     audits = [] if confirm is None else _isolated(analysis, config, confirm, (program, data))
     evidence = decide(analysis, (epsilon, delta), config.law, audits)
-    witness = analysis.worst(confirmable=True)
-    needs_confirmation = any(e.verdict != "pass" for e in evidence)
-    tried = None  # the pair confirmed first, where one was
-    if needs_confirmation and confirm is not None and witness is not None and witness.findings:
-        evidence += _confirmed((program, data), witness, config, confirm)
-        tried = witness
-    if needs_confirmation and confirm is not None:
-        evidence = _screened(analysis, evidence, (program, data), tried, config, confirm)
+    if confirm is not None and any(e.verdict != "pass" for e in evidence):
+        evidence += _confirmations(analysis, (program, data), config, confirm)
     run = decided(name, evidence, config.alpha, _parameters(config, analysis), config.seed)
     review = review_page(run, name, data, analysis, not_covered(analysis), PROGRAM_SCOPES[config.law])
     others = _others_page(analysis, shown_pair(analysis, run))
     return dataclasses.replace(run, pages=() if others is None else (others,), review=review)
 
 
-def _confirmed(target: tuple, witness: PairResult, config: ProgramAuditConfig, confirm: Callable) -> list[Evidence]:
-    """The black box's confirmation of a finding, on the witness pair -- or, where by the exact law of the noise its
-    release carries the witness pair needs more than ``trials`` releases per world, on the smaller pair of D's
-    records that needs fewest (:mod:`.smaller`; DP quantifies over every neighbouring pair, Dwork & Roth 2014,
-    Def. 2.4), chosen by the exact analyses alone: one test at α either way."""
+def _confirmations(analysis: Analysis, target: tuple, config: ProgramAuditConfig, confirm: Callable) -> list[Evidence]:
+    """The black box's confirmation of a finding (:mod:`.confirmation`): on the witness pair, where it has a finding
+    -- or, where by the exact law of the noise its release carries the witness pair needs more than ``trials``
+    releases per world, on the smaller pair of D's records that needs fewest (:mod:`.smaller`; DP quantifies over
+    every neighbouring pair, Dwork & Roth 2014, Def. 2.4), chosen by the exact analyses alone: one test at α either
+    way; then, where that does not refute at α, on the pair the statistical screening of the releases finds
+    (:mod:`.screening`), the two joined by Bonferroni's correction."""
     program, data = target
-    pair, small = witness, None
+    witness = analysis.worst(confirmable=True)
+    first = None if witness is None or not witness.findings else _on_witness(target, witness, config, confirm)
+    screened, second = None, None
+    if not confirmation.refutes(first, config.alpha):
+        tried = None if first is None else witness
+        screened = screening.screen(program, data, analysis.pairs, tried, config.claim_epsilon, config.seed)
+        if screened is not None and screened.worth and screened.pair is not None:
+            second = _run(target, screened.pair, screened.pair, config, confirm)
+    return confirmation.evidence(first, screened, second, confirmation.Budget(config.trials, config.alpha))
+
+
+def _on_witness(target: tuple, witness: PairResult, config: ProgramAuditConfig, confirm: Callable) -> Run:
+    """The confirmation on the witness pair, or on the smaller pair needing fewest releases (:func:`_confirmations`)."""
+    program, data = target
     needs = feasibility.carried_needs(witness, config.claim_epsilon, config.alpha)
+    small = None
     if needs is not None and needs[0] > config.trials:
         small = smaller.smallest(program, data, config, witness)
-        if small is not None and small.needed < needs[0]:
-            data, pair = small.base, small.pair
-        else:
-            small = None
+    if small is None or needs is None or small.needed >= needs[0]:
+        return _run(target, witness, witness, config, confirm, needs)
+    run = _run((program, small.base), small.pair, witness, config, confirm)
+    pair_needs = feasibility.carried_needs(small.pair, config.claim_epsilon, config.alpha)
+    return dataclasses.replace(run, needs=pair_needs, small=small, witness_needs=needs[0])
+
+
+def _run(
+    target: tuple,
+    pair: PairResult,
+    witness: PairResult,
+    config: ProgramAuditConfig,
+    confirm: Callable,
+    needs: tuple[float, str] | None = None,
+) -> Run:
+    """The black box run on ``pair``'s releases (``target``: the program and the base it runs on)."""
+    program, data = target
     samplers = release_samplers(program, data, pair.neighbour.data, config.seed)
     law = confirmation_law(pair, config.law)
     found = confirm(samplers, config.claim_epsilon, config.claim_delta, config.trials, config.seed, law)
-    out = [_feasible(_as_confirmation(e, witness, law), pair, config) for e in found]
-    return out if small is None or needs is None else [smaller.noted(e, small, needs) for e in out]
-
-
-def _screened(
-    analysis: Analysis,
-    evidence: list[Evidence],
-    target: tuple,
-    tried: PairResult | None,
-    config: ProgramAuditConfig,
-    confirm: Callable,
-) -> list[Evidence]:
-    """Where no confirmation refutes at α (``tried``: the structural witness confirmed, or None), the pair the
-    statistical screening of the releases finds (:mod:`.screening`) confirmed on fresh releases, the two
-    confirmations joined by Bonferroni's correction; unchanged where the release is not discrete."""
-    if any(e.spec.id == "program-confirm" and e.pvalue is not None and e.pvalue <= config.alpha for e in evidence):
-        return evidence
-    program, data = target
-    found = screening.screen(program, data, analysis.pairs, tried, config.claim_epsilon, config.seed)
-    if found is None or found.pair is None:
-        return evidence
-    if not found.worth:
-        return screening.unscreened(evidence, found)
-    samplers = release_samplers(program, data, found.pair.neighbour.data, config.seed)
-    law = confirmation_law(found.pair, config.law)
-    got = confirm(samplers, config.claim_epsilon, config.claim_delta, config.trials, config.seed, law)
-    return screening.combined(evidence, [_as_confirmation(e, found.pair, law) for e in got], found)
+    return Run(found, pair, witness, law, needs)
 
 
 def _isolated(analysis: Analysis, config: ProgramAuditConfig, confirm: Callable, target: tuple) -> list[Isolated]:
@@ -259,39 +257,4 @@ def _parameters(config: ProgramAuditConfig, analysis: Analysis | None) -> dict:
 def _fault(message: str) -> Evidence:
     return Evidence(
         CHECKS["program-record"], verdict="fail", note=f"The program's own fault: {message}", details={"fault": message}
-    )
-
-
-def _feasible(evidence: Evidence, witness: PairResult, config: ProgramAuditConfig) -> Evidence:
-    """A confirmation that does not refute, with what it would have needed: where the noise the witness's release
-    carries has an exact law, the releases per world an event test at α needs by it (:mod:`.feasibility`); beyond
-    the budget, the note says the confirmation was out of reach, not that the finding is unconfirmed by evidence.
-    The note is left out where the test's own p-value is within α: the estimate is of an event test at the expected
-    counts, and a confirmation that refuted despite it must not read as one that did not (its verdict is Holm's,
-    decided after this)."""
-    refuted = evidence.verdict == "fail" or (evidence.pvalue is not None and evidence.pvalue <= config.alpha)
-    if evidence.spec.id != "program-confirm" or refuted:
-        return evidence
-    needs = feasibility.carried_needs(witness, config.claim_epsilon, config.alpha)
-    if needs is None:
-        return evidence
-    needed, what = needs
-    out = evidence.with_details(releases_needed=needed, releases_needed_by=what)
-    if needed <= config.trials:
-        return out
-    return out.noted(
-        f"Not confirmed within {config.trials:,} releases per world: by the exact law of the noise the release "
-        f"carries ({what}), an event test at α = {config.alpha:g} would need about {needed:.2g} per world; the exact "
-        "finding stands on its own.",
-        before=True,
-    )
-
-
-def _as_confirmation(evidence: Evidence, witness: PairResult, law: str) -> Evidence:
-    spec = CHECKS["program-confirm"] if evidence.spec.id == "blackbox-attack" else evidence.spec
-    at = "as implemented (the releases' float structure read)" if law == "as-implemented" else "the real-valued law"
-    return (
-        dataclasses.replace(evidence, spec=spec)
-        .noted(f"Witness pair: D and {witness.neighbour.name}; confirmed at {at}.", before=True)
-        .with_details(witness=witness.neighbour.name, witness_found_by=found(witness)["found_by"], confirmation_law=law)
     )

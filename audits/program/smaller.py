@@ -29,7 +29,6 @@ from typing import Any, Callable
 from pdp_audit.audits.program import feasibility, trace
 from pdp_audit.audits.program.analysis import PairResult, analyse
 from pdp_audit.audits.program.neighbours import changed, non_finite
-from pdp_audit.verify.core.checks import Evidence
 
 #: The sizes of the bases tried: D's first k records.
 SIZES = (1, 2, 3, 4)
@@ -113,15 +112,3 @@ def smallest(program: Callable, data: Any, config: Any, witness: PairResult) -> 
             if best is None or key < best[0]:
                 best = (key, Smaller(k, base, pair, *needs))
     return None if best is None else best[1]
-
-
-def noted(evidence: Evidence, small: Smaller, needs: tuple[float, str]) -> Evidence:
-    """A confirmation run on a smaller pair, which it names beside the witness pair (the witness stays D's)."""
-    if evidence.spec.id != "program-confirm":
-        return evidence
-    return evidence.noted(  # its verdict is decided with the run's family (Holm), after this note
-        f"Run on a smaller pair: {small.words()} (DP quantifies over every neighbouring pair: Dwork & Roth 2014, "
-        f"Def. 2.4); by the exact law of the noise the release carries ({small.by}), an event test at this α needs "
-        f"about {small.needed:.2g} releases per world there, about {needs[0]:.2g} on the witness pair.",
-        before=True,
-    ).with_details(smaller_pair=small.details(), witness_releases_needed=needs[0])
