@@ -31,7 +31,16 @@ from pdp_audit.mechanisms.pld_composition import LossLaw, composed_profile_of
 #: The grid composition's Hoeffding shift in ε (bounds are valid at every value; this sets their gap).
 EPSILON_ERROR = 1e-3
 #: Relative rounding allowed a realised shift before it counts against a pure budget (a mean's (hi − lo)/n computed
-#: in floating point differs from the exact quotient in its last bits).
+#: in floating point differs from the exact quotient in its last bits).  Two uses:
+#:
+#: * refuting (:func:`exceeds`): a lower bound on δ(ε) refutes only above δ·(1 + ROUNDING); inside the margin the
+#:   pair's upper bound is above δ as well, so the pair is undecided -- the slack can only withhold a verdict.
+#: * certifying a pure composition (:func:`_composed`: Σμ_i ≤ ε·(1 + ROUNDING) is read as δ(ε) = 0).  This one is
+#:   NOT a proven rounding bound: a shift read off the release is R(D′; z) − R(D; z), which carries the rounding of
+#:   the program's own arithmetic (a histogram's count moved by 1 reads as 1.00000000000055 in the rehearsal series),
+#:   and no bound on that arithmetic is known here.  Exact reading needs the value the noise is added to, replayed
+#:   with the noise set to 0 (as :func:`pdp_audit.audits.program.isolated.landed_values` does); until then a pure
+#:   composition within this margin above ε is certified (issue 70, item 3, open; docs/how-to/programs.md says so).
 ROUNDING = 1e-9
 
 
