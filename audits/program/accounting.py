@@ -41,6 +41,10 @@ EPSILON_ERROR = 1e-3
 #:   and no bound on that arithmetic is known here.  Exact reading needs the value the noise is added to, replayed
 #:   with the noise set to 0 (as :func:`pdp_audit.audits.program.isolated.landed_values` does); until then a pure
 #:   composition within this margin above ε is certified (issue 70, item 3, open; docs/how-to/programs.md says so).
+#: * accounting a diffprivlib mechanism by its declared budget
+#:   (:func:`pdp_audit.audits.program.library_steps.declared_step`): an input moved by at most its declared
+#:   sensitivity × (1 + ROUNDING) is accounted at the declared ε -- the same unproven margin, for the same reason (a
+#:   mean's (hi − lo)/n computed by the program and by diffprivlib in floating point).
 ROUNDING = 1e-9
 
 

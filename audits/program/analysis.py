@@ -43,6 +43,7 @@ from pdp_audit.audits.program.findings import (
     Rescaled,
     StructureDiffers,
     Unaccounted,
+    Unshifted,
     UpperAbove,
     rank,
 )
@@ -147,15 +148,14 @@ class Analysis:
         """Every draw set's record replays on D to its release."""
         return all(d.probe.reproducible for d in self.draw_sets) if self.draw_sets else self.probe.reproducible
 
-    def unshifted(self) -> list[str]:
-        """The calls whose draws the probe cannot shift nor the composition account (:func:`_blind`: ``integers``,
-        ``exponential``, a uniform turned into noise by hand), where some release coordinate is moved by no draw it
-        shifts: that coordinate's independence of those draws is not shown, so nothing certifies it (a report-noisy-
-        max with exponential noise releases an index no shift moves; equal on D and D′ at the recorded draws, it is
-        not thereby free of noise).  Empty where every coordinate carries shiftable noise or no such call is made."""
+    def unshifted(self) -> Unshifted | None:
+        """The calls whose draws the probe cannot shift nor the composition account (:func:`_blind`), where some
+        release coordinate is moved by no draw it shifts (:class:`.findings.Unshifted`); None where every coordinate
+        carries shiftable noise or no such call is made."""
         sets = self.draw_sets or [DrawSet(0, 0, self.recorded, self.probe)]
         free = [d for d in sets if (d.probe.carrier == -1).any()]
-        return sorted({c.signature() for d in free for c in d.recorded.calls if _blind(c)})
+        calls = sorted({c.signature() for d in free for c in d.recorded.calls if _blind(c)})
+        return Unshifted(tuple(calls)) if calls else None
 
     def seen_by(self, pair: PairResult | None) -> Analysis:
         """The analysis read on ``pair``'s draw set: its record on D and its probe."""

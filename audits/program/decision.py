@@ -22,7 +22,7 @@ import math
 from typing import Any
 
 from pdp_audit.audits.program.analysis import Analysis, PairResult
-from pdp_audit.audits.program.findings import rank
+from pdp_audit.audits.program.findings import Unshifted, rank
 from pdp_audit.audits.program.isolated import Isolated, line
 from pdp_audit.audits.program.recorder import NOT_RECORDED
 from pdp_audit.reports.records import Verdict
@@ -169,7 +169,7 @@ def _composition(analysis: Analysis, epsilon: float, delta: float, details: dict
     )
     porous = sorted({s.what for p in analysis.pairs for s in p.steps if s.porous})
     unshifted = analysis.unshifted()
-    certified = top.upper.high <= delta and not open_pairs and analysis.reproducible and not unshifted
+    certified = top.upper.high <= delta and not open_pairs and analysis.reproducible and unshifted is None
     if certified and law == "as-implemented" and porous:
         return Evidence(
             spec,
@@ -219,7 +219,9 @@ def _refuted(analysis: Analysis, refuted: list[PairResult], epsilon: float, delt
     )
 
 
-def _open_reasons(top: PairResult, open_pairs: list[PairResult], delta: float, unshifted: list[str]) -> list[str]:
+def _open_reasons(
+    top: PairResult, open_pairs: list[PairResult], delta: float, unshifted: Unshifted | None
+) -> list[str]:
     """Why a composition that does not refute does not certify either (``unshifted``: :meth:`Analysis.unshifted`)."""
     assert top.upper is not None
     reasons = []
@@ -233,11 +235,8 @@ def _open_reasons(top: PairResult, open_pairs: list[PairResult], delta: float, u
         reasons.append(
             f"{len(open_pairs)} pair(s) not explained by composition (first: {first.neighbour.name}: {said[0]})"
         )
-    if unshifted:
-        reasons.append(
-            f"the program draws noise the audit can neither shift nor account ({', '.join(unshifted[:2])}), and a "
-            "release coordinate no shifted draw moves may depend on it: not shown free of noise, so not certified"
-        )
+    if unshifted is not None:
+        reasons.append(unshifted.line)
     return reasons
 
 

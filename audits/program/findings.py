@@ -261,6 +261,26 @@ class UpperAbove(Finding):
         return f"the upper composition gives δ(ε) ≤ {self.upper.high:.4g}, above the claim"
 
 
+@dataclass(frozen=True)
+class Unshifted(Finding):
+    """Of the whole run, not of a pair: some release coordinate is moved by no draw the probe shifts while the program
+    draws noise the probe can neither shift nor the composition account (``calls``: their signatures; ``integers``,
+    ``exponential``, a uniform turned into noise by hand).  That coordinate is not shown free of noise (a
+    report-noisy-max with exponential noise releases an index no shift moves), so nothing certifies it: the claim is
+    left undecided."""
+
+    check: ClassVar[str] = "composition"
+    kind: ClassVar[str] = "unaccounted"
+    calls: tuple[str, ...]
+
+    @property
+    def line(self) -> str:
+        return (
+            f"the program draws noise the audit can neither shift nor account ({', '.join(self.calls[:2])}), and a "
+            "release coordinate no shifted draw moves may depend on it: not shown free of noise, so not certified"
+        )
+
+
 #: The kinds of finding, least severe first: the order the witness and the search rank pairs by.  A refutation by
 #: composition ranks above every structural finding (it is exact); structural findings that show the data in the
 #: release directly (a structure, a noise-free coordinate) above a scale taken from the data, above a divergence
