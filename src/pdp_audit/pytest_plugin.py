@@ -459,6 +459,10 @@ class PrivacyAudit:
         laws composed, a finding confirmed by the black box on its witness pair).  Fails when refuted; passes when
         certified on the pairs searched; otherwise inconclusive (a skip, or a failure under ``--audit-strict``).
 
+        ``bounds``: the declared domain of a record as ``audit_program`` takes it -- ``(low, high)`` for every numeric
+        field, a mapping ``{"age": (0, 120), "label": ["a", "b"]}``, one pair per field of an array record, or the
+        text of ``--bounds`` (:mod:`pdp_audit.audits.program.domain`).
+
         ``options``: the program audit's budget as ``audit_program`` and ``pdp-audit program`` take it, each checked
         by its one declaration (a bad value: an ``InputError`` naming it), None for its default: ``trials`` (the
         confirmation's releases per world), ``draw_sets``, ``search``, ``candidates``, ``law`` (``"as-implemented"``,
