@@ -420,7 +420,9 @@ def test_a_scale_that_one_removal_moves_is_found_on_that_removal():
     within the claim).  Seen failing: with the removals asked once, the run passed."""
     run = _audit(scaled_by_the_maximum, VALUES, {"epsilon": 2.0, "bounds": (0, 1), "law": "ideal", "search": "named"})
     structure = next(c for c in run.checks if c.id == "program-structure")
-    assert run.verdict == "fail" and structure.verdict == "fail" and "depends on the data" in structure.note
+    # a weight outside the call: a finding for the black box (a post-processing with pieces of other slopes reads
+    # alike), not an exact refutation -- and never a certificate
+    assert run.verdict != "pass" and structure.verdict == "inconclusive" and "depends on the data" in structure.note
     assert "remove record 7 (the last)" in structure.note
 
 
@@ -431,7 +433,7 @@ def test_a_scale_that_one_replacement_moves_is_found_under_replace_one():
     options = {"epsilon": 2.0, "bounds": (0, 1), "law": "ideal", "search": "named", "neighbours": "replace-one"}
     run = _audit(scaled_by_the_maximum, np.linspace(0.0, 1.0, 20), options)
     structure = next(c for c in run.checks if c.id == "program-structure")
-    assert run.verdict == "fail" and structure.verdict == "fail" and "depends on the data" in structure.note
+    assert run.verdict != "pass" and structure.verdict == "inconclusive" and "depends on the data" in structure.note
 
 
 def test_diffprivlib_tools_are_accounted_by_their_declared_budgets():
@@ -514,10 +516,14 @@ def noisy_max_scale_from_n(data, rng):
     return int(np.argmax(counts + rng.laplace(0.0, len(data) / 10.0, size=4)))
 
 
-def test_released_noise_whose_scale_moves_refutes_a_pure_claim_exactly():
+def test_released_noise_whose_coefficient_moves_is_a_finding_for_the_black_box():
+    """A coefficient that moves without the call's own scale (a division by the exact size) is a finding the black
+    box confirms (on a smaller pair: 1/n moves most there), not an exact refutation: a post-processing whose
+    pieces have other slopes moves a coefficient alike."""
     run = _audit(mean_divided_by_n, VALUES, {"bounds": (0, 1)})
     structure = next(c for c in run.checks if c.id == "program-structure")
-    assert structure.verdict == "fail" and "coefficient" in structure.note
+    assert structure.verdict == "inconclusive" and "depends on the data" in structure.note
+    assert run.verdict != "pass"
     index_only = _audit(noisy_max_scale_from_n, LABELS, {})
     structure = next(c for c in index_only.checks if c.id == "program-structure")
     assert structure.verdict != "fail", structure.note
@@ -541,13 +547,19 @@ def test_diffprivlibs_float_mechanisms_are_not_certified_as_implemented_its_inte
     assert _audit(geometric, VALUES, {"bounds": (0, 1)}).verdict == "pass"
 
 
+def sum_raw_capped(data, rng):
+    """Bug: ``sum_raw`` with ±inf mapped to ±1e6 (not to ±1.8e308, where a probe's shift is lost to rounding and
+    the coefficient undecided)."""
+    return np.nan_to_num(data, posinf=1e6, neginf=-1e6).sum() + rng.laplace(0.0, 1.0)
+
+
 def test_among_refuting_neighbours_the_witness_is_a_finite_outlier():
-    """``sum_raw`` releases a raw sum with the clipped sum's noise: an outlier of 1e6 × the domain (δ(ε) ≥ 0.99999)
-    and a record of +inf (δ(ε) ≥ 1) both refute it; the witness a reviewer reads is the finite outlier (the
+    """``sum_raw_capped`` releases a raw sum with the clipped sum's noise: an outlier of 1e6 × the domain (δ(ε) ≥
+    0.99999) and a record of +inf (δ(ε) ≥ 1) both refute it; the witness a reviewer reads is the finite outlier (the
     data-dependent scale), not "+inf added" (an input-validation bug to the eye). Before, +inf was shown."""
     from pdp_audit.audits.program.neighbours import non_finite
 
-    run = _audit(sum_raw, VALUES, {"bounds": (0, 1)})
+    run = _audit(sum_raw_capped, VALUES, {"bounds": (0, 1)})
     assert run.verdict == "fail" and run.review is not None
     composition = next(c for c in run.checks if c.id == "program-composition")
     refuting = [p for p in composition.details["pairs"] if p.get("delta_lower", 0) > 0.99]

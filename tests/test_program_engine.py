@@ -5,7 +5,7 @@ primitives audited in isolation.  Fixed seeds; the statistical tests state their
 Seen failing: with the session's ``user_modules`` removed, the program that blocks ``scipy.stats`` makes the composition
 raise ImportError; with the numpy reading's inconsistent elements taken in sorted order (the bug it had while written),
 the equivalence fails, as the comparisons' does with the Python comparison of two draw sets blind to a coordinate
-turning non-finite or the coefficients read at 1e-3; with every confirmation at the ideal law (as before), the finding
+turning non-finite; with every confirmation at the ideal law (as before), the finding
 on float noise is not confirmed; without the isolated audits, the Gumbel and logistic primitives list nothing.
 """
 
@@ -26,16 +26,22 @@ def test_the_python_and_numpy_readings_of_a_release_agree(monkeypatch):
     for _ in range(2000):
         m, n = int(rng.integers(1, 12)), int(rng.integers(1, 5))
         found = trace.Probe([None] * n, rng.integers(-2, n, size=m), rng.choice([1.0, -2.0, 0.5], size=m), None, True)
+        found.plus = rng.choice([1.0, -2.0, 0.5], size=m) * 2.0**-10
+        found.bound_plus = np.abs(found.plus) * 10.0 ** -rng.integers(6, 16, size=m)
+        weight = rng.uniform(0, 3, size=m)
         before = rng.normal(size=m)
+        # some coordinates apart by a few rounding errors: within or beyond their bound
         after = before + np.where(rng.random(m) < 0.3, rng.normal(size=m), 0.0)
+        after = after + np.where(rng.random(m) < 0.3, rng.normal(size=m) * 10.0 ** -rng.integers(8, 16, size=m), 0.0)
         for release in (before, after):
             release[rng.random(m) < 0.1] = np.nan
             release[rng.random(m) < 0.05] = np.inf
+        unread = np.flatnonzero((found.carrier >= 0) & (rng.random(m) < 0.2)).tolist()
         read = []
         for small in (True, False):
-            out, shifts, source = trace.Comparison(None), np.full(n, np.nan), ["none"] * n
+            out, shifts, source = trace.Comparison(None, unread=list(unread)), np.full(n, np.nan), ["none"] * n
             monkeypatch.setattr(trace, "SMALL_RELEASE", 32 if small else -1)
-            trace._read_release(out, before, after, found, shifts, source)
+            trace._read_release(out, (before, after), found, weight, shifts, source)
             read.append((out.inconsistent, out.free_differ, out.noisy_differ, source, shifts.tolist()))
         (a, b) = read
         assert a[:4] == b[:4]
@@ -56,26 +62,20 @@ def _releases(rng, m: int, count: int, apart: float) -> list[np.ndarray]:
     return out
 
 
-def test_the_python_and_numpy_comparisons_of_two_draw_sets_and_of_coefficients_agree(monkeypatch):
+def test_the_python_and_numpy_comparisons_of_two_draw_sets_agree(monkeypatch):
     rng = np.random.default_rng(6)
     seen = set()
     for _ in range(3000):
-        m, n = int(rng.integers(1, 12)), int(rng.integers(1, 5))
+        m = int(rng.integers(1, 12))
         apart = 10.0 ** -rng.integers(6, 12)
         d, d_prime, e, e_prime = (trace.Run((), numbers, []) for numbers in _releases(rng, m, 4, apart))
-        carrier = rng.integers(-2, n, size=m)
-        found = trace.Probe([None] * n, carrier, rng.choice([1.0, -2.0, 0.5], size=m), rng.uniform(0.1, 2, n), True)
-        carried, expected = found.carried()
-        moved = d_prime.numbers.copy()
-        moved[carried] += expected * (1 + np.where(rng.random(carried.size) < 0.3, 10.0 ** -rng.integers(2, 7), 0.0))
         read = []
         for small in (True, False):
             monkeypatch.setattr(trace, "SMALL_RELEASE", 32 if small else -1)
-            same = paths._same_difference(d, d_prime, e, e_prime)
-            read.append((same, trace._moved_coefficients(moved, d_prime.numbers, found)))
+            read.append(paths._same_difference(d, d_prime, e, e_prime))
         assert read[0] == read[1]
-        seen.add((read[0][0], bool(read[0][1])))
-    assert seen == {(True, True), (True, False), (False, True), (False, False)}  # both outcomes of both readings
+        seen.add(read[0])
+    assert seen == {True, False}  # both outcomes of both readings
 
 
 def test_a_program_that_blocks_our_imports_on_every_run_is_audited_and_undone():

@@ -33,6 +33,7 @@ from pdp_audit.audits.program.config import DRAW_SETS
 from pdp_audit.audits.program.findings import (
     CarriedAbove,
     CoefficientMoved,
+    CoefficientUndecided,
     Diverged,
     Fault,
     Finding,
@@ -92,7 +93,8 @@ class PairResult:
     @property
     def scale_moves(self) -> list[str]:
         """Released noise whose scale differs between D and D′ (a rescaled call the release carries, a coefficient
-        that moved), in words: a pure claim is refuted by it exactly."""
+        that moved), in words: a pure claim is refuted by the first exactly (:class:`Rescaled`); the second is a
+        finding the black box confirms (on a smaller pair, where a scale from the data moves most)."""
         return [move for f in self.findings if isinstance(f, (Rescaled, CoefficientMoved)) for move in f.moves]
 
     @property
@@ -539,8 +541,10 @@ def _structural(c: trace.Comparison, recorded: trace.Run, found: trace.Probe, pu
         out.append(NoisyDiffers(len(c.noisy_differ)))
     if c.inconsistent:
         out.append(Inconsistent(len(c.inconsistent)))
-    if c.coefficient_changed:
-        out.append(CoefficientMoved(tuple(c.coefficient_changed), pure))
+    if c.coefficient_changed:  # exact only where the call's own scale moved (Rescaled, above)
+        out.append(CoefficientMoved(tuple(c.coefficient_changed)))
+    if c.coefficient_unresolved:
+        out.append(CoefficientUndecided(tuple(c.coefficient_unresolved)))
     return out
 
 

@@ -81,8 +81,11 @@ def carried_needs(witness: Any, epsilon: float, alpha: float) -> tuple[float, st
         return None
     before, after = witness.recorded.numbers, c.replayed.numbers
     best: tuple[float, str] | None = None
+    unread = set(c.unread)  # post-processed or rescaled on D′: its location there is not read
     for i in np.flatnonzero(seen.carrier >= 0).tolist():
         j = int(seen.carrier[i])
+        if i in unread:
+            continue
         element = seen.elements[j]
         if element.law not in ("laplace", "gaussian") or i >= after.size or element.call >= len(c.replayed.calls):
             continue

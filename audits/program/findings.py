@@ -8,11 +8,12 @@ the :class:`~pdp_audit.audits.program.analysis.PairResult`'s that holds it) and 
 * ``exact``: whether it refutes the claim on its own.  Two findings do: a composition of the noise the release
   carries whose δ(ε) is above the claim's (:class:`CarriedAbove`: the release's δ(ε) is at least its composition's
   by the data-processing inequality read backwards), and, for a pure claim, released noise of a location family whose
-  scale differs between D and D′ (:class:`Rescaled` where the release carries the rescaled call,
-  :class:`CoefficientMoved`): two Laplace (or Gaussian) laws of different scales have an unbounded log-likelihood
-  ratio in their tails.  Every other finding needs the black box's confirmation on fresh releases (a sparse vector
-  diverges legitimately; a noise-free coordinate may differ with probability below δ), or leaves the claim
-  undecided (noise the audit cannot account for);
+  scale differs between D and D′ (:class:`Rescaled` where the release carries the rescaled call): two Laplace (or
+  Gaussian) laws of different scales have an unbounded log-likelihood ratio in their tails.  A coefficient that moves
+  without its call's scale (:class:`CoefficientMoved`) is not exact: a post-processing whose pieces have other
+  slopes moves a coefficient alike.  Every other finding needs the black box's confirmation on fresh releases (a
+  sparse vector diverges legitimately; a noise-free coordinate may differ with probability below δ), or leaves the
+  claim undecided (noise the audit cannot account for, a coefficient undecided within rounding);
 * ``confirmable``: whether the black box can run on the pair (not where the program raises on D′);
 * ``line``: what a report shows, derived from the record.
 
@@ -128,16 +129,13 @@ class Rescaled(Finding):
 
 @dataclass(frozen=True)
 class CoefficientMoved(Finding):
-    """Noise elements whose coefficient in the release differs between D and D′ (the noise is weighted by the data):
-    the released noise's scale moves, exact for a pure claim (``pure``) as for :class:`Rescaled`."""
+    """Noise elements whose coefficient in the release differs between D and D′ beyond the rounding bound, nonzero on
+    both sides (:attr:`~.trace.Comparison.coefficient_changed`): the noise weighted by the data -- or a
+    post-processing whose pieces have other slopes, which the probe's local reading cannot tell apart.  A finding for
+    the black box; exact only where the call's own scale moved, which :class:`Rescaled` holds."""
 
     kind: ClassVar[str] = "rescaled"
     elements: tuple[int, ...]
-    pure: bool
-
-    @property
-    def exact(self) -> bool:
-        return self.pure
 
     @property
     def line(self) -> str:
@@ -147,6 +145,23 @@ class CoefficientMoved(Finding):
     def moves(self) -> list[str]:
         """The released scales that moved (each element's coefficient), in words."""
         return [f"noise element {j}'s coefficient in the release" for j in self.elements]
+
+
+@dataclass(frozen=True)
+class CoefficientUndecided(Finding):
+    """Noise elements whose response on D′ differs from D's by no more than the proven rounding bound, at −w and at
+    +w, and not bit for bit (:attr:`~.trace.Comparison.coefficient_unresolved`): whether the coefficient moved is
+    undecided, so the pair is neither certified nor refuted by it."""
+
+    kind: ClassVar[str] = "noisy"
+    elements: tuple[int, ...]
+
+    @property
+    def line(self) -> str:
+        return (
+            f"the coefficient of {len(self.elements)} noise element(s) in the release differs from D's on D′ within "
+            "rounding (undecided)"
+        )
 
 
 @dataclass(frozen=True)

@@ -6,20 +6,36 @@ neighbouring dataset changes with the randomness held fixed.
 vector).
 
 **What carries the noise** (:func:`probe`).  Every noise element of an additive primitive (a location family, an
-additive diffprivlib mechanism) is shifted by a small known amount -- w_j = h·s_j (s_j its scale, 1 where the scale
-is 0), then v_j = w_j(1 + r_j/N) with r a random permutation of the N elements, then −w -- and the release replayed.
-A coordinate i that moves by ΔR_i(w) = a·w_j, ΔR_i(v) = a·v_j and ΔR_i(−w) = −a·w_j for one element j carries that
-element affinely with coefficient a (the ratio ΔR_i(v)/ΔR_i(w) = 1 + r_j/N names j); one that moves under none of
-them is free of this noise at the recorded draws; any other is noisy but not affine (a threshold, a maximum, a
-product).  This is local: the release is read at the recorded draws.  Where an element reaches no coordinate
-affinely, one more replay shifts the noise by a whole scale: a coordinate that moves only then carries the noise
-through a rounding or a threshold, and is noisy but not affine, not free.
+additive diffprivlib mechanism) is shifted by a small known amount -- w_j, the power of two at most h·s_j (s_j its
+scale, 1 where the scale is 0), then v_j = w_j(1 + r_j/N) with r a random permutation of the N elements, then −w --
+and the release replayed.  A coordinate i that moves by ΔR_i(w) = a·w_j, ΔR_i(v) = a·v_j and ΔR_i(−w) = −a·w_j for one
+element j carries that element affinely with coefficient a (the ratio ΔR_i(v)/ΔR_i(w) = 1 + r_j/N names j); one that
+moves under none of them (its replays are bit for bit the recorded release: a run is a function of its draws, as
+``reproducible`` checks) is free of this noise at the recorded draws; any other is noisy but not affine (a
+threshold, a maximum, a product).  Where an element reaches no coordinate affinely, one more replay shifts the noise
+by a whole scale: a coordinate that moves only then carries the noise through a rounding or a threshold, and is noisy
+but not affine, not free.  w_j is a power of two so that the shift and the additions after it are exact where the
+release's magnitude is below 2⁵²·w_j: an additive release then responds by exactly ±a·w_j, on D and on every D′ alike.
 
 **A neighbour** (:func:`compare`).  The program replayed on D′ with the draws of D: where a coordinate carries
-element j with coefficient a, (R_i(D′) − R_i(D))/a is the shift of j's noisy value -- f(D′) − f(D) for ``f(D) +
-noise`` whether or not the call shows f(D) -- and where no coordinate carries it, the shift of the value the call
-shows (``loc``).  A replay on D′ with −w shifted says whether the coefficients are the same in D′ (a scale taken from
-the data, such as 1/len(D), changes them).
+element j with coefficient a on D and on D′ (below), (R_i(D′) − R_i(D))/a is the shift of j's noisy value --
+f(D′) − f(D) for ``f(D) + noise`` whether or not the call shows f(D) -- and where no coordinate carries it, the shift
+of the value the call shows (``loc``).  A replay on D′ with −w shifted reads each carried coordinate's response on
+D′ against its response on D (:func:`classified`): the same bits -- the same coefficient; a response that vanishes
+(a flat region: a clamp, a maximum with a constant) or changes sign (``abs`` past its fold) -- post-processing of the
+noisy value, no finding of its own, and the shift is not read from that coordinate at these draws; a response within
+the proven rounding bound of D's but not equal to it -- undecided; any other -- a coefficient that moved (a weight
+from the data: a finding for the black box, exact only where the call's own scale moved, :attr:`Run.rescaled`).
+
+**What this reading is sound for.**  It reads the release at the recorded draws and at a few draws near them: it is
+sound for a release g(f(D) + η) whose coordinates are, near the recorded draws, affine in each noise element with a
+coefficient the data does not set, computed in the model of :mod:`.replay_bounds` (at most 16 rounded operations
+after the noise), and whose post-processing g does not depend on the data.  What it cannot see it leaves undecided,
+never certified: a path, a weight or a threshold the data moves only away from the recorded draws is the further
+draw sets' (:mod:`.analysis`) and the black box's to find.  Its limits: a coefficient moved by less than the rounding
+resolution of the shift (about 2⁻⁴⁰ of it for a release of the noise's magnitude) is not seen; and the ratio test
+names one element where several share a coordinate with coefficients whose weighted ranks average to a rank (a sum
+of every noisy count): the neighbour's reading of it is then inconsistent or its shift misread.
 """
 
 from __future__ import annotations
@@ -39,14 +55,18 @@ from pdp_audit.audits.program.recorder import (
     Tape,
     libraries_wrapped,
 )
+from pdp_audit.audits.program.replay_bounds import response_bound, shift_bound
 from pdp_audit.mechanisms.base import user_error
 from pdp_audit.verify.core.float_rules import user_modules
 from pdp_audit.verify.core.sandbox import user_state
 from pdp_audit.verify.inputs.interruptions import INTERRUPTIONS
 
-#: Size of the probe's shifts, as a share of each noise element's scale.
+#: Size of the probe's shifts, as a share of each noise element's scale (rounded down to a power of two).
 PROBE_STEP = 1e-3
-#: Relative agreement asked of the probe's linear responses.
+#: Relative agreement asked of the probe's responses to v and w (the rank's test, with ``1/(1000 N)``) and to w and −w
+#: before a coordinate is read as affine.  Not a rounding bound and not a decision: a coordinate that fails it is
+#: noisy but not affine (its shift unread: undecided); one that passes is read as affine at the recorded draws and its
+#: coefficient is then held, on every neighbour, to the exact comparison of :func:`classified`.
 PROBE_TOLERANCE = 1e-6
 #: The generator's seed of the recorded run, for the draws no primitive records (the same in every replay).
 BASE_SEED = 20_240_601
@@ -203,7 +223,10 @@ class Element:
 class Probe:
     """What carries the noise at the recorded draws (module notes): per release coordinate, the element it carries
     (``carrier``: −1 none, −2 noisy but not affine) and its coefficient; ``elements`` the additive noise elements;
-    ``step`` the shift w of each; ``reproducible``: the record replays to the same release on D."""
+    ``step`` the shift w of each (a power of two); ``reproducible``: the record replays to the same release on D.
+    ``minus`` and ``plus``: each coordinate's response on D to −w and to +w, as computed (every neighbour's response
+    is read against them, :func:`classified`), and ``bound_minus``, ``bound_plus`` their rounding bounds
+    (:func:`response_bound`); ``size``: per element, |location| + |noise| + w on D (the magnitudes the bound counts)."""
 
     elements: list[Element]
     carrier: np.ndarray
@@ -211,22 +234,25 @@ class Probe:
     step: np.ndarray
     reproducible: bool
     unperturbed: list[str] = field(default_factory=list)  # calls whose draws the probe cannot shift
+    minus: np.ndarray = field(default_factory=lambda: np.zeros(0))
+    plus: np.ndarray = field(default_factory=lambda: np.zeros(0))
+    bound_minus: np.ndarray = field(default_factory=lambda: np.zeros(0))
+    bound_plus: np.ndarray = field(default_factory=lambda: np.zeros(0))
+    size: np.ndarray = field(default_factory=lambda: np.zeros(0))
     _backwards: dict[int, np.ndarray] | None = field(default=None, repr=False, compare=False)
-    _carried: tuple[np.ndarray, np.ndarray] | None = field(default=None, repr=False, compare=False)
-
-    def carried(self) -> tuple[np.ndarray, np.ndarray]:
-        """The coordinates that carry an element, and how each moves under :meth:`backwards` at the recorded
-        coefficients (every neighbour's check of the coefficients reads them), made once."""
-        if self._carried is None:
-            carried = np.flatnonzero(self.carrier >= 0)
-            self._carried = carried, -self.coefficient[carried] * self.step[self.carrier[carried]]
-        return self._carried
+    _forwards: dict[int, np.ndarray] | None = field(default=None, repr=False, compare=False)
 
     def backwards(self) -> dict[int, np.ndarray]:
         """:meth:`perturbation` by −``step`` (every neighbour's check of the coefficients), made once."""
         if self._backwards is None:
             self._backwards = self.perturbation(-self.step)
         return self._backwards
+
+    def forwards(self) -> dict[int, np.ndarray]:
+        """:meth:`perturbation` by +``step`` (a coefficient undecided at −w read again), made once."""
+        if self._forwards is None:
+            self._forwards = self.perturbation(self.step)
+        return self._forwards
 
     def perturbation(self, shifts: np.ndarray) -> dict[int, np.ndarray]:
         """Per call index, the array added to its recorded noise."""
@@ -275,12 +301,12 @@ def probe(program: Callable | Session, data: Any, recorded: Run, seed: int) -> P
     m = recorded.numbers.size
     carrier, coefficient = np.full(m, -1), np.zeros(m)
     n = len(elements)
-    step = np.array([PROBE_STEP * (e.scale if e.scale > 0 and math.isfinite(e.scale) else 1.0) for e in elements])
+    step = _powers_of_two([PROBE_STEP * (e.scale if e.scale > 0 and math.isfinite(e.scale) else 1.0) for e in elements])
     if n == 0 or m == 0:
         return Probe(elements, carrier, coefficient, step, reproducible, others)
     ranks = np.random.default_rng(seed).permutation(n)
     probe = Probe(elements, carrier, coefficient, step, reproducible, others)
-    responses = []
+    responses, moved_releases = [], []
     for shifts in (step, step * (1 + ranks / n), -step):
         try:
             moved = replay(program, data, recorded.calls, probe.perturbation(shifts))
@@ -290,36 +316,78 @@ def probe(program: Callable | Session, data: Any, recorded: Run, seed: int) -> P
         if moved.structure != recorded.structure:  # a threshold crossed: nothing is read as affine here
             carrier[:] = -2
             return probe
-        responses.append(moved.numbers - recorded.numbers)
+        with np.errstate(all="ignore"):
+            responses.append(moved.numbers - recorded.numbers)
+        moved_releases.append(moved.numbers)
     by_w, by_v, by_minus = responses
-    base = np.abs(recorded.numbers) + 1.0
-    noise_floor = 64 * np.finfo(float).eps * base
+    tolerance = 1e-3 / n + PROBE_TOLERANCE  # below 1/(2N): one rank at most; see PROBE_TOLERANCE
     for i in range(m):
-        if abs(by_w[i]) <= noise_floor[i] and abs(by_v[i]) <= noise_floor[i] and abs(by_minus[i]) <= noise_floor[i]:
-            continue  # free of this noise at the recorded draws
+        if by_w[i] == 0 and by_v[i] == 0 and by_minus[i] == 0:
+            continue  # free of this noise at the recorded draws: its replays are the recorded bits
         if not (np.isfinite(by_w[i]) and np.isfinite(by_v[i]) and by_w[i] != 0):
             carrier[i] = -2
             continue
         ratio = by_v[i] / by_w[i]
         rank = int(round((ratio - 1) * n))
         j = int(np.flatnonzero(ranks == rank)[0]) if 0 <= rank < n else -1
-        tolerance = 1e-3 / n + 1e-6
         a = by_w[i] / step[j] if j >= 0 else 0.0
         affine = j >= 0 and abs(ratio - (1 + rank / n)) < tolerance
-        affine = affine and abs(by_minus[i] + by_w[i]) <= 1e-6 * abs(by_w[i]) + noise_floor[i]
+        affine = affine and abs(by_minus[i] + by_w[i]) <= PROBE_TOLERANCE * abs(by_w[i])
         if affine:
             carrier[i], coefficient[i] = j, a
         else:
             carrier[i] = -2
-    _coarse(program, data, recorded, probe, noise_floor)
+    probe.size = _sizes(recorded.calls, elements, step)
+    weight = _weights(probe, probe.size)
+    probe.minus, probe.plus = by_minus, by_w
+    probe.bound_minus = response_bound(moved_releases[2], recorded.numbers, by_minus, weight)
+    probe.bound_plus = response_bound(moved_releases[0], recorded.numbers, by_w, weight)
+    _coarse(program, data, recorded, probe)
     return probe
+
+
+def _powers_of_two(sizes: list[float]) -> np.ndarray:
+    """The largest power of two at most each of ``sizes`` (all > 0): ``frexp`` is exact, so is ``ldexp``."""
+    exponents = np.frexp(np.asarray(sizes, dtype=float))[1] - 1
+    return np.ldexp(1.0, exponents)
+
+
+def _sizes(calls: list[Call], elements: list[Element], step: np.ndarray) -> np.ndarray:
+    """Per element, |location| + |noise| + w: a bound on the magnitude of the shifted noisy value η + loc ± w as the
+    call forms it (a location the call does not show, or cannot be read as numbers, counts as 0: a bound too small
+    reads a rounding as a moved coefficient, a finding, never a pass)."""
+    out = np.zeros(len(elements))
+    start = 0
+    while start < len(elements):
+        call = calls[elements[start].call]
+        stop = start
+        while stop < len(elements) and elements[stop].call == elements[start].call:
+            stop += 1
+        noise = np.abs(np.atleast_1d(np.asarray(call.noise, dtype=float)).ravel())
+        try:
+            where = np.abs(np.broadcast_to(np.asarray(call.value, dtype=float), np.shape(call.noise))).ravel()
+        except (TypeError, ValueError):
+            where = np.zeros(noise.size)
+        indices = [e.index for e in elements[start:stop]]
+        out[start:stop] = noise[indices] + (where[indices] if where.size == noise.size else 0.0)
+        start = stop
+    with np.errstate(all="ignore"):
+        return np.where(np.isfinite(out), out, 0.0) + step
+
+
+def _weights(found: Probe, size: np.ndarray) -> np.ndarray:
+    """Per release coordinate, |a|·size of the element it carries (0 where it carries none)."""
+    carried = found.carrier >= 0
+    out = np.zeros(found.carrier.size)
+    out[carried] = np.abs(found.coefficient[carried]) * size[found.carrier[carried]]
+    return out
 
 
 #: The coarse probe's shift, in units of each noise element's scale.
 COARSE_STEP = 1.0
 
 
-def _coarse(program: Callable | Session, data: Any, recorded: Run, found: Probe, floor: np.ndarray) -> None:
+def _coarse(program: Callable | Session, data: Any, recorded: Run, found: Probe) -> None:
     """Where some noise element reaches no coordinate affinely, the recorded noise shifted once by a whole scale
     (:data:`COARSE_STEP`): a coordinate the small shifts left unmoved that moves now carries the noise, but not
     additively (``round(x + η)``, a threshold): marked noisy and not affine (−2), not free of noise."""
@@ -336,7 +404,8 @@ def _coarse(program: Callable | Session, data: Any, recorded: Run, found: Probe,
         return
     with np.errstate(all="ignore"):
         change = np.abs(moved.numbers - recorded.numbers)
-    differs = np.where(np.isnan(change), np.isnan(moved.numbers) != np.isnan(recorded.numbers), change > floor)
+    # any change is the noise's: a coordinate free of it replays to the recorded bits
+    differs = np.where(np.isnan(change), np.isnan(moved.numbers) != np.isnan(recorded.numbers), change != 0)
     found.carrier[free & differs] = -2
 
 
@@ -345,7 +414,8 @@ class Comparison:
     """A neighbour D′ replayed with D's draws: ``divergence`` (None, or the first diverging call as one line) or
     the shift of each noise element (``shifts``, in the element's units; NaN: not visible), ``source`` of each
     (``release``, ``value``, ``none``), the noise-free coordinates that differ, the noisy non-affine ones that differ,
-    whether the structure differs, the coefficients that changed, and the choice calls' probabilities."""
+    whether the structure differs, the coefficients read on D′ (:func:`classified`), and the choice calls'
+    probabilities."""
 
     divergence: Divergence | None
     shifts: np.ndarray = field(default_factory=lambda: np.zeros(0))
@@ -354,7 +424,21 @@ class Comparison:
     noisy_differ: list[int] = field(default_factory=list)
     structure_differs: bool = False
     inconsistent: list[int] = field(default_factory=list)  # elements two coordinates disagree on
+    #: elements a coordinate carries on D and on D′ with coefficients that differ beyond the rounding bound, both
+    #: nonzero: a weight the data sets (exact evidence of a data-dependent scale only where the call's own scale
+    #: moved, :attr:`Run.rescaled`; else a finding for the black box -- a post-processing with pieces of other
+    #: slopes reads the same way)
     coefficient_changed: list[int] = field(default_factory=list)
+    #: elements a coordinate carries on D whose response on D′ differs from D's by no more than the rounding bound,
+    #: and not at all in the exact arithmetic of an additive release: whether the coefficient moved is undecided
+    coefficient_unresolved: list[int] = field(default_factory=list)
+    #: coordinates carried on D whose noise coefficient vanishes on D′ (a flat region of a clamp, a maximum or a
+    #: minimum with a constant) or changes sign (``abs`` past its fold): post-processing of the noisy value, no
+    #: finding of its own; the element's shift is not read from them at these draws
+    post_processed: list[int] = field(default_factory=list)
+    #: carried coordinates whose coefficient on D′ is not shown to be D's (post-processed, moved or undecided): no
+    #: shift is read from them
+    unread: list[int] = field(default_factory=list)
     choices: list[tuple[int, np.ndarray, np.ndarray]] = field(default_factory=list)
     replayed: Run | None = None
     fault: str | None = None  # what the program raised on D′ (it ran on D)
@@ -362,7 +446,7 @@ class Comparison:
 
 def compare(program: Callable | Session, neighbour: Any, recorded: Run, found: Probe, scale: bool = True) -> Comparison:
     """D′ replayed with D's draws, read against the probe of D (module notes); ``scale``: also replay D′ with the
-    probe's shift, to see whether the coefficients moved."""
+    probe's shift, to read the coefficients on D′ (:func:`classified`) before any shift is read from them."""
     try:
         other = replay(program, neighbour, recorded.calls)
     except Divergence as divergence:
@@ -376,7 +460,20 @@ def compare(program: Callable | Session, neighbour: Any, recorded: Run, found: P
     if other.structure != recorded.structure or other.numbers.size != recorded.numbers.size:
         out.structure_differs = True
     else:
-        _read_release(out, recorded.numbers, other.numbers, found, shifts, source)
+        carries = bool(n) and bool((found.carrier >= 0).any())
+        weight = None
+        if carries:  # |a|·(|loc| + |η| + w) per coordinate, the larger location of D's and D′'s counted
+            weight = _weights(found, np.maximum(found.size, _sizes(other.calls, found.elements, found.step)))
+        if scale and weight is not None:
+            try:
+                moved = replay(program, neighbour, recorded.calls, found.backwards())
+            except Divergence:
+                moved = None
+            if moved is not None and moved.structure == other.structure:
+                forwards = lambda: _forwards(program, neighbour, recorded, found)  # noqa: E731
+                classified(out, moved.numbers, other.numbers, found, weight, forwards)
+                _rescaled_read(out, found, other)
+        _read_release(out, (recorded.numbers, other.numbers), found, weight, shifts, source)
     for j, element in enumerate(found.elements):  # the value the call shows, where no coordinate carries it
         if source[j] == "none":
             before, after = recorded.calls[element.call].value, other.calls[element.call].value
@@ -393,60 +490,125 @@ def compare(program: Callable | Session, neighbour: Any, recorded: Run, found: P
     for k, call in enumerate(recorded.calls):
         if call.kind == "choice" and call.value is not None:
             out.choices.append((k, np.asarray(call.value, dtype=float), np.asarray(other.calls[k].value, dtype=float)))
-    if scale and not out.structure_differs and n:
-        if found.carried()[0].size:
-            try:
-                moved = replay(program, neighbour, recorded.calls, found.backwards())
-            except Divergence:
-                return out
-            if moved.structure == other.structure:
-                out.coefficient_changed += _moved_coefficients(moved.numbers, other.numbers, found)
     return out
 
 
-def _moved_coefficients(moved: np.ndarray, other: np.ndarray, found: Probe) -> list[int]:
-    """The elements whose coordinates, D′ replayed with the probe's −w (``moved``) against D′ (``other``), do not
-    move by −a·w at D's coefficient a (to 1e-4); in Python for a small release (numpy's fixed cost per call exceeds
-    the loop's).  A coordinate not finite on D′ (NaN through ``np.clip``) is left out: its shift is read as ∞
-    already, and no coefficient can be read there."""
-    carried, expected = found.carried()
-    if moved.size > SMALL_RELEASE:
-        changed = ~_close_arrays((moved - other)[carried], expected, 1e-4) & np.isfinite(other[carried])
-        return found.carrier[carried][changed].tolist()
-    after, before, carrier = moved.tolist(), other.tolist(), found.carrier.tolist()
-    return [
-        carrier[i]
-        for i, e in zip(carried.tolist(), expected.tolist())
-        if math.isfinite(before[i]) and not _close(after[i] - before[i], e, 1e-4)
-    ]
+def _rescaled_read(out: Comparison, found: Probe, other: Run) -> None:
+    """A call replayed at another scale (:attr:`Run.rescaled`) rescales its noise on D′: its coefficient moves by
+    the scales' ratio, as expected, and its coordinates are read as before the coefficients were (the scale's move
+    is the exact finding, :mod:`.analysis`)."""
+    if not other.rescaled or not out.unread:
+        return
+    calls = {index for index, _, _ in other.rescaled}
+    kept = [i for i in out.unread if found.elements[int(found.carrier[i])].call not in calls]
+    out.unread = kept
+    out.post_processed = [i for i in out.post_processed if i in set(kept)]
+
+
+def _forwards(program: Callable | Session, neighbour: Any, recorded: Run, found: Probe) -> np.ndarray | None:
+    """D′ replayed with the probe's +w (None where it diverges)."""
+    try:
+        return replay(program, neighbour, recorded.calls, found.forwards()).numbers
+    except Divergence:
+        return None
+
+
+def classified(
+    out: Comparison,
+    moved: np.ndarray,
+    other: np.ndarray,
+    found: Probe,
+    weight: np.ndarray,
+    forwards: Callable[[], np.ndarray | None],
+) -> None:
+    """Each coordinate carried on D read on D′: its response Δ̂′ to −w (``moved`` − ``other``) against its response
+    on D, Δ̂ (``found.minus``), with B the sum of both rounding bounds (:func:`response_bound`, the magnitudes of D′'s
+    call locations counted):
+
+    * Δ̂′ = Δ̂, bit for bit: the same coefficient (an additive release responds by exactly −a·w on both sides);
+    * 0 < |Δ̂′ − Δ̂| ≤ B: read again at +w (``forwards``, against ``found.plus``), where the same bits decide; a
+      difference still within the bound is :attr:`Comparison.coefficient_unresolved` (undecided, never certified:
+      so is a response absorbed by a coordinate too large for w, a record of +inf mapped to 1.8e308);
+    * beyond B, Δ̂′ = 0: the noise's coefficient vanishes on D′ -- a flat region of a post-processing;
+      |Δ̂′ + Δ̂| ≤ B: it changes sign (``abs`` past its fold) -- either is :attr:`Comparison.post_processed`, no
+      finding of its own;
+    * else: :attr:`Comparison.coefficient_changed`.
+
+    A coordinate not finite on D′ (NaN through ``np.clip``) is left out: its shift is read as ∞ already, and no
+    coefficient can be read there."""
+    carried = np.flatnonzero(found.carrier >= 0)
+    if moved.size != other.size:
+        return
+    weight = weight[carried]
+    before, after = other[carried], moved[carried]
+    with np.errstate(all="ignore"):
+        response = after - before
+    finite = np.isfinite(before) & np.isfinite(after)
+    on_d = found.minus[carried]
+    bound = found.bound_minus[carried] + response_bound(after, before, response, weight)
+    same = ~finite | (response == on_d)
+    close = ~same & (np.abs(response - on_d) <= bound)  # first: a response lost to rounding (+inf absorbs w) is this
+    flat = ~same & ~close & (response == 0)
+    folded = ~same & ~close & ~flat & (np.abs(response + on_d) <= bound)
+    moved_apart = ~same & ~close & ~flat & ~folded
+    if close.any():
+        plus = forwards()
+        if plus is not None and plus.size == other.size:
+            after_plus = plus[carried]
+            with np.errstate(all="ignore"):
+                again = after_plus - before
+            bound_plus = found.bound_plus[carried] + response_bound(after_plus, before, again, weight)
+            settled = close & (again == found.plus[carried])
+            beyond = close & ~settled & ~(np.abs(again - found.plus[carried]) <= bound_plus)
+            close, moved_apart = close & ~settled & ~beyond, moved_apart | beyond
+    elements = found.carrier[carried]
+    out.post_processed = carried[flat | folded].tolist()
+    out.coefficient_changed = sorted(set(elements[moved_apart].tolist()))
+    out.coefficient_unresolved = sorted(set(elements[close].tolist()))
+    out.unread = carried[flat | folded | moved_apart | close].tolist()
 
 
 def _read_release(
-    out: Comparison, before: np.ndarray, after: np.ndarray, found: Probe, shifts: np.ndarray, source: list[str]
+    out: Comparison,
+    releases: tuple[np.ndarray, np.ndarray],
+    found: Probe,
+    weight: np.ndarray | None,
+    shifts: np.ndarray,
+    source: list[str],
 ) -> None:
-    """The release of D′ read against D's coordinate by coordinate, in numpy: a coordinate carrying element j gives
-    j's shift (∞ where it turns NaN or infinite; two coordinates of j that disagree make j inconsistent); any other
-    that differs is a noise-free or a noisy non-affine coordinate that differs."""
-    if before.size <= SMALL_RELEASE:
-        _read_small_release(out, before.tolist(), after.tolist(), found, shifts, source)
-        return
+    """The release of D′ read against D's (``releases``) coordinate by coordinate, in numpy: a coordinate carrying
+    element j (and not :attr:`Comparison.unread`) gives j's shift (∞ where it turns NaN or infinite; two
+    coordinates of j whose shifts differ by more than their rounding bounds, :func:`shift_bound`, make j
+    inconsistent); any other that differs is a noise-free or a noisy non-affine coordinate that differs."""
+    before, after = releases
     carrier = found.carrier
+    if out.unread:
+        carrier = carrier.copy()
+        carrier[out.unread] = UNREAD
+    if before.size <= SMALL_RELEASE:
+        _read_small_release(out, (before.tolist(), after.tolist()), found, carrier.tolist(), weight, (shifts, source))
+        return
     carried = np.flatnonzero(carrier >= 0)
-    if carried.size:
+    if carried.size and weight is not None:
         with np.errstate(all="ignore"):
             shift = (after[carried] - before[carried]) / found.coefficient[carried]
         shift[(np.isnan(after[carried]) != np.isnan(before[carried])) | ~np.isfinite(shift)] = math.inf
+        pair, error = (before[carried], after[carried]), _coefficient_error(found)[carried]
+        bound = shift_bound(pair, shift, found.coefficient[carried], weight[carried], error)
         elements = carrier[carried]
         order = np.argsort(elements, kind="stable")  # by element, each element's coordinates in release order
-        by_element, in_order = elements[order], shift[order]
+        by_element, in_order, bound = elements[order], shift[order], bound[order]
         repeated = np.flatnonzero(by_element[1:] == by_element[:-1]) + 1
-        apart = repeated[~_close_arrays(in_order[repeated], in_order[repeated - 1])]
+        a, b = in_order[repeated], in_order[repeated - 1]
+        with np.errstate(all="ignore"):
+            near = np.abs(a - b) <= bound[repeated] + bound[repeated - 1]
+        apart = repeated[~np.where(np.isinf(a) | np.isinf(b), a == b, near)]
         out.inconsistent = elements[np.sort(order[apart])].tolist() if apart.size else []
         last = np.append(by_element[1:] != by_element[:-1], True)  # each element's last coordinate gives its shift
         shifts[by_element[last]] = in_order[last]
         for j in by_element[last].tolist():
             source[j] = "release"
-    rest = np.flatnonzero(carrier < 0)
+    rest = np.flatnonzero((carrier < 0) & (carrier != UNREAD))
     a, b = before[rest], after[rest]
     differ = np.where(np.isnan(a) | np.isnan(b), np.isnan(a) != np.isnan(b), a != b)
     out.free_differ = rest[differ & (carrier[rest] == -1)].tolist()
@@ -455,35 +617,52 @@ def _read_release(
 
 #: Releases of at most this many numbers are read in Python (numpy's fixed cost per call exceeds the loop's).
 SMALL_RELEASE = 32
+#: A carried coordinate's mark while it is :attr:`Comparison.unread`.
+UNREAD = -3
 
 
 def _read_small_release(
-    out: Comparison, before: list, after: list, found: Probe, shifts: np.ndarray, source: list[str]
+    out: Comparison,
+    releases: tuple[list, list],
+    found: Probe,
+    carrier: list[int],
+    weight: np.ndarray | None,
+    read: tuple[np.ndarray, list[str]],
 ) -> None:
     """:func:`_read_release` in Python, coordinate by coordinate (the same reading)."""
-    carrier, coefficient = found.carrier.tolist(), found.coefficient.tolist()
-    for i, (b, a) in enumerate(zip(before, after)):
+    shifts, source = read
+    coefficient = found.coefficient.tolist()
+    error = _coefficient_error(found).tolist()
+    weights = weight.tolist() if weight is not None else [0.0] * len(carrier)
+    bounds: dict[int, float] = {}
+    for i, (b, a) in enumerate(zip(*releases)):
         j = carrier[i]
         if j >= 0:
             shift = (a - b) / coefficient[i] if math.isfinite(a - b) and coefficient[i] else math.inf
             if math.isnan(a) != math.isnan(b) or not math.isfinite(shift):
                 shift = math.inf
-            if source[j] == "release" and not _close(float(shifts[j]), shift):
+            bound = float(shift_bound((b, a), shift, coefficient[i], weights[i], error[i]))
+            if source[j] == "release" and not _within(float(shifts[j]), shift, bounds[j] + bound):
                 out.inconsistent.append(j)
-            shifts[j], source[j] = shift, "release"
+            shifts[j], source[j], bounds[j] = shift, "release", bound
+        elif j == UNREAD:
+            continue
         elif (math.isnan(a) != math.isnan(b)) if (math.isnan(a) or math.isnan(b)) else a != b:
             (out.free_differ if j == -1 else out.noisy_differ).append(i)
 
 
-def _close(a: float, b: float, relative: float = 1e-6) -> bool:
+def _within(a: float, b: float, bound: float) -> bool:
+    """|a − b| ≤ ``bound``; infinities only with themselves."""
     if math.isinf(a) or math.isinf(b):
         return a == b
-    return abs(a - b) <= relative * max(abs(a), abs(b)) + 1e-12
+    return abs(a - b) <= bound
 
 
-def _close_arrays(a: np.ndarray, b: np.ndarray, relative: float = 1e-6) -> np.ndarray:
-    """Whether ``a`` and ``b`` agree, element by element, to ``relative`` (and 1e-12 absolute); infinities only
-    with themselves."""
+def _coefficient_error(found: Probe) -> np.ndarray:
+    """Per coordinate, a bound on the relative error of its coefficient â = Δ̂(w)/w as read (w a power of two: the
+    division is exact; the response's bound, :func:`response_bound`, over |Δ̂(w)| -- where that exceeds 1/2, ∞)."""
+    if found.plus.size != found.carrier.size:
+        return np.zeros(found.carrier.size)
     with np.errstate(all="ignore"):
-        near = np.abs(a - b) <= relative * np.maximum(np.abs(a), np.abs(b)) + 1e-12
-    return np.where(np.isinf(a) | np.isinf(b), a == b, near)
+        error = found.bound_plus / np.abs(found.plus)
+    return np.where(error <= 0.5, error / (1 - error), math.inf)

@@ -1,0 +1,70 @@
+"""Proven rounding bounds of the replay's readings (:mod:`.trace`): how far a coordinate's computed response to a
+shift of its noise, and a shift read off two computed releases, can fall from their exact values.
+
+The model (what the bounds are proven for): a release coordinate is c + a·(loc + η) in exact arithmetic, where η is
+one noise element, loc its call's location, a the coefficient and c the rest; the program computes it by at most
+:data:`NOISE_OPERATIONS` rounded float64 operations after the noise, each on an intermediate whose share of the
+coordinate is at most |a|·(|loc| + |η|) + |coordinate| (nothing cancels after the noise is added).  A program outside
+the model (a constant added and taken away again around the noise) may show a rounding beyond the bound: the readings
+then say that a coefficient moved -- a finding for the black box, never a certificate.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+#: float64's unit roundoff u = 2⁻⁵³: fl(x ∘ y) = (x ∘ y)(1 + θ) with |θ| ≤ u (Higham, *Accuracy and Stability of
+#: Numerical Algorithms*, 2nd ed. 2002, §2.2).
+UNIT_ROUNDOFF = 2.0**-53
+#: Rounded operations from a noise element to a release coordinate in the model :func:`response_bound` is proven for:
+#: the replay's shift η + s, the call's location, and the program's own (a coefficient, a sum, a constant, a mean's
+#: division) -- a coordinate computed by more may read a rounding as a moved coefficient: a finding, never a pass.
+NOISE_OPERATIONS = 16
+#: Rounded operations of the comparison itself: the response's subtraction, the two responses' difference, and the
+#: bound's own evaluation (a sum of at most four terms and two products).
+COMPARISON_OPERATIONS = 8
+
+
+def gamma(n: int) -> float:
+    """γ_n = nu/(1 − nu): |∏(1 + θ_k)^{±1} − 1| ≤ γ_n for n factors with |θ_k| ≤ u (Higham 2002, Lemma 3.1)."""
+    return n * UNIT_ROUNDOFF / (1 - n * UNIT_ROUNDOFF)
+
+
+def response_bound(shifted: np.ndarray, base: np.ndarray, response: np.ndarray, weight: np.ndarray) -> np.ndarray:
+    """A proven bound on |Δ̂ − a·s|: the rounding error of a coordinate's computed response Δ̂ = fl(R̂(η + s) −
+    R̂(η)) to a shift s of its noise element (``shifted`` R̂(η + s), ``base`` R̂(η), ``weight`` |a|·(|loc| + |η| +
+    |s|)), in the model of the module notes.
+
+    *Derivation.*  The coordinate is c + a·(loc + η + s) in exact arithmetic; the program forms it by at most
+    K = :data:`NOISE_OPERATIONS` rounded operations after the noise, each on an intermediate whose contribution to
+    the coordinate is at most T(s) = |a|·(|loc| + |η + s|) + |R̂(η + s)| (the terms before the coefficient, and the
+    sums after it, which the computed coordinate bounds where nothing cancels).  By the standard model (Higham 2002,
+    §2.2) and Lemma 3.1 there, R̂(η + s) = c + a·s + E(s), |E(s)| ≤ γ_K·T(s), γ_n = nu/(1 − nu).  The response's
+    subtraction adds one rounding: Δ̂ = (a·s + E(s) − E(0))(1 + θ), |θ| ≤ u, so |Δ̂ − a·s| ≤ γ_K·(T(s) + T(0)) +
+    γ_1·|Δ̂|.  Both T are at most ``weight`` + the computed |R̂| (|η + s| ≤ |η| + |s|); the bound's own evaluation
+    in float64 (:data:`COMPARISON_OPERATIONS` more roundings) is covered by γ_{K+8} ≥ γ_K(1 + γ_8) (Lemma 3.3).
+    Two responses of one coefficient, on D and on D′, so differ by at most the sum of their bounds."""
+    bound = gamma(NOISE_OPERATIONS + COMPARISON_OPERATIONS)
+    with np.errstate(all="ignore"):
+        return bound * (2 * weight + np.abs(shifted) + np.abs(base) + np.abs(response))
+
+
+def shift_bound(releases: Any, shift: Any, coefficient: Any, weight: Any, error: Any) -> Any:
+    """A proven bound on the rounding error of a shift read from a carried coordinate, ŝ = fl(fl(R̂′ − R̂)/â)
+    (``releases`` (R̂, R̂′), ``shift`` ŝ, the coordinate's ``coefficient`` â, its ``weight`` |a|·(|loc| + |η| + w)
+    and its coefficient's relative ``error`` ρ, :func:`_coefficient_error`).
+
+    *Derivation* (the model of :func:`response_bound`).  R̂ = c + a·(loc + η) + E and R̂′ = c′ + a·(loc′ + η) + E′
+    with |E| ≤ γ_K·T, |E′| ≤ γ_K·T′ (T, T′ at most ``weight`` + |R̂|, ``weight`` + |R̂′|), so the subtraction, with
+    its own rounding, gives a·s to within γ_K·(T + T′) + γ_1·|R̂′ − R̂|.  Dividing by â = a(1 + ρ′), |ρ′| ≤ ρ, and
+    rounding once more: |ŝ − s| ≤ (γ_K·(T + T′) + γ_1·|R̂′ − R̂|)/|â|·(1 + ρ)(1 + u) + |ŝ|·(ρ + u)/(1 − ρ), within
+    γ_{K+8} of the evaluation (Higham 2002, Lemma 3.3).  Numbers or arrays alike."""
+    before, after = releases
+    g = gamma(NOISE_OPERATIONS + COMPARISON_OPERATIONS)
+    with np.errstate(all="ignore"):
+        difference = np.abs(np.subtract(after, before))
+        read = g * (2 * np.asarray(weight) + np.abs(before) + np.abs(after) + difference) / np.abs(coefficient)
+        relative = (np.asarray(error) + g) / (1 - np.minimum(error, 0.5))
+        return read * (1 + np.asarray(error)) * (1 + g) + np.abs(shift) * relative

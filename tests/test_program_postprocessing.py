@@ -1,0 +1,105 @@
+"""The program audit's reading of replays decided by no tolerance (issue 70, items 3 and 4): a noise coefficient
+that moves between D and D′ is compared exactly, up to a proven rounding bound (``trace.response_bound``), and a
+coefficient that vanishes on one side (a clamp's flat region) is post-processing, not a data-dependent scale.
+
+Every audit here is exact but for the black box's confirmation, which runs at the family-wise α = 1e-6 with a fixed
+seed: a correct program is refuted by chance with probability at most 1e-6.
+
+Seen failing before the fix (on main at dd09bff): the Laplace scale growing by 5e-5 per record passed its pure claim
+(the coefficients compared to 1e-4); the clamped histogram was refuted ("the scale of 1 noise element(s) in the
+release depends on the data", exactly); the sum plus a public constant of 5e5 was undecided (its shift read as
+1.0000000107, the coefficient read at a probe step of 1e-3 against a release of magnitude 5e5).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+import pdp_audit
+from pdp_audit.audits.program import trace
+
+ALPHA = 1e-6
+TRIALS = 500
+VALUES = np.linspace(0.0, 1.0, 8)
+LABELS = np.array([0, 0, 1, 1, 1, 2, 3, 3, 0, 1])
+
+
+def _audit(program, data, **options):
+    options = {"epsilon": 1.0, "trials": TRIALS, "seed": 0, "alpha": ALPHA, "law": "ideal", **options}
+    return pdp_audit.audit_program(program, data, **options)
+
+
+def _check(run, name):
+    return next(c for c in run.checks if c.id == name)
+
+
+def scale_growing_with_n(data, rng):
+    """Bug: the noise multiplied by 1 + 5e-5·n outside the call -- its scale depends on the data (pure ε violated)."""
+    x = np.clip(np.nan_to_num(data), 0.0, 1.0)
+    return x.sum() + (1.0 + 5e-5 * len(x)) * rng.laplace(0.0, 1.0)
+
+
+def test_a_scale_growing_by_5e_5_per_record_is_not_certified():
+    run = _audit(scale_growing_with_n, VALUES, bounds=(0, 1))
+    assert run.verdict != "pass" and run.exit_code != 0
+    structure = _check(run, "program-structure")
+    assert "depends on the data" in structure.note, structure.note
+    # not exact: a weight outside the call may also be a post-processing with pieces of other slopes
+    assert structure.verdict == "inconclusive", structure.note
+
+
+def clamped_histogram(data, rng):
+    """PrivBayes-style noisy counts clamped at zero (synthcity): post-processing of an ε-DP histogram."""
+    counts = np.array([(data == c).sum() for c in range(4)], dtype=float)
+    return np.maximum(counts + rng.laplace(0.0, 1.0, 4), 0)
+
+
+def clamped_histogram_small_noise(data, rng):
+    """Bug: the same, with noise of a quarter of the scale (4ε spent)."""
+    counts = np.array([(data == c).sum() for c in range(4)], dtype=float)
+    return np.maximum(counts + rng.laplace(0.0, 0.25, 4), 0)
+
+
+def test_a_clamped_histogram_is_not_refuted_and_its_bug_twin_is():
+    run = _audit(clamped_histogram, LABELS)
+    assert run.verdict != "fail", [(c.id, c.verdict, c.note[:200]) for c in run.checks]
+    assert "depends on the data" not in _check(run, "program-structure").note
+    bug = _audit(clamped_histogram_small_noise, LABELS)
+    assert bug.verdict == "fail" and _check(bug, "program-composition").verdict == "fail"
+
+
+def test_a_flat_region_on_the_neighbour_is_post_processing_not_a_scale():
+    """The rarest class's count (1) removed with noise that clamps on D′ only: its coefficient vanishes there."""
+
+    def program(data, rng):
+        return max(float((data == 2).sum()) + rng.laplace(0.0, 1.0), 0.0)
+
+    data = LABELS
+    recorded = trace.record(program, data)
+    recorded.calls[0].noise = np.asarray(-0.5)  # 1 − 0.5 > 0 on D, 0 − 0.5 clamped on D′
+    recorded = trace.replay(program, data, recorded.calls)
+    found = trace.probe(program, data, recorded, 0)
+    assert found.carrier.tolist() == [0]
+    compared = trace.compare(program, data[data != 2], recorded, found)
+    assert compared.post_processed == [0] and not compared.coefficient_changed
+    assert compared.source == ["none"]  # not read from a clamped coordinate: its shift is not the count's
+
+
+def sum_plus_constant(data, rng):
+    """A clipped sum with Laplace noise at scale 1 (ε = 1) and a public constant of 5e5 added."""
+    return np.clip(np.nan_to_num(data), 0.0, 1.0).sum() + rng.laplace(0.0, 1.0) + 5e5
+
+
+def sum_plus_constant_small_noise(data, rng):
+    """Bug: the same with noise at scale 1/2."""
+    return np.clip(np.nan_to_num(data), 0.0, 1.0).sum() + rng.laplace(0.0, 0.5) + 5e5
+
+
+def test_a_public_constant_of_5e5_is_read_exactly_and_costs_nothing():
+    recorded = trace.record(sum_plus_constant, VALUES)
+    found = trace.probe(sum_plus_constant, VALUES, recorded, 0)
+    assert found.coefficient.tolist() == [1.0]  # the probe's power-of-two step: exact at this magnitude
+    run = _audit(sum_plus_constant, VALUES, bounds=(0, 1))
+    assert run.verdict == "pass", [(c.id, c.verdict, c.note[:200]) for c in run.checks]
+    bug = _audit(sum_plus_constant_small_noise, VALUES, bounds=(0, 1))
+    assert bug.verdict == "fail" and _check(bug, "program-composition").verdict == "fail"
