@@ -25,6 +25,7 @@ from pdp_audit.audits.program.analysis import Analysis, PairResult
 from pdp_audit.audits.program.findings import Unshifted, rank
 from pdp_audit.audits.program.isolated import Isolated, line
 from pdp_audit.audits.program.recorder import NOT_RECORDED
+from pdp_audit.audits.program.sources import UNREPLAYABLE, named
 from pdp_audit.reports.records import Verdict
 from pdp_audit.verify.core.checks import CheckSpec, Evidence, declare
 
@@ -97,21 +98,31 @@ def decide(analysis: Analysis, claim: tuple[float, float], law: str, isolated: l
 
 
 def _record(analysis: Analysis) -> Evidence:
-    details = {"trace": _trace(analysis, None)}
+    unrecorded = _unrecorded(analysis)
+    details = {"trace": _trace(analysis, None), "unrecorded": unrecorded}
+    seen = f" Randomness not recorded: {'; '.join(unrecorded)}." if unrecorded else ""
     if not analysis.reproducible:
         return Evidence(
             CHECKS["program-record"],
             verdict="inconclusive",
-            note="Replaying the recorded draws on D gives another release: the program draws "
-            f"randomness the recorder does not see ({NOT_RECORDED}).",
+            note=f"The program uses randomness the audit cannot replay.{seen}"
+            if any(UNREPLAYABLE in line for line in unrecorded)
+            else "Replaying the recorded draws on D gives another release: the program draws "
+            f"randomness the recorder does not see ({NOT_RECORDED}).{seen}",
             details=details,
         )
     return Evidence(
         CHECKS["program-record"],
         verdict="pass",
-        note=f"{len(analysis.recorded.calls)} primitive call(s) recorded; the replay on D reproduces the release.",
+        note=f"{len(analysis.recorded.calls)} primitive call(s) recorded; the replay on D reproduces the release."
+        + seen,
         details=details,
     )
+
+
+def _unrecorded(analysis: Analysis) -> list[str]:
+    """The randomness each draw set's record on D used and did not record (:mod:`.sources`), one line each."""
+    return named([d.recorded for d in analysis.draw_sets] or [analysis.recorded])
 
 
 def _structure(analysis: Analysis) -> Evidence:
@@ -268,7 +279,7 @@ def _with_isolated(composition: Evidence, audits: list[Isolated]) -> Evidence:
 def not_covered(analysis: Analysis) -> list[str]:
     """What the verdict does not cover (:data:`NOT_COVERED`), and the draw sets whose own path was replayed on the
     sentinels only (past :data:`~pdp_audit.audits.program.analysis.MOST_PATHS`), where there are some."""
-    out = list(NOT_COVERED)
+    out = list(NOT_COVERED) + [f"randomness not recorded: {line}" for line in _unrecorded(analysis)]
     if analysis.unreplayed:
         out.append(
             f"{analysis.unreplayed} of the {analysis.recorded_sets} draw sets, each on a path of its own past the "

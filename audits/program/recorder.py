@@ -41,8 +41,9 @@ _WITH_DATA = ("choice", "permutation", "shuffle", "permuted")
 _UNWRAPPED = ("bit_generator",)
 #: Randomness the recorder cannot see: the certificate says so.
 NOT_RECORDED = (
-    "randomness not drawn from the rng argument (numpy's global state, Python's random module, os.urandom, OpenDP's "
-    "own sampler) -- a replay that differs from its record on D says so"
+    "randomness the audit does not record (a generator or function bound at the program's import, scikit-learn's "
+    "own draws from numpy's global state, torch, OpenDP's sampler outside its measurements; os.urandom and secrets "
+    "are named) -- a replay that differs from its record on D says so"
 )
 
 
@@ -118,6 +119,8 @@ class Tape:
         self.depth = 0  # > 0 inside a wrapped library primitive: its own draws are not primitives of the program
         #: calls replayed with another scale (a location family whose scale alone differs): (index, recorded, replayed)
         self.rescaled: list[tuple[int, str, str]] = []
+        #: randomness the run used whose draws are not recorded (:class:`~pdp_audit.audits.program.sources.Unrecorded`)
+        self.unrecorded: list = []
 
     def next_call(self, call: Call, soft: tuple[str, ...] = ()) -> Call:
         """The recorded call this replayed ``call`` stands for (kind, shape and parameters checked; a parameter of
@@ -169,9 +172,11 @@ class Tape:
 
 
 #: Modules whose frames are not the program's: ours, the recorded libraries and the libraries a program hands its
-#: generator to (pandas' ``sample(random_state=rng)``, scipy's ``rvs(random_state=rng)``), and what they call through.
+#: generator to (pandas' ``sample(random_state=rng)``, scipy's ``rvs(random_state=rng)``), what they call through, and
+#: Python's ``random`` and ``secrets`` (their methods built on the recorded draws: :mod:`.sources`).
 _NOT_THE_PROGRAM = (
-    "pdp_audit", "numpy", "diffprivlib", "opendp", "sklearn", "pandas", "scipy", "contextlib", "functools"
+    "pdp_audit", "numpy", "diffprivlib", "opendp", "sklearn", "pandas", "scipy", "contextlib", "functools", "random",
+    "secrets",
 )  # fmt: skip
 
 
@@ -306,7 +311,9 @@ class RecordingGenerator(np.random.Generator):
         x[...] = np.take(np.asarray(x).copy(), order, axis=axis)
 
     def spawn(self, n_children):  # type: ignore[override]
-        raise TypeError("pdp-audit records the draws of the rng it passes: the program may not spawn generators")
+        """Children that draw from this generator, each draw recorded in turn: draws of one stream, one after
+        another, are independent, as the draws of independent children are."""
+        return [self] * n_children
 
 
 def _generic(name: str) -> Callable:

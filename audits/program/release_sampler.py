@@ -9,6 +9,7 @@ from typing import Any, Callable
 import numpy as np
 
 from pdp_audit.audits.program import trace
+from pdp_audit.audits.program.sources import sources_drawn
 from pdp_audit.mechanisms.base import MalformedPair
 from pdp_audit.verify.core.float_rules import user_modules
 from pdp_audit.verify.estimators.rng_discipline import SeededPerRelease
@@ -28,12 +29,12 @@ class ReleaseSampler:
         out = np.zeros((size, self.width))
         # sys.modules given back once for the block (between two runs only the encoding runs, which imports
         # nothing): checked after every run, it cost more than a small pandas program's run
-        with user_modules(), np.errstate(all="ignore"):
+        with user_modules(), np.errstate(all="ignore"), sources_drawn() as drawing:
             for i, seed in enumerate(seeds):
+                generator = np.random.default_rng(int(seed))
                 try:
-                    release = trace.call_program(
-                        self.program, self.data, np.random.default_rng(int(seed)), modules=False
-                    )
+                    with drawing(generator):  # numpy's global state, Python's random …: the release's generator
+                        release = trace.call_program(self.program, self.data, generator, modules=False)
                 except trace.ProgramFault as fault:  # the black box's word for the user's fault: pair-protocol
                     raise MalformedPair(str(fault)) from None
                 out[i] = encoded(release, self.width)

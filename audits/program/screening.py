@@ -48,6 +48,7 @@ import numpy as np
 from pdp_audit.audits.program import trace
 from pdp_audit.audits.program.analysis import PairResult
 from pdp_audit.audits.program.release_sampler import encoded
+from pdp_audit.audits.program.sources import sources_drawn
 from pdp_audit.verify.core.checks import Evidence
 from pdp_audit.verify.core.float_rules import user_modules
 
@@ -128,10 +129,12 @@ def _outcomes(program: Callable, data: Any, size: int, rng: np.random.Generator,
     set-up per run costs twice a small program's run."""
     seeds = rng.integers(0, 2**63 - 1, size=size)
     out: Counter = Counter()
-    with user_modules(), np.errstate(all="ignore"):
+    with user_modules(), np.errstate(all="ignore"), sources_drawn() as drawing:
         for seed in seeds.tolist():
+            generator = np.random.default_rng(seed)
             try:
-                release = trace.call_program(program, data, np.random.default_rng(seed), modules=False)
+                with drawing(generator):  # numpy's global state, Python's random …: the release's generator
+                    release = trace.call_program(program, data, generator, modules=False)
             except trace.ProgramFault:
                 return None
             out[encoded(release, WIDTH).tobytes()] += 1

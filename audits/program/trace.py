@@ -56,6 +56,7 @@ from pdp_audit.audits.program.recorder import (
     libraries_wrapped,
 )
 from pdp_audit.audits.program.replay_bounds import response_bound, shift_bound
+from pdp_audit.audits.program.sources import replayable, sources_recorded
 from pdp_audit.mechanisms.base import user_error
 from pdp_audit.verify.core.float_rules import user_modules
 from pdp_audit.verify.core.sandbox import user_state
@@ -147,6 +148,7 @@ class Run:
     numbers: np.ndarray
     calls: list[Call]
     rescaled: list = field(default_factory=list)  # (index, recorded, replayed) of calls replayed at another scale
+    unrecorded: list = field(default_factory=list)  # randomness used but not recorded (sources.Unrecorded)
 
 
 class Session:
@@ -173,6 +175,7 @@ class Session:
     def __enter__(self) -> Session:
         self._stack.enter_context(user_modules())
         self._stack.enter_context(libraries_wrapped(lambda: self.tape))
+        self.sources = self._stack.enter_context(sources_recorded(lambda: self.tape, lambda: self.rng))
         # every run's floating-point conditions ignored, entered once: what a run sets is undone after it
         # (call_program's user_state), back to this
         self._stack.enter_context(np.errstate(all="ignore"))
@@ -184,10 +187,12 @@ class Session:
     def run(self, data: Any, tape: Tape) -> Run:
         """The program on ``data`` with the generator on ``tape`` (recording or replaying)."""
         self.tape = tape
-        release = call_program(self.program, data, self.rng.rewind(tape), modules=False)
+        with self.sources:  # numpy's global state, Python's random …: drawn from the tape for this run
+            release = call_program(self.program, data, self.rng.rewind(tape), modules=False)
         tape.finish()
         structure, numbers = flattened(release)
-        return Run(structure, numbers, tape.recorded if tape.recording else tape.replayed, tape.rescaled)
+        calls = tape.recorded if tape.recording else tape.replayed
+        return Run(structure, numbers, calls, tape.rescaled, tape.unrecorded)
 
 
 def run(program: Callable | Session, data: Any, tape: Tape) -> Run:
@@ -294,8 +299,10 @@ def additive_elements(calls: list[Call]) -> tuple[list[Element], list[str]]:
 def probe(program: Callable | Session, data: Any, recorded: Run, seed: int) -> Probe:
     """Which release coordinates carry which noise element, affinely, at the recorded draws (module notes)."""
     again = replay(program, data, recorded.calls)
-    reproducible = again.structure == recorded.structure and np.array_equal(
-        again.numbers, recorded.numbers, equal_nan=True
+    reproducible = (
+        again.structure == recorded.structure
+        and np.array_equal(again.numbers, recorded.numbers, equal_nan=True)
+        and replayable(recorded.unrecorded)
     )
     elements, others = additive_elements(recorded.calls)
     m = recorded.numbers.size
