@@ -22,6 +22,8 @@ import pytest
 import scipy.stats
 
 import pdp_audit
+from pdp_audit.audits.program import trace
+from pdp_audit.audits.program.release_sampler import ReleaseSampler
 
 DATA = np.array([0.1, 0.5, 0.9, 0.3, 0.7])
 
@@ -97,8 +99,6 @@ def test_every_way_to_make_a_generator_inside_the_program_is_recorded():
         noise += np.random.default_rng(rng.integers(2**63)).laplace(0.0, 1.0)
         return _sum(data) + noise
 
-    from pdp_audit.audits.program import trace
-
     recorded = trace.record(made, DATA)
     assert [c.kind for c in recorded.calls] == ["laplace", "laplace", "laplace", "normal", "integers", "laplace"]
     assert recorded.unrecorded == []
@@ -135,3 +135,27 @@ def test_every_name_is_given_back_after_the_audit():
     _audit(global_laplace(1.0))
     after = (np.random.laplace, np.random.default_rng, np.random.Generator, random.gauss, random.Random, os.urandom)
     assert before == after + (scipy.stats.laplace.random_state,)
+
+
+def test_the_black_box_draws_every_source_from_the_release_seed():
+    """Outside the record, a release's numpy-global noise comes from its own generator: the same seed, the same
+    releases; each release a fresh draw."""
+    sampler = ReleaseSampler(global_laplace(1.0), DATA, 4)
+    first, again = sampler(50, np.random.default_rng(1)), sampler(50, np.random.default_rng(1))
+    assert np.array_equal(first, again)
+    assert np.unique(first[:, 3]).size == 50
+
+
+def test_a_seed_used_twice_keeps_the_claim_undecided():
+    """Two generators seeded alike draw the same noise: the second coordinate releases the first's noise, so the
+    sum is read exactly (not DP).  Recording each draw afresh would compose two independent noises and certify."""
+
+    def reused(data, rng):
+        seed = rng.integers(2**63)
+        first = np.random.default_rng(seed).laplace(0.0, 1.0)
+        second = np.random.default_rng(seed).laplace(0.0, 1.0)
+        return [_sum(data) + first, second]
+
+    run = _audit(reused)
+    assert run.verdict != "pass"
+    assert any("used twice" in line for line in _record(run).details["unrecorded"])

@@ -89,6 +89,7 @@ class Unrecorded:
 #: The reasons :class:`Unrecorded` gives.
 FIXED = "noise seeded with a constant: not random (its draws are not recorded; the audit does not count them as noise)"
 SAVED = "noise from a saved state: fixed, not random (its draws are not recorded)"
+REUSED = "a seed used twice in one run: its noise is drawn again, which the audit does not replay (undecided)"
 UNREPLAYABLE = "randomness the audit cannot replay: the claim stays undecided"
 
 
@@ -113,6 +114,8 @@ class Sources:
         self.tape, self.rng = tape, rng
         self.active = False
         self.fresh: set[int] = set()
+        #: the streams seeded in this run (a seed's entropy and spawn key): one seeded twice draws its noise twice
+        self.streams: set[tuple] = set()
         self.numpy_global = RecordingRandomState(self, fixed=None)
         self.python_global = RecordingRandom(self)
 
@@ -122,6 +125,7 @@ class Sources:
         between two runs included).  A class's enter and exit, not a generator's: the black box enters it for each
         release."""
         self.numpy_global.fixed = self.python_global.fixed = None
+        self.streams.clear()
         self.active = True
         return self
 
@@ -180,13 +184,13 @@ class Sources:
             self.fresh.add(made.entropy)
         return made
 
-    def bit_generator(self, name: str, seed: Any = None) -> Any:
-        if seed is None and self.active:
+    def bit_generator(self, name: str, seed: Any = None, *args: Any, **kwargs: Any) -> Any:
+        if seed is None and self.active and not args and not kwargs:  # entropy: a fresh seed sequence, kept
             seed = self.seed_sequence()
-        return _NUMPY[name](seed)
+        return _NUMPY[name](seed, *args, **kwargs)
 
     def python_random(self, x: Any = None) -> Any:
-        if self.active and self.random_seed("random.Random", x):
+        if self.active and self.random_seed("random.Random", x, "python"):
             return RecordingRandom(self)
         return _PYTHON["Random"](x)
 
@@ -202,12 +206,31 @@ class Sources:
                 out.update(int(v) for v in np.ravel(call.noise))
         return out
 
-    def random_seed(self, what: str, seed: Any) -> bool:
-        """Whether ``seed`` leaves the noise random (fresh or drawn); else the source is noted as fixed."""
-        if self.seed_kind(seed) != "fixed":
-            return True
-        self.note(f"{what}({_shown(seed)})", FIXED)
-        return False
+    def random_seed(self, what: str, seed: Any, family: str = "numpy") -> bool:
+        """Whether ``seed`` leaves the noise random (fresh or drawn); else the source is noted as fixed.  A random
+        seed that seeds a second stream of ``family`` in the run (the same entropy and spawn key) is noted as keeping
+        the claim undecided: that stream repeats the first one's draws, which recording each draw afresh would hide
+        (two noises the audit would compose as independent are one)."""
+        if self.seed_kind(seed) == "fixed":
+            self.note(f"{what}({_shown(seed)})", FIXED)
+            return False
+        stream = self._stream(seed)
+        if stream is not None:
+            if (family, stream) in self.streams:
+                self.note(f"{what}({_shown(seed)})", REUSED, undecided=True)
+            self.streams.add((family, stream))
+        return True
+
+    def _stream(self, seed: Any) -> tuple | None:
+        """The stream a seed starts (its entropy and spawn key); None for entropy drawn anew or the audit's own
+        generator, whose draws are never repeated."""
+        if seed is None or isinstance(seed, RecordingGenerator) or seed is self.rng().bit_generator:
+            return None
+        if isinstance(seed, _NUMPY["BitGenerator"]):
+            seed = seed.seed_seq
+        if isinstance(seed, _NUMPY["SeedSequence"]):
+            return (str(seed.entropy), tuple(seed.spawn_key))
+        return (str(int(seed)), ()) if isinstance(seed, (int, np.integer)) else (repr(seed), ())
 
 
 def _range(call: Call) -> int:
@@ -342,7 +365,7 @@ class RecordingRandom(_PYTHON["Random"]):  # type: ignore[misc]
         if not hasattr(self, "sources"):  # Python's __init__ seeds before ours has run: its own state, never drawn
             super().seed(a, version)
             return
-        if not self.sources.active or self.sources.random_seed("random.seed", a):
+        if not self.sources.active or self.sources.random_seed("random.seed", a, "python"):
             self.fixed = None
             return
         if self is self.sources.python_global:
