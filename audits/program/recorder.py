@@ -41,9 +41,8 @@ _WITH_DATA = ("choice", "permutation", "shuffle", "permuted")
 _UNWRAPPED = ("bit_generator",)
 #: Randomness the recorder cannot see: the certificate says so.
 NOT_RECORDED = (
-    "randomness the audit does not record (a generator or function bound at the program's import, scikit-learn's "
-    "own draws from numpy's global state, torch, OpenDP's sampler outside its measurements; os.urandom and secrets "
-    "are named) -- a replay that differs from its record on D says so"
+    "randomness the audit does not record (names bound at the program's import, scikit-learn's own draws, torch) -- a "
+    "replay that differs from its record on D says so"
 )
 
 
