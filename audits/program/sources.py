@@ -257,7 +257,7 @@ def _shown(seed: Any) -> str:
 
 
 # --- numpy's global state and RandomState ---------------------------------------------------------------------
-class RecordingRandomState(_NUMPY["RandomState"]):  # type: ignore[misc]
+class RecordingRandomState(np.random.RandomState):  # numpy's own class (this module is imported before a session)
     """A ``numpy.random.RandomState`` whose public draws are the session's generator's (recorded, replayed): the
     distributions by their names, the legacy names by the generator's (``rand`` → ``random``, ``randn`` →
     ``standard_normal``, ``randint`` → ``integers``).  ``fixed``: where the program seeded it with a constant, the
@@ -344,7 +344,7 @@ for _name in np.random.__all__:
 
 
 # --- Python's random ---------------------------------------------------------------------------------------------
-class RecordingRandom(_PYTHON["Random"]):  # type: ignore[misc]
+class RecordingRandom(random.Random):  # Python's own class (this module is imported before a session)
     """A ``random.Random`` whose ``random``, ``getrandbits``, ``gauss`` and ``normalvariate`` draw from the session's
     generator (recorded, replayed: ``gauss(μ, σ)`` as a normal draw of law N(μ, σ²)); Python's other methods are
     built on them.  ``fixed``: where the program seeded it with a constant (or set a saved state), the generator
