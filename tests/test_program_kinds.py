@@ -123,7 +123,7 @@ def test_a_refuted_program_has_the_same_numbers_through_both_routes(examples):
         (("epsilon = 1.0", "epsilon = -1"), "claim.epsilon must be a finite number >= 0, got -1"),
         (("delta = 0.0 ", "delta = 1.0 "), "claim.delta must be a finite number in [0, 1), got 1.0"),
         (('"add-remove"', '"swap"'), "claim.neighbours must be one of 'add-remove', 'replace-one', got 'swap'"),
-        (('bounds = "0,1"', 'bounds = "1,0"'), "parameters.bounds must be LOW,HIGH"),
+        (('bounds = "0,1"', 'bounds = "1,0"'), "parameters.bounds gives 1,0, whose LOW is above its HIGH"),
         (("trials = 2000", "trials = 3"), "audit.trials must be a whole number in [100, 1e9], got 3"),
         (("trials = 2000", "trails = 2000"), "unknown key 'audit.trails'; did you mean 'trials'?"),
         (('bounds = "0,1"', "trials = 5000"), "parameters.trials belongs in [audit]"),
