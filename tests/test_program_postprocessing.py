@@ -1,14 +1,16 @@
 """The program audit's reading of replays decided by no tolerance (issue 70, items 3 and 4): a noise coefficient
-that moves between D and D′ is compared exactly, up to a proven rounding bound (``trace.response_bound``), and a
+that moves between D and D′ is compared exactly, up to a proven rounding bound (``replay_bounds.response_bound``), and a
 coefficient that vanishes on one side (a clamp's flat region) is post-processing, not a data-dependent scale.
 
 Every audit here is exact but for the black box's confirmation, which runs at the family-wise α = 1e-6 with a fixed
 seed: a correct program is refuted by chance with probability at most 1e-6.
 
-Seen failing before the fix (on main at dd09bff): the Laplace scale growing by 5e-5 per record passed its pure claim
-(the coefficients compared to 1e-4); the clamped histogram was refuted ("the scale of 1 noise element(s) in the
+Seen failing before the fix (on main at dd09bff): the Laplace scale growing by 5e-5 per record passed its pure
+claim (the coefficients compared to 1e-4); the clamped histogram was refuted ("the scale of 1 noise element(s) in the
 release depends on the data", exactly); the sum plus a public constant of 5e5 was undecided (its shift read as
-1.0000000107, the coefficient read at a probe step of 1e-3 against a release of magnitude 5e5).
+1.0000000107, the coefficient read at a probe step of 1e-3 against a release of magnitude 5e5).  At 56ad963, before
+the read through a post-processing (:mod:`pdp_audit.audits.program.through`), the clamped and the folded histograms
+were undecided, not certified.
 """
 
 from __future__ import annotations
@@ -60,9 +62,10 @@ def clamped_histogram_small_noise(data, rng):
     return np.maximum(counts + rng.laplace(0.0, 0.25, 4), 0)
 
 
-def test_a_clamped_histogram_is_not_refuted_and_its_bug_twin_is():
+def test_a_clamped_histogram_is_certified_and_its_bug_twin_refuted():
+    """The count clamped on D′ only is read through the clamp (``through``): certified at the real-valued law."""
     run = _audit(clamped_histogram, LABELS)
-    assert run.verdict != "fail", [(c.id, c.verdict, c.note[:200]) for c in run.checks]
+    assert run.verdict == "pass", [(c.id, c.verdict, c.note[:200]) for c in run.checks]
     assert "depends on the data" not in _check(run, "program-structure").note
     bug = _audit(clamped_histogram_small_noise, LABELS)
     assert bug.verdict == "fail" and _check(bug, "program-composition").verdict == "fail"
@@ -103,3 +106,36 @@ def test_a_public_constant_of_5e5_is_read_exactly_and_costs_nothing():
     assert run.verdict == "pass", [(c.id, c.verdict, c.note[:200]) for c in run.checks]
     bug = _audit(sum_plus_constant_small_noise, VALUES, bounds=(0, 1))
     assert bug.verdict == "fail" and _check(bug, "program-composition").verdict == "fail"
+
+
+def _counts(data):
+    return np.array([(data == c).sum() for c in range(4)], dtype=float)
+
+
+def folded_histogram(data, rng):
+    """|count − 1 + noise|: post-processing (``abs`` of a noisy value, a public constant) of an ε-DP histogram."""
+    return np.abs(_counts(data) + rng.laplace(0.0, 1.0, 4) - 1.0)
+
+
+def folded_histogram_small_noise(data, rng):
+    """Bug: the same with noise of a quarter of the scale."""
+    return np.abs(_counts(data) + rng.laplace(0.0, 0.25, 4) - 1.0)
+
+
+def test_abs_past_its_fold_is_post_processing():
+    """The rarest class's count moved past abs's fold (its coefficient changes sign on D′) is read through the fold:
+    certified, and the bug twin refuted by composition."""
+    run = _audit(folded_histogram, LABELS)
+    assert run.verdict == "pass", [(c.id, c.verdict, c.note[:200]) for c in run.checks]
+    bug = _audit(folded_histogram_small_noise, LABELS)
+    assert bug.verdict == "fail" and _check(bug, "program-composition").verdict == "fail"
+
+
+def test_a_flat_value_the_data_sets_is_not_read_as_post_processing():
+    """max(count + noise, n/2 − 3): the floor moves with n, so the clamped coordinate's value on D′ is not what D
+    gives at D′'s noisy value: never certified."""
+
+    def floor_from_data(data, rng):
+        return np.maximum(_counts(data) + rng.laplace(0.0, 1.0, 4), len(data) / 2.0 - 3.0)
+
+    assert _audit(floor_from_data, LABELS).verdict != "pass"

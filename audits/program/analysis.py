@@ -28,7 +28,7 @@ from typing import Any, Callable
 
 import numpy as np
 
-from pdp_audit.audits.program import accounting, library_steps, paths, search, trace
+from pdp_audit.audits.program import accounting, library_steps, paths, search, through, trace
 from pdp_audit.audits.program.config import DRAW_SETS
 from pdp_audit.audits.program.findings import (
     CarriedAbove,
@@ -439,7 +439,9 @@ def _replayed(
         made = neighbour.data  # made anew at each reading: once here
         if sizes is not None:
             sizes.append(_magnitude(data, neighbour, made))
-        out.append(trace.compare(session, made, drawn.recorded, drawn.probe))
+        compared = trace.compare(session, made, drawn.recorded, drawn.probe)
+        through.read_through(session, (data, made), drawn.recorded, drawn.probe, compared)  # a clamp's flat region
+        out.append(compared)
     return out
 
 
