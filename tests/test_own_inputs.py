@@ -18,6 +18,9 @@ from pdp_audit.cli.main import main
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
 SMALL_SWEEP = '[sweep]\nmechanism = "gaussian"\n[fixed]\ntrials = 2000\n[grid]\nclaim_epsilon = [1.0]\n'
 
+#: A program audit's flags but its outputs: cheap, and never reached where the outputs are refused first.
+PROGRAM_FLAGS = ["--data", "deploy-data.csv", "--claim-epsilon", "1", "--claim-delta", "0", "--trials", "200"]
+
 
 @pytest.fixture
 def folder(tmp_path, monkeypatch):
@@ -32,6 +35,7 @@ def folder(tmp_path, monkeypatch):
         "def make():\n    return P()\n",
         encoding="utf-8",
     )
+    (tmp_path / "myprog.py").write_text("def release(data, rng):\n    return float(len(data))\n", encoding="utf-8")
     return tmp_path
 
 
@@ -54,6 +58,10 @@ def snapshot(folder: Path) -> dict[str, tuple[bytes, int]]:
             ["blackbox", "mymech:make", "--claim-epsilon", "1", "--claim-delta", "0", "--json", "mymech.py"],
             "--json",
             "the module of TARGET",
+        ),
+        *(
+            (["program", "myprog:release", *PROGRAM_FLAGS, option, path], option, "the module of TARGET")
+            for option, path in (("--json", "myprog.py"), ("--report", "./myprog.py"))
         ),
         (
             [

@@ -116,7 +116,8 @@ def collector_aside_while_drawing(pdf: str | None) -> Iterator[None]:
 
 def program_files(target: str, values: dict[str, Any], report: str | None, json: str | None) -> Run:
     """``pdp-audit program MODULE:FUNCTION``: the program kind's config from the flags' ``values`` (every one
-    checked before the program runs, errors naming the flags), the outputs checked against ``--data``, the program
+    checked before the program runs, errors naming the flags), the outputs checked against ``--data`` and the
+    program's module file (found without importing it), the program
     audited in the sandbox's child (a hard exit in it cannot end the command with 0) and the reports written
     (``report``: the PDF, None for none; ``json``: ``"-"`` for standard output)."""
     # deferred: loads hashlib; run --help must not
@@ -124,7 +125,8 @@ def program_files(target: str, values: dict[str, Any], report: str | None, json:
     from pdp_audit.reports.publish import write_run_reports
 
     config = kinds_by_name()["program"].plan.configure({**values, "program": target}, COMMAND_LINE)
-    check_outputs({"--report": report, "--json": json}, {"--data": values.get("data")})
+    inputs = {"--data": values.get("data"), "the module of TARGET": module_file(target)}
+    check_outputs({"--report": report, "--json": json}, inputs)
     run = run_isolated(audited_program, config, target=f"target: the code of {shown(target)}")
     write_run_reports(run, report, json)
     return run
