@@ -51,6 +51,15 @@ if TYPE_CHECKING:  # annotations only: `pdp-audit certify --help` imports this m
 
 #: The checks that decide a pair's claim, by kind of claim.
 CLAIM_CHECKS = {"DP": ("dp-forward", "dp-reverse"), "pDP": ("pdp-forward", "pdp-reverse")}
+#: The two directions of a claim: a claim is decided where both are bounded.
+DIRECTIONS = ("D||D'", "D'||D")
+#: Claim checks built without :attr:`Check.delta_of` (a document written before it was typed; a user's pair), each
+#: recognised by its exact id: (kind, direction).
+_UNTYPED = {ids[i]: (kind, DIRECTIONS[i]) for kind, ids in CLAIM_CHECKS.items() for i in range(2)}
+#: The key of a claim check's details holding a proven upper bound on its δ_{P‖Q}(ε) -- a certificate derived from
+#: the mechanism's analysis, or an exact closed form of the pair (ObjPert: :mod:`pdp_audit.audits.objpert.profile`);
+#: basis ``bound`` (module notes).
+BOUND_DELTA = "bound_delta"
 #: The key of a check's details naming the claim check (``dp-forward``, …) whose δ_{P‖Q}(ε) its interval also bounds:
 #: the same pair, direction and ε, estimated otherwise (module notes).  Its details carry ``epsilon`` too.
 BOUNDS = "bounds"
@@ -100,15 +109,20 @@ class CertifiedClaim:
             said = f"the claim {self.claim()} is not decided"
             if self.delta < 1:
                 said += f"; the evidence supports {self.supported()}{self._by()}"
-            others = [i for i in self.undecided if i not in _all_claim_ids()]
+            others = [i for i in self.undecided if i not in _UNTYPED]
             if others:
                 said += f"; undecided: {', '.join(others)}"
             return said + (f"; {self.budget}" if self.budget else "")
+        low, high = self.interval or (0.0, 0.0)
         if self.basis == "exact":
-            low, high = self.interval or (0.0, 0.0)
+            said = f"the claim {self.claim()} holds by the exact δ({self.epsilon:g}) = {_exact(self.exact_delta)}; "
+            if math.isfinite(high):
+                return said + f"sampling confirms [{_round_down(low):.3g}, {round_up(high, 3):.3g}]"
+            return said + f"sampling is consistent with it (≥ {_round_down(low):.3g}; its upper end is not certified)"
+        if self.basis == "bound":
             return (
-                f"the claim {self.claim()} holds by the exact δ({self.epsilon:g}) = {_exact(self.exact_delta)}; "
-                f"sampling confirms [{_round_down(low):.3g}, {round_up(high, 3):.3g}]"
+                f"{self.supported()} certified by the closed-form bound on δ({self.epsilon:g}); sampling is "
+                f"consistent with it (≥ {_round_down(low):.3g})"
             )
         if self.basis == "proof":
             return f"{self.supported()} certified by the bounded-loss proof"
@@ -130,38 +144,58 @@ class CertifiedClaim:
         }
 
 
+def claim_checks(checks: Sequence[Check]) -> list[Check]:
+    """The checks of the user's claim among ``checks``: those bounding the run's δ_{P‖Q}(ε) in a direction
+    (:attr:`Check.delta_of`, typed on the check's spec), of the first kind that has both directions; a run may
+    audit several releases against one claim (GOE and Analyze Gauss), each with its pair.  Empty where none is."""
+    for kind in CLAIM_CHECKS:
+        found = [c for c in checks if _claim_of(c) == kind]
+        if {_direction(c) for c in found} == set(DIRECTIONS):
+            return found
+    return []
+
+
+def _direction(check: Check) -> str | None:
+    return check.delta_of or _UNTYPED.get(check.id, (None, None))[1]
+
+
+def _claim_of(check: Check) -> str | None:
+    """The kind of claim ``check`` bounds a direction of: ``DP`` where its spec says so (``delta_of``), else by its
+    exact id where it is a claim check built without the typed field (a document written before it)."""
+    return "DP" if check.delta_of is not None else _UNTYPED.get(check.id, (None, None))[0]
+
+
 def certified_claim(checks: Sequence[Check]) -> CertifiedClaim | None:
     """What ``checks`` (a run's guarantees) decide about the pair's claim (module notes); None where a check failed
     or the run decides no pair's claim."""
     if any(c.verdict == "fail" for c in checks):
         return None
-    for kind, ids in CLAIM_CHECKS.items():
-        found = [c for c in checks if c.id in ids]
-        if len(found) != len(ids) or any(not _decidable(c) for c in found):
-            continue
-        bounds = [tightest(c, checks) for c in found]
-        upper = max(bound for bound, _ in bounds)
-        if not upper < 1 and all(c.verdict == "pass" for c in found):
-            return None
-        first = found[0].details
-        claimed = float(first["delta_claim"])
-        interval = (min(float(c.ci[0]) for c in found), max(float(c.ci[1]) for c in found))  # type: ignore[index]
-        basis, exact = _basis(found, claimed, upper)
-        undecided = tuple(c.id for c in checks if c.verdict != "pass")
-        by = tuple(dict.fromkeys(check.id for _, check in bounds))
-        return CertifiedClaim(
-            float(first["epsilon"]),
-            round_up(min(upper, 1.0)),
-            kind,
-            claimed,
-            basis,
-            exact,
-            interval,
-            _budget(c for c in checks if c.verdict != "pass"),
-            undecided,
-            by if set(by) - set(ids) else (),
-        )
-    return None
+    found = claim_checks(checks)
+    if not found or any(not _decidable(c) for c in found):
+        return None
+    kind = _claim_of(found[0]) or "DP"
+    bounds = [tightest(c, checks) for c in found]
+    upper = max(bound for bound, _ in bounds)
+    first = found[0].details
+    claimed = float(first["delta_claim"])
+    interval = (min(float(c.ci[0]) for c in found), max(float(c.ci[1]) for c in found))  # type: ignore[index]
+    basis, closed_form = _basis(found, claimed, upper)
+    undecided = tuple(c.id for c in checks if c.verdict != "pass")
+    by = tuple(dict.fromkeys(check.id for _, check in bounds))
+    # what the claim rests on names the δ it certifies: the closed-form bound where that is the basis, else δ̄
+    named = closed_form if basis == "bound" and closed_form is not None else upper
+    return CertifiedClaim(
+        float(first["epsilon"]),
+        round_up(min(named, 1.0)),
+        kind,
+        claimed,
+        basis,
+        closed_form if basis == "exact" else None,
+        interval,
+        _budget(c for c in checks if c.verdict != "pass"),
+        undecided,
+        by if set(by) - {c.id for c in found} else (),
+    )
 
 
 def tightest(claim: Check, checks: Sequence[Check]) -> tuple[float, Check]:
@@ -204,6 +238,9 @@ def _basis(found: list[Check], claimed: float, upper: float) -> tuple[str | None
         for c, e in zip(found, exact)
     ):
         return "exact", max(float(e) for e in exact if e is not None)
+    bounds = [(c.details or {}).get(BOUND_DELTA) for c in found]
+    if all(b is not None and float(b) <= claimed and c.ci[0] <= float(b) for c, b in zip(found, bounds)):  # type: ignore[index]
+        return "bound", max(float(b) for b in bounds if b is not None)
     return None, None
 
 
@@ -230,10 +267,6 @@ def _round_down(value: float, digits: int = 3) -> float:
 
 def _exact(value: float | None) -> str:
     return "0" if not value else f"{value:.4e}"
-
-
-def _all_claim_ids() -> set[str]:
-    return {i for ids in CLAIM_CHECKS.values() for i in ids}
 
 
 def _proven(check: Check) -> bool:
@@ -263,8 +296,10 @@ def _refuted(checks: Sequence[Check]) -> str:
     failed = [c.id for c in checks if c.verdict == "fail"]
     if not failed:
         return ""
-    for kind, ids in CLAIM_CHECKS.items():
-        found = [c for c in checks if c.id in ids and "epsilon" in (c.details or {}) and "delta_claim" in c.details]
+    for kind in CLAIM_CHECKS:
+        found = [
+            c for c in checks if _claim_of(c) == kind and "epsilon" in (c.details or {}) and "delta_claim" in c.details
+        ]
         if found:
             details = found[0].details
             claim = f"({float(details['epsilon']):g}, {float(details['delta_claim']):g})-{kind}"
@@ -276,11 +311,8 @@ def _refuted(checks: Sequence[Check]) -> str:
 def proven_pure(checks: Sequence[Check]) -> bool:
     """Whether a pair's pure claim rests on the bounded-loss proof in both directions (each DP check lists it among
     its estimates: :func:`pdp_audit.verify.evidence.pair_claims.proof_estimate`)."""
-    for ids in CLAIM_CHECKS.values():
-        found = [c for c in checks if c.id in ids]
-        if len(found) == len(ids):
-            return all(_proven(c) for c in found)
-    return False
+    found = claim_checks(checks)
+    return bool(found) and all(_proven(c) for c in found)
 
 
 def _decidable(check: Check) -> bool:

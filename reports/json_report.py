@@ -67,6 +67,7 @@ def check_from_dict(data: dict) -> Check:
         ci=None if ci is None else (-math.inf if ci[0] is None else ci[0], math.inf if ci[1] is None else ci[1]),
         level=data["level"],
         adjusted_pvalue=data["adjusted_pvalue"],
+        delta_of=data.get("delta_of"),  # absent from documents written before it was added
     )
 
 
@@ -89,6 +90,7 @@ def check_to_dict(check: Check) -> dict[str, Any]:
             "adjusted_pvalue": check.adjusted_pvalue,
             "note": check.note,
             "details": check.details,
+            "delta_of": check.delta_of,
         }
     )
 

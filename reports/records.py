@@ -17,6 +17,8 @@ from typing import Any, Literal, Mapping, Sequence, Union
 Verdict = Literal["pass", "fail", "inconclusive"]
 Role = Literal["guarantee", "paper"]  # decides the verdict, or a statement as printed (a finding beside it)
 Interval = tuple[float, float]
+#: The direction P‖Q of a hockey-stick divergence δ_{P‖Q}(ε): D‖D' (forward) or D'‖D (reverse).
+Direction = Literal["D||D'", "D'||D"]
 ArrayLike = Any  # a numpy array or a sequence of numbers
 
 # --- figures -------------------------------------------------------------------------------------------
@@ -192,6 +194,9 @@ class Check:
 
     Statistical checks carry ``pvalue`` (of "the claim holds"), its Holm-adjusted value and a
     confidence interval ``ci`` at confidence ``level``; exact checks carry none of these.
+    ``delta_of``: the direction of the run's claimed δ_{P‖Q}(ε) (ε in ``details["epsilon"]``) whose value this
+    check's interval bounds -- a check of the user's claim (:mod:`pdp_audit.reports.certified_claim`); None for any
+    other check.
     """
 
     id: str
@@ -210,6 +215,7 @@ class Check:
     note: str = ""
     details: Mapping[str, Any] = field(default_factory=dict)
     figure: Figure | None = None
+    delta_of: Direction | None = None
 
     @property
     def statistical(self) -> bool:

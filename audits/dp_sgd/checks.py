@@ -25,6 +25,7 @@ CHECKS = declare(
         "P_D(S) ≤ e^ε P_D'(S) + δ ({forward})",
         "δ_{{D‖D'}}(ε) = E_{{P^T}}[(1 − e^{{ε − L_T}})₊] ≤ δ, L_T = Σ_t ℓ(x_t)",
         "(ε, δ)-DP: Dwork & Roth 2014, Definition 2.4; " + SOURCE,
+        delta_of="D||D'",
     ),
     CheckSpec(
         "dp-reverse",
@@ -33,6 +34,7 @@ CHECKS = declare(
         "P_D'(S) ≤ e^ε P_D(S) + δ ({reverse})",
         "δ_{{D'‖D}}(ε) = E_{{Q^T}}[(1 − e^{{ε + L_T}})₊] ≤ δ",
         "(ε, δ)-DP: Dwork & Roth 2014, Definition 2.4; " + SOURCE,
+        delta_of="D'||D",
     ),
     CheckSpec(
         "exact-reference",

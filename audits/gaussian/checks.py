@@ -42,6 +42,7 @@ CHECKS = declare(
         "The mechanism is ({eps:g}, {delta:g})-DP: P_D(S) ≤ e^ε P_D'(S) + δ for all S",
         "δ_{{D‖D'}}(ε) = P_D[L > ε] − e^ε P_D'[L > ε] ≤ δ",
         "(ε, δ)-DP: Dwork & Roth 2014, Definition 2.4; " + SOURCE_BW,
+        delta_of="D||D'",
     ),
     CheckSpec(
         "dp-reverse",
@@ -49,6 +50,7 @@ CHECKS = declare(
         "The mechanism is ({eps:g}, {delta:g})-DP: P_D'(S) ≤ e^ε P_D(S) + δ for all S",
         "δ_{{D'‖D}}(ε) = P_D'[−L > ε] − e^ε P_D[−L > ε] ≤ δ",
         "(ε, δ)-DP: Dwork & Roth 2014, Definition 2.4; " + SOURCE_BW,
+        delta_of="D'||D",
     ),
     CheckSpec("tail-curve", "Exact δ(ε) curve vs Monte Carlo", "", "", SOURCE_BW),
     CheckSpec("loss-law", "Law of the privacy loss", "", "", "[RW] Theorem 22 (derived law)"),

@@ -31,6 +31,7 @@ DP_FORWARD = CheckSpec(
     "{name} (joint release of every stage) is ({epsilon:g}, {delta:g})-DP at the worst neighbour found",
     "δ_{{D‖D'}}(ε) = P_D[L > ε] − e^ε P_D'[L > ε] ≤ δ",
     "(ε, δ)-DP: Dwork & Roth 2014, Definition 2.4; {source}",
+    delta_of="D||D'",
 )
 DP_REVERSE = CheckSpec(
     "dp-reverse",
@@ -38,6 +39,7 @@ DP_REVERSE = CheckSpec(
     "{name} (joint release of every stage) is ({epsilon:g}, {delta:g})-DP at the worst neighbour found",
     "δ_{{D'‖D}}(ε) = P_D'[−L > ε] − e^ε P_D[−L > ε] ≤ δ",
     "(ε, δ)-DP: Dwork & Roth 2014, Definition 2.4; {source}",
+    delta_of="D'||D",
 )
 # claim and formula left empty: the attack's generic text (pdp_audit.verify.evidence.builders.attack_check)
 LR_ATTACK = CheckSpec("lr-attack", "Likelihood-ratio attack at the worst neighbour", "", "", "{source}")

@@ -44,6 +44,11 @@ def _as_declared(spec: CheckSpec) -> CheckSpec:
     return spec
 
 
+def _a_stage(spec: CheckSpec) -> CheckSpec:
+    """``spec`` as a check of one stage of another audit's pipeline: its δ(ε₁) is the stage's, not the run's claim."""
+    return replace(spec, delta_of=None)
+
+
 @dataclass(frozen=True)
 class AuditedSigma:
     """One σ of ObjPert to audit, and how its checks are declared: ids prefixed ``prefix``, the claim naming the
@@ -266,7 +271,9 @@ def released_objpert_checks(X, y, loss, config: ObjPertAuditConfig, executor, pr
     problem = Problem(X, y, loss, lam, check_hessian(X, y, lam, loss))
     inst = instances_for_certificate(problem, sigma, config, executor, progress)
     thm8, cert_ok = theorem8_check(loss, lam, inst)
-    audited = AuditedSigma("objpert-", "its release θ̂ᴾ", f"ObjPert σ = {sigma:.4g}", sigma, source, importance=False)
+    audited = AuditedSigma(
+        "objpert-", "its release θ̂ᴾ", f"ObjPert σ = {sigma:.4g}", sigma, source, _a_stage, importance=False
+    )
     setting = dp_setting(problem, audited, config, cert_ok, executor, progress)
     return [thm8, *setting.checks]
 

@@ -32,6 +32,7 @@ from typing import Callable
 
 import numpy as np
 
+from pdp_audit.reports.certified_claim import BOUND_DELTA
 from pdp_audit.verify.core.checks import FIGURES, Evidence
 from pdp_audit.verify.evidence import privacy_profile as pp
 from pdp_audit.verify.evidence.dp_claim import DpClaim, Draws
@@ -112,7 +113,7 @@ def dp_profile_check(
         sampling=check.sampling,
         profile_epsilons=[float(e) for e in grid],
         profile_importance_draws=profile.importance_draws,
-        **({"bound_delta": plan.bound} if plan.bound is not None else {}),
+        **({BOUND_DELTA: plan.bound} if plan.bound is not None else {}),  # the headline's basis where sampling is open
     )
     figure = log_lines_figure(profile, label, "at the worst neighbour found", FIGURE_FLOOR)
     return replace(check, make_figure=figure)

@@ -34,7 +34,7 @@ from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator, Literal, Mapping, Sequence
 
 if TYPE_CHECKING:  # at run time imported where a record is made: the audits' parsers import this module, not them
-    from pdp_audit.reports.records import Check, Figure, Interval, Page, PerInstance, Run, Verdict
+    from pdp_audit.reports.records import Check, Direction, Figure, Interval, Page, PerInstance, Run, Verdict
 
 Role = Literal["guarantee", "paper"]
 Sampling = Literal["plain", "importance"]
@@ -49,6 +49,10 @@ class CheckSpec:
 
     Text fields may hold ``{name}`` placeholders for the run's parameters; :meth:`fill` substitutes them.
     ``role`` is ``guarantee`` (decides the run's verdict) or ``paper`` (a statement as printed: a finding).
+    ``delta_of``: the direction P‖Q of the run's claimed δ_{P‖Q}(ε) whose value the check's interval bounds (its
+    evidence states ε as ``details["epsilon"]``): the check decides the user's (ε, δ) claim and the headline states
+    what it certifies (:mod:`pdp_audit.reports.certified_claim`).  None for every other check -- among them a DP
+    check of one stage of a pipeline at the stage's own ε, which is not the run's claim.
     """
 
     id: str
@@ -57,6 +61,7 @@ class CheckSpec:
     formula: str
     source: str
     role: Role = "guarantee"
+    delta_of: Direction | None = None
 
     def __post_init__(self) -> None:
         if self.role not in ROLES:
@@ -218,6 +223,7 @@ def _decide_family(evidence: Sequence[Evidence], alpha: float) -> dict[int, Chec
             pvalue=e.pvalue,
             details=shown[id(e)].details if id(e) in shown else e.details,
             figure=figure,
+            delta_of=e.spec.delta_of,
             **fields,
         )
     return checks
@@ -286,10 +292,14 @@ def _claim_holds(guarantees: Sequence[Check]) -> bool:
 
 
 def delta_certified(checks: Sequence[Check]) -> float | None:
-    """What a pure claim's pass certifies (δ = 0 cannot be proven by sampling): the largest upper end of the DP
-    checks' intervals (None where none has one)."""
-    upper = [c.ci[1] for c in checks if c.id.endswith(("dp-forward", "dp-reverse")) and c.ci is not None]
-    return max(upper) if upper else None
+    """What a pure claim's pass certifies (δ = 0 cannot be proven by sampling): over the checks of the claim (each
+    direction's δ_{P‖Q}(ε), :attr:`CheckSpec.delta_of`), the largest of their tightest upper ends at the run's level
+    (:func:`pdp_audit.reports.certified_claim.tightest`); None where none has a finite one."""
+    # deferred: loads pdp_audit.reports.certified_claim; list --help must not
+    from pdp_audit.reports.certified_claim import claim_checks, tightest
+
+    upper = [tightest(c, checks)[0] for c in claim_checks(checks) if c.ci is not None]
+    return max(upper) if upper and all(math.isfinite(u) for u in upper) else None
 
 
 def without_findings(run: Run) -> Run:

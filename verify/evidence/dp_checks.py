@@ -32,6 +32,7 @@ def dp_specs(
             f"{claim} is ({epsilon:g}, {delta:g})-DP at this neighbour (D vs D')",
             "δ_{D‖D'}(ε) = P_D[L > ε] − e^ε P_D'[L > ε] ≤ δ",
             source,
+            delta_of="D||D'",
         ),
         CheckSpec(
             f"{prefix}dp-reverse",
@@ -39,6 +40,7 @@ def dp_specs(
             f"{claim} is ({epsilon:g}, {delta:g})-DP at this neighbour (D' vs D)",
             "δ_{D'‖D}(ε) = P_D'[−L > ε] − e^ε P_D[−L > ε] ≤ δ",
             source,
+            delta_of="D'||D",
         ),
         CheckSpec(f"{prefix}lr-attack", f"{claim}: likelihood-ratio attack", "", "", source),
     )

@@ -29,6 +29,7 @@ def pure_dp_specs(source: str, loss_claim: str, loss_formula: str) -> tuple[Chec
             "The mechanism is ({eps:g}, {delta:g})-DP: P_D(S) ≤ e^ε P_D'(S) + δ for all S",
             "δ_{{D‖D'}}(ε) = P_D[L > ε] − e^ε P_D'[L > ε] ≤ δ",
             "(ε, δ)-DP: Dwork & Roth 2014, Definition 2.4; " + source,
+            delta_of="D||D'",
         ),
         CheckSpec(
             "dp-reverse",
@@ -36,6 +37,7 @@ def pure_dp_specs(source: str, loss_claim: str, loss_formula: str) -> tuple[Chec
             "The mechanism is ({eps:g}, {delta:g})-DP: P_D'(S) ≤ e^ε P_D(S) + δ for all S",
             "δ_{{D'‖D}}(ε) = P_D'[−L > ε] − e^ε P_D[−L > ε] ≤ δ",
             "(ε, δ)-DP: Dwork & Roth 2014, Definition 2.4; " + source,
+            delta_of="D'||D",
         ),
         CheckSpec("loss-bound", "Bounded privacy loss (pure DP)", loss_claim, loss_formula, source),
         CheckSpec("tail-curve", "Exact δ(ε) curve vs Monte Carlo", "", "", source),
