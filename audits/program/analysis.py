@@ -251,7 +251,7 @@ def draw_seed(index: int, seed: int) -> int:
     others drawn from the root ``seed``."""
     if index == 0:
         return trace.BASE_SEED
-    return int(np.random.SeedSequence([trace.BASE_SEED, seed, index]).generate_state(1, dtype=np.uint64)[0] >> 1)
+    return int(np.random.SeedSequence([trace.BASE_SEED, seed, index]).generate_state(1, dtype=np.uint64)[0]) >> 1
 
 
 def analyse(
