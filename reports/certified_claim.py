@@ -183,7 +183,9 @@ def certified_claim(checks: Sequence[Check]) -> CertifiedClaim | None:
     undecided = tuple(c.id for c in checks if c.verdict != "pass")
     by = tuple(dict.fromkeys(check.id for _, check in bounds))
     # what the claim rests on names the δ it certifies: the closed-form bound where that is the basis, else δ̄
-    named = closed_form if basis == "bound" and closed_form is not None else upper
+    # (an exact δ(ε) where the intervals are open above: they support no δ below 1, the closed form names it)
+    rests_on_form = basis == "bound" or (basis == "exact" and not math.isfinite(upper))
+    named = closed_form if rests_on_form and closed_form is not None else upper
     return CertifiedClaim(
         float(first["epsilon"]),
         round_up(min(named, 1.0)),
