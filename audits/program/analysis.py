@@ -33,7 +33,6 @@ from pdp_audit.audits.program.config import DRAW_SETS
 from pdp_audit.audits.program.findings import (
     CarriedAbove,
     CoefficientMoved,
-    CoefficientUndecided,
     Diverged,
     Fault,
     Finding,
@@ -545,8 +544,6 @@ def _structural(c: trace.Comparison, recorded: trace.Run, found: trace.Probe, pu
         out.append(Inconsistent(len(c.inconsistent)))
     if c.coefficient_changed:  # exact only where the call's own scale moved (Rescaled, above)
         out.append(CoefficientMoved(tuple(c.coefficient_changed)))
-    if c.coefficient_unresolved:
-        out.append(CoefficientUndecided(tuple(c.coefficient_unresolved)))
     return out
 
 

@@ -13,7 +13,7 @@ the :class:`~pdp_audit.audits.program.analysis.PairResult`'s that holds it) and 
   without its call's scale (:class:`CoefficientMoved`) is not exact: a post-processing whose pieces have other
   slopes moves a coefficient alike.  Every other finding needs the black box's confirmation on fresh releases (a
   sparse vector diverges legitimately; a noise-free coordinate may differ with probability below δ), or leaves the
-  claim undecided (noise the audit cannot account for, a coefficient undecided within rounding);
+  claim undecided (noise the audit cannot account for);
 * ``confirmable``: whether the black box can run on the pair (not where the program raises on D′);
 * ``line``: what a report shows, derived from the record.
 
@@ -145,23 +145,6 @@ class CoefficientMoved(Finding):
     def moves(self) -> list[str]:
         """The released scales that moved (each element's coefficient), in words."""
         return [f"noise element {j}'s coefficient in the release" for j in self.elements]
-
-
-@dataclass(frozen=True)
-class CoefficientUndecided(Finding):
-    """Noise elements whose response on D′ differs from D's by no more than the proven rounding bound, at −w and at
-    +w, and not bit for bit (:attr:`~.trace.Comparison.coefficient_unresolved`): whether the coefficient moved is
-    undecided, so the pair is neither certified nor refuted by it."""
-
-    kind: ClassVar[str] = "noisy"
-    elements: tuple[int, ...]
-
-    @property
-    def line(self) -> str:
-        return (
-            f"the coefficient of {len(self.elements)} noise element(s) in the release differs from D's on D′ within "
-            "rounding (undecided)"
-        )
 
 
 @dataclass(frozen=True)

@@ -21,11 +21,12 @@ release's magnitude is below 2⁵²·w_j: an additive release then responds by e
 element j with coefficient a on D and on D′ (below), (R_i(D′) − R_i(D))/a is the shift of j's noisy value --
 f(D′) − f(D) for ``f(D) + noise`` whether or not the call shows f(D) -- and where no coordinate carries it, the shift
 of the value the call shows (``loc``).  A replay on D′ with −w shifted reads each carried coordinate's response on
-D′ against its response on D (:func:`classified`): the same bits -- the same coefficient; a response that vanishes
-(a flat region: a clamp, a maximum with a constant) or changes sign (``abs`` past its fold) -- post-processing of the
-noisy value, no finding of its own, and the shift is not read from that coordinate at these draws; a response within
-the proven rounding bound of D's but not equal to it -- undecided; any other -- a coefficient that moved (a weight
-from the data: a finding for the black box, exact only where the call's own scale moved, :attr:`Run.rescaled`).
+D′ against its response on D (:func:`classified`): the same bits, or within the proven rounding bound of D's --
+the same coefficient; a response that vanishes (a flat region: a clamp, a maximum with a constant) or changes sign
+(``abs`` past its fold) -- post-processing of the noisy value, no finding of its own, and the shift is not read from
+that coordinate at these draws (:mod:`.through` reads it past the post-processing); any other -- a coefficient that
+moved (a weight from the data: a finding for the black box, exact only where the call's own scale moved,
+:attr:`Run.rescaled`).
 
 **What this reading is sound for.**  It reads the release at the recorded draws and at a few draws near them: it is
 sound for a release g(f(D) + η) whose coordinates are, near the recorded draws, affine in each noise element with a
@@ -245,19 +246,12 @@ class Probe:
     bound_plus: np.ndarray = field(default_factory=lambda: np.zeros(0))
     size: np.ndarray = field(default_factory=lambda: np.zeros(0))
     _backwards: dict[int, np.ndarray] | None = field(default=None, repr=False, compare=False)
-    _forwards: dict[int, np.ndarray] | None = field(default=None, repr=False, compare=False)
 
     def backwards(self) -> dict[int, np.ndarray]:
         """:meth:`perturbation` by −``step`` (every neighbour's check of the coefficients), made once."""
         if self._backwards is None:
             self._backwards = self.perturbation(-self.step)
         return self._backwards
-
-    def forwards(self) -> dict[int, np.ndarray]:
-        """:meth:`perturbation` by +``step`` (a coefficient undecided at −w read again), made once."""
-        if self._forwards is None:
-            self._forwards = self.perturbation(self.step)
-        return self._forwards
 
     def perturbation(self, shifts: np.ndarray) -> dict[int, np.ndarray]:
         """Per call index, the array added to its recorded noise."""
@@ -327,6 +321,7 @@ def probe(program: Callable | Session, data: Any, recorded: Run, seed: int) -> P
             responses.append(moved.numbers - recorded.numbers)
         moved_releases.append(moved.numbers)
     by_w, by_v, by_minus = responses
+    probe.size = _sizes(recorded.calls, elements, step)
     tolerance = 1e-3 / n + PROBE_TOLERANCE  # below 1/(2N): one rank at most; see PROBE_TOLERANCE
     for i in range(m):
         if by_w[i] == 0 and by_v[i] == 0 and by_minus[i] == 0:
@@ -339,12 +334,15 @@ def probe(program: Callable | Session, data: Any, recorded: Run, seed: int) -> P
         j = int(np.flatnonzero(ranks == rank)[0]) if 0 <= rank < n else -1
         a = by_w[i] / step[j] if j >= 0 else 0.0
         affine = j >= 0 and abs(ratio - (1 + rank / n)) < tolerance
-        affine = affine and abs(by_minus[i] + by_w[i]) <= PROBE_TOLERANCE * abs(by_w[i])
+        # −w undoes w to the two responses' proven rounding bounds (a mean's division at a large offset rounds)
+        weight = np.asarray(abs(a) * probe.size[j] if j >= 0 else 0.0)
+        rounding = response_bound(moved_releases[2][i], recorded.numbers[i], by_minus[i], weight)
+        rounding += response_bound(moved_releases[0][i], recorded.numbers[i], by_w[i], weight)
+        affine = affine and abs(by_minus[i] + by_w[i]) <= PROBE_TOLERANCE * abs(by_w[i]) + rounding
         if affine:
             carrier[i], coefficient[i] = j, a
         else:
             carrier[i] = -2
-    probe.size = _sizes(recorded.calls, elements, step)
     weight = _weights(probe, probe.size)
     probe.minus, probe.plus = by_minus, by_w
     probe.bound_minus = response_bound(moved_releases[2], recorded.numbers, by_minus, weight)
@@ -436,9 +434,6 @@ class Comparison:
     #: moved, :attr:`Run.rescaled`; else a finding for the black box -- a post-processing with pieces of other
     #: slopes reads the same way)
     coefficient_changed: list[int] = field(default_factory=list)
-    #: elements a coordinate carries on D whose response on D′ differs from D's by no more than the rounding bound,
-    #: and not at all in the exact arithmetic of an additive release: whether the coefficient moved is undecided
-    coefficient_unresolved: list[int] = field(default_factory=list)
     #: coordinates carried on D whose noise coefficient vanishes on D′ (a flat region of a clamp, a maximum or a
     #: minimum with a constant) or changes sign (``abs`` past its fold): post-processing of the noisy value, no
     #: finding of its own; the element's shift is not read from them at these draws
@@ -477,8 +472,7 @@ def compare(program: Callable | Session, neighbour: Any, recorded: Run, found: P
             except Divergence:
                 moved = None
             if moved is not None and moved.structure == other.structure:
-                forwards = lambda: _forwards(program, neighbour, recorded, found)  # noqa: E731
-                classified(out, moved.numbers, other.numbers, found, weight, forwards)
+                classified(out, moved.numbers, other.numbers, found, weight)
                 _rescaled_read(out, found, other)
         _read_release(out, (recorded.numbers, other.numbers), found, weight, shifts, source)
     for j, element in enumerate(found.elements):  # the value the call shows, where no coordinate carries it
@@ -512,34 +506,19 @@ def _rescaled_read(out: Comparison, found: Probe, other: Run) -> None:
     out.post_processed = [i for i in out.post_processed if i in set(kept)]
 
 
-def _forwards(program: Callable | Session, neighbour: Any, recorded: Run, found: Probe) -> np.ndarray | None:
-    """D′ replayed with the probe's +w (None where it diverges)."""
-    try:
-        return replay(program, neighbour, recorded.calls, found.forwards()).numbers
-    except Divergence:
-        return None
-
-
-def classified(
-    out: Comparison,
-    moved: np.ndarray,
-    other: np.ndarray,
-    found: Probe,
-    weight: np.ndarray,
-    forwards: Callable[[], np.ndarray | None],
-) -> None:
+def classified(out: Comparison, moved: np.ndarray, other: np.ndarray, found: Probe, weight: np.ndarray) -> None:
     """Each coordinate carried on D read on D′: its response Δ̂′ to −w (``moved`` − ``other``) against its response
     on D, Δ̂ (``found.minus``), with B the sum of both rounding bounds (:func:`response_bound`, the magnitudes of D′'s
     call locations counted):
 
-    * Δ̂′ = Δ̂, bit for bit: the same coefficient (an additive release responds by exactly −a·w on both sides);
-    * 0 < |Δ̂′ − Δ̂| ≤ B: read again at +w (``forwards``, against ``found.plus``), where the same bits decide; a
-      difference still within the bound is :attr:`Comparison.coefficient_unresolved` (undecided, never certified:
-      so is a response absorbed by a coordinate too large for w, a record of +inf mapped to 1.8e308);
+    * Δ̂′ = Δ̂, bit for bit, or |Δ̂′ − Δ̂| ≤ B: the same coefficient, to the resolution B/w of the reading (an
+      additive release responds by exactly −a·w on both sides; a mean's division rounds differently on D and D′ --
+      a bitwise-equal response shows no more, |a′ − a|·w ≤ B; a coefficient moved by less is not seen, module notes);
     * beyond B, Δ̂′ = 0: the noise's coefficient vanishes on D′ -- a flat region of a post-processing;
       |Δ̂′ + Δ̂| ≤ B: it changes sign (``abs`` past its fold) -- either is :attr:`Comparison.post_processed`, no
-      finding of its own;
-    * else: :attr:`Comparison.coefficient_changed`.
+      finding of its own, and no shift is read from it (:attr:`Comparison.unread`);
+    * else: :attr:`Comparison.coefficient_changed` (its shift read as before: a lower step that needs the finding's
+      confirmation, as the finding does).
 
     A coordinate not finite on D′ (NaN through ``np.clip``) is left out: its shift is read as ∞ already, and no
     coefficient can be read there."""
@@ -553,26 +532,14 @@ def classified(
     finite = np.isfinite(before) & np.isfinite(after)
     on_d = found.minus[carried]
     bound = found.bound_minus[carried] + response_bound(after, before, response, weight)
-    same = ~finite | (response == on_d)
-    close = ~same & (np.abs(response - on_d) <= bound)  # first: a response lost to rounding (+inf absorbs w) is this
-    flat = ~same & ~close & (response == 0)
-    folded = ~same & ~close & ~flat & (np.abs(response + on_d) <= bound)
-    moved_apart = ~same & ~close & ~flat & ~folded
-    if close.any():
-        plus = forwards()
-        if plus is not None and plus.size == other.size:
-            after_plus = plus[carried]
-            with np.errstate(all="ignore"):
-                again = after_plus - before
-            bound_plus = found.bound_plus[carried] + response_bound(after_plus, before, again, weight)
-            settled = close & (again == found.plus[carried])
-            beyond = close & ~settled & ~(np.abs(again - found.plus[carried]) <= bound_plus)
-            close, moved_apart = close & ~settled & ~beyond, moved_apart | beyond
+    same = ~finite | (np.abs(response - on_d) <= bound)
+    flat = ~same & (response == 0)
+    folded = ~same & ~flat & (np.abs(response + on_d) <= bound)
+    moved_apart = ~same & ~flat & ~folded
     elements = found.carrier[carried]
     out.post_processed = carried[flat | folded].tolist()
     out.coefficient_changed = sorted(set(elements[moved_apart].tolist()))
-    out.coefficient_unresolved = sorted(set(elements[close].tolist()))
-    out.unread = carried[flat | folded | moved_apart | close].tolist()
+    out.unread = carried[flat | folded].tolist()
 
 
 def _read_release(
