@@ -21,6 +21,7 @@ from pdp_audit.audits.program.pages import coordinate_names
 from pdp_audit.reports.layout_check import checking_pages
 from pdp_audit.reports.page_text import COLOURS
 from pdp_audit.reports.review_page import review_pages
+from pdp_audit.verify.inputs.release_codec import encode
 
 VALUES = np.linspace(0.0, 1.0, 8)
 LABELS = np.array([0, 0, 1, 1, 1, 2, 3, 3, 0, 1])
@@ -136,11 +137,10 @@ def test_the_review_page_is_page_one_laid_out_and_byte_identical(tmp_path, progr
 
 
 def test_release_coordinates_are_named_by_keys_and_positions():
-    from pdp_audit.audits.program.trace import flattened
-
-    structure, numbers = flattened({"sum": 1.0, "counts": np.zeros((2, 2)), "pair": (1, 2)})
+    encoded = encode({"sum": 1.0, "counts": np.zeros((2, 2)), "pair": (1, 2), 3: 1j})
+    structure, numbers = encoded.structure, encoded.numbers
     assert coordinate_names(structure, numbers.size) == [
-        "counts[0, 0]", "counts[0, 1]", "counts[1, 0]", "counts[1, 1]", "pair[0]", "pair[1]", "sum",
+        "sum", "counts[0, 0]", "counts[0, 1]", "counts[1, 0]", "counts[1, 1]", "pair[0]", "pair[1]", "3.real", "3.imag",
     ]  # fmt: skip
     assert coordinate_names(structure, 3) == ["0", "1", "2"]  # a structure that does not read: positions
 

@@ -8,7 +8,7 @@ claim, the black box's confirmation, and what the certificate does not cover.  T
 from __future__ import annotations
 
 import re
-from typing import Any, Sequence
+from typing import Any, Callable, Sequence
 
 import numpy as np
 
@@ -118,27 +118,33 @@ def _carried_by(analysis: Analysis, i: int) -> str:
 
 
 def coordinate_names(structure: tuple, size: int) -> list[str]:
-    """A name for each number of a flattened release (:func:`pdp_audit.audits.program.trace.flattened`): its dict
-    keys and positions (``sum``, ``[1]``, ``counts[0, 2]``); positions alone where the structure does not read."""
+    """A name for each number of an encoded release (:func:`pdp_audit.verify.inputs.release_codec.encode`): its dict
+    keys and positions (``sum``, ``[1]``, ``counts[0, 2]``, ``z.imag``); positions alone where the structure does not
+    read."""
     names: list[str] = []
     nodes = iter(structure)
 
     def walk(prefix: str) -> None:
         node = next(nodes)
-        if node[0] == "dict":
-            for key in node[1]:
-                walk(f"{prefix}.{key.strip(chr(39) + chr(34))}" if prefix else key.strip(chr(39) + chr(34)))
-        elif node[0] in ("tuple", "list"):
-            for i in range(node[1]):
-                walk(f"{prefix}[{i}]")
-        elif node[0] == "pandas":
+        tag = node[0]
+        if tag in ("dict", "OrderedDict", "Counter", "defaultdict"):
+            for key in node[-1]:
+                walk(f"{prefix}.{_key_name(key)}" if prefix else _key_name(key))
+        elif tag in ("tuple", "list", "namedtuple"):
+            fields = node[3] if tag == "namedtuple" else ()
+            for i in range(node[-1]):
+                walk(f"{prefix}.{fields[i]}" if fields else f"{prefix}[{i}]")
+        elif tag == "Series":
             walk(prefix)
-        elif node[0] == "array":
-            shape = tuple(node[1])
-            if shape == ():
-                names.append(prefix or "the release")
-            else:
-                names.extend(f"{prefix}[{', '.join(map(str, i))}]" for i in np.ndindex(*shape))
+        elif tag == "DataFrame":
+            for _ in range(1 if node[-1] else len(node[3])):
+                walk(prefix)
+        elif tag in ("ndarray", "numpy"):
+            _array_names(node, prefix, names, walk)
+        elif tag in ("float", "int", "bool"):
+            names.append(prefix or "the release")
+        elif tag == "complex":
+            names.extend(f"{prefix or 'the release'}.{part}" for part in ("real", "imag"))
 
     try:
         while len(names) < size:
@@ -146,6 +152,34 @@ def coordinate_names(structure: tuple, size: int) -> list[str]:
     except (StopIteration, TypeError, IndexError):
         return [str(i) for i in range(size)]
     return names if len(names) == size else [str(i) for i in range(size)]
+
+
+def _array_names(node: tuple, prefix: str, names: list[str], walk: Callable[[str], None]) -> None:
+    """The names of an encoded array's numbers (an object array's items walked in turn)."""
+    char, shape = node[-4], tuple(node[-2])
+    if char in "USV":
+        return
+    positions = [", ".join(map(str, i)) for i in np.ndindex(*shape)]
+    at = [f"{prefix}[{p}]" if shape else (prefix or "the release") for p in positions]
+    if char == "O":
+        for name in at:
+            walk(name)
+    elif np.dtype(char).kind == "c":
+        names.extend(f"{name}.{part}" for name in at for part in ("real", "imag"))
+    else:
+        names.extend(at)
+
+
+def _key_name(key: tuple) -> str:
+    """A dict key's name from its label (:func:`~pdp_audit.verify.inputs.release_codec.label`): a string as it is,
+    a number as Python writes it, anything else as ``key``."""
+    structure, numbers = key
+    if len(structure) == 1 and structure[0][0] == "str":
+        return structure[0][1]
+    value = np.frombuffer(numbers, dtype=np.float64)
+    if len(structure) == 1 and structure[0] in (("int", None), ("float",)) and value.size == 1:
+        return str(int(value[0])) if structure[0][0] == "int" else repr(float(value[0]))
+    return "key"
 
 
 def release_table(analysis: Analysis, pair: PairResult) -> Table | None:

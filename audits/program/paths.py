@@ -3,8 +3,10 @@ analysis (:mod:`.analysis`) takes a path already replayed on every neighbour.
 
 Where the program's path does not depend on the draws, R(D′; z) − R(D; z) is the same at every z (the data's part of
 an additive release): a sentinel D′ replayed on a further draw set e fares as on a draw set d already replayed where
-that difference is the same at both (to rounding of the releases' magnitude), or D′ diverges at the same call, or
-the program raises on D′ at both.
+that difference is the same at both (to rounding of the releases' magnitude) and the same coordinates keep their
+bits (a ``-0.0`` for ``0.0`` at one draw set is a difference of no value that the other must show too), or D′
+diverges at the same call, or the program raises on D′ at both.  Deciding "alike" only where both hold is safe: a
+draw set wrongly taken as new costs a replay, one wrongly taken as alike would go unread.
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ import math
 import numpy as np
 
 from pdp_audit.audits.program import trace
+from pdp_audit.verify.inputs import release_codec
 
 
 def same_outcome(
@@ -35,11 +38,15 @@ def same_outcome(
 
 
 def _same_difference(d: trace.Run, d_prime: trace.Run, e: trace.Run, e_prime: trace.Run) -> bool:
-    """Whether R(D′) − R(D) is the same on two draw sets (to rounding of the releases' magnitude)."""
+    """Whether R(D′) − R(D) is the same on two draw sets (to rounding of the releases' magnitude) and the same
+    coordinates keep their bits at both."""
     if d.structure != e.structure or d_prime.structure != e_prime.structure:
         return False
     if d.numbers.size != d_prime.numbers.size:  # D′'s release shaped otherwise at both draws: not read further
         return True
+    kept = release_codec.differ(d.numbers, d_prime.numbers) == release_codec.differ(e.numbers, e_prime.numbers)
+    if not kept.all():
+        return False
     if d.numbers.size <= trace.SMALL_RELEASE:  # in Python (numpy's fixed cost per call exceeds the loop's)
         return _same_small_difference(*(run.numbers.tolist() for run in (d, d_prime, e, e_prime)))
     with np.errstate(all="ignore"):

@@ -548,6 +548,12 @@ def _diffprivlib_wrapped(current: Callable[[], Tape]) -> Iterator[None]:
             cls.randomise = original  # type: ignore[attr-defined]
 
 
+def _same_value(value: Any, recorded: Any) -> bool:
+    """Whether a diffprivlib mechanism's input is its recorded one (NaN as NaN)."""
+    now, then = float(value), float(recorded)
+    return now == then or (math.isnan(now) and math.isnan(then))
+
+
 def _wrapped_randomise(name: str, original: Callable, current: Callable[[], Tape]) -> Callable:
     def randomise(self: Any, value: Any) -> Any:
         tape = current()
@@ -566,13 +572,21 @@ def _wrapped_randomise(name: str, original: Callable, current: Callable[[], Tape
             call.noise = float(output) - float(value) if additive else output
             if not additive:
                 call.details["input"] = value
+            call.details["output"] = output
             tape.keep(call)
             return output
         recorded = tape.next_call(call)
         if not additive:
             call.details["input"] = value
             return recorded.noise
-        noise = tape.noise(len(tape.replayed) - 1, np.asarray(recorded.noise, dtype=float))
-        return float(value) + float(noise)
+        unshifted = np.asarray(recorded.noise, dtype=float)
+        noise = tape.noise(len(tape.replayed) - 1, unshifted)
+        output = recorded.details.get("output")
+        if noise is unshifted and _same_value(value, recorded.value):
+            # the value and its noise as recorded: the recorded output itself (its type, its bits), not a sum
+            # value + (output − value) that may round otherwise -- releases are compared exactly
+            return output
+        moved = float(value) + float(noise)
+        return type(output)(moved) if isinstance(output, np.floating) else moved
 
     return randomise

@@ -13,13 +13,15 @@ from pdp_audit.audits.program.sources import sources_drawn
 from pdp_audit.mechanisms.base import MalformedPair
 from pdp_audit.verify.core.float_rules import user_modules
 from pdp_audit.verify.estimators.rng_discipline import SeededPerRelease
+from pdp_audit.verify.inputs import release_codec
 
 
 class ReleaseSampler:
     """The program's final release on one dataset as a black-box sampler ``(size, rng) -> (size, width)``: each
-    release from its own generator seeded from ``rng``, encoded as a fixed-width vector -- a hash of its structure,
-    its length, its count of non-finite numbers, then its numbers (non-finite ones as 0) padded or cut to
-    ``width − 3``."""
+    release from its own generator seeded from ``rng``, encoded as a fixed-width vector -- a hash of its exact
+    structure (:func:`~pdp_audit.verify.inputs.release_codec.encode`'s: types, keys in order, pandas labels, the
+    residues float64 cannot hold), its length, its count of non-finite numbers, then its numbers (non-finite ones as
+    0) padded or cut to ``width − 3``."""
 
     def __init__(self, program: Callable, data: Any, width: int):
         self.program, self.data, self.width = program, data, width
@@ -42,8 +44,10 @@ class ReleaseSampler:
 
 
 def encoded(release: Any, width: int) -> np.ndarray:
-    """The release as the fixed-width row :class:`ReleaseSampler` describes."""
-    structure, numbers = trace.flattened(release)
+    """The release as the fixed-width row :class:`ReleaseSampler` describes (its hash a function of the exact
+    structure: ``repr`` of a tuple of plain values, the same for the same structure in every process)."""
+    encoding = release_codec.encode(release)
+    structure, numbers = encoding.structure, encoding.numbers
     row = np.zeros(width)
     row[0] = zlib.crc32(repr(structure).encode()) / 2**32
     row[1] = numbers.size
@@ -63,6 +67,6 @@ def release_samplers(program: Callable, data: Any, neighbour: Any, seed: int) ->
     for d in (data, neighbour):
         for _ in range(4):
             with np.errstate(all="ignore"):
-                sizes.append(trace.flattened(trace.call_program(program, d, rng))[1].size)
+                sizes.append(release_codec.encode(trace.call_program(program, d, rng)).numbers.size)
     width = max(sizes) + 3
     return SeededPerRelease(ReleaseSampler(program, data, width), ReleaseSampler(program, neighbour, width))

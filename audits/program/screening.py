@@ -47,10 +47,10 @@ import numpy as np
 
 from pdp_audit.audits.program import trace
 from pdp_audit.audits.program.analysis import PairResult
-from pdp_audit.audits.program.release_sampler import encoded
 from pdp_audit.audits.program.sources import sources_drawn
 from pdp_audit.verify.core.checks import Evidence
 from pdp_audit.verify.core.float_rules import user_modules
+from pdp_audit.verify.inputs import release_codec
 
 #: The releases of the screening at most, in all (D's and the candidates').
 BUDGET = 16_000
@@ -59,8 +59,6 @@ BUDGET = 16_000
 FEWEST, MOST = 250, 1_000
 #: A release with more distinct values than this among the releases on D is not screened (not discrete).
 OUTCOMES = 64
-#: The numbers of a release its outcome is read from (a release's first ``WIDTH − 3`` numbers, its structure and size).
-WIDTH = 67
 #: A screened pair is confirmed only where its screening p is at most this (else no pair's releases differ enough to
 #: be worth a test).
 LEVEL = 0.01
@@ -122,7 +120,8 @@ def per_world(count: int) -> tuple[int, int]:
 
 def _outcomes(program: Callable, data: Any, size: int, rng: np.random.Generator, most: int = 0) -> Counter | None:
     """The counts of the distinct releases among ``size`` releases on ``data``, each from its own generator seeded from
-    ``rng`` and read as :func:`~pdp_audit.audits.program.release_sampler.encoded` reads it (None: the program raised);
+    ``rng`` and counted by its exact encoding (:meth:`~pdp_audit.verify.inputs.release_codec.EncodedRelease.key`: two
+    releases are one outcome only where they are the same objects of the same bits) (None: the program raised);
     ``most`` > 0: cut short once more than ``most`` outcomes are seen (a continuous release costs ``most`` + 1 runs, not
     ``size``; the seeds are drawn first, so ``rng`` moves on alike). ``sys.modules`` is given back once, after the block
     (as a :class:`~pdp_audit.audits.program.trace.Session` does; every other piece of process state after each run): a
@@ -137,7 +136,7 @@ def _outcomes(program: Callable, data: Any, size: int, rng: np.random.Generator,
                     release = trace.call_program(program, data, generator, modules=False)
             except trace.ProgramFault:
                 return None
-            out[encoded(release, WIDTH).tobytes()] += 1
+            out[release_codec.encode(release).key()] += 1
             if 0 < most < len(out):
                 break
     return out
@@ -145,8 +144,7 @@ def _outcomes(program: Callable, data: Any, size: int, rng: np.random.Generator,
 
 def _shown(key: bytes) -> str:
     """An outcome as words: its numbers (``= 1``, ``= (0, 1, 1)``)."""
-    row = np.frombuffer(key, dtype=float)
-    numbers = [f"{v:.6g}" for v in row[3 : 3 + int(row[1])]]
+    numbers = [f"{v:.6g}" for v in release_codec.numbers_of(key)]
     if len(numbers) == 1:
         return f"= {numbers[0]}"
     return f"= ({', '.join(numbers[:6])}{', …' if len(numbers) > 6 else ''})"

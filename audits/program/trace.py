@@ -1,9 +1,13 @@
-"""One recorded run of the program and its replays: the release flattened, the noise it carries, and what a
+"""One recorded run of the program and its replays: the release encoded, the noise it carries, and what a
 neighbouring dataset changes with the randomness held fixed.
 
 **The release.**  ``program(data, rng)`` returns a number, an array, a pandas object, or a tuple/list/dict of them;
-:func:`flattened` splits it into its structure (types, shapes, keys, strings: one tuple) and its numbers (one float
-vector).
+:func:`~pdp_audit.verify.inputs.release_codec.encode` encodes it losslessly into its structure (types, dtypes,
+shapes, keys in order, strings, pandas labels, and what float64 cannot hold: one tuple) and its numbers (one float64
+vector).  Two releases are the same only where their structures are equal and their numbers bitwise equal: a
+coordinate *differs* where its bits differ (``-0.0`` from ``0.0``, one NaN payload from another); a coordinate that
+carries noise is still read arithmetically, by its shift.  A release the codec cannot encode exactly (a generator, a
+set, an object) is one :class:`~pdp_audit.verify.inputs.release_codec.UnencodableRelease`, exit 2.
 
 **What carries the noise** (:func:`probe`).  Every noise element of an additive primitive (a location family, an
 additive diffprivlib mechanism) is shifted by a small known amount -- w_j, the power of two at most h·s_j (s_j its
@@ -61,6 +65,7 @@ from pdp_audit.audits.program.sources import replayable, sources_recorded
 from pdp_audit.mechanisms.base import user_error
 from pdp_audit.verify.core.float_rules import user_modules
 from pdp_audit.verify.core.sandbox import user_state
+from pdp_audit.verify.inputs import release_codec
 from pdp_audit.verify.inputs.interruptions import INTERRUPTIONS
 
 #: Size of the probe's shifts, as a share of each noise element's scale (rounded down to a power of two).
@@ -95,55 +100,10 @@ def call_program(program: Callable, data: Any, rng: np.random.Generator, modules
         raise ProgramFault(f"the program raised {user_error(err)}"[:300]) from None
 
 
-def flattened(release: Any) -> tuple[tuple, np.ndarray]:
-    """The release's structure (a tuple) and numbers (a float vector), in a fixed order (dict keys sorted)."""
-    kind = type(release)
-    if kind is float or kind is np.float64:  # one number (most releases): what walk gives it, without the walk
-        return (("array", ()),), np.array([release], dtype=float)
-    if kind is np.ndarray and release.dtype.kind in "biuf":
-        return (("array", release.shape),), release.astype(float).ravel()
-    structure: list = []
-    numbers: list[np.ndarray] = []
-
-    def walk(x: Any) -> None:
-        if x is None or isinstance(x, (str, bytes)):
-            structure.append(("value", x))
-        elif isinstance(x, dict):
-            keys = sorted(x, key=repr)
-            structure.append(("dict", tuple(repr(k) for k in keys)))
-            for k in keys:
-                walk(x[k])
-        elif isinstance(x, (tuple, list)):
-            structure.append((type(x).__name__, len(x)))
-            for item in x:
-                walk(item)
-        elif hasattr(x, "to_numpy") and hasattr(x, "index"):  # a pandas Series or DataFrame
-            structure.append(("pandas", tuple(map(repr, x.index)), tuple(map(repr, getattr(x, "columns", ())))))
-            walk(x.to_numpy())
-        else:
-            array = np.asarray(x)
-            if array.dtype.kind in "biuf":
-                structure.append(("array", array.shape))
-                numbers.append(array.astype(float).ravel())
-            elif (
-                array.dtype.kind == "O"
-                and array.size
-                and all(isinstance(v, (int, float, np.number)) for v in array.ravel())
-            ):
-                structure.append(("array", array.shape))
-                numbers.append(array.astype(float).ravel())
-            else:
-                structure.append(("other", array.shape, tuple(map(repr, array.ravel().tolist()))))
-
-    walk(release)
-    if len(numbers) == 1:  # one number or one array (most releases): already a copy of its own
-        return tuple(structure), numbers[0]
-    return tuple(structure), (np.concatenate(numbers) if numbers else np.zeros(0))
-
-
 @dataclass
 class Run:
-    """One run of the program: its release (structure and numbers) and the calls it made."""
+    """One run of the program: its release (:func:`~pdp_audit.verify.inputs.release_codec.encode`'s structure and
+    numbers) and the calls it made."""
 
     structure: tuple
     numbers: np.ndarray
@@ -186,12 +146,13 @@ class Session:
         self._stack.close()
 
     def run(self, data: Any, tape: Tape) -> Run:
-        """The program on ``data`` with the generator on ``tape`` (recording or replaying)."""
+        """The program on ``data`` with the generator on ``tape`` (recording or replaying); its release encoded after
+        the call (a release the codec refuses is the user's input error, exit 2, not a fault of the call)."""
         self.tape = tape
         with self.sources:  # numpy's global state, Python's random …: drawn from the tape for this run
             release = call_program(self.program, data, self.rng.rewind(tape), modules=False)
         tape.finish()
-        structure, numbers = flattened(release)
+        structure, numbers = release_codec.parts(release)
         calls = tape.recorded if tape.recording else tape.replayed
         return Run(structure, numbers, calls, tape.rescaled, tape.unrecorded)
 
@@ -295,7 +256,7 @@ def probe(program: Callable | Session, data: Any, recorded: Run, seed: int) -> P
     again = replay(program, data, recorded.calls)
     reproducible = (
         again.structure == recorded.structure
-        and np.array_equal(again.numbers, recorded.numbers, equal_nan=True)
+        and release_codec.same_bits(again.numbers, recorded.numbers)
         and replayable(recorded.unrecorded)
     )
     elements, others = additive_elements(recorded.calls)
@@ -322,10 +283,14 @@ def probe(program: Callable | Session, data: Any, recorded: Run, seed: int) -> P
         moved_releases.append(moved.numbers)
     by_w, by_v, by_minus = responses
     probe.size = _sizes(recorded.calls, elements, step)
+    # free of this noise at the recorded draws: its replays are the recorded bits (a zero whose sign the noise flips
+    # moves by 0 and is not free)
+    moved_bits = [release_codec.differ(moved, recorded.numbers) for moved in moved_releases]
+    unmoved = ~(moved_bits[0] | moved_bits[1] | moved_bits[2])
     tolerance = 1e-3 / n + PROBE_TOLERANCE  # below 1/(2N): one rank at most; see PROBE_TOLERANCE
     for i in range(m):
-        if by_w[i] == 0 and by_v[i] == 0 and by_minus[i] == 0:
-            continue  # free of this noise at the recorded draws: its replays are the recorded bits
+        if unmoved[i]:
+            continue
         if not (np.isfinite(by_w[i]) and np.isfinite(by_v[i]) and by_w[i] != 0):
             carrier[i] = -2
             continue
@@ -407,11 +372,8 @@ def _coarse(program: Callable | Session, data: Any, recorded: Run, found: Probe)
         return
     if moved.structure != recorded.structure or moved.numbers.size != recorded.numbers.size:
         return
-    with np.errstate(all="ignore"):
-        change = np.abs(moved.numbers - recorded.numbers)
     # any change is the noise's: a coordinate free of it replays to the recorded bits
-    differs = np.where(np.isnan(change), np.isnan(moved.numbers) != np.isnan(recorded.numbers), change != 0)
-    found.carrier[free & differs] = -2
+    found.carrier[free & release_codec.differ(moved.numbers, recorded.numbers)] = -2
 
 
 @dataclass
@@ -553,15 +515,19 @@ def _read_release(
     """The release of D′ read against D's (``releases``) coordinate by coordinate, in numpy: a coordinate carrying
     element j (and not :attr:`Comparison.unread`) gives j's shift (∞ where it turns NaN or infinite; two
     coordinates of j whose shifts differ by more than their rounding bounds, :func:`shift_bound`, make j
-    inconsistent); any other that differs is a noise-free or a noisy non-affine coordinate that differs."""
+    inconsistent), and one whose value is the same but whose bits differ (``-0.0`` for ``0.0``: no shift explains
+    that) is a noisy coordinate that differs; any other whose bits differ
+    (:func:`~pdp_audit.verify.inputs.release_codec.differ`) is a noise-free or a noisy non-affine coordinate that
+    differs."""
     before, after = releases
     carrier = found.carrier
     if out.unread:
         carrier = carrier.copy()
         carrier[out.unread] = UNREAD
     if before.size <= SMALL_RELEASE:
-        _read_small_release(out, (before.tolist(), after.tolist()), found, carrier.tolist(), weight, (shifts, source))
+        _read_small_release(out, (before, after), found, carrier.tolist(), weight, (shifts, source))
         return
+    differ = release_codec.differ(before, after)
     carried = np.flatnonzero(carrier >= 0)
     if carried.size and weight is not None:
         with np.errstate(all="ignore"):
@@ -582,11 +548,11 @@ def _read_release(
         shifts[by_element[last]] = in_order[last]
         for j in by_element[last].tolist():
             source[j] = "release"
-    rest = np.flatnonzero((carrier < 0) & (carrier != UNREAD))
-    a, b = before[rest], after[rest]
-    differ = np.where(np.isnan(a) | np.isnan(b), np.isnan(a) != np.isnan(b), a != b)
-    out.free_differ = rest[differ & (carrier[rest] == -1)].tolist()
-    out.noisy_differ = rest[differ & (carrier[rest] != -1)].tolist()
+    # a carried coordinate of the same value in other bits: no shift explains it
+    differ[carried] &= after[carried] == before[carried]
+    differ[carrier == UNREAD] = False
+    out.free_differ = np.flatnonzero(differ & (carrier == -1)).tolist()
+    out.noisy_differ = np.flatnonzero(differ & (carrier != -1)).tolist()
 
 
 #: Releases of at most this many numbers are read in Python (numpy's fixed cost per call exceeds the loop's).
@@ -597,20 +563,25 @@ UNREAD = -3
 
 def _read_small_release(
     out: Comparison,
-    releases: tuple[list, list],
+    releases: tuple[np.ndarray, np.ndarray],
     found: Probe,
     carrier: list[int],
     weight: np.ndarray | None,
     read: tuple[np.ndarray, list[str]],
 ) -> None:
-    """:func:`_read_release` in Python, coordinate by coordinate (the same reading)."""
+    """:func:`_read_release` in Python, coordinate by coordinate (the same reading): the values as floats, the bits
+    as the integers of their ``uint64`` views."""
     shifts, source = read
+    before, after = releases
+    bits_before, bits_after = before.view(np.uint64).tolist(), after.view(np.uint64).tolist()
     coefficient = found.coefficient.tolist()
     error = _coefficient_error(found).tolist()
     weights = weight.tolist() if weight is not None else [0.0] * len(carrier)
     bounds: dict[int, float] = {}
-    for i, (b, a) in enumerate(zip(*releases)):
+    for i, (b, a) in enumerate(zip(before.tolist(), after.tolist())):
         j = carrier[i]
+        if bits_before[i] == bits_after[i] and j < 0:
+            continue
         if j >= 0:
             shift = (a - b) / coefficient[i] if math.isfinite(a - b) and coefficient[i] else math.inf
             if math.isnan(a) != math.isnan(b) or not math.isfinite(shift):
@@ -619,9 +590,9 @@ def _read_small_release(
             if source[j] == "release" and not _within(float(shifts[j]), shift, bounds[j] + bound):
                 out.inconsistent.append(j)
             shifts[j], source[j], bounds[j] = shift, "release", bound
-        elif j == UNREAD:
-            continue
-        elif (math.isnan(a) != math.isnan(b)) if (math.isnan(a) or math.isnan(b)) else a != b:
+            if a == b and bits_before[i] != bits_after[i]:  # the same value in other bits: no shift explains it
+                out.noisy_differ.append(i)
+        elif j != UNREAD:
             (out.free_differ if j == -1 else out.noisy_differ).append(i)
 
 

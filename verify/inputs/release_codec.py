@@ -80,6 +80,11 @@ class EncodedRelease:
         return hash(self.key())
 
 
+def numbers_of(key: bytes) -> np.ndarray:
+    """The numbers of a release from its :meth:`EncodedRelease.key` (what follows the first NUL)."""
+    return np.frombuffer(key, dtype=np.float64, offset=key.index(b"\0") + 1)
+
+
 def same(a: EncodedRelease, b: EncodedRelease) -> bool:
     """Whether two encoded releases are the same release: equal structures and bitwise equal numbers."""
     return a.structure == b.structure and same_bits(a.numbers, b.numbers)
@@ -108,17 +113,24 @@ def bits(x: float) -> int:
 def encode(release: Any, source: str = "the program") -> EncodedRelease:
     """``release`` encoded (module notes); :class:`UnencodableRelease` naming it (``source`` returned it) where it
     holds what cannot be encoded exactly."""
+    return EncodedRelease(*parts(release, source))
+
+
+def parts(release: Any, source: str = "the program") -> tuple[tuple, np.ndarray]:
+    """:func:`encode`'s structure and numbers, without the record (a replay of a small program reads many)."""
     kind = type(release)
     if kind is float:  # one number (most releases): what the walk gives it, without the walk
-        return EncodedRelease(_FLOAT, np.array([release], dtype=np.float64))
+        return _FLOAT, np.array([release], dtype=np.float64)
+    if kind is np.float64:
+        return _FLOAT64, np.array([release], dtype=np.float64)
     if kind is np.ndarray and release.dtype.kind == "f" and release.dtype.itemsize == 8:
-        return EncodedRelease(
+        return (
             (("ndarray", release.dtype.char, release.dtype.str, release.shape, None),),
-            np.ascontiguousarray(release, dtype=np.float64).ravel().copy(),
+            release.astype(np.float64).ravel(),  # a copy of its own, C-ordered
         )
     walk = _Walk(source)
     walk.value(release, top=True)
-    return EncodedRelease(tuple(walk.structure), walk.numbers())
+    return tuple(walk.structure), walk.numbers()
 
 
 def label(value: Any, source: str = "the program") -> tuple:
@@ -131,6 +143,7 @@ def label(value: Any, source: str = "the program") -> tuple:
 
 
 _FLOAT = (("float",),)
+_FLOAT64 = (("numpy", "float64", "d", "<f8", (), None),)
 _SCALARS = {bool: "bool", float: "float", complex: "complex"}
 _DICTS = {dict: "dict", collections.OrderedDict: "OrderedDict", collections.Counter: "Counter"}
 
@@ -213,7 +226,10 @@ class _Walk:
     def _ndarray(self, a: np.ndarray, tag: tuple) -> None:
         dtype, kind = a.dtype, a.dtype.kind
         head = (*tag, dtype.char, dtype.str, a.shape)
-        if kind == "O":
+        if kind == "f" and dtype.itemsize == 8:  # float64 (most arrays): its bits are its view
+            self.structure.append((*head, None))
+            self._array(a.astype(np.float64).ravel())
+        elif kind == "O":
             self.structure.append((*head, None))
             for item in a.ravel().tolist():
                 self.value(item)
@@ -331,7 +347,9 @@ def _dtype_label(dtype: Any, source: str) -> tuple:
 
 
 def _index_label(index: Any, source: str) -> tuple:
-    """A pandas Index, exactly: its type, dtype, names and values."""
+    """A pandas Index, exactly: its type, dtype, names and values (a RangeIndex's: its start, stop and step)."""
+    if type(index).__name__ == "RangeIndex":
+        return ("RangeIndex", index.start, index.stop, index.step, label(list(index.names), source))
     return (
         type(index).__name__,
         _dtype_label(index.dtype, source),
