@@ -429,11 +429,12 @@ def _opendp_wrapped(current: Callable[[], Tape]) -> Iterator[None]:
         before = tape.next_call(call)
         if before.law != "opendp":
             return before.noise
-        noise = tape.noise(len(tape.replayed) - 1, np.asarray(before.noise, dtype=float))
+        unshifted = np.asarray(before.noise, dtype=float)  # a new array where the noise is a numpy scalar
+        noise = tape.noise(len(tape.replayed) - 1, unshifted)
         new = np.asarray(arg, dtype=float)
         moved = new + noise
         old = np.asarray(before.details["input"], dtype=float)
-        if noise is before.noise and _additive(arg, arg) is not None and old.shape == new.shape:
+        if noise is unshifted and _additive(arg, arg) is not None and old.shape == new.shape:
             # where the argument did not move, the recorded output itself, not a sum that rounds differently: a
             # coordinate of OpenDP's own (unseeded) noise would else move by an ulp, which the release then shows
             same = (new == old) | (np.isnan(new) & np.isnan(old))
