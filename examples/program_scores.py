@@ -30,8 +30,8 @@ def fixed(data, rng):
 
 
 def fixed_rounded(data, rng):
-    """The fix, released as a whole number: DP by post-processing, but its noise reaches the release only through
-    the rounding -- not additively -- so the audit cannot read the total it is added to, says so, and leaves it
-    undecided."""
+    """The fix, released as a whole number: DP by post-processing.  Its noise reaches the release only through the
+    rounding, so the audit reads the total it is added to by replaying with the noise shifted until the rounded
+    value jumps, on D and on D′: certified with ``--law ideal``, like the fix."""
     total = _scores(data).sum()
     return float(np.round(total + rng.laplace(0.0, 2.0)))

@@ -28,7 +28,7 @@ from typing import Any, Callable
 
 import numpy as np
 
-from pdp_audit.audits.program import accounting, library_steps, paths, search, through, trace
+from pdp_audit.audits.program import accounting, landing, library_steps, paths, search, through, trace
 from pdp_audit.audits.program.config import DRAW_SETS
 from pdp_audit.audits.program.findings import (
     CarriedAbove,
@@ -183,13 +183,26 @@ def _reading_order(p: PairResult) -> tuple:
     return (p.refuted, p.refuted and not non_finite(p.neighbour.name), p.rank)
 
 
-def _steps(result: PairResult, recorded: trace.Run, found: trace.Probe) -> tuple[list, list, list[Unaccounted]]:
+def _steps(
+    result: PairResult, recorded: trace.Run, found: trace.Probe, epsilon: float
+) -> tuple[list, list, list[Unaccounted]]:
     """The carried steps (lower), all known steps (upper), and what cannot be accounted for.  An OpenDP
     measurement's element is a lower step by its recorded law where the release carries it, its call an upper step by
-    its privacy map (:mod:`.library_steps`): those lower steps are not among the upper ones."""
+    its privacy map (:mod:`.library_steps`): those lower steps are not among the upper ones.  An element read
+    through a rounding (:mod:`.landing`) is a lower step by its coordinate's own law (its slack at ``epsilon``) and
+    an upper step by its element's law where D′'s release is D's at the shifted noise."""
     c = result.comparison
     carried, known, unaccounted = [], [], []
-    for element, shift, source in zip(found.elements, c.shifts.tolist(), c.source):
+    for j, (element, shift, source) in enumerate(zip(found.elements, c.shifts.tolist(), c.source)):
+        if source == "landing":
+            label = f"{recorded.calls[element.call].kind}[{element.index}] read through a rounding"
+            lower = landing.lower_step(c.landings[j], epsilon, element.call, label)
+            carried += [lower] if lower is not None else []
+            upper = landing.upper_step(c.landings[j], element.call, label)
+            known += [upper] if upper is not None else []
+            why = "the rounding's grid on D′ is not shown to be D's, shifted"
+            unaccounted += [] if upper is not None else [Unaccounted(element.call, label, why)]
+            continue
         if element.law == "opendp":  # above by its privacy map (below), below by its law where carried
             lower = library_steps.opendp_law_step(element.call, element.index, recorded.calls[element.call], shift)
             carried += [lower] if lower is not None and source == "release" else []
@@ -438,7 +451,7 @@ def _replayed(
         made = neighbour.data  # made anew at each reading: once here
         if sizes is not None:
             sizes.append(_magnitude(data, neighbour, made))
-        compared = trace.compare(session, made, drawn.recorded, drawn.probe)
+        compared = trace.compare(session, made, drawn.recorded, drawn.probe, data=data)
         through.read_through(session, (data, made), drawn.recorded, drawn.probe, compared)  # a clamp's flat region
         out.append(compared)
     return out
@@ -511,7 +524,7 @@ def _judged(result: PairResult, recorded: trace.Run, found: trace.Probe, epsilon
         result.findings = (Fault(c.fault),)
         return result
     structural = _structural(c, recorded, found, delta == 0)
-    carried, known, unaccounted = _steps(result, recorded, found)
+    carried, known, unaccounted = _steps(result, recorded, found, epsilon)
     upper = accounting.composed_delta(known, epsilon)
     same = carried == known  # the same steps composed once (an OpenDP law's lower steps are not among the known)
     lower = (upper if same else accounting.composed_delta(carried, epsilon)) if carried else None

@@ -193,7 +193,7 @@ def source_lines(calls: Sequence[Call]) -> tuple[str, dict[int, str]]:
 
 
 def in_file(analysis: Analysis) -> str:
-    """" (in file.py)" where every call comes from one file, else ""."""
+    """ " (in file.py)" where every call comes from one file, else ""."""
     single = source_lines(analysis.recorded.calls)[0]
     return f" (in {single})" if single else ""
 

@@ -52,6 +52,7 @@ from typing import Any, Callable
 
 import numpy as np
 
+from pdp_audit.audits.program import landing
 from pdp_audit.audits.program.recorder import (
     LOCATION_FAMILIES,
     Call,
@@ -206,6 +207,8 @@ class Probe:
     bound_minus: np.ndarray = field(default_factory=lambda: np.zeros(0))
     bound_plus: np.ndarray = field(default_factory=lambda: np.zeros(0))
     size: np.ndarray = field(default_factory=lambda: np.zeros(0))
+    #: the noisy, non-affine coordinates read as a rounding of one element's noisy value (:mod:`.landing`)
+    landings: list[landing.Landing] = field(default_factory=list)
     _backwards: dict[int, np.ndarray] | None = field(default=None, repr=False, compare=False)
 
     def backwards(self) -> dict[int, np.ndarray]:
@@ -313,6 +316,8 @@ def probe(program: Callable | Session, data: Any, recorded: Run, seed: int) -> P
     probe.bound_minus = response_bound(moved_releases[2], recorded.numbers, by_minus, weight)
     probe.bound_plus = response_bound(moved_releases[0], recorded.numbers, by_w, weight)
     _coarse(program, data, recorded, probe)
+    noises = [landing.Noise(e.law, e.scale, _draw(recorded.calls[e.call].noise, e.index)) for e in elements]
+    probe.landings = landing.found(_replayer(program, data, recorded, probe), recorded.numbers, carrier, noises)
     return probe
 
 
@@ -351,6 +356,27 @@ def _weights(found: Probe, size: np.ndarray) -> np.ndarray:
     out = np.zeros(found.carrier.size)
     out[carried] = np.abs(found.coefficient[carried]) * size[found.carrier[carried]]
     return out
+
+
+def _draw(noise: Any, index: int) -> float:
+    return float(np.atleast_1d(np.asarray(noise, dtype=float)).ravel()[index])
+
+
+def _replayer(program: Callable | Session, data: Any, recorded: Run, found: Probe) -> landing.Replayer:
+    """``data`` replayed with the recorded draws, some elements shifted (element index → shift): the release's
+    numbers, or None where the replay diverges, raises or changes the release's structure."""
+
+    def replayed(shifts: dict[int, float]) -> np.ndarray | None:
+        vector = np.zeros(len(found.elements))
+        for j, t in shifts.items():
+            vector[j] = t
+        try:
+            moved = replay(program, data, recorded.calls, found.perturbation(vector))
+        except (Divergence, ProgramFault):
+            return None
+        return moved.numbers if moved.structure == recorded.structure else None
+
+    return replayed
 
 
 #: The coarse probe's shift, in units of each noise element's scale.
@@ -406,11 +432,16 @@ class Comparison:
     choices: list[tuple[int, np.ndarray, np.ndarray]] = field(default_factory=list)
     replayed: Run | None = None
     fault: str | None = None  # what the program raised on D′ (it ran on D)
+    #: per element, its shift read through a rounding (:mod:`.landing`; ``source`` "landing")
+    landings: dict[int, landing.Reading] = field(default_factory=dict)
 
 
-def compare(program: Callable | Session, neighbour: Any, recorded: Run, found: Probe, scale: bool = True) -> Comparison:
+def compare(
+    program: Callable | Session, neighbour: Any, recorded: Run, found: Probe, scale: bool = True, data: Any = None
+) -> Comparison:
     """D′ replayed with D's draws, read against the probe of D (module notes); ``scale``: also replay D′ with the
-    probe's shift, to read the coefficients on D′ (:func:`classified`) before any shift is read from them."""
+    probe's shift, to read the coefficients on D′ (:func:`classified`) before any shift is read from them;
+    ``data``: D, where the probe's landings are read (their edges are checked on D and on D′)."""
     try:
         other = replay(program, neighbour, recorded.calls)
     except Divergence as divergence:
@@ -437,6 +468,8 @@ def compare(program: Callable | Session, neighbour: Any, recorded: Run, found: P
                 classified(out, moved.numbers, other.numbers, found, weight)
                 _rescaled_read(out, found, other)
         _read_release(out, (recorded.numbers, other.numbers), found, weight, shifts, source)
+        if found.landings and data is not None:
+            _read_landings(out, (program, data, neighbour), recorded, found, (shifts, source))
     for j, element in enumerate(found.elements):  # the value the call shows, where no coordinate carries it
         if source[j] == "none":
             before, after = recorded.calls[element.call].value, other.calls[element.call].value
@@ -502,6 +535,38 @@ def classified(out: Comparison, moved: np.ndarray, other: np.ndarray, found: Pro
     out.post_processed = carried[flat | folded].tolist()
     out.coefficient_changed = sorted(set(elements[moved_apart].tolist()))
     out.unread = carried[flat | folded].tolist()
+
+
+def _read_landings(
+    out: Comparison, runs: tuple, recorded: Run, found: Probe, read: tuple[np.ndarray, list[str]]
+) -> None:
+    """The probe's landings read on D′ (:func:`.landing.read`; ``runs``: the program, D and D′): each element read
+    gets its shift (source "landing"), and its coordinate is no longer a noisy one that differs unexplained."""
+    program, data, neighbour = runs
+    shifts, source = read
+    other = out.replayed
+    assert other is not None
+    scales = {}
+    for j, element in enumerate(found.elements):
+        scale = other.calls[element.call].scale
+        scales[j] = _draw(
+            np.broadcast_to(
+                np.asarray(1.0 if scale is None else scale, dtype=float), np.shape(other.calls[element.call].noise)
+            ),
+            element.index,
+        )
+    readings = landing.read(
+        found.landings,
+        _replayer(program, data, recorded, found),
+        _replayer(program, neighbour, recorded, found),
+        other.numbers,
+        scales,
+    )
+    for j, reading in readings.items():
+        shifts[j], source[j] = reading.shift, "landing"
+        out.landings[j] = reading
+    explained = {r.landing.coordinate for r in readings.values()}
+    out.noisy_differ = [i for i in out.noisy_differ if i not in explained]
 
 
 def _read_release(
