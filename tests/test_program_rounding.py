@@ -109,6 +109,32 @@ def test_a_coordinate_non_finite_on_the_neighbour_only_is_an_infinite_shift():
     assert accounting.composed_delta([landing.lower_step(reading, EPSILON, 0, "x")], EPSILON).low == 1.0
 
 
+def test_a_coordinate_flat_below_is_read_from_the_two_jumps_above():
+    """``round(max(x + η, 0), 1)`` landing at the clamp: the width is read above it, and D′'s level is found by the
+    grid's prediction or, where D′ is clamped far below, by a search outwards."""
+    draws = [0.3]
+    release = lambda v: round(max(v, 0.0), 1)  # noqa: E731
+    replay_d = _replayer(release, draws, [-0.5])
+    found = landing.found(replay_d, replay_d({}), np.full(1, -2), _noises(draws, 1.0))
+    assert len(found) == 1 and abs(found[0].width - 0.1) <= 1e-9
+    for x in (-0.45, -6.0, 3.0):
+        replay_after = _replayer(release, draws, [x])
+        reading = landing.read(found, replay_d, replay_after, replay_after({}), {0: 1.0})[0]
+        assert reading.low <= x + 0.5 <= reading.high and reading.high - reading.low <= 1e-9, (x, reading)
+
+
+def test_a_search_that_meets_a_divergence_leaves_the_coordinate_unread():
+    """A redraw loop's other path (a replay that diverges below the noisy count's 0) within the search's reach:
+    not read as a step function."""
+    draws = [0.3]
+
+    def replay(shifts):
+        noisy = -0.2 + draws[0] + shifts.get(0, 0.0)
+        return None if noisy < 0 else np.array([round(noisy, 1)])
+
+    assert landing.found(replay, replay({}), np.full(1, -2), _noises(draws, 1.0)) == []
+
+
 # --- programs --------------------------------------------------------------------------------------------------------
 DATA = np.array([3.0, 7.5, 1.2, 9.9, 4.4, 6.1, 2.8, 5.5, 8.0, 0.7, 4.9, 3.3, 6.6, 7.7, 2.2, 5.0, 1.9, 8.8, 4.1, 6.9])
 N = DATA.size  # public: the neighbours replace one record

@@ -6,7 +6,9 @@ shifted by known amounts, and the coordinate's own law is composed.
 taken to be moved by element j alone where, for every bit b of the elements' indices, exactly one of two replays
 moves it: one with the elements whose index has bit b set shifted by a whole scale, one with the others
 (2⌈log₂ n⌉ replays name j; with one element, one replay).  Shifting η_j alone by t, R_i(t) is sampled above and
-below t = 0 until it changes; the two jumps nearest 0 are bisected (:data:`BISECTIONS`).  The three values must be
+below t = 0 until it changes; the two jumps nearest 0 are bisected (:data:`BISECTIONS`) -- where R_i is flat below
+(a clamp), the first two above.  A replay that diverges during the search (a redraw loop's other path) leaves i
+unread.  The three values must be
 strictly monotone in t (``direction`` σ = ±1): else i is left as it was (noisy, not read).  Consecutive jumps are
 ``width`` W apart in t: for ``round(x + a·η, k)``, W = 10^−k/|a|.
 
@@ -89,8 +91,9 @@ class Noise:
 class Landing:
     """Coordinate ``coordinate`` is a monotone step function of element ``element`` (law ``law``, scale
     ``scale``, recorded draw ``draw``), in the direction ``direction``; at the recorded draws it is ``value``; its
-    next jump above is bracketed by shifts ``up`` (``above``: the value beyond it), the one below by ``down``;
-    ``width`` is their distance, known to ``width_error``."""
+    next jump above is bracketed by shifts ``up`` (``above``: the value beyond it), the jump a cell away by ``down``
+    (the one below, or where the coordinate is flat below -- a clamp -- the one after ``up``); ``width`` is their
+    distance, known to ``width_error``."""
 
     coordinate: int
     element: int
@@ -102,10 +105,12 @@ class Landing:
     above: float
     up: tuple[float, float]
     down: tuple[float, float]
+    #: the value just below the jump ``up`` (``value``, but for a zero's sign: ``np.round`` splits a cell at 0)
+    under: float = math.nan
 
     @property
     def width(self) -> float:
-        return (self.up[0] + self.up[1]) / 2 - (self.down[0] + self.down[1]) / 2
+        return abs((self.up[0] + self.up[1]) / 2 - (self.down[0] + self.down[1]) / 2)
 
     @property
     def width_error(self) -> float:
@@ -165,21 +170,28 @@ def found(replay: Replayer, numbers: np.ndarray, carrier: np.ndarray, elements: 
             chosen.setdefault(j, i)
     if not chosen:
         return []
-    ups = _jumps(replay, numbers, chosen, elements, +1.0)
-    downs = _jumps(replay, numbers, chosen, elements, -1.0)
+    starts = {j: (i, 0.0, float(numbers[i])) for j, i in chosen.items()}
+    ups, _ = _jumps(replay, starts, elements, +1.0)
+    downs, blocked = _jumps(replay, {j: starts[j] for j in ups}, elements, -1.0)
+    # flat below (a clamp): the jump after the first above gives the width instead
+    flat = {j: (chosen[j], ups[j].hi, ups[j].values[-1]) for j in ups if j not in downs and j not in blocked}
+    nexts, _ = _jumps(replay, flat, elements, +1.0)
     out = []
     for j, i in sorted(chosen.items(), key=lambda item: item[1]):
-        up, down = ups.get(j), downs.get(j)
-        if up is None or down is None:
+        up = ups.get(j)
+        other = downs.get(j) or nexts.get(j)
+        if up is None or other is None:
             continue
-        value, above, below = float(numbers[i]), up.values[-1], down.values[-1]
+        value, above, beyond = float(numbers[i]), up.values[-1], other.values[-1]
         direction = 1 if above > value else -1
-        if not direction * below < direction * value < direction * above:
+        ordered = (beyond, value, above) if j in downs else (value, above, beyond)
+        if not direction * ordered[0] < direction * ordered[1] < direction * ordered[2]:
             continue  # not monotone at the points sampled: not read
-        if (up.hi - up.lo) + abs(down.hi - down.lo) > SHARP * abs(up.hi - down.hi):
+        if (up.hi - up.lo) + abs(other.hi - other.lo) > SHARP * abs(up.hi - other.hi):
             continue  # jumps as wide as the cell between them: a continuous function, no grid
         e = elements[j]
-        out.append(Landing(i, j, e.law, e.scale, e.draw, direction, value, above, (up.lo, up.hi), (down.hi, down.lo)))
+        jump = (min(other.lo, other.hi), max(other.lo, other.hi))
+        out.append(Landing(i, j, e.law, e.scale, e.draw, direction, value, above, (up.lo, up.hi), jump, up.below))
     return out
 
 
@@ -212,29 +224,37 @@ def _same(a: float, b: float) -> bool:
     return a == b or (math.isnan(a) and math.isnan(b))
 
 
+def _identical(a: float, b: float) -> bool:
+    """Equal bit for bit, the sign of a zero included (``np.round`` gives −0.0 in (−0.5, 0)): the grid is the same
+    only where the release is."""
+    return a == b and math.copysign(1.0, a) == math.copysign(1.0, b)
+
+
 def _jumps(
-    replay: Replayer, numbers: np.ndarray, chosen: dict[int, int], elements: list[Noise], sign: float
-) -> dict[int, _Bracket]:
-    """Per element, the jump of its coordinate nearest above (``sign`` +1) or below (−1) t = 0, bracketed and
-    bisected; ``values[-1]`` the value beyond it."""
+    replay: Replayer, starts: dict[int, tuple[int, float, float]], elements: list[Noise], sign: float
+) -> tuple[dict[int, _Bracket], set[int]]:
+    """Per element, from ``starts`` (its coordinate, a shift t₀ and the value there), the jump of its coordinate
+    nearest above (``sign`` +1) or below (−1) t₀, bracketed and bisected (``values[-1]``: the value beyond it); and
+    the elements whose search met a replay that diverged, raised or changed the structure (a redraw loop's other
+    path: not read)."""
     jobs = {}
-    for j, i in chosen.items():
-        value = float(numbers[i])
-        jobs[j] = _Bracket(j, i, 0.0, math.nan, lambda v, value=value: not _same(v, value), elements[j].draw, value)
-    for k in range(BRACKETS):  # shifts of s/4, s/2, s, … until the coordinate moves
-        open_ = [b for b in jobs.values() if math.isnan(b.hi)]
+    for j, (i, t0, value) in starts.items():
+        jobs[j] = _Bracket(j, i, t0, math.nan, lambda v, value=value: not _same(v, value), elements[j].draw, value)
+    for k in range(BRACKETS):  # shifts of s/4, s/2, s, … from t₀ until the coordinate moves
+        open_ = [b for b in jobs.values() if math.isnan(b.hi) and not b.failed]
         if not open_:
             break
-        release = replay({b.element: sign * elements[b.element].scale * 2.0 ** (k - 2) for b in open_})
+        shifts = {b.element: b.lo + sign * elements[b.element].scale * 2.0 ** (k - 2) for b in open_}
+        release = replay(shifts)
         for b in open_:
-            t = sign * elements[b.element].scale * 2.0 ** (k - 2)
-            moved = None if release is None else b.past(float(release[b.coordinate]))
-            if moved:
-                b.hi = t
-                b.values.append(float(release[b.coordinate]))  # type: ignore[index]
-    ready = {j: b for j, b in jobs.items() if not math.isnan(b.hi)}
+            if release is None:
+                b.failed = True
+            elif b.past(float(release[b.coordinate])):
+                b.hi = shifts[b.element]
+                b.values.append(float(release[b.coordinate]))
+    ready = {j: b for j, b in jobs.items() if not math.isnan(b.hi) and not b.failed}
     _bisect(replay, list(ready.values()), BISECTIONS)
-    return {j: b for j, b in ready.items() if not b.failed}
+    return {j: b for j, b in ready.items() if not b.failed}, {j for j, b in jobs.items() if b.failed}
 
 
 def _bisect(replay: Replayer, jobs: list[_Bracket], steps: int) -> None:
@@ -339,9 +359,41 @@ def _crossings(
             below, above = float(low[L.coordinate]), float(high[L.coordinate])
             if b.past(below) is False and b.past(above) is True:
                 b.lo, b.hi, b.below, b.values = ends[L][0], ends[L][1], below, [above]
+    _searched(on_after, [L for L in jobs if math.isnan(jobs[L].lo) or math.isnan(jobs[L].hi)], jobs, predicted)
     ready = {L: b for L, b in jobs.items() if not (math.isnan(b.lo) or math.isnan(b.hi))}
     _bisect(on_after, list(ready.values()), BISECTIONS)
     return {L: b for L, b in ready.items() if not b.failed}
+
+
+def _searched(on_after: Replayer, landings: list[Landing], jobs: dict[Landing, _Bracket], predicted: dict) -> None:
+    """Where the grid's prediction misses (D′'s value says nothing of the shift: both clamped), the level searched
+    from the prediction outwards, by s/4, s/2, s, … (:data:`BRACKETS` + 4 replays at most), towards the side the
+    level is on."""
+    if not landings:
+        return
+    at = on_after({L.element: predicted[L][0] for L in landings})
+    if at is None:
+        return
+    start = {L: (predicted[L][0], jobs[L].past(float(at[L.coordinate])), float(at[L.coordinate])) for L in landings}
+    open_ = [L for L in landings if start[L][1] is not None]
+    for k in range(BRACKETS + 4):
+        if not open_:
+            return
+        shifts = {L: start[L][0] + (-1 if start[L][1] else 1) * L.scale * 2.0 ** (k - 2) for L in open_}
+        release = on_after({L.element: shifts[L] for L in open_})
+        if release is None:
+            return
+        for L in list(open_):
+            value, b = float(release[L.coordinate]), jobs[L]
+            past = b.past(value)
+            if past is None:
+                open_.remove(L)
+            elif past != start[L][1]:
+                t0, was, seen = start[L]
+                b.lo, b.hi, b.below, b.values = (
+                    (t0, shifts[L], seen, [value]) if past else (shifts[L], t0, value, [seen])
+                )
+                open_.remove(L)
 
 
 def _past(L: Landing, level: float) -> Callable[[float], bool | None]:
@@ -391,7 +443,7 @@ class _Plan:
 def _planned(L: Landing, crossing: _Bracket, scale: float) -> _Plan:
     """The reading of one landing from D′'s crossing of its first level, and the further edges to check: predicted
     k widths from the first, in a bracket covering the width's error k-fold, the first's bracket and :data:`SLOP`."""
-    same = scale == L.scale and crossing.below == L.value and crossing.values[-1] == L.above
+    same = scale == L.scale and _identical(crossing.below, L.under) and _identical(crossing.values[-1], L.above)
     plan = _Plan(L, _noise_bracket(L.draw, L.up), _noise_bracket(L.draw, (crossing.lo, crossing.hi)), same, [])
     stretch = L.scale / scale
     centre, centre_after = (L.up[0] + L.up[1]) / 2, (crossing.lo + crossing.hi) / 2
@@ -422,7 +474,7 @@ def _check(on_d: Replayer, on_after: Replayer, plans: list[_Plan]) -> None:
             past = _past(p.landing, a)
             if not (math.isfinite(a) and past(b) is True and past(a_after) is False and past(b_after) is True):
                 continue
-            p.same = p.same and a_after == a and b_after == b
+            p.same = p.same and _identical(a_after, a) and _identical(b_after, b)
             p.edges.append(_noise_bracket(p.landing.draw, p.checks[n][0]))
             p.edges_after.append(_noise_bracket(p.landing.draw, p.checks[n][1]))
             p.levels.append(a)
