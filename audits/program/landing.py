@@ -336,33 +336,37 @@ def _crossings(
         predicted[L] = ((L.up[0] + L.up[1]) / 2 - steps * width, width)
         jobs[L] = _Bracket(L.element, L.coordinate, math.nan, math.nan, _past(L, L.value), L.draw)
     unmoved = [L for L in jobs if float(after[L.coordinate]) == L.value]
-    if unmoved:  # D's own bracket first, where D′'s value is D's: two replays where it holds, not a bisection
-        low = on_after({L.element: L.up[0] for L in unmoved})
-        high = on_after({L.element: L.up[1] for L in unmoved})
-        for L in unmoved if low is not None and high is not None else []:
-            b, below, above = jobs[L], float(low[L.coordinate]), float(high[L.coordinate])  # type: ignore[index]
-            if b.past(below) is False and b.past(above) is True:
-                b.lo, b.hi, b.below, b.values, b.done = L.up[0], L.up[1], below, [above], True
+    # D's own bracket first, where D′'s value is D's: two replays where it holds, not a bisection
+    _bracketed(on_after, {L: L.up for L in unmoved}, jobs, done=True)
     for reach in (1.5, 8.0):  # a bracket of ±1.5 widths, then of ±8
         open_ = [L for L in jobs if math.isnan(jobs[L].lo) or math.isnan(jobs[L].hi)]
-        if not open_:
-            break
-        ends = {
-            L: (predicted[L][0] - reach * predicted[L][1], predicted[L][0] + reach * predicted[L][1]) for L in open_
-        }
-        low = on_after({L.element: ends[L][0] for L in open_})
-        high = on_after({L.element: ends[L][1] for L in open_})
-        for L in open_:
-            b = jobs[L]
-            if low is None or high is None:
-                continue
-            below, above = float(low[L.coordinate]), float(high[L.coordinate])
-            if b.past(below) is False and b.past(above) is True:
-                b.lo, b.hi, b.below, b.values = ends[L][0], ends[L][1], below, [above]
+        centre = {L: predicted[L][0] for L in open_}
+        _bracketed(
+            on_after,
+            {L: (centre[L] - reach * predicted[L][1], centre[L] + reach * predicted[L][1]) for L in open_},
+            jobs,
+        )
     _searched(on_after, [L for L in jobs if math.isnan(jobs[L].lo) or math.isnan(jobs[L].hi)], jobs, predicted)
     ready = {L: b for L, b in jobs.items() if not (math.isnan(b.lo) or math.isnan(b.hi))}
     _bisect(on_after, list(ready.values()), BISECTIONS)
     return {L: b for L, b in ready.items() if not b.failed}
+
+
+def _bracketed(
+    on_after: Replayer, ends: dict[Landing, tuple[float, float]], jobs: dict[Landing, _Bracket], done: bool = False
+) -> None:
+    """Each landing's bracket of shifts ``ends`` tried on D′ (two replays for all): kept where its lower end is not
+    past the level and its upper end is (``done``: already as narrow as D's, no bisection)."""
+    if not ends:
+        return
+    low = on_after({L.element: t[0] for L, t in ends.items()})
+    high = on_after({L.element: t[1] for L, t in ends.items()})
+    if low is None or high is None:
+        return
+    for L, (lo, hi) in ends.items():
+        b, below, above = jobs[L], float(low[L.coordinate]), float(high[L.coordinate])
+        if b.past(below) is False and b.past(above) is True:
+            b.lo, b.hi, b.below, b.values, b.done = lo, hi, below, [above], done
 
 
 def _searched(on_after: Replayer, landings: list[Landing], jobs: dict[Landing, _Bracket], predicted: dict) -> None:
