@@ -191,7 +191,8 @@ def found(replay: Replayer, numbers: np.ndarray, carrier: np.ndarray, elements: 
             continue  # jumps as wide as the cell between them: a continuous function, no grid
         e = elements[j]
         jump = (min(other.lo, other.hi), max(other.lo, other.hi))
-        out.append(Landing(i, j, e.law, e.scale, e.draw, direction, value, above, (up.lo, up.hi), jump, up.below))
+        law = str(e.law)  # one of LAWS: chosen above
+        out.append(Landing(i, j, law, e.scale, e.draw, direction, value, above, (up.lo, up.hi), jump, up.below))
     return out
 
 
@@ -220,6 +221,15 @@ def _moved(release: np.ndarray | None, numbers: np.ndarray, coordinates: list[in
     return {i: not _same(float(release[i]), float(numbers[i])) for i in coordinates}
 
 
+def _differs_from(value: float) -> Callable[[float], bool | None]:
+    """Whether a value is not ``value`` (NaN is NaN): past the level of a jump from ``value``."""
+
+    def differs(v: float) -> bool | None:
+        return not _same(v, value)
+
+    return differs
+
+
 def _same(a: float, b: float) -> bool:
     return a == b or (math.isnan(a) and math.isnan(b))
 
@@ -239,7 +249,7 @@ def _jumps(
     path: not read)."""
     jobs = {}
     for j, (i, t0, value) in starts.items():
-        jobs[j] = _Bracket(j, i, t0, math.nan, lambda v, value=value: not _same(v, value), elements[j].draw, value)
+        jobs[j] = _Bracket(j, i, t0, math.nan, _differs_from(value), elements[j].draw, value)
     for k in range(BRACKETS):  # shifts of s/4, s/2, s, … from t₀ until the coordinate moves
         open_ = [b for b in jobs.values() if math.isnan(b.hi) and not b.failed]
         if not open_:
