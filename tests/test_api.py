@@ -280,8 +280,19 @@ def test_audit_blackbox_takes_its_statistic_and_training_budget_as_one_record():
 
 @pytest.mark.parametrize("value", [3, None, "run.json", {"verdict": "pass"}])
 def test_describe_of_anything_but_a_run_is_one_line_naming_what_it_takes(value):
-    """``pdp_audit.describe(3)`` raised AttributeError ('int' object has no attribute 'mechanism')."""
-    with pytest.raises(TypeError) as err:
+    """``pdp_audit.describe(3)`` raised AttributeError ('int' object has no attribute 'mechanism'), then TypeError:
+    malformed input is an InputError (exit 2's kind), naming the parameter."""
+    with pytest.raises(pdp_audit.InputError) as err:
         pdp_audit.describe(value)
     message = str(err.value)
-    assert "\n" not in message and "describe takes a Run" in message and type(value).__name__ in message
+    assert "\n" not in message and message.startswith("run: describe takes a Run") and type(value).__name__ in message
+
+
+@pytest.mark.parametrize("data", [None, 3.0, (row for row in [[1.0]])])
+def test_audit_program_on_data_that_holds_no_records_is_one_line_naming_data(data):
+    """``audit_program(program, data=None)`` raised TypeError (``len() of unsized object``) from inside the audit."""
+    with pytest.raises(pdp_audit.InputError) as err:
+        pdp_audit.audit_program(lambda data, rng: 0.0, data, 1.0)
+    message = str(err.value)
+    assert "\n" not in message and message.startswith("data must be a numpy array of records"), message
+    assert type(data).__name__ in message

@@ -48,7 +48,16 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:  # what a type checker and an IDE see; at run time each name is imported on first use
-    from pdp_audit.api import audit_program, certify, check_pair, list_audits, read_sweep, run_audit, write_report
+    from pdp_audit.api import (
+        audit_program,
+        certify,
+        check_pair,
+        describe,
+        list_audits,
+        read_sweep,
+        run_audit,
+        write_report,
+    )
     from pdp_audit.audits.blackbox.audit import audit_blackbox, audit_blackbox_search
     from pdp_audit.audits.blackbox.evidence import BlackBoxBudget
     from pdp_audit.audits.blackbox.search_check import SearchOptions
@@ -59,7 +68,6 @@ if TYPE_CHECKING:  # what a type checker and an IDE see; at run time each name i
     from pdp_audit.calibration import gaussian_delta, gaussian_epsilon, gaussian_sigma
     from pdp_audit.mechanisms.base import NeighbourPair
     from pdp_audit.reports.records import Check, Run, Verdict
-    from pdp_audit.reports.run_text import describe
     from pdp_audit.verify.core.checks import EXIT_CODES
     from pdp_audit.verify.inputs.validation import InputError
 
@@ -83,7 +91,7 @@ _HOMES = {
     "audit_one_run": "pdp_audit.audits.canaries.evidence",
     "audit_coverage": "pdp_audit.audits.coverage.audit",
     "audit_pair": "pdp_audit.audits.pair.audit",
-    "describe": "pdp_audit.reports.run_text",
+    "describe": "pdp_audit.api",
     "gaussian_delta": "pdp_audit.calibration",
     "gaussian_epsilon": "pdp_audit.calibration",
     "gaussian_sigma": "pdp_audit.calibration",

@@ -29,6 +29,10 @@ import dataclasses
 import os
 from typing import TYPE_CHECKING, Any, Mapping
 
+import numpy as np
+
+from pdp_audit.reports.records import Run
+from pdp_audit.reports.run_text import describe as account
 from pdp_audit.verify.core.config import KEYWORDS, LAW_OPTION, LAW_SCOPES, pair_value, parse
 from pdp_audit.verify.core.float_rules import with_own_float_rules
 from pdp_audit.verify.core.outputs import check_outputs
@@ -39,7 +43,7 @@ if TYPE_CHECKING:  # pragma: no cover
     import pandas
 
     from pdp_audit.mechanisms.base import NeighbourPair
-    from pdp_audit.reports.records import Run
+
 
 @with_own_float_rules
 def check_pair(pair: NeighbourPair, *, law: str = LAW_OPTION.default) -> str:
@@ -226,11 +230,47 @@ def audit_program(
     if unknown:
         allowed = ", ".join(PROGRAM_BUDGET)
         raise InputError(f"audit_program() has no argument {unknown[0]!r} (its budget: {allowed})"[:200])
+    _check_records(data)
     values: dict[str, Any] = {"claim_epsilon": epsilon, "claim_delta": delta, "neighbours": neighbours, **budget}
     if bounds is not None:  # written and checked by the option, as --bounds is (pdp_audit.audits.program.domain)
         values["bounds"] = bounds
     plan = kinds_by_name()["program"].plan
     return plan.execute(plan.configure(values, None, (program, data)))
+
+
+def _check_records(data: Any) -> None:
+    """One-line InputError naming ``data`` unless it holds records: a DataFrame, or anything numpy reads as an array
+    of at least one dimension (None, a number or a generator is no dataset; the audit would fail on its length)."""
+    if hasattr(data, "iloc"):
+        return
+    try:
+        dimensions = np.ndim(data)
+    except (TypeError, ValueError):  # a ragged list: the audit names it where it reads the records
+        return
+    if dimensions == 0:
+        raise InputError(
+            f"data must be a numpy array of records (one per row), a list of them or a pandas DataFrame, "
+            f"got {type(data).__name__}"
+        )
+
+
+def describe(run: Run) -> str:
+    """A readable account of a run: its verdict, then each check's claim, formula, estimate, interval and
+    Holm-adjusted p-value (the note of each check that did not pass).
+
+    Example::
+
+        print(pdp_audit.describe(run))
+
+    Anything but a :class:`~pdp_audit.reports.records.Run` is a one-line InputError naming what it takes.
+    """
+    if not isinstance(run, Run):
+        raise InputError(
+            "run: describe takes a Run (what pdp_audit.run_audit, audit_pair, audit_blackbox, audit_program, "
+            "audit_canary_scores, audit_coverage and certify return; a search's outcome holds it as .run), "
+            f"got {type(run).__name__}"
+        )
+    return account(run)
 
 
 @with_own_float_rules
