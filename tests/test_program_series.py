@@ -69,8 +69,14 @@ BUGS = [
     # the infinite loss (week 1 wins only on D less one week-0 incident) shows on the ~7% of draws whose threshold
     # falls in (5, 6]; at the recorded draws every pair agrees: the statistical screening of releases finds the pair
     pytest.param(s.first_busy_week_shared_noise, s.INCIDENTS, ADD_REMOVE, False, id="first_busy_week_shared_noise"),
+    # its witness is a searched pair (two counts moved by 1: ε = 2); the confirmation's learned statistic on its
+    # 7-column release rows needs more than 2,000 releases a world (p = 3.8e-4 there, 1.4e-48 at 5,000)
     pytest.param(
-        s.product_counts_add_remove_accounting, s.REVIEWS, REPLACE_ONE, True, id="product_counts_add_remove_accounting"
+        s.product_counts_add_remove_accounting,
+        s.REVIEWS,
+        {**REPLACE_ONE, "trials": 5000},
+        True,
+        id="product_counts_add_remove_accounting",
     ),
     # refuted by composition through the law read off make_laplace's arguments (its privacy map bounds from above)
     pytest.param(
