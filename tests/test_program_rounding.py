@@ -92,6 +92,20 @@ def test_the_lower_step_is_the_rounded_laws_and_the_upper_the_noises():
     assert 0.8 * unrounded < rounded.low <= unrounded, (rounded, unrounded)
 
 
+def test_a_shift_so_large_that_no_level_has_mass_on_both_sides_gives_no_lower_step():
+    """A raw sum moved by 10⁶ against Laplace noise of scale 1, rounded: under the float CDF every level the reading
+    checked has mass on one side only, so the coarsest partition (all levels merged) is one group of mass 1 on each
+    side -- no loss, no step (it raised IndexError, exit 4, on such a pair)."""
+    draws = [0.37]
+    release = lambda v: round(v, 2)  # noqa: E731
+    replay_d = _replayer(release, draws, [2.0])
+    found = landing.found(replay_d, replay_d({}), np.full(1, -2), _noises(draws, 1.0))
+    replay_after = _replayer(release, draws, [2.0 + 1e6])
+    reading = landing.read(found, replay_d, replay_after, replay_after({}), {0: 1.0})[0]
+    lower = landing.lower_step(reading, EPSILON, 0, "rounded")
+    assert lower is None or accounting.composed_delta([lower], EPSILON).low >= 0
+
+
 def test_a_coordinate_not_monotone_in_the_noise_is_not_read():
     draws = [0.3]
     release = lambda v: round(abs(v), 1)  # noqa: E731 -- falls then rises around 0

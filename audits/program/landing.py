@@ -536,6 +536,8 @@ def lower_step(reading: Reading, epsilon: float, call: int, label: str) -> Step 
     p, tau_p = _masses(L, reading.edges)
     q, tau_q = _masses(L, reading.edges_after)
     keep = [g for g in range(len(p)) if p[g] > 0 and q[g] > 0]
+    if not keep:  # no group of mass on both sides: merged whole, one group of mass 1 each, a step of no loss
+        return None
     if len(keep) < len(p):  # a group of no mass under the float CDF on one side: merged into the next
         p, q = _merged(p, keep), _merged(q, keep)
     slack = min(1.0, (1.0 + math.exp(min(epsilon, 700.0))) * max(tau_p, tau_q))
