@@ -348,11 +348,13 @@ def test_bad_arguments_are_one_line_input_errors(options, message):
 
 
 def test_a_program_that_raises_is_its_own_fault():
+    """Raising on D is the user's input error, not a verdict (tests/test_program_boundary.py)."""
+
     def broken(data, rng):
         raise KeyError("oops")
 
-    run = pdp_audit.audit_program(broken, VALUES, epsilon=1.0)
-    assert run.verdict == "fail" and "program's own fault" in run.checks[0].note
+    with pytest.raises(pdp_audit.InputError, match="broken raised KeyError"):
+        pdp_audit.audit_program(broken, VALUES, epsilon=1.0)
 
 
 def test_a_program_that_raises_on_a_neighbour_only_is_a_finding():
@@ -465,8 +467,8 @@ def test_a_program_calling_sys_exit_is_its_own_fault_and_its_state_is_given_back
         sys.exit(0)
 
     before = np.geterr()
-    run = pdp_audit.audit_program(leaves, VALUES, epsilon=1.0)
-    assert run.verdict == "fail" and "SystemExit" in run.checks[0].note
+    with pytest.raises(pdp_audit.InputError, match="SystemExit"):
+        pdp_audit.audit_program(leaves, VALUES, epsilon=1.0)
     assert np.geterr() == before
 
 

@@ -38,7 +38,7 @@ from pdp_audit.audits.program import confirmation, feasibility, isolated, screen
 from pdp_audit.audits.program.analysis import Analysis, PairResult, analyse
 from pdp_audit.audits.program.config import ProgramAuditConfig
 from pdp_audit.audits.program.confirmation import Run
-from pdp_audit.audits.program.decision import CHECKS, confirmation_law, decide, found, not_covered
+from pdp_audit.audits.program.decision import confirmation_law, decide, found, not_covered
 from pdp_audit.audits.program.isolated import Isolated
 from pdp_audit.audits.program.pages import review_page, shown_pair
 from pdp_audit.audits.program.release_sampler import release_samplers
@@ -47,7 +47,7 @@ from pdp_audit.verify.core.checks import Evidence
 from pdp_audit.verify.core.config import LAW_SCOPES
 from pdp_audit.verify.core.sandbox import import_from_current_folder
 from pdp_audit.verify.evidence.user_audits import decided
-from pdp_audit.verify.inputs.validation import InputError
+from pdp_audit.verify.inputs.validation import InputError, shown
 
 #: At most this many of the other neighbours searched on the report's last program page.
 OTHER_PAIRS = 16
@@ -126,8 +126,8 @@ def run_program(config: ProgramAuditConfig, progress: bool = False, confirm: Cal
     try:
         where = (config.domain_of(data), (epsilon, delta), config.seed)
         analysis = analyse(program, data, config.neighbours, *where, config.draw_sets, config.budget())
-    except trace.ProgramFault as err:
-        return decided(name, [_fault(str(err))], config.alpha, _parameters(config, None), config.seed)
+    except trace.ProgramFault as err:  # on D itself: every fault on a neighbour only is a finding of the analysis
+        raise InputError(fault_on_d(name, err)) from None
     audits = [] if confirm is None else _isolated(analysis, config, confirm, (program, data))
     evidence = decide(analysis, (epsilon, delta), config.law, audits)
     if confirm is not None and any(e.verdict != "pass" for e in evidence):
@@ -254,7 +254,10 @@ def _parameters(config: ProgramAuditConfig, analysis: Analysis | None) -> dict:
     return out
 
 
-def _fault(message: str) -> Evidence:
-    return Evidence(
-        CHECKS["program-record"], verdict="fail", note=f"The program's own fault: {message}", details={"fault": message}
-    )
+def fault_on_d(name: str, fault: trace.ProgramFault) -> str:
+    """The one line of a program that raised on D, the dataset audited: the user's fault (exit 2), not a verdict --
+    a program that does not run on its own data has no release to audit.  (Raising on a neighbour only is a
+    difference the release shows, a finding: :mod:`.analysis`.)"""
+    at = f" ({fault.place})" if fault.place else ""
+    raised = str(fault).removeprefix("the program ")
+    return f"program {shown(name)} {raised}{at} on D, the dataset audited (not a neighbour); a fault in the program"

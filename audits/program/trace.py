@@ -53,6 +53,7 @@ from typing import Any, Callable
 import numpy as np
 
 from pdp_audit.audits.program import landing
+from pdp_audit.audits.program.faults import raised_at
 from pdp_audit.audits.program.recorder import (
     LOCATION_FAMILIES,
     Call,
@@ -81,7 +82,12 @@ BASE_SEED = 20_240_601
 
 
 class ProgramFault(Exception):
-    """The user's program raised (or returned what cannot be read as a release): their fault, in one line."""
+    """The user's program raised (or returned what cannot be read as a release): their fault, in one line;
+    ``place``: the line of their code it came from (:func:`.faults.raised_at`; None: not shown)."""
+
+    def __init__(self, message: str, place: str | None = None):
+        super().__init__(message)
+        self.place = place
 
 
 def call_program(program: Callable, data: Any, rng: np.random.Generator, modules: bool = True) -> Any:
@@ -98,7 +104,7 @@ def call_program(program: Callable, data: Any, rng: np.random.Generator, modules
     except BaseException as err:  # the user's code: whatever it raises is its fault, reported as such
         if isinstance(err, INTERRUPTIONS):
             raise
-        raise ProgramFault(f"the program raised {user_error(err)}"[:300]) from None
+        raise ProgramFault(f"the program raised {user_error(err)}"[:300], raised_at(err)) from None
 
 
 @dataclass
@@ -462,7 +468,7 @@ def compare(
         if scale and weight is not None:
             try:
                 moved = replay(program, neighbour, recorded.calls, found.backwards())
-            except Divergence:
+            except (Divergence, ProgramFault):  # D′'s fault at shifted draws: its coefficients are not read
                 moved = None
             if moved is not None and moved.structure == other.structure:
                 classified(out, moved.numbers, other.numbers, found, weight)

@@ -1,0 +1,102 @@
+"""The boundary between the program audit and the user's program (issue 72): what the user's program does wrong
+is theirs, in one line and exit 2 -- never a verdict (exit 1), never our internal error (exit 4) -- and nothing
+the program does reaches the audit's own data, files or processes.
+
+Seen failing on main before the fix: a program raising on D was reported FAIL (exit 1, "program-record: fail").
+"""
+
+from __future__ import annotations
+
+import sys
+
+import numpy as np
+import pytest
+
+import pdp_audit
+from pdp_audit.cli import main as cli
+
+VALUES = np.linspace(0.0, 1.0, 8)
+
+
+def _fixed(data, rng):
+    return float(np.clip(np.nan_to_num(np.asarray(data, dtype=float)), 0.0, 1.0).sum()) + rng.laplace(0.0, 1.0)
+
+
+def raises_value(data, rng):
+    raise ValueError("bad input here")
+
+
+def wrong_signature(data):
+    return 1.0
+
+
+def exits(data, rng):
+    sys.exit(3)
+
+
+def out_of_memory(data, rng):
+    raise MemoryError
+
+
+def recurses(data, rng):
+    return recurses(data, rng)
+
+
+def bad_cell(data, rng):
+    return float(data["nope"].sum()) + rng.laplace(0.0, 1.0)
+
+
+FAULTS = [
+    (raises_value, "ValueError: 'bad input here'", "in raises_value"),
+    (wrong_signature, "TypeError", None),
+    (exits, "SystemExit (sys.exit(3))", "in exits"),
+    (out_of_memory, "MemoryError", "in out_of_memory"),
+    (recurses, "RecursionError", "in recurses"),
+    (bad_cell, "IndexError", "in bad_cell"),  # a numpy array indexed by a column name
+]
+
+
+@pytest.mark.parametrize(("program", "raised", "where"), FAULTS, ids=[f[0].__name__ for f in FAULTS])
+def test_a_program_that_raises_on_its_own_data_is_the_users_fault_in_one_line(program, raised, where):
+    """No release on D: nothing to audit.  One InputError naming the program, the exception, the line of the
+    user's code it came from and that it was D (not a neighbour)."""
+    with pytest.raises(pdp_audit.InputError) as caught:
+        pdp_audit.audit_program(program, VALUES, epsilon=1.0, bounds=(0, 1), trials=2000)
+    message = str(caught.value)
+    assert "\n" not in message and program.__name__ in message and raised in message and "on D," in message
+    if where is not None:
+        assert "test_program_boundary.py, line " in message and where in message
+
+
+def test_a_program_that_raises_on_a_neighbour_only_is_a_finding_not_an_error():
+    """The same exception on D′ only is a difference the release shows: a finding with its witness pair, never the
+    user's input error and never a certificate."""
+
+    def strict(data, rng):
+        if len(data) < len(VALUES):
+            raise ValueError("too few records")
+        return _fixed(data, rng)
+
+    run = pdp_audit.audit_program(strict, VALUES, epsilon=1.0, bounds=(0, 1), trials=2000, law="ideal")
+    structure = next(c for c in run.checks if c.id == "program-structure")
+    assert run.verdict != "pass" and "too few records" in structure.note
+
+
+PROGRAM = """
+import sys
+
+def raises(data, rng):
+    raise ValueError("no such group")
+"""
+
+
+def test_the_command_says_it_in_one_line_with_exit_2(tmp_path, monkeypatch, capsys):
+    (tmp_path / "faulty_stats.py").write_text(PROGRAM, encoding="utf-8")
+    (tmp_path / "people.csv").write_text("value\n0.1\n0.5\n0.9\n", encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+    args = ["program", "faulty_stats:raises", "--data", "people.csv", "--claim-epsilon", "1", "--claim-delta", "0"]
+    assert cli.main([*args, "--report", "none"]) == 2
+    out, err = capsys.readouterr()
+    lines = err.strip().splitlines()
+    assert len(lines) == 1 and "Traceback" not in err and "FAIL" not in out, (out, err)
+    assert "faulty_stats:raises raised ValueError: 'no such group' (faulty_stats.py, line 5, in raises)" in lines[0]
