@@ -1,5 +1,31 @@
 """A program's final release as a black-box sampler: the form in which the black box confirms a finding on a pair
-of datasets (:func:`release_samplers`), every release a fixed-width row of numbers."""
+of datasets (:func:`release_samplers`), every release a fixed-width row of numbers.
+
+**The row** (:func:`encoded`), a function of the release's exact encoding
+(:func:`~pdp_audit.verify.inputs.release_codec.encode`: its ``structure`` and its float64 view ``numbers``):
+
+0. a hash of ``structure`` -- the types, dtypes, shapes, keys in order, pandas labels, attrs and flags, and the
+   residues float64 cannot hold (integers beyond 2^53, extended-precision values, a float16/32 NaN's bits);
+1. the count of ``numbers``;
+2. the count of non-finite numbers, plus, where the value columns do not hold a number as it is, a hash in [0, 1) of
+   the positions and bits of every such number: a NaN (its payload), an infinity, a zero of negative sign (the value
+   columns hold it, but every score save the outcomes' compares it as 0), a magnitude beyond :data:`LARGEST` (the
+   value columns clip it), a number beyond the row's width (cut);
+3. … the numbers in order, a non-finite one as 0, clipped to ±:data:`LARGEST`, padded with zeros or cut to the width.
+
+So nothing of the release is lost: the structure, the numbers held in the value columns and the parts column 2 hashes
+give the release back (the codec's decoding argument), but for a collision of the 32-bit hashes.  The numeric view the
+statistics read is the value columns, and every part of the encoding they drop is a function of column 0 or 2: an
+event the black box's statistics can choose (its outcome score keys the rows' repeated values by their bits, its
+histograms bin each column).
+
+**Why a test on these columns is valid.**  Each column is a fixed function of the release -- CRC-32 of bytes
+(``repr`` of a tuple of plain values, the numbers' little-endian bits) is the same in every process, and the rest are
+counts and copies -- fixed before any release is drawn.  An event of the row is then an event of the release,
+chosen by the black box on its training and selection draws and counted on fresh ones
+(:mod:`pdp_audit.audits.blackbox.events`): its level holds whatever the columns are.  A collision only merges two
+releases' parts into one event: a loss of power, never of level.
+"""
 
 from __future__ import annotations
 
@@ -18,10 +44,8 @@ from pdp_audit.verify.inputs import release_codec
 
 class ReleaseSampler:
     """The program's final release on one dataset as a black-box sampler ``(size, rng) -> (size, width)``: each
-    release from its own generator seeded from ``rng``, encoded as a fixed-width vector -- a hash of its exact
-    structure (:func:`~pdp_audit.verify.inputs.release_codec.encode`'s: types, keys in order, pandas labels, the
-    residues float64 cannot hold), its length, its count of non-finite numbers, then its numbers (non-finite ones as
-    0) padded or cut to ``width − 3``."""
+    release from its own generator seeded from ``rng``, encoded as the fixed-width row of the module notes
+    (:func:`encoded`)."""
 
     def __init__(self, program: Callable, data: Any, width: int):
         self.program, self.data, self.width = program, data, width
@@ -43,19 +67,44 @@ class ReleaseSampler:
         return out
 
 
+#: The columns before the numbers: the structure's hash, the count of numbers, the count and hash of those the value
+#: columns do not hold (module notes).
+HEAD = 3
+#: The largest magnitude a value column holds (squares of the standardised values stay finite); a number beyond it
+#: is clipped there, and its bits are in column 2.
+LARGEST = 1e100
+
+
 def encoded(release: Any, width: int) -> np.ndarray:
-    """The release as the fixed-width row :class:`ReleaseSampler` describes (its hash a function of the exact
-    structure: ``repr`` of a tuple of plain values, the same for the same structure in every process)."""
+    """The release as the fixed-width row of the module notes (``width`` > :data:`HEAD`)."""
     encoding = release_codec.encode(release)
     structure, numbers = encoding.structure, encoding.numbers
     row = np.zeros(width)
-    row[0] = zlib.crc32(repr(structure).encode()) / 2**32
+    row[0] = _hashed(repr(structure).encode())
     row[1] = numbers.size
+    shown = numbers[: width - HEAD]
     finite = np.isfinite(numbers)
-    row[2] = float((~finite).sum())
-    values = np.clip(np.where(finite, numbers, 0.0), -1e100, 1e100)[: width - 3]  # squares stay finite
-    row[3 : 3 + values.size] = values
+    values = np.clip(np.where(finite[: shown.size], shown, 0.0), -LARGEST, LARGEST)
+    row[HEAD : HEAD + values.size] = values
+    row[2] = float((~finite).sum()) + _dropped(numbers, values)
     return row
+
+
+def _dropped(numbers: np.ndarray, values: np.ndarray) -> float:
+    """A hash in [0, 1) of the positions and bits of the ``numbers`` the value columns (``values``) do not hold as
+    they are, 0.0 when they hold them all (module notes, column 2)."""
+    held = values.size == numbers.size and release_codec.same_bits(values, numbers)
+    if held and not (np.signbit(values) & (values == 0)).any():
+        return 0.0
+    kept = numbers[: values.size]
+    lost = release_codec.differ(values, kept) | (np.signbit(kept) & (kept == 0))
+    where = np.concatenate([np.flatnonzero(lost), np.arange(values.size, numbers.size)])
+    return _hashed(where.astype("<i8").tobytes() + numbers[where].astype("<f8").tobytes())
+
+
+def _hashed(data: bytes) -> float:
+    """CRC-32 of ``data`` scaled to [0, 1): exact in float64, the same in every process."""
+    return zlib.crc32(data) / 2**32
 
 
 def release_samplers(program: Callable, data: Any, neighbour: Any, seed: int) -> SeededPerRelease:
@@ -68,5 +117,5 @@ def release_samplers(program: Callable, data: Any, neighbour: Any, seed: int) ->
         for _ in range(4):
             with np.errstate(all="ignore"):
                 sizes.append(release_codec.encode(trace.call_program(program, d, rng)).numbers.size)
-    width = max(sizes) + 3
+    width = max(sizes) + HEAD
     return SeededPerRelease(ReleaseSampler(program, data, width), ReleaseSampler(program, neighbour, width))
