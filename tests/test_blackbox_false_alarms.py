@@ -1,6 +1,9 @@
 """The black box's false-alarm series (issue 70): correct mechanisms whose releases are exact doubles -- integers,
 points of a grid, zeros of both signs -- audited at the default statistic and at ``events-numbers``, never refuted;
-and each one's broken twin (its noise 4× too small, or its shift doubled), refuted: the series can fail.
+and each one's broken twin (its noise 4× too small, or its shift doubled), refuted: the series can fail.  The same
+for releases of an integer dtype, on a decimal grid, in float32 and in two columns of signed zeros; and for
+programs' releases as the program audit's confirmation reads them (a dict holding a Python int, a named pandas
+Series of rounded counts, a DataFrame of float32), at both laws.
 
 Every claim holds *as implemented* with margin (the proof in each mechanism's docstring); the audits run at α =
 1e-6 with fixed seeds, so a correct mechanism's refutation here has probability at most 1e-6 -- unless the test is
@@ -23,12 +26,16 @@ its probabilities are exact.
 
 from __future__ import annotations
 
+import functools
 import math
 
 import numpy as np
+import pandas as pd
 import pytest
 
 import pdp_audit
+from pdp_audit.audits.blackbox.evidence import BlackBoxBudget, blackbox_checks
+from pdp_audit.audits.program.release_sampler import release_samplers
 
 #: The clamp of the noisy values: every release value keeps ideal mass ≥ 1e-6 (module docstring).
 BOUND = 10.0
@@ -119,6 +126,60 @@ class ClampedCount:
         return np.clip(np.round(count + rng.laplace(0.0, self.scale, (size, 1))), 0.0, BOUND)
 
 
+class IntegerCount(GeometricCount):
+    """:class:`GeometricCount` released as an int64 array (exact integers of an integer dtype): the same law, the
+    same ε = 1/b for shift 1; the black box reads the integers' values, exactly (|n| ≤ B ≪ 2^53)."""
+
+    def sample(self, world, size, rng):
+        return super().sample(world, size, rng).astype(np.int64)
+
+
+class DecimalRounded:
+    """``np.round(x + noise, 1)`` clamped to [−B, B], as a statistic is rounded for publication: x = 0 on D,
+    ``shift`` on D', Laplace noise of scale b.  ``np.round(y, 1)`` is rint(10·y)/10, a composition of monotone
+    float operations: each release value is an interval of x + N, so the module docstring's argument holds with
+    every inner value's ideal mass ≥ 0.1 · e^{−(B + 1)}/2 ≈ 8e-7 at b = 1 (its probability the ideal one to a
+    relative 3e-10): (1/b)-DP for shift 1 up to 1e-7.  Its values are doubles near multiples of 0.1, not on a
+    dyadic grid, and −0.0 for x + N in [−0.05, 0)."""
+
+    def __init__(self, scale: float = 1.0, shift: float = 1.0):
+        self.scale, self.shift = scale, shift
+
+    def sample(self, world, size, rng):
+        x = 0.0 if world == "D" else self.shift
+        return np.clip(np.round(x + rng.laplace(0.0, self.scale, (size, 1)), 1), -BOUND, BOUND)
+
+
+class Float32Rounded:
+    """x + Laplace noise of scale b (x = 0 on D, ``shift`` on D'), rounded to hundredths (``np.round(·, 2)``),
+    clamped to [−B, B] and released as float32: a monotone post-processing, each float32 value an interval of x + N
+    of ideal mass ≥ 0.01 · e^{−(B + 1)}/2 ≈ 8e-8 inside, its probability the ideal one to a relative 3e-9, so
+    (1/b)-DP for shift 1 up to 1e-8.  (Not float32 of x + N itself: as a float64, 1 + N in (−1/2, 1/2) is a
+    multiple of 2^−53, N alone is not, and a float32 below 2^−53 keeps that difference, of mass ~1e-16.)"""
+
+    def __init__(self, scale: float = 1.0, shift: float = 1.0):
+        self.scale, self.shift = scale, shift
+
+    def sample(self, world, size, rng):
+        x = 0.0 if world == "D" else self.shift
+        noisy = np.round(x + rng.laplace(0.0, self.scale, (size, 1)), 2)
+        return np.clip(noisy, -BOUND, BOUND).astype(np.float32)
+
+
+class RoundedHistogram:
+    """A histogram of two counts, (0, 2) on D and (``shift``, 2) on D' (a record added to the first bin), each plus
+    its own Laplace noise of scale b, ``np.round`` and clamped to [−B, B]: two columns of zeros of both signs (the
+    first bin's count is 0 on D); (1/b)-DP for shift 1 by the module docstring's argument, per column (the second
+    column's law is the same in both worlds)."""
+
+    def __init__(self, scale: float = 1.0, shift: float = 1.0):
+        self.scale, self.shift = scale, shift
+
+    def sample(self, world, size, rng):
+        counts = np.array([0.0 if world == "D" else self.shift, 2.0])
+        return np.clip(np.round(counts + rng.laplace(0.0, self.scale, (size, 2))), -BOUND, BOUND)
+
+
 #: name -> (the correct mechanism, its broken twin, the claimed ε: 1.1/b for the Laplace and geometric ones, above
 #: log 3 for randomized response).  The twins: the noise 4× too small (true ε = 4.4× the claim's 1/1.1), the shift
 #: doubled (2/1.1), or randomized response keeping the bit with probability 0.95 (log 19 ≈ 2.94).
@@ -129,6 +190,10 @@ SERIES = {
     "zero-sign-response": (ZeroSignResponse(), ZeroSignResponse(keep=0.95), 1.2),
     "rounded-noisy-value": (RoundedNoisyValue(), RoundedNoisyValue(scale=0.25), 1.1),
     "clamped-count": (ClampedCount(), ClampedCount(scale=0.25), 1.1),
+    "integer-count": (IntegerCount(), IntegerCount(shift=2.0), 1.1),
+    "decimal-rounded": (DecimalRounded(), DecimalRounded(scale=0.25), 1.1),
+    "float32-rounded": (Float32Rounded(), Float32Rounded(scale=0.25), 1.1),
+    "rounded-histogram": (RoundedHistogram(), RoundedHistogram(scale=0.25), 1.1),
 }
 
 
@@ -161,3 +226,65 @@ def test_randomized_response_on_the_sign_of_a_zero_is_read():
     with probability 0.95 is refuted at the default statistic with its claim of log 3 + 0.1."""
     verdict, check = _audit(ZeroSignResponse(keep=0.95), 1.2, "events")
     assert verdict == "fail" and check.details.get("statistic") == "outcomes", (check.ci, check.note)
+
+
+# Program releases -- dicts, pandas objects, Python integers, float32, zeros of both signs -- as the program audit's
+# confirmation reads them: the black box on the row of each release's exact encoding
+# (``audits/program/release_sampler.py``).  Each program is ``program(data, rng)`` on a frame of labels and values;
+# D' is D less its first record (add/remove).
+
+#: The records: labels (the first is D's only "a") and values in [0, 1].
+RECORDS = pd.DataFrame({"label": ["a", "b", "b", "b"], "value": [0.5, 0.25, 1.0, 0.75]})
+#: Fresh releases per world of a program's audit (each release a call of the program: slower to draw).
+PROGRAM_TRIALS = 10_000
+
+
+def dict_count(data, rng, scale: float = 1.0):
+    """The number of records (4 on D, 3 on D') plus Laplace noise of scale b, ``np.round``ed and clamped to [0, B],
+    released as a Python ``int`` in a dict beside a string: (1/b)-DP under add/remove by the module docstring's
+    argument (each value's ideal mass ≥ (1 − e^{−1})/2 · e^{−7.5} ≈ 2e-4 at b = 1)."""
+    noisy = np.clip(np.round(len(data) + rng.laplace(0.0, scale)), 0.0, BOUND)
+    return {"count": int(noisy), "unit": "records"}
+
+
+def series_histogram(data, rng, scale: float = 1.0):
+    """Per label ("a", "b") its count plus its own Laplace noise of scale b, ``np.round``ed and clamped to [0, B], as a
+    named pandas Series: the count of "a" is 1 on D and 0 on D', so zeros of both signs are frequent; adding or
+    removing a record moves one count by one: (1/b)-DP, each column by the module docstring's argument."""
+    labels = data["label"].to_numpy()
+    counts = np.array([(labels == c).sum() for c in "ab"], dtype=float)
+    noisy = np.clip(np.round(counts + rng.laplace(0.0, scale, 2)), 0.0, BOUND)
+    return pd.Series(noisy, index=["a", "b"], name="counts")
+
+
+def frame_float32(data, rng, scale: float = 1.0):
+    """The sum of the values (each in [0, 1]: sensitivity 1) plus Laplace noise of scale b, rounded to hundredths
+    and released as float32 in a one-row DataFrame: (1/b)-DP, as :class:`Float32Rounded`."""
+    noisy = np.round(data["value"].to_numpy(dtype=float).sum() + rng.laplace(0.0, scale), 2)
+    return pd.DataFrame({"sum": np.array([np.clip(noisy, -BOUND, BOUND)], dtype=np.float32)})
+
+
+#: name -> the program (scale 1, claimed ε 1.1; its broken twin: scale 1/4, true ε 4).
+PROGRAMS = {"dict-count": dict_count, "series-histogram": series_histogram, "frame-float32": frame_float32}
+
+
+def _confirm(program, law: str, trials: int = PROGRAM_TRIALS, seed: int = 0):
+    """The program confirmation's black-box check of ``program``'s releases on D and D' (the evidence
+    ``blackbox-attack``), at the claim (1.1, 0)."""
+    samplers = release_samplers(program, RECORDS, RECORDS.iloc[1:], seed)
+    evidence = blackbox_checks(samplers, 1.1, 0.0, trials, seed, False, BlackBoxBudget(law=law), ALPHA)
+    (check,) = [e for e in evidence if e.spec.id == "blackbox-attack"]
+    return check
+
+
+@pytest.mark.parametrize("law", ["ideal", "as-implemented"])
+@pytest.mark.parametrize("name", list(PROGRAMS))
+def test_a_correct_programs_release_is_never_refuted(name, law):
+    check = _confirm(PROGRAMS[name], law)
+    assert check.pvalue > ALPHA, (name, law, check.pvalue, check.note)
+
+
+@pytest.mark.parametrize("name", list(PROGRAMS))
+def test_the_broken_programs_release_is_refuted(name):
+    check = _confirm(functools.partial(PROGRAMS[name], scale=0.25), "ideal")
+    assert check.pvalue <= ALPHA, (name, check.pvalue, check.note)
