@@ -14,6 +14,10 @@ confidence.  The headline and the exit code are both about that claim -- certifi
 * ``sampling``: the intervals alone lie below the claim: "(1, 7.8e-06)-DP certified" names δ̄, the larger of the two
   directions' tightest upper bounds (below), rounded *up* to two significant digits, so a PASS never states more
   than the evidence supports;
+* ``composition``: the release is the adaptive composition of stages, each audited against its own (ε_i, δ_i)
+  (:attr:`Check.stage`: ObjPert's θ̂ᴾ and the privacy report of it); every stage's claim holds, so the release is
+  (Σε_i, Σδ_i)-DP by the basic composition theorem (:func:`composed_claim`): "(1.17, 2e-05)-DP certified by
+  composing its stages: θ̂ᴾ (ObjPert): (0.2, 3.7e-23)-DP; the report (Algorithm 2): (0.961057, 3.9e-08)-DP";
 * none: nothing decides the claim.  The run is then not decided (3), and its headline names what the evidence does
   support and the budget the checks predict would decide: "the claim (2, 0.0001)-DP is not decided; the evidence
   supports (2, 0.0012)-DP; about 3.6e+05 samples per world would decide it".
@@ -91,6 +95,7 @@ class CertifiedClaim:
     budget: str = ""
     undecided: tuple[str, ...] = ()
     bounded_by: tuple[str, ...] = ()
+    stages: tuple[str, ...] = ()
 
     @property
     def covers_claim(self) -> bool:
@@ -106,7 +111,7 @@ class CertifiedClaim:
     def text(self) -> str:
         """The headline's words after the verdict (module notes)."""
         if self.undecided or not self.covers_claim:
-            said = f"the claim {self.claim()} is not decided"
+            said = f"{'the stages’ composed claim' if self.stages else 'the claim'} {self.claim()} is not decided"
             if self.delta < 1:
                 said += f"; the evidence supports {self.supported()}{self._by()}"
             others = [i for i in self.undecided if i not in _UNTYPED]
@@ -126,9 +131,13 @@ class CertifiedClaim:
             )
         if self.basis == "proof":
             return f"{self.supported()} certified by the bounded-loss proof"
+        if self.basis == "composition":
+            return f"{self.supported()} certified by composing its stages: {'; '.join(self.stages)}"
         return f"{self.supported()} certified{self._by()}"
 
     def _by(self) -> str:
+        if self.stages:
+            return f" by composing its stages ({'; '.join(self.stages)})"
         return f" by {' and '.join(self.bounded_by)}" if self.bounded_by else ""
 
     def to_dict(self) -> dict:
@@ -149,7 +158,7 @@ def claim_checks(checks: Sequence[Check]) -> list[Check]:
     (:attr:`Check.delta_of`, typed on the check's spec), of the first kind that has both directions; a run may
     audit several releases against one claim (GOE and Analyze Gauss), each with its pair.  Empty where none is."""
     for kind in CLAIM_CHECKS:
-        found = [c for c in checks if _claim_of(c) == kind]
+        found = [c for c in checks if c.stage is None and _claim_of(c) == kind]
         if {_direction(c) for c in found} == set(DIRECTIONS):
             return found
     return []
@@ -167,11 +176,19 @@ def _claim_of(check: Check) -> str | None:
 
 def certified_claim(checks: Sequence[Check]) -> CertifiedClaim | None:
     """What ``checks`` (a run's guarantees) decide about the pair's claim (module notes); None where a check failed
-    or the run decides no pair's claim."""
+    or the run decides no pair's claim.  A release audited as the composition of its stages (each check's
+    :attr:`Check.stage`) is decided by :func:`composed_claim`."""
     if any(c.verdict == "fail" for c in checks):
         return None
     found = claim_checks(checks)
-    if not found or any(not _decidable(c) for c in found):
+    if not found:
+        return composed_claim(checks)
+    return _decided(found, checks)
+
+
+def _decided(found: list[Check], checks: Sequence[Check]) -> CertifiedClaim | None:
+    """What the checks ``found`` of one claim (both directions), among the run's ``checks``, decide about it."""
+    if any(not _decidable(c) for c in found):
         return None
     kind = _claim_of(found[0]) or "DP"
     bounds = [tightest(c, checks) for c in found]
@@ -197,6 +214,46 @@ def certified_claim(checks: Sequence[Check]) -> CertifiedClaim | None:
         _budget(c for c in checks if c.verdict != "pass"),
         undecided,
         by if set(by) - {c.id for c in found} else (),
+    )
+
+
+def stage_checks(checks: Sequence[Check]) -> dict[str, list[Check]]:
+    """The checks of each stage of a release audited as a composition (:attr:`Check.stage`), by stage in the run's
+    order; empty where the run has a claim check of its own or a stage lacks a direction."""
+    stages: dict[str, list[Check]] = {}
+    for check in checks:
+        if check.stage is not None and check.delta_of is not None:
+            stages.setdefault(check.stage, []).append(check)
+    if claim_checks(checks) or any({c.delta_of for c in own} != set(DIRECTIONS) for own in stages.values()):
+        return {}
+    return stages
+
+
+def composed_claim(checks: Sequence[Check]) -> CertifiedClaim | None:
+    """The claim of a release that is the adaptive composition of stages, each with both directions of its own
+    (ε_i, δ_i) claim checked: (Σε_i, Σδ_i)-DP, by the basic composition theorem (Dwork & Roth 2014, Theorem 3.16,
+    which holds for adaptively chosen stages: their Appendix B).  It holds where every stage's claim holds
+    (:func:`_decided`); it supports (Σε_i, Σδ̄_i), δ̄_i what stage i's evidence supports -- its claimed δ_i where
+    it holds by its exact closed form.  All stages' intervals hold at once at the run's level (one Bonferroni
+    family: module notes), so the sum is an upper bound at that level.  The sums stated are rounded *up* (3
+    significant digits for ε, 2 for δ̄), so the headline never names less than the evidence needs.  None where the
+    run is not a composition of stages, or a stage's claim cannot be decided."""
+    stages = stage_checks(checks)
+    parts = [_decided(own, checks) for own in stages.values()]
+    if not parts or any(part is None for part in parts):
+        return None
+    decided = [part for part in parts if part is not None]
+    holds = all(part.covers_claim for part in decided)
+    supported = [part.claimed_delta if part.basis == "exact" else part.delta for part in decided]
+    return CertifiedClaim(
+        round_up(math.fsum(part.epsilon for part in decided), 3),
+        round_up(min(math.fsum(supported), 1.0)),
+        "DP",
+        math.fsum(part.claimed_delta for part in decided),
+        "composition" if holds else None,
+        budget=decided[0].budget,
+        undecided=decided[0].undecided,
+        stages=tuple(f"{name}: {part.supported()}" for name, part in zip(stages, decided)),
     )
 
 
@@ -294,20 +351,32 @@ def verdict_suffix(checks: Sequence[Check], with_reproducibility: bool = True) -
 
 def _refuted(checks: Sequence[Check]) -> str:
     """``: the claim (1, 1e-05)-DP is refuted (dp-forward fails)`` where a check failed and the run states a pair's
-    claim (its DP checks' ``epsilon`` and ``delta_claim``); empty otherwise."""
-    failed = [c.id for c in checks if c.verdict == "fail"]
+    claim (its DP checks' ``epsilon`` and ``delta_claim``) -- or, for a release audited as a composition, the claim
+    of the stage whose check failed; empty otherwise."""
+    failed = [c for c in checks if c.verdict == "fail"]
     if not failed:
         return ""
     for kind in CLAIM_CHECKS:
-        found = [
-            c for c in checks if _claim_of(c) == kind and "epsilon" in (c.details or {}) and "delta_claim" in c.details
-        ]
+        found = [c for c in checks if c.stage is None and _claim_of(c) == kind and _states_claim(c)]
         if found:
-            details = found[0].details
-            claim = f"({float(details['epsilon']):g}, {float(details['delta_claim']):g})-{kind}"
-            shown = ", ".join(failed[:3]) + (f" and {len(failed) - 3} more" if len(failed) > 3 else "")
-            return f": the claim {claim} is refuted ({shown} {'fails' if len(failed) == 1 else 'fail'})"
+            return f": the claim {_stated(found[0], kind)} is refuted ({_failing(failed)})"
+    stages = [c for c in failed if c.stage is not None and _states_claim(c)]
+    if stages:
+        return f": stage {stages[0].stage}'s claim {_stated(stages[0], 'DP')} is refuted ({_failing(failed)})"
     return ""
+
+
+def _states_claim(check: Check) -> bool:
+    return "epsilon" in (check.details or {}) and "delta_claim" in check.details
+
+
+def _stated(check: Check, kind: str) -> str:
+    return f"({float(check.details['epsilon']):g}, {float(check.details['delta_claim']):g})-{kind}"
+
+
+def _failing(failed: list[Check]) -> str:
+    shown = ", ".join(c.id for c in failed[:3]) + (f" and {len(failed) - 3} more" if len(failed) > 3 else "")
+    return f"{shown} {'fails' if len(failed) == 1 else 'fail'}"
 
 
 def proven_pure(checks: Sequence[Check]) -> bool:

@@ -68,6 +68,7 @@ def check_from_dict(data: dict) -> Check:
         level=data["level"],
         adjusted_pvalue=data["adjusted_pvalue"],
         delta_of=data.get("delta_of"),  # absent from documents written before it was added
+        stage=data.get("stage"),  # likewise
     )
 
 
@@ -91,6 +92,7 @@ def check_to_dict(check: Check) -> dict[str, Any]:
             "note": check.note,
             "details": check.details,
             "delta_of": check.delta_of,
+            "stage": check.stage,
         }
     )
 

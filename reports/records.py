@@ -196,7 +196,8 @@ class Check:
     confidence interval ``ci`` at confidence ``level``; exact checks carry none of these.
     ``delta_of``: the direction of the run's claimed δ_{P‖Q}(ε) (ε in ``details["epsilon"]``) whose value this
     check's interval bounds -- a check of the user's claim (:mod:`pdp_audit.reports.certified_claim`); None for any
-    other check.
+    other check.  ``stage``: the stage of the run's release (an adaptive composition) whose δ(ε) that is; None where
+    it is the release's own (:mod:`pdp_audit.reports.certified_claim`).
     """
 
     id: str
@@ -216,6 +217,7 @@ class Check:
     details: Mapping[str, Any] = field(default_factory=dict)
     figure: Figure | None = None
     delta_of: Direction | None = None
+    stage: str | None = None
 
     @property
     def statistical(self) -> bool:

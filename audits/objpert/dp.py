@@ -44,9 +44,14 @@ def _as_declared(spec: CheckSpec) -> CheckSpec:
     return spec
 
 
+#: The name of ObjPert's release as a stage of another audit's pipeline (the privacy report of θ̂ᴾ).
+STAGE = "θ̂ᴾ (ObjPert)"
+
+
 def _a_stage(spec: CheckSpec) -> CheckSpec:
-    """``spec`` as a check of one stage of another audit's pipeline: its δ(ε₁) is the stage's, not the run's claim."""
-    return replace(spec, delta_of=None)
+    """``spec`` as a check of one stage of another audit's pipeline: its δ(ε₁) is the stage's, not the run's claim
+    (:attr:`CheckSpec.stage`; the run composes its stages: :func:`pdp_audit.reports.certified_claim.composed_claim`)."""
+    return replace(spec, stage=STAGE) if spec.delta_of is not None else spec
 
 
 @dataclass(frozen=True)

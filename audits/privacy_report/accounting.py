@@ -8,20 +8,22 @@ exact δ(ε) to agree with.  Per-instance claims are audited for the median row 
 
 from __future__ import annotations
 
+import math
 from concurrent.futures import Executor
 
 import numpy as np
 from scipy import stats
 
 from pdp_audit.audits.privacy_report.builders import coverage, gaussian_claim_checks
-from pdp_audit.audits.privacy_report.checks import CHECKS
+from pdp_audit.audits.privacy_report.checks import CHECKS, STAGES
 from pdp_audit.audits.privacy_report.context import Context
 from pdp_audit.mechanisms.privacy_report import mechanism as pr
+from pdp_audit.reports.records import Direction
 from pdp_audit.verify.core.checks import CheckSpec, Evidence
 from pdp_audit.verify.estimators.engine import sample_privacy_loss
 from pdp_audit.verify.evidence import builders
 
-ONE_DIRECTION = ("D||D'",)
+ONE_DIRECTION: tuple[Direction, ...] = ("D||D'",)
 
 
 def _spec(check_id: str, **values) -> CheckSpec:
@@ -48,7 +50,7 @@ def release_accounting_checks(ctx: Context, executor: Executor | None) -> list[E
     eps10 = pr.theorem10_dp_epsilon(cal.xi, cal.beta, cal.sigma2, cal.sigma3, delta, 2)
     worst = pr.individual_pair(cal.xi, cal.beta, sigma2=s2, sigma3=s3, relation="add")
     spec = _spec("thm10-dp", delta=delta, eps10=eps10, sigma2=cal.sigma2, sigma3=cal.sigma3, xi=cal.xi, beta=cal.beta)
-    checks += gaussian_claim_checks(spec, worst, eps10, delta, cfg, executor)
+    checks += gaussian_claim_checks(spec, worst, eps10, delta, cfg, executor, stage=STAGES["thm10-dp"])
     f1, f2, xn = _typical_individual(ctx)
     eps_pdp = float(pr.theorem10_pdp_epsilon(f1, f2, xn, cal.sigma2, cal.sigma3, delta))
     pair = pr.individual_pair(abs(f1) * xn, f2 * xn**2, sigma2=s2, sigma3=s3)
@@ -108,7 +110,7 @@ def _adaptive_accounting(
     worst_lambda_min = pr.ReleasedLambdaMin((float(lam0), float(lam0) - cal.beta), cal.sigma4)
     worst = pr.ReportReleasePair(lambda_min=worst_lambda_min, relation="remove")
     spec = _spec("thm11-dp", sigma4=cal.sigma4, delta=delta, eps4=eps4, beta=cal.beta)
-    checks += gaussian_claim_checks(spec, worst, eps4, delta, cfg, executor)
+    checks += gaussian_claim_checks(spec, worst, eps4, delta, cfg, executor, stage=STAGES["thm11-dp"])
     x = data.X[data.median]
     lam_pair = (float(lam0), float(np.linalg.eigvalsh(H - f2 * np.outer(x, x))[0]))
     eps11 = float(pr.theorem11_epsilon(f2, xn, cal.sigma4, delta))
@@ -122,3 +124,23 @@ def _adaptive_accounting(
     spec = _spec("alg4-overhead", e2=e2, e3=e3, eps11=eps11, total=total)
     checks += gaussian_claim_checks(spec, joint, total, 3 * delta, cfg, executor, directions=ONE_DIRECTION)
     return checks
+
+
+def claimed_epsilon_check(checks: list[Evidence], claimed: float) -> Evidence:
+    """Whether the ε the user claims for the whole pipeline (``--claim-epsilon``, the budget's total) is one its
+    stages' checks certify by composition: each stage's checks (:attr:`CheckSpec.stage`) hold at their own ε_i, so
+    the pipeline is (Σε_i, Σδ_i)-DP (:func:`pdp_audit.reports.certified_claim.composed_claim`), and a claimed ε at
+    least Σε_i follows.  Sound for that implication only: where Σε_i > ε the claim is not refuted (a finer analysis
+    may give it), it is not decided -- the check is inconclusive, never failed.  Exact (no sampling): the sum is
+    compared as the rational sum of the floats (``math.fsum`` rounds it correctly, and the comparison is exact)."""
+    stages = {e.spec.stage: float(e.details["epsilon"]) for e in checks if e.spec.stage is not None}
+    total = math.fsum(stages.values())
+    spec = _spec("pipeline-epsilon", claimed=claimed, total=total)
+    said = "; ".join(f"{stage}: ε = {epsilon:.6g}" for stage, epsilon in stages.items())
+    if total <= claimed:
+        return builders.exact_check(spec, True, total, f"The stages: {said}.")
+    note = (
+        f"The stages are certified at {said}: Σε_i = {total:.6g} exceeds the claimed ε = {claimed:g} (the budget's "
+        "total). Not refuted: the stages' theorems give no smaller ε; the pipeline is certified at Σε_i (headline)."
+    )
+    return Evidence(spec=spec, estimate=total, verdict="inconclusive", note=note)

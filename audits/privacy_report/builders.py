@@ -11,6 +11,7 @@ import numpy as np
 from pdp_audit.audits.privacy_report.context import PrivacyReportAuditConfig
 from pdp_audit.mechanisms import gaussian as g
 from pdp_audit.mechanisms.privacy_report import mechanism as pr
+from pdp_audit.reports.records import Direction
 from pdp_audit.verify.core.checks import CheckSpec, Evidence
 from pdp_audit.verify.estimators.coverage import coverage_of
 from pdp_audit.verify.estimators.engine import sample_privacy_loss
@@ -98,13 +99,15 @@ def gaussian_claim_checks(
     delta_claim: float,
     config: PrivacyReportAuditConfig,
     executor: Executor | None,
-    directions: tuple[str, ...] = ("D||D'", "D'||D"),
+    directions: tuple[Direction, ...] = ("D||D'", "D'||D"),
+    stage: str | None = None,
 ) -> list[Evidence]:
     """δ_{P‖Q}(ε) ≤ δ for the report's releases (a Gaussian pair: exact δ(ε) from its whitened shift η), each
     with its privacy profile (:func:`pdp_audit.verify.evidence.profile_checks.dp_check_with_profile`: plain tails where
     they resolve δ, importance sampling otherwise, the exact curve Φ(η/2 − ε/η) − e^ε Φ(−η/2 − ε/η)).
 
-    With both directions, each check's id gets ``-forward``/``-reverse`` and its title the direction.
+    With both directions, each check's id gets ``-forward``/``-reverse`` and its title the direction; a ``stage``
+    names the stage of the pipeline's release whose (ε, δ) claim they are (:attr:`CheckSpec.stage`).
     """
     losses = (
         sample_privacy_loss(pair, "D", config.trials, config.seed, spec.id, executor),
@@ -119,7 +122,10 @@ def gaussian_claim_checks(
         directed = spec
         if len(directions) > 1:
             suffix = "-forward" if direction == "D||D'" else "-reverse"
-            directed = replace(spec, id=spec.id + suffix, title=spec.title + f", δ_{{{direction.replace('||', '‖')}}}")
+            title = spec.title + f", δ_{{{direction.replace('||', '‖')}}}"
+            directed = replace(spec, id=spec.id + suffix, title=title)
+            if stage is not None:
+                directed = replace(directed, delta_of=direction, stage=stage)
         with at_most(profile_draws_bound(config.trials)):  # what the audit planned for this profile
             check = dp_check_with_profile(
                 DpClaim(directed, direction, epsilon, delta_claim),

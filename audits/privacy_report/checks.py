@@ -221,6 +221,14 @@ CHECKS = declare(
     ),
     # --- the report's own privacy cost -----------------------------------------------------------------------
     CheckSpec(
+        "pipeline-epsilon",
+        "The claimed ε against the composition of the stages",
+        "The pipeline's release (ObjPert's θ̂ᴾ, then the report's releases) is ε-DP as claimed (ε = {claimed:g}, "
+        "--claim-epsilon): the ε's its stages are certified at add up to Σε_i = {total:.6g} ≤ {claimed:g}",
+        "Σε_i ≤ ε (basic composition)",
+        "Dwork & Roth 2014, Theorem 3.16; [RW] Theorems 8, 10(1), 11",
+    ),
+    CheckSpec(
         "thm10-dp",
         "Theorem 10(1): DP of the two releases",
         "Algorithm 2's releases (J^P, Ĥ) are (ε, {delta:g})-DP with ε = ξ²/(2σ₂²) + β²/(4σ₃²) + "
@@ -289,6 +297,10 @@ CHECKS = declare(
 #: The claims on the report's releases checked in both directions: ``<id>-forward``, ``<id>-reverse``
 #: (:func:`pdp_audit.audits.privacy_report.builders.gaussian_claim_checks`).
 TWO_WAY_CLAIMS = ("thm10-dp", "thm11-dp")
+#: The stage of the pipeline's release each claim of :data:`TWO_WAY_CLAIMS` is about: the release (θ̂ᴾ, the report,
+#: and in the adaptive mode λ̂ᴾ_min) is their adaptive composition with ObjPert's θ̂ᴾ ([RW] Theorem 11's note on
+#: Algorithm 4), so its (ε, δ) is the sum of theirs (:func:`pdp_audit.reports.certified_claim.composed_claim`).
+STAGES = {"thm10-dp": "the report (Algorithm 2)", "thm11-dp": "λ̂ᴾ_min (Algorithm 3)"}
 
 #: Ids a run builds beyond :data:`CHECKS` (:attr:`pdp_audit.verify.core.plan.AuditPlan.run_checks`): ObjPert's own
 #: checks as the first stage (``thm8-bound`` and, prefixed ``objpert-``, the checks at its adversarial neighbour),

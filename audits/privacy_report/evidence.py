@@ -38,7 +38,7 @@ import numpy as np
 from pdp_audit.audits.objpert.context import ObjPertAuditConfig
 from pdp_audit.audits.objpert.dp import released_objpert_checks, released_objpert_draws
 from pdp_audit.audits.privacy_report import pages
-from pdp_audit.audits.privacy_report.accounting import release_accounting_checks
+from pdp_audit.audits.privacy_report.accounting import claimed_epsilon_check, release_accounting_checks
 from pdp_audit.audits.privacy_report.builders import coverage
 from pdp_audit.audits.privacy_report.checks import CHECKS, MODE_SOURCES, TARGETS
 from pdp_audit.audits.privacy_report.context import Context, PrivacyReportAuditConfig, calibration_for, load_data
@@ -88,6 +88,8 @@ def run_privacy_report_audit(
         checks += adaptive_checks(ctx)
     if cal.mode != "independent":
         checks += release_accounting_checks(ctx, executor)
+    if config.claim_epsilon is not None:
+        checks.append(claimed_epsilon_check(checks, config.claim_epsilon))
     if config.paper_claims:
         checks.append(_worst_case_check(ctx))
     report_pages = [pages.ratio_page(cal.mode, trials)]

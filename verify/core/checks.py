@@ -53,6 +53,9 @@ class CheckSpec:
     evidence states ε as ``details["epsilon"]``): the check decides the user's (ε, δ) claim and the headline states
     what it certifies (:mod:`pdp_audit.reports.certified_claim`).  None for every other check -- among them a DP
     check of one stage of a pipeline at the stage's own ε, which is not the run's claim.
+    ``stage``: the name of the stage of the run's release whose δ_{P‖Q}(ε) a ``delta_of`` check bounds, where the
+    release is the adaptive composition of stages each audited at its own (ε_i, δ_i) (ObjPert's θ̂ᴾ and the privacy
+    report of it); None where the check is of the release as a whole.
     """
 
     id: str
@@ -62,10 +65,13 @@ class CheckSpec:
     source: str
     role: Role = "guarantee"
     delta_of: Direction | None = None
+    stage: str | None = None
 
     def __post_init__(self) -> None:
         if self.role not in ROLES:
             raise ValueError(f"check {self.id}: role must be one of {ROLES}, got {self.role!r}")
+        if self.stage is not None and self.delta_of is None:
+            raise ValueError(f"check {self.id}: a stage ({self.stage!r}) is named only on a check of a δ(ε) (delta_of)")
 
     def deployed(self, option: str) -> CheckSpec:
         """This printed statement as a guarantee, because the user's configuration (``option``) deploys it."""
@@ -224,6 +230,7 @@ def _decide_family(evidence: Sequence[Evidence], alpha: float) -> dict[int, Chec
             details=shown[id(e)].details if id(e) in shown else e.details,
             figure=figure,
             delta_of=e.spec.delta_of,
+            stage=e.spec.stage,
             **fields,
         )
     return checks
