@@ -18,7 +18,7 @@ import numpy as np
 import pandas as pd
 
 import pdp_audit
-from pdp_audit.audits.program import neighbours, paths, trace
+from pdp_audit.audits.program import comparison, neighbours, paths, trace
 
 
 def test_the_python_and_numpy_readings_of_a_release_agree(monkeypatch):
@@ -39,9 +39,9 @@ def test_the_python_and_numpy_readings_of_a_release_agree(monkeypatch):
         unread = np.flatnonzero((found.carrier >= 0) & (rng.random(m) < 0.2)).tolist()
         read = []
         for small in (True, False):
-            out, shifts, source = trace.Comparison(None, unread=list(unread)), np.full(n, np.nan), ["none"] * n
+            out, shifts, source = comparison.Comparison(None, unread=list(unread)), np.full(n, np.nan), ["none"] * n
             monkeypatch.setattr(trace, "SMALL_RELEASE", 32 if small else -1)
-            trace._read_release(out, (before, after), found, weight, shifts, source)
+            comparison._read_release(out, (before, after), found, weight, shifts, source)
             read.append((out.inconsistent, out.free_differ, out.noisy_differ, source, shifts.tolist()))
         (a, b) = read
         assert a[:4] == b[:4]
@@ -104,7 +104,6 @@ def test_a_neighbouring_frame_differs_in_one_record_and_keeps_its_dtypes():
         assert len(neighbour.data) in (5, 7), neighbour.name
 
 
-
 def test_a_frame_of_strings_alone_has_every_replace_one_neighbour():
     """A record copied over another, in a frame whose only column holds strings (a labels CSV as pandas reads it):
     assigning the whole row at once failed on pandas' string columns."""
@@ -115,6 +114,7 @@ def test_a_frame_of_strings_alone_has_every_replace_one_neighbour():
     for neighbour in made:
         data = neighbour.data
         assert len(data) == 6 and (data["label"] != frame["label"]).sum() <= 1, neighbour.name
+
 
 # --- the law the black box confirms a finding at ---------------------------------------------------------------
 def sum_slightly_over(data, rng):

@@ -18,7 +18,7 @@ from __future__ import annotations
 import numpy as np
 
 import pdp_audit
-from pdp_audit.audits.program import trace
+from pdp_audit.audits.program import comparison, trace
 
 ALPHA = 1e-6
 TRIALS = 500
@@ -83,7 +83,7 @@ def test_a_flat_region_on_the_neighbour_is_post_processing_not_a_scale():
     recorded = trace.replay(program, data, recorded.calls)
     found = trace.probe(program, data, recorded, 0)
     assert found.carrier.tolist() == [0]
-    compared = trace.compare(program, data[data != 2], recorded, found)
+    compared = comparison.compare(program, data[data != 2], recorded, found)
     assert compared.post_processed == [0] and not compared.coefficient_changed
     assert compared.source == ["none"]  # not read from a clamped coordinate: its shift is not the count's
 

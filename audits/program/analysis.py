@@ -28,7 +28,7 @@ from typing import Any, Callable
 
 import numpy as np
 
-from pdp_audit.audits.program import accounting, landing, library_steps, paths, search, through, trace
+from pdp_audit.audits.program import accounting, comparison, landing, library_steps, paths, search, through, trace
 from pdp_audit.audits.program.config import DRAW_SETS
 from pdp_audit.audits.program.findings import (
     CarriedAbove,
@@ -62,7 +62,7 @@ class PairResult:
     Built once by :func:`_judged`; its rank (:func:`.findings.rank`) orders the pairs, worst last."""
 
     neighbour: Neighbour
-    comparison: trace.Comparison
+    comparison: comparison.Comparison
     findings: tuple[Finding, ...] = ()
     lower: accounting.Composed | None = None
     upper: accounting.Composed | None = None
@@ -338,7 +338,7 @@ def _further(
     data: Any,
     candidates: list[Neighbour],
     sentinels: list[int],
-    replays: list[tuple[DrawSet, list[trace.Comparison]]],
+    replays: list[tuple[DrawSet, list[comparison.Comparison]]],
     sets: tuple[int, int],
 ) -> int:
     """The further draw sets of ``sets`` = (root seed, draw sets in all), each recorded on D and, where it takes a
@@ -451,7 +451,7 @@ def _replayed(
         made = neighbour.data  # made anew at each reading: once here
         if sizes is not None:
             sizes.append(_magnitude(data, neighbour, made))
-        compared = trace.compare(session, made, drawn.recorded, drawn.probe, data=data)
+        compared = comparison.compare(session, made, drawn.recorded, drawn.probe, data=data)
         through.read_through(session, (data, made), drawn.recorded, drawn.probe, compared)  # a clamp's flat region
         out.append(compared)
     return out
@@ -485,7 +485,7 @@ def _other_path(
     data: Any,
     candidates: list[Neighbour],
     sentinels: list[int],
-    replays: list[tuple[DrawSet, list[trace.Comparison]]],
+    replays: list[tuple[DrawSet, list[comparison.Comparison]]],
     seed: int,
 ) -> trace.Run | None:
     """The record on D of the draw set of ``seed``, where the program takes another path on it than on every draw
@@ -538,7 +538,7 @@ def _judged(result: PairResult, recorded: trace.Run, found: trace.Probe, epsilon
     return result
 
 
-def _structural(c: trace.Comparison, recorded: trace.Run, found: trace.Probe, pure: bool) -> list[Finding]:
+def _structural(c: comparison.Comparison, recorded: trace.Run, found: trace.Probe, pure: bool) -> list[Finding]:
     """The structure check's findings on a pair that replayed (module notes), in the order a report lists them."""
     out: list[Finding] = []
     if c.replayed is not None and c.replayed.rescaled:

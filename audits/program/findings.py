@@ -130,7 +130,7 @@ class Rescaled(Finding):
 @dataclass(frozen=True)
 class CoefficientMoved(Finding):
     """Noise elements whose coefficient in the release differs between D and D′ beyond the rounding bound, nonzero on
-    both sides (:attr:`~.trace.Comparison.coefficient_changed`): the noise weighted by the data -- or a
+    both sides (:attr:`~.comparison.Comparison.coefficient_changed`): the noise weighted by the data -- or a
     post-processing whose pieces have other slopes, which the probe's local reading cannot tell apart.  A finding for
     the black box; exact only where the call's own scale moved, which :class:`Rescaled` holds."""
 

@@ -15,12 +15,12 @@ import math
 
 import numpy as np
 
-from pdp_audit.audits.program import trace
+from pdp_audit.audits.program import comparison, trace
 from pdp_audit.verify.inputs import release_codec
 
 
 def same_outcome(
-    d: trace.Run, then: trace.Comparison, e: trace.Run, moved: trace.Run | trace.Divergence | None
+    d: trace.Run, then: comparison.Comparison, e: trace.Run, moved: trace.Run | trace.Divergence | None
 ) -> bool:
     """Whether a sentinel D′ fares alike on two draw sets: recorded ``d`` and its comparison ``then``, recorded ``e``
     and its replay ``moved`` on D′ (a divergence where it diverged, None where the program raised): the same

@@ -1,7 +1,7 @@
 """A noise element's shift read through a post-processing of its noisy value (issue 70, item 4): where a release
 coordinate carries the element on D but its coefficient vanishes on D′ (the noisy value in a clamp's flat region, a
 maximum or a minimum with a constant) or changes sign (``abs`` past its fold), the coordinate on D′ does not show
-the noisy value, and (R_i(D′) − R_i(D))/a is not the shift (:attr:`.trace.Comparison.post_processed`).
+the noisy value, and (R_i(D′) − R_i(D))/a is not the shift (:attr:`.comparison.Comparison.post_processed`).
 
 The read: D′ is replayed with the element's noise shifted by t until the coordinate responds to −w as it does on D
 (the same bits: the same coefficient a), then by one Newton step t ← t + (R_i(D) − R_i(D′; η + t))/a so that D′'s
@@ -30,13 +30,13 @@ from typing import Any, Callable
 
 import numpy as np
 
-from pdp_audit.audits.program import trace
+from pdp_audit.audits.program import comparison, trace
 from pdp_audit.audits.program.recorder import Divergence
 from pdp_audit.audits.program.replay_bounds import response_bound
 
 #: Rounds of the search (two replays each): a flat region up to 2⁶ − 1 times the first step wide is passed.
 ROUNDS = 6
-#: The source of a shift read through a post-processing (:attr:`.trace.Comparison.source`).
+#: The source of a shift read through a post-processing (:attr:`.comparison.Comparison.source`).
 THROUGH = "through"
 
 
@@ -45,7 +45,7 @@ def read_through(
     data: tuple[Any, Any],
     recorded: trace.Run,
     found: trace.Probe,
-    out: trace.Comparison,
+    out: comparison.Comparison,
 ) -> None:
     """The shifts of the post-processed elements no other coordinate or call shows, read through the
     post-processing (module notes) into ``out`` (``shifts``; ``source`` :data:`THROUGH`); ``data`` is (D, D′).  A

@@ -1,0 +1,303 @@
+"""A neighbour D′ read against the probe of D (:mod:`.trace`): D′ replayed with D's draws, the shift of each noise
+element read from the release, the coefficients checked on D′.
+
+The program replayed on D′ with the draws of D: where a coordinate carries element j with coefficient a on D and on
+D′ (below), (R_i(D′) − R_i(D))/a is the shift of j's noisy value -- f(D′) − f(D) for ``f(D) + noise`` whether or not
+the call shows f(D) -- and where no coordinate carries it, the shift of the value the call shows (``loc``).  A replay
+on D′ with −w shifted reads each carried coordinate's response on D′ against its response on D (:func:`classified`):
+the same bits, or within the proven rounding bound of D's -- the same coefficient; a response that vanishes (a flat
+region: a clamp, a maximum with a constant) or changes sign (``abs`` past its fold) -- post-processing of the noisy
+value, no finding of its own, and the shift is not read from that coordinate at these draws (:mod:`.through` reads
+it past the post-processing); any other -- a coefficient that moved (a weight from the data: a finding for the black
+box, exact only where the call's own scale moved, :attr:`.trace.Run.rescaled`).
+
+What this reading is sound for, and its limits: :mod:`.trace`'s notes.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+import numpy as np
+
+from pdp_audit.audits.program import landing, trace
+from pdp_audit.audits.program.recorder import Divergence
+from pdp_audit.audits.program.replay_bounds import response_bound, shift_bound
+from pdp_audit.audits.program.trace import Probe, ProgramFault, Run, Session, replay
+from pdp_audit.verify.inputs import release_codec
+
+
+@dataclass
+class Comparison:
+    """A neighbour D′ replayed with D's draws: ``divergence`` (None, or the first diverging call as one line) or
+    the shift of each noise element (``shifts``, in the element's units; NaN: not visible), ``source`` of each
+    (``release``, ``value``, ``none``), the noise-free coordinates that differ, the noisy non-affine ones that differ,
+    whether the structure differs, the coefficients read on D′ (:func:`classified`), and the choice calls'
+    probabilities."""
+
+    divergence: Divergence | None
+    shifts: np.ndarray = field(default_factory=lambda: np.zeros(0))
+    source: list[str] = field(default_factory=list)
+    free_differ: list[int] = field(default_factory=list)
+    noisy_differ: list[int] = field(default_factory=list)
+    structure_differs: bool = False
+    inconsistent: list[int] = field(default_factory=list)  # elements two coordinates disagree on
+    #: elements a coordinate carries on D and on D′ with coefficients that differ beyond the rounding bound, both
+    #: nonzero: a weight the data sets (exact evidence of a data-dependent scale only where the call's own scale
+    #: moved, :attr:`.trace.Run.rescaled`; else a finding for the black box -- a post-processing with pieces of other
+    #: slopes reads the same way)
+    coefficient_changed: list[int] = field(default_factory=list)
+    #: coordinates carried on D whose noise coefficient vanishes on D′ (a flat region of a clamp, a maximum or a
+    #: minimum with a constant) or changes sign (``abs`` past its fold): post-processing of the noisy value, no
+    #: finding of its own; the element's shift is not read from them at these draws
+    post_processed: list[int] = field(default_factory=list)
+    #: carried coordinates whose coefficient on D′ is not shown to be D's (post-processed, moved or undecided): no
+    #: shift is read from them
+    unread: list[int] = field(default_factory=list)
+    choices: list[tuple[int, np.ndarray, np.ndarray]] = field(default_factory=list)
+    replayed: Run | None = None
+    fault: str | None = None  # what the program raised on D′ (it ran on D)
+    #: per element, its shift read through a rounding (:mod:`.landing`; ``source`` "landing")
+    landings: dict[int, landing.Reading] = field(default_factory=dict)
+
+
+def compare(
+    program: Callable | Session, neighbour: Any, recorded: Run, found: Probe, scale: bool = True, data: Any = None
+) -> Comparison:
+    """D′ replayed with D's draws, read against the probe of D (module notes); ``scale``: also replay D′ with the
+    probe's shift, to read the coefficients on D′ (:func:`classified`) before any shift is read from them;
+    ``data``: D, where the probe's landings are read (their edges are checked on D and on D′)."""
+    try:
+        other = replay(program, neighbour, recorded.calls)
+    except Divergence as divergence:
+        return Comparison(divergence)
+    except ProgramFault as fault:  # raises on D′ only: an observable difference, reported beside the others
+        return Comparison(None, fault=str(fault))
+    out = Comparison(None, replayed=other)
+    n = len(found.elements)
+    shifts = np.full(n, np.nan)
+    source = ["none"] * n
+    if other.structure != recorded.structure or other.numbers.size != recorded.numbers.size:
+        out.structure_differs = True
+    else:
+        carries = bool(n) and bool((found.carrier >= 0).any())
+        weight = None
+        if carries:  # |a|·(|loc| + |η| + w) per coordinate, the larger location of D's and D′'s counted
+            weight = trace.weights(found, np.maximum(found.size, trace.sizes(other.calls, found.elements, found.step)))
+        if scale and weight is not None:
+            try:
+                moved = replay(program, neighbour, recorded.calls, found.backwards())
+            except (Divergence, ProgramFault):  # D′'s fault at shifted draws: its coefficients are not read
+                moved = None
+            if moved is not None and moved.structure == other.structure:
+                classified(out, moved.numbers, other.numbers, found, weight)
+                _rescaled_read(out, found, other)
+        _read_release(out, (recorded.numbers, other.numbers), found, weight, shifts, source)
+        if found.landings and data is not None:
+            _read_landings(out, (program, data, neighbour), recorded, found, (shifts, source))
+    for j, element in enumerate(found.elements):  # the value the call shows, where no coordinate carries it
+        if source[j] == "none":
+            before, after = recorded.calls[element.call].value, other.calls[element.call].value
+            shown = before is not None and after is not None
+            # a location left at 0 on both sides shows nothing: the data may be added outside the call
+            shown = shown and bool(np.any(np.asarray(before) != 0) or np.any(np.asarray(after) != 0))
+            if shown:
+                b = np.broadcast_to(np.asarray(before, dtype=float), np.shape(recorded.calls[element.call].noise))
+                a = np.broadcast_to(np.asarray(after, dtype=float), np.shape(recorded.calls[element.call].noise))
+                b, a = np.atleast_1d(b).ravel()[element.index], np.atleast_1d(a).ravel()[element.index]
+                shifts[j] = math.inf if np.isnan(a) != np.isnan(b) else (0.0 if np.isnan(a) else a - b)
+                source[j] = "value"
+    out.shifts, out.source = shifts, source
+    for k, call in enumerate(recorded.calls):
+        if call.kind == "choice" and call.value is not None:
+            out.choices.append((k, np.asarray(call.value, dtype=float), np.asarray(other.calls[k].value, dtype=float)))
+    return out
+
+
+def _rescaled_read(out: Comparison, found: Probe, other: Run) -> None:
+    """A call replayed at another scale (:attr:`.trace.Run.rescaled`) rescales its noise on D′: its coefficient moves by
+    the scales' ratio, as expected, and its coordinates are read as before the coefficients were (the scale's move
+    is the exact finding, :mod:`.analysis`)."""
+    if not other.rescaled or not out.unread:
+        return
+    calls = {index for index, _, _ in other.rescaled}
+    kept = [i for i in out.unread if found.elements[int(found.carrier[i])].call not in calls]
+    out.unread = kept
+    out.post_processed = [i for i in out.post_processed if i in set(kept)]
+
+
+def classified(out: Comparison, moved: np.ndarray, other: np.ndarray, found: Probe, weight: np.ndarray) -> None:
+    """Each coordinate carried on D read on D′: its response Δ̂′ to −w (``moved`` − ``other``) against its response
+    on D, Δ̂ (``found.minus``), with B the sum of both rounding bounds (:func:`response_bound`, the magnitudes of D′'s
+    call locations counted):
+
+    * Δ̂′ = Δ̂, bit for bit, or |Δ̂′ − Δ̂| ≤ B: the same coefficient, to the resolution B/w of the reading (an
+      additive release responds by exactly −a·w on both sides; a mean's division rounds differently on D and D′ --
+      a bitwise-equal response shows no more, |a′ − a|·w ≤ B; a coefficient moved by less is not seen, module notes);
+    * beyond B, Δ̂′ = 0: the noise's coefficient vanishes on D′ -- a flat region of a post-processing;
+      |Δ̂′ + Δ̂| ≤ B: it changes sign (``abs`` past its fold) -- either is :attr:`Comparison.post_processed`, no
+      finding of its own, and no shift is read from it (:attr:`Comparison.unread`);
+    * else: :attr:`Comparison.coefficient_changed` (its shift read as before: a lower step that needs the finding's
+      confirmation, as the finding does).
+
+    A coordinate not finite on D′ (NaN through ``np.clip``) is left out: its shift is read as ∞ already, and no
+    coefficient can be read there."""
+    carried = np.flatnonzero(found.carrier >= 0)
+    if moved.size != other.size:
+        return
+    weight = weight[carried]
+    before, after = other[carried], moved[carried]
+    with np.errstate(all="ignore"):
+        response = after - before
+    finite = np.isfinite(before) & np.isfinite(after)
+    on_d = found.minus[carried]
+    bound = found.bound_minus[carried] + response_bound(after, before, response, weight)
+    same = ~finite | (np.abs(response - on_d) <= bound)
+    flat = ~same & (response == 0)
+    folded = ~same & ~flat & (np.abs(response + on_d) <= bound)
+    moved_apart = ~same & ~flat & ~folded
+    elements = found.carrier[carried]
+    out.post_processed = carried[flat | folded].tolist()
+    out.coefficient_changed = sorted(set(elements[moved_apart].tolist()))
+    out.unread = carried[flat | folded].tolist()
+
+
+def _read_landings(
+    out: Comparison, runs: tuple, recorded: Run, found: Probe, read: tuple[np.ndarray, list[str]]
+) -> None:
+    """The probe's landings read on D′ (:func:`.landing.read`; ``runs``: the program, D and D′): each element read
+    gets its shift (source "landing"), and its coordinate is no longer a noisy one that differs unexplained."""
+    program, data, neighbour = runs
+    shifts, source = read
+    other = out.replayed
+    assert other is not None
+    scales = {}
+    for j, element in enumerate(found.elements):
+        scale = other.calls[element.call].scale
+        scales[j] = trace.noise_value(
+            np.broadcast_to(
+                np.asarray(1.0 if scale is None else scale, dtype=float), np.shape(other.calls[element.call].noise)
+            ),
+            element.index,
+        )
+    readings = landing.read(
+        found.landings,
+        trace.replayer(program, data, recorded, found),
+        trace.replayer(program, neighbour, recorded, found),
+        other.numbers,
+        scales,
+    )
+    for j, reading in readings.items():
+        shifts[j], source[j] = reading.shift, "landing"
+        out.landings[j] = reading
+    explained = {r.landing.coordinate for r in readings.values()}
+    out.noisy_differ = [i for i in out.noisy_differ if i not in explained]
+
+
+def _read_release(
+    out: Comparison,
+    releases: tuple[np.ndarray, np.ndarray],
+    found: Probe,
+    weight: np.ndarray | None,
+    shifts: np.ndarray,
+    source: list[str],
+) -> None:
+    """The release of D′ read against D's (``releases``) coordinate by coordinate, in numpy: a coordinate carrying
+    element j (and not :attr:`Comparison.unread`) gives j's shift (∞ where it turns NaN or infinite; two
+    coordinates of j whose shifts differ by more than their rounding bounds, :func:`shift_bound`, make j
+    inconsistent), and one whose value is the same but whose bits differ (``-0.0`` for ``0.0``: no shift explains
+    that) is a noisy coordinate that differs; any other whose bits differ
+    (:func:`~pdp_audit.verify.inputs.release_codec.differ`) is a noise-free or a noisy non-affine coordinate that
+    differs."""
+    before, after = releases
+    carrier = found.carrier
+    if out.unread:
+        carrier = carrier.copy()
+        carrier[out.unread] = UNREAD
+    if before.size <= trace.SMALL_RELEASE:
+        _read_small_release(out, (before, after), found, carrier.tolist(), weight, (shifts, source))
+        return
+    differ = release_codec.differ(before, after)
+    carried = np.flatnonzero(carrier >= 0)
+    if carried.size and weight is not None:
+        with np.errstate(all="ignore"):
+            shift = (after[carried] - before[carried]) / found.coefficient[carried]
+        shift[(np.isnan(after[carried]) != np.isnan(before[carried])) | ~np.isfinite(shift)] = math.inf
+        pair, error = (before[carried], after[carried]), _coefficient_error(found)[carried]
+        bound = shift_bound(pair, shift, found.coefficient[carried], weight[carried], error)
+        elements = carrier[carried]
+        order = np.argsort(elements, kind="stable")  # by element, each element's coordinates in release order
+        by_element, in_order, bound = elements[order], shift[order], bound[order]
+        repeated = np.flatnonzero(by_element[1:] == by_element[:-1]) + 1
+        a, b = in_order[repeated], in_order[repeated - 1]
+        with np.errstate(all="ignore"):
+            near = np.abs(a - b) <= bound[repeated] + bound[repeated - 1]
+        apart = repeated[~np.where(np.isinf(a) | np.isinf(b), a == b, near)]
+        out.inconsistent = elements[np.sort(order[apart])].tolist() if apart.size else []
+        last = np.append(by_element[1:] != by_element[:-1], True)  # each element's last coordinate gives its shift
+        shifts[by_element[last]] = in_order[last]
+        for j in by_element[last].tolist():
+            source[j] = "release"
+    # a carried coordinate of the same value in other bits: no shift explains it
+    differ[carried] &= after[carried] == before[carried]
+    differ[carrier == UNREAD] = False
+    out.free_differ = np.flatnonzero(differ & (carrier == -1)).tolist()
+    out.noisy_differ = np.flatnonzero(differ & (carrier != -1)).tolist()
+
+
+#: A carried coordinate's mark while it is :attr:`Comparison.unread`.
+UNREAD = -3
+
+
+def _read_small_release(
+    out: Comparison,
+    releases: tuple[np.ndarray, np.ndarray],
+    found: Probe,
+    carrier: list[int],
+    weight: np.ndarray | None,
+    read: tuple[np.ndarray, list[str]],
+) -> None:
+    """:func:`_read_release` in Python, coordinate by coordinate (the same reading): the values as floats, the bits
+    as the integers of their ``uint64`` views."""
+    shifts, source = read
+    before, after = releases
+    bits_before, bits_after = before.view(np.uint64).tolist(), after.view(np.uint64).tolist()
+    coefficient = found.coefficient.tolist()
+    error = _coefficient_error(found).tolist()
+    weights = weight.tolist() if weight is not None else [0.0] * len(carrier)
+    bounds: dict[int, float] = {}
+    for i, (b, a) in enumerate(zip(before.tolist(), after.tolist())):
+        j = carrier[i]
+        if bits_before[i] == bits_after[i] and j < 0:
+            continue
+        if j >= 0:
+            shift = (a - b) / coefficient[i] if math.isfinite(a - b) and coefficient[i] else math.inf
+            if math.isnan(a) != math.isnan(b) or not math.isfinite(shift):
+                shift = math.inf
+            bound = float(shift_bound((b, a), shift, coefficient[i], weights[i], error[i]))
+            if source[j] == "release" and not _within(float(shifts[j]), shift, bounds[j] + bound):
+                out.inconsistent.append(j)
+            shifts[j], source[j], bounds[j] = shift, "release", bound
+            if a == b and bits_before[i] != bits_after[i]:  # the same value in other bits: no shift explains it
+                out.noisy_differ.append(i)
+        elif j != UNREAD:
+            (out.free_differ if j == -1 else out.noisy_differ).append(i)
+
+
+def _within(a: float, b: float, bound: float) -> bool:
+    """|a − b| ≤ ``bound``; infinities only with themselves."""
+    if math.isinf(a) or math.isinf(b):
+        return a == b
+    return abs(a - b) <= bound
+
+
+def _coefficient_error(found: Probe) -> np.ndarray:
+    """Per coordinate, a bound on the relative error of its coefficient â = Δ̂(w)/w as read (w a power of two: the
+    division is exact; the response's bound, :func:`response_bound`, over |Δ̂(w)| -- where that exceeds 1/2, ∞)."""
+    if found.plus.size != found.carrier.size:
+        return np.zeros(found.carrier.size)
+    with np.errstate(all="ignore"):
+        error = found.bound_plus / np.abs(found.plus)
+    return np.where(error <= 0.5, error / (1 - error), math.inf)
