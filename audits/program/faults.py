@@ -10,14 +10,21 @@ user's ``data["nope"]``); where every frame is a library's (a program that is it
 from __future__ import annotations
 
 import os
+import site
+import sys
 import sysconfig
 import traceback
 from types import FrameType
 
-#: The folders of Python's library and of installed packages (a frame there is not the user's own line).
+#: The folders of Python's library and of installed packages (a frame there is not the user's own line): the
+#: interpreter's, the user's site folder, and any folder on the path named as pip installs into.
 LIBRARIES = tuple(
     os.path.normcase(os.path.realpath(path))
-    for path in {sysconfig.get_paths()[key] for key in ("stdlib", "platstdlib", "purelib", "platlib")}
+    for path in {
+        *(sysconfig.get_paths()[key] for key in ("stdlib", "platstdlib", "purelib", "platlib")),
+        site.getusersitepackages(),
+        *(entry for entry in sys.path if os.path.basename(entry) in ("site-packages", "dist-packages")),
+    }
 )
 #: The namespace of pdp-audit's own modules.
 OURS = "pdp_audit"
