@@ -14,7 +14,7 @@ from pdp_audit.catalogue.arguments import command_line, configure_from_args, run
 from pdp_audit.catalogue.plans import plans, plans_by_name
 from pdp_audit.cli.main import main
 from pdp_audit.sweeps.spec import SpecError, parse_spec
-from pdp_audit.verify.core.config import COMMAND_LINE, SEED_OPTION, parse
+from pdp_audit.verify.core.config import COMMAND_LINE, KEYWORDS, PAIR_OPTIONS, SEED_OPTION, parse
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
 WORDS = "must be a finite number in [1e-6, 100], got 1000"
@@ -59,6 +59,14 @@ def test_a_63_bit_seed_is_read_exactly_from_text():
     assert parse(SEED_OPTION, "1e3", COMMAND_LINE) == 1000
     with pytest.raises(pdp_audit.InputError, match=r"--seed must be a whole number in \[0, 2\^63-1\]"):
         parse(SEED_OPTION, str(2**63), COMMAND_LINE)
+
+
+@pytest.mark.parametrize("typed", ["-0", "-0.0", -0.0, "-0e5"])
+def test_a_negative_zero_is_zero(typed):
+    """``--claim-delta -0`` was echoed as "δ = -0.0" (issue 72): a number's zero is read without its sign."""
+    names = COMMAND_LINE if isinstance(typed, str) else KEYWORDS
+    value = parse(PAIR_OPTIONS["delta"], typed, names)
+    assert value == 0.0 and str(value) == "0.0"
 
 
 def test_a_deployed_sigma_beyond_the_doubles_is_refused_not_failed():

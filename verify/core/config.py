@@ -272,7 +272,7 @@ def _number(value: Any, from_text: bool, bad: Callable[[], InputError]) -> float
         raise bad() from None
     if not math.isfinite(number):
         raise bad()
-    return number
+    return number + 0.0  # -0.0 is 0.0: a claim δ typed "-0" was echoed as "δ = -0.0"
 
 
 def _size(value: Any, bad: Callable[[], InputError]) -> tuple[int, int]:
