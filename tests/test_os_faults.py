@@ -202,6 +202,36 @@ def test_help_on_a_full_disk_is_one_line_and_exit_2(argv, buffered):
     )
 
 
+PROGRAM = """
+import numpy as np
+
+def noisy_sum(data, rng):
+    return float(np.clip(np.nan_to_num(data["value"].to_numpy(dtype=float)), 0.0, 1.0).sum()) + rng.laplace(0.0, 1.0)
+"""
+
+
+@pytest.mark.skipif(not os.path.exists("/dev/full"), reason="no /dev/full here")
+@pytest.mark.parametrize("command", ["list", "program"])
+def test_a_commands_lines_on_a_full_disk_are_one_line_and_exit_2(tmp_path, command):
+    """A command's verdict lines to /dev/full (issue 72): Python's flush at the end failed with "Exception ignored
+    … OSError" and exit 120 (``pdp-audit blackbox … > /dev/full``)."""
+    (tmp_path / "stats.py").write_text(PROGRAM, encoding="utf-8")
+    (tmp_path / "d.csv").write_text("value\n0.1\n0.5\n0.9\n", encoding="utf-8")
+    argv = {
+        "list": ["list"],
+        "program": ["program", "stats:noisy_sum", "--data", "d.csv", "--claim-epsilon", "1", "--claim-delta", "0"]
+        + ["--bounds", "0,1", "--trials", "2000", "--report", "none", "--law", "ideal"],
+    }[command]
+    with open("/dev/full", "w") as full:
+        done = subprocess.run(
+            [sys.executable, "-m", "pdp_audit.cli", *argv], stdout=full, stderr=subprocess.PIPE, text=True, cwd=tmp_path
+        )
+    assert (done.returncode, done.stderr) == (
+        2,
+        "pdp-audit: error: cannot write standard output: No space left on device\n",
+    )
+
+
 def _stdout_to_a_file(monkeypatch, tmp_path, fake_write) -> Path:
     """sys.stdout on a real file (it has a descriptor), whose writes go through ``fake_write(real, fd, data)``."""
     path = tmp_path / "stdout.txt"

@@ -263,12 +263,13 @@ def _named_command(argv: list[str] | None) -> str | None:
     return words[0] if words and words[0] in COMMAND_HELP else None
 
 
-def _printed_help_flushed() -> None:
-    """argparse's help or version text, still in Python's buffer, written out now: a full disk behind the
-    redirection is then an :class:`~pdp_audit.reports.files.OutputError` naming standard output (one line, exit 2,
-    as any command's output), where the flush at the process's end failed silently and it exited 0 with nothing
-    written.  A reader that left stays a BrokenPipeError (exit 0); no standard output at all (argparse then printed
-    to standard error) has nothing to flush."""
+def _printed_flushed() -> None:
+    """What the command printed (argparse's help or version text, a verdict's lines), still in Python's buffer,
+    written out now: a full disk behind the redirection is then an :class:`~pdp_audit.reports.files.OutputError`
+    naming standard output (one line, exit 2, as any command's output), where the flush at the process's end failed
+    with a traceback-like "Exception ignored" and exit 120, or silently with exit 0 and nothing written.  A reader
+    that left stays a BrokenPipeError (exit 0); no standard output at all (argparse then printed to standard error)
+    has nothing to flush."""
     try:
         sys.stdout.flush()
     except OSError as err:
@@ -304,7 +305,7 @@ def _command(argv: list[str] | None) -> int:
             args = build_parser(light=_light(argv), only=_named_command(argv)).parse_args(argv)
         except SystemExit as done:  # argparse's --help and --version, printed
             if argv is None and (done.code is None or type(done.code) is int):  # the process's own command line:
-                _printed_help_flushed()
+                _printed_flushed()
                 return done.code or 0
             raise
         except OSError as err:  # a help or version text standard output refused (Parser._print_message)
@@ -313,7 +314,9 @@ def _command(argv: list[str] | None) -> int:
         from pdp_audit.verify.core.float_rules import own_float_rules
 
         with own_float_rules():  # whatever np.seterr or warning filter the user's module sets
-            return args.handler(args)
+            code = args.handler(args)
+        _printed_flushed()  # before the exit code is returned: a failed write is this command's error
+        return code
     except InputError as err:  # bad usage or input: one line naming the option or file
         message = one_line(str(err))  # whatever a file, a key or an argument held: one line
         print(message if message.startswith("pdp-audit") else f"pdp-audit: error: {message}", file=sys.stderr)
