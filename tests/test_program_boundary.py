@@ -10,6 +10,7 @@ from __future__ import annotations
 import sys
 
 import numpy as np
+import pandas as pd
 import pytest
 
 import pdp_audit
@@ -100,3 +101,31 @@ def test_the_command_says_it_in_one_line_with_exit_2(tmp_path, monkeypatch, caps
     lines = err.strip().splitlines()
     assert len(lines) == 1 and "Traceback" not in err and "FAIL" not in out, (out, err)
     assert "faulty_stats:raises raised ValueError: 'no such group' (faulty_stats.py, line 5, in raises)" in lines[0]
+
+
+def _clipped_sum(frame, rng):
+    return float(frame["value"].fillna(0.0).clip(0.0, 1.0).sum()) + rng.laplace(0.0, 1.0)
+
+
+def drops_in_place(data, rng):
+    data.drop(index=data.index[:1], inplace=True)
+    data["value"] = data["value"] * 1.0
+    return _clipped_sum(data, rng)
+
+
+def drops_a_copy(data, rng):
+    data = data.drop(index=data.index[:1])
+    return _clipped_sum(data, rng)
+
+
+@pytest.mark.filterwarnings("ignore:The inplace keyword")
+def test_a_program_that_changes_its_data_in_place_is_audited_as_one_that_does_not():
+    """Each call gets its own copy of D or D′: the in-place drop ended in exit 4 (the audit's own D had lost a record),
+    and the caller's DataFrame came back changed."""
+    frame = pd.DataFrame({"value": VALUES})
+    kept = frame.copy()
+    options = {"epsilon": 1.0, "bounds": (0, 1), "trials": 2000, "law": "ideal"}
+    in_place = pdp_audit.audit_program(drops_in_place, frame, **options)
+    assert frame.equals(kept)
+    copied = pdp_audit.audit_program(drops_a_copy, frame, **options)
+    assert [(c.id, c.verdict) for c in in_place.checks] == [(c.id, c.verdict) for c in copied.checks]

@@ -88,16 +88,25 @@ def call_program(program: Callable, data: Any, rng: np.random.Generator, modules
     :func:`~pdp_audit.verify.core.sandbox.user_state` (the process state it changes is given back; ``modules``
     False: ``sys.modules`` by an enclosing :class:`Session`); whatever it raises, ``sys.exit`` included, becomes
     :class:`ProgramFault` naming it in one line; a :class:`Divergence` and an interruption (Ctrl-C, SIGTERM) pass
-    through."""
+    through.  The program is given a copy of ``data`` (:func:`given`)."""
     try:
         with user_state(modules=modules):
-            return program(data, rng)
+            return program(given(data), rng)
     except Divergence:
         raise
     except BaseException as err:  # the user's code: whatever it raises is its fault, reported as such
         if isinstance(err, INTERRUPTIONS):
             raise
         raise ProgramFault(f"the program raised {user_error(err)}"[:300], raised_at(err)) from None
+
+
+def given(data: Any) -> Any:
+    """``data`` as one call of the program gets it: a copy (numpy's, pandas' own ``copy``, deep).  A program may
+    change its input in place (``data.drop(..., inplace=True)``, ``data["x"] = ...``) as it may in deployment, where
+    it is called once; here D and each D′ are run again and again, and the next run -- the audit's own reading of D
+    too -- saw the changed data (an internal error, exit 4, where a record had gone)."""
+    copy = getattr(data, "copy", None)
+    return data if copy is None else copy()
 
 
 @dataclass
