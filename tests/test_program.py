@@ -208,7 +208,7 @@ def test_additive_twins_are_certified_by_composition(program):
     run = _audit(program, data, {**options, "law": "ideal"})
     assert run.verdict == "pass"
     assert {c.id for c in run.checks} == {"program-record", "program-structure", "program-composition"}
-    assert run.parameters["scope"].startswith("certified for the real-valued law")
+    assert run.parameters["scope"].startswith("the real-valued law; the float")
     as_implemented = _audit(program, data, options)
     if program is exponential_fixed:  # a released index: no float noise added to a value, certified either way
         assert as_implemented.verdict == "pass"

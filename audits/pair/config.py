@@ -59,7 +59,7 @@ class PairBudget(AuditConfig):
         with ``early_stop``, so the verdicts keep their level), or None: no limit.
       law: what is certified (a deployment file's ``[audit] law``): ``"as-implemented"`` (the default), the
         floating-point program ``sample`` is, its releases' bits included; ``"ideal"``, the real-valued law it
-        stands for -- the certificate then reads "certified for the real-valued law; the float implementation was
+        stands for -- the certificate then reads "the real-valued law; the float implementation was
         not audited".
     """
 

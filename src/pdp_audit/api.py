@@ -65,7 +65,7 @@ def check_pair(pair: NeighbourPair, *, law: str = LAW_OPTION.default) -> str:
 
     Returns:
       The scope line of what passed: ``"the floating-point program as implemented, its releases' bits included"``,
-      or ``"certified for the real-valued law; the float implementation was not audited"`` under ``law="ideal"``.
+      or ``"the real-valued law; the float implementation was not audited"`` under ``law="ideal"``.
 
     Raises:
       AssertionError: naming the first check that fails, its message ending with the scope line.

@@ -512,7 +512,7 @@ LAW_OPTION = Option(
 #: The one line every certificate states its scope in, by law.
 LAW_SCOPES = {
     "as-implemented": "the floating-point program as implemented, its releases' bits included",
-    "ideal": "certified for the real-valued law; the float implementation was not audited",
+    "ideal": "the real-valued law; the float implementation was not audited",
 }
 #: The scope line of the built-in audits of the papers' mechanisms (their reference samplers stand for the law).
 BUILT_IN_SCOPE = "the mathematical mechanism; audit shipped code with audit_pair or pdp-audit blackbox"
