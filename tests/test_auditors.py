@@ -255,3 +255,20 @@ def test_a_bound_floored_at_the_claim_refutes_it_only_where_its_interval_exclude
     assert pvalue_by_inversion(lambda a: 0.0, 0.0) == 1.0
     # a bound that crosses the claim keeps Brent's root
     assert pvalue_by_inversion(lambda a: a - 0.3, 0.0) == pytest.approx(0.3, rel=1e-5)
+
+
+@pytest.mark.parametrize("shape", ["linear", "cubic"])
+def test_the_inverted_pvalue_is_an_alpha_whose_interval_excludes_the_claim(shape):
+    """The p-value is an α at which the bound exceeds the claim (a refutation at p is one): Brent's root lies within
+    its tolerance of the crossing on either side, and on the lower side the bound at it did not exclude the claim
+    (seen failing: 195 of 200 crossings of a bound linear in log α, 82 of a cubic one, flat at the crossing).  The
+    p-value stays within e^1e-5 of the crossing."""
+    for i in range(200):
+        crossing = -3.0 - 0.0731 * i
+
+        def bound(a, c=crossing):
+            return (math.log(a) - c) ** (1 if shape == "linear" else 3)
+
+        p = pvalue_by_inversion(bound, 0.0)
+        assert bound(p) > 0.0, (crossing, p)
+        assert p <= math.exp(crossing + 1e-5), (crossing, p)

@@ -44,7 +44,12 @@ EARLY_STOPPING_ABOVE = 10_000
 VALIDATION_SHARE = 0.1
 PATIENCE = 10
 TOLERANCE = 1e-7
-#: The relative rounding below which a split's gain is taken for none.
+#: The relative rounding below which a split's gain is taken for none: G_L²/H_L + G_R²/H_R − G²/H is a difference of
+#: sums of a few thousand rounded terms, so a split that gains nothing (a pure leaf's) computes a gain of ~1e-16 of
+#: them, and 1e-12 of them is above that and below any gain that moves a leaf's value.  Sound for anything: the
+#: trees are fitted on the training releases alone, and the statistic they make is frozen before the bounding draws
+#: (:mod:`pdp_audit.audits.blackbox.events`, "Validity"), so this threshold shapes what is learned -- the test's
+#: power -- and never decides a refutation or the level of one.
 ROUNDING = 1e-12
 #: The most releases the bin edges are computed from (a random subsample beyond).
 BINNING_SAMPLE = 200_000

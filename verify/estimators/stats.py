@@ -204,6 +204,11 @@ def _relative_entropy_upper_scalar(mean: float, n: float, alpha: float) -> float
     return 1.0 if (x >= 1 or n < 1) else float(high)
 
 
+#: The tolerance in log α of :func:`pvalue_by_inversion`'s search: its p-value is at most e^1e-6 times the smallest
+#: α that refutes (never below it).
+PVALUE_XTOL = 1e-6
+
+
 def pvalue_by_inversion(lower_bound: Callable[[float], float], threshold: float) -> float:
     """Smallest α at which a family of (1 − α) lower confidence bounds excludes ``threshold``.
 
@@ -212,8 +217,11 @@ def pvalue_by_inversion(lower_bound: Callable[[float], float], threshold: float)
     valid one-sided bound.  Found by Brent's method in log α on the gap ``lower_bound(α) − threshold``.
     Where the bound *reaches* the threshold without crossing it (a bound floored at 0 tested against a claim of 0:
     ε = 0, δ = 0), the gap is 0 on a whole range of α, where Brent's method stops at once: the edge of
-    ``lower_bound(α) > threshold`` is then found by bisection on that predicate, so the claim is refuted only at an
-    α whose interval excludes it.
+    ``lower_bound(α) > threshold`` is then found by bisection on that predicate.  Brent's root is within its
+    tolerance of the crossing on either side, and on the lower side the interval at that α does not exclude the
+    threshold (the p-value is then smaller than the smallest α that refutes: a refutation at α just above it would
+    not be one); so the returned α is always one whose interval excludes the threshold, ``lower_bound(p) >
+    threshold`` as computed, and a claim is refuted only at such an α.
     """
     top, floor = math.log(1 - 1e-12), math.log(PVALUE_FLOOR)
     if lower_bound(1 - 1e-12) <= threshold:
@@ -224,10 +232,14 @@ def pvalue_by_inversion(lower_bound: Callable[[float], float], threshold: float)
     def gap(log_alpha: float) -> float:
         return lower_bound(math.exp(log_alpha)) - threshold
 
+    low = floor  # the bound sits on the threshold at the floor: bisect on "the interval excludes it"
     if gap(floor) < 0:
-        return math.exp(optimize.brentq(gap, floor, top, xtol=1e-6))
-    low, high = floor, top  # the bound sits on the threshold at the floor: bisect on "the interval excludes it"
-    while high - low > 1e-6:
+        low = optimize.brentq(gap, floor, top, xtol=PVALUE_XTOL)
+        if gap(low) > 0:
+            return math.exp(low)
+    high = min(low + 4 * PVALUE_XTOL, top)  # past Brent's tolerance of the crossing, unless the gap is flat there
+    high = high if gap(high) > 0 else top
+    while high - low > PVALUE_XTOL:  # gap(low) ≤ 0 < gap(high)
         middle = (low + high) / 2
         low, high = (low, middle) if gap(middle) > 0 else (middle, high)
     return math.exp(high)
