@@ -81,7 +81,15 @@ Sampler = Callable[[int, np.random.Generator], np.ndarray]
 def checked_blackbox_releases(world: str, size: int, outputs) -> np.ndarray:
     """``outputs`` of ``sample(world, size, …)`` as a float array of shape (size, d) (a vector of ``size`` is one
     column), or :class:`pdp_audit.mechanisms.base.MalformedPair` naming the call: another shape, values that are not
-    real numbers, or NaN or infinite releases (a learned test needs numbers to order)."""
+    real numbers, or NaN or infinite releases (a learned test needs numbers to order).
+
+    The float64 view is the release as the statistics read it: exact for float64, float32, float16, bool and
+    integers within 2^53 (their bits, the sign of a zero included: the outcome score keys an atom by them); an
+    integer beyond 2^53 becomes its rounding, an extended-precision value its float64, and the array's dtype (the
+    container of a block, the same for its rows) is not read.  Sound for: the cast is a fixed function of each
+    release, so every event of the view is an event of the release and a refutation keeps its level; what it drops
+    costs power only -- and a black-box audit never certifies.  (A program's releases, whose structure is theirs,
+    reach the black box as rows that drop nothing: :mod:`pdp_audit.audits.program.release_sampler`.)"""
     call = f"sample({world!r}, {size})"
     out = returned_array(call, outputs)
     if not np.issubdtype(out.dtype, np.number) or np.iscomplexobj(out):

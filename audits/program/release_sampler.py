@@ -75,6 +75,10 @@ HEAD = 3
 LARGEST = 1e100
 
 
+#: A negative zero's bits.
+NEGATIVE_ZERO = np.uint64(1 << 63)
+
+
 def encoded(release: Any, width: int) -> np.ndarray:
     """The release as the fixed-width row of the module notes (``width`` > :data:`HEAD`)."""
     encoding = release_codec.encode(release)
@@ -82,22 +86,26 @@ def encoded(release: Any, width: int) -> np.ndarray:
     row = np.zeros(width)
     row[0] = _hashed(repr(structure).encode())
     row[1] = numbers.size
-    shown = numbers[: width - HEAD]
-    finite = np.isfinite(numbers)
-    values = np.clip(np.where(finite[: shown.size], shown, 0.0), -LARGEST, LARGEST)
-    row[HEAD : HEAD + values.size] = values
-    row[2] = float((~finite).sum()) + _dropped(numbers, values)
+    values = row[HEAD : HEAD + numbers.size]
+    values[:] = numbers[: values.size]
+    if values.size < numbers.size or not _held(values):  # column 2 (a release of finite numbers has its zero)
+        finite = np.isfinite(values)
+        values[:] = np.clip(np.where(finite, values, 0.0), -LARGEST, LARGEST)
+        row[2] = float(np.count_nonzero(~np.isfinite(numbers))) + _dropped(numbers, values)
     return row
+
+
+def _held(values: np.ndarray) -> bool:
+    """Whether the value columns hold ``values`` as they are: no NaN, no magnitude beyond :data:`LARGEST` (an
+    infinity included), no negative zero."""
+    return bool((np.abs(values) <= LARGEST).all()) and not (values.view(np.uint64) == NEGATIVE_ZERO).any()
 
 
 def _dropped(numbers: np.ndarray, values: np.ndarray) -> float:
     """A hash in [0, 1) of the positions and bits of the ``numbers`` the value columns (``values``) do not hold as
-    they are, 0.0 when they hold them all (module notes, column 2)."""
-    held = values.size == numbers.size and release_codec.same_bits(values, numbers)
-    if held and not (np.signbit(values) & (values == 0)).any():
-        return 0.0
+    they are, or of their negative zeros (module notes, column 2)."""
     kept = numbers[: values.size]
-    lost = release_codec.differ(values, kept) | (np.signbit(kept) & (kept == 0))
+    lost = release_codec.differ(values, kept) | (kept.view(np.uint64) == NEGATIVE_ZERO)
     where = np.concatenate([np.flatnonzero(lost), np.arange(values.size, numbers.size)])
     return _hashed(where.astype("<i8").tobytes() + numbers[where].astype("<f8").tobytes())
 
