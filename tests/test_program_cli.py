@@ -85,6 +85,18 @@ def test_a_missing_function_or_file_is_exit_2(folder, capsys):
     assert cli.main(args) == 2
 
 
+@pytest.mark.parametrize("given", [["--bounds", "-5,5"], ["--bounds=-5,5"], ["--bounds", "value=-5,5"]])
+def test_a_domain_that_starts_with_a_minus_is_the_options_value(given):
+    """``--bounds -5,5`` is the domain [-5, 5], as ``--bounds=-5,5`` is (argparse took '-5,5' for an option and
+    answered "expected one argument"); an option's name after it is still an option, ``-`` still a value."""
+    args = _args("team_stats:fixed", "--json", "-")
+    at = args.index("--bounds")
+    args[at : at + 2] = given
+    parsed = cli.build_parser(only="program").parse_args(args)
+    assert "-5" in repr(parsed.bounds) and parsed.json == "-"
+    with pytest.raises(cli.InputError, match="--bounds: expected one argument"):
+        cli.build_parser(only="program").parse_args(args[: args.index("--trials")] + ["--bounds", "--trials", "9"])
+
 
 def test_a_module_that_raises_while_imported_is_the_users_fault_in_one_line(folder, capsys):
     """The user's module failing at import is their error, one line, exit 2 (it was our internal error, exit 4)."""
@@ -92,6 +104,7 @@ def test_a_module_that_raises_while_imported_is_the_users_fault_in_one_line(fold
     assert cli.main(_args("broken_stats:fixed")) == 2
     err = capsys.readouterr().err
     assert "program: importing module 'broken_stats' raised ValueError" in err and "Traceback" not in err
+
 
 GUIDE = Path(__file__).resolve().parent.parent / "docs" / "how-to" / "programs.md"
 

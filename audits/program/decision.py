@@ -24,7 +24,7 @@ from typing import Any
 from pdp_audit.audits.program.analysis import Analysis, PairResult
 from pdp_audit.audits.program.findings import Unshifted, rank
 from pdp_audit.audits.program.isolated import Isolated, line
-from pdp_audit.audits.program.recorder import NOT_RECORDED
+from pdp_audit.audits.program.recorder import NOT_RECORDED, REPEATED
 from pdp_audit.audits.program.sources import UNREPLAYABLE, named
 from pdp_audit.reports.records import Verdict
 from pdp_audit.verify.core.checks import CheckSpec, Evidence, declare
@@ -107,6 +107,8 @@ def _record(analysis: Analysis) -> Evidence:
             verdict="inconclusive",
             note=f"The program uses randomness the audit cannot replay.{seen}"
             if any(UNREPLAYABLE in line for line in unrecorded)
+            else f"The program draws a recorded stream twice (a copy or a saved state of it).{seen}"
+            if any(REPEATED in line for line in unrecorded)
             else "Replaying the recorded draws on D gives another release: the program draws "
             f"randomness the recorder does not see ({NOT_RECORDED}).{seen}",
             details=details,

@@ -46,6 +46,28 @@ NOT_RECORDED = (
 )
 
 
+@dataclass(frozen=True)
+class Unrecorded:
+    """A randomness source a run used whose draws are not recorded: ``what`` (``np.random.seed(0)``,
+    ``os.urandom``), ``why`` (one line), the program's line that used it, and ``undecided``: the source cannot be
+    replayed, so the record is not reproducible (a fixed seed is replayable: the same draws on every run)."""
+
+    what: str
+    why: str
+    line: str
+    undecided: bool
+
+    def __str__(self) -> str:
+        return f"{self.what}{f' at {self.line}' if self.line else ''}: {self.why}"
+
+
+#: Why a copy or a saved state of a recorded stream keeps the claim undecided (:class:`WatchedPCG64`).
+REPEATED = (
+    "a recorded generator's state copied, saved or restored: its draws repeat recorded ones, which the audit would "
+    "count as fresh noise (undecided)"
+)
+
+
 class Divergence(BaseException):
     """A replay's call differs from the recorded one (or the program made more or fewer calls): ``index`` of the
     first diverging call, ``recorded`` and ``replayed`` as one line each."""
@@ -144,6 +166,11 @@ class Tape:
         self.replayed.append(call)
         return recorded
 
+    def note(self, found: Unrecorded) -> None:
+        """Note an unrecorded source (once per source and line)."""
+        if found not in self.unrecorded:
+            self.unrecorded.append(found)
+
     def keep(self, call: Call) -> None:
         """A call of the recording run, with the line of the program that made it (``details["line"]``, where the
         report points a reader: ``file.py:12``): read on the recording runs only, never on a replay."""
@@ -171,11 +198,12 @@ class Tape:
 
 
 #: Modules whose frames are not the program's: ours, the recorded libraries and the libraries a program hands its
-#: generator to (pandas' ``sample(random_state=rng)``, scipy's ``rvs(random_state=rng)``), what they call through, and
-#: Python's ``random`` and ``secrets`` (their methods built on the recorded draws: :mod:`.sources`).
+#: generator to (pandas' ``sample(random_state=rng)``, scipy's ``rvs(random_state=rng)``), what they call through,
+#: Python's ``random`` and ``secrets`` (their methods built on the recorded draws: :mod:`.sources`), and ``copy`` and
+#: ``pickle`` (a copy of a generator is the program's line that asked for it).
 _NOT_THE_PROGRAM = (
     "pdp_audit", "numpy", "diffprivlib", "opendp", "sklearn", "pandas", "scipy", "contextlib", "functools", "random",
-    "secrets",
+    "secrets", "copy", "copyreg", "pickle",
 )  # fmt: skip
 
 
@@ -201,20 +229,91 @@ def _size_shape(size: Any, *arrays: Any) -> tuple:
     return tuple(np.broadcast_shapes(*(np.shape(a) for a in arrays))) if arrays else ()
 
 
+#: numpy's own accessors of a PCG64's state and raw stream (the audit's, which :class:`WatchedPCG64` bypasses).
+_PCG64_STATE: Any = np.random.PCG64.state
+_PCG64_CAPSULE: Any = np.random.PCG64.capsule
+
+
+class WatchedPCG64(np.random.PCG64):
+    """The bit generator of a :class:`RecordingGenerator`: every way a program can draw its stream twice or outside
+    the recorder is noted on the generator's tape as keeping the claim undecided (:data:`REPEATED`).
+
+    A recorded draw is composed as fresh noise, independent of every other.  A copy of the stream breaks that: its
+    draws repeat recorded ones (``x + N`` and ``y + N`` published with one ``N`` release ``x − y`` exactly), and the
+    replay, which returns each recorded draw without drawing, cannot tell.  Every such copy reads the state or the
+    raw stream through this object: ``state`` (read by ``copy.deepcopy`` and ``pickle`` of the generator or of its
+    bit generator, by ``jumped``, by a program saving it; written by one restoring it), ``advance`` (which can move
+    the stream back), ``random_raw``, the ``capsule``, ``ctypes`` and ``cffi`` through which another generator or
+    compiled code draws from it, and the ``seed_seq`` from which the same stream can be made again.  Soundness: a
+    run that noted none of them drew its stream through the recorder only, each draw once.  A bit generator made
+    from this one (a copy, ``spawn``'s children) has no ``owner`` and notes nothing."""
+
+    owner: Any = None
+
+    def _noted(self, what: str) -> None:
+        if self.owner is not None:
+            self.owner._tape.note(Unrecorded(f"rng.bit_generator.{what}", REPEATED, _program_line(), True))
+
+    @property  # type: ignore[override]
+    def state(self) -> dict:
+        self._noted("state (read)")
+        return _PCG64_STATE.__get__(self)
+
+    @state.setter
+    def state(self, value: dict) -> None:
+        self._noted("state (restored)")
+        _PCG64_STATE.__set__(self, value)
+
+    @property  # type: ignore[override]
+    def capsule(self) -> Any:
+        self._noted("capsule")
+        return _PCG64_CAPSULE.__get__(self)
+
+    @property  # type: ignore[override]
+    def ctypes(self) -> Any:
+        self._noted("ctypes")
+        return np.random.PCG64.ctypes.__get__(self)
+
+    @property  # type: ignore[override]
+    def cffi(self) -> Any:
+        self._noted("cffi")
+        return np.random.PCG64.cffi.__get__(self)
+
+    @property  # type: ignore[override]
+    def seed_seq(self) -> Any:
+        self._noted("seed_seq")
+        return np.random.PCG64.seed_seq.__get__(self)
+
+    def advance(self, delta: int) -> Any:
+        self._noted("advance")
+        return super().advance(delta)
+
+    def random_raw(self, size: Any = None, output: bool = True) -> Any:
+        self._noted("random_raw")
+        return super().random_raw(size, output)  # type: ignore[call-overload]
+
+
 class RecordingGenerator(np.random.Generator):
     """A ``numpy.random.Generator`` that records (or replays) every public method called on it (module notes).
-    Its own draws come from a PCG64 seeded by ``seed``; ``tape`` holds the calls."""
+    Its own draws come from a :class:`WatchedPCG64` seeded by ``seed``; ``tape`` holds the calls."""
 
     def __init__(self, tape: Tape, seed: int):
-        super().__init__(np.random.PCG64(seed))
+        watched = WatchedPCG64(seed)
+        super().__init__(watched)
         self.seed = seed
         self._tape = tape
-        self._start = self.bit_generator.state
+        self._start = _PCG64_STATE.__get__(watched)
+        watched.owner = self  # from here on, the program's copies of the stream are noted
 
     def rewind(self, tape: Tape) -> RecordingGenerator:
         """The generator in its first state, on ``tape`` (one generator serves every run of an analysis)."""
-        self.bit_generator.state = self._start
+        _PCG64_STATE.__set__(self.bit_generator, self._start)
         self._tape = tape
+        return self
+
+    def __copy__(self) -> RecordingGenerator:
+        """Itself: a shallow copy of a numpy ``Generator`` shares its bit generator, so the two draw one stream in
+        turn -- as this one generator does (a deep copy or a pickle reads the state: :class:`WatchedPCG64`)."""
         return self
 
     # --- location families ---------------------------------------------------------------------------------------

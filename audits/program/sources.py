@@ -50,12 +50,11 @@ import os
 import random
 import sys
 import types
-from dataclasses import dataclass
 from typing import Any, Callable, Iterator
 
 import numpy as np
 
-from pdp_audit.audits.program.recorder import Call, RecordingGenerator, Tape, _program_line
+from pdp_audit.audits.program.recorder import REPEATED, Call, RecordingGenerator, Tape, Unrecorded, _program_line
 
 #: The real classes and functions, as numpy and Python define them (captured at import, before any session).
 _NUMPY = {name: getattr(np.random, name) for name in np.random.__all__}
@@ -69,21 +68,6 @@ DRAWN_RANGE = 2**32
 _LEGACY = ("rand", "randn", "randint", "random_integers", "random_sample", "random", "ranf", "sample")
 #: Methods of the global state that are not draws.
 _STATE = ("seed", "get_state", "set_state")
-
-
-@dataclass(frozen=True)
-class Unrecorded:
-    """A randomness source a run used whose draws are not recorded: ``what`` (``np.random.seed(0)``,
-    ``os.urandom``), ``why`` (one line), the program's line that used it, and ``undecided``: the source cannot be
-    replayed, so the record is not reproducible (a fixed seed is replayable: the same draws on every run)."""
-
-    what: str
-    why: str
-    line: str
-    undecided: bool
-
-    def __str__(self) -> str:
-        return f"{self.what}{f' at {self.line}' if self.line else ''}: {self.why}"
 
 
 #: The reasons :class:`Unrecorded` gives.
@@ -297,6 +281,11 @@ class RecordingRandomState(np.random.RandomState):  # numpy's own class (this mo
         return getattr(self.fixed if self.sources.active else self.outside, "set_state")(state, *args, **kwargs)
 
     def get_state(self, *args: Any, **kwargs: Any) -> Any:  # type: ignore[override]
+        """The state of the stream its draws come from; a random one's (recorded draws) cannot be handed out: a
+        copy (``copy.deepcopy`` and ``pickle`` read it here) or a restore would draw its noise again -- noted as
+        keeping the claim undecided."""
+        if self.sources.active and self.fixed is None:
+            self.sources.note("numpy.random.get_state / a copy of a RandomState", REPEATED, undecided=True)
         return getattr(self.fixed or self.outside, "get_state")(*args, **kwargs)
 
     def rand(self, *shape: int) -> Any:  # type: ignore[override]
@@ -386,7 +375,16 @@ class RecordingRandom(random.Random):  # Python's own class (this module is impo
         self.fixed.setstate(state)
 
     def getstate(self) -> Any:
+        """As :meth:`RecordingRandomState.get_state`: a random one's state read is noted as keeping the claim
+        undecided (a copy or a restore would draw its noise again)."""
+        if hasattr(self, "sources") and self.sources.active and self.fixed is None:
+            self.sources.note("random.getstate / a copy of a random.Random", REPEATED, undecided=True)
         return (self.fixed or self.outside).getstate()
+
+    def __reduce__(self) -> tuple:
+        """A copy (``copy.deepcopy``, ``pickle``) is Python's own ``Random`` in the state :meth:`getstate` gives
+        (this class needs its session to be made)."""
+        return (_PYTHON["Random"], (), self.getstate())
 
     def random(self) -> float:
         target = self._target("random")

@@ -87,10 +87,27 @@ class Parser(argparse.ArgumentParser):
         return action
 
     def parse_known_args(self, args=None, namespace=None):
-        """As argparse's, keeping the arguments given (:meth:`error` names a stray one)."""
+        """As argparse's, keeping the arguments given (:meth:`error` names a stray one), an option's value that
+        starts with '-' taken as its value (:meth:`_joined`)."""
         self._filled()
-        self.given = list(sys.argv[1:] if args is None else args)
-        return super().parse_known_args(args, namespace)
+        self.given = self._joined(list(sys.argv[1:] if args is None else args))
+        return super().parse_known_args(self.given, namespace)
+
+    def _joined(self, args: list[str]) -> list[str]:
+        """``--bounds -5,5`` as ``--bounds=-5,5``: argparse reads a value that starts with '-' and is not a negative
+        number (``-5,5``, ``-inf``) as an option, and the option it follows as given no value.  An option of this
+        parser that takes one value, followed by a word that starts with '-' and names none of its options, is
+        joined to it (as the user would have to write it); everything after ``--`` is left as it is."""
+        takes_one = {name for a in self.arguments if a.nargs is None for name in a.option_strings}
+        names = [name for a in self.arguments for name in a.option_strings]
+        out: list[str] = []
+        for token in args:
+            previous = out[-1] if out else ""
+            if "--" not in out and previous in takes_one and token.startswith("-") and not _names(token, names):
+                out[-1] = f"{previous}={token}"
+            else:
+                out.append(token)
+        return out
 
     def error(self, message: str):  # one line, no usage dump
         required = "the following arguments are required: "
@@ -119,3 +136,14 @@ class Parser(argparse.ArgumentParser):
         if extras:
             self.error("unrecognized arguments: " + " ".join(quoted(a) for a in extras))
         return parsed
+
+
+def _names(token: str, names: list[str]) -> bool:
+    """Whether ``token`` names an option of ``names`` (``-``: standard output, a value; ``--``: the end of the
+    options; a long option by any prefix argparse would accept, a value after '=' or not)."""
+    if token == "-":
+        return False
+    if token == "--" or token in names:
+        return True
+    head = token.split("=", 1)[0]
+    return head.startswith("--") and any(name.startswith(head) for name in names)
