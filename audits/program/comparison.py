@@ -82,10 +82,7 @@ def compare(
     if other.structure != recorded.structure or other.numbers.size != recorded.numbers.size:
         out.structure_differs = True
     else:
-        carries = bool(n) and bool((found.carrier >= 0).any())
-        weight = None
-        if carries:  # |a|·(|loc| + |η| + w) per coordinate, the larger location of D's and D′'s counted
-            weight = trace.weights(found, np.maximum(found.size, trace.sizes(other.calls, found.elements, found.step)))
+        weight = _weight(found, other) if n else None
         if scale and weight is not None:
             try:
                 moved = replay(program, neighbour, recorded.calls, found.backwards())
@@ -116,6 +113,18 @@ def compare(
     return out
 
 
+def _weight(found: Probe, other: Run) -> np.ndarray | None:
+    """Per coordinate, |a|·(|loc| + |η| + w) of the element it carries, the larger location of D's and D′'s counted
+    (0 where it carries none; None where no coordinate carries noise)."""
+    carried = found.carried()
+    if not carried.at.size:
+        return None
+    size = np.maximum(found.size, trace.neighbour_sizes(found, other.calls))
+    weight = np.zeros(found.carrier.size)
+    weight[carried.at] = carried.magnitude * size[carried.element]
+    return weight
+
+
 def _rescaled_read(out: Comparison, found: Probe, other: Run) -> None:
     """A call replayed at another scale (:attr:`.trace.Run.rescaled`) rescales its noise on D′: its coefficient moves by
     the scales' ratio, as expected, and its coordinates are read as before the coefficients were (the scale's move
@@ -144,7 +153,7 @@ def classified(out: Comparison, moved: np.ndarray, other: np.ndarray, found: Pro
 
     A coordinate not finite on D′ (NaN through ``np.clip``) is left out: its shift is read as ∞ already, and no
     coefficient can be read there."""
-    carried = np.flatnonzero(found.carrier >= 0)
+    carried = found.carried().at
     if moved.size != other.size:
         return
     weight = weight[carried]
@@ -155,6 +164,9 @@ def classified(out: Comparison, moved: np.ndarray, other: np.ndarray, found: Pro
     on_d = found.minus[carried]
     bound = found.bound_minus[carried] + response_bound(after, before, response, weight)
     same = ~finite | (np.abs(response - on_d) <= bound)
+    if same.all():  # every coefficient D's: nothing post-processed, moved or unread
+        out.post_processed, out.coefficient_changed, out.unread = [], [], []
+        return
     flat = ~same & (response == 0)
     folded = ~same & ~flat & (np.abs(response + on_d) <= bound)
     moved_apart = ~same & ~flat & ~folded
@@ -225,7 +237,7 @@ def _read_release(
         with np.errstate(all="ignore"):
             shift = (after[carried] - before[carried]) / found.coefficient[carried]
         shift[(np.isnan(after[carried]) != np.isnan(before[carried])) | ~np.isfinite(shift)] = math.inf
-        pair, error = (before[carried], after[carried]), _coefficient_error(found)[carried]
+        pair, error = (before[carried], after[carried]), found.carried().error[carried]
         bound = shift_bound(pair, shift, found.coefficient[carried], weight[carried], error)
         elements = carrier[carried]
         order = np.argsort(elements, kind="stable")  # by element, each element's coordinates in release order
@@ -260,14 +272,14 @@ def _read_small_release(
     read: tuple[np.ndarray, list[str]],
 ) -> None:
     """:func:`_read_release` in Python, coordinate by coordinate (the same reading): the values as floats, the bits
-    as the integers of their ``uint64`` views."""
+    as the integers of their ``uint64`` views; the rounding bounds of the shifts held against each other (those of
+    elements that several coordinates carry) in numpy, at once (:func:`_shared_bounds`)."""
     shifts, source = read
     before, after = releases
     bits_before, bits_after = before.view(np.uint64).tolist(), after.view(np.uint64).tolist()
     coefficient = found.coefficient.tolist()
-    error = _coefficient_error(found).tolist()
-    weights = weight.tolist() if weight is not None else [0.0] * len(carrier)
-    bounds: dict[int, float] = {}
+    bounds = _shared_bounds(releases, found, weight)
+    last: dict[int, float] = {}  # per element, the bound of the shift its last coordinate gave
     for i, (b, a) in enumerate(zip(before.tolist(), after.tolist())):
         j = carrier[i]
         if bits_before[i] == bits_after[i] and j < 0:
@@ -276,14 +288,33 @@ def _read_small_release(
             shift = (a - b) / coefficient[i] if math.isfinite(a - b) and coefficient[i] else math.inf
             if math.isnan(a) != math.isnan(b) or not math.isfinite(shift):
                 shift = math.inf
-            bound = float(shift_bound((b, a), shift, coefficient[i], weights[i], error[i]))
-            if source[j] == "release" and not _within(float(shifts[j]), shift, bounds[j] + bound):
+            if source[j] == "release" and not _within(float(shifts[j]), shift, last[j] + bounds[i]):
                 out.inconsistent.append(j)
-            shifts[j], source[j], bounds[j] = shift, "release", bound
+            shifts[j], source[j] = shift, "release"
+            if i in bounds:
+                last[j] = bounds[i]
             if a == b and bits_before[i] != bits_after[i]:  # the same value in other bits: no shift explains it
                 out.noisy_differ.append(i)
         elif j != UNREAD:
             (out.free_differ if j == -1 else out.noisy_differ).append(i)
+
+
+def _shared_bounds(releases: tuple[np.ndarray, np.ndarray], found: Probe, weight: np.ndarray | None) -> dict:
+    """Per coordinate whose element another coordinate carries too (:attr:`.trace.Carried.shared`: only their
+    shifts are held against each other), the rounding bound of the shift it gives (:func:`shift_bound`; the shift as
+    :func:`_read_release` reads it)."""
+    carried = found.carried()
+    shared = carried.shared
+    if not shared.size:
+        return {}
+    before, after = releases[0][shared], releases[1][shared]
+    coefficient = found.coefficient[shared]
+    with np.errstate(all="ignore"):
+        shift = (after - before) / coefficient
+    shift[(np.isnan(after) != np.isnan(before)) | ~np.isfinite(shift)] = math.inf
+    weights = weight[shared] if weight is not None else np.zeros(shared.size)
+    bound = shift_bound((before, after), shift, coefficient, weights, carried.error[shared])
+    return dict(zip(shared.tolist(), bound.tolist()))
 
 
 def _within(a: float, b: float, bound: float) -> bool:
@@ -291,13 +322,3 @@ def _within(a: float, b: float, bound: float) -> bool:
     if math.isinf(a) or math.isinf(b):
         return a == b
     return abs(a - b) <= bound
-
-
-def _coefficient_error(found: Probe) -> np.ndarray:
-    """Per coordinate, a bound on the relative error of its coefficient â = Δ̂(w)/w as read (w a power of two: the
-    division is exact; the response's bound, :func:`response_bound`, over |Δ̂(w)| -- where that exceeds 1/2, ∞)."""
-    if found.plus.size != found.carrier.size:
-        return np.zeros(found.carrier.size)
-    with np.errstate(all="ignore"):
-        error = found.bound_plus / np.abs(found.plus)
-    return np.where(error <= 0.5, error / (1 - error), math.inf)

@@ -54,7 +54,7 @@ def response_bound(shifted: np.ndarray, base: np.ndarray, response: np.ndarray, 
 def shift_bound(releases: Any, shift: Any, coefficient: Any, weight: Any, error: Any) -> Any:
     """A proven bound on the rounding error of a shift read from a carried coordinate, ŝ = fl(fl(R̂′ − R̂)/â)
     (``releases`` (R̂, R̂′), ``shift`` ŝ, the coordinate's ``coefficient`` â, its ``weight`` |a|·(|loc| + |η| + w)
-    and its coefficient's relative ``error`` ρ, :func:`_coefficient_error`).
+    and its coefficient's relative ``error`` ρ, :func:`.trace.coefficient_error`).
 
     *Derivation* (the model of :func:`response_bound`).  R̂ = c + a·(loc + η) + E and R̂′ = c′ + a·(loc′ + η) + E′
     with |E| ≤ γ_K·T, |E′| ≤ γ_K·T′ (T, T′ at most ``weight`` + |R̂|, ``weight`` + |R̂′|), so the subtraction, with

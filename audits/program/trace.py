@@ -185,6 +185,11 @@ def replay(program: Callable | Session, data: Any, recorded: list[Call], perturb
     return run(program, data, Tape(recorded, perturb))
 
 
+#: One call's noise elements: the call's index, the elements' range [start, stop) in the probe's list, their flat
+#: indices in the call's noise.
+Span = tuple[int, int, int, list[int]]
+
+
 @dataclass(frozen=True)
 class Element:
     """One noise element: call ``call``, flat index ``index`` in it, its scale and law (None: no exact law)."""
@@ -217,13 +222,25 @@ class Probe:
     size: np.ndarray = field(default_factory=lambda: np.zeros(0))
     #: the noisy, non-affine coordinates read as a rounding of one element's noisy value (:mod:`.landing`)
     landings: list[landing.Landing] = field(default_factory=list)
+    #: per element, |noise| at the recorded draws (every replay's calls carry them, :meth:`.recorder.Tape.next_call`),
+    #: and the elements grouped by call (:func:`spans`)
+    noise: np.ndarray = field(default_factory=lambda: np.zeros(0))
+    spans: tuple[Span, ...] = ()
     _backwards: dict[int, np.ndarray] | None = field(default=None, repr=False, compare=False)
+    _carried: Carried | None = field(default=None, repr=False, compare=False)
 
     def backwards(self) -> dict[int, np.ndarray]:
         """:meth:`perturbation` by −``step`` (every neighbour's check of the coefficients), made once."""
         if self._backwards is None:
             self._backwards = self.perturbation(-self.step)
         return self._backwards
+
+    def carried(self) -> Carried:
+        """The :class:`Carried` coordinates, made once (read after the probe is complete: every neighbour reads
+        the same)."""
+        if self._carried is None:
+            self._carried = Carried.of(self)
+        return self._carried
 
     def perturbation(self, shifts: np.ndarray) -> dict[int, np.ndarray]:
         """Per call index, the array added to its recorded noise."""
@@ -238,6 +255,40 @@ class Probe:
                 array[i] = s
             result[call] = array
         return result
+
+
+@dataclass(frozen=True)
+class Carried:
+    """What every neighbour's reading of a probe needs and no neighbour changes, made once
+    (:meth:`Probe.carried`): ``at`` the coordinates that carry a noise element, ``element`` the element each carries
+    and ``magnitude`` its coefficient's |a|; ``shared`` those of ``at`` whose element another coordinate carries too
+    (only their shifts are held against each other, :func:`.comparison._read_release`); ``error`` per coordinate, the
+    relative error bound of its coefficient as read (:func:`coefficient_error`)."""
+
+    at: np.ndarray
+    element: np.ndarray
+    magnitude: np.ndarray
+    shared: np.ndarray
+    error: np.ndarray
+
+    @staticmethod
+    def of(found: Probe) -> Carried:
+        at = np.flatnonzero(found.carrier >= 0)
+        element = found.carrier[at]
+        counts = np.bincount(element, minlength=len(found.elements)) if at.size else np.zeros(0, dtype=int)
+        shared = at[counts[element] > 1] if at.size else at
+        magnitude = np.abs(found.coefficient[at])
+        return Carried(at, element, magnitude, shared, coefficient_error(found))
+
+
+def coefficient_error(found: Probe) -> np.ndarray:
+    """Per coordinate, a bound on the relative error of its coefficient â = Δ̂(w)/w as read (w a power of two: the
+    division is exact; the response's bound, :func:`response_bound`, over |Δ̂(w)| -- where that exceeds 1/2, ∞)."""
+    if found.plus.size != found.carrier.size:
+        return np.zeros(found.carrier.size)
+    with np.errstate(all="ignore"):
+        error = found.bound_plus / np.abs(found.plus)
+    return np.where(error <= 0.5, error / (1 - error), math.inf)
 
 
 def additive_elements(calls: list[Call]) -> tuple[list[Element], list[str]]:
@@ -293,7 +344,9 @@ def probe(program: Callable | Session, data: Any, recorded: Run, seed: int) -> P
             responses.append(moved.numbers - recorded.numbers)
         moved_releases.append(moved.numbers)
     by_w, by_v, by_minus = responses
-    probe.size = sizes(recorded.calls, elements, step)
+    probe.spans = spans(elements)
+    probe.noise = noise_sizes(recorded.calls, probe.spans, n)
+    probe.size = sized(probe.noise, location_sizes(recorded.calls, probe.spans, n), step)
     # free of this noise at the recorded draws: its replays are the recorded bits (a zero whose sign the noise flips
     # moves by 0 and is not free)
     moved_bits = [release_codec.differ(moved, recorded.numbers) for moved in moved_releases]
@@ -335,27 +388,59 @@ def _powers_of_two(sizes: list[float]) -> np.ndarray:
     return np.ldexp(1.0, exponents)
 
 
-def sizes(calls: list[Call], elements: list[Element], step: np.ndarray) -> np.ndarray:
-    """Per element, |location| + |noise| + w: a bound on the magnitude of the shifted noisy value η + loc ± w as the
-    call forms it (a location the call does not show, or cannot be read as numbers, counts as 0: a bound too small
-    reads a rounding as a moved coefficient, a finding, never a pass)."""
-    out = np.zeros(len(elements))
+def spans(elements: list[Element]) -> tuple[Span, ...]:
+    """The ``elements`` grouped by call (a call's elements are consecutive: :func:`additive_elements`)."""
+    out = []
     start = 0
     while start < len(elements):
-        call = calls[elements[start].call]
         stop = start
         while stop < len(elements) and elements[stop].call == elements[start].call:
             stop += 1
-        noise = np.abs(np.atleast_1d(np.asarray(call.noise, dtype=float)).ravel())
-        try:
-            where = np.abs(np.broadcast_to(np.asarray(call.value, dtype=float), np.shape(call.noise))).ravel()
-        except (TypeError, ValueError):
-            where = np.zeros(noise.size)
-        indices = [e.index for e in elements[start:stop]]
-        out[start:stop] = noise[indices] + (where[indices] if where.size == noise.size else 0.0)
+        out.append((elements[start].call, start, stop, [e.index for e in elements[start:stop]]))
         start = stop
+    return tuple(out)
+
+
+def noise_sizes(calls: list[Call], grouped: tuple[Span, ...], count: int) -> np.ndarray:
+    """Per element, |noise| in ``calls``."""
+    out = np.zeros(count)
+    for call, start, stop, indices in grouped:
+        out[start:stop] = np.abs(np.atleast_1d(np.asarray(calls[call].noise, dtype=float)).ravel())[indices]
+    return out
+
+
+def location_sizes(calls: list[Call], grouped: tuple[Span, ...], count: int) -> np.ndarray:
+    """Per element, |location| of its call in ``calls`` (0 where the call does not show it, or it cannot be read as
+    numbers).  A location recorded as a float array of the noise's shape or a scalar (:mod:`.recorder`'s location
+    families) is read as it is; any other broadcast to the noise's shape."""
+    out = np.zeros(count)
+    for index, start, stop, indices in grouped:
+        call = calls[index]
+        shape, value = np.shape(call.noise), call.value
+        if type(value) is np.ndarray and value.dtype == np.float64 and (value.shape == shape or value.ndim == 0):
+            out[start:stop] = np.abs(value.ravel()[indices] if value.ndim else value)
+            continue
+        try:
+            where = np.abs(np.broadcast_to(np.asarray(value, dtype=float), shape)).ravel()
+        except (TypeError, ValueError):
+            continue
+        if where.size == np.size(call.noise):
+            out[start:stop] = where[indices]
+    return out
+
+
+def sized(noise: np.ndarray, location: np.ndarray, step: np.ndarray) -> np.ndarray:
+    """Per element, |location| + |noise| + w: a bound on the magnitude of the shifted noisy value η + loc ± w as the
+    call forms it (a location the call does not show, or cannot be read as numbers, counts as 0: a bound too small
+    reads a rounding as a moved coefficient, a finding, never a pass; a sum that is not finite, as 0)."""
     with np.errstate(all="ignore"):
+        out = noise + location
         return np.where(np.isfinite(out), out, 0.0) + step
+
+
+def neighbour_sizes(found: Probe, calls: list[Call]) -> np.ndarray:
+    """:func:`sized` for a replay's ``calls`` (their noise is the probe's: :attr:`Probe.noise`)."""
+    return sized(found.noise, location_sizes(calls, found.spans, len(found.elements)), found.step)
 
 
 def weights(found: Probe, size: np.ndarray) -> np.ndarray:
