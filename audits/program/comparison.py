@@ -82,15 +82,19 @@ def compare(
     if other.structure != recorded.structure or other.numbers.size != recorded.numbers.size:
         out.structure_differs = True
     else:
-        weight = _weight(found, other) if n else None
-        if scale and weight is not None:
+        carried = bool(n) and found.carried().at.size > 0
+        weight = None  # made where a rounding bound is read (:func:`_weight`)
+        if scale and carried:
             try:
                 moved = replay(program, neighbour, recorded.calls, found.backwards())
             except (Divergence, ProgramFault):  # D′'s fault at shifted draws: its coefficients are not read
                 moved = None
-            if moved is not None and moved.structure == other.structure:
+            if moved is not None and moved.structure == other.structure and not _as_on_d(found, moved, other):
+                weight = _weight(found, other)
                 classified(out, moved.numbers, other.numbers, found, weight)
                 _rescaled_read(out, found, other)
+        if carried and weight is None and (found.carried().shared.size or other.numbers.size > trace.SMALL_RELEASE):
+            weight = _weight(found, other)
         _read_release(out, (recorded.numbers, other.numbers), found, weight, shifts, source)
         if found.landings and data is not None:
             _read_landings(out, (program, data, neighbour), recorded, found, (shifts, source))
@@ -113,12 +117,21 @@ def compare(
     return out
 
 
-def _weight(found: Probe, other: Run) -> np.ndarray | None:
+def _as_on_d(found: Probe, moved: Run, other: Run) -> bool:
+    """Whether every carried coordinate responds to −w on D′ as on D, equal as numbers (an additive release: −a·w on
+    both sides): each is then :func:`classified`'s first case, |Δ̂′ − Δ̂| = 0 ≤ B whatever the rounding bound B (a
+    sum of magnitudes, ≥ 0), and neither B nor the weights it counts need be made."""
+    at = found.carried().at
+    if moved.numbers.size != other.numbers.size:  # classified reads nothing either
+        return True
+    with np.errstate(all="ignore"):
+        return bool((moved.numbers[at] - other.numbers[at] == found.minus[at]).all())
+
+
+def _weight(found: Probe, other: Run) -> np.ndarray:
     """Per coordinate, |a|·(|loc| + |η| + w) of the element it carries, the larger location of D's and D′'s counted
-    (0 where it carries none; None where no coordinate carries noise)."""
+    (0 where it carries none): the weights of the rounding bounds (:func:`response_bound`, :func:`shift_bound`)."""
     carried = found.carried()
-    if not carried.at.size:
-        return None
     size = np.maximum(found.size, trace.neighbour_sizes(found, other.calls))
     weight = np.zeros(found.carrier.size)
     weight[carried.at] = carried.magnitude * size[carried.element]
