@@ -121,11 +121,14 @@ def _as_on_d(found: Probe, moved: Run, other: Run) -> bool:
     """Whether every carried coordinate responds to −w on D′ as on D, equal as numbers (an additive release: −a·w on
     both sides): each is then :func:`classified`'s first case, |Δ̂′ − Δ̂| = 0 ≤ B whatever the rounding bound B (a
     sum of magnitudes, ≥ 0), and neither B nor the weights it counts need be made."""
-    at = found.carried().at
     if moved.numbers.size != other.numbers.size:  # classified reads nothing either
         return True
+    carried = found.carried()
+    if moved.numbers.size <= trace.SMALL_RELEASE:  # in Python: numpy's fixed cost per call exceeds the loop's
+        after, before = moved.numbers.tolist(), other.numbers.tolist()
+        return all(after[i] - before[i] == carried.minus[i] for i in carried.listed)
     with np.errstate(all="ignore"):
-        return bool((moved.numbers[at] - other.numbers[at] == found.minus[at]).all())
+        return bool((moved.numbers[carried.at] - other.numbers[carried.at] == found.minus[carried.at]).all())
 
 
 def _weight(found: Probe, other: Run) -> np.ndarray:
@@ -290,7 +293,7 @@ def _read_small_release(
     shifts, source = read
     before, after = releases
     bits_before, bits_after = before.view(np.uint64).tolist(), after.view(np.uint64).tolist()
-    coefficient = found.coefficient.tolist()
+    coefficient = found.carried().coefficient
     bounds = _shared_bounds(releases, found, weight)
     last: dict[int, float] = {}  # per element, the bound of the shift its last coordinate gave
     for i, (b, a) in enumerate(zip(before.tolist(), after.tolist())):

@@ -263,13 +263,18 @@ class Carried:
     (:meth:`Probe.carried`): ``at`` the coordinates that carry a noise element, ``element`` the element each carries
     and ``magnitude`` its coefficient's |a|; ``shared`` those of ``at`` whose element another coordinate carries too
     (only their shifts are held against each other, :func:`.comparison._read_release`); ``error`` per coordinate, the
-    relative error bound of its coefficient as read (:func:`coefficient_error`)."""
+    relative error bound of its coefficient as read (:func:`coefficient_error`); and as Python lists, for the
+    readings of a small release (:data:`SMALL_RELEASE`): ``listed`` the coordinates of ``at``, ``coefficient`` and
+    ``minus`` per coordinate, the probe's."""
 
     at: np.ndarray
     element: np.ndarray
     magnitude: np.ndarray
     shared: np.ndarray
     error: np.ndarray
+    listed: list[int]
+    coefficient: list[float]
+    minus: list[float]
 
     @staticmethod
     def of(found: Probe) -> Carried:
@@ -278,7 +283,8 @@ class Carried:
         counts = np.bincount(element, minlength=len(found.elements)) if at.size else np.zeros(0, dtype=int)
         shared = at[counts[element] > 1] if at.size else at
         magnitude = np.abs(found.coefficient[at])
-        return Carried(at, element, magnitude, shared, coefficient_error(found))
+        lists = (at.tolist(), found.coefficient.tolist(), found.minus.tolist())
+        return Carried(at, element, magnitude, shared, coefficient_error(found), *lists)
 
 
 def coefficient_error(found: Probe) -> np.ndarray:
