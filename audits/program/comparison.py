@@ -82,23 +82,49 @@ def compare(
     if other.structure != recorded.structure or other.numbers.size != recorded.numbers.size:
         out.structure_differs = True
     else:
-        carried = bool(n) and found.carried().at.size > 0
-        weight = None  # made where a rounding bound is read (:func:`_weight`)
-        if scale and carried:
-            try:
-                moved = replay(program, neighbour, recorded.calls, found.backwards())
-            except (Divergence, ProgramFault):  # D′'s fault at shifted draws: its coefficients are not read
-                moved = None
-            if moved is not None and moved.structure == other.structure and not _as_on_d(found, moved, other):
-                weight = _weight(found, other)
-                classified(out, moved.numbers, other.numbers, found, weight)
-                _rescaled_read(out, found, other)
-        if carried and weight is None and (found.carried().shared.size or other.numbers.size > trace.SMALL_RELEASE):
-            weight = _weight(found, other)
+        weight = _coefficients_read(out, (program, neighbour), recorded, found, scale)
         _read_release(out, (recorded.numbers, other.numbers), found, weight, shifts, source)
         if found.landings and data is not None:
             _read_landings(out, (program, data, neighbour), recorded, found, (shifts, source))
-    for j, element in enumerate(found.elements):  # the value the call shows, where no coordinate carries it
+    _read_values(recorded, other, found, (shifts, source))
+    out.shifts, out.source = shifts, source
+    for k, call in enumerate(recorded.calls):
+        if call.kind == "choice" and call.value is not None:
+            out.choices.append((k, np.asarray(call.value, dtype=float), np.asarray(other.calls[k].value, dtype=float)))
+    return out
+
+
+def _coefficients_read(
+    out: Comparison, runs: tuple[Callable | Session, Any], recorded: Run, found: Probe, scale: bool
+) -> np.ndarray | None:
+    """D′ (``runs``: the program and D′) replayed with the probe's −w where ``scale`` and a coordinate carries noise,
+    and its coefficients read (:func:`classified`) unless every response is D's (:func:`_as_on_d`); the weights of
+    the rounding bounds (:func:`_weight`) where a bound is read, here or by :func:`_read_release` (else None)."""
+    program, neighbour = runs
+    other = out.replayed
+    assert other is not None
+    if not found.elements or not found.carried().at.size:
+        return None
+    weight = None
+    if scale:
+        try:
+            moved = replay(program, neighbour, recorded.calls, found.backwards())
+        except (Divergence, ProgramFault):  # D′'s fault at shifted draws: its coefficients are not read
+            moved = None
+        if moved is not None and moved.structure == other.structure and not _as_on_d(found, moved, other):
+            weight = _weight(found, other)
+            classified(out, moved.numbers, other.numbers, found, weight)
+            _rescaled_read(out, found, other)
+    if weight is None and (found.carried().shared.size or other.numbers.size > trace.SMALL_RELEASE):
+        weight = _weight(found, other)
+    return weight
+
+
+def _read_values(recorded: Run, other: Run, found: Probe, read: tuple[np.ndarray, list[str]]) -> None:
+    """The shift of the value each call shows (``loc``), for the elements no coordinate carries (``read``: the
+    shifts and their sources, "value" where read)."""
+    shifts, source = read
+    for j, element in enumerate(found.elements):
         if source[j] == "none":
             before, after = recorded.calls[element.call].value, other.calls[element.call].value
             shown = before is not None and after is not None
@@ -110,11 +136,6 @@ def compare(
                 b, a = np.atleast_1d(b).ravel()[element.index], np.atleast_1d(a).ravel()[element.index]
                 shifts[j] = math.inf if np.isnan(a) != np.isnan(b) else (0.0 if np.isnan(a) else a - b)
                 source[j] = "value"
-    out.shifts, out.source = shifts, source
-    for k, call in enumerate(recorded.calls):
-        if call.kind == "choice" and call.value is not None:
-            out.choices.append((k, np.asarray(call.value, dtype=float), np.asarray(other.calls[k].value, dtype=float)))
-    return out
 
 
 def _as_on_d(found: Probe, moved: Run, other: Run) -> bool:
