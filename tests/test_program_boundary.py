@@ -129,3 +129,33 @@ def test_a_program_that_changes_its_data_in_place_is_audited_as_one_that_does_no
     assert frame.equals(kept)
     copied = pdp_audit.audit_program(drops_a_copy, frame, **options)
     assert [(c.id, c.verdict) for c in in_place.checks] == [(c.id, c.verdict) for c in copied.checks]
+
+
+FORKING = """
+import os
+import numpy as np
+
+FORKED = []
+
+
+def forks_once(data, rng):
+    with open("calls.txt", "a") as calls:
+        calls.write(f"{os.getpid()}\\n")
+    if not FORKED:
+        FORKED.append(1)
+        os.fork()  # the copy returns into the audit
+    values = np.nan_to_num(data["value"].to_numpy(dtype=float))
+    return float(np.clip(values, 0.0, 1.0).sum()) + rng.laplace(0.0, 1.0)
+"""
+
+
+def test_a_copy_the_program_forks_never_runs_the_audit(tmp_path, monkeypatch):
+    """The copy returned into the audit and ran the rest of it (99 more calls of the program); a program forking on
+    each call so became a fork bomb.  The copy ends where it leaves the user's code, as a forked child ends."""
+    (tmp_path / "forking.py").write_text(FORKING, encoding="utf-8")
+    (tmp_path / "people.csv").write_text("value\n0.1\n0.5\n0.9\n", encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+    args = ["program", "forking:forks_once", "--data", "people.csv", "--claim-epsilon", "1", "--claim-delta", "0"]
+    assert cli.main([*args, "--bounds", "0,1", "--law", "ideal", "--trials", "2000", "--report", "none"]) == 0
+    callers = set((tmp_path / "calls.txt").read_text(encoding="utf-8").split())
+    assert len(callers) == 1, callers

@@ -17,7 +17,7 @@ import os
 import sys
 import warnings
 from contextlib import contextmanager
-from typing import Any, Callable, Iterator, TypeVar
+from typing import Any, Callable, Iterator, NoReturn, TypeVar
 
 import numpy as np
 
@@ -57,7 +57,8 @@ def user_float_rules(modules: bool = True) -> _UserRules:
     that lowered the recursion limit to 60, emptied ``sys.path``, closed ``sys.stderr`` or set
     ``sys.modules["scipy.stats"] = None`` made our own code fail after it: exit 4, an internal error, for the
     user's change.  ``modules`` False: ``sys.modules`` is left to an enclosing :func:`user_modules` (a block of
-    calls between which only our code that imports nothing runs)."""
+    calls between which only our code that imports nothing runs).  A copy of the process that the call forked ends
+    where it comes back (:func:`_end_forked_copy`)."""
     return _UserRules(modules)
 
 
@@ -66,12 +67,13 @@ class _UserRules:
     run, and a generator's context cost as much as a small program's noise call); what the call left as it was is
     not set again."""
 
-    __slots__ = ("_before", "_errstate", "_limit", "_modules", "_path", "_streams", "_warnings")
+    __slots__ = ("_before", "_errstate", "_limit", "_modules", "_path", "_pid", "_streams", "_warnings")
 
     def __init__(self, modules: bool):
         self._modules = modules
 
     def __enter__(self) -> None:
+        self._pid = os.getpid()
         self._limit = sys.getrecursionlimit()
         self._path = list(sys.path)
         self._streams = sys.stdout, sys.stderr
@@ -82,6 +84,8 @@ class _UserRules:
         self._warnings.__enter__()
 
     def __exit__(self, *exc: Any) -> None:
+        if os.getpid() != self._pid:  # a copy the user's code forked, back in ours
+            _end_forked_copy(exc[0] is not None)
         try:
             self._warnings.__exit__(*exc)
             self._errstate.__exit__(*exc)
@@ -95,6 +99,15 @@ class _UserRules:
                 sys.stdout, sys.stderr = _usable(sys.stdout, out), _usable(sys.stderr, err)
             if self._before is not None:
                 _restore_modules(self._before)
+
+
+def _end_forked_copy(raised: bool) -> NoReturn:
+    """The user's code forked the process (``os.fork()``) and the copy returned (or raised) into ours: it ends here,
+    as a forked child ends -- ``os._exit``, the end Python's documentation gives a child after a fork -- with status
+    0 (1 where it raised).  Never our code in the copy: the rest of the audit ran twice (a program forking on each
+    call became a fork bomb), and its result went down the parent's pipe.  Nothing is flushed: the buffers it shares
+    with its parent hold the parent's output."""
+    os._exit(1 if raised else 0)
 
 
 @contextmanager

@@ -31,7 +31,9 @@ API
     end of a pipe only this process holds open raises SIGIO in the child, which then sends itself SIGTERM).  Ctrl-C
     or SIGTERM/SIGHUP here is passed to the child's whole group, which gets :data:`CHILD_GRACE` seconds to unwind
     (its private data copies are removed) before it is killed; the processes the user's code started (its group,
-    and its descendants in sessions of their own) are killed when it is done.  The child runs under
+    and its descendants in sessions of their own) are killed when it is done.  A copy of the child that the user's
+    code forks (``os.fork()``) ends as a forked child does where it returns into our code (:func:`user_state`): the
+    audit never runs in it.  The child runs under
     :func:`~pdp_audit.verify.core.processes.terminations_raise` and our floating-point rules
     (:func:`~pdp_audit.verify.core.float_rules.own_float_rules`), and records the files it reads
     (:func:`~pdp_audit.verify.core.outputs.record_reads`, with those this process had read).
