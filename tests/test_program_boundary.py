@@ -159,3 +159,33 @@ def test_a_copy_the_program_forks_never_runs_the_audit(tmp_path, monkeypatch):
     assert cli.main([*args, "--bounds", "0,1", "--law", "ideal", "--trials", "2000", "--report", "none"]) == 0
     callers = set((tmp_path / "calls.txt").read_text(encoding="utf-8").split())
     assert len(callers) == 1, callers
+
+
+DEPLOYMENT = """
+{key} = "{target}"
+[claim]
+epsilon = 1.0
+delta = 0.0
+[parameters]
+data = "people.csv"
+"""
+
+
+@pytest.mark.parametrize(
+    ("key", "target", "said"),
+    [
+        ("program", "os:getcwd", "module 'os' is Python's or an installed library's (loaded from "),
+        ("program", "numpy:sum", "module 'numpy' is Python's or an installed library's (loaded from "),
+        ("program", "sys:exit", "module 'sys' is Python's or an installed library's (built into Python)"),
+        ("mechanism", "numpy:sum", "module 'numpy' is Python's or an installed library's (loaded from "),
+    ],
+)
+def test_a_deployment_naming_a_loaded_library_is_refused_in_one_line(tmp_path, monkeypatch, capsys, key, target, said):
+    """``program = "numpy:sum"`` executed numpy's __init__ again over the loaded numpy: RecursionError, exit 4;
+    ``"os:getcwd"`` said "no module 'os' beside the deployment file or installed"."""
+    (tmp_path / "d.toml").write_text(DEPLOYMENT.format(key=key, target=target), encoding="utf-8")
+    (tmp_path / "people.csv").write_text("value\n0.1\n0.5\n0.9\n", encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+    assert cli.main(["certify", "d.toml", "--report", "none"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and f"d.toml: {key}: {said}" in err, err

@@ -37,7 +37,7 @@ from pdp_audit.audits.program.audit import parse_data
 from pdp_audit.audits.program.config import ProgramAuditConfig
 from pdp_audit.reports.records import Run
 from pdp_audit.verify.core.config import in_file, options, table_values, unknown_key, values_of
-from pdp_audit.verify.evidence.user_code import importable, load_factory, module_file
+from pdp_audit.verify.evidence.user_code import importable, load_factory, loaded_library, module_file, not_the_users
 from pdp_audit.verify.inputs.validation import InputError, not_a_regular_file, shown
 
 #: How the certificate names the evidence a program's verdict rests on (``certified["evidence"]``).
@@ -94,6 +94,10 @@ def program_config(deployment: Any, plan: Any, target: Any = None) -> ProgramAud
     file and the key), ``target`` the (function, data) audited where already loaded; the module found without
     running it."""
     config = plan.configure(program_values(deployment), in_file(deployment.path), target=target)
+    module = deployment.program.partition(":")[0]
+    library = loaded_library(deployment.folder, module)
+    if library is not None:
+        raise InputError(f"{shown(deployment.path)}: program: {not_the_users(module, library)}")
     if module_file(deployment.folder, deployment.program) is None:
         module = deployment.program.partition(":")[0]
         raise InputError(

@@ -10,22 +10,11 @@ user's ``data["nope"]``); where every frame is a library's (a program that is it
 from __future__ import annotations
 
 import os
-import site
-import sys
-import sysconfig
 import traceback
 from types import FrameType
 
-#: The folders of Python's library and of installed packages (a frame there is not the user's own line): the
-#: interpreter's, the user's site folder, and any folder on the path named as pip installs into.
-LIBRARIES = tuple(
-    os.path.normcase(os.path.realpath(path))
-    for path in {
-        *(sysconfig.get_paths()[key] for key in ("stdlib", "platstdlib", "purelib", "platlib")),
-        site.getusersitepackages(),
-        *(entry for entry in sys.path if os.path.basename(entry) in ("site-packages", "dist-packages")),
-    }
-)
+from pdp_audit.verify.core.libraries import in_library
+
 #: The namespace of pdp-audit's own modules.
 OURS = "pdp_audit"
 
@@ -35,20 +24,13 @@ def _ours(frame: FrameType) -> bool:
     return isinstance(name, str) and (name == OURS or name.startswith(OURS + "."))
 
 
-def _library(filename: str) -> bool:
-    if filename.startswith("<"):  # <frozen …>, <string>: not a file of the user's
-        return True
-    path = os.path.normcase(os.path.realpath(filename))
-    return any(path == root or path.startswith(root + os.sep) for root in LIBRARIES)
-
-
 def raised_at(err: BaseException) -> str | None:
     """``h.py, line 10, in release``: where the user's code raised ``err`` (module notes); None where its traceback
     shows no frame outside pdp-audit."""
     frames = [(frame, line) for frame, line in traceback.walk_tb(err.__traceback__) if not _ours(frame)]
     if not frames:
         return None
-    own = [(frame, line) for frame, line in frames if not _library(frame.f_code.co_filename)]
+    own = [(frame, line) for frame, line in frames if not in_library(frame.f_code.co_filename)]
     frame, line = own[-1] if own else frames[0]
     return f"{_shown(frame.f_code.co_filename)}, line {line}, in {frame.f_code.co_name}"
 

@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any, Iterator
 
 from pdp_audit.mechanisms.base import user_error
+from pdp_audit.verify.core.libraries import in_library
 from pdp_audit.verify.core.sandbox import user_state
 from pdp_audit.verify.inputs.interruptions import INTERRUPTIONS
 from pdp_audit.verify.inputs.validation import InputError, quoted
@@ -67,15 +68,37 @@ def find_module(folder: Path, module_name: str) -> Any:
 
 
 def module_file(folder: Path, mechanism: str) -> str | None:
-    """The source file of the mechanism's module as :func:`load_factory` finds it (None if none is found)."""
+    """The source file of the mechanism's module as :func:`load_factory` finds it (None if none is found; a module
+    already loaded from a file, such as Python's frozen ``os``, by that file)."""
+    module_name = mechanism.partition(":")[0]
     with importable(folder):
         try:
-            spec = find_module(folder, mechanism.partition(":")[0])
+            spec = find_module(folder, module_name)
         except BaseException as err:  # a parent package that fails to import: load_factory says why
             if isinstance(err, INTERRUPTIONS):  # Ctrl-C, SIGTERM: a wish to stop, not a fault
                 raise
             return None
-    return spec.origin if spec is not None and spec.has_location else None
+    if spec is not None and spec.has_location:
+        return spec.origin
+    file = getattr(sys.modules.get(module_name), "__file__", None)
+    return file if isinstance(file, str) else None
+
+
+def loaded_library(folder: Path, module_name: str) -> str | None:
+    """Where ``module_name`` comes from, in words, when this process has already loaded it from Python's library or an
+    installed package (``os``, ``numpy``, ``math``) and ``folder`` has no module of that name: a module the user's
+    deployment cannot name as its own code (:mod:`pdp_audit.verify.core.libraries`); None otherwise."""
+    module = sys.modules.get(module_name)
+    if module is None:
+        return None
+    with importable(folder):
+        spec = find_module(folder, module_name)
+    file = getattr(module, "__file__", None)
+    if spec is not None and spec.has_location and spec.origin != file:  # the folder's own module of that name
+        return None
+    if not isinstance(file, str):
+        return "built into Python"
+    return f"loaded from {file}" if in_library(file) else None
 
 
 def check_factory(where: str, folder: Path, mechanism: str) -> None:
@@ -138,6 +161,9 @@ def load_factory(where: str, folder: Path, mechanism: str, key: str = "mechanism
     """Import the module of ``module:factory`` from ``folder`` (or the installed ones) and find the factory; errors
     name ``key``, the deployment file's key that names it (``program`` for a DP program)."""
     module_name, _, attr = mechanism.partition(":")
+    library = loaded_library(folder, module_name)
+    if library is not None:  # executed again from its bytes over the loaded one, numpy recursed (exit 4)
+        raise InputError(f"{where}: {key}: {not_the_users(module_name, library)}")
     with importable(folder):
         try:
             spec = find_module(folder, module_name)
@@ -170,6 +196,14 @@ def load_factory(where: str, folder: Path, mechanism: str, key: str = "mechanism
         raise InputError(f"{where}: {key}: module {module_name!r} ({spec.origin}) has no callable {attr!r}")
     qualname = f"{module_name}.{getattr(function, '__qualname__', attr)}"
     return Factory(function, qualname, Path(spec.origin).name, hashlib.sha256(source).hexdigest())
+
+
+def not_the_users(module_name: str, library: str) -> str:
+    """Why a library module already loaded (:func:`loaded_library`) is refused, in words."""
+    return (
+        f"module {module_name!r} is Python's or an installed library's ({library}), not code of yours to certify: "
+        "name your own module, a file beside the deployment file"
+    )
 
 
 def call_factory(where: str, factory: Factory, parameters: dict[str, Any]) -> Any:
