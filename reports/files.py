@@ -270,6 +270,18 @@ def print_out(text: str, file: TextIO | None = None) -> None:
         reader_left(out)
 
 
+def prints_to_standard_error() -> None:
+    """What this process prints from now on -- the user's code's ``print``, a C library's writes -- goes to standard
+    error: for the sandbox's child of a command whose JSON document goes to standard output (``--json -``), which
+    its parent writes, alone (a program's print was mixed into the document).  Standard output's descriptor is made
+    standard error's, after what it held was flushed; where either has no descriptor, nothing changes."""
+    try:
+        sys.stdout.flush()
+        os.dup2(sys.stderr.fileno(), sys.stdout.fileno())
+    except (AttributeError, ValueError, OSError):  # no stream, a closed one, or a harness's without a descriptor
+        pass
+
+
 def reader_left(stream: TextIO | None = None) -> None:
     """The reader of ``stream`` (standard output by default) has gone (a broken pipe): what is written to it from
     now on, and what its buffer still holds, goes to the null device, so neither a later write nor the flush at exit

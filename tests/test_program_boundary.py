@@ -7,6 +7,8 @@ Seen failing on main before the fix: a program raising on D was reported FAIL (e
 
 from __future__ import annotations
 
+import json
+import subprocess
 import sys
 
 import numpy as np
@@ -189,3 +191,36 @@ def test_a_deployment_naming_a_loaded_library_is_refused_in_one_line(tmp_path, m
     assert cli.main(["certify", "d.toml", "--report", "none"]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and f"d.toml: {key}: {said}" in err, err
+
+
+PRINTING = """
+import numpy as np
+
+
+def talks(data, rng):
+    print("hello from the program")
+    values = np.nan_to_num(data["value"].to_numpy(dtype=float))
+    return float(np.clip(values, 0.0, 1.0).sum()) + rng.laplace(0.0, 1.0)
+"""
+
+
+@pytest.mark.parametrize("command", ["program", "certify"])
+def test_json_to_standard_output_is_the_document_alone(tmp_path, command):
+    """``--json -``: the program's prints were mixed into the JSON on standard output; they go to standard error."""
+    (tmp_path / "talking.py").write_text(PRINTING, encoding="utf-8")
+    (tmp_path / "people.csv").write_text("value\n0.1\n0.5\n0.9\n", encoding="utf-8")
+    deployment = DEPLOYMENT.format(key="program", target="talking:talks") + '[audit]\ntrials = 2000\nlaw = "ideal"\n'
+    (tmp_path / "d.toml").write_text(deployment.replace('"people.csv"', '"people.csv"\nbounds = "0,1"'), "utf-8")
+    argv = {
+        "program": ["program", "talking:talks", "--data", "people.csv", "--claim-epsilon", "1", "--claim-delta", "0"]
+        + ["--bounds", "0,1", "--trials", "2000", "--law", "ideal"],
+        "certify": ["certify", "d.toml"],
+    }[command]
+    done = subprocess.run(
+        [sys.executable, "-m", "pdp_audit.cli", *argv, "--report", "none", "--json", "-"],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+    )
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)["verdict"] == "pass" and "hello from the program" in done.stderr

@@ -15,6 +15,7 @@ from typing import Any
 from pdp_audit.audits.pair.config import with_stopping
 from pdp_audit.catalogue.kinds import deployed_kind
 from pdp_audit.deployment import Deployment, certify_deployment, load_deployment
+from pdp_audit.reports.files import prints_to_standard_error
 from pdp_audit.reports.publish import write_run_reports
 from pdp_audit.reports.records import Run
 from pdp_audit.verify.core.checks import without_figures
@@ -67,7 +68,7 @@ def certify_files(
     key = "program" if deployment.program else "mechanism"
     where = f"{shown(path)}: {key}: the code of {shown(named)}"
     if own:  # the user's code in a process of its own (pdp_audit.verify.core.sandbox): it ends as Python ends
-        run = run_isolated(certified, deployment, workers, progress, report, json, target=where)
+        run = run_isolated(certified_apart, deployment, workers, progress, report, json, target=where)
     else:
         run = certified(deployment, workers, progress, report, json)
     write_run_reports(run, report, json)
@@ -86,6 +87,16 @@ def _inputs(deployment: Deployment, path: str, module: str | None) -> dict[str, 
         data = parameters.get("data")
         inputs[f"the data of release[{i}]"] = deployment.folder / data if isinstance(data, str) else None
     return inputs
+
+
+def certified_apart(
+    deployment: Deployment, workers: int | None, progress: bool, report: str | None, json: str | None
+) -> Run:
+    """:func:`certified` in the sandbox's child: with ``--json -``, what the user's code prints goes to standard
+    error, so that standard output holds the document alone."""
+    if json == "-":
+        prints_to_standard_error()
+    return certified(deployment, workers, progress, report, json)
 
 
 def certified(deployment: Deployment, workers: int | None, progress: bool, report: str | None, json: str | None) -> Run:

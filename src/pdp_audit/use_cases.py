@@ -127,16 +127,22 @@ def program_files(target: str, values: dict[str, Any], report: str | None, json:
     config = kinds_by_name()["program"].plan.configure({**values, "program": target}, COMMAND_LINE)
     inputs = {"--data": values.get("data"), "the module of TARGET": module_file(target)}
     check_outputs({"--report": report, "--json": json}, inputs)
-    run = run_isolated(audited_program, config, target=f"target: the code of {shown(target)}")
+    run = run_isolated(audited_program, config, json == "-", target=f"target: the code of {shown(target)}")
     write_run_reports(run, report, json)
     return run
 
 
-def audited_program(config: Any) -> Run:
-    """The program kind's audit of ``config`` (its Run), in the sandbox's child; the current folder importable."""
+def audited_program(config: Any, json_to_stdout: bool = False) -> Run:
+    """The program kind's audit of ``config`` (its Run), in the sandbox's child; the current folder importable;
+    ``json_to_stdout``: the JSON goes to standard output, and what the program prints to standard error."""
     # deferred: loads hashlib; run --help must not
     from pdp_audit.catalogue.kinds import kinds_by_name
 
+    # deferred: loads tempfile; run --help must not
+    from pdp_audit.reports.files import prints_to_standard_error
+
+    if json_to_stdout:
+        prints_to_standard_error()
     sys.path.insert(0, os.getcwd())
     return kinds_by_name()["program"].plan.execute(config, True)
 
