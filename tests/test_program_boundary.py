@@ -238,3 +238,35 @@ def test_a_verdict_that_certifies_nothing_never_says_certified():
     assert (failed.verdict, certified.verdict) == ("fail", "pass")
     assert "certified" not in failed.parameters["scope"] and "real-valued law" in failed.parameters["scope"]
     assert certified.parameters["scope"].startswith("certified for the real-valued law")
+
+
+HELPED = """
+import helper
+
+
+def release(data, rng):
+    with open("lookup.txt", encoding="utf-8") as lookup:
+        upper = float(lookup.read())
+    return float(helper.clipped(data["value"].to_numpy(dtype=float), upper).sum()) + rng.laplace(0.0, 1.0)
+"""
+HELPER = """
+import numpy as np
+
+
+def clipped(values, upper):
+    return np.clip(np.nan_to_num(values), 0.0, upper)
+"""
+
+
+@pytest.mark.parametrize("output", ["helper.py", "lookup.txt"])
+def test_no_output_is_written_over_a_file_the_program_read_or_imported(tmp_path, monkeypatch, capsys, output):
+    """``--json helper.py`` wrote the JSON over the module the program imports (exit 0): the outputs are checked
+    again once the audit is done, against every module imported and file read, before anything is written."""
+    for name, text in (("helped.py", HELPED), ("helper.py", HELPER), ("lookup.txt", "1.0"), ("d.csv", "value\n0.5\n")):
+        (tmp_path / name).write_text(text, encoding="utf-8")
+    before = (tmp_path / output).read_bytes()
+    monkeypatch.chdir(tmp_path)
+    args = ["program", "helped:release", "--data", "d.csv", "--claim-epsilon", "1", "--claim-delta", "0"]
+    assert cli.main([*args, "--bounds", "0,1", "--trials", "2000", "--law", "ideal", "--json", output]) == 2
+    assert (tmp_path / output).read_bytes() == before and not (tmp_path / "pdp-audit-program.pdf").exists()
+    assert f"--json: '{output}' is " in capsys.readouterr().err

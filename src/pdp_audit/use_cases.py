@@ -127,24 +127,28 @@ def program_files(target: str, values: dict[str, Any], report: str | None, json:
     config = kinds_by_name()["program"].plan.configure({**values, "program": target}, COMMAND_LINE)
     inputs = {"--data": values.get("data"), "the module of TARGET": module_file(target)}
     check_outputs({"--report": report, "--json": json}, inputs)
-    run = run_isolated(audited_program, config, json == "-", target=f"target: the code of {shown(target)}")
+    run = run_isolated(audited_program, config, report, json, target=f"target: the code of {shown(target)}")
     write_run_reports(run, report, json)
     return run
 
 
-def audited_program(config: Any, json_to_stdout: bool = False) -> Run:
-    """The program kind's audit of ``config`` (its Run), in the sandbox's child; the current folder importable;
-    ``json_to_stdout``: the JSON goes to standard output, and what the program prints to standard error."""
+def audited_program(config: Any, report: str | None = None, json: str | None = None) -> Run:
+    """The program kind's audit of ``config`` (its Run), in the sandbox's child; the current folder importable.
+    The outputs (``report``, ``json``) are checked again once it is done, against every file the audit read and
+    every module it imported (a helper module the program imports was written over); with ``json`` ``"-"``, what
+    the program prints goes to standard error."""
     # deferred: loads hashlib; run --help must not
     from pdp_audit.catalogue.kinds import kinds_by_name
 
     # deferred: loads tempfile; run --help must not
     from pdp_audit.reports.files import prints_to_standard_error
 
-    if json_to_stdout:
+    if json == "-":
         prints_to_standard_error()
     sys.path.insert(0, os.getcwd())
-    return kinds_by_name()["program"].plan.execute(config, True)
+    run = kinds_by_name()["program"].plan.execute(config, True)
+    check_outputs({"--report": report, "--json": json})
+    return run
 
 
 def run_cell(audit: str, seed: int, alpha: float, options: dict[str, Any], checks: Any, where: str) -> tuple:
