@@ -140,6 +140,10 @@ import numpy as np
 FORKED = []
 
 
+if os.environ.get("FORK_AT_IMPORT"):
+    os.fork()  # the copy returns into the import
+
+
 def forks_once(data, rng):
     with open("calls.txt", "a") as calls:
         calls.write(f"{os.getpid()}\\n")
@@ -151,14 +155,24 @@ def forks_once(data, rng):
 """
 
 
-def test_a_copy_the_program_forks_never_runs_the_audit(tmp_path, monkeypatch):
+@pytest.mark.parametrize("command", ["program", "certify"])
+def test_a_copy_the_program_forks_never_runs_the_audit(tmp_path, monkeypatch, command):
     """The copy returned into the audit and ran the rest of it (99 more calls of the program); a program forking on
-    each call so became a fork bomb.  The copy ends where it leaves the user's code, as a forked child ends."""
+    each call so became a fork bomb.  The copy ends where it leaves the user's code, as a forked child ends: its
+    call, or the import of a deployment's module that forks as it is imported (certify)."""
     (tmp_path / "forking.py").write_text(FORKING, encoding="utf-8")
     (tmp_path / "people.csv").write_text("value\n0.1\n0.5\n0.9\n", encoding="utf-8")
+    deployment = (
+        DEPLOYMENT.format(key="program", target="forking:forks_once") + '[audit]\ntrials = 2000\nlaw = "ideal"\n'
+    )
+    (tmp_path / "d.toml").write_text(deployment.replace('"people.csv"', '"people.csv"\nbounds = "0,1"'), "utf-8")
     monkeypatch.chdir(tmp_path)
-    args = ["program", "forking:forks_once", "--data", "people.csv", "--claim-epsilon", "1", "--claim-delta", "0"]
-    assert cli.main([*args, "--bounds", "0,1", "--law", "ideal", "--trials", "2000", "--report", "none"]) == 0
+    if command == "certify":
+        monkeypatch.setenv("FORK_AT_IMPORT", "1")
+        assert cli.main(["certify", "d.toml", "--report", "none"]) == 0
+    else:
+        args = ["program", "forking:forks_once", "--data", "people.csv", "--claim-epsilon", "1", "--claim-delta", "0"]
+        assert cli.main([*args, "--bounds", "0,1", "--law", "ideal", "--trials", "2000", "--report", "none"]) == 0
     callers = set((tmp_path / "calls.txt").read_text(encoding="utf-8").split())
     assert len(callers) == 1, callers
 

@@ -180,10 +180,11 @@ def load_factory(where: str, folder: Path, mechanism: str, key: str = "mechanism
         module = importlib.util.module_from_spec(spec)
         sys.modules[module_name] = module  # as an import does (dataclasses and pickling look modules up there)
         try:
-            if spec.origin.endswith(".py"):  # the bytes hashed are the bytes executed
-                exec(compile(source, spec.origin, "exec"), module.__dict__)
-            else:  # pragma: no cover - an extension module: executed by its loader
-                spec.loader.exec_module(module)
+            with user_state(modules=False):  # its import registers it: sys.modules as it leaves it
+                if spec.origin.endswith(".py"):  # the bytes hashed are the bytes executed
+                    exec(compile(source, spec.origin, "exec"), module.__dict__)
+                else:  # pragma: no cover - an extension module: executed by its loader
+                    spec.loader.exec_module(module)
         except BaseException as err:  # SyntaxError, ImportError, anything the module raises
             if isinstance(err, INTERRUPTIONS):  # Ctrl-C, SIGTERM: a wish to stop, not a fault
                 raise
