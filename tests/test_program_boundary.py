@@ -284,3 +284,40 @@ def test_no_output_is_written_over_a_file_the_program_read_or_imported(tmp_path,
     assert cli.main([*args, "--bounds", "0,1", "--trials", "2000", "--law", "ideal", "--json", output]) == 2
     assert (tmp_path / output).read_bytes() == before and not (tmp_path / "pdp-audit-program.pdf").exists()
     assert f"--json: '{output}' is " in capsys.readouterr().err
+
+
+POOLED = """
+import multiprocessing
+import numpy as np
+
+POOLS = []
+
+
+def _part(values):
+    return float(np.clip(np.nan_to_num(values), 0.0, 1.0).sum())
+
+
+def pooled(data, rng):
+    values = data["value"].to_numpy(dtype=float)
+    if POOLS:  # one pool, on the first call: each costs a fork of the audit's process
+        return _part(values) + rng.laplace(0.0, 1.0)
+    POOLS.append(1)
+    with multiprocessing.get_context("fork").Pool(2) as pool:  # its exit ends the workers with SIGTERM
+        total = sum(pool.map(_part, np.array_split(values, 2)))
+    return total + rng.laplace(0.0, 1.0)
+"""
+
+
+def test_a_multiprocessing_pool_in_the_program_ends_as_it_does_without_the_audit(tmp_path):
+    """The pool's workers inherited the audit's SIGTERM handler, raised inside the queue's lock when the pool's exit
+    ended them, and the audit hung for good; they get the handling the process had before pdp-audit's."""
+    (tmp_path / "pooling.py").write_text(POOLED, encoding="utf-8")
+    (tmp_path / "people.csv").write_text("value\n0.1\n0.5\n0.9\n", encoding="utf-8")
+    argv = ["program", "pooling:pooled", "--data", "people.csv", "--claim-epsilon", "1", "--claim-delta", "0"]
+    argv += ["--bounds", "0,1", "--trials", "2000", "--law", "ideal", "--report", "none"]
+    command = [sys.executable, "-m", "pdp_audit.cli", *argv]
+    try:
+        done = subprocess.run(command, capture_output=True, text=True, cwd=tmp_path, timeout=240)
+    except subprocess.TimeoutExpired:
+        pytest.fail("the audit of a program with a multiprocessing pool did not end within 240 s")
+    assert done.returncode == 0 and "Terminated" not in done.stderr, done.stderr

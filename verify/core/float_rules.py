@@ -21,6 +21,8 @@ from typing import Any, Callable, Iterator, NoReturn, TypeVar
 
 import numpy as np
 
+from pdp_audit.verify.core.processes import USER_CALLS
+
 F = TypeVar("F", bound=Callable[..., Any])
 
 
@@ -73,6 +75,7 @@ class _UserRules:
         self._modules = modules
 
     def __enter__(self) -> None:
+        USER_CALLS.depth += 1
         self._pid = os.getpid()
         self._limit = sys.getrecursionlimit()
         self._path = list(sys.path)
@@ -86,6 +89,7 @@ class _UserRules:
     def __exit__(self, *exc: Any) -> None:
         if os.getpid() != self._pid:  # a copy the user's code forked, back in ours
             _end_forked_copy(exc[0] is not None)
+        USER_CALLS.depth -= 1
         try:
             self._warnings.__exit__(*exc)
             self._errstate.__exit__(*exc)

@@ -222,12 +222,51 @@ def terminations_raise() -> Iterator[None]:
     if signal.getsignal(signal.SIGINT) is signal.default_int_handler:  # an ignored SIGINT (`cmd &`) stays ignored
         previous[signal.SIGINT] = signal.signal(signal.SIGINT, record_interrupt)
     recording, _SIGINT.recording, _SIGINT.received = _SIGINT.recording, signal.SIGINT in previous, False
+    _REPLACED.append(previous)
     try:
         yield
     finally:
+        _REPLACED.pop()
         _SIGINT.recording = recording
         for each, handler in previous.items():
             signal.signal(each, handler)
+
+
+#: The handlers each :func:`terminations_raise` under way replaced, outermost first.
+_REPLACED: list[dict] = []
+
+
+class _UserCalls:
+    """How many calls into the user's code are under way in this process
+    (:func:`~pdp_audit.verify.core.float_rules.user_float_rules` counts them)."""
+
+    depth = 0
+
+
+USER_CALLS = _UserCalls()
+
+
+def _forked() -> None:
+    """Run in every child of ``os.fork``: one the user's code forked gets the signal handling of the process before
+    pdp-audit's (:func:`handlers_before_ours`).  Registered here, whose globals hold no copy of ``sys.modules``: the
+    interpreter keeps an at-fork hook's module alive to its very end, and one that held every module kept a user's
+    gzip file from its ending at exit."""
+    if USER_CALLS.depth:
+        handlers_before_ours()
+
+
+def handlers_before_ours() -> None:
+    """In a process the user's code forked: the signal handlers there were before :func:`terminations_raise`
+    (Python's own, or the user's), so that it ends on SIGTERM as it would without pdp-audit -- a ``multiprocessing``
+    pool's workers, ended with SIGTERM by the pool's ``terminate``, raised :class:`Terminated` inside the queue's
+    lock, and the pool's exit hung the audit for good."""
+    if not _REPLACED:
+        return
+    try:
+        for each, handler in _REPLACED[0].items():
+            signal.signal(each, handler)
+    except ValueError:  # forked from a thread other than the main one: no handler can be set there
+        pass
 
 
 class _SigintRecord:
@@ -267,3 +306,7 @@ def default_terminations() -> None:
     handler, which would raise inside a block of work and leave the worker waiting)."""
     for each in TERMINATIONS:
         signal.signal(each, signal.SIG_DFL)
+
+
+if hasattr(os, "register_at_fork"):  # pragma: no branch - not on Windows
+    os.register_at_fork(after_in_child=_forked)
