@@ -321,3 +321,17 @@ def test_a_multiprocessing_pool_in_the_program_ends_as_it_does_without_the_audit
     except subprocess.TimeoutExpired:
         pytest.fail("the audit of a program with a multiprocessing pool did not end within 240 s")
     assert done.returncode == 0 and "Terminated" not in done.stderr, done.stderr
+
+
+def unlucky_on_fewer_records(data, rng):
+    if len(data) < len(VALUES) and rng.random() < 0.95:
+        raise ValueError("unlucky")
+    return float(len(data)) + rng.laplace(0.0, 1.0)
+
+
+def test_a_program_raising_on_the_witness_neighbour_at_fresh_draws_is_its_fault_not_ours():
+    """The confirmation's first releases (which size its rows) met the program's fault on D′ and let it out of the
+    audit: exit 4.  It is the black box's pair-protocol failure, naming the exception."""
+    run = pdp_audit.audit_program(unlucky_on_fewer_records, VALUES, epsilon=1.0, bounds=(0, 1), trials=2000)
+    protocol = next(c for c in run.checks if c.id == "pair-protocol")
+    assert run.verdict == "fail" and "ValueError: 'unlucky'" in protocol.note
