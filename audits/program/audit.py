@@ -116,14 +116,6 @@ PROGRAM_SCOPES = {
     "certified",
     "ideal": LAW_SCOPES["ideal"] + " (the primitives' real-valued laws)",
 }
-#: What a verdict other than a pass is about under ``--law ideal`` (nothing was certified: "certified for the
-#: real-valued law" under a FAIL misread).
-NOT_CERTIFIED_IDEAL_SCOPE = "the real-valued law; the float implementation was not audited (the primitives' laws)"
-
-
-def program_scope(law: str, verdict: str) -> str:
-    """What the run's verdict is about (:data:`PROGRAM_SCOPES`), worded for a verdict that certifies nothing too."""
-    return NOT_CERTIFIED_IDEAL_SCOPE if law == "ideal" and verdict != "pass" else PROGRAM_SCOPES[law]
 
 
 def run_program(config: ProgramAuditConfig, progress: bool = False, confirm: Callable | None = None):
@@ -141,9 +133,7 @@ def run_program(config: ProgramAuditConfig, progress: bool = False, confirm: Cal
     if confirm is not None and any(e.verdict != "pass" for e in evidence):
         evidence += _confirmations(analysis, (program, data), config, confirm)
     run = decided(name, evidence, config.alpha, _parameters(config, analysis), config.seed)
-    scope = program_scope(config.law, run.verdict)
-    run = dataclasses.replace(run, parameters={**run.parameters, "scope": scope})
-    review = review_page(run, name, data, analysis, not_covered(analysis), scope)
+    review = review_page(run, name, data, analysis, not_covered(analysis), PROGRAM_SCOPES[config.law])
     others = _others_page(analysis, shown_pair(analysis, run))
     return dataclasses.replace(run, pages=() if others is None else (others,), review=review)
 
